@@ -1,0 +1,38 @@
+# Every target sets itself up: it creates .venv when absent and installs the
+# package with its dev extras; later runs reuse it (re-install when
+# pyproject.toml changes).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint format validate bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/bacon demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+test: lint
+	$(BIN)/python -m pytest -q -m "not slow"
+
+validate: $(STAMP)
+	$(BIN)/python -m pytest -q -m slow
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache

@@ -1,0 +1,46 @@
+"""The ``bacon`` command line: a thin layer over the library.
+
+Each sub-command lives in its own module of this package and provides
+``add_parser(subparsers)`` (which registers the command and sets ``func``).
+Register a new command by adding its module name to ``COMMANDS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+COMMANDS: tuple[str, ...] = (
+    "estimate",
+    "demo",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the top-level parser with every registered sub-command."""
+    parser = argparse.ArgumentParser(
+        prog="bacon",
+        description="Budgeted human calibration of multiple AI judges.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"{__name__}.{name}").add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``bacon`` console script."""
+    from bacon_bayes.errors import BaconError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except BaconError as exc:
+        print(f"bacon {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,18 @@
+"""Exceptions raised by bacon_bayes.
+
+Every message names what is wrong (column, row, value) and how to fix it.
+"""
+
+from __future__ import annotations
+
+
+class BaconError(Exception):
+    """Base class of all bacon_bayes errors (the CLI prints these without a traceback)."""
+
+
+class ValidationError(BaconError, ValueError):
+    """Input data that cannot be used as given; the message says where and how to fix it."""
+
+
+class NotFittedError(BaconError, RuntimeError):
+    """A method that needs a fitted object was called before ``fit``."""
