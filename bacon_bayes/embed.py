@@ -151,7 +151,7 @@ def embed_items(
     if id_col not in items.columns:
         raise ValidationError(f"items have no id column {id_col!r}; pass --id COLUMN")
     if items[id_col].duplicated().any():
-        dup = items[id_col][items[id_col].duplicated()].iloc[0]
+        dup = items[id_col][items[id_col].duplicated()].tolist()[0]
         raise ValidationError(f"id column {id_col!r} has duplicate id {dup!r}; ids must be unique")
     if n_components < 1:
         raise ValidationError(f"n_components must be at least 1, got {n_components}")

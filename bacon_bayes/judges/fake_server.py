@@ -146,6 +146,8 @@ class FakeChatServer:
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
         self._stop: asyncio.Event | None = None
+        self.in_flight = 0
+        self.max_in_flight = 0
 
     @property
     def url(self) -> str:
@@ -232,28 +234,38 @@ class FakeChatServer:
                     await self._send(writer, 400, b'{"error": {"message": "bad json"}}')
                     continue
                 req = self._record(body, headers)
-                action = self.script(req)
-                if isinstance(action, Hang):
-                    await asyncio.sleep(action.seconds)
-                    if action.then is None:
+                self.in_flight += 1
+                self.max_in_flight = max(self.max_in_flight, self.in_flight)
+                try:
+                    if not await self._act(writer, req, self.script(req)):
                         return
-                    action = action.then
-                if isinstance(action, Drop):
-                    return
-                if isinstance(action, Status):
-                    await self._send(writer, action.code, action.body.encode(), action.headers)
-                elif isinstance(action, Raw):
-                    await self._send(writer, 200, action.body)
-                else:
-                    if action.delay:
-                        await asyncio.sleep(action.delay)
-                    await self._send(writer, 200, self._completion(req, action))
+                finally:
+                    self.in_flight -= 1
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
             pass
         except asyncio.CancelledError:
             pass
         finally:
             writer.close()
+
+    async def _act(self, writer: asyncio.StreamWriter, req: Request, action: Action) -> bool:
+        """Carry out one action; False when the connection is to be closed."""
+        if isinstance(action, Hang):
+            await asyncio.sleep(action.seconds)
+            if action.then is None:
+                return False
+            action = action.then
+        if isinstance(action, Drop):
+            return False
+        if isinstance(action, Status):
+            await self._send(writer, action.code, action.body.encode(), action.headers)
+        elif isinstance(action, Raw):
+            await self._send(writer, 200, action.body)
+        else:
+            if action.delay:
+                await asyncio.sleep(action.delay)
+            await self._send(writer, 200, self._completion(req, action))
+        return True
 
     @staticmethod
     def _completion(req: Request, reply: Reply) -> bytes:

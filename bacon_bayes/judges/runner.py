@@ -130,7 +130,7 @@ def _check_inputs(
     dup = ids[ids.duplicated()]
     if len(dup):
         raise ValidationError(
-            f"id column {id_col!r} has duplicate id {dup.iloc[0]!r}; ids must be unique"
+            f"id column {id_col!r} has duplicate id {dup.tolist()[0]!r}; ids must be unique"
         )
     if not judges:
         raise ValidationError("no judge given; pass at least one --judge MODEL")
