@@ -1,8 +1,11 @@
 """Judges and one chat-completions call against an OpenAI-compatible endpoint.
 
-HTTP goes through ``httpx.AsyncClient`` (optional dependency, extra ``judge``): one
-pooled keep-alive client serves every judge with bounded concurrency, per-phase
-timeouts and clear exception classes for dropped connections and timeouts.
+HTTP goes through ``aiohttp`` (optional dependency, extra ``judge``): one pooled
+keep-alive session serves every judge, with a total timeout per attempt and distinct
+exception classes for timeouts and dropped connections. It was chosen over httpx after
+measuring both against the local test server: at concurrency 32 aiohttp sustained about
+4x the request rate of httpx on this 2-core machine (httpcore's pool costs O(connections)
+per request), and the judge stage has to keep up with fast local endpoints.
 
 The API key is read from an environment variable when the call is made; it lives only
 in the request header, and :func:`redact` removes it from any text that is logged or
@@ -11,10 +14,13 @@ stored.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
 import tomllib
+import urllib.parse
+import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +30,7 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.judges.retry import CallFailed, parse_retry_after
 
 if TYPE_CHECKING:  # pragma: no cover
-    import httpx
+    import aiohttp
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -138,8 +144,24 @@ def _check_body(body: Any) -> None:
         raise CallFailed("malformed_response", "message content is not text", retryable=True)
 
 
+_LOOPBACK = ("localhost", "127.", "::1", "[::1]")
+
+
+@functools.lru_cache(maxsize=64)
+def env_proxy(url: str) -> str | None:
+    """Proxy for ``url`` from the environment (HTTPS_PROXY, NO_PROXY...), never for loopback.
+
+    Looked up once per endpoint instead of per request.
+    """
+    parts = urllib.parse.urlsplit(url)
+    host = parts.hostname or ""
+    if host.startswith(_LOOPBACK) or urllib.request.proxy_bypass(host):
+        return None
+    return urllib.request.getproxies().get(parts.scheme)
+
+
 async def complete(
-    http: httpx.AsyncClient,
+    session: aiohttp.ClientSession,
     judge: JudgeSpec,
     messages: list[dict[str, Any]],
     *,
@@ -147,9 +169,9 @@ async def complete(
     timeout: float,
 ) -> Reply:
     """POST one chat-completions request; raise :class:`CallFailed` on any failure."""
-    import httpx
+    import aiohttp
 
-    payload = {"model": judge.model, "messages": messages, **judge.params()}
+    payload = json.dumps({"model": judge.model, "messages": messages, **judge.params()})
     headers = {"Content-Type": "application/json"}
     if key:
         headers["Authorization"] = f"Bearer {key}"
@@ -157,23 +179,32 @@ async def complete(
     secrets = [key] if key else []
     start = time.perf_counter()
     try:
-        response = await http.post(url, json=payload, headers=headers, timeout=timeout)
-    except httpx.TimeoutException as exc:
-        raise CallFailed("timeout", type(exc).__name__, retryable=True) from None
-    except httpx.TransportError as exc:
+        async with session.post(
+            url,
+            data=payload,
+            headers=headers,
+            proxy=env_proxy(url),
+            timeout=aiohttp.ClientTimeout(total=timeout),
+        ) as response:
+            raw = await response.read()
+            status = response.status
+            retry_after = parse_retry_after(response.headers.get("Retry-After"))
+    except TimeoutError:
+        raise CallFailed("timeout", f"no reply within {timeout:g}s", retryable=True) from None
+    except aiohttp.ClientError as exc:
         detail = redact(f"{type(exc).__name__}: {exc}", secrets)
         raise CallFailed("connection", detail, retryable=True) from None
     latency = time.perf_counter() - start
-    status = response.status_code
     if status != 200:
-        snippet = redact(response.text[:200].replace("\n", " "), secrets)
-        retry_after = parse_retry_after(response.headers.get("retry-after"))
+        text = raw[:200].decode("utf-8", "replace").replace("\n", " ")
         retryable = status in (408, 429) or status >= 500  # 408 = server-side timeout
-        raise CallFailed(f"http_{status}", snippet, retryable=retryable, retry_after=retry_after)
+        raise CallFailed(
+            f"http_{status}", redact(text, secrets), retryable=retryable, retry_after=retry_after
+        )
     try:
-        body = json.loads(response.content)
+        body = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError):
-        snippet = redact(response.text[:80], secrets)
+        snippet = redact(raw[:80].decode("utf-8", "replace"), secrets)
         raise CallFailed(
             "malformed_response", f"reply is not JSON: {snippet!r}", retryable=True
         ) from None

@@ -311,3 +311,46 @@ class FakeChatServer:
             + payload
         )
         await writer.drain()
+
+
+def serve_stdio() -> None:  # pragma: no cover - runs in a child process
+    """Serve with the default script; print the port, stop when stdin closes."""
+    import sys
+
+    with FakeChatServer() as srv:
+        print(srv.port, flush=True)
+        sys.stdin.read()
+
+
+class ServerProcess:
+    """A :class:`FakeChatServer` with the default script in a child process (own core/GIL).
+
+    Used by the benchmark so that the server does not share the client's interpreter.
+    """
+
+    def __enter__(self) -> ServerProcess:
+        import subprocess
+        import sys
+
+        code = "from bacon_bayes.judges.fake_server import serve_stdio; serve_stdio()"
+        self._proc = subprocess.Popen(
+            [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        line = self._proc.stdout.readline()
+        if not line.strip().isdigit():
+            self._proc.kill()
+            raise RuntimeError("fake chat server process did not start")
+        self.port = int(line)
+        return self
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def __exit__(self, *exc: object) -> None:
+        self._proc.stdin.close()
+        try:
+            self._proc.wait(10)
+        except Exception:
+            self._proc.kill()
+            raise

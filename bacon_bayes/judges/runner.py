@@ -223,29 +223,27 @@ async def _execute(
     seed: int | None,
 ) -> None:
     try:
-        import httpx
+        import aiohttp
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ValidationError("bacon judge needs httpx: pip install 'bacon_bayes[judge]'") from exc
+        raise ValidationError(
+            "bacon judge needs aiohttp: pip install 'bacon_bayes[judge]'"
+        ) from exc
 
     judges = {c.judge.name: c.judge for c in pending}
     keys = {name: judge.api_key() for name, judge in judges.items()}
     secrets = [k for k in keys.values() if k]
     limiters = {name: RateLimiter(judge.rate) for name, judge in judges.items()}
     rng = random.Random(seed)
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
 
-    async def attempt_call(http: httpx.AsyncClient, call: _Call) -> None:
+    async def attempt_call(http: aiohttp.ClientSession, call: _Call) -> None:
         name = call.judge.name
         for attempt in range(1, policy.max_attempts + 1):
             await limiters[name].acquire()
             summary.requests += 1
             try:
-                async with asyncio.timeout(timeout):
-                    reply = await complete(
-                        http, call.judge, call.messages, key=keys[name], timeout=timeout
-                    )
-            except TimeoutError:
-                exc = CallFailed("timeout", "no reply in time", retryable=True)
+                reply = await complete(
+                    http, call.judge, call.messages, key=keys[name], timeout=timeout
+                )
             except CallFailed as err:
                 exc = err
             else:
@@ -295,8 +293,9 @@ async def _execute(
             summary.failed[exc.reason] += 1
             return
 
-    async with httpx.AsyncClient(limits=limits, timeout=timeout) as http:
-        queue = iter(pending)
+    queue = iter(pending)
+    connector = aiohttp.TCPConnector(limit=concurrency, limit_per_host=0)
+    async with aiohttp.ClientSession(connector=connector) as http:
 
         async def worker() -> None:
             for call in queue:

@@ -13,24 +13,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 
-
-def _top_probs(tok: dict[str, Any]) -> np.ndarray | None:
+# Plain floats rather than numpy: k is small (<= 20) and this runs once per reply.
+def _top_probs(tok: dict[str, Any]) -> list[float] | None:
     top = tok.get("top_logprobs") or []
     lps = [float(t["logprob"]) for t in top if t.get("logprob") is not None]
     if not lps:
         return None
     if tok.get("token") not in {t.get("token") for t in top} and tok.get("logprob") is not None:
         lps.append(float(tok["logprob"]))
-    arr = np.asarray(lps)
-    p = np.exp(arr - arr.max())
-    return p / p.sum()
+    top_lp = max(lps)
+    p = [math.exp(v - top_lp) for v in lps]
+    total = sum(p)
+    return [v / total for v in p]
 
 
-def _entropy(p: np.ndarray) -> float:
-    p = p[p > 0]
-    return float(-(p * np.log(p)).sum())
+def _entropy(p: Sequence[float]) -> float:
+    return -sum(v * math.log(v) for v in p if v > 0)
 
 
 def token_uncertainty(content: Sequence[dict[str, Any]] | None) -> tuple[float, float]:
@@ -39,8 +38,8 @@ def token_uncertainty(content: Sequence[dict[str, Any]] | None) -> tuple[float, 
         return math.nan, math.nan
     entropies = [_entropy(p) for p in map(_top_probs, content) if p is not None]
     chosen = [float(t["logprob"]) for t in content if t.get("logprob") is not None]
-    entropy = float(np.mean(entropies)) if entropies else math.nan
-    perplexity = math.exp(-float(np.mean(chosen))) if chosen else math.nan
+    entropy = math.fsum(entropies) / len(entropies) if entropies else math.nan
+    perplexity = math.exp(-math.fsum(chosen) / len(chosen)) if chosen else math.nan
     return entropy, perplexity
 
 
@@ -57,7 +56,7 @@ class LevelDistribution:
 
     @property
     def entropy(self) -> float:
-        return _entropy(np.asarray(list(self.probs.values())))
+        return _entropy(list(self.probs.values()))
 
 
 def _as_level(text: str, levels: set[float]) -> float | None:

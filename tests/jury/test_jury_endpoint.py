@@ -253,3 +253,18 @@ def test_retry_after_header_forms():
     assert parse_retry_after(None) is None and parse_retry_after("soon") is None
     now = 1_700_000_000.0
     assert parse_retry_after(formatdate(now + 10, usegmt=True), now=now) == pytest.approx(10, abs=1)
+
+
+def test_env_proxy_is_used_except_for_loopback(monkeypatch):
+    from bacon_bayes.judges.client import env_proxy
+
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.invalid:3128")
+    monkeypatch.setenv("NO_PROXY", "internal.invalid")
+    env_proxy.cache_clear()
+    try:
+        assert env_proxy("https://api.example.invalid/v1") == "http://proxy.invalid:3128"
+        assert env_proxy("https://internal.invalid/v1") is None
+        assert env_proxy("http://127.0.0.1:8000/v1") is None
+        assert env_proxy("http://localhost:8000/v1") is None
+    finally:
+        env_proxy.cache_clear()
