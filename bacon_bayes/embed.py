@@ -80,7 +80,7 @@ def sentence_embeddings(texts: Sequence[str], model_path: str | Path) -> np.ndar
 
 def load_vectors(path: str | Path, ids: Sequence[object], id_col: str = "item") -> np.ndarray:
     """Precomputed vectors aligned to ``ids``: ``.npy`` in item order, or a table by id."""
-    from bacon_bayes.judges.io import read_table
+    from bacon_bayes.io import read_table
 
     path = Path(path)
     if path.suffix.lower() == ".npy":

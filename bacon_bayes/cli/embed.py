@@ -32,7 +32,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from bacon_bayes.embed import embed_items
     from bacon_bayes.errors import ValidationError
-    from bacon_bayes.judges.io import read_table, write_table
+    from bacon_bayes.io import read_table
+    from bacon_bayes.judges.output import write_table
 
     if args.model and args.vectors:
         raise ValidationError("give either --model or --vectors, not both")

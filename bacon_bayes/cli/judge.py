@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 HELP = "score items with LLM judges through OpenAI-compatible endpoints"
@@ -72,27 +74,41 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _setup_logging(verbose: bool, log_file: str | None) -> None:
+@contextlib.contextmanager
+def _logging(verbose: bool, log_file: str | None) -> Iterator[None]:
+    """Send the library's log to stderr (and a file) for the duration of the command."""
     logger = logging.getLogger("bacon_bayes")
+    level = logger.level
     logger.setLevel(logging.INFO if verbose or log_file else logging.WARNING)
     fmt = logging.Formatter("%(asctime)s %(levelname)s %(message)s")
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setLevel(logging.INFO if verbose else logging.WARNING)
-    handler.setFormatter(fmt)
-    logger.addHandler(handler)
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    handlers[0].setLevel(logging.INFO if verbose else logging.WARNING)
     if log_file:
-        fh = logging.FileHandler(log_file)
-        fh.setFormatter(fmt)
-        logger.addHandler(fh)
+        handlers.append(logging.FileHandler(log_file))
+    for handler in handlers:
+        handler.setFormatter(fmt)
+        logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            logger.removeHandler(handler)
+            handler.close()
+        logger.setLevel(level)
 
 
 def run(args: argparse.Namespace) -> int:
+    with _logging(args.verbose, args.log):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from bacon_bayes.errors import ValidationError
+    from bacon_bayes.io import read_table
     from bacon_bayes.judges import RetryPolicy, load_template, run_jury
     from bacon_bayes.judges.client import load_judges, parse_judge
-    from bacon_bayes.judges.io import read_table, write_table
+    from bacon_bayes.judges.output import write_table
 
-    _setup_logging(args.verbose, args.log)
     defaults = {
         "base_url": args.base_url,
         "api_key_env": args.api_key_env or None,

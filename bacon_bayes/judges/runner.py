@@ -364,8 +364,6 @@ def _table(rows: list[dict[str, Any]], id_dtype: Any) -> pd.DataFrame:
         df[col] = df[col].astype("float64")
     for col in ("prompt_tokens", "completion_tokens"):
         df[col] = df[col].astype("Int64")
-    for col in ("judge", "raw", "reason", "level_probs", "dimension", "model"):
-        df[col] = df[col].astype("object")
     return df
 
 

@@ -10,8 +10,10 @@ import time
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from conftest import essays
 
+from bacon_bayes.cli import main
 from bacon_bayes.judges import CallCache, JudgeSpec, load_template
 from bacon_bayes.judges.fake_server import Reply, Status, numeric_reply
 from bacon_bayes.judges.runner import plan_calls
@@ -121,12 +123,15 @@ def test_api_key_never_reaches_cache_output_or_logs(serve, tmp_path):
     essays(6).to_csv(tmp_path / "items.csv", index=False)
     log = tmp_path / "run.log"
     for out in (tmp_path / "s.parquet", tmp_path / "s.csv"):
-        args = judge_args(srv.url, out, "--api-key-env", "JURY_KEY", "-v", "--log", str(log))
+        args = judge_args(
+            srv.url, out, "--api-key-env", "JURY_KEY", "-v", "--log", str(log), "--progress"
+        )
         proc = bacon("judge", str(tmp_path / "items.csv"), *args, env={"JURY_KEY": key})
         stdout, stderr = proc.communicate(timeout=120)
         assert proc.returncode == 0, stderr
         assert key not in stdout + stderr
         assert "http_500" in stderr and "http_401" in stderr and "***" in stderr
+        assert "judging" in stderr and "12/12" in stderr  # the progress bar's last frame
     assert srv.requests[0].headers["authorization"] == f"Bearer {key}"
     table = pd.read_csv(tmp_path / "s.csv")
     assert table["reason"].str.contains("http_401", na=False).sum() == 2
@@ -136,27 +141,16 @@ def test_api_key_never_reaches_cache_output_or_logs(serve, tmp_path):
         assert key.encode() not in path.read_bytes(), f"API key found in {path.name}"
 
 
-def test_cli_errors_exit_2_with_a_message(tmp_path):
+def test_cli_errors_exit_2_with_a_message(tmp_path, capsys):
     essays(2).drop(columns="full_text").to_csv(tmp_path / "items.csv", index=False)
-    proc = bacon(
-        "judge",
-        str(tmp_path / "items.csv"),
-        "--judge",
-        "m@http://127.0.0.1:9/v1",
-        "--template",
-        "essay",
-        "--out",
-        str(tmp_path / "o.parquet"),
-        "--api-key-env",
-        "",
-    )
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 2 and "needs column 'full_text'" in err and "Traceback" not in err
-    proc = bacon(
-        "judge", str(tmp_path / "nope.csv"), "--judge", "m", "--template", "essay", "--out", "o.csv"
-    )
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 2 and "does not exist" in err
+    args = ["--template", "essay", "--out", str(tmp_path / "o.parquet"), "--api-key-env", ""]
+    code = main(["judge", str(tmp_path / "items.csv"), "--judge", "m@http://127.0.0.1:9/v1", *args])
+    err = capsys.readouterr().err
+    assert code == 2 and "needs column 'full_text'" in err and "Traceback" not in err
+    assert main(["judge", str(tmp_path / "nope.csv"), "--judge", "m", *args]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert main(["judge", str(tmp_path / "items.csv"), *args]) == 2
+    assert "no judge given" in capsys.readouterr().err
 
 
 def test_embed_cli_tfidf(tmp_path):
@@ -164,18 +158,50 @@ def test_embed_cli_tfidf(tmp_path):
         f"stock market fell {i}" for i in range(5)
     ]
     pd.DataFrame({"item": range(10), "text": texts}).to_csv(tmp_path / "items.csv", index=False)
-    proc = bacon(
-        "embed",
-        str(tmp_path / "items.csv"),
-        "--text",
-        "text",
-        "--dim",
-        "4",
-        "--out",
-        str(tmp_path / "e.parquet"),
+    out = tmp_path / "e.parquet"
+    assert (
+        main(
+            [
+                "embed",
+                str(tmp_path / "items.csv"),
+                "--text",
+                "text",
+                "--dim",
+                "4",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
     )
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0, err
-    emb = pd.read_parquet(tmp_path / "e.parquet")
+    emb = pd.read_parquet(out)
     assert list(emb.columns) == ["item", "emb_1", "emb_2", "emb_3", "emb_4"]
     assert emb["item"].tolist() == list(range(10))
+
+
+def test_judge_specs_and_judges_file(tmp_path):
+    from bacon_bayes.errors import ValidationError
+    from bacon_bayes.judges.client import load_judges, parse_judge
+
+    j = parse_judge("fast=gpt-x@http://127.0.0.1:8000/v1", rate=2.0)
+    assert (j.name, j.model, j.base_url, j.rate) == (
+        "fast",
+        "gpt-x",
+        "http://127.0.0.1:8000/v1",
+        2.0,
+    )
+    assert parse_judge("org/model-7b").name == "org/model-7b"
+    path = tmp_path / "judges.toml"
+    path.write_text(
+        '[[judge]]\nname = "a"\nmodel = "m1"\nbase_url = "http://127.0.0.1:1/v1"\n'
+        'api_key_env = "KEY_A"\ntemperature = 0.7\nextra = { seed = 3 }\n'
+        '[[judge]]\nmodel = "m2"\nrate = 5\n'
+    )
+    a, b = load_judges(path, base_url="http://127.0.0.1:2/v1")
+    assert a.params() == {"temperature": 0.7, "logprobs": True, "top_logprobs": 5, "seed": 3}
+    assert (b.name, b.base_url, b.rate) == ("m2", "http://127.0.0.1:2/v1", 5)
+    path.write_text('[[judge]]\nmodel = "m"\napi_key = "sk-x"\n')
+    with pytest.raises(ValidationError, match="unknown field"):
+        load_judges(path)
+    with pytest.raises(ValidationError, match="no model name"):
+        parse_judge("name=")
