@@ -153,4 +153,11 @@ def _run(args: argparse.Namespace) -> int:
     write_table(result.table, out)
     print(result.summary, file=sys.stderr)
     print(f"wrote {len(result.table)} rows to {out} (cache: {cache})", file=sys.stderr)
+    n_failed = sum(result.summary.failed.values())
+    if n_failed:
+        print(
+            f"{n_failed} call(s) failed and are NA in the output (see 'reason'); they are not "
+            "cached, so running the same command again retries only them.",
+            file=sys.stderr,
+        )
     return 0

@@ -54,7 +54,8 @@ class _Call:
     judge: JudgeSpec
     run: int
     key: str
-    messages: list[dict[str, Any]]
+    messages: list[dict[str, Any]] | None  # None for image templates: rendered when sent
+    record: dict[str, Any]
 
 
 @dataclass
@@ -154,8 +155,13 @@ def plan_calls(
     id_col: str = "item",
     runs: int = 1,
 ) -> list[_Call]:
-    """Every (item, judge, run) call with its messages and cache key, in output order."""
+    """Every (item, judge, run) call with its messages and cache key, in output order.
+
+    Calls of one item share one rendered message list; with an image template the
+    messages (base64 images) are not kept but rendered again when the call is sent.
+    """
     calls: list[_Call] = []
+    keep = template.image is None
     for record in items.to_dict("records"):
         item = record[id_col]
         messages = template.render(record, row=item)
@@ -163,7 +169,9 @@ def plan_calls(
             params = judge.params()
             for run in range(1, runs + 1):
                 key = call_key(judge.model, messages, {**params, "run": run}, template.version)
-                calls.append(_Call(len(calls), item, judge, run, key, messages))
+                calls.append(
+                    _Call(len(calls), item, judge, run, key, messages if keep else None, record)
+                )
     return calls
 
 
@@ -241,9 +249,8 @@ async def _execute(
             await limiters[name].acquire()
             summary.requests += 1
             try:
-                reply = await complete(
-                    http, call.judge, call.messages, key=keys[name], timeout=timeout
-                )
+                messages = call.messages or template.render(call.record, row=call.item)
+                reply = await complete(http, call.judge, messages, key=keys[name], timeout=timeout)
             except CallFailed as err:
                 exc = err
             else:

@@ -107,6 +107,22 @@ def test_sigkill_mid_run_then_resume_repeats_no_completed_call(serve, tmp_path):
     assert resumed["latency"].notna().all()
 
 
+def test_ctrl_c_stops_cleanly_and_keeps_completed_calls(serve, tmp_path):
+    srv = serve(lambda req: Reply("4", delay=0.05))
+    essays(40).to_csv(tmp_path / "items.csv", index=False)
+    out = tmp_path / "s.parquet"
+    proc = bacon("judge", str(tmp_path / "items.csv"), *judge_args(srv.url, out))
+    deadline = time.monotonic() + 60
+    while srv.count() < 12 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Run the same command again to resume" in err and "Traceback" not in err
+    with CallCache(str(out) + ".cache.sqlite") as cache:
+        assert 8 <= len(cache) < 80
+
+
 def test_api_key_never_reaches_cache_output_or_logs(serve, tmp_path):
     key = "sk-SECRET-do-not-leak-4f9c2a"
 
