@@ -18,12 +18,18 @@ from bacon_bayes.judges import CallCache, JudgeSpec, load_template
 from bacon_bayes.judges.fake_server import Reply, Status, numeric_reply
 from bacon_bayes.judges.runner import plan_calls
 
-MAIN = "import sys; from bacon_bayes.cli import main; sys.exit(main())"
+# the installed `bacon` console script next to this interpreter, else the same entry point
+_SCRIPT = Path(sys.executable).parent / "bacon"
+BACON = (
+    [str(_SCRIPT)]
+    if _SCRIPT.is_file()
+    else [sys.executable, "-c", "import sys; from bacon_bayes.cli import main; sys.exit(main())"]
+)
 
 
 def bacon(*args: str, env: dict | None = None, **kw) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-c", MAIN, *args],
+        [*BACON, *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
