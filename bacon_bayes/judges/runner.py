@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import logging
 import math
@@ -374,6 +375,17 @@ def _table(rows: list[dict[str, Any]], id_dtype: Any) -> pd.DataFrame:
     return df
 
 
+def _run_coroutine(coro: Any) -> None:
+    """``asyncio.run``, or in a worker thread when a loop already runs (e.g. Jupyter)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(coro)
+        return
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, coro).result()
+
+
 def run_jury(
     items: pd.DataFrame,
     judges: Sequence[JudgeSpec],
@@ -436,7 +448,7 @@ def run_jury(
         with _Progress(len(calls), progress) as bar:
             bar.advance(len(done))
             if pending:
-                asyncio.run(
+                _run_coroutine(
                     _execute(
                         pending,
                         cache=store,

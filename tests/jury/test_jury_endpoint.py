@@ -268,3 +268,14 @@ def test_env_proxy_is_used_except_for_loopback(monkeypatch):
         assert env_proxy("http://localhost:8000/v1") is None
     finally:
         env_proxy.cache_clear()
+
+
+def test_runs_inside_a_running_event_loop(serve):
+    import asyncio
+
+    srv = serve()
+
+    async def notebook_cell():
+        return run_jury(essays(3), [judge(srv)], ESSAY, retry=FAST_RETRY)
+
+    assert asyncio.run(notebook_cell()).table["score"].notna().all()
