@@ -47,3 +47,27 @@ def test_level_distribution_finds_the_score_token_inside_a_longer_reply():
 def test_multi_token_score_has_no_level_distribution():
     content = token_logprobs([("-", {"-": 1.0}), ("3", {"3": 0.7, "2": 0.3})])
     assert level_distribution(content, (0, 2), (-3, -2, -1, 0, 1, 2, 3)) is None
+
+
+def test_each_webdesign_dimension_gets_its_own_level_distribution():
+    from bacon_bayes.judges import load_template, parse_reply
+
+    reply = "AE: 2\nTRU: -1"
+    content = token_logprobs(
+        [
+            ("AE", {"AE": 1.0}),
+            (":", {":": 1.0}),
+            (" 2", {" 2": 0.5, " 3": 0.5}),
+            ("\n", {"\n": 1.0}),
+            ("TRU", {"TRU": 1.0}),
+            (":", {":": 1.0}),
+            (" -", {" -": 1.0}),
+            ("1", {"1": 0.9, "2": 0.1}),
+        ]
+    )
+    assert "".join(t["token"] for t in content) == reply
+    parsed = {p.dimension: p for p in parse_reply(reply, load_template("webdesign"))}
+    levels = (-3, -2, -1, 0, 1, 2, 3)
+    ae = level_distribution(content, parsed["AE"].span, levels)
+    assert ae.expected == pytest.approx(2.5)
+    assert level_distribution(content, parsed["TRU"].span, levels) is None  # "-" + "1"
