@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -189,6 +190,9 @@ def test_cache_resume_makes_no_new_calls_and_runs_are_distinct(serve, tmp_path):
     assert srv.count() == 20
     run_jury(items, [judge(srv, temperature=0.5)], ESSAY, cache=cache, retry=FAST_RETRY)
     assert srv.count() == 25
+    bumped = dataclasses.replace(ESSAY, version="paper-2")
+    run_jury(items, [judge(srv)], bumped, cache=cache, retry=FAST_RETRY)
+    assert srv.count() == 30
 
 
 def test_concurrency_is_bounded(serve):
