@@ -100,6 +100,10 @@ def test_sigkill_mid_run_then_resume_repeats_no_completed_call(serve, tmp_path):
 
     resumed = pd.read_parquet(out)
     assert len(resumed) == 120 and resumed["score"].notna().all()
+    # run once more, all from the cache: the very same bytes, no request
+    first_bytes, before = out.read_bytes(), srv.count()
+    assert main(["judge", str(tmp_path / "items.csv"), *args]) == 0
+    assert out.read_bytes() == first_bytes and srv.count() == before
 
     ref_out = tmp_path / "ref.parquet"
     proc = bacon("judge", str(tmp_path / "items.csv"), *judge_args(srv.url, ref_out))
