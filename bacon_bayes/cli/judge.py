@@ -69,6 +69,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="progress bar (default: when stderr is a terminal)",
     )
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="count the calls (and cached ones), show the first prompt, send nothing",
+    )
     p.add_argument("--log", default=None, help="also write the log to this file")
     p.add_argument("-v", "--verbose", action="store_true", help="log every retry")
     p.set_defaults(func=run)
@@ -105,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from bacon_bayes.errors import ValidationError
     from bacon_bayes.io import read_table
-    from bacon_bayes.judges import RetryPolicy, load_template, run_jury
+    from bacon_bayes.judges import RetryPolicy, load_template, plan_jury, run_jury
     from bacon_bayes.judges.client import load_judges, parse_judge
     from bacon_bayes.judges.output import write_table
 
@@ -126,6 +131,9 @@ def _run(args: argparse.Namespace) -> int:
     items = read_table(args.items)
     out = Path(args.out)
     cache = args.cache or str(out) + ".cache.sqlite"
+    if args.dry_run:
+        print(plan_jury(items, judges, template, id_col=args.id, runs=args.runs, cache=cache))
+        return 0
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     policy = RetryPolicy(
         max_attempts=args.max_attempts, base_delay=args.backoff_base, max_delay=args.backoff_max

@@ -11,7 +11,14 @@ from bacon_bayes.judges.cache import CallCache, call_key
 from bacon_bayes.judges.client import JudgeSpec
 from bacon_bayes.judges.parsing import mqm_score, parse_reply
 from bacon_bayes.judges.retry import RetryPolicy
-from bacon_bayes.judges.runner import COLUMNS, JuryResult, JurySummary, run_jury
+from bacon_bayes.judges.runner import (
+    COLUMNS,
+    JuryPlan,
+    JuryResult,
+    JurySummary,
+    plan_jury,
+    run_jury,
+)
 from bacon_bayes.judges.templates import BUILTIN, Template, load_template
 
 __all__ = [
@@ -19,6 +26,7 @@ __all__ = [
     "COLUMNS",
     "CallCache",
     "JudgeSpec",
+    "JuryPlan",
     "JuryResult",
     "JurySummary",
     "RetryPolicy",
@@ -27,5 +35,6 @@ __all__ = [
     "load_template",
     "mqm_score",
     "parse_reply",
+    "plan_jury",
     "run_jury",
 ]

@@ -176,6 +176,52 @@ def plan_calls(
     return calls
 
 
+@dataclass(frozen=True)
+class JuryPlan:
+    """What a run would do: calls planned, already cached, and the first prompt to send."""
+
+    calls: int
+    cached: int
+    first_messages: list[dict[str, Any]] | None
+
+    def __str__(self) -> str:
+        lines = [
+            f"{self.calls} calls planned, {self.cached} already in the cache, "
+            f"{self.calls - self.cached} to make"
+        ]
+        if self.first_messages is not None:
+            lines.append("first request's messages:")
+            for msg in self.first_messages:
+                content = msg["content"]
+                if isinstance(content, list):  # text + image parts
+                    content = " ".join(p.get("text", "<image>") for p in content)
+                lines.append(f"[{msg['role']}]\n{content}")
+        return "\n".join(lines)
+
+
+def plan_jury(
+    items: pd.DataFrame,
+    judges: Sequence[JudgeSpec],
+    template: Template,
+    *,
+    id_col: str = "item",
+    runs: int = 1,
+    cache: str | Path | None = None,
+) -> JuryPlan:
+    """Validate the inputs and count what :func:`run_jury` would send, without sending."""
+    _check_inputs(items, judges, id_col, runs, 1)
+    calls = plan_calls(items, judges, template, id_col=id_col, runs=runs)
+    found: set[str] = set()
+    if cache is not None and Path(cache).exists():
+        with CallCache(cache) as store:
+            found = set(store.get_many(c.key for c in calls))
+    pending = [c for c in calls if c.key not in found]
+    first = None
+    if pending:
+        first = pending[0].messages or template.render(pending[0].record, row=pending[0].item)
+    return JuryPlan(len(calls), len(calls) - len(pending), first)
+
+
 class _Progress:
     """A rich progress bar on stderr with ETA (a no-op when disabled)."""
 

@@ -231,3 +231,17 @@ def test_judge_specs_and_judges_file(tmp_path):
         load_judges(path)
     with pytest.raises(ValidationError, match="no model name"):
         parse_judge("name=")
+
+
+def test_dry_run_counts_calls_and_sends_nothing(serve, tmp_path, capsys):
+    srv = serve()
+    essays(5).to_csv(tmp_path / "items.csv", index=False)
+    out = tmp_path / "s.parquet"
+    args = ["judge", str(tmp_path / "items.csv"), *judge_args(srv.url, out), "--runs", "2"]
+    assert main([*args, "--dry-run"]) == 0
+    text = capsys.readouterr().out
+    assert "20 calls planned, 0 already in the cache, 20 to make" in text
+    assert "Essay number 0 about phones." in text and srv.count() == 0 and not out.exists()
+    assert main(args) == 0 and srv.count() == 20
+    assert main([*args, "--dry-run"]) == 0
+    assert "20 already in the cache, 0 to make" in capsys.readouterr().out
