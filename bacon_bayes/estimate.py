@@ -355,19 +355,9 @@ def classical_mean(
     target: Target = "pool",
 ) -> Estimate:
     """Mean from the human labels alone (weighted by ``1/pi``, with the same variance rules)."""
-    _check_alpha(alpha)
-    _, y_lab, pi_lab, n_items = _prepare(y, None, labeled, pi, hajek)
-    theta, var, _, n = mean_core(
-        y_lab,
-        np.zeros_like(y_lab),
-        pi_lab,
-        0.0,
-        n_items,
-        power_tuning=False,
-        hajek=hajek,
-        target=target,
-    )
-    return _estimate("mean", "classical", theta, var, int(n), n_items, alpha, target=target)
+    zeros = np.zeros(np.shape(y)[0])
+    e = aee_mean(y, zeros, labeled, pi, alpha=alpha, power_tuning=False, hajek=hajek, target=target)
+    return replace(e, method="classical", details={"df": e.details["df"], "target": target})
 
 
 def naive_mean(judge_avg: np.ndarray, *, alpha: float = 0.05) -> Estimate:
@@ -527,14 +517,21 @@ def classical_quantile(
     target: Target = "pool",
 ) -> Estimate:
     """Quantile from the human labels alone (Woodruff interval)."""
-    _check_alpha(alpha)
-    y = np.asarray(y, dtype=float)
-    grid = np.asarray(grid, dtype=float)
-    phi = np.zeros((y.shape[0], grid.size))
-    cdf, se, n = aee_cdf(y, phi, grid, labeled, pi, power_tuning=False, hajek=hajek, target=target)
-    return _quantile_from_cdf(
-        grid, cdf, se, n, y.shape[0], q, alpha, discrete, "classical", target=target
+    phi = np.zeros((np.shape(y)[0], np.size(grid)))
+    e = aee_quantile(
+        y,
+        phi,
+        grid,
+        q,
+        labeled,
+        pi,
+        alpha=alpha,
+        discrete=discrete,
+        power_tuning=False,
+        hajek=hajek,
+        target=target,
     )
+    return replace(e, method="classical")
 
 
 def naive_quantile(judge_avg: np.ndarray, q: float, *, alpha: float = 0.05) -> Estimate:
