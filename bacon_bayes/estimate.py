@@ -247,10 +247,11 @@ def _conditional_pi(
     labels than expected would be given too small a variance. Probabilities
     unknown for some unlabeled items (NaN) are left as recorded.
     """
-    codes = np.zeros(n_items, dtype=int) if domains is None else domains
+    codes = np.zeros(n_items, dtype=np.intp) if domains is None else domains
     n_dom = int(codes.max()) + 1
-    sizes = np.bincount(codes, minlength=n_dom).astype(float)
+    sizes: np.ndarray = np.bincount(codes, minlength=n_dom).astype(float)
     n_lab = np.bincount(codes[idx], minlength=n_dom).astype(float)
+    expected: np.ndarray
     if pi_all is None:
         expected = sizes * idx.size / n_items
     elif np.isfinite(pi_all).all():
@@ -341,7 +342,15 @@ def aee_mean(
         target=target,
     )
     return _estimate(
-        "mean", "aee", theta, var, int(n), n_items, alpha, power_lambda=float(lam), target=target
+        "mean",
+        "aee",
+        float(theta),
+        float(var),
+        int(n),
+        n_items,
+        alpha,
+        power_lambda=float(lam),
+        target=target,
     )
 
 
@@ -610,7 +619,7 @@ def _corr(cov: np.ndarray) -> np.ndarray:
 def _table(
     estimand: str,
     method: str,
-    names: Sequence[str],
+    names: Sequence[str] | np.ndarray,
     est: np.ndarray,
     cov: np.ndarray,
     n_lab: np.ndarray,
