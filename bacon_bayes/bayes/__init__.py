@@ -14,6 +14,9 @@ from bacon_bayes.bayes.columns import ColumnSpec  # noqa: E402
 from bacon_bayes.bayes.diagnostics import ConvergenceWarning, Diagnostics  # noqa: E402
 from bacon_bayes.bayes.gaussian import GaussianJudgeModel  # noqa: E402
 from bacon_bayes.bayes.ordinal import OrdinalJudgeModel  # noqa: E402
+from bacon_bayes.bayes.registration import register_bayes  # noqa: E402
+
+register_bayes()
 
 __all__ = [
     "ColumnSpec",
@@ -21,4 +24,5 @@ __all__ = [
     "Diagnostics",
     "GaussianJudgeModel",
     "OrdinalJudgeModel",
+    "register_bayes",
 ]

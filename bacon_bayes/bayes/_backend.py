@@ -49,6 +49,8 @@ def configure_pytensor() -> str:
     flags were kept) or ``"preimported"`` (PyTensor was already imported).
     """
     global BLAS_CHOICE
+    if BLAS_CHOICE != "unconfigured":
+        return BLAS_CHOICE
     if "pytensor" in sys.modules:
         BLAS_CHOICE = "preimported"
         return BLAS_CHOICE

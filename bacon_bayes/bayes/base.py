@@ -174,7 +174,7 @@ class JudgeModel:
             m_s = pm.Normal("log_noise_mu", pr["log_noise_mu"], pr["log_noise_mu_sd"])
             t_s = pm.Gamma("log_noise_sd", 2.0, 2.0 / pr["log_noise_sd"])
             log_s = pm.Normal("log_noise", m_s, t_s, dims="judge")
-            log_sd = log_s[None, :] * pt.ones_like(L)
+            log_sd = log_s
             if K:
                 g = pm.Normal("uncertainty", 0.0, pr["uncertainty_sd"], dims="unc")
                 log_sd = log_sd + pt.tensordot(U, g, axes=[[2], [0]])
@@ -182,9 +182,7 @@ class JudgeModel:
             if arrays["Q"].shape[1]:
                 theta = pm.Normal("theta", 0.0, pr["embedding_sd"], dims="emb")
                 mu = pt.dot(Q, theta)
-            logp_j, m, v = collapse_judges(
-                L, obs, a, pt.exp(log_c), pt.exp(2.0 * log_sd), mu, 1.0, xp=pt
-            )
+            logp_j, m, v = collapse_judges(L, obs, a, pt.exp(log_c), log_sd, mu, 1.0, xp=pt)
             pm.Potential("judges", pt.sum(logp_j))
             pm.Potential("labels", pt.sum(w * self._label_logp(pm, pt, m, v, yk, pr)))
         return model
@@ -289,7 +287,7 @@ class JudgeModel:
             arr["obs"][None],
             post["offset"][:, None, :],
             np.exp(post["log_scale"])[:, None, :],
-            np.exp(2.0 * log_sd),
+            log_sd,
             mu,
             1.0,
         )

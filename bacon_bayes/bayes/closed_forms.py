@@ -27,14 +27,16 @@ __all__ = [
 LOG_2PI = float(np.log(2.0 * np.pi))
 
 
-def collapse_judges(L: Any, obs: Any, a: Any, c: Any, s2: Any, mu: Any, tau2: Any, xp: Any = np):
+def collapse_judges(
+    L: Any, obs: Any, a: Any, c: Any, log_sd: Any, mu: Any, tau2: Any, xp: Any = np
+):
     """Marginal log density of each item's judge scores and the posterior of z.
 
     Parameters
     ----------
     L, obs : (n, J) judge scores (any value where missing) and 0/1 observed mask.
     a, c : (J,) or broadcastable judge offsets and scales.
-    s2 : (n, J) or broadcastable noise variances.
+    log_sd : (n, J) or broadcastable log noise standard deviations.
     mu : (n,) prior mean of z (or (d, n) with every other argument broadcast
         to (d, n, J)); tau2 : prior variance of z, broadcastable to ``mu``.
     xp : ``numpy`` or ``pytensor.tensor``.
@@ -44,12 +46,13 @@ def collapse_judges(L: Any, obs: Any, a: Any, c: Any, s2: Any, mu: Any, tau2: An
     logp : (n,) log p(l_i) over the observed judges.
     m, v : (n,) posterior mean and variance of z_i given the judges.
     """
-    r = (L - a - c * mu[..., None]) * obs
-    inv = obs / s2
-    s1 = xp.sum(c * c * inv, axis=-1)
-    s2c = xp.sum(c * r * inv, axis=-1)
+    r = L - a - c * mu[..., None]
+    inv = obs * xp.exp(-2.0 * log_sd)  # 1 / s2 where observed, 0 where missing
+    cinv = c * inv
+    s1 = xp.sum(c * cinv, axis=-1)
+    s2c = xp.sum(r * cinv, axis=-1)
     s0 = xp.sum(r * r * inv, axis=-1)
-    logdet_d = xp.sum(obs * xp.log(s2), axis=-1)
+    logdet_d = 2.0 * xp.sum(obs * log_sd, axis=-1)
     n_obs = xp.sum(obs, axis=-1)
     one_plus = 1.0 + tau2 * s1
     logp = -0.5 * (n_obs * LOG_2PI + logdet_d + xp.log(one_plus) + s0 - tau2 * s2c * s2c / one_plus)

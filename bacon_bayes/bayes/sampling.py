@@ -46,6 +46,14 @@ class CompiledSampler:
         target_accept: float = 0.8,
     ) -> tuple[Any, float]:
         """Sample with ``data`` set in the containers; return (InferenceData, seconds)."""
+        from threadpoolctl import threadpool_limits
+
+        # chains run in parallel threads/processes: a multi-threaded BLAS would
+        # only oversubscribe the cores (measured: 20x slower matrix-vector products)
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._run(data, draws, tune, chains, seed, target_accept)
+
+    def _run(self, data, draws, tune, chains, seed, target_accept):
         import pymc as pm
 
         start = time.perf_counter()

@@ -16,6 +16,7 @@ COMMANDS: tuple[str, ...] = (
     "demo",
     "judge",
     "embed",
+    "judges",
 )
 
 

@@ -24,7 +24,7 @@ def _joint(z, obs):
 
 def test_judge_marginal_matches_quadrature_with_missing_judges():
     for obs in (np.ones(4), np.array([1.0, 0.0, 1.0, 0.0])):
-        logp, m, v = collapse_judges(L, obs[None], A, C, S2, MU, TAU2)
+        logp, m, v = collapse_judges(L, obs[None], A, C, 0.5 * np.log(S2), MU, TAU2)
         total = integrate.quad(lambda z, o=obs: _joint(z, o), -30, 30, limit=200)[0]
         mean = integrate.quad(lambda z, o=obs: z * _joint(z, o), -30, 30, limit=200)[0] / total
         second = integrate.quad(lambda z, o=obs: z * z * _joint(z, o), -30, 30, limit=200)[0]
@@ -37,14 +37,14 @@ def test_judge_marginal_equals_dense_multivariate_normal():
     n, J = 6, 4
     Lr = RNG.normal(size=(n, J))
     mu = RNG.normal(size=n)
-    logp, _, _ = collapse_judges(Lr, np.ones((n, J)), A, C, S2, mu, TAU2)
+    logp, _, _ = collapse_judges(Lr, np.ones((n, J)), A, C, 0.5 * np.log(S2), mu, TAU2)
     cov = np.diag(S2[0]) + TAU2 * np.outer(C, C)
     dense = [stats.multivariate_normal(A + C * mu[i], cov).logpdf(Lr[i]) for i in range(n)]
     np.testing.assert_allclose(logp, dense, rtol=1e-9)
 
 
 def test_ordinal_label_probability_matches_quadrature():
-    _, m, v = collapse_judges(L, np.ones((1, 4)), A, C, S2, MU, TAU2)
+    _, m, v = collapse_judges(L, np.ones((1, 4)), A, C, 0.5 * np.log(S2), MU, TAU2)
     cut, sy = np.array([-1.0, 0.2, 0.9]), 0.7
     p = ordinal_probs(m[None], np.sqrt(sy**2 + v)[None], cut[None])[0, 0]
     edges = np.r_[-np.inf, cut, np.inf]
