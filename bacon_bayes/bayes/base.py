@@ -62,10 +62,11 @@ JUDGE_PRIORS: dict[str, float] = {
 #: Sampler settings (overridable per model).
 SAMPLER_DEFAULTS: dict[str, Any] = {
     "sampler": "nutpie",
-    "draws": 500,
-    "tune": 500,
+    "draws": 400,
+    "tune": 400,
     "chains": 4,
     "target_accept": 0.8,
+    "low_rank": True,
 }
 
 
@@ -79,6 +80,7 @@ class JudgeModel:
     priors : overrides of :data:`JUDGE_PRIORS` and the family's own priors.
     sampler : ``"nutpie"`` (default), ``"pymc"`` or ``"numpyro"``.
     draws, tune, chains, target_accept : NUTS settings.
+    low_rank : adapt a low-rank-modified mass matrix (nutpie only; faster mixing).
     seed : random seed.
     predict_draws : posterior draws used for predictions (evenly thinned).
     warn : warn (``ConvergenceWarning``) after a fit that did not converge.
@@ -98,6 +100,7 @@ class JudgeModel:
         tune: int = SAMPLER_DEFAULTS["tune"],
         chains: int = SAMPLER_DEFAULTS["chains"],
         target_accept: float = SAMPLER_DEFAULTS["target_accept"],
+        low_rank: bool = SAMPLER_DEFAULTS["low_rank"],
         seed: int = 0,
         predict_draws: int = 500,
         warn: bool = True,
@@ -109,6 +112,7 @@ class JudgeModel:
         self.tune = tune
         self.chains = chains
         self.target_accept = target_accept
+        self.low_rank = low_rank
         self.seed = seed
         self.predict_draws = predict_draws
         self.warn = warn
@@ -116,7 +120,8 @@ class JudgeModel:
     # ----------------------------------------------------------------- config
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         names = (
-            "columns priors sampler draws tune chains target_accept seed predict_draws warn"
+            "columns priors sampler draws tune chains target_accept low_rank seed "
+            "predict_draws warn"
         ).split()
         return {n: getattr(self, n) for n in names}
 
@@ -165,6 +170,7 @@ class JudgeModel:
             obs = pm.Data("obs", arrays["obs"])
             U = pm.Data("U", arrays["U"])
             Q = pm.Data("Q", arrays["Q"])
+            idx = pm.Data("label_rows", labels["label_rows"])
             yk = pm.Data("yk", labels["yk"])
             w = pm.Data("w", labels["w"])
             a = pm.Normal("offset", 0.0, pr["offset_sd"], dims="judge")
@@ -184,7 +190,8 @@ class JudgeModel:
                 mu = pt.dot(Q, theta)
             logp_j, m, v = collapse_judges(L, obs, a, pt.exp(log_c), log_sd, mu, 1.0, xp=pt)
             pm.Potential("judges", pt.sum(logp_j))
-            pm.Potential("labels", pt.sum(w * self._label_logp(pm, pt, m, v, yk, pr)))
+            label_logp = self._label_logp(pm, pt, m[idx], v[idx], yk, pr)
+            pm.Potential("labels", pt.sum(w * label_logp))
         return model
 
     # ------------------------------------------------------------------- fit
@@ -207,6 +214,12 @@ class JudgeModel:
         self._prepare_labels(y[np.isfinite(y)])
         return arrays
 
+    @staticmethod
+    def _restrict(labels: dict, rows: np.ndarray) -> dict:
+        """Label data on ``rows`` only (the items labeled in any fold): the label
+        likelihood then costs O(labeled) and its shape is the same for every fold."""
+        return {"label_rows": rows, **{k: np.asarray(v)[rows] for k, v in labels.items()}}
+
     def _sample(self, compiled, labels: dict, seed: int) -> tuple[Any, Diagnostics]:
         idata, secs = compiled.run(
             labels,
@@ -215,6 +228,7 @@ class JudgeModel:
             chains=self.chains,
             seed=seed,
             target_accept=self.target_accept,
+            low_rank=self.low_rank,
         )
         diag = check_convergence(idata, sampler=self.sampler, seconds=secs, warn=self.warn)
         return idata, diag
@@ -235,6 +249,7 @@ class JudgeModel:
             raise ValidationError("need at least 2 labeled items to fit a judge model")
         arrays = self._setup(X, y)
         labels, const = self._label_data(y, train)
+        labels = self._restrict(labels, np.flatnonzero(train))
         model = self._build_model(arrays, labels)
         compiled = compile_sampler(model, self.sampler)
         idata, diag = self._sample(compiled, labels, self.seed)
@@ -264,6 +279,7 @@ class JudgeModel:
         for k in range(n_folds):
             train = labeled & (fold_ids != k)
             labels, const = self._label_data(np.where(train, y, np.nan), train)
+            labels = self._restrict(labels, np.flatnonzero(labeled))
             if compiled is None:
                 compiled = compile_sampler(self._build_model(arrays, labels), self.sampler)
             idata, diag = self._sample(compiled, labels, self.seed + k)

@@ -30,9 +30,11 @@ QUANTITIES = ("offset", "scale", "noise", "noise_human")
 def _human_line(model: Any, post: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Per-draw (alpha, beta) with human-scale quality ~ alpha + beta * z_std."""
     if model.family == "gaussian":
-        c = model.constants_
-        n = post["label_noise"].shape[0]
-        return np.full(n, c["y_center"]), np.full(n, c["y_scale"])
+        c = model.constants_  # human quality = y_center + y_scale * (b0 + b1 z)
+        return (
+            c["y_center"] + c["y_scale"] * post["intercept"],
+            c["y_scale"] * post["slope"],
+        )
     if model.family == "ordinal":
         from bacon_bayes.bayes.closed_forms import ordinal_probs
 

@@ -20,7 +20,7 @@ from bacon_bayes.errors import ValidationError
 
 __all__ = ["available_presets", "load_preset", "model_from_preset"]
 
-SAMPLER_KEYS = {"sampler", "draws", "tune", "chains", "target_accept", "predict_draws"}
+SAMPLER_KEYS = {"sampler", "draws", "tune", "chains", "target_accept", "low_rank", "predict_draws"}
 
 
 def available_presets() -> list[str]:

@@ -13,7 +13,7 @@ N_LABELED = 250
 
 @pytest.fixture(scope="session")
 def gaussian_sim():
-    return simulate_judges(1200, 4, 3, family="gaussian", seed=11)
+    return simulate_judges(900, 4, 3, family="gaussian", seed=11)
 
 
 @pytest.fixture(scope="session")
@@ -24,14 +24,14 @@ def gaussian_folds(gaussian_sim):
     y[N_LABELED:] = np.nan
     fold_ids = np.full(y.shape, -1)
     fold_ids[:N_LABELED] = np.arange(N_LABELED) % 2
-    model = GaussianJudgeModel(sim.columns, draws=400, tune=400, chains=2, seed=3)
+    model = GaussianJudgeModel(sim.columns, draws=500, tune=500, chains=4, seed=3)
     return model.fit_folds(sim.X, y, fold_ids, 2), y, fold_ids
 
 
 @pytest.fixture(scope="session")
 def ordinal_fit():
-    sim = simulate_judges(1200, 4, 3, family="ordinal", seed=12)
+    sim = simulate_judges(900, 4, 3, family="ordinal", seed=12)
     y = sim.y.copy()
     y[N_LABELED:] = np.nan
-    model = OrdinalJudgeModel(sim.columns, levels=sim.levels, draws=400, tune=400, chains=2)
+    model = OrdinalJudgeModel(sim.columns, levels=sim.levels, draws=500, tune=500, chains=4)
     return model.fit(sim.X, y), sim

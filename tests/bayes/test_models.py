@@ -145,7 +145,13 @@ def test_column_spec_from_feature_names():
     assert spec.unc_cols == ((2, -1), (-1, 3))
     assert spec.emb_cols == (5,)
     assert ColumnSpec.from_dict(spec.to_dict()) == spec
-    X = np.array([[1.0, 2.0, 0.1, 0.3, 0.0, 0.5], [2.0, 9.0, 0.2, 0.1, 1.0, -0.5]] * 3)
+    X = np.array(
+        [
+            [1.0, 2.0, 0.1, 0.3, 0.0, 0.5],
+            [2.0, 9.0, 0.2, 0.1, 1.0, -0.5],
+            [3.0, 4.0, 0.3, 0.2, 0.0, 0.1],
+        ]
+    )
     arr = Design(spec).fit(X).transform(X)
     np.testing.assert_array_equal(arr["obs"][:2], [[1, 1], [1, 0]])
     assert arr["L"][1, 1] == 0.0 and arr["U"][1, 1, 1] == 0.0
@@ -166,3 +172,11 @@ def test_save_load_round_trip_is_exact(gaussian_folds, gaussian_sim, ordinal_fit
         np.testing.assert_array_equal(back.predict_cdf(X, t), fit.predict_cdf(X, t))
     with pytest.raises(ValidationError, match="does not exist"):
         load_model(tmp_path / "nope.nc")
+
+
+def test_forest_plot_writes_png(gaussian_folds, tmp_path):
+    from bacon_bayes.bayes.bias import forest_plot
+
+    path = forest_plot(judge_bias(gaussian_folds[0]), tmp_path / "bias.png")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert path.stat().st_size > 5000
