@@ -101,3 +101,8 @@ class OrdinalJudgeModel(JudgeModel):
         out = cum[..., np.maximum(idx, 0)]
         out[..., idx < 0] = 0.0
         return out
+
+    def _expected_given_z(self, post, z):
+        """E[y | z] on a (d, G) grid of latent values."""
+        sd = np.exp(post["log_label_noise"])[:, None] * np.ones_like(z)
+        return ordinal_probs(z, sd, post["cutpoints"]) @ self.constants_["levels"]
