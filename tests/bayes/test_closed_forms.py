@@ -133,3 +133,26 @@ def test_hurdle_closed_forms_match_quadrature():
     )
     want_pos = quad(lambda z: _hurdle_joint(z, ly, g0, g1, h0, h1, s, m, v))
     np.testing.assert_allclose(got, np.log([want_pos, p0]), rtol=1e-7)
+
+
+def test_log_normal_interval_is_accurate_in_both_tails():
+    import pytensor
+    import pytensor.tensor as pt
+
+    from bacon_bayes.bayes.ordinal import log_normal_interval
+
+    lo, hi = pt.dvectors("lo", "hi")
+    fn = pytensor.function([lo, hi], log_normal_interval(lo, hi, pt))
+    a = np.array([-np.inf, -3.0, -0.01, 0.5, 8.0, -40.0, -12.0, 25.0])
+    b = np.array([-20.0, 1.0, 0.01, 0.6, 9.0, -39.0, -11.5, np.inf])
+    with np.errstate(divide="ignore"):
+        want = np.log(stats.norm.cdf(b) - stats.norm.cdf(a))
+        lower = b <= 0  # lower tail: log-space difference of log-CDFs
+        la, lb = stats.norm.logcdf(a[lower]), stats.norm.logcdf(b[lower])
+        want[lower] = lb + np.log(-np.expm1(la - lb))
+        upper = a > 0
+        la, lb = stats.norm.logsf(b[upper]), stats.norm.logsf(a[upper])
+        want[upper] = lb + np.log(-np.expm1(la - lb))
+    got = fn(np.maximum(a, -1e3), np.minimum(b, 1e3))
+    ok = a > -30  # beyond the clip the function saturates by design
+    np.testing.assert_allclose(got[ok], want[ok], rtol=1e-9)
