@@ -69,7 +69,7 @@ def baseline_fit(sim, y) -> tuple[float, dict]:
     return secs, check_convergence(idata, sampler="pymc", seconds=secs, warn=False).to_dict()
 
 
-def crossfit(sim, y, sampler: str = "nutpie", **kwargs) -> tuple[float, list, np.ndarray]:
+def crossfit(sim, y, sampler: str = "auto", **kwargs) -> tuple[float, list, np.ndarray]:
     """Whole cross-fit of the collapsed ordinal model; returns (seconds, diagnostics, preds)."""
     from bacon_bayes.bayes import OrdinalJudgeModel
     from bacon_bayes.crossfit import make_folds
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> None:
     import bacon_bayes.bayes  # noqa: F401  (configures PyTensor first)
     from bacon_bayes.bayes import _backend
 
-    sampler = next((a.split("=", 1)[1] for a in argv if a.startswith("--sampler=")), "nutpie")
+    sampler = next((a.split("=", 1)[1] for a in argv if a.startswith("--sampler=")), "auto")
     sim, y = _data()
     print(f"PyTensor BLAS set-up: {_backend.BLAS_CHOICE}", flush=True)
     secs, diags, pred = crossfit(sim, y, sampler)

@@ -61,7 +61,7 @@ JUDGE_PRIORS: dict[str, float] = {
 
 #: Sampler settings (overridable per model).
 SAMPLER_DEFAULTS: dict[str, Any] = {
-    "sampler": "nutpie",
+    "sampler": "auto",
     "draws": 400,
     "tune": 400,
     "chains": 4,
@@ -78,7 +78,8 @@ class JudgeModel:
     columns : which columns of X hold judge scores, missing flags, uncertainty
         features and embedding components (:class:`ColumnSpec`).
     priors : overrides of :data:`JUDGE_PRIORS` and the family's own priors.
-    sampler : ``"nutpie"`` (default), ``"pymc"`` or ``"numpyro"``.
+    sampler : ``"auto"`` (default: nutpie on JAX when installed, else on numba),
+        ``"nutpie"``, ``"nutpie-jax"``, ``"pymc"`` or ``"numpyro"``.
     draws, tune, chains, target_accept : NUTS settings.
     low_rank : adapt a low-rank-modified mass matrix (nutpie only; faster mixing).
     seed : random seed.
@@ -230,7 +231,7 @@ class JudgeModel:
             target_accept=self.target_accept,
             low_rank=self.low_rank,
         )
-        diag = check_convergence(idata, sampler=self.sampler, seconds=secs, warn=self.warn)
+        diag = check_convergence(idata, sampler=compiled.engine, seconds=secs, warn=self.warn)
         return idata, diag
 
     def _finish(self, idata: Any, diag: Diagnostics, const: dict) -> JudgeModel:

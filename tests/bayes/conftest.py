@@ -33,5 +33,7 @@ def ordinal_fit():
     sim = simulate_judges(900, 4, 3, family="ordinal", seed=12)
     y = sim.y.copy()
     y[N_LABELED:] = np.nan
-    model = OrdinalJudgeModel(sim.columns, levels=sim.levels, draws=500, tune=500, chains=4)
+    model = OrdinalJudgeModel(
+        sim.columns, levels=sim.levels, draws=500, tune=800, chains=4, target_accept=0.9
+    )
     return model.fit(sim.X, y), sim
