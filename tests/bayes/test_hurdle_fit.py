@@ -15,7 +15,7 @@ def test_hurdle_fit_converges_and_predicts_zeros_and_means():
     sim = simulate_judges(1500, 5, 3, family="hurdle", seed=21)
     y = sim.y.copy()
     y[400:] = np.nan
-    fit = HurdleJudgeModel(sim.columns, seed=1).fit(sim.X, y)
+    fit = HurdleJudgeModel(sim.columns, draws=800, seed=1).fit(sim.X, y)
     assert fit.diagnostics_.ok, fit.diagnostics_
     X, truth = sim.X[400:], sim.y[400:]
     mean, var = fit.predict_moments(X)
