@@ -1,0 +1,58 @@
+"""Label sampling designs with recorded inclusion probabilities.
+
+* :mod:`~bacon_bayes.sampling.designs`: uniform (fixed size), Bernoulli,
+  stratified (proportional / Neyman), Poisson.
+* :mod:`~bacon_bayes.sampling.adaptive`: probabilities proportional to a
+  predictive sd mixed with a uniform share, capped at one; combining waves.
+* :mod:`~bacon_bayes.sampling.two_stage`: the paper's pilot + constrained
+  weighting optimisation.
+* :mod:`~bacon_bayes.sampling.residuals`: out-of-fold residuals and a
+  heteroskedastic sd model for the adaptive designs.
+"""
+
+from __future__ import annotations
+
+from bacon_bayes.sampling.adaptive import (
+    DEFAULT_UNIFORM_SHARE,
+    adaptive,
+    adaptive_probabilities,
+    cap_probabilities,
+    combine_waves,
+)
+from bacon_bayes.sampling.designs import (
+    Design,
+    allocate,
+    bernoulli,
+    bin_feature,
+    poisson,
+    resolve_budget,
+    stratified,
+    uniform,
+)
+from bacon_bayes.sampling.residuals import HeteroskedasticSD, out_of_fold_predictions
+from bacon_bayes.sampling.two_stage import (
+    TwoStagePropensity,
+    fit_two_stage_propensity,
+    two_stage,
+)
+
+__all__ = [
+    "DEFAULT_UNIFORM_SHARE",
+    "Design",
+    "HeteroskedasticSD",
+    "TwoStagePropensity",
+    "adaptive",
+    "adaptive_probabilities",
+    "allocate",
+    "bernoulli",
+    "bin_feature",
+    "cap_probabilities",
+    "combine_waves",
+    "fit_two_stage_propensity",
+    "out_of_fold_predictions",
+    "poisson",
+    "resolve_budget",
+    "stratified",
+    "two_stage",
+    "uniform",
+]
