@@ -14,6 +14,9 @@ import sys
 COMMANDS: tuple[str, ...] = (
     "estimate",
     "demo",
+    "sample",
+    "label",
+    "status",
 )
 
 

@@ -192,13 +192,17 @@ def allocate(weights: np.ndarray, sizes: np.ndarray, n: int) -> np.ndarray:
     def share(c: float) -> np.ndarray:
         return np.minimum(sizes, np.maximum(low, c * w))
 
-    lo, hi = 0.0, 1.0
-    while share(hi).sum() < n:
-        hi *= 2.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if share(mid).sum() < n else (lo, mid)
-    exact = share(hi)
+    # share(c).sum() is piecewise linear in c: locate the piece that reaches n.
+    breaks = np.unique(np.r_[0.0, low[w > 0] / w[w > 0], sizes[w > 0] / w[w > 0]])
+    totals = np.array([share(c).sum() for c in breaks])
+    k = int(np.searchsorted(totals, n))
+    if k == 0:
+        exact = share(0.0)
+    else:
+        c0, c1 = breaks[k - 1], breaks[min(k, breaks.size - 1)]
+        mid = 0.5 * (c0 + c1)
+        slope = np.sum(w[(low < mid * w) & (mid * w < sizes)])
+        exact = share(c0 + (n - totals[k - 1]) / slope if slope > 0 else c1)
     alloc = np.floor(exact + 1e-9).astype(int)
     extra = n - int(alloc.sum())
     if extra > 0:

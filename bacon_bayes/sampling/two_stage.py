@@ -90,8 +90,10 @@ def _validate(
     if np.any(~np.isfinite(r2[pilot])) or np.any(r2[pilot] < 0):
         raise ValidationError("squared residuals of pilot items must be finite and >= 0")
     p1 = np.broadcast_to(np.asarray(pilot_pi, dtype=float), (n_total,)).copy()
-    if np.any(~np.isfinite(p1)) or np.any(p1 <= 0) or np.any(p1 >= 1):
-        raise ValidationError("pilot inclusion probabilities must lie in (0, 1)")
+    if np.any(~np.isfinite(p1)) or np.any(p1 < 0) or np.any(p1 > 1):
+        raise ValidationError("pilot inclusion probabilities must lie in [0, 1]")
+    if np.any(p1[pilot] <= 0):
+        raise ValidationError("every pilot item needs a positive pilot inclusion probability")
     if pilot.sum() < 2:
         raise ValidationError("the pilot needs at least 2 labeled items")
     return z, r2, pilot, p1
