@@ -160,9 +160,9 @@ def combine_waves(waves: list[np.ndarray] | list[Design]) -> np.ndarray:
     if not waves:
         raise ValidationError("combine_waves needs at least one wave")
     probs = [w.pi if isinstance(w, Design) else np.asarray(w, dtype=float) for w in waves]
-    stay_out = np.ones_like(probs[0])
-    for p in probs:
-        if p.shape != stay_out.shape:
+    union = probs[0].copy()
+    for p in probs[1:]:
+        if p.shape != union.shape:
             raise ValidationError("all waves must give one probability per pool item")
-        stay_out = stay_out * (1.0 - p)
-    return 1.0 - stay_out
+        union = union + (1.0 - union) * p  # = 1 - prod(1 - p_k), exact for one wave
+    return union
