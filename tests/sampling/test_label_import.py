@@ -14,7 +14,7 @@ import pytest
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.study import Study, import_labels
-from bacon_bayes.study.folder import LABELS_FILE, PAUSE_ENV, study_lock
+from bacon_bayes.study.folder import PAUSE_ENV, study_lock
 
 from .conftest import bacon, fill
 
@@ -150,16 +150,25 @@ def test_import_waits_for_no_one_but_refuses_concurrent_writer(
         import_labels(labeled_study, path)
 
 
-def _start_paused(code: str, marker: Path) -> subprocess.Popen:
+def kill_at_commit(call: str, root: Path, marker: Path) -> None:
+    """Run ``call`` (library code) in a subprocess and SIGKILL it just before its commit.
+
+    The pause hook makes the writer stop after its temp file is complete and
+    fsynced, right before ``os.replace``: the worst moment to die.
+    """
     env = os.environ | {PAUSE_ENV: str(marker)}
+    module, _, _ = call.partition("(")
+    code = f"from bacon_bayes.study import {module}; {call}"
     proc = subprocess.Popen([sys.executable, "-c", code], env=env)
     deadline = time.monotonic() + 60
     while not marker.exists():
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
-            pytest.fail("the import never reached its commit point")
+            pytest.fail("the writer never reached its commit point")
         time.sleep(0.05)
-    return proc
+    assert any(".tmp-" in p.name for p in root.iterdir()), "a complete temp file is waiting"
+    os.kill(proc.pid, signal.SIGKILL)
+    assert proc.wait(timeout=30) == -signal.SIGKILL
 
 
 def test_sigkill_mid_import_leaves_study_intact(
@@ -167,35 +176,20 @@ def test_sigkill_mid_import_leaves_study_intact(
 ) -> None:
     path = fill(tmp_path / "todo.csv", pool_file, tmp_path / "all.csv")
     before = snapshot(labeled_study)
-    marker = tmp_path / "paused"
-    code = (
-        "from bacon_bayes.study import import_labels; "
-        f"import_labels({str(labeled_study)!r}, {str(path)!r})"
-    )
-    proc = _start_paused(code, marker)
-    # The new labels are fully written to a temp file; kill before the rename.
-    assert any(p.name.startswith(f".{LABELS_FILE}.tmp") for p in labeled_study.iterdir())
-    os.kill(proc.pid, signal.SIGKILL)
-    assert proc.wait(timeout=30) == -signal.SIGKILL
+    call = f"import_labels({str(labeled_study)!r}, {str(path)!r})"
+    kill_at_commit(call, labeled_study, tmp_path / "paused")
     assert snapshot(labeled_study) == before, "the study is exactly as before the import"
-    study = Study.open(labeled_study)
-    assert len(study.labels) == 10
+    assert len(Study.open(labeled_study).labels) == 10
     # The lock died with the process: importing again works and keeps the old labels.
     summary = import_labels(labeled_study, path)
     assert (summary.added, summary.unchanged, summary.labeled_total) == (30, 10, 40)
-    assert not any(".tmp" in p.name for p in labeled_study.iterdir())
+    assert not any(".tmp-" in p.name for p in labeled_study.iterdir())
 
 
 def test_sigkill_mid_sample_leaves_study_intact(labeled_study: Path, tmp_path: Path) -> None:
     before = snapshot(labeled_study)
-    marker = tmp_path / "paused"
-    code = (
-        "from bacon_bayes.study import draw_wave; "
-        f"draw_wave({str(labeled_study)!r}, 'uniform', 20, seed=1)"
-    )
-    proc = _start_paused(code, marker)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=30)
+    call = f"draw_wave({str(labeled_study)!r}, 'uniform', 20, seed=1)"
+    kill_at_commit(call, labeled_study, tmp_path / "paused")
     assert snapshot(labeled_study) == before
     assert bacon("status", str(labeled_study)) == 0
     assert Study.open(labeled_study).wave_numbers == [1]
