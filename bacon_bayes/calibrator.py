@@ -1,0 +1,316 @@
+"""``Calibrator``: features, cross-fitted outcome model, and every estimand on top."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes import estimate as est
+from bacon_bayes.crossfit import CrossFitResult, cross_fit
+from bacon_bayes.errors import NotFittedError, ValidationError
+from bacon_bayes.features import FeatureSet, build_features
+from bacon_bayes.items import cdf_interval, conformal_halfwidth, snap_to_levels
+from bacon_bayes.outcome import registry
+from bacon_bayes.pool import EvalPool
+from bacon_bayes.results import Estimate, EstimateTable
+
+Method = Literal["aee", "classical", "naive"]
+GRID_SIZE = 400
+
+
+class Calibrator:
+    """Calibrate AI-judge scores against a few human labels.
+
+    Parameters
+    ----------
+    model : str, optional
+        Outcome family: ``ridge``/``gaussian``, ``hurdle``, ``ordinal``,
+        ``multinomial`` (default: by the pool's outcome type), or an unfitted
+        estimator following the outcome-model protocol.
+    engine : {"auto", "bayes", "freq"}
+        ``"bayes"``: hierarchical PyMC judge models; ``"freq"``: scikit-learn
+        models; ``"auto"``: Bayesian where the family has one, else frequentist.
+    folds, seed : int
+        Cross-fitting folds and seed (results are deterministic under the seed).
+    power_tuning : bool
+        PPI++ weighting of the surrogate (can only lower the variance).
+    hajek : bool
+        Self-normalised correction (default) or Horvitz-Thompson.
+    target : {"pool", "superpopulation"}
+        The pool itself (finite-population correction, default) or the
+        population the pool was drawn from.
+    winsor : (float, float)
+        Quantiles at which judge features are clipped.
+    n_components : int, optional
+        PCA components kept from the embedding.
+    """
+
+    def __init__(
+        self,
+        model: str | Any | None = None,
+        *,
+        engine: str = "auto",
+        folds: int = 5,
+        seed: int = 0,
+        power_tuning: bool = True,
+        hajek: bool = True,
+        target: est.Target = "pool",
+        winsor: tuple[float, float] = (0.005, 0.995),
+        n_components: int | None = None,
+    ) -> None:
+        self.model = model
+        self.engine = engine
+        self.folds = folds
+        self.seed = seed
+        self.power_tuning = power_tuning
+        self.hajek = hajek
+        self.target = target
+        self.winsor = winsor
+        self.n_components = n_components
+
+    # ------------------------------------------------------------------ fitting
+    def _resolve_model(self, pool: EvalPool, features: FeatureSet) -> tuple[Any, str, str]:
+        if self.model is not None and not isinstance(self.model, str):
+            return self.model, type(self.model).__name__, "custom"
+        name = self.model or registry.default_model(pool.outcome)
+        engine = self.engine
+        if engine == "auto":
+            engine = "bayes" if (name, "bayes") in registry.available() else "freq"
+        elif engine not in ("bayes", "freq"):
+            raise ValidationError(f"engine {engine!r} is not known; use 'auto', 'bayes' or 'freq'.")
+        return registry.make_model(name, engine, pool.outcome, features), name, engine
+
+    def fit(self, pool: EvalPool) -> Calibrator:
+        """Build features, cross-fit the outcome model; returns self."""
+        if not isinstance(pool, EvalPool):
+            raise ValidationError(
+                f"fit expects an EvalPool (build one with EvalPool.from_frame), got "
+                f"{type(pool).__name__}."
+            )
+        if self.target not in ("pool", "superpopulation"):
+            raise ValidationError(f"target {self.target!r} must be 'pool' or 'superpopulation'.")
+        self.pool_ = pool
+        self.features_ = build_features(
+            pool, winsor=self.winsor, n_components=self.n_components, seed=self.seed
+        )
+        self.model_, self.model_name_, self.engine_ = self._resolve_model(pool, self.features_)
+        self.crossfit_: CrossFitResult = cross_fit(
+            self.model_, self.features_.X, pool.y, folds=self.folds, seed=self.seed
+        )
+        return self
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "crossfit_"):
+            raise NotFittedError("this Calibrator is not fitted yet; call fit(pool) first.")
+
+    @property
+    def surrogate_(self) -> np.ndarray:
+        """Cross-fitted ``E[Y|x]`` per item (out-of-fold for labeled items)."""
+        self._check_fitted()
+        return self.crossfit_.mean
+
+    def _kw(self) -> dict[str, Any]:
+        return {"hajek": self.hajek, "target": self.target}
+
+    # ---------------------------------------------------------------- estimands
+    def estimate_mean(self, alpha: float = 0.05, method: Method = "aee") -> Estimate:
+        """Mean human label of the pool (``method``: aee, classical or naive baseline)."""
+        self._check_fitted()
+        p = self.pool_
+        if method == "aee":
+            return est.aee_mean(
+                p.y,
+                self.surrogate_,
+                pi=p.propensity,
+                alpha=alpha,
+                power_tuning=self.power_tuning,
+                **self._kw(),
+            )
+        if method == "classical":
+            return est.classical_mean(p.y, pi=p.propensity, alpha=alpha, **self._kw())
+        if method == "naive":
+            return est.naive_mean(p.judge_average(), alpha=alpha)
+        raise ValidationError(f"method {method!r} must be 'aee', 'classical' or 'naive'.")
+
+    def quantile_grid(self) -> np.ndarray:
+        """Candidate values for quantiles: the levels, or labels and surrogate quantiles."""
+        self._check_fitted()
+        p = self.pool_
+        if p.outcome.levels is not None:
+            return np.asarray(p.outcome.levels, dtype=float)
+        lab = p.y[p.labeled]
+        probs = np.linspace(0, 1, GRID_SIZE // 2)
+        pts = [np.quantile(lab, probs), np.quantile(self.surrogate_, probs)]
+        if p.outcome.kind == "nonnegative":
+            pts.append(np.zeros(1))
+        return np.unique(np.concatenate(pts))
+
+    def estimate_quantile(self, q: float, alpha: float = 0.05, method: Method = "aee") -> Estimate:
+        """Quantile ``q`` of the human labels over the pool (Woodruff interval)."""
+        self._check_fitted()
+        p = self.pool_
+        grid = self.quantile_grid()
+        discrete = p.outcome.discrete
+        if method == "aee":
+            return est.aee_quantile(
+                p.y,
+                self.crossfit_.cdf(grid),
+                grid,
+                q,
+                pi=p.propensity,
+                alpha=alpha,
+                discrete=discrete,
+                power_tuning=self.power_tuning,
+                **self._kw(),
+            )
+        if method == "classical":
+            return est.classical_quantile(
+                p.y, grid, q, pi=p.propensity, alpha=alpha, discrete=discrete, **self._kw()
+            )
+        if method == "naive":
+            return est.naive_quantile(p.judge_average(), q, alpha=alpha)
+        raise ValidationError(f"method {method!r} must be 'aee', 'classical' or 'naive'.")
+
+    def _groups(self) -> np.ndarray:
+        if self.pool_.groups is None:
+            raise ValidationError(
+                "the pool has no group column; build it with EvalPool.from_frame(..., group=COL)."
+            )
+        return self.pool_.groups
+
+    @staticmethod
+    def _simultaneous(simultaneous: bool | str) -> str:
+        if simultaneous is True:
+            return "maxt"
+        if simultaneous is False:
+            return "none"
+        return str(simultaneous)
+
+    def estimate_groups(
+        self, alpha: float = 0.05, simultaneous: bool | str = True, method: Method = "aee"
+    ) -> EstimateTable:
+        """Mean per group with a joint covariance; simultaneous intervals by default.
+
+        ``simultaneous``: True/"maxt" (max-|t| of the joint distribution),
+        "bonferroni", or False/"none" (pointwise).
+        """
+        self._check_fitted()
+        p = self.pool_
+        how = self._simultaneous(simultaneous)
+        if method == "aee":
+            return est.aee_group_means(
+                p.y,
+                self.surrogate_,
+                self._groups(),
+                pi=p.propensity,
+                alpha=alpha,
+                simultaneous=how,
+                power_tuning=self.power_tuning,
+                **self._kw(),
+            )
+        if method == "classical":
+            return est.classical_group_means(
+                p.y, self._groups(), pi=p.propensity, alpha=alpha, simultaneous=how, **self._kw()
+            )
+        if method == "naive":
+            return est.naive_group_means(
+                p.judge_average(), self._groups(), alpha=alpha, simultaneous=how
+            )
+        raise ValidationError(f"method {method!r} must be 'aee', 'classical' or 'naive'.")
+
+    def compare_groups(
+        self, alpha: float = 0.05, simultaneous: bool | str = True, method: Method = "aee"
+    ) -> EstimateTable:
+        """All pairwise differences of group means, with joint intervals."""
+        return est.compare(self.estimate_groups(alpha, simultaneous, method))
+
+    def rank_groups(
+        self, alpha: float = 0.05, method: Method = "aee", descending: bool = True
+    ) -> pd.DataFrame:
+        """Groups ranked by mean (1 = highest if ``descending``), simultaneous rank intervals."""
+        table = self.estimate_groups(alpha, True, method)
+        ranks = est.rank_intervals(table, descending=descending)
+        frame = table.to_frame()
+        for k, v in ranks.items():
+            frame[k] = v
+        return frame.sort_values("rank").reset_index(drop=True)
+
+    # --------------------------------------------------------------- item level
+    def item_scores(
+        self,
+        level: float = 0.9,
+        method: Literal["conformal", "posterior"] = "conformal",
+        threshold: float | None = None,
+    ) -> pd.DataFrame:
+        """Calibrated score, interval, rank and flag for every item.
+
+        Parameters
+        ----------
+        level : float
+            Coverage of the item intervals.
+        method : {"conformal", "posterior"}
+            ``conformal``: split-conformal from out-of-fold residuals (holds
+            without trusting the model); ``posterior``: central interval of the
+            model's predictive distribution.
+        threshold : float, optional
+            Flag items whose label is more likely than not below it.
+        """
+        self._check_fitted()
+        if not 0 < level < 1:
+            raise ValidationError(f"level={level!r} must lie strictly between 0 and 1 (e.g. 0.9).")
+        p = self.pool_
+        f = self.surrogate_
+        lab = p.labeled
+        levels = None if p.outcome.levels is None else np.asarray(p.outcome.levels)
+        if method == "conformal":
+            q = conformal_halfwidth(p.y[lab] - f[lab], level)
+            lo, hi = f - q, f + q
+            if levels is not None:
+                lo, hi = snap_to_levels(lo, hi, levels)
+        elif method == "posterior":
+            grid = self.quantile_grid()
+            lo, hi = cdf_interval(self.crossfit_.cdf(grid), grid, level)
+        else:
+            raise ValidationError(f"method {method!r} must be 'conformal' or 'posterior'.")
+        out = pd.DataFrame(
+            {
+                "item": p.ids,
+                "score": f,
+                "lower": lo,
+                "upper": hi,
+                "rank": pd.Series(-f).rank(method="min").astype(int).to_numpy(),
+                "labeled": lab,
+                "label": p.y,
+            }
+        )
+        if p.groups is not None:
+            out.insert(1, "group", p.groups)
+        if threshold is not None:
+            below = np.nextafter(threshold, -np.inf)
+            out["p_below"] = self.crossfit_.cdf(np.array([below]))[:, 0]
+            out["flag"] = out["p_below"] > 0.5
+        return out
+
+    # ---------------------------------------------------------------- reporting
+    def summary(self, alpha: float = 0.05) -> dict[str, Any]:
+        """Pool estimate beside the classical and naive baselines, plus what was fitted."""
+        self._check_fitted()
+        out: dict[str, Any] = {
+            "model": self.model_name_,
+            "engine": self.engine_,
+            "folds": self.folds,
+            "seed": self.seed,
+            "pool": self.pool_.report(),
+            "features": self.features_.report,
+            "mean": {
+                m: self.estimate_mean(alpha, m).to_dict() for m in ("aee", "classical", "naive")
+            },
+        }
+        if self.pool_.groups is not None:
+            out["groups"] = {
+                m: self.estimate_groups(alpha, True, m).to_dict()
+                for m in ("aee", "classical", "naive")
+            }
+        return out

@@ -1,0 +1,20 @@
+"""``bacon demo``: the whole pipeline on the shipped sample data."""
+
+from __future__ import annotations
+
+import argparse
+
+from bacon_bayes.demo import DIMENSIONS, run_demo
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("demo", help="run the pipeline on the shipped SummEval sample")
+    p.add_argument("--dimension", default="relevance", choices=DIMENSIONS)
+    p.add_argument("--fraction", type=float, default=0.1, help="share of labels kept (0.1)")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    print(run_demo(args.dimension, args.fraction, args.seed))
+    return 0

@@ -1,0 +1,72 @@
+"""Shared pieces of the frequentist outcome models."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.linear_model import RidgeCV
+from sklearn.preprocessing import StandardScaler
+
+RIDGE_ALPHAS = tuple(np.logspace(-3, 4, 15))
+
+
+def empirical_cdf(center: np.ndarray, resid_sorted: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """``P(center_i + e <= t_k)`` with ``e`` drawn from sorted residuals: shape (n, T)."""
+    shift = np.asarray(t, dtype=float)[None, :] - np.asarray(center, dtype=float)[:, None]
+    counts = np.searchsorted(resid_sorted, shift.ravel(), side="right")
+    return counts.reshape(shift.shape) / resid_sorted.size
+
+
+def fit_ridge_loo(X: np.ndarray, y: np.ndarray) -> tuple[StandardScaler, RidgeCV, np.ndarray]:
+    """Standardise, fit ridge with the penalty chosen by efficient leave-one-out,
+    and return the sorted leave-one-out residuals at that penalty (honest errors)."""
+    scaler = StandardScaler().fit(X)
+    Z = scaler.transform(X)
+    ridge = RidgeCV(alphas=RIDGE_ALPHAS).fit(Z, y)
+    Zc = Z - Z.mean(axis=0)
+    gram = Zc.T @ Zc + ridge.alpha_ * np.eye(Z.shape[1])
+    leverage = 1.0 / Z.shape[0] + np.einsum("ij,ji->i", Zc, np.linalg.solve(gram, Zc.T))
+    loo = (y - ridge.predict(Z)) / np.maximum(1.0 - leverage, 1e-12)
+    return scaler, ridge, np.sort(loo)
+
+
+class DiscreteOutcomeMixin:
+    """Mean, variance and CDF of a discrete outcome from ``predict_proba`` over ``levels_``."""
+
+    levels_: np.ndarray
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        return self.predict_proba(X) @ self.levels_
+
+    def predict_var(self, X: np.ndarray) -> np.ndarray:
+        p = self.predict_proba(X)
+        mean = p @ self.levels_
+        return np.clip(p @ self.levels_**2 - mean**2, 0.0, None)
+
+    def predict_cdf(self, X: np.ndarray, t: np.ndarray) -> np.ndarray:
+        cum = np.cumsum(self.predict_proba(X), axis=1)
+        k = np.searchsorted(self.levels_, np.asarray(t, dtype=float), side="right")
+        padded = np.concatenate([np.zeros((cum.shape[0], 1)), cum], axis=1)
+        return np.clip(padded[:, k], 0.0, 1.0)
+
+
+def level_index(y: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """Map label values to positions in ``levels`` (labels are validated upstream)."""
+    idx = np.searchsorted(levels, y)
+    if np.any(idx >= levels.size) or np.any(levels[np.minimum(idx, levels.size - 1)] != y):
+        bad = y[(idx >= levels.size) | (levels[np.minimum(idx, levels.size - 1)] != y)][0]
+        raise ValueError(f"label {bad!r} is not one of the levels {levels.tolist()}")
+    return idx
+
+
+__all__ = [
+    "RIDGE_ALPHAS",
+    "BaseEstimator",
+    "DiscreteOutcomeMixin",
+    "empirical_cdf",
+    "fit_ridge_loo",
+    "level_index",
+]

@@ -1,0 +1,453 @@
+"""``EvalPool``: the validated container of one evaluation.
+
+One row per item. Judge scores come either as wide columns (one per judge) or
+as a long table ``item x judge x run``. The label column holds the human
+label, NaN where the item is not labeled. Every rule that input must meet is
+checked here, and a violation stops with a message that names the column, the
+row and the fix; nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.errors import ValidationError
+
+Kind = Literal["continuous", "ordinal", "nonnegative", "categorical"]
+KINDS: tuple[str, ...] = ("continuous", "ordinal", "nonnegative", "categorical")
+LONG_COLUMNS = ("item", "judge", "score")
+UNCERTAINTY_COLUMNS = ("entropy", "perplexity")
+
+
+@dataclass(frozen=True)
+class OutcomeSpec:
+    """Declared type of the human label.
+
+    ``levels`` lists the allowed values for ``ordinal`` and ``categorical``
+    outcomes (numeric; binary is ``(0, 1)``).
+    """
+
+    kind: Kind
+    levels: tuple[float, ...] | None = None
+
+    @property
+    def discrete(self) -> bool:
+        return self.kind in ("ordinal", "categorical")
+
+
+def _suggest(name: str, columns: Iterable[str]) -> str:
+    close = difflib.get_close_matches(str(name), [str(c) for c in columns], n=3)
+    return f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+
+
+def _need_column(df: pd.DataFrame, col: str, role: str) -> None:
+    if col not in df.columns:
+        raise ValidationError(
+            f"{role} column {col!r} is not in the table.{_suggest(col, df.columns)} "
+            f"Pass the name of an existing column (columns: {', '.join(map(str, df.columns[:12]))}"
+            f"{', ...' if len(df.columns) > 12 else ''})."
+        )
+
+
+def _row_label(ids: np.ndarray, pos: int) -> str:
+    return f"row {pos} (item {ids[pos]!r})"
+
+
+def _numeric(series: pd.Series, role: str, ids: np.ndarray) -> np.ndarray:
+    """Convert to float; a non-numeric entry stops with its row and value."""
+    values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
+    bad = np.isnan(values) & series.notna().to_numpy()
+    if bad.any():
+        pos = int(np.argmax(bad))
+        raise ValidationError(
+            f"{role} column {series.name!r} has a non-numeric value {series.iloc[pos]!r} at "
+            f"{_row_label(ids, pos)}. Fix the value, or leave the cell empty if it is missing."
+        )
+    return values
+
+
+@dataclass(frozen=True)
+class EvalPool:
+    """A validated pool of items with judge scores and (some) human labels.
+
+    Build it with :meth:`from_frame`. Attributes are read-only arrays aligned
+    with ``ids``.
+    """
+
+    ids: np.ndarray
+    y: np.ndarray
+    outcome: OutcomeSpec
+    judge_scores: pd.DataFrame  # long: pos, judge, run, score[, entropy, perplexity]
+    judges: tuple[str, ...]
+    groups: np.ndarray | None = None
+    text: np.ndarray | None = None
+    embedding: np.ndarray | None = None
+    propensity: np.ndarray | None = None
+    label_name: str = "label"
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def n_items(self) -> int:
+        return int(self.ids.size)
+
+    @property
+    def labeled(self) -> np.ndarray:
+        return ~np.isnan(self.y)
+
+    @property
+    def n_labeled(self) -> int:
+        return int(self.labeled.sum())
+
+    def judge_matrix(self, stat: str = "mean") -> pd.DataFrame:
+        """Items x judges summary over runs (``mean`` or ``std``); NaN where a judge gave none."""
+        grouped = self.judge_scores.groupby(["pos", "judge"], sort=False)["score"]
+        wide = grouped.agg(stat).unstack("judge")
+        return wide.reindex(index=np.arange(self.n_items), columns=list(self.judges))
+
+    def judge_average(self) -> np.ndarray:
+        """Raw average over judges of each judge's mean score (the naive baseline's input)."""
+        avg = self.judge_matrix().mean(axis=1, skipna=True).to_numpy()
+        if np.isnan(avg).any():
+            pos = int(np.argmax(np.isnan(avg)))
+            raise ValidationError(
+                f"{_row_label(self.ids, pos)} has no judge score at all, so the naive judge "
+                "average is undefined; score it with at least one judge or remove it."
+            )
+        return avg
+
+    def with_labels(self, ids: Sequence[Any], values: Sequence[float]) -> EvalPool:
+        """Return a copy with labels set for ``ids`` (validated like the originals)."""
+        index = pd.Index(self.ids)
+        pos = index.get_indexer(list(ids))
+        if (pos < 0).any():
+            missing = list(ids)[int(np.argmax(pos < 0))]
+            raise ValidationError(f"item {missing!r} is not in the pool; check the item ids.")
+        y = self.y.copy()
+        y[pos] = np.asarray(values, dtype=float)
+        _check_labels(y, self.outcome, self.ids, self.label_name)
+        return replace(self, y=y)
+
+    def report(self) -> dict[str, Any]:
+        """Counts a user should see: items, labels, judges, missing scores, notes."""
+        mat = self.judge_matrix()
+        return {
+            "n_items": self.n_items,
+            "n_labeled": self.n_labeled,
+            "outcome": self.outcome.kind,
+            "levels": list(self.outcome.levels) if self.outcome.levels else None,
+            "judges": list(self.judges),
+            "missing_judge_scores": {j: int(mat[j].isna().sum()) for j in self.judges},
+            "n_groups": None if self.groups is None else int(np.unique(self.groups).size),
+            "notes": list(self.notes),
+        }
+
+    # ------------------------------------------------------------ construction
+    @classmethod
+    def from_frame(
+        cls,
+        df: pd.DataFrame,
+        *,
+        label: str,
+        judges: Sequence[str] | pd.DataFrame,
+        outcome: str,
+        levels: Sequence[float] | None = None,
+        group: str | None = None,
+        text: str | None = None,
+        embedding: Sequence[str] | str | None = None,
+        propensity: str | None = None,
+        item: str | None = None,
+    ) -> EvalPool:
+        """Validate a table and build the pool.
+
+        Parameters
+        ----------
+        df : DataFrame
+            One row per item.
+        label : str
+            Column of human labels; NaN (empty) means not labeled.
+        judges : list of str or DataFrame
+            Wide judge-score columns of ``df``, or a long table with columns
+            ``item``, ``judge``, ``score`` and optionally ``run``, ``entropy``,
+            ``perplexity`` (other columns are ignored).
+        outcome : {"continuous", "ordinal", "nonnegative", "categorical"}
+            Type of the label.
+        levels : list of numbers, optional
+            Allowed label values for ordinal/categorical outcomes; inferred from
+            the labels (and said so in ``notes``) when omitted.
+        group, text, propensity, item : str, optional
+            Columns with the group (e.g. system), item text, inclusion
+            probability of the label sample, and item id (default: the index).
+        embedding : list of str or str, optional
+            Embedding columns, or a prefix selecting them (e.g. ``"emb_"``).
+        """
+        if not isinstance(df, pd.DataFrame):
+            raise ValidationError(f"expected a pandas DataFrame, got {type(df).__name__}.")
+        if df.columns.duplicated().any():
+            dup = df.columns[df.columns.duplicated()][0]
+            raise ValidationError(f"column {dup!r} appears twice; rename one of them.")
+        if len(df) == 0:
+            raise ValidationError("the table has no rows; pass at least one item per row.")
+        if outcome not in KINDS:
+            raise ValidationError(
+                f"outcome {outcome!r} is not known.{_suggest(outcome, KINDS)} "
+                f"Use one of {', '.join(KINDS)}."
+            )
+        notes: list[str] = []
+        # ids
+        if item is None:
+            ids = df.index.to_numpy()
+            id_role = "index"
+        else:
+            _need_column(df, item, "item id")
+            ids = df[item].to_numpy()
+            id_role = f"item id column {item!r}"
+        if pd.isna(ids).any():
+            pos = int(np.argmax(pd.isna(ids)))
+            raise ValidationError(f"{id_role} is empty at row {pos}; give every item an id.")
+        dup = pd.Index(ids).duplicated()
+        if dup.any():
+            pos = int(np.argmax(dup))
+            raise ValidationError(
+                f"{id_role} has a duplicate id {ids[pos]!r} at row {pos}; ids must be unique "
+                "(one row per item). Aggregate repeated rows or pass a long judge table."
+            )
+        # label
+        _need_column(df, label, "label")
+        y = _numeric(df[label], "label", ids)
+        spec = _outcome_spec(outcome, levels, y, notes)
+        _check_labels(y, spec, ids, label)
+        # judges
+        if isinstance(judges, pd.DataFrame):
+            long = _long_from_table(judges, ids, notes)
+            judge_names = tuple(dict.fromkeys(long["judge"].astype(str)))
+        else:
+            if isinstance(judges, str):
+                judges = [judges]
+            if len(judges) == 0:
+                raise ValidationError("no judge columns given; pass at least one judge.")
+            if label in judges:
+                raise ValidationError(
+                    f"label column {label!r} is also listed as a judge; a label cannot be a judge."
+                )
+            if len(set(judges)) != len(judges):
+                raise ValidationError("a judge column is listed twice; list each judge once.")
+            frames = []
+            for j in judges:
+                _need_column(df, j, "judge")
+                s = _numeric(df[j], "judge", ids)
+                if np.isnan(s).all():
+                    raise ValidationError(
+                        f"judge column {j!r} has no score at all; drop it from the judges."
+                    )
+                keep = ~np.isnan(s)
+                frames.append(
+                    pd.DataFrame(
+                        {"pos": np.flatnonzero(keep), "judge": j, "run": 0, "score": s[keep]}
+                    )
+                )
+            long = pd.concat(frames, ignore_index=True)
+            judge_names = tuple(str(j) for j in judges)
+        _check_infinite(long, ids)
+        # optional columns
+        groups = None
+        if group is not None:
+            _need_column(df, group, "group")
+            g = df[group]
+            if g.isna().any():
+                pos = int(np.argmax(g.isna().to_numpy()))
+                raise ValidationError(
+                    f"group column {group!r} is empty at {_row_label(ids, pos)}; give every item "
+                    "a group (e.g. 'unknown') or leave out group."
+                )
+            groups = g.astype(str).to_numpy()
+        texts = None
+        if text is not None:
+            _need_column(df, text, "text")
+            texts = df[text].fillna("").astype(str).to_numpy()
+        emb = None
+        if embedding is not None:
+            emb = _embedding(df, embedding, ids)
+        pi = None
+        if propensity is not None:
+            _need_column(df, propensity, "propensity")
+            pi = _numeric(df[propensity], "propensity", ids)
+            _check_propensity(pi, ~np.isnan(y), ids, propensity)
+        return cls(
+            ids=ids,
+            y=y,
+            outcome=spec,
+            judge_scores=long,
+            judges=judge_names,
+            groups=groups,
+            text=texts,
+            embedding=emb,
+            propensity=pi,
+            label_name=label,
+            notes=tuple(notes),
+        )
+
+
+# ---------------------------------------------------------------------------
+# validation helpers
+# ---------------------------------------------------------------------------
+
+
+def _outcome_spec(
+    kind: str, levels: Sequence[float] | None, y: np.ndarray, notes: list[str]
+) -> OutcomeSpec:
+    if kind in ("ordinal", "categorical"):
+        if levels is None:
+            seen = np.unique(y[~np.isnan(y)])
+            if seen.size < 2:
+                raise ValidationError(
+                    f"cannot infer the levels of a {kind} label from {seen.size} distinct "
+                    "labeled value(s); pass levels explicitly (e.g. levels=[1, 2, 3, 4, 5])."
+                )
+            notes.append(
+                f"levels {seen.tolist()} inferred from the labels; pass levels= to declare them."
+            )
+            return OutcomeSpec(kind, tuple(float(v) for v in seen))  # type: ignore[arg-type]
+        lv = np.asarray(levels, dtype=float)
+        if lv.size < 2 or np.unique(lv).size != lv.size:
+            raise ValidationError(f"levels {list(levels)} must hold at least two distinct values.")
+        return OutcomeSpec(kind, tuple(float(v) for v in np.sort(lv)))  # type: ignore[arg-type]
+    if levels is not None:
+        raise ValidationError(
+            f"levels are only meaningful for ordinal or categorical labels, not {kind!r}; "
+            "drop levels or change the outcome type."
+        )
+    return OutcomeSpec(kind)  # type: ignore[arg-type]
+
+
+def _check_labels(y: np.ndarray, spec: OutcomeSpec, ids: np.ndarray, label: str) -> None:
+    lab = ~np.isnan(y)
+    if np.isinf(y).any():
+        pos = int(np.argmax(np.isinf(y)))
+        raise ValidationError(
+            f"label column {label!r} is infinite at {_row_label(ids, pos)}; "
+            "use a finite value or leave it empty (unlabeled)."
+        )
+    if spec.kind == "nonnegative" and (y[lab] < 0).any():
+        pos = int(np.flatnonzero(lab & (np.nan_to_num(y) < 0))[0])
+        raise ValidationError(
+            f"label column {label!r} is {y[pos]!r} at {_row_label(ids, pos)}, but a nonnegative "
+            "outcome must be >= 0 (e.g. an error count); negate scores such as -MQM first."
+        )
+    if spec.levels is not None:
+        ok = np.isin(y, spec.levels) | ~lab
+        if not ok.all():
+            pos = int(np.argmax(~ok))
+            raise ValidationError(
+                f"label column {label!r} is {y[pos]!r} at {_row_label(ids, pos)}, which is not "
+                f"one of the levels {list(spec.levels)}; fix the label, round it to a level, "
+                "or declare the outcome continuous."
+            )
+
+
+def _check_infinite(long: pd.DataFrame, ids: np.ndarray) -> None:
+    bad = np.isinf(long["score"].to_numpy())
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise ValidationError(
+            f"judge {long['judge'].iloc[k]!r} has an infinite score at "
+            f"{_row_label(ids, int(long['pos'].iloc[k]))}; replace it or leave it empty."
+        )
+
+
+def _check_propensity(pi: np.ndarray, labeled: np.ndarray, ids: np.ndarray, col: str) -> None:
+    bad = labeled & ~((pi > 0) & (pi <= 1))
+    if bad.any():
+        pos = int(np.argmax(bad))
+        raise ValidationError(
+            f"propensity column {col!r} is {pi[pos]!r} at {_row_label(ids, pos)}; an inclusion "
+            "probability must lie in (0, 1] for every labeled item. Record the probability "
+            "the sampling design gave that item."
+        )
+    bad = ~labeled & ~np.isnan(pi) & ~((pi > 0) & (pi <= 1))
+    if bad.any():
+        pos = int(np.argmax(bad))
+        raise ValidationError(
+            f"propensity column {col!r} is {pi[pos]!r} at {_row_label(ids, pos)}; it must lie "
+            "in (0, 1] (or be empty for an unlabeled item)."
+        )
+
+
+def _embedding(df: pd.DataFrame, embedding: Sequence[str] | str, ids: np.ndarray) -> np.ndarray:
+    if isinstance(embedding, str):
+        cols = [c for c in df.columns if str(c).startswith(embedding)]
+        if not cols:
+            raise ValidationError(
+                f"no column starts with the embedding prefix {embedding!r}; pass the prefix "
+                "of the embedding columns or a list of their names."
+            )
+    else:
+        cols = list(embedding)
+        for c in cols:
+            _need_column(df, c, "embedding")
+    emb = np.column_stack([_numeric(df[c], "embedding", ids) for c in cols])
+    bad = ~np.isfinite(emb)
+    if bad.any():
+        pos, k = np.argwhere(bad)[0]
+        raise ValidationError(
+            f"embedding column {cols[k]!r} is missing or not finite at {_row_label(ids, pos)}; "
+            "every item needs a complete embedding (re-embed it or drop the embedding)."
+        )
+    return emb
+
+
+def _long_from_table(long: pd.DataFrame, ids: np.ndarray, notes: list[str]) -> pd.DataFrame:
+    """Validate a long judge table and map its item ids to pool positions."""
+    for col in LONG_COLUMNS:
+        if col not in long.columns:
+            raise ValidationError(
+                f"long judge table needs column {col!r}.{_suggest(col, long.columns)} "
+                "Its columns must include item, judge, score (optional run, entropy, perplexity)."
+            )
+    pos = pd.Index(ids).get_indexer(long["item"].to_numpy())
+    if (pos < 0).any():
+        k = int(np.argmax(pos < 0))
+        raise ValidationError(
+            f"long judge table row {k} refers to item {long['item'].iloc[k]!r}, which is not in "
+            "the pool; remove the row or add the item."
+        )
+    ids_arr = np.asarray(ids)
+    score = _numeric(long["score"].rename("score"), "long-table", ids_arr[pos])
+    out = pd.DataFrame(
+        {
+            "pos": pos,
+            "judge": long["judge"].astype(str).to_numpy(),
+            "run": long["run"].to_numpy() if "run" in long.columns else 0,
+            "score": score,
+        }
+    )
+    for col in UNCERTAINTY_COLUMNS:
+        if col in long.columns:
+            out[col] = pd.to_numeric(long[col], errors="coerce").to_numpy(dtype=float)
+    dup = out.duplicated(["pos", "judge", "run"])
+    if dup.any():
+        k = int(np.argmax(dup.to_numpy()))
+        raise ValidationError(
+            f"long judge table row {k} repeats item {long['item'].iloc[k]!r}, judge "
+            f"{out['judge'].iloc[k]!r}, run {out['run'].iloc[k]!r}; give repeated runs distinct "
+            "run numbers or drop the duplicate."
+        )
+    # unparseable/failed calls arrive as NaN scores: they are missing scores, counted later
+    for j, sub in out.groupby("judge", sort=False):
+        if sub["score"].isna().all():
+            raise ValidationError(
+                f"judge {j!r} has no parseable score in the long table; drop it or re-run it."
+            )
+    n_na = int(out["score"].isna().sum())
+    if n_na:
+        notes.append(
+            f"{n_na} judge score(s) in the long table are NA (failed or unparseable calls); "
+            "they count as missing scores."
+        )
+    return out[out["score"].notna()].reset_index(drop=True)

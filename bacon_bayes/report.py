@@ -1,0 +1,45 @@
+"""Plain-text rendering of results for the command line."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from bacon_bayes.results import Estimate, EstimateTable
+
+METHOD_LABEL = {
+    "aee": "calibrated (AEE)",
+    "classical": "classical (labels only)",
+    "naive": "naive (raw judge avg)",
+}
+
+
+def estimates_table(estimates: Sequence[Estimate]) -> str:
+    """Side-by-side rows of estimates of one estimand (e.g. AEE vs baselines)."""
+    rows = [
+        {
+            "method": METHOD_LABEL.get(e.method, e.method),
+            "estimate": e.estimate,
+            "se": e.se,
+            "ci_low": e.ci_low,
+            "ci_high": e.ci_high,
+            "width": e.width,
+            "labels used": e.n_labeled,
+        }
+        for e in estimates
+    ]
+    return pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.4f}")
+
+
+def groups_table(tables: Sequence[EstimateTable]) -> str:
+    """Per-group estimates: one column block per method."""
+    frame = pd.DataFrame({"group": list(tables[0].names)})
+    for t in tables:
+        short = t.method
+        frame[f"{short}"] = t.estimate
+        frame[f"{short} CI"] = [
+            f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(t.ci_low, t.ci_high, strict=True)
+        ]
+    frame["labels"] = tables[0].n_labeled
+    return frame.to_string(index=False, float_format=lambda v: f"{v:.4f}")

@@ -1,0 +1,151 @@
+"""Result containers: one estimate, and a table of jointly estimated quantities."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+
+def _plain(value: Any) -> Any:
+    """Turn numpy scalars/arrays into JSON-ready Python values."""
+    if isinstance(value, np.ndarray):
+        return [_plain(v) for v in value.tolist()]
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None if math.isnan(value) else value
+    return value
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One estimated quantity with its standard error and confidence interval.
+
+    Attributes
+    ----------
+    estimand : str
+        What is estimated, e.g. ``"mean"`` or ``"quantile(0.5)"``.
+    method : str
+        ``"aee"`` (calibrated), ``"classical"`` (human labels only) or ``"naive"``
+        (raw judge average, no human labels).
+    estimate, se, ci_low, ci_high : float
+        Point estimate, standard error and the ``1 - alpha`` interval.
+    n_labeled, n_items : int
+        Labeled items used and items in the pool.
+    alpha : float
+        One minus the confidence level.
+    details : dict
+        Method specifics (power-tuning lambda, degrees of freedom, ...).
+    """
+
+    estimand: str
+    method: str
+    estimate: float
+    se: float
+    ci_low: float
+    ci_high: float
+    n_labeled: int
+    n_items: int
+    alpha: float
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def width(self) -> float:
+        """Width of the confidence interval."""
+        return self.ci_high - self.ci_low
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-Python dictionary (JSON-ready)."""
+        return _plain(asdict(self))
+
+    def __str__(self) -> str:
+        level = round(100 * (1 - self.alpha), 1)
+        return (
+            f"{self.method:>9} {self.estimand}: {self.estimate:.4f} "
+            f"(se {self.se:.4f}; {level:g}% CI {self.ci_low:.4f} to {self.ci_high:.4f}; "
+            f"{self.n_labeled} labeled of {self.n_items})"
+        )
+
+
+@dataclass(frozen=True)
+class EstimateTable:
+    """Several jointly estimated quantities (e.g. one mean per group).
+
+    Arrays are aligned with ``names``. ``cov`` is their joint covariance;
+    ``ci_low``/``ci_high`` are simultaneous when ``simultaneous`` is not ``"none"``.
+    """
+
+    estimand: str
+    method: str
+    names: tuple[str, ...]
+    estimate: np.ndarray
+    se: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    cov: np.ndarray
+    n_labeled: np.ndarray
+    n_items: np.ndarray
+    alpha: float
+    simultaneous: str
+    critical_value: np.ndarray
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __getitem__(self, name: str) -> Estimate:
+        k = self.names.index(name)
+        return Estimate(
+            estimand=f"{self.estimand}[{name}]",
+            method=self.method,
+            estimate=float(self.estimate[k]),
+            se=float(self.se[k]),
+            ci_low=float(self.ci_low[k]),
+            ci_high=float(self.ci_high[k]),
+            n_labeled=int(self.n_labeled[k]),
+            n_items=int(self.n_items[k]),
+            alpha=self.alpha,
+            details={"simultaneous": self.simultaneous},
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per quantity."""
+        return pd.DataFrame(
+            {
+                "name": list(self.names),
+                "estimate": self.estimate,
+                "se": self.se,
+                "ci_low": self.ci_low,
+                "ci_high": self.ci_high,
+                "n_labeled": self.n_labeled,
+                "n_items": self.n_items,
+            }
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-Python dictionary (JSON-ready), including the joint covariance."""
+        return _plain(
+            {
+                "estimand": self.estimand,
+                "method": self.method,
+                "alpha": self.alpha,
+                "simultaneous": self.simultaneous,
+                "critical_value": self.critical_value,
+                "rows": self.to_frame().to_dict(orient="records"),
+                "cov": self.cov,
+                "details": self.details,
+            }
+        )
+
+    def __str__(self) -> str:
+        level = round(100 * (1 - self.alpha), 1)
+        head = f"{self.method} {self.estimand} ({level:g}% CI, simultaneous: {self.simultaneous})"
+        return head + "\n" + self.to_frame().to_string(index=False, float_format="%.4f")
