@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -25,6 +25,9 @@ from bacon_bayes.study.folder import (
     read_pool,
     study_lock,
 )
+
+if TYPE_CHECKING:
+    from bacon_bayes.pool import EvalPool
 
 __all__ = ["Study", "StudyData", "create_study", "load_study"]
 
@@ -266,6 +269,12 @@ class StudyData:
             "propensity": self.propensity,
             "item": self.item,
         }
+
+    def to_pool(self) -> EvalPool:
+        """The study as a validated :class:`~bacon_bayes.pool.EvalPool`."""
+        from bacon_bayes.pool import EvalPool
+
+        return EvalPool.from_frame(self.frame, **self.pool_kwargs())
 
 
 def load_study(path: str | Path, *, allow_pending: bool = False) -> StudyData:

@@ -2,32 +2,20 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from bacon_bayes.errors import BaconError
+from bacon_bayes.cli import main
 
 N_POOL = 200
 
 
 def bacon(*argv: str) -> int:
-    """Run a study sub-command of the ``bacon`` CLI in-process (0 ok, 2 refused)."""
-    from bacon_bayes.cli import label, sample, status
-
-    parser = argparse.ArgumentParser(prog="bacon")
-    sub = parser.add_subparsers(dest="command", required=True)
-    for module in (sample, label, status):
-        module.add_parser(sub)
-    args = parser.parse_args(list(argv))
-    try:
-        return int(args.func(args) or 0)
-    except BaconError as exc:
-        print(f"bacon {args.command}: error: {exc}")
-        return 2
+    """Run the ``bacon`` command line in-process (0 ok, 2 refused; errors go to stderr)."""
+    return main(list(argv))
 
 
 @pytest.fixture

@@ -76,7 +76,7 @@ def test_refusal_leaves_study_untouched(
     path = write(tmp_path, make_rows(ids, unselected_id(labeled_study)))
     before = snapshot(labeled_study)
     assert bacon("label", "import", str(path), "--study", str(labeled_study)) == 2
-    out = capsys.readouterr().out
+    out = capsys.readouterr().err
     assert "error:" in out
     assert pd.Series([out]).str.contains(message).all(), out
     assert snapshot(labeled_study) == before
@@ -91,7 +91,7 @@ def test_conflict_with_stored_label_is_refused_unless_replace(
     path = write(tmp_path, [(stored["item"], str(changed))])
     before = snapshot(labeled_study)
     assert bacon("label", "import", str(path), "--study", str(labeled_study)) == 2
-    assert "changes 1 stored labels" in capsys.readouterr().out
+    assert "changes 1 stored labels" in capsys.readouterr().err
     assert snapshot(labeled_study) == before
     assert bacon("label", "import", str(path), "--study", str(labeled_study), "--replace") == 0
     after = Study.open(labeled_study).labels.set_index("item")["human"]

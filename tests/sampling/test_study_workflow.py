@@ -106,7 +106,7 @@ def test_bad_sample_requests_are_refused(
 ) -> None:
     capsys.readouterr()
     assert bacon("sample", str(study), *argv) == 2
-    assert message in capsys.readouterr().out
+    assert message in capsys.readouterr().err
 
 
 def test_pool_problems_are_named(tmp_path: Path, pool_file: Path) -> None:
@@ -126,3 +126,20 @@ def draw_wave_new(pool: Path, root: Path, item: str = "id") -> None:
     from bacon_bayes.study import StudyConfig, create_study
 
     create_study(root, StudyConfig(pool=str(pool.resolve()), item=item))
+
+
+def test_loaded_study_feeds_the_pool_and_the_estimator(
+    study: Path, pool_file: Path, tmp_path: Path
+) -> None:
+    from bacon_bayes.estimate import aee_mean
+
+    label_all_pending(study, pool_file, tmp_path)
+    draw_wave(study, "adaptive", 40, seed=2)
+    label_all_pending(study, pool_file, tmp_path)
+    data = load_study(study)
+    pool = data.to_pool()
+    assert pool.n_labeled == int(data.frame[data.label].notna().sum())
+    assert np.array_equal(pool.propensity, data.frame[PROPENSITY_COLUMN].to_numpy())
+    judge_mean = data.frame[["judge_a", "judge_b"]].mean(axis=1).to_numpy()
+    est = aee_mean(pool.y, judge_mean, pool.labeled, pool.propensity)
+    assert est.ci_low < est.estimate < est.ci_high
