@@ -6,8 +6,8 @@
   predictive sd mixed with a uniform share, capped at one; combining waves.
 * :mod:`~bacon_bayes.sampling.two_stage`: the paper's pilot + constrained
   weighting optimisation.
-* :mod:`~bacon_bayes.sampling.residuals`: out-of-fold residuals and a
-  heteroskedastic sd model for the adaptive designs.
+* :mod:`~bacon_bayes.sampling.sd_model`: a heteroskedastic sd model of the
+  outcome model's error for the adaptive design.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from bacon_bayes.sampling.designs import (
     stratified,
     uniform,
 )
-from bacon_bayes.sampling.residuals import HeteroskedasticSD, out_of_fold_predictions
+from bacon_bayes.sampling.sd_model import HeteroskedasticSD
 from bacon_bayes.sampling.two_stage import (
     TwoStagePropensity,
     fit_two_stage_propensity,
@@ -49,7 +49,6 @@ __all__ = [
     "cap_probabilities",
     "combine_waves",
     "fit_two_stage_propensity",
-    "out_of_fold_predictions",
     "poisson",
     "resolve_budget",
     "stratified",

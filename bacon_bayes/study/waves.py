@@ -10,10 +10,11 @@ not depend on which items the earlier waves drew and the union-of-waves
 probabilities are exact given the fitted model.
 
 ``adaptive`` and ``two-stage`` fit the study's outcome model on the labels of
-the earlier waves: a cross-fitted ridge regression on the study's
+the earlier waves: a cross-fitted ridge regression (:class:`RidgeOutcome`,
+:func:`~bacon_bayes.crossfit.cross_fit`) on the study's
 ``features`` (missing values imputed by the column mean plus a missing flag),
 out-of-fold residuals, and for ``adaptive`` the heteroskedastic sd model of
-:mod:`bacon_bayes.sampling.residuals`. They refuse to run while earlier
+:mod:`bacon_bayes.sampling.sd_model`. They refuse to run while earlier
 selected items are still unlabeled.
 """
 
@@ -25,7 +26,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.crossfit import cross_fit
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.outcome.ridge import RidgeOutcome
 from bacon_bayes.sampling import (
     DEFAULT_UNIFORM_SHARE,
     Design,
@@ -33,7 +36,6 @@ from bacon_bayes.sampling import (
     adaptive,
     bernoulli,
     bin_feature,
-    out_of_fold_predictions,
     poisson,
     resolve_budget,
     stratified,
@@ -92,8 +94,8 @@ def _model_inputs(study: Study, folds: int, seed: int) -> tuple[np.ndarray, np.n
             f"study has {int(labeled.sum())}; draw a uniform pilot first"
         )
     X = study_features(study)
-    oof, _ = out_of_fold_predictions(X, values, labeled, folds=folds, seed=seed)
-    return X, labeled, np.where(labeled, values - oof, np.nan)
+    fit = cross_fit(RidgeOutcome(), X, values, folds=folds, seed=seed)
+    return X, labeled, np.where(labeled, values - fit.mean, np.nan)
 
 
 def _design(
