@@ -143,9 +143,8 @@ def summeval_environment(path: Path | None = None, *, n_pcs: int = 10) -> Enviro
     judge_mean = np.nanmean(scores, axis=1)
     if np.isnan(judge_mean).any():
         raise ValidationError(f"{path}: some summaries have no judge score at all")
-    return Environment(
-        _unit_pcs(tfidf.toarray(), n_pcs, 0), judge_mean, f"SummEval TF-IDF ({path})"
-    )
+    pcs = _unit_pcs(tfidf.toarray(), n_pcs, 0)
+    return Environment(pcs, judge_mean, f"SummEval summaries, TF-IDF PCA ({Path(path).name})")
 
 
 def gaussian_environment(n: int = 600, *, n_pcs: int = 10, seed: int = 0) -> Environment:
@@ -355,8 +354,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=Path("docs/experiments/adaptive_sampling"))
     p.add_argument("--trials", type=int, default=400)
     p.add_argument("--lambdas", type=float, nargs="+", default=[0.5, 1.0, 1.5, 2.0, 2.5, 3.0])
-    p.add_argument("--pilots", type=float, nargs="+", default=[0.05, 0.1, 0.2, 0.25, 0.3])
-    p.add_argument("--etas", type=float, nargs="+", default=[0.2, 0.25, 0.3, 0.35, 0.45])
+    p.add_argument("--pilots", type=float, nargs="+", default=[0.05, 0.1, 0.15, 0.2, 0.25, 0.3])
+    p.add_argument("--etas", type=float, nargs="+", default=[0.2, 0.25, 0.3, 0.35, 0.4, 0.45])
     p.add_argument("--eta", type=float, default=0.4)
     p.add_argument("--pilot", type=float, default=0.15)
     p.add_argument("--sweep-lambda", type=float, default=1.5)
@@ -365,14 +364,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     env = summeval_environment(args.data)
     args.out.mkdir(parents=True, exist_ok=True)
     outcomes: dict[float, np.ndarray] = {}
+    done: dict[tuple[float, float, float], pd.DataFrame] = {}
     parts = []
     start = time.perf_counter()
     for sweep, lam, eta, pilot in _settings(args):
         if lam not in outcomes:
             outcomes[lam] = draw_outcomes(env, lam, seed=args.seed + round(1000 * lam))
         y = outcomes[lam]
-        trials = run_setting(env, y, eta=eta, pilot_rate=pilot, trials=args.trials, seed=args.seed)
-        summary = summarise(trials, float(y.mean()))
+        key = (lam, eta, pilot)
+        if key not in done:  # a setting shared by two sweeps is run once
+            trials = run_setting(
+                env, y, eta=eta, pilot_rate=pilot, trials=args.trials, seed=args.seed
+            )
+            done[key] = summarise(trials, float(y.mean()))
+        summary = done[key].copy()
         summary.insert(0, "pilot_rate", pilot)
         summary.insert(0, "eta", eta)
         summary.insert(0, "lam", lam)
