@@ -2,7 +2,8 @@
 
 A label file is a CSV (or the ``todo.csv`` written by ``bacon sample``, filled
 in) with the study's id column and a label column (the study's label name, or
-``label``). Rows with an empty label are still pending and are counted, not
+``label``). Labels are numbers (code categories as the numbers listed in
+``levels``). Rows with an empty label are still pending and are counted, not
 imported. The whole file is refused - nothing is written - when any row has
 
 * an id that is not in the pool, or an id no sampling wave selected;

@@ -126,6 +126,12 @@ def _design(
         if not column or column not in study.pool.columns:
             raise ValidationError("the stratified design needs --strata naming a pool column")
         strata = study.pool[column]
+        if strata.isna().any():
+            row = int(np.flatnonzero(strata.isna().to_numpy())[0])
+            raise ValidationError(
+                f"strata column {column!r} is empty in row {row + 2}; fill it in or pick "
+                "another column"
+            )
         if pd.api.types.is_numeric_dtype(strata) and strata.nunique() > options.get("bins", 5):
             strata = bin_feature(strata.to_numpy(float), options.get("bins", 5))
         proxy = None

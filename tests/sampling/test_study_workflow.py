@@ -143,3 +143,11 @@ def test_loaded_study_feeds_the_pool_and_the_estimator(
     judge_mean = data.frame[["judge_a", "judge_b"]].mean(axis=1).to_numpy()
     est = aee_mean(pool.y, judge_mean, pool.labeled, pool.propensity)
     assert est.ci_low < est.estimate < est.ci_high
+
+
+def test_strata_with_gaps_are_refused(study: Path, pool_file: Path) -> None:
+    frame = pd.read_csv(pool_file)
+    frame.loc[7, "system"] = None
+    frame.to_csv(pool_file, index=False)
+    with pytest.raises(ValidationError, match="strata column 'system' is empty in row 9"):
+        draw_wave(study, "stratified", 10, strata="system")
