@@ -270,11 +270,17 @@ class StudyData:
             "item": self.item,
         }
 
-    def to_pool(self) -> EvalPool:
-        """The study as a validated :class:`~bacon_bayes.pool.EvalPool`."""
+    def to_pool(self, **overrides: Any) -> EvalPool:
+        """The study as a validated :class:`~bacon_bayes.pool.EvalPool`.
+
+        ``overrides`` replace or add ``EvalPool.from_frame`` arguments (e.g.
+        ``judges=[...]``, ``embedding="emb:"``, ``text="summary"``); ``None``
+        values are ignored, so CLI options that were not given change nothing.
+        """
         from bacon_bayes.pool import EvalPool
 
-        return EvalPool.from_frame(self.frame, **self.pool_kwargs())
+        kwargs = self.pool_kwargs() | {k: v for k, v in overrides.items() if v is not None}
+        return EvalPool.from_frame(self.frame, **kwargs)
 
 
 def load_study(path: str | Path, *, allow_pending: bool = False) -> StudyData:

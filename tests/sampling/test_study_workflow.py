@@ -137,7 +137,8 @@ def test_loaded_study_feeds_the_pool_and_the_estimator(
     draw_wave(study, "adaptive", 40, seed=2)
     label_all_pending(study, pool_file, tmp_path)
     data = load_study(study)
-    pool = data.to_pool()
+    pool = data.to_pool(judges=None, text="system")
+    assert pool.text is not None
     assert pool.n_labeled == int(data.frame[data.label].notna().sum())
     assert np.array_equal(pool.propensity, data.frame[PROPENSITY_COLUMN].to_numpy())
     judge_mean = data.frame[["judge_a", "judge_b"]].mean(axis=1).to_numpy()
