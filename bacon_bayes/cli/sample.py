@@ -46,6 +46,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     opt.add_argument("--pi-column", help="poisson: pool column with inclusion probabilities")
     opt.add_argument("--uniform-share", type=float, default=DEFAULT_UNIFORM_SHARE)
     opt.add_argument("--folds", type=int, default=5, help="adaptive: cross-fitting folds")
+    opt.add_argument(
+        "--sd-model",
+        choices=("heteroskedastic", "calibrator"),
+        default="heteroskedastic",
+        help="adaptive: error sd from a ridge model of log squared residuals, or the "
+        "predictive sd of the calibrator (--model, --engine)",
+    )
+    opt.add_argument("--model", help="adaptive with --sd-model calibrator: outcome family")
+    opt.add_argument("--engine", default="auto", choices=("auto", "bayes", "freq"))
     p.set_defaults(func=run)
 
 
@@ -101,6 +110,9 @@ def run(args: argparse.Namespace) -> int:
         pi_column=args.pi_column,
         uniform_share=args.uniform_share,
         folds=args.folds,
+        sd_model=args.sd_model,
+        model=args.model,
+        engine=args.engine,
     )
     todo = pending_items(Study.open(root), wave)
     out = args.out or root / f"todo-wave{wave}.csv"

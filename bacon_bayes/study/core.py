@@ -305,7 +305,7 @@ def load_study(path: str | Path, *, allow_pending: bool = False) -> StudyData:
     if pending.any() and not allow_pending:
         raise ValidationError(
             f"study {path}: {int(pending.sum())} selected items have no label yet (e.g. "
-            f"{study.ids[pending][0]!r}); import their labels with `bacon label import`, or "
+            f"{str(study.ids[pending][0])!r}); import their labels with `bacon label import`, or "
             "allow pending items (they are then treated as missing at random)"
         )
     frame = study.pool.copy()

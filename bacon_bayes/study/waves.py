@@ -14,7 +14,9 @@ the earlier waves: a cross-fitted ridge regression (:class:`RidgeOutcome`,
 :func:`~bacon_bayes.crossfit.cross_fit`) on the study's
 ``features`` (missing values imputed by the column mean plus a missing flag),
 out-of-fold residuals, and for ``adaptive`` the heteroskedastic sd model of
-:mod:`bacon_bayes.sampling.sd_model`. They refuse to run while earlier
+:mod:`bacon_bayes.sampling.sd_model` - or, with ``sd_model="calibrator"``, the
+predictive sd of a :class:`~bacon_bayes.Calibrator` (the posterior predictive
+sd with a Bayesian engine). They refuse to run while earlier
 selected items are still unlabeled.
 """
 
@@ -45,7 +47,7 @@ from bacon_bayes.sampling import (
 from bacon_bayes.study.core import Study
 from bacon_bayes.study.folder import remove_stale_temp_files, study_lock
 
-__all__ = ["DESIGNS", "draw_wave", "pending_items", "study_features"]
+__all__ = ["DESIGNS", "calibrator_sd", "draw_wave", "pending_items", "study_features"]
 
 DESIGNS = ("uniform", "bernoulli", "stratified", "poisson", "adaptive", "two-stage")
 
@@ -98,6 +100,22 @@ def _model_inputs(study: Study, folds: int, seed: int) -> tuple[np.ndarray, np.n
     return X, labeled, np.where(labeled, values - fit.mean, np.nan)
 
 
+def calibrator_sd(
+    study: Study, model: str | None, engine: str, folds: int, seed: int
+) -> np.ndarray:
+    """Predictive sd of every item from a :class:`~bacon_bayes.Calibrator` fitted on the study.
+
+    A Bayesian model gives the posterior predictive sd (heteroskedastic when the
+    model is); a frequentist ridge gives one sd for all items (uniform allocation).
+    """
+    from bacon_bayes.calibrator import Calibrator
+    from bacon_bayes.study.core import load_study
+
+    pool = load_study(study.root).to_pool()
+    cal = Calibrator(model, engine=engine, folds=folds, seed=seed).fit(pool)
+    return np.sqrt(cal.crossfit_.var())
+
+
 def _design(
     study: Study,
     design: str,
@@ -148,7 +166,12 @@ def _design(
     folds = int(options.get("folds", 5))
     X, labeled, resid = _model_inputs(study, folds, seed)
     if design == "adaptive":
-        sd = HeteroskedasticSD().fit(X[labeled], resid[labeled]).predict_sd(X)
+        if options.get("sd_model", "heteroskedastic") == "calibrator":
+            sd = calibrator_sd(
+                study, options.get("model"), options.get("engine", "auto"), folds, seed
+            )
+        else:
+            sd = HeteroskedasticSD().fit(X[labeled], resid[labeled]).predict_sd(X)
         share = float(options.get("uniform_share", DEFAULT_UNIFORM_SHARE))
         prior = study.inclusion_probability()
         return adaptive(sd, n, prior=prior, eligible=eligible, uniform_share=share, seed=seed)
@@ -171,7 +194,9 @@ def draw_wave(
     """Draw the next wave of ``design`` in the study ``root`` and commit it.
 
     Options: ``strata``, ``bins``, ``allocation`` (stratified); ``pi_column``
-    (poisson); ``uniform_share``, ``folds`` (adaptive, two-stage).
+    (poisson); ``uniform_share``, ``folds`` (adaptive, two-stage); ``sd_model``
+    (``"heteroskedastic"``, the default, or ``"calibrator"``), ``model`` and
+    ``engine`` (of the calibrator) for adaptive.
 
     Returns the wave number and the design.
     """

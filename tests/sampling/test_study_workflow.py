@@ -152,3 +152,17 @@ def test_strata_with_gaps_are_refused(study: Path, pool_file: Path) -> None:
     frame.to_csv(pool_file, index=False)
     with pytest.raises(ValidationError, match="strata column 'system' is empty in row 9"):
         draw_wave(study, "stratified", 10, strata="system")
+
+
+def test_adaptive_wave_from_the_calibrator(study: Path, pool_file: Path, tmp_path: Path) -> None:
+    """The wave follows the calibrator's predictive sd (ordinal model: item-specific)."""
+    from bacon_bayes.sampling import adaptive_probabilities
+    from bacon_bayes.study.waves import calibrator_sd
+
+    label_all_pending(study, pool_file, tmp_path)
+    s = Study.open(study)
+    sd = calibrator_sd(s, None, "freq", 5, 0)
+    assert sd.std() > 0.05 * sd.mean(), "an ordinal model's predictive sd varies by item"
+    _, wave = draw_wave(study, "adaptive", 30, sd_model="calibrator", engine="freq")
+    expected = adaptive_probabilities(sd, 30, prior=s.inclusion_probability())
+    assert np.allclose(wave.pi, expected)
