@@ -26,8 +26,12 @@ only, with a total expected budget ``eta * N``:
   ``e_i = p1 + (1 - p1) s_i``.
 * ``sd-adaptive``: the same pilot, a frequentist heteroskedastic sd model
   (:class:`~bacon_bayes.sampling.HeteroskedasticSD`, log squared residuals on
-  PCs 1-5; not the Bayesian calibrator), an adaptive Poisson wave with the
-  default uniform share, AEE with the union-of-waves probabilities.
+  PCs 1-5, cross-fitted for the pilot items; not the Bayesian calibrator), an
+  adaptive Poisson wave with the default uniform share, AEE with the
+  union-of-waves probabilities.
+
+Pilot items' own probabilities come from designs fitted without their fold of
+the pilot (see :mod:`bacon_bayes.sampling.two_stage`).
 
 Run ``python -m bacon_bayes.experiments.adaptive --help``.
 """
@@ -52,9 +56,9 @@ from bacon_bayes.results import Estimate
 from bacon_bayes.sampling import (
     DEFAULT_UNIFORM_SHARE,
     Design,
-    HeteroskedasticSD,
     adaptive,
     combine_waves,
+    cross_fitted_sd,
     two_stage,
     uniform,
 )
@@ -247,8 +251,10 @@ def adaptive_designs(
     """
     z = env.propensity_features
     wave, prop = two_stage(z, resid**2, pilot.selected, pilot.pi, eta, seed=seeds[0])
-    out = {"two-stage": (pilot.selected | wave.selected, prop.propensity)}
-    sd = HeteroskedasticSD().fit(z[pilot.selected], resid).predict_sd(z)
+    out = {"two-stage": (pilot.selected | wave.selected, prop.inclusion)}
+    r = np.zeros(z.shape[0])
+    r[pilot.selected] = resid
+    sd = cross_fitted_sd(z, r, pilot.selected)
     n_new = (eta - float(pilot.pi.mean())) * z.shape[0]
     wave = adaptive(
         sd,

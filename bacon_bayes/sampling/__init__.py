@@ -29,7 +29,7 @@ from bacon_bayes.sampling.designs import (
     stratified,
     uniform,
 )
-from bacon_bayes.sampling.sd_model import HeteroskedasticSD
+from bacon_bayes.sampling.sd_model import HeteroskedasticSD, cross_fitted_sd
 from bacon_bayes.sampling.two_stage import (
     TwoStagePropensity,
     fit_two_stage_propensity,
@@ -48,6 +48,7 @@ __all__ = [
     "bin_feature",
     "cap_probabilities",
     "combine_waves",
+    "cross_fitted_sd",
     "fit_two_stage_propensity",
     "poisson",
     "resolve_budget",

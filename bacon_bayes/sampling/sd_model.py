@@ -15,7 +15,7 @@ from sklearn.linear_model import RidgeCV
 
 from bacon_bayes.errors import NotFittedError, ValidationError
 
-__all__ = ["HeteroskedasticSD"]
+__all__ = ["HeteroskedasticSD", "cross_fitted_sd"]
 
 _ALPHAS = np.logspace(-3, 3, 13)
 
@@ -52,3 +52,41 @@ class HeteroskedasticSD(BaseEstimator):
         if not hasattr(self, "model_"):
             raise NotFittedError("HeteroskedasticSD.predict_sd called before fit")
         return np.sqrt(self.smear_ * np.exp(self.model_.predict(np.asarray(X, dtype=float))))
+
+
+def cross_fitted_sd(
+    X: np.ndarray,
+    residual: np.ndarray,
+    labeled: np.ndarray,
+    *,
+    folds: int = 5,
+    seed: int = 0,
+) -> np.ndarray:
+    """Error sd of every item for an adaptive wave after a pilot.
+
+    Unlabeled items get the model fitted on all labeled residuals. A labeled
+    item gets the model fitted without its fold: the sd it would have had if it
+    had not been labeled, which is what its union-of-waves inclusion
+    probability needs (a model that saw its residual would raise its sd, and
+    its probability, exactly when its residual is large).
+
+    Parameters
+    ----------
+    X : array, shape (N, p)
+    residual : array, shape (N,)
+        Out-of-fold residuals (only labeled entries are read).
+    labeled : array of bool, shape (N,)
+    folds, seed : int
+        Fold split of the labeled items (``folds < 2``: no cross-fitting).
+    """
+    X = np.asarray(X, dtype=float)
+    labeled = np.asarray(labeled, dtype=bool)
+    r = np.asarray(residual, dtype=float)
+    members = np.flatnonzero(labeled)
+    sd = HeteroskedasticSD().fit(X[members], r[members]).predict_sd(X)
+    if folds > 1 and members.size >= 2 * folds:
+        fold_of = np.random.default_rng(seed).permutation(members.size) % folds
+        for k in range(folds):
+            train, held = members[fold_of != k], members[fold_of == k]
+            sd[held] = HeteroskedasticSD().fit(X[train], r[train]).predict_sd(X[held])
+    return sd

@@ -14,8 +14,16 @@ population sum; constant for a uniform pilot). The problem is solved by SLSQP
 with analytic gradients from the feasible start ``beta = 0``; because the
 objective decreases in every ``e_i`` the budget binds, and a final 1-D root
 search on ``b`` (Brent) makes ``mean e = eta`` to ~1e-12. No randomness is
-involved: the same inputs give the same propensities, and the stage-2 draw is
-reproducible from its seed.
+involved beyond a seeded fold split: the same inputs give the same
+propensities, and the stage-2 draw is reproducible from its seed.
+
+Which probability does a *pilot* item have? It is in the union of waves with
+probability ``p1_i + (1 - p1_i) s_i``, where ``s_i`` is the stage-2 probability
+it would have had outside the pilot - from a design fitted without its own
+residual. Plugging in the design fitted *with* it ties ``s_i`` to ``r_i`` (large
+residual, larger ``s_i``, smaller weight) and understates the variance, so
+pilot items get ``s_i`` from the design refitted without their fold of the
+pilot (K-fold cross-fitting, ``TwoStagePropensity.inclusion``).
 """
 
 from __future__ import annotations
@@ -43,9 +51,18 @@ class TwoStagePropensity:
     center, scale : ndarray
         Standardisation of the propensity features.
     stage2 : ndarray, shape (N,)
-        Stage-2 probability ``s_i`` of every item.
+        Stage-2 probability ``s_i`` of every item under the fitted design.
     propensity : ndarray, shape (N,)
-        Combined inclusion probability ``e_i = p1_i + (1 - p1_i) s_i``.
+        ``e_i = p1_i + (1 - p1_i) s_i``; its mean is the budget.
+    stage2_own : ndarray, shape (N,)
+        ``s_i`` for non-pilot items; for a pilot item, the stage-2 probability
+        it would have had if it had not been in the pilot, i.e. from the design
+        fitted without its own residual (without its fold of the pilot).
+    inclusion : ndarray, shape (N,)
+        ``p1_i + (1 - p1_i) * stage2_own_i``: the inclusion probabilities to
+        use in the estimator. With ``propensity`` instead, a pilot item with a
+        large residual would get a propensity raised by its own residual, which
+        understates its weight and the variance.
     objective : float
         ``sum w r^2 / e`` at the solution.
     mean_propensity : float
@@ -62,6 +79,8 @@ class TwoStagePropensity:
     scale: np.ndarray
     stage2: np.ndarray
     propensity: np.ndarray
+    stage2_own: np.ndarray
+    inclusion: np.ndarray
     objective: float
     mean_propensity: float
     converged: bool
@@ -107,6 +126,8 @@ def fit_two_stage_propensity(
     budget: float,
     *,
     ridge: float = 1e-4,
+    folds: int = 5,
+    seed: int = 0,
     maxiter: int = 500,
 ) -> TwoStagePropensity:
     """Solve ``min sum r^2/e  s.t.  mean e <= budget`` for the stage-2 propensity.
@@ -126,6 +147,11 @@ def fit_two_stage_propensity(
     ridge : float
         Penalty ``ridge * |beta|^2`` added to the normalised objective; keeps
         the solution bounded when the pilot is small.
+    folds : int
+        Cross-fitting of the pilot items' own probabilities (see
+        ``TwoStagePropensity.inclusion``); 0 or 1 turns it off.
+    seed : int
+        Seed of the pilot's fold split.
     maxiter : int
         SLSQP iteration cap.
     """
@@ -139,46 +165,24 @@ def fit_two_stage_propensity(
     center = z.mean(axis=0)
     scale = z.std(axis=0)
     scale[scale == 0] = 1.0
-    zs = (z - center) / scale
-    design = np.column_stack([np.ones(z.shape[0]), zs])
-    weight = np.where(pilot, r2 / p1, 0.0)
-    total = weight.sum()
-    weight = weight / total if total > 0 else np.where(pilot, 1.0 / pilot.sum(), 0.0)
-    room = 1.0 - p1
-    penalty = np.r_[0.0, np.full(zs.shape[1], ridge)]
-
-    def parts(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        s = expit(design @ theta)
-        return s, p1 + room * s
-
-    def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        s, e = parts(theta)
-        value = np.sum(weight / e) + np.sum(penalty * theta**2)
-        grad = -design.T @ (weight / e**2 * room * s * (1 - s)) + 2 * penalty * theta
-        return float(value), grad
-
-    def slack(theta: np.ndarray) -> float:
-        return float(budget - parts(theta)[1].mean())
-
-    def slack_grad(theta: np.ndarray) -> np.ndarray:
-        s, _ = parts(theta)
-        return -(design.T @ (room * s * (1 - s))) / z.shape[0]
-
+    design = np.column_stack([np.ones(z.shape[0]), (z - center) / scale])
+    raw_weight = np.where(pilot, r2 / p1, 0.0)
+    solver = _Solver(design, p1, budget, ridge, maxiter)
     theta0 = np.zeros(design.shape[1])
     theta0[0] = logit((budget - base) / (1.0 - base))
-    result = minimize(
-        objective,
-        theta0,
-        jac=True,
-        method="SLSQP",
-        constraints=[{"type": "ineq", "fun": slack, "jac": slack_grad}],
-        options={"maxiter": maxiter, "ftol": 1e-12},
-    )
-    theta = np.asarray(result.x, dtype=float)
-    if not np.all(np.isfinite(theta)):
-        theta = theta0
-    theta[0] = _solve_intercept(design[:, 1:] @ theta[1:], p1, budget)
-    s, e = parts(theta)
+    theta, result = solver.solve(raw_weight, theta0)
+    s = expit(design @ theta)
+    e = p1 + (1 - p1) * s
+    s_own = s.copy()
+    members = np.flatnonzero(pilot)
+    if folds > 1 and members.size >= 2 * folds:
+        fold_of = np.random.default_rng(seed).permutation(members.size) % folds
+        for k in range(folds):
+            held = members[fold_of == k]
+            weight_k = raw_weight.copy()
+            weight_k[held] = 0.0
+            theta_k, _ = solver.solve(weight_k, theta)
+            s_own[held] = expit(design[held] @ theta_k)
     return TwoStagePropensity(
         intercept=float(theta[0]),
         coef=theta[1:].copy(),
@@ -186,11 +190,60 @@ def fit_two_stage_propensity(
         scale=scale,
         stage2=s,
         propensity=e,
-        objective=float(np.sum(np.where(pilot, r2 / p1, 0.0) / e)),
+        stage2_own=s_own,
+        inclusion=p1 + (1 - p1) * s_own,
+        objective=float(np.sum(raw_weight / e)),
         mean_propensity=float(e.mean()),
         converged=bool(result.success),
         message=str(result.message),
     )
+
+
+class _Solver:
+    """SLSQP for one weighting of the pilot, then the exact-budget intercept."""
+
+    def __init__(
+        self, design: np.ndarray, p1: np.ndarray, budget: float, ridge: float, maxiter: int
+    ) -> None:
+        self.design, self.p1, self.budget, self.maxiter = design, p1, budget, maxiter
+        self.room = 1.0 - p1
+        self.penalty = np.r_[0.0, np.full(design.shape[1] - 1, ridge)]
+
+    def solve(self, raw_weight: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, object]:
+        design, room, penalty, budget = self.design, self.room, self.penalty, self.budget
+        total = raw_weight.sum()
+        if total > 0:
+            weight = raw_weight / total
+        else:
+            weight = (raw_weight >= 0) / raw_weight.size
+
+        def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
+            s = expit(design @ theta)
+            e = self.p1 + room * s
+            value = np.sum(weight / e) + np.sum(penalty * theta**2)
+            grad = -design.T @ (weight / e**2 * room * s * (1 - s)) + 2 * penalty * theta
+            return float(value), grad
+
+        def slack(theta: np.ndarray) -> float:
+            return float(budget - np.mean(self.p1 + room * expit(design @ theta)))
+
+        def slack_grad(theta: np.ndarray) -> np.ndarray:
+            s = expit(design @ theta)
+            return -(design.T @ (room * s * (1 - s))) / design.shape[0]
+
+        result = minimize(
+            objective,
+            start,
+            jac=True,
+            method="SLSQP",
+            constraints=[{"type": "ineq", "fun": slack, "jac": slack_grad}],
+            options={"maxiter": self.maxiter, "ftol": 1e-12},
+        )
+        theta = np.asarray(result.x, dtype=float)
+        if not np.all(np.isfinite(theta)):
+            theta = start.copy()
+        theta[0] = _solve_intercept(design[:, 1:] @ theta[1:], self.p1, budget)
+        return theta, result
 
 
 def _solve_intercept(linear: np.ndarray, p1: np.ndarray, budget: float) -> float:
@@ -216,14 +269,19 @@ def two_stage(
     *,
     seed: int | None = 0,
     ridge: float = 1e-4,
+    folds: int = 5,
 ) -> tuple[Design, TwoStagePropensity]:
     """Stage 2 of the paper's design: a Poisson wave with probabilities ``s_i``.
 
-    Returns the wave (``pi`` = ``s_i`` for every item, drawn among non-pilot
-    items) and the fitted propensity; the inclusion probability of the union
-    of pilot and stage 2 is ``fit.propensity`` (= ``combine_waves([p1, s])``).
+    Returns the wave and the fitted propensity. The wave draws non-pilot items
+    with ``s_i``; its ``pi`` is ``fit.stage2_own`` (``s_i`` for non-pilot items,
+    the cross-fitted counterfactual for pilot items), so the inclusion
+    probability of the union, ``combine_waves([pilot_pi, wave.pi])``, equals
+    ``fit.inclusion``.
     """
-    fit = fit_two_stage_propensity(features, residual_sq, pilot, pilot_pi, budget, ridge=ridge)
+    fit = fit_two_stage_propensity(
+        features, residual_sq, pilot, pilot_pi, budget, ridge=ridge, folds=folds
+    )
     params = {
         "budget": float(budget),
         "intercept": fit.intercept,
@@ -231,7 +289,7 @@ def two_stage(
         "converged": fit.converged,
     }
     wave = poisson(
-        fit.stage2,
+        fit.stage2_own,
         eligible=~np.asarray(pilot, dtype=bool),
         seed=seed,
         name="two-stage",

@@ -34,10 +34,10 @@ from bacon_bayes.outcome.ridge import RidgeOutcome
 from bacon_bayes.sampling import (
     DEFAULT_UNIFORM_SHARE,
     Design,
-    HeteroskedasticSD,
     adaptive,
     bernoulli,
     bin_feature,
+    cross_fitted_sd,
     poisson,
     resolve_budget,
     stratified,
@@ -171,7 +171,7 @@ def _design(
                 study, options.get("model"), options.get("engine", "auto"), folds, seed
             )
         else:
-            sd = HeteroskedasticSD().fit(X[labeled], resid[labeled]).predict_sd(X)
+            sd = cross_fitted_sd(X, np.nan_to_num(resid), labeled, folds=folds, seed=seed)
         share = float(options.get("uniform_share", DEFAULT_UNIFORM_SHARE))
         prior = study.inclusion_probability()
         return adaptive(sd, n, prior=prior, eligible=eligible, uniform_share=share, seed=seed)

@@ -41,7 +41,21 @@ def test_same_inputs_same_design() -> None:
     c_wave, _ = two_stage(z, r2, pilot.selected, pilot.pi, 0.4, seed=12)
     assert not np.array_equal(a_wave.selected, c_wave.selected)
     assert not np.any(a_wave.selected & pilot.selected), "stage 2 draws outside the pilot"
-    assert np.allclose(combine_waves([pilot, a_wave]), a.propensity)
+    assert np.allclose(combine_waves([pilot, a_wave]), a.inclusion)
+
+
+def test_pilot_items_get_the_probability_of_a_design_without_them() -> None:
+    z, r2, pilot = problem(7)
+    fit = fit_two_stage_propensity(z, r2, pilot.selected, pilot.pi, 0.4)
+    off = ~pilot.selected
+    assert np.array_equal(fit.inclusion[off], fit.propensity[off])
+    assert not np.allclose(fit.inclusion[pilot.selected], fit.propensity[pilot.selected])
+    # Own residual pushes the propensity up: large-residual pilot items lose it.
+    big = r2 > np.quantile(r2, 0.9)
+    shift = fit.inclusion[pilot.selected] - fit.propensity[pilot.selected]
+    assert shift[big].mean() < 0
+    plain = fit_two_stage_propensity(z, r2, pilot.selected, pilot.pi, 0.4, folds=0)
+    assert np.array_equal(plain.inclusion, plain.propensity)
 
 
 def test_solution_is_optimal_and_follows_the_noise() -> None:
