@@ -362,9 +362,10 @@ def _plot(results: pd.DataFrame, out: Path) -> list[Path]:
             ax.set_title(title)
         axes[0].legend(fontsize=8)
         fixed = part.iloc[0]
+        held = [f"{labels[k]}={fixed[keys[k]]:g}" for k in labels if k != sweep]
         fig.suptitle(
-            f"{sweep} sweep (lambda={fixed['lam']:g} unless swept, eta={fixed['eta']:g} unless "
-            f"swept, pi={fixed['pilot_rate']:g} unless swept; {int(fixed['trials'])} trials)",
+            f"{labels[sweep]} sweep ({', '.join(held)}; {int(fixed['trials'])} trials; "
+            "coverage bars: 2 Monte Carlo se)",
             fontsize=9,
         )
         fig.tight_layout()
@@ -400,7 +401,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--pilot", type=float, default=0.15)
     p.add_argument("--sweep-lambda", type=float, default=1.5)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--plot-only", action="store_true", help="redraw plots from results.csv")
     args = p.parse_args(argv)
+    if args.plot_only:
+        for path in _plot(pd.read_csv(args.out / "results.csv"), args.out):
+            print(f"wrote {path}")
+        return 0
     env = summeval_environment(args.data)
     args.out.mkdir(parents=True, exist_ok=True)
     outcomes: dict[float, np.ndarray] = {}
