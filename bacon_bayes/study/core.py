@@ -72,6 +72,13 @@ class Study:
         return self.pool[self.config.item].to_numpy(dtype=str)
 
     @property
+    def index(self) -> pd.Index:
+        """Item ids as a pandas Index (fast look-ups of positions)."""
+        if getattr(self, "_index", None) is None:
+            self._index = pd.Index(self.ids)
+        return self._index
+
+    @property
     def n_items(self) -> int:
         """Number of pool items."""
         return len(self.pool)
@@ -176,12 +183,12 @@ class Study:
 
     # -- checks ----------------------------------------------------------------------
     def _check_consistency(self) -> None:
-        known = set(self.ids)
         for name, table in (("manifest.csv", self.manifest), ("labels.csv", self.labels)):
-            unknown = sorted(set(table["item"]) - known)
-            if unknown:
+            unknown = self.index.get_indexer(pd.Index(table["item"].unique())) < 0
+            if unknown.any():
+                first = str(table["item"].unique()[np.argmax(unknown)])
                 raise ValidationError(
-                    f"{self.root / name} has ids not in the pool (e.g. {unknown[0]!r}); "
+                    f"{self.root / name} has ids not in the pool (e.g. {first!r}); "
                     "the pool file changed after sampling - restore it"
                 )
         for wave in self.wave_numbers:
@@ -192,7 +199,7 @@ class Study:
                     f"has {self.n_items} items; the manifest is damaged"
                 )
         if len(self.labels):
-            outside = self.first_wave()[np.isin(self.ids, self.labels["item"])] < 0
+            outside = self.first_wave()[self.index.get_indexer(self.labels["item"])] < 0
             if outside.any():
                 raise ValidationError(
                     f"{self.root / LABELS_FILE} labels items that no wave selected; "

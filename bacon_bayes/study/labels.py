@@ -139,14 +139,15 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
             raise ValidationError(
                 f"label file {path}: empty id at {_rows(empty, frame, cfg.item, raw)}"
             )
-        unknown = ~ids.isin(study.ids)
+        position = study.index.get_indexer(ids)
+        unknown = position < 0
         if unknown.any():
             raise ValidationError(
                 f"label file {path}: ids not in the pool at "
-                f"{_rows(unknown.to_numpy(), frame, cfg.item, raw)}; check the id column"
+                f"{_rows(unknown, frame, cfg.item, raw)}; check the id column"
             )
-        first = pd.Series(study.first_wave(), index=study.ids)
-        outside = (first.reindex(ids).to_numpy() < 0) & ~blank.to_numpy()
+        first = pd.Series(study.first_wave(), index=study.index)
+        outside = (first.to_numpy()[position] < 0) & ~blank.to_numpy()
         if outside.any():
             raise ValidationError(
                 f"label file {path}: items that no sampling wave selected at "
