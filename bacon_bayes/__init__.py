@@ -1,25 +1,37 @@
-"""bacon_bayes: budgeted human calibration of multiple AI judges."""
+"""bacon_bayes: budgeted human calibration of multiple AI judges.
+
+Public names are imported lazily, so that ``bacon`` sub-commands that need only
+part of the library start fast.
+"""
 
 from __future__ import annotations
 
-from bacon_bayes.calibrator import Calibrator
-from bacon_bayes.errors import BaconError, NotFittedError, ValidationError
-from bacon_bayes.features import FeatureSet, build_features
-from bacon_bayes.pool import EvalPool, OutcomeSpec
-from bacon_bayes.results import Estimate, EstimateTable
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "BaconError",
-    "Calibrator",
-    "Estimate",
-    "EstimateTable",
-    "EvalPool",
-    "FeatureSet",
-    "NotFittedError",
-    "OutcomeSpec",
-    "ValidationError",
-    "__version__",
-    "build_features",
-]
+_EXPORTS = {
+    "BaconError": "bacon_bayes.errors",
+    "Calibrator": "bacon_bayes.calibrator",
+    "Estimate": "bacon_bayes.results",
+    "EstimateTable": "bacon_bayes.results",
+    "EvalPool": "bacon_bayes.pool",
+    "FeatureSet": "bacon_bayes.features",
+    "NotFittedError": "bacon_bayes.errors",
+    "OutcomeSpec": "bacon_bayes.pool",
+    "ValidationError": "bacon_bayes.errors",
+    "build_features": "bacon_bayes.features",
+}
+
+__all__ = [*sorted(_EXPORTS), "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'bacon_bayes' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return __all__

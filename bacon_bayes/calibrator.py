@@ -294,23 +294,26 @@ class Calibrator:
         return out
 
     # ---------------------------------------------------------------- reporting
-    def summary(self, alpha: float = 0.05) -> dict[str, Any]:
-        """Pool estimate beside the classical and naive baselines, plus what was fitted."""
+    def summary(self, alpha: float = 0.05, quantiles: tuple[float, ...] = ()) -> dict[str, Any]:
+        """Estimates beside the classical and naive baselines, and what was fitted (JSON-ready)."""
         self._check_fitted()
+        methods: tuple[Method, ...] = ("aee", "classical", "naive")
         out: dict[str, Any] = {
+            "n_items": self.pool_.n_items,
+            "n_labeled": self.pool_.n_labeled,
             "model": self.model_name_,
             "engine": self.engine_,
             "folds": self.folds,
             "seed": self.seed,
+            "alpha": alpha,
             "pool": self.pool_.report(),
             "features": self.features_.report,
-            "mean": {
-                m: self.estimate_mean(alpha, m).to_dict() for m in ("aee", "classical", "naive")
+            "mean": {m: self.estimate_mean(alpha, m).to_dict() for m in methods},
+            "quantiles": {
+                str(q): {m: self.estimate_quantile(q, alpha, m).to_dict() for m in methods}
+                for q in quantiles
             },
         }
         if self.pool_.groups is not None:
-            out["groups"] = {
-                m: self.estimate_groups(alpha, True, m).to_dict()
-                for m in ("aee", "classical", "naive")
-            }
+            out["groups"] = {m: self.estimate_groups(alpha, True, m).to_dict() for m in methods}
         return out

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import lru_cache
 from typing import Literal
 
 import numpy as np
@@ -48,6 +49,8 @@ from bacon_bayes.results import Estimate, EstimateTable
 Target = Literal["pool", "superpopulation"]
 
 __all__ = [
+    "Estimate",
+    "EstimateTable",
     "aee_cdf",
     "aee_group_means",
     "aee_mean",
@@ -172,8 +175,14 @@ def _prepare(
     f: np.ndarray | None,
     labeled: np.ndarray | None,
     pi: np.ndarray | float | None,
+    hajek: bool = False,
+    domains: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Validate 1-D inputs; return (index of labeled items, y, pi over labeled, N)."""
+    """Validate 1-D inputs; return (index of labeled items, y, pi over labeled, N).
+
+    With ``hajek``, the labeled items' probabilities are conditioned on the realised
+    sample size of each domain (``domains``: a code per item; default one domain).
+    """
     y = np.asarray(y, dtype=float)
     if y.ndim != 1:
         raise ValidationError(f"y must be 1-D (one entry per item); got shape {y.shape}.")
@@ -202,22 +211,57 @@ def _prepare(
             f"{idx.size} labeled item(s); at least 2 are needed for a variance. Label more items."
         )
     if pi is None:
+        pi_all = None
         pi_lab = np.full(idx.size, idx.size / n_items)
     elif np.ndim(pi) == 0:
-        pi_lab = np.full(idx.size, float(pi))
+        pi_all = np.full(n_items, float(pi))
+        pi_lab = pi_all[idx]
     else:
-        pi = np.asarray(pi, dtype=float)
-        if pi.shape != y.shape:
+        pi_all = np.asarray(pi, dtype=float)
+        if pi_all.shape != y.shape:
             raise ValidationError("pi must be a scalar or hold one inclusion probability per item.")
-        pi_lab = pi[idx]
+        pi_lab = pi_all[idx]
     badp = ~((pi_lab > 0) & (pi_lab <= 1))
     if badp.any():
         k = int(np.argmax(badp))
         raise ValidationError(
-            f"inclusion probability of labeled item {int(idx[k])} is {pi_lab[k]!r}; "
+            f"inclusion probability of labeled item {int(idx[k])} is {float(pi_lab[k])!r}; "
             "it must lie in (0, 1]. Record the probability the design used for that item."
         )
+    if hajek:
+        pi_lab = _conditional_pi(pi_all, pi_lab, idx, n_items, domains)
     return idx, y_lab, pi_lab, n_items
+
+
+def _conditional_pi(
+    pi_all: np.ndarray | None,
+    pi_lab: np.ndarray,
+    idx: np.ndarray,
+    n_items: int,
+    domains: np.ndarray | None,
+) -> np.ndarray:
+    """Inclusion probabilities conditioned on the realised sample size of each domain.
+
+    The Hajek estimator of a domain mean is, given the number ``n_d`` of labels
+    that fell in the domain, a ratio estimator whose variance follows from the
+    design rescaled so that its probabilities sum to ``n_d`` over the domain
+    (``n_d / N_d`` for equal probabilities). Without this a group that got fewer
+    labels than expected would be given too small a variance. Probabilities
+    unknown for some unlabeled items (NaN) are left as recorded.
+    """
+    codes = np.zeros(n_items, dtype=np.intp) if domains is None else domains
+    n_dom = int(codes.max()) + 1
+    sizes: np.ndarray = np.bincount(codes, minlength=n_dom).astype(float)
+    n_lab = np.bincount(codes[idx], minlength=n_dom).astype(float)
+    expected: np.ndarray
+    if pi_all is None:
+        expected = sizes * idx.size / n_items
+    elif np.isfinite(pi_all).all():
+        expected = np.bincount(codes, weights=pi_all, minlength=n_dom)
+    else:
+        return pi_lab
+    scale = n_lab / np.maximum(expected, 1e-300)
+    return np.minimum(pi_lab * scale[codes[idx]], 1.0)
 
 
 def _estimate(
@@ -285,7 +329,7 @@ def aee_mean(
         ``"pool"`` (finite-population correction) or an infinite superpopulation.
     """
     _check_alpha(alpha)
-    idx, y_lab, pi_lab, n_items = _prepare(y, f, labeled, pi)
+    idx, y_lab, pi_lab, n_items = _prepare(y, f, labeled, pi, hajek)
     f = np.asarray(f, dtype=float)
     if not np.isfinite(f_sum := float(f.sum())):
         raise ValidationError("predictions contain NaN or infinite values; every item needs one.")
@@ -300,7 +344,15 @@ def aee_mean(
         target=target,
     )
     return _estimate(
-        "mean", "aee", theta, var, int(n), n_items, alpha, power_lambda=float(lam), target=target
+        "mean",
+        "aee",
+        float(theta),
+        float(var),
+        int(n),
+        n_items,
+        alpha,
+        power_lambda=float(lam),
+        target=target,
     )
 
 
@@ -314,19 +366,9 @@ def classical_mean(
     target: Target = "pool",
 ) -> Estimate:
     """Mean from the human labels alone (weighted by ``1/pi``, with the same variance rules)."""
-    _check_alpha(alpha)
-    _, y_lab, pi_lab, n_items = _prepare(y, None, labeled, pi)
-    theta, var, _, n = mean_core(
-        y_lab,
-        np.zeros_like(y_lab),
-        pi_lab,
-        0.0,
-        n_items,
-        power_tuning=False,
-        hajek=hajek,
-        target=target,
-    )
-    return _estimate("mean", "classical", theta, var, int(n), n_items, alpha, target=target)
+    zeros = np.zeros(np.shape(y)[0])
+    e = aee_mean(y, zeros, labeled, pi, alpha=alpha, power_tuning=False, hajek=hajek, target=target)
+    return replace(e, method="classical", details={"df": e.details["df"], "target": target})
 
 
 def naive_mean(judge_avg: np.ndarray, *, alpha: float = 0.05) -> Estimate:
@@ -362,7 +404,7 @@ def aee_cdf(
     ``phi[i, k] = P(Y_i <= grid[k] | x_i)`` from the cross-fitted predictive
     distribution (zeros give the classical estimate). Returns ``(F, se, n)``.
     """
-    idx, y_lab, pi_lab, n_items = _prepare(y, phi, labeled, pi)
+    idx, y_lab, pi_lab, n_items = _prepare(y, phi, labeled, pi, hajek)
     grid = np.asarray(grid, dtype=float)
     phi = np.asarray(phi, dtype=float)
     ind = (y_lab[None, :] <= grid[:, None]).astype(float)
@@ -486,14 +528,21 @@ def classical_quantile(
     target: Target = "pool",
 ) -> Estimate:
     """Quantile from the human labels alone (Woodruff interval)."""
-    _check_alpha(alpha)
-    y = np.asarray(y, dtype=float)
-    grid = np.asarray(grid, dtype=float)
-    phi = np.zeros((y.shape[0], grid.size))
-    cdf, se, n = aee_cdf(y, phi, grid, labeled, pi, power_tuning=False, hajek=hajek, target=target)
-    return _quantile_from_cdf(
-        grid, cdf, se, n, y.shape[0], q, alpha, discrete, "classical", target=target
+    phi = np.zeros((np.shape(y)[0], np.size(grid)))
+    e = aee_quantile(
+        y,
+        phi,
+        grid,
+        q,
+        labeled,
+        pi,
+        alpha=alpha,
+        discrete=discrete,
+        power_tuning=False,
+        hajek=hajek,
+        target=target,
     )
+    return replace(e, method="classical")
 
 
 def naive_quantile(judge_avg: np.ndarray, q: float, *, alpha: float = 0.05) -> Estimate:
@@ -521,7 +570,7 @@ def simultaneous_critical_value(
     alpha: float,
     method: str = "maxt",
     df: np.ndarray | None = None,
-    draws: int = 200_000,
+    draws: int = 100_000,
     seed: int = 20261122,
 ) -> np.ndarray:
     """Critical values ``c_k`` so that all ``|T_k| <= c_k`` hold jointly with ``1 - alpha``.
@@ -541,17 +590,27 @@ def simultaneous_critical_value(
         level = alpha
     elif method == "bonferroni":
         level = alpha / m
+    elif np.allclose(corr, np.eye(m), atol=1e-10):
+        # independent components (disjoint groups): the max-|Z| level is exact (Sidak)
+        level = 1.0 - (1.0 - alpha) ** (1.0 / m)
     else:
-        rng = np.random.default_rng(seed)
         # eigen-decomposition tolerates singular correlations (e.g. of differences)
         vals, vecs = np.linalg.eigh(corr)
         root = vecs * np.sqrt(np.clip(vals, 0.0, None))
-        z = rng.standard_normal((draws, m)) @ root.T
-        c = float(np.quantile(np.abs(z).max(axis=1), 1 - alpha))
-        level = 2.0 * stats.norm.sf(c)
+        z = np.abs(_base_normals(draws, m, seed) @ root.T).max(axis=1)
+        c = float(np.quantile(z, 1 - alpha))
+        level = float(2.0 * stats.norm.sf(c))
     if df is None:
         return np.full(m, stats.norm.isf(level / 2.0))
     return stats.t.isf(level / 2.0, np.maximum(np.asarray(df, dtype=float), 1.0))
+
+
+@lru_cache(maxsize=16)
+def _base_normals(draws: int, m: int, seed: int) -> np.ndarray:
+    """Seeded standard normal draws, generated once per shape and reused (read-only)."""
+    z = np.random.default_rng(seed).standard_normal((draws, m))
+    z.setflags(write=False)
+    return z
 
 
 def _corr(cov: np.ndarray) -> np.ndarray:
@@ -562,7 +621,7 @@ def _corr(cov: np.ndarray) -> np.ndarray:
 def _table(
     estimand: str,
     method: str,
-    names: Sequence[str],
+    names: Sequence[str] | np.ndarray,
     est: np.ndarray,
     cov: np.ndarray,
     n_lab: np.ndarray,
@@ -621,9 +680,9 @@ def aee_group_means(
     Poisson sampling, kept general so that overlapping estimands stay right).
     """
     _check_alpha(alpha)
-    idx, y_lab, pi_lab, n_items = _prepare(y, f, labeled, pi)
-    f = np.asarray(f, dtype=float)
     names, codes = _group_codes(groups)
+    idx, y_lab, pi_lab, n_items = _prepare(y, f, labeled, pi, hajek, codes)
+    f = np.asarray(f, dtype=float)
     g_lab = codes[idx]
     m = names.size
     est = np.empty(m)
@@ -647,7 +706,7 @@ def aee_group_means(
         n_lab[g] = int(sel.sum())
         if n_lab[g] < 2:
             raise ValidationError(
-                f"group {names[g]!r} has {n_lab[g]} labeled item(s); each group needs at "
+                f"group {str(names[g])!r} has {n_lab[g]} labeled item(s); each group needs at "
                 "least 2 for a variance. Label more items in that group or merge groups."
             )
         theta, _, lam, n = mean_core(

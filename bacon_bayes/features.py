@@ -136,8 +136,8 @@ def build_features(
             pcs = PCA(n_components=k, random_state=seed).fit_transform(emb)
         else:
             pcs = emb - emb.mean(axis=0)
-        for c in range(pcs.shape[1]):
-            add(pcs[:, c], f"emb:pc{c + 1}", "embedding")
+        for k_pc in range(pcs.shape[1]):
+            add(pcs[:, k_pc], f"emb:pc{k_pc + 1}", "embedding")
         report["embedding_components"] = int(pcs.shape[1])
     X = np.column_stack(cols)
     return FeatureSet(

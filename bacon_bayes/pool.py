@@ -55,8 +55,13 @@ def _need_column(df: pd.DataFrame, col: str, role: str) -> None:
         )
 
 
+def _py(value: Any) -> Any:
+    """Python scalar for messages (``3``, not ``np.int64(3)``)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _row_label(ids: np.ndarray, pos: int) -> str:
-    return f"row {pos} (item {ids[pos]!r})"
+    return f"row {pos} (item {_py(ids[pos])!r})"
 
 
 def _numeric(series: pd.Series, role: str, ids: np.ndarray) -> np.ndarray:
@@ -215,7 +220,7 @@ class EvalPool:
         if dup.any():
             pos = int(np.argmax(dup))
             raise ValidationError(
-                f"{id_role} has a duplicate id {ids[pos]!r} at row {pos}; ids must be unique "
+                f"{id_role} has a duplicate id {_py(ids[pos])!r} at row {pos}; ids must be unique "
                 "(one row per item). Aggregate repeated rows or pass a long judge table."
             )
         # label
@@ -337,16 +342,17 @@ def _check_labels(y: np.ndarray, spec: OutcomeSpec, ids: np.ndarray, label: str)
     if spec.kind == "nonnegative" and (y[lab] < 0).any():
         pos = int(np.flatnonzero(lab & (np.nan_to_num(y) < 0))[0])
         raise ValidationError(
-            f"label column {label!r} is {y[pos]!r} at {_row_label(ids, pos)}, but a nonnegative "
-            "outcome must be >= 0 (e.g. an error count); negate scores such as -MQM first."
+            f"label column {label!r} is {float(y[pos])!r} at {_row_label(ids, pos)}, but a "
+            "nonnegative outcome must be >= 0 (e.g. an error count); negate scores such as "
+            "-MQM first."
         )
     if spec.levels is not None:
         ok = np.isin(y, spec.levels) | ~lab
         if not ok.all():
             pos = int(np.argmax(~ok))
             raise ValidationError(
-                f"label column {label!r} is {y[pos]!r} at {_row_label(ids, pos)}, which is not "
-                f"one of the levels {list(spec.levels)}; fix the label, round it to a level, "
+                f"label column {label!r} is {float(y[pos])!r} at {_row_label(ids, pos)}, which is "
+                f"not one of the levels {list(spec.levels)}; fix the label, round it to a level, "
                 "or declare the outcome continuous."
             )
 
@@ -366,16 +372,16 @@ def _check_propensity(pi: np.ndarray, labeled: np.ndarray, ids: np.ndarray, col:
     if bad.any():
         pos = int(np.argmax(bad))
         raise ValidationError(
-            f"propensity column {col!r} is {pi[pos]!r} at {_row_label(ids, pos)}; an inclusion "
-            "probability must lie in (0, 1] for every labeled item. Record the probability "
-            "the sampling design gave that item."
+            f"propensity column {col!r} is {float(pi[pos])!r} at {_row_label(ids, pos)}; an "
+            "inclusion probability must lie in (0, 1] for every labeled item. Record the "
+            "probability the sampling design gave that item."
         )
     bad = ~labeled & ~np.isnan(pi) & ~((pi > 0) & (pi <= 1))
     if bad.any():
         pos = int(np.argmax(bad))
         raise ValidationError(
-            f"propensity column {col!r} is {pi[pos]!r} at {_row_label(ids, pos)}; it must lie "
-            "in (0, 1] (or be empty for an unlabeled item)."
+            f"propensity column {col!r} is {float(pi[pos])!r} at {_row_label(ids, pos)}; it must "
+            "lie in (0, 1] (or be empty for an unlabeled item)."
         )
 
 
@@ -414,8 +420,8 @@ def _long_from_table(long: pd.DataFrame, ids: np.ndarray, notes: list[str]) -> p
     if (pos < 0).any():
         k = int(np.argmax(pos < 0))
         raise ValidationError(
-            f"long judge table row {k} refers to item {long['item'].iloc[k]!r}, which is not in "
-            "the pool; remove the row or add the item."
+            f"long judge table row {k} refers to item {_py(long['item'].iloc[k])!r}, which is "
+            "not in the pool; remove the row or add the item."
         )
     ids_arr = np.asarray(ids)
     score = _numeric(long["score"].rename("score"), "long-table", ids_arr[pos])
@@ -434,9 +440,9 @@ def _long_from_table(long: pd.DataFrame, ids: np.ndarray, notes: list[str]) -> p
     if dup.any():
         k = int(np.argmax(dup.to_numpy()))
         raise ValidationError(
-            f"long judge table row {k} repeats item {long['item'].iloc[k]!r}, judge "
-            f"{out['judge'].iloc[k]!r}, run {out['run'].iloc[k]!r}; give repeated runs distinct "
-            "run numbers or drop the duplicate."
+            f"long judge table row {k} repeats item {_py(long['item'].iloc[k])!r}, judge "
+            f"{out['judge'].iloc[k]!r}, run {_py(out['run'].iloc[k])!r}; give repeated runs "
+            "distinct run numbers or drop the duplicate."
         )
     # unparseable/failed calls arrive as NaN scores: they are missing scores, counted later
     for j, sub in out.groupby("judge", sort=False):

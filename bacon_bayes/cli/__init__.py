@@ -14,6 +14,8 @@ import sys
 COMMANDS: tuple[str, ...] = (
     "estimate",
     "demo",
+    "judge",
+    "embed",
     "sample",
     "label",
     "status",

@@ -107,25 +107,12 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
 def run(args: argparse.Namespace) -> int:
     pool = pool_from_args(args)
     cal = Calibrator(args.model, engine=args.engine, folds=args.folds, seed=args.seed).fit(pool)
+    if args.json:
+        print(json.dumps(cal.summary(args.alpha, tuple(args.quantile)), indent=2))
+        return 0
     means = [cal.estimate_mean(args.alpha, m) for m in METHODS]
     quants = {q: [cal.estimate_quantile(q, args.alpha, m) for m in METHODS] for q in args.quantile}
     groups = [cal.estimate_groups(args.alpha, True, m) for m in METHODS] if args.group else None
-    if args.json:
-        out = {
-            "n_items": pool.n_items,
-            "n_labeled": pool.n_labeled,
-            "model": cal.model_name_,
-            "engine": cal.engine_,
-            "alpha": args.alpha,
-            "mean": {e.method: e.to_dict() for e in means},
-            "quantiles": {str(q): {e.method: e.to_dict() for e in v} for q, v in quants.items()},
-            "notes": list(pool.notes),
-            "features": cal.features_.report,
-        }
-        if groups:
-            out["groups"] = {t.method: t.to_dict() for t in groups}
-        print(json.dumps(out, indent=2))
-        return 0
     level = f"{100 * (1 - args.alpha):g}%"
     print(
         f"{pool.n_items} items, {pool.n_labeled} labeled, {len(pool.judges)} judges; "

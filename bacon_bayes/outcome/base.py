@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.linear_model import RidgeCV
+from sklearn.linear_model import Ridge, RidgeCV
 from sklearn.preprocessing import StandardScaler
 
 RIDGE_ALPHAS = tuple(np.logspace(-3, 4, 15))
@@ -17,14 +17,20 @@ def empirical_cdf(center: np.ndarray, resid_sorted: np.ndarray, t: np.ndarray) -
     return counts.reshape(shift.shape) / resid_sorted.size
 
 
-def fit_ridge_loo(X: np.ndarray, y: np.ndarray) -> tuple[StandardScaler, RidgeCV, np.ndarray]:
-    """Standardise, fit ridge with the penalty chosen by efficient leave-one-out,
-    and return the sorted leave-one-out residuals at that penalty (honest errors)."""
+def fit_ridge_loo(
+    X: np.ndarray, y: np.ndarray, alpha: float | None = None
+) -> tuple[StandardScaler, Ridge | RidgeCV, np.ndarray]:
+    """Standardise and fit ridge (penalty ``alpha``, or chosen by efficient
+    leave-one-out when None); return the sorted leave-one-out residuals."""
     scaler = StandardScaler().fit(X)
     Z = scaler.transform(X)
-    ridge = RidgeCV(alphas=RIDGE_ALPHAS).fit(Z, y)
+    if alpha is None:
+        ridge: Ridge | RidgeCV = RidgeCV(alphas=RIDGE_ALPHAS).fit(Z, y)
+        alpha = float(ridge.alpha_)
+    else:
+        ridge = Ridge(alpha=alpha).fit(Z, y)
     Zc = Z - Z.mean(axis=0)
-    gram = Zc.T @ Zc + ridge.alpha_ * np.eye(Z.shape[1])
+    gram = Zc.T @ Zc + alpha * np.eye(Z.shape[1])
     leverage = 1.0 / Z.shape[0] + np.einsum("ij,ji->i", Zc, np.linalg.solve(gram, Zc.T))
     loo = (y - ridge.predict(Z)) / np.maximum(1.0 - leverage, 1e-12)
     return scaler, ridge, np.sort(loo)

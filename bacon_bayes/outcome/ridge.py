@@ -8,16 +8,24 @@ from bacon_bayes.outcome.base import BaseEstimator, empirical_cdf, fit_ridge_loo
 
 
 class RidgeOutcome(BaseEstimator):
-    """Ridge on standardised features; penalty by leave-one-out.
+    """Ridge on standardised features.
 
     The predictive distribution is the fitted mean plus an error drawn from the
     leave-one-out residuals (no normality assumed, so heavy tails are kept).
+
+    Parameters
+    ----------
+    alpha : float, optional
+        Penalty; by default chosen by efficient leave-one-out.
     """
+
+    def __init__(self, alpha: float | None = None) -> None:
+        self.alpha = alpha
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> RidgeOutcome:
         X = np.asarray(X, dtype=float)
         y = np.asarray(y, dtype=float)
-        self.scaler_, self.ridge_, self.resid_ = fit_ridge_loo(X, y)
+        self.scaler_, self.ridge_, self.resid_ = fit_ridge_loo(X, y, self.alpha)
         return self
 
     def predict(self, X: np.ndarray) -> np.ndarray:

@@ -1,0 +1,51 @@
+"""``bacon embed``: item embeddings (stage 1a, context features)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+HELP = "embed items: TF-IDF + SVD (default), a local sentence-transformers model, or vectors"
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "embed",
+        help=HELP,
+        description=(
+            "Write a table item, emb_1 .. emb_k. Default: TF-IDF + truncated SVD (no "
+            "downloads). --model DIR uses a sentence-transformers model from a local folder; "
+            "--vectors FILE reads precomputed vectors (.npy in item order, or a table by id)."
+        ),
+    )
+    p.add_argument("items", help="items table (.csv, .parquet, .jsonl)")
+    p.add_argument("--text", help="text column to embed")
+    p.add_argument("--out", required=True, help="output table (.parquet or .csv)")
+    p.add_argument("--id", default="item", help="item id column (default: item)")
+    p.add_argument("--dim", type=int, default=64, help="output dimensions (default 64)")
+    p.add_argument("--model", help="local sentence-transformers model directory")
+    p.add_argument("--vectors", help="precomputed vectors (.npy, .parquet, .csv)")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from bacon_bayes.embed import embed_items
+    from bacon_bayes.errors import ValidationError
+    from bacon_bayes.io import read_table
+    from bacon_bayes.judges.output import write_table
+
+    if args.model and args.vectors:
+        raise ValidationError("give either --model or --vectors, not both")
+    table = embed_items(
+        read_table(args.items),
+        text=args.text,
+        id_col=args.id,
+        model=args.model,
+        vectors=args.vectors,
+        n_components=args.dim,
+        seed=args.seed,
+    )
+    write_table(table, args.out)
+    print(f"wrote {len(table)} x {table.shape[1] - 1} embedding to {args.out}", file=sys.stderr)
+    return 0

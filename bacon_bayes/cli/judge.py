@@ -1,0 +1,171 @@
+"""``bacon judge``: score items with LLM judges (stage 1b, the AI jury)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+HELP = "score items with LLM judges through OpenAI-compatible endpoints"
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "judge",
+        help=HELP,
+        description=(
+            "Run every item past every judge --runs times and write a long table item x judge "
+            "x run (score, entropy, perplexity, latency, raw reply, reason for NA). Completed "
+            "calls go to a SQLite cache: rerun the same command to resume after an interrupt. "
+            "The API key is read from the environment variable named by --api-key-env."
+        ),
+    )
+    p.add_argument("items", help="items table (.csv, .parquet, .jsonl) with an id column")
+    p.add_argument(
+        "--judge",
+        action="append",
+        default=[],
+        metavar="[NAME=]MODEL[@BASE_URL]",
+        help="a judge (repeat for a panel)",
+    )
+    p.add_argument(
+        "--judges-file", metavar="TOML", help="judges as [[judge]] tables (model, base_url, ...)"
+    )
+    p.add_argument(
+        "--template", required=True, help="essay | mqm | webdesign, or a .toml/.json template"
+    )
+    p.add_argument("--out", required=True, help="output table (.parquet or .csv)")
+    p.add_argument("--id", default="item", help="item id column (default: item)")
+    p.add_argument("--runs", type=int, default=1, help="calls per item and judge (default 1)")
+    p.add_argument(
+        "--base-url",
+        default=os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1"),
+        help="endpoint for judges without @BASE_URL (default: $OPENAI_BASE_URL or OpenAI)",
+    )
+    p.add_argument(
+        "--api-key-env",
+        default="OPENAI_API_KEY",
+        help="environment variable holding the API key ('' = send none)",
+    )
+    p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument("--max-tokens", type=int, default=None)
+    p.add_argument(
+        "--top-logprobs", type=int, default=5, help="alternatives per token (0 = no logprobs)"
+    )
+    p.add_argument("--rate", type=float, default=None, help="max requests/second per judge")
+    p.add_argument("--concurrency", type=int, default=8, help="calls in flight (default 8)")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per attempt")
+    p.add_argument("--max-attempts", type=int, default=6, help="attempts per call (default 6)")
+    p.add_argument("--backoff-base", type=float, default=1.0, help="first backoff, seconds")
+    p.add_argument("--backoff-max", type=float, default=60.0, help="longest backoff, seconds")
+    p.add_argument("--cache", default=None, help="SQLite cache (default: OUT.cache.sqlite)")
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar (default: when stderr is a terminal)",
+    )
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="count the calls (and cached ones), show the first prompt, send nothing",
+    )
+    p.add_argument("--log", default=None, help="also write the log to this file")
+    p.add_argument("-v", "--verbose", action="store_true", help="log every retry")
+    p.set_defaults(func=run)
+
+
+@contextlib.contextmanager
+def _logging(verbose: bool, log_file: str | None) -> Iterator[None]:
+    """Send the library's log to stderr (and a file) for the duration of the command."""
+    logger = logging.getLogger("bacon_bayes")
+    level = logger.level
+    logger.setLevel(logging.INFO if verbose or log_file else logging.WARNING)
+    fmt = logging.Formatter("%(asctime)s %(levelname)s %(message)s")
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    handlers[0].setLevel(logging.INFO if verbose else logging.WARNING)
+    if log_file:
+        handlers.append(logging.FileHandler(log_file))
+    for handler in handlers:
+        handler.setFormatter(fmt)
+        logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            logger.removeHandler(handler)
+            handler.close()
+        logger.setLevel(level)
+
+
+def run(args: argparse.Namespace) -> int:
+    with _logging(args.verbose, args.log):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from bacon_bayes.errors import ValidationError
+    from bacon_bayes.io import read_table
+    from bacon_bayes.judges import RetryPolicy, load_template, plan_jury, run_jury
+    from bacon_bayes.judges.client import load_judges, parse_judge
+    from bacon_bayes.judges.output import write_table
+
+    defaults = {
+        "base_url": args.base_url,
+        "api_key_env": args.api_key_env or None,
+        "temperature": args.temperature,
+        "max_tokens": args.max_tokens,
+        "top_logprobs": args.top_logprobs,
+        "rate": args.rate,
+    }
+    judges = [parse_judge(text, **defaults) for text in args.judge]
+    if args.judges_file:
+        judges += load_judges(args.judges_file, **defaults)
+    if not judges:
+        raise ValidationError("no judge given; pass --judge MODEL or --judges-file FILE")
+    template = load_template(args.template)
+    items = read_table(args.items)
+    out = Path(args.out)
+    cache = args.cache or str(out) + ".cache.sqlite"
+    if args.dry_run:
+        print(plan_jury(items, judges, template, id_col=args.id, runs=args.runs, cache=cache))
+        return 0
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    policy = RetryPolicy(
+        max_attempts=args.max_attempts, base_delay=args.backoff_base, max_delay=args.backoff_max
+    )
+    try:
+        result = run_jury(
+            items,
+            judges,
+            template,
+            id_col=args.id,
+            runs=args.runs,
+            cache=cache,
+            concurrency=args.concurrency,
+            timeout=args.timeout,
+            retry=policy,
+            progress=progress,
+        )
+    except KeyboardInterrupt:
+        print(
+            f"bacon judge: interrupted; completed calls are in {cache}. "
+            "Run the same command again to resume.",
+            file=sys.stderr,
+        )
+        return 130
+    write_table(result.table, out)
+    print(result.summary, file=sys.stderr)
+    print(f"wrote {len(result.table)} rows to {out} (cache: {cache})", file=sys.stderr)
+    n_failed = sum(result.summary.failed.values())
+    if n_failed:
+        print(
+            f"{n_failed} call(s) failed and are NA in the output (see 'reason'); they are not "
+            "cached, so running the same command again retries only them.",
+            file=sys.stderr,
+        )
+    return 0

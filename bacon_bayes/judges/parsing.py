@@ -1,0 +1,133 @@
+"""Turn a judge's reply into scores, as the paper's scoring protocol specifies.
+
+Every parser returns one :class:`Parsed` per dimension (a single ``""`` dimension for
+one-score templates). A reply that cannot be read gives ``score = NaN`` and a
+``reason``; the caller keeps the reply verbatim.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bacon_bayes.judges.templates import Template
+
+#: MQM severity weights (Freitag et al., 2021): major 5, minor 1, minor punctuation 0.1,
+#: non-translation 25, neutral 0; source errors do not count.
+MQM_WEIGHTS = {"major": 5.0, "minor": 1.0, "neutral": 0.0}
+MQM_MINOR_PUNCTUATION = 0.1
+MQM_NON_TRANSLATION = 25.0
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """One score read from a reply.
+
+    ``span`` is the (start, end) character range of the score in the reply when the
+    score is a literal number there (used to find its token's log-probabilities).
+    """
+
+    dimension: str
+    score: float
+    reason: str | None = None
+    span: tuple[int, int] | None = None
+
+
+def parse_reply(reply: str, template: Template) -> list[Parsed]:
+    """Parse ``reply`` with the template's parser; see the module docstring."""
+    if template.parser == "first_digit":
+        return [_first_digit(reply, template.levels or ())]
+    if template.parser == "number":
+        return [_number(reply, template.levels)]
+    if template.parser == "mqm_json":
+        return [mqm_score(reply)]
+    return _labelled_lines(reply, template.dimensions, template.levels)
+
+
+def _na(reason: str, dimension: str = "") -> Parsed:
+    return Parsed(dimension, math.nan, reason)
+
+
+def _first_digit(reply: str, levels: Sequence[float]) -> Parsed:
+    digits = "".join(str(int(v)) for v in levels)
+    match = re.search(f"[{re.escape(digits)}]", reply)
+    if match is None:
+        return _na(f"no digit in {{{','.join(digits)}}} in the reply")
+    return Parsed("", float(match.group()), None, match.span())
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)")
+
+
+def _number(reply: str, levels: Sequence[float] | None) -> Parsed:
+    match = _NUMBER.search(reply)
+    if match is None:
+        return _na("no number in the reply")
+    value = float(match.group())
+    if levels and not min(levels) <= value <= max(levels):
+        return _na(f"number {match.group()} outside the scale {min(levels):g}..{max(levels):g}")
+    return Parsed("", value, None, match.span())
+
+
+def _labelled_lines(
+    reply: str, dimensions: Sequence[str], levels: Sequence[float] | None
+) -> list[Parsed]:
+    out = []
+    for dim in dimensions:
+        pattern = rf"^[ \t*\-]*{re.escape(dim)}[ \t*]*[:=][ \t*]*([-+]?\d+(?:\.\d+)?)"
+        match = re.search(pattern, reply, flags=re.IGNORECASE | re.MULTILINE)
+        if match is None:
+            out.append(_na(f"no '{dim}: <score>' line in the reply", dim))
+            continue
+        value = float(match.group(1))
+        if levels and value not in {float(v) for v in levels}:
+            out.append(_na(f"{dim}: {match.group(1)} is not one of the scale's levels", dim))
+            continue
+        out.append(Parsed(dim, value, None, match.span(1)))
+    return out
+
+
+def _json_object(reply: str) -> object:
+    start = reply.find("{")
+    while start != -1:
+        try:
+            obj, _ = json.JSONDecoder().raw_decode(reply, start)
+            return obj
+        except json.JSONDecodeError:
+            start = reply.find("{", start + 1)
+    raise ValueError("no JSON object in the reply")
+
+
+def mqm_score(reply: str) -> Parsed:
+    """MQM score of a JSON reply ``{"errors": [{"category", "severity", "span"}, ...]}``.
+
+    Sum of error weights (major 5, minor 1, minor punctuation 0.1, non-translation 25,
+    neutral 0); source errors are not counted. Lower is better; 0 means no error.
+    """
+    try:
+        obj = _json_object(reply)
+    except ValueError as exc:
+        return _na(str(exc))
+    if not isinstance(obj, dict) or not isinstance(obj.get("errors"), list):
+        return _na("the JSON object has no 'errors' array")
+    total = 0.0
+    for k, err in enumerate(obj["errors"], start=1):
+        if not isinstance(err, dict):
+            return _na(f"error {k} is not an object")
+        category = str(err.get("category", "")).strip().lower()
+        severity = str(err.get("severity", "")).strip().lower()
+        if category.startswith("source"):
+            continue
+        if "non-translation" in category or "non translation" in category:
+            total += MQM_NON_TRANSLATION
+            continue
+        if severity not in MQM_WEIGHTS:
+            return _na(f"error {k} has severity {err.get('severity')!r}, not Major/Minor/Neutral")
+        if severity == "minor" and "punctuation" in category:
+            total += MQM_MINOR_PUNCTUATION
+        else:
+            total += MQM_WEIGHTS[severity]
+    return Parsed("", round(total, 10))

@@ -1,0 +1,522 @@
+"""Run every item past every judge ``runs`` times: concurrency, retries, cache, output table."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import logging
+import math
+import random
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.judges.cache import CachedCall, CallCache, call_key
+from bacon_bayes.judges.client import JudgeSpec, complete, redact, reply_text
+from bacon_bayes.judges.parsing import parse_reply
+from bacon_bayes.judges.retry import CallFailed, RateLimiter, RetryPolicy
+from bacon_bayes.judges.templates import Template
+from bacon_bayes.judges.uncertainty import level_distribution, token_uncertainty
+
+log = logging.getLogger("bacon_bayes.judges")
+
+#: Columns of the output table, in order.
+COLUMNS = (
+    "item",
+    "judge",
+    "run",
+    "score",
+    "entropy",
+    "perplexity",
+    "latency",
+    "raw",
+    "reason",
+    "expected_score",
+    "level_entropy",
+    "level_probs",
+    "dimension",
+    "model",
+    "prompt_tokens",
+    "completion_tokens",
+)
+
+
+@dataclass(frozen=True)
+class _Call:
+    index: int
+    item: Any
+    judge: JudgeSpec
+    run: int
+    key: str
+    messages: list[dict[str, Any]] | None  # None for image templates: rendered when sent
+    record: dict[str, Any]
+
+
+@dataclass
+class JurySummary:
+    """What a run did: calls made live, taken from the cache, failed (by reason), tokens."""
+
+    calls: int = 0
+    made: int = 0
+    cached: int = 0
+    requests: int = 0
+    failed: Counter = field(default_factory=Counter)
+    retried: Counter = field(default_factory=Counter)
+    unparsed: Counter = field(default_factory=Counter)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    elapsed: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "calls": self.calls,
+            "made": self.made,
+            "cached": self.cached,
+            "requests": self.requests,
+            "failed": dict(self.failed),
+            "retried": dict(self.retried),
+            "unparsed": dict(self.unparsed),
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "elapsed": self.elapsed,
+        }
+
+    def __str__(self) -> str:
+        def fmt(c: Counter) -> str:
+            return ", ".join(f"{k} {v}" for k, v in sorted(c.items())) or "none"
+
+        rate = self.made / self.elapsed if self.elapsed > 0 else 0.0
+        return "\n".join(
+            [
+                f"calls: {self.calls} ({self.made} made, {self.cached} from cache, "
+                f"{sum(self.failed.values())} failed) in {self.elapsed:.1f}s "
+                f"({rate:.1f} calls/s)",
+                f"HTTP requests: {self.requests}; retried attempts: {fmt(self.retried)}",
+                f"failed calls by reason: {fmt(self.failed)}",
+                f"unparseable replies (NA, kept verbatim): {fmt(self.unparsed)}",
+                f"tokens (this run): {self.prompt_tokens} prompt, "
+                f"{self.completion_tokens} completion",
+            ]
+        )
+
+
+@dataclass(frozen=True)
+class JuryResult:
+    """The long score table (item x judge x run) and the run's summary."""
+
+    table: pd.DataFrame
+    summary: JurySummary
+
+
+def _check_inputs(
+    items: pd.DataFrame, judges: Sequence[JudgeSpec], id_col: str, runs: int, concurrency: int
+) -> None:
+    if id_col not in items.columns:
+        raise ValidationError(
+            f"items have no id column {id_col!r} (columns: {', '.join(map(str, items.columns))}); "
+            "pass --id COLUMN"
+        )
+    ids = items[id_col]
+    if ids.isna().any():
+        raise ValidationError(
+            f"id column {id_col!r} is empty in row {int(ids.isna().to_numpy().argmax())}; "
+            "give every item an id"
+        )
+    dup = ids[ids.duplicated()]
+    if len(dup):
+        raise ValidationError(
+            f"id column {id_col!r} has duplicate id {dup.tolist()[0]!r}; ids must be unique"
+        )
+    if not judges:
+        raise ValidationError("no judge given; pass at least one --judge MODEL")
+    names = [j.name for j in judges]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ValidationError(
+            f"judge name {twice[0]!r} is used twice; name them apart (NAME=MODEL@URL)"
+        )
+    if runs < 1:
+        raise ValidationError(f"runs must be at least 1, got {runs}")
+    if concurrency < 1:
+        raise ValidationError(f"concurrency must be at least 1, got {concurrency}")
+
+
+def plan_calls(
+    items: pd.DataFrame,
+    judges: Sequence[JudgeSpec],
+    template: Template,
+    *,
+    id_col: str = "item",
+    runs: int = 1,
+) -> list[_Call]:
+    """Every (item, judge, run) call with its messages and cache key, in output order.
+
+    Calls of one item share one rendered message list; with an image template the
+    messages (base64 images) are not kept but rendered again when the call is sent.
+    """
+    calls: list[_Call] = []
+    keep = template.image is None
+    for record in items.to_dict("records"):
+        item = record[id_col]
+        messages = template.render(record, row=item)
+        for judge in judges:
+            params = judge.params()
+            for run in range(1, runs + 1):
+                key = call_key(judge.model, messages, {**params, "run": run}, template.version)
+                calls.append(
+                    _Call(len(calls), item, judge, run, key, messages if keep else None, record)
+                )
+    return calls
+
+
+@dataclass(frozen=True)
+class JuryPlan:
+    """What a run would do: calls planned, already cached, and the first prompt to send."""
+
+    calls: int
+    cached: int
+    first_messages: list[dict[str, Any]] | None
+
+    def __str__(self) -> str:
+        lines = [
+            f"{self.calls} calls planned, {self.cached} already in the cache, "
+            f"{self.calls - self.cached} to make"
+        ]
+        if self.first_messages is not None:
+            lines.append("first request's messages:")
+            for msg in self.first_messages:
+                content = msg["content"]
+                if isinstance(content, list):  # text + image parts
+                    content = " ".join(p.get("text", "<image>") for p in content)
+                lines.append(f"[{msg['role']}]\n{content}")
+        return "\n".join(lines)
+
+
+def plan_jury(
+    items: pd.DataFrame,
+    judges: Sequence[JudgeSpec],
+    template: Template,
+    *,
+    id_col: str = "item",
+    runs: int = 1,
+    cache: str | Path | None = None,
+) -> JuryPlan:
+    """Validate the inputs and count what :func:`run_jury` would send, without sending."""
+    _check_inputs(items, judges, id_col, runs, 1)
+    calls = plan_calls(items, judges, template, id_col=id_col, runs=runs)
+    found: set[str] = set()
+    if cache is not None and Path(cache).exists():
+        with CallCache(cache) as store:
+            found = set(store.get_many(c.key for c in calls))
+    pending = [c for c in calls if c.key not in found]
+    first = None
+    if pending:
+        first = pending[0].messages or template.render(pending[0].record, row=pending[0].item)
+    return JuryPlan(len(calls), len(calls) - len(pending), first)
+
+
+class _Progress:
+    """A rich progress bar on stderr with ETA (a no-op when disabled)."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self._bar = None
+        if enabled:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self._bar = Progress(
+                TextColumn("judging"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+            )
+            self._task = self._bar.add_task("judging", total=total)
+
+    def __enter__(self) -> _Progress:
+        if self._bar is not None:
+            self._bar.start()
+        return self
+
+    def advance(self, n: int = 1) -> None:
+        if self._bar is not None:
+            self._bar.advance(self._task, n)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+async def _execute(
+    pending: list[_Call],
+    *,
+    cache: CallCache,
+    template: Template,
+    concurrency: int,
+    timeout: float,
+    policy: RetryPolicy,
+    summary: JurySummary,
+    done: dict[int, CachedCall],
+    failed: dict[int, CallFailed],
+    progress: _Progress,
+    seed: int | None,
+) -> None:
+    try:
+        import aiohttp
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise ValidationError(
+            "bacon judge needs aiohttp: pip install 'bacon_bayes[judge]'"
+        ) from exc
+
+    judges = {c.judge.name: c.judge for c in pending}
+    keys = {name: judge.api_key() for name, judge in judges.items()}
+    secrets = [k for k in keys.values() if k]
+    limiters = {name: RateLimiter(judge.rate) for name, judge in judges.items()}
+    rng = random.Random(seed)
+
+    async def attempt_call(http: aiohttp.ClientSession, call: _Call) -> None:
+        name = call.judge.name
+        for attempt in range(1, policy.max_attempts + 1):
+            await limiters[name].acquire()
+            summary.requests += 1
+            try:
+                messages = call.messages or template.render(call.record, row=call.item)
+                reply = await complete(http, call.judge, messages, key=keys[name], timeout=timeout)
+            except CallFailed as err:
+                exc = err
+            else:
+                cache.put(
+                    call.key,
+                    reply.body,
+                    reply.latency,
+                    model=call.judge.model,
+                    template_version=template.version,
+                )
+                done[call.index] = CachedCall(reply.body, reply.latency)
+                summary.made += 1
+                usage = reply.body.get("usage") or {}
+                summary.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+                summary.completion_tokens += int(usage.get("completion_tokens") or 0)
+                return
+            detail = redact(exc.detail, secrets)
+            if exc.retryable and attempt < policy.max_attempts:
+                wait = policy.delay(attempt, exc.retry_after, rng)
+                summary.retried[exc.reason] += 1
+                log.info(
+                    "judge %s item %r run %d: %s (%s); retry %d/%d in %.2fs",
+                    name,
+                    call.item,
+                    call.run,
+                    exc.reason,
+                    detail,
+                    attempt,
+                    policy.max_attempts - 1,
+                    wait,
+                )
+                await asyncio.sleep(wait)
+                continue
+            why = "not retryable" if not exc.retryable else f"after {attempt} attempts"
+            log.warning(
+                "judge %s item %r run %d failed: %s (%s), %s",
+                name,
+                call.item,
+                call.run,
+                exc.reason,
+                detail,
+                why,
+            )
+            failed[call.index] = CallFailed(
+                exc.reason, f"{detail}; {why}".strip("; "), retryable=exc.retryable
+            )
+            summary.failed[exc.reason] += 1
+            return
+
+    queue = iter(pending)
+    connector = aiohttp.TCPConnector(limit=concurrency, limit_per_host=0)
+    async with aiohttp.ClientSession(connector=connector) as http:
+
+        async def worker() -> None:
+            for call in queue:
+                await attempt_call(http, call)
+                progress.advance()
+
+        await asyncio.gather(*(worker() for _ in range(min(concurrency, len(pending)))))
+
+
+def _rows(
+    call: _Call, got: CachedCall | None, err: CallFailed | None, template: Template
+) -> list[dict[str, Any]]:
+    dims = list(template.dimensions) or [""]
+    base = {"item": call.item, "run": call.run, "model": call.judge.model}
+
+    def judge_name(dim: str) -> str:
+        return f"{call.judge.name}:{dim}" if dim else call.judge.name
+
+    if got is None:
+        reason = f"call failed: {err}" if err is not None else "call not made"
+        return [
+            {**base, "judge": judge_name(d), "dimension": d or None, "reason": reason} for d in dims
+        ]
+    text, logprobs, finish = reply_text(got.body)
+    entropy, perplexity = token_uncertainty(logprobs)
+    usage = got.body.get("usage") or {}
+    common = {
+        **base,
+        "entropy": entropy,
+        "perplexity": perplexity,
+        "latency": got.latency,
+        "raw": text,
+        "prompt_tokens": usage.get("prompt_tokens"),
+        "completion_tokens": usage.get("completion_tokens"),
+    }
+    rows = []
+    for parsed in parse_reply(text, template):
+        reason = parsed.reason
+        if reason is not None and not text.strip():
+            reason = f"empty reply (finish_reason={finish})"
+        row = {
+            **common,
+            "judge": judge_name(parsed.dimension),
+            "dimension": parsed.dimension or None,
+            "score": parsed.score,
+            "reason": reason,
+        }
+        dist = (
+            None
+            if math.isnan(parsed.score)
+            else level_distribution(logprobs, parsed.span, template.levels)
+        )
+        if dist is not None:
+            row["expected_score"] = dist.expected
+            row["level_entropy"] = dist.entropy
+            row["level_probs"] = json.dumps({f"{k:g}": round(v, 12) for k, v in dist.probs.items()})
+        rows.append(row)
+    return rows
+
+
+def _table(rows: list[dict[str, Any]], id_dtype: Any) -> pd.DataFrame:
+    df = pd.DataFrame(rows, columns=list(COLUMNS))
+    df["item"] = df["item"].astype(id_dtype)
+    df["run"] = df["run"].astype("int64")
+    for col in ("score", "entropy", "perplexity", "latency", "expected_score", "level_entropy"):
+        df[col] = df[col].astype("float64")
+    for col in ("prompt_tokens", "completion_tokens"):
+        df[col] = df[col].astype("Int64")
+    return df
+
+
+def _run_coroutine(coro: Any) -> None:
+    """``asyncio.run``, or in a worker thread when a loop already runs (e.g. Jupyter)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(coro)
+        return
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, coro).result()
+
+
+def run_jury(
+    items: pd.DataFrame,
+    judges: Sequence[JudgeSpec],
+    template: Template,
+    *,
+    id_col: str = "item",
+    runs: int = 1,
+    cache: str | Path | CallCache | None = None,
+    concurrency: int = 8,
+    timeout: float = 60.0,
+    retry: RetryPolicy | None = None,
+    progress: bool = False,
+    seed: int | None = None,
+) -> JuryResult:
+    """Score every item with every judge ``runs`` times.
+
+    Parameters
+    ----------
+    items
+        One row per item; ``id_col`` holds unique ids, other columns fill the template.
+    judges
+        The panel (:class:`JudgeSpec`), each with its endpoint, model and rate limit.
+    template
+        The prompt and parser (:func:`bacon_bayes.judges.templates.load_template`).
+    runs
+        Repeated calls per item and judge (run 1..R is part of the cache key).
+    cache
+        SQLite file of completed calls (resume point); None keeps it in memory.
+    concurrency
+        Calls in flight at once, over all judges.
+    timeout
+        Seconds allowed for one HTTP attempt.
+    retry
+        Backoff policy; default :class:`RetryPolicy`.
+    progress
+        Show a progress bar with ETA on stderr.
+    seed
+        Seed of the backoff jitter.
+
+    Returns
+    -------
+    JuryResult
+        ``table`` has one row per item x judge x run (x dimension for multi-dimension
+        templates, whose judge is named ``<judge>:<dimension>``), with columns
+        :data:`COLUMNS`; NA scores carry a ``reason``. Rows keep item, judge, run order.
+    """
+    _check_inputs(items, judges, id_col, runs, concurrency)
+    policy = retry or RetryPolicy()
+    start = time.perf_counter()
+    calls = plan_calls(items, judges, template, id_col=id_col, runs=runs)
+    owns = not isinstance(cache, CallCache)
+    store = CallCache(":memory:" if cache is None else cache) if owns else cache
+    summary = JurySummary(calls=len(calls))
+    try:
+        found = store.get_many(c.key for c in calls)
+        done = {c.index: found[c.key] for c in calls if c.key in found}
+        summary.cached = len(done)
+        pending = [c for c in calls if c.index not in done]
+        failed: dict[int, CallFailed] = {}
+        with _Progress(len(calls), progress) as bar:
+            bar.advance(len(done))
+            if pending:
+                _run_coroutine(
+                    _execute(
+                        pending,
+                        cache=store,
+                        template=template,
+                        concurrency=concurrency,
+                        timeout=timeout,
+                        policy=policy,
+                        summary=summary,
+                        done=done,
+                        failed=failed,
+                        progress=bar,
+                        seed=seed,
+                    )
+                )
+    finally:
+        if owns:
+            store.close()
+    rows: list[dict[str, Any]] = []
+    for call in calls:
+        for row in _rows(call, done.get(call.index), failed.get(call.index), template):
+            rows.append(row)
+            if call.index in done and row["reason"] is not None:
+                summary.unparsed[row["reason"].split(";")[0][:60]] += 1
+    summary.elapsed = time.perf_counter() - start
+    return JuryResult(_table(rows, items[id_col].dtype), summary)

@@ -1,0 +1,186 @@
+"""Calibrator end to end, item scores, and the ``bacon estimate`` / ``bacon demo`` commands."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes import Calibrator, EvalPool, NotFittedError, ValidationError
+from bacon_bayes.cli import main
+from bacon_bayes.demo import load_summeval, summeval_pool
+
+
+@pytest.fixture(scope="module")
+def summeval():
+    pool, truth = summeval_pool("relevance", 0.2, seed=3)
+    return Calibrator(engine="freq", seed=0).fit(pool), truth
+
+
+def test_estimates_expose_the_contract(summeval):
+    cal, truth = summeval
+    for e in (cal.estimate_mean(), cal.estimate_quantile(0.5)):
+        for key in ("estimate", "se", "ci_low", "ci_high", "n_labeled", "n_items"):
+            assert key in e.to_dict()
+        assert e.n_items == 1200 and e.n_labeled == 240
+    mean = cal.estimate_mean()
+    assert mean.ci_low <= truth <= mean.ci_high
+    assert mean.width < cal.estimate_mean(method="classical").width
+    assert cal.estimate_mean(method="naive").n_labeled == 0
+
+
+def test_fit_is_deterministic_under_the_seed(summeval):
+    cal, _ = summeval
+    again = Calibrator(engine="freq", seed=0).fit(cal.pool_)
+    assert np.array_equal(again.surrogate_, cal.surrogate_)
+    other = Calibrator(engine="freq", seed=1).fit(cal.pool_)
+    assert not np.array_equal(other.surrogate_, cal.surrogate_)
+
+
+def test_groups_comparisons_and_ranks(summeval):
+    cal, _ = summeval
+    groups = cal.estimate_groups()
+    assert len(groups) == 12 and groups.simultaneous == "maxt"
+    pointwise = cal.estimate_groups(simultaneous=False)
+    bonf = cal.estimate_groups(simultaneous="bonferroni")
+    assert np.all(pointwise.ci_high - pointwise.ci_low < groups.ci_high - groups.ci_low)
+    assert np.all(groups.ci_high - groups.ci_low <= bonf.ci_high - bonf.ci_low + 1e-12)
+    assert len(cal.compare_groups()) == 66
+    ranks = cal.rank_groups()
+    assert list(ranks["rank"]) == list(range(1, 13))
+    assert np.all(ranks["rank_low"] <= ranks["rank"]) and np.all(
+        ranks["rank"] <= ranks["rank_high"]
+    )
+    assert cal.estimate_groups(method="classical").method == "classical"
+    assert cal.estimate_groups(method="naive").method == "naive"
+
+
+def test_item_scores(summeval):
+    cal, _ = summeval
+    items = cal.item_scores(level=0.9, threshold=3.0)
+    assert len(items) == 1200
+    assert {"item", "group", "score", "lower", "upper", "rank", "flag", "p_below"} <= set(items)
+    assert np.all(items.lower <= items.score) and np.all(items.score <= items.upper)
+    assert items["rank"].min() == 1
+    post = cal.item_scores(method="posterior")
+    assert np.all(post.lower <= post.upper)
+    with pytest.raises(ValidationError, match="'conformal' or 'posterior'"):
+        cal.item_scores(method="bayes")
+
+
+def test_conformal_item_intervals_cover_held_out_items():
+    """Split-conformal 90% intervals cover 88-92% of unlabeled items (averaged over pools)."""
+    rng = np.random.default_rng(5)
+    covered = []
+    for _ in range(8):
+        n = 3000
+        latent = rng.normal(size=n)
+        df = pd.DataFrame(
+            {
+                "y": 2 + latent + 0.6 * rng.standard_t(4, n),
+                "j1": latent + rng.normal(0, 0.5, n),
+                "j2": 0.5 * latent + rng.normal(0, 0.5, n),
+            }
+        )
+        truth = df["y"].to_numpy().copy()
+        df.loc[rng.random(n) > 0.1, "y"] = np.nan
+        pool = EvalPool.from_frame(df, label="y", judges=["j1", "j2"], outcome="continuous")
+        items = Calibrator(engine="freq").fit(pool).item_scores(0.9)
+        held = ~items.labeled.to_numpy()
+        inside = (items.lower <= truth) & (truth <= items.upper)
+        covered.append(inside[held].mean())
+    assert 0.88 <= np.mean(covered) <= 0.92, covered
+
+
+def test_unfitted_and_bad_arguments(summeval):
+    with pytest.raises(NotFittedError, match="call fit"):
+        Calibrator().estimate_mean()
+    with pytest.raises(ValidationError, match="expects an EvalPool"):
+        Calibrator().fit(pd.DataFrame())
+    cal, _ = summeval
+    with pytest.raises(ValidationError, match="method 'best'"):
+        cal.estimate_mean(method="best")
+    with pytest.raises(ValidationError, match="model 'hurdle' does not fit a continuous outcome"):
+        Calibrator("hurdle").fit(cal.pool_)
+    with pytest.raises(ValidationError, match="model 'xgb' is not known"):
+        Calibrator("xgb").fit(cal.pool_)
+    with pytest.raises(ValidationError, match="engine 'gpu' is not known"):
+        Calibrator(engine="gpu").fit(cal.pool_)
+
+
+def test_families_fit_their_outcomes():
+    rng = np.random.default_rng(2)
+    n = 600
+    latent = rng.normal(size=n)
+    judges = {"j1": latent + rng.normal(0, 0.5, n), "j2": latent + rng.normal(0, 0.8, n)}
+    mask = rng.random(n) < 0.3
+    labels = {
+        ("ordinal", "ordinal"): 1.0 + np.searchsorted([-1, 0, 1], latent + rng.normal(0, 0.4, n)),
+        ("nonnegative", "hurdle"): np.where(latent > 0, np.exp(latent), 0.0),
+        ("categorical", "multinomial"): (latent > 0.3).astype(float),
+    }
+    for (kind, model), y in labels.items():
+        df = pd.DataFrame({"y": np.where(mask, y, np.nan), **judges})
+        pool = EvalPool.from_frame(df, label="y", judges=["j1", "j2"], outcome=kind)
+        cal = Calibrator(model, engine="freq").fit(pool)
+        # one draw: a 99.9% interval must hold (coverage itself is tested by simulation)
+        e = cal.estimate_mean(alpha=0.001)
+        assert e.ci_low <= y.mean() <= e.ci_high, (kind, e)
+        assert e.width < cal.estimate_mean(alpha=0.001, method="classical").width
+        q = cal.estimate_quantile(0.5)
+        assert q.ci_low <= q.estimate <= q.ci_high
+
+
+def write_summeval(tmp_path, fraction=0.1):
+    df = load_summeval()
+    rng = np.random.default_rng(0)
+    df["label"] = df["expert_mean_relevance"].where(rng.random(len(df)) < fraction)
+    path = tmp_path / "summeval.csv"
+    df.to_csv(path, index=False)
+    return path, float(df["expert_mean_relevance"].mean())
+
+
+def test_cli_estimate_json_and_text(tmp_path, capsys):
+    path, truth = write_summeval(tmp_path)
+    args = [
+        "estimate",
+        str(path),
+        "--label",
+        "label",
+        "--judge",
+        "judge:*|relevance",
+        "--group",
+        "system",
+        "--item",
+        "item",
+        "--quantile",
+        "0.5",
+    ]
+    assert main([*args, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out["mean"]) == {"aee", "classical", "naive"}
+    assert out["mean"]["aee"]["ci_low"] <= truth <= out["mean"]["aee"]["ci_high"]
+    assert len(out["groups"]["aee"]["rows"]) == 12 and "0.5" in out["quantiles"]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "calibrated (AEE)" in text and "classical (labels only)" in text
+    assert "naive (raw judge avg)" in text and "mean per 'system'" in text
+
+
+def test_cli_reports_bad_input_without_traceback(tmp_path, capsys):
+    path, _ = write_summeval(tmp_path)
+    assert main(["estimate", str(path), "--label", "nope", "--judge", "judge:*"]) == 2
+    err = capsys.readouterr().err
+    assert "label column 'nope' is not in the table" in err and "Traceback" not in err
+    assert main(["estimate", str(tmp_path / "missing.csv"), "--label", "x", "--judge", "y"]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert main(["estimate", str(path), "--label", "label", "--judge", "zz*"]) == 2
+    assert "matches no column" in capsys.readouterr().err
+
+
+def test_cli_demo(capsys):
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert "calibrated (AEE)" in out and "Full-data mean" in out and "ranked" in out

@@ -1,0 +1,104 @@
+"""Coverage in both directions, bias and efficiency of the AEE estimators (fast subset).
+
+Each check fails when coverage leaves the two-sided 99.9% binomial band around
+nominal, below (too narrow) or above (too wide). The full grid of regimes runs
+under ``make validate`` (tests/test_validation_grid.py) and writes VALIDATION.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bacon_bayes import simulate as sim
+
+REPS = 400
+
+
+@pytest.fixture(scope="module")
+def results():
+    out = {}
+    plan = {
+        "informative": ("mean", "quantile", "groups", "differences"),
+        "useless": ("mean",),
+        "adversarial": ("mean",),
+        "unequal_pi": ("mean", "groups"),
+        "ordinal": ("mean", "quantile"),
+    }
+    for name, estimands in plan.items():
+        out[name] = sim.study(sim.make_regime(name), reps=REPS, estimands=estimands)
+    return out
+
+
+def pick(rows, estimand, method="aee", alpha=0.1):
+    (row,) = [r for r in rows if r.estimand == estimand and r.method == method and r.alpha == alpha]
+    return row
+
+
+@pytest.mark.parametrize("alpha", [0.1, 0.05])
+@pytest.mark.parametrize(
+    ("regime", "estimand"),
+    [
+        ("informative", "mean"),
+        ("informative", "quantile(0.5)"),
+        ("informative", "groups (simultaneous)"),
+        ("informative", "differences (simultaneous)"),
+        ("useless", "mean"),
+        ("adversarial", "mean"),
+        ("unequal_pi", "mean"),
+        ("unequal_pi", "groups (simultaneous)"),
+        ("ordinal", "mean"),
+        ("ordinal", "cdf(3)"),
+    ],
+)
+def test_coverage_in_band(results, regime, estimand, alpha):
+    row = pick(results[regime], estimand, alpha=alpha)
+    lo, hi = row.band()
+    assert lo <= row.coverage, f"{regime} {estimand}: coverage {row.coverage:.3f} below {lo:.3f}"
+    assert row.coverage <= hi, f"{regime} {estimand}: coverage {row.coverage:.3f} above {hi:.3f}"
+
+
+@pytest.mark.parametrize("regime", ["informative", "adversarial", "unequal_pi", "ordinal"])
+def test_mean_is_unbiased(results, regime):
+    row = pick(results[regime], "mean")
+    assert abs(row.bias) <= 3.29 * row.bias_se + 1e-12, (row.bias, row.bias_se)
+
+
+def test_informative_judge_narrows_the_interval(results):
+    aee = pick(results["informative"], "mean")
+    classical = pick(results["informative"], "mean", method="classical")
+    assert aee.mean_width < 0.7 * classical.mean_width
+
+
+def test_useless_judge_costs_at_most_two_percent(results):
+    aee = pick(results["useless"], "mean")
+    classical = pick(results["useless"], "mean", method="classical")
+    assert aee.mean_width <= 1.02 * classical.mean_width
+
+
+def test_band_detects_too_wide_and_too_narrow():
+    """The band itself must reject intervals that are too wide or too narrow."""
+    row = sim.Coverage("x", "mean", "aee", 0.1, REPS, 0.95, 1.0, 0.0, 1.0)
+    assert not row.in_band
+    row = sim.Coverage("x", "mean", "aee", 0.1, REPS, 0.85, 1.0, 0.0, 1.0)
+    assert not row.in_band
+    assert sim.Coverage("x", "mean", "aee", 0.1, REPS, 0.9, 1.0, 0.0, 1.0).in_band
+
+
+def test_inflated_interval_fails_the_check():
+    """Scaling a correct interval by 1.3 pushes coverage above the band (test can fail)."""
+    regime = sim.make_regime("informative")
+    mask, pi = sim.draw_samples(regime, REPS, 7)
+    f, _ = sim.batched_ridge_crossfit(regime.X, regime.y, mask, seed=7)
+    from bacon_bayes.estimate import _t_crit, mean_core
+
+    ym = np.where(mask, regime.y, 0.0)
+    theta, var, _, n = mean_core(ym, f, pi, f.sum(axis=1), regime.y.size, mask=mask)
+    half = _t_crit(0.1, n) * np.sqrt(var)
+    truth = regime.y.mean()
+    good = np.mean(np.abs(theta - truth) <= half)
+    wide = np.mean(np.abs(theta - truth) <= 1.3 * half)
+    narrow = np.mean(np.abs(theta - truth) <= 0.75 * half)
+    lo, hi = sim.Coverage("x", "m", "aee", 0.1, REPS, good, 0, 0, 1).band()
+    assert lo <= good <= hi
+    assert wide > hi and narrow < lo

@@ -1,0 +1,189 @@
+"""Exact properties of the flat estimator functions (identities, edge cases, errors)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from bacon_bayes import ValidationError
+from bacon_bayes import estimate as est
+
+
+@pytest.fixture
+def pool():
+    rng = np.random.default_rng(3)
+    n_items, n = 500, 60
+    x = rng.normal(size=n_items)
+    y = 1.0 + x + rng.normal(0, 0.5, n_items)
+    lab = np.zeros(n_items, bool)
+    lab[rng.choice(n_items, n, replace=False)] = True
+    f = 0.9 + 0.8 * x
+    return y, f, lab
+
+
+def test_uniform_aee_equals_finite_population_regression_form(pool):
+    y, f, lab = pool
+    n_items, n = y.size, lab.sum()
+    e = est.aee_mean(np.where(lab, y, np.nan), f, power_tuning=False)
+    r = y[lab] - f[lab]
+    manual = (y[lab].sum() + f[~lab].sum() + (n_items - n) / n * r.sum()) / n_items
+    assert e.estimate == pytest.approx(manual, rel=1e-12)
+    var = (1 - n / n_items) * r.var(ddof=1) / n
+    assert e.se == pytest.approx(np.sqrt(var), rel=1e-12)
+    ht = est.aee_mean(np.where(lab, y, np.nan), f, power_tuning=False, hajek=False)
+    assert ht.estimate == pytest.approx(e.estimate, rel=1e-12)
+
+
+def test_classical_is_the_sample_mean_with_fpc(pool):
+    y, _, lab = pool
+    c = est.classical_mean(np.where(lab, y, np.nan))
+    n, n_items = lab.sum(), y.size
+    assert c.estimate == pytest.approx(y[lab].mean())
+    assert c.se == pytest.approx(np.sqrt((1 - n / n_items) * y[lab].var(ddof=1) / n))
+    half = stats.t.ppf(0.975, n - 1) * c.se
+    assert c.ci_high - c.estimate == pytest.approx(half)
+    sup = est.classical_mean(np.where(lab, y, np.nan), target="superpopulation")
+    assert sup.se > c.se
+
+
+def test_census_has_zero_variance_and_the_true_mean(pool):
+    y, f, _ = pool
+    e = est.aee_mean(y, f)
+    assert e.estimate == pytest.approx(y.mean()) and e.se == pytest.approx(0.0, abs=1e-12)
+
+
+def test_power_tuning_weights_a_reversed_surrogate_negatively(pool):
+    y, f, lab = pool
+    e = est.aee_mean(np.where(lab, y, np.nan), -f)
+    assert e.details["power_lambda"] < 0
+    plain = est.aee_mean(np.where(lab, y, np.nan), -f, power_tuning=False)
+    assert e.se < plain.se
+
+
+def test_power_tuning_never_raises_the_estimated_variance(pool):
+    y, f, lab = pool
+    rng = np.random.default_rng(0)
+    for g in (f, rng.normal(size=y.size), 5 - 2 * f, f + rng.normal(0, 3, y.size)):
+        tuned = est.aee_mean(np.where(lab, y, np.nan), g)
+        plain = est.aee_mean(np.where(lab, y, np.nan), g, power_tuning=False)
+        classical = est.classical_mean(np.where(lab, y, np.nan))
+        assert tuned.se <= plain.se + 1e-12 and tuned.se <= classical.se + 1e-12
+
+
+def test_quantile_with_zero_adjustment_is_classical(pool):
+    y, _f, lab = pool
+    grid = np.sort(np.unique(np.concatenate([y[lab], np.linspace(-3, 5, 50)])))
+    phi = np.zeros((y.size, grid.size))
+    a = est.aee_quantile(np.where(lab, y, np.nan), phi, grid, 0.5, power_tuning=False)
+    c = est.classical_quantile(np.where(lab, y, np.nan), grid, 0.5)
+    assert a.estimate == pytest.approx(c.estimate) and a.ci_low == pytest.approx(c.ci_low)
+    assert a.ci_low <= a.estimate <= a.ci_high
+
+
+def test_discrete_quantile_is_a_level():
+    rng = np.random.default_rng(1)
+    y = rng.integers(1, 6, 300).astype(float)
+    y[100:] = np.nan
+    levels = np.arange(1.0, 6.0)
+    q = est.classical_quantile(y, levels, 0.5, discrete=True)
+    assert q.estimate in levels and q.ci_low in levels and q.ci_high in levels
+
+
+@pytest.mark.parametrize(
+    ("call", "needle"),
+    [
+        (lambda y, f: est.aee_mean(y, f, alpha=1.5), "alpha=1.5 must lie strictly between"),
+        (lambda y, f: est.aee_mean(y, f[:-1]), "predictions have 499 entries"),
+        (lambda y, f: est.aee_mean(np.full_like(y, np.nan), f), "0 labeled item(s)"),
+        (lambda y, f: est.aee_mean(y, np.where(np.isnan(y), np.nan, f)), "NaN or infinite"),
+        (lambda y, f: est.aee_mean(y, f, pi=np.zeros_like(y)), "must lie in (0, 1]"),
+        (lambda y, f: est.aee_mean(y, f, pi=np.ones(3)), "one inclusion probability per item"),
+        (
+            lambda y, f: est.aee_quantile(y, np.zeros((y.size, 2)), np.array([1.0, 0.0]), 0.5),
+            "strictly increasing",
+        ),
+        (
+            lambda y, f: est.aee_quantile(y, np.zeros((y.size, 1)), np.zeros(1), 1.0),
+            "quantile level q=1.0",
+        ),
+    ],
+)
+def test_bad_estimator_input(pool, call, needle):
+    y, f, lab = pool
+    with pytest.raises(ValidationError) as err:
+        call(np.where(lab, y, np.nan), f)
+    assert needle in str(err.value)
+
+
+def test_group_with_one_label_is_refused(pool):
+    y, f, lab = pool
+    groups = np.where(np.arange(y.size) == np.flatnonzero(lab)[0], "tiny", "big")
+    groups[~lab & (np.arange(y.size) < 5)] = "tiny"
+    with pytest.raises(ValidationError, match="group 'tiny' has 1 labeled item"):
+        est.aee_group_means(np.where(lab, y, np.nan), f, groups)
+
+
+def test_simultaneous_critical_values():
+    eye = np.eye(4)
+    sidak = est.simultaneous_critical_value(eye, 0.05, "maxt")
+    assert sidak[0] == pytest.approx(stats.norm.isf((1 - 0.95 ** (1 / 4)) / 2))
+    bonf = est.simultaneous_critical_value(eye, 0.05, "bonferroni")
+    assert bonf[0] == pytest.approx(stats.norm.isf(0.05 / 8)) and bonf[0] > sidak[0]
+    corr = np.full((4, 4), 0.9) + 0.1 * eye
+    dependent = est.simultaneous_critical_value(corr, 0.05, "maxt")
+    assert stats.norm.isf(0.025) < dependent[0] < sidak[0]
+    # simulation agrees with the exact value for independent components
+    near_eye = eye + 1e-6 * (np.ones((4, 4)) - eye)
+    simulated = est.simultaneous_critical_value(near_eye, 0.05, "maxt")
+    assert simulated[0] == pytest.approx(sidak[0], abs=0.02)
+    t = est.simultaneous_critical_value(eye, 0.05, "maxt", df=np.array([5, 5, 50, 50]))
+    assert t[0] > t[2] > sidak[0]
+    with pytest.raises(ValidationError, match="simultaneous='holm' is not known"):
+        est.simultaneous_critical_value(eye, 0.05, "holm")
+
+
+def test_groups_differences_and_ranks(pool):
+    y, f, lab = pool
+    groups = np.array(["a", "b", "c"])[np.arange(y.size) % 3]
+    y = y + np.array([0.0, 1.5, 3.0])[np.arange(y.size) % 3]
+    f = f + np.array([0.0, 1.5, 3.0])[np.arange(y.size) % 3]
+    table = est.aee_group_means(np.where(lab, y, np.nan), f, groups, alpha=0.05)
+    assert table.names == ("a", "b", "c")
+    assert np.allclose(table.cov, np.diag(np.diag(table.cov)))  # disjoint groups
+    diffs = est.compare(table)
+    assert diffs.names == ("a - b", "a - c", "b - c")
+    assert np.allclose(
+        diffs.estimate,
+        [
+            table.estimate[0] - table.estimate[1],
+            table.estimate[0] - table.estimate[2],
+            table.estimate[1] - table.estimate[2],
+        ],
+    )
+    ranks = est.rank_intervals(table)
+    assert ranks["rank"].tolist() == [3, 2, 1]
+    assert ranks["rank_low"].tolist() == [3, 2, 1] and ranks["rank_high"].tolist() == [3, 2, 1]
+    d = table.to_dict()
+    assert d["rows"][0]["name"] == "a" and len(d["cov"]) == 3
+    assert table["b"].estimate == pytest.approx(table.estimate[1])
+
+
+def test_rank_intervals_widen_when_groups_overlap(pool):
+    y, f, lab = pool
+    groups = np.array(["a", "b"])[np.arange(y.size) % 2]
+    table = est.aee_group_means(np.where(lab, y, np.nan), f, groups)
+    ranks = est.rank_intervals(table)
+    assert ranks["rank_low"].tolist() == [1, 1] and ranks["rank_high"].tolist() == [2, 2]
+
+
+def test_estimate_to_dict_is_json_ready(pool):
+    import json
+
+    y, f, lab = pool
+    e = est.aee_mean(np.where(lab, y, np.nan), f)
+    d = json.loads(json.dumps(e.to_dict()))
+    for key in ("estimate", "se", "ci_low", "ci_high", "n_labeled", "n_items"):
+        assert d[key] == getattr(e, key)
+    assert "aee mean" in str(e)
+    assert est.Estimate.from_dict(d) == e  # saved results round-trip exactly

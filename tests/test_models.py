@@ -1,0 +1,153 @@
+"""Frequentist outcome models and the cross-fitting engine."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.optimize import check_grad
+from sklearn.neighbors import KNeighborsRegressor
+
+from bacon_bayes import ValidationError
+from bacon_bayes.crossfit import cross_fit, make_folds
+from bacon_bayes.outcome import HurdleOutcome, MultinomialOutcome, OrdinalOutcome, RidgeOutcome
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    latent = X @ np.array([1.0, 0.5, -0.3]) + rng.normal(0, 0.5, 400)
+    return X, latent, rng
+
+
+def check_distribution(model, X, grid):
+    cdf = model.predict_cdf(X, grid)
+    assert cdf.shape == (X.shape[0], grid.size)
+    assert np.all(np.diff(cdf, axis=1) >= -1e-12) and cdf.min() >= 0 and cdf.max() <= 1
+    assert np.all(model.predict_var(X) >= 0)
+
+
+def test_ridge_mean_and_heavy_tailed_predictive(data):
+    X, latent, rng = data
+    y = 2 + latent + 0.3 * rng.standard_t(3, latent.size)
+    m = RidgeOutcome().fit(X, y)
+    assert np.corrcoef(m.predict(X), y)[0, 1] > 0.8
+    check_distribution(m, X, np.linspace(-5, 9, 60))
+    # the predictive median of the residual distribution is near the mean prediction
+    assert np.median(m.resid_) == pytest.approx(0, abs=0.1)
+
+
+def test_hurdle_gate_mean_and_cdf(data):
+    X, latent, rng = data
+    pos = rng.random(latent.size) < 1 / (1 + np.exp(-latent))
+    y = np.where(pos, np.exp(0.5 * latent + rng.normal(0, 0.3, latent.size)), 0.0)
+    m = HurdleOutcome().fit(X, y)
+    p = m.predict_positive_prob(X)
+    cdf0 = m.predict_cdf(X, np.array([-1.0, 0.0]))
+    assert np.allclose(cdf0[:, 0], 0) and np.allclose(cdf0[:, 1], 1 - p)
+    assert np.all(m.predict(X) >= 0)
+    assert abs(m.predict(X).mean() - y.mean()) < 0.1 * y.mean()
+    check_distribution(m, X, np.linspace(-1, 10, 40))
+
+
+def test_hurdle_without_zeros_or_positives(data):
+    X, latent, _ = data
+    assert np.allclose(HurdleOutcome().fit(X, np.exp(latent)).predict_positive_prob(X), 1.0)
+    assert np.allclose(HurdleOutcome().fit(X, np.zeros(latent.size)).predict(X), 0.0)
+
+
+def test_ordinal_gradient_probabilities_and_levels(data):
+    X, latent, _ = data
+    y = 1.0 + np.searchsorted([-1.0, 0.0, 1.0], latent)
+    m = OrdinalOutcome(levels=(1, 2, 3, 4, 5)).fit(X, y)  # level 5 never observed
+    assert m.converged_
+    Z = m.scaler_.transform(X)
+    k = (y - 1).astype(int)
+    err = check_grad(
+        lambda p: m._objective(p, Z, k)[0], lambda p: m._objective(p, Z, k)[1], m.params_
+    )
+    assert err < 1e-3 * max(1.0, np.abs(m._objective(m.params_, Z, k)[1]).max() + 1)
+    proba = m.predict_proba(X)
+    assert np.allclose(proba.sum(axis=1), 1) and proba[:, 4].max() < 0.05
+    assert np.all(np.diff(m.cutpoints_) > 0)
+    acc = np.mean(m.levels_[proba.argmax(axis=1)] == y)
+    assert acc > 0.6
+    check_distribution(m, X, np.arange(0.0, 7.0))
+    assert np.allclose(m.predict_cdf(X, np.array([5.0]))[:, 0], 1.0)
+
+
+def test_multinomial_binary(data):
+    X, latent, rng = data
+    y = (latent + rng.normal(0, 0.5, latent.size) > 0).astype(float)
+    m = MultinomialOutcome(levels=(0, 1)).fit(X, y)
+    assert np.allclose(m.predict(X), m.predict_proba(X)[:, 1])
+    assert np.mean((m.predict(X) > 0.5) == y) > 0.75
+    check_distribution(m, X, np.array([-0.5, 0.0, 0.5, 1.0]))
+
+
+def test_folds_are_seeded_balanced_and_refuse_too_few_labels():
+    lab = np.zeros(100, bool)
+    lab[::3] = True
+    a, b = make_folds(lab, 5, 1), make_folds(lab, 5, 1)
+    assert np.array_equal(a, b) and not np.array_equal(a, make_folds(lab, 5, 2))
+    counts = np.bincount(a[lab])
+    assert counts.max() - counts.min() <= 1 and np.all(a[~lab] == -1)
+    with pytest.raises(ValidationError, match="too few for 5 folds"):
+        make_folds(np.arange(100) < 9, 5, 0)
+    with pytest.raises(ValidationError, match="at least 2 folds"):
+        make_folds(lab, 1, 0)
+
+
+def test_crossfit_predictions_are_out_of_fold(data):
+    X, latent, _ = data
+    y = np.where(np.arange(latent.size) < 150, latent, np.nan)
+    # a 1-nearest-neighbour model memorises: in-sample it would return the label itself
+    cf = cross_fit(KNeighborsRegressor(n_neighbors=1), X, y, folds=5, seed=0)
+    lab = ~np.isnan(y)
+    assert not np.any(np.isclose(cf.mean[lab], y[lab]))
+    # unlabeled items get the fold-size-weighted average of the fold models
+    avg = sum(w * m.predict(X) for w, m in zip(cf.weights, cf.models, strict=True))
+    assert np.allclose(cf.mean[~lab], avg[~lab])
+    again = cross_fit(KNeighborsRegressor(n_neighbors=1), X, y, folds=5, seed=0)
+    assert np.array_equal(again.mean, cf.mean)
+
+
+def test_crossfit_mixture_variance_and_cdf(data):
+    X, latent, _ = data
+    y = np.where(np.arange(latent.size) < 150, latent, np.nan)
+    cf = cross_fit(RidgeOutcome(), X, y, folds=4, seed=0)
+    var = cf.var()
+    assert var.shape == y.shape and np.all(var > 0)
+    cdf = cf.cdf(np.array([-10.0, 0.0, 10.0]))
+    assert np.allclose(cdf[:, 0], 0) and np.allclose(cdf[:, 2], 1)
+
+
+class SemiSupervisedProbe:
+    """Records what the engine passes to a semi-supervised model."""
+
+    semi_supervised = True
+
+    def __init__(self):
+        self.seen = None
+
+    def get_params(self, deep=False):
+        return {}
+
+    def fit(self, X, y):
+        self.seen = y.copy()
+        self.mean_ = np.nanmean(y)
+        return self
+
+    def predict(self, X):
+        return np.full(X.shape[0], self.mean_)
+
+
+def test_semi_supervised_models_see_all_items_with_fold_labels_hidden(data):
+    X, latent, _ = data
+    y = np.where(np.arange(latent.size) < 100, latent, np.nan)
+    cf = cross_fit(SemiSupervisedProbe(), X, y, folds=5, seed=0)
+    for k, m in enumerate(cf.models):
+        assert m.seen.shape == y.shape
+        held = cf.fold_ids == k
+        assert np.all(np.isnan(m.seen[held]))
+        assert np.array_equal(m.seen[(cf.fold_ids >= 0) & ~held], y[(cf.fold_ids >= 0) & ~held])

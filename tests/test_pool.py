@@ -1,0 +1,200 @@
+"""Every validation rule of EvalPool: bad input stops with a message naming where and the fix."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes import EvalPool, ValidationError
+
+
+def frame(n: int = 12) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    y = rng.integers(1, 6, n).astype(float)
+    y[n // 2 :] = np.nan
+    return pd.DataFrame(
+        {
+            "id": [f"it{i}" for i in range(n)],
+            "y": y,
+            "j1": rng.normal(size=n),
+            "j2": rng.normal(size=n),
+            "sys": ["a", "b"] * (n // 2),
+            "pi": np.full(n, 0.5),
+            "emb_0": rng.normal(size=n),
+            "emb_1": rng.normal(size=n),
+        }
+    )
+
+
+def build(df: pd.DataFrame, **kw):
+    args = {"label": "y", "judges": ["j1", "j2"], "outcome": "continuous", "item": "id"}
+    args.update(kw)
+    return EvalPool.from_frame(df, **args)
+
+
+def test_valid_pool_keeps_every_row():
+    pool = build(frame(), group="sys", propensity="pi", embedding="emb_")
+    assert pool.n_items == 12 and pool.n_labeled == 6
+    assert pool.embedding.shape == (12, 2)
+    assert pool.report()["missing_judge_scores"] == {"j1": 0, "j2": 0}
+
+
+@pytest.mark.parametrize(
+    ("mutate", "kw", "needles"),
+    [
+        (lambda d: d, {"label": "yy"}, ["label column 'yy'", "Did you mean 'y'"]),
+        (lambda d: d, {"judges": ["j1", "j3"]}, ["judge column 'j3'", "existing column"]),
+        (lambda d: d, {"judges": []}, ["no judge columns", "at least one judge"]),
+        (lambda d: d, {"judges": ["j1", "j1"]}, ["listed twice"]),
+        (lambda d: d, {"judges": ["y", "j1"]}, ["also listed as a judge"]),
+        (lambda d: d, {"outcome": "binary"}, ["outcome 'binary'", "Use one of"]),
+        (lambda d: d.assign(id=["x"] * 12), {}, ["duplicate id 'x'", "row 1", "unique"]),
+        (lambda d: d.assign(id=[None, *list(d.id[1:])]), {}, ["empty at row 0", "give every item"]),
+        (
+            lambda d: d.assign(y=["bad", *list(d.y[1:])]),
+            {},
+            ["non-numeric value 'bad'", "row 0 (item 'it0')", "Fix the value"],
+        ),
+        (
+            lambda d: d.assign(y=[np.inf, *list(d.y[1:])]),
+            {},
+            ["infinite", "row 0 (item 'it0')", "finite value"],
+        ),
+        (
+            lambda d: d.assign(j1=np.nan),
+            {},
+            ["judge column 'j1' has no score", "drop it"],
+        ),
+        (
+            lambda d: d.assign(j2=[np.inf, *list(d.j2[1:])]),
+            {},
+            ["judge 'j2' has an infinite score", "row 0"],
+        ),
+        (
+            lambda d: d.assign(y=[-1.0, *list(d.y[1:])]),
+            {"outcome": "nonnegative"},
+            ["must be >= 0", "row 0 (item 'it0')", "negate"],
+        ),
+        (
+            lambda d: d.assign(y=[2.5, *list(d.y[1:])]),
+            {"outcome": "ordinal", "levels": [1, 2, 3, 4, 5]},
+            ["2.5", "not one of the levels", "row 0", "round it"],
+        ),
+        (lambda d: d, {"outcome": "ordinal", "levels": [1]}, ["at least two distinct"]),
+        (lambda d: d, {"levels": [1, 2]}, ["only meaningful for ordinal"]),
+        (
+            lambda d: d.assign(y=[3.0] * 6 + [np.nan] * 6),
+            {"outcome": "ordinal"},
+            ["cannot infer the levels", "pass levels explicitly"],
+        ),
+        (
+            lambda d: d.assign(sys=[None, *list(d.sys[1:])]),
+            {"group": "sys"},
+            ["group column 'sys' is empty", "row 0"],
+        ),
+        (
+            lambda d: d.assign(pi=[0.0, *list(d.pi[1:])]),
+            {"propensity": "pi"},
+            ["propensity column 'pi' is 0.0", "row 0", "(0, 1]"],
+        ),
+        (
+            lambda d: d.assign(pi=[*list(d.pi[:-1]), 1.5]),
+            {"propensity": "pi"},
+            ["propensity column 'pi' is 1.5", "row 11", "(0, 1]"],
+        ),
+        (
+            lambda d: d.assign(emb_1=[np.nan, *list(d.emb_1[1:])]),
+            {"embedding": "emb_"},
+            ["embedding column 'emb_1'", "row 0", "complete embedding"],
+        ),
+        (lambda d: d, {"embedding": "vec_"}, ["no column starts with", "prefix"]),
+        (lambda d: d.iloc[:0], {}, ["no rows"]),
+    ],
+)
+def test_bad_input_is_refused_with_location_and_fix(mutate, kw, needles):
+    with pytest.raises(ValidationError) as err:
+        build(mutate(frame()), **kw)
+    for needle in needles:
+        assert needle in str(err.value)
+
+
+def test_duplicate_column_names_refused():
+    df = frame()
+    df.columns = ["id", "y", "j1", "j1", "sys", "pi", "emb_0", "emb_1"]
+    with pytest.raises(ValidationError, match="column 'j1' appears twice; rename"):
+        build(df, judges=["j1"])
+
+
+def test_not_a_dataframe():
+    with pytest.raises(ValidationError, match="expected a pandas DataFrame"):
+        EvalPool.from_frame([1, 2], label="y", judges=["a"], outcome="continuous")
+
+
+def long_table(df: pd.DataFrame) -> pd.DataFrame:
+    rows = []
+    for _i, row in df.iterrows():
+        for j in ("j1", "j2"):
+            for run in range(2):
+                rows.append(
+                    {
+                        "item": row.id,
+                        "judge": j,
+                        "run": run,
+                        "score": row[j] + 0.1 * run,
+                        "entropy": 0.2,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def test_long_table_pool_and_missing_scores_counted():
+    df = frame()
+    long = long_table(df)
+    long.loc[0, "score"] = np.nan  # one failed call
+    long = long[~((long.item == "it3") & (long.judge == "j2"))]  # a judge skipped an item
+    pool = build(df, judges=long)
+    assert pool.judges == ("j1", "j2")
+    assert pool.report()["missing_judge_scores"] == {"j1": 0, "j2": 1}
+    assert any("1 judge score(s) in the long table are NA" in n for n in pool.notes)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "needles"),
+    [
+        (lambda t: t.drop(columns="score"), ["needs column 'score'"]),
+        (
+            lambda t: t.assign(item=["zz", *list(t.item[1:])]),
+            ["row 0 refers to item 'zz'", "not in"],
+        ),
+        (lambda t: pd.concat([t, t.iloc[:1]]), ["repeats item 'it0'", "distinct run numbers"]),
+        (lambda t: t.assign(score=["x", *list(t.score[1:])]), ["non-numeric value 'x'"]),
+        (
+            lambda t: t.assign(score=np.where(t.judge == "j2", np.nan, t.score)),
+            ["judge 'j2' has no parseable score"],
+        ),
+    ],
+)
+def test_long_table_refusals(mutate, needles):
+    df = frame()
+    with pytest.raises(ValidationError) as err:
+        build(df, judges=mutate(long_table(df)))
+    for needle in needles:
+        assert needle in str(err.value)
+
+
+def test_with_labels_validates_and_copies():
+    pool = build(frame(), outcome="ordinal", levels=[1, 2, 3, 4, 5])
+    newer = pool.with_labels(["it11"], [4])
+    assert newer.n_labeled == pool.n_labeled + 1 and pool.n_labeled == 6
+    with pytest.raises(ValidationError, match="not one of the levels"):
+        pool.with_labels(["it11"], [7])
+    with pytest.raises(ValidationError, match="item 'nope' is not in the pool"):
+        pool.with_labels(["nope"], [1])
+
+
+def test_judge_average_requires_a_score_per_item():
+    df = frame().assign(j1=[np.nan] + [1.0] * 11, j2=[np.nan] + [1.0] * 11)
+    pool = build(df)
+    with pytest.raises(ValidationError, match="row 0 \\(item 'it0'\\) has no judge score"):
+        pool.judge_average()
