@@ -7,7 +7,7 @@
 * ``import_labels`` of 10,000 labels into a 100,000-item study against
   reading the pool CSV with pandas (the floor of any import).
 
-Run: ``python -m benchmarks.bench_sampling``.
+Run: ``python -m benchmarks sampling`` (part of ``make bench``).
 """
 
 from __future__ import annotations
