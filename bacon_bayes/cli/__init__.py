@@ -19,6 +19,7 @@ COMMANDS: tuple[str, ...] = (
     "sample",
     "label",
     "status",
+    "judges",
 )
 
 

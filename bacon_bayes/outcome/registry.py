@@ -65,6 +65,8 @@ def make_model(name: str, engine: str, spec: OutcomeSpec, features: FeatureSet) 
             f"model {name!r} does not fit a {spec.kind} outcome; use "
             f"{DEFAULT_FOR_KIND[spec.kind]!r} (or declare the right outcome type)."
         )
+    if engine == "bayes" and (name, engine) not in _REGISTRY:
+        import bacon_bayes.bayes  # noqa: F401  (registers the Bayesian families)
     if (name, engine) not in _REGISTRY:
         have = ", ".join(e for (n, e) in _REGISTRY if n == name) or "none"
         raise ValidationError(

@@ -1,0 +1,107 @@
+"""Convergence checks run after every fit: R-hat, bulk/tail ESS, divergences."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+__all__ = ["ConvergenceWarning", "Diagnostics", "check_convergence"]
+
+RHAT_MAX = 1.01
+
+
+class ConvergenceWarning(UserWarning):
+    """The sampler did not converge well enough to trust the posterior."""
+
+
+@dataclass(frozen=True)
+class Diagnostics:
+    """Summary of one fit's convergence (every parameter, worst value reported)."""
+
+    max_rhat: float
+    worst_rhat: str
+    min_ess_bulk: float
+    min_ess_tail: float
+    worst_ess: str
+    n_divergent: int
+    n_draws: int
+    n_chains: int
+    sampler: str
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        """R-hat <= 1.01 and no divergence."""
+        return bool(self.max_rhat <= RHAT_MAX and self.n_divergent == 0)
+
+    def to_dict(self) -> dict[str, float | int | str | bool]:
+        return {**asdict(self), "ok": self.ok}
+
+    def advice(self) -> str:
+        """What to try, given what went wrong."""
+        tips = []
+        if self.n_divergent:
+            tips.append(
+                f"{self.n_divergent} divergent transitions: raise target_accept (e.g. 0.95), "
+                "or use stronger priors (a preset), or check for a judge that barely varies"
+            )
+        if self.max_rhat > RHAT_MAX:
+            tips.append(
+                f"R-hat {self.max_rhat:.3f} on {self.worst_rhat} (> {RHAT_MAX}): run more "
+                "tuning and draws (tune=, draws=) or more chains"
+            )
+        if self.min_ess_bulk < 100 * self.n_chains:
+            tips.append(
+                f"bulk ESS only {self.min_ess_bulk:.0f} on {self.worst_ess}: "
+                "increase draws= for stable intervals"
+            )
+        return "; ".join(tips)
+
+
+def _flat_min(ds) -> tuple[float, str]:
+    best, name = np.inf, ""
+    for var, da in ds.data_vars.items():
+        vals = np.asarray(da.values, dtype=float)
+        if vals.size and np.nanmin(vals) < best:
+            best, name = float(np.nanmin(vals)), str(var)
+    return best, name
+
+
+def check_convergence(idata, *, sampler: str, seconds: float, warn: bool = True) -> Diagnostics:
+    """Compute R-hat, ESS and divergences of ``idata``; warn with advice when poor.
+
+    Warns (``ConvergenceWarning``) when max R-hat > 1.01 or any transition diverged.
+    """
+    import arviz as az
+
+    post = idata.posterior
+    rhat = az.rhat(post)
+    neg = rhat.map(lambda x: -np.nan_to_num(x, nan=np.inf))
+    mr, wr = _flat_min(neg)
+    bulk, wb = _flat_min(az.ess(post, method="bulk"))
+    tail, _ = _flat_min(az.ess(post, method="tail"))
+    div = 0
+    stats = getattr(idata, "sample_stats", None)
+    if stats is not None and "diverging" in stats:
+        div = int(np.asarray(stats["diverging"]).sum())
+    diag = Diagnostics(
+        max_rhat=-mr,
+        worst_rhat=wr,
+        min_ess_bulk=bulk,
+        min_ess_tail=tail,
+        worst_ess=wb,
+        n_divergent=div,
+        n_draws=int(post.sizes["draw"]),
+        n_chains=int(post.sizes["chain"]),
+        sampler=sampler,
+        seconds=float(seconds),
+    )
+    if warn and not diag.ok:
+        warnings.warn(
+            f"the {sampler} sampler did not converge: {diag.advice()}",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    return diag

@@ -1,0 +1,103 @@
+"""Ordinal outcome (K ordered levels): collapsed ordered-probit judge model.
+
+Latent quality ``z ~ N(q' theta, 1)`` (location and scale fixed; the cutpoints
+float); the human label is level k when ``kappa_{k-1} < z + sigma_y eps <= kappa_k``.
+Given the judges, ``z ~ N(m, v)`` (closed form), so
+``P(y <= k | judges) = Phi((kappa_k - m) / sqrt(sigma_y^2 + v))``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from bacon_bayes.bayes.base import JudgeModel
+from bacon_bayes.bayes.closed_forms import ordinal_probs
+from bacon_bayes.errors import ValidationError
+
+__all__ = ["OrdinalJudgeModel"]
+
+OUTER = 50.0  # finite outer cutpoints: infinities give NaN gradients
+
+
+class OrdinalJudgeModel(JudgeModel):
+    """Bayesian ordinal (ordered-probit) model of human labels given several judges.
+
+    Parameters
+    ----------
+    columns : :class:`~bacon_bayes.bayes.columns.ColumnSpec`.
+    levels : the ordered outcome levels (numbers); default: the distinct labels seen.
+    **kwargs : see :class:`~bacon_bayes.bayes.base.JudgeModel`.
+    """
+
+    family: ClassVar[str] = "ordinal"
+    family_priors: ClassVar[dict[str, float]] = {
+        "cutpoint_sd": 2.5,  # kappa_k ~ N(0, .), ordered
+        "log_label_noise_mu": 0.0,  # log sigma_y ~ N(., log_label_noise_sd)
+        "log_label_noise_sd": 0.5,
+    }
+
+    def __init__(self, columns, *, levels=None, **kwargs: Any) -> None:
+        super().__init__(columns, **kwargs)
+        self.levels = levels
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        return {**super().get_params(deep), "levels": self.levels}
+
+    def _prepare_labels(self, y: np.ndarray) -> None:
+        if self.levels is not None:
+            levels = np.asarray(self.levels, dtype=float)
+        else:
+            levels = np.unique(y)
+        if levels.size < 2 or np.any(np.diff(levels) <= 0):
+            raise ValidationError(
+                f"ordinal levels must be at least 2 increasing numbers, got {levels.tolist()}"
+            )
+        bad = ~np.isin(y, levels)
+        if bad.any():
+            raise ValidationError(
+                f"label {y[bad][0]} is not one of the ordinal levels {levels.tolist()}; "
+                "pass levels= or fix the label"
+            )
+        self.levels_ = levels
+
+    def _label_data(self, y, train):
+        idx = np.zeros(y.shape[0], dtype="int64")
+        idx[train] = np.searchsorted(self.levels_, y[train])
+        return {"yk": idx, "w": train.astype(float)}, {"levels": self.levels_}
+
+    def _label_logp(self, pm, pt, m, v, yk, pr):
+        from pymc.distributions.dist_math import log_diff_normal_cdf
+        from pymc.distributions.transforms import ordered
+
+        K = self.levels_.size
+        cut = pm.Normal(
+            "cutpoints",
+            0.0,
+            pr["cutpoint_sd"],
+            shape=K - 1,
+            transform=ordered,
+            initval=np.linspace(-1.5, 1.5, K - 1),
+        )
+        log_sy = pm.Normal("log_label_noise", pr["log_label_noise_mu"], pr["log_label_noise_sd"])
+        edges = pt.concatenate([[-OUTER], cut, [OUTER]])
+        sd = pt.sqrt(pt.exp(2.0 * log_sy) + v)
+        return log_diff_normal_cdf(m, sd, edges[yk + 1], edges[yk])
+
+    def _probs(self, post, m, v):
+        sd = np.sqrt(np.exp(2.0 * post["log_label_noise"])[:, None] + v)
+        return ordinal_probs(m, sd, post["cutpoints"])
+
+    def _moments(self, post, const, m, v):
+        p = self._probs(post, m, v)
+        lv = const["levels"]
+        mean = p @ lv
+        return mean, np.maximum(p @ (lv * lv) - mean * mean, 0.0)
+
+    def _cdf(self, post, const, m, v, t):
+        cum = np.cumsum(self._probs(post, m, v), axis=-1)
+        idx = np.searchsorted(const["levels"], t, side="right") - 1
+        out = cum[..., np.maximum(idx, 0)]
+        out[..., idx < 0] = 0.0
+        return out

@@ -1,0 +1,28 @@
+"""Register the Bayesian families with the outcome-model registry (engine "bayes")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bacon_bayes.bayes.columns import ColumnSpec
+from bacon_bayes.bayes.gaussian import GaussianJudgeModel
+from bacon_bayes.bayes.ordinal import OrdinalJudgeModel
+
+__all__ = ["register_bayes"]
+
+
+def _ordinal(spec: Any, features: Any) -> OrdinalJudgeModel:
+    levels = getattr(spec, "levels", None)
+    return OrdinalJudgeModel(ColumnSpec.from_features(features), levels=levels)
+
+
+def _gaussian(spec: Any, features: Any) -> GaussianJudgeModel:
+    return GaussianJudgeModel(ColumnSpec.from_features(features))
+
+
+def register_bayes() -> None:
+    """Add the Bayesian families to :mod:`bacon_bayes.outcome.registry`."""
+    from bacon_bayes.outcome import registry
+
+    registry.register("ordinal", "bayes", _ordinal)
+    registry.register("gaussian", "bayes", _gaussian)

@@ -1,0 +1,50 @@
+"""``bacon judges FILE``: per-judge bias table (Bayesian model) and forest plot."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "judges",
+        help="per-judge bias (offset, scale, noise) from the Bayesian judge model",
+        description=(
+            "Fit the Bayesian judge model to FILE and print each judge's offset, scale "
+            "and noise on the human scale (posterior mean and interval); write a "
+            "forest plot."
+        ),
+    )
+    p.add_argument("file", help="CSV or Parquet table, one row per item")
+    p.add_argument("--label", required=True, help="column of human labels (empty = unlabeled)")
+    p.add_argument("--judges", required=True, nargs="+", help="judge score columns")
+    p.add_argument(
+        "--outcome",
+        default="ordinal",
+        choices=["ordinal", "continuous"],
+        help="outcome type (ordinal -> ordinal model, continuous -> gaussian model)",
+    )
+    p.add_argument("--level", type=float, default=0.9, help="interval level (default 0.9)")
+    p.add_argument("--plot", default="judge_bias.png", help="forest plot PNG path")
+    p.add_argument("--draws", type=int, default=500, help="posterior draws per chain")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from bacon_bayes.bayes.bias import forest_plot
+    from bacon_bayes.bayes.workflow import judge_bias_from_table
+
+    table = judge_bias_from_table(
+        args.file,
+        label=args.label,
+        judges=args.judges,
+        outcome=args.outcome,
+        level=args.level,
+        draws=args.draws,
+        seed=args.seed,
+    )
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    path = forest_plot(table, args.plot)
+    print(f"forest plot written to {path}")
+    return 0

@@ -1,0 +1,64 @@
+"""Model presets: TOML files of priors and sampler settings, loadable by name.
+
+The presets ship inside the package (``bacon_bayes/presets/*.toml``, also reachable
+as ``models/`` at the top of the repository, a link to this folder), so they load
+the same from a checkout and from an installed wheel. A preset has::
+
+    family = "ordinal"           # judge-model family
+    description = "..."
+    [priors]                     # overrides of the family's default priors
+    [sampler]                    # sampler, draws, tune, chains, target_accept
+"""
+
+from __future__ import annotations
+
+import tomllib
+from importlib import resources
+from typing import Any
+
+from bacon_bayes.errors import ValidationError
+
+__all__ = ["available_presets", "load_preset", "model_from_preset"]
+
+SAMPLER_KEYS = {"sampler", "draws", "tune", "chains", "target_accept", "low_rank", "predict_draws"}
+
+
+def available_presets() -> list[str]:
+    """Names of the shipped presets."""
+    return sorted(
+        p.name.removesuffix(".toml")
+        for p in resources.files(__name__).iterdir()
+        if p.name.endswith(".toml")
+    )
+
+
+def load_preset(name: str) -> dict[str, Any]:
+    """Read preset ``name`` (validated: family, priors table, known sampler keys)."""
+    path = resources.files(__name__).joinpath(f"{name}.toml")
+    if not path.is_file():
+        raise ValidationError(
+            f"no preset named {name!r}; available: {', '.join(available_presets())}"
+        )
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    if "family" not in data:
+        raise ValidationError(f"preset {name!r} has no 'family'")
+    unknown = set(data.get("sampler", {})) - SAMPLER_KEYS
+    if unknown:
+        raise ValidationError(f"preset {name!r}: unknown sampler settings {sorted(unknown)}")
+    data.setdefault("priors", {})
+    data.setdefault("sampler", {})
+    return data
+
+
+def model_from_preset(name: str, columns: Any, **overrides: Any) -> Any:
+    """Build an unfitted judge model from preset ``name`` (keyword overrides win)."""
+    from bacon_bayes.bayes.io import FAMILIES
+
+    preset = load_preset(name)
+    cls = FAMILIES.get(preset["family"])
+    if cls is None:
+        raise ValidationError(
+            f"preset {name!r} names family {preset['family']!r}; known: {sorted(FAMILIES)}"
+        )
+    kwargs = {**preset["sampler"], "priors": dict(preset["priors"]), **overrides}
+    return cls(columns, **kwargs)

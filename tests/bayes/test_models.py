@@ -1,0 +1,182 @@
+"""Bayesian judge models on simulated data with known truth (real NUTS, small)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from bacon_bayes.bayes import ColumnSpec, GaussianJudgeModel
+from bacon_bayes.bayes.bias import bias_draws, judge_bias
+from bacon_bayes.bayes.columns import Design
+from bacon_bayes.errors import NotFittedError, ValidationError
+
+N_LABELED = 250  # as in conftest.py (the fixtures label the first 250 items)
+
+
+def _r2(pred, truth):
+    return 1.0 - np.mean((pred - truth) ** 2) / np.var(truth)
+
+
+def test_fit_folds_converges_and_each_fold_ignores_its_labels(gaussian_folds):
+    fits, y, fold_ids = gaussian_folds
+    assert len(fits) == 2
+    for k, fit in enumerate(fits):
+        d = fit.diagnostics_
+        assert d.ok, d
+        assert d.min_ess_bulk > 100
+        assert fit.constants_["y_center"] == pytest.approx(np.mean(y[fold_ids == 1 - k]))
+    assert fits[0].fit_id_ != fits[1].fit_id_
+
+
+def test_gaussian_recovers_judge_offsets_and_scales(gaussian_folds, gaussian_sim):
+    sim = gaussian_sim
+    draws = bias_draws(gaussian_folds[0][0])
+    for name, truth in (("offset", sim.offsets), ("scale", sim.scales), ("noise", sim.noise)):
+        lo, hi = np.quantile(draws[name], [0.001, 0.999], axis=0)
+        assert np.all((lo <= truth) & (truth <= hi)), (name, lo, hi, truth)
+    est = draws["scale"].mean(axis=0)
+    np.testing.assert_allclose(est, sim.scales, rtol=0.15)
+
+
+def test_gaussian_predictions_match_truth(gaussian_folds, gaussian_sim):
+    sim = gaussian_sim
+    fit = gaussian_folds[0][0]
+    X = sim.X[N_LABELED:]
+    mean, var = fit.predict_moments(X)
+    # E[Y|x] tracks the latent quality better than any single judge
+    best_judge = max(
+        stats.pearsonr(np.nan_to_num(X[:, j], nan=np.nanmean(X[:, j])), sim.quality[N_LABELED:])[0]
+        ** 2
+        for j in range(4)
+    )
+    assert _r2(mean, sim.quality[N_LABELED:]) > best_judge
+    # predictive variance is calibrated: standardised residuals have variance ~1
+    z = (sim.y[N_LABELED:] - mean) / np.sqrt(var)
+    assert 0.85 < np.var(z) < 1.15
+    cover = np.abs(z) < stats.norm.ppf(0.95)
+    assert 0.86 < cover.mean() < 0.94
+    cdf = fit.predict_cdf(X[:50], mean[:50])
+    assert cdf.shape == (50, 50)
+    np.testing.assert_allclose(np.diag(cdf), 0.5, atol=0.02)
+
+
+def test_ordinal_fit_converges_and_predicts(ordinal_fit):
+    fit, sim = ordinal_fit
+    assert fit.diagnostics_.ok, fit.diagnostics_
+    X, y = sim.X[N_LABELED:], sim.y[N_LABELED:]
+    mean, var = fit.predict_moments(X)
+    assert np.all((mean >= 1) & (mean <= 5)) and np.all(var > 0)
+    assert stats.spearmanr(mean, y)[0] > 0.7
+    cdf = fit.predict_cdf(X, np.array([0.5, 1.0, 2.5, 5.0]))
+    assert np.all(cdf[:, 0] == 0.0) and np.allclose(cdf[:, 3], 1.0)
+    assert np.all(np.diff(cdf, axis=1) >= -1e-12)
+    # mean from the cdf equals predict: E[Y] = 1 + sum_k P(Y > k)
+    full = fit.predict_cdf(X, np.arange(1.0, 5.0))
+    np.testing.assert_allclose(1.0 + (1.0 - full).sum(axis=1), mean, rtol=1e-10)
+    # probabilities of each level are calibrated: expected counts match observed
+    for k in range(1, 6):
+        p = fit.predict_cdf(X, [k])[:, 0] - fit.predict_cdf(X, [k - 1])[:, 0]
+        n, obs = p.sum(), np.sum(y == k)
+        assert abs(obs - n) < 4 * np.sqrt(n) + 5, (k, obs, n)
+
+
+def test_judge_bias_table_pools_folds(gaussian_folds):
+    table = judge_bias(gaussian_folds[0], level=0.9)
+    assert list(table["judge"]) == ["judge1", "judge2", "judge3", "judge4"]
+    for k in ("offset", "scale", "noise", "noise_human"):
+        assert np.all(table[f"{k}_low"] <= table[k]) and np.all(table[k] <= table[f"{k}_high"])
+    with pytest.raises(ValidationError, match="level"):
+        judge_bias(gaussian_folds[0], level=1.5)
+
+
+def test_ordinal_bias_is_on_the_human_scale(ordinal_fit):
+    fit, sim = ordinal_fit
+    table = judge_bias(fit)
+    # judges score offsets + scales * z, z has sd ~1 while the 1..5 labels have sd ~1.1:
+    # human-scale scales are the latent ones divided by the slope of E[y|z]
+    slope = np.polyfit(sim.quality, sim.y, 1)[0]
+    np.testing.assert_allclose(table["scale"], sim.scales / slope, rtol=0.25)
+
+
+def test_unfitted_and_bad_input_errors(gaussian_sim):
+    sim = gaussian_sim
+    model = GaussianJudgeModel(sim.columns)
+    with pytest.raises(NotFittedError):
+        model.predict(sim.X)
+    with pytest.raises(ValidationError, match="one label"):
+        model.fit(sim.X, sim.y[:10])
+    with pytest.raises(ValidationError, match="unknown prior 'nope'"):
+        GaussianJudgeModel(sim.columns, priors={"nope": 1.0}).resolved_priors()
+    X = sim.X.copy()
+    X[5, :4] = np.nan
+    with pytest.raises(ValidationError, match="row 5 has no judge score"):
+        Design(sim.columns).fit(X)
+    X = sim.X.copy()
+    X[:, 1] = 2.0
+    with pytest.raises(ValidationError, match="'judge2' gives the same score"):
+        Design(sim.columns).fit(X)
+
+
+def test_column_spec_from_feature_names():
+    class FS:
+        names: ClassVar = [
+            "judge:a:mean",
+            "judge:b:mean",
+            "judge:a:sd",
+            "judge:b:entropy",
+            "judge:b:missing",
+            "emb:pc1",
+        ]
+        blocks: ClassVar = {
+            "judge": [0, 1],
+            "uncertainty": [2, 3],
+            "missing": [4],
+            "embedding": [5],
+        }
+        judges = ("a", "b")
+
+    spec = ColumnSpec.from_features(FS())
+    assert spec.judge_cols == (0, 1)
+    assert spec.missing_cols == (-1, 4)
+    assert spec.unc_kinds == ("sd", "entropy")
+    assert spec.unc_cols == ((2, -1), (-1, 3))
+    assert spec.emb_cols == (5,)
+    assert ColumnSpec.from_dict(spec.to_dict()) == spec
+    X = np.array(
+        [
+            [1.0, 2.0, 0.1, 0.3, 0.0, 0.5],
+            [2.0, 9.0, 0.2, 0.1, 1.0, -0.5],
+            [3.0, 4.0, 0.3, 0.2, 0.0, 0.1],
+        ]
+    )
+    arr = Design(spec).fit(X).transform(X)
+    np.testing.assert_array_equal(arr["obs"][:2], [[1, 1], [1, 0]])
+    assert arr["L"][1, 1] == 0.0 and arr["U"][1, 1, 1] == 0.0
+
+
+def test_save_load_round_trip_is_exact(gaussian_folds, gaussian_sim, ordinal_fit, tmp_path):
+    from bacon_bayes.bayes.io import load_model, save_model
+
+    cases = ((gaussian_folds[0][1], gaussian_sim.X), (ordinal_fit[0], ordinal_fit[1].X))
+    for fit, X in cases:
+        path = save_model(fit, tmp_path / f"{fit.family}.nc")
+        back = load_model(path)
+        assert back.fit_id_ == fit.fit_id_ and back.family == fit.family
+        assert back.diagnostics_ == fit.diagnostics_
+        np.testing.assert_array_equal(back.predict(X), fit.predict(X))
+        np.testing.assert_array_equal(back.predict_var(X), fit.predict_var(X))
+        t = [2.0, 3.5]
+        np.testing.assert_array_equal(back.predict_cdf(X, t), fit.predict_cdf(X, t))
+    with pytest.raises(ValidationError, match="does not exist"):
+        load_model(tmp_path / "nope.nc")
+
+
+def test_forest_plot_writes_png(gaussian_folds, tmp_path):
+    from bacon_bayes.bayes.bias import forest_plot
+
+    path = forest_plot(judge_bias(gaussian_folds[0]), tmp_path / "bias.png")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert path.stat().st_size > 5000

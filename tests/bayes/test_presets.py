@@ -1,0 +1,77 @@
+"""Presets load by name, from the checkout and from an installed wheel."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.presets import available_presets, load_preset, model_from_preset
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_presets_load_and_build_models():
+    from bacon_bayes.bayes import ColumnSpec, OrdinalJudgeModel
+
+    assert {"ordinal", "gaussian", "ordinal_careful"} <= set(available_presets())
+    model = model_from_preset("ordinal_careful", ColumnSpec.simple(3), seed=5)
+    assert isinstance(model, OrdinalJudgeModel)
+    assert (model.draws, model.target_accept, model.seed) == (1000, 0.95, 5)
+    for name in available_presets():
+        preset = load_preset(name)
+        built = model_from_preset(name, ColumnSpec.simple(2))
+        built.resolved_priors()  # every prior name is known to its family
+        assert built.family == preset["family"]
+    with pytest.raises(ValidationError, match="no preset named 'nope'"):
+        load_preset("nope")
+
+
+def test_models_folder_is_the_packaged_presets():
+    assert (ROOT / "models").resolve() == (ROOT / "bacon_bayes" / "presets").resolve()
+
+
+def test_presets_load_from_an_installed_wheel(tmp_path):
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "-q",
+            "-w",
+            str(tmp_path / "dist"),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    wheel = next((tmp_path / "dist").glob("bacon_bayes-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "bacon_bayes/presets/ordinal.toml" in names
+    target = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as zf:  # a wheel installs by unpacking
+        zf.extractall(target)
+    code = (
+        "import bacon_bayes.presets as p, sys; "
+        "assert p.__file__.startswith(sys.argv[1]), p.__file__; "
+        "print(p.load_preset('ordinal')['family'])"
+    )
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-I",
+            "-c",
+            f"import sys; sys.path.insert(0, {str(target)!r}); {code}",
+            str(target),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    assert out.stdout.strip() == "ordinal"
