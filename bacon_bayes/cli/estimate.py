@@ -121,6 +121,10 @@ def run(args: argparse.Namespace) -> int:
     )
     for note in pool.notes:
         print(f"note: {note}")
+    missing = {j: n for j, n in cal.features_.report["missing"].items() if n}
+    if missing:
+        listed = ", ".join(f"{j}: {n}" for j, n in missing.items())
+        print(f"note: missing judge scores imputed (with a missing-score indicator): {listed}")
     print(f"\nmean of {args.label!r} over the pool ({level} CI):")
     print(estimates_table(means))
     for q, ests in quants.items():
