@@ -30,6 +30,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, help="CSV of the items to label (default: todo-waveK.csv)")
     p.add_argument("--study", type=Path, help="study folder to create (default: POOL.study)")
+    p.add_argument("--show", default="", help="pool columns to copy into the to-label file")
     new = p.add_argument_group("new study (only with a pool file)")
     new.add_argument("--item", default="item", help="id column of the pool")
     new.add_argument("--label", default="label", help="name of the human label")
@@ -114,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         model=args.model,
         engine=args.engine,
     )
-    todo = pending_items(Study.open(root), wave)
+    todo = pending_items(Study.open(root), wave, _names(args.show))
     out = args.out or root / f"todo-wave{wave}.csv"
     atomic_write_text(Path(out), todo.to_csv(index=False))
     print(

@@ -14,6 +14,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("status", help="labeled / pending items per wave of a study")
     p.add_argument("study", type=Path, help="study folder")
     p.add_argument("--pending-out", type=Path, help="write the pending items to this CSV")
+    p.add_argument("--show", default="", help="pool columns to copy into --pending-out")
     p.set_defaults(func=run)
 
 
@@ -32,7 +33,8 @@ def run(args: argparse.Namespace) -> int:
         f"{totals['pending']} pending"
     )
     if args.pending_out:
-        pending = pending_items(study)
+        show = [c.strip() for c in args.show.split(",") if c.strip()]
+        pending = pending_items(study, show=show)
         atomic_write_text(args.pending_out, pending.to_csv(index=False))
         print(f"{len(pending)} pending items written to {args.pending_out}")
     return 0

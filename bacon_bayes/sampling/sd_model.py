@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.linear_model import RidgeCV
 
 from bacon_bayes.errors import NotFittedError, ValidationError
 
@@ -23,10 +22,14 @@ _ALPHAS = np.logspace(-3, 3, 13)
 class HeteroskedasticSD(BaseEstimator):
     """Per-item error sd from a ridge regression of log squared residuals.
 
+    Features are standardised; the penalty is chosen among ``alphas`` by exact
+    leave-one-out error (closed form from one SVD), so a fit costs well under a
+    millisecond and cross-fitting the sd is cheap.
+
     Parameters
     ----------
     alphas : sequence of float
-        Ridge penalties tried by ``RidgeCV``.
+        Ridge penalties tried.
     floor : float
         Smallest squared residual used inside the log (relative to the mean).
     """
@@ -39,19 +42,43 @@ class HeteroskedasticSD(BaseEstimator):
         """Fit on features and (out-of-fold) residuals of labeled items."""
         X = np.asarray(X, dtype=float)
         r2 = np.asarray(residual, dtype=float) ** 2
-        if X.shape[0] != r2.size or not np.all(np.isfinite(r2)):
+        if X.ndim != 2 or X.shape[0] != r2.size or not np.all(np.isfinite(r2)):
             raise ValidationError("residuals must be finite, one per row of X")
+        if not np.all(np.isfinite(X)):
+            raise ValidationError("features of the sd model contain NaN or infinite values")
         scale = max(float(r2.mean()), np.finfo(float).tiny)
         target = np.log(np.maximum(r2, self.floor * scale))
-        self.model_ = RidgeCV(alphas=self.alphas).fit(X, target)
-        self.smear_ = scale / float(np.mean(np.exp(self.model_.predict(X))))
+        self.center_ = X.mean(axis=0)
+        self.scale_ = X.std(axis=0)
+        self.scale_[self.scale_ == 0] = 1.0
+        Z = (X - self.center_) / self.scale_
+        self.intercept_ = float(target.mean())
+        t = target - self.intercept_
+        u, sv, vt = np.linalg.svd(Z, full_matrices=False)
+        ut = u.T @ t
+        best = np.inf
+        for alpha in np.asarray(self.alphas, dtype=float):
+            shrink = sv**2 / (sv**2 + alpha)
+            fitted = u @ (shrink * ut)
+            leverage = 1.0 / t.size + (u**2) @ shrink
+            loo = np.mean(((t - fitted) / np.maximum(1.0 - leverage, 1e-12)) ** 2)
+            if loo < best:
+                best, self.alpha_ = loo, float(alpha)
+                self.coef_ = vt.T @ (sv / (sv**2 + alpha) * ut)
+        self.smear_ = scale / float(np.mean(np.exp(self._log_var(X))))
         return self
+
+    def _log_var(self, X: np.ndarray) -> np.ndarray:
+        return (
+            self.intercept_
+            + ((np.asarray(X, dtype=float) - self.center_) / self.scale_) @ self.coef_
+        )
 
     def predict_sd(self, X: np.ndarray) -> np.ndarray:
         """Predicted error sd of every row."""
-        if not hasattr(self, "model_"):
+        if not hasattr(self, "coef_"):
             raise NotFittedError("HeteroskedasticSD.predict_sd called before fit")
-        return np.sqrt(self.smear_ * np.exp(self.model_.predict(np.asarray(X, dtype=float))))
+        return np.sqrt(self.smear_ * np.exp(self._log_var(X)))
 
 
 def cross_fitted_sd(

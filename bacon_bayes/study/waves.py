@@ -237,12 +237,25 @@ def draw_wave(
     return wave, drawn
 
 
-def pending_items(study: Study, wave: int | None = None) -> pd.DataFrame:
-    """Items selected (by ``wave``, or any wave) whose label has not come back."""
+def pending_items(
+    study: Study, wave: int | None = None, show: list[str] | None = None
+) -> pd.DataFrame:
+    """Items selected (by ``wave``, or any wave) whose label has not come back.
+
+    Columns: the id, an empty label column to fill in, the wave, then the pool
+    columns named in ``show`` (e.g. the text the labelers should read).
+    """
     first = study.first_wave()
     mask = (first >= 0) & np.isnan(study.label_values())
     if wave is not None:
         mask &= first == wave
-    return pd.DataFrame(
+    table = pd.DataFrame(
         {study.config.item: study.ids[mask], study.config.label: "", "wave": first[mask]}
     )
+    for column in show or []:
+        if column not in study.pool.columns:
+            raise ValidationError(f"--show column {column!r} is not in the pool file")
+        if column in table.columns:
+            raise ValidationError(f"--show column {column!r} clashes with a to-do column")
+        table[column] = study.pool[column].to_numpy()[mask]
+    return table

@@ -17,7 +17,7 @@ from bacon_bayes.experiments.adaptive import (
     summarise,
     summeval_environment,
 )
-from bacon_bayes.sampling import uniform
+from bacon_bayes.sampling import adaptive, combine_waves, cross_fitted_sd, uniform
 
 
 def coverage_band(trials: int, level: float = 0.95, z: float = 3.0) -> tuple[float, float]:
@@ -26,7 +26,10 @@ def coverage_band(trials: int, level: float = 0.95, z: float = 3.0) -> tuple[flo
 
 
 def test_intervals_cover_with_unequal_multiwave_probabilities() -> None:
-    """Pilot + data-driven second wave: AEE is unbiased and its 95% CI covers ~95%.
+    """Pilot + data-driven waves: AEE is unbiased and its 95% CI covers ~95%.
+
+    Two-wave designs (pilot + two-stage, pilot + sd-adaptive) and a three-wave
+    one (pilot + sd-adaptive + a second sd-adaptive wave fitted on both).
 
     The surrogate is fixed and deliberately biased along PC1, the direction the
     designs oversample, so weighting by the wrong probabilities is caught (the
@@ -36,8 +39,8 @@ def test_intervals_cover_with_unequal_multiwave_probabilities() -> None:
     y = draw_outcomes(env, 2.0, seed=2)
     mu = env.pcs[:, :5].sum(axis=1) + env.judge_mean
     f = mu + 0.4 * env.pcs[:, 1] - 0.5 * env.pcs[:, 0] - 0.2
-    trials = 600
-    estimates = {m: [] for m in ("two-stage", "sd-adaptive")}
+    trials = 400
+    estimates = {m: [] for m in ("two-stage", "sd-adaptive", "three-wave")}
     control = []
     for t in range(trials):
         pilot = uniform(y.size, 75, seed=10_000 + t)
@@ -47,6 +50,10 @@ def test_intervals_cover_with_unequal_multiwave_probabilities() -> None:
         ).items():
             estimates[method].append(aee_mean(y, f, labeled, pi))
         control.append(aee_mean(y, f, labeled, np.full(y.size, labeled.mean())).estimate)
+        sd = cross_fitted_sd(env.propensity_features, y - f, labeled, seed=t)
+        third = adaptive(sd, 40, prior=pi, eligible=~labeled, seed=30_000 + t)
+        union = combine_waves([pi, third])
+        estimates["three-wave"].append(aee_mean(y, f, labeled | third.selected, union))
     low, high = coverage_band(trials)
     truth = y.mean()
     for method, ests in estimates.items():

@@ -193,3 +193,23 @@ def test_sigkill_mid_sample_leaves_study_intact(labeled_study: Path, tmp_path: P
     assert snapshot(labeled_study) == before
     assert bacon("status", str(labeled_study)) == 0
     assert Study.open(labeled_study).wave_numbers == [1]
+
+
+def test_negative_label_of_a_nonnegative_outcome(tmp_path: Path, pool_file: Path) -> None:
+    root = tmp_path / "nonneg"
+    assert bacon("sample", str(pool_file), "--study", str(root), "--budget", "0.1",
+                 "--item", "id", "--outcome", "nonnegative", "--label", "human",
+                 "--out", str(tmp_path / "t.csv")) == 0  # fmt: skip
+    item = selected_ids(root)[0]
+    with pytest.raises(ValidationError, match="must be non-negative"):
+        import_labels(root, write(tmp_path, [(item, "-0.5")]))
+    assert import_labels(root, write(tmp_path, [(item, "0")])).added == 1
+
+
+def test_unreadable_label_file(labeled_study: Path, tmp_path: Path) -> None:
+    path = tmp_path / "labels.xlsx"
+    path.write_bytes(b"PK\x03\x04\x00\xff\xfe binary \x00\x81\x82")
+    before = snapshot(labeled_study)
+    with pytest.raises(ValidationError, match=r"label file .* (is not a readable CSV|has no id)"):
+        import_labels(labeled_study, path)
+    assert snapshot(labeled_study) == before

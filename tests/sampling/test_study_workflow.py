@@ -10,7 +10,14 @@ import pytest
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.sampling import combine_waves
-from bacon_bayes.study import PROPENSITY_COLUMN, Study, draw_wave, import_labels, load_study
+from bacon_bayes.study import (
+    PROPENSITY_COLUMN,
+    Study,
+    draw_wave,
+    import_labels,
+    load_study,
+    pending_items,
+)
 
 from .conftest import N_POOL, bacon, fill
 
@@ -166,3 +173,17 @@ def test_adaptive_wave_from_the_calibrator(study: Path, pool_file: Path, tmp_pat
     _, wave = draw_wave(study, "adaptive", 30, sd_model="calibrator", engine="freq")
     expected = adaptive_probabilities(sd, 30, prior=s.inclusion_probability())
     assert np.allclose(wave.pi, expected)
+
+
+def test_todo_file_shows_pool_columns(study: Path, tmp_path: Path, pool_file: Path) -> None:
+    out = tmp_path / "todo2.csv"
+    argv = ["--budget", "10", "--show", "system,judge_a", "--out", str(out)]
+    assert bacon("sample", str(study), *argv) == 0
+    todo = pd.read_csv(out, dtype={"id": str})
+    assert todo.columns.tolist() == ["id", "human", "wave", "system", "judge_a"]
+    pool = pd.read_csv(pool_file, dtype={"id": str}).set_index("id")
+    assert todo["system"].tolist() == pool.loc[todo["id"], "system"].tolist()
+    filled = fill(out, pool_file, tmp_path / "filled.csv")
+    assert import_labels(study, filled).added == 10, "extra columns are ignored on import"
+    with pytest.raises(ValidationError, match="--show column 'nope'"):
+        pending_items(Study.open(study), show=["nope"])
