@@ -77,7 +77,7 @@ class Calibrator:
         name = self.model or registry.default_model(pool.outcome)
         engine = self.engine
         if engine == "auto":
-            engine = "bayes" if (name, "bayes") in registry.available() else "freq"
+            engine = "bayes" if (name, "bayes") in registry.available("bayes") else "freq"
         elif engine not in ("bayes", "freq"):
             raise ValidationError(f"engine {engine!r} is not known; use 'auto', 'bayes' or 'freq'.")
         return registry.make_model(name, engine, pool.outcome, features), name, engine
