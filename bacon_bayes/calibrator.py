@@ -97,7 +97,12 @@ class Calibrator:
         )
         self.model_, self.model_name_, self.engine_ = self._resolve_model(pool, self.features_)
         self.crossfit_: CrossFitResult = cross_fit(
-            self.model_, self.features_.X, pool.y, folds=self.folds, seed=self.seed
+            self.model_,
+            self.features_.X,
+            pool.y,
+            folds=self.folds,
+            seed=self.seed,
+            pi=pool.propensity,
         )
         return self
 
@@ -202,7 +207,7 @@ class Calibrator:
         if method == "aee":
             return est.aee_group_means(
                 p.y,
-                self.surrogate_,
+                self.crossfit_.surrogate(self._groups()),
                 self._groups(),
                 pi=p.propensity,
                 alpha=alpha,

@@ -198,14 +198,16 @@ class FixedRidge(BaseEstimator):
         return np.full(np.shape(X)[0], self.noise_var_)
 
 
-def _cross_fit(env: Environment, y: np.ndarray, labeled: np.ndarray, seed: int) -> np.ndarray:
+def _cross_fit(
+    env: Environment, y: np.ndarray, labeled: np.ndarray, seed: int, pi: np.ndarray | None = None
+) -> np.ndarray:
     """Cross-fitted surrogate (out-of-fold for labeled items), 5 folds."""
     y_lab = np.where(labeled, y, np.nan)
-    return cross_fit(FixedRidge(), env.outcome_features, y_lab, seed=seed).mean
+    return cross_fit(FixedRidge(), env.outcome_features, y_lab, seed=seed, pi=pi).mean
 
 
 def _aee(env: Environment, y: np.ndarray, labeled: np.ndarray, pi: np.ndarray, seed: int):
-    return aee_mean(y, _cross_fit(env, y, labeled, seed), labeled, pi)
+    return aee_mean(y, _cross_fit(env, y, labeled, seed, pi), labeled, pi)
 
 
 def run_trial(
