@@ -187,3 +187,24 @@ def test_todo_file_shows_pool_columns(study: Path, tmp_path: Path, pool_file: Pa
     assert import_labels(study, filled).added == 10, "extra columns are ignored on import"
     with pytest.raises(ValidationError, match="--show column 'nope'"):
         pending_items(Study.open(study), show=["nope"])
+
+
+def test_bacon_estimate_reads_a_study_with_its_probabilities(
+    study: Path, pool_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    import json
+
+    assert bacon("estimate", str(study)) == 2
+    assert "no label yet" in capsys.readouterr().err
+    label_all_pending(study, pool_file, tmp_path)
+    draw_wave(study, "adaptive", 30, seed=4)
+    label_all_pending(study, pool_file, tmp_path)
+    capsys.readouterr()
+    assert bacon("estimate", str(study), "--engine", "freq", "--json") == 0
+    out = json.loads(capsys.readouterr().out)
+    data = load_study(study)
+    pool = data.to_pool()
+    assert out["n_labeled"] == pool.n_labeled and out["n_items"] == pool.n_items
+    assert pool.propensity is not None and np.ptp(pool.propensity[pool.labeled]) > 0
+    assert bacon("estimate", str(study), "--propensity", "p") == 2
+    assert "cannot be given for a study" in capsys.readouterr().err
