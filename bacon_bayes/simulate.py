@@ -189,7 +189,10 @@ def batched_surrogate(
     onehot_fold = (fold_ids[..., None] == np.arange(K)) & lab[..., None]  # (R, N, K)
     onehot_dom = codes[:, None] == np.arange(m)  # (N, m)
     mass = np.einsum("rnk,nd,rn->rdk", onehot_fold, onehot_dom, w)
-    shares = mass / mass.sum(axis=2, keepdims=True)
+    total = mass.sum(axis=2, keepdims=True)
+    pooled = mass.sum(axis=1, keepdims=True) / total.sum(axis=1, keepdims=True)
+    # a domain without labels falls back to the pool's shares (as the library does)
+    shares = np.where(total > 0, mass / np.where(total > 0, total, 1.0), pooled)
     avg = np.einsum("rkn,rnk->rn", preds, shares[:, codes, :])
     oof = np.take_along_axis(preds, np.clip(fold_ids, 0, None)[:, None, :], axis=1)[:, 0]
     return np.where(lab, oof, avg)
