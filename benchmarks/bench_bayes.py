@@ -10,8 +10,9 @@ feature each, 5% scores missing), 32 embedding components. In the same process:
   each fold refit by changing the label mask; its five fold models also predict
   the unlabeled items), including compilation and predictions for every item.
 
-Run: ``python -m benchmarks bayes`` (add ``--engines`` to time each sampler on one
-fold as well, ``--no-baseline`` to skip the slow baseline).
+Run: ``python -m benchmarks bayes`` (``python -m benchmarks.bench_bayes
+--sampler=nutpie-jax`` to choose the sampler, ``--engines`` to time the other
+samplers too, ``--no-baseline`` to skip the slow baseline).
 """
 
 from __future__ import annotations
@@ -102,14 +103,19 @@ def main(argv: list[str] | None = None) -> None:
     import bacon_bayes.bayes  # noqa: F401  (configures PyTensor first)
     from bacon_bayes.bayes import _backend
 
+    sampler = next((a.split("=", 1)[1] for a in argv if a.startswith("--sampler=")), "nutpie")
     sim, y = _data()
     print(f"PyTensor BLAS set-up: {_backend.BLAS_CHOICE}", flush=True)
-    secs, diags, pred = crossfit(sim, y)
+    secs, diags, pred = crossfit(sim, y, sampler)
     r2 = 1 - np.mean((pred - sim.y) ** 2) / np.var(sim.y)
-    print(f"collapsed ordinal, 5-fold cross-fit: {secs:.1f} s; {_summary(diags)}; R^2 {r2:.3f}")
+    print(
+        f"collapsed ordinal ({sampler}), 5-fold cross-fit: {secs:.1f} s; {_summary(diags)}; "
+        f"R^2 {r2:.3f}",
+        flush=True,
+    )
     if "--engines" in argv:
         lab = np.isfinite(y)
-        for eng in ("nutpie", "pymc"):
+        for eng in ("nutpie", "nutpie-jax", "pymc"):
             s1, d1, _ = crossfit(sim, np.where(lab & (np.arange(N) % 5 > 0), y, np.nan), eng)
             print(f"  engine {eng}: 5 folds {s1:.1f} s; {_summary(d1)}", flush=True)
     if "--no-baseline" not in argv:

@@ -13,6 +13,7 @@ _backend.configure_pytensor()
 from bacon_bayes.bayes.columns import ColumnSpec  # noqa: E402
 from bacon_bayes.bayes.diagnostics import ConvergenceWarning, Diagnostics  # noqa: E402
 from bacon_bayes.bayes.gaussian import GaussianJudgeModel  # noqa: E402
+from bacon_bayes.bayes.hurdle import HurdleJudgeModel  # noqa: E402
 from bacon_bayes.bayes.ordinal import OrdinalJudgeModel  # noqa: E402
 from bacon_bayes.bayes.registration import register_bayes  # noqa: E402
 
@@ -23,6 +24,7 @@ __all__ = [
     "ConvergenceWarning",
     "Diagnostics",
     "GaussianJudgeModel",
+    "HurdleJudgeModel",
     "OrdinalJudgeModel",
     "register_bayes",
 ]

@@ -6,7 +6,8 @@ item whose human-scale quality is q. For the gaussian family q is the expected
 human label given the latent quality and the mapping is exact. For the ordinal
 family the latent z is mapped to the expected human score ``h(z) = E[y | z]``
 by its least-squares line over the population distribution of z (per draw);
-offset and scale are then per unit of expected human score.
+offset and scale are then per unit of expected human score. The hurdle family is
+treated the same way with ``h(z) = E[y | z]``.
 ``noise_human = noise / scale`` is the judge's error in human units (lower is
 more reliable).
 """
@@ -35,15 +36,13 @@ def _human_line(model: Any, post: dict[str, np.ndarray]) -> tuple[np.ndarray, np
             c["y_center"] + c["y_scale"] * post["intercept"],
             c["y_scale"] * post["slope"],
         )
-    if model.family == "ordinal":
-        from bacon_bayes.bayes.closed_forms import ordinal_probs
-
+    if hasattr(model, "_expected_given_z"):
         nodes, weights = np.polynomial.hermite_e.hermegauss(40)
         weights = weights / weights.sum()
-        spread = np.sqrt(1.0 + (post["theta"] ** 2).sum(axis=1)) if "theta" in post else 1.0
-        z = np.asarray(spread)[..., None] * nodes[None, :] * np.ones((len(post["cutpoints"]), 1))
-        sd = np.exp(post["log_label_noise"])[:, None] * np.ones_like(z)
-        h = ordinal_probs(z, sd, post["cutpoints"]) @ model.constants_["levels"]
+        n = next(iter(post.values())).shape[0]
+        spread = np.sqrt(1.0 + (post["theta"] ** 2).sum(axis=1)) if "theta" in post else np.ones(n)
+        z = spread[:, None] * nodes[None, :]
+        h = model._expected_given_z(post, z)
         zm = (z * weights).sum(axis=1, keepdims=True)
         hm = (h * weights).sum(axis=1, keepdims=True)
         beta = ((z - zm) * (h - hm) * weights).sum(axis=1) / ((z - zm) ** 2 * weights).sum(axis=1)

@@ -16,9 +16,27 @@ from bacon_bayes.bayes.base import JudgeModel
 from bacon_bayes.bayes.closed_forms import ordinal_probs
 from bacon_bayes.errors import ValidationError
 
-__all__ = ["OrdinalJudgeModel"]
+__all__ = ["OrdinalJudgeModel", "log_normal_interval"]
 
 OUTER = 50.0  # finite outer cutpoints: infinities give NaN gradients
+CLIP = 30.0  # standardised bounds beyond +-30 carry probability < 1e-197
+
+
+def log_normal_interval(lo, hi, pt):
+    """``log(Phi(hi) - Phi(lo))`` for ``lo < hi``, accurate in both tails.
+
+    Built from ``erfc`` and ``log1mexp`` only, so every PyTensor backend (C, numba,
+    JAX) compiles it: the interval is reflected into the lower tail, where
+    ``log Phi`` is computed as ``log(erfc(-x / sqrt 2) / 2)`` (exact down to -30).
+    """
+    lo = pt.clip(lo, -CLIP, CLIP)
+    hi = pt.clip(hi, -CLIP, CLIP)
+    flip = lo > 0
+    a = pt.switch(flip, -hi, lo)
+    b = pt.switch(flip, -lo, hi)
+    log_a = pt.log(0.5 * pt.erfc(-a / np.sqrt(2.0)))
+    log_b = pt.log(0.5 * pt.erfc(-b / np.sqrt(2.0)))
+    return log_b + pt.log1mexp(pt.minimum(log_a - log_b, -1e-12))
 
 
 class OrdinalJudgeModel(JudgeModel):
@@ -68,7 +86,6 @@ class OrdinalJudgeModel(JudgeModel):
         return {"yk": idx, "w": train.astype(float)}, {"levels": self.levels_}
 
     def _label_logp(self, pm, pt, m, v, yk, pr):
-        from pymc.distributions.dist_math import log_diff_normal_cdf
         from pymc.distributions.transforms import ordered
 
         K = self.levels_.size
@@ -83,7 +100,7 @@ class OrdinalJudgeModel(JudgeModel):
         log_sy = pm.Normal("log_label_noise", pr["log_label_noise_mu"], pr["log_label_noise_sd"])
         edges = pt.concatenate([[-OUTER], cut, [OUTER]])
         sd = pt.sqrt(pt.exp(2.0 * log_sy) + v)
-        return log_diff_normal_cdf(m, sd, edges[yk + 1], edges[yk])
+        return log_normal_interval((edges[yk] - m) / sd, (edges[yk + 1] - m) / sd, pt)
 
     def _probs(self, post, m, v):
         sd = np.sqrt(np.exp(2.0 * post["log_label_noise"])[:, None] + v)
@@ -101,3 +118,8 @@ class OrdinalJudgeModel(JudgeModel):
         out = cum[..., np.maximum(idx, 0)]
         out[..., idx < 0] = 0.0
         return out
+
+    def _expected_given_z(self, post, z):
+        """E[y | z] on a (d, G) grid of latent values."""
+        sd = np.exp(post["log_label_noise"])[:, None] * np.ones_like(z)
+        return ordinal_probs(z, sd, post["cutpoints"]) @ self.constants_["levels"]

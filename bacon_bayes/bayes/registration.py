@@ -6,6 +6,7 @@ from typing import Any
 
 from bacon_bayes.bayes.columns import ColumnSpec
 from bacon_bayes.bayes.gaussian import GaussianJudgeModel
+from bacon_bayes.bayes.hurdle import HurdleJudgeModel
 from bacon_bayes.bayes.ordinal import OrdinalJudgeModel
 
 __all__ = ["register_bayes"]
@@ -20,9 +21,14 @@ def _gaussian(spec: Any, features: Any) -> GaussianJudgeModel:
     return GaussianJudgeModel(ColumnSpec.from_features(features))
 
 
+def _hurdle(spec: Any, features: Any) -> HurdleJudgeModel:
+    return HurdleJudgeModel(ColumnSpec.from_features(features))
+
+
 def register_bayes() -> None:
     """Add the Bayesian families to :mod:`bacon_bayes.outcome.registry`."""
     from bacon_bayes.outcome import registry
 
     registry.register("ordinal", "bayes", _ordinal)
     registry.register("gaussian", "bayes", _gaussian)
+    registry.register("hurdle", "bayes", _hurdle)

@@ -17,12 +17,18 @@ class SimulatedJudges:
 
     X: np.ndarray
     y: np.ndarray
-    quality: np.ndarray  # human-scale latent quality E[y | z] (gaussian) or z (ordinal)
+    quality: np.ndarray  # human-scale latent quality E[y | z] (gaussian) or z (others)
     offsets: np.ndarray
     scales: np.ndarray
     noise: np.ndarray
     columns: ColumnSpec
     levels: np.ndarray | None
+
+
+def _phi(x: np.ndarray) -> np.ndarray:
+    from scipy import special
+
+    return special.ndtr(x)
 
 
 def simulate_judges(
@@ -59,6 +65,11 @@ def simulate_judges(
         cut = np.linspace(-1.5, 1.5, n_levels - 1)
         q = z
         y = levels[np.searchsorted(cut, z + rng.normal(0, label_noise, size=n))]
+    elif family == "hurdle":
+        levels = None
+        q = z
+        positive = rng.random(n) < _phi(0.3 + 1.2 * z)
+        y = np.where(positive, np.exp(0.5 + 0.6 * z + label_noise * rng.normal(size=n)), 0.0)
     else:
         raise ValueError(f"unknown family {family!r}")
     offsets = rng.normal(0.5, 0.8, size=n_judges)

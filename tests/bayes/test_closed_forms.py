@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import integrate, stats
+from scipy import integrate, special, stats
 
 from bacon_bayes.bayes.closed_forms import collapse_judges, ordinal_probs
 
@@ -64,3 +64,95 @@ def test_ordinal_probs_accurate_in_far_tail():
     p = ordinal_probs(np.array([[40.0]]), np.array([[1.0]]), np.array([[0.0, 38.0]]))[0, 0]
     np.testing.assert_allclose(p[1], stats.norm.cdf(-2.0), rtol=1e-9)
     assert p[0] < 1e-300 + 1e-200
+
+
+def _hurdle_joint(z, ly, g0, g1, h0, h1, s, m, v):
+    return (
+        stats.norm.cdf(g0 + g1 * z)
+        * stats.norm.pdf(ly, h0 + h1 * z, s)
+        * stats.norm.pdf(z, m, np.sqrt(v))
+    )
+
+
+def test_hurdle_closed_forms_match_quadrature():
+    from bacon_bayes.bayes.hurdle import HurdleJudgeModel
+
+    g0, g1, h0, h1, s, m, v = 0.4, 1.3, 0.2, 0.7, 0.6, 0.3, 0.5
+    post = {
+        "zero_intercept": np.array([g0]),
+        "zero_slope": np.array([g1]),
+        "log_intercept": np.array([h0]),
+        "log_slope": np.array([h1]),
+        "log_noise_y": np.array([s]),
+    }
+    const = {"log_center": 0.0, "log_scale": 1.0}
+    model = HurdleJudgeModel(None)
+    M, V = np.array([[m]]), np.array([[v]])
+    post_z = stats.norm(m, np.sqrt(v))
+
+    def quad(f):
+        return integrate.quad(f, -15, 15, limit=200)[0]
+
+    mean, var = model._moments(post, const, M, V)
+    e1 = quad(
+        lambda z: stats.norm.cdf(g0 + g1 * z) * np.exp(h0 + h1 * z + s * s / 2) * post_z.pdf(z)
+    )
+    e2 = quad(
+        lambda z: (
+            stats.norm.cdf(g0 + g1 * z) * np.exp(2 * h0 + 2 * h1 * z + 2 * s * s) * post_z.pdf(z)
+        )
+    )
+    np.testing.assert_allclose(mean[0, 0], e1, rtol=1e-7)
+    np.testing.assert_allclose(var[0, 0], e2 - e1 * e1, rtol=1e-6)
+    # cdf: P(y <= t) = P(y = 0) + P(0 < y <= t)
+    t = np.array([0.0, 0.5, 2.0])
+    cdf = model._cdf(post, const, M, V, t)[0, 0]
+    p0 = quad(lambda z: stats.norm.cdf(-(g0 + g1 * z)) * post_z.pdf(z))
+    for k, tk in enumerate(t):
+        below = (
+            0.0
+            if tk == 0
+            else quad(
+                lambda z, tk=tk: (
+                    stats.norm.cdf(g0 + g1 * z)
+                    * stats.norm.cdf((np.log(tk) - h0 - h1 * z) / s)
+                    * post_z.pdf(z)
+                )
+            )
+        )
+        np.testing.assert_allclose(cdf[k], p0 + below, rtol=1e-7)
+    # the label likelihood given the judges (the function the model graph uses)
+    from bacon_bayes.bayes.hurdle import hurdle_label_logp
+
+    def log_phi(mu, sigma, x):
+        return special.log_ndtr((x - mu) / sigma)
+
+    ly = 0.8
+    got = hurdle_label_logp(
+        np.array([1.0, 0.0]), np.array([ly, 0.0]), m, v, g0, g1, h0, h1, s, np, log_phi
+    )
+    want_pos = quad(lambda z: _hurdle_joint(z, ly, g0, g1, h0, h1, s, m, v))
+    np.testing.assert_allclose(got, np.log([want_pos, p0]), rtol=1e-7)
+
+
+def test_log_normal_interval_is_accurate_in_both_tails():
+    import pytensor
+    import pytensor.tensor as pt
+
+    from bacon_bayes.bayes.ordinal import log_normal_interval
+
+    lo, hi = pt.dvectors("lo", "hi")
+    fn = pytensor.function([lo, hi], log_normal_interval(lo, hi, pt))
+    a = np.array([-np.inf, -3.0, -0.01, 0.5, 8.0, -40.0, -12.0, 25.0])
+    b = np.array([-20.0, 1.0, 0.01, 0.6, 9.0, -39.0, -11.5, np.inf])
+    with np.errstate(divide="ignore"):
+        want = np.log(stats.norm.cdf(b) - stats.norm.cdf(a))
+        lower = b <= 0  # lower tail: log-space difference of log-CDFs
+        la, lb = stats.norm.logcdf(a[lower]), stats.norm.logcdf(b[lower])
+        want[lower] = lb + np.log(-np.expm1(la - lb))
+        upper = a > 0
+        la, lb = stats.norm.logsf(b[upper]), stats.norm.logsf(a[upper])
+        want[upper] = lb + np.log(-np.expm1(la - lb))
+    got = fn(np.maximum(a, -1e3), np.minimum(b, 1e3))
+    ok = a > -30  # beyond the clip the function saturates by design
+    np.testing.assert_allclose(got[ok], want[ok], rtol=1e-9)
