@@ -77,7 +77,7 @@ class Calibrator:
         name = self.model or registry.default_model(pool.outcome)
         engine = self.engine
         if engine == "auto":
-            engine = "bayes" if (name, "bayes") in registry.available() else "freq"
+            engine = "bayes" if (name, "bayes") in registry.available("bayes") else "freq"
         elif engine not in ("bayes", "freq"):
             raise ValidationError(f"engine {engine!r} is not known; use 'auto', 'bayes' or 'freq'.")
         return registry.make_model(name, engine, pool.outcome, features), name, engine
@@ -97,7 +97,12 @@ class Calibrator:
         )
         self.model_, self.model_name_, self.engine_ = self._resolve_model(pool, self.features_)
         self.crossfit_: CrossFitResult = cross_fit(
-            self.model_, self.features_.X, pool.y, folds=self.folds, seed=self.seed
+            self.model_,
+            self.features_.X,
+            pool.y,
+            folds=self.folds,
+            seed=self.seed,
+            pi=pool.propensity,
         )
         return self
 
@@ -202,7 +207,7 @@ class Calibrator:
         if method == "aee":
             return est.aee_group_means(
                 p.y,
-                self.surrogate_,
+                self.crossfit_.surrogate(self._groups()),
                 self._groups(),
                 pi=p.propensity,
                 alpha=alpha,
@@ -294,23 +299,26 @@ class Calibrator:
         return out
 
     # ---------------------------------------------------------------- reporting
-    def summary(self, alpha: float = 0.05) -> dict[str, Any]:
-        """Pool estimate beside the classical and naive baselines, plus what was fitted."""
+    def summary(self, alpha: float = 0.05, quantiles: tuple[float, ...] = ()) -> dict[str, Any]:
+        """Estimates beside the classical and naive baselines, and what was fitted (JSON-ready)."""
         self._check_fitted()
+        methods: tuple[Method, ...] = ("aee", "classical", "naive")
         out: dict[str, Any] = {
+            "n_items": self.pool_.n_items,
+            "n_labeled": self.pool_.n_labeled,
             "model": self.model_name_,
             "engine": self.engine_,
             "folds": self.folds,
             "seed": self.seed,
+            "alpha": alpha,
             "pool": self.pool_.report(),
             "features": self.features_.report,
-            "mean": {
-                m: self.estimate_mean(alpha, m).to_dict() for m in ("aee", "classical", "naive")
+            "mean": {m: self.estimate_mean(alpha, m).to_dict() for m in methods},
+            "quantiles": {
+                str(q): {m: self.estimate_quantile(q, alpha, m).to_dict() for m in methods}
+                for q in quantiles
             },
         }
         if self.pool_.groups is not None:
-            out["groups"] = {
-                m: self.estimate_groups(alpha, True, m).to_dict()
-                for m in ("aee", "classical", "naive")
-            }
+            out["groups"] = {m: self.estimate_groups(alpha, True, m).to_dict() for m in methods}
         return out

@@ -4,17 +4,21 @@ The labeled items are split into ``K`` folds (seeded permutation, sizes
 differing by at most one). Fold model ``k`` is fitted without fold ``k``.
 
 * A labeled item in fold ``k`` gets the prediction of model ``k`` (out of fold).
-* Every other item gets ``fbar = sum_k (n_k / n) f_k``, the fold-size-weighted
-  average of the fold models.
+* Every other item gets ``fbar = sum_k s_k f_k``, an average of the fold models
+  with ``s_k`` the share of the labels' design weight (``1 / pi``) that sits in
+  fold ``k``: ``n_k / n`` under uniform sampling.
 
 Why the average and not one extra fit on all labels: the residual correction
-of the AEE estimator averages out-of-fold residuals, i.e. it estimates the
-pool-mean residual of exactly ``fbar`` (fold ``k``'s residuals estimate model
-``k``'s, with weight ``n_k / n``). Predicting unlabeled items with a different
-function (a full fit) would leave a correction that targets another model. It
-also saves a fit. The same rule holds for the predictive CDF used by quantiles
-(the fold CDFs are averaged, which is linear) and for the predictive variance
-(the variance of the fold mixture).
+of the AEE estimator is the weighted mean of out-of-fold residuals, and fold
+``k``'s residuals estimate model ``k``'s mean residual with exactly the weight
+``s_k``; so the correction targets ``fbar`` and nothing else. Predicting
+unlabeled items with a different function (a full fit) would leave a correction
+that targets another model. For an estimand restricted to a domain (a group)
+the shares are those of the domain's own labels (:meth:`CrossFitResult.surrogate`):
+with pool-level shares, the random fold make-up of a group's few labels would
+add an error common to all groups that no variance formula sees. The same rule
+holds for the predictive CDF used by quantiles (the fold CDFs are averaged,
+which is linear) and for the predictive variance (of the fold mixture).
 
 Models with ``semi_supervised = True`` receive all items, with the labels
 outside the training folds set to NaN, so that unlabeled judge scores inform
@@ -61,9 +65,11 @@ class CrossFitResult:
     models : list
         Fitted fold models (model ``k`` never saw fold ``k``'s labels).
     weights : ndarray
-        ``n_k / n`` per fold.
+        Share ``s_k`` of the labels' design weight in fold ``k``.
     mean : ndarray
         Surrogate ``E[Y|x]`` per item (out-of-fold for labeled items).
+    design_weight : ndarray
+        ``1 / pi`` per item (ones for uniform sampling).
     """
 
     fold_ids: np.ndarray
@@ -71,18 +77,46 @@ class CrossFitResult:
     weights: np.ndarray
     X: np.ndarray
     mean: np.ndarray
+    design_weight: np.ndarray
 
     @property
     def labeled(self) -> np.ndarray:
         return self.fold_ids >= 0
 
-    def _combine(self, per_model: list[np.ndarray]) -> np.ndarray:
-        """Out-of-fold rows for labeled items, weighted fold average elsewhere."""
-        out = sum(w * p for w, p in zip(self.weights, per_model, strict=True))
+    def _combine(self, per_model: list[np.ndarray], shares: np.ndarray | None = None) -> np.ndarray:
+        """Out-of-fold rows for labeled items, share-weighted fold average elsewhere.
+
+        ``shares`` is (K,) or per item (N, K); default the pool-level ``weights``.
+        """
+        s = self.weights if shares is None else shares
+        if s.ndim == 1:
+            out = sum(w * p for w, p in zip(s, per_model, strict=True))
+        else:
+            out = sum(
+                s[:, k].reshape((-1,) + (1,) * (p.ndim - 1)) * p for k, p in enumerate(per_model)
+            )
         for k, p in enumerate(per_model):
             rows = self.fold_ids == k
             out[rows] = p[rows]
         return out
+
+    def shares(self, domains: np.ndarray) -> np.ndarray:
+        """Per item (N, K): fold shares of the design weight of the labels in its domain."""
+        names, codes = np.unique(np.asarray(domains), return_inverse=True)
+        K = len(self.models)
+        lab = self.labeled
+        mass = np.zeros((names.size, K))
+        np.add.at(mass, (codes[lab], self.fold_ids[lab]), self.design_weight[lab])
+        total = mass.sum(axis=1, keepdims=True)
+        per_domain = np.where(total > 0, mass / np.where(total > 0, total, 1.0), self.weights)
+        return per_domain[codes]
+
+    def surrogate(self, domains: np.ndarray | None = None) -> np.ndarray:
+        """``E[Y|x]`` per item, with fold shares of each item's domain (default: the pool)."""
+        if domains is None:
+            return self.mean
+        preds = [np.asarray(m.predict(self.X), dtype=float) for m in self.models]
+        return self._combine(preds, self.shares(domains))
 
     def var(self) -> np.ndarray:
         """Predictive variance of ``Y`` per item (of the fold mixture for unlabeled items)."""
@@ -109,6 +143,7 @@ def cross_fit(
     folds: int = 5,
     seed: int = 0,
     fold_ids: np.ndarray | None = None,
+    pi: np.ndarray | None = None,
 ) -> CrossFitResult:
     """Cross-fit ``model`` on the labeled items (``~isnan(y)``) and predict every item.
 
@@ -123,6 +158,9 @@ def cross_fit(
         Number of folds and the seed of the fold assignment.
     fold_ids : ndarray, optional
         A fold assignment to reuse (``-1`` = unlabeled).
+    pi : ndarray, optional
+        Inclusion probabilities of the labels (default uniform); they set the fold
+        shares of the average that predicts unlabeled items.
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -142,7 +180,11 @@ def cross_fit(
             else:
                 m.fit(X[train], y[train])
             models.append(m)
-    sizes = np.bincount(fold_ids[labeled], minlength=K).astype(float)
-    result = CrossFitResult(fold_ids, models, sizes / sizes.sum(), X, np.empty(0))
+    design_weight = np.ones(y.size)
+    if pi is not None:
+        pi = np.asarray(pi, dtype=float)
+        design_weight[labeled] = 1.0 / pi[labeled]
+    mass = np.bincount(fold_ids[labeled], weights=design_weight[labeled], minlength=K)
+    result = CrossFitResult(fold_ids, models, mass / mass.sum(), X, np.empty(0), design_weight)
     result.mean = result._combine([np.asarray(m.predict(X), dtype=float) for m in models])
     return result

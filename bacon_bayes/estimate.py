@@ -49,6 +49,8 @@ from bacon_bayes.results import Estimate, EstimateTable
 Target = Literal["pool", "superpopulation"]
 
 __all__ = [
+    "Estimate",
+    "EstimateTable",
     "aee_cdf",
     "aee_group_means",
     "aee_mean",

@@ -66,6 +66,14 @@ class Estimate:
         """Plain-Python dictionary (JSON-ready)."""
         return _plain(asdict(self))
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Estimate:
+        """Inverse of :meth:`to_dict` (exact: JSON keeps every float digit)."""
+        fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        for k in ("estimate", "se", "ci_low", "ci_high"):
+            fields[k] = float("nan") if fields[k] is None else float(fields[k])
+        return cls(**fields)
+
     def __str__(self) -> str:
         level = round(100 * (1 - self.alpha), 1)
         return (

@@ -134,23 +134,21 @@ def batched_ridge_crossfit(
     folds: int = 5,
     seed: int = 0,
     alpha: float = RIDGE_ALPHA,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Cross-fitted ridge surrogate for each replication.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Fold models of a cross-fitted ridge for each replication.
 
     Same rules as :func:`bacon_bayes.crossfit.cross_fit` with
-    ``RidgeOutcome(alpha=alpha)``: fold ``k``'s model standardises on and fits
-    to the labeled items outside fold ``k``; labeled items get their out-of-fold
-    prediction, the rest the fold-size-weighted average. Returns the surrogate
-    (R, N) and the residual sd of each fold fit averaged like the means (R, N).
+    ``RidgeOutcome(alpha=alpha)`` (replication ``r`` uses fold seed ``seed + r``):
+    fold ``k``'s model standardises on and fits to the labeled items outside
+    fold ``k``. Returns every fold model's predictions (R, K, N), the fold ids
+    (R, N; -1 unlabeled) and a residual sd per item (R, N), the fold fits' sds
+    averaged with equal shares (used only for a Gaussian predictive CDF).
     """
     R, n = mask.shape
     p = X.shape[1]
     fold_ids = np.stack([make_folds(mask[r], folds, seed + r) for r in range(R)])
-    avg = np.zeros((R, n))
-    oof = np.zeros((R, n))
+    preds = np.empty((R, folds, n))
     sd = np.zeros((R, n))
-    sizes = np.stack([(fold_ids == k).sum(axis=1) for k in range(folds)], axis=1).astype(float)
-    weights = sizes / sizes.sum(axis=1, keepdims=True)
     for k in range(folds):
         train = (mask & (fold_ids != k)).astype(float)
         cnt = train.sum(axis=1, keepdims=True)
@@ -162,13 +160,42 @@ def batched_ridge_crossfit(
         gram = np.einsum("rn,rnp,rnq->rpq", train, Z, Z) + alpha * np.eye(p)
         rhs = np.einsum("rn,rnp,rn->rp", train, Z, y[None, :] - ybar[:, None])
         beta = np.linalg.solve(gram, rhs[..., None])[..., 0]
-        pred = ybar[:, None] + np.einsum("rnp,rp->rn", Z, beta)
-        resid = np.where(train > 0, y[None, :] - pred, 0.0)
+        preds[:, k] = ybar[:, None] + np.einsum("rnp,rp->rn", Z, beta)
+        resid = np.where(train > 0, y[None, :] - preds[:, k], 0.0)
         s = np.sqrt((resid**2).sum(axis=1) / np.maximum(cnt[:, 0] - p - 1, 1))
-        avg += weights[:, k : k + 1] * pred
-        oof = np.where(fold_ids == k, pred, oof)
-        sd += weights[:, k : k + 1] * s[:, None]
-    return np.where(fold_ids >= 0, oof, avg), sd
+        sd += s[:, None] / folds
+    return preds, fold_ids, sd
+
+
+def batched_surrogate(
+    preds: np.ndarray,
+    fold_ids: np.ndarray,
+    weight: np.ndarray | None = None,
+    domains: np.ndarray | None = None,
+) -> np.ndarray:
+    """Surrogate per replication and item, as :meth:`CrossFitResult.surrogate` builds it.
+
+    Labeled items get their out-of-fold prediction; the others the fold models
+    averaged with the share of the labels' design weight (``weight``, default 1)
+    that each fold holds in the item's domain (default: the pool).
+    """
+    R, K, n = preds.shape
+    w = np.ones((R, n)) if weight is None else weight
+    codes = (
+        np.zeros(n, dtype=int) if domains is None else np.unique(domains, return_inverse=True)[1]
+    )
+    m = int(codes.max()) + 1
+    lab = fold_ids >= 0
+    onehot_fold = (fold_ids[..., None] == np.arange(K)) & lab[..., None]  # (R, N, K)
+    onehot_dom = codes[:, None] == np.arange(m)  # (N, m)
+    mass = np.einsum("rnk,nd,rn->rdk", onehot_fold, onehot_dom, w)
+    total = mass.sum(axis=2, keepdims=True)
+    pooled = mass.sum(axis=1, keepdims=True) / total.sum(axis=1, keepdims=True)
+    # a domain without labels falls back to the pool's shares (as the library does)
+    shares = np.where(total > 0, mass / np.where(total > 0, total, 1.0), pooled)
+    avg = np.einsum("rkn,rnk->rn", preds, shares[:, codes, :])
+    oof = np.take_along_axis(preds, np.clip(fold_ids, 0, None)[:, None, :], axis=1)[:, 0]
+    return np.where(lab, oof, avg)
 
 
 # ---------------------------------------------------------------------------
@@ -234,7 +261,9 @@ def study(
 ) -> list[Coverage]:
     """Run ``reps`` label draws on ``regime``; return coverage per estimand, method and alpha."""
     mask, pi = draw_samples(regime, reps, seed)
-    f, sd = batched_ridge_crossfit(regime.X, regime.y, mask, seed=seed)
+    preds, fold_ids, sd = batched_ridge_crossfit(regime.X, regime.y, mask, seed=seed)
+    f = batched_surrogate(preds, fold_ids, 1.0 / pi)
+    f_groups = batched_surrogate(preds, fold_ids, 1.0 / pi, regime.groups)
     # the Hajek variance conditions on the realised sample size (as the library does)
     pi_cond = np.minimum(pi * (mask.sum(axis=1) / pi.sum(axis=1))[:, None], 1.0)
     y = regime.y
@@ -264,7 +293,7 @@ def study(
         if "quantile" in estimands:
             out.append(_quantile_cov(regime, mask, pi, f, sd, alpha))
         if "groups" in estimands or "differences" in estimands:
-            out.extend(_group_cov(regime, mask, pi, f, alpha, estimands))
+            out.extend(_group_cov(regime, mask, pi, f_groups, alpha, estimands))
     return out
 
 

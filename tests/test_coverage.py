@@ -89,7 +89,8 @@ def test_inflated_interval_fails_the_check():
     """Scaling a correct interval by 1.3 pushes coverage above the band (test can fail)."""
     regime = sim.make_regime("informative")
     mask, pi = sim.draw_samples(regime, REPS, 7)
-    f, _ = sim.batched_ridge_crossfit(regime.X, regime.y, mask, seed=7)
+    preds, fold_ids, _ = sim.batched_ridge_crossfit(regime.X, regime.y, mask, seed=7)
+    f = sim.batched_surrogate(preds, fold_ids)
     from bacon_bayes.estimate import _t_crit, mean_core
 
     ym = np.where(mask, regime.y, 0.0)
@@ -102,3 +103,22 @@ def test_inflated_interval_fails_the_check():
     lo, hi = sim.Coverage("x", "m", "aee", 0.1, REPS, good, 0, 0, 1).band()
     assert lo <= good <= hi
     assert wide > hi and narrow < lo
+
+
+@pytest.mark.parametrize("regime_name", ["informative", "unequal_pi"])
+def test_vectorised_crossfit_is_the_library_crossfit(regime_name):
+    """The simulations run the library's estimator: batched ridge == cross_fit(RidgeOutcome)."""
+    from bacon_bayes.crossfit import cross_fit
+    from bacon_bayes.outcome import RidgeOutcome
+
+    regime = sim.make_regime(regime_name)
+    mask, pi = sim.draw_samples(regime, 3, 5)
+    preds, fold_ids, _ = sim.batched_ridge_crossfit(regime.X, regime.y, mask, seed=5)
+    pooled = sim.batched_surrogate(preds, fold_ids, 1.0 / pi)
+    by_group = sim.batched_surrogate(preds, fold_ids, 1.0 / pi, regime.groups)
+    for r in range(3):
+        y = np.where(mask[r], regime.y, np.nan)
+        pi_r = None if regime.pi is None else pi[r]
+        cf = cross_fit(RidgeOutcome(alpha=sim.RIDGE_ALPHA), regime.X, y, seed=5 + r, pi=pi_r)
+        assert np.allclose(cf.mean, pooled[r], atol=1e-10)
+        assert np.allclose(cf.surrogate(regime.groups), by_group[r], atol=1e-10)

@@ -186,3 +186,4 @@ def test_estimate_to_dict_is_json_ready(pool):
     for key in ("estimate", "se", "ci_low", "ci_high", "n_labeled", "n_items"):
         assert d[key] == getattr(e, key)
     assert "aee mean" in str(e)
+    assert est.Estimate.from_dict(d) == e  # saved results round-trip exactly

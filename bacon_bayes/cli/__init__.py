@@ -16,6 +16,9 @@ COMMANDS: tuple[str, ...] = (
     "demo",
     "judge",
     "embed",
+    "sample",
+    "label",
+    "status",
     "judges",
 )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+from pathlib import Path
 
 import pandas as pd
 
@@ -13,6 +14,8 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import read_table
 from bacon_bayes.pool import KINDS, EvalPool
 from bacon_bayes.report import estimates_table, groups_table
+from bacon_bayes.study import load_study
+from bacon_bayes.study.folder import CONFIG_FILE
 
 METHODS = ("aee", "classical", "naive")
 
@@ -40,8 +43,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def add_pool_arguments(p: argparse.ArgumentParser) -> None:
     """Arguments that describe how to read a table into an EvalPool (shared by commands)."""
-    p.add_argument("file", help="CSV or Parquet table, one row per item")
-    p.add_argument("--label", required=True, help="column of human labels (empty = unlabeled)")
+    p.add_argument(
+        "file", help="CSV or Parquet table (one row per item), or a study folder (bacon sample)"
+    )
+    p.add_argument("--label", help="column of human labels (empty = unlabeled); tables only")
     p.add_argument(
         "--judge",
         action="append",
@@ -56,6 +61,11 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--propensity", help="inclusion-probability column of the label sample")
     p.add_argument("--embedding", help="prefix of embedding columns")
     p.add_argument("--text", help="item text column")
+    p.add_argument(
+        "--allow-pending",
+        action="store_true",
+        help="study: treat items sent out but not yet labeled as missing at random",
+    )
 
 
 def expand_judges(patterns: list[str], columns: pd.Index) -> list[str]:
@@ -74,7 +84,24 @@ def expand_judges(patterns: list[str], columns: pd.Index) -> list[str]:
 
 
 def pool_from_args(args: argparse.Namespace) -> EvalPool:
-    """Read the table named on the command line and validate it into a pool."""
+    """Read the table (or study folder) named on the command line into a validated pool.
+
+    A study folder brings its own labels and the inclusion probabilities its
+    waves recorded; those are always used.
+    """
+    if (Path(args.file) / CONFIG_FILE).is_file():
+        if args.propensity:
+            raise ValidationError(
+                "--propensity cannot be given for a study: the inclusion probabilities "
+                "recorded by its sampling waves are used. Drop --propensity."
+            )
+        data = load_study(args.file, allow_pending=args.allow_pending)
+        judges = expand_judges(args.judge, data.frame.columns) if args.judge else None
+        return data.to_pool(
+            judges=judges, group=args.group, embedding=args.embedding, text=args.text
+        )
+    if not args.label:
+        raise ValidationError("--label is required for a table; name the column of labels.")
     df = read_table(args.file)
     if args.scores:
         judges: list[str] | pd.DataFrame = read_table(args.scores)
@@ -107,25 +134,12 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
 def run(args: argparse.Namespace) -> int:
     pool = pool_from_args(args)
     cal = Calibrator(args.model, engine=args.engine, folds=args.folds, seed=args.seed).fit(pool)
+    if args.json:
+        print(json.dumps(cal.summary(args.alpha, tuple(args.quantile)), indent=2))
+        return 0
     means = [cal.estimate_mean(args.alpha, m) for m in METHODS]
     quants = {q: [cal.estimate_quantile(q, args.alpha, m) for m in METHODS] for q in args.quantile}
     groups = [cal.estimate_groups(args.alpha, True, m) for m in METHODS] if args.group else None
-    if args.json:
-        out = {
-            "n_items": pool.n_items,
-            "n_labeled": pool.n_labeled,
-            "model": cal.model_name_,
-            "engine": cal.engine_,
-            "alpha": args.alpha,
-            "mean": {e.method: e.to_dict() for e in means},
-            "quantiles": {str(q): {e.method: e.to_dict() for e in v} for q, v in quants.items()},
-            "notes": list(pool.notes),
-            "features": cal.features_.report,
-        }
-        if groups:
-            out["groups"] = {t.method: t.to_dict() for t in groups}
-        print(json.dumps(out, indent=2))
-        return 0
     level = f"{100 * (1 - args.alpha):g}%"
     print(
         f"{pool.n_items} items, {pool.n_labeled} labeled, {len(pool.judges)} judges; "
@@ -134,7 +148,11 @@ def run(args: argparse.Namespace) -> int:
     )
     for note in pool.notes:
         print(f"note: {note}")
-    print(f"\nmean of {args.label!r} over the pool ({level} CI):")
+    missing = {j: n for j, n in cal.features_.report["missing"].items() if n}
+    if missing:
+        listed = ", ".join(f"{j}: {n}" for j, n in missing.items())
+        print(f"note: missing judge scores imputed (with a missing-score indicator): {listed}")
+    print(f"\nmean of {pool.label_name!r} over the pool ({level} CI):")
     print(estimates_table(means))
     for q, ests in quants.items():
         print(f"\nquantile {q:g} ({level} CI):")

@@ -8,6 +8,7 @@ The frequentist engine (``"freq"``) is registered here; the Bayesian engine
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +22,16 @@ from bacon_bayes.pool import OutcomeSpec
 
 Factory = Callable[[OutcomeSpec, FeatureSet], Any]
 _REGISTRY: dict[tuple[str, str], Factory] = {}
+#: engines whose families register themselves when their module is imported (on demand,
+#: so that the frequentist path never pays for importing PyMC)
+_ENGINE_MODULES = {"bayes": "bacon_bayes.bayes"}
+
+
+def _load(engine: str | None) -> None:
+    for name, module in _ENGINE_MODULES.items():
+        if engine in (None, name):
+            importlib.import_module(module)
+
 
 #: the family a user gets when they name only the outcome type
 DEFAULT_FOR_KIND = {
@@ -46,6 +57,7 @@ def register(name: str, engine: str, factory: Factory) -> None:
 
 def available(engine: str | None = None) -> list[tuple[str, str]]:
     """Registered ``(name, engine)`` pairs."""
+    _load(engine)
     return sorted(k for k in _REGISTRY if engine is None or k[1] == engine)
 
 
@@ -65,8 +77,7 @@ def make_model(name: str, engine: str, spec: OutcomeSpec, features: FeatureSet) 
             f"model {name!r} does not fit a {spec.kind} outcome; use "
             f"{DEFAULT_FOR_KIND[spec.kind]!r} (or declare the right outcome type)."
         )
-    if engine == "bayes" and (name, engine) not in _REGISTRY:
-        import bacon_bayes.bayes  # noqa: F401  (registers the Bayesian families)
+    _load(engine)
     if (name, engine) not in _REGISTRY:
         have = ", ".join(e for (n, e) in _REGISTRY if n == name) or "none"
         raise ValidationError(

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import essays
 
 from bacon_bayes.cli import main
 from bacon_bayes.judges import CallCache, JudgeSpec, load_template
 from bacon_bayes.judges.fake_server import Reply, Status, numeric_reply
 from bacon_bayes.judges.runner import plan_calls
+from tests.jury.conftest import essays
 
 # the installed `bacon` console script next to this interpreter, else the same entry point
 _SCRIPT = Path(sys.executable).parent / "bacon"

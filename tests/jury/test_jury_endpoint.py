@@ -9,7 +9,6 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import FAST_RETRY, essays, judge
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.judges import COLUMNS, CallCache, RetryPolicy, load_template, run_jury
@@ -23,6 +22,7 @@ from bacon_bayes.judges.fake_server import (
     stable_level,
     token_logprobs,
 )
+from tests.jury.conftest import FAST_RETRY, essays, judge
 
 ESSAY = load_template("essay")
 

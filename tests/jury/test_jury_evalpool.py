@@ -7,7 +7,6 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import FAST_RETRY, judge
 
 from bacon_bayes.embed import embed_items
 from bacon_bayes.features import build_features
@@ -15,6 +14,7 @@ from bacon_bayes.judges import load_template, run_jury
 from bacon_bayes.judges.fake_server import Reply, Status, numeric_reply
 from bacon_bayes.judges.output import write_table
 from bacon_bayes.pool import EvalPool
+from tests.jury.conftest import FAST_RETRY, judge
 
 
 def _quality_script(req):

@@ -1,0 +1,34 @@
+"""``bacon label import``: merge returned human labels into a study."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from bacon_bayes.study import import_labels
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``bacon label`` and its ``import`` action."""
+    p = subparsers.add_parser("label", help="manage human labels of a study")
+    actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    imp = actions.add_parser(
+        "import",
+        help="merge a CSV of returned labels into the study",
+        description="Merge returned labels. The whole file is refused (nothing written) on "
+        "unknown or unsampled ids, non-numeric or out-of-scale labels, and conflicting "
+        "duplicates; existing labels are never lost.",
+    )
+    imp.add_argument("file", type=Path, help="CSV with the id column and the label column")
+    imp.add_argument("--study", type=Path, default=Path("."), help="study folder (default: .)")
+    imp.add_argument(
+        "--replace", action="store_true", help="let the file correct labels already stored"
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Import and print what changed."""
+    summary = import_labels(args.study, args.file, replace=args.replace)
+    print(f"{args.study}: {summary}")
+    return 0

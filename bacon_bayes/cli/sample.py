@@ -1,0 +1,126 @@
+"""``bacon sample``: draw a wave of items to label and record it in the study."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.sampling import DEFAULT_UNIFORM_SHARE
+from bacon_bayes.study import DESIGNS, Study, StudyConfig, create_study, draw_wave, pending_items
+from bacon_bayes.study.folder import CONFIG_FILE, atomic_write_text
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``bacon sample``."""
+    p = subparsers.add_parser(
+        "sample",
+        help="choose items to label (a sampling wave) and record their probabilities",
+        description="Draw the next sampling wave. POOL is a study folder, or a pool file "
+        "(CSV/Parquet) from which a new study folder is created (--study).",
+    )
+    p.add_argument("pool", help="study folder, or pool file to start a study from")
+    p.add_argument(
+        "--budget",
+        type=float,
+        help="new items this wave: fraction of the pool if < 1, else a count",
+    )
+    p.add_argument("--design", choices=DESIGNS, default="uniform")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", type=Path, help="CSV of the items to label (default: todo-waveK.csv)")
+    p.add_argument("--study", type=Path, help="study folder to create (default: POOL.study)")
+    p.add_argument("--show", default="", help="pool columns to copy into the to-label file")
+    new = p.add_argument_group("new study (only with a pool file)")
+    new.add_argument("--item", default="item", help="id column of the pool")
+    new.add_argument("--label", default="label", help="name of the human label")
+    new.add_argument("--outcome", default="continuous")
+    new.add_argument("--scale", help="allowed label range, e.g. 1:5")
+    new.add_argument("--levels", help="allowed label values, e.g. 1,2,3,4,5")
+    new.add_argument("--judges", default="", help="comma-separated judge score columns")
+    new.add_argument("--features", default="", help="comma-separated feature columns")
+    new.add_argument("--group", help="group column")
+    opt = p.add_argument_group("design options")
+    opt.add_argument("--strata", help="stratified: group column or numeric column to bin")
+    opt.add_argument("--bins", type=int, default=5, help="stratified: bins of a numeric column")
+    opt.add_argument("--allocation", choices=("proportional", "neyman"), default="proportional")
+    opt.add_argument("--pi-column", help="poisson: pool column with inclusion probabilities")
+    opt.add_argument("--uniform-share", type=float, default=DEFAULT_UNIFORM_SHARE)
+    opt.add_argument("--folds", type=int, default=5, help="adaptive: cross-fitting folds")
+    opt.add_argument(
+        "--sd-model",
+        choices=("heteroskedastic", "calibrator"),
+        default="heteroskedastic",
+        help="adaptive: error sd from a ridge model of log squared residuals, or the "
+        "predictive sd of the calibrator (--model, --engine)",
+    )
+    opt.add_argument("--model", help="adaptive with --sd-model calibrator: outcome family")
+    opt.add_argument("--engine", default="auto", choices=("auto", "bayes", "freq"))
+    p.set_defaults(func=run)
+
+
+def _numbers(text: str | None, what: str) -> list[float] | None:
+    if not text:
+        return None
+    try:
+        return [float(v) for v in text.replace(":", ",").split(",") if v.strip()]
+    except ValueError as exc:
+        raise ValidationError(f"--{what} must be numbers, got {text!r}") from exc
+
+
+def _names(text: str) -> list[str]:
+    return [v.strip() for v in text.split(",") if v.strip()]
+
+
+def _study_root(args: argparse.Namespace) -> Path:
+    source = Path(args.pool)
+    if source.is_dir() and (source / CONFIG_FILE).is_file():
+        return source
+    if source.is_dir():
+        raise ValidationError(f"{source} is a folder without {CONFIG_FILE}; pass a pool file")
+    root = args.study or source.with_name(source.name.split(".")[0] + ".study")
+    if (root / CONFIG_FILE).is_file():
+        return root
+    config = StudyConfig(
+        pool=os.path.relpath(source.resolve(), root.resolve()),
+        item=args.item,
+        label=args.label,
+        outcome=args.outcome,
+        levels=_numbers(args.levels, "levels"),
+        scale=_numbers(args.scale, "scale"),
+        judges=_names(args.judges),
+        features=_names(args.features),
+        group=args.group,
+    )
+    create_study(root, config)
+    print(f"created study {root}")
+    return root
+
+
+def run(args: argparse.Namespace) -> int:
+    """Draw the wave, write the to-label file and print a summary."""
+    root = _study_root(args)
+    wave, design = draw_wave(
+        root,
+        args.design,
+        args.budget,
+        seed=args.seed,
+        strata=args.strata,
+        bins=args.bins,
+        allocation=args.allocation,
+        pi_column=args.pi_column,
+        uniform_share=args.uniform_share,
+        folds=args.folds,
+        sd_model=args.sd_model,
+        model=args.model,
+        engine=args.engine,
+    )
+    todo = pending_items(Study.open(root), wave, _names(args.show))
+    out = args.out or root / f"todo-wave{wave}.csv"
+    atomic_write_text(Path(out), todo.to_csv(index=False))
+    print(
+        f"wave {wave} ({design.name}, seed {args.seed}): {design.n_selected} items to label "
+        f"written to {out}; fill in column {todo.columns[1]!r} and run "
+        f"`bacon label import {out} --study {root}`"
+    )
+    return 0

@@ -1,0 +1,1 @@
+"""Reproducible studies of the paper's experiments (run as modules, write figures)."""

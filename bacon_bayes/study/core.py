@@ -1,0 +1,334 @@
+"""Open, create and read a study folder (format: :mod:`bacon_bayes.study.folder`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.sampling.adaptive import combine_waves
+from bacon_bayes.study.folder import (
+    CONFIG_FILE,
+    LABEL_META_COLUMNS,
+    LABELS_FILE,
+    MANIFEST_COLUMNS,
+    MANIFEST_FILE,
+    PROPENSITY_COLUMN,
+    WAVES_FILE,
+    StudyConfig,
+    atomic_write_text,
+    read_pool,
+    study_lock,
+)
+
+if TYPE_CHECKING:
+    from bacon_bayes.pool import EvalPool
+
+__all__ = ["Study", "StudyData", "create_study", "load_study"]
+
+
+@dataclass
+class Study:
+    """A study folder read into memory (pool, manifest, labels, wave settings)."""
+
+    root: Path
+    config: StudyConfig
+    pool: pd.DataFrame
+    manifest: pd.DataFrame
+    labels: pd.DataFrame
+    waves: list[dict[str, Any]]
+
+    @classmethod
+    def open(cls, root: str | Path) -> Study:
+        """Read the study folder ``root``."""
+        root = Path(root)
+        config = StudyConfig.read(root)
+        pool_path = Path(config.pool)
+        if not pool_path.is_absolute():
+            pool_path = root / pool_path
+        pool = read_pool(pool_path, config.item)
+        if config.label in pool.columns:
+            raise ValidationError(
+                f"pool file {pool_path} has a column {config.label!r} named like the study's "
+                "label; labels live in labels.csv - rename or drop that column"
+            )
+        manifest = _read_manifest(root / MANIFEST_FILE)
+        labels = _read_labels(root / LABELS_FILE, config.label)
+        waves_path = root / WAVES_FILE
+        waves = json.loads(waves_path.read_text()) if waves_path.is_file() else []
+        study = cls(root, config, pool, manifest, labels, waves)
+        study._check_consistency()
+        return study
+
+    # -- views aligned with the pool order ---------------------------------------------
+    @property
+    def ids(self) -> np.ndarray:
+        """Item ids (strings) in pool order."""
+        return self.pool[self.config.item].to_numpy(dtype=str)
+
+    @property
+    def index(self) -> pd.Index:
+        """Item ids as a pandas Index (fast look-ups of positions)."""
+        if getattr(self, "_index", None) is None:
+            self._index = pd.Index(self.ids)
+        return self._index
+
+    @property
+    def n_items(self) -> int:
+        """Number of pool items."""
+        return len(self.pool)
+
+    @property
+    def wave_numbers(self) -> list[int]:
+        """Waves present in the manifest, in order."""
+        return sorted(int(w) for w in self.manifest["wave"].unique())
+
+    def _wave_table(self, column: str) -> np.ndarray:
+        table = self.manifest.pivot(index="item", columns="wave", values=column)
+        return table.reindex(index=self.ids, columns=self.wave_numbers).to_numpy(dtype=float)
+
+    def wave_probabilities(self) -> np.ndarray:
+        """(N, K) conditional probability of every item in every wave."""
+        return self._wave_table("pi")
+
+    def selected_in(self) -> np.ndarray:
+        """(N, K) True where the wave sent the item out for labeling."""
+        return self._wave_table("selected") > 0
+
+    def inclusion_probability(self) -> np.ndarray:
+        """Probability of every item to be in the union of waves."""
+        probs = self.wave_probabilities()
+        if probs.shape[1] == 0:
+            return np.zeros(self.n_items)
+        return combine_waves(list(probs.T))
+
+    def first_wave(self) -> np.ndarray:
+        """Wave that selected each item (-1 for items never selected)."""
+        chosen = self.selected_in()
+        waves = np.asarray(self.wave_numbers)
+        out = np.full(self.n_items, -1)
+        if chosen.shape[1]:
+            any_ = chosen.any(axis=1)
+            out[any_] = waves[np.argmax(chosen[any_], axis=1)]
+        return out
+
+    def label_values(self) -> np.ndarray:
+        """Label of every item (NaN where not labeled yet)."""
+        series = self.labels.set_index("item")[self.config.label]
+        return series.reindex(self.ids).to_numpy(dtype=float)
+
+    def status(self) -> pd.DataFrame:
+        """Selected, labeled and pending counts per wave."""
+        labeled = ~np.isnan(self.label_values())
+        first = self.first_wave()
+        rows = []
+        for info in self.waves_info():
+            in_wave = first == info["wave"]
+            rows.append(
+                {
+                    "wave": info["wave"],
+                    "design": info["design"],
+                    "seed": info["seed"],
+                    "expected": round(float(info["expected"]), 3),
+                    "selected": int(in_wave.sum()),
+                    "labeled": int((in_wave & labeled).sum()),
+                    "pending": int((in_wave & ~labeled).sum()),
+                }
+            )
+        return pd.DataFrame(
+            rows,
+            columns=["wave", "design", "seed", "expected", "selected", "labeled", "pending"],
+        )
+
+    def waves_info(self) -> list[dict[str, Any]]:
+        """Design, seed and expected size of each committed wave."""
+        info = {int(w["wave"]): w for w in self.waves}
+        out = []
+        for wave in self.wave_numbers:
+            rows = self.manifest[self.manifest["wave"] == wave]
+            out.append(
+                {
+                    "wave": wave,
+                    "design": str(rows["design"].iloc[0]),
+                    "seed": rows["seed"].iloc[0],
+                    "expected": info.get(wave, {}).get("expected", float("nan")),
+                    "params": info.get(wave, {}).get("params", {}),
+                }
+            )
+        return out
+
+    # -- writing ---------------------------------------------------------------------
+    def write_manifest(self, manifest: pd.DataFrame) -> None:
+        """Replace manifest.csv atomically (call under :func:`study_lock`)."""
+        text = manifest[MANIFEST_COLUMNS].to_csv(index=False)
+        atomic_write_text(self.root / MANIFEST_FILE, text)
+        self.manifest = manifest
+
+    def write_labels(self, labels: pd.DataFrame) -> None:
+        """Replace labels.csv atomically (call under :func:`study_lock`)."""
+        columns = ["item", self.config.label, *LABEL_META_COLUMNS]
+        text = labels[columns].to_csv(index=False)
+        atomic_write_text(self.root / LABELS_FILE, text)
+        self.labels = labels
+
+    def write_waves(self, waves: list[dict[str, Any]]) -> None:
+        """Replace waves.json atomically (call under :func:`study_lock`)."""
+        atomic_write_text(self.root / WAVES_FILE, json.dumps(waves, indent=1, default=float))
+        self.waves = waves
+
+    # -- checks ----------------------------------------------------------------------
+    def _check_consistency(self) -> None:
+        for name, table in (("manifest.csv", self.manifest), ("labels.csv", self.labels)):
+            unknown = self.index.get_indexer(pd.Index(table["item"].unique())) < 0
+            if unknown.any():
+                first = str(table["item"].unique()[np.argmax(unknown)])
+                raise ValidationError(
+                    f"{self.root / name} has ids not in the pool (e.g. {first!r}); "
+                    "the pool file changed after sampling - restore it"
+                )
+        for wave in self.wave_numbers:
+            count = int((self.manifest["wave"] == wave).sum())
+            if count != self.n_items:
+                raise ValidationError(
+                    f"{self.root / MANIFEST_FILE}: wave {wave} has {count} rows but the pool "
+                    f"has {self.n_items} items; the manifest is damaged"
+                )
+        if len(self.labels):
+            outside = self.first_wave()[self.index.get_indexer(self.labels["item"])] < 0
+            if outside.any():
+                raise ValidationError(
+                    f"{self.root / LABELS_FILE} labels items that no wave selected; "
+                    "their inclusion probability is unknown"
+                )
+
+
+def _read_manifest(path: Path) -> pd.DataFrame:
+    if not path.is_file():
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in MANIFEST_COLUMNS}).astype(
+            {"wave": int, "pi": float, "selected": int}
+        )
+    frame = pd.read_csv(path, dtype={"item": str, "design": str}, keep_default_na=False)
+    missing = set(MANIFEST_COLUMNS) - set(frame.columns)
+    if missing:
+        raise ValidationError(f"{path} lacks columns {sorted(missing)}; the manifest is damaged")
+    pi = pd.to_numeric(frame["pi"], errors="coerce")
+    if pi.isna().any() or (pi < 0).any() or (pi > 1).any():
+        raise ValidationError(f"{path}: column pi must hold probabilities in [0, 1]")
+    return frame
+
+
+def _read_labels(path: Path, label: str) -> pd.DataFrame:
+    columns = ["item", label, *LABEL_META_COLUMNS]
+    if not path.is_file():
+        empty = pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
+        return empty.astype({label: float})
+    frame = pd.read_csv(path, dtype={"item": str, "source": str, "imported_at": str})
+    if list(frame.columns) != columns:
+        raise ValidationError(f"{path} should have columns {columns}, has {list(frame.columns)}")
+    return frame
+
+
+def create_study(root: str | Path, config: StudyConfig) -> Study:
+    """Create a study folder with ``study.toml`` (refuses to overwrite one)."""
+    root = Path(root)
+    with study_lock(root):
+        if (root / CONFIG_FILE).exists():
+            raise ValidationError(
+                f"{root} already holds a study; pass the folder instead of the pool file"
+            )
+        pool_path = Path(config.pool)
+        read_pool(pool_path if pool_path.is_absolute() else root / pool_path, config.item)
+        atomic_write_text(root / CONFIG_FILE, config.to_toml())
+    return Study.open(root)
+
+
+@dataclass(frozen=True)
+class StudyData:
+    """What an estimator needs from a study: one frame plus the names of its columns.
+
+    ``frame`` is the pool with the label column (NaN = unlabeled) and
+    ``propensity`` (the union-of-waves inclusion probability of every item).
+    """
+
+    frame: pd.DataFrame
+    item: str
+    label: str
+    propensity: str
+    judges: list[str]
+    outcome: str
+    levels: list[float] | None
+    group: str | None
+    n_pending: int
+
+    def pool_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``EvalPool.from_frame(data.frame, **kwargs)``."""
+        return {
+            "label": self.label,
+            "judges": list(self.judges),
+            "outcome": self.outcome,
+            "levels": self.levels,
+            "group": self.group,
+            "propensity": self.propensity,
+            "item": self.item,
+        }
+
+    def to_pool(self, **overrides: Any) -> EvalPool:
+        """The study as a validated :class:`~bacon_bayes.pool.EvalPool`.
+
+        ``overrides`` replace or add ``EvalPool.from_frame`` arguments (e.g.
+        ``judges=[...]``, ``embedding="emb:"``, ``text="summary"``); ``None``
+        values are ignored, so CLI options that were not given change nothing.
+        """
+        from bacon_bayes.pool import EvalPool
+
+        kwargs = self.pool_kwargs() | {k: v for k, v in overrides.items() if v is not None}
+        return EvalPool.from_frame(self.frame, **kwargs)
+
+
+def load_study(path: str | Path, *, allow_pending: bool = False) -> StudyData:
+    """Read a study for estimation, with the recorded inclusion probabilities.
+
+    Parameters
+    ----------
+    path : path
+        Study folder.
+    allow_pending : bool
+        Items sent out for labeling whose labels have not come back make the
+        labeled set a non-random subset of the design; by default that is an
+        error. With True they are treated as missing at random (stated in
+        ``n_pending``).
+    """
+    study = Study.open(path)
+    if not study.wave_numbers:
+        raise ValidationError(f"study {path} has no sampling wave yet; run `bacon sample` first")
+    values = study.label_values()
+    pending = study.first_wave() >= 0
+    pending &= np.isnan(values)
+    if pending.any() and not allow_pending:
+        raise ValidationError(
+            f"study {path}: {int(pending.sum())} selected items have no label yet (e.g. "
+            f"{str(study.ids[pending][0])!r}); import their labels with `bacon label import`, or "
+            "allow pending items (they are then treated as missing at random)"
+        )
+    frame = study.pool.copy()
+    frame[study.config.label] = values
+    if PROPENSITY_COLUMN in frame.columns:
+        raise ValidationError(f"pool file has a reserved column {PROPENSITY_COLUMN!r}; rename it")
+    frame[PROPENSITY_COLUMN] = study.inclusion_probability()
+    cfg = study.config
+    return StudyData(
+        frame=frame,
+        item=cfg.item,
+        label=cfg.label,
+        propensity=PROPENSITY_COLUMN,
+        judges=list(cfg.judges),
+        outcome=cfg.outcome,
+        levels=cfg.levels,
+        group=cfg.group,
+        n_pending=int(pending.sum()),
+    )

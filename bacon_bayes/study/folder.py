@@ -1,0 +1,228 @@
+"""The study folder: configuration, sampling manifest and labels on disk.
+
+Layout of a study folder::
+
+    study.toml     configuration, written once by ``bacon sample``:
+                     [study]
+                     pool = "pool.csv"      # pool file, relative to the folder or absolute
+                     item = "item"          # id column of the pool
+                     label = "human"        # name of the human label
+                     outcome = "continuous" # continuous | ordinal | nonnegative | categorical
+                     levels = [1, 2, 3]     # optional: the allowed label values
+                     scale = [1.0, 5.0]     # optional: smallest and largest allowed label
+                     judges = ["judge:a"]   # judge score columns of the pool
+                     features = ["judge:a"] # numeric columns used by adaptive designs
+                     group = "system"       # optional group column
+    manifest.csv   one row per (pool item, wave): item, wave, pi, selected, design, seed.
+                   ``pi`` is the probability that the wave draws the item given it was
+                   not labeled before, recorded for *every* item (see
+                   :mod:`bacon_bayes.sampling.adaptive`); ``selected`` is 1 for the items
+                   the wave sent out for labeling. The inclusion probability of an item
+                   in the union of waves is ``1 - prod_k (1 - pi_k)``.
+    waves.json     per-wave settings (design parameters, budget, time); a wave exists
+                   only once its rows are in manifest.csv (manifest.csv is the commit point).
+    labels.csv     item, <label>, wave, source, imported_at: one row per labeled item.
+
+Ids are kept as strings everywhere. Every file is replaced atomically (temp file
+in the folder, fsync, ``os.replace``, fsync of the folder) under an exclusive
+``fcntl`` lock on ``.lock`` (released by the OS if the process dies), so an
+interrupted ``bacon sample`` or ``bacon label import`` leaves the study as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import math
+import os
+import time
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.errors import ValidationError
+
+__all__ = [
+    "CONFIG_FILE",
+    "LABELS_FILE",
+    "MANIFEST_COLUMNS",
+    "MANIFEST_FILE",
+    "PROPENSITY_COLUMN",
+    "WAVES_FILE",
+    "StudyConfig",
+    "atomic_write_text",
+    "read_pool",
+    "study_lock",
+]
+
+CONFIG_FILE = "study.toml"
+MANIFEST_FILE = "manifest.csv"
+WAVES_FILE = "waves.json"
+LABELS_FILE = "labels.csv"
+LOCK_FILE = ".lock"
+MANIFEST_COLUMNS = ["item", "wave", "pi", "selected", "design", "seed"]
+LABEL_META_COLUMNS = ["wave", "source", "imported_at"]
+PROPENSITY_COLUMN = "inclusion_probability"
+OUTCOME_KINDS = ("continuous", "ordinal", "nonnegative", "categorical")
+# Test hook: when set to a file path, atomic writes create that file and pause
+# before the final rename, so tests can kill the process at a known point.
+PAUSE_ENV = "BACON_PAUSE_BEFORE_COMMIT"
+
+
+@dataclass(frozen=True)
+class StudyConfig:
+    """Contents of ``study.toml``."""
+
+    pool: str
+    item: str
+    label: str = "label"
+    outcome: str = "continuous"
+    levels: list[float] | None = None
+    scale: list[float] | None = None
+    judges: list[str] = field(default_factory=list)
+    features: list[str] = field(default_factory=list)
+    group: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.outcome not in OUTCOME_KINDS:
+            raise ValidationError(
+                f"study.toml: outcome {self.outcome!r} is not one of {', '.join(OUTCOME_KINDS)}"
+            )
+        if self.scale is not None and (
+            len(self.scale) != 2 or not float(self.scale[0]) < float(self.scale[1])
+        ):
+            raise ValidationError(
+                f"study.toml: scale must be [smallest, largest] with smallest < largest, "
+                f"got {self.scale}"
+            )
+        if self.label == self.item:
+            raise ValidationError("study.toml: label and item must be different column names")
+
+    def to_toml(self) -> str:
+        """Render as TOML (only strings, numbers and lists of them occur)."""
+        lines = ["[study]"]
+        for key, value in self.__dict__.items():
+            if value is None:
+                continue
+            lines.append(f"{key} = {_toml_value(value)}")
+        return "\n".join(lines) + "\n"
+
+    @classmethod
+    def read(cls, root: Path) -> StudyConfig:
+        """Load ``study.toml`` of the study folder ``root``."""
+        path = root / CONFIG_FILE
+        if not path.is_file():
+            raise ValidationError(
+                f"{root} is not a study folder (no {CONFIG_FILE}); create one with "
+                "`bacon sample POOL_FILE --study DIR ...`"
+            )
+        try:
+            data = tomllib.loads(path.read_text()).get("study", {})
+        except tomllib.TOMLDecodeError as exc:
+            raise ValidationError(f"{path}: not valid TOML ({exc})") from exc
+        unknown = set(data) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise ValidationError(f"{path}: unknown keys {sorted(unknown)}")
+        for key in ("pool", "item"):
+            if key not in data:
+                raise ValidationError(f"{path}: missing key {key!r} in [study]")
+        return cls(**data)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValidationError(f"cannot store {value} in study.toml")
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise TypeError(f"cannot write {type(value).__name__} to TOML")
+
+
+def read_pool(path: Path, item: str) -> pd.DataFrame:
+    """Read a pool table (CSV, optionally compressed, or Parquet) with string ids."""
+    if not path.is_file():
+        raise ValidationError(f"pool file {path} does not exist")
+    suffixes = "".join(path.suffixes).lower()
+    if suffixes.endswith(".parquet"):
+        frame = pd.read_parquet(path)
+        if item in frame:
+            frame[item] = frame[item].astype(str)
+    else:
+        frame = pd.read_csv(path, dtype={item: str}, keep_default_na=True)
+    if item not in frame.columns:
+        raise ValidationError(
+            f"pool file {path} has no id column {item!r}; columns are "
+            f"{', '.join(map(str, frame.columns[:10]))}...; pass --item COLUMN"
+        )
+    ids = frame[item]
+    if ids.isna().any():
+        row = int(np.flatnonzero(ids.isna().to_numpy())[0])
+        raise ValidationError(f"pool file {path}: id column {item!r} is empty in row {row + 2}")
+    dup = ids.duplicated()
+    if dup.any():
+        first = ids[dup].iloc[0]
+        raise ValidationError(
+            f"pool file {path}: id {first!r} appears more than once in column {item!r}; "
+            "ids must be unique"
+        )
+    return frame.reset_index(drop=True)
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Replace ``path`` by ``text`` atomically (temp file, fsync, rename, fsync dir)."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    with open(tmp, "w", encoding="utf-8", newline="") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    pause = os.environ.get(PAUSE_ENV)
+    if pause:
+        Path(pause).write_text(str(os.getpid()))
+        time.sleep(60)
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def remove_stale_temp_files(root: Path) -> list[Path]:
+    """Delete temp files left by an interrupted write (call under the lock)."""
+    stale = sorted(root.glob(".*.tmp-*"))
+    for path in stale:
+        path.unlink(missing_ok=True)
+    return stale
+
+
+@contextlib.contextmanager
+def study_lock(root: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the study folder (blocks other writers)."""
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / LOCK_FILE, "a+") as handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            raise ValidationError(
+                f"study {root} is being changed by another bacon process; retry when it ends"
+            ) from exc
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

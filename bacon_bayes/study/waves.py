@@ -1,0 +1,261 @@
+"""Draw a new sampling wave into a study folder and record it in the manifest.
+
+Budget of a wave: the number of *new* items to send out (a fraction of the
+pool when in (0, 1), else a count); exact for fixed-size designs (uniform,
+stratified), the expected number for Bernoulli. For ``adaptive`` and
+``two-stage`` it is the expected number over the design,
+``sum_i (1 - prior_i) p_i = budget`` (for two-stage: the paper's constraint
+``mean e <= eta`` with ``eta = mean(prior) + budget / N``), so their rule does
+not depend on which items the earlier waves drew and the union-of-waves
+probabilities are exact given the fitted model.
+
+``adaptive`` and ``two-stage`` fit the study's outcome model on the labels of
+the earlier waves: a cross-fitted ridge regression (:class:`RidgeOutcome`,
+:func:`~bacon_bayes.crossfit.cross_fit`) on the study's
+``features`` (missing values imputed by the column mean plus a missing flag),
+out-of-fold residuals, and for ``adaptive`` the heteroskedastic sd model of
+:mod:`bacon_bayes.sampling.sd_model` - or, with ``sd_model="calibrator"``, the
+predictive sd of a :class:`~bacon_bayes.Calibrator` (the posterior predictive
+sd with a Bayesian engine). They refuse to run while earlier
+selected items are still unlabeled.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.crossfit import cross_fit
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.outcome.ridge import RidgeOutcome
+from bacon_bayes.sampling import (
+    DEFAULT_UNIFORM_SHARE,
+    Design,
+    adaptive,
+    bernoulli,
+    bin_feature,
+    cross_fitted_sd,
+    poisson,
+    resolve_budget,
+    stratified,
+    two_stage,
+    uniform,
+)
+from bacon_bayes.study.core import Study
+from bacon_bayes.study.folder import remove_stale_temp_files, study_lock
+
+__all__ = ["DESIGNS", "calibrator_sd", "draw_wave", "pending_items", "study_features"]
+
+DESIGNS = ("uniform", "bernoulli", "stratified", "poisson", "adaptive", "two-stage")
+
+
+def study_features(study: Study) -> np.ndarray:
+    """Numeric feature matrix of the study's ``features`` (default: its judges)."""
+    columns = list(study.config.features or study.config.judges)
+    if not columns:
+        raise ValidationError(
+            "adaptive designs need features: list judge columns (judges = [...]) or "
+            "features = [...] in study.toml"
+        )
+    blocks = []
+    for column in columns:
+        if column not in study.pool.columns:
+            raise ValidationError(f"feature column {column!r} is not in the pool file")
+        values = pd.to_numeric(study.pool[column], errors="coerce")
+        junk = values.isna() & study.pool[column].notna()
+        if junk.any():
+            row = int(np.flatnonzero(junk.to_numpy())[0])
+            raise ValidationError(
+                f"feature column {column!r} holds a non-number in row {row + 2}: "
+                f"{study.pool[column].iloc[row]!r}"
+            )
+        missing = values.isna().to_numpy()
+        if missing.all():
+            raise ValidationError(f"feature column {column!r} is empty")
+        blocks.append(values.fillna(values.mean()).to_numpy(float))
+        if missing.any():
+            blocks.append(missing.astype(float))
+    return np.column_stack(blocks)
+
+
+def _model_inputs(study: Study, folds: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    values = study.label_values()
+    labeled = ~np.isnan(values)
+    pending = (study.first_wave() >= 0) & ~labeled
+    if pending.any():
+        raise ValidationError(
+            f"{int(pending.sum())} items of earlier waves have no label yet; import them "
+            "before an adaptive wave (its model is fitted on all earlier labels)"
+        )
+    if labeled.sum() < 2 * folds:
+        raise ValidationError(
+            f"an adaptive wave needs at least {2 * folds} labels from a pilot wave, the "
+            f"study has {int(labeled.sum())}; draw a uniform pilot first"
+        )
+    X = study_features(study)
+    fit = cross_fit(RidgeOutcome(), X, values, folds=folds, seed=seed)
+    return X, labeled, np.where(labeled, values - fit.mean, np.nan)
+
+
+def calibrator_sd(
+    study: Study, model: str | None, engine: str, folds: int, seed: int
+) -> np.ndarray:
+    """Predictive sd of every item from a :class:`~bacon_bayes.Calibrator` fitted on the study.
+
+    A Bayesian model gives the posterior predictive sd (heteroskedastic when the
+    model is); a frequentist ridge gives one sd for all items (uniform allocation).
+    """
+    from bacon_bayes.calibrator import Calibrator
+    from bacon_bayes.study.core import load_study
+
+    pool = load_study(study.root).to_pool()
+    cal = Calibrator(model, engine=engine, folds=folds, seed=seed).fit(pool)
+    return np.sqrt(cal.crossfit_.var())
+
+
+def _design(
+    study: Study,
+    design: str,
+    budget: float | None,
+    seed: int,
+    eligible: np.ndarray,
+    options: dict,
+) -> Design:
+    n_total = study.n_items
+    if design == "poisson":
+        column = options.get("pi_column")
+        if not column or column not in study.pool.columns:
+            raise ValidationError("the poisson design needs --pi-column naming a pool column")
+        return poisson(study.pool[column].to_numpy(float), eligible=eligible, seed=seed)
+    if budget is None:
+        raise ValidationError(f"the {design} design needs a budget")
+    n = resolve_budget(budget, n_total)
+    if design == "uniform":
+        return uniform(n_total, round(n), eligible=eligible, seed=seed)
+    if design == "bernoulli":
+        return bernoulli(
+            n_total, min(1.0, n / max(eligible.sum(), 1)), eligible=eligible, seed=seed
+        )
+    if design == "stratified":
+        column = options.get("strata")
+        if not column or column not in study.pool.columns:
+            raise ValidationError("the stratified design needs --strata naming a pool column")
+        strata = study.pool[column]
+        if strata.isna().any():
+            row = int(np.flatnonzero(strata.isna().to_numpy())[0])
+            raise ValidationError(
+                f"strata column {column!r} is empty in row {row + 2}; fill it in or pick "
+                "another column"
+            )
+        if pd.api.types.is_numeric_dtype(strata) and strata.nunique() > options.get("bins", 5):
+            strata = bin_feature(strata.to_numpy(float), options.get("bins", 5))
+        proxy = None
+        if options.get("allocation", "proportional") == "neyman":
+            proxy = study_features(study).mean(axis=1)
+        return stratified(
+            np.asarray(strata),
+            round(n),
+            allocation=options.get("allocation", "proportional"),
+            proxy=proxy,
+            eligible=eligible,
+            seed=seed,
+        )
+    folds = int(options.get("folds", 5))
+    X, labeled, resid = _model_inputs(study, folds, seed)
+    if design == "adaptive":
+        if options.get("sd_model", "heteroskedastic") == "calibrator":
+            sd = calibrator_sd(
+                study, options.get("model"), options.get("engine", "auto"), folds, seed
+            )
+        else:
+            sd = cross_fitted_sd(X, np.nan_to_num(resid), labeled, folds=folds, seed=seed)
+        share = float(options.get("uniform_share", DEFAULT_UNIFORM_SHARE))
+        prior = study.inclusion_probability()
+        return adaptive(sd, n, prior=prior, eligible=eligible, uniform_share=share, seed=seed)
+    if design == "two-stage":
+        prior = study.inclusion_probability()
+        eta = float(prior.mean() + n / n_total)
+        wave, _ = two_stage(X, resid[labeled] ** 2, labeled, prior, eta, seed=seed)
+        return wave
+    raise ValidationError(f"unknown design {design!r}; choose one of {', '.join(DESIGNS)}")
+
+
+def draw_wave(
+    root: str | Path,
+    design: str,
+    budget: float | None,
+    *,
+    seed: int = 0,
+    **options: object,
+) -> tuple[int, Design]:
+    """Draw the next wave of ``design`` in the study ``root`` and commit it.
+
+    Options: ``strata``, ``bins``, ``allocation`` (stratified); ``pi_column``
+    (poisson); ``uniform_share``, ``folds`` (adaptive, two-stage); ``sd_model``
+    (``"heteroskedastic"``, the default, or ``"calibrator"``), ``model`` and
+    ``engine`` (of the calibrator) for adaptive.
+
+    Returns the wave number and the design.
+    """
+    root = Path(root)
+    with study_lock(root):
+        remove_stale_temp_files(root)
+        study = Study.open(root)
+        eligible = study.first_wave() < 0
+        if not eligible.any():
+            raise ValidationError("every pool item has already been selected")
+        drawn = _design(study, design, budget, seed, eligible, options)
+        wave = (max(study.wave_numbers) + 1) if study.wave_numbers else 1
+        rows = pd.DataFrame(
+            {
+                "item": study.ids,
+                "wave": wave,
+                "pi": drawn.pi,
+                "selected": drawn.selected.astype(int),
+                "design": drawn.name,
+                "seed": seed,
+            }
+        )
+        info = {
+            "wave": wave,
+            "design": drawn.name,
+            "seed": seed,
+            "budget": budget,
+            "expected": float(drawn.pi[eligible].sum()),
+            "params": drawn.params,
+            "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        }
+        waves = [w for w in study.waves if int(w["wave"]) < wave] + [info]
+        study.write_waves(waves)
+        manifest = (
+            pd.concat([study.manifest, rows], ignore_index=True) if len(study.manifest) else rows
+        )
+        study.write_manifest(manifest)  # the commit point of the wave
+    return wave, drawn
+
+
+def pending_items(
+    study: Study, wave: int | None = None, show: list[str] | None = None
+) -> pd.DataFrame:
+    """Items selected (by ``wave``, or any wave) whose label has not come back.
+
+    Columns: the id, an empty label column to fill in, the wave, then the pool
+    columns named in ``show`` (e.g. the text the labelers should read).
+    """
+    first = study.first_wave()
+    mask = (first >= 0) & np.isnan(study.label_values())
+    if wave is not None:
+        mask &= first == wave
+    table = pd.DataFrame(
+        {study.config.item: study.ids[mask], study.config.label: "", "wave": first[mask]}
+    )
+    for column in show or []:
+        if column not in study.pool.columns:
+            raise ValidationError(f"--show column {column!r} is not in the pool file")
+        if column in table.columns:
+            raise ValidationError(f"--show column {column!r} clashes with a to-do column")
+        table[column] = study.pool[column].to_numpy()[mask]
+    return table

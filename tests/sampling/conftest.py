@@ -1,0 +1,60 @@
+"""Shared fixtures of the sampling and study tests: a small synthetic pool."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes.cli import main
+
+N_POOL = 200
+
+
+def bacon(*argv: str) -> int:
+    """Run the ``bacon`` command line in-process (0 ok, 2 refused; errors go to stderr)."""
+    return main(list(argv))
+
+
+@pytest.fixture
+def pool_file(tmp_path: Path) -> Path:
+    rng = np.random.default_rng(0)
+    truth = rng.integers(1, 6, N_POOL)
+    frame = pd.DataFrame(
+        {
+            "id": [f"doc{i:03d}" for i in range(N_POOL)],
+            "judge_a": np.clip(truth + rng.normal(0, 0.7, N_POOL), 1, 5).round(2),
+            "judge_b": np.clip(truth + rng.normal(0.5, 1.0, N_POOL), 1, 5).round(2),
+            "system": rng.choice(["s1", "s2", "s3"], N_POOL),
+            "truth": truth,
+        }
+    )
+    path = tmp_path / "pool.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture
+def study(tmp_path: Path, pool_file: Path) -> Path:
+    """A study with one uniform wave of 40 items, none labeled yet."""
+    root = tmp_path / "study"
+    code = bacon(
+        "sample", str(pool_file), "--study", str(root), "--budget", "40", "--item", "id",
+        "--label", "human", "--levels", "1,2,3,4,5", "--outcome", "ordinal",
+        "--judges", "judge_a,judge_b", "--out", str(tmp_path / "todo.csv"),
+    )  # fmt: skip
+    assert code == 0
+    return root
+
+
+def fill(todo: Path, pool_file: Path, out: Path, rows: slice | None = None) -> Path:
+    """Write the true labels of the items in ``todo`` (a slice of them) to ``out``."""
+    items = pd.read_csv(todo, dtype=str)
+    truth = pd.read_csv(pool_file, dtype={"id": str}).set_index("id")["truth"]
+    items["human"] = truth.loc[items["id"]].to_numpy()
+    if rows is not None:
+        items = items.iloc[rows]
+    items.to_csv(out, index=False)
+    return out

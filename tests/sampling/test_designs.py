@@ -1,0 +1,205 @@
+"""Designs report the inclusion probabilities they really have (checked by Monte Carlo)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.sampling import (
+    adaptive,
+    adaptive_probabilities,
+    allocate,
+    bernoulli,
+    bin_feature,
+    cap_probabilities,
+    combine_waves,
+    poisson,
+    stratified,
+    uniform,
+)
+
+N = 60
+REPS = 2000
+
+
+def inclusion_mismatch(draw: Callable[[int], np.ndarray], pi: np.ndarray) -> str | None:
+    """Compare the empirical inclusion frequency over REPS seeds with ``pi``.
+
+    Returns a description of the mismatch, or None when frequencies agree
+    (max |z| < 4.5 over items and the chi-square of the z-scores is not
+    extreme). Items with pi in {0, 1} must be never / always included.
+    """
+    counts = np.zeros(pi.size)
+    for rep in range(REPS):
+        counts += draw(rep)
+    freq = counts / REPS
+    sure = (pi == 0) | (pi == 1)
+    if np.any(freq[sure] != pi[sure]):
+        return "items with probability 0 or 1 were not excluded / included every time"
+    p = pi[~sure]
+    z = (freq[~sure] - p) / np.sqrt(p * (1 - p) / REPS)
+    chi2_p = stats.chi2.sf(np.sum(z**2), df=z.size) if z.size else 1.0
+    if np.max(np.abs(z), initial=0) > 4.5 or chi2_p < 1e-5:
+        return f"max |z| = {np.max(np.abs(z)):.2f}, chi-square p = {chi2_p:.2g}"
+    return None
+
+
+@pytest.fixture(scope="module")
+def sd() -> np.ndarray:
+    rng = np.random.default_rng(7)
+    return np.exp(1.2 * rng.normal(size=N))
+
+
+@pytest.fixture(scope="module")
+def strata() -> np.ndarray:
+    return np.repeat(["a", "b", "c", "d"], [5, 10, 20, 25])
+
+
+def test_uniform_fixed_size_and_probability() -> None:
+    design = uniform(N, 12, seed=3)
+    assert design.n_selected == 12
+    assert np.allclose(design.pi, 0.2)
+    assert inclusion_mismatch(lambda s: uniform(N, 12, seed=s).selected, design.pi) is None
+
+
+def test_bernoulli_probability() -> None:
+    pi = bernoulli(N, 0.3, seed=0).pi
+    assert inclusion_mismatch(lambda s: bernoulli(N, 0.3, seed=s).selected, pi) is None
+
+
+@pytest.mark.parametrize("allocation", ["proportional", "neyman"])
+def test_stratified_probability(strata: np.ndarray, sd: np.ndarray, allocation: str) -> None:
+    kwargs = {"allocation": allocation, "sd": sd if allocation == "neyman" else None}
+    design = stratified(strata, 15, seed=0, **kwargs)
+    assert design.n_selected == 15
+    assert np.all(design.pi > 0), "every stratum keeps a positive probability"
+
+    def draw(s: int) -> np.ndarray:
+        return stratified(strata, 15, seed=s, **kwargs).selected
+
+    assert inclusion_mismatch(draw, design.pi) is None
+
+
+def test_neyman_follows_spread(strata: np.ndarray) -> None:
+    spread = np.where(strata == "a", 10.0, 1.0)
+    design = stratified(strata, 20, allocation="neyman", sd=spread)
+    # stratum a: N_h S_h = 50 against 10 + 20 + 25 = 55 for the rest
+    assert design.params["strata"]["a"] == 5
+    assert design.params["strata"]["a"] > 20 * 5 / N
+
+
+def test_poisson_probability(sd: np.ndarray) -> None:
+    pi = np.clip(sd / sd.sum() * 15, 0, 1)
+    pi[0], pi[1] = 0.0, 1.0
+    assert inclusion_mismatch(lambda s: poisson(pi, seed=s).selected, pi) is None
+
+
+def test_adaptive_budget_cap_and_share(sd: np.ndarray) -> None:
+    pi = adaptive_probabilities(sd, 20, uniform_share=0.2)
+    assert pi.sum() == pytest.approx(20, abs=1e-9)
+    assert pi.max() <= 1.0 and np.any(pi == 1.0), "the largest sd is capped at one"
+    assert pi.min() >= 0.2 * 20 / N - 1e-12, "the uniform share floors every probability"
+    uncapped = pi < 1
+    score = 0.8 * sd / sd.mean() + 0.2
+    ratio = pi[uncapped] / score[uncapped]
+    assert np.allclose(ratio, ratio[0]), "uncapped items stay proportional to their score"
+
+
+def test_cap_probabilities_spends_the_budget_exactly() -> None:
+    score = np.array([100.0, 50.0, 1.0, 1.0, 1.0, 1.0])
+    pi = cap_probabilities(score, 3.0)
+    assert pi[:2].tolist() == [1.0, 1.0]
+    assert pi.sum() == pytest.approx(3.0)
+    weight = np.array([0.0, 1.0, 1.0, 1.0, 0.5, 0.5])
+    pi = cap_probabilities(score, 3.0, weight=weight)
+    assert np.sum(weight * pi) == pytest.approx(3.0)
+    with pytest.raises(ValidationError, match="lower the budget"):
+        cap_probabilities(score, 7.0)
+
+
+def test_second_wave_after_uniform_pilot_is_exact() -> None:
+    """SRS of 12 then SRS of 12 among the rest: union probability 24/60."""
+
+    def draw(s: int) -> np.ndarray:
+        pilot = uniform(N, 12, seed=2 * s)
+        wave = uniform(N, 12, eligible=~pilot.selected, seed=2 * s + 1)
+        return pilot.selected | wave.selected
+
+    pilot = uniform(N, 12)
+    wave = uniform(N, 12, eligible=~pilot.selected)
+    combined = combine_waves([pilot, wave])
+    assert np.allclose(combined, 24 / N)
+    assert inclusion_mismatch(draw, combined) is None
+    # The check can fail: recording wave 2 as 12/N instead of 12/(N - 12) is caught.
+    assert inclusion_mismatch(draw, combine_waves([pilot.pi, np.full(N, 12 / N)])) is not None
+
+
+def test_adaptive_second_wave_union_probability(sd: np.ndarray) -> None:
+    """Bernoulli pilot at 0.2, then an adaptive wave of 15 expected new items."""
+    prior = np.full(N, 0.2)
+    p2 = adaptive_probabilities(sd, 15, prior=prior)
+    assert np.sum((1 - prior) * p2) == pytest.approx(15)
+
+    def draw(s: int) -> np.ndarray:
+        pilot = bernoulli(N, 0.2, seed=2 * s)
+        wave = adaptive(sd, 15, prior=prior, eligible=~pilot.selected, seed=2 * s + 1)
+        assert np.array_equal(wave.pi, p2), "the wave's rule does not depend on the pilot"
+        return pilot.selected | wave.selected
+
+    combined = combine_waves([prior, p2])
+    assert inclusion_mismatch(draw, combined) is None
+    # Ignoring the pilot (using the wave-2 probability alone) is caught.
+    assert inclusion_mismatch(draw, p2) is not None
+
+
+def test_stratified_waves_combine_exactly(strata: np.ndarray) -> None:
+    def draw(s: int) -> np.ndarray:
+        first = stratified(strata, 12, seed=2 * s)
+        second = stratified(strata, 12, eligible=~first.selected, seed=2 * s + 1)
+        return first.selected | second.selected
+
+    first = stratified(strata, 12)
+    second = stratified(strata, 12, eligible=~first.selected)
+    assert inclusion_mismatch(draw, combine_waves([first, second])) is None
+
+
+def test_designs_are_deterministic_per_seed(strata: np.ndarray, sd: np.ndarray) -> None:
+    for make in (
+        lambda s: uniform(N, 10, seed=s),
+        lambda s: bernoulli(N, 0.2, seed=s),
+        lambda s: stratified(strata, 10, seed=s),
+        lambda s: adaptive(sd, 10, seed=s),
+    ):
+        assert np.array_equal(make(5).selected, make(5).selected)
+        assert not np.array_equal(make(5).selected, make(6).selected)
+
+
+def test_allocate_respects_sizes_and_minimum() -> None:
+    alloc = allocate(np.array([1.0, 0.0, 5.0, 100.0]), np.array([10, 5, 0, 3]), 10)
+    assert alloc.tolist() == [6, 1, 0, 3]
+    assert allocate(np.array([1.0, 1.0]), np.array([3, 3]), 6).tolist() == [3, 3]
+
+
+def test_bin_feature_quantiles() -> None:
+    codes = bin_feature(np.arange(100.0), 4)
+    assert np.bincount(codes).tolist() == [25, 25, 25, 25]
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: uniform(10, 11), "only 10 items"),
+        (lambda: bernoulli(10, 1.5), r"\[0, 1\]"),
+        (lambda: poisson(np.array([0.2, np.nan])), "position 1"),
+        (lambda: stratified(np.zeros(10), 3, allocation="neyman"), "exactly one of"),
+        (lambda: stratified(np.zeros(10), 3, allocation="optimal"), "unknown allocation"),
+        (lambda: adaptive_probabilities(np.array([1.0, -1.0]), 1), "position 1"),
+    ],
+)
+def test_bad_design_input_is_refused(call: Callable[[], object], message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        call()

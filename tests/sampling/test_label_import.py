@@ -1,0 +1,215 @@
+"""``bacon label import``: every refusal, idempotence, and a SIGKILL mid-import."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.study import Study, import_labels
+from bacon_bayes.study.folder import PAUSE_ENV, study_lock
+
+from .conftest import bacon, fill
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """The study's files (temp files left by a killed writer are not part of it)."""
+    return {
+        p.name: p.read_bytes()
+        for p in sorted(root.iterdir())
+        if p.is_file() and ".tmp-" not in p.name
+    }
+
+
+@pytest.fixture
+def labeled_study(study: Path, pool_file: Path, tmp_path: Path) -> Path:
+    """The study with the first 10 of its 40 selected items labeled."""
+    first = fill(tmp_path / "todo.csv", pool_file, tmp_path / "first.csv", slice(0, 10))
+    assert bacon("label", "import", str(first), "--study", str(study)) == 0
+    return study
+
+
+def write(tmp_path: Path, rows: list[tuple[str, str]], name: str = "in.csv") -> Path:
+    path = tmp_path / name
+    pd.DataFrame(rows, columns=["id", "human"]).to_csv(path, index=False)
+    return path
+
+
+def selected_ids(study: Path) -> list[str]:
+    s = Study.open(study)
+    return list(s.ids[s.first_wave() >= 0])
+
+
+def unselected_id(study: Path) -> str:
+    s = Study.open(study)
+    return str(s.ids[s.first_wave() < 0][0])
+
+
+REFUSALS = {
+    "unknown id": (lambda ids, out: [(ids[20], "3"), ("no-such-doc", "2")], "not in the pool"),
+    "unsampled id": (lambda ids, out: [(out, "3")], "no sampling wave selected"),
+    "not a number": (lambda ids, out: [(ids[20], "three")], "not numbers"),
+    "off the levels": (lambda ids, out: [(ids[20], "2.5")], r"one of 1, 2, 3, 4, 5"),
+    "above the scale": (lambda ids, out: [(ids[20], "6")], "outside the study's scale"),
+    "conflicting duplicate": (
+        lambda ids, out: [(ids[20], "2"), (ids[21], "4"), (ids[20], "3")],
+        "same id has different labels",
+    ),
+    "infinite": (lambda ids, out: [(ids[20], "inf")], "not numbers"),
+    "empty id": (lambda ids, out: [("", "3")], "empty id"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSALS))
+def test_refusal_leaves_study_untouched(
+    case: str, labeled_study: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    make_rows, message = REFUSALS[case]
+    ids = selected_ids(labeled_study)
+    path = write(tmp_path, make_rows(ids, unselected_id(labeled_study)))
+    before = snapshot(labeled_study)
+    assert bacon("label", "import", str(path), "--study", str(labeled_study)) == 2
+    out = capsys.readouterr().err
+    assert "error:" in out
+    assert pd.Series([out]).str.contains(message).all(), out
+    assert snapshot(labeled_study) == before
+
+
+def test_conflict_with_stored_label_is_refused_unless_replace(
+    labeled_study: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    s = Study.open(labeled_study)
+    stored = s.labels.iloc[0]
+    changed = 1 if stored["human"] != 1 else 2
+    path = write(tmp_path, [(stored["item"], str(changed))])
+    before = snapshot(labeled_study)
+    assert bacon("label", "import", str(path), "--study", str(labeled_study)) == 2
+    assert "changes 1 stored labels" in capsys.readouterr().err
+    assert snapshot(labeled_study) == before
+    assert bacon("label", "import", str(path), "--study", str(labeled_study), "--replace") == 0
+    after = Study.open(labeled_study).labels.set_index("item")["human"]
+    assert after[stored["item"]] == changed
+    assert len(after) == 10, "a correction does not lose or add labels"
+
+
+@pytest.mark.parametrize(
+    ("columns", "message"),
+    [(["doc", "human"], "no id column 'id'"), (["id", "score"], "no label column")],
+)
+def test_file_without_needed_columns_is_refused(
+    labeled_study: Path, tmp_path: Path, columns: list[str], message: str
+) -> None:
+    path = tmp_path / "cols.csv"
+    pd.DataFrame([["doc001", "3"]], columns=columns).to_csv(path, index=False)
+    with pytest.raises(ValidationError, match=message):
+        import_labels(labeled_study, path)
+    with pytest.raises(ValidationError, match="does not exist"):
+        import_labels(labeled_study, tmp_path / "missing.csv")
+
+
+def test_scale_of_a_continuous_study(tmp_path: Path, pool_file: Path) -> None:
+    root = tmp_path / "cont"
+    assert bacon("sample", str(pool_file), "--study", str(root), "--budget", "0.1",
+                 "--item", "id", "--scale", "1:5", "--label", "human",
+                 "--out", str(tmp_path / "t.csv")) == 0  # fmt: skip
+    item = selected_ids(root)[0]
+    with pytest.raises(ValidationError, match="between 1 and 5"):
+        import_labels(root, write(tmp_path, [(item, "0.5")]))
+    summary = import_labels(root, write(tmp_path, [(item, "4.7")]))
+    assert summary.added == 1
+    assert Study.open(root).labels["human"].tolist() == [4.7], "labels round-trip exactly"
+
+
+def test_partial_files_blank_rows_and_reimport(
+    labeled_study: Path, pool_file: Path, tmp_path: Path
+) -> None:
+    full = fill(tmp_path / "todo.csv", pool_file, tmp_path / "all.csv")
+    items = pd.read_csv(full, dtype=str)
+    items.loc[30:, "human"] = ""
+    items.to_csv(full, index=False)
+    summary = import_labels(labeled_study, full)
+    assert (summary.added, summary.unchanged, summary.blank) == (20, 10, 10)
+    again = import_labels(labeled_study, full)
+    assert (again.added, again.unchanged, again.labeled_total) == (0, 30, 30)
+    status = Study.open(labeled_study).status()
+    assert status[["selected", "labeled", "pending"]].iloc[0].tolist() == [40, 30, 10]
+
+
+def test_import_waits_for_no_one_but_refuses_concurrent_writer(
+    labeled_study: Path, pool_file: Path, tmp_path: Path
+) -> None:
+    path = fill(tmp_path / "todo.csv", pool_file, tmp_path / "all.csv")
+    with study_lock(labeled_study), pytest.raises(ValidationError, match="another bacon"):
+        import_labels(labeled_study, path)
+
+
+def kill_at_commit(call: str, root: Path, marker: Path) -> None:
+    """Run ``call`` (library code) in a subprocess and SIGKILL it just before its commit.
+
+    The pause hook makes the writer stop after its temp file is complete and
+    fsynced, right before ``os.replace``: the worst moment to die.
+    """
+    env = os.environ | {PAUSE_ENV: str(marker)}
+    module, _, _ = call.partition("(")
+    code = f"from bacon_bayes.study import {module}; {call}"
+    proc = subprocess.Popen([sys.executable, "-c", code], env=env)
+    deadline = time.monotonic() + 60
+    while not marker.exists():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail("the writer never reached its commit point")
+        time.sleep(0.05)
+    assert any(".tmp-" in p.name for p in root.iterdir()), "a complete temp file is waiting"
+    os.kill(proc.pid, signal.SIGKILL)
+    assert proc.wait(timeout=30) == -signal.SIGKILL
+
+
+def test_sigkill_mid_import_leaves_study_intact(
+    labeled_study: Path, pool_file: Path, tmp_path: Path
+) -> None:
+    path = fill(tmp_path / "todo.csv", pool_file, tmp_path / "all.csv")
+    before = snapshot(labeled_study)
+    call = f"import_labels({str(labeled_study)!r}, {str(path)!r})"
+    kill_at_commit(call, labeled_study, tmp_path / "paused")
+    assert snapshot(labeled_study) == before, "the study is exactly as before the import"
+    assert len(Study.open(labeled_study).labels) == 10
+    # The lock died with the process: importing again works and keeps the old labels.
+    summary = import_labels(labeled_study, path)
+    assert (summary.added, summary.unchanged, summary.labeled_total) == (30, 10, 40)
+    assert not any(".tmp-" in p.name for p in labeled_study.iterdir())
+
+
+def test_sigkill_mid_sample_leaves_study_intact(labeled_study: Path, tmp_path: Path) -> None:
+    before = snapshot(labeled_study)
+    call = f"draw_wave({str(labeled_study)!r}, 'uniform', 20, seed=1)"
+    kill_at_commit(call, labeled_study, tmp_path / "paused")
+    assert snapshot(labeled_study) == before
+    assert bacon("status", str(labeled_study)) == 0
+    assert Study.open(labeled_study).wave_numbers == [1]
+
+
+def test_negative_label_of_a_nonnegative_outcome(tmp_path: Path, pool_file: Path) -> None:
+    root = tmp_path / "nonneg"
+    assert bacon("sample", str(pool_file), "--study", str(root), "--budget", "0.1",
+                 "--item", "id", "--outcome", "nonnegative", "--label", "human",
+                 "--out", str(tmp_path / "t.csv")) == 0  # fmt: skip
+    item = selected_ids(root)[0]
+    with pytest.raises(ValidationError, match="must be non-negative"):
+        import_labels(root, write(tmp_path, [(item, "-0.5")]))
+    assert import_labels(root, write(tmp_path, [(item, "0")])).added == 1
+
+
+def test_unreadable_label_file(labeled_study: Path, tmp_path: Path) -> None:
+    path = tmp_path / "labels.xlsx"
+    path.write_bytes(b"PK\x03\x04\x00\xff\xfe binary \x00\x81\x82")
+    before = snapshot(labeled_study)
+    with pytest.raises(ValidationError, match=r"label file .* (is not a readable CSV|has no id)"):
+        import_labels(labeled_study, path)
+    assert snapshot(labeled_study) == before

@@ -1,0 +1,210 @@
+"""Study folder workflow: waves, status, and the frame handed to the estimator."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.sampling import combine_waves
+from bacon_bayes.study import (
+    PROPENSITY_COLUMN,
+    Study,
+    draw_wave,
+    import_labels,
+    load_study,
+    pending_items,
+)
+
+from .conftest import N_POOL, bacon, fill
+
+
+def label_all_pending(root: Path, pool_file: Path, tmp_path: Path) -> None:
+    todo = tmp_path / "pending.csv"
+    assert bacon("status", str(root), "--pending-out", str(todo)) == 0
+    import_labels(root, fill(todo, pool_file, tmp_path / "filled.csv"))
+
+
+def test_three_waves_and_recorded_probabilities(
+    study: Path, pool_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    with pytest.raises(ValidationError, match="no label yet"):
+        load_study(study)
+    with pytest.raises(ValidationError, match="have no label yet"):
+        draw_wave(study, "adaptive", 30)
+    label_all_pending(study, pool_file, tmp_path)
+    wave2, adaptive_design = draw_wave(study, "adaptive", 30, seed=4)
+    label_all_pending(study, pool_file, tmp_path)
+    assert bacon("sample", str(study), "--design", "two-stage", "--budget", "30",
+                 "--seed", "5", "--out", str(tmp_path / "t3.csv")) == 0  # fmt: skip
+    capsys.readouterr()
+    assert bacon("status", str(study)) == 0
+    table = capsys.readouterr().out
+    assert "adaptive" in table and "two-stage" in table and "pending" in table
+
+    s = Study.open(study)
+    assert s.wave_numbers == [1, 2, 3]
+    probs = s.wave_probabilities()
+    assert np.allclose(probs[:, 0], 40 / N_POOL)
+    assert np.array_equal(probs[:, 1], adaptive_design.pi), "manifest round-trips exactly"
+    assert wave2 == 2
+    status = s.status()
+    assert status["selected"].iloc[0] == 40
+    assert status["pending"].iloc[:2].tolist() == [0, 0]
+
+    data = load_study(study, allow_pending=True)
+    frame = data.frame
+    assert np.allclose(frame[PROPENSITY_COLUMN], combine_waves(list(probs.T)))
+    labeled = frame[data.label].notna()
+    assert labeled.sum() == 40 + status["selected"].iloc[1]
+    assert data.n_pending == status["selected"].iloc[2]
+    assert frame.loc[labeled, PROPENSITY_COLUMN].gt(0).all()
+    truth = frame.loc[labeled, "truth"].to_numpy(float)
+    assert np.array_equal(frame.loc[labeled, data.label].to_numpy(float), truth)
+    assert data.pool_kwargs() == {
+        "label": "human",
+        "judges": ["judge_a", "judge_b"],
+        "outcome": "ordinal",
+        "levels": [1.0, 2.0, 3.0, 4.0, 5.0],
+        "group": None,
+        "propensity": PROPENSITY_COLUMN,
+        "item": "id",
+    }
+
+
+def test_stratified_and_bernoulli_waves(study: Path, pool_file: Path, tmp_path: Path) -> None:
+    _, strat = draw_wave(study, "stratified", 30, strata="system", allocation="proportional")
+    assert strat.n_selected == 30
+    label_all_pending(study, pool_file, tmp_path)
+    _, neyman = draw_wave(study, "stratified", 20, strata="judge_a", bins=4, allocation="neyman")
+    assert neyman.n_selected == 20 and len(neyman.params["strata"]) == 4
+    _, bern = draw_wave(study, "bernoulli", 0.1, seed=3)
+    eligible_before = N_POOL - 90
+    assert np.allclose(bern.pi, 20 / eligible_before)
+    s = Study.open(study)
+    first = s.first_wave()
+    assert np.bincount(first[first > 0]).tolist()[1:] == [40, 30, 20, bern.n_selected]
+
+
+def test_poisson_wave_from_a_column(tmp_path: Path, pool_file: Path) -> None:
+    frame = pd.read_csv(pool_file)
+    frame["p"] = np.linspace(0.05, 0.5, len(frame))
+    frame.to_csv(pool_file, index=False)
+    root = tmp_path / "poisson"
+    argv = ["--design", "poisson", "--pi-column", "p", "--item", "id"]
+    assert bacon("sample", str(pool_file), "--study", str(root), *argv) == 0
+    assert np.array_equal(Study.open(root).inclusion_probability(), frame["p"].to_numpy())
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--design", "stratified", "--budget", "10"], "needs --strata"),
+        (["--design", "uniform", "--budget", "500"], "only 160 items"),
+        (["--design", "uniform", "--budget", "-1"], "budget must be"),
+        (["--design", "poisson"], "needs --pi-column"),
+    ],
+)
+def test_bad_sample_requests_are_refused(
+    study: Path, argv: list[str], message: str, capsys: pytest.CaptureFixture
+) -> None:
+    capsys.readouterr()
+    assert bacon("sample", str(study), *argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_pool_problems_are_named(tmp_path: Path, pool_file: Path) -> None:
+    frame = pd.read_csv(pool_file)
+    frame.loc[5, "id"] = frame.loc[4, "id"]
+    bad = tmp_path / "dup.csv"
+    frame.to_csv(bad, index=False)
+    with pytest.raises(ValidationError, match="appears more than once"):
+        draw_wave_new(bad, tmp_path / "s1")
+    with pytest.raises(ValidationError, match="no id column 'doc'"):
+        draw_wave_new(pool_file, tmp_path / "s2", item="doc")
+    with pytest.raises(ValidationError, match="not a study folder"):
+        Study.open(tmp_path)
+
+
+def draw_wave_new(pool: Path, root: Path, item: str = "id") -> None:
+    from bacon_bayes.study import StudyConfig, create_study
+
+    create_study(root, StudyConfig(pool=str(pool.resolve()), item=item))
+
+
+def test_loaded_study_feeds_the_pool_and_the_estimator(
+    study: Path, pool_file: Path, tmp_path: Path
+) -> None:
+    from bacon_bayes.estimate import aee_mean
+
+    label_all_pending(study, pool_file, tmp_path)
+    draw_wave(study, "adaptive", 40, seed=2)
+    label_all_pending(study, pool_file, tmp_path)
+    data = load_study(study)
+    pool = data.to_pool(judges=None, text="system")
+    assert pool.text is not None
+    assert pool.n_labeled == int(data.frame[data.label].notna().sum())
+    assert np.array_equal(pool.propensity, data.frame[PROPENSITY_COLUMN].to_numpy())
+    judge_mean = data.frame[["judge_a", "judge_b"]].mean(axis=1).to_numpy()
+    est = aee_mean(pool.y, judge_mean, pool.labeled, pool.propensity)
+    assert est.ci_low < est.estimate < est.ci_high
+
+
+def test_strata_with_gaps_are_refused(study: Path, pool_file: Path) -> None:
+    frame = pd.read_csv(pool_file)
+    frame.loc[7, "system"] = None
+    frame.to_csv(pool_file, index=False)
+    with pytest.raises(ValidationError, match="strata column 'system' is empty in row 9"):
+        draw_wave(study, "stratified", 10, strata="system")
+
+
+def test_adaptive_wave_from_the_calibrator(study: Path, pool_file: Path, tmp_path: Path) -> None:
+    """The wave follows the calibrator's predictive sd (ordinal model: item-specific)."""
+    from bacon_bayes.sampling import adaptive_probabilities
+    from bacon_bayes.study.waves import calibrator_sd
+
+    label_all_pending(study, pool_file, tmp_path)
+    s = Study.open(study)
+    sd = calibrator_sd(s, None, "freq", 5, 0)
+    assert sd.std() > 0.05 * sd.mean(), "an ordinal model's predictive sd varies by item"
+    _, wave = draw_wave(study, "adaptive", 30, sd_model="calibrator", engine="freq")
+    expected = adaptive_probabilities(sd, 30, prior=s.inclusion_probability())
+    assert np.allclose(wave.pi, expected)
+
+
+def test_todo_file_shows_pool_columns(study: Path, tmp_path: Path, pool_file: Path) -> None:
+    out = tmp_path / "todo2.csv"
+    argv = ["--budget", "10", "--show", "system,judge_a", "--out", str(out)]
+    assert bacon("sample", str(study), *argv) == 0
+    todo = pd.read_csv(out, dtype={"id": str})
+    assert todo.columns.tolist() == ["id", "human", "wave", "system", "judge_a"]
+    pool = pd.read_csv(pool_file, dtype={"id": str}).set_index("id")
+    assert todo["system"].tolist() == pool.loc[todo["id"], "system"].tolist()
+    filled = fill(out, pool_file, tmp_path / "filled.csv")
+    assert import_labels(study, filled).added == 10, "extra columns are ignored on import"
+    with pytest.raises(ValidationError, match="--show column 'nope'"):
+        pending_items(Study.open(study), show=["nope"])
+
+
+def test_bacon_estimate_reads_a_study_with_its_probabilities(
+    study: Path, pool_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    import json
+
+    assert bacon("estimate", str(study)) == 2
+    assert "no label yet" in capsys.readouterr().err
+    label_all_pending(study, pool_file, tmp_path)
+    draw_wave(study, "adaptive", 30, seed=4)
+    label_all_pending(study, pool_file, tmp_path)
+    capsys.readouterr()
+    assert bacon("estimate", str(study), "--engine", "freq", "--json") == 0
+    out = json.loads(capsys.readouterr().out)
+    data = load_study(study)
+    pool = data.to_pool()
+    assert out["n_labeled"] == pool.n_labeled and out["n_items"] == pool.n_items
+    assert pool.propensity is not None and np.ptp(pool.propensity[pool.labeled]) > 0
+    assert bacon("estimate", str(study), "--propensity", "p") == 2
+    assert "cannot be given for a study" in capsys.readouterr().err
