@@ -13,25 +13,15 @@ peak memory <= 3x the inputs.
 
 from __future__ import annotations
 
-import time
 import tracemalloc
 
 import numpy as np
 
 from bacon_bayes.estimate import aee_mean
+from benchmarks import best_of
 
 N = 10_000_000
 LABELED = 0.1
-REPEATS = 5
-
-
-def _best(fn, repeats: int = REPEATS) -> float:
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def _peak(fn) -> int:
@@ -52,8 +42,8 @@ def main() -> None:
     inputs = y.nbytes + f.nbytes
     Y, Yhat, Yhat_u = y[lab], f[lab], f[~lab]
 
-    t_np = _best(lambda: np.mean(f))
-    t_ours = _best(lambda: aee_mean(y, f, alpha=0.05))
+    t_np = best_of(lambda: np.mean(f))
+    t_ours = best_of(lambda: aee_mean(y, f, alpha=0.05))
     mem_ours = _peak(lambda: aee_mean(y, f, alpha=0.05))
     ours = aee_mean(y, f, alpha=0.05)
     print(f"N = {N:,}, labeled = {lab.sum():,}; inputs {inputs / 1e6:.0f} MB")
@@ -66,7 +56,7 @@ def main() -> None:
     except ImportError:  # pragma: no cover - ppi_py is a dev extra
         print("ppi_py not installed: pip install ppi-python to compare")
         return
-    t_ppi = _best(lambda: ppi_mean_ci(Y, Yhat, Yhat_u, alpha=0.05))
+    t_ppi = best_of(lambda: ppi_mean_ci(Y, Yhat, Yhat_u, alpha=0.05))
     mem_ppi = _peak(lambda: ppi_mean_ci(Y, Yhat, Yhat_u, alpha=0.05))
     lo, hi = ppi_mean_ci(Y, Yhat, Yhat_u, alpha=0.05)
     print(f"ppi_py ppi_mean_ci     {t_ppi * 1e3:8.1f} ms   {t_ppi / t_np:6.1f}x numpy.mean")

@@ -13,8 +13,6 @@ Run: ``python -m benchmarks sampling`` (part of ``make bench``).
 from __future__ import annotations
 
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -24,16 +22,7 @@ from scipy.special import expit
 
 from bacon_bayes.sampling import adaptive_probabilities, bernoulli, two_stage, uniform
 from bacon_bayes.study import StudyConfig, create_study, draw_wave, import_labels
-
-
-def best_of(fn: Callable[[], object], repeat: int = 5) -> float:
-    """Fastest wall time of ``repeat`` calls, in seconds."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+from benchmarks import best_of
 
 
 def bench_two_stage(n: int = 20_000, d: int = 5) -> dict[str, float]:
