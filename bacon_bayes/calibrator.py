@@ -194,16 +194,24 @@ class Calibrator:
         return str(simultaneous)
 
     def estimate_groups(
-        self, alpha: float = 0.05, simultaneous: bool | str = True, method: Method = "aee"
+        self,
+        alpha: float = 0.05,
+        simultaneous: bool | str = True,
+        method: Method = "aee",
+        interval: Literal["bootstrap", "t"] = "bootstrap",
     ) -> EstimateTable:
         """Mean per group with a joint covariance; simultaneous intervals by default.
 
         ``simultaneous``: True/"maxt" (max-|t| of the joint distribution),
-        "bonferroni", or False/"none" (pointwise).
+        "bonferroni", or False/"none" (pointwise). ``interval``: critical values
+        from a studentised bootstrap within groups (seeded by ``seed``; needs 10
+        labels per group, else Student-t) or from Student-t (see
+        :func:`bacon_bayes.estimate.aee_group_means`).
         """
         self._check_fitted()
         p = self.pool_
         how = self._simultaneous(simultaneous)
+        boot = {"interval": interval, "seed": self.seed}
         if method == "aee":
             return est.aee_group_means(
                 p.y,
@@ -213,11 +221,18 @@ class Calibrator:
                 alpha=alpha,
                 simultaneous=how,
                 power_tuning=self.power_tuning,
+                **boot,
                 **self._kw(),
             )
         if method == "classical":
             return est.classical_group_means(
-                p.y, self._groups(), pi=p.propensity, alpha=alpha, simultaneous=how, **self._kw()
+                p.y,
+                self._groups(),
+                pi=p.propensity,
+                alpha=alpha,
+                simultaneous=how,
+                **boot,
+                **self._kw(),
             )
         if method == "naive":
             return est.naive_group_means(
