@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -105,6 +106,19 @@ class Calibrator:
             pi=pool.propensity,
         )
         return self
+
+    def save(self, path: str | Path) -> Path:
+        """Write the fitted calibrator to a NetCDF file (see :mod:`bacon_bayes.persist`)."""
+        from bacon_bayes.persist import save_calibrator
+
+        return save_calibrator(self, path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Calibrator:
+        """Read a calibrator written by :meth:`save`; its estimates equal the saved ones."""
+        from bacon_bayes.persist import load_calibrator
+
+        return load_calibrator(path)
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "crossfit_"):
@@ -211,7 +225,7 @@ class Calibrator:
         self._check_fitted()
         p = self.pool_
         how = self._simultaneous(simultaneous)
-        boot = {"interval": interval, "seed": self.seed}
+        boot: dict[str, Any] = {"interval": interval, "seed": self.seed}
         if method == "aee":
             return est.aee_group_means(
                 p.y,
