@@ -11,8 +11,14 @@ judges' scores are independent:
   ``logit theta_j[k, l] = C_j[k, l]`` for ``l != k`` and 0 on the diagonal, with a
   centred hierarchical (Dawid-Skene) prior across judges::
 
-      C_j[k, l] ~ N(A[k, l], t[k, l]),  A[k, l] ~ N(offdiag_logit_mu, offdiag_logit_sd),
-      t[k, l] ~ Gamma(2, 2 / judge_deviation_sd)
+      C_j[k, l] ~ N(A[k, l], t),  A[k, l] ~ N(offdiag_logit_mu, offdiag_logit_sd),
+      t ~ Gamma(4, 4 / judge_deviation_sd)   (prior mean judge_deviation_sd)
+
+  Parameterisation, measured on 700 items, 4 categorical judges (2 folds, 4 x 400
+  draws, target_accept 0.9): a scale per cell t[k, l] made a funnel (21-51
+  divergences centred; non-centred 2-4, R-hat 1.03); one shared t non-centred was
+  worse (76 divergences, R-hat 1.33); one shared t, centred, with the zero-avoiding
+  Gamma(4, .) prior: 0-1 divergences, R-hat <= 1.007.
 
   ``offdiag_logit_mu < 0`` favours the diagonal (a judge is right more often than
   not: for a binary outcome -2 means 88% accuracy a priori), which also fixes the
@@ -57,6 +63,9 @@ __all__ = ["MultinomialJudgeModel", "class_log_joint", "confusion_from_logits"]
 SHARED_PRIORS = ("log_noise_mu", "log_noise_mu_sd", "uncertainty_sd", "embedding_sd")
 LOG_2PI = float(np.log(2.0 * np.pi))
 JUDGE_TYPES = ("categorical", "continuous")
+#: default NUTS acceptance target: the judge-deviation scale is learnt from a few
+#: judges; at 0.8 a few transitions diverged (measured: 2 per 1,200 draws)
+TARGET_ACCEPT = 0.9
 
 
 def _offdiag_index(K: int) -> np.ndarray:
@@ -136,11 +145,12 @@ class MultinomialJudgeModel(DiscreteOutcomeMixin, JudgeModel):
         "class_intercept_sd": 2.0,  # b_k ~ N(0, .) (log-odds against the first level)
         "offdiag_logit_mu": -2.0,  # A[k, l] ~ N(., offdiag_logit_sd): favours the diagonal
         "offdiag_logit_sd": 1.5,
-        "judge_deviation_sd": 0.5,  # t[k, l] ~ Gamma(2, 2 / .)  (prior mean .)
+        "judge_deviation_sd": 0.5,  # t ~ Gamma(4, 4 / .)  (prior mean .)
         "class_mean_sd": 1.5,  # a_jk ~ N(0, .) on standardised scores (continuous judges)
     }
 
     def __init__(self, columns, *, levels=None, judge_types=None, **kwargs: Any) -> None:
+        kwargs.setdefault("target_accept", TARGET_ACCEPT)
         super().__init__(columns, **kwargs)
         self.levels = levels
         self.judge_types = judge_types
@@ -169,10 +179,12 @@ class MultinomialJudgeModel(DiscreteOutcomeMixin, JudgeModel):
                 "pass levels= (e.g. [0, 1])"
             )
         self.levels_ = np.sort(levels)
-        try:
-            level_index(y, self.levels_)
-        except ValueError as exc:
-            raise ValidationError(f"{exc}; pass levels= or fix the label") from exc
+        bad = ~np.isin(y, self.levels_)
+        if bad.any():
+            raise ValidationError(
+                f"label {float(y[bad][0]):g} is not one of the levels {self.levels_.tolist()}; "
+                "pass levels= or fix the label"
+            )
 
     def _judge_kinds(self, L: np.ndarray, obs: np.ndarray) -> np.ndarray:
         """True for categorical judges: every observed score is an outcome level."""
@@ -277,12 +289,7 @@ class MultinomialJudgeModel(DiscreteOutcomeMixin, JudgeModel):
                     pr["offdiag_logit_sd"],
                     dims=("class", "offdiag"),
                 )
-                t = pm.Gamma(
-                    "confusion_sd",
-                    2.0,
-                    2.0 / pr["judge_deviation_sd"],
-                    dims=("class", "offdiag"),
-                )
+                t = pm.Gamma("confusion_sd", 4.0, 4.0 / pr["judge_deviation_sd"])
                 free = pm.Normal("confusion", A, t, dims=("cat_judge", "class", "offdiag"))
                 log_conf = confusion_from_logits(free, K, xp=pt)
             if (~cat).any():
