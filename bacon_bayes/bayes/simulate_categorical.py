@@ -16,9 +16,8 @@ class SimulatedCategorical:
     """X in ``ColumnSpec.simple`` layout (judges | embedding), all labels y, the truth.
 
     ``confusion`` is (Jc, K, K) for the first Jc (categorical) judges, row = true
-    class; ``class_means`` (Jn, K) and ``noise`` (Jn,) for the continuous judges after them;
-    ``prob`` (n, K) the true P(y = k | judges, embedding) is not kept (it needs the
-    model); ``prior`` (n, K) is the true class prior given the embedding.
+    class; ``class_means`` (Jn, K) and ``noise`` (Jn,) for the continuous judges after
+    them; ``prior`` (n, K) is the true class prior given the embedding.
     """
 
     X: np.ndarray

@@ -7,6 +7,8 @@ file) serves every fitted-model test.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -14,6 +16,7 @@ from scipy import special, stats
 
 from bacon_bayes import Calibrator, EvalPool
 from bacon_bayes.bayes import ColumnSpec, MultinomialJudgeModel
+from bacon_bayes.bayes.bias import judge_bias
 from bacon_bayes.bayes.multinomial import class_log_joint, confusion_from_logits
 from bacon_bayes.bayes.simulate_categorical import simulate_categorical
 from bacon_bayes.cli import main
@@ -294,3 +297,54 @@ def test_estimate_and_judge_bias_plot(fitted, sim, tmp_path):
     table = fitted.judge_bias(plot_path=str(plot))
     assert plot.stat().st_size > 1000
     assert list(table.columns[:2]) == ["judge", "type"] and "fnr_high" in table
+
+
+# ------------------------------------------------------------------ slow
+@pytest.mark.slow
+def test_confusion_intervals_cover_at_nominal_rate():
+    """Repeated simulations: 90% intervals of every judge's fpr and fnr."""
+    hits = []
+    for rep in range(20):
+        sim = simulate_categorical(600, 4, 0, 2, accuracy=(0.65, 0.9), seed=2000 + rep)
+        y = sim.y.copy()
+        y[150:] = np.nan
+        fit = MultinomialJudgeModel(sim.columns, draws=300, tune=400, seed=rep, warn=False)
+        table = judge_bias(fit.fit(sim.X, y), level=0.9)
+        for q, truth in (("fpr", sim.confusion[:, 0, 1]), ("fnr", sim.confusion[:, 1, 0])):
+            hits.extend((table[f"{q}_low"] <= truth) & (truth <= table[f"{q}_high"]))
+    n = len(hits)
+    lo, hi = stats.binom.ppf([0.005, 0.995], n, 0.9) / n
+    rate = float(np.mean(hits))
+    assert lo <= rate <= hi, f"coverage {rate:.3f} outside [{lo:.3f}, {hi:.3f}] over {n} intervals"
+
+
+@pytest.mark.slow
+def test_cli_judges_and_estimate_preset_on_categorical_data(sim, tmp_path, capsys):
+    df = _frame(sim, N_LABELED)
+    df.to_csv(tmp_path / "t.csv", index=False)
+    plot = tmp_path / "bias.png"
+    base = [str(tmp_path / "t.csv"), "--label", "y"]
+    opts = ["--outcome", "categorical", "--plot", str(plot), "--draws", "300"]
+    code = main(["judges", *base, "--judges", *JUDGES, *opts])
+    out = capsys.readouterr().out
+    assert code == 0 and plot.exists()
+    assert "fpr" in out and "fnr" in out and "categorical" in out and "continuous" in out
+    judges = [a for j in JUDGES for a in ("--judge", j)]
+    code = main(
+        [
+            "estimate",
+            *base,
+            *judges,
+            "--outcome",
+            "categorical",
+            "--preset",
+            "multinomial",
+            "--json",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    summary = json.loads(out)
+    assert summary["engine"] == "bayes" and summary["preset"] == "multinomial"
+    aee = summary["mean"]["aee"]
+    assert aee["ci_low"] <= sim.y.mean() <= aee["ci_high"]
