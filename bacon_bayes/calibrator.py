@@ -46,6 +46,11 @@ class Calibrator:
         Quantiles at which judge features are clipped.
     n_components : int, optional
         PCA components kept from the embedding.
+    preset : str, optional
+        A model preset (name of a shipped one, see
+        :func:`bacon_bayes.presets.available_presets`, or a path to a ``.toml`` file):
+        sets the family (``model``, when given, must match), the Bayesian engine
+        (``engine`` must be ``"auto"`` or ``"bayes"``), the priors and sampler settings.
     """
 
     def __init__(
@@ -60,6 +65,7 @@ class Calibrator:
         target: est.Target = "pool",
         winsor: tuple[float, float] = (0.005, 0.995),
         n_components: int | None = None,
+        preset: str | None = None,
     ) -> None:
         self.model = model
         self.engine = engine
@@ -70,9 +76,12 @@ class Calibrator:
         self.target = target
         self.winsor = winsor
         self.n_components = n_components
+        self.preset = preset
 
     # ------------------------------------------------------------------ fitting
     def _resolve_model(self, pool: EvalPool, features: FeatureSet) -> tuple[Any, str, str]:
+        if self.preset is not None:
+            return self._preset_model(pool, features)
         if self.model is not None and not isinstance(self.model, str):
             return self.model, type(self.model).__name__, "custom"
         name = self.model or registry.default_model(pool.outcome)
@@ -82,6 +91,24 @@ class Calibrator:
         elif engine not in ("bayes", "freq"):
             raise ValidationError(f"engine {engine!r} is not known; use 'auto', 'bayes' or 'freq'.")
         return registry.make_model(name, engine, pool.outcome, features), name, engine
+
+    def _preset_model(self, pool: EvalPool, features: FeatureSet) -> tuple[Any, str, str]:
+        from bacon_bayes.presets import apply_preset, load_preset
+
+        preset = load_preset(str(self.preset))
+        family = preset["family"]
+        if self.model is not None and self.model != family:
+            raise ValidationError(
+                f"preset {self.preset!r} is for the {family!r} model but model={self.model!r} "
+                "was given; drop one of them."
+            )
+        if self.engine not in ("auto", "bayes"):
+            raise ValidationError(
+                f"presets configure the Bayesian engine; engine={self.engine!r} cannot use "
+                f"preset {self.preset!r} (use engine='bayes' or drop the preset)."
+            )
+        model = registry.make_model(family, "bayes", pool.outcome, features)
+        return apply_preset(model, preset), family, "bayes"
 
     def fit(self, pool: EvalPool) -> Calibrator:
         """Build features, cross-fit the outcome model; returns self."""
@@ -271,6 +298,37 @@ class Calibrator:
             frame[k] = v
         return frame.sort_values("rank").reset_index(drop=True)
 
+    # ------------------------------------------------------------- judge bias
+    def judge_bias(self, level: float = 0.9, plot_path: str | None = None) -> pd.DataFrame:
+        """Per-judge bias: posterior mean and central ``level`` interval per quantity.
+
+        Gaussian/ordinal/hurdle: offset, scale, noise and noise in human units;
+        multinomial: false-positive/false-negative rates (binary) or per-class
+        accuracy, and class means for continuous judges (see
+        :mod:`bacon_bayes.bayes.bias`). Needs the Bayesian engine.
+
+        The draws of the cross-fitting fold models are pooled. Every fold model saw
+        all items' judge scores and the labels outside its fold, so the pool is a
+        mixture of posteriors given (K-1)/K of the labels each: its interval is a
+        little wider than a fit on all labels would give (fewer labels per fold, plus
+        the spread between folds), which errs on the honest side.
+        ``plot_path``: also write the forest plot there (PNG).
+        """
+        self._check_fitted()
+        models = self.crossfit_.models
+        if not all(hasattr(m, "posterior_") and hasattr(m, "family") for m in models):
+            raise ValidationError(
+                f"judge_bias needs the Bayesian engine, but this Calibrator was fitted with "
+                f"engine {self.engine_!r} (model {self.model_name_!r}); refit with "
+                "Calibrator(..., engine='bayes')."
+            )
+        from bacon_bayes.bayes.bias import forest_plot, judge_bias
+
+        table = judge_bias(models, level=level)
+        if plot_path is not None:
+            forest_plot(table, plot_path, title=f"Judge bias ({self.model_name_} model)")
+        return table
+
     # --------------------------------------------------------------- item level
     def item_scores(
         self,
@@ -337,6 +395,7 @@ class Calibrator:
             "n_labeled": self.pool_.n_labeled,
             "model": self.model_name_,
             "engine": self.engine_,
+            "preset": self.preset,
             "folds": self.folds,
             "seed": self.seed,
             "alpha": alpha,

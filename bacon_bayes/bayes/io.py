@@ -22,6 +22,7 @@ from bacon_bayes.bayes.columns import ColumnSpec, Design
 from bacon_bayes.bayes.diagnostics import Diagnostics
 from bacon_bayes.bayes.gaussian import GaussianJudgeModel
 from bacon_bayes.bayes.hurdle import HurdleJudgeModel
+from bacon_bayes.bayes.multinomial import MultinomialJudgeModel
 from bacon_bayes.bayes.ordinal import OrdinalJudgeModel
 from bacon_bayes.errors import NotFittedError, ValidationError
 
@@ -30,6 +31,7 @@ __all__ = ["load_model", "model_from_tree", "model_to_tree", "save_model"]
 FAMILIES: dict[str, type[JudgeModel]] = {
     "gaussian": GaussianJudgeModel,
     "hurdle": HurdleJudgeModel,
+    "multinomial": MultinomialJudgeModel,
     "ordinal": OrdinalJudgeModel,
 }
 FORMAT = "bacon_bayes.judge_model/1"
