@@ -721,7 +721,7 @@ def bootstrap_t_critical_values(
             mean = np.add.reduceat(wu_s, start, axis=1) / s_w
             # sum w^2 (u - mean)^2 from sums of w^2 u^2, w^2 u and w^2
             ss = (
-                np.add.reduceat(wu_s * us, start, axis=1)
+                np.add.reduceat(wu_s * wu_s, start, axis=1)
                 - 2.0 * mean * np.add.reduceat(wu_s * ws, start, axis=1)
                 + mean * mean * np.add.reduceat(ws * ws, start, axis=1)
             )

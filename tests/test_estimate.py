@@ -186,6 +186,12 @@ def test_bootstrap_critical_values_match_normal_theory_on_large_normal_groups():
     assert np.array_equal(c, again)
     ht = est.bootstrap_t_critical_values(resid, w, codes, 0.05, hajek=False, n_boot=4000)
     assert ht[0] == pytest.approx(sidak[0], abs=0.12)
+    # the Hajek statistic ignores a common weight scale; unequal weights stay near normal
+    scaled = est.bootstrap_t_critical_values(resid, 10 * w, codes, 0.05, n_boot=4000, seed=1)
+    np.testing.assert_allclose(scaled, c, rtol=1e-9)
+    uneven = rng.uniform(1, 4, codes.size)
+    cu = est.bootstrap_t_critical_values(resid, uneven, codes, 0.05, n_boot=4000, seed=1)
+    assert cu[0] == pytest.approx(sidak[0], abs=0.15)
 
 
 def test_bootstrap_widens_skewed_groups_and_falls_back_to_t_when_small():
