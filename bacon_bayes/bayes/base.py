@@ -215,6 +215,11 @@ class JudgeModel:
         self._prepare_labels(y[np.isfinite(y)])
         return arrays
 
+    def _compile(self, arrays: dict, labels: dict):
+        """Compiled sampler for data of these shapes. A hook: every fit sets all data
+        containers, so a subclass may return one compiled earlier (simulation studies)."""
+        return compile_sampler(self._build_model(arrays, labels), self.sampler)
+
     @staticmethod
     def _restrict(labels: dict, rows: np.ndarray) -> dict:
         """Label data on ``rows`` only (the items labeled in any fold): the label
@@ -251,9 +256,8 @@ class JudgeModel:
         arrays = self._setup(X, y)
         labels, const = self._label_data(y, train)
         labels = self._restrict(labels, np.flatnonzero(train))
-        model = self._build_model(arrays, labels)
-        compiled = compile_sampler(model, self.sampler)
-        idata, diag = self._sample(compiled, labels, self.seed)
+        compiled = self._compile(arrays, labels)
+        idata, diag = self._sample(compiled, _data(arrays, labels), self.seed)
         return self._finish(idata, diag, const)
 
     def fit_folds(
@@ -282,8 +286,8 @@ class JudgeModel:
             labels, const = self._label_data(np.where(train, y, np.nan), train)
             labels = self._restrict(labels, np.flatnonzero(labeled))
             if compiled is None:
-                compiled = compile_sampler(self._build_model(arrays, labels), self.sampler)
-            idata, diag = self._sample(compiled, labels, self.seed + k)
+                compiled = self._compile(arrays, labels)
+            idata, diag = self._sample(compiled, _data(arrays, labels), self.seed + k)
             fits.append(copy.copy(self)._finish(idata, diag, const))
         return fits
 
@@ -348,6 +352,11 @@ class JudgeModel:
         parts = self._per_draw(X, lambda p, m, v: self._cdf(p, self.constants_, m, v, t).sum(0))
         n_draws = next(iter(self.posterior_.values())).shape[0]
         return np.clip(np.sum(parts, axis=0) / n_draws, 0.0, 1.0)
+
+
+def _data(arrays: dict, labels: dict) -> dict:
+    """Every data container's values (empty ones, e.g. no embedding, are not in the graph)."""
+    return {**{k: v for k, v in arrays.items() if np.size(v)}, **labels}
 
 
 def _thin(posterior: Any, n: int) -> dict[str, np.ndarray]:
