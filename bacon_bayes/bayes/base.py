@@ -314,17 +314,18 @@ class JudgeModel:
         )
         return m, v
 
-    def _chunks(self, n_draws: int, n_items: int):
-        size = max(1, int(4e6 // max(n_items * self.columns.n_judges, 1)))
+    def _chunks(self, n_draws: int, n_items: int, width: int = 0):
+        """Draw slices whose (draws, items, max(judges, width)) arrays hold ~4e6 numbers."""
+        size = max(1, int(4e6 // max(n_items * max(self.columns.n_judges, width), 1)))
         for start in range(0, n_draws, size):
             yield slice(start, min(start + size, n_draws))
 
-    def _per_draw(self, X: np.ndarray, fn) -> list:
+    def _per_draw(self, X: np.ndarray, fn, width: int = 0) -> list:
         self._check_fitted()
         X = np.asarray(X, dtype=float)
         n_draws = next(iter(self.posterior_.values())).shape[0]
         out = []
-        for sl in self._chunks(n_draws, X.shape[0]):
+        for sl in self._chunks(n_draws, X.shape[0], width):
             post = {k: v[sl] for k, v in self.posterior_.items()}
             m, v = self._collapsed(X, post)
             out.append(fn(post, m, v))
@@ -349,9 +350,14 @@ class JudgeModel:
     def predict_cdf(self, X: np.ndarray, t: np.ndarray) -> np.ndarray:
         """Posterior predictive P(Y <= t_k | x_i), shape (n, len(t))."""
         t = np.atleast_1d(np.asarray(t, dtype=float))
-        parts = self._per_draw(X, lambda p, m, v: self._cdf(p, self.constants_, m, v, t).sum(0))
+        total = np.zeros((np.shape(X)[0], t.size))
+
+        def add(p, m, v) -> None:  # accumulate: one (n, len(t)) array whatever the chunking
+            np.add(total, self._cdf(p, self.constants_, m, v, t).sum(0), out=total)
+
+        self._per_draw(X, add, width=t.size)
         n_draws = next(iter(self.posterior_.values())).shape[0]
-        return np.clip(np.sum(parts, axis=0) / n_draws, 0.0, 1.0)
+        return np.clip(total / n_draws, 0.0, 1.0)
 
 
 def _data(arrays: dict, labels: dict) -> dict:

@@ -147,6 +147,8 @@ def pool_coverage(name: str, reps: int = REPS) -> tuple[list[sim.Coverage], dict
         for (alpha, method), vals in rows.items():
             e = cal.estimate_mean(alpha, method)
             vals.append((e.estimate, e.ci_low, e.ci_high))
+        if (r + 1) % 10 == 0:  # progress (shown with pytest -s)
+            print(f"{name}: {r + 1}/{reps} draws, {time.perf_counter() - start:.0f} s", flush=True)
     out = []
     for (alpha, method), vals in rows.items():
         a = np.array(vals)
