@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -40,6 +39,8 @@ from bacon_bayes.bayes import GaussianJudgeModel, OrdinalJudgeModel
 from bacon_bayes.bayes.columns import ColumnSpec
 from bacon_bayes.features import build_features
 
+from .conftest import write_section
+
 pytestmark = pytest.mark.slow
 
 N_ITEMS, N_LABELED, N_EMB = 400, 80, 2
@@ -48,7 +49,6 @@ ALPHAS = (0.1, 0.05)
 #: numba nutpie: on pools this small its log density costs a third of JAX's per fold
 SAMPLER = {"sampler": "nutpie", "chains": 2, "tune": 150, "draws": 100, "warn": False}
 LEVELS = [1.0, 2.0, 3.0, 4.0, 5.0]
-VALIDATION = Path(__file__).resolve().parents[2] / "VALIDATION.md"
 SECTION = "## Bayesian surrogate under misspecification"
 
 
@@ -207,14 +207,7 @@ def _write_section(results: list[sim.Coverage], infos: dict, seconds: float) -> 
             f"| {name} | {info['seconds']:.0f} | {info['median_rhat']:.3f} "
             f"| {info['share_rhat_gt_1_05']:.1%} |"
         )
-    text = VALIDATION.read_text() if VALIDATION.exists() else ""
-    start = text.find(SECTION)
-    if start < 0:
-        head, tail = text.rstrip(), ""
-    else:  # replace this section only, keep any later ones
-        end = text.find("\n## ", start + len(SECTION))
-        head, tail = text[:start].rstrip(), ("" if end < 0 else text[end:])
-    VALIDATION.write_text(f"{head}\n\n" + "\n".join(lines) + "\n" + tail)
+    write_section(SECTION, "\n".join(lines[2:]))
 
 
 def test_aee_with_misspecified_bayesian_surrogate_keeps_coverage():
