@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from bacon_bayes import Calibrator, EvalPool
 from bacon_bayes.sampling import adaptive_probabilities
@@ -24,6 +25,7 @@ from .conftest import bacon
 from .test_study_workflow import label_all_pending
 
 
+@pytest.mark.slow  # two 5-fold NUTS cross-fits: 433 s niced at load 10 (too slow for make test)
 def test_adaptive_wave_from_the_bayesian_posterior_predictive_sd(
     study: Path, pool_file: Path, tmp_path: Path
 ) -> None:
