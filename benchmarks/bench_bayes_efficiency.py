@@ -18,7 +18,8 @@ conformal) on the held-out labeled items (out-of-fold) and on the unlabeled item
 (WMT22, Bayesian hurdle, posterior: held-out items only, 100 posterior draws).
 
 Run: ``python -m benchmarks bayes_efficiency`` (``python -m
-benchmarks.bench_bayes_efficiency summeval`` or ``wmt22`` for one data set). Skips
+benchmarks.bench_bayes_efficiency summeval`` or ``wmt22`` for one data set; add
+``--freq-only`` to skip the Bayesian fits). Skips
 with a message when ``shared/data`` is absent (``$BACON_SHARED_DATA`` points there).
 """
 
@@ -133,14 +134,16 @@ def _coverage(cal: Calibrator, truth: np.ndarray, heavy: bool) -> dict[str, floa
     return out
 
 
-def compare(pool: EvalPool, truth: np.ndarray, family: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+def compare(
+    pool: EvalPool, truth: np.ndarray, family: str, engines: tuple[str, ...] = ("bayes", "freq")
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Surrogate quality and AEE precision per method; item-interval coverage per engine."""
     lab = pool.labeled
     y = pool.y
     full_mean = float(truth.mean())
     rows, cover = [], {}
     cals = {}
-    for engine in ("bayes", "freq"):
+    for engine in dict.fromkeys((*engines, "freq")):  # freq also serves the baselines
         start = time.perf_counter()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -208,7 +211,7 @@ def _markdown(df: pd.DataFrame) -> str:
 DATASETS = {"summeval": (SUMMEVAL_FILE, summeval), "wmt22": (WMT_FILE, wmt22)}
 
 
-def main(names: list[str] | None = None) -> None:
+def main(names: list[str] | None = None, engines: tuple[str, ...] = ("bayes", "freq")) -> None:
     for name in names or list(DATASETS):
         relative, loader = DATASETS[name]
         path = find_shared_data(relative)
@@ -226,7 +229,7 @@ def main(names: list[str] | None = None) -> None:
             f"{truth.mean():.4f}",
             flush=True,
         )
-        table, cover = compare(pool, truth, family)
+        table, cover = compare(pool, truth, family, engines)
         print(_markdown(table))
         print(f"\n90% item intervals, coverage ({name}):")
         print(_markdown(cover.reset_index(names="engine")))
@@ -235,4 +238,7 @@ def main(names: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or None)
+    args = sys.argv[1:]
+    only_freq = "--freq-only" in args  # e.g. WMT22 when there is no time for NUTS on 30,000
+    names = [a for a in args if not a.startswith("--")] or None
+    main(names, ("freq",) if only_freq else ("bayes", "freq"))
