@@ -90,6 +90,8 @@ class Calibrator:
             engine = "bayes" if (name, "bayes") in registry.available("bayes") else "freq"
         elif engine not in ("bayes", "freq"):
             raise ValidationError(f"engine {engine!r} is not known; use 'auto', 'bayes' or 'freq'.")
+        if engine == "bayes" and self.model is None and name == "ridge":
+            name = "gaussian"  # continuous outcomes: the Bayesian family is the gaussian one
         return registry.make_model(name, engine, pool.outcome, features), name, engine
 
     def _preset_model(self, pool: EvalPool, features: FeatureSet) -> tuple[Any, str, str]:

@@ -52,6 +52,13 @@ def pipeline_coverage(name: str, model: str, kind: str, levels=None) -> list[sim
     return out
 
 
+def write_keeping_other_sections(text: str) -> None:
+    """Write ``text`` to VALIDATION.md, keeping the ``## `` sections other studies appended."""
+    old = OUT.read_text() if OUT.exists() else ""
+    keep = [p for p in old.split("\n## ")[1:] if f"## {p.splitlines()[0]}" not in text]
+    OUT.write_text(text.rstrip("\n") + "\n" + "".join(f"\n## {p}" for p in keep))
+
+
 def test_full_grid_writes_validation_md():
     start = time.time()
     results: list[sim.Coverage] = []
@@ -62,7 +69,7 @@ def test_full_grid_writes_validation_md():
     results.extend(pipeline_coverage("ordinal", "ordinal", "ordinal", [1, 2, 3, 4, 5]))
     results.extend(pipeline_coverage("zero_inflated", "hurdle", "nonnegative"))
     regimes = "\n".join(f"- `{k}`: {v}" for k, v in sim.REGIMES.items())
-    OUT.write_text(
+    write_keeping_other_sections(
         "# Validation: coverage of the AEE intervals\n\n"
         "Produced by `make validate` (tests/test_validation_grid.py); "
         f"took {time.time() - start:.0f} s.\n\n"

@@ -215,6 +215,11 @@ class JudgeModel:
         self._prepare_labels(y[np.isfinite(y)])
         return arrays
 
+    def _compile(self, arrays: dict, labels: dict):
+        """Compiled sampler for data of these shapes. A hook: every fit sets all data
+        containers, so a subclass may return one compiled earlier (simulation studies)."""
+        return compile_sampler(self._build_model(arrays, labels), self.sampler)
+
     @staticmethod
     def _restrict(labels: dict, rows: np.ndarray) -> dict:
         """Label data on ``rows`` only (the items labeled in any fold): the label
@@ -251,9 +256,8 @@ class JudgeModel:
         arrays = self._setup(X, y)
         labels, const = self._label_data(y, train)
         labels = self._restrict(labels, np.flatnonzero(train))
-        model = self._build_model(arrays, labels)
-        compiled = compile_sampler(model, self.sampler)
-        idata, diag = self._sample(compiled, labels, self.seed)
+        compiled = self._compile(arrays, labels)
+        idata, diag = self._sample(compiled, _data(arrays, labels), self.seed)
         return self._finish(idata, diag, const)
 
     def fit_folds(
@@ -282,8 +286,8 @@ class JudgeModel:
             labels, const = self._label_data(np.where(train, y, np.nan), train)
             labels = self._restrict(labels, np.flatnonzero(labeled))
             if compiled is None:
-                compiled = compile_sampler(self._build_model(arrays, labels), self.sampler)
-            idata, diag = self._sample(compiled, labels, self.seed + k)
+                compiled = self._compile(arrays, labels)
+            idata, diag = self._sample(compiled, _data(arrays, labels), self.seed + k)
             fits.append(copy.copy(self)._finish(idata, diag, const))
         return fits
 
@@ -310,17 +314,18 @@ class JudgeModel:
         )
         return m, v
 
-    def _chunks(self, n_draws: int, n_items: int):
-        size = max(1, int(4e6 // max(n_items * self.columns.n_judges, 1)))
+    def _chunks(self, n_draws: int, n_items: int, width: int = 0):
+        """Draw slices whose (draws, items, max(judges, width)) arrays hold ~4e6 numbers."""
+        size = max(1, int(4e6 // max(n_items * max(self.columns.n_judges, width), 1)))
         for start in range(0, n_draws, size):
             yield slice(start, min(start + size, n_draws))
 
-    def _per_draw(self, X: np.ndarray, fn) -> list:
+    def _per_draw(self, X: np.ndarray, fn, width: int = 0) -> list:
         self._check_fitted()
         X = np.asarray(X, dtype=float)
         n_draws = next(iter(self.posterior_.values())).shape[0]
         out = []
-        for sl in self._chunks(n_draws, X.shape[0]):
+        for sl in self._chunks(n_draws, X.shape[0], width):
             post = {k: v[sl] for k, v in self.posterior_.items()}
             m, v = self._collapsed(X, post)
             out.append(fn(post, m, v))
@@ -345,9 +350,19 @@ class JudgeModel:
     def predict_cdf(self, X: np.ndarray, t: np.ndarray) -> np.ndarray:
         """Posterior predictive P(Y <= t_k | x_i), shape (n, len(t))."""
         t = np.atleast_1d(np.asarray(t, dtype=float))
-        parts = self._per_draw(X, lambda p, m, v: self._cdf(p, self.constants_, m, v, t).sum(0))
+        total = np.zeros((np.shape(X)[0], t.size))
+
+        def add(p, m, v) -> None:  # accumulate: one (n, len(t)) array whatever the chunking
+            np.add(total, self._cdf(p, self.constants_, m, v, t).sum(0), out=total)
+
+        self._per_draw(X, add, width=t.size)
         n_draws = next(iter(self.posterior_.values())).shape[0]
-        return np.clip(np.sum(parts, axis=0) / n_draws, 0.0, 1.0)
+        return np.clip(total / n_draws, 0.0, 1.0)
+
+
+def _data(arrays: dict, labels: dict) -> dict:
+    """Every data container's values (empty ones, e.g. no embedding, are not in the graph)."""
+    return {**{k: v for k, v in arrays.items() if np.size(v)}, **labels}
 
 
 def _thin(posterior: Any, n: int) -> dict[str, np.ndarray]:

@@ -166,15 +166,18 @@ def _design(
     folds = int(options.get("folds", 5))
     X, labeled, resid = _model_inputs(study, folds, seed)
     if design == "adaptive":
-        if options.get("sd_model", "heteroskedastic") == "calibrator":
-            sd = calibrator_sd(
-                study, options.get("model"), options.get("engine", "auto"), folds, seed
-            )
+        how = {"sd_model": str(options.get("sd_model", "heteroskedastic"))}
+        if how["sd_model"] == "calibrator":
+            how["model"] = str(options.get("model") or "default")
+            how["engine"] = str(options.get("engine", "auto"))
+            sd = calibrator_sd(study, options.get("model"), how["engine"], folds, seed)
         else:
             sd = cross_fitted_sd(X, np.nan_to_num(resid), labeled, folds=folds, seed=seed)
         share = float(options.get("uniform_share", DEFAULT_UNIFORM_SHARE))
         prior = study.inclusion_probability()
-        return adaptive(sd, n, prior=prior, eligible=eligible, uniform_share=share, seed=seed)
+        wave = adaptive(sd, n, prior=prior, eligible=eligible, uniform_share=share, seed=seed)
+        wave.params.update(how)  # recorded in the study's waves: which sd model drew it
+        return wave
     if design == "two-stage":
         prior = study.inclusion_probability()
         eta = float(prior.mean() + n / n_total)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -9,6 +11,19 @@ from bacon_bayes.bayes import GaussianJudgeModel, OrdinalJudgeModel
 from bacon_bayes.bayes.simulate import simulate_judges
 
 N_LABELED = 250
+VALIDATION = Path(__file__).resolve().parents[2] / "VALIDATION.md"
+
+
+def write_section(heading: str, body: str, path: Path = VALIDATION) -> None:
+    """Replace (or append) the section ``heading`` of a Markdown file, keeping the others."""
+    text = path.read_text() if path.exists() else ""
+    start = text.find(heading)
+    if start < 0:
+        head, tail = text.rstrip(), ""
+    else:
+        end = text.find("\n## ", start + len(heading))
+        head, tail = text[:start].rstrip(), ("" if end < 0 else text[end:])
+    path.write_text(f"{head}\n\n{heading}\n\n{body.strip()}\n{tail}")
 
 
 @pytest.fixture(scope="session")
