@@ -1,7 +1,7 @@
 """Categorical outcome (binary included): collapsed Dawid-Skene judge model.
 
-Item i has a latent true class ``y_i`` in the K outcome levels with prior
-``P(y_i = k) = softmax_k(b_k + q_i' B_k)`` (q: QR-decomposed, centred embedding;
+Item i has a latent class ``z_i`` in the K outcome levels with prior
+``P(z_i = k) = softmax_k(b_k + q_i' B_k)`` (q: QR-decomposed, centred embedding;
 the first level is the reference, ``b_1 = B_1 = 0``). Given the class, the
 judges' scores are independent:
 
@@ -23,7 +23,7 @@ judges' scores are independent:
   ``offdiag_logit_mu < 0`` favours the diagonal (a judge is right more often than
   not: for a binary outcome -2 means 88% accuracy a priori), which also fixes the
   labelling of the latent classes where labels are few.
-* a **continuous judge** (any other score) gives ``l_ij | y = k ~ N(a_jk, s_ij)`` on
+* a **continuous judge** (any other score) gives ``l_ij | z = k ~ N(a_jk, s_ij)`` on
   its standardised scale, ``a_jk ~ N(0, class_mean_sd)``,
   ``s_ij = s_j exp(g' u_ij)``, ``log s_j ~ N(log_noise_mu, log_noise_mu_sd)``
   independently: thousands of scores pin each judge's noise down, and a hierarchy
@@ -35,7 +35,7 @@ outcome levels -> categorical); ``judge_types`` overrides it. A judge whose scor
 is the mean of several runs that disagreed is therefore continuous.
 
 The latent class is summed out: ``log p(l_i) = logsumexp_k J_ik`` with
-``J_ik = log pi_ik + log p(l_i | k)`` costs O(items x judges x K) and no per-item
+``J_ik = log P(z_i = k) + log p(l_i | z_i = k)`` costs O(items x judges x K) and no per-item
 parameter is sampled. Every item adds ``log p(l_i)``; an item whose label is in the
 training set adds ``log P(y_i | l_i)`` (one compiled model serves every cross-fitting
 fold through the 0/1 label weights), with the label link
