@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -133,6 +134,19 @@ class Calibrator:
         )
         return self
 
+    def save(self, path: str | Path) -> Path:
+        """Write the fitted calibrator to a NetCDF file (see :mod:`bacon_bayes.persist`)."""
+        from bacon_bayes.persist import save_calibrator
+
+        return save_calibrator(self, path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Calibrator:
+        """Read a calibrator written by :meth:`save`; its estimates equal the saved ones."""
+        from bacon_bayes.persist import load_calibrator
+
+        return load_calibrator(path)
+
     def _check_fitted(self) -> None:
         if not hasattr(self, "crossfit_"):
             raise NotFittedError("this Calibrator is not fitted yet; call fit(pool) first.")
@@ -221,16 +235,24 @@ class Calibrator:
         return str(simultaneous)
 
     def estimate_groups(
-        self, alpha: float = 0.05, simultaneous: bool | str = True, method: Method = "aee"
+        self,
+        alpha: float = 0.05,
+        simultaneous: bool | str = True,
+        method: Method = "aee",
+        interval: Literal["bootstrap", "t"] = "bootstrap",
     ) -> EstimateTable:
         """Mean per group with a joint covariance; simultaneous intervals by default.
 
         ``simultaneous``: True/"maxt" (max-|t| of the joint distribution),
-        "bonferroni", or False/"none" (pointwise).
+        "bonferroni", or False/"none" (pointwise). ``interval``: critical values
+        from a studentised bootstrap within groups (seeded by ``seed``; needs 10
+        labels per group, else Student-t) or from Student-t (see
+        :func:`bacon_bayes.estimate.aee_group_means`).
         """
         self._check_fitted()
         p = self.pool_
         how = self._simultaneous(simultaneous)
+        boot: dict[str, Any] = {"interval": interval, "seed": self.seed}
         if method == "aee":
             return est.aee_group_means(
                 p.y,
@@ -240,11 +262,18 @@ class Calibrator:
                 alpha=alpha,
                 simultaneous=how,
                 power_tuning=self.power_tuning,
+                **boot,
                 **self._kw(),
             )
         if method == "classical":
             return est.classical_group_means(
-                p.y, self._groups(), pi=p.propensity, alpha=alpha, simultaneous=how, **self._kw()
+                p.y,
+                self._groups(),
+                pi=p.propensity,
+                alpha=alpha,
+                simultaneous=how,
+                **boot,
+                **self._kw(),
             )
         if method == "naive":
             return est.naive_group_means(

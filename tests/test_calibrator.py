@@ -46,7 +46,12 @@ def test_groups_comparisons_and_ranks(summeval):
     pointwise = cal.estimate_groups(simultaneous=False)
     bonf = cal.estimate_groups(simultaneous="bonferroni")
     assert np.all(pointwise.ci_high - pointwise.ci_low < groups.ci_high - groups.ci_low)
-    assert np.all(groups.ci_high - groups.ci_low <= bonf.ci_high - bonf.ci_low + 1e-12)
+    # bootstrap max-T: one critical value, never above the largest Bonferroni one
+    assert groups.details["interval"] == "bootstrap" and np.ptp(groups.critical_value) == 0
+    assert groups.critical_value[0] <= bonf.critical_value.max() + 1e-12
+    t_max = cal.estimate_groups(interval="t")
+    t_bonf = cal.estimate_groups(simultaneous="bonferroni", interval="t")
+    assert np.all(t_max.ci_high - t_max.ci_low <= t_bonf.ci_high - t_bonf.ci_low + 1e-12)
     assert len(cal.compare_groups()) == 66
     ranks = cal.rank_groups()
     assert list(ranks["rank"]) == list(range(1, 13))
