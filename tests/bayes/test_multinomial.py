@@ -299,6 +299,14 @@ def test_save_load_round_trip_is_exact(fitted, tmp_path):
     assert back.fit_id_ == model.fit_id_
 
 
+def test_saved_calibrator_gives_the_same_estimates_and_bias(fitted, tmp_path):
+    back = Calibrator.load(fitted.save(tmp_path / "cal.nc"))
+    assert back.preset == fitted.preset and back.engine_ == "bayes"
+    np.testing.assert_array_equal(back.surrogate_, fitted.surrogate_)
+    assert back.estimate_mean().to_dict() == fitted.estimate_mean().to_dict()
+    pd.testing.assert_frame_equal(back.judge_bias(), fitted.judge_bias())
+
+
 def test_estimate_and_judge_bias_plot(fitted, sim, tmp_path):
     est = fitted.estimate_mean(alpha=0.001)
     assert est.ci_low <= sim.y.mean() <= est.ci_high
