@@ -393,6 +393,19 @@ class MultinomialJudgeModel(DiscreteOutcomeMixin, JudgeModel):
         parts = [p.sum(axis=0) for p in self._proba_chunks(X)]
         return np.sum(parts, axis=0) / next(iter(self.posterior_.values())).shape[0]
 
+    def predict_sets(self, X: np.ndarray, level: float = 0.9) -> np.ndarray:
+        """Prediction sets, (n, K) bool: the most probable levels whose posterior
+        predictive probabilities first sum to at least ``level``."""
+        if not 0 < level < 1:
+            raise ValidationError(f"level must be between 0 and 1, got {level}")
+        p = self.predict_proba(X)
+        order = np.argsort(-p, axis=1, kind="stable")
+        ranked = np.take_along_axis(p, order, axis=1)
+        before = np.cumsum(ranked, axis=1) - ranked  # mass of the more probable levels
+        keep = np.zeros_like(p, dtype=bool)
+        np.put_along_axis(keep, order, before < level, axis=1)
+        return keep
+
     def proba_draws(self, X: np.ndarray) -> np.ndarray:
         """``P(y = level_k | x)`` for every posterior draw, shape (d, n, K)."""
         return np.concatenate(list(self._proba_chunks(X)))

@@ -284,6 +284,12 @@ def test_predictions_follow_the_discrete_outcome_contract(fitted, sim):
     votes = sim.X[N_LABELED:, :N_CAT]
     single = [np.nanmean(votes[:, j] == y) for j in range(N_CAT)]
     assert acc > max(single) + 0.02, (acc, single)
+    # prediction sets: the top level, plus the other when it is needed for 90%
+    sets = model.predict_sets(X, 0.9)
+    np.testing.assert_array_equal(sets[:, 1], mean > 0.1)
+    np.testing.assert_array_equal(sets[:, 0], mean < 0.9)
+    covered = sets[np.arange(y.size), y.astype(int)].mean()
+    assert 0.88 <= covered <= 0.99, covered
     # calibrated: predicted and observed positive rates agree in halves of the score
     for part in (mean < 0.5, mean >= 0.5):
         assert abs(mean[part].mean() - y[part].mean()) < 0.06
