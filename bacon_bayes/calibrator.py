@@ -306,7 +306,9 @@ class Calibrator:
 
         Gaussian/ordinal/hurdle: offset, scale, noise and noise in human units;
         multinomial: false-positive/false-negative rates (binary) or per-class
-        accuracy, and class means for continuous judges (see
+        accuracy relative to the model's latent class, the same against the human
+        label over this pool (``*_human``: labels where known, the model's class
+        probabilities elsewhere), and class means for continuous judges (see
         :mod:`bacon_bayes.bayes.bias`). Needs the Bayesian engine.
 
         The draws of the cross-fitting fold models are pooled. Every fold model saw
@@ -326,7 +328,7 @@ class Calibrator:
             )
         from bacon_bayes.bayes.bias import forest_plot, judge_bias
 
-        table = judge_bias(models, level=level)
+        table = judge_bias(models, level=level, X=self.crossfit_.X, y=self.pool_.y)
         if plot_path is not None:
             forest_plot(table, plot_path, title=f"Judge bias ({self.model_name_} model)")
         return table

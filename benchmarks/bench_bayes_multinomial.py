@@ -156,16 +156,27 @@ def main() -> None:
     conv = table[table.engine == "bayes"][["max_rhat", "divergent", "min_ess_bulk", "warnings"]]
     print("\nconvergence of the Bayesian cross-fits:\n" + conv.to_string())
     if first_bias is not None:
-        merged = first_bias[["judge", "fpr", "fpr_low", "fpr_high", "fnr", "fnr_low", "fnr_high"]]
-        merged = merged.merge(empirical_rates(df), on="judge")
-        inside = (
-            (merged.fpr_low <= merged.fpr_all_labels) & (merged.fpr_all_labels <= merged.fpr_high)
-        ).sum() + (
-            (merged.fnr_low <= merged.fnr_all_labels) & (merged.fnr_all_labels <= merged.fnr_high)
-        ).sum()
+        merged = first_bias.merge(empirical_rates(df), on="judge")
         print("\njudge bias (rep 0, 90% intervals) vs rates from all labels:")
-        print(merged.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-        print(f"{inside} of {2 * len(merged)} rates inside their 90% interval")
+        for ref in ("", "_human"):
+            cols = ["judge"] + [
+                f"{q}{ref}{s}" for q in ("fpr", "fnr") for s in ("", "_low", "_high")
+            ]
+            print(
+                merged[[*cols, "fpr_all_labels", "fnr_all_labels"]].to_string(
+                    index=False, float_format=lambda v: f"{v:.3f}"
+                )
+            )
+            inside = sum(
+                int(
+                    (
+                        (merged[f"{q}{ref}_low"] <= merged[f"{q}_all_labels"])
+                        & (merged[f"{q}_all_labels"] <= merged[f"{q}{ref}_high"])
+                    ).sum()
+                )
+                for q in ("fpr", "fnr")
+            )
+            print(f"fpr/fnr{ref}: {inside} of {2 * len(merged)} inside their 90% interval")
     print(f"load after: {os.getloadavg()[0]:.2f}")
 
 

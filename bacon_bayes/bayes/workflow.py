@@ -56,4 +56,8 @@ def judge_bias_from_table(
 
     df = read_table(path)
     pool = EvalPool.from_frame(df, label=label, judges=judges, outcome=outcome, levels=levels)
-    return judge_bias(fit_pool(pool, **kwargs), level=level)
+    from bacon_bayes.features import build_features
+
+    model = fit_pool(pool, **kwargs)
+    # the pool's features again (deterministic): multinomial rates against the labels
+    return judge_bias(model, level=level, X=build_features(pool).X, y=pool.y)

@@ -17,13 +17,13 @@ from scipy import special, stats
 from bacon_bayes import Calibrator, EvalPool
 from bacon_bayes.bayes import ColumnSpec, MultinomialJudgeModel
 from bacon_bayes.bayes.bias import judge_bias
-from bacon_bayes.bayes.multinomial import class_log_joint, confusion_from_logits
+from bacon_bayes.bayes.multinomial import class_log_joint, confusion_from_logits, label_link
 from bacon_bayes.bayes.simulate_categorical import simulate_categorical
 from bacon_bayes.cli import main
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.features import build_features
 
-N, N_LABELED, N_CAT = 700, 175, 4
+N, N_LABELED, N_CAT = 700, 250, 4
 JUDGES = ["j1", "j2", "j3", "j4", "c1"]
 FAST_PRESET = """
 family = "multinomial"
@@ -95,9 +95,14 @@ def test_class_log_joint_matches_brute_force_enumeration():
                         lp += stats.norm.logpdf(p["L"][i, j], p["mean"][s, j, k], sd)
                 want[s, i, k] = lp
     np.testing.assert_allclose(got, want, rtol=1e-10)
-    # posterior class probabilities sum to one; the marginal is the sum over classes
-    post = np.exp(got - special.logsumexp(got, axis=-1, keepdims=True))
-    np.testing.assert_allclose(post.sum(-1), 1.0)
+    # the label link with weight 1 and no shift is the Dawid-Skene posterior
+    post = got - special.logsumexp(got, axis=-1, keepdims=True)
+    np.testing.assert_allclose(label_link(got, 1.0, np.zeros((d, 1, K - 1))), post)
+    # otherwise softmax(c_k + w J_k), enumerated
+    w, c = 0.4, np.array([0.3, -0.7])
+    eta = w * got + np.array([0.0, *c])
+    want_link = np.log(np.exp(eta) / np.exp(eta).sum(-1, keepdims=True))
+    np.testing.assert_allclose(label_link(got, w, c), want_link, rtol=1e-10)
 
 
 def test_pytensor_graph_equals_numpy():
@@ -126,8 +131,11 @@ def test_pytensor_graph_equals_numpy():
         p["mean"],
         p["log_sd"],
     )[0]
-    value = pytensor.function([], sym, mode="FAST_COMPILE")()  # python linker: no JIT wait
-    np.testing.assert_allclose(value, ref, rtol=1e-10)
+    shift = np.array([0.5, -0.2])
+    sym_link = label_link(sym, pt.as_tensor(0.6), pt.as_tensor(shift), xp=pt)
+    values = pytensor.function([], [sym, sym_link], mode="FAST_COMPILE")()  # no JIT wait
+    np.testing.assert_allclose(values[0], ref, rtol=1e-10)
+    np.testing.assert_allclose(values[1], label_link(ref, 0.6, shift), rtol=1e-10)
 
 
 # ------------------------------------------------------ no-sampling checks
@@ -249,6 +257,8 @@ def test_recovers_confusion_matrices_and_class_means(fitted, sim):
     for q, t in truth.items():
         assert np.all((cat[f"{q}_low"] <= t) & (t <= cat[f"{q}_high"])), (q, cat, t)
         assert np.abs(cat[q] - t).mean() < 0.06, (q, cat[q].to_numpy(), t)
+        # judges independent given the class: the rates against the human labels agree
+        assert np.abs(cat[f"{q}_human"] - t).mean() < 0.06, (q, cat[f"{q}_human"], t)
     cont = table.iloc[N_CAT]
     for k in (0, 1):
         lo, hi = cont[f"mean_{k}_low"], cont[f"mean_{k}_high"]
@@ -274,6 +284,12 @@ def test_predictions_follow_the_discrete_outcome_contract(fitted, sim):
     votes = sim.X[N_LABELED:, :N_CAT]
     single = [np.nanmean(votes[:, j] == y) for j in range(N_CAT)]
     assert acc > max(single) + 0.02, (acc, single)
+    # prediction sets: the top level, plus the other when it is needed for 90%
+    sets = model.predict_sets(X, 0.9)
+    np.testing.assert_array_equal(sets[:, 1], mean > 0.1)
+    np.testing.assert_array_equal(sets[:, 0], mean < 0.9)
+    covered = sets[np.arange(y.size), y.astype(int)].mean()
+    assert 0.88 <= covered <= 0.99, covered
     # calibrated: predicted and observed positive rates agree in halves of the score
     for part in (mean < 0.5, mean >= 0.5):
         assert abs(mean[part].mean() - y[part].mean()) < 0.06
@@ -287,6 +303,14 @@ def test_save_load_round_trip_is_exact(fitted, tmp_path):
     X = fitted.features_.X[:100]
     np.testing.assert_array_equal(back.predict_proba(X), model.predict_proba(X))
     assert back.fit_id_ == model.fit_id_
+
+
+def test_saved_calibrator_gives_the_same_estimates_and_bias(fitted, tmp_path):
+    back = Calibrator.load(fitted.save(tmp_path / "cal.nc"))
+    assert back.preset == fitted.preset and back.engine_ == "bayes"
+    np.testing.assert_array_equal(back.surrogate_, fitted.surrogate_)
+    assert back.estimate_mean().to_dict() == fitted.estimate_mean().to_dict()
+    pd.testing.assert_frame_equal(back.judge_bias(), fitted.judge_bias())
 
 
 def test_estimate_and_judge_bias_plot(fitted, sim, tmp_path):
