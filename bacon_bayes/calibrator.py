@@ -12,7 +12,14 @@ from bacon_bayes import estimate as est
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.features import FeatureSet, build_features
-from bacon_bayes.items import cdf_interval, conformal_halfwidth, snap_to_levels
+from bacon_bayes.items import (
+    cdf_interval,
+    class_probabilities,
+    conformal_halfwidth,
+    conformal_sets,
+    snap_to_levels,
+    top_mass_sets,
+)
 from bacon_bayes.outcome import registry
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.results import Estimate, EstimateTable
@@ -349,7 +356,11 @@ class Calibrator:
         method : {"conformal", "posterior"}
             ``conformal``: split-conformal from out-of-fold residuals (holds
             without trusting the model); ``posterior``: central interval of the
-            model's predictive distribution.
+            model's predictive distribution. For a categorical outcome both give a
+            class set (column ``set``, its model probability ``set_prob``;
+            ``lower``/``upper`` are its smallest and largest level): the most probable classes reaching ``level``
+            (posterior) or split-conformal sets from out-of-fold class
+            probabilities (score ``1 - p(true class)``).
         threshold : float, optional
             Flag items whose label is more likely than not below it.
         """
@@ -360,7 +371,21 @@ class Calibrator:
         f = self.surrogate_
         lab = p.labeled
         levels = None if p.outcome.levels is None else np.asarray(p.outcome.levels)
-        if method == "conformal":
+        sets = None
+        if p.outcome.kind == "categorical" and method in ("conformal", "posterior"):
+            assert levels is not None
+            lv = np.sort(levels.astype(float))
+            probs = class_probabilities(self.crossfit_.cdf(lv))
+            if method == "posterior":
+                keep = top_mass_sets(probs, level)
+            else:
+                true = probs[lab, np.searchsorted(lv, p.y[lab])]
+                keep = conformal_sets(probs, true, level)
+            sets = [lv[row].tolist() for row in keep]
+            set_prob = (probs * keep).sum(axis=1)
+            masked = np.where(keep, lv, np.nan)
+            lo, hi = np.nanmin(masked, axis=1), np.nanmax(masked, axis=1)
+        elif method == "conformal":
             q = conformal_halfwidth(p.y[lab] - f[lab], level)
             lo, hi = f - q, f + q
             if levels is not None:
@@ -381,6 +406,9 @@ class Calibrator:
                 "label": p.y,
             }
         )
+        if sets is not None:
+            out.insert(4, "set", sets)
+            out.insert(5, "set_prob", set_prob)
         if p.groups is not None:
             out.insert(1, "group", p.groups)
         if threshold is not None:
