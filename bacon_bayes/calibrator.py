@@ -358,9 +358,9 @@ class Calibrator:
             without trusting the model); ``posterior``: central interval of the
             model's predictive distribution. For a categorical outcome both give a
             class set (column ``set``, its model probability ``set_prob``;
-            ``lower``/``upper`` are its smallest and largest level): the most probable classes reaching ``level``
-            (posterior) or split-conformal sets from out-of-fold class
-            probabilities (score ``1 - p(true class)``).
+            ``lower``/``upper`` are its smallest and largest level): the most
+            probable classes reaching ``level`` (posterior) or split-conformal
+            sets from out-of-fold class probabilities (score ``1 - p(true class)``).
         threshold : float, optional
             Flag items whose label is more likely than not below it.
         """

@@ -213,7 +213,9 @@ def test_categorical_items_get_class_sets_that_cover():
         for method in cover:
             items = cal.item_scores(0.9, method=method)
             held = ~pool.labeled
-            inside = [y[i] in s for i, s in zip(np.flatnonzero(held), items["set"][held])]
+            inside = [
+                y[i] in s for i, s in zip(np.flatnonzero(held), items["set"][held], strict=True)
+            ]
             cover[method].append(np.mean(inside))
             assert np.all(items.lower <= items.upper)
             if method == "posterior":
