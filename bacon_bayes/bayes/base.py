@@ -62,9 +62,9 @@ JUDGE_PRIORS: dict[str, float] = {
 #: Sampler settings (overridable per model).
 SAMPLER_DEFAULTS: dict[str, Any] = {
     "sampler": "auto",
-    "draws": 400,
-    "tune": 400,
-    "chains": 4,
+    "draws": 1500,
+    "tune": 300,
+    "chains": 2,
     "target_accept": 0.8,
     "low_rank": True,
 }
@@ -79,7 +79,7 @@ class JudgeModel:
         features and embedding components (:class:`ColumnSpec`).
     priors : overrides of :data:`JUDGE_PRIORS` and the family's own priors.
     sampler : ``"auto"`` (default: nutpie on JAX when installed, else on numba),
-        ``"nutpie"``, ``"nutpie-jax"``, ``"pymc"`` or ``"numpyro"``.
+        ``"nutpie"``, ``"nutpie-jax"``, ``"pymc"``, ``"numpyro"`` or ``"blackjax"``.
     draws, tune, chains, target_accept : NUTS settings.
     low_rank : adapt a low-rank-modified mass matrix (nutpie only; faster mixing).
     seed : random seed.

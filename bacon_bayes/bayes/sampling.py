@@ -8,7 +8,8 @@
 * ``"nutpie-jax"``: the same sampler on a JAX-compiled log density and gradient
   (compiles in seconds instead of about a minute; needs ``jax``).
 * ``"pymc"``: PyMC's own NUTS (``pm.sample``), data swapped with ``pm.set_data``.
-* ``"numpyro"``: PyMC's JAX bridge to numpyro (re-traced at every fit).
+* ``"numpyro"``, ``"blackjax"``: PyMC's JAX bridge to numpyro or blackjax
+  (re-traced at every fit; diagonal mass matrix).
 
 ``benchmarks/bench_bayes.py`` measures them; ``"auto"`` (the default) picks the
 fastest measured there that is installed.
@@ -26,7 +27,7 @@ from bacon_bayes.errors import ValidationError
 
 __all__ = ["ENGINES", "CompiledSampler", "compile_sampler"]
 
-ENGINES = ("auto", "nutpie", "nutpie-jax", "pymc", "numpyro")
+ENGINES = ("auto", "nutpie", "nutpie-jax", "pymc", "numpyro", "blackjax")
 
 
 def resolve_engine(engine: str) -> str:
@@ -99,8 +100,8 @@ class CompiledSampler:
             with self.model:
                 pm.set_data(data)
                 kwargs: dict[str, Any] = {}
-                if self.engine == "numpyro":
-                    kwargs = {"nuts_sampler": "numpyro", "chain_method": "parallel"}
+                if self.engine in ("numpyro", "blackjax"):
+                    kwargs = {"nuts_sampler": self.engine, "chain_method": "parallel"}
                 idata = pm.sample(
                     draws=draws,
                     tune=tune,
@@ -131,7 +132,7 @@ def compile_sampler(model: Any, engine: str = "auto") -> CompiledSampler:
             model, backend="jax", gradient_backend="jax", freeze_model=False
         )
         return CompiledSampler(model, engine, compiled)
-    if engine == "numpyro" and "jax" not in sys.modules:
+    if engine in ("numpyro", "blackjax") and "jax" not in sys.modules:
         # one XLA device per core, so chains run in parallel (must precede the jax import)
         flag = f"--xla_force_host_platform_device_count={os.cpu_count() or 1}"
         if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
