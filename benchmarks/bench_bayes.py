@@ -30,13 +30,14 @@ import os
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
 N, N_LABELED, N_JUDGES, N_EMB, FOLDS = 5000, 1000, 8, 32, 5
 HURDLE_N, HURDLE_LABELED, HURDLE_JUDGES = 30_000, 3_000, 10
 HURDLE_DRAWS = 500  # per chain; the issue sets no R-hat target for this size
-WMT22 = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "wmt22_zhen_mqm"
+WMT22_FILE = Path("wmt22_zhen_mqm") / "wmt22_zhen_mqm_metrics.csv.gz"
 
 
 def _load() -> str:
@@ -169,13 +170,13 @@ def engines(sim, y, names=("nutpie-jax", "nutpie", "pymc", "numpyro", "blackjax"
         )
 
 
-def wmt22_data():
-    """The real WMT22 zh-en MQM table as (X, y, spec): 10 metric judges, 10% labeled."""
+def wmt22_data(path: Path):
+    """The real WMT22 zh-en MQM table as (data, y, y_all): 10 metric judges, 10% labeled."""
     import pandas as pd
 
     from bacon_bayes.bayes.columns import ColumnSpec
 
-    df = pd.read_csv(WMT22 / "wmt22_zhen_mqm_metrics.csv.gz")
+    df = pd.read_csv(path)
     df = df[df["mqm"].notna()].reset_index(drop=True)
     skip = {"mqm", "seg_id", "human_wmt_z", "human_wmt", "human_wmt_appraise"}
     skip |= {"human_wmt_appraise_z"}
@@ -191,7 +192,20 @@ def wmt22_data():
     lab = rng.choice(len(df), len(df) // 10, replace=False)
     y[lab] = y_all[lab]
     spec = ColumnSpec(judges=tuple(metrics), judge_cols=tuple(range(len(metrics))))
-    return X, y, y_all, spec
+    return SimpleNamespace(X=X, columns=spec), y, y_all
+
+
+def _timed_crossfit(label: str, sim, y, truth, sampler: str, **kwargs) -> float:
+    """Run and print one whole cross-fit (time, CPU time, load, diagnostics, R^2)."""
+    load = _load()
+    secs, cpu, diags, pred, steps = crossfit(sim, y, sampler, **kwargs)
+    print(
+        f"{label}, 5-fold cross-fit: {secs:.1f} s, CPU {cpu:.1f} s ({load} before, "
+        f"{_load()} after); {steps:.1f} steps/draw; {_summary(diags)}; "
+        f"R^2 (all items) {_r2(pred, truth, np.ones(truth.shape[0], bool)):.3f}",
+        flush=True,
+    )
+    return secs
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -199,52 +213,29 @@ def main(argv: list[str] | None = None) -> None:
     import bacon_bayes.bayes  # noqa: F401  (configures PyTensor first)
     from bacon_bayes.bayes import _backend
     from bacon_bayes.bayes.base import SAMPLER_DEFAULTS
+    from bacon_bayes.experiments.adaptive import find_shared_data
 
     sampler = next((a.split("=", 1)[1] for a in argv if a.startswith("--sampler=")), "auto")
     print(f"PyTensor BLAS set-up: {_backend.BLAS_CHOICE}; defaults {SAMPLER_DEFAULTS}", flush=True)
     sim, y = _data()
     secs = None
     if "--only-hurdle" not in argv:
-        load = _load()
-        secs, cpu, diags, pred, steps = crossfit(sim, y, sampler)
-        print(
-            f"collapsed ordinal ({sampler}), 5-fold cross-fit: {secs:.1f} s, CPU {cpu:.1f} s "
-            f"({load} before, {_load()} after); {steps:.1f} steps/draw; {_summary(diags)}; "
-            f"R^2 {_r2(pred, sim.y, np.ones(N, bool)):.3f}",
-            flush=True,
-        )
+        secs = _timed_crossfit(f"collapsed ordinal ({sampler})", sim, y, sim.y, sampler)
     if "--engines" in argv:
         engines(sim, y)
     if "--no-hurdle" not in argv:
         hsim, hy = _data(
             n=HURDLE_N, n_labeled=HURDLE_LABELED, n_judges=HURDLE_JUDGES, n_emb=0, family="hurdle"
         )
-        load = _load()
-        hs, hcpu, hd, hp, hsteps = crossfit(hsim, hy, sampler, family="hurdle", draws=HURDLE_DRAWS)
-        print(
-            f"collapsed hurdle, WMT22 size ({HURDLE_N} items, {HURDLE_LABELED} labeled, "
-            f"{HURDLE_JUDGES} judges), 5-fold cross-fit: {hs:.1f} s, CPU {hcpu:.1f} s "
-            f"({load} before, {_load()} after); {hsteps:.1f} steps/draw; {_summary(hd)}; "
-            f"R^2 {_r2(hp, hsim.y, np.ones(HURDLE_N, bool)):.3f}",
-            flush=True,
-        )
-    if "--wmt22" in argv and WMT22.exists():
-        X, wy, y_all, spec = wmt22_data()
-
-        class _Sim:
-            columns = spec
-
-        _Sim.X = X
-        load = _load()
-        ws, wcpu, wd, wp, wsteps = crossfit(_Sim, wy, sampler, family="hurdle", draws=HURDLE_DRAWS)
-        print(
-            f"collapsed hurdle, real WMT22 zh-en ({X.shape[0]} items, "
-            f"{int(np.isfinite(wy).sum())} labeled, judges {list(spec.judges)}): "
-            f"{ws:.1f} s, CPU {wcpu:.1f} s ({load} before, {_load()} after); "
-            f"{wsteps:.1f} steps/draw; {_summary(wd)}; R^2 (all items) "
-            f"{_r2(wp, y_all, np.ones(X.shape[0], bool)):.3f}",
-            flush=True,
-        )
+        label = f"collapsed hurdle, WMT22 size ({HURDLE_N} items, {HURDLE_LABELED} labeled, "
+        label += f"{HURDLE_JUDGES} judges, {HURDLE_DRAWS} draws per chain)"
+        _timed_crossfit(label, hsim, hy, hsim.y, sampler, family="hurdle", draws=HURDLE_DRAWS)
+    wmt22 = find_shared_data(WMT22_FILE) if "--wmt22" in argv else None
+    if wmt22 is not None:
+        wsim, wy, y_all = wmt22_data(wmt22)
+        label = f"collapsed hurdle, real WMT22 zh-en ({wsim.X.shape[0]} items, "
+        label += f"{int(np.isfinite(wy).sum())} labeled, judges {list(wsim.columns.judges)})"
+        _timed_crossfit(label, wsim, wy, y_all, sampler, family="hurdle", draws=HURDLE_DRAWS)
     if "--no-baseline" not in argv and secs is not None:
         load = _load()
         base, bdiag = baseline_fit(sim, y)
