@@ -153,8 +153,11 @@ def _r2(pred, truth, mask) -> float:
     return float(1 - np.mean((pred[mask] - truth[mask]) ** 2) / np.var(truth[mask]))
 
 
+ENGINE_DRAWS, ENGINE_TUNE = 600, 300  # per chain, 2 chains (shorter than the defaults)
+
+
 def engines(sim, y, names=("nutpie-jax", "nutpie", "pymc", "numpyro", "blackjax")) -> None:
-    """One fold on each engine PyMC can drive (same data, model and draws)."""
+    """One fold on each engine PyMC can drive (same data, model, chains and draws)."""
     from importlib.util import find_spec
 
     for eng in names:
@@ -162,7 +165,7 @@ def engines(sim, y, names=("nutpie-jax", "nutpie", "pymc", "numpyro", "blackjax"
             print("  engine blackjax: not installed", flush=True)
             continue
         load = _load()
-        secs, diags, steps = one_fold(sim, y, eng)
+        secs, diags, steps = one_fold(sim, y, eng, draws=ENGINE_DRAWS, tune=ENGINE_TUNE)
         print(
             f"  engine {eng}: one fold {secs:.1f} s ({load}); {steps:.1f} steps/draw; "
             f"{_summary(diags)}",
