@@ -79,7 +79,7 @@ class JudgeModel:
         features and embedding components (:class:`ColumnSpec`).
     priors : overrides of :data:`JUDGE_PRIORS` and the family's own priors.
     sampler : ``"auto"`` (default: nutpie on JAX when installed, else on numba),
-        ``"nutpie"``, ``"nutpie-jax"``, ``"pymc"``, ``"numpyro"`` or ``"blackjax"``.
+        ``"nutpie"``, ``"nutpie-jax"``, ``"pymc"`` or ``"numpyro"``.
     draws, tune, chains, target_accept : NUTS settings.
     low_rank : adapt a low-rank-modified mass matrix (nutpie only; faster mixing).
     seed : random seed.

@@ -8,8 +8,8 @@
 * ``"nutpie-jax"``: the same sampler on a JAX-compiled log density and gradient
   (compiles in seconds instead of about a minute; needs ``jax``).
 * ``"pymc"``: PyMC's own NUTS (``pm.sample``), data swapped with ``pm.set_data``.
-* ``"numpyro"``, ``"blackjax"``: PyMC's JAX bridge to numpyro or blackjax
-  (re-traced at every fit; diagonal mass matrix).
+* ``"numpyro"``: PyMC's JAX bridge to numpyro (re-traced at every fit; diagonal mass
+  matrix). (PyMC 5.28's blackjax bridge fails with blackjax 1.7: ``progress_bar``.)
 
 ``benchmarks/bench_bayes.py`` measures them; ``"auto"`` (the default) picks the
 fastest measured there that is installed.
@@ -27,14 +27,16 @@ from bacon_bayes.errors import ValidationError
 
 __all__ = ["ENGINES", "CompiledSampler", "compile_sampler"]
 
-ENGINES = ("auto", "nutpie", "nutpie-jax", "pymc", "numpyro", "blackjax")
+ENGINES = ("auto", "nutpie", "nutpie-jax", "pymc", "numpyro")
 
 
 def resolve_engine(engine: str) -> str:
     """``"auto"`` -> ``"nutpie-jax"`` when jax is installed, else ``"nutpie"`` (numba).
 
-    Measured on the benchmark cross-fit: JAX 336 s vs numba 658 s (same load; the JAX
-    log density compiles in seconds, numba's in 45-90 s, and its gradient is cheaper).
+    Measured on the benchmark data (``benchmarks/bench_bayes.py``, BENCHMARKS.md): the
+    JAX log density compiles in seconds (numba's in 45-90 s) and its gradient is cheaper;
+    numpyro (driven by PyMC, diagonal mass matrix) needs twice the leapfrog steps per
+    draw and gives a fraction of the ESS.
     """
     if engine != "auto":
         return engine
@@ -100,8 +102,8 @@ class CompiledSampler:
             with self.model:
                 pm.set_data(data)
                 kwargs: dict[str, Any] = {}
-                if self.engine in ("numpyro", "blackjax"):
-                    kwargs = {"nuts_sampler": self.engine, "chain_method": "parallel"}
+                if self.engine == "numpyro":
+                    kwargs = {"nuts_sampler": "numpyro", "chain_method": "parallel"}
                 idata = pm.sample(
                     draws=draws,
                     tune=tune,
@@ -132,7 +134,7 @@ def compile_sampler(model: Any, engine: str = "auto") -> CompiledSampler:
             model, backend="jax", gradient_backend="jax", freeze_model=False
         )
         return CompiledSampler(model, engine, compiled)
-    if engine in ("numpyro", "blackjax") and "jax" not in sys.modules:
+    if engine == "numpyro" and "jax" not in sys.modules:
         # one XLA device per core, so chains run in parallel (must precede the jax import)
         flag = f"--xla_force_host_platform_device_count={os.cpu_count() or 1}"
         if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
