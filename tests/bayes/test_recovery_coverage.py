@@ -57,6 +57,7 @@ def test_offset_and_scale_intervals_cover_at_nominal_rate():
     n_eff = hits.size / deff
     lo, hi = stats.binom.ppf([0.005, 0.995], round(n_eff), NOMINAL) / round(n_eff)
     rate = float(hits.mean())
+    print(f"coverage {rate:.3f}, band [{lo:.3f}, {hi:.3f}], design effect {deff:.2f}")
     assert lo <= rate <= hi, (
         f"coverage {rate:.3f} outside [{lo:.3f}, {hi:.3f}] over {hits.size} intervals "
         f"(design effect {deff:.2f})"
