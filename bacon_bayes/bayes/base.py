@@ -62,9 +62,9 @@ JUDGE_PRIORS: dict[str, float] = {
 #: Sampler settings (overridable per model).
 SAMPLER_DEFAULTS: dict[str, Any] = {
     "sampler": "auto",
-    "draws": 400,
-    "tune": 400,
-    "chains": 4,
+    "draws": 1500,
+    "tune": 300,
+    "chains": 2,
     "target_accept": 0.8,
     "low_rank": True,
 }

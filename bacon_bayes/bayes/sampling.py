@@ -8,7 +8,8 @@
 * ``"nutpie-jax"``: the same sampler on a JAX-compiled log density and gradient
   (compiles in seconds instead of about a minute; needs ``jax``).
 * ``"pymc"``: PyMC's own NUTS (``pm.sample``), data swapped with ``pm.set_data``.
-* ``"numpyro"``: PyMC's JAX bridge to numpyro (re-traced at every fit).
+* ``"numpyro"``: PyMC's JAX bridge to numpyro (re-traced at every fit; diagonal mass
+  matrix). (PyMC 5.28's blackjax bridge fails with blackjax 1.7: ``progress_bar``.)
 
 ``benchmarks/bench_bayes.py`` measures them; ``"auto"`` (the default) picks the
 fastest measured there that is installed.
@@ -32,8 +33,10 @@ ENGINES = ("auto", "nutpie", "nutpie-jax", "pymc", "numpyro")
 def resolve_engine(engine: str) -> str:
     """``"auto"`` -> ``"nutpie-jax"`` when jax is installed, else ``"nutpie"`` (numba).
 
-    Measured on the benchmark cross-fit: JAX 336 s vs numba 658 s (same load; the JAX
-    log density compiles in seconds, numba's in 45-90 s, and its gradient is cheaper).
+    Measured on the benchmark data (``benchmarks/bench_bayes.py``, BENCHMARKS.md): the
+    JAX log density compiles in seconds (numba's in 45-90 s) and its gradient is cheaper;
+    numpyro (driven by PyMC, diagonal mass matrix) needs twice the leapfrog steps per
+    draw and gives a fraction of the ESS.
     """
     if engine != "auto":
         return engine
