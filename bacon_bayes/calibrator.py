@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -11,7 +12,14 @@ from bacon_bayes import estimate as est
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.features import FeatureSet, build_features
-from bacon_bayes.items import cdf_interval, conformal_halfwidth, snap_to_levels
+from bacon_bayes.items import (
+    cdf_interval,
+    class_probabilities,
+    conformal_halfwidth,
+    conformal_sets,
+    snap_to_levels,
+    top_mass_sets,
+)
 from bacon_bayes.outcome import registry
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.results import Estimate, EstimateTable
@@ -45,6 +53,11 @@ class Calibrator:
         Quantiles at which judge features are clipped.
     n_components : int, optional
         PCA components kept from the embedding.
+    preset : str, optional
+        A model preset (name of a shipped one, see
+        :func:`bacon_bayes.presets.available_presets`, or a path to a ``.toml`` file):
+        sets the family (``model``, when given, must match), the Bayesian engine
+        (``engine`` must be ``"auto"`` or ``"bayes"``), the priors and sampler settings.
     """
 
     def __init__(
@@ -59,6 +72,7 @@ class Calibrator:
         target: est.Target = "pool",
         winsor: tuple[float, float] = (0.005, 0.995),
         n_components: int | None = None,
+        preset: str | None = None,
     ) -> None:
         self.model = model
         self.engine = engine
@@ -69,9 +83,12 @@ class Calibrator:
         self.target = target
         self.winsor = winsor
         self.n_components = n_components
+        self.preset = preset
 
     # ------------------------------------------------------------------ fitting
     def _resolve_model(self, pool: EvalPool, features: FeatureSet) -> tuple[Any, str, str]:
+        if self.preset is not None:
+            return self._preset_model(pool, features)
         if self.model is not None and not isinstance(self.model, str):
             return self.model, type(self.model).__name__, "custom"
         name = self.model or registry.default_model(pool.outcome)
@@ -83,6 +100,24 @@ class Calibrator:
         if engine == "bayes" and self.model is None and name == "ridge":
             name = "gaussian"  # continuous outcomes: the Bayesian family is the gaussian one
         return registry.make_model(name, engine, pool.outcome, features), name, engine
+
+    def _preset_model(self, pool: EvalPool, features: FeatureSet) -> tuple[Any, str, str]:
+        from bacon_bayes.presets import apply_preset, load_preset
+
+        preset = load_preset(str(self.preset))
+        family = preset["family"]
+        if self.model is not None and self.model != family:
+            raise ValidationError(
+                f"preset {self.preset!r} is for the {family!r} model but model={self.model!r} "
+                "was given; drop one of them."
+            )
+        if self.engine not in ("auto", "bayes"):
+            raise ValidationError(
+                f"presets configure the Bayesian engine; engine={self.engine!r} cannot use "
+                f"preset {self.preset!r} (use engine='bayes' or drop the preset)."
+            )
+        model = registry.make_model(family, "bayes", pool.outcome, features)
+        return apply_preset(model, preset), family, "bayes"
 
     def fit(self, pool: EvalPool) -> Calibrator:
         """Build features, cross-fit the outcome model; returns self."""
@@ -107,6 +142,19 @@ class Calibrator:
             pi=pool.propensity,
         )
         return self
+
+    def save(self, path: str | Path) -> Path:
+        """Write the fitted calibrator to a NetCDF file (see :mod:`bacon_bayes.persist`)."""
+        from bacon_bayes.persist import save_calibrator
+
+        return save_calibrator(self, path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Calibrator:
+        """Read a calibrator written by :meth:`save`; its estimates equal the saved ones."""
+        from bacon_bayes.persist import load_calibrator
+
+        return load_calibrator(path)
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "crossfit_"):
@@ -196,16 +244,24 @@ class Calibrator:
         return str(simultaneous)
 
     def estimate_groups(
-        self, alpha: float = 0.05, simultaneous: bool | str = True, method: Method = "aee"
+        self,
+        alpha: float = 0.05,
+        simultaneous: bool | str = True,
+        method: Method = "aee",
+        interval: Literal["bootstrap", "t"] = "bootstrap",
     ) -> EstimateTable:
         """Mean per group with a joint covariance; simultaneous intervals by default.
 
         ``simultaneous``: True/"maxt" (max-|t| of the joint distribution),
-        "bonferroni", or False/"none" (pointwise).
+        "bonferroni", or False/"none" (pointwise). ``interval``: critical values
+        from a studentised bootstrap within groups (seeded by ``seed``; needs 10
+        labels per group, else Student-t) or from Student-t (see
+        :func:`bacon_bayes.estimate.aee_group_means`).
         """
         self._check_fitted()
         p = self.pool_
         how = self._simultaneous(simultaneous)
+        boot: dict[str, Any] = {"interval": interval, "seed": self.seed}
         if method == "aee":
             return est.aee_group_means(
                 p.y,
@@ -215,11 +271,18 @@ class Calibrator:
                 alpha=alpha,
                 simultaneous=how,
                 power_tuning=self.power_tuning,
+                **boot,
                 **self._kw(),
             )
         if method == "classical":
             return est.classical_group_means(
-                p.y, self._groups(), pi=p.propensity, alpha=alpha, simultaneous=how, **self._kw()
+                p.y,
+                self._groups(),
+                pi=p.propensity,
+                alpha=alpha,
+                simultaneous=how,
+                **boot,
+                **self._kw(),
             )
         if method == "naive":
             return est.naive_group_means(
@@ -244,6 +307,39 @@ class Calibrator:
             frame[k] = v
         return frame.sort_values("rank").reset_index(drop=True)
 
+    # ------------------------------------------------------------- judge bias
+    def judge_bias(self, level: float = 0.9, plot_path: str | None = None) -> pd.DataFrame:
+        """Per-judge bias: posterior mean and central ``level`` interval per quantity.
+
+        Gaussian/ordinal/hurdle: offset, scale, noise and noise in human units;
+        multinomial: false-positive/false-negative rates (binary) or per-class
+        accuracy relative to the model's latent class, the same against the human
+        label over this pool (``*_human``: labels where known, the model's class
+        probabilities elsewhere), and class means for continuous judges (see
+        :mod:`bacon_bayes.bayes.bias`). Needs the Bayesian engine.
+
+        The draws of the cross-fitting fold models are pooled. Every fold model saw
+        all items' judge scores and the labels outside its fold, so the pool is a
+        mixture of posteriors given (K-1)/K of the labels each: its interval is a
+        little wider than a fit on all labels would give (fewer labels per fold, plus
+        the spread between folds), which errs on the honest side.
+        ``plot_path``: also write the forest plot there (PNG).
+        """
+        self._check_fitted()
+        models = self.crossfit_.models
+        if not all(hasattr(m, "posterior_") and hasattr(m, "family") for m in models):
+            raise ValidationError(
+                f"judge_bias needs the Bayesian engine, but this Calibrator was fitted with "
+                f"engine {self.engine_!r} (model {self.model_name_!r}); refit with "
+                "Calibrator(..., engine='bayes')."
+            )
+        from bacon_bayes.bayes.bias import forest_plot, judge_bias
+
+        table = judge_bias(models, level=level, X=self.crossfit_.X, y=self.pool_.y)
+        if plot_path is not None:
+            forest_plot(table, plot_path, title=f"Judge bias ({self.model_name_} model)")
+        return table
+
     # --------------------------------------------------------------- item level
     def item_scores(
         self,
@@ -260,7 +356,11 @@ class Calibrator:
         method : {"conformal", "posterior"}
             ``conformal``: split-conformal from out-of-fold residuals (holds
             without trusting the model); ``posterior``: central interval of the
-            model's predictive distribution.
+            model's predictive distribution. For a categorical outcome both give a
+            class set (column ``set``, its model probability ``set_prob``;
+            ``lower``/``upper`` are its smallest and largest level): the most
+            probable classes reaching ``level`` (posterior) or split-conformal
+            sets from out-of-fold class probabilities (score ``1 - p(true class)``).
         threshold : float, optional
             Flag items whose label is more likely than not below it.
         """
@@ -271,7 +371,21 @@ class Calibrator:
         f = self.surrogate_
         lab = p.labeled
         levels = None if p.outcome.levels is None else np.asarray(p.outcome.levels)
-        if method == "conformal":
+        sets = None
+        if p.outcome.kind == "categorical" and method in ("conformal", "posterior"):
+            assert levels is not None
+            lv = np.sort(levels.astype(float))
+            probs = class_probabilities(self.crossfit_.cdf(lv))
+            if method == "posterior":
+                keep = top_mass_sets(probs, level)
+            else:
+                true = probs[lab, np.searchsorted(lv, p.y[lab])]
+                keep = conformal_sets(probs, true, level)
+            sets = [lv[row].tolist() for row in keep]
+            set_prob = (probs * keep).sum(axis=1)
+            masked = np.where(keep, lv, np.nan)
+            lo, hi = np.nanmin(masked, axis=1), np.nanmax(masked, axis=1)
+        elif method == "conformal":
             q = conformal_halfwidth(p.y[lab] - f[lab], level)
             lo, hi = f - q, f + q
             if levels is not None:
@@ -292,6 +406,9 @@ class Calibrator:
                 "label": p.y,
             }
         )
+        if sets is not None:
+            out.insert(4, "set", sets)
+            out.insert(5, "set_prob", set_prob)
         if p.groups is not None:
             out.insert(1, "group", p.groups)
         if threshold is not None:
@@ -310,6 +427,7 @@ class Calibrator:
             "n_labeled": self.pool_.n_labeled,
             "model": self.model_name_,
             "engine": self.engine_,
+            "preset": self.preset,
             "folds": self.folds,
             "seed": self.seed,
             "alpha": alpha,

@@ -27,7 +27,9 @@ classical estimator and ``lambda = 1`` plain AEE, so tuning can only lower the
 estimated variance. ``lambda`` is not clipped: a surrogate that runs opposite
 to the label gets a negative weight instead of being thrown away.
 
-Intervals use Student-t critical values with ``n - 1`` degrees of freedom.
+Intervals use Student-t critical values with ``n - 1`` degrees of freedom; group
+means (a few dozen labels per group) use a studentised bootstrap within groups
+by default (:func:`bootstrap_t_critical_values`).
 
 Every function accepts NaN in ``y`` for unlabeled items (``labeled`` then
 defaults to ``~isnan(y)``).
@@ -48,6 +50,9 @@ from bacon_bayes.results import Estimate, EstimateTable
 
 Target = Literal["pool", "superpopulation"]
 
+#: Fewest labels per group for bootstrap critical values (below: Student-t).
+MIN_BOOTSTRAP_LABELS = 10
+
 __all__ = [
     "Estimate",
     "EstimateTable",
@@ -55,6 +60,7 @@ __all__ = [
     "aee_group_means",
     "aee_mean",
     "aee_quantile",
+    "bootstrap_t_critical_values",
     "classical_group_means",
     "classical_mean",
     "classical_quantile",
@@ -628,12 +634,14 @@ def _table(
     n_items: np.ndarray,
     alpha: float,
     simultaneous: str,
+    crit: np.ndarray | None = None,
     **details: object,
 ) -> EstimateTable:
     se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
     n_lab = np.asarray(n_lab)
-    df = None if np.all(n_lab == 0) else np.maximum(n_lab - 1, 1)
-    crit = simultaneous_critical_value(_corr(cov), alpha, simultaneous, df)
+    if crit is None:
+        df = None if np.all(n_lab == 0) else np.maximum(n_lab - 1, 1)
+        crit = simultaneous_critical_value(_corr(cov), alpha, simultaneous, df)
     return EstimateTable(
         estimand=estimand,
         method=method,
@@ -650,6 +658,88 @@ def _table(
         critical_value=crit,
         details=dict(details),
     )
+
+
+def bootstrap_t_critical_values(
+    resid: np.ndarray,
+    weight: np.ndarray,
+    codes: np.ndarray,
+    alpha: float,
+    method: str = "maxt",
+    *,
+    hajek: bool = True,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> np.ndarray:
+    """Critical values for disjoint domain means from a studentised bootstrap.
+
+    Each domain's labeled items (residuals ``resid = y - lambda f`` with design
+    weights ``weight = 1 / pi``) are resampled with replacement within the domain,
+    ``n_boot`` times, and the weighted mean of the resample is studentised by its
+    own standard error: ``T*_g = (mean* - mean) / se*``. ``method="maxt"``
+    returns the ``1 - alpha`` quantile of ``max_g |T*_g|`` for every domain
+    (joint coverage of all domains, as Westfall-Young / Romano-Wolf max-T);
+    ``"bonferroni"`` and ``"none"`` the per-domain quantiles of ``|T*_g|`` at
+    ``1 - alpha / m`` and ``1 - alpha``.
+
+    The t approximation behind the analytic intervals is short for domains with
+    a few dozen skewed or unequally weighted labels (measured: simultaneous
+    coverage 0.85 at nominal 0.90); the bootstrap learns the studentised
+    statistic's real tails from the data. Only the shape comes from the
+    bootstrap: the interval is ``estimate +- c_g * se_g`` with the design-based
+    ``se_g`` (finite-population correction included), because a with-replacement
+    resample knows nothing of the correction. Seeded, hence deterministic.
+    """
+    m = int(codes.max()) + 1
+    order = np.argsort(codes, kind="stable")
+    g = codes[order]
+    size = np.bincount(g, minlength=m)
+    start = np.concatenate([[0], np.cumsum(size)[:-1]])
+    w = weight[order]
+    if hajek:
+        centre = np.bincount(g, weights=w * resid[order], minlength=m) / np.bincount(
+            g, weights=w, minlength=m
+        )
+        # centred residuals: the resample's mean is then its deviation from the estimate
+        u = resid[order] - centre[g]
+    else:
+        wu = w * resid[order]
+        u = wu - (np.bincount(g, weights=wu, minlength=m) / size)[g]
+    n = size.astype(float)
+    rng = np.random.default_rng(seed)
+    abs_t = np.empty((n_boot, m))
+    step = max(1, int(4_000_000 // max(g.size, 1)))
+    for lo in range(0, n_boot, step):
+        hi = min(lo + step, n_boot)
+        # resample within each group, all groups at once (group sizes kept)
+        pick = start[g] + (rng.random((hi - lo, g.size)) * size[g]).astype(np.intp)
+        us = u[pick]
+        if hajek:
+            ws = w[pick]
+            s_w = np.add.reduceat(ws, start, axis=1)
+            wu_s = ws * us
+            mean = np.add.reduceat(wu_s, start, axis=1) / s_w
+            # sum w^2 (u - mean)^2 from sums of w^2 u^2, w^2 u and w^2
+            ss = (
+                np.add.reduceat(wu_s * wu_s, start, axis=1)
+                - 2.0 * mean * np.add.reduceat(wu_s * ws, start, axis=1)
+                + mean * mean * np.add.reduceat(ws * ws, start, axis=1)
+            )
+            var = np.maximum(ss, 0.0) / (s_w * s_w)
+        else:
+            mean = np.add.reduceat(us, start, axis=1) / n
+            var = np.maximum(np.add.reduceat(us * us, start, axis=1) / n - mean * mean, 0.0) / n
+        se = np.sqrt(var * n / np.maximum(n - 1.0, 1.0))
+        diff = np.abs(mean)
+        # a resample of one repeated item has se 0: |T| is infinite unless it hits
+        # the estimate exactly
+        with np.errstate(divide="ignore", invalid="ignore"):
+            abs_t[lo:hi] = np.where(se > 0, diff / se, np.where(diff > 1e-12, np.inf, 0.0))
+    # "higher": no interpolation towards an infinite draw
+    if method == "maxt" and m > 1:
+        return np.full(m, np.quantile(abs_t.max(axis=1), 1.0 - alpha, method="higher"))
+    level = 1.0 - (alpha / m if method == "bonferroni" else alpha)
+    return np.quantile(abs_t, level, axis=0, method="higher")
 
 
 def _group_codes(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -669,6 +759,9 @@ def aee_group_means(
     power_tuning: bool = True,
     hajek: bool = True,
     target: Target = "pool",
+    interval: Literal["bootstrap", "t"] = "bootstrap",
+    n_boot: int = 2000,
+    seed: int = 0,
 ) -> EstimateTable:
     """Per-group AEE means with one joint covariance and simultaneous intervals.
 
@@ -678,8 +771,16 @@ def aee_group_means(
     ``i`` and group ``g`` the influence is ``1{i in g} w_i r_ig / N_g``, and
     ``Cov = sum_i (1 - pi_i) d_i d_i'`` (zero between disjoint groups under
     Poisson sampling, kept general so that overlapping estimands stay right).
+
+    ``interval="bootstrap"`` (default) takes the critical values from a seeded
+    studentised bootstrap within groups (:func:`bootstrap_t_critical_values`);
+    it needs at least ``MIN_BOOTSTRAP_LABELS`` labels in every group and falls
+    back to ``"t"`` (Student-t with ``n_g - 1`` df, max-|t| over the joint normal)
+    otherwise; ``details["interval"]`` records which one was used.
     """
     _check_alpha(alpha)
+    if interval not in ("bootstrap", "t"):
+        raise ValidationError(f"interval={interval!r} is not known; use 'bootstrap' or 't'.")
     names, codes = _group_codes(groups)
     idx, y_lab, pi_lab, n_items = _prepare(y, f, labeled, pi, hajek, codes)
     f = np.asarray(f, dtype=float)
@@ -736,6 +837,14 @@ def aee_group_means(
             w = 1.0 / pi_lab[sel]
             dev = y_lab[sel] - np.sum(w * y_lab[sel]) / np.sum(w)
             cov[g, g] += np.sum(w * dev * dev) / np.sum(w) / n_g[g]
+    crit = None
+    used = "t"
+    if interval == "bootstrap" and n_lab.min() >= MIN_BOOTSTRAP_LABELS:
+        used = "bootstrap"
+        resid = y_lab - lam_all * f[idx]
+        crit = bootstrap_t_critical_values(
+            resid, 1.0 / pi_lab, g_lab, alpha, simultaneous, hajek=hajek, n_boot=n_boot, seed=seed
+        )
     return _table(
         "mean",
         "aee",
@@ -746,8 +855,10 @@ def aee_group_means(
         n_g,
         alpha,
         simultaneous,
+        crit,
         power_lambda=float(lam_all),
         target=target,
+        interval=used,
     )
 
 
@@ -761,6 +872,9 @@ def classical_group_means(
     simultaneous: str = "maxt",
     hajek: bool = True,
     target: Target = "pool",
+    interval: Literal["bootstrap", "t"] = "bootstrap",
+    n_boot: int = 2000,
+    seed: int = 0,
 ) -> EstimateTable:
     """Per-group means from the human labels alone, with the same joint machinery."""
     table = aee_group_means(
@@ -774,6 +888,9 @@ def classical_group_means(
         power_tuning=False,
         hajek=hajek,
         target=target,
+        interval=interval,
+        n_boot=n_boot,
+        seed=seed,
     )
     return replace(table, method="classical")
 

@@ -44,3 +44,31 @@ def snap_to_levels(
     i_hi = np.clip(np.searchsorted(lv, hi + 1e-9, side="right") - 1, 0, lv.size - 1)
     i_hi = np.maximum(i_hi, i_lo)
     return lv[i_lo], lv[i_hi]
+
+
+def class_probabilities(cdf_at_levels: np.ndarray) -> np.ndarray:
+    """``P(Y = level_k | x)`` (n, K) from the CDF at the sorted levels."""
+    cdf = np.maximum.accumulate(np.clip(cdf_at_levels, 0.0, 1.0), axis=1)
+    cdf[:, -1] = 1.0
+    return np.diff(cdf, axis=1, prepend=0.0)
+
+
+def top_mass_sets(probs: np.ndarray, level: float) -> np.ndarray:
+    """(n, K) bool: the most probable classes whose probabilities first reach ``level``."""
+    order = np.argsort(-probs, axis=1, kind="stable")
+    ranked = np.take_along_axis(probs, order, axis=1)
+    before = np.cumsum(ranked, axis=1) - ranked
+    keep = np.zeros(probs.shape, dtype=bool)
+    np.put_along_axis(keep, order, before < level, axis=1)
+    return keep
+
+
+def conformal_sets(probs: np.ndarray, oof_true_prob: np.ndarray, level: float) -> np.ndarray:
+    """Split-conformal class sets (score ``1 - p(true class)``, out-of-fold).
+
+    Every class whose score is within the ``ceil((n + 1) level) / n`` quantile of
+    the labeled items' scores enters the set; a new exchangeable item's label is
+    in its set with probability at least ``level``, whatever the model.
+    """
+    q = conformal_halfwidth(1.0 - np.asarray(oof_true_prob, dtype=float), level)
+    return (1.0 - probs) <= q + 1e-12

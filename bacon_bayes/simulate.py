@@ -350,7 +350,7 @@ def _group_cov(regime, mask, pi, f, alpha, estimands) -> list[Coverage]:
     rows: dict[str, list] = {k: [] for k in ("g_est", "g_lo", "g_hi", "d_est", "d_lo", "d_hi")}
     for r in range(reps):
         t = est.aee_group_means(
-            np.where(mask[r], y, np.nan), f[r], regime.groups, pi=pi[r], alpha=alpha
+            np.where(mask[r], y, np.nan), f[r], regime.groups, pi=pi[r], alpha=alpha, seed=r
         )
         rows["g_est"].append(t.estimate)
         rows["g_lo"].append(t.ci_low)

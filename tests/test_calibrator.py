@@ -46,7 +46,12 @@ def test_groups_comparisons_and_ranks(summeval):
     pointwise = cal.estimate_groups(simultaneous=False)
     bonf = cal.estimate_groups(simultaneous="bonferroni")
     assert np.all(pointwise.ci_high - pointwise.ci_low < groups.ci_high - groups.ci_low)
-    assert np.all(groups.ci_high - groups.ci_low <= bonf.ci_high - bonf.ci_low + 1e-12)
+    # bootstrap max-T: one critical value, never above the largest Bonferroni one
+    assert groups.details["interval"] == "bootstrap" and np.ptp(groups.critical_value) == 0
+    assert groups.critical_value[0] <= bonf.critical_value.max() + 1e-12
+    t_max = cal.estimate_groups(interval="t")
+    t_bonf = cal.estimate_groups(simultaneous="bonferroni", interval="t")
+    assert np.all(t_max.ci_high - t_max.ci_low <= t_bonf.ci_high - t_bonf.ci_low + 1e-12)
     assert len(cal.compare_groups()) == 66
     ranks = cal.rank_groups()
     assert list(ranks["rank"]) == list(range(1, 13))
@@ -184,3 +189,37 @@ def test_cli_demo(capsys):
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
     assert "calibrated (AEE)" in out and "Full-data mean" in out and "ranked" in out
+
+
+def test_categorical_items_get_class_sets_that_cover():
+    """3 unordered classes: conformal 90% class sets cover 88-92% of the unlabeled
+    items; posterior sets (the most probable classes reaching 90%: their mass jumps
+    past 0.9 with 3 classes) cover what they claim (averaged over pools)."""
+    rng = np.random.default_rng(8)
+    cover = {"posterior": [], "conformal": []}
+    claimed = []
+    for _ in range(4):
+        n = 4000
+        u = rng.normal(size=(n, 2))
+        logits = np.column_stack([np.zeros(n), 1.5 * u[:, 0], 1.5 * u[:, 1]])
+        p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+        y = (rng.random(n)[:, None] > np.cumsum(p, axis=1)).sum(axis=1).astype(float)
+        df = pd.DataFrame({"j1": u[:, 0] + rng.normal(0, 0.3, n), "j2": u[:, 1]})
+        df["y"] = np.where(rng.random(n) < 0.2, y, np.nan)
+        pool = EvalPool.from_frame(
+            df, label="y", judges=["j1", "j2"], outcome="categorical", levels=[0, 1, 2]
+        )
+        cal = Calibrator("multinomial", engine="freq").fit(pool)
+        for method in cover:
+            items = cal.item_scores(0.9, method=method)
+            held = ~pool.labeled
+            inside = [
+                y[i] in s for i, s in zip(np.flatnonzero(held), items["set"][held], strict=True)
+            ]
+            cover[method].append(np.mean(inside))
+            assert np.all(items.lower <= items.upper)
+            if method == "posterior":
+                assert np.all(items.set_prob >= 0.9 - 1e-9)
+                claimed.append(items.set_prob[held].mean())
+    assert 0.88 <= np.mean(cover["conformal"]) <= 0.92, cover
+    assert abs(np.mean(cover["posterior"]) - np.mean(claimed)) <= 0.015, (cover, claimed)

@@ -24,6 +24,7 @@ def results():
         "adversarial": ("mean",),
         "unequal_pi": ("mean", "groups"),
         "ordinal": ("mean", "quantile"),
+        "zero_inflated": ("groups",),
     }
     for name, estimands in plan.items():
         out[name] = sim.study(sim.make_regime(name), reps=REPS, estimands=estimands)
@@ -47,6 +48,7 @@ def pick(rows, estimand, method="aee", alpha=0.1):
         ("adversarial", "mean"),
         ("unequal_pi", "mean"),
         ("unequal_pi", "groups (simultaneous)"),
+        ("zero_inflated", "groups (simultaneous)"),
         ("ordinal", "mean"),
         ("ordinal", "cdf(3)"),
     ],

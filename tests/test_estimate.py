@@ -169,6 +169,51 @@ def test_groups_differences_and_ranks(pool):
     assert table["b"].estimate == pytest.approx(table.estimate[1])
 
 
+def test_bootstrap_critical_values_match_normal_theory_on_large_normal_groups():
+    rng = np.random.default_rng(3)
+    codes = np.repeat(np.arange(4), 400)
+    resid = rng.normal(size=codes.size)
+    w = np.ones(codes.size)
+    c = est.bootstrap_t_critical_values(resid, w, codes, 0.05, "maxt", n_boot=4000, seed=1)
+    sidak = est.simultaneous_critical_value(np.eye(4), 0.05, "maxt")
+    assert np.ptp(c) == 0 and c[0] == pytest.approx(sidak[0], abs=0.12)
+    point = est.bootstrap_t_critical_values(resid, w, codes, 0.05, "none", n_boot=4000, seed=1)
+    assert np.allclose(point, 1.96, atol=0.12)
+    bonf = est.bootstrap_t_critical_values(resid, w, codes, 0.05, "bonferroni", n_boot=4000)
+    assert np.all(bonf > point)
+    # same seed, same answer; Horvitz-Thompson form too
+    again = est.bootstrap_t_critical_values(resid, w, codes, 0.05, "maxt", n_boot=4000, seed=1)
+    assert np.array_equal(c, again)
+    ht = est.bootstrap_t_critical_values(resid, w, codes, 0.05, hajek=False, n_boot=4000)
+    assert ht[0] == pytest.approx(sidak[0], abs=0.12)
+    # the Hajek statistic ignores a common weight scale; unequal weights stay near normal
+    scaled = est.bootstrap_t_critical_values(resid, 10 * w, codes, 0.05, n_boot=4000, seed=1)
+    np.testing.assert_allclose(scaled, c, rtol=1e-9)
+    uneven = rng.uniform(1, 4, codes.size)
+    cu = est.bootstrap_t_critical_values(resid, uneven, codes, 0.05, n_boot=4000, seed=1)
+    assert cu[0] == pytest.approx(sidak[0], abs=0.15)
+
+
+def test_bootstrap_widens_skewed_groups_and_falls_back_to_t_when_small():
+    rng = np.random.default_rng(5)
+    n = 2000
+    groups = np.arange(n) % 4
+    y = np.where(rng.random(n) < 0.5, rng.lognormal(0.0, 1.2, n), 0.0)
+    lab = np.zeros(n, dtype=bool)
+    lab[rng.choice(n, 160, replace=False)] = True
+    yy = np.where(lab, y, np.nan)
+    boot = est.aee_group_means(yy, np.zeros(n), groups, alpha=0.1)
+    tee = est.aee_group_means(yy, np.zeros(n), groups, alpha=0.1, interval="t")
+    assert boot.details["interval"] == "bootstrap" and tee.details["interval"] == "t"
+    assert np.allclose(boot.se, tee.se) and np.allclose(boot.estimate, tee.estimate)
+    assert np.all(boot.critical_value > tee.critical_value)  # heavy right tail
+    few = lab & (rng.random(n) < 0.15)  # about 6 labels per group
+    small = est.aee_group_means(np.where(few, y, np.nan), np.zeros(n), groups)
+    assert small.details["interval"] == "t"
+    with pytest.raises(ValidationError, match="interval='normal' is not known"):
+        est.aee_group_means(yy, np.zeros(n), groups, interval="normal")
+
+
 def test_rank_intervals_widen_when_groups_overlap(pool):
     y, f, lab = pool
     groups = np.array(["a", "b"])[np.arange(y.size) % 2]

@@ -14,6 +14,7 @@ from bacon_bayes.bayes.columns import ColumnSpec  # noqa: E402
 from bacon_bayes.bayes.diagnostics import ConvergenceWarning, Diagnostics  # noqa: E402
 from bacon_bayes.bayes.gaussian import GaussianJudgeModel  # noqa: E402
 from bacon_bayes.bayes.hurdle import HurdleJudgeModel  # noqa: E402
+from bacon_bayes.bayes.multinomial import MultinomialJudgeModel  # noqa: E402
 from bacon_bayes.bayes.ordinal import OrdinalJudgeModel  # noqa: E402
 from bacon_bayes.bayes.registration import register_bayes  # noqa: E402
 
@@ -25,6 +26,7 @@ __all__ = [
     "Diagnostics",
     "GaussianJudgeModel",
     "HurdleJudgeModel",
+    "MultinomialJudgeModel",
     "OrdinalJudgeModel",
     "register_bayes",
 ]

@@ -10,6 +10,17 @@ offset and scale are then per unit of expected human score. The hurdle family is
 treated the same way with ``h(z) = E[y | z]``.
 ``noise_human = noise / scale`` is the judge's error in human units (lower is
 more reliable).
+
+For the multinomial (Dawid-Skene) family a judge's bias is its confusion matrix
+``theta_j[k, l] = P(judge says level l | true level k)`` (:func:`confusion_draws`):
+for a binary outcome ``fpr = theta[0, 1]`` (says the second level when the truth is
+the first) and ``fnr = theta[1, 0]``; with K > 2 levels ``acc_<level> = theta[k, k]``
+(per-class accuracy, i.e. recall). Continuous judges of a categorical outcome get
+their class means ``mean_<level>`` and ``noise`` on their own scale instead. A cell
+that does not apply to a judge's type is NaN. The confusion matrix is relative to the
+model's latent class (the class the judges' scores define); given a pool,
+:func:`human_confusion_draws` gives the same rates against the human label
+(``fpr_human``, ...), which differ when the judges err together.
 """
 
 from __future__ import annotations
@@ -24,9 +35,6 @@ import pandas as pd
 from bacon_bayes.errors import NotFittedError, ValidationError
 
 __all__ = ["bias_draws", "forest_plot", "judge_bias"]
-
-QUANTITIES = ("offset", "scale", "noise", "noise_human")
-
 
 def _human_line(model: Any, post: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Per-draw (alpha, beta) with human-scale quality ~ alpha + beta * z_std."""
@@ -50,10 +58,77 @@ def _human_line(model: Any, post: dict[str, np.ndarray]) -> tuple[np.ndarray, np
     raise ValidationError(f"judge bias is not defined for the {model.family} family")
 
 
+def confusion_draws(model: Any) -> dict[str, np.ndarray]:
+    """Posterior draws (d, J) of the multinomial family's per-judge bias quantities.
+
+    Categorical judges: ``fpr`` and ``fnr`` (binary) or ``acc_<level>`` (K levels);
+    continuous judges: ``mean_<level>`` (raw score scale) and ``noise``; NaN elsewhere.
+    """
+    from bacon_bayes.bayes.multinomial import confusion_from_logits
+
+    post, const = model.posterior_, model.constants_
+    levels = np.asarray(const["levels"], dtype=float)
+    cat = np.asarray(const["categorical"], dtype=bool)
+    K, n = levels.size, next(iter(post.values())).shape[0]
+    out: dict[str, np.ndarray] = {}
+
+    def put(name: str, cols: np.ndarray, values: np.ndarray) -> None:
+        out[name] = np.full((n, cat.size), np.nan)
+        out[name][:, cols] = values
+
+    if cat.any():
+        conf = np.exp(confusion_from_logits(post["confusion"], K))
+        if K == 2:
+            put("fpr", cat, conf[:, :, 0, 1])
+            put("fnr", cat, conf[:, :, 1, 0])
+        else:
+            for k, lv in enumerate(levels):
+                put(f"acc_{lv:g}", cat, conf[:, :, k, k])
+    if (~cat).any():
+        center = model.design_.judge_center[~cat]
+        scale = model.design_.judge_scale[~cat]
+        for k, lv in enumerate(levels):
+            put(f"mean_{lv:g}", ~cat, center + scale * post["class_mean"][:, :, k])
+        put("noise", ~cat, scale * np.exp(post["log_noise"]))
+    return out
+
+
+def human_confusion_draws(model: Any, X: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
+    """Per draw (d, J): categorical judges' confusion against the human label over a pool.
+
+    ``P(judge says l | human label k)`` as a ratio of expected counts over the items
+    of ``X``: an item's human class is its label where ``y`` has one and the model's
+    ``P(y = k | x)`` (per draw) elsewhere. Returned as ``fpr_human``/``fnr_human``
+    (binary) or ``acc_human_<level>``; NaN for continuous judges. Unlike
+    :func:`confusion_draws` (relative to the latent class the judges define), these
+    are on the human label's terms, which matters when judges err together.
+    """
+    const = model.constants_
+    levels = np.asarray(const["levels"], dtype=float)
+    cat = np.asarray(const["categorical"], dtype=bool)
+    K = levels.size
+    p = model.proba_draws(X)
+    y = np.asarray(y, dtype=float)
+    lab = np.isfinite(y)
+    p[:, lab, :] = (y[lab, None] == levels[None, :]).astype(float)
+    raw, obs = model.design_._raw(np.asarray(X, dtype=float))[:2]
+    conf = np.full((p.shape[0], cat.size, K, K), np.nan)
+    for j in np.flatnonzero(cat):
+        said = obs[:, j, None] & (raw[:, j, None] == levels[None, :])  # (n, K)
+        counts = np.einsum("dnk,nl->dkl", p, said.astype(float))
+        conf[:, j] = counts / np.maximum(counts.sum(axis=-1, keepdims=True), 1e-300)
+    if K == 2:
+        return {"fpr_human": conf[:, :, 0, 1], "fnr_human": conf[:, :, 1, 0]}
+    return {f"acc_human_{lv:g}": conf[:, :, k, k] for k, lv in enumerate(levels)}
+
+
 def bias_draws(model: Any) -> dict[str, np.ndarray]:
-    """Posterior draws (d, J) of offset, scale, noise and noise_human on the raw scales."""
+    """Posterior draws (d, J) of offset, scale, noise and noise_human on the raw scales
+    (the multinomial family: :func:`confusion_draws`)."""
     if not hasattr(model, "posterior_"):
         raise NotFittedError("fit the model before asking for judge bias")
+    if model.family == "multinomial":
+        return confusion_draws(model)
     post = model.posterior_
     d = model.design_
     jc, js = d.judge_center[None, :], d.judge_scale[None, :]
@@ -65,21 +140,37 @@ def bias_draws(model: Any) -> dict[str, np.ndarray]:
     return {"offset": offset, "scale": scale, "noise": noise, "noise_human": noise / scale}
 
 
-def judge_bias(models: Any, level: float = 0.9) -> pd.DataFrame:
+def judge_bias(
+    models: Any,
+    level: float = 0.9,
+    *,
+    X: np.ndarray | None = None,
+    y: np.ndarray | None = None,
+) -> pd.DataFrame:
     """Per-judge bias table: posterior mean and central ``level`` interval.
 
     ``models`` is a fitted judge model or a list of them (e.g. the cross-fitting
     fold models; their draws are pooled). Columns: ``judge`` and, for each of
-    offset, scale, noise and noise_human, the mean and ``*_low``/``*_high``.
+    offset, scale, noise and noise_human (multinomial: the :func:`confusion_draws`
+    quantities, after a ``type`` column, plus the :func:`human_confusion_draws`
+    ones when the pool's ``X`` and labels ``y`` are given), the mean and
+    ``*_low``/``*_high``.
     """
     if not 0 < level < 1:
         raise ValidationError(f"level must be between 0 and 1, got {level}")
     models = list(models) if isinstance(models, Sequence) else [models]
     draws = [bias_draws(m) for m in models]
-    pooled = {k: np.concatenate([d[k] for d in draws]) for k in QUANTITIES}
+    if X is not None and y is not None and models[0].family == "multinomial":
+        draws = [
+            {**d, **human_confusion_draws(m, X, y)} for d, m in zip(draws, models, strict=True)
+        ]
+    pooled = {k: np.concatenate([d[k] for d in draws]) for k in draws[0]}
     lo, hi = (1 - level) / 2, (1 + level) / 2
     table: dict[str, Any] = {"judge": list(models[0].columns.judges)}
-    for k in QUANTITIES:
+    if models[0].family == "multinomial":
+        cat = np.asarray(models[0].constants_["categorical"], dtype=bool)
+        table["type"] = np.where(cat, "categorical", "continuous")
+    for k in pooled:
         table[k] = pooled[k].mean(axis=0)
         table[f"{k}_low"] = np.quantile(pooled[k], lo, axis=0)
         table[f"{k}_high"] = np.quantile(pooled[k], hi, axis=0)
@@ -94,8 +185,18 @@ def forest_plot(table: pd.DataFrame, path: str | Path, *, title: str | None = No
     import matplotlib.pyplot as plt
 
     panels = [k for k in ("offset", "scale", "noise_human") if k in table]
-    labels = {"offset": "offset", "scale": "scale", "noise_human": "noise (human units)"}
-    refs = {"offset": 0.0, "scale": 1.0, "noise_human": None}
+    if not panels:  # multinomial: every quantity with an interval
+        panels = [k for k in table if f"{k}_low" in table and f"{k}_high" in table]
+    labels = {
+        "offset": "offset",
+        "scale": "scale",
+        "noise_human": "noise (human units)",
+        "fpr": "false-positive rate",
+        "fnr": "false-negative rate",
+        "fpr_human": "false-positive rate (vs human)",
+        "fnr_human": "false-negative rate (vs human)",
+    }
+    refs = {"offset": 0.0, "scale": 1.0}
     n = len(table)
     fig, axes = plt.subplots(
         1, len(panels), figsize=(3.2 * len(panels), 0.9 + 0.35 * n), sharey=True
@@ -106,9 +207,9 @@ def forest_plot(table: pd.DataFrame, path: str | Path, *, title: str | None = No
         mean = table[k].to_numpy()
         err = [mean - table[f"{k}_low"].to_numpy(), table[f"{k}_high"].to_numpy() - mean]
         ax.errorbar(mean, ypos, xerr=err, fmt="o", color="tab:blue", capsize=3)
-        if refs[k] is not None:
+        if k in refs:
             ax.axvline(refs[k], color="grey", lw=0.8, ls="--")
-        ax.set_xlabel(labels[k])
+        ax.set_xlabel(labels.get(k, k))
         ax.grid(axis="x", alpha=0.3)
     axes[0].set_yticks(ypos, table["judge"].astype(str).tolist())
     fig.suptitle(title or "Judge bias (posterior mean, interval)")

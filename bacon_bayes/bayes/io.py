@@ -1,9 +1,10 @@
 """Save a fitted judge model to NetCDF and load it back (no pickle).
 
-The file is an ArviZ InferenceData (HDF5/NetCDF via h5netcdf) with the groups
-``posterior`` and ``sample_stats`` (all draws), ``constant_data`` (the fitted
-standardisation of the inputs) and attributes holding the configuration (family,
-parameters, column spec, fit constants), the bacon_bayes version and the fit id.
+The file is an ``xarray.DataTree`` (HDF5/NetCDF via h5netcdf) with the ArviZ
+groups ``posterior`` and ``sample_stats`` (all draws), ``constant_data`` (the
+fitted standardisation of the inputs) and root attributes holding the
+configuration (family, parameters, column spec, fit constants), the bacon_bayes
+version and the fit id. A saved calibrator holds one such tree per fold.
 Loading rebuilds the estimator; its predictions equal the saved model's exactly.
 """
 
@@ -21,14 +22,16 @@ from bacon_bayes.bayes.columns import ColumnSpec, Design
 from bacon_bayes.bayes.diagnostics import Diagnostics
 from bacon_bayes.bayes.gaussian import GaussianJudgeModel
 from bacon_bayes.bayes.hurdle import HurdleJudgeModel
+from bacon_bayes.bayes.multinomial import MultinomialJudgeModel
 from bacon_bayes.bayes.ordinal import OrdinalJudgeModel
 from bacon_bayes.errors import NotFittedError, ValidationError
 
-__all__ = ["load_model", "save_model"]
+__all__ = ["load_model", "model_from_tree", "model_to_tree", "save_model"]
 
 FAMILIES: dict[str, type[JudgeModel]] = {
     "gaussian": GaussianJudgeModel,
     "hurdle": HurdleJudgeModel,
+    "multinomial": MultinomialJudgeModel,
     "ordinal": OrdinalJudgeModel,
 }
 FORMAT = "bacon_bayes.judge_model/1"
@@ -44,10 +47,9 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def save_model(model: JudgeModel, path: str | Path) -> Path:
-    """Write a fitted judge model to ``path`` (NetCDF)."""
-    import arviz as az
-
+def model_to_tree(model: JudgeModel) -> xr.DataTree:
+    """A fitted judge model as a DataTree: ``posterior``, ``sample_stats``,
+    ``constant_data``; configuration, version and fit id in the root attributes."""
     from bacon_bayes import __version__
 
     if not hasattr(model, "posterior_"):
@@ -66,53 +68,69 @@ def save_model(model: JudgeModel, path: str | Path) -> Path:
             for k, v in model.design_.state().items()
         }
     )
-    idata = az.InferenceData(
-        posterior=model.idata_.posterior,
-        sample_stats=model.idata_.sample_stats,
-        constant_data=const,
+    tree = xr.DataTree.from_dict(
+        {
+            "posterior": model.idata_.posterior,
+            "sample_stats": model.idata_.sample_stats,
+            "constant_data": const,
+        }
     )
-    idata.posterior.attrs.update(
+    tree.attrs.update(
         {
             "bacon_bayes_config": json.dumps(config),
             "bacon_bayes_version": __version__,
             "fit_id": model.fit_id_,
         }
     )
-    path = Path(path)
-    idata.to_netcdf(str(path))
-    return path
+    return tree
 
 
-def load_model(path: str | Path) -> JudgeModel:
-    """Read a judge model written by :func:`save_model`."""
+def model_from_tree(tree: xr.DataTree, source: str = "the file") -> JudgeModel:
+    """Rebuild a fitted judge model from :func:`model_to_tree`'s tree."""
     import arviz as az
 
-    path = Path(path)
-    if not path.exists():
-        raise ValidationError(f"model file {str(path)!r} does not exist")
-    idata = az.from_netcdf(str(path))
-    attrs = idata.posterior.attrs
+    attrs = tree.attrs
     if "bacon_bayes_config" not in attrs:
-        raise ValidationError(f"{str(path)!r} is not a bacon_bayes judge model file")
+        raise ValidationError(f"{source} is not a bacon_bayes judge model")
     config = json.loads(attrs["bacon_bayes_config"])
     if config.get("format") != FORMAT:
-        raise ValidationError(f"{str(path)!r} has unknown format {config.get('format')!r}")
+        raise ValidationError(f"{source} has unknown format {config.get('format')!r}")
     params = dict(config["params"])
     params["columns"] = ColumnSpec.from_dict(params["columns"])
     model = FAMILIES[config["family"]](**params)
     design = Design(params["columns"])
+    const = tree["constant_data"].to_dataset()
     for k in design.state():
-        setattr(design, k, np.asarray(idata.constant_data[k].values))
+        setattr(design, k, np.asarray(const[k].values))
     model.design_ = design
     constants = dict(config["constants"])
     if "levels" in constants:
         constants["levels"] = np.asarray(constants["levels"], dtype=float)
         model.levels_ = constants["levels"]
     model.constants_ = constants
-    model.idata_ = idata
-    model.posterior_ = _thin(idata.posterior, model.predict_draws)
+    model.idata_ = az.InferenceData(
+        posterior=tree["posterior"].to_dataset(), sample_stats=tree["sample_stats"].to_dataset()
+    )
+    model.posterior_ = _thin(model.idata_.posterior, model.predict_draws)
     model.diagnostics_ = Diagnostics(
         **{k: v for k, v in config["diagnostics"].items() if k != "ok"}
     )
     model.fit_id_ = str(attrs["fit_id"])
     return model
+
+
+def save_model(model: JudgeModel, path: str | Path) -> Path:
+    """Write a fitted judge model to ``path`` (NetCDF)."""
+    path = Path(path)
+    model_to_tree(model).to_netcdf(str(path), engine="h5netcdf")
+    return path
+
+
+def load_model(path: str | Path) -> JudgeModel:
+    """Read a judge model written by :func:`save_model`."""
+    path = Path(path)
+    if not path.exists():
+        raise ValidationError(f"model file {str(path)!r} does not exist")
+    with xr.open_datatree(str(path), engine="h5netcdf") as tree:
+        tree = tree.load()
+    return model_from_tree(tree, repr(str(path)))

@@ -7,6 +7,7 @@ from typing import Any
 from bacon_bayes.bayes.columns import ColumnSpec
 from bacon_bayes.bayes.gaussian import GaussianJudgeModel
 from bacon_bayes.bayes.hurdle import HurdleJudgeModel
+from bacon_bayes.bayes.multinomial import MultinomialJudgeModel
 from bacon_bayes.bayes.ordinal import OrdinalJudgeModel
 
 __all__ = ["register_bayes"]
@@ -25,6 +26,11 @@ def _hurdle(spec: Any, features: Any) -> HurdleJudgeModel:
     return HurdleJudgeModel(ColumnSpec.from_features(features))
 
 
+def _multinomial(spec: Any, features: Any) -> MultinomialJudgeModel:
+    levels = getattr(spec, "levels", None)
+    return MultinomialJudgeModel(ColumnSpec.from_features(features), levels=levels)
+
+
 def register_bayes() -> None:
     """Add the Bayesian families to :mod:`bacon_bayes.outcome.registry`."""
     from bacon_bayes.outcome import registry
@@ -32,3 +38,4 @@ def register_bayes() -> None:
     registry.register("ordinal", "bayes", _ordinal)
     registry.register("gaussian", "bayes", _gaussian)
     registry.register("hurdle", "bayes", _hurdle)
+    registry.register("multinomial", "bayes", _multinomial)

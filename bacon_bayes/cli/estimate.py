@@ -31,6 +31,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_pool_arguments(p)
     p.add_argument("--model", help="outcome family: ridge, gaussian, hurdle, ordinal, multinomial")
     p.add_argument("--engine", default="auto", choices=("auto", "bayes", "freq"))
+    p.add_argument(
+        "--preset",
+        help="Bayesian model preset: a shipped name (e.g. ordinal, multinomial) or a .toml "
+        "path; sets the model family, engine bayes, priors and sampler settings",
+    )
     p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
     p.add_argument("--folds", type=int, default=5, help="cross-fitting folds (5)")
     p.add_argument("--seed", type=int, default=0, help="seed of the fold split (0)")
@@ -83,6 +88,16 @@ def expand_judges(patterns: list[str], columns: pd.Index) -> list[str]:
     return out
 
 
+def parse_levels(text: str | None) -> list[float] | None:
+    """``--levels 1,2,3`` as numbers (None when not given)."""
+    if not text:
+        return None
+    try:
+        return [float(v) for v in text.split(",")]
+    except ValueError as exc:
+        raise ValidationError(f"--levels {text!r} must be numbers like 1,2,3") from exc
+
+
 def pool_from_args(args: argparse.Namespace) -> EvalPool:
     """Read the table (or study folder) named on the command line into a validated pool.
 
@@ -111,12 +126,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
         if not args.judge:
             raise ValidationError("no judges given; pass --judge COL (repeatable) or --scores.")
         judges = expand_judges(args.judge, df.columns)
-    levels = None
-    if args.levels:
-        try:
-            levels = [float(v) for v in args.levels.split(",")]
-        except ValueError as exc:
-            raise ValidationError(f"--levels {args.levels!r} must be numbers like 1,2,3") from exc
+    levels = parse_levels(args.levels)
     return EvalPool.from_frame(
         df,
         label=args.label,
@@ -131,9 +141,22 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     )
 
 
+def calibrator_from_args(args: argparse.Namespace) -> Calibrator:
+    """The unfitted Calibrator the command-line options describe."""
+    preset = getattr(args, "preset", None)
+    if preset is not None:
+        from bacon_bayes.presets import load_preset
+
+        load_preset(preset)  # an unknown name fails before the table is read
+    return Calibrator(
+        args.model, engine=args.engine, folds=args.folds, seed=args.seed, preset=preset
+    )
+
+
 def run(args: argparse.Namespace) -> int:
+    cal = calibrator_from_args(args)
     pool = pool_from_args(args)
-    cal = Calibrator(args.model, engine=args.engine, folds=args.folds, seed=args.seed).fit(pool)
+    cal.fit(pool)
     if args.json:
         print(json.dumps(cal.summary(args.alpha, tuple(args.quantile)), indent=2))
         return 0

@@ -8,11 +8,13 @@ import argparse
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "judges",
-        help="per-judge bias (offset, scale, noise) from the Bayesian judge model",
+        help="per-judge bias (offset, scale, noise; or confusion rates) from the Bayesian "
+        "judge model",
         description=(
             "Fit the Bayesian judge model to FILE and print each judge's offset, scale "
-            "and noise on the human scale (posterior mean and interval); write a "
-            "forest plot."
+            "and noise on the human scale (categorical labels: its false-positive and "
+            "false-negative rates, or per-class accuracy), posterior mean and interval; "
+            "write a forest plot."
         ),
     )
     p.add_argument("file", help="CSV or Parquet table, one row per item")
@@ -21,9 +23,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--outcome",
         default="ordinal",
-        choices=["ordinal", "continuous"],
-        help="outcome type (ordinal -> ordinal model, continuous -> gaussian model)",
+        choices=["ordinal", "continuous", "categorical"],
+        help="outcome type (ordinal -> ordinal model, continuous -> gaussian model, "
+        "categorical -> multinomial Dawid-Skene model)",
     )
+    p.add_argument("--levels", help="comma-separated outcome levels (default: labels seen)")
     p.add_argument("--level", type=float, default=0.9, help="interval level (default 0.9)")
     p.add_argument("--plot", default="judge_bias.png", help="forest plot PNG path")
     p.add_argument("--draws", type=int, default=500, help="posterior draws per chain")
@@ -34,6 +38,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from bacon_bayes.bayes.bias import forest_plot
     from bacon_bayes.bayes.workflow import judge_bias_from_table
+    from bacon_bayes.cli.estimate import parse_levels
 
     table = judge_bias_from_table(
         args.file,
@@ -41,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
         judges=args.judges,
         outcome=args.outcome,
         level=args.level,
+        levels=parse_levels(args.levels),
         draws=args.draws,
         seed=args.seed,
     )

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import tomllib
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from bacon_bayes.errors import ValidationError
 
-__all__ = ["available_presets", "load_preset", "model_from_preset"]
+__all__ = ["apply_preset", "available_presets", "load_preset", "model_from_preset"]
 
 SAMPLER_KEYS = {"sampler", "draws", "tune", "chains", "target_accept", "low_rank", "predict_draws"}
 
@@ -33,13 +34,24 @@ def available_presets() -> list[str]:
 
 
 def load_preset(name: str) -> dict[str, Any]:
-    """Read preset ``name`` (validated: family, priors table, known sampler keys)."""
-    path = resources.files(__name__).joinpath(f"{name}.toml")
-    if not path.is_file():
+    """Read preset ``name``, or the TOML file at that path (a name ending in ``.toml``).
+
+    Validated: a family, a priors table, known sampler keys.
+    """
+    path: Any = resources.files(__name__).joinpath(f"{name}.toml")
+    if name.endswith(".toml"):
+        path = Path(name)
+        if not path.is_file():
+            raise ValidationError(f"preset file {name!r} does not exist; check the path")
+    elif not path.is_file():
         raise ValidationError(
-            f"no preset named {name!r}; available: {', '.join(available_presets())}"
+            f"no preset named {name!r}; available: {', '.join(available_presets())} "
+            "(or pass the path of a .toml file)"
         )
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ValidationError(f"preset {name!r} is not valid TOML: {exc}") from exc
     if "family" not in data:
         raise ValidationError(f"preset {name!r} has no 'family'")
     unknown = set(data.get("sampler", {})) - SAMPLER_KEYS
@@ -62,3 +74,20 @@ def model_from_preset(name: str, columns: Any, **overrides: Any) -> Any:
         )
     kwargs = {**preset["sampler"], "priors": dict(preset["priors"]), **overrides}
     return cls(columns, **kwargs)
+
+
+def apply_preset(model: Any, preset: dict[str, Any]) -> Any:
+    """Set a loaded preset's priors and sampler settings on an unfitted judge model.
+
+    The model's family must be the preset's; prior names are checked against it.
+    """
+    if getattr(model, "family", None) != preset["family"]:
+        raise ValidationError(
+            f"the preset is for the {preset['family']!r} family, not "
+            f"{getattr(model, 'family', type(model).__name__)!r}"
+        )
+    for key, value in preset["sampler"].items():
+        setattr(model, key, value)
+    model.priors = {**(model.priors or {}), **preset["priors"]}
+    model.resolved_priors()  # unknown prior names fail here, before any sampling
+    return model

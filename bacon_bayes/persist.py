@@ -1,0 +1,245 @@
+"""Save a fitted :class:`~bacon_bayes.calibrator.Calibrator` to NetCDF and load it back.
+
+One ``xarray.DataTree`` file (h5netcdf), no pickle:
+
+* root attributes: format, bacon_bayes version, an id of this save, the
+  calibrator's configuration (JSON), the resolved model name and engine;
+* ``/pool``: the evaluation pool (ids, labels, groups, text, embedding,
+  inclusion probabilities; outcome, judges and notes in its attributes) and
+  ``/pool/judge_scores``, the long judge table;
+* ``/crossfit``: fold of every item, fold shares, design weights, the feature
+  matrix and the surrogate (``predictions``);
+* ``/fold_<k>``: for the Bayesian engine, fold ``k``'s model with the ArviZ
+  groups ``posterior``, ``sample_stats`` and ``constant_data``
+  (:func:`bacon_bayes.bayes.io.model_to_tree`).
+
+Loading rebuilds the calibrator without fitting anything for the Bayesian
+engine; every estimate and item score then equals the saved calibrator's
+exactly. Frequentist fold models are refitted on the saved features and fold
+assignment (deterministic), and the refit is checked against the saved
+surrogate.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from bacon_bayes.calibrator import Calibrator
+from bacon_bayes.crossfit import CrossFitResult, cross_fit
+from bacon_bayes.errors import NotFittedError, ValidationError
+from bacon_bayes.features import build_features
+from bacon_bayes.pool import EvalPool, OutcomeSpec
+
+__all__ = ["load_calibrator", "save_calibrator"]
+
+FORMAT = "bacon_bayes.calibrator/1"
+_OPTIONAL = ("groups", "text", "propensity")
+
+
+def _config(cal: Calibrator) -> dict[str, Any]:
+    """The calibrator's constructor arguments, JSON-ready (custom models refused)."""
+    names = [p for p in inspect.signature(Calibrator.__init__).parameters if p != "self"]
+    config = {n: getattr(cal, n) for n in names}
+    model = config["model"]
+    if model is not None and not isinstance(model, str):
+        if not _is_judge_model(model):
+            raise ValidationError(
+                f"cannot save a calibrator built with a custom {type(model).__name__} "
+                "(restoring it would need pickle); build it with a model name instead, "
+                "e.g. Calibrator(model='ridge')."
+            )
+        config["model"] = None  # rebuilt from the saved fold models
+    if isinstance(config.get("winsor"), tuple):
+        config["winsor"] = list(config["winsor"])
+    try:
+        json.dumps(config)
+    except TypeError as err:
+        raise ValidationError(f"the calibrator's settings cannot be saved as JSON: {err}") from err
+    return config
+
+
+def _is_judge_model(model: Any) -> bool:
+    return type(model).__module__.startswith("bacon_bayes.bayes.")
+
+
+def _column(values: np.ndarray) -> tuple[np.ndarray, str]:
+    """An array netCDF can hold, and the dtype to restore."""
+    values = np.asarray(values)
+    if values.dtype.kind == "O":
+        return values.astype(str), "object"
+    return values, values.dtype.str
+
+
+def _pool_tree(pool: EvalPool) -> dict[str, xr.Dataset]:
+    data: dict[str, Any] = {}
+    dtypes: dict[str, str] = {}
+    for name in ("ids", "y", *_OPTIONAL):
+        value = getattr(pool, name)
+        if value is not None:
+            arr, dtypes[name] = _column(value)
+            data[name] = (("item",), arr)
+    if pool.embedding is not None:
+        data["embedding"] = (("item", "embedding_dim"), np.asarray(pool.embedding))
+    attrs = {
+        "outcome_kind": pool.outcome.kind,
+        "outcome_levels": json.dumps(
+            None if pool.outcome.levels is None else list(pool.outcome.levels)
+        ),
+        "judges": json.dumps(list(pool.judges)),
+        "label_name": pool.label_name,
+        "notes": json.dumps(list(pool.notes)),
+        "dtypes": json.dumps(dtypes),
+    }
+    scores = pool.judge_scores
+    score_dtypes = {}
+    score_data = {}
+    for col in scores.columns:
+        arr, score_dtypes[col] = _column(scores[col].to_numpy())
+        score_data[col] = (("score_row",), arr)
+    judge_scores = xr.Dataset(
+        score_data,
+        attrs={"columns": json.dumps(list(scores.columns)), "dtypes": json.dumps(score_dtypes)},
+    )
+    return {"pool": xr.Dataset(data, attrs=attrs), "pool/judge_scores": judge_scores}
+
+
+def _restore(arr: np.ndarray, dtype: str) -> np.ndarray:
+    return arr.astype(object) if dtype == "object" else arr.astype(np.dtype(dtype))
+
+
+def _pool_from_tree(tree: xr.DataTree) -> EvalPool:
+    ds = tree["pool"].to_dataset()
+    dtypes = json.loads(ds.attrs["dtypes"])
+    get = {
+        name: _restore(ds[name].values, dtypes[name]) if name in ds else None
+        for name in ("ids", "y", *_OPTIONAL)
+    }
+    levels = json.loads(ds.attrs["outcome_levels"])
+    js = tree["pool/judge_scores"].to_dataset()
+    sdt = json.loads(js.attrs["dtypes"])
+    scores = pd.DataFrame(
+        {c: _restore(js[c].values, sdt[c]) for c in json.loads(js.attrs["columns"])}
+    )
+    ids, y = get["ids"], get["y"]
+    assert ids is not None and y is not None  # always saved
+    return EvalPool(
+        ids=ids,
+        y=y,
+        outcome=OutcomeSpec(ds.attrs["outcome_kind"], None if levels is None else tuple(levels)),
+        judge_scores=scores,
+        judges=tuple(json.loads(ds.attrs["judges"])),
+        groups=get["groups"],
+        text=get["text"],
+        embedding=ds["embedding"].values if "embedding" in ds else None,
+        propensity=get["propensity"],
+        label_name=str(ds.attrs["label_name"]),
+        notes=tuple(json.loads(ds.attrs["notes"])),
+    )
+
+
+def save_calibrator(cal: Calibrator, path: str | Path) -> Path:
+    """Write a fitted calibrator to ``path`` (NetCDF); see the module docstring."""
+    from bacon_bayes import __version__
+
+    if not hasattr(cal, "crossfit_"):
+        raise NotFittedError("fit the calibrator before saving it.")
+    cf = cal.crossfit_
+    nodes: dict[str, xr.Dataset | xr.DataTree] = {
+        "/": xr.Dataset(
+            attrs={
+                "format": FORMAT,
+                "bacon_bayes_version": __version__,
+                "save_id": uuid.uuid4().hex,
+                "config": json.dumps(_config(cal)),
+                "model_name": cal.model_name_,
+                "engine": cal.engine_,
+            }
+        ),
+        **_pool_tree(cal.pool_),
+        "crossfit": xr.Dataset(
+            {
+                "fold_ids": (("item",), cf.fold_ids),
+                "weights": (("fold",), cf.weights),
+                "design_weight": (("item",), cf.design_weight),
+                "X": (("item", "feature"), cf.X),
+                "predictions": (("item",), cf.mean),
+            },
+            coords={"feature": np.asarray(cal.features_.names, dtype=str)},
+        ),
+    }
+    tree = xr.DataTree.from_dict(nodes)
+    if all(_is_judge_model(m) for m in cf.models):
+        from bacon_bayes.bayes.io import model_to_tree
+
+        for k, model in enumerate(cf.models):
+            tree[f"fold_{k}"] = model_to_tree(model)
+    path = Path(path)
+    tree.to_netcdf(str(path), engine="h5netcdf")
+    return path
+
+
+def load_calibrator(path: str | Path) -> Calibrator:
+    """Read a calibrator written by :func:`save_calibrator`, ready for every estimate."""
+    path = Path(path)
+    if not path.exists():
+        raise ValidationError(f"calibrator file {str(path)!r} does not exist.")
+    with xr.open_datatree(str(path), engine="h5netcdf") as opened:
+        tree = opened.load()
+    if tree.attrs.get("format") != FORMAT:
+        raise ValidationError(
+            f"{str(path)!r} is not a saved bacon_bayes calibrator (format "
+            f"{tree.attrs.get('format')!r}; expected {FORMAT!r})."
+        )
+    config = json.loads(tree.attrs["config"])
+    if isinstance(config.get("winsor"), list):
+        config["winsor"] = tuple(config["winsor"])
+    cal = Calibrator(**config)
+    cal.pool_ = _pool_from_tree(tree)
+    cal.features_ = build_features(
+        cal.pool_, winsor=cal.winsor, n_components=cal.n_components, seed=cal.seed
+    )
+    cfd = tree["crossfit"].to_dataset()
+    X = cfd["X"].values
+    if not np.array_equal(cal.features_.X, X):
+        raise ValidationError(
+            f"{str(path)!r}: this version of bacon_bayes builds different features from the "
+            "saved pool than the one that saved it; refit the calibrator."
+        )
+    cal.engine_ = str(tree.attrs["engine"])
+    cal.model_name_ = str(tree.attrs["model_name"])
+    fold_ids = cfd["fold_ids"].values
+    saved = cfd["predictions"].values
+    if "fold_0" in tree.children:
+        from bacon_bayes.bayes.io import model_from_tree
+
+        models = [
+            model_from_tree(tree.children[f"fold_{k}"], f"{str(path)!r} fold {k}")
+            for k in range(cfd.sizes["fold"])
+        ]
+        template = models[0]
+        cal.model_ = type(template)(**template.get_params())
+        if cal.engine_ == "custom":  # built from a judge-model instance
+            cal.model = cal.model_
+        cal.crossfit_ = CrossFitResult(
+            fold_ids, models, cfd["weights"].values, X, saved, cfd["design_weight"].values
+        )
+    else:
+        cal.model_, cal.model_name_, cal.engine_ = cal._resolve_model(cal.pool_, cal.features_)
+        cal.crossfit_ = cross_fit(
+            cal.model_, X, cal.pool_.y, fold_ids=fold_ids, pi=cal.pool_.propensity
+        )
+        if not np.allclose(cal.crossfit_.mean, saved, rtol=1e-9, atol=1e-12):
+            raise ValidationError(
+                f"{str(path)!r}: refitting the frequentist fold models did not reproduce the "
+                "saved surrogate; refit the calibrator with this version."
+            )
+        cal.crossfit_.mean = saved
+    return cal
