@@ -19,7 +19,8 @@ conformal) on the held-out labeled items (out-of-fold) and on the unlabeled item
 
 Run: ``python -m benchmarks bayes_efficiency`` (``python -m
 benchmarks.bench_bayes_efficiency summeval`` or ``wmt22`` for one data set; add
-``--freq-only`` to skip the Bayesian fits). Skips
+``--freq-only`` to skip the Bayesian fits, ``--short-nuts`` for 2 chains x (200 + 200)
+draws). Skips
 with a message when ``shared/data`` is absent (``$BACON_SHARED_DATA`` points there).
 """
 
@@ -54,6 +55,19 @@ WMT_METRICS = [
     "BLEU-refA",
     "SEScore-refA",
 ]
+
+
+#: ``--short-nuts``: 2 chains x (200 tune + 200 draws) instead of the defaults (4 x 400 + 400)
+SHORT_NUTS = False
+
+
+def _short_nuts(pool: EvalPool, family: str):
+    from bacon_bayes.features import build_features
+    from bacon_bayes.outcome import registry
+
+    model = registry.make_model(family, "bayes", pool.outcome, build_features(pool))
+    model.chains, model.tune, model.draws = 2, 200, 200
+    return model
 
 
 def _keep(n: int) -> np.ndarray:
@@ -147,9 +161,14 @@ def compare(
         start = time.perf_counter()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            cals[engine] = Calibrator(family, engine=engine, seed=SEED).fit(pool)
+            model = family
+            if engine == "bayes" and SHORT_NUTS:
+                model = _short_nuts(pool, family)
+            cals[engine] = Calibrator(model, engine=engine, seed=SEED).fit(pool)
         secs = time.perf_counter() - start
-        note = f"{secs:.0f} s"
+        note = f"{secs:.0f} s" + (
+            " (2 chains x 200 + 200)" if engine == "bayes" and SHORT_NUTS else ""
+        )
         if engine == "bayes":
             diags = [m.diagnostics_ for m in cals[engine].crossfit_.models]
             note += (
@@ -240,5 +259,6 @@ def main(names: list[str] | None = None, engines: tuple[str, ...] = ("bayes", "f
 if __name__ == "__main__":
     args = sys.argv[1:]
     only_freq = "--freq-only" in args  # e.g. WMT22 when there is no time for NUTS on 30,000
+    SHORT_NUTS = "--short-nuts" in args
     names = [a for a in args if not a.startswith("--")] or None
     main(names, ("freq",) if only_freq else ("bayes", "freq"))
