@@ -36,6 +36,7 @@ from bacon_bayes.errors import NotFittedError, ValidationError
 
 __all__ = ["bias_draws", "forest_plot", "judge_bias"]
 
+
 def _human_line(model: Any, post: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Per-draw (alpha, beta) with human-scale quality ~ alpha + beta * z_std."""
     if model.family == "gaussian":
