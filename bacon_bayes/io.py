@@ -1,8 +1,9 @@
-"""Reading tables from disk (CSV, gzipped CSV, Parquet)."""
+"""Reading tables from disk (CSV, gzipped CSV, Parquet) and NetCDF trees."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -26,3 +27,21 @@ def read_table(path: str | Path) -> pd.DataFrame:
             f"cannot read {str(path)!r} as {'Parquet' if 'parq' in name else 'CSV'}: {exc}. "
             "Pass a CSV (.csv, .csv.gz) or Parquet (.parquet) file."
         ) from exc
+
+
+def write_tree(tree: Any, path: str | Path) -> Path:
+    """Write an ``xarray.DataTree`` to a NetCDF file (h5netcdf)."""
+    path = Path(path)
+    tree.to_netcdf(str(path), engine="h5netcdf")
+    return path
+
+
+def read_tree(path: str | Path, what: str) -> Any:
+    """Read a whole ``xarray.DataTree`` from a NetCDF file into memory."""
+    import xarray as xr
+
+    path = Path(path)
+    if not path.exists():
+        raise ValidationError(f"{what} file {str(path)!r} does not exist.")
+    with xr.open_datatree(str(path), engine="h5netcdf") as opened:
+        return opened.load()

@@ -36,6 +36,7 @@ from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.features import build_features
+from bacon_bayes.io import read_tree, write_tree
 from bacon_bayes.pool import EvalPool, OutcomeSpec
 
 __all__ = ["load_calibrator", "save_calibrator"]
@@ -181,18 +182,12 @@ def save_calibrator(cal: Calibrator, path: str | Path) -> Path:
 
         for k, model in enumerate(cf.models):
             tree[f"fold_{k}"] = model_to_tree(model)
-    path = Path(path)
-    tree.to_netcdf(str(path), engine="h5netcdf")
-    return path
+    return write_tree(tree, path)
 
 
 def load_calibrator(path: str | Path) -> Calibrator:
     """Read a calibrator written by :func:`save_calibrator`, ready for every estimate."""
-    path = Path(path)
-    if not path.exists():
-        raise ValidationError(f"calibrator file {str(path)!r} does not exist.")
-    with xr.open_datatree(str(path), engine="h5netcdf") as opened:
-        tree = opened.load()
+    tree = read_tree(path, "calibrator")
     if tree.attrs.get("format") != FORMAT:
         raise ValidationError(
             f"{str(path)!r} is not a saved bacon_bayes calibrator (format "

@@ -25,6 +25,7 @@ from bacon_bayes.bayes.hurdle import HurdleJudgeModel
 from bacon_bayes.bayes.multinomial import MultinomialJudgeModel
 from bacon_bayes.bayes.ordinal import OrdinalJudgeModel
 from bacon_bayes.errors import NotFittedError, ValidationError
+from bacon_bayes.io import read_tree, write_tree
 
 __all__ = ["load_model", "model_from_tree", "model_to_tree", "save_model"]
 
@@ -121,16 +122,9 @@ def model_from_tree(tree: xr.DataTree, source: str = "the file") -> JudgeModel:
 
 def save_model(model: JudgeModel, path: str | Path) -> Path:
     """Write a fitted judge model to ``path`` (NetCDF)."""
-    path = Path(path)
-    model_to_tree(model).to_netcdf(str(path), engine="h5netcdf")
-    return path
+    return write_tree(model_to_tree(model), path)
 
 
 def load_model(path: str | Path) -> JudgeModel:
     """Read a judge model written by :func:`save_model`."""
-    path = Path(path)
-    if not path.exists():
-        raise ValidationError(f"model file {str(path)!r} does not exist")
-    with xr.open_datatree(str(path), engine="h5netcdf") as tree:
-        tree = tree.load()
-    return model_from_tree(tree, repr(str(path)))
+    return model_from_tree(read_tree(path, "model"), repr(str(path)))
