@@ -694,6 +694,11 @@ def bootstrap_t_critical_values(
     order = np.argsort(codes, kind="stable")
     g = codes[order]
     size = np.bincount(g, minlength=m)
+    if np.any(size < 2):
+        raise ValidationError(
+            f"domain code {int(np.argmax(size < 2))} has {int(size.min())} labeled item(s); "
+            "every domain 0..m-1 needs at least 2 for a bootstrap."
+        )
     start = np.concatenate([[0], np.cumsum(size)[:-1]])
     w = weight[order]
     if hajek:

@@ -192,6 +192,8 @@ def test_bootstrap_critical_values_match_normal_theory_on_large_normal_groups():
     uneven = rng.uniform(1, 4, codes.size)
     cu = est.bootstrap_t_critical_values(resid, uneven, codes, 0.05, n_boot=4000, seed=1)
     assert cu[0] == pytest.approx(sidak[0], abs=0.15)
+    with pytest.raises(ValidationError, match="domain code 1 has 0 labeled"):
+        est.bootstrap_t_critical_values(resid[:10], w[:10], np.array([0] * 5 + [2] * 5), 0.05)
 
 
 def test_bootstrap_widens_skewed_groups_and_falls_back_to_t_when_small():
