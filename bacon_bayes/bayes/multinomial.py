@@ -69,6 +69,7 @@ from scipy import special
 from bacon_bayes.bayes.base import JUDGE_PRIORS, JudgeModel
 from bacon_bayes.bayes.columns import Design
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.items import top_mass_sets
 from bacon_bayes.outcome.base import DiscreteOutcomeMixin, level_index
 
 __all__ = ["MultinomialJudgeModel", "class_log_joint", "confusion_from_logits", "label_link"]
@@ -398,13 +399,7 @@ class MultinomialJudgeModel(DiscreteOutcomeMixin, JudgeModel):
         predictive probabilities first sum to at least ``level``."""
         if not 0 < level < 1:
             raise ValidationError(f"level must be between 0 and 1, got {level}")
-        p = self.predict_proba(X)
-        order = np.argsort(-p, axis=1, kind="stable")
-        ranked = np.take_along_axis(p, order, axis=1)
-        before = np.cumsum(ranked, axis=1) - ranked  # mass of the more probable levels
-        keep = np.zeros_like(p, dtype=bool)
-        np.put_along_axis(keep, order, before < level, axis=1)
-        return keep
+        return top_mass_sets(self.predict_proba(X), level)
 
     def proba_draws(self, X: np.ndarray) -> np.ndarray:
         """``P(y = level_k | x)`` for every posterior draw, shape (d, n, K)."""
