@@ -20,7 +20,7 @@ from scipy import special
 
 __all__ = [
     "collapse_judges",
-    "normal_interval_prob",
+    "latent_posterior",
     "ordinal_probs",
 ]
 
@@ -62,12 +62,29 @@ def collapse_judges(
     return logp, m, v
 
 
-def normal_interval_prob(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """P(lo < Z <= hi) for standard normal Z, accurate in both tails."""
-    upper = lo > 0  # both bounds in the upper tail: use the survival function
-    return np.where(
-        upper, special.ndtr(-lo) - special.ndtr(-hi), special.ndtr(hi) - special.ndtr(lo)
-    )
+def latent_posterior(
+    L: np.ndarray, obs: np.ndarray, a: np.ndarray, c: np.ndarray, log_sd: np.ndarray, mu: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-draw posterior mean and variance of z given the judges (``tau2 = 1``).
+
+    The ``m, v`` of :func:`collapse_judges` for predictions, without the marginal
+    density and with one (d, n, J) temporary instead of several.
+
+    Parameters
+    ----------
+    L, obs : (n, J) judge scores and 0/1 observed mask.
+    a, c : (d, J) judge offsets and scales per posterior draw.
+    log_sd : (d, n, J) or (d, 1, J) log noise standard deviations.
+    mu : (d, n) prior mean of z.
+    """
+    cinv = np.exp(-2.0 * log_sd)
+    cinv *= c[:, None, :]
+    cinv = cinv * obs  # c / s2 where observed, 0 where missing
+    s1 = (cinv @ c[:, :, None])[..., 0]
+    s2c = np.einsum("dnj,nj->dn", cinv, np.where(obs > 0, L, 0.0))
+    s2c -= (cinv @ a[:, :, None])[..., 0] + mu * s1
+    v = 1.0 / (1.0 + s1)
+    return mu + s2c * v, v
 
 
 def ordinal_probs(m: np.ndarray, sd: np.ndarray, cut: np.ndarray) -> np.ndarray:
@@ -77,7 +94,11 @@ def ordinal_probs(m: np.ndarray, sd: np.ndarray, cut: np.ndarray) -> np.ndarray:
     inner cutpoints (increasing; the outer ones are infinite). Returns (d, n, K).
     """
     cut = np.atleast_2d(np.asarray(cut, dtype=float))
-    inf = np.full((cut.shape[0], 1), np.inf)
-    edges = np.concatenate([-inf, cut, inf], axis=1)[:, None, :]
-    z = (edges - np.asarray(m)[..., None]) / np.asarray(sd)[..., None]
-    return np.clip(normal_interval_prob(z[..., :-1], z[..., 1:]), 0.0, 1.0)
+    z = (cut[:, None, :] - np.asarray(m)[..., None]) / np.asarray(sd)[..., None]
+    cdf, sf = special.ndtr(z), special.ndtr(-z)  # once per inner edge, not per level
+    zeros, ones = np.zeros((*z.shape[:-1], 1)), np.ones((*z.shape[:-1], 1))
+    cdf = np.concatenate([zeros, cdf, ones], axis=-1)
+    sf = np.concatenate([ones, sf, zeros], axis=-1)
+    upper = np.concatenate([zeros < 0, z > 0], axis=-1)  # level's lower edge above 0
+    p = np.where(upper, sf[..., :-1] - sf[..., 1:], cdf[..., 1:] - cdf[..., :-1])
+    return np.clip(p, 0.0, 1.0)

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-__all__ = ["ConvergenceWarning", "Diagnostics", "check_convergence"]
+__all__ = ["ConvergenceWarning", "Diagnostics", "check_convergence", "merge_diagnostics"]
 
 RHAT_MAX = 1.01
 
@@ -77,6 +77,9 @@ def check_convergence(idata, *, sampler: str, seconds: float, warn: bool = True)
     import arviz as az
 
     post = idata.posterior
+    # the sampler's unconstrained copies (``log_sd_log__``, ``cut_ordered__``) are the
+    # same parameters reparametrised; PyMC leaves them out of its posterior too
+    post = post[[v for v in post.data_vars if not str(v).endswith("__")]]
     rhat = az.rhat(post)
     neg = rhat.map(lambda x: -np.nan_to_num(x, nan=np.inf))
     mr, wr = _flat_min(neg)
@@ -84,8 +87,10 @@ def check_convergence(idata, *, sampler: str, seconds: float, warn: bool = True)
     tail, _ = _flat_min(az.ess(post, method="tail"))
     div = 0
     stats = getattr(idata, "sample_stats", None)
-    if stats is not None and "diverging" in stats:
-        div = int(np.asarray(stats["diverging"]).sum())
+    if stats is not None:  # a cut fit has both stages' ("diverging", "judges_diverging")
+        for name in stats.data_vars:
+            if str(name).endswith("diverging"):
+                div += int(np.asarray(stats[name]).sum())
     diag = Diagnostics(
         max_rhat=-mr,
         worst_rhat=wr,
@@ -105,3 +110,22 @@ def check_convergence(idata, *, sampler: str, seconds: float, warn: bool = True)
             stacklevel=3,
         )
     return diag
+
+
+def merge_diagnostics(parts: list[Diagnostics]) -> Diagnostics:
+    """One summary of several sampler runs behind one posterior (a cut fit's stages):
+    worst R-hat and ESS, all divergences, total time, the smallest draw count."""
+    rhat = max(parts, key=lambda d: d.max_rhat)
+    ess = min(parts, key=lambda d: d.min_ess_bulk)
+    return Diagnostics(
+        max_rhat=rhat.max_rhat,
+        worst_rhat=rhat.worst_rhat,
+        min_ess_bulk=ess.min_ess_bulk,
+        min_ess_tail=min(d.min_ess_tail for d in parts),
+        worst_ess=ess.worst_ess,
+        n_divergent=sum(d.n_divergent for d in parts),
+        n_draws=min(d.n_draws for d in parts),
+        n_chains=min(d.n_chains for d in parts),
+        sampler=parts[0].sampler,
+        seconds=sum(d.seconds for d in parts),
+    )

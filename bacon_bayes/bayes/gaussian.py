@@ -15,7 +15,7 @@ from typing import ClassVar
 import numpy as np
 from scipy import special
 
-from bacon_bayes.bayes.base import JudgeModel
+from bacon_bayes.bayes.base import JudgeModel, fold_shape
 from bacon_bayes.errors import ValidationError
 
 __all__ = ["GaussianJudgeModel"]
@@ -41,10 +41,11 @@ class GaussianJudgeModel(JudgeModel):
         ys = np.where(train, (np.nan_to_num(y) - center) / scale, 0.0)
         return {"yk": ys, "w": train.astype(float)}, {"y_center": center, "y_scale": scale}
 
-    def _label_logp(self, pm, pt, m, v, yk, pr):
-        b0 = pm.Normal("intercept", 0.0, pr["intercept_sd"])
-        b1 = pm.HalfNormal("slope", pr["slope_sd"])
-        sy = pm.HalfNormal("label_noise", pr["label_noise_sd"])
+    def _label_logp(self, pm, pt, m, v, yk, pr, folds=None):
+        shape, col = fold_shape(folds)
+        b0 = col(pm.Normal("intercept", 0.0, pr["intercept_sd"], shape=shape))
+        b1 = col(pm.HalfNormal("slope", pr["slope_sd"], shape=shape))
+        sy = col(pm.HalfNormal("label_noise", pr["label_noise_sd"], shape=shape))
         var = b1 * b1 * v + sy * sy
         return -0.5 * (np.log(2 * np.pi) + pt.log(var) + (yk - b0 - b1 * m) ** 2 / var)
 

@@ -22,7 +22,7 @@ from typing import ClassVar
 import numpy as np
 from scipy import special
 
-from bacon_bayes.bayes.base import JudgeModel
+from bacon_bayes.bayes.base import JudgeModel, fold_shape
 from bacon_bayes.bayes.ordinal import CLIP
 from bacon_bayes.errors import ValidationError
 
@@ -75,18 +75,19 @@ class HurdleJudgeModel(JudgeModel):
         yk = np.column_stack([pos.astype(float), ly])
         return {"yk": yk, "w": train.astype(float)}, {"log_center": center, "log_scale": scale}
 
-    def _label_logp(self, pm, pt, m, v, yk, pr):
-        g0 = pm.Normal("zero_intercept", 0.0, pr["zero_intercept_sd"])
-        g1 = pm.Normal("zero_slope", 0.0, pr["zero_slope_sd"])
-        h0 = pm.Normal("log_intercept", 0.0, pr["log_intercept_sd"])
-        h1 = pm.Normal("log_slope", 0.0, pr["log_slope_sd"])
-        s = pm.HalfNormal("log_noise_y", pr["log_noise_sd_prior"])
+    def _label_logp(self, pm, pt, m, v, yk, pr, folds=None):
+        shape, col = fold_shape(folds)
+        g0 = col(pm.Normal("zero_intercept", 0.0, pr["zero_intercept_sd"], shape=shape))
+        g1 = col(pm.Normal("zero_slope", 0.0, pr["zero_slope_sd"], shape=shape))
+        h0 = col(pm.Normal("log_intercept", 0.0, pr["log_intercept_sd"], shape=shape))
+        h1 = col(pm.Normal("log_slope", 0.0, pr["log_slope_sd"], shape=shape))
+        s = col(pm.HalfNormal("log_noise_y", pr["log_noise_sd_prior"], shape=shape))
 
         def log_phi(mu, sigma, x):  # erfc only: compiles on every backend incl. JAX
             z = pt.clip((x - mu) / sigma, -CLIP, CLIP)
             return pt.log(0.5 * pt.erfc(-z / np.sqrt(2.0)))
 
-        return hurdle_label_logp(yk[:, 0], yk[:, 1], m, v, g0, g1, h0, h1, s, pt, log_phi)
+        return hurdle_label_logp(yk[..., 0], yk[..., 1], m, v, g0, g1, h0, h1, s, pt, log_phi)
 
     def _parts(self, post, const):
         sc, ce = const["log_scale"], const["log_center"]

@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
+from scipy import special
 
-from bacon_bayes.bayes.base import JudgeModel
+from bacon_bayes.bayes.base import JudgeModel, fold_shape
 from bacon_bayes.bayes.closed_forms import ordinal_probs
 from bacon_bayes.errors import ValidationError
 
@@ -85,32 +86,42 @@ class OrdinalJudgeModel(JudgeModel):
         idx[train] = np.searchsorted(self.levels_, y[train])
         return {"yk": idx, "w": train.astype(float)}, {"levels": self.levels_}
 
-    def _label_logp(self, pm, pt, m, v, yk, pr):
+    def _label_logp(self, pm, pt, m, v, yk, pr, folds=None):
         from pymc.distributions.transforms import ordered
 
         K = self.levels_.size
+        shape, col = fold_shape(folds)
         cut = pm.Normal(
             "cutpoints",
             0.0,
             pr["cutpoint_sd"],
-            shape=K - 1,
+            shape=(*shape, K - 1),
             transform=ordered,
-            initval=np.linspace(-1.5, 1.5, K - 1),
+            initval=np.broadcast_to(np.linspace(-1.5, 1.5, K - 1), (*shape, K - 1)),
         )
-        log_sy = pm.Normal("log_label_noise", pr["log_label_noise_mu"], pr["log_label_noise_sd"])
-        edges = pt.concatenate([[-OUTER], cut, [OUTER]])
-        sd = pt.sqrt(pt.exp(2.0 * log_sy) + v)
-        return log_normal_interval((edges[yk] - m) / sd, (edges[yk + 1] - m) / sd, pt)
+        log_sy = pm.Normal(
+            "log_label_noise", pr["log_label_noise_mu"], pr["log_label_noise_sd"], shape=shape
+        )
+        outer = np.full((*shape, 1), OUTER)
+        edges = pt.concatenate([-outer, cut, outer], axis=-1)
+        sd = pt.sqrt(pt.exp(2.0 * col(log_sy)) + v)
+        lo = pt.take_along_axis(edges, yk, axis=-1)
+        hi = pt.take_along_axis(edges, yk + 1, axis=-1)
+        return log_normal_interval((lo - m) / sd, (hi - m) / sd, pt)
 
     def _probs(self, post, m, v):
         sd = np.sqrt(np.exp(2.0 * post["log_label_noise"])[:, None] + v)
         return ordinal_probs(m, sd, post["cutpoints"])
 
     def _moments(self, post, const, m, v):
-        p = self._probs(post, m, v)
+        # E[g(y)] = g(l_0) + sum_k (g(l_k) - g(l_{k-1})) P(y >= l_k): one normal tail
+        # per inner cutpoint instead of two per level
         lv = const["levels"]
-        mean = p @ lv
-        return mean, np.maximum(p @ (lv * lv) - mean * mean, 0.0)
+        sd = np.sqrt(np.exp(2.0 * post["log_label_noise"])[:, None] + v)
+        above = special.ndtr((m[..., None] - post["cutpoints"][:, None, :]) / sd[..., None])
+        mean = lv[0] + above @ np.diff(lv)
+        second = lv[0] ** 2 + above @ np.diff(lv * lv)
+        return mean, np.maximum(second - mean * mean, 0.0)
 
     def _cdf(self, post, const, m, v, t):
         cum = np.cumsum(self._probs(post, m, v), axis=-1)

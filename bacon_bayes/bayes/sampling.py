@@ -85,6 +85,12 @@ class CompiledSampler:
         if self.engine.startswith("nutpie"):
             import nutpie
 
+            if self.engine == "nutpie-jax":
+                import jax.numpy as jnp
+
+                # device arrays once per fit: numpy data would be copied into JAX at
+                # every log-density call (measured: 2.8 -> ... ms per gradient)
+                data = {k: jnp.asarray(v) for k, v in data.items()}
             compiled = self.compiled.with_data(**data)
             idata = nutpie.sample(
                 compiled,

@@ -39,7 +39,9 @@ def gaussian_folds(gaussian_sim):
     y[N_LABELED:] = np.nan
     fold_ids = np.full(y.shape, -1)
     fold_ids[:N_LABELED] = np.arange(N_LABELED) % 2
-    model = GaussianJudgeModel(sim.columns, draws=500, tune=500, chains=4, seed=3)
+    model = GaussianJudgeModel(
+        sim.columns, draws=500, tune=500, chains=4, seed=3, target_accept=0.9
+    )
     return model.fit_folds(sim.X, y, fold_ids, 2), y, fold_ids
 
 

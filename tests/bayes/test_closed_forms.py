@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import integrate, special, stats
 
-from bacon_bayes.bayes.closed_forms import collapse_judges, ordinal_probs
+from bacon_bayes.bayes.closed_forms import collapse_judges, latent_posterior, ordinal_probs
 
 RNG = np.random.default_rng(7)
 A = np.array([0.3, -0.5, 1.2, 0.1])
@@ -156,3 +156,19 @@ def test_log_normal_interval_is_accurate_in_both_tails():
     got = fn(np.maximum(a, -1e3), np.minimum(b, 1e3))
     ok = a > -30  # beyond the clip the function saturates by design
     np.testing.assert_allclose(got[ok], want[ok], rtol=1e-9)
+
+
+def test_latent_posterior_equals_the_collapse_with_missing_scores():
+    rng = np.random.default_rng(5)
+    d, n, J = 3, 7, 4
+    L = rng.normal(size=(n, J))
+    obs = (rng.random((n, J)) > 0.3).astype(float)
+    L[obs == 0] = np.nan  # a missing score must not leak into the sums
+    a, c = rng.normal(size=(d, J)), np.exp(rng.normal(size=(d, J)))
+    log_sd, mu = rng.normal(0, 0.3, size=(d, n, J)), rng.normal(size=(d, n))
+    _, m, v = collapse_judges(
+        np.nan_to_num(L)[None], obs[None], a[:, None], c[:, None], log_sd, mu, 1.0
+    )
+    m2, v2 = latent_posterior(L, obs, a, c, log_sd, mu)
+    np.testing.assert_allclose(m2, m, rtol=1e-12)
+    np.testing.assert_allclose(v2, v, rtol=1e-12)

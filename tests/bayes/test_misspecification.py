@@ -69,10 +69,11 @@ def shared_sampler(cls: type) -> type:
     cache: dict = {}
 
     class Shared(cls):
-        def _compile(self, arrays, labels):
-            key = tuple((k, np.shape(v)) for k, v in sorted({**arrays, **labels}.items()))
+        def _compile(self, kind, arrays, labels):
+            shapes = tuple((k, np.shape(v)) for k, v in sorted({**arrays, **labels}.items()))
+            key = (kind, shapes)
             if key not in cache:
-                cache[key] = super()._compile(arrays, labels)
+                cache[key] = super()._compile(kind, arrays, labels)
             return cache[key]
 
     Shared.__name__ = f"Shared{cls.__name__}"

@@ -1,0 +1,51 @@
+"""The cut (two-stage) fit: shared judge stage, per-fold label blocks, refusals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bacon_bayes.bayes import ColumnSpec, GaussianJudgeModel, MultinomialJudgeModel
+from bacon_bayes.bayes.base import CUT_SUMMARY_DRAWS, _fold_blocks, _thin
+from bacon_bayes.errors import ValidationError
+
+
+def test_folds_share_the_judge_stage_and_own_their_label_block(gaussian_folds):
+    fits, _, _ = gaussian_folds
+    a, b = fits[0].idata_.posterior, fits[1].idata_.posterior
+    np.testing.assert_array_equal(a["offset"].values, b["offset"].values)
+    assert not np.allclose(a["intercept"].values, b["intercept"].values)
+    # a fold's label parameters are scalars, as in a joint fit
+    assert a["intercept"].dims == ("chain", "draw")
+
+
+def test_latent_summary_is_the_mixture_mean_and_total_variance(gaussian_folds, gaussian_sim):
+    fit = gaussian_folds[0][0]
+    arrays = fit.design_.transform(gaussian_sim.X)
+    rows = np.arange(5)
+    got = fit._latent_summary(arrays, fit.idata_.posterior, rows)
+    post = _thin(fit.idata_.posterior, CUT_SUMMARY_DRAWS)
+    m, v = fit._collapse_arrays({k: x[rows] for k, x in arrays.items()}, post)
+    np.testing.assert_allclose(got["m"], m.mean(0), rtol=1e-10)
+    np.testing.assert_allclose(got["v"], v.mean(0) + m.var(0), rtol=1e-10)
+
+
+def test_fold_blocks_keep_only_training_items_and_pad_with_zero_weight():
+    latent = {"m": np.arange(5.0), "v": np.ones(5)}
+    folds = [
+        {"yk": np.array([0, 1, 2, 3, 4]), "w": np.array([1.0, 1.0, 0.0, 0.0, 1.0])},
+        {"yk": np.array([0, 1, 2, 3, 4]), "w": np.array([0.0, 0.0, 1.0, 1.0, 0.0])},
+    ]
+    data = _fold_blocks(latent, folds)
+    np.testing.assert_array_equal(data["m"], [[0, 1, 4], [2, 3, 0]])
+    np.testing.assert_array_equal(data["yk"], [[0, 1, 4], [2, 3, 0]])
+    np.testing.assert_array_equal(data["w"], [[1, 1, 1], [1, 1, 0]])
+
+
+def test_unknown_or_unsupported_inference_is_refused():
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    y = np.where(np.arange(20) < 10, np.arange(20) % 2, np.nan)
+    with pytest.raises(ValidationError, match="inference must be one of"):
+        GaussianJudgeModel(ColumnSpec.simple(2), inference="fast").fit(X, y)
+    with pytest.raises(ValidationError, match=r"no cut .* inference='joint'"):
+        MultinomialJudgeModel(ColumnSpec.simple(2), inference="cut").fit(X, y)
