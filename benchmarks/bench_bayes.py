@@ -7,10 +7,12 @@
      draws per chain) of a straightforward hierarchical ordered-probit regression of
      the 1,000 labels on the judge scores and the embedding (per-judge slopes with a
      hierarchical prior);
-   * ours: the collapsed judge model's 5-fold cross-fit (``fit_folds``: compiled once,
-     each fold refit by changing the label mask; its five fold models also predict the
-     unlabeled items), including compilation and predictions for every item, with the
-     model's default sampler settings.
+   * ours: the collapsed judge model's 5-fold cross-fit (``fit_folds``; default cut
+     inference: the judge stage sampled once from all items' judge scores, the five
+     folds' label links as blocks of one stage-2 model; its five fold models also
+     predict the unlabeled items), including compilation and predictions for every
+     item, with the model's default sampler settings. ``--joint`` runs the one-posterior
+     (joint) fit instead, each fold a full NUTS run.
 
 2. WMT22-size hurdle cross-fit: 30,000 items, 3,000 labeled, 10 judges (synthetic,
    ``simulate_judges(family="hurdle")``), same procedure but ``HURDLE_DRAWS`` draws per
@@ -20,7 +22,7 @@ Every figure is printed with the machine's load average (the machine is shared).
 
 Run: ``python -m benchmarks bayes``; ``python -m benchmarks.bench_bayes`` takes
 ``--sampler=NAME``, ``--engines`` (one fold on every engine PyMC drives),
-``--no-baseline``, ``--no-hurdle``, ``--only-hurdle`` and ``--wmt22`` (one hurdle
+``--no-baseline``, ``--no-hurdle``, ``--only-hurdle``, ``--joint`` and ``--wmt22`` (one hurdle
 cross-fit on ``../shared/data/wmt22_zhen_mqm`` when present).
 """
 
@@ -218,11 +220,13 @@ def main(argv: list[str] | None = None) -> None:
     from bacon_bayes.experiments.adaptive import find_shared_data
 
     sampler = next((a.split("=", 1)[1] for a in argv if a.startswith("--sampler=")), "auto")
+    mode = {"inference": "joint"} if "--joint" in argv else {}
     print(f"PyTensor BLAS set-up: {_backend.BLAS_CHOICE}; defaults {SAMPLER_DEFAULTS}", flush=True)
     sim, y = _data()
     secs = None
     if "--only-hurdle" not in argv:
-        secs = _timed_crossfit(f"collapsed ordinal ({sampler})", sim, y, sim.y, sampler)
+        label = f"collapsed ordinal ({sampler}, {mode.get('inference', 'cut')})"
+        secs = _timed_crossfit(label, sim, y, sim.y, sampler, **mode)
     if "--engines" in argv:
         engines(sim, y)
     if "--no-hurdle" not in argv:
@@ -231,13 +235,17 @@ def main(argv: list[str] | None = None) -> None:
         )
         label = f"collapsed hurdle, WMT22 size ({HURDLE_N} items, {HURDLE_LABELED} labeled, "
         label += f"{HURDLE_JUDGES} judges, {HURDLE_DRAWS} draws per chain)"
-        _timed_crossfit(label, hsim, hy, hsim.y, sampler, family="hurdle", draws=HURDLE_DRAWS)
+        _timed_crossfit(
+            label, hsim, hy, hsim.y, sampler, family="hurdle", draws=HURDLE_DRAWS, **mode
+        )
     wmt22 = find_shared_data(WMT22_FILE) if "--wmt22" in argv else None
     if wmt22 is not None:
         wsim, wy, y_all = wmt22_data(wmt22)
         label = f"collapsed hurdle, real WMT22 zh-en ({wsim.X.shape[0]} items, "
         label += f"{int(np.isfinite(wy).sum())} labeled, judges {list(wsim.columns.judges)})"
-        _timed_crossfit(label, wsim, wy, y_all, sampler, family="hurdle", draws=HURDLE_DRAWS)
+        _timed_crossfit(
+            label, wsim, wy, y_all, sampler, family="hurdle", draws=HURDLE_DRAWS, **mode
+        )
     if "--no-baseline" not in argv and secs is not None:
         load = _load()
         base, bdiag = baseline_fit(sim, y)
