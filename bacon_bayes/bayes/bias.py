@@ -37,13 +37,28 @@ from bacon_bayes.errors import NotFittedError, ValidationError
 __all__ = ["bias_draws", "forest_plot", "judge_bias"]
 
 
+def _link_given_z(post: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per draw, the label link's input given z: ``N(A + B z, V)``.
+
+    It is z itself unless the link also weighs the (standardised) judge scores
+    (``judge_weight`` d): then ``z + sum_j d_j l_j`` with ``l_j = a_j + c_j z + e_j``.
+    """
+    n = next(iter(post.values())).shape[0]
+    if "judge_weight" not in post:
+        return np.zeros(n), np.ones(n), np.zeros(n)
+    d = post["judge_weight"]
+    c, s2 = np.exp(post["log_scale"]), np.exp(2.0 * post["log_noise"])
+    return (d * post["offset"]).sum(1), 1.0 + (d * c).sum(1), (d * d * s2).sum(1)
+
+
 def _human_line(model: Any, post: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Per-draw (alpha, beta) with human-scale quality ~ alpha + beta * z_std."""
+    A, B, V = _link_given_z(post)
     if model.family == "gaussian":
-        c = model.constants_  # human quality = y_center + y_scale * (b0 + b1 z)
+        c = model.constants_  # human quality = y_center + y_scale * (b0 + b1 (A + B z))
         return (
-            c["y_center"] + c["y_scale"] * post["intercept"],
-            c["y_scale"] * post["slope"],
+            c["y_center"] + c["y_scale"] * (post["intercept"] + post["slope"] * A),
+            c["y_scale"] * post["slope"] * B,
         )
     if hasattr(model, "_expected_given_z"):
         nodes, weights = np.polynomial.hermite_e.hermegauss(40)
@@ -51,7 +66,10 @@ def _human_line(model: Any, post: dict[str, np.ndarray]) -> tuple[np.ndarray, np
         n = next(iter(post.values())).shape[0]
         spread = np.sqrt(1.0 + (post["theta"] ** 2).sum(axis=1)) if "theta" in post else np.ones(n)
         z = spread[:, None] * nodes[None, :]
-        h = model._expected_given_z(post, z)
+        h = np.zeros_like(z)  # E[y | z], averaging over the link input's own noise
+        for node, weight in zip(nodes, weights, strict=True):
+            eta = (A + np.sqrt(V) * node)[:, None] + B[:, None] * z
+            h += weight * model._expected_given_z(post, eta)
         zm = (z * weights).sum(axis=1, keepdims=True)
         hm = (h * weights).sum(axis=1, keepdims=True)
         beta = ((z - zm) * (h - hm) * weights).sum(axis=1) / ((z - zm) ** 2 * weights).sum(axis=1)

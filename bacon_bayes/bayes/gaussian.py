@@ -49,6 +49,10 @@ class GaussianJudgeModel(JudgeModel):
         var = b1 * b1 * v + sy * sy
         return -0.5 * (np.log(2 * np.pi) + pt.log(var) + (yk - b0 - b1 * m) ** 2 / var)
 
+    def _align_link(self, post, shift, stretch):
+        slope = post["slope"] / stretch  # b0 + b1 z = b0' + b1' (shift + stretch z)
+        return {"intercept": post["intercept"] - slope * shift, "slope": slope}
+
     def _moments(self, post, const, m, v):
         s = const["y_scale"]
         b0, b1 = post["intercept"][:, None], post["slope"][:, None]

@@ -89,6 +89,15 @@ class HurdleJudgeModel(JudgeModel):
 
         return hurdle_label_logp(yk[..., 0], yk[..., 1], m, v, g0, g1, h0, h1, s, pt, log_phi)
 
+    def _align_link(self, post, shift, stretch):
+        g1, h1 = post["zero_slope"] / stretch, post["log_slope"] / stretch
+        return {
+            "zero_intercept": post["zero_intercept"] - g1 * shift,
+            "zero_slope": g1,
+            "log_intercept": post["log_intercept"] - h1 * shift,
+            "log_slope": h1,
+        }
+
     def _parts(self, post, const):
         sc, ce = const["log_scale"], const["log_center"]
         g0, g1 = post["zero_intercept"][:, None], post["zero_slope"][:, None]

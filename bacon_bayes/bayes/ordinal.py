@@ -109,6 +109,13 @@ class OrdinalJudgeModel(JudgeModel):
         hi = pt.take_along_axis(edges, yk + 1, axis=-1)
         return log_normal_interval((lo - m) / sd, (hi - m) / sd, pt)
 
+    def _align_link(self, post, shift, stretch):
+        # Phi((k - z) / sd) = Phi((shift + stretch k - z') / (stretch sd)), z' = shift + stretch z
+        return {
+            "cutpoints": shift[..., None] + stretch[..., None] * post["cutpoints"],
+            "log_label_noise": post["log_label_noise"] + np.log(stretch),
+        }
+
     def _probs(self, post, m, v):
         sd = np.sqrt(np.exp(2.0 * post["log_label_noise"])[:, None] + v)
         return ordinal_probs(m, sd, post["cutpoints"])

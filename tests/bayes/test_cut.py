@@ -7,6 +7,8 @@ import pytest
 
 from bacon_bayes.bayes import ColumnSpec, GaussianJudgeModel, MultinomialJudgeModel
 from bacon_bayes.bayes.base import CUT_SUMMARY_DRAWS, _fold_blocks, _thin
+from bacon_bayes.bayes.bias import judge_bias
+from bacon_bayes.bayes.simulate import simulate_judges
 from bacon_bayes.errors import ValidationError
 
 
@@ -49,3 +51,19 @@ def test_unknown_or_unsupported_inference_is_refused():
         GaussianJudgeModel(ColumnSpec.simple(2), inference="fast").fit(X, y)
     with pytest.raises(ValidationError, match=r"no cut .* inference='joint'"):
         MultinomialJudgeModel(ColumnSpec.simple(2), inference="cut").fit(X, y)
+
+
+def test_judge_weights_keep_the_bias_table_on_the_human_scale():
+    """With the label link's own judge weights, human-scale scales are still recovered
+    (the bias table integrates the weighted judges' noise given z)."""
+    sim = simulate_judges(700, 3, 2, family="gaussian", seed=21)
+    y = sim.y.copy()
+    y[250:] = np.nan
+    fit = GaussianJudgeModel(
+        sim.columns, draws=400, tune=400, seed=2, judge_weights=True, warn=False
+    ).fit(sim.X, y)
+    assert fit.posterior_["judge_weight"].shape[1:] == (3,)
+    table = judge_bias(fit)
+    np.testing.assert_allclose(table["scale"], sim.scales, rtol=0.2)
+    r2 = 1 - np.mean((fit.predict(sim.X[250:]) - sim.quality[250:]) ** 2) / np.var(sim.quality)
+    assert r2 > 0.7
