@@ -361,18 +361,26 @@ class JudgeModel:
         )
 
     def _latent_summary(self, arrays: dict, posterior: Any, rows: np.ndarray) -> dict:
-        """Per labeled item, z's mean and total variance over stage-1 draws (``m``, ``v``)."""
+        """Per labeled item, z's mean and total variance over stage-1 draws (``m``, ``v``),
+        each draw first mapped onto the common latent scale (see :meth:`_latent_alignment`):
+        ``m = mean_d z_d``, ``v = mean_d v_d / stretch_d^2 + var_d z_d`` with
+        ``z_d = (m_d - shift_d) / stretch_d``."""
         post = _thin(posterior, CUT_SUMMARY_DRAWS)
+        m, v = self._latent_draws(arrays, post, rows)
+        shift, stretch = _line_fits(m, m.mean(axis=0))
+        aligned = (m - shift[:, None]) / stretch[:, None]
+        scaled = v / stretch[:, None] ** 2
+        return {"m": aligned.mean(axis=0), "v": scaled.mean(axis=0) + aligned.var(axis=0)}
+
+    def _latent_draws(self, arrays: dict, post: dict, rows: np.ndarray):
+        """Per-draw (m, v) of z on ``rows``, each (draws, rows)."""
         sub = {k: v[rows] for k, v in arrays.items()}
         n_draws = next(iter(post.values())).shape[0]
-        s1, s2, sv = np.zeros(rows.size), np.zeros(rows.size), np.zeros(rows.size)
-        for sl in self._chunks(n_draws, rows.size):
-            m, v = self._collapse_arrays(sub, {k: val[sl] for k, val in post.items()})
-            s1 += m.sum(0)
-            s2 += (m * m).sum(0)
-            sv += v.sum(0)
-        mean = s1 / n_draws
-        return {"m": mean, "v": sv / n_draws + np.maximum(s2 / n_draws - mean * mean, 0.0)}
+        parts = [
+            self._collapse_arrays(sub, {k: val[sl] for k, val in post.items()})
+            for sl in self._chunks(n_draws, rows.size)
+        ]
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
     def _fit_judges(self, arrays: dict) -> tuple[Any, float]:
         """Stage 1 of the cut fit (label-free; shared by every fold)."""
@@ -489,15 +497,8 @@ class JudgeModel:
         """
         shape = (posterior.sizes["chain"], posterior.sizes["draw"])
         post = {k: np.asarray(v.values).reshape(-1, *v.shape[2:]) for k, v in posterior.items()}
-        sub = {k: v[rows] for k, v in arrays.items()}
-        centred = m_bar - m_bar.mean()
-        n_draws = shape[0] * shape[1]
-        shift, stretch = np.empty(n_draws), np.empty(n_draws)
-        for sl in self._chunks(n_draws, rows.size):
-            m, _ = self._collapse_arrays(sub, {k: v[sl] for k, v in post.items()})
-            stretch[sl] = (m - m.mean(axis=1, keepdims=True)) @ centred / (centred @ centred)
-            shift[sl] = m.mean(axis=1) - stretch[sl] * m_bar.mean()
-        stretch = np.maximum(stretch, 1e-6)
+        m, _ = self._latent_draws(arrays, post, rows)
+        shift, stretch = _line_fits(m, m_bar)
         return shift.reshape(shape), stretch.reshape(shape)
 
     def _aligned(self, block: Any, shift: np.ndarray, stretch: np.ndarray) -> Any:
@@ -617,6 +618,14 @@ def fold_shape(folds: int | None) -> tuple[tuple[int, ...], Any]:
     if folds is None:
         return (), lambda x: x
     return (folds,), lambda x: x[:, None]
+
+
+def _line_fits(m: np.ndarray, m_bar: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row d of ``m`` (draws, items), the least-squares ``m_d ~ shift_d + stretch_d m_bar``."""
+    centred = m_bar - m_bar.mean()
+    stretch = (m - m.mean(axis=1, keepdims=True)) @ centred / (centred @ centred)
+    shift = m.mean(axis=1) - stretch * m_bar.mean()
+    return shift, np.maximum(stretch, 1e-6)
 
 
 def _fold_blocks(items: dict, folds: list[dict]) -> dict[str, np.ndarray]:
