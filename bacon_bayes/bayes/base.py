@@ -199,19 +199,34 @@ class JudgeModel:
         raise NotImplementedError
 
     def _label_logp(
-        self, pm: Any, pt: Any, m: Any, v: Any, yk: Any, pr: dict, folds: int | None = None
+        self,
+        pm: Any,
+        pt: Any,
+        m: Any,
+        v: Any,
+        yk: Any,
+        pr: dict,
+        folds: int | None = None,
+        q: Any = None,
     ) -> Any:
         """Per-item log p(label | judges) as a model term, (n,); with ``folds``, one
         parameter block per fold (see :func:`fold_shape`) and ``yk`` of shape (folds, n),
-        returning (folds, n)."""
+        returning (folds, n). ``q``: the items' QR embedding rows, (n, E) or
+        (folds, n, E), given only when :meth:`_label_uses_embedding` is true."""
         raise NotImplementedError
 
-    def _moments(self, post: dict, const: dict, m: np.ndarray, v: np.ndarray):
-        """Per-draw E[Y|x] and Var(Y|x) on the human scale, each (d, n)."""
+    def _label_uses_embedding(self) -> bool:
+        """Whether the label link reads the items' embedding (``q`` of the hooks)."""
+        return False
+
+    def _moments(self, post: dict, const: dict, m: np.ndarray, v: np.ndarray, q=None):
+        """Per-draw E[Y|x] and Var(Y|x) on the human scale, each (d, n); ``q`` (n, E):
+        the items' QR embedding rows (families whose label link does not read it
+        ignore it)."""
         raise NotImplementedError
 
-    def _cdf(self, post: dict, const: dict, m: np.ndarray, v: np.ndarray, t: np.ndarray):
-        """Per-draw P(Y <= t_k | x), (d, n, len(t))."""
+    def _cdf(self, post: dict, const: dict, m: np.ndarray, v: np.ndarray, t: np.ndarray, q=None):
+        """Per-draw P(Y <= t_k | x), (d, n, len(t)); ``q`` as in :meth:`_moments`."""
         raise NotImplementedError
 
     # ------------------------------------------------------------- the model
@@ -261,7 +276,8 @@ class JudgeModel:
             if self._judge_weights():
                 dw = pm.Normal("judge_weight", 0.0, pr["judge_weight_sd"], dims="judge")
                 m = m + pt.dot(model["L"][idx], dw)
-            label_logp = self._label_logp(pm, pt, m, v[idx], yk, pr)
+            q = model["Q"][idx] if self._label_uses_embedding() else None
+            label_logp = self._label_logp(pm, pt, m, v[idx], yk, pr, q=q)
             pm.Potential("labels", pt.sum(w * label_logp))
         return model
 
@@ -276,7 +292,8 @@ class JudgeModel:
 
     def _build_label_model(self, arrays: dict, labels: dict[str, np.ndarray]) -> Any:
         """Stage 2 of the cut fit: the label link given z ~ N(m, v) per labeled item,
-        one independent block of parameters per fold (``yk`` and ``w`` are (folds, n))."""
+        one independent block of parameters per fold (``yk`` and ``w`` are (folds, n);
+        ``q``, when the link reads the embedding, (folds, n, E))."""
         import pymc as pm
         import pytensor.tensor as pt
 
@@ -292,7 +309,8 @@ class JudgeModel:
                 shape = (n_folds, np.shape(labels["x"])[-1])
                 dw = pm.Normal("judge_weight", 0.0, pr["judge_weight_sd"], shape=shape)
                 m = m + pt.sum(x * dw[:, None, :], axis=-1)
-            label_logp = self._label_logp(pm, pt, m, v, yk, pr, n_folds)
+            q = pm.Data("q", labels["q"]) if "q" in labels else None
+            label_logp = self._label_logp(pm, pt, m, v, yk, pr, n_folds, q=q)
             pm.Potential("labels", pt.sum(w * label_logp))
         return model
 
@@ -382,10 +400,42 @@ class JudgeModel:
         ]
         return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
-    def _fit_judges(self, arrays: dict) -> tuple[Any, float]:
-        """Stage 1 of the cut fit (label-free; shared by every fold)."""
+    def _judges_key(self, arrays: dict) -> str:
+        """Hash of what stage 1 depends on: the design arrays, the judge priors and the
+        sampler settings (labels and the label stage's settings do not enter)."""
+        h = hashlib.blake2b(digest_size=16)
+        for name in sorted(arrays):
+            arr = np.ascontiguousarray(arrays[name], dtype=float)
+            h.update(f"{name}{arr.shape}".encode())
+            h.update(arr.tobytes())
+        pr = self.resolved_priors()
+        settings = (
+            type(self).__name__,
+            sorted((k, pr[k]) for k in JUDGE_PRIORS),
+            self.sampler, self.draws, self.tune, self.chains, self.seed,
+            self.target_accept, self.low_rank,
+        )  # fmt: skip
+        h.update(repr(settings).encode())
+        return h.hexdigest()
+
+    def _fit_judges(self, arrays: dict) -> tuple[Any, Diagnostics]:
+        """Stage 1 of the cut fit (label-free; shared by every fold): posterior and
+        convergence diagnostics.
+
+        The result is kept on the instance (the last one only, keyed by
+        :meth:`_judges_key`): refitting the same model on the same X with other labels
+        (another pilot, another trial of a simulation study) skips stage 1 and reports
+        the same diagnostics (seconds included) as the fit that sampled it.
+        """
+        key = self._judges_key(arrays)
+        kept = self.__dict__.get("_judges_kept_")
+        if kept is not None and kept[0] == key:
+            return kept[1], kept[2]
         compiled = self._compile("judges", arrays, {})
-        return self._sample(compiled, _data(arrays, {}), self.seed)
+        idata, secs = self._sample(compiled, _data(arrays, {}), self.seed)
+        diag = self._diagnose(idata, secs, compiled.engine)
+        self._judges_kept_ = (key, idata, diag)
+        return idata, diag
 
     def _finish(self, idata: Any, diag: Diagnostics, const: dict) -> JudgeModel:
         self.idata_ = idata
@@ -394,6 +444,7 @@ class JudgeModel:
         self.posterior_ = _thin(idata.posterior, self.predict_draws)
         self.fit_id_ = uuid.uuid4().hex
         self._latent_cache_ = None
+        self._moments_kept_ = None
         return self
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> JudgeModel:
@@ -459,12 +510,13 @@ class JudgeModel:
         checked on each stage's own draws (stage 1 on all of them) and reported as the
         worst of both.
         """
-        judges, judge_secs = self._fit_judges(arrays)
+        judges, judge_diag = self._fit_judges(arrays)
         engine = self._resolved_engine()
-        judge_diag = self._diagnose(judges, judge_secs, engine)
         items = self._latent_summary(arrays, judges.posterior, rows)
         if self._judge_weights():
             items["x"] = arrays["L"][rows]
+        if self._label_uses_embedding():
+            items["q"] = arrays["Q"][rows]
         data = _fold_blocks(items, [labels for labels, _ in folds])
         compiled = self._compile("labels", arrays, data)
         draws = min(self.label_draws, judges.posterior.sizes["draw"])
@@ -530,9 +582,6 @@ class JudgeModel:
         if not hasattr(self, "posterior_"):
             raise NotFittedError(f"this {type(self).__name__} is not fitted; call fit first")
 
-    def _collapsed(self, X: np.ndarray, post: dict) -> tuple[np.ndarray, np.ndarray]:
-        return self._collapse_arrays(self.design_.transform(X), post)
-
     def _collapse_arrays(self, arr: dict, post: dict) -> tuple[np.ndarray, np.ndarray]:
         """Per-draw posterior mean and variance of z given the judges, each (d, n)."""
         Q = arr["Q"]
@@ -553,8 +602,11 @@ class JudgeModel:
             yield slice(start, min(start + size, n_draws))
 
     def _per_draw(self, X: np.ndarray, fn, width: int = 0) -> list:
+        """``fn(post, m, v, q)`` per chunk of draws: z's per-draw moments (d, n) and the
+        items' QR embedding rows ``q`` (n, E)."""
         self._check_fitted()
         X = np.asarray(X, dtype=float)
+        arr = self.design_.transform(X)
         n_draws = next(iter(self.posterior_.values())).shape[0]
         out = []
         cache = getattr(self, "_latent_cache_", None)
@@ -567,21 +619,33 @@ class JudgeModel:
         for sl in self._chunks(n_draws, X.shape[0], width):
             post = {k: v[sl] for k, v in self.posterior_.items()}
             if key is None:
-                m, v = self._collapsed(X, post)
+                m, v = self._collapse_arrays(arr, post)
             else:
                 if (sl.start, sl.stop) not in cache:
-                    cache[sl.start, sl.stop] = self._collapsed(X, post)
+                    cache[sl.start, sl.stop] = self._collapse_arrays(arr, post)
                 m, v = cache[sl.start, sl.stop]
-            out.append(fn(post, m, v))
+            out.append(fn(post, m, v, arr["Q"]))
         return out
 
     def predict_moments(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Posterior mean of E[Y|x] and posterior predictive Var(Y|x) (total variance)."""
-        parts = self._per_draw(X, lambda p, m, v: self._moments(p, self.constants_, m, v))
-        mean_d = np.concatenate([p[0] for p in parts])
-        var_d = np.concatenate([p[1] for p in parts])
-        mean = mean_d.mean(axis=0)
-        return mean, var_d.mean(axis=0) + mean_d.var(axis=0)
+        """Posterior mean of E[Y|x] and posterior predictive Var(Y|x) (total variance).
+
+        The last X's result is kept (``predict`` then ``predict_var`` of the same rows,
+        as cross-fitting does, compute it once); copies are returned.
+        """
+        self._check_fitted()
+        X = np.asarray(X, dtype=float)
+        digest = hashlib.blake2b(X.tobytes(), digest_size=16).hexdigest()
+        key = (digest, X.shape, id(self.posterior_))  # a copy with other draws: recompute
+        kept = self.__dict__.get("_moments_kept_")
+        if kept is None or kept[0] != key:
+            fn = lambda p, m, v, q: self._moments(p, self.constants_, m, v, q)  # noqa: E731
+            parts = self._per_draw(X, fn)
+            mean_d = np.concatenate([p[0] for p in parts])
+            var_d = np.concatenate([p[1] for p in parts])
+            kept = (key, mean_d.mean(axis=0), var_d.mean(axis=0) + mean_d.var(axis=0))
+            self._moments_kept_ = kept
+        return kept[1].copy(), kept[2].copy()
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """Posterior mean over draws of E[Y | judges, embedding] for each row."""
@@ -596,8 +660,8 @@ class JudgeModel:
         t = np.atleast_1d(np.asarray(t, dtype=float))
         total = np.zeros((np.shape(X)[0], t.size))
 
-        def add(p, m, v) -> None:  # accumulate: one (n, len(t)) array whatever the chunking
-            np.add(total, self._cdf(p, self.constants_, m, v, t).sum(0), out=total)
+        def add(p, m, v, q) -> None:  # accumulate: one (n, len(t)) array whatever the chunking
+            np.add(total, self._cdf(p, self.constants_, m, v, t, q).sum(0), out=total)
 
         self._per_draw(X, add, width=t.size)
         n_draws = next(iter(self.posterior_.values())).shape[0]
@@ -631,7 +695,8 @@ def _line_fits(m: np.ndarray, m_bar: np.ndarray) -> tuple[np.ndarray, np.ndarray
 def _fold_blocks(items: dict, folds: list[dict]) -> dict[str, np.ndarray]:
     """Stage-2 data, one row per fold holding only that fold's training items (padded
     with weight 0 to the largest fold): every per-item array of ``items`` (``m``, ``v``,
-    judge scores ``x``) and of each fold's labels (``yk``, ``w``), each (folds, n, ...)."""
+    judge scores ``x``, embedding rows ``q``) and of each fold's labels (``yk``, ``w``),
+    each (folds, n, ...)."""
     keep = [np.flatnonzero(labels["w"] > 0) for labels in folds]
     width = max(idx.size for idx in keep)
     out: dict[str, list] = {}

@@ -75,7 +75,7 @@ class HurdleJudgeModel(JudgeModel):
         yk = np.column_stack([pos.astype(float), ly])
         return {"yk": yk, "w": train.astype(float)}, {"log_center": center, "log_scale": scale}
 
-    def _label_logp(self, pm, pt, m, v, yk, pr, folds=None):
+    def _label_logp(self, pm, pt, m, v, yk, pr, folds=None, q=None):
         shape, col = fold_shape(folds)
         g0 = col(pm.Normal("zero_intercept", 0.0, pr["zero_intercept_sd"], shape=shape))
         g1 = col(pm.Normal("zero_slope", 0.0, pr["zero_slope_sd"], shape=shape))
@@ -112,11 +112,11 @@ class HurdleJudgeModel(JudgeModel):
         scale = np.exp(k * h0 + 0.5 * k * k * s * s + k * h1 * m + 0.5 * k * k * h1 * h1 * v)
         return scale * special.ndtr((g0 + g1 * (m + k * h1 * v)) / np.sqrt(1 + g1 * g1 * v))
 
-    def _moments(self, post, const, m, v):
+    def _moments(self, post, const, m, v, q=None):
         mean = self._raw_moment(post, const, m, v, 1)
         return mean, np.maximum(self._raw_moment(post, const, m, v, 2) - mean * mean, 0.0)
 
-    def _cdf(self, post, const, m, v, t):
+    def _cdf(self, post, const, m, v, t, q=None):
         g0, g1, h0, h1, s = self._parts(post, const)
         nodes, weights = np.polynomial.hermite_e.hermegauss(40)
         weights = weights / weights.sum()

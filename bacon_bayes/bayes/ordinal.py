@@ -86,7 +86,7 @@ class OrdinalJudgeModel(JudgeModel):
         idx[train] = np.searchsorted(self.levels_, y[train])
         return {"yk": idx, "w": train.astype(float)}, {"levels": self.levels_}
 
-    def _label_logp(self, pm, pt, m, v, yk, pr, folds=None):
+    def _label_logp(self, pm, pt, m, v, yk, pr, folds=None, q=None):
         from pymc.distributions.transforms import ordered
 
         K = self.levels_.size
@@ -120,7 +120,7 @@ class OrdinalJudgeModel(JudgeModel):
         sd = np.sqrt(np.exp(2.0 * post["log_label_noise"])[:, None] + v)
         return ordinal_probs(m, sd, post["cutpoints"])
 
-    def _moments(self, post, const, m, v):
+    def _moments(self, post, const, m, v, q=None):
         # E[g(y)] = g(l_0) + sum_k (g(l_k) - g(l_{k-1})) P(y >= l_k): one normal tail
         # per inner cutpoint instead of two per level
         lv = const["levels"]
@@ -130,7 +130,7 @@ class OrdinalJudgeModel(JudgeModel):
         second = lv[0] ** 2 + above @ np.diff(lv * lv)
         return mean, np.maximum(second - mean * mean, 0.0)
 
-    def _cdf(self, post, const, m, v, t):
+    def _cdf(self, post, const, m, v, t, q=None):
         cum = np.cumsum(self._probs(post, m, v), axis=-1)
         idx = np.searchsorted(const["levels"], t, side="right") - 1
         out = cum[..., np.maximum(idx, 0)]

@@ -29,6 +29,12 @@ only, with a total expected budget ``eta * N``:
   PCs 1-5, cross-fitted for the pilot items; not the Bayesian calibrator), an
   adaptive Poisson wave with the default uniform share, AEE with the
   union-of-waves probabilities.
+* ``posterior-variance``: the same pilot and wave rule, with the sd taken from the
+  Bayesian gaussian judge model's posterior predictive variance
+  (:class:`PosteriorVariance`: the individual judge scores plus PCs 1-5 as its
+  embedding, label noise heteroskedastic on that embedding), cross-fitted on the
+  pilot labels like ``Calibrator.crossfit_.var()``. Run only when a
+  :class:`PosteriorVariance` is passed (it costs NUTS fits).
 
 Pilot items' own probabilities come from designs fitted without their fold of
 the pilot (see :mod:`bacon_bayes.sampling.two_stage`).
@@ -49,6 +55,8 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
+from bacon_bayes.bayes import GaussianJudgeModel
+from bacon_bayes.bayes.columns import ColumnSpec
 from bacon_bayes.crossfit import cross_fit
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate import aee_mean, classical_mean
@@ -66,6 +74,7 @@ from bacon_bayes.sampling import (
 __all__ = [
     "METHODS",
     "Environment",
+    "PosteriorVariance",
     "adaptive_designs",
     "draw_outcomes",
     "find_shared_data",
@@ -76,7 +85,7 @@ __all__ = [
     "summeval_environment",
 ]
 
-METHODS = ("direct", "one-stage", "two-stage", "sd-adaptive")
+METHODS = ("direct", "one-stage", "two-stage", "sd-adaptive", "posterior-variance")
 SUMMEVAL_FILE = Path("summeval_llm_judges/summeval_llm_judges_wide.csv.gz")
 OUTCOME_PCS = 10
 PROPENSITY_PCS = 5
@@ -94,11 +103,15 @@ class Environment:
         Average judge score of each item.
     source : str
         Where the covariates come from.
+    judges : ndarray, shape (N, J), optional
+        The individual judge scores (NaN = missing), read by the Bayesian judge model
+        of the ``posterior-variance`` design.
     """
 
     pcs: np.ndarray
     judge_mean: np.ndarray
     source: str
+    judges: np.ndarray | None = None
 
     @property
     def outcome_features(self) -> np.ndarray:
@@ -149,15 +162,19 @@ def summeval_environment(path: Path | None = None, *, n_pcs: int = 10) -> Enviro
     if np.isnan(judge_mean).any():
         raise ValidationError(f"{path}: some summaries have no judge score at all")
     pcs = _unit_pcs(tfidf.toarray(), n_pcs, 0)
-    return Environment(pcs, judge_mean, f"SummEval summaries, TF-IDF PCA ({Path(path).name})")
+    source = f"SummEval summaries, TF-IDF PCA ({Path(path).name})"
+    return Environment(pcs, judge_mean, source, judges=scores)
 
 
 def gaussian_environment(n: int = 600, *, n_pcs: int = 10, seed: int = 0) -> Environment:
-    """Independent Gaussian PCs and a judge mean on a 1-5 scale (for quick tests)."""
+    """Independent Gaussian PCs and a judge mean on a 1-5 scale (for quick tests); three
+    individual judges score the judge mean plus noise."""
     rng = np.random.default_rng(seed)
     pcs = rng.normal(size=(n, n_pcs))
     judge = np.clip(3 + 0.6 * rng.normal(size=n), 1, 5)
-    return Environment(pcs / pcs.std(axis=0), judge, f"Gaussian (n={n}, seed={seed})")
+    judges = judge[:, None] + 0.3 * np.random.default_rng([seed, 1]).normal(size=(n, 3))
+    source = f"Gaussian (n={n}, seed={seed})"
+    return Environment(pcs / pcs.std(axis=0), judge, source, judges=judges)
 
 
 def draw_outcomes(env: Environment, lam: float, seed: int) -> np.ndarray:
@@ -198,6 +215,92 @@ class FixedRidge(BaseEstimator):
         return np.full(np.shape(X)[0], self.noise_var_)
 
 
+class _ReusedSamplers(GaussianJudgeModel):
+    """The gaussian judge model keeping every compiled sampler (by model kind and data
+    shapes) for its later fits: the trials refit it on data of equal shapes, and the
+    stage-1 posterior is kept by the model itself (same X in every trial)."""
+
+    def _compile(self, kind: str, arrays: dict, labels: dict):
+        kept = self.__dict__.setdefault("_samplers_", {})
+        key = (kind, tuple((k, np.shape(v)) for k, v in sorted({**arrays, **labels}.items())))
+        if key not in kept:
+            kept[key] = super()._compile(kind, arrays, labels)
+        return kept[key]
+
+
+class PosteriorVariance:
+    """Item sd for the ``posterior-variance`` design: the Bayesian gaussian judge model's
+    posterior predictive sd, cross-fitted on a pilot's labels.
+
+    The model reads every individual judge score and PCs 1-5 as its embedding (its
+    label noise is heteroskedastic on them: ``label_noise_embedding``). A pilot item
+    gets the predictive sd of the fold model that did not see it, every other item
+    the fold mixture's (:meth:`bacon_bayes.crossfit.CrossFitResult.var`).
+
+    Cost per pilot: the judge stage depends on X only, so it is sampled once and
+    reused by every later pilot (every trial, every lambda); the label stage's
+    compiled sampler is reused too. The label stage runs ``label_draws`` draws per
+    chain (default 250, against 1,000 for a calibrator): enough for a design, whose
+    probabilities need the sd to a few percent, not tail quantiles. The default
+    sampler is nutpie on numba (``"nutpie"``): it compiles once (about a minute) and
+    then costs microseconds per gradient of this small label model, where the JAX
+    backend's per-call overhead made each trial's label stage 4-5 s instead of ~1 s.
+
+    Attributes
+    ----------
+    seconds : list of float
+        Wall-clock seconds of each :meth:`sd` call.
+    worst : dict
+        Worst convergence figures seen over all fits (``max_rhat``, ``min_ess_bulk``,
+        ``divergences``).
+    """
+
+    def __init__(
+        self,
+        env: Environment,
+        *,
+        folds: int = 5,
+        label_draws: int = 250,
+        tune: int = 300,
+        chains: int = 2,
+        seed: int = 0,
+        sampler: str = "nutpie",
+    ) -> None:
+        if env.judges is None:
+            raise ValidationError(f"{env.source}: no individual judge scores for the judge model")
+        n_judges = env.judges.shape[1]
+        self.X = np.column_stack([env.judges, env.propensity_features])
+        columns = ColumnSpec.simple(n_judges, 0, env.propensity_features.shape[1])
+        self.model = _ReusedSamplers(
+            columns,
+            tune=tune,
+            chains=chains,
+            label_draws=label_draws,
+            predict_draws=label_draws * chains,
+            seed=seed,
+            warn=False,
+            sampler=sampler,
+        )
+        self.folds = folds
+        self.seconds: list[float] = []
+        self.worst = {"max_rhat": 0.0, "min_ess_bulk": np.inf, "divergences": 0}
+
+    def sd(self, y: np.ndarray, labeled: np.ndarray, seed: int) -> np.ndarray:
+        """Posterior predictive sd of every item after labeling ``labeled``."""
+        start = time.perf_counter()
+        cf = cross_fit(
+            self.model, self.X, np.where(labeled, y, np.nan), folds=self.folds, seed=seed
+        )
+        sd = np.sqrt(cf.var())
+        self.seconds.append(time.perf_counter() - start)
+        for fit in cf.models:
+            d = fit.diagnostics_
+            self.worst["max_rhat"] = max(self.worst["max_rhat"], float(d.max_rhat))
+            self.worst["min_ess_bulk"] = min(self.worst["min_ess_bulk"], float(d.min_ess_bulk))
+            self.worst["divergences"] = max(self.worst["divergences"], int(d.n_divergent))
+        return sd
+
+
 def _cross_fit(
     env: Environment, y: np.ndarray, labeled: np.ndarray, seed: int, pi: np.ndarray | None = None
 ) -> np.ndarray:
@@ -218,10 +321,13 @@ def run_trial(
     pilot_rate: float,
     seed: int,
     uniform_share: float = DEFAULT_UNIFORM_SHARE,
+    posterior: PosteriorVariance | None = None,
 ) -> dict[str, Estimate]:
-    """All four estimators on fresh designs (seeded) for fixed outcomes ``y``."""
+    """Every estimator on fresh designs (seeded) for fixed outcomes ``y``
+    (``posterior-variance`` only with ``posterior``)."""
     n_items = y.size
-    s_uniform, s_pilot, s_two, s_sd, s_fold = np.random.SeedSequence(seed).generate_state(5)
+    states = np.random.SeedSequence(seed).generate_state(6)
+    s_uniform, s_pilot, s_two, s_sd, s_fold, s_post = (int(s) for s in states)
     base = uniform(n_items, int(np.floor(eta * n_items)), seed=int(s_uniform))
     out = {
         "direct": classical_mean(y, base.selected, base.pi),
@@ -230,8 +336,11 @@ def run_trial(
     pilot = uniform(n_items, round(pilot_rate * n_items), seed=int(s_pilot))
     resid = (y - _cross_fit(env, y, pilot.selected, int(s_fold)))[pilot.selected]
     waves = adaptive_designs(
-        env, pilot, resid, eta, seeds=(int(s_two), int(s_sd)), uniform_share=uniform_share
+        env, pilot, resid, eta, seeds=(s_two, s_sd), uniform_share=uniform_share
     )
+    if posterior is not None:
+        sd = posterior.sd(y, pilot.selected, seed=s_fold)
+        waves["posterior-variance"] = _adaptive_wave(sd, pilot, eta, s_post, uniform_share)
     for method, (labeled, pi) in waves.items():
         out[method] = _aee(env, y, labeled, pi, int(s_fold))
     return out
@@ -257,17 +366,20 @@ def adaptive_designs(
     r = np.zeros(z.shape[0])
     r[pilot.selected] = resid
     sd = cross_fitted_sd(z, r, pilot.selected)
-    n_new = (eta - float(pilot.pi.mean())) * z.shape[0]
-    wave = adaptive(
-        sd,
-        n_new,
-        prior=pilot.pi,
-        eligible=~pilot.selected,
-        uniform_share=uniform_share,
-        seed=seeds[1],
-    )
-    out["sd-adaptive"] = (pilot.selected | wave.selected, combine_waves([pilot, wave]))
+    out["sd-adaptive"] = _adaptive_wave(sd, pilot, eta, seeds[1], uniform_share)
     return out
+
+
+def _adaptive_wave(
+    sd: np.ndarray, pilot: Design, eta: float, seed: int, uniform_share: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """A wave with probabilities proportional to ``sd`` spending the rest of ``eta N``:
+    (labeled mask, union inclusion probability)."""
+    n_new = (eta - float(pilot.pi.mean())) * sd.size
+    wave = adaptive(
+        sd, n_new, prior=pilot.pi, eligible=~pilot.selected, uniform_share=uniform_share, seed=seed
+    )
+    return pilot.selected | wave.selected, combine_waves([pilot, wave])
 
 
 def run_setting(
@@ -278,12 +390,23 @@ def run_setting(
     pilot_rate: float,
     trials: int,
     seed: int = 0,
+    posterior: PosteriorVariance | None = None,
+    progress: bool = False,
 ) -> pd.DataFrame:
-    """``trials`` repetitions of :func:`run_trial`; one row per trial and method."""
+    """``trials`` repetitions of :func:`run_trial`; one row per trial and method
+    (``progress``: print a line every 50 trials)."""
     rows = []
+    start = time.perf_counter()
     for trial in range(trials):
+        if progress and trial and trial % 50 == 0:
+            print(f"  {trial} trials, {time.perf_counter() - start:.0f}s", flush=True)
         for method, est in run_trial(
-            env, y, eta=eta, pilot_rate=pilot_rate, seed=seed * 100_003 + trial
+            env,
+            y,
+            eta=eta,
+            pilot_rate=pilot_rate,
+            seed=seed * 100_003 + trial,
+            posterior=posterior,
         ).items():
             rows.append(
                 {
@@ -397,13 +520,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=Path("docs/experiments/adaptive_sampling"))
     p.add_argument("--trials", type=int, default=400)
     p.add_argument("--lambdas", type=float, nargs="+", default=[0.5, 1.0, 1.5, 2.0, 2.5, 3.0])
-    p.add_argument("--pilots", type=float, nargs="+", default=[0.05, 0.1, 0.15, 0.2, 0.25, 0.3])
-    p.add_argument("--etas", type=float, nargs="+", default=[0.2, 0.25, 0.3, 0.35, 0.4, 0.45])
+    p.add_argument("--pilots", type=float, nargs="*", default=[0.05, 0.1, 0.15, 0.2, 0.25, 0.3])
+    p.add_argument("--etas", type=float, nargs="*", default=[0.2, 0.25, 0.3, 0.35, 0.4, 0.45])
     p.add_argument("--eta", type=float, default=0.4)
     p.add_argument("--pilot", type=float, default=0.15)
     p.add_argument("--sweep-lambda", type=float, default=1.5)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--plot-only", action="store_true", help="redraw plots from results.csv")
+    p.add_argument(
+        "--posterior-variance",
+        action="store_true",
+        help="also run the Bayesian posterior-variance design (NUTS fits: seconds per trial)",
+    )
+    p.add_argument("--label-draws", type=int, default=250, help="its label-stage draws/chain")
     args = p.parse_args(argv)
     if args.plot_only:
         for path in _plot(pd.read_csv(args.out / "results.csv"), args.out):
@@ -411,6 +540,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     env = summeval_environment(args.data)
     args.out.mkdir(parents=True, exist_ok=True)
+    posterior = (
+        PosteriorVariance(env, label_draws=args.label_draws, seed=args.seed)
+        if args.posterior_variance
+        else None
+    )
     outcomes: dict[float, np.ndarray] = {}
     done: dict[tuple[float, float, float], pd.DataFrame] = {}
     parts = []
@@ -422,7 +556,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         key = (lam, eta, pilot)
         if key not in done:  # a setting shared by two sweeps is run once
             trials = run_setting(
-                env, y, eta=eta, pilot_rate=pilot, trials=args.trials, seed=args.seed
+                env,
+                y,
+                eta=eta,
+                pilot_rate=pilot,
+                trials=args.trials,
+                seed=args.seed,
+                posterior=posterior,
+                progress=posterior is not None,
             )
             done[key] = summarise(trials, float(y.mean()))
         summary = done[key].copy()
@@ -433,12 +574,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         parts.append(summary)
         print(f"{sweep}: lambda={lam:g} eta={eta:g} pi={pilot:g} done "
               f"({time.perf_counter() - start:.0f}s)", flush=True)  # fmt: skip
-    results = pd.concat(parts, ignore_index=True)
-    results.to_csv(args.out / "results.csv", index=False)
-    (args.out / "table.md").write_text(_markdown(results))
+        results = pd.concat(parts, ignore_index=True)  # written as it goes
+        results.to_csv(args.out / "results.csv", index=False)
+        (args.out / "table.md").write_text(_markdown(results))
     for path in _plot(results, args.out):
         print(f"wrote {path}")
     print(f"wrote {args.out / 'results.csv'} and {args.out / 'table.md'} ({env.source})")
+    if posterior is not None:
+        secs = np.array(posterior.seconds)
+        print(
+            f"posterior-variance: {secs.size} cross-fits, first {secs[0]:.1f}s (judge stage "
+            f"and compiles), then median {np.median(secs[1:]):.2f}s, mean "
+            f"{secs[1:].mean():.2f}s per trial; worst convergence {posterior.worst}"
+        )
     return 0
 
 
