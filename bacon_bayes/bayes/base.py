@@ -590,10 +590,7 @@ class JudgeModel:
         for k in range(arr["U"].shape[2]):  # broadcasting: einsum here was 7x slower
             log_sd = log_sd + arr["U"][None, :, :, k] * post["uncertainty"][:, k, None, None]
         c = np.exp(post["log_scale"])
-        m, v = latent_posterior(arr["L"], arr["obs"], post["offset"], c, log_sd, mu)
-        if "judge_weight" in post:  # the label link's own weights on the judge scores
-            m = m + post["judge_weight"] @ arr["L"].T
-        return m, v
+        return latent_posterior(arr["L"], arr["obs"], post["offset"], c, log_sd, mu)
 
     def _chunks(self, n_draws: int, n_items: int, width: int = 0):
         """Draw slices whose (draws, items, max(judges, width)) arrays hold ~4e6 numbers."""
@@ -612,10 +609,10 @@ class JudgeModel:
         cache = getattr(self, "_latent_cache_", None)
         key = None
         if cache is not None and 2 * n_draws * X.shape[0] <= LATENT_CACHE_SIZE:
-            key = hashlib.blake2b(X.tobytes(), digest_size=16).hexdigest()
-            if cache.get("key") != (key, X.shape):
+            key = _array_key(X)
+            if cache.get("key") != key:
                 cache.clear()
-                cache["key"] = (key, X.shape)
+                cache["key"] = key
         for sl in self._chunks(n_draws, X.shape[0], width):
             post = {k: v[sl] for k, v in self.posterior_.items()}
             if key is None:
@@ -624,6 +621,8 @@ class JudgeModel:
                 if (sl.start, sl.stop) not in cache:
                     cache[sl.start, sl.stop] = self._collapse_arrays(arr, post)
                 m, v = cache[sl.start, sl.stop]
+            if "judge_weight" in post:  # the link's own weights: this fold's, not cached
+                m = m + post["judge_weight"] @ arr["L"].T
             out.append(fn(post, m, v, arr["Q"]))
         return out
 
@@ -635,8 +634,7 @@ class JudgeModel:
         """
         self._check_fitted()
         X = np.asarray(X, dtype=float)
-        digest = hashlib.blake2b(X.tobytes(), digest_size=16).hexdigest()
-        key = (digest, X.shape, id(self.posterior_))  # a copy with other draws: recompute
+        key = (_array_key(X), id(self.posterior_))  # a copy with other draws: recompute
         kept = self.__dict__.get("_moments_kept_")
         if kept is None or kept[0] != key:
             fn = lambda p, m, v, q: self._moments(p, self.constants_, m, v, q)  # noqa: E731
@@ -671,6 +669,11 @@ class JudgeModel:
 def _data(arrays: dict, labels: dict) -> dict:
     """Every data container's values (empty ones, e.g. no embedding, are not in the graph)."""
     return {**{k: v for k, v in arrays.items() if np.size(v)}, **labels}
+
+
+def _array_key(X: np.ndarray) -> tuple[str, tuple[int, ...]]:
+    """A key identifying an array's contents and shape (for the prediction caches)."""
+    return hashlib.blake2b(X.tobytes(), digest_size=16).hexdigest(), X.shape
 
 
 def fold_shape(folds: int | None) -> tuple[tuple[int, ...], Any]:

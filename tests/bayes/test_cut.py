@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -72,3 +74,23 @@ def test_judge_weights_keep_the_bias_table_on_the_human_scale():
     np.testing.assert_allclose(table["scale"], sim.scales, rtol=0.2)
     r2 = 1 - np.mean((fit.predict(sim.X[250:]) - sim.quality[250:]) ** 2) / np.var(sim.quality)
     assert r2 > 0.7
+
+
+def test_fold_models_share_z_moments_but_not_their_judge_weights(gaussian_folds, gaussian_sim):
+    """The fold models of a cut fit share z's per-draw moments for the same X; a fold's
+    own judge weights must still enter its predictions (they are not cached)."""
+    fit = gaussian_folds[0][0]
+    n_draws = next(iter(fit.posterior_.values())).shape[0]
+    X = gaussian_sim.X[:50]
+    shared: dict = {}
+    models = []
+    for weight in (0.0, 0.3):
+        m = copy.copy(fit)
+        m.posterior_ = {**fit.posterior_, "judge_weight": np.full((n_draws, 4), weight)}
+        m._latent_cache_, m._moments_kept_ = shared, None
+        models.append(m)
+    cached = [m.predict(X) for m in models]
+    for m, got in zip(models, cached, strict=True):
+        m._latent_cache_, m._moments_kept_ = None, None
+        np.testing.assert_allclose(got, m.predict(X), rtol=1e-12)
+    assert not np.allclose(cached[0], cached[1])
