@@ -20,7 +20,7 @@ conformal) on the held-out labeled items (out-of-fold) and on the unlabeled item
 Run: ``python -m benchmarks bayes_efficiency`` (``python -m
 benchmarks.bench_bayes_efficiency summeval`` or ``wmt22`` for one data set; add
 ``--freq-only`` to skip the Bayesian fits, ``--short-nuts`` for 2 chains x (200 + 200)
-draws). Skips
+draws, ``--judge-weights`` for ``judge_weights=True``). Skips
 with a message when ``shared/data`` is absent (``$BACON_SHARED_DATA`` points there).
 """
 
@@ -57,16 +57,20 @@ WMT_METRICS = [
 ]
 
 
-#: ``--short-nuts``: 2 chains x (200 tune + 200 draws) instead of the defaults (4 x 400 + 400)
+#: ``--short-nuts``: 2 chains x (200 tune + 200 draws) instead of the defaults
 SHORT_NUTS = False
+#: ``--judge-weights``: the Bayesian label link also weighs the residual judge scores
+JUDGE_WEIGHTS = False
 
 
-def _short_nuts(pool: EvalPool, family: str):
+def _bayes_model(pool: EvalPool, family: str):
     from bacon_bayes.features import build_features
     from bacon_bayes.outcome import registry
 
     model = registry.make_model(family, "bayes", pool.outcome, build_features(pool))
-    model.chains, model.tune, model.draws = 2, 200, 200
+    if SHORT_NUTS:
+        model.chains, model.tune, model.draws = 2, 200, 200
+    model.judge_weights = JUDGE_WEIGHTS
     return model
 
 
@@ -162,18 +166,23 @@ def compare(
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             model = family
-            if engine == "bayes" and SHORT_NUTS:
-                model = _short_nuts(pool, family)
+            if engine == "bayes":
+                model = _bayes_model(pool, family)
             cals[engine] = Calibrator(model, engine=engine, seed=SEED).fit(pool)
         secs = time.perf_counter() - start
         note = f"{secs:.0f} s" + (
             " (2 chains x 200 + 200)" if engine == "bayes" and SHORT_NUTS else ""
         )
+        if engine == "bayes" and JUDGE_WEIGHTS:
+            note += ", judge_weights=True"
         if engine == "bayes":
-            diags = [m.diagnostics_ for m in cals[engine].crossfit_.models]
+            models = cals[engine].crossfit_.models
+            diags = [m.diagnostics_ for m in models]
+            # a cut fit's folds share one label-stage run: each fold reports all of it
+            count = max if models[0]._inference() == "cut" else sum
             note += (
                 f"; max R-hat {max(d.max_rhat for d in diags):.3f}, "
-                f"{sum(d.n_divergent for d in diags)} divergences, "
+                f"{count(d.n_divergent for d in diags)} divergences, "
                 f"{sum('converge' in str(w.message) for w in caught)} convergence warnings"
             )
         heavy = engine == "bayes" and family == "hurdle" and pool.n_items > 5000
@@ -260,5 +269,6 @@ if __name__ == "__main__":
     args = sys.argv[1:]
     only_freq = "--freq-only" in args  # e.g. WMT22 when there is no time for NUTS on 30,000
     SHORT_NUTS = "--short-nuts" in args
+    JUDGE_WEIGHTS = "--judge-weights" in args
     names = [a for a in args if not a.startswith("--")] or None
     main(names, ("freq",) if only_freq else ("bayes", "freq"))

@@ -122,13 +122,15 @@ class JudgeModel:
     inference : ``"cut"`` (two-stage modular fit, see the module docstring),
         ``"joint"`` (one posterior of everything) or ``"auto"`` (cut where the family
         supports it, else joint).
-    judge_weights : let the label link also weigh each standardised judge score itself,
-        ``m_i + sum_j d_j l_ij`` in place of z's posterior mean ``m_i`` (weights learnt
-        from the labels, prior ``judge_weight_sd``): the judges' common factor weighs
-        them by their agreement, the labels may know better. Off by default: measured
-        on SummEval relevance (ordinal, 10% labels) it raised the out-of-fold R^2 from
-        0.16 to 0.23 but sampled with divergences; on WMT22 (hurdle) it barely helped
-        (0.22 -> 0.25) and did not converge (BENCHMARKS.md).
+    judge_weights : let the label link also weigh the judges' scores itself: each part
+        of the link (``judge_weight_names``: one, or the hurdle's zero and positive
+        parts) adds ``r_i' d`` with ``r_i`` the item's standardised judge scores along
+        their principal directions (:func:`~bacon_bayes.bayes.columns.judge_basis`)
+        and weights ``d`` learnt from the labels (prior ``judge_weight_sd``). The
+        latent factor weighs the judges by their agreement; the labels may know better.
+        Families whose link has a slope on z leave out the first principal direction
+        (the slope already scales the consensus; weighing it again made a ridge that
+        did not converge: R-hat 1.84 on WMT22).
     label_draws : draws per chain of a cut fit's label stage (at most ``draws``; stage 2
         is cheap and mixes fast; its R-hat and ESS are checked like stage 1's).
     """
@@ -137,6 +139,12 @@ class JudgeModel:
     supports_cut: ClassVar[bool] = True
     family: ClassVar[str] = ""
     family_priors: ClassVar[dict[str, float]] = {}
+    #: The label link's judge-weight parameters (``judge_weights=True``), one per part
+    #: of the link; the family hooks get their terms ``r @ d`` as ``off`` in this order.
+    judge_weight_names: ClassVar[tuple[str, ...]] = ("judge_weight",)
+    #: Whether the label link has its own slope on z (then the judge weights leave out
+    #: the judges' first principal direction, which the slope already scales).
+    link_has_slope: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -208,25 +216,30 @@ class JudgeModel:
         pr: dict,
         folds: int | None = None,
         q: Any = None,
+        off: tuple | None = None,
     ) -> Any:
         """Per-item log p(label | judges) as a model term, (n,); with ``folds``, one
         parameter block per fold (see :func:`fold_shape`) and ``yk`` of shape (folds, n),
         returning (folds, n). ``q``: the items' QR embedding rows, (n, E) or
-        (folds, n, E), given only when :meth:`_label_uses_embedding` is true."""
+        (folds, n, E), given only when :meth:`_label_uses_embedding` is true. ``off``:
+        the judge-weight terms (one per name in ``judge_weight_names``, each shaped
+        like ``m``) to add to the link's parts, or None."""
         raise NotImplementedError
 
     def _label_uses_embedding(self) -> bool:
         """Whether the label link reads the items' embedding (``q`` of the hooks)."""
         return False
 
-    def _moments(self, post: dict, const: dict, m: np.ndarray, v: np.ndarray, q=None):
+    def _moments(self, post: dict, const: dict, m: np.ndarray, v: np.ndarray, q=None, off=None):
         """Per-draw E[Y|x] and Var(Y|x) on the human scale, each (d, n); ``q`` (n, E):
         the items' QR embedding rows (families whose label link does not read it
-        ignore it)."""
+        ignore it); ``off``: the judge-weight terms, each (d, n), or None."""
         raise NotImplementedError
 
-    def _cdf(self, post: dict, const: dict, m: np.ndarray, v: np.ndarray, t: np.ndarray, q=None):
-        """Per-draw P(Y <= t_k | x), (d, n, len(t)); ``q`` as in :meth:`_moments`."""
+    def _cdf(
+        self, post: dict, const: dict, m: np.ndarray, v: np.ndarray, t: np.ndarray, q=None, off=None
+    ):
+        """Per-draw P(Y <= t_k | x), (d, n, len(t)); ``q``, ``off`` as in :meth:`_moments`."""
         raise NotImplementedError
 
     # ------------------------------------------------------------- the model
@@ -261,6 +274,17 @@ class JudgeModel:
         pm.Potential("judges", pt.sum(logp_j))
         return m, v
 
+    def _judge_offsets(self, pm: Any, pt: Any, r: Any, pr: dict, shape: tuple = ()) -> tuple:
+        """The judge-weight terms ``r @ d_p`` of the link's parts: ``r`` (n, K) with
+        ``shape=()`` or (folds, n, K) with ``shape=(folds,)``; one (..., K) weight vector
+        ``d_p ~ N(0, judge_weight_sd)`` per name in ``judge_weight_names``."""
+        K = self._weight_basis().shape[1]
+        out = []
+        for name in self.judge_weight_names:
+            d = pm.Normal(name, 0.0, pr["judge_weight_sd"], shape=(*shape, K))
+            out.append(pt.sum(r * pt.expand_dims(d, -2), axis=-1))
+        return tuple(out)
+
     def _build_model(self, arrays: dict[str, np.ndarray], labels: dict[str, np.ndarray]):
         """The joint model: judges and training labels (``inference="joint"``)."""
         import pymc as pm
@@ -272,12 +296,11 @@ class JudgeModel:
             idx = pm.Data("label_rows", labels["label_rows"])
             yk = pm.Data("yk", labels["yk"])
             w = pm.Data("w", labels["w"])
-            m = m[idx]
+            off = None
             if self._judge_weights():
-                dw = pm.Normal("judge_weight", 0.0, pr["judge_weight_sd"], dims="judge")
-                m = m + pt.dot(model["L"][idx], dw)
+                off = self._judge_offsets(pm, pt, pm.Data("r", labels["r"]), pr)
             q = model["Q"][idx] if self._label_uses_embedding() else None
-            label_logp = self._label_logp(pm, pt, m, v[idx], yk, pr, q=q)
+            label_logp = self._label_logp(pm, pt, m[idx], v[idx], yk, pr, q=q, off=off)
             pm.Potential("labels", pt.sum(w * label_logp))
         return model
 
@@ -293,7 +316,8 @@ class JudgeModel:
     def _build_label_model(self, arrays: dict, labels: dict[str, np.ndarray]) -> Any:
         """Stage 2 of the cut fit: the label link given z ~ N(m, v) per labeled item,
         one independent block of parameters per fold (``yk`` and ``w`` are (folds, n);
-        ``q``, when the link reads the embedding, (folds, n, E))."""
+        ``q``, when the link reads the embedding, (folds, n, E); ``r``, with judge
+        weights, the judge scores along the weights' directions (folds, n, K))."""
         import pymc as pm
         import pytensor.tensor as pt
 
@@ -304,13 +328,11 @@ class JudgeModel:
             v = pm.Data("v", labels["v"])
             yk = pm.Data("yk", labels["yk"])
             w = pm.Data("w", labels["w"])
-            if "x" in labels:
-                x = pm.Data("x", labels["x"])
-                shape = (n_folds, np.shape(labels["x"])[-1])
-                dw = pm.Normal("judge_weight", 0.0, pr["judge_weight_sd"], shape=shape)
-                m = m + pt.sum(x * dw[:, None, :], axis=-1)
+            off = None
+            if "r" in labels:
+                off = self._judge_offsets(pm, pt, pm.Data("r", labels["r"]), pr, (n_folds,))
             q = pm.Data("q", labels["q"]) if "q" in labels else None
-            label_logp = self._label_logp(pm, pt, m, v, yk, pr, n_folds, q=q)
+            label_logp = self._label_logp(pm, pt, m, v, yk, pr, n_folds, q=q, off=off)
             pm.Potential("labels", pt.sum(w * label_logp))
         return model
 
@@ -335,7 +357,13 @@ class JudgeModel:
         return arrays
 
     def _judge_weights(self) -> bool:
-        return bool(self.judge_weights)
+        """Whether the label link weighs the judge scores (along any direction)."""
+        return bool(self.judge_weights) and self._weight_basis().shape[1] > 0
+
+    def _weight_basis(self) -> np.ndarray:
+        """Directions of the standardised judge scores the judge weights act on (J, K)."""
+        basis = self.design_.judge_basis
+        return basis[:, :-1] if self.link_has_slope else basis
 
     def _inference(self) -> str:
         if self.inference not in INFERENCE:
@@ -486,6 +514,8 @@ class JudgeModel:
         for k in range(n_folds):
             train = labeled & (fold_ids != k) if holdout else labeled
             labels, const = self._label_data(np.where(train, y, np.nan), train)
+            if self._judge_weights():
+                labels["r"] = arrays["L"] @ self._weight_basis()
             folds.append((self._restrict(labels, rows), const))
         if mode == "cut":
             return self._fit_cut(arrays, rows, folds)
@@ -514,7 +544,7 @@ class JudgeModel:
         engine = self._resolved_engine()
         items = self._latent_summary(arrays, judges.posterior, rows)
         if self._judge_weights():
-            items["x"] = arrays["L"][rows]
+            items["r"] = folds[0][0]["r"]
         if self._label_uses_embedding():
             items["q"] = arrays["Q"][rows]
         data = _fold_blocks(items, [labels for labels, _ in folds])
@@ -558,15 +588,14 @@ class JudgeModel:
         post = block.posterior
         values = {k: np.asarray(v.values) for k, v in post.data_vars.items()}
         aligned = self._align_link(values, shift, stretch)
-        if "judge_weight" in values:  # the link reads z + x'd: d stretches with z
-            aligned["judge_weight"] = stretch[..., None] * values["judge_weight"]
         for name, arr in aligned.items():
             post[name] = (post[name].dims, arr)
         return block
 
     def _align_link(self, post: dict, shift: np.ndarray, stretch: np.ndarray) -> dict:
         """Link parameters (arrays with leading chain, draw axes) for the latent
-        ``shift + stretch * z`` in place of z. A family hook."""
+        ``shift + stretch * z`` in place of z (judge weights included where the link
+        adds them on z's scale). A family hook."""
         raise NotImplementedError
 
     def _resolved_engine(self) -> str:
@@ -599,11 +628,14 @@ class JudgeModel:
             yield slice(start, min(start + size, n_draws))
 
     def _per_draw(self, X: np.ndarray, fn, width: int = 0) -> list:
-        """``fn(post, m, v, q)`` per chunk of draws: z's per-draw moments (d, n) and the
-        items' QR embedding rows ``q`` (n, E)."""
+        """``fn(post, m, v, q, off)`` per chunk of draws: z's per-draw moments (d, n),
+        the items' QR embedding rows ``q`` (n, E) and the link's judge-weight terms
+        ``off`` (each (d, n); None without judge weights)."""
         self._check_fitted()
         X = np.asarray(X, dtype=float)
         arr = self.design_.transform(X)
+        weighted = self.judge_weight_names[0] in self.posterior_
+        r = arr["L"] @ self._weight_basis() if weighted else None
         n_draws = next(iter(self.posterior_.values())).shape[0]
         out = []
         cache = getattr(self, "_latent_cache_", None)
@@ -621,9 +653,10 @@ class JudgeModel:
                 if (sl.start, sl.stop) not in cache:
                     cache[sl.start, sl.stop] = self._collapse_arrays(arr, post)
                 m, v = cache[sl.start, sl.stop]
-            if "judge_weight" in post:  # the link's own weights: this fold's, not cached
-                m = m + post["judge_weight"] @ arr["L"].T
-            out.append(fn(post, m, v, arr["Q"]))
+            off = None  # the link's own weights: this fold's, not cached
+            if r is not None:
+                off = tuple(post[name] @ r.T for name in self.judge_weight_names)
+            out.append(fn(post, m, v, arr["Q"], off))
         return out
 
     def predict_moments(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -637,7 +670,7 @@ class JudgeModel:
         key = (_array_key(X), id(self.posterior_))  # a copy with other draws: recompute
         kept = self.__dict__.get("_moments_kept_")
         if kept is None or kept[0] != key:
-            fn = lambda p, m, v, q: self._moments(p, self.constants_, m, v, q)  # noqa: E731
+            fn = lambda p, m, v, q, o: self._moments(p, self.constants_, m, v, q, o)  # noqa: E731
             parts = self._per_draw(X, fn)
             mean_d = np.concatenate([p[0] for p in parts])
             var_d = np.concatenate([p[1] for p in parts])
@@ -658,8 +691,8 @@ class JudgeModel:
         t = np.atleast_1d(np.asarray(t, dtype=float))
         total = np.zeros((np.shape(X)[0], t.size))
 
-        def add(p, m, v, q) -> None:  # accumulate: one (n, len(t)) array whatever the chunking
-            np.add(total, self._cdf(p, self.constants_, m, v, t, q).sum(0), out=total)
+        def add(p, m, v, q, o) -> None:  # accumulate: one (n, len(t)) array whatever chunking
+            np.add(total, self._cdf(p, self.constants_, m, v, t, q, o).sum(0), out=total)
 
         self._per_draw(X, add, width=t.size)
         n_draws = next(iter(self.posterior_.values())).shape[0]
@@ -698,8 +731,8 @@ def _line_fits(m: np.ndarray, m_bar: np.ndarray) -> tuple[np.ndarray, np.ndarray
 def _fold_blocks(items: dict, folds: list[dict]) -> dict[str, np.ndarray]:
     """Stage-2 data, one row per fold holding only that fold's training items (padded
     with weight 0 to the largest fold): every per-item array of ``items`` (``m``, ``v``,
-    judge scores ``x``, embedding rows ``q``) and of each fold's labels (``yk``, ``w``),
-    each (folds, n, ...)."""
+    weighted judge scores ``r``, embedding rows ``q``) and of each fold's labels (``yk``,
+    ``w``), each (folds, n, ...)."""
     keep = [np.flatnonzero(labels["w"] > 0) for labels in folds]
     width = max(idx.size for idx in keep)
     out: dict[str, list] = {}

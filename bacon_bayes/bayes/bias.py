@@ -37,44 +37,68 @@ from bacon_bayes.errors import NotFittedError, ValidationError
 __all__ = ["bias_draws", "forest_plot", "judge_bias"]
 
 
-def _link_given_z(post: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per draw, the label link's input given z: ``N(A + B z, V)``.
+def _weights_given_z(model: Any, post: dict[str, np.ndarray]):
+    """Per draw, the link's judge-weight terms given z: ``N(A + B z, S)`` jointly over
+    the link's parts, or None without judge weights.
 
-    It is z itself unless the link also weighs the (standardised) judge scores
-    (``judge_weight`` d): then ``z + sum_j d_j l_j`` with ``l_j = a_j + c_j z + e_j``.
+    The terms are ``(B d_p)' l`` (B: the model's ``_weight_basis``) with the
+    standardised judge scores ``l = a + c z + e``, ``e ~ N(0, diag(s^2))``: A and B
+    are (d, P), S (d, P, P) for P parts.
     """
-    n = next(iter(post.values())).shape[0]
-    if "judge_weight" not in post:
-        return np.zeros(n), np.ones(n), np.zeros(n)
-    d = post["judge_weight"]
+    names = model.judge_weight_names
+    if names[0] not in post:
+        return None
+    basis = model._weight_basis()
+    w = np.stack([post[n] @ basis.T for n in names], axis=1)  # (d, P, J)
     c, s2 = np.exp(post["log_scale"]), np.exp(2.0 * post["log_noise"])
-    return (d * post["offset"]).sum(1), 1.0 + (d * c).sum(1), (d * d * s2).sum(1)
+    A = np.einsum("dpj,dj->dp", w, post["offset"])
+    B = np.einsum("dpj,dj->dp", w, c)
+    S = np.einsum("dpj,dqj,dj->dpq", w, w, s2)
+    return A, B, S
 
 
 def _human_line(model: Any, post: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Per-draw (alpha, beta) with human-scale quality ~ alpha + beta * z_std."""
-    A, B, V = _link_given_z(post)
+    n = next(iter(post.values())).shape[0]
+    weights = _weights_given_z(model, post)
+    if weights is None:
+        weights = (np.zeros((n, 0)), np.zeros((n, 0)), np.zeros((n, 0, 0)))
+    A, B, S = weights
     if model.family == "gaussian":
-        c = model.constants_  # human quality = y_center + y_scale * (b0 + b1 (A + B z))
+        c = model.constants_  # human quality = y_center + y_scale * (b0 + b1 z + A + B z)
+        a0, b0 = A.sum(axis=1), B.sum(axis=1)
         return (
-            c["y_center"] + c["y_scale"] * (post["intercept"] + post["slope"] * A),
-            c["y_scale"] * post["slope"] * B,
+            c["y_center"] + c["y_scale"] * (post["intercept"] + a0),
+            c["y_scale"] * (post["slope"] + b0),
         )
     if hasattr(model, "_expected_given_z"):
-        nodes, weights = np.polynomial.hermite_e.hermegauss(40)
-        weights = weights / weights.sum()
-        n = next(iter(post.values())).shape[0]
+        nodes, weights_1d = np.polynomial.hermite_e.hermegauss(40)
+        weights_1d = weights_1d / weights_1d.sum()
         spread = np.sqrt(1.0 + (post["theta"] ** 2).sum(axis=1)) if "theta" in post else np.ones(n)
         z = spread[:, None] * nodes[None, :]
-        h = np.zeros_like(z)  # E[y | z], averaging over the link input's own noise
-        for node, weight in zip(nodes, weights, strict=True):
-            eta = (A + np.sqrt(V) * node)[:, None] + B[:, None] * z
-            h += weight * model._expected_given_z(post, eta)
-        zm = (z * weights).sum(axis=1, keepdims=True)
-        hm = (h * weights).sum(axis=1, keepdims=True)
-        beta = ((z - zm) * (h - hm) * weights).sum(axis=1) / ((z - zm) ** 2 * weights).sum(axis=1)
+        h = np.zeros_like(z)  # E[y | z], averaging over the judge-weight terms' noise
+        for u, weight in _normal_grid(S):
+            off = tuple((A[:, p] + u[:, p])[:, None] + B[:, p, None] * z for p in range(A.shape[1]))
+            h += weight * model._expected_given_z(post, z, off or None)
+        zm = (z * weights_1d).sum(axis=1, keepdims=True)
+        hm = (h * weights_1d).sum(axis=1, keepdims=True)
+        dz = z - zm
+        beta = (dz * (h - hm) * weights_1d).sum(axis=1) / (dz**2 * weights_1d).sum(axis=1)
         return (hm[:, 0] - beta * zm[:, 0]), beta
     raise ValidationError(f"judge bias is not defined for the {model.family} family")
+
+
+def _normal_grid(S: np.ndarray, points: int = 12):
+    """Gauss-Hermite nodes ``u`` (d, P) and weights of ``N(0, S_d)`` per draw, S (d, P, P)."""
+    P = S.shape[1]
+    if P == 0:
+        yield np.zeros((S.shape[0], 0)), 1.0
+        return
+    nodes, weights = np.polynomial.hermite_e.hermegauss(points)
+    weights = weights / weights.sum()
+    chol = np.linalg.cholesky(S + 1e-12 * np.eye(P))
+    for idx in np.ndindex(*(points,) * P):
+        yield chol @ nodes[list(idx)], float(np.prod(weights[list(idx)]))
 
 
 def confusion_draws(model: Any) -> dict[str, np.ndarray]:

@@ -133,6 +133,7 @@ class Design:
     unc_scale: np.ndarray = field(default_factory=lambda: np.zeros(0))
     emb_center: np.ndarray = field(default_factory=lambda: np.zeros(0))
     emb_rinv: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    judge_basis: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
 
     def _raw(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         X = np.asarray(X, dtype=float)
@@ -185,6 +186,8 @@ class Design:
                 "it carries no information - remove it"
             )
         self.judge_scale = sd
+        Ls = np.where(obs, (np.nan_to_num(L) - self.judge_center) / sd, 0.0)
+        self.judge_basis = judge_basis(Ls)
         m = obs[..., None]
         cnt = np.maximum(m.sum(axis=0), 1)
         self.unc_center = (U * m).sum(axis=0) / cnt
@@ -222,4 +225,20 @@ class Design:
             "unc_scale": self.unc_scale,
             "emb_center": self.emb_center,
             "emb_rinv": self.emb_rinv,
+            "judge_basis": self.judge_basis,
         }
+
+
+def judge_basis(L: np.ndarray, tol: float = 1e-8) -> np.ndarray:
+    """Principal directions of the judges' standardised scores ``L`` (n, J).
+
+    Returns B (J, K): the orthonormal eigenvectors of ``L'L / n`` by increasing
+    eigenvalue, the judges' first principal component last (directions with
+    eigenvalue below ``tol`` times the largest dropped, e.g. a repeated judge's). The
+    scores ``L @ B`` are uncorrelated, each with its eigenvalue as variance: a label
+    link that weighs them (``judge_weights=True``) has a N(0, sd) prior on the weights
+    that is a ridge prior on the judges' scores, shrinking the noisy low-variance
+    contrasts most.
+    """
+    vals, vecs = np.linalg.eigh(L.T @ L / max(L.shape[0], 1))
+    return vecs[:, vals > tol * max(vals[-1], 1e-300)]

@@ -2,7 +2,8 @@
 
 On the standardised label scale (centre and scale of the training labels):
 ``z ~ N(q' theta, 1)``, ``y = b0 + b1 z + N(0, sigma_y^2 exp(2 q' gamma))``; given
-the judges ``y ~ N(b0 + b1 m, b1^2 v + sigma_y^2 exp(2 q' gamma))`` in closed form.
+the judges ``y ~ N(b0 + b1 m, b1^2 v + sigma_y^2 exp(2 q' gamma))`` in closed form
+(``judge_weights=True`` adds ``r' d`` to the mean).
 
 The label noise is heteroskedastic on the embedding: q are the model's QR
 embedding components (unit variance) and ``gamma_k ~ N(0, label_noise_embedding_sd)``
@@ -54,7 +55,7 @@ class GaussianJudgeModel(JudgeModel):
         ys = np.where(train, (np.nan_to_num(y) - center) / scale, 0.0)
         return {"yk": ys, "w": train.astype(float)}, {"y_center": center, "y_scale": scale}
 
-    def _label_logp(self, pm, pt, m, v, yk, pr, folds=None, q=None):
+    def _label_logp(self, pm, pt, m, v, yk, pr, folds=None, q=None, off=None):
         shape, col = fold_shape(folds)
         b0 = col(pm.Normal("intercept", 0.0, pr["intercept_sd"], shape=shape))
         b1 = col(pm.HalfNormal("slope", pr["slope_sd"], shape=shape))
@@ -69,13 +70,14 @@ class GaussianJudgeModel(JudgeModel):
             )
             noise = noise * pt.exp(2.0 * pt.sum(q * pt.expand_dims(gamma, -2), axis=-1))
         var = b1 * b1 * v + noise
-        return -0.5 * (np.log(2 * np.pi) + pt.log(var) + (yk - b0 - b1 * m) ** 2 / var)
+        mean = b0 + b1 * m + (0.0 if off is None else off[0])
+        return -0.5 * (np.log(2 * np.pi) + pt.log(var) + (yk - mean) ** 2 / var)
 
     def _align_link(self, post, shift, stretch):
         slope = post["slope"] / stretch  # b0 + b1 z = b0' + b1' (shift + stretch z)
         return {"intercept": post["intercept"] - slope * shift, "slope": slope}
 
-    def _moments(self, post, const, m, v, q=None):
+    def _moments(self, post, const, m, v, q=None, off=None):
         s = const["y_scale"]
         b0, b1 = post["intercept"][:, None], post["slope"][:, None]
         noise = post["label_noise"][:, None] ** 2
@@ -87,8 +89,9 @@ class GaussianJudgeModel(JudgeModel):
                 )
             noise = noise * np.exp(2.0 * (post["label_noise_embedding"] @ q.T))
         var = b1 * b1 * v + noise
-        return const["y_center"] + s * (b0 + b1 * m), s * s * var
+        mean = b0 + b1 * m + (0.0 if off is None else off[0])
+        return const["y_center"] + s * mean, s * s * var
 
-    def _cdf(self, post, const, m, v, t, q=None):
-        mean, var = self._moments(post, const, m, v, q)
+    def _cdf(self, post, const, m, v, t, q=None, off=None):
+        mean, var = self._moments(post, const, m, v, q, off)
         return special.ndtr((t - mean[..., None]) / np.sqrt(var)[..., None])

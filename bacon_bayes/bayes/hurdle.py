@@ -8,6 +8,8 @@ training labels). Given the judges, ``z ~ N(m, v)`` and, in closed form,
 * for y > 0, ``p(log y, y > 0 | l) = N(log y | h0 + h1 m, s^2 + h1^2 v)
   * Phi((g0 + g1 m*) / sqrt(1 + g1^2 v*))`` with (m*, v*) the posterior of z after
   also seeing log y;
+* ``judge_weights=True`` adds ``r' d_zero`` to g0 and ``r' d_log`` to h0 per item (each
+  part weighs the judge scores its own way);
 * ``E[y | l] = exp(h0 + s^2/2 + h1 m + h1^2 v/2) Phi((g0 + g1 (m + h1 v)) / sqrt(1 + g1^2 v))``
   (on the raw scale after undoing the standardisation), and ``E[y^2 | l]`` alike.
 
@@ -47,6 +49,7 @@ class HurdleJudgeModel(JudgeModel):
     """Bayesian hurdle (probit zero part, log-normal positive part) judge model."""
 
     family: ClassVar[str] = "hurdle"
+    judge_weight_names: ClassVar[tuple[str, ...]] = ("zero_judge_weight", "log_judge_weight")
     family_priors: ClassVar[dict[str, float]] = {
         "zero_intercept_sd": 2.0,  # g0 ~ N(0, .)
         "zero_slope_sd": 1.0,  # g1 ~ N(0, .)
@@ -75,13 +78,15 @@ class HurdleJudgeModel(JudgeModel):
         yk = np.column_stack([pos.astype(float), ly])
         return {"yk": yk, "w": train.astype(float)}, {"log_center": center, "log_scale": scale}
 
-    def _label_logp(self, pm, pt, m, v, yk, pr, folds=None, q=None):
+    def _label_logp(self, pm, pt, m, v, yk, pr, folds=None, q=None, off=None):
         shape, col = fold_shape(folds)
         g0 = col(pm.Normal("zero_intercept", 0.0, pr["zero_intercept_sd"], shape=shape))
         g1 = col(pm.Normal("zero_slope", 0.0, pr["zero_slope_sd"], shape=shape))
         h0 = col(pm.Normal("log_intercept", 0.0, pr["log_intercept_sd"], shape=shape))
         h1 = col(pm.Normal("log_slope", 0.0, pr["log_slope_sd"], shape=shape))
         s = col(pm.HalfNormal("log_noise_y", pr["log_noise_sd_prior"], shape=shape))
+        if off is not None:  # per-item intercepts: each part weighs the judges its own way
+            g0, h0 = g0 + off[0], h0 + off[1]
 
         def log_phi(mu, sigma, x):  # erfc only: compiles on every backend incl. JAX
             z = pt.clip((x - mu) / sigma, -CLIP, CLIP)
@@ -98,26 +103,29 @@ class HurdleJudgeModel(JudgeModel):
             "log_slope": h1,
         }
 
-    def _parts(self, post, const):
+    def _parts(self, post, const, off=None):
         sc, ce = const["log_scale"], const["log_center"]
         g0, g1 = post["zero_intercept"][:, None], post["zero_slope"][:, None]
         # log y = ce + sc * (h0 + h1 z + s e): raw-scale coefficients
         h0 = ce + sc * post["log_intercept"][:, None]
+        if off is not None:
+            g0, h0 = g0 + off[0], h0 + sc * off[1]
         h1 = sc * post["log_slope"][:, None]
         s = sc * post["log_noise_y"][:, None]
         return g0, g1, h0, h1, s
 
-    def _raw_moment(self, post, const, m, v, k):
-        g0, g1, h0, h1, s = self._parts(post, const)
+    def _raw_moment(self, post, const, m, v, k, off=None):
+        g0, g1, h0, h1, s = self._parts(post, const, off)
         scale = np.exp(k * h0 + 0.5 * k * k * s * s + k * h1 * m + 0.5 * k * k * h1 * h1 * v)
         return scale * special.ndtr((g0 + g1 * (m + k * h1 * v)) / np.sqrt(1 + g1 * g1 * v))
 
-    def _moments(self, post, const, m, v, q=None):
-        mean = self._raw_moment(post, const, m, v, 1)
-        return mean, np.maximum(self._raw_moment(post, const, m, v, 2) - mean * mean, 0.0)
+    def _moments(self, post, const, m, v, q=None, off=None):
+        mean = self._raw_moment(post, const, m, v, 1, off)
+        second = self._raw_moment(post, const, m, v, 2, off)
+        return mean, np.maximum(second - mean * mean, 0.0)
 
-    def _cdf(self, post, const, m, v, t, q=None):
-        g0, g1, h0, h1, s = self._parts(post, const)
+    def _cdf(self, post, const, m, v, t, q=None, off=None):
+        g0, g1, h0, h1, s = self._parts(post, const, off)
         nodes, weights = np.polynomial.hermite_e.hermegauss(40)
         weights = weights / weights.sum()
         z = m[..., None] + np.sqrt(v)[..., None] * nodes  # (d, n, G)
@@ -133,6 +141,6 @@ class HurdleJudgeModel(JudgeModel):
             out[..., k] = ((1 - p_pos) + p_pos * below) @ weights
         return out
 
-    def _expected_given_z(self, post, z):
-        g0, g1, h0, h1, s = self._parts(post, self.constants_)
+    def _expected_given_z(self, post, z, off=None):
+        g0, g1, h0, h1, s = self._parts(post, self.constants_, off)
         return special.ndtr(g0 + g1 * z) * np.exp(h0 + h1 * z + 0.5 * s * s)

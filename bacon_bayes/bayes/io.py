@@ -102,7 +102,8 @@ def model_from_tree(tree: xr.DataTree, source: str = "the file") -> JudgeModel:
     design = Design(params["columns"])
     const = tree["constant_data"].to_dataset()
     for k in design.state():
-        setattr(design, k, np.asarray(const[k].values))
+        if k in const:  # files written before the judge basis have none
+            setattr(design, k, np.asarray(const[k].values))
     model.design_ = design
     constants = dict(config["constants"])
     if "levels" in constants:

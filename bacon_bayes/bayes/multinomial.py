@@ -180,6 +180,14 @@ class MultinomialJudgeModel(DiscreteOutcomeMixin, JudgeModel):
         "label_shift_sd": 1.0,  # c_k ~ N(0, .): label link shift against the first level
     }
 
+    def _judge_weights(self) -> bool:
+        if self.judge_weights:
+            raise ValidationError(
+                "the multinomial model has no judge_weights option (its label link reads "
+                "the judges' class posterior); use judge_weights=False"
+            )
+        return False
+
     def __init__(self, columns, *, levels=None, judge_types=None, **kwargs: Any) -> None:
         kwargs.setdefault("target_accept", TARGET_ACCEPT)
         super().__init__(columns, **kwargs)

@@ -1,7 +1,8 @@
 """Ordinal outcome (K ordered levels): collapsed ordered-probit judge model.
 
 Latent quality ``z ~ N(q' theta, 1)`` (location and scale fixed; the cutpoints
-float); the human label is level k when ``kappa_{k-1} < z + sigma_y eps <= kappa_k``.
+float); the human label is level k when ``kappa_{k-1} < z + sigma_y eps <= kappa_k``
+(``judge_weights=True``: ``z + r' d`` in place of z).
 Given the judges, ``z ~ N(m, v)`` (closed form), so
 ``P(y <= k | judges) = Phi((kappa_k - m) / sqrt(sigma_y^2 + v))``.
 """
@@ -51,6 +52,7 @@ class OrdinalJudgeModel(JudgeModel):
     """
 
     family: ClassVar[str] = "ordinal"
+    link_has_slope: ClassVar[bool] = False  # z's scale against the cutpoints is fixed
     family_priors: ClassVar[dict[str, float]] = {
         "cutpoint_sd": 2.5,  # kappa_k ~ N(0, .), ordered
         "log_label_noise_mu": 0.0,  # log sigma_y ~ N(., log_label_noise_sd)
@@ -86,7 +88,7 @@ class OrdinalJudgeModel(JudgeModel):
         idx[train] = np.searchsorted(self.levels_, y[train])
         return {"yk": idx, "w": train.astype(float)}, {"levels": self.levels_}
 
-    def _label_logp(self, pm, pt, m, v, yk, pr, folds=None, q=None):
+    def _label_logp(self, pm, pt, m, v, yk, pr, folds=None, q=None, off=None):
         from pymc.distributions.transforms import ordered
 
         K = self.levels_.size
@@ -107,37 +109,45 @@ class OrdinalJudgeModel(JudgeModel):
         sd = pt.sqrt(pt.exp(2.0 * col(log_sy)) + v)
         lo = pt.take_along_axis(edges, yk, axis=-1)
         hi = pt.take_along_axis(edges, yk + 1, axis=-1)
+        if off is not None:
+            m = m + off[0]
         return log_normal_interval((lo - m) / sd, (hi - m) / sd, pt)
 
     def _align_link(self, post, shift, stretch):
         # Phi((k - z) / sd) = Phi((shift + stretch k - z') / (stretch sd)), z' = shift + stretch z
-        return {
+        out = {
             "cutpoints": shift[..., None] + stretch[..., None] * post["cutpoints"],
             "log_label_noise": post["log_label_noise"] + np.log(stretch),
         }
+        if "judge_weight" in post:  # added to z on its scale: stretches with it
+            out["judge_weight"] = stretch[..., None] * post["judge_weight"]
+        return out
 
-    def _probs(self, post, m, v):
+    def _probs(self, post, m, v, off=None):
         sd = np.sqrt(np.exp(2.0 * post["log_label_noise"])[:, None] + v)
-        return ordinal_probs(m, sd, post["cutpoints"])
+        return ordinal_probs(m if off is None else m + off[0], sd, post["cutpoints"])
 
-    def _moments(self, post, const, m, v, q=None):
+    def _moments(self, post, const, m, v, q=None, off=None):
         # E[g(y)] = g(l_0) + sum_k (g(l_k) - g(l_{k-1})) P(y >= l_k): one normal tail
         # per inner cutpoint instead of two per level
         lv = const["levels"]
+        if off is not None:
+            m = m + off[0]
         sd = np.sqrt(np.exp(2.0 * post["log_label_noise"])[:, None] + v)
         above = special.ndtr((m[..., None] - post["cutpoints"][:, None, :]) / sd[..., None])
         mean = lv[0] + above @ np.diff(lv)
         second = lv[0] ** 2 + above @ np.diff(lv * lv)
         return mean, np.maximum(second - mean * mean, 0.0)
 
-    def _cdf(self, post, const, m, v, t, q=None):
-        cum = np.cumsum(self._probs(post, m, v), axis=-1)
+    def _cdf(self, post, const, m, v, t, q=None, off=None):
+        cum = np.cumsum(self._probs(post, m, v, off), axis=-1)
         idx = np.searchsorted(const["levels"], t, side="right") - 1
         out = cum[..., np.maximum(idx, 0)]
         out[..., idx < 0] = 0.0
         return out
 
-    def _expected_given_z(self, post, z):
-        """E[y | z] on a (d, G) grid of latent values."""
+    def _expected_given_z(self, post, z, off=None):
+        """E[y | z] on a (d, G) grid of latent values (``off``: judge-weight terms)."""
         sd = np.exp(post["log_label_noise"])[:, None] * np.ones_like(z)
-        return ordinal_probs(z, sd, post["cutpoints"]) @ self.constants_["levels"]
+        eta = z if off is None else z + off[0]
+        return ordinal_probs(eta, sd, post["cutpoints"]) @ self.constants_["levels"]
