@@ -20,7 +20,8 @@ conformal) on the held-out labeled items (out-of-fold) and on the unlabeled item
 Run: ``python -m benchmarks bayes_efficiency`` (``python -m
 benchmarks.bench_bayes_efficiency summeval`` or ``wmt22`` for one data set; add
 ``--freq-only`` to skip the Bayesian fits, ``--short-nuts`` for 2 chains x (200 + 200)
-draws, ``--judge-weights`` for ``judge_weights=True``). Skips
+draws, ``--judge-weights`` for ``judge_weights=True``, ``--sqrt`` for the hurdle's
+``positive_scale="sqrt"``). Skips
 with a message when ``shared/data`` is absent (``$BACON_SHARED_DATA`` points there).
 """
 
@@ -59,8 +60,10 @@ WMT_METRICS = [
 
 #: ``--short-nuts``: 2 chains x (200 tune + 200 draws) instead of the defaults
 SHORT_NUTS = False
-#: ``--judge-weights``: the Bayesian label link also weighs the residual judge scores
+#: ``--judge-weights``: the Bayesian label link also weighs the judges' scores itself
 JUDGE_WEIGHTS = False
+#: ``--sqrt``: the Bayesian hurdle's positive part on the square-root scale
+SQRT = False
 
 
 def _bayes_model(pool: EvalPool, family: str):
@@ -71,6 +74,8 @@ def _bayes_model(pool: EvalPool, family: str):
     if SHORT_NUTS:
         model.chains, model.tune, model.draws = 2, 200, 200
     model.judge_weights = JUDGE_WEIGHTS
+    if SQRT and family == "hurdle":
+        model.positive_scale = "sqrt"
     return model
 
 
@@ -175,6 +180,8 @@ def compare(
         )
         if engine == "bayes" and JUDGE_WEIGHTS:
             note += ", judge_weights=True"
+        if engine == "bayes" and SQRT and family == "hurdle":
+            note += ', positive_scale="sqrt"'
         if engine == "bayes":
             models = cals[engine].crossfit_.models
             diags = [m.diagnostics_ for m in models]
@@ -270,5 +277,6 @@ if __name__ == "__main__":
     only_freq = "--freq-only" in args  # e.g. WMT22 when there is no time for NUTS on 30,000
     SHORT_NUTS = "--short-nuts" in args
     JUDGE_WEIGHTS = "--judge-weights" in args
+    SQRT = "--sqrt" in args
     names = [a for a in args if not a.startswith("--")] or None
     main(names, ("freq",) if only_freq else ("bayes", "freq"))

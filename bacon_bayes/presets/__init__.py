@@ -8,6 +8,8 @@ the same from a checkout and from an installed wheel. A preset has::
     description = "..."
     [priors]                     # overrides of the family's default priors
     [sampler]                    # sampler, draws, tune, chains, target_accept
+    [model]                      # model options: judge_weights, inference, label_draws,
+                                 # positive_scale (hurdle)
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from bacon_bayes.errors import ValidationError
 __all__ = ["apply_preset", "available_presets", "load_preset", "model_from_preset"]
 
 SAMPLER_KEYS = {"sampler", "draws", "tune", "chains", "target_accept", "low_rank", "predict_draws"}
+MODEL_KEYS = {"judge_weights", "inference", "label_draws", "positive_scale"}
 
 
 def available_presets() -> list[str]:
@@ -54,11 +57,17 @@ def load_preset(name: str) -> dict[str, Any]:
         raise ValidationError(f"preset {name!r} is not valid TOML: {exc}") from exc
     if "family" not in data:
         raise ValidationError(f"preset {name!r} has no 'family'")
-    unknown = set(data.get("sampler", {})) - SAMPLER_KEYS
-    if unknown:
-        raise ValidationError(f"preset {name!r}: unknown sampler settings {sorted(unknown)}")
+    for section, known in (("sampler", SAMPLER_KEYS), ("model", MODEL_KEYS)):
+        unknown = set(data.get(section, {})) - known
+        if unknown:
+            raise ValidationError(
+                f"preset {name!r}: unknown {section} settings {sorted(unknown)}; "
+                f"known: {sorted(known)}"
+            )
     data.setdefault("priors", {})
     data.setdefault("sampler", {})
+    data.setdefault("model", {})
+    data.setdefault("name", name)
     return data
 
 
@@ -72,12 +81,29 @@ def model_from_preset(name: str, columns: Any, **overrides: Any) -> Any:
         raise ValidationError(
             f"preset {name!r} names family {preset['family']!r}; known: {sorted(FAMILIES)}"
         )
-    kwargs = {**preset["sampler"], "priors": dict(preset["priors"]), **overrides}
-    return cls(columns, **kwargs)
+    kwargs = {**preset["sampler"], **preset["model"], "priors": dict(preset["priors"])}
+    _check_options(name, cls, preset["model"])
+    return cls(columns, **{**kwargs, **overrides})
+
+
+def _check_options(name: str, cls: Any, options: dict[str, Any]) -> None:
+    """Model options the family does not have (e.g. positive_scale off the hurdle) fail."""
+    import inspect
+
+    known = set(inspect.signature(cls.__init__).parameters)
+    for base in cls.__mro__[1:]:
+        if "__init__" in vars(base):
+            known |= set(inspect.signature(base.__init__).parameters)
+    foreign = set(options) - known
+    if foreign:
+        raise ValidationError(
+            f"preset {name!r}: the {cls.family} model has no option {sorted(foreign)}"
+        )
 
 
 def apply_preset(model: Any, preset: dict[str, Any]) -> Any:
-    """Set a loaded preset's priors and sampler settings on an unfitted judge model.
+    """Set a loaded preset's priors, sampler settings and model options on an unfitted
+    judge model.
 
     The model's family must be the preset's; prior names are checked against it.
     """
@@ -86,7 +112,8 @@ def apply_preset(model: Any, preset: dict[str, Any]) -> Any:
             f"the preset is for the {preset['family']!r} family, not "
             f"{getattr(model, 'family', type(model).__name__)!r}"
         )
-    for key, value in preset["sampler"].items():
+    _check_options(preset.get("name", preset["family"]), type(model), preset["model"])
+    for key, value in {**preset["sampler"], **preset["model"]}.items():
         setattr(model, key, value)
     model.priors = {**(model.priors or {}), **preset["priors"]}
     model.resolved_priors()  # unknown prior names fail here, before any sampling

@@ -74,17 +74,17 @@ def _hurdle_joint(z, ly, g0, g1, h0, h1, s, m, v):
     )
 
 
+def _hurdle_post(g0, g1, h0, h1, s):
+    """One posterior draw of the hurdle link (standardised scale = raw scale)."""
+    names = ("zero_intercept", "zero_slope", "log_intercept", "log_slope", "log_noise_y")
+    return {name: np.array([x]) for name, x in zip(names, (g0, g1, h0, h1, s), strict=True)}
+
+
 def test_hurdle_closed_forms_match_quadrature():
     from bacon_bayes.bayes.hurdle import HurdleJudgeModel
 
     g0, g1, h0, h1, s, m, v = 0.4, 1.3, 0.2, 0.7, 0.6, 0.3, 0.5
-    post = {
-        "zero_intercept": np.array([g0]),
-        "zero_slope": np.array([g1]),
-        "log_intercept": np.array([h0]),
-        "log_slope": np.array([h1]),
-        "log_noise_y": np.array([s]),
-    }
+    post = _hurdle_post(g0, g1, h0, h1, s)
     const = {"log_center": 0.0, "log_scale": 1.0}
     model = HurdleJudgeModel(None)
     M, V = np.array([[m]]), np.array([[v]])
@@ -172,3 +172,48 @@ def test_latent_posterior_equals_the_collapse_with_missing_scores():
     m2, v2 = latent_posterior(L, obs, a, c, log_sd, mu)
     np.testing.assert_allclose(m2, m, rtol=1e-12)
     np.testing.assert_allclose(v2, v, rtol=1e-12)
+
+
+def test_hurdle_square_root_scale_matches_quadrature():
+    """Squared-normal positive part: y = W^2, W | z ~ N(h0 + h1 z, s^2)."""
+    from bacon_bayes.bayes.hurdle import HurdleJudgeModel, gated_moments, hurdle_label_logp
+
+    g0, g1, h0, h1, s, m, v = 0.4, -1.1, 1.2, 0.7, 0.6, 0.3, 0.5
+    post = _hurdle_post(g0, g1, h0, h1, s)
+    const = {"log_center": 0.0, "log_scale": 1.0}
+    model = HurdleJudgeModel(None, positive_scale="sqrt")
+    post_z = stats.norm(m, np.sqrt(v))
+
+    def quad(f):
+        return integrate.quad(f, -15, 15, limit=200)[0]
+
+    def gate(z):
+        return stats.norm.cdf(g0 + g1 * z) * post_z.pdf(z)
+
+    for k, got in enumerate(gated_moments(np.array(m), np.array(v), g0, g1, 4)):
+        np.testing.assert_allclose(got, quad(lambda z, k=k: z**k * gate(z)), rtol=1e-9)
+    mean, var = model._moments(post, const, np.array([[m]]), np.array([[v]]))
+    w = stats.norm(0.0, s)  # W - (h0 + h1 z)
+    e1 = quad(lambda z: gate(z) * ((h0 + h1 * z) ** 2 + s * s))
+    e2 = quad(lambda z: gate(z) * w.expect(lambda e, z=z: (h0 + h1 * z + e) ** 4))
+    np.testing.assert_allclose(mean[0, 0], e1, rtol=1e-8)
+    np.testing.assert_allclose(var[0, 0], e2 - e1 * e1, rtol=1e-6)
+    t = np.array([0.0, 0.5, 2.0])
+    cdf = model._cdf(post, const, np.array([[m]]), np.array([[v]]), t)[0, 0]
+    p0 = quad(lambda z: stats.norm.cdf(-(g0 + g1 * z)) * post_z.pdf(z))
+    for k, tk in enumerate(t):
+        r = np.sqrt(tk)
+        inside = quad(lambda z, r=r: gate(z) * (w.cdf(r - h0 - h1 * z) - w.cdf(-r - h0 - h1 * z)))
+        np.testing.assert_allclose(cdf[k], p0 + inside, rtol=1e-7)
+
+    # the label likelihood: both roots of y = W^2 (density of W at +-sqrt y)
+    def log_phi(mu, sigma, x):
+        return special.log_ndtr((x - mu) / sigma)
+
+    root = 1.3
+    got = hurdle_label_logp(
+        np.array([1.0, 0.0]), np.array([root, 0.0]), m, v, g0, g1, h0, h1, s, np, log_phi,
+        ly_neg=np.array([-root, 0.0]),
+    )  # fmt: skip
+    want = quad(lambda z: gate(z) * (w.pdf(root - h0 - h1 * z) + w.pdf(-root - h0 - h1 * z)))
+    np.testing.assert_allclose(got, np.log([want, p0]), rtol=1e-7)

@@ -50,7 +50,8 @@ def test_judge_weights_keep_the_bias_table_on_the_human_scale():
 
 def test_hurdle_parts_each_weigh_the_judge_they_follow(tmp_path):
     """Humans' zero/non-zero call follows judge 1 beyond the judges' consensus and their
-    error size follows judge 0: each part of the link finds its own judge."""
+    error size follows judge 0: each part of the link finds its own judge (square-root
+    scale; saved and loaded with it)."""
     sim = simulate_judges(900, 4, 0, family="hurdle", missing=0.0, seed=5)
     rng = np.random.default_rng(6)
     z = sim.quality
@@ -61,7 +62,13 @@ def test_hurdle_parts_each_weigh_the_judge_they_follow(tmp_path):
     y = np.where(positive, np.exp(log_y), 0.0)
     y[500:] = np.nan
     fit = HurdleJudgeModel(
-        sim.columns, draws=400, tune=400, seed=3, judge_weights=True, warn=False
+        sim.columns,
+        draws=400,
+        tune=400,
+        seed=3,
+        judge_weights=True,
+        warn=False,
+        positive_scale="sqrt",
     ).fit(sim.X, y)
     basis = fit._weight_basis()
     on_judges = {
@@ -74,4 +81,5 @@ def test_hurdle_parts_each_weigh_the_judge_they_follow(tmp_path):
     assert np.isfinite(table.drop(columns="judge").to_numpy(float)).all()
     assert (table["scale"] > 0).all()
     back = load_model(save_model(fit, tmp_path / "hurdle.nc"))
+    assert back.positive_scale == "sqrt"
     np.testing.assert_array_equal(back.predict(sim.X[500:]), fit.predict(sim.X[500:]))

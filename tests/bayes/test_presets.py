@@ -31,6 +31,21 @@ def test_presets_load_and_build_models():
         load_preset("nope")
 
 
+def test_preset_model_options_reach_the_model_and_foreign_ones_fail(tmp_path):
+    from bacon_bayes.bayes import ColumnSpec, HurdleJudgeModel
+
+    model = model_from_preset("hurdle_mqm", ColumnSpec.simple(3))
+    assert isinstance(model, HurdleJudgeModel)
+    assert (model.positive_scale, model.judge_weights) == ("sqrt", True)
+    bad = tmp_path / "bad.toml"
+    bad.write_text('family = "ordinal"\n[model]\npositive_scale = "sqrt"\n')
+    with pytest.raises(ValidationError, match=r"ordinal model has no option \['positive_scale'\]"):
+        model_from_preset(str(bad), ColumnSpec.simple(3))
+    bad.write_text('family = "hurdle"\n[model]\nskew = 1\n')
+    with pytest.raises(ValidationError, match="unknown model settings"):
+        load_preset(str(bad))
+
+
 def test_models_folder_is_the_packaged_presets():
     assert (ROOT / "models").resolve() == (ROOT / "bacon_bayes" / "presets").resolve()
 
