@@ -355,14 +355,20 @@ class JudgeModel:
         containers, so a subclass may return one compiled earlier (simulation studies).
 
         The judge stage on nutpie-jax samples its log density written in JAX
-        (:mod:`bacon_bayes.bayes.judge_density`; measured: about 0.55 times the time
-        per gradient of PyTensor's translation, BENCHMARKS.md)."""
+        (:mod:`bacon_bayes.bayes.judge_density`; unless a subclass changes that model;
+        measured: about 0.55 times the time per gradient of PyTensor's translation,
+        BENCHMARKS.md)."""
         build = {
             "joint": self._build_model,
             "judges": self._build_judges_model,
             "labels": self._build_label_model,
         }[kind]
-        density = judges_density(self.resolved_priors()) if kind == "judges" else None
+        density = None
+        hooks = ("_judge_terms", "_build_judges_model")  # the model the density writes out
+        if kind == "judges" and all(
+            getattr(type(self), h) is getattr(JudgeModel, h) for h in hooks
+        ):
+            density = judges_density(self.resolved_priors())
         return compile_sampler(build(arrays, labels), self.sampler, density=density)
 
     @staticmethod

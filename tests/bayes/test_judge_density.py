@@ -8,7 +8,7 @@ import pytest
 from bacon_bayes.bayes import OrdinalJudgeModel
 from bacon_bayes.bayes.columns import ColumnSpec
 from bacon_bayes.bayes.judge_density import judges_density
-from bacon_bayes.bayes.sampling import flat_layout, jax_value_and_grad
+from bacon_bayes.bayes.sampling import flat_layout, jax_value_and_grad, resolve_engine
 
 pytest.importorskip("jax")
 
@@ -54,3 +54,27 @@ def test_jax_density_equals_pymc(n_unc, n_emb, missing):
         value, grad = value_and_grad(x, data)
         np.testing.assert_allclose(float(value), logp(point), rtol=1e-9)
         np.testing.assert_allclose(np.asarray(grad), dlogp(point), rtol=1e-7, atol=1e-7)
+
+
+def test_cut_fit_samples_the_jax_density_with_pymc_names_and_dims(ordinal_fit):
+    """The session fit's judge stage ran on this density (default engine nutpie-jax)
+    and its posterior keeps PyMC's variables and dims."""
+    assert resolve_engine("auto") == "nutpie-jax"
+    fit, sim = ordinal_fit
+    post = fit.idata_.posterior
+    dims = {
+        "offset": ("judge",),
+        "log_scale": ("judge",),
+        "log_noise": ("judge",),
+        "theta": ("emb",),
+        "log_scale_mu": (),
+        "log_scale_sd": (),
+        "log_noise_mu": (),
+        "log_noise_sd": (),
+    }
+    if sim.columns.unc_kinds:
+        dims["uncertainty"] = ("unc",)
+    for name, want in dims.items():
+        assert post[name].dims == ("chain", "draw", *want), name
+    assert list(post["offset"].coords["judge"].values) == list(sim.columns.judges)
+    assert fit.diagnostics_.ok
