@@ -190,7 +190,8 @@ class JaxDensity:
 
 def flat_layout(model: Any) -> list[tuple[str, slice, tuple[int, ...]]]:
     """(value-variable name, slice, shape) of each free variable in the flat vector
-    nutpie samples (PyMC's order of ``model.free_RVs``)."""
+    nutpie samples (PyMC's order of ``model.free_RVs``, as nutpie 0.16 concatenates
+    them in ``compile_pymc._make_functions``)."""
     point = model.initial_point()
     out, start = [], 0
     for rv in model.free_RVs:
@@ -227,7 +228,9 @@ def jax_value_and_grad(model: Any, jax_logp: Callable[[dict, dict], Any]) -> Cal
 def with_jax_logp(compiled: Any, model: Any, jax_logp: Callable[[dict, dict], Any]) -> Any:
     """A nutpie model compiled from PyMC (``backend="jax"``) sampling ``jax_logp``
     instead of PyTensor's translation; initial points, stored variables, dims and data
-    handling stay nutpie's (the same draws' names and shapes)."""
+    handling stay nutpie's (the same draws' names and shapes). Replaces a field of
+    nutpie 0.16's ``PyFuncModel`` (``_make_logp_func``; ``run`` also extends
+    ``_shared_data``): ``tests/bayes/test_judge_density.py`` samples through it."""
     value_and_grad = jax_value_and_grad(model, jax_logp)
 
     def make_logp_func():
