@@ -17,15 +17,27 @@ fastest measured there that is installed.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from bacon_bayes.errors import ValidationError
 
-__all__ = ["ENGINES", "CompiledSampler", "compile_sampler"]
+__all__ = [
+    "ENGINES",
+    "CompiledSampler",
+    "JaxDensity",
+    "compile_sampler",
+    "flat_layout",
+    "jax_numpy",
+    "with_jax_logp",
+]
 
 ENGINES = ("auto", "nutpie", "nutpie-jax", "pymc", "numpyro")
 
@@ -52,6 +64,7 @@ class CompiledSampler:
     model: Any
     engine: str
     compiled: Any = None
+    prepare: Callable[[dict], dict] | None = None
 
     def run(
         self,
@@ -92,6 +105,9 @@ class CompiledSampler:
                 # every log-density call (measured: 2.8 -> 1.9 ms per gradient, one chain)
                 data = {k: jnp.asarray(v) for k, v in data.items()}
             compiled = self.compiled.with_data(**data)
+            if self.prepare is not None:  # more arrays the log density reads, once per fit
+                shared = {**compiled._shared_data, **self.prepare(compiled._shared_data)}
+                compiled = dataclasses.replace(compiled, _shared_data=shared)
             idata = nutpie.sample(
                 compiled,
                 draws=draws,
@@ -124,8 +140,15 @@ class CompiledSampler:
         return idata, time.perf_counter() - start
 
 
-def compile_sampler(model: Any, engine: str = "auto") -> CompiledSampler:
-    """Compile ``model`` for ``engine`` (once; reuse ``run`` across data sets)."""
+def compile_sampler(
+    model: Any, engine: str = "auto", density: JaxDensity | None = None
+) -> CompiledSampler:
+    """Compile ``model`` for ``engine`` (once; reuse ``run`` across data sets).
+
+    ``density``: the model's log density written in JAX; with ``"nutpie-jax"`` it
+    replaces the one PyTensor translates to JAX (see :func:`with_jax_logp`); other
+    engines ignore it.
+    """
     if engine not in ENGINES:
         raise ValidationError(f"sampler {engine!r} is not known; use one of {ENGINES}")
     engine = resolve_engine(engine)
@@ -139,10 +162,82 @@ def compile_sampler(model: Any, engine: str = "auto") -> CompiledSampler:
         compiled = nutpie.compile_pymc_model(
             model, backend="jax", gradient_backend="jax", freeze_model=False
         )
-        return CompiledSampler(model, engine, compiled)
+        if density is None:
+            return CompiledSampler(model, engine, compiled)
+        return CompiledSampler(
+            model, engine, with_jax_logp(compiled, model, density.logp), density.prepare
+        )
     if engine == "numpyro" and "jax" not in sys.modules:
         # one XLA device per core, so chains run in parallel (must precede the jax import)
         flag = f"--xla_force_host_platform_device_count={os.cpu_count() or 1}"
         if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
             os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {flag}".strip()
     return CompiledSampler(model, engine)
+
+
+@dataclass(frozen=True)
+class JaxDensity:
+    """A model's log density written in JAX (for ``compile_sampler``).
+
+    ``logp(params, data)``: a scalar from the unconstrained values by PyMC's
+    value-variable names and the data by container name plus what ``prepare(data)``
+    (run once per fit on the containers' JAX arrays) adds.
+    """
+
+    logp: Callable[[dict, dict], Any]
+    prepare: Callable[[dict], dict] | None = None
+
+
+def flat_layout(model: Any) -> list[tuple[str, slice, tuple[int, ...]]]:
+    """(value-variable name, slice, shape) of each free variable in the flat vector
+    nutpie samples (PyMC's order of ``model.free_RVs``, as nutpie 0.16 concatenates
+    them in ``compile_pymc._make_functions``)."""
+    point = model.initial_point()
+    out, start = [], 0
+    for rv in model.free_RVs:
+        name = model.rvs_to_values[rv].name
+        shape = tuple(np.shape(point[name]))
+        size = int(np.prod(shape))
+        out.append((name, slice(start, start + size), shape))
+        start += size
+    return out
+
+
+def jax_numpy() -> Any:
+    """``jax.numpy`` in float64 (as PyTensor's JAX backend sets it: the sampler's
+    precision; arrays made before would silently be float32)."""
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    return jax.numpy
+
+
+def jax_value_and_grad(model: Any, jax_logp: Callable[[dict, dict], Any]) -> Callable:
+    """Jitted ``(x, data) -> (logp, gradient)`` of ``jax_logp`` on nutpie's flat vector."""
+    import jax
+
+    jax_numpy()
+    layout = flat_layout(model)
+
+    def flat(x, data):
+        return jax_logp({name: x[sl].reshape(shape) for name, sl, shape in layout}, data)
+
+    return jax.jit(jax.value_and_grad(flat))
+
+
+def with_jax_logp(compiled: Any, model: Any, jax_logp: Callable[[dict, dict], Any]) -> Any:
+    """A nutpie model compiled from PyMC (``backend="jax"``) sampling ``jax_logp``
+    instead of PyTensor's translation; initial points, stored variables, dims and data
+    handling stay nutpie's (the same draws' names and shapes). Replaces a field of
+    nutpie 0.16's ``PyFuncModel`` (``_make_logp_func``; ``run`` also extends
+    ``_shared_data``): ``tests/bayes/test_judge_density.py`` samples through it."""
+    value_and_grad = jax_value_and_grad(model, jax_logp)
+
+    def make_logp_func():
+        def logp(x, **shared):
+            value, grad = value_and_grad(x, shared)
+            return float(value), np.asarray(grad, dtype="float64", order="C")
+
+        return logp
+
+    return dataclasses.replace(compiled, _make_logp_func=make_logp_func)
