@@ -14,14 +14,17 @@ training labels). Given the judges, ``z ~ N(m, v)`` and, in closed form,
   (on the raw scale after undoing the standardisation), and ``E[y^2 | l]`` alike.
 
 ``positive_scale="sqrt"`` models the positive part on the square-root scale instead:
-``y = W^2`` with ``W = h0 + h1 z + s e`` (standardised over the positive training
-labels' square roots): the likelihood of y > 0 sums the two roots ``W = +-sqrt(y)``
-(each term the closed form above), and ``E[y^k | l]`` (k = 1, 2) are polynomials in z
-up to degree 4 times the probit gate, whose expectations over ``z ~ N(m, v)`` follow
-exactly from Stein's identity. The square root stabilises the variance of count-like
-scores: on WMT22 MQM the log residuals given the metrics are left-skewed (skewness
--0.97), so a log-normal overstates E[y | x] (by 14% there), while the square-root
-residuals are nearly symmetric (0.27).
+``sqrt(y) = W = h0 + h1 z + s e`` (standardised over the positive training labels'
+square roots; the likelihood is the closed form above with ``sqrt y`` for ``log y``)
+and predictions take ``y = W^2``: ``E[y^k | l]`` (k = 1, 2) are polynomials in z up to
+degree 4 times the probit gate, whose expectations over ``z ~ N(m, v)`` follow exactly
+from Stein's identity. The normal W puts a little mass below 0 that the likelihood
+ignores (WMT22: the positive labels' square roots average 1.97 sd above 0); summing
+both roots of ``y = W^2`` in the likelihood instead made a second, V-shaped mode (W
+centred at 0, ``y ~ z^2``) that trapped chains (R-hat 1.83 on WMT22). The square root
+stabilises the variance of count-like scores: on WMT22 MQM the log residuals given the
+metrics are left-skewed (skewness -0.97), so a log-normal overstates E[y | x] (by 14%
+there), while the square-root residuals are nearly symmetric (0.27).
 
 ``predict_cdf`` integrates the two probit/normal factors over z by 40-point
 Gauss-Hermite quadrature.
@@ -44,24 +47,19 @@ __all__ = ["POSITIVE_SCALES", "HurdleJudgeModel", "hurdle_label_logp"]
 POSITIVE_SCALES = ("log", "sqrt")
 
 
-def hurdle_label_logp(pos, ly, m, v, g0, g1, h0, h1, s, xp, log_phi, ly_neg=None):
+def hurdle_label_logp(pos, ly, m, v, g0, g1, h0, h1, s, xp, log_phi):
     """log p(label | judges): ``pos`` 1/0 for y > 0 / y = 0, ``ly`` = standardised
-    transformed y (log y, or sqrt y); ``ly_neg`` (square-root scale): the standardised
-    negative root, whose term is added (y = W^2 has two roots).
+    transformed y (log y, or sqrt y).
 
     ``xp`` is numpy or pytensor.tensor; ``log_phi(mu, sigma, x)`` the normal log-CDF.
     """
     zero = log_phi(0.0, 1.0, -(g0 + g1 * m) / xp.sqrt(1.0 + g1 * g1 * v))
     var = s * s + h1 * h1 * v
+    dens = -0.5 * (np.log(2 * np.pi) + xp.log(var) + (ly - h0 - h1 * m) ** 2 / var)
     v_star = 1.0 / (1.0 / v + h1 * h1 / (s * s))
-
-    def positive(w):
-        dens = -0.5 * (np.log(2 * np.pi) + xp.log(var) + (w - h0 - h1 * m) ** 2 / var)
-        m_star = v_star * (m / v + h1 * (w - h0) / (s * s))
-        return dens + log_phi(0.0, 1.0, (g0 + g1 * m_star) / xp.sqrt(1.0 + g1 * g1 * v_star))
-
-    both = positive(ly) if ly_neg is None else xp.logaddexp(positive(ly), positive(ly_neg))
-    return pos * both + (1.0 - pos) * zero
+    m_star = v_star * (m / v + h1 * (ly - h0) / (s * s))
+    hurdle = log_phi(0.0, 1.0, (g0 + g1 * m_star) / xp.sqrt(1.0 + g1 * g1 * v_star))
+    return pos * (dens + hurdle) + (1.0 - pos) * zero
 
 
 def gated_moments(m, v, g0, g1, order: int) -> list:
@@ -132,13 +130,9 @@ class HurdleJudgeModel(JudgeModel):
         # log_center/log_scale: centre and scale of the transformed positive labels
         ty = np.sqrt(y[pos]) if self._sqrt() else np.log(y[pos])
         center, scale = float(ty.mean()), float(ty.std()) or 1.0
-        cols = [pos.astype(float), np.zeros(y.shape[0])]
-        cols[1][pos] = (ty - center) / scale
-        if self._sqrt():  # the negative root, standardised alike; the raw-zero intercept
-            cols.append(np.zeros(y.shape[0]))
-            cols[2][pos] = (-ty - center) / scale
-            cols.append(np.full(y.shape[0], -center / scale))
-        yk = np.column_stack(cols)
+        ly = np.zeros(y.shape[0])
+        ly[pos] = (ty - center) / scale
+        yk = np.column_stack([pos.astype(float), ly])
         return {"yk": yk, "w": train.astype(float)}, {"log_center": center, "log_scale": scale}
 
     def _label_logp(self, pm, pt, m, v, yk, pr, folds=None, q=None, off=None):
@@ -155,18 +149,7 @@ class HurdleJudgeModel(JudgeModel):
             z = pt.clip((x - mu) / sigma, -CLIP, CLIP)
             return pt.log(0.5 * pt.erfc(-z / np.sqrt(2.0)))
 
-        ly_neg = None
-        if self._sqrt():
-            ly_neg = yk[..., 2]
-            # W and -W give the same y: the mirrored link (-h0, -h1, -d on the raw scale)
-            # fits equally well. Keep W's raw intercept positive (the mirror is far below
-            # the bound, the fit far above it); without this chains split between the
-            # two modes (R-hat 1.83 on WMT22).
-            floor = yk[..., 0, 3]  # -centre / scale: the same in every row of a fold
-            h0_raw = pm.modelcontext(None)["log_intercept"]
-            pm.Potential("positive_root", pt.switch(h0_raw > floor, 0.0, -np.inf))
-        pos, ly = yk[..., 0], yk[..., 1]
-        return hurdle_label_logp(pos, ly, m, v, g0, g1, h0, h1, s, pt, log_phi, ly_neg)
+        return hurdle_label_logp(yk[..., 0], yk[..., 1], m, v, g0, g1, h0, h1, s, pt, log_phi)
 
     def _align_link(self, post, shift, stretch):
         g1, h1 = post["zero_slope"] / stretch, post["log_slope"] / stretch

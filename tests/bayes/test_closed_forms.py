@@ -206,14 +206,13 @@ def test_hurdle_square_root_scale_matches_quadrature():
         inside = quad(lambda z, r=r: gate(z) * (w.cdf(r - h0 - h1 * z) - w.cdf(-r - h0 - h1 * z)))
         np.testing.assert_allclose(cdf[k], p0 + inside, rtol=1e-7)
 
-    # the label likelihood: both roots of y = W^2 (density of W at +-sqrt y)
+    # the label likelihood: W's density at sqrt y (the square root is the normal part)
     def log_phi(mu, sigma, x):
         return special.log_ndtr((x - mu) / sigma)
 
     root = 1.3
     got = hurdle_label_logp(
-        np.array([1.0, 0.0]), np.array([root, 0.0]), m, v, g0, g1, h0, h1, s, np, log_phi,
-        ly_neg=np.array([-root, 0.0]),
-    )  # fmt: skip
-    want = quad(lambda z: gate(z) * (w.pdf(root - h0 - h1 * z) + w.pdf(-root - h0 - h1 * z)))
+        np.array([1.0, 0.0]), np.array([root, 0.0]), m, v, g0, g1, h0, h1, s, np, log_phi
+    )
+    want = quad(lambda z: gate(z) * w.pdf(root - h0 - h1 * z))
     np.testing.assert_allclose(got, np.log([want, p0]), rtol=1e-7)
