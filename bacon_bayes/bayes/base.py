@@ -522,12 +522,13 @@ class JudgeModel:
             )
         arrays = self._setup(X, y)
         rows = np.flatnonzero(labeled)
+        weighted = arrays["L"] @ self._weight_basis() if self._judge_weights() else None
         folds = []
         for k in range(n_folds):
             train = labeled & (fold_ids != k) if holdout else labeled
             labels, const = self._label_data(np.where(train, y, np.nan), train)
-            if self._judge_weights():
-                labels["r"] = arrays["L"] @ self._weight_basis()
+            if weighted is not None:
+                labels["r"] = weighted
             folds.append((self._restrict(labels, rows), const))
         if mode == "cut":
             return self._fit_cut(arrays, rows, folds)

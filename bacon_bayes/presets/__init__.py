@@ -88,13 +88,7 @@ def model_from_preset(name: str, columns: Any, **overrides: Any) -> Any:
 
 def _check_options(name: str, cls: Any, options: dict[str, Any]) -> None:
     """Model options the family does not have (e.g. positive_scale off the hurdle) fail."""
-    import inspect
-
-    known = set(inspect.signature(cls.__init__).parameters)
-    for base in cls.__mro__[1:]:
-        if "__init__" in vars(base):
-            known |= set(inspect.signature(base.__init__).parameters)
-    foreign = set(options) - known
+    foreign = set(options) - set(cls(None).get_params())
     if foreign:
         raise ValidationError(
             f"preset {name!r}: the {cls.family} model has no option {sorted(foreign)}"

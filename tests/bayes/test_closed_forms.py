@@ -74,6 +74,11 @@ def _hurdle_joint(z, ly, g0, g1, h0, h1, s, m, v):
     )
 
 
+def _log_phi(mu, sigma, x):
+    """The normal log-CDF in the signature ``hurdle_label_logp`` takes."""
+    return special.log_ndtr((x - mu) / sigma)
+
+
 def _hurdle_post(g0, g1, h0, h1, s):
     """One posterior draw of the hurdle link (standardised scale = raw scale)."""
     names = ("zero_intercept", "zero_slope", "log_intercept", "log_slope", "log_noise_y")
@@ -124,12 +129,9 @@ def test_hurdle_closed_forms_match_quadrature():
     # the label likelihood given the judges (the function the model graph uses)
     from bacon_bayes.bayes.hurdle import hurdle_label_logp
 
-    def log_phi(mu, sigma, x):
-        return special.log_ndtr((x - mu) / sigma)
-
     ly = 0.8
     got = hurdle_label_logp(
-        np.array([1.0, 0.0]), np.array([ly, 0.0]), m, v, g0, g1, h0, h1, s, np, log_phi
+        np.array([1.0, 0.0]), np.array([ly, 0.0]), m, v, g0, g1, h0, h1, s, np, _log_phi
     )
     want_pos = quad(lambda z: _hurdle_joint(z, ly, g0, g1, h0, h1, s, m, v))
     np.testing.assert_allclose(got, np.log([want_pos, p0]), rtol=1e-7)
@@ -207,12 +209,9 @@ def test_hurdle_square_root_scale_matches_quadrature():
         np.testing.assert_allclose(cdf[k], p0 + inside, rtol=1e-7)
 
     # the label likelihood: W's density at sqrt y (the square root is the normal part)
-    def log_phi(mu, sigma, x):
-        return special.log_ndtr((x - mu) / sigma)
-
     root = 1.3
     got = hurdle_label_logp(
-        np.array([1.0, 0.0]), np.array([root, 0.0]), m, v, g0, g1, h0, h1, s, np, log_phi
+        np.array([1.0, 0.0]), np.array([root, 0.0]), m, v, g0, g1, h0, h1, s, np, _log_phi
     )
     want = quad(lambda z: gate(z) * w.pdf(root - h0 - h1 * z))
     np.testing.assert_allclose(got, np.log([want, p0]), rtol=1e-7)
