@@ -62,7 +62,11 @@ from bacon_bayes.bayes.diagnostics import (  # noqa: E402
     check_convergence,
     merge_diagnostics,
 )
-from bacon_bayes.bayes.judge_density import judges_density  # noqa: E402
+from bacon_bayes.bayes.judge_density import (  # noqa: E402
+    judges_density,
+    judges_grad_density,
+)
+from bacon_bayes.bayes.label_density import label_density  # noqa: E402
 from bacon_bayes.bayes.sampling import compile_sampler  # noqa: E402
 from bacon_bayes.errors import NotFittedError, ValidationError  # noqa: E402
 
@@ -75,8 +79,10 @@ INFERENCE = ("auto", "cut", "joint")
 CUT_SUMMARY_DRAWS = 1000
 
 #: Largest per-draw latent moments (numbers) the fold models of a cut fit share
-#: between predictions of the same X (their stage-1 draws are the same).
-LATENT_CACHE_SIZE = 10_000_000
+#: between predictions of the same X (their stage-1 draws are the same): 32e6
+#: numbers = 256 MB, enough for a WMT22-size cross-fit (27,000 unlabeled items x 500
+#: draws x 2 moments; at the earlier 10e6 each of its five folds recomputed them).
+LATENT_CACHE_SIZE = 32_000_000
 
 #: Priors of the judge measurement part, on standardised judge scores (each
 #: judge centred and scaled over all items) and the family's latent scale.
@@ -92,6 +98,14 @@ JUDGE_PRIORS: dict[str, float] = {
     "embedding_sd": 0.5,  # theta_k ~ N(0, .) on QR components with unit variance
     "judge_weight_sd": 0.5,  # d_j ~ N(0, .): label link's weight on standardised judge j
 }
+
+#: From how many judge scores (items x judges) the judge stage samples its log density
+#: in numba with the gradient by hand (:func:`~bacon_bayes.bayes.judge_density.
+#: judges_grad_density`) instead of the JAX one (:func:`~bacon_bayes.bayes.
+#: judge_density.judges_density`). Measured (stage 1 alone, 2 chains, interleaved, load
+#: 4-6): 30,000 items x 10 judges with an uncertainty feature each, numba 84-94 s vs JAX
+#: 151-162 s; 5,000 x 8 with a 32-component embedding, numba 40 s vs JAX 33-40 s.
+NUMBA_JUDGE_SCORES = 100_000
 
 #: Sampler settings (overridable per model).
 SAMPLER_DEFAULTS: dict[str, Any] = {
@@ -382,10 +396,13 @@ class JudgeModel:
         ``"labels"``) for data of these shapes. A hook: every fit sets all data
         containers, so a subclass may return one compiled earlier (simulation studies).
 
-        The judge stage on nutpie-jax samples its log density written in JAX
-        (:mod:`bacon_bayes.bayes.judge_density`; unless a subclass changes that model;
-        measured: about 0.55 times the time per gradient of PyTensor's translation,
-        BENCHMARKS.md)."""
+        On nutpie-jax the judge stage samples its log density written out by hand
+        (:mod:`bacon_bayes.bayes.judge_density`, in numba from
+        :data:`NUMBA_JUDGE_SCORES` judge scores on, else in JAX; unless a
+        subclass changes that model; measured: about 0.55 times the time per gradient
+        of PyTensor's translation in JAX, and numba with its hand-written gradient
+        about half that again at WMT22 size, BENCHMARKS.md), and the label stage of
+        the families written in :mod:`bacon_bayes.bayes.label_density` its JAX one."""
         build = {
             "joint": self._build_model,
             "judges": self._build_judges_model,
@@ -396,7 +413,10 @@ class JudgeModel:
         if kind == "judges" and all(
             getattr(type(self), h) is getattr(JudgeModel, h) for h in hooks
         ):
-            density = judges_density(self.resolved_priors())
+            big = np.size(arrays["L"]) >= NUMBA_JUDGE_SCORES
+            density = (judges_grad_density if big else judges_density)(self.resolved_priors())
+        elif kind == "labels":
+            density = label_density(self)
         return compile_sampler(build(arrays, labels), self.sampler, density=density)
 
     @staticmethod

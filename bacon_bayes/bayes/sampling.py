@@ -32,6 +32,7 @@ from bacon_bayes.errors import ValidationError
 __all__ = [
     "ENGINES",
     "CompiledSampler",
+    "GradDensity",
     "JaxDensity",
     "compile_sampler",
     "flat_layout",
@@ -141,13 +142,13 @@ class CompiledSampler:
 
 
 def compile_sampler(
-    model: Any, engine: str = "auto", density: JaxDensity | None = None
+    model: Any, engine: str = "auto", density: JaxDensity | GradDensity | None = None
 ) -> CompiledSampler:
     """Compile ``model`` for ``engine`` (once; reuse ``run`` across data sets).
 
-    ``density``: the model's log density written in JAX; with ``"nutpie-jax"`` it
-    replaces the one PyTensor translates to JAX (see :func:`with_jax_logp`); other
-    engines ignore it.
+    ``density``: the model's log density written in JAX (or by hand with its gradient,
+    :class:`GradDensity`); with ``"nutpie-jax"`` it replaces the one PyTensor translates
+    to JAX (see :func:`with_jax_logp`); other engines ignore it.
     """
     if engine not in ENGINES:
         raise ValidationError(f"sampler {engine!r} is not known; use one of {ENGINES}")
@@ -165,7 +166,7 @@ def compile_sampler(
         if density is None:
             return CompiledSampler(model, engine, compiled)
         return CompiledSampler(
-            model, engine, with_jax_logp(compiled, model, density.logp), density.prepare
+            model, engine, with_jax_logp(compiled, model, _logp(density)), density.prepare
         )
     if engine == "numpyro" and "jax" not in sys.modules:
         # one XLA device per core, so chains run in parallel (must precede the jax import)
@@ -173,6 +174,10 @@ def compile_sampler(
         if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
             os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {flag}".strip()
     return CompiledSampler(model, engine)
+
+
+def _logp(density: JaxDensity | GradDensity) -> Any:
+    return density if isinstance(density, GradDensity) else density.logp
 
 
 @dataclass(frozen=True)
@@ -185,6 +190,19 @@ class JaxDensity:
     """
 
     logp: Callable[[dict, dict], Any]
+    prepare: Callable[[dict], dict] | None = None
+
+
+@dataclass(frozen=True)
+class GradDensity:
+    """A model's log density with its gradient written by hand (for ``compile_sampler``).
+
+    ``value_and_grad(params, data)``: (value, {name: gradient}) from the unconstrained
+    values by PyMC's value-variable names (numpy arrays) and the data as in
+    :class:`JaxDensity` (the containers' JAX arrays plus what ``prepare`` adds).
+    """
+
+    value_and_grad: Callable[[dict, dict], tuple[float, dict]]
     prepare: Callable[[dict], dict] | None = None
 
 
@@ -225,13 +243,33 @@ def jax_value_and_grad(model: Any, jax_logp: Callable[[dict, dict], Any]) -> Cal
     return jax.jit(jax.value_and_grad(flat))
 
 
+def grad_value_and_grad(model: Any, density: GradDensity) -> Callable:
+    """``(x, data) -> (logp, gradient)`` of a :class:`GradDensity` on nutpie's flat vector."""
+    layout = flat_layout(model)
+    size = layout[-1][1].stop if layout else 0
+
+    def flat(x, data):
+        params = {name: x[sl].reshape(shape) for name, sl, shape in layout}
+        value, grads = density.value_and_grad(params, data)
+        out = np.empty(size)
+        for name, sl, _ in layout:
+            out[sl] = np.ravel(grads[name])
+        return value, out
+
+    return flat
+
+
 def with_jax_logp(compiled: Any, model: Any, jax_logp: Callable[[dict, dict], Any]) -> Any:
     """A nutpie model compiled from PyMC (``backend="jax"``) sampling ``jax_logp``
-    instead of PyTensor's translation; initial points, stored variables, dims and data
-    handling stay nutpie's (the same draws' names and shapes). Replaces a field of
-    nutpie 0.16's ``PyFuncModel`` (``_make_logp_func``; ``run`` also extends
-    ``_shared_data``): ``tests/bayes/test_judge_density.py`` samples through it."""
-    value_and_grad = jax_value_and_grad(model, jax_logp)
+    (or a :class:`GradDensity`) instead of PyTensor's translation; initial points,
+    stored variables, dims and data handling stay nutpie's (the same draws' names and
+    shapes). Replaces a field of nutpie 0.16's ``PyFuncModel`` (``_make_logp_func``;
+    ``run`` also extends ``_shared_data``): ``tests/bayes/test_judge_density.py``
+    samples through it."""
+    if isinstance(jax_logp, GradDensity):
+        value_and_grad = grad_value_and_grad(model, jax_logp)
+    else:
+        value_and_grad = jax_value_and_grad(model, jax_logp)
 
     def make_logp_func():
         def logp(x, **shared):

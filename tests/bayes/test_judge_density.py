@@ -7,8 +7,13 @@ import pytest
 
 from bacon_bayes.bayes import OrdinalJudgeModel
 from bacon_bayes.bayes.columns import ColumnSpec
-from bacon_bayes.bayes.judge_density import judges_density
-from bacon_bayes.bayes.sampling import flat_layout, jax_value_and_grad, resolve_engine
+from bacon_bayes.bayes.judge_density import judges_density, judges_grad_density
+from bacon_bayes.bayes.sampling import (
+    flat_layout,
+    grad_value_and_grad,
+    jax_value_and_grad,
+    resolve_engine,
+)
 
 pytest.importorskip("jax")
 
@@ -23,14 +28,17 @@ def _design(n_unc: int, n_emb: int, missing: float, seed: int):
     L[:, 0] = np.where(np.isnan(L[:, 0]), 0.3, L[:, 0])  # every item keeps one judge
     parts = [L]
     if n_unc:
-        parts.append(rng.gamma(2.0, 1.0, size=(n, J)))
+        parts.append(rng.gamma(2.0, 1.0, size=(n, J * n_unc)))
     if n_emb:
         parts.append(rng.normal(size=(n, n_emb)))
     return np.hstack(parts), ColumnSpec.simple(J, n_unc, n_emb)
 
 
-@pytest.mark.parametrize(("n_unc", "n_emb", "missing"), [(1, 3, 0.1), (0, 0, 0.0), (0, 2, 0.2)])
-def test_jax_density_equals_pymc(n_unc, n_emb, missing):
+@pytest.mark.parametrize("kind", ["jax", "numba"])
+@pytest.mark.parametrize(
+    ("n_unc", "n_emb", "missing"), [(1, 3, 0.1), (0, 0, 0.0), (0, 2, 0.2), (2, 0, 0.1)]
+)
+def test_jax_density_equals_pymc(n_unc, n_emb, missing, kind):
     X, columns = _design(n_unc, n_emb, missing, seed=n_unc + 10 * n_emb)
     priors = {"log_scale_sd": 0.4, "embedding_sd": 0.7}  # overrides reach both versions
     model = OrdinalJudgeModel(columns, priors=priors, levels=[0, 1])
@@ -43,9 +51,14 @@ def test_jax_density_equals_pymc(n_unc, n_emb, missing):
     logp = pm_model.compile_logp(mode="FAST_COMPILE")
     dlogp = pm_model.compile_dlogp(mode="FAST_COMPILE")
     data = {k: v for k, v in arrays.items() if np.size(v)}
-    density = judges_density(model.resolved_priors())
+    if kind == "jax":
+        density = judges_density(model.resolved_priors())
+        value_and_grad = jax_value_and_grad(pm_model, density.logp)
+    else:  # numba, gradient by hand
+        grad_density = judges_grad_density(model.resolved_priors())
+        value_and_grad = grad_value_and_grad(pm_model, grad_density)
+        density = grad_density  # type: ignore[assignment]
     data.update(density.prepare(data))
-    value_and_grad = jax_value_and_grad(pm_model, density.logp)
     rng = np.random.default_rng(3)
     size = layout[-1][1].stop
     for _ in range(4):
@@ -78,3 +91,17 @@ def test_cut_fit_samples_the_jax_density_with_pymc_names_and_dims(ordinal_fit):
         assert post[name].dims == ("chain", "draw", *want), name
     assert list(post["offset"].coords["judge"].values) == list(sim.columns.judges)
     assert fit.diagnostics_.ok
+
+
+def test_cut_fit_samples_the_numba_density(monkeypatch):
+    """Above ``NUMBA_JUDGE_SCORES`` the judge stage samples the numba version (here
+    forced on small data): same variables, a converged posterior."""
+    from bacon_bayes.bayes import base
+    from bacon_bayes.bayes.simulate import simulate_judges
+
+    monkeypatch.setattr(base, "NUMBA_JUDGE_SCORES", 0)
+    sim = simulate_judges(300, 5, 2, seed=1, family="ordinal")  # 3 judges: divergent
+    fit = OrdinalJudgeModel(sim.columns, levels=sim.levels, draws=400, warn=False).fit(sim.X, sim.y)
+    post = fit.idata_.posterior
+    assert {"offset", "log_scale", "log_noise", "uncertainty", "theta"} <= set(post.data_vars)
+    assert fit.diagnostics_.n_divergent == 0 and fit.diagnostics_.max_rhat < 1.05

@@ -1,0 +1,163 @@
+"""The label stage's log densities written directly in JAX (cut fit, stage 2).
+
+Stage 2 of a cut fit (:meth:`JudgeModel._build_label_model`) is one PyMC model with an
+independent block of label-link parameters per cross-fitting fold. For the ordinal,
+hurdle and gaussian families its log density is also written here in JAX, on the
+sampler's unconstrained values (PyMC's parameterisation: ``ordered`` cutpoints as
+their first value and log increments, half-normal scales on the log scale, each
+with its log-Jacobian), from the same per-item formulas the PyMC models use
+(:func:`~bacon_bayes.bayes.ordinal.log_normal_interval`,
+:func:`~bacon_bayes.bayes.hurdle.hurdle_label_logp`) evaluated with ``jax.numpy``.
+nutpie samples it in place of PyTensor's JAX translation
+(:func:`~bacon_bayes.bayes.sampling.compile_sampler`, ``density=``); the PyMC model
+still gives the initial points, stored variables and dims.
+``tests/bayes/test_label_density.py`` checks value and gradient against PyMC's at
+random points for each family, with and without judge weights.
+"""
+
+from __future__ import annotations
+
+import functools
+from math import log, pi
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from bacon_bayes.bayes.judge_density import _normal
+from bacon_bayes.bayes.sampling import JaxDensity, jax_numpy
+
+__all__ = ["label_density"]
+
+LOG_HALF_NORMAL = 0.5 * log(2.0 / pi)  # log of the half-normal's density factor at sd 1
+
+
+def _jax_ops() -> Any:
+    """The few ``pytensor.tensor`` operations the families' label formulas use, in JAX."""
+    import jax.scipy.special as jsp
+
+    jnp = jax_numpy()
+
+    def log1mexp(x):  # PyTensor's definition: log(1 - exp(x)) for x < 0
+        return jnp.where(x < np.log(0.5), jnp.log1p(-jnp.exp(x)), jnp.log(-jnp.expm1(x)))
+
+    return SimpleNamespace(
+        clip=jnp.clip,
+        switch=jnp.where,
+        log=jnp.log,
+        sqrt=jnp.sqrt,
+        exp=jnp.exp,
+        erfc=jsp.erfc,
+        log1mexp=log1mexp,
+        minimum=jnp.minimum,
+    )
+
+
+def _half_normal(log_x: Any, sd: float, jnp: Any) -> Any:
+    """HalfNormal(sd) log density of x = exp(log_x) plus the log-Jacobian log_x."""
+    x = jnp.exp(log_x)
+    return jnp.sum(LOG_HALF_NORMAL - np.log(sd) - 0.5 * (x / sd) ** 2 + log_x)
+
+
+def _offsets(params: dict, data: dict, names: tuple, pr: dict, jnp: Any) -> tuple[Any, tuple]:
+    """Prior of the judge weights ``d`` (folds, K) of each part and the terms ``r @ d``
+    (folds, n); (0, None) without judge weights."""
+    if names[0] not in params:
+        return 0.0, None
+    prior = sum(_normal(params[n], 0.0, pr["judge_weight_sd"], jnp) for n in names)
+    return prior, tuple(jnp.einsum("fnk,fk->fn", data["r"], params[n]) for n in names)
+
+
+def ordinal_logp(params: dict, data: dict, pr: dict, outer: float) -> Any:
+    """Stage 2 of the ordinal family (:meth:`OrdinalJudgeModel._label_logp`, folds)."""
+    from bacon_bayes.bayes.ordinal import log_normal_interval
+
+    jnp = jax_numpy()
+    x = params["cutpoints_ordered__"]  # (folds, K - 1): first cutpoint, log increments
+    cut = jnp.cumsum(jnp.concatenate([x[:, :1], jnp.exp(x[:, 1:])], axis=1), axis=1)
+    log_sy = params["log_label_noise"]
+    out = _normal(cut, 0.0, pr["cutpoint_sd"], jnp) + jnp.sum(x[:, 1:])
+    out += _normal(log_sy, pr["log_label_noise_mu"], pr["log_label_noise_sd"], jnp)
+    prior, off = _offsets(params, data, ("judge_weight",), pr, jnp)
+    m, v, yk = data["m"], data["v"], data["yk"]
+    if off is not None:
+        m = m + off[0]
+    ends = jnp.full((cut.shape[0], 1), outer)
+    edges = jnp.concatenate([-ends, cut, ends], axis=1)
+    sd = jnp.sqrt(jnp.exp(2.0 * log_sy)[:, None] + v)
+    lo = jnp.take_along_axis(edges, yk, axis=1)
+    hi = jnp.take_along_axis(edges, yk + 1, axis=1)
+    terms = log_normal_interval((lo - m) / sd, (hi - m) / sd, _jax_ops())
+    return out + prior + jnp.sum(data["w"] * terms)
+
+
+def hurdle_logp(params: dict, data: dict, pr: dict, clip: float) -> Any:
+    """Stage 2 of the hurdle family (:meth:`HurdleJudgeModel._label_logp`, folds)."""
+    from bacon_bayes.bayes.hurdle import hurdle_label_logp
+
+    jnp = jax_numpy()
+    ops = _jax_ops()
+    names = ("zero_intercept", "zero_slope", "log_intercept", "log_slope")
+    sds = ("zero_intercept_sd", "zero_slope_sd", "log_intercept_sd", "log_slope_sd")
+    out = sum(_normal(params[n], 0.0, pr[s], jnp) for n, s in zip(names, sds, strict=True))
+    out += _half_normal(params["log_noise_y_log__"], pr["log_noise_sd_prior"], jnp)
+    g0, g1, h0, h1 = (params[n][:, None] for n in names)
+    s = jnp.exp(params["log_noise_y_log__"])[:, None]
+    prior, off = _offsets(params, data, ("zero_judge_weight", "log_judge_weight"), pr, jnp)
+    if off is not None:
+        g0, h0 = g0 + off[0], h0 + off[1]
+
+    def log_phi(mu, sigma, x):  # as the PyMC model's: erfc of the clipped argument
+        z = jnp.clip((x - mu) / sigma, -clip, clip)
+        return jnp.log(0.5 * ops.erfc(-z / np.sqrt(2.0)))
+
+    yk = data["yk"]
+    terms = hurdle_label_logp(
+        yk[..., 0], yk[..., 1], data["m"], data["v"], g0, g1, h0, h1, s, ops, log_phi
+    )
+    return out + prior + jnp.sum(data["w"] * terms)
+
+
+def gaussian_logp(params: dict, data: dict, pr: dict) -> Any:
+    """Stage 2 of the gaussian family (:meth:`GaussianJudgeModel._label_logp`, folds)."""
+    jnp = jax_numpy()
+    b0 = params["intercept"]
+    out = _normal(b0, 0.0, pr["intercept_sd"], jnp)
+    out += _half_normal(params["slope_log__"], pr["slope_sd"], jnp)
+    out += _half_normal(params["label_noise_log__"], pr["label_noise_sd"], jnp)
+    b1 = jnp.exp(params["slope_log__"])[:, None]
+    noise = jnp.exp(2.0 * params["label_noise_log__"])[:, None]
+    if "label_noise_embedding" in params:
+        gamma = params["label_noise_embedding"]  # (folds, E)
+        out += _normal(gamma, 0.0, pr["label_noise_embedding_sd"], jnp)
+        noise = noise * jnp.exp(2.0 * jnp.einsum("fne,fe->fn", data["q"], gamma))
+    prior, off = _offsets(params, data, ("judge_weight",), pr, jnp)
+    var = b1 * b1 * data["v"] + noise
+    mean = b0[:, None] + b1 * data["m"] + (0.0 if off is None else off[0])
+    terms = -0.5 * (np.log(2 * np.pi) + jnp.log(var) + (data["yk"] - mean) ** 2 / var)
+    return out + prior + jnp.sum(data["w"] * terms)
+
+
+def label_density(model: Any) -> JaxDensity | None:
+    """The JAX log density of ``model``'s label stage (its stage-2 PyMC model), or None
+    when its family's label link is not one written here (a subclass that changes the
+    link or the stage-2 model keeps PyTensor's translation)."""
+    from bacon_bayes.bayes.base import JudgeModel
+    from bacon_bayes.bayes.gaussian import GaussianJudgeModel
+    from bacon_bayes.bayes.hurdle import HurdleJudgeModel
+    from bacon_bayes.bayes.ordinal import CLIP, OUTER, OrdinalJudgeModel
+
+    cls = type(model)
+    fixed = ("_build_label_model", "_judge_offsets")
+    if any(getattr(cls, h) is not getattr(JudgeModel, h) for h in fixed):
+        return None
+    pr = model.resolved_priors()
+    known = {
+        OrdinalJudgeModel: functools.partial(ordinal_logp, pr=pr, outer=OUTER),
+        HurdleJudgeModel: functools.partial(hurdle_logp, pr=pr, clip=CLIP),
+        GaussianJudgeModel: functools.partial(gaussian_logp, pr=pr),
+    }
+    for family, logp in known.items():
+        if cls._label_logp is family._label_logp:
+            return JaxDensity(logp)
+    return None
