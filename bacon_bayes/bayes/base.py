@@ -79,7 +79,7 @@ INFERENCE = ("auto", "cut", "joint")
 CUT_SUMMARY_DRAWS = 1000
 
 #: Largest per-draw latent moments (numbers) the fold models of a cut fit share
-#: between predictions of the same X (their stage-1 draws are the same): 32e6
+#: between predictions of the same Xs (their stage-1 draws are the same): 32e6
 #: numbers = 256 MB, enough for a WMT22-size cross-fit (27,000 unlabeled items x 500
 #: draws x 2 moments; at the earlier 10e6 each of its five folds recomputed them).
 LATENT_CACHE_SIZE = 32_000_000
@@ -587,7 +587,7 @@ class JudgeModel:
         judges = _thin_draws(judges, idata.posterior.sizes["draw"])
         shift, stretch = self._latent_alignment(arrays, judges.posterior, rows, items["m"])
         fits = []
-        shared: dict = {}  # z's per-draw moments of the last X predicted: same in every fold
+        shared: dict = {}  # z's per-draw moments of the Xs predicted last: the same in every fold
         for k, (_, const) in enumerate(folds):
             block = _fold_block(idata, k)
             diag = merge_diagnostics([judge_diag, self._diagnose(block, secs, engine)])
@@ -672,20 +672,17 @@ class JudgeModel:
         n_draws = next(iter(self.posterior_.values())).shape[0]
         out = []
         cache = getattr(self, "_latent_cache_", None)
-        key = None
-        if cache is not None and 2 * n_draws * X.shape[0] <= LATENT_CACHE_SIZE:
-            key = _array_key(X)
-            if cache.get("key") != key:
-                cache.clear()
-                cache["key"] = key
+        chunks = None
+        if cache is not None:
+            chunks = _cache_entry(cache, _array_key(X), 2 * n_draws * X.shape[0])
         for sl in self._chunks(n_draws, X.shape[0], width):
             post = {k: v[sl] for k, v in self.posterior_.items()}
-            if key is None:
+            if chunks is None:
                 m, v = self._collapse_arrays(arr, post)
             else:
-                if (sl.start, sl.stop) not in cache:
-                    cache[sl.start, sl.stop] = self._collapse_arrays(arr, post)
-                m, v = cache[sl.start, sl.stop]
+                if (sl.start, sl.stop) not in chunks:
+                    chunks[sl.start, sl.stop] = self._collapse_arrays(arr, post)
+                m, v = chunks[sl.start, sl.stop]
             off = None  # the link's own weights: this fold's, not cached
             if r is not None:
                 off = tuple(post[name] @ r.T for name in self.judge_weight_names)
@@ -735,6 +732,20 @@ class JudgeModel:
 def _data(arrays: dict, labels: dict) -> dict:
     """Every data container's values (empty ones, e.g. no embedding, are not in the graph)."""
     return {**{k: v for k, v in arrays.items() if np.size(v)}, **labels}
+
+
+def _cache_entry(cache: dict, key: Any, size: int) -> dict | None:
+    """The chunks of z's moments kept for the X of ``key`` (``size`` numbers), or None
+    when it exceeds :data:`LATENT_CACHE_SIZE`. The most recent Xs are kept up to that
+    size (a cross-fit predicts each fold's own items and then the unlabeled ones: with
+    only the last X kept, every fold recomputed the unlabeled items' moments)."""
+    if size > LATENT_CACHE_SIZE:
+        return None
+    entry = cache.pop(key, None) or {"size": size, "chunks": {}}
+    while cache and sum(e["size"] for e in cache.values()) + size > LATENT_CACHE_SIZE:
+        cache.pop(next(iter(cache)))  # the least recently used X
+    cache[key] = entry
+    return entry["chunks"]
 
 
 def _array_key(X: np.ndarray) -> tuple[str, tuple[int, ...]]:

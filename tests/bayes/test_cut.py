@@ -76,3 +76,33 @@ def test_fold_models_share_z_moments_but_not_their_judge_weights(gaussian_folds,
         m._latent_cache_, m._moments_kept_ = None, None
         np.testing.assert_allclose(got, m.predict(X), rtol=1e-12)
     assert not np.allclose(cached[0], cached[1])
+
+
+def test_latent_cache_keeps_the_recent_xs_up_to_its_size(gaussian_folds, gaussian_sim, monkeypatch):
+    """Fold models predicting their own items, then the unlabeled ones, in turn reuse z's
+    moments of both Xs; an X beyond the cache's size is not kept."""
+    from bacon_bayes.bayes import base
+
+    fits = [copy.copy(f) for f in gaussian_folds[0][:2]]
+    shared: dict = {}
+    calls = []
+    for f in fits:
+        f._latent_cache_, f._moments_kept_ = shared, None
+        collapse = f._collapse_arrays
+        monkeypatch.setattr(
+            f, "_collapse_arrays", lambda a, p, c=collapse: calls.append(1) or c(a, p)
+        )
+    own, rest = gaussian_sim.X[:30], gaussian_sim.X[30:90]
+    for f in fits:
+        f.predict(own)
+        f.predict(rest)
+    first = len(calls)
+    assert first > 0 and len(shared) == 2
+    fits[1]._moments_kept_ = None
+    fits[1].predict(own)
+    assert len(calls) == first  # both Xs kept: no recomputation in the second fold
+    n_draws = next(iter(fits[0].posterior_.values())).shape[0]
+    monkeypatch.setattr(base, "LATENT_CACHE_SIZE", 2 * n_draws * 60)
+    fits[0]._moments_kept_ = None
+    fits[0].predict(rest)  # fits alone: the older X is dropped
+    assert len(shared) == 1
