@@ -6,8 +6,9 @@ hurdle and gaussian families its log density is also written here in JAX, on the
 sampler's unconstrained values (PyMC's parameterisation: ``ordered`` cutpoints as
 their first value and log increments, half-normal scales on the log scale, each
 with its log-Jacobian), from the same per-item formulas the PyMC models use
-(:func:`~bacon_bayes.bayes.ordinal.log_normal_interval`,
-:func:`~bacon_bayes.bayes.hurdle.hurdle_label_logp`) evaluated with ``jax.numpy``.
+(:func:`~bacon_bayes.bayes.hurdle.hurdle_label_logp` evaluated with ``jax.numpy``; the
+ordinal interval probability in an equivalent form with fewer special functions,
+:func:`log_normal_interval`).
 nutpie samples it in place of PyTensor's JAX translation
 (:func:`~bacon_bayes.bayes.sampling.compile_sampler`, ``density=``); the PyMC model
 still gives the initial points, stored variables and dims.
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import functools
 from math import log, pi
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -30,27 +30,6 @@ from bacon_bayes.bayes.sampling import JaxDensity, jax_numpy
 __all__ = ["label_density"]
 
 LOG_HALF_NORMAL = 0.5 * log(2.0 / pi)  # log of the half-normal's density factor at sd 1
-
-
-def _jax_ops() -> Any:
-    """The few ``pytensor.tensor`` operations the families' label formulas use, in JAX."""
-    import jax.scipy.special as jsp
-
-    jnp = jax_numpy()
-
-    def log1mexp(x):  # PyTensor's definition: log(1 - exp(x)) for x < 0
-        return jnp.where(x < np.log(0.5), jnp.log1p(-jnp.exp(x)), jnp.log(-jnp.expm1(x)))
-
-    return SimpleNamespace(
-        clip=jnp.clip,
-        switch=jnp.where,
-        log=jnp.log,
-        sqrt=jnp.sqrt,
-        exp=jnp.exp,
-        erfc=jsp.erfc,
-        log1mexp=log1mexp,
-        minimum=jnp.minimum,
-    )
 
 
 def _half_normal(log_x: Any, sd: float, jnp: Any) -> Any:
@@ -68,10 +47,27 @@ def _offsets(params: dict, data: dict, names: tuple, pr: dict, jnp: Any) -> tupl
     return prior, tuple(jnp.einsum("fnk,fk->fn", data["r"], params[n]) for n in names)
 
 
-def ordinal_logp(params: dict, data: dict, pr: dict, outer: float) -> Any:
-    """Stage 2 of the ordinal family (:meth:`OrdinalJudgeModel._label_logp`, folds)."""
-    from bacon_bayes.bayes.ordinal import log_normal_interval
+def log_normal_interval(lo: Any, hi: Any, clip: float) -> Any:
+    """:func:`bacon_bayes.bayes.ordinal.log_normal_interval` (``log(Phi(hi) - Phi(lo))``,
+    the interval reflected into the lower tail) with two ``erfc`` and one log instead of
+    two ``erfc``, three logs and an exponential: ``log(P_b - P_a)`` directly, floored at
+    ``1e-12 P_b`` as that one's ``log1mexp`` is (measured: 0.72 vs 0.98 ms per value and
+    gradient of 5 x 800 terms). Equal to it to rounding (``tests/bayes/test_label_density.py``)."""
+    from jax.scipy.special import erfc
 
+    jnp = jax_numpy()
+    lo = jnp.clip(lo, -clip, clip)
+    hi = jnp.clip(hi, -clip, clip)
+    flip = lo > 0
+    a = jnp.where(flip, -hi, lo)
+    b = jnp.where(flip, -lo, hi)
+    p_a = erfc(-a / np.sqrt(2.0))  # 2 Phi(a)
+    p_b = erfc(-b / np.sqrt(2.0))
+    return jnp.log(0.5 * jnp.maximum(p_b - p_a, 1e-12 * p_b))
+
+
+def ordinal_logp(params: dict, data: dict, pr: dict, outer: float, clip: float) -> Any:
+    """Stage 2 of the ordinal family (:meth:`OrdinalJudgeModel._label_logp`, folds)."""
     jnp = jax_numpy()
     x = params["cutpoints_ordered__"]  # (folds, K - 1): first cutpoint, log increments
     cut = jnp.cumsum(jnp.concatenate([x[:, :1], jnp.exp(x[:, 1:])], axis=1), axis=1)
@@ -87,16 +83,17 @@ def ordinal_logp(params: dict, data: dict, pr: dict, outer: float) -> Any:
     sd = jnp.sqrt(jnp.exp(2.0 * log_sy)[:, None] + v)
     lo = jnp.take_along_axis(edges, yk, axis=1)
     hi = jnp.take_along_axis(edges, yk + 1, axis=1)
-    terms = log_normal_interval((lo - m) / sd, (hi - m) / sd, _jax_ops())
+    terms = log_normal_interval((lo - m) / sd, (hi - m) / sd, clip)
     return out + prior + jnp.sum(data["w"] * terms)
 
 
 def hurdle_logp(params: dict, data: dict, pr: dict, clip: float) -> Any:
     """Stage 2 of the hurdle family (:meth:`HurdleJudgeModel._label_logp`, folds)."""
+    from jax.scipy.special import erfc
+
     from bacon_bayes.bayes.hurdle import hurdle_label_logp
 
     jnp = jax_numpy()
-    ops = _jax_ops()
     names = ("zero_intercept", "zero_slope", "log_intercept", "log_slope")
     sds = ("zero_intercept_sd", "zero_slope_sd", "log_intercept_sd", "log_slope_sd")
     out = sum(_normal(params[n], 0.0, pr[s], jnp) for n, s in zip(names, sds, strict=True))
@@ -109,11 +106,11 @@ def hurdle_logp(params: dict, data: dict, pr: dict, clip: float) -> Any:
 
     def log_phi(mu, sigma, x):  # as the PyMC model's: erfc of the clipped argument
         z = jnp.clip((x - mu) / sigma, -clip, clip)
-        return jnp.log(0.5 * ops.erfc(-z / np.sqrt(2.0)))
+        return jnp.log(0.5 * erfc(-z / np.sqrt(2.0)))
 
     yk = data["yk"]
     terms = hurdle_label_logp(
-        yk[..., 0], yk[..., 1], data["m"], data["v"], g0, g1, h0, h1, s, ops, log_phi
+        yk[..., 0], yk[..., 1], data["m"], data["v"], g0, g1, h0, h1, s, jnp, log_phi
     )
     return out + prior + jnp.sum(data["w"] * terms)
 
@@ -153,7 +150,7 @@ def label_density(model: Any) -> JaxDensity | None:
         return None
     pr = model.resolved_priors()
     known = {
-        OrdinalJudgeModel: functools.partial(ordinal_logp, pr=pr, outer=OUTER),
+        OrdinalJudgeModel: functools.partial(ordinal_logp, pr=pr, outer=OUTER, clip=CLIP),
         HurdleJudgeModel: functools.partial(hurdle_logp, pr=pr, clip=CLIP),
         GaussianJudgeModel: functools.partial(gaussian_logp, pr=pr),
     }

@@ -83,3 +83,18 @@ def test_a_changed_label_link_keeps_pytensor():
     sim = simulate_judges(20, 2, 0, seed=0, family="ordinal")
     assert label_density(Custom(sim.columns)) is None
     assert label_density(OrdinalJudgeModel(sim.columns)) is not None
+
+
+def test_ordinal_interval_equals_the_pymc_formula_in_the_tails():
+    """The JAX interval probability (fewer special functions) equals
+    :func:`bacon_bayes.bayes.ordinal.log_normal_interval`, tails and clip included."""
+    import pytensor.tensor as pt
+
+    from bacon_bayes.bayes import label_density as ld
+    from bacon_bayes.bayes.ordinal import CLIP, log_normal_interval
+
+    lo = np.array([-40.0, -35.0, -31.0, -8.0, -1.0, 0.5, 6.0, 29.0, 31.0, -3.0])
+    hi = np.array([-39.0, -29.0, -30.5, -7.9, 2.0, 0.6, 9.0, 40.0, 35.0, -3.0 + 1e-4])
+    want = log_normal_interval(pt.as_tensor(lo), pt.as_tensor(hi), pt).eval()
+    got = np.asarray(ld.log_normal_interval(lo, hi, CLIP))
+    np.testing.assert_allclose(got, want, rtol=1e-9)
