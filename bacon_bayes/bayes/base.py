@@ -203,8 +203,13 @@ class JudgeModel:
     def _prepare_labels(self, y: np.ndarray) -> None:
         """Learn label-independent outcome facts (levels) from the labels given."""
 
-    def _label_data(self, y: np.ndarray, train: np.ndarray) -> tuple[dict, dict]:
-        """Data containers for labels (``yk``, ``w``) and fit constants for this fit."""
+    def _label_data(
+        self, y: np.ndarray, train: np.ndarray, scores: np.ndarray | None = None
+    ) -> tuple[dict, dict]:
+        """Data containers for labels (``yk``, ``w``) and fit constants for this fit.
+
+        ``scores``: the items' standardised judge scores (0 where missing) beside their
+        observed flags, (n, 2J), for families that choose a transform from the data."""
         raise NotImplementedError
 
     def _label_logp(
@@ -523,10 +528,11 @@ class JudgeModel:
         arrays = self._setup(X, y)
         rows = np.flatnonzero(labeled)
         weighted = arrays["L"] @ self._weight_basis() if self._judge_weights() else None
+        scores = np.column_stack([arrays["L"], arrays["obs"]])
         folds = []
         for k in range(n_folds):
             train = labeled & (fold_ids != k) if holdout else labeled
-            labels, const = self._label_data(np.where(train, y, np.nan), train)
+            labels, const = self._label_data(np.where(train, y, np.nan), train, scores)
             if weighted is not None:
                 labels["r"] = weighted
             folds.append((self._restrict(labels, rows), const))

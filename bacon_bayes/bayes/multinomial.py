@@ -282,7 +282,7 @@ class MultinomialJudgeModel(DiscreteOutcomeMixin, JudgeModel):
             "Q": arr["Q"],
         }
 
-    def _label_data(self, y, train):
+    def _label_data(self, y, train, scores=None):
         idx = np.zeros(y.shape[0], dtype="int64")
         idx[train] = level_index(y[train], self.levels_)
         const = {"levels": self.levels_, "categorical": [bool(c) for c in self.categorical_]}

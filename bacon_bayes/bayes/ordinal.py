@@ -83,7 +83,7 @@ class OrdinalJudgeModel(JudgeModel):
             )
         self.levels_ = levels
 
-    def _label_data(self, y, train):
+    def _label_data(self, y, train, scores=None):
         idx = np.zeros(y.shape[0], dtype="int64")
         idx[train] = np.searchsorted(self.levels_, y[train])
         return {"yk": idx, "w": train.astype(float)}, {"levels": self.levels_}
