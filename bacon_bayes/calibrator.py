@@ -13,11 +13,10 @@ from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.features import FeatureSet, build_features
 from bacon_bayes.items import (
-    cdf_interval,
     class_probabilities,
     conformal_halfwidth,
     conformal_sets,
-    left_limits,
+    posterior_interval,
     randomize_upper,
     snap_to_levels,
     top_mass_sets,
@@ -407,9 +406,7 @@ class Calibrator:
         elif method == "posterior":
             grid = self.quantile_grid()
             cdf = self.crossfit_.cdf(grid)
-            floor = 0.0 if p.outcome.kind == "nonnegative" else None
-            left = left_limits(cdf, grid, p.outcome.discrete, floor)
-            lo, hi = cdf_interval(cdf, grid, level, left)
+            lo, hi = posterior_interval(cdf, grid, level, p.outcome.kind)
             if rng is not None and levels is not None:
                 lo, hi = randomize_upper(cdf, grid, lo, hi, level, rng)
         else:

@@ -69,6 +69,16 @@ def left_limits(
     return out
 
 
+def posterior_interval(
+    cdf: np.ndarray, grid: np.ndarray, level: float, kind: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """``cdf_interval`` with the atoms of an outcome of type ``kind`` (a pool's
+    ``outcome.kind``): every level of a discrete outcome, a non-negative one's zero."""
+    floor = 0.0 if kind == "nonnegative" else None
+    left = left_limits(cdf, grid, kind in ("ordinal", "categorical"), floor)
+    return cdf_interval(cdf, grid, level, left)
+
+
 def randomize_upper(
     cdf: np.ndarray,
     levels: np.ndarray,

@@ -41,41 +41,14 @@ from scipy import special
 
 from bacon_bayes.bayes.base import JudgeModel, fold_shape
 from bacon_bayes.bayes.ordinal import CLIP
+from bacon_bayes.bayes.selection import prefers_sqrt
 from bacon_bayes.errors import ValidationError
 
-__all__ = ["POSITIVE_SCALES", "HurdleJudgeModel", "hurdle_label_logp", "prefers_sqrt"]
+__all__ = ["POSITIVE_SCALES", "HurdleJudgeModel", "hurdle_label_logp"]
 
 #: Scales of the hurdle's positive part: chosen from the training labels, log-normal or
 #: squared normal.
 POSITIVE_SCALES = ("auto", "log", "sqrt")
-
-
-def prefers_sqrt(y: np.ndarray, scores: np.ndarray) -> bool:
-    """Whether the square-root scale predicts positive labels ``y`` better than the log scale.
-
-    On each scale a linear regression of the transformed labels on ``scores`` (the
-    judges' scores) with normal residuals implies a conditional mean of ``y``:
-    ``exp(f + s^2/2)`` (log) or ``f^2 + s^2`` (square root). The scale whose mean has
-    the smaller squared error on ``y`` wins: the surrogate is that mean, and the
-    log-normal's overstates it when the log residuals are left-skewed (WMT22 MQM).
-    With fewer than ``10 + columns`` labels the log scale is kept.
-    """
-    y = np.asarray(y, dtype=float)
-    scores = np.asarray(scores, dtype=float)
-    # an intercept; constant score columns (e.g. a judge observed everywhere) add nothing
-    design = np.column_stack([np.ones(y.size), scores[:, np.ptp(scores, axis=0) > 0]])
-    if y.size < design.shape[1] + 11:
-        return False
-
-    def fitted(t: np.ndarray) -> tuple[np.ndarray, float]:
-        f = design @ np.linalg.lstsq(design, t, rcond=None)[0]
-        return f, float(np.mean((t - f) ** 2))
-
-    f, s2 = fitted(np.log(y))
-    err_log = np.mean((y - np.exp(f + s2 / 2)) ** 2)
-    f, s2 = fitted(np.sqrt(y))
-    err_sqrt = np.mean((y - (f * f + s2)) ** 2)
-    return bool(err_sqrt < err_log)
 
 
 def hurdle_label_logp(pos, ly, m, v, g0, g1, h0, h1, s, xp, log_phi):

@@ -181,7 +181,7 @@ class MultinomialJudgeModel(DiscreteOutcomeMixin, JudgeModel):
     }
 
     def _judge_weights(self) -> bool:
-        if self.judge_weights:
+        if self.judge_weights and self.judge_weights != "auto":  # "auto": never here
             raise ValidationError(
                 "the multinomial model has no judge_weights option (its label link reads "
                 "the judges' class posterior); use judge_weights=False"
