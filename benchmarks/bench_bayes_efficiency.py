@@ -147,12 +147,17 @@ def _heldout_posterior(cal: Calibrator, truth: np.ndarray) -> dict[str, float]:
 
 def _coverage(cal: Calibrator, truth: np.ndarray, heavy: bool) -> dict[str, float]:
     out = {}
-    for method in ("posterior", "conformal"):
+    methods = ["posterior", "conformal"]
+    if cal.pool_.outcome.discrete:  # whole-level sets, also randomised to the level
+        methods.insert(1, "posterior randomised")
+    for method in methods:
         if method == "posterior" and heavy:
             out.update(_heldout_posterior(cal, truth))
             out["posterior unlabeled"] = float("nan")
             continue
-        table = cal.item_scores(level=LEVEL, method=method)
+        table = cal.item_scores(
+            level=LEVEL, method=method.split()[0], randomize=method.endswith("randomised")
+        )
         hit = ((table["lower"] <= truth) & (truth <= table["upper"])).to_numpy()
         lab = table["labeled"].to_numpy()
         out[f"{method} held-out"] = float(hit[lab].mean())
