@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from bacon_bayes.bayes import GaussianJudgeModel, HurdleJudgeModel
+from bacon_bayes.bayes.io import load_model, save_model
 from bacon_bayes.bayes.selection import consensus, prefers_judge_weights, prefers_sqrt
 from bacon_bayes.bayes.simulate import simulate_judges
 from bacon_bayes.errors import ValidationError
@@ -97,7 +98,7 @@ class _EveryOtherFold(GaussianJudgeModel):
         return bool(train[0])
 
 
-def test_folds_choose_judge_weights_each_for_itself():
+def test_folds_choose_judge_weights_each_for_itself(tmp_path):
     """A fold fitted without weights has none in its posterior (they saw zero scores and
     kept their prior) and predicts like an unweighted model; one with weights has them;
     with no fold choosing them the label model has none at all."""
@@ -109,9 +110,12 @@ def test_folds_choose_judge_weights_each_for_itself():
     fits = _EveryOtherFold(sim.columns, **kw).fit_folds(sim.X, y, folds, 2)
     assert [f.constants_["judge_weights"] for f in fits] == [0.0, 1.0]  # row 0 is in fold 0
     assert "judge_weight" not in fits[0].posterior_ and "judge_weight" in fits[1].posterior_
-    for fit in fits:
+    for k, fit in enumerate(fits):
         pred = fit.predict(sim.X[300:])
         assert 1 - np.mean((pred - sim.y[300:]) ** 2) / np.var(sim.y[300:]) > 0.5
+        save_model(fit, tmp_path / f"fold{k}.nc")  # the choice travels with the fit
+        back = load_model(tmp_path / f"fold{k}.nc")
+        np.testing.assert_array_equal(back.predict(sim.X[300:]), pred)
     none = GaussianJudgeModel(sim.columns, **kw).fit_folds(sim.X, y, folds, 2)
     assert all("judge_weights" not in f.constants_ for f in none)  # consensus data: auto off
     assert all("judge_weight" not in f.posterior_ for f in none)
