@@ -539,7 +539,8 @@ class JudgeModel:
         arrays = self._setup(X, y)
         rows = np.flatnonzero(labeled)
         scores = np.column_stack([arrays["L"], arrays["obs"]])
-        agreed = consensus(arrays["L"]) if self.judge_weights == "auto" else None
+        auto = self._judge_weights() and self.judge_weights == "auto"
+        agreed = consensus(arrays["L"]) if auto else None
         folds = []
         for k in range(n_folds):
             train = labeled & (fold_ids != k) if holdout else labeled

@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from bacon_bayes.bayes.columns import judge_basis
+
 __all__ = ["JUDGE_WEIGHT_GAIN", "consensus", "prefers_judge_weights", "prefers_sqrt"]
 
 #: relative drop of the leave-one-out error that turns judge weights on
@@ -60,10 +62,16 @@ def _loo_errors(design: np.ndarray, t: np.ndarray) -> np.ndarray:
 def consensus(scores: np.ndarray) -> np.ndarray:
     """The judges' consensus per item: the score of one factor (factor analysis of the
     standardised judge scores of all items, labels unused), which weighs each judge by
-    its reliability as the Bayesian latent quality does."""
+    its reliability as the Bayesian latent quality does. One factor needs three judges
+    to be identified: with fewer (or a degenerate fit) it is the first principal
+    component."""
     from sklearn.decomposition import FactorAnalysis
 
-    return FactorAnalysis(n_components=1, random_state=0).fit_transform(scores)[:, 0]
+    if scores.shape[1] >= 3:
+        agreed = FactorAnalysis(n_components=1, random_state=0).fit_transform(scores)[:, 0]
+        if agreed.std() > 1e-6:
+            return agreed
+    return scores @ judge_basis(scores)[:, -1]
 
 
 def prefers_judge_weights(y: np.ndarray, scores: np.ndarray, agreed: np.ndarray) -> bool:

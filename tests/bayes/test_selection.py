@@ -86,6 +86,16 @@ def test_no_judge_weights_when_the_consensus_carries_it(seed):
     assert not prefers_judge_weights(y, L, agreed)
 
 
+@pytest.mark.parametrize("n_judges", [1, 2])
+def test_consensus_of_one_or_two_judges_is_their_first_component(n_judges):
+    L, y, _ = _judges(3, 500, own=0.0)
+    L = L[:, :n_judges]
+    agreed = consensus(L)
+    assert abs(np.corrcoef(agreed, L.sum(axis=1))[0, 1]) > 0.99
+    if n_judges == 1:  # the judge itself: weights on it add nothing
+        assert not prefers_judge_weights(y, L, agreed)
+
+
 def test_no_judge_weights_from_few_labels():
     L, y, agreed = _judges(2, 14, own=2.0)
     assert not prefers_judge_weights(y, L, agreed)
