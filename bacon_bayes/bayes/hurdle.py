@@ -91,8 +91,9 @@ class HurdleJudgeModel(JudgeModel):
     positive_scale : ``"auto"`` (default), ``"log"`` (log-normal positive part) or
         ``"sqrt"`` (y = W^2 with W normal: for count-like scores such as MQM, see the
         module docstring). ``"auto"`` picks per fit (per cross-fitting fold, from its
-        training labels only) the scale on which a linear regression on the judge
-        scores predicts the positive labels better (:func:`prefers_sqrt`); the choice
+        training labels only) the square root where a linear regression on the judge
+        scores predicts the positive labels clearly better on it
+        (:func:`~bacon_bayes.bayes.selection.prefers_sqrt`), else the log; the choice
         is kept in ``constants_["sqrt"]``.
     **kwargs : see :class:`~bacon_bayes.bayes.base.JudgeModel`.
     """
