@@ -4,7 +4,9 @@
 posterior intervals are correctly specified); the truth of every item is known, so
 coverage over the 4,000 unlabeled items has a Monte Carlo sd of about 0.5 points
 and the issue's 88-92% band is about +-4 sd. Checked for the Bayesian gaussian,
-hurdle and ordinal (prediction sets) models and the frequentist ridge and ordinal ones,
+hurdle (log-normal positive part, whose scale the model must choose itself, and a
+squared-normal one fitted on the square-root scale) and
+ordinal (prediction sets) models and the frequentist ridge and ordinal ones,
 posterior and conformal, on the unlabeled items; the held-out (out-of-fold)
 labeled items are reported beside them. Ordinal posterior prediction sets of whole
 levels hold at least 90% predictive mass, so they cover more than 90% when few levels
@@ -55,10 +57,17 @@ NOTES = (
 )
 
 
-def simulated_pool(family: str, seed: int) -> tuple[EvalPool, np.ndarray]:
-    """Pool with the first ``N_LABELED`` items labeled, and every item's true label."""
+def simulated_pool(family: str, seed: int, **extra) -> tuple[EvalPool, np.ndarray]:
+    """Pool with ``N_LABELED`` items labeled at random, and every item's true label."""
     sim = simulate_judges(
-        N_ITEMS, N_JUDGES, N_EMB, family=family, missing=0.0, uncertainty_effect=0.0, seed=seed
+        N_ITEMS,
+        N_JUDGES,
+        N_EMB,
+        family=family,
+        missing=0.0,
+        uncertainty_effect=0.0,
+        seed=seed,
+        **extra,
     )
     df = pd.DataFrame(sim.X[:, :N_JUDGES], columns=[f"j{k}" for k in range(N_JUDGES)])
     emb = sim.X[:, 2 * N_JUDGES :]
@@ -126,7 +135,13 @@ def coverages() -> dict[str, dict[str, tuple[float, float]]]:
     cal = Calibrator("ridge", engine="freq", seed=1).fit(pool)
     results["ridge freq"] = interval_coverage(cal, truth)
     pool, truth = simulated_pool("hurdle", seed=23)
-    results["hurdle bayes"] = interval_coverage(_bayes(pool, HurdleJudgeModel), truth)
+    cal = _bayes(pool, HurdleJudgeModel)  # positive_scale="auto": log in every fold
+    assert all(m.constants_["sqrt"] == 0.0 for m in cal.crossfit_.models)
+    results["hurdle bayes"] = interval_coverage(cal, truth)
+    pool, truth = simulated_pool("hurdle", seed=24, positive_scale="sqrt")
+    # the square-root scale's intervals (the automatic choice is tested in test_selection)
+    cal = _bayes(pool, HurdleJudgeModel, positive_scale="sqrt")
+    results["hurdle (square root) bayes"] = interval_coverage(cal, truth)
     pool, truth = simulated_pool("ordinal", seed=22)
     levels = pool.outcome.levels
     results["ordinal bayes"] = interval_coverage(
@@ -158,7 +173,14 @@ def coverages() -> dict[str, dict[str, tuple[float, float]]]:
     ("model", "method"),
     [
         (m, k)
-        for m in ("gaussian bayes", "ridge freq", "hurdle bayes", "ordinal bayes", "ordinal freq")
+        for m in (
+            "gaussian bayes",
+            "ridge freq",
+            "hurdle bayes",
+            "hurdle (square root) bayes",
+            "ordinal bayes",
+            "ordinal freq",
+        )
         for k in ("posterior", "conformal", "posterior randomised")
         if k != "posterior randomised" or m.startswith("ordinal")
     ],
