@@ -13,10 +13,11 @@ from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.features import FeatureSet, build_features
 from bacon_bayes.items import (
-    cdf_interval,
     class_probabilities,
     conformal_halfwidth,
     conformal_sets,
+    posterior_interval,
+    randomize_upper,
     snap_to_levels,
     top_mass_sets,
 )
@@ -346,6 +347,7 @@ class Calibrator:
         level: float = 0.9,
         method: Literal["conformal", "posterior"] = "conformal",
         threshold: float | None = None,
+        randomize: bool = False,
     ) -> pd.DataFrame:
         """Calibrated score, interval, rank and flag for every item.
 
@@ -356,13 +358,22 @@ class Calibrator:
         method : {"conformal", "posterior"}
             ``conformal``: split-conformal from out-of-fold residuals (holds
             without trusting the model); ``posterior``: central interval of the
-            model's predictive distribution. For a categorical outcome both give a
+            model's predictive distribution (where it has an atom at its lower end,
+            e.g. a hurdle's zero, the upper end moves down so the interval holds
+            ``level``, not more). For a categorical outcome both give a
             class set (column ``set``, its model probability ``set_prob``;
             ``lower``/``upper`` are its smallest and largest level): the most
             probable classes reaching ``level`` (posterior) or split-conformal
             sets from out-of-fold class probabilities (score ``1 - p(true class)``).
         threshold : float, optional
             Flag items whose label is more likely than not below it.
+        randomize : bool
+            Posterior sets of whole levels (ordinal, categorical) hold at least
+            ``level`` of the predictive mass, often much more, so they cover more
+            than ``level``. ``True`` drops each set's last level with the probability
+            that makes its expected mass exactly ``level`` (randomised prediction
+            sets, drawn under ``seed``); a set can then be empty (``NaN`` ends).
+            No effect on continuous outcomes or conformal intervals.
         """
         self._check_fitted()
         if not 0 < level < 1:
@@ -372,19 +383,21 @@ class Calibrator:
         lab = p.labeled
         levels = None if p.outcome.levels is None else np.asarray(p.outcome.levels)
         sets = None
+        rng = np.random.default_rng(self.seed) if randomize else None
         if p.outcome.kind == "categorical" and method in ("conformal", "posterior"):
             assert levels is not None
             lv = np.sort(levels.astype(float))
             probs = class_probabilities(self.crossfit_.cdf(lv))
             if method == "posterior":
-                keep = top_mass_sets(probs, level)
+                keep = top_mass_sets(probs, level, rng)
             else:
                 true = probs[lab, np.searchsorted(lv, p.y[lab])]
                 keep = conformal_sets(probs, true, level)
             sets = [lv[row].tolist() for row in keep]
             set_prob = (probs * keep).sum(axis=1)
-            masked = np.where(keep, lv, np.nan)
-            lo, hi = np.nanmin(masked, axis=1), np.nanmax(masked, axis=1)
+            some = keep.any(axis=1)
+            lo = np.where(some, np.where(keep, lv, np.inf).min(axis=1), np.nan)
+            hi = np.where(some, np.where(keep, lv, -np.inf).max(axis=1), np.nan)
         elif method == "conformal":
             q = conformal_halfwidth(p.y[lab] - f[lab], level)
             lo, hi = f - q, f + q
@@ -392,7 +405,10 @@ class Calibrator:
                 lo, hi = snap_to_levels(lo, hi, levels)
         elif method == "posterior":
             grid = self.quantile_grid()
-            lo, hi = cdf_interval(self.crossfit_.cdf(grid), grid, level)
+            cdf = self.crossfit_.cdf(grid)
+            lo, hi = posterior_interval(cdf, grid, level, p.outcome.kind)
+            if rng is not None and levels is not None:
+                lo, hi = randomize_upper(cdf, grid, lo, hi, level, rng)
         else:
             raise ValidationError(f"method {method!r} must be 'conformal' or 'posterior'.")
         out = pd.DataFrame(

@@ -26,13 +26,87 @@ def conformal_halfwidth(oof_residuals: np.ndarray, level: float) -> float:
     return float(r[k - 1])
 
 
-def cdf_interval(cdf: np.ndarray, grid: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """Central predictive interval per item from CDF values on a grid (generalised inverse)."""
+def cdf_interval(
+    cdf: np.ndarray, grid: np.ndarray, level: float, left: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Predictive interval per item from CDF values on a grid (generalised inverse).
+
+    The lower end is the ``(1 - level) / 2`` quantile. Where the distribution has an
+    atom at that end (``left``: the CDF's left limits at the grid points, e.g. 0 at a
+    hurdle's zero or the CDF at the level below for an ordinal outcome), the mass of the
+    lower tail the atom does not use is not thrown away: the upper end is the quantile
+    at ``F(lower-) + level``, so ``[lower, upper]`` holds at least ``level`` and no more
+    than it needs. Without atoms (``left=None``) this is the central interval.
+    """
     lo_p, hi_p = (1 - level) / 2, 1 - (1 - level) / 2
     mono = np.maximum.accumulate(cdf, axis=1)
-    lo = grid[np.minimum((mono < lo_p).sum(axis=1), grid.size - 1)]
-    hi = grid[np.minimum((mono < hi_p).sum(axis=1), grid.size - 1)]
-    return lo, hi
+    last = grid.size - 1
+    i_lo = np.minimum((mono < lo_p).sum(axis=1), last)
+    target = np.full(mono.shape[0], hi_p)
+    if left is not None:
+        below = np.take_along_axis(left, i_lo[:, None], axis=1)[:, 0]
+        target = np.minimum(target, below + level)
+    i_hi = np.minimum((mono < target[:, None] - 1e-12).sum(axis=1), last)
+    return grid[i_lo], grid[i_hi]
+
+
+def left_limits(
+    cdf: np.ndarray, grid: np.ndarray, discrete: bool, floor: float | None
+) -> np.ndarray | None:
+    """The CDF's left limits at the grid points (for ``cdf_interval``), or ``None``.
+
+    ``discrete``: the grid holds every possible value, so ``F(g_k-) = F(g_{k-1})``.
+    ``floor``: the least possible value (a hurdle's 0), below which there is no mass.
+    Elsewhere the distribution is taken as continuous (``F(g-) = F(g)``).
+    """
+    mono = np.maximum.accumulate(cdf, axis=1)
+    if discrete:
+        return np.column_stack([np.zeros(mono.shape[0]), mono[:, :-1]])
+    if floor is None:
+        return None
+    out = mono.copy()
+    out[:, grid <= floor] = 0.0
+    return out
+
+
+def posterior_interval(
+    cdf: np.ndarray, grid: np.ndarray, level: float, kind: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """``cdf_interval`` with the atoms of an outcome of type ``kind`` (a pool's
+    ``outcome.kind``): every level of a discrete outcome, a non-negative one's zero."""
+    floor = 0.0 if kind == "nonnegative" else None
+    left = left_limits(cdf, grid, kind in ("ordinal", "categorical"), floor)
+    return cdf_interval(cdf, grid, level, left)
+
+
+def randomize_upper(
+    cdf: np.ndarray,
+    levels: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    level: float,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Randomised sets of whole levels ``[lo, hi]`` whose predictive mass is ``level`` on average.
+
+    A set of whole levels holds at least ``level`` of the predictive mass, usually more.
+    Dropping its top level with probability ``1 - pi``, ``pi = (level - mass without
+    it) / p(top level)``, makes the expected mass exactly ``level``, so a calibrated
+    model covers ``level`` of the items (the randomised sets of conformal prediction).
+    A set reduced to nothing has ``NaN`` ends.
+    """
+    lv = np.asarray(levels, dtype=float)
+    mono = np.column_stack([np.zeros(cdf.shape[0]), np.maximum.accumulate(cdf, axis=1)])
+    i_lo, i_hi = np.searchsorted(lv, lo), np.searchsorted(lv, hi)
+    rows = np.arange(cdf.shape[0])
+    mass = mono[rows, i_hi + 1] - mono[rows, i_lo]
+    top = mono[rows, i_hi + 1] - mono[rows, i_hi]
+    keep_top = rng.random(cdf.shape[0]) * top <= level - (mass - top)
+    i_hi = np.where(keep_top, i_hi, i_hi - 1)
+    empty = i_hi < i_lo
+    lo_out = np.where(empty, np.nan, lv[i_lo])
+    hi_out = np.where(empty, np.nan, lv[np.maximum(i_hi, 0)])
+    return lo_out, hi_out
 
 
 def snap_to_levels(
@@ -53,13 +127,25 @@ def class_probabilities(cdf_at_levels: np.ndarray) -> np.ndarray:
     return np.diff(cdf, axis=1, prepend=0.0)
 
 
-def top_mass_sets(probs: np.ndarray, level: float) -> np.ndarray:
-    """(n, K) bool: the most probable classes whose probabilities first reach ``level``."""
+def top_mass_sets(
+    probs: np.ndarray, level: float, rng: np.random.Generator | None = None
+) -> np.ndarray:
+    """(n, K) bool: the most probable classes whose probabilities first reach ``level``.
+
+    With ``rng`` the last class admitted is kept with the probability that makes the
+    set's expected mass exactly ``level`` (see ``randomize_upper``); a set may be empty.
+    """
     order = np.argsort(-probs, axis=1, kind="stable")
     ranked = np.take_along_axis(probs, order, axis=1)
     before = np.cumsum(ranked, axis=1) - ranked
+    inside = before < level
+    if rng is not None:
+        last = inside.sum(axis=1) - 1
+        rows = np.arange(probs.shape[0])
+        p_last, b_last = ranked[rows, last], before[rows, last]
+        inside[rows, last] = rng.random(probs.shape[0]) * p_last <= level - b_last
     keep = np.zeros(probs.shape, dtype=bool)
-    np.put_along_axis(keep, order, before < level, axis=1)
+    np.put_along_axis(keep, order, inside, axis=1)
     return keep
 
 

@@ -20,8 +20,10 @@ conformal) on the held-out labeled items (out-of-fold) and on the unlabeled item
 Run: ``python -m benchmarks bayes_efficiency`` (``python -m
 benchmarks.bench_bayes_efficiency summeval`` or ``wmt22`` for one data set; add
 ``--freq-only`` to skip the Bayesian fits, ``--short-nuts`` for 2 chains x (200 + 200)
-draws, ``--judge-weights`` for ``judge_weights=True``, ``--sqrt`` for the hurdle's
-``positive_scale="sqrt"``). Skips
+draws, ``--judge-weights`` / ``--no-judge-weights`` for ``judge_weights=True`` /
+``False`` instead of the default ``"auto"``, ``--sqrt`` for the hurdle's
+``positive_scale="sqrt"`` instead of ``"auto"``; the note column says what each fold's
+fit chose). Skips
 with a message when ``shared/data`` is absent (``$BACON_SHARED_DATA`` points there).
 """
 
@@ -61,7 +63,7 @@ WMT_METRICS = [
 #: ``--short-nuts``: 2 chains x (200 tune + 200 draws) instead of the defaults
 SHORT_NUTS = False
 #: ``--judge-weights``: the Bayesian label link also weighs the judges' scores itself
-JUDGE_WEIGHTS = False
+JUDGE_WEIGHTS: bool | str = "auto"
 #: ``--sqrt``: the Bayesian hurdle's positive part on the square-root scale
 SQRT = False
 
@@ -128,7 +130,7 @@ HEAVY_CDF_DRAWS = 100
 def _heldout_posterior(cal: Calibrator, truth: np.ndarray) -> dict[str, float]:
     """Posterior 90% intervals of the held-out labeled items only, each from the model
     of its own fold with a thinned posterior (the full pool's CDF would take hours)."""
-    from bacon_bayes.items import cdf_interval
+    from bacon_bayes.items import posterior_interval
 
     cf, grid = cal.crossfit_, cal.quantile_grid()
     hit = []
@@ -137,19 +139,25 @@ def _heldout_posterior(cal: Calibrator, truth: np.ndarray) -> dict[str, float]:
         thin = copy.copy(model)
         step = max(1, len(next(iter(model.posterior_.values()))) // HEAVY_CDF_DRAWS)
         thin.posterior_ = {n: v[::step] for n, v in model.posterior_.items()}
-        lo, hi = cdf_interval(thin.predict_cdf(cf.X[rows], grid), grid, LEVEL)
+        cdf = thin.predict_cdf(cf.X[rows], grid)
+        lo, hi = posterior_interval(cdf, grid, LEVEL, cal.pool_.outcome.kind)
         hit.append((lo <= truth[rows]) & (truth[rows] <= hi))
     return {"posterior held-out": float(np.concatenate(hit).mean())}
 
 
 def _coverage(cal: Calibrator, truth: np.ndarray, heavy: bool) -> dict[str, float]:
     out = {}
-    for method in ("posterior", "conformal"):
+    methods = ["posterior", "conformal"]
+    if cal.pool_.outcome.discrete:  # whole-level sets, also randomised to the level
+        methods.insert(1, "posterior randomised")
+    for method in methods:
         if method == "posterior" and heavy:
             out.update(_heldout_posterior(cal, truth))
             out["posterior unlabeled"] = float("nan")
             continue
-        table = cal.item_scores(level=LEVEL, method=method)
+        table = cal.item_scores(
+            level=LEVEL, method=method.split()[0], randomize=method.endswith("randomised")
+        )
         hit = ((table["lower"] <= truth) & (truth <= table["upper"])).to_numpy()
         lab = table["labeled"].to_numpy()
         out[f"{method} held-out"] = float(hit[lab].mean())
@@ -178,12 +186,16 @@ def compare(
         note = f"{secs:.0f} s" + (
             " (2 chains x 200 + 200)" if engine == "bayes" and SHORT_NUTS else ""
         )
-        if engine == "bayes" and JUDGE_WEIGHTS:
-            note += ", judge_weights=True"
+        if engine == "bayes" and JUDGE_WEIGHTS != "auto":
+            note += f", judge_weights={JUDGE_WEIGHTS}"
         if engine == "bayes" and SQRT and family == "hurdle":
             note += ', positive_scale="sqrt"'
         if engine == "bayes":
             models = cals[engine].crossfit_.models
+            for key in ("judge_weights", "sqrt"):  # per-fold choices of the "auto" options
+                chosen = [m.constants_[key] for m in models if key in m.constants_]
+                if chosen:
+                    note += f", {key} in {int(sum(chosen))}/{len(models)} folds"
             diags = [m.diagnostics_ for m in models]
             # a cut fit's folds share one label-stage run: each fold reports all of it
             count = max if models[0]._inference() == "cut" else sum
@@ -276,7 +288,8 @@ if __name__ == "__main__":
     args = sys.argv[1:]
     only_freq = "--freq-only" in args  # e.g. WMT22 when there is no time for NUTS on 30,000
     SHORT_NUTS = "--short-nuts" in args
-    JUDGE_WEIGHTS = "--judge-weights" in args
+    if "--judge-weights" in args or "--no-judge-weights" in args:
+        JUDGE_WEIGHTS = "--judge-weights" in args
     SQRT = "--sqrt" in args
     names = [a for a in args if not a.startswith("--")] or None
     main(names, ("freq",) if only_freq else ("bayes", "freq"))

@@ -68,6 +68,7 @@ from bacon_bayes.bayes.judge_density import (  # noqa: E402
 )
 from bacon_bayes.bayes.label_density import label_density  # noqa: E402
 from bacon_bayes.bayes.sampling import compile_sampler  # noqa: E402
+from bacon_bayes.bayes.selection import consensus, prefers_judge_weights  # noqa: E402
 from bacon_bayes.errors import NotFittedError, ValidationError  # noqa: E402
 
 __all__ = ["INFERENCE", "JUDGE_PRIORS", "JudgeModel"]
@@ -145,7 +146,12 @@ class JudgeModel:
         latent factor weighs the judges by their agreement; the labels may know better.
         Families whose link has a slope on z leave out the first principal direction
         (the slope already scales the consensus; weighing it again made a ridge that
-        did not converge: R-hat 1.84 on WMT22).
+        did not converge: R-hat 1.84 on WMT22). ``"auto"`` (the default) turns them on
+        per fit (per cross-fitting fold, from its training labels) where a linear
+        regression on all directions predicts the labels better out of sample than
+        one on the consensus alone
+        (:func:`~bacon_bayes.bayes.selection.prefers_judge_weights`); the choice is
+        kept in ``constants_["judge_weights"]``.
     label_draws : draws per chain of a cut fit's label stage (at most ``draws``; stage 2
         is cheap and mixes fast; its R-hat and ESS are checked like stage 1's).
     """
@@ -177,7 +183,7 @@ class JudgeModel:
         warn: bool = True,
         inference: str = "auto",
         label_draws: int = SAMPLER_DEFAULTS["label_draws"],
-        judge_weights: bool = False,
+        judge_weights: bool | str = "auto",
     ) -> None:
         self.columns = columns
         self.priors = priors
@@ -217,8 +223,13 @@ class JudgeModel:
     def _prepare_labels(self, y: np.ndarray) -> None:
         """Learn label-independent outcome facts (levels) from the labels given."""
 
-    def _label_data(self, y: np.ndarray, train: np.ndarray) -> tuple[dict, dict]:
-        """Data containers for labels (``yk``, ``w``) and fit constants for this fit."""
+    def _label_data(
+        self, y: np.ndarray, train: np.ndarray, scores: np.ndarray | None = None
+    ) -> tuple[dict, dict]:
+        """Data containers for labels (``yk``, ``w``) and fit constants for this fit.
+
+        ``scores``: the items' standardised judge scores (0 where missing) beside their
+        observed flags, (n, 2J), for families that choose a transform from the data."""
         raise NotImplementedError
 
     def _label_logp(
@@ -312,7 +323,7 @@ class JudgeModel:
             yk = pm.Data("yk", labels["yk"])
             w = pm.Data("w", labels["w"])
             off = None
-            if self._judge_weights():
+            if "r" in labels:
                 off = self._judge_offsets(pm, pt, pm.Data("r", labels["r"]), pr)
             q = model["Q"][idx] if self._label_uses_embedding() else None
             label_logp = self._label_logp(pm, pt, m[idx], v[idx], yk, pr, q=q, off=off)
@@ -372,7 +383,12 @@ class JudgeModel:
         return arrays
 
     def _judge_weights(self) -> bool:
-        """Whether the label link weighs the judge scores (along any direction)."""
+        """Whether the label link may weigh the judge scores (along any direction);
+        with ``judge_weights="auto"`` each fit then decides (:meth:`_weights_pay`)."""
+        if self.judge_weights not in (True, False, "auto"):
+            raise ValidationError(
+                f"judge_weights must be True, False or 'auto', got {self.judge_weights!r}"
+            )
         return bool(self.judge_weights) and self._weight_basis().shape[1] > 0
 
     def _weight_basis(self) -> np.ndarray:
@@ -542,14 +558,18 @@ class JudgeModel:
             )
         arrays = self._setup(X, y)
         rows = np.flatnonzero(labeled)
-        weighted = arrays["L"] @ self._weight_basis() if self._judge_weights() else None
+        scores = np.column_stack([arrays["L"], arrays["obs"]])
+        auto = self._judge_weights() and self.judge_weights == "auto"
+        agreed = consensus(arrays["L"]) if auto else None
         folds = []
         for k in range(n_folds):
             train = labeled & (fold_ids != k) if holdout else labeled
-            labels, const = self._label_data(np.where(train, y, np.nan), train)
-            if weighted is not None:
-                labels["r"] = weighted
-            folds.append((self._restrict(labels, rows), const))
+            labels, const = self._label_data(np.where(train, y, np.nan), train, scores)
+            if self._judge_weights():
+                const["judge_weights"] = float(self._weights_pay(arrays, y, train, agreed))
+            folds.append((labels, const))
+        self._weigh_folds(arrays, folds)
+        folds = [(self._restrict(labels, rows), const) for labels, const in folds]
         if mode == "cut":
             return self._fit_cut(arrays, rows, folds)
         fits = []
@@ -559,8 +579,28 @@ class JudgeModel:
                 compiled = self._compile("joint", arrays, labels)
             idata, secs = self._sample(compiled, _data(arrays, labels), self.seed + k)
             diag = self._diagnose(idata, secs, compiled.engine)
-            fits.append(copy.copy(self)._finish(idata, diag, const))
+            fits.append(copy.copy(self)._finish(_unweighted(idata, self, const), diag, const))
         return fits
+
+    def _weights_pay(self, arrays: dict, y: np.ndarray, train: np.ndarray, agreed) -> bool:
+        """Judge weights for a fit on ``train``: forced, or chosen from its labels
+        (``agreed``: every item's judge :func:`~bacon_bayes.bayes.selection.consensus`)."""
+        if self.judge_weights != "auto":
+            return True
+        return prefers_judge_weights(y[train], arrays["L"][train], agreed[train])
+
+    def _weigh_folds(self, arrays: dict, folds: list) -> None:
+        """Give each fold's labels the judge scores its weights read (``r``): the scores
+        along the weights' directions, zeros where the fold's fit does without weights
+        (its weights then stay at their prior and are dropped from its posterior), none
+        at all when no fold uses them."""
+        if not any(const.get("judge_weights") for _, const in folds):
+            for _, const in folds:
+                const.pop("judge_weights", None)
+            return
+        weighted = arrays["L"] @ self._weight_basis()
+        for labels, const in folds:
+            labels["r"] = weighted * const["judge_weights"]
 
     def _fit_cut(self, arrays: dict, rows: np.ndarray, folds: list) -> list[JudgeModel]:
         """Stage 1 once, then every fold's label link as one block of a single stage-2
@@ -576,8 +616,6 @@ class JudgeModel:
         judges, judge_diag = self._fit_judges(arrays)
         engine = self._resolved_engine()
         items = self._latent_summary(arrays, judges.posterior, rows)
-        if self._judge_weights():
-            items["r"] = folds[0][0]["r"]
         if self._label_uses_embedding():
             items["q"] = arrays["Q"][rows]
         data = _fold_blocks(items, [labels for labels, _ in folds])
@@ -589,7 +627,7 @@ class JudgeModel:
         fits = []
         shared: dict = {}  # z's per-draw moments of the Xs predicted last: the same in every fold
         for k, (_, const) in enumerate(folds):
-            block = _fold_block(idata, k)
+            block = _unweighted(_fold_block(idata, k), self, const)
             diag = merge_diagnostics([judge_diag, self._diagnose(block, secs, engine)])
             block = self._aligned(block, shift, stretch)
             fit = copy.copy(self)._finish(_combine(judges, block), diag, const)
@@ -775,20 +813,31 @@ def _line_fits(m: np.ndarray, m_bar: np.ndarray) -> tuple[np.ndarray, np.ndarray
 def _fold_blocks(items: dict, folds: list[dict]) -> dict[str, np.ndarray]:
     """Stage-2 data, one row per fold holding only that fold's training items (padded
     with weight 0 to the largest fold): every per-item array of ``items`` (``m``, ``v``,
-    weighted judge scores ``r``, embedding rows ``q``) and of each fold's labels (``yk``,
-    ``w``), each (folds, n, ...)."""
+    embedding rows ``q``) and of each fold's labels (``yk``, ``w``, weighted judge
+    scores ``r``), each (folds, n, ...)."""
     keep = [np.flatnonzero(labels["w"] > 0) for labels in folds]
     width = max(idx.size for idx in keep)
     out: dict[str, list] = {}
     for idx, labels in zip(keep, folds, strict=True):
         pad = width - idx.size
-        sources = [*items.items(), ("yk", labels["yk"]), ("w", labels["w"])]
+        own = [(name, labels[name]) for name in ("yk", "w", "r") if name in labels]
+        sources = [*items.items(), *own]
         for name, src in sources:
             fill = 1.0 if name == "v" else 0  # a valid variance / level index in the padding
             block = np.asarray(src)[idx]
             filler = np.full((pad, *block.shape[1:]), fill, dtype=block.dtype)
             out.setdefault(name, []).append(np.concatenate([block, filler]))
     return {k: np.stack(v) for k, v in out.items()}
+
+
+def _unweighted(idata: Any, model: JudgeModel, const: dict) -> Any:
+    """``idata`` without the judge-weight variables where this fit does without them
+    (``constants_["judge_weights"] == 0``: they saw zero scores and kept their prior)."""
+    if const.get("judge_weights", 1.0):
+        return idata
+    out = idata.copy()
+    out.posterior = out.posterior.drop_vars(list(model.judge_weight_names))
+    return out
 
 
 def _fold_block(idata: Any, k: int) -> Any:

@@ -45,7 +45,7 @@ class GaussianJudgeModel(JudgeModel):
             bool(self.columns.emb_cols) and self.resolved_priors()["label_noise_embedding_sd"] > 0
         )
 
-    def _label_data(self, y, train):
+    def _label_data(self, y, train, scores=None):
         yt = y[train]
         center, scale = float(yt.mean()), float(yt.std())
         if not scale > 0:

@@ -24,7 +24,9 @@ both roots of ``y = W^2`` in the likelihood instead made a second, V-shaped mode
 centred at 0, ``y ~ z^2``) that trapped chains (R-hat 1.83 on WMT22). The square root
 stabilises the variance of count-like scores: on WMT22 MQM the log residuals given the
 metrics are left-skewed (skewness -0.97), so a log-normal overstates E[y | x] (by 14%
-there), while the square-root residuals are nearly symmetric (0.27).
+there), while the square-root residuals are nearly symmetric (0.27). The default,
+``positive_scale="auto"``, picks the scale per fit from its training labels
+(:func:`prefers_sqrt`; the square root on every WMT22 fold, the log on log-normal data).
 
 ``predict_cdf`` integrates the two probit/normal factors over z by 40-point
 Gauss-Hermite quadrature.
@@ -39,12 +41,14 @@ from scipy import special
 
 from bacon_bayes.bayes.base import JudgeModel, fold_shape
 from bacon_bayes.bayes.ordinal import CLIP
+from bacon_bayes.bayes.selection import prefers_sqrt
 from bacon_bayes.errors import ValidationError
 
 __all__ = ["POSITIVE_SCALES", "HurdleJudgeModel", "hurdle_label_logp"]
 
-#: Scales of the hurdle's positive part: log-normal or squared normal.
-POSITIVE_SCALES = ("log", "sqrt")
+#: Scales of the hurdle's positive part: chosen from the training labels, log-normal or
+#: squared normal.
+POSITIVE_SCALES = ("auto", "log", "sqrt")
 
 
 def hurdle_label_logp(pos, ly, m, v, g0, g1, h0, h1, s, xp, log_phi):
@@ -84,9 +88,13 @@ class HurdleJudgeModel(JudgeModel):
     Parameters
     ----------
     columns : :class:`~bacon_bayes.bayes.columns.ColumnSpec`.
-    positive_scale : ``"log"`` (default; log-normal positive part) or ``"sqrt"``
-        (y = W^2 with W normal: for count-like scores such as MQM, see the module
-        docstring).
+    positive_scale : ``"auto"`` (default), ``"log"`` (log-normal positive part) or
+        ``"sqrt"`` (y = W^2 with W normal: for count-like scores such as MQM, see the
+        module docstring). ``"auto"`` picks per fit (per cross-fitting fold, from its
+        training labels only) the square root where a linear regression on the judge
+        scores predicts the positive labels clearly better on it
+        (:func:`~bacon_bayes.bayes.selection.prefers_sqrt`), else the log; the choice
+        is kept in ``constants_["sqrt"]``.
     **kwargs : see :class:`~bacon_bayes.bayes.base.JudgeModel`.
     """
 
@@ -100,21 +108,24 @@ class HurdleJudgeModel(JudgeModel):
         "log_noise_sd_prior": 1.0,  # s ~ HalfNormal(.)
     }
 
-    def __init__(self, columns, *, positive_scale: str = "log", **kwargs: Any) -> None:
+    def __init__(self, columns, *, positive_scale: str = "auto", **kwargs: Any) -> None:
         super().__init__(columns, **kwargs)
         self.positive_scale = positive_scale
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         return {**super().get_params(deep), "positive_scale": self.positive_scale}
 
-    def _sqrt(self) -> bool:
+    def _sqrt(self, const: dict) -> bool:
+        """Whether the fit with constants ``const`` uses the square-root scale."""
+        if "sqrt" in const:
+            return bool(const["sqrt"])
+        return self.positive_scale == "sqrt"  # saved before "auto" existed
+
+    def _label_data(self, y, train, scores=None):
         if self.positive_scale not in POSITIVE_SCALES:
             raise ValidationError(
                 f"positive_scale must be one of {POSITIVE_SCALES}, got {self.positive_scale!r}"
             )
-        return self.positive_scale == "sqrt"
-
-    def _label_data(self, y, train):
         if np.any(y[train] < 0):
             row = int(np.flatnonzero(train & (np.nan_to_num(y) < 0))[0])
             raise ValidationError(
@@ -127,13 +138,17 @@ class HurdleJudgeModel(JudgeModel):
                 "the hurdle model needs at least one zero and two positive training labels; "
                 "use the gaussian model for outcomes without zeros"
             )
+        sqrt = self.positive_scale == "sqrt"
+        if self.positive_scale == "auto":
+            sqrt = scores is not None and prefers_sqrt(y[pos], scores[pos])
         # log_center/log_scale: centre and scale of the transformed positive labels
-        ty = np.sqrt(y[pos]) if self._sqrt() else np.log(y[pos])
+        ty = np.sqrt(y[pos]) if sqrt else np.log(y[pos])
         center, scale = float(ty.mean()), float(ty.std()) or 1.0
         ly = np.zeros(y.shape[0])
         ly[pos] = (ty - center) / scale
         yk = np.column_stack([pos.astype(float), ly])
-        return {"yk": yk, "w": train.astype(float)}, {"log_center": center, "log_scale": scale}
+        const = {"log_center": center, "log_scale": scale, "sqrt": float(sqrt)}
+        return {"yk": yk, "w": train.astype(float)}, const
 
     def _label_logp(self, pm, pt, m, v, yk, pr, folds=None, q=None, off=None):
         shape, col = fold_shape(folds)
@@ -189,7 +204,7 @@ class HurdleJudgeModel(JudgeModel):
         return first, second
 
     def _moments(self, post, const, m, v, q=None, off=None):
-        if self._sqrt():
+        if self._sqrt(const):
             mean, second = self._squared_moments(post, const, m, v, off)
         else:
             mean = self._raw_moment(post, const, m, v, 1, off)
@@ -203,21 +218,22 @@ class HurdleJudgeModel(JudgeModel):
         z = m[..., None] + np.sqrt(v)[..., None] * nodes  # (d, n, G)
         p_pos = special.ndtr(g0[..., None] + g1[..., None] * z)
         out = np.empty((*m.shape, t.size))
+        sqrt = self._sqrt(const)
         with np.errstate(divide="ignore"):
-            logt = np.sqrt(np.maximum(t, 0.0)) if self._sqrt() else np.log(np.maximum(t, 0.0))
+            logt = np.sqrt(np.maximum(t, 0.0)) if sqrt else np.log(np.maximum(t, 0.0))
         for k, (tk, lt) in enumerate(zip(t, logt, strict=True)):
             if tk < 0:
                 out[..., k] = 0.0
                 continue
             centre = h0[..., None] + h1[..., None] * z
             below = special.ndtr((lt - centre) / s[..., None])
-            if self._sqrt():  # P(|W| <= sqrt t)
+            if sqrt:  # P(|W| <= sqrt t)
                 below = below - special.ndtr((-lt - centre) / s[..., None])
             out[..., k] = ((1 - p_pos) + p_pos * below) @ weights
         return out
 
     def _expected_given_z(self, post, z, off=None):
         g0, g1, h0, h1, s = self._parts(post, self.constants_, off)
-        if self._sqrt():
+        if self._sqrt(self.constants_):
             return special.ndtr(g0 + g1 * z) * ((h0 + h1 * z) ** 2 + s * s)
         return special.ndtr(g0 + g1 * z) * np.exp(h0 + h1 * z + 0.5 * s * s)

@@ -102,10 +102,12 @@ def judges_logp(params: dict[str, Any], data: dict[str, Any], pr: dict[str, floa
     r = L - a[:, None] - c[:, None] * mu
     inv = obs * jnp.exp(-2.0 * log_sd)
     cinv = c[:, None] * inv
-    s1, s2c, s0 = c @ cinv, jnp.sum(r * cinv, axis=0), jnp.sum(r * r * inv, axis=0)
+    s1, s2c = c @ cinv, jnp.sum(r * cinv, axis=0)
     one_plus = 1.0 + s1
+    shift = s2c / one_plus  # the stable sum of squares of collapse_judges
+    fit = r - c[:, None] * shift
     logdet = jnp.sum(obs) * LOG_2PI + 2.0 * jnp.sum(obs * log_sd)
-    quad = jnp.sum(jnp.log(one_plus) + s0 - s2c * s2c / one_plus)
+    quad = jnp.sum(jnp.log(one_plus) + jnp.sum(fit * fit * inv, axis=0) + shift * shift)
     return jnp.reshape(out, ()) - 0.5 * (logdet + quad)
 
 

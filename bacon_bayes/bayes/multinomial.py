@@ -181,7 +181,7 @@ class MultinomialJudgeModel(DiscreteOutcomeMixin, JudgeModel):
     }
 
     def _judge_weights(self) -> bool:
-        if self.judge_weights:
+        if self.judge_weights and self.judge_weights != "auto":  # "auto": never here
             raise ValidationError(
                 "the multinomial model has no judge_weights option (its label link reads "
                 "the judges' class posterior); use judge_weights=False"
@@ -282,7 +282,7 @@ class MultinomialJudgeModel(DiscreteOutcomeMixin, JudgeModel):
             "Q": arr["Q"],
         }
 
-    def _label_data(self, y, train):
+    def _label_data(self, y, train, scores=None):
         idx = np.zeros(y.shape[0], dtype="int64")
         idx[train] = level_index(y[train], self.levels_)
         const = {"levels": self.levels_, "categorical": [bool(c) for c in self.categorical_]}

@@ -18,7 +18,7 @@ from bacon_bayes.bayes.base import JudgeModel, fold_shape
 from bacon_bayes.bayes.closed_forms import ordinal_probs
 from bacon_bayes.errors import ValidationError
 
-__all__ = ["OrdinalJudgeModel", "log_normal_interval"]
+__all__ = ["OrdinalJudgeModel", "anchored_ordered", "log_normal_interval"]
 
 OUTER = 50.0  # finite outer cutpoints: infinities give NaN gradients
 CLIP = 30.0  # standardised bounds beyond +-30 carry probability < 1e-197
@@ -39,6 +39,48 @@ def log_normal_interval(lo, hi, pt):
     log_a = pt.log(0.5 * pt.erfc(-a / np.sqrt(2.0)))
     log_b = pt.log(0.5 * pt.erfc(-b / np.sqrt(2.0)))
     return log_b + pt.log1mexp(pt.minimum(log_a - log_b, -1e-12))
+
+
+def anchored_ordered(anchor: int) -> Any:
+    """PyMC transform to increasing vectors, anchored at element ``anchor``.
+
+    The unconstrained ``u`` holds ``x[anchor]`` itself and, for every other element,
+    the log gap to its neighbour towards the anchor: ``x[i] = x[i-1] + exp(u[i])``
+    above it, ``x[i] = x[i+1] - exp(u[i])`` below. PyMC's ``ordered`` is the case
+    ``anchor=0``: every cutpoint then hangs off the lowest, so a level without labels
+    (its cutpoint pinned only by the prior) bends the well-identified ones into a curved
+    ridge; anchored at a cutpoint the labels pin down, the poorly identified outer gaps
+    vary alone. Same prior, same posterior, better geometry.
+    """
+    import pytensor.tensor as pt
+    from pymc.logprob.transforms import Transform
+
+    a = int(anchor)
+
+    class AnchoredOrdered(Transform):
+        name = "anchored_ordered"
+
+        def backward(self, value, *inputs):
+            mid = value[..., a][..., None]  # broadcastable against empty sides
+            up = pt.cumsum(pt.exp(value[..., a + 1 :]), axis=-1)
+            down = pt.cumsum(pt.exp(value[..., :a][..., ::-1]), axis=-1)[..., ::-1]
+            return pt.concatenate([mid - down, mid, mid + up], axis=-1)
+
+        def forward(self, value, *inputs):
+            gaps = pt.log(value[..., 1:] - value[..., :-1])
+            mid = value[..., a][..., None]
+            return pt.concatenate([gaps[..., :a], mid, gaps[..., a:]], axis=-1)
+
+        def log_jac_det(self, value, *inputs):
+            return pt.sum(value, axis=-1) - value[..., a]
+
+    return AnchoredOrdered()
+
+
+def median_cut(y: np.ndarray, levels: np.ndarray) -> int:
+    """Index of the cutpoint nearest the labels' median (the best pinned down)."""
+    share = np.searchsorted(np.sort(y), levels[:-1], side="right") / max(y.size, 1)
+    return int(np.argmin(np.abs(share - 0.5)))
 
 
 class OrdinalJudgeModel(JudgeModel):
@@ -82,15 +124,14 @@ class OrdinalJudgeModel(JudgeModel):
                 "pass levels= or fix the label"
             )
         self.levels_ = levels
+        self.anchor_ = median_cut(y, levels)
 
-    def _label_data(self, y, train):
+    def _label_data(self, y, train, scores=None):
         idx = np.zeros(y.shape[0], dtype="int64")
         idx[train] = np.searchsorted(self.levels_, y[train])
         return {"yk": idx, "w": train.astype(float)}, {"levels": self.levels_}
 
     def _label_logp(self, pm, pt, m, v, yk, pr, folds=None, q=None, off=None):
-        from pymc.distributions.transforms import ordered
-
         K = self.levels_.size
         shape, col = fold_shape(folds)
         cut = pm.Normal(
@@ -98,7 +139,7 @@ class OrdinalJudgeModel(JudgeModel):
             0.0,
             pr["cutpoint_sd"],
             shape=(*shape, K - 1),
-            transform=ordered,
+            transform=anchored_ordered(getattr(self, "anchor_", (K - 1) // 2)),
             initval=np.broadcast_to(np.linspace(-1.5, 1.5, K - 1), (*shape, K - 1)),
         )
         log_sy = pm.Normal(

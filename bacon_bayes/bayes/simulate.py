@@ -42,6 +42,7 @@ def simulate_judges(
     uncertainty_effect: float = 0.3,
     label_noise: float = 0.5,
     nonlinear: float = 0.0,
+    positive_scale: str = "log",
     seed: int = 0,
 ) -> SimulatedJudges:
     """Draw items, judge scores and human labels from the collapsed judge model.
@@ -51,6 +52,8 @@ def simulate_judges(
     quadratic bias the model does not have, for misspecification tests). Each
     judge has one uncertainty feature that scales its noise by
     ``exp(uncertainty_effect * u)``. ``missing`` is the share of missing scores.
+    The hurdle's positive labels are log-normal (``positive_scale="log"``) or squares
+    of a normal that is positive but for 0.3% of items (``"sqrt"``).
     """
     rng = np.random.default_rng(seed)
     E = rng.normal(size=(n, n_emb))
@@ -69,7 +72,11 @@ def simulate_judges(
         levels = None
         q = z
         positive = rng.random(n) < _phi(0.3 + 1.2 * z)
-        y = np.where(positive, np.exp(0.5 + 0.6 * z + label_noise * rng.normal(size=n)), 0.0)
+        if positive_scale == "sqrt":
+            size = (2.5 + 0.8 * z + label_noise * rng.normal(size=n)) ** 2
+        else:
+            size = np.exp(0.5 + 0.6 * z + label_noise * rng.normal(size=n))
+        y = np.where(positive, size, 0.0)
     else:
         raise ValueError(f"unknown family {family!r}")
     offsets = rng.normal(0.5, 0.8, size=n_judges)
