@@ -148,7 +148,6 @@ def _numba_likelihood() -> Any:
         for i in range(n):
             s1 = 0.0
             s2 = 0.0
-            s0 = 0.0
             for j in range(J):
                 o = obst[j, i]
                 s = log_n[j]
@@ -160,25 +159,30 @@ def _numba_likelihood() -> Any:
                 r[j] = rj
                 s1 += c[j] * c[j] * wj
                 s2 += c[j] * rj * wj
-                s0 += rj * rj * wj
                 total += o * (LOG_2PI + 2.0 * s)
             one_plus = 1.0 + s1
             mbar = s2 / one_plus
-            total += np.log(one_plus) + s0 - s2 * mbar
-            A = 1.0 / one_plus + mbar * mbar
-            B = -2.0 * mbar
+            # the quadratic form as collapse_judges sums it: squares of the fits
+            # r_j - c_j mbar (the difference s0 - s2 mbar cancels catastrophically
+            # for a nearly noiseless judge); the gradient in the same terms
+            quad = mbar * mbar
+            for j in range(J):
+                fj = r[j] - c[j] * mbar
+                r[j] = fj  # from here on: the fit
+                quad += fj * fj * w[j]
+            total += np.log(one_plus) + quad
             d_mu = 0.0
             for j in range(J):
                 wj = w[j]
-                rj = r[j]
+                fj = r[j]
                 cj = c[j]
-                d_s = -obst[j, i] + (A * cj * cj + B * cj * rj + rj * rj) * wj
+                d_s = -obst[j, i] + (cj * cj / one_plus + fj * fj) * wj
                 grad_n[j] += d_s
                 for k in range(K):
                     grad_g[k] += d_s * Ut[k, j, i]
-                grad_a[j] += (0.5 * B * cj + rj) * wj
-                grad_c[j] -= (A * cj + 0.5 * B * (rj - cj * mu[i]) - rj * mu[i]) * wj
-                d_mu += (0.5 * B * cj * cj + rj * cj) * wj
+                grad_a[j] += fj * wj
+                grad_c[j] -= (cj / one_plus - (mbar + mu[i]) * fj) * wj
+                d_mu += cj * fj * wj
             grad_mu[i] = d_mu
         return -0.5 * total
 

@@ -3,8 +3,8 @@
 Stage 2 of a cut fit (:meth:`JudgeModel._build_label_model`) is one PyMC model with an
 independent block of label-link parameters per cross-fitting fold. For the ordinal,
 hurdle and gaussian families its log density is also written here in JAX, on the
-sampler's unconstrained values (PyMC's parameterisation: ``ordered`` cutpoints as
-their first value and log increments, half-normal scales on the log scale, each
+sampler's unconstrained values (PyMC's parameterisation: ``anchored_ordered`` cutpoints
+as their median cutpoint and log gaps towards it, half-normal scales on the log scale, each
 with its log-Jacobian), from the same per-item formulas the PyMC models use
 (:func:`~bacon_bayes.bayes.hurdle.hurdle_label_logp` evaluated with ``jax.numpy``; the
 ordinal interval probability in an equivalent form with fewer special functions,
@@ -66,13 +66,17 @@ def log_normal_interval(lo: Any, hi: Any, clip: float) -> Any:
     return jnp.log(0.5 * jnp.maximum(p_b - p_a, 1e-12 * p_b))
 
 
-def ordinal_logp(params: dict, data: dict, pr: dict, outer: float, clip: float) -> Any:
+def ordinal_logp(params: dict, data: dict, pr: dict, outer: float, clip: float, anchor: int) -> Any:
     """Stage 2 of the ordinal family (:meth:`OrdinalJudgeModel._label_logp`, folds)."""
     jnp = jax_numpy()
-    x = params["cutpoints_ordered__"]  # (folds, K - 1): first cutpoint, log increments
-    cut = jnp.cumsum(jnp.concatenate([x[:, :1], jnp.exp(x[:, 1:])], axis=1), axis=1)
+    # (folds, K - 1): cutpoint ``anchor`` and log gaps towards it (``anchored_ordered``)
+    x = params["cutpoints_anchored_ordered__"]
+    mid = x[:, anchor : anchor + 1]
+    up = jnp.cumsum(jnp.exp(x[:, anchor + 1 :]), axis=1)
+    down = jnp.cumsum(jnp.exp(x[:, :anchor][:, ::-1]), axis=1)[:, ::-1]
+    cut = jnp.concatenate([mid - down, mid, mid + up], axis=1)
     log_sy = params["log_label_noise"]
-    out = _normal(cut, 0.0, pr["cutpoint_sd"], jnp) + jnp.sum(x[:, 1:])
+    out = _normal(cut, 0.0, pr["cutpoint_sd"], jnp) + jnp.sum(x) - jnp.sum(mid)
     out += _normal(log_sy, pr["log_label_noise_mu"], pr["log_label_noise_sd"], jnp)
     prior, off = _offsets(params, data, ("judge_weight",), pr, jnp)
     m, v, yk = data["m"], data["v"], data["yk"]
@@ -156,5 +160,7 @@ def label_density(model: Any) -> JaxDensity | None:
     }
     for family, logp in known.items():
         if cls._label_logp is family._label_logp:
+            if family is OrdinalJudgeModel:
+                logp = functools.partial(logp, anchor=model._anchor())
             return JaxDensity(logp)
     return None

@@ -126,6 +126,10 @@ class OrdinalJudgeModel(JudgeModel):
         self.levels_ = levels
         self.anchor_ = median_cut(y, levels)
 
+    def _anchor(self) -> int:
+        """The cutpoint the sampler's transform hangs the others off (``anchored_ordered``)."""
+        return getattr(self, "anchor_", (self.levels_.size - 1) // 2)
+
     def _label_data(self, y, train, scores=None):
         idx = np.zeros(y.shape[0], dtype="int64")
         idx[train] = np.searchsorted(self.levels_, y[train])
@@ -139,7 +143,7 @@ class OrdinalJudgeModel(JudgeModel):
             0.0,
             pr["cutpoint_sd"],
             shape=(*shape, K - 1),
-            transform=anchored_ordered(getattr(self, "anchor_", (K - 1) // 2)),
+            transform=anchored_ordered(self._anchor()),
             initval=np.broadcast_to(np.linspace(-1.5, 1.5, K - 1), (*shape, K - 1)),
         )
         log_sy = pm.Normal(

@@ -81,8 +81,11 @@ def test_a_changed_label_link_keeps_pytensor():
             return super()._label_logp(*args, **kwargs)
 
     sim = simulate_judges(20, 2, 0, seed=0, family="ordinal")
-    assert label_density(Custom(sim.columns)) is None
-    assert label_density(OrdinalJudgeModel(sim.columns)) is not None
+    custom, own = Custom(sim.columns), OrdinalJudgeModel(sim.columns)
+    for model in (custom, own):
+        model._prepare_labels(sim.y)  # levels and the cutpoints' anchor, as a fit does
+    assert label_density(custom) is None
+    assert label_density(own) is not None
 
 
 def test_ordinal_interval_equals_the_pymc_formula_in_the_tails():
