@@ -1,10 +1,18 @@
 """A SQLite cache of completed judge calls, so an interrupted run resumes without paying twice.
 
-The key is a SHA-256 hash of (model, messages, sampling parameters, template version);
-the value is the endpoint's JSON reply body and the call's latency. Each completed call
-is committed at once (WAL journal), so a process killed at any moment keeps every call
-it had finished. Only reply bodies are stored: never request headers, hence never an
-API key.
+Two calls are the same call when everything that can change the answer is the same: the
+endpoint (its base URL, normalised by :func:`normalize_endpoint`), the model name, the
+messages, every request-body setting (temperature, max_tokens, logprobs, extra fields),
+the run index and the template version. The key is a SHA-256 hash of those; the value is
+the endpoint's JSON reply body and the call's latency. Each completed call is committed at
+once (WAL journal), so a process killed at any moment keeps every call it had finished.
+Only reply bodies are stored: never request headers, hence never an API key.
+
+Caches written before the endpoint was part of the key (rows with no ``endpoint``) stay
+usable: such an entry answers a call whose other inputs match when the run asks that model
+at one endpoint only; that endpoint then *claims* the model's old entries (recorded in the
+cache), so a later run that asks the same model elsewhere never receives them. When one
+run asks a model at two endpoints, old entries are ambiguous and neither judge takes them.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from bacon_bayes.errors import ValidationError
 
@@ -27,9 +36,31 @@ CREATE TABLE IF NOT EXISTS calls (
     template_version TEXT NOT NULL,
     body TEXT NOT NULL,
     latency REAL NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    endpoint TEXT
+);
+CREATE TABLE IF NOT EXISTS legacy_owner (
+    model TEXT PRIMARY KEY,
+    endpoint TEXT NOT NULL
 )
 """
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def normalize_endpoint(url: str) -> str:
+    """Canonical form of a base URL: lower-case scheme and host, no default port, no
+    trailing slash (``HTTPS://API.x.com:443/v1/`` -> ``https://api.x.com/v1``)."""
+    parts = urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if ":" in host:  # IPv6 literal
+        host = f"[{host}]"
+    port = parts.port
+    netloc = host if port is None or port == _DEFAULT_PORTS.get(scheme) else f"{host}:{port}"
+    if parts.username:
+        netloc = f"{parts.username}@{netloc}"
+    return urlunsplit((scheme, netloc, parts.path.rstrip("/"), parts.query, ""))
 
 
 def call_key(
@@ -37,15 +68,23 @@ def call_key(
     messages: list[dict[str, Any]],
     params: Mapping[str, Any],
     template_version: str,
+    endpoint: str | None,
 ) -> str:
-    """Hash identifying one call: same inputs, same key, in any process."""
+    """Hash identifying one call: same inputs, same key, in any process.
+
+    ``endpoint`` is the judge's base URL (normalised here); None gives the key of the
+    older format, which did not include it (used only to find entries of old caches).
+    """
+    fields: dict[str, Any] = {
+        "model": model,
+        "messages": messages,
+        "params": dict(params),
+        "template": template_version,
+    }
+    if endpoint is not None:
+        fields["endpoint"] = normalize_endpoint(endpoint)
     blob = json.dumps(
-        {
-            "model": model,
-            "messages": messages,
-            "params": dict(params),
-            "template": template_version,
-        },
+        fields,
         sort_keys=True,
         separators=(",", ":"),
         ensure_ascii=False,
@@ -76,7 +115,10 @@ class CallCache:
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(_SCHEMA)
+            self._db.executescript(_SCHEMA)
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(calls)")}
+            if "endpoint" not in columns:  # a cache of the older format
+                self._db.execute("ALTER TABLE calls ADD COLUMN endpoint TEXT")
         except sqlite3.DatabaseError as exc:
             raise ValidationError(
                 f"cache {self.path}: cannot be opened as a SQLite database ({exc}); "
@@ -109,12 +151,74 @@ class CallCache:
         *,
         model: str,
         template_version: str,
+        endpoint: str,
     ) -> None:
         """Store a completed call and commit it."""
         self._db.execute(
-            "INSERT OR REPLACE INTO calls VALUES (?, ?, ?, ?, ?, ?)",
-            (key, model, template_version, json.dumps(body), float(latency), time.time()),
+            "INSERT OR REPLACE INTO calls VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                key,
+                model,
+                template_version,
+                json.dumps(body),
+                float(latency),
+                time.time(),
+                normalize_endpoint(endpoint),
+            ),
         )
+
+    def legacy(self, keys: Mapping[str, str], endpoint: str, model: str) -> dict[str, CachedCall]:
+        """Entries of the older key format (no endpoint) that answer calls to ``endpoint``.
+
+        ``keys`` maps each call's new key to its old-format key. Old entries of ``model``
+        answer only while the model's old entries are unclaimed or claimed by this
+        endpoint (:meth:`claim`). Returns the answers by new key; nothing is written.
+        """
+        owner = self._legacy_owner(model)
+        if owner is not None and owner != normalize_endpoint(endpoint):
+            return {}
+        by_old = {old: new for new, old in keys.items()}
+        out: dict[str, CachedCall] = {}
+        olds = list(by_old)
+        for i in range(0, len(olds), 500):
+            chunk = olds[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            for old, body, latency in self._db.execute(
+                f"SELECT key, body, latency FROM calls WHERE endpoint IS NULL AND key IN ({marks})",
+                chunk,
+            ):
+                out[by_old[old]] = CachedCall(json.loads(body), latency)
+        return out
+
+    def claim(
+        self,
+        adopted: Mapping[str, CachedCall],
+        endpoint: str,
+        *,
+        model: str,
+        template_version: str,
+    ) -> None:
+        """Record that ``model``'s old-format entries are answers of ``endpoint`` (from now
+        on no other endpoint receives them) and store ``adopted`` (new key -> call, from
+        :meth:`legacy`) under their new keys, in one transaction."""
+        endpoint = normalize_endpoint(endpoint)
+        now = time.time()
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.execute("INSERT OR IGNORE INTO legacy_owner VALUES (?, ?)", (model, endpoint))
+            self._db.executemany(
+                "INSERT OR REPLACE INTO calls VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (key, model, template_version, json.dumps(c.body), c.latency, now, endpoint)
+                    for key, c in adopted.items()
+                ],
+            )
+
+    def _legacy_owner(self, model: str) -> str | None:
+        row = self._db.execute(
+            "SELECT endpoint FROM legacy_owner WHERE model = ?", (model,)
+        ).fetchone()
+        return None if row is None else str(row[0])
 
     def __len__(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM calls").fetchone()[0])

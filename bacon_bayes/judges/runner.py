@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.judges.cache import CachedCall, CallCache, call_key
+from bacon_bayes.judges.cache import CachedCall, CallCache, call_key, normalize_endpoint
 from bacon_bayes.judges.client import JudgeSpec, complete, redact, reply_text
 from bacon_bayes.judges.parsing import parse_reply
 from bacon_bayes.judges.retry import CallFailed, RateLimiter, RetryPolicy
@@ -55,6 +55,7 @@ class _Call:
     judge: JudgeSpec
     run: int
     key: str
+    legacy_key: str  # the key of caches written before the endpoint was part of it
     messages: list[dict[str, Any]] | None  # None for image templates: rendered when sent
     record: dict[str, Any]
 
@@ -169,11 +170,54 @@ def plan_calls(
         for judge in judges:
             params = judge.params()
             for run in range(1, runs + 1):
-                key = call_key(judge.model, messages, {**params, "run": run}, template.version)
+                inputs = (judge.model, messages, {**params, "run": run}, template.version)
                 calls.append(
-                    _Call(len(calls), item, judge, run, key, messages if keep else None, record)
+                    _Call(
+                        len(calls),
+                        item,
+                        judge,
+                        run,
+                        call_key(*inputs, judge.base_url),
+                        call_key(*inputs, None),
+                        messages if keep else None,
+                        record,
+                    )
                 )
     return calls
+
+
+def _lookup(
+    store: CallCache, calls: list[_Call], template: Template, *, claim: bool
+) -> dict[int, CachedCall]:
+    """Cached answers by call index: entries under the call's key, then entries of the
+    older key format for models this run asks at one endpoint only (see
+    :mod:`bacon_bayes.judges.cache`); ``claim`` records the adoption in the cache."""
+    found = store.get_many(c.key for c in calls)
+    done = {c.index: found[c.key] for c in calls if c.key in found}
+    endpoints: dict[str, set[str]] = {}
+    for c in calls:
+        endpoints.setdefault(c.judge.model, set()).add(normalize_endpoint(c.judge.base_url))
+    for model, urls in endpoints.items():
+        missing = [c for c in calls if c.index not in done and c.judge.model == model]
+        if not missing:
+            continue
+        if len(urls) > 1:
+            log.warning(
+                "model %r is asked at %d endpoints (%s): entries of caches written before "
+                "endpoints were recorded are not used for it",
+                model,
+                len(urls),
+                ", ".join(sorted(urls)),
+            )
+            continue
+        (url,) = urls
+        old = store.legacy({c.key: c.legacy_key for c in missing}, url, model)
+        if not old:
+            continue
+        if claim:
+            store.claim(old, url, model=model, template_version=template.version)
+        done.update({c.index: old[c.key] for c in missing if c.key in old})
+    return done
 
 
 @dataclass(frozen=True)
@@ -211,11 +255,11 @@ def plan_jury(
     """Validate the inputs and count what :func:`run_jury` would send, without sending."""
     _check_inputs(items, judges, id_col, runs, 1)
     calls = plan_calls(items, judges, template, id_col=id_col, runs=runs)
-    found: set[str] = set()
+    done: dict[int, CachedCall] = {}
     if cache is not None and Path(cache).exists():
         with CallCache(cache) as store:
-            found = set(store.get_many(c.key for c in calls))
-    pending = [c for c in calls if c.key not in found]
+            done = _lookup(store, calls, template, claim=False)
+    pending = [c for c in calls if c.index not in done]
     first = None
     if pending:
         first = pending[0].messages or template.render(pending[0].record, row=pending[0].item)
@@ -307,6 +351,7 @@ async def _execute(
                     reply.latency,
                     model=call.judge.model,
                     template_version=template.version,
+                    endpoint=call.judge.base_url,
                 )
                 done[call.index] = CachedCall(reply.body, reply.latency)
                 summary.made += 1
@@ -486,8 +531,7 @@ def run_jury(
     store = CallCache(":memory:" if cache is None else cache) if owns else cache
     summary = JurySummary(calls=len(calls))
     try:
-        found = store.get_many(c.key for c in calls)
-        done = {c.index: found[c.key] for c in calls if c.key in found}
+        done = _lookup(store, calls, template, claim=True)
         summary.cached = len(done)
         pending = [c for c in calls if c.index not in done]
         failed: dict[int, CallFailed] = {}

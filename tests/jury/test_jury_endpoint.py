@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.judges import COLUMNS, CallCache, RetryPolicy, load_template, run_jury
+from bacon_bayes.judges import COLUMNS, CallCache, RetryPolicy, load_template, plan_jury, run_jury
 from bacon_bayes.judges.fake_server import (
     Drop,
     Hang,
@@ -284,3 +284,87 @@ def test_runs_inside_a_running_event_loop(serve):
         return run_jury(essays(3), [judge(srv)], ESSAY, retry=FAST_RETRY)
 
     assert asyncio.run(notebook_cell()).table["score"].notna().all()
+
+
+def _answers(level: int):
+    """A script that gives every essay the same level (tells two servers apart)."""
+    return lambda request: numeric_reply(request.user_text, levels=(level,))
+
+
+def test_same_model_on_two_servers_gets_each_servers_answers(serve, tmp_path):
+    low, high = serve(_answers(2)), serve(_answers(5))
+    cache = tmp_path / "c.sqlite"
+    items = essays(4)
+    panel = [judge(low, name="local"), judge(high, name="hosted")]  # one model name, two servers
+    for _ in range(2):  # the second run answers from the cache, still per server
+        out = run_jury(items, panel, ESSAY, cache=cache, retry=FAST_RETRY).table
+        scores = out.groupby("judge")["score"].agg(["min", "max"])
+        assert scores.loc["local"].tolist() == [2, 2]
+        assert scores.loc["hosted"].tolist() == [5, 5]
+    assert low.count() == 4 and high.count() == 4
+
+
+def test_endpoint_is_normalised_in_the_key():
+    from bacon_bayes.judges.cache import call_key, normalize_endpoint
+
+    assert normalize_endpoint("HTTPS://API.Example.com:443/v1/") == "https://api.example.com/v1"
+    assert normalize_endpoint("http://localhost:8000/v1") == "http://localhost:8000/v1"
+    args = ("m", [{"role": "user", "content": "x"}], {"temperature": 0.0}, "v1")
+    assert call_key(*args, "https://api.example.com/v1") == call_key(
+        *args, "https://API.example.com:443/v1/"
+    )
+    assert call_key(*args, "http://a:8000/v1") != call_key(*args, "http://b:8000/v1")
+
+
+def _write_old_cache(path, calls, answers):
+    """A cache as the version before endpoint-keyed entries wrote it."""
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    db.execute(
+        "CREATE TABLE calls (key TEXT PRIMARY KEY, model TEXT NOT NULL, "
+        "template_version TEXT NOT NULL, body TEXT NOT NULL, latency REAL NOT NULL, "
+        "created REAL NOT NULL)"
+    )
+    for call, body in zip(calls, answers, strict=True):
+        db.execute(
+            "INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?)",
+            (call.legacy_key, call.judge.model, ESSAY.version, json.dumps(body), 0.1, 0.0),
+        )
+    db.commit()
+    db.close()
+
+
+def _old_body(level: int) -> dict:
+    return {"choices": [{"message": {"content": str(level)}, "finish_reason": "stop"}]}
+
+
+def test_cache_of_the_old_format_is_reused_without_calls_and_claimed(serve, tmp_path):
+    from bacon_bayes.judges.runner import plan_calls
+
+    srv, other = serve(_answers(6)), serve(_answers(6))
+    items = essays(3)
+    cache = tmp_path / "old.sqlite"
+    _write_old_cache(cache, plan_calls(items, [judge(srv)], ESSAY), [_old_body(3)] * 3)
+    again = run_jury(items, [judge(srv)], ESSAY, cache=cache, retry=FAST_RETRY)
+    assert srv.count() == 0, "an old-format cache must answer without new calls"
+    assert again.summary.cached == 3 and again.table["score"].tolist() == [3, 3, 3]
+    assert plan_jury(items, [judge(srv)], ESSAY, cache=cache).cached == 3
+    # srv's endpoint has claimed the old entries: the same model elsewhere is asked anew
+    assert plan_jury(items, [judge(other)], ESSAY, cache=cache).cached == 0
+    moved = run_jury(items, [judge(other)], ESSAY, cache=cache, retry=FAST_RETRY)
+    assert other.count() == 3 and moved.table["score"].tolist() == [6, 6, 6]
+
+
+def test_old_entries_are_not_used_when_a_run_asks_one_model_at_two_endpoints(serve, tmp_path):
+    from bacon_bayes.judges.runner import plan_calls
+
+    a, b = serve(_answers(2)), serve(_answers(4))
+    items = essays(2)
+    cache = tmp_path / "old.sqlite"
+    calls = plan_calls(items, [judge(a)], ESSAY)
+    _write_old_cache(cache, calls, [_old_body(1)] * len(calls))
+    out = run_jury(
+        items, [judge(a, name="x"), judge(b, name="y")], ESSAY, cache=cache, retry=FAST_RETRY
+    )
+    assert a.count() == 2 and b.count() == 2 and out.summary.cached == 0
