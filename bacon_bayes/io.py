@@ -2,12 +2,36 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from bacon_bayes.errors import ValidationError
+from bacon_bayes.errors import BaconError, ValidationError
+
+
+@contextmanager
+def reading(path: str | Path, what: str, fix: str) -> Iterator[None]:
+    """Turn any failure to read or decode the saved file ``path`` into a ValidationError
+    that names the file and ``fix`` (what to do); errors of our own pass through.
+
+    Covers empty, truncated and foreign files: h5py's ``OSError``s, decoding errors
+    (``UnicodeDecodeError``, JSON/TOML/CSV parse errors are ``ValueError``s) and parts of a
+    file that are missing (``KeyError``).
+    """
+    try:
+        yield
+    except BaconError:
+        raise
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        detail = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        raise ValidationError(
+            f"{what} {str(path)!r} cannot be read: it is empty, truncated (a copy cut short, "
+            f"a full disk?) or not the kind of file expected ({type(exc).__name__}: {detail}). "
+            f"{fix}"
+        ) from exc
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
@@ -36,12 +60,16 @@ def write_tree(tree: Any, path: str | Path) -> Path:
     return path
 
 
-def read_tree(path: str | Path, what: str) -> Any:
-    """Read a whole ``xarray.DataTree`` from a NetCDF file into memory."""
+def read_tree(path: str | Path, what: str, fix: str) -> Any:
+    """Read a whole ``xarray.DataTree`` from a NetCDF file into memory.
+
+    ``what`` names the kind of file in errors and ``fix`` says what to do when it cannot be
+    read (see :func:`reading`).
+    """
     import xarray as xr
 
     path = Path(path)
     if not path.exists():
         raise ValidationError(f"{what} file {str(path)!r} does not exist.")
-    with xr.open_datatree(str(path), engine="h5netcdf") as opened:
-        return opened.load()
+    with reading(path, f"{what} file", fix), xr.open_datatree(str(path), engine="h5netcdf") as t:
+        return t.load()

@@ -36,12 +36,13 @@ from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.features import build_features
-from bacon_bayes.io import read_tree, write_tree
+from bacon_bayes.io import read_tree, reading, write_tree
 from bacon_bayes.pool import EvalPool, OutcomeSpec
 
 __all__ = ["load_calibrator", "save_calibrator"]
 
 FORMAT = "bacon_bayes.calibrator/1"
+_FIX = "Pass a file written by Calibrator.save(), or fit the calibrator again and save it."
 _OPTIONAL = ("groups", "text", "propensity")
 
 
@@ -187,12 +188,17 @@ def save_calibrator(cal: Calibrator, path: str | Path) -> Path:
 
 def load_calibrator(path: str | Path) -> Calibrator:
     """Read a calibrator written by :func:`save_calibrator`, ready for every estimate."""
-    tree = read_tree(path, "calibrator")
+    tree = read_tree(path, "calibrator", _FIX)
     if tree.attrs.get("format") != FORMAT:
         raise ValidationError(
             f"{str(path)!r} is not a saved bacon_bayes calibrator (format "
-            f"{tree.attrs.get('format')!r}; expected {FORMAT!r})."
+            f"{tree.attrs.get('format')!r}; expected {FORMAT!r}). {_FIX}"
         )
+    with reading(path, "calibrator file", _FIX):
+        return _calibrator_from_tree(tree, path)
+
+
+def _calibrator_from_tree(tree: Any, path: str | Path) -> Calibrator:
     config = json.loads(tree.attrs["config"])
     if isinstance(config.get("winsor"), list):
         config["winsor"] = tuple(config["winsor"])

@@ -93,3 +93,65 @@ def test_refusals(pool, tmp_path):
     xr.Dataset({"a": ("x", [1.0])}).to_netcdf(tmp_path / "other.nc", engine="h5netcdf")
     with pytest.raises(ValidationError, match="not a saved bacon_bayes calibrator"):
         Calibrator.load(tmp_path / "other.nc")
+
+
+def _damaged_files(good, tmp_path):
+    """A truncated, an empty, a non-NetCDF (CSV) and a foreign NetCDF file."""
+    import xarray as xr
+
+    raw = good.read_bytes()
+    files = {
+        "truncated": raw[: len(raw) // 2],
+        "empty": b"",
+        "csv": b"item,j1,j2\nit0,0.1,0.2\n",
+    }
+    out = {}
+    for kind, data in files.items():
+        out[kind] = tmp_path / f"{kind}.nc"
+        out[kind].write_bytes(data)
+    out["foreign"] = tmp_path / "foreign.nc"
+    xr.Dataset({"a": ("x", [1.0])}).to_netcdf(out["foreign"], engine="h5netcdf")
+    return out
+
+
+@pytest.mark.parametrize("kind", ["truncated", "empty", "csv", "foreign"])
+def test_damaged_saved_files_give_clear_errors(pool, tmp_path, kind):
+    from bacon_bayes.bayes.io import load_model
+
+    good = Calibrator(engine="freq", seed=0).fit(pool).save(tmp_path / "good.nc")
+    path = _damaged_files(good, tmp_path)[kind]
+    fixes = {Calibrator.load: "Calibrator.save()", load_model: "save_model()"}
+    for loader, fix in fixes.items():
+        with pytest.raises(ValidationError) as info:
+            loader(path)
+        message = str(info.value)
+        assert str(path) in message and fix in message, message
+        if kind != "foreign":
+            assert "empty, truncated" in message
+    # a calibrator is not a judge model (and says what to pass instead)
+    with pytest.raises(ValidationError, match=r"not a bacon_bayes judge model.*save_model"):
+        load_model(good)
+
+
+@pytest.mark.parametrize(
+    ("content", "match"),
+    [
+        (b"\x89HDF\r\n\x1a\n\x00\xff", "cannot be read"),  # binary, not TOML text
+        (b"", "has no 'family'"),  # empty
+        (b'family = "ordinal"\n[priors\n', "cannot be read"),  # truncated mid-table
+        (b"[project]\nname = 'x'\n", "has no 'family'"),  # a foreign TOML file
+        (b"family = 'ordinal'\nsampler = 3\n", "must be a table"),
+    ],
+)
+def test_damaged_preset_files_give_clear_errors(tmp_path, capsys, content, match):
+    from bacon_bayes.cli import main
+    from bacon_bayes.presets import load_preset
+
+    path = tmp_path / "mine.toml"
+    path.write_bytes(content)
+    with pytest.raises(ValidationError, match=match) as info:
+        load_preset(str(path))
+    assert str(path) in str(info.value)
+    code = main(["estimate", "nothing.csv", "--label", "y", "--judge", "a", "--preset", str(path)])
+    err = capsys.readouterr().err
+    assert code == 2 and str(path) in err and "Traceback" not in err

@@ -25,7 +25,7 @@ from bacon_bayes.bayes.hurdle import HurdleJudgeModel
 from bacon_bayes.bayes.multinomial import MultinomialJudgeModel
 from bacon_bayes.bayes.ordinal import OrdinalJudgeModel
 from bacon_bayes.errors import NotFittedError, ValidationError
-from bacon_bayes.io import read_tree, write_tree
+from bacon_bayes.io import read_tree, reading, write_tree
 
 __all__ = ["load_model", "model_from_tree", "model_to_tree", "save_model"]
 
@@ -36,6 +36,7 @@ FAMILIES: dict[str, type[JudgeModel]] = {
     "ordinal": OrdinalJudgeModel,
 }
 FORMAT = "bacon_bayes.judge_model/1"
+_FIX = "Pass a file written by save_model(), or fit the model again and save it."
 
 
 def _jsonable(value: Any) -> Any:
@@ -92,10 +93,13 @@ def model_from_tree(tree: xr.DataTree, source: str = "the file") -> JudgeModel:
 
     attrs = tree.attrs
     if "bacon_bayes_config" not in attrs:
-        raise ValidationError(f"{source} is not a bacon_bayes judge model")
+        raise ValidationError(f"{source} is not a bacon_bayes judge model. {_FIX}")
     config = json.loads(attrs["bacon_bayes_config"])
     if config.get("format") != FORMAT:
-        raise ValidationError(f"{source} has unknown format {config.get('format')!r}")
+        raise ValidationError(
+            f"{source} has unknown format {config.get('format')!r} (this version reads "
+            f"{FORMAT!r}); save the model again with this version"
+        )
     params = dict(config["params"])
     params["columns"] = ColumnSpec.from_dict(params["columns"])
     model = FAMILIES[config["family"]](**params)
@@ -128,4 +132,6 @@ def save_model(model: JudgeModel, path: str | Path) -> Path:
 
 def load_model(path: str | Path) -> JudgeModel:
     """Read a judge model written by :func:`save_model`."""
-    return model_from_tree(read_tree(path, "model"), repr(str(path)))
+    tree = read_tree(path, "model", _FIX)
+    with reading(path, "model file", _FIX):
+        return model_from_tree(tree, repr(str(path)))

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.io import reading
 
 __all__ = ["apply_preset", "available_presets", "load_preset", "model_from_preset"]
 
@@ -51,13 +52,21 @@ def load_preset(name: str) -> dict[str, Any]:
             f"no preset named {name!r}; available: {', '.join(available_presets())} "
             "(or pass the path of a .toml file)"
         )
-    try:
+    fix = "pass a preset TOML file (see the shipped ones in bacon_bayes/presets/) or a preset name"
+    with reading(name, "preset", fix):
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ValidationError(f"preset {name!r} is not valid TOML: {exc}") from exc
     if "family" not in data:
-        raise ValidationError(f"preset {name!r} has no 'family'")
-    for section, known in (("sampler", SAMPLER_KEYS), ("model", MODEL_KEYS)):
+        raise ValidationError(
+            f"preset {name!r} has no 'family' (is it a preset file?); {fix}, with "
+            'family = "ordinal" | "gaussian" | "hurdle" | "multinomial"'
+        )
+    for section, known in (("priors", None), ("sampler", SAMPLER_KEYS), ("model", MODEL_KEYS)):
+        if not isinstance(data.get(section, {}), dict):
+            raise ValidationError(
+                f"preset {name!r}: {section!r} must be a table ([{section}]), got {data[section]!r}"
+            )
+        if known is None:
+            continue
         unknown = set(data.get(section, {})) - known
         if unknown:
             raise ValidationError(

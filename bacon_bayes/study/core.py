@@ -11,9 +11,11 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.io import reading
 from bacon_bayes.sampling.adaptive import combine_waves
 from bacon_bayes.study.folder import (
     CONFIG_FILE,
+    DAMAGED_FIX,
     LABEL_META_COLUMNS,
     LABELS_FILE,
     MANIFEST_COLUMNS,
@@ -60,7 +62,10 @@ class Study:
         manifest = _read_manifest(root / MANIFEST_FILE)
         labels = _read_labels(root / LABELS_FILE, config.label)
         waves_path = root / WAVES_FILE
-        waves = json.loads(waves_path.read_text()) if waves_path.is_file() else []
+        waves = []
+        if waves_path.is_file():
+            with reading(waves_path, "study waves", DAMAGED_FIX):
+                waves = json.loads(waves_path.read_text(encoding="utf-8"))
         study = cls(root, config, pool, manifest, labels, waves)
         study._check_consistency()
         return study
@@ -212,7 +217,8 @@ def _read_manifest(path: Path) -> pd.DataFrame:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in MANIFEST_COLUMNS}).astype(
             {"wave": int, "pi": float, "selected": int}
         )
-    frame = pd.read_csv(path, dtype={"item": str, "design": str}, keep_default_na=False)
+    with reading(path, "study manifest", DAMAGED_FIX):
+        frame = pd.read_csv(path, dtype={"item": str, "design": str}, keep_default_na=False)
     missing = set(MANIFEST_COLUMNS) - set(frame.columns)
     if missing:
         raise ValidationError(f"{path} lacks columns {sorted(missing)}; the manifest is damaged")
@@ -222,14 +228,28 @@ def _read_manifest(path: Path) -> pd.DataFrame:
     return frame
 
 
+#: ``imported_at`` as written by :func:`import_labels` (ISO 8601 with seconds and offset).
+_TIMESTAMP = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}:\d{2}|Z)"
+
+
 def _read_labels(path: Path, label: str) -> pd.DataFrame:
     columns = ["item", label, *LABEL_META_COLUMNS]
     if not path.is_file():
         empty = pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
         return empty.astype({label: float})
-    frame = pd.read_csv(path, dtype={"item": str, "source": str, "imported_at": str})
+    with reading(path, "study labels", DAMAGED_FIX):
+        frame = pd.read_csv(path, dtype={"item": str, "source": str, "imported_at": str})
     if list(frame.columns) != columns:
         raise ValidationError(f"{path} should have columns {columns}, has {list(frame.columns)}")
+    stamp = frame["imported_at"].astype(str).str.fullmatch(_TIMESTAMP)
+    wave = pd.to_numeric(frame["wave"], errors="coerce")
+    incomplete = (frame[["item", "source"]].isna().any(axis=1) | ~stamp | wave.isna()).to_numpy()
+    if incomplete.any():  # a row cut short: the file was truncated or edited by hand
+        row = int(incomplete.argmax())
+        raise ValidationError(
+            f"study labels {str(path)!r}: row {row + 2} (line of the file) is incomplete "
+            f"(item, wave, source and imported_at must be filled). {DAMAGED_FIX}"
+        )
     return frame
 
 

@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.io import reading
 
 __all__ = [
     "CONFIG_FILE",
@@ -73,6 +74,11 @@ OUTCOME_KINDS = ("continuous", "ordinal", "nonnegative", "categorical")
 # Test hook: when set to a file path, atomic writes create that file and pause
 # before the final rename, so tests can kill the process at a known point.
 PAUSE_ENV = "BACON_PAUSE_BEFORE_COMMIT"
+#: What to do when a file of a study folder cannot be read.
+DAMAGED_FIX = (
+    "The study folder's files are written only by `bacon sample` and `bacon label import`; "
+    "restore this file from a backup or version control, or start a new study folder"
+)
 
 
 @dataclass(frozen=True)
@@ -122,10 +128,8 @@ class StudyConfig:
                 f"{root} is not a study folder (no {CONFIG_FILE}); create one with "
                 "`bacon sample POOL_FILE --study DIR ...`"
             )
-        try:
-            data = tomllib.loads(path.read_text()).get("study", {})
-        except tomllib.TOMLDecodeError as exc:
-            raise ValidationError(f"{path}: not valid TOML ({exc})") from exc
+        with reading(path, "study settings", DAMAGED_FIX):
+            data = tomllib.loads(path.read_text(encoding="utf-8")).get("study", {})
         unknown = set(data) - set(cls.__dataclass_fields__)
         if unknown:
             raise ValidationError(f"{path}: unknown keys {sorted(unknown)}")
@@ -154,12 +158,13 @@ def read_pool(path: Path, item: str) -> pd.DataFrame:
     if not path.is_file():
         raise ValidationError(f"pool file {path} does not exist")
     suffixes = "".join(path.suffixes).lower()
-    if suffixes.endswith(".parquet"):
-        frame = pd.read_parquet(path)
-        if item in frame:
-            frame[item] = frame[item].astype(str)
-    else:
-        frame = pd.read_csv(path, dtype={item: str}, keep_default_na=True)
+    with reading(path, "pool file", "pass a CSV (.csv, .csv.gz) or Parquet (.parquet) table"):
+        if suffixes.endswith(".parquet"):
+            frame = pd.read_parquet(path)
+            if item in frame:
+                frame[item] = frame[item].astype(str)
+        else:
+            frame = pd.read_csv(path, dtype={item: str}, keep_default_na=True)
     if item not in frame.columns:
         raise ValidationError(
             f"pool file {path} has no id column {item!r}; columns are "
