@@ -27,6 +27,8 @@ from bacon_bayes.results import Estimate, EstimateTable
 
 Method = Literal["aee", "classical", "naive"]
 GRID_SIZE = 400
+#: Fewest labels for which a group mean gets an interval (fewer: NaN and a note).
+MIN_GROUP_LABELS = 5
 
 
 class Calibrator:
@@ -54,6 +56,11 @@ class Calibrator:
         Quantiles at which judge features are clipped.
     n_components : int, optional
         PCA components kept from the embedding.
+    scale : (float, float), optional
+        The label's allowed range (e.g. ``(1, 5)``), when the outcome type does not give
+        it already. Every interval is intersected with the label's range (levels of an
+        ordinal/categorical label, zero for a non-negative one, and ``scale``), which
+        keeps its coverage.
     preset : str, optional
         A model preset (name of a shipped one, see
         :func:`bacon_bayes.presets.available_presets`, or a path to a ``.toml`` file):
@@ -73,6 +80,7 @@ class Calibrator:
         target: est.Target = "pool",
         winsor: tuple[float, float] = (0.005, 0.995),
         n_components: int | None = None,
+        scale: tuple[float, float] | None = None,
         preset: str | None = None,
     ) -> None:
         self.model = model
@@ -84,9 +92,32 @@ class Calibrator:
         self.target = target
         self.winsor = winsor
         self.n_components = n_components
+        self.scale = scale
         self.preset = preset
 
     # ------------------------------------------------------------------ fitting
+    def _check_scale(self, pool: EvalPool) -> None:
+        if self.scale is None:
+            return
+        lo, hi = (float(v) for v in self.scale)
+        if not lo < hi:
+            raise ValidationError(f"scale {self.scale!r} must be (low, high) with low < high.")
+        y = pool.y
+        out = np.flatnonzero(pool.labeled & ((y < lo) | (y > hi)))
+        if out.size:
+            raise ValidationError(
+                f"label {pool.label_name!r} is {y[out[0]]:g} in row {out[0]}, outside the "
+                f"scale {lo:g}:{hi:g} ({out.size} labels outside); fix the labels or the scale."
+            )
+
+    @property
+    def bounds_(self) -> tuple[float, float]:
+        """Range every interval is intersected with: the outcome's and ``scale``."""
+        lo, hi = self.pool_.outcome.bounds
+        if self.scale is not None:
+            lo, hi = max(lo, float(self.scale[0])), min(hi, float(self.scale[1]))
+        return lo, hi
+
     def _resolve_model(self, pool: EvalPool, features: FeatureSet) -> tuple[Any, str, str]:
         if self.preset is not None:
             return self._preset_model(pool, features)
@@ -129,6 +160,7 @@ class Calibrator:
             )
         if self.target not in ("pool", "superpopulation"):
             raise ValidationError(f"target {self.target!r} must be 'pool' or 'superpopulation'.")
+        self._check_scale(pool)
         self.pool_ = pool
         self.features_ = build_features(
             pool, winsor=self.winsor, n_components=self.n_components, seed=self.seed
@@ -172,7 +204,11 @@ class Calibrator:
 
     # ---------------------------------------------------------------- estimands
     def estimate_mean(self, alpha: float = 0.05, method: Method = "aee") -> Estimate:
-        """Mean human label of the pool (``method``: aee, classical or naive baseline)."""
+        """Mean human label of the pool (``method``: aee, classical or naive baseline);
+        the interval is intersected with the label's range (:attr:`bounds_`)."""
+        return self._mean(alpha, method).clip(*self.bounds_)
+
+    def _mean(self, alpha: float, method: Method) -> Estimate:
         self._check_fitted()
         p = self.pool_
         if method == "aee":
@@ -204,7 +240,11 @@ class Calibrator:
         return np.unique(np.concatenate(pts))
 
     def estimate_quantile(self, q: float, alpha: float = 0.05, method: Method = "aee") -> Estimate:
-        """Quantile ``q`` of the human labels over the pool (Woodruff interval)."""
+        """Quantile ``q`` of the human labels over the pool (Woodruff interval, intersected
+        with the label's range)."""
+        return self._quantile(q, alpha, method).clip(*self.bounds_)
+
+    def _quantile(self, q: float, alpha: float, method: Method) -> Estimate:
         self._check_fitted()
         p = self.pool_
         grid = self.quantile_grid()
@@ -257,8 +297,26 @@ class Calibrator:
         "bonferroni", or False/"none" (pointwise). ``interval``: critical values
         from a studentised bootstrap within groups (seeded by ``seed``; needs 10
         labels per group, else Student-t) or from Student-t (see
-        :func:`bacon_bayes.estimate.aee_group_means`).
+        :func:`bacon_bayes.estimate.aee_group_means`). Intervals are intersected with the
+        label's range; a group with fewer than :data:`MIN_GROUP_LABELS` labels gets no
+        interval (NaN, with the reason in ``details["no_interval"]`` and ``to_frame()``'s
+        ``note``): with so few labels the Student-t interval is wider than the scale.
         """
+        table = self._group_means(alpha, simultaneous, method, interval).clip(*self.bounds_)
+        if method == "naive":  # the raw judge average does not use labels
+            return table
+        few = np.asarray(table.n_labeled) < MIN_GROUP_LABELS
+        return table.withhold(
+            few, f"fewer than {MIN_GROUP_LABELS} labels in the group: no useful interval"
+        )
+
+    def _group_means(
+        self,
+        alpha: float,
+        simultaneous: bool | str,
+        method: Method,
+        interval: Literal["bootstrap", "t"],
+    ) -> EstimateTable:
         self._check_fitted()
         p = self.pool_
         how = self._simultaneous(simultaneous)
@@ -294,8 +352,11 @@ class Calibrator:
     def compare_groups(
         self, alpha: float = 0.05, simultaneous: bool | str = True, method: Method = "aee"
     ) -> EstimateTable:
-        """All pairwise differences of group means, with joint intervals."""
-        return est.compare(self.estimate_groups(alpha, simultaneous, method))
+        """All pairwise differences of group means, with joint intervals (intersected with
+        the range a difference of two labels' means can take)."""
+        diffs = est.compare(self.estimate_groups(alpha, simultaneous, method))
+        lo, hi = self.bounds_
+        return diffs.clip(lo - hi, hi - lo)
 
     def rank_groups(
         self, alpha: float = 0.05, method: Method = "aee", descending: bool = True

@@ -42,7 +42,7 @@ def summeval_pool(
 def run_demo(dimension: str = "relevance", fraction: float = 0.1, seed: int = 0) -> str:
     """Run the pipeline and return the printed report."""
     pool, truth = summeval_pool(dimension, fraction, seed)
-    cal = Calibrator(engine="freq", seed=seed).fit(pool)
+    cal = Calibrator(engine="freq", seed=seed, scale=(1, 5)).fit(pool)  # expert 1-5 ratings
     lines = [
         f"SummEval {dimension}: {pool.n_items} summaries from 12 systems, "
         f"{pool.n_labeled} expert labels kept ({fraction:.0%}), {len(pool.judges)} LLM judges.",

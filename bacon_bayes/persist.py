@@ -59,8 +59,9 @@ def _config(cal: Calibrator) -> dict[str, Any]:
                 "e.g. Calibrator(model='ridge')."
             )
         config["model"] = None  # rebuilt from the saved fold models
-    if isinstance(config.get("winsor"), tuple):
-        config["winsor"] = list(config["winsor"])
+    for key in ("winsor", "scale"):
+        if isinstance(config.get(key), tuple):
+            config[key] = [float(v) for v in config[key]]
     try:
         json.dumps(config)
     except TypeError as err:
@@ -200,8 +201,9 @@ def load_calibrator(path: str | Path) -> Calibrator:
 
 def _calibrator_from_tree(tree: Any, path: str | Path) -> Calibrator:
     config = json.loads(tree.attrs["config"])
-    if isinstance(config.get("winsor"), list):
-        config["winsor"] = tuple(config["winsor"])
+    for key in ("winsor", "scale"):
+        if isinstance(config.get(key), list):
+            config[key] = tuple(config[key])
     cal = Calibrator(**config)
     cal.pool_ = _pool_from_tree(tree)
     cal.features_ = build_features(

@@ -10,6 +10,7 @@ row and the fix; nothing is dropped silently.
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -39,6 +40,16 @@ class OutcomeSpec:
     @property
     def discrete(self) -> bool:
         return self.kind in ("ordinal", "categorical")
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """Range of the label: its lowest and highest level, ``(0, inf)`` for a
+        non-negative label, unbounded for a continuous one."""
+        if self.levels is not None:
+            return float(min(self.levels)), float(max(self.levels))
+        if self.kind == "nonnegative":
+            return 0.0, math.inf
+        return -math.inf, math.inf
 
 
 def _suggest(name: str, columns: Iterable[str]) -> str:

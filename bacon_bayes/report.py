@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
 from bacon_bayes.results import Estimate, EstimateTable
@@ -39,7 +40,13 @@ def groups_table(tables: Sequence[EstimateTable]) -> str:
         short = t.method
         frame[f"{short}"] = t.estimate
         frame[f"{short} CI"] = [
-            f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(t.ci_low, t.ci_high, strict=True)
+            "no interval" if np.isnan(lo) else f"[{lo:.3f}, {hi:.3f}]"
+            for lo, hi in zip(t.ci_low, t.ci_high, strict=True)
         ]
     frame["labels"] = tables[0].n_labeled
-    return frame.to_string(index=False, float_format=lambda v: f"{v:.4f}")
+    text = frame.to_string(index=False, float_format=lambda v: f"{v:.4f}")
+    reasons = {n: r for t in tables for n, r in t.details.get("no_interval", {}).items()}
+    if reasons:
+        why = sorted(set(reasons.values()))
+        text += f"\nno interval for {', '.join(map(str, reasons))}: {'; '.join(why)}"
+    return text

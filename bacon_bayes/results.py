@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -66,6 +66,17 @@ class Estimate:
         """Plain-Python dictionary (JSON-ready)."""
         return _plain(asdict(self))
 
+    def clip(self, low: float, high: float) -> Estimate:
+        """The interval intersected with the parameter's range ``[low, high]``.
+
+        A bounded label's mean or quantile lies in its range, so the intersection
+        covers whenever the interval does: coverage is kept, width can only shrink.
+        """
+        if not (math.isfinite(low) or math.isfinite(high)):
+            return self
+        lo, hi = np.clip([self.ci_low, self.ci_high], low, high).tolist()
+        return replace(self, ci_low=lo, ci_high=hi, details={**self.details, "range": [low, high]})
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Estimate:
         """Inverse of :meth:`to_dict` (exact: JSON keeps every float digit)."""
@@ -124,9 +135,42 @@ class EstimateTable:
             details={"simultaneous": self.simultaneous},
         )
 
+    def clip(self, low: float, high: float) -> EstimateTable:
+        """Intervals intersected with the parameters' range (see :meth:`Estimate.clip`;
+        simultaneous coverage is kept too)."""
+        if not (math.isfinite(low) or math.isfinite(high)):
+            return self
+        return replace(
+            self,
+            ci_low=np.clip(self.ci_low, low, high),
+            ci_high=np.clip(self.ci_high, low, high),
+            details={**self.details, "range": [low, high]},
+        )
+
+    def withhold(self, rows: np.ndarray, reason: str) -> EstimateTable:
+        """No interval (NaN) for the ``rows`` (boolean mask), with ``reason`` recorded per
+        name in ``details["no_interval"]`` and shown in :meth:`to_frame`'s ``note``."""
+        rows = np.asarray(rows, dtype=bool)
+        if not rows.any():
+            return self
+        notes = dict(self.details.get("no_interval", {}))
+        notes.update({self.names[k]: reason for k in np.flatnonzero(rows)})
+        return replace(
+            self,
+            ci_low=np.where(rows, np.nan, self.ci_low),
+            ci_high=np.where(rows, np.nan, self.ci_high),
+            details={**self.details, "no_interval": notes},
+        )
+
+    @property
+    def notes(self) -> list[str]:
+        """Per row, why it has no interval ("" when it has one)."""
+        reasons = self.details.get("no_interval", {})
+        return [reasons.get(name, "") for name in self.names]
+
     def to_frame(self) -> pd.DataFrame:
-        """One row per quantity."""
-        return pd.DataFrame(
+        """One row per quantity (with a ``note`` column when some row has no interval)."""
+        frame = pd.DataFrame(
             {
                 "name": list(self.names),
                 "estimate": self.estimate,
@@ -137,6 +181,9 @@ class EstimateTable:
                 "n_items": self.n_items,
             }
         )
+        if self.details.get("no_interval"):
+            frame["note"] = self.notes
+        return frame
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-Python dictionary (JSON-ready), including the joint covariance."""

@@ -67,6 +67,11 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--embedding", help="prefix of embedding columns")
     p.add_argument("--text", help="item text column")
     p.add_argument(
+        "--scale",
+        help="allowed label range LOW:HIGH (e.g. 1:5); intervals never extend past it "
+        "(a study's own scale is used when not given)",
+    )
+    p.add_argument(
         "--allow-pending",
         action="store_true",
         help="study: treat items sent out but not yet labeled as missing at random",
@@ -96,6 +101,31 @@ def parse_levels(text: str | None) -> list[float] | None:
         return [float(v) for v in text.split(",")]
     except ValueError as exc:
         raise ValidationError(f"--levels {text!r} must be numbers like 1,2,3") from exc
+
+
+def parse_scale(text: str | None) -> tuple[float, float] | None:
+    """``--scale 1:5`` as ``(1.0, 5.0)`` (None when not given)."""
+    if not text:
+        return None
+    parts = text.replace(",", ":").split(":")
+    try:
+        lo, hi = (float(v) for v in parts)
+    except ValueError as exc:
+        raise ValidationError(f"--scale {text!r} must be LOW:HIGH, e.g. 1:5") from exc
+    if not lo < hi:
+        raise ValidationError(f"--scale {text!r}: LOW must be smaller than HIGH")
+    return lo, hi
+
+
+def scale_from_args(args: argparse.Namespace) -> tuple[float, float] | None:
+    """``--scale``, else the scale recorded in a study folder's settings."""
+    scale = parse_scale(getattr(args, "scale", None))
+    if scale is None and (Path(args.file) / CONFIG_FILE).is_file():
+        from bacon_bayes.study.folder import StudyConfig
+
+        recorded = StudyConfig.read(Path(args.file)).scale
+        scale = None if recorded is None else (float(recorded[0]), float(recorded[1]))
+    return scale
 
 
 def pool_from_args(args: argparse.Namespace) -> EvalPool:
@@ -149,7 +179,12 @@ def calibrator_from_args(args: argparse.Namespace) -> Calibrator:
 
         load_preset(preset)  # an unknown name fails before the table is read
     return Calibrator(
-        args.model, engine=args.engine, folds=args.folds, seed=args.seed, preset=preset
+        args.model,
+        engine=args.engine,
+        folds=args.folds,
+        seed=args.seed,
+        preset=preset,
+        scale=scale_from_args(args),
     )
 
 

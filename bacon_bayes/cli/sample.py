@@ -40,6 +40,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     new.add_argument("--judges", default="", help="comma-separated judge score columns")
     new.add_argument("--features", default="", help="comma-separated feature columns")
     new.add_argument("--group", help="group column")
+    new.add_argument(
+        "--existing-labels",
+        choices=("error", "ignore"),
+        default="error",
+        help="labels already in the pool's label column: refuse (default), or ignore them "
+        "(their inclusion probabilities are unknown, so estimates cannot use them)",
+    )
     opt = p.add_argument_group("design options")
     opt.add_argument("--strata", help="stratified: group column or numeric column to bin")
     opt.add_argument("--bins", type=int, default=5, help="stratified: bins of a numeric column")
@@ -79,9 +86,49 @@ def _study_root(args: argparse.Namespace) -> Path:
     if source.is_dir():
         raise ValidationError(f"{source} is a folder without {CONFIG_FILE}; pass a pool file")
     root = args.study or source.with_name(source.name.split(".")[0] + ".study")
+    config = _new_config(args, source, root)
     if (root / CONFIG_FILE).is_file():
+        _check_same_study(root, config, args)
+        print(f"study {root} exists (created earlier from {source}): drawing its next wave")
         return root
-    config = StudyConfig(
+    create_study(root, config)
+    print(f"created study {root}")
+    return root
+
+
+#: New-study options, their argparse defaults, and the StudyConfig field each sets.
+_NEW_STUDY_OPTIONS = {
+    "item": "item",
+    "label": "label",
+    "outcome": "continuous",
+    "levels": None,
+    "scale": None,
+    "judges": "",
+    "features": "",
+    "group": None,
+    "existing_labels": "error",
+}
+
+
+def _check_same_study(root: Path, wanted: StudyConfig, args: argparse.Namespace) -> None:
+    """Refuse new-study options given on the command line that differ from the study's."""
+    recorded = StudyConfig.read(root)
+    clashes = [
+        f"--{name.replace('_', '-')} (study has {getattr(recorded, name)!r}, "
+        f"given {getattr(wanted, name)!r})"
+        for name, default in _NEW_STUDY_OPTIONS.items()
+        if getattr(args, name) != default and getattr(recorded, name) != getattr(wanted, name)
+    ]
+    if clashes:
+        raise ValidationError(
+            f"study {root} already exists and these new-study options differ from its "
+            f"settings: {'; '.join(clashes)}. Drop them to draw the next wave of that study, "
+            "or pass --study NEW_FOLDER to start another study"
+        )
+
+
+def _new_config(args: argparse.Namespace, source: Path, root: Path) -> StudyConfig:
+    return StudyConfig(
         pool=os.path.relpath(source.resolve(), root.resolve()),
         item=args.item,
         label=args.label,
@@ -91,10 +138,8 @@ def _study_root(args: argparse.Namespace) -> Path:
         judges=_names(args.judges),
         features=_names(args.features),
         group=args.group,
+        existing_labels="ignore" if args.existing_labels == "ignore" else None,
     )
-    create_study(root, config)
-    print(f"created study {root}")
-    return root
 
 
 def run(args: argparse.Namespace) -> int:

@@ -24,6 +24,7 @@ from bacon_bayes.study.folder import (
     WAVES_FILE,
     StudyConfig,
     atomic_write_text,
+    pool_file,
     read_pool,
     study_lock,
 )
@@ -50,15 +51,19 @@ class Study:
         """Read the study folder ``root``."""
         root = Path(root)
         config = StudyConfig.read(root)
-        pool_path = Path(config.pool)
-        if not pool_path.is_absolute():
-            pool_path = root / pool_path
+        pool_path = pool_file(root, config)
         pool = read_pool(pool_path, config.item)
         if config.label in pool.columns:
-            raise ValidationError(
-                f"pool file {pool_path} has a column {config.label!r} named like the study's "
-                "label; labels live in labels.csv - rename or drop that column"
-            )
+            given = int(pool[config.label].notna().sum())
+            if given and config.existing_labels != "ignore":
+                raise ValidationError(
+                    f"pool file {pool_path} already has {given} labels in column "
+                    f"{config.label!r}; their inclusion probabilities are unknown, so a "
+                    "design-based estimate cannot use them. Start the study with "
+                    "`--existing-labels ignore` (they stay in the pool file, unused), or "
+                    "empty or rename that column; labels of the study live in labels.csv"
+                )
+            pool = pool.drop(columns=config.label)  # empty, or set aside by the user
         manifest = _read_manifest(root / MANIFEST_FILE)
         labels = _read_labels(root / LABELS_FILE, config.label)
         waves_path = root / WAVES_FILE
@@ -261,8 +266,7 @@ def create_study(root: str | Path, config: StudyConfig) -> Study:
             raise ValidationError(
                 f"{root} already holds a study; pass the folder instead of the pool file"
             )
-        pool_path = Path(config.pool)
-        read_pool(pool_path if pool_path.is_absolute() else root / pool_path, config.item)
+        read_pool(pool_file(root, config), config.item)
         atomic_write_text(root / CONFIG_FILE, config.to_toml())
     return Study.open(root)
 

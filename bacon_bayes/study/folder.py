@@ -13,6 +13,9 @@ Layout of a study folder::
                      judges = ["judge:a"]   # judge score columns of the pool
                      features = ["judge:a"] # numeric columns used by adaptive designs
                      group = "system"       # optional group column
+                     existing_labels = "ignore" # optional: the pool's own label column
+                                            # holds labels that are not used (their
+                                            # inclusion probabilities are unknown)
     manifest.csv   one row per (pool item, wave): item, wave, pi, selected, design, seed.
                    ``pi`` is the probability that the wave draws the item given it was
                    not labeled before, recorded for *every* item (see
@@ -58,6 +61,7 @@ __all__ = [
     "WAVES_FILE",
     "StudyConfig",
     "atomic_write_text",
+    "pool_file",
     "read_pool",
     "study_lock",
 ]
@@ -94,8 +98,14 @@ class StudyConfig:
     judges: list[str] = field(default_factory=list)
     features: list[str] = field(default_factory=list)
     group: str | None = None
+    existing_labels: str | None = None
 
     def __post_init__(self) -> None:
+        if self.existing_labels not in (None, "ignore"):
+            raise ValidationError(
+                f'study.toml: existing_labels must be "ignore" or absent, got '
+                f"{self.existing_labels!r}"
+            )
         if self.outcome not in OUTCOME_KINDS:
             raise ValidationError(
                 f"study.toml: outcome {self.outcome!r} is not one of {', '.join(OUTCOME_KINDS)}"
@@ -151,6 +161,13 @@ def _toml_value(value: Any) -> str:
     if isinstance(value, list | tuple):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     raise TypeError(f"cannot write {type(value).__name__} to TOML")
+
+
+def pool_file(root: Path, config: StudyConfig) -> Path:
+    """The study's pool file as the user would name it (``data/pool.csv``, not
+    ``data/pool.study/../pool.csv``): relative paths are resolved against the folder."""
+    path = Path(config.pool)
+    return path if path.is_absolute() else Path(os.path.normpath(root / path))
 
 
 def read_pool(path: Path, item: str) -> pd.DataFrame:

@@ -1,0 +1,63 @@
+"""`bacon sample` on a pool file: an empty label column, labels already there, a second
+run with other new-study options, and errors that name the pool as the user gave it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from bacon_bayes.study import Study
+
+from .conftest import bacon
+
+NEW = ["--item", "id", "--label", "human", "--judges", "judge_a,judge_b", "--budget", "20"]
+
+
+def _with_label(pool_file: Path, values) -> Path:
+    frame = pd.read_csv(pool_file)
+    frame["human"] = values
+    frame.to_csv(pool_file, index=False)
+    return pool_file
+
+
+def test_an_empty_label_column_is_accepted(pool_file, tmp_path, capsys):
+    _with_label(pool_file, float("nan"))  # the layout EvalPool and the README describe
+    assert bacon("sample", str(pool_file), *NEW, "--out", str(tmp_path / "t.csv")) == 0
+    study = Study.open(tmp_path / "pool.study")
+    assert "human" not in study.pool.columns and study.n_items == 200
+
+
+def test_labels_already_in_the_pool_need_an_explicit_decision(pool_file, tmp_path, capsys):
+    frame = pd.read_csv(pool_file)
+    _with_label(pool_file, frame["truth"].where(frame.index < 10))
+    assert bacon("sample", str(pool_file), *NEW, "--study", str(tmp_path / "a")) == 2
+    err = capsys.readouterr().err
+    assert "already has 10 labels in column 'human'" in err and "--existing-labels ignore" in err
+    assert not (tmp_path / "a" / "manifest.csv").exists()
+    out = str(tmp_path / "t.csv")
+    assert bacon("sample", str(pool_file), *NEW, "--study", str(tmp_path / "b"),
+                 "--existing-labels", "ignore", "--out", out) == 0  # fmt: skip
+    assert Study.open(tmp_path / "b").labels.empty, "pool labels are not used as study labels"
+
+
+def test_a_second_run_says_what_it_did_and_refuses_conflicting_options(pool_file, tmp_path, capsys):
+    out = ["--out", str(tmp_path / "t.csv")]
+    assert bacon("sample", str(pool_file), *NEW, *out) == 0
+    capsys.readouterr()
+    assert bacon("sample", str(pool_file), *NEW, *out) == 0
+    said = capsys.readouterr().out
+    assert "exists" in said and "drawing its next wave" in said and "wave 2" in said
+    assert bacon("sample", str(pool_file), *NEW, "--label", "other", *out) == 2
+    err = capsys.readouterr().err
+    assert "--label (study has 'human', given 'other')" in err and "--study NEW_FOLDER" in err
+
+
+def test_errors_name_the_pool_file_as_given(pool_file, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert bacon("sample", "pool.csv", *NEW, "--out", "t.csv") == 0
+    Path("pool.csv").write_text("name,judge_a\nx,1\n")  # the pool lost its id column
+    with pytest.raises(Exception, match=r"pool file pool\.csv ") as info:
+        Study.open("pool.study")
+    assert "pool.study/.." not in str(info.value)

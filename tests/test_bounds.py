@@ -1,0 +1,113 @@
+"""Intervals of a bounded label stay inside its range; groups with too few labels get none."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes import Calibrator, EvalPool
+from bacon_bayes.calibrator import MIN_GROUP_LABELS
+from bacon_bayes.cli import main
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.results import Estimate
+
+
+def _frame(seed: int = 0, n: int = 400, share: float = 0.1) -> pd.DataFrame:
+    """A 1-5 label near its ceiling, one group with only 2 labels."""
+    rng = np.random.default_rng(seed)
+    quality = rng.normal(4.4, 0.6, n)
+    frame = pd.DataFrame(
+        {
+            "item": [f"i{i}" for i in range(n)],
+            "j1": quality + rng.normal(0, 0.8, n),
+            "j2": quality + rng.normal(0.3, 1.0, n),
+            "system": np.array(["a", "b", "c", "d"])[np.arange(n) % 4],
+        }
+    )
+    y = np.clip(np.round(quality + rng.normal(0, 0.5, n)), 1, 5)
+    labeled = rng.random(n) < share
+    labeled[frame["system"].to_numpy() == "d"] = False
+    labeled[np.flatnonzero(frame["system"].to_numpy() == "d")[:2]] = True
+    frame["y"] = np.where(labeled, y, np.nan)
+    return frame
+
+
+def _pool(frame: pd.DataFrame, outcome: str = "ordinal") -> EvalPool:
+    levels = [1, 2, 3, 4, 5] if outcome == "ordinal" else None
+    return EvalPool.from_frame(
+        frame, label="y", judges=["j1", "j2"], outcome=outcome, levels=levels,
+        group="system", item="item",
+    )  # fmt: skip
+
+
+def test_intervals_of_an_ordinal_label_stay_in_its_levels_and_small_groups_get_none():
+    cal = Calibrator(engine="freq").fit(_pool(_frame()))
+    assert cal.bounds_ == (1.0, 5.0)
+    for method in ("aee", "classical", "naive"):
+        for e in (cal.estimate_mean(method=method), cal.estimate_quantile(0.5, method=method)):
+            assert 1.0 <= e.ci_low <= e.ci_high <= 5.0
+        table = cal.estimate_groups(method=method)
+        ok = ~np.isnan(table.ci_low)
+        assert (table.ci_low[ok] >= 1.0).all() and (table.ci_high[ok] <= 5.0).all()
+    groups = cal.estimate_groups()
+    d = groups.names.index("d")
+    assert groups.n_labeled[d] == 2 < MIN_GROUP_LABELS
+    assert np.isnan(groups.ci_low[d]) and np.isnan(groups.ci_high[d])
+    assert np.isfinite(groups.estimate[d]), "the point estimate is still reported"
+    assert "fewer than 5 labels" in groups.to_frame().set_index("name").loc["d", "note"]
+    assert np.isfinite(groups.ci_low[[k for k in range(4) if k != d]]).all()
+    assert "fewer than" in groups.to_dict()["details"]["no_interval"]["d"]
+    diffs = cal.compare_groups()
+    assert (diffs.ci_low >= -4.0).all() and (diffs.ci_high <= 4.0).all()
+
+
+def test_clipping_keeps_coverage_and_only_narrows():
+    """Whenever a bounded parameter is inside the interval it is inside the clipped one."""
+    rng = np.random.default_rng(1)
+    truth = 4.9
+    covered = clipped_covered = 0
+    for _ in range(2000):
+        centre = truth + rng.normal(0, 0.2)
+        e = Estimate("mean", "aee", centre, 0.2, centre - 0.392, centre + 0.392, 10, 100, 0.05)
+        c = e.clip(1.0, 5.0)
+        assert c.ci_high <= 5.0 and c.width <= e.width
+        covered += e.ci_low <= truth <= e.ci_high
+        clipped_covered += c.ci_low <= truth <= c.ci_high
+    assert covered == clipped_covered
+
+
+def test_nonnegative_label_and_scale_option():
+    frame = _frame()
+    frame["y"] = (frame["y"] - 1) / 4  # a 0-1 proportion, non-negative
+    cal = Calibrator(engine="freq").fit(_pool(frame, "nonnegative"))
+    assert cal.bounds_ == (0.0, np.inf)
+    low = cal.estimate_groups(method="classical").ci_low
+    assert (low[~np.isnan(low)] >= 0).all()
+    scaled = Calibrator(engine="freq", scale=(0, 1)).fit(_pool(frame, "continuous"))
+    assert scaled.bounds_ == (0.0, 1.0)
+    assert scaled.estimate_mean().ci_high <= 1.0
+    with pytest.raises(ValidationError, match=r"outside the scale 0:0.5"):
+        Calibrator(engine="freq", scale=(0, 0.5)).fit(_pool(frame, "continuous"))
+
+
+def test_cli_scale_bounds_the_json_and_prints_why_a_group_has_no_interval(tmp_path, capsys):
+    path = tmp_path / "pool.csv"
+    _frame().to_csv(path, index=False)
+    args = ["estimate", str(path), "--label", "y", "--judge", "j1", "--judge", "j2",
+            "--group", "system", "--item", "item", "--engine", "freq"]  # fmt: skip
+    assert main([*args, "--scale", "1:5", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for method in ("aee", "classical"):
+        rows = out["groups"][method]["rows"]
+        for row in rows:
+            if row["ci_low"] is not None:
+                assert 1.0 <= row["ci_low"] <= row["ci_high"] <= 5.0
+        assert [r["ci_low"] for r in rows if r["name"] == "d"] == [None]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "no interval" in text and "fewer than 5 labels" in text
+    assert main([*args, "--scale", "5:1"]) == 2
+    assert "LOW must be smaller" in capsys.readouterr().err
