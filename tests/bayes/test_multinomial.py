@@ -190,11 +190,13 @@ def sim():
     return simulate_categorical(N, N_CAT, 1, 2, accuracy=(0.65, 0.9), seed=7)
 
 
-def test_auto_engine_picks_bayes_for_categorical_and_presets_wire_up(sim, tmp_path):
+def test_auto_engine_picks_the_logistic_for_categorical_and_presets_wire_up(sim, tmp_path):
     pool = _pool(_frame(sim, N_LABELED))
     cal = Calibrator()
     cal.features_ = build_features(pool)
-    model, name, engine = cal._resolve_model(pool, cal.features_)
+    _, name, engine = cal._resolve_model(pool, cal.features_)
+    assert (name, engine) == ("multinomial", "freq")  # the logistic predicts better
+    model, name, engine = Calibrator(engine="bayes")._resolve_model(pool, cal.features_)
     assert (name, engine) == ("multinomial", "bayes")
     assert isinstance(model, MultinomialJudgeModel)
     assert model.levels == (0.0, 1.0)
