@@ -379,33 +379,44 @@ class Calibrator:
 
     # ------------------------------------------------------------- judge bias
     def judge_bias(self, level: float = 0.9, plot_path: str | None = None) -> pd.DataFrame:
-        """Per-judge bias: posterior mean and central ``level`` interval per quantity.
+        """Per-judge bias with central ``level`` intervals, for either engine.
 
-        Gaussian/ordinal/hurdle: offset, scale, noise and noise in human units;
-        multinomial: false-positive/false-negative rates (binary) or per-class
-        accuracy relative to the model's latent class, the same against the human
-        label over this pool (``*_human``: labels where known, the model's class
-        probabilities elsewhere), and class means for continuous judges (see
-        :mod:`bacon_bayes.bayes.bias`). Needs the Bayesian engine.
+        ``bias``: the judge's expected score minus the human label at the pool's typical
+        item, on the label's scale, with ``bias_low``/``bias_high``; NaN (and
+        ``same_scale`` False) for a judge that does not score on the label's scale, for
+        which ``noise_human`` (its error once calibrated to the human scale) is the
+        figure to read. Also offset, scale and noise of ``judge = offset + scale *
+        human + noise``.
 
-        The draws of the cross-fitting fold models are pooled. Every fold model saw
-        all items' judge scores and the labels outside its fold, so the pool is a
-        mixture of posteriors given (K-1)/K of the labels each: its interval is a
-        little wider than a fit on all labels would give (fewer labels per fold, plus
-        the spread between folds), which errs on the honest side.
+        Frequentist engine: from the data (:mod:`bacon_bayes.judge_bias`; the interval
+        of ``bias`` is the AEE interval of the human mean, reflected). Bayesian engine:
+        posterior means and intervals of the measurement model
+        (:mod:`bacon_bayes.bayes.bias`); multinomial: false-positive/false-negative rates
+        (binary) or per-class accuracy relative to the model's latent class and against
+        the human label over this pool (``*_human``), and class means for continuous
+        judges. The draws of the cross-fitting fold models are pooled: every fold model
+        saw all items' judge scores and the labels outside its fold, so the interval is a
+        little wider than a fit on all labels would give, which errs on the honest side.
         ``plot_path``: also write the forest plot there (PNG).
         """
         self._check_fitted()
-        models = self.crossfit_.models
-        if not all(hasattr(m, "posterior_") and hasattr(m, "family") for m in models):
-            raise ValidationError(
-                f"judge_bias needs the Bayesian engine, but this Calibrator was fitted with "
-                f"engine {self.engine_!r} (model {self.model_name_!r}); refit with "
-                "Calibrator(..., engine='bayes')."
-            )
+        if not 0 < level < 1:
+            raise ValidationError(f"level must be between 0 and 1, got {level}")
         from bacon_bayes.bayes.bias import forest_plot, judge_bias
+        from bacon_bayes.judge_bias import freq_judge_bias, label_range, same_scale
 
-        table = judge_bias(models, level=level, X=self.crossfit_.X, y=self.pool_.y)
+        models = self.crossfit_.models
+        if all(hasattr(m, "posterior_") and hasattr(m, "family") for m in models):
+            table = judge_bias(models, level=level, X=self.crossfit_.X, y=self.pool_.y)
+            if "bias" in table:
+                low, high = label_range(self)
+                scores = self.pool_.judge_matrix().to_numpy(dtype=float)
+                on = np.array([same_scale(scores[:, j], low, high) for j in range(len(table))])
+                table.insert(1, "same_scale", on)
+                for k in ("bias", "bias_low", "bias_high"):
+                    table[k] = table[k].where(on)
+        else:
+            table = freq_judge_bias(self, level)
         if plot_path is not None:
             forest_plot(table, plot_path, title=f"Judge bias ({self.model_name_} model)")
         return table

@@ -166,8 +166,9 @@ def human_confusion_draws(model: Any, X: np.ndarray, y: np.ndarray) -> dict[str,
 
 
 def bias_draws(model: Any) -> dict[str, np.ndarray]:
-    """Posterior draws (d, J) of offset, scale, noise and noise_human on the raw scales
-    (the multinomial family: :func:`confusion_draws`)."""
+    """Posterior draws (d, J) of bias (judge minus human at the pool's typical item),
+    offset, scale, noise and noise_human on the raw scales (the multinomial family:
+    :func:`confusion_draws`)."""
     if not hasattr(model, "posterior_"):
         raise NotFittedError("fit the model before asking for judge bias")
     if model.family == "multinomial":
@@ -180,7 +181,17 @@ def bias_draws(model: Any) -> dict[str, np.ndarray]:
     scale = js * c / beta[:, None]
     offset = jc + js * post["offset"] - scale * alpha[:, None]
     noise = js * np.exp(post["log_noise"])
-    return {"offset": offset, "scale": scale, "noise": noise, "noise_human": noise / scale}
+    # at the pool's typical item (z at its population mean 0) the judge expects
+    # jc + js * offset_std and people alpha (the human line's value there, the mean of
+    # E[y | z] over the population): their difference is the judge's bias
+    bias = jc + js * post["offset"] - alpha[:, None]
+    return {
+        "bias": bias,
+        "offset": offset,
+        "scale": scale,
+        "noise": noise,
+        "noise_human": noise / scale,
+    }
 
 
 def judge_bias(
@@ -197,7 +208,8 @@ def judge_bias(
     offset, scale, noise and noise_human (multinomial: the :func:`confusion_draws`
     quantities, after a ``type`` column, plus the :func:`human_confusion_draws`
     ones when the pool's ``X`` and labels ``y`` are given), the mean and
-    ``*_low``/``*_high``.
+    ``*_low``/``*_high``; gaussian/ordinal/hurdle also ``bias`` (see
+    :func:`bias_draws`).
     """
     if not 0 < level < 1:
         raise ValidationError(f"level must be between 0 and 1, got {level}")
@@ -227,10 +239,13 @@ def forest_plot(table: pd.DataFrame, path: str | Path, *, title: str | None = No
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = [k for k in ("offset", "scale", "noise_human") if k in table]
+    panels = [k for k in ("bias", "offset", "scale", "noise_human") if k in table]
+    if "bias" in table and not table["bias"].notna().any():
+        panels.remove("bias")  # no judge on the label's scale
     if not panels:  # multinomial: every quantity with an interval
         panels = [k for k in table if f"{k}_low" in table and f"{k}_high" in table]
     labels = {
+        "bias": "bias (judge - human, typical item)",
         "offset": "offset",
         "scale": "scale",
         "noise_human": "noise (human units)",
@@ -239,7 +254,7 @@ def forest_plot(table: pd.DataFrame, path: str | Path, *, title: str | None = No
         "fpr_human": "false-positive rate (vs human)",
         "fnr_human": "false-negative rate (vs human)",
     }
-    refs = {"offset": 0.0, "scale": 1.0}
+    refs = {"bias": 0.0, "offset": 0.0, "scale": 1.0}
     n = len(table)
     fig, axes = plt.subplots(
         1, len(panels), figsize=(3.2 * len(panels), 0.9 + 0.35 * n), sharey=True
@@ -247,8 +262,10 @@ def forest_plot(table: pd.DataFrame, path: str | Path, *, title: str | None = No
     axes = np.atleast_1d(axes)
     ypos = np.arange(n)[::-1]
     for ax, k in zip(axes, panels, strict=True):
-        mean = table[k].to_numpy()
-        err = [mean - table[f"{k}_low"].to_numpy(), table[f"{k}_high"].to_numpy() - mean]
+        mean = table[k].to_numpy(dtype=float)
+        err = None  # points only where the table has no interval (frequentist offset/scale)
+        if f"{k}_low" in table and f"{k}_high" in table:
+            err = [mean - table[f"{k}_low"].to_numpy(), table[f"{k}_high"].to_numpy() - mean]
         ax.errorbar(mean, ypos, xerr=err, fmt="o", color="tab:blue", capsize=3)
         if k in refs:
             ax.axvline(refs[k], color="grey", lw=0.8, ls="--")

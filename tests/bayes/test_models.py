@@ -180,3 +180,17 @@ def test_forest_plot_writes_png(gaussian_folds, tmp_path):
     path = forest_plot(judge_bias(gaussian_folds[0]), tmp_path / "bias.png")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert path.stat().st_size > 5000
+
+
+def test_bias_is_judge_minus_human_at_the_typical_item(gaussian_folds, gaussian_sim):
+    """Judge j scores offsets_j + scales_j * q with q = 3 + z: at the typical item (z = 0)
+    it gives offsets_j + 3 scales_j where people give 3."""
+    sim = gaussian_sim
+    table = judge_bias(gaussian_folds[0], level=0.9)
+    truth = sim.offsets + 3.0 * sim.scales - 3.0
+    assert np.all(table["bias_low"] <= table["bias"]) and np.all(
+        table["bias"] <= table["bias_high"]
+    )
+    covered = (table["bias_low"] <= truth) & (truth <= table["bias_high"])
+    assert covered.sum() >= 3, table[["judge", "bias", "bias_low", "bias_high"]].assign(truth=truth)
+    np.testing.assert_allclose(table["bias"], truth, atol=0.25)

@@ -226,10 +226,11 @@ def test_cli_unknown_preset_is_a_clean_error_listing_known_ones(tmp_path, capsys
     assert code == 2 and "does not exist" in capsys.readouterr().err
 
 
-def test_freq_engine_has_no_judge_bias(sim):
+def test_freq_engine_gives_a_judge_bias_table_from_the_data(sim):
     cal = Calibrator(engine="freq", folds=2).fit(_pool(_frame(sim, N_LABELED)))
-    with pytest.raises(ValidationError, match=r"judge_bias needs the Bayesian engine.*'freq'"):
-        cal.judge_bias()
+    table = cal.judge_bias()
+    assert list(table["judge"]) == list(cal.pool_.judges)
+    assert {"bias", "bias_low", "bias_high", "same_scale", "noise_human"} <= set(table)
 
 
 # ------------------------------------------------------------- real NUTS

@@ -1,0 +1,118 @@
+"""Per-judge bias a person can read, for either engine.
+
+``bias`` answers "does this judge score higher or lower than people do, and by how
+much, at a typical item?": the judge's expected score minus the expected human label
+over the pool (the pool's typical item), on the label's scale. It is only reported when
+the judge scores on the label's scale (:func:`same_scale`); otherwise ``bias`` is NaN and
+``noise_human`` (the judge's error once calibrated to the human scale) tells how good
+the judge is.
+
+Frequentist engine (:func:`freq_judge_bias`): the judge's pool mean is known exactly
+(every item has its score), so ``bias = mean(judge) - theta`` with ``theta`` the AEE
+estimate of the mean human label over the items the judge scored; its interval is the
+AEE interval reflected, so it holds its level whenever the AEE interval does (design-
+based, valid with any surrogate). ``offset``, ``scale`` and ``noise`` come from a
+design-weighted linear regression of the judge's scores on the labels
+(``judge = offset + scale * label + noise``), ``noise_human = noise / scale``.
+The Bayesian engine's version is in :mod:`bacon_bayes.bayes.bias`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes import estimate as est
+
+if TYPE_CHECKING:
+    from bacon_bayes.calibrator import Calibrator
+
+__all__ = ["freq_judge_bias", "label_range", "same_scale"]
+
+#: Share of the label's range by which a judge's scores may overshoot it and still be
+#: read as "on the label's scale" (judges that average runs stray a little).
+SCALE_SLACK = 0.1
+
+
+def label_range(cal: Calibrator) -> tuple[float, float]:
+    """The label's range: its bounds (levels, ``scale``) where finite, else the labels'."""
+    lo, hi = cal.bounds_
+    y = cal.pool_.y[cal.pool_.labeled]
+    return (lo if np.isfinite(lo) else float(y.min()), hi if np.isfinite(hi) else float(y.max()))
+
+
+def same_scale(scores: np.ndarray, low: float, high: float) -> bool:
+    """Whether a judge scores on the label's scale: its 1st-99th percentile of scores
+    lies within ``[low, high]`` widened by :data:`SCALE_SLACK` of its width, and spans at
+    least a quarter of it (a 0-1 probability is not on a 1-5 scale)."""
+    s = scores[np.isfinite(scores)]
+    if s.size == 0 or not high > low:
+        return False
+    q1, q99 = np.quantile(s, [0.01, 0.99])
+    slack = SCALE_SLACK * (high - low)
+    return bool(q1 >= low - slack and q99 <= high + slack and q99 - q1 >= 0.25 * (high - low))
+
+
+def _weighted_line(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, float, float]:
+    """Weighted least squares ``y = a + b x``: (a, b, residual sd)."""
+    w = w / w.sum()
+    xm, ym = w @ x, w @ y
+    b = float(w @ ((x - xm) * (y - ym)) / max(w @ (x - xm) ** 2, 1e-300))
+    a = float(ym - b * xm)
+    return a, b, float(np.sqrt(w @ (y - a - b * x) ** 2))
+
+
+def freq_judge_bias(cal: Calibrator, level: float = 0.9) -> pd.DataFrame:
+    """Per-judge bias table of a fitted Calibrator from the data (either engine).
+
+    Columns: ``judge``, ``same_scale``, ``bias`` with ``bias_low``/``bias_high`` (the
+    central ``level`` interval; NaN when the judge is not on the label's scale),
+    ``judge_mean``, ``human_mean``, ``offset``, ``scale``, ``noise``, ``noise_human``
+    and ``n_labeled`` (labeled items the judge scored).
+    """
+    pool = cal.pool_
+    low, high = label_range(cal)
+    scores = pool.judge_matrix().to_numpy(dtype=float)
+    y, lab = pool.y, pool.labeled
+    pi = (
+        np.full(pool.n_items, lab.sum() / pool.n_items)
+        if pool.propensity is None
+        else np.asarray(pool.propensity, dtype=float)
+    )
+    f = cal.surrogate_
+    rows = []
+    for j, judge in enumerate(pool.judges):
+        s = scores[:, j]
+        seen = np.isfinite(s)
+        fit = lab & seen
+        on_scale = same_scale(s, low, high)
+        human = est.aee_mean(
+            np.where(lab, y, np.nan)[seen],
+            f[seen],
+            pi=pi[seen],
+            alpha=1 - level,
+            power_tuning=cal.power_tuning,
+            hajek=cal.hajek,
+            target=cal.target,
+        )
+        mean_s = float(s[seen].mean())
+        offset, scale, noise = _weighted_line(y[fit], s[fit], 1.0 / pi[fit])
+        rows.append(
+            {
+                "judge": judge,
+                "same_scale": on_scale,
+                "bias": mean_s - human.estimate if on_scale else np.nan,
+                "bias_low": mean_s - human.ci_high if on_scale else np.nan,
+                "bias_high": mean_s - human.ci_low if on_scale else np.nan,
+                "judge_mean": mean_s,
+                "human_mean": human.estimate,
+                "offset": offset,
+                "scale": scale,
+                "noise": noise,
+                "noise_human": noise / abs(scale) if scale != 0 else np.inf,
+                "n_labeled": int(fit.sum()),
+            }
+        )
+    return pd.DataFrame(rows)
