@@ -377,6 +377,18 @@ class Calibrator:
             frame[k] = v
         return frame.sort_values("rank").reset_index(drop=True)
 
+    def report(
+        self, path: str | Path, *, simulate: str | Path | None = None, **kwargs: Any
+    ) -> Path:
+        """Write one self-contained HTML page of this calibrator's results to ``path``
+        (settings and diagnostics, estimates, groups, judge bias, calibration, items;
+        with ``simulate``, the curves of a ``bacon simulate`` output folder). Keyword
+        arguments go to :func:`bacon_bayes.report.html.render_report`."""
+        from bacon_bayes.report.html import read_simulate_summary, write_report
+
+        summary = None if simulate is None else read_simulate_summary(simulate)
+        return write_report(self, path, simulate=summary, **kwargs)
+
     # ------------------------------------------------------------- judge bias
     def judge_bias(self, level: float = 0.9, plot_path: str | None = None) -> pd.DataFrame:
         """Per-judge bias with central ``level`` intervals, for either engine.

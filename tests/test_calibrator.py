@@ -185,10 +185,13 @@ def test_cli_reports_bad_input_without_traceback(tmp_path, capsys):
     assert "matches no column" in capsys.readouterr().err
 
 
-def test_cli_demo(capsys):
-    assert main(["demo"]) == 0
+def test_cli_demo(capsys, tmp_path):
+    page = tmp_path / "demo.html"
+    assert main(["demo", "--engine", "freq", "--report", str(page)]) == 0  # bayes: make demo
     out = capsys.readouterr().out
     assert "calibrated (AEE)" in out and "Full-data mean" in out and "ranked" in out
+    assert "Judge bias" in out and "Items to look at" in out and str(page) in out
+    assert page.read_text().count("<section") == 6
 
 
 def test_categorical_items_get_class_sets_that_cover():

@@ -34,7 +34,7 @@ import pandas as pd
 
 from bacon_bayes.errors import NotFittedError, ValidationError
 
-__all__ = ["bias_draws", "forest_plot", "judge_bias"]
+__all__ = ["bias_draws", "forest_figure", "forest_plot", "judge_bias"]
 
 
 def _weights_given_z(model: Any, post: dict[str, np.ndarray]):
@@ -234,6 +234,17 @@ def judge_bias(
 
 def forest_plot(table: pd.DataFrame, path: str | Path, *, title: str | None = None) -> Path:
     """Write a forest plot (one panel per quantity, one row per judge) as PNG."""
+    import matplotlib.pyplot as plt
+
+    fig = forest_figure(table, title=title)
+    path = Path(path)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def forest_figure(table: pd.DataFrame, *, title: str | None = None) -> Any:
+    """The forest plot as a matplotlib figure (one panel per quantity, a row per judge)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -272,9 +283,6 @@ def forest_plot(table: pd.DataFrame, path: str | Path, *, title: str | None = No
         ax.set_xlabel(labels.get(k, k))
         ax.grid(axis="x", alpha=0.3)
     axes[0].set_yticks(ypos, table["judge"].astype(str).tolist())
-    fig.suptitle(title or "Judge bias (posterior mean, interval)")
+    fig.suptitle(title or "Judge bias (estimate, interval)")
     fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return fig

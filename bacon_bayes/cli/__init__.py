@@ -20,6 +20,7 @@ COMMANDS: tuple[str, ...] = (
     "label",
     "status",
     "judges",
+    "report",
 )
 
 

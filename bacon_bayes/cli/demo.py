@@ -12,9 +12,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dimension", default="relevance", choices=DIMENSIONS)
     p.add_argument("--fraction", type=float, default=0.1, help="share of labels kept (0.1)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--engine",
+        default="bayes",
+        choices=("bayes", "freq"),
+        help="bayes: hierarchical judge model (~30 s); freq: ridge (~1 s)",
+    )
+    p.add_argument(
+        "--report", default="demo-report.html", help="HTML report to write (demo-report.html)"
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    print(run_demo(args.dimension, args.fraction, args.seed))
+    print(run_demo(args.dimension, args.fraction, args.seed, args.engine, args.report))
     return 0

@@ -29,6 +29,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "baselines.",
     )
     add_pool_arguments(p)
+    add_calibrator_arguments(p)
+    p.add_argument(
+        "--quantile", type=float, action="append", default=[], help="also estimate quantile Q"
+    )
+    p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    p.set_defaults(func=run)
+
+
+def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
+    """Arguments of the Calibrator and the confidence level (shared by commands)."""
     p.add_argument("--model", help="outcome family: ridge, gaussian, hurdle, ordinal, multinomial")
     p.add_argument("--engine", default="auto", choices=("auto", "bayes", "freq"))
     p.add_argument(
@@ -39,11 +49,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
     p.add_argument("--folds", type=int, default=5, help="cross-fitting folds (5)")
     p.add_argument("--seed", type=int, default=0, help="seed of the fold split (0)")
-    p.add_argument(
-        "--quantile", type=float, action="append", default=[], help="also estimate quantile Q"
-    )
-    p.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    p.set_defaults(func=run)
 
 
 def add_pool_arguments(p: argparse.ArgumentParser) -> None:

@@ -1,0 +1,147 @@
+"""Figures of the HTML report, as inline PNG data (``data:image/png;base64,...``)."""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.results import Estimate, EstimateTable
+
+METHOD_COLOR = {"aee": "tab:blue", "classical": "tab:orange", "naive": "tab:grey"}
+
+
+def _plt() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def data_uri(fig: Any, dpi: int = 100) -> str:
+    """The figure as an inline PNG (closed afterwards)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    _plt().close(fig)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def estimates_figure(estimates: Sequence[Estimate], truth: float | None = None) -> str:
+    """Point estimates with their intervals, one row per method."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.5, 0.6 + 0.5 * len(estimates)))
+    for k, e in enumerate(estimates[::-1]):
+        ax.errorbar(
+            e.estimate,
+            k,
+            xerr=[[e.estimate - e.ci_low], [e.ci_high - e.estimate]],
+            fmt="o",
+            capsize=4,
+            color=METHOD_COLOR.get(e.method, "black"),
+        )
+    ax.set_yticks(range(len(estimates)), [e.method for e in estimates[::-1]])
+    if truth is not None:
+        ax.axvline(truth, color="green", ls="--", lw=1, label="truth")
+        ax.legend(loc="best", fontsize=8)
+    ax.set_xlabel(f"{estimates[0].estimand} ({100 * (1 - estimates[0].alpha):g}% CI)")
+    ax.grid(axis="x", alpha=0.3)
+    return data_uri(fig)
+
+
+def groups_figure(tables: Sequence[EstimateTable]) -> str:
+    """Per-group estimates with simultaneous intervals, one marker per method."""
+    plt = _plt()
+    names = list(tables[0].names)
+    fig, ax = plt.subplots(figsize=(6.5, 0.8 + 0.35 * len(names)))
+    ypos = np.arange(len(names))[::-1]
+    for k, t in enumerate(tables):
+        shift = (k - (len(tables) - 1) / 2) * 0.22
+        ok = np.isfinite(t.ci_low)
+        ax.errorbar(
+            t.estimate[ok],
+            ypos[ok] + shift,
+            xerr=[t.estimate[ok] - t.ci_low[ok], t.ci_high[ok] - t.estimate[ok]],
+            fmt="o",
+            ms=4,
+            capsize=2,
+            color=METHOD_COLOR.get(t.method, "black"),
+            label=t.method,
+        )
+        ax.plot(t.estimate[~ok], ypos[~ok] + shift, "x", color=METHOD_COLOR.get(t.method))
+    ax.set_yticks(ypos, [str(n) for n in names])
+    ax.legend(loc="best", fontsize=8)
+    ax.set_xlabel("group mean (simultaneous intervals; x: no interval)")
+    ax.grid(axis="x", alpha=0.3)
+    return data_uri(fig)
+
+
+def calibration_figure(surrogate: np.ndarray, label: np.ndarray, bins: int = 10) -> str:
+    """Out-of-fold surrogate against the label on the labeled items: binned means with
+    their standard errors, the items themselves, and the identity line."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5, 4.2))
+    ax.scatter(surrogate, label, s=8, alpha=0.25, color="grey", label="labeled items")
+    edges = np.unique(np.quantile(surrogate, np.linspace(0, 1, bins + 1)))
+    which = np.clip(np.searchsorted(edges, surrogate, side="right") - 1, 0, len(edges) - 2)
+    xs, ys, es = [], [], []
+    for b in range(len(edges) - 1):
+        inb = which == b
+        if inb.sum() >= 2:
+            xs.append(surrogate[inb].mean())
+            ys.append(label[inb].mean())
+            es.append(label[inb].std(ddof=1) / np.sqrt(inb.sum()))
+    ax.errorbar(xs, ys, yerr=es, fmt="o-", color="tab:blue", capsize=3, label="bin means")
+    lo = float(min(np.min(surrogate), np.min(label)))
+    hi = float(max(np.max(surrogate), np.max(label)))
+    ax.plot([lo, hi], [lo, hi], color="black", lw=0.8, ls="--", label="identity")
+    ax.set_xlabel("out-of-fold surrogate")
+    ax.set_ylabel("human label")
+    ax.legend(loc="best", fontsize=8)
+    return data_uri(fig)
+
+
+def distributions_figure(columns: dict[str, np.ndarray]) -> str:
+    """Histograms of the labels, the surrogate and each judge (small multiples)."""
+    plt = _plt()
+    names = list(columns)
+    ncol = min(4, len(names))
+    nrow = int(np.ceil(len(names) / ncol))
+    fig, axes = plt.subplots(nrow, ncol, figsize=(2.6 * ncol, 1.9 * nrow), squeeze=False)
+    for ax, name in zip(axes.ravel(), names, strict=False):
+        values = np.asarray(columns[name], dtype=float)
+        values = values[np.isfinite(values)]
+        ax.hist(values, bins=30, color="tab:blue" if name != "label" else "tab:green")
+        ax.set_title(name if len(name) <= 32 else name[:30] + "...", fontsize=8)
+        ax.tick_params(labelsize=7)
+    for ax in axes.ravel()[len(names) :]:
+        ax.axis("off")
+    fig.tight_layout()
+    return data_uri(fig)
+
+
+def simulate_figure(summary: pd.DataFrame) -> str:
+    """RMSE, mean interval width and coverage against the label budget, one line per
+    design x method (a ``bacon simulate`` summary)."""
+    plt = _plt()
+    panels = [c for c in ("rmse", "width", "coverage") if c in summary]
+    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.2), squeeze=False)
+    keys = [c for c in ("design", "method", "engine") if c in summary]
+    for ax, col in zip(axes[0], panels, strict=True):
+        for name, rows in summary.groupby(keys, sort=True) if keys else [("all", summary)]:
+            rows = rows.sort_values("budget")
+            label = " / ".join(map(str, name)) if isinstance(name, tuple) else str(name)
+            ax.plot(rows["budget"], rows[col], "o-", label=label)
+            if col == "coverage" and {"band_low", "band_high"} <= set(rows):
+                ax.fill_between(rows["budget"], rows["band_low"], rows["band_high"], alpha=0.15)
+        ax.set_xlabel("label budget")
+        ax.set_title(col)
+        ax.grid(alpha=0.3)
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    return data_uri(fig)

@@ -1,0 +1,287 @@
+"""One self-contained HTML page of a fitted Calibrator (``bacon report``).
+
+Everything is inline (figures as PNG data, a few lines of CSS and JavaScript for
+sortable tables), so the file opens offline and can be sent as it is. Every piece of
+user text (item ids, judge and group names) is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes import __version__
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.report import figures
+
+if TYPE_CHECKING:
+    from bacon_bayes.calibrator import Calibrator
+
+__all__ = ["SECTIONS", "render_report", "write_report"]
+
+#: Section ids and headings, in page order (the simulation section only with its data).
+SECTIONS = {
+    "settings": "Data and settings",
+    "estimates": "Population estimates",
+    "groups": "Groups",
+    "bias": "Judge bias",
+    "calibration": "Calibration",
+    "items": "Items",
+    "simulation": "Simulation study",
+}
+
+#: Rows of the item table in the page (the lowest items first; the rest are counted).
+MAX_ITEM_ROWS = 300
+
+_STYLE = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1100px;
+color:#222;padding:0 1rem}
+h1{font-size:1.6rem}h2{border-bottom:1px solid #ddd;padding-bottom:.2rem;margin-top:2.2rem}
+table{border-collapse:collapse;font-size:.85rem;margin:.6rem 0}
+th,td{padding:.25rem .6rem;border-bottom:1px solid #eee;text-align:right}
+th{background:#f6f6f6;cursor:pointer;position:sticky;top:0}
+td:first-child,th:first-child{text-align:left}
+img{max-width:100%;display:block;margin:.6rem 0}
+.note{color:#666;font-size:.85rem}.bad{color:#b00020}.ok{color:#0a7d32}
+nav a{margin-right:1rem}
+"""
+
+# Records script errors on the page (read back by the browser test) and makes every
+# table sortable by a click on its header.
+_SCRIPT = """
+(function(){
+  var root=document.documentElement;
+  window.addEventListener('error',function(e){
+    root.setAttribute('data-errors',(root.getAttribute('data-errors')||'')+e.message+';');
+  });
+  function key(td){var t=td.textContent.trim();var n=parseFloat(t);
+    return (t!==''&&!isNaN(n)&&/^[-+0-9.eE]+$/.test(t))?n:t.toLowerCase();}
+  document.querySelectorAll('table.sortable').forEach(function(table){
+    table.querySelectorAll('th').forEach(function(th,col){
+      th.addEventListener('click',function(){
+        var body=table.tBodies[0];var rows=Array.prototype.slice.call(body.rows);
+        var up=th.getAttribute('data-dir')!=='up';th.setAttribute('data-dir',up?'up':'down');
+        rows.sort(function(a,b){var x=key(a.cells[col]),y=key(b.cells[col]);
+          return (x<y?-1:x>y?1:0)*(up?1:-1);});
+        rows.forEach(function(r){body.appendChild(r);});
+      });
+    });
+  });
+  root.setAttribute('data-ready','1');
+})();
+"""
+
+
+def _esc(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _table(frame: pd.DataFrame, digits: int = 3) -> str:
+    """A sortable HTML table (values escaped)."""
+    return frame.to_html(
+        index=False,
+        escape=True,
+        classes="sortable",
+        border=0,
+        na_rep="",
+        float_format=lambda v: f"{v:.{digits}f}",
+    )
+
+
+def _img(uri: str, alt: str) -> str:
+    return f'<img src="{uri}" alt="{_esc(alt)}">'
+
+
+def _section(key: str, body: str) -> str:
+    return f'<section id="{key}"><h2>{_esc(SECTIONS[key])}</h2>\n{body}\n</section>'
+
+
+def _settings(cal: Calibrator) -> str:
+    pool = cal.pool_
+    uniform = pool.propensity is None or np.ptp(pool.propensity[pool.labeled]) == 0
+    rows = [
+        ("items", f"{pool.n_items:,}"),
+        ("labeled items", f"{pool.n_labeled:,}"),
+        ("label", f"{pool.label_name} ({pool.outcome.kind})"),
+        ("judges", ", ".join(map(str, pool.judges))),
+        ("groups", "none" if pool.groups is None else f"{len(np.unique(pool.groups))}"),
+        ("design", "uniform" if uniform else "unequal inclusion probabilities (recorded)"),
+        ("outcome model", f"{cal.model_name_} ({cal.engine_} engine)"),
+        ("cross-fitting", f"{cal.folds} folds, seed {cal.seed}"),
+        ("label range", "unbounded" if not np.isfinite(cal.bounds_).any() else str(cal.bounds_)),
+    ]
+    body = "<table>" + "".join(f"<tr><th>{_esc(k)}</th><td>{_esc(v)}</td></tr>" for k, v in rows)
+    body += "</table>"
+    diags = [getattr(m, "diagnostics_", None) for m in cal.crossfit_.models]
+    if any(d is not None for d in diags):
+        frame = pd.DataFrame(
+            [
+                {
+                    "fold": k,
+                    "max R-hat": d.max_rhat,
+                    "min bulk ESS": d.min_ess_bulk,
+                    "min tail ESS": d.min_ess_tail,
+                    "divergences": d.n_divergent,
+                    "sampler": d.sampler,
+                    "seconds": d.seconds,
+                    "converged": "yes" if d.ok else "NO",
+                }
+                for k, d in enumerate(diags)
+                if d is not None
+            ]
+        )
+        body += "<h3>Convergence of the Bayesian fits</h3>" + _table(frame)
+    else:
+        body += '<p class="note">Frequentist engine: no sampler, no convergence checks.</p>'
+    return body
+
+
+def _estimates(cal: Calibrator, alpha: float, truth: float | None) -> str:
+    methods = ("aee", "classical", "naive")
+    ests = [cal.estimate_mean(alpha, m) for m in methods]
+    frame = pd.DataFrame(
+        [
+            {
+                "method": e.method,
+                "estimate": e.estimate,
+                "se": e.se,
+                "ci_low": e.ci_low,
+                "ci_high": e.ci_high,
+                "width": e.width,
+                "labels used": e.n_labeled,
+            }
+            for e in ests
+        ]
+    )
+    note = (
+        "<p class='note'>aee: calibrated judges plus labels (valid CI with any model); "
+        "classical: labels only; naive: raw judge average (no labels, biased).</p>"
+    )
+    return (
+        _img(figures.estimates_figure(ests, truth), "population estimates")
+        + _table(frame, 4)
+        + note
+    )
+
+
+def _groups(cal: Calibrator, alpha: float) -> str:
+    if cal.pool_.groups is None:
+        return '<p class="note">The pool has no group column (pass --group).</p>'
+    tables = [cal.estimate_groups(alpha, True, m) for m in ("aee", "classical")]
+    means = tables[0].to_frame()
+    ranks = cal.rank_groups(alpha)[["name", "rank", "rank_low", "rank_high"]]
+    diffs = cal.compare_groups(alpha).to_frame()
+    diffs["clear"] = np.where((diffs["ci_low"] > 0) | (diffs["ci_high"] < 0), "yes", "")
+    return (
+        _img(figures.groups_figure(tables), "group means")
+        + "<h3>Means (simultaneous intervals) and ranks</h3>"
+        + _table(means.merge(ranks, on="name"), 3)
+        + "<h3>Pairwise differences (simultaneous intervals)</h3>"
+        + _table(diffs.drop(columns=["n_items"]), 3)
+    )
+
+
+def _bias(cal: Calibrator, level: float) -> str:
+    table = cal.judge_bias(level)
+    from bacon_bayes.bayes.bias import forest_figure
+
+    uri = figures.data_uri(forest_figure(table, title=f"Judge bias ({level:.0%} intervals)"))
+    note = (
+        "<p class='note'><b>bias</b>: the judge's expected score minus the human label at "
+        "the pool's typical item, on the label's scale (positive: the judge scores higher "
+        "than people do). Empty where the judge does not score on the label's scale; "
+        "<b>noise_human</b> is then its error once calibrated to the human scale.</p>"
+    )
+    return _img(uri, "judge bias forest plot") + note + _table(table, 3)
+
+
+def _calibration(cal: Calibrator) -> str:
+    pool = cal.pool_
+    lab = pool.labeled
+    f = cal.surrogate_
+    columns = {"label": pool.y[lab], "surrogate": f}
+    scores = pool.judge_matrix()
+    for j in pool.judges:
+        columns[str(j)] = scores[j].to_numpy(dtype=float)
+    return (
+        "<p class='note'>Labeled items: the out-of-fold surrogate (the model never saw the "
+        "item's label) against the label; a calibrated surrogate follows the identity.</p>"
+        + _img(figures.calibration_figure(f[lab], pool.y[lab]), "calibration")
+        + "<h3>Distributions of the labels, the surrogate and each judge</h3>"
+        + _img(figures.distributions_figure(columns), "distributions")
+    )
+
+
+def _items(cal: Calibrator, level: float) -> str:
+    items = cal.item_scores(level).sort_values("score", kind="stable")
+    shown = items.head(MAX_ITEM_ROWS)
+    cut = len(items) - len(shown)
+    note = f"<p class='note'>{level:.0%} conformal intervals; lowest scores first"
+    note += f"; {cut:,} more items not shown.</p>" if cut else ".</p>"
+    return note + _table(shown, 3)
+
+
+def _simulation(summary: pd.DataFrame) -> str:
+    return _img(figures.simulate_figure(summary), "simulation curves") + _table(summary, 4)
+
+
+def read_simulate_summary(folder: str | Path) -> pd.DataFrame:
+    """The ``summary.csv`` of a ``bacon simulate`` output folder."""
+    path = Path(folder) / "summary.csv"
+    if not path.is_file():
+        raise ValidationError(
+            f"{str(folder)!r} has no summary.csv; pass the --out folder of `bacon simulate`."
+        )
+    frame = pd.read_csv(path)
+    if "budget" not in frame:
+        raise ValidationError(f"{str(path)!r} has no 'budget' column; is it a simulate summary?")
+    return frame
+
+
+def render_report(
+    cal: Calibrator,
+    *,
+    title: str | None = None,
+    alpha: float = 0.05,
+    level: float = 0.9,
+    simulate: pd.DataFrame | None = None,
+    truth: float | None = None,
+) -> str:
+    """The report page of a fitted Calibrator as one HTML string."""
+    cal._check_fitted()
+    title = title or f"bacon_bayes report: {cal.pool_.label_name}"
+    parts = {
+        "settings": _settings(cal),
+        "estimates": _estimates(cal, alpha, truth),
+        "groups": _groups(cal, alpha),
+        "bias": _bias(cal, level),
+        "calibration": _calibration(cal),
+        "items": _items(cal, level),
+    }
+    if simulate is not None:
+        parts["simulation"] = _simulation(simulate)
+    nav = "".join(f'<a href="#{k}">{_esc(SECTIONS[k])}</a>' for k in parts)
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return (
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{_esc(title)}</title><style>{_STYLE}</style></head><body>"
+        f"<h1>{_esc(title)}</h1><p class='note'>bacon_bayes {__version__}, {stamp}</p>"
+        f"<nav>{nav}</nav>"
+        + "\n".join(_section(k, v) for k, v in parts.items())
+        + f"<script>{_SCRIPT}</script></body></html>\n"
+    )
+
+
+def write_report(cal: Calibrator, path: str | Path, **kwargs: Any) -> Path:
+    """Write :func:`render_report`'s page to ``path`` (atomically); returns the path."""
+    path = Path(path)
+    page = render_report(cal, **kwargs)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(page, encoding="utf-8")
+    tmp.replace(path)
+    return path
