@@ -195,7 +195,7 @@ class Calibrator:
         """Read a calibrator written by :meth:`save`; its estimates equal the saved ones."""
         from bacon_bayes.persist import load_calibrator
 
-        return load_calibrator(path)
+        return load_calibrator(path, cls)
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "crossfit_"):

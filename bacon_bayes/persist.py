@@ -26,13 +26,12 @@ import inspect
 import json
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.features import build_features
@@ -41,6 +40,9 @@ from bacon_bayes.pool import EvalPool, OutcomeSpec
 
 __all__ = ["load_calibrator", "save_calibrator"]
 
+if TYPE_CHECKING:  # the calibrator calls this module, never the other way round
+    from bacon_bayes.calibrator import Calibrator
+
 FORMAT = "bacon_bayes.calibrator/1"
 _FIX = "Pass a file written by Calibrator.save(), or fit the calibrator again and save it."
 _OPTIONAL = ("groups", "text", "propensity")
@@ -48,7 +50,7 @@ _OPTIONAL = ("groups", "text", "propensity")
 
 def _config(cal: Calibrator) -> dict[str, Any]:
     """The calibrator's constructor arguments, JSON-ready (custom models refused)."""
-    names = [p for p in inspect.signature(Calibrator.__init__).parameters if p != "self"]
+    names = [p for p in inspect.signature(type(cal).__init__).parameters if p != "self"]
     config = {n: getattr(cal, n) for n in names}
     model = config["model"]
     if model is not None and not isinstance(model, str):
@@ -187,8 +189,9 @@ def save_calibrator(cal: Calibrator, path: str | Path) -> Path:
     return write_tree(tree, path)
 
 
-def load_calibrator(path: str | Path) -> Calibrator:
-    """Read a calibrator written by :func:`save_calibrator`, ready for every estimate."""
+def load_calibrator(path: str | Path, cls: type[Calibrator]) -> Calibrator:
+    """Read a calibrator written by :func:`save_calibrator` as an instance of ``cls``
+    (:class:`~bacon_bayes.calibrator.Calibrator`), ready for every estimate."""
     tree = read_tree(path, "calibrator", _FIX)
     if tree.attrs.get("format") != FORMAT:
         raise ValidationError(
@@ -196,15 +199,15 @@ def load_calibrator(path: str | Path) -> Calibrator:
             f"{tree.attrs.get('format')!r}; expected {FORMAT!r}). {_FIX}"
         )
     with reading(path, "calibrator file", _FIX):
-        return _calibrator_from_tree(tree, path)
+        return _calibrator_from_tree(tree, path, cls)
 
 
-def _calibrator_from_tree(tree: Any, path: str | Path) -> Calibrator:
+def _calibrator_from_tree(tree: Any, path: str | Path, cls: type[Calibrator]) -> Calibrator:
     config = json.loads(tree.attrs["config"])
     for key in ("winsor", "scale"):
         if isinstance(config.get(key), list):
             config[key] = tuple(config[key])
-    cal = Calibrator(**config)
+    cal = cls(**config)
     cal.pool_ = _pool_from_tree(tree)
     cal.features_ = build_features(
         cal.pool_, winsor=cal.winsor, n_components=cal.n_components, seed=cal.seed

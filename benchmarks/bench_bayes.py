@@ -66,7 +66,7 @@ def _load() -> str:
 
 
 def _data(seed: int = 0, n=N, n_labeled=N_LABELED, n_judges=N_JUDGES, n_emb=N_EMB, **kw):
-    from bacon_bayes.bayes.simulate import simulate_judges
+    from bacon_bayes.simulation.judges import simulate_judges
 
     kw.setdefault("family", "ordinal")
     sim = simulate_judges(n, n_judges, n_emb, seed=seed, **kw)
@@ -236,7 +236,7 @@ def main(argv: list[str] | None = None) -> None:
     import bacon_bayes.bayes  # noqa: F401  (configures PyTensor first)
     from bacon_bayes.bayes import _backend
     from bacon_bayes.bayes.base import SAMPLER_DEFAULTS
-    from bacon_bayes.experiments.adaptive import find_shared_data
+    from benchmarks.adaptive_experiment import find_shared_data
 
     sampler = next((a.split("=", 1)[1] for a in argv if a.startswith("--sampler=")), "auto")
     mode = {"inference": "joint"} if "--joint" in argv else {}

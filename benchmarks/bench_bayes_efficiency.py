@@ -41,7 +41,7 @@ import pandas as pd
 from scipy import stats
 
 from bacon_bayes import Calibrator, EvalPool
-from bacon_bayes.experiments.adaptive import SUMMEVAL_FILE, find_shared_data
+from benchmarks.adaptive_experiment import SUMMEVAL_FILE, find_shared_data
 
 FRACTION, SEED, ALPHA, LEVEL = 0.1, 0, 0.05, 0.9
 DIMENSION = "relevance"

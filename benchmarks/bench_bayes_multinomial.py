@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes import Calibrator, EvalPool
-from bacon_bayes.experiments.adaptive import find_shared_data
+from benchmarks.adaptive_experiment import find_shared_data
 
 RELATIVE = Path("judging_the_judges_triviaqa/TriviaQA_Judges_w_HumanJudgement_V2.csv.gz")
 JUDGES = [

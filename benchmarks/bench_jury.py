@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from bacon_bayes.judges import CallCache, JudgeSpec, RetryPolicy, call_key, load_template, run_jury
-from bacon_bayes.judges.fake_server import ServerProcess
+from bacon_bayes.testing.fake_server import ServerProcess
 
 CONCURRENCY = 32
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bacon_bayes import simulate as sim
+from bacon_bayes.simulation import regimes as sim
 
 REPS = 400
 
@@ -93,7 +93,7 @@ def test_inflated_interval_fails_the_check():
     mask, pi = sim.draw_samples(regime, REPS, 7)
     preds, fold_ids, _ = sim.batched_ridge_crossfit(regime.X, regime.y, mask, seed=7)
     f = sim.batched_surrogate(preds, fold_ids)
-    from bacon_bayes.estimate import _t_crit, mean_core
+    from bacon_bayes.estimate.core import _t_crit, mean_core
 
     ym = np.where(mask, regime.y, 0.0)
     theta, var, _, n = mean_core(ym, f, pi, f.sum(axis=1), regime.y.size, mask=mask)

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from bacon_bayes import Calibrator, EvalPool
-from bacon_bayes import simulate as sim
+from bacon_bayes.simulation import regimes as sim
 
 pytestmark = pytest.mark.slow
 REPS = 1500

@@ -66,8 +66,7 @@ from bacon_bayes.bayes.judge_density import (  # noqa: E402
     judges_density,
     judges_grad_density,
 )
-from bacon_bayes.bayes.label_density import label_density  # noqa: E402
-from bacon_bayes.bayes.sampling import compile_sampler  # noqa: E402
+from bacon_bayes.bayes.nuts import compile_sampler  # noqa: E402
 from bacon_bayes.bayes.selection import consensus, prefers_judge_weights  # noqa: E402
 from bacon_bayes.errors import NotFittedError, ValidationError  # noqa: E402
 
@@ -432,8 +431,22 @@ class JudgeModel:
             big = np.size(arrays["L"]) >= NUMBA_JUDGE_SCORES
             density = (judges_grad_density if big else judges_density)(self.resolved_priors())
         elif kind == "labels":
-            density = label_density(self)
+            density = self._label_density()
         return compile_sampler(build(arrays, labels), self.sampler, density=density)
+
+    def _label_density(self) -> Any:
+        """The JAX log density of the label stage, or None (PyTensor's translation): the
+        family's own (:meth:`_family_label_density`) unless a subclass changed the
+        stage-2 model or its judge-weight terms."""
+        fixed = ("_build_label_model", "_judge_offsets")
+        if any(getattr(type(self), h) is not getattr(JudgeModel, h) for h in fixed):
+            return None
+        return self._family_label_density()
+
+    def _family_label_density(self) -> Any:
+        """The family's label-stage log density written in JAX
+        (:mod:`bacon_bayes.bayes.label_density`), or None where it has none."""
+        return None
 
     @staticmethod
     def _restrict(labels: dict, rows: np.ndarray) -> dict:
@@ -670,7 +683,7 @@ class JudgeModel:
         raise NotImplementedError
 
     def _resolved_engine(self) -> str:
-        from bacon_bayes.bayes.sampling import resolve_engine
+        from bacon_bayes.bayes.nuts import resolve_engine
 
         return resolve_engine(self.sampler)
 

@@ -105,3 +105,18 @@ def ordinal_probs(m: np.ndarray, sd: np.ndarray, cut: np.ndarray) -> np.ndarray:
     upper = np.concatenate([zeros < 0, z > 0], axis=-1)  # level's lower edge above 0
     p = np.where(upper, sf[..., :-1] - sf[..., 1:], cdf[..., 1:] - cdf[..., :-1])
     return np.clip(p, 0.0, 1.0)
+
+
+def hurdle_label_logp(pos, ly, m, v, g0, g1, h0, h1, s, xp, log_phi):
+    """log p(label | judges): ``pos`` 1/0 for y > 0 / y = 0, ``ly`` = standardised
+    transformed y (log y, or sqrt y).
+
+    ``xp`` is numpy or pytensor.tensor; ``log_phi(mu, sigma, x)`` the normal log-CDF.
+    """
+    zero = log_phi(0.0, 1.0, -(g0 + g1 * m) / xp.sqrt(1.0 + g1 * g1 * v))
+    var = s * s + h1 * h1 * v
+    dens = -0.5 * (np.log(2 * np.pi) + xp.log(var) + (ly - h0 - h1 * m) ** 2 / var)
+    v_star = 1.0 / (1.0 / v + h1 * h1 / (s * s))
+    m_star = v_star * (m / v + h1 * (ly - h0) / (s * s))
+    hurdle = log_phi(0.0, 1.0, (g0 + g1 * m_star) / xp.sqrt(1.0 + g1 * g1 * v_star))
+    return pos * (dens + hurdle) + (1.0 - pos) * zero

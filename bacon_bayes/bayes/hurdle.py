@@ -34,12 +34,16 @@ Gauss-Hermite quadrature.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, ClassVar
 
 import numpy as np
 from scipy import special
 
 from bacon_bayes.bayes.base import JudgeModel, fold_shape
+from bacon_bayes.bayes.closed_forms import hurdle_label_logp
+from bacon_bayes.bayes.label_density import hurdle_logp
+from bacon_bayes.bayes.nuts import JaxDensity
 from bacon_bayes.bayes.ordinal import CLIP
 from bacon_bayes.bayes.selection import prefers_sqrt
 from bacon_bayes.errors import ValidationError
@@ -49,21 +53,6 @@ __all__ = ["POSITIVE_SCALES", "HurdleJudgeModel", "hurdle_label_logp"]
 #: Scales of the hurdle's positive part: chosen from the training labels, log-normal or
 #: squared normal.
 POSITIVE_SCALES = ("auto", "log", "sqrt")
-
-
-def hurdle_label_logp(pos, ly, m, v, g0, g1, h0, h1, s, xp, log_phi):
-    """log p(label | judges): ``pos`` 1/0 for y > 0 / y = 0, ``ly`` = standardised
-    transformed y (log y, or sqrt y).
-
-    ``xp`` is numpy or pytensor.tensor; ``log_phi(mu, sigma, x)`` the normal log-CDF.
-    """
-    zero = log_phi(0.0, 1.0, -(g0 + g1 * m) / xp.sqrt(1.0 + g1 * g1 * v))
-    var = s * s + h1 * h1 * v
-    dens = -0.5 * (np.log(2 * np.pi) + xp.log(var) + (ly - h0 - h1 * m) ** 2 / var)
-    v_star = 1.0 / (1.0 / v + h1 * h1 / (s * s))
-    m_star = v_star * (m / v + h1 * (ly - h0) / (s * s))
-    hurdle = log_phi(0.0, 1.0, (g0 + g1 * m_star) / xp.sqrt(1.0 + g1 * g1 * v_star))
-    return pos * (dens + hurdle) + (1.0 - pos) * zero
 
 
 def gated_moments(m, v, g0, g1, order: int) -> list:
@@ -149,6 +138,13 @@ class HurdleJudgeModel(JudgeModel):
         yk = np.column_stack([pos.astype(float), ly])
         const = {"log_center": center, "log_scale": scale, "sqrt": float(sqrt)}
         return {"yk": yk, "w": train.astype(float)}, const
+
+    def _family_label_density(self) -> JaxDensity | None:
+        """Stage 2 in JAX (:func:`~bacon_bayes.bayes.label_density.hurdle_logp`), unless a
+        subclass changed the label link."""
+        if type(self)._label_logp is not HurdleJudgeModel._label_logp:
+            return None
+        return JaxDensity(functools.partial(hurdle_logp, pr=self.resolved_priors(), clip=CLIP))
 
     def _label_logp(self, pm, pt, m, v, yk, pr, folds=None, q=None, off=None):
         shape, col = fold_shape(folds)

@@ -6,7 +6,7 @@ on the log scale with the log-Jacobian added, everything else as is): the
 priors plus the collapsed judge likelihood of :func:`closed_forms.collapse_judges`
 (the same formula on judge-major arrays).
 nutpie samples it in place of the log density PyTensor translates to JAX
-(:func:`bacon_bayes.bayes.sampling.compile_sampler`, ``density=``); the PyMC model
+(:func:`bacon_bayes.bayes.nuts.compile_sampler`, ``density=``); the PyMC model
 still supplies the initial points, the stored variables and their dims, so the
 posterior is the same object either way. ``tests/bayes/test_judge_density.py``
 checks value and gradient against PyMC's at random points.
@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from bacon_bayes.bayes.closed_forms import LOG_2PI
-from bacon_bayes.bayes.sampling import GradDensity, JaxDensity, jax_numpy
+from bacon_bayes.bayes.nuts import GradDensity, JaxDensity, jax_numpy
 
 __all__ = [
     "judges_density",
@@ -112,7 +112,7 @@ def judges_logp(params: dict[str, Any], data: dict[str, Any], pr: dict[str, floa
 
 
 def judges_density(pr: dict[str, float]) -> JaxDensity:
-    """The judge stage's density for :func:`~bacon_bayes.bayes.sampling.compile_sampler`."""
+    """The judge stage's density for :func:`~bacon_bayes.bayes.nuts.compile_sampler`."""
     return JaxDensity(functools.partial(judges_logp, pr=pr), prepare_judges)
 
 

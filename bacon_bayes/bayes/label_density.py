@@ -10,7 +10,7 @@ with its log-Jacobian), from the same per-item formulas the PyMC models use
 ordinal interval probability in an equivalent form with fewer special functions,
 :func:`log_normal_interval`).
 nutpie samples it in place of PyTensor's JAX translation
-(:func:`~bacon_bayes.bayes.sampling.compile_sampler`, ``density=``); the PyMC model
+(:func:`~bacon_bayes.bayes.nuts.compile_sampler`, ``density=``); the PyMC model
 still gives the initial points, stored variables and dims.
 ``tests/bayes/test_label_density.py`` checks value and gradient against PyMC's at
 random points for each family, with and without judge weights.
@@ -18,14 +18,14 @@ random points for each family, with and without judge weights.
 
 from __future__ import annotations
 
-import functools
 from math import log, pi
 from typing import Any
 
 import numpy as np
 
+from bacon_bayes.bayes.closed_forms import hurdle_label_logp
 from bacon_bayes.bayes.judge_density import _normal
-from bacon_bayes.bayes.sampling import JaxDensity, jax_numpy
+from bacon_bayes.bayes.nuts import JaxDensity, jax_numpy
 
 __all__ = ["label_density"]
 
@@ -95,8 +95,6 @@ def hurdle_logp(params: dict, data: dict, pr: dict, clip: float) -> Any:
     """Stage 2 of the hurdle family (:meth:`HurdleJudgeModel._label_logp`, folds)."""
     from jax.scipy.special import erfc
 
-    from bacon_bayes.bayes.hurdle import hurdle_label_logp
-
     jnp = jax_numpy()
     names = ("zero_intercept", "zero_slope", "log_intercept", "log_slope")
     sds = ("zero_intercept_sd", "zero_slope_sd", "log_intercept_sd", "log_slope_sd")
@@ -142,25 +140,7 @@ def gaussian_logp(params: dict, data: dict, pr: dict) -> Any:
 def label_density(model: Any) -> JaxDensity | None:
     """The JAX log density of ``model``'s label stage (its stage-2 PyMC model), or None
     when its family's label link is not one written here (a subclass that changes the
-    link or the stage-2 model keeps PyTensor's translation)."""
-    from bacon_bayes.bayes.base import JudgeModel
-    from bacon_bayes.bayes.gaussian import GaussianJudgeModel
-    from bacon_bayes.bayes.hurdle import HurdleJudgeModel
-    from bacon_bayes.bayes.ordinal import CLIP, OUTER, OrdinalJudgeModel
-
-    cls = type(model)
-    fixed = ("_build_label_model", "_judge_offsets")
-    if any(getattr(cls, h) is not getattr(JudgeModel, h) for h in fixed):
-        return None
-    pr = model.resolved_priors()
-    known = {
-        OrdinalJudgeModel: functools.partial(ordinal_logp, pr=pr, outer=OUTER, clip=CLIP),
-        HurdleJudgeModel: functools.partial(hurdle_logp, pr=pr, clip=CLIP),
-        GaussianJudgeModel: functools.partial(gaussian_logp, pr=pr),
-    }
-    for family, logp in known.items():
-        if cls._label_logp is family._label_logp:
-            if family is OrdinalJudgeModel:
-                logp = functools.partial(logp, anchor=model._anchor())
-            return JaxDensity(logp)
-    return None
+    link or the stage-2 model keeps PyTensor's translation). Each family says which of
+    the log densities above is its own (``JudgeModel._label_density``), so this module
+    knows no family."""
+    return model._label_density()

@@ -9,6 +9,7 @@ Given the judges, ``z ~ N(m, v)`` (closed form), so
 
 from __future__ import annotations
 
+import functools
 from typing import Any, ClassVar
 
 import numpy as np
@@ -16,6 +17,8 @@ from scipy import special
 
 from bacon_bayes.bayes.base import JudgeModel, fold_shape
 from bacon_bayes.bayes.closed_forms import ordinal_probs
+from bacon_bayes.bayes.label_density import ordinal_logp
+from bacon_bayes.bayes.nuts import JaxDensity
 from bacon_bayes.errors import ValidationError
 
 __all__ = ["OrdinalJudgeModel", "anchored_ordered", "log_normal_interval"]
@@ -134,6 +137,21 @@ class OrdinalJudgeModel(JudgeModel):
         idx = np.zeros(y.shape[0], dtype="int64")
         idx[train] = np.searchsorted(self.levels_, y[train])
         return {"yk": idx, "w": train.astype(float)}, {"levels": self.levels_}
+
+    def _family_label_density(self) -> JaxDensity | None:
+        """Stage 2 in JAX (:func:`~bacon_bayes.bayes.label_density.ordinal_logp`), unless a
+        subclass changed the label link."""
+        if type(self)._label_logp is not OrdinalJudgeModel._label_logp:
+            return None
+        return JaxDensity(
+            functools.partial(
+                ordinal_logp,
+                pr=self.resolved_priors(),
+                outer=OUTER,
+                clip=CLIP,
+                anchor=self._anchor(),
+            )
+        )
 
     def _label_logp(self, pm, pt, m, v, yk, pr, folds=None, q=None, off=None):
         K = self.levels_.size

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bacon_bayes.bayes import GaussianJudgeModel, OrdinalJudgeModel
-from bacon_bayes.bayes.simulate import simulate_judges
+from bacon_bayes.simulation.judges import simulate_judges
 
 N_LABELED = 250
 VALIDATION = Path(__file__).resolve().parents[2] / "VALIDATION.md"

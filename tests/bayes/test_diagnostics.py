@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bacon_bayes.bayes.diagnostics import ConvergenceWarning, check_convergence
-from bacon_bayes.bayes.sampling import compile_sampler
+from bacon_bayes.bayes.nuts import compile_sampler
 
 
 def test_funnel_geometry_warns_with_advice():

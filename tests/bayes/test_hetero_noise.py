@@ -8,7 +8,7 @@ import pytest
 from bacon_bayes.bayes import GaussianJudgeModel
 from bacon_bayes.bayes.base import _fold_blocks
 from bacon_bayes.bayes.columns import ColumnSpec
-from bacon_bayes.bayes.simulate import simulate_judges
+from bacon_bayes.simulation.judges import simulate_judges
 
 LEVEL = 0.9
 

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from bacon_bayes.bayes import HurdleJudgeModel
-from bacon_bayes.bayes.simulate import simulate_judges
+from bacon_bayes.simulation.judges import simulate_judges
 
 
 @pytest.mark.slow

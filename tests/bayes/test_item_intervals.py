@@ -26,8 +26,8 @@ import pytest
 from bacon_bayes import Calibrator, EvalPool
 from bacon_bayes.bayes import GaussianJudgeModel, HurdleJudgeModel, OrdinalJudgeModel
 from bacon_bayes.bayes.columns import ColumnSpec
-from bacon_bayes.bayes.simulate import simulate_judges
 from bacon_bayes.features import build_features
+from bacon_bayes.simulation.judges import simulate_judges
 
 from .conftest import write_section
 

@@ -8,7 +8,7 @@ import pytest
 from bacon_bayes.bayes import OrdinalJudgeModel
 from bacon_bayes.bayes.columns import ColumnSpec
 from bacon_bayes.bayes.judge_density import judges_density, judges_grad_density
-from bacon_bayes.bayes.sampling import (
+from bacon_bayes.bayes.nuts import (
     flat_layout,
     grad_value_and_grad,
     jax_value_and_grad,
@@ -97,7 +97,7 @@ def test_cut_fit_samples_the_numba_density(monkeypatch):
     """Above ``NUMBA_JUDGE_SCORES`` the judge stage samples the numba version (here
     forced on small data): same variables, a converged posterior."""
     from bacon_bayes.bayes import base
-    from bacon_bayes.bayes.simulate import simulate_judges
+    from bacon_bayes.simulation.judges import simulate_judges
 
     monkeypatch.setattr(base, "NUMBA_JUDGE_SCORES", 0)
     sim = simulate_judges(300, 5, 2, seed=1, family="ordinal")  # 3 judges: divergent

@@ -10,7 +10,7 @@ from bacon_bayes.bayes import GaussianJudgeModel, HurdleJudgeModel
 from bacon_bayes.bayes.bias import judge_bias
 from bacon_bayes.bayes.columns import judge_basis
 from bacon_bayes.bayes.io import load_model, save_model
-from bacon_bayes.bayes.simulate import simulate_judges
+from bacon_bayes.simulation.judges import simulate_judges
 
 
 def test_judge_basis_is_the_principal_directions_first_component_last():

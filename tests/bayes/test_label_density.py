@@ -8,8 +8,8 @@ import pytest
 from bacon_bayes.bayes import GaussianJudgeModel, HurdleJudgeModel, OrdinalJudgeModel
 from bacon_bayes.bayes.base import _fold_blocks
 from bacon_bayes.bayes.label_density import label_density
-from bacon_bayes.bayes.sampling import flat_layout, jax_value_and_grad
-from bacon_bayes.bayes.simulate import simulate_judges
+from bacon_bayes.bayes.nuts import flat_layout, jax_value_and_grad
+from bacon_bayes.simulation.judges import simulate_judges
 
 pytest.importorskip("jax")
 

@@ -2,7 +2,7 @@
 
 The AEE estimator corrects the surrogate with out-of-fold residuals, so its pool-mean
 interval should hold at the nominal rate whatever the judge model gets wrong. Three
-fixed pools (drawn once, as in :mod:`bacon_bayes.simulate`), each with a model that
+fixed pools (drawn once, as in :mod:`bacon_bayes.simulation.regimes`), each with a model that
 does not match how the data were made:
 
 * ``nonlinear_bias``: Gaussian model; judges see the quality through a cubic, a
@@ -34,10 +34,10 @@ import pandas as pd
 import pytest
 
 from bacon_bayes import Calibrator, EvalPool
-from bacon_bayes import simulate as sim
 from bacon_bayes.bayes import GaussianJudgeModel, OrdinalJudgeModel
 from bacon_bayes.bayes.columns import ColumnSpec
 from bacon_bayes.features import build_features
+from bacon_bayes.simulation import regimes as sim
 
 from .conftest import write_section
 

@@ -18,10 +18,10 @@ from bacon_bayes import Calibrator, EvalPool
 from bacon_bayes.bayes import ColumnSpec, MultinomialJudgeModel
 from bacon_bayes.bayes.bias import judge_bias
 from bacon_bayes.bayes.multinomial import class_log_joint, confusion_from_logits, label_link
-from bacon_bayes.bayes.simulate_categorical import simulate_categorical
 from bacon_bayes.cli import main
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.features import build_features
+from bacon_bayes.simulation.categorical import simulate_categorical
 
 N, N_LABELED, N_CAT = 700, 250, 4
 JUDGES = ["j1", "j2", "j3", "j4", "c1"]

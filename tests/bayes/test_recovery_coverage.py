@@ -17,7 +17,7 @@ from scipy import stats
 
 from bacon_bayes.bayes import GaussianJudgeModel
 from bacon_bayes.bayes.bias import judge_bias
-from bacon_bayes.bayes.simulate import simulate_judges
+from bacon_bayes.simulation.judges import simulate_judges
 
 REPS, JUDGES, NOMINAL = 25, 4, 0.9
 

@@ -9,8 +9,8 @@ import pytest
 from bacon_bayes.bayes import GaussianJudgeModel, HurdleJudgeModel
 from bacon_bayes.bayes.io import load_model, save_model
 from bacon_bayes.bayes.selection import consensus, prefers_judge_weights, prefers_sqrt
-from bacon_bayes.bayes.simulate import simulate_judges
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.simulation.judges import simulate_judges
 
 N = 1500
 BETA = np.array([0.5, 0.3, 0.1])

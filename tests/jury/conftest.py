@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from bacon_bayes.judges import JudgeSpec, RetryPolicy
-from bacon_bayes.judges.fake_server import FakeChatServer
+from bacon_bayes.testing.fake_server import FakeChatServer
 
 #: Short backoff so retry tests take milliseconds.
 FAST_RETRY = RetryPolicy(max_attempts=4, base_delay=0.01, max_delay=0.05)

@@ -14,8 +14,8 @@ import pytest
 
 from bacon_bayes.cli import main
 from bacon_bayes.judges import CallCache, JudgeSpec, load_template
-from bacon_bayes.judges.fake_server import Reply, Status, numeric_reply
 from bacon_bayes.judges.runner import plan_calls
+from bacon_bayes.testing.fake_server import Reply, Status, numeric_reply
 from tests.jury.conftest import essays
 
 # the installed `bacon` console script next to this interpreter, else the same entry point

@@ -12,7 +12,7 @@ import pytest
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.judges import COLUMNS, CallCache, RetryPolicy, load_template, plan_jury, run_jury
-from bacon_bayes.judges.fake_server import (
+from bacon_bayes.testing.fake_server import (
     Drop,
     Hang,
     Raw,

@@ -11,9 +11,9 @@ import pytest
 from bacon_bayes.embed import embed_items
 from bacon_bayes.features import build_features
 from bacon_bayes.judges import load_template, run_jury
-from bacon_bayes.judges.fake_server import Reply, Status, numeric_reply
 from bacon_bayes.judges.output import write_table
 from bacon_bayes.pool import EvalPool
+from bacon_bayes.testing.fake_server import Reply, Status, numeric_reply
 from tests.jury.conftest import FAST_RETRY, judge
 
 

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from bacon_bayes.judges.fake_server import token_logprobs
 from bacon_bayes.judges.uncertainty import level_distribution, token_uncertainty
+from bacon_bayes.testing.fake_server import token_logprobs
 
 
 def test_entropy_renormalises_top_k_and_perplexity_is_exp_mean_nll():

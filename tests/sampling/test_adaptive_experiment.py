@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from bacon_bayes.estimate import aee_mean
-from bacon_bayes.experiments.adaptive import (
+from bacon_bayes.sampling import adaptive, combine_waves, cross_fitted_sd, uniform
+from benchmarks.adaptive_experiment import (
     METHODS,
     PosteriorVariance,
     adaptive_designs,
@@ -18,7 +19,6 @@ from bacon_bayes.experiments.adaptive import (
     summarise,
     summeval_environment,
 )
-from bacon_bayes.sampling import adaptive, combine_waves, cross_fitted_sd, uniform
 
 
 def coverage_band(trials: int, level: float = 0.95, z: float = 3.0) -> tuple[float, float]:

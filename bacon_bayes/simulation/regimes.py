@@ -21,6 +21,7 @@ from scipy.special import ndtr
 
 from bacon_bayes import estimate as est
 from bacon_bayes.crossfit import make_folds
+from bacon_bayes.estimate.core import _t_crit as t_crit
 
 N_ITEMS = 2000
 N_LABELED = 200
@@ -284,7 +285,7 @@ def study(
                     mask=mask,
                     power_tuning=power_tuning and method == "aee",
                 )
-                half = est._t_crit(alpha, n) * np.sqrt(var)
+                half = t_crit(alpha, n) * np.sqrt(var)
                 out.append(
                     _summary(
                         regime.name, "mean", method, alpha, theta, theta - half, theta + half, truth
@@ -310,7 +311,7 @@ def _quantile_cov(regime, mask, pi, f, sd, alpha) -> Coverage:
         for r in range(reps):
             phi = ndtr((t[None, :] + 0.5 - f[r][:, None]) / sd[r][:, None])
             F, se, n = est.aee_cdf(np.where(mask[r], y, np.nan), phi, t, pi=pi[r])
-            h = float(est._t_crit(alpha, n)) * se[0]
+            h = float(t_crit(alpha, n)) * se[0]
             ests.append(F[0])
             los.append(F[0] - h)
             his.append(F[0] + h)

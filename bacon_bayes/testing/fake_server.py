@@ -332,7 +332,7 @@ class ServerProcess:
         import subprocess
         import sys
 
-        code = "from bacon_bayes.judges.fake_server import serve_stdio; serve_stdio()"
+        code = "from bacon_bayes.testing.fake_server import serve_stdio; serve_stdio()"
         self._proc = subprocess.Popen(
             [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )

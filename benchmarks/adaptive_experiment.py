@@ -39,7 +39,7 @@ only, with a total expected budget ``eta * N``:
 Pilot items' own probabilities come from designs fitted without their fold of
 the pilot (see :mod:`bacon_bayes.sampling.two_stage`).
 
-Run ``python -m bacon_bayes.experiments.adaptive --help``.
+Run ``python -m benchmarks.adaptive_experiment --help``.
 """
 
 from __future__ import annotations
@@ -515,7 +515,7 @@ def _markdown(results: pd.DataFrame) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the sweeps and write the table, CSV and PNG plots to ``--out``."""
-    p = argparse.ArgumentParser(prog="python -m bacon_bayes.experiments.adaptive")
+    p = argparse.ArgumentParser(prog="python -m benchmarks.adaptive_experiment")
     p.add_argument("--data", type=Path, help="summeval_llm_judges_wide.csv.gz (default: found)")
     p.add_argument("--out", type=Path, default=Path("docs/experiments/adaptive_sampling"))
     p.add_argument("--trials", type=int, default=400)

@@ -1,0 +1,78 @@
+"""Augmented estimating-equation (AEE) estimators as flat functions on arrays.
+
+Notation: ``N`` items in the pool, ``S_i`` = 1 when item ``i`` carries a human
+label ``y_i``, ``pi_i`` its inclusion probability, ``f_i`` the cross-fitted
+surrogate (out-of-fold for labeled items, the fold-average model for the rest;
+see :mod:`bacon_bayes.crossfit`).
+
+Mean (power-tuned, Hajek form, the default)::
+
+    theta = lambda * mean_i f_i + sum_S w_i (y_i - lambda f_i) / sum_S w_i,   w_i = 1 / pi_i
+
+With equal ``pi_i = n / N`` this is exactly the finite-population regression
+estimator ``(sum_S y_i + sum_U f_i + (N - n)/n * sum_S r_i) / N``. The
+Horvitz-Thompson form replaces the normalised correction by
+``sum_S w_i (y_i - lambda f_i) / N``.
+
+Variance: design-based (the target is the pool itself, its labels fixed), the
+linearised Poisson-sampling sandwich ``sum_S (1 - pi_i) / pi_i^2 r_i^2 / N^2``
+with ``r_i`` the residual centred at its weighted mean for the Hajek form and a
+degrees-of-freedom factor ``n / (n - 1)``. The factor ``1 - pi_i`` is the
+finite-population correction; ``target="superpopulation"`` drops it and adds
+the sampling variance of the pool itself (``s_y^2 / N``).
+
+Power tuning: ``lambda`` minimises the estimated variance above in closed
+form (a weighted regression slope of ``y`` on ``f``); ``lambda = 0`` is the
+classical estimator and ``lambda = 1`` plain AEE, so tuning can only lower the
+estimated variance. ``lambda`` is not clipped: a surrogate that runs opposite
+to the label gets a negative weight instead of being thrown away.
+
+Intervals use Student-t critical values with ``n - 1`` degrees of freedom; group
+means (a few dozen labels per group) use a studentised bootstrap within groups
+by default (:func:`bootstrap_t_critical_values`).
+
+Every function accepts NaN in ``y`` for unlabeled items (``labeled`` then
+defaults to ``~isnan(y)``).
+
+Modules: :mod:`.core` (the shared pieces), :mod:`.mean`, :mod:`.quantile`,
+:mod:`.groups` (group means, differences, ranks) and :mod:`.critical` (simultaneous
+critical values, the studentised bootstrap).
+"""
+
+from __future__ import annotations
+
+from bacon_bayes.estimate.core import Target, mean_core
+from bacon_bayes.estimate.critical import bootstrap_t_critical_values, simultaneous_critical_value
+from bacon_bayes.estimate.groups import (
+    MIN_BOOTSTRAP_LABELS,
+    aee_group_means,
+    classical_group_means,
+    compare,
+    naive_group_means,
+    rank_intervals,
+)
+from bacon_bayes.estimate.mean import aee_mean, classical_mean, naive_mean
+from bacon_bayes.estimate.quantile import aee_cdf, aee_quantile, classical_quantile, naive_quantile
+from bacon_bayes.results import Estimate, EstimateTable
+
+__all__ = [
+    "MIN_BOOTSTRAP_LABELS",
+    "Estimate",
+    "EstimateTable",
+    "Target",
+    "aee_cdf",
+    "aee_group_means",
+    "aee_mean",
+    "aee_quantile",
+    "bootstrap_t_critical_values",
+    "classical_group_means",
+    "classical_mean",
+    "classical_quantile",
+    "compare",
+    "mean_core",
+    "naive_group_means",
+    "naive_mean",
+    "naive_quantile",
+    "rank_intervals",
+    "simultaneous_critical_value",
+]

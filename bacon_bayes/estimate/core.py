@@ -1,0 +1,230 @@
+"""Shared pieces of the estimating-equation estimators: the AEE mean on arrays
+(point estimate, variance with the finite-population correction, power tuning), input
+checks, design probabilities conditioned on realised domain sizes, Student-t critical
+values and the :class:`~bacon_bayes.results.Estimate` they end in (formulas: the
+docstring of :mod:`bacon_bayes.estimate`)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from scipy import stats
+
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.results import Estimate
+
+Target = Literal["pool", "superpopulation"]
+
+
+def mean_core(
+    y_lab: np.ndarray,
+    f_lab: np.ndarray,
+    pi_lab: np.ndarray,
+    f_sum: np.ndarray | float,
+    n_items: int,
+    *,
+    mask: np.ndarray | None = None,
+    power_tuning: bool = True,
+    hajek: bool = True,
+    target: Target = "pool",
+    lam: np.ndarray | float | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """AEE mean on the labeled items' arrays, vectorised over leading axes.
+
+    Parameters
+    ----------
+    y_lab, f_lab, pi_lab : ndarray, shape (..., n)
+        Labels, surrogates and inclusion probabilities of labeled items (or of all
+        items, with ``mask`` marking the labeled ones).
+    f_sum : ndarray or float, shape (...)
+        Sum of the surrogate over all ``n_items`` items of the pool.
+    n_items : int
+        Pool size ``N``.
+    mask : ndarray of bool, optional
+        Which entries of the ``*_lab`` arrays are labeled (default: all).
+    lam : float, optional
+        A fixed surrogate weight (overrides ``power_tuning``).
+
+    Returns
+    -------
+    theta, var, lam, n : ndarray, shape (...)
+    """
+    if mask is None:
+        w = 1.0 / pi_lab
+        ys, fs = y_lab, f_lab
+        n = np.full(np.shape(y_lab)[:-1], np.shape(y_lab)[-1], dtype=float)
+    else:
+        w = np.where(mask, 1.0 / pi_lab, 0.0)
+        ys = np.where(mask, y_lab, 0.0)
+        fs = np.where(mask, f_lab, 0.0)
+        n = mask.sum(axis=-1).astype(float)
+    c = w * w * (1.0 - pi_lab) if target == "pool" else w * w
+    if mask is not None:
+        c = np.where(mask, c, 0.0)
+    if hajek:
+        wsum = w.sum(axis=-1)
+        ybar = (w * ys).sum(axis=-1) / wsum
+        fbar = (w * fs).sum(axis=-1) / wsum
+        yc = ys - ybar[..., None]
+        fc = fs - fbar[..., None]
+    else:
+        yc, fc = ys, fs
+    if lam is not None:
+        lam = np.broadcast_to(np.asarray(lam, dtype=float), np.shape(n))
+    elif power_tuning:
+        den = (c * fc * fc).sum(axis=-1)
+        num = (c * yc * fc).sum(axis=-1)
+        safe = den > 1e-300 * np.maximum(1.0, (c * yc * yc).sum(axis=-1))
+        lam = np.where(safe, num / np.where(safe, den, 1.0), 1.0)
+    else:
+        lam = np.ones(np.shape(n))
+    resid = yc - lam[..., None] * fc
+    if mask is not None:
+        resid = np.where(mask, resid, 0.0)
+    var = (c * resid * resid).sum(axis=-1) / float(n_items) ** 2
+    if hajek:
+        theta = lam * np.asarray(f_sum) / n_items + ybar - lam * fbar
+        var = var * n / np.maximum(n - 1.0, 1.0)
+    else:
+        theta = (lam * np.asarray(f_sum) + (w * (ys - lam[..., None] * fs)).sum(axis=-1)) / n_items
+    if target == "superpopulation":
+        wsum = w.sum(axis=-1)
+        ym = (w * ys).sum(axis=-1) / wsum
+        dev = ys - ym[..., None]
+        if mask is not None:
+            dev = np.where(mask, dev, 0.0)
+        s2y = (w * dev * dev).sum(axis=-1) / wsum
+        var = var + s2y / n_items
+    return theta, var, lam, n
+
+
+def _t_crit(alpha: float, n: np.ndarray | float) -> np.ndarray:
+    df = np.maximum(np.asarray(n, dtype=float) - 1.0, 1.0)
+    return stats.t.ppf(1.0 - alpha / 2.0, df)
+
+
+def _check_alpha(alpha: float) -> None:
+    if not 0.0 < alpha < 1.0:
+        raise ValidationError(f"alpha={alpha!r} must lie strictly between 0 and 1 (e.g. 0.05).")
+
+
+def _prepare(
+    y: np.ndarray,
+    f: np.ndarray | None,
+    labeled: np.ndarray | None,
+    pi: np.ndarray | float | None,
+    hajek: bool = False,
+    domains: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Validate 1-D inputs; return (index of labeled items, y, pi over labeled, N).
+
+    With ``hajek``, the labeled items' probabilities are conditioned on the realised
+    sample size of each domain (``domains``: a code per item; default one domain).
+    """
+    y = np.asarray(y, dtype=float)
+    if y.ndim != 1:
+        raise ValidationError(f"y must be 1-D (one entry per item); got shape {y.shape}.")
+    n_items = y.shape[0]
+    if f is not None and np.shape(f)[0] != n_items:
+        raise ValidationError(
+            f"predictions have {np.shape(f)[0]} entries but y has {n_items}; "
+            "pass one prediction per item of the pool."
+        )
+    if labeled is None:
+        idx = np.flatnonzero(~np.isnan(y))
+    else:
+        labeled = np.asarray(labeled, dtype=bool)
+        if labeled.shape != y.shape:
+            raise ValidationError("labeled must be a boolean mask with one entry per item.")
+        idx = np.flatnonzero(labeled)
+    y_lab = y[idx]
+    bad = ~np.isfinite(y_lab)
+    if bad.any():
+        raise ValidationError(
+            f"label of item {int(idx[np.argmax(bad)])} is marked labeled but is not finite; "
+            "set it to a number or mark the item unlabeled."
+        )
+    if idx.size < 2:
+        raise ValidationError(
+            f"{idx.size} labeled item(s); at least 2 are needed for a variance. Label more items."
+        )
+    if pi is None:
+        pi_all = None
+        pi_lab = np.full(idx.size, idx.size / n_items)
+    elif np.ndim(pi) == 0:
+        pi_all = np.full(n_items, float(pi))
+        pi_lab = pi_all[idx]
+    else:
+        pi_all = np.asarray(pi, dtype=float)
+        if pi_all.shape != y.shape:
+            raise ValidationError("pi must be a scalar or hold one inclusion probability per item.")
+        pi_lab = pi_all[idx]
+    badp = ~((pi_lab > 0) & (pi_lab <= 1))
+    if badp.any():
+        k = int(np.argmax(badp))
+        raise ValidationError(
+            f"inclusion probability of labeled item {int(idx[k])} is {float(pi_lab[k])!r}; "
+            "it must lie in (0, 1]. Record the probability the design used for that item."
+        )
+    if hajek:
+        pi_lab = _conditional_pi(pi_all, pi_lab, idx, n_items, domains)
+    return idx, y_lab, pi_lab, n_items
+
+
+def _conditional_pi(
+    pi_all: np.ndarray | None,
+    pi_lab: np.ndarray,
+    idx: np.ndarray,
+    n_items: int,
+    domains: np.ndarray | None,
+) -> np.ndarray:
+    """Inclusion probabilities conditioned on the realised sample size of each domain.
+
+    The Hajek estimator of a domain mean is, given the number ``n_d`` of labels
+    that fell in the domain, a ratio estimator whose variance follows from the
+    design rescaled so that its probabilities sum to ``n_d`` over the domain
+    (``n_d / N_d`` for equal probabilities). Without this a group that got fewer
+    labels than expected would be given too small a variance. Probabilities
+    unknown for some unlabeled items (NaN) are left as recorded.
+    """
+    codes = np.zeros(n_items, dtype=np.intp) if domains is None else domains
+    n_dom = int(codes.max()) + 1
+    sizes: np.ndarray = np.bincount(codes, minlength=n_dom).astype(float)
+    n_lab = np.bincount(codes[idx], minlength=n_dom).astype(float)
+    expected: np.ndarray
+    if pi_all is None:
+        expected = sizes * idx.size / n_items
+    elif np.isfinite(pi_all).all():
+        expected = np.bincount(codes, weights=pi_all, minlength=n_dom)
+    else:
+        return pi_lab
+    scale = n_lab / np.maximum(expected, 1e-300)
+    return np.minimum(pi_lab * scale[codes[idx]], 1.0)
+
+
+def _estimate(
+    estimand: str,
+    method: str,
+    theta: float,
+    var: float,
+    n: int,
+    n_items: int,
+    alpha: float,
+    n_labeled: int | None = None,
+    **details: object,
+) -> Estimate:
+    se = float(np.sqrt(max(var, 0.0)))
+    crit = float(_t_crit(alpha, n))
+    return Estimate(
+        estimand=estimand,
+        method=method,
+        estimate=float(theta),
+        se=se,
+        ci_low=float(theta - crit * se),
+        ci_high=float(theta + crit * se),
+        n_labeled=int(n) if n_labeled is None else n_labeled,
+        n_items=int(n_items),
+        alpha=alpha,
+        details={"df": int(n) - 1, **details},
+    )

@@ -1,0 +1,146 @@
+"""Critical values of simultaneous intervals: max-|t| over a joint normal (or
+Student-t rows), Bonferroni, and the studentised bootstrap within domains."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+from scipy import stats
+
+from bacon_bayes.errors import ValidationError
+
+
+def simultaneous_critical_value(
+    corr: np.ndarray,
+    alpha: float,
+    method: str = "maxt",
+    df: np.ndarray | None = None,
+    draws: int = 100_000,
+    seed: int = 20261122,
+) -> np.ndarray:
+    """Critical values ``c_k`` so that all ``|T_k| <= c_k`` hold jointly with ``1 - alpha``.
+
+    ``method="maxt"`` finds ``c`` with ``P(max_k |Z_k| <= c) = 1 - alpha`` for
+    ``Z ~ N(0, corr)`` (seeded simulation, so deterministic); ``"bonferroni"``
+    uses level ``alpha / m``; ``"none"`` is pointwise. With degrees of freedom
+    ``df`` (one per row), each row's critical value is the Student-t quantile at
+    the same pointwise level, which keeps small groups honest.
+    """
+    m = corr.shape[0]
+    if method not in ("maxt", "bonferroni", "none"):
+        raise ValidationError(
+            f"simultaneous={method!r} is not known; use 'maxt', 'bonferroni' or 'none'."
+        )
+    if method == "none" or m == 1:
+        level = alpha
+    elif method == "bonferroni":
+        level = alpha / m
+    elif np.allclose(corr, np.eye(m), atol=1e-10):
+        # independent components (disjoint groups): the max-|Z| level is exact (Sidak)
+        level = 1.0 - (1.0 - alpha) ** (1.0 / m)
+    else:
+        # eigen-decomposition tolerates singular correlations (e.g. of differences)
+        vals, vecs = np.linalg.eigh(corr)
+        root = vecs * np.sqrt(np.clip(vals, 0.0, None))
+        z = np.abs(_base_normals(draws, m, seed) @ root.T).max(axis=1)
+        c = float(np.quantile(z, 1 - alpha))
+        level = float(2.0 * stats.norm.sf(c))
+    if df is None:
+        return np.full(m, stats.norm.isf(level / 2.0))
+    return stats.t.isf(level / 2.0, np.maximum(np.asarray(df, dtype=float), 1.0))
+
+
+@lru_cache(maxsize=16)
+def _base_normals(draws: int, m: int, seed: int) -> np.ndarray:
+    """Seeded standard normal draws, generated once per shape and reused (read-only)."""
+    z = np.random.default_rng(seed).standard_normal((draws, m))
+    z.setflags(write=False)
+    return z
+
+
+def bootstrap_t_critical_values(
+    resid: np.ndarray,
+    weight: np.ndarray,
+    codes: np.ndarray,
+    alpha: float,
+    method: str = "maxt",
+    *,
+    hajek: bool = True,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> np.ndarray:
+    """Critical values for disjoint domain means from a studentised bootstrap.
+
+    Each domain's labeled items (residuals ``resid = y - lambda f`` with design
+    weights ``weight = 1 / pi``) are resampled with replacement within the domain,
+    ``n_boot`` times, and the weighted mean of the resample is studentised by its
+    own standard error: ``T*_g = (mean* - mean) / se*``. ``method="maxt"``
+    returns the ``1 - alpha`` quantile of ``max_g |T*_g|`` for every domain
+    (joint coverage of all domains, as Westfall-Young / Romano-Wolf max-T);
+    ``"bonferroni"`` and ``"none"`` the per-domain quantiles of ``|T*_g|`` at
+    ``1 - alpha / m`` and ``1 - alpha``.
+
+    The t approximation behind the analytic intervals is short for domains with
+    a few dozen skewed or unequally weighted labels (measured: simultaneous
+    coverage 0.85 at nominal 0.90); the bootstrap learns the studentised
+    statistic's real tails from the data. Only the shape comes from the
+    bootstrap: the interval is ``estimate +- c_g * se_g`` with the design-based
+    ``se_g`` (finite-population correction included), because a with-replacement
+    resample knows nothing of the correction. Seeded, hence deterministic.
+    """
+    m = int(codes.max()) + 1
+    order = np.argsort(codes, kind="stable")
+    g = codes[order]
+    size = np.bincount(g, minlength=m)
+    if np.any(size < 2):
+        raise ValidationError(
+            f"domain code {int(np.argmax(size < 2))} has {int(size.min())} labeled item(s); "
+            "every domain 0..m-1 needs at least 2 for a bootstrap."
+        )
+    start = np.concatenate([[0], np.cumsum(size)[:-1]])
+    w = weight[order]
+    if hajek:
+        centre = np.bincount(g, weights=w * resid[order], minlength=m) / np.bincount(
+            g, weights=w, minlength=m
+        )
+        # centred residuals: the resample's mean is then its deviation from the estimate
+        u = resid[order] - centre[g]
+    else:
+        wu = w * resid[order]
+        u = wu - (np.bincount(g, weights=wu, minlength=m) / size)[g]
+    n = size.astype(float)
+    rng = np.random.default_rng(seed)
+    abs_t = np.empty((n_boot, m))
+    step = max(1, int(4_000_000 // max(g.size, 1)))
+    for lo in range(0, n_boot, step):
+        hi = min(lo + step, n_boot)
+        # resample within each group, all groups at once (group sizes kept)
+        pick = start[g] + (rng.random((hi - lo, g.size)) * size[g]).astype(np.intp)
+        us = u[pick]
+        if hajek:
+            ws = w[pick]
+            s_w = np.add.reduceat(ws, start, axis=1)
+            wu_s = ws * us
+            mean = np.add.reduceat(wu_s, start, axis=1) / s_w
+            # sum w^2 (u - mean)^2 from sums of w^2 u^2, w^2 u and w^2
+            ss = (
+                np.add.reduceat(wu_s * wu_s, start, axis=1)
+                - 2.0 * mean * np.add.reduceat(wu_s * ws, start, axis=1)
+                + mean * mean * np.add.reduceat(ws * ws, start, axis=1)
+            )
+            var = np.maximum(ss, 0.0) / (s_w * s_w)
+        else:
+            mean = np.add.reduceat(us, start, axis=1) / n
+            var = np.maximum(np.add.reduceat(us * us, start, axis=1) / n - mean * mean, 0.0) / n
+        se = np.sqrt(var * n / np.maximum(n - 1.0, 1.0))
+        diff = np.abs(mean)
+        # a resample of one repeated item has se 0: |T| is infinite unless it hits
+        # the estimate exactly
+        with np.errstate(divide="ignore", invalid="ignore"):
+            abs_t[lo:hi] = np.where(se > 0, diff / se, np.where(diff > 1e-12, np.inf, 0.0))
+    # "higher": no interpolation towards an infinite draw
+    if method == "maxt" and m > 1:
+        return np.full(m, np.quantile(abs_t.max(axis=1), 1.0 - alpha, method="higher"))
+    level = 1.0 - (alpha / m if method == "bonferroni" else alpha)
+    return np.quantile(abs_t, level, axis=0, method="higher")

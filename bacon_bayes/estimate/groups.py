@@ -1,0 +1,267 @@
+"""Group means with one joint covariance and simultaneous intervals, pairwise
+differences and rank intervals."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Literal
+
+import numpy as np
+
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate.core import Target, _check_alpha, _prepare, mean_core
+from bacon_bayes.estimate.critical import bootstrap_t_critical_values, simultaneous_critical_value
+from bacon_bayes.results import EstimateTable
+
+#: Fewest labels per group for bootstrap critical values (below: Student-t).
+MIN_BOOTSTRAP_LABELS = 10
+
+
+def _corr(cov: np.ndarray) -> np.ndarray:
+    sd = np.sqrt(np.clip(np.diag(cov), 1e-300, None))
+    return cov / np.outer(sd, sd)
+
+
+def _table(
+    estimand: str,
+    method: str,
+    names: Sequence[str] | np.ndarray,
+    est: np.ndarray,
+    cov: np.ndarray,
+    n_lab: np.ndarray,
+    n_items: np.ndarray,
+    alpha: float,
+    simultaneous: str,
+    crit: np.ndarray | None = None,
+    **details: object,
+) -> EstimateTable:
+    se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    n_lab = np.asarray(n_lab)
+    if crit is None:
+        df = None if np.all(n_lab == 0) else np.maximum(n_lab - 1, 1)
+        crit = simultaneous_critical_value(_corr(cov), alpha, simultaneous, df)
+    return EstimateTable(
+        estimand=estimand,
+        method=method,
+        names=tuple(str(n) for n in names),
+        estimate=est,
+        se=se,
+        ci_low=est - crit * se,
+        ci_high=est + crit * se,
+        cov=cov,
+        n_labeled=np.asarray(n_lab, dtype=int),
+        n_items=np.asarray(n_items, dtype=int),
+        alpha=alpha,
+        simultaneous=simultaneous,
+        critical_value=crit,
+        details=dict(details),
+    )
+
+
+def _group_codes(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    names, codes = np.unique(np.asarray(groups).astype(str), return_inverse=True)
+    return names, codes
+
+
+def aee_group_means(
+    y: np.ndarray,
+    f: np.ndarray,
+    groups: np.ndarray,
+    labeled: np.ndarray | None = None,
+    pi: np.ndarray | float | None = None,
+    *,
+    alpha: float = 0.05,
+    simultaneous: str = "maxt",
+    power_tuning: bool = True,
+    hajek: bool = True,
+    target: Target = "pool",
+    interval: Literal["bootstrap", "t"] = "bootstrap",
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> EstimateTable:
+    """Per-group AEE means with one joint covariance and simultaneous intervals.
+
+    Each group's estimate is the AEE mean over its own items; the power-tuning
+    weight is shared, tuned once on all labels.
+    The joint covariance comes from the per-item linearisation: for labeled item
+    ``i`` and group ``g`` the influence is ``1{i in g} w_i r_ig / N_g``, and
+    ``Cov = sum_i (1 - pi_i) d_i d_i'``: zero between disjoint groups under Poisson
+    sampling, so it is diagonal with each group's variance from :func:`mean_core`.
+
+    ``interval="bootstrap"`` (default) takes the critical values from a seeded
+    studentised bootstrap within groups (:func:`bootstrap_t_critical_values`);
+    it needs at least ``MIN_BOOTSTRAP_LABELS`` labels in every group and falls
+    back to ``"t"`` (Student-t with ``n_g - 1`` df, max-|t| over the joint normal)
+    otherwise; ``details["interval"]`` records which one was used.
+    """
+    _check_alpha(alpha)
+    if interval not in ("bootstrap", "t"):
+        raise ValidationError(f"interval={interval!r} is not known; use 'bootstrap' or 't'.")
+    names, codes = _group_codes(groups)
+    idx, y_lab, pi_lab, n_items = _prepare(y, f, labeled, pi, hajek, codes)
+    f = np.asarray(f, dtype=float)
+    g_lab = codes[idx]
+    m = names.size
+    est = np.empty(m)
+    n_lab = np.zeros(m, dtype=int)
+    n_g = np.bincount(codes, minlength=m)
+    var = np.empty(m)
+    # one surrogate weight for all groups, tuned on all labels: per-group tuning on a
+    # handful of labels would overfit and understate the variance
+    _, _, lam_all, _ = mean_core(
+        y_lab,
+        f[idx],
+        pi_lab,
+        float(f.sum()),
+        n_items,
+        power_tuning=power_tuning,
+        hajek=hajek,
+        target=target,
+    )
+    for g in range(m):
+        sel = g_lab == g
+        n_lab[g] = int(sel.sum())
+        if n_lab[g] < 2:
+            raise ValidationError(
+                f"group {str(names[g])!r} has {n_lab[g]} labeled item(s); each group needs at "
+                "least 2 for a variance. Label more items in that group or merge groups."
+            )
+        theta, var_g, _, _ = mean_core(
+            y_lab[sel],
+            f[idx][sel],
+            pi_lab[sel],
+            float(f[codes == g].sum()),
+            int(n_g[g]),
+            hajek=hajek,
+            target=target,
+            lam=lam_all,
+        )
+        est[g], var[g] = theta, var_g
+    # groups are disjoint: under Poisson sampling their estimates are uncorrelated, and
+    # each one's variance is the mean's (its labeled items' linearised influence)
+    cov = np.diag(var)
+    crit = None
+    used = "t"
+    if interval == "bootstrap" and n_lab.min() >= MIN_BOOTSTRAP_LABELS:
+        used = "bootstrap"
+        resid = y_lab - lam_all * f[idx]
+        crit = bootstrap_t_critical_values(
+            resid, 1.0 / pi_lab, g_lab, alpha, simultaneous, hajek=hajek, n_boot=n_boot, seed=seed
+        )
+    return _table(
+        "mean",
+        "aee",
+        names,
+        est,
+        cov,
+        n_lab,
+        n_g,
+        alpha,
+        simultaneous,
+        crit,
+        power_lambda=float(lam_all),
+        target=target,
+        interval=used,
+    )
+
+
+def classical_group_means(
+    y: np.ndarray,
+    groups: np.ndarray,
+    labeled: np.ndarray | None = None,
+    pi: np.ndarray | float | None = None,
+    *,
+    alpha: float = 0.05,
+    simultaneous: str = "maxt",
+    hajek: bool = True,
+    target: Target = "pool",
+    interval: Literal["bootstrap", "t"] = "bootstrap",
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> EstimateTable:
+    """Per-group means from the human labels alone, with the same joint machinery."""
+    table = aee_group_means(
+        y,
+        np.zeros(np.shape(y)[0]),
+        groups,
+        labeled,
+        pi,
+        alpha=alpha,
+        simultaneous=simultaneous,
+        power_tuning=False,
+        hajek=hajek,
+        target=target,
+        interval=interval,
+        n_boot=n_boot,
+        seed=seed,
+    )
+    return replace(table, method="classical")
+
+
+def naive_group_means(
+    judge_avg: np.ndarray, groups: np.ndarray, *, alpha: float = 0.05, simultaneous: str = "maxt"
+) -> EstimateTable:
+    """Per-group means of the raw judge average (no human labels)."""
+    a = np.asarray(judge_avg, dtype=float)
+    names, codes = _group_codes(groups)
+    m = names.size
+    n_g = np.bincount(codes, minlength=m)
+    est = np.bincount(codes, weights=a, minlength=m) / n_g
+    dev = a - est[codes]
+    var = np.bincount(codes, weights=dev * dev, minlength=m) / np.maximum(n_g - 1, 1) / n_g
+    table = _table("mean", "naive", names, est, np.diag(var), n_g, n_g, alpha, simultaneous)
+    return replace(table, n_labeled=np.zeros(m, dtype=int))
+
+
+def compare(table: EstimateTable, *, simultaneous: str | None = None) -> EstimateTable:
+    """All pairwise differences ``a - b`` (for ``a`` before ``b``) with joint intervals."""
+    m = len(table)
+    pairs = [(a, b) for a in range(m) for b in range(a + 1, m)]
+    if not pairs:
+        raise ValidationError("comparisons need at least two groups.")
+    contrast = np.zeros((len(pairs), m))
+    for k, (a, b) in enumerate(pairs):
+        contrast[k, a], contrast[k, b] = 1.0, -1.0
+    names = [f"{table.names[a]} - {table.names[b]}" for a, b in pairs]
+    n_lab = np.array([min(table.n_labeled[a], table.n_labeled[b]) for a, b in pairs])
+    n_it = np.array([table.n_items[a] + table.n_items[b] for a, b in pairs])
+    return _table(
+        "difference",
+        table.method,
+        names,
+        contrast @ table.estimate,
+        contrast @ table.cov @ contrast.T,
+        n_lab,
+        n_it,
+        table.alpha,
+        simultaneous or table.simultaneous,
+        pairs=[[table.names[a], table.names[b]] for a, b in pairs],
+    )
+
+
+def rank_intervals(table: EstimateTable, *, descending: bool = True) -> dict[str, np.ndarray]:
+    """Ranks of the groups with simultaneous rank intervals.
+
+    Group ``g``'s rank interval runs from ``1 + #{h: h surely above g}`` to
+    ``m - #{h: h surely below g}``, where "surely" uses the simultaneous
+    intervals of all pairwise differences; the intervals for all groups then
+    hold jointly with at least the difference intervals' confidence.
+    """
+    diffs = compare(table)
+    m = len(table)
+    above = np.zeros((m, m), dtype=bool)  # above[a, b]: a surely larger than b
+    for k, (a, b) in enumerate(diffs.details["pairs"]):
+        ia, ib = table.names.index(a), table.names.index(b)
+        if diffs.ci_low[k] > 0:
+            above[ia, ib] = True
+        elif diffs.ci_high[k] < 0:
+            above[ib, ia] = True
+    if not descending:
+        above = above.T
+    order = np.argsort(-table.estimate if descending else table.estimate, kind="stable")
+    rank = np.empty(m, dtype=int)
+    rank[order] = np.arange(1, m + 1)
+    lower = 1 + above.sum(axis=0)  # groups surely better than g
+    upper = m - above.sum(axis=1)  # groups surely worse than g
+    return {"rank": rank, "rank_low": lower, "rank_high": upper}

@@ -1,0 +1,99 @@
+"""The pool mean: AEE (power-tuned, Hajek or Horvitz-Thompson), the classical
+labels-only estimator and the naive judge average."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate.core import Target, _check_alpha, _estimate, _prepare, mean_core
+from bacon_bayes.results import Estimate
+
+
+def aee_mean(
+    y: np.ndarray,
+    f: np.ndarray,
+    labeled: np.ndarray | None = None,
+    pi: np.ndarray | float | None = None,
+    *,
+    alpha: float = 0.05,
+    power_tuning: bool = True,
+    hajek: bool = True,
+    target: Target = "pool",
+) -> Estimate:
+    """AEE (prediction-powered) estimate of the mean label of the pool.
+
+    Parameters
+    ----------
+    y : array, shape (N,)
+        Human labels; NaN (or anything, when ``labeled`` is given) for unlabeled items.
+    f : array, shape (N,)
+        Cross-fitted surrogate for every item.
+    labeled : bool array, optional
+        Which items are labeled; default ``~isnan(y)``.
+    pi : float or array, optional
+        Inclusion probabilities; default ``n / N`` (uniform sampling).
+    alpha : float
+        One minus the confidence level.
+    power_tuning : bool
+        Weight the surrogate by the variance-minimising lambda (PPI++).
+    hajek : bool
+        Self-normalised (Hajek) correction; ``False`` gives Horvitz-Thompson.
+    target : {"pool", "superpopulation"}
+        ``"pool"`` (finite-population correction) or an infinite superpopulation.
+    """
+    _check_alpha(alpha)
+    idx, y_lab, pi_lab, n_items = _prepare(y, f, labeled, pi, hajek)
+    f = np.asarray(f, dtype=float)
+    if not np.isfinite(f_sum := float(f.sum())):
+        raise ValidationError("predictions contain NaN or infinite values; every item needs one.")
+    theta, var, lam, n = mean_core(
+        y_lab,
+        f[idx],
+        pi_lab,
+        f_sum,
+        n_items,
+        power_tuning=power_tuning,
+        hajek=hajek,
+        target=target,
+    )
+    return _estimate(
+        "mean",
+        "aee",
+        float(theta),
+        float(var),
+        int(n),
+        n_items,
+        alpha,
+        power_lambda=float(lam),
+        target=target,
+    )
+
+
+def classical_mean(
+    y: np.ndarray,
+    labeled: np.ndarray | None = None,
+    pi: np.ndarray | float | None = None,
+    *,
+    alpha: float = 0.05,
+    hajek: bool = True,
+    target: Target = "pool",
+) -> Estimate:
+    """Mean from the human labels alone (weighted by ``1/pi``, with the same variance rules)."""
+    zeros = np.zeros(np.shape(y)[0])
+    e = aee_mean(y, zeros, labeled, pi, alpha=alpha, power_tuning=False, hajek=hajek, target=target)
+    return replace(e, method="classical", details={"df": e.details["df"], "target": target})
+
+
+def naive_mean(judge_avg: np.ndarray, *, alpha: float = 0.05) -> Estimate:
+    """Mean of the raw judge average over all items, as if the judges were humans.
+
+    Its interval only reflects item-to-item spread: it says nothing about judge bias.
+    """
+    _check_alpha(alpha)
+    a = np.asarray(judge_avg, dtype=float)
+    n = a.size
+    se = float(a.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+    return _estimate("mean", "naive", float(a.mean()), se * se, n, n, alpha, n_labeled=0)

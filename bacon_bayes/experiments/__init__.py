@@ -1,1 +1,0 @@
-"""Reproducible studies of the paper's experiments (run as modules, write figures)."""
