@@ -17,13 +17,14 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from bacon_bayes.bayes.base import JudgeModel, _thin
+from bacon_bayes.bayes.base import JudgeModel
 from bacon_bayes.bayes.columns import ColumnSpec, Design
 from bacon_bayes.bayes.diagnostics import Diagnostics
 from bacon_bayes.bayes.gaussian import GaussianJudgeModel
 from bacon_bayes.bayes.hurdle import HurdleJudgeModel
 from bacon_bayes.bayes.multinomial import MultinomialJudgeModel
 from bacon_bayes.bayes.ordinal import OrdinalJudgeModel
+from bacon_bayes.bayes.posterior import _thin
 from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.io import read_tree, reading, write_tree
 

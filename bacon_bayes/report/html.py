@@ -43,6 +43,7 @@ body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;ma
 color:#222;padding:0 1rem}
 h1{font-size:1.6rem}h2{border-bottom:1px solid #ddd;padding-bottom:.2rem;margin-top:2.2rem}
 table{border-collapse:collapse;font-size:.85rem;margin:.6rem 0}
+table.sortable{display:block;overflow-x:auto;max-width:100%}
 th,td{padding:.25rem .6rem;border-bottom:1px solid #eee;text-align:right}
 th{background:#f6f6f6;cursor:pointer;position:sticky;top:0}
 td:first-child,th:first-child{text-align:left}

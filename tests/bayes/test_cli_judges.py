@@ -47,7 +47,10 @@ def test_judges_prints_table_and_writes_plot(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 0 and plot.exists()
     assert "offset" in out and "noise_human" in out
-    rows = {r[0]: r for r in (line.split() for line in out.splitlines()) if r[:1] in (["a"], ["b"])}
+    lines = [line.split() for line in out.splitlines()]
+    header = next(r for r in lines if r[:1] == ["judge"])
+    rows = {r[0]: r for r in lines if r[:1] in (["a"], ["b"])}
+    col = header.index("scale")  # columns by name: the table leads with the bias
     # the human-scale mapping divides both scales alike: their ratio is 1.5 / 0.8
-    ratio = float(rows["b"][4]) / float(rows["a"][4])
+    ratio = float(rows["b"][col]) / float(rows["a"][col])
     assert ratio == pytest.approx(1.5 / 0.8, rel=0.25)

@@ -81,7 +81,7 @@ def test_fold_models_share_z_moments_but_not_their_judge_weights(gaussian_folds,
 def test_latent_cache_keeps_the_recent_xs_up_to_its_size(gaussian_folds, gaussian_sim, monkeypatch):
     """Fold models predicting their own items, then the unlabeled ones, in turn reuse z's
     moments of both Xs; an X beyond the cache's size is not kept."""
-    from bacon_bayes.bayes import base
+    from bacon_bayes.bayes import predict
 
     fits = [copy.copy(f) for f in gaussian_folds[0][:2]]
     shared: dict = {}
@@ -102,7 +102,7 @@ def test_latent_cache_keeps_the_recent_xs_up_to_its_size(gaussian_folds, gaussia
     fits[1].predict(own)
     assert len(calls) == first  # both Xs kept: no recomputation in the second fold
     n_draws = next(iter(fits[0].posterior_.values())).shape[0]
-    monkeypatch.setattr(base, "LATENT_CACHE_SIZE", 2 * n_draws * 60)
+    monkeypatch.setattr(predict, "LATENT_CACHE_SIZE", 2 * n_draws * 60)
     fits[0]._moments_kept_ = None
     fits[0].predict(rest)  # fits alone: the older X is dropped
     assert len(shared) == 1
