@@ -21,6 +21,7 @@ COMMANDS: tuple[str, ...] = (
     "status",
     "judges",
     "report",
+    "simulate",
 )
 
 

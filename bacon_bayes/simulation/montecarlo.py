@@ -1,0 +1,390 @@
+"""Monte Carlo over label draws on a fully labeled table (``bacon simulate``).
+
+How a team decides on a budget and a design before paying for labels: hide the labels,
+draw a label sample with a design, estimate as a user would, compare with the truth
+(the table's full-data mean), many times. Every trial is seeded from
+``(seed, budget, trial)`` alone (:func:`trial_seed`), so results do not depend on where
+or in which order trials run (``workers``).
+
+Methods: ``classical`` (labels only), ``aee`` (our calibrated estimator, either
+engine) and, under uniform sampling, ``ppi``: ppi_py's PPI++ ``ppi_mean_ci`` on the same
+labeled items with the judge mean (``ppi-mean``) and with a cross-fitted RidgeCV over
+the judges (``ppi-ridge``) as predictions (optional dependency ``ppi-python``, extra
+``peers``).
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from bacon_bayes.calibrator import Calibrator
+from bacon_bayes.crossfit import make_folds
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.pool import EvalPool
+from bacon_bayes.sampling.designs import stratified, uniform
+
+__all__ = ["DESIGNS", "METHODS", "SimulationSpec", "simulate", "summarise", "trial_seed"]
+
+DESIGNS = ("uniform", "stratified")
+METHODS = ("classical", "aee", "ppi")
+#: Who wrote each method's estimator (the summary's ``by`` column).
+AUTHORS = {"classical": "bacon_bayes", "aee": "bacon_bayes", "ppi-mean": "ppi_py (PPI++)",
+           "ppi-ridge": "ppi_py (PPI++)"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class SimulationSpec:
+    """What to simulate (a frozen, picklable description shipped to workers)."""
+
+    label: str
+    judges: tuple[str, ...]
+    outcome: str = "continuous"
+    levels: tuple[float, ...] | None = None
+    group: str | None = None
+    item: str | None = None
+    budgets: tuple[float, ...] = (0.05, 0.1, 0.2)
+    trials: int = 200
+    designs: tuple[str, ...] = ("uniform",)
+    methods: tuple[str, ...] = ("classical", "aee")
+    engine: str = "freq"
+    folds: int = 5
+    seed: int = 0
+    alpha: float = 0.05
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def check(self, frame: pd.DataFrame) -> None:
+        """Refuse what cannot run, before any trial (column, row and fix named)."""
+        for col in (self.label, *self.judges, self.group, self.item):
+            if col is not None and col not in frame.columns:
+                raise ValidationError(f"column {col!r} is not in the table; pass an existing one.")
+        y = pd.to_numeric(frame[self.label], errors="coerce")
+        if y.isna().any():
+            row = int(np.flatnonzero(y.isna().to_numpy())[0])
+            raise ValidationError(
+                f"label column {self.label!r} is empty or not a number in row {row} "
+                f"({int(y.isna().sum())} rows): bacon simulate needs a fully labeled table "
+                "(it hides the labels itself); drop those rows or fill them in."
+            )
+        for d in self.designs:
+            if d not in DESIGNS:
+                raise ValidationError(f"design {d!r} is not known here; use {', '.join(DESIGNS)}.")
+        if "stratified" in self.designs and self.group is None:
+            raise ValidationError("the stratified design needs --group (the strata).")
+        for m in self.methods:
+            if m not in METHODS:
+                raise ValidationError(f"method {m!r} is not known; use {', '.join(METHODS)}.")
+        if self.engine not in ("freq", "bayes"):
+            raise ValidationError(f"engine {self.engine!r} must be 'freq' or 'bayes'.")
+        if self.trials < 1:
+            raise ValidationError(f"trials must be at least 1, got {self.trials}.")
+        n = len(frame)
+        for b in self.budgets:
+            if not 0 < b <= 1:
+                raise ValidationError(f"budget {b!r} must be a share of the table in (0, 1].")
+            if round(b * n) < 2 * self.folds:
+                raise ValidationError(
+                    f"budget {b!r} gives {round(b * n)} labels of {n} rows, fewer than two per "
+                    f"cross-fitting fold ({self.folds} folds); raise the budget."
+                )
+
+
+def trial_seed(seed: int, budget: float, trial: int) -> np.random.SeedSequence:
+    """The seed of one trial, from (seed, budget, trial) only (budget to 1e-6)."""
+    return np.random.SeedSequence(entropy=seed, spawn_key=(round(budget * 1_000_000), trial))
+
+
+def _draw(spec: SimulationSpec, design: str, n: int, groups: Any, seed: int) -> np.ndarray:
+    size = len(groups)
+    if design == "uniform":
+        return uniform(size, n, seed=seed).selected
+    return stratified(np.asarray(groups), n, seed=seed).selected
+
+
+def _pool(frame: pd.DataFrame, spec: SimulationSpec, labeled: np.ndarray) -> EvalPool:
+    data = frame.copy()
+    data[spec.label] = np.where(labeled, frame[spec.label].to_numpy(float), np.nan)
+    return EvalPool.from_frame(
+        data,
+        label=spec.label,
+        judges=list(spec.judges),
+        outcome=spec.outcome,
+        levels=list(spec.levels) if spec.levels else None,
+        group=spec.group,
+        item=spec.item,
+    )
+
+
+def _ppi_rows(frame, spec, labeled, seed) -> list[dict[str, Any]]:
+    """ppi_py's PPI++ mean on the same labeled items: judge mean and cross-fitted ridge."""
+    try:
+        from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
+    except ImportError as exc:  # pragma: no cover - only without the extra
+        raise ValidationError(
+            "method 'ppi' needs ppi_py: pip install 'bacon_bayes[peers]'"
+        ) from exc
+    from sklearn.linear_model import RidgeCV
+
+    X = frame[list(spec.judges)].to_numpy(float)
+    X = np.where(np.isfinite(X), X, np.nanmean(X, axis=0))
+    y = frame[spec.label].to_numpy(float)
+    lab = np.flatnonzero(labeled)
+    preds = {"ppi-mean": X.mean(axis=1)}
+    fold_ids = make_folds(labeled, spec.folds, seed)
+    ridge = np.zeros(len(y))
+    for k in range(spec.folds):
+        train, test = (fold_ids >= 0) & (fold_ids != k), fold_ids == k
+        fit = RidgeCV(alphas=np.logspace(-3, 3, 13)).fit(X[train], y[train])
+        ridge[test] = fit.predict(X[test])
+        ridge[~labeled] += fit.predict(X[~labeled]) / spec.folds
+    preds["ppi-ridge"] = ridge
+    rows = []
+    unl = ~labeled
+    for name, f in preds.items():
+        est = float(np.ravel(ppi_mean_pointestimate(y[lab], f[lab], f[unl]))[0])
+        ci = ppi_mean_ci(y[lab], f[lab], f[unl], alpha=spec.alpha)
+        lo, hi = (float(np.ravel(v)[0]) for v in ci)
+        rows.append({"method": name, "estimate": est, "ci_low": lo, "ci_high": hi})
+    return rows
+
+
+def run_trial(frame: pd.DataFrame, spec: SimulationSpec, task: tuple) -> list[dict[str, Any]]:
+    """Every method's estimate on one label draw (``task`` = (budget, design, trial))."""
+    budget, design, trial = task
+    ss = trial_seed(spec.seed, budget, trial)
+    draw_seed, fold_seed = (int(v) for v in ss.generate_state(2))
+    n = round(budget * len(frame))
+    groups = frame[spec.group].astype(str).to_numpy() if spec.group else np.zeros(len(frame))
+    labeled = _draw(spec, design, n, groups, draw_seed)
+    rows: list[dict[str, Any]] = []
+    if {"aee", "classical"} & set(spec.methods):
+        cal = Calibrator(engine=spec.engine, seed=fold_seed % 2**31, folds=spec.folds)
+        cal.fit(_pool(frame, spec, labeled))
+        y = frame[spec.label].to_numpy(float)
+        resid = y[labeled] - cal.surrogate_[labeled]
+        fit = {"oof_r2": 1 - resid.var() / y[labeled].var(), "oof_rmse": np.sqrt(np.mean(resid**2))}
+        for method in ("classical", "aee"):
+            if method not in spec.methods:
+                continue
+            e = cal.estimate_mean(spec.alpha, method)
+            row = {
+                "method": method,
+                "estimate": e.estimate,
+                "ci_low": e.ci_low,
+                "ci_high": e.ci_high,
+            }
+            if method == "aee":
+                row.update(fit)
+            if spec.group:
+                row.update(_group_columns(cal, spec, method))
+            rows.append(row)
+    if "ppi" in spec.methods and design == "uniform":
+        rows.extend(_ppi_rows(frame, spec, labeled, fold_seed % 2**31))
+    for row in rows:
+        row.update(
+            {"design": design, "budget": budget, "trial": trial, "n_labels": int(labeled.sum()),
+             "engine": spec.engine if row["method"] in ("aee", "classical") else "ppi_py"}
+        )  # fmt: skip
+    return rows
+
+
+def _group_columns(cal: Calibrator, spec: SimulationSpec, method: str) -> dict[str, Any]:
+    """Per-group estimates and simultaneous intervals, with ranks, as trial columns."""
+    table = cal.estimate_groups(spec.alpha, True, method)  # type: ignore[arg-type]
+    ranks = cal.rank_groups(spec.alpha, method)  # type: ignore[arg-type]
+    out: dict[str, Any] = {}
+    for name, est, lo, hi in zip(
+        table.names, table.estimate, table.ci_low, table.ci_high, strict=True
+    ):
+        out[f"group:{name}:estimate"], out[f"group:{name}:ci_low"] = est, lo
+        out[f"group:{name}:ci_high"] = hi
+    for _, r in ranks.iterrows():
+        out[f"group:{r['name']}:rank_low"], out[f"group:{r['name']}:rank_high"] = (
+            int(r["rank_low"]), int(r["rank_high"])
+        )  # fmt: skip
+    return out
+
+
+def _tasks(spec: SimulationSpec) -> list[tuple]:
+    return [(b, d, t) for b in spec.budgets for d in spec.designs for t in range(spec.trials)]
+
+
+def _run_chunk(args: tuple) -> list[dict[str, Any]]:
+    frame, spec, tasks = args
+    return [row for task in tasks for row in run_trial(frame, spec, task)]
+
+
+def simulate(
+    frame: pd.DataFrame,
+    spec: SimulationSpec,
+    *,
+    workers: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> pd.DataFrame:
+    """Run every (budget, design, trial) and return one row per trial x method.
+
+    Columns: design, method, engine, budget, trial, n_labels, estimate, ci_low, ci_high,
+    truth (the full-data mean), the AEE fit's out-of-fold ``oof_r2``/``oof_rmse``, and
+    with a group column ``group:<name>:<estimate|ci_low|ci_high|rank_low|rank_high>``
+    plus ``group:<name>:truth``. Rows are sorted by (budget, design, trial, method), so
+    the result is the same for any ``workers``.
+    """
+    spec.check(frame)
+    tasks = _tasks(spec)
+    chunks = [tasks[i :: max(workers, 1) * 4] for i in range(max(workers, 1) * 4)]
+    chunks = [c for c in chunks if c]
+    rows: list[dict[str, Any]] = []
+    done = 0
+    if workers <= 1:
+        for task in tasks:
+            rows.extend(run_trial(frame, spec, task))
+            done += 1
+            if progress:
+                progress(done, len(tasks))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            outs = pool.map(_run_chunk, [(frame, spec, c) for c in chunks])
+            for chunk, out in zip(chunks, outs, strict=True):
+                rows.extend(out)
+                done += len(chunk)
+                if progress:
+                    progress(done, len(tasks))
+    trials = pd.DataFrame(rows)
+    y = frame[spec.label].to_numpy(float)
+    trials["truth"] = float(y.mean())
+    if spec.group:
+        truth = frame.groupby(frame[spec.group].astype(str))[spec.label].mean()
+        for name, value in truth.items():
+            trials[f"group:{name}:truth"] = float(value)
+    lead = ["design", "method", "engine", "budget", "trial", "n_labels", "estimate"]
+    lead += ["ci_low", "ci_high", "truth", "oof_r2", "oof_rmse"]
+    lead = [c for c in lead if c in trials]
+    trials = trials[lead + sorted(c for c in trials if c not in lead)]
+    order = ["budget", "design", "trial", "method"]
+    return trials.sort_values(order, kind="stable").reset_index(drop=True)
+
+
+def coverage_band(trials: int, level: float, conf: float = 0.95) -> tuple[float, float]:
+    """Two-sided binomial band for the coverage of ``trials`` intervals of ``level``."""
+    lo = stats.binom.ppf((1 - conf) / 2, trials, level) / trials
+    hi = stats.binom.ppf(1 - (1 - conf) / 2, trials, level) / trials
+    return float(lo), float(hi)
+
+
+def summarise(trials: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+    """One row per (design, method, engine, budget): bias, sd, rmse, mean width, coverage
+    with its binomial band, label multiplier (classical-uniform MSE / MSE at the same
+    budget), the AEE fit's out-of-fold R^2/RMSE and, with groups, simultaneous coverage,
+    Spearman and Kendall of the group means with the truth, rank MAE and rank-interval
+    coverage."""
+    groups = sorted(
+        {c.split(":")[1] for c in trials if c.startswith("group:") and c.endswith(":truth")}
+    )
+    rows = []
+    keys = ["design", "method", "engine", "budget"]
+    for key, t in trials.groupby(keys, sort=True):
+        err = t["estimate"] - t["truth"]
+        cover = (t["ci_low"] <= t["truth"]) & (t["truth"] <= t["ci_high"])
+        band = coverage_band(len(t), 1 - alpha)
+        row = dict(zip(keys, key, strict=True))
+        row.update(
+            {"by": AUTHORS.get(row["method"], ""), "trials": len(t), "bias": err.mean(),
+             "sd": err.std(ddof=1) if len(t) > 1 else math.nan, "rmse": np.sqrt((err**2).mean()),
+             "width": (t["ci_high"] - t["ci_low"]).mean(), "coverage": cover.mean(),
+             "band_low": band[0], "band_high": band[1],
+             "coverage_in_band": bool(band[0] <= cover.mean() <= band[1]),
+             "oof_r2": t["oof_r2"].mean() if "oof_r2" in t else math.nan,
+             "oof_rmse": t["oof_rmse"].mean() if "oof_rmse" in t else math.nan}
+        )  # fmt: skip
+        if (
+            groups
+            and f"group:{groups[0]}:estimate" in t
+            and t[f"group:{groups[0]}:estimate"].notna().all()
+        ):
+            row.update(_group_summary(t, groups))
+        rows.append(row)
+    summary = pd.DataFrame(rows)
+    base = summary[(summary["design"] == "uniform") & (summary["method"] == "classical")]
+    mse = base.set_index("budget")["rmse"] ** 2
+    summary["label_multiplier"] = [
+        mse.get(b, math.nan) / r**2 if r > 0 else math.nan
+        for b, r in zip(summary["budget"], summary["rmse"], strict=True)
+    ]
+    return summary
+
+
+def _group_summary(t: pd.DataFrame, groups: Sequence[str]) -> dict[str, float]:
+    est = t[[f"group:{g}:estimate" for g in groups]].to_numpy(float)
+    low = t[[f"group:{g}:ci_low" for g in groups]].to_numpy(float)
+    high = t[[f"group:{g}:ci_high" for g in groups]].to_numpy(float)
+    truth = t[[f"group:{g}:truth" for g in groups]].iloc[0].to_numpy(float)
+    true_rank = stats.rankdata(-truth, method="min")
+    rank_low = t[[f"group:{g}:rank_low" for g in groups]].to_numpy(float)
+    rank_high = t[[f"group:{g}:rank_high" for g in groups]].to_numpy(float)
+    ranks = np.array([stats.rankdata(-e, method="min") for e in est])
+    finite = np.isfinite(low)
+    inside = (low <= truth) & (truth <= high)
+    return {
+        "simultaneous_coverage": float(np.all(inside | ~finite, axis=1).mean()),
+        "spearman": float(np.mean([stats.spearmanr(e, truth).statistic for e in est])),
+        "kendall": float(np.mean([stats.kendalltau(e, truth).statistic for e in est])),
+        "rank_mae": float(np.abs(ranks - true_rank).mean()),
+        "rank_coverage": float(
+            np.all((rank_low <= true_rank) & (true_rank <= rank_high), axis=1).mean()
+        ),
+    }
+
+
+def write_outputs(
+    out: Path, trials: pd.DataFrame, summary: pd.DataFrame, spec: SimulationSpec
+) -> Path:
+    """Write trials.parquet, summary.csv, settings.json and the plots into ``out``; written
+    into a temporary folder first and renamed, so nothing half-written is left."""
+    import json
+
+    from bacon_bayes.report.figures import simulate_figure
+
+    out = Path(out)
+    tmp = out.with_name(f".{out.name}.tmp-{time.time_ns()}")
+    tmp.mkdir(parents=True)
+    try:
+        trials.to_parquet(tmp / "trials.parquet", index=False)
+        summary.to_csv(tmp / "summary.csv", index=False)
+        (tmp / "settings.json").write_text(json.dumps(asdict(spec), indent=2, default=list))
+        import base64
+
+        for name, cols in {
+            "rmse_width.png": ["rmse", "width"],
+            "coverage.png": ["coverage", "band_low", "band_high"],
+        }.items():
+            uri = simulate_figure(summary[["design", "method", "engine", "budget", *cols]])
+            (tmp / name).write_bytes(base64.b64decode(uri.split(",", 1)[1]))
+        if out.exists():
+            shutil.rmtree(out)
+        tmp.rename(out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out
+
+
+def stderr_progress(done: int, total: int) -> None:
+    """A one-line progress bar on stderr (only when it is a terminal)."""
+    if sys.stderr.isatty():
+        width = 30
+        fill = int(width * done / total)
+        sys.stderr.write(f"\rtrials [{'#' * fill}{'.' * (width - fill)}] {done}/{total}")
+        if done == total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
