@@ -33,11 +33,17 @@ from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.crossfit import make_folds
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.pool import EvalPool
+from bacon_bayes.sampling.adaptive import DEFAULT_UNIFORM_SHARE, adaptive, combine_waves
 from bacon_bayes.sampling.designs import stratified, uniform
 
 __all__ = ["DESIGNS", "METHODS", "SimulationSpec", "simulate", "summarise", "trial_seed"]
 
-DESIGNS = ("uniform", "stratified")
+DESIGNS = ("uniform", "stratified", "adaptive")
+#: Adaptive design: share of the budget spent on the uniform pilot.
+PILOT_SHARE = 0.5
+#: Adaptive design: the second wave follows the predicted error sd only when the pilot
+#: predicts a variance ratio against uniform sampling below this (else it stays uniform).
+MAX_RATIO = 0.95
 METHODS = ("classical", "aee", "ppi")
 #: Who wrote each method's estimator (the summary's ``by`` column).
 AUTHORS = {"classical": "bacon_bayes", "aee": "bacon_bayes", "ppi-mean": "ppi_py (PPI++)",
@@ -105,16 +111,64 @@ def trial_seed(seed: int, budget: float, trial: int) -> np.random.SeedSequence:
     return np.random.SeedSequence(entropy=seed, spawn_key=(round(budget * 1_000_000), trial))
 
 
-def _draw(spec: SimulationSpec, design: str, n: int, groups: Any, seed: int) -> np.ndarray:
+def _draw(
+    frame: pd.DataFrame, spec: SimulationSpec, design: str, n: int, groups: Any, seed: int
+) -> tuple[np.ndarray, np.ndarray | None, dict[str, Any]]:
+    """The labeled items, their inclusion probabilities (None: uniform) and what the
+    design chose."""
     size = len(groups)
     if design == "uniform":
-        return uniform(size, n, seed=seed).selected
-    return stratified(np.asarray(groups), n, seed=seed).selected
+        return uniform(size, n, seed=seed).selected, None, {}
+    if design == "stratified":
+        d = stratified(np.asarray(groups), n, seed=seed)
+        return d.selected, d.pi, {}
+    return _adaptive(frame, spec, n, seed)
 
 
-def _pool(frame: pd.DataFrame, spec: SimulationSpec, labeled: np.ndarray) -> EvalPool:
+def _adaptive(
+    frame: pd.DataFrame, spec: SimulationSpec, n: int, seed: int
+) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    """Two waves: a uniform pilot of :data:`PILOT_SHARE` of the budget, then the rest with
+    probabilities proportional to the outcome model's predictive sd (its family's
+    predictive variance, fitted on the pilot), mixed with a uniform share, when the pilot
+    predicts a gain; else uniform over the unlabeled items.
+
+    Predicted variance ratio against uniform sampling (Poisson sampling, Horvitz-Thompson
+    linearisation): ``mean(s) * mean(e^2 / s) / mean(e^2)`` with ``s`` the wave's
+    relative probabilities over the pool and ``e`` the pilot's out-of-fold residuals
+    (a uniform sample, so both means over it are unbiased). The final estimate uses every
+    label with the union inclusion probability ``1 - (1 - p1)(1 - p2)``
+    (:func:`~bacon_bayes.sampling.adaptive.combine_waves`), the second wave's
+    probabilities being fixed given the pilot.
+    """
+    size = len(frame)
+    n1 = max(2 * spec.folds, round(PILOT_SHARE * n))
+    pilot = uniform(size, n1, seed=seed)
+    cal = Calibrator(engine=spec.engine, folds=spec.folds, seed=seed % 2**31)
+    cal.fit(_pool(frame, spec, pilot.selected, None))
+    sd = np.sqrt(cal.crossfit_.var())
+    lab = pilot.selected
+    e2 = (frame[spec.label].to_numpy(float)[lab] - cal.surrogate_[lab]) ** 2
+    share = DEFAULT_UNIFORM_SHARE
+    rel = (1 - share) * sd / max(sd[~lab].mean(), 1e-300) + share
+    ratio = float(rel[~lab].mean() * np.mean(e2 / rel[lab]) / max(np.mean(e2), 1e-300))
+    if ratio < MAX_RATIO:
+        wave = adaptive(sd, n - n1, prior=pilot.pi, eligible=~lab, seed=seed + 1)
+        choice = "adaptive"
+    else:
+        wave = uniform(size, n - n1, eligible=~lab, seed=seed + 1)
+        choice = "uniform"
+    pi = combine_waves([pilot.pi, wave.pi])
+    return lab | wave.selected, pi, {"adaptive_choice": choice, "expected_ratio": ratio}
+
+
+def _pool(
+    frame: pd.DataFrame, spec: SimulationSpec, labeled: np.ndarray, pi: np.ndarray | None
+) -> EvalPool:
     data = frame.copy()
     data[spec.label] = np.where(labeled, frame[spec.label].to_numpy(float), np.nan)
+    if pi is not None:
+        data["_inclusion_probability"] = pi
     return EvalPool.from_frame(
         data,
         label=spec.label,
@@ -123,6 +177,7 @@ def _pool(frame: pd.DataFrame, spec: SimulationSpec, labeled: np.ndarray) -> Eva
         levels=list(spec.levels) if spec.levels else None,
         group=spec.group,
         item=spec.item,
+        propensity=None if pi is None else "_inclusion_probability",
     )
 
 
@@ -166,11 +221,11 @@ def run_trial(frame: pd.DataFrame, spec: SimulationSpec, task: tuple) -> list[di
     draw_seed, fold_seed = (int(v) for v in ss.generate_state(2))
     n = round(budget * len(frame))
     groups = frame[spec.group].astype(str).to_numpy() if spec.group else np.zeros(len(frame))
-    labeled = _draw(spec, design, n, groups, draw_seed)
+    labeled, pi, chosen = _draw(frame, spec, design, n, groups, draw_seed)
     rows: list[dict[str, Any]] = []
     if {"aee", "classical"} & set(spec.methods):
         cal = Calibrator(engine=spec.engine, seed=fold_seed % 2**31, folds=spec.folds)
-        cal.fit(_pool(frame, spec, labeled))
+        cal.fit(_pool(frame, spec, labeled, pi))
         y = frame[spec.label].to_numpy(float)
         resid = y[labeled] - cal.surrogate_[labeled]
         fit = {"oof_r2": 1 - resid.var() / y[labeled].var(), "oof_rmse": np.sqrt(np.mean(resid**2))}
@@ -192,6 +247,7 @@ def run_trial(frame: pd.DataFrame, spec: SimulationSpec, task: tuple) -> list[di
     if "ppi" in spec.methods and design == "uniform":
         rows.extend(_ppi_rows(frame, spec, labeled, fold_seed % 2**31))
     for row in rows:
+        row.update(chosen)
         row.update(
             {"design": design, "budget": budget, "trial": trial, "n_labels": int(labeled.sum()),
              "engine": spec.engine if row["method"] in ("aee", "classical") else "ppi_py"}
