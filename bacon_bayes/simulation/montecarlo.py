@@ -242,7 +242,10 @@ def run_trial(frame: pd.DataFrame, spec: SimulationSpec, task: tuple) -> list[di
             if method == "aee":
                 row.update(fit)
             if spec.group:
-                row.update(_group_columns(cal, spec, method))
+                try:
+                    row.update(_group_columns(cal, spec, method))
+                except ValidationError:  # a group without 2 labels in this draw: no group
+                    pass  # estimates (NaN); the summary counts the trials that had them
             rows.append(row)
     if "ppi" in spec.methods and design == "uniform":
         rows.extend(_ppi_rows(frame, spec, labeled, fold_seed % 2**31))
@@ -363,11 +366,7 @@ def summarise(trials: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
              "oof_r2": t["oof_r2"].mean() if "oof_r2" in t else math.nan,
              "oof_rmse": t["oof_rmse"].mean() if "oof_rmse" in t else math.nan}
         )  # fmt: skip
-        if (
-            groups
-            and f"group:{groups[0]}:estimate" in t
-            and t[f"group:{groups[0]}:estimate"].notna().all()
-        ):
+        if groups and f"group:{groups[0]}:estimate" in t:
             row.update(_group_summary(t, groups))
         rows.append(row)
     summary = pd.DataFrame(rows)
@@ -381,6 +380,11 @@ def summarise(trials: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
 
 
 def _group_summary(t: pd.DataFrame, groups: Sequence[str]) -> dict[str, float]:
+    """Group metrics over the trials where every group got estimates (``group_trials``:
+    how many; a draw that left a group with fewer than 2 labels has none)."""
+    t = t[t[[f"group:{g}:estimate" for g in groups]].notna().all(axis=1)]
+    if t.empty:
+        return {"group_trials": 0}
     est = t[[f"group:{g}:estimate" for g in groups]].to_numpy(float)
     low = t[[f"group:{g}:ci_low" for g in groups]].to_numpy(float)
     high = t[[f"group:{g}:ci_high" for g in groups]].to_numpy(float)
@@ -392,6 +396,7 @@ def _group_summary(t: pd.DataFrame, groups: Sequence[str]) -> dict[str, float]:
     finite = np.isfinite(low)
     inside = (low <= truth) & (truth <= high)
     return {
+        "group_trials": len(t),
         "simultaneous_coverage": float(np.all(inside | ~finite, axis=1).mean()),
         "spearman": float(np.mean([stats.spearmanr(e, truth).statistic for e in est])),
         "kendall": float(np.mean([stats.kendalltau(e, truth).statistic for e in est])),
