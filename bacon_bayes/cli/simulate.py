@@ -51,6 +51,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=1, help="local worker processes (1)")
+    p.add_argument(
+        "--scheduler",
+        help="dask.distributed scheduler address (tcp://host:8786) or local:N; results are "
+        "the same as a serial run",
+    )
     p.add_argument("--out", required=True, type=Path, help="output folder")
     p.set_defaults(func=run)
 
@@ -85,7 +90,9 @@ def run(args: argparse.Namespace) -> int:
     )
     frame = read_table(args.data)
     spec.check(frame)
-    trials = simulate(frame, spec, workers=args.workers, progress=stderr_progress)
+    trials = simulate(
+        frame, spec, workers=args.workers, scheduler=args.scheduler, progress=stderr_progress
+    )
     summary = summarise(trials, spec.alpha)
     out = write_outputs(args.out, trials, summary, spec)
     cols = ["design", "method", "budget", "trials", "bias", "rmse", "width", "coverage"]

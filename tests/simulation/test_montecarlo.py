@@ -147,3 +147,27 @@ def test_adaptive_design_keeps_coverage_and_steps_back_when_no_gain():
                           designs=("adaptive",), methods=("aee",))  # fmt: skip
     back = simulate(table(n=300, seed=2), homo)
     assert (back["adaptive_choice"] == "uniform").all()
+
+
+def test_a_dask_cluster_on_loopback_gives_the_serial_rows(tmp_path, capsys):
+    pytest.importorskip("distributed")
+    from distributed import LocalCluster
+
+    frame = table(n=200)
+    spec = SimulationSpec(
+        label="y", judges=("j1", "j2"), budgets=(0.2,), trials=4,
+        designs=("uniform", "adaptive"), methods=("classical", "aee"),
+    )  # fmt: skip
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        on_dask = simulate(frame, spec, scheduler=cluster.scheduler_address)
+    pd.testing.assert_frame_equal(on_dask, simulate(frame, spec))
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    args = ["simulate", str(path), "--label", "y", "--judges", "j1,j2", "--budgets", "0.2",
+            "--trials", "2", "--out", str(tmp_path / "sim"),
+            "--scheduler", "tcp://127.0.0.1:9"]  # fmt: skip
+    assert main(args) == 2  # nothing listens on port 9
+    assert "cannot reach the dask scheduler" in capsys.readouterr().err
+    assert not (tmp_path / "sim").exists()
