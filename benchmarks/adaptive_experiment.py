@@ -128,7 +128,7 @@ def find_shared_data(relative: Path = SUMMEVAL_FILE) -> Path | None:
     """Locate ``shared/data/<relative>``: ``$BACON_SHARED_DATA`` or a ``shared`` folder
     next to the repository (or one level further up, for git worktrees)."""
     roots = [Path(os.environ["BACON_SHARED_DATA"])] if "BACON_SHARED_DATA" in os.environ else []
-    repo = Path(__file__).resolve().parents[2]
+    repo = Path(__file__).resolve().parents[1]
     roots += [parent / "shared" / "data" for parent in (repo.parent, repo.parent.parent)]
     for root in roots:
         if (root / relative).is_file():

@@ -47,6 +47,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--designs", default="uniform", help="uniform,stratified (uniform)")
     p.add_argument("--methods", default="classical,aee", help="classical,aee,ppi")
     p.add_argument("--engine", default="freq", choices=("freq", "bayes"))
+    p.add_argument(
+        "--pilot-share", type=float, default=0.5, help="adaptive: budget share of the pilot"
+    )
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--seed", type=int, default=0)
@@ -87,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         folds=args.folds,
         seed=args.seed,
         alpha=args.alpha,
+        pilot_share=args.pilot_share,
     )
     frame = read_table(args.data)
     spec.check(frame)

@@ -21,7 +21,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,7 @@ from bacon_bayes.sampling.designs import stratified, uniform
 __all__ = ["DESIGNS", "METHODS", "SimulationSpec", "simulate", "summarise", "trial_seed"]
 
 DESIGNS = ("uniform", "stratified", "adaptive")
-#: Adaptive design: share of the budget spent on the uniform pilot.
+#: Adaptive design: default share of the budget spent on the uniform pilot.
 PILOT_SHARE = 0.5
 #: Adaptive design: the second wave follows the predicted error sd only when the pilot
 #: predicts a variance ratio against uniform sampling below this (else it stays uniform).
@@ -68,7 +68,7 @@ class SimulationSpec:
     folds: int = 5
     seed: int = 0
     alpha: float = 0.05
-    extra: dict[str, Any] = field(default_factory=dict)
+    pilot_share: float = PILOT_SHARE
 
     def check(self, frame: pd.DataFrame) -> None:
         """Refuse what cannot run, before any trial (column, row and fix named)."""
@@ -93,6 +93,8 @@ class SimulationSpec:
                 raise ValidationError(f"method {m!r} is not known; use {', '.join(METHODS)}.")
         if self.engine not in ("freq", "bayes"):
             raise ValidationError(f"engine {self.engine!r} must be 'freq' or 'bayes'.")
+        if not 0 < self.pilot_share < 1:
+            raise ValidationError(f"pilot share {self.pilot_share!r} must be in (0, 1).")
         if self.trials < 1:
             raise ValidationError(f"trials must be at least 1, got {self.trials}.")
         n = len(frame)
@@ -128,7 +130,7 @@ def _draw(
 def _adaptive(
     frame: pd.DataFrame, spec: SimulationSpec, n: int, seed: int
 ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-    """Two waves: a uniform pilot of :data:`PILOT_SHARE` of the budget, then the rest with
+    """Two waves: a uniform pilot of ``spec.pilot_share`` of the budget, then the rest with
     probabilities proportional to the outcome model's predictive sd (its family's
     predictive variance, fitted on the pilot), mixed with a uniform share, when the pilot
     predicts a gain; else uniform over the unlabeled items.
@@ -142,7 +144,7 @@ def _adaptive(
     probabilities being fixed given the pilot.
     """
     size = len(frame)
-    n1 = max(2 * spec.folds, round(PILOT_SHARE * n))
+    n1 = min(n - 1, max(2 * spec.folds, round(spec.pilot_share * n)))
     pilot = uniform(size, n1, seed=seed)
     cal = Calibrator(engine=spec.engine, folds=spec.folds, seed=seed % 2**31)
     cal.fit(_pool(frame, spec, pilot.selected, None))
