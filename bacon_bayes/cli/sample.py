@@ -61,6 +61,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="adaptive: error sd from a ridge model of log squared residuals, or the "
         "predictive sd of the calibrator (--model, --engine)",
     )
+    opt.add_argument(
+        "--max-ratio",
+        type=float,
+        default=0.95,
+        help="adaptive: follow the predicted sd only when the labels so far predict a "
+        "variance ratio against uniform below this (else draw uniformly); inf: always",
+    )
     opt.add_argument("--model", help="adaptive with --sd-model calibrator: outcome family")
     opt.add_argument("--engine", default="auto", choices=("auto", "bayes", "freq"))
     p.set_defaults(func=run)
@@ -157,12 +164,19 @@ def run(args: argparse.Namespace) -> int:
         uniform_share=args.uniform_share,
         folds=args.folds,
         sd_model=args.sd_model,
+        max_ratio=args.max_ratio,
         model=args.model,
         engine=args.engine,
     )
     todo = pending_items(Study.open(root), wave, _names(args.show))
     out = args.out or root / f"todo-wave{wave}.csv"
     atomic_write_text(Path(out), todo.to_csv(index=False))
+    if design.params.get("requested") == "adaptive":
+        print(
+            f"adaptive wave not worth it: the labels so far predict a variance ratio of "
+            f"{design.params['expected_variance_ratio']:.3f} against uniform sampling "
+            f"(>= {args.max_ratio:g}); drawing this wave uniformly"
+        )
     print(
         f"wave {wave} ({design.name}, seed {args.seed}): {design.n_selected} items to label "
         f"written to {out}; fill in column {todo.columns[1]!r} and run "

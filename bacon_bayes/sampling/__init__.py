@@ -14,10 +14,12 @@ from __future__ import annotations
 
 from bacon_bayes.sampling.adaptive import (
     DEFAULT_UNIFORM_SHARE,
+    MAX_VARIANCE_RATIO,
     adaptive,
     adaptive_probabilities,
     cap_probabilities,
     combine_waves,
+    expected_variance_ratio,
 )
 from bacon_bayes.sampling.designs import (
     Design,
@@ -38,6 +40,7 @@ from bacon_bayes.sampling.two_stage import (
 
 __all__ = [
     "DEFAULT_UNIFORM_SHARE",
+    "MAX_VARIANCE_RATIO",
     "Design",
     "HeteroskedasticSD",
     "TwoStagePropensity",
@@ -49,6 +52,7 @@ __all__ = [
     "cap_probabilities",
     "combine_waves",
     "cross_fitted_sd",
+    "expected_variance_ratio",
     "fit_two_stage_propensity",
     "poisson",
     "resolve_budget",

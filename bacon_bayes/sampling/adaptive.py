@@ -49,13 +49,52 @@ from bacon_bayes.sampling.designs import Design, poisson
 
 __all__ = [
     "DEFAULT_UNIFORM_SHARE",
+    "MAX_VARIANCE_RATIO",
     "adaptive",
     "adaptive_probabilities",
     "cap_probabilities",
     "combine_waves",
+    "expected_variance_ratio",
 ]
 
 DEFAULT_UNIFORM_SHARE = 0.2
+
+#: A wave follows the predicted sd only when it is expected to lower the variance
+#: against uniform sampling below this ratio (:func:`expected_variance_ratio`); else the
+#: wave is uniform (adaptivity steps back where the data give no gain).
+MAX_VARIANCE_RATIO = 0.95
+
+
+def expected_variance_ratio(
+    sd: np.ndarray,
+    resid2: np.ndarray,
+    labeled: np.ndarray,
+    *,
+    weights: np.ndarray | None = None,
+    uniform_share: float = DEFAULT_UNIFORM_SHARE,
+) -> float:
+    """Variance of a wave drawn with :func:`adaptive_probabilities` relative to a uniform
+    wave of the same size, predicted from labels already in hand.
+
+    Under Poisson sampling the linearised variance is ``sum_i e_i^2 / pi_i``; with
+    ``pi_i`` proportional to the wave's score ``s_i`` the ratio to uniform sampling is
+    ``mean(s) * mean(e^2 / s) / mean(e^2)``. ``mean(s)`` runs over the items not labeled
+    yet (known), the other two over the labeled items' out-of-fold squared residuals
+    ``resid2`` (aligned with the pool, used where ``labeled``), weighted by ``weights``
+    (their design weights ``1 / pi``; default equal, i.e. a uniform pilot).
+    """
+    sd = np.asarray(sd, dtype=float)
+    labeled = np.asarray(labeled, dtype=bool)
+    open_ = ~labeled
+    mean_sd = float(sd[open_].mean()) if open_.any() else float(sd.mean())
+    score = (1.0 - uniform_share) * sd / max(mean_sd, 1e-300) + uniform_share
+    w = np.ones(labeled.sum()) if weights is None else np.asarray(weights, dtype=float)[labeled]
+    e2 = np.asarray(resid2, dtype=float)[labeled]
+    mean_e2 = float(np.sum(w * e2) / np.sum(w))
+    if mean_e2 <= 0:
+        return 1.0
+    spread = float(np.sum(w * e2 / score[labeled]) / np.sum(w))
+    return float(score[open_].mean() * spread / mean_e2) if open_.any() else 1.0
 
 
 def cap_probabilities(

@@ -33,7 +33,12 @@ from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.crossfit import make_folds
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.pool import EvalPool
-from bacon_bayes.sampling.adaptive import DEFAULT_UNIFORM_SHARE, adaptive, combine_waves
+from bacon_bayes.sampling.adaptive import (
+    MAX_VARIANCE_RATIO,
+    adaptive,
+    combine_waves,
+    expected_variance_ratio,
+)
 from bacon_bayes.sampling.designs import stratified, uniform
 
 __all__ = ["DESIGNS", "METHODS", "SimulationSpec", "simulate", "summarise", "trial_seed"]
@@ -41,9 +46,7 @@ __all__ = ["DESIGNS", "METHODS", "SimulationSpec", "simulate", "summarise", "tri
 DESIGNS = ("uniform", "stratified", "adaptive")
 #: Adaptive design: default share of the budget spent on the uniform pilot.
 PILOT_SHARE = 0.5
-#: Adaptive design: the second wave follows the predicted error sd only when the pilot
-#: predicts a variance ratio against uniform sampling below this (else it stays uniform).
-MAX_RATIO = 0.95
+
 METHODS = ("classical", "aee", "ppi")
 #: Who wrote each method's estimator (the summary's ``by`` column).
 AUTHORS = {"classical": "bacon_bayes", "aee": "bacon_bayes", "ppi-mean": "ppi_py (PPI++)",
@@ -133,12 +136,11 @@ def _adaptive(
     """Two waves: a uniform pilot of ``spec.pilot_share`` of the budget, then the rest with
     probabilities proportional to the outcome model's predictive sd (its family's
     predictive variance, fitted on the pilot), mixed with a uniform share, when the pilot
-    predicts a gain; else uniform over the unlabeled items.
+    predicts a variance ratio below ``MAX_VARIANCE_RATIO``; else uniform over the unlabeled items.
 
-    Predicted variance ratio against uniform sampling (Poisson sampling, Horvitz-Thompson
-    linearisation): ``mean(s) * mean(e^2 / s) / mean(e^2)`` with ``s`` the wave's
-    relative probabilities over the pool and ``e`` the pilot's out-of-fold residuals
-    (a uniform sample, so both means over it are unbiased). The final estimate uses every
+    Predicted variance ratio against uniform sampling:
+    :func:`~bacon_bayes.sampling.adaptive.expected_variance_ratio` on the pilot's
+    out-of-fold residuals (a uniform sample). The final estimate uses every
     label with the union inclusion probability ``1 - (1 - p1)(1 - p2)``
     (:func:`~bacon_bayes.sampling.adaptive.combine_waves`), the second wave's
     probabilities being fixed given the pilot.
@@ -150,11 +152,9 @@ def _adaptive(
     cal.fit(_pool(frame, spec, pilot.selected, None))
     sd = np.sqrt(cal.crossfit_.var())
     lab = pilot.selected
-    e2 = (frame[spec.label].to_numpy(float)[lab] - cal.surrogate_[lab]) ** 2
-    share = DEFAULT_UNIFORM_SHARE
-    rel = (1 - share) * sd / max(sd[~lab].mean(), 1e-300) + share
-    ratio = float(rel[~lab].mean() * np.mean(e2 / rel[lab]) / max(np.mean(e2), 1e-300))
-    if ratio < MAX_RATIO:
+    e2 = (frame[spec.label].to_numpy(float) - cal.surrogate_) ** 2
+    ratio = expected_variance_ratio(sd, e2, lab)
+    if ratio < MAX_VARIANCE_RATIO:
         wave = adaptive(sd, n - n1, prior=pilot.pi, eligible=~lab, seed=seed + 1)
         choice = "adaptive"
     else:

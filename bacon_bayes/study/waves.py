@@ -33,11 +33,13 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.outcome.ridge import RidgeOutcome
 from bacon_bayes.sampling import (
     DEFAULT_UNIFORM_SHARE,
+    MAX_VARIANCE_RATIO,
     Design,
     adaptive,
     bernoulli,
     bin_feature,
     cross_fitted_sd,
+    expected_variance_ratio,
     poisson,
     resolve_budget,
     stratified,
@@ -175,6 +177,14 @@ def _design(
             sd = cross_fitted_sd(X, np.nan_to_num(resid), labeled, folds=folds, seed=seed)
         share = float(options.get("uniform_share", DEFAULT_UNIFORM_SHARE))
         prior = study.inclusion_probability()
+        ratio = expected_variance_ratio(
+            sd, np.nan_to_num(resid) ** 2, labeled, weights=1.0 / prior, uniform_share=share
+        )
+        how["expected_variance_ratio"] = round(ratio, 4)
+        if ratio >= float(options.get("max_ratio", MAX_VARIANCE_RATIO)):  # no gain expected:
+            wave = uniform(n_total, round(n), eligible=eligible, seed=seed)  # step back
+            wave.params.update({**how, "requested": "adaptive"})
+            return wave
         wave = adaptive(sd, n, prior=prior, eligible=eligible, uniform_share=share, seed=seed)
         wave.params.update(how)  # recorded in the study's waves: which sd model drew it
         return wave
@@ -199,7 +209,10 @@ def draw_wave(
     Options: ``strata``, ``bins``, ``allocation`` (stratified); ``pi_column``
     (poisson); ``uniform_share``, ``folds`` (adaptive, two-stage); ``sd_model``
     (``"heteroskedastic"``, the default, or ``"calibrator"``), ``model`` and
-    ``engine`` (of the calibrator) for adaptive.
+    ``engine`` (of the calibrator) for adaptive, and ``max_ratio``: an adaptive wave
+    follows the predicted sd only when the labels in hand predict a variance ratio
+    against a uniform wave below it (default ``MAX_VARIANCE_RATIO``, 0.95; ``inf``
+    always follows it); otherwise it is drawn uniformly and records why.
 
     Returns the wave number and the design.
     """

@@ -36,7 +36,7 @@ def test_three_waves_and_recorded_probabilities(
     with pytest.raises(ValidationError, match="have no label yet"):
         draw_wave(study, "adaptive", 30)
     label_all_pending(study, pool_file, tmp_path)
-    wave2, adaptive_design = draw_wave(study, "adaptive", 30, seed=4)
+    wave2, adaptive_design = draw_wave(study, "adaptive", 30, seed=4, max_ratio=np.inf)
     label_all_pending(study, pool_file, tmp_path)
     assert bacon("sample", str(study), "--design", "two-stage", "--budget", "30",
                  "--seed", "5", "--out", str(tmp_path / "t3.csv")) == 0  # fmt: skip
@@ -141,7 +141,7 @@ def test_loaded_study_feeds_the_pool_and_the_estimator(
     from bacon_bayes.estimate import aee_mean
 
     label_all_pending(study, pool_file, tmp_path)
-    draw_wave(study, "adaptive", 40, seed=2)
+    draw_wave(study, "adaptive", 40, seed=2, max_ratio=np.inf)
     label_all_pending(study, pool_file, tmp_path)
     data = load_study(study)
     pool = data.to_pool(judges=None, text="system")
@@ -170,7 +170,9 @@ def test_adaptive_wave_from_the_calibrator(study: Path, pool_file: Path, tmp_pat
     s = Study.open(study)
     sd = calibrator_sd(s, None, "freq", 5, 0)
     assert sd.std() > 0.05 * sd.mean(), "an ordinal model's predictive sd varies by item"
-    _, wave = draw_wave(study, "adaptive", 30, sd_model="calibrator", engine="freq")
+    _, wave = draw_wave(
+        study, "adaptive", 30, sd_model="calibrator", engine="freq", max_ratio=np.inf
+    )
     expected = adaptive_probabilities(sd, 30, prior=s.inclusion_probability())
     assert np.allclose(wave.pi, expected)
 
@@ -197,7 +199,7 @@ def test_bacon_estimate_reads_a_study_with_its_probabilities(
     assert bacon("estimate", str(study)) == 2
     assert "no label yet" in capsys.readouterr().err
     label_all_pending(study, pool_file, tmp_path)
-    draw_wave(study, "adaptive", 30, seed=4)
+    draw_wave(study, "adaptive", 30, seed=4, max_ratio=np.inf)
     label_all_pending(study, pool_file, tmp_path)
     capsys.readouterr()
     assert bacon("estimate", str(study), "--engine", "freq", "--json") == 0
@@ -208,3 +210,30 @@ def test_bacon_estimate_reads_a_study_with_its_probabilities(
     assert pool.propensity is not None and np.ptp(pool.propensity[pool.labeled]) > 0
     assert bacon("estimate", str(study), "--propensity", "p") == 2
     assert "cannot be given for a study" in capsys.readouterr().err
+
+
+def test_adaptive_wave_steps_back_to_uniform_when_no_gain_is_expected(
+    study: Path, pool_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Same rule as `bacon simulate`: the labels in hand predict the variance ratio of an
+    sd-proportional wave against a uniform one; at or above --max-ratio the wave is
+    uniform, and says so."""
+    label_all_pending(study, pool_file, tmp_path)
+    capsys.readouterr()
+    argv = [
+        "--design",
+        "adaptive",
+        "--budget",
+        "30",
+        "--max-ratio",
+        "0",
+        "--out",
+        str(tmp_path / "t.csv"),
+    ]
+    assert bacon("sample", str(study), *argv) == 0
+    assert "drawing this wave uniformly" in capsys.readouterr().out
+    s = Study.open(study)
+    info = s.waves[-1]
+    assert info["design"] == "uniform" and info["params"]["requested"] == "adaptive"
+    assert 0 < info["params"]["expected_variance_ratio"] < 10
+    assert np.allclose(s.wave_probabilities()[~(s.first_wave() == 1), 1], 30 / 160)
