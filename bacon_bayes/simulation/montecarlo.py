@@ -147,21 +147,27 @@ def _adaptive(
     """
     size = len(frame)
     n1 = min(n - 1, max(2 * spec.folds, round(spec.pilot_share * n)))
-    pilot = uniform(size, n1, seed=seed)
+    # common random numbers: the pilot is the first n1 items of the uniform design's draw
+    # of this trial, and a wave that steps back takes the rest of that draw, so a trial
+    # that finds no gain is exactly the uniform design's trial
+    order = np.random.default_rng(seed).choice(size, size=n, replace=False)
+    lab = np.zeros(size, dtype=bool)
+    lab[order[:n1]] = True
+    pilot_pi = np.full(size, n1 / size)
     cal = Calibrator(engine=spec.engine, folds=spec.folds, seed=seed % 2**31)
-    cal.fit(_pool(frame, spec, pilot.selected, None))
+    cal.fit(_pool(frame, spec, lab, None))
     sd = np.sqrt(cal.crossfit_.var())
-    lab = pilot.selected
     e2 = (frame[spec.label].to_numpy(float) - cal.surrogate_) ** 2
     ratio = expected_variance_ratio(sd, e2, lab)
     if ratio < MAX_VARIANCE_RATIO:
-        wave = adaptive(sd, n - n1, prior=pilot.pi, eligible=~lab, seed=seed + 1)
-        choice = "adaptive"
+        wave = adaptive(sd, n - n1, prior=pilot_pi, eligible=~lab, seed=seed + 1)
+        chosen, wave_pi, choice = wave.selected, wave.pi, "adaptive"
     else:
-        wave = uniform(size, n - n1, eligible=~lab, seed=seed + 1)
-        choice = "uniform"
-    pi = combine_waves([pilot.pi, wave.pi])
-    return lab | wave.selected, pi, {"adaptive_choice": choice, "expected_ratio": ratio}
+        chosen = np.zeros(size, dtype=bool)
+        chosen[order[n1:]] = True
+        wave_pi, choice = np.full(size, (n - n1) / (size - n1)), "uniform"
+    pi = combine_waves([pilot_pi, wave_pi])
+    return lab | chosen, pi, {"adaptive_choice": choice, "expected_ratio": ratio}
 
 
 def _pool(

@@ -144,9 +144,14 @@ def test_adaptive_design_keeps_coverage_and_steps_back_when_no_gain():
     summary = summarise(trials, spec.alpha).iloc[0]
     assert summary["coverage_in_band"], summary[["coverage", "band_low", "band_high"]]
     homo = SimulationSpec(label="y", judges=("j1", "j2"), budgets=(0.15,), trials=6,
-                          designs=("adaptive",), methods=("aee",))  # fmt: skip
-    back = simulate(table(n=300, seed=2), homo)
+                          designs=("adaptive", "uniform"), methods=("aee",))  # fmt: skip
+    both = simulate(table(n=300, seed=2), homo)
+    back = both[both["design"] == "adaptive"]
     assert (back["adaptive_choice"] == "uniform").all()
+    # common random numbers: a trial that steps back is exactly the uniform design's trial
+    same = both[both["design"] == "uniform"]
+    cols = ["estimate", "ci_low", "ci_high", "n_labels"]
+    assert np.allclose(back[cols].to_numpy(), same[cols].to_numpy(), rtol=1e-12, atol=0)
 
 
 def test_a_dask_cluster_on_loopback_gives_the_serial_rows(tmp_path, capsys):
