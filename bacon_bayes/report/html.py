@@ -18,6 +18,7 @@ import pandas as pd
 from bacon_bayes import __version__
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.report import figures
+from bacon_bayes.report.text import estimates_frame
 
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
@@ -145,20 +146,7 @@ def _settings(cal: Calibrator) -> str:
 def _estimates(cal: Calibrator, alpha: float, truth: float | None) -> str:
     methods = ("aee", "classical", "naive")
     ests = [cal.estimate_mean(alpha, m) for m in methods]
-    frame = pd.DataFrame(
-        [
-            {
-                "method": e.method,
-                "estimate": e.estimate,
-                "se": e.se,
-                "ci_low": e.ci_low,
-                "ci_high": e.ci_high,
-                "width": e.width,
-                "labels used": e.n_labeled,
-            }
-            for e in ests
-        ]
-    )
+    frame = estimates_frame(ests)
     note = (
         "<p class='note'>aee: calibrated judges plus labels (valid CI with any model); "
         "classical: labels only; naive: raw judge average (no labels, biased).</p>"

@@ -16,21 +16,27 @@ METHOD_LABEL = {
 }
 
 
+def estimates_frame(estimates: Sequence[Estimate]) -> pd.DataFrame:
+    """One row per estimate of one estimand (e.g. AEE vs baselines), methods spelled out."""
+    return pd.DataFrame(
+        [
+            {
+                "method": METHOD_LABEL.get(e.method, e.method),
+                "estimate": e.estimate,
+                "se": e.se,
+                "ci_low": e.ci_low,
+                "ci_high": e.ci_high,
+                "width": e.width,
+                "labels used": e.n_labeled,
+            }
+            for e in estimates
+        ]
+    )
+
+
 def estimates_table(estimates: Sequence[Estimate]) -> str:
     """Side-by-side rows of estimates of one estimand (e.g. AEE vs baselines)."""
-    rows = [
-        {
-            "method": METHOD_LABEL.get(e.method, e.method),
-            "estimate": e.estimate,
-            "se": e.se,
-            "ci_low": e.ci_low,
-            "ci_high": e.ci_high,
-            "width": e.width,
-            "labels used": e.n_labeled,
-        }
-        for e in estimates
-    ]
-    return pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.4f}")
+    return estimates_frame(estimates).to_string(index=False, float_format=lambda v: f"{v:.4f}")
 
 
 def groups_table(tables: Sequence[EstimateTable]) -> str:
