@@ -62,18 +62,17 @@ def test_bias_table_sees_the_offsets_not_the_scale_mixture():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured 2026-11-25: Spearman passes, but the Bayesian bias intervals (fold "
-    "posteriors pooled) cover 48 of 48 judge x pool truths at 90%: too wide",
-)
 def test_bayesian_bias_recovers_offsets_and_covers():
+    """The Bayesian bias is model-based: its target is the judge's bias at the typical
+    item, the true offset (measured 2026-11-25: Spearman 1.0; 90% intervals cover 41 of
+    48 = 0.854; against each pool's realised mean difference they cover 48 of 48, which
+    is the frequentist table's target, not this one's)."""
     covered, rhos = [], []
     for seed in range(6):
-        pool, truth = simulated_pool(100 + seed, n=500, share=0.2)
+        pool, _ = simulated_pool(100 + seed, n=500, share=0.2)
         table = Calibrator(engine="bayes", seed=seed, scale=(1, 6)).fit(pool).judge_bias(0.9)
         on = table.iloc[:8]
-        rhos.append(spearmanr(on["bias"], truth).statistic)
-        covered.append((on["bias_low"] <= truth) & (truth <= on["bias_high"]))
+        rhos.append(spearmanr(on["bias"], OFFSETS).statistic)
+        covered.append((on["bias_low"] <= OFFSETS) & (OFFSETS <= on["bias_high"]))
     assert np.median(rhos) >= 0.95
     assert 0.80 <= float(np.mean(covered)) <= 0.97
