@@ -16,6 +16,7 @@ the judges (``ppi-ridge``) as predictions (optional dependency ``ppi-python``, e
 from __future__ import annotations
 
 import math
+import multiprocessing
 import shutil
 import sys
 import time
@@ -332,7 +333,10 @@ def simulate(
             if progress:
                 progress(done, len(tasks))
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        # spawn, not fork: a parent that imported JAX or PyTensor runs threads, and a
+        # forked child of a multithreaded process can deadlock
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
             outs = pool.map(_run_chunk, [(frame, spec, c) for c in chunks])
             for chunk, out in zip(chunks, outs, strict=True):
                 rows.extend(out)
