@@ -362,9 +362,15 @@ class Calibrator:
     ) -> EstimateTable:
         """All pairwise differences of group means, with joint intervals (intersected with
         the range a difference of two labels' means can take)."""
-        diffs = est.compare(self.estimate_groups(alpha, simultaneous, method))
+        table = self.estimate_groups(alpha, simultaneous, method)
         lo, hi = self.bounds_
-        return diffs.clip(lo - hi, hi - lo)
+        diffs = est.compare(table).clip(lo - hi, hi - lo)
+        withheld = set(table.details.get("no_interval", {}))
+        pairs = diffs.details["pairs"]
+        return diffs.withhold(
+            np.array([a in withheld or b in withheld for a, b in pairs]),
+            "a group of the pair has no interval (too few labels)",
+        )
 
     def rank_groups(
         self, alpha: float = 0.05, method: Method = "aee", descending: bool = True

@@ -151,8 +151,16 @@ def _estimates(cal: Calibrator, alpha: float, truth: float | None) -> str:
         "<p class='note'>aee: calibrated judges plus labels (valid CI with any model); "
         "classical: labels only; naive: raw judge average (no labels, biased).</p>"
     )
+    # the naive judge average can sit far off the label's scale (e.g. metrics): then it
+    # would squeeze the other intervals into dots; the table still shows it
+    span = max(e.width for e in ests[:2])
+    low, high = (
+        min(e.ci_low for e in ests[:2]) - 3 * span,
+        max(e.ci_high for e in ests[:2]) + 3 * span,
+    )
+    shown = [e for e in ests if e.method != "naive" or low <= e.estimate <= high]
     return (
-        _img(figures.estimates_figure(ests, truth), "population estimates")
+        _img(figures.estimates_figure(shown, truth), "population estimates")
         + _table(frame, 4)
         + note
     )
