@@ -14,8 +14,12 @@ from bacon_bayes.estimate.core import Target, _check_alpha, _prepare, mean_core
 from bacon_bayes.estimate.critical import bootstrap_t_critical_values, simultaneous_critical_value
 from bacon_bayes.results import EstimateTable
 
-#: Fewest labels per group for bootstrap critical values (below: Student-t).
+#: Fewest labels per group for bootstrap critical values (below: moderated Student-t).
 MIN_BOOTSTRAP_LABELS = 10
+
+#: Labels' worth of the pooled residual-variance model in a small group's variance
+#: (the moderated t of Smyth 2004, with a prior that depends on the surrogate).
+VARIANCE_PRIOR_LABELS = 4.0
 
 
 def _corr(cov: np.ndarray) -> np.ndarray:
@@ -34,13 +38,17 @@ def _table(
     alpha: float,
     simultaneous: str,
     crit: np.ndarray | None = None,
+    df: np.ndarray | None = None,
     **details: object,
 ) -> EstimateTable:
     se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
     n_lab = np.asarray(n_lab)
     if crit is None:
-        df = None if np.all(n_lab == 0) else np.maximum(n_lab - 1, 1)
+        if df is None and not np.all(n_lab == 0):
+            df = np.maximum(n_lab - 1, 1)
         crit = simultaneous_critical_value(_corr(cov), alpha, simultaneous, df)
+    if df is not None:
+        details["df"] = [float(v) for v in df]
     return EstimateTable(
         estimand=estimand,
         method=method,
@@ -57,6 +65,27 @@ def _table(
         critical_value=crit,
         details=dict(details),
     )
+
+
+def _variance_prior(
+    resid: np.ndarray, f_lab: np.ndarray, c: np.ndarray, g_lab: np.ndarray, m: int, n_g: np.ndarray
+) -> np.ndarray:
+    """Each group's residual variance as predicted from all labels (the moderation's prior).
+
+    The squared within-group-centred residuals of every labeled item are regressed on
+    the surrogate (``E[u^2 | f] = a + b f``, floored at a tenth of the pooled value), so a
+    group whose few labels all sit at a bound of the scale still gets the spread that
+    items with surrogates like its own show elsewhere. The prediction goes through the
+    same design-based formula as the group's own variance (``sum c_i s^2(f_i) / N_g^2``).
+    """
+    n_lab = np.bincount(g_lab, minlength=m).astype(float)
+    centre = np.bincount(g_lab, weights=resid, minlength=m) / np.maximum(n_lab, 1.0)
+    u2 = (resid - centre[g_lab]) ** 2 * resid.size / max(resid.size - m, 1)
+    pooled = float(u2.mean())
+    design = np.column_stack([np.ones_like(f_lab), f_lab])
+    coef = np.linalg.lstsq(design, u2, rcond=None)[0]
+    s2 = np.maximum(design @ coef, 0.1 * pooled)
+    return np.bincount(g_lab, weights=c * s2, minlength=m) / n_g.astype(float) ** 2
 
 
 def _group_codes(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -92,8 +121,19 @@ def aee_group_means(
     ``interval="bootstrap"`` (default) takes the critical values from a seeded
     studentised bootstrap within groups (:func:`bootstrap_t_critical_values`);
     it needs at least ``MIN_BOOTSTRAP_LABELS`` labels in every group and falls
-    back to ``"t"`` (Student-t with ``n_g - 1`` df, max-|t| over the joint normal)
-    otherwise; ``details["interval"]`` records which one was used.
+    back to ``"t"`` otherwise; ``details["interval"]`` records which one was used.
+
+    ``"t"`` is a moderated t (Smyth 2004): a group's variance from a handful of
+    labels is unreliable exactly where it matters (labels at a bound of the scale,
+    e.g. ten expert ratings of 5 whose true mean is 4.9, give a variance near zero),
+    so each group's variance is the average of its own, worth ``n_g - 1`` labels,
+    and the variance that all labels predict for its items (:func:`_variance_prior`),
+    worth ``VARIANCE_PRIOR_LABELS``; the Student-t critical value has
+    ``n_g - 1 + VARIANCE_PRIOR_LABELS`` df. As ``n_g`` grows the group's own
+    variance dominates. Measured on SummEval's 12 systems (200 draws of 10% labels,
+    nominal 0.95): simultaneous coverage 0.965 / 0.990 / 0.955 / 0.990 on
+    consistency / fluency / coherence / relevance, where the unmoderated t gave
+    0.800 / 0.810 / 0.915 / 0.965 with wider intervals on average.
     """
     _check_alpha(alpha)
     if interval not in ("bootstrap", "t"):
@@ -140,15 +180,22 @@ def aee_group_means(
         est[g], var[g] = theta, var_g
     # groups are disjoint: under Poisson sampling their estimates are uncorrelated, and
     # each one's variance is the mean's (its labeled items' linearised influence)
-    cov = np.diag(var)
-    crit = None
+    crit = df = None
     used = "t"
+    resid = y_lab - lam_all * f[idx]
     if interval == "bootstrap" and n_lab.min() >= MIN_BOOTSTRAP_LABELS:
         used = "bootstrap"
-        resid = y_lab - lam_all * f[idx]
         crit = bootstrap_t_critical_values(
             resid, 1.0 / pi_lab, g_lab, alpha, simultaneous, hajek=hajek, n_boot=n_boot, seed=seed
         )
+    else:
+        w = 1.0 / pi_lab
+        c = w * w * (1.0 - pi_lab) if target == "pool" else w * w
+        prior = _variance_prior(resid, f[idx], c, g_lab, m, n_g)
+        own = n_lab - 1.0
+        var = (VARIANCE_PRIOR_LABELS * prior + own * var) / (VARIANCE_PRIOR_LABELS + own)
+        df = own + VARIANCE_PRIOR_LABELS
+    cov = np.diag(var)
     return _table(
         "mean",
         "aee",
@@ -160,6 +207,7 @@ def aee_group_means(
         alpha,
         simultaneous,
         crit,
+        df,
         power_lambda=float(lam_all),
         target=target,
         interval=used,
@@ -226,6 +274,8 @@ def compare(table: EstimateTable, *, simultaneous: str | None = None) -> Estimat
     names = [f"{table.names[a]} - {table.names[b]}" for a, b in pairs]
     n_lab = np.array([min(table.n_labeled[a], table.n_labeled[b]) for a, b in pairs])
     n_it = np.array([table.n_items[a] + table.n_items[b] for a, b in pairs])
+    group_df = table.details.get("df")
+    df = None if group_df is None else np.array([min(group_df[a], group_df[b]) for a, b in pairs])
     return _table(
         "difference",
         table.method,
@@ -236,6 +286,7 @@ def compare(table: EstimateTable, *, simultaneous: str | None = None) -> Estimat
         n_it,
         table.alpha,
         simultaneous or table.simultaneous,
+        df=df,
         pairs=[[table.names[a], table.names[b]] for a, b in pairs],
     )
 
