@@ -55,6 +55,7 @@ __all__ = [
     "cap_probabilities",
     "combine_waves",
     "expected_variance_ratio",
+    "top_up_probabilities",
 ]
 
 DEFAULT_UNIFORM_SHARE = 0.2
@@ -72,29 +73,44 @@ def expected_variance_ratio(
     *,
     weights: np.ndarray | None = None,
     uniform_share: float = DEFAULT_UNIFORM_SHARE,
+    prior: np.ndarray | None = None,
+    n: float | None = None,
 ) -> float:
-    """Variance of a wave drawn with :func:`adaptive_probabilities` relative to a uniform
-    wave of the same size, predicted from labels already in hand.
+    """Variance of the estimate after an adaptive wave relative to a uniform wave of the
+    same expected size, predicted from labels already in hand.
 
-    Under Poisson sampling the linearised variance is ``sum_i e_i^2 / pi_i``; with
-    ``pi_i`` proportional to the wave's score ``s_i`` the ratio to uniform sampling is
-    ``mean(s) * mean(e^2 / s) / mean(e^2)``. ``mean(s)`` runs over the items not labeled
-    yet (known), the other two over the labeled items' out-of-fold squared residuals
-    ``resid2`` (aligned with the pool, used where ``labeled``), weighted by ``weights``
-    (their design weights ``1 / pi``; default equal, i.e. a uniform pilot).
+    Under Poisson sampling the linearised variance is ``sum_i e_i^2 (1 / pi_i - 1)``
+    over the pool, with ``pi_i`` the union of all waves. Given ``prior`` (the earlier
+    waves' inclusion probabilities) and ``n`` (the wave's expected new items), the
+    ratio compares the union after :func:`adaptive_probabilities` with the union after
+    a uniform wave, both estimated from the labeled items' out-of-fold squared
+    residuals ``resid2`` (aligned with the pool, used where ``labeled``) weighted by
+    ``weights`` (their design weights ``1 / pi``; default equal, i.e. a uniform pilot).
+    Without ``prior`` and ``n`` it compares the wave alone with a uniform wave:
+    ``mean(s) * mean(e^2 / s) / mean(e^2)`` for the wave's scores ``s``.
     """
     sd = np.asarray(sd, dtype=float)
     labeled = np.asarray(labeled, dtype=bool)
     open_ = ~labeled
-    mean_sd = float(sd[open_].mean()) if open_.any() else float(sd.mean())
-    score = (1.0 - uniform_share) * sd / max(mean_sd, 1e-300) + uniform_share
     w = np.ones(labeled.sum()) if weights is None else np.asarray(weights, dtype=float)[labeled]
     e2 = np.asarray(resid2, dtype=float)[labeled]
-    mean_e2 = float(np.sum(w * e2) / np.sum(w))
-    if mean_e2 <= 0:
+    if np.sum(w * e2) <= 0 or not open_.any():
         return 1.0
+    if prior is not None and n is not None:
+        prior = np.asarray(prior, dtype=float)
+        wave = adaptive_probabilities(sd, n, prior=prior, uniform_share=uniform_share)
+        # a uniform wave of the same expected size: one rate for every item of the pool
+        rate = min(1.0, n / max(float(np.sum(1.0 - prior)), 1e-300))
+        flat_pi = prior[labeled] + (1.0 - prior[labeled]) * rate
+        adapt_pi = combine_waves([prior, wave])[labeled]
+        num = float(np.sum(w * e2 * (1.0 / adapt_pi - 1.0)))
+        den = float(np.sum(w * e2 * (1.0 / flat_pi - 1.0)))
+        return num / den if den > 0 else 1.0
+    mean_sd = float(sd[open_].mean())
+    score = (1.0 - uniform_share) * sd / max(mean_sd, 1e-300) + uniform_share
+    mean_e2 = float(np.sum(w * e2) / np.sum(w))
     spread = float(np.sum(w * e2 / score[labeled]) / np.sum(w))
-    return float(score[open_].mean() * spread / mean_e2) if open_.any() else 1.0
+    return float(score[open_].mean() * spread / mean_e2)
 
 
 def cap_probabilities(
@@ -172,7 +188,44 @@ def adaptive_probabilities(
     mean_sd = float(np.sum(weight * sd) / weight.sum()) if weight.sum() > 0 else 0.0
     relative = sd / mean_sd if mean_sd > 0 else np.ones_like(sd)
     score = (1.0 - uniform_share) * relative + uniform_share
-    return cap_probabilities(score, n, weight=weight)
+    if prior is None:
+        return cap_probabilities(score, n, weight=weight)
+    return top_up_probabilities(score, n, np.asarray(prior, dtype=float))
+
+
+def top_up_probabilities(score: np.ndarray, n: float, prior: np.ndarray) -> np.ndarray:
+    """A wave that brings the union of waves as close as it can to ``min(1, c * score)``.
+
+    Earlier waves already gave item ``i`` the probability ``prior_i``; a wave with
+    conditional probability ``p_i = max(0, t_i - prior_i) / (1 - prior_i)`` makes the
+    union ``max(prior_i, t_i)`` for the target ``t_i = min(1, c * score_i)``, with ``c``
+    such that the expected number of new items ``sum_i (1 - prior_i) p_i`` is ``n``.
+    A uniform pilot then counts toward the final allocation instead of diluting it:
+    the wave's labels go where the pilot left the target short. Like
+    :func:`cap_probabilities` the rule depends on ``prior`` and ``score`` only, not on
+    which items the earlier waves drew.
+    """
+    score = np.asarray(score, dtype=float)
+    room = float(np.sum(1.0 - prior))
+    if n < 0 or n > room * (1 + 1e-12):
+        raise ValidationError(
+            f"cannot draw {n:g} new items in expectation: at most {room:g} are available; "
+            "lower the budget"
+        )
+
+    def new_items(c: float) -> float:
+        return float(np.sum(np.maximum(np.minimum(1.0, c * score) - prior, 0.0)))
+
+    lo, hi = 0.0, 1.0
+    while new_items(hi) < n and hi < 1e300:
+        lo, hi = hi, hi * 2.0
+    for _ in range(200):  # bisection on the monotone expected count
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if new_items(mid) < n else (lo, mid)
+    target = np.minimum(1.0, hi * score)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(prior < 1.0, np.maximum(target - prior, 0.0) / (1.0 - prior), 0.0)
+    return np.clip(p, 0.0, 1.0)
 
 
 def adaptive(

@@ -159,7 +159,7 @@ def _adaptive(
     cal.fit(_pool(frame, spec, lab, None))
     sd = np.sqrt(cal.crossfit_.var())
     e2 = (frame[spec.label].to_numpy(float) - cal.surrogate_) ** 2
-    ratio = expected_variance_ratio(sd, e2, lab)
+    ratio = expected_variance_ratio(sd, e2, lab, prior=pilot_pi, n=n - n1)
     if ratio < MAX_VARIANCE_RATIO:
         wave = adaptive(sd, n - n1, prior=pilot_pi, eligible=~lab, seed=seed + 1)
         chosen, wave_pi, choice = wave.selected, wave.pi, "adaptive"

@@ -178,7 +178,13 @@ def _design(
         share = float(options.get("uniform_share", DEFAULT_UNIFORM_SHARE))
         prior = study.inclusion_probability()
         ratio = expected_variance_ratio(
-            sd, np.nan_to_num(resid) ** 2, labeled, weights=1.0 / prior, uniform_share=share
+            sd,
+            np.nan_to_num(resid) ** 2,
+            labeled,
+            weights=1.0 / prior,
+            uniform_share=share,
+            prior=prior,
+            n=n,
         )
         how["expected_variance_ratio"] = round(ratio, 4)
         if ratio >= float(options.get("max_ratio", MAX_VARIANCE_RATIO)):  # no gain expected:
