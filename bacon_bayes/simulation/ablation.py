@@ -4,7 +4,9 @@ the label when every label is known.
 Every configuration is cross-fitted exactly as the estimator cross-fits its surrogate
 (the project's features, outcome families and :func:`~bacon_bayes.crossfit.cross_fit`),
 on the same K folds of all items, and scored out of fold on every item: ``R^2 = 1 -
-SSE/SST`` (SST about the mean of all labels), RMSE and Spearman's rho. It is the
+SSE/SST`` (SST about the mean of all labels), RMSE and Spearman's rho, plus the mean
+within-fold Spearman's rho (pooled ranks mix K fitted models, whose small differences
+break the ties of discrete judge scores at random and lower the pooled rho). It is the
 paper's oracle table for the user's data: the best a surrogate of that feature set can
 do, which is what the AEE estimator's variance reduction follows.
 
@@ -50,7 +52,7 @@ BAYES_SETS = ("basic", "full")
 JUDGE_KINDS = ("mean", "sd", "has_var", "entropy", "perplexity", "missing")
 NO_EMBEDDING = "no embedding columns (pass --embedding PREFIX): not run"
 COLUMNS = ["config", "type", "family", "engine", "n_features", "n_items", "r2", "rmse"]
-COLUMNS += ["spearman", "note"]
+COLUMNS += ["spearman", "spearman_in_fold", "note"]
 
 
 @dataclass(frozen=True)
@@ -131,18 +133,26 @@ def select_features(fs: FeatureSet, judges: Sequence[str], embedding: bool) -> F
     )
 
 
-def _metrics(y: np.ndarray, pred: np.ndarray) -> dict[str, float]:
-    """Out-of-fold R^2 (SST about the mean of ``y``), RMSE and Spearman's rho."""
+def _spearman(pred: np.ndarray, y: np.ndarray) -> float:
+    """Spearman's rho (NaN when either side is constant)."""
+    if np.ptp(pred) > 0 and np.ptp(y) > 0:
+        return float(stats.spearmanr(pred, y).statistic)
+    return np.nan
+
+
+def _metrics(y: np.ndarray, pred: np.ndarray, fold_ids: np.ndarray) -> dict[str, float]:
+    """Out-of-fold R^2 (SST about the mean of ``y``), RMSE and Spearman's rho over all
+    items, and the mean of the within-fold Spearman's rho (``spearman_in_fold``: free of
+    the ties that fold-to-fold differences of the fitted model break at random)."""
     resid = y - pred
     sst = float(np.sum((y - y.mean()) ** 2))
-    rho = np.nan
-    if np.ptp(pred) > 0 and np.ptp(y) > 0:
-        rho = float(stats.spearmanr(pred, y).statistic)
+    within = [_spearman(pred[fold_ids == k], y[fold_ids == k]) for k in np.unique(fold_ids)]
     return {
         "n_items": int(y.size),
         "r2": 1.0 - float(np.sum(resid**2)) / sst if sst > 0 else np.nan,
         "rmse": float(np.sqrt(np.mean(resid**2))),
-        "spearman": rho,
+        "spearman": _spearman(pred, y),
+        "spearman_in_fold": float(np.mean(within)),
     }
 
 
@@ -182,8 +192,8 @@ def ablation(
     """Out-of-fold R^2, RMSE and Spearman of every configuration (one row each).
 
     Columns: config, type (calibrated/uncalibrated), family, engine, n_features,
-    n_items, r2, rmse, spearman, note. Every calibrated row uses the same folds
-    (``spec.folds``, ``spec.seed``), so rows are paired. Deterministic under the seed.
+    n_items, r2, rmse, spearman, spearman_in_fold, note. Every row uses the same folds
+    (``spec.folds``, ``spec.seed``), so rows are paired; deterministic under the seed.
     """
     pool = spec.pool(frame)
     y = pool.y
@@ -201,7 +211,7 @@ def ablation(
             sub = select_features(fs, judges, emb)
             model = registry.make_model(family, engine, pool.outcome, sub)
             fit = cross_fit(model, sub.X, y, fold_ids=fold_ids)
-            rows.append({**row, "n_features": sub.X.shape[1], **_metrics(y, fit.mean)})
+            rows.append({**row, "n_features": sub.X.shape[1], **_metrics(y, fit.mean, fold_ids)})
         if progress:
             progress(done, len(runs))
     rows.extend(_fixed_rows(pool, fold_ids))
@@ -212,7 +222,7 @@ def _typed(table: pd.DataFrame) -> pd.DataFrame:
     """Column types of an ablation table (counts may be missing: nullable ints)."""
     for col in ("n_features", "n_items"):
         table[col] = table[col].astype("Int64")
-    for col in ("r2", "rmse", "spearman"):
+    for col in ("r2", "rmse", "spearman", "spearman_in_fold"):
         table[col] = table[col].astype(float)
     table["note"] = table["note"].astype(object).fillna("").astype(str)
     return table
@@ -230,7 +240,7 @@ def _fixed_rows(pool: EvalPool, fold_ids: np.ndarray) -> list[dict]:
     for k in np.unique(fold_ids):
         intercept[fold_ids == k] = y[fold_ids != k].mean()
     rows = [{"config": "intercept", "type": "calibrated", "family": "-", "engine": "-",
-             "n_features": 0, **_metrics(y, intercept)}]  # fmt: skip
+             "n_features": 0, **_metrics(y, intercept, fold_ids)}]  # fmt: skip
     scores = pool.judge_matrix().to_numpy(float)
     columns = [("raw judge average", scores)]
     columns += [(f"raw judge: {j}", scores[:, [k]]) for k, j in enumerate(pool.judges)]
@@ -240,7 +250,7 @@ def _fixed_rows(pool: EvalPool, fold_ids: np.ndarray) -> list[dict]:
         note = "" if scored.all() else f"on the {int(scored.sum())} items it scored"
         rows.append(
             {"config": name, "type": "uncalibrated", "family": "-", "engine": "-",
-             **_metrics(y[scored], pred), "note": note}
+             **_metrics(y[scored], pred, fold_ids[scored]), "note": note}
         )  # fmt: skip
     return rows
 

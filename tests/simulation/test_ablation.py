@@ -59,6 +59,10 @@ def test_the_ablation_ranks_the_feature_sets_by_the_known_structure(result):
     assert r2["judge: good + embeddings"] > r2["judge: good"] + 0.1
     assert result.loc["raw judge: noise", "spearman"] == pytest.approx(0, abs=0.1)
     assert result.loc["judge: good", "spearman"] > 0.7
+    # one judge: within a fold the fitted model is monotone in its score (winsorised)
+    assert result.loc["judge: good", "spearman_in_fold"] == pytest.approx(
+        result.loc["raw judge: good", "spearman_in_fold"], abs=0.01
+    )
     assert (result["note"] == "").all()
     assert set(result.loc[result["type"] == "calibrated", "family"]) == {"ridge", "-"}
 
