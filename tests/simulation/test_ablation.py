@@ -13,8 +13,10 @@ from scipy import stats
 
 from bacon_bayes.cli import main
 from bacon_bayes.crossfit import make_folds
+from bacon_bayes.features import build_features
 from bacon_bayes.simulation.ablation import (
     AblationSpec,
+    _runs,
     ablation,
     ablation_markdown,
     read_ablation,
@@ -114,7 +116,9 @@ def test_every_frequentist_family_of_the_outcome_type_gets_its_rows():
     assert set(only["family"]) == {"multinomial", "-"}
 
 
-def test_bayesian_rows_are_judges_only_by_default_and_close_to_the_ridge():
+@pytest.fixture(scope="session")
+def bayes_ablation() -> tuple[pd.DataFrame, AblationSpec]:
+    """A small real Bayesian ablation: two informative judges, 150 items, 2 folds."""
     rng = np.random.default_rng(1)
     n = 150
     q = rng.normal(0, 1, n)
@@ -125,7 +129,11 @@ def test_bayesian_rows_are_judges_only_by_default_and_close_to_the_ridge():
     spec = AblationSpec(label="y", judges=("a", "b"), engines=("freq", "bayes"), folds=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # convergence warnings of a short fit
-        out = ablation(frame, spec)
+        return ablation(frame, spec), spec
+
+
+def test_bayesian_rows_are_judges_only_by_default_and_close_to_the_ridge(bayes_ablation):
+    out, _ = bayes_ablation
     bayes = out[out["engine"] == "bayes"].set_index("config")
     assert list(bayes.index) == ["judges + embeddings", "judges"]  # basic: no singles
     assert bayes.loc["judges + embeddings", "note"].startswith("no embedding")
@@ -133,6 +141,34 @@ def test_bayesian_rows_are_judges_only_by_default_and_close_to_the_ridge():
     assert bayes.loc["judges", "family"] == "gaussian"
     assert abs(bayes.loc["judges", "r2"] - freq.loc["judges", "r2"]) < 0.1
     assert bayes.loc["judges", "r2"] > 0.5
+
+
+def test_full_gives_the_bayesian_engine_every_feature_set():
+    frame = table(100)
+    spec = AblationSpec(label="y", judges=("good", "noise"), embedding="emb_",
+                        engines=("freq", "bayes"), bayes_sets="full")  # fmt: skip
+    pool = spec.pool(frame)
+    runs = _runs(spec, pool, build_features(pool))
+    bayes = [(r[0], r[3]) for r in runs if r[4] == "bayes"]
+    freq = [r[0] for r in runs if r[4] == "freq"]
+    assert [c for c, _ in bayes] == freq  # the same feature sets as the ridge
+    assert {f for _, f in bayes} == {"gaussian"}
+    basic = AblationSpec(**{**spec.__dict__, "bayes_sets": "basic"})
+    assert [r[0] for r in _runs(basic, pool, build_features(pool)) if r[4] == "bayes"] == [
+        "judges + embeddings",
+        "judges",
+    ]
+
+
+def test_a_judge_with_missing_scores_is_scored_where_it_scored():
+    frame = table(300)
+    frame.loc[[1, 5, 9], "good"] = np.nan
+    out = ablation(frame, AblationSpec(label="y", judges=("good", "noise"))).set_index("config")
+    raw = out.loc["raw judge: good"]
+    assert raw["n_items"] == 297 and raw["note"] == "on the 297 items it scored"
+    assert out.loc["judge: good", "n_items"] == 300  # imputed, with a missing flag
+    assert out.loc["judge: good", "n_features"] == 2
+    assert out.loc["raw judge average", "n_items"] == 300  # the other judge scored them
 
 
 def test_cli_writes_the_table_and_keeps_it_beside_a_monte_carlo(tmp_path, capsys):
