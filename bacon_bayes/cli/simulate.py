@@ -45,7 +45,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "ranking quality. Writes DIR/trials.parquet, DIR/summary.csv and PNG plots. With "
         "--ablation, instead: the oracle ablation (every label known, 5-fold out of fold: "
         "R^2, RMSE and Spearman of each feature set, family and engine), written to "
-        "DIR/ablation.csv and DIR/ablation.md.",
+        "DIR/ablation.csv, DIR/ablation.md and DIR/ablation_settings.json.",
     )
     p.add_argument("data", type=Path, help="CSV or Parquet table with every label filled in")
     p.add_argument("--label", required=True, help="label column")
@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_ablation(args: argparse.Namespace) -> int:
-    """``--ablation``: the oracle table, written to DIR/ablation.csv and ablation.md."""
+    """``--ablation``: the oracle table, written to DIR/ablation.csv, .md and settings."""
     from bacon_bayes.io import read_table
     from bacon_bayes.simulation.ablation import (
         AblationSpec,
@@ -129,7 +129,7 @@ def run_ablation(args: argparse.Namespace) -> int:
         flags = ", ".join("--" + n.replace("_", "-") for n in given)
         raise ValidationError(
             f"{flags} belong to the Monte Carlo, not to --ablation; run the two as separate "
-            "commands (the ablation adds only ablation.csv and ablation.md to DIR)."
+            "commands (the ablation adds only its ablation* files to DIR)."
         )
     spec = AblationSpec(
         **_table_args(args),
@@ -140,7 +140,7 @@ def run_ablation(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     table = ablation(read_table(args.data), spec, progress=partial(stderr_progress, what="fits"))
-    paths = write_ablation(args.out, table)
+    paths = write_ablation(args.out, table, spec)
     print(ablation_markdown(table), end="")
     print(f"\nwritten to {', '.join(str(p) for p in paths)}")
     return 0

@@ -26,8 +26,9 @@ and ``judges`` only, unless ``bayes_sets="full"``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -53,6 +54,8 @@ JUDGE_KINDS = ("mean", "sd", "has_var", "entropy", "perplexity", "missing")
 NO_EMBEDDING = "no embedding columns (pass --embedding PREFIX): not run"
 COLUMNS = ["config", "type", "family", "engine", "n_features", "n_items", "r2", "rmse"]
 COLUMNS += ["spearman", "spearman_in_fold", "note"]
+#: what an ablation writes into its folder
+FILES = ("ablation.csv", "ablation.md", "ablation_settings.json")
 
 
 @dataclass(frozen=True)
@@ -270,18 +273,19 @@ def ablation_markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_ablation(out: Path, table: pd.DataFrame) -> list[Path]:
-    """Write ``ablation.csv`` and ``ablation.md`` into ``out`` (created when absent);
-    each is written to a temporary file and renamed, and other files in ``out`` (a
-    Monte Carlo's) are left alone."""
+def write_ablation(out: Path, table: pd.DataFrame, spec: AblationSpec) -> list[Path]:
+    """Write ``ablation.csv``, ``ablation.md`` and ``ablation_settings.json`` into ``out``
+    (created when absent); each is written to a temporary file and renamed, and other
+    files in ``out`` (a Monte Carlo's) are left alone."""
     out = Path(out)
     created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
-    paths = [out / "ablation.csv", out / "ablation.md"]
+    paths = [out / name for name in FILES]
     tmps = [p.with_name(f".{p.name}.tmp") for p in paths]
     try:
         table.to_csv(tmps[0], index=False)
         tmps[1].write_text(ablation_markdown(table))
+        tmps[2].write_text(json.dumps(asdict(spec), indent=2))
         for tmp, path in zip(tmps, paths, strict=True):
             tmp.replace(path)
     except BaseException:

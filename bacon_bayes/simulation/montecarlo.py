@@ -52,7 +52,7 @@ PILOT_SHARE = 0.5
 
 METHODS = ("classical", "aee", "ppi")
 #: files of another run (``--ablation``) that a Monte Carlo run into the same folder keeps
-KEPT_FILES = ("ablation.csv", "ablation.md")
+KEPT_FILES = ("ablation.csv", "ablation.md", "ablation_settings.json")
 #: Who wrote each method's estimator (the summary's ``by`` column).
 AUTHORS = {"classical": "bacon_bayes", "aee": "bacon_bayes", "ppi-mean": "ppi_py (PPI++)",
            "ppi-ridge": "ppi_py (PPI++)"}  # fmt: skip

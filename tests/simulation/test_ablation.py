@@ -4,6 +4,7 @@ input is refused with nothing written."""
 
 from __future__ import annotations
 
+import json
 import warnings
 
 import numpy as np
@@ -187,10 +188,14 @@ def test_cli_writes_the_table_and_keeps_it_beside_a_monte_carlo(tmp_path, capsys
     )
     pd.testing.assert_frame_equal(saved, direct)  # round-trips exactly
     assert (out / "ablation.md").read_text() == ablation_markdown(direct)
+    settings = json.loads((out / "ablation_settings.json").read_text())
+    assert settings["embedding"] == "emb_" and settings["bayes_sets"] == "basic"
     mc = ["simulate", str(path), "--label", "y", "--judges", "good,noise", "--budgets", "0.2",
           "--trials", "1", "--out", str(out)]  # fmt: skip
     assert main(mc) == 0
-    assert {"ablation.csv", "ablation.md", "summary.csv"} <= {p.name for p in out.iterdir()}
+    assert {"ablation.csv", "ablation.md", "ablation_settings.json", "summary.csv"} <= {
+        p.name for p in out.iterdir()
+    }
 
 
 @pytest.mark.parametrize(
