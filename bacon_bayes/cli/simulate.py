@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from functools import partial
 from pathlib import Path
 
 from bacon_bayes.errors import ValidationError
@@ -21,6 +22,18 @@ def _floats(text: str, what: str) -> tuple[float, ...]:
         ) from exc
 
 
+def _table_args(args: argparse.Namespace) -> dict:
+    """The spec fields that describe the table (shared by the Monte Carlo and ablation)."""
+    return {
+        "label": args.label,
+        "judges": _list(args.judges),
+        "outcome": args.outcome,
+        "levels": _floats(args.levels, "levels") if args.levels else None,
+        "item": args.item,
+        "embedding": args.embedding,
+    }
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "simulate",
@@ -29,7 +42,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "design and budget, estimate the mean with each method, and compare with the "
         "full-data mean over many trials: bias, sd, RMSE, interval width and coverage (with "
         "its binomial band), label multiplier; with --group also simultaneous coverage and "
-        "ranking quality. Writes DIR/trials.parquet, DIR/summary.csv and PNG plots.",
+        "ranking quality. Writes DIR/trials.parquet, DIR/summary.csv and PNG plots. With "
+        "--ablation, instead: the oracle ablation (every label known, 5-fold out of fold: "
+        "R^2, RMSE and Spearman of each feature set, family and engine), written to "
+        "DIR/ablation.csv, DIR/ablation.md and DIR/ablation_settings.json.",
     )
     p.add_argument("data", type=Path, help="CSV or Parquet table with every label filled in")
     p.add_argument("--label", required=True, help="label column")
@@ -42,28 +58,96 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--levels", help="levels of an ordinal/categorical label, e.g. 1,2,3,4,5")
     p.add_argument("--group", help="group column (per-group estimates and rankings)")
     p.add_argument("--item", help="item id column")
-    p.add_argument("--budgets", default="0.05,0.1,0.2", help="label shares (0.05,0.1,0.2)")
-    p.add_argument("--trials", type=int, default=200, help="label draws per budget (200)")
-    p.add_argument("--designs", default="uniform", help="uniform,stratified (uniform)")
-    p.add_argument("--methods", default="classical,aee", help="classical,aee,ppi")
-    p.add_argument("--engine", default="freq", choices=("freq", "bayes"))
+    p.add_argument("--embedding", help="prefix of embedding columns (features of the model)")
+    p.add_argument("--budgets", help="label shares (0.05,0.1,0.2)")
+    p.add_argument("--trials", type=int, help="label draws per budget (200)")
+    p.add_argument("--designs", help="uniform,stratified,adaptive (uniform)")
+    p.add_argument("--methods", help="classical,aee,ppi (classical,aee)")
     p.add_argument(
-        "--pilot-share", type=float, default=0.5, help="adaptive: budget share of the pilot"
+        "--engine",
+        default="freq",
+        choices=("freq", "bayes"),
+        help="freq (default) or bayes; with --ablation, bayes adds Bayesian rows",
     )
+    p.add_argument("--pilot-share", type=float, help="adaptive: budget share of the pilot (0.5)")
     p.add_argument("--folds", type=int, default=5)
-    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--alpha", type=float, help="1 - interval level (0.05)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=1, help="local worker processes (1)")
+    p.add_argument("--workers", type=int, help="local worker processes (1)")
     p.add_argument(
         "--scheduler",
         help="dask.distributed scheduler address (tcp://host:8786) or local:N; results are "
         "the same as a serial run",
     )
+    p.add_argument(
+        "--ablation",
+        nargs="?",
+        const="basic",
+        choices=("basic", "full"),
+        help="run the oracle ablation instead of the Monte Carlo; 'full' gives the Bayesian "
+        "engine every feature set (default: judges + embeddings and judges only)",
+    )
+    p.add_argument(
+        "--models",
+        help="--ablation: outcome families, e.g. hurdle,ridge (default: every frequentist "
+        "family of the outcome type; the type's default family for --engine bayes)",
+    )
     p.add_argument("--out", required=True, type=Path, help="output folder")
     p.set_defaults(func=run)
 
 
+#: Monte Carlo options and their defaults (None on the command line = not given)
+MONTE_CARLO = {"budgets": "0.05,0.1,0.2", "trials": 200, "designs": "uniform",
+               "methods": "classical,aee", "pilot_share": 0.5, "alpha": 0.05, "workers": 1,
+               "scheduler": None, "group": None}  # fmt: skip
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.ablation:
+        return run_ablation(args)
+    if args.models:
+        raise ValidationError("--models applies to --ablation only; drop it or add --ablation.")
+    for name, default in MONTE_CARLO.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default)
+    return run_monte_carlo(args)
+
+
+def run_ablation(args: argparse.Namespace) -> int:
+    """``--ablation``: the oracle table, written to DIR/ablation.csv, .md and settings."""
+    from bacon_bayes.io import read_table
+    from bacon_bayes.simulation.ablation import (
+        AblationSpec,
+        ablation,
+        ablation_markdown,
+        write_ablation,
+    )
+    from bacon_bayes.simulation.montecarlo import stderr_progress
+
+    given = [n for n in MONTE_CARLO if getattr(args, n) is not None]
+    if given:
+        flags = ", ".join("--" + n.replace("_", "-") for n in given)
+        raise ValidationError(
+            f"{flags} belong to the Monte Carlo, not to --ablation; run the two as separate "
+            "commands (the ablation adds only its ablation* files to DIR)."
+        )
+    spec = AblationSpec(
+        **_table_args(args),
+        models=_list(args.models) if args.models else None,
+        engines=("freq", "bayes") if args.engine == "bayes" else ("freq",),
+        bayes_sets=args.ablation,
+        folds=args.folds,
+        seed=args.seed,
+    )
+    table = ablation(read_table(args.data), spec, progress=partial(stderr_progress, what="fits"))
+    paths = write_ablation(args.out, table, spec)
+    print(ablation_markdown(table), end="")
+    print(f"\nwritten to {', '.join(str(p) for p in paths)}")
+    return 0
+
+
+def run_monte_carlo(args: argparse.Namespace) -> int:
+    """The Monte Carlo over label draws (trials.parquet, summary.csv, plots)."""
     from bacon_bayes.io import read_table
     from bacon_bayes.simulation.montecarlo import (
         SimulationSpec,
@@ -76,12 +160,8 @@ def run(args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise ValidationError(f"--workers must be at least 1, got {args.workers}")
     spec = SimulationSpec(
-        label=args.label,
-        judges=_list(args.judges),
-        outcome=args.outcome,
-        levels=_floats(args.levels, "levels") if args.levels else None,
+        **_table_args(args),
         group=args.group,
-        item=args.item,
         budgets=_floats(args.budgets, "budgets"),
         trials=args.trials,
         designs=_list(args.designs),

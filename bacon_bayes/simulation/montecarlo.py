@@ -42,13 +42,17 @@ from bacon_bayes.sampling.adaptive import (
 )
 from bacon_bayes.sampling.designs import stratified, uniform
 
-__all__ = ["DESIGNS", "METHODS", "SimulationSpec", "simulate", "summarise", "trial_seed"]
+__all__ = [
+    "DESIGNS", "METHODS", "SimulationSpec", "check_table", "simulate", "summarise", "trial_seed",
+]  # fmt: skip
 
 DESIGNS = ("uniform", "stratified", "adaptive")
 #: Adaptive design: default share of the budget spent on the uniform pilot.
 PILOT_SHARE = 0.5
 
 METHODS = ("classical", "aee", "ppi")
+#: files of another run (``--ablation``) that a Monte Carlo run into the same folder keeps
+KEPT_FILES = ("ablation.csv", "ablation.md", "ablation_settings.json")
 #: Who wrote each method's estimator (the summary's ``by`` column).
 AUTHORS = {"classical": "bacon_bayes", "aee": "bacon_bayes", "ppi-mean": "ppi_py (PPI++)",
            "ppi-ridge": "ppi_py (PPI++)"}  # fmt: skip
@@ -64,6 +68,7 @@ class SimulationSpec:
     levels: tuple[float, ...] | None = None
     group: str | None = None
     item: str | None = None
+    embedding: str | None = None
     budgets: tuple[float, ...] = (0.05, 0.1, 0.2)
     trials: int = 200
     designs: tuple[str, ...] = ("uniform",)
@@ -76,17 +81,7 @@ class SimulationSpec:
 
     def check(self, frame: pd.DataFrame) -> None:
         """Refuse what cannot run, before any trial (column, row and fix named)."""
-        for col in (self.label, *self.judges, self.group, self.item):
-            if col is not None and col not in frame.columns:
-                raise ValidationError(f"column {col!r} is not in the table; pass an existing one.")
-        y = pd.to_numeric(frame[self.label], errors="coerce")
-        if y.isna().any():
-            row = int(np.flatnonzero(y.isna().to_numpy())[0])
-            raise ValidationError(
-                f"label column {self.label!r} is empty or not a number in row {row} "
-                f"({int(y.isna().sum())} rows): bacon simulate needs a fully labeled table "
-                "(it hides the labels itself); drop those rows or fill them in."
-            )
+        check_table(frame, self.label, (*self.judges, self.group, self.item), self.embedding)
         for d in self.designs:
             if d not in DESIGNS:
                 raise ValidationError(f"design {d!r} is not known here; use {', '.join(DESIGNS)}.")
@@ -110,6 +105,29 @@ class SimulationSpec:
                     f"budget {b!r} gives {round(b * n)} labels of {n} rows, fewer than two per "
                     f"cross-fitting fold ({self.folds} folds); raise the budget."
                 )
+
+
+def check_table(
+    frame: pd.DataFrame, label: str, columns: Sequence[str | None], embedding: str | None
+) -> None:
+    """Refuse a table without the named columns (None: not used), without a column of
+    the embedding prefix, or with an empty or non-numeric label (row and fix named)."""
+    for col in (label, *columns):
+        if col is not None and col not in frame.columns:
+            raise ValidationError(f"column {col!r} is not in the table; pass an existing one.")
+    if embedding is not None and not any(str(c).startswith(embedding) for c in frame.columns):
+        raise ValidationError(
+            f"no column starts with the embedding prefix {embedding!r}; pass the prefix of "
+            "the embedding columns (e.g. emb_) or leave out --embedding."
+        )
+    y = pd.to_numeric(frame[label], errors="coerce")
+    if y.isna().any():
+        row = int(np.flatnonzero(y.isna().to_numpy())[0])
+        raise ValidationError(
+            f"label column {label!r} is empty or not a number in row {row} "
+            f"({int(y.isna().sum())} rows): bacon simulate needs a fully labeled table "
+            "(it hides the labels itself); drop those rows or fill them in."
+        )
 
 
 def trial_seed(seed: int, budget: float, trial: int) -> np.random.SeedSequence:
@@ -178,15 +196,22 @@ def _pool(
     data[spec.label] = np.where(labeled, frame[spec.label].to_numpy(float), np.nan)
     if pi is not None:
         data["_inclusion_probability"] = pi
+    propensity = None if pi is None else "_inclusion_probability"
+    return spec_pool(data, spec, group=spec.group, propensity=propensity)
+
+
+def spec_pool(data: pd.DataFrame, spec: Any, **extra: Any) -> EvalPool:
+    """The pool of ``data`` with a spec's label, judges, outcome, levels, item and
+    embedding (``extra``: further :meth:`EvalPool.from_frame` arguments)."""
     return EvalPool.from_frame(
         data,
         label=spec.label,
         judges=list(spec.judges),
         outcome=spec.outcome,
         levels=list(spec.levels) if spec.levels else None,
-        group=spec.group,
         item=spec.item,
-        propensity=None if pi is None else "_inclusion_probability",
+        embedding=spec.embedding,
+        **extra,
     )
 
 
@@ -496,6 +521,9 @@ def write_outputs(
             uri = simulate_figure(summary[["design", "method", "engine", "budget", *cols]])
             (tmp / name).write_bytes(base64.b64decode(uri.split(",", 1)[1]))
         if out.exists():
+            for kept in KEPT_FILES:  # an ablation written there before stays
+                if (out / kept).is_file():
+                    shutil.copy2(out / kept, tmp / kept)
             shutil.rmtree(out)
         tmp.rename(out)
     except BaseException:
@@ -504,12 +532,12 @@ def write_outputs(
     return out
 
 
-def stderr_progress(done: int, total: int) -> None:
+def stderr_progress(done: int, total: int, what: str = "trials") -> None:
     """A one-line progress bar on stderr (only when it is a terminal)."""
     if sys.stderr.isatty():
         width = 30
         fill = int(width * done / total)
-        sys.stderr.write(f"\rtrials [{'#' * fill}{'.' * (width - fill)}] {done}/{total}")
+        sys.stderr.write(f"\r{what} [{'#' * fill}{'.' * (width - fill)}] {done}/{total}")
         if done == total:
             sys.stderr.write("\n")
         sys.stderr.flush()

@@ -176,3 +176,16 @@ def test_a_dask_cluster_on_loopback_gives_the_serial_rows(tmp_path, capsys):
     assert main(args) == 2  # nothing listens on port 9
     assert "cannot reach the dask scheduler" in capsys.readouterr().err
     assert not (tmp_path / "sim").exists()
+
+
+def test_embedding_columns_are_features_of_the_monte_carlo_model():
+    from tests.simulation.test_ablation import table as with_embedding
+
+    frame = with_embedding(300)
+    spec = SimulationSpec(label="y", judges=("good", "noise"), budgets=(0.5,), trials=2)
+    plain = simulate(frame, spec)
+    emb = simulate(frame, SimulationSpec(**{**spec.__dict__, "embedding": "emb_"}))
+    r2 = [t.loc[t["method"] == "aee", "oof_r2"].to_numpy() for t in (plain, emb)]
+    assert np.all(r2[1] > r2[0] + 0.1)  # the embedding's own signal reaches the surrogate
+    with pytest.raises(ValidationError, match="embedding prefix 'vec_'"):
+        simulate(frame, SimulationSpec(**{**spec.__dict__, "embedding": "vec_"}))
