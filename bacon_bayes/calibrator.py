@@ -388,12 +388,12 @@ class Calibrator:
     ) -> Path:
         """Write one self-contained HTML page of this calibrator's results to ``path``
         (settings and diagnostics, estimates, groups, judge bias, calibration, items;
-        with ``simulate``, the curves of a ``bacon simulate`` output folder). Keyword
-        arguments go to :func:`bacon_bayes.report.html.render_report`."""
-        from bacon_bayes.report.html import read_simulate_summary, write_report
+        with ``simulate``, the curves of a ``bacon simulate`` output folder and its oracle
+        ablation). Keyword arguments go to :func:`bacon_bayes.report.html.render_report`."""
+        from bacon_bayes.report.html import read_simulate_folder, write_report
 
-        summary = None if simulate is None else read_simulate_summary(simulate)
-        return write_report(self, path, simulate=summary, **kwargs)
+        summary, ablation = (None, None) if simulate is None else read_simulate_folder(simulate)
+        return write_report(self, path, simulate=summary, ablation=ablation, **kwargs)
 
     # ------------------------------------------------------------- judge bias
     def judge_bias(self, level: float = 0.9, plot_path: str | None = None) -> pd.DataFrame:

@@ -51,6 +51,11 @@ def page(tmp_path_factory) -> Path:
             "band_high": 0.975,
         }
     ).to_csv(sim / "summary.csv", index=False)
+    pd.DataFrame(
+        {"config": ["judges", "intercept"], "type": ["calibrated", "baseline"],
+         "family": ["ridge", ""], "engine": "freq", "r2": [0.41, 0.0], "rmse": [0.5, 0.7],
+         "spearman": [0.6, float("nan")], "note": ""}
+    ).to_csv(sim / "ablation.csv", index=False)  # fmt: skip
     cal = Calibrator(engine="freq", scale=(1, 5)).fit(pool)
     return cal.report(tmp / "report.html", simulate=sim, title="test <report>")
 
@@ -64,6 +69,7 @@ def test_every_section_is_filled_and_user_text_is_escaped(page):
     assert "<b>item" not in text and "&lt;b&gt;item" in text
     assert "sys<A>" not in text and "sys&lt;A&gt;" in text
     assert "http://" not in text and "https://" not in text, "no network resource"
+    assert "Oracle ablation" in text and "0.4100" in text
 
 
 def test_cli_report_from_a_table_and_from_a_saved_calibrator(tmp_path, capsys):

@@ -223,8 +223,21 @@ def _items(cal: Calibrator, level: float) -> str:
     return note + _table(shown, 3)
 
 
-def _simulation(summary: pd.DataFrame) -> str:
-    return _img(figures.simulate_figure(summary), "simulation curves") + _table(summary, 4)
+#: Columns of the oracle ablation shown in the page (when the folder has one).
+ABLATION_COLUMNS = ("config", "type", "family", "engine", "r2", "rmse", "spearman", "note")
+
+
+def _simulation(summary: pd.DataFrame | None, ablation: pd.DataFrame | None = None) -> str:
+    body = ""
+    if summary is not None:
+        body += _img(figures.simulate_figure(summary), "simulation curves") + _table(summary, 4)
+    if ablation is not None:
+        cols = [c for c in ABLATION_COLUMNS if c in ablation.columns]
+        body += (
+            "<h3>Oracle ablation</h3><p class='note'>Every label known, 5-fold out-of-fold "
+            "fit of each feature set (bacon simulate --ablation).</p>" + _table(ablation[cols], 4)
+        )
+    return body
 
 
 def read_simulate_summary(folder: str | Path) -> pd.DataFrame:
@@ -240,6 +253,17 @@ def read_simulate_summary(folder: str | Path) -> pd.DataFrame:
     return frame
 
 
+def read_simulate_folder(folder: str | Path) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
+    """The Monte Carlo summary and the oracle ablation of a ``bacon simulate`` folder
+    (either may be absent, not both)."""
+    path = Path(folder)
+    ablation_csv = path / "ablation.csv"
+    ablation = pd.read_csv(ablation_csv) if ablation_csv.is_file() else None
+    if ablation is not None and not (path / "summary.csv").is_file():
+        return None, ablation
+    return read_simulate_summary(path), ablation
+
+
 def render_report(
     cal: Calibrator,
     *,
@@ -247,6 +271,7 @@ def render_report(
     alpha: float = 0.05,
     level: float = 0.9,
     simulate: pd.DataFrame | None = None,
+    ablation: pd.DataFrame | None = None,
     truth: float | None = None,
 ) -> str:
     """The report page of a fitted Calibrator as one HTML string."""
@@ -260,8 +285,8 @@ def render_report(
         "calibration": _calibration(cal),
         "items": _items(cal, level),
     }
-    if simulate is not None:
-        parts["simulation"] = _simulation(simulate)
+    if simulate is not None or ablation is not None:
+        parts["simulation"] = _simulation(simulate, ablation)
     nav = "".join(f'<a href="#{k}">{_esc(SECTIONS[k])}</a>' for k in parts)
     stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     return (
