@@ -69,7 +69,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         choices=("freq", "bayes"),
         help="freq (default) or bayes; with --ablation, bayes adds Bayesian rows",
     )
-    p.add_argument("--pilot-share", type=float, help="adaptive: budget share of the pilot (0.5)")
+    p.add_argument("--pilot-share", type=float, help="adaptive: budget share of the pilot (0.3)")
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--alpha", type=float, help="1 - interval level (0.05)")
     p.add_argument("--seed", type=int, default=0)
@@ -97,8 +97,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 #: Monte Carlo options and their defaults (None on the command line = not given)
+#: (pilot_share None: montecarlo.PILOT_SHARE, read where the simulation is imported)
 MONTE_CARLO = {"budgets": "0.05,0.1,0.2", "trials": 200, "designs": "uniform",
-               "methods": "classical,aee", "pilot_share": 0.5, "alpha": 0.05, "workers": 1,
+               "methods": "classical,aee", "pilot_share": None, "alpha": 0.05, "workers": 1,
                "scheduler": None, "group": None}  # fmt: skip
 
 
@@ -150,6 +151,7 @@ def run_monte_carlo(args: argparse.Namespace) -> int:
     """The Monte Carlo over label draws (trials.parquet, summary.csv, plots)."""
     from bacon_bayes.io import read_table
     from bacon_bayes.simulation.montecarlo import (
+        PILOT_SHARE,
         SimulationSpec,
         simulate,
         stderr_progress,
@@ -170,7 +172,7 @@ def run_monte_carlo(args: argparse.Namespace) -> int:
         folds=args.folds,
         seed=args.seed,
         alpha=args.alpha,
-        pilot_share=args.pilot_share,
+        pilot_share=PILOT_SHARE if args.pilot_share is None else args.pilot_share,
     )
     frame = read_table(args.data)
     spec.check(frame)
