@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from bacon_bayes.calibrator import Calibrator
+from bacon_bayes.cli.stream import add_stream_arguments, run_stream, wants_stream
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import read_table
 from bacon_bayes.pool import KINDS, EvalPool
@@ -34,6 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--quantile", type=float, action="append", default=[], help="also estimate quantile Q"
     )
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    add_stream_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -195,6 +197,8 @@ def calibrator_from_args(args: argparse.Namespace) -> Calibrator:
 
 def run(args: argparse.Namespace) -> int:
     cal = calibrator_from_args(args)
+    if wants_stream(args):
+        return run_stream(args, cal, parse_levels(args.levels))
     pool = pool_from_args(args)
     cal.fit(pool)
     if args.json:
