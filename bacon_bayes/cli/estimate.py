@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import json
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import read_table
 from bacon_bayes.pool import KINDS, EvalPool
 from bacon_bayes.report import estimates_table, groups_table
+from bacon_bayes.stream.source import expand_columns
 from bacon_bayes.study import load_study
 from bacon_bayes.study.folder import CONFIG_FILE
 
@@ -87,17 +87,7 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
 
 def expand_judges(patterns: list[str], columns: pd.Index) -> list[str]:
     """Expand shell-style patterns against the table's columns (order kept, no repeats)."""
-    out: list[str] = []
-    for pat in patterns:
-        hits = (
-            [c for c in columns if fnmatch.fnmatchcase(str(c), pat)]
-            if any(ch in pat for ch in "*?[")
-            else [pat]
-        )
-        if not hits:
-            raise ValidationError(f"--judge pattern {pat!r} matches no column; check the pattern.")
-        out.extend(h for h in hits if h not in out)
-    return out
+    return expand_columns(patterns, list(columns))
 
 
 def parse_levels(text: str | None) -> list[float] | None:

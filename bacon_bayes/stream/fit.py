@@ -53,10 +53,10 @@ class FeatureStats:
                 )
             total = float(scan.total[j])
             if tuple(winsor) != (0.0, 1.0):
-                low[j] = exact_quantile(scan.low[j], n, winsor[0], lowest=True)
-                high[j] = exact_quantile(scan.high[j], n, winsor[1], lowest=False)
-                below = scan.low[j][scan.low[j] < low[j]]
-                above = scan.high[j][scan.high[j] > high[j]]
+                lows, highs = scan.extremes(j)
+                low[j] = exact_quantile(lows, n, winsor[0], lowest=True)
+                high[j] = exact_quantile(highs, n, winsor[1], lowest=False)
+                below, above = lows[lows < low[j]], highs[highs > high[j]]
                 total += low[j] * below.size - below.sum() + high[j] * above.size - above.sum()
                 clipped[j] = below.size + above.size
             fill[j] = total / n

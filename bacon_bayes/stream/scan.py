@@ -84,9 +84,11 @@ def group_table(
     return frame.groupby(level=0, sort=False).sum() if frame.index.has_duplicates else frame
 
 
-def _tail(values: np.ndarray, keep: int, lowest: bool) -> np.ndarray:
-    """The ``keep`` lowest (or highest) of ``values``, in no particular order."""
-    if values.size <= keep:
+def _tail(values: np.ndarray, keep: int, lowest: bool, slack: float = 1.0) -> np.ndarray:
+    """The ``keep`` lowest (or highest) of ``values``, in no particular order; with
+    ``slack`` > 1 the values are left as they are until there are ``slack * keep`` of them
+    (fewer partitions while merging)."""
+    if values.size <= keep * slack:
         return values
     if lowest:
         return np.partition(values, keep - 1)[:keep]
@@ -95,7 +97,11 @@ def _tail(values: np.ndarray, keep: int, lowest: bool) -> np.ndarray:
 
 @dataclass
 class Scan:
-    """Statistics of the first pass (see the module docstring); merge with :meth:`merge`."""
+    """Statistics of the first pass (see the module docstring); merge with :meth:`merge`.
+
+    ``low[j]``/``high[j]`` hold at least the ``keep`` lowest/highest scores of judge ``j``
+    (all of them when there are fewer), possibly more; :meth:`extremes` cuts them.
+    """
 
     n_rows: int
     keep: int
@@ -155,6 +161,10 @@ class Scan:
             n_labeled=len(labeled),
         )
 
+    def extremes(self, j: int) -> tuple[np.ndarray, np.ndarray]:
+        """Exactly the ``keep`` lowest and highest scores of judge ``j`` (or all)."""
+        return _tail(self.low[j], self.keep, True), _tail(self.high[j], self.keep, False)
+
     def merge(self, other: Scan) -> Scan:
         """The statistics of both parts (exact for counts, extremes and labeled rows;
         sums to floating-point summation order)."""
@@ -168,8 +178,8 @@ class Scan:
             keep=self.keep,
             n_obs=self.n_obs + other.n_obs,
             total=self.total + other.total,
-            low=[_tail(np.concatenate([a, b]), self.keep, True) for a, b in pairs(self.low)],
-            high=[_tail(np.concatenate([a, b]), self.keep, False) for a, b in pairs(self.high)],
+            low=[_tail(np.concatenate(ab), self.keep, True, 4.0) for ab in pairs(self.low)],
+            high=[_tail(np.concatenate(ab), self.keep, False, 4.0) for ab in pairs(self.high)],
             groups=merge_groups(self.groups, other.groups),
             labeled=self.labeled.merge(other.labeled),
             n_labeled=self.n_labeled + other.n_labeled,

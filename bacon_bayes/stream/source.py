@@ -151,12 +151,13 @@ def file_columns(path: Path) -> list[str]:
     return _csv_header(path)
 
 
-def expand_columns(patterns: Sequence[str], columns: Sequence[str]) -> list[str]:
-    """Shell-style judge patterns expanded against ``columns`` (order kept, no repeats)."""
-    out: list[str] = []
+def expand_columns(patterns: Sequence[str], columns: Sequence[Any]) -> list[Any]:
+    """Shell-style judge patterns (e.g. ``'judge:*'``) expanded against ``columns`` (order
+    kept, no repeats); a name without ``*?[`` is taken as given."""
+    out: list[Any] = []
     for pat in patterns:
         hits = (
-            [c for c in columns if fnmatch.fnmatchcase(c, pat)]
+            [c for c in columns if fnmatch.fnmatchcase(str(c), pat)]
             if any(ch in pat for ch in "*?[")
             else [pat]
         )
