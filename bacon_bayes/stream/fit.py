@@ -26,6 +26,9 @@ from bacon_bayes.pool import EvalPool
 from bacon_bayes.stream.scan import LabeledRows, Scan, exact_quantile, group_table
 from bacon_bayes.stream.source import Chunk, Columns
 
+#: numbers in one block of predictive CDFs (items x grid points) of the second pass
+CDF_BLOCK = 2_000_000
+
 
 @dataclass(frozen=True)
 class FeatureStats:
@@ -150,9 +153,12 @@ def predict_chunk(
     cdf = None
     if model.grid is not None:
         Xu = X[unl]
-        cdf = np.stack(
-            [np.asarray(m.predict_cdf(Xu, model.grid), dtype=float).sum(0) for m in model.models]
-        )
+        cdf = np.zeros((len(model.models), model.grid.size))
+        step = max(1, CDF_BLOCK // model.grid.size)  # rows x grid arrays of ~CDF_BLOCK numbers
+        for start in range(0, Xu.shape[0], step):
+            block = Xu[start : start + step]
+            for k, m in enumerate(model.models):
+                cdf[k] += np.asarray(m.predict_cdf(block, model.grid), dtype=float).sum(0)
     sums = Sums(table.drop(columns="n"), cdf, int(chunk.rows.size))
     if not items:
         return sums, None

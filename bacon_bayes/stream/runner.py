@@ -13,7 +13,6 @@ import shutil
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import reduce
 from pathlib import Path
 from typing import Any
 
@@ -159,7 +158,11 @@ def run_local(
 
 
 def _merge_all(parts: Iterable[Any]) -> Any:
-    return reduce(lambda a, b: b if a is None else (a if b is None else a.merge(b)), parts, None)
+    """Merge statistics in order (``None`` parts: pieces without rows)."""
+    acc: Any = None
+    for part in parts:
+        acc = part if acc is None else (acc if part is None else acc.merge(part))
+    return acc
 
 
 def estimate_stream(
