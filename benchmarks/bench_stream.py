@@ -104,7 +104,8 @@ def predict_rates(folder: Path, n_items: int = 1_000_000) -> dict[str, float]:
         value = getattr(lab, name)
         if value is not None:
             setattr(lab, name, value[take])
-    chunk = to_chunk(next(read_frames(pieces[0], columns, n_items)), pieces[0], columns)
+    start, first = next(read_frames(pieces[0], columns, n_items))
+    chunk = to_chunk(first, start, pieces[0], columns)
     rates = {}
     for engine in ("freq", "bayes"):
         t = time.perf_counter()

@@ -59,7 +59,7 @@ def in_memory(df: pd.DataFrame, outcome: str = "continuous") -> Calibrator:
     return Calibrator(engine="freq", seed=1).fit(pool)
 
 
-def streamed(path, outcome: str = "continuous", **kw):
+def streamed(path, outcome: str = "continuous", threads: int = 2, **kw):
     return estimate_stream(
         path,
         Calibrator(engine="freq", seed=1),
@@ -70,6 +70,7 @@ def streamed(path, outcome: str = "continuous", **kw):
         propensity="pi",
         chunk_rows=500,
         progress=False,
+        threads=threads,
         **kw,
     )
 
@@ -229,3 +230,14 @@ def test_cli_streams_a_dataset_folder(pools, capsys):
 
         ns = build_parser().parse_args([*args, "--embedding", "emb_"])
         run_stream(ns, Calibrator(), None)
+
+
+def test_threads_do_not_change_the_result(pools):
+    _, path, _, _ = pools
+    one = streamed(path, quantiles=[0.5], threads=1)
+    res = streamed(path, quantiles=[0.5], threads=3)
+    for a, b in zip(one.means + one.quantiles[0.5], res.means + res.quantiles[0.5], strict=True):
+        assert a == b
+    for a, b in zip(one.groups, res.groups, strict=True):
+        np.testing.assert_array_equal(a.estimate, b.estimate)
+        np.testing.assert_array_equal(a.ci_high, b.ci_high)

@@ -23,8 +23,11 @@ from bacon_bayes.stream.source import Columns, Piece, read_frames
 
 def _read_piece(piece: Piece, spec: Columns) -> pd.DataFrame:
     """A whole piece as one DataFrame (a partition)."""
-    frames = list(read_frames(piece, spec, max(piece.n_rows, 1)))
-    return pd.concat(frames) if len(frames) > 1 else frames[0]
+    frames = [
+        f if isinstance(f, pd.DataFrame) else f.to_pandas()
+        for _, f in read_frames(piece, spec, max(piece.n_rows, 1))
+    ]
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
 
 def _scan_part(

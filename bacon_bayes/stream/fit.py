@@ -22,8 +22,9 @@ from bacon_bayes.crossfit import CrossFitResult, cross_fit, make_folds
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.features import FeatureSet
 from bacon_bayes.items import conformal_halfwidth, snap_to_levels
+from bacon_bayes.outcome.ridge import RidgeOutcome
 from bacon_bayes.pool import EvalPool
-from bacon_bayes.stream.scan import LabeledRows, Scan, exact_quantile, group_table
+from bacon_bayes.stream.scan import LabeledRows, Scan, exact_quantile
 from bacon_bayes.stream.source import Chunk, Columns
 
 #: numbers in one block of predictive CDFs (items x grid points) of the second pass
@@ -72,12 +73,14 @@ class FeatureStats:
         return [f"judge:{j}:mean" for j in self.judges] + miss
 
     def transform(self, scores: np.ndarray) -> np.ndarray:
-        """Feature rows of raw judge scores (rows x judges, NaN = missing)."""
-        clipped = np.clip(scores, self.low, self.high)
+        """Feature rows of raw judge scores (rows x judges, NaN = missing), column-major."""
         absent = np.isnan(scores)
-        X = np.where(absent, self.fill, clipped)
-        miss = [absent[:, j].astype(float) for j, n in enumerate(self.missing) if n]
-        return np.column_stack([X, *miss]) if miss else X
+        J, miss = len(self.judges), np.flatnonzero(self.missing)
+        X = np.empty((scores.shape[0], J + miss.size), order="F")
+        np.clip(scores, self.low, self.high, out=X[:, :J])
+        np.copyto(X[:, :J], self.fill, where=absent)
+        X[:, J:] = absent[:, miss]
+        return X
 
     def feature_set(self, scores: np.ndarray) -> FeatureSet:
         J = len(self.judges)
@@ -118,10 +121,37 @@ class StreamModel:
     halfwidth: float | None = None
     levels: np.ndarray | None = None
 
+    linear: tuple[np.ndarray, np.ndarray] | None = None
+
+    def predictions(self, X: np.ndarray) -> list[np.ndarray]:
+        """Each fold model's prediction of the rows ``X``."""
+        if self.linear is not None:
+            W, b = self.linear
+            both = X @ W + b
+            return [both[:, k] for k in range(W.shape[1])]
+        return [np.asarray(m.predict(X), dtype=float) for m in self.models]
+
     def surrogate(self, X: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
         """Fold-average surrogate (pool shares) and each fold model's prediction."""
-        preds = [np.asarray(m.predict(X), dtype=float) for m in self.models]
+        preds = self.predictions(X)
         return sum(w * p for w, p in zip(self.weights, preds, strict=True)), preds
+
+
+def linear_form(models: list[Any]) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(W, b)`` with ``X @ W[:, k] + b[k]`` the prediction of fold model ``k`` when all
+    are ridge models on standardised features (sums of predictions over many rows then
+    follow from column sums of ``X``); None otherwise."""
+    if not models or not all(isinstance(m, RidgeOutcome) for m in models):
+        return None
+    cols, consts = [], []
+    for m in models:
+        scaler, ridge = m.scaler_, m.ridge_
+        if np.ndim(ridge.coef_) != 1 or not (scaler.with_mean and scaler.with_std):
+            return None
+        w = ridge.coef_ / scaler.scale_
+        cols.append(w)
+        consts.append(float(ridge.intercept_) - float(scaler.mean_ @ w))
+    return np.column_stack(cols), np.array(consts)
 
 
 @dataclass
@@ -140,27 +170,54 @@ class Sums:
         return Sums(groups, cdf, self.n_rows + other.n_rows)
 
 
+def _column_sums(codes: np.ndarray, X: np.ndarray, G: int) -> np.ndarray:
+    """Per group, the sum of each column of ``X`` (G x columns)."""
+    return np.column_stack(
+        [np.bincount(codes, weights=X[:, c], minlength=G) for c in range(X.shape[1])]
+    )
+
+
 def predict_chunk(
     chunk: Chunk, model: StreamModel, items: bool = False
 ) -> tuple[Sums, pd.DataFrame | None]:
     """Second-pass statistics of one chunk, and its item scores when ``items``."""
     X = model.features.transform(chunk.scores)
-    score, preds = model.surrogate(X)
     unl = np.isnan(chunk.y)
-    values = {f"p{k}": np.where(unl, p, 0.0) for k, p in enumerate(preds)}
-    values["n_unlabeled"] = unl.astype(float)
-    table = group_table(chunk.codes, chunk.names, chunk.rows.size, values)
+    lab = ~unl
+    codes = np.zeros(unl.size, dtype=np.intp) if chunk.codes is None else chunk.codes
+    names = np.array([""]) if chunk.names is None else chunk.names
+    G, K = names.size, len(model.models)
+    n_unl = np.bincount(codes, weights=unl, minlength=G)
+    if model.linear is not None and not items:
+        W, b = model.linear  # sums of linear predictions: from column sums of X
+        S = _column_sums(codes, X, G)
+        if lab.any():
+            S -= _column_sums(codes[lab], X[lab], G)
+        P = S @ W + n_unl[:, None] * b
+        score = preds = None
+    else:
+        score, preds = model.surrogate(X)
+        P = np.column_stack(
+            [np.bincount(codes, weights=np.where(unl, p, 0.0), minlength=G) for p in preds]
+        )
+    table = pd.DataFrame(
+        P, index=pd.Index(names, name="group"), columns=[f"p{k}" for k in range(K)]
+    )
+    table["n_unlabeled"] = n_unl
+    table = table[np.bincount(codes, minlength=G) > 0]
+    if table.index.has_duplicates:
+        table = table.groupby(level=0, sort=False).sum()
     cdf = None
     if model.grid is not None:
         Xu = X[unl]
-        cdf = np.zeros((len(model.models), model.grid.size))
+        cdf = np.zeros((K, model.grid.size))
         step = max(1, CDF_BLOCK // model.grid.size)  # rows x grid arrays of ~CDF_BLOCK numbers
         for start in range(0, Xu.shape[0], step):
             block = Xu[start : start + step]
             for k, m in enumerate(model.models):
                 cdf[k] += np.asarray(m.predict_cdf(block, model.grid), dtype=float).sum(0)
-    sums = Sums(table.drop(columns="n"), cdf, int(chunk.rows.size))
-    if not items:
+    sums = Sums(table, cdf, int(chunk.rows.size))
+    if not items or score is None:
         return sums, None
     lab = ~unl
     if lab.any():
@@ -277,5 +334,6 @@ def fit_stream(
         lab_score=cf.mean,
         halfwidth=half,
         levels=levels_arr,
+        linear=linear_form(list(cf.models)),
     )
     return StreamFit(shipped, pool, lab, cf, calibrator, name, engine, pool.notes)

@@ -9,19 +9,19 @@ import pandas as pd
 
 from bacon_bayes.stream.fit import StreamModel, Sums, predict_chunk
 from bacon_bayes.stream.scan import Scan
-from bacon_bayes.stream.source import Columns, Piece, read_frames, to_chunk
+from bacon_bayes.stream.source import Columns, Frame, Piece, read_frames, to_chunk
 
 
 def _frames(
     piece: Piece, columns: Columns, chunk_rows: int, frame: pd.DataFrame | None
-) -> Iterator[pd.DataFrame]:
-    """Chunks of at most ``chunk_rows`` rows of a piece (read here, or a partition)."""
+) -> Iterator[tuple[int, Frame]]:
+    """Frames of at most ``chunk_rows`` rows of a piece (read here, or a partition), each
+    with its first global row."""
     if frame is None:
         yield from read_frames(piece, columns, chunk_rows)
         return
-    frame.index = pd.RangeIndex(piece.start, piece.start + len(frame))
     for start in range(0, len(frame), chunk_rows):
-        yield frame.iloc[start : start + chunk_rows]
+        yield piece.start + start, frame.iloc[start : start + chunk_rows]
 
 
 def scan_piece(
@@ -32,10 +32,12 @@ def scan_piece(
     frame: pd.DataFrame | None = None,
     acc: Scan | None = None,
     tick: Callable[[int], None] | None = None,
+    cuts: Scan | None = None,
 ) -> Scan | None:
-    """First-pass statistics of one piece, merged into ``acc``."""
-    for df in _frames(piece, columns, chunk_rows, frame):
-        part = Scan.of(to_chunk(df, piece, columns), keep, acc)
+    """First-pass statistics of one piece, merged into ``acc``; ``cuts``: statistics of
+    other pieces whose extremes bound what can still be extreme (default ``acc``)."""
+    for start, df in _frames(piece, columns, chunk_rows, frame):
+        part = Scan.of(to_chunk(df, start, piece, columns), keep, acc or cuts)
         acc = part if acc is None else acc.merge(part)
         if tick is not None:
             tick(len(df))
@@ -53,8 +55,8 @@ def predict_piece(
 ) -> Sums | None:
     """Second-pass statistics of one piece (item scores handed to ``write``)."""
     acc = None
-    for df in _frames(piece, columns, chunk_rows, frame):
-        chunk = to_chunk(df, piece, columns)
+    for start, df in _frames(piece, columns, chunk_rows, frame):
+        chunk = to_chunk(df, start, piece, columns)
         part, items = predict_chunk(chunk, model, items=write is not None)
         if write is not None and items is not None:
             write(items)

@@ -11,7 +11,9 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from collections.abc import Callable, Iterable
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +36,7 @@ from bacon_bayes.stream.source import (
     plan,
 )
 
-DEFAULT_CHUNK_ROWS = 1_000_000
+DEFAULT_CHUNK_ROWS = 250_000
 
 
 @dataclass
@@ -129,6 +131,22 @@ class ItemWriter:
         self.tmp.unlink(missing_ok=True)
 
 
+def _in_order(work: Callable[[Piece], Any], pieces: list[Piece], threads: int) -> Iterator[Any]:
+    """``work(piece)`` for every piece on ``threads`` threads (numpy and pyarrow release
+    the GIL), results in piece order, at most ``2 * threads`` pieces in flight."""
+    if threads <= 1:
+        yield from (work(p) for p in pieces)
+        return
+    with ThreadPoolExecutor(threads) as pool:
+        pending: deque[Future[Any]] = deque()
+        for piece in pieces:
+            pending.append(pool.submit(work, piece))
+            if len(pending) >= 2 * threads:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
 def run_local(
     pieces: list[Piece],
     columns: Columns,
@@ -137,32 +155,36 @@ def run_local(
     fitter: Callable[[Scan], StreamFit],
     writer: ItemWriter | None,
     progress: bool | None,
+    threads: int = 1,
 ) -> tuple[Scan, StreamFit, Sums]:
-    """Both passes here, chunk after chunk."""
+    """Both passes here, pieces on ``threads`` threads, statistics merged in piece order
+    (the same result for any number of threads; item scores are written in order by
+    one thread)."""
     total = sum(p.n_rows for p in pieces)
     bar = _Bar(total, "scan", progress)
     scan: Scan | None = None
-    for piece in pieces:
-        scan = scan_piece(piece, columns, keep, chunk_rows, acc=scan, tick=bar)
+
+    def first(piece: Piece) -> Scan | None:
+        return scan_piece(piece, columns, keep, chunk_rows, cuts=scan)
+
+    for piece, part in zip(pieces, _in_order(first, pieces, threads), strict=True):
+        scan = part if scan is None else (scan if part is None else scan.merge(part))
+        bar(piece.n_rows)
     bar.close()
     assert scan is not None
     fit = fitter(scan)
     bar = _Bar(total, "predict", progress)
-    parts = (
-        predict_piece(piece, columns, fit.model, chunk_rows, write=writer, tick=bar)
-        for piece in pieces
-    )
-    sums = _merge_all(parts)
+
+    def second(piece: Piece) -> Sums | None:
+        return predict_piece(piece, columns, fit.model, chunk_rows, write=writer)
+
+    sums = None
+    for piece, got in zip(pieces, _in_order(second, pieces, 1 if writer else threads), strict=True):
+        sums = got if sums is None else (sums if got is None else sums.merge(got))
+        bar(piece.n_rows)
     bar.close()
+    assert sums is not None
     return scan, fit, sums
-
-
-def _merge_all(parts: Iterable[Any]) -> Any:
-    """Merge statistics in order (``None`` parts: pieces without rows)."""
-    acc: Any = None
-    for part in parts:
-        acc = part if acc is None else (acc if part is None else acc.merge(part))
-    return acc
 
 
 def estimate_stream(
@@ -183,6 +205,7 @@ def estimate_stream(
     items_out: str | Path | None = None,
     item_level: float = 0.9,
     progress: bool | None = None,
+    threads: int | None = None,
 ) -> StreamResult:
     """Estimate the pool mean (quantiles, group means) of a dataset too large for memory.
 
@@ -207,6 +230,9 @@ def estimate_stream(
         (a Parquet or CSV file; with ``scheduler``, a folder of Parquet parts).
     progress : bool, optional
         Progress bar over rows on stderr (default: when stderr is a terminal).
+    threads : int, optional
+        Pieces processed at once here (default: the machine's cores, at most 4); the
+        result does not depend on it.
     """
     if chunk_rows < 1:
         raise ValidationError(f"--chunk-rows {chunk_rows} must be at least 1.")
@@ -235,7 +261,10 @@ def estimate_stream(
     try:
         if scheduler is None:
             writer = None if items_out is None else ItemWriter(items_out)
-            scan, fit, sums = run_local(pieces, columns, keep, chunk_rows, fitter, writer, progress)
+            n = threads if threads is not None else min(4, os.cpu_count() or 1)
+            scan, fit, sums = run_local(
+                pieces, columns, keep, chunk_rows, fitter, writer, progress, n
+            )
         else:
             from bacon_bayes.stream.cluster import run_dask
 

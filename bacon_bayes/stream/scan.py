@@ -35,14 +35,14 @@ class LabeledRows:
 
     @classmethod
     def of(cls, chunk: Chunk) -> LabeledRows:
-        lab = ~np.isnan(chunk.y)
-        groups = chunk.group_of_rows()
+        lab = np.flatnonzero(~np.isnan(chunk.y))
+        names = chunk.names
         return cls(
             chunk.rows[lab],
             chunk.y[lab],
             chunk.scores[lab],
             None if chunk.pi is None else chunk.pi[lab],
-            None if groups is None else groups[lab],
+            None if chunk.codes is None or names is None else names[chunk.codes[lab]],
             None if chunk.items is None else chunk.items[lab],
         )
 
@@ -122,16 +122,17 @@ class Scan:
         obs = ~np.isnan(scores)
         low, high = [], []
         for j in range(scores.shape[1]):
-            v = scores[obs[:, j], j]
-            vlo, vhi = v, v
-            if cuts is not None and cuts.low[j].size >= keep:
-                vlo = v[v <= cuts.low[j].max()]
-            if cuts is not None and cuts.high[j].size >= keep:
-                vhi = v[v >= cuts.high[j].min()]
+            col = scores[:, j]
+            full_lo = cuts is not None and cuts.low[j].size >= keep
+            full_hi = cuts is not None and cuts.high[j].size >= keep
+            v = None if full_lo and full_hi else col[obs[:, j]]
+            # NaN compares False: a cut also drops the missing scores
+            vlo = col[col <= cuts.low[j].max()] if cuts is not None and full_lo else v
+            vhi = col[col >= cuts.high[j].min()] if cuts is not None and full_hi else v
+            assert vlo is not None and vhi is not None
             low.append(_tail(vlo, keep, True))
             high.append(_tail(vhi, keep, False))
-        n = obs.sum(axis=1)
-        avg = np.where(obs, scores, 0.0).sum(axis=1) / n
+        avg = np.sum(scores, axis=1, where=obs) / obs.sum(axis=1)
         labeled = LabeledRows.of(chunk)
         values = {"avg_sum": avg}
         if chunk.pi is not None:
@@ -146,14 +147,14 @@ class Scan:
         m2_by_name = pd.Series(m2, index=names).groupby(level=0, sort=False).sum()
         table["avg_mean"] = table.pop("avg_sum") / table["n"]
         table["avg_m2"] = m2_by_name.reindex(table.index).to_numpy()
-        for col in GROUP_STATS:
-            if col not in table:
-                table[col] = 0.0
+        for stat in GROUP_STATS:
+            if stat not in table:
+                table[stat] = 0.0
         return cls(
             n_rows=int(chunk.rows.size),
             keep=keep,
             n_obs=obs.sum(axis=0),
-            total=np.where(obs, scores, 0.0).sum(axis=0),
+            total=np.sum(scores, axis=0, where=obs),
             low=low,
             high=high,
             groups=table[list(GROUP_STATS)],

@@ -234,24 +234,27 @@ def _check_present(path: Path, names: list[str], columns: Columns) -> None:
             )
 
 
-def read_frames(piece: Piece, columns: Columns, chunk_rows: int) -> Iterator[pd.DataFrame]:
-    """The piece's rows as DataFrames of at most ``chunk_rows`` rows (index: global row)."""
+Frame = Any  # a pyarrow RecordBatch (Parquet) or a pandas DataFrame (CSV, Dask partitions)
+
+
+def read_frames(piece: Piece, columns: Columns, chunk_rows: int) -> Iterator[tuple[int, Frame]]:
+    """The piece's rows in frames of at most ``chunk_rows`` rows, each with the global row
+    number of its first row."""
     path = Path(piece.path)
     offset = piece.start
     try:
+        frames: Iterator[Frame]
         if piece.row_group is not None:
             pf = _parquet_file(path, columns)
-            batches = pf.iter_batches(
+            frames = pf.iter_batches(
                 batch_size=chunk_rows, row_groups=[piece.row_group], columns=columns.names
             )
-            frames: Iterator[pd.DataFrame] = (b.to_pandas() for b in batches)
         else:
             dtype = {columns.group: "category"} if columns.group else None
             frames = pd.read_csv(path, usecols=columns.names, chunksize=chunk_rows, dtype=dtype)  # type: ignore[call-overload]
-        for df in frames:
-            df.index = pd.RangeIndex(offset, offset + len(df))
-            offset += len(df)
-            yield df
+        for frame in frames:
+            yield offset, frame
+            offset += len(frame)
     except BaconError:
         raise
     except Exception as exc:
@@ -263,8 +266,20 @@ def _where(piece: Piece, row: int, col: str) -> str:
     return f"file {piece.path!r}, row {row - piece.start + piece.file_start}, column {col!r}"
 
 
-def _numbers(df: pd.DataFrame, col: str, piece: Piece) -> np.ndarray:
-    s = df[col]
+def _numbers(frame: Frame, col: str, piece: Piece, start: int) -> np.ndarray:
+    """Column ``col`` as float64 (NaN = empty); a non-numeric entry stops with its place."""
+    if isinstance(frame, pd.DataFrame):
+        s = frame[col]
+    else:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        arr = frame.column(col)
+        if pa.types.is_floating(arr.type) or pa.types.is_integer(arr.type):
+            return np.asarray(arr.to_numpy(zero_copy_only=False), dtype=float)
+        if _numeric_type(arr.type):
+            return np.asarray(pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False))
+        s = pd.Series(arr.to_numpy(zero_copy_only=False), dtype=object)
     if pd.api.types.is_bool_dtype(s) or pd.api.types.is_numeric_dtype(s):
         return s.to_numpy(dtype=float, na_value=np.nan)
     values = pd.to_numeric(s, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
@@ -272,62 +287,86 @@ def _numbers(df: pd.DataFrame, col: str, piece: Piece) -> np.ndarray:
     if bad.any():
         k = int(np.argmax(bad))
         raise ValidationError(
-            f"{_where(piece, int(df.index[k]), col)}: non-numeric value {s.iloc[k]!r}. Fix the "
+            f"{_where(piece, start + k, col)}: non-numeric value {s.iloc[k]!r}. Fix the "
             "value, or leave the cell empty if it is missing."
         )
     return values
 
 
-def to_chunk(df: pd.DataFrame, piece: Piece, columns: Columns) -> Chunk:
-    """Convert and check one DataFrame of rows (numbers, finite scores, labels,
-    propensities in (0, 1], a group for every row)."""
-    rows = df.index.to_numpy(dtype=np.int64)
-    y = _numbers(df, columns.label, piece)
-    scores = np.column_stack([_numbers(df, j, piece) for j in columns.judges])
-    for values, col in [
-        (y, columns.label),
-        *((scores[:, k], j) for k, j in enumerate(columns.judges)),
-    ]:
+def _groups(frame: Frame, col: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Group code per row, the codes' names, and where the group is empty."""
+    if isinstance(frame, pd.DataFrame):
+        g = frame[col]
+        empty = g.isna().to_numpy()
+        if isinstance(g.dtype, pd.CategoricalDtype):
+            return (
+                g.cat.codes.to_numpy().astype(np.intp),
+                g.cat.categories.astype(str).to_numpy(),
+                empty,
+            )
+        codes, uniques = pd.factorize(g.astype(str))
+        return codes.astype(np.intp), np.asarray(uniques, dtype=object).astype(str), empty
+    import pyarrow as pa
+
+    arr = frame.column(col)
+    if not pa.types.is_dictionary(arr.type):
+        arr = arr.dictionary_encode()
+    empty = arr.is_null().to_numpy(zero_copy_only=False)
+    codes = arr.indices.fill_null(0).to_numpy(zero_copy_only=False).astype(np.intp)
+    names = np.asarray(arr.dictionary.cast(pa.string()).to_numpy(zero_copy_only=False), dtype=str)
+    return codes, names, empty
+
+
+def to_chunk(frame: Frame, start: int, piece: Piece, columns: Columns) -> Chunk:
+    """Convert and check one frame of rows starting at global row ``start`` (numbers,
+    finite scores, labels, propensities in (0, 1], a group for every row)."""
+    n = len(frame)
+    rows = np.arange(start, start + n, dtype=np.int64)
+    y = _numbers(frame, columns.label, piece, start)
+    scores = np.empty((n, len(columns.judges)), order="F")  # one judge's column contiguous
+    for k, j in enumerate(columns.judges):
+        scores[:, k] = _numbers(frame, j, piece, start)
+    for values, col in [(y[:, None], [columns.label]), (scores, list(columns.judges))]:
         inf = np.isinf(values)
         if inf.any():
-            k = int(np.argmax(inf))
+            k, c = np.argwhere(inf)[0]
             raise ValidationError(
-                f"{_where(piece, int(rows[k]), col)} is infinite; use a finite value or leave "
-                "it empty."
+                f"{_where(piece, start + int(k), col[c])} is infinite; use a finite value or "
+                "leave it empty."
             )
     none = np.isnan(scores).all(axis=1)
     if none.any():
         k = int(np.argmax(none))
         raise ValidationError(
-            f"{_where(piece, int(rows[k]), ', '.join(columns.judges))}: the item has no judge "
+            f"{_where(piece, start + k, ', '.join(columns.judges))}: the item has no judge "
             "score at all, so the naive judge average is undefined; score it with at least "
             "one judge or remove it."
         )
     pi = None
     if columns.propensity is not None:
-        pi = _numbers(df, columns.propensity, piece)
+        pi = _numbers(frame, columns.propensity, piece, start)
         lab = ~np.isnan(y)
         bad = (lab & ~((pi > 0) & (pi <= 1))) | (~np.isnan(pi) & ~((pi > 0) & (pi <= 1)))
         if bad.any():
             k = int(np.argmax(bad))
             raise ValidationError(
-                f"{_where(piece, int(rows[k]), columns.propensity)} is {float(pi[k])!r}; an "
+                f"{_where(piece, start + k, columns.propensity)} is {float(pi[k])!r}; an "
                 "inclusion probability must lie in (0, 1] (empty only for an unlabeled item)."
             )
     codes = names = None
     if columns.group is not None:
-        g = df[columns.group]
-        if g.isna().any():
-            k = int(np.argmax(g.isna().to_numpy()))
+        codes, names, empty = _groups(frame, columns.group)
+        if empty.any():
+            k = int(np.argmax(empty))
             raise ValidationError(
-                f"{_where(piece, int(rows[k]), columns.group)} is empty; give every item a "
+                f"{_where(piece, start + k, columns.group)} is empty; give every item a "
                 "group (e.g. 'unknown') or leave out --group."
             )
-        if isinstance(g.dtype, pd.CategoricalDtype):
-            codes = g.cat.codes.to_numpy().astype(np.intp)
-            names = g.cat.categories.astype(str).to_numpy()
-        else:
-            codes, uniques = pd.factorize(g.astype(str))
-            names = np.asarray(uniques, dtype=object).astype(str)
-    items = None if columns.item is None else df[columns.item].to_numpy()
+    items = None
+    if columns.item is not None:
+        items = (
+            frame[columns.item].to_numpy()
+            if isinstance(frame, pd.DataFrame)
+            else frame.column(columns.item).to_numpy(zero_copy_only=False)
+        )
     return Chunk(rows, y, scores, pi, codes, names, items)
