@@ -37,7 +37,7 @@ def scan_piece(
     """First-pass statistics of one piece, merged into ``acc``; ``cuts``: statistics of
     other pieces whose extremes bound what can still be extreme (default ``acc``)."""
     for start, df in _frames(piece, columns, chunk_rows, frame):
-        part = Scan.of(to_chunk(df, start, piece, columns), keep, acc or cuts)
+        part = Scan.of(to_chunk(df, start, piece, columns), keep, acc, cuts)
         acc = part if acc is None else acc.merge(part)
         if tick is not None:
             tick(len(df))

@@ -114,21 +114,22 @@ class Scan:
     n_labeled: int = field(default=0)
 
     @classmethod
-    def of(cls, chunk: Chunk, keep: int, cuts: Scan | None = None) -> Scan:
+    def of(cls, chunk: Chunk, keep: int, *cuts: Scan | None) -> Scan:
         """Statistics of one chunk. ``keep``: how many extreme scores per judge and end to
-        keep. ``cuts``: the statistics so far; scores that cannot be among the extremes
+        keep. ``cuts``: statistics of other rows; scores that cannot be among the extremes
         any more are skipped (same result, less sorting)."""
         scores = chunk.scores
         obs = ~np.isnan(scores)
         low, high = [], []
+        full = [c for c in cuts if c is not None]
         for j in range(scores.shape[1]):
             col = scores[:, j]
-            full_lo = cuts is not None and cuts.low[j].size >= keep
-            full_hi = cuts is not None and cuts.high[j].size >= keep
-            v = None if full_lo and full_hi else col[obs[:, j]]
+            los = [c.low[j].max() for c in full if c.low[j].size >= keep]
+            his = [c.high[j].min() for c in full if c.high[j].size >= keep]
+            v = None if los and his else col[obs[:, j]]
             # NaN compares False: a cut also drops the missing scores
-            vlo = col[col <= cuts.low[j].max()] if cuts is not None and full_lo else v
-            vhi = col[col >= cuts.high[j].min()] if cuts is not None and full_hi else v
+            vlo = col[col <= min(los)] if los else v
+            vhi = col[col >= max(his)] if his else v
             assert vlo is not None and vhi is not None
             low.append(_tail(vlo, keep, True))
             high.append(_tail(vhi, keep, False))
