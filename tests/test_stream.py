@@ -80,6 +80,7 @@ def close(a, b) -> None:
     for k in ("estimate", "se", "ci_low", "ci_high"):
         np.testing.assert_allclose(getattr(a, k), getattr(b, k), rtol=RTOL, atol=1e-13)
     assert a.method == b.method and np.all(a.n_labeled == b.n_labeled)
+    assert a.details.keys() == b.details.keys()
     assert np.all(a.n_items == b.n_items)
 
 

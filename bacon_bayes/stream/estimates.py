@@ -82,13 +82,15 @@ def mean_estimates(fit: StreamFit, scan: Scan, sums: Sums, alpha: float) -> list
         lab.y, cf.mean, pi, f_sum, N, power_tuning=fit.calibrator.power_tuning, **kw
     )
     aee = _estimate(
-        "mean", "aee", float(theta), float(var), int(n), N, alpha, power_lambda=float(lam), **kw
-    )
-    del kw["hajek"]
+        "mean", "aee", float(theta), float(var), int(n), N, alpha, power_lambda=float(lam),
+        target=kw["target"],
+    )  # fmt: skip
     theta, var, _, n = mean_core(
         lab.y, np.zeros(len(lab)), pi, 0.0, N, power_tuning=False, **_settings(fit)
     )
-    classical = _estimate("mean", "classical", float(theta), float(var), int(n), N, alpha, **kw)
+    classical = _estimate(
+        "mean", "classical", float(theta), float(var), int(n), N, alpha, target=kw["target"]
+    )
     n_all, grand, m2 = _pooled(scan.groups)
     se2 = m2 / (n_all - 1) / n_all if n_all > 1 else float("nan")
     naive = _estimate("mean", "naive", grand, se2, n_all, n_all, alpha, n_labeled=0)
