@@ -82,11 +82,11 @@ class JudgeModelPrediction:
         key = (_array_key(X), id(self.posterior_))  # a copy with other draws: recompute
         kept = self.__dict__.get("_moments_kept_")
         if kept is None or kept[0] != key:
-            fn = lambda p, m, v, q, o: self._moments(p, self.constants_, m, v, q, o)  # noqa: E731
-            parts = self._per_draw(X, fn)
-            mean_d = np.concatenate([p[0] for p in parts])
-            var_d = np.concatenate([p[1] for p in parts])
-            kept = (key, mean_d.mean(axis=0), var_d.mean(axis=0) + mean_d.var(axis=0))
+            acc = _DrawMoments()
+            self._per_draw(
+                X, lambda p, m, v, q, o: acc.add(*self._moments(p, self.constants_, m, v, q, o))
+            )
+            kept = (key, *acc.result())
             self._moments_kept_ = kept
         return kept[1].copy(), kept[2].copy()
 
@@ -109,6 +109,38 @@ class JudgeModelPrediction:
         self._per_draw(X, add, width=t.size)
         n_draws = next(iter(self.posterior_.values())).shape[0]
         return np.clip(total / n_draws, 0.0, 1.0)
+
+
+class _DrawMoments:
+    """Running posterior mean of E[Y|x] and predictive variance over blocks of draws
+    (each (draws, items)), never holding a draws x items array of all draws: block means
+    and squared deviations merged by Chan's formula, plus the summed within-draw variance."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.mean: np.ndarray | None = None
+        self.m2: np.ndarray | None = None
+        self.var_sum: np.ndarray | None = None
+
+    def add(self, mean_d: np.ndarray, var_d: np.ndarray) -> None:
+        d = mean_d.shape[0]
+        mean = mean_d.mean(axis=0)
+        m2 = ((mean_d - mean) ** 2).sum(axis=0)
+        var_sum = var_d.sum(axis=0)
+        if self.mean is None or self.m2 is None or self.var_sum is None:
+            self.n, self.mean, self.m2, self.var_sum = d, mean, m2, var_sum
+            return
+        n = self.n + d
+        delta = mean - self.mean
+        self.mean = self.mean + delta * (d / n)
+        self.m2 = self.m2 + m2 + delta * delta * (self.n * d / n)
+        self.var_sum = self.var_sum + var_sum
+        self.n = n
+
+    def result(self) -> tuple[np.ndarray, np.ndarray]:
+        """Posterior mean, and mean within-draw variance plus the variance of the means."""
+        assert self.mean is not None and self.m2 is not None and self.var_sum is not None
+        return self.mean, self.var_sum / self.n + self.m2 / self.n
 
 
 def _cache_entry(cache: dict, key: Any, size: int) -> dict | None:

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import json
 from pathlib import Path
 
 import pandas as pd
 
 from bacon_bayes.calibrator import Calibrator
+from bacon_bayes.cli.stream import add_stream_arguments, run_stream, wants_stream
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import read_table
 from bacon_bayes.pool import KINDS, EvalPool
 from bacon_bayes.report import estimates_table, groups_table
+from bacon_bayes.stream.source import expand_columns
 from bacon_bayes.study import load_study
 from bacon_bayes.study.folder import CONFIG_FILE
 
@@ -34,6 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--quantile", type=float, action="append", default=[], help="also estimate quantile Q"
     )
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    add_stream_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -85,17 +87,7 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
 
 def expand_judges(patterns: list[str], columns: pd.Index) -> list[str]:
     """Expand shell-style patterns against the table's columns (order kept, no repeats)."""
-    out: list[str] = []
-    for pat in patterns:
-        hits = (
-            [c for c in columns if fnmatch.fnmatchcase(str(c), pat)]
-            if any(ch in pat for ch in "*?[")
-            else [pat]
-        )
-        if not hits:
-            raise ValidationError(f"--judge pattern {pat!r} matches no column; check the pattern.")
-        out.extend(h for h in hits if h not in out)
-    return out
+    return expand_columns(patterns, list(columns))
 
 
 def parse_levels(text: str | None) -> list[float] | None:
@@ -195,6 +187,8 @@ def calibrator_from_args(args: argparse.Namespace) -> Calibrator:
 
 def run(args: argparse.Namespace) -> int:
     cal = calibrator_from_args(args)
+    if wants_stream(args):
+        return run_stream(args, cal, parse_levels(args.levels))
     pool = pool_from_args(args)
     cal.fit(pool)
     if args.json:

@@ -1,0 +1,132 @@
+"""``bacon estimate`` on a pool streamed from disk (a Parquet dataset, ``--chunk-rows``,
+``--scheduler``): the same tables as the in-memory command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.report import estimates_table, groups_table
+from bacon_bayes.stream import DEFAULT_CHUNK_ROWS, StreamResult, estimate_stream, is_stream_source
+from bacon_bayes.study.folder import CONFIG_FILE
+
+UNSTREAMED = ("scores", "embedding", "text", "allow_pending")
+
+
+def add_stream_arguments(p: argparse.ArgumentParser) -> None:
+    """Options of the streaming path of ``bacon estimate``."""
+    p.add_argument(
+        "--chunk-rows",
+        type=int,
+        help=f"stream the table in chunks of this many rows (default {DEFAULT_CHUNK_ROWS:,} "
+        "when FILE is a folder of Parquet/CSV files); memory grows with it, not the pool",
+    )
+    p.add_argument(
+        "--scheduler",
+        help="run the streaming passes on Dask: a scheduler address (tcp://host:8786) or "
+        "local:N (N local worker processes)",
+    )
+    p.add_argument(
+        "--items-out",
+        help="streaming: also write every item's score and 90%% conformal interval to this "
+        "Parquet (or .csv) file, chunk by chunk (with --scheduler: a folder of parts)",
+    )
+
+
+def wants_stream(args: argparse.Namespace) -> bool:
+    """Stream when FILE is a folder of data files (not a study) or a streaming option is
+    given."""
+    path = Path(args.file)
+    if (path / CONFIG_FILE).is_file():
+        if args.chunk_rows or args.scheduler or args.items_out:
+            raise ValidationError(
+                "a study folder is read in memory; drop --chunk-rows/--scheduler/--items-out."
+            )
+        return False
+    folder = path.is_dir() and is_stream_source(path)
+    return bool(folder or args.chunk_rows or args.scheduler or args.items_out)
+
+
+def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | None) -> int:
+    """Estimate from a streamed pool and print the tables of ``bacon estimate``."""
+    for name in UNSTREAMED:
+        if getattr(args, name, None):
+            flag = "--" + name.replace("_", "-")
+            raise ValidationError(
+                f"{flag} is not supported when streaming (a Parquet dataset, --chunk-rows, "
+                f"--scheduler); drop {flag} or pass a single table without streaming options."
+            )
+    if not args.label:
+        raise ValidationError("--label is required; name the column of labels.")
+    result = estimate_stream(
+        args.file,
+        calibrator,
+        label=args.label,
+        judges=args.judge,
+        outcome=args.outcome,
+        levels=levels,
+        group=args.group,
+        item=args.item,
+        propensity=args.propensity,
+        quantiles=args.quantile,
+        alpha=args.alpha,
+        chunk_rows=args.chunk_rows or DEFAULT_CHUNK_ROWS,
+        scheduler=args.scheduler,
+        items_out=args.items_out,
+    )
+    if args.json:
+        print(json.dumps(summary(result, args), indent=2))
+        return 0
+    fit = result.fit
+    level = f"{100 * (1 - args.alpha):g}%"
+    print(
+        f"{result.n_items} items, {len(fit.labeled)} labeled, {len(fit.model.features.judges)} "
+        f"judges; model {fit.model_name} ({fit.engine}), {args.folds}-fold cross-fitting, "
+        f"seed {args.seed}; streamed"
+    )
+    for note in fit.notes:
+        print(f"note: {note}")
+    missing = {j: n for j, n in fit.model.features.report()["missing"].items() if n}
+    if missing:
+        listed = ", ".join(f"{j}: {n}" for j, n in missing.items())
+        print(f"note: missing judge scores imputed (with a missing-score indicator): {listed}")
+    print(f"\nmean of {args.label!r} over the pool ({level} CI):")
+    print(estimates_table(result.means))
+    for q, ests in result.quantiles.items():
+        print(f"\nquantile {q:g} ({level} CI; the naive baseline is not streamed):")
+        print(estimates_table(ests))
+    if result.groups:
+        print(f"\nmean per {args.group!r} ({level} simultaneous CIs, max-|t|):")
+        print(groups_table(result.groups))
+    if result.items_out is not None:
+        print(f"\nitem scores written to {str(result.items_out)!r}")
+    return 0
+
+
+def summary(result: StreamResult, args: argparse.Namespace) -> dict[str, Any]:
+    """JSON-ready estimates of a streamed pool (the keys of ``Calibrator.summary``)."""
+    fit = result.fit
+    out: dict[str, Any] = {
+        "n_items": result.n_items,
+        "n_labeled": len(fit.labeled),
+        "model": fit.model_name,
+        "engine": fit.engine,
+        "preset": args.preset,
+        "folds": args.folds,
+        "seed": args.seed,
+        "alpha": args.alpha,
+        "streamed": True,
+        "features": fit.model.features.report(),
+        "mean": {e.method: e.to_dict() for e in result.means},
+        "quantiles": {
+            str(q): {e.method: e.to_dict() for e in ests} for q, ests in result.quantiles.items()
+        },
+    }
+    if result.groups:
+        out["groups"] = {t.method: t.to_dict() for t in result.groups}
+    if result.items_out is not None:
+        out["items_out"] = str(result.items_out)
+    return out

@@ -1,0 +1,244 @@
+"""Estimands of a streamed pool from its sufficient statistics: the labeled rows (label,
+out-of-fold surrogate, inclusion probability, group) plus sums over all items.
+
+The formulas are those of :mod:`bacon_bayes.estimate` (the same ``mean_core``, Student-t
+and bootstrap critical values, Woodruff inversion); only the sums over the pool (of the
+surrogate, of the predictive CDF, of the inclusion probabilities, item counts) come from
+the stream instead of full-length arrays. Equal to the in-memory estimates up to the
+order of floating-point summation (tested at ``rtol=1e-10``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.calibrator import MIN_GROUP_LABELS
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate.core import _estimate, mean_core
+from bacon_bayes.estimate.critical import bootstrap_t_critical_values
+from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS, _table
+from bacon_bayes.estimate.quantile import _quantile_from_cdf
+from bacon_bayes.results import Estimate, EstimateTable
+from bacon_bayes.stream.fit import StreamFit, Sums
+from bacon_bayes.stream.scan import Scan
+
+METHODS = ("aee", "classical", "naive")
+
+
+def _settings(fit: StreamFit) -> dict[str, Any]:
+    cal = fit.calibrator
+    return {"hajek": cal.hajek, "target": cal.target}
+
+
+def design_pi(fit: StreamFit, scan: Scan, codes: np.ndarray, table: pd.DataFrame) -> np.ndarray:
+    """Inclusion probabilities of the labeled rows, conditioned (Hajek form) on the
+    realised number of labels per domain (``codes``: domain of each labeled row,
+    ``table``: the first pass's per-domain statistics in code order); see
+    ``bacon_bayes.estimate.core._conditional_pi``."""
+    lab = fit.labeled
+    n, N = len(lab), scan.n_rows
+    if lab.pi is None:
+        pi = np.full(n, n / N)
+        expected = table["n"].to_numpy(dtype=float) * n / N
+    elif table["pi_nan"].sum() == 0:
+        pi = lab.pi
+        expected = table["pi_sum"].to_numpy(dtype=float)
+    else:
+        return lab.pi
+    if not fit.calibrator.hajek:
+        return pi
+    n_lab = np.bincount(codes, minlength=len(table)).astype(float)
+    scale = n_lab / np.maximum(expected, 1e-300)
+    return np.minimum(pi * scale[codes], 1.0)
+
+
+def _pooled(table: pd.DataFrame) -> tuple[int, float, float]:
+    """Item count, mean and summed squared deviation of the judge average over the pool."""
+    n = table["n"].to_numpy(dtype=float)
+    mean = table["avg_mean"].to_numpy()
+    total = n.sum()
+    grand = float((n * mean).sum() / total)
+    m2 = float(table["avg_m2"].sum() + (n * (mean - grand) ** 2).sum())
+    return int(total), grand, m2
+
+
+def _one_domain(scan: Scan) -> pd.DataFrame:
+    return scan.groups.sum().to_frame().T
+
+
+def mean_estimates(fit: StreamFit, scan: Scan, sums: Sums, alpha: float) -> list[Estimate]:
+    """The pool mean: AEE, classical and naive (intervals intersected with the label's
+    range, as :meth:`bacon_bayes.Calibrator.estimate_mean`)."""
+    lab, cf, kw = fit.labeled, fit.crossfit, _settings(fit)
+    N = scan.n_rows
+    pi = design_pi(fit, scan, np.zeros(len(lab), dtype=np.intp), _one_domain(scan))
+    P = _model_sums(sums, len(cf.models)).sum(axis=0)
+    f_sum = float(cf.mean.sum() + (cf.weights * P).sum())
+    theta, var, lam, n = mean_core(
+        lab.y, cf.mean, pi, f_sum, N, power_tuning=fit.calibrator.power_tuning, **kw
+    )
+    aee = _estimate(
+        "mean", "aee", float(theta), float(var), int(n), N, alpha, power_lambda=float(lam),
+        target=kw["target"],
+    )  # fmt: skip
+    theta, var, _, n = mean_core(
+        lab.y, np.zeros(len(lab)), pi, 0.0, N, power_tuning=False, **_settings(fit)
+    )
+    classical = _estimate(
+        "mean", "classical", float(theta), float(var), int(n), N, alpha, target=kw["target"]
+    )
+    n_all, grand, m2 = _pooled(scan.groups)
+    se2 = m2 / (n_all - 1) / n_all if n_all > 1 else float("nan")
+    naive = _estimate("mean", "naive", grand, se2, n_all, n_all, alpha, n_labeled=0)
+    return [e.clip(*fit.bounds) for e in (aee, classical, naive)]
+
+
+def _model_sums(sums: Sums, K: int) -> np.ndarray:
+    """Per group (rows of ``sums.groups``) each fold model's summed prediction, (G, K)."""
+    return sums.groups[[f"p{k}" for k in range(K)]].to_numpy(dtype=float)
+
+
+def quantile_estimates(
+    fit: StreamFit, scan: Scan, sums: Sums, q: float, alpha: float
+) -> list[Estimate]:
+    """Quantile ``q``: AEE and classical (Woodruff intervals on the fixed grid). The naive
+    baseline (an order statistic of the judge average over all items) is not streamed."""
+    if not 0.0 < q < 1.0:
+        raise ValidationError(f"quantile level q={q!r} must lie strictly between 0 and 1.")
+    grid, cdf_sums = fit.model.grid, sums.cdf
+    if grid is None or cdf_sums is None:
+        raise ValidationError("the stream was fitted without a quantile grid; pass --quantile.")
+    lab, cf, kw = fit.labeled, fit.crossfit, _settings(fit)
+    N = scan.n_rows
+    pi = design_pi(fit, scan, np.zeros(len(lab), dtype=np.intp), _one_domain(scan))
+    ind = (lab.y[None, :] <= grid[:, None]).astype(float)
+    pis = np.broadcast_to(pi, ind.shape)
+    discrete = fit.pool.outcome.discrete
+    phi = cf.cdf(grid)
+    out = []
+    for method, phi_lab in (("aee", phi), ("classical", np.zeros_like(phi))):
+        aee = method == "aee"
+        total = phi_lab.sum(axis=0) + (cf.weights[:, None] * cdf_sums).sum(axis=0) * aee
+        tuning = fit.calibrator.power_tuning and aee
+        theta, var, _, n = mean_core(ind, phi_lab.T, pis, total, N, power_tuning=tuning, **kw)
+        se = np.sqrt(np.maximum(var, 0.0))
+        est = _quantile_from_cdf(
+            grid, theta, se, int(n[0]), N, q, alpha, discrete, method, target=kw["target"]
+        )
+        out.append(est.clip(*fit.bounds))
+    return out
+
+
+def group_estimates(
+    fit: StreamFit, scan: Scan, sums: Sums, alpha: float, simultaneous: str = "maxt"
+) -> list[EstimateTable]:
+    """Mean per group (AEE, classical, naive) with simultaneous intervals, as
+    :meth:`bacon_bayes.Calibrator.estimate_groups` (studentised bootstrap critical
+    values, intervals intersected with the label's range, none below
+    ``MIN_GROUP_LABELS`` labels)."""
+    lab, cf = fit.labeled, fit.crossfit
+    if lab.groups is None:
+        raise ValidationError("the stream has no group column; pass --group COL.")
+    table = scan.groups.copy()
+    table.index = table.index.astype(str)
+    table = table.groupby(level=0).sum() if table.index.has_duplicates else table.sort_index()
+    names = table.index.to_numpy()
+    codes = np.searchsorted(names, lab.groups.astype(str))
+    K = len(cf.models)
+    P = _model_sums(sums, K)
+    P = pd.DataFrame(P, index=sums.groups.index.astype(str)).groupby(level=0).sum()
+    P = P.reindex(names, fill_value=0.0).to_numpy()
+    mass = np.zeros((names.size, K))
+    np.add.at(mass, (codes, cf.fold_ids), cf.design_weight)
+    tot = mass.sum(axis=1, keepdims=True)
+    shares = np.where(tot > 0, mass / np.where(tot > 0, tot, 1.0), cf.weights)
+    lab_sum = np.bincount(codes, weights=cf.mean, minlength=names.size)
+    f_sums = lab_sum + (shares * P).sum(axis=1)
+    pi = design_pi(fit, scan, codes, table)
+    n_g = table["n"].to_numpy(dtype=int)
+    aee = _group_table(fit, names, codes, pi, cf.mean, f_sums, n_g, alpha, simultaneous, True)
+    zeros = np.zeros(len(lab))
+    classical = _group_table(
+        fit, names, codes, pi, zeros, np.zeros(names.size), n_g, alpha, simultaneous, False
+    )
+    classical = replace(classical, method="classical")
+    var = table["avg_m2"].to_numpy() / np.maximum(n_g - 1, 1) / n_g
+    naive = _table(
+        "mean", "naive", names, table["avg_mean"].to_numpy(), np.diag(var), n_g, n_g, alpha,
+        simultaneous,
+    )  # fmt: skip
+    naive = replace(naive, n_labeled=np.zeros(names.size, dtype=int))
+    out = []
+    for t in (aee, classical, naive):
+        t = t.clip(*fit.bounds)
+        if t.method != "naive":
+            t = t.withhold(
+                np.asarray(t.n_labeled) < MIN_GROUP_LABELS,
+                f"fewer than {MIN_GROUP_LABELS} labels in the group: no useful interval",
+            )
+        out.append(t)
+    return out
+
+
+def _group_table(
+    fit: StreamFit,
+    names: np.ndarray,
+    codes: np.ndarray,
+    pi: np.ndarray,
+    f: np.ndarray,
+    f_sums: np.ndarray,
+    n_g: np.ndarray,
+    alpha: float,
+    simultaneous: str,
+    tuning: bool,
+) -> EstimateTable:
+    """Per-group AEE means (``bacon_bayes.estimate.aee_group_means`` on sums)."""
+    y, kw, N = fit.labeled.y, _settings(fit), int(n_g.sum())
+    power = fit.calibrator.power_tuning and tuning
+    _, _, lam, _ = mean_core(y, f, pi, float(f_sums.sum()), N, power_tuning=power, **kw)
+    m = names.size
+    est, var = np.empty(m), np.empty(m)
+    n_lab = np.bincount(codes, minlength=m)
+    for g in range(m):
+        sel = codes == g
+        if n_lab[g] < 2:
+            raise ValidationError(
+                f"group {str(names[g])!r} has {n_lab[g]} labeled item(s); each group needs at "
+                "least 2 for a variance. Label more items in that group or merge groups."
+            )
+        theta, v, _, _ = mean_core(
+            y[sel], f[sel], pi[sel], float(f_sums[g]), int(n_g[g]), lam=lam, **kw
+        )
+        est[g], var[g] = theta, v
+    crit, used = None, "t"
+    if n_lab.min() >= MIN_BOOTSTRAP_LABELS:
+        used = "bootstrap"
+        crit = bootstrap_t_critical_values(
+            y - lam * f,
+            1.0 / pi,
+            codes,
+            alpha,
+            simultaneous,
+            hajek=kw["hajek"],
+            n_boot=2000,
+            seed=fit.calibrator.seed,
+        )
+    return _table(
+        "mean",
+        "aee",
+        names,
+        est,
+        np.diag(var),
+        n_lab,
+        n_g,
+        alpha,
+        simultaneous,
+        crit,
+        power_lambda=float(lam),
+        target=kw["target"],
+        interval=used,
+    )

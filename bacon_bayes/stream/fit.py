@@ -1,0 +1,339 @@
+"""Fitting on the labeled rows of a stream, and the second pass: features with the
+statistics of the first pass, fold-model predictions and their sums per group.
+
+The fit equals the in-memory one (:meth:`bacon_bayes.Calibrator.fit`) on the same pool:
+the features use the same winsorising bounds, imputation values and missing-score
+indicators (learnt over all items in the first pass), the folds are the same (the seeded
+permutation of the labeled items, in row order) and each fold model is trained on the
+same rows. An unlabeled item's surrogate is the same share-weighted average of the fold
+models (:mod:`bacon_bayes.crossfit`); a labeled item's is its out-of-fold prediction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.calibrator import GRID_SIZE, Calibrator
+from bacon_bayes.crossfit import CrossFitResult, cross_fit, make_folds
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.features import FeatureSet
+from bacon_bayes.items import conformal_halfwidth, snap_to_levels
+from bacon_bayes.outcome.ridge import RidgeOutcome
+from bacon_bayes.pool import EvalPool
+from bacon_bayes.stream.scan import LabeledRows, Scan, exact_quantile
+from bacon_bayes.stream.source import Chunk, Columns
+
+#: numbers in one block of predictive CDFs (items x grid points) of the second pass
+CDF_BLOCK = 2_000_000
+
+
+@dataclass(frozen=True)
+class FeatureStats:
+    """Per judge: winsorising bounds, imputation value and missing count, learnt over all
+    items; :meth:`transform` builds the rows of :func:`~bacon_bayes.features.build_features`
+    (wide judge columns, one run each, no embedding)."""
+
+    judges: tuple[str, ...]
+    low: np.ndarray
+    high: np.ndarray
+    fill: np.ndarray
+    missing: np.ndarray
+    winsorised: np.ndarray
+
+    @classmethod
+    def from_scan(cls, scan: Scan, judges: tuple[str, ...], winsor: tuple[float, float]):
+        J = len(judges)
+        low, high = np.full(J, -np.inf), np.full(J, np.inf)
+        fill, clipped = np.empty(J), np.zeros(J, dtype=int)
+        for j, judge in enumerate(judges):
+            n = int(scan.n_obs[j])
+            if n == 0:
+                raise ValidationError(
+                    f"judge column {judge!r} has no score at all; drop it from the judges."
+                )
+            total = float(scan.total[j])
+            if tuple(winsor) != (0.0, 1.0):
+                lows, highs = scan.extremes(j)
+                low[j] = exact_quantile(lows, n, winsor[0], lowest=True)
+                high[j] = exact_quantile(highs, n, winsor[1], lowest=False)
+                below, above = lows[lows < low[j]], highs[highs > high[j]]
+                total += low[j] * below.size - below.sum() + high[j] * above.size - above.sum()
+                clipped[j] = below.size + above.size
+            fill[j] = total / n
+        missing = scan.n_rows - np.asarray(scan.n_obs, dtype=int)
+        return cls(tuple(judges), low, high, fill, missing, clipped)
+
+    @property
+    def names(self) -> list[str]:
+        miss = [f"judge:{j}:missing" for j, n in zip(self.judges, self.missing, strict=True) if n]
+        return [f"judge:{j}:mean" for j in self.judges] + miss
+
+    def transform(self, scores: np.ndarray) -> np.ndarray:
+        """Feature rows of raw judge scores (rows x judges, NaN = missing), column-major."""
+        absent = np.isnan(scores)
+        J, miss = len(self.judges), np.flatnonzero(self.missing)
+        X = np.empty((scores.shape[0], J + miss.size), order="F")
+        np.clip(scores, self.low, self.high, out=X[:, :J])
+        np.copyto(X[:, :J], self.fill, where=absent)
+        X[:, J:] = absent[:, miss]
+        return X
+
+    def feature_set(self, scores: np.ndarray) -> FeatureSet:
+        J = len(self.judges)
+        n_miss = int((self.missing > 0).sum())
+        return FeatureSet(
+            X=self.transform(scores),
+            names=self.names,
+            blocks={
+                "judge": list(range(J)),
+                "uncertainty": [],
+                "missing": list(range(J, J + n_miss)),
+                "embedding": [],
+            },
+            judges=self.judges,
+            judge_missing=np.isnan(scores),
+            report=self.report(),
+        )
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "missing": {j: int(n) for j, n in zip(self.judges, self.missing, strict=True)},
+            "winsorised": {j: int(n) for j, n in zip(self.judges, self.winsorised, strict=True)},
+        }
+
+
+@dataclass
+class StreamModel:
+    """What every chunk of the second pass needs (shipped once to Dask workers): feature
+    statistics, fold models, pool-level fold shares, the quantile grid, and the labeled
+    rows' folds and out-of-fold surrogates (for written item scores)."""
+
+    features: FeatureStats
+    models: list[Any]
+    weights: np.ndarray
+    grid: np.ndarray | None
+    lab_rows: np.ndarray
+    lab_score: np.ndarray
+    halfwidth: float | None = None
+    levels: np.ndarray | None = None
+
+    linear: tuple[np.ndarray, np.ndarray] | None = None
+
+    def predictions(self, X: np.ndarray) -> list[np.ndarray]:
+        """Each fold model's prediction of the rows ``X``."""
+        if self.linear is not None:
+            W, b = self.linear
+            both = X @ W + b
+            return [both[:, k] for k in range(W.shape[1])]
+        return [np.asarray(m.predict(X), dtype=float) for m in self.models]
+
+    def surrogate(self, X: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Fold-average surrogate (pool shares) and each fold model's prediction."""
+        preds = self.predictions(X)
+        return sum(w * p for w, p in zip(self.weights, preds, strict=True)), preds
+
+
+def linear_form(models: list[Any]) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(W, b)`` with ``X @ W[:, k] + b[k]`` the prediction of fold model ``k`` when all
+    are ridge models on standardised features (sums of predictions over many rows then
+    follow from column sums of ``X``); None otherwise."""
+    if not models or not all(isinstance(m, RidgeOutcome) for m in models):
+        return None
+    cols, consts = [], []
+    for m in models:
+        scaler, ridge = m.scaler_, m.ridge_
+        if np.ndim(ridge.coef_) != 1 or not (scaler.with_mean and scaler.with_std):
+            return None
+        w = ridge.coef_ / scaler.scale_
+        cols.append(w)
+        consts.append(float(ridge.intercept_) - float(scaler.mean_ @ w))
+    return np.column_stack(cols), np.array(consts)
+
+
+@dataclass
+class Sums:
+    """Second-pass statistics: per group, the unlabeled items' count and each fold
+    model's summed prediction (columns ``p0..``); the fold models' summed predictive CDF
+    on the grid over unlabeled items (K x T) when quantiles are asked."""
+
+    groups: pd.DataFrame
+    cdf: np.ndarray | None = None
+    n_rows: int = 0
+
+    def merge(self, other: Sums) -> Sums:
+        groups = self.groups.add(other.groups, fill_value=0.0)
+        cdf = None if self.cdf is None or other.cdf is None else self.cdf + other.cdf
+        return Sums(groups, cdf, self.n_rows + other.n_rows)
+
+
+def _column_sums(codes: np.ndarray, X: np.ndarray, G: int) -> np.ndarray:
+    """Per group, the sum of each column of ``X`` (G x columns)."""
+    return np.column_stack(
+        [np.bincount(codes, weights=X[:, c], minlength=G) for c in range(X.shape[1])]
+    )
+
+
+def predict_chunk(
+    chunk: Chunk, model: StreamModel, items: bool = False
+) -> tuple[Sums, pd.DataFrame | None]:
+    """Second-pass statistics of one chunk, and its item scores when ``items``."""
+    X = model.features.transform(chunk.scores)
+    unl = np.isnan(chunk.y)
+    lab = ~unl
+    codes = np.zeros(unl.size, dtype=np.intp) if chunk.codes is None else chunk.codes
+    names = np.array([""]) if chunk.names is None else chunk.names
+    G, K = names.size, len(model.models)
+    n_unl = np.bincount(codes, weights=unl, minlength=G)
+    if model.linear is not None and not items:
+        W, b = model.linear  # sums of linear predictions: from column sums of X
+        S = _column_sums(codes, X, G)
+        if lab.any():
+            S -= _column_sums(codes[lab], X[lab], G)
+        P = S @ W + n_unl[:, None] * b
+        score = preds = None
+    else:
+        score, preds = model.surrogate(X)
+        P = np.column_stack(
+            [np.bincount(codes, weights=np.where(unl, p, 0.0), minlength=G) for p in preds]
+        )
+    table = pd.DataFrame(
+        P, index=pd.Index(names, name="group"), columns=[f"p{k}" for k in range(K)]
+    )
+    table["n_unlabeled"] = n_unl
+    table = table[np.bincount(codes, minlength=G) > 0]
+    if table.index.has_duplicates:
+        table = table.groupby(level=0, sort=False).sum()
+    cdf = None
+    if model.grid is not None:
+        Xu = X[unl]
+        cdf = np.zeros((K, model.grid.size))
+        step = max(1, CDF_BLOCK // model.grid.size)  # rows x grid arrays of ~CDF_BLOCK numbers
+        for start in range(0, Xu.shape[0], step):
+            block = Xu[start : start + step]
+            for k, m in enumerate(model.models):
+                cdf[k] += np.asarray(m.predict_cdf(block, model.grid), dtype=float).sum(0)
+    sums = Sums(table, cdf, int(chunk.rows.size))
+    if not items or score is None:
+        return sums, None
+    lab = ~unl
+    if lab.any():
+        pos = np.searchsorted(model.lab_rows, chunk.rows[lab])
+        score[lab] = model.lab_score[pos]
+    out = pd.DataFrame({"item": chunk.rows if chunk.items is None else chunk.items})
+    groups = chunk.group_of_rows()
+    if groups is not None:
+        out["group"] = groups
+    out["score"] = score
+    if model.halfwidth is not None:
+        lo, hi = score - model.halfwidth, score + model.halfwidth
+        if model.levels is not None:
+            lo, hi = snap_to_levels(lo, hi, model.levels)
+        out["lower"], out["upper"] = lo, hi
+    out["labeled"] = lab
+    out["label"] = chunk.y
+    return sums, out
+
+
+@dataclass
+class StreamFit:
+    """The fitted stream: the shipped :class:`StreamModel`, the labeled pool (its
+    outcome type and the labeled rows' arrays), the cross-fit on the labeled rows and
+    the calibrator settings the estimates use."""
+
+    model: StreamModel
+    pool: EvalPool
+    labeled: LabeledRows
+    crossfit: CrossFitResult
+    calibrator: Calibrator
+    model_name: str
+    engine: str
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        lo, hi = self.pool.outcome.bounds
+        scale = self.calibrator.scale
+        if scale is not None:
+            lo, hi = max(lo, float(scale[0])), min(hi, float(scale[1]))
+        return lo, hi
+
+
+def labeled_pool(lab: LabeledRows, columns: Columns, outcome: str, levels: Any) -> EvalPool:
+    """The labeled rows as a validated pool (ids: the item column or the global row)."""
+    if len(lab) == 0:
+        raise ValidationError(
+            f"no row of the dataset has a label in column {columns.label!r}; label some items."
+        )
+    frame = pd.DataFrame(lab.scores, columns=list(columns.judges))
+    frame["__label"] = lab.y
+    frame.index = pd.Index(lab.rows if lab.items is None else lab.items)
+    if lab.groups is not None:
+        frame["__group"] = lab.groups
+    if lab.pi is not None:
+        frame["__pi"] = lab.pi
+    return EvalPool.from_frame(
+        frame,
+        label="__label",
+        judges=list(columns.judges),
+        outcome=outcome,
+        levels=levels,
+        group="__group" if lab.groups is not None else None,
+        propensity="__pi" if lab.pi is not None else None,
+    )
+
+
+def fit_stream(
+    scan: Scan,
+    columns: Columns,
+    calibrator: Calibrator,
+    *,
+    outcome: str,
+    levels: Any = None,
+    quantiles: bool = False,
+    item_level: float | None = None,
+) -> StreamFit:
+    """Fit the fold models on the labeled rows with the first pass's feature statistics.
+
+    ``quantiles``: fix the grid of the predictive CDF (the levels, or quantiles of the
+    labels and of the labeled items' out-of-fold surrogates). ``item_level``: the
+    coverage of written item intervals (split-conformal half-width).
+    """
+    lab = scan.labeled
+    pool = labeled_pool(lab, columns, outcome, levels)
+    pool = replace(pool, label_name=columns.label)
+    calibrator._check_scale(pool)
+    feats = FeatureStats.from_scan(scan, columns.judges, calibrator.winsor)
+    fs = feats.feature_set(lab.scores)
+    model, name, engine = calibrator._resolve_model(pool, fs)
+    fold_ids = make_folds(np.ones(len(lab), dtype=bool), calibrator.folds, calibrator.seed)
+    cf = cross_fit(model, fs.X, lab.y, fold_ids=fold_ids, pi=lab.pi)
+    grid = None
+    levels_arr = None if pool.outcome.levels is None else np.asarray(pool.outcome.levels)
+    if quantiles:
+        if levels_arr is not None:
+            grid = levels_arr.astype(float)
+        else:
+            probs = np.linspace(0, 1, GRID_SIZE // 2)
+            pts = [np.quantile(lab.y, probs), np.quantile(cf.mean, probs)]
+            if pool.outcome.kind == "nonnegative":
+                pts.append(np.zeros(1))
+            grid = np.unique(np.concatenate(pts))
+    half = None
+    if item_level is not None:
+        half = conformal_halfwidth(lab.y - cf.mean, item_level)
+    shipped = StreamModel(
+        features=feats,
+        models=list(cf.models),
+        weights=cf.weights,
+        grid=grid,
+        lab_rows=lab.rows,
+        lab_score=cf.mean,
+        halfwidth=half,
+        levels=levels_arr,
+        linear=linear_form(list(cf.models)),
+    )
+    return StreamFit(shipped, pool, lab, cf, calibrator, name, engine, pool.notes)

@@ -1,0 +1,300 @@
+"""Running the two passes of a streaming estimate, here (chunk after chunk) or on a
+Dask cluster (the same per-chunk work on ``dask.dataframe`` partitions, the statistics
+reduced as a tree), and writing item scores.
+
+Nothing is written before both passes are through: item scores go to a temporary path
+that is renamed when the estimates are done, and is removed when anything fails.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from bacon_bayes.calibrator import Calibrator
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.results import Estimate, EstimateTable
+from bacon_bayes.stream import estimates as est
+from bacon_bayes.stream.fit import StreamFit, Sums, fit_stream
+from bacon_bayes.stream.passes import predict_piece, scan_piece
+from bacon_bayes.stream.scan import Scan, keep_count
+from bacon_bayes.stream.source import (
+    Columns,
+    Piece,
+    dataset_files,
+    expand_columns,
+    file_columns,
+    plan,
+)
+
+DEFAULT_CHUNK_ROWS = 250_000
+
+
+@dataclass
+class StreamResult:
+    """Estimates of a streamed pool, with the fit and the pass statistics behind them."""
+
+    fit: StreamFit
+    scan: Scan
+    sums: Sums
+    means: list[Estimate]
+    quantiles: dict[float, list[Estimate]] = field(default_factory=dict)
+    groups: list[EstimateTable] | None = None
+    items_out: Path | None = None
+
+    @property
+    def n_items(self) -> int:
+        return self.scan.n_rows
+
+
+def resolve_columns(
+    path: str | Path,
+    *,
+    label: str,
+    judges: list[str],
+    group: str | None = None,
+    item: str | None = None,
+    propensity: str | None = None,
+) -> tuple[list[Path], Columns]:
+    """The dataset's files and the columns to read (judge patterns expanded against the
+    first file's columns; :func:`~bacon_bayes.stream.source.plan` checks every file)."""
+    files = dataset_files(path)
+    if not judges:
+        raise ValidationError("no judges given; pass --judge COL (repeatable).")
+    names = expand_columns(judges, file_columns(files[0]))
+    if label in names:
+        raise ValidationError(f"label column {label!r} is also listed as a judge.")
+    return files, Columns(label, tuple(names), group, item, propensity)
+
+
+class _Bar:
+    """A progress bar over rows on stderr (silent when stderr is not a terminal)."""
+
+    def __init__(self, total: int, desc: str, show: bool | None) -> None:
+        from tqdm import tqdm
+
+        on = sys.stderr.isatty() if show is None else show
+        self.bar = tqdm(total=total, desc=desc, unit="rows", unit_scale=True, disable=not on)
+
+    def __call__(self, n: int) -> None:
+        self.bar.update(n)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+class ItemWriter:
+    """Item scores written chunk by chunk to a temporary file (Parquet, or CSV for a
+    ``.csv`` path), renamed onto ``path`` by :meth:`commit`."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")
+        self.csv = self.path.name.lower().endswith(".csv")
+        self.writer: Any = None
+        self.rows = 0
+
+    def __call__(self, frame: pd.DataFrame) -> None:
+        if self.csv:
+            frame.to_csv(self.tmp, mode="a", header=self.rows == 0, index=False)
+        else:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            if self.writer is None:
+                self.writer = pq.ParquetWriter(self.tmp, table.schema)
+            self.writer.write_table(table)
+        self.rows += len(frame)
+
+    def commit(self) -> Path:
+        self.close()
+        os.replace(self.tmp, self.path)
+        return self.path
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+    def discard(self) -> None:
+        self.close()
+        self.tmp.unlink(missing_ok=True)
+
+
+def _in_order(work: Callable[[Piece], Any], pieces: list[Piece], threads: int) -> Iterator[Any]:
+    """``work(piece)`` for every piece on ``threads`` threads (numpy and pyarrow release
+    the GIL), results in piece order, at most ``2 * threads`` pieces in flight."""
+    if threads <= 1:
+        yield from (work(p) for p in pieces)
+        return
+    with ThreadPoolExecutor(threads) as pool:
+        pending: deque[Future[Any]] = deque()
+        for piece in pieces:
+            pending.append(pool.submit(work, piece))
+            if len(pending) >= 2 * threads:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+def run_local(
+    pieces: list[Piece],
+    columns: Columns,
+    keep: int,
+    chunk_rows: int,
+    fitter: Callable[[Scan], StreamFit],
+    writer: ItemWriter | None,
+    progress: bool | None,
+    threads: int = 1,
+) -> tuple[Scan, StreamFit, Sums]:
+    """Both passes here, pieces on ``threads`` threads, statistics merged in piece order
+    (the same result for any number of threads; item scores are written in order by
+    one thread)."""
+    total = sum(p.n_rows for p in pieces)
+    bar = _Bar(total, "scan", progress)
+    scan: Scan | None = None
+
+    def first(piece: Piece) -> Scan | None:
+        return scan_piece(piece, columns, keep, chunk_rows, cuts=scan)
+
+    for piece, part in zip(pieces, _in_order(first, pieces, threads), strict=True):
+        scan = part if scan is None else (scan if part is None else scan.merge(part))
+        bar(piece.n_rows)
+    bar.close()
+    assert scan is not None
+    fit = fitter(scan)
+    bar = _Bar(total, "predict", progress)
+
+    def second(piece: Piece) -> Sums | None:
+        return predict_piece(piece, columns, fit.model, chunk_rows, write=writer)
+
+    sums = None
+    for piece, got in zip(pieces, _in_order(second, pieces, 1 if writer else threads), strict=True):
+        sums = got if sums is None else (sums if got is None else sums.merge(got))
+        bar(piece.n_rows)
+    bar.close()
+    assert sums is not None
+    return scan, fit, sums
+
+
+def estimate_stream(
+    path: str | Path,
+    calibrator: Calibrator,
+    *,
+    label: str,
+    judges: list[str],
+    outcome: str = "continuous",
+    levels: Any = None,
+    group: str | None = None,
+    item: str | None = None,
+    propensity: str | None = None,
+    quantiles: Iterable[float] = (),
+    alpha: float = 0.05,
+    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    scheduler: Any = None,
+    items_out: str | Path | None = None,
+    item_level: float = 0.9,
+    progress: bool | None = None,
+    threads: int | None = None,
+) -> StreamResult:
+    """Estimate the pool mean (quantiles, group means) of a dataset too large for memory.
+
+    Parameters
+    ----------
+    path : str or Path
+        A Parquet file, or a folder of Parquet (or CSV) files with the same columns.
+    calibrator : Calibrator
+        Unfitted; its settings (model, engine, folds, seed, winsor, scale...) are used.
+    label, judges, outcome, levels, group, item, propensity
+        As for :meth:`bacon_bayes.EvalPool.from_frame` (wide judge columns; patterns like
+        ``judge_*`` allowed).
+    quantiles : floats
+        Quantile levels to estimate (on a fixed grid, see :func:`fit_stream`).
+    chunk_rows : int
+        Rows converted and predicted at once; memory grows with it, not with the pool.
+    scheduler : str or distributed.Client, optional
+        Run on Dask: a scheduler address, ``"local:N"`` (a local cluster of N worker
+        processes) or a ``Client``. Default: here, chunk after chunk.
+    items_out : path, optional
+        Also write every item's score and split-conformal ``item_level`` interval
+        (a Parquet or CSV file; with ``scheduler``, a folder of Parquet parts).
+    progress : bool, optional
+        Progress bar over rows on stderr (default: when stderr is a terminal).
+    threads : int, optional
+        Pieces processed at once here (default: the machine's cores, at most 4); the
+        result does not depend on it.
+    """
+    if chunk_rows < 1:
+        raise ValidationError(f"--chunk-rows {chunk_rows} must be at least 1.")
+    if calibrator.n_components is not None:
+        raise ValidationError("embeddings are not streamed; drop n_components.")
+    files, columns = resolve_columns(
+        path, label=label, judges=judges, group=group, item=item, propensity=propensity
+    )
+    pieces = plan(files, columns)
+    keep = keep_count(sum(p.n_rows for p in pieces), calibrator.winsor)
+    qs = [float(q) for q in quantiles]
+
+    def fitter(scan: Scan) -> StreamFit:
+        return fit_stream(
+            scan,
+            columns,
+            calibrator,
+            outcome=outcome,
+            levels=levels,
+            quantiles=bool(qs),
+            item_level=item_level if items_out is not None else None,
+        )
+
+    writer = None
+    parts_dir = None  # item scores of a Dask run: a folder of parts, renamed at the end
+    try:
+        if scheduler is None:
+            writer = None if items_out is None else ItemWriter(items_out)
+            n = threads if threads is not None else min(4, os.cpu_count() or 1)
+            scan, fit, sums = run_local(
+                pieces, columns, keep, chunk_rows, fitter, writer, progress, n
+            )
+        else:
+            from bacon_bayes.stream.cluster import run_dask
+
+            if items_out is not None:
+                out = Path(items_out)
+                parts_dir = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+                parts_dir.mkdir(parents=True, exist_ok=True)
+            scan, fit, sums = run_dask(
+                pieces, columns, keep, chunk_rows, fitter, scheduler, parts_dir
+            )
+        result = StreamResult(fit, scan, sums, est.mean_estimates(fit, scan, sums, alpha))
+        result.quantiles = {q: est.quantile_estimates(fit, scan, sums, q, alpha) for q in qs}
+        if group is not None:
+            result.groups = est.group_estimates(fit, scan, sums, alpha)
+    except BaseException:
+        if writer is not None:
+            writer.discard()
+        if parts_dir is not None:
+            shutil.rmtree(parts_dir, ignore_errors=True)
+        raise
+    if writer is not None:
+        result.items_out = writer.commit()
+    elif parts_dir is not None and items_out is not None:
+        replace_dir(parts_dir, Path(items_out))
+        result.items_out = Path(items_out)
+    return result
+
+
+def replace_dir(tmp: Path, path: Path) -> None:
+    """Move the finished folder ``tmp`` onto ``path`` (an older one is replaced)."""
+    if path.exists():
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+    os.replace(tmp, path)

@@ -1,0 +1,372 @@
+"""Reading a pool that does not fit in memory: a Parquet file, a folder of Parquet files
+(a dataset) or CSV files, as pieces (one Parquet row group or one CSV file) read in
+chunks of rows. Every file's schema is checked before any row is read, and every value
+that cannot be used stops the run with its file, row and column named."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.errors import BaconError, ValidationError
+
+PARQUET = (".parquet", ".pq")
+CSV = (".csv", ".csv.gz", ".csv.bz2", ".csv.zst")
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The columns a streaming estimate reads and their roles."""
+
+    label: str
+    judges: tuple[str, ...]
+    group: str | None = None
+    item: str | None = None
+    propensity: str | None = None
+
+    @property
+    def names(self) -> list[str]:
+        extra = [c for c in (self.group, self.item, self.propensity) if c is not None]
+        return [self.label, *self.judges, *extra]
+
+    @property
+    def numeric(self) -> list[str]:
+        return [c for c in (self.label, *self.judges, self.propensity) if c is not None]
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A unit of work: one row group of a Parquet file, or a whole CSV file.
+
+    ``start`` is the global row number (over the dataset, files in name order) of its
+    first row, ``file_start`` the row number within its file.
+    """
+
+    path: str
+    row_group: int | None
+    start: int
+    file_start: int
+    n_rows: int
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Rows of one piece as arrays: global row numbers, labels, judge scores (rows x
+    judges), propensities, group codes per row with the codes' names (or None) and item
+    ids (or None)."""
+
+    rows: np.ndarray
+    y: np.ndarray
+    scores: np.ndarray
+    pi: np.ndarray | None
+    codes: np.ndarray | None
+    names: np.ndarray | None
+    items: np.ndarray | None
+
+    def group_of_rows(self) -> np.ndarray | None:
+        """Group name per row (None without a group column)."""
+        return None if self.codes is None or self.names is None else self.names[self.codes]
+
+
+def is_stream_source(path: str | Path) -> bool:
+    """True for a folder of Parquet/CSV files (not a study folder) or a Parquet file."""
+    p = Path(path)
+    if p.is_dir():
+        return bool(dataset_files(p, strict=False))
+    return p.name.lower().endswith(PARQUET)
+
+
+def dataset_files(path: str | Path, *, strict: bool = True) -> list[Path]:
+    """The data files of ``path``: itself, or the Parquet (else CSV) files under a folder
+    in name order (hidden and ``_``-prefixed files, e.g. ``_SUCCESS``, are skipped)."""
+    p = Path(path)
+    if not p.exists():
+        raise ValidationError(f"{str(p)!r} does not exist; check the path.")
+    if p.is_file():
+        return [p]
+    found = sorted(
+        f
+        for f in p.rglob("*")
+        if f.is_file() and not f.name.startswith((".", "_")) and f.name.lower().endswith(PARQUET)
+    )
+    if not found:
+        found = sorted(
+            f
+            for f in p.rglob("*")
+            if f.is_file() and not f.name.startswith((".", "_")) and f.name.lower().endswith(CSV)
+        )
+    if not found and strict:
+        raise ValidationError(
+            f"folder {str(p)!r} holds no .parquet or .csv file; pass a Parquet dataset folder."
+        )
+    return found
+
+
+def _is_parquet(path: Path) -> bool:
+    return path.name.lower().endswith(PARQUET)
+
+
+def _unreadable(path: Path, exc: Exception, where: str = "") -> ValidationError:
+    detail = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+    return ValidationError(
+        f"file {str(path)!r}{where} cannot be read ({type(exc).__name__}: {detail}); it is "
+        "empty, truncated or not a Parquet/CSV file. Replace or remove it."
+    )
+
+
+def _parquet_file(path: Path, columns: Columns | None = None) -> Any:
+    import pyarrow.parquet as pq
+
+    try:
+        groups = [columns.group] if columns is not None and columns.group else None
+        return pq.ParquetFile(path, read_dictionary=groups)
+    except Exception as exc:  # pyarrow raises ArrowInvalid/OSError for broken files
+        raise _unreadable(path, exc) from exc
+
+
+def _csv_header(path: Path) -> list[str]:
+    try:
+        return [str(c) for c in pd.read_csv(path, nrows=0).columns]
+    except Exception as exc:
+        raise _unreadable(path, exc) from exc
+
+
+def _csv_rows(path: Path, column: str) -> int:
+    try:
+        return sum(len(c) for c in pd.read_csv(path, usecols=[column], chunksize=1_000_000))
+    except Exception as exc:
+        raise _unreadable(path, exc) from exc
+
+
+def file_columns(path: Path) -> list[str]:
+    """Column names of one data file."""
+    if _is_parquet(path):
+        return list(_parquet_file(path).schema_arrow.names)
+    return _csv_header(path)
+
+
+def expand_columns(patterns: Sequence[str], columns: Sequence[Any]) -> list[Any]:
+    """Shell-style judge patterns (e.g. ``'judge:*'``) expanded against ``columns`` (order
+    kept, no repeats); a name without ``*?[`` is taken as given."""
+    out: list[Any] = []
+    for pat in patterns:
+        hits = (
+            [c for c in columns if fnmatch.fnmatchcase(str(c), pat)]
+            if any(ch in pat for ch in "*?[")
+            else [pat]
+        )
+        if not hits:
+            raise ValidationError(f"--judge pattern {pat!r} matches no column; check the pattern.")
+        out.extend(h for h in hits if h not in out)
+    return out
+
+
+def _numeric_type(typ: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(
+        pa.types.is_integer(typ)
+        or pa.types.is_floating(typ)
+        or pa.types.is_boolean(typ)
+        or pa.types.is_null(typ)
+        or pa.types.is_decimal(typ)
+    )
+
+
+def _string_type(typ: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_string(typ) or pa.types.is_large_string(typ))
+
+
+def plan(files: Sequence[Path], columns: Columns) -> list[Piece]:
+    """Check every file's schema (readable, all columns present, numeric or text where a
+    number is expected) and split the dataset into pieces; nothing is read but metadata
+    (CSV files are counted, which reads one column)."""
+    pieces: list[Piece] = []
+    start = 0
+    for path in files:
+        if _is_parquet(path):
+            pf = _parquet_file(path, columns)
+            schema = pf.schema_arrow
+            _check_present(path, list(schema.names), columns)
+            for col in columns.numeric:
+                typ = schema.field(col).type
+                if not (_numeric_type(typ) or _string_type(typ)):
+                    raise ValidationError(
+                        f"file {str(path)!r}: column {col!r} has type {typ}, not numbers; "
+                        "write it as numbers (empty cells for missing values)."
+                    )
+            meta = pf.metadata
+            file_start = 0
+            for g in range(meta.num_row_groups):
+                n = meta.row_group(g).num_rows
+                if n:
+                    pieces.append(Piece(str(path), g, start, file_start, n))
+                start += n
+                file_start += n
+        else:
+            _check_present(path, _csv_header(path), columns)
+            n = _csv_rows(path, columns.label)
+            pieces.append(Piece(str(path), None, start, 0, n))
+            start += n
+    if start == 0:
+        raise ValidationError("the dataset has no rows; pass a table with one item per row.")
+    return pieces
+
+
+def _check_present(path: Path, names: list[str], columns: Columns) -> None:
+    if len(set(names)) != len(names):
+        dup = next(c for c in names if names.count(c) > 1)
+        raise ValidationError(f"file {str(path)!r}: column {dup!r} appears twice; rename one.")
+    for col in columns.names:
+        if col not in names:
+            raise ValidationError(
+                f"file {str(path)!r} has no column {col!r} (columns: {', '.join(names[:12])}"
+                f"{', ...' if len(names) > 12 else ''}); every file of the dataset needs the "
+                "same columns. Add the column or remove the file."
+            )
+
+
+Frame = Any  # a pyarrow RecordBatch (Parquet) or a pandas DataFrame (CSV, Dask partitions)
+
+
+def read_frames(piece: Piece, columns: Columns, chunk_rows: int) -> Iterator[tuple[int, Frame]]:
+    """The piece's rows in frames of at most ``chunk_rows`` rows, each with the global row
+    number of its first row."""
+    path = Path(piece.path)
+    offset = piece.start
+    try:
+        frames: Iterator[Frame]
+        if piece.row_group is not None:
+            pf = _parquet_file(path, columns)
+            frames = pf.iter_batches(
+                batch_size=chunk_rows, row_groups=[piece.row_group], columns=columns.names
+            )
+        else:
+            dtype = {columns.group: "category"} if columns.group else None
+            frames = pd.read_csv(path, usecols=columns.names, chunksize=chunk_rows, dtype=dtype)  # type: ignore[call-overload]
+        for frame in frames:
+            yield offset, frame
+            offset += len(frame)
+    except BaconError:
+        raise
+    except Exception as exc:
+        where = f" (after its row {offset - piece.start + piece.file_start})"
+        raise _unreadable(path, exc, where) from exc
+
+
+def _where(piece: Piece, row: int, col: str) -> str:
+    return f"file {piece.path!r}, row {row - piece.start + piece.file_start}, column {col!r}"
+
+
+def _numbers(frame: Frame, col: str, piece: Piece, start: int) -> np.ndarray:
+    """Column ``col`` as float64 (NaN = empty); a non-numeric entry stops with its place."""
+    if isinstance(frame, pd.DataFrame):
+        s = frame[col]
+    else:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        arr = frame.column(col)
+        if pa.types.is_floating(arr.type) or pa.types.is_integer(arr.type):
+            return np.asarray(arr.to_numpy(zero_copy_only=False), dtype=float)
+        if _numeric_type(arr.type):
+            return np.asarray(pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False))
+        s = pd.Series(arr.to_numpy(zero_copy_only=False), dtype=object)
+    if pd.api.types.is_bool_dtype(s) or pd.api.types.is_numeric_dtype(s):
+        return s.to_numpy(dtype=float, na_value=np.nan)
+    values = pd.to_numeric(s, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    bad = np.isnan(values) & s.notna().to_numpy()
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise ValidationError(
+            f"{_where(piece, start + k, col)}: non-numeric value {s.iloc[k]!r}. Fix the "
+            "value, or leave the cell empty if it is missing."
+        )
+    return values
+
+
+def _groups(frame: Frame, col: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Group code per row, the codes' names, and where the group is empty."""
+    if isinstance(frame, pd.DataFrame):
+        g = frame[col]
+        empty = g.isna().to_numpy()
+        if isinstance(g.dtype, pd.CategoricalDtype):
+            return (
+                g.cat.codes.to_numpy().astype(np.intp),
+                g.cat.categories.astype(str).to_numpy(),
+                empty,
+            )
+        codes, uniques = pd.factorize(g.astype(str))
+        return codes.astype(np.intp), np.asarray(uniques, dtype=object).astype(str), empty
+    import pyarrow as pa
+
+    arr = frame.column(col)
+    if not pa.types.is_dictionary(arr.type):
+        arr = arr.dictionary_encode()
+    empty = arr.is_null().to_numpy(zero_copy_only=False)
+    codes = arr.indices.fill_null(0).to_numpy(zero_copy_only=False).astype(np.intp)
+    names = np.asarray(arr.dictionary.cast(pa.string()).to_numpy(zero_copy_only=False), dtype=str)
+    return codes, names, empty
+
+
+def to_chunk(frame: Frame, start: int, piece: Piece, columns: Columns) -> Chunk:
+    """Convert and check one frame of rows starting at global row ``start`` (numbers,
+    finite scores, labels, propensities in (0, 1], a group for every row)."""
+    n = len(frame)
+    rows = np.arange(start, start + n, dtype=np.int64)
+    y = _numbers(frame, columns.label, piece, start)
+    scores = np.empty((n, len(columns.judges)), order="F")  # one judge's column contiguous
+    for k, j in enumerate(columns.judges):
+        scores[:, k] = _numbers(frame, j, piece, start)
+    for values, col in [(y[:, None], [columns.label]), (scores, list(columns.judges))]:
+        inf = np.isinf(values)
+        if inf.any():
+            k, c = np.argwhere(inf)[0]
+            raise ValidationError(
+                f"{_where(piece, start + int(k), col[c])} is infinite; use a finite value or "
+                "leave it empty."
+            )
+    none = np.isnan(scores).all(axis=1)
+    if none.any():
+        k = int(np.argmax(none))
+        raise ValidationError(
+            f"{_where(piece, start + k, ', '.join(columns.judges))}: the item has no judge "
+            "score at all, so the naive judge average is undefined; score it with at least "
+            "one judge or remove it."
+        )
+    pi = None
+    if columns.propensity is not None:
+        pi = _numbers(frame, columns.propensity, piece, start)
+        lab = ~np.isnan(y)
+        bad = (lab & ~((pi > 0) & (pi <= 1))) | (~np.isnan(pi) & ~((pi > 0) & (pi <= 1)))
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise ValidationError(
+                f"{_where(piece, start + k, columns.propensity)} is {float(pi[k])!r}; an "
+                "inclusion probability must lie in (0, 1] (empty only for an unlabeled item)."
+            )
+    codes = names = None
+    if columns.group is not None:
+        codes, names, empty = _groups(frame, columns.group)
+        if empty.any():
+            k = int(np.argmax(empty))
+            raise ValidationError(
+                f"{_where(piece, start + k, columns.group)} is empty; give every item a "
+                "group (e.g. 'unknown') or leave out --group."
+            )
+    items = None
+    if columns.item is not None:
+        items = (
+            frame[columns.item].to_numpy()
+            if isinstance(frame, pd.DataFrame)
+            else frame.column(columns.item).to_numpy(zero_copy_only=False)
+        )
+    return Chunk(rows, y, scores, pi, codes, names, items)

@@ -1,0 +1,244 @@
+"""Streaming estimates over Parquet/CSV datasets: equal to the in-memory path (to
+floating-point summation order, ``RTOL``), on Dask equal to the local stream, bad input
+stopped with file, row and column before anything is written."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes import Calibrator, EvalPool, ValidationError
+from bacon_bayes import estimate as est
+from bacon_bayes.cli import main
+from bacon_bayes.features import build_features
+from bacon_bayes.stream import estimate_stream
+from bacon_bayes.stream.scan import exact_quantile, keep_count
+
+#: streamed vs in-memory: the same arithmetic but sums taken in another order
+RTOL = 1e-10
+JUDGES = ["j0", "j1", "j2"]
+
+
+def frame(n: int = 6000, seed: int = 0, ordinal: bool = False) -> pd.DataFrame:
+    """A pool with groups, a stratified label sample (recorded propensities), heavy
+    judge tails (so winsorising clips) and missing scores."""
+    r = np.random.default_rng(seed)
+    g = r.integers(0, 4, n)
+    y = 0.4 * g + r.standard_normal(n)
+    if ordinal:
+        y = np.clip(np.round(y + 2), 1, 5)
+    df = pd.DataFrame({"grp": np.array(["a", "b", "c", "d"])[g]})
+    for k, name in enumerate(JUDGES):
+        s = 0.2 * k + (0.8 + 0.2 * k) * y + r.standard_t(3, n)
+        s[r.random(n) < 0.05 * k] = np.nan  # j0 complete, j1/j2 missing some
+        df[name] = s
+    pi = np.where(g == 0, 0.12, 0.05)  # stratified: group a oversampled
+    df["pi"] = pi
+    df["label"] = np.where(r.random(n) < pi, y, np.nan)
+    return df
+
+
+def split(df: pd.DataFrame, parts: int) -> list[pd.DataFrame]:
+    return [df.iloc[idx] for idx in np.array_split(np.arange(len(df)), parts)]
+
+
+def write_dataset(df: pd.DataFrame, folder, parts: int = 3, row_group: int = 700):
+    folder.mkdir()
+    for k, part in enumerate(split(df, parts)):
+        part.to_parquet(folder / f"part-{k}.parquet", row_group_size=row_group, index=False)
+    return folder
+
+
+def in_memory(df: pd.DataFrame, outcome: str = "continuous") -> Calibrator:
+    pool = EvalPool.from_frame(
+        df, label="label", judges=JUDGES, outcome=outcome, group="grp", propensity="pi"
+    )
+    return Calibrator(engine="freq", seed=1).fit(pool)
+
+
+def streamed(path, outcome: str = "continuous", threads: int = 2, **kw):
+    return estimate_stream(
+        path,
+        Calibrator(engine="freq", seed=1),
+        label="label",
+        judges=["j*"],
+        outcome=outcome,
+        group="grp",
+        propensity="pi",
+        chunk_rows=500,
+        progress=False,
+        threads=threads,
+        **kw,
+    )
+
+
+def close(a, b) -> None:
+    """Two estimates (or tables) agree to RTOL in estimate, se and interval."""
+    for k in ("estimate", "se", "ci_low", "ci_high"):
+        np.testing.assert_allclose(getattr(a, k), getattr(b, k), rtol=RTOL, atol=1e-13)
+    assert a.method == b.method and np.all(a.n_labeled == b.n_labeled)
+    assert a.details.keys() == b.details.keys()
+    assert np.all(a.n_items == b.n_items)
+
+
+@pytest.fixture(scope="module")
+def pools(tmp_path_factory):
+    df = frame()
+    path = write_dataset(df, tmp_path_factory.mktemp("s") / "pool")
+    return df, path, in_memory(df), streamed(path, quantiles=[0.5], items_out=path.parent / "i.pq")
+
+
+def test_exact_quantile_matches_numpy_from_the_tails():
+    r = np.random.default_rng(4)
+    for n in (2, 7, 1000, 12345):
+        x = np.round(r.standard_t(2, n), 2)  # ties too
+        keep = keep_count(n, (0.005, 0.995))
+        s = np.sort(x)
+        for q in (0.005, 0.995, 0.0, 1.0):
+            low = exact_quantile(s[:keep], n, q, lowest=True) if q < 0.5 else None
+            high = exact_quantile(s[-keep:], n, q, lowest=False) if q > 0.5 else None
+            assert (low if q < 0.5 else high) == np.quantile(x, q)
+
+
+def test_features_equal_the_in_memory_ones(pools):
+    df, _, cal, res = pools
+    feats = res.fit.model.features
+    X = feats.transform(df[JUDGES].to_numpy())
+    ref = build_features(cal.pool_)
+    assert feats.names == ref.names
+    assert (feats.winsorised > 0).all()  # the heavy tails were clipped
+    np.testing.assert_allclose(X, ref.X, rtol=1e-13, atol=0)
+
+
+def test_streamed_estimates_equal_the_in_memory_ones(pools):
+    _, _, cal, res = pools
+    for e, method in zip(res.means, ("aee", "classical", "naive"), strict=True):
+        close(e, cal.estimate_mean(0.05, method))
+    for t, method in zip(res.groups, ("aee", "classical", "naive"), strict=True):
+        close(t, cal.estimate_groups(0.05, True, method))
+        np.testing.assert_allclose(
+            t.critical_value, cal.estimate_groups(0.05, True, method).critical_value, rtol=RTOL
+        )
+    # continuous label: the stream's grid is fixed at fit time; the same grid in memory
+    grid = res.fit.model.grid
+    p = cal.pool_
+    ref = est.aee_quantile(p.y, cal.crossfit_.cdf(grid), grid, 0.5, pi=p.propensity)
+    close(res.quantiles[0.5][0], ref.clip(*cal.bounds_))
+    assert res.means[0].ci_low < res.means[0].estimate < res.means[0].ci_high
+
+
+def test_items_out_equal_the_in_memory_item_scores(pools):
+    _, _, cal, res = pools
+    items = pd.read_parquet(res.items_out)
+    ref = cal.item_scores(0.9)
+    assert len(items) == len(ref)
+    np.testing.assert_allclose(items["score"], ref["score"], rtol=RTOL, atol=1e-12)
+    np.testing.assert_allclose(items["upper"], ref["upper"], rtol=RTOL, atol=1e-12)
+    assert (items["labeled"].to_numpy() == ref["labeled"].to_numpy()).all()
+    assert (items["group"].to_numpy() == ref["group"].to_numpy()).all()
+
+
+def test_ordinal_quantiles_equal_the_in_memory_ones_and_csv_streams(tmp_path):
+    df = frame(4000, seed=2, ordinal=True)
+    cal = in_memory(df, "ordinal")
+    path = write_dataset(df, tmp_path / "ord", parts=2)
+    res = streamed(path, "ordinal", quantiles=[0.25, 0.5])
+    for q in (0.25, 0.5):
+        for e in res.quantiles[q]:
+            close(e, cal.estimate_quantile(q, 0.05, e.method))
+    csv = tmp_path / "csv"
+    csv.mkdir()
+    for k, part in enumerate(split(df, 2)):
+        part.to_csv(csv / f"p{k}.csv", index=False)
+    again = streamed(csv, "ordinal")
+    for a, b in zip(again.means, res.means, strict=True):
+        close(a, b)
+
+
+def test_dask_cluster_on_loopback_equals_the_local_stream(pools, tmp_path):
+    pytest.importorskip("distributed")
+    from distributed import Client, LocalCluster
+
+    _, path, _, local = pools
+    with (
+        LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as client,
+    ):  # fmt: skip
+        res = streamed(path, quantiles=[0.5], scheduler=client, items_out=tmp_path / "items")
+    for a, b in zip(res.means, local.means, strict=True):
+        close(a, b)
+    for a, b in zip(res.groups, local.groups, strict=True):
+        close(a, b)
+    close(res.quantiles[0.5][0], local.quantiles[0.5][0])
+    items = pd.read_parquet(tmp_path / "items").sort_values("item")
+    np.testing.assert_allclose(items["score"], pd.read_parquet(local.items_out)["score"])
+
+
+def _broken(tmp_path, how: str):
+    df = frame(3000, seed=5)
+    path = write_dataset(df, tmp_path / how, parts=3)
+    victim = path / "part-1.parquet"
+    part = pd.read_parquet(victim)
+    if how == "text":
+        part["j1"] = part["j1"].astype(object)
+        part.loc[part.index[17], "j1"] = "n/a"
+        part["j1"] = part["j1"].astype(str).replace("nan", None)
+        part.to_parquet(victim, index=False)
+    elif how == "missing":
+        part.drop(columns="j2").to_parquet(victim, index=False)
+    else:
+        victim.write_bytes(b"PAR1 this is not parquet")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("how", "needles"),
+    [
+        ("text", ["part-1.parquet", "row 17", "'j1'", "'n/a'"]),
+        ("missing", ["part-1.parquet", "no column 'j2'"]),
+        ("unreadable", ["part-1.parquet", "cannot be read"]),
+    ],
+)
+def test_bad_input_names_file_row_column_and_writes_nothing(tmp_path, capsys, how, needles):
+    path = _broken(tmp_path, how)
+    out = tmp_path / "items.parquet"
+    args = ["estimate", str(path), "--label", "label", "--judge", "j*", "--group", "grp",
+            "--engine", "freq", "--items-out", str(out)]  # fmt: skip
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    for needle in needles:
+        assert needle in err
+    assert "Traceback" not in err
+    assert not out.exists() and not list(tmp_path.glob(".items*"))
+
+
+def test_cli_streams_a_dataset_folder(pools, capsys):
+    _, path, _, res = pools
+    args = ["estimate", str(path), "--label", "label", "--judge", "j*", "--group", "grp",
+            "--propensity", "pi", "--engine", "freq", "--seed", "1", "--json"]  # fmt: skip
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["streamed"] and out["n_items"] == 6000
+    np.testing.assert_allclose(out["mean"]["aee"]["estimate"], res.means[0].estimate, rtol=RTOL)
+    with pytest.raises(ValidationError, match="embedding"):
+        from bacon_bayes.cli import build_parser
+        from bacon_bayes.cli.stream import run_stream
+
+        ns = build_parser().parse_args([*args, "--embedding", "emb_"])
+        run_stream(ns, Calibrator(), None)
+
+
+def test_threads_do_not_change_the_result(pools):
+    _, path, _, _ = pools
+    one = streamed(path, quantiles=[0.5], threads=1)
+    res = streamed(path, quantiles=[0.5], threads=3)
+    for a, b in zip(one.means + one.quantiles[0.5], res.means + res.quantiles[0.5], strict=True):
+        assert a == b
+    for a, b in zip(one.groups, res.groups, strict=True):
+        np.testing.assert_array_equal(a.estimate, b.estimate)
+        np.testing.assert_array_equal(a.ci_high, b.ci_high)
