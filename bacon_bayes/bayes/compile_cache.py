@@ -33,6 +33,10 @@ OFF_VALUES = frozenset({"0", "off", "false", "no"})
 #: under JAX's own default threshold of 1 s, so that default would keep almost none).
 JAX_MIN_COMPILE_SECS = 0.0
 
+#: At most this many bytes in our JAX cache directory (JAX drops the least recently used
+#: entries beyond it; one cross-fit of the benchmark data writes about 160 kB).
+JAX_MAX_BYTES = 512 * 2**20
+
 _jax_enabled: str | None = None
 
 
@@ -53,6 +57,8 @@ def enable_jax_cache() -> str | None:
     process, before JAX compiles our functions); return the directory JAX uses.
 
     Leaves a directory the user gave JAX alone, and does nothing when the cache is off.
+    JAX's setting is process-wide: later JAX compilations of the process (the user's
+    own included) are cached there too.
     """
     global _jax_enabled
     import jax
@@ -71,6 +77,7 @@ def enable_jax_cache() -> str | None:
     except OSError:  # a read-only home: compile as before, every time
         return None
     jax.config.update("jax_persistent_cache_min_compile_time_secs", JAX_MIN_COMPILE_SECS)
+    jax.config.update("jax_compilation_cache_max_size", JAX_MAX_BYTES)
     jax.config.update("jax_compilation_cache_dir", str(path))
     _jax_enabled = str(path)
     return _jax_enabled

@@ -52,14 +52,16 @@ def test_cache_on_values(clean_env, tmp_path, value):
 def jax_config(monkeypatch):
     """JAX's cache settings restored after the test (and our record of them)."""
     jax = pytest.importorskip("jax")
-    saved = (
-        jax.config.jax_compilation_cache_dir,
-        jax.config.jax_persistent_cache_min_compile_time_secs,
+    names = (
+        "jax_compilation_cache_dir",
+        "jax_persistent_cache_min_compile_time_secs",
+        "jax_compilation_cache_max_size",
     )
+    saved = {name: getattr(jax.config, name) for name in names}
     monkeypatch.setattr(compile_cache, "_jax_enabled", None)
     yield jax
-    jax.config.update("jax_compilation_cache_dir", saved[0])
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", saved[1])
+    for name, value in saved.items():
+        jax.config.update(name, value)
 
 
 def test_jax_cache_in_our_directory(clean_env, tmp_path, jax_config):
@@ -70,6 +72,7 @@ def test_jax_cache_in_our_directory(clean_env, tmp_path, jax_config):
     assert (tmp_path / "jax").is_dir()
     # every compilation is kept (JAX's default keeps only those over 1 s)
     assert jax_config.config.jax_persistent_cache_min_compile_time_secs == 0.0
+    assert jax_config.config.jax_compilation_cache_max_size == compile_cache.JAX_MAX_BYTES
 
 
 def test_jax_cache_off(clean_env, tmp_path, jax_config):
