@@ -17,12 +17,13 @@ fastest measured there that is installed.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -163,11 +164,11 @@ def compile_sampler(
         import nutpie
 
         jax_numpy()  # float64 and the persistent cache before nutpie compiles anything
-        compiled = nutpie.compile_pymc_model(
-            model, backend="jax", gradient_backend="jax", freeze_model=False
-        )
+        kwargs = {"backend": "jax", "gradient_backend": "jax", "freeze_model": False}
         if density is None:
-            return CompiledSampler(model, engine, compiled)
+            return CompiledSampler(model, engine, nutpie.compile_pymc_model(model, **kwargs))
+        with _placeholder_logp(model):  # ours replaces it: do not build PyTensor's
+            compiled = nutpie.compile_pymc_model(model, **kwargs)
         return CompiledSampler(
             model, engine, with_jax_logp(compiled, model, _logp(density)), density.prepare
         )
@@ -179,6 +180,22 @@ def compile_sampler(
     if engine == "numpyro":
         jax_numpy()
     return CompiledSampler(model, engine)
+
+
+@contextlib.contextmanager
+def _placeholder_logp(model: Any) -> Iterator[None]:
+    """While nutpie compiles ``model``, its log density is a placeholder (the sum of the
+    first free variable's value) instead of the model's own: with a hand-written density
+    sampled in its place, nutpie would otherwise rewrite and translate the whole PyTensor
+    graph for nothing (measured: 0.7-1.0 s per judge-stage model under load)."""
+    import pytensor.tensor as pt
+
+    first = model.rvs_to_values[model.free_RVs[0]]
+    model.logp = lambda *args, **kwargs: pt.sum(first)
+    try:
+        yield
+    finally:
+        del model.logp
 
 
 def _logp(density: JaxDensity | GradDensity) -> Any:
@@ -310,8 +327,9 @@ def with_jax_logp(compiled: Any, model: Any, jax_logp: Callable[[dict, dict], An
     """A nutpie model compiled from PyMC (``backend="jax"``) sampling ``jax_logp``
     (or a :class:`GradDensity`) instead of PyTensor's translation; initial points,
     stored variables, dims and data handling stay nutpie's (the same draws' names and
-    shapes). Replaces a field of nutpie 0.16's ``PyFuncModel`` (``_make_logp_func``;
-    ``run`` also extends ``_shared_data``): ``tests/bayes/test_judge_density.py``
+    shapes). Replaces a field of nutpie 0.16's ``PyFuncModel`` (``_make_logp_func``) and
+    adds the model's data containers to ``_shared_data`` (``run`` extends it further):
+    ``tests/bayes/test_judge_density.py``
     samples through it."""
     if isinstance(jax_logp, GradDensity):
         value_and_grad = grad_value_and_grad(model, jax_logp)
@@ -325,4 +343,10 @@ def with_jax_logp(compiled: Any, model: Any, jax_logp: Callable[[dict, dict], An
 
         return logp
 
-    return dataclasses.replace(compiled, _make_logp_func=make_logp_func)
+    # the data containers the placeholder log density did not read (see compile_sampler)
+    jnp = jax_numpy()
+    known = compiled._shared_data
+    data = {v.name: jnp.asarray(v.get_value()) for v in model.data_vars if v.name not in known}
+    return dataclasses.replace(
+        compiled, _make_logp_func=make_logp_func, _shared_data={**known, **data}
+    )

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bacon_bayes.bayes import compile_cache
@@ -196,3 +197,32 @@ def test_warm_cache_fit_equals_cold_fit(tmp_path):
     warm = run()
     assert warm["jax_hits"] > 0
     assert warm["hash"] == cold["hash"]
+
+
+def test_nutpie_skips_the_replaced_log_density(clean_env):
+    """With a hand-written density, nutpie compiles a placeholder log density (not the
+    model's) and our sampler still gets every data container; the model is left as it
+    was."""
+    pytest.importorskip("jax")
+    from bacon_bayes.bayes import OrdinalJudgeModel
+    from bacon_bayes.bayes.judge_density import judges_density
+    from bacon_bayes.bayes.nuts import compile_sampler
+    from bacon_bayes.simulation.judges import simulate_judges
+
+    clean_env.setenv("BACON_CACHE", "0")
+    sim = simulate_judges(40, 3, 2, family="ordinal", seed=1)
+    model = OrdinalJudgeModel(sim.columns, levels=sim.levels)
+    arrays = model._setup(sim.X, sim.y)
+    pymc_model = model._build_judges_model(arrays, {})
+    compiled = compile_sampler(pymc_model, "nutpie-jax", judges_density(model.resolved_priors()))
+    assert "logp" not in vars(pymc_model)  # the model's own log density is back
+    names = {v.name for v in pymc_model.data_vars}
+    assert names <= set(compiled.compiled._shared_data)
+    x = np.concatenate([np.ravel(v) for v in pymc_model.initial_point().values()])
+    # nutpie's logp function is ours: the JAX density at the model's initial point
+    value, grad = compiled.compiled._make_logp_func()(
+        x, **compiled.compiled._shared_data, **compiled.prepare(compiled.compiled._shared_data)
+    )
+    expected = pymc_model.compile_logp()(pymc_model.initial_point())
+    np.testing.assert_allclose(value, expected, rtol=1e-8)
+    assert grad.shape == x.shape
