@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from bacon_bayes.bayes.closed_forms import LOG_2PI
+from bacon_bayes.bayes.compile_cache import numba_function_cache
 from bacon_bayes.bayes.nuts import GradDensity, JaxDensity, jax_numpy
 
 __all__ = [
@@ -136,9 +137,11 @@ def judges_density(pr: dict[str, float]) -> JaxDensity:
 
 @functools.cache
 def _numba_likelihood() -> Any:
+    """The compiled likelihood loop, its machine code kept in the user cache directory
+    (:func:`~bacon_bayes.bayes.compile_cache.numba_function_cache`): compiling it takes
+    about 2 s in every fresh process otherwise."""
     import numba
 
-    @numba.njit(nogil=True, cache=False)
     def likelihood(Lt, obst, Ut, a, c, log_n, g, mu, grad_a, grad_c, grad_n, grad_g, grad_mu):
         J, n = Lt.shape
         K = Ut.shape[0]
@@ -186,7 +189,11 @@ def _numba_likelihood() -> Any:
             grad_mu[i] = d_mu
         return -0.5 * total
 
-    return likelihood
+    compiled = numba.njit(nogil=True)(likelihood)
+    cache = numba_function_cache(likelihood)
+    if cache is not None:
+        compiled._cache = cache  # what numba's cache=True sets, in our directory
+    return compiled
 
 
 def _normal_grad(x: np.ndarray, mu: Any, sd: Any) -> tuple[float, np.ndarray]:

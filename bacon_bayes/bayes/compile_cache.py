@@ -1,0 +1,119 @@
+"""Where compiled code is kept between processes (the cold start of a first fit).
+
+A fresh process compiles the log densities it samples: XLA compiles the JAX ones
+(:mod:`~bacon_bayes.bayes.judge_density`, :mod:`~bacon_bayes.bayes.label_density` and
+nutpie's functions of the PyMC model), numba the judge density used from
+:data:`~bacon_bayes.bayes.defaults.NUMBA_JUDGE_SCORES` judge scores on. Both are kept
+in a user cache directory so that later processes load them instead:
+
+* the directory is ``$BACON_CACHE_DIR`` when set, else ``$XDG_CACHE_HOME/bacon_bayes``,
+  else ``~/.cache/bacon_bayes``; JAX's entries go to ``jax/``, numba's to ``numba/``;
+* ``BACON_CACHE=0`` (or ``off``, ``false``, ``no``) turns both off;
+* a JAX cache the user configured (``JAX_COMPILATION_CACHE_DIR`` or
+  ``jax.config.update("jax_compilation_cache_dir", ...)``) is kept as it is.
+
+Only what the chosen backend needs is switched on: the JAX cache when a JAX engine
+compiles, numba's when the numba density is compiled. PyTensor keeps its own cache
+(``~/.pytensor``, ``PYTENSOR_FLAGS=base_compiledir=...``). Cached code gives the same
+draws as freshly compiled code (``tests/bayes/test_compile_cache.py``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, ClassVar
+
+__all__ = ["OFF_VALUES", "cache_dir", "enable_jax_cache", "numba_function_cache"]
+
+#: Values of ``BACON_CACHE`` that turn the compiled-code cache off.
+OFF_VALUES = frozenset({"0", "off", "false", "no"})
+
+#: JAX compilations shorter than this are not written (most of ours take 0.1-1 s,
+#: under JAX's own default threshold of 1 s, so that default would keep almost none).
+JAX_MIN_COMPILE_SECS = 0.0
+
+#: At most this many bytes in our JAX cache directory (JAX drops the least recently used
+#: entries beyond it; one cross-fit of the benchmark data writes about 160 kB).
+JAX_MAX_BYTES = 512 * 2**20
+
+_jax_enabled: str | None = None
+
+
+def cache_dir() -> Path | None:
+    """The compiled-code cache directory, or None when ``BACON_CACHE`` turns it off."""
+    if os.environ.get("BACON_CACHE", "").strip().lower() in OFF_VALUES:
+        return None
+    given = os.environ.get("BACON_CACHE_DIR", "").strip()
+    if given:
+        return Path(given).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "bacon_bayes"
+
+
+def enable_jax_cache() -> str | None:
+    """Point JAX's persistent compilation cache at ``cache_dir() / "jax"`` (once per
+    process, before JAX compiles our functions); return the directory JAX uses.
+
+    Leaves a directory the user gave JAX alone, and does nothing when the cache is off.
+    JAX's setting is process-wide: later JAX compilations of the process (the user's
+    own included) are cached there too.
+    """
+    global _jax_enabled
+    import jax
+
+    current = getattr(jax.config, "jax_compilation_cache_dir")  # noqa: B009  (not typed)
+    if current and current == _jax_enabled:
+        return current
+    if current:  # the user's own setting
+        return current
+    root = cache_dir()
+    if root is None:
+        return None
+    path = root / "jax"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError:  # a read-only home: compile as before, every time
+        return None
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", JAX_MIN_COMPILE_SECS)
+    jax.config.update("jax_compilation_cache_max_size", JAX_MAX_BYTES)
+    jax.config.update("jax_compilation_cache_dir", str(path))
+    _jax_enabled = str(path)
+    return _jax_enabled
+
+
+def numba_function_cache(py_func: Any) -> Any:
+    """A numba cache for ``py_func`` in ``cache_dir() / "numba"`` (set it as the
+    dispatcher's ``_cache``), or None when the cache is off or not writable.
+
+    numba's own ``cache=True`` writes beside the source file (inside site-packages)
+    or into ``NUMBA_CACHE_DIR``; this keeps our functions with the rest of the cache.
+    """
+    root = cache_dir()
+    if root is None:
+        return None
+    from numba.core import caching
+
+    directory = root / "numba"
+
+    class Locator(caching.UserProvidedCacheLocator):
+        def __init__(self, func: Any, py_file: str) -> None:
+            super().__init__(func, py_file)
+            self._cache_path = str(directory / self.get_suitable_cache_subpath(py_file))
+
+        @classmethod
+        def from_function(cls, func: Any, py_file: str) -> Any:
+            # the source-file check and writability test, without numba's CACHE_DIR test
+            return super(caching.UserProvidedCacheLocator, cls).from_function(func, py_file)
+
+    class Impl(caching.CompileResultCacheImpl):
+        _locator_classes: ClassVar[list] = [Locator]
+
+    class Cache(caching.FunctionCache):
+        _impl_class = Impl
+
+    try:
+        return Cache(py_func)
+    except RuntimeError:  # no locator: the directory is not writable
+        return None

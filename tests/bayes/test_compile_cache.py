@@ -1,0 +1,228 @@
+"""The compiled-code cache: its directory, the off-switch, and fits that load cached
+code giving the same draws as fits that compile it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bacon_bayes.bayes import compile_cache
+from bacon_bayes.bayes.compile_cache import cache_dir, enable_jax_cache, numba_function_cache
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def clean_env(monkeypatch):
+    for name in ("BACON_CACHE", "BACON_CACHE_DIR", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+def test_cache_dir_default_xdg_and_override(clean_env, tmp_path):
+    clean_env.setattr(Path, "home", lambda: tmp_path / "home")
+    assert cache_dir() == tmp_path / "home" / ".cache" / "bacon_bayes"
+    clean_env.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_dir() == tmp_path / "xdg" / "bacon_bayes"
+    clean_env.setenv("BACON_CACHE_DIR", str(tmp_path / "mine"))
+    assert cache_dir() == tmp_path / "mine"  # the explicit directory wins over XDG
+
+
+@pytest.mark.parametrize("value", ["0", "off", "OFF", "false", "no", " No "])
+def test_cache_off_switch(clean_env, tmp_path, value):
+    clean_env.setenv("BACON_CACHE_DIR", str(tmp_path))
+    clean_env.setenv("BACON_CACHE", value)
+    assert cache_dir() is None
+    assert numba_function_cache(_add_one) is None
+
+
+@pytest.mark.parametrize("value", ["1", "on", ""])
+def test_cache_on_values(clean_env, tmp_path, value):
+    clean_env.setenv("BACON_CACHE_DIR", str(tmp_path))
+    clean_env.setenv("BACON_CACHE", value)
+    assert cache_dir() == tmp_path
+
+
+@pytest.fixture
+def jax_config(monkeypatch):
+    """JAX's cache settings restored after the test (and our record of them)."""
+    jax = pytest.importorskip("jax")
+    names = (
+        "jax_compilation_cache_dir",
+        "jax_persistent_cache_min_compile_time_secs",
+        "jax_compilation_cache_max_size",
+    )
+    saved = {name: getattr(jax.config, name) for name in names}
+    monkeypatch.setattr(compile_cache, "_jax_enabled", None)
+    yield jax
+    for name, value in saved.items():
+        jax.config.update(name, value)
+
+
+def test_jax_cache_in_our_directory(clean_env, tmp_path, jax_config):
+    jax_config.config.update("jax_compilation_cache_dir", None)
+    clean_env.setenv("BACON_CACHE_DIR", str(tmp_path))
+    assert enable_jax_cache() == str(tmp_path / "jax")
+    assert jax_config.config.jax_compilation_cache_dir == str(tmp_path / "jax")
+    assert (tmp_path / "jax").is_dir()
+    # every compilation is kept (JAX's default keeps only those over 1 s)
+    assert jax_config.config.jax_persistent_cache_min_compile_time_secs == 0.0
+    assert jax_config.config.jax_compilation_cache_max_size == compile_cache.JAX_MAX_BYTES
+
+
+def test_jax_cache_off(clean_env, tmp_path, jax_config):
+    jax_config.config.update("jax_compilation_cache_dir", None)
+    clean_env.setenv("BACON_CACHE_DIR", str(tmp_path))
+    clean_env.setenv("BACON_CACHE", "0")
+    assert enable_jax_cache() is None
+    assert jax_config.config.jax_compilation_cache_dir is None
+    assert not (tmp_path / "jax").exists()
+
+
+def test_jax_cache_keeps_the_users_directory(clean_env, tmp_path, jax_config):
+    users = str(tmp_path / "users")
+    jax_config.config.update("jax_compilation_cache_dir", users)
+    clean_env.setenv("BACON_CACHE_DIR", str(tmp_path / "ours"))
+    assert enable_jax_cache() == users
+    assert jax_config.config.jax_compilation_cache_dir == users
+    assert not (tmp_path / "ours").exists()
+
+
+def _add_one(x):
+    return x + 1.0
+
+
+def test_numba_cache_written_and_loaded(clean_env, tmp_path):
+    numba = pytest.importorskip("numba")
+    clean_env.setenv("BACON_CACHE_DIR", str(tmp_path))
+    first = numba.njit(_add_one)
+    first._cache = numba_function_cache(_add_one)
+    assert first(1.0) == 2.0
+    assert list((tmp_path / "numba").glob("*/*.nbi")), "no index written in our directory"
+    again = numba.njit(_add_one)  # as a new process would: load, not compile
+    again._cache = numba_function_cache(_add_one)
+    assert again(2.0) == 3.0
+    assert sum(again.stats.cache_hits.values()) == 1
+    assert sum(again.stats.cache_misses.values()) == 0
+
+
+def test_judge_likelihood_uses_our_numba_cache(clean_env, tmp_path):
+    pytest.importorskip("numba")
+    from bacon_bayes.bayes.judge_density import _numba_likelihood
+
+    clean_env.setenv("BACON_CACHE_DIR", str(tmp_path))
+    _numba_likelihood.cache_clear()
+    try:
+        assert Path(_numba_likelihood()._cache.cache_path).is_relative_to(tmp_path / "numba")
+        _numba_likelihood.cache_clear()
+        clean_env.setenv("BACON_CACHE", "0")
+        assert type(_numba_likelihood()._cache).__name__ == "NullCache"
+    finally:
+        _numba_likelihood.cache_clear()  # later tests build it in their own setting
+
+
+def test_jitted_density_reused_for_the_same_model(clean_env):
+    pytest.importorskip("jax")
+    from bacon_bayes.bayes import OrdinalJudgeModel
+    from bacon_bayes.bayes.judge_density import judges_density
+    from bacon_bayes.bayes.nuts import jax_value_and_grad
+    from bacon_bayes.simulation.judges import simulate_judges
+
+    clean_env.setenv("BACON_CACHE", "0")
+    sim = simulate_judges(40, 3, 0, family="ordinal", seed=1)
+    model = OrdinalJudgeModel(sim.columns, levels=sim.levels)
+    arrays = model._setup(sim.X, sim.y)
+    pymc_model = model._build_judges_model(arrays, {})
+    pr = model.resolved_priors()
+    one = jax_value_and_grad(pymc_model, judges_density(pr).logp)
+    assert jax_value_and_grad(pymc_model, judges_density(dict(pr)).logp) is one
+    other = {**pr, "offset_sd": pr["offset_sd"] * 2}
+    assert jax_value_and_grad(pymc_model, judges_density(other).logp) is not one
+
+
+CHILD = """
+import hashlib, json, sys
+import numpy as np
+import jax.monitoring
+from bacon_bayes.bayes import OrdinalJudgeModel
+from bacon_bayes.bayes import fitting
+from bacon_bayes.simulation.judges import simulate_judges
+
+fitting.NUMBA_JUDGE_SCORES = 0  # the judge stage in numba, the label stage in JAX
+hits = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda e, s, **k: hits.append(e) if e.endswith("cache_retrieval_time_sec") else None
+)
+sim = simulate_judges(120, 3, 0, family="ordinal", seed=5)
+y = np.where(np.arange(120) < 60, sim.y, np.nan)
+model = OrdinalJudgeModel(sim.columns, levels=sim.levels, draws=20, tune=20, chains=2,
+                          label_draws=20, warn=False, seed=2)
+fits = model.fit_folds(sim.X, y, np.where(np.isfinite(y), np.arange(120) % 2, -1), 2)
+h = hashlib.sha256()
+for fit in fits:
+    for name in sorted(fit.idata_.posterior.data_vars):
+        h.update(np.ascontiguousarray(fit.idata_.posterior[name].values).tobytes())
+print(json.dumps({"hash": h.hexdigest(), "jax_hits": len(hits)}))
+"""
+
+
+@pytest.mark.slow  # two fresh processes importing PyMC and JAX: about 30 s under load
+def test_warm_cache_fit_equals_cold_fit(tmp_path):
+    """Two fresh processes sharing one empty cache directory: the second loads the
+    compiled code (JAX's cache hits, numba's index) and draws the same posterior bit
+    for bit."""
+    pytest.importorskip("jax")
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("BACON_CACHE", "JAX_COMPILATION_CACHE_DIR")
+    }
+    env |= {"BACON_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+
+    def run() -> dict:
+        proc = subprocess.run(
+            [sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, check=False
+        )
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+    cold = run()
+    assert cold["jax_hits"] == 0
+    assert list((tmp_path / "jax").iterdir()), "JAX wrote nothing to the cache"
+    assert list((tmp_path / "numba").glob("*/*.nbi")), "numba wrote nothing to the cache"
+    warm = run()
+    assert warm["jax_hits"] > 0
+    assert warm["hash"] == cold["hash"]
+
+
+def test_nutpie_skips_the_replaced_log_density(clean_env):
+    """With a hand-written density, nutpie compiles a placeholder log density (not the
+    model's) and our sampler still gets every data container; the model is left as it
+    was."""
+    pytest.importorskip("jax")
+    from bacon_bayes.bayes import OrdinalJudgeModel
+    from bacon_bayes.bayes.judge_density import judges_density
+    from bacon_bayes.bayes.nuts import compile_sampler
+    from bacon_bayes.simulation.judges import simulate_judges
+
+    clean_env.setenv("BACON_CACHE", "0")
+    sim = simulate_judges(40, 3, 2, family="ordinal", seed=1)
+    model = OrdinalJudgeModel(sim.columns, levels=sim.levels)
+    arrays = model._setup(sim.X, sim.y)
+    pymc_model = model._build_judges_model(arrays, {})
+    compiled = compile_sampler(pymc_model, "nutpie-jax", judges_density(model.resolved_priors()))
+    assert "logp" not in vars(pymc_model)  # the model's own log density is back
+    names = {v.name for v in pymc_model.data_vars}
+    assert names <= set(compiled.compiled._shared_data)
+    x = np.concatenate([np.ravel(v) for v in pymc_model.initial_point().values()])
+    # nutpie's logp function is ours: the JAX density at the model's initial point
+    value, grad = compiled.compiled._make_logp_func()(
+        x, **compiled.compiled._shared_data, **compiled.prepare(compiled.compiled._shared_data)
+    )
+    expected = pymc_model.compile_logp()(pymc_model.initial_point())
+    np.testing.assert_allclose(value, expected, rtol=1e-8)
+    assert grad.shape == x.shape
