@@ -10,7 +10,7 @@ with residual ``r_i = yc_i - lambda' Fc_i`` (``c`` for centred at the weighted m
 of the labeled items; Hajek form). That variance, ``sum_S c_i r_i^2 / N^2`` with
 ``c_i = (1 - pi_i) / pi_i^2`` (``1 / pi_i^2`` for the superpopulation), is minimised by
 
-    lambda = A^{-1} b,   A = sum_S c_i Fc_i Fc_i',   b = sum_S c_i Fc_i yc_i,
+    lambda = A^{-1} b,   A = sum_S c_i Fc_i Fc_i',   b = sum_S c_i Fc_i yc_i
 
 the ``c``-weighted regression of the label on the surrogates; for ``k = 1`` it is
 PPI++'s power-tuning weight exactly as :func:`mean_core` computes it. The fitted
@@ -26,8 +26,19 @@ regression (GREG) estimator::
     var = sum_S c_i r_i^2 / N^2 * n / (n - 1 - k) * (1 + k / (n - k - 2))
 
 with Student-t critical values on ``n - 1 - k`` degrees of freedom. (The single-
-surrogate path keeps its established ``n / (n - 1)`` and ``n - 1``.) Near-collinear
-surrogates are handled by a pseudo-inverse of ``A``.
+surrogate path keeps its established ``n / (n - 1)`` and ``n - 1``.)
+
+Shrinkage: cross-fitted surrogates of the same quantity (a Bayesian posterior mean
+and a ridge, a ridge and the judge mean) are nearly collinear, and at small ``n``
+the solve loads on the difference of their fold models' estimation noise, which
+is not signal: in simulation (40 labels, ridge + judge mean) the unshrunk weights
+gave a bias of 0.27 standard deviations and 85% coverage of 90% intervals. The
+weights are therefore shrunk towards the scalar-tuned average of the standardised
+surrogates (:func:`tuned_weights`, a ridge penalty ``kappa diag(A)`` with ``kappa =
+4 k / n``, vanishing as ``n`` grows, so the weights stay asymptotically
+variance-minimising). With it the same case had bias 0.14 sd, coverage 90.3% and a
+lower RMSE than either surrogate alone (``tests/test_combine.py``). Near-collinear
+surrogates are handled by a pseudo-inverse.
 """
 
 from __future__ import annotations
@@ -39,6 +50,8 @@ from bacon_bayes.estimate.core import Target
 
 #: relative singular-value cut-off of the pseudo-inverse of the k x k system
 RCOND = 1e-10
+#: strength of the shrinkage of the weights (``kappa = SHRINK * k / n``)
+SHRINK = 4.0
 
 
 def min_labels(k: int) -> int:
@@ -115,7 +128,7 @@ def combined_core(
     elif power_tuning:
         a = np.einsum("...n,...nk,...nl->...kl", c, fc, fc)
         b = np.einsum("...n,...nk,...n->...k", c, fc, yc)
-        lam = np.einsum("...kl,...l->...k", np.linalg.pinv(a, rcond=RCOND), b)
+        lam = tuned_weights(a, b, n)
     else:
         lam = np.full((*np.shape(n), k), 1.0 / k)
     resid = np.where(mask, yc - np.einsum("...nk,...k->...n", fc, lam), 0.0)
@@ -135,6 +148,26 @@ def combined_core(
         dev = np.where(mask, ys - ym[..., None], 0.0)
         var = var + (w * dev * dev).sum(axis=-1) / w.sum(axis=-1) / n_items
     return theta, var, lam, n, df
+
+
+def tuned_weights(a: np.ndarray, b: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Solve ``A lambda = b``, shrunk towards the standardised surrogates' average.
+
+    ``lambda_0 = s u`` with ``u_j = A_jj^{-1/2}`` (the average of the standardised
+    surrogates) and ``s`` its scalar power-tuning weight; then
+    ``lambda = lambda_0 + (A + kappa diag(A))^{-1} (b - A lambda_0)`` with
+    ``kappa = SHRINK k / n``. ``k = 1`` gives ``b / A`` exactly.
+    """
+    k = a.shape[-1]
+    d = np.einsum("...kk->...k", a)
+    u = np.where(d > 0, 1.0 / np.sqrt(np.where(d > 0, d, 1.0)), 0.0)
+    den = np.einsum("...k,...kl,...l->...", u, a, u)
+    s = np.einsum("...k,...k->...", b, u) / np.where(den > 0, den, 1.0)
+    lam0 = s[..., None] * u
+    kappa = SHRINK * k / np.maximum(np.asarray(n, dtype=float), 1.0)
+    pen = a + (kappa[..., None] * d)[..., None] * np.eye(k)
+    step = b - np.einsum("...kl,...l->...k", a, lam0)
+    return lam0 + np.einsum("...kl,...l->...k", np.linalg.pinv(pen, rcond=RCOND), step)
 
 
 def check_surrogates(f: np.ndarray, n_items: int, n_labeled: int, power_tuning: bool) -> None:
