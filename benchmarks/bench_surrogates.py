@@ -10,7 +10,7 @@ interval's price for tuning them). Reported: RMSE of the estimate against the fu
 mean, the mean standard error, the coverage of 95% intervals, and RMSE and mean SE as
 ratios to the ridge alone.
 
-``--bayes N``: also N draws (relevance, 3% labels) of the Bayesian engine (gaussian,
+``--bayes N``: also N draws (relevance, 3% and 10% labels) of the Bayesian engine (gaussian,
 default sampler settings): the Bayesian posterior mean alone, with the ridge (the
 default), and with the ridge and the judge mean.
 
@@ -88,7 +88,7 @@ def bayesian(draws: int, frac: float = 0.03, dim: str = "relevance") -> list[str
         _record(vals, "bayes", est.aee_mean(y, F[:, 0], alpha=ALPHA), truth)
         _record(vals, "bayes + ridge (default)", est.aee_mean(y, F[:, :2], alpha=ALPHA), truth)
         _record(vals, "bayes + ridge + judge mean", cal.estimate_mean(ALPHA), truth)
-    print(f"({draws} Bayesian fits in {time.perf_counter() - t0:.0f} s)")
+    print(f"({draws} Bayesian fits at {frac:.0%} in {time.perf_counter() - t0:.0f} s)")
     return _row(vals, f"{dim} {frac:.0%} (bayes)")
 
 
@@ -107,7 +107,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{draws} draws per row, frequentist fits in {time.perf_counter() - t0:.0f} s")
     print("\n".join(HEADER + lines))
     if n_bayes:
-        print("\n".join(HEADER + bayesian(n_bayes)))
+        lines = bayesian(n_bayes, 0.03) + bayesian(n_bayes, 0.1)
+        print("\n".join(HEADER + lines))
 
 
 if __name__ == "__main__":

@@ -54,7 +54,12 @@ def test_extra_surrogates_enter_the_mean_and_group_means(pool, combined):
     assert "surrogates" not in single.estimate_mean().details
 
 
-def test_defaults_and_names():
+def test_defaults_and_names(pool):
+    from bacon_bayes.features import build_features
+
+    # what fit() resolves for engine="bayes" on a continuous label: gaussian + the ridge
+    _, name, engine = Calibrator(engine="bayes")._resolve_model(pool, build_features(pool))
+    assert sur.resolve(None, name, engine) == ("ridge",)
     assert sur.resolve(None, "gaussian", "bayes") == ("ridge",)
     assert sur.resolve(None, "ordinal", "bayes") == ("ordinal",)
     assert sur.resolve(None, "ridge", "freq") == ()
@@ -134,3 +139,22 @@ def test_files_saved_before_extra_surrogates_load_as_model_only(pool, tmp_path):
     back = Calibrator.load(tmp_path / "old.nc")
     assert back.surrogates == [] and back.extras_ == {}
     assert back.estimate_mean().to_dict() == cal.estimate_mean().to_dict()
+
+
+def test_bayesian_calibrator_with_extras_round_trips(tmp_path):
+    """A Bayesian model's posterior mean combined with the ridge and the judge mean: the
+    saved file gives the same estimates back (fold posteriors kept, extras refitted)."""
+    from bacon_bayes.bayes import GaussianJudgeModel
+    from bacon_bayes.bayes.columns import ColumnSpec
+    from bacon_bayes.features import build_features
+
+    pool = summeval_pool("relevance", 0.1, seed=5)[0]
+    spec = ColumnSpec.from_features(build_features(pool))
+    model = GaussianJudgeModel(spec, draws=150, tune=200, chains=2, seed=1, warn=False)
+    cal = Calibrator(model, folds=2, seed=1, surrogates=["ridge", "judge_mean"]).fit(pool)
+    assert cal.surrogate_names_[1:] == ("ridge", "judge_mean")
+    back = Calibrator.load(cal.save(tmp_path / "b.nc"))
+    assert back.surrogate_names_ == cal.surrogate_names_
+    np.testing.assert_array_equal(back.surrogate_matrix(), cal.surrogate_matrix())
+    assert back.estimate_mean().to_dict() == cal.estimate_mean().to_dict()
+    assert len(back.estimate_mean().details["power_lambda"]) == 3
