@@ -30,7 +30,7 @@ from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.demo import DIMENSIONS, summeval_pool
 
 ALPHA = 0.05
-FRACTIONS = (0.1, 0.03)
+FRACTIONS = (0.1, 0.05, 0.03)
 DRAWS = 40
 
 

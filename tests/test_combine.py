@@ -137,6 +137,20 @@ def test_collinear_and_duplicate_surrogates_are_handled():
     )
 
 
+def test_combination_does_not_depend_on_the_surrogates_scales():
+    """A judge on a 0-100 scale beside one on 1-5: rescaling or shifting a surrogate
+    leaves the estimate and its interval unchanged (the shrinkage target standardises)."""
+    rng = np.random.default_rng(4)
+    n_items = 600
+    z = rng.normal(size=n_items)
+    y = np.where(rng.random(n_items) < 0.08, 3 + z + rng.normal(0, 0.7, n_items), np.nan)
+    F = np.column_stack([z + rng.normal(0, 0.8, n_items), z**2, rng.normal(size=n_items)])
+    a = est.aee_mean(y, F)
+    b = est.aee_mean(y, F * np.array([25.0, 0.1, 3.0]) + np.array([50.0, 1.0, -2.0]))
+    assert b.estimate == pytest.approx(a.estimate, rel=1e-10)
+    assert b.se == pytest.approx(a.se, rel=1e-10)
+
+
 def test_bad_surrogate_matrices_are_refused():
     y = np.array([1.0, 2.0, np.nan, 3.0, np.nan, 2.5, 1.5, np.nan])
     F = np.column_stack([np.arange(8.0), np.arange(8.0) ** 2, np.ones(8)])
