@@ -12,7 +12,8 @@ ratios to the ridge alone.
 
 ``--bayes N``: also N draws (relevance, 3% and 10% labels) of the Bayesian engine (gaussian,
 default sampler settings): the Bayesian posterior mean alone, with the ridge (the
-default), and with the ridge and the judge mean.
+default), with the judge mean, and with both; ``--bayes-only`` skips the frequentist
+table.
 
 Run: ``python -m benchmarks surrogates`` (``python -m benchmarks.bench_surrogates
 --draws 40 --bayes 3``).
@@ -86,7 +87,8 @@ def bayesian(draws: int, frac: float = 0.03, dim: str = "relevance") -> list[str
         y = pool.y
         _record(vals, "ridge", est.aee_mean(y, F[:, 1], alpha=ALPHA), truth)
         _record(vals, "bayes", est.aee_mean(y, F[:, 0], alpha=ALPHA), truth)
-        _record(vals, "bayes + ridge (default)", est.aee_mean(y, F[:, :2], alpha=ALPHA), truth)
+        _record(vals, "bayes + ridge", est.aee_mean(y, F[:, :2], alpha=ALPHA), truth)
+        _record(vals, "bayes + judge mean", est.aee_mean(y, F[:, [0, 2]], alpha=ALPHA), truth)
         _record(vals, "bayes + ridge + judge mean", cal.estimate_mean(ALPHA), truth)
     print(f"({draws} Bayesian fits at {frac:.0%} in {time.perf_counter() - t0:.0f} s)")
     return _row(vals, f"{dim} {frac:.0%} (bayes)")
@@ -102,10 +104,11 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     draws = int(argv[argv.index("--draws") + 1]) if "--draws" in argv else DRAWS
     n_bayes = int(argv[argv.index("--bayes") + 1]) if "--bayes" in argv else 0
-    t0 = time.perf_counter()
-    lines = frequentist(draws)
-    print(f"{draws} draws per row, frequentist fits in {time.perf_counter() - t0:.0f} s")
-    print("\n".join(HEADER + lines))
+    if "--bayes-only" not in argv:
+        t0 = time.perf_counter()
+        lines = frequentist(draws)
+        print(f"{draws} draws per row, frequentist fits in {time.perf_counter() - t0:.0f} s")
+        print("\n".join(HEADER + lines))
     if n_bayes:
         lines = bayesian(n_bayes, 0.03) + bayesian(n_bayes, 0.1)
         print("\n".join(HEADER + lines))
