@@ -81,10 +81,11 @@ class Calibrator:
         means) with the variance-minimising weights: ``"freq"`` (the frequentist model
         of the family, e.g. the ridge), a frequentist family (``"ridge"``, ``"hurdle"``,
         ``"ordinal"``, ``"multinomial"``) or ``"judge_mean"`` (the raw judge average);
-        see :mod:`bacon_bayes.surrogates`. Default: ``["freq"]`` when the Bayesian
-        engine runs (its posterior mean and the frequentist fit combined), none
-        otherwise; ``[]`` for the model's surrogate alone. Quantiles and item scores
-        use the model's own surrogate.
+        see :mod:`bacon_bayes.surrogates`. Default: ``["judge_mean"]`` when the
+        Bayesian engine runs (its posterior mean combined with the judge mean: measured
+        better than either, while the ridge added only noise), none otherwise; ``[]``
+        for the model's surrogate alone. Quantiles and item scores use the model's own
+        surrogate.
     """
 
     def __init__(
@@ -196,7 +197,8 @@ class Calibrator:
             seed=self.seed,
             pi=pool.propensity,
         )
-        names = sur.resolve(self.surrogates, self.model_name_, self.engine_)
+        scored = bool(pool.judge_matrix().notna().any(axis=1).all())
+        names = sur.resolve(self.surrogates, self.model_name_, self.engine_, scored)
         self.extras_ = sur.fit_extras(names, pool, self.features_, self.crossfit_)
         return self
 

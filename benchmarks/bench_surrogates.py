@@ -10,10 +10,10 @@ interval's price for tuning them). Reported: RMSE of the estimate against the fu
 mean, the mean standard error, the coverage of 95% intervals, and RMSE and mean SE as
 ratios to the ridge alone.
 
-``--bayes N``: also N draws (relevance, 3% and 10% labels) of the Bayesian engine (gaussian,
-default sampler settings): the Bayesian posterior mean alone, with the ridge (the
-default), with the judge mean, and with both; ``--bayes-only`` skips the frequentist
-table.
+``--bayes N``: also N draws (relevance, 3% and 10% labels) of the Bayesian engine
+(gaussian, default sampler settings): the Bayesian posterior mean alone, with the ridge,
+with the judge mean (the default), and with both; ``--bayes-only`` skips the
+frequentist table.
 
 Run: ``python -m benchmarks surrogates`` (``python -m benchmarks.bench_surrogates
 --draws 40 --bayes 3``).

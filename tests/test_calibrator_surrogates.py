@@ -57,11 +57,12 @@ def test_extra_surrogates_enter_the_mean_and_group_means(pool, combined):
 def test_defaults_and_names(pool):
     from bacon_bayes.features import build_features
 
-    # what fit() resolves for engine="bayes" on a continuous label: gaussian + the ridge
+    # what fit() resolves for engine="bayes" on a continuous label: gaussian + judge mean
     _, name, engine = Calibrator(engine="bayes")._resolve_model(pool, build_features(pool))
-    assert sur.resolve(None, name, engine) == ("ridge",)
-    assert sur.resolve(None, "gaussian", "bayes") == ("ridge",)
-    assert sur.resolve(None, "ordinal", "bayes") == ("ordinal",)
+    assert sur.resolve(None, name, engine) == ("judge_mean",)
+    assert sur.resolve(None, "gaussian", "bayes", judge_mean=False) == ()
+    assert sur.resolve(["freq"], "gaussian", "bayes") == ("ridge",)
+    assert sur.resolve(["freq"], "ordinal", "bayes") == ("ordinal",)
     assert sur.resolve(None, "ridge", "freq") == ()
     assert sur.resolve(None, "GaussianJudgeModel", "custom") == ()
     assert sur.resolve(["freq", "judge_mean"], "hurdle", "bayes") == ("hurdle", "judge_mean")
