@@ -199,7 +199,7 @@ def test_combined_mean_is_unbiased_at_moderate_budgets(world):
     """At 120 labels the bias is within 3.29 Monte Carlo standard errors. (The tuned
     weights bring an O(1/n) bias, as every regression estimator, the one-surrogate one
     included: at 40 labels it was -0.009 (0.07 sd) for the four surrogates and -0.022
-    (0.14 sd) for the pair ridge + judge mean; the judge mean alone had -0.024.)"""
+    (0.15 sd) for the pair ridge + judge mean; the judge mean alone had -0.024.)"""
     mask, pi, F = draw(world, 120, 4)
     theta = run(world, mask, pi, F)[0]
     err = theta - world[1].mean()
