@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import pandas as pd
 
 from bacon_bayes import estimate as est
+from bacon_bayes import surrogates as sur
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.features import FeatureSet, build_features
@@ -26,6 +28,7 @@ from bacon_bayes.pool import EvalPool
 from bacon_bayes.results import Estimate, EstimateTable
 
 Method = Literal["aee", "classical", "naive"]
+_Result = TypeVar("_Result", Estimate, EstimateTable)
 GRID_SIZE = 400
 #: Families for which ``engine="auto"`` takes the frequentist model although a Bayesian
 #: one exists: the Bayesian multinomial (Dawid-Skene) model predicts TriviaQA's binary
@@ -73,6 +76,16 @@ class Calibrator:
         :func:`bacon_bayes.presets.available_presets`, or a path to a ``.toml`` file):
         sets the family (``model``, when given, must match), the Bayesian engine
         (``engine`` must be ``"auto"`` or ``"bayes"``), the priors and sampler settings.
+    surrogates : list of str, optional
+        Extra surrogates combined with the model's own in the AEE mean (and group
+        means) with the variance-minimising weights: ``"freq"`` (the frequentist model
+        of the family, e.g. the ridge), a frequentist family (``"ridge"``, ``"hurdle"``,
+        ``"ordinal"``, ``"multinomial"``) or ``"judge_mean"`` (the raw judge average);
+        see :mod:`bacon_bayes.surrogates`. Default: ``["judge_mean"]`` when the
+        Bayesian engine runs (its posterior mean combined with the judge mean: measured
+        better than either, while the ridge added only noise), none otherwise; ``[]``
+        for the model's surrogate alone. Quantiles and item scores use the model's own
+        surrogate.
     """
 
     def __init__(
@@ -89,6 +102,7 @@ class Calibrator:
         n_components: int | None = None,
         scale: tuple[float, float] | None = None,
         preset: str | None = None,
+        surrogates: list[str] | None = None,
     ) -> None:
         self.model = model
         self.engine = engine
@@ -101,6 +115,7 @@ class Calibrator:
         self.n_components = n_components
         self.scale = scale
         self.preset = preset
+        self.surrogates = surrogates
 
     # ------------------------------------------------------------------ fitting
     def _check_scale(self, pool: EvalPool) -> None:
@@ -182,6 +197,9 @@ class Calibrator:
             seed=self.seed,
             pi=pool.propensity,
         )
+        scored = bool(pool.judge_matrix().notna().any(axis=1).all())
+        names = sur.resolve(self.surrogates, self.model_name_, self.engine_, scored)
+        self.extras_ = sur.fit_extras(names, pool, self.features_, self.crossfit_)
         return self
 
     def save(self, path: str | Path) -> Path:
@@ -207,6 +225,19 @@ class Calibrator:
         self._check_fitted()
         return self.crossfit_.mean
 
+    @property
+    def surrogate_names_(self) -> tuple[str, ...]:
+        """The surrogates the AEE mean combines: the model's own, then the extras."""
+        self._check_fitted()
+        return (f"{self.model_name_} ({self.engine_})", *self.extras_)
+
+    def surrogate_matrix(self, domains: np.ndarray | None = None) -> np.ndarray:
+        """The model's surrogate (N,), or (N, 1 + k) with the extras, for the AEE means."""
+        self._check_fitted()
+        if not self.extras_:
+            return self.crossfit_.surrogate(domains)
+        return sur.matrix(self.crossfit_, self.extras_, self.pool_, domains)
+
     def _kw(self) -> dict[str, Any]:
         return {"hajek": self.hajek, "target": self.target}
 
@@ -220,19 +251,30 @@ class Calibrator:
         self._check_fitted()
         p = self.pool_
         if method == "aee":
-            return est.aee_mean(
+            e = est.aee_mean(
                 p.y,
-                self.surrogate_,
+                self.surrogate_matrix(),
                 pi=p.propensity,
                 alpha=alpha,
                 power_tuning=self.power_tuning,
                 **self._kw(),
             )
+            return self._note_surrogates(e)
         if method == "classical":
             return est.classical_mean(p.y, pi=p.propensity, alpha=alpha, **self._kw())
         if method == "naive":
             return est.naive_mean(p.judge_average(), alpha=alpha)
         raise ValidationError(f"method {method!r} must be 'aee', 'classical' or 'naive'.")
+
+    def _note_surrogates(self, e: _Result, combined: bool = True) -> _Result:
+        """Name the surrogates behind an AEE estimate (nothing to add for a single one)."""
+        if not self.extras_:
+            return e
+        names = list(self.surrogate_names_ if combined else self.surrogate_names_[:1])
+        note: dict[str, Any] = {"surrogates": names}
+        if not combined:
+            note["surrogates_note"] = "quantiles use the model's own surrogate only"
+        return replace(e, details={**e.details, **note})
 
     def quantile_grid(self) -> np.ndarray:
         """Candidate values for quantiles: the levels, or labels and surrogate quantiles."""
@@ -258,7 +300,7 @@ class Calibrator:
         grid = self.quantile_grid()
         discrete = p.outcome.discrete
         if method == "aee":
-            return est.aee_quantile(
+            e = est.aee_quantile(
                 p.y,
                 self.crossfit_.cdf(grid),
                 grid,
@@ -269,6 +311,7 @@ class Calibrator:
                 power_tuning=self.power_tuning,
                 **self._kw(),
             )
+            return self._note_surrogates(e, combined=False)
         if method == "classical":
             return est.classical_quantile(
                 p.y, grid, q, pi=p.propensity, alpha=alpha, discrete=discrete, **self._kw()
@@ -330,9 +373,9 @@ class Calibrator:
         how = self._simultaneous(simultaneous)
         boot: dict[str, Any] = {"interval": interval, "seed": self.seed}
         if method == "aee":
-            return est.aee_group_means(
+            table = est.aee_group_means(
                 p.y,
-                self.crossfit_.surrogate(self._groups()),
+                self.surrogate_matrix(self._groups()),
                 self._groups(),
                 pi=p.propensity,
                 alpha=alpha,
@@ -341,6 +384,7 @@ class Calibrator:
                 **boot,
                 **self._kw(),
             )
+            return self._note_surrogates(table)
         if method == "classical":
             return est.classical_group_means(
                 p.y,
@@ -541,6 +585,7 @@ class Calibrator:
             "n_labeled": self.pool_.n_labeled,
             "model": self.model_name_,
             "engine": self.engine_,
+            "surrogates": list(self.surrogate_names_),
             "preset": self.preset,
             "folds": self.folds,
             "seed": self.seed,

@@ -9,15 +9,18 @@ One ``xarray.DataTree`` file (h5netcdf), no pickle:
   ``/pool/judge_scores``, the long judge table;
 * ``/crossfit``: fold of every item, fold shares, design weights, the feature
   matrix and the surrogate (``predictions``);
+* ``/surrogates``: the extra surrogates' cross-fitted predictions, one variable per
+  fitted extra (root attribute ``surrogates`` lists every extra, in order; files saved
+  before extra surrogates existed have neither and load as model-only calibrators);
 * ``/fold_<k>``: for the Bayesian engine, fold ``k``'s model with the ArviZ
   groups ``posterior``, ``sample_stats`` and ``constant_data``
   (:func:`bacon_bayes.bayes.io.model_to_tree`).
 
 Loading rebuilds the calibrator without fitting anything for the Bayesian
 engine; every estimate and item score then equals the saved calibrator's
-exactly. Frequentist fold models are refitted on the saved features and fold
-assignment (deterministic), and the refit is checked against the saved
-surrogate.
+exactly. Frequentist fold models (and the extra surrogates, always frequentist)
+are refitted on the saved features and fold assignment (deterministic), and the
+refit is checked against the saved surrogate.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from bacon_bayes import surrogates as sur
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.features import build_features
@@ -166,6 +170,7 @@ def save_calibrator(cal: Calibrator, path: str | Path) -> Path:
                 "config": json.dumps(_config(cal)),
                 "model_name": cal.model_name_,
                 "engine": cal.engine_,
+                "surrogates": json.dumps(list(cal.extras_)),
             }
         ),
         **_pool_tree(cal.pool_),
@@ -180,6 +185,9 @@ def save_calibrator(cal: Calibrator, path: str | Path) -> Path:
             coords={"feature": np.asarray(cal.features_.names, dtype=str)},
         ),
     }
+    extra = sur.predictions(cal.extras_)
+    if extra:
+        nodes["surrogates"] = xr.Dataset({k: (("item",), v) for k, v in extra.items()})
     tree = xr.DataTree.from_dict(nodes)
     if all(_is_judge_model(m) for m in cf.models):
         from bacon_bayes.bayes.io import model_to_tree
@@ -204,6 +212,8 @@ def load_calibrator(path: str | Path, cls: type[Calibrator]) -> Calibrator:
 
 def _calibrator_from_tree(tree: Any, path: str | Path, cls: type[Calibrator]) -> Calibrator:
     config = json.loads(tree.attrs["config"])
+    if "surrogates" not in tree.attrs:  # saved before extra surrogates existed
+        config["surrogates"] = []
     for key in ("winsor", "scale"):
         if isinstance(config.get(key), list):
             config[key] = tuple(config[key])
@@ -248,4 +258,22 @@ def _calibrator_from_tree(tree: Any, path: str | Path, cls: type[Calibrator]) ->
                 "saved surrogate; refit the calibrator with this version."
             )
         cal.crossfit_.mean = saved
+    cal.extras_ = _extras_from_tree(tree, path, cal)
     return cal
+
+
+def _extras_from_tree(tree: Any, path: str | Path, cal: Calibrator) -> sur.Extras:
+    """Refit the extra surrogates on the saved folds; check them against the saved ones."""
+    names = json.loads(tree.attrs.get("surrogates", "[]"))
+    extras = sur.fit_extras(names, cal.pool_, cal.features_, cal.crossfit_)
+    saved = tree["surrogates"].to_dataset() if "surrogates" in tree.children else {}
+    for name, cf in extras.items():
+        if cf is None:
+            continue
+        if name not in saved or not np.allclose(cf.mean, saved[name].values, rtol=1e-9, atol=1e-12):
+            raise ValidationError(
+                f"{str(path)!r}: refitting the extra surrogate {name!r} did not reproduce the "
+                "saved one; refit the calibrator with this version."
+            )
+        cf.mean = saved[name].values
+    return extras

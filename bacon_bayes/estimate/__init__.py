@@ -25,7 +25,9 @@ Power tuning: ``lambda`` minimises the estimated variance above in closed
 form (a weighted regression slope of ``y`` on ``f``); ``lambda = 0`` is the
 classical estimator and ``lambda = 1`` plain AEE, so tuning can only lower the
 estimated variance. ``lambda`` is not clipped: a surrogate that runs opposite
-to the label gets a negative weight instead of being thrown away.
+to the label gets a negative weight instead of being thrown away. Several surrogates
+(``f`` of shape ``(N, k)``) get a vector ``lambda``, the weighted regression of ``y`` on
+them, and the variance of the multiple regression estimator (:mod:`.combine`).
 
 Intervals use Student-t critical values with ``n - 1`` degrees of freedom; group
 means (a few dozen labels per group) use a studentised bootstrap within groups
@@ -34,9 +36,9 @@ by default (:func:`bootstrap_t_critical_values`).
 Every function accepts NaN in ``y`` for unlabeled items (``labeled`` then
 defaults to ``~isnan(y)``).
 
-Modules: :mod:`.core` (the shared pieces), :mod:`.mean`, :mod:`.quantile`,
-:mod:`.groups` (group means, differences, ranks) and :mod:`.critical` (simultaneous
-critical values, the studentised bootstrap).
+Modules: :mod:`.core` (the shared pieces), :mod:`.combine` (several surrogates),
+:mod:`.mean`, :mod:`.quantile`, :mod:`.groups` (group means, differences, ranks) and
+:mod:`.critical` (simultaneous critical values, the studentised bootstrap).
 """
 
 from __future__ import annotations

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate.combine import check_surrogates, combined_core, inflation
 from bacon_bayes.estimate.core import Target, _check_alpha, _prepare, mean_core
 from bacon_bayes.estimate.critical import bootstrap_t_critical_values, simultaneous_critical_value
 from bacon_bayes.results import EstimateTable
@@ -141,48 +142,48 @@ def aee_group_means(
     names, codes = _group_codes(groups)
     idx, y_lab, pi_lab, n_items = _prepare(y, f, labeled, pi, hajek, codes)
     f = np.asarray(f, dtype=float)
+    if f.ndim == 2 and f.shape[1] == 1:
+        f = f[:, 0]
     g_lab = codes[idx]
     m = names.size
-    est = np.empty(m)
-    n_lab = np.zeros(m, dtype=int)
+    n_lab = np.bincount(g_lab, minlength=m)
     n_g = np.bincount(codes, minlength=m)
-    var = np.empty(m)
-    # one surrogate weight for all groups, tuned on all labels: per-group tuning on a
-    # handful of labels would overfit and understate the variance
-    _, _, lam_all, _ = mean_core(
-        y_lab,
-        f[idx],
-        pi_lab,
-        float(f.sum()),
-        n_items,
-        power_tuning=power_tuning,
-        hajek=hajek,
-        target=target,
-    )
-    for g in range(m):
-        sel = g_lab == g
-        n_lab[g] = int(sel.sum())
-        if n_lab[g] < 2:
-            raise ValidationError(
-                f"group {str(names[g])!r} has {n_lab[g]} labeled item(s); each group needs at "
-                "least 2 for a variance. Label more items in that group or merge groups."
-            )
-        theta, var_g, _, _ = mean_core(
-            y_lab[sel],
-            f[idx][sel],
-            pi_lab[sel],
-            float(f[codes == g].sum()),
-            int(n_g[g]),
-            hajek=hajek,
-            target=target,
-            lam=lam_all,
+    if n_lab.min() < 2:
+        g = int(np.argmax(n_lab < 2))
+        raise ValidationError(
+            f"group {str(names[g])!r} has {n_lab[g]} labeled item(s); each group needs at "
+            "least 2 for a variance. Label more items in that group or merge groups."
         )
-        est[g], var[g] = theta, var_g
+    kw: dict[str, Any] = {"hajek": hajek, "target": target}
+    if f.ndim == 1:
+        # one surrogate weight for all groups, tuned on all labels: per-group tuning on a
+        # handful of labels would overfit and understate the variance
+        lam_all = mean_core(
+            y_lab, f[idx], pi_lab, float(f.sum()), n_items, power_tuning=power_tuning, **kw
+        )[2]
+        fits = [
+            mean_core(
+                y_lab[g_lab == g],
+                f[idx][g_lab == g],
+                pi_lab[g_lab == g],
+                float(f[codes == g].sum()),
+                int(n_g[g]),
+                lam=lam_all,
+                **kw,
+            )
+            for g in range(m)
+        ]
+        est, var = np.array([r[0] for r in fits]), np.array([r[1] for r in fits])
+        resid = y_lab - lam_all * f[idx]
+        lam_out: float | list[float] = float(lam_all)
+    else:
+        est, var, lam_vec = _combined_groups(y_lab, f, idx, pi_lab, codes, power_tuning, kw)
+        resid = y_lab - f[idx] @ lam_vec
+        lam_out = [float(v) for v in lam_vec]
     # groups are disjoint: under Poisson sampling their estimates are uncorrelated, and
     # each one's variance is the mean's (its labeled items' linearised influence)
     crit = df = None
     used = "t"
-    resid = y_lab - lam_all * f[idx]
     if interval == "bootstrap" and n_lab.min() >= MIN_BOOTSTRAP_LABELS:
         used = "bootstrap"
         crit = bootstrap_t_critical_values(
@@ -191,7 +192,7 @@ def aee_group_means(
     else:
         w = 1.0 / pi_lab
         c = w * w * (1.0 - pi_lab) if target == "pool" else w * w
-        prior = _variance_prior(resid, f[idx], c, g_lab, m, n_g)
+        prior = _variance_prior(resid, y_lab - resid, c, g_lab, m, n_g)
         own = n_lab - 1.0
         var = (VARIANCE_PRIOR_LABELS * prior + own * var) / (VARIANCE_PRIOR_LABELS + own)
         df = own + VARIANCE_PRIOR_LABELS
@@ -208,10 +209,48 @@ def aee_group_means(
         simultaneous,
         crit,
         df,
-        power_lambda=float(lam_all),
+        power_lambda=lam_out,
         target=target,
         interval=used,
     )
+
+
+def _combined_groups(
+    y_lab: np.ndarray,
+    f: np.ndarray,
+    idx: np.ndarray,
+    pi_lab: np.ndarray,
+    codes: np.ndarray,
+    power_tuning: bool,
+    kw: dict[str, Any],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Group means with ``k`` surrogates: one weight vector tuned on all labels.
+
+    Each group's variance is the fixed-weight one, times the pool-level price of
+    estimating the ``k`` weights on all ``n`` labels (:func:`combine.inflation`).
+    """
+    n_items = f.shape[0]
+    check_surrogates(f, n_items, idx.size, power_tuning)
+    g_lab = codes[idx]
+    lam = combined_core(
+        y_lab, f[idx], pi_lab, f.sum(axis=0), n_items, power_tuning=power_tuning, **kw
+    )[2]
+    k = f.shape[1] if power_tuning else 0
+    price = float(inflation(idx.size, k) / inflation(idx.size, 0))
+    est = np.empty(codes.max() + 1)
+    var = np.empty_like(est)
+    for g in range(est.size):
+        sel = g_lab == g
+        est[g], var[g] = combined_core(
+            y_lab[sel],
+            f[idx][sel],
+            pi_lab[sel],
+            f[codes == g].sum(axis=0),
+            int((codes == g).sum()),
+            lam=lam,
+            **kw,
+        )[:2]
+    return est, var * price, lam
 
 
 def classical_group_means(

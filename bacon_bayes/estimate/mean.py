@@ -4,10 +4,12 @@ labels-only estimator and the naive judge average."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate.combine import check_surrogates, combined_core
 from bacon_bayes.estimate.core import Target, _check_alpha, _estimate, _prepare, mean_core
 from bacon_bayes.results import Estimate
 
@@ -29,8 +31,11 @@ def aee_mean(
     ----------
     y : array, shape (N,)
         Human labels; NaN (or anything, when ``labeled`` is given) for unlabeled items.
-    f : array, shape (N,)
-        Cross-fitted surrogate for every item.
+    f : array, shape (N,) or (N, k)
+        Cross-fitted surrogate for every item; with ``k > 1`` columns, several
+        surrogates combined with the variance-minimising weights
+        (:mod:`bacon_bayes.estimate.combine`; ``details["power_lambda"]`` is then a
+        list). One column is exactly the one-surrogate estimator.
     labeled : bool array, optional
         Which items are labeled; default ``~isnan(y)``.
     pi : float or array, optional
@@ -47,27 +52,31 @@ def aee_mean(
     _check_alpha(alpha)
     idx, y_lab, pi_lab, n_items = _prepare(y, f, labeled, pi, hajek)
     f = np.asarray(f, dtype=float)
-    if not np.isfinite(f_sum := float(f.sum())):
-        raise ValidationError("predictions contain NaN or infinite values; every item needs one.")
-    theta, var, lam, n = mean_core(
-        y_lab,
-        f[idx],
-        pi_lab,
-        f_sum,
-        n_items,
-        power_tuning=power_tuning,
-        hajek=hajek,
-        target=target,
-    )
+    if f.ndim == 2 and f.shape[1] == 1:
+        f = f[:, 0]
+    kw: dict[str, Any] = {"power_tuning": power_tuning, "hajek": hajek, "target": target}
+    lam_out: float | list[float]
+    if f.ndim == 1:
+        if not np.isfinite(f_sum := float(f.sum())):
+            raise ValidationError(
+                "predictions contain NaN or infinite values; every item needs one."
+            )
+        theta, var, lam, n = mean_core(y_lab, f[idx], pi_lab, f_sum, n_items, **kw)
+        df, lam_out = n - 1.0, float(lam)
+    else:
+        check_surrogates(f, n_items, idx.size, power_tuning)
+        theta, var, lam, n, df = combined_core(y_lab, f[idx], pi_lab, f.sum(axis=0), n_items, **kw)
+        lam_out = [float(v) for v in lam]
     return _estimate(
         "mean",
         "aee",
         float(theta),
         float(var),
-        int(n),
+        int(df) + 1,
         n_items,
         alpha,
-        power_lambda=float(lam),
+        n_labeled=int(n),
+        power_lambda=lam_out,
         target=target,
     )
 
