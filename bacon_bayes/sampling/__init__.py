@@ -20,6 +20,7 @@ from bacon_bayes.sampling.adaptive import (
     cap_probabilities,
     combine_waves,
     expected_variance_ratio,
+    top_up_probabilities,
 )
 from bacon_bayes.sampling.designs import (
     Design,
@@ -57,6 +58,7 @@ __all__ = [
     "poisson",
     "resolve_budget",
     "stratified",
+    "top_up_probabilities",
     "two_stage",
     "uniform",
 ]

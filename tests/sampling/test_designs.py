@@ -203,3 +203,23 @@ def test_bin_feature_quantiles() -> None:
 def test_bad_design_input_is_refused(call: Callable[[], object], message: str) -> None:
     with pytest.raises(ValidationError, match=message):
         call()
+
+
+def test_a_wave_after_a_pilot_tops_up_to_the_target(sd: np.ndarray) -> None:
+    """The union of pilot and wave is max(pilot, c * score) (capped at one): the pilot's
+    probability counts toward the target, and the wave spends exactly its budget."""
+    from bacon_bayes.sampling import top_up_probabilities
+
+    prior = np.full(N, 0.2)
+    score = 0.2 + 0.8 * sd / sd.mean()
+    p2 = top_up_probabilities(score, 8, prior)
+    assert np.sum((1 - prior) * p2) == pytest.approx(8, rel=1e-9)
+    union = combine_waves([prior, p2])
+    raised = p2 > 0
+    assert raised.any() and (~raised).any()
+    ratio = union[raised & (union < 1)] / score[raised & (union < 1)]
+    assert np.allclose(ratio, ratio[0])  # proportional to the score where topped up
+    assert np.all(union[~raised] == prior[~raised])  # the pilot already exceeds the target
+    assert np.all(score[~raised] <= score[raised].min() + 1e-12)
+    # without a pilot it is the capped rule
+    assert np.allclose(top_up_probabilities(score, 25, np.zeros(N)), cap_probabilities(score, 25))
