@@ -52,6 +52,23 @@ def cache_dir() -> Path | None:
     return base / "bacon_bayes"
 
 
+def _repair_jax_cache(path: Path) -> None:
+    """Give every entry of JAX's size-capped cache its access-time file.
+
+    JAX writes an entry's ``-cache`` file, then its ``-atime`` file; a process killed in
+    between leaves an entry without one, and from then on every write's eviction scan
+    fails on it (JAX warns "Error writing persistent compilation cache entry ...
+    FileNotFoundError ... -atime" and caches nothing more). Writing the missing file,
+    stamped now, makes the entry an ordinary one again.
+    """
+    import time
+
+    for entry in path.glob("*-cache"):
+        atime = entry.with_name(entry.name[: -len("-cache")] + "-atime")
+        if not atime.exists():
+            atime.write_bytes(time.time_ns().to_bytes(8, "little"))
+
+
 def enable_jax_cache() -> str | None:
     """Point JAX's persistent compilation cache at ``cache_dir() / "jax"`` (once per
     process, before JAX compiles our functions); return the directory JAX uses.
@@ -74,6 +91,7 @@ def enable_jax_cache() -> str | None:
     path = root / "jax"
     try:
         path.mkdir(parents=True, exist_ok=True)
+        _repair_jax_cache(path)
     except OSError:  # a read-only home: compile as before, every time
         return None
     jax.config.update("jax_persistent_cache_min_compile_time_secs", JAX_MIN_COMPILE_SECS)

@@ -76,6 +76,20 @@ def test_jax_cache_in_our_directory(clean_env, tmp_path, jax_config):
     assert jax_config.config.jax_compilation_cache_max_size == compile_cache.JAX_MAX_BYTES
 
 
+def test_an_entry_left_without_its_access_time_is_repaired(clean_env, tmp_path, jax_config):
+    """A process killed between JAX's two writes leaves ``-cache`` without ``-atime``;
+    JAX's eviction scan then fails on every later write (seen in `make demo`)."""
+    jax_config.config.update("jax_compilation_cache_dir", None)
+    clean_env.setenv("BACON_CACHE_DIR", str(tmp_path))
+    (tmp_path / "jax").mkdir()
+    (tmp_path / "jax" / "jit_f-abc-cache").write_bytes(b"x")
+    (tmp_path / "jax" / "jit_g-def-cache").write_bytes(b"y")
+    (tmp_path / "jax" / "jit_g-def-atime").write_bytes(b"12345678")
+    enable_jax_cache()
+    assert (tmp_path / "jax" / "jit_f-abc-atime").stat().st_size == 8
+    assert (tmp_path / "jax" / "jit_g-def-atime").read_bytes() == b"12345678"  # kept
+
+
 def test_jax_cache_off(clean_env, tmp_path, jax_config):
     jax_config.config.update("jax_compilation_cache_dir", None)
     clean_env.setenv("BACON_CACHE_DIR", str(tmp_path))
