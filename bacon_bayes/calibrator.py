@@ -24,7 +24,7 @@ from bacon_bayes.items import (
     top_mass_sets,
 )
 from bacon_bayes.outcome import registry
-from bacon_bayes.pool import EvalPool
+from bacon_bayes.pool import EvalPool, OutcomeSpec
 from bacon_bayes.results import Estimate, EstimateTable
 
 Method = Literal["aee", "classical", "naive"]
@@ -37,6 +37,18 @@ GRID_SIZE = 400
 AUTO_FREQUENTIST = frozenset({"multinomial"})
 #: Fewest labels for which a group mean gets an interval (fewer: NaN and a note).
 MIN_GROUP_LABELS = 5
+
+
+def quantile_grid(outcome: OutcomeSpec, labels: np.ndarray, surrogate: np.ndarray) -> np.ndarray:
+    """Candidate values for quantiles: the outcome's levels, or ``GRID_SIZE // 2``
+    quantiles each of the labels and of the surrogate (and zero for a non-negative label)."""
+    if outcome.levels is not None:
+        return np.asarray(outcome.levels, dtype=float)
+    probs = np.linspace(0, 1, GRID_SIZE // 2)
+    pts = [np.quantile(labels, probs), np.quantile(surrogate, probs)]
+    if outcome.kind == "nonnegative":
+        pts.append(np.zeros(1))
+    return np.unique(np.concatenate(pts))
 
 
 class Calibrator:
@@ -280,14 +292,7 @@ class Calibrator:
         """Candidate values for quantiles: the levels, or labels and surrogate quantiles."""
         self._check_fitted()
         p = self.pool_
-        if p.outcome.levels is not None:
-            return np.asarray(p.outcome.levels, dtype=float)
-        lab = p.y[p.labeled]
-        probs = np.linspace(0, 1, GRID_SIZE // 2)
-        pts = [np.quantile(lab, probs), np.quantile(self.surrogate_, probs)]
-        if p.outcome.kind == "nonnegative":
-            pts.append(np.zeros(1))
-        return np.unique(np.concatenate(pts))
+        return quantile_grid(p.outcome, p.y[p.labeled], self.surrogate_)
 
     def estimate_quantile(self, q: float, alpha: float = 0.05, method: Method = "aee") -> Estimate:
         """Quantile ``q`` of the human labels over the pool (Woodruff interval, intersected

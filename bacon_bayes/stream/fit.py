@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.calibrator import GRID_SIZE, Calibrator
+from bacon_bayes.calibrator import Calibrator, quantile_grid
 from bacon_bayes.crossfit import CrossFitResult, cross_fit, make_folds
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.features import FeatureSet
@@ -311,17 +311,8 @@ def fit_stream(
     model, name, engine = calibrator._resolve_model(pool, fs)
     fold_ids = make_folds(np.ones(len(lab), dtype=bool), calibrator.folds, calibrator.seed)
     cf = cross_fit(model, fs.X, lab.y, fold_ids=fold_ids, pi=lab.pi)
-    grid = None
     levels_arr = None if pool.outcome.levels is None else np.asarray(pool.outcome.levels)
-    if quantiles:
-        if levels_arr is not None:
-            grid = levels_arr.astype(float)
-        else:
-            probs = np.linspace(0, 1, GRID_SIZE // 2)
-            pts = [np.quantile(lab.y, probs), np.quantile(cf.mean, probs)]
-            if pool.outcome.kind == "nonnegative":
-                pts.append(np.zeros(1))
-            grid = np.unique(np.concatenate(pts))
+    grid = quantile_grid(pool.outcome, lab.y, cf.mean) if quantiles else None
     half = None
     if item_level is not None:
         half = conformal_halfwidth(lab.y - cf.mean, item_level)
