@@ -47,7 +47,7 @@ from __future__ import annotations
 import numpy as np
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.estimate.core import Target
+from bacon_bayes.estimate.core import Target, variance_coefficients
 
 #: relative singular-value cut-off of the pseudo-inverse of the k x k system
 RCOND = 1e-10
@@ -114,7 +114,7 @@ def combined_core(
     ys = np.where(mask, y_lab, 0.0)
     fs = np.where(mask[..., None], f_lab, 0.0)
     n = mask.sum(axis=-1).astype(float)
-    c = np.where(mask, w * w * (1.0 - pi_lab) if target == "pool" else w * w, 0.0)
+    c = np.where(mask, variance_coefficients(w, pi_lab, target), 0.0)
     if hajek:
         wsum = w.sum(axis=-1)
         ybar = (w * ys).sum(axis=-1) / wsum

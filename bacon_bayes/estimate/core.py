@@ -17,6 +17,13 @@ from bacon_bayes.results import Estimate
 Target = Literal["pool", "superpopulation"]
 
 
+def variance_coefficients(w: np.ndarray, pi: np.ndarray, target: Target) -> np.ndarray:
+    """Each labeled item's coefficient ``c_i`` in the variance ``sum_S c_i r_i^2 / N^2``:
+    ``w_i^2 (1 - pi_i)`` for the pool (the finite-population correction), ``w_i^2`` for
+    the superpopulation, with design weights ``w = 1 / pi``."""
+    return w * w * (1.0 - pi) if target == "pool" else w * w
+
+
 def mean_core(
     y_lab: np.ndarray,
     f_lab: np.ndarray,
@@ -59,7 +66,7 @@ def mean_core(
         ys = np.where(mask, y_lab, 0.0)
         fs = np.where(mask, f_lab, 0.0)
         n = mask.sum(axis=-1).astype(float)
-    c = w * w * (1.0 - pi_lab) if target == "pool" else w * w
+    c = variance_coefficients(w, pi_lab, target)
     if mask is not None:
         c = np.where(mask, c, 0.0)
     if hajek:

@@ -11,7 +11,13 @@ import numpy as np
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.combine import check_surrogates, combined_core, inflation
-from bacon_bayes.estimate.core import Target, _check_alpha, _prepare, mean_core
+from bacon_bayes.estimate.core import (
+    Target,
+    _check_alpha,
+    _prepare,
+    mean_core,
+    variance_coefficients,
+)
 from bacon_bayes.estimate.critical import bootstrap_t_critical_values, simultaneous_critical_value
 from bacon_bayes.results import EstimateTable
 
@@ -190,8 +196,7 @@ def aee_group_means(
             resid, 1.0 / pi_lab, g_lab, alpha, simultaneous, hajek=hajek, n_boot=n_boot, seed=seed
         )
     else:
-        w = 1.0 / pi_lab
-        c = w * w * (1.0 - pi_lab) if target == "pool" else w * w
+        c = variance_coefficients(1.0 / pi_lab, pi_lab, target)
         prior = _variance_prior(resid, y_lab - resid, c, g_lab, m, n_g)
         own = n_lab - 1.0
         var = (VARIANCE_PRIOR_LABELS * prior + own * var) / (VARIANCE_PRIOR_LABELS + own)

@@ -234,8 +234,8 @@ def _simulation(summary: pd.DataFrame | None, ablation: pd.DataFrame | None = No
     if ablation is not None:
         cols = [c for c in ABLATION_COLUMNS if c in ablation.columns]
         body += (
-            "<h3>Oracle ablation</h3><p class='note'>Every label known, 5-fold out-of-fold "
-            "fit of each feature set (bacon simulate --ablation).</p>" + _table(ablation[cols], 4)
+            "<h3>Oracle ablation</h3><p class='note'>Every label known, out-of-fold fit of "
+            "each feature set (bacon simulate --ablation).</p>" + _table(ablation[cols], 4)
         )
     return body
 
