@@ -91,6 +91,18 @@ def pools(tmp_path_factory):
     return df, path, in_memory(df), streamed(path, quantiles=[0.5], items_out=path.parent / "i.pq")
 
 
+def test_groups_with_few_labels_stream_as_in_memory(tmp_path):
+    """Groups under 10 labels take the moderated t: the same tables as in memory."""
+    df = frame(n=600, seed=3)
+    res = streamed(write_dataset(df, tmp_path / "small", row_group=100))
+    cal = in_memory(df)
+    for t, method in zip(res.groups[:2], ("aee", "classical"), strict=True):
+        ref = cal.estimate_groups(0.05, True, method)
+        assert ref.details["interval"] == "t" and "df" in ref.details
+        close(t, ref)
+        np.testing.assert_allclose(t.critical_value, ref.critical_value, rtol=RTOL)
+
+
 def test_exact_quantile_matches_numpy_from_the_tails():
     r = np.random.default_rng(4)
     for n in (2, 7, 1000, 12345):

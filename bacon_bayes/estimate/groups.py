@@ -150,10 +150,63 @@ def aee_group_means(
     f = np.asarray(f, dtype=float)
     if f.ndim == 2 and f.shape[1] == 1:
         f = f[:, 0]
-    g_lab = codes[idx]
+    if f.ndim == 2:
+        check_surrogates(f, f.shape[0], idx.size, power_tuning)
+    m = names.size
+    # each group's surrogate sum over all its items, and the pool's
+    f_sums = np.array([f[codes == g].sum(axis=0) for g in range(m)])
+    return group_means_from_sums(
+        y_lab,
+        f[idx],
+        pi_lab,
+        codes[idx],
+        names,
+        f_sums,
+        f.sum(axis=0),
+        np.bincount(codes, minlength=m),
+        n_items,
+        alpha=alpha,
+        simultaneous=simultaneous,
+        power_tuning=power_tuning,
+        hajek=hajek,
+        target=target,
+        interval=interval,
+        n_boot=n_boot,
+        seed=seed,
+    )
+
+
+def group_means_from_sums(
+    y_lab: np.ndarray,
+    f_lab: np.ndarray,
+    pi_lab: np.ndarray,
+    g_lab: np.ndarray,
+    names: np.ndarray,
+    f_sums: np.ndarray,
+    f_total: np.ndarray | float,
+    n_g: np.ndarray,
+    n_items: int,
+    *,
+    alpha: float = 0.05,
+    simultaneous: str = "maxt",
+    power_tuning: bool = True,
+    hajek: bool = True,
+    target: Target = "pool",
+    interval: Literal["bootstrap", "t"] = "bootstrap",
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> EstimateTable:
+    """:func:`aee_group_means` from the labeled items and sums over the pool.
+
+    ``y_lab, f_lab, pi_lab, g_lab``: the labeled items' labels, surrogates (shape (n,)
+    or (n, k)), inclusion probabilities and group codes (indices into ``names``);
+    ``f_sums``: each group's surrogate sum over all its items (shape (m,) or (m, k));
+    ``f_total``: the pool's; ``n_g``: each group's number of items; ``n_items``: the
+    pool's. The streaming estimate (:mod:`bacon_bayes.stream`) calls it with sums
+    reduced chunk by chunk.
+    """
     m = names.size
     n_lab = np.bincount(g_lab, minlength=m)
-    n_g = np.bincount(codes, minlength=m)
     if n_lab.min() < 2:
         g = int(np.argmax(n_lab < 2))
         raise ValidationError(
@@ -161,18 +214,18 @@ def aee_group_means(
             "least 2 for a variance. Label more items in that group or merge groups."
         )
     kw: dict[str, Any] = {"hajek": hajek, "target": target}
-    if f.ndim == 1:
+    if f_lab.ndim == 1:
         # one surrogate weight for all groups, tuned on all labels: per-group tuning on a
         # handful of labels would overfit and understate the variance
         lam_all = mean_core(
-            y_lab, f[idx], pi_lab, float(f.sum()), n_items, power_tuning=power_tuning, **kw
+            y_lab, f_lab, pi_lab, float(f_total), n_items, power_tuning=power_tuning, **kw
         )[2]
         fits = [
             mean_core(
                 y_lab[g_lab == g],
-                f[idx][g_lab == g],
+                f_lab[g_lab == g],
                 pi_lab[g_lab == g],
-                float(f[codes == g].sum()),
+                float(f_sums[g]),
                 int(n_g[g]),
                 lam=lam_all,
                 **kw,
@@ -180,11 +233,13 @@ def aee_group_means(
             for g in range(m)
         ]
         est, var = np.array([r[0] for r in fits]), np.array([r[1] for r in fits])
-        resid = y_lab - lam_all * f[idx]
+        resid = y_lab - lam_all * f_lab
         lam_out: float | list[float] = float(lam_all)
     else:
-        est, var, lam_vec = _combined_groups(y_lab, f, idx, pi_lab, codes, power_tuning, kw)
-        resid = y_lab - f[idx] @ lam_vec
+        est, var, lam_vec = _combined_groups(
+            y_lab, f_lab, pi_lab, g_lab, f_sums, f_total, n_g, n_items, power_tuning, kw
+        )
+        resid = y_lab - f_lab @ lam_vec
         lam_out = [float(v) for v in lam_vec]
     # groups are disjoint: under Poisson sampling their estimates are uncorrelated, and
     # each one's variance is the mean's (its labeled items' linearised influence)
@@ -222,10 +277,13 @@ def aee_group_means(
 
 def _combined_groups(
     y_lab: np.ndarray,
-    f: np.ndarray,
-    idx: np.ndarray,
+    f_lab: np.ndarray,
     pi_lab: np.ndarray,
-    codes: np.ndarray,
+    g_lab: np.ndarray,
+    f_sums: np.ndarray,
+    f_total: np.ndarray | float,
+    n_g: np.ndarray,
+    n_items: int,
     power_tuning: bool,
     kw: dict[str, Any],
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -234,26 +292,17 @@ def _combined_groups(
     Each group's variance is the fixed-weight one, times the pool-level price of
     estimating the ``k`` weights on all ``n`` labels (:func:`combine.inflation`).
     """
-    n_items = f.shape[0]
-    check_surrogates(f, n_items, idx.size, power_tuning)
-    g_lab = codes[idx]
     lam = combined_core(
-        y_lab, f[idx], pi_lab, f.sum(axis=0), n_items, power_tuning=power_tuning, **kw
+        y_lab, f_lab, pi_lab, np.asarray(f_total), n_items, power_tuning=power_tuning, **kw
     )[2]
-    k = f.shape[1] if power_tuning else 0
-    price = float(inflation(idx.size, k) / inflation(idx.size, 0))
-    est = np.empty(codes.max() + 1)
+    k = f_lab.shape[1] if power_tuning else 0
+    price = float(inflation(g_lab.size, k) / inflation(g_lab.size, 0))
+    est = np.empty(n_g.size)
     var = np.empty_like(est)
     for g in range(est.size):
         sel = g_lab == g
         est[g], var[g] = combined_core(
-            y_lab[sel],
-            f[idx][sel],
-            pi_lab[sel],
-            f[codes == g].sum(axis=0),
-            int((codes == g).sum()),
-            lam=lam,
-            **kw,
+            y_lab[sel], f_lab[sel], pi_lab[sel], f_sums[g], int(n_g[g]), lam=lam, **kw
         )[:2]
     return est, var * price, lam
 

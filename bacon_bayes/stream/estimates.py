@@ -19,8 +19,7 @@ import pandas as pd
 from bacon_bayes.calibrator import MIN_GROUP_LABELS
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.core import _estimate, mean_core
-from bacon_bayes.estimate.critical import bootstrap_t_critical_values
-from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS, _table
+from bacon_bayes.estimate.groups import _table, group_means_from_sums
 from bacon_bayes.estimate.quantile import _quantile_from_cdf
 from bacon_bayes.results import Estimate, EstimateTable
 from bacon_bayes.stream.fit import StreamFit, Sums
@@ -197,48 +196,19 @@ def _group_table(
     tuning: bool,
 ) -> EstimateTable:
     """Per-group AEE means (``bacon_bayes.estimate.aee_group_means`` on sums)."""
-    y, kw, N = fit.labeled.y, _settings(fit), int(n_g.sum())
-    power = fit.calibrator.power_tuning and tuning
-    _, _, lam, _ = mean_core(y, f, pi, float(f_sums.sum()), N, power_tuning=power, **kw)
-    m = names.size
-    est, var = np.empty(m), np.empty(m)
-    n_lab = np.bincount(codes, minlength=m)
-    for g in range(m):
-        sel = codes == g
-        if n_lab[g] < 2:
-            raise ValidationError(
-                f"group {str(names[g])!r} has {n_lab[g]} labeled item(s); each group needs at "
-                "least 2 for a variance. Label more items in that group or merge groups."
-            )
-        theta, v, _, _ = mean_core(
-            y[sel], f[sel], pi[sel], float(f_sums[g]), int(n_g[g]), lam=lam, **kw
-        )
-        est[g], var[g] = theta, v
-    crit, used = None, "t"
-    if n_lab.min() >= MIN_BOOTSTRAP_LABELS:
-        used = "bootstrap"
-        crit = bootstrap_t_critical_values(
-            y - lam * f,
-            1.0 / pi,
-            codes,
-            alpha,
-            simultaneous,
-            hajek=kw["hajek"],
-            n_boot=2000,
-            seed=fit.calibrator.seed,
-        )
-    return _table(
-        "mean",
-        "aee",
+    return group_means_from_sums(
+        fit.labeled.y,
+        f,
+        pi,
+        codes,
         names,
-        est,
-        np.diag(var),
-        n_lab,
+        f_sums,
+        float(f_sums.sum()),
         n_g,
-        alpha,
-        simultaneous,
-        crit,
-        power_lambda=float(lam),
-        target=kw["target"],
-        interval=used,
+        int(n_g.sum()),
+        alpha=alpha,
+        simultaneous=simultaneous,
+        power_tuning=fit.calibrator.power_tuning and tuning,
+        seed=fit.calibrator.seed,
+        **_settings(fit),
     )
