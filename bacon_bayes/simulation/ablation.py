@@ -40,7 +40,7 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.features import FeatureSet, build_features
 from bacon_bayes.outcome import registry
 from bacon_bayes.pool import EvalPool
-from bacon_bayes.simulation.montecarlo import check_table, spec_pool
+from bacon_bayes.simulation.montecarlo import KEPT_FILES, check_table, spec_pool
 
 __all__ = [
     "AblationSpec", "ablation", "ablation_markdown", "read_ablation", "select_features",
@@ -55,7 +55,7 @@ NO_EMBEDDING = "no embedding columns (pass --embedding PREFIX): not run"
 COLUMNS = ["config", "type", "family", "engine", "n_features", "n_items", "r2", "rmse"]
 COLUMNS += ["spearman", "spearman_in_fold", "note"]
 #: what an ablation writes into its folder
-FILES = ("ablation.csv", "ablation.md", "ablation_settings.json")
+FILES = KEPT_FILES  # (the Monte Carlo keeps them when it writes into the same folder)
 
 
 @dataclass(frozen=True)
