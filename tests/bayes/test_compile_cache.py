@@ -141,18 +141,24 @@ def test_judge_likelihood_uses_our_numba_cache(clean_env, tmp_path):
         _numba_likelihood.cache_clear()  # later tests build it in their own setting
 
 
-def test_jitted_density_reused_for_the_same_model(clean_env):
+def _ordinal_judges_model(n_emb: int):
+    """A small ordinal judge model (40 items, 3 judges) and its judge-stage PyMC model;
+    ``n_emb`` embedding components."""
     pytest.importorskip("jax")
     from bacon_bayes.bayes import OrdinalJudgeModel
-    from bacon_bayes.bayes.judge_density import judges_density
-    from bacon_bayes.bayes.nuts import jax_value_and_grad
     from bacon_bayes.simulation.judges import simulate_judges
 
-    clean_env.setenv("BACON_CACHE", "0")
-    sim = simulate_judges(40, 3, 0, family="ordinal", seed=1)
+    sim = simulate_judges(40, 3, n_emb, family="ordinal", seed=1)
     model = OrdinalJudgeModel(sim.columns, levels=sim.levels)
-    arrays = model._setup(sim.X, sim.y)
-    pymc_model = model._build_judges_model(arrays, {})
+    return model, model._build_judges_model(model._setup(sim.X, sim.y), {})
+
+
+def test_jitted_density_reused_for_the_same_model(clean_env):
+    from bacon_bayes.bayes.judge_density import judges_density
+    from bacon_bayes.bayes.nuts import jax_value_and_grad
+
+    clean_env.setenv("BACON_CACHE", "0")
+    model, pymc_model = _ordinal_judges_model(n_emb=0)
     pr = model.resolved_priors()
     one = jax_value_and_grad(pymc_model, judges_density(pr).logp)
     assert jax_value_and_grad(pymc_model, judges_density(dict(pr)).logp) is one
@@ -217,17 +223,11 @@ def test_nutpie_skips_the_replaced_log_density(clean_env):
     """With a hand-written density, nutpie compiles a placeholder log density (not the
     model's) and our sampler still gets every data container; the model is left as it
     was."""
-    pytest.importorskip("jax")
-    from bacon_bayes.bayes import OrdinalJudgeModel
     from bacon_bayes.bayes.judge_density import judges_density
     from bacon_bayes.bayes.nuts import compile_sampler
-    from bacon_bayes.simulation.judges import simulate_judges
 
     clean_env.setenv("BACON_CACHE", "0")
-    sim = simulate_judges(40, 3, 2, family="ordinal", seed=1)
-    model = OrdinalJudgeModel(sim.columns, levels=sim.levels)
-    arrays = model._setup(sim.X, sim.y)
-    pymc_model = model._build_judges_model(arrays, {})
+    model, pymc_model = _ordinal_judges_model(n_emb=2)
     compiled = compile_sampler(pymc_model, "nutpie-jax", judges_density(model.resolved_priors()))
     assert "logp" not in vars(pymc_model)  # the model's own log density is back
     names = {v.name for v in pymc_model.data_vars}
