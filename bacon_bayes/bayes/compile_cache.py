@@ -37,8 +37,6 @@ JAX_MIN_COMPILE_SECS = 0.0
 #: entries beyond it; one cross-fit of the benchmark data writes about 160 kB).
 JAX_MAX_BYTES = 512 * 2**20
 
-_jax_enabled: str | None = None
-
 
 def cache_dir() -> Path | None:
     """The compiled-code cache directory, or None when ``BACON_CACHE`` turns it off."""
@@ -77,13 +75,10 @@ def enable_jax_cache() -> str | None:
     JAX's setting is process-wide: later JAX compilations of the process (the user's
     own included) are cached there too.
     """
-    global _jax_enabled
     import jax
 
     current = getattr(jax.config, "jax_compilation_cache_dir")  # noqa: B009  (not typed)
-    if current and current == _jax_enabled:
-        return current
-    if current:  # the user's own setting
+    if current:  # set already: by an earlier call of this process, or the user's own
         return current
     root = cache_dir()
     if root is None:
@@ -97,8 +92,7 @@ def enable_jax_cache() -> str | None:
     jax.config.update("jax_persistent_cache_min_compile_time_secs", JAX_MIN_COMPILE_SECS)
     jax.config.update("jax_compilation_cache_max_size", JAX_MAX_BYTES)
     jax.config.update("jax_compilation_cache_dir", str(path))
-    _jax_enabled = str(path)
-    return _jax_enabled
+    return str(path)
 
 
 def numba_function_cache(py_func: Any) -> Any:

@@ -50,8 +50,8 @@ def test_cache_on_values(clean_env, tmp_path, value):
 
 
 @pytest.fixture
-def jax_config(monkeypatch):
-    """JAX's cache settings restored after the test (and our record of them)."""
+def jax_config():
+    """JAX's cache settings restored after the test."""
     jax = pytest.importorskip("jax")
     names = (
         "jax_compilation_cache_dir",
@@ -59,7 +59,6 @@ def jax_config(monkeypatch):
         "jax_compilation_cache_max_size",
     )
     saved = {name: getattr(jax.config, name) for name in names}
-    monkeypatch.setattr(compile_cache, "_jax_enabled", None)
     yield jax
     for name, value in saved.items():
         jax.config.update(name, value)
