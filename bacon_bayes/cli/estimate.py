@@ -13,7 +13,7 @@ from bacon_bayes.cli.stream import add_stream_arguments, run_stream, wants_strea
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import read_table
 from bacon_bayes.pool import KINDS, EvalPool
-from bacon_bayes.report import estimates_table, groups_table
+from bacon_bayes.report.text import estimate_output
 from bacon_bayes.stream.source import expand_columns
 from bacon_bayes.study import load_study
 from bacon_bayes.study.folder import CONFIG_FILE
@@ -197,24 +197,16 @@ def run(args: argparse.Namespace) -> int:
     means = [cal.estimate_mean(args.alpha, m) for m in METHODS]
     quants = {q: [cal.estimate_quantile(q, args.alpha, m) for m in METHODS] for q in args.quantile}
     groups = [cal.estimate_groups(args.alpha, True, m) for m in METHODS] if args.group else None
-    level = f"{100 * (1 - args.alpha):g}%"
-    print(
+    header = (
         f"{pool.n_items} items, {pool.n_labeled} labeled, {len(pool.judges)} judges; "
         f"model {cal.model_name_} ({cal.engine_}), {args.folds}-fold cross-fitting, "
         f"seed {args.seed}"
     )
-    for note in pool.notes:
-        print(f"note: {note}")
-    missing = {j: n for j, n in cal.features_.report["missing"].items() if n}
-    if missing:
-        listed = ", ".join(f"{j}: {n}" for j, n in missing.items())
-        print(f"note: missing judge scores imputed (with a missing-score indicator): {listed}")
-    print(f"\nmean of {pool.label_name!r} over the pool ({level} CI):")
-    print(estimates_table(means))
-    for q, ests in quants.items():
-        print(f"\nquantile {q:g} ({level} CI):")
-        print(estimates_table(ests))
-    if groups:
-        print(f"\nmean per {args.group!r} ({level} simultaneous CIs, max-|t|):")
-        print(groups_table(groups))
+    missing = cal.features_.report["missing"]
+    print(
+        estimate_output(
+            header, pool.notes, missing, pool.label_name, args.alpha, means, quants, groups,
+            args.group,
+        )
+    )  # fmt: skip
     return 0

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.report import estimates_table, groups_table
+from bacon_bayes.report.text import estimate_output
 from bacon_bayes.stream import DEFAULT_CHUNK_ROWS, StreamResult, estimate_stream, is_stream_source
 from bacon_bayes.study.folder import CONFIG_FILE
 
@@ -81,26 +81,18 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
         print(json.dumps(summary(result, args), indent=2))
         return 0
     fit = result.fit
-    level = f"{100 * (1 - args.alpha):g}%"
-    print(
+    header = (
         f"{result.n_items} items, {len(fit.labeled)} labeled, {len(fit.model.features.judges)} "
         f"judges; model {fit.model_name} ({fit.engine}), {args.folds}-fold cross-fitting, "
         f"seed {args.seed}; streamed"
     )
-    for note in fit.notes:
-        print(f"note: {note}")
-    missing = {j: n for j, n in fit.model.features.report()["missing"].items() if n}
-    if missing:
-        listed = ", ".join(f"{j}: {n}" for j, n in missing.items())
-        print(f"note: missing judge scores imputed (with a missing-score indicator): {listed}")
-    print(f"\nmean of {args.label!r} over the pool ({level} CI):")
-    print(estimates_table(result.means))
-    for q, ests in result.quantiles.items():
-        print(f"\nquantile {q:g} ({level} CI; the naive baseline is not streamed):")
-        print(estimates_table(ests))
-    if result.groups:
-        print(f"\nmean per {args.group!r} ({level} simultaneous CIs, max-|t|):")
-        print(groups_table(result.groups))
+    missing = fit.model.features.report()["missing"]
+    print(
+        estimate_output(
+            header, fit.notes, missing, args.label, args.alpha, result.means, result.quantiles,
+            result.groups, args.group, quantile_note="; the naive baseline is not streamed",
+        )
+    )  # fmt: skip
     if result.items_out is not None:
         print(f"\nitem scores written to {str(result.items_out)!r}")
     return 0

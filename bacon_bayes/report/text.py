@@ -56,3 +56,36 @@ def groups_table(tables: Sequence[EstimateTable]) -> str:
         why = sorted(set(reasons.values()))
         text += f"\nno interval for {', '.join(map(str, reasons))}: {'; '.join(why)}"
     return text
+
+
+def estimate_output(
+    header: str,
+    notes: Sequence[str],
+    missing: dict[str, int],
+    label: str,
+    alpha: float,
+    means: Sequence[Estimate],
+    quantiles: dict[float, Sequence[Estimate]],
+    groups: Sequence[EstimateTable] | None,
+    group: str | None,
+    quantile_note: str = "",
+) -> str:
+    """What ``bacon estimate`` prints (in memory or streamed): the settings line, notes,
+    the mean, quantiles (``quantile_note`` after the level) and group tables."""
+    level = f"{100 * (1 - alpha):g}%"
+    lines = [header, *(f"note: {n}" for n in notes)]
+    missing = {j: n for j, n in missing.items() if n}
+    if missing:
+        listed = ", ".join(f"{j}: {n}" for j, n in missing.items())
+        lines.append(
+            f"note: missing judge scores imputed (with a missing-score indicator): {listed}"
+        )
+    lines += [f"\nmean of {label!r} over the pool ({level} CI):", estimates_table(means)]
+    for q, ests in quantiles.items():
+        lines += [f"\nquantile {q:g} ({level} CI{quantile_note}):", estimates_table(ests)]
+    if groups:
+        lines += [
+            f"\nmean per {group!r} ({level} simultaneous CIs, max-|t|):",
+            groups_table(groups),
+        ]
+    return "\n".join(lines)
