@@ -39,6 +39,15 @@ AUTO_FREQUENTIST = frozenset({"multinomial"})
 MIN_GROUP_LABELS = 5
 
 
+def label_bounds(outcome: OutcomeSpec, scale: tuple[float, float] | None) -> tuple[float, float]:
+    """The label's range: the outcome's own (levels, a non-negative zero), narrowed to
+    ``scale`` when given."""
+    lo, hi = outcome.bounds
+    if scale is not None:
+        lo, hi = max(lo, float(scale[0])), min(hi, float(scale[1]))
+    return lo, hi
+
+
 def quantile_grid(outcome: OutcomeSpec, labels: np.ndarray, surrogate: np.ndarray) -> np.ndarray:
     """Candidate values for quantiles: the outcome's levels, or ``GRID_SIZE // 2``
     quantiles each of the labels and of the surrogate (and zero for a non-negative label)."""
@@ -147,10 +156,7 @@ class Calibrator:
     @property
     def bounds_(self) -> tuple[float, float]:
         """Range every interval is intersected with: the outcome's and ``scale``."""
-        lo, hi = self.pool_.outcome.bounds
-        if self.scale is not None:
-            lo, hi = max(lo, float(self.scale[0])), min(hi, float(self.scale[1]))
-        return lo, hi
+        return label_bounds(self.pool_.outcome, self.scale)
 
     def _resolve_model(self, pool: EvalPool, features: FeatureSet) -> tuple[Any, str, str]:
         if self.preset is not None:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.calibrator import Calibrator, quantile_grid
+from bacon_bayes.calibrator import Calibrator, label_bounds, quantile_grid
 from bacon_bayes.crossfit import CrossFitResult, cross_fit, make_folds
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.features import FeatureSet
@@ -255,11 +255,7 @@ class StreamFit:
 
     @property
     def bounds(self) -> tuple[float, float]:
-        lo, hi = self.pool.outcome.bounds
-        scale = self.calibrator.scale
-        if scale is not None:
-            lo, hi = max(lo, float(scale[0])), min(hi, float(scale[1]))
-        return lo, hi
+        return label_bounds(self.pool.outcome, self.calibrator.scale)
 
 
 def labeled_pool(lab: LabeledRows, columns: Columns, outcome: str, levels: Any) -> EvalPool:
