@@ -564,6 +564,8 @@ class Calibrator:
                 lo, hi = randomize_upper(cdf, grid, lo, hi, level, rng)
         else:
             raise ValidationError(f"method {method!r} must be 'conformal' or 'posterior'.")
+        if sets is None:  # the label lies in its range, so the intersection keeps coverage
+            lo, hi = np.clip(lo, *self.bounds_), np.clip(hi, *self.bounds_)
         out = pd.DataFrame(
             {
                 "item": p.ids,

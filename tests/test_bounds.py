@@ -114,3 +114,15 @@ def test_cli_scale_bounds_the_json_and_prints_why_a_group_has_no_interval(tmp_pa
     assert "no interval" in text and "fewer than 5 labels" in text
     assert main([*args, "--scale", "5:1"]) == 2
     assert "LOW must be smaller" in capsys.readouterr().err
+
+
+def test_item_intervals_of_a_continuous_label_stay_in_its_scale():
+    """A 1-5 label near its ceiling, continuous with --scale 1:5: the conformal item
+    intervals are intersected with the scale (without it they reach past 5)."""
+    pool = _pool(_frame(), outcome="continuous")
+    wide = Calibrator(engine="freq").fit(pool).item_scores(0.9)
+    assert (wide["upper"] > 5).any()  # the check below can fail
+    items = Calibrator(engine="freq", scale=(1, 5)).fit(pool).item_scores(0.9)
+    assert items["lower"].min() >= 1 and items["upper"].max() <= 5
+    np.testing.assert_allclose(items["upper"], np.minimum(wide["upper"], 5))
+    np.testing.assert_allclose(items["lower"], np.maximum(wide["lower"], 1))

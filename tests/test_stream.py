@@ -153,6 +153,28 @@ def test_items_out_equal_the_in_memory_item_scores(pools):
     assert (items["group"].to_numpy() == ref["group"].to_numpy()).all()
 
 
+def test_items_out_stay_in_the_scale_as_in_memory(tmp_path):
+    """With ``scale``, written item intervals are intersected with it, as in memory."""
+    df = frame(n=800, seed=5)
+    scale = (float(df["label"].min()), float(df["label"].max()))  # the labels' own range
+    path = write_dataset(df, tmp_path / "sc", parts=2, row_group=200)
+    res = estimate_stream(
+        path, Calibrator(engine="freq", seed=1, scale=scale), label="label",
+        judges=["j*"], group="grp", propensity="pi", chunk_rows=300, progress=False,
+        items_out=tmp_path / "items.pq",
+    )  # fmt: skip
+    pool = EvalPool.from_frame(
+        df, label="label", judges=JUDGES, outcome="continuous", group="grp", propensity="pi"
+    )
+    wide = Calibrator(engine="freq", seed=1).fit(pool).item_scores(0.9)
+    assert (wide["lower"] < scale[0]).any() or (wide["upper"] > scale[1]).any()
+    ref = Calibrator(engine="freq", seed=1, scale=scale).fit(pool).item_scores(0.9)
+    items = pd.read_parquet(res.items_out)
+    assert items["lower"].min() >= scale[0] and items["upper"].max() <= scale[1]
+    for col in ("lower", "upper"):
+        np.testing.assert_allclose(items[col], ref[col], rtol=RTOL, atol=1e-12)
+
+
 def test_ordinal_quantiles_equal_the_in_memory_ones_and_csv_streams(tmp_path):
     df = frame(4000, seed=2, ordinal=True)
     cal = in_memory(df, "ordinal")

@@ -120,6 +120,8 @@ class StreamModel:
     lab_score: np.ndarray
     halfwidth: float | None = None
     levels: np.ndarray | None = None
+    #: the label's range, which written item intervals are intersected with
+    bounds: tuple[float, float] = (-np.inf, np.inf)
 
     linear: tuple[np.ndarray, np.ndarray] | None = None
 
@@ -232,7 +234,7 @@ def predict_chunk(
         lo, hi = score - model.halfwidth, score + model.halfwidth
         if model.levels is not None:
             lo, hi = snap_to_levels(lo, hi, model.levels)
-        out["lower"], out["upper"] = lo, hi
+        out["lower"], out["upper"] = np.clip(lo, *model.bounds), np.clip(hi, *model.bounds)
     out["labeled"] = lab
     out["label"] = chunk.y
     return sums, out
@@ -321,6 +323,7 @@ def fit_stream(
         lab_score=cf.mean,
         halfwidth=half,
         levels=levels_arr,
+        bounds=label_bounds(pool.outcome, calibrator.scale),
         linear=linear_form(list(cf.models)),
     )
     return StreamFit(shipped, pool, lab, cf, calibrator, name, engine, pool.notes)
