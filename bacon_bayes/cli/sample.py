@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.sampling import DEFAULT_UNIFORM_SHARE
+from bacon_bayes.sampling import DEFAULT_UNIFORM_SHARE, MIN_LABELS_PER_COEFFICIENT
 from bacon_bayes.study import DESIGNS, Study, StudyConfig, create_study, draw_wave, pending_items
 from bacon_bayes.study.folder import CONFIG_FILE, atomic_write_text
 
@@ -66,7 +66,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         type=float,
         default=0.95,
         help="adaptive: follow the predicted sd only when the labels so far predict a "
-        "variance ratio against uniform below this (else draw uniformly); inf: always",
+        "variance ratio against uniform below this (else draw uniformly); inf: always, "
+        f"given at least {MIN_LABELS_PER_COEFFICIENT:g} labels per model coefficient",
     )
     opt.add_argument("--model", help="adaptive with --sd-model calibrator: outcome family")
     opt.add_argument("--engine", default="auto", choices=("auto", "bayes", "freq"))
@@ -172,11 +173,15 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or root / f"todo-wave{wave}.csv"
     atomic_write_text(Path(out), todo.to_csv(index=False))
     if design.params.get("requested") == "adaptive":
-        print(
-            f"adaptive wave not worth it: the labels so far predict a variance ratio of "
-            f"{design.params['expected_variance_ratio']:.3f} against uniform sampling "
-            f"(>= {args.max_ratio:g}); drawing this wave uniformly"
+        ratio = design.params["expected_variance_ratio"]
+        why = (
+            f"fewer than {MIN_LABELS_PER_COEFFICIENT:g} labels per coefficient of the outcome "
+            f"model to trust its sd (predicted variance ratio {ratio:.3f})"
+            if design.params["choice"] == "uniform (small pilot)"
+            else f"the labels so far predict a variance ratio of {ratio:.3f} against uniform "
+            f"sampling (>= {args.max_ratio:g})"
         )
+        print(f"adaptive wave not worth it: {why}; drawing this wave uniformly")
     print(
         f"wave {wave} ({design.name}, seed {args.seed}): {design.n_selected} items to label "
         f"written to {out}; fill in column {todo.columns[1]!r} and run "

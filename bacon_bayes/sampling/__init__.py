@@ -15,11 +15,13 @@ from __future__ import annotations
 from bacon_bayes.sampling.adaptive import (
     DEFAULT_UNIFORM_SHARE,
     MAX_VARIANCE_RATIO,
+    MIN_LABELS_PER_COEFFICIENT,
     adaptive,
     adaptive_probabilities,
     cap_probabilities,
     combine_waves,
     expected_variance_ratio,
+    sd_wave_choice,
     top_up_probabilities,
 )
 from bacon_bayes.sampling.designs import (
@@ -42,6 +44,7 @@ from bacon_bayes.sampling.two_stage import (
 __all__ = [
     "DEFAULT_UNIFORM_SHARE",
     "MAX_VARIANCE_RATIO",
+    "MIN_LABELS_PER_COEFFICIENT",
     "Design",
     "HeteroskedasticSD",
     "TwoStagePropensity",
@@ -57,6 +60,7 @@ __all__ = [
     "fit_two_stage_propensity",
     "poisson",
     "resolve_budget",
+    "sd_wave_choice",
     "stratified",
     "top_up_probabilities",
     "two_stage",

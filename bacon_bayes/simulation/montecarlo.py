@@ -35,10 +35,10 @@ from bacon_bayes.crossfit import make_folds
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.sampling.adaptive import (
-    MAX_VARIANCE_RATIO,
     adaptive,
     combine_waves,
     expected_variance_ratio,
+    sd_wave_choice,
 )
 from bacon_bayes.sampling.designs import stratified, uniform
 
@@ -158,7 +158,9 @@ def _adaptive(
     """Two waves: a uniform pilot of ``spec.pilot_share`` of the budget, then the rest with
     probabilities proportional to the outcome model's predictive sd (its family's
     predictive variance, fitted on the pilot), mixed with a uniform share, when the pilot
-    predicts a variance ratio below ``MAX_VARIANCE_RATIO``; else uniform over the unlabeled items.
+    predicts a variance ratio below ``MAX_VARIANCE_RATIO`` from enough labels
+    (:func:`~bacon_bayes.sampling.adaptive.sd_wave_choice`); else uniform over the
+    unlabeled items.
 
     Predicted variance ratio against uniform sampling:
     :func:`~bacon_bayes.sampling.adaptive.expected_variance_ratio` on the pilot's
@@ -181,13 +183,14 @@ def _adaptive(
     sd = np.sqrt(cal.crossfit_.var())
     e2 = (frame[spec.label].to_numpy(float) - cal.surrogate_) ** 2
     ratio = expected_variance_ratio(sd, e2, lab, prior=pilot_pi, n=n - n1)
-    if ratio < MAX_VARIANCE_RATIO:
+    choice = sd_wave_choice(ratio, n1, cal.features_.X.shape[1])
+    if choice == "adaptive":
         wave = adaptive(sd, n - n1, prior=pilot_pi, eligible=~lab, seed=seed + 1)
-        chosen, wave_pi, choice = wave.selected, wave.pi, "adaptive"
+        chosen, wave_pi = wave.selected, wave.pi
     else:
         chosen = np.zeros(size, dtype=bool)
         chosen[order[n1:]] = True
-        wave_pi, choice = np.full(size, (n - n1) / (size - n1)), "uniform"
+        wave_pi = np.full(size, (n - n1) / (size - n1))
     pi = combine_waves([pilot_pi, wave_pi])
     return lab | chosen, pi, {"adaptive_choice": choice, "expected_ratio": ratio}
 

@@ -42,6 +42,7 @@ from bacon_bayes.sampling import (
     expected_variance_ratio,
     poisson,
     resolve_budget,
+    sd_wave_choice,
     stratified,
     two_stage,
     uniform,
@@ -187,9 +188,11 @@ def _design(
             n=n,
         )
         how["expected_variance_ratio"] = round(ratio, 4)
-        if ratio >= float(options.get("max_ratio", MAX_VARIANCE_RATIO)):  # no gain expected:
+        max_ratio = float(options.get("max_ratio", MAX_VARIANCE_RATIO))
+        choice = sd_wave_choice(ratio, int(labeled.sum()), X.shape[1], max_ratio=max_ratio)
+        if choice != "adaptive":  # no gain expected, or too few labels to trust the sd
             wave = uniform(n_total, round(n), eligible=eligible, seed=seed)  # step back
-            wave.params.update({**how, "requested": "adaptive"})
+            wave.params.update({**how, "requested": "adaptive", "choice": choice})
             return wave
         wave = adaptive(sd, n, prior=prior, eligible=eligible, uniform_share=share, seed=seed)
         wave.params.update(how)  # recorded in the study's waves: which sd model drew it
@@ -218,7 +221,8 @@ def draw_wave(
     ``engine`` (of the calibrator) for adaptive, and ``max_ratio``: an adaptive wave
     follows the predicted sd only when the labels in hand predict a variance ratio
     against a uniform wave below it (default ``MAX_VARIANCE_RATIO``, 0.95; ``inf``
-    always follows it); otherwise it is drawn uniformly and records why.
+    always follows it) and there are at least ``MIN_LABELS_PER_COEFFICIENT`` labels per
+    coefficient of the outcome model; otherwise it is drawn uniformly and records why.
 
     Returns the wave number and the design.
     """

@@ -223,3 +223,14 @@ def test_a_wave_after_a_pilot_tops_up_to_the_target(sd: np.ndarray) -> None:
     assert np.all(score[~raised] <= score[raised].min() + 1e-12)
     # without a pilot it is the capped rule
     assert np.allclose(top_up_probabilities(score, 25, np.zeros(N)), cap_probabilities(score, 25))
+
+
+def test_sd_wave_choice_needs_labels_per_coefficient_and_a_gain():
+    from bacon_bayes.sampling import MIN_LABELS_PER_COEFFICIENT, sd_wave_choice
+
+    enough = int(MIN_LABELS_PER_COEFFICIENT * 10)  # 9 features + the intercept
+    assert sd_wave_choice(0.5, enough, 9) == "adaptive"
+    assert sd_wave_choice(0.5, enough - 1, 9) == "uniform (small pilot)"
+    assert sd_wave_choice(0.95, enough, 9) == "uniform"
+    assert sd_wave_choice(float("nan"), enough, 9) == "uniform"
+    assert sd_wave_choice(0.99, enough, 9, max_ratio=float("inf")) == "adaptive"

@@ -145,11 +145,26 @@ def test_adaptive_design_keeps_coverage_and_steps_back_when_no_gain():
     assert summary["coverage_in_band"], summary[["coverage", "band_low", "band_high"]]
     homo = SimulationSpec(label="y", judges=("j1", "j2"), budgets=(0.15,), trials=6,
                           designs=("adaptive", "uniform"), methods=("aee",))  # fmt: skip
-    both = simulate(table(n=300, seed=2), homo)
+    both = simulate(table(n=600, seed=2), homo)  # pilot of 27: 9 per coefficient
     back = both[both["design"] == "adaptive"]
     assert (back["adaptive_choice"] == "uniform").all()
     # common random numbers: a trial that steps back is exactly the uniform design's trial
     same = both[both["design"] == "uniform"]
+    cols = ["estimate", "ci_low", "ci_high", "n_labels"]
+    assert np.allclose(back[cols].to_numpy(), same[cols].to_numpy(), rtol=1e-12, atol=0)
+
+
+def test_a_small_pilot_steps_back_whatever_the_predicted_gain():
+    """Fewer than 5 pilot labels per coefficient of the outcome model: the second wave is
+    uniform even where a larger pilot follows the sd (the same binary table), and the
+    trial equals the uniform design's trial."""
+    spec = SimulationSpec(label="y", judges=("j1", "j2"), outcome="categorical", levels=(0, 1),
+                          budgets=(0.045,), trials=4, designs=("adaptive", "uniform"),
+                          methods=("aee",))  # fmt: skip
+    rows = simulate(binary_table(), spec)  # 27 labels, a pilot of 10 < 5 x 3
+    back = rows[rows["design"] == "adaptive"]
+    assert (back["adaptive_choice"] == "uniform (small pilot)").all()
+    same = rows[rows["design"] == "uniform"]
     cols = ["estimate", "ci_low", "ci_high", "n_labels"]
     assert np.allclose(back[cols].to_numpy(), same[cols].to_numpy(), rtol=1e-12, atol=0)
 
