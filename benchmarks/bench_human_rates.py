@@ -8,7 +8,7 @@ cross-fitted (5 folds) and ``judge_bias(0.9)`` gives each judge's ``fpr_human`` 
 :func:`bacon_bayes.judge_bias.human_rates`). Their targets are the 18 rates computed
 from all 3,200 human labels. Reported per engine: the mean over draws of the share of
 the 18 rates covered, the pooled coverage, coverage per rate, mean absolute error and
-mean interval width.
+mean interval width; the labels-only rates (no surrogate) of the same draws beside them.
 
 Run: ``python -m benchmarks human_rates`` (``BENCH_REPS`` frequentist draws, default
 50; ``BENCH_BAYES_REPS`` Bayesian draws, default 1, minutes each). Skips when the data
@@ -25,6 +25,8 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes import Calibrator, EvalPool
+from bacon_bayes import estimate as est
+from bacon_bayes.judge_bias import PSEUDO_EVENTS
 from benchmarks.bench_bayes_multinomial import FRACTION, JUDGES, empirical_rates, load_triviaqa
 
 REPS = int(os.environ.get("BENCH_REPS", "50"))
@@ -33,33 +35,59 @@ LEVEL = 0.9
 RATES = ("fpr", "fnr")
 
 
+def labels_only(pool: EvalPool) -> pd.DataFrame:
+    """The same rates from the labels alone (no surrogate), for comparison."""
+    y = np.nan_to_num(pool.y)
+    said = pool.judge_matrix().to_numpy(dtype=float).T
+    out: dict[str, np.ndarray] = {}
+    for q, a, b in (("fpr", said * (1 - y), 1 - y), ("fnr", (1 - said) * y, y)):
+        r = est.aee_ratio(
+            a,
+            b,
+            0 * a,
+            0 * a,
+            pool.labeled,
+            alpha=1 - LEVEL,
+            power_tuning=False,
+            pseudo=PSEUDO_EVENTS,
+        )
+        out.update(
+            {f"{q}_human": r.estimate, f"{q}_human_low": r.ci_low, f"{q}_human_high": r.ci_high}
+        )
+    return pd.DataFrame(out).clip(0.0, 1.0)
+
+
 def one_draw(df: pd.DataFrame, truth: pd.DataFrame, engine: str, seed: int) -> pd.DataFrame:
-    """One label draw: per judge and rate, estimate, interval and whether it covers."""
+    """One label draw: per judge and rate, estimate, interval and whether it covers (the
+    frequentist engine's draws also give the labels-only rates)."""
     rng = np.random.default_rng(seed)
     frame = df.copy()
     frame["y"] = frame["truth"].where(rng.random(len(frame)) < FRACTION)
     pool = EvalPool.from_frame(frame, label="y", judges=JUDGES, outcome="categorical")
     start = time.perf_counter()
     cal = Calibrator("multinomial", engine=engine, seed=seed).fit(pool)
-    table = cal.judge_bias(LEVEL)
+    tables = {engine: cal.judge_bias(LEVEL)}
     secs = time.perf_counter() - start
+    if engine == "freq":
+        tables["labels only"] = labels_only(pool)
     rows = []
-    for q in RATES:
-        t = truth[f"{q}_all_labels"].to_numpy()
-        lo, hi = table[f"{q}_human_low"].to_numpy(), table[f"{q}_human_high"].to_numpy()
-        for j, judge in enumerate(JUDGES):
-            rows.append(
-                {
-                    "engine": engine,
-                    "draw": seed,
-                    "rate": f"{q} {judge}",
-                    "truth": t[j],
-                    "estimate": table[f"{q}_human"].iloc[j],
-                    "width": hi[j] - lo[j],
-                    "covers": bool(lo[j] <= t[j] <= hi[j]),
-                    "seconds": secs,
-                }
-            )
+    for name, table in tables.items():
+        for q in RATES:
+            t = truth[f"{q}_all_labels"].to_numpy()
+            lo, hi = table[f"{q}_human_low"].to_numpy(), table[f"{q}_human_high"].to_numpy()
+            for j, judge in enumerate(JUDGES):
+                rows.append(
+                    {
+                        "engine": name,
+                        "draw": seed,
+                        "rate": f"{q} {judge}",
+                        "truth": t[j],
+                        "estimate": table[f"{q}_human"].iloc[j],
+                        "width": hi[j] - lo[j],
+                        "covers": bool(lo[j] <= t[j] <= hi[j]),
+                        "seconds": secs,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
