@@ -10,6 +10,7 @@ from scipy import stats
 
 from bacon_bayes import Calibrator, EvalPool
 from bacon_bayes import estimate as est
+from bacon_bayes.errors import ValidationError
 
 #: Per judge, the log-odds of a right verdict on a negative and on a positive item; the
 #: last judge rarely calls a negative positive (a rare cell: ~7 false positives per pool).
@@ -168,3 +169,11 @@ def test_forest_plot_of_the_frequentist_table_shows_the_rates_against_people():
     names = [ax.get_xlabel() for ax in fig.axes]
     assert "bias (judge - human, typical item)" in names
     assert {"false-positive rate (vs human)", "false-negative rate (vs human)"} <= set(names)
+
+
+def test_ratio_rejects_mismatched_or_missing_surrogates():
+    lab = np.array([True, True, False, True])
+    with pytest.raises(ValidationError, match="pool has 4 items"):
+        est.aee_ratio(np.ones(3), np.ones(3), np.ones(3), np.ones(3), lab)
+    with pytest.raises(ValidationError, match="NaN"):
+        est.aee_ratio(np.ones(4), np.ones(4), np.array([0, np.nan, 0, 0]), np.ones(4), lab)

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.core import (
     Target,
     _check_alpha,
@@ -83,6 +84,13 @@ def aee_ratio(
     labeled = np.asarray(labeled, dtype=bool)
     idx, _, pi_lab, n_items = _prepare(np.where(labeled, 0.0, np.nan), None, labeled, pi, hajek)
     a, b, fa, fb = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (a, b, fa, fb)))
+    if a.shape[-1] != n_items:
+        raise ValidationError(
+            f"the ratio's variables have {a.shape[-1]} entries per row but the pool has "
+            f"{n_items} items; pass one entry per item (last axis)."
+        )
+    if not (np.isfinite(fa).all() and np.isfinite(fb).all()):
+        raise ValidationError("surrogates contain NaN or infinite values; every item needs one.")
 
     def mean(y: np.ndarray, f: np.ndarray, **more: Any) -> tuple[np.ndarray, ...]:
         return mean_core(
