@@ -465,22 +465,35 @@ class Calibrator:
         of ``bias`` is the AEE interval of the human mean, reflected). Bayesian engine:
         posterior means and intervals of the measurement model
         (:mod:`bacon_bayes.bayes.bias`); multinomial: false-positive/false-negative rates
-        (binary) or per-class accuracy relative to the model's latent class and against
-        the human label over this pool (``*_human``), and class means for continuous
-        judges. The draws of the cross-fitting fold models are pooled: every fold model
-        saw all items' judge scores and the labels outside its fold, so the interval is a
-        little wider than a fit on all labels would give, which errs on the honest side.
+        (binary) or per-class accuracy relative to the model's latent class, and class
+        means for continuous judges. The draws of the cross-fitting fold models are
+        pooled: every fold model saw all items' judge scores and the labels outside its
+        fold, so the interval is a little wider than a fit on all labels would give, which
+        errs on the honest side.
+
+        Categorical labels, either engine: a ``type`` column (categorical judges: every
+        score an outcome level) and each categorical judge's rates against the human
+        label over this pool, ``fpr_human``/``fnr_human`` (two levels) or
+        ``acc_human_<level>``: AEE ratio estimates with the cross-fitted class
+        probabilities as surrogates, their intervals valid whatever the model
+        (:func:`bacon_bayes.judge_bias.human_rates`).
         ``plot_path``: also write the forest plot there (PNG).
         """
         self._check_fitted()
         if not 0 < level < 1:
             raise ValidationError(f"level must be between 0 and 1, got {level}")
         from bacon_bayes.bayes.bias import forest_plot, judge_bias
-        from bacon_bayes.judge_bias import freq_judge_bias, label_range, same_scale
+        from bacon_bayes.judge_bias import (
+            categorical_judges,
+            freq_judge_bias,
+            human_rates,
+            label_range,
+            same_scale,
+        )
 
         models = self.crossfit_.models
         if all(hasattr(m, "posterior_") and hasattr(m, "family") for m in models):
-            table = judge_bias(models, level=level, X=self.crossfit_.X, y=self.pool_.y)
+            table = judge_bias(models, level=level)
             if "bias" in table:
                 low, high = label_range(self)
                 scores = self.pool_.judge_matrix().to_numpy(dtype=float)
@@ -490,6 +503,12 @@ class Calibrator:
                     table[k] = table[k].where(on)
         else:
             table = freq_judge_bias(self, level)
+        if self.pool_.outcome.kind == "categorical":
+            if "type" not in table:
+                kind = np.where(categorical_judges(self), "categorical", "continuous")
+                table.insert(1, "type", kind)
+            rates = human_rates(self, level).drop(columns="judge")
+            table = pd.concat([table, rates], axis=1)
         if plot_path is not None:
             forest_plot(table, plot_path, title=f"Judge bias ({self.model_name_} model)")
         return table

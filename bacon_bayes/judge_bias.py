@@ -15,6 +15,16 @@ based, valid with any surrogate). ``offset``, ``scale`` and ``noise`` come from 
 design-weighted linear regression of the judge's scores on the labels
 (``judge = offset + scale * label + noise``), ``noise_human = noise / scale``.
 The Bayesian engine's version is in :mod:`bacon_bayes.bayes.bias`.
+
+Categorical labels, either engine (:func:`human_rates`): each categorical judge (every
+score it gave is an outcome level) gets its confusion rates against the human label over
+the pool, ``P(judge says l | human label k)``: ``fpr_human`` (says the second level when
+people give the first) and ``fnr_human`` for two levels, ``acc_human_<level>`` (recall
+of that level) for more. Each rate is a ratio of two pool means, e.g.
+``sum_i J_i (1 - Y_i) / sum_i (1 - Y_i)``, estimated by :func:`bacon_bayes.estimate.aee_ratio`
+with the calibrator's cross-fitted class probabilities as surrogates (``J_i P(Y = 0 |
+x_i)`` and ``P(Y = 0 | x_i)``) corrected by the labeled items: the interval holds
+whatever the model (its errors only widen it), for the pool as the other estimates do.
 """
 
 from __future__ import annotations
@@ -25,15 +35,20 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes import estimate as est
+from bacon_bayes.items import class_probabilities
 
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
 
-__all__ = ["freq_judge_bias", "label_range", "same_scale"]
+__all__ = ["categorical_judges", "freq_judge_bias", "human_rates", "label_range", "same_scale"]
 
 #: Share of the label's range by which a judge's scores may overshoot it and still be
 #: read as "on the label's scale" (judges that average runs stray a little).
 SCALE_SLACK = 0.1
+#: Labeled events and non-events added to the variance of a confusion rate against the
+#: human label (:func:`bacon_bayes.estimate.aee_ratio`'s ``pseudo``): rare cells whose
+#: few events missed the labeled sample keep an interval.
+PSEUDO_EVENTS = 1.0
 
 
 def label_range(cal: Calibrator) -> tuple[float, float]:
@@ -116,3 +131,61 @@ def freq_judge_bias(cal: Calibrator, level: float = 0.9) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def categorical_judges(cal: Calibrator) -> np.ndarray:
+    """(J,) bool: the judges read as categorical, the fold models' own choice when they
+    make one (the Bayesian multinomial model), else every score an outcome level."""
+    const = getattr(cal.crossfit_.models[0], "constants_", None)
+    if isinstance(const, dict) and "categorical" in const:
+        return np.asarray(const["categorical"], dtype=bool)
+    levels = np.asarray(cal.pool_.outcome.levels, dtype=float)
+    scores = cal.pool_.judge_matrix().to_numpy(dtype=float)
+    seen = np.isfinite(scores)
+    return np.array([np.isin(s[o], levels).all() for s, o in zip(scores.T, seen.T, strict=True)])
+
+
+def human_rates(cal: Calibrator, level: float = 0.9) -> pd.DataFrame:
+    """Categorical judges' confusion rates against the human label, AEE ratio estimates.
+
+    One row per judge; columns ``fpr_human``/``fnr_human`` (two levels) or
+    ``acc_human_<level>`` (more), each with ``*_low``/``*_high`` (central ``level``
+    interval, within [0, 1]); NaN for a judge that is not categorical.
+    """
+    pool = cal.pool_
+    lv = np.sort(np.asarray(pool.outcome.levels, dtype=float))
+    probs = class_probabilities(cal.crossfit_.cdf(lv))  # (N, K), cross-fitted
+    lab = pool.labeled
+    truth = (np.where(lab, pool.y, np.nan)[:, None] == lv[None, :]).astype(float)
+    scores = pool.judge_matrix().to_numpy(dtype=float)
+    cat = categorical_judges(cal)
+    if lv.size == 2:  # (name, human level k, judge's level l): P(judge says l | human k)
+        cells = [("fpr_human", 0, 1), ("fnr_human", 1, 0)]
+    else:
+        cells = [(f"acc_human_{v:g}", k, k) for k, v in enumerate(lv)]
+    # a[j, c, i] = judge j scored item i, said level l_c and people gave k_c; b: the latter
+    cols = np.flatnonzero(cat)
+    said = np.isfinite(scores[:, cols, None]) & (scores[:, cols, None] == lv)  # (N, Jc, K)
+    seen = np.isfinite(scores[:, cols]).T[:, None, :].astype(float)  # (Jc, 1, N)
+    ks = [k for _, k, _ in cells]
+    says = np.stack([said[:, :, v].T for _, _, v in cells], axis=1)  # (Jc, C, N)
+    r = est.aee_ratio(
+        says * truth[:, ks].T,
+        seen * truth[:, ks].T,
+        says * probs[:, ks].T,
+        seen * probs[:, ks].T,
+        lab,
+        pool.propensity,
+        alpha=1 - level,
+        power_tuning=cal.power_tuning,
+        hajek=cal.hajek,
+        target=cal.target,
+        pseudo=PSEUDO_EVENTS,
+    )
+    table: dict[str, object] = {"judge": list(pool.judges)}
+    for c, (name, _, _) in enumerate(cells):
+        for suffix, values in (("", r.estimate), ("_low", r.ci_low), ("_high", r.ci_high)):
+            col = np.full(cat.size, np.nan)
+            col[cols] = np.clip(values[:, c], 0.0, 1.0)
+            table[name + suffix] = col
+    return pd.DataFrame(table)

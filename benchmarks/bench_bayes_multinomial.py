@@ -115,12 +115,19 @@ def empirical_rates(df: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def main() -> None:
+def load_triviaqa() -> pd.DataFrame | None:
+    """The shared data set's frame (:func:`load_frame`), or None (said) when it is absent."""
     path = find_shared_data(RELATIVE)
     if path is None:
         print(f"skipped: shared/data/{RELATIVE} is absent (set BACON_SHARED_DATA)")
+        return None
+    return load_frame(path)
+
+
+def main() -> None:
+    df = load_triviaqa()
+    if df is None:
         return
-    df = load_frame(path)
     print(
         f"TriviaQA: {len(df)} items, {len(JUDGES)} binary judges, {FRACTION:.0%} labels, "
         f"{REPS} repetitions; load before: {os.getloadavg()[0]:.2f}"

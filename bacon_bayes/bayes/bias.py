@@ -18,9 +18,9 @@ the first) and ``fnr = theta[1, 0]``; with K > 2 levels ``acc_<level> = theta[k,
 (per-class accuracy, i.e. recall). Continuous judges of a categorical outcome get
 their class means ``mean_<level>`` and ``noise`` on their own scale instead. A cell
 that does not apply to a judge's type is NaN. The confusion matrix is relative to the
-model's latent class (the class the judges' scores define); given a pool,
-:func:`human_confusion_draws` gives the same rates against the human label
-(``fpr_human``, ...), which differ when the judges err together.
+model's latent class (the class the judges' scores define); the rates against the human
+label (``fpr_human``, ..., which differ when the judges err together) are design-based
+AEE estimates of the Calibrator (:func:`bacon_bayes.judge_bias.human_rates`).
 """
 
 from __future__ import annotations
@@ -35,6 +35,9 @@ import pandas as pd
 from bacon_bayes.errors import NotFittedError, ValidationError
 
 __all__ = ["bias_draws", "forest_figure", "forest_plot", "judge_bias"]
+
+#: Name prefixes of the confusion rates against the human label (a Calibrator's table).
+HUMAN_RATES = ("fpr_human", "fnr_human", "acc_human_")
 
 
 def _weights_given_z(model: Any, post: dict[str, np.ndarray]):
@@ -136,35 +139,6 @@ def confusion_draws(model: Any) -> dict[str, np.ndarray]:
     return out
 
 
-def human_confusion_draws(model: Any, X: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
-    """Per draw (d, J): categorical judges' confusion against the human label over a pool.
-
-    ``P(judge says l | human label k)`` as a ratio of expected counts over the items
-    of ``X``: an item's human class is its label where ``y`` has one and the model's
-    ``P(y = k | x)`` (per draw) elsewhere. Returned as ``fpr_human``/``fnr_human``
-    (binary) or ``acc_human_<level>``; NaN for continuous judges. Unlike
-    :func:`confusion_draws` (relative to the latent class the judges define), these
-    are on the human label's terms, which matters when judges err together.
-    """
-    const = model.constants_
-    levels = np.asarray(const["levels"], dtype=float)
-    cat = np.asarray(const["categorical"], dtype=bool)
-    K = levels.size
-    p = model.proba_draws(X)
-    y = np.asarray(y, dtype=float)
-    lab = np.isfinite(y)
-    p[:, lab, :] = (y[lab, None] == levels[None, :]).astype(float)
-    raw, obs = model.design_._raw(np.asarray(X, dtype=float))[:2]
-    conf = np.full((p.shape[0], cat.size, K, K), np.nan)
-    for j in np.flatnonzero(cat):
-        said = obs[:, j, None] & (raw[:, j, None] == levels[None, :])  # (n, K)
-        counts = np.einsum("dnk,nl->dkl", p, said.astype(float))
-        conf[:, j] = counts / np.maximum(counts.sum(axis=-1, keepdims=True), 1e-300)
-    if K == 2:
-        return {"fpr_human": conf[:, :, 0, 1], "fnr_human": conf[:, :, 1, 0]}
-    return {f"acc_human_{lv:g}": conf[:, :, k, k] for k, lv in enumerate(levels)}
-
-
 def bias_draws(model: Any) -> dict[str, np.ndarray]:
     """Posterior draws (d, J) of bias (judge minus human at the pool's typical item),
     offset, scale, noise and noise_human on the raw scales (the multinomial family:
@@ -194,20 +168,13 @@ def bias_draws(model: Any) -> dict[str, np.ndarray]:
     }
 
 
-def judge_bias(
-    models: Any,
-    level: float = 0.9,
-    *,
-    X: np.ndarray | None = None,
-    y: np.ndarray | None = None,
-) -> pd.DataFrame:
+def judge_bias(models: Any, level: float = 0.9) -> pd.DataFrame:
     """Per-judge bias table: posterior mean and central ``level`` interval.
 
     ``models`` is a fitted judge model or a list of them (e.g. the cross-fitting
     fold models; their draws are pooled). Columns: ``judge`` and, for each of
     offset, scale, noise and noise_human (multinomial: the :func:`confusion_draws`
-    quantities, after a ``type`` column, plus the :func:`human_confusion_draws`
-    ones when the pool's ``X`` and labels ``y`` are given), the mean and
+    quantities, after a ``type`` column), the mean and
     ``*_low``/``*_high``; gaussian/ordinal/hurdle also ``bias`` (see
     :func:`bias_draws`).
     """
@@ -215,10 +182,6 @@ def judge_bias(
         raise ValidationError(f"level must be between 0 and 1, got {level}")
     models = list(models) if isinstance(models, Sequence) else [models]
     draws = [bias_draws(m) for m in models]
-    if X is not None and y is not None and models[0].family == "multinomial":
-        draws = [
-            {**d, **human_confusion_draws(m, X, y)} for d, m in zip(draws, models, strict=True)
-        ]
     pooled = {k: np.concatenate([d[k] for d in draws]) for k in draws[0]}
     lo, hi = (1 - level) / 2, (1 + level) / 2
     table: dict[str, Any] = {"judge": list(models[0].columns.judges)}
@@ -253,8 +216,11 @@ def forest_figure(table: pd.DataFrame, *, title: str | None = None) -> Any:
     panels = [k for k in ("bias", "offset", "scale", "noise_human") if k in table]
     if "bias" in table and not table["bias"].notna().any():
         panels.remove("bias")  # no judge on the label's scale
+    with_interval = [k for k in table if f"{k}_low" in table and f"{k}_high" in table]
     if not panels:  # multinomial: every quantity with an interval
-        panels = [k for k in table if f"{k}_low" in table and f"{k}_high" in table]
+        panels = with_interval
+    else:  # the frequentist table of a categorical label: its rates against people too
+        panels += [k for k in with_interval if k.startswith(HUMAN_RATES)]
     labels = {
         "bias": "bias (judge - human, typical item)",
         "offset": "offset",

@@ -1,20 +1,16 @@
-"""From a pool (or a table on disk) to a fitted judge model and its bias table."""
+"""From a pool to a fitted Bayesian judge model (``bacon judges``)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
-from bacon_bayes.bayes.bias import judge_bias
 from bacon_bayes.bayes.columns import ColumnSpec
 from bacon_bayes.bayes.gaussian import GaussianJudgeModel
 from bacon_bayes.bayes.multinomial import MultinomialJudgeModel
 from bacon_bayes.bayes.ordinal import OrdinalJudgeModel
 from bacon_bayes.errors import ValidationError
 
-__all__ = ["fit_pool", "judge_bias_from_table"]
+__all__ = ["fit_pool"]
 
 FAMILY_FOR_KIND = {"ordinal": "ordinal", "continuous": "gaussian", "categorical": "multinomial"}
 
@@ -38,26 +34,3 @@ def fit_pool(pool: Any, *, family: str | None = None, **kwargs: Any):
     else:
         model = GaussianJudgeModel(spec, **kwargs)
     return model.fit(features.X, pool.y)
-
-
-def judge_bias_from_table(
-    path: str | Path,
-    *,
-    label: str,
-    judges: list[str],
-    outcome: str = "ordinal",
-    level: float = 0.9,
-    levels: list[float] | None = None,
-    **kwargs: Any,
-) -> pd.DataFrame:
-    """Read a table, fit the judge model on its labeled rows, return the bias table."""
-    from bacon_bayes.io import read_table
-    from bacon_bayes.pool import EvalPool
-
-    df = read_table(path)
-    pool = EvalPool.from_frame(df, label=label, judges=judges, outcome=outcome, levels=levels)
-    from bacon_bayes.features import build_features
-
-    model = fit_pool(pool, **kwargs)
-    # the pool's features again (deterministic): multinomial rates against the labels
-    return judge_bias(model, level=level, X=build_features(pool).X, y=pool.y)

@@ -14,7 +14,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             "Fit the Bayesian judge model to FILE and print each judge's offset, scale "
             "and noise on the human scale (categorical labels: its false-positive and "
             "false-negative rates, or per-class accuracy), posterior mean and interval; "
-            "write a forest plot."
+            "write a forest plot. Categorical labels also get each categorical judge's "
+            "rates against the human label (fpr_human, ...): AEE estimates from the "
+            "frequentist multinomial logistic, cross-fitted, whose intervals hold "
+            "whatever the model."
         ),
     )
     p.add_argument("file", help="CSV or Parquet table, one row per item")
@@ -36,20 +39,28 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bacon_bayes.bayes.bias import forest_plot
-    from bacon_bayes.bayes.workflow import judge_bias_from_table
-    from bacon_bayes.cli.estimate import parse_levels
+    import pandas as pd
 
-    table = judge_bias_from_table(
-        args.file,
+    from bacon_bayes.bayes.bias import forest_plot, judge_bias
+    from bacon_bayes.bayes.workflow import fit_pool
+    from bacon_bayes.calibrator import Calibrator
+    from bacon_bayes.cli.estimate import parse_levels
+    from bacon_bayes.io import read_table
+    from bacon_bayes.judge_bias import human_rates
+    from bacon_bayes.pool import EvalPool
+
+    pool = EvalPool.from_frame(
+        read_table(args.file),
         label=args.label,
         judges=args.judges,
         outcome=args.outcome,
-        level=args.level,
         levels=parse_levels(args.levels),
-        draws=args.draws,
-        seed=args.seed,
     )
+    model = fit_pool(pool, draws=args.draws, seed=args.seed)
+    table = judge_bias(model, level=args.level)
+    if args.outcome == "categorical":  # rates against people: design-based, any model
+        cal = Calibrator(engine="freq", seed=args.seed).fit(pool)
+        table = pd.concat([table, human_rates(cal, args.level).drop(columns="judge")], axis=1)
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     path = forest_plot(table, args.plot)
     print(f"forest plot written to {path}")

@@ -37,7 +37,8 @@ Every function accepts NaN in ``y`` for unlabeled items (``labeled`` then
 defaults to ``~isnan(y)``).
 
 Modules: :mod:`.core` (the shared pieces), :mod:`.combine` (several surrogates),
-:mod:`.mean`, :mod:`.quantile`, :mod:`.groups` (group means, differences, ranks) and
+:mod:`.mean`, :mod:`.quantile`, :mod:`.ratio` (ratios of two pool means), :mod:`.groups`
+(group means, differences, ranks) and
 :mod:`.critical` (simultaneous critical values, the studentised bootstrap).
 """
 
@@ -55,17 +56,20 @@ from bacon_bayes.estimate.groups import (
 )
 from bacon_bayes.estimate.mean import aee_mean, classical_mean, naive_mean
 from bacon_bayes.estimate.quantile import aee_cdf, aee_quantile, classical_quantile, naive_quantile
+from bacon_bayes.estimate.ratio import RatioEstimates, aee_ratio
 from bacon_bayes.results import Estimate, EstimateTable
 
 __all__ = [
     "MIN_BOOTSTRAP_LABELS",
     "Estimate",
     "EstimateTable",
+    "RatioEstimates",
     "Target",
     "aee_cdf",
     "aee_group_means",
     "aee_mean",
     "aee_quantile",
+    "aee_ratio",
     "bootstrap_t_critical_values",
     "classical_group_means",
     "classical_mean",

@@ -192,7 +192,9 @@ def _bias(cal: Calibrator, level: float) -> str:
         "<p class='note'><b>bias</b>: the judge's expected score minus the human label at "
         "the pool's typical item, on the label's scale (positive: the judge scores higher "
         "than people do). Empty where the judge does not score on the label's scale; "
-        "<b>noise_human</b> is then its error once calibrated to the human scale.</p>"
+        "<b>noise_human</b> is then its error once calibrated to the human scale. "
+        "Categorical labels: <b>fpr_human</b>/<b>fnr_human</b> (or <b>acc_human_</b>level) "
+        "are each categorical judge's rates against the human label over the pool.</p>"
     )
     return _img(uri, "judge bias forest plot") + note + _table(table, 3)
 

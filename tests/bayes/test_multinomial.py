@@ -356,6 +356,7 @@ def test_cli_judges_and_estimate_preset_on_categorical_data(sim, tmp_path, capsy
     out = capsys.readouterr().out
     assert code == 0 and plot.exists()
     assert "fpr" in out and "fnr" in out and "categorical" in out and "continuous" in out
+    assert "fpr_human_low" in out and "fnr_human_high" in out  # AEE rates against people
     judges = [a for j in JUDGES for a in ("--judge", j)]
     code = main(
         [
