@@ -142,6 +142,31 @@ def test_streamed_estimates_equal_the_in_memory_ones(pools):
     assert res.means[0].ci_low < res.means[0].estimate < res.means[0].ci_high
 
 
+def test_ridge_folds_need_no_second_pass_and_give_its_sums(pools, monkeypatch):
+    """Without quantiles or item scores, the ridge fold models' sums come from the first
+    pass alone (clipped sums from the kept extremes, imputed and missing-indicator
+    columns, labeled rows taken away): the second pass's sums and the in-memory
+    estimates."""
+    _, path, cal, two = pools
+    from bacon_bayes.stream import runner
+
+    def no_second_pass(*args, **kw):
+        raise AssertionError("second pass run")
+
+    monkeypatch.setattr(runner, "predict_piece", no_second_pass)
+    one = streamed(path)
+    K = len(one.fit.crossfit.models)
+    cols = [f"p{k}" for k in range(K)] + ["n_unlabeled"]
+    a = one.sums.groups[cols].sort_index()
+    b = two.sums.groups[cols].sort_index()
+    assert list(a.index) == list(b.index) == ["a", "b", "c", "d"]
+    np.testing.assert_allclose(a.to_numpy(), b.to_numpy(), rtol=1e-12)
+    for e, method in zip(one.means, ("aee", "classical", "naive"), strict=True):
+        close(e, cal.estimate_mean(0.05, method))
+    for t, method in zip(one.groups, ("aee", "classical", "naive"), strict=True):
+        close(t, cal.estimate_groups(0.05, True, method))
+
+
 def test_items_out_equal_the_in_memory_item_scores(pools):
     _, _, cal, res = pools
     items = pd.read_parquet(res.items_out)
@@ -204,6 +229,9 @@ def test_dask_cluster_on_loopback_equals_the_local_stream(pools, tmp_path):
         Client(cluster) as client,
     ):  # fmt: skip
         res = streamed(path, quantiles=[0.5], scheduler=client, items_out=tmp_path / "items")
+        one = streamed(path, scheduler=client)  # ridge folds: the first pass only
+    for a, b in zip(one.means + one.groups, local.means + local.groups, strict=True):
+        close(a, b)
     for a, b in zip(res.means, local.means, strict=True):
         close(a, b)
     for a, b in zip(res.groups, local.groups, strict=True):

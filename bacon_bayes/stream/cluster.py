@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.stream.fit import StreamFit, StreamModel, Sums
+from bacon_bayes.stream.fit import StreamFit, StreamModel, Sums, first_pass_sums
 from bacon_bayes.stream.passes import predict_piece, scan_piece
 from bacon_bayes.stream.scan import Scan
 from bacon_bayes.stream.source import Columns, Piece, read_frames
@@ -122,6 +122,9 @@ def run_dask(
         ]
         scan = client.compute(_tree(scans)).result()
         fit = fitter(scan)
+        first = None if items_dir is not None else first_pass_sums(scan, fit.model)
+        if first is not None:  # linear fold models: no second pass
+            return scan, fit, first
         model = client.scatter(fit.model, broadcast=True)
         where = None if items_dir is None else str(items_dir)
         sums = [

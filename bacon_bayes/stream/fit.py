@@ -43,29 +43,32 @@ class FeatureStats:
     fill: np.ndarray
     missing: np.ndarray
     winsorised: np.ndarray
+    #: per group of the first pass (``Scan.names``), the sum of each judge's clipped
+    #: observed scores (groups x judges)
+    clipped: np.ndarray | None = None
 
     @classmethod
     def from_scan(cls, scan: Scan, judges: tuple[str, ...], winsor: tuple[float, float]):
-        J = len(judges)
+        J, G = len(judges), scan.names.size
         low, high = np.full(J, -np.inf), np.full(J, np.inf)
-        fill, clipped = np.empty(J), np.zeros(J, dtype=int)
+        clipped, count = np.array(scan.stats["total"], dtype=float), np.zeros(J, dtype=int)
+        n_obs = np.asarray(scan.n_obs, dtype=int)
         for j, judge in enumerate(judges):
-            n = int(scan.n_obs[j])
+            n = int(n_obs[j])
             if n == 0:
                 raise ValidationError(
                     f"judge column {judge!r} has no score at all; drop it from the judges."
                 )
-            total = float(scan.total[j])
             if tuple(winsor) != (0.0, 1.0):
-                lows, highs = scan.extremes(j)
-                low[j] = exact_quantile(lows, n, winsor[0], lowest=True)
-                high[j] = exact_quantile(highs, n, winsor[1], lowest=False)
-                below, above = lows[lows < low[j]], highs[highs > high[j]]
-                total += low[j] * below.size - below.sum() + high[j] * above.size - above.sum()
-                clipped[j] = below.size + above.size
-            fill[j] = total / n
-        missing = scan.n_rows - np.asarray(scan.n_obs, dtype=int)
-        return cls(tuple(judges), low, high, fill, missing, clipped)
+                low[j] = exact_quantile(scan.low[j].extremes(), n, winsor[0], lowest=True)
+                high[j] = exact_quantile(scan.high[j].extremes(), n, winsor[1], lowest=False)
+                for tail, bound in ((scan.low[j], low[j]), (scan.high[j], high[j])):
+                    v, g = tail.beyond(bound)  # clip(x) = x + (bound - x) beyond the bound
+                    clipped[:, j] += np.bincount(g, bound - v, minlength=G)
+                    count[j] += v.size
+        fill = clipped.sum(axis=0) / n_obs
+        missing = scan.n_rows - n_obs
+        return cls(tuple(judges), low, high, fill, missing, count, clipped)
 
     @property
     def names(self) -> list[str]:
@@ -170,6 +173,38 @@ class Sums:
         groups = self.groups.add(other.groups, fill_value=0.0)
         cdf = None if self.cdf is None or other.cdf is None else self.cdf + other.cdf
         return Sums(groups, cdf, self.n_rows + other.n_rows)
+
+
+def first_pass_sums(scan: Scan, model: StreamModel) -> Sums | None:
+    """The second pass's :class:`Sums` from the first pass alone, when the fold models
+    are linear (ridge) and no predictive CDF is needed (None otherwise).
+
+    A linear model's summed predictions over a group's unlabeled items follow from the
+    group's column sums of the features: the clipped scores' sums
+    (:attr:`FeatureStats.clipped`), the imputation value times the missing scores, the
+    missing indicators' counts, less the labeled rows' own features."""
+    feats = model.features
+    if model.linear is None or model.grid is not None or feats.clipped is None:
+        return None
+    st, G = scan.stats, scan.names.size
+    missing = st["n"][:, None] - st["obs"]
+    S = np.hstack([feats.clipped + missing * feats.fill, missing[:, feats.missing > 0]])
+    lab = scan.labeled
+    codes = (
+        np.zeros(len(lab), dtype=np.intp)
+        if lab.groups is None
+        else pd.Index(scan.names).get_indexer(lab.groups)
+    )
+    S -= _column_sums(codes, feats.transform(lab.scores), G)
+    n_unl = st["n"] - np.bincount(codes, minlength=G)
+    W, b = model.linear
+    table = pd.DataFrame(
+        S @ W + n_unl[:, None] * b,
+        index=pd.Index(scan.names, name="group"),
+        columns=[f"p{k}" for k in range(W.shape[1])],
+    )
+    table["n_unlabeled"] = n_unl.astype(float)
+    return Sums(table, None, scan.n_rows)
 
 
 def _column_sums(codes: np.ndarray, X: np.ndarray, G: int) -> np.ndarray:

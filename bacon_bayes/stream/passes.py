@@ -9,7 +9,7 @@ import pandas as pd
 
 from bacon_bayes.stream.fit import StreamModel, Sums, predict_chunk
 from bacon_bayes.stream.scan import Scan
-from bacon_bayes.stream.source import Columns, Frame, Piece, read_frames, to_chunk
+from bacon_bayes.stream.source import Columns, Frame, Piece, raw_chunk, read_frames, to_chunk
 
 
 def _frames(
@@ -37,7 +37,7 @@ def scan_piece(
     """First-pass statistics of one piece, merged into ``acc``; ``cuts``: statistics of
     other pieces whose extremes bound what can still be extreme (default ``acc``)."""
     for start, df in _frames(piece, columns, chunk_rows, frame):
-        part = Scan.of(to_chunk(df, start, piece, columns), keep, acc, cuts)
+        part = Scan.of(raw_chunk(df, start, piece, columns), keep, acc, cuts)
         acc = part if acc is None else acc.merge(part)
         if tick is not None:
             tick(len(df))

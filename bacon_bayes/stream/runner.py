@@ -24,7 +24,7 @@ from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.results import Estimate, EstimateTable
 from bacon_bayes.stream import estimates as est
-from bacon_bayes.stream.fit import StreamFit, Sums, fit_stream
+from bacon_bayes.stream.fit import StreamFit, Sums, first_pass_sums, fit_stream
 from bacon_bayes.stream.passes import predict_piece, scan_piece
 from bacon_bayes.stream.scan import Scan, keep_count
 from bacon_bayes.stream.source import (
@@ -173,6 +173,9 @@ def run_local(
     bar.close()
     assert scan is not None
     fit = fitter(scan)
+    sums = None if writer is not None else first_pass_sums(scan, fit.model)
+    if sums is not None:  # linear fold models: the first pass had all it takes
+        return scan, fit, sums
     bar = _Bar(total, "predict", progress)
 
     def second(piece: Piece) -> Sums | None:
