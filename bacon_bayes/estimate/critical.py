@@ -8,6 +8,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import stats
 
+from bacon_bayes.compiled import njit_cached
 from bacon_bayes.errors import ValidationError
 
 
@@ -109,38 +110,75 @@ def bootstrap_t_critical_values(
     else:
         wu = w * resid[order]
         u = wu - (np.bincount(g, weights=wu, minlength=m) / size)[g]
-    n = size.astype(float)
     rng = np.random.default_rng(seed)
     abs_t = np.empty((n_boot, m))
     step = max(1, int(4_000_000 // max(g.size, 1)))
+    kernel = _resample_t()
     for lo in range(0, n_boot, step):
         hi = min(lo + step, n_boot)
         # resample within each group, all groups at once (group sizes kept)
-        pick = start[g] + (rng.random((hi - lo, g.size)) * size[g]).astype(np.intp)
-        us = u[pick]
-        if hajek:
-            ws = w[pick]
-            s_w = np.add.reduceat(ws, start, axis=1)
-            wu_s = ws * us
-            mean = np.add.reduceat(wu_s, start, axis=1) / s_w
-            # sum w^2 (u - mean)^2 from sums of w^2 u^2, w^2 u and w^2
-            ss = (
-                np.add.reduceat(wu_s * wu_s, start, axis=1)
-                - 2.0 * mean * np.add.reduceat(wu_s * ws, start, axis=1)
-                + mean * mean * np.add.reduceat(ws * ws, start, axis=1)
-            )
-            var = np.maximum(ss, 0.0) / (s_w * s_w)
-        else:
-            mean = np.add.reduceat(us, start, axis=1) / n
-            var = np.maximum(np.add.reduceat(us * us, start, axis=1) / n - mean * mean, 0.0) / n
-        se = np.sqrt(var * n / np.maximum(n - 1.0, 1.0))
-        diff = np.abs(mean)
-        # a resample of one repeated item has se 0: |T| is infinite unless it hits
-        # the estimate exactly
-        with np.errstate(divide="ignore", invalid="ignore"):
-            abs_t[lo:hi] = np.where(se > 0, diff / se, np.where(diff > 1e-12, np.inf, 0.0))
+        kernel(rng.random((hi - lo, g.size)), u, w, g, start, size, hajek, abs_t[lo:hi])
     # "higher": no interpolation towards an infinite draw
     if method == "maxt" and m > 1:
         return np.full(m, np.quantile(abs_t.max(axis=1), 1.0 - alpha, method="higher"))
     level = 1.0 - (alpha / m if method == "bonferroni" else alpha)
     return np.quantile(abs_t, level, axis=0, method="higher")
+
+
+def _resample_t_py(rand, u, w, g, start, size, hajek, out):  # pragma: no cover (compiled)
+    """``|T*|`` of each group in each resample (rows of ``rand``): item ``i`` of the
+    resample is ``start[g_i] + floor(rand[b, i] * size[g_i])`` of the sorted items; the
+    resample's weighted (``hajek``) or plain mean of ``u`` over its standard error."""
+    m = size.size
+    s0 = np.empty(m)
+    s1 = np.empty(m)
+    s2 = np.empty(m)
+    s3 = np.empty(m)
+    s4 = np.empty(m)
+    n = size.astype(np.float64)
+    for b in range(rand.shape[0]):
+        s0[:] = 0.0
+        s1[:] = 0.0
+        s2[:] = 0.0
+        s3[:] = 0.0
+        s4[:] = 0.0
+        for i in range(g.size):
+            k = g[i]
+            pick = start[k] + np.intp(rand[b, i] * size[k])
+            us = u[pick]
+            if hajek:
+                ws = w[pick]
+                wu = ws * us
+                s0[k] += ws
+                s1[k] += wu
+                s2[k] += wu * wu
+                s3[k] += wu * ws
+                s4[k] += ws * ws
+            else:
+                s1[k] += us
+                s2[k] += us * us
+        for k in range(m):
+            if hajek:
+                mean = s1[k] / s0[k]
+                # sum w^2 (u - mean)^2 from sums of w^2 u^2, w^2 u and w^2
+                ss = s2[k] - 2.0 * mean * s3[k] + mean * mean * s4[k]
+                var = max(ss, 0.0) / (s0[k] * s0[k])
+            else:
+                mean = s1[k] / n[k]
+                var = max(s2[k] / n[k] - mean * mean, 0.0) / n[k]
+            se = np.sqrt(var * n[k] / max(n[k] - 1.0, 1.0))
+            diff = abs(mean)
+            # a resample of one repeated item has se 0: |T| is infinite unless it hits
+            # the estimate exactly
+            if se > 0:
+                out[b, k] = diff / se
+            elif diff > 1e-12:
+                out[b, k] = np.inf
+            else:
+                out[b, k] = 0.0
+
+
+@lru_cache(maxsize=1)
+def _resample_t():
+    """:func:`_resample_t_py` compiled (machine code kept between processes)."""
+    return njit_cached(_resample_t_py, nogil=True)

@@ -1,5 +1,5 @@
 """Compiled per-chunk loops of the first pass (numba, machine code kept in the user cache
-directory like the judge density's, :mod:`bacon_bayes.bayes.compile_cache`).
+directory, :func:`bacon_bayes.compiled.njit_cached`).
 
 One sweep over a chunk's columns as they were read (float32 stays float32, no copies)
 computes, per group code, the item count, each judge's count and sum of observed scores
@@ -14,20 +14,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import numba
 import numpy as np
 from numba import literal_unroll
 
-
-def _compiled(py_func: Any) -> Any:
-    """``py_func`` compiled (nogil: chunks run on threads), cached between processes."""
-    from bacon_bayes.bayes.compile_cache import numba_function_cache
-
-    compiled = numba.njit(nogil=True)(py_func)
-    cache = numba_function_cache(py_func)
-    if cache is not None:
-        compiled._cache = cache  # what numba's cache=True sets, in our directory
-    return compiled
+from bacon_bayes.compiled import njit_cached
 
 
 def _sweep(cols, codes, y, G, lo_cut, hi_cut, cap):  # pragma: no cover (compiled)
@@ -125,7 +115,7 @@ def sweep() -> Any:
     where ``cols`` is a tuple of one array per judge (one dtype, read-only), ``codes``
     the group code per row (< G); the first ``min(n_lo[j], cap)`` scores at or below
     ``lo_cut[j]`` are in ``lo_val[j]`` with their codes (likewise above ``hi_cut``)."""
-    return _compiled(_sweep)
+    return njit_cached(_sweep, nogil=True)  # nogil: chunks run on threads
 
 
 @functools.cache
@@ -133,7 +123,7 @@ def gather() -> Any:
     """The compiled gathering of all scores beyond the cuts, for when more than ``cap``
     were: per judge (slices ``start[j]:start[j+1]``), the scores at or below
     ``lo_cut[j]`` and at or above ``hi_cut[j]`` with their group codes."""
-    return _compiled(_gather)
+    return njit_cached(_gather, nogil=True)
 
 
 def column_tuple(columns: list[np.ndarray]) -> tuple[np.ndarray, ...]:
