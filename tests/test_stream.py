@@ -59,7 +59,7 @@ def in_memory(df: pd.DataFrame, outcome: str = "continuous") -> Calibrator:
     return Calibrator(engine="freq", seed=1).fit(pool)
 
 
-def streamed(path, outcome: str = "continuous", threads: int = 2, **kw):
+def streamed(path, outcome: str = "continuous", threads: int = 2, chunk_rows=500, **kw):
     return estimate_stream(
         path,
         Calibrator(engine="freq", seed=1),
@@ -68,7 +68,7 @@ def streamed(path, outcome: str = "continuous", threads: int = 2, **kw):
         outcome=outcome,
         group="grp",
         propensity="pi",
-        chunk_rows=500,
+        chunk_rows=chunk_rows,
         progress=False,
         threads=threads,
         **kw,
@@ -164,6 +164,38 @@ def test_ridge_folds_need_no_second_pass_and_give_its_sums(pools, monkeypatch):
     for e, method in zip(one.means, ("aee", "classical", "naive"), strict=True):
         close(e, cal.estimate_mean(0.05, method))
     for t, method in zip(one.groups, ("aee", "classical", "naive"), strict=True):
+        close(t, cal.estimate_groups(0.05, True, method))
+
+
+@pytest.mark.parametrize("order", ["shuffled", "sorted"])
+def test_guessed_cuts_of_the_extremes_give_the_in_memory_features(tmp_path, monkeypatch, order):
+    """A pass gathers only the scores beyond cuts guessed from its first chunk; when the
+    guess fails (rows sorted by a judge's score: the first chunk holds the lowest), the
+    pass is run again without it. Either way: the in-memory features and estimates."""
+    from bacon_bayes.stream import passes, runner
+
+    df = frame(n=24_000, seed=6)
+    if order == "sorted":
+        df = df.sort_values("j0", kind="stable").reset_index(drop=True)
+    path = write_dataset(df, tmp_path / order, parts=2, row_group=4000)
+    calls = []
+    monkeypatch.setattr(
+        runner,
+        "scan_piece",
+        lambda *a, **kw: calls.append(kw["guess"]) or passes.scan_piece(*a, **kw),
+    )
+    res = streamed(path, chunk_rows=2000)
+    n_pieces = len(calls) // (2 if order == "sorted" else 1)
+    assert calls[0] is not None and all(g is not None for g in calls[:n_pieces])
+    assert calls[n_pieces:] == ([None] * n_pieces if order == "sorted" else [])
+    cal = in_memory(df)
+    ref = build_features(cal.pool_)
+    np.testing.assert_allclose(
+        res.fit.model.features.transform(df[JUDGES].to_numpy()), ref.X, rtol=1e-13, atol=0
+    )
+    for e, method in zip(res.means, ("aee", "classical", "naive"), strict=True):
+        close(e, cal.estimate_mean(0.05, method))
+    for t, method in zip(res.groups, ("aee", "classical", "naive"), strict=True):
         close(t, cal.estimate_groups(0.05, True, method))
 
 

@@ -23,11 +23,10 @@ from bacon_bayes.compiled import njit_cached
 def _sweep(cols, codes, y, G, lo_cut, hi_cut, cap):  # pragma: no cover (compiled)
     J = len(cols)
     n = y.size
-    count = np.zeros(G, np.int64)
-    obs = np.zeros((G, J), np.int64)
-    total = np.zeros((G, J))
-    avg_sum = np.zeros(G)
-    avg = np.empty(n)
+    obs = np.zeros((J, G), np.int64)
+    total = np.zeros((J, G))
+    row_sum = np.zeros(n)
+    row_obs = np.zeros(n, np.int32)
     n_lo = np.zeros(J, np.int64)
     n_hi = np.zeros(J, np.int64)
     lo_val = np.empty((J, cap))
@@ -35,49 +34,60 @@ def _sweep(cols, codes, y, G, lo_cut, hi_cut, cap):  # pragma: no cover (compile
     hi_val = np.empty((J, cap))
     hi_code = np.empty((J, cap), np.int32)
     bad = False
+    j = 0
+    for col in literal_unroll(cols):  # one judge's column at a time, its loop compiled apart
+        lo, hi = lo_cut[j], hi_cut[j]
+        t, o = total[j], obs[j]
+        lv, lc, hv, hc = lo_val[j], lo_code[j], hi_val[j], hi_code[j]
+        a = 0
+        c = 0
+        for i in range(n):
+            x = np.float64(col[i])
+            if x == x:
+                g = codes[i]
+                if x - x != 0.0:  # an infinite score
+                    bad = True
+                t[g] += x
+                o[g] += 1
+                row_sum[i] += x
+                row_obs[i] += 1
+                if x <= lo:
+                    if a < cap:
+                        lv[a] = x
+                        lc[a] = g
+                    a += 1
+                if x >= hi:
+                    if c < cap:
+                        hv[c] = x
+                        hc[c] = g
+                    c += 1
+        n_lo[j] = a
+        n_hi[j] = c
+        j += 1
+    count = np.zeros(G, np.int64)
+    avg_sum = np.zeros(G)
+    avg = np.empty(n)
     for i in range(n):
-        g = codes[i]
         yi = y[i]
         if yi == yi and yi - yi != 0.0:  # an infinite label
             bad = True
-        s = 0.0
-        k = 0
-        j = 0
-        for col in literal_unroll(cols):  # one copy of the body per judge
-            x = np.float64(col[i])
-            if x == x:
-                if x - x != 0.0:  # an infinite score
-                    bad = True
-                total[g, j] += x
-                obs[g, j] += 1
-                s += x
-                k += 1
-                if x <= lo_cut[j]:
-                    c = n_lo[j]
-                    if c < cap:
-                        lo_val[j, c] = x
-                        lo_code[j, c] = g
-                    n_lo[j] = c + 1
-                if x >= hi_cut[j]:
-                    c = n_hi[j]
-                    if c < cap:
-                        hi_val[j, c] = x
-                        hi_code[j, c] = g
-                    n_hi[j] = c + 1
-            j += 1
+        k = row_obs[i]
         if k == 0:  # no score at all
             bad = True
             k = 1
-        a = s / k
-        avg[i] = a
-        count[g] += 1
-        avg_sum[g] += a
+        mean_i = row_sum[i] / k
+        avg[i] = mean_i
+        count[codes[i]] += 1
+        avg_sum[codes[i]] += mean_i
     m2 = np.zeros(G)
     mean = avg_sum / np.maximum(count, 1)
     for i in range(n):
         d = avg[i] - mean[codes[i]]
         m2[codes[i]] += d * d
-    return bad, count, obs, total, avg_sum, m2, n_lo, n_hi, lo_val, lo_code, hi_val, hi_code
+    return (
+        bad, count, obs.T.copy(), total.T.copy(), avg_sum, m2, n_lo, n_hi,
+        lo_val, lo_code, hi_val, hi_code,
+    )  # fmt: skip
 
 
 def _gather(cols, codes, lo_cut, hi_cut, n_lo, n_hi):  # pragma: no cover (compiled)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 import pandas as pd
 
 from bacon_bayes.stream.fit import StreamModel, Sums, predict_chunk
-from bacon_bayes.stream.scan import Scan
+from bacon_bayes.stream.scan import Guess, Scan
 from bacon_bayes.stream.source import Columns, Frame, Piece, raw_chunk, read_frames, to_chunk
 
 
@@ -33,11 +33,13 @@ def scan_piece(
     acc: Scan | None = None,
     tick: Callable[[int], None] | None = None,
     cuts: Scan | None = None,
+    guess: Guess | None = None,
 ) -> Scan | None:
     """First-pass statistics of one piece, merged into ``acc``; ``cuts``: statistics of
-    other pieces whose extremes bound what can still be extreme (default ``acc``)."""
+    other pieces whose extremes bound what can still be extreme (default ``acc``);
+    ``guess``: see :class:`~bacon_bayes.stream.scan.Guess`."""
     for start, df in _frames(piece, columns, chunk_rows, frame):
-        part = Scan.of(raw_chunk(df, start, piece, columns), keep, acc, cuts)
+        part = Scan.of(raw_chunk(df, start, piece, columns), keep, acc, cuts, guess=guess)
         acc = part if acc is None else acc.merge(part)
         if tick is not None:
             tick(len(df))
@@ -64,3 +66,10 @@ def predict_piece(
         if tick is not None:
             tick(len(df))
     return acc
+
+
+def guess_cuts(pieces: list[Piece], columns: Columns, keep: int, chunk_rows: int) -> Guess | None:
+    """The :class:`~bacon_bayes.stream.scan.Guess` of a pass, from the first chunk."""
+    piece = pieces[0]
+    start, df = next(_frames(piece, columns, chunk_rows, None))
+    return Guess.of(raw_chunk(df, start, piece, columns), keep, sum(p.n_rows for p in pieces))

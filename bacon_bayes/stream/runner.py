@@ -8,6 +8,7 @@ that is renamed when the estimates are done, and is removed when anything fails.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sys
@@ -25,8 +26,8 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.results import Estimate, EstimateTable
 from bacon_bayes.stream import estimates as est
 from bacon_bayes.stream.fit import StreamFit, Sums, first_pass_sums, fit_stream
-from bacon_bayes.stream.passes import predict_piece, scan_piece
-from bacon_bayes.stream.scan import Scan, keep_count
+from bacon_bayes.stream.passes import guess_cuts, predict_piece, scan_piece
+from bacon_bayes.stream.scan import Guess, Scan, keep_count
 from bacon_bayes.stream.source import (
     Columns,
     Piece,
@@ -161,16 +162,22 @@ def run_local(
     (the same result for any number of threads; item scores are written in order by
     one thread)."""
     total = sum(p.n_rows for p in pieces)
-    bar = _Bar(total, "scan", progress)
     scan: Scan | None = None
 
-    def first(piece: Piece) -> Scan | None:
-        return scan_piece(piece, columns, keep, chunk_rows, cuts=scan)
+    def first(piece: Piece, guess: Guess | None) -> Scan | None:
+        return scan_piece(piece, columns, keep, chunk_rows, cuts=scan, guess=guess)
 
-    for piece, part in zip(pieces, _in_order(first, pieces, threads), strict=True):
-        scan = part if scan is None else (scan if part is None else scan.merge(part))
-        bar(piece.n_rows)
-    bar.close()
+    guess = guess_cuts(pieces, columns, keep, chunk_rows)
+    for attempt in (guess, None) if guess is not None else (None,):
+        bar, scan = _Bar(total, "scan", progress), None
+        work = functools.partial(first, guess=attempt)
+        for piece, part in zip(pieces, _in_order(work, pieces, threads), strict=True):
+            scan = part if scan is None else (scan if part is None else scan.merge(part))
+            bar(piece.n_rows)
+        bar.close()
+        assert scan is not None
+        if attempt is None or scan.holds():
+            break
     assert scan is not None
     fit = fitter(scan)
     sums = None if writer is not None else first_pass_sums(scan, fit.model)

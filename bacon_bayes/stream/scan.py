@@ -83,16 +83,16 @@ class LabeledRows:
 def _trim(
     values: np.ndarray, groups: np.ndarray, keep: int, lowest: bool
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """The ``keep`` lowest (or highest) of ``values`` with their ``groups``, in no
-    particular order, and the ``keep``-th of them (infinite when there are fewer)."""
+    """The lowest (or highest) of ``values`` down (up) to the ``keep``-th, ties with it
+    included, with their ``groups``, in no particular order, and the ``keep``-th value
+    (all of them and an infinite one when there are fewer)."""
     n = values.size
     if n < keep:
         return values, groups, np.inf if lowest else -np.inf
     kth = keep - 1 if lowest else n - keep
-    idx = np.argpartition(values, kth)
-    cut = float(values[idx[kth]])
-    idx = idx[:keep] if lowest else idx[kth:]
-    return values[idx], groups[idx], cut
+    cut = float(np.partition(values, kth)[kth])
+    inside = values <= cut if lowest else values >= cut
+    return values[inside], groups[inside], cut
 
 
 @dataclass
@@ -132,12 +132,14 @@ class Tail:
         return both.joined() if both.size > 2 * self.keep else both
 
     def joined(self) -> Tail:
-        """One piece: exactly the ``keep`` extremes (or all), with the exact cut."""
+        """One piece: the ``keep`` extremes and the scores tied with the last (or all),
+        with the exact cut."""
         values, groups = np.concatenate(self.values), np.concatenate(self.groups)
         return Tail.of(values, groups, self.keep, self.lowest)
 
     def extremes(self) -> np.ndarray:
-        """Exactly the ``keep`` extreme scores (or all), in no particular order."""
+        """The ``keep`` extreme scores and those tied with the last (or all), in no
+        particular order: the lowest (highest) scores of the stream."""
         return self.joined().values[0]
 
     def beyond(self, bound: float) -> tuple[np.ndarray, np.ndarray]:
@@ -148,6 +150,35 @@ class Tail:
         v, g = v[out], g[out]
         order = np.argsort(v, kind="stable")
         return v[order], g[order]
+
+
+@dataclass(frozen=True)
+class Guess:
+    """Cuts of the extremes guessed from a sample of the pool (per judge, a low and a
+    high score, each with about twice the winsorising share beyond it): with them a
+    pass gathers about ``2 * keep`` scores per judge and end from the start instead of
+    cutting down what it gathered. The pass is exact when each judge has at least
+    ``keep`` scores beyond each cut (:meth:`Scan.holds`); else it is run without."""
+
+    low: np.ndarray
+    high: np.ndarray
+
+    @classmethod
+    def of(cls, chunk: RawChunk, keep: int, n_rows: int) -> Guess | None:
+        """The guess from one chunk's scores for a pool of ``n_rows`` (None when the
+        extremes are a large share of the pool, or the chunk has few scores)."""
+        share = 2.0 * keep / n_rows
+        if share > 0.25:
+            return None
+        low, high = [], []
+        for col in chunk.cols:
+            x = col[~np.isnan(col)]
+            if x.size < 1000:
+                return None
+            lo, hi = np.quantile(x, [share, 1.0 - share])
+            low.append(float(lo))
+            high.append(float(hi))
+        return cls(np.array(low), np.array(high))
 
 
 @dataclass
@@ -169,16 +200,19 @@ class Scan:
     n_labeled: int = field(default=0)
 
     @classmethod
-    def of(cls, chunk: RawChunk, keep: int, *cuts: Scan | None) -> Scan:
+    def of(cls, chunk: RawChunk, keep: int, *cuts: Scan | None, guess: Guess | None = None) -> Scan:
         """Statistics of one chunk. ``keep``: how many extreme scores per judge and end to
         keep. ``cuts``: statistics of other rows; scores that cannot be among the extremes
-        any more are skipped (same result, less sorting)."""
+        any more are skipped (same result, less sorting). ``guess``: gather no score
+        beyond it either (see :meth:`holds`)."""
         from bacon_bayes.stream import kernels
 
         full = [c for c in cuts if c is not None]
         J = len(chunk.cols)
         lo_cut = np.array([min((c.low[j].cut for c in full), default=np.inf) for j in range(J)])
         hi_cut = np.array([max((c.high[j].cut for c in full), default=-np.inf) for j in range(J)])
+        if guess is not None:
+            lo_cut, hi_cut = np.minimum(lo_cut, guess.low), np.maximum(hi_cut, guess.high)
         G = len(chunk.group_names)
         n = chunk.y.size  # room for every score beyond a cut not yet known, else 1/16
         cap = n if np.isinf(lo_cut).any() or np.isinf(hi_cut).any() else n // 16 + 16
@@ -224,6 +258,12 @@ class Scan:
             labeled=labeled,
             n_labeled=len(labeled),
         )
+
+    def holds(self) -> bool:
+        """Whether every judge's tails hold ``keep`` scores: with a :class:`Guess`, that
+        is when the pass was exact (every score left out lay beyond the guessed cut,
+        hence beyond ``keep`` gathered ones)."""
+        return all(t.size >= self.keep for t in self.low + self.high)
 
     @property
     def n_obs(self) -> np.ndarray:
