@@ -10,6 +10,7 @@ order of floating-point summation (tested at ``rtol=1e-10``).
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
@@ -159,11 +160,15 @@ def group_estimates(
     f_sums = lab_sum + (shares * P).sum(axis=1)
     pi = design_pi(fit, scan, codes, table)
     n_g = table["n"].to_numpy(dtype=int)
-    aee = _group_table(fit, names, codes, pi, cf.mean, f_sums, n_g, alpha, simultaneous, True)
     zeros = np.zeros(len(lab))
-    classical = _group_table(
-        fit, names, codes, pi, zeros, np.zeros(names.size), n_g, alpha, simultaneous, False
-    )
+    with ThreadPoolExecutor(2) as pool:  # the bootstraps release the GIL: side by side
+        aee_job = pool.submit(
+            _group_table, fit, names, codes, pi, cf.mean, f_sums, n_g, alpha, simultaneous, True
+        )
+        classical = _group_table(
+            fit, names, codes, pi, zeros, np.zeros(names.size), n_g, alpha, simultaneous, False
+        )
+        aee = aee_job.result()
     classical = replace(classical, method="classical")
     var = table["avg_m2"].to_numpy() / np.maximum(n_g - 1, 1) / n_g
     naive = _table(

@@ -32,14 +32,12 @@ def scan_piece(
     frame: pd.DataFrame | None = None,
     acc: Scan | None = None,
     tick: Callable[[int], None] | None = None,
-    cuts: Scan | None = None,
     guess: Guess | None = None,
 ) -> Scan | None:
-    """First-pass statistics of one piece, merged into ``acc``; ``cuts``: statistics of
-    other pieces whose extremes bound what can still be extreme (default ``acc``);
-    ``guess``: see :class:`~bacon_bayes.stream.scan.Guess`."""
+    """First-pass statistics of one piece, merged into ``acc`` (whose extremes bound
+    what can still be extreme); ``guess``: see :class:`~bacon_bayes.stream.scan.Guess`."""
     for start, df in _frames(piece, columns, chunk_rows, frame):
-        part = Scan.of(raw_chunk(df, start, piece, columns), keep, acc, cuts, guess=guess)
+        part = Scan.of(raw_chunk(df, start, piece, columns), keep, acc, guess=guess)
         acc = part if acc is None else acc.merge(part)
         if tick is not None:
             tick(len(df))

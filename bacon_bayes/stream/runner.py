@@ -159,13 +159,13 @@ def run_local(
     threads: int = 1,
 ) -> tuple[Scan, StreamFit, Sums]:
     """Both passes here, pieces on ``threads`` threads, statistics merged in piece order
-    (the same result for any number of threads; item scores are written in order by
-    one thread)."""
+    (the same result for any number of threads: a piece's statistics depend on its rows
+    only; item scores are written in order by one thread)."""
     total = sum(p.n_rows for p in pieces)
     scan: Scan | None = None
 
     def first(piece: Piece, guess: Guess | None) -> Scan | None:
-        return scan_piece(piece, columns, keep, chunk_rows, cuts=scan, guess=guess)
+        return scan_piece(piece, columns, keep, chunk_rows, guess=guess)
 
     guess = guess_cuts(pieces, columns, keep, chunk_rows)
     for attempt in (guess, None) if guess is not None else (None,):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import pairwise
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -56,28 +57,24 @@ class LabeledRows:
     def __len__(self) -> int:
         return int(self.rows.size)
 
-    def merge(self, other: LabeledRows) -> LabeledRows:
-        """Both sets of rows, in global row order."""
+    @classmethod
+    def join(cls, parts: list[LabeledRows]) -> LabeledRows:
+        """The rows of all parts, in global row order."""
+        if len(parts) == 1:
+            return parts[0]
 
-        def cat(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
-            return None if a is None or b is None else np.concatenate([a, b])
+        def cat(name: str) -> Any:
+            got = [getattr(p, name) for p in parts]
+            return None if any(a is None for a in got) else np.concatenate(got)
 
-        rows = np.concatenate([self.rows, other.rows])
-        parts = [
-            cat(self.y, other.y),
-            cat(self.scores, other.scores),
-            cat(self.pi, other.pi),
-            cat(self.groups, other.groups),
-            cat(self.items, other.items),
-        ]
-        ordered = not self.rows.size or not other.rows.size or self.rows[-1] < other.rows[0]
-        if not ordered:
+        rows = cat("rows")
+        parts_ = [cat(k) for k in ("y", "scores", "pi", "groups", "items")]
+        if rows.size and (np.diff(rows) < 0).any():
             order = np.argsort(rows, kind="stable")
             rows = rows[order]
-            parts = [None if p is None else p[order] for p in parts]
-        y, scores, pi, groups, items = parts
-        assert y is not None and scores is not None
-        return LabeledRows(rows, y, scores, pi, groups, items)
+            parts_ = [None if a is None else a[order] for a in parts_]
+        y, scores, pi, groups, items = parts_
+        return cls(rows, y, scores, pi, groups, items)
 
 
 def _trim(
@@ -144,12 +141,10 @@ class Tail:
 
     def beyond(self, bound: float) -> tuple[np.ndarray, np.ndarray]:
         """The scores strictly beyond ``bound`` (below it for the lowest) with their
-        groups, sorted by score: the same arrays in whatever order the pieces came."""
+        groups (in the order the pieces were merged)."""
         v, g = np.concatenate(self.values), np.concatenate(self.groups)
         out = v < bound if self.lowest else v > bound
-        v, g = v[out], g[out]
-        order = np.argsort(v, kind="stable")
-        return v[order], g[order]
+        return v[out], g[out]
 
 
 @dataclass(frozen=True)
@@ -196,7 +191,7 @@ class Scan:
     stats: dict[str, np.ndarray]
     low: list[Tail]
     high: list[Tail]
-    labeled: LabeledRows
+    labeled_parts: list[LabeledRows]
     n_labeled: int = field(default=0)
 
     @classmethod
@@ -255,9 +250,16 @@ class Scan:
             stats=stats,
             low=low,
             high=high,
-            labeled=labeled,
+            labeled_parts=[labeled],
             n_labeled=len(labeled),
         )
+
+    @property
+    def labeled(self) -> LabeledRows:
+        """The labeled rows (the parts joined once, in global row order)."""
+        if len(self.labeled_parts) > 1:
+            self.labeled_parts = [LabeledRows.join(self.labeled_parts)]
+        return self.labeled_parts[0]
 
     def holds(self) -> bool:
         """Whether every judge's tails hold ``keep`` scores: with a :class:`Guess`, that
@@ -296,7 +298,7 @@ class Scan:
             stats=stats,
             low=[a.merge(b, regroup) for a, b in zip(self.low, other.low, strict=True)],
             high=[a.merge(b, regroup) for a, b in zip(self.high, other.high, strict=True)],
-            labeled=self.labeled.merge(other.labeled),
+            labeled_parts=self.labeled_parts + other.labeled_parts,
             n_labeled=self.n_labeled + other.n_labeled,
         )
 
