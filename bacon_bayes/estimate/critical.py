@@ -127,46 +127,37 @@ def bootstrap_t_critical_values(
 
 def _resample_t_py(rand, u, w, g, start, size, hajek, out):  # pragma: no cover (compiled)
     """``|T*|`` of each group in each resample (rows of ``rand``): item ``i`` of the
-    resample is ``start[g_i] + floor(rand[b, i] * size[g_i])`` of the sorted items; the
-    resample's weighted (``hajek``) or plain mean of ``u`` over its standard error."""
-    m = size.size
-    s0 = np.empty(m)
-    s1 = np.empty(m)
-    s2 = np.empty(m)
-    s3 = np.empty(m)
-    s4 = np.empty(m)
-    n = size.astype(np.float64)
+    resample (items sorted by group ``g``) is ``start[g_i] + floor(rand[b, i] *
+    size[g_i])``; the resample's weighted (``hajek``) or plain mean of ``u`` over its
+    standard error."""
     for b in range(rand.shape[0]):
-        s0[:] = 0.0
-        s1[:] = 0.0
-        s2[:] = 0.0
-        s3[:] = 0.0
-        s4[:] = 0.0
-        for i in range(g.size):
-            k = g[i]
-            pick = start[k] + np.intp(rand[b, i] * size[k])
-            us = u[pick]
+        for k in range(size.size):
+            s0 = s1 = s2 = s3 = s4 = 0.0
+            lo, nk = start[k], size[k]
+            for i in range(lo, lo + nk):
+                pick = lo + np.intp(rand[b, i] * nk)
+                us = u[pick]
+                if hajek:
+                    ws = w[pick]
+                    wu = ws * us
+                    s0 += ws
+                    s1 += wu
+                    s2 += wu * wu
+                    s3 += wu * ws
+                    s4 += ws * ws
+                else:
+                    s1 += us
+                    s2 += us * us
+            n = np.float64(nk)
             if hajek:
-                ws = w[pick]
-                wu = ws * us
-                s0[k] += ws
-                s1[k] += wu
-                s2[k] += wu * wu
-                s3[k] += wu * ws
-                s4[k] += ws * ws
-            else:
-                s1[k] += us
-                s2[k] += us * us
-        for k in range(m):
-            if hajek:
-                mean = s1[k] / s0[k]
+                mean = s1 / s0
                 # sum w^2 (u - mean)^2 from sums of w^2 u^2, w^2 u and w^2
-                ss = s2[k] - 2.0 * mean * s3[k] + mean * mean * s4[k]
-                var = max(ss, 0.0) / (s0[k] * s0[k])
+                ss = s2 - 2.0 * mean * s3 + mean * mean * s4
+                var = max(ss, 0.0) / (s0 * s0)
             else:
-                mean = s1[k] / n[k]
-                var = max(s2[k] / n[k] - mean * mean, 0.0) / n[k]
-            se = np.sqrt(var * n[k] / max(n[k] - 1.0, 1.0))
+                mean = s1 / n
+                var = max(s2 / n - mean * mean, 0.0) / n
+            se = np.sqrt(var * n / max(n - 1.0, 1.0))
             diff = abs(mean)
             # a resample of one repeated item has se 0: |T| is infinite unless it hits
             # the estimate exactly

@@ -28,13 +28,10 @@ def loo_alpha(Z: np.ndarray, y: np.ndarray, alphas: tuple[float, ...]) -> float:
     yc = y - y.mean()
     lam, V = np.linalg.eigh(Zc.T @ Zc)
     U = Zc @ V
-    Uy, U2 = U.T @ yc, U * U
-    scores = []
-    for a in alphas:
-        d = 1.0 / (lam + a)
-        loo = (yc - U @ (d * Uy)) / (1.0 - (1.0 / n + U2 @ d))
-        scores.append(float(np.mean(loo * loo)))
-    return float(alphas[int(np.argmin(scores))])
+    D = 1.0 / (lam[:, None] + np.asarray(alphas)[None, :])  # features x penalties
+    fitted = U @ (D * (U.T @ yc)[:, None])
+    loo = (yc[:, None] - fitted) / (1.0 - (1.0 / n + (U * U) @ D))
+    return float(alphas[int(np.argmin(np.mean(loo * loo, axis=0)))])
 
 
 def fit_ridge_loo(

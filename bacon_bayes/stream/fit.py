@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from bacon_bayes.calibrator import Calibrator, label_bounds, quantile_grid
 from bacon_bayes.crossfit import CrossFitResult, cross_fit, make_folds
@@ -343,7 +344,8 @@ def fit_stream(
     fs = feats.feature_set(lab.scores)
     model, name, engine = calibrator._resolve_model(pool, fs)
     fold_ids = make_folds(np.ones(len(lab), dtype=bool), calibrator.folds, calibrator.seed)
-    cf = cross_fit(model, fs.X, lab.y, fold_ids=fold_ids, pi=lab.pi)
+    with threadpool_limits(1, user_api="blas"):  # small problems: threads cost more
+        cf = cross_fit(model, fs.X, lab.y, fold_ids=fold_ids, pi=lab.pi)
     levels_arr = None if pool.outcome.levels is None else np.asarray(pool.outcome.levels)
     grid = quantile_grid(pool.outcome, lab.y, cf.mean) if quantiles else None
     half = None
