@@ -199,6 +199,40 @@ def test_guessed_cuts_of_the_extremes_give_the_in_memory_features(tmp_path, monk
         close(t, cal.estimate_groups(0.05, True, method))
 
 
+def test_the_judge_mean_surrogate_streams_as_in_memory(pools):
+    """With ``surrogates=["judge_mean"]`` (the Bayesian engine's default) the streamed AEE
+    mean and group means combine the model's surrogate and the judge mean as in memory
+    (the judge mean's sums over the pool from the first pass); quantiles use the model's
+    own surrogate, noted as in memory; other extra surrogates are refused."""
+    df, path, _, _ = pools
+    pool = EvalPool.from_frame(
+        df, label="label", judges=JUDGES, outcome="continuous", group="grp", propensity="pi"
+    )
+    cal = Calibrator(engine="freq", seed=1, surrogates=["judge_mean"]).fit(pool)
+    kw = dict(label="label", judges=["j*"], group="grp", propensity="pi", chunk_rows=500)
+    res = estimate_stream(
+        path, Calibrator(engine="freq", seed=1, surrogates=["judge_mean"]), progress=False,
+        quantiles=[0.5], **kw,
+    )  # fmt: skip
+    aee = res.means[0]
+    ref = cal.estimate_mean(0.05, "aee")
+    close(aee, ref)
+    assert len(aee.details["power_lambda"]) == 2
+    assert aee.details["surrogates"] == ref.details["surrogates"] == ["ridge (freq)", "judge_mean"]
+    np.testing.assert_allclose(aee.details["power_lambda"], ref.details["power_lambda"], rtol=RTOL)
+    plain = Calibrator(engine="freq", seed=1).fit(pool).estimate_mean(0.05, "aee")
+    assert abs(aee.estimate - plain.estimate) > 1e-6  # the extra surrogate changes it
+    table = res.groups[0]
+    ref_t = cal.estimate_groups(0.05, True, "aee")
+    close(table, ref_t)
+    np.testing.assert_allclose(table.critical_value, ref_t.critical_value, rtol=RTOL)
+    assert table.details["surrogates"] == ref_t.details["surrogates"]
+    q = res.quantiles[0.5][0]
+    assert q.details["surrogates_note"] == "quantiles use the model's own surrogate only"
+    with pytest.raises(ValidationError, match="not streamed"):
+        estimate_stream(path, Calibrator(engine="freq", surrogates=["hurdle"]), **kw)
+
+
 def test_items_out_equal_the_in_memory_item_scores(pools):
     _, _, cal, res = pools
     items = pd.read_parquet(res.items_out)

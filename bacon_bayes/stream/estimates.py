@@ -19,6 +19,7 @@ import pandas as pd
 
 from bacon_bayes.calibrator import MIN_GROUP_LABELS
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate.combine import combined_core, min_labels
 from bacon_bayes.estimate.core import _estimate, mean_core
 from bacon_bayes.estimate.groups import _table, group_means_from_sums
 from bacon_bayes.estimate.quantile import _quantile_from_cdf
@@ -78,13 +79,25 @@ def mean_estimates(fit: StreamFit, scan: Scan, sums: Sums, alpha: float) -> list
     pi = design_pi(fit, scan, np.zeros(len(lab), dtype=np.intp), _one_domain(scan))
     P = _model_sums(sums, len(cf.models)).sum(axis=0)
     f_sum = float(cf.mean.sum() + (cf.weights * P).sum())
-    theta, var, lam, n = mean_core(
-        lab.y, cf.mean, pi, f_sum, N, power_tuning=fit.calibrator.power_tuning, **kw
-    )
-    aee = _estimate(
-        "mean", "aee", float(theta), float(var), int(n), N, alpha, power_lambda=float(lam),
-        target=kw["target"],
-    )  # fmt: skip
+    tuning = fit.calibrator.power_tuning
+    if fit.extras:  # as estimate.aee_mean with an (N, 1 + k) surrogate matrix
+        f_lab = fit.labeled_surrogates()
+        _check_extras(fit, f_lab.shape[1], tuning)
+        f_sums = np.array([f_sum, float(judge_sums(scan.groups).sum())])
+        theta, var, lam, n, df = combined_core(
+            lab.y, f_lab, pi, f_sums, N, power_tuning=tuning, **kw
+        )
+        aee = _estimate(
+            "mean", "aee", float(theta), float(var), int(df) + 1, N, alpha, n_labeled=int(n),
+            power_lambda=[float(v) for v in lam], target=kw["target"],
+        )  # fmt: skip
+        aee = _noted(aee, fit)
+    else:
+        theta, var, lam, n = mean_core(lab.y, cf.mean, pi, f_sum, N, power_tuning=tuning, **kw)
+        aee = _estimate(
+            "mean", "aee", float(theta), float(var), int(n), N, alpha, power_lambda=float(lam),
+            target=kw["target"],
+        )  # fmt: skip
     theta, var, _, n = mean_core(
         lab.y, np.zeros(len(lab)), pi, 0.0, N, power_tuning=False, **_settings(fit)
     )
@@ -95,6 +108,31 @@ def mean_estimates(fit: StreamFit, scan: Scan, sums: Sums, alpha: float) -> list
     se2 = m2 / (n_all - 1) / n_all if n_all > 1 else float("nan")
     naive = _estimate("mean", "naive", grand, se2, n_all, n_all, alpha, n_labeled=0)
     return [e.clip(*fit.bounds) for e in (aee, classical, naive)]
+
+
+def judge_sums(table: pd.DataFrame) -> np.ndarray:
+    """Per group of a first-pass table, the sum of the items' raw judge averages (the
+    judge-mean surrogate's sums)."""
+    return table["n"].to_numpy(dtype=float) * table["avg_mean"].to_numpy()
+
+
+def _check_extras(fit: StreamFit, k: int, tuning: bool) -> None:
+    """Enough labels to tune ``k`` surrogates' weights (as ``check_surrogates``)."""
+    n = len(fit.labeled)
+    if tuning and n < min_labels(k):
+        raise ValidationError(
+            f"{n} labels are too few to tune the weights of {k} surrogates (at least "
+            f"{min_labels(k)} are needed); label more items or combine fewer surrogates."
+        )
+
+
+def _noted(e: Any, fit: StreamFit, combined: bool = True) -> Any:
+    """The surrogates behind an AEE estimate, named as ``Calibrator`` names them."""
+    names = list(fit.surrogate_names if combined else fit.surrogate_names[:1])
+    note: dict[str, Any] = {"surrogates": names}
+    if not combined:
+        note["surrogates_note"] = "quantiles use the model's own surrogate only"
+    return replace(e, details={**e.details, **note})
 
 
 def _model_sums(sums: Sums, K: int) -> np.ndarray:
@@ -129,6 +167,8 @@ def quantile_estimates(
         est = _quantile_from_cdf(
             grid, theta, se, int(n[0]), N, q, alpha, discrete, method, target=kw["target"]
         )
+        if aee and fit.extras:
+            est = _noted(est, fit, combined=False)
         out.append(est.clip(*fit.bounds))
     return out
 
@@ -158,17 +198,23 @@ def group_estimates(
     shares = np.where(tot > 0, mass / np.where(tot > 0, tot, 1.0), cf.weights)
     lab_sum = np.bincount(codes, weights=cf.mean, minlength=names.size)
     f_sums = lab_sum + (shares * P).sum(axis=1)
+    f_lab = fit.labeled_surrogates()
+    if fit.extras:
+        _check_extras(fit, f_lab.shape[1], fit.calibrator.power_tuning)
+        f_sums = np.column_stack([f_sums, judge_sums(table)])
     pi = design_pi(fit, scan, codes, table)
     n_g = table["n"].to_numpy(dtype=int)
     zeros = np.zeros(len(lab))
     with ThreadPoolExecutor(2) as pool:  # the bootstraps release the GIL: side by side
         aee_job = pool.submit(
-            _group_table, fit, names, codes, pi, cf.mean, f_sums, n_g, alpha, simultaneous, True
+            _group_table, fit, names, codes, pi, f_lab, f_sums, n_g, alpha, simultaneous, True
         )
         classical = _group_table(
             fit, names, codes, pi, zeros, np.zeros(names.size), n_g, alpha, simultaneous, False
         )
         aee = aee_job.result()
+    if fit.extras:
+        aee = _noted(aee, fit)
     classical = replace(classical, method="classical")
     var = table["avg_m2"].to_numpy() / np.maximum(n_g - 1, 1) / n_g
     naive = _table(
@@ -208,7 +254,7 @@ def _group_table(
         codes,
         names,
         f_sums,
-        float(f_sums.sum()),
+        f_sums.sum(axis=0),
         n_g,
         int(n_g.sum()),
         alpha=alpha,

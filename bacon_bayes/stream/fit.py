@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from bacon_bayes import surrogates as sur
 from bacon_bayes.calibrator import Calibrator, label_bounds, quantile_grid
 from bacon_bayes.crossfit import CrossFitResult, cross_fit, make_folds
 from bacon_bayes.errors import ValidationError
@@ -290,6 +291,21 @@ class StreamFit:
     model_name: str
     engine: str
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: extra surrogates combined with the model's (:mod:`bacon_bayes.surrogates`; the
+    #: judge mean only: its sums over the pool come from the first pass)
+    extras: tuple[str, ...] = ()
+
+    @property
+    def surrogate_names(self) -> tuple[str, ...]:
+        """The surrogates the AEE means combine (as ``Calibrator.surrogate_names_``)."""
+        return (f"{self.model_name} ({self.engine})", *self.extras)
+
+    def labeled_surrogates(self) -> np.ndarray:
+        """The labeled rows' surrogates: the out-of-fold model's (n,), or (n, 1 + k)
+        with the extras (the judge mean: the raw average of the row's scores)."""
+        if not self.extras:
+            return self.crossfit.mean
+        return np.column_stack([self.crossfit.mean, np.nanmean(self.labeled.scores, axis=1)])
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -343,6 +359,13 @@ def fit_stream(
     feats = FeatureStats.from_scan(scan, columns.judges, calibrator.winsor)
     fs = feats.feature_set(lab.scores)
     model, name, engine = calibrator._resolve_model(pool, fs)
+    extras = sur.resolve(calibrator.surrogates, name, engine)
+    for extra in extras:
+        if extra != sur.JUDGE_MEAN:
+            raise ValidationError(
+                f"surrogate {extra!r} is not streamed (only {sur.JUDGE_MEAN!r}); drop it "
+                "from surrogates or estimate in memory."
+            )
     fold_ids = make_folds(np.ones(len(lab), dtype=bool), calibrator.folds, calibrator.seed)
     with threadpool_limits(1, user_api="blas"):  # small problems: threads cost more
         cf = cross_fit(model, fs.X, lab.y, fold_ids=fold_ids, pi=lab.pi)
@@ -363,4 +386,4 @@ def fit_stream(
         bounds=label_bounds(pool.outcome, calibrator.scale),
         linear=linear_form(list(cf.models)),
     )
-    return StreamFit(shipped, pool, lab, cf, calibrator, name, engine, pool.notes)
+    return StreamFit(shipped, pool, lab, cf, calibrator, name, engine, pool.notes, extras)
