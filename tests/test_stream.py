@@ -233,6 +233,29 @@ def test_the_judge_mean_surrogate_streams_as_in_memory(pools):
         estimate_stream(path, Calibrator(engine="freq", surrogates=["hurdle"]), **kw)
 
 
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_item_ids_are_read_for_the_labeled_rows(tmp_path, fmt):
+    """With an item column the labeled rows carry their ids (read for those rows only)
+    and written item scores carry every item's id."""
+    df = frame(n=1200, seed=7)
+    df.insert(0, "id", [f"it{i:05d}" for i in range(len(df))])
+    folder = tmp_path / fmt
+    if fmt == "parquet":
+        write_dataset(df, folder, parts=2, row_group=300)
+    else:
+        folder.mkdir()
+        for k, part in enumerate(split(df, 2)):
+            part.to_csv(folder / f"p{k}.csv", index=False)
+    res = estimate_stream(
+        folder, Calibrator(engine="freq", seed=1), label="label", judges=["j*"], group="grp",
+        item="id", chunk_rows=250, progress=False, items_out=tmp_path / f"{fmt}.pq",
+    )  # fmt: skip
+    lab = df["label"].notna().to_numpy()
+    assert list(res.fit.labeled.items) == list(df["id"][lab])
+    assert list(res.fit.pool.ids) == list(df["id"][lab])
+    assert list(pd.read_parquet(res.items_out)["item"]) == list(df["id"])
+
+
 def test_items_out_equal_the_in_memory_item_scores(pools):
     _, _, cal, res = pools
     items = pd.read_parquet(res.items_out)

@@ -51,7 +51,7 @@ class LabeledRows:
             scores,
             None if chunk.pi is None else chunk.pi[lab],
             None if chunk.codes is None or names is None else names[chunk.codes[lab]],
-            None if chunk.items is None else chunk.items[lab],
+            chunk.items_at(lab),
         )
 
     def __len__(self) -> int:

@@ -378,12 +378,15 @@ def _group_codes(frame: Frame, columns: Columns, piece: Piece, start: int):
     return codes, names
 
 
-def _items(frame: Frame, columns: Columns) -> np.ndarray | None:
+def _items(frame: Frame, columns: Columns, rows: np.ndarray | None = None) -> np.ndarray | None:
+    """The item ids (of ``rows`` only, when given), or None without an item column."""
     if columns.item is None:
         return None
     if isinstance(frame, pd.DataFrame):
-        return frame[columns.item].to_numpy()
-    return frame.column(columns.item).to_numpy(zero_copy_only=False)
+        ids = frame[columns.item].to_numpy()
+        return ids if rows is None else ids[rows]
+    col = frame.column(columns.item)
+    return (col if rows is None else col.take(rows)).to_numpy(zero_copy_only=False)
 
 
 def to_chunk(frame: Frame, start: int, piece: Piece, columns: Columns) -> Chunk:
@@ -422,8 +425,8 @@ class RawChunk:
     of the first, labels (float64), one array per judge as stored (see
     :func:`~bacon_bayes.stream.kernels.column_tuple`), propensities, group codes per
     row (int32; all 0 without a group column) with their names (``[""]`` then),
-    whether there is a group column, item ids; and where the rows came from, to name a
-    bad value (:meth:`fail`)."""
+    whether there is a group column; and where the rows came from, to name a bad value
+    (:meth:`fail`) and to read the item ids of some rows (:meth:`items_at`)."""
 
     start: int
     y: np.ndarray
@@ -432,7 +435,6 @@ class RawChunk:
     group_codes: np.ndarray
     group_names: np.ndarray
     grouped: bool
-    items: np.ndarray | None
     frame: Frame
     piece: Piece
     columns: Columns
@@ -444,6 +446,10 @@ class RawChunk:
     @property
     def names(self) -> np.ndarray | None:
         return self.group_names if self.grouped else None
+
+    def items_at(self, rows: np.ndarray) -> np.ndarray | None:
+        """The item ids of ``rows`` (positions in the chunk), or None without the column."""
+        return _items(self.frame, self.columns, rows)
 
     def fail(self) -> None:
         """Raise the error that names the first unusable value (the sweep found one)."""
@@ -467,6 +473,4 @@ def raw_chunk(frame: Frame, start: int, piece: Piece, columns: Columns) -> RawCh
     grouped = codes is not None
     if codes is None or names is None:
         codes, names = np.zeros(n, dtype=np.int32), np.array([""])
-    return RawChunk(
-        start, y, cols, pi, codes, names, grouped, _items(frame, columns), frame, piece, columns
-    )
+    return RawChunk(start, y, cols, pi, codes, names, grouped, frame, piece, columns)
