@@ -3,6 +3,8 @@ Student-t rows), Bonferroni, and the studentised bootstrap within domains."""
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
 import numpy as np
@@ -110,14 +112,26 @@ def bootstrap_t_critical_values(
     else:
         wu = w * resid[order]
         u = wu - (np.bincount(g, weights=wu, minlength=m) / size)[g]
-    rng = np.random.default_rng(seed)
     abs_t = np.empty((n_boot, m))
-    step = max(1, int(4_000_000 // max(g.size, 1)))
     kernel = _resample_t()
-    for lo in range(0, n_boot, step):
-        hi = min(lo + step, n_boot)
-        # resample within each group, all groups at once (group sizes kept)
-        kernel(rng.random((hi - lo, g.size)), u, w, g, start, size, hajek, abs_t[lo:hi])
+    step = max(1, 262_144 // max(g.size, 1))  # blocks of uniforms that stay in cache
+
+    def resample(first: int, last: int) -> None:
+        # resamples first..last-1, all groups at once (group sizes kept); their uniforms
+        # are those of default_rng(seed) from resample `first` on (one 64-bit draw each)
+        bits = np.random.PCG64(seed)
+        bits.advance(int(first) * int(g.size))
+        rng = np.random.Generator(bits)
+        buf = np.empty((min(step, last - first), g.size))
+        for lo in range(first, last, step):
+            hi = min(lo + step, last)
+            rng.random(out=buf[: hi - lo])
+            kernel(buf[: hi - lo], u, w, g, start, size, hajek, abs_t[lo:hi])
+
+    parts = max(1, min(4, os.cpu_count() or 1, n_boot))
+    cuts = np.linspace(0, n_boot, parts + 1).astype(int)
+    with ThreadPoolExecutor(parts) as pool:  # the loop releases the GIL
+        list(pool.map(resample, cuts[:-1].tolist(), cuts[1:].tolist()))
     # "higher": no interpolation towards an infinite draw
     if method == "maxt" and m > 1:
         return np.full(m, np.quantile(abs_t.max(axis=1), 1.0 - alpha, method="higher"))

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.calibrator import MIN_GROUP_LABELS
+from bacon_bayes.calibrator import MIN_GROUP_LABELS, Calibrator
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.combine import combined_core, min_labels
 from bacon_bayes.estimate.core import _estimate, mean_core
@@ -25,22 +25,22 @@ from bacon_bayes.estimate.groups import _table, group_means_from_sums
 from bacon_bayes.estimate.quantile import _quantile_from_cdf
 from bacon_bayes.results import Estimate, EstimateTable
 from bacon_bayes.stream.fit import StreamFit, Sums
-from bacon_bayes.stream.scan import Scan
+from bacon_bayes.stream.scan import LabeledRows, Scan
 
 METHODS = ("aee", "classical", "naive")
 
 
-def _settings(fit: StreamFit) -> dict[str, Any]:
-    cal = fit.calibrator
+def _settings(cal: Calibrator) -> dict[str, Any]:
     return {"hajek": cal.hajek, "target": cal.target}
 
 
-def design_pi(fit: StreamFit, scan: Scan, codes: np.ndarray, table: pd.DataFrame) -> np.ndarray:
+def design_pi(
+    lab: LabeledRows, cal: Calibrator, scan: Scan, codes: np.ndarray, table: pd.DataFrame
+) -> np.ndarray:
     """Inclusion probabilities of the labeled rows, conditioned (Hajek form) on the
     realised number of labels per domain (``codes``: domain of each labeled row,
     ``table``: the first pass's per-domain statistics in code order); see
     ``bacon_bayes.estimate.core._conditional_pi``."""
-    lab = fit.labeled
     n, N = len(lab), scan.n_rows
     if lab.pi is None:
         pi = np.full(n, n / N)
@@ -50,7 +50,7 @@ def design_pi(fit: StreamFit, scan: Scan, codes: np.ndarray, table: pd.DataFrame
         expected = table["pi_sum"].to_numpy(dtype=float)
     else:
         return lab.pi
-    if not fit.calibrator.hajek:
+    if not cal.hajek:
         return pi
     n_lab = np.bincount(codes, minlength=len(table)).astype(float)
     scale = n_lab / np.maximum(expected, 1e-300)
@@ -74,9 +74,9 @@ def _one_domain(scan: Scan) -> pd.DataFrame:
 def mean_estimates(fit: StreamFit, scan: Scan, sums: Sums, alpha: float) -> list[Estimate]:
     """The pool mean: AEE, classical and naive (intervals intersected with the label's
     range, as :meth:`bacon_bayes.Calibrator.estimate_mean`)."""
-    lab, cf, kw = fit.labeled, fit.crossfit, _settings(fit)
+    lab, cf, kw = fit.labeled, fit.crossfit, _settings(fit.calibrator)
     N = scan.n_rows
-    pi = design_pi(fit, scan, np.zeros(len(lab), dtype=np.intp), _one_domain(scan))
+    pi = design_pi(lab, fit.calibrator, scan, np.zeros(len(lab), dtype=np.intp), _one_domain(scan))
     P = _model_sums(sums, len(cf.models)).sum(axis=0)
     f_sum = float(cf.mean.sum() + (cf.weights * P).sum())
     tuning = fit.calibrator.power_tuning
@@ -99,7 +99,7 @@ def mean_estimates(fit: StreamFit, scan: Scan, sums: Sums, alpha: float) -> list
             target=kw["target"],
         )  # fmt: skip
     theta, var, _, n = mean_core(
-        lab.y, np.zeros(len(lab)), pi, 0.0, N, power_tuning=False, **_settings(fit)
+        lab.y, np.zeros(len(lab)), pi, 0.0, N, power_tuning=False, **_settings(fit.calibrator)
     )
     classical = _estimate(
         "mean", "classical", float(theta), float(var), int(n), N, alpha, target=kw["target"]
@@ -150,9 +150,9 @@ def quantile_estimates(
     grid, cdf_sums = fit.model.grid, sums.cdf
     if grid is None or cdf_sums is None:
         raise ValidationError("the stream was fitted without a quantile grid; pass --quantile.")
-    lab, cf, kw = fit.labeled, fit.crossfit, _settings(fit)
+    lab, cf, kw = fit.labeled, fit.crossfit, _settings(fit.calibrator)
     N = scan.n_rows
-    pi = design_pi(fit, scan, np.zeros(len(lab), dtype=np.intp), _one_domain(scan))
+    pi = design_pi(lab, fit.calibrator, scan, np.zeros(len(lab), dtype=np.intp), _one_domain(scan))
     ind = (lab.y[None, :] <= grid[:, None]).astype(float)
     pis = np.broadcast_to(pi, ind.shape)
     discrete = fit.pool.outcome.discrete
@@ -173,21 +173,47 @@ def quantile_estimates(
     return out
 
 
-def group_estimates(
-    fit: StreamFit, scan: Scan, sums: Sums, alpha: float, simultaneous: str = "maxt"
-) -> list[EstimateTable]:
-    """Mean per group (AEE, classical, naive) with simultaneous intervals, as
-    :meth:`bacon_bayes.Calibrator.estimate_groups` (studentised bootstrap critical
-    values, intervals intersected with the label's range, none below
-    ``MIN_GROUP_LABELS`` labels)."""
-    lab, cf = fit.labeled, fit.crossfit
+def _domains(scan: Scan, lab: LabeledRows) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """The first pass's per-group table (sorted by name), the names and each labeled
+    row's group code."""
     if lab.groups is None:
         raise ValidationError("the stream has no group column; pass --group COL.")
     table = scan.groups.copy()
     table.index = table.index.astype(str)
     table = table.groupby(level=0).sum() if table.index.has_duplicates else table.sort_index()
     names = table.index.to_numpy()
-    codes = np.searchsorted(names, lab.groups.astype(str))
+    return table, names, np.searchsorted(names, lab.groups.astype(str))
+
+
+def classical_groups(
+    scan: Scan, lab: LabeledRows, cal: Calibrator, alpha: float, simultaneous: str = "maxt"
+) -> EstimateTable:
+    """The classical group means (labels only: computed while the fold models fit)."""
+    table, names, codes = _domains(scan, lab)
+    pi = design_pi(lab, cal, scan, codes, table)
+    n_g = table["n"].to_numpy(dtype=int)
+    zeros = np.zeros(len(lab))
+    t = _group_table(
+        lab, cal, names, codes, pi, zeros, np.zeros(names.size), n_g, alpha, simultaneous, False
+    )
+    return replace(t, method="classical")
+
+
+def group_estimates(
+    fit: StreamFit,
+    scan: Scan,
+    sums: Sums,
+    alpha: float,
+    simultaneous: str = "maxt",
+    classical: EstimateTable | None = None,
+) -> list[EstimateTable]:
+    """Mean per group (AEE, classical, naive) with simultaneous intervals, as
+    :meth:`bacon_bayes.Calibrator.estimate_groups` (studentised bootstrap critical
+    values, intervals intersected with the label's range, none below
+    ``MIN_GROUP_LABELS`` labels). ``classical``: :func:`classical_groups`, when computed
+    already."""
+    lab, cf, cal = fit.labeled, fit.crossfit, fit.calibrator
+    table, names, codes = _domains(scan, lab)
     K = len(cf.models)
     P = _model_sums(sums, K)
     P = pd.DataFrame(P, index=sums.groups.index.astype(str)).groupby(level=0).sum()
@@ -200,22 +226,22 @@ def group_estimates(
     f_sums = lab_sum + (shares * P).sum(axis=1)
     f_lab = fit.labeled_surrogates()
     if fit.extras:
-        _check_extras(fit, f_lab.shape[1], fit.calibrator.power_tuning)
+        _check_extras(fit, f_lab.shape[1], cal.power_tuning)
         f_sums = np.column_stack([f_sums, judge_sums(table)])
-    pi = design_pi(fit, scan, codes, table)
+    pi = design_pi(lab, cal, scan, codes, table)
     n_g = table["n"].to_numpy(dtype=int)
-    zeros = np.zeros(len(lab))
-    with ThreadPoolExecutor(2) as pool:  # the bootstraps release the GIL: side by side
-        aee_job = pool.submit(
-            _group_table, fit, names, codes, pi, f_lab, f_sums, n_g, alpha, simultaneous, True
+    with ThreadPoolExecutor(1) as pool:  # the bootstraps release the GIL: side by side
+        job = None
+        if classical is None:
+            job = pool.submit(classical_groups, scan, lab, cal, alpha, simultaneous)
+        aee = _group_table(
+            lab, cal, names, codes, pi, f_lab, f_sums, n_g, alpha, simultaneous, True
         )
-        classical = _group_table(
-            fit, names, codes, pi, zeros, np.zeros(names.size), n_g, alpha, simultaneous, False
-        )
-        aee = aee_job.result()
+        if job is not None:
+            classical = job.result()
+    assert classical is not None
     if fit.extras:
         aee = _noted(aee, fit)
-    classical = replace(classical, method="classical")
     var = table["avg_m2"].to_numpy() / np.maximum(n_g - 1, 1) / n_g
     naive = _table(
         "mean", "naive", names, table["avg_mean"].to_numpy(), np.diag(var), n_g, n_g, alpha,
@@ -235,7 +261,8 @@ def group_estimates(
 
 
 def _group_table(
-    fit: StreamFit,
+    lab: LabeledRows,
+    cal: Calibrator,
     names: np.ndarray,
     codes: np.ndarray,
     pi: np.ndarray,
@@ -248,7 +275,7 @@ def _group_table(
 ) -> EstimateTable:
     """Per-group AEE means (``bacon_bayes.estimate.aee_group_means`` on sums)."""
     return group_means_from_sums(
-        fit.labeled.y,
+        lab.y,
         f,
         pi,
         codes,
@@ -259,7 +286,7 @@ def _group_table(
         int(n_g.sum()),
         alpha=alpha,
         simultaneous=simultaneous,
-        power_tuning=fit.calibrator.power_tuning and tuning,
-        seed=fit.calibrator.seed,
-        **_settings(fit),
+        power_tuning=cal.power_tuning and tuning,
+        seed=cal.seed,
+        **_settings(cal),
     )
