@@ -13,12 +13,16 @@ from bacon_bayes.stream.source import Columns, Frame, Piece, raw_chunk, read_fra
 
 
 def _frames(
-    piece: Piece, columns: Columns, chunk_rows: int, frame: pd.DataFrame | None
+    piece: Piece,
+    columns: Columns,
+    chunk_rows: int,
+    frame: pd.DataFrame | None,
+    arrow_threads: bool = True,
 ) -> Iterator[tuple[int, Frame]]:
     """Frames of at most ``chunk_rows`` rows of a piece (read here, or a partition), each
     with its first global row."""
     if frame is None:
-        yield from read_frames(piece, columns, chunk_rows)
+        yield from read_frames(piece, columns, chunk_rows, arrow_threads)
         return
     for start in range(0, len(frame), chunk_rows):
         yield piece.start + start, frame.iloc[start : start + chunk_rows]
@@ -33,10 +37,12 @@ def scan_piece(
     acc: Scan | None = None,
     tick: Callable[[int], None] | None = None,
     guess: Guess | None = None,
+    arrow_threads: bool = True,
 ) -> Scan | None:
     """First-pass statistics of one piece, merged into ``acc`` (whose extremes bound
-    what can still be extreme); ``guess``: see :class:`~bacon_bayes.stream.scan.Guess`."""
-    for start, df in _frames(piece, columns, chunk_rows, frame):
+    what can still be extreme); ``guess``: see :class:`~bacon_bayes.stream.scan.Guess`;
+    ``arrow_threads``: see :func:`~bacon_bayes.stream.source.read_frames`."""
+    for start, df in _frames(piece, columns, chunk_rows, frame, arrow_threads):
         part = Scan.of(raw_chunk(df, start, piece, columns), keep, acc, guess=guess)
         acc = part if acc is None else acc.merge(part)
         if tick is not None:

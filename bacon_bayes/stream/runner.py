@@ -165,7 +165,7 @@ def run_local(
     scan: Scan | None = None
 
     def first(piece: Piece, guess: Guess | None) -> Scan | None:
-        return scan_piece(piece, columns, keep, chunk_rows, guess=guess)
+        return scan_piece(piece, columns, keep, chunk_rows, guess=guess, arrow_threads=threads <= 1)
 
     guess = guess_cuts(pieces, columns, keep, chunk_rows)
     for attempt in (guess, None) if guess is not None else (None,):

@@ -357,13 +357,13 @@ def keep_count(n_rows: int, winsor: tuple[float, float]) -> int:
 def exact_quantile(tail: np.ndarray, n: int, q: float, lowest: bool) -> float:
     """``np.quantile(x, q)`` of ``n`` values ``x`` from the kept extreme ``tail`` (its
     lowest values when ``lowest``, else its highest), with numpy's own arithmetic."""
-    s = np.sort(tail)
     v = (n - 1) * q
     prev = int(np.floor(v))
     nxt = min(prev + 1, n - 1)
     if v >= n - 1:
         prev = nxt = n - 1
-    shift = 0 if lowest else n - s.size  # tail holds order statistics shift, shift+1, ...
+    shift = 0 if lowest else n - tail.size  # tail holds order statistics shift, shift+1, ...
+    s = np.partition(tail, sorted({prev - shift, nxt - shift}))
     a, b = s[prev - shift], s[nxt - shift]
     g = v - np.floor(v)
     diff = b - a

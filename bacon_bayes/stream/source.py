@@ -237,9 +237,12 @@ def _check_present(path: Path, names: list[str], columns: Columns) -> None:
 Frame = Any  # a pyarrow RecordBatch (Parquet) or a pandas DataFrame (CSV, Dask partitions)
 
 
-def read_frames(piece: Piece, columns: Columns, chunk_rows: int) -> Iterator[tuple[int, Frame]]:
+def read_frames(
+    piece: Piece, columns: Columns, chunk_rows: int, arrow_threads: bool = True
+) -> Iterator[tuple[int, Frame]]:
     """The piece's rows in frames of at most ``chunk_rows`` rows, each with the global row
-    number of its first row."""
+    number of its first row (``arrow_threads``: decode a Parquet piece's columns on
+    pyarrow's threads; off when pieces are read on threads of their own)."""
     path = Path(piece.path)
     offset = piece.start
     try:
@@ -247,7 +250,10 @@ def read_frames(piece: Piece, columns: Columns, chunk_rows: int) -> Iterator[tup
         if piece.row_group is not None:
             pf = _parquet_file(path, columns)
             frames = pf.iter_batches(
-                batch_size=chunk_rows, row_groups=[piece.row_group], columns=columns.names
+                batch_size=chunk_rows,
+                row_groups=[piece.row_group],
+                columns=columns.names,
+                use_threads=arrow_threads,
             )
         else:
             dtype = {columns.group: "category"} if columns.group else None
