@@ -342,6 +342,12 @@ def _broken(tmp_path, how: str):
         part.to_parquet(victim, index=False)
     elif how == "missing":
         part.drop(columns="j2").to_parquet(victim, index=False)
+    elif how == "infinite":  # found by the compiled sweep, named by the checks
+        part.loc[part.index[23], "j2"] = -np.inf
+        part.to_parquet(victim, index=False)
+    elif how == "unscored":
+        part.loc[part.index[31], JUDGES] = np.nan
+        part.to_parquet(victim, index=False)
     else:
         victim.write_bytes(b"PAR1 this is not parquet")
     return path
@@ -352,6 +358,8 @@ def _broken(tmp_path, how: str):
     [
         ("text", ["part-1.parquet", "row 17", "'j1'", "'n/a'"]),
         ("missing", ["part-1.parquet", "no column 'j2'"]),
+        ("infinite", ["part-1.parquet", "row 23", "'j2'", "infinite"]),
+        ("unscored", ["part-1.parquet", "row 31", "no judge score"]),
         ("unreadable", ["part-1.parquet", "cannot be read"]),
     ],
 )

@@ -23,10 +23,10 @@ from bacon_bayes.compiled import njit_cached
 def _sweep(cols, codes, y, G, lo_cut, hi_cut, cap):  # pragma: no cover (compiled)
     J = len(cols)
     n = y.size
-    obs = np.zeros((J, G), np.int64)
+    missing = np.zeros((J, G), np.int64)
     total = np.zeros((J, G))
     row_sum = np.zeros(n)
-    row_obs = np.zeros(n, np.int32)
+    row_missing = np.zeros(n, np.int32)
     n_lo = np.zeros(J, np.int64)
     n_hi = np.zeros(J, np.int64)
     lo_val = np.empty((J, cap))
@@ -37,30 +37,34 @@ def _sweep(cols, codes, y, G, lo_cut, hi_cut, cap):  # pragma: no cover (compile
     j = 0
     for col in literal_unroll(cols):  # one judge's column at a time, its loop compiled apart
         lo, hi = lo_cut[j], hi_cut[j]
-        t, o = total[j], obs[j]
+        t, miss = total[j], missing[j]
         lv, lc, hv, hc = lo_val[j], lo_code[j], hi_val[j], hi_code[j]
         a = 0
         c = 0
         for i in range(n):
             x = np.float64(col[i])
+            g = codes[i]
             if x == x:
-                g = codes[i]
-                if x - x != 0.0:  # an infinite score
-                    bad = True
                 t[g] += x
-                o[g] += 1
                 row_sum[i] += x
-                row_obs[i] += 1
+                # -inf is at or below any cut, +inf at or above: checked here
                 if x <= lo:
+                    if x - x != 0.0:
+                        bad = True
                     if a < cap:
                         lv[a] = x
                         lc[a] = g
                     a += 1
                 if x >= hi:
+                    if x - x != 0.0:
+                        bad = True
                     if c < cap:
                         hv[c] = x
                         hc[c] = g
                     c += 1
+            else:  # missing scores are few: count those
+                miss[g] += 1
+                row_missing[i] += 1
         n_lo[j] = a
         n_hi[j] = c
         j += 1
@@ -71,7 +75,7 @@ def _sweep(cols, codes, y, G, lo_cut, hi_cut, cap):  # pragma: no cover (compile
         yi = y[i]
         if yi == yi and yi - yi != 0.0:  # an infinite label
             bad = True
-        k = row_obs[i]
+        k = J - row_missing[i]
         if k == 0:  # no score at all
             bad = True
             k = 1
@@ -84,6 +88,7 @@ def _sweep(cols, codes, y, G, lo_cut, hi_cut, cap):  # pragma: no cover (compile
     for i in range(n):
         d = avg[i] - mean[codes[i]]
         m2[codes[i]] += d * d
+    obs = count[None, :] - missing
     return (
         bad, count, obs.T.copy(), total.T.copy(), avg_sum, m2, n_lo, n_hi,
         lo_val, lo_code, hi_val, hi_code,
