@@ -11,6 +11,7 @@ models (:mod:`bacon_bayes.crossfit`); a labeled item's is its out-of-fold predic
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -353,10 +354,11 @@ def fit_stream(
     coverage of written item intervals (split-conformal half-width).
     """
     lab = scan.labeled
-    pool = labeled_pool(lab, columns, outcome, levels)
-    pool = replace(pool, label_name=columns.label)
+    with ThreadPoolExecutor(1) as side:  # the pool's checks beside the feature statistics
+        pool_job = side.submit(labeled_pool, lab, columns, outcome, levels)
+        feats = FeatureStats.from_scan(scan, columns.judges, calibrator.winsor)
+        pool = replace(pool_job.result(), label_name=columns.label)
     calibrator._check_scale(pool)
-    feats = FeatureStats.from_scan(scan, columns.judges, calibrator.winsor)
     fs = feats.feature_set(lab.scores)
     model, name, engine = calibrator._resolve_model(pool, fs)
     extras = sur.resolve(calibrator.surrogates, name, engine)
