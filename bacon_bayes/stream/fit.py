@@ -1,5 +1,6 @@
 """Fitting on the labeled rows of a stream, and the second pass: features with the
-statistics of the first pass, fold-model predictions and their sums per group.
+statistics of the first pass, fold-model predictions and their sums per group (for
+ridge fold models, the same sums from the first pass alone: :func:`first_pass_sums`).
 
 The fit equals the in-memory one (:meth:`bacon_bayes.Calibrator.fit`) on the same pool:
 the features use the same winsorising bounds, imputation values and missing-score
