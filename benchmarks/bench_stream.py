@@ -7,11 +7,14 @@ Writes (once; reused when present) a synthetic dataset with ``examples/make_big_
 
 1. the baseline: a plain ``pyarrow`` scan of the same columns (label, 8 judges, group),
    batch by batch, timed twice (before and after ``bacon``; the faster one is used);
-2. ``bacon estimate DATA --engine freq --group group`` (mean + groups) in a child
-   process, timed, with the child's peak resident memory (``ru_maxrss``);
+2. ``bacon estimate DATA --engine freq --group group`` (mean + groups; one pass over
+   the data: ridge fold models need no second) in a child process, timed, with the
+   child's peak resident memory (``ru_maxrss``) and CPU time (the scan's CPU time too:
+   on a shared machine the CPU ratio is the steadier figure);
 3. streaming prediction of the Bayesian engine (``--engine bayes`` fold models, fitted
    on 2,000 of the labels) against the frequentist one on the same 1,000,000 items (the
-   second pass's per-chunk work), in items per second.
+   second pass's per-chunk work), in items per second (``BACON_STREAM_BAYES=0`` skips
+   it).
 
 Run: ``python -m benchmarks stream`` (small: ``BACON_STREAM_ITEMS=10_000_000``).
 Targets (full size, 2 cores): peak RSS <= 2 GB, time <= 3x the pyarrow scan.
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -55,31 +59,40 @@ def dataset(items: int) -> Path:
     return folder
 
 
-def pyarrow_scan(folder: Path) -> float:
-    """Seconds to read the columns of every file, batch by batch (nothing kept)."""
+def _cpu(who: int) -> float:
+    r = resource.getrusage(who)
+    return r.ru_utime + r.ru_stime
+
+
+def pyarrow_scan(folder: Path) -> tuple[float, float]:
+    """Seconds and CPU seconds to read the columns of every file, batch by batch
+    (nothing kept)."""
     import pyarrow.parquet as pq
 
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), _cpu(resource.RUSAGE_SELF)
     rows = 0
     for path in sorted(folder.glob("*.parquet")):
         for batch in pq.ParquetFile(path).iter_batches(batch_size=1_000_000, columns=COLUMNS):
             rows += batch.num_rows
-    return time.perf_counter() - t
+    return time.perf_counter() - t, _cpu(resource.RUSAGE_SELF) - cpu
 
 
-def run_bacon(folder: Path) -> tuple[float, float, dict]:
-    """Seconds, peak RSS (GB) and JSON output of ``bacon estimate`` in a child process."""
+def run_bacon(folder: Path) -> tuple[float, float, float, dict]:
+    """Seconds, CPU seconds, peak RSS (GB) and JSON output of ``bacon estimate`` in a
+    child process."""
     args = ["estimate", str(folder), "--label", "label", "--judge", "judge_*"]
     args += ["--group", "group", "--engine", "freq", "--json"]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
+    cpu = _cpu(resource.RUSAGE_CHILDREN)
     out = subprocess.run(
         [sys.executable, "-c", CHILD, *args], capture_output=True, text=True, env=env
     )
+    cpu = _cpu(resource.RUSAGE_CHILDREN) - cpu
     if out.returncode != 0:
         raise RuntimeError(f"bacon estimate failed: {out.stderr[-2000:]}")
     line = next(s for s in out.stderr.splitlines() if s.startswith("BENCH "))
     _, secs, rss_kb = line.split()
-    return float(secs), int(rss_kb) / 1e6, json.loads(out.stdout)
+    return float(secs), cpu, int(rss_kb) / 1e6, json.loads(out.stdout)
 
 
 def predict_rates(folder: Path, n_items: int = 1_000_000) -> dict[str, float]:
@@ -123,19 +136,29 @@ def main() -> None:
     items = int(os.environ.get("BACON_STREAM_ITEMS", "100_000_000").replace("_", ""))
     folder = dataset(items)
     truth = json.loads((folder / "TRUTH.json").read_text())
-    scan1 = pyarrow_scan(folder)
-    secs, rss, out = run_bacon(folder)
-    scan2 = pyarrow_scan(folder)
-    base = min(scan1, scan2)
+    load = os.getloadavg()[0]
+    scan1, cpu1 = pyarrow_scan(folder)
+    secs, cpu, rss, out = run_bacon(folder)
+    scan2, cpu2 = pyarrow_scan(folder)
+    base, base_cpu = min(scan1, scan2), min(cpu1, cpu2)
     aee = out["mean"]["aee"]
     print(f"N = {items:,} items, {out['n_labeled']:,} labeled, {JUDGES} judges, {GROUPS} groups")
-    print(f"pyarrow scan of {len(COLUMNS)} columns  {scan1:7.1f} s / {scan2:7.1f} s (baseline)")
-    print(f"bacon estimate (freq, mean+groups) {secs:7.1f} s   {secs / base:5.2f}x the scan")
+    print(f"load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
+    print(
+        f"pyarrow scan of {len(COLUMNS)} columns  {scan1:7.1f} s / {scan2:7.1f} s (baseline), "
+        f"CPU {cpu1:.1f} s / {cpu2:.1f} s"
+    )
+    print(
+        f"bacon estimate (freq, mean+groups) {secs:7.1f} s   {secs / base:5.2f}x the scan; "
+        f"CPU {cpu:.1f} s, {cpu / base_cpu:5.2f}x the scan's"
+    )
     print(f"  peak RSS                          {rss:7.2f} GB  (target <= 2 GB)")
     print(
         f"  AEE mean {aee['estimate']:.5f} [{aee['ci_low']:.5f}, {aee['ci_high']:.5f}], "
         f"true pool mean {truth['mean']:.5f}"
     )
+    if os.environ.get("BACON_STREAM_BAYES", "1") == "0":
+        return
     rates = predict_rates(folder)
     print(f"second-pass prediction, freq   {rates['freq']:12,.0f} items/s")
     print(

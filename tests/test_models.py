@@ -27,6 +27,31 @@ def check_distribution(model, X, grid):
     assert np.all(model.predict_var(X) >= 0)
 
 
+def test_ridge_penalty_by_leave_one_out_is_ridgecvs_choice():
+    """``loo_alpha`` picks RidgeCV's penalty (its leave-one-out errors in closed form),
+    and the ridge fitted at it has RidgeCV's coefficients."""
+    from sklearn.linear_model import RidgeCV
+    from sklearn.preprocessing import StandardScaler
+
+    from bacon_bayes.outcome.base import RIDGE_ALPHAS, fit_ridge_loo, loo_alpha
+
+    r = np.random.default_rng(1)
+    chosen = set()
+    for n, p, signal, noise in [(30, 2, 0.01, 3.0), (60, 5, 1.0, 1.0), (500, 9, 0.05, 5.0),
+                                (5000, 3, 1.0, 0.1), (200, 11, 0.2, 2.0)]:  # fmt: skip
+        X = r.standard_normal((n, p)) * r.uniform(0.1, 5.0, p)
+        X[:, 0] += r.standard_t(2, n)
+        y = X @ (signal * r.standard_normal(p)) + noise * r.standard_normal(n)
+        Z = StandardScaler().fit_transform(X)
+        ref = RidgeCV(alphas=RIDGE_ALPHAS).fit(Z, y)
+        assert loo_alpha(Z, y, RIDGE_ALPHAS) == ref.alpha_
+        chosen.add(ref.alpha_)
+        _, ridge, _ = fit_ridge_loo(X, y)
+        np.testing.assert_allclose(ridge.coef_, ref.coef_, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(ridge.intercept_, ref.intercept_, rtol=1e-9, atol=1e-12)
+    assert len(chosen) >= 3  # small and large penalties both chosen
+
+
 def test_ridge_mean_and_heavy_tailed_predictive(data):
     X, latent, rng = data
     y = 2 + latent + 0.3 * rng.standard_t(3, latent.size)

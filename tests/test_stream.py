@@ -59,7 +59,7 @@ def in_memory(df: pd.DataFrame, outcome: str = "continuous") -> Calibrator:
     return Calibrator(engine="freq", seed=1).fit(pool)
 
 
-def streamed(path, outcome: str = "continuous", threads: int = 2, **kw):
+def streamed(path, outcome: str = "continuous", threads: int = 2, chunk_rows=500, **kw):
     return estimate_stream(
         path,
         Calibrator(engine="freq", seed=1),
@@ -68,7 +68,7 @@ def streamed(path, outcome: str = "continuous", threads: int = 2, **kw):
         outcome=outcome,
         group="grp",
         propensity="pi",
-        chunk_rows=500,
+        chunk_rows=chunk_rows,
         progress=False,
         threads=threads,
         **kw,
@@ -142,6 +142,120 @@ def test_streamed_estimates_equal_the_in_memory_ones(pools):
     assert res.means[0].ci_low < res.means[0].estimate < res.means[0].ci_high
 
 
+def test_ridge_folds_need_no_second_pass_and_give_its_sums(pools, monkeypatch):
+    """Without quantiles or item scores, the ridge fold models' sums come from the first
+    pass alone (clipped sums from the kept extremes, imputed and missing-indicator
+    columns, labeled rows taken away): the second pass's sums and the in-memory
+    estimates."""
+    _, path, cal, two = pools
+    from bacon_bayes.stream import runner
+
+    def no_second_pass(*args, **kw):
+        raise AssertionError("second pass run")
+
+    monkeypatch.setattr(runner, "predict_piece", no_second_pass)
+    one = streamed(path)
+    K = len(one.fit.crossfit.models)
+    cols = [f"p{k}" for k in range(K)] + ["n_unlabeled"]
+    a = one.sums.groups[cols].sort_index()
+    b = two.sums.groups[cols].sort_index()
+    assert list(a.index) == list(b.index) == ["a", "b", "c", "d"]
+    np.testing.assert_allclose(a.to_numpy(), b.to_numpy(), rtol=1e-12)
+    for e, method in zip(one.means, ("aee", "classical", "naive"), strict=True):
+        close(e, cal.estimate_mean(0.05, method))
+    for t, method in zip(one.groups, ("aee", "classical", "naive"), strict=True):
+        close(t, cal.estimate_groups(0.05, True, method))
+
+
+@pytest.mark.parametrize("order", ["shuffled", "sorted"])
+def test_guessed_cuts_of_the_extremes_give_the_in_memory_features(tmp_path, monkeypatch, order):
+    """A pass gathers only the scores beyond cuts guessed from its first chunk; when the
+    guess fails (rows sorted by a judge's score: the first chunk holds the lowest), the
+    pass is run again without it. Either way: the in-memory features and estimates."""
+    from bacon_bayes.stream import passes, runner
+
+    df = frame(n=24_000, seed=6)
+    if order == "sorted":
+        df = df.sort_values("j0", kind="stable").reset_index(drop=True)
+    path = write_dataset(df, tmp_path / order, parts=2, row_group=4000)
+    calls = []
+    monkeypatch.setattr(
+        runner,
+        "scan_piece",
+        lambda *a, **kw: calls.append(kw["guess"]) or passes.scan_piece(*a, **kw),
+    )
+    res = streamed(path, chunk_rows=2000)
+    n_pieces = len(calls) // (2 if order == "sorted" else 1)
+    assert calls[0] is not None and all(g is not None for g in calls[:n_pieces])
+    assert calls[n_pieces:] == ([None] * n_pieces if order == "sorted" else [])
+    cal = in_memory(df)
+    ref = build_features(cal.pool_)
+    np.testing.assert_allclose(
+        res.fit.model.features.transform(df[JUDGES].to_numpy()), ref.X, rtol=1e-13, atol=0
+    )
+    for e, method in zip(res.means, ("aee", "classical", "naive"), strict=True):
+        close(e, cal.estimate_mean(0.05, method))
+    for t, method in zip(res.groups, ("aee", "classical", "naive"), strict=True):
+        close(t, cal.estimate_groups(0.05, True, method))
+
+
+def test_the_judge_mean_surrogate_streams_as_in_memory(pools):
+    """With ``surrogates=["judge_mean"]`` (the Bayesian engine's default) the streamed AEE
+    mean and group means combine the model's surrogate and the judge mean as in memory
+    (the judge mean's sums over the pool from the first pass); quantiles use the model's
+    own surrogate, noted as in memory; other extra surrogates are refused."""
+    df, path, _, _ = pools
+    pool = EvalPool.from_frame(
+        df, label="label", judges=JUDGES, outcome="continuous", group="grp", propensity="pi"
+    )
+    cal = Calibrator(engine="freq", seed=1, surrogates=["judge_mean"]).fit(pool)
+    kw = dict(label="label", judges=["j*"], group="grp", propensity="pi", chunk_rows=500)
+    res = estimate_stream(
+        path, Calibrator(engine="freq", seed=1, surrogates=["judge_mean"]), progress=False,
+        quantiles=[0.5], **kw,
+    )  # fmt: skip
+    aee = res.means[0]
+    ref = cal.estimate_mean(0.05, "aee")
+    close(aee, ref)
+    assert len(aee.details["power_lambda"]) == 2
+    assert aee.details["surrogates"] == ref.details["surrogates"] == ["ridge (freq)", "judge_mean"]
+    np.testing.assert_allclose(aee.details["power_lambda"], ref.details["power_lambda"], rtol=RTOL)
+    plain = Calibrator(engine="freq", seed=1).fit(pool).estimate_mean(0.05, "aee")
+    assert abs(aee.estimate - plain.estimate) > 1e-6  # the extra surrogate changes it
+    table = res.groups[0]
+    ref_t = cal.estimate_groups(0.05, True, "aee")
+    close(table, ref_t)
+    np.testing.assert_allclose(table.critical_value, ref_t.critical_value, rtol=RTOL)
+    assert table.details["surrogates"] == ref_t.details["surrogates"]
+    q = res.quantiles[0.5][0]
+    assert q.details["surrogates_note"] == "quantiles use the model's own surrogate only"
+    with pytest.raises(ValidationError, match="not streamed"):
+        estimate_stream(path, Calibrator(engine="freq", surrogates=["hurdle"]), **kw)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_item_ids_are_read_for_the_labeled_rows(tmp_path, fmt):
+    """With an item column the labeled rows carry their ids (read for those rows only)
+    and written item scores carry every item's id."""
+    df = frame(n=1200, seed=7)
+    df.insert(0, "id", [f"it{i:05d}" for i in range(len(df))])
+    folder = tmp_path / fmt
+    if fmt == "parquet":
+        write_dataset(df, folder, parts=2, row_group=300)
+    else:
+        folder.mkdir()
+        for k, part in enumerate(split(df, 2)):
+            part.to_csv(folder / f"p{k}.csv", index=False)
+    res = estimate_stream(
+        folder, Calibrator(engine="freq", seed=1), label="label", judges=["j*"], group="grp",
+        item="id", chunk_rows=250, progress=False, items_out=tmp_path / f"{fmt}.pq",
+    )  # fmt: skip
+    lab = df["label"].notna().to_numpy()
+    assert list(res.fit.labeled.items) == list(df["id"][lab])
+    assert list(res.fit.pool.ids) == list(df["id"][lab])
+    assert list(pd.read_parquet(res.items_out)["item"]) == list(df["id"])
+
+
 def test_items_out_equal_the_in_memory_item_scores(pools):
     _, _, cal, res = pools
     items = pd.read_parquet(res.items_out)
@@ -204,6 +318,9 @@ def test_dask_cluster_on_loopback_equals_the_local_stream(pools, tmp_path):
         Client(cluster) as client,
     ):  # fmt: skip
         res = streamed(path, quantiles=[0.5], scheduler=client, items_out=tmp_path / "items")
+        one = streamed(path, scheduler=client)  # ridge folds: the first pass only
+    for a, b in zip(one.means + one.groups, local.means + local.groups, strict=True):
+        close(a, b)
     for a, b in zip(res.means, local.means, strict=True):
         close(a, b)
     for a, b in zip(res.groups, local.groups, strict=True):
@@ -225,6 +342,12 @@ def _broken(tmp_path, how: str):
         part.to_parquet(victim, index=False)
     elif how == "missing":
         part.drop(columns="j2").to_parquet(victim, index=False)
+    elif how == "infinite":  # found by the compiled sweep, named by the checks
+        part.loc[part.index[23], "j2"] = -np.inf
+        part.to_parquet(victim, index=False)
+    elif how == "unscored":
+        part.loc[part.index[31], JUDGES] = np.nan
+        part.to_parquet(victim, index=False)
     else:
         victim.write_bytes(b"PAR1 this is not parquet")
     return path
@@ -235,6 +358,8 @@ def _broken(tmp_path, how: str):
     [
         ("text", ["part-1.parquet", "row 17", "'j1'", "'n/a'"]),
         ("missing", ["part-1.parquet", "no column 'j2'"]),
+        ("infinite", ["part-1.parquet", "row 23", "'j2'", "infinite"]),
+        ("unscored", ["part-1.parquet", "row 31", "no judge score"]),
         ("unreadable", ["part-1.parquet", "cannot be read"]),
     ],
 )

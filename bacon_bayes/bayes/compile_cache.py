@@ -6,8 +6,9 @@ nutpie's functions of the PyMC model), numba the judge density used from
 :data:`~bacon_bayes.bayes.defaults.NUMBA_JUDGE_SCORES` judge scores on. Both are kept
 in a user cache directory so that later processes load them instead:
 
-* the directory is ``$BACON_CACHE_DIR`` when set, else ``$XDG_CACHE_HOME/bacon_bayes``,
-  else ``~/.cache/bacon_bayes``; JAX's entries go to ``jax/``, numba's to ``numba/``;
+* the directory (:func:`bacon_bayes.compiled.cache_dir`) is ``$BACON_CACHE_DIR`` when
+  set, else ``$XDG_CACHE_HOME/bacon_bayes``, else ``~/.cache/bacon_bayes``; JAX's
+  entries go to ``jax/``, numba's to ``numba/``;
 * ``BACON_CACHE=0`` (or ``off``, ``false``, ``no``) turns both off;
 * a JAX cache the user configured (``JAX_COMPILATION_CACHE_DIR`` or
   ``jax.config.update("jax_compilation_cache_dir", ...)``) is kept as it is.
@@ -20,14 +21,11 @@ draws as freshly compiled code (``tests/bayes/test_compile_cache.py``).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import Any, ClassVar
+
+from bacon_bayes.compiled import OFF_VALUES, cache_dir, numba_function_cache
 
 __all__ = ["OFF_VALUES", "cache_dir", "enable_jax_cache", "numba_function_cache"]
-
-#: Values of ``BACON_CACHE`` that turn the compiled-code cache off.
-OFF_VALUES = frozenset({"0", "off", "false", "no"})
 
 #: JAX compilations shorter than this are not written (most of ours take 0.1-1 s,
 #: under JAX's own default threshold of 1 s, so that default would keep almost none).
@@ -36,18 +34,6 @@ JAX_MIN_COMPILE_SECS = 0.0
 #: At most this many bytes in our JAX cache directory (JAX drops the least recently used
 #: entries beyond it; one cross-fit of the benchmark data writes about 160 kB).
 JAX_MAX_BYTES = 512 * 2**20
-
-
-def cache_dir() -> Path | None:
-    """The compiled-code cache directory, or None when ``BACON_CACHE`` turns it off."""
-    if os.environ.get("BACON_CACHE", "").strip().lower() in OFF_VALUES:
-        return None
-    given = os.environ.get("BACON_CACHE_DIR", "").strip()
-    if given:
-        return Path(given).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
-    base = Path(xdg) if xdg else Path.home() / ".cache"
-    return base / "bacon_bayes"
 
 
 def _repair_jax_cache(path: Path) -> None:
@@ -93,39 +79,3 @@ def enable_jax_cache() -> str | None:
     jax.config.update("jax_compilation_cache_max_size", JAX_MAX_BYTES)
     jax.config.update("jax_compilation_cache_dir", str(path))
     return str(path)
-
-
-def numba_function_cache(py_func: Any) -> Any:
-    """A numba cache for ``py_func`` in ``cache_dir() / "numba"`` (set it as the
-    dispatcher's ``_cache``), or None when the cache is off or not writable.
-
-    numba's own ``cache=True`` writes beside the source file (inside site-packages)
-    or into ``NUMBA_CACHE_DIR``; this keeps our functions with the rest of the cache.
-    """
-    root = cache_dir()
-    if root is None:
-        return None
-    from numba.core import caching
-
-    directory = root / "numba"
-
-    class Locator(caching.UserProvidedCacheLocator):
-        def __init__(self, func: Any, py_file: str) -> None:
-            super().__init__(func, py_file)
-            self._cache_path = str(directory / self.get_suitable_cache_subpath(py_file))
-
-        @classmethod
-        def from_function(cls, func: Any, py_file: str) -> Any:
-            # the source-file check and writability test, without numba's CACHE_DIR test
-            return super(caching.UserProvidedCacheLocator, cls).from_function(func, py_file)
-
-    class Impl(caching.CompileResultCacheImpl):
-        _locator_classes: ClassVar[list] = [Locator]
-
-    class Cache(caching.FunctionCache):
-        _impl_class = Impl
-
-    try:
-        return Cache(py_func)
-    except RuntimeError:  # no locator: the directory is not writable
-        return None

@@ -3,11 +3,14 @@ Student-t rows), Bonferroni, and the studentised bootstrap within domains."""
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
 import numpy as np
 from scipy import stats
 
+from bacon_bayes.compiled import njit_cached
 from bacon_bayes.errors import ValidationError
 
 
@@ -109,38 +112,78 @@ def bootstrap_t_critical_values(
     else:
         wu = w * resid[order]
         u = wu - (np.bincount(g, weights=wu, minlength=m) / size)[g]
-    n = size.astype(float)
-    rng = np.random.default_rng(seed)
     abs_t = np.empty((n_boot, m))
-    step = max(1, int(4_000_000 // max(g.size, 1)))
-    for lo in range(0, n_boot, step):
-        hi = min(lo + step, n_boot)
-        # resample within each group, all groups at once (group sizes kept)
-        pick = start[g] + (rng.random((hi - lo, g.size)) * size[g]).astype(np.intp)
-        us = u[pick]
-        if hajek:
-            ws = w[pick]
-            s_w = np.add.reduceat(ws, start, axis=1)
-            wu_s = ws * us
-            mean = np.add.reduceat(wu_s, start, axis=1) / s_w
-            # sum w^2 (u - mean)^2 from sums of w^2 u^2, w^2 u and w^2
-            ss = (
-                np.add.reduceat(wu_s * wu_s, start, axis=1)
-                - 2.0 * mean * np.add.reduceat(wu_s * ws, start, axis=1)
-                + mean * mean * np.add.reduceat(ws * ws, start, axis=1)
-            )
-            var = np.maximum(ss, 0.0) / (s_w * s_w)
-        else:
-            mean = np.add.reduceat(us, start, axis=1) / n
-            var = np.maximum(np.add.reduceat(us * us, start, axis=1) / n - mean * mean, 0.0) / n
-        se = np.sqrt(var * n / np.maximum(n - 1.0, 1.0))
-        diff = np.abs(mean)
-        # a resample of one repeated item has se 0: |T| is infinite unless it hits
-        # the estimate exactly
-        with np.errstate(divide="ignore", invalid="ignore"):
-            abs_t[lo:hi] = np.where(se > 0, diff / se, np.where(diff > 1e-12, np.inf, 0.0))
+    kernel = _resample_t()
+    step = max(1, 262_144 // max(g.size, 1))  # blocks of uniforms that stay in cache
+
+    def resample(first: int, last: int) -> None:
+        # resamples first..last-1, all groups at once (group sizes kept); their uniforms
+        # are those of default_rng(seed) from resample `first` on (one 64-bit draw each)
+        bits = np.random.PCG64(seed)
+        bits.advance(int(first) * int(g.size))
+        rng = np.random.Generator(bits)
+        buf = np.empty((min(step, last - first), g.size))
+        for lo in range(first, last, step):
+            hi = min(lo + step, last)
+            rng.random(out=buf[: hi - lo])
+            kernel(buf[: hi - lo], u, w, g, start, size, hajek, abs_t[lo:hi])
+
+    parts = max(1, min(4, os.cpu_count() or 1, n_boot))
+    cuts = np.linspace(0, n_boot, parts + 1).astype(int)
+    with ThreadPoolExecutor(parts) as pool:  # the loop releases the GIL
+        list(pool.map(resample, cuts[:-1].tolist(), cuts[1:].tolist()))
     # "higher": no interpolation towards an infinite draw
     if method == "maxt" and m > 1:
         return np.full(m, np.quantile(abs_t.max(axis=1), 1.0 - alpha, method="higher"))
     level = 1.0 - (alpha / m if method == "bonferroni" else alpha)
     return np.quantile(abs_t, level, axis=0, method="higher")
+
+
+def _resample_t_py(rand, u, w, g, start, size, hajek, out):  # pragma: no cover (compiled)
+    """``|T*|`` of each group in each resample (rows of ``rand``): item ``i`` of the
+    resample (items sorted by group ``g``) is ``start[g_i] + floor(rand[b, i] *
+    size[g_i])``; the resample's weighted (``hajek``) or plain mean of ``u`` over its
+    standard error."""
+    for b in range(rand.shape[0]):
+        for k in range(size.size):
+            s0 = s1 = s2 = s3 = s4 = 0.0
+            lo, nk = start[k], size[k]
+            for i in range(lo, lo + nk):
+                pick = lo + np.intp(rand[b, i] * nk)
+                us = u[pick]
+                if hajek:
+                    ws = w[pick]
+                    wu = ws * us
+                    s0 += ws
+                    s1 += wu
+                    s2 += wu * wu
+                    s3 += wu * ws
+                    s4 += ws * ws
+                else:
+                    s1 += us
+                    s2 += us * us
+            n = np.float64(nk)
+            if hajek:
+                mean = s1 / s0
+                # sum w^2 (u - mean)^2 from sums of w^2 u^2, w^2 u and w^2
+                ss = s2 - 2.0 * mean * s3 + mean * mean * s4
+                var = max(ss, 0.0) / (s0 * s0)
+            else:
+                mean = s1 / n
+                var = max(s2 / n - mean * mean, 0.0) / n
+            se = np.sqrt(var * n / max(n - 1.0, 1.0))
+            diff = abs(mean)
+            # a resample of one repeated item has se 0: |T| is infinite unless it hits
+            # the estimate exactly
+            if se > 0:
+                out[b, k] = diff / se
+            elif diff > 1e-12:
+                out[b, k] = np.inf
+            else:
+                out[b, k] = 0.0
+
+
+@lru_cache(maxsize=1)
+def _resample_t():
+    """:func:`_resample_t_py` compiled (machine code kept between processes)."""
+    return njit_cached(_resample_t_py, nogil=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.linear_model import Ridge, RidgeCV
+from sklearn.linear_model import Ridge
 from sklearn.preprocessing import StandardScaler
 
 RIDGE_ALPHAS = tuple(np.logspace(-3, 4, 15))
@@ -17,18 +17,33 @@ def empirical_cdf(center: np.ndarray, resid_sorted: np.ndarray, t: np.ndarray) -
     return counts.reshape(shift.shape) / resid_sorted.size
 
 
+def loo_alpha(Z: np.ndarray, y: np.ndarray, alphas: tuple[float, ...]) -> float:
+    """The penalty of ``alphas`` with the least mean squared leave-one-out error of a
+    ridge with intercept on ``Z`` (``RidgeCV``'s choice, the first on ties), from one
+    eigendecomposition of the centred Gram matrix: for penalty ``a`` the fitted values
+    are ``U diag(1 / (lam + a)) U'y`` and the leverages ``1/n + U^2 (1 / (lam + a))``
+    with ``U = Zc V``, ``Zc' Zc = V diag(lam) V'``."""
+    n = Z.shape[0]
+    Zc = Z - Z.mean(axis=0)
+    yc = y - y.mean()
+    lam, V = np.linalg.eigh(Zc.T @ Zc)
+    U = Zc @ V
+    D = 1.0 / (lam[:, None] + np.asarray(alphas)[None, :])  # features x penalties
+    fitted = U @ (D * (U.T @ yc)[:, None])
+    loo = (yc[:, None] - fitted) / (1.0 - (1.0 / n + (U * U) @ D))
+    return float(alphas[int(np.argmin(np.mean(loo * loo, axis=0)))])
+
+
 def fit_ridge_loo(
     X: np.ndarray, y: np.ndarray, alpha: float | None = None
-) -> tuple[StandardScaler, Ridge | RidgeCV, np.ndarray]:
+) -> tuple[StandardScaler, Ridge, np.ndarray]:
     """Standardise and fit ridge (penalty ``alpha``, or chosen by efficient
     leave-one-out when None); return the sorted leave-one-out residuals."""
     scaler = StandardScaler().fit(X)
     Z = scaler.transform(X)
     if alpha is None:
-        ridge: Ridge | RidgeCV = RidgeCV(alphas=RIDGE_ALPHAS).fit(Z, y)
-        alpha = float(ridge.alpha_)
-    else:
-        ridge = Ridge(alpha=alpha).fit(Z, y)
+        alpha = loo_alpha(Z, y, RIDGE_ALPHAS)
+    ridge = Ridge(alpha=alpha).fit(Z, y)
     Zc = Z - Z.mean(axis=0)
     gram = Zc.T @ Zc + alpha * np.eye(Z.shape[1])
     leverage = 1.0 / Z.shape[0] + np.einsum("ij,ji->i", Zc, np.linalg.solve(gram, Zc.T))
@@ -75,4 +90,5 @@ __all__ = [
     "empirical_cdf",
     "fit_ridge_loo",
     "level_index",
+    "loo_alpha",
 ]

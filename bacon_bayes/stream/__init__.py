@@ -1,9 +1,12 @@
 """Streaming estimates over pools larger than memory (Parquet datasets, CSV files).
 
-Two passes over the data, in chunks of rows: the first (:mod:`.scan`) gathers what the
-features and the baselines need from every item and keeps the labeled rows; the fold
-models are fitted on those (:mod:`.fit`); the second pass predicts every item with the
-first pass's feature statistics and sums what the estimands need (:mod:`.estimates`).
+One or two passes over the data, in chunks of rows: the first (:mod:`.scan`, its
+compiled sweep in :mod:`.kernels`) gathers what the features and the baselines need
+from every item and keeps the labeled rows; the fold models are fitted on those
+(:mod:`.fit`); ridge fold models' sums of predictions follow from the first pass
+(:func:`.fit.first_pass_sums`), other models' (and quantiles, item scores) from a
+second pass that predicts every item with the first pass's feature statistics; the
+estimands come from the sums (:mod:`.estimates`).
 Memory grows with the chunk size and the number of labels, not with the pool. The
 passes run here or on a Dask cluster (:mod:`.cluster`); :mod:`.source` reads and checks
 the files. Entry point: :func:`estimate_stream`.

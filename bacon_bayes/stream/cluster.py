@@ -15,9 +15,9 @@ from typing import Any
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.stream.fit import StreamFit, StreamModel, Sums
-from bacon_bayes.stream.passes import predict_piece, scan_piece
-from bacon_bayes.stream.scan import Scan
+from bacon_bayes.stream.fit import StreamFit, StreamModel, Sums, first_pass_sums
+from bacon_bayes.stream.passes import guess_cuts, predict_piece, scan_piece
+from bacon_bayes.stream.scan import Guess, Scan
 from bacon_bayes.stream.source import Columns, Piece, read_frames
 
 
@@ -31,9 +31,14 @@ def _read_piece(piece: Piece, spec: Columns) -> pd.DataFrame:
 
 
 def _scan_part(
-    frame: pd.DataFrame, piece: Piece, columns: Columns, keep: int, chunk_rows: int
+    frame: pd.DataFrame,
+    piece: Piece,
+    columns: Columns,
+    keep: int,
+    chunk_rows: int,
+    guess: Guess | None,
 ) -> Scan | None:
-    return scan_piece(piece, columns, keep, chunk_rows, frame=frame)
+    return scan_piece(piece, columns, keep, chunk_rows, frame=frame, guess=guess)
 
 
 def _predict_part(
@@ -116,12 +121,19 @@ def run_dask(
         meta = _read_piece(pieces[0], columns).iloc[:0]
         frame = dd.from_map(_read_piece, pieces, args=[columns], meta=meta, enforce_metadata=False)
         parts = frame.to_delayed()
-        scans = [
-            delayed(_scan_part)(part, piece, columns, keep, chunk_rows)
-            for part, piece in zip(parts, pieces, strict=True)
-        ]
-        scan = client.compute(_tree(scans)).result()
+        guess = guess_cuts(pieces, columns, keep, chunk_rows)
+        for attempt in (guess, None) if guess is not None else (None,):
+            scans = [
+                delayed(_scan_part)(part, piece, columns, keep, chunk_rows, attempt)
+                for part, piece in zip(parts, pieces, strict=True)
+            ]
+            scan = client.compute(_tree(scans)).result()
+            if attempt is None or scan.holds():
+                break
         fit = fitter(scan)
+        first = None if items_dir is not None else first_pass_sums(scan, fit.model)
+        if first is not None:  # linear fold models: no second pass
+            return scan, fit, first
         model = client.scatter(fit.model, broadcast=True)
         where = None if items_dir is None else str(items_dir)
         sums = [

@@ -10,35 +10,37 @@ order of floating-point summation (tested at ``rtol=1e-10``).
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.calibrator import MIN_GROUP_LABELS
+from bacon_bayes.calibrator import MIN_GROUP_LABELS, Calibrator
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate.combine import combined_core, min_labels
 from bacon_bayes.estimate.core import _estimate, mean_core
 from bacon_bayes.estimate.groups import _table, group_means_from_sums
 from bacon_bayes.estimate.quantile import _quantile_from_cdf
 from bacon_bayes.results import Estimate, EstimateTable
 from bacon_bayes.stream.fit import StreamFit, Sums
-from bacon_bayes.stream.scan import Scan
+from bacon_bayes.stream.scan import LabeledRows, Scan
 
 METHODS = ("aee", "classical", "naive")
 
 
-def _settings(fit: StreamFit) -> dict[str, Any]:
-    cal = fit.calibrator
+def _settings(cal: Calibrator) -> dict[str, Any]:
     return {"hajek": cal.hajek, "target": cal.target}
 
 
-def design_pi(fit: StreamFit, scan: Scan, codes: np.ndarray, table: pd.DataFrame) -> np.ndarray:
+def design_pi(
+    lab: LabeledRows, cal: Calibrator, scan: Scan, codes: np.ndarray, table: pd.DataFrame
+) -> np.ndarray:
     """Inclusion probabilities of the labeled rows, conditioned (Hajek form) on the
     realised number of labels per domain (``codes``: domain of each labeled row,
     ``table``: the first pass's per-domain statistics in code order); see
     ``bacon_bayes.estimate.core._conditional_pi``."""
-    lab = fit.labeled
     n, N = len(lab), scan.n_rows
     if lab.pi is None:
         pi = np.full(n, n / N)
@@ -48,7 +50,7 @@ def design_pi(fit: StreamFit, scan: Scan, codes: np.ndarray, table: pd.DataFrame
         expected = table["pi_sum"].to_numpy(dtype=float)
     else:
         return lab.pi
-    if not fit.calibrator.hajek:
+    if not cal.hajek:
         return pi
     n_lab = np.bincount(codes, minlength=len(table)).astype(float)
     scale = n_lab / np.maximum(expected, 1e-300)
@@ -72,20 +74,32 @@ def _one_domain(scan: Scan) -> pd.DataFrame:
 def mean_estimates(fit: StreamFit, scan: Scan, sums: Sums, alpha: float) -> list[Estimate]:
     """The pool mean: AEE, classical and naive (intervals intersected with the label's
     range, as :meth:`bacon_bayes.Calibrator.estimate_mean`)."""
-    lab, cf, kw = fit.labeled, fit.crossfit, _settings(fit)
+    lab, cf, kw = fit.labeled, fit.crossfit, _settings(fit.calibrator)
     N = scan.n_rows
-    pi = design_pi(fit, scan, np.zeros(len(lab), dtype=np.intp), _one_domain(scan))
+    pi = design_pi(lab, fit.calibrator, scan, np.zeros(len(lab), dtype=np.intp), _one_domain(scan))
     P = _model_sums(sums, len(cf.models)).sum(axis=0)
     f_sum = float(cf.mean.sum() + (cf.weights * P).sum())
-    theta, var, lam, n = mean_core(
-        lab.y, cf.mean, pi, f_sum, N, power_tuning=fit.calibrator.power_tuning, **kw
-    )
-    aee = _estimate(
-        "mean", "aee", float(theta), float(var), int(n), N, alpha, power_lambda=float(lam),
-        target=kw["target"],
-    )  # fmt: skip
+    tuning = fit.calibrator.power_tuning
+    if fit.extras:  # as estimate.aee_mean with an (N, 1 + k) surrogate matrix
+        f_lab = fit.labeled_surrogates()
+        _check_extras(fit, f_lab.shape[1], tuning)
+        f_sums = np.array([f_sum, float(judge_sums(scan.groups).sum())])
+        theta, var, lam, n, df = combined_core(
+            lab.y, f_lab, pi, f_sums, N, power_tuning=tuning, **kw
+        )
+        aee = _estimate(
+            "mean", "aee", float(theta), float(var), int(df) + 1, N, alpha, n_labeled=int(n),
+            power_lambda=[float(v) for v in lam], target=kw["target"],
+        )  # fmt: skip
+        aee = _noted(aee, fit)
+    else:
+        theta, var, lam, n = mean_core(lab.y, cf.mean, pi, f_sum, N, power_tuning=tuning, **kw)
+        aee = _estimate(
+            "mean", "aee", float(theta), float(var), int(n), N, alpha, power_lambda=float(lam),
+            target=kw["target"],
+        )  # fmt: skip
     theta, var, _, n = mean_core(
-        lab.y, np.zeros(len(lab)), pi, 0.0, N, power_tuning=False, **_settings(fit)
+        lab.y, np.zeros(len(lab)), pi, 0.0, N, power_tuning=False, **_settings(fit.calibrator)
     )
     classical = _estimate(
         "mean", "classical", float(theta), float(var), int(n), N, alpha, target=kw["target"]
@@ -94,6 +108,31 @@ def mean_estimates(fit: StreamFit, scan: Scan, sums: Sums, alpha: float) -> list
     se2 = m2 / (n_all - 1) / n_all if n_all > 1 else float("nan")
     naive = _estimate("mean", "naive", grand, se2, n_all, n_all, alpha, n_labeled=0)
     return [e.clip(*fit.bounds) for e in (aee, classical, naive)]
+
+
+def judge_sums(table: pd.DataFrame) -> np.ndarray:
+    """Per group of a first-pass table, the sum of the items' raw judge averages (the
+    judge-mean surrogate's sums)."""
+    return table["n"].to_numpy(dtype=float) * table["avg_mean"].to_numpy()
+
+
+def _check_extras(fit: StreamFit, k: int, tuning: bool) -> None:
+    """Enough labels to tune ``k`` surrogates' weights (as ``check_surrogates``)."""
+    n = len(fit.labeled)
+    if tuning and n < min_labels(k):
+        raise ValidationError(
+            f"{n} labels are too few to tune the weights of {k} surrogates (at least "
+            f"{min_labels(k)} are needed); label more items or combine fewer surrogates."
+        )
+
+
+def _noted(e: Any, fit: StreamFit, combined: bool = True) -> Any:
+    """The surrogates behind an AEE estimate, named as ``Calibrator`` names them."""
+    names = list(fit.surrogate_names if combined else fit.surrogate_names[:1])
+    note: dict[str, Any] = {"surrogates": names}
+    if not combined:
+        note["surrogates_note"] = "quantiles use the model's own surrogate only"
+    return replace(e, details={**e.details, **note})
 
 
 def _model_sums(sums: Sums, K: int) -> np.ndarray:
@@ -111,9 +150,9 @@ def quantile_estimates(
     grid, cdf_sums = fit.model.grid, sums.cdf
     if grid is None or cdf_sums is None:
         raise ValidationError("the stream was fitted without a quantile grid; pass --quantile.")
-    lab, cf, kw = fit.labeled, fit.crossfit, _settings(fit)
+    lab, cf, kw = fit.labeled, fit.crossfit, _settings(fit.calibrator)
     N = scan.n_rows
-    pi = design_pi(fit, scan, np.zeros(len(lab), dtype=np.intp), _one_domain(scan))
+    pi = design_pi(lab, fit.calibrator, scan, np.zeros(len(lab), dtype=np.intp), _one_domain(scan))
     ind = (lab.y[None, :] <= grid[:, None]).astype(float)
     pis = np.broadcast_to(pi, ind.shape)
     discrete = fit.pool.outcome.discrete
@@ -128,25 +167,53 @@ def quantile_estimates(
         est = _quantile_from_cdf(
             grid, theta, se, int(n[0]), N, q, alpha, discrete, method, target=kw["target"]
         )
+        if aee and fit.extras:
+            est = _noted(est, fit, combined=False)
         out.append(est.clip(*fit.bounds))
     return out
 
 
-def group_estimates(
-    fit: StreamFit, scan: Scan, sums: Sums, alpha: float, simultaneous: str = "maxt"
-) -> list[EstimateTable]:
-    """Mean per group (AEE, classical, naive) with simultaneous intervals, as
-    :meth:`bacon_bayes.Calibrator.estimate_groups` (studentised bootstrap critical
-    values, intervals intersected with the label's range, none below
-    ``MIN_GROUP_LABELS`` labels)."""
-    lab, cf = fit.labeled, fit.crossfit
+def _domains(scan: Scan, lab: LabeledRows) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """The first pass's per-group table (sorted by name), the names and each labeled
+    row's group code."""
     if lab.groups is None:
         raise ValidationError("the stream has no group column; pass --group COL.")
     table = scan.groups.copy()
     table.index = table.index.astype(str)
     table = table.groupby(level=0).sum() if table.index.has_duplicates else table.sort_index()
     names = table.index.to_numpy()
-    codes = np.searchsorted(names, lab.groups.astype(str))
+    return table, names, np.searchsorted(names, lab.groups.astype(str))
+
+
+def classical_groups(
+    scan: Scan, lab: LabeledRows, cal: Calibrator, alpha: float, simultaneous: str = "maxt"
+) -> EstimateTable:
+    """The classical group means (labels only: computed while the fold models fit)."""
+    table, names, codes = _domains(scan, lab)
+    pi = design_pi(lab, cal, scan, codes, table)
+    n_g = table["n"].to_numpy(dtype=int)
+    zeros = np.zeros(len(lab))
+    t = _group_table(
+        lab, cal, names, codes, pi, zeros, np.zeros(names.size), n_g, alpha, simultaneous, False
+    )
+    return replace(t, method="classical")
+
+
+def group_estimates(
+    fit: StreamFit,
+    scan: Scan,
+    sums: Sums,
+    alpha: float,
+    simultaneous: str = "maxt",
+    classical: EstimateTable | None = None,
+) -> list[EstimateTable]:
+    """Mean per group (AEE, classical, naive) with simultaneous intervals, as
+    :meth:`bacon_bayes.Calibrator.estimate_groups` (studentised bootstrap critical
+    values, intervals intersected with the label's range, none below
+    ``MIN_GROUP_LABELS`` labels). ``classical``: :func:`classical_groups`, when computed
+    already."""
+    lab, cf, cal = fit.labeled, fit.crossfit, fit.calibrator
+    table, names, codes = _domains(scan, lab)
     K = len(cf.models)
     P = _model_sums(sums, K)
     P = pd.DataFrame(P, index=sums.groups.index.astype(str)).groupby(level=0).sum()
@@ -157,14 +224,24 @@ def group_estimates(
     shares = np.where(tot > 0, mass / np.where(tot > 0, tot, 1.0), cf.weights)
     lab_sum = np.bincount(codes, weights=cf.mean, minlength=names.size)
     f_sums = lab_sum + (shares * P).sum(axis=1)
-    pi = design_pi(fit, scan, codes, table)
+    f_lab = fit.labeled_surrogates()
+    if fit.extras:
+        _check_extras(fit, f_lab.shape[1], cal.power_tuning)
+        f_sums = np.column_stack([f_sums, judge_sums(table)])
+    pi = design_pi(lab, cal, scan, codes, table)
     n_g = table["n"].to_numpy(dtype=int)
-    aee = _group_table(fit, names, codes, pi, cf.mean, f_sums, n_g, alpha, simultaneous, True)
-    zeros = np.zeros(len(lab))
-    classical = _group_table(
-        fit, names, codes, pi, zeros, np.zeros(names.size), n_g, alpha, simultaneous, False
-    )
-    classical = replace(classical, method="classical")
+    with ThreadPoolExecutor(1) as pool:  # the bootstraps release the GIL: side by side
+        job = None
+        if classical is None:
+            job = pool.submit(classical_groups, scan, lab, cal, alpha, simultaneous)
+        aee = _group_table(
+            lab, cal, names, codes, pi, f_lab, f_sums, n_g, alpha, simultaneous, True
+        )
+        if job is not None:
+            classical = job.result()
+    assert classical is not None
+    if fit.extras:
+        aee = _noted(aee, fit)
     var = table["avg_m2"].to_numpy() / np.maximum(n_g - 1, 1) / n_g
     naive = _table(
         "mean", "naive", names, table["avg_mean"].to_numpy(), np.diag(var), n_g, n_g, alpha,
@@ -184,7 +261,8 @@ def group_estimates(
 
 
 def _group_table(
-    fit: StreamFit,
+    lab: LabeledRows,
+    cal: Calibrator,
     names: np.ndarray,
     codes: np.ndarray,
     pi: np.ndarray,
@@ -197,18 +275,18 @@ def _group_table(
 ) -> EstimateTable:
     """Per-group AEE means (``bacon_bayes.estimate.aee_group_means`` on sums)."""
     return group_means_from_sums(
-        fit.labeled.y,
+        lab.y,
         f,
         pi,
         codes,
         names,
         f_sums,
-        float(f_sums.sum()),
+        f_sums.sum(axis=0),
         n_g,
         int(n_g.sum()),
         alpha=alpha,
         simultaneous=simultaneous,
-        power_tuning=fit.calibrator.power_tuning and tuning,
-        seed=fit.calibrator.seed,
-        **_settings(fit),
+        power_tuning=cal.power_tuning and tuning,
+        seed=cal.seed,
+        **_settings(cal),
     )

@@ -1,5 +1,6 @@
 """Fitting on the labeled rows of a stream, and the second pass: features with the
-statistics of the first pass, fold-model predictions and their sums per group.
+statistics of the first pass, fold-model predictions and their sums per group (for
+ridge fold models, the same sums from the first pass alone: :func:`first_pass_sums`).
 
 The fit equals the in-memory one (:meth:`bacon_bayes.Calibrator.fit`) on the same pool:
 the features use the same winsorising bounds, imputation values and missing-score
@@ -11,12 +12,15 @@ models (:mod:`bacon_bayes.crossfit`); a labeled item's is its out-of-fold predic
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
+from bacon_bayes import surrogates as sur
 from bacon_bayes.calibrator import Calibrator, label_bounds, quantile_grid
 from bacon_bayes.crossfit import CrossFitResult, cross_fit, make_folds
 from bacon_bayes.errors import ValidationError
@@ -43,29 +47,32 @@ class FeatureStats:
     fill: np.ndarray
     missing: np.ndarray
     winsorised: np.ndarray
+    #: per group of the first pass (``Scan.names``), the sum of each judge's clipped
+    #: observed scores (groups x judges)
+    clipped: np.ndarray | None = None
 
     @classmethod
     def from_scan(cls, scan: Scan, judges: tuple[str, ...], winsor: tuple[float, float]):
-        J = len(judges)
+        J, G = len(judges), scan.names.size
         low, high = np.full(J, -np.inf), np.full(J, np.inf)
-        fill, clipped = np.empty(J), np.zeros(J, dtype=int)
+        clipped, count = np.array(scan.stats["total"], dtype=float), np.zeros(J, dtype=int)
+        n_obs = np.asarray(scan.n_obs, dtype=int)
         for j, judge in enumerate(judges):
-            n = int(scan.n_obs[j])
+            n = int(n_obs[j])
             if n == 0:
                 raise ValidationError(
                     f"judge column {judge!r} has no score at all; drop it from the judges."
                 )
-            total = float(scan.total[j])
             if tuple(winsor) != (0.0, 1.0):
-                lows, highs = scan.extremes(j)
-                low[j] = exact_quantile(lows, n, winsor[0], lowest=True)
-                high[j] = exact_quantile(highs, n, winsor[1], lowest=False)
-                below, above = lows[lows < low[j]], highs[highs > high[j]]
-                total += low[j] * below.size - below.sum() + high[j] * above.size - above.sum()
-                clipped[j] = below.size + above.size
-            fill[j] = total / n
-        missing = scan.n_rows - np.asarray(scan.n_obs, dtype=int)
-        return cls(tuple(judges), low, high, fill, missing, clipped)
+                low[j] = exact_quantile(scan.low[j].extremes(), n, winsor[0], lowest=True)
+                high[j] = exact_quantile(scan.high[j].extremes(), n, winsor[1], lowest=False)
+                for tail, bound in ((scan.low[j], low[j]), (scan.high[j], high[j])):
+                    v, g = tail.beyond(bound)  # clip(x) = x + (bound - x) beyond the bound
+                    clipped[:, j] += np.bincount(g, bound - v, minlength=G)
+                    count[j] += v.size
+        fill = clipped.sum(axis=0) / n_obs
+        missing = scan.n_rows - n_obs
+        return cls(tuple(judges), low, high, fill, missing, count, clipped)
 
     @property
     def names(self) -> list[str]:
@@ -172,6 +179,38 @@ class Sums:
         return Sums(groups, cdf, self.n_rows + other.n_rows)
 
 
+def first_pass_sums(scan: Scan, model: StreamModel) -> Sums | None:
+    """The second pass's :class:`Sums` from the first pass alone, when the fold models
+    are linear (ridge) and no predictive CDF is needed (None otherwise).
+
+    A linear model's summed predictions over a group's unlabeled items follow from the
+    group's column sums of the features: the clipped scores' sums
+    (:attr:`FeatureStats.clipped`), the imputation value times the missing scores, the
+    missing indicators' counts, less the labeled rows' own features."""
+    feats = model.features
+    if model.linear is None or model.grid is not None or feats.clipped is None:
+        return None
+    st, G = scan.stats, scan.names.size
+    missing = st["n"][:, None] - st["obs"]
+    S = np.hstack([feats.clipped + missing * feats.fill, missing[:, feats.missing > 0]])
+    lab = scan.labeled
+    codes = (
+        np.zeros(len(lab), dtype=np.intp)
+        if lab.groups is None
+        else pd.Index(scan.names).get_indexer(lab.groups)
+    )
+    S -= _column_sums(codes, feats.transform(lab.scores), G)
+    n_unl = st["n"] - np.bincount(codes, minlength=G)
+    W, b = model.linear
+    table = pd.DataFrame(
+        S @ W + n_unl[:, None] * b,
+        index=pd.Index(scan.names, name="group"),
+        columns=[f"p{k}" for k in range(W.shape[1])],
+    )
+    table["n_unlabeled"] = n_unl.astype(float)
+    return Sums(table, None, scan.n_rows)
+
+
 def _column_sums(codes: np.ndarray, X: np.ndarray, G: int) -> np.ndarray:
     """Per group, the sum of each column of ``X`` (G x columns)."""
     return np.column_stack(
@@ -254,6 +293,21 @@ class StreamFit:
     model_name: str
     engine: str
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: extra surrogates combined with the model's (:mod:`bacon_bayes.surrogates`; the
+    #: judge mean only: its sums over the pool come from the first pass)
+    extras: tuple[str, ...] = ()
+
+    @property
+    def surrogate_names(self) -> tuple[str, ...]:
+        """The surrogates the AEE means combine (as ``Calibrator.surrogate_names_``)."""
+        return (f"{self.model_name} ({self.engine})", *self.extras)
+
+    def labeled_surrogates(self) -> np.ndarray:
+        """The labeled rows' surrogates: the out-of-fold model's (n,), or (n, 1 + k)
+        with the extras (the judge mean: the raw average of the row's scores)."""
+        if not self.extras:
+            return self.crossfit.mean
+        return np.column_stack([self.crossfit.mean, np.nanmean(self.labeled.scores, axis=1)])
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -301,14 +355,23 @@ def fit_stream(
     coverage of written item intervals (split-conformal half-width).
     """
     lab = scan.labeled
-    pool = labeled_pool(lab, columns, outcome, levels)
-    pool = replace(pool, label_name=columns.label)
+    with ThreadPoolExecutor(1) as side:  # the pool's checks beside the feature statistics
+        pool_job = side.submit(labeled_pool, lab, columns, outcome, levels)
+        feats = FeatureStats.from_scan(scan, columns.judges, calibrator.winsor)
+        pool = replace(pool_job.result(), label_name=columns.label)
     calibrator._check_scale(pool)
-    feats = FeatureStats.from_scan(scan, columns.judges, calibrator.winsor)
     fs = feats.feature_set(lab.scores)
     model, name, engine = calibrator._resolve_model(pool, fs)
+    extras = sur.resolve(calibrator.surrogates, name, engine)
+    for extra in extras:
+        if extra != sur.JUDGE_MEAN:
+            raise ValidationError(
+                f"surrogate {extra!r} is not streamed (only {sur.JUDGE_MEAN!r}); drop it "
+                "from surrogates or estimate in memory."
+            )
     fold_ids = make_folds(np.ones(len(lab), dtype=bool), calibrator.folds, calibrator.seed)
-    cf = cross_fit(model, fs.X, lab.y, fold_ids=fold_ids, pi=lab.pi)
+    with threadpool_limits(1, user_api="blas"):  # small problems: threads cost more
+        cf = cross_fit(model, fs.X, lab.y, fold_ids=fold_ids, pi=lab.pi)
     levels_arr = None if pool.outcome.levels is None else np.asarray(pool.outcome.levels)
     grid = quantile_grid(pool.outcome, lab.y, cf.mean) if quantiles else None
     half = None
@@ -326,4 +389,4 @@ def fit_stream(
         bounds=label_bounds(pool.outcome, calibrator.scale),
         linear=linear_form(list(cf.models)),
     )
-    return StreamFit(shipped, pool, lab, cf, calibrator, name, engine, pool.notes)
+    return StreamFit(shipped, pool, lab, cf, calibrator, name, engine, pool.notes, extras)

@@ -8,6 +8,7 @@ that is renamed when the estimates are done, and is removed when anything fails.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sys
@@ -24,9 +25,9 @@ from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.results import Estimate, EstimateTable
 from bacon_bayes.stream import estimates as est
-from bacon_bayes.stream.fit import StreamFit, Sums, fit_stream
-from bacon_bayes.stream.passes import predict_piece, scan_piece
-from bacon_bayes.stream.scan import Scan, keep_count
+from bacon_bayes.stream.fit import StreamFit, Sums, first_pass_sums, fit_stream
+from bacon_bayes.stream.passes import guess_cuts, predict_piece, scan_piece
+from bacon_bayes.stream.scan import Guess, Scan, keep_count
 from bacon_bayes.stream.source import (
     Columns,
     Piece,
@@ -158,21 +159,30 @@ def run_local(
     threads: int = 1,
 ) -> tuple[Scan, StreamFit, Sums]:
     """Both passes here, pieces on ``threads`` threads, statistics merged in piece order
-    (the same result for any number of threads; item scores are written in order by
-    one thread)."""
+    (the same result for any number of threads: a piece's statistics depend on its rows
+    only; item scores are written in order by one thread)."""
     total = sum(p.n_rows for p in pieces)
-    bar = _Bar(total, "scan", progress)
     scan: Scan | None = None
 
-    def first(piece: Piece) -> Scan | None:
-        return scan_piece(piece, columns, keep, chunk_rows, cuts=scan)
+    def first(piece: Piece, guess: Guess | None) -> Scan | None:
+        return scan_piece(piece, columns, keep, chunk_rows, guess=guess, arrow_threads=threads <= 1)
 
-    for piece, part in zip(pieces, _in_order(first, pieces, threads), strict=True):
-        scan = part if scan is None else (scan if part is None else scan.merge(part))
-        bar(piece.n_rows)
-    bar.close()
+    guess = guess_cuts(pieces, columns, keep, chunk_rows)
+    for attempt in (guess, None) if guess is not None else (None,):
+        bar, scan = _Bar(total, "scan", progress), None
+        work = functools.partial(first, guess=attempt)
+        for piece, part in zip(pieces, _in_order(work, pieces, threads), strict=True):
+            scan = part if scan is None else (scan if part is None else scan.merge(part))
+            bar(piece.n_rows)
+        bar.close()
+        assert scan is not None
+        if attempt is None or scan.holds():
+            break
     assert scan is not None
     fit = fitter(scan)
+    sums = None if writer is not None else first_pass_sums(scan, fit.model)
+    if sums is not None:  # linear fold models: the first pass had all it takes
+        return scan, fit, sums
     bar = _Bar(total, "predict", progress)
 
     def second(piece: Piece) -> Sums | None:
@@ -245,7 +255,15 @@ def estimate_stream(
     keep = keep_count(sum(p.n_rows for p in pieces), calibrator.winsor)
     qs = [float(q) for q in quantiles]
 
+    background = ThreadPoolExecutor(1)
+    classical: Future[EstimateTable] | None = None
+
     def fitter(scan: Scan) -> StreamFit:
+        nonlocal classical
+        if group is not None:  # labels only: while the fold models fit
+            classical = background.submit(
+                est.classical_groups, scan, scan.labeled, calibrator, alpha
+            )
         return fit_stream(
             scan,
             columns,
@@ -278,13 +296,16 @@ def estimate_stream(
         result = StreamResult(fit, scan, sums, est.mean_estimates(fit, scan, sums, alpha))
         result.quantiles = {q: est.quantile_estimates(fit, scan, sums, q, alpha) for q in qs}
         if group is not None:
-            result.groups = est.group_estimates(fit, scan, sums, alpha)
+            done = None if classical is None else classical.result()
+            result.groups = est.group_estimates(fit, scan, sums, alpha, classical=done)
     except BaseException:
         if writer is not None:
             writer.discard()
         if parts_dir is not None:
             shutil.rmtree(parts_dir, ignore_errors=True)
         raise
+    finally:
+        background.shutdown(wait=False)
     if writer is not None:
         result.items_out = writer.commit()
     elif parts_dir is not None and items_out is not None:

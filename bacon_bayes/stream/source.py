@@ -237,9 +237,12 @@ def _check_present(path: Path, names: list[str], columns: Columns) -> None:
 Frame = Any  # a pyarrow RecordBatch (Parquet) or a pandas DataFrame (CSV, Dask partitions)
 
 
-def read_frames(piece: Piece, columns: Columns, chunk_rows: int) -> Iterator[tuple[int, Frame]]:
+def read_frames(
+    piece: Piece, columns: Columns, chunk_rows: int, arrow_threads: bool = True
+) -> Iterator[tuple[int, Frame]]:
     """The piece's rows in frames of at most ``chunk_rows`` rows, each with the global row
-    number of its first row."""
+    number of its first row (``arrow_threads``: decode a Parquet piece's columns on
+    pyarrow's threads; off when pieces are read on threads of their own)."""
     path = Path(piece.path)
     offset = piece.start
     try:
@@ -247,7 +250,10 @@ def read_frames(piece: Piece, columns: Columns, chunk_rows: int) -> Iterator[tup
         if piece.row_group is not None:
             pf = _parquet_file(path, columns)
             frames = pf.iter_batches(
-                batch_size=chunk_rows, row_groups=[piece.row_group], columns=columns.names
+                batch_size=chunk_rows,
+                row_groups=[piece.row_group],
+                columns=columns.names,
+                use_threads=arrow_threads,
             )
         else:
             dtype = {columns.group: "category"} if columns.group else None
@@ -283,38 +289,110 @@ def _numbers(frame: Frame, col: str, piece: Piece, start: int) -> np.ndarray:
     if pd.api.types.is_bool_dtype(s) or pd.api.types.is_numeric_dtype(s):
         return s.to_numpy(dtype=float, na_value=np.nan)
     values = pd.to_numeric(s, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-    bad = np.isnan(values) & s.notna().to_numpy()
-    if bad.any():
-        k = int(np.argmax(bad))
-        raise ValidationError(
-            f"{_where(piece, start + k, col)}: non-numeric value {s.iloc[k]!r}. Fix the "
-            "value, or leave the cell empty if it is missing."
-        )
+    _stop_at(
+        np.isnan(values) & s.notna().to_numpy(),
+        lambda k: (
+            f"{_where(piece, start + k, col)}: non-numeric value {s.iloc[k]!r}. Fix "
+            "the value, or leave the cell empty if it is missing."
+        ),
+    )
     return values
 
 
-def _groups(frame: Frame, col: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Group code per row, the codes' names, and where the group is empty."""
+def _stop_at(bad: np.ndarray, message: Any) -> None:
+    """Raise ``message(k)`` for the first row ``k`` where ``bad`` is true."""
+    if bad.any():
+        raise ValidationError(message(int(np.argmax(bad))))
+
+
+def _groups(frame: Frame, col: str) -> tuple[np.ndarray, np.ndarray, int]:
+    """Group code per row (int32, no copy of stored dictionary indices), the codes'
+    names (distinct), and the first row whose group is empty (-1: none)."""
     if isinstance(frame, pd.DataFrame):
         g = frame[col]
         empty = g.isna().to_numpy()
         if isinstance(g.dtype, pd.CategoricalDtype):
-            return (
-                g.cat.codes.to_numpy().astype(np.intp),
-                g.cat.categories.astype(str).to_numpy(),
-                empty,
-            )
-        codes, uniques = pd.factorize(g.astype(str))
-        return codes.astype(np.intp), np.asarray(uniques, dtype=object).astype(str), empty
-    import pyarrow as pa
+            codes = g.cat.codes.to_numpy()
+            names = g.cat.categories.astype(str).to_numpy()
+        else:
+            codes, uniques = pd.factorize(g.astype(str))
+            names = np.asarray(uniques, dtype=object).astype(str)
+        first = int(np.argmax(empty)) if empty.any() else -1
+    else:
+        import pyarrow as pa
 
-    arr = frame.column(col)
-    if not pa.types.is_dictionary(arr.type):
-        arr = arr.dictionary_encode()
-    empty = arr.is_null().to_numpy(zero_copy_only=False)
-    codes = arr.indices.fill_null(0).to_numpy(zero_copy_only=False).astype(np.intp)
-    names = np.asarray(arr.dictionary.cast(pa.string()).to_numpy(zero_copy_only=False), dtype=str)
-    return codes, names, empty
+        arr = frame.column(col)
+        if not pa.types.is_dictionary(arr.type):
+            arr = arr.dictionary_encode()
+        first = -1
+        idx = arr.indices
+        if arr.null_count:
+            first = int(np.argmax(arr.is_null().to_numpy(zero_copy_only=False)))
+            idx = idx.fill_null(0)
+        codes = idx.to_numpy(zero_copy_only=False)
+        names = np.asarray(
+            arr.dictionary.cast(pa.string()).to_numpy(zero_copy_only=False), dtype=str
+        )
+    codes = codes.astype(np.int32, copy=False)
+    uniq, inverse = np.unique(names, return_inverse=True)
+    if uniq.size < names.size:  # one name twice in a dictionary: one group
+        codes, names = inverse.astype(np.int32)[codes], uniq
+    return codes, names, first
+
+
+def _stored(frame: Frame, col: str, piece: Piece, start: int) -> np.ndarray:
+    """Column ``col`` as stored when it holds floating-point numbers (float32 stays
+    float32, no copy without missing values), else as :func:`_numbers` converts it."""
+    if isinstance(frame, pd.DataFrame):
+        if frame[col].dtype in (np.float32, np.float64):
+            return frame[col].to_numpy()
+    else:
+        import pyarrow as pa
+
+        arr = frame.column(col)
+        if pa.types.is_float32(arr.type) or pa.types.is_float64(arr.type):
+            return arr.to_numpy(zero_copy_only=False)
+    return _numbers(frame, col, piece, start)
+
+
+def _propensity(frame: Frame, columns: Columns, y: np.ndarray, piece: Piece, start: int):
+    """The inclusion probabilities (None without the column), checked."""
+    if columns.propensity is None:
+        return None
+    pi = _numbers(frame, columns.propensity, piece, start)
+    lab = ~np.isnan(y)
+    _stop_at(
+        (lab & ~((pi > 0) & (pi <= 1))) | (~np.isnan(pi) & ~((pi > 0) & (pi <= 1))),
+        lambda k: (
+            f"{_where(piece, start + k, str(columns.propensity))} is {float(pi[k])!r}; "
+            "an inclusion probability must lie in (0, 1] (empty only for an unlabeled item)."
+        ),
+    )
+    return pi
+
+
+def _group_codes(frame: Frame, columns: Columns, piece: Piece, start: int):
+    """Group codes and names (None, None without a group column), checked."""
+    if columns.group is None:
+        return None, None
+    codes, names, first = _groups(frame, columns.group)
+    if first >= 0:
+        raise ValidationError(
+            f"{_where(piece, start + first, columns.group)} is empty; give every item a "
+            "group (e.g. 'unknown') or leave out --group."
+        )
+    return codes, names
+
+
+def _items(frame: Frame, columns: Columns, rows: np.ndarray | None = None) -> np.ndarray | None:
+    """The item ids (of ``rows`` only, when given), or None without an item column."""
+    if columns.item is None:
+        return None
+    if isinstance(frame, pd.DataFrame):
+        ids = frame[columns.item].to_numpy()
+        return ids if rows is None else ids[rows]
+    col = frame.column(columns.item)
+    return (col if rows is None else col.take(rows)).to_numpy(zero_copy_only=False)
 
 
 def to_chunk(frame: Frame, start: int, piece: Piece, columns: Columns) -> Chunk:
@@ -342,31 +420,63 @@ def to_chunk(frame: Frame, start: int, piece: Piece, columns: Columns) -> Chunk:
             "score at all, so the naive judge average is undefined; score it with at least "
             "one judge or remove it."
         )
-    pi = None
-    if columns.propensity is not None:
-        pi = _numbers(frame, columns.propensity, piece, start)
-        lab = ~np.isnan(y)
-        bad = (lab & ~((pi > 0) & (pi <= 1))) | (~np.isnan(pi) & ~((pi > 0) & (pi <= 1)))
-        if bad.any():
-            k = int(np.argmax(bad))
-            raise ValidationError(
-                f"{_where(piece, start + k, columns.propensity)} is {float(pi[k])!r}; an "
-                "inclusion probability must lie in (0, 1] (empty only for an unlabeled item)."
-            )
-    codes = names = None
-    if columns.group is not None:
-        codes, names, empty = _groups(frame, columns.group)
-        if empty.any():
-            k = int(np.argmax(empty))
-            raise ValidationError(
-                f"{_where(piece, start + k, columns.group)} is empty; give every item a "
-                "group (e.g. 'unknown') or leave out --group."
-            )
-    items = None
-    if columns.item is not None:
-        items = (
-            frame[columns.item].to_numpy()
-            if isinstance(frame, pd.DataFrame)
-            else frame.column(columns.item).to_numpy(zero_copy_only=False)
+    pi = _propensity(frame, columns, y, piece, start)
+    codes, names = _group_codes(frame, columns, piece, start)
+    return Chunk(rows, y, scores, pi, codes, names, _items(frame, columns))
+
+
+@dataclass(frozen=True)
+class RawChunk:
+    """Rows of one piece as read, for the first pass's compiled sweep: the global row
+    of the first, labels (float64), one array per judge as stored (see
+    :func:`~bacon_bayes.stream.kernels.column_tuple`), propensities, group codes per
+    row (int32; all 0 without a group column) with their names (``[""]`` then),
+    whether there is a group column; and where the rows came from, to name a bad value
+    (:meth:`fail`) and to read the item ids of some rows (:meth:`items_at`)."""
+
+    start: int
+    y: np.ndarray
+    cols: tuple[np.ndarray, ...]
+    pi: np.ndarray | None
+    group_codes: np.ndarray
+    group_names: np.ndarray
+    grouped: bool
+    frame: Frame
+    piece: Piece
+    columns: Columns
+
+    @property
+    def codes(self) -> np.ndarray | None:
+        return self.group_codes if self.grouped else None
+
+    @property
+    def names(self) -> np.ndarray | None:
+        return self.group_names if self.grouped else None
+
+    def items_at(self, rows: np.ndarray) -> np.ndarray | None:
+        """The item ids of ``rows`` (positions in the chunk), or None without the column."""
+        return _items(self.frame, self.columns, rows)
+
+    def fail(self) -> None:
+        """Raise the error that names the first unusable value (the sweep found one)."""
+        to_chunk(self.frame, self.start, self.piece, self.columns)
+        raise ValidationError(  # pragma: no cover (to_chunk raises)
+            f"file {self.piece.path!r}: an unusable value after row "
+            f"{self.start - self.piece.start + self.piece.file_start}."
         )
-    return Chunk(rows, y, scores, pi, codes, names, items)
+
+
+def raw_chunk(frame: Frame, start: int, piece: Piece, columns: Columns) -> RawChunk:
+    """One frame of rows starting at global row ``start`` for the first pass (values
+    checked as by :func:`to_chunk`; infinite and all-missing scores by the sweep)."""
+    from bacon_bayes.stream.kernels import column_tuple
+
+    n = len(frame)
+    y = _numbers(frame, columns.label, piece, start)
+    cols = column_tuple([_stored(frame, j, piece, start) for j in columns.judges])
+    pi = _propensity(frame, columns, y, piece, start)
+    codes, names = _group_codes(frame, columns, piece, start)
+    grouped = codes is not None
+    if codes is None or names is None:
+        codes, names = np.zeros(n, dtype=np.int32), np.array([""])
+    return RawChunk(start, y, cols, pi, codes, names, grouped, frame, piece, columns)

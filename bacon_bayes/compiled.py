@@ -1,0 +1,79 @@
+"""Where compiled code is kept between processes, for every part of the package that
+compiles (a light module: importing it imports no compiler).
+
+The directory is ``$BACON_CACHE_DIR`` when set, else ``$XDG_CACHE_HOME/bacon_bayes``,
+else ``~/.cache/bacon_bayes``; ``BACON_CACHE=0`` (or ``off``, ``false``, ``no``) turns
+it off. numba's machine code goes to ``numba/`` (:func:`njit_cached`); JAX's cache is
+set up by :mod:`bacon_bayes.bayes.compile_cache`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, ClassVar
+
+__all__ = ["OFF_VALUES", "cache_dir", "njit_cached", "numba_function_cache"]
+
+#: Values of ``BACON_CACHE`` that turn the compiled-code cache off.
+OFF_VALUES = frozenset({"0", "off", "false", "no"})
+
+
+def cache_dir() -> Path | None:
+    """The compiled-code cache directory, or None when ``BACON_CACHE`` turns it off."""
+    if os.environ.get("BACON_CACHE", "").strip().lower() in OFF_VALUES:
+        return None
+    given = os.environ.get("BACON_CACHE_DIR", "").strip()
+    if given:
+        return Path(given).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "bacon_bayes"
+
+
+def numba_function_cache(py_func: Any) -> Any:
+    """A numba cache for ``py_func`` in ``cache_dir() / "numba"`` (set it as the
+    dispatcher's ``_cache``), or None when the cache is off or not writable.
+
+    numba's own ``cache=True`` writes beside the source file (inside site-packages)
+    or into ``NUMBA_CACHE_DIR``; this keeps our functions with the rest of the cache.
+    """
+    root = cache_dir()
+    if root is None:
+        return None
+    from numba.core import caching
+
+    directory = root / "numba"
+
+    class Locator(caching.UserProvidedCacheLocator):
+        def __init__(self, func: Any, py_file: str) -> None:
+            super().__init__(func, py_file)
+            self._cache_path = str(directory / self.get_suitable_cache_subpath(py_file))
+
+        @classmethod
+        def from_function(cls, func: Any, py_file: str) -> Any:
+            # the source-file check and writability test, without numba's CACHE_DIR test
+            return super(caching.UserProvidedCacheLocator, cls).from_function(func, py_file)
+
+    class Impl(caching.CompileResultCacheImpl):
+        _locator_classes: ClassVar[list] = [Locator]
+
+    class Cache(caching.FunctionCache):
+        _impl_class = Impl
+
+    try:
+        return Cache(py_func)
+    except RuntimeError:  # no locator: the directory is not writable
+        return None
+
+
+def njit_cached(py_func: Any, **options: Any) -> Any:
+    """``numba.njit(**options)(py_func)`` with its machine code kept in
+    ``cache_dir() / "numba"`` (compiled once, loaded by later processes)."""
+    import numba
+
+    compiled = numba.njit(**options)(py_func)
+    cache = numba_function_cache(py_func)
+    if cache is not None:
+        compiled._cache = cache  # what numba's cache=True sets, in our directory
+    return compiled

@@ -1,0 +1,155 @@
+"""Compiled per-chunk loops of the first pass (numba, machine code kept in the user cache
+directory, :func:`bacon_bayes.compiled.njit_cached`).
+
+One sweep over a chunk's columns as they were read (float32 stays float32, no copies)
+computes, per group code, the item count, each judge's count and sum of observed scores
+and the sum and squared deviations of the raw judge average; it also finds whether a
+value is unusable (an infinite label or score, an item without any score) and
+gathers the scores at or beyond the cuts of the extremes with their group codes (a
+second sweep gathers them when there are more than expected).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+from numba import literal_unroll
+
+from bacon_bayes.compiled import njit_cached
+
+
+def _sweep(cols, codes, y, G, lo_cut, hi_cut, cap):  # pragma: no cover (compiled)
+    J = len(cols)
+    n = y.size
+    missing = np.zeros((J, G), np.int64)
+    total = np.zeros((J, G))
+    row_sum = np.zeros(n)
+    row_missing = np.zeros(n, np.int32)
+    n_lo = np.zeros(J, np.int64)
+    n_hi = np.zeros(J, np.int64)
+    lo_val = np.empty((J, cap))
+    lo_code = np.empty((J, cap), np.int32)
+    hi_val = np.empty((J, cap))
+    hi_code = np.empty((J, cap), np.int32)
+    bad = False
+    j = 0
+    for col in literal_unroll(cols):  # one judge's column at a time, its loop compiled apart
+        lo, hi = lo_cut[j], hi_cut[j]
+        t, miss = total[j], missing[j]
+        lv, lc, hv, hc = lo_val[j], lo_code[j], hi_val[j], hi_code[j]
+        a = 0
+        c = 0
+        for i in range(n):
+            x = np.float64(col[i])
+            g = codes[i]
+            if x == x:
+                t[g] += x
+                row_sum[i] += x
+                # -inf is at or below any cut, +inf at or above: checked here
+                if x <= lo:
+                    if x - x != 0.0:
+                        bad = True
+                    if a < cap:
+                        lv[a] = x
+                        lc[a] = g
+                    a += 1
+                if x >= hi:
+                    if x - x != 0.0:
+                        bad = True
+                    if c < cap:
+                        hv[c] = x
+                        hc[c] = g
+                    c += 1
+            else:  # missing scores are few: count those
+                miss[g] += 1
+                row_missing[i] += 1
+        n_lo[j] = a
+        n_hi[j] = c
+        j += 1
+    count = np.zeros(G, np.int64)
+    avg_sum = np.zeros(G)
+    avg = np.empty(n)
+    for i in range(n):
+        yi = y[i]
+        if yi == yi and yi - yi != 0.0:  # an infinite label
+            bad = True
+        k = J - row_missing[i]
+        if k == 0:  # no score at all
+            bad = True
+            k = 1
+        mean_i = row_sum[i] / k
+        avg[i] = mean_i
+        count[codes[i]] += 1
+        avg_sum[codes[i]] += mean_i
+    m2 = np.zeros(G)
+    mean = avg_sum / np.maximum(count, 1)
+    for i in range(n):
+        d = avg[i] - mean[codes[i]]
+        m2[codes[i]] += d * d
+    obs = count[None, :] - missing
+    return (
+        bad, count, obs.T.copy(), total.T.copy(), avg_sum, m2, n_lo, n_hi,
+        lo_val, lo_code, hi_val, hi_code,
+    )  # fmt: skip
+
+
+def _gather(cols, codes, lo_cut, hi_cut, n_lo, n_hi):  # pragma: no cover (compiled)
+    J = len(cols)
+    lo_start = np.zeros(J + 1, np.int64)
+    hi_start = np.zeros(J + 1, np.int64)
+    for j in range(J):
+        lo_start[j + 1] = lo_start[j] + n_lo[j]
+        hi_start[j + 1] = hi_start[j] + n_hi[j]
+    lo_val = np.empty(lo_start[J] + 1)  # one spare place: writes are unconditional
+    lo_code = np.empty(lo_start[J] + 1, np.int32)
+    hi_val = np.empty(hi_start[J] + 1)
+    hi_code = np.empty(hi_start[J] + 1, np.int32)
+    j = 0
+    for col in literal_unroll(cols):
+        lo, hi = lo_cut[j], hi_cut[j]
+        a, b = lo_start[j], hi_start[j]
+        for i in range(col.size):
+            x = np.float64(col[i])
+            g = codes[i]
+            lo_val[a] = x
+            lo_code[a] = g
+            a += x <= lo
+            hi_val[b] = x
+            hi_code[b] = g
+            b += x >= hi
+        j += 1
+    return lo_start, lo_val, lo_code, hi_start, hi_val, hi_code
+
+
+@functools.cache
+def sweep() -> Any:
+    """The compiled sweep of ``(cols, codes, y, G, lo_cut, hi_cut, cap)``: ``(bad,
+    count, obs, total, avg_sum, avg_m2, n_lo, n_hi, lo_val, lo_code, hi_val, hi_code)``,
+    where ``cols`` is a tuple of one array per judge (one dtype, read-only), ``codes``
+    the group code per row (< G); the first ``min(n_lo[j], cap)`` scores at or below
+    ``lo_cut[j]`` are in ``lo_val[j]`` with their codes (likewise above ``hi_cut``)."""
+    return njit_cached(_sweep, nogil=True)  # nogil: chunks run on threads
+
+
+@functools.cache
+def gather() -> Any:
+    """The compiled gathering of all scores beyond the cuts, for when more than ``cap``
+    were: per judge (slices ``start[j]:start[j+1]``), the scores at or below
+    ``lo_cut[j]`` and at or above ``hi_cut[j]`` with their group codes."""
+    return njit_cached(_gather, nogil=True)
+
+
+def column_tuple(columns: list[np.ndarray]) -> tuple[np.ndarray, ...]:
+    """Judge columns as one tuple type for the kernels: one dtype (float32 when all are,
+    else float64), contiguous and read-only (so zero-copy Arrow buffers and copies mix)."""
+    dtype = np.float32 if all(c.dtype == np.float32 for c in columns) else np.float64
+    out = []
+    for c in columns:
+        a = np.ascontiguousarray(c, dtype=dtype)
+        if a.flags.writeable:
+            a = a.view()
+            a.flags.writeable = False
+        out.append(a)
+    return tuple(out)
