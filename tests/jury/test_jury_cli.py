@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import subprocess
@@ -118,7 +119,10 @@ def test_sigkill_mid_run_then_resume_repeats_no_completed_call(serve, tmp_path):
 
 
 def test_ctrl_c_stops_cleanly_and_keeps_completed_calls(serve, tmp_path):
-    srv = serve(lambda req: Reply("4", delay=0.05))
+    seen = itertools.count()
+    # the first 12 replies come fast, later ones slowly, so the run cannot finish before
+    # the signal arrives however the test process is scheduled (80 fast calls took 1.2 s)
+    srv = serve(lambda req: Reply("4", delay=0.05 if next(seen) < 12 else 1.0))
     essays(40).to_csv(tmp_path / "items.csv", index=False)
     out = tmp_path / "s.parquet"
     proc = bacon("judge", str(tmp_path / "items.csv"), *judge_args(srv.url, out))
