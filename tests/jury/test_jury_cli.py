@@ -28,7 +28,14 @@ BACON = (
 )
 
 
+def _default_sigint() -> None:
+    # a test run started in the background of a non-interactive shell ignores SIGINT,
+    # and a child inherits that: give the command the default a terminal user has
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def bacon(*args: str, env: dict | None = None, **kw) -> subprocess.Popen:
+    kw.setdefault("preexec_fn", _default_sigint)
     return subprocess.Popen(
         [*BACON, *args],
         stdout=subprocess.PIPE,
