@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bacon_bayes.compiled import OFF_VALUES, cache_dir, numba_function_cache
+from bacon_bayes.compiled import cache_dir
 
-__all__ = ["OFF_VALUES", "cache_dir", "enable_jax_cache", "numba_function_cache"]
+__all__ = ["enable_jax_cache"]
 
 #: JAX compilations shorter than this are not written (most of ours take 0.1-1 s,
 #: under JAX's own default threshold of 1 s, so that default would keep almost none).

@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 
 from bacon_bayes.bayes.closed_forms import LOG_2PI
-from bacon_bayes.bayes.compile_cache import numba_function_cache
 from bacon_bayes.bayes.nuts import GradDensity, JaxDensity, jax_numpy
+from bacon_bayes.compiled import numba_function_cache
 
 __all__ = [
     "judges_density",
@@ -138,7 +138,7 @@ def judges_density(pr: dict[str, float]) -> JaxDensity:
 @functools.cache
 def _numba_likelihood() -> Any:
     """The compiled likelihood loop, its machine code kept in the user cache directory
-    (:func:`~bacon_bayes.bayes.compile_cache.numba_function_cache`): compiling it takes
+    (:func:`~bacon_bayes.compiled.numba_function_cache`): compiling it takes
     about 2 s in every fresh process otherwise."""
     import numba
 

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from bacon_bayes.bayes import compile_cache
-from bacon_bayes.bayes.compile_cache import cache_dir, enable_jax_cache, numba_function_cache
+from bacon_bayes.bayes.compile_cache import enable_jax_cache
+from bacon_bayes.compiled import cache_dir, numba_function_cache
 
 ROOT = Path(__file__).resolve().parents[2]
 
