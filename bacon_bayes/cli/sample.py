@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.sampling import DEFAULT_UNIFORM_SHARE, MIN_LABELS_PER_COEFFICIENT
+from bacon_bayes.sampling import DEFAULT_UNIFORM_SHARE, MIN_LABELS_PER_COEFFICIENT, SMALL_PILOT
 from bacon_bayes.study import DESIGNS, Study, StudyConfig, create_study, draw_wave, pending_items
 from bacon_bayes.study.folder import CONFIG_FILE, atomic_write_text
 
@@ -177,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
         why = (
             f"fewer than {MIN_LABELS_PER_COEFFICIENT:g} labels per coefficient of the outcome "
             f"model to trust its sd (predicted variance ratio {ratio:.3f})"
-            if design.params["choice"] == "uniform (small pilot)"
+            if design.params["choice"] == SMALL_PILOT
             else f"the labels so far predict a variance ratio of {ratio:.3f} against uniform "
             f"sampling (>= {args.max_ratio:g})"
         )

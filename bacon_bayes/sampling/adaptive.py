@@ -50,6 +50,7 @@ from bacon_bayes.sampling.designs import Design, poisson
 __all__ = [
     "DEFAULT_UNIFORM_SHARE",
     "MAX_VARIANCE_RATIO",
+    "SMALL_PILOT",
     "adaptive",
     "adaptive_probabilities",
     "cap_probabilities",
@@ -74,6 +75,9 @@ MAX_VARIANCE_RATIO = 0.95
 #: of 95% intervals over 1,000 trials; see EXPERIMENTS.md).
 MIN_LABELS_PER_COEFFICIENT = 5.0
 
+#: What :func:`sd_wave_choice` returns for a pilot below that many labels per coefficient.
+SMALL_PILOT = "uniform (small pilot)"
+
 
 def sd_wave_choice(
     ratio: float,
@@ -84,13 +88,13 @@ def sd_wave_choice(
 ) -> str:
     """``"adaptive"`` when a wave should follow the predicted sd, else why not.
 
-    Returns ``"uniform (small pilot)"`` with fewer than
+    Returns :data:`SMALL_PILOT` (``"uniform (small pilot)"``) with fewer than
     :data:`MIN_LABELS_PER_COEFFICIENT` labels per coefficient of the outcome model
     (``n_features + 1``) and ``"uniform"`` when the predicted variance ratio is not
     below ``max_ratio`` (no gain expected).
     """
     if n_labels < MIN_LABELS_PER_COEFFICIENT * (n_features + 1):
-        return "uniform (small pilot)"
+        return SMALL_PILOT
     if not ratio < max_ratio:
         return "uniform"
     return "adaptive"

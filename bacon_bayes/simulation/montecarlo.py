@@ -33,6 +33,7 @@ from scipy import stats
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.crossfit import make_folds
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.features import build_features
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.sampling.adaptive import (
     adaptive,
@@ -167,7 +168,8 @@ def _adaptive(
     out-of-fold residuals (a uniform sample). The final estimate uses every
     label with the union inclusion probability ``1 - (1 - p1)(1 - p2)``
     (:func:`~bacon_bayes.sampling.adaptive.combine_waves`), the second wave's
-    probabilities being fixed given the pilot.
+    probabilities being fixed given the pilot. A pilot too small for the outcome model
+    is not fitted at all (its predicted ratio is recorded as NaN).
     """
     size = len(frame)
     n1 = min(n - 1, max(2 * spec.folds, round(spec.pilot_share * n)))
@@ -179,11 +181,17 @@ def _adaptive(
     lab[order[:n1]] = True
     pilot_pi = np.full(size, n1 / size)
     cal = Calibrator(engine=spec.engine, folds=spec.folds, seed=seed % 2**31)
-    cal.fit(_pool(frame, spec, lab, None))
-    sd = np.sqrt(cal.crossfit_.var())
-    e2 = (frame[spec.label].to_numpy(float) - cal.surrogate_) ** 2
-    ratio = expected_variance_ratio(sd, e2, lab, prior=pilot_pi, n=n - n1)
-    choice = sd_wave_choice(ratio, n1, cal.features_.X.shape[1])
+    pool = _pool(frame, spec, lab, None)
+    n_features = build_features(
+        pool, winsor=cal.winsor, n_components=cal.n_components, seed=cal.seed
+    ).X.shape[1]
+    ratio, choice = math.nan, sd_wave_choice(0.0, n1, n_features)
+    if choice == "adaptive":  # the pilot is large enough: fit it (else skip the fit)
+        cal.fit(pool)
+        sd = np.sqrt(cal.crossfit_.var())
+        e2 = (frame[spec.label].to_numpy(float) - cal.surrogate_) ** 2
+        ratio = expected_variance_ratio(sd, e2, lab, prior=pilot_pi, n=n - n1)
+        choice = sd_wave_choice(ratio, n1, n_features)
     if choice == "adaptive":
         wave = adaptive(sd, n - n1, prior=pilot_pi, eligible=~lab, seed=seed + 1)
         chosen, wave_pi = wave.selected, wave.pi

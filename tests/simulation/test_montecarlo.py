@@ -9,6 +9,7 @@ import pytest
 
 from bacon_bayes.cli import main
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.sampling import SMALL_PILOT
 from bacon_bayes.simulation.montecarlo import SimulationSpec, simulate, summarise, trial_seed
 
 
@@ -157,13 +158,14 @@ def test_adaptive_design_keeps_coverage_and_steps_back_when_no_gain():
 def test_a_small_pilot_steps_back_whatever_the_predicted_gain():
     """Fewer than 5 pilot labels per coefficient of the outcome model: the second wave is
     uniform even where a larger pilot follows the sd (the same binary table), and the
-    trial equals the uniform design's trial."""
+    trial equals the uniform design's trial; the pilot is not fitted."""
     spec = SimulationSpec(label="y", judges=("j1", "j2"), outcome="categorical", levels=(0, 1),
                           budgets=(0.045,), trials=4, designs=("adaptive", "uniform"),
                           methods=("aee",))  # fmt: skip
     rows = simulate(binary_table(), spec)  # 27 labels, a pilot of 10 < 5 x 3
     back = rows[rows["design"] == "adaptive"]
-    assert (back["adaptive_choice"] == "uniform (small pilot)").all()
+    assert (back["adaptive_choice"] == SMALL_PILOT).all()
+    assert back["expected_ratio"].isna().all()  # the small pilot was not fitted
     same = rows[rows["design"] == "uniform"]
     cols = ["estimate", "ci_low", "ci_high", "n_labels"]
     assert np.allclose(back[cols].to_numpy(), same[cols].to_numpy(), rtol=1e-12, atol=0)
