@@ -64,12 +64,14 @@ class FeatureStats:
                     f"judge column {judge!r} has no score at all; drop it from the judges."
                 )
             if tuple(winsor) != (0.0, 1.0):
-                low[j] = exact_quantile(scan.low[j].extremes(), n, winsor[0], lowest=True)
-                high[j] = exact_quantile(scan.high[j].extremes(), n, winsor[1], lowest=False)
-                for tail, bound in ((scan.low[j], low[j]), (scan.high[j], high[j])):
-                    v, g = tail.beyond(bound)  # clip(x) = x + (bound - x) beyond the bound
-                    clipped[:, j] += np.bincount(g, bound - v, minlength=G)
-                    count[j] += v.size
+                ends = ((scan.low[j], winsor[0], low), (scan.high[j], winsor[1], high))
+                for tail, q, bounds in ends:
+                    v, g = tail.union()  # every score beyond the bound is in it
+                    bound = bounds[j] = exact_quantile(v, n, q, lowest=tail.lowest)
+                    out = np.flatnonzero(v < bound if tail.lowest else v > bound)
+                    # clip(x) = x + (bound - x) beyond the bound
+                    clipped[:, j] += np.bincount(g[out], bound - v[out], minlength=G)
+                    count[j] += out.size
         fill = clipped.sum(axis=0) / n_obs
         missing = scan.n_rows - n_obs
         return cls(tuple(judges), low, high, fill, missing, count, clipped)

@@ -134,17 +134,14 @@ class Tail:
         values, groups = np.concatenate(self.values), np.concatenate(self.groups)
         return Tail.of(values, groups, self.keep, self.lowest)
 
-    def extremes(self) -> np.ndarray:
-        """The ``keep`` extreme scores and those tied with the last (or all), in no
-        particular order: the lowest (highest) scores of the stream."""
-        return self.joined().values[0]
-
-    def beyond(self, bound: float) -> tuple[np.ndarray, np.ndarray]:
-        """The scores strictly beyond ``bound`` (below it for the lowest) with their
-        groups (in the order the pieces were merged)."""
-        v, g = np.concatenate(self.values), np.concatenate(self.groups)
-        out = v < bound if self.lowest else v > bound
-        return v[out], g[out]
+    def union(self) -> tuple[np.ndarray, np.ndarray]:
+        """All kept scores with their groups, each in one array (pieces in the order they
+        were merged). Beyond :attr:`cut` they hold every score of the stream, and at
+        least ``keep`` are there: the ``keep`` lowest (highest) of them are the stream's,
+        whatever else they hold."""
+        if len(self.values) == 1:
+            return self.values[0], self.groups[0]
+        return np.concatenate(self.values), np.concatenate(self.groups)
 
 
 @dataclass(frozen=True)
@@ -355,8 +352,10 @@ def keep_count(n_rows: int, winsor: tuple[float, float]) -> int:
 
 
 def exact_quantile(tail: np.ndarray, n: int, q: float, lowest: bool) -> float:
-    """``np.quantile(x, q)`` of ``n`` values ``x`` from the kept extreme ``tail`` (its
-    lowest values when ``lowest``, else its highest), with numpy's own arithmetic."""
+    """``np.quantile(x, q)`` of ``n`` values ``x`` from the kept extreme ``tail`` (a
+    :meth:`Tail.union`: its ``keep`` lowest values are those of ``x`` when ``lowest``,
+    else its ``keep`` highest; ``q`` within the winsorising share), with numpy's own
+    arithmetic."""
     v = (n - 1) * q
     prev = int(np.floor(v))
     nxt = min(prev + 1, n - 1)
