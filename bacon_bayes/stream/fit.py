@@ -12,6 +12,7 @@ models (:mod:`bacon_bayes.crossfit`); a labeled item's is its out-of-fold predic
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -33,6 +34,9 @@ from bacon_bayes.stream.source import Chunk, Columns
 
 #: numbers in one block of predictive CDFs (items x grid points) of the second pass
 CDF_BLOCK = 2_000_000
+
+#: fold models fitted at once (threads; one BLAS thread each)
+THREADS = min(4, os.cpu_count() or 1)
 
 
 @dataclass(frozen=True)
@@ -373,7 +377,7 @@ def fit_stream(
             )
     fold_ids = make_folds(np.ones(len(lab), dtype=bool), calibrator.folds, calibrator.seed)
     with threadpool_limits(1, user_api="blas"):  # small problems: threads cost more
-        cf = cross_fit(model, fs.X, lab.y, fold_ids=fold_ids, pi=lab.pi)
+        cf = cross_fit(model, fs.X, lab.y, fold_ids=fold_ids, pi=lab.pi, threads=THREADS)
     levels_arr = None if pool.outcome.levels is None else np.asarray(pool.outcome.levels)
     grid = quantile_grid(pool.outcome, lab.y, cf.mean) if quantiles else None
     half = None
