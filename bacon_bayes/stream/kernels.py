@@ -7,8 +7,8 @@ count and sum of observed scores and the sum and squared deviations of the raw j
 average; it also finds whether a value is unusable (an infinite label or score, an item
 without any score) and gathers the scores at or beyond the cuts of the extremes with
 their group codes (a second sweep gathers them when there are more than expected). It
-adds up row by row, over the judges in a loop of fixed length (a row's sum does not wait
-for another row's), then gathers judge by judge.
+runs row by row, over the judges in a loop of fixed length: a row's sums do not wait for
+another row's, and only rows with a score beyond a cut take the gathering branch.
 """
 
 from __future__ import annotations
@@ -37,18 +37,39 @@ def _sweep(cols, codes, y, G, lo_cut, hi_cut, cap):  # pragma: no cover (compile
     hi_val = np.empty((J, cap))
     hi_code = np.empty((J, cap), np.int32)
     bad = False
-    for i in range(n):  # row by row: a row's sum does not wait for another row's
+    for i in range(n):  # row by row: the judges' sums of a row are independent of others
         g = codes[i]
         row_sum = 0.0
         k = 0
+        beyond = False
         for j in range(J):
             x = np.float64(cols[j][i])
             if x == x:
                 total[g, j] += x
                 row_sum += x
                 k += 1
+                beyond |= (x <= lo_cut[j]) | (x >= hi_cut[j])
             else:  # missing scores are few: count those
                 missing[g, j] += 1
+        if beyond:  # a score at or beyond a cut (infinite ones are): gather the row's
+            for j in range(J):
+                x = np.float64(cols[j][i])
+                if x <= lo_cut[j]:
+                    if x - x != 0.0:
+                        bad = True
+                    a = n_lo[j]
+                    if a < cap:
+                        lo_val[j, a] = x
+                        lo_code[j, a] = g
+                    n_lo[j] = a + 1
+                if x >= hi_cut[j]:
+                    if x - x != 0.0:
+                        bad = True
+                    c = n_hi[j]
+                    if c < cap:
+                        hi_val[j, c] = x
+                        hi_code[j, c] = g
+                    n_hi[j] = c + 1
         yi = y[i]
         if yi - yi != 0.0 and yi == yi:  # an infinite label
             bad = True
@@ -59,30 +80,6 @@ def _sweep(cols, codes, y, G, lo_cut, hi_cut, cap):  # pragma: no cover (compile
         avg[i] = mean_i
         count[g] += 1
         avg_sum[g] += mean_i
-    for j in range(J):  # judge by judge: the scores at or beyond the cuts
-        col = cols[j]
-        lo, hi = lo_cut[j], hi_cut[j]
-        a = 0
-        c = 0
-        for i in range(n):
-            x = np.float64(col[i])
-            # -inf is at or below any cut, +inf at or above: checked here
-            if x <= lo:
-                if x - x != 0.0:
-                    bad = True
-                if a < cap:
-                    lo_val[j, a] = x
-                    lo_code[j, a] = codes[i]
-                a += 1
-            if x >= hi:
-                if x - x != 0.0:
-                    bad = True
-                if c < cap:
-                    hi_val[j, c] = x
-                    hi_code[j, c] = codes[i]
-                c += 1
-        n_lo[j] = a
-        n_hi[j] = c
     m2 = np.zeros(G)
     mean = avg_sum / np.maximum(count, 1)
     for i in range(n):
