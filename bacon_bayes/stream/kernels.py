@@ -4,11 +4,12 @@ directory, :func:`bacon_bayes.compiled.njit_cached`).
 One sweep over a chunk's rows reads the judges' columns as they were read (float32
 stays float32, no copies) and computes, per group code, the item count, each judge's
 count and sum of observed scores and the sum and squared deviations of the raw judge
-average; it also finds whether a value is unusable (an infinite label or score, an item
-without any score) and gathers the scores at or beyond the cuts of the extremes with
-their group codes (a second sweep gathers them when there are more than expected). It
-runs row by row, over the judges in a loop of fixed length: a row's sums do not wait for
-another row's, and only rows with a score beyond a cut take the gathering branch.
+average (both in the same pass: the deviations from the group's first row, then from
+their mean); it also finds whether a value is unusable (an infinite label or score, an
+item without any score) and gathers the scores at or beyond the cuts of the extremes
+with their group codes (a second sweep gathers them when there are more than expected).
+It runs row by row, over the judges in a loop of fixed length: a row's sums do not wait
+for another row's, and only rows with a score beyond a cut take the gathering branch.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ def _sweep(cols, codes, y, G, lo_cut, hi_cut, cap):  # pragma: no cover (compile
     total = np.zeros((G, J))
     count = np.zeros(G, np.int64)
     avg_sum = np.zeros(G)
-    avg = np.empty(n)
+    shift = np.zeros(G)  # per group, its first row's average
+    dev_sum = np.zeros(G)
+    dev_sq = np.zeros(G)
     n_lo = np.zeros(J, np.int64)
     n_hi = np.zeros(J, np.int64)
     lo_val = np.empty((J, cap))
@@ -77,14 +80,15 @@ def _sweep(cols, codes, y, G, lo_cut, hi_cut, cap):  # pragma: no cover (compile
             bad = True
             k = 1
         mean_i = row_sum / k
-        avg[i] = mean_i
+        if count[g] == 0:
+            shift[g] = mean_i
+        d = mean_i - shift[g]
+        dev_sum[g] += d
+        dev_sq[g] += d * d
         count[g] += 1
         avg_sum[g] += mean_i
-    m2 = np.zeros(G)
-    mean = avg_sum / np.maximum(count, 1)
-    for i in range(n):
-        d = avg[i] - mean[codes[i]]
-        m2[codes[i]] += d * d
+    # squared deviations from the group mean, from those from a value near it (one pass)
+    m2 = np.maximum(dev_sq - dev_sum * dev_sum / np.maximum(count, 1), 0.0)
     obs = count[:, None] - missing
     return (
         bad, count, obs, total, avg_sum, m2, n_lo, n_hi, lo_val, lo_code, hi_val, hi_code,
