@@ -5,8 +5,8 @@ One sweep over a chunk's rows reads the judges' columns as they were read (float
 stays float32, no copies) and computes, per group code, the item count, each judge's
 count and sum of observed scores and the sum and squared deviations of the raw judge
 average (both in the same pass: the deviations from the group's first row, then from
-their mean); it also finds whether a value is unusable (an infinite label or score, an
-item without any score) and gathers the scores at or beyond the cuts of the extremes
+their mean); it also finds whether a value is unusable (an infinite score, an item
+without any score) and gathers the scores at or beyond the cuts of the extremes
 with their group codes (a second sweep gathers them when there are more than expected).
 It runs row by row, over the judges in a loop of fixed length: a row's sums do not wait
 for another row's, and only rows with a score beyond a cut take the gathering branch.
@@ -23,9 +23,9 @@ from numba import literal_unroll
 from bacon_bayes.compiled import njit_cached
 
 
-def _sweep(cols, codes, y, G, lo_cut, hi_cut, cap):  # pragma: no cover (compiled)
+def _sweep(cols, codes, G, lo_cut, hi_cut, cap):  # pragma: no cover (compiled)
     J = len(cols)  # a tuple of one dtype: the judge loop below has a fixed length
-    n = y.size
+    n = codes.size
     missing = np.zeros((G, J), np.int64)
     total = np.zeros((G, J))
     count = np.zeros(G, np.int64)
@@ -73,9 +73,6 @@ def _sweep(cols, codes, y, G, lo_cut, hi_cut, cap):  # pragma: no cover (compile
                         hi_val[j, c] = x
                         hi_code[j, c] = g
                     n_hi[j] = c + 1
-        yi = y[i]
-        if yi - yi != 0.0 and yi == yi:  # an infinite label
-            bad = True
         if k == 0:  # no score at all
             bad = True
             k = 1
@@ -125,7 +122,7 @@ def _gather(cols, codes, lo_cut, hi_cut, n_lo, n_hi):  # pragma: no cover (compi
 
 @functools.cache
 def sweep() -> Any:
-    """The compiled sweep of ``(cols, codes, y, G, lo_cut, hi_cut, cap)``: ``(bad,
+    """The compiled sweep of ``(cols, codes, G, lo_cut, hi_cut, cap)``: ``(bad,
     count, obs, total, avg_sum, avg_m2, n_lo, n_hi, lo_val, lo_code, hi_val, hi_code)``,
     where ``cols`` is a tuple of one array per judge (one dtype, read-only), ``codes``
     the group code per row (< G); the first ``min(n_lo[j], cap)`` scores at or below

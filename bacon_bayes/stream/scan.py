@@ -208,9 +208,10 @@ class Scan:
         G = len(chunk.group_names)
         n = chunk.y.size  # room for every score beyond a cut not yet known, else 1/16
         cap = n if np.isinf(lo_cut).any() or np.isinf(hi_cut).any() else n // 16 + 16
-        out = kernels.sweep()(chunk.cols, chunk.group_codes, chunk.y, G, lo_cut, hi_cut, cap)
+        out = kernels.sweep()(chunk.cols, chunk.group_codes, G, lo_cut, hi_cut, cap)
         bad, count, obs, total, avg_sum, m2, n_lo, n_hi = out[:8]
-        if bad:
+        labeled = LabeledRows.of(chunk)
+        if bad or np.isinf(labeled.y).any():  # an infinite score or label
             chunk.fail()
         if (n_lo > cap).any() or (n_hi > cap).any():
             lo_at, lo_val, lo_code, hi_at, hi_val, hi_code = kernels.gather()(
@@ -239,7 +240,6 @@ class Scan:
             codes = chunk.group_codes
             stats["pi_sum"] = np.bincount(codes, np.nan_to_num(chunk.pi), G)[present]
             stats["pi_nan"] = np.bincount(codes, np.isnan(chunk.pi), G)[present]
-        labeled = LabeledRows.of(chunk)
         return cls(
             n_rows=int(chunk.y.size),
             keep=keep,
