@@ -37,7 +37,8 @@ from bacon_bayes.stream.source import (
     plan,
 )
 
-DEFAULT_CHUNK_ROWS = 250_000
+#: rows read, checked and predicted at once (a common Parquet row-group size)
+DEFAULT_CHUNK_ROWS = 1_000_000
 
 
 @dataclass

@@ -25,6 +25,9 @@ from bacon_bayes.stream.source import RawChunk
 #: per-group statistics of :attr:`Scan.stats` (``obs``, ``total``: groups x judges)
 GROUP_STATS = ("n", "avg_mean", "avg_m2", "pi_sum", "pi_nan", "obs", "total")
 
+#: rows of the first chunk that a :class:`Guess` of the extremes' cuts looks at
+GUESS_ROWS = 250_000
+
 
 @dataclass
 class LabeledRows:
@@ -157,14 +160,15 @@ class Guess:
 
     @classmethod
     def of(cls, chunk: RawChunk, keep: int, n_rows: int) -> Guess | None:
-        """The guess from one chunk's scores for a pool of ``n_rows`` (None when the
-        extremes are a large share of the pool, or the chunk has few scores)."""
+        """The guess from one chunk's scores (its first :data:`GUESS_ROWS` rows) for a
+        pool of ``n_rows`` (None when the extremes are a large share of the pool, or the
+        chunk has few scores)."""
         share = 2.0 * keep / n_rows
         if share > 0.25:
             return None
         low, high = [], []
         for col in chunk.cols:
-            x = col[~np.isnan(col)]
+            x = col[:GUESS_ROWS][~np.isnan(col[:GUESS_ROWS])]
             if x.size < 1000:
                 return None
             lo, hi = np.quantile(x, [share, 1.0 - share])
