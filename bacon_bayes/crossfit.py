@@ -27,6 +27,7 @@ them; models with a ``fit_folds`` method fit every fold at once.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -144,6 +145,7 @@ def cross_fit(
     seed: int = 0,
     fold_ids: np.ndarray | None = None,
     pi: np.ndarray | None = None,
+    threads: int = 1,
 ) -> CrossFitResult:
     """Cross-fit ``model`` on the labeled items (``~isnan(y)``) and predict every item.
 
@@ -161,6 +163,9 @@ def cross_fit(
     pi : ndarray, optional
         Inclusion probabilities of the labels (default uniform); they set the fold
         shares of the average that predicts unlabeled items.
+    threads : int
+        Fold models fitted at once (on threads: for models whose fit releases the GIL,
+        e.g. ridge's linear algebra); the models do not depend on it.
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -171,15 +176,21 @@ def cross_fit(
     if hasattr(model, "fit_folds"):
         models = list(model.fit_folds(X, y, fold_ids, K))
     else:
-        models = []
-        for k in range(K):
+
+        def fit(k: int) -> Any:
             train = labeled & (fold_ids != k)
             m = clone(model)
             if getattr(model, "semi_supervised", False):
                 m.fit(X, np.where(train, y, np.nan))
             else:
                 m.fit(X[train], y[train])
-            models.append(m)
+            return m
+
+        if threads > 1 and K > 1:
+            with ThreadPoolExecutor(min(threads, K)) as pool:
+                models = list(pool.map(fit, range(K)))
+        else:
+            models = [fit(k) for k in range(K)]
     design_weight = np.ones(y.size)
     if pi is not None:
         pi = np.asarray(pi, dtype=float)

@@ -196,6 +196,48 @@ def test_bootstrap_critical_values_match_normal_theory_on_large_normal_groups():
         est.bootstrap_t_critical_values(resid[:10], w[:10], np.array([0] * 5 + [2] * 5), 0.05)
 
 
+@pytest.mark.parametrize("hajek", [True, False])
+def test_bootstrap_of_several_residual_vectors_equals_separate_calls(hajek):
+    rng = np.random.default_rng(7)
+    codes = rng.integers(0, 5, 900)
+    r1, r2 = rng.standard_t(3, codes.size), rng.exponential(size=codes.size)
+    w = rng.uniform(1, 4, codes.size)
+    for method in ("maxt", "none", "bonferroni"):
+        alone = [
+            est.bootstrap_t_critical_values(r, w, codes, 0.05, method, hajek=hajek, n_boot=300)
+            for r in (r1, r2, r1)
+        ]
+        both = est.bootstrap_t_critical_values(
+            np.column_stack([r1, r2, r1]), w, codes, 0.05, method, hajek=hajek, n_boot=300
+        )
+        assert both.shape == (3, 5)
+        for row, ref in zip(both, alone, strict=True):
+            assert np.array_equal(row, ref)
+
+
+def test_group_tables_from_sums_equal_one_call_per_surrogate():
+    from bacon_bayes.estimate.groups import group_means_from_sums, group_tables_from_sums
+
+    rng = np.random.default_rng(8)
+    n, m = 600, 3
+    g = rng.integers(0, m, n)
+    y = 0.5 * g + rng.normal(size=n)
+    f = y + rng.normal(scale=0.5, size=n)
+    pi = np.full(n, 0.1)
+    names = np.array(["a", "b", "c"])
+    n_g = 10 * np.bincount(g, minlength=m)
+    sums = np.array([10 * f[g == k].sum() for k in range(m)])
+    variants = [(f, sums, sums.sum(), True), (np.zeros(n), np.zeros(m), 0.0, False)]
+    both = group_tables_from_sums(y, pi, g, names, variants, n_g, int(n_g.sum()), n_boot=300)
+    for table, (fl, fs, ft, tuned) in zip(both, variants, strict=True):
+        ref = group_means_from_sums(
+            y, fl, pi, g, names, fs, ft, n_g, int(n_g.sum()), power_tuning=tuned, n_boot=300
+        )
+        assert np.array_equal(table.estimate, ref.estimate)
+        assert np.array_equal(table.critical_value, ref.critical_value)
+        assert table.details["interval"] == ref.details["interval"] == "bootstrap"
+
+
 def test_bootstrap_widens_skewed_groups_and_falls_back_to_t_when_small():
     rng = np.random.default_rng(5)
     n = 2000

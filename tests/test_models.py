@@ -147,6 +147,16 @@ def test_crossfit_mixture_variance_and_cdf(data):
     assert np.allclose(cdf[:, 0], 0) and np.allclose(cdf[:, 2], 1)
 
 
+def test_crossfit_on_threads_fits_the_same_fold_models(data):
+    X, latent, _ = data
+    y = np.where(np.arange(latent.size) < 150, latent, np.nan)
+    one = cross_fit(RidgeOutcome(), X, y, folds=4, seed=0)
+    many = cross_fit(RidgeOutcome(), X, y, folds=4, seed=0, threads=3)
+    assert np.array_equal(one.mean, many.mean)
+    for a, b in zip(one.models, many.models, strict=True):
+        assert np.array_equal(a.ridge_.coef_, b.ridge_.coef_) and a.ridge_.alpha == b.ridge_.alpha
+
+
 class SemiSupervisedProbe:
     """Records what the engine passes to a semi-supervised model."""
 

@@ -348,6 +348,9 @@ def _broken(tmp_path, how: str):
     elif how == "unscored":
         part.loc[part.index[31], JUDGES] = np.nan
         part.to_parquet(victim, index=False)
+    elif how == "infinite label":  # found among the labeled rows, named by the checks
+        part.loc[part.index[41], "label"] = np.inf
+        part.to_parquet(victim, index=False)
     else:
         victim.write_bytes(b"PAR1 this is not parquet")
     return path
@@ -360,6 +363,7 @@ def _broken(tmp_path, how: str):
         ("missing", ["part-1.parquet", "no column 'j2'"]),
         ("infinite", ["part-1.parquet", "row 23", "'j2'", "infinite"]),
         ("unscored", ["part-1.parquet", "row 31", "no judge score"]),
+        ("infinite label", ["part-1.parquet", "row 41", "'label'", "infinite"]),
         ("unreadable", ["part-1.parquet", "cannot be read"]),
     ],
 )

@@ -91,7 +91,13 @@ def bootstrap_t_critical_values(
     bootstrap: the interval is ``estimate +- c_g * se_g`` with the design-based
     ``se_g`` (finite-population correction included), because a with-replacement
     resample knows nothing of the correction. Seeded, hence deterministic.
+
+    ``resid`` of shape (n, k): ``k`` residual vectors of the same labels (e.g. with
+    and without a surrogate) on the same resamples, drawn once; the result (k, m)
+    equals ``k`` calls with one vector each.
     """
+    many = np.ndim(resid) == 2
+    cols = np.asarray(resid, dtype=float).reshape(len(codes), -1)
     m = int(codes.max()) + 1
     order = np.argsort(codes, kind="stable")
     g = codes[order]
@@ -103,18 +109,11 @@ def bootstrap_t_critical_values(
         )
     start = np.concatenate([[0], np.cumsum(size)[:-1]])
     w = weight[order]
-    if hajek:
-        centre = np.bincount(g, weights=w * resid[order], minlength=m) / np.bincount(
-            g, weights=w, minlength=m
-        )
-        # centred residuals: the resample's mean is then its deviation from the estimate
-        u = resid[order] - centre[g]
-    else:
-        wu = w * resid[order]
-        u = wu - (np.bincount(g, weights=wu, minlength=m) / size)[g]
-    abs_t = np.empty((n_boot, m))
+    us = [_centred(cols[order, r], w, g, m, size, hajek) for r in range(cols.shape[1])]
+    abs_t = np.empty((len(us), n_boot, m))
     kernel = _resample_t()
     step = max(1, 262_144 // max(g.size, 1))  # blocks of uniforms that stay in cache
+    none = np.empty((0, m))
 
     def resample(first: int, last: int) -> None:
         # resamples first..last-1, all groups at once (group sizes kept); their uniforms
@@ -126,12 +125,34 @@ def bootstrap_t_critical_values(
         for lo in range(first, last, step):
             hi = min(lo + step, last)
             rng.random(out=buf[: hi - lo])
-            kernel(buf[: hi - lo], u, w, g, start, size, hajek, abs_t[lo:hi])
+            for r in range(0, len(us), 2):  # two residual vectors per sweep of the picks
+                two = r + 1 < len(us)
+                v, out2 = (us[r + 1], abs_t[r + 1, lo:hi]) if two else (us[r], none)
+                kernel(buf[: hi - lo], us[r], v, w, g, start, size, hajek, abs_t[r, lo:hi], out2)
 
     parts = max(1, min(4, os.cpu_count() or 1, n_boot))
     cuts = np.linspace(0, n_boot, parts + 1).astype(int)
     with ThreadPoolExecutor(parts) as pool:  # the loop releases the GIL
         list(pool.map(resample, cuts[:-1].tolist(), cuts[1:].tolist()))
+    crit = np.array([_quantiles(t, alpha, method) for t in abs_t])
+    return crit if many else crit[0]
+
+
+def _centred(resid: np.ndarray, w: np.ndarray, g: np.ndarray, m: int, size, hajek: bool):
+    """Residuals (sorted by domain ``g``) less their domain's (weighted) mean: a
+    resample's mean is then its deviation from the estimate."""
+    if hajek:
+        centre = np.bincount(g, weights=w * resid, minlength=m) / np.bincount(
+            g, weights=w, minlength=m
+        )
+        return resid - centre[g]
+    wu = w * resid
+    return wu - (np.bincount(g, weights=wu, minlength=m) / size)[g]
+
+
+def _quantiles(abs_t: np.ndarray, alpha: float, method: str) -> np.ndarray:
+    """Critical values from the resamples' ``|T*|`` (resamples x domains)."""
+    m = abs_t.shape[1]
     # "higher": no interpolation towards an infinite draw
     if method == "maxt" and m > 1:
         return np.full(m, np.quantile(abs_t.max(axis=1), 1.0 - alpha, method="higher"))
@@ -139,14 +160,35 @@ def bootstrap_t_critical_values(
     return np.quantile(abs_t, level, axis=0, method="higher")
 
 
-def _resample_t_py(rand, u, w, g, start, size, hajek, out):  # pragma: no cover (compiled)
-    """``|T*|`` of each group in each resample (rows of ``rand``): item ``i`` of the
-    resample (items sorted by group ``g``) is ``start[g_i] + floor(rand[b, i] *
+def _resample_t_py(rand, u, v, w, g, start, size, hajek, out, out_v):  # pragma: no cover
+    """``|T*|`` of each group in each resample (rows of ``rand``) into ``out``, and of
+    ``v`` on the same resamples into ``out_v`` (unless it has no rows): item ``i`` of
+    the resample (items sorted by group ``g``) is ``start[g_i] + floor(rand[b, i] *
     size[g_i])``; the resample's weighted (``hajek``) or plain mean of ``u`` over its
-    standard error."""
+    standard error. Compiled."""
+    two = out_v.shape[0] > 0
+
+    def abs_t(s0, s1, s2, s3, s4, n):
+        if hajek:
+            mean = s1 / s0
+            # sum w^2 (u - mean)^2 from sums of w^2 u^2, w^2 u and w^2
+            ss = s2 - 2.0 * mean * s3 + mean * mean * s4
+            var = max(ss, 0.0) / (s0 * s0)
+        else:
+            mean = s1 / n
+            var = max(s2 / n - mean * mean, 0.0) / n
+        se = np.sqrt(var * n / max(n - 1.0, 1.0))
+        diff = abs(mean)
+        # a resample of one repeated item has se 0: |T| is infinite unless it hits the
+        # estimate exactly
+        if se > 0:
+            return diff / se
+        return np.inf if diff > 1e-12 else 0.0
+
     for b in range(rand.shape[0]):
         for k in range(size.size):
             s0 = s1 = s2 = s3 = s4 = 0.0
+            t1 = t2 = t3 = 0.0
             lo, nk = start[k], size[k]
             for i in range(lo, lo + nk):
                 pick = lo + np.intp(rand[b, i] * nk)
@@ -159,28 +201,22 @@ def _resample_t_py(rand, u, w, g, start, size, hajek, out):  # pragma: no cover 
                     s2 += wu * wu
                     s3 += wu * ws
                     s4 += ws * ws
+                    if two:
+                        wv = ws * v[pick]
+                        t1 += wv
+                        t2 += wv * wv
+                        t3 += wv * ws
                 else:
                     s1 += us
                     s2 += us * us
+                    if two:
+                        vs = v[pick]
+                        t1 += vs
+                        t2 += vs * vs
             n = np.float64(nk)
-            if hajek:
-                mean = s1 / s0
-                # sum w^2 (u - mean)^2 from sums of w^2 u^2, w^2 u and w^2
-                ss = s2 - 2.0 * mean * s3 + mean * mean * s4
-                var = max(ss, 0.0) / (s0 * s0)
-            else:
-                mean = s1 / n
-                var = max(s2 / n - mean * mean, 0.0) / n
-            se = np.sqrt(var * n / max(n - 1.0, 1.0))
-            diff = abs(mean)
-            # a resample of one repeated item has se 0: |T| is infinite unless it hits
-            # the estimate exactly
-            if se > 0:
-                out[b, k] = diff / se
-            elif diff > 1e-12:
-                out[b, k] = np.inf
-            else:
-                out[b, k] = 0.0
+            out[b, k] = abs_t(s0, s1, s2, s3, s4, n)
+            if two:
+                out_v[b, k] = abs_t(s0, t1, t2, t3, s4, n)
 
 
 @lru_cache(maxsize=1)

@@ -203,7 +203,40 @@ def group_means_from_sums(
     ``f_sums``: each group's surrogate sum over all its items (shape (m,) or (m, k));
     ``f_total``: the pool's; ``n_g``: each group's number of items; ``n_items``: the
     pool's. The streaming estimate (:mod:`bacon_bayes.stream`) calls it with sums
-    reduced chunk by chunk.
+    reduced chunk by chunk (through :func:`group_tables_from_sums`).
+    """
+    return group_tables_from_sums(
+        y_lab, pi_lab, g_lab, names, [(f_lab, f_sums, f_total, power_tuning)], n_g, n_items,
+        alpha=alpha, simultaneous=simultaneous, hajek=hajek, target=target,
+        interval=interval, n_boot=n_boot, seed=seed,
+    )[0]  # fmt: skip
+
+
+#: one surrogate of :func:`group_tables_from_sums`: labeled items' values, sums per
+#: group and over the pool, and whether its weight is tuned
+SurrogateSums = tuple[np.ndarray, np.ndarray, "np.ndarray | float", bool]
+
+
+def group_tables_from_sums(
+    y_lab: np.ndarray,
+    pi_lab: np.ndarray,
+    g_lab: np.ndarray,
+    names: np.ndarray,
+    surrogates: Sequence[SurrogateSums],
+    n_g: np.ndarray,
+    n_items: int,
+    *,
+    alpha: float = 0.05,
+    simultaneous: str = "maxt",
+    hajek: bool = True,
+    target: Target = "pool",
+    interval: Literal["bootstrap", "t"] = "bootstrap",
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> list[EstimateTable]:
+    """:func:`group_means_from_sums` for several surrogates of the same labels (e.g. a
+    model's and none: the classical means), one table each; their studentised
+    bootstraps run on the same resamples, drawn once (each table equals its own call).
     """
     m = names.size
     n_lab = np.bincount(g_lab, minlength=m)
@@ -214,6 +247,52 @@ def group_means_from_sums(
             "least 2 for a variance. Label more items in that group or merge groups."
         )
     kw: dict[str, Any] = {"hajek": hajek, "target": target}
+    fits = [
+        _group_fit(y_lab, np.asarray(f), pi_lab, g_lab, sums, total, n_g, n_items, tuned, kw)
+        for f, sums, total, tuned in surrogates
+    ]
+    # groups are disjoint: under Poisson sampling their estimates are uncorrelated, and
+    # each one's variance is the mean's (its labeled items' linearised influence)
+    boot = interval == "bootstrap" and n_lab.min() >= MIN_BOOTSTRAP_LABELS
+    if boot:
+        resids = np.column_stack([fit[2] for fit in fits])
+        crits = bootstrap_t_critical_values(
+            resids, 1.0 / pi_lab, g_lab, alpha, simultaneous, hajek=hajek, n_boot=n_boot, seed=seed
+        )
+    tables = []
+    for i, (est, var, resid, lam_out) in enumerate(fits):
+        crit = df = None
+        if boot:
+            crit = crits[i]
+        else:
+            c = variance_coefficients(1.0 / pi_lab, pi_lab, target)
+            prior = _variance_prior(resid, y_lab - resid, c, g_lab, m, n_g)
+            own = n_lab - 1.0
+            var = (VARIANCE_PRIOR_LABELS * prior + own * var) / (VARIANCE_PRIOR_LABELS + own)
+            df = own + VARIANCE_PRIOR_LABELS
+        table = _table(
+            "mean", "aee", names, est, np.diag(var), n_lab, n_g, alpha, simultaneous, crit, df,
+            power_lambda=lam_out, target=target, interval="bootstrap" if boot else "t",
+        )  # fmt: skip
+        tables.append(table)
+    return tables
+
+
+def _group_fit(
+    y_lab: np.ndarray,
+    f_lab: np.ndarray,
+    pi_lab: np.ndarray,
+    g_lab: np.ndarray,
+    f_sums: np.ndarray,
+    f_total: np.ndarray | float,
+    n_g: np.ndarray,
+    n_items: int,
+    power_tuning: bool,
+    kw: dict[str, Any],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float | list[float]]:
+    """Per-group estimates and variances, the residuals ``y - lambda f`` and the
+    surrogate weight(s) ``lambda`` of one surrogate."""
+    m = n_g.size
     if f_lab.ndim == 1:
         # one surrogate weight for all groups, tuned on all labels: per-group tuning on a
         # handful of labels would overfit and understate the variance
@@ -233,78 +312,22 @@ def group_means_from_sums(
             for g in range(m)
         ]
         est, var = np.array([r[0] for r in fits]), np.array([r[1] for r in fits])
-        resid = y_lab - lam_all * f_lab
-        lam_out: float | list[float] = float(lam_all)
-    else:
-        est, var, lam_vec = _combined_groups(
-            y_lab, f_lab, pi_lab, g_lab, f_sums, f_total, n_g, n_items, power_tuning, kw
-        )
-        resid = y_lab - f_lab @ lam_vec
-        lam_out = [float(v) for v in lam_vec]
-    # groups are disjoint: under Poisson sampling their estimates are uncorrelated, and
-    # each one's variance is the mean's (its labeled items' linearised influence)
-    crit = df = None
-    used = "t"
-    if interval == "bootstrap" and n_lab.min() >= MIN_BOOTSTRAP_LABELS:
-        used = "bootstrap"
-        crit = bootstrap_t_critical_values(
-            resid, 1.0 / pi_lab, g_lab, alpha, simultaneous, hajek=hajek, n_boot=n_boot, seed=seed
-        )
-    else:
-        c = variance_coefficients(1.0 / pi_lab, pi_lab, target)
-        prior = _variance_prior(resid, y_lab - resid, c, g_lab, m, n_g)
-        own = n_lab - 1.0
-        var = (VARIANCE_PRIOR_LABELS * prior + own * var) / (VARIANCE_PRIOR_LABELS + own)
-        df = own + VARIANCE_PRIOR_LABELS
-    cov = np.diag(var)
-    return _table(
-        "mean",
-        "aee",
-        names,
-        est,
-        cov,
-        n_lab,
-        n_g,
-        alpha,
-        simultaneous,
-        crit,
-        df,
-        power_lambda=lam_out,
-        target=target,
-        interval=used,
-    )
-
-
-def _combined_groups(
-    y_lab: np.ndarray,
-    f_lab: np.ndarray,
-    pi_lab: np.ndarray,
-    g_lab: np.ndarray,
-    f_sums: np.ndarray,
-    f_total: np.ndarray | float,
-    n_g: np.ndarray,
-    n_items: int,
-    power_tuning: bool,
-    kw: dict[str, Any],
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Group means with ``k`` surrogates: one weight vector tuned on all labels.
-
-    Each group's variance is the fixed-weight one, times the pool-level price of
-    estimating the ``k`` weights on all ``n`` labels (:func:`combine.inflation`).
-    """
+        return est, var, y_lab - lam_all * f_lab, float(lam_all)
+    # k surrogates: one weight vector tuned on all labels; each group's variance is the
+    # fixed-weight one, times the pool-level price of estimating the k weights on all n
+    # labels (combine.inflation)
     lam = combined_core(
         y_lab, f_lab, pi_lab, np.asarray(f_total), n_items, power_tuning=power_tuning, **kw
     )[2]
     k = f_lab.shape[1] if power_tuning else 0
     price = float(inflation(g_lab.size, k) / inflation(g_lab.size, 0))
-    est = np.empty(n_g.size)
-    var = np.empty_like(est)
-    for g in range(est.size):
+    est, var = np.empty(m), np.empty(m)
+    for g in range(m):
         sel = g_lab == g
         est[g], var[g] = combined_core(
             y_lab[sel], f_lab[sel], pi_lab[sel], f_sums[g], int(n_g[g]), lam=lam, **kw
         )[:2]
-    return est, var * price, lam
+    return est, var * price, y_lab - f_lab @ lam, [float(v) for v in lam]
 
 
 def classical_group_means(

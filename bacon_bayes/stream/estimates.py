@@ -10,7 +10,6 @@ order of floating-point summation (tested at ``rtol=1e-10``).
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
@@ -21,7 +20,7 @@ from bacon_bayes.calibrator import MIN_GROUP_LABELS, Calibrator
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.combine import combined_core, min_labels
 from bacon_bayes.estimate.core import _estimate, mean_core
-from bacon_bayes.estimate.groups import _table, group_means_from_sums
+from bacon_bayes.estimate.groups import _table, group_tables_from_sums
 from bacon_bayes.estimate.quantile import _quantile_from_cdf
 from bacon_bayes.results import Estimate, EstimateTable
 from bacon_bayes.stream.fit import StreamFit, Sums
@@ -185,33 +184,14 @@ def _domains(scan: Scan, lab: LabeledRows) -> tuple[pd.DataFrame, np.ndarray, np
     return table, names, np.searchsorted(names, lab.groups.astype(str))
 
 
-def classical_groups(
-    scan: Scan, lab: LabeledRows, cal: Calibrator, alpha: float, simultaneous: str = "maxt"
-) -> EstimateTable:
-    """The classical group means (labels only: computed while the fold models fit)."""
-    table, names, codes = _domains(scan, lab)
-    pi = design_pi(lab, cal, scan, codes, table)
-    n_g = table["n"].to_numpy(dtype=int)
-    zeros = np.zeros(len(lab))
-    t = _group_table(
-        lab, cal, names, codes, pi, zeros, np.zeros(names.size), n_g, alpha, simultaneous, False
-    )
-    return replace(t, method="classical")
-
-
 def group_estimates(
-    fit: StreamFit,
-    scan: Scan,
-    sums: Sums,
-    alpha: float,
-    simultaneous: str = "maxt",
-    classical: EstimateTable | None = None,
+    fit: StreamFit, scan: Scan, sums: Sums, alpha: float, simultaneous: str = "maxt"
 ) -> list[EstimateTable]:
     """Mean per group (AEE, classical, naive) with simultaneous intervals, as
     :meth:`bacon_bayes.Calibrator.estimate_groups` (studentised bootstrap critical
     values, intervals intersected with the label's range, none below
-    ``MIN_GROUP_LABELS`` labels). ``classical``: :func:`classical_groups`, when computed
-    already."""
+    ``MIN_GROUP_LABELS`` labels). The AEE and classical bootstraps share their
+    resamples (drawn once; the same critical values as apart)."""
     lab, cf, cal = fit.labeled, fit.crossfit, fit.calibrator
     table, names, codes = _domains(scan, lab)
     K = len(cf.models)
@@ -230,16 +210,24 @@ def group_estimates(
         f_sums = np.column_stack([f_sums, judge_sums(table)])
     pi = design_pi(lab, cal, scan, codes, table)
     n_g = table["n"].to_numpy(dtype=int)
-    with ThreadPoolExecutor(1) as pool:  # the bootstraps release the GIL: side by side
-        job = None
-        if classical is None:
-            job = pool.submit(classical_groups, scan, lab, cal, alpha, simultaneous)
-        aee = _group_table(
-            lab, cal, names, codes, pi, f_lab, f_sums, n_g, alpha, simultaneous, True
-        )
-        if job is not None:
-            classical = job.result()
-    assert classical is not None
+    none = np.zeros(names.size)
+    aee, classical = group_tables_from_sums(
+        lab.y,
+        pi,
+        codes,
+        names,
+        [
+            (f_lab, f_sums, f_sums.sum(axis=0), cal.power_tuning),
+            (np.zeros(len(lab)), none, none.sum(), False),
+        ],
+        n_g,
+        int(n_g.sum()),
+        alpha=alpha,
+        simultaneous=simultaneous,
+        seed=cal.seed,
+        **_settings(cal),
+    )
+    classical = replace(classical, method="classical")
     if fit.extras:
         aee = _noted(aee, fit)
     var = table["avg_m2"].to_numpy() / np.maximum(n_g - 1, 1) / n_g
@@ -258,35 +246,3 @@ def group_estimates(
             )
         out.append(t)
     return out
-
-
-def _group_table(
-    lab: LabeledRows,
-    cal: Calibrator,
-    names: np.ndarray,
-    codes: np.ndarray,
-    pi: np.ndarray,
-    f: np.ndarray,
-    f_sums: np.ndarray,
-    n_g: np.ndarray,
-    alpha: float,
-    simultaneous: str,
-    tuning: bool,
-) -> EstimateTable:
-    """Per-group AEE means (``bacon_bayes.estimate.aee_group_means`` on sums)."""
-    return group_means_from_sums(
-        lab.y,
-        f,
-        pi,
-        codes,
-        names,
-        f_sums,
-        f_sums.sum(axis=0),
-        n_g,
-        int(n_g.sum()),
-        alpha=alpha,
-        simultaneous=simultaneous,
-        power_tuning=cal.power_tuning and tuning,
-        seed=cal.seed,
-        **_settings(cal),
-    )

@@ -12,6 +12,7 @@ models (:mod:`bacon_bayes.crossfit`); a labeled item's is its out-of-fold predic
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -33,6 +34,9 @@ from bacon_bayes.stream.source import Chunk, Columns
 
 #: numbers in one block of predictive CDFs (items x grid points) of the second pass
 CDF_BLOCK = 2_000_000
+
+#: fold models fitted at once (threads; one BLAS thread each)
+THREADS = min(4, os.cpu_count() or 1)
 
 
 @dataclass(frozen=True)
@@ -64,12 +68,14 @@ class FeatureStats:
                     f"judge column {judge!r} has no score at all; drop it from the judges."
                 )
             if tuple(winsor) != (0.0, 1.0):
-                low[j] = exact_quantile(scan.low[j].extremes(), n, winsor[0], lowest=True)
-                high[j] = exact_quantile(scan.high[j].extremes(), n, winsor[1], lowest=False)
-                for tail, bound in ((scan.low[j], low[j]), (scan.high[j], high[j])):
-                    v, g = tail.beyond(bound)  # clip(x) = x + (bound - x) beyond the bound
-                    clipped[:, j] += np.bincount(g, bound - v, minlength=G)
-                    count[j] += v.size
+                ends = ((scan.low[j], winsor[0], low), (scan.high[j], winsor[1], high))
+                for tail, q, bounds in ends:
+                    v, g = tail.union()  # every score beyond the bound is in it
+                    bound = bounds[j] = exact_quantile(v, n, q, lowest=tail.lowest)
+                    out = np.flatnonzero(v < bound if tail.lowest else v > bound)
+                    # clip(x) = x + (bound - x) beyond the bound
+                    clipped[:, j] += np.bincount(g[out], bound - v[out], minlength=G)
+                    count[j] += out.size
         fill = clipped.sum(axis=0) / n_obs
         missing = scan.n_rows - n_obs
         return cls(tuple(judges), low, high, fill, missing, count, clipped)
@@ -371,7 +377,7 @@ def fit_stream(
             )
     fold_ids = make_folds(np.ones(len(lab), dtype=bool), calibrator.folds, calibrator.seed)
     with threadpool_limits(1, user_api="blas"):  # small problems: threads cost more
-        cf = cross_fit(model, fs.X, lab.y, fold_ids=fold_ids, pi=lab.pi)
+        cf = cross_fit(model, fs.X, lab.y, fold_ids=fold_ids, pi=lab.pi, threads=THREADS)
     levels_arr = None if pool.outcome.levels is None else np.asarray(pool.outcome.levels)
     grid = quantile_grid(pool.outcome, lab.y, cf.mean) if quantiles else None
     half = None

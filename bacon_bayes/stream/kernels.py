@@ -1,12 +1,15 @@
 """Compiled per-chunk loops of the first pass (numba, machine code kept in the user cache
 directory, :func:`bacon_bayes.compiled.njit_cached`).
 
-One sweep over a chunk's columns as they were read (float32 stays float32, no copies)
-computes, per group code, the item count, each judge's count and sum of observed scores
-and the sum and squared deviations of the raw judge average; it also finds whether a
-value is unusable (an infinite label or score, an item without any score) and
-gathers the scores at or beyond the cuts of the extremes with their group codes (a
-second sweep gathers them when there are more than expected).
+One sweep over a chunk's rows reads the judges' columns as they were read (float32
+stays float32, no copies) and computes, per group code, the item count, each judge's
+count and sum of observed scores and the sum and squared deviations of the raw judge
+average (both in the same pass: the deviations from the group's first row, then from
+their mean); it also finds whether a value is unusable (an infinite score, an item
+without any score) and gathers the scores at or beyond the cuts of the extremes
+with their group codes (a second sweep gathers them when there are more than expected).
+It runs row by row, over the judges in a loop of fixed length: a row's sums do not wait
+for another row's, and only rows with a score beyond a cut take the gathering branch.
 """
 
 from __future__ import annotations
@@ -20,13 +23,16 @@ from numba import literal_unroll
 from bacon_bayes.compiled import njit_cached
 
 
-def _sweep(cols, codes, y, G, lo_cut, hi_cut, cap):  # pragma: no cover (compiled)
-    J = len(cols)
-    n = y.size
-    missing = np.zeros((J, G), np.int64)
-    total = np.zeros((J, G))
-    row_sum = np.zeros(n)
-    row_missing = np.zeros(n, np.int32)
+def _sweep(cols, codes, G, lo_cut, hi_cut, cap):  # pragma: no cover (compiled)
+    J = len(cols)  # a tuple of one dtype: the judge loop below has a fixed length
+    n = codes.size
+    missing = np.zeros((G, J), np.int64)
+    total = np.zeros((G, J))
+    count = np.zeros(G, np.int64)
+    avg_sum = np.zeros(G)
+    shift = np.zeros(G)  # per group, its first row's average
+    dev_sum = np.zeros(G)
+    dev_sq = np.zeros(G)
     n_lo = np.zeros(J, np.int64)
     n_hi = np.zeros(J, np.int64)
     lo_val = np.empty((J, cap))
@@ -34,64 +40,55 @@ def _sweep(cols, codes, y, G, lo_cut, hi_cut, cap):  # pragma: no cover (compile
     hi_val = np.empty((J, cap))
     hi_code = np.empty((J, cap), np.int32)
     bad = False
-    j = 0
-    for col in literal_unroll(cols):  # one judge's column at a time, its loop compiled apart
-        lo, hi = lo_cut[j], hi_cut[j]
-        t, miss = total[j], missing[j]
-        lv, lc, hv, hc = lo_val[j], lo_code[j], hi_val[j], hi_code[j]
-        a = 0
-        c = 0
-        for i in range(n):
-            x = np.float64(col[i])
-            g = codes[i]
+    for i in range(n):  # row by row: the judges' sums of a row are independent of others
+        g = codes[i]
+        row_sum = 0.0
+        k = 0
+        beyond = False
+        for j in range(J):
+            x = np.float64(cols[j][i])
             if x == x:
-                t[g] += x
-                row_sum[i] += x
-                # -inf is at or below any cut, +inf at or above: checked here
-                if x <= lo:
-                    if x - x != 0.0:
-                        bad = True
-                    if a < cap:
-                        lv[a] = x
-                        lc[a] = g
-                    a += 1
-                if x >= hi:
-                    if x - x != 0.0:
-                        bad = True
-                    if c < cap:
-                        hv[c] = x
-                        hc[c] = g
-                    c += 1
+                total[g, j] += x
+                row_sum += x
+                k += 1
+                beyond |= (x <= lo_cut[j]) | (x >= hi_cut[j])
             else:  # missing scores are few: count those
-                miss[g] += 1
-                row_missing[i] += 1
-        n_lo[j] = a
-        n_hi[j] = c
-        j += 1
-    count = np.zeros(G, np.int64)
-    avg_sum = np.zeros(G)
-    avg = np.empty(n)
-    for i in range(n):
-        yi = y[i]
-        if yi == yi and yi - yi != 0.0:  # an infinite label
-            bad = True
-        k = J - row_missing[i]
+                missing[g, j] += 1
+        if beyond:  # a score at or beyond a cut (infinite ones are): gather the row's
+            for j in range(J):
+                x = np.float64(cols[j][i])
+                if x <= lo_cut[j]:
+                    if x - x != 0.0:
+                        bad = True
+                    a = n_lo[j]
+                    if a < cap:
+                        lo_val[j, a] = x
+                        lo_code[j, a] = g
+                    n_lo[j] = a + 1
+                if x >= hi_cut[j]:
+                    if x - x != 0.0:
+                        bad = True
+                    c = n_hi[j]
+                    if c < cap:
+                        hi_val[j, c] = x
+                        hi_code[j, c] = g
+                    n_hi[j] = c + 1
         if k == 0:  # no score at all
             bad = True
             k = 1
-        mean_i = row_sum[i] / k
-        avg[i] = mean_i
-        count[codes[i]] += 1
-        avg_sum[codes[i]] += mean_i
-    m2 = np.zeros(G)
-    mean = avg_sum / np.maximum(count, 1)
-    for i in range(n):
-        d = avg[i] - mean[codes[i]]
-        m2[codes[i]] += d * d
-    obs = count[None, :] - missing
+        mean_i = row_sum / k
+        if count[g] == 0:
+            shift[g] = mean_i
+        d = mean_i - shift[g]
+        dev_sum[g] += d
+        dev_sq[g] += d * d
+        count[g] += 1
+        avg_sum[g] += mean_i
+    # squared deviations from the group mean, from those from a value near it (one pass)
+    m2 = np.maximum(dev_sq - dev_sum * dev_sum / np.maximum(count, 1), 0.0)
+    obs = count[:, None] - missing
     return (
-        bad, count, obs.T.copy(), total.T.copy(), avg_sum, m2, n_lo, n_hi,
-        lo_val, lo_code, hi_val, hi_code,
+        bad, count, obs, total, avg_sum, m2, n_lo, n_hi, lo_val, lo_code, hi_val, hi_code,
     )  # fmt: skip
 
 
@@ -125,7 +122,7 @@ def _gather(cols, codes, lo_cut, hi_cut, n_lo, n_hi):  # pragma: no cover (compi
 
 @functools.cache
 def sweep() -> Any:
-    """The compiled sweep of ``(cols, codes, y, G, lo_cut, hi_cut, cap)``: ``(bad,
+    """The compiled sweep of ``(cols, codes, G, lo_cut, hi_cut, cap)``: ``(bad,
     count, obs, total, avg_sum, avg_m2, n_lo, n_hi, lo_val, lo_code, hi_val, hi_code)``,
     where ``cols`` is a tuple of one array per judge (one dtype, read-only), ``codes``
     the group code per row (< G); the first ``min(n_lo[j], cap)`` scores at or below

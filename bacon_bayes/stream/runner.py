@@ -37,7 +37,8 @@ from bacon_bayes.stream.source import (
     plan,
 )
 
-DEFAULT_CHUNK_ROWS = 250_000
+#: rows read, checked and predicted at once (a common Parquet row-group size)
+DEFAULT_CHUNK_ROWS = 1_000_000
 
 
 @dataclass
@@ -255,15 +256,7 @@ def estimate_stream(
     keep = keep_count(sum(p.n_rows for p in pieces), calibrator.winsor)
     qs = [float(q) for q in quantiles]
 
-    background = ThreadPoolExecutor(1)
-    classical: Future[EstimateTable] | None = None
-
     def fitter(scan: Scan) -> StreamFit:
-        nonlocal classical
-        if group is not None:  # labels only: while the fold models fit
-            classical = background.submit(
-                est.classical_groups, scan, scan.labeled, calibrator, alpha
-            )
         return fit_stream(
             scan,
             columns,
@@ -296,16 +289,13 @@ def estimate_stream(
         result = StreamResult(fit, scan, sums, est.mean_estimates(fit, scan, sums, alpha))
         result.quantiles = {q: est.quantile_estimates(fit, scan, sums, q, alpha) for q in qs}
         if group is not None:
-            done = None if classical is None else classical.result()
-            result.groups = est.group_estimates(fit, scan, sums, alpha, classical=done)
+            result.groups = est.group_estimates(fit, scan, sums, alpha)
     except BaseException:
         if writer is not None:
             writer.discard()
         if parts_dir is not None:
             shutil.rmtree(parts_dir, ignore_errors=True)
         raise
-    finally:
-        background.shutdown(wait=False)
     if writer is not None:
         result.items_out = writer.commit()
     elif parts_dir is not None and items_out is not None:

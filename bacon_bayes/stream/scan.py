@@ -25,6 +25,9 @@ from bacon_bayes.stream.source import RawChunk
 #: per-group statistics of :attr:`Scan.stats` (``obs``, ``total``: groups x judges)
 GROUP_STATS = ("n", "avg_mean", "avg_m2", "pi_sum", "pi_nan", "obs", "total")
 
+#: rows of the first chunk that a :class:`Guess` of the extremes' cuts looks at
+GUESS_ROWS = 250_000
+
 
 @dataclass
 class LabeledRows:
@@ -134,17 +137,14 @@ class Tail:
         values, groups = np.concatenate(self.values), np.concatenate(self.groups)
         return Tail.of(values, groups, self.keep, self.lowest)
 
-    def extremes(self) -> np.ndarray:
-        """The ``keep`` extreme scores and those tied with the last (or all), in no
-        particular order: the lowest (highest) scores of the stream."""
-        return self.joined().values[0]
-
-    def beyond(self, bound: float) -> tuple[np.ndarray, np.ndarray]:
-        """The scores strictly beyond ``bound`` (below it for the lowest) with their
-        groups (in the order the pieces were merged)."""
-        v, g = np.concatenate(self.values), np.concatenate(self.groups)
-        out = v < bound if self.lowest else v > bound
-        return v[out], g[out]
+    def union(self) -> tuple[np.ndarray, np.ndarray]:
+        """All kept scores with their groups, each in one array (pieces in the order they
+        were merged). Beyond :attr:`cut` they hold every score of the stream, and at
+        least ``keep`` are there: the ``keep`` lowest (highest) of them are the stream's,
+        whatever else they hold."""
+        if len(self.values) == 1:
+            return self.values[0], self.groups[0]
+        return np.concatenate(self.values), np.concatenate(self.groups)
 
 
 @dataclass(frozen=True)
@@ -160,14 +160,15 @@ class Guess:
 
     @classmethod
     def of(cls, chunk: RawChunk, keep: int, n_rows: int) -> Guess | None:
-        """The guess from one chunk's scores for a pool of ``n_rows`` (None when the
-        extremes are a large share of the pool, or the chunk has few scores)."""
+        """The guess from one chunk's scores (its first :data:`GUESS_ROWS` rows) for a
+        pool of ``n_rows`` (None when the extremes are a large share of the pool, or the
+        chunk has few scores)."""
         share = 2.0 * keep / n_rows
         if share > 0.25:
             return None
         low, high = [], []
         for col in chunk.cols:
-            x = col[~np.isnan(col)]
+            x = col[:GUESS_ROWS][~np.isnan(col[:GUESS_ROWS])]
             if x.size < 1000:
                 return None
             lo, hi = np.quantile(x, [share, 1.0 - share])
@@ -211,9 +212,10 @@ class Scan:
         G = len(chunk.group_names)
         n = chunk.y.size  # room for every score beyond a cut not yet known, else 1/16
         cap = n if np.isinf(lo_cut).any() or np.isinf(hi_cut).any() else n // 16 + 16
-        out = kernels.sweep()(chunk.cols, chunk.group_codes, chunk.y, G, lo_cut, hi_cut, cap)
+        out = kernels.sweep()(chunk.cols, chunk.group_codes, G, lo_cut, hi_cut, cap)
         bad, count, obs, total, avg_sum, m2, n_lo, n_hi = out[:8]
-        if bad:
+        labeled = LabeledRows.of(chunk)
+        if bad or np.isinf(labeled.y).any():  # an infinite score or label
             chunk.fail()
         if (n_lo > cap).any() or (n_hi > cap).any():
             lo_at, lo_val, lo_code, hi_at, hi_val, hi_code = kernels.gather()(
@@ -242,7 +244,6 @@ class Scan:
             codes = chunk.group_codes
             stats["pi_sum"] = np.bincount(codes, np.nan_to_num(chunk.pi), G)[present]
             stats["pi_nan"] = np.bincount(codes, np.isnan(chunk.pi), G)[present]
-        labeled = LabeledRows.of(chunk)
         return cls(
             n_rows=int(chunk.y.size),
             keep=keep,
@@ -355,8 +356,10 @@ def keep_count(n_rows: int, winsor: tuple[float, float]) -> int:
 
 
 def exact_quantile(tail: np.ndarray, n: int, q: float, lowest: bool) -> float:
-    """``np.quantile(x, q)`` of ``n`` values ``x`` from the kept extreme ``tail`` (its
-    lowest values when ``lowest``, else its highest), with numpy's own arithmetic."""
+    """``np.quantile(x, q)`` of ``n`` values ``x`` from the kept extreme ``tail`` (a
+    :meth:`Tail.union`: its ``keep`` lowest values are those of ``x`` when ``lowest``,
+    else its ``keep`` highest; ``q`` within the winsorising share), with numpy's own
+    arithmetic."""
     v = (n - 1) * q
     prev = int(np.floor(v))
     nxt = min(prev + 1, n - 1)
