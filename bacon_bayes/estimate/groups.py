@@ -16,17 +16,13 @@ from bacon_bayes.estimate.core import (
     _check_alpha,
     _prepare,
     mean_core,
-    variance_coefficients,
 )
 from bacon_bayes.estimate.critical import bootstrap_t_critical_values, simultaneous_critical_value
+from bacon_bayes.estimate.moderate import moderated_variance
 from bacon_bayes.results import EstimateTable
 
 #: Fewest labels per group for bootstrap critical values (below: moderated Student-t).
 MIN_BOOTSTRAP_LABELS = 10
-
-#: Labels' worth of the pooled residual-variance model in a small group's variance
-#: (the moderated t of Smyth 2004, with a prior that depends on the surrogate).
-VARIANCE_PRIOR_LABELS = 4.0
 
 
 def _corr(cov: np.ndarray) -> np.ndarray:
@@ -72,27 +68,6 @@ def _table(
         critical_value=crit,
         details=dict(details),
     )
-
-
-def _variance_prior(
-    resid: np.ndarray, f_lab: np.ndarray, c: np.ndarray, g_lab: np.ndarray, m: int, n_g: np.ndarray
-) -> np.ndarray:
-    """Each group's residual variance as predicted from all labels (the moderation's prior).
-
-    The squared within-group-centred residuals of every labeled item are regressed on
-    the surrogate (``E[u^2 | f] = a + b f``, floored at a tenth of the pooled value), so a
-    group whose few labels all sit at a bound of the scale still gets the spread that
-    items with surrogates like its own show elsewhere. The prediction goes through the
-    same design-based formula as the group's own variance (``sum c_i s^2(f_i) / N_g^2``).
-    """
-    n_lab = np.bincount(g_lab, minlength=m).astype(float)
-    centre = np.bincount(g_lab, weights=resid, minlength=m) / np.maximum(n_lab, 1.0)
-    u2 = (resid - centre[g_lab]) ** 2 * resid.size / max(resid.size - m, 1)
-    pooled = float(u2.mean())
-    design = np.column_stack([np.ones_like(f_lab), f_lab])
-    coef = np.linalg.lstsq(design, u2, rcond=None)[0]
-    s2 = np.maximum(design @ coef, 0.1 * pooled)
-    return np.bincount(g_lab, weights=c * s2, minlength=m) / n_g.astype(float) ** 2
 
 
 def _group_codes(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -245,17 +220,15 @@ def group_means_from_sums(
     # each one's variance is the mean's (its labeled items' linearised influence)
     crit = df = None
     used = "t"
+    moderation: dict[str, float] = {}
     if interval == "bootstrap" and n_lab.min() >= MIN_BOOTSTRAP_LABELS:
         used = "bootstrap"
         crit = bootstrap_t_critical_values(
             resid, 1.0 / pi_lab, g_lab, alpha, simultaneous, hajek=hajek, n_boot=n_boot, seed=seed
         )
     else:
-        c = variance_coefficients(1.0 / pi_lab, pi_lab, target)
-        prior = _variance_prior(resid, y_lab - resid, c, g_lab, m, n_g)
-        own = n_lab - 1.0
-        var = (VARIANCE_PRIOR_LABELS * prior + own * var) / (VARIANCE_PRIOR_LABELS + own)
-        df = own + VARIANCE_PRIOR_LABELS
+        var, df, d0 = moderated_variance(var, resid, y_lab - resid, pi_lab, g_lab, n_g, target)
+        moderation["prior_labels"] = d0
     cov = np.diag(var)
     return _table(
         "mean",
@@ -272,6 +245,7 @@ def group_means_from_sums(
         power_lambda=lam_out,
         target=target,
         interval=used,
+        **moderation,
     )
 
 
