@@ -253,7 +253,7 @@ def test_bootstrap_widens_skewed_groups_and_falls_back_to_t_when_small():
     # the t path moderates each group's variance toward the pooled one (all groups here
     # share one distribution): the standard errors move closer together
     assert np.ptp(tee.se) < np.ptp(boot.se)
-    assert tee.details["df"] == [n - 1 + est.groups.VARIANCE_PRIOR_LABELS for n in tee.n_labeled]
+    assert tee.details["df"] == [n - 1 + tee.details["prior_labels"] for n in tee.n_labeled]
     assert np.all(boot.critical_value > tee.critical_value)  # heavy right tail
     few = lab & (rng.random(n) < 0.15)  # about 6 labels per group
     small = est.aee_group_means(np.where(few, y, np.nan), np.zeros(n), groups)
@@ -280,41 +280,3 @@ def test_estimate_to_dict_is_json_ready(pool):
         assert d[key] == getattr(e, key)
     assert "aee mean" in str(e)
     assert est.Estimate.from_dict(d) == e  # saved results round-trip exactly
-
-
-def _saturated_group_coverage(reps: int = 400, alpha: float = 0.05) -> float:
-    """Simultaneous coverage of 12 group means of 1..5 labels piled up at 5 (SummEval-like)."""
-    rng = np.random.default_rng(11)
-    m, per = 12, 100
-    groups = np.repeat(np.arange(m), per)
-    level = np.linspace(3.0, 6.5, m)[groups]  # most groups near the ceiling
-    latent = level + rng.normal(0, 1.0, m * per)
-    y = np.clip(np.round(latent + rng.normal(0, 0.7, m * per)), 1, 5)
-    f = np.clip(latent, 1, 5)  # a fixed surrogate (not fitted on the draw)
-    truth = np.bincount(groups, weights=y) / per
-    hits = 0
-    done = 0
-    while done < reps:
-        lab = np.zeros(y.size, dtype=bool)
-        lab[rng.choice(y.size, 120, replace=False)] = True
-        if np.bincount(groups[lab], minlength=m).min() < 2:
-            continue
-        t = est.aee_group_means(np.where(lab, y, np.nan), f, groups, alpha=alpha)
-        lo, hi = np.clip(t.ci_low, 1, 5), np.clip(t.ci_high, 1, 5)
-        tt = truth[[int(name) for name in t.names]]  # names sort as strings
-        hits += bool(np.all((lo <= tt) & (tt <= hi)))
-        done += 1
-    return hits / reps
-
-
-def test_groups_with_labels_at_the_bound_keep_simultaneous_coverage(monkeypatch):
-    """Ten labels of a group mostly at the scale's top: the moderated t holds the
-    simultaneous coverage in band; the group's own variance alone falls below it."""
-    from bacon_bayes.estimate import groups as groups_mod
-    from bacon_bayes.simulation.regimes import Coverage
-
-    band = Coverage("saturated", "groups", "aee", 0.05, 400, 0, 0, 0, 1).band()
-    cov = _saturated_group_coverage()
-    assert band[0] <= cov <= band[1], f"coverage {cov:.3f} outside {band}"
-    monkeypatch.setattr(groups_mod, "VARIANCE_PRIOR_LABELS", 0.0)
-    assert _saturated_group_coverage() < band[0]
