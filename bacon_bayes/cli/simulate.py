@@ -22,6 +22,14 @@ def _floats(text: str, what: str) -> tuple[float, ...]:
         ) from exc
 
 
+def _surrogates(text: str | None) -> tuple[str, ...] | None:
+    """``--surrogates``: None when not given (the calibrator's default), () for none."""
+    if text is None:
+        return None
+    names = _list(text)
+    return () if names == ("none",) else names
+
+
 def _table_args(args: argparse.Namespace) -> dict:
     """The spec fields that describe the table (shared by the Monte Carlo and ablation)."""
     return {
@@ -69,6 +77,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         choices=("freq", "bayes"),
         help="freq (default) or bayes; with --ablation, bayes adds Bayesian rows",
     )
+    p.add_argument(
+        "--surrogates",
+        help="extra surrogates of the AEE rows, comma-separated: freq, ridge, hurdle, ordinal, "
+        "multinomial, judge_mean, or none (default: judge_mean with --engine bayes, else "
+        "none); e.g. ridge beside the hurdle model",
+    )
     p.add_argument("--pilot-share", type=float, help="adaptive: budget share of the pilot (0.3)")
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--alpha", type=float, help="1 - interval level (0.05)")
@@ -100,7 +114,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 #: (pilot_share None: montecarlo.PILOT_SHARE, read where the simulation is imported)
 MONTE_CARLO = {"budgets": "0.05,0.1,0.2", "trials": 200, "designs": "uniform",
                "methods": "classical,aee", "pilot_share": None, "alpha": 0.05, "workers": 1,
-               "scheduler": None, "group": None}  # fmt: skip
+               "scheduler": None, "group": None, "surrogates": None}  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -173,6 +187,7 @@ def run_monte_carlo(args: argparse.Namespace) -> int:
         seed=args.seed,
         alpha=args.alpha,
         pilot_share=PILOT_SHARE if args.pilot_share is None else args.pilot_share,
+        surrogates=_surrogates(args.surrogates),
     )
     frame = read_table(args.data)
     spec.check(frame)

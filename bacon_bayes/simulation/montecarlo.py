@@ -30,10 +30,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from bacon_bayes import surrogates as sur
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.crossfit import make_folds
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.features import build_features
+from bacon_bayes.outcome import registry
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.sampling.adaptive import (
     adaptive,
@@ -82,6 +84,8 @@ class SimulationSpec:
     seed: int = 0
     alpha: float = 0.05
     pilot_share: float = PILOT_SHARE
+    #: extra surrogates of the AEE (``Calibrator(surrogates=...)``; None: its default)
+    surrogates: tuple[str, ...] | None = None
 
     def check(self, frame: pd.DataFrame) -> None:
         """Refuse what cannot run, before any trial (column, row and fix named)."""
@@ -96,6 +100,7 @@ class SimulationSpec:
                 raise ValidationError(f"method {m!r} is not known; use {', '.join(METHODS)}.")
         if self.engine not in ("freq", "bayes"):
             raise ValidationError(f"engine {self.engine!r} must be 'freq' or 'bayes'.")
+        self._check_surrogates()
         if not 0 < self.pilot_share < 1:
             raise ValidationError(f"pilot share {self.pilot_share!r} must be in (0, 1).")
         if self.trials < 1:
@@ -109,6 +114,27 @@ class SimulationSpec:
                     f"budget {b!r} gives {round(b * n)} labels of {n} rows, fewer than two per "
                     f"cross-fitting fold ({self.folds} folds); raise the budget."
                 )
+
+    def _check_surrogates(self) -> None:
+        """Unknown or unfitting extra surrogates fail before any trial (fix named)."""
+        if self.surrogates is None:
+            return
+        family = registry.DEFAULT_FOR_KIND[self.outcome]
+        if self.engine == "bayes" and family == "ridge":
+            family = "gaussian"
+        for name in sur.resolve(self.surrogates, family, self.engine):
+            kinds = registry.KINDS_FOR_MODEL
+            if name != sur.JUDGE_MEAN and self.outcome not in kinds[name]:
+                fits = [n for n, k in kinds.items() if self.outcome in k and n != "gaussian"]
+                raise ValidationError(
+                    f"surrogate {name!r} does not fit a {self.outcome} label; use one of "
+                    f"{', '.join(fits)} or {sur.JUDGE_MEAN!r}."
+                )
+
+    def calibrator(self, seed: int) -> Calibrator:
+        """The unfitted calibrator of the AEE and classical rows of one trial."""
+        extras = None if self.surrogates is None else list(self.surrogates)
+        return Calibrator(engine=self.engine, seed=seed, folds=self.folds, surrogates=extras)
 
 
 def check_table(
@@ -272,8 +298,7 @@ def run_trial(frame: pd.DataFrame, spec: SimulationSpec, task: tuple) -> list[di
     labeled, pi, chosen = _draw(frame, spec, design, n, groups, draw_seed)
     rows: list[dict[str, Any]] = []
     if {"aee", "classical"} & set(spec.methods):
-        cal = Calibrator(engine=spec.engine, seed=fold_seed % 2**31, folds=spec.folds)
-        cal.fit(_pool(frame, spec, labeled, pi))
+        cal = spec.calibrator(fold_seed % 2**31).fit(_pool(frame, spec, labeled, pi))
         y = frame[spec.label].to_numpy(float)
         resid = y[labeled] - cal.surrogate_[labeled]
         fit = {"oof_r2": 1 - resid.var() / y[labeled].var(), "oof_rmse": np.sqrt(np.mean(resid**2))}

@@ -79,6 +79,9 @@ def test_cli_writes_every_output_and_a_summary_with_bands(tmp_path, capsys):
         ({"designs": "snowball"}, "design 'snowball' is not known"),
         ({"methods": "magic"}, "method 'magic' is not known"),
         ({"label": "nope"}, "column 'nope' is not in the table"),
+        ({"surrogates": "oracle"}, "surrogate 'oracle' is not known"),
+        ({"surrogates": "hurdle"}, "does not fit a continuous label"),
+        ({"surrogates": "ridge"}, "the calibrator's own model already"),
     ],
 )
 def test_bad_input_is_refused_and_nothing_is_written(tmp_path, capsys, change, message):
@@ -94,6 +97,45 @@ def test_bad_input_is_refused_and_nothing_is_written(tmp_path, capsys, change, m
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
     assert list(tmp_path.iterdir()) == [path]
+
+
+def test_extra_surrogates_reach_the_aee_rows_and_none_is_none(tmp_path, capsys):
+    """``--surrogates judge_mean``: the AEE rows combine the model with the judge mean (as
+    ``Calibrator(surrogates=...)`` on the same draw), the classical rows are unchanged,
+    and the settings record it; ``none`` is the model alone (the default here)."""
+    frame = table()
+    spec = SimulationSpec(label="y", judges=("j1", "j2"), budgets=(0.2,), trials=2,
+                          surrogates=("judge_mean",))  # fmt: skip
+    both = simulate(frame, spec)
+    alone = simulate(frame, SimulationSpec(**{**spec.__dict__, "surrogates": ()}))
+    default = simulate(frame, SimulationSpec(**{**spec.__dict__, "surrogates": None}))
+    pd.testing.assert_frame_equal(alone, default)
+    aee = both["method"] == "aee"
+    assert not np.allclose(both.loc[aee, "estimate"], alone.loc[aee, "estimate"])
+    pd.testing.assert_frame_equal(both[~aee], alone[~aee])
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    args = [
+        "simulate",
+        str(path),
+        "--label",
+        "y",
+        "--judges",
+        "j1,j2",
+        "--budgets",
+        "0.2",
+        "--trials",
+        "2",
+        "--surrogates",
+        "judge_mean",
+        "--out",
+        str(tmp_path / "sim"),
+    ]
+    assert main(args) == 0
+    cli = pd.read_parquet(tmp_path / "sim" / "trials.parquet")
+    np.testing.assert_allclose(cli.loc[cli["method"] == "aee", "estimate"],
+                               both.loc[aee, "estimate"])  # fmt: skip
+    assert '"judge_mean"' in (tmp_path / "sim" / "settings.json").read_text()
 
 
 def test_a_table_with_unlabeled_rows_is_refused_with_the_row():
