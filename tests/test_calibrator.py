@@ -174,6 +174,25 @@ def test_cli_estimate_json_and_text(tmp_path, capsys):
     assert "naive (raw judge avg)" in text and "mean per 'system'" in text
 
 
+def test_cli_estimate_combines_extra_surrogates_as_the_library(tmp_path, capsys):
+    """``--surrogates judge_mean`` gives the AEE mean of ``Calibrator(surrogates=...)``;
+    ``none`` the model alone; an unknown name exits 2 with the fix."""
+    path, _ = write_summeval(tmp_path)
+    args = ["estimate", str(path), "--label", "label", "--judge", "judge:*|relevance",
+            "--engine", "freq", "--json"]  # fmt: skip
+    df = pd.read_csv(path)
+    judges = [c for c in df if c.startswith("judge:") and c.endswith("|relevance")]
+    pool = EvalPool.from_frame(df, label="label", outcome="continuous", judges=judges)
+    for flag, extras in (("judge_mean", ["judge_mean"]), ("none", [])):
+        assert main([*args, "--surrogates", flag]) == 0
+        out = json.loads(capsys.readouterr().out)["mean"]["aee"]
+        ref = Calibrator(engine="freq", surrogates=extras).fit(pool).estimate_mean()
+        assert out["estimate"] == pytest.approx(ref.estimate, rel=1e-12)
+        assert out["se"] == pytest.approx(ref.se, rel=1e-12)
+    assert main([*args, "--surrogates", "oracle"]) == 2
+    assert "surrogate 'oracle' is not known" in capsys.readouterr().err
+
+
 def test_cli_reports_bad_input_without_traceback(tmp_path, capsys):
     path, _ = write_summeval(tmp_path)
     assert main(["estimate", str(path), "--label", "nope", "--judge", "judge:*"]) == 2

@@ -39,10 +39,27 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+SURROGATES_HELP = (
+    "extra surrogates combined with the model's in the AEE means, comma-separated: freq, "
+    "ridge, hurdle, ordinal, multinomial, judge_mean, or none (default: judge_mean with the "
+    "Bayesian engine, else none); e.g. ridge beside the hurdle model"
+)
+
+
+def parse_surrogates(text: str | None) -> list[str] | None:
+    """``--surrogates a,b``: the names; ``none``: the model alone; not given: None (the
+    calibrator's default)."""
+    if text is None:
+        return None
+    names = [v.strip() for v in text.split(",") if v.strip()]
+    return [] if names == ["none"] else names
+
+
 def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
     """Arguments of the Calibrator and the confidence level (shared by commands)."""
     p.add_argument("--model", help="outcome family: ridge, gaussian, hurdle, ordinal, multinomial")
     p.add_argument("--engine", default="auto", choices=("auto", "bayes", "freq"))
+    p.add_argument("--surrogates", help=SURROGATES_HELP)
     p.add_argument(
         "--preset",
         help="Bayesian model preset: a shipped name (e.g. ordinal, multinomial) or a .toml "
@@ -182,6 +199,7 @@ def calibrator_from_args(args: argparse.Namespace) -> Calibrator:
         seed=args.seed,
         preset=preset,
         scale=scale_from_args(args),
+        surrogates=parse_surrogates(args.surrogates),
     )
 
 

@@ -6,6 +6,7 @@ import argparse
 from functools import partial
 from pathlib import Path
 
+from bacon_bayes.cli.estimate import SURROGATES_HELP, parse_surrogates
 from bacon_bayes.errors import ValidationError
 
 
@@ -20,14 +21,6 @@ def _floats(text: str, what: str) -> tuple[float, ...]:
         raise ValidationError(
             f"--{what} must be numbers separated by commas, got {text!r}"
         ) from exc
-
-
-def _surrogates(text: str | None) -> tuple[str, ...] | None:
-    """``--surrogates``: None when not given (the calibrator's default), () for none."""
-    if text is None:
-        return None
-    names = _list(text)
-    return () if names == ("none",) else names
 
 
 def _table_args(args: argparse.Namespace) -> dict:
@@ -77,12 +70,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         choices=("freq", "bayes"),
         help="freq (default) or bayes; with --ablation, bayes adds Bayesian rows",
     )
-    p.add_argument(
-        "--surrogates",
-        help="extra surrogates of the AEE rows, comma-separated: freq, ridge, hurdle, ordinal, "
-        "multinomial, judge_mean, or none (default: judge_mean with --engine bayes, else "
-        "none); e.g. ridge beside the hurdle model",
-    )
+    p.add_argument("--surrogates", help=SURROGATES_HELP)
     p.add_argument("--pilot-share", type=float, help="adaptive: budget share of the pilot (0.3)")
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--alpha", type=float, help="1 - interval level (0.05)")
@@ -175,6 +163,7 @@ def run_monte_carlo(args: argparse.Namespace) -> int:
 
     if args.workers < 1:
         raise ValidationError(f"--workers must be at least 1, got {args.workers}")
+    extras = parse_surrogates(args.surrogates)
     spec = SimulationSpec(
         **_table_args(args),
         group=args.group,
@@ -187,7 +176,7 @@ def run_monte_carlo(args: argparse.Namespace) -> int:
         seed=args.seed,
         alpha=args.alpha,
         pilot_share=PILOT_SHARE if args.pilot_share is None else args.pilot_share,
-        surrogates=_surrogates(args.surrogates),
+        surrogates=None if extras is None else tuple(extras),
     )
     frame = read_table(args.data)
     spec.check(frame)
