@@ -29,9 +29,13 @@ to the label gets a negative weight instead of being thrown away. Several surrog
 (``f`` of shape ``(N, k)``) get a vector ``lambda``, the weighted regression of ``y`` on
 them, and the variance of the multiple regression estimator (:mod:`.combine`).
 
-Intervals use Student-t critical values with ``n - 1`` degrees of freedom; group
-means (a few dozen labels per group) use a studentised bootstrap within groups
-by default (:func:`bootstrap_t_critical_values`).
+Intervals of the pool mean use Student-t critical values on Satterthwaite's degrees of
+freedom for the design-based variance, at most ``n - 1`` (``n - 1 - k`` with ``k`` tuned
+weights; :func:`~bacon_bayes.estimate.core.satterthwaite_df`): residuals of even size
+keep ``n - 1``, a few large squared residuals among many small ones (labels piled at one
+end of the scale) lower it and widen the interval. Group means (a few dozen labels per
+group) use a studentised bootstrap within groups by default
+(:func:`bootstrap_t_critical_values`).
 
 Every function accepts NaN in ``y`` for unlabeled items (``labeled`` then
 defaults to ``~isnan(y)``).

@@ -106,6 +106,49 @@ def mean_core(
     return theta, var, lam, n
 
 
+def satterthwaite_df(
+    y_lab: np.ndarray,
+    f_lab: np.ndarray,
+    pi_lab: np.ndarray,
+    lam: np.ndarray | float,
+    cap: float,
+    *,
+    hajek: bool = True,
+    target: Target = "pool",
+) -> float:
+    """Degrees of freedom of the AEE mean's design-based variance (Satterthwaite 1946).
+
+    The variance is ``sum_S a_i`` with ``a_i = c_i r_i^2``; treating the residuals as
+    fixed, its own variance over label draws of the same size is estimated by
+    ``sum_S (1 - pi_i) (a_i - abar)^2`` (``abar`` their ``1 - pi``-weighted mean; weights
+    1 for the superpopulation), and ``df = 2 (sum a_i)^2 / that``, capped at ``cap`` (the
+    ``n - 1`` of equal, normal-like residuals, or less with tuned weights). A few large
+    squared residuals among many small ones (labels piled at one end of the scale, rare
+    surprises under unequal weights) make the variance estimate itself uncertain and
+    ``df`` small, so the t interval widens where it would otherwise fall short; with
+    residuals of even size ``df`` reaches the cap and nothing changes. Measured on
+    SummEval's consistency labels (77% at 5.0), simple random samples of 60: coverage of
+    95% intervals 0.953 against 0.938 on ``n - 1`` (EXPERIMENTS.md).
+    """
+    F = np.asarray(f_lab, dtype=float)
+    F = F[:, None] if F.ndim == 1 else F
+    lam = np.atleast_1d(np.asarray(lam, dtype=float))
+    w = 1.0 / pi_lab
+    yc, Fc = y_lab, F
+    if hajek:
+        yc = y_lab - (w @ y_lab) / w.sum()
+        Fc = F - (w @ F) / w.sum()
+    r = yc - Fc @ lam
+    a = variance_coefficients(w, pi_lab, target) * r * r
+    q = 1.0 - pi_lab if target == "pool" else np.ones_like(pi_lab)
+    if q.sum() <= 0:
+        return float(cap)
+    spread = float(q @ (a - (q @ a) / q.sum()) ** 2)
+    if not spread > 0:
+        return float(cap)
+    return float(min(cap, max(1.0, 2.0 * float(a.sum()) ** 2 / spread)))
+
+
 def _t_crit(alpha: float, n: np.ndarray | float) -> np.ndarray:
     df = np.maximum(np.asarray(n, dtype=float) - 1.0, 1.0)
     return stats.t.ppf(1.0 - alpha / 2.0, df)
@@ -219,10 +262,14 @@ def _estimate(
     n_items: int,
     alpha: float,
     n_labeled: int | None = None,
+    df: float | None = None,
     **details: object,
 ) -> Estimate:
+    """An :class:`Estimate` with a Student-t interval on ``df`` degrees of freedom
+    (default ``n - 1``)."""
     se = float(np.sqrt(max(var, 0.0)))
-    crit = float(_t_crit(alpha, n))
+    df = float(max(int(n) - 1, 1)) if df is None else float(max(df, 1.0))
+    crit = float(stats.t.ppf(1.0 - alpha / 2.0, df))
     return Estimate(
         estimand=estimand,
         method=method,
@@ -233,5 +280,5 @@ def _estimate(
         n_labeled=int(n) if n_labeled is None else n_labeled,
         n_items=int(n_items),
         alpha=alpha,
-        details={"df": int(n) - 1, **details},
+        details={"df": df if df != int(df) else int(df), **details},
     )

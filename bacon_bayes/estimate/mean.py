@@ -10,7 +10,14 @@ import numpy as np
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.combine import check_surrogates, combined_core
-from bacon_bayes.estimate.core import Target, _check_alpha, _estimate, _prepare, mean_core
+from bacon_bayes.estimate.core import (
+    Target,
+    _check_alpha,
+    _estimate,
+    _prepare,
+    mean_core,
+    satterthwaite_df,
+)
 from bacon_bayes.results import Estimate
 
 
@@ -67,15 +74,16 @@ def aee_mean(
         check_surrogates(f, n_items, idx.size, power_tuning)
         theta, var, lam, n, df = combined_core(y_lab, f[idx], pi_lab, f.sum(axis=0), n_items, **kw)
         lam_out = [float(v) for v in lam]
+    t_df = satterthwaite_df(y_lab, f[idx], pi_lab, lam, float(df), hajek=hajek, target=target)
     return _estimate(
         "mean",
         "aee",
         float(theta),
         float(var),
-        int(df) + 1,
+        int(n),
         n_items,
         alpha,
-        n_labeled=int(n),
+        df=t_df,
         power_lambda=lam_out,
         target=target,
     )

@@ -19,7 +19,7 @@ import pandas as pd
 from bacon_bayes.calibrator import MIN_GROUP_LABELS, Calibrator
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.combine import combined_core, min_labels
-from bacon_bayes.estimate.core import _estimate, mean_core
+from bacon_bayes.estimate.core import _estimate, mean_core, satterthwaite_df
 from bacon_bayes.estimate.groups import _table, group_tables_from_sums
 from bacon_bayes.estimate.quantile import _quantile_from_cdf
 from bacon_bayes.results import Estimate, EstimateTable
@@ -86,23 +86,28 @@ def mean_estimates(fit: StreamFit, scan: Scan, sums: Sums, alpha: float) -> list
         theta, var, lam, n, df = combined_core(
             lab.y, f_lab, pi, f_sums, N, power_tuning=tuning, **kw
         )
+        t_df = satterthwaite_df(lab.y, f_lab, pi, lam, float(df), **kw)
         aee = _estimate(
-            "mean", "aee", float(theta), float(var), int(df) + 1, N, alpha, n_labeled=int(n),
+            "mean", "aee", float(theta), float(var), int(n), N, alpha, df=t_df,
             power_lambda=[float(v) for v in lam], target=kw["target"],
         )  # fmt: skip
         aee = _noted(aee, fit)
     else:
         theta, var, lam, n = mean_core(lab.y, cf.mean, pi, f_sum, N, power_tuning=tuning, **kw)
+        t_df = satterthwaite_df(lab.y, cf.mean, pi, lam, float(n) - 1.0, **kw)
         aee = _estimate(
-            "mean", "aee", float(theta), float(var), int(n), N, alpha, power_lambda=float(lam),
-            target=kw["target"],
+            "mean", "aee", float(theta), float(var), int(n), N, alpha, df=t_df,
+            power_lambda=float(lam), target=kw["target"],
         )  # fmt: skip
+    zeros = np.zeros(len(lab))
     theta, var, _, n = mean_core(
-        lab.y, np.zeros(len(lab)), pi, 0.0, N, power_tuning=False, **_settings(fit.calibrator)
+        lab.y, zeros, pi, 0.0, N, power_tuning=False, **_settings(fit.calibrator)
     )
+    t_df = satterthwaite_df(lab.y, zeros, pi, 1.0, float(n) - 1.0, **kw)
     classical = _estimate(
-        "mean", "classical", float(theta), float(var), int(n), N, alpha, target=kw["target"]
-    )
+        "mean", "classical", float(theta), float(var), int(n), N, alpha, df=t_df,
+        target=kw["target"],
+    )  # fmt: skip
     n_all, grand, m2 = _pooled(scan.groups)
     se2 = m2 / (n_all - 1) / n_all if n_all > 1 else float("nan")
     naive = _estimate("mean", "naive", grand, se2, n_all, n_all, alpha, n_labeled=0)
