@@ -112,23 +112,17 @@ def bootstrap_t_critical_values(
     us = [_centred(cols[order, r], w, g, m, size, hajek) for r in range(cols.shape[1])]
     abs_t = np.empty((len(us), n_boot, m))
     kernel = _resample_t()
-    step = max(1, 262_144 // max(g.size, 1))  # blocks of uniforms that stay in cache
-    none = np.empty((0, m))
+    key = np.uint64(np.random.SeedSequence(seed).generate_state(1, np.uint64)[0])
+
+    # two residual vectors per sweep of the picks, beside the weights (one cache line)
+    pairs = [(r, r + 1 < len(us)) for r in range(0, len(us), 2)]
+    data = [np.column_stack([w, us[r], us[r + two]]) for r, two in pairs]
 
     def resample(first: int, last: int) -> None:
-        # resamples first..last-1, all groups at once (group sizes kept); their uniforms
-        # are those of default_rng(seed) from resample `first` on (one 64-bit draw each)
-        bits = np.random.PCG64(seed)
-        bits.advance(int(first) * int(g.size))
-        rng = np.random.Generator(bits)
-        buf = np.empty((min(step, last - first), g.size))
-        for lo in range(first, last, step):
-            hi = min(lo + step, last)
-            rng.random(out=buf[: hi - lo])
-            for r in range(0, len(us), 2):  # two residual vectors per sweep of the picks
-                two = r + 1 < len(us)
-                v, out2 = (us[r + 1], abs_t[r + 1, lo:hi]) if two else (us[r], none)
-                kernel(buf[: hi - lo], us[r], v, w, g, start, size, hajek, abs_t[r, lo:hi], out2)
+        # resamples first..last-1, all groups at once (group sizes kept); a pick is a
+        # function of (seed, resample, position) only, so any split gives the same picks
+        for (r, two), d in zip(pairs, data, strict=True):
+            kernel(first, last, key, d, start, size, hajek, two, abs_t[r], abs_t[r + two])
 
     parts = max(1, min(4, os.cpu_count() or 1, n_boot))
     cuts = np.linspace(0, n_boot, parts + 1).astype(int)
@@ -160,13 +154,20 @@ def _quantiles(abs_t: np.ndarray, alpha: float, method: str) -> np.ndarray:
     return np.quantile(abs_t, level, axis=0, method="higher")
 
 
-def _resample_t_py(rand, u, v, w, g, start, size, hajek, out, out_v):  # pragma: no cover
-    """``|T*|`` of each group in each resample (rows of ``rand``) into ``out``, and of
-    ``v`` on the same resamples into ``out_v`` (unless it has no rows): item ``i`` of
-    the resample (items sorted by group ``g``) is ``start[g_i] + floor(rand[b, i] *
-    size[g_i])``; the resample's weighted (``hajek``) or plain mean of ``u`` over its
-    standard error. Compiled."""
-    two = out_v.shape[0] > 0
+def _resample_t_py(first, last, key, data, start, size, hajek, two, out, out_v):  # pragma: no cover
+    """``|T*|`` of each group in resamples ``first..last-1`` into those rows of ``out``
+    (residuals ``data[:, 1]``) and of ``out_v`` (``data[:, 2]``, when ``two``); ``data[:,
+    0]`` holds the weights, rows sorted by group (group ``k``: rows ``start[k]`` to
+    ``start[k] + size[k]``). Position ``i`` of resample ``b`` picks row ``start[k] +
+    floor(U * size[k])``, ``U`` from SplitMix64 at counter ``b * n + i`` (a counter-based
+    generator: picks do not depend on how resamples are split over threads); the
+    statistic is the resample's weighted (``hajek``) or plain mean over its standard
+    error. Compiled."""
+    n = data.shape[0]
+    gamma = np.uint64(0x9E3779B97F4A7C15)
+    m1 = np.uint64(0xBF58476D1CE4E5B9)
+    m2 = np.uint64(0x94D049BB133111EB)
+    s30, s27, s31, s32 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32)
 
     def abs_t(s0, s1, s2, s3, s4, n):
         if hajek:
@@ -185,16 +186,23 @@ def _resample_t_py(rand, u, v, w, g, start, size, hajek, out, out_v):  # pragma:
             return diff / se
         return np.inf if diff > 1e-12 else 0.0
 
-    for b in range(rand.shape[0]):
+    for b in range(first, last):
+        state = key + np.uint64(b) * np.uint64(n) * gamma
         for k in range(size.size):
             s0 = s1 = s2 = s3 = s4 = 0.0
             t1 = t2 = t3 = 0.0
             lo, nk = start[k], size[k]
-            for i in range(lo, lo + nk):
-                pick = lo + np.intp(rand[b, i] * nk)
-                us = u[pick]
+            nk_u = np.uint64(nk)
+            for _ in range(nk):
+                state += gamma
+                z = state
+                z = (z ^ (z >> s30)) * m1
+                z = (z ^ (z >> s27)) * m2
+                z = z ^ (z >> s31)
+                pick = lo + np.intp(((z >> s32) * nk_u) >> s32)  # floor(U * nk), U = z / 2^64
+                ws = data[pick, 0]
+                us = data[pick, 1]
                 if hajek:
-                    ws = w[pick]
                     wu = ws * us
                     s0 += ws
                     s1 += wu
@@ -202,7 +210,7 @@ def _resample_t_py(rand, u, v, w, g, start, size, hajek, out, out_v):  # pragma:
                     s3 += wu * ws
                     s4 += ws * ws
                     if two:
-                        wv = ws * v[pick]
+                        wv = ws * data[pick, 2]
                         t1 += wv
                         t2 += wv * wv
                         t3 += wv * ws
@@ -210,13 +218,13 @@ def _resample_t_py(rand, u, v, w, g, start, size, hajek, out, out_v):  # pragma:
                     s1 += us
                     s2 += us * us
                     if two:
-                        vs = v[pick]
+                        vs = data[pick, 2]
                         t1 += vs
                         t2 += vs * vs
-            n = np.float64(nk)
-            out[b, k] = abs_t(s0, s1, s2, s3, s4, n)
+            nf = np.float64(nk)
+            out[b, k] = abs_t(s0, s1, s2, s3, s4, nf)
             if two:
-                out_v[b, k] = abs_t(s0, t1, t2, t3, s4, n)
+                out_v[b, k] = abs_t(s0, t1, t2, t3, s4, nf)
 
 
 @lru_cache(maxsize=1)
