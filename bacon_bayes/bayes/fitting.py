@@ -308,11 +308,12 @@ class JudgeModelFitting:
         model (the folds' parameters are independent, so each block's posterior is
         that fold's own; one run instead of one per fold).
 
-        Stage 2 runs ``label_draws`` draws per chain; each fold's stored posterior pairs
-        them with as many stage-1 draws, evenly thinned, and re-expresses each paired
-        link draw on its stage-1 draw's latent scale (:meth:`_aligned`). Convergence is
-        checked on each stage's own draws (stage 1 on all of them) and reported as the
-        worst of both.
+        Stage 2 runs ``label_draws`` draws per chain (when a fold's block does not
+        converge, once more with as many draws as stage 1 has; that run is kept); each
+        fold's stored posterior pairs them with as many stage-1 draws, evenly thinned,
+        and re-expresses each paired link draw on its stage-1 draw's latent scale
+        (:meth:`_aligned`). Convergence is checked on each stage's own draws (stage 1 on
+        all of them) and reported as the worst of both.
         """
         judges, judge_diag = self._fit_judges(arrays)
         engine = self._resolved_engine()
@@ -321,8 +322,14 @@ class JudgeModelFitting:
             items["q"] = arrays["Q"][rows]
         data = _fold_blocks(items, [labels for labels, _ in folds])
         compiled = self._compile("labels", arrays, data)
-        draws = min(self.label_draws, judges.posterior.sizes["draw"])
+        longest = judges.posterior.sizes["draw"]
+        draws = min(self.label_draws, longest)
         idata, secs = self._sample(compiled, data, self.seed + 1000, draws=draws)
+        if draws < longest and not self._links_converged(idata, folds, engine):
+            # a fold's link did not converge: run stage 2 once more, longer (as many
+            # draws as stage 1), and keep that run whatever it gives
+            idata, more = self._sample(compiled, data, self.seed + 1001, draws=longest)
+            secs += more
         judges = _thin_draws(judges, idata.posterior.sizes["draw"])
         shift, stretch = self._latent_alignment(arrays, judges.posterior, rows, items["m"])
         fits = []
@@ -335,6 +342,14 @@ class JudgeModelFitting:
             fit._latent_cache_ = shared
             fits.append(fit)
         return fits
+
+    def _links_converged(self, idata: Any, folds: list, engine: str) -> bool:
+        """Whether every fold's block of a stage-2 run converged (R-hat, divergences)."""
+        for k, (_, const) in enumerate(folds):
+            block = _unweighted(_fold_block(idata, k), self, const)
+            if not check_convergence(block, sampler=engine, seconds=0.0, warn=False).ok:
+                return False
+        return True
 
     def _latent_alignment(
         self, arrays: dict, posterior: Any, rows: np.ndarray, m_bar: np.ndarray

@@ -106,3 +106,26 @@ def test_latent_cache_keeps_the_recent_xs_up_to_its_size(gaussian_folds, gaussia
     fits[0]._moments_kept_ = None
     fits[0].predict(rest)  # fits alone: the older X is dropped
     assert len(shared) == 1
+
+
+@pytest.mark.parametrize("converged", [True, False])
+def test_a_link_that_did_not_converge_is_sampled_again_longer(
+    gaussian_folds, gaussian_sim, monkeypatch, converged
+):
+    """Stage 2 runs ``label_draws``; when a fold's block misses R-hat <= 1.01 (or
+    diverged) it runs once more with all of stage 1's draws, and that run is kept."""
+    fits, y, fold_ids = gaussian_folds
+    model = copy.copy(fits[0])  # keeps the sampled stage 1: only stage 2 runs here
+    model.label_draws, model.warn = 100, False
+    seen = []
+
+    def check(idata, folds, engine):
+        seen.append(idata.posterior.sizes["draw"])
+        return converged
+
+    monkeypatch.setattr(model, "_links_converged", check)
+    refit = model.fit_folds(gaussian_sim.X, y, fold_ids, 2)
+    stage1 = fits[0].idata_.posterior.sizes["draw"]  # 500 per chain
+    assert seen == [100]
+    want = 100 if converged else stage1
+    assert refit[0].idata_.posterior.sizes["draw"] == want
