@@ -12,16 +12,21 @@ does not match how the data were made:
 * ``ordinal_rounded``: ordered-probit model on labels that are a skewed continuous
   quality (exponential of the latent plus logistic noise) rounded to 1..5 at uneven
   cut points, judged with Student-t noise: wrong link and wrong noise.
+* ``ordinal_group_bias``: ordered-probit model on labels 1..5 from four groups of
+  items, judged by judges whose bias differs by group (the model has one bias per
+  judge): a judge bias the model cannot express.
 
 Every replicate draws a new label sample and runs the whole library path
-(``EvalPool`` -> ``Calibrator`` -> 5-fold NUTS cross-fit -> ``estimate_mean``). The
-model is compiled once per family and shape and reused (``JudgeModel._compile``
-hook); the runs are short (2 chains, 150 tuning + 100 draws each): the surrogate
-only needs a posterior mean, and the AEE interval is valid for any surrogate.
-Coverage is held to the two-sided 99.9% binomial band around nominal per pool and
-over the pooled replicates (the pooled rows are the ones that can fail when too
-wide); the bias to the known pool mean must lie within 3.29 Monte Carlo SEs.
-Writes its table to ``VALIDATION.md`` (own section).
+(``EvalPool`` -> ``Calibrator`` -> 5-fold NUTS cross-fit -> ``estimate_mean``) with
+the models' default sampler settings, as users get them, and every fold's R-hat must
+be at most 1.01 (converged). The model is compiled once per family and shape and
+reused (``JudgeModel._compile`` hook), and its seed is fixed per pool: the judge
+model's stage 1 sees the judge scores only, which every draw of a pool shares, so it
+is sampled once per pool and each draw refits the label link (stage 2), as a user
+refitting a pool with other labels would. The four pools run in two processes
+(joblib). Coverage is held to the two-sided 99.9% binomial band around nominal per
+pool and over the pooled replicates; the bias to the known pool mean must lie within
+3.29 Monte Carlo SEs. Writes its table to ``VALIDATION.md`` (own section).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from joblib import Parallel, delayed
 
 from bacon_bayes import Calibrator, EvalPool
 from bacon_bayes.bayes import GaussianJudgeModel, OrdinalJudgeModel
@@ -44,22 +50,23 @@ from .conftest import write_section
 pytestmark = pytest.mark.slow
 
 N_ITEMS, N_LABELED, N_EMB = 400, 80, 2
-REPS = 70  # per pool; each replicate is a 5-fold NUTS cross-fit
+REPS = 200  # per pool; each replicate is a 5-fold NUTS cross-fit
 ALPHAS = (0.1, 0.05)
-#: numba nutpie: on pools this small its log density costs a third of JAX's per fold
-SAMPLER = {"sampler": "nutpie", "chains": 2, "tune": 150, "draws": 100, "warn": False}
+RHAT_MAX = 1.01  # every fold of every draw
 LEVELS = [1.0, 2.0, 3.0, 4.0, 5.0]
+N_GROUPS = 4
+#: judge x group bias of ``ordinal_group_bias`` (on the latent scale, sd about 1.1)
+GROUP_BIAS = np.array(
+    [[0.8, 0.0, -0.5, 0.2], [-0.6, 0.4, 0.0, 0.6], [0.0, -0.8, 0.8, 0.0], [0.5, 0.5, -0.5, -0.5]]
+)
 NOTES = (
-    "Reading: with 70 draws per pool a per-pool row can only fail when too narrow; the "
-    "pooled rows (210 draws) fail when too wide at alpha 0.1, and at 0.05 only at 100%. "
-    "The estimator's validity does not rest on the sampler: the short runs are not "
-    "converged by R-hat standards (median fold R-hat about 1.05), which only adds Monte "
-    "Carlo noise to a surrogate whose out-of-fold residuals the AEE correction uses "
-    "whatever it is. In the first run (2026-11-22, load average 8-10, about 14 s per "
-    "draw, 43 min: over the 30 min aimed at) every AEE row was in band; `ordinal_rounded` "
-    "was the lowest (0.800 at 0.1), where the classical interval on the same label draws "
-    "also fell short (0.814, and 0.857 at 0.05, outside its band): 80 skewed discrete "
-    "labels, not the surrogate."
+    "Reading: with 200 draws per pool a row fails when its coverage leaves the 99.9% band "
+    "in either direction; the pooled rows (800 draws) have the narrowest bands. This study "
+    "replaces earlier runs (70 draws per pool, short unconverged chains: median fold R-hat "
+    "about 1.05). Its first run at default settings (2026-11-26, before a fold whose label "
+    "link missed R-hat <= 1.01 was sampled again) had every coverage row in band (pooled "
+    "0.885 at alpha 0.1, 0.943 at 0.05) but 11 of 4,000 folds at R-hat 1.0105-1.0139; the "
+    "longer second run of the label stage is what the library now does by default."
 )
 SECTION = "## Bayesian surrogate under misspecification"
 
@@ -110,6 +117,16 @@ def make_pool(name: str, seed: int = 0) -> sim.Regime:
         quality = np.exp(0.6 * z) + rng.logistic(0, 0.25, n)
         y = 1.0 + np.searchsorted([0.6, 0.9, 1.6, 2.8], quality).astype(float)
         judges = [a + b * z + s * rng.standard_t(3, n) for a, b, s in _LINEAR]
+    elif name == "ordinal_group_bias":
+        g = np.arange(n) % N_GROUPS
+        quality = z + 0.3 * (g - 1.5) + rng.logistic(0, 0.3, n)
+        y = 1.0 + np.searchsorted([-1.2, -0.4, 0.4, 1.2], quality).astype(float)
+        judges = [
+            a + b * z + GROUP_BIAS[j, g] + rng.normal(0, s, n)
+            for j, (a, b, s) in enumerate(_LINEAR)
+        ]
+        X = np.column_stack([*judges, E])
+        return sim.Regime(name, X, y, g, n_labeled=N_LABELED)
     else:  # pragma: no cover - programming error
         raise ValueError(name)
     X = np.column_stack([*judges, E])
@@ -121,6 +138,7 @@ POOLS = {
     "nonlinear_bias": ("continuous", SharedGaussian),
     "zero_inflated_as_gaussian": ("continuous", SharedGaussian),
     "ordinal_rounded": ("ordinal", SharedOrdinal),
+    "ordinal_group_bias": ("ordinal", SharedOrdinal),
 }
 
 
@@ -153,8 +171,7 @@ def pool_coverage(name: str, reps: int = REPS) -> tuple[list[sim.Coverage], dict
         if model is None:  # features do not depend on labels: one spec for every draw
             spec = ColumnSpec.from_features(build_features(pool, n_components=N_EMB))
             extra = {"levels": levels} if kind == "ordinal" else {}
-            model = model_cls(spec, **SAMPLER, **extra)
-        model.seed = 1000 + r
+            model = model_cls(spec, seed=1000, **extra)  # default sampler settings
         cal = Calibrator(model, seed=r, n_components=N_EMB).fit(pool)
         rhat.extend(m.diagnostics_.max_rhat for m in cal.crossfit_.models)
         for (alpha, method), vals in rows.items():
@@ -170,8 +187,7 @@ def pool_coverage(name: str, reps: int = REPS) -> tuple[list[sim.Coverage], dict
         )
     info = {
         "seconds": time.perf_counter() - start,
-        "median_rhat": float(np.median(rhat)),
-        "share_rhat_gt_1_05": float(np.mean(np.array(rhat) > 1.05)),
+        "rhat": np.array(rhat),
         "raw": rows,
         "truth": regime.y.mean(),
     }
@@ -195,13 +211,14 @@ def _write_section(results: list[sim.Coverage], infos: dict, seconds: float) -> 
         SECTION,
         "",
         "Produced by `make validate` (tests/bayes/test_misspecification.py); "
-        f"took {seconds:.0f} s. Pools of {N_ITEMS} items drawn once, {N_LABELED} labels per "
-        f"draw, {REPS} draws per pool; Bayesian surrogate (`Calibrator` with the collapsed "
-        "judge model, 5-fold NUTS cross-fit, 2 chains x 100 draws after 150 tuning, one "
-        "compiled sampler per family reused for every draw). `ok` = inside the two-sided "
-        "99.9% binomial band around nominal (at this replicate count the per-pool bands "
-        "cannot fail from above; the pooled rows can). Classical rows: the labels alone, "
-        "for width.",
+        f"took {seconds:.0f} s on two processes. Pools of {N_ITEMS} items drawn once, "
+        f"{N_LABELED} labels per draw, {REPS} draws per pool; Bayesian surrogate "
+        "(`Calibrator` with the judge model at its default sampler settings, 5-fold "
+        "cross-fit; stage 1, which sees the judge scores only, sampled once per pool, "
+        "the label link refitted on every draw; one compiled sampler per family reused). "
+        f"Every fold of every draw converged (R-hat <= {RHAT_MAX}, asserted). `ok` = inside "
+        "the two-sided 99.9% binomial band around nominal. Classical rows: the labels "
+        "alone, for width.",
         "",
         "Pools (the model is wrong on purpose):",
         "- `nonlinear_bias` (gaussian model): judges cubic, sigmoid, threshold and "
@@ -209,31 +226,40 @@ def _write_section(results: list[sim.Coverage], infos: dict, seconds: float) -> 
         "- `zero_inflated_as_gaussian` (gaussian model): about 40% zeros, log-normal positives.",
         "- `ordinal_rounded` (ordinal model): exp(latent) + logistic noise rounded to 1..5 "
         "at uneven cut points; judges with Student-t(3) noise.",
+        f"- `ordinal_group_bias` (ordinal model): labels 1..5 from {N_GROUPS} groups of "
+        "items; each judge's bias differs by group (up to 1.6 latent units between groups), "
+        "the model has one bias per judge.",
         "",
         sim.coverage_table(results),
         "",
-        "| pool | seconds | median fold R-hat | folds with R-hat > 1.05 |",
-        "|---|---|---|---|",
+        "| pool | seconds | median fold R-hat | largest fold R-hat | folds with R-hat "
+        f"> {RHAT_MAX} |",
+        "|---|---|---|---|---|",
     ]
     for name, info in infos.items():
+        rhat = info["rhat"]
         lines.append(
-            f"| {name} | {info['seconds']:.0f} | {info['median_rhat']:.3f} "
-            f"| {info['share_rhat_gt_1_05']:.1%} |"
+            f"| {name} | {info['seconds']:.0f} | {np.median(rhat):.4f} | {rhat.max():.4f} "
+            f"| {int((rhat > RHAT_MAX).sum())} of {rhat.size} |"
         )
     write_section(SECTION, "\n".join([*lines[2:], "", NOTES]))
 
 
+def _pool_quietly(name: str) -> tuple[list[sim.Coverage], dict]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # convergence is asserted below, not warned about
+        return pool_coverage(name)
+
+
 def test_aee_with_misspecified_bayesian_surrogate_keeps_coverage():
     start = time.perf_counter()
-    results: list[sim.Coverage] = []
-    infos = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # short runs: convergence is reported, not required
-        for name in POOLS:
-            rows, infos[name] = pool_coverage(name)
-            results.extend(rows)
+    done = Parallel(n_jobs=2)(delayed(_pool_quietly)(name) for name in POOLS)
+    results: list[sim.Coverage] = [row for rows, _ in done for row in rows]
+    infos = {name: info for name, (_, info) in zip(POOLS, done, strict=True)}
     results.extend(pooled(infos, alpha) for alpha in ALPHAS)
     _write_section(results, infos, time.perf_counter() - start)
+    for name, info in infos.items():
+        assert info["rhat"].max() <= RHAT_MAX, (name, info["rhat"].max())
     aee = [r for r in results if r.method == "aee"]
     bad = [r for r in aee if not r.in_band]
     assert not bad, sim.coverage_table(bad)
