@@ -7,7 +7,13 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-__all__ = ["ConvergenceWarning", "Diagnostics", "check_convergence", "merge_diagnostics"]
+__all__ = [
+    "ConvergenceWarning",
+    "Diagnostics",
+    "check_convergence",
+    "merge_diagnostics",
+    "warn_if_poor",
+]
 
 RHAT_MAX = 1.01
 
@@ -103,13 +109,20 @@ def check_convergence(idata, *, sampler: str, seconds: float, warn: bool = True)
         sampler=sampler,
         seconds=float(seconds),
     )
-    if warn and not diag.ok:
-        warnings.warn(
-            f"the {sampler} sampler did not converge: {diag.advice()}",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
+    if warn:
+        warn_if_poor(diag, stacklevel=3)
     return diag
+
+
+def warn_if_poor(diag: Diagnostics, stacklevel: int = 1) -> None:
+    """A ``ConvergenceWarning`` with advice when ``diag`` is not :attr:`~Diagnostics.ok`
+    (``stacklevel`` counted from the caller)."""
+    if not diag.ok:
+        warnings.warn(
+            f"the {diag.sampler} sampler did not converge: {diag.advice()}",
+            ConvergenceWarning,
+            stacklevel=stacklevel + 1,
+        )
 
 
 def merge_diagnostics(parts: list[Diagnostics]) -> Diagnostics:

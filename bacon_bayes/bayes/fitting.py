@@ -16,6 +16,7 @@ from bacon_bayes.bayes.diagnostics import (
     Diagnostics,
     check_convergence,
     merge_diagnostics,
+    warn_if_poor,
 )
 from bacon_bayes.bayes.judge_density import (
     judges_density,
@@ -325,31 +326,34 @@ class JudgeModelFitting:
         longest = judges.posterior.sizes["draw"]
         draws = min(self.label_draws, longest)
         idata, secs = self._sample(compiled, data, self.seed + 1000, draws=draws)
-        if draws < longest and not self._links_converged(idata, folds, engine):
+        blocks, links = self._link_blocks(idata, folds, secs, engine)
+        if draws < longest and not all(d.ok for d in links):
             # a fold's link did not converge: run stage 2 once more, longer (as many
             # draws as stage 1), and keep that run whatever it gives
             idata, more = self._sample(compiled, data, self.seed + 1001, draws=longest)
             secs += more
+            blocks, links = self._link_blocks(idata, folds, secs, engine)
         judges = _thin_draws(judges, idata.posterior.sizes["draw"])
         shift, stretch = self._latent_alignment(arrays, judges.posterior, rows, items["m"])
         fits = []
         shared: dict = {}  # z's per-draw moments of the Xs predicted last: the same in every fold
-        for k, (_, const) in enumerate(folds):
-            block = _unweighted(_fold_block(idata, k), self, const)
-            diag = merge_diagnostics([judge_diag, self._diagnose(block, secs, engine)])
+        for block, link, (_, const) in zip(blocks, links, folds, strict=True):
+            if self.warn:
+                warn_if_poor(link)
+            diag = merge_diagnostics([judge_diag, link])
             block = self._aligned(block, shift, stretch)
             fit = copy.copy(self)._finish(_combine(judges, block), diag, const)
             fit._latent_cache_ = shared
             fits.append(fit)
         return fits
 
-    def _links_converged(self, idata: Any, folds: list, engine: str) -> bool:
-        """Whether every fold's block of a stage-2 run converged (R-hat, divergences)."""
-        for k, (_, const) in enumerate(folds):
-            block = _unweighted(_fold_block(idata, k), self, const)
-            if not check_convergence(block, sampler=engine, seconds=0.0, warn=False).ok:
-                return False
-        return True
+    def _link_blocks(
+        self, idata: Any, folds: list, secs: float, engine: str
+    ) -> tuple[list[Any], list[Diagnostics]]:
+        """Each fold's block of a stage-2 run and its convergence (not warned about)."""
+        blocks = [_unweighted(_fold_block(idata, k), self, c) for k, (_, c) in enumerate(folds)]
+        diags = [check_convergence(b, sampler=engine, seconds=secs, warn=False) for b in blocks]
+        return blocks, diags
 
     def _latent_alignment(
         self, arrays: dict, posterior: Any, rows: np.ndarray, m_bar: np.ndarray

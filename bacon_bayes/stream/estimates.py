@@ -100,9 +100,7 @@ def mean_estimates(fit: StreamFit, scan: Scan, sums: Sums, alpha: float) -> list
             power_lambda=float(lam), target=kw["target"],
         )  # fmt: skip
     zeros = np.zeros(len(lab))
-    theta, var, _, n = mean_core(
-        lab.y, zeros, pi, 0.0, N, power_tuning=False, **_settings(fit.calibrator)
-    )
+    theta, var, _, n = mean_core(lab.y, zeros, pi, 0.0, N, power_tuning=False, **kw)
     t_df = satterthwaite_df(lab.y, zeros, pi, 1.0, float(n) - 1.0, **kw)
     classical = _estimate(
         "mean", "classical", float(theta), float(var), int(n), N, alpha, df=t_df,

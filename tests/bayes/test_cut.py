@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -118,14 +119,19 @@ def test_a_link_that_did_not_converge_is_sampled_again_longer(
     model = copy.copy(fits[0])  # keeps the sampled stage 1: only stage 2 runs here
     model.label_draws, model.warn = 100, False
     seen = []
+    link_blocks = model._link_blocks
 
-    def check(idata, folds, engine):
+    def check(idata, folds, secs, engine):
         seen.append(idata.posterior.sizes["draw"])
-        return converged
+        blocks, diags = link_blocks(idata, folds, secs, engine)
+        if len(seen) == 1:  # the first run's links met R-hat, or missed it
+            diags = [replace(d, max_rhat=1.0 if converged else 1.02, n_divergent=0) for d in diags]
+        return blocks, diags
 
-    monkeypatch.setattr(model, "_links_converged", check)
+    monkeypatch.setattr(model, "_link_blocks", check)
     refit = model.fit_folds(gaussian_sim.X, y, fold_ids, 2)
     stage1 = fits[0].idata_.posterior.sizes["draw"]  # 500 per chain
-    assert seen == [100]
+    assert seen == ([100] if converged else [100, stage1])
     want = 100 if converged else stage1
     assert refit[0].idata_.posterior.sizes["draw"] == want
+    assert refit[0].diagnostics_.n_draws == want  # the kept run's diagnostics
