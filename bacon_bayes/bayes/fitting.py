@@ -46,6 +46,15 @@ from bacon_bayes.bayes.posterior import (
 )
 from bacon_bayes.bayes.spec import JudgeModelSpec, _data
 
+#: The judge stage sampled last in this process, ``{key: (idata, diagnostics)}`` (one
+#: entry; see :meth:`JudgeModelFitting._fit_judges`).
+_JUDGE_STAGE: dict[str, tuple[Any, Diagnostics]] = {}
+
+
+def forget_judge_stage() -> None:
+    """Drop the judge stage kept for reuse (frees its draws; the next fit samples again)."""
+    _JUDGE_STAGE.clear()
+
 
 class JudgeModelFitting:
     """Fitting (mixed into :class:`~bacon_bayes.bayes.base.JudgeModel`)."""
@@ -188,7 +197,7 @@ class JudgeModelFitting:
             h.update(arr.tobytes())
         pr = self.resolved_priors()
         settings = (
-            type(self).__name__,
+            type(self).__module__, type(self).__qualname__,
             sorted((k, pr[k]) for k in JUDGE_PRIORS),
             self.sampler, self.draws, self.tune, self.chains, self.seed,
             self.target_accept, self.low_rank,
@@ -200,20 +209,25 @@ class JudgeModelFitting:
         """Stage 1 of the cut fit (label-free; shared by every fold): posterior and
         convergence diagnostics.
 
-        The result is kept on the instance (the last one only, keyed by
-        :meth:`_judges_key`): refitting the same model on the same X with other labels
-        (another pilot, another trial of a simulation study) skips stage 1 and reports
-        the same diagnostics (seconds included) as the fit that sampled it.
+        Kept for reuse (keyed by :meth:`_judges_key`) on the instance and, for the last
+        one sampled in this process, module-wide: fitting a model with the same judge
+        priors and sampler settings (seed included) on the same X with other labels
+        (another pilot, another trial of a simulation study, another calibrator) skips
+        stage 1 and reports the same diagnostics (seconds included) as the fit that
+        sampled it. The draws are those a new run gives (same seed, same data);
+        :func:`forget_judge_stage` frees the module's copy.
         """
         key = self._judges_key(arrays)
         kept = self.__dict__.get("_judges_kept_")
         if kept is not None and kept[0] == key:
-            return kept[1], kept[2]
-        compiled = self._compile("judges", arrays, {})
-        idata, secs = self._sample(compiled, _data(arrays, {}), self.seed)
-        diag = self._diagnose(idata, secs, compiled.engine)
-        self._judges_kept_ = (key, idata, diag)
-        return idata, diag
+            return kept[1]
+        if key not in _JUDGE_STAGE:
+            compiled = self._compile("judges", arrays, {})
+            idata, secs = self._sample(compiled, _data(arrays, {}), self.seed)
+            _JUDGE_STAGE.clear()
+            _JUDGE_STAGE[key] = (idata, self._diagnose(idata, secs, compiled.engine))
+        self._judges_kept_ = (key, _JUDGE_STAGE[key])
+        return _JUDGE_STAGE[key]
 
     def _finish(self, idata: Any, diag: Diagnostics, const: dict) -> JudgeModel:
         self.idata_ = idata

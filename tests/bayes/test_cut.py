@@ -135,3 +135,27 @@ def test_a_link_that_did_not_converge_is_sampled_again_longer(
     want = 100 if converged else stage1
     assert refit[0].idata_.posterior.sizes["draw"] == want
     assert refit[0].diagnostics_.n_draws == want  # the kept run's diagnostics
+
+
+def test_another_model_on_the_same_judges_reuses_the_judge_stage(gaussian_sim):
+    """A new instance with the same settings and X skips stage 1 (module-wide copy), and
+    the kept draws are exactly those that sampling again gives."""
+    from bacon_bayes.bayes import fitting
+
+    sim = gaussian_sim
+    X, y = sim.X[:120], sim.y[:120].copy()
+    y[60:] = np.nan
+    settings = {"draws": 100, "tune": 100, "chains": 2, "label_draws": 100, "warn": False}
+    first = GaussianJudgeModel(sim.columns, seed=4, **settings).fit(X, y)
+    y2 = sim.y[:120].copy()
+    y2[:60] = np.nan  # other labels: stage 2 differs, stage 1 is the same
+    again = GaussianJudgeModel(sim.columns, seed=4, **settings).fit(X, y2)
+    (kept,) = fitting._JUDGE_STAGE.values()
+    assert again._judges_kept_[1] is kept  # not sampled again
+    stage = first.idata_.posterior["offset"].values
+    np.testing.assert_array_equal(again.idata_.posterior["offset"].values, stage)
+    fitting.forget_judge_stage()
+    fresh = GaussianJudgeModel(sim.columns, seed=4, **settings).fit(X, y2)
+    assert fresh._judges_kept_[1] is not kept  # sampled anew
+    np.testing.assert_array_equal(fresh.idata_.posterior["offset"].values, stage)
+    np.testing.assert_allclose(fresh.predict(X), again.predict(X), rtol=0, atol=0)
