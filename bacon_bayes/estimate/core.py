@@ -269,7 +269,7 @@ def _estimate(
     (default ``n - 1``)."""
     se = float(np.sqrt(max(var, 0.0)))
     df = float(max(int(n) - 1, 1)) if df is None else float(max(df, 1.0))
-    crit = float(_t_crit(alpha, df + 1.0))
+    crit = float(stats.t.ppf(1.0 - alpha / 2.0, df))
     return Estimate(
         estimand=estimand,
         method=method,

@@ -302,6 +302,8 @@ def run_trial(frame: pd.DataFrame, spec: SimulationSpec, task: tuple) -> list[di
         y = frame[spec.label].to_numpy(float)
         resid = y[labeled] - cal.surrogate_[labeled]
         fit = {"oof_r2": 1 - resid.var() / y[labeled].var(), "oof_rmse": np.sqrt(np.mean(resid**2))}
+        if cal.engine_ == "bayes":  # the worst fold's R-hat (both stages of a cut fit)
+            fit["max_rhat"] = max(m.diagnostics_.max_rhat for m in cal.crossfit_.models)
         for method in ("classical", "aee"):
             if method not in spec.methods:
                 continue
@@ -368,7 +370,8 @@ def simulate(
     """Run every (budget, design, trial) and return one row per trial x method.
 
     Columns: design, method, engine, budget, trial, n_labels, estimate, ci_low, ci_high,
-    truth (the full-data mean), the AEE fit's out-of-fold ``oof_r2``/``oof_rmse``, and
+    truth (the full-data mean), the AEE fit's out-of-fold ``oof_r2``/``oof_rmse`` (and
+    with the Bayesian engine its folds' worst R-hat, ``max_rhat``), and
     with a group column ``group:<name>:<estimate|ci_low|ci_high|rank_low|rank_high>``
     plus ``group:<name>:truth``. Rows are sorted by (budget, design, trial, method), so
     the result is the same for any ``workers`` or ``scheduler``.
@@ -415,7 +418,7 @@ def simulate(
         for name, value in truth.items():
             trials[f"group:{name}:truth"] = float(value)
     lead = ["design", "method", "engine", "budget", "trial", "n_labels", "estimate"]
-    lead += ["ci_low", "ci_high", "truth", "oof_r2", "oof_rmse"]
+    lead += ["ci_low", "ci_high", "truth", "oof_r2", "oof_rmse", "max_rhat"]
     lead = [c for c in lead if c in trials]
     trials = trials[lead + sorted(c for c in trials if c not in lead)]
     order = ["budget", "design", "trial", "method"]
@@ -494,6 +497,8 @@ def summarise(trials: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
              "oof_r2": t["oof_r2"].mean() if "oof_r2" in t else math.nan,
              "oof_rmse": t["oof_rmse"].mean() if "oof_rmse" in t else math.nan}
         )  # fmt: skip
+        if "max_rhat" in t and t["max_rhat"].notna().any():
+            row["max_rhat"] = t["max_rhat"].max()
         if groups and f"group:{groups[0]}:estimate" in t:
             row.update(_group_summary(t, groups))
         rows.append(row)

@@ -248,3 +248,34 @@ def test_embedding_columns_are_features_of_the_monte_carlo_model():
     assert np.all(r2[1] > r2[0] + 0.1)  # the embedding's own signal reaches the surrogate
     with pytest.raises(ValidationError, match="embedding prefix 'vec_'"):
         simulate(frame, SimulationSpec(**{**spec.__dict__, "embedding": "vec_"}))
+
+
+def test_bayesian_trials_share_the_judge_stage_and_record_convergence():
+    """Two trials of the Bayesian engine (real NUTS): one judge stage for both (the
+    module keeps it), each trial's worst fold R-hat in its AEE row, the worst in the
+    summary."""
+    from bacon_bayes.bayes import fitting
+
+    rng = np.random.default_rng(1)
+    q = rng.normal(size=200)
+    judges = {f"j{k}": rng.normal(0, 0.3) + rng.uniform(0.6, 1.4) * q + rng.normal(0, 0.6, 200)
+              for k in range(6)}  # fmt: skip
+    frame = pd.DataFrame({"y": q + rng.normal(0, 0.5, 200), **judges})
+    spec = SimulationSpec(
+        label="y", judges=tuple(judges), budgets=(0.25,), trials=2, methods=("aee",),
+        engine="bayes",
+    )  # fmt: skip
+    fitting.forget_judge_stage()
+    sampled = []
+    fit_judges = fitting.JudgeModelFitting._fit_judges
+
+    def counting(self, arrays):
+        sampled.append(self._judges_key(arrays) not in fitting._JUDGE_STAGE)
+        return fit_judges(self, arrays)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fitting.JudgeModelFitting, "_fit_judges", counting)
+        trials = simulate(frame, spec)
+    assert sampled == [True, False]
+    assert trials["max_rhat"].between(0.99, 1.01).all()
+    assert summarise(trials)["max_rhat"].item() == trials["max_rhat"].max()
