@@ -35,6 +35,7 @@ Gauss-Hermite quadrature.
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any, ClassVar
 
 import numpy as np
@@ -46,6 +47,7 @@ from bacon_bayes.bayes.label_density import hurdle_logp
 from bacon_bayes.bayes.nuts import JaxDensity
 from bacon_bayes.bayes.ordinal import CLIP
 from bacon_bayes.bayes.selection import prefers_sqrt
+from bacon_bayes.compiled import njit_cached
 from bacon_bayes.errors import ValidationError
 
 __all__ = ["POSITIVE_SCALES", "HurdleJudgeModel", "hurdle_label_logp"]
@@ -55,19 +57,44 @@ __all__ = ["POSITIVE_SCALES", "HurdleJudgeModel", "hurdle_label_logp"]
 POSITIVE_SCALES = ("auto", "log", "sqrt")
 
 
-def gated_moments(m, v, g0, g1, order: int) -> list:
-    """``E[z^k Phi(g0 + g1 z)]`` for ``z ~ N(m, v)``, k = 0..order (Stein's identity)."""
-    root = np.sqrt(1.0 + g1 * g1 * v)
-    kappa = (g0 + g1 * m) / root
-    c = np.exp(-0.5 * kappa * kappa) / np.sqrt(2 * np.pi) / root  # E[phi(g0 + g1 z)]
-    v_t = v / (1.0 + g1 * g1 * v)  # phi(g0 + g1 z) N(z; m, v) = c N(z; m_t, v_t)
-    m_t = (m - g1 * g0 * v) / (1.0 + g1 * g1 * v)
-    tilted = [np.ones_like(m_t), m_t, m_t * m_t + v_t, m_t**3 + 3 * m_t * v_t]
-    out = [special.ndtr(kappa)]
-    for k in range(order):  # E[z^(k+1) G] = m E[z^k G] + v (k E[z^(k-1) G] + g1 E[z^k G'])
-        prev = k * out[k - 1] if k else 0.0
-        out.append(m * out[k] + v * (prev + g1 * c * tilted[k]))
-    return out
+def _squared_moments_py(m, v, g0, g1, a, b, s2, mean, var):  # pragma: no cover - numba
+    """Per element of the (draws, items) arrays: ``E[y | l]`` and ``Var(y | l)`` of
+    ``y = W^2``, ``W | z ~ N(a + b z, s2)``, gated by ``Phi(g0 + g1 z)``, ``z ~ N(m, v)``,
+    in one pass. ``e_k = E[z^k Phi(g0 + g1 z)]`` by Stein's identity,
+    ``e_(k+1) = m e_k + v (k e_(k-1) + g1 E[z^k phi(g0 + g1 z)])``, where
+    ``phi(g0 + g1 z) N(z; m, v) = c N(z; mt, vt)`` gives the last term from the tilted
+    normal's raw moments; then ``E[W^2 | z]`` and ``E[W^4 | z]`` (polynomials in z of
+    degree 2 and 4) are summed against them."""
+    inv_sqrt_2pi = 1.0 / math.sqrt(2.0 * math.pi)
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            mi, vi, g0i, g1i = m[i, j], v[i, j], g0[i, j], g1[i, j]
+            ai, bi, s2i = a[i, j], b[i, j], s2[i, j]
+            den = 1.0 + g1i * g1i * vi
+            root = math.sqrt(den)
+            kappa = (g0i + g1i * mi) / root
+            c = g1i * math.exp(-0.5 * kappa * kappa) * inv_sqrt_2pi / root
+            vt = vi / den
+            mt = (mi - g1i * g0i * vi) / den
+            e0 = 0.5 * math.erfc(-kappa / math.sqrt(2.0))
+            e1 = mi * e0 + vi * c
+            e2 = mi * e1 + vi * (e0 + c * mt)
+            e3 = mi * e2 + vi * (2.0 * e1 + c * (mt * mt + vt))
+            e4 = mi * e3 + vi * (3.0 * e2 + c * (mt * mt * mt + 3.0 * mt * vt))
+            first = (ai * ai + s2i) * e0 + 2.0 * ai * bi * e1 + bi * bi * e2
+            a2, b2 = ai * ai, bi * bi
+            second = (
+                a2 * a2 * e0 + 4.0 * a2 * ai * bi * e1 + 6.0 * a2 * b2 * e2
+                + 4.0 * ai * b2 * bi * e3 + b2 * b2 * e4 + 6.0 * s2i * first - 3.0 * s2i * s2i * e0
+            )  # fmt: skip
+            mean[i, j] = first
+            var[i, j] = max(second - first * first, 0.0)
+
+
+@functools.lru_cache(maxsize=1)
+def _squared_moments_kernel():
+    """:func:`_squared_moments_py` compiled (machine code kept between processes)."""
+    return njit_cached(_squared_moments_py, nogil=True)
 
 
 class HurdleJudgeModel(JudgeModel):
@@ -188,23 +215,20 @@ class HurdleJudgeModel(JudgeModel):
         return scale * special.ndtr((g0 + g1 * (m + k * h1 * v)) / np.sqrt(1 + g1 * g1 * v))
 
     def _squared_moments(self, post, const, m, v, off=None):
-        """E[y | l] and E[y^2 | l] of the square-root scale: y = W^2, W | z normal."""
+        """E[y | l] and Var(y | l) of the square-root scale: y = W^2, W | z normal
+        (compiled, one pass over draws x items: :func:`_squared_moments_py`)."""
         g0, g1, h0, h1, s = self._parts(post, const, off)
-        a, b, s2 = h0, h1, s * s  # W | z ~ N(a + b z, s2)
-        eg = gated_moments(m, v, g0, g1, 4)
-        first = (a * a + s2) * eg[0] + 2 * a * b * eg[1] + b * b * eg[2]
-        # E[W^4 | z] = mu^4 + 6 mu^2 s2 + 3 s2^2 with mu = a + b z
-        binom = (1, 4, 6, 4, 1)
-        second = sum(binom[k] * a ** (4 - k) * b**k * eg[k] for k in range(5))
-        second = second + 6 * s2 * first - 3 * s2 * s2 * eg[0]
-        return first, second
+        parts = [np.asarray(p, dtype=float) for p in (m, v, g0, g1, h0, h1, s * s)]
+        shape = np.broadcast_shapes(*(p.shape for p in parts))  # W | z ~ N(h0 + h1 z, s^2)
+        mean, var = np.empty(shape), np.empty(shape)
+        _squared_moments_kernel()(*(np.broadcast_to(p, shape) for p in parts), mean, var)
+        return mean, var
 
     def _moments(self, post, const, m, v, q=None, off=None):
         if self._sqrt(const):
-            mean, second = self._squared_moments(post, const, m, v, off)
-        else:
-            mean = self._raw_moment(post, const, m, v, 1, off)
-            second = self._raw_moment(post, const, m, v, 2, off)
+            return self._squared_moments(post, const, m, v, off)
+        mean = self._raw_moment(post, const, m, v, 1, off)
+        second = self._raw_moment(post, const, m, v, 2, off)
         return mean, np.maximum(second - mean * mean, 0.0)
 
     def _cdf(self, post, const, m, v, t, q=None, off=None):

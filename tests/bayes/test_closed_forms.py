@@ -179,7 +179,7 @@ def test_latent_posterior_equals_the_collapse_with_missing_scores():
 
 def test_hurdle_square_root_scale_matches_quadrature():
     """Squared-normal positive part: y = W^2, W | z ~ N(h0 + h1 z, s^2)."""
-    from bacon_bayes.bayes.hurdle import HurdleJudgeModel, gated_moments, hurdle_label_logp
+    from bacon_bayes.bayes.hurdle import HurdleJudgeModel, hurdle_label_logp
 
     g0, g1, h0, h1, s, m, v = 0.4, -1.1, 1.2, 0.7, 0.6, 0.3, 0.5
     post = _hurdle_post(g0, g1, h0, h1, s)
@@ -193,8 +193,6 @@ def test_hurdle_square_root_scale_matches_quadrature():
     def gate(z):
         return stats.norm.cdf(g0 + g1 * z) * post_z.pdf(z)
 
-    for k, got in enumerate(gated_moments(np.array(m), np.array(v), g0, g1, 4)):
-        np.testing.assert_allclose(got, quad(lambda z, k=k: z**k * gate(z)), rtol=1e-9)
     mean, var = model._moments(post, const, np.array([[m]]), np.array([[v]]))
     w = stats.norm(0.0, s)  # W - (h0 + h1 z)
     e1 = quad(lambda z: gate(z) * ((h0 + h1 * z) ** 2 + s * s))
@@ -271,3 +269,27 @@ def test_judge_marginal_is_exact_with_a_nearly_noiseless_judge():
         exact = -0.5 * (J * np.log(2 * np.pi) + 2 * log_sd.sum() + np.log1p(float(s1)) + quad)
         assert logp[i] == pytest.approx(exact, abs=1e-6)
         assert m[i] == pytest.approx(float(s2c / (1 + s1)), rel=1e-12)
+
+
+def test_hurdle_square_root_moments_broadcast_draws_and_items():
+    """The compiled moments over (draws, items) with per-item offsets equal the moments
+    of each draw and item on its own (the quadrature test checks one element's math)."""
+    from bacon_bayes.bayes.hurdle import HurdleJudgeModel
+
+    rng = np.random.default_rng(3)
+    d, n = 3, 4
+    names = ("zero_intercept", "zero_slope", "log_intercept", "log_slope", "log_noise_y")
+    post = {k: rng.normal(0.5, 0.4, d) for k in names}
+    post["log_noise_y"] = np.abs(post["log_noise_y"]) + 0.1
+    const = {"log_center": 0.3, "log_scale": 1.7, "sqrt": True}
+    m, v = rng.normal(size=(d, n)), rng.uniform(0.1, 1.0, (d, n))
+    off = (rng.normal(size=(d, n)), rng.normal(size=(d, n)))
+    model = HurdleJudgeModel(None)
+    mean, var = model._moments(post, const, m, v, off=off)
+    for i in range(d):
+        one = {k: x[i : i + 1] for k, x in post.items()}
+        for j in range(n):
+            cell = (slice(i, i + 1), slice(j, j + 1))
+            got = model._moments(one, const, m[cell], v[cell], off=(off[0][cell], off[1][cell]))
+            np.testing.assert_allclose([mean[i, j], var[i, j]], [got[0][0, 0], got[1][0, 0]])
+    assert np.all(var > 0) and np.all(mean > 0)
