@@ -56,7 +56,6 @@ from bacon_bayes.bayes.defaults import (  # noqa: E402
     INFERENCE,
     JUDGE_PRIORS,
     LATENT_CACHE_SIZE,
-    NUMBA_JUDGE_SCORES,
     SAMPLER_DEFAULTS,
 )
 from bacon_bayes.bayes.fitting import JudgeModelFitting  # noqa: E402
@@ -69,7 +68,6 @@ __all__ = [
     "INFERENCE",
     "JUDGE_PRIORS",
     "LATENT_CACHE_SIZE",
-    "NUMBA_JUDGE_SCORES",
     "SAMPLER_DEFAULTS",
     "JudgeModel",
     "_fold_blocks",

@@ -1,9 +1,8 @@
 """Where compiled code is kept between processes (the cold start of a first fit).
 
 A fresh process compiles the log densities it samples: XLA compiles the JAX ones
-(:mod:`~bacon_bayes.bayes.judge_density`, :mod:`~bacon_bayes.bayes.label_density` and
-nutpie's functions of the PyMC model), numba the judge density used from
-:data:`~bacon_bayes.bayes.defaults.NUMBA_JUDGE_SCORES` judge scores on. Both are kept
+(:mod:`~bacon_bayes.bayes.label_density` and nutpie's functions of the PyMC model),
+numba the judge density (:mod:`~bacon_bayes.bayes.judge_density`). Both are kept
 in a user cache directory so that later processes load them instead:
 
 * the directory (:func:`bacon_bayes.compiled.cache_dir`) is ``$BACON_CACHE_DIR`` when

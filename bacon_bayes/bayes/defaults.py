@@ -31,14 +31,6 @@ JUDGE_PRIORS: dict[str, float] = {
     "judge_weight_sd": 0.5,  # d_j ~ N(0, .): label link's weight on standardised judge j
 }
 
-#: From how many judge scores (items x judges) the judge stage samples its log density
-#: in numba with the gradient by hand (:func:`~bacon_bayes.bayes.judge_density.
-#: judges_grad_density`) instead of the JAX one (:func:`~bacon_bayes.bayes.
-#: judge_density.judges_density`). Measured (stage 1 alone, 2 chains, interleaved, load
-#: 4-6): 30,000 items x 10 judges with an uncertainty feature each, numba 84-94 s vs JAX
-#: 151-162 s; 5,000 x 8 with a 32-component embedding, numba 40 s vs JAX 33-40 s.
-NUMBA_JUDGE_SCORES = 100_000
-
 #: Sampler settings (overridable per model).
 SAMPLER_DEFAULTS: dict[str, Any] = {
     "sampler": "auto",

@@ -18,10 +18,7 @@ from bacon_bayes.bayes.diagnostics import (
     merge_diagnostics,
     warn_if_poor,
 )
-from bacon_bayes.bayes.judge_density import (
-    judges_density,
-    judges_grad_density,
-)
+from bacon_bayes.bayes.judge_density import judges_grad_density
 from bacon_bayes.bayes.nuts import compile_sampler
 from bacon_bayes.bayes.selection import consensus, prefers_judge_weights
 from bacon_bayes.errors import ValidationError
@@ -33,7 +30,6 @@ from bacon_bayes.bayes.defaults import (
     CUT_SUMMARY_DRAWS,
     INFERENCE,
     JUDGE_PRIORS,
-    NUMBA_JUDGE_SCORES,
 )
 from bacon_bayes.bayes.posterior import (
     _combine,
@@ -49,6 +45,9 @@ from bacon_bayes.bayes.spec import JudgeModelSpec, _data
 #: The judge stage sampled last in this process, ``{key: (idata, diagnostics)}`` (one
 #: entry; see :meth:`JudgeModelFitting._fit_judges`).
 _JUDGE_STAGE: dict[str, tuple[Any, Diagnostics]] = {}
+
+#: ``target_accept`` of the judge stage's second run after divergent transitions.
+RETRY_TARGET_ACCEPT = 0.95
 
 
 def forget_judge_stage() -> None:
@@ -109,13 +108,10 @@ class JudgeModelFitting:
         ``"labels"``) for data of these shapes. A hook: every fit sets all data
         containers, so a subclass may return one compiled earlier (simulation studies).
 
-        On nutpie-jax the judge stage samples its log density written out by hand
-        (:mod:`bacon_bayes.bayes.judge_density`, in numba from
-        :data:`NUMBA_JUDGE_SCORES` judge scores on, else in JAX; unless a
-        subclass changes that model; measured: about 0.55 times the time per gradient
-        of PyTensor's translation in JAX, and numba with its hand-written gradient
-        about half that again at WMT22 size, BENCHMARKS.md), and the label stage of
-        the families written in :mod:`bacon_bayes.bayes.label_density` its JAX one."""
+        On nutpie-jax the judge stage samples its log density written out by hand in
+        numba (:mod:`bacon_bayes.bayes.judge_density`, unless a subclass changes that
+        model), and the label stage of the families written in
+        :mod:`bacon_bayes.bayes.label_density` its JAX one."""
         build = {
             "joint": self._build_model,
             "judges": self._build_judges_model,
@@ -126,8 +122,7 @@ class JudgeModelFitting:
         if kind == "judges" and all(
             getattr(type(self), h) is getattr(JudgeModelSpec, h) for h in hooks
         ):
-            big = np.size(arrays["L"]) >= NUMBA_JUDGE_SCORES
-            density = (judges_grad_density if big else judges_density)(self.resolved_priors())
+            density = judges_grad_density(self.resolved_priors())
         elif kind == "labels":
             density = self._label_density()
         return compile_sampler(build(arrays, labels), self.sampler, density=density)
@@ -153,15 +148,21 @@ class JudgeModelFitting:
         return {"label_rows": rows, **{k: np.asarray(v)[rows] for k, v in labels.items()}}
 
     def _sample(
-        self, compiled, data: dict, seed: int, draws: int | None = None
+        self,
+        compiled,
+        data: dict,
+        seed: int,
+        draws: int | None = None,
+        tune: int | None = None,
+        target_accept: float | None = None,
     ) -> tuple[Any, float]:
         return compiled.run(
             data,
             draws=self.draws if draws is None else draws,
-            tune=self.tune,
+            tune=self.tune if tune is None else tune,
             chains=self.chains,
             seed=seed,
-            target_accept=self.target_accept,
+            target_accept=self.target_accept if target_accept is None else target_accept,
             low_rank=self.low_rank,
         )
 
@@ -222,12 +223,33 @@ class JudgeModelFitting:
         if kept is not None and kept[0] == key:
             return kept[1]
         if key not in _JUDGE_STAGE:
-            compiled = self._compile("judges", arrays, {})
-            idata, secs = self._sample(compiled, _data(arrays, {}), self.seed)
+            stage = self._sample_judges(arrays)
             _JUDGE_STAGE.clear()
-            _JUDGE_STAGE[key] = (idata, self._diagnose(idata, secs, compiled.engine))
+            _JUDGE_STAGE[key] = stage
         self._judges_kept_ = (key, _JUDGE_STAGE[key])
         return _JUDGE_STAGE[key]
+
+    def _sample_judges(self, arrays: dict) -> tuple[Any, Diagnostics]:
+        """Sample stage 1; when it misses R-hat <= 1.01 or diverged, once more with
+        twice the tuning and draws (and ``target_accept`` at least
+        :data:`RETRY_TARGET_ACCEPT` after divergences), keeping that run whatever it
+        gives (the label stage's rule, :meth:`_fit_cut`)."""
+        compiled = self._compile("judges", arrays, {})
+        data = _data(arrays, {})
+        idata, secs = self._sample(compiled, data, self.seed)
+        engine = compiled.engine
+        diag = check_convergence(idata, sampler=engine, seconds=secs, warn=False)
+        if not diag.ok:
+            accept = self.target_accept
+            if diag.n_divergent:
+                accept = max(accept, RETRY_TARGET_ACCEPT)
+            idata, more = self._sample(
+                compiled, data, self.seed + 1, 2 * self.draws, 2 * self.tune, accept
+            )
+            diag = check_convergence(idata, sampler=engine, seconds=secs + more, warn=False)
+        if self.warn:
+            warn_if_poor(diag)
+        return idata, diag
 
     def _finish(self, idata: Any, diag: Diagnostics, const: dict) -> JudgeModel:
         self.idata_ = idata

@@ -23,13 +23,17 @@ from typing import Any
 
 import numpy as np
 
-from bacon_bayes.bayes.closed_forms import hurdle_label_logp
-from bacon_bayes.bayes.judge_density import _normal
+from bacon_bayes.bayes.closed_forms import LOG_2PI, hurdle_label_logp
 from bacon_bayes.bayes.nuts import JaxDensity, jax_numpy
 
 __all__ = ["label_density"]
 
 LOG_HALF_NORMAL = 0.5 * log(2.0 / pi)  # log of the half-normal's density factor at sd 1
+
+
+def _normal(x: Any, mu: Any, sd: Any, jnp: Any) -> Any:
+    z = (x - mu) / sd
+    return jnp.sum(-0.5 * z * z - jnp.log(sd)) - 0.5 * LOG_2PI * jnp.size(x)
 
 
 def _half_normal(log_x: Any, sd: float, jnp: Any) -> Any:

@@ -219,12 +219,13 @@ class JaxDensity:
 class GradDensity:
     """A model's log density with its gradient written by hand (for ``compile_sampler``).
 
-    ``value_and_grad(params, data)``: (value, {name: gradient}) from the unconstrained
-    values by PyMC's value-variable names (numpy arrays) and the data as in
-    :class:`JaxDensity` (the containers' JAX arrays plus what ``prepare`` adds).
+    ``flat(layout)``: the function ``(x, data) -> (value, gradient)`` on nutpie's flat
+    vector of unconstrained values laid out as ``layout`` (:func:`flat_layout`), with
+    the data as in :class:`JaxDensity` (the containers' JAX arrays plus what
+    ``prepare`` adds).
     """
 
-    value_and_grad: Callable[[dict, dict], tuple[float, dict]]
+    flat: Callable[[list], Callable[[np.ndarray, dict], tuple[float, np.ndarray]]]
     prepare: Callable[[dict], dict] | None = None
 
 
@@ -309,18 +310,7 @@ def jax_value_and_grad(model: Any, jax_logp: Callable[[dict, dict], Any]) -> Cal
 
 def grad_value_and_grad(model: Any, density: GradDensity) -> Callable:
     """``(x, data) -> (logp, gradient)`` of a :class:`GradDensity` on nutpie's flat vector."""
-    layout = flat_layout(model)
-    size = layout[-1][1].stop if layout else 0
-
-    def flat(x, data):
-        params = {name: x[sl].reshape(shape) for name, sl, shape in layout}
-        value, grads = density.value_and_grad(params, data)
-        out = np.empty(size)
-        for name, sl, _ in layout:
-            out[sl] = np.ravel(grads[name])
-        return value, out
-
-    return flat
+    return density.flat(flat_layout(model))
 
 
 def with_jax_logp(compiled: Any, model: Any, jax_logp: Callable[[dict, dict], Any]) -> Any:

@@ -3,6 +3,7 @@ code giving the same draws as fits that compile it."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -128,17 +129,17 @@ def test_numba_cache_written_and_loaded(clean_env, tmp_path):
 
 def test_judge_likelihood_uses_our_numba_cache(clean_env, tmp_path):
     pytest.importorskip("numba")
-    from bacon_bayes.bayes.judge_density import _numba_likelihood
+    from bacon_bayes.bayes.judge_density import _judges_flat
 
     clean_env.setenv("BACON_CACHE_DIR", str(tmp_path))
-    _numba_likelihood.cache_clear()
+    _judges_flat.cache_clear()
     try:
-        assert Path(_numba_likelihood()._cache.cache_path).is_relative_to(tmp_path / "numba")
-        _numba_likelihood.cache_clear()
+        assert Path(_judges_flat()._cache.cache_path).is_relative_to(tmp_path / "numba")
+        _judges_flat.cache_clear()
         clean_env.setenv("BACON_CACHE", "0")
-        assert type(_numba_likelihood()._cache).__name__ == "NullCache"
+        assert type(_judges_flat()._cache).__name__ == "NullCache"
     finally:
-        _numba_likelihood.cache_clear()  # later tests build it in their own setting
+        _judges_flat.cache_clear()  # later tests build it in their own setting
 
 
 def _ordinal_judges_model(n_emb: int):
@@ -153,17 +154,21 @@ def _ordinal_judges_model(n_emb: int):
     return model, model._build_judges_model(model._setup(sim.X, sim.y), {})
 
 
+def _offsets_logp(params: dict, data: dict, pr: dict):
+    """A JAX log density with dict settings (the judge offsets' prior alone)."""
+    return -0.5 * (params["offset"] ** 2).sum() / pr["offset_sd"] ** 2
+
+
 def test_jitted_density_reused_for_the_same_model(clean_env):
-    from bacon_bayes.bayes.judge_density import judges_density
     from bacon_bayes.bayes.nuts import jax_value_and_grad
 
     clean_env.setenv("BACON_CACHE", "0")
     model, pymc_model = _ordinal_judges_model(n_emb=0)
     pr = model.resolved_priors()
-    one = jax_value_and_grad(pymc_model, judges_density(pr).logp)
-    assert jax_value_and_grad(pymc_model, judges_density(dict(pr)).logp) is one
+    one = jax_value_and_grad(pymc_model, functools.partial(_offsets_logp, pr=pr))
+    assert jax_value_and_grad(pymc_model, functools.partial(_offsets_logp, pr=dict(pr))) is one
     other = {**pr, "offset_sd": pr["offset_sd"] * 2}
-    assert jax_value_and_grad(pymc_model, judges_density(other).logp) is not one
+    assert jax_value_and_grad(pymc_model, functools.partial(_offsets_logp, pr=other)) is not one
 
 
 CHILD = """
@@ -171,10 +176,8 @@ import hashlib, json, sys
 import numpy as np
 import jax.monitoring
 from bacon_bayes.bayes import OrdinalJudgeModel
-from bacon_bayes.bayes import fitting
 from bacon_bayes.simulation.judges import simulate_judges
 
-fitting.NUMBA_JUDGE_SCORES = 0  # the judge stage in numba, the label stage in JAX
 hits = []
 jax.monitoring.register_event_duration_secs_listener(
     lambda e, s, **k: hits.append(e) if e.endswith("cache_retrieval_time_sec") else None
@@ -223,17 +226,18 @@ def test_nutpie_skips_the_replaced_log_density(clean_env):
     """With a hand-written density, nutpie compiles a placeholder log density (not the
     model's) and our sampler still gets every data container; the model is left as it
     was."""
-    from bacon_bayes.bayes.judge_density import judges_density
+    from bacon_bayes.bayes.judge_density import judges_grad_density
     from bacon_bayes.bayes.nuts import compile_sampler
 
     clean_env.setenv("BACON_CACHE", "0")
     model, pymc_model = _ordinal_judges_model(n_emb=2)
-    compiled = compile_sampler(pymc_model, "nutpie-jax", judges_density(model.resolved_priors()))
+    density = judges_grad_density(model.resolved_priors())
+    compiled = compile_sampler(pymc_model, "nutpie-jax", density)
     assert "logp" not in vars(pymc_model)  # the model's own log density is back
     names = {v.name for v in pymc_model.data_vars}
     assert names <= set(compiled.compiled._shared_data)
     x = np.concatenate([np.ravel(v) for v in pymc_model.initial_point().values()])
-    # nutpie's logp function is ours: the JAX density at the model's initial point
+    # nutpie's logp function is ours: the judge density at the model's initial point
     value, grad = compiled.compiled._make_logp_func()(
         x, **compiled.compiled._shared_data, **compiled.prepare(compiled.compiled._shared_data)
     )

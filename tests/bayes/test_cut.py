@@ -159,3 +159,51 @@ def test_another_model_on_the_same_judges_reuses_the_judge_stage(gaussian_sim):
     assert fresh._judges_kept_[1] is not kept  # sampled anew
     np.testing.assert_array_equal(fresh.idata_.posterior["offset"].values, stage)
     np.testing.assert_allclose(fresh.predict(X), again.predict(X), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize(
+    "first, runs",
+    [
+        ({}, [(100, 100, 0.8)]),
+        ({"max_rhat": 1.02}, [(100, 100, 0.8), (200, 200, 0.8)]),
+        ({"n_divergent": 3}, [(100, 100, 0.8), (200, 200, 0.95)]),
+    ],
+)
+def test_a_judge_stage_that_did_not_converge_is_sampled_again_longer(
+    gaussian_sim, monkeypatch, first, runs
+):
+    """Stage 1 runs once; when it misses R-hat <= 1.01 or diverged, once more with twice
+    the tuning and draws (after divergences with target_accept 0.95), and that run is
+    kept and reported."""
+    from bacon_bayes.bayes import fitting
+
+    sim = gaussian_sim
+    X, y = sim.X[:120], sim.y[:120].copy()
+    y[60:] = np.nan
+    fitting.forget_judge_stage()
+    model = GaussianJudgeModel(
+        sim.columns, draws=100, tune=100, chains=2, label_draws=100, warn=False, seed=5
+    )
+    seen, checked = [], []
+    sample, check = model._sample, fitting.check_convergence
+
+    def sampling(compiled, data, seed, draws=None, tune=None, target_accept=None):
+        if "label_rows" not in data and "yk" not in data:  # stage 1's data: judges only
+            seen.append((draws or model.draws, tune or model.tune, target_accept or 0.8))
+        return sample(compiled, data, seed, draws, tune, target_accept)
+
+    def checking(idata, **kw):
+        diag = check(idata, **kw)
+        if seen and not checked:  # the first check after stage 1's first run
+            checked.append(diag)
+            diag = replace(diag, **{"max_rhat": 1.0, "n_divergent": 0, **first})
+        return diag
+
+    monkeypatch.setattr(model, "_sample", sampling)
+    monkeypatch.setattr(fitting, "check_convergence", checking)
+    fit = model.fit(X, y)
+    assert seen == runs
+    stage = fit._judges_kept_[1]
+    assert stage[0].posterior.sizes["draw"] == runs[-1][0]
+    assert stage[1].n_draws == runs[-1][0]
+    fitting.forget_judge_stage()

@@ -1,4 +1,4 @@
-"""The judge stage's JAX log density equals the PyMC model's (value and gradient)."""
+"""The judge stage's hand-written log density equals the PyMC model's (value and gradient)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,10 @@ import pytest
 
 from bacon_bayes.bayes import OrdinalJudgeModel
 from bacon_bayes.bayes.columns import ColumnSpec
-from bacon_bayes.bayes.judge_density import judges_density, judges_grad_density
+from bacon_bayes.bayes.judge_density import judges_grad_density
 from bacon_bayes.bayes.nuts import (
     flat_layout,
     grad_value_and_grad,
-    jax_value_and_grad,
     resolve_engine,
 )
 
@@ -34,11 +33,10 @@ def _design(n_unc: int, n_emb: int, missing: float, seed: int):
     return np.hstack(parts), ColumnSpec.simple(J, n_unc, n_emb)
 
 
-@pytest.mark.parametrize("kind", ["jax", "numba"])
 @pytest.mark.parametrize(
     ("n_unc", "n_emb", "missing"), [(1, 3, 0.1), (0, 0, 0.0), (0, 2, 0.2), (2, 0, 0.1)]
 )
-def test_jax_density_equals_pymc(n_unc, n_emb, missing, kind):
+def test_judge_density_equals_pymc(n_unc, n_emb, missing):
     X, columns = _design(n_unc, n_emb, missing, seed=n_unc + 10 * n_emb)
     priors = {"log_scale_sd": 0.4, "embedding_sd": 0.7}  # overrides reach both versions
     model = OrdinalJudgeModel(columns, priors=priors, levels=[0, 1])
@@ -51,13 +49,8 @@ def test_jax_density_equals_pymc(n_unc, n_emb, missing, kind):
     logp = pm_model.compile_logp(mode="FAST_COMPILE")
     dlogp = pm_model.compile_dlogp(mode="FAST_COMPILE")
     data = {k: v for k, v in arrays.items() if np.size(v)}
-    if kind == "jax":
-        density = judges_density(model.resolved_priors())
-        value_and_grad = jax_value_and_grad(pm_model, density.logp)
-    else:  # numba, gradient by hand
-        grad_density = judges_grad_density(model.resolved_priors())
-        value_and_grad = grad_value_and_grad(pm_model, grad_density)
-        density = grad_density  # type: ignore[assignment]
+    density = judges_grad_density(model.resolved_priors())
+    value_and_grad = grad_value_and_grad(pm_model, density)
     data.update(density.prepare(data))
     rng = np.random.default_rng(3)
     size = layout[-1][1].stop
@@ -69,7 +62,7 @@ def test_jax_density_equals_pymc(n_unc, n_emb, missing, kind):
         np.testing.assert_allclose(np.asarray(grad), dlogp(point), rtol=1e-7, atol=1e-7)
 
 
-def test_cut_fit_samples_the_jax_density_with_pymc_names_and_dims(ordinal_fit):
+def test_cut_fit_samples_the_judge_density_with_pymc_names_and_dims(ordinal_fit):
     """The session fit's judge stage ran on this density (default engine nutpie-jax)
     and its posterior keeps PyMC's variables and dims."""
     assert resolve_engine("auto") == "nutpie-jax"
@@ -91,17 +84,3 @@ def test_cut_fit_samples_the_jax_density_with_pymc_names_and_dims(ordinal_fit):
         assert post[name].dims == ("chain", "draw", *want), name
     assert list(post["offset"].coords["judge"].values) == list(sim.columns.judges)
     assert fit.diagnostics_.ok
-
-
-def test_cut_fit_samples_the_numba_density(monkeypatch):
-    """Above ``NUMBA_JUDGE_SCORES`` the judge stage samples the numba version (here
-    forced on small data): same variables, a converged posterior."""
-    from bacon_bayes.bayes import base
-    from bacon_bayes.simulation.judges import simulate_judges
-
-    monkeypatch.setattr(base, "NUMBA_JUDGE_SCORES", 0)
-    sim = simulate_judges(300, 5, 2, seed=1, family="ordinal")  # 3 judges: divergent
-    fit = OrdinalJudgeModel(sim.columns, levels=sim.levels, draws=400, warn=False).fit(sim.X, sim.y)
-    post = fit.idata_.posterior
-    assert {"offset", "log_scale", "log_noise", "uncertainty", "theta"} <= set(post.data_vars)
-    assert fit.diagnostics_.n_divergent == 0 and fit.diagnostics_.max_rhat < 1.05
