@@ -60,7 +60,7 @@ _PRIORS = (
 )  # fmt: skip
 
 
-def _judges_flat_py(x, start, pr, L, obs, U, Q, grad):  # pragma: no cover (compiled)
+def _judges_flat_py(x, start, pr, L, obs, U, Q, grad):
     """Log density at the flat vector ``x`` (``start``: each of :data:`_PARAMS`' first
     index, -1 when absent; ``pr``: :data:`_PRIORS`' values; ``L``, ``obs`` (n, J), ``U``
     (n, J, K), ``Q`` (n, E) item-major); the gradient is written into ``grad``."""

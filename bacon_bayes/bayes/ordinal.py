@@ -9,7 +9,6 @@ Given the judges, ``z ~ N(m, v)`` (closed form), so
 
 from __future__ import annotations
 
-import functools
 from typing import Any, ClassVar
 
 import numpy as np
@@ -17,8 +16,8 @@ from scipy import special
 
 from bacon_bayes.bayes.base import JudgeModel, fold_shape
 from bacon_bayes.bayes.closed_forms import ordinal_probs
-from bacon_bayes.bayes.label_density import ordinal_logp
-from bacon_bayes.bayes.nuts import JaxDensity
+from bacon_bayes.bayes.label_density import ordinal_density
+from bacon_bayes.bayes.nuts import GradDensity
 from bacon_bayes.errors import ValidationError
 
 __all__ = ["OrdinalJudgeModel", "anchored_ordered", "log_normal_interval"]
@@ -138,20 +137,13 @@ class OrdinalJudgeModel(JudgeModel):
         idx[train] = np.searchsorted(self.levels_, y[train])
         return {"yk": idx, "w": train.astype(float)}, {"levels": self.levels_}
 
-    def _family_label_density(self) -> JaxDensity | None:
-        """Stage 2 in JAX (:func:`~bacon_bayes.bayes.label_density.ordinal_logp`), unless a
-        subclass changed the label link."""
+    def _family_label_density(self) -> GradDensity | None:
+        """Stage 2 in numba with its gradient by hand
+        (:func:`~bacon_bayes.bayes.label_density.ordinal_density`), unless a subclass
+        changed the label link."""
         if type(self)._label_logp is not OrdinalJudgeModel._label_logp:
             return None
-        return JaxDensity(
-            functools.partial(
-                ordinal_logp,
-                pr=self.resolved_priors(),
-                outer=OUTER,
-                clip=CLIP,
-                anchor=self._anchor(),
-            )
-        )
+        return ordinal_density(self.resolved_priors(), OUTER, CLIP, self._anchor())
 
     def _label_logp(self, pm, pt, m, v, yk, pr, folds=None, q=None, off=None):
         K = self.levels_.size
