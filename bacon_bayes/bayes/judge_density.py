@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from bacon_bayes.bayes.closed_forms import LOG_2PI
-from bacon_bayes.bayes.nuts import GradDensity
+from bacon_bayes.bayes.nuts import GradDensity, flat_call
 from bacon_bayes.compiled import njit_cached
 
 __all__ = ["judges_flat_value_and_grad", "judges_grad_density", "prepare_judges_numpy"]
@@ -186,21 +186,9 @@ def judges_flat_value_and_grad(
     """``(x, data) -> (logp, gradient)`` of the judge stage on nutpie's flat vector
     laid out as ``layout`` (:func:`~bacon_bayes.bayes.nuts.flat_layout`), in numba;
     ``data``: :func:`prepare_judges_numpy` of the data containers."""
-    starts = {name: sl.start for name, sl, _ in layout}
-    start = np.array([starts.get(name, -1) for name in _PARAMS], dtype=np.int64)
     prior = np.array([pr[name] for name in _PRIORS], dtype=float)
-    size = layout[-1][1].stop
-    compiled = _judges_flat()
-
-    def value_and_grad(x: np.ndarray, data: dict) -> tuple[float, np.ndarray]:
-        grad = np.empty(size)
-        value = compiled(
-            np.asarray(x, dtype=float), start, prior,
-            data["L_np"], data["obs_np"], data["U_np"], data["Q_np"], grad,
-        )  # fmt: skip
-        return value, grad
-
-    return value_and_grad
+    keys = ("L_np", "obs_np", "U_np", "Q_np")
+    return flat_call(_judges_flat(), layout, _PARAMS, (prior,), keys)
 
 
 def judges_grad_density(pr: dict[str, float]) -> GradDensity:

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from bacon_bayes.bayes.closed_forms import LOG_2PI, hurdle_label_logp
-from bacon_bayes.bayes.nuts import GradDensity, JaxDensity, jax_numpy
+from bacon_bayes.bayes.nuts import GradDensity, JaxDensity, flat_call, jax_numpy
 from bacon_bayes.compiled import njit_cached
 
 __all__ = ["label_density"]
@@ -200,22 +200,12 @@ def ordinal_flat_value_and_grad(
     """``(x, data) -> (logp, gradient)`` of the ordinal label stage on nutpie's flat
     vector laid out as ``layout``, in numba (``data``: :func:`_stage2_numpy` of the
     containers)."""
-    starts = {name: (sl.start, shape) for name, sl, shape in layout}
-    start = np.array([starts.get(n, (-1, ()))[0] for n in _ORDINAL_PARAMS], dtype=np.int64)
-    n_cut = int(starts[_ORDINAL_PARAMS[0]][1][-1])
+    shapes = {name: shape for name, _, shape in layout}
+    n_cut = int(shapes[_ORDINAL_PARAMS[0]][-1])
     prior = np.array([pr[name] for name in _ORDINAL_PRIORS], dtype=float)
-    size = layout[-1][1].stop
-    compiled = _ordinal_flat()
-
-    def value_and_grad(x: np.ndarray, data: dict) -> tuple[float, np.ndarray]:
-        grad = np.empty(size)
-        value = compiled(
-            np.asarray(x, dtype=float), start, prior, n_cut, outer, clip, anchor,
-            data["m_np"], data["v_np"], data["yk_np"], data["w_np"], data["r_np"], grad,
-        )  # fmt: skip
-        return value, grad
-
-    return value_and_grad
+    args = (prior, n_cut, outer, clip, anchor)
+    keys = ("m_np", "v_np", "yk_np", "w_np", "r_np")
+    return flat_call(_ordinal_flat(), layout, _ORDINAL_PARAMS, args, keys)
 
 
 def ordinal_density(pr: dict[str, float], outer: float, clip: float, anchor: int) -> GradDensity:

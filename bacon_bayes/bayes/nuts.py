@@ -38,6 +38,7 @@ __all__ = [
     "GradDensity",
     "JaxDensity",
     "compile_sampler",
+    "flat_call",
     "flat_layout",
     "jax_numpy",
     "with_jax_logp",
@@ -306,6 +307,30 @@ def jax_value_and_grad(model: Any, jax_logp: Callable[[dict, dict], Any]) -> Cal
             _JITTED.pop(next(iter(_JITTED)))
         _JITTED[key] = jitted
     return jitted
+
+
+def flat_call(
+    compiled: Callable,
+    layout: list,
+    params: tuple[str, ...],
+    args: tuple,
+    data_keys: tuple[str, ...],
+) -> Callable[[np.ndarray, dict], tuple[float, np.ndarray]]:
+    """``(x, data) -> (logp, gradient)`` calling a compiled density
+    ``compiled(x, start, *args, *data arrays, grad)`` that writes its gradient into
+    ``grad``; ``start`` holds each of ``params``' first index in the flat vector laid out
+    as ``layout`` (-1 when absent), the data arrays are ``data[k]`` for ``data_keys``."""
+    starts = {name: sl.start for name, sl, _ in layout}
+    start = np.array([starts.get(name, -1) for name in params], dtype=np.int64)
+    size = layout[-1][1].stop
+
+    def value_and_grad(x: np.ndarray, data: dict) -> tuple[float, np.ndarray]:
+        grad = np.empty(size)
+        arrays = [data[k] for k in data_keys]
+        value = compiled(np.asarray(x, dtype=float), start, *args, *arrays, grad)
+        return value, grad
+
+    return value_and_grad
 
 
 def grad_value_and_grad(model: Any, density: GradDensity) -> Callable:
