@@ -102,11 +102,13 @@ class JudgeModel(JudgeModelSpec, JudgeModelFitting, JudgeModelPrediction):
         latent factor weighs the judges by their agreement; the labels may know better.
         Families whose link has a slope on z leave out the first principal direction
         (the slope already scales the consensus; weighing it again made a ridge that
-        did not converge: R-hat 1.84 on WMT22). ``"auto"`` (the default) turns them on
-        per fit (per cross-fitting fold, from its training labels) where a linear
-        regression on all directions predicts the labels better out of sample than
-        one on the consensus alone
-        (:func:`~bacon_bayes.bayes.selection.prefers_judge_weights`); the choice is
+        did not converge: R-hat 1.84 on WMT22). ``"auto"`` (the default) means on for
+        the families that measured better with them (``weights_by_default``: the
+        gaussian; BENCHMARKS.md "Judge weights always on"); for the others it turns
+        them on per fit (per cross-fitting fold, from its training labels) where a
+        linear regression on all directions predicts the labels better out of sample
+        than one on the consensus alone
+        (:func:`~bacon_bayes.bayes.selection.prefers_judge_weights`). The choice is
         kept in ``constants_["judge_weights"]``.
     label_draws : draws per chain of a cut fit's label stage (at most ``draws``; stage 2
         is cheap and mixes fast; its R-hat and ESS are checked like stage 1's).
@@ -119,6 +121,9 @@ class JudgeModel(JudgeModelSpec, JudgeModelFitting, JudgeModelPrediction):
     #: The label link's judge-weight parameters (``judge_weights=True``), one per part
     #: of the link; the family hooks get their terms ``r @ d`` as ``off`` in this order.
     judge_weight_names: ClassVar[tuple[str, ...]] = ("judge_weight",)
+    #: Whether ``judge_weights="auto"`` means on (the family's measured default) rather
+    #: than a choice per fit from its labels.
+    weights_by_default: ClassVar[bool] = False
     #: Whether the label link has its own slope on z (then the judge weights leave out
     #: the judges' first principal direction, which the slope already scales).
     link_has_slope: ClassVar[bool] = True

@@ -298,8 +298,7 @@ class JudgeModelFitting:
         arrays = self._setup(X, y)
         rows = np.flatnonzero(labeled)
         scores = np.column_stack([arrays["L"], arrays["obs"]])
-        auto = self._judge_weights() and self.judge_weights == "auto"
-        agreed = consensus(arrays["L"]) if auto else None
+        agreed = consensus(arrays["L"]) if self._weights_chosen_per_fit() else None
         folds = []
         for k in range(n_folds):
             train = labeled & (fold_ids != k) if holdout else labeled
@@ -324,9 +323,16 @@ class JudgeModelFitting:
     def _weights_pay(self, arrays: dict, y: np.ndarray, train: np.ndarray, agreed) -> bool:
         """Judge weights for a fit on ``train``: forced, or chosen from its labels
         (``agreed``: every item's judge :func:`~bacon_bayes.bayes.selection.consensus`)."""
-        if self.judge_weights != "auto":
+        if not self._weights_chosen_per_fit():
             return True
         return prefers_judge_weights(y[train], arrays["L"][train], agreed[train])
+
+    def _weights_chosen_per_fit(self) -> bool:
+        """Whether ``judge_weights="auto"`` leaves the choice to each fit's labels (the
+        families with ``weights_by_default`` always weigh the judges)."""
+        return (
+            self._judge_weights() and self.judge_weights == "auto" and not self.weights_by_default
+        )
 
     def _weigh_folds(self, arrays: dict, folds: list) -> None:
         """Give each fold's labels the judge scores its weights read (``r``): the scores

@@ -4,7 +4,8 @@ labels only, so the surrogate of a fold never depends on that fold's labels).
 * :func:`prefers_sqrt`: the hurdle's positive part on the log or square-root scale
   (``positive_scale="auto"``);
 * :func:`prefers_judge_weights`: whether the label link also weighs the judges' scores
-  itself (``judge_weights="auto"``).
+  itself (``judge_weights="auto"`` of the ordinal and hurdle families; the gaussian's
+  are always on, ``JudgeModel.weights_by_default``).
 
 Both are cheap least-squares proxies of the Bayesian link, measured against what the
 Bayesian fits then gave (BENCHMARKS.md).

@@ -101,6 +101,12 @@ def test_no_judge_weights_from_few_labels():
     assert not prefers_judge_weights(y, L, agreed)
 
 
+class _ChosenPerFit(GaussianJudgeModel):
+    """The gaussian model with ``judge_weights="auto"`` left to each fit's labels."""
+
+    weights_by_default = False
+
+
 class _EveryOtherFold(GaussianJudgeModel):
     """Judge weights in the folds whose training labels include row 0 only."""
 
@@ -126,6 +132,8 @@ def test_folds_choose_judge_weights_each_for_itself(tmp_path):
         save_model(fit, tmp_path / f"fold{k}.nc")  # the choice travels with the fit
         back = load_model(tmp_path / f"fold{k}.nc")
         np.testing.assert_array_equal(back.predict(sim.X[300:]), pred)
-    none = GaussianJudgeModel(sim.columns, **kw).fit_folds(sim.X, y, folds, 2)
+    none = _ChosenPerFit(sim.columns, **kw).fit_folds(sim.X, y, folds, 2)
     assert all("judge_weights" not in f.constants_ for f in none)  # consensus data: auto off
     assert all("judge_weight" not in f.posterior_ for f in none)
+    always = GaussianJudgeModel(sim.columns, **kw).fit_folds(sim.X, y, folds, 2)
+    assert [f.constants_["judge_weights"] for f in always] == [1.0, 1.0]  # the default
