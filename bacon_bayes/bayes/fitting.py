@@ -129,7 +129,7 @@ class JudgeModelFitting:
         return compile_sampler(build(arrays, labels), self.sampler, density=density)
 
     def _label_density(self) -> Any:
-        """The JAX log density of the label stage, or None (PyTensor's translation): the
+        """The compiled log density of the label stage, or None (PyTensor's translation): the
         family's own (:meth:`_family_label_density`) unless a subclass changed the
         stage-2 model or its judge-weight terms."""
         fixed = ("_build_label_model", "_judge_offsets")
@@ -138,7 +138,7 @@ class JudgeModelFitting:
         return self._family_label_density()
 
     def _family_label_density(self) -> Any:
-        """The family's label-stage log density written in JAX
+        """The family's label-stage log density written by hand
         (:mod:`bacon_bayes.bayes.label_density`), or None where it has none."""
         return None
 

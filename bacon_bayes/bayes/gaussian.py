@@ -18,15 +18,14 @@ judges' scales and a free latent variance, which made NUTS diverge).
 
 from __future__ import annotations
 
-import functools
 from typing import ClassVar
 
 import numpy as np
 from scipy import special
 
 from bacon_bayes.bayes.base import JudgeModel, fold_shape
-from bacon_bayes.bayes.label_density import gaussian_logp
-from bacon_bayes.bayes.nuts import JaxDensity
+from bacon_bayes.bayes.label_density import gaussian_density
+from bacon_bayes.bayes.nuts import GradDensity
 from bacon_bayes.errors import ValidationError
 
 __all__ = ["GaussianJudgeModel"]
@@ -61,12 +60,12 @@ class GaussianJudgeModel(JudgeModel):
         ys = np.where(train, (np.nan_to_num(y) - center) / scale, 0.0)
         return {"yk": ys, "w": train.astype(float)}, {"y_center": center, "y_scale": scale}
 
-    def _family_label_density(self) -> JaxDensity | None:
-        """Stage 2 in JAX (:func:`~bacon_bayes.bayes.label_density.gaussian_logp`), unless a
-        subclass changed the label link."""
+    def _family_label_density(self) -> GradDensity | None:
+        """Stage 2 in numba (:func:`~bacon_bayes.bayes.label_density.gaussian_density`),
+        unless a subclass changed the label link."""
         if type(self)._label_logp is not GaussianJudgeModel._label_logp:
             return None
-        return JaxDensity(functools.partial(gaussian_logp, pr=self.resolved_priors()))
+        return gaussian_density(self.resolved_priors())
 
     def _label_logp(self, pm, pt, m, v, yk, pr, folds=None, q=None, off=None):
         shape, col = fold_shape(folds)

@@ -43,8 +43,8 @@ from scipy import special
 
 from bacon_bayes.bayes.base import JudgeModel, fold_shape
 from bacon_bayes.bayes.closed_forms import hurdle_label_logp
-from bacon_bayes.bayes.label_density import hurdle_logp
-from bacon_bayes.bayes.nuts import JaxDensity
+from bacon_bayes.bayes.label_density import hurdle_density
+from bacon_bayes.bayes.nuts import GradDensity
 from bacon_bayes.bayes.ordinal import CLIP
 from bacon_bayes.bayes.selection import prefers_sqrt
 from bacon_bayes.compiled import njit_cached
@@ -166,12 +166,12 @@ class HurdleJudgeModel(JudgeModel):
         const = {"log_center": center, "log_scale": scale, "sqrt": float(sqrt)}
         return {"yk": yk, "w": train.astype(float)}, const
 
-    def _family_label_density(self) -> JaxDensity | None:
-        """Stage 2 in JAX (:func:`~bacon_bayes.bayes.label_density.hurdle_logp`), unless a
-        subclass changed the label link."""
+    def _family_label_density(self) -> GradDensity | None:
+        """Stage 2 in numba (:func:`~bacon_bayes.bayes.label_density.hurdle_density`),
+        unless a subclass changed the label link."""
         if type(self)._label_logp is not HurdleJudgeModel._label_logp:
             return None
-        return JaxDensity(functools.partial(hurdle_logp, pr=self.resolved_priors(), clip=CLIP))
+        return hurdle_density(self.resolved_priors(), CLIP)
 
     def _label_logp(self, pm, pt, m, v, yk, pr, folds=None, q=None, off=None):
         shape, col = fold_shape(folds)

@@ -1,14 +1,15 @@
 """The label stage's log densities written by hand (cut fit, stage 2).
 
 Stage 2 of a cut fit (:meth:`JudgeModel._build_label_model`) is one PyMC model with an
-independent block of label-link parameters per cross-fitting fold. For the hurdle and
-gaussian families its log density is also written here in JAX, for the ordinal family
-in numba with its gradient by hand, on the sampler's unconstrained values (PyMC's
-parameterisation: ``anchored_ordered`` cutpoints as their median cutpoint and log gaps
-towards it, half-normal scales on the log scale, each with its log-Jacobian), from the
-same per-item formulas the PyMC models use
-(:func:`~bacon_bayes.bayes.closed_forms.hurdle_label_logp` evaluated with
-``jax.numpy``; the ordinal interval probability reflected into the lower tail as
+independent block of label-link parameters per cross-fitting fold. For the ordinal,
+hurdle and gaussian families its log density and gradient are also written here, each
+one numba function of nutpie's flat vector that releases the GIL (the chains run in
+parallel), on the sampler's unconstrained values (PyMC's parameterisation:
+``anchored_ordered`` cutpoints as their median cutpoint and log gaps towards it,
+half-normal scales on the log scale, each with its log-Jacobian), from the same
+per-item formulas the PyMC models use
+(:func:`~bacon_bayes.bayes.closed_forms.hurdle_label_logp`; the ordinal interval
+probability reflected into the lower tail as
 :func:`bacon_bayes.bayes.ordinal.log_normal_interval` computes it).
 nutpie samples it in place of PyTensor's JAX translation
 (:func:`~bacon_bayes.bayes.nuts.compile_sampler`, ``density=``); the PyMC model
@@ -27,33 +28,13 @@ from typing import Any
 
 import numpy as np
 
-from bacon_bayes.bayes.closed_forms import LOG_2PI, hurdle_label_logp
-from bacon_bayes.bayes.nuts import GradDensity, JaxDensity, flat_call, jax_numpy
+from bacon_bayes.bayes.closed_forms import LOG_2PI
+from bacon_bayes.bayes.nuts import GradDensity, flat_call
 from bacon_bayes.compiled import njit_cached
 
 __all__ = ["label_density"]
 
 LOG_HALF_NORMAL = 0.5 * log(2.0 / pi)  # log of the half-normal's density factor at sd 1
-
-
-def _normal(x: Any, mu: Any, sd: Any, jnp: Any) -> Any:
-    z = (x - mu) / sd
-    return jnp.sum(-0.5 * z * z - jnp.log(sd)) - 0.5 * LOG_2PI * jnp.size(x)
-
-
-def _half_normal(log_x: Any, sd: float, jnp: Any) -> Any:
-    """HalfNormal(sd) log density of x = exp(log_x) plus the log-Jacobian log_x."""
-    x = jnp.exp(log_x)
-    return jnp.sum(LOG_HALF_NORMAL - np.log(sd) - 0.5 * (x / sd) ** 2 + log_x)
-
-
-def _offsets(params: dict, data: dict, names: tuple, pr: dict, jnp: Any) -> tuple[Any, tuple]:
-    """Prior of the judge weights ``d`` (folds, K) of each part and the terms ``r @ d``
-    (folds, n); (0, None) without judge weights."""
-    if names[0] not in params:
-        return 0.0, None
-    prior = sum(_normal(params[n], 0.0, pr["judge_weight_sd"], jnp) for n in names)
-    return prior, tuple(jnp.einsum("fnk,fk->fn", data["r"], params[n]) for n in names)
 
 
 # ------------------------------------------------- the ordinal link in numba
@@ -179,18 +160,24 @@ def _ordinal_flat() -> Any:
     return njit_cached(_ordinal_flat_py, nogil=True)
 
 
-def _stage2_numpy(data: dict[str, Any]) -> dict[str, Any]:
+def _items_matrix(a: Any, shape: tuple) -> np.ndarray:
+    """A (folds, n, k) container as a C-ordered float array; (folds, n, 0) when absent."""
+    if a is None or not np.size(a):
+        return np.zeros((*shape, 0))
+    return np.ascontiguousarray(np.asarray(a, dtype=float))
+
+
+def _stage2_numpy(data: dict[str, Any], labels: type = np.int64) -> dict[str, Any]:
     """The stage-2 containers as C-ordered numpy arrays for a numba density (``*_np``;
-    ``r_np`` (folds, n, 0) without judge weights)."""
+    ``yk_np`` of dtype ``labels``; ``r_np`` (folds, n, 0) without judge weights)."""
     m = np.ascontiguousarray(np.asarray(data["m"], dtype=float))
-    r = data.get("r")
-    r = np.zeros((*m.shape, 0)) if r is None or not np.size(r) else np.asarray(r, dtype=float)
     return {
         "m_np": m,
         "v_np": np.ascontiguousarray(np.asarray(data["v"], dtype=float)),
-        "yk_np": np.ascontiguousarray(np.asarray(data["yk"], dtype=np.int64)),
+        "yk_np": np.ascontiguousarray(np.asarray(data["yk"], dtype=labels)),
         "w_np": np.ascontiguousarray(np.asarray(data["w"], dtype=float)),
-        "r_np": np.ascontiguousarray(r),
+        "r_np": _items_matrix(data.get("r"), m.shape),
+        "q_np": _items_matrix(data.get("q"), m.shape),
     }
 
 
@@ -216,54 +203,260 @@ def ordinal_density(pr: dict[str, float], outer: float, clip: float, anchor: int
     return GradDensity(flat, _stage2_numpy)
 
 
-def hurdle_logp(params: dict, data: dict, pr: dict, clip: float) -> Any:
-    """Stage 2 of the hurdle family (:meth:`HurdleJudgeModel._label_logp`, folds)."""
-    from jax.scipy.special import erfc
+# -------------------------------------------------- the hurdle link in numba
+#
+# The hurdle family's stage 2 (:func:`~bacon_bayes.bayes.closed_forms.hurdle_label_logp`
+# per labeled item) with its gradient by hand, as the ordinal's above. With
+# ``a = g0 + g1 m`` and ``D = sqrt(1 + g1^2 v)`` a zero label adds ``log Phi(-a / D)``;
+# a positive one adds the normal density of ``ly`` (mean ``h0 + h1 m``, variance
+# ``var = s^2 + h1^2 v``) and ``log Phi(b / E)`` with ``b = g0 + g1 m*``,
+# ``E = sqrt(1 + g1^2 v*)``, ``v* = v s^2 / var`` and
+# ``m* = (s^2 m + h1 v (ly - h0)) / var``. Each ``log Phi`` has its argument clipped at
+# +-clip (zero gradient beyond), as the PyMC model's.
 
-    jnp = jax_numpy()
-    names = ("zero_intercept", "zero_slope", "log_intercept", "log_slope")
-    sds = ("zero_intercept_sd", "zero_slope_sd", "log_intercept_sd", "log_slope_sd")
-    out = sum(_normal(params[n], 0.0, pr[s], jnp) for n, s in zip(names, sds, strict=True))
-    out += _half_normal(params["log_noise_y_log__"], pr["log_noise_sd_prior"], jnp)
-    g0, g1, h0, h1 = (params[n][:, None] for n in names)
-    s = jnp.exp(params["log_noise_y_log__"])[:, None]
-    prior, off = _offsets(params, data, ("zero_judge_weight", "log_judge_weight"), pr, jnp)
-    if off is not None:
-        g0, h0 = g0 + off[0], h0 + off[1]
-
-    def log_phi(mu, sigma, x):  # as the PyMC model's: erfc of the clipped argument
-        z = jnp.clip((x - mu) / sigma, -clip, clip)
-        return jnp.log(0.5 * erfc(-z / np.sqrt(2.0)))
-
-    yk = data["yk"]
-    terms = hurdle_label_logp(
-        yk[..., 0], yk[..., 1], data["m"], data["v"], g0, g1, h0, h1, s, jnp, log_phi
-    )
-    return out + prior + jnp.sum(data["w"] * terms)
+#: The flat vector's parameters, in the order of :func:`_hurdle_flat_py`'s ``start``.
+_HURDLE_PARAMS = (
+    "zero_intercept", "zero_slope", "log_intercept", "log_slope", "log_noise_y_log__",
+    "zero_judge_weight", "log_judge_weight",
+)  # fmt: skip
+#: The priors, in the order of its ``pr``.
+_HURDLE_PRIORS = (
+    "zero_intercept_sd", "zero_slope_sd", "log_intercept_sd", "log_slope_sd",
+    "log_noise_sd_prior", "judge_weight_sd",
+)  # fmt: skip
 
 
-def gaussian_logp(params: dict, data: dict, pr: dict) -> Any:
-    """Stage 2 of the gaussian family (:meth:`GaussianJudgeModel._label_logp`, folds)."""
-    jnp = jax_numpy()
-    b0 = params["intercept"]
-    out = _normal(b0, 0.0, pr["intercept_sd"], jnp)
-    out += _half_normal(params["slope_log__"], pr["slope_sd"], jnp)
-    out += _half_normal(params["label_noise_log__"], pr["label_noise_sd"], jnp)
-    b1 = jnp.exp(params["slope_log__"])[:, None]
-    noise = jnp.exp(2.0 * params["label_noise_log__"])[:, None]
-    if "label_noise_embedding" in params:
-        gamma = params["label_noise_embedding"]  # (folds, E)
-        out += _normal(gamma, 0.0, pr["label_noise_embedding_sd"], jnp)
-        noise = noise * jnp.exp(2.0 * jnp.einsum("fne,fe->fn", data["q"], gamma))
-    prior, off = _offsets(params, data, ("judge_weight",), pr, jnp)
-    var = b1 * b1 * data["v"] + noise
-    mean = b0[:, None] + b1 * data["m"] + (0.0 if off is None else off[0])
-    terms = -0.5 * (np.log(2 * np.pi) + jnp.log(var) + (data["yk"] - mean) ** 2 / var)
-    return out + prior + jnp.sum(data["w"] * terms)
+def _hurdle_flat_py(x, start, pr, clip, m0, v, yk, w, r, grad):
+    """Log density at the flat vector ``x`` (``start``: each of :data:`_HURDLE_PARAMS`'
+    first index, -1 when absent; ``pr``: :data:`_HURDLE_PRIORS`' values; ``m0``, ``v``,
+    ``w`` (folds, n), ``yk`` (folds, n, 2): the positive indicator and the standardised
+    transformed label, ``r`` (folds, n, K)); the gradient is written into ``grad``."""
+    F, n = m0.shape
+    K = r.shape[2]
+    grad[:] = 0.0
+    total = 0.0
+    theta = np.empty(4)
+    gth = np.empty(4)
+    dz = np.zeros(K)
+    dl = np.zeros(K)
+    gdz = np.zeros(K)
+    gdl = np.zeros(K)
+    for f in range(F):
+        for j in range(4):  # g0, g1, h0, h1 ~ N(0, sd)
+            theta[j] = x[start[j] + f]
+            z = theta[j] / pr[j]
+            total += -0.5 * z * z - np.log(pr[j]) - 0.5 * LOG_2PI
+            gth[j] = -z / pr[j]
+        ls = x[start[4] + f]  # s ~ HalfNormal(sd) on the log scale
+        s2 = np.exp(2.0 * ls)
+        total += LOG_HALF_NORMAL - np.log(pr[4]) - 0.5 * s2 / (pr[4] * pr[4]) + ls
+        g_ls = -s2 / (pr[4] * pr[4]) + 1.0
+        g_s2 = 0.0
+        for k in range(K):
+            dz[k] = x[start[5] + f * K + k]
+            dl[k] = x[start[6] + f * K + k]
+            total += -0.5 * (dz[k] ** 2 + dl[k] ** 2) / pr[5] ** 2
+            total -= 2.0 * (np.log(pr[5]) + 0.5 * LOG_2PI)
+            gdz[k] = -dz[k] / pr[5] ** 2
+            gdl[k] = -dl[k] / pr[5] ** 2
+        g1, h1 = theta[1], theta[3]
+        for i in range(n):
+            wi = w[f, i]
+            if wi == 0.0:
+                continue
+            m, vi = m0[f, i], v[f, i]
+            g0, h0 = theta[0], theta[2]
+            for k in range(K):
+                g0 += r[f, i, k] * dz[k]
+                h0 += r[f, i, k] * dl[k]
+            # the probit term's argument t and its partial derivatives (t_*); the
+            # normal density's derivatives (d_*) for a positive label
+            d_h0 = d_h1 = d_s2 = t_h0 = t_h1 = t_s2 = 0.0
+            if yk[f, i, 0] == 0.0:
+                a = g0 + g1 * m
+                dd = np.sqrt(1.0 + g1 * g1 * vi)
+                t = -a / dd
+                t_g0 = -1.0 / dd
+                t_g1 = -m / dd + a * g1 * vi / dd**3
+            else:
+                ly = yk[f, i, 1]
+                var = s2 + h1 * h1 * vi
+                e = ly - h0 - h1 * m
+                total += wi * -0.5 * (LOG_2PI + np.log(var) + e * e / var)
+                d_h0 = e / var
+                d_h1 = e * m / var - h1 * vi / var + e * e * h1 * vi / (var * var)
+                d_s2 = -0.5 / var + 0.5 * e * e / (var * var)
+                top = s2 * m + h1 * vi * (ly - h0)
+                ms = top / var
+                vs = vi * s2 / var
+                b = g0 + g1 * ms
+                ee = np.sqrt(1.0 + g1 * g1 * vs)
+                t = b / ee
+                t_g0 = 1.0 / ee
+                t_g1 = ms / ee - b * g1 * vs / ee**3
+                t_ms = g1 / ee
+                t_vs = -0.5 * b * g1 * g1 / ee**3
+                t_h0 = t_ms * (-h1 * vi / var)
+                t_h1 = t_ms * (vi * (ly - h0) / var - 2.0 * top * h1 * vi / (var * var))
+                t_h1 += t_vs * (-2.0 * vi * s2 * h1 * vi / (var * var))
+                t_s2 = t_ms * (m / var - top / (var * var)) + t_vs * (
+                    vi * h1 * h1 * vi / (var * var)
+                )
+            c = min(max(t, -clip), clip)
+            cdf = 0.5 * math.erfc(-c / np.sqrt(2.0))
+            total += wi * np.log(cdf)
+            lam = np.exp(-0.5 * c * c) / _SQRT_2PI / cdf if -clip < t < clip else 0.0
+            d_g0 = lam * t_g0
+            d_g1 = lam * t_g1
+            d_h0 += lam * t_h0
+            d_h1 += lam * t_h1
+            g_s2 += wi * (d_s2 + lam * t_s2)
+            gth[0] += wi * d_g0
+            gth[1] += wi * d_g1
+            gth[2] += wi * d_h0
+            gth[3] += wi * d_h1
+            for k in range(K):
+                gdz[k] += wi * d_g0 * r[f, i, k]
+                gdl[k] += wi * d_h0 * r[f, i, k]
+        for j in range(4):
+            grad[start[j] + f] = gth[j]
+        grad[start[4] + f] = g_ls + g_s2 * 2.0 * s2
+        for k in range(K):
+            grad[start[5] + f * K + k] = gdz[k]
+            grad[start[6] + f * K + k] = gdl[k]
+    return total
 
 
-def label_density(model: Any) -> JaxDensity | None:
-    """The JAX log density of ``model``'s label stage (its stage-2 PyMC model), or None
+@functools.cache
+def _hurdle_flat() -> Any:
+    """:func:`_hurdle_flat_py` compiled, its machine code kept in the user cache directory."""
+    return njit_cached(_hurdle_flat_py, nogil=True)
+
+
+def hurdle_flat_value_and_grad(
+    layout: list, pr: dict[str, float], clip: float
+) -> Callable[[np.ndarray, dict], tuple[float, np.ndarray]]:
+    """``(x, data) -> (logp, gradient)`` of the hurdle label stage on nutpie's flat
+    vector laid out as ``layout``, in numba (``data``: :func:`_stage2_numpy` of the
+    containers)."""
+    prior = np.array([pr[name] for name in _HURDLE_PRIORS], dtype=float)
+    keys = ("m_np", "v_np", "yk_np", "w_np", "r_np")
+    return flat_call(_hurdle_flat(), layout, _HURDLE_PARAMS, (prior, clip), keys)
+
+
+def hurdle_density(pr: dict[str, float], clip: float) -> GradDensity:
+    """The hurdle label stage's density for :func:`~bacon_bayes.bayes.nuts.compile_sampler`."""
+    flat = functools.partial(hurdle_flat_value_and_grad, pr=pr, clip=clip)
+    return GradDensity(flat, functools.partial(_stage2_numpy, labels=float))
+
+
+# ------------------------------------------------ the gaussian link in numba
+#
+# Per labeled item: ``y ~ N(b0 + b1 m + r' d, b1^2 v + sy^2 exp(2 q' gamma))``.
+
+#: The flat vector's parameters, in the order of :func:`_gaussian_flat_py`'s ``start``.
+_GAUSSIAN_PARAMS = (
+    "intercept", "slope_log__", "label_noise_log__", "label_noise_embedding", "judge_weight",
+)  # fmt: skip
+#: The priors, in the order of its ``pr``.
+_GAUSSIAN_PRIORS = (
+    "intercept_sd", "slope_sd", "label_noise_sd", "label_noise_embedding_sd", "judge_weight_sd",
+)  # fmt: skip
+
+
+def _gaussian_flat_py(x, start, pr, m0, v, yk, w, r, q, grad):
+    """Log density at the flat vector ``x`` (``start``: each of :data:`_GAUSSIAN_PARAMS`'
+    first index, -1 when absent; ``pr``: :data:`_GAUSSIAN_PRIORS`' values; ``m0``, ``v``,
+    ``yk``, ``w`` (folds, n), ``r`` (folds, n, K), ``q`` (folds, n, E), E = 0 when the
+    label noise does not depend on the embedding); the gradient is written into ``grad``."""
+    F, n = m0.shape
+    K = r.shape[2]
+    E = q.shape[2] if start[3] >= 0 else 0
+    grad[:] = 0.0
+    total = 0.0
+    d = np.zeros(K)
+    gd = np.zeros(K)
+    gam = np.zeros(E)
+    ggam = np.zeros(E)
+    for f in range(F):
+        b0 = x[start[0] + f]
+        z = b0 / pr[0]
+        total += -0.5 * z * z - np.log(pr[0]) - 0.5 * LOG_2PI
+        g_b0 = -z / pr[0]
+        sl, ln = x[start[1] + f], x[start[2] + f]  # HalfNormal slope and noise, log scale
+        b1, sy2 = np.exp(sl), np.exp(2.0 * ln)
+        total += LOG_HALF_NORMAL - np.log(pr[1]) - 0.5 * (b1 / pr[1]) ** 2 + sl
+        total += LOG_HALF_NORMAL - np.log(pr[2]) - 0.5 * sy2 / pr[2] ** 2 + ln
+        g_b1 = -b1 / pr[1] ** 2  # in b1; the log-Jacobian's 1 is added at the end
+        g_ln = -sy2 / pr[2] ** 2 + 1.0
+        for e in range(E):
+            gam[e] = x[start[3] + f * E + e]
+            total += -0.5 * (gam[e] / pr[3]) ** 2 - np.log(pr[3]) - 0.5 * LOG_2PI
+            ggam[e] = -gam[e] / pr[3] ** 2
+        for k in range(K):
+            d[k] = x[start[4] + f * K + k]
+            total += -0.5 * (d[k] / pr[4]) ** 2 - np.log(pr[4]) - 0.5 * LOG_2PI
+            gd[k] = -d[k] / pr[4] ** 2
+        for i in range(n):
+            wi = w[f, i]
+            if wi == 0.0:
+                continue
+            noise = sy2
+            if E > 0:
+                qg = 0.0
+                for e in range(E):
+                    qg += q[f, i, e] * gam[e]
+                noise *= np.exp(2.0 * qg)
+            mean = b0 + b1 * m0[f, i]
+            for k in range(K):
+                mean += r[f, i, k] * d[k]
+            var = b1 * b1 * v[f, i] + noise
+            err = yk[f, i] - mean
+            total += wi * -0.5 * (LOG_2PI + np.log(var) + err * err / var)
+            d_mean = wi * err / var
+            d_var = wi * 0.5 * (err * err / var - 1.0) / var
+            g_b0 += d_mean
+            g_b1 += d_mean * m0[f, i] + d_var * 2.0 * b1 * v[f, i]
+            g_ln += d_var * 2.0 * noise
+            for e in range(E):
+                ggam[e] += d_var * 2.0 * noise * q[f, i, e]
+            for k in range(K):
+                gd[k] += d_mean * r[f, i, k]
+        grad[start[0] + f] = g_b0
+        grad[start[1] + f] = g_b1 * b1 + 1.0
+        grad[start[2] + f] = g_ln
+        for e in range(E):
+            grad[start[3] + f * E + e] = ggam[e]
+        for k in range(K):
+            grad[start[4] + f * K + k] = gd[k]
+    return total
+
+
+@functools.cache
+def _gaussian_flat() -> Any:
+    """:func:`_gaussian_flat_py` compiled, its machine code kept in the user cache directory."""
+    return njit_cached(_gaussian_flat_py, nogil=True)
+
+
+def gaussian_flat_value_and_grad(
+    layout: list, pr: dict[str, float]
+) -> Callable[[np.ndarray, dict], tuple[float, np.ndarray]]:
+    """``(x, data) -> (logp, gradient)`` of the gaussian label stage on nutpie's flat
+    vector laid out as ``layout``, in numba (``data``: :func:`_stage2_numpy` of the
+    containers)."""
+    prior = np.array([pr[name] for name in _GAUSSIAN_PRIORS], dtype=float)
+    keys = ("m_np", "v_np", "yk_np", "w_np", "r_np", "q_np")
+    return flat_call(_gaussian_flat(), layout, _GAUSSIAN_PARAMS, (prior,), keys)
+
+
+def gaussian_density(pr: dict[str, float]) -> GradDensity:
+    """The gaussian label stage's density for :func:`~bacon_bayes.bayes.nuts.compile_sampler`."""
+    flat = functools.partial(gaussian_flat_value_and_grad, pr=pr)
+    return GradDensity(flat, functools.partial(_stage2_numpy, labels=float))
+
+
+def label_density(model: Any) -> GradDensity | None:
+    """The compiled log density of ``model``'s label stage (its stage-2 PyMC model), or None
     when its family's label link is not one written here (a subclass that changes the
     link or the stage-2 model keeps PyTensor's translation). Each family says which of
     the log densities above is its own (``JudgeModel._label_density``), so this module

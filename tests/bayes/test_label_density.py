@@ -44,8 +44,10 @@ CASES = [
     ("ordinal", False, {}),
     ("ordinal", True, {}),
     ("hurdle", False, {}),
+    ("hurdle", True, {}),
     ("hurdle", True, {"positive_scale": "sqrt"}),
     ("gaussian", False, {}),
+    ("gaussian", True, {}),
     ("gaussian", True, {"priors": {"label_noise_embedding_sd": 0.0}}),
 ]
 
@@ -59,7 +61,7 @@ def test_label_density_equals_pymc(family, judge_weights, kw):
     weight = model.judge_weight_names[0]
     assert (weight in names) == judge_weights
     if family == "gaussian":
-        assert ("label_noise_embedding" in names) == (not judge_weights)
+        assert ("label_noise_embedding" in names) == ("priors" not in kw)
     logp = pm_model.compile_logp(mode="FAST_COMPILE")
     dlogp = pm_model.compile_dlogp(mode="FAST_COMPILE")
     density = label_density(model)
