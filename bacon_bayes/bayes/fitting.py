@@ -111,8 +111,7 @@ class JudgeModelFitting:
         On nutpie-jax the judge stage samples its log density written out by hand in
         numba (:mod:`bacon_bayes.bayes.judge_density`, unless a subclass changes that
         model), and the label stage of the families written in
-        :mod:`bacon_bayes.bayes.label_density` their own (numba for the ordinal one,
-        JAX for the others)."""
+        :mod:`bacon_bayes.bayes.label_density` their own (numba)."""
         build = {
             "joint": self._build_model,
             "judges": self._build_judges_model,

@@ -108,6 +108,7 @@ def _judges_flat_py(x, start, pr, L, obs, U, Q, grad):
     dmu = np.empty(n)
     w = np.empty(J)
     f = np.empty(J)
+    prec = np.exp(-2.0 * log_n)  # each judge's precision without uncertainty features
     like = 0.0
     for i in range(n):
         mu_i = mu[i]
@@ -116,9 +117,12 @@ def _judges_flat_py(x, start, pr, L, obs, U, Q, grad):
         for j in range(J):
             o = obs[i, j]
             s = log_n[j]
-            for k in range(K):
-                s += g[k] * U[i, j, k]
-            wj = o * np.exp(-2.0 * s)
+            if K:
+                for k in range(K):
+                    s += g[k] * U[i, j, k]
+                wj = o * np.exp(-2.0 * s)
+            else:
+                wj = o * prec[j]
             rj = L[i, j] - a[j] - c[j] * mu_i
             w[j] = wj
             f[j] = rj
