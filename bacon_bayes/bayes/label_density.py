@@ -54,11 +54,11 @@ _ORDINAL_PRIORS = ("cutpoint_sd", "log_label_noise_mu", "log_label_noise_sd", "j
 _SQRT_2PI = float(np.sqrt(2.0 * np.pi))
 
 
-def _ordinal_flat_py(x, start, pr, n_cut, outer, clip, anchor, m0, v, yk, w, r, grad):
+def _ordinal_flat_py(x, start, n_cut, pr, outer, clip, anchor, m0, v, yk, w, r, q, grad):
     """Log density at the flat vector ``x`` (``start``: each of :data:`_ORDINAL_PARAMS`'
     first index, -1 when absent; ``pr``: :data:`_ORDINAL_PRIORS`' values; ``m0``, ``v``,
-    ``w`` (folds, n), ``yk`` (folds, n) integers, ``r`` (folds, n, K)); the gradient is
-    written into ``grad``."""
+    ``w`` (folds, n), ``yk`` (folds, n) integers, ``r`` (folds, n, K); ``q`` unused); the
+    gradient is written into ``grad``."""
     F, n = m0.shape
     K = r.shape[2]
     C = n_cut
@@ -154,12 +154,6 @@ def _ordinal_flat_py(x, start, pr, n_cut, outer, clip, anchor, m0, v, yk, w, r, 
     return total
 
 
-@functools.cache
-def _ordinal_flat() -> Any:
-    """:func:`_ordinal_flat_py` compiled, its machine code kept in the user cache directory."""
-    return njit_cached(_ordinal_flat_py, nogil=True)
-
-
 def _items_matrix(a: Any, shape: tuple) -> np.ndarray:
     """A (folds, n, k) container as a C-ordered float array; (folds, n, 0) when absent."""
     if a is None or not np.size(a):
@@ -181,26 +175,66 @@ def _stage2_numpy(data: dict[str, Any], labels: type = np.int64) -> dict[str, An
     }
 
 
-def ordinal_flat_value_and_grad(
-    layout: list, pr: dict[str, float], outer: float, clip: float, anchor: int
+#: The stage-2 arrays every label density reads, in its arguments' order.
+_KEYS = ("m_np", "v_np", "yk_np", "w_np", "r_np", "q_np")
+
+
+@functools.cache
+def _compiled(py_func: Callable) -> Any:
+    """``py_func`` compiled without the GIL, machine code in the user cache directory."""
+    return njit_cached(py_func, nogil=True)
+
+
+def _flat_value_and_grad(
+    layout: list, py_func: Callable, params: tuple, args: tuple, from_layout: Callable | None
 ) -> Callable[[np.ndarray, dict], tuple[float, np.ndarray]]:
-    """``(x, data) -> (logp, gradient)`` of the ordinal label stage on nutpie's flat
-    vector laid out as ``layout``, in numba (``data``: :func:`_stage2_numpy` of the
-    containers)."""
+    """``(x, data) -> (logp, gradient)`` of ``py_func`` compiled, on nutpie's flat vector
+    laid out as ``layout`` (``from_layout(layout)``: arguments read off it, put first)."""
+    if from_layout is not None:
+        args = (*from_layout(layout), *args)
+    return flat_call(_compiled(py_func), layout, params, args, _KEYS)
+
+
+def _flat_density(
+    py_func: Callable,
+    params: tuple,
+    priors: tuple,
+    pr: dict[str, float],
+    args: tuple = (),
+    labels: type = float,
+    from_layout: Callable | None = None,
+) -> GradDensity:
+    """A label stage's :class:`GradDensity`: ``py_func(x, start, prior, *args, m, v, yk,
+    w, r, q, grad)`` (each reads the arrays it needs) with ``start`` from ``params``,
+    ``prior`` the values of ``priors``, and ``yk`` of dtype ``labels``."""
+    prior = np.array([pr[name] for name in priors], dtype=float)
+    flat = functools.partial(
+        _flat_value_and_grad,
+        py_func=py_func,
+        params=params,
+        args=(prior, *args),
+        from_layout=from_layout,
+    )
+    return GradDensity(flat, functools.partial(_stage2_numpy, labels=labels))
+
+
+def _cut_count(layout: list) -> tuple[int]:
+    """The ordinal's number of cutpoints, from its flat vector's layout."""
     shapes = {name: shape for name, _, shape in layout}
-    n_cut = int(shapes[_ORDINAL_PARAMS[0]][-1])
-    prior = np.array([pr[name] for name in _ORDINAL_PRIORS], dtype=float)
-    args = (prior, n_cut, outer, clip, anchor)
-    keys = ("m_np", "v_np", "yk_np", "w_np", "r_np")
-    return flat_call(_ordinal_flat(), layout, _ORDINAL_PARAMS, args, keys)
+    return (int(shapes[_ORDINAL_PARAMS[0]][-1]),)
 
 
 def ordinal_density(pr: dict[str, float], outer: float, clip: float, anchor: int) -> GradDensity:
     """The ordinal label stage's density for :func:`~bacon_bayes.bayes.nuts.compile_sampler`."""
-    flat = functools.partial(
-        ordinal_flat_value_and_grad, pr=pr, outer=outer, clip=clip, anchor=anchor
+    return _flat_density(
+        _ordinal_flat_py,
+        _ORDINAL_PARAMS,
+        _ORDINAL_PRIORS,
+        pr,
+        (outer, clip, anchor),
+        np.int64,
+        _cut_count,
     )
-    return GradDensity(flat, _stage2_numpy)
 
 
 # -------------------------------------------------- the hurdle link in numba
@@ -226,11 +260,12 @@ _HURDLE_PRIORS = (
 )  # fmt: skip
 
 
-def _hurdle_flat_py(x, start, pr, clip, m0, v, yk, w, r, grad):
+def _hurdle_flat_py(x, start, pr, clip, m0, v, yk, w, r, q, grad):
     """Log density at the flat vector ``x`` (``start``: each of :data:`_HURDLE_PARAMS`'
     first index, -1 when absent; ``pr``: :data:`_HURDLE_PRIORS`' values; ``m0``, ``v``,
     ``w`` (folds, n), ``yk`` (folds, n, 2): the positive indicator and the standardised
-    transformed label, ``r`` (folds, n, K)); the gradient is written into ``grad``."""
+    transformed label, ``r`` (folds, n, K); ``q`` unused); the gradient is written into
+    ``grad``."""
     F, n = m0.shape
     K = r.shape[2]
     grad[:] = 0.0
@@ -327,27 +362,9 @@ def _hurdle_flat_py(x, start, pr, clip, m0, v, yk, w, r, grad):
     return total
 
 
-@functools.cache
-def _hurdle_flat() -> Any:
-    """:func:`_hurdle_flat_py` compiled, its machine code kept in the user cache directory."""
-    return njit_cached(_hurdle_flat_py, nogil=True)
-
-
-def hurdle_flat_value_and_grad(
-    layout: list, pr: dict[str, float], clip: float
-) -> Callable[[np.ndarray, dict], tuple[float, np.ndarray]]:
-    """``(x, data) -> (logp, gradient)`` of the hurdle label stage on nutpie's flat
-    vector laid out as ``layout``, in numba (``data``: :func:`_stage2_numpy` of the
-    containers)."""
-    prior = np.array([pr[name] for name in _HURDLE_PRIORS], dtype=float)
-    keys = ("m_np", "v_np", "yk_np", "w_np", "r_np")
-    return flat_call(_hurdle_flat(), layout, _HURDLE_PARAMS, (prior, clip), keys)
-
-
 def hurdle_density(pr: dict[str, float], clip: float) -> GradDensity:
     """The hurdle label stage's density for :func:`~bacon_bayes.bayes.nuts.compile_sampler`."""
-    flat = functools.partial(hurdle_flat_value_and_grad, pr=pr, clip=clip)
-    return GradDensity(flat, functools.partial(_stage2_numpy, labels=float))
+    return _flat_density(_hurdle_flat_py, _HURDLE_PARAMS, _HURDLE_PRIORS, pr, (clip,))
 
 
 # ------------------------------------------------ the gaussian link in numba
@@ -432,27 +449,9 @@ def _gaussian_flat_py(x, start, pr, m0, v, yk, w, r, q, grad):
     return total
 
 
-@functools.cache
-def _gaussian_flat() -> Any:
-    """:func:`_gaussian_flat_py` compiled, its machine code kept in the user cache directory."""
-    return njit_cached(_gaussian_flat_py, nogil=True)
-
-
-def gaussian_flat_value_and_grad(
-    layout: list, pr: dict[str, float]
-) -> Callable[[np.ndarray, dict], tuple[float, np.ndarray]]:
-    """``(x, data) -> (logp, gradient)`` of the gaussian label stage on nutpie's flat
-    vector laid out as ``layout``, in numba (``data``: :func:`_stage2_numpy` of the
-    containers)."""
-    prior = np.array([pr[name] for name in _GAUSSIAN_PRIORS], dtype=float)
-    keys = ("m_np", "v_np", "yk_np", "w_np", "r_np", "q_np")
-    return flat_call(_gaussian_flat(), layout, _GAUSSIAN_PARAMS, (prior,), keys)
-
-
 def gaussian_density(pr: dict[str, float]) -> GradDensity:
     """The gaussian label stage's density for :func:`~bacon_bayes.bayes.nuts.compile_sampler`."""
-    flat = functools.partial(gaussian_flat_value_and_grad, pr=pr)
-    return GradDensity(flat, functools.partial(_stage2_numpy, labels=float))
+    return _flat_density(_gaussian_flat_py, _GAUSSIAN_PARAMS, _GAUSSIAN_PRIORS, pr)
 
 
 def label_density(model: Any) -> GradDensity | None:
