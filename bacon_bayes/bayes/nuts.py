@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import os
 import sys
 import time
@@ -36,12 +35,11 @@ __all__ = [
     "ENGINES",
     "CompiledSampler",
     "GradDensity",
-    "JaxDensity",
     "compile_sampler",
     "flat_call",
     "flat_layout",
     "jax_numpy",
-    "with_jax_logp",
+    "with_grad_logp",
 ]
 
 ENGINES = ("auto", "nutpie", "nutpie-jax", "pymc", "numpyro")
@@ -146,13 +144,13 @@ class CompiledSampler:
 
 
 def compile_sampler(
-    model: Any, engine: str = "auto", density: JaxDensity | GradDensity | None = None
+    model: Any, engine: str = "auto", density: GradDensity | None = None
 ) -> CompiledSampler:
     """Compile ``model`` for ``engine`` (once; reuse ``run`` across data sets).
 
     ``density``: the model's log density written in JAX (or by hand with its gradient,
     :class:`GradDensity`); with ``"nutpie-jax"`` it replaces the one PyTensor translates
-    to JAX (see :func:`with_jax_logp`); other engines ignore it.
+    to JAX (see :func:`with_grad_logp`); other engines ignore it.
     """
     if engine not in ENGINES:
         raise ValidationError(f"sampler {engine!r} is not known; use one of {ENGINES}")
@@ -171,7 +169,7 @@ def compile_sampler(
         with _placeholder_logp(model):  # ours replaces it: do not build PyTensor's
             compiled = nutpie.compile_pymc_model(model, **kwargs)
         return CompiledSampler(
-            model, engine, with_jax_logp(compiled, model, _logp(density)), density.prepare
+            model, engine, with_grad_logp(compiled, model, density), density.prepare
         )
     if engine == "numpyro" and "jax" not in sys.modules:
         # one XLA device per core, so chains run in parallel (must precede the jax import)
@@ -199,31 +197,14 @@ def _placeholder_logp(model: Any) -> Iterator[None]:
         del model.logp
 
 
-def _logp(density: JaxDensity | GradDensity) -> Any:
-    return density if isinstance(density, GradDensity) else density.logp
-
-
-@dataclass(frozen=True)
-class JaxDensity:
-    """A model's log density written in JAX (for ``compile_sampler``).
-
-    ``logp(params, data)``: a scalar from the unconstrained values by PyMC's
-    value-variable names and the data by container name plus what ``prepare(data)``
-    (run once per fit on the containers' JAX arrays) adds.
-    """
-
-    logp: Callable[[dict, dict], Any]
-    prepare: Callable[[dict], dict] | None = None
-
-
 @dataclass(frozen=True)
 class GradDensity:
     """A model's log density with its gradient written by hand (for ``compile_sampler``).
 
     ``flat(layout)``: the function ``(x, data) -> (value, gradient)`` on nutpie's flat
     vector of unconstrained values laid out as ``layout`` (:func:`flat_layout`), with
-    the data as in :class:`JaxDensity` (the containers' JAX arrays plus what
-    ``prepare`` adds).
+    the data as the containers' JAX arrays plus what ``prepare(data)`` (run once per
+    fit) adds.
     """
 
     flat: Callable[[list], Callable[[np.ndarray, dict], tuple[float, np.ndarray]]]
@@ -256,59 +237,6 @@ def jax_numpy() -> Any:
     return jax.numpy
 
 
-#: Jitted log densities of this process by (density, layout): a refit of the same model
-#: (another calibrator, trial or pilot) reuses JAX's compiled code instead of compiling
-#: it again (measured: 4 of 22 compilations, 3.3 s at load 12, on a second cross-fit).
-_JITTED: dict[Any, Callable] = {}
-_JITTED_SIZE = 32
-
-
-def _density_key(jax_logp: Callable) -> Any:
-    """A hashable key equal for equal densities (a function, or a ``functools.partial``
-    of one with scalar or array settings); None when the settings are not comparable."""
-    if not isinstance(jax_logp, functools.partial):
-        return jax_logp
-    parts: list[Any] = [jax_logp.func]
-    for name, value in sorted(jax_logp.keywords.items()) + list(enumerate(jax_logp.args)):
-        if isinstance(value, dict):
-            value = tuple(sorted(value.items()))
-        elif isinstance(value, np.ndarray):
-            value = (value.dtype.str, value.shape, value.tobytes())
-        try:
-            hash(value)
-        except TypeError:
-            return None
-        parts.append((name, value))
-    return tuple(parts)
-
-
-def jax_value_and_grad(model: Any, jax_logp: Callable[[dict, dict], Any]) -> Callable:
-    """Jitted ``(x, data) -> (logp, gradient)`` of ``jax_logp`` on nutpie's flat vector
-    (the same jitted function for the same density and layout, see :data:`_JITTED`)."""
-    import jax
-
-    jax_numpy()
-    layout = flat_layout(model)
-    density = _density_key(jax_logp)
-    key = (
-        None
-        if density is None
-        else (density, tuple((n, s.start, s.stop, sh) for n, s, sh in layout))
-    )
-    if key is not None and key in _JITTED:
-        return _JITTED[key]
-
-    def flat(x, data):
-        return jax_logp({name: x[sl].reshape(shape) for name, sl, shape in layout}, data)
-
-    jitted = jax.jit(jax.value_and_grad(flat))
-    if key is not None:
-        if len(_JITTED) >= _JITTED_SIZE:
-            _JITTED.pop(next(iter(_JITTED)))
-        _JITTED[key] = jitted
-    return jitted
-
-
 def flat_call(
     compiled: Callable,
     layout: list,
@@ -338,18 +266,14 @@ def grad_value_and_grad(model: Any, density: GradDensity) -> Callable:
     return density.flat(flat_layout(model))
 
 
-def with_jax_logp(compiled: Any, model: Any, jax_logp: Callable[[dict, dict], Any]) -> Any:
-    """A nutpie model compiled from PyMC (``backend="jax"``) sampling ``jax_logp``
-    (or a :class:`GradDensity`) instead of PyTensor's translation; initial points,
-    stored variables, dims and data handling stay nutpie's (the same draws' names and
-    shapes). Replaces a field of nutpie 0.16's ``PyFuncModel`` (``_make_logp_func``) and
-    adds the model's data containers to ``_shared_data`` (``run`` extends it further):
-    ``tests/bayes/test_judge_density.py``
-    samples through it."""
-    if isinstance(jax_logp, GradDensity):
-        value_and_grad = grad_value_and_grad(model, jax_logp)
-    else:
-        value_and_grad = jax_value_and_grad(model, jax_logp)
+def with_grad_logp(compiled: Any, model: Any, density: GradDensity) -> Any:
+    """A nutpie model compiled from PyMC (``backend="jax"``) sampling ``density``
+    instead of PyTensor's translation; initial points, stored variables, dims and data
+    handling stay nutpie's (the same draws' names and shapes). Replaces a field of
+    nutpie 0.16's ``PyFuncModel`` (``_make_logp_func``) and adds the model's data
+    containers to ``_shared_data`` (``run`` extends it further):
+    ``tests/bayes/test_judge_density.py`` samples through it."""
+    value_and_grad = grad_value_and_grad(model, density)
 
     def make_logp_func():
         def logp(x, **shared):

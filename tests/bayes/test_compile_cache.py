@@ -3,7 +3,6 @@ code giving the same draws as fits that compile it."""
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import subprocess
@@ -152,23 +151,6 @@ def _ordinal_judges_model(n_emb: int):
     sim = simulate_judges(40, 3, n_emb, family="ordinal", seed=1)
     model = OrdinalJudgeModel(sim.columns, levels=sim.levels)
     return model, model._build_judges_model(model._setup(sim.X, sim.y), {})
-
-
-def _offsets_logp(params: dict, data: dict, pr: dict):
-    """A JAX log density with dict settings (the judge offsets' prior alone)."""
-    return -0.5 * (params["offset"] ** 2).sum() / pr["offset_sd"] ** 2
-
-
-def test_jitted_density_reused_for_the_same_model(clean_env):
-    from bacon_bayes.bayes.nuts import jax_value_and_grad
-
-    clean_env.setenv("BACON_CACHE", "0")
-    model, pymc_model = _ordinal_judges_model(n_emb=0)
-    pr = model.resolved_priors()
-    one = jax_value_and_grad(pymc_model, functools.partial(_offsets_logp, pr=pr))
-    assert jax_value_and_grad(pymc_model, functools.partial(_offsets_logp, pr=dict(pr))) is one
-    other = {**pr, "offset_sd": pr["offset_sd"] * 2}
-    assert jax_value_and_grad(pymc_model, functools.partial(_offsets_logp, pr=other)) is not one
 
 
 CHILD = """

@@ -8,7 +8,7 @@ import pytest
 from bacon_bayes.bayes import GaussianJudgeModel, HurdleJudgeModel, OrdinalJudgeModel
 from bacon_bayes.bayes.base import _fold_blocks
 from bacon_bayes.bayes.label_density import label_density
-from bacon_bayes.bayes.nuts import GradDensity, flat_layout, grad_value_and_grad, jax_value_and_grad
+from bacon_bayes.bayes.nuts import flat_layout, grad_value_and_grad
 from bacon_bayes.simulation.judges import simulate_judges
 
 pytest.importorskip("jax")
@@ -66,11 +66,8 @@ def test_label_density_equals_pymc(family, judge_weights, kw):
     dlogp = pm_model.compile_dlogp(mode="FAST_COMPILE")
     density = label_density(model)
     assert density is not None
-    if isinstance(density, GradDensity):  # numba, its gradient by hand
-        value_and_grad = grad_value_and_grad(pm_model, density)
-        data = {**data, **density.prepare(data)}
-    else:
-        value_and_grad = jax_value_and_grad(pm_model, density.logp)
+    value_and_grad = grad_value_and_grad(pm_model, density)
+    data = {**data, **density.prepare(data)}
     rng = np.random.default_rng(5)
     size = layout[-1][1].stop
     for scale in (0.3, 1.0, 2.5, 4.0):  # 2.5, 4: tails of the probit terms, clipped ones
