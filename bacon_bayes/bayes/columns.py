@@ -241,4 +241,6 @@ def judge_basis(L: np.ndarray, tol: float = 1e-8) -> np.ndarray:
     contrasts most.
     """
     vals, vecs = np.linalg.eigh(L.T @ L / max(L.shape[0], 1))
-    return vecs[:, vals > tol * max(vals[-1], 1e-300)]
+    # C order, as a saved model loads it: products with another memory layout can round
+    # differently in the last bit, and a loaded model must predict exactly as the fit did
+    return np.ascontiguousarray(vecs[:, vals > tol * max(vals[-1], 1e-300)])
