@@ -161,7 +161,7 @@ def _items_matrix(a: Any, shape: tuple) -> np.ndarray:
     return np.ascontiguousarray(np.asarray(a, dtype=float))
 
 
-def _stage2_numpy(data: dict[str, Any], labels: type = np.int64) -> dict[str, Any]:
+def _stage2_numpy(data: dict[str, Any], labels: type) -> dict[str, Any]:
     """The stage-2 containers as C-ordered numpy arrays for a numba density (``*_np``;
     ``yk_np`` of dtype ``labels``; ``r_np`` (folds, n, 0) without judge weights)."""
     m = np.ascontiguousarray(np.asarray(data["m"], dtype=float))
