@@ -110,8 +110,9 @@ class JudgeModelFitting:
 
         On nutpie-jax the judge stage samples its log density written out by hand in
         numba (:mod:`bacon_bayes.bayes.judge_density`, unless a subclass changes that
-        model), and the label stage of the families written in
-        :mod:`bacon_bayes.bayes.label_density` their own (numba)."""
+        model), the label stage of the families written in
+        :mod:`bacon_bayes.bayes.label_density` their own (numba), and a family's joint
+        model the one :meth:`_joint_density` gives."""
         build = {
             "joint": self._build_model,
             "judges": self._build_judges_model,
@@ -125,6 +126,8 @@ class JudgeModelFitting:
             density = judges_grad_density(self.resolved_priors())
         elif kind == "labels":
             density = self._label_density()
+        else:
+            density = self._joint_density()
         return compile_sampler(build(arrays, labels), self.sampler, density=density)
 
     def _label_density(self) -> Any:
@@ -139,6 +142,10 @@ class JudgeModelFitting:
     def _family_label_density(self) -> Any:
         """The family's label-stage log density written by hand
         (:mod:`bacon_bayes.bayes.label_density`), or None where it has none."""
+        return None
+
+    def _joint_density(self) -> Any:
+        """The joint model's log density written by hand, or None (PyTensor's translation)."""
         return None
 
     @staticmethod

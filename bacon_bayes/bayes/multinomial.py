@@ -68,6 +68,8 @@ from scipy import special
 
 from bacon_bayes.bayes.base import JUDGE_PRIORS, JudgeModel
 from bacon_bayes.bayes.columns import Design
+from bacon_bayes.bayes.multinomial_density import distinct_items, multinomial_density
+from bacon_bayes.bayes.nuts import GradDensity
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.items import top_mass_sets
 from bacon_bayes.outcome.base import DiscreteOutcomeMixin, level_index
@@ -358,6 +360,13 @@ class MultinomialJudgeModel(DiscreteOutcomeMixin, JudgeModel):
             pm.Potential("labels", pt.sum(w[:, None] * chosen * link))
         return model
 
+    def _joint_density(self) -> GradDensity | None:
+        """The joint density in numba (:mod:`~bacon_bayes.bayes.multinomial_density`),
+        unless a subclass changed the PyMC model it writes out."""
+        if type(self)._build_model is not MultinomialJudgeModel._build_model:
+            return None
+        return multinomial_density(self.resolved_priors(), self.levels_.size)
+
     # ---------------------------------------------------------- predict
     def _class_logp(self, post: dict, arrays: dict) -> np.ndarray:
         """Per draw log P(y = k | judges, embedding), (d, n, K)."""
@@ -388,20 +397,29 @@ class MultinomialJudgeModel(DiscreteOutcomeMixin, JudgeModel):
         return label_link(joint, weight, post["label_shift"][:, None, :])
 
     def _proba_chunks(self, X: np.ndarray):
-        """Per-draw class probabilities ``P(y = k | x)``, one (d_chunk, n, K) block at a time."""
+        """Per-draw class probabilities ``P(y = k | x)`` of the distinct items of ``X``
+        (items alike in every input share them), one (d_chunk, n_distinct, K) block at a
+        time, and every row's distinct-item index."""
         self._check_fitted()
         const = self.constants_
         cat = np.asarray(const["categorical"], dtype=bool)
         arrays = self._arrays(np.asarray(X, dtype=float), cat, np.asarray(const["levels"]))
+        first, inverse, _ = distinct_items(*arrays.values())
+        arrays = {k: v[first] for k, v in arrays.items()}
         n_draws = next(iter(self.posterior_.values())).shape[0]
-        for sl in self._chunks(n_draws, arrays["Q"].shape[0] * self.levels_.size):
-            post = {k: v[sl] for k, v in self.posterior_.items()}
-            yield np.exp(self._class_logp(post, arrays))
+
+        def blocks():
+            for sl in self._chunks(n_draws, first.size * self.levels_.size):
+                post = {k: v[sl] for k, v in self.posterior_.items()}
+                yield np.exp(self._class_logp(post, arrays))
+
+        return blocks(), inverse
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """Posterior mean of ``P(y = level_k | x)``, shape (n, K)."""
-        parts = [p.sum(axis=0) for p in self._proba_chunks(X)]
-        return np.sum(parts, axis=0) / next(iter(self.posterior_.values())).shape[0]
+        blocks, inverse = self._proba_chunks(X)
+        total = np.sum([p.sum(axis=0) for p in blocks], axis=0)
+        return total[inverse] / next(iter(self.posterior_.values())).shape[0]
 
     def predict_sets(self, X: np.ndarray, level: float = 0.9) -> np.ndarray:
         """Prediction sets, (n, K) bool: the most probable levels whose posterior
@@ -412,7 +430,8 @@ class MultinomialJudgeModel(DiscreteOutcomeMixin, JudgeModel):
 
     def proba_draws(self, X: np.ndarray) -> np.ndarray:
         """``P(y = level_k | x)`` for every posterior draw, shape (d, n, K)."""
-        return np.concatenate(list(self._proba_chunks(X)))
+        blocks, inverse = self._proba_chunks(X)
+        return np.concatenate(list(blocks))[:, inverse]
 
     def predict_moments(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean of E[Y|x] and posterior predictive Var(Y|x)."""

@@ -1,0 +1,287 @@
+"""The multinomial (Dawid-Skene) model's joint log density written by hand, in numba.
+
+The same density as :meth:`MultinomialJudgeModel._build_model
+<bacon_bayes.bayes.multinomial.MultinomialJudgeModel._build_model>` (constants
+included), with its gradient, as one GIL-free numba function of nutpie's flat vector
+of unconstrained values (the chains run in parallel);
+:func:`~bacon_bayes.bayes.nuts.compile_sampler` samples it in place of PyTensor's JAX
+translation. Per item ``i`` and class ``k``:
+
+    J_ik = log P(z_i = k) + sum_j log theta_j[k, s_ij] + sum_j log N(l_ij; a_jk, s_ij)
+
+every item adds ``logsumexp_k J_ik``, a training label ``y_i`` adds
+``log softmax_k(c_k + w J_ik)`` at ``k = y_i``. With ``G_ik`` the derivative of the
+total in ``J_ik`` (the softmax of ``J_i`` plus, for labeled items,
+``w (1[k = y_i] - P(y = k | l_i))``), every parameter's gradient follows by the chain
+rule through the class prior's softmax, the confusion rows' log-softmax and the
+continuous judges' normal densities. ``tests/bayes/test_multinomial_density.py`` checks
+value and gradient against PyMC's at random points.
+"""
+
+from __future__ import annotations
+
+import functools
+from math import lgamma
+from typing import Any
+
+import numpy as np
+
+from bacon_bayes.bayes.closed_forms import LOG_2PI
+from bacon_bayes.bayes.nuts import GradDensity, flat_call
+from bacon_bayes.compiled import njit_cached
+
+__all__ = ["distinct_items", "multinomial_density"]
+
+#: The flat vector's parameters, in the order of :func:`_multinomial_flat_py`'s ``start``.
+_PARAMS = (
+    "class_intercept", "theta", "confusion_mu", "confusion_sd_log__", "confusion",
+    "class_mean", "log_noise", "uncertainty", "evidence_weight_log__", "label_shift",
+)  # fmt: skip
+#: The priors, in the order of its ``pr``.
+_PRIORS = (
+    "class_intercept_sd", "embedding_sd", "offdiag_logit_mu", "offdiag_logit_sd",
+    "judge_deviation_sd", "class_mean_sd", "log_noise_mu", "log_noise_mu_sd",
+    "uncertainty_sd", "evidence_weight_sd", "label_shift_sd",
+)  # fmt: skip
+#: The data arrays it reads, in its arguments' order (made by :func:`_prepare`).
+_KEYS = ("Q_np", "count_np", "rows_np", "yk_np", "w_np", "S_np", "L_np", "obs_np", "U_np")
+
+
+def _multinomial_flat_py(x, start, pr, K, Q, count, rows, yk, w, S, L, obs, U, grad):
+    """Log density at the flat vector ``x`` (``start``: each of :data:`_PARAMS`' first
+    index, -1 when absent; ``pr``: :data:`_PRIORS`' values; ``K`` classes; per distinct
+    item ``Q`` (n, E) embedding, ``count`` (n) how many items are alike; ``rows``, ``yk``,
+    ``w`` the label rows (as distinct-item indices), their class index and 0/1 weight;
+    ``S`` (n, Jc) the class index each categorical judge said, -1 where it gave none;
+    ``L``, ``obs`` (n, Jn) continuous scores and their 0/1 mask; ``U`` (n, Jn, nU)); the
+    gradient is written into ``grad``."""
+    n, Jc = S.shape
+    Jn = L.shape[1]
+    E = Q.shape[1] if start[1] >= 0 else 0
+    nU = U.shape[2] if start[7] >= 0 else 0
+    Kf = K - 1
+    i_b, i_B, i_A, i_t, i_C = start[0], start[1], start[2], start[3], start[4]
+    i_a, i_ln, i_g, i_w, i_c = start[5], start[6], start[7], start[8], start[9]
+    grad[:] = 0.0
+    total = 0.0
+    # ---- normal priors: (first index, size, mean, sd) per block
+    blocks = np.array(
+        [
+            [i_b, Kf, 0.0, pr[0]],
+            [i_B, E * Kf, 0.0, pr[1]],
+            [i_A, K * Kf if Jc > 0 else 0, pr[2], pr[3]],
+            [i_a, Jn * K, 0.0, pr[5]],
+            [i_ln, Jn, pr[6], pr[7]],
+            [i_g, nU, 0.0, pr[8]],
+            [i_w, 1, 0.0, pr[9]],  # evidence_weight ~ LogNormal: normal on the log scale
+            [i_c, Kf, 0.0, pr[10]],
+        ]
+    )
+    for b in range(blocks.shape[0]):
+        first, size, mu, sd = int(blocks[b, 0]), int(blocks[b, 1]), blocks[b, 2], blocks[b, 3]
+        for c in range(first, first + size):
+            z = (x[c] - mu) / sd
+            total += -0.5 * z * z - np.log(sd) - 0.5 * LOG_2PI
+            grad[c] = -z / sd
+    # ---- the confusion matrices: hierarchical logits, rows by log-softmax
+    logconf = np.zeros((Jc, K, K))
+    full = np.zeros(K)
+    if Jc > 0:
+        lt = x[i_t]  # confusion_sd ~ Gamma(4, 4 / judge_deviation_sd), log scale
+        t = np.exp(lt)
+        rate = 4.0 / pr[4]
+        total += 4.0 * np.log(rate) - lgamma(4.0) + 4.0 * lt - rate * t
+        grad[i_t] = 4.0 - rate * t
+        for j in range(Jc):
+            for k in range(K):
+                for o in range(Kf):
+                    idx = i_C + (j * K + k) * Kf + o
+                    z = (x[idx] - x[i_A + k * Kf + o]) / t
+                    total += -0.5 * z * z - lt - 0.5 * LOG_2PI
+                    grad[idx] = -z / t
+                    grad[i_A + k * Kf + o] += z / t
+                    grad[i_t] += z * z - 1.0
+                    full[o + (o >= k)] = x[idx]
+                full[k] = 0.0
+                top = full.max()
+                s = 0.0
+                for col in range(K):
+                    s += np.exp(full[col] - top)
+                lse = top + np.log(s)
+                for col in range(K):
+                    logconf[j, k, col] = full[col] - lse
+    wt = np.exp(x[i_w])
+    shift = np.zeros(K)
+    for k in range(Kf):
+        shift[k + 1] = x[i_c + k]
+    # ---- the class joint J (n, K) and the prior's softmax per item
+    joint = np.empty((n, K))
+    prior = np.empty((n, K))
+    eta = np.zeros(K)
+    for i in range(n):
+        for k in range(Kf):
+            s = x[i_b + k]
+            for e in range(E):
+                s += Q[i, e] * x[i_B + e * Kf + k]
+            eta[k + 1] = s
+        top = eta.max()
+        s = 0.0
+        for k in range(K):
+            s += np.exp(eta[k] - top)
+        lse = top + np.log(s)
+        for k in range(K):
+            joint[i, k] = eta[k] - lse
+            prior[i, k] = np.exp(eta[k] - lse)
+        for j in range(Jc):
+            said = S[i, j]
+            if said >= 0:
+                for k in range(K):
+                    joint[i, k] += logconf[j, k, said]
+        for j in range(Jn):
+            if obs[i, j] == 0.0:
+                continue
+            ls = x[i_ln + j]
+            for u in range(nU):
+                ls += U[i, j, u] * x[i_g + u]
+            inv = np.exp(-2.0 * ls)
+            for k in range(K):
+                r = L[i, j] - x[i_a + j * K + k]
+                joint[i, k] += obs[i, j] * (-0.5 * LOG_2PI - ls - 0.5 * r * r * inv)
+    # ---- G = d total / d J: the judges' marginal, then the label link
+    G = np.empty((n, K))
+    for i in range(n):
+        top = joint[i, 0]
+        for k in range(1, K):
+            top = max(top, joint[i, k])
+        s = 0.0
+        for k in range(K):
+            G[i, k] = np.exp(joint[i, k] - top)
+            s += G[i, k]
+        total += count[i] * (top + np.log(s))
+        for k in range(K):
+            G[i, k] *= count[i] / s
+    link = np.zeros(K)
+    p = np.zeros(K)
+    for m in range(rows.size):
+        wm = w[m]
+        if wm == 0.0:
+            continue
+        i = rows[m]
+        for k in range(K):
+            link[k] = shift[k] + wt * joint[i, k]
+        top = link.max()
+        s = 0.0
+        for k in range(K):
+            p[k] = np.exp(link[k] - top)
+            s += p[k]
+        y = yk[m]
+        total += wm * (link[y] - top - np.log(s))
+        for k in range(K):
+            dk = wm * ((1.0 if k == y else 0.0) - p[k] / s)
+            G[i, k] += wt * dk
+            grad[i_w] += wt * dk * joint[i, k]
+            if k > 0:
+                grad[i_c + k - 1] += dk
+    # ---- back through J
+    dconf = np.zeros((Jc, K, K))
+    for i in range(n):
+        gsum = 0.0
+        for k in range(K):
+            gsum += G[i, k]
+        for k in range(Kf):  # the class prior's log-softmax
+            de = G[i, k + 1] - prior[i, k + 1] * gsum
+            grad[i_b + k] += de
+            for e in range(E):
+                grad[i_B + e * Kf + k] += Q[i, e] * de
+        for j in range(Jc):
+            said = S[i, j]
+            if said >= 0:
+                for k in range(K):
+                    dconf[j, k, said] += G[i, k]
+        for j in range(Jn):
+            if obs[i, j] == 0.0:
+                continue
+            ls = x[i_ln + j]
+            for u in range(nU):
+                ls += U[i, j, u] * x[i_g + u]
+            inv = np.exp(-2.0 * ls)
+            dls = 0.0
+            for k in range(K):
+                r = L[i, j] - x[i_a + j * K + k]
+                gk = G[i, k] * obs[i, j]
+                grad[i_a + j * K + k] += gk * r * inv
+                dls += gk * (r * r * inv - 1.0)
+            grad[i_ln + j] += dls
+            for u in range(nU):
+                grad[i_g + u] += dls * U[i, j, u]
+    for j in range(Jc):  # each confusion row's log-softmax
+        for k in range(K):
+            dsum = 0.0
+            for col in range(K):
+                dsum += dconf[j, k, col]
+            for o in range(Kf):
+                col = o + (o >= k)
+                p_col = np.exp(logconf[j, k, col])
+                grad[i_C + (j * K + k) * Kf + o] += dconf[j, k, col] - p_col * dsum
+    return total
+
+
+def distinct_items(*parts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Items alike in every one of ``parts`` (arrays with one row per item): each distinct
+    item's first row, every item's distinct-item index and each distinct item's count."""
+    n = parts[0].shape[0]
+    key = np.column_stack([np.reshape(p, (n, -1)) for p in parts])
+    if not key.shape[1]:  # nothing tells the items apart
+        return np.zeros(1, "int64"), np.zeros(n, "int64"), np.array([n])
+    _, first, inverse, count = np.unique(
+        key, axis=0, return_index=True, return_inverse=True, return_counts=True
+    )
+    return first, inverse.ravel(), count
+
+
+def _prepare(data: dict[str, Any], n_classes: int) -> dict[str, Any]:
+    """The containers as C-ordered numpy arrays (``*_np``) over the distinct items: items
+    alike in every input (judge scores, embedding, uncertainty) add the same terms, so
+    each distinct one is counted once with its multiplicity (``count_np``; TriviaQA's
+    3,200 items with 9 binary judges are a few hundred), and the label rows point at
+    them. The categorical judges' one-hot scores become class indices (-1: no score);
+    absent parts are empty arrays."""
+    Q = np.asarray(data["Q"], dtype=float)
+    n = Q.shape[0]
+    if "C" in data:
+        onehot = np.asarray(data["C"], dtype=float).reshape(n, -1, n_classes)
+        S = np.where(onehot.any(axis=2), onehot.argmax(axis=2), -1).astype(float)
+    else:
+        S = np.zeros((n, 0))
+    L = np.asarray(data["L"], dtype=float) if "L" in data else np.zeros((n, 0))
+    obs = np.asarray(data["obs"], dtype=float) if "obs" in data else np.zeros((n, 0))
+    U = np.asarray(data["U"], dtype=float) if "U" in data else np.zeros((*L.shape, 0))
+    first, inverse, count = distinct_items(S, Q, L, obs, U)
+    rows = inverse[np.asarray(data["label_rows"], dtype=np.int64)]
+    return {
+        "Q_np": np.ascontiguousarray(Q[first]),
+        "count_np": count.astype(float),
+        "rows_np": np.ascontiguousarray(rows, dtype=np.int64),
+        "yk_np": np.ascontiguousarray(np.asarray(data["yk"], dtype=np.int64)),
+        "w_np": np.ascontiguousarray(np.asarray(data["w"], dtype=float)),
+        "S_np": np.ascontiguousarray(S[first], dtype=np.int64),
+        "L_np": np.ascontiguousarray(L[first]),
+        "obs_np": np.ascontiguousarray(obs[first]),
+        "U_np": np.ascontiguousarray(U[first]),
+    }
+
+
+@functools.cache
+def _compiled() -> Any:
+    """:func:`_multinomial_flat_py` compiled without the GIL (machine code cached)."""
+    return njit_cached(_multinomial_flat_py, nogil=True)
+
+
+def multinomial_density(pr: dict[str, float], n_classes: int) -> GradDensity:
+    """The multinomial model's joint density for :func:`~bacon_bayes.bayes.nuts.compile_sampler`."""
+    prior = np.array([pr[name] for name in _PRIORS], dtype=float)
+
+    def flat(layout: list):
+        return flat_call(_compiled(), layout, _PARAMS, (prior, n_classes), _KEYS)
+
+    return GradDensity(flat, functools.partial(_prepare, n_classes=n_classes))

@@ -1,0 +1,78 @@
+"""The multinomial model's hand-written joint log density equals the PyMC model's
+(value and gradient), and the fit samples it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pytensor.compile.mode import get_mode
+
+from bacon_bayes.bayes import ColumnSpec, MultinomialJudgeModel
+from bacon_bayes.bayes.nuts import flat_layout, grad_value_and_grad
+from bacon_bayes.simulation.categorical import simulate_categorical
+
+pytest.importorskip("jax")
+
+#: quick to compile, but with the rewrites that keep logsumexp finite far in the tails
+STABLE = get_mode("FAST_COMPILE").including("canonicalize", "stabilize")
+
+
+def _model(n_cat: int, n_cont: int, n_emb: int, n_unc: int, levels: tuple, seed: int):
+    """A set-up model, its arrays and one fold's label data (half the items labeled)."""
+    sim = simulate_categorical(80, n_cat, n_cont, n_emb, levels=levels, seed=seed)
+    rng = np.random.default_rng(seed)
+    J = n_cat + n_cont
+    unc = rng.normal(size=(sim.X.shape[0], J * n_unc))
+    X = np.column_stack([sim.X[:, :J], unc, sim.X[:, J:]])
+    model = MultinomialJudgeModel(ColumnSpec.simple(J, n_unc, n_emb))
+    y = np.where(rng.uniform(size=sim.y.size) < 0.5, sim.y, np.nan)
+    arrays = model._setup(X, y)
+    train = np.isfinite(y) & (rng.uniform(size=y.size) < 0.8)
+    labels, _ = model._label_data(np.where(train, y, np.nan), train)
+    return model, arrays, model._restrict(labels, np.flatnonzero(np.isfinite(y)))
+
+
+CASES = [
+    (4, 0, 0, 0, (0.0, 1.0)),  # binary, categorical judges, no embedding: items alike merge
+    (4, 0, 2, 0, (0.0, 1.0)),  # binary, categorical judges only (TriviaQA's shape)
+    (3, 2, 2, 0, (0.0, 1.0, 2.0)),  # three classes, continuous judges too
+    (2, 2, 0, 1, (0.0, 1.0, 2.0)),  # no embedding; the continuous judges' uncertainty
+    (0, 3, 1, 2, (0.0, 1.0)),  # continuous judges only
+]
+
+
+@pytest.mark.parametrize(("n_cat", "n_cont", "n_emb", "n_unc", "levels"), CASES)
+def test_multinomial_density_equals_pymc(n_cat, n_cont, n_emb, n_unc, levels):
+    model, arrays, labels = _model(n_cat, n_cont, n_emb, n_unc, levels, seed=n_cat + n_cont)
+    pm_model = model._build_model(arrays, labels)
+    layout = flat_layout(pm_model)
+    names = {name for name, _, _ in layout}
+    assert ("confusion" in names) == (n_cat > 0)
+    assert ("uncertainty" in names) == (n_unc > 0)
+    logp = pm_model.compile_logp(mode=STABLE)
+    dlogp = pm_model.compile_dlogp(mode=STABLE)
+    density = model._joint_density()
+    assert density is not None
+    value_and_grad = grad_value_and_grad(pm_model, density)
+    data = {**arrays, **labels}
+    data = {**data, **density.prepare(data)}
+    rng = np.random.default_rng(5)
+    size = layout[-1][1].stop
+    for scale in (0.3, 1.0, 2.5):
+        x = rng.normal(0.0, scale, size)
+        point = {name: x[sl].reshape(shape) for name, sl, shape in layout}
+        value, grad = value_and_grad(x, data)
+        np.testing.assert_allclose(float(value), logp(point), rtol=1e-9)
+        np.testing.assert_allclose(np.asarray(grad), dlogp(point), rtol=1e-7, atol=1e-7)
+
+
+def test_subclass_with_its_own_model_keeps_pytensor():
+    class Changed(MultinomialJudgeModel):
+        def _build_model(self, arrays, labels):
+            return super()._build_model(arrays, labels)
+
+    model, _, _ = _model(2, 0, 1, 0, (0.0, 1.0), seed=1)
+    assert model._joint_density() is not None
+    changed = Changed(model.columns)
+    changed.levels_ = model.levels_
+    assert changed._joint_density() is None
