@@ -25,7 +25,10 @@ Every figure is printed with the machine's load average (the machine is shared).
 Run: ``python -m benchmarks bayes``; ``python -m benchmarks.bench_bayes`` takes
 ``--sampler=NAME``, ``--engines`` (one fold on every engine PyMC drives),
 ``--no-baseline``, ``--no-hurdle``, ``--only-hurdle``, ``--joint``, ``--wmt22`` (one hurdle
-cross-fit on ``../shared/data/wmt22_zhen_mqm`` when present) and ``--cold-imports``
+cross-fit on ``../shared/data/wmt22_zhen_mqm`` when present), ``--triviaqa`` (one
+multinomial cross-fit on ``../shared/data/judging_the_judges_triviaqa``: 3,200 answers,
+10% labeled, 9 binary LLM judges; the multinomial model has no cut fit, so each fold is a
+joint NUTS run) and ``--cold-imports``
 (leave the one-off imports of PyMC, ArviZ, nutpie and JAX inside the first timed run, as
 before 2026-11-23; by default they run before any timer, see :func:`preimport`).
 """
@@ -112,12 +115,11 @@ def baseline_fit(sim, y) -> tuple[float, dict]:
 
 
 def _model(family: str, sim, sampler: str, **kwargs):
-    from bacon_bayes.bayes import HurdleJudgeModel, OrdinalJudgeModel
+    from bacon_bayes.bayes import HurdleJudgeModel, MultinomialJudgeModel, OrdinalJudgeModel
 
-    if family == "ordinal":
-        return OrdinalJudgeModel(
-            sim.columns, levels=sim.levels, sampler=sampler, warn=False, **kwargs
-        )
+    if family in ("ordinal", "multinomial"):
+        cls = OrdinalJudgeModel if family == "ordinal" else MultinomialJudgeModel
+        return cls(sim.columns, levels=sim.levels, sampler=sampler, warn=False, **kwargs)
     return HurdleJudgeModel(sim.columns, sampler=sampler, warn=False, **kwargs)
 
 
@@ -219,6 +221,20 @@ def wmt22_data(path: Path):
     return SimpleNamespace(X=X, columns=spec), y, y_all
 
 
+def triviaqa_data(path: Path):
+    """ "Judging the Judges" TriviaQA as (data, y, y_all): 9 binary LLM judges, 10% labeled."""
+    from bacon_bayes.bayes.columns import ColumnSpec
+    from benchmarks.bench_bayes_multinomial import JUDGES, load_frame
+
+    df = load_frame(path)
+    y_all = df["truth"].to_numpy(float)
+    rng = np.random.default_rng(0)
+    y = np.where(rng.random(y_all.size) < 0.1, y_all, np.nan)
+    spec = ColumnSpec(judges=tuple(JUDGES), judge_cols=tuple(range(len(JUDGES))))
+    data = SimpleNamespace(X=df[JUDGES].to_numpy(float), columns=spec, levels=[0.0, 1.0])
+    return data, y, y_all
+
+
 def _timed_crossfit(label: str, sim, y, truth, sampler: str, **kwargs) -> float:
     """Run and print one whole cross-fit (time, CPU time, load, diagnostics, R^2)."""
     load = _load()
@@ -238,6 +254,7 @@ def main(argv: list[str] | None = None) -> None:
     from bacon_bayes.bayes import _backend
     from bacon_bayes.bayes.base import SAMPLER_DEFAULTS
     from benchmarks.adaptive_experiment import find_shared_data
+    from benchmarks.bench_bayes_multinomial import RELATIVE as TRIVIAQA_FILE
 
     sampler = next((a.split("=", 1)[1] for a in argv if a.startswith("--sampler=")), "auto")
     mode = {"inference": "joint"} if "--joint" in argv else {}
@@ -264,6 +281,12 @@ def main(argv: list[str] | None = None) -> None:
         label = f"collapsed hurdle, real WMT22 zh-en ({wsim.X.shape[0]} items, "
         label += f"{int(np.isfinite(wy).sum())} labeled, judges {list(wsim.columns.judges)})"
         _timed_crossfit(label, wsim, wy, y_all, sampler, family="hurdle", **mode)
+    trivia = find_shared_data(TRIVIAQA_FILE) if "--triviaqa" in argv else None
+    if trivia is not None:
+        tsim, ty, y_all = triviaqa_data(trivia)
+        label = f"multinomial, real TriviaQA ({tsim.X.shape[0]} items, "
+        label += f"{int(np.isfinite(ty).sum())} labeled, 9 binary LLM judges, joint fit)"
+        _timed_crossfit(label, tsim, ty, y_all, sampler, family="multinomial")
     if "--no-baseline" not in argv and secs is not None:
         load = _load()
         base, bdiag = baseline_fit(sim, y)

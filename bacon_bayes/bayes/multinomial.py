@@ -117,6 +117,7 @@ def class_log_joint(
     class_mean: Any,
     log_sd: Any,
     xp: Any = np,
+    scale: Any = None,
 ) -> Any:
     """``log P(y = k) + log p(judge scores | y = k)`` per item and class.
 
@@ -130,9 +131,14 @@ def class_log_joint(
         the 0/1 observed mask; None without continuous judges.
     class_mean : (..., Jn, K) class means; log_sd : (..., n, Jn) log noise sd.
     xp : ``numpy`` or ``pytensor.tensor``; leading ``...`` (posterior draws) numpy only.
+    scale : (..., Jc + Jn) optional factor on each judge's log-likelihood term
+        (categorical judges first): the label link's per-judge evidence weights.
     """
     out = log_prior
+    Jc = 0 if log_conf is None else log_conf.shape[-3]
     if onehot is not None:
+        if scale is not None:
+            log_conf = log_conf * scale[..., :Jc, None, None]
         lead = tuple(log_conf.shape[i] for i in range(log_conf.ndim - 3))
         jk = log_conf.shape[-3] * log_conf.shape[-1]
         M = xp.reshape(xp.swapaxes(log_conf, -1, -2), (*lead, jk, log_conf.shape[-1]))
@@ -141,6 +147,8 @@ def class_log_joint(
         r = L[..., None] - xp.expand_dims(class_mean, -3)  # (..., n, Jn, K)
         inv = xp.exp(-2.0 * log_sd)[..., None]
         ll = -0.5 * LOG_2PI - log_sd[..., None] - 0.5 * r * r * inv
+        if scale is not None:
+            ll = ll * xp.expand_dims(scale[..., Jc:], -2)[..., None]
         out = out + xp.sum(obs[..., None] * ll, axis=-2)
     return out
 
@@ -180,6 +188,8 @@ class MultinomialJudgeModel(DiscreteOutcomeMixin, JudgeModel):
         "class_mean_sd": 1.5,  # a_jk ~ N(0, .) on standardised scores (continuous judges)
         "evidence_weight_sd": 0.5,  # w ~ LogNormal(0, .): label link weight (1 = plain DS)
         "label_shift_sd": 1.0,  # c_k ~ N(0, .): label link shift against the first level
+        # d_j ~ N(0, .): judge j's evidence weighs w exp(d_j) in the label link (0: one w)
+        "judge_evidence_sd": 1.0,
     }
 
     def _judge_weights(self) -> bool:
@@ -308,6 +318,7 @@ class MultinomialJudgeModel(DiscreteOutcomeMixin, JudgeModel):
             "offdiag": [f"other{i + 1}" for i in range(K - 1)],
             "unc": list(self.columns.unc_kinds),
             "emb": [f"q{k + 1}" for k in range(arrays["Q"].shape[1])],
+            "evidence_judge": [*names[cat].tolist(), *names[~cat].tolist()],
         }
         with pm.Model(coords=coords) as model:
             Q = pm.Data("Q", arrays["Q"])
@@ -355,7 +366,18 @@ class MultinomialJudgeModel(DiscreteOutcomeMixin, JudgeModel):
             pm.Potential("judges", pt.sum(pt.logsumexp(joint, axis=1)))
             weight = pm.LogNormal("evidence_weight", 0.0, pr["evidence_weight_sd"])
             shift = pm.Normal("label_shift", 0.0, pr["label_shift_sd"], dims="class_free")
-            link = label_link(joint[idx], weight, shift, xp=pt)
+            evidence = joint[idx]
+            if pr["judge_evidence_sd"] > 0:
+                d = pm.Normal("judge_evidence", 0.0, pr["judge_evidence_sd"], dims="evidence_judge")
+
+                def rows(v):
+                    return None if v is None else v[idx]
+
+                evidence = class_log_joint(
+                    log_prior[idx], rows(onehot), log_conf, rows(L), rows(obs), a,
+                    rows(log_sd), xp=pt, scale=pt.exp(d),
+                )  # fmt: skip
+            link = label_link(evidence, weight, shift, xp=pt)
             chosen = pt.eq(yk[:, None], np.arange(K)[None, :])  # one-hot of the label
             pm.Potential("labels", pt.sum(w[:, None] * chosen * link))
         return model
@@ -384,6 +406,7 @@ class MultinomialJudgeModel(DiscreteOutcomeMixin, JudgeModel):
             log_sd = np.broadcast_to(post["log_noise"][:, None, :], (d, *arrays["L"].shape))
             if "uncertainty" in post:
                 log_sd = log_sd + np.einsum("njk,dk->dnj", arrays["U"], post["uncertainty"])
+        scale = np.exp(post["judge_evidence"]) if "judge_evidence" in post else None
         joint = class_log_joint(
             log_prior,
             arrays["C"] if has_cat else None,
@@ -392,6 +415,7 @@ class MultinomialJudgeModel(DiscreteOutcomeMixin, JudgeModel):
             arrays["obs"] if has_cont else None,
             post.get("class_mean"),
             log_sd,
+            scale=scale,
         )
         weight = post["evidence_weight"][:, None, None]
         return label_link(joint, weight, post["label_shift"][:, None, :])

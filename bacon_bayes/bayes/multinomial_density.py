@@ -10,10 +10,12 @@ translation. Per item ``i`` and class ``k``:
     J_ik = log P(z_i = k) + sum_j log theta_j[k, s_ij] + sum_j log N(l_ij; a_jk, s_ij)
 
 every item adds ``logsumexp_k J_ik``, a training label ``y_i`` adds
-``log softmax_k(c_k + w J_ik)`` at ``k = y_i``. With ``G_ik`` the derivative of the
-total in ``J_ik`` (the softmax of ``J_i`` plus, for labeled items,
-``w (1[k = y_i] - P(y = k | l_i))``), every parameter's gradient follows by the chain
-rule through the class prior's softmax, the confusion rows' log-softmax and the
+``log softmax_k(c_k + w V_ik)`` at ``k = y_i``, where the link's evidence ``V`` is ``J``
+with judge j's term weighed by ``exp(d_j)`` (``V = J`` without per-judge weights). With
+``G`` the derivative of the total in ``J`` (the softmax of ``J_i`` per item) and ``H``
+in ``w V`` (``1[k = y_i] - P(y = k | l_i)`` per labeled item), every parameter's
+gradient follows by the chain rule through the class prior's softmax (``G + w H``), the
+confusion rows' log-softmax and the
 continuous judges' normal densities. ``tests/bayes/test_multinomial_density.py`` checks
 value and gradient against PyMC's at random points.
 """
@@ -36,20 +38,29 @@ __all__ = ["distinct_items", "multinomial_density"]
 _PARAMS = (
     "class_intercept", "theta", "confusion_mu", "confusion_sd_log__", "confusion",
     "class_mean", "log_noise", "uncertainty", "evidence_weight_log__", "label_shift",
+    "judge_evidence",
 )  # fmt: skip
-#: The priors, in the order of its ``pr``.
-_PRIORS = (
-    "class_intercept_sd", "embedding_sd", "offdiag_logit_mu", "offdiag_logit_sd",
-    "judge_deviation_sd", "class_mean_sd", "log_noise_mu", "log_noise_mu_sd",
-    "uncertainty_sd", "evidence_weight_sd", "label_shift_sd",
-)  # fmt: skip
+#: Each parameter with a fixed normal prior (unconstrained value): its mean and sd, as
+#: prior names or numbers (``evidence_weight`` is log-normal: normal on the log scale).
+_NORMALS = {
+    "class_intercept": (0.0, "class_intercept_sd"),
+    "theta": (0.0, "embedding_sd"),
+    "confusion_mu": ("offdiag_logit_mu", "offdiag_logit_sd"),
+    "class_mean": (0.0, "class_mean_sd"),
+    "log_noise": ("log_noise_mu", "log_noise_mu_sd"),
+    "uncertainty": (0.0, "uncertainty_sd"),
+    "evidence_weight_log__": (0.0, "evidence_weight_sd"),
+    "label_shift": (0.0, "label_shift_sd"),
+    "judge_evidence": (0.0, "judge_evidence_sd"),
+}
 #: The data arrays it reads, in its arguments' order (made by :func:`_prepare`).
 _KEYS = ("Q_np", "count_np", "rows_np", "yk_np", "w_np", "S_np", "L_np", "obs_np", "U_np")
 
 
-def _multinomial_flat_py(x, start, pr, K, Q, count, rows, yk, w, S, L, obs, U, grad):
+def _multinomial_flat_py(x, start, normals, rate, K, Q, count, rows, yk, w, S, L, obs, U, grad):
     """Log density at the flat vector ``x`` (``start``: each of :data:`_PARAMS`' first
-    index, -1 when absent; ``pr``: :data:`_PRIORS`' values; ``K`` classes; per distinct
+    index, -1 when absent; ``normals``: (first index, size, mean, sd) of each block of
+    :data:`_NORMALS`; ``rate`` the confusion scale's gamma rate; ``K`` classes; per distinct
     item ``Q`` (n, E) embedding, ``count`` (n) how many items are alike; ``rows``, ``yk``,
     ``w`` the label rows (as distinct-item indices), their class index and 0/1 weight;
     ``S`` (n, Jc) the class index each categorical judge said, -1 where it gave none;
@@ -64,21 +75,9 @@ def _multinomial_flat_py(x, start, pr, K, Q, count, rows, yk, w, S, L, obs, U, g
     i_a, i_ln, i_g, i_w, i_c = start[5], start[6], start[7], start[8], start[9]
     grad[:] = 0.0
     total = 0.0
-    # ---- normal priors: (first index, size, mean, sd) per block
-    blocks = np.array(
-        [
-            [i_b, Kf, 0.0, pr[0]],
-            [i_B, E * Kf, 0.0, pr[1]],
-            [i_A, K * Kf if Jc > 0 else 0, pr[2], pr[3]],
-            [i_a, Jn * K, 0.0, pr[5]],
-            [i_ln, Jn, pr[6], pr[7]],
-            [i_g, nU, 0.0, pr[8]],
-            [i_w, 1, 0.0, pr[9]],  # evidence_weight ~ LogNormal: normal on the log scale
-            [i_c, Kf, 0.0, pr[10]],
-        ]
-    )
-    for b in range(blocks.shape[0]):
-        first, size, mu, sd = int(blocks[b, 0]), int(blocks[b, 1]), blocks[b, 2], blocks[b, 3]
+    for b in range(normals.shape[0]):
+        first, size = int(normals[b, 0]), int(normals[b, 1])
+        mu, sd = normals[b, 2], normals[b, 3]
         for c in range(first, first + size):
             z = (x[c] - mu) / sd
             total += -0.5 * z * z - np.log(sd) - 0.5 * LOG_2PI
@@ -89,7 +88,6 @@ def _multinomial_flat_py(x, start, pr, K, Q, count, rows, yk, w, S, L, obs, U, g
     if Jc > 0:
         lt = x[i_t]  # confusion_sd ~ Gamma(4, 4 / judge_deviation_sd), log scale
         t = np.exp(lt)
-        rate = 4.0 / pr[4]
         total += 4.0 * np.log(rate) - lgamma(4.0) + 4.0 * lt - rate * t
         grad[i_t] = 4.0 - rate * t
         for j in range(Jc):
@@ -114,8 +112,14 @@ def _multinomial_flat_py(x, start, pr, K, Q, count, rows, yk, w, S, L, obs, U, g
     shift = np.zeros(K)
     for k in range(Kf):
         shift[k + 1] = x[i_c + k]
-    # ---- the class joint J (n, K) and the prior's softmax per item
+    # per-judge evidence weights in the label link (1 without them)
+    sj = np.ones(Jc + Jn)
+    if start[10] >= 0:
+        for j in range(Jc + Jn):
+            sj[j] = np.exp(x[start[10] + j])
+    # ---- the class joint J (n, K), the link's evidence V (n, K), the prior's softmax
     joint = np.empty((n, K))
+    ev = np.empty((n, K))
     prior = np.empty((n, K))
     eta = np.zeros(K)
     for i in range(n):
@@ -131,12 +135,14 @@ def _multinomial_flat_py(x, start, pr, K, Q, count, rows, yk, w, S, L, obs, U, g
         lse = top + np.log(s)
         for k in range(K):
             joint[i, k] = eta[k] - lse
+            ev[i, k] = eta[k] - lse
             prior[i, k] = np.exp(eta[k] - lse)
         for j in range(Jc):
             said = S[i, j]
             if said >= 0:
                 for k in range(K):
                     joint[i, k] += logconf[j, k, said]
+                    ev[i, k] += sj[j] * logconf[j, k, said]
         for j in range(Jn):
             if obs[i, j] == 0.0:
                 continue
@@ -146,8 +152,10 @@ def _multinomial_flat_py(x, start, pr, K, Q, count, rows, yk, w, S, L, obs, U, g
             inv = np.exp(-2.0 * ls)
             for k in range(K):
                 r = L[i, j] - x[i_a + j * K + k]
-                joint[i, k] += obs[i, j] * (-0.5 * LOG_2PI - ls - 0.5 * r * r * inv)
-    # ---- G = d total / d J: the judges' marginal, then the label link
+                term = obs[i, j] * (-0.5 * LOG_2PI - ls - 0.5 * r * r * inv)
+                joint[i, k] += term
+                ev[i, k] += sj[Jc + j] * term
+    # ---- G = d total / d J (the judges' marginal), H = d total / d(w V) (the label link)
     G = np.empty((n, K))
     for i in range(n):
         top = joint[i, 0]
@@ -160,6 +168,7 @@ def _multinomial_flat_py(x, start, pr, K, Q, count, rows, yk, w, S, L, obs, U, g
         total += count[i] * (top + np.log(s))
         for k in range(K):
             G[i, k] *= count[i] / s
+    H = np.zeros((n, K))
     link = np.zeros(K)
     p = np.zeros(K)
     for m in range(rows.size):
@@ -168,7 +177,7 @@ def _multinomial_flat_py(x, start, pr, K, Q, count, rows, yk, w, S, L, obs, U, g
             continue
         i = rows[m]
         for k in range(K):
-            link[k] = shift[k] + wt * joint[i, k]
+            link[k] = shift[k] + wt * ev[i, k]
         top = link.max()
         s = 0.0
         for k in range(K):
@@ -178,26 +187,30 @@ def _multinomial_flat_py(x, start, pr, K, Q, count, rows, yk, w, S, L, obs, U, g
         total += wm * (link[y] - top - np.log(s))
         for k in range(K):
             dk = wm * ((1.0 if k == y else 0.0) - p[k] / s)
-            G[i, k] += wt * dk
-            grad[i_w] += wt * dk * joint[i, k]
+            H[i, k] += dk
+            grad[i_w] += wt * dk * ev[i, k]
             if k > 0:
                 grad[i_c + k - 1] += dk
-    # ---- back through J
+    # ---- back through J and V: the prior gets G + w H, judge j's term G + w s_j H
     dconf = np.zeros((Jc, K, K))
     for i in range(n):
         gsum = 0.0
         for k in range(K):
-            gsum += G[i, k]
+            gsum += G[i, k] + wt * H[i, k]
         for k in range(Kf):  # the class prior's log-softmax
-            de = G[i, k + 1] - prior[i, k + 1] * gsum
+            de = G[i, k + 1] + wt * H[i, k + 1] - prior[i, k + 1] * gsum
             grad[i_b + k] += de
             for e in range(E):
                 grad[i_B + e * Kf + k] += Q[i, e] * de
         for j in range(Jc):
             said = S[i, j]
             if said >= 0:
+                gd = 0.0
                 for k in range(K):
-                    dconf[j, k, said] += G[i, k]
+                    dconf[j, k, said] += G[i, k] + wt * sj[j] * H[i, k]
+                    gd += wt * sj[j] * H[i, k] * logconf[j, k, said]
+                if start[10] >= 0:
+                    grad[start[10] + j] += gd
         for j in range(Jn):
             if obs[i, j] == 0.0:
                 continue
@@ -206,14 +219,19 @@ def _multinomial_flat_py(x, start, pr, K, Q, count, rows, yk, w, S, L, obs, U, g
                 ls += U[i, j, u] * x[i_g + u]
             inv = np.exp(-2.0 * ls)
             dls = 0.0
+            gd = 0.0
             for k in range(K):
                 r = L[i, j] - x[i_a + j * K + k]
-                gk = G[i, k] * obs[i, j]
+                hk = wt * sj[Jc + j] * H[i, k]
+                gk = (G[i, k] + hk) * obs[i, j]
                 grad[i_a + j * K + k] += gk * r * inv
                 dls += gk * (r * r * inv - 1.0)
+                gd += hk * obs[i, j] * (-0.5 * LOG_2PI - ls - 0.5 * r * r * inv)
             grad[i_ln + j] += dls
             for u in range(nU):
                 grad[i_g + u] += dls * U[i, j, u]
+            if start[10] >= 0:
+                grad[start[10] + Jc + j] += gd
     for j in range(Jc):  # each confusion row's log-softmax
         for k in range(K):
             dsum = 0.0
@@ -277,11 +295,22 @@ def _compiled() -> Any:
     return njit_cached(_multinomial_flat_py, nogil=True)
 
 
+def _normal_blocks(layout: list, pr: dict[str, float]) -> np.ndarray:
+    """(first index, size, mean, sd) of each parameter of :data:`_NORMALS` in ``layout``."""
+    rows = []
+    for name, sl, _ in layout:
+        if name in _NORMALS:
+            mu, sd = (pr[v] if isinstance(v, str) else v for v in _NORMALS[name])
+            rows.append((sl.start, sl.stop - sl.start, mu, sd))
+    return np.array(rows, dtype=float)
+
+
 def multinomial_density(pr: dict[str, float], n_classes: int) -> GradDensity:
     """The multinomial model's joint density for :func:`~bacon_bayes.bayes.nuts.compile_sampler`."""
-    prior = np.array([pr[name] for name in _PRIORS], dtype=float)
+    rate = 4.0 / pr["judge_deviation_sd"]  # confusion_sd ~ Gamma(4, rate): prior mean the sd
 
     def flat(layout: list):
-        return flat_call(_compiled(), layout, _PARAMS, (prior, n_classes), _KEYS)
+        args = (_normal_blocks(layout, pr), rate, n_classes)
+        return flat_call(_compiled(), layout, _PARAMS, args, _KEYS)
 
     return GradDensity(flat, functools.partial(_prepare, n_classes=n_classes))

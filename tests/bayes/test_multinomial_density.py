@@ -17,14 +17,14 @@ pytest.importorskip("jax")
 STABLE = get_mode("FAST_COMPILE").including("canonicalize", "stabilize")
 
 
-def _model(n_cat: int, n_cont: int, n_emb: int, n_unc: int, levels: tuple, seed: int):
+def _model(n_cat, n_cont, n_emb, n_unc, levels: tuple, seed: int, priors=None):
     """A set-up model, its arrays and one fold's label data (half the items labeled)."""
     sim = simulate_categorical(80, n_cat, n_cont, n_emb, levels=levels, seed=seed)
     rng = np.random.default_rng(seed)
     J = n_cat + n_cont
     unc = rng.normal(size=(sim.X.shape[0], J * n_unc))
     X = np.column_stack([sim.X[:, :J], unc, sim.X[:, J:]])
-    model = MultinomialJudgeModel(ColumnSpec.simple(J, n_unc, n_emb))
+    model = MultinomialJudgeModel(ColumnSpec.simple(J, n_unc, n_emb), priors=priors)
     y = np.where(rng.uniform(size=sim.y.size) < 0.5, sim.y, np.nan)
     arrays = model._setup(X, y)
     train = np.isfinite(y) & (rng.uniform(size=y.size) < 0.8)
@@ -32,23 +32,27 @@ def _model(n_cat: int, n_cont: int, n_emb: int, n_unc: int, levels: tuple, seed:
     return model, arrays, model._restrict(labels, np.flatnonzero(np.isfinite(y)))
 
 
+ONE_WEIGHT = {"judge_evidence_sd": 0.0}  # one evidence weight for every judge
 CASES = [
-    (4, 0, 0, 0, (0.0, 1.0)),  # binary, categorical judges, no embedding: items alike merge
-    (4, 0, 2, 0, (0.0, 1.0)),  # binary, categorical judges only (TriviaQA's shape)
-    (3, 2, 2, 0, (0.0, 1.0, 2.0)),  # three classes, continuous judges too
-    (2, 2, 0, 1, (0.0, 1.0, 2.0)),  # no embedding; the continuous judges' uncertainty
-    (0, 3, 1, 2, (0.0, 1.0)),  # continuous judges only
+    (4, 0, 0, 0, (0.0, 1.0), None),  # binary, categorical judges, no embedding: items merge
+    (4, 0, 2, 0, (0.0, 1.0), None),  # binary, categorical judges only (TriviaQA's shape)
+    (3, 2, 2, 0, (0.0, 1.0, 2.0), None),  # three classes, continuous judges too
+    (2, 2, 0, 1, (0.0, 1.0, 2.0), None),  # no embedding; the continuous judges' uncertainty
+    (0, 3, 1, 2, (0.0, 1.0), None),  # continuous judges only
+    (3, 1, 1, 1, (0.0, 1.0, 2.0), ONE_WEIGHT),
 ]
 
 
-@pytest.mark.parametrize(("n_cat", "n_cont", "n_emb", "n_unc", "levels"), CASES)
-def test_multinomial_density_equals_pymc(n_cat, n_cont, n_emb, n_unc, levels):
-    model, arrays, labels = _model(n_cat, n_cont, n_emb, n_unc, levels, seed=n_cat + n_cont)
+@pytest.mark.parametrize(("n_cat", "n_cont", "n_emb", "n_unc", "levels", "priors"), CASES)
+def test_multinomial_density_equals_pymc(n_cat, n_cont, n_emb, n_unc, levels, priors):
+    seed = n_cat + n_cont
+    model, arrays, labels = _model(n_cat, n_cont, n_emb, n_unc, levels, seed, priors)
     pm_model = model._build_model(arrays, labels)
     layout = flat_layout(pm_model)
     names = {name for name, _, _ in layout}
     assert ("confusion" in names) == (n_cat > 0)
     assert ("uncertainty" in names) == (n_unc > 0)
+    assert ("judge_evidence" in names) == (priors is None)
     logp = pm_model.compile_logp(mode=STABLE)
     dlogp = pm_model.compile_dlogp(mode=STABLE)
     density = model._joint_density()
