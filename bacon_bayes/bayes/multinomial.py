@@ -40,15 +40,21 @@ parameter is sampled. Every item adds ``log p(l_i)``; an item whose label is in 
 training set adds ``log P(y_i | l_i)`` (one compiled model serves every cross-fitting
 fold through the 0/1 label weights), with the label link
 
-    P(y = k | l_i) = softmax_k(c_k + w J_ik),  w ~ LogNormal(0, evidence_weight_sd),
-    c_k ~ N(0, label_shift_sd) (c = 0 for the first level).
+    P(y = k | l_i) = softmax_k(c_k + w V_ik),  w ~ LogNormal(0, evidence_weight_sd),
+    c_k ~ N(0, label_shift_sd) (c = 0 for the first level),
 
-``w = 1, c = 0`` is the Dawid-Skene posterior. The link is there because LLM judges
-err together (hard items fool most of them), which the conditional independence of
-Dawid-Skene ignores: it multiplies correlated evidence and becomes overconfident
-(measured on TriviaQA, 9 judges, 10% labels: log-loss 0.57 and accuracy 0.918 without
-the link against 0.15 and 0.948 for the frequentist logistic regression). ``w < 1``
-discounts correlated evidence and ``c`` recentres it, learnt from the labels.
+where the evidence ``V_ik`` is ``J_ik`` with judge j's log-likelihood term weighed by
+``exp(d_j)``, ``d_j ~ N(0, judge_evidence_sd)`` (``judge_evidence_sd = 0``: one weight
+``w`` for every judge, ``V = J``). ``w = 1, c = 0, d = 0`` is the Dawid-Skene posterior.
+The link is there because LLM judges err together (hard items fool most of them), which
+the conditional independence of Dawid-Skene ignores: it multiplies correlated evidence
+and becomes overconfident (measured on TriviaQA, 9 judges, 10% labels: log-loss 0.57 and
+accuracy 0.918 without the link against 0.15 and 0.948 for the frequentist logistic
+regression). ``w < 1`` discounts correlated evidence and ``c`` recentres it, learnt from
+the labels; ``d_j`` lets the labels weigh the judges one by one, between the
+Dawid-Skene weights (the prior's centre) and a logistic regression on the judges'
+log-likelihood terms (same draw: log-loss 0.169 with one ``w``, 0.158 / 0.156 / 0.155
+with ``judge_evidence_sd`` 0.5 / 1 / 2, the logistic's 0.155).
 Consequently the latent class is the class the judges' scores define, tied to the
 human labels through the link; the confusion matrices are relative to it.
 
@@ -367,15 +373,17 @@ class MultinomialJudgeModel(DiscreteOutcomeMixin, JudgeModel):
             weight = pm.LogNormal("evidence_weight", 0.0, pr["evidence_weight_sd"])
             shift = pm.Normal("label_shift", 0.0, pr["label_shift_sd"], dims="class_free")
             evidence = joint[idx]
-            if pr["judge_evidence_sd"] > 0:
-                d = pm.Normal("judge_evidence", 0.0, pr["judge_evidence_sd"], dims="evidence_judge")
+            if pr["judge_evidence_sd"] > 0:  # log(w exp(d_j)), centred on log w
+                u = pm.Normal(
+                    "judge_evidence", pt.log(weight), pr["judge_evidence_sd"], dims="evidence_judge"
+                )
 
                 def rows(v):
                     return None if v is None else v[idx]
 
                 evidence = class_log_joint(
                     log_prior[idx], rows(onehot), log_conf, rows(L), rows(obs), a,
-                    rows(log_sd), xp=pt, scale=pt.exp(d),
+                    rows(log_sd), xp=pt, scale=pt.exp(u) / weight,
                 )  # fmt: skip
             link = label_link(evidence, weight, shift, xp=pt)
             chosen = pt.eq(yk[:, None], np.arange(K)[None, :])  # one-hot of the label
@@ -406,7 +414,9 @@ class MultinomialJudgeModel(DiscreteOutcomeMixin, JudgeModel):
             log_sd = np.broadcast_to(post["log_noise"][:, None, :], (d, *arrays["L"].shape))
             if "uncertainty" in post:
                 log_sd = log_sd + np.einsum("njk,dk->dnj", arrays["U"], post["uncertainty"])
-        scale = np.exp(post["judge_evidence"]) if "judge_evidence" in post else None
+        scale = None
+        if "judge_evidence" in post:  # log(w exp(d_j)): each judge's weight w exp(d_j)
+            scale = np.exp(post["judge_evidence"]) / post["evidence_weight"][:, None]
         joint = class_log_joint(
             log_prior,
             arrays["C"] if has_cat else None,

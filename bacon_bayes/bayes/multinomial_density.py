@@ -51,16 +51,18 @@ _NORMALS = {
     "uncertainty": (0.0, "uncertainty_sd"),
     "evidence_weight_log__": (0.0, "evidence_weight_sd"),
     "label_shift": (0.0, "label_shift_sd"),
-    "judge_evidence": (0.0, "judge_evidence_sd"),
 }
 #: The data arrays it reads, in its arguments' order (made by :func:`_prepare`).
 _KEYS = ("Q_np", "count_np", "rows_np", "yk_np", "w_np", "S_np", "L_np", "obs_np", "U_np")
 
 
-def _multinomial_flat_py(x, start, normals, rate, K, Q, count, rows, yk, w, S, L, obs, U, grad):
+def _multinomial_flat_py(
+    x, start, normals, rate, evidence_sd, K, Q, count, rows, yk, w, S, L, obs, U, grad
+):
     """Log density at the flat vector ``x`` (``start``: each of :data:`_PARAMS`' first
     index, -1 when absent; ``normals``: (first index, size, mean, sd) of each block of
-    :data:`_NORMALS`; ``rate`` the confusion scale's gamma rate; ``K`` classes; per distinct
+    :data:`_NORMALS`; ``rate`` the confusion scale's gamma rate; ``evidence_sd`` the per-judge
+    evidence weights' prior sd; ``K`` classes; per distinct
     item ``Q`` (n, E) embedding, ``count`` (n) how many items are alike; ``rows``, ``yk``,
     ``w`` the label rows (as distinct-item indices), their class index and 0/1 weight;
     ``S`` (n, Jc) the class index each categorical judge said, -1 where it gave none;
@@ -112,14 +114,20 @@ def _multinomial_flat_py(x, start, normals, rate, K, Q, count, rows, yk, w, S, L
     shift = np.zeros(K)
     for k in range(Kf):
         shift[k + 1] = x[i_c + k]
-    # per-judge evidence weights in the label link (1 without them)
+    # per-judge evidence weights in the label link: u_j = log(w s_j) ~ N(log w, sd)
     sj = np.ones(Jc + Jn)
-    if start[10] >= 0:
+    i_u = start[10]
+    if i_u >= 0:
         for j in range(Jc + Jn):
-            sj[j] = np.exp(x[start[10] + j])
+            z = (x[i_u + j] - x[i_w]) / evidence_sd
+            total += -0.5 * z * z - np.log(evidence_sd) - 0.5 * LOG_2PI
+            grad[i_u + j] = -z / evidence_sd
+            grad[i_w] += z / evidence_sd
+            sj[j] = np.exp(x[i_u + j] - x[i_w])
     # ---- the class joint J (n, K), the link's evidence V (n, K), the prior's softmax
     joint = np.empty((n, K))
     ev = np.empty((n, K))
+    lprior = np.empty((n, K))
     prior = np.empty((n, K))
     eta = np.zeros(K)
     for i in range(n):
@@ -134,9 +142,10 @@ def _multinomial_flat_py(x, start, normals, rate, K, Q, count, rows, yk, w, S, L
             s += np.exp(eta[k] - top)
         lse = top + np.log(s)
         for k in range(K):
-            joint[i, k] = eta[k] - lse
-            ev[i, k] = eta[k] - lse
-            prior[i, k] = np.exp(eta[k] - lse)
+            lprior[i, k] = eta[k] - lse
+            joint[i, k] = lprior[i, k]
+            ev[i, k] = lprior[i, k]
+            prior[i, k] = np.exp(lprior[i, k])
         for j in range(Jc):
             said = S[i, j]
             if said >= 0:
@@ -188,7 +197,8 @@ def _multinomial_flat_py(x, start, normals, rate, K, Q, count, rows, yk, w, S, L
         for k in range(K):
             dk = wm * ((1.0 if k == y else 0.0) - p[k] / s)
             H[i, k] += dk
-            grad[i_w] += wt * dk * ev[i, k]
+            # with per-judge weights only the prior's term has w (w s_j = exp(u_j))
+            grad[i_w] += wt * dk * (lprior[i, k] if i_u >= 0 else ev[i, k])
             if k > 0:
                 grad[i_c + k - 1] += dk
     # ---- back through J and V: the prior gets G + w H, judge j's term G + w s_j H
@@ -209,8 +219,8 @@ def _multinomial_flat_py(x, start, normals, rate, K, Q, count, rows, yk, w, S, L
                 for k in range(K):
                     dconf[j, k, said] += G[i, k] + wt * sj[j] * H[i, k]
                     gd += wt * sj[j] * H[i, k] * logconf[j, k, said]
-                if start[10] >= 0:
-                    grad[start[10] + j] += gd
+                if i_u >= 0:
+                    grad[i_u + j] += gd
         for j in range(Jn):
             if obs[i, j] == 0.0:
                 continue
@@ -230,8 +240,8 @@ def _multinomial_flat_py(x, start, normals, rate, K, Q, count, rows, yk, w, S, L
             grad[i_ln + j] += dls
             for u in range(nU):
                 grad[i_g + u] += dls * U[i, j, u]
-            if start[10] >= 0:
-                grad[start[10] + Jc + j] += gd
+            if i_u >= 0:
+                grad[i_u + Jc + j] += gd
     for j in range(Jc):  # each confusion row's log-softmax
         for k in range(K):
             dsum = 0.0
@@ -310,7 +320,7 @@ def multinomial_density(pr: dict[str, float], n_classes: int) -> GradDensity:
     rate = 4.0 / pr["judge_deviation_sd"]  # confusion_sd ~ Gamma(4, rate): prior mean the sd
 
     def flat(layout: list):
-        args = (_normal_blocks(layout, pr), rate, n_classes)
+        args = (_normal_blocks(layout, pr), rate, pr["judge_evidence_sd"], n_classes)
         return flat_call(_compiled(), layout, _PARAMS, args, _KEYS)
 
     return GradDensity(flat, functools.partial(_prepare, n_classes=n_classes))

@@ -67,7 +67,9 @@ def test_multinomial_density_equals_pymc(n_cat, n_cont, n_emb, n_unc, levels, pr
         point = {name: x[sl].reshape(shape) for name, sl, shape in layout}
         value, grad = value_and_grad(x, data)
         np.testing.assert_allclose(float(value), logp(point), rtol=1e-9)
-        np.testing.assert_allclose(np.asarray(grad), dlogp(point), rtol=1e-7, atol=1e-7)
+        # rtol 1e-6: far out (gradients ~1e12) PyTensor's derivative in log w cancels the
+        # judges' exp(u_j) / w * w terms and loses digits that ours never computes
+        np.testing.assert_allclose(np.asarray(grad), dlogp(point), rtol=1e-6, atol=1e-7)
 
 
 def test_subclass_with_its_own_model_keeps_pytensor():
