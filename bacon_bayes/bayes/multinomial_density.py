@@ -129,6 +129,7 @@ def _multinomial_flat_py(
     ev = np.empty((n, K))
     lprior = np.empty((n, K))
     prior = np.empty((n, K))
+    lsd = np.zeros((n, Jn))  # the continuous judges' log noise sd
     eta = np.zeros(K)
     for i in range(n):
         for k in range(Kf):
@@ -158,6 +159,7 @@ def _multinomial_flat_py(
             ls = x[i_ln + j]
             for u in range(nU):
                 ls += U[i, j, u] * x[i_g + u]
+            lsd[i, j] = ls
             inv = np.exp(-2.0 * ls)
             for k in range(K):
                 r = L[i, j] - x[i_a + j * K + k]
@@ -224,9 +226,7 @@ def _multinomial_flat_py(
         for j in range(Jn):
             if obs[i, j] == 0.0:
                 continue
-            ls = x[i_ln + j]
-            for u in range(nU):
-                ls += U[i, j, u] * x[i_g + u]
+            ls = lsd[i, j]
             inv = np.exp(-2.0 * ls)
             dls = 0.0
             gd = 0.0
