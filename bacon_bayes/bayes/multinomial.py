@@ -88,8 +88,8 @@ LOG_2PI = float(np.log(2.0 * np.pi))
 JUDGE_TYPES = ("categorical", "continuous")
 #: default NUTS acceptance target: the judge-deviation scale is learnt from a few
 #: judges; at 0.8 a few transitions diverged (measured: 2 per 1,200 draws); with the
-#: per-judge evidence weights 0.9 left 1-3 divergent transitions in 3-5 of 100 TriviaQA
-#: fold fits
+#: per-judge evidence weights 0.9 left 1-3 divergent transitions in 4-5 of 100 TriviaQA
+#: fold fits (0.95: 1 of 100, BENCHMARKS.md)
 TARGET_ACCEPT = 0.95
 
 
