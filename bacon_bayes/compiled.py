@@ -9,11 +9,12 @@ set up by :mod:`bacon_bayes.bayes.compile_cache`.
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import Any, ClassVar
 
-__all__ = ["OFF_VALUES", "cache_dir", "njit_cached", "numba_function_cache"]
+__all__ = ["OFF_VALUES", "cache_dir", "compiled_nogil", "njit_cached", "numba_function_cache"]
 
 #: Values of ``BACON_CACHE`` that turn the compiled-code cache off.
 OFF_VALUES = frozenset({"0", "off", "false", "no"})
@@ -77,3 +78,11 @@ def njit_cached(py_func: Any, **options: Any) -> Any:
     if cache is not None:
         compiled._cache = cache  # what numba's cache=True sets, in our directory
     return compiled
+
+
+@functools.cache
+def compiled_nogil(py_func: Any) -> Any:
+    """``py_func`` compiled without the GIL, once per process (:func:`njit_cached`: its
+    machine code kept in ``cache_dir() / "numba"``); ``compiled_nogil.cache_clear()``
+    makes the next call build it anew (e.g. after the cache directory changed)."""
+    return njit_cached(py_func, nogil=True)

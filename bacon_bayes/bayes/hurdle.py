@@ -34,7 +34,6 @@ Gauss-Hermite quadrature.
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any, ClassVar
 
@@ -47,7 +46,7 @@ from bacon_bayes.bayes.label_density import hurdle_density
 from bacon_bayes.bayes.nuts import GradDensity
 from bacon_bayes.bayes.ordinal import CLIP
 from bacon_bayes.bayes.selection import prefers_sqrt
-from bacon_bayes.compiled import njit_cached
+from bacon_bayes.compiled import compiled_nogil
 from bacon_bayes.errors import ValidationError
 
 __all__ = ["POSITIVE_SCALES", "HurdleJudgeModel", "hurdle_label_logp"]
@@ -89,12 +88,6 @@ def _squared_moments_py(m, v, g0, g1, a, b, s2, mean, var):  # pragma: no cover 
             )  # fmt: skip
             mean[i, j] = first
             var[i, j] = max(second - first * first, 0.0)
-
-
-@functools.lru_cache(maxsize=1)
-def _squared_moments_kernel():
-    """:func:`_squared_moments_py` compiled (machine code kept between processes)."""
-    return njit_cached(_squared_moments_py, nogil=True)
 
 
 class HurdleJudgeModel(JudgeModel):
@@ -221,7 +214,7 @@ class HurdleJudgeModel(JudgeModel):
         parts = [np.asarray(p, dtype=float) for p in (m, v, g0, g1, h0, h1, s * s)]
         shape = np.broadcast_shapes(*(p.shape for p in parts))  # W | z ~ N(h0 + h1 z, s^2)
         mean, var = np.empty(shape), np.empty(shape)
-        _squared_moments_kernel()(*(np.broadcast_to(p, shape) for p in parts), mean, var)
+        compiled_nogil(_squared_moments_py)(*(np.broadcast_to(p, shape) for p in parts), mean, var)
         return mean, var
 
     def _moments(self, post, const, m, v, q=None, off=None):

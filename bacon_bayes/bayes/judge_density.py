@@ -25,7 +25,7 @@ import numpy as np
 
 from bacon_bayes.bayes.closed_forms import LOG_2PI
 from bacon_bayes.bayes.nuts import GradDensity, flat_call
-from bacon_bayes.compiled import njit_cached
+from bacon_bayes.compiled import compiled_nogil
 
 __all__ = ["judges_flat_value_and_grad", "judges_grad_density", "prepare_judges_numpy"]
 
@@ -162,13 +162,6 @@ def _judges_flat_py(x, start, pr, L, obs, U, Q, grad):
     return total - 0.5 * like
 
 
-@functools.cache
-def _judges_flat() -> Any:
-    """:func:`_judges_flat_py` compiled, its machine code kept in the user cache
-    directory (compiling it takes a few seconds in every fresh process otherwise)."""
-    return njit_cached(_judges_flat_py, nogil=True)
-
-
 def prepare_judges_numpy(data: dict[str, Any]) -> dict[str, Any]:
     """The judge data as C-ordered, item-major numpy arrays for the numba version:
     ``L_np``, ``obs_np`` (n, J), ``U_np`` (n, J, K) and ``Q_np`` (n, E), empty where the
@@ -192,7 +185,7 @@ def judges_flat_value_and_grad(
     ``data``: :func:`prepare_judges_numpy` of the data containers."""
     prior = np.array([pr[name] for name in _PRIORS], dtype=float)
     keys = ("L_np", "obs_np", "U_np", "Q_np")
-    return flat_call(_judges_flat(), layout, _PARAMS, (prior,), keys)
+    return flat_call(compiled_nogil(_judges_flat_py), layout, _PARAMS, (prior,), keys)
 
 
 def judges_grad_density(pr: dict[str, float]) -> GradDensity:

@@ -30,7 +30,7 @@ import numpy as np
 
 from bacon_bayes.bayes.closed_forms import LOG_2PI
 from bacon_bayes.bayes.nuts import GradDensity, flat_call
-from bacon_bayes.compiled import njit_cached
+from bacon_bayes.compiled import compiled_nogil
 
 __all__ = ["label_density"]
 
@@ -179,12 +179,6 @@ def _stage2_numpy(data: dict[str, Any], labels: type) -> dict[str, Any]:
 _KEYS = ("m_np", "v_np", "yk_np", "w_np", "r_np", "q_np")
 
 
-@functools.cache
-def _compiled(py_func: Callable) -> Any:
-    """``py_func`` compiled without the GIL, machine code in the user cache directory."""
-    return njit_cached(py_func, nogil=True)
-
-
 def _flat_value_and_grad(
     layout: list, py_func: Callable, params: tuple, args: tuple, from_layout: Callable | None
 ) -> Callable[[np.ndarray, dict], tuple[float, np.ndarray]]:
@@ -192,7 +186,7 @@ def _flat_value_and_grad(
     laid out as ``layout`` (``from_layout(layout)``: arguments read off it, put first)."""
     if from_layout is not None:
         args = (*from_layout(layout), *args)
-    return flat_call(_compiled(py_func), layout, params, args, _KEYS)
+    return flat_call(compiled_nogil(py_func), layout, params, args, _KEYS)
 
 
 def _flat_density(

@@ -30,7 +30,7 @@ import numpy as np
 
 from bacon_bayes.bayes.closed_forms import LOG_2PI
 from bacon_bayes.bayes.nuts import GradDensity, flat_call
-from bacon_bayes.compiled import njit_cached
+from bacon_bayes.compiled import compiled_nogil
 
 __all__ = ["distinct_items", "multinomial_density"]
 
@@ -271,7 +271,7 @@ def _prepare(data: dict[str, Any], n_classes: int) -> dict[str, Any]:
     """The containers as C-ordered numpy arrays (``*_np``) over the distinct items: items
     alike in every input (judge scores, embedding, uncertainty) add the same terms, so
     each distinct one is counted once with its multiplicity (``count_np``; TriviaQA's
-    3,200 items with 9 binary judges are a few hundred), and the label rows point at
+    3,200 items with 9 binary judges are 114), and the label rows point at
     them. The categorical judges' one-hot scores become class indices (-1: no score);
     absent parts are empty arrays."""
     Q = np.asarray(data["Q"], dtype=float)
@@ -299,12 +299,6 @@ def _prepare(data: dict[str, Any], n_classes: int) -> dict[str, Any]:
     }
 
 
-@functools.cache
-def _compiled() -> Any:
-    """:func:`_multinomial_flat_py` compiled without the GIL (machine code cached)."""
-    return njit_cached(_multinomial_flat_py, nogil=True)
-
-
 def _normal_blocks(layout: list, pr: dict[str, float]) -> np.ndarray:
     """(first index, size, mean, sd) of each parameter of :data:`_NORMALS` in ``layout``."""
     rows = []
@@ -321,6 +315,6 @@ def multinomial_density(pr: dict[str, float], n_classes: int) -> GradDensity:
 
     def flat(layout: list):
         args = (_normal_blocks(layout, pr), rate, pr["judge_evidence_sd"], n_classes)
-        return flat_call(_compiled(), layout, _PARAMS, args, _KEYS)
+        return flat_call(compiled_nogil(_multinomial_flat_py), layout, _PARAMS, args, _KEYS)
 
     return GradDensity(flat, functools.partial(_prepare, n_classes=n_classes))

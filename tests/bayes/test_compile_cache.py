@@ -128,17 +128,19 @@ def test_numba_cache_written_and_loaded(clean_env, tmp_path):
 
 def test_judge_likelihood_uses_our_numba_cache(clean_env, tmp_path):
     pytest.importorskip("numba")
-    from bacon_bayes.bayes.judge_density import _judges_flat
+    from bacon_bayes.bayes.judge_density import _judges_flat_py
+    from bacon_bayes.compiled import compiled_nogil
 
     clean_env.setenv("BACON_CACHE_DIR", str(tmp_path))
-    _judges_flat.cache_clear()
+    compiled_nogil.cache_clear()
     try:
-        assert Path(_judges_flat()._cache.cache_path).is_relative_to(tmp_path / "numba")
-        _judges_flat.cache_clear()
+        judges = compiled_nogil(_judges_flat_py)
+        assert Path(judges._cache.cache_path).is_relative_to(tmp_path / "numba")
+        compiled_nogil.cache_clear()
         clean_env.setenv("BACON_CACHE", "0")
-        assert type(_judges_flat()._cache).__name__ == "NullCache"
+        assert type(compiled_nogil(_judges_flat_py)._cache).__name__ == "NullCache"
     finally:
-        _judges_flat.cache_clear()  # later tests build it in their own setting
+        compiled_nogil.cache_clear()  # later tests build them in their own setting
 
 
 def _ordinal_judges_model(n_emb: int):
