@@ -26,6 +26,30 @@ def write_section(heading: str, body: str, path: Path = VALIDATION) -> None:
     path.write_text(f"{head}\n\n{heading}\n\n{body.strip()}\n{tail}")
 
 
+def assert_density_equals_pymc(
+    pm_model, density, data: dict, scales, *, seed: int, mode="FAST_COMPILE", value_rtol: float,
+    grad_rtol: float = 1e-7,
+) -> None:  # fmt: skip
+    """A hand-written :class:`~bacon_bayes.bayes.nuts.GradDensity` gives PyMC's log density
+    and gradient of ``pm_model`` (data containers ``data``) at one random point of nutpie's
+    flat vector per entry of ``scales`` (normal, that sd, drawn with ``seed``)."""
+    from bacon_bayes.bayes.nuts import flat_layout, grad_value_and_grad
+
+    layout = flat_layout(pm_model)
+    logp = pm_model.compile_logp(mode=mode)
+    dlogp = pm_model.compile_dlogp(mode=mode)
+    value_and_grad = grad_value_and_grad(pm_model, density)
+    data = {**data, **density.prepare(data)}
+    rng = np.random.default_rng(seed)
+    size = layout[-1][1].stop
+    for scale in scales:
+        x = rng.normal(0.0, scale, size)
+        point = {name: x[sl].reshape(shape) for name, sl, shape in layout}
+        value, grad = value_and_grad(x, data)
+        np.testing.assert_allclose(float(value), logp(point), rtol=value_rtol)
+        np.testing.assert_allclose(np.asarray(grad), dlogp(point), rtol=grad_rtol, atol=1e-7)
+
+
 @pytest.fixture(scope="session")
 def gaussian_sim():
     return simulate_judges(900, 4, 3, family="gaussian", seed=11)

@@ -10,9 +10,10 @@ from bacon_bayes.bayes.columns import ColumnSpec
 from bacon_bayes.bayes.judge_density import judges_grad_density
 from bacon_bayes.bayes.nuts import (
     flat_layout,
-    grad_value_and_grad,
     resolve_engine,
 )
+
+from .conftest import assert_density_equals_pymc
 
 pytest.importorskip("jax")
 
@@ -45,21 +46,9 @@ def test_judge_density_equals_pymc(n_unc, n_emb, missing):
     pm_model = model._build_judges_model(arrays, {})
     names = {name for name, _, _ in flat_layout(pm_model)}
     assert ("uncertainty" in names) == bool(n_unc) and ("theta" in names) == bool(n_emb)
-    layout = flat_layout(pm_model)
-    logp = pm_model.compile_logp(mode="FAST_COMPILE")
-    dlogp = pm_model.compile_dlogp(mode="FAST_COMPILE")
     data = {k: v for k, v in arrays.items() if np.size(v)}
     density = judges_grad_density(model.resolved_priors())
-    value_and_grad = grad_value_and_grad(pm_model, density)
-    data.update(density.prepare(data))
-    rng = np.random.default_rng(3)
-    size = layout[-1][1].stop
-    for _ in range(4):
-        x = rng.normal(0.0, 0.7, size)
-        point = {name: x[sl].reshape(shape) for name, sl, shape in layout}
-        value, grad = value_and_grad(x, data)
-        np.testing.assert_allclose(float(value), logp(point), rtol=1e-9)
-        np.testing.assert_allclose(np.asarray(grad), dlogp(point), rtol=1e-7, atol=1e-7)
+    assert_density_equals_pymc(pm_model, density, data, (0.7,) * 4, seed=3, value_rtol=1e-9)
 
 
 def test_cut_fit_samples_the_judge_density_with_pymc_names_and_dims(ordinal_fit):

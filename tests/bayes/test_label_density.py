@@ -8,8 +8,10 @@ import pytest
 from bacon_bayes.bayes import GaussianJudgeModel, HurdleJudgeModel, OrdinalJudgeModel
 from bacon_bayes.bayes.base import _fold_blocks
 from bacon_bayes.bayes.label_density import label_density
-from bacon_bayes.bayes.nuts import flat_layout, grad_value_and_grad
+from bacon_bayes.bayes.nuts import flat_layout
 from bacon_bayes.simulation.judges import simulate_judges
+
+from .conftest import assert_density_equals_pymc
 
 pytest.importorskip("jax")
 
@@ -62,20 +64,12 @@ def test_label_density_equals_pymc(family, judge_weights, kw):
     assert (weight in names) == judge_weights
     if family == "gaussian":
         assert ("label_noise_embedding" in names) == ("priors" not in kw)
-    logp = pm_model.compile_logp(mode="FAST_COMPILE")
-    dlogp = pm_model.compile_dlogp(mode="FAST_COMPILE")
     density = label_density(model)
     assert density is not None
-    value_and_grad = grad_value_and_grad(pm_model, density)
-    data = {**data, **density.prepare(data)}
-    rng = np.random.default_rng(5)
-    size = layout[-1][1].stop
-    for scale in (0.3, 1.0, 2.5, 4.0):  # 2.5, 4: tails of the probit terms, clipped ones
-        x = rng.normal(0.0, scale, size)
-        point = {name: x[sl].reshape(shape) for name, sl, shape in layout}
-        value, grad = value_and_grad(x, data)
-        np.testing.assert_allclose(float(value), logp(point), rtol=1e-8)
-        np.testing.assert_allclose(np.asarray(grad), dlogp(point), rtol=1e-7, atol=1e-7)
+    # 2.5, 4: tails of the probit terms, clipped ones
+    assert_density_equals_pymc(
+        pm_model, density, data, (0.3, 1.0, 2.5, 4.0), seed=5, value_rtol=1e-8
+    )
 
 
 def test_a_changed_label_link_keeps_pytensor():

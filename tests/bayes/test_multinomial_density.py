@@ -8,8 +8,10 @@ import pytest
 from pytensor.compile.mode import get_mode
 
 from bacon_bayes.bayes import ColumnSpec, MultinomialJudgeModel
-from bacon_bayes.bayes.nuts import flat_layout, grad_value_and_grad
+from bacon_bayes.bayes.nuts import flat_layout
 from bacon_bayes.simulation.categorical import simulate_categorical
+
+from .conftest import assert_density_equals_pymc
 
 pytest.importorskip("jax")
 
@@ -53,23 +55,14 @@ def test_multinomial_density_equals_pymc(n_cat, n_cont, n_emb, n_unc, levels, pr
     assert ("confusion" in names) == (n_cat > 0)
     assert ("uncertainty" in names) == (n_unc > 0)
     assert ("judge_evidence" in names) == (priors is None)
-    logp = pm_model.compile_logp(mode=STABLE)
-    dlogp = pm_model.compile_dlogp(mode=STABLE)
     density = model._joint_density()
     assert density is not None
-    value_and_grad = grad_value_and_grad(pm_model, density)
-    data = {**arrays, **labels}
-    data = {**data, **density.prepare(data)}
-    rng = np.random.default_rng(5)
-    size = layout[-1][1].stop
-    for scale in (0.3, 1.0, 2.5):
-        x = rng.normal(0.0, scale, size)
-        point = {name: x[sl].reshape(shape) for name, sl, shape in layout}
-        value, grad = value_and_grad(x, data)
-        np.testing.assert_allclose(float(value), logp(point), rtol=1e-9)
-        # rtol 1e-6: far out (gradients ~1e12) PyTensor's derivative in log w cancels the
-        # judges' exp(u_j) / w * w terms and loses digits that ours never computes
-        np.testing.assert_allclose(np.asarray(grad), dlogp(point), rtol=1e-6, atol=1e-7)
+    # grad_rtol 1e-6: far out (gradients ~1e12) PyTensor's derivative in log w cancels the
+    # judges' exp(u_j) / w * w terms and loses digits that ours never computes
+    assert_density_equals_pymc(
+        pm_model, density, {**arrays, **labels}, (0.3, 1.0, 2.5), seed=5, mode=STABLE,
+        value_rtol=1e-9, grad_rtol=1e-6,
+    )  # fmt: skip
 
 
 def test_subclass_with_its_own_model_keeps_pytensor():
