@@ -81,8 +81,10 @@ def njit_cached(py_func: Any, **options: Any) -> Any:
 
 
 @functools.cache
-def compiled_nogil(py_func: Any) -> Any:
+def compiled_nogil(py_func: Any, fastmath: tuple[str, ...] = ()) -> Any:
     """``py_func`` compiled without the GIL, once per process (:func:`njit_cached`: its
-    machine code kept in ``cache_dir() / "numba"``); ``compiled_nogil.cache_clear()``
-    makes the next call build it anew (e.g. after the cache directory changed)."""
-    return njit_cached(py_func, nogil=True)
+    machine code kept in ``cache_dir() / "numba"``); ``fastmath``: the LLVM fast-math
+    flags allowed (e.g. ``("reassoc", "contract")``: sums in any order, fused
+    multiply-adds, so loops with sums vectorise). ``compiled_nogil.cache_clear()`` makes
+    the next call build it anew (e.g. after the cache directory changed)."""
+    return njit_cached(py_func, nogil=True, fastmath=set(fastmath))
