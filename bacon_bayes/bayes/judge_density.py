@@ -9,10 +9,10 @@ density PyTensor translates to JAX (:func:`bacon_bayes.bayes.nuts.compile_sample
 ``density=``); the PyMC model still supplies the initial points, the stored variables
 and their dims, so the posterior is the same object either way.
 ``tests/bayes/test_judge_density.py`` checks value and gradient against PyMC's at
-random points. Measured (BENCHMARKS.md): 0.8 ms per value and gradient on the 5,000 x 8
-benchmark with its 32-component embedding, against 0.9 ms for the JAX version it
-replaced; inside nutpie's two chains the numba one runs in parallel, and the whole
-ordinal cross-fit took 28 s instead of 41 s.
+random points. Measured (BENCHMARKS.md): 0.26 ms per value and gradient on the 5,000 x
+8 benchmark with its 32-component embedding (the JAX version it replaced took 0.9 ms,
+the first numba one, item by item, 0.7 ms); inside nutpie's two chains it runs in
+parallel.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ __all__ = ["judges_flat_value_and_grad", "judges_grad_density", "prepare_judges_
 # The sums of obs_ij (log 2 pi + 2 s_ij) and of obs_ij d s_ij / d g_k over the items
 # are data-only totals per judge (``n_obs``, ``OU``). Every other sum runs judge by judge
 # over the items, on judge-major arrays, in loops LLVM turns into SIMD (sums taken in
-# any order, precisions by :func:`~bacon_bayes.vector_exp.exp_into`): 3-4 times faster
+# any order, precisions by :func:`~bacon_bayes.vector_exp.exp_into`): 2.7 times faster
 # than one pass item by item with scalar exps.
 
 #: The flat vector's parameters, in the order of :func:`_judges_flat_py`'s ``start``.
