@@ -15,6 +15,7 @@ beyond what a log density's precisions reach. Only fused multiply-adds are allow
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -29,10 +30,8 @@ _LN2_LO = 1.90821492927058770002e-10
 _ROUND = 6755399441055744.0  # 1.5 * 2^52: t + _ROUND - _ROUND rounds t to an integer
 _ROUND_BITS = 0x4338000000000000  # the bits of _ROUND
 _CLIP = 700.0
-# 1 / m! for m = 0..13
-_C0, _C1, _C2, _C3, _C4, _C5, _C6 = 1.0, 1.0, 1 / 2, 1 / 6, 1 / 24, 1 / 120, 1 / 720
-_C7, _C8, _C9, _C10 = 1 / 5040, 1 / 40320, 1 / 362880, 1 / 3628800
-_C11, _C12, _C13 = 1 / 39916800, 1 / 479001600, 1 / 6227020800
+#: 1 / m! for m = 13 down to 0 (Horner's order)
+_TAYLOR = tuple(1.0 / math.factorial(m) for m in range(13, -1, -1))
 
 
 def _exp_into_py(x, out, scratch, m):  # pragma: no cover (compiled)
@@ -42,19 +41,10 @@ def _exp_into_py(x, out, scratch, m):  # pragma: no cover (compiled)
         t = xi * _LOG2E + _ROUND
         k = t - _ROUND
         r = (xi - k * _LN2_HI) - k * _LN2_LO
-        p = _C13 * r + _C12
-        p = p * r + _C11
-        p = p * r + _C10
-        p = p * r + _C9
-        p = p * r + _C8
-        p = p * r + _C7
-        p = p * r + _C6
-        p = p * r + _C5
-        p = p * r + _C4
-        p = p * r + _C3
-        p = p * r + _C2
-        p = p * r + _C1
-        out[i] = p * r + _C0
+        p = 0.0
+        for coef in _TAYLOR:
+            p = p * r + coef
+        out[i] = p
         scratch[i] = t
     k_bits = scratch.view(np.int64)
     out_bits = out.view(np.int64)
