@@ -163,12 +163,25 @@ class JudgeModelFitting:
         tune: int | None = None,
         target_accept: float | None = None,
     ) -> tuple[Any, float]:
-        return compiled.run(
-            data,
+        return self._sample_many(compiled, [data], [seed], draws, tune, target_accept)[0]
+
+    def _sample_many(
+        self,
+        compiled,
+        datas: list[dict],
+        seeds: list[int],
+        draws: int | None = None,
+        tune: int | None = None,
+        target_accept: float | None = None,
+    ) -> list[tuple[Any, float]]:
+        """Sample each of ``datas`` with its seed, at once where the sampler allows
+        (:meth:`~bacon_bayes.bayes.nuts.CompiledSampler.run_many`)."""
+        return compiled.run_many(
+            datas,
+            seeds,
             draws=self.draws if draws is None else draws,
             tune=self.tune if tune is None else tune,
             chains=self.chains,
-            seed=seed,
             target_accept=self.target_accept if target_accept is None else target_accept,
             low_rank=self.low_rank,
         )
@@ -316,12 +329,11 @@ class JudgeModelFitting:
         folds = [(self._restrict(labels, rows), const) for labels, const in folds]
         if mode == "cut":
             return self._fit_cut(arrays, rows, folds)
+        compiled = self._compile("joint", arrays, folds[0][0])
+        datas = [_data(arrays, labels) for labels, _ in folds]
+        runs = self._sample_many(compiled, datas, [self.seed + k for k in range(len(folds))])
         fits = []
-        compiled = None
-        for k, (labels, const) in enumerate(folds):
-            if compiled is None:
-                compiled = self._compile("joint", arrays, labels)
-            idata, secs = self._sample(compiled, _data(arrays, labels), self.seed + k)
+        for (_, const), (idata, secs) in zip(folds, runs, strict=True):
             diag = self._diagnose(idata, secs, compiled.engine)
             fits.append(copy.copy(self)._finish(_unweighted(idata, self, const), diag, const))
         return fits
