@@ -163,20 +163,18 @@ class CompiledSampler:
     def _run(self, data, *, draws, tune, chains, seed, target_accept, low_rank):
         import pymc as pm
 
+        common = {"draws": draws, "tune": tune, "chains": chains, "target_accept": target_accept}
+        common["cores"] = min(chains, os.cpu_count() or 1)
         if self.engine.startswith("nutpie"):
             import nutpie
 
             return nutpie.sample(
                 self._with_data(data),
-                draws=draws,
-                tune=tune,
-                chains=chains,
-                cores=min(chains, os.cpu_count() or 1),
                 seed=seed,
                 progress_bar=False,
-                target_accept=target_accept,
                 save_warmup=False,
                 low_rank_modified_mass_matrix=low_rank,
+                **common,
             )
         with self.model:
             pm.set_data(data)
@@ -184,16 +182,9 @@ class CompiledSampler:
             if self.engine == "numpyro":
                 kwargs = {"nuts_sampler": "numpyro", "chain_method": "parallel"}
             return pm.sample(
-                draws=draws,
-                tune=tune,
-                chains=chains,
-                cores=min(chains, os.cpu_count() or 1),
-                random_seed=seed,
-                progressbar=False,
-                target_accept=target_accept,
-                compute_convergence_checks=False,
-                **kwargs,
-            )
+                random_seed=seed, progressbar=False, compute_convergence_checks=False,
+                **common, **kwargs,
+            )  # fmt: skip
 
 
 def compile_sampler(
