@@ -4,7 +4,7 @@
 streaming CDF) gives ``P(y <= t)`` per posterior draw, item and threshold. Until the
 eleventh session it was a Python loop over the thresholds of 40-point Gauss-Hermite
 quadrature over the latent z (numpy); it is now a bivariate normal CDF in closed form,
-compiled (:func:`bacon_bayes.bayes.hurdle._hurdle_cdf_py`). Both run here on the same
+compiled (:func:`bacon_bayes.bayes.hurdle.hurdle_cdf`). Both run here on the same
 simulated draws x items (latent moments and link parameters of WMT22's order, square-root
 scale, 30 thresholds), the old one as the baseline in this process; printed: seconds,
 the ratio, nanoseconds per (draw, item, threshold) and the largest difference.
@@ -18,6 +18,8 @@ import time
 
 import numpy as np
 from scipy import special
+
+from bacon_bayes.bayes.hurdle import hurdle_cdf
 
 DRAWS, ITEMS, THRESHOLDS = 200, 500, 30
 
@@ -43,16 +45,6 @@ def gauss_hermite_cdf(m, v, g0, g1, h0, h1, s, t, sqrt):
     return out
 
 
-def closed_form_cdf(m, v, g0, g1, h0, h1, s, t, sqrt):
-    from bacon_bayes.bayes.hurdle import _RULES, _hurdle_cdf_py
-    from bacon_bayes.compiled import compiled_nogil
-
-    lt = np.where(t < 0, np.nan, np.sqrt(np.maximum(t, 0.0)) if sqrt else np.log(t))
-    out = np.empty((*m.shape, t.size))
-    compiled_nogil(_hurdle_cdf_py)(m, v, g0, g1, h0, h1, s, lt, sqrt, *_RULES, out)
-    return out
-
-
 def main() -> None:
     rng = np.random.default_rng(0)
     shape = (DRAWS, ITEMS)
@@ -68,12 +60,12 @@ def main() -> None:
     )  # fmt: skip
     t = np.concatenate([[-1.0, 0.0], np.quantile(rng.gamma(1.5, 4.0, 5000), np.linspace(0, 1, 28))])
     args = (m, v, g0, g1, h0, h1, s, t, True)
-    closed_form_cdf(*(a[:1, :1] for a in args[:7]), t, True)  # compile (or load) it first
+    hurdle_cdf(*(a[:1, :1] for a in args[:7]), t, True)  # compile (or load) it first
     start = time.perf_counter()
     old = gauss_hermite_cdf(*args)
     base = time.perf_counter() - start
     start = time.perf_counter()
-    new = closed_form_cdf(*args)
+    new = hurdle_cdf(*args)
     secs = time.perf_counter() - start
     per = 1e9 / (DRAWS * ITEMS * t.size)
     print(

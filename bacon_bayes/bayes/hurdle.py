@@ -50,7 +50,7 @@ from bacon_bayes.compiled import compiled_nogil
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.vector_exp import exp_into
 
-__all__ = ["POSITIVE_SCALES", "HurdleJudgeModel", "hurdle_label_logp"]
+__all__ = ["POSITIVE_SCALES", "HurdleJudgeModel", "hurdle_cdf", "hurdle_label_logp"]
 
 #: Scales of the hurdle's positive part: chosen from the training labels, log-normal or
 #: squared normal.
@@ -191,6 +191,27 @@ def _hurdle_cdf_py(
 _RULES = _quadrature_rules()
 
 
+def _broadcast(*parts) -> list[np.ndarray]:
+    """``parts`` as float arrays of one broadcast shape (read-only views, no copies)."""
+    arrays = [np.asarray(p, dtype=float) for p in parts]
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    return [np.broadcast_to(a, shape) for a in arrays]
+
+
+def hurdle_cdf(m, v, g0, g1, h0, h1, s, t, sqrt: bool) -> np.ndarray:
+    """``P(y <= t_k)`` of the hurdle (:func:`_hurdle_cdf_py`) for thresholds ``t``; the
+    other arguments broadcast to one (draws, items) shape; the result is (draws, items,
+    len(t))."""
+    t = np.asarray(t, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lt = np.sqrt(t) if sqrt else np.log(t)
+    lt = np.where(t < 0, np.nan, lt)
+    parts = _broadcast(m, v, g0, g1, h0, h1, s)
+    out = np.empty((*parts[0].shape, t.size))
+    compiled_nogil(_hurdle_cdf_py)(*parts, lt, sqrt, *_RULES, out)
+    return out
+
+
 class HurdleJudgeModel(JudgeModel):
     """Bayesian hurdle (probit zero part, log-normal or squared-normal positive part)
     judge model.
@@ -312,10 +333,10 @@ class HurdleJudgeModel(JudgeModel):
         """E[y | l] and Var(y | l) of the square-root scale: y = W^2, W | z normal
         (compiled, one pass over draws x items: :func:`_squared_moments_py`)."""
         g0, g1, h0, h1, s = self._parts(post, const, off)
-        parts = [np.asarray(p, dtype=float) for p in (m, v, g0, g1, h0, h1, s * s)]
-        shape = np.broadcast_shapes(*(p.shape for p in parts))  # W | z ~ N(h0 + h1 z, s^2)
-        mean, var = np.empty(shape), np.empty(shape)
-        compiled_nogil(_squared_moments_py)(*(np.broadcast_to(p, shape) for p in parts), mean, var)
+        # W | z ~ N(h0 + h1 z, s^2)
+        parts = _broadcast(m, v, g0, g1, h0, h1, s * s)
+        mean, var = np.empty(parts[0].shape), np.empty(parts[0].shape)
+        compiled_nogil(_squared_moments_py)(*parts, mean, var)
         return mean, var
 
     def _moments(self, post, const, m, v, q=None, off=None):
@@ -326,18 +347,7 @@ class HurdleJudgeModel(JudgeModel):
         return mean, np.maximum(second - mean * mean, 0.0)
 
     def _cdf(self, post, const, m, v, t, q=None, off=None):
-        g0, g1, h0, h1, s = self._parts(post, const, off)
-        sqrt = self._sqrt(const)
-        t = np.asarray(t, dtype=float)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lt = np.sqrt(t) if sqrt else np.log(t)
-        lt = np.where(t < 0, np.nan, lt)
-        parts = [np.asarray(p, dtype=float) for p in (m, v, g0, g1, h0, h1, s)]
-        shape = np.broadcast_shapes(*(p.shape for p in parts))
-        out = np.empty((*shape, t.size))
-        kernel = compiled_nogil(_hurdle_cdf_py)
-        kernel(*(np.broadcast_to(p, shape) for p in parts), lt, sqrt, *_RULES, out)
-        return out
+        return hurdle_cdf(m, v, *self._parts(post, const, off), t, self._sqrt(const))
 
     def _expected_given_z(self, post, z, off=None):
         g0, g1, h0, h1, s = self._parts(post, self.constants_, off)
