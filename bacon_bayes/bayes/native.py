@@ -53,32 +53,17 @@ class FlatCall:
         return value, grad
 
 
-def _spec(value: Any) -> tuple:
-    """An argument's type for the generated ``cfunc``: ``("a", ndim, dtype)``, ``("f",)``
-    or ``("i",)``."""
+def _encode(value: Any) -> tuple[tuple, list[int]]:
+    """An argument's type for the generated ``cfunc`` (``("a", ndim, dtype)``, ``("i",)``
+    or ``("f",)``) and its ``user_data`` entries: an array's address and shape (the array
+    must stay alive and C-ordered), an int, a float's bits."""
     if isinstance(value, np.ndarray):
-        return ("a", value.ndim, value.dtype.str)
+        return ("a", value.ndim, value.dtype.str), [value.ctypes.data, *value.shape]
     if isinstance(value, (bool, np.bool_)):
         raise TypeError("boolean arguments are not supported; pass an int")
     if isinstance(value, (int, np.integer)):
-        return ("i",)
-    return ("f",)
-
-
-@functools.cache
-def _voidptr() -> Any:
-    """A numba intrinsic: an int64 address as a ``void*``."""
-    from numba.core import cgutils, types
-    from numba.extending import intrinsic
-
-    @intrinsic
-    def as_voidptr(typingctx, src):
-        def codegen(context, builder, sig, args):
-            return builder.inttoptr(args[0], cgutils.voidptr_t)
-
-        return types.voidptr(src), codegen
-
-    return as_voidptr
+        return ("i",), [int(value)]
+    return ("f",), [int(np.float64(value).view(np.int64))]
 
 
 @functools.cache
@@ -122,7 +107,10 @@ def logp(dim, x_, grad_, out_, user_data):
             return 3
     return 0
 """
-    namespace = {"numba": numba, "np": np, "as_voidptr": _voidptr(), "kernel": kernel}
+    from nutpie.compile_pymc import address_as_void_pointer  # an int64 address as void*
+
+    namespace = {"numba": numba, "np": np, "kernel": kernel}
+    namespace["as_voidptr"] = address_as_void_pointer
     exec(compile(source, f"<bacon_bayes cfunc {kernel.py_func.__name__}>", "exec"), namespace)
     sig = numba.types.int64(
         numba.types.uint64,
@@ -159,24 +147,6 @@ def _identity_cfunc() -> Any:
     return numba.cfunc(sig, nogil=True)(expand)
 
 
-def _user_data(values: list) -> tuple[np.ndarray, list]:
-    """The int64 ``user_data`` for arguments ``values`` and the arrays it points into
-    (kept alive with it)."""
-    meta: list[int] = []
-    keep = []
-    for value in values:
-        if isinstance(value, np.ndarray):
-            arr = np.ascontiguousarray(value)
-            keep.append(arr)
-            meta.append(arr.ctypes.data)
-            meta.extend(int(d) for d in arr.shape)
-        elif isinstance(value, (int, np.integer)):
-            meta.append(int(value))
-        else:
-            meta.append(int(np.float64(value).view(np.int64)))
-    return np.array(meta, dtype=np.int64), keep
-
-
 @dataclasses.dataclass(frozen=True)
 class NativeModel:
     """A model nutpie samples through C function pointers (see the module docstring)."""
@@ -186,16 +156,22 @@ class NativeModel:
     keep: list
     n_dim: int
     initial_points: Any
-    dims: dict = dataclasses.field(default_factory=dict)
 
     @classmethod
     def build(cls, flat: FlatCall, data: dict, initial_points: Any) -> NativeModel:
         """``flat``'s density on ``data`` (the arrays its ``keys`` name)."""
-        arrays = [np.ascontiguousarray(data[k]) for k in flat.keys]
-        values = [flat.start, *flat.args, *arrays]
-        specs = tuple(_spec(v) for v in values)
-        meta, keep = _user_data(values)
-        return cls(_logp_cfunc(flat.kernel, specs), meta, keep, flat.size, initial_points)
+        values = [
+            np.ascontiguousarray(v) if isinstance(v, np.ndarray) else v
+            for v in (flat.start, *flat.args, *(data[k] for k in flat.keys))
+        ]
+        specs, meta = [], []
+        for value in values:
+            spec, entries = _encode(value)
+            specs.append(spec)
+            meta.extend(entries)
+        kept = [v for v in values if isinstance(v, np.ndarray)]  # user_data points into them
+        logp = _logp_cfunc(flat.kernel, tuple(specs))
+        return cls(logp, np.array(meta, dtype=np.int64), kept, flat.size, initial_points)
 
     @property
     def coords(self) -> dict:

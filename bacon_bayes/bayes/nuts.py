@@ -216,7 +216,7 @@ def compile_sampler(
         return CompiledSampler(
             model,
             engine,
-            with_grad_logp(compiled, model, density),
+            with_grad_logp(compiled, model, flat),
             density.prepare,
             flat if isinstance(flat, FlatCall) else None,
         )
@@ -308,14 +308,16 @@ def grad_value_and_grad(model: Any, density: GradDensity) -> Callable:
     return density.flat(flat_layout(model))
 
 
-def with_grad_logp(compiled: Any, model: Any, density: GradDensity) -> Any:
-    """A nutpie model compiled from PyMC (``backend="jax"``) sampling ``density``
-    instead of PyTensor's translation; initial points, stored variables, dims and data
-    handling stay nutpie's (the same draws' names and shapes). Replaces a field of
+def with_grad_logp(
+    compiled: Any, model: Any, value_and_grad: Callable[[np.ndarray, dict], tuple]
+) -> Any:
+    """A nutpie model compiled from PyMC (``backend="jax"``) sampling ``value_and_grad``
+    (:func:`grad_value_and_grad` of a :class:`GradDensity`) instead of PyTensor's
+    translation; initial points, stored variables, dims and data handling stay nutpie's
+    (the same draws' names and shapes). Replaces a field of
     nutpie 0.16's ``PyFuncModel`` (``_make_logp_func``) and adds the model's data
     containers to ``_shared_data`` (``run`` extends it further):
     ``tests/bayes/test_judge_density.py`` samples through it."""
-    value_and_grad = grad_value_and_grad(model, density)
 
     def make_logp_func():
         def logp(x, **shared):
