@@ -18,7 +18,7 @@ from bacon_bayes.estimate.core import (
     mean_core,
 )
 from bacon_bayes.estimate.critical import bootstrap_t_critical_values, simultaneous_critical_value
-from bacon_bayes.estimate.moderate import moderated_variance
+from bacon_bayes.estimate.moderate import moderated_variance, score_bounds
 from bacon_bayes.results import EstimateTable
 
 #: Fewest labels per group for bootstrap critical values (below: moderated Student-t).
@@ -239,18 +239,34 @@ def group_tables_from_sums(
         )
     tables = []
     for i, (est, var, resid, lam_out) in enumerate(fits):
-        crit = df = None
+        crit = df = score = None
         moderation: dict[str, float] = {}
+        # the labels alone (a surrogate that is zero everywhere, untuned): the moderation's
+        # prior is a function of the group's mean, and the interval a score interval
+        alone = not surrogates[i][3] and not np.any(surrogates[i][0])
         if boot:
             crit = crits[i]
         else:
-            var, df, d0 = moderated_variance(var, resid, y_lab - resid, pi_lab, g_lab, n_g, target)
+            own_var = var
+            var, df, d0, mv = moderated_variance(
+                var, resid, y_lab - resid, pi_lab, g_lab, n_g, target, est if alone else None
+            )
             moderation["prior_labels"] = d0
+            if mv is not None:
+                score = (own_var, np.asarray(df - d0), d0, mv)
         table = _table(
             "mean", "aee", names, est, np.diag(var), n_lab, n_g, alpha, simultaneous, crit, df,
             power_lambda=lam_out, target=target, interval="bootstrap" if boot else "t",
             **moderation,
         )  # fmt: skip
+        if score is not None:
+            low, high = score_bounds(est, *score, table.critical_value)
+            details = {
+                **table.details,
+                "interval": "score t",
+                "label_range": [score[3].lo, score[3].hi],
+            }
+            table = replace(table, ci_low=low, ci_high=high, details=details)
         tables.append(table)
     return tables
 
@@ -321,7 +337,15 @@ def classical_group_means(
     n_boot: int = 2000,
     seed: int = 0,
 ) -> EstimateTable:
-    """Per-group means from the human labels alone, with the same joint machinery."""
+    """Per-group means from the human labels alone, with the same joint machinery.
+
+    On the moderated-t path (a group under ``MIN_BOOTSTRAP_LABELS`` labels, or
+    ``interval="t"``) the prior variance is a function of the group's mean and the
+    interval a score interval (:func:`~bacon_bayes.estimate.moderate.score_bounds`;
+    ``details["interval"] == "score t"``): SummEval's 12 systems at 10% labels, 1,000
+    draws, simultaneous coverage 0.959 / 0.974 / 0.955 / 0.969 (fluency / consistency /
+    coherence / relevance; the symmetric t 0.909 / 0.930 / 0.948 / 0.962).
+    """
     table = aee_group_means(
         y,
         np.zeros(np.shape(y)[0]),

@@ -1,8 +1,16 @@
 """Moderated group variances for groups with a handful of labels (Smyth 2004): each
 group's own variance averaged with the variance that all labels predict for its items,
-the prior's worth in labels estimated from how much the groups' variances scatter."""
+the prior's worth in labels estimated from how much the groups' variances scatter.
+
+For the labels alone (no surrogate) the prediction is a function of the group's mean:
+labels on a bounded scale spread less near its ends, so the prior is
+``phi (mu - lo)(hi - mu)`` (:class:`MeanVariance`), and the interval is the set of
+means ``mu`` that the moderated t does not reject with the prior evaluated *at* ``mu``
+(a score interval, as Wilson's for a proportion; :func:`score_bounds`)."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
@@ -37,6 +45,70 @@ def variance_prior(
     coef = np.linalg.lstsq(design, u2, rcond=None)[0]
     s2 = np.maximum(design @ coef, 0.1 * pooled)
     return np.bincount(g_lab, weights=c * s2, minlength=m) / n_g.astype(float) ** 2
+
+
+@dataclass(frozen=True)
+class MeanVariance:
+    """A label's variance as a function of its mean, ``phi (mu - lo)(hi - mu)``, and each
+    group's design factor ``sum_g c_i / N_g^2`` (so :meth:`prior` is a variance of the
+    group's mean, on the scale of :func:`variance_prior`'s).
+
+    ``lo``, ``hi``: the smallest and largest label seen, each pushed out by the range over
+    the number of labels (a group whose labels all sit at a bound keeps some spread);
+    ``phi``: the pooled within-group squared deviations over the pooled ``(m - lo)(hi - m)``
+    at the groups' own means (both with the groups' degrees of freedom).
+    """
+
+    lo: float
+    hi: float
+    phi: float
+    design: np.ndarray
+
+    @classmethod
+    def fit(
+        cls, y_lab: np.ndarray, c: np.ndarray, g_lab: np.ndarray, m: int, n_g: np.ndarray
+    ) -> MeanVariance:
+        n_lab = np.bincount(g_lab, minlength=m).astype(float)
+        mean = np.bincount(g_lab, weights=y_lab, minlength=m) / np.maximum(n_lab, 1.0)
+        pad = float(np.ptp(y_lab)) / y_lab.size
+        lo, hi = float(y_lab.min()) - pad, float(y_lab.max()) + pad
+        dev2 = float(((y_lab - mean[g_lab]) ** 2).sum())
+        spread = float((np.maximum(n_lab - 1.0, 0.0) * (mean - lo) * (hi - mean)).sum())
+        phi = dev2 / spread if spread > 0 else 0.0
+        design = np.bincount(g_lab, weights=c, minlength=m) / n_g.astype(float) ** 2
+        return cls(lo, hi, phi, design)
+
+    def prior(self, mu: np.ndarray) -> np.ndarray:
+        """Each group's prior variance of its mean if that mean were ``mu``."""
+        q = np.maximum((mu - self.lo) * (self.hi - mu), 0.0)
+        return np.maximum(self.design * self.phi * q, _ZERO_VARIANCE * self.design)
+
+
+def score_bounds(
+    est: np.ndarray,
+    var: np.ndarray,
+    own: np.ndarray,
+    d0: float,
+    mv: MeanVariance,
+    crit: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The means ``mu`` with ``(est - mu)^2 <= crit^2 (d0 prior(mu) + own var) / (d0 + own)``.
+
+    ``var``: each group's own variance of its mean, ``own`` its df; the prior is
+    quadratic in ``mu``, so the ends are the roots of a quadratic, kept within the label
+    range ``[lo, hi]``; the interval always holds ``est``. Near a bound of the scale it reaches further away from the
+    bound than towards it, which is where a handful of labels misleads: ten labels
+    that missed a group's few low ratings show a high mean *and* a small variance.
+    """
+    a = crit**2 / (d0 + own)
+    b = a * d0 * mv.design * mv.phi
+    q2 = 1.0 + b
+    q1 = -2.0 * est - b * (mv.lo + mv.hi)
+    q0 = est**2 + b * mv.lo * mv.hi - a * own * var
+    root = np.sqrt(np.maximum(q1 * q1 - 4.0 * q2 * q0, 0.0))
+    low, high = (-q1 - root) / (2.0 * q2), (-q1 + root) / (2.0 * q2)
+    # a group's mean lies within the label range (pushed out by range / n, MeanVariance)
+    return np.clip(low, mv.lo, est), np.clip(high, est, mv.hi)
 
 
 def _trigamma_inverse(x: float) -> float:
@@ -80,17 +152,27 @@ def moderated_variance(
     g_lab: np.ndarray,
     n_g: np.ndarray,
     target: Target,
-) -> tuple[np.ndarray, np.ndarray, float]:
-    """Each group's moderated variance, its Student-t df and the prior's worth ``d0``.
+    est: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, float, MeanVariance | None]:
+    """Each group's moderated variance, its Student-t df, the prior's worth ``d0`` and,
+    for the labels alone, the mean-variance function of the prior.
 
     ``var``: the groups' own variances of the mean; ``resid``, ``f_lab``, ``pi_lab``,
     ``g_lab``: the labeled items' residuals, surrogates, inclusion probabilities and
     group codes. The moderated variance is ``(d0 prior + (n_g - 1) var) / (d0 + n_g - 1)``
-    with ``n_g - 1 + d0`` df (:func:`variance_prior`, :func:`prior_labels`).
+    with ``n_g - 1 + d0`` df (:func:`variance_prior`, :func:`prior_labels`). With
+    ``est`` (the groups' estimates from the labels alone, ``resid`` then the labels) the
+    prior is :class:`MeanVariance`'s at ``est``, and :func:`score_bounds` gives the
+    interval.
     """
     m = n_g.size
     own = np.bincount(g_lab, minlength=m).astype(float) - 1.0
     c = variance_coefficients(1.0 / pi_lab, pi_lab, target)
-    prior = variance_prior(resid, f_lab, c, g_lab, m, n_g)
+    mv = None
+    if est is None:
+        prior = variance_prior(resid, f_lab, c, g_lab, m, n_g)
+    else:
+        mv = MeanVariance.fit(resid, c, g_lab, m, n_g)
+        prior = mv.prior(est)
     d0 = prior_labels(var, own, prior, most=g_lab.size - m)
-    return (d0 * prior + own * var) / (d0 + own), own + d0, d0
+    return (d0 * prior + own * var) / (d0 + own), own + d0, d0, mv
