@@ -148,8 +148,8 @@ def test_summeval_system_means_from_labels_alone_cover_in_band(dim):
 
 def test_score_interval_solves_its_equation_and_leans_away_from_the_bound():
     """The ends make the moderated t equal its critical value with the prior taken at
-    the end (or are the label range's); near the top of the scale the interval reaches further down than up; ten
-    labels all at the top still get an interval below it."""
+    the end (or are the label range's); near the top of the scale the interval reaches
+    further down than up; ten labels all at the top still get an interval below it."""
     y = np.array([5, 5, 5, 5, 4, 5, 5, 5, 5, 3, 2, 4, 3, 3, 4, 2, 5, 5, 5, 5, 5, 5, 5, 5], float)
     g = np.repeat(np.arange(3), 8)
     n_g = np.full(3, 80)

@@ -56,7 +56,7 @@ class MeanVariance:
     ``lo``, ``hi``: the smallest and largest label seen, each pushed out by the range over
     the number of labels (a group whose labels all sit at a bound keeps some spread);
     ``phi``: the pooled within-group squared deviations over the pooled ``(m - lo)(hi - m)``
-    at the groups' own means (both with the groups' degrees of freedom).
+    at the groups' own (unweighted) means, both with the groups' degrees of freedom.
     """
 
     lo: float
@@ -95,10 +95,11 @@ def score_bounds(
     """The means ``mu`` with ``(est - mu)^2 <= crit^2 (d0 prior(mu) + own var) / (d0 + own)``.
 
     ``var``: each group's own variance of its mean, ``own`` its df; the prior is
-    quadratic in ``mu``, so the ends are the roots of a quadratic, kept within the label
-    range ``[lo, hi]``; the interval always holds ``est``. Near a bound of the scale it reaches further away from the
-    bound than towards it, which is where a handful of labels misleads: ten labels
-    that missed a group's few low ratings show a high mean *and* a small variance.
+    quadratic in ``mu``, so the ends are the roots of a quadratic, kept within the
+    label range ``[lo, hi]``; the interval always holds ``est``. Near a bound of the
+    scale it reaches further away from the bound than towards it, which is where a
+    handful of labels misleads: ten labels that missed a group's few low ratings show a
+    high mean *and* a small variance.
     """
     a = crit**2 / (d0 + own)
     b = a * d0 * mv.design * mv.phi
