@@ -10,6 +10,7 @@ from bacon_bayes import estimate as est
 from bacon_bayes.demo import load_summeval
 from bacon_bayes.estimate import moderate
 from bacon_bayes.simulation.regimes import Coverage
+from benchmarks.group_score_interval import coverage
 
 M, PER, LABELS = 12, 100, 120
 
@@ -100,35 +101,6 @@ def test_prior_worth_follows_the_groups_scatter():
     assert moderate._trigamma_inverse(1.0) == pytest.approx(1.4263, abs=1e-3)
 
 
-def _summeval_coverage(dim: str, reps: int, seed: int = 5) -> tuple[float, float, float]:
-    """Simultaneous coverage of the 12 SummEval system means from draws of 120 labels
-    (the shipped sample), labels alone: the score interval's, the symmetric moderated
-    t's with the pooled prior (what a constant, untuned surrogate gives: the same
-    estimates) and the score interval's mean width over the symmetric one's."""
-    df = load_summeval()
-    y, groups = df[f"expert_mean_{dim}"].to_numpy(float), df["system"].to_numpy()
-    names, codes = np.unique(groups, return_inverse=True)
-    truth = np.bincount(codes, weights=y) / np.bincount(codes)
-    rng = np.random.default_rng(seed)
-    score = sym = done = 0
-    width = 0.0
-    while done < reps:
-        lab = rng.choice(y.size, LABELS, replace=False)
-        if np.bincount(codes[lab], minlength=names.size).min() < 2:
-            continue
-        yy = np.full(y.size, np.nan)
-        yy[lab] = y[lab]
-        t = est.classical_group_means(yy, groups, pi=LABELS / y.size)
-        assert t.details["interval"] == "score t" and list(t.names) == list(names)
-        s = est.aee_group_means(yy, np.ones(y.size), groups, pi=LABELS / y.size, power_tuning=False)
-        np.testing.assert_allclose(s.estimate, t.estimate, rtol=1e-12)
-        score += bool(np.all((t.ci_low <= truth) & (truth <= t.ci_high)))
-        sym += bool(np.all((s.ci_low <= truth) & (truth <= s.ci_high)))
-        width += float(np.mean(t.ci_high - t.ci_low) / np.mean(s.ci_high - s.ci_low))
-        done += 1
-    return score / reps, sym / reps, width / reps
-
-
 @pytest.mark.parametrize("dim", ["fluency", "consistency", "relevance"])
 def test_summeval_system_means_from_labels_alone_cover_in_band(dim):
     """About 10 labels per system piled at the top of the scale: a draw that misses a
@@ -139,7 +111,9 @@ def test_summeval_system_means_from_labels_alone_cover_in_band(dim):
     these 1,000 draws: 0.952 / 0.970 / 0.957 against 0.897 / 0.894 / 0.946 (consistency's
     0.970 is above the 95% binomial band of ``bacon simulate``'s summary, 0.964)."""
     band = _band(1000)
-    score, sym, width = _summeval_coverage(dim, 1000)
+    df = load_summeval()
+    y, groups = df[f"expert_mean_{dim}"].to_numpy(float), df["system"].to_numpy()
+    score, sym, width = coverage(y, groups, LABELS, 1000)
     assert band[0] <= score <= band[1], f"score interval: {score:.3f} outside {band}"
     if dim != "relevance":
         assert sym < band[0], f"symmetric t: {sym:.3f}"
@@ -155,15 +129,15 @@ def test_score_interval_solves_its_equation_and_leans_away_from_the_bound():
     n_g = np.full(3, 80)
     c = np.full(y.size, 0.9 / 0.1**2)
     mv = moderate.MeanVariance.fit(y, c, g, 3, n_g)
-    est = np.bincount(g, weights=y) / 8
-    own_var = np.bincount(g, weights=c * (y - est[g]) ** 2) / n_g**2
+    mean = np.bincount(g, weights=y) / 8
+    own_var = np.bincount(g, weights=c * (y - mean[g]) ** 2) / n_g**2
     own, d0, crit = np.full(3, 7.0), 4.0, np.full(3, 2.9)
-    low, high = moderate.score_bounds(est, own_var, own, d0, mv, crit)
+    low, high = moderate.score_bounds(mean, own_var, own, d0, mv, crit)
     for end in (low, high):
         inside = (mv.lo < end) & (end < mv.hi)  # else the end is the range's
         var = (d0 * mv.prior(end) + own * own_var) / (d0 + own)
-        np.testing.assert_allclose((est - end)[inside] ** 2, (crit**2 * var)[inside], rtol=1e-9)
+        np.testing.assert_allclose((mean - end)[inside] ** 2, (crit**2 * var)[inside], rtol=1e-9)
     assert high[0] == mv.hi  # the quadratic's root lies beyond the range
-    assert est[0] - low[0] > high[0] - est[0] > 0  # mean 4.875: leans down
-    assert low[2] < est[2] == 5.0 <= high[2]  # all at 5
+    assert mean[0] - low[0] > high[0] - mean[0] > 0  # mean 4.875: leans down
+    assert low[2] < mean[2] == 5.0 <= high[2]  # all at 5
     assert mv.lo < 2.0 and mv.hi > 5.0
