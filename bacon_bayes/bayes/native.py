@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import os
 from typing import Any
 
 import numpy as np
@@ -239,11 +238,10 @@ class NativeRun:
 def native_start(flat: FlatCall, compiled: Any, **settings: Any) -> NativeRun:
     """Start sampling ``flat``'s density with nutpie, without Python in the loop, on the
     data of the JAX-compiled ``compiled`` (its ``_shared_data``); ``settings``: those of
-    ``nutpie.sample``. ``.wait()`` gives the draws."""
+    ``nutpie.sample`` (``cores`` among them). ``.wait()`` gives the draws."""
     import nutpie
 
     model = NativeModel.build(flat, compiled._shared_data, compiled._make_initial_points)
-    settings.setdefault("cores", min(settings.get("chains", 1), os.cpu_count() or 1))
     sampler = nutpie.sample(
         model, progress_bar=False, save_warmup=False, blocking=False, **settings
     )

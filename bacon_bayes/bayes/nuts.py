@@ -96,9 +96,10 @@ class CompiledSampler:
         cannot follow (measured on the benchmark data: bulk ESS 1,121 instead of 197
         and 7 instead of 9.4 leapfrog steps per draw).
         """
-        settings = {"draws": draws, "tune": tune, "chains": chains}
-        settings.update(target_accept=target_accept, low_rank=low_rank)
-        return self.run_many([data], [seed], **settings)[0]
+        return self.run_many(
+            [data], [seed], draws=draws, tune=tune, chains=chains,
+            target_accept=target_accept, low_rank=low_rank,
+        )[0]  # fmt: skip
 
     def run_many(
         self,
@@ -128,6 +129,7 @@ class CompiledSampler:
         from threadpoolctl import threadpool_limits
 
         settings = {"draws": draws, "tune": tune, "chains": chains, "target_accept": target_accept}
+        settings["cores"] = min(chains, os.cpu_count() or 1)
         # chains run in parallel threads/processes: a multi-threaded BLAS would
         # only oversubscribe the cores (measured: 20x slower matrix-vector products)
         with threadpool_limits(limits=1, user_api="blas"):
@@ -160,11 +162,10 @@ class CompiledSampler:
             compiled = dataclasses.replace(compiled, _shared_data=shared)
         return compiled
 
-    def _run(self, data, *, draws, tune, chains, seed, target_accept, low_rank):
+    def _run(self, data, *, seed, low_rank, **common):
+        """One run through Python; ``common``: the settings nutpie and ``pm.sample`` share."""
         import pymc as pm
 
-        common = {"draws": draws, "tune": tune, "chains": chains, "target_accept": target_accept}
-        common["cores"] = min(chains, os.cpu_count() or 1)
         if self.engine.startswith("nutpie"):
             import nutpie
 
