@@ -46,7 +46,9 @@ def simultaneous_critical_value(
         # eigen-decomposition tolerates singular correlations (e.g. of differences)
         vals, vecs = np.linalg.eigh(corr)
         root = vecs * np.sqrt(np.clip(vals, 0.0, None))
-        z = np.abs(_base_normals(draws, m, seed) @ root.T).max(axis=1)
+        z = root @ _base_normals(draws, m, seed)  # (m, draws): the max runs over rows
+        np.abs(z, out=z)
+        z = z.max(axis=0)
         c = float(np.quantile(z, 1 - alpha))
         level = float(2.0 * stats.norm.sf(c))
     if df is None:
@@ -56,8 +58,10 @@ def simultaneous_critical_value(
 
 @lru_cache(maxsize=16)
 def _base_normals(draws: int, m: int, seed: int) -> np.ndarray:
-    """Seeded standard normal draws, generated once per shape and reused (read-only)."""
-    z = np.random.default_rng(seed).standard_normal((draws, m))
+    """Seeded standard normal draws, shape (m, draws) (the transpose of the seeded
+    (draws, m) draws, stored row-major so that a max over the m rows is one pass of
+    elementwise maxima), generated once per shape and reused (read-only)."""
+    z = np.ascontiguousarray(np.random.default_rng(seed).standard_normal((draws, m)).T)
     z.setflags(write=False)
     return z
 
