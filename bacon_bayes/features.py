@@ -96,8 +96,7 @@ def build_features(
 
     means = pool.judge_matrix("mean").to_numpy(dtype=float)
     missing = np.isnan(means)
-    runs = pool.judge_scores.groupby(["pos", "judge"]).size()
-    multi_run = bool((runs > 1).any())
+    multi_run = pool.max_runs() > 1
     sds = pool.judge_matrix("std").to_numpy(dtype=float) if multi_run and uncertainty else None
     extra = {
         c: pool.judge_scores.groupby(["pos", "judge"], sort=False)[c]

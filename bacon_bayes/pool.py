@@ -121,11 +121,41 @@ class EvalPool:
     def n_labeled(self) -> int:
         return int(self.labeled.sum())
 
+    def _judge_cells(self) -> np.ndarray:
+        """Each score row's cell ``pos * n_judges + judge`` (-1 for a judge not in ``judges``)."""
+        codes, uniques = pd.factorize(self.judge_scores["judge"])
+        col = pd.Index(list(self.judges)).get_indexer(uniques)
+        col = np.where(codes >= 0, col[codes], -1)
+        pos = self.judge_scores["pos"].to_numpy()
+        return np.where(col >= 0, pos * len(self.judges) + col, -1)
+
+    def max_runs(self) -> int:
+        """The most score rows any judge has for one item (runs; 1 for wide input)."""
+        cell = self._judge_cells()
+        return int(np.bincount(cell[cell >= 0]).max(initial=0)) if cell.size else 0
+
     def judge_matrix(self, stat: str = "mean") -> pd.DataFrame:
-        """Items x judges summary over runs (``mean`` or ``std``); NaN where a judge gave none."""
-        grouped = self.judge_scores.groupby(["pos", "judge"], sort=False)["score"]
-        wide = grouped.agg(stat).unstack("judge")
-        return wide.reindex(index=np.arange(self.n_items), columns=list(self.judges))
+        """Items x judges summary over runs (``mean`` or ``std`` with one degree of freedom
+        spent, as pandas'); NaN where a judge gave none (or, for ``std``, fewer than two)."""
+        if stat not in ("mean", "std"):
+            raise ValueError(f"stat={stat!r}; use 'mean' or 'std'")
+        value = self.judge_scores["score"].to_numpy(dtype=float)
+        cell = self._judge_cells()
+        keep = (cell >= 0) & ~np.isnan(value)
+        cell, value = cell[keep], value[keep]
+        size = self.n_items * len(self.judges)
+        count = np.bincount(cell, minlength=size)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = np.bincount(cell, weights=value, minlength=size) / count
+            if stat == "std":
+                dev = value - out[cell]
+                ss = np.bincount(cell, weights=dev * dev, minlength=size)
+                out = np.where(count > 1, np.sqrt(ss / (count - 1)), np.nan)
+        return pd.DataFrame(
+            out.reshape(self.n_items, len(self.judges)),
+            index=pd.Index(np.arange(self.n_items), name="pos"),
+            columns=pd.Index(list(self.judges), name="judge"),
+        )
 
     def judge_average(self) -> np.ndarray:
         """Raw average over judges of each judge's mean score (the naive baseline's input)."""
