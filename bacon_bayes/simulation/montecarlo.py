@@ -430,9 +430,14 @@ def simulate(
     return trials.sort_values(order, kind="stable").reset_index(drop=True)
 
 
+#: the dask setting that has a LocalCluster's nannies set MALLOC_TRIM_THRESHOLD_ in workers
+TRIM_KEY = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
+
+
 def _on_dask(scheduler: str, frame: pd.DataFrame, spec: SimulationSpec, chunks: list):
     """Run the chunks on a dask.distributed cluster; yields (chunk, rows) in chunk order."""
     try:
+        import dask
         from distributed import Client, LocalCluster
     except ImportError as exc:  # pragma: no cover - only without the extra
         raise ValidationError(
@@ -441,10 +446,15 @@ def _on_dask(scheduler: str, frame: pd.DataFrame, spec: SimulationSpec, chunks: 
     cluster = None
     try:
         if scheduler.startswith("local:"):
-            cluster = LocalCluster(
-                n_workers=int(scheduler.split(":", 1)[1]), threads_per_worker=1,
-                host="127.0.0.1", dashboard_address=None,
-            )  # fmt: skip
+            # without the nanny's default MALLOC_TRIM_THRESHOLD_ (which also fixes glibc's
+            # mmap threshold: every large array is then mapped and unmapped anew), as a
+            # LocalCluster's workers spent 40% of their time in the kernel and ran a WMT22
+            # sweep at half the local pool's speed (BENCHMARKS.md)
+            with dask.config.set({TRIM_KEY: None}):
+                cluster = LocalCluster(
+                    n_workers=int(scheduler.split(":", 1)[1]), threads_per_worker=1,
+                    host="127.0.0.1", dashboard_address=None,
+                )  # fmt: skip
             client = Client(cluster)
         else:
             client = Client(scheduler, timeout="10s")
