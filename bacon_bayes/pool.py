@@ -124,8 +124,7 @@ class EvalPool:
     def _judge_cells(self) -> np.ndarray:
         """Each score row's cell ``pos * n_judges + judge`` (-1 for a judge not in ``judges``)."""
         codes, uniques = pd.factorize(self.judge_scores["judge"])
-        col = pd.Index(list(self.judges)).get_indexer(uniques)
-        col = np.where(codes >= 0, col[codes], -1)
+        col = np.append(pd.Index(list(self.judges)).get_indexer(uniques), -1)[codes]
         pos = self.judge_scores["pos"].to_numpy()
         return np.where(col >= 0, pos * len(self.judges) + col, -1)
 

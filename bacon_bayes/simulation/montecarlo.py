@@ -60,6 +60,8 @@ PILOT_SHARE = 0.3
 METHODS = ("classical", "aee", "ppi")
 #: files of another run (``--ablation``) that a Monte Carlo run into the same folder keeps
 KEPT_FILES = ("ablation.csv", "ablation.md", "ablation_settings.json")
+#: the dask setting that has a LocalCluster's nannies set MALLOC_TRIM_THRESHOLD_ in workers
+TRIM_KEY = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
 #: Who wrote each method's estimator (the summary's ``by`` column).
 AUTHORS = {"classical": "bacon_bayes", "aee": "bacon_bayes", "ppi-mean": "ppi_py (PPI++)",
            "ppi-ridge": "ppi_py (PPI++)"}  # fmt: skip
@@ -428,10 +430,6 @@ def simulate(
     trials = trials[lead + sorted(c for c in trials if c not in lead)]
     order = ["budget", "design", "trial", "method"]
     return trials.sort_values(order, kind="stable").reset_index(drop=True)
-
-
-#: the dask setting that has a LocalCluster's nannies set MALLOC_TRIM_THRESHOLD_ in workers
-TRIM_KEY = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
 
 
 def _on_dask(scheduler: str, frame: pd.DataFrame, spec: SimulationSpec, chunks: list):
