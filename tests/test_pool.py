@@ -159,6 +159,36 @@ def test_long_table_pool_and_missing_scores_counted():
     assert any("1 judge score(s) in the long table are NA" in n for n in pool.notes)
 
 
+def test_judge_matrix_summarises_runs_like_pandas():
+    """Mean and sd over uneven runs (one, two or three per cell, a failed call, a judge
+    that skipped an item) equal a pandas group-by of the long table; a cell without a
+    score is NaN, and the sd needs two runs."""
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"id": [f"it{i}" for i in range(40)], "y": rng.normal(size=40)})
+    runs = rng.integers(1, 4, size=(40, 3))
+    long = pd.DataFrame(
+        [
+            {"item": f"it{i}", "judge": j, "run": r, "score": rng.normal(3 * k, 1 + k)}
+            for i in range(40)
+            for k, j in enumerate(("a", "b", "c"))
+            for r in range(runs[i, k])
+        ]
+    )
+    long.loc[5, "score"] = np.nan
+    long = long[~((long.item == "it7") & (long.judge == "b"))]
+    pool = EvalPool.from_frame(df, label="y", judges=long, outcome="continuous", item="id")
+    pos = long["item"].str.removeprefix("it").astype(int)
+    for stat in ("mean", "std"):
+        ref = long.groupby([pos, long["judge"]])["score"].agg(stat).unstack()
+        ref = ref.reindex(index=range(40), columns=["a", "b", "c"]).to_numpy()
+        got = pool.judge_matrix(stat).to_numpy()
+        assert np.array_equal(np.isnan(got), np.isnan(ref)), stat
+        assert np.allclose(got, ref, rtol=1e-12, atol=1e-12, equal_nan=True), stat
+    assert np.isnan(pool.judge_matrix().iloc[7, 1])
+    assert pool.max_runs() == runs.max() == 3
+    assert pool.judge_matrix().columns.tolist() == ["a", "b", "c"]
+
+
 @pytest.mark.parametrize(
     ("mutate", "needles"),
     [
