@@ -13,6 +13,7 @@ import difflib
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, Literal
 
 import numpy as np
@@ -121,16 +122,21 @@ class EvalPool:
     def n_labeled(self) -> int:
         return int(self.labeled.sum())
 
+    @cached_property
     def _judge_cells(self) -> np.ndarray:
-        """Each score row's cell ``pos * n_judges + judge`` (-1 for a judge not in ``judges``)."""
+        """Each score row's cell ``pos * n_judges + judge`` (-1 for a judge not in ``judges``;
+        computed once per pool: the scores do not change, and a pool made by ``replace``
+        computes its own)."""
         codes, uniques = pd.factorize(self.judge_scores["judge"])
         col = np.append(pd.Index(list(self.judges)).get_indexer(uniques), -1)[codes]
         pos = self.judge_scores["pos"].to_numpy()
-        return np.where(col >= 0, pos * len(self.judges) + col, -1)
+        cells = np.where(col >= 0, pos * len(self.judges) + col, -1)
+        cells.setflags(write=False)
+        return cells
 
     def max_runs(self) -> int:
         """The most score rows any judge has for one item (runs; 1 for wide input)."""
-        cell = self._judge_cells()
+        cell = self._judge_cells
         return int(np.bincount(cell[cell >= 0]).max(initial=0)) if cell.size else 0
 
     def judge_matrix(self, stat: str = "mean") -> pd.DataFrame:
@@ -139,7 +145,7 @@ class EvalPool:
         if stat not in ("mean", "std"):
             raise ValueError(f"stat={stat!r}; use 'mean' or 'std'")
         value = self.judge_scores["score"].to_numpy(dtype=float)
-        cell = self._judge_cells()
+        cell = self._judge_cells
         keep = (cell >= 0) & ~np.isnan(value)
         cell, value = cell[keep], value[keep]
         size = self.n_items * len(self.judges)
