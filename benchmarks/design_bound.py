@@ -36,11 +36,10 @@ import pandas as pd
 
 from bacon_bayes import Calibrator, EvalPool
 from bacon_bayes.sampling.adaptive import adaptive_probabilities, cap_probabilities, combine_waves
+from bacon_bayes.simulation.montecarlo import PILOT_SHARE
 from benchmarks import bench_bayes_multinomial as multinomial
 from benchmarks import bench_simulate as simulate
 from benchmarks.adaptive_experiment import find_shared_data
-
-PILOT_SHARE = 0.3
 
 
 def _tables() -> dict[str, tuple[pd.DataFrame, list[str], dict]]:
