@@ -80,9 +80,11 @@ class Calibrator:
         PPI++ weighting of the surrogate (can only lower the variance).
     hajek : bool
         Self-normalised correction (default) or Horvitz-Thompson.
-    target : {"pool", "superpopulation"}
+    target : {"pool", "population"}
         The pool itself (finite-population correction, default) or the
-        population the pool was drawn from.
+        population the pool was drawn from (``"superpopulation"``: the same); with
+        prompts in the pool, its prompts are the sample, and variances are clustered
+        by prompt (:mod:`bacon_bayes.estimate.clustered`).
     winsor : (float, float)
         Quantiles at which judge features are clipped.
     n_components : int, optional
@@ -199,8 +201,8 @@ class Calibrator:
                 f"fit expects an EvalPool (build one with EvalPool.from_frame), got "
                 f"{type(pool).__name__}."
             )
-        if self.target not in ("pool", "superpopulation"):
-            raise ValidationError(f"target {self.target!r} must be 'pool' or 'superpopulation'.")
+        if self.target not in ("pool", "population", "superpopulation"):
+            raise ValidationError(f"target {self.target!r} must be 'pool' or 'population'.")
         self._check_scale(pool)
         self.pool_ = pool
         self.features_ = build_features(
@@ -214,6 +216,7 @@ class Calibrator:
             folds=self.folds,
             seed=self.seed,
             pi=pool.propensity,
+            clusters=pool.prompts,
         )
         scored = bool(pool.judge_matrix().notna().any(axis=1).all())
         names = sur.resolve(self.surrogates, self.model_name_, self.engine_, scored)
@@ -256,8 +259,13 @@ class Calibrator:
             return self.crossfit_.surrogate(domains)
         return sur.matrix(self.crossfit_, self.extras_, self.pool_, domains)
 
-    def _kw(self) -> dict[str, Any]:
-        return {"hajek": self.hajek, "target": self.target}
+    def _kw(self, prompts: bool = True) -> dict[str, Any]:
+        """Settings of the estimators; quantiles take item-level designs only (their
+        target named as the item-level estimators name it)."""
+        if not prompts:
+            target = "superpopulation" if self.target == "population" else self.target
+            return {"hajek": self.hajek, "target": target}
+        return {"hajek": self.hajek, "target": self.target, "prompts": self.pool_.prompts}
 
     # ---------------------------------------------------------------- estimands
     def estimate_mean(self, alpha: float = 0.05, method: Method = "aee") -> Estimate:
@@ -272,14 +280,14 @@ class Calibrator:
             e = est.aee_mean(
                 p.y,
                 self.surrogate_matrix(),
-                pi=p.propensity,
+                pi=p.design,
                 alpha=alpha,
                 power_tuning=self.power_tuning,
                 **self._kw(),
             )
             return self._note_surrogates(e)
         if method == "classical":
-            return est.classical_mean(p.y, pi=p.propensity, alpha=alpha, **self._kw())
+            return est.classical_mean(p.y, pi=p.design, alpha=alpha, **self._kw())
         if method == "naive":
             return est.naive_mean(p.judge_average(), alpha=alpha)
         raise ValidationError(f"method {method!r} must be 'aee', 'classical' or 'naive'.")
@@ -320,12 +328,18 @@ class Calibrator:
                 alpha=alpha,
                 discrete=discrete,
                 power_tuning=self.power_tuning,
-                **self._kw(),
+                **self._kw(prompts=False),
             )
             return self._note_surrogates(e, combined=False)
         if method == "classical":
             return est.classical_quantile(
-                p.y, grid, q, pi=p.propensity, alpha=alpha, discrete=discrete, **self._kw()
+                p.y,
+                grid,
+                q,
+                pi=p.propensity,
+                alpha=alpha,
+                discrete=discrete,
+                **self._kw(prompts=False),
             )
         if method == "naive":
             return est.naive_quantile(p.judge_average(), q, alpha=alpha)
@@ -388,7 +402,7 @@ class Calibrator:
                 p.y,
                 self.surrogate_matrix(self._groups()),
                 self._groups(),
-                pi=p.propensity,
+                pi=p.design,
                 alpha=alpha,
                 simultaneous=how,
                 power_tuning=self.power_tuning,
@@ -400,7 +414,7 @@ class Calibrator:
             return est.classical_group_means(
                 p.y,
                 self._groups(),
-                pi=p.propensity,
+                pi=p.design,
                 alpha=alpha,
                 simultaneous=how,
                 **boot,

@@ -37,12 +37,22 @@ from sklearn.base import clone
 from bacon_bayes.errors import ValidationError
 
 
-def make_folds(labeled: np.ndarray, folds: int, seed: int) -> np.ndarray:
-    """Fold id per item: ``-1`` for unlabeled, ``0..K-1`` for labeled (seeded, balanced)."""
+def make_folds(
+    labeled: np.ndarray, folds: int, seed: int, clusters: np.ndarray | None = None
+) -> np.ndarray:
+    """Fold id per item: ``-1`` for unlabeled, ``0..K-1`` for labeled (seeded, balanced).
+
+    With ``clusters`` (the prompt of every item), every labeled item of a prompt falls in
+    the same fold: no fold model predicts an item from labels of its own prompt. Prompts
+    are dealt to the folds in a seeded order, each to the fold with the fewest labels so
+    far (fold sizes then differ by at most one prompt's labels).
+    """
     labeled = np.asarray(labeled, dtype=bool)
     n = int(labeled.sum())
     if folds < 2:
         raise ValidationError(f"folds={folds}; cross-fitting needs at least 2 folds (default 5).")
+    if clusters is not None:
+        return _cluster_folds(labeled, folds, seed, np.asarray(clusters))
     if n < 2 * folds:
         raise ValidationError(
             f"{n} labeled item(s) are too few for {folds} folds (each fold model needs "
@@ -52,6 +62,36 @@ def make_folds(labeled: np.ndarray, folds: int, seed: int) -> np.ndarray:
     ids = np.full(labeled.size, -1, dtype=int)
     perm = np.random.default_rng(seed).permutation(np.flatnonzero(labeled))
     ids[perm] = np.arange(n) % folds
+    return ids
+
+
+def _cluster_folds(labeled: np.ndarray, folds: int, seed: int, clusters: np.ndarray) -> np.ndarray:
+    names, codes = np.unique(clusters.astype(str), return_inverse=True)
+    lab_codes = codes[labeled]
+    present = np.unique(lab_codes)
+    if present.size < folds:
+        raise ValidationError(
+            f"the labels cover {present.size} prompt(s), fewer than the {folds} cross-fitting "
+            f"folds (folds split by prompt, at least one prompt each): label items of at "
+            f"least {folds} prompts or lower --folds."
+        )
+    sizes = np.bincount(lab_codes, minlength=names.size)
+    order = np.random.default_rng(seed).permutation(present)
+    # largest prompts first (in the seeded order among equals), each to the emptiest fold
+    order = order[np.argsort(-sizes[order], kind="stable")]
+    load = np.zeros(folds)
+    fold_of = np.full(names.size, -1)
+    for c in order:
+        k = int(np.argmin(load))
+        fold_of[c] = k
+        load[k] += sizes[c]
+    if load.min() < 2:
+        raise ValidationError(
+            f"a cross-fitting fold gets {int(load.min())} labeled item(s) when folds split by "
+            f"prompt; label more items or lower --folds (each fold needs at least 2)."
+        )
+    ids = np.full(labeled.size, -1, dtype=int)
+    ids[labeled] = fold_of[lab_codes]
     return ids
 
 
@@ -146,6 +186,7 @@ def cross_fit(
     fold_ids: np.ndarray | None = None,
     pi: np.ndarray | None = None,
     threads: int = 1,
+    clusters: np.ndarray | None = None,
 ) -> CrossFitResult:
     """Cross-fit ``model`` on the labeled items (``~isnan(y)``) and predict every item.
 
@@ -163,6 +204,8 @@ def cross_fit(
     pi : ndarray, optional
         Inclusion probabilities of the labels (default uniform); they set the fold
         shares of the average that predicts unlabeled items.
+    clusters : ndarray, optional
+        The prompt of every item: folds split by prompt (:func:`make_folds`).
     threads : int
         Fold models fitted at once (on threads: for models whose fit releases the GIL,
         e.g. ridge's linear algebra); the models do not depend on it.
@@ -171,7 +214,7 @@ def cross_fit(
     y = np.asarray(y, dtype=float)
     labeled = ~np.isnan(y)
     if fold_ids is None:
-        fold_ids = make_folds(labeled, folds, seed)
+        fold_ids = make_folds(labeled, folds, seed, clusters)
     K = int(fold_ids.max()) + 1
     if hasattr(model, "fit_folds"):
         models = list(model.fit_folds(X, y, fold_ids, K))

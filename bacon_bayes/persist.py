@@ -39,6 +39,7 @@ from bacon_bayes import surrogates as sur
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.features import build_features
+from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.io import read_tree, reading, write_tree
 from bacon_bayes.pool import EvalPool, OutcomeSpec
 
@@ -49,7 +50,7 @@ if TYPE_CHECKING:  # the calibrator calls this module, never the other way round
 
 FORMAT = "bacon_bayes.calibrator/1"
 _FIX = "Pass a file written by Calibrator.save(), or fit the calibrator again and save it."
-_OPTIONAL = ("groups", "text", "propensity")
+_OPTIONAL = ("groups", "text", "propensity", "prompts")
 
 
 def _config(cal: Calibrator) -> dict[str, Any]:
@@ -97,6 +98,9 @@ def _pool_tree(pool: EvalPool) -> dict[str, xr.Dataset]:
             data[name] = (("item",), arr)
     if pool.embedding is not None:
         data["embedding"] = (("item", "embedding_dim"), np.asarray(pool.embedding))
+    if pool.inclusion is not None:  # the label waves of a design that drew prompts
+        data["wave_prompt_pi"] = (("wave", "item"), pool.inclusion.prompt)
+        data["wave_within_pi"] = (("wave", "item"), pool.inclusion.within)
     attrs = {
         "outcome_kind": pool.outcome.kind,
         "outcome_levels": json.dumps(
@@ -151,6 +155,10 @@ def _pool_from_tree(tree: xr.DataTree) -> EvalPool:
         propensity=get["propensity"],
         label_name=str(ds.attrs["label_name"]),
         notes=tuple(json.loads(ds.attrs["notes"])),
+        prompts=get["prompts"],
+        inclusion=Inclusion(ds["wave_prompt_pi"].values, ds["wave_within_pi"].values)
+        if "wave_prompt_pi" in ds
+        else None,
     )
 
 

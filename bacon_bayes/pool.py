@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.inclusion import Inclusion
 
 Kind = Literal["continuous", "ordinal", "nonnegative", "categorical"]
 KINDS: tuple[str, ...] = ("continuous", "ordinal", "nonnegative", "categorical")
@@ -108,6 +109,14 @@ class EvalPool:
     propensity: np.ndarray | None = None
     label_name: str = "label"
     notes: tuple[str, ...] = field(default_factory=tuple)
+    prompts: np.ndarray | None = None
+    inclusion: Inclusion | None = None
+
+    @property
+    def design(self) -> Inclusion | np.ndarray | None:
+        """What the estimators take as ``pi``: the waves (:class:`Inclusion`) when a design
+        drew prompts, else the items' inclusion probabilities (None: uniform)."""
+        return self.inclusion if self.inclusion is not None else self.propensity
 
     # ------------------------------------------------------------------ basics
     @property
@@ -196,6 +205,7 @@ class EvalPool:
             "judges": list(self.judges),
             "missing_judge_scores": {j: int(mat[j].isna().sum()) for j in self.judges},
             "n_groups": None if self.groups is None else int(np.unique(self.groups).size),
+            "n_prompts": None if self.prompts is None else int(np.unique(self.prompts).size),
             "notes": list(self.notes),
         }
 
@@ -214,6 +224,8 @@ class EvalPool:
         embedding: Sequence[str] | str | None = None,
         propensity: str | None = None,
         item: str | None = None,
+        prompt: str | None = None,
+        prompt_propensity: str | None = None,
     ) -> EvalPool:
         """Validate a table and build the pool.
 
@@ -237,6 +249,17 @@ class EvalPool:
             probability of the label sample, and item id (default: the index).
         embedding : list of str or str, optional
             Embedding columns, or a prefix selecting them (e.g. ``"emb_"``).
+        prompt : str, optional
+            Column of the prompt (question, source segment, document) each item answers,
+            when several groups answer the same prompts. Cross-fitting then splits folds
+            by prompt, and designs that draw prompts get variances clustered by prompt.
+            Several items of one group on one prompt (repeated samples) are separate
+            items of that prompt: they are labeled together by a paired design and
+            clustered together in the variance.
+        prompt_propensity : str, optional
+            With ``propensity``: the probability that the design drew the item's prompt
+            (for labels drawn by prompt outside ``bacon sample``; equal to ``propensity``
+            when every item of a drawn prompt was labeled).
         """
         if not isinstance(df, pd.DataFrame):
             raise ValidationError(f"expected a pandas DataFrame, got {type(df).__name__}.")
@@ -330,6 +353,29 @@ class EvalPool:
             _need_column(df, propensity, "propensity")
             pi = _numeric(df[propensity], "propensity", ids)
             _check_propensity(pi, ~np.isnan(y), ids, propensity)
+        prompts = None
+        if prompt is not None:
+            _need_column(df, prompt, "prompt")
+            pr = df[prompt]
+            if pr.isna().any():
+                pos = int(np.argmax(pr.isna().to_numpy()))
+                raise ValidationError(
+                    f"prompt column {prompt!r} is empty at {_row_label(ids, pos)} "
+                    f"({int(pr.isna().sum())} rows); give every item the id of the prompt it "
+                    "answers, or leave out prompt."
+                )
+            prompts = pr.astype(str).to_numpy()
+        inclusion = None
+        if prompt_propensity is not None:
+            if propensity is None or prompts is None:
+                raise ValidationError(
+                    "prompt_propensity needs propensity (the items' probabilities) and "
+                    "prompt (the prompt column) too."
+                )
+            _need_column(df, prompt_propensity, "prompt propensity")
+            b = _numeric(df[prompt_propensity], "prompt propensity", ids)
+            _check_propensity(b, ~np.isnan(y), ids, prompt_propensity)
+            inclusion = Inclusion.from_prompt(np.asarray(pi), b)
         return cls(
             ids=ids,
             y=y,
@@ -342,6 +388,8 @@ class EvalPool:
             propensity=pi,
             label_name=label,
             notes=tuple(notes),
+            prompts=prompts,
+            inclusion=inclusion,
         )
 
 

@@ -14,7 +14,7 @@ from scipy import stats
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.results import Estimate
 
-Target = Literal["pool", "superpopulation"]
+Target = Literal["pool", "population", "superpopulation"]
 
 
 def variance_coefficients(w: np.ndarray, pi: np.ndarray, target: Target) -> np.ndarray:

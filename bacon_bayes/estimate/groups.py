@@ -10,6 +10,12 @@ from typing import Any, Literal
 import numpy as np
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate.clustered import (
+    cluster_target,
+    clustered_group_means,
+    item_design,
+    use_clustered,
+)
 from bacon_bayes.estimate.combine import check_surrogates, combined_core, inflation
 from bacon_bayes.estimate.core import (
     Target,
@@ -17,62 +23,13 @@ from bacon_bayes.estimate.core import (
     _prepare,
     mean_core,
 )
-from bacon_bayes.estimate.critical import bootstrap_t_critical_values, simultaneous_critical_value
+from bacon_bayes.estimate.critical import bootstrap_t_critical_values
 from bacon_bayes.estimate.moderate import moderated_variance, score_bounds
+from bacon_bayes.estimate.tables import group_codes, group_table
 from bacon_bayes.results import EstimateTable
 
 #: Fewest labels per group for bootstrap critical values (below: moderated Student-t).
 MIN_BOOTSTRAP_LABELS = 10
-
-
-def _corr(cov: np.ndarray) -> np.ndarray:
-    sd = np.sqrt(np.clip(np.diag(cov), 1e-300, None))
-    return cov / np.outer(sd, sd)
-
-
-def _table(
-    estimand: str,
-    method: str,
-    names: Sequence[str] | np.ndarray,
-    est: np.ndarray,
-    cov: np.ndarray,
-    n_lab: np.ndarray,
-    n_items: np.ndarray,
-    alpha: float,
-    simultaneous: str,
-    crit: np.ndarray | None = None,
-    df: np.ndarray | None = None,
-    **details: object,
-) -> EstimateTable:
-    se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
-    n_lab = np.asarray(n_lab)
-    if crit is None:
-        if df is None and not np.all(n_lab == 0):
-            df = np.maximum(n_lab - 1, 1)
-        crit = simultaneous_critical_value(_corr(cov), alpha, simultaneous, df)
-    if df is not None:
-        details["df"] = [float(v) for v in df]
-    return EstimateTable(
-        estimand=estimand,
-        method=method,
-        names=tuple(str(n) for n in names),
-        estimate=est,
-        se=se,
-        ci_low=est - crit * se,
-        ci_high=est + crit * se,
-        cov=cov,
-        n_labeled=np.asarray(n_lab, dtype=int),
-        n_items=np.asarray(n_items, dtype=int),
-        alpha=alpha,
-        simultaneous=simultaneous,
-        critical_value=crit,
-        details=dict(details),
-    )
-
-
-def _group_codes(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    names, codes = np.unique(np.asarray(groups).astype(str), return_inverse=True)
-    return names, codes
 
 
 def aee_group_means(
@@ -90,6 +47,7 @@ def aee_group_means(
     interval: Literal["bootstrap", "t"] = "bootstrap",
     n_boot: int = 2000,
     seed: int = 0,
+    prompts: np.ndarray | None = None,
 ) -> EstimateTable:
     """Per-group AEE means with one joint covariance and simultaneous intervals.
 
@@ -104,6 +62,11 @@ def aee_group_means(
     studentised bootstrap within groups (:func:`bootstrap_t_critical_values`);
     it needs at least ``MIN_BOOTSTRAP_LABELS`` labels in every group and falls
     back to ``"t"`` otherwise; ``details["interval"]`` records which one was used.
+
+    With ``prompts`` (the prompt of every item) and a design that draws prompts
+    (``pi`` an :class:`~bacon_bayes.inclusion.Inclusion` with prompt-level waves), or
+    with ``target="population"``, the covariance is clustered by prompt and the
+    intervals are Student-t on the labeled prompts (:mod:`.clustered`).
 
     ``"t"`` is a moderated t (Smyth 2004): a group's variance from a handful of
     labels is unreliable exactly where it matters (labels at a bound of the scale,
@@ -123,7 +86,13 @@ def aee_group_means(
     _check_alpha(alpha)
     if interval not in ("bootstrap", "t"):
         raise ValidationError(f"interval={interval!r} is not known; use 'bootstrap' or 't'.")
-    names, codes = _group_codes(groups)
+    if use_clustered(prompts, pi, target):
+        return clustered_group_means(
+            y, f, groups, prompts, labeled, pi, alpha=alpha, simultaneous=simultaneous,
+            power_tuning=power_tuning, hajek=hajek, target=cluster_target(target),
+        )  # fmt: skip
+    pi, target = item_design(pi, target)
+    names, codes = group_codes(groups)
     idx, y_lab, pi_lab, n_items = _prepare(y, f, labeled, pi, hajek, codes)
     f = np.asarray(f, dtype=float)
     if f.ndim == 2 and f.shape[1] == 1:
@@ -254,7 +223,7 @@ def group_tables_from_sums(
             moderation["prior_labels"] = d0
             if mv is not None:
                 score = (own_var, np.asarray(df - d0), d0, mv)
-        table = _table(
+        table = group_table(
             "mean", "aee", names, est, np.diag(var), n_lab, n_g, alpha, simultaneous, crit, df,
             power_lambda=lam_out, target=target, interval="bootstrap" if boot else "t",
             **moderation,
@@ -336,6 +305,7 @@ def classical_group_means(
     interval: Literal["bootstrap", "t"] = "bootstrap",
     n_boot: int = 2000,
     seed: int = 0,
+    prompts: np.ndarray | None = None,
 ) -> EstimateTable:
     """Per-group means from the human labels alone, with the same joint machinery.
 
@@ -360,6 +330,7 @@ def classical_group_means(
         interval=interval,
         n_boot=n_boot,
         seed=seed,
+        prompts=prompts,
     )
     return replace(table, method="classical")
 
@@ -369,13 +340,13 @@ def naive_group_means(
 ) -> EstimateTable:
     """Per-group means of the raw judge average (no human labels)."""
     a = np.asarray(judge_avg, dtype=float)
-    names, codes = _group_codes(groups)
+    names, codes = group_codes(groups)
     m = names.size
     n_g = np.bincount(codes, minlength=m)
     est = np.bincount(codes, weights=a, minlength=m) / n_g
     dev = a - est[codes]
     var = np.bincount(codes, weights=dev * dev, minlength=m) / np.maximum(n_g - 1, 1) / n_g
-    table = _table("mean", "naive", names, est, np.diag(var), n_g, n_g, alpha, simultaneous)
+    table = group_table("mean", "naive", names, est, np.diag(var), n_g, n_g, alpha, simultaneous)
     return replace(table, n_labeled=np.zeros(m, dtype=int))
 
 
@@ -393,7 +364,7 @@ def compare(table: EstimateTable, *, simultaneous: str | None = None) -> Estimat
     n_it = np.array([table.n_items[a] + table.n_items[b] for a, b in pairs])
     group_df = table.details.get("df")
     df = None if group_df is None else np.array([min(group_df[a], group_df[b]) for a, b in pairs])
-    return _table(
+    return group_table(
         "difference",
         table.method,
         names,

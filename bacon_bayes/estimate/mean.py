@@ -9,6 +9,12 @@ from typing import Any
 import numpy as np
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate.clustered import (
+    cluster_target,
+    clustered_mean,
+    item_design,
+    use_clustered,
+)
 from bacon_bayes.estimate.combine import check_surrogates, combined_core
 from bacon_bayes.estimate.core import (
     Target,
@@ -31,6 +37,7 @@ def aee_mean(
     power_tuning: bool = True,
     hajek: bool = True,
     target: Target = "pool",
+    prompts: np.ndarray | None = None,
 ) -> Estimate:
     """AEE (prediction-powered) estimate of the mean label of the pool.
 
@@ -53,10 +60,21 @@ def aee_mean(
         Weight the surrogate by the variance-minimising lambda (PPI++).
     hajek : bool
         Self-normalised (Hajek) correction; ``False`` gives Horvitz-Thompson.
-    target : {"pool", "superpopulation"}
-        ``"pool"`` (finite-population correction) or an infinite superpopulation.
+    target : {"pool", "population"}
+        ``"pool"`` (finite-population correction) or the population the pool's items
+        (with ``prompts``: its prompts) were drawn from (``"superpopulation"``: the same).
+    prompts : array, shape (N,), optional
+        The prompt of every item. With a design that draws prompts (``pi`` an
+        :class:`~bacon_bayes.inclusion.Inclusion`) or the population target, the variance
+        is clustered by prompt (:mod:`bacon_bayes.estimate.clustered`).
     """
     _check_alpha(alpha)
+    if use_clustered(prompts, pi, target):
+        return clustered_mean(
+            y, f, prompts, labeled, pi, alpha=alpha, power_tuning=power_tuning, hajek=hajek,
+            target=cluster_target(target),
+        )  # fmt: skip
+    pi, target = item_design(pi, target)
     idx, y_lab, pi_lab, n_items = _prepare(y, f, labeled, pi, hajek)
     f = np.asarray(f, dtype=float)
     if f.ndim == 2 and f.shape[1] == 1:
@@ -97,11 +115,16 @@ def classical_mean(
     alpha: float = 0.05,
     hajek: bool = True,
     target: Target = "pool",
+    prompts: np.ndarray | None = None,
 ) -> Estimate:
     """Mean from the human labels alone (weighted by ``1/pi``, with the same variance rules)."""
     zeros = np.zeros(np.shape(y)[0])
-    e = aee_mean(y, zeros, labeled, pi, alpha=alpha, power_tuning=False, hajek=hajek, target=target)
-    return replace(e, method="classical", details={"df": e.details["df"], "target": target})
+    e = aee_mean(
+        y, zeros, labeled, pi, alpha=alpha, power_tuning=False, hajek=hajek, target=target,
+        prompts=prompts,
+    )  # fmt: skip
+    details = {k: v for k, v in e.details.items() if k != "power_lambda"}
+    return replace(e, method="classical", details=details)
 
 
 def naive_mean(judge_avg: np.ndarray, *, alpha: float = 0.05) -> Estimate:

@@ -53,6 +53,10 @@ class Design:
         Seed of the random draw.
     params : dict
         Design settings worth recording (budget, allocation, share, ...).
+    pi_prompt : ndarray of float, shape (N,), optional
+        For designs that draw prompts (:mod:`bacon_bayes.sampling.paired`): the
+        probability that this wave draws the item's prompt; ``pi / pi_prompt`` is then
+        the item's probability given a drawn prompt. None: items are drawn on their own.
     """
 
     selected: np.ndarray
@@ -60,6 +64,7 @@ class Design:
     name: str
     seed: int | None
     params: dict[str, Any] = field(default_factory=dict)
+    pi_prompt: np.ndarray | None = None
 
     @property
     def indices(self) -> np.ndarray:

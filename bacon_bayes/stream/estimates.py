@@ -20,8 +20,9 @@ from bacon_bayes.calibrator import MIN_GROUP_LABELS, Calibrator
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.combine import combined_core, min_labels
 from bacon_bayes.estimate.core import _estimate, mean_core, satterthwaite_df
-from bacon_bayes.estimate.groups import _table, group_tables_from_sums
+from bacon_bayes.estimate.groups import group_tables_from_sums
 from bacon_bayes.estimate.quantile import _quantile_from_cdf
+from bacon_bayes.estimate.tables import group_table
 from bacon_bayes.results import Estimate, EstimateTable
 from bacon_bayes.stream.fit import StreamFit, Sums
 from bacon_bayes.stream.scan import LabeledRows, Scan
@@ -234,7 +235,7 @@ def group_estimates(
     if fit.extras:
         aee = _noted(aee, fit)
     var = table["avg_m2"].to_numpy() / np.maximum(n_g - 1, 1) / n_g
-    naive = _table(
+    naive = group_table(
         "mean", "naive", names, table["avg_mean"].to_numpy(), np.diag(var), n_g, n_g, alpha,
         simultaneous,
     )  # fmt: skip
