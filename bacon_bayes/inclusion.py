@@ -66,16 +66,18 @@ class Inclusion:
         if b.shape != pi.shape:
             raise ValidationError("give one prompt probability per item.")
         both = np.isfinite(pi) & np.isfinite(b)
-        bad = both & ((b <= 0) | (pi > b * (1 + 1e-9)))
+        bad = both & (pi > b * (1 + 1e-9))
         if bad.any():
             k = int(np.argmax(bad))
             raise ValidationError(
                 f"item at position {k} has inclusion probability {pi[k]!r} but its prompt "
-                f"{b[k]!r}; an item cannot be drawn more often than its prompt, and a drawn "
-                "prompt needs a probability in (0, 1]."
+                f"{b[k]!r}; an item cannot be drawn more often than its prompt."
             )
+        # a prompt the wave never draws (b = 0): its items' within-prompt probability is moot
         with np.errstate(divide="ignore", invalid="ignore"):
-            a = np.where(both, np.minimum(pi / np.where(b > 0, b, 1.0), 1.0), np.nan)
+            a = np.where(
+                both, np.where(b > 0, np.minimum(pi / np.where(b > 0, b, 1.0), 1.0), 1.0), np.nan
+            )
         return cls(np.where(np.isfinite(b), b, np.nan)[None, :], a[None, :])
 
     @staticmethod

@@ -58,11 +58,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--levels", help="levels of an ordinal/categorical label, e.g. 1,2,3,4,5")
     p.add_argument("--group", help="group column (per-group estimates and rankings)")
+    p.add_argument(
+        "--prompt",
+        help="prompt column (the prompt, question or source segment items share): folds split "
+        "by prompt; needed by the paired designs",
+    )
     p.add_argument("--item", help="item id column")
     p.add_argument("--embedding", help="prefix of embedding columns (features of the model)")
     p.add_argument("--budgets", help="label shares (0.05,0.1,0.2)")
     p.add_argument("--trials", type=int, help="label draws per budget (200)")
-    p.add_argument("--designs", help="uniform,stratified,adaptive (uniform)")
+    p.add_argument(
+        "--designs",
+        help="uniform,stratified,adaptive,paired,paired-subset,paired-adaptive (uniform); the "
+        "paired designs draw prompts and label every group's item of a drawn prompt",
+    )
     p.add_argument("--methods", help="classical,aee,ppi (classical,aee)")
     p.add_argument(
         "--engine",
@@ -102,7 +111,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 #: (pilot_share None: montecarlo.PILOT_SHARE, read where the simulation is imported)
 MONTE_CARLO = {"budgets": "0.05,0.1,0.2", "trials": 200, "designs": "uniform",
                "methods": "classical,aee", "pilot_share": None, "alpha": 0.05, "workers": 1,
-               "scheduler": None, "group": None, "surrogates": None}  # fmt: skip
+               "scheduler": None, "group": None, "surrogates": None, "prompt": None}  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -167,6 +176,7 @@ def run_monte_carlo(args: argparse.Namespace) -> int:
     spec = SimulationSpec(
         **_table_args(args),
         group=args.group,
+        prompt=args.prompt,
         budgets=_floats(args.budgets, "budgets"),
         trials=args.trials,
         designs=_list(args.designs),
@@ -188,5 +198,10 @@ def run_monte_carlo(args: argparse.Namespace) -> int:
     cols = ["design", "method", "budget", "trials", "bias", "rmse", "width", "coverage"]
     cols += ["band_low", "band_high", "label_multiplier"]
     print(summary[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    if "diff_rmse_median" in summary:
+        cols = ["design", "method", "budget", "diff_rmse_median", "diff_coverage"]
+        cols += ["diff_simultaneous_coverage", "kendall", "rank_width"]
+        print("\npairwise differences of group means (RMSE: median over pairs):")
+        print(summary[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     print(f"\nwritten to {out}/ (trials.parquet, summary.csv, rmse_width.png, coverage.png)")
     return 0

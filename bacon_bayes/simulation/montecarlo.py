@@ -22,7 +22,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.crossfit import make_folds
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.features import build_features
+from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.outcome import registry
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.sampling.adaptive import (
@@ -45,12 +46,18 @@ from bacon_bayes.sampling.adaptive import (
     sd_wave_choice,
 )
 from bacon_bayes.sampling.designs import stratified, uniform
+from bacon_bayes.simulation.paired_draws import (
+    PAIRED_DESIGNS,
+    difference_columns,
+    difference_summary,
+    draw_paired,
+)
 
 __all__ = [
     "DESIGNS", "METHODS", "SimulationSpec", "check_table", "simulate", "summarise", "trial_seed",
 ]  # fmt: skip
 
-DESIGNS = ("uniform", "stratified", "adaptive")
+DESIGNS = ("uniform", "stratified", "adaptive", *PAIRED_DESIGNS)
 #: Adaptive design: default share of the budget spent on the uniform pilot. With waves
 #: that top up, a smaller pilot leaves more of the budget to follow the predicted sd:
 #: TriviaQA at 10% (200 trials) 0.875x the uniform AEE's RMSE with 0.3; SummEval (4
@@ -78,6 +85,12 @@ class SimulationSpec:
     group: str | None = None
     item: str | None = None
     embedding: str | None = None
+    #: the prompt column: folds split by prompt, the paired designs draw prompts
+    prompt: str | None = None
+    #: the calibrator's target; the truth is always the table's own means, so
+    #: ``population`` is for studies that draw the table from a larger one
+    #: (``benchmarks/population_target.py``)
+    target: str = "pool"
     budgets: tuple[float, ...] = (0.05, 0.1, 0.2)
     trials: int = 200
     designs: tuple[str, ...] = ("uniform",)
@@ -92,12 +105,15 @@ class SimulationSpec:
 
     def check(self, frame: pd.DataFrame) -> None:
         """Refuse what cannot run, before any trial (column, row and fix named)."""
-        check_table(frame, self.label, (*self.judges, self.group, self.item), self.embedding)
+        check_table(
+            frame, self.label, (*self.judges, self.group, self.item, self.prompt), self.embedding
+        )
         for d in self.designs:
             if d not in DESIGNS:
                 raise ValidationError(f"design {d!r} is not known here; use {', '.join(DESIGNS)}.")
         if "stratified" in self.designs and self.group is None:
             raise ValidationError("the stratified design needs --group (the strata).")
+        self._check_prompts(frame)
         for m in self.methods:
             if m not in METHODS:
                 raise ValidationError(f"method {m!r} is not known; use {', '.join(METHODS)}.")
@@ -116,6 +132,35 @@ class SimulationSpec:
                 raise ValidationError(
                     f"budget {b!r} gives {round(b * n)} labels of {n} rows, fewer than two per "
                     f"cross-fitting fold ({self.folds} folds); raise the budget."
+                )
+
+    def _check_prompts(self, frame: pd.DataFrame) -> None:
+        """Paired designs need a prompt column without gaps, and budgets of at least one
+        prompt per fold."""
+        if self.target not in ("pool", "population"):
+            raise ValidationError(f"target {self.target!r} must be 'pool' or 'population'.")
+        paired_designs = [d for d in self.designs if d in PAIRED_DESIGNS]
+        if paired_designs and self.prompt is None:
+            raise ValidationError(
+                f"the {paired_designs[0]} design draws prompts: pass --prompt COL (the prompt, "
+                "question or source segment each item answers)."
+            )
+        if self.prompt is None:
+            return
+        missing = frame[self.prompt].isna().to_numpy()
+        if missing.any():
+            raise ValidationError(
+                f"prompt column {self.prompt!r} is empty in row {int(np.argmax(missing))} "
+                f"({int(missing.sum())} rows); give every item the prompt it answers."
+            )
+        sizes = frame.groupby(frame[self.prompt].astype(str)).size()
+        for b in self.budgets:
+            prompts = round(b * len(frame) / float(sizes.mean()))
+            if prompts < self.folds:
+                raise ValidationError(
+                    f"budget {b!r} labels about {prompts} prompt(s) of {len(sizes)} under a "
+                    f"paired design, fewer than one per cross-fitting fold ({self.folds}); "
+                    "raise the budget or lower --folds."
                 )
 
     def _check_surrogates(self) -> None:
@@ -137,7 +182,9 @@ class SimulationSpec:
     def calibrator(self, seed: int) -> Calibrator:
         """The unfitted calibrator of the AEE and classical rows of one trial."""
         extras = None if self.surrogates is None else list(self.surrogates)
-        return Calibrator(engine=self.engine, seed=seed, folds=self.folds, surrogates=extras)
+        return Calibrator(
+            engine=self.engine, seed=seed, folds=self.folds, surrogates=extras, target=self.target
+        )
 
 
 def check_table(
@@ -170,10 +217,14 @@ def trial_seed(seed: int, budget: float, trial: int) -> np.random.SeedSequence:
 
 def _draw(
     frame: pd.DataFrame, spec: SimulationSpec, design: str, n: int, groups: Any, seed: int
-) -> tuple[np.ndarray, np.ndarray | None, dict[str, Any]]:
-    """The labeled items, their inclusion probabilities (None: uniform) and what the
-    design chose."""
+) -> tuple[np.ndarray, np.ndarray | Inclusion | None, dict[str, Any]]:
+    """The labeled items, their inclusion probabilities (None: uniform; an
+    :class:`Inclusion` for a design that draws prompts) and what the design chose."""
     size = len(groups)
+    if design in PAIRED_DESIGNS:
+        return draw_paired(
+            frame, spec, design, n, seed, lambda lab, inc: _pool(frame, spec, lab, inc)
+        )
     if design == "uniform":
         return uniform(size, n, seed=seed).selected, None, {}
     if design == "stratified":
@@ -233,14 +284,18 @@ def _adaptive(
 
 
 def _pool(
-    frame: pd.DataFrame, spec: SimulationSpec, labeled: np.ndarray, pi: np.ndarray | None
+    frame: pd.DataFrame,
+    spec: SimulationSpec,
+    labeled: np.ndarray,
+    pi: np.ndarray | Inclusion | None,
 ) -> EvalPool:
     data = frame.copy()
     data[spec.label] = np.where(labeled, frame[spec.label].to_numpy(float), np.nan)
     if pi is not None:
-        data["_inclusion_probability"] = pi
+        data["_inclusion_probability"] = pi.pi if isinstance(pi, Inclusion) else pi
     propensity = None if pi is None else "_inclusion_probability"
-    return spec_pool(data, spec, group=spec.group, propensity=propensity)
+    pool = spec_pool(data, spec, group=spec.group, propensity=propensity, prompt=spec.prompt)
+    return replace(pool, inclusion=pi) if isinstance(pi, Inclusion) else pool
 
 
 def spec_pool(data: pd.DataFrame, spec: Any, **extra: Any) -> EvalPool:
@@ -258,7 +313,7 @@ def spec_pool(data: pd.DataFrame, spec: Any, **extra: Any) -> EvalPool:
     )
 
 
-def _ppi_rows(frame, spec, labeled, seed) -> list[dict[str, Any]]:
+def _ppi_rows(frame, spec, labeled, seed, pi=None) -> list[dict[str, Any]]:
     """ppi_py's PPI++ mean on the same labeled items: judge mean and cross-fitted ridge."""
     try:
         from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
@@ -273,7 +328,8 @@ def _ppi_rows(frame, spec, labeled, seed) -> list[dict[str, Any]]:
     y = frame[spec.label].to_numpy(float)
     lab = np.flatnonzero(labeled)
     preds = {"ppi-mean": X.mean(axis=1)}
-    fold_ids = make_folds(labeled, spec.folds, seed)
+    clusters = None if spec.prompt is None else frame[spec.prompt].astype(str).to_numpy()
+    fold_ids = make_folds(labeled, spec.folds, seed, clusters)
     ridge = np.zeros(len(y))
     for k in range(spec.folds):
         train, test = (fold_ids >= 0) & (fold_ids != k), fold_ids == k
@@ -322,11 +378,12 @@ def run_trial(frame: pd.DataFrame, spec: SimulationSpec, task: tuple) -> list[di
             if spec.group:
                 try:
                     row.update(_group_columns(cal, spec, method))
+                    row.update(difference_columns(cal, spec, method))
                 except ValidationError:  # a group without 2 labels in this draw: no group
                     pass  # estimates (NaN); the summary counts the trials that had them
             rows.append(row)
     if "ppi" in spec.methods and design == "uniform":
-        rows.extend(_ppi_rows(frame, spec, labeled, fold_seed % 2**31))
+        rows.extend(_ppi_rows(frame, spec, labeled, fold_seed % 2**31, pi))
     for row in rows:
         row.update(chosen)
         row.update(
@@ -514,6 +571,7 @@ def summarise(trials: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
             row["max_rhat"] = t["max_rhat"].max()
         if groups and f"group:{groups[0]}:estimate" in t:
             row.update(_group_summary(t, groups))
+            row.update(difference_summary(t, groups))
         rows.append(row)
     summary = pd.DataFrame(rows)
     base = summary[(summary["design"] == "uniform") & (summary["method"] == "classical")]

@@ -1,0 +1,217 @@
+"""Prompts in the pool: pair probabilities of the designs that draw prompts, folds split by
+prompt, and coverage of the clustered intervals both ways (pool and population targets)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes.crossfit import make_folds
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate import aee_group_means, aee_mean, compare
+from bacon_bayes.inclusion import Inclusion
+from bacon_bayes.pool import EvalPool
+from bacon_bayes.sampling.designs import bernoulli, uniform
+from bacon_bayes.sampling.paired import (
+    design_inclusion,
+    paired,
+    paired_adaptive,
+    paired_subset,
+    prompt_sd,
+)
+from bacon_bayes.simulation.montecarlo import coverage_band
+
+P, G = 300, 6
+DRAWS = 400
+
+
+def _world(n_prompts: int = P, seed: int = 1) -> dict[str, np.ndarray]:
+    """Six systems on the same prompts; a prompt effect (ICC about 0.4) the surrogate
+    does not see, and a judge signal it does."""
+    rng = np.random.default_rng(seed)
+    prompt = np.repeat(np.arange(n_prompts), G)
+    system = np.tile(np.arange(G), n_prompts)
+    x = rng.normal(size=prompt.size)
+    y = 0.1 * system + rng.normal(0, 1, n_prompts)[prompt] + x + 0.8 * rng.normal(size=x.size)
+    f = x + 0.3 * rng.normal(size=x.size)
+    return {"prompt": prompt, "group": system.astype(str), "y": y, "f": f}
+
+
+def _truths(w: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    g = np.array([w["y"][w["group"] == str(k)].mean() for k in range(G)])
+    d = np.array([g[a] - g[b] for a in range(G) for b in range(a + 1, G)])
+    return g, d
+
+
+def _coverages(w, draw, truth_g, truth_d, truth_m, target="pool", item_level=False):
+    """Pointwise coverage of the differences, simultaneous coverage of the differences,
+    coverage of the mean, over DRAWS label draws."""
+    diff, simult, mean = [], [], []
+    for t in range(DRAWS):
+        selected, inc = draw(t)
+        y = np.where(selected, w["y"], np.nan)
+        pi = inc.pi if item_level else inc
+        table = aee_group_means(y, w["f"], w["group"], pi=pi, prompts=w["prompt"], target=target)
+        point = compare(table, simultaneous="none")
+        diff.append((point.ci_low <= truth_d) & (truth_d <= point.ci_high))
+        sim = compare(table)
+        simult.append(np.all((sim.ci_low <= truth_d) & (truth_d <= sim.ci_high)))
+        m = aee_mean(y, w["f"], pi=pi, prompts=w["prompt"], target=target)
+        mean.append(m.ci_low <= truth_m <= m.ci_high)
+    return float(np.mean(diff)), float(np.mean(simult)), float(np.mean(mean))
+
+
+def _paired_draw(w: dict[str, np.ndarray]):
+    def draw(t: int):
+        d = paired(w["prompt"], 30, seed=t)
+        return d.selected, design_inclusion([d])
+
+    return draw
+
+
+def _in_band(value: float, trials: int) -> bool:
+    lo, hi = coverage_band(trials, 0.95, conf=0.99)
+    return lo <= value <= hi
+
+
+@pytest.fixture(scope="module")
+def world() -> dict[str, np.ndarray]:
+    return _world()
+
+
+def test_inclusion_pairs_match_a_monte_carlo_of_the_waves() -> None:
+    """Union and pair probabilities of a Bernoulli wave of items, then a paired-subset wave,
+    then a paired wave (each wave's probabilities fixed in advance, as the formulas of
+    bacon_bayes.inclusion assume), against 40,000 simulated draws."""
+    prompts = np.repeat(np.arange(30), 4)
+    n = prompts.size
+    hits = np.zeros(n)
+    pair_hits = np.zeros(2)
+    reps = 40_000
+    rng = np.random.default_rng(5)
+    for _ in range(reps):
+        s = int(rng.integers(1 << 31))
+        w1 = bernoulli(n, 0.1, seed=s)
+        w2 = paired_subset(prompts, 20.0, 2, seed=s + 1)
+        w3 = paired(prompts, 3, seed=s + 2)
+        lab = w1.selected | w2.selected | w3.selected
+        hits += lab
+        pair_hits += [lab[0] & lab[1], lab[0] & lab[4]]
+    inc = design_inclusion([w1, w2, w3])
+    assert np.allclose(inc.pi, hits / reps, atol=0.01)
+    same, other = inc.joint(np.array([0]), np.array([1]))[0], inc.pi[0] * inc.pi[4]
+    assert pair_hits[0] / reps == pytest.approx(same, abs=0.01)
+    assert pair_hits[1] / reps == pytest.approx(other, abs=0.01)
+    assert same > inc.pi[0] * inc.pi[1] + 0.02  # pairing: items of a prompt come together
+
+
+def test_paired_design_intervals_cover_in_band(world) -> None:
+    truth_g, truth_d = _truths(world)
+    draw = _paired_draw(world)
+    diff, simult, mean = _coverages(world, draw, truth_g, truth_d, world["y"].mean())
+    assert _in_band(diff, DRAWS * 15) or abs(diff - 0.95) < 0.01, diff
+    assert _in_band(simult, DRAWS), simult
+    assert _in_band(mean, DRAWS), mean
+
+
+def test_ignoring_the_pairing_gives_wrong_intervals(world) -> None:
+    """The same paired draws with item-level probabilities (the pairing ignored): the
+    differences' intervals are too wide and the mean's too narrow; the coverage check
+    above would fail both ways."""
+    truth_g, truth_d = _truths(world)
+    draw = _paired_draw(world)
+    diff, _, mean = _coverages(
+        world, draw, truth_g, truth_d, world["y"].mean(), item_level=True
+    )
+    lo, hi = coverage_band(DRAWS, 0.95, conf=0.99)
+    assert diff > hi and mean < lo, (diff, mean)
+
+
+def test_mixed_waves_and_adaptive_prompts_cover_in_band(world) -> None:
+    """A uniform pilot then a paired wave; and a paired pilot then prompts drawn by the
+    predicted sd (a fixed, informative sd: the surrogate's error grows with |x|)."""
+    truth_g, truth_d = _truths(world)
+    n = world["y"].size
+
+    def mixed(t: int):
+        w1 = uniform(n, 60, seed=t)
+        w2 = paired(world["prompt"], 20, eligible=~w1.selected, seed=t + 10**6)
+        return w1.selected | w2.selected, design_inclusion([w1, w2])
+
+    sd = prompt_sd(world["prompt"], 0.5 + np.abs(world["f"]))
+
+    def adaptive(t: int):
+        w1 = paired(world["prompt"], 10, seed=t)
+        w2 = paired_adaptive(
+            world["prompt"], sd, 20, prior=w1.pi_prompt, eligible=~w1.selected, seed=t + 1
+        )
+        return w1.selected | w2.selected, design_inclusion([w1, w2])
+
+    for draw in (mixed, adaptive):
+        diff, simult, mean = _coverages(world, draw, truth_g, truth_d, world["y"].mean())
+        assert abs(diff - 0.95) < 0.015, (draw.__name__, diff)
+        assert _in_band(simult, DRAWS), (draw.__name__, simult)
+        assert _in_band(mean, DRAWS), (draw.__name__, mean)
+
+
+def test_population_target_covers_the_population_means() -> None:
+    """Pools of 150 prompts drawn from 3,000; truth: the population's group means."""
+    population = _world(3000, seed=2)
+    truth_g, truth_d = _truths(population)
+    truth_m = population["y"].mean()
+    rng = np.random.default_rng(3)
+    diff, simult, mean = [], [], []
+    for t in range(DRAWS):
+        keep = np.isin(population["prompt"], rng.choice(3000, 150, replace=False))
+        w = {k: v[keep] for k, v in population.items()}
+        d = paired(w["prompt"], 25, seed=t)
+        y = np.where(d.selected, w["y"], np.nan)
+        inc = design_inclusion([d])
+        kw = {"pi": inc, "prompts": w["prompt"], "target": "population"}
+        table = aee_group_means(y, w["f"], w["group"], **kw)
+        point = compare(table, simultaneous="none")
+        diff.append((point.ci_low <= truth_d) & (truth_d <= point.ci_high))
+        sim = compare(table)
+        simult.append(np.all((sim.ci_low <= truth_d) & (truth_d <= sim.ci_high)))
+        m = aee_mean(y, w["f"], **kw)
+        mean.append(m.ci_low <= truth_m <= m.ci_high)
+        assert table.details["target"] == "population"
+    assert abs(np.mean(diff) - 0.95) < 0.015, np.mean(diff)
+    assert _in_band(float(np.mean(simult)), DRAWS), np.mean(simult)
+    assert _in_band(float(np.mean(mean)), DRAWS), np.mean(mean)
+
+
+def test_folds_split_by_prompt() -> None:
+    prompts = np.repeat(np.arange(40), 5)
+    labeled = np.zeros(200, dtype=bool)
+    labeled[::2] = True
+    folds = make_folds(labeled, 5, 0, prompts)
+    for p in range(40):
+        assert np.unique(folds[(prompts == p) & labeled]).size <= 1
+    assert (folds[~labeled] == -1).all()
+    assert np.ptp(np.bincount(folds[labeled])) <= 3
+    with pytest.raises(ValidationError, match="fewer than the 5 cross-fitting folds"):
+        make_folds(np.isin(prompts, [0, 1, 2]), 5, 0, prompts)
+
+
+def test_pool_prompt_column_errors() -> None:
+    df = pd.DataFrame({"y": [1.0, np.nan, 2.0], "j": [1.0, 2.0, 3.0], "q": ["a", None, "b"]})
+    with pytest.raises(ValidationError, match=r"prompt column 'q' is empty at row 1"):
+        EvalPool.from_frame(df, label="y", judges=["j"], outcome="continuous", prompt="q")
+    with pytest.raises(ValidationError, match="prompt column 'qq' is not in the table"):
+        EvalPool.from_frame(df, label="y", judges=["j"], outcome="continuous", prompt="qq")
+    df["q"] = ["a", "a", "b"]
+    df["pi"], df["b"] = [0.5, 0.5, 0.5], [0.25, 0.5, 0.5]
+    with pytest.raises(ValidationError, match="more often than its prompt"):
+        EvalPool.from_frame(
+            df, label="y", judges=["j"], outcome="continuous", prompt="q",
+            propensity="pi", prompt_propensity="b",
+        )  # fmt: skip
+    df["b"] = 0.5
+    pool = EvalPool.from_frame(
+        df, label="y", judges=["j"], outcome="continuous", prompt="q",
+        propensity="pi", prompt_propensity="b",
+    )  # fmt: skip
+    assert isinstance(pool.design, Inclusion) and pool.design.clustered
+    assert pool.report()["n_prompts"] == 2
