@@ -90,6 +90,7 @@ def aee_group_means(
         return clustered_group_means(
             y, f, groups, prompts, labeled, pi, alpha=alpha, simultaneous=simultaneous,
             power_tuning=power_tuning, hajek=hajek, target=cluster_target(target),
+            bootstrap=interval == "bootstrap", n_boot=n_boot, seed=seed,
         )  # fmt: skip
     pi, target = item_design(pi, target)
     names, codes = group_codes(groups)
@@ -364,6 +365,11 @@ def compare(table: EstimateTable, *, simultaneous: str | None = None) -> Estimat
     n_it = np.array([table.n_items[a] + table.n_items[b] for a, b in pairs])
     group_df = table.details.get("df")
     df = None if group_df is None else np.array([min(group_df[a], group_df[b]) for a, b in pairs])
+    how = simultaneous or table.simultaneous
+    # the clustered estimators' bootstrap over prompts gives the pairs' own critical values
+    pair_crit = table.details.get("pair_critical", {}).get(how)
+    crit = None if pair_crit is None else np.asarray(pair_crit, dtype=float)
+    extra = {k: table.details[k] for k in ("target", "interval") if k in table.details}
     return group_table(
         "difference",
         table.method,
@@ -373,9 +379,11 @@ def compare(table: EstimateTable, *, simultaneous: str | None = None) -> Estimat
         n_lab,
         n_it,
         table.alpha,
-        simultaneous or table.simultaneous,
+        how,
+        crit,
         df=df,
         pairs=[[table.names[a], table.names[b]] for a, b in pairs],
+        **extra,
     )
 
 
