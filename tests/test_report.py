@@ -95,7 +95,8 @@ def test_cli_report_from_a_table_and_from_a_saved_calibrator(tmp_path, capsys):
     )
     saved = cal.save(tmp_path / "cal.nc")
     assert main(["report", str(saved), "--out", str(tmp_path / "b.html")]) == 0
-    assert (tmp_path / "b.html").read_text().count("<section") == 6
+    # the pool has groups: a Comparisons section beside the six others
+    assert (tmp_path / "b.html").read_text().count("<section") == 7
     assert main(["report", str(saved), "--out", str(tmp_path / "b.txt")]) == 2
     assert main(["report", str(saved), "--out", str(tmp_path / "c.html"),
                  "--simulate", str(tmp_path)]) == 2  # fmt: skip

@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from bacon_bayes.calibrator import Calibrator
@@ -13,6 +14,7 @@ from bacon_bayes.cli.stream import add_stream_arguments, run_stream, wants_strea
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import read_table
 from bacon_bayes.pool import KINDS, EvalPool
+from bacon_bayes.report.comparisons import comparisons, target_description
 from bacon_bayes.report.text import estimate_output
 from bacon_bayes.stream.source import expand_columns
 from bacon_bayes.study import load_study
@@ -68,6 +70,14 @@ def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
     p.add_argument("--folds", type=int, default=5, help="cross-fitting folds (5)")
     p.add_argument("--seed", type=int, default=0, help="seed of the fold split (0)")
+    p.add_argument(
+        "--target",
+        choices=("pool", "population"),
+        default="pool",
+        help="what the intervals are for: pool (the finite pool of these items, "
+        "design-based; default) or population (the prompts, or items, are a sample of a "
+        "larger population; with --prompt the variance is clustered by prompt)",
+    )
 
 
 def add_pool_arguments(p: argparse.ArgumentParser) -> None:
@@ -88,6 +98,17 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--group", help="group column (e.g. system)")
     p.add_argument("--item", help="item id column (default: row number)")
     p.add_argument("--propensity", help="inclusion-probability column of the label sample")
+    p.add_argument(
+        "--prompt",
+        help="prompt column (question, source segment, document) the groups answer in "
+        "common: folds split by prompt, and intervals of designs that drew prompts (or of "
+        "--target population) are clustered by prompt",
+    )
+    p.add_argument(
+        "--prompt-propensity",
+        help="with --propensity and --prompt: column of the probability that the label "
+        "sample drew the item's prompt (labels drawn by prompt outside `bacon sample`)",
+    )
     p.add_argument("--embedding", help="prefix of embedding columns")
     p.add_argument("--text", help="item text column")
     p.add_argument(
@@ -149,15 +170,21 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     waves recorded; those are always used.
     """
     if (Path(args.file) / CONFIG_FILE).is_file():
-        if args.propensity:
-            raise ValidationError(
-                "--propensity cannot be given for a study: the inclusion probabilities "
-                "recorded by its sampling waves are used. Drop --propensity."
-            )
+        for flag in ("propensity", "prompt_propensity"):
+            if getattr(args, flag, None):
+                name = "--" + flag.replace("_", "-")
+                raise ValidationError(
+                    f"{name} cannot be given for a study: the inclusion probabilities "
+                    f"recorded by its sampling waves are used. Drop {name}."
+                )
         data = load_study(args.file, allow_pending=args.allow_pending)
         judges = expand_judges(args.judge, data.frame.columns) if args.judge else None
         return data.to_pool(
-            judges=judges, group=args.group, embedding=args.embedding, text=args.text
+            judges=judges,
+            group=args.group,
+            embedding=args.embedding,
+            text=args.text,
+            prompt=args.prompt,
         )
     if not args.label:
         raise ValidationError("--label is required for a table; name the column of labels.")
@@ -182,7 +209,18 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
         propensity=args.propensity,
         embedding=args.embedding,
         text=args.text,
+        prompt=args.prompt,
+        prompt_propensity=args.prompt_propensity,
     )
+
+
+def group_name(args: argparse.Namespace) -> str | None:
+    """``--group``, else the group column recorded in a study folder's settings."""
+    if args.group or not (Path(args.file) / CONFIG_FILE).is_file():
+        return args.group
+    from bacon_bayes.study.folder import StudyConfig
+
+    return StudyConfig.read(Path(args.file)).group
 
 
 def calibrator_from_args(args: argparse.Namespace) -> Calibrator:
@@ -200,31 +238,53 @@ def calibrator_from_args(args: argparse.Namespace) -> Calibrator:
         preset=preset,
         scale=scale_from_args(args),
         surrogates=parse_surrogates(args.surrogates),
+        target=getattr(args, "target", "pool"),
     )
+
+
+def target_line(cal: Calibrator) -> str:
+    """``target: pool (the N items of this pool)`` and the like."""
+    target, note = target_description(cal)
+    return f"target: {target} ({note})"
 
 
 def run(args: argparse.Namespace) -> int:
     cal = calibrator_from_args(args)
     if wants_stream(args):
+        if cal.target == "population":  # the streamed estimators' name of it
+            cal.target = "superpopulation"
         return run_stream(args, cal, parse_levels(args.levels))
     pool = pool_from_args(args)
     cal.fit(pool)
+    group = group_name(args) if pool.groups is not None else None
+    compared = None
+    if pool.groups is not None and np.unique(pool.groups).size > 1:
+        compared = comparisons(cal, args.alpha, group or "group")
     if args.json:
-        print(json.dumps(cal.summary(args.alpha, tuple(args.quantile)), indent=2))
+        out = cal.summary(args.alpha, tuple(args.quantile))
+        target, note = target_description(cal)
+        out["target"] = {"target": target, "note": note}
+        out["n_prompts"] = None if pool.prompts is None else int(np.unique(pool.prompts).size)
+        if compared is not None:
+            out["comparisons"] = compared.to_dict()
+        print(json.dumps(out, indent=2))
         return 0
     means = [cal.estimate_mean(args.alpha, m) for m in METHODS]
     quants = {q: [cal.estimate_quantile(q, args.alpha, m) for m in METHODS] for q in args.quantile}
-    groups = [cal.estimate_groups(args.alpha, True, m) for m in METHODS] if args.group else None
+    groups = [cal.estimate_groups(args.alpha, True, m) for m in METHODS] if group else None
+    prompts = "" if pool.prompts is None else f", {np.unique(pool.prompts).size} prompts"
+    split = " split by prompt" if pool.prompts is not None else ""
     header = (
-        f"{pool.n_items} items, {pool.n_labeled} labeled, {len(pool.judges)} judges; "
-        f"model {cal.model_name_} ({cal.engine_}), {args.folds}-fold cross-fitting, "
-        f"seed {args.seed}"
+        f"{pool.n_items} items{prompts}, {pool.n_labeled} labeled, {len(pool.judges)} judges; "
+        f"model {cal.model_name_} ({cal.engine_}), {args.folds}-fold cross-fitting{split}, "
+        f"seed {args.seed}\n{target_line(cal)}"
     )
     missing = cal.features_.report["missing"]
     print(
         estimate_output(
             header, pool.notes, missing, pool.label_name, args.alpha, means, quants, groups,
-            args.group,
+            group,
         )
+        + ("" if compared is None else "\n" + compared.to_text())
     )  # fmt: skip
     return 0

@@ -6,10 +6,13 @@ import argparse
 import os
 from pathlib import Path
 
-from bacon_bayes.errors import ValidationError
+import numpy as np
+
+from bacon_bayes.errors import BaconError, ValidationError
 from bacon_bayes.sampling import DEFAULT_UNIFORM_SHARE, MIN_LABELS_PER_COEFFICIENT, SMALL_PILOT
 from bacon_bayes.study import DESIGNS, Study, StudyConfig, create_study, draw_wave, pending_items
-from bacon_bayes.study.folder import CONFIG_FILE, atomic_write_text
+from bacon_bayes.study.folder import CONFIG_FILE, LOCK_FILE, atomic_write_text
+from bacon_bayes.study.prompts import DEFAULT_PER_PROMPT, PAIRED_DESIGNS
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -26,7 +29,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         type=float,
         help="new items this wave: fraction of the pool if < 1, else a count",
     )
-    p.add_argument("--design", choices=DESIGNS, default="uniform")
+    p.add_argument(
+        "--design",
+        choices=DESIGNS,
+        default="uniform",
+        help="how to draw the wave (default uniform); paired, paired-subset and "
+        "paired-adaptive draw prompts (--prompt) and label their items together, so "
+        "systems are compared on the same prompts",
+    )
+    p.add_argument(
+        "--prompt",
+        help="pool column of the prompt (question, source segment, document) each item "
+        "answers; needed by the paired designs, recorded in the study",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, help="CSV of the items to label (default: todo-waveK.csv)")
     p.add_argument("--study", type=Path, help="study folder to create (default: POOL.study)")
@@ -53,7 +68,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     opt.add_argument("--allocation", choices=("proportional", "neyman"), default="proportional")
     opt.add_argument("--pi-column", help="poisson: pool column with inclusion probabilities")
     opt.add_argument("--uniform-share", type=float, default=DEFAULT_UNIFORM_SHARE)
-    opt.add_argument("--folds", type=int, default=5, help="adaptive: cross-fitting folds")
+    opt.add_argument(
+        "--per-prompt",
+        type=float,
+        default=DEFAULT_PER_PROMPT,
+        help=f"paired-subset: items labeled per drawn prompt ({DEFAULT_PER_PROMPT:g})",
+    )
+    opt.add_argument(
+        "--folds",
+        type=int,
+        default=5,
+        help="adaptive: cross-fitting folds; paired: the labels must cover at least one "
+        "prompt per fold",
+    )
     opt.add_argument(
         "--sd-model",
         choices=("heteroskedastic", "calibrator"),
@@ -69,7 +96,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "variance ratio against uniform below this (else draw uniformly); inf: always, "
         f"given at least {MIN_LABELS_PER_COEFFICIENT:g} labels per model coefficient",
     )
-    opt.add_argument("--model", help="adaptive with --sd-model calibrator: outcome family")
+    opt.add_argument(
+        "--model", help="adaptive, paired-adaptive with --sd-model calibrator: outcome family"
+    )
     opt.add_argument("--engine", default="auto", choices=("auto", "bayes", "freq"))
     p.set_defaults(func=run)
 
@@ -87,10 +116,11 @@ def _names(text: str) -> list[str]:
     return [v.strip() for v in text.split(",") if v.strip()]
 
 
-def _study_root(args: argparse.Namespace) -> Path:
+def _study_root(args: argparse.Namespace) -> tuple[Path, bool]:
+    """The study folder, and whether this run created it."""
     source = Path(args.pool)
     if source.is_dir() and (source / CONFIG_FILE).is_file():
-        return source
+        return source, False
     if source.is_dir():
         raise ValidationError(f"{source} is a folder without {CONFIG_FILE}; pass a pool file")
     root = args.study or source.with_name(source.name.split(".")[0] + ".study")
@@ -98,10 +128,25 @@ def _study_root(args: argparse.Namespace) -> Path:
     if (root / CONFIG_FILE).is_file():
         _check_same_study(root, config, args)
         print(f"study {root} exists (created earlier from {source}): drawing its next wave")
-        return root
+        return root, False
+    if args.design in PAIRED_DESIGNS and not args.prompt:
+        raise ValidationError(
+            f"the {args.design} design draws prompts and labels their items together: "
+            "name the prompt column with --prompt COLUMN (the question, source segment or "
+            "document each item answers)"
+        )
+    existed = root.exists()
     create_study(root, config)
-    print(f"created study {root}")
-    return root
+    return root, not existed
+
+
+def _remove_new_study(root: Path) -> None:
+    """Undo a study this run created when its first wave was refused (nothing else was
+    written into it: the settings and the lock file)."""
+    for name in (CONFIG_FILE, LOCK_FILE):
+        (root / name).unlink(missing_ok=True)
+    if not any(root.iterdir()):
+        root.rmdir()
 
 
 #: New-study options, their argparse defaults, and the StudyConfig field each sets.
@@ -147,28 +192,38 @@ def _new_config(args: argparse.Namespace, source: Path, root: Path) -> StudyConf
         features=_names(args.features),
         group=args.group,
         existing_labels="ignore" if args.existing_labels == "ignore" else None,
+        prompt=args.prompt,
     )
 
 
 def run(args: argparse.Namespace) -> int:
     """Draw the wave, write the to-label file and print a summary."""
-    root = _study_root(args)
-    wave, design = draw_wave(
-        root,
-        args.design,
-        args.budget,
-        seed=args.seed,
-        strata=args.strata,
-        bins=args.bins,
-        allocation=args.allocation,
-        pi_column=args.pi_column,
-        uniform_share=args.uniform_share,
-        folds=args.folds,
-        sd_model=args.sd_model,
-        max_ratio=args.max_ratio,
-        model=args.model,
-        engine=args.engine,
-    )
+    root, created = _study_root(args)
+    try:
+        wave, design = draw_wave(
+            root,
+            args.design,
+            args.budget,
+            seed=args.seed,
+            strata=args.strata,
+            bins=args.bins,
+            allocation=args.allocation,
+            pi_column=args.pi_column,
+            uniform_share=args.uniform_share,
+            folds=args.folds,
+            sd_model=args.sd_model,
+            max_ratio=args.max_ratio,
+            model=args.model,
+            engine=args.engine,
+            prompt=args.prompt,
+            per_prompt=args.per_prompt,
+        )
+    except BaconError:
+        if created:  # a refused first wave leaves no study behind
+            _remove_new_study(root)
+        raise
+    if created:
+        print(f"created study {root}")
     todo = pending_items(Study.open(root), wave, _names(args.show))
     out = args.out or root / f"todo-wave{wave}.csv"
     atomic_write_text(Path(out), todo.to_csv(index=False))
@@ -182,6 +237,9 @@ def run(args: argparse.Namespace) -> int:
             f"sampling (>= {args.max_ratio:g})"
         )
         print(f"adaptive wave not worth it: {why}; drawing this wave uniformly")
+    if design.pi_prompt is not None:
+        drawn = int(np.unique(Study.open(root).prompts()[design.selected]).size)
+        print(f"wave {wave} draws prompts: {drawn} prompt(s), their unlabeled items")
     print(
         f"wave {wave} ({design.name}, seed {args.seed}): {design.n_selected} items to label "
         f"written to {out}; fill in column {todo.columns[1]!r} and run "

@@ -13,7 +13,9 @@ from bacon_bayes.report.text import estimate_output
 from bacon_bayes.stream import DEFAULT_CHUNK_ROWS, StreamResult, estimate_stream, is_stream_source
 from bacon_bayes.study.folder import CONFIG_FILE
 
-UNSTREAMED = ("scores", "embedding", "text", "allow_pending")
+#: Options of the in-memory path only (streamed estimators have no prompt-clustered
+#: variances yet: --prompt needs the pairs of items of one prompt in memory).
+UNSTREAMED = ("scores", "embedding", "text", "allow_pending", "prompt", "prompt_propensity")
 
 
 def add_stream_arguments(p: argparse.ArgumentParser) -> None:

@@ -18,6 +18,7 @@ import pandas as pd
 from bacon_bayes import __version__
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.report import figures
+from bacon_bayes.report.comparisons import comparisons, target_description
 from bacon_bayes.report.text import estimates_frame
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ SECTIONS = {
     "settings": "Data and settings",
     "estimates": "Population estimates",
     "groups": "Groups",
+    "comparisons": "Comparisons",
     "bias": "Judge bias",
     "calibration": "Calibration",
     "items": "Items",
@@ -112,7 +114,9 @@ def _settings(cal: Calibrator) -> str:
         ("label", f"{pool.label_name} ({pool.outcome.kind})"),
         ("judges", ", ".join(map(str, pool.judges))),
         ("groups", "none" if pool.groups is None else f"{len(np.unique(pool.groups))}"),
-        ("design", "uniform" if uniform else "unequal inclusion probabilities (recorded)"),
+        ("prompts", "none" if pool.prompts is None else f"{len(np.unique(pool.prompts)):,}"),
+        ("target", "{} ({})".format(*target_description(cal))),
+        ("design", _design(pool, uniform)),
         ("outcome model", f"{cal.model_name_} ({cal.engine_} engine)"),
         ("cross-fitting", f"{cal.folds} folds, seed {cal.seed}"),
         ("label range", "unbounded" if not np.isfinite(cal.bounds_).any() else str(cal.bounds_)),
@@ -141,6 +145,25 @@ def _settings(cal: Calibrator) -> str:
     else:
         body += '<p class="note">Frequentist engine: no sampler, no convergence checks.</p>'
     return body
+
+
+def _design(pool: Any, uniform: bool) -> str:
+    if pool.inclusion is not None and pool.inclusion.clustered:
+        return "prompts drawn (paired), prompt and item probabilities recorded"
+    return "uniform" if uniform else "unequal inclusion probabilities (recorded)"
+
+
+def _comparisons(cal: Calibrator, alpha: float) -> str:
+    c = comparisons(cal, alpha)
+    diffs = c.differences.assign(resolved=np.where(c.differences["resolved"], "yes", ""))
+    level = f"{100 * (1 - alpha):g}%"
+    return (
+        f"<p>AEE differences of group means with {level} simultaneous intervals; "
+        f"<b>target</b>: {_esc(c.target)} ({_esc(c.target_note)}); "
+        f"<b>{_esc(c.pairing_note())}</b>.</p>"
+        f"<p>{c.n_resolved} of {len(diffs)} pairs resolved (interval excludes 0). "
+        f"{_esc(c.best_line())}.</p>" + _table(diffs, 3)
+    )
 
 
 def _estimates(cal: Calibrator, alpha: float, truth: float | None) -> str:
@@ -283,6 +306,10 @@ def render_report(
         "settings": _settings(cal),
         "estimates": _estimates(cal, alpha, truth),
         "groups": _groups(cal, alpha),
+    }
+    if cal.pool_.groups is not None and np.unique(cal.pool_.groups).size > 1:
+        parts["comparisons"] = _comparisons(cal, alpha)
+    parts |= {
         "bias": _bias(cal, level),
         "calibration": _calibration(cal),
         "items": _items(cal, level),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.io import reading
 from bacon_bayes.sampling.adaptive import combine_waves
 from bacon_bayes.study.folder import (
@@ -20,6 +21,7 @@ from bacon_bayes.study.folder import (
     LABELS_FILE,
     MANIFEST_COLUMNS,
     MANIFEST_FILE,
+    PROMPT_COLUMNS,
     PROPENSITY_COLUMN,
     WAVES_FILE,
     StudyConfig,
@@ -28,6 +30,7 @@ from bacon_bayes.study.folder import (
     read_pool,
     study_lock,
 )
+from bacon_bayes.study.prompts import check_recorded_prompts, prompt_ids, study_inclusion
 
 if TYPE_CHECKING:
     from bacon_bayes.pool import EvalPool
@@ -106,6 +109,40 @@ class Study:
         """(N, K) conditional probability of every item in every wave."""
         return self._wave_table("pi")
 
+    def wave_prompt_probabilities(self) -> np.ndarray:
+        """(N, K) probability that each wave draws the item's prompt (NaN: the wave drew
+        items, not prompts)."""
+        return self._wave_table("pi_prompt")
+
+    def inclusion(self) -> Inclusion | None:
+        """Prompt and within-prompt probabilities of every wave (None when no wave drew
+        prompts): :func:`bacon_bayes.study.prompts.study_inclusion`."""
+        return study_inclusion(self.wave_probabilities(), self.wave_prompt_probabilities())
+
+    def recorded_prompts(self) -> np.ndarray:
+        """Per item, its prompt as recorded by the waves that drew prompts (``""`` for
+        items of studies without such waves)."""
+        rows = self.manifest[self.manifest["prompt"] != ""]
+        if not len(rows):
+            return np.full(self.n_items, "", dtype=object)
+        series = rows.drop_duplicates("item", keep="last").set_index("item")["prompt"]
+        return series.reindex(self.ids).fillna("").to_numpy(dtype=object)
+
+    def prompts(self, column: str | None = None) -> np.ndarray:
+        """The prompt of every item from the pool's ``column`` (default: the study's
+        ``prompt``), checked against the prompts that waves recorded."""
+        column = column or self.config.prompt
+        if column is None:
+            raise ValidationError(
+                f"study {self.root} names no prompt column; pass --prompt COLUMN (the "
+                "question, source segment or document each item answers)"
+            )
+        current = prompt_ids(self.pool, column)
+        check_recorded_prompts(
+            self.recorded_prompts(), current, self.ids, column, f"study {self.root}"
+        )
+        return current
+
     def selected_in(self) -> np.ndarray:
         """(N, K) True where the wave sent the item out for labeling."""
         return self._wave_table("selected") > 0
@@ -175,7 +212,10 @@ class Study:
     # -- writing ---------------------------------------------------------------------
     def write_manifest(self, manifest: pd.DataFrame) -> None:
         """Replace manifest.csv atomically (call under :func:`study_lock`)."""
-        text = manifest[MANIFEST_COLUMNS].to_csv(index=False)
+        columns = list(MANIFEST_COLUMNS)
+        if np.isfinite(manifest["pi_prompt"].to_numpy(dtype=float)).any():
+            columns += PROMPT_COLUMNS  # older readers see item-level studies unchanged
+        text = manifest[columns].to_csv(index=False)
         atomic_write_text(self.root / MANIFEST_FILE, text)
         self.manifest = manifest
 
@@ -215,21 +255,40 @@ class Study:
                     f"{self.root / LABELS_FILE} labels items that no wave selected; "
                     "their inclusion probability is unknown"
                 )
+        if (self.recorded_prompts() != "").any():  # the pool's prompts as the waves drew them
+            if self.config.prompt is None:
+                raise ValidationError(
+                    f"{self.root / CONFIG_FILE} names no prompt column but waves drew "
+                    "prompts; the settings are damaged"
+                )
+            self.prompts()
 
 
 def _read_manifest(path: Path) -> pd.DataFrame:
     if not path.is_file():
-        return pd.DataFrame({c: pd.Series(dtype=object) for c in MANIFEST_COLUMNS}).astype(
-            {"wave": int, "pi": float, "selected": int}
+        columns = [*MANIFEST_COLUMNS, *PROMPT_COLUMNS]
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in columns}).astype(
+            {"wave": int, "pi": float, "selected": int, "pi_prompt": float}
         )
     with reading(path, "study manifest", DAMAGED_FIX):
-        frame = pd.read_csv(path, dtype={"item": str, "design": str}, keep_default_na=False)
+        frame = pd.read_csv(
+            path, dtype={"item": str, "design": str, "prompt": str}, keep_default_na=False
+        )
     missing = set(MANIFEST_COLUMNS) - set(frame.columns)
     if missing:
         raise ValidationError(f"{path} lacks columns {sorted(missing)}; the manifest is damaged")
     pi = pd.to_numeric(frame["pi"], errors="coerce")
     if pi.isna().any() or (pi < 0).any() or (pi > 1).any():
         raise ValidationError(f"{path}: column pi must hold probabilities in [0, 1]")
+    # waves that drew prompts (absent in older studies: item-level waves only)
+    raw = frame["pi_prompt"] if "pi_prompt" in frame else pd.Series("", index=frame.index)
+    b = pd.to_numeric(raw.replace("", np.nan), errors="coerce")
+    if (b.isna() & (raw != "")).any() or (b < 0).any() or (b > 1).any() or (b < pi).any():
+        raise ValidationError(
+            f"{path}: column pi_prompt must be empty or hold probabilities in [pi, 1]"
+        )
+    frame["pi_prompt"] = b.astype(float)
+    frame["prompt"] = frame["prompt"].astype(str) if "prompt" in frame else ""
     return frame
 
 
@@ -288,6 +347,9 @@ class StudyData:
     levels: list[float] | None
     group: str | None
     n_pending: int
+    prompt: str | None = None
+    inclusion: Inclusion | None = None
+    recorded_prompts: np.ndarray | None = None
 
     def pool_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``EvalPool.from_frame(data.frame, **kwargs)``."""
@@ -299,7 +361,7 @@ class StudyData:
             "group": self.group,
             "propensity": self.propensity,
             "item": self.item,
-        }
+        } | ({} if self.prompt is None else {"prompt": self.prompt})
 
     def to_pool(self, **overrides: Any) -> EvalPool:
         """The study as a validated :class:`~bacon_bayes.pool.EvalPool`.
@@ -311,7 +373,21 @@ class StudyData:
         from bacon_bayes.pool import EvalPool
 
         kwargs = self.pool_kwargs() | {k: v for k, v in overrides.items() if v is not None}
-        return EvalPool.from_frame(self.frame, **kwargs)
+        if self.inclusion is None:
+            return EvalPool.from_frame(self.frame, **kwargs)
+        column = kwargs.get("prompt")
+        if column is None:  # a study whose waves drew prompts always records its column
+            raise ValidationError("the study's waves drew prompts; pass --prompt COLUMN")
+        if self.recorded_prompts is not None:
+            check_recorded_prompts(
+                self.recorded_prompts,
+                prompt_ids(self.frame, column),
+                self.frame[self.item].to_numpy(dtype=str),
+                column,
+                "study",
+            )
+        pool = EvalPool.from_frame(self.frame, **kwargs)
+        return replace(pool, inclusion=self.inclusion)
 
 
 def load_study(path: str | Path, *, allow_pending: bool = False) -> StudyData:
@@ -355,4 +431,7 @@ def load_study(path: str | Path, *, allow_pending: bool = False) -> StudyData:
         levels=cfg.levels,
         group=cfg.group,
         n_pending=int(pending.sum()),
+        prompt=cfg.prompt,
+        inclusion=study.inclusion(),
+        recorded_prompts=study.recorded_prompts(),
     )

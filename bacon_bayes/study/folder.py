@@ -13,6 +13,8 @@ Layout of a study folder::
                      judges = ["judge:a"]   # judge score columns of the pool
                      features = ["judge:a"] # numeric columns used by adaptive designs
                      group = "system"       # optional group column
+                     prompt = "seg_id"      # optional: the prompt each item answers
+                                            # (set by the first wave given --prompt)
                      existing_labels = "ignore" # optional: the pool's own label column
                                             # holds labels that are not used (their
                                             # inclusion probabilities are unknown)
@@ -22,6 +24,13 @@ Layout of a study folder::
                    :mod:`bacon_bayes.sampling.adaptive`); ``selected`` is 1 for the items
                    the wave sent out for labeling. The inclusion probability of an item
                    in the union of waves is ``1 - prod_k (1 - pi_k)``.
+                   Waves that draw prompts (``paired``, ``paired-subset``,
+                   ``paired-adaptive``) also fill two optional columns: ``pi_prompt``,
+                   the probability that the wave draws the item's prompt, and
+                   ``prompt``, the item's prompt id when the wave was drawn (checked
+                   against the pool on every later run). Both are empty for item-level
+                   waves, and manifests without them (older studies) hold item-level
+                   waves only; see :class:`bacon_bayes.inclusion.Inclusion`.
     waves.json     per-wave settings (design parameters, budget, time); a wave exists
                    only once its rows are in manifest.csv (manifest.csv is the commit point).
     labels.csv     item, <label>, wave, source, imported_at: one row per labeled item.
@@ -57,6 +66,7 @@ __all__ = [
     "LABELS_FILE",
     "MANIFEST_COLUMNS",
     "MANIFEST_FILE",
+    "PROMPT_COLUMNS",
     "PROPENSITY_COLUMN",
     "WAVES_FILE",
     "StudyConfig",
@@ -72,6 +82,8 @@ WAVES_FILE = "waves.json"
 LABELS_FILE = "labels.csv"
 LOCK_FILE = ".lock"
 MANIFEST_COLUMNS = ["item", "wave", "pi", "selected", "design", "seed"]
+#: Optional manifest columns of waves that draw prompts (empty for item-level waves).
+PROMPT_COLUMNS = ["pi_prompt", "prompt"]
 LABEL_META_COLUMNS = ["wave", "source", "imported_at"]
 PROPENSITY_COLUMN = "inclusion_probability"
 OUTCOME_KINDS = ("continuous", "ordinal", "nonnegative", "categorical")
@@ -99,6 +111,7 @@ class StudyConfig:
     features: list[str] = field(default_factory=list)
     group: str | None = None
     existing_labels: str | None = None
+    prompt: str | None = None
 
     def __post_init__(self) -> None:
         if self.existing_labels not in (None, "ignore"):

@@ -23,7 +23,9 @@ selected items are still unlabeled.
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -48,11 +50,25 @@ from bacon_bayes.sampling import (
     uniform,
 )
 from bacon_bayes.study.core import Study
-from bacon_bayes.study.folder import remove_stale_temp_files, study_lock
+from bacon_bayes.study.folder import (
+    CONFIG_FILE,
+    atomic_write_text,
+    remove_stale_temp_files,
+    study_lock,
+)
+from bacon_bayes.study.prompts import PAIRED_DESIGNS, paired_wave
 
 __all__ = ["DESIGNS", "calibrator_sd", "draw_wave", "pending_items", "study_features"]
 
-DESIGNS = ("uniform", "bernoulli", "stratified", "poisson", "adaptive", "two-stage")
+DESIGNS = (
+    "uniform",
+    "bernoulli",
+    "stratified",
+    "poisson",
+    "adaptive",
+    "two-stage",
+    *PAIRED_DESIGNS,
+)
 
 
 def study_features(study: Study) -> np.ndarray:
@@ -119,6 +135,26 @@ def calibrator_sd(
     return np.sqrt(cal.crossfit_.var())
 
 
+def _item_sd(
+    study: Study,
+    options: dict,
+    X: np.ndarray,
+    labeled: np.ndarray,
+    resid: np.ndarray,
+    folds: int,
+    seed: int,
+) -> tuple[np.ndarray, dict[str, Any]]:
+    """The adaptive designs' predicted sd of every item's residual, and how it was got."""
+    how: dict[str, Any] = {"sd_model": str(options.get("sd_model", "heteroskedastic"))}
+    if how["sd_model"] == "calibrator":
+        how["model"] = str(options.get("model") or "default")
+        how["engine"] = str(options.get("engine", "auto"))
+        sd = calibrator_sd(study, options.get("model"), how["engine"], folds, seed)
+    else:
+        sd = cross_fitted_sd(X, np.nan_to_num(resid), labeled, folds=folds, seed=seed)
+    return sd, how
+
+
 def _design(
     study: Study,
     design: str,
@@ -126,6 +162,7 @@ def _design(
     seed: int,
     eligible: np.ndarray,
     options: dict,
+    prompts: np.ndarray | None = None,
 ) -> Design:
     n_total = study.n_items
     if design == "poisson":
@@ -136,6 +173,16 @@ def _design(
     if budget is None:
         raise ValidationError(f"the {design} design needs a budget")
     n = resolve_budget(budget, n_total)
+    if design in PAIRED_DESIGNS:
+        assert prompts is not None  # draw_wave resolves the prompt column first
+        folds = int(options.get("folds", 5))
+        seed_ = seed
+
+        def item_sd() -> tuple[np.ndarray, dict[str, Any]]:
+            X, labeled, resid = _model_inputs(study, folds, seed_)
+            return _item_sd(study, options, X, labeled, resid, folds, seed_)
+
+        return paired_wave(study, design, n, seed, eligible, prompts, options, item_sd)
     if design == "uniform":
         return uniform(n_total, round(n), eligible=eligible, seed=seed)
     if design == "bernoulli":
@@ -169,13 +216,7 @@ def _design(
     folds = int(options.get("folds", 5))
     X, labeled, resid = _model_inputs(study, folds, seed)
     if design == "adaptive":
-        how = {"sd_model": str(options.get("sd_model", "heteroskedastic"))}
-        if how["sd_model"] == "calibrator":
-            how["model"] = str(options.get("model") or "default")
-            how["engine"] = str(options.get("engine", "auto"))
-            sd = calibrator_sd(study, options.get("model"), how["engine"], folds, seed)
-        else:
-            sd = cross_fitted_sd(X, np.nan_to_num(resid), labeled, folds=folds, seed=seed)
+        sd, how = _item_sd(study, options, X, labeled, resid, folds, seed)
         share = float(options.get("uniform_share", DEFAULT_UNIFORM_SHARE))
         prior = study.inclusion_probability()
         ratio = expected_variance_ratio(
@@ -224,17 +265,26 @@ def draw_wave(
     always follows it) and there are at least ``MIN_LABELS_PER_COEFFICIENT`` labels per
     coefficient of the outcome model; otherwise it is drawn uniformly and records why.
 
+    The paired designs (``paired``, ``paired-subset`` with ``per_prompt``,
+    ``paired-adaptive``, which takes the adaptive sd options) draw prompts of the
+    study's prompt column, or of ``prompt`` (a pool column, recorded in ``study.toml``
+    when the study names none yet; another than the study's is refused); the
+    wave records every item's prompt probability and prompt in the manifest.
+
     Returns the wave number and the design.
     """
     root = Path(root)
     with study_lock(root):
         remove_stale_temp_files(root)
         study = Study.open(root)
+        column = _prompt_column(study, design, options.get("prompt"))
+        prompts = None if column is None else study.prompts(column)
         eligible = study.first_wave() < 0
         if not eligible.any():
             raise ValidationError("every pool item has already been selected")
-        drawn = _design(study, design, budget, seed, eligible, options)
+        drawn = _design(study, design, budget, seed, eligible, options, prompts)
         wave = (max(study.wave_numbers) + 1) if study.wave_numbers else 1
+        by_prompt = drawn.pi_prompt is not None
         rows = pd.DataFrame(
             {
                 "item": study.ids,
@@ -243,6 +293,8 @@ def draw_wave(
                 "selected": drawn.selected.astype(int),
                 "design": drawn.name,
                 "seed": seed,
+                "pi_prompt": drawn.pi_prompt if by_prompt else np.nan,
+                "prompt": prompts if by_prompt else "",
             }
         )
         info = {
@@ -256,11 +308,33 @@ def draw_wave(
         }
         waves = [w for w in study.waves if int(w["wave"]) < wave] + [info]
         study.write_waves(waves)
+        if column is not None and study.config.prompt is None:
+            config = replace(study.config, prompt=column)
+            atomic_write_text(root / CONFIG_FILE, config.to_toml())
         manifest = (
             pd.concat([study.manifest, rows], ignore_index=True) if len(study.manifest) else rows
         )
         study.write_manifest(manifest)  # the commit point of the wave
     return wave, drawn
+
+
+def _prompt_column(study: Study, design: str, given: object) -> str | None:
+    """The prompt column of a wave: ``given`` or the study's (refusing a clash); None for
+    item-level designs of a study without one."""
+    recorded = study.config.prompt
+    if given is not None and recorded is not None and str(given) != recorded:
+        raise ValidationError(
+            f"study {study.root} was sampled with prompt column {recorded!r}, not "
+            f"{str(given)!r}; drop --prompt or pass --prompt {recorded}"
+        )
+    column = recorded if given is None else str(given)
+    if column is None and design in PAIRED_DESIGNS:
+        raise ValidationError(
+            f"the {design} design draws prompts and labels their items together: name "
+            "the prompt column with --prompt COLUMN (the question, source segment or "
+            "document each item answers)"
+        )
+    return column
 
 
 def pending_items(

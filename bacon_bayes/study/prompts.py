@@ -1,0 +1,175 @@
+"""Prompts in a study folder: the prompt column, the prompts that waves drawing prompts
+recorded, the inclusion of every item over all waves, and the paired waves themselves.
+
+A study names its prompt column in ``study.toml`` (``prompt = "seg_id"``, set by the
+first ``bacon sample --prompt``). Waves of the paired designs
+(:mod:`bacon_bayes.sampling.paired`) record in ``manifest.csv``, for every item, the
+probability that the wave draws the item's prompt (``pi_prompt``) and the item's prompt
+id as drawn (``prompt``). Item-level waves leave both empty, and older manifests without
+the columns hold item-level waves only, so any mix of waves (a uniform pilot, then a
+paired wave) gives the :class:`~bacon_bayes.inclusion.Inclusion` of its union
+(:func:`study_inclusion`). A later run whose prompt column gives an item another prompt
+than the one a wave drew is refused: the recorded probabilities hold for the prompts as
+drawn (:func:`check_recorded_prompts`).
+
+Several items of one group on one prompt (repeated samples) are allowed: they are
+separate items of that prompt (:meth:`bacon_bayes.pool.EvalPool.from_frame`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.inclusion import Inclusion
+from bacon_bayes.sampling import DEFAULT_UNIFORM_SHARE, Design
+from bacon_bayes.sampling.paired import (
+    PAIRED_DESIGNS,
+    design_inclusion,
+    paired,
+    paired_adaptive,
+    paired_subset,
+    prompt_sd,
+    prompts_for_budget,
+)
+
+if TYPE_CHECKING:
+    from bacon_bayes.study.core import Study
+
+__all__ = [
+    "DEFAULT_PER_PROMPT",
+    "PAIRED_DESIGNS",
+    "check_recorded_prompts",
+    "paired_wave",
+    "prompt_ids",
+    "study_inclusion",
+]
+
+#: paired-subset: items labeled per drawn prompt (in expectation) by default.
+DEFAULT_PER_PROMPT = 2.0
+
+
+def prompt_ids(frame: pd.DataFrame, column: str) -> np.ndarray:
+    """The prompt id (a string) of every row of the pool ``frame``; refuses a column that
+    is absent or has an empty cell."""
+    if column not in frame.columns:
+        shown = ", ".join(map(str, frame.columns[:12]))
+        raise ValidationError(
+            f"prompt column {column!r} is not in the pool file (columns: {shown}); "
+            "pass --prompt COLUMN naming the prompt (question, segment, document) each "
+            "item answers"
+        )
+    values = frame[column]
+    empty = (values.isna() | (values.astype(str).str.strip() == "")).to_numpy()
+    if empty.any():
+        row = int(np.flatnonzero(empty)[0])
+        raise ValidationError(
+            f"prompt column {column!r} is empty in row {row + 2} of the pool file "
+            f"({int(empty.sum())} rows in all); give every item the id of the prompt it "
+            "answers"
+        )
+    return values.astype(str).to_numpy()
+
+
+def check_recorded_prompts(
+    recorded: np.ndarray, current: np.ndarray, ids: np.ndarray, column: str, where: str
+) -> None:
+    """Refuse prompts (``current``, from the pool's ``column``) that disagree with those
+    a wave recorded (``recorded``; ``""`` where no wave drew prompts)."""
+    bad = (recorded != "") & (recorded != current)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise ValidationError(
+            f"{where}: item {str(ids[k])!r} was drawn by a wave of prompts with prompt "
+            f"{str(recorded[k])!r}, but the prompt column {column!r} now gives "
+            f"{str(current[k])!r} ({int(bad.sum())} item(s) differ). The recorded prompt "
+            "probabilities hold for the prompts as drawn: restore the pool file's prompt "
+            "column, or name the column the study was sampled with"
+        )
+
+
+def study_inclusion(pi: np.ndarray, pi_prompt: np.ndarray) -> Inclusion | None:
+    """The :class:`~bacon_bayes.inclusion.Inclusion` of a study's waves from the
+    manifest's (N, K) tables of ``pi`` and ``pi_prompt`` (NaN columns: item-level waves);
+    None when no wave drew prompts (the items' union probabilities then say it all)."""
+    by_prompt = np.isfinite(pi_prompt).any(axis=0)
+    if not by_prompt.any():
+        return None
+    n_items = pi.shape[0]
+    waves = [
+        Design(
+            np.zeros(n_items, dtype=bool),
+            pi[:, k],
+            "",
+            None,
+            pi_prompt=pi_prompt[:, k] if by_prompt[k] else None,
+        )
+        for k in range(pi.shape[1])
+    ]
+    return design_inclusion(waves)
+
+
+def _prompts_needed(
+    prompts: np.ndarray, covered: np.ndarray, new: float, folds: int, n: float
+) -> None:
+    """Refuse a wave after which the labels would cover fewer prompts than the folds."""
+    before = int(np.unique(prompts[covered]).size)
+    if before + new < folds:
+        raise ValidationError(
+            f"a budget of {n:g} items draws about {new:g} prompt(s); with the {before} "
+            f"prompt(s) labeled so far that is fewer than one prompt per cross-fitting fold "
+            f"({folds}: folds split by prompt). Raise --budget or lower --folds"
+        )
+
+
+def paired_wave(
+    study: Study,
+    design: str,
+    n: float,
+    seed: int,
+    eligible: np.ndarray,
+    prompts: np.ndarray,
+    options: dict[str, Any],
+    item_sd: Callable[[], tuple[np.ndarray, dict[str, Any]]],
+) -> Design:
+    """Draw a wave of a paired design of ``n`` new items (in expectation) over the
+    study's ``prompts``. ``item_sd`` gives every item's predicted sd of its residual and
+    what was used (paired-adaptive only: the study's adaptive sd model)."""
+    folds = int(options.get("folds", 5))
+    covered = ~eligible
+    if design == "paired":
+        n_prompts = prompts_for_budget(prompts, n, eligible)
+        _prompts_needed(prompts, covered, n_prompts, folds, n)
+        return paired(prompts, n_prompts, eligible=eligible, seed=seed)
+    if design == "paired-subset":
+        per = float(options.get("per_prompt") or DEFAULT_PER_PROMPT)
+        size = pd.Series(prompts[eligible]).value_counts().to_numpy(dtype=float)
+        per_drawn = float(np.minimum(size, per).mean()) if size.size else 1.0
+        _prompts_needed(prompts, covered, n / per_drawn, folds, n)
+        return paired_subset(prompts, n, per, eligible=eligible, seed=seed)
+    if design == "paired-adaptive":
+        expected = float(prompts_for_budget(prompts, n, eligible))
+        _prompts_needed(prompts, covered, expected, folds, n)
+        sd, how = item_sd()
+        b = study.wave_prompt_probabilities()
+        drew = np.isfinite(b).any(axis=0)
+        prior = None
+        if drew.any():  # earlier waves that drew prompts: the new one tops them up
+            prior = 1.0 - np.prod(1.0 - b[:, drew], axis=1)
+        share = float(options.get("uniform_share", DEFAULT_UNIFORM_SHARE))
+        wave = paired_adaptive(
+            prompts,
+            prompt_sd(prompts, sd**2),
+            expected,
+            prior=prior,
+            eligible=eligible,
+            uniform_share=share,
+            seed=seed,
+        )
+        wave.params.update(how)
+        return wave
+    raise ValidationError(f"unknown paired design {design!r}; one of {', '.join(PAIRED_DESIGNS)}")

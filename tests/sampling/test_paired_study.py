@@ -1,0 +1,245 @@
+"""Study folders with waves that draw prompts (``bacon sample --design paired ...
+--prompt COL``): the recorded prompt probabilities, the pool's Inclusion over mixed
+waves, old manifests, and every refusal leaving the study as it was."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes.study import Study, load_study
+from bacon_bayes.study.folder import CONFIG_FILE, MANIFEST_COLUMNS, MANIFEST_FILE
+from tests.sampling.conftest import bacon
+
+N_SYSTEMS, N_PROMPTS = 5, 60
+N = N_SYSTEMS * N_PROMPTS
+
+
+@pytest.fixture
+def prompt_pool(tmp_path: Path) -> Path:
+    """5 systems x 60 prompts; a prompt effect shared by the systems."""
+    rng = np.random.default_rng(3)
+    system = np.repeat(np.arange(N_SYSTEMS), N_PROMPTS)
+    prompt = np.tile(np.arange(N_PROMPTS), N_SYSTEMS)
+    truth = 3 + 0.3 * system + rng.normal(0, 1, N_PROMPTS)[prompt] + rng.normal(0, 0.5, N)
+    frame = pd.DataFrame(
+        {
+            "id": [f"it{i:03d}" for i in range(N)],
+            "system": [f"s{g}" for g in system],
+            "seg": [f"p{p:02d}" for p in prompt],
+            "judge_a": (truth + rng.normal(0, 0.5, N)).round(3),
+            "judge_b": (truth + rng.normal(0.3, 0.8, N)).round(3),
+            "truth": truth.round(3),
+        }
+    )
+    path = tmp_path / "pool.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+NEW = ("--item", "id", "--label", "human", "--judges", "judge_a,judge_b", "--group", "system")
+
+
+def label_wave(root: Path, pool_file: Path, wave: int, tmp_path: Path) -> None:
+    """Import the true labels of the items of ``wave``."""
+    todo = pd.read_csv(root / f"todo-wave{wave}.csv", dtype=str)
+    truth = pd.read_csv(pool_file, dtype={"id": str}).set_index("id")["truth"]
+    todo["human"] = truth.loc[todo["id"]].to_numpy()
+    out = tmp_path / f"labels{wave}.csv"
+    todo.to_csv(out, index=False)
+    assert bacon("label", "import", str(out), "--study", str(root)) == 0
+
+
+def pilot_then_paired(tmp_path: Path, pool_file: Path, prompt_first: bool = True) -> Path:
+    root = tmp_path / "study"
+    given = ("--prompt", "seg") if prompt_first else ()
+    assert (
+        bacon("sample", str(pool_file), "--study", str(root), *NEW, *given, "--budget", "30") == 0
+    )
+    label_wave(root, pool_file, 1, tmp_path)
+    assert (
+        bacon("sample", str(root), "--design", "paired", "--prompt", "seg", "--budget", "60") == 0
+    )
+    label_wave(root, pool_file, 2, tmp_path)
+    return root
+
+
+def test_uniform_pilot_then_paired_wave_gives_the_inclusion_of_both(tmp_path, prompt_pool, capsys):
+    root = pilot_then_paired(tmp_path, prompt_pool)
+    manifest = pd.read_csv(root / MANIFEST_FILE, dtype={"prompt": str}, keep_default_na=False)
+    assert list(manifest.columns) == [*MANIFEST_COLUMNS, "pi_prompt", "prompt"]
+    w1, w2 = manifest[manifest.wave == 1], manifest[manifest.wave == 2]
+    assert (w1["pi_prompt"] == "").all() and (w1["prompt"] == "").all()
+    p1 = 30 / N
+    assert np.allclose(w1["pi"].astype(float), p1)
+    # the paired wave: about 60 items at 270 / 60 = 4.5 unlabeled items per prompt: 13
+    # prompts of the 60 (all have unlabeled items)
+    b = float(w2["pi_prompt"].astype(float).iloc[0])
+    assert b == pytest.approx(13 / 60)
+    assert np.allclose(w2["pi"].astype(float), b)
+    drawn = w2.loc[w2.selected == 1, "prompt"].unique()
+    assert drawn.size == 13
+    pool = load_study(root).to_pool()
+    assert pool.inclusion is not None and pool.inclusion.clustered
+    assert np.allclose(pool.inclusion.pi, 1 - (1 - p1) * (1 - b))
+    assert np.allclose(pool.propensity, pool.inclusion.pi)
+    assert pool.prompts is not None and (pool.prompts == pd.read_csv(prompt_pool)["seg"]).all()
+    # pairs of one prompt: neither labeled = (1 - p1)^2 (wave 1, items drawn on their own)
+    # times (1 - b) (wave 2 draws the prompt, both or neither)
+    i, j = np.arange(0, N_PROMPTS), np.arange(N_PROMPTS, 2 * N_PROMPTS)  # s0 and s1, same seg
+    q = (1 - p1) * (1 - b)
+    expected = 1 - 2 * q + (1 - p1) ** 2 * (1 - b)
+    assert np.allclose(pool.inclusion.joint(i, j), expected)
+    assert np.all(expected > pool.inclusion.pi[i] * pool.inclusion.pi[j])  # positive dependence
+    # every item of a drawn prompt that the pilot left unlabeled was labeled
+    labeled = pool.labeled
+    for seg in drawn:
+        assert labeled[pool.prompts == seg].all()
+    capsys.readouterr()
+    assert bacon("estimate", str(root), "--engine", "freq") == 0
+    out = capsys.readouterr().out
+    assert "target: pool (the 300 items of this pool)" in out
+    assert "paired: intervals clustered by prompt" in out
+    assert "comparisons of 'system'" in out
+
+
+def test_prompt_given_only_with_the_paired_wave_is_recorded(tmp_path, prompt_pool):
+    root = pilot_then_paired(tmp_path, prompt_pool, prompt_first=False)
+    assert 'prompt = "seg"' in (root / CONFIG_FILE).read_text()
+    assert load_study(root).to_pool().inclusion is not None
+
+
+def test_old_manifest_without_prompt_columns_loads_as_item_level(tmp_path, prompt_pool):
+    root = tmp_path / "study"
+    assert bacon("sample", str(prompt_pool), "--study", str(root), *NEW, "--budget", "30") == 0
+    manifest = pd.read_csv(root / MANIFEST_FILE)
+    assert list(manifest.columns) == MANIFEST_COLUMNS  # item-level waves: the old format
+    label_wave(root, prompt_pool, 1, tmp_path)
+    pool = load_study(root).to_pool()
+    assert pool.inclusion is None and pool.prompts is None
+    assert np.allclose(pool.propensity, 30 / N)
+    # a later paired wave of that old study, with the prompt column named then
+    assert (
+        bacon("sample", str(root), "--design", "paired", "--prompt", "seg", "--budget", "60") == 0
+    )
+    study = Study.open(root)
+    assert np.isnan(study.wave_prompt_probabilities()[:, 0]).all()
+    assert np.isfinite(study.wave_prompt_probabilities()[:, 1]).all()
+
+
+@pytest.mark.parametrize("design", ["paired-subset", "paired-adaptive"])
+def test_other_paired_designs_after_a_pilot(tmp_path, prompt_pool, design):
+    root = tmp_path / "study"
+    code = bacon("sample", str(prompt_pool), "--study", str(root), *NEW, "--prompt", "seg",
+                 "--budget", "60")  # fmt: skip
+    assert code == 0
+    label_wave(root, prompt_pool, 1, tmp_path)
+    assert bacon("sample", str(root), "--design", design, "--budget", "60", "--seed", "2") == 0
+    study = Study.open(root)
+    pi, b = study.wave_probabilities()[:, 1], study.wave_prompt_probabilities()[:, 1]
+    assert np.all(pi <= b + 1e-12) and np.all(b > 0)
+    prompts = study.prompts()
+    for seg in np.unique(prompts):  # one prompt probability per prompt
+        assert np.ptp(b[prompts == seg]) == pytest.approx(0.0)
+    if design == "paired-adaptive":
+        assert np.allclose(pi, b)  # every unlabeled item of a drawn prompt
+        assert study.waves_info()[1]["params"]["sd_model"] == "heteroskedastic"
+    else:
+        assert np.any(pi < b)  # a subset of the items of prompts with more than 2 open
+    label_wave(root, prompt_pool, 2, tmp_path)
+    pool = load_study(root).to_pool()
+    assert np.allclose(pool.inclusion.pi, 1 - (1 - 60 / N) * (1 - pi))
+
+
+def _files(root: Path) -> dict[str, str]:
+    return {p.name: p.read_text() for p in sorted(root.iterdir()) if p.is_file()}
+
+
+def test_paired_without_prompt_creates_no_study(tmp_path, prompt_pool, capsys):
+    root = tmp_path / "study"
+    code = bacon("sample", str(prompt_pool), "--study", str(root), *NEW, "--design", "paired",
+                 "--budget", "60")  # fmt: skip
+    assert code == 2
+    assert "--prompt COLUMN" in capsys.readouterr().err
+    assert not root.exists()
+    # an existing study without a prompt column: refused, nothing written
+    assert bacon("sample", str(prompt_pool), "--study", str(root), *NEW, "--budget", "30") == 0
+    before = _files(root)
+    assert bacon("sample", str(root), "--design", "paired", "--budget", "60") == 2
+    assert "--prompt COLUMN" in capsys.readouterr().err
+    assert _files(root) == before
+
+
+def test_missing_prompt_ids_create_no_study(tmp_path, prompt_pool, capsys):
+    frame = pd.read_csv(prompt_pool)
+    frame.loc[7, "seg"] = np.nan
+    holes = tmp_path / "holes.csv"
+    frame.to_csv(holes, index=False)
+    root = tmp_path / "holes.study"
+    code = bacon("sample", str(holes), "--study", str(root), *NEW, "--prompt", "seg",
+                 "--design", "paired", "--budget", "60")  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "prompt column 'seg' is empty in row 9" in err
+    assert not root.exists()
+    code = bacon("sample", str(prompt_pool), "--study", str(root), *NEW, "--prompt", "nope",
+                 "--budget", "30")  # fmt: skip
+    assert code == 2 and "prompt column 'nope' is not in the pool file" in capsys.readouterr().err
+    assert not root.exists()
+
+
+def test_budget_below_one_prompt_per_fold_creates_no_study(tmp_path, prompt_pool, capsys):
+    root = tmp_path / "study"
+    code = bacon(
+        "sample",
+        str(prompt_pool),
+        "--study",
+        str(root),
+        *NEW,
+        "--prompt",
+        "seg",
+        "--design",
+        "paired",
+        "--budget",
+        "15",
+    )  # 3 prompts, 5 folds
+    assert code == 2
+    assert "fewer than one prompt per cross-fitting fold (5" in capsys.readouterr().err
+    assert not root.exists()
+    code = bacon("sample", str(prompt_pool), "--study", str(root), *NEW, "--prompt", "seg",
+                 "--design", "paired", "--budget", "15", "--folds", "3")  # fmt: skip
+    assert code == 0
+
+
+def test_prompts_that_disagree_with_the_study_are_refused(tmp_path, prompt_pool, capsys):
+    root = pilot_then_paired(tmp_path, prompt_pool)
+    manifest_before = (root / MANIFEST_FILE).read_text()
+    # another prompt column than the study's
+    frame = pd.read_csv(prompt_pool)
+    frame["seg2"] = frame["seg"].str.replace("p", "q")
+    frame.to_csv(prompt_pool, index=False)
+    capsys.readouterr()
+    assert (
+        bacon("sample", str(root), "--design", "paired", "--prompt", "seg2", "--budget", "30") == 2
+    )
+    assert "sampled with prompt column 'seg'" in capsys.readouterr().err
+    assert bacon("estimate", str(root), "--engine", "freq", "--prompt", "seg2") == 2
+    assert "now gives 'q" in capsys.readouterr().err
+    # the pool file's prompt of an item edited after the paired wave
+    drawn = pd.read_csv(root / MANIFEST_FILE, dtype={"prompt": str}, keep_default_na=False)
+    item = drawn.loc[(drawn.wave == 2) & (drawn.selected == 1), "item"].iloc[0]
+    frame.loc[frame["id"] == item, "seg"] = "elsewhere"
+    frame.to_csv(prompt_pool, index=False)
+    for argv in (
+        ("estimate", str(root), "--engine", "freq"),
+        ("sample", str(root), "--design", "paired", "--budget", "30"),
+        ("status", str(root)),
+    ):
+        assert bacon(*argv) == 2, argv
+        err = capsys.readouterr().err
+        assert f"item {item!r} was drawn by a wave of prompts" in err
+        assert "now gives 'elsewhere'" in err
+    assert (root / MANIFEST_FILE).read_text() == manifest_before
