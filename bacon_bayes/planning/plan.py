@@ -255,7 +255,7 @@ def _budget_labels(budgets: list[float] | None, N: int, n0: int) -> list[int]:
     for b in budgets:
         if not b > 0:
             raise ValidationError(f"budget {b!r} must be > 0 (a share of the pool or a count).")
-        out.append(min(N, round(b * N) if b < 1 else int(b)))
+        out.append(min(N, max(n0, round(b * N) if b < 1 else int(b))))
     return out
 
 
@@ -344,7 +344,7 @@ def plan(
     ev = _Evaluator(st, goal, alpha, from_scratch)
     N, n0 = st.n_items, st.n_labeled
     low = 2 * st.folds if from_scratch or n0 == 0 else n0
-    at = _budget_labels(budgets, N, n0)
+    at = _budget_labels(budgets, N, 0 if from_scratch else n0)
     metric_name = "half-width" if goal.kind == "half-width" else "power"
     rows = []
     for d in designs:

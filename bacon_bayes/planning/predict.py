@@ -384,13 +384,14 @@ def _adaptive_ratios(
 def predict(
     st: PilotStatistics, design: str, n: float, *, from_scratch: bool = False
 ) -> Prediction:
-    """The closed forms of the module docstring at ``n`` labels in all.
+    """The closed forms of the module docstring at ``n`` labels in all (at least the
+    pilot's).
 
     ``from_scratch``: the design draws all ``n`` labels itself (as ``bacon simulate``
     does), instead of adding to the pilot's labels.
     """
     N = st.n_items
-    n = float(min(max(n, 2.0), N))
+    n = float(min(max(n, 2.0 if from_scratch else max(st.n_labeled, 2.0)), N))
     pi = n / N
     kappa = _learning(st, n)
     sig2 = st.sigma2 * kappa
