@@ -22,6 +22,7 @@ COMMANDS: tuple[str, ...] = (
     "judges",
     "report",
     "simulate",
+    "plan",
 )
 
 

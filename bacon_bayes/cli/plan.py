@@ -1,0 +1,145 @@
+"""``bacon plan``: labels each design needs for a goal, from the judge scores and a pilot."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from bacon_bayes.cli.estimate import (
+    add_pool_arguments,
+    calibrator_from_args,
+    expand_judges,
+    parse_levels,
+    pool_from_args,
+)
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.io import read_table
+from bacon_bayes.planning import DESIGNS, Goal, plan
+from bacon_bayes.pool import EvalPool
+from bacon_bayes.study import load_study
+from bacon_bayes.study.folder import CONFIG_FILE
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register ``bacon plan``."""
+    p = sub.add_parser(
+        "plan",
+        help="labels each design needs for a half-width, a difference or the top system",
+        description="From the judge scores and the labels so far (a pilot), predict for "
+        "each design (uniform, stratified by group, paired by prompt, adaptive) the labels "
+        "needed to reach a goal and the precision at given budgets; recommend a design and "
+        "print the `bacon sample` command that draws it.",
+    )
+    add_pool_arguments(p)
+    p.add_argument("--prompt", help="prompt column (the prompt each item answers)")
+    goal = p.add_argument_group("goal (one of)")
+    goal.add_argument("--half-width", type=float, help="CI half-width of the pool mean")
+    goal.add_argument("--group-mean", metavar="NAME", help="with --half-width: of this group")
+    goal.add_argument("--difference", nargs=2, metavar=("A", "B"), help="two groups to compare")
+    goal.add_argument("--delta", type=float, help="with --difference: difference to detect")
+    goal.add_argument("--top", action="store_true", help="resolve the top group from the rest")
+    goal.add_argument("--power", type=float, default=0.8, help="power 1 - beta (0.8)")
+    p.add_argument(
+        "--budgets",
+        help="labels in all at which to report the precision, comma-separated: shares of "
+        "the pool (< 1) or counts (default 0.05,0.1,0.2)",
+    )
+    p.add_argument("--designs", help=f"designs to compare (default all of {', '.join(DESIGNS)})")
+    p.add_argument("--model", help="outcome family of the pilot's calibrator")
+    p.add_argument("--engine", default="freq", choices=("auto", "bayes", "freq"))
+    p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
+    p.add_argument("--folds", type=int, default=5, help="cross-fitting folds (5)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the fold split (0)")
+    p.add_argument(
+        "--from-scratch",
+        action="store_true",
+        help="designs that draw every label themselves (as `bacon simulate` runs them)",
+    )
+    p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    p.set_defaults(func=run, preset=None, surrogates="none")
+
+
+def goal_from_args(args: argparse.Namespace) -> Goal:
+    """The one goal the options name (exactly one of --half-width, --difference, --top)."""
+    given = [args.half_width is not None, args.difference is not None, args.top]
+    if sum(given) != 1:
+        raise ValidationError(
+            "give exactly one goal: --half-width H [--group-mean NAME], --difference A B "
+            "--delta D [--power P], or --top [--power P]."
+        )
+    if args.group_mean and args.half_width is None:
+        raise ValidationError("--group-mean goes with --half-width H (the group's CI half-width).")
+    if args.half_width is not None:
+        return Goal("half-width", half_width=args.half_width, group=args.group_mean)
+    if args.difference is not None:
+        if args.delta is None:
+            raise ValidationError("--difference A B needs --delta D (the difference to detect).")
+        return Goal("difference", pair=tuple(args.difference), delta=args.delta, power=args.power)
+    return Goal("top", power=args.power)
+
+
+def _pool(args: argparse.Namespace) -> EvalPool:
+    if args.prompt is None:
+        return pool_from_args(args)
+    if (Path(args.file) / CONFIG_FILE).is_file():
+        data = load_study(args.file, allow_pending=args.allow_pending)
+        judges = expand_judges(args.judge, data.frame.columns) if args.judge else None
+        return data.to_pool(
+            judges=judges, group=args.group, embedding=args.embedding, text=args.text,
+            prompt=args.prompt,
+        )  # fmt: skip
+    if not args.label:
+        raise ValidationError("--label is required for a table; name the column of labels.")
+    df = read_table(args.file)
+    if args.scores:
+        raise ValidationError("--prompt with --scores is not supported yet; use --judge columns.")
+    if not args.judge:
+        raise ValidationError("no judges given; pass --judge COL (repeatable).")
+    return EvalPool.from_frame(
+        df,
+        label=args.label,
+        judges=expand_judges(args.judge, df.columns),
+        outcome=args.outcome,
+        levels=parse_levels(args.levels),
+        group=args.group,
+        item=args.item,
+        propensity=args.propensity,
+        embedding=args.embedding,
+        text=args.text,
+        prompt=args.prompt,
+    )
+
+
+def _list(text: str | None, what: str) -> list[str] | None:
+    if not text:
+        return None
+    return [v.strip() for v in text.split(",") if v.strip()]
+
+
+def run(args: argparse.Namespace) -> int:
+    goal = goal_from_args(args)
+    budgets = None
+    if args.budgets:
+        try:
+            budgets = [float(v) for v in _list(args.budgets, "budgets") or []]
+        except ValueError as exc:
+            raise ValidationError(f"--budgets must be numbers, got {args.budgets!r}") from exc
+    designs = _list(args.designs, "designs")
+    pool = _pool(args)
+    result = plan(
+        pool,
+        goal,
+        budgets=budgets,
+        designs=None if designs is None else tuple(designs),
+        alpha=args.alpha,
+        calibrator=calibrator_from_args(args),
+        from_scratch=args.from_scratch,
+        group_column=args.group,
+        pool_arg=str(args.file),
+    )
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        print(result.to_text())
+    return 0

@@ -1,0 +1,376 @@
+"""The goals of a plan, the search for the labels each design needs, and the result
+(:func:`plan`; the statistics behind it: :mod:`bacon_bayes.planning.predict`)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from scipy import stats
+
+from bacon_bayes.calibrator import Calibrator
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate.critical import simultaneous_critical_value
+from bacon_bayes.planning.predict import (
+    DESIGNS,
+    PilotStatistics,
+    Prediction,
+    pilot_statistics,
+    predict,
+)
+from bacon_bayes.pool import EvalPool
+
+__all__ = ["DesignPlan", "Goal", "PlanResult", "plan"]
+
+#: Draws of the simulation behind the top group's power.
+POWER_DRAWS = 8000
+
+GoalKind = Literal["half-width", "difference", "top"]
+
+
+@dataclass(frozen=True)
+class Goal:
+    """What the labels are for.
+
+    ``kind="half-width"``: CI half-width ``half_width`` of the pool mean, or of ``group``'s
+    mean; ``"difference"``: power ``power`` to detect ``delta`` between ``pair[0]`` and
+    ``pair[1]``; ``"top"``: power ``power`` that the top group's simultaneous difference
+    intervals against every other group all exclude 0.
+    """
+
+    kind: GoalKind
+    half_width: float | None = None
+    group: str | None = None
+    pair: tuple[str, str] | None = None
+    delta: float | None = None
+    power: float = 0.8
+
+    def check(self, names: tuple[str, ...]) -> None:
+        """Refuse a goal that cannot be planned (the message names the fix)."""
+        if self.kind not in ("half-width", "difference", "top"):
+            raise ValidationError(
+                f"goal {self.kind!r} is not known; use 'half-width', 'difference' or 'top'."
+            )
+        if self.kind == "half-width" and not (self.half_width or 0) > 0:
+            raise ValidationError(f"half-width {self.half_width!r} must be > 0 (e.g. 0.05).")
+        if self.kind != "half-width" and not 0 < self.power < 1:
+            raise ValidationError(f"power {self.power!r} must lie in (0, 1) (e.g. 0.8).")
+        if self.kind == "difference" and not (self.delta or 0) > 0:
+            raise ValidationError(
+                f"delta {self.delta!r} must be > 0: the smallest difference worth detecting."
+            )
+        wanted = [self.group] if self.group else []
+        wanted += list(self.pair or ())
+        if (wanted or self.kind == "top") and not names:
+            raise ValidationError("the goal names groups but the pool has none; pass --group COL.")
+        for name in wanted:
+            if name not in names:
+                raise ValidationError(
+                    f"group {name!r} is not in the pool; its groups are {', '.join(names)}."
+                )
+        if self.kind == "difference" and (self.pair is None or self.pair[0] == self.pair[1]):
+            raise ValidationError("a difference needs two different groups: --difference A B.")
+        if self.kind == "top" and len(names) < 2:
+            raise ValidationError("resolving the top group needs at least two groups.")
+
+    def describe(self) -> str:
+        if self.kind == "half-width":
+            what = f"group {self.group!r}'s mean" if self.group else "the pool mean"
+            return f"CI half-width <= {self.half_width:g} for {what}"
+        if self.kind == "difference":
+            a, b = self.pair or ("", "")
+            return f"power {self.power:g} to detect {a} - {b} = {self.delta:g}"
+        return f"power {self.power:g} that the top group is resolved from every other"
+
+
+@dataclass
+class DesignPlan:
+    """One design's row of a plan."""
+
+    design: str
+    labels_needed: int | None
+    new_labels: int | None
+    at_budgets: list[dict[str, float]]
+    command: str | None
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "design": self.design,
+            "labels_needed": self.labels_needed,
+            "new_labels": self.new_labels,
+            "at_budgets": self.at_budgets,
+            "command": self.command,
+            "note": self.note,
+        }
+
+
+@dataclass
+class PlanResult:
+    """Every design's labels needed and predicted precision, and the recommendation."""
+
+    goal: Goal
+    designs: list[DesignPlan]
+    recommended: str | None
+    pilot: PilotStatistics
+    alpha: float
+    top_group: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "goal": {**self.goal.__dict__, "description": self.goal.describe()},
+            "alpha": self.alpha,
+            "top_group": self.top_group,
+            "recommended": self.recommended,
+            "designs": [d.to_dict() for d in self.designs],
+            "pilot": self.pilot.to_dict(),
+        }
+
+    def to_text(self) -> str:
+        metric = "half-width" if self.goal.kind == "half-width" else "power"
+        lines = [f"goal: {self.goal.describe()} (alpha {self.alpha:g})"]
+        if self.top_group is not None:
+            lines.append(f"top group in the pilot: {self.top_group}")
+        budgets = [b["labels"] for b in self.designs[0].at_budgets] if self.designs else []
+        head = f"{'design':<12}{'labels needed':>15}{'new':>8}" + "".join(
+            f"{f'{metric} @{b:g}':>18}" for b in budgets
+        )
+        lines += ["", head]
+        for d in self.designs:
+            need = "-" if d.labels_needed is None else str(d.labels_needed)
+            new = "-" if d.new_labels is None else str(d.new_labels)
+            cells = "".join(f"{b[metric]:>18.4g}" for b in d.at_budgets)
+            lines.append(f"{d.design:<12}{need:>15}{new:>8}{cells}  {d.note}")
+        lines.append("")
+        best = next((d for d in self.designs if d.design == self.recommended), None)
+        if best is None:
+            lines.append("recommendation: none of the designs reaches the goal within the pool.")
+        else:
+            lines.append(
+                f"recommended: {best.design} ({best.labels_needed} labels in all, "
+                f"{best.new_labels} more)"
+            )
+            if best.command:
+                lines.append(f"  run: {best.command}")
+        lines += ["", "assumptions:", *(f"  - {a}" for a in self.pilot.assumptions)]
+        return "\n".join(lines)
+
+
+def _power_t(delta: float, se: float, df: float, alpha: float) -> float:
+    """``P(|T| > t_crit)`` for a difference ``delta`` with standard error ``se``."""
+    if se <= 0:
+        return 1.0
+    crit = stats.t.isf(alpha / 2.0, df)
+    nc = delta / se
+    return float(stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc))
+
+
+def _pairs_level(cov: np.ndarray, alpha: float) -> float:
+    """Pointwise level of the max-|t| critical value over all pairwise differences."""
+    m = cov.shape[0]
+    rows = [(a, b) for a in range(m) for b in range(a + 1, m)]
+    L = np.zeros((len(rows), m))
+    for k, (a, b) in enumerate(rows):
+        L[k, a], L[k, b] = 1.0, -1.0
+    dcov = L @ cov @ L.T
+    sd = np.sqrt(np.clip(np.diag(dcov), 1e-300, None))
+    crit = simultaneous_critical_value(dcov / np.outer(sd, sd), alpha, "maxt", draws=20_000)
+    return float(2.0 * stats.norm.sf(crit[0]))
+
+
+class _Evaluator:
+    """The goal's metric (half-width, or power) of a design at ``n`` labels."""
+
+    def __init__(self, st: PilotStatistics, goal: Goal, alpha: float, from_scratch: bool):
+        self.st, self.goal, self.alpha, self.from_scratch = st, goal, alpha, from_scratch
+        self.names = st.names
+        self.top = int(np.nanargmax(st.means)) if goal.kind == "top" else None
+        self._levels: dict[str, float] = {}
+        self._z = np.random.default_rng(20261127).standard_normal((POWER_DRAWS, len(st.names)))
+
+    def metric(self, design: str, n: float) -> float:
+        p = predict(self.st, design, n, from_scratch=self.from_scratch)
+        g = self.goal
+        if g.kind == "half-width":
+            if g.group is None:
+                se, df = math.sqrt(p.var_pool), p.df_pool
+            else:
+                k = self.names.index(g.group)
+                se, df = math.sqrt(p.cov[k, k]), float(p.df[k])
+            return float(stats.t.isf(self.alpha / 2.0, df) * se)
+        if g.kind == "difference":
+            assert g.pair is not None and g.delta is not None
+            a, b = (self.names.index(v) for v in g.pair)
+            var = p.cov[a, a] + p.cov[b, b] - 2.0 * p.cov[a, b]
+            df = float(min(p.df[a], p.df[b]))
+            return _power_t(g.delta, math.sqrt(max(var, 0.0)), df, self.alpha)
+        return self._top_power(design, p)
+
+    def _top_power(self, design: str, p: Prediction) -> float:
+        t = self.top
+        assert t is not None
+        if design not in self._levels:
+            self._levels[design] = _pairs_level(p.cov, self.alpha)
+        level = self._levels[design]
+        others = [k for k in range(len(self.names)) if k != t]
+        L = np.zeros((len(others), len(self.names)))
+        L[np.arange(len(others)), others] = -1.0
+        L[:, t] = 1.0
+        dcov = L @ p.cov @ L.T
+        gaps = L @ np.nan_to_num(self.st.means)
+        vals, vecs = np.linalg.eigh(dcov)
+        root = vecs * np.sqrt(np.clip(vals, 0.0, None))
+        draws = gaps + self._z[:, : len(others)] @ root.T
+        se = np.sqrt(np.clip(np.diag(dcov), 1e-300, None))
+        df = np.minimum(p.df[t], p.df[others])
+        crit = stats.t.isf(level / 2.0, df)
+        return float(np.mean(np.all(draws / se > crit, axis=1)))
+
+    def reached(self, value: float) -> bool:
+        if self.goal.kind == "half-width":
+            return value <= float(self.goal.half_width or 0.0)
+        return value >= self.goal.power
+
+    def labels_needed(self, design: str, low: int) -> int | None:
+        """Fewest labels in all (at least ``low``) that reach the goal; None: not even
+        the whole pool (the metric is monotone in ``n``: bisection)."""
+        N = self.st.n_items
+        if self.reached(self.metric(design, low)):
+            return low
+        if not self.reached(self.metric(design, N - 1)):
+            return None if not self.reached(self.metric(design, N)) else N
+        lo, hi = low, N - 1
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if self.reached(self.metric(design, mid)) else (mid, hi)
+        return hi
+
+
+def _budget_labels(budgets: list[float] | None, N: int, n0: int) -> list[int]:
+    if not budgets:
+        return sorted({min(N, max(n0 + 1, round(f * N))) for f in (0.05, 0.1, 0.2)})
+    out = []
+    for b in budgets:
+        if not b > 0:
+            raise ValidationError(f"budget {b!r} must be > 0 (a share of the pool or a count).")
+        out.append(min(N, max(n0, round(b * N) if b < 1 else int(b))))
+    return out
+
+
+def _command(design: str, new: int, group_col: str | None, pool_arg: str) -> str | None:
+    if new <= 0:
+        return None
+    extra = {
+        "uniform": "",
+        "stratified": f" --strata {group_col or 'GROUP'}",
+        "paired": "",
+        "adaptive": " --sd-model calibrator",
+    }[design]
+    return f"bacon sample {pool_arg} --design {design} --budget {new}{extra}"
+
+
+def plan(
+    pool: EvalPool,
+    goal: Goal,
+    *,
+    budgets: list[float] | None = None,
+    designs: tuple[str, ...] | None = None,
+    alpha: float = 0.05,
+    engine: str = "freq",
+    calibrator: Calibrator | None = None,
+    from_scratch: bool = False,
+    group_column: str | None = None,
+    pool_arg: str = "STUDY",
+) -> PlanResult:
+    """Labels each design needs to reach ``goal``, and its precision at ``budgets``.
+
+    Parameters
+    ----------
+    pool : EvalPool
+        Judge scores of every item and the labels so far (the pilot; none: a rough plan
+        on stated assumptions), with the inclusion probabilities its design recorded.
+    goal : Goal
+        The half-width, difference or top-group goal.
+    budgets : list of float, optional
+        Labels in all at which to report the goal's metric: shares of the pool (< 1) or
+        counts (default 5%, 10% and 20% of the pool).
+    designs : tuple of str, optional
+        Designs to compare (default: every one the pool allows: stratified needs groups,
+        paired needs prompts, adaptive a pilot).
+    alpha : float
+        1 - confidence level of the intervals and the tests.
+    engine : str
+        Engine of the Calibrator fitted on the pilot (``"freq"``: fast), unless
+        ``calibrator`` (unfitted) is given.
+    from_scratch : bool
+        Predict designs that draw every label themselves (how ``bacon simulate`` runs
+        them) instead of adding to the pilot.
+    group_column, pool_arg : str
+        Names used in the ``bacon sample`` command printed for the recommendation.
+
+    Returns
+    -------
+    PlanResult
+        One :class:`DesignPlan` per design (labels needed in all and new, the metric at
+        each budget, the command), the recommended design (fewest labels; ties go to the
+        simpler design; paired never for the pool mean where it loses) and the pilot's
+        statistics with every assumption made.
+    """
+    if not 0 < alpha < 1:
+        raise ValidationError(f"alpha {alpha!r} must lie in (0, 1) (e.g. 0.05).")
+    names = () if pool.groups is None else tuple(np.unique(pool.groups.astype(str)).tolist())
+    goal.check(names)
+    if designs is None:
+        designs = tuple(
+            d
+            for d in DESIGNS
+            if (d != "stratified" or pool.groups is not None)
+            and (d != "paired" or pool.prompts is not None)
+            and (d != "adaptive" or pool.n_labeled > 0)
+        )
+    for d in designs:
+        if d not in DESIGNS:
+            raise ValidationError(f"design {d!r} is not known; use {', '.join(DESIGNS)}.")
+        if d == "paired" and pool.prompts is None:
+            raise ValidationError(
+                "the paired design needs prompts: pass --prompt COL (the prompt each item "
+                "answers), or leave paired out of --designs."
+            )
+        if d == "stratified" and pool.groups is None:
+            raise ValidationError("the stratified design needs groups: pass --group COL.")
+    st = pilot_statistics(pool, calibrator, engine=engine)
+    ev = _Evaluator(st, goal, alpha, from_scratch)
+    N, n0 = st.n_items, st.n_labeled
+    low = 2 * st.folds if from_scratch or n0 == 0 else n0
+    at = _budget_labels(budgets, N, 0 if from_scratch else n0)
+    metric_name = "half-width" if goal.kind == "half-width" else "power"
+    rows = []
+    for d in designs:
+        if d == "adaptive" and n0 == 0:
+            continue
+        need = ev.labels_needed(d, low)
+        new = None if need is None else need - (0 if from_scratch else n0)
+        cells = [{"labels": float(b), metric_name: ev.metric(d, b)} for b in at]
+        note = predict(st, d, at[0] if at else N, from_scratch=from_scratch).note
+        cmd = None if new is None else _command(d, new, group_column, pool_arg)
+        rows.append(DesignPlan(d, need, new, cells, cmd, note))
+    candidates = [r for r in rows if r.labels_needed is not None]
+    if goal.kind == "half-width" and goal.group is None:
+        # the pool mean: paired is never better unless prompts share negatively
+        uni = next((r for r in rows if r.design == "uniform"), None)
+        if uni is not None and uni.labels_needed is not None:
+            candidates = [
+                r
+                for r in candidates
+                if r.design != "paired" or (r.labels_needed or 0) < uni.labels_needed
+            ]
+    best = min(candidates, key=lambda r: (r.labels_needed, DESIGNS.index(r.design)), default=None)
+    top = None if ev.top is None else st.names[ev.top]
+    if goal.kind == "top":
+        st.assumptions.append(
+            "top group and gaps from the pilot's estimates (the top one was picked as the "
+            "largest, so its gaps are a little optimistic)"
+        )
+    return PlanResult(goal, rows, None if best is None else best.design, st, alpha, top)

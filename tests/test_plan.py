@@ -1,0 +1,174 @@
+"""``bacon plan``: the closed forms against a Monte Carlo of the AEE difference, the
+recommendation rules, and clear errors (exit 2)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.linear_model import LinearRegression
+
+from bacon_bayes import EvalPool
+from bacon_bayes.cli import main
+from bacon_bayes.estimate import aee_group_means, compare
+from bacon_bayes.planning import Goal, pilot_statistics, plan, predict
+from bacon_bayes.sampling.designs import uniform
+from bacon_bayes.sampling.paired import design_inclusion, paired
+
+JUDGES = ["j0", "j1", "j2"]
+
+
+def synthetic(groups: int = 6, prompts: int = 200, seed: int = 0, prompt_sd: float = 0.45):
+    """Gaussian labels with a prompt effect the judges see (``u``) and one they miss
+    (``v``: the residuals' within-prompt correlation), three noisy judges."""
+    rng = np.random.default_rng(seed)
+    g = np.repeat(np.arange(groups), prompts)
+    p = np.tile(np.arange(prompts), groups)
+    truth = np.linspace(0, 0.5, groups)[g] + rng.normal(0, 1, prompts)[p] + rng.normal(0, 1, g.size)
+    y = truth + rng.normal(0, prompt_sd, prompts)[p] + rng.normal(0, 0.5, g.size)
+    frame = pd.DataFrame({"sys": [f"s{k}" for k in g], "prompt": p.astype(str), "y": y})
+    for j in JUDGES:
+        frame[j] = truth + rng.normal(0, 0.7, g.size)
+    return frame
+
+
+def pilot_pool(frame: pd.DataFrame, share: float, seed: int = 1, prompt: bool = True):
+    lab = uniform(len(frame), round(share * len(frame)), seed=seed).selected
+    data = frame.assign(y=np.where(lab, frame["y"], np.nan))
+    return EvalPool.from_frame(
+        data, label="y", judges=JUDGES, outcome="continuous", group="sys",
+        prompt="prompt" if prompt else None,
+    )  # fmt: skip
+
+
+def test_predicted_se_of_a_difference_matches_monte_carlo():
+    """Uniform and paired designs at a 10% budget: the predicted se of s0 - s5 is within
+    10% of the sd of the AEE difference over 200 draws (fixed surrogates)."""
+    frame = synthetic(prompts=400)
+    N = len(frame)
+    st = pilot_statistics(pilot_pool(frame, 0.4))  # a large pilot: the formulas, not its noise
+    assert st.rho > 0.15
+    y = frame["y"].to_numpy()
+    f = LinearRegression().fit(frame[JUDGES], y).predict(frame[JUDGES])
+    groups, prompts = frame["sys"].to_numpy(), frame["prompt"].to_numpy()
+    n = round(0.1 * N)
+    a, b = st.names.index("s0"), st.names.index("s5")
+    for design in ("uniform", "paired"):
+        draws = []
+        for k in range(200):
+            if design == "uniform":
+                d, pi = uniform(N, n, seed=k), None
+            else:
+                d = paired(prompts, n // 6, seed=k)
+                pi = design_inclusion([d])
+            table = aee_group_means(
+                np.where(d.selected, y, np.nan), f, groups, pi=pi, prompts=prompts,
+                interval="t", simultaneous="none",
+            )  # fmt: skip
+            diff = compare(table)
+            draws.append(diff.estimate[diff.names.index("s0 - s5")])
+        p = predict(st, design, n, from_scratch=True)
+        se = np.sqrt(p.cov[a, a] + p.cov[b, b] - 2 * p.cov[a, b])
+        assert se / np.std(draws) == pytest.approx(1.0, abs=0.10), design
+
+
+def test_paired_loses_for_the_pool_mean_and_is_not_recommended():
+    pool = pilot_pool(synthetic(prompts=300, seed=2), 0.2)
+    st = pilot_statistics(pool)
+    for n in (0.3 * st.n_items, 0.5 * st.n_items):  # paired loses by about 1 + 5 rho
+        assert predict(st, "paired", n).var_pool > 1.5 * predict(st, "uniform", n).var_pool
+    result = plan(pool, Goal("half-width", half_width=0.04), budgets=[0.3])
+    rows = {r.design: r for r in result.designs}
+    assert set(rows) == {"uniform", "stratified", "paired", "adaptive"}
+    assert rows["paired"].labels_needed > rows["uniform"].labels_needed
+    assert result.recommended != "paired"
+    # the difference of two groups gains from pairing
+    diff = plan(pool, Goal("difference", pair=("s0", "s5"), delta=0.3), budgets=[0.3])
+    assert diff.recommended == "paired"
+    assert "bacon sample" in (diff.designs[2].command or "")
+
+
+def test_labels_needed_is_the_smallest_count_reaching_the_goal():
+    pool = pilot_pool(synthetic(prompts=200, seed=3), 0.1)
+    goal = Goal("half-width", half_width=0.1, group="s2")
+    result = plan(pool, goal, designs=("uniform",))
+    row = result.designs[0]
+    st = pilot_statistics(pool)
+    k = st.names.index("s2")
+
+    def half_width(n: int) -> float:
+        from scipy import stats
+
+        p = predict(st, "uniform", n)
+        return float(stats.t.isf(0.025, p.df[k]) * np.sqrt(p.cov[k, k]))
+
+    need = row.labels_needed
+    assert need is not None and row.new_labels == need - pool.n_labeled
+    assert half_width(need) <= 0.1 < half_width(need - 1)
+
+
+def test_top_group_power_rises_with_the_budget():
+    pool = pilot_pool(synthetic(prompts=200, seed=4), 0.1)
+    result = plan(pool, Goal("top", power=0.8), budgets=[0.1, 0.5, 0.9])
+    assert result.top_group in pool.groups
+    for row in result.designs:
+        powers = [b["power"] for b in row.at_budgets]
+        assert powers == sorted(powers)
+
+
+def test_without_a_pilot_the_plan_says_what_it_assumed():
+    frame = synthetic(prompts=100, seed=5).assign(y=np.nan)
+    pool = EvalPool.from_frame(
+        frame, label="y", judges=JUDGES, outcome="continuous", group="sys", prompt="prompt"
+    )
+    result = plan(pool, Goal("half-width", half_width=0.1))
+    assert "NO PILOT" in result.to_text() and "rough" in result.to_text()
+    assert "adaptive" not in {r.design for r in result.designs}
+    assert result.pilot.rho == 0.0
+
+
+def test_too_few_pilot_labels_is_a_clear_error():
+    pool = pilot_pool(synthetic(prompts=50, seed=6), 0.02)  # 6 labels, 5 folds
+    with pytest.raises(ValueError, match="too few pilot labels for cross-fitting"):
+        plan(pool, Goal("half-width", half_width=0.1))
+
+
+@pytest.fixture
+def table(tmp_path):
+    path = tmp_path / "pool.csv"
+    frame = synthetic(prompts=150, seed=7)
+    lab = uniform(len(frame), 90, seed=0).selected
+    frame.assign(y=np.where(lab, frame["y"], np.nan)).to_csv(path, index=False)
+    return path
+
+
+def _bacon(table, *extra):
+    return main(["plan", str(table), "--label", "y", "--judge", "j*", "--group", "sys", *extra])
+
+
+def test_cli_json(table, capsys):
+    assert _bacon(table, "--prompt", "prompt", "--difference", "s0", "s5", "--delta", "0.3",
+                  "--budgets", "0.1,0.2", "--json") == 0  # fmt: skip
+    out = json.loads(capsys.readouterr().out)
+    assert out["recommended"] in ("uniform", "stratified", "paired", "adaptive")
+    assert [b["labels"] for b in out["designs"][0]["at_budgets"]] == [90.0, 180.0]
+    assert out["pilot"]["n_labeled"] == 90
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--difference", "s0", "nope", "--delta", "0.1"], "group 'nope' is not in the pool"),
+        (["--difference", "s0", "s1", "--delta", "0", "--designs", "uniform"], "must be > 0"),
+        (["--top", "--power", "1"], "must lie in (0, 1)"),
+        (["--half-width", "0.1", "--designs", "paired"], "needs prompts: pass --prompt"),
+        (["--half-width", "0.1", "--group-mean", "zz"], "group 'zz' is not in the pool"),
+        (["--top", "--half-width", "0.1"], "give exactly one goal"),
+    ],
+)
+def test_cli_errors_exit_2(table, capsys, extra, message):
+    assert _bacon(table, *extra) == 2
+    err = capsys.readouterr().err
+    assert message in err
