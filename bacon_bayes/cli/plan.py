@@ -4,21 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 from bacon_bayes.cli.estimate import (
     add_pool_arguments,
     calibrator_from_args,
-    expand_judges,
-    parse_levels,
     pool_from_args,
 )
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import read_table
 from bacon_bayes.planning import DESIGNS, Goal, plan
-from bacon_bayes.pool import EvalPool
-from bacon_bayes.study import load_study
-from bacon_bayes.study.folder import CONFIG_FILE
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -32,7 +25,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "print the `bacon sample` command that draws it.",
     )
     add_pool_arguments(p)
-    p.add_argument("--prompt", help="prompt column (the prompt each item answers)")
     goal = p.add_argument_group("goal (one of)")
     goal.add_argument("--half-width", type=float, help="CI half-width of the pool mean")
     goal.add_argument("--group-mean", metavar="NAME", help="with --half-width: of this group")
@@ -79,38 +71,6 @@ def goal_from_args(args: argparse.Namespace) -> Goal:
     return Goal("top", power=args.power)
 
 
-def _pool(args: argparse.Namespace) -> EvalPool:
-    if args.prompt is None:
-        return pool_from_args(args)
-    if (Path(args.file) / CONFIG_FILE).is_file():
-        data = load_study(args.file, allow_pending=args.allow_pending)
-        judges = expand_judges(args.judge, data.frame.columns) if args.judge else None
-        return data.to_pool(
-            judges=judges, group=args.group, embedding=args.embedding, text=args.text,
-            prompt=args.prompt,
-        )  # fmt: skip
-    if not args.label:
-        raise ValidationError("--label is required for a table; name the column of labels.")
-    df = read_table(args.file)
-    if args.scores:
-        raise ValidationError("--prompt with --scores is not supported yet; use --judge columns.")
-    if not args.judge:
-        raise ValidationError("no judges given; pass --judge COL (repeatable).")
-    return EvalPool.from_frame(
-        df,
-        label=args.label,
-        judges=expand_judges(args.judge, df.columns),
-        outcome=args.outcome,
-        levels=parse_levels(args.levels),
-        group=args.group,
-        item=args.item,
-        propensity=args.propensity,
-        embedding=args.embedding,
-        text=args.text,
-        prompt=args.prompt,
-    )
-
-
 def _list(text: str | None, what: str) -> list[str] | None:
     if not text:
         return None
@@ -126,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise ValidationError(f"--budgets must be numbers, got {args.budgets!r}") from exc
     designs = _list(args.designs, "designs")
-    pool = _pool(args)
+    pool = pool_from_args(args)
     result = plan(
         pool,
         goal,

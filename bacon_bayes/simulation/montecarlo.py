@@ -52,6 +52,7 @@ from bacon_bayes.simulation.paired_draws import (
     difference_summary,
     draw_paired,
 )
+from bacon_bayes.simulation.peers import CJE_AUTHOR, cje_row
 
 __all__ = [
     "DESIGNS", "METHODS", "SimulationSpec", "check_table", "simulate", "summarise", "trial_seed",
@@ -64,14 +65,16 @@ DESIGNS = ("uniform", "stratified", "adaptive", *PAIRED_DESIGNS)
 #: dimensions) still steps back in every trial (EXPERIMENTS.md).
 PILOT_SHARE = 0.3
 
-METHODS = ("classical", "aee", "ppi")
+METHODS = ("classical", "aee", "ppi", "cje")
 #: files of another run (``--ablation``) that a Monte Carlo run into the same folder keeps
 KEPT_FILES = ("ablation.csv", "ablation.md", "ablation_settings.json")
 #: the dask setting that has a LocalCluster's nannies set MALLOC_TRIM_THRESHOLD_ in workers
 TRIM_KEY = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
+#: The ``engine`` column of the peers' rows (ppi_py's by default).
+ENGINES = {"cje": "cje-eval"}
 #: Who wrote each method's estimator (the summary's ``by`` column).
 AUTHORS = {"classical": "bacon_bayes", "aee": "bacon_bayes", "ppi-mean": "ppi_py (PPI++)",
-           "ppi-ridge": "ppi_py (PPI++)"}  # fmt: skip
+           "ppi-ridge": "ppi_py (PPI++)", "cje": CJE_AUTHOR}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,10 @@ class SimulationSpec:
         for m in self.methods:
             if m not in METHODS:
                 raise ValidationError(f"method {m!r} is not known; use {', '.join(METHODS)}.")
+        if "cje" in self.methods and (self.group is None or self.prompt is None):
+            raise ValidationError(
+                "method 'cje' compares groups on shared prompts: pass --group and --prompt."
+            )
         if self.engine not in ("freq", "bayes"):
             raise ValidationError(f"engine {self.engine!r} must be 'freq' or 'bayes'.")
         self._check_surrogates()
@@ -384,11 +391,14 @@ def run_trial(frame: pd.DataFrame, spec: SimulationSpec, task: tuple) -> list[di
             rows.append(row)
     if "ppi" in spec.methods and design == "uniform":
         rows.extend(_ppi_rows(frame, spec, labeled, fold_seed % 2**31, pi))
+    if "cje" in spec.methods:
+        rows.append(cje_row(frame, spec, labeled, pi, fold_seed % 2**31))
     for row in rows:
         row.update(chosen)
         row.update(
             {"design": design, "budget": budget, "trial": trial, "n_labels": int(labeled.sum()),
-             "engine": spec.engine if row["method"] in ("aee", "classical") else "ppi_py"}
+             "engine": spec.engine if row["method"] in ("aee", "classical")
+             else ENGINES.get(row["method"], "ppi_py")}
         )  # fmt: skip
     return rows
 
@@ -594,20 +604,30 @@ def _group_summary(t: pd.DataFrame, groups: Sequence[str]) -> dict[str, float]:
     high = t[[f"group:{g}:ci_high" for g in groups]].to_numpy(float)
     truth = t[[f"group:{g}:truth" for g in groups]].iloc[0].to_numpy(float)
     true_rank = stats.rankdata(-truth, method="min")
-    rank_low = t[[f"group:{g}:rank_low" for g in groups]].to_numpy(float)
-    rank_high = t[[f"group:{g}:rank_high" for g in groups]].to_numpy(float)
+    rank_cols = [f"group:{g}:rank_low" for g in groups]
+    if not all(c in t for c in rank_cols) or t[rank_cols].isna().all(axis=None):
+        rank_cols = []  # a peer without rank intervals (cje)
+    rank_low = t[rank_cols].to_numpy(float) if rank_cols else np.full((len(t), 1), np.nan)
+    rank_high = (
+        t[[f"group:{g}:rank_high" for g in groups]].to_numpy(float) if rank_cols else rank_low
+    )
     ranks = np.array([stats.rankdata(-e, method="min") for e in est])
     finite = np.isfinite(low)
     inside = (low <= truth) & (truth <= high)
     return {
         "group_trials": len(t),
-        "simultaneous_coverage": float(np.all(inside | ~finite, axis=1).mean()),
+        # a peer's pointwise intervals (no rank intervals either) are not simultaneous
+        "simultaneous_coverage": float(np.all(inside | ~finite, axis=1).mean())
+        if rank_cols
+        else math.nan,
         "spearman": float(np.mean([stats.spearmanr(e, truth).statistic for e in est])),
         "kendall": float(np.mean([stats.kendalltau(e, truth).statistic for e in est])),
         "rank_mae": float(np.abs(ranks - true_rank).mean()),
         "rank_coverage": float(
             np.all((rank_low <= true_rank) & (true_rank <= rank_high), axis=1).mean()
-        ),
+        )
+        if rank_cols
+        else math.nan,
     }
 
 

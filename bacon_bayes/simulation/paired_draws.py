@@ -103,7 +103,10 @@ def difference_summary(t: pd.DataFrame, groups: Sequence[str]) -> dict[str, floa
     err = cols("estimate") - truth
     rmse = np.sqrt(np.mean(err**2, axis=0))
     inside = (cols("ci_low") <= truth) & (truth <= cols("ci_high"))
-    sim_low, sim_high = cols("sim_low"), cols("sim_high")
+    sim = all(f"diff:{n}:sim_low" in t for n in names)
+    sim_low = cols("sim_low") if sim else np.full(err.shape, np.nan)
+    sim_high = cols("sim_high") if sim else sim_low
+    sim = sim and bool(np.isfinite(sim_low).any())  # a peer's pointwise intervals only
     sim_inside = (sim_low <= truth) & (truth <= sim_high)
     out = {
         "diff_trials": float(len(t)),
@@ -111,8 +114,8 @@ def difference_summary(t: pd.DataFrame, groups: Sequence[str]) -> dict[str, floa
         "diff_rmse_max": float(rmse.max()),
         "diff_coverage": float(inside.mean()),
         "diff_coverage_min": float(inside.mean(axis=0).min()),
-        "diff_simultaneous_coverage": float(np.all(sim_inside, axis=1).mean()),
-        "diff_resolved": float(((sim_low > 0) | (sim_high < 0)).mean()),
+        "diff_simultaneous_coverage": float(np.all(sim_inside, axis=1).mean()) if sim else math.nan,
+        "diff_resolved": float(((sim_low > 0) | (sim_high < 0)).mean()) if sim else math.nan,
     }
     low = [f"group:{g}:rank_low" for g in groups]
     if all(c in t for c in low):

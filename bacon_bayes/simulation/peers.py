@@ -233,3 +233,25 @@ def _group_rows(
             "ci_high": float(hi[k]) if ok else math.nan,
         })  # fmt: skip
     return rows
+
+
+def cje_row(
+    frame: pd.DataFrame, spec: Any, labeled: np.ndarray, pi: Any, seed: int
+) -> dict[str, Any]:
+    """cje-eval on one ``bacon simulate`` trial, as one row of trial columns: its group
+    means (``group:<g>:estimate|ci_low|ci_high``) and pairwise differences
+    (``diff:<a - b>:estimate|ci_low|ci_high``, pointwise; cje gives no simultaneous
+    intervals). cje estimates no pool mean: the row's own ``estimate`` is NaN.
+    ``pi``: the trial's inclusion probabilities (None, an array or an ``Inclusion``)."""
+    propensity = None if pi is None else np.asarray(getattr(pi, "pi", pi), dtype=float)
+    rows = cje_pairwise_rows(
+        frame, spec.label, tuple(spec.judges), spec.group, spec.prompt, labeled, spec.alpha,
+        seed, propensity=propensity,
+    )  # fmt: skip
+    out: dict[str, Any] = {"method": "cje", "estimate": math.nan}
+    out.update({"ci_low": math.nan, "ci_high": math.nan})
+    for r in rows:
+        key = f"diff:{r['pair']}" if "pair" in r else f"group:{r['group']}"
+        for part in ("estimate", "ci_low", "ci_high"):
+            out[f"{key}:{part}"] = r[part]
+    return out
