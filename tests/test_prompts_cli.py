@@ -82,7 +82,7 @@ def test_json_names_the_target_and_the_comparisons(table, capsys):
     assert out["target"] == {"target": "pool", "note": f"the {N} items of this pool"}
     assert out["n_prompts"] == N_PROMPTS
     assert out["mean"]["aee"]["details"]["target"] == "pool"
-    assert out["mean"]["aee"]["details"]["interval"] == "t (clustered by prompt)"
+    assert out["mean"]["aee"]["details"]["clustered_by_prompt"] is True
     assert out["groups"]["aee"]["details"]["target"] == "pool"
     c = out["comparisons"]
     assert c["paired"] is True and c["target"] == "pool" and c["group"] == "system"

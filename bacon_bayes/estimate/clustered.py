@@ -321,7 +321,7 @@ def clustered_group_means(
             fit["n_items"], alpha, simultaneous, df=fit["df"],
             power_lambda=float(lam[0]) if lam.size == 1 else [float(v) for v in lam],
             target=target, interval="t (clustered by prompt)",
-            labeled_prompts=[int(v) for v in fit["n_prompts"]],
+            labeled_prompts=[int(v) for v in fit["n_prompts"]], clustered_by_prompt=True,
         )  # fmt: skip
     crits = _critical_values(fit, alpha, n_boot, seed)
     pair_critical = {}
@@ -340,7 +340,7 @@ def clustered_group_means(
         alpha, simultaneous, crit, df=fit["df"], pair_critical=pair_critical,
         power_lambda=float(lam[0]) if lam.size == 1 else [float(v) for v in lam],
         target=target, interval="bootstrap over prompts",
-        labeled_prompts=[int(v) for v in fit["n_prompts"]],
+        labeled_prompts=[int(v) for v in fit["n_prompts"]], clustered_by_prompt=True,
     )  # fmt: skip
 
 
@@ -402,5 +402,5 @@ def clustered_mean(
         crit=float(crit["groups"][0]),
         power_lambda=float(lam[0]) if lam.size == 1 else [float(v) for v in lam],
         target=target, interval="bootstrap over prompts",
-        labeled_prompts=int(fit["n_prompts"][0]),
+        labeled_prompts=int(fit["n_prompts"][0]), clustered_by_prompt=True,
     )  # fmt: skip

@@ -369,7 +369,8 @@ def compare(table: EstimateTable, *, simultaneous: str | None = None) -> Estimat
     # the clustered estimators' bootstrap over prompts gives the pairs' own critical values
     pair_crit = table.details.get("pair_critical", {}).get(how)
     crit = None if pair_crit is None else np.asarray(pair_crit, dtype=float)
-    extra = {k: table.details[k] for k in ("target", "interval") if k in table.details}
+    keys = ("target", "interval", "clustered_by_prompt")
+    extra = {k: table.details[k] for k in keys if k in table.details}
     return group_table(
         "difference",
         table.method,

@@ -37,7 +37,7 @@ def target_description(cal: Calibrator) -> tuple[str, str]:
 
 
 def _paired(details: dict[str, Any]) -> bool:
-    return "clustered by prompt" in str(details.get("interval", ""))
+    return bool(details.get("clustered_by_prompt", False))
 
 
 @dataclass(frozen=True)
