@@ -28,9 +28,11 @@ prompts. It holds for any design that draws prompts (or items) independently; a
 fixed-size draw makes it slightly conservative (by at most the sampling fraction of the
 correction's share).
 
-Critical values come from a studentised bootstrap over the labeled prompts
-(:mod:`.cluster_boot`): a group's clustered variance from a few dozen prompts has heavy
-tails where the surrogate predicts a bounded label almost perfectly.
+Critical values are Student-t on the labeled prompts (multivariate max-|t| for simultaneous
+intervals), widened by a studentised bootstrap over prompts where the statistics' tails
+are heavier than normal (:mod:`.cluster_boot`): a group's clustered variance from a few
+dozen prompts has heavy tails where the surrogate predicts a bounded label almost
+perfectly.
 """
 
 from __future__ import annotations
@@ -42,8 +44,10 @@ import numpy as np
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.cluster_boot import (
     N_BOOT,
-    cluster_bootstrap_critical_values,
-    influence_bootstrap_critical_values,
+    critical_values,
+    influence_tail_ratios,
+    pair_critical,
+    tail_ratios,
 )
 from bacon_bayes.estimate.combine import combined_core
 from bacon_bayes.estimate.core import _check_alpha, _estimate, mean_core
@@ -270,14 +274,15 @@ def clustered_fit(
 def _critical_values(
     fit: dict[str, Any], alpha: float, n_boot: int, seed: int
 ) -> dict[str, np.ndarray]:
-    """The bootstrap over the labeled prompts (pool) or over all prompts (population)."""
+    """Critical values of the group means and their pairwise differences: Student-t on the
+    labeled prompts (multivariate max-|t| for the simultaneous ones, from the joint
+    correlation), times the bootstrap's tail ratios over the labeled prompts (pool) or
+    over all prompts (population) (:mod:`.cluster_boot`)."""
     if fit["influence"] is not None:
-        return influence_bootstrap_critical_values(
-            fit["influence"], alpha, n_boot=n_boot, seed=seed
-        )
-    return cluster_bootstrap_critical_values(
-        fit["sums"], fit["weights"], alpha, n_boot=n_boot, seed=seed
-    )
+        ratio = influence_tail_ratios(fit["influence"], alpha, n_boot=n_boot, seed=seed)
+    else:
+        ratio = tail_ratios(fit["sums"], fit["weights"], alpha, n_boot=n_boot, seed=seed)
+    return critical_values(fit["cov"], fit["df"], ratio, alpha)
 
 
 def clustered_group_means(
@@ -324,12 +329,6 @@ def clustered_group_means(
             labeled_prompts=[int(v) for v in fit["n_prompts"]], clustered_by_prompt=True,
         )  # fmt: skip
     crits = _critical_values(fit, alpha, n_boot, seed)
-    pair_critical = {}
-    if "pairs" in crits:
-        pair_critical = {
-            "none": [float(v) for v in crits["pairs"]],
-            "maxt": [float(v) for v in crits["pairs_simultaneous"]],
-        }
     if simultaneous not in ("none", "maxt", "bonferroni"):
         raise ValidationError(
             f"simultaneous={simultaneous!r} is not known; use 'maxt', 'bonferroni' or 'none'."
@@ -337,7 +336,7 @@ def clustered_group_means(
     crit = {"none": crits["groups"], "maxt": crits["groups_simultaneous"]}.get(simultaneous)
     return group_table(
         "mean", method, names, fit["estimate"], fit["cov"], fit["n_labeled"], fit["n_items"],
-        alpha, simultaneous, crit, df=fit["df"], pair_critical=pair_critical,
+        alpha, simultaneous, crit, df=fit["df"], pair_critical=pair_critical(crits),
         power_lambda=float(lam[0]) if lam.size == 1 else [float(v) for v in lam],
         target=target, interval="bootstrap over prompts",
         labeled_prompts=[int(v) for v in fit["n_prompts"]], clustered_by_prompt=True,

@@ -10,6 +10,11 @@ from typing import Any, Literal
 import numpy as np
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate.cluster_boot import (
+    critical_values,
+    independent_tail_ratios,
+    pair_critical,
+)
 from bacon_bayes.estimate.clustered import (
     cluster_target,
     clustered_group_means,
@@ -48,6 +53,7 @@ def aee_group_means(
     n_boot: int = 2000,
     seed: int = 0,
     prompts: np.ndarray | None = None,
+    differences: bool = False,
 ) -> EstimateTable:
     """Per-group AEE means with one joint covariance and simultaneous intervals.
 
@@ -62,6 +68,12 @@ def aee_group_means(
     studentised bootstrap within groups (:func:`bootstrap_t_critical_values`);
     it needs at least ``MIN_BOOTSTRAP_LABELS`` labels in every group and falls
     back to ``"t"`` otherwise; ``details["interval"]`` records which one was used.
+
+    ``differences=True`` adds the critical values of the pairwise differences that
+    :func:`compare` uses (``details["pair_critical"]``: Student-t on the smaller group's
+    labels, widened where a bootstrap within groups shows heavier tails than normal; it
+    costs a bootstrap, so only comparisons ask for it). Without it, :func:`compare` uses
+    Student-t values.
 
     With ``prompts`` (the prompt of every item) and a design that draws prompts
     (``pi`` an :class:`~bacon_bayes.inclusion.Inclusion` with prompt-level waves), or
@@ -121,6 +133,7 @@ def aee_group_means(
         interval=interval,
         n_boot=n_boot,
         seed=seed,
+        differences=differences,
     )
 
 
@@ -143,6 +156,7 @@ def group_means_from_sums(
     interval: Literal["bootstrap", "t"] = "bootstrap",
     n_boot: int = 2000,
     seed: int = 0,
+    differences: bool = False,
 ) -> EstimateTable:
     """:func:`aee_group_means` from the labeled items and sums over the pool.
 
@@ -156,7 +170,7 @@ def group_means_from_sums(
     return group_tables_from_sums(
         y_lab, pi_lab, g_lab, names, [(f_lab, f_sums, f_total, power_tuning)], n_g, n_items,
         alpha=alpha, simultaneous=simultaneous, hajek=hajek, target=target,
-        interval=interval, n_boot=n_boot, seed=seed,
+        interval=interval, n_boot=n_boot, seed=seed, differences=differences,
     )[0]  # fmt: skip
 
 
@@ -181,6 +195,7 @@ def group_tables_from_sums(
     interval: Literal["bootstrap", "t"] = "bootstrap",
     n_boot: int = 2000,
     seed: int = 0,
+    differences: bool = False,
 ) -> list[EstimateTable]:
     """:func:`group_means_from_sums` for several surrogates of the same labels (e.g. a
     model's and none: the classical means), one table each; their studentised
@@ -229,6 +244,13 @@ def group_tables_from_sums(
             power_lambda=lam_out, target=target, interval="bootstrap" if boot else "t",
             **moderation,
         )  # fmt: skip
+        # the pairwise differences' critical values: Student-t on the smaller group's labels,
+        # widened where the resampled statistics' tails are heavier than normal
+        if differences:
+            ratio = independent_tail_ratios(resid, 1.0 / pi_lab, g_lab, m, alpha, seed=seed)
+            pairs = critical_values(table.cov, np.maximum(n_lab - 1.0, 1.0), ratio, alpha)
+            details = {**table.details, "pair_critical": pair_critical(pairs)}
+            table = replace(table, details=details)
         if score is not None:
             low, high = score_bounds(est, *score, table.critical_value)
             details = {
@@ -307,6 +329,7 @@ def classical_group_means(
     n_boot: int = 2000,
     seed: int = 0,
     prompts: np.ndarray | None = None,
+    differences: bool = False,
 ) -> EstimateTable:
     """Per-group means from the human labels alone, with the same joint machinery.
 
@@ -332,6 +355,7 @@ def classical_group_means(
         n_boot=n_boot,
         seed=seed,
         prompts=prompts,
+        differences=differences,
     )
     return replace(table, method="classical")
 
