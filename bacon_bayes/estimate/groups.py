@@ -26,6 +26,7 @@ from bacon_bayes.estimate.core import (
 from bacon_bayes.estimate.critical import bootstrap_t_critical_values, simultaneous_critical_value
 from bacon_bayes.estimate.moderate import moderated_variance, score_bounds
 from bacon_bayes.estimate.tables import correlation, group_codes, group_table
+from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.results import EstimateTable
 
 #: Fewest labels per group for bootstrap critical values (below: moderated Student-t).
@@ -37,7 +38,7 @@ def aee_group_means(
     f: np.ndarray,
     groups: np.ndarray,
     labeled: np.ndarray | None = None,
-    pi: np.ndarray | float | None = None,
+    pi: np.ndarray | float | Inclusion | None = None,
     *,
     alpha: float = 0.05,
     simultaneous: str = "maxt",
@@ -86,7 +87,7 @@ def aee_group_means(
     _check_alpha(alpha)
     if interval not in ("bootstrap", "t"):
         raise ValidationError(f"interval={interval!r} is not known; use 'bootstrap' or 't'.")
-    if use_clustered(prompts, pi, target):
+    if prompts is not None and use_clustered(prompts, pi, target):
         return clustered_group_means(
             y, f, groups, prompts, labeled, pi, alpha=alpha, simultaneous=simultaneous,
             power_tuning=power_tuning, hajek=hajek, target=cluster_target(target),
@@ -297,7 +298,7 @@ def classical_group_means(
     y: np.ndarray,
     groups: np.ndarray,
     labeled: np.ndarray | None = None,
-    pi: np.ndarray | float | None = None,
+    pi: np.ndarray | float | Inclusion | None = None,
     *,
     alpha: float = 0.05,
     simultaneous: str = "maxt",
