@@ -252,6 +252,8 @@ def clustered_fit(
         scale = np.sqrt(n_prompts / np.maximum(n_prompts - 1.0, 1.0))
         cov = cov * np.outer(scale, scale)
     df = np.maximum(n_prompts - 1.0, 1.0)
+    if target == "population":  # a few prompts' influences can carry the variance
+        df = satterthwaite_prompts(psi, df)
     if target == "pool" and m > 1:
         cov = _floor(cov, r, fit[idx], pi_lab, g_lab, n_g)
     return {
@@ -263,6 +265,20 @@ def clustered_fit(
         "n_prompts": n_prompts,
         "lambda": lam,
     }
+
+
+def satterthwaite_prompts(parts: np.ndarray, cap: np.ndarray) -> np.ndarray:
+    """Degrees of freedom of a variance that sums independent prompts' squared influences
+    ``a_p = parts_p^2`` (per column): ``2 (sum a)^2 / sum (a - abar)^2``, at most ``cap``
+    (the labeled prompts minus one) and at least 1, as
+    :func:`~bacon_bayes.estimate.core.satterthwaite_df` does for items. Influences of
+    even size keep the cap; a few prompts that carry most of the variance (a skewed label,
+    such as MQM's rare large errors) lower it and widen the interval."""
+    a = parts**2
+    spread = ((a - a.mean(axis=0)) ** 2).sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        df = np.where(spread > 0, 2.0 * a.sum(axis=0) ** 2 / spread, cap)
+    return np.clip(df, 1.0, cap)
 
 
 def _floor(
