@@ -118,11 +118,13 @@ def predictions(
     alpha = float(s.get("alpha", 0.05))
     out = {}
     for d in designs:
-        p = predict(st, d, budget * len(frame), from_scratch=True)
+        p = predict(st, d, budget * len(frame), from_scratch=True, alpha=alpha)
         se_d = math.sqrt(max(p.cov[a, a] + p.cov[b, b] - 2 * p.cov[a, b], 0.0))
+        crit = float(stats.t.isf(alpha / 2, p.df_pool)) * p.tail_pool
         out[d] = {
-            "half_width": float(stats.t.isf(alpha / 2, p.df_pool) * math.sqrt(p.var_pool)),
+            "half_width": crit * math.sqrt(p.var_pool),
             "power": _power_t(delta, se_d, float(min(p.df[a], p.df[b])), alpha),
+            "tail_pool": p.tail_pool,
             "rho": st.rho,
             "rho_raw": st.rho_raw,
             "n_pairs": st.n_pairs,

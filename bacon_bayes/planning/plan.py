@@ -192,15 +192,16 @@ class _Evaluator:
         self._z = np.random.default_rng(20261127).standard_normal((POWER_DRAWS, len(st.names)))
 
     def metric(self, design: str, n: float) -> float:
-        p = predict(self.st, design, n, from_scratch=self.from_scratch)
+        p = predict(self.st, design, n, from_scratch=self.from_scratch, alpha=self.alpha)
         g = self.goal
         if g.kind == "half-width":
+            ratio = 1.0
             if g.group is None:
-                se, df = math.sqrt(p.var_pool), p.df_pool
+                se, df, ratio = math.sqrt(p.var_pool), p.df_pool, p.tail_pool
             else:
                 k = self.names.index(g.group)
                 se, df = math.sqrt(p.cov[k, k]), float(p.df[k])
-            return float(stats.t.isf(self.alpha / 2.0, df) * se)
+            return float(stats.t.isf(self.alpha / 2.0, df) * se * ratio)
         if g.kind == "difference":
             assert g.pair is not None and g.delta is not None
             a, b = (self.names.index(v) for v in g.pair)
