@@ -366,7 +366,6 @@ class Calibrator:
         simultaneous: bool | str = True,
         method: Method = "aee",
         interval: Literal["bootstrap", "t"] = "bootstrap",
-        differences: bool = False,
     ) -> EstimateTable:
         """Mean per group with a joint covariance; simultaneous intervals by default.
 
@@ -379,8 +378,7 @@ class Calibrator:
         interval (NaN, with the reason in ``details["no_interval"]`` and ``to_frame()``'s
         ``note``): with so few labels the Student-t interval is wider than the scale.
         """
-        table = self._group_means(alpha, simultaneous, method, interval, differences)
-        table = table.clip(*self.bounds_)
+        table = self._group_means(alpha, simultaneous, method, interval).clip(*self.bounds_)
         if method == "naive":  # the raw judge average does not use labels
             return table
         few = np.asarray(table.n_labeled) < MIN_GROUP_LABELS
@@ -394,14 +392,11 @@ class Calibrator:
         simultaneous: bool | str,
         method: Method,
         interval: Literal["bootstrap", "t"],
-        differences: bool = False,
     ) -> EstimateTable:
         self._check_fitted()
         p = self.pool_
         how = self._simultaneous(simultaneous)
         boot: dict[str, Any] = {"interval": interval, "seed": self.seed}
-        if method != "naive":
-            boot["differences"] = differences
         if method == "aee":
             table = est.aee_group_means(
                 p.y,
@@ -436,7 +431,7 @@ class Calibrator:
     ) -> EstimateTable:
         """All pairwise differences of group means, with joint intervals (intersected with
         the range a difference of two labels' means can take)."""
-        table = self.estimate_groups(alpha, simultaneous, method, differences=True)
+        table = self.estimate_groups(alpha, simultaneous, method)
         lo, hi = self.bounds_
         diffs = est.compare(table).clip(lo - hi, hi - lo)
         withheld = set(table.details.get("no_interval", {}))
@@ -450,7 +445,7 @@ class Calibrator:
         self, alpha: float = 0.05, method: Method = "aee", descending: bool = True
     ) -> pd.DataFrame:
         """Groups ranked by mean (1 = highest if ``descending``), simultaneous rank intervals."""
-        table = self.estimate_groups(alpha, True, method, differences=True)
+        table = self.estimate_groups(alpha, True, method)
         ranks = est.rank_intervals(table, descending=descending)
         frame = table.to_frame()
         for k, v in ranks.items():

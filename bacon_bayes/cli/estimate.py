@@ -13,6 +13,7 @@ from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.cli.stream import add_stream_arguments, run_stream, wants_stream
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import read_table
+from bacon_bayes.planning import resolution_note
 from bacon_bayes.pool import KINDS, EvalPool
 from bacon_bayes.report.comparisons import comparisons, target_description
 from bacon_bayes.report.text import estimate_output
@@ -259,7 +260,8 @@ def run(args: argparse.Namespace) -> int:
     group = group_name(args) if pool.groups is not None else None
     compared = None
     if pool.groups is not None and np.unique(pool.groups).size > 1:
-        compared = comparisons(cal, args.alpha, group or "group")
+        note = resolution_note(pool, args.alpha, group_column=group)
+        compared = comparisons(cal, args.alpha, group or "group", note)
     if args.json:
         out = cal.summary(args.alpha, tuple(args.quantile))
         target, note = target_description(cal)

@@ -36,10 +36,15 @@ def run(args: argparse.Namespace) -> int:
 
     if args.out.suffix.lower() not in (".html", ".htm"):
         raise ValidationError(f"--out {str(args.out)!r} should end in .html")
+    from bacon_bayes.planning import resolution_note
+
     if str(args.file).endswith(".nc"):
         cal = Calibrator.load(args.file)
     else:
         cal = calibrator_from_args(args).fit(pool_from_args(args))
-    path = cal.report(args.out, simulate=args.simulate, title=args.title, alpha=args.alpha)
+    note = resolution_note(cal.pool_, args.alpha, group_column=getattr(args, "group", None))
+    path = cal.report(
+        args.out, simulate=args.simulate, title=args.title, alpha=args.alpha, plan_note=note
+    )
     print(f"report written to {path} (open it in a browser; it works offline)")
     return 0

@@ -46,7 +46,6 @@ from bacon_bayes.estimate.cluster_boot import (
     N_BOOT,
     critical_values,
     influence_tail_ratios,
-    pair_critical,
     tail_ratios,
 )
 from bacon_bayes.estimate.combine import combined_core
@@ -274,10 +273,10 @@ def clustered_fit(
 def _critical_values(
     fit: dict[str, Any], alpha: float, n_boot: int, seed: int
 ) -> dict[str, np.ndarray]:
-    """Critical values of the group means and their pairwise differences: Student-t on the
-    labeled prompts (multivariate max-|t| for the simultaneous ones, from the joint
-    correlation), times the bootstrap's tail ratios over the labeled prompts (pool) or
-    over all prompts (population) (:mod:`.cluster_boot`)."""
+    """Critical values of the group means: Student-t on the labeled prompts (multivariate
+    max-|t| for the simultaneous ones, from the joint correlation), times the bootstrap's
+    tail ratios over the labeled prompts (pool) or over all prompts (population)
+    (:mod:`.cluster_boot`)."""
     if fit["influence"] is not None:
         ratio = influence_tail_ratios(fit["influence"], alpha, n_boot=n_boot, seed=seed)
     else:
@@ -304,9 +303,9 @@ def clustered_group_means(
     seed: int = 0,
 ) -> EstimateTable:
     """Per-group AEE means with a covariance clustered by prompt (module docstring), and
-    critical values from a studentised bootstrap over prompts (:mod:`.cluster_boot`) for
-    the groups and for their pairwise differences (``details["pair_critical"]``, which
-    :func:`~bacon_bayes.estimate.compare` uses)."""
+    critical values Student-t on the labeled prompts widened by a studentised bootstrap
+    over prompts (:mod:`.cluster_boot`); :func:`~bacon_bayes.estimate.compare` passes the
+    widening on to the pairwise differences."""
     _check_alpha(alpha)
     names, codes = group_codes(groups)
     try:
@@ -336,7 +335,7 @@ def clustered_group_means(
     crit = {"none": crits["groups"], "maxt": crits["groups_simultaneous"]}.get(simultaneous)
     return group_table(
         "mean", method, names, fit["estimate"], fit["cov"], fit["n_labeled"], fit["n_items"],
-        alpha, simultaneous, crit, df=fit["df"], pair_critical=pair_critical(crits),
+        alpha, simultaneous, crit, df=fit["df"],
         power_lambda=float(lam[0]) if lam.size == 1 else [float(v) for v in lam],
         target=target, interval="bootstrap over prompts",
         labeled_prompts=[int(v) for v in fit["n_prompts"]], clustered_by_prompt=True,

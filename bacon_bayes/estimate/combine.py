@@ -144,7 +144,7 @@ def combined_core(
         theta = f_mean + (w * (ys - fit)).sum(axis=-1) / n_items
     if hajek or spent:  # (Horvitz-Thompson with tuned weights: the same, conservative)
         var = var * inflation(n, spent)
-    if target == "superpopulation":
+    if target != "pool":  # "population" or "superpopulation"
         ym = (w * ys).sum(axis=-1) / w.sum(axis=-1)
         dev = np.where(mask, ys - ym[..., None], 0.0)
         var = var + (w * dev * dev).sum(axis=-1) / w.sum(axis=-1) / n_items

@@ -95,7 +95,7 @@ def mean_core(
         var = var * n / np.maximum(n - 1.0, 1.0)
     else:
         theta = (lam * np.asarray(f_sum) + (w * (ys - lam[..., None] * fs)).sum(axis=-1)) / n_items
-    if target == "superpopulation":
+    if target != "pool":  # "population" or "superpopulation"
         wsum = w.sum(axis=-1)
         ym = (w * ys).sum(axis=-1) / wsum
         dev = ys - ym[..., None]

@@ -10,11 +10,6 @@ from typing import Any, Literal
 import numpy as np
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.estimate.cluster_boot import (
-    critical_values,
-    independent_tail_ratios,
-    pair_critical,
-)
 from bacon_bayes.estimate.clustered import (
     cluster_target,
     clustered_group_means,
@@ -28,9 +23,10 @@ from bacon_bayes.estimate.core import (
     _prepare,
     mean_core,
 )
-from bacon_bayes.estimate.critical import bootstrap_t_critical_values
+from bacon_bayes.estimate.critical import bootstrap_t_critical_values, simultaneous_critical_value
 from bacon_bayes.estimate.moderate import moderated_variance, score_bounds
-from bacon_bayes.estimate.tables import group_codes, group_table
+from bacon_bayes.estimate.tables import correlation, group_codes, group_table
+from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.results import EstimateTable
 
 #: Fewest labels per group for bootstrap critical values (below: moderated Student-t).
@@ -42,7 +38,7 @@ def aee_group_means(
     f: np.ndarray,
     groups: np.ndarray,
     labeled: np.ndarray | None = None,
-    pi: np.ndarray | float | None = None,
+    pi: np.ndarray | float | Inclusion | None = None,
     *,
     alpha: float = 0.05,
     simultaneous: str = "maxt",
@@ -53,7 +49,6 @@ def aee_group_means(
     n_boot: int = 2000,
     seed: int = 0,
     prompts: np.ndarray | None = None,
-    differences: bool = False,
 ) -> EstimateTable:
     """Per-group AEE means with one joint covariance and simultaneous intervals.
 
@@ -68,12 +63,6 @@ def aee_group_means(
     studentised bootstrap within groups (:func:`bootstrap_t_critical_values`);
     it needs at least ``MIN_BOOTSTRAP_LABELS`` labels in every group and falls
     back to ``"t"`` otherwise; ``details["interval"]`` records which one was used.
-
-    ``differences=True`` adds the critical values of the pairwise differences that
-    :func:`compare` uses (``details["pair_critical"]``: Student-t on the smaller group's
-    labels, widened where a bootstrap within groups shows heavier tails than normal; it
-    costs a bootstrap, so only comparisons ask for it). Without it, :func:`compare` uses
-    Student-t values.
 
     With ``prompts`` (the prompt of every item) and a design that draws prompts
     (``pi`` an :class:`~bacon_bayes.inclusion.Inclusion` with prompt-level waves), or
@@ -98,7 +87,7 @@ def aee_group_means(
     _check_alpha(alpha)
     if interval not in ("bootstrap", "t"):
         raise ValidationError(f"interval={interval!r} is not known; use 'bootstrap' or 't'.")
-    if use_clustered(prompts, pi, target):
+    if prompts is not None and use_clustered(prompts, pi, target):
         return clustered_group_means(
             y, f, groups, prompts, labeled, pi, alpha=alpha, simultaneous=simultaneous,
             power_tuning=power_tuning, hajek=hajek, target=cluster_target(target),
@@ -133,7 +122,6 @@ def aee_group_means(
         interval=interval,
         n_boot=n_boot,
         seed=seed,
-        differences=differences,
     )
 
 
@@ -156,7 +144,6 @@ def group_means_from_sums(
     interval: Literal["bootstrap", "t"] = "bootstrap",
     n_boot: int = 2000,
     seed: int = 0,
-    differences: bool = False,
 ) -> EstimateTable:
     """:func:`aee_group_means` from the labeled items and sums over the pool.
 
@@ -170,7 +157,7 @@ def group_means_from_sums(
     return group_tables_from_sums(
         y_lab, pi_lab, g_lab, names, [(f_lab, f_sums, f_total, power_tuning)], n_g, n_items,
         alpha=alpha, simultaneous=simultaneous, hajek=hajek, target=target,
-        interval=interval, n_boot=n_boot, seed=seed, differences=differences,
+        interval=interval, n_boot=n_boot, seed=seed,
     )[0]  # fmt: skip
 
 
@@ -195,7 +182,6 @@ def group_tables_from_sums(
     interval: Literal["bootstrap", "t"] = "bootstrap",
     n_boot: int = 2000,
     seed: int = 0,
-    differences: bool = False,
 ) -> list[EstimateTable]:
     """:func:`group_means_from_sums` for several surrogates of the same labels (e.g. a
     model's and none: the classical means), one table each; their studentised
@@ -244,13 +230,6 @@ def group_tables_from_sums(
             power_lambda=lam_out, target=target, interval="bootstrap" if boot else "t",
             **moderation,
         )  # fmt: skip
-        # the pairwise differences' critical values: Student-t on the smaller group's labels,
-        # widened where the resampled statistics' tails are heavier than normal
-        if differences:
-            ratio = independent_tail_ratios(resid, 1.0 / pi_lab, g_lab, m, alpha, seed=seed)
-            pairs = critical_values(table.cov, np.maximum(n_lab - 1.0, 1.0), ratio, alpha)
-            details = {**table.details, "pair_critical": pair_critical(pairs)}
-            table = replace(table, details=details)
         if score is not None:
             low, high = score_bounds(est, *score, table.critical_value)
             details = {
@@ -319,7 +298,7 @@ def classical_group_means(
     y: np.ndarray,
     groups: np.ndarray,
     labeled: np.ndarray | None = None,
-    pi: np.ndarray | float | None = None,
+    pi: np.ndarray | float | Inclusion | None = None,
     *,
     alpha: float = 0.05,
     simultaneous: str = "maxt",
@@ -329,7 +308,6 @@ def classical_group_means(
     n_boot: int = 2000,
     seed: int = 0,
     prompts: np.ndarray | None = None,
-    differences: bool = False,
 ) -> EstimateTable:
     """Per-group means from the human labels alone, with the same joint machinery.
 
@@ -355,7 +333,6 @@ def classical_group_means(
         n_boot=n_boot,
         seed=seed,
         prompts=prompts,
-        differences=differences,
     )
     return replace(table, method="classical")
 
@@ -387,12 +364,8 @@ def compare(table: EstimateTable, *, simultaneous: str | None = None) -> Estimat
     names = [f"{table.names[a]} - {table.names[b]}" for a, b in pairs]
     n_lab = np.array([min(table.n_labeled[a], table.n_labeled[b]) for a, b in pairs])
     n_it = np.array([table.n_items[a] + table.n_items[b] for a, b in pairs])
-    group_df = table.details.get("df")
-    df = None if group_df is None else np.array([min(group_df[a], group_df[b]) for a, b in pairs])
     how = simultaneous or table.simultaneous
-    # the clustered estimators' bootstrap over prompts gives the pairs' own critical values
-    pair_crit = table.details.get("pair_critical", {}).get(how)
-    crit = None if pair_crit is None else np.asarray(pair_crit, dtype=float)
+    df, crit = _pair_critical_values(table, contrast, how)
     keys = ("target", "interval", "clustered_by_prompt")
     extra = {k: table.details[k] for k in keys if k in table.details}
     return group_table(
@@ -410,6 +383,41 @@ def compare(table: EstimateTable, *, simultaneous: str | None = None) -> Estimat
         pairs=[[table.names[a], table.names[b]] for a, b in pairs],
         **extra,
     )
+
+
+def _pair_critical_values(
+    table: EstimateTable, contrast: np.ndarray, how: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Degrees of freedom and critical values of the pairwise differences.
+
+    Student-t (max-|t| over the differences' joint correlation when simultaneous) on the
+    smaller group's degrees of freedom, times an inflation that the pair takes over from
+    its groups: each group's critical value over the Student-t one of the same kind
+    (the studentised bootstrap, the moderated t or the clustered estimators' tail ratio
+    may have widened it), averaged in squares with weights the two groups' variances, so
+    a pair inherits its groups' tails in proportion to their share of its variance.
+    Measured on SummEval relevance (12 systems, 10% labels, 200 draws): simultaneous
+    coverage of the 66 differences 0.70 with plain Student-t values, where the groups'
+    own bootstrap had widened theirs.
+    """
+    group_df = table.details.get("df")
+    n_lab = np.asarray(table.n_labeled, dtype=float)
+    df_g = np.maximum(n_lab - 1.0, 1.0) if group_df is None else np.asarray(group_df, float)
+    base = simultaneous_critical_value(
+        correlation(table.cov), table.alpha, table.simultaneous, df_g
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.asarray(table.critical_value, dtype=float) / base
+    ratio = np.maximum(np.where(np.isfinite(ratio), ratio, 1.0), 1.0)
+    var = np.clip(np.diag(table.cov), 0.0, None)
+    a, b = np.argmax(contrast > 0, axis=1), np.argmax(contrast < 0, axis=1)
+    total = var[a] + var[b]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mixed = np.sqrt((ratio[a] ** 2 * var[a] + ratio[b] ** 2 * var[b]) / total)
+    widen = np.where(total > 0, mixed, np.maximum(ratio[a], ratio[b]))
+    df = np.minimum(df_g[a], df_g[b])
+    corr = correlation(contrast @ table.cov @ contrast.T)
+    return df, simultaneous_critical_value(corr, table.alpha, how, df) * widen
 
 
 def rank_intervals(table: EstimateTable, *, descending: bool = True) -> dict[str, np.ndarray]:

@@ -24,6 +24,7 @@ from bacon_bayes.estimate.core import (
     mean_core,
     satterthwaite_df,
 )
+from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.results import Estimate
 
 
@@ -31,7 +32,7 @@ def aee_mean(
     y: np.ndarray,
     f: np.ndarray,
     labeled: np.ndarray | None = None,
-    pi: np.ndarray | float | None = None,
+    pi: np.ndarray | float | Inclusion | None = None,
     *,
     alpha: float = 0.05,
     power_tuning: bool = True,
@@ -69,7 +70,7 @@ def aee_mean(
         is clustered by prompt (:mod:`bacon_bayes.estimate.clustered`).
     """
     _check_alpha(alpha)
-    if use_clustered(prompts, pi, target):
+    if prompts is not None and use_clustered(prompts, pi, target):
         return clustered_mean(
             y, f, prompts, labeled, pi, alpha=alpha, power_tuning=power_tuning, hajek=hajek,
             target=cluster_target(target),
@@ -110,7 +111,7 @@ def aee_mean(
 def classical_mean(
     y: np.ndarray,
     labeled: np.ndarray | None = None,
-    pi: np.ndarray | float | None = None,
+    pi: np.ndarray | float | Inclusion | None = None,
     *,
     alpha: float = 0.05,
     hajek: bool = True,

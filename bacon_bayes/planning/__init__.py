@@ -10,7 +10,7 @@ recommendation. The statistics and closed forms: :mod:`bacon_bayes.planning.pred
 
 from __future__ import annotations
 
-from bacon_bayes.planning.plan import DesignPlan, Goal, PlanResult, plan
+from bacon_bayes.planning.plan import DesignPlan, Goal, PlanResult, plan, resolution_note
 from bacon_bayes.planning.predict import (
     DESIGNS,
     PilotStatistics,
@@ -29,4 +29,5 @@ __all__ = [
     "pilot_statistics",
     "plan",
     "predict",
+    "resolution_note",
 ]

@@ -23,7 +23,7 @@ from bacon_bayes.planning.predict import (
 )
 from bacon_bayes.pool import EvalPool
 
-__all__ = ["DesignPlan", "Goal", "PlanResult", "plan"]
+__all__ = ["DesignPlan", "Goal", "PlanResult", "plan", "resolution_note"]
 
 #: Draws of the simulation behind the top group's power.
 POWER_DRAWS = 8000
@@ -378,3 +378,28 @@ def plan(
             "largest, so its gaps are a little optimistic)"
         )
     return PlanResult(goal, rows, None if best is None else best.design, st, alpha, top)
+
+
+def resolution_note(
+    pool: EvalPool, alpha: float = 0.05, *, power: float = 0.8, group_column: str | None = None
+) -> str | None:
+    """One line for the comparisons: the labels that :func:`plan` says would resolve the
+    top group from the rest with ``power``, under its recommended design (None when the
+    pool has fewer than two groups or no labels)."""
+    if pool.groups is None or np.unique(pool.groups).size < 2 or pool.n_labeled == 0:
+        return None
+    try:
+        result = plan(pool, Goal("top", power=power), alpha=alpha, group_column=group_column)
+    except ValidationError as exc:  # e.g. too few labels to fit the pilot's calibrator
+        return f"bacon plan could not predict the labels to resolve the rest: {exc}"
+    best = next((d for d in result.designs if d.design == result.recommended), None)
+    if best is None or best.new_labels is None:
+        return (
+            f"bacon plan: no design resolves the top {group_column or 'group'} from the rest "
+            f"with {power:.0%} power within this pool."
+        )
+    return (
+        f"bacon plan: about {best.new_labels} more labels ({best.labels_needed} in all, "
+        f"{best.design} design) would resolve the top {group_column or 'group'} from the "
+        f"rest with {power:.0%} power (`bacon plan ... --top` for the table)."
+    )

@@ -61,6 +61,9 @@ class Comparisons:
         ``resolved`` (the simultaneous interval excludes 0).
     ranks : DataFrame
         ``group``, ``estimate``, ``rank``, ``rank_low``, ``rank_high``, best first.
+    plan_note : str, optional
+        The labels that ``bacon plan`` says would resolve the rest
+        (:func:`bacon_bayes.planning.resolution_note`, given by the caller).
     """
 
     group: str
@@ -70,6 +73,7 @@ class Comparisons:
     paired: bool
     differences: pd.DataFrame
     ranks: pd.DataFrame
+    plan_note: str | None = None
 
     @property
     def n_resolved(self) -> int:
@@ -113,14 +117,12 @@ class Comparisons:
             "could_be_first": self.could_be_first,
             "differences": _records(self.differences),
             "ranks": _records(self.ranks),
+            "plan": self.plan_note,
         }
 
     def to_text(self) -> str:
-        """The "Comparisons" block of ``bacon estimate``.
-
-        After the best-group line is where a line on the labels that ``bacon plan``
-        says would resolve the rest belongs, once the planning module exists.
-        """
+        """The "Comparisons" block of ``bacon estimate`` (with the plan's line when the
+        best group is not clear)."""
         level = f"{100 * (1 - self.alpha):g}%"
         shown = self.differences.assign(
             CI=[_ci(lo, hi) for lo, hi in zip(self.differences["ci_low"],
@@ -135,6 +137,8 @@ class Comparisons:
             f"{self.n_resolved} of {len(self.differences)} pairs resolved (interval excludes 0)",
             self.best_line(),
         ]
+        if self.plan_note and not self.best_clear:
+            lines.append(self.plan_note)
         return "\n".join(lines)
 
     def best_line(self) -> str:
@@ -169,8 +173,11 @@ def _plain(v: Any) -> Any:
     return v.item() if isinstance(v, np.generic) else v
 
 
-def comparisons(cal: Calibrator, alpha: float = 0.05, group: str = "group") -> Comparisons:
-    """The comparisons of a fitted calibrator's groups (at least two groups)."""
+def comparisons(
+    cal: Calibrator, alpha: float = 0.05, group: str = "group", plan_note: str | None = None
+) -> Comparisons:
+    """The comparisons of a fitted calibrator's groups (at least two groups); ``plan_note``:
+    the plan's line on the labels that would resolve the rest."""
     diffs = cal.compare_groups(alpha)
     means = cal.estimate_groups(alpha, True)
     ranks = cal.rank_groups(alpha)
@@ -194,4 +201,5 @@ def comparisons(cal: Calibrator, alpha: float = 0.05, group: str = "group") -> C
         }
     )
     target, note = target_description(cal)
-    return Comparisons(group, alpha, target, note, _paired(means.details), differences, ranked)
+    paired = _paired(means.details)
+    return Comparisons(group, alpha, target, note, paired, differences, ranked, plan_note)

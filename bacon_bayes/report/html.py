@@ -153,8 +153,9 @@ def _design(pool: Any, uniform: bool) -> str:
     return "uniform" if uniform else "unequal inclusion probabilities (recorded)"
 
 
-def _comparisons(cal: Calibrator, alpha: float) -> str:
-    c = comparisons(cal, alpha)
+def _comparisons(cal: Calibrator, alpha: float, plan_note: str | None) -> str:
+    c = comparisons(cal, alpha, plan_note=plan_note)
+    plan = f"<p>{_esc(c.plan_note)}</p>" if c.plan_note and not c.best_clear else ""
     diffs = c.differences.assign(resolved=np.where(c.differences["resolved"], "yes", ""))
     level = f"{100 * (1 - alpha):g}%"
     return (
@@ -162,7 +163,7 @@ def _comparisons(cal: Calibrator, alpha: float) -> str:
         f"<b>target</b>: {_esc(c.target)} ({_esc(c.target_note)}); "
         f"<b>{_esc(c.pairing_note())}</b>.</p>"
         f"<p>{c.n_resolved} of {len(diffs)} pairs resolved (interval excludes 0). "
-        f"{_esc(c.best_line())}.</p>" + _table(diffs, 3)
+        f"{_esc(c.best_line())}.</p>" + plan + _table(diffs, 3)
     )
 
 
@@ -298,8 +299,11 @@ def render_report(
     simulate: pd.DataFrame | None = None,
     ablation: pd.DataFrame | None = None,
     truth: float | None = None,
+    plan_note: str | None = None,
 ) -> str:
-    """The report page of a fitted Calibrator as one HTML string."""
+    """The report page of a fitted Calibrator as one HTML string (``plan_note``: the
+    plan's line on the labels that would resolve the comparisons, see
+    :func:`bacon_bayes.planning.resolution_note`)."""
     cal._check_fitted()
     title = title or f"bacon_bayes report: {cal.pool_.label_name}"
     parts = {
@@ -308,7 +312,7 @@ def render_report(
         "groups": _groups(cal, alpha),
     }
     if cal.pool_.groups is not None and np.unique(cal.pool_.groups).size > 1:
-        parts["comparisons"] = _comparisons(cal, alpha)
+        parts["comparisons"] = _comparisons(cal, alpha, plan_note)
     parts |= {
         "bias": _bias(cal, level),
         "calibration": _calibration(cal),

@@ -100,7 +100,8 @@ def test_paired_designs_write_difference_columns(tmp_path, capsys):
     out = tmp_path / "sim"
     args = ["simulate", str(path), "--label", "y", "--judges", "j1,j2", "--group", "system",
             "--prompt", "prompt", "--designs", "paired,paired-subset,paired-adaptive",
-            "--budgets", "0.25", "--trials", "2", "--methods", "aee", "--out", str(out)]  # fmt: skip
+            "--budgets", "0.25", "--trials", "2", "--methods", "aee",
+            "--out", str(out)]  # fmt: skip
     assert main(args) == 0
     printed = capsys.readouterr().out
     assert "pairwise differences of group means" in printed
