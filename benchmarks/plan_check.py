@@ -41,6 +41,7 @@ from scipy import stats
 from bacon_bayes import EvalPool
 from bacon_bayes.planning import DESIGNS, pilot_statistics, predict
 from bacon_bayes.planning.plan import _power_t
+from bacon_bayes.planning.tails import pair_widening
 from bacon_bayes.sampling.designs import uniform
 from bacon_bayes.sampling.paired import paired, prompts_for_budget
 
@@ -121,10 +122,12 @@ def predictions(
         p = predict(st, d, budget * len(frame), from_scratch=True, alpha=alpha)
         se_d = math.sqrt(max(p.cov[a, a] + p.cov[b, b] - 2 * p.cov[a, b], 0.0))
         crit = float(stats.t.isf(alpha / 2, p.df_pool)) * p.tail_pool
+        widen = 1.0 if p.group_ratios is None else pair_widening(p.group_ratios, p.cov, a, b)
         out[d] = {
             "half_width": crit * math.sqrt(p.var_pool),
-            "power": _power_t(delta, se_d, float(min(p.df[a], p.df[b])), alpha),
+            "power": _power_t(delta, se_d, float(min(p.df[a], p.df[b])), alpha, widen),
             "tail_pool": p.tail_pool,
+            "widen": widen,
             "rho": st.rho,
             "rho_raw": st.rho_raw,
             "n_pairs": st.n_pairs,

@@ -21,6 +21,7 @@ from bacon_bayes.planning.predict import (
     pilot_statistics,
     predict,
 )
+from bacon_bayes.planning.tails import pair_widening
 from bacon_bayes.pool import EvalPool
 
 __all__ = ["DesignPlan", "Goal", "PlanResult", "plan", "resolution_note"]
@@ -159,11 +160,12 @@ class PlanResult:
         return "\n".join(lines)
 
 
-def _power_t(delta: float, se: float, df: float, alpha: float) -> float:
-    """``P(|T| > t_crit)`` for a difference ``delta`` with standard error ``se``."""
+def _power_t(delta: float, se: float, df: float, alpha: float, widen: float = 1.0) -> float:
+    """``P(|T| > t_crit widen)`` for a difference ``delta`` with standard error ``se``
+    (``widen``: what the difference takes over from its groups' critical values)."""
     if se <= 0:
         return 1.0
-    crit = stats.t.isf(alpha / 2.0, df)
+    crit = stats.t.isf(alpha / 2.0, df) * widen
     nc = delta / se
     return float(stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc))
 
@@ -207,7 +209,8 @@ class _Evaluator:
             a, b = (self.names.index(v) for v in g.pair)
             var = p.cov[a, a] + p.cov[b, b] - 2.0 * p.cov[a, b]
             df = float(min(p.df[a], p.df[b]))
-            return _power_t(g.delta, math.sqrt(max(var, 0.0)), df, self.alpha)
+            widen = 1.0 if p.group_ratios is None else pair_widening(p.group_ratios, p.cov, a, b)
+            return _power_t(g.delta, math.sqrt(max(var, 0.0)), df, self.alpha, widen)
         return self._top_power(design, p)
 
     def _top_power(self, design: str, p: Prediction) -> float:
@@ -228,6 +231,8 @@ class _Evaluator:
         se = np.sqrt(np.clip(np.diag(dcov), 1e-300, None))
         df = np.minimum(p.df[t], p.df[others])
         crit = stats.t.isf(level / 2.0, df)
+        if p.group_ratios is not None:
+            crit = crit * np.array([pair_widening(p.group_ratios, p.cov, t, k) for k in others])
         return float(np.mean(np.all(draws / se > crit, axis=1)))
 
     def reached(self, value: float) -> bool:

@@ -91,7 +91,7 @@ from bacon_bayes.crossfit import make_folds
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.clustered import pair_index, prompt_codes
 from bacon_bayes.inclusion import Inclusion
-from bacon_bayes.planning.tails import tail_ratio_at
+from bacon_bayes.planning.tails import group_ratios_at, tail_ratio_at
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.sampling.adaptive import (
     adaptive_probabilities,
@@ -154,7 +154,7 @@ class PilotStatistics:
     two_levels: tuple[float, float] | None = None  # a binary label's two values
     prompt_codes: np.ndarray | None = None  # prompt code per item (None: no prompts)
     assumptions: list[str] = field(default_factory=list)
-    tail_cache: dict[float, float] = field(default_factory=dict)  # paired pool mean
+    tail_cache: dict[tuple[str, str, float], Any] = field(default_factory=dict)
 
     @property
     def has_prompts(self) -> bool:
@@ -431,6 +431,7 @@ class Prediction:
     df_pool: float
     note: str = ""
     tail_pool: float = 1.0  # the pool mean's predicted bootstrap tail ratio
+    group_ratios: np.ndarray | None = None  # each group's critical value over Student-t's
 
 
 def _adaptive_ratios(
@@ -480,7 +481,8 @@ def predict(
 
     ``from_scratch``: the design draws all ``n`` labels itself (as ``bacon simulate``
     does), instead of adding to the pilot's labels. ``alpha``: also predict the bootstrap
-    tail ratio the paired pool mean's interval at this level will carry (:mod:`.tails`).
+    tail ratio the paired pool mean's interval at this level will carry and each group's
+    widening (:mod:`.tails`).
     """
     N = st.n_items
     n = float(min(max(n, 2.0 if from_scratch else max(st.n_labeled, 2.0)), N))
@@ -523,5 +525,8 @@ def predict(
         var_pool = var_pool * ratio_pool
     elif design not in ("uniform", "stratified"):
         raise ValidationError(f"design {design!r} is not known; use {', '.join(DESIGNS)}.")
-    tail = 1.0 if alpha is None or design != "paired" else tail_ratio_at(st, n, alpha)
-    return Prediction(design, n, cov, var_pool, df, df_pool, note, tail)
+    tail, ratios = 1.0, None
+    if alpha is not None:
+        tail = tail_ratio_at(st, n, alpha) if design == "paired" else 1.0
+        ratios = group_ratios_at(st, design, n, alpha)
+    return Prediction(design, n, cov, var_pool, df, df_pool, note, tail, ratios)

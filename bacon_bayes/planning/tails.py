@@ -16,9 +16,14 @@ rho)`` (the design effect: ``k_p`` items sharing a prompt are worth ``k`` indepe
 ones). Residuals: a binary label drawn from the pilot's surrogate, else the pilot's
 standardised residuals resampled times the group's sd.
 
-The pairwise differences' ratios are not predicted (Student-t, ratio 1): on TriviaQA the
-pseudo samples gave pair ratios of 1.06-1.81 over four 3% pilots, mostly the pilot's noise,
-and powers further from the simulated ones than without them.
+The pairwise differences take their groups' widening (each group's critical value over
+its Student-t one, averaged in squares with the groups' variances as weights:
+:func:`bacon_bayes.estimate.groups._pair_critical_values`); :func:`group_ratios_at`
+predicts each group's: the clustered tail ratio per group on pseudo prompt sums (paired:
+one item per group and prompt), or the within-group studentised bootstrap's
+(:func:`~bacon_bayes.estimate.critical.bootstrap_t_critical_values`) over Student-t on
+``n_g`` pseudo residuals per group (item-level designs; 1 below
+:data:`~bacon_bayes.estimate.groups.MIN_BOOTSTRAP_LABELS` labels, the moderated t).
 """
 
 from __future__ import annotations
@@ -26,13 +31,23 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy import stats
 
 from bacon_bayes.estimate.cluster_boot import N_BOOT, tail_ratios
+from bacon_bayes.estimate.critical import bootstrap_t_critical_values
+from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
 
 if TYPE_CHECKING:
     from bacon_bayes.planning.predict import PilotStatistics
 
-__all__ = ["TAIL_REPS", "expected_tail_ratio", "tail_ratio_at"]
+__all__ = [
+    "TAIL_REPS",
+    "expected_group_ratios",
+    "expected_tail_ratio",
+    "group_ratios_at",
+    "pair_widening",
+    "tail_ratio_at",
+]
 
 #: Pseudo samples averaged per prediction.
 TAIL_REPS = 20
@@ -61,8 +76,7 @@ def expected_tail_ratio(st: PilotStatistics, n: float, alpha: float, *, seed: in
     if st.prompt_codes is None or st.surrogate is None or np.isfinite(st.zresid).sum() < 3:
         return 1.0
     rng = np.random.default_rng(seed)
-    order = np.argsort(st.prompt_codes, kind="stable")
-    starts = np.searchsorted(st.prompt_codes[order], np.arange(st.n_prompts + 1))
+    order, starts = _prompt_index(st)
     n_p = min(max(round(n / st.per_prompt), 3), st.n_prompts)
     ratios = []
     for _ in range(TAIL_REPS):
@@ -84,7 +98,73 @@ def tail_ratio_at(st: PilotStatistics, n: float, alpha: float) -> float:
     """:func:`expected_tail_ratio` simulated once per ``alpha`` (cached on ``st``) at the
     reference budget, scaled to ``n`` labels."""
     n_ref = float(min(max(REFERENCE_SHARE * st.n_items, 3.0 * st.per_prompt), st.n_items))
-    if alpha not in st.tail_cache:
-        st.tail_cache[alpha] = expected_tail_ratio(st, n_ref, alpha)
-    excess = (st.tail_cache[alpha] - 1.0) * n_ref / max(float(n), 1.0)
+    key = ("pool", "paired", alpha)
+    if key not in st.tail_cache:
+        st.tail_cache[key] = expected_tail_ratio(st, n_ref, alpha)
+    excess = (float(st.tail_cache[key]) - 1.0) * n_ref / max(float(n), 1.0)
     return float(min(1.0 + excess, MAX_TAIL_RATIO))
+
+
+def _prompt_index(st: PilotStatistics) -> tuple[np.ndarray, np.ndarray]:
+    assert st.prompt_codes is not None
+    order = np.argsort(st.prompt_codes, kind="stable")
+    return order, np.searchsorted(st.prompt_codes[order], np.arange(st.n_prompts + 1))
+
+
+def expected_group_ratios(
+    st: PilotStatistics, design: str, n: float, alpha: float, *, seed: int = 1
+) -> np.ndarray:
+    """Predicted ratio of each group's pointwise critical value to Student-t's at ``n``
+    labels (module docstring); ones without pilot residuals."""
+    m = len(st.names)
+    if st.surrogate is None or np.isfinite(st.zresid).sum() < 3:
+        return np.ones(m)
+    rng = np.random.default_rng(seed)
+    out = []
+    if design == "paired" and st.prompt_codes is not None:
+        order, starts = _prompt_index(st)
+        n_p = min(max(round(n / st.per_prompt), 3), st.n_prompts)
+        for _ in range(TAIL_REPS):
+            S, W = np.zeros((n_p, m)), np.zeros((n_p, m))
+            for row, p in enumerate(rng.choice(st.n_prompts, size=n_p, replace=False)):
+                items = order[starts[p] : starts[p + 1]]
+                np.add.at(S[row], st.codes[items], _residuals(st, items, rng))
+                np.add.at(W[row], st.codes[items], 1.0)
+            ratio = tail_ratios(S, W, alpha, n_boot=N_BOOT, seed=int(rng.integers(2**31)))
+            out.append(ratio["groups"])
+        return np.mean(out, axis=0)
+    n_g = np.minimum(np.maximum(np.round(n / st.n_items * st.sizes), 2), st.sizes).astype(int)
+    if n_g.min() < MIN_BOOTSTRAP_LABELS:
+        return np.ones(m)
+    t_crit = stats.t.isf(alpha / 2.0, n_g - 1.0)
+    members = [np.flatnonzero(st.codes == g) for g in range(m)]
+    for _ in range(TAIL_REPS):
+        items = np.concatenate(
+            [rng.choice(members[g], size=n_g[g], replace=False) for g in range(m)]
+        )
+        crit = bootstrap_t_critical_values(
+            _residuals(st, items, rng), np.ones(items.size), st.codes[items], alpha, "none",
+            n_boot=N_BOOT, seed=int(rng.integers(2**31)),
+        )  # fmt: skip
+        out.append(np.maximum(np.ravel(crit) / t_crit, 1.0))
+    return np.mean(out, axis=0)
+
+
+def group_ratios_at(st: PilotStatistics, design: str, n: float, alpha: float) -> np.ndarray:
+    """:func:`expected_group_ratios` simulated once per design and ``alpha`` (cached on
+    ``st``) at the reference budget, scaled to ``n`` labels."""
+    n_ref = float(min(max(REFERENCE_SHARE * st.n_items, 3.0 * st.per_prompt), st.n_items))
+    key = ("groups", design if design == "paired" else "items", alpha)
+    if key not in st.tail_cache:
+        st.tail_cache[key] = expected_group_ratios(st, design, n_ref, alpha)
+    excess = (np.asarray(st.tail_cache[key]) - 1.0) * n_ref / max(float(n), 1.0)
+    return np.minimum(1.0 + excess, MAX_TAIL_RATIO)
+
+
+def pair_widening(ratios: np.ndarray, cov: np.ndarray, a: int, b: int) -> float:
+    """The widening a difference takes over from its groups: their ratios averaged in
+    squares with weights their variances (as the estimators do)."""
+    va, vb = max(cov[a, a], 0.0), max(cov[b, b], 0.0)
+    if va + vb <= 0:
+        return float(max(ratios[a], ratios[b]))
+    return float(np.sqrt((ratios[a] ** 2 * va + ratios[b] ** 2 * vb) / (va + vb)))
