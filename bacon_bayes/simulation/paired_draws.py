@@ -102,18 +102,23 @@ def difference_summary(t: pd.DataFrame, groups: Sequence[str]) -> dict[str, floa
 
     err = cols("estimate") - truth
     rmse = np.sqrt(np.mean(err**2, axis=0))
-    inside = (cols("ci_low") <= truth) & (truth <= cols("ci_high"))
+    # a pair without an interval (a group withheld for too few labels) makes no claim: it
+    # counts as covered, as the groups' own summary counts it (``diff_no_interval``: share)
+    low = cols("ci_low")
+    missing = np.isnan(low)
+    inside = ((low <= truth) & (truth <= cols("ci_high"))) | missing
     sim = all(f"diff:{n}:sim_low" in t for n in names)
     sim_low = cols("sim_low") if sim else np.full(err.shape, np.nan)
     sim_high = cols("sim_high") if sim else sim_low
     sim = sim and bool(np.isfinite(sim_low).any())  # a peer's pointwise intervals only
-    sim_inside = (sim_low <= truth) & (truth <= sim_high)
+    sim_inside = ((sim_low <= truth) & (truth <= sim_high)) | np.isnan(sim_low)
     out = {
         "diff_trials": float(len(t)),
         "diff_rmse_median": float(np.median(rmse)),
         "diff_rmse_max": float(rmse.max()),
         "diff_coverage": float(inside.mean()),
         "diff_coverage_min": float(inside.mean(axis=0).min()),
+        "diff_no_interval": float(missing.mean()),
         "diff_simultaneous_coverage": float(np.all(sim_inside, axis=1).mean()) if sim else math.nan,
         "diff_resolved": float(((sim_low > 0) | (sim_high < 0)).mean()) if sim else math.nan,
     }
