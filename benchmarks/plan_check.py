@@ -41,7 +41,6 @@ from scipy import stats
 from bacon_bayes import EvalPool
 from bacon_bayes.planning import DESIGNS, pilot_statistics, predict
 from bacon_bayes.planning.plan import _power_t
-from bacon_bayes.planning.tails import pair_widening
 from bacon_bayes.sampling.designs import uniform
 from bacon_bayes.sampling.paired import paired, prompts_for_budget
 
@@ -72,8 +71,9 @@ def simulated(trials: pd.DataFrame, pair: str) -> pd.DataFrame:
 
 
 def default_pair(trials: pd.DataFrame) -> str:
-    """The pair whose simulated uniform power is nearest 0.5."""
-    t = trials[trials["design"] == "uniform"]
+    """The pair whose simulated uniform power (else the first design's) is nearest 0.5."""
+    design = "uniform" if (trials["design"] == "uniform").any() else trials["design"].iloc[0]
+    t = trials[trials["design"] == design]
     names = [c[5:-7] for c in t.columns if c.startswith("diff:") and c.endswith(":ci_low")]
     power = {n: float(((t[f"diff:{n}:ci_low"] > 0) | (t[f"diff:{n}:ci_high"] < 0)).mean())
              for n in names}  # fmt: skip
@@ -119,15 +119,12 @@ def predictions(
     alpha = float(s.get("alpha", 0.05))
     out = {}
     for d in designs:
-        p = predict(st, d, budget * len(frame), from_scratch=True, alpha=alpha)
+        p = predict(st, d, budget * len(frame), from_scratch=True)
         se_d = math.sqrt(max(p.cov[a, a] + p.cov[b, b] - 2 * p.cov[a, b], 0.0))
-        crit = float(stats.t.isf(alpha / 2, p.df_pool)) * p.tail_pool
-        widen = 1.0 if p.group_ratios is None else pair_widening(p.group_ratios, p.cov, a, b)
+        crit = float(stats.t.isf(alpha / 2, p.df_pool))
         out[d] = {
             "half_width": crit * math.sqrt(p.var_pool),
-            "power": _power_t(delta, se_d, float(min(p.df[a], p.df[b])), alpha, widen),
-            "tail_pool": p.tail_pool,
-            "widen": widen,
+            "power": _power_t(delta, se_d, float(min(p.df[a], p.df[b])), alpha),
             "rho": st.rho,
             "rho_raw": st.rho_raw,
             "n_pairs": st.n_pairs,

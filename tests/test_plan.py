@@ -196,35 +196,3 @@ def test_cli_errors_exit_2(table, capsys, extra, message):
     assert _bacon(table, *extra) == 2
     err = capsys.readouterr().err
     assert message in err
-
-
-def test_paired_tail_ratio_near_one_for_normal_residuals_above_for_skewed_ones():
-    """The paired pool mean's predicted bootstrap tail ratio: about 1 for Gaussian
-    residuals, above 1 for residuals with rare large surprises (few labeled prompts)."""
-    from dataclasses import replace
-
-    from bacon_bayes.planning.tails import expected_tail_ratio, tail_ratio_at
-
-    st = pilot_statistics(pilot_pool(synthetic(prompts=200, seed=10), 0.1))
-    n = 0.1 * st.n_items  # 20 prompts
-    assert 1.0 <= expected_tail_ratio(st, n, 0.05) < 1.08
-    rng = np.random.default_rng(0)
-    z = np.where(np.isfinite(st.zresid), rng.exponential(size=st.n_items) ** 3, np.nan)
-    skewed = replace(st, zresid=z, rho=0.0, tail_cache={})
-    ratio = expected_tail_ratio(skewed, n, 0.05)
-    assert ratio > 1.1
-    # scaled to other budgets as 1 + excess n_ref / n
-    assert tail_ratio_at(skewed, 2 * n, 0.05) == pytest.approx(1 + (ratio - 1) / 2, rel=0.02)
-
-
-def test_pairs_take_their_groups_widening():
-    """A difference's widening: its groups' ratios averaged in squares with their variances
-    as weights (as the estimators do); Gaussian residuals widen little."""
-    from bacon_bayes.planning.tails import expected_group_ratios, pair_widening
-
-    cov = np.diag([1.0, 3.0])
-    assert pair_widening(np.array([2.0, 1.0]), cov, 0, 1) == pytest.approx(np.sqrt(7 / 4))
-    st = pilot_statistics(pilot_pool(synthetic(prompts=200, seed=11), 0.1))
-    for design in ("uniform", "paired"):
-        ratios = expected_group_ratios(st, design, 0.2 * st.n_items, 0.05)
-        assert np.all((ratios >= 1.0) & (ratios < 1.1)), design

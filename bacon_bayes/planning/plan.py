@@ -21,7 +21,6 @@ from bacon_bayes.planning.predict import (
     pilot_statistics,
     predict,
 )
-from bacon_bayes.planning.tails import pair_widening
 from bacon_bayes.pool import EvalPool
 
 __all__ = ["DesignPlan", "Goal", "PlanResult", "plan", "resolution_note"]
@@ -160,12 +159,11 @@ class PlanResult:
         return "\n".join(lines)
 
 
-def _power_t(delta: float, se: float, df: float, alpha: float, widen: float = 1.0) -> float:
-    """``P(|T| > t_crit widen)`` for a difference ``delta`` with standard error ``se``
-    (``widen``: what the difference takes over from its groups' critical values)."""
+def _power_t(delta: float, se: float, df: float, alpha: float) -> float:
+    """``P(|T| > t_crit)`` for a difference ``delta`` with standard error ``se``."""
     if se <= 0:
         return 1.0
-    crit = stats.t.isf(alpha / 2.0, df) * widen
+    crit = stats.t.isf(alpha / 2.0, df)
     nc = delta / se
     return float(stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc))
 
@@ -194,23 +192,21 @@ class _Evaluator:
         self._z = np.random.default_rng(20261127).standard_normal((POWER_DRAWS, len(st.names)))
 
     def metric(self, design: str, n: float) -> float:
-        p = predict(self.st, design, n, from_scratch=self.from_scratch, alpha=self.alpha)
+        p = predict(self.st, design, n, from_scratch=self.from_scratch)
         g = self.goal
         if g.kind == "half-width":
-            ratio = 1.0
             if g.group is None:
-                se, df, ratio = math.sqrt(p.var_pool), p.df_pool, p.tail_pool
+                se, df = math.sqrt(p.var_pool), p.df_pool
             else:
                 k = self.names.index(g.group)
                 se, df = math.sqrt(p.cov[k, k]), float(p.df[k])
-            return float(stats.t.isf(self.alpha / 2.0, df) * se * ratio)
+            return float(stats.t.isf(self.alpha / 2.0, df) * se)
         if g.kind == "difference":
             assert g.pair is not None and g.delta is not None
             a, b = (self.names.index(v) for v in g.pair)
             var = p.cov[a, a] + p.cov[b, b] - 2.0 * p.cov[a, b]
             df = float(min(p.df[a], p.df[b]))
-            widen = 1.0 if p.group_ratios is None else pair_widening(p.group_ratios, p.cov, a, b)
-            return _power_t(g.delta, math.sqrt(max(var, 0.0)), df, self.alpha, widen)
+            return _power_t(g.delta, math.sqrt(max(var, 0.0)), df, self.alpha)
         return self._top_power(design, p)
 
     def _top_power(self, design: str, p: Prediction) -> float:
@@ -231,8 +227,6 @@ class _Evaluator:
         se = np.sqrt(np.clip(np.diag(dcov), 1e-300, None))
         df = np.minimum(p.df[t], p.df[others])
         crit = stats.t.isf(level / 2.0, df)
-        if p.group_ratios is not None:
-            crit = crit * np.array([pair_widening(p.group_ratios, p.cov, t, k) for k in others])
         return float(np.mean(np.all(draws / se > crit, axis=1)))
 
     def reached(self, value: float) -> bool:

@@ -69,8 +69,7 @@ group means, in expectation over the residuals, is::
   adaptive wave steps back to uniform, and so does the prediction.
 
 Intervals: half-width ``t(1 - alpha / 2, df) * se`` with ``df`` the labeled units minus one
-(items of the group, or prompts for the paired pool mean), times, for the paired pool
-mean, the bootstrap tail ratio its clustered interval will carry (:mod:`.tails`). Power
+(items of the group, or prompts for the paired pool mean). Power
 of a difference ``delta``: ``P(|T| > t_crit)`` under the noncentral t. Resolving the top
 group: the probability that all its differences with the others clear the simultaneous
 (max-|t| over all pairs) critical value, by simulation from their predicted joint normal
@@ -91,7 +90,6 @@ from bacon_bayes.crossfit import make_folds
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.clustered import pair_index, prompt_codes
 from bacon_bayes.inclusion import Inclusion
-from bacon_bayes.planning.tails import group_ratios_at, tail_ratio_at
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.sampling.adaptive import (
     adaptive_probabilities,
@@ -147,14 +145,9 @@ class PilotStatistics:
     pilot_pi: np.ndarray
     pred_var: np.ndarray | None  # predictive variance per item (None without a pilot)
     resid2: np.ndarray  # squared residual (NaN where unlabeled)
-    zresid: np.ndarray  # group-centred residual over its group's sigma (NaN: unlabeled)
     n_features: int
     folds: int
-    surrogate: np.ndarray | None = None  # lambda f per item (None without a pilot)
-    two_levels: tuple[float, float] | None = None  # a binary label's two values
-    prompt_codes: np.ndarray | None = None  # prompt code per item (None: no prompts)
     assumptions: list[str] = field(default_factory=list)
-    tail_cache: dict[tuple[str, str, float], Any] = field(default_factory=dict)
 
     @property
     def has_prompts(self) -> bool:
@@ -303,8 +296,6 @@ def pilot_statistics(
         notes.append("no prompts in the pool: items taken as unrelated (no paired design)")
     resid2 = np.full(n_items, np.nan)
     resid2[lab] = (r - np.sum(w * r) / w.sum()) ** 2
-    zresid = np.full(n_items, np.nan)
-    zresid[lab] = e / np.sqrt(sigma2[g])
     means = np.array(
         [lam * f[codes == k].mean() + rbar[k] if labels[k] else np.nan for k in range(m)]
     )
@@ -313,19 +304,9 @@ def pilot_statistics(
         sigma2=sigma2, s2_pool=s2_pool, rho=rho, rho_raw=rho_raw, n_pairs=n_pairs,
         rho_weight=rho_weight, means=means, shared=shared, n_prompts=n_prompts,
         per_prompt=per_prompt, pilot_pi=pi0,
-        pred_var=v, resid2=resid2, zresid=zresid, surrogate=lam * f,
-        two_levels=_two_levels(pool),
-        prompt_codes=None if prompts is None else prompt_codes(prompts),
-        n_features=int(cal.features_.X.shape[1]), folds=cal.folds,
+        pred_var=v, resid2=resid2, n_features=int(cal.features_.X.shape[1]), folds=cal.folds,
         assumptions=notes,
     )  # fmt: skip
-
-
-def _two_levels(pool: EvalPool) -> tuple[float, float] | None:
-    levels = pool.outcome.levels
-    if levels is None or len(levels) != 2:
-        return None
-    return float(min(levels)), float(max(levels))
 
 
 def _prompt_correlation(
@@ -413,8 +394,7 @@ def _no_pilot(
         n_pairs=0, rho_weight=0.0, means=np.array([avg[codes == k].mean() for k in range(m)]),
         shared=shared,
         n_prompts=n_prompts, per_prompt=per_prompt, pilot_pi=np.zeros(pool.n_items),
-        pred_var=None, resid2=np.full(pool.n_items, np.nan),
-        zresid=np.full(pool.n_items, np.nan), n_features=0, folds=5,
+        pred_var=None, resid2=np.full(pool.n_items, np.nan), n_features=0, folds=5,
         assumptions=notes,
     )  # fmt: skip
 
@@ -430,8 +410,6 @@ class Prediction:
     df: np.ndarray  # per group
     df_pool: float
     note: str = ""
-    tail_pool: float = 1.0  # the pool mean's predicted bootstrap tail ratio
-    group_ratios: np.ndarray | None = None  # each group's critical value over Student-t's
 
 
 def _adaptive_ratios(
@@ -469,20 +447,13 @@ def _adaptive_ratios(
 
 
 def predict(
-    st: PilotStatistics,
-    design: str,
-    n: float,
-    *,
-    from_scratch: bool = False,
-    alpha: float | None = None,
+    st: PilotStatistics, design: str, n: float, *, from_scratch: bool = False
 ) -> Prediction:
     """The closed forms of the module docstring at ``n`` labels in all (at least the
     pilot's).
 
     ``from_scratch``: the design draws all ``n`` labels itself (as ``bacon simulate``
-    does), instead of adding to the pilot's labels. ``alpha``: also predict the bootstrap
-    tail ratio the paired pool mean's interval at this level will carry and each group's
-    widening (:mod:`.tails`).
+    does), instead of adding to the pilot's labels.
     """
     N = st.n_items
     n = float(min(max(n, 2.0 if from_scratch else max(st.n_labeled, 2.0)), N))
@@ -525,8 +496,4 @@ def predict(
         var_pool = var_pool * ratio_pool
     elif design not in ("uniform", "stratified"):
         raise ValidationError(f"design {design!r} is not known; use {', '.join(DESIGNS)}.")
-    tail, ratios = 1.0, None
-    if alpha is not None:
-        tail = tail_ratio_at(st, n, alpha) if design == "paired" else 1.0
-        ratios = group_ratios_at(st, design, n, alpha)
-    return Prediction(design, n, cov, var_pool, df, df_pool, note, tail, ratios)
+    return Prediction(design, n, cov, var_pool, df, df_pool, note)
