@@ -27,9 +27,10 @@ EXPERIMENTS.md (``--trials 200 --budgets 0.1``).
 
 Measured (20 uniform 3% pilots; estimators of main d9290e9): TriviaQA (96 pilot labels,
 about 11 pairs of one prompt), named pair llama2-13b-base - llama2-13b-chat: pool-mean
-half-width predicted/simulated uniform 1.05 +- 0.15, paired 0.96 +- 0.14 (0.67 +- 0.13
-when the within-prompt correlation is shrunk to 0 instead of toward the judges' prior);
-power predicted - simulated uniform -0.04 +- 0.11, paired +0.06 +- 0.12. The spread is
+half-width predicted/simulated uniform 1.05 +- 0.15, stratified 1.03 +- 0.15, paired
+0.96 +- 0.14 (0.67 +- 0.13 when the within-prompt correlation is shrunk to 0 instead of
+toward the judges' prior), adaptive 1.00 +- 0.25; power predicted - simulated uniform
+-0.04 +- 0.11, stratified +0.06 +- 0.11, paired +0.06 +- 0.12, adaptive +0.03 +- 0.20. The spread is
 the pilot's: its pool residual variance has a coefficient of variation of 0.30 over
 pilots (a few effective surprises among 96 binary labels), so about 0.15 on a
 half-width, and a single 3% pilot meets the 10% / 0.07 check only by luck (20-30% of
