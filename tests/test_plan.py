@@ -14,6 +14,7 @@ from bacon_bayes import EvalPool
 from bacon_bayes.cli import main
 from bacon_bayes.estimate import aee_group_means, compare
 from bacon_bayes.planning import Goal, pilot_statistics, plan, predict
+from bacon_bayes.planning.predict import JUDGE_ICC_SHARE, judge_prompt_correlation
 from bacon_bayes.sampling.designs import uniform
 from bacon_bayes.sampling.paired import design_inclusion, paired
 
@@ -126,7 +127,30 @@ def test_without_a_pilot_the_plan_says_what_it_assumed():
     result = plan(pool, Goal("half-width", half_width=0.1))
     assert "NO PILOT" in result.to_text() and "rough" in result.to_text()
     assert "adaptive" not in {r.design for r in result.designs}
-    assert result.pilot.rho == 0.0
+    # the within-prompt residual correlation: the judges' prior alone
+    expected = JUDGE_ICC_SHARE * judge_prompt_correlation(pool, result.pilot.codes)
+    assert result.pilot.rho == pytest.approx(expected) and 0.1 < expected < 0.95
+
+
+def test_judge_prompt_correlation_is_the_judges_icc():
+    """Judges that all see a prompt effect of variance 1 over item noise of variance 1 +
+    0.7^2 / 3 (three judges averaged): correlation about 1 / 2.16 within a prompt."""
+    frame = synthetic(prompts=400, seed=8)
+    pool = pilot_pool(frame, 0.1)
+    codes = np.unique(frame["sys"], return_inverse=True)[1]
+    assert judge_prompt_correlation(pool, codes) == pytest.approx(1 / (2 + 0.49 / 3), abs=0.05)
+
+
+def test_few_pairs_lean_on_the_judges_and_say_rough():
+    """A 3% uniform pilot has a handful of pairs of one prompt: the correlation stays near
+    the judges' prior and the plan says the paired rows are rough."""
+    frame = synthetic(prompts=200, seed=9)
+    pool = pilot_pool(frame, 0.03)
+    st = pilot_statistics(pool)
+    prior = JUDGE_ICC_SHARE * judge_prompt_correlation(pool, st.codes)
+    assert st.rho_weight < 0.5
+    assert abs(st.rho - prior) <= st.rho_weight * abs(st.rho_raw - prior) + 1e-9
+    assert "ROUGH for the paired design" in plan(pool, Goal("top")).to_text()
 
 
 def test_too_few_pilot_labels_is_a_clear_error():

@@ -15,6 +15,7 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.critical import simultaneous_critical_value
 from bacon_bayes.planning.predict import (
     DESIGNS,
+    ROUGH_WEIGHT,
     PilotStatistics,
     Prediction,
     pilot_statistics,
@@ -354,6 +355,8 @@ def plan(
         new = None if need is None else need - (0 if from_scratch else n0)
         cells = [{"labels": float(b), metric_name: ev.metric(d, b)} for b in at]
         note = predict(st, d, at[0] if at else N, from_scratch=from_scratch).note
+        if d == "paired" and st.rho_weight < ROUGH_WEIGHT:
+            note = f"ROUGH (within-prompt correlation mostly the judges' prior); {note}"
         cmd = None if new is None else _command(d, new, group_column, pool_arg)
         rows.append(DesignPlan(d, need, new, cells, cmd, note))
     candidates = [r for r in rows if r.labels_needed is not None]
