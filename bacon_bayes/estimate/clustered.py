@@ -44,6 +44,7 @@ import numpy as np
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.combine import combined_core
 from bacon_bayes.estimate.core import _check_alpha, _estimate, mean_core, variance_coefficients
+from bacon_bayes.estimate.critical import simultaneous_critical_value
 from bacon_bayes.estimate.moderate import variance_prior
 from bacon_bayes.estimate.tables import floored_covariance, group_codes, group_table
 from bacon_bayes.inclusion import Inclusion
@@ -338,11 +339,22 @@ def clustered_group_means(
     lam = fit["lambda"]
     return group_table(
         "mean", method, names, fit["estimate"], fit["cov"], fit["n_labeled"], fit["n_items"],
-        alpha, simultaneous, df=fit["df"],
+        alpha, simultaneous, _critical(fit, alpha, simultaneous), df=fit["df"],
         power_lambda=float(lam[0]) if lam.size == 1 else [float(v) for v in lam],
         target=target, interval="t (clustered by prompt)",
         labeled_prompts=[int(v) for v in fit["n_prompts"]], clustered_by_prompt=True,
     )  # fmt: skip
+
+
+def _critical(fit: dict[str, Any], alpha: float, simultaneous: str) -> np.ndarray | None:
+    """Simultaneous critical values of the group means as if their errors were
+    independent (Sidak, Student-t per group), at least the max-|t| over their estimated
+    correlation: that correlation comes from the prompts drawn and the floor, and on
+    WMT22 (16 systems, 187 prompts) the max-|t| over it covered 0.895."""
+    if simultaneous != "maxt":
+        return None
+    m = fit["df"].size
+    return simultaneous_critical_value(np.eye(m), alpha, "maxt", fit["df"])
 
 
 def use_clustered(
