@@ -260,12 +260,9 @@ class Calibrator:
         return sur.matrix(self.crossfit_, self.extras_, self.pool_, domains)
 
     def _kw(self, prompts: bool = True) -> dict[str, Any]:
-        """Settings of the estimators; quantiles take item-level designs only (their
-        target named as the item-level estimators name it)."""
-        if not prompts:
-            target = "superpopulation" if self.target == "population" else self.target
-            return {"hajek": self.hajek, "target": target}
-        return {"hajek": self.hajek, "target": self.target, "prompts": self.pool_.prompts}
+        """Settings of the estimators (quantiles take item-level designs only: no prompts)."""
+        kw: dict[str, Any] = {"hajek": self.hajek, "target": self.target}
+        return {**kw, "prompts": self.pool_.prompts} if prompts else kw
 
     # ---------------------------------------------------------------- estimands
     def estimate_mean(self, alpha: float = 0.05, method: Method = "aee") -> Estimate:

@@ -88,10 +88,6 @@ class Inclusion:
         return Inclusion(np.vstack([w.prompt for w in waves]), np.vstack([w.within for w in waves]))
 
     @property
-    def n_waves(self) -> int:
-        return int(self.prompt.shape[0])
-
-    @property
     def pi(self) -> np.ndarray:
         """Inclusion probability of every item in the union of waves."""
         return 1.0 - np.prod(1.0 - self.prompt * self.within, axis=0)
@@ -111,7 +107,3 @@ class Inclusion:
         ai, aj = a[:, i], a[:, j]
         neither = np.prod(1.0 - b[:, i] * (ai + aj - ai * aj), axis=0)
         return 1.0 - qi - qj + neither
-
-    def subset(self, rows: np.ndarray) -> Inclusion:
-        """The same waves for a subset of items (positions or a mask)."""
-        return Inclusion(self.prompt[:, rows], self.within[:, rows])

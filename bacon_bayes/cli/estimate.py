@@ -252,8 +252,6 @@ def target_line(cal: Calibrator) -> str:
 def run(args: argparse.Namespace) -> int:
     cal = calibrator_from_args(args)
     if wants_stream(args):
-        if cal.target == "population":  # the streamed estimators' name of it
-            cal.target = "superpopulation"
         return run_stream(args, cal, parse_levels(args.levels))
     pool = pool_from_args(args)
     cal.fit(pool)

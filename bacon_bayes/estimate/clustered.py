@@ -28,8 +28,9 @@ prompts. It holds for any design that draws prompts (or items) independently; a
 fixed-size draw makes it slightly conservative (by at most the sampling fraction of the
 correction's share).
 
-Intervals are Student-t on the labeled prompts (multivariate max-|t| for simultaneous
-ones). Under the pool target each group's variance is at least what all labels predict
+Intervals are Student-t on the labeled prompts (Sidak's critical value over the groups
+for simultaneous ones; their differences' max-|t| over the differences' correlation).
+Under the pool target each group's variance is at least what all labels predict
 for its items (``_floor``), the correlations kept: a group's clustered variance from a
 few dozen prompts is unreliable where the surrogate predicts a bounded label almost
 perfectly.
@@ -46,7 +47,7 @@ from bacon_bayes.estimate.combine import combined_core
 from bacon_bayes.estimate.core import _check_alpha, _estimate, mean_core, variance_coefficients
 from bacon_bayes.estimate.critical import simultaneous_critical_value
 from bacon_bayes.estimate.moderate import variance_prior
-from bacon_bayes.estimate.tables import floored_covariance, group_codes, group_table
+from bacon_bayes.estimate.tables import group_codes, group_table
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.results import Estimate, EstimateTable
 
@@ -63,7 +64,7 @@ FLOOR_SHARE = 0.75
 
 def prompt_codes(prompts: np.ndarray) -> np.ndarray:
     """Integer code per item of its prompt."""
-    return np.unique(np.asarray(prompts).astype(str), return_inverse=True)[1]
+    return group_codes(prompts)[1]
 
 
 def as_inclusion(pi: np.ndarray | float | Inclusion | None, n_items: int, n_lab: int) -> Inclusion:
@@ -264,7 +265,7 @@ def clustered_fit(
         "n_labeled": n_lab,
         "n_items": n_g,
         "n_prompts": n_prompts,
-        "lambda": lam,
+        "power_lambda": float(lam[0]) if lam.size == 1 else [float(v) for v in lam],
     }
 
 
@@ -303,8 +304,14 @@ def _floor(
     makes the prior worth only a few labels).
     """
     c = variance_coefficients(1.0 / pi_lab, pi_lab, "pool")
-    prior = variance_prior(r, f_lab, c, g_lab, n_g.size, n_g)
-    return floored_covariance(cov, FLOOR_SHARE * prior)
+    floor = FLOOR_SHARE * variance_prior(r, f_lab, c, g_lab, n_g.size, n_g)
+    own = np.clip(np.diag(cov), 0.0, None)
+    var = np.maximum(own, floor)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(own > 0, np.sqrt(var / own), 0.0)
+    out = cov * np.outer(ratio, ratio)
+    out[np.diag_indices_from(out)] = var
+    return out
 
 
 def clustered_group_means(
@@ -336,11 +343,10 @@ def clustered_group_means(
         for g, name in enumerate(names):
             text = text.replace(f"domain {g} ", f"group {str(name)!r} ")
         raise ValidationError(text) from None
-    lam = fit["lambda"]
     return group_table(
         "mean", method, names, fit["estimate"], fit["cov"], fit["n_labeled"], fit["n_items"],
         alpha, simultaneous, _critical(fit, alpha, simultaneous), df=fit["df"],
-        power_lambda=float(lam[0]) if lam.size == 1 else [float(v) for v in lam],
+        power_lambda=fit["power_lambda"],
         target=target, interval="t (clustered by prompt)",
         labeled_prompts=[int(v) for v in fit["n_prompts"]], clustered_by_prompt=True,
     )  # fmt: skip
@@ -348,9 +354,9 @@ def clustered_group_means(
 
 def _critical(fit: dict[str, Any], alpha: float, simultaneous: str) -> np.ndarray | None:
     """Simultaneous critical values of the group means as if their errors were
-    independent (Sidak, Student-t per group), at least the max-|t| over their estimated
-    correlation: that correlation comes from the prompts drawn and the floor, and on
-    WMT22 (16 systems, 187 prompts) the max-|t| over it covered 0.895."""
+    independent (Sidak, Student-t per group; by Sidak's inequality never below the
+    max-|t| over their estimated correlation, which comes from the prompts drawn and the
+    floor: on WMT22, 16 systems and 187 prompts, the max-|t| over it covered 0.895)."""
     if simultaneous != "maxt":
         return None
     m = fit["df"].size
@@ -377,13 +383,12 @@ def cluster_target(target: str) -> ClusterTarget:
     return "pool"
 
 
-def item_design(
-    pi: np.ndarray | float | Inclusion | None, target: str
-) -> tuple[np.ndarray | float | None, Any]:
-    """Item probabilities and the item-level estimators' name of the target."""
-    if isinstance(pi, Inclusion):
-        pi = pi.pi
-    return pi, ("superpopulation" if cluster_target(target) == "population" else "pool")
+def item_pi(pi: np.ndarray | float | Inclusion | None, target: str) -> np.ndarray | float | None:
+    """The items' inclusion probabilities for the item-level estimators (which take
+    either name of the population target: they only tell ``"pool"`` from the rest);
+    refuses an unknown ``target``."""
+    cluster_target(target)
+    return pi.pi if isinstance(pi, Inclusion) else pi
 
 
 def clustered_mean(
@@ -406,11 +411,10 @@ def clustered_mean(
         y, f, np.zeros(n, dtype=np.intp), 1, prompts, labeled, pi,
         power_tuning=power_tuning, hajek=hajek, target=target,
     )  # fmt: skip
-    lam = fit["lambda"]
     return _estimate(
         "mean", "aee", float(fit["estimate"][0]), float(fit["cov"][0, 0]),
         int(fit["n_labeled"][0]), n, alpha, df=float(fit["df"][0]),
-        power_lambda=float(lam[0]) if lam.size == 1 else [float(v) for v in lam],
+        power_lambda=fit["power_lambda"],
         target=target, interval="t (clustered by prompt)",
         labeled_prompts=int(fit["n_prompts"][0]), clustered_by_prompt=True,
     )  # fmt: skip

@@ -263,15 +263,13 @@ def _estimate(
     alpha: float,
     n_labeled: int | None = None,
     df: float | None = None,
-    crit: float | None = None,
     **details: object,
 ) -> Estimate:
     """An :class:`Estimate` with a Student-t interval on ``df`` degrees of freedom
-    (default ``n - 1``), or with the critical value ``crit`` when given."""
+    (default ``n - 1``)."""
     se = float(np.sqrt(max(var, 0.0)))
     df = float(max(int(n) - 1, 1)) if df is None else float(max(df, 1.0))
-    if crit is None:
-        crit = float(stats.t.ppf(1.0 - alpha / 2.0, df))
+    crit = float(stats.t.ppf(1.0 - alpha / 2.0, df))
     return Estimate(
         estimand=estimand,
         method=method,

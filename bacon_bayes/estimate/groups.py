@@ -13,7 +13,7 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.clustered import (
     cluster_target,
     clustered_group_means,
-    item_design,
+    item_pi,
     use_clustered,
 )
 from bacon_bayes.estimate.combine import check_surrogates, combined_core, inflation
@@ -92,7 +92,7 @@ def aee_group_means(
             y, f, groups, prompts, labeled, pi, alpha=alpha, simultaneous=simultaneous,
             power_tuning=power_tuning, hajek=hajek, target=cluster_target(target),
         )  # fmt: skip
-    pi, target = item_design(pi, target)
+    pi = item_pi(pi, target)
     names, codes = group_codes(groups)
     idx, y_lab, pi_lab, n_items = _prepare(y, f, labeled, pi, hajek, codes)
     f = np.asarray(f, dtype=float)

@@ -12,7 +12,7 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.clustered import (
     cluster_target,
     clustered_mean,
-    item_design,
+    item_pi,
     use_clustered,
 )
 from bacon_bayes.estimate.combine import check_surrogates, combined_core
@@ -75,7 +75,7 @@ def aee_mean(
             y, f, prompts, labeled, pi, alpha=alpha, power_tuning=power_tuning, hajek=hajek,
             target=cluster_target(target),
         )  # fmt: skip
-    pi, target = item_design(pi, target)
+    pi = item_pi(pi, target)
     idx, y_lab, pi_lab, n_items = _prepare(y, f, labeled, pi, hajek)
     f = np.asarray(f, dtype=float)
     if f.ndim == 2 and f.shape[1] == 1:

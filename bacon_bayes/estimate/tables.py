@@ -58,16 +58,3 @@ def group_table(
 def group_codes(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     names, codes = np.unique(np.asarray(groups).astype(str), return_inverse=True)
     return names, codes
-
-
-def floored_covariance(cov: np.ndarray, floor: Sequence[float] | np.ndarray | None) -> np.ndarray:
-    """``cov`` with each variance raised to at least ``floor`` (correlations kept)."""
-    if floor is None:
-        return cov
-    own = np.clip(np.diag(cov), 0.0, None)
-    var = np.maximum(own, np.asarray(floor, dtype=float))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(own > 0, np.sqrt(var / own), 0.0)
-    out = cov * np.outer(ratio, ratio)
-    out[np.diag_indices_from(out)] = var
-    return out

@@ -320,7 +320,7 @@ def spec_pool(data: pd.DataFrame, spec: Any, **extra: Any) -> EvalPool:
     )
 
 
-def _ppi_rows(frame, spec, labeled, seed, pi=None) -> list[dict[str, Any]]:
+def _ppi_rows(frame, spec, labeled, seed) -> list[dict[str, Any]]:
     """ppi_py's PPI++ mean on the same labeled items: judge mean and cross-fitted ridge."""
     try:
         from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
@@ -390,7 +390,7 @@ def run_trial(frame: pd.DataFrame, spec: SimulationSpec, task: tuple) -> list[di
                     pass  # estimates (NaN); the summary counts the trials that had them
             rows.append(row)
     if "ppi" in spec.methods and design == "uniform":
-        rows.extend(_ppi_rows(frame, spec, labeled, fold_seed % 2**31, pi))
+        rows.extend(_ppi_rows(frame, spec, labeled, fold_seed % 2**31))
     if "cje" in spec.methods:
         rows.append(cje_row(frame, spec, labeled, pi, fold_seed % 2**31))
     for row in rows:
