@@ -163,7 +163,7 @@ def _comparisons(cal: Calibrator, alpha: float, plan_note: str | None) -> str:
         f"<b>target</b>: {_esc(c.target)} ({_esc(c.target_note)}); "
         f"<b>{_esc(c.pairing_note())}</b>.</p>"
         f"<p>{c.n_resolved} of {len(diffs)} pairs resolved (interval excludes 0). "
-        f"{_esc(c.best_line())}.</p>" + plan + _table(diffs, 3)
+        f"{_esc(_sentence(c.best_line()))}.</p>" + plan + _table(diffs, 3)
     )
 
 
@@ -340,3 +340,8 @@ def write_report(cal: Calibrator, path: str | Path, **kwargs: Any) -> Path:
     tmp.write_text(page, encoding="utf-8")
     tmp.replace(path)
     return path
+
+
+def _sentence(text: str) -> str:
+    """``text`` with its first letter capitalised (the rest as it is)."""
+    return text[:1].upper() + text[1:]
