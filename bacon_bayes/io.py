@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from bacon_bayes.errors import BaconError, ValidationError
+from bacon_bayes.outputs import write_file
 
 
 @contextmanager
@@ -54,10 +55,9 @@ def read_table(path: str | Path) -> pd.DataFrame:
 
 
 def write_tree(tree: Any, path: str | Path) -> Path:
-    """Write an ``xarray.DataTree`` to a NetCDF file (h5netcdf)."""
-    path = Path(path)
-    tree.to_netcdf(str(path), engine="h5netcdf")
-    return path
+    """Write an ``xarray.DataTree`` to a NetCDF file (h5netcdf), atomically (an earlier
+    file at ``path`` stays whole if the write fails)."""
+    return write_file(path, lambda tmp: tree.to_netcdf(str(tmp), engine="h5netcdf"))
 
 
 def read_tree(path: str | Path, what: str, fix: str) -> Any:

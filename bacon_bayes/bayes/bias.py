@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import NotFittedError, ValidationError
+from bacon_bayes.outputs import write_file
 
 __all__ = ["bias_draws", "forest_figure", "forest_plot", "judge_bias"]
 
@@ -200,10 +201,10 @@ def forest_plot(table: pd.DataFrame, path: str | Path, *, title: str | None = No
     import matplotlib.pyplot as plt
 
     fig = forest_figure(table, title=title)
-    path = Path(path)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    try:
+        return write_file(path, lambda tmp: fig.savefig(tmp, dpi=120, format="png"))
+    finally:
+        plt.close(fig)
 
 
 def forest_figure(table: pd.DataFrame, *, title: str | None = None) -> Any:

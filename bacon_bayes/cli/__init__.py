@@ -49,6 +49,11 @@ def main(argv: list[str] | None = None) -> int:
     except BaconError as exc:
         print(f"bacon {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a path, permission, disk or network problem: no traceback
+        from bacon_bayes.outputs import oserror_text
+
+        print(f"bacon {args.command}: error: {oserror_text(exc)}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from bacon_bayes.outputs import FORCE_HELP, claim
+
 HELP = "embed items: TF-IDF + SVD (default), a local sentence-transformers model, or vectors"
 
 
@@ -21,6 +23,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("items", help="items table (.csv, .parquet, .jsonl)")
     p.add_argument("--text", help="text column to embed")
     p.add_argument("--out", required=True, help="output table (.parquet or .csv)")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.add_argument("--id", default="item", help="item id column (default: item)")
     p.add_argument("--dim", type=int, default=64, help="output dimensions (default 64)")
     p.add_argument("--model", help="local sentence-transformers model directory")
@@ -37,15 +40,17 @@ def run(args: argparse.Namespace) -> int:
 
     if args.model and args.vectors:
         raise ValidationError("give either --model or --vectors, not both")
-    table = embed_items(
-        read_table(args.items),
-        text=args.text,
-        id_col=args.id,
-        model=args.model,
-        vectors=args.vectors,
-        n_components=args.dim,
-        seed=args.seed,
-    )
-    write_table(table, args.out)
+    with claim(args.out, inputs=[args.items, args.vectors], force=args.force) as out:
+        table = embed_items(
+            read_table(args.items),
+            text=args.text,
+            id_col=args.id,
+            model=args.model,
+            vectors=args.vectors,
+            n_components=args.dim,
+            seed=args.seed,
+        )
+        write_table(table, out.path)
+        out.written()
     print(f"wrote {len(table)} x {table.shape[1] - 1} embedding to {args.out}", file=sys.stderr)
     return 0

@@ -9,6 +9,9 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+from bacon_bayes.outputs import FORCE_HELP, Output, check_output, claim
 
 HELP = "score items with LLM judges through OpenAI-compatible endpoints"
 
@@ -39,6 +42,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--template", required=True, help="essay | mqm | webdesign, or a .toml/.json template"
     )
     p.add_argument("--out", required=True, help="output table (.parquet or .csv)")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.add_argument("--id", default="item", help="item id column (default: item)")
     p.add_argument("--runs", type=int, default=1, help="calls per item and judge (default 1)")
     p.add_argument(
@@ -110,9 +114,8 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from bacon_bayes.errors import ValidationError
     from bacon_bayes.io import read_table
-    from bacon_bayes.judges import RetryPolicy, load_template, plan_jury, run_jury
+    from bacon_bayes.judges import load_template, plan_jury
     from bacon_bayes.judges.client import load_judges, parse_judge
-    from bacon_bayes.judges.output import write_table
 
     defaults = {
         "base_url": args.base_url,
@@ -131,9 +134,23 @@ def _run(args: argparse.Namespace) -> int:
     items = read_table(args.items)
     out = Path(args.out)
     cache = args.cache or str(out) + ".cache.sqlite"
+    check_output(cache, option="--cache", inputs=[args.items, out])
+    if args.log:
+        check_output(args.log, option="--log", inputs=[args.items, out, cache])
     if args.dry_run:
         print(plan_jury(items, judges, template, id_col=args.id, runs=args.runs, cache=cache))
         return 0
+    with claim(out, inputs=[args.items], force=args.force) as held:
+        return _score(args, items, judges, template, held, cache)
+
+
+def _score(
+    args: argparse.Namespace, items: Any, judges: list, template: Any, out: Output, cache: str
+) -> int:
+    """Run the jury and write the table to the claimed output."""
+    from bacon_bayes.judges import RetryPolicy, run_jury
+    from bacon_bayes.judges.output import write_table
+
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     policy = RetryPolicy(
         max_attempts=args.max_attempts, base_delay=args.backoff_base, max_delay=args.backoff_max
@@ -158,9 +175,10 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 130
-    write_table(result.table, out)
+    write_table(result.table, out.path)
+    out.written()
     print(result.summary, file=sys.stderr)
-    print(f"wrote {len(result.table)} rows to {out} (cache: {cache})", file=sys.stderr)
+    print(f"wrote {len(result.table)} rows to {out.given} (cache: {cache})", file=sys.stderr)
     n_failed = sum(result.summary.failed.values())
     if n_failed:
         print(

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
+
+from bacon_bayes.outputs import FORCE_HELP, Output, claim
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -33,20 +36,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--levels", help="comma-separated outcome levels (default: labels seen)")
     p.add_argument("--level", type=float, default=0.9, help="interval level (default 0.9)")
     p.add_argument("--plot", default="judge_bias.png", help="forest plot PNG path")
+    p.add_argument("--force", action="store_true", help="--plot: " + FORCE_HELP)
     p.add_argument("--draws", type=int, default=500, help="posterior draws per chain")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    import pandas as pd
-
-    from bacon_bayes.bayes.bias import forest_plot, judge_bias
-    from bacon_bayes.bayes.workflow import fit_pool
-    from bacon_bayes.calibrator import Calibrator
     from bacon_bayes.cli.estimate import parse_levels
     from bacon_bayes.io import read_table
-    from bacon_bayes.judge_bias import human_rates
     from bacon_bayes.pool import EvalPool
 
     pool = EvalPool.from_frame(
@@ -56,12 +54,26 @@ def run(args: argparse.Namespace) -> int:
         outcome=args.outcome,
         levels=parse_levels(args.levels),
     )
+    with claim(args.plot, option="--plot", inputs=[args.file], force=args.force) as out:
+        return _fit(args, pool, out)
+
+
+def _fit(args: argparse.Namespace, pool: Any, out: Output) -> int:
+    """Fit the judge model, print the bias table and write the forest plot."""
+    import pandas as pd
+
+    from bacon_bayes.bayes.bias import forest_plot, judge_bias
+    from bacon_bayes.bayes.workflow import fit_pool
+    from bacon_bayes.calibrator import Calibrator
+    from bacon_bayes.judge_bias import human_rates
+
     model = fit_pool(pool, draws=args.draws, seed=args.seed)
     table = judge_bias(model, level=args.level)
     if args.outcome == "categorical":  # rates against people: design-based, any model
         cal = Calibrator(engine="freq", seed=args.seed).fit(pool)
         table = pd.concat([table, human_rates(cal, args.level).drop(columns="judge")], axis=1)
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    path = forest_plot(table, args.plot)
-    print(f"forest plot written to {path}")
+    forest_plot(table, out.path)
+    out.written()
+    print(f"forest plot written to {out.given}")
     return 0

@@ -12,6 +12,7 @@ from bacon_bayes.cli.estimate import (
     pool_from_args,
 )
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.outputs import FORCE_HELP, claim
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -28,6 +29,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, type=Path, help="HTML file to write")
     p.add_argument("--simulate", type=Path, help="output folder of `bacon simulate` to include")
     p.add_argument("--title", help="page title")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.set_defaults(func=run)
 
 
@@ -38,13 +40,16 @@ def run(args: argparse.Namespace) -> int:
         raise ValidationError(f"--out {str(args.out)!r} should end in .html")
     from bacon_bayes.planning import resolution_note
 
-    if str(args.file).endswith(".nc"):
-        cal = Calibrator.load(args.file)
-    else:
-        cal = calibrator_from_args(args).fit(pool_from_args(args))
-    note = resolution_note(cal.pool_, args.alpha, group_column=getattr(args, "group", None))
-    path = cal.report(
-        args.out, simulate=args.simulate, title=args.title, alpha=args.alpha, plan_note=note
-    )
+    inputs = [args.file, args.scores, args.simulate]
+    with claim(args.out, inputs=inputs, force=args.force) as out:
+        if str(args.file).endswith(".nc"):
+            cal = Calibrator.load(args.file)
+        else:
+            cal = calibrator_from_args(args).fit(pool_from_args(args))
+        note = resolution_note(cal.pool_, args.alpha, group_column=getattr(args, "group", None))
+        cal.report(
+            out.path, simulate=args.simulate, title=args.title, alpha=args.alpha, plan_note=note
+        )
+        path = out.written()
     print(f"report written to {path} (open it in a browser; it works offline)")
     return 0

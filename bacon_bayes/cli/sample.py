@@ -9,9 +9,10 @@ from pathlib import Path
 import numpy as np
 
 from bacon_bayes.errors import BaconError, ValidationError
+from bacon_bayes.outputs import FORCE_HELP, claim
 from bacon_bayes.sampling import DEFAULT_UNIFORM_SHARE, MIN_LABELS_PER_COEFFICIENT, SMALL_PILOT
 from bacon_bayes.study import DESIGNS, Study, StudyConfig, create_study, draw_wave, pending_items
-from bacon_bayes.study.folder import CONFIG_FILE, LOCK_FILE, atomic_write_text
+from bacon_bayes.study.folder import CONFIG_FILE, LOCK_FILE, study_inputs
 from bacon_bayes.study.prompts import DEFAULT_PER_PROMPT, PAIRED_DESIGNS
 
 
@@ -46,6 +47,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, help="CSV of the items to label (default: todo-waveK.csv)")
     p.add_argument("--study", type=Path, help="study folder to create (default: POOL.study)")
     p.add_argument("--show", default="", help="pool columns to copy into the to-label file")
+    p.add_argument("--force", action="store_true", help="--out: " + FORCE_HELP)
     new = p.add_argument_group("new study (only with a pool file)")
     new.add_argument("--item", default="item", help="id column of the pool")
     new.add_argument("--label", default="label", help="name of the human label")
@@ -199,34 +201,26 @@ def _new_config(args: argparse.Namespace, source: Path, root: Path) -> StudyConf
 def run(args: argparse.Namespace) -> int:
     """Draw the wave, write the to-label file and print a summary."""
     root, created = _study_root(args)
+    wave = 0  # no wave committed yet
     try:
-        wave, design = draw_wave(
-            root,
-            args.design,
-            args.budget,
-            seed=args.seed,
-            strata=args.strata,
-            bins=args.bins,
-            allocation=args.allocation,
-            pi_column=args.pi_column,
-            uniform_share=args.uniform_share,
-            folds=args.folds,
-            sd_model=args.sd_model,
-            max_ratio=args.max_ratio,
-            model=args.model,
-            engine=args.engine,
-            prompt=args.prompt,
-            per_prompt=args.per_prompt,
-        )
+        study = Study.open(root)
+        out_path = args.out or root / f"todo-wave{max(study.wave_numbers, default=0) + 1}.csv"
+        with claim(out_path, inputs=study_inputs(root), force=args.force) as out:
+            wave, design = _draw(args, root)
+            todo = pending_items(Study.open(root), wave, _names(args.show))
+            try:
+                out.write_text(todo.to_csv(index=False))
+            except BaconError as exc:
+                raise ValidationError(
+                    f"{exc} Wave {wave} is recorded in the study: write its to-label file "
+                    f"with `bacon status {root} --pending-out FILE`"
+                ) from exc
     except BaconError:
-        if created:  # a refused first wave leaves no study behind
+        if created and not wave:  # a refused first wave leaves no study behind
             _remove_new_study(root)
         raise
     if created:
         print(f"created study {root}")
-    todo = pending_items(Study.open(root), wave, _names(args.show))
-    out = args.out or root / f"todo-wave{wave}.csv"
-    atomic_write_text(Path(out), todo.to_csv(index=False))
     if design.params.get("requested") == "adaptive":
         ratio = design.params["expected_variance_ratio"]
         why = (
@@ -242,7 +236,29 @@ def run(args: argparse.Namespace) -> int:
         print(f"wave {wave} draws prompts: {drawn} prompt(s), their unlabeled items")
     print(
         f"wave {wave} ({design.name}, seed {args.seed}): {design.n_selected} items to label "
-        f"written to {out}; fill in column {todo.columns[1]!r} and run "
-        f"`bacon label import {out} --study {root}`"
+        f"written to {out.given}; fill in column {todo.columns[1]!r} and run "
+        f"`bacon label import {out.given} --study {root}`"
     )
     return 0
+
+
+def _draw(args: argparse.Namespace, root: Path) -> tuple:
+    """Draw and commit the wave (see :func:`bacon_bayes.study.draw_wave`)."""
+    return draw_wave(
+        root,
+        args.design,
+        args.budget,
+        seed=args.seed,
+        strata=args.strata,
+        bins=args.bins,
+        allocation=args.allocation,
+        pi_column=args.pi_column,
+        uniform_share=args.uniform_share,
+        folds=args.folds,
+        sd_model=args.sd_model,
+        max_ratio=args.max_ratio,
+        model=args.model,
+        engine=args.engine,
+        prompt=args.prompt,
+        per_prompt=args.per_prompt,
+    )

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from bacon_bayes.cli.estimate import SURROGATES_HELP, parse_surrogates
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.outputs import FORCE_HELP, claim
 
 
 def _list(text: str) -> tuple[str, ...]:
@@ -104,6 +106,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "family of the outcome type; the type's default family for --engine bayes)",
     )
     p.add_argument("--out", required=True, type=Path, help="output folder")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.set_defaults(func=run)
 
 
@@ -125,10 +128,16 @@ def run(args: argparse.Namespace) -> int:
     return run_monte_carlo(args)
 
 
+def _claim(args: argparse.Namespace, writes: tuple[str, ...]) -> Any:
+    """Hold the output folder (see :func:`bacon_bayes.outputs.claim`)."""
+    return claim(args.out, inputs=[args.data], folder=True, force=args.force, writes=writes)
+
+
 def run_ablation(args: argparse.Namespace) -> int:
     """``--ablation``: the oracle table, written to DIR/ablation.csv, .md and settings."""
     from bacon_bayes.io import read_table
     from bacon_bayes.simulation.ablation import (
+        FILES,
         AblationSpec,
         ablation,
         ablation_markdown,
@@ -151,8 +160,11 @@ def run_ablation(args: argparse.Namespace) -> int:
         folds=args.folds,
         seed=args.seed,
     )
-    table = ablation(read_table(args.data), spec, progress=partial(stderr_progress, what="fits"))
-    paths = write_ablation(args.out, table, spec)
+    with _claim(args, FILES) as out:
+        frame = read_table(args.data)
+        table = ablation(frame, spec, progress=partial(stderr_progress, what="fits"))
+        paths = write_ablation(out.path, table, spec)
+        out.written()
     print(ablation_markdown(table), end="")
     print(f"\nwritten to {', '.join(str(p) for p in paths)}")
     return 0
@@ -161,6 +173,9 @@ def run_ablation(args: argparse.Namespace) -> int:
 def run_monte_carlo(args: argparse.Namespace) -> int:
     """The Monte Carlo over label draws (trials.parquet, summary.csv, plots)."""
     from bacon_bayes.io import read_table
+    from bacon_bayes.simulation.montecarlo import (
+        FILES as MONTE_CARLO_FILES,
+    )
     from bacon_bayes.simulation.montecarlo import (
         PILOT_SHARE,
         SimulationSpec,
@@ -188,13 +203,15 @@ def run_monte_carlo(args: argparse.Namespace) -> int:
         pilot_share=PILOT_SHARE if args.pilot_share is None else args.pilot_share,
         surrogates=None if extras is None else tuple(extras),
     )
-    frame = read_table(args.data)
-    spec.check(frame)
-    trials = simulate(
-        frame, spec, workers=args.workers, scheduler=args.scheduler, progress=stderr_progress
-    )
-    summary = summarise(trials, spec.alpha)
-    out = write_outputs(args.out, trials, summary, spec)
+    with _claim(args, MONTE_CARLO_FILES) as held:
+        frame = read_table(args.data)
+        spec.check(frame)
+        trials = simulate(
+            frame, spec, workers=args.workers, scheduler=args.scheduler, progress=stderr_progress
+        )
+        summary = summarise(trials, spec.alpha)
+        out = write_outputs(held.path, trials, summary, spec)
+        held.written()
     cols = ["design", "method", "budget", "trials", "bias", "rmse", "width", "coverage"]
     cols += ["band_low", "band_high", "label_multiplier"]
     print(summary[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}"))

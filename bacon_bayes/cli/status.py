@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from bacon_bayes.outputs import FORCE_HELP, claim
 from bacon_bayes.study import Study, pending_items
-from bacon_bayes.study.folder import atomic_write_text
+from bacon_bayes.study.folder import study_inputs
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -15,6 +16,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("study", type=Path, help="study folder")
     p.add_argument("--pending-out", type=Path, help="write the pending items to this CSV")
     p.add_argument("--show", default="", help="pool columns to copy into --pending-out")
+    p.add_argument("--force", action="store_true", help="--pending-out: " + FORCE_HELP)
     p.set_defaults(func=run)
 
 
@@ -35,6 +37,10 @@ def run(args: argparse.Namespace) -> int:
     if args.pending_out:
         show = [c.strip() for c in args.show.split(",") if c.strip()]
         pending = pending_items(study, show=show)
-        atomic_write_text(args.pending_out, pending.to_csv(index=False))
+        inputs = study_inputs(args.study)
+        with claim(
+            args.pending_out, option="--pending-out", inputs=inputs, force=args.force
+        ) as out:
+            out.write_text(pending.to_csv(index=False))
         print(f"{len(pending)} pending items written to {args.pending_out}")
     return 0

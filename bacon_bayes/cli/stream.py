@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.outputs import FORCE_HELP, claim
 from bacon_bayes.report.text import estimate_output
 from bacon_bayes.stream import DEFAULT_CHUNK_ROWS, StreamResult, estimate_stream, is_stream_source
 from bacon_bayes.study.folder import CONFIG_FILE
@@ -36,6 +38,7 @@ def add_stream_arguments(p: argparse.ArgumentParser) -> None:
         help="streaming: also write every item's score and 90%% conformal interval to this "
         "Parquet (or .csv) file, chunk by chunk (with --scheduler: a folder of parts)",
     )
+    p.add_argument("--force", action="store_true", help="--items-out: " + FORCE_HELP)
 
 
 def wants_stream(args: argparse.Namespace) -> bool:
@@ -63,22 +66,21 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
             )
     if not args.label:
         raise ValidationError("--label is required; name the column of labels.")
-    result = estimate_stream(
-        args.file,
-        calibrator,
-        label=args.label,
-        judges=args.judge,
-        outcome=args.outcome,
-        levels=levels,
-        group=args.group,
-        item=args.item,
-        propensity=args.propensity,
-        quantiles=args.quantile,
-        alpha=args.alpha,
-        chunk_rows=args.chunk_rows or DEFAULT_CHUNK_ROWS,
-        scheduler=args.scheduler,
-        items_out=args.items_out,
-    )
+    with contextlib.ExitStack() as stack:
+        out = None
+        if args.items_out:
+            out = stack.enter_context(
+                claim(
+                    args.items_out,
+                    option="--items-out",
+                    inputs=[args.file],
+                    folder=bool(args.scheduler),
+                    force=args.force,
+                )
+            )
+        result = _estimate(args, calibrator, levels, None if out is None else out.path)
+        if out is not None:
+            out.written()
     if args.json:
         print(json.dumps(summary(result, args), indent=2))
         return 0
@@ -124,3 +126,24 @@ def summary(result: StreamResult, args: argparse.Namespace) -> dict[str, Any]:
     if result.items_out is not None:
         out["items_out"] = str(result.items_out)
     return out
+
+
+def _estimate(
+    args: argparse.Namespace, calibrator: Any, levels: list[float] | None, items_out: Any
+) -> StreamResult:
+    return estimate_stream(
+        args.file,
+        calibrator,
+        label=args.label,
+        judges=args.judge,
+        outcome=args.outcome,
+        levels=levels,
+        group=args.group,
+        item=args.item,
+        propensity=args.propensity,
+        quantiles=args.quantile,
+        alpha=args.alpha,
+        chunk_rows=args.chunk_rows or DEFAULT_CHUNK_ROWS,
+        scheduler=args.scheduler,
+        items_out=items_out,
+    )

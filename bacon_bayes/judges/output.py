@@ -7,23 +7,23 @@ from pathlib import Path
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.outputs import write_file
 
 
 def write_table(df: pd.DataFrame, path: str | Path) -> Path:
-    """Write a table as Parquet (``.parquet``) or CSV (``.csv``); returns the path."""
+    """Write a table as Parquet (``.parquet``) or CSV (``.csv``), atomically; returns the
+    path."""
     path = Path(path)
     ext = path.suffix.lower()
-    path.parent.mkdir(parents=True, exist_ok=True)
     if ext == ".parquet":
         try:
-            df.to_parquet(path, index=False)
+            import pyarrow  # noqa: F401
         except ImportError as exc:
             raise ValidationError(
                 "writing Parquet needs pyarrow: pip install 'bacon_bayes[parquet]', "
                 "or write .csv instead"
             ) from exc
-    elif ext == ".csv":
-        df.to_csv(path, index=False)
-    else:
-        raise ValidationError(f"output {path}: use a .parquet or .csv file name")
-    return path
+        return write_file(path, lambda tmp: df.to_parquet(tmp, index=False))
+    if ext == ".csv":
+        return write_file(path, lambda tmp: df.to_csv(tmp, index=False))
+    raise ValidationError(f"output {path}: use a .parquet or .csv file name")

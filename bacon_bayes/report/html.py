@@ -17,6 +17,7 @@ import pandas as pd
 
 from bacon_bayes import __version__
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.outputs import atomic_write_text
 from bacon_bayes.report import figures
 from bacon_bayes.report.comparisons import comparisons, target_description
 from bacon_bayes.report.text import estimates_frame
@@ -334,12 +335,7 @@ def render_report(
 
 def write_report(cal: Calibrator, path: str | Path, **kwargs: Any) -> Path:
     """Write :func:`render_report`'s page to ``path`` (atomically); returns the path."""
-    path = Path(path)
-    page = render_report(cal, **kwargs)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(page, encoding="utf-8")
-    tmp.replace(path)
-    return path
+    return atomic_write_text(path, render_report(cal, **kwargs))
 
 
 def _sentence(text: str) -> str:

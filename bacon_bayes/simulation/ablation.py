@@ -39,7 +39,9 @@ from bacon_bayes.crossfit import cross_fit, make_folds
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.features import FeatureSet, build_features
 from bacon_bayes.outcome import registry
+from bacon_bayes.outputs import write_folder
 from bacon_bayes.pool import EvalPool
+from bacon_bayes.simulation.montecarlo import FILES as MONTE_CARLO_FILES
 from bacon_bayes.simulation.montecarlo import KEPT_FILES, check_table, spec_pool
 
 __all__ = [
@@ -274,24 +276,14 @@ def ablation_markdown(table: pd.DataFrame) -> str:
 
 
 def write_ablation(out: Path, table: pd.DataFrame, spec: AblationSpec) -> list[Path]:
-    """Write ``ablation.csv``, ``ablation.md`` and ``ablation_settings.json`` into ``out``
-    (created when absent); each is written to a temporary file and renamed, and other
-    files in ``out`` (a Monte Carlo's) are left alone."""
-    out = Path(out)
-    created = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
-    paths = [out / name for name in FILES]
-    tmps = [p.with_name(f".{p.name}.tmp") for p in paths]
-    try:
-        table.to_csv(tmps[0], index=False)
-        tmps[1].write_text(ablation_markdown(table))
-        tmps[2].write_text(json.dumps(asdict(spec), indent=2))
-        for tmp, path in zip(tmps, paths, strict=True):
-            tmp.replace(path)
-    except BaseException:
-        for tmp in tmps:
-            tmp.unlink(missing_ok=True)
-        if created and not any(out.iterdir()):
-            out.rmdir()
-        raise
-    return paths
+    """Write ``ablation.csv``, ``ablation.md`` and ``ablation_settings.json`` into the
+    folder ``out``, atomically (a new folder swapped in whole); a Monte Carlo's files
+    written there before are kept."""
+
+    def fill(tmp: Path) -> None:
+        table.to_csv(tmp / FILES[0], index=False)
+        (tmp / FILES[1]).write_text(ablation_markdown(table))
+        (tmp / FILES[2]).write_text(json.dumps(asdict(spec), indent=2))
+
+    write_folder(out, fill, keep=MONTE_CARLO_FILES)
+    return [Path(out) / name for name in FILES]

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
-import shutil
 import sys
-import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, replace
@@ -38,6 +36,7 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.features import build_features
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.outcome import registry
+from bacon_bayes.outputs import write_folder
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.sampling.adaptive import (
     adaptive,
@@ -68,6 +67,8 @@ PILOT_SHARE = 0.3
 METHODS = ("classical", "aee", "ppi", "cje")
 #: files of another run (``--ablation``) that a Monte Carlo run into the same folder keeps
 KEPT_FILES = ("ablation.csv", "ablation.md", "ablation_settings.json")
+#: The files of a Monte Carlo's output folder (an ablation written there keeps them).
+FILES = ("trials.parquet", "summary.csv", "settings.json", "rmse_width.png", "coverage.png")
 #: the dask setting that has a LocalCluster's nannies set MALLOC_TRIM_THRESHOLD_ in workers
 TRIM_KEY = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
 #: The ``engine`` column of the peers' rows (ppi_py's by default).
@@ -634,37 +635,26 @@ def _group_summary(t: pd.DataFrame, groups: Sequence[str]) -> dict[str, float]:
 def write_outputs(
     out: Path, trials: pd.DataFrame, summary: pd.DataFrame, spec: SimulationSpec
 ) -> Path:
-    """Write trials.parquet, summary.csv, settings.json and the plots into ``out``; written
-    into a temporary folder first and renamed, so nothing half-written is left."""
+    """Write trials.parquet, summary.csv, settings.json and the plots into the folder
+    ``out``, atomically (filled under a temporary name and swapped in whole; an ablation
+    written there before is kept)."""
+    import base64
     import json
 
     from bacon_bayes.report.figures import simulate_figure
 
-    out = Path(out)
-    tmp = out.with_name(f".{out.name}.tmp-{time.time_ns()}")
-    tmp.mkdir(parents=True)
-    try:
+    def fill(tmp: Path) -> None:
         trials.to_parquet(tmp / "trials.parquet", index=False)
         summary.to_csv(tmp / "summary.csv", index=False)
         (tmp / "settings.json").write_text(json.dumps(asdict(spec), indent=2, default=list))
-        import base64
-
         for name, cols in {
             "rmse_width.png": ["rmse", "width"],
             "coverage.png": ["coverage", "band_low", "band_high"],
         }.items():
             uri = simulate_figure(summary[["design", "method", "engine", "budget", *cols]])
             (tmp / name).write_bytes(base64.b64decode(uri.split(",", 1)[1]))
-        if out.exists():
-            for kept in KEPT_FILES:  # an ablation written there before stays
-                if (out / kept).is_file():
-                    shutil.copy2(out / kept, tmp / kept)
-            shutil.rmtree(out)
-        tmp.rename(out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return out
+
+    return write_folder(out, fill, keep=KEPT_FILES)
 
 
 def stderr_progress(done: int, total: int, what: str = "trials") -> None:

@@ -23,6 +23,7 @@ import pandas as pd
 
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.outputs import commit_file, commit_folder, oserror_message, temp_path
 from bacon_bayes.results import Estimate, EstimateTable
 from bacon_bayes.stream import estimates as est
 from bacon_bayes.stream.fit import StreamFit, Sums, first_pass_sums, fit_stream
@@ -100,7 +101,7 @@ class ItemWriter:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")
+        self.tmp = temp_path(self.path)
         self.csv = self.path.name.lower().endswith(".csv")
         self.writer: Any = None
         self.rows = 0
@@ -119,8 +120,12 @@ class ItemWriter:
         self.rows += len(frame)
 
     def commit(self) -> Path:
-        self.close()
-        os.replace(self.tmp, self.path)
+        try:
+            self.close()
+        except OSError as exc:
+            self.discard()
+            raise ValidationError(oserror_message(exc, self.path)) from exc
+        commit_file(self.tmp, self.path)
         return self.path
 
     def close(self) -> None:
@@ -281,8 +286,8 @@ def estimate_stream(
 
             if items_out is not None:
                 out = Path(items_out)
-                parts_dir = out.with_name(f".{out.name}.tmp-{os.getpid()}")
-                parts_dir.mkdir(parents=True, exist_ok=True)
+                parts_dir = temp_path(out)
+                parts_dir.mkdir()
             scan, fit, sums = run_dask(
                 pieces, columns, keep, chunk_rows, fitter, scheduler, parts_dir
             )
@@ -299,13 +304,6 @@ def estimate_stream(
     if writer is not None:
         result.items_out = writer.commit()
     elif parts_dir is not None and items_out is not None:
-        replace_dir(parts_dir, Path(items_out))
+        commit_folder(parts_dir, Path(items_out))
         result.items_out = Path(items_out)
     return result
-
-
-def replace_dir(tmp: Path, path: Path) -> None:
-    """Move the finished folder ``tmp`` onto ``path`` (an older one is replaced)."""
-    if path.exists():
-        shutil.rmtree(path) if path.is_dir() else path.unlink()
-    os.replace(tmp, path)

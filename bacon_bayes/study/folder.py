@@ -48,7 +48,6 @@ import fcntl
 import json
 import math
 import os
-import time
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -60,12 +59,14 @@ import pandas as pd
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import reading
+from bacon_bayes.outputs import PAUSE_ENV, atomic_write_text, is_temp_name
 
 __all__ = [
     "CONFIG_FILE",
     "LABELS_FILE",
     "MANIFEST_COLUMNS",
     "MANIFEST_FILE",
+    "PAUSE_ENV",
     "PROMPT_COLUMNS",
     "PROPENSITY_COLUMN",
     "WAVES_FILE",
@@ -73,6 +74,7 @@ __all__ = [
     "atomic_write_text",
     "pool_file",
     "read_pool",
+    "study_inputs",
     "study_lock",
 ]
 
@@ -87,9 +89,6 @@ PROMPT_COLUMNS = ["pi_prompt", "prompt"]
 LABEL_META_COLUMNS = ["wave", "source", "imported_at"]
 PROPENSITY_COLUMN = "inclusion_probability"
 OUTCOME_KINDS = ("continuous", "ordinal", "nonnegative", "categorical")
-# Test hook: when set to a file path, atomic writes create that file and pause
-# before the final rename, so tests can kill the process at a known point.
-PAUSE_ENV = "BACON_PAUSE_BEFORE_COMMIT"
 #: What to do when a file of a study folder cannot be read.
 DAMAGED_FIX = (
     "The study folder's files are written only by `bacon sample` and `bacon label import`; "
@@ -183,6 +182,15 @@ def pool_file(root: Path, config: StudyConfig) -> Path:
     return path if path.is_absolute() else Path(os.path.normpath(root / path))
 
 
+def study_inputs(root: Path) -> list[Path]:
+    """The files of the study folder ``root`` and its pool file: what no output of a
+    command may replace (the folder itself may hold outputs, e.g. the to-label files)."""
+    files = [root / name for name in (CONFIG_FILE, MANIFEST_FILE, WAVES_FILE, LABELS_FILE)]
+    if (root / CONFIG_FILE).is_file():
+        files.append(pool_file(root, StudyConfig.read(root)))
+    return files
+
+
 def read_pool(path: Path, item: str) -> pd.DataFrame:
     """Read a pool table (CSV, optionally compressed, or Parquet) with string ids."""
     if not path.is_file():
@@ -214,33 +222,9 @@ def read_pool(path: Path, item: str) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Replace ``path`` by ``text`` atomically (temp file, fsync, rename, fsync dir)."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "w", encoding="utf-8", newline="") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    pause = os.environ.get(PAUSE_ENV)
-    if pause:
-        Path(pause).write_text(str(os.getpid()))
-        time.sleep(60)
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
-
-
 def remove_stale_temp_files(root: Path) -> list[Path]:
     """Delete temp files left by an interrupted write (call under the lock)."""
-    stale = sorted(root.glob(".*.tmp-*"))
+    stale = sorted(p for p in root.iterdir() if is_temp_name(p.name))
     for path in stale:
         path.unlink(missing_ok=True)
     return stale

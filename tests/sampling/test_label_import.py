@@ -14,6 +14,7 @@ import pytest
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.study import Study, import_labels
+from bacon_bayes.outputs import is_temp_name
 from bacon_bayes.study.folder import PAUSE_ENV, study_lock
 
 from .conftest import bacon, fill
@@ -24,7 +25,7 @@ def snapshot(root: Path) -> dict[str, bytes]:
     return {
         p.name: p.read_bytes()
         for p in sorted(root.iterdir())
-        if p.is_file() and ".tmp-" not in p.name
+        if p.is_file() and not is_temp_name(p.name)
     }
 
 
@@ -166,7 +167,7 @@ def kill_at_commit(call: str, root: Path, marker: Path) -> None:
             proc.kill()
             pytest.fail("the writer never reached its commit point")
         time.sleep(0.05)
-    assert any(".tmp-" in p.name for p in root.iterdir()), "a complete temp file is waiting"
+    assert any(is_temp_name(p.name) for p in root.iterdir()), "a complete temp file is waiting"
     os.kill(proc.pid, signal.SIGKILL)
     assert proc.wait(timeout=30) == -signal.SIGKILL
 
@@ -183,7 +184,7 @@ def test_sigkill_mid_import_leaves_study_intact(
     # The lock died with the process: importing again works and keeps the old labels.
     summary = import_labels(labeled_study, path)
     assert (summary.added, summary.unchanged, summary.labeled_total) == (30, 10, 40)
-    assert not any(".tmp-" in p.name for p in labeled_study.iterdir())
+    assert not any(is_temp_name(p.name) for p in labeled_study.iterdir())
 
 
 def test_sigkill_mid_sample_leaves_study_intact(labeled_study: Path, tmp_path: Path) -> None:
