@@ -170,7 +170,7 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
     return write_file(path, fill)
 
 
-def write_folder(path: str | Path, fill: Callable[[Path], Any], keep: Iterable[str] = ()) -> Path:
+def write_folder(path: str | Path, fill: Callable[[Path], Any]) -> Path:
     """Write the folder ``path`` atomically: ``fill(tmp)`` fills a new temporary folder,
     which :func:`commit_folder` swaps in."""
     path = Path(path)
@@ -183,22 +183,26 @@ def write_folder(path: str | Path, fill: Callable[[Path], Any], keep: Iterable[s
         if isinstance(exc, OSError):
             raise ValidationError(oserror_message(exc, path)) from exc
         raise
-    commit_folder(tmp, path, keep)
+    commit_folder(tmp, path)
     return path
 
 
-def commit_folder(tmp: Path, path: Path, keep: Iterable[str] = ()) -> None:
-    """Swap the finished folder ``tmp`` in at ``path``: the files named in ``keep`` are
-    copied over from the folder now at ``path`` (when ``tmp`` lacks them), the old folder
-    is set aside, ``tmp`` renamed onto ``path`` and the old one removed. Killed between
-    the two renames, the old folder is put back by the next claim of ``path``; on an
-    error here it is put back at once and ``tmp`` removed."""
+def commit_folder(tmp: Path, path: Path) -> None:
+    """Swap the finished folder ``tmp`` in at ``path``.
+
+    The files of the folder now at ``path`` that ``tmp`` lacks are copied over (an output
+    folder holds only files bacon wrote, see :func:`claim`, and none is dropped); the old
+    folder is set aside, ``tmp`` renamed onto ``path`` and the old one removed. Killed
+    between the two renames, the old folder is put back by the next claim of ``path``; on
+    an error here it is put back at once and ``tmp`` removed."""
     old = path.with_name(f".{path.name}{OLD_TAG}{os.getpid()}")
     try:
         if path.is_dir():
-            for name in keep:
-                if (path / name).is_file() and not (tmp / name).exists():
-                    shutil.copy2(path / name, tmp / name)
+            for file in sorted(path.rglob("*")):
+                name = file.relative_to(path)
+                if file.is_file() and not (tmp / name).exists():
+                    (tmp / name).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(file, tmp / name)
         _fsync_tree(tmp)
         pause("commit")
         if path.exists():
@@ -430,8 +434,8 @@ def _refuse_foreign(path: Path, option: str, folder: bool, force: bool, writes: 
         names = ", ".join(str(p.relative_to(path)) for p in foreign[:5])
         more = f" and {len(foreign) - 5} more" if len(foreign) > 5 else ""
         hint = (
-            "choose a new or empty folder (bacon replaces its output folder whole, so it "
-            "holds only files bacon wrote)"
+            "choose a new or empty folder (an output folder of bacon holds only files "
+            "bacon wrote)"
         )
         if not force and all(p.relative_to(path).as_posix() in writes for p in foreign):
             hint = f"pass --force to replace them, or {hint}"
@@ -497,6 +501,6 @@ def claim(
     resolved = path.resolve()
     with _lock(resolved, f"{option} {str(path)!r}"):
         remove_leftovers(resolved)
-        _refuse_foreign(resolved, option, folder, force, set(writes))
+        _refuse_foreign(path, option, folder, force, set(writes))
         pause("claimed")
         yield Output(path, option)

@@ -98,9 +98,14 @@ def test_cli_report_from_a_table_and_from_a_saved_calibrator(tmp_path, capsys):
     # the pool has groups: a Comparisons section beside the six others
     assert (tmp_path / "b.html").read_text().count("<section") == 7
     assert main(["report", str(saved), "--out", str(tmp_path / "b.txt")]) == 2
+    (tmp_path / "sim").mkdir()
     assert main(["report", str(saved), "--out", str(tmp_path / "c.html"),
-                 "--simulate", str(tmp_path)]) == 2  # fmt: skip
+                 "--simulate", str(tmp_path / "sim")]) == 2  # fmt: skip
     assert "no summary.csv" in capsys.readouterr().err
+    # an output inside an input folder is refused (it would be read, or replaced, with it)
+    assert main(["report", str(saved), "--out", str(tmp_path / "sim" / "c.html"),
+                 "--simulate", str(tmp_path / "sim")]) == 2  # fmt: skip
+    assert "is inside the input folder" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed: apt-get install chromium")

@@ -41,8 +41,7 @@ from bacon_bayes.features import FeatureSet, build_features
 from bacon_bayes.outcome import registry
 from bacon_bayes.outputs import write_folder
 from bacon_bayes.pool import EvalPool
-from bacon_bayes.simulation.montecarlo import FILES as MONTE_CARLO_FILES
-from bacon_bayes.simulation.montecarlo import KEPT_FILES, check_table, spec_pool
+from bacon_bayes.simulation.montecarlo import check_table, spec_pool
 
 __all__ = [
     "AblationSpec", "ablation", "ablation_markdown", "read_ablation", "select_features",
@@ -57,7 +56,7 @@ NO_EMBEDDING = "no embedding columns (pass --embedding PREFIX): not run"
 COLUMNS = ["config", "type", "family", "engine", "n_features", "n_items", "r2", "rmse"]
 COLUMNS += ["spearman", "spearman_in_fold", "note"]
 #: what an ablation writes into its folder
-FILES = KEPT_FILES  # (the Monte Carlo keeps them when it writes into the same folder)
+FILES = ("ablation.csv", "ablation.md", "ablation_settings.json")
 
 
 @dataclass(frozen=True)
@@ -285,5 +284,5 @@ def write_ablation(out: Path, table: pd.DataFrame, spec: AblationSpec) -> list[P
         (tmp / FILES[1]).write_text(ablation_markdown(table))
         (tmp / FILES[2]).write_text(json.dumps(asdict(spec), indent=2))
 
-    write_folder(out, fill, keep=MONTE_CARLO_FILES)
+    write_folder(out, fill)
     return [Path(out) / name for name in FILES]

@@ -65,9 +65,7 @@ DESIGNS = ("uniform", "stratified", "adaptive", *PAIRED_DESIGNS)
 PILOT_SHARE = 0.3
 
 METHODS = ("classical", "aee", "ppi", "cje")
-#: files of another run (``--ablation``) that a Monte Carlo run into the same folder keeps
-KEPT_FILES = ("ablation.csv", "ablation.md", "ablation_settings.json")
-#: The files of a Monte Carlo's output folder (an ablation written there keeps them).
+#: The files of a Monte Carlo's output folder (an ablation's files written there stay).
 FILES = ("trials.parquet", "summary.csv", "settings.json", "rmse_width.png", "coverage.png")
 #: the dask setting that has a LocalCluster's nannies set MALLOC_TRIM_THRESHOLD_ in workers
 TRIM_KEY = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
@@ -654,7 +652,7 @@ def write_outputs(
             uri = simulate_figure(summary[["design", "method", "engine", "budget", *cols]])
             (tmp / name).write_bytes(base64.b64decode(uri.split(",", 1)[1]))
 
-    return write_folder(out, fill, keep=KEPT_FILES)
+    return write_folder(out, fill)
 
 
 def stderr_progress(done: int, total: int, what: str = "trials") -> None:
