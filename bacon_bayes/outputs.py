@@ -434,8 +434,7 @@ def _refuse_foreign(path: Path, option: str, folder: bool, force: bool, writes: 
         names = ", ".join(str(p.relative_to(path)) for p in foreign[:5])
         more = f" and {len(foreign) - 5} more" if len(foreign) > 5 else ""
         hint = (
-            "choose a new or empty folder (an output folder of bacon holds only files "
-            "bacon wrote)"
+            "choose a new or empty folder (an output folder of bacon holds only files bacon wrote)"
         )
         if not force and all(p.relative_to(path).as_posix() in writes for p in foreign):
             hint = f"pass --force to replace them, or {hint}"
