@@ -57,7 +57,10 @@ def read_table(path: str | Path) -> pd.DataFrame:
 def write_tree(tree: Any, path: str | Path) -> Path:
     """Write an ``xarray.DataTree`` to a NetCDF file (h5netcdf), atomically (an earlier
     file at ``path`` stays whole if the write fails)."""
-    return write_file(path, lambda tmp: tree.to_netcdf(str(tmp), engine="h5netcdf"))
+    # built in memory and then written: HDF5 writing into a file that fails (a full disk)
+    # leaves h5py objects that crash the process when collected
+    data = bytes(tree.to_netcdf(None, engine="h5netcdf"))
+    return write_file(path, lambda tmp: tmp.write_bytes(data))
 
 
 def read_tree(path: str | Path, what: str, fix: str) -> Any:
