@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from bacon_bayes.demo import DIMENSIONS, run_demo
+from bacon_bayes.outputs import FORCE_HELP, claim
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -21,9 +22,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--report", default="demo-report.html", help="HTML report to write (demo-report.html)"
     )
+    p.add_argument("--force", action="store_true", help="--report: " + FORCE_HELP)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    print(run_demo(args.dimension, args.fraction, args.seed, args.engine, args.report))
+    with claim(args.report, option="--report", force=args.force) as out:
+        print(run_demo(args.dimension, args.fraction, args.seed, args.engine, out.path))
+        out.written()
     return 0

@@ -107,6 +107,8 @@ def _logging(verbose: bool, log_file: str | None) -> Iterator[None]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.log:  # appended to: checked before the log opens
+        check_output(args.log, option="--log", inputs=[args.items, args.out])
     with _logging(args.verbose, args.log):
         return _run(args)
 
@@ -135,8 +137,6 @@ def _run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     cache = args.cache or str(out) + ".cache.sqlite"
     check_output(cache, option="--cache", inputs=[args.items, out])
-    if args.log:
-        check_output(args.log, option="--log", inputs=[args.items, out, cache])
     if args.dry_run:
         print(plan_jury(items, judges, template, id_col=args.id, runs=args.runs, cache=cache))
         return 0
