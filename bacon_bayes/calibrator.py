@@ -28,6 +28,7 @@ from bacon_bayes.pool import EvalPool, OutcomeSpec
 from bacon_bayes.results import Estimate, EstimateTable
 
 Method = Literal["aee", "classical", "naive"]
+ItemMethod = Literal["conformal", "posterior"]
 _Result = TypeVar("_Result", Estimate, EstimateTable)
 GRID_SIZE = 400
 #: Families for which ``engine="auto"`` takes the frequentist model although a Bayesian
@@ -110,6 +111,10 @@ class Calibrator:
         for the model's surrogate alone. Quantiles and item scores use the model's own
         surrogate.
     """
+
+    #: set by save/load: the id of the saved file; by apply: the round it came from
+    save_id_: str | None
+    frozen_: Any
 
     def __init__(
         self,
@@ -223,10 +228,34 @@ class Calibrator:
         self.extras_ = sur.fit_extras(names, pool, self.features_, self.crossfit_)
         return self
 
+    def apply(self, pool: EvalPool) -> Calibrator:
+        """This calibration, frozen, on a new pool (the next round: new items, systems or
+        model versions scored by the same judges): a calibrator of ``pool`` whose
+        surrogate is this one's fold models (fitted on the old labels only), so every
+        estimate uses ``pool``'s own labels for the correction and holds however the
+        old calibration transports; at least ``MIN_FRESH_LABELS`` (10) are needed
+        (see :mod:`bacon_bayes.frozen`)."""
+        from bacon_bayes.frozen import freeze_calibrator
+
+        return freeze_calibrator(self, pool)
+
+    def predict(
+        self, pool: EvalPool, level: float = 0.9, method: ItemMethod = "conformal"
+    ) -> pd.DataFrame:
+        """Calibrated score and ``level`` interval of every item of a new pool
+        (:meth:`item_scores` of :meth:`apply`; conformal intervals come from the new
+        pool's labels, or without any from this calibrator's own residuals)."""
+        return self.apply(pool).item_scores(level, method)
+
     def save(self, path: str | Path) -> Path:
         """Write the fitted calibrator to a NetCDF file (see :mod:`bacon_bayes.persist`)."""
         from bacon_bayes.persist import save_calibrator
 
+        if hasattr(self, "frozen_"):
+            raise ValidationError(
+                "this calibrator applies another one to a new pool (Calibrator.apply); save "
+                "the calibrator it came from, or fit one on the new pool (--refit)"
+            )
         return save_calibrator(self, path)
 
     @classmethod
@@ -260,7 +289,18 @@ class Calibrator:
         return sur.matrix(self.crossfit_, self.extras_, self.pool_, domains)
 
     def _kw(self, prompts: bool = True) -> dict[str, Any]:
-        """Settings of the estimators (quantiles take item-level designs only: no prompts)."""
+        """Settings of the estimators (quantiles take item-level designs only: no prompts);
+        every estimate asks for them, so a frozen calibrator refuses here when its pool
+        has too few fresh labels."""
+        if hasattr(self, "frozen_"):
+            from bacon_bayes.frozen import MIN_FRESH_LABELS
+
+            if self.pool_.n_labeled < MIN_FRESH_LABELS:
+                raise ValidationError(
+                    f"{self.pool_.n_labeled} fresh label(s) in the new pool; an estimate with "
+                    f"the saved calibrator needs at least {MIN_FRESH_LABELS} (its correction "
+                    "and its width come from them): label more items of the new pool"
+                )
         kw: dict[str, Any] = {"hajek": self.hajek, "target": self.target}
         return {**kw, "prompts": self.pool_.prompts} if prompts else kw
 
@@ -528,7 +568,7 @@ class Calibrator:
     def item_scores(
         self,
         level: float = 0.9,
-        method: Literal["conformal", "posterior"] = "conformal",
+        method: ItemMethod = "conformal",
         threshold: float | None = None,
         randomize: bool = False,
     ) -> pd.DataFrame:
@@ -582,7 +622,10 @@ class Calibrator:
             lo = np.where(some, np.where(keep, lv, np.inf).min(axis=1), np.nan)
             hi = np.where(some, np.where(keep, lv, -np.inf).max(axis=1), np.nan)
         elif method == "conformal":
-            q = conformal_halfwidth(p.y[lab] - f[lab], level)
+            resid = p.y[lab] - f[lab]
+            if not resid.size and hasattr(self, "frozen_"):  # a new pool without labels
+                resid = self.frozen_.residuals
+            q = conformal_halfwidth(resid, level)
             lo, hi = f - q, f + q
             if levels is not None:
                 lo, hi = snap_to_levels(lo, hi, levels)
@@ -633,6 +676,7 @@ class Calibrator:
             "folds": self.folds,
             "seed": self.seed,
             "alpha": alpha,
+            "frozen": self.frozen_.to_dict() if hasattr(self, "frozen_") else None,
             "pool": self.pool_.report(),
             "features": self.features_.report,
             "mean": {m: self.estimate_mean(alpha, m).to_dict() for m in methods},

@@ -242,3 +242,38 @@ def cross_fit(
     result = CrossFitResult(fold_ids, models, mass / mass.sum(), X, np.empty(0), design_weight)
     result.mean = result._combine([np.asarray(m.predict(X), dtype=float) for m in models])
     return result
+
+
+@dataclass
+class FrozenFit(CrossFitResult):
+    """Fold models fitted on another pool (an earlier round), applied to this one's
+    features ``X``: every item, labeled or not, gets the share-weighted fold average,
+    since no fold model saw any of this pool's labels. ``fold_ids`` are all ``-1``;
+    ``labels`` marks this pool's labeled items."""
+
+    labels: np.ndarray
+
+    @property
+    def labeled(self) -> np.ndarray:
+        return self.labels
+
+    def _combine(self, per_model: list[np.ndarray], shares: np.ndarray | None = None) -> np.ndarray:
+        return sum(w * p for w, p in zip(self.weights, per_model, strict=True))
+
+    def shares(self, domains: np.ndarray) -> np.ndarray:
+        return np.tile(self.weights, (len(domains), 1))
+
+
+def freeze(fit: CrossFitResult, X: np.ndarray, y: np.ndarray, pi: np.ndarray | None) -> FrozenFit:
+    """``fit``'s fold models applied to the features ``X`` of another pool with labels
+    ``y`` (NaN: unlabeled) drawn with inclusion probabilities ``pi``."""
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    labeled = ~np.isnan(y)
+    design_weight = np.ones(y.size)
+    if pi is not None:
+        design_weight[labeled] = 1.0 / np.asarray(pi, dtype=float)[labeled]
+    ids = np.full(y.size, -1)
+    out = FrozenFit(ids, fit.models, fit.weights, X, np.empty(0), design_weight, labeled)
+    out.mean = out._combine([np.asarray(m.predict(X), dtype=float) for m in fit.models])
+    return out

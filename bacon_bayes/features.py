@@ -11,12 +11,14 @@ so using all items (labeled or not) does not leak labels into cross-fitting.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from sklearn.decomposition import PCA
 
+from bacon_bayes.errors import ValidationError
 from bacon_bayes.pool import UNCERTAINTY_COLUMNS, EvalPool
 
 
@@ -38,6 +40,9 @@ class FeatureSet:
         True where the judge gave no score (``X`` holds the imputed mean there).
     report : dict
         Counts of what was imputed or clipped.
+    params, embedding
+        What was learnt from the pool (clipping limits, fills, the embedding's PCA), for
+        :func:`apply_features`.
     """
 
     X: np.ndarray
@@ -46,20 +51,29 @@ class FeatureSet:
     judges: tuple[str, ...]
     judge_missing: np.ndarray
     report: dict[str, Any] = field(default_factory=dict)
+    #: per column: the clipping limits and the fill of missing values learnt from the pool
+    #: (NaN where none), so that :func:`apply_features` builds the same columns elsewhere
+    params: dict[str, tuple[float, float, float]] = field(default_factory=dict)
+    #: the fitted PCA of the embedding, or its mean (centering only), or None
+    embedding: Any = None
 
     def judge_block(self) -> np.ndarray:
         """Judge mean scores, items x judges (imputed where missing)."""
         return self.X[:, self.blocks["judge"]]
 
 
-def _winsorise(x: np.ndarray, limits: tuple[float, float]) -> tuple[np.ndarray, int]:
+def _limits(x: np.ndarray, limits: tuple[float, float]) -> tuple[float, float]:
     obs = x[~np.isnan(x)]
     if obs.size == 0 or limits == (0.0, 1.0):
-        return x, 0
+        return math.nan, math.nan
     lo, hi = np.quantile(obs, limits)
-    clipped = np.clip(x, lo, hi)
-    n = int(np.sum((x < lo) | (x > hi)))
-    return clipped, n
+    return float(lo), float(hi)
+
+
+def _clip(x: np.ndarray, lo: float, hi: float) -> tuple[np.ndarray, int]:
+    if math.isnan(lo):
+        return x, 0
+    return np.clip(x, lo, hi), int(np.sum((x < lo) | (x > hi)))
 
 
 def build_features(
@@ -84,66 +98,141 @@ def build_features(
     seed : int
         Seed of the randomised PCA solver.
     """
+    return _build(pool, winsor, n_components, uncertainty, seed, None)
+
+
+def apply_features(pool: EvalPool, like: FeatureSet) -> FeatureSet:
+    """The columns of ``like``, a feature set built on another pool, for ``pool``: judge
+    scores clipped at the limits and filled with the values learnt there, the
+    embedding projected on its components, so that models fitted on ``like.X`` predict
+    ``pool``'s items (a frozen surrogate).
+
+    Raises
+    ------
+    ValidationError
+        ``pool`` lacks a judge of ``like``, or its embedding where ``like`` has one.
+    """
+    absent = [j for j in like.judges if j not in pool.judges]
+    if absent:
+        raise ValidationError(
+            f"the calibrator was fitted with judge(s) {', '.join(map(repr, absent))} that the "
+            f"new pool does not have (it has {', '.join(map(repr, pool.judges))}); judges "
+            "must match by name: score the new items with the same judges, or fit a new "
+            "calibrator"
+        )
+    if like.embedding is not None and (
+        pool.embedding is None or pool.embedding.shape[1] != _embedding_dim(like.embedding)
+    ):
+        raise ValidationError(
+            f"the calibrator uses a {_embedding_dim(like.embedding)}-dimensional embedding; "
+            "give the new pool the same embedding columns (--embedding PREFIX)"
+        )
+    return _build(pool, (0.0, 1.0), None, True, 0, like)
+
+
+def _embedding_dim(embedding: Any) -> int:
+    return int(embedding.n_features_in_ if isinstance(embedding, PCA) else embedding.size)
+
+
+def _build(
+    pool: EvalPool,
+    winsor: tuple[float, float],
+    n_components: int | None,
+    uncertainty: bool,
+    seed: int,
+    like: FeatureSet | None,
+) -> FeatureSet:
     cols: list[np.ndarray] = []
     names: list[str] = []
     blocks: dict[str, list[int]] = {"judge": [], "uncertainty": [], "missing": [], "embedding": []}
     report: dict[str, Any] = {"missing": {}, "winsorised": {}}
+    params: dict[str, tuple[float, float, float]] = {}
+    judges = tuple(pool.judges) if like is None else like.judges
 
     def add(values: np.ndarray, name: str, block: str) -> None:
         blocks[block].append(len(names))
         cols.append(values.astype(float))
         names.append(name)
 
-    means = pool.judge_matrix("mean").to_numpy(dtype=float)
+    def wanted(name: str, present: bool) -> bool:
+        return present if like is None else name in like.names
+
+    def clipped(x: np.ndarray, name: str, fill: bool) -> tuple[np.ndarray, int]:
+        """``x`` clipped (and its NaN filled) as learnt from this pool, or from ``like``'s."""
+        if like is not None:
+            lo, hi, value = like.params[name]
+            v, n = _clip(x, lo, hi)
+        else:
+            lo, hi = _limits(x, winsor)
+            v, n = _clip(x, lo, hi)
+            value = float(np.nanmean(v)) if fill and not np.isnan(v).all() else math.nan
+        params[name] = (lo, hi, value)
+        return (np.where(np.isnan(v), value, v) if fill else v), n
+
+    matrix = pool.judge_matrix("mean")
+    means = matrix[list(judges)].to_numpy(dtype=float)
     missing = np.isnan(means)
     multi_run = pool.max_runs() > 1
-    sds = pool.judge_matrix("std").to_numpy(dtype=float) if multi_run and uncertainty else None
+    sds = (
+        pool.judge_matrix("std")[list(judges)].to_numpy(dtype=float)
+        if multi_run and uncertainty
+        else np.full_like(means, np.nan)
+    )
     extra = {
         c: pool.judge_scores.groupby(["pos", "judge"], sort=False)[c]
         .mean()
         .unstack("judge")
-        .reindex(index=np.arange(pool.n_items), columns=list(pool.judges))
+        .reindex(index=np.arange(pool.n_items), columns=list(judges))
         .to_numpy(dtype=float)
+        if c in pool.judge_scores.columns
+        else np.full_like(means, np.nan)
         for c in UNCERTAINTY_COLUMNS
-        if uncertainty and c in pool.judge_scores.columns
+        if uncertainty
     }
-    for j, judge in enumerate(pool.judges):
-        m, n_clip = _winsorise(means[:, j], winsor)
+    for j, judge in enumerate(judges):
+        m, n_clip = clipped(means[:, j], f"judge:{judge}:mean", fill=True)
         report["winsorised"][judge] = n_clip
-        fill = float(np.nanmean(m))
-        add(np.where(missing[:, j], fill, m), f"judge:{judge}:mean", "judge")
-    for j, judge in enumerate(pool.judges):
-        if sds is not None:
-            sd = np.where(np.isnan(sds[:, j]), 0.0, sds[:, j])
-            sd, _ = _winsorise(sd, winsor)
-            add(sd, f"judge:{judge}:sd", "uncertainty")
+        add(m, f"judge:{judge}:mean", "judge")
+    for j, judge in enumerate(judges):
+        name = f"judge:{judge}:sd"
+        if wanted(name, multi_run and uncertainty):
+            sd, _ = clipped(np.where(np.isnan(sds[:, j]), 0.0, sds[:, j]), name, fill=False)
+            add(sd, name, "uncertainty")
             add((sd > 0).astype(float), f"judge:{judge}:has_var", "uncertainty")
         for c, mat in extra.items():
-            v = mat[:, j]
-            if np.isnan(v).all():
-                continue
-            v, _ = _winsorise(v, winsor)
-            add(np.where(np.isnan(v), np.nanmean(v), v), f"judge:{judge}:{c}", "uncertainty")
+            name = f"judge:{judge}:{c}"
+            if wanted(name, not np.isnan(mat[:, j]).all()):
+                add(clipped(mat[:, j], name, fill=True)[0], name, "uncertainty")
         n_miss = int(missing[:, j].sum())
         report["missing"][judge] = n_miss
-        if n_miss:
+        if wanted(f"judge:{judge}:missing", n_miss > 0):
             add(missing[:, j].astype(float), f"judge:{judge}:missing", "missing")
-    if pool.embedding is not None:
+        elif n_miss:  # scored by the judge everywhere in the calibrator's pool
+            report.setdefault("imputed_without_indicator", {})[judge] = n_miss
+    embedding = None
+    if (pool.embedding is not None and like is None) or (like and like.embedding is not None):
         emb = pool.embedding
-        k = n_components if n_components is not None else min(32, emb.shape[1], pool.n_items - 1)
-        if k < emb.shape[1]:
-            pcs = PCA(n_components=k, random_state=seed).fit_transform(emb)
+        assert emb is not None
+        k = min(32, emb.shape[1], pool.n_items - 1) if n_components is None else n_components
+        if like is not None:
+            embedding = like.embedding
+            pcs = embedding.transform(emb) if isinstance(embedding, PCA) else emb - embedding
+        elif k < emb.shape[1]:
+            embedding = PCA(n_components=k, random_state=seed)
+            pcs = embedding.fit_transform(emb)
         else:
-            pcs = emb - emb.mean(axis=0)
+            embedding = emb.mean(axis=0)
+            pcs = emb - embedding
         for k_pc in range(pcs.shape[1]):
             add(pcs[:, k_pc], f"emb:pc{k_pc + 1}", "embedding")
         report["embedding_components"] = int(pcs.shape[1])
-    X = np.column_stack(cols)
     return FeatureSet(
-        X=X,
+        X=np.column_stack(cols),
         names=names,
         blocks=blocks,
-        judges=tuple(pool.judges),
+        judges=judges,
         judge_missing=missing,
         report=report,
+        params=params,
+        embedding=embedding,
     )

@@ -169,12 +169,13 @@ def save_calibrator(cal: Calibrator, path: str | Path) -> Path:
     if not hasattr(cal, "crossfit_"):
         raise NotFittedError("fit the calibrator before saving it.")
     cf = cal.crossfit_
+    save_id = uuid.uuid4().hex
     nodes: dict[str, xr.Dataset | xr.DataTree] = {
         "/": xr.Dataset(
             attrs={
                 "format": FORMAT,
                 "bacon_bayes_version": __version__,
-                "save_id": uuid.uuid4().hex,
+                "save_id": save_id,
                 "config": json.dumps(_config(cal)),
                 "model_name": cal.model_name_,
                 "engine": cal.engine_,
@@ -202,7 +203,9 @@ def save_calibrator(cal: Calibrator, path: str | Path) -> Path:
 
         for k, model in enumerate(cf.models):
             tree[f"fold_{k}"] = model_to_tree(model)
-    return write_tree(tree, path)
+    path = write_tree(tree, path)
+    cal.save_id_ = save_id
+    return path
 
 
 def load_calibrator(path: str | Path, cls: type[Calibrator]) -> Calibrator:
@@ -267,6 +270,7 @@ def _calibrator_from_tree(tree: Any, path: str | Path, cls: type[Calibrator]) ->
             )
         cal.crossfit_.mean = saved
     cal.extras_ = _extras_from_tree(tree, path, cal)
+    cal.save_id_ = str(tree.attrs["save_id"])
     return cal
 
 

@@ -1,0 +1,168 @@
+"""A calibrator fitted on earlier rounds, applied to a new pool (the next round).
+
+A surrogate fitted on earlier labels is a fixed function of a new pool's judge scores: no
+label of the new pool trained it. The AEE on the new pool's own (fresh) labels, with
+their inclusion probabilities, is then valid without cross-fitting: its correction is
+the design-weighted mean of the fresh residuals ``y - f(x)``, and its width depends on
+how well the old calibration still predicts, which the fresh labels themselves measure.
+Nothing rests on the new round resembling the old one; a calibration that drifted only
+costs width.
+
+:func:`freeze_calibrator` builds that calibrator (see ``Calibrator.apply``): the new
+pool's features are built with what was learnt on the old pool (clipping limits, fills,
+the embedding's components; :func:`bacon_bayes.features.apply_features`), and every item
+gets the old fold models' share-weighted average (:class:`bacon_bayes.crossfit.FrozenFit`),
+as the old pool's unlabeled items did. Every estimate of the calibrator then works on the
+new pool (means, quantiles, groups, comparisons, ranks, item scores, the report), with
+power tuning (PPI++) on the fresh labels. Estimates need at least
+:data:`MIN_FRESH_LABELS` fresh labels; with fewer, :func:`unvalidated` gives the
+surrogate's own means, marked as such.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from bacon_bayes.crossfit import freeze
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.features import FeatureSet, apply_features
+from bacon_bayes.pool import EvalPool
+
+if TYPE_CHECKING:  # the calibrator calls this module, never the other way round
+    from bacon_bayes.calibrator import Calibrator
+
+__all__ = ["MIN_FRESH_LABELS", "Source", "freeze_calibrator", "unvalidated"]
+
+#: Fewest fresh labels for an interval from a frozen calibrator: power tuning and the
+#: variance both come from the fresh residuals (coverage checked from 10 up, see
+#: EXPERIMENTS.md).
+MIN_FRESH_LABELS = 10
+#: A judge whose new scores fall outside the range it had in the calibrator's pool for
+#: more than this share of the new items has changed its scale (refused).
+OUT_OF_RANGE_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class Source:
+    """The round a frozen calibrator was fitted on.
+
+    Attributes
+    ----------
+    save_id : str or None
+        The id of the saved calibrator (``Calibrator.save``), None if never saved.
+    n_items, n_labeled : int
+        Items and labels of that round.
+    label : str
+        Its label's name.
+    residuals : ndarray
+        Its labels' out-of-fold residuals ``y - f(x)`` (item intervals of a new pool
+        without fresh labels come from these, assuming the new items resemble the old).
+    """
+
+    save_id: str | None
+    n_items: int
+    n_labeled: int
+    label: str
+    residuals: np.ndarray
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "calibrator_id": self.save_id,
+            "n_items": self.n_items,
+            "n_labeled": self.n_labeled,
+            "label": self.label,
+            "residual_sd": float(np.std(self.residuals, ddof=1))
+            if self.residuals.size > 1
+            else None,
+        }
+
+
+def check_compatible(cal: Calibrator, pool: EvalPool) -> None:
+    """Refuse a pool whose label the calibrator cannot speak for: another outcome type,
+    other levels, labels outside its scale (judges are checked by
+    :func:`bacon_bayes.features.apply_features` and :func:`_check_judge_ranges`)."""
+    old, new = cal.pool_.outcome, pool.outcome
+    if old.kind != new.kind:
+        raise ValidationError(
+            f"the calibrator was fitted on a {old.kind} label and the new pool's label "
+            f"{pool.label_name!r} is {new.kind}; give the new pool the same outcome type "
+            f"(--outcome {old.kind}) or fit a new calibrator"
+        )
+    if old.levels is not None and tuple(old.levels) != tuple(new.levels or ()):
+        raise ValidationError(
+            f"the calibrator's label has levels {list(old.levels)} and the new pool's has "
+            f"{list(new.levels or [])}: a changed scale; give the same levels (--levels "
+            f"{','.join(f'{v:g}' for v in old.levels)}) or fit a new calibrator"
+        )
+    cal._check_scale(pool)
+
+
+def _check_judge_ranges(old: FeatureSet, new: FeatureSet, pool: EvalPool) -> None:
+    """A judge whose new scores mostly fall outside its old clipping range has changed
+    scale (0-100 instead of 1-5, say): refused, since the models would extrapolate."""
+    means = pool.judge_matrix("mean")
+    for judge in old.judges:
+        lo, hi, _ = old.params[f"judge:{judge}:mean"]
+        x = means[judge].to_numpy(dtype=float)
+        x = x[~np.isnan(x)]
+        if np.isnan(lo) or x.size == 0:
+            continue
+        span = hi - lo
+        outside = float(np.mean((x < lo - 0.05 * span) | (x > hi + 0.05 * span)))
+        if outside > OUT_OF_RANGE_SHARE:
+            raise ValidationError(
+                f"judge {judge!r} scores {outside:.0%} of the new items outside the range it "
+                f"had when the calibrator was fitted ({lo:g} to {hi:g}; new: {x.min():g} to "
+                f"{x.max():g}): a changed scale or another judge under the same name; rescale "
+                "its scores or fit a new calibrator"
+            )
+
+
+def freeze_calibrator(cal: Calibrator, pool: EvalPool) -> Calibrator:
+    """``cal``'s fitted models, frozen, as a calibrator of ``pool`` (see the module
+    docstring); ``cal`` is left as it is."""
+    cal._check_fitted()
+    if not isinstance(pool, EvalPool):
+        raise ValidationError(
+            f"apply expects an EvalPool (build one with EvalPool.from_frame), got "
+            f"{type(pool).__name__}."
+        )
+    check_compatible(cal, pool)
+    features = apply_features(pool, cal.features_)
+    _check_judge_ranges(cal.features_, features, pool)
+    new = copy.copy(cal)
+    new.pool_ = pool
+    new.features_ = features
+    new.crossfit_ = freeze(cal.crossfit_, features.X, pool.y, pool.propensity)
+    new.extras_ = {
+        name: None if cf is None else freeze(cf, features.X, pool.y, pool.propensity)
+        for name, cf in cal.extras_.items()
+    }
+    old = cal.pool_
+    source = getattr(cal, "frozen_", None)
+    new.frozen_ = source or Source(
+        save_id=getattr(cal, "save_id_", None),
+        n_items=old.n_items,
+        n_labeled=old.n_labeled,
+        label=old.label_name,
+        residuals=(old.y - cal.surrogate_)[old.labeled],
+    )
+    return new
+
+
+def unvalidated(cal: Calibrator, group: bool = True) -> dict[str, Any]:
+    """The frozen surrogate's own mean of the pool (and of each group): no fresh label
+    checks it, so it has no interval and is only as good as the old calibration's
+    transport to these items."""
+    f = cal.surrogate_
+    out: dict[str, Any] = {"mean": float(np.mean(f)), "validated": False}
+    groups = cal.pool_.groups
+    if group and groups is not None:
+        names, codes = np.unique(groups.astype(str), return_inverse=True)
+        sums = np.bincount(codes, weights=f, minlength=names.size)
+        out["groups"] = dict(zip(names.tolist(), (sums / np.bincount(codes)).tolist(), strict=True))
+    return out

@@ -1,0 +1,146 @@
+"""Does an old calibration still hold on a new pool? The transport check.
+
+For a calibrator applied to a new pool (``Calibrator.apply``), the fresh labels' residuals
+``r = y - f(x)`` under the frozen surrogate ``f`` measure how well the old calibration
+transports: their design-weighted (Hajek) mean, overall and per group (per new system),
+is the surrogate's bias on the new items. Each gets a ``1 - alpha`` interval (Student-t,
+linearised variance) and a verdict against a tolerance ``tol`` on the label's scale:
+
+* ``holds``: equivalence shown, the ``1 - 2 alpha`` interval lies inside ``[-tol, tol]``
+  (two one-sided tests at level ``alpha``);
+* ``drifted``: not shown equivalent and the ``1 - alpha`` interval excludes zero (the
+  surrogate is biased here: a group whose calibration holds exactly is flagged at most at
+  rate ``alpha``);
+* ``not enough labels``: neither; ``labels_to_settle`` is the number of fresh labels of
+  the group that would, were the estimate the truth, reach one of the two verdicts with
+  probability ``POWER``.
+
+:func:`flag_rate` is the power analysis: the probability that a group with true residual
+mean ``delta`` and standard error ``se`` is flagged ``drifted`` under the rule above. The
+frozen AEE estimates stay valid whatever the verdict; the verdict says whether the old
+calibration may be trusted where there are no fresh labels (a zero-label round, an
+unlabeled group) and whether a refit is worth it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from bacon_bayes.errors import ValidationError
+
+__all__ = ["POWER", "TOLERANCE_SHARE", "flag_rate", "transport_check"]
+
+#: Default tolerance: this share of the old round's residual sd (the typical error of the
+#: surrogate on one item).
+TOLERANCE_SHARE = 0.25
+#: Probability of a verdict that ``labels_to_settle`` aims at.
+POWER = 0.8
+#: Fewest fresh labels of a group for a verdict.
+MIN_LABELS = 3
+VERDICTS = ("holds", "drifted", "not enough labels")
+
+
+def flag_rate(delta: float, se: float, tol: float, alpha: float = 0.05) -> float:
+    """P(verdict ``drifted``) for a residual-mean estimate ~ N(``delta``, ``se``^2):
+    the interval excludes zero and equivalence within ``tol`` is not shown (normal
+    approximation)."""
+    if se <= 0:
+        return float(abs(delta) > 0 and abs(delta) > tol)
+    z2 = stats.norm.ppf(1 - alpha / 2)
+    z1 = stats.norm.ppf(1 - alpha)
+    dist = stats.norm(delta, se)
+    outside_zero = dist.cdf(-z2 * se) + dist.sf(z2 * se)
+    # equivalent: |est| <= tol - z1 se; of those, the ones that also exclude zero
+    edge = tol - z1 * se
+    if edge <= z2 * se:
+        return float(outside_zero)
+    both = (dist.cdf(edge) - dist.cdf(z2 * se)) + (dist.cdf(-z2 * se) - dist.cdf(-edge))
+    return float(outside_zero - both)
+
+
+def _settle(estimate: float, se: float, n: int, tol: float, alpha: float) -> int:
+    """Fresh labels of the group (in all) that would reach a verdict with probability
+    ``POWER`` were ``estimate`` the truth (the standard error shrinking as 1/sqrt(n))."""
+    zb = stats.norm.ppf(POWER)
+    gaps = [
+        (abs(estimate), stats.norm.ppf(1 - alpha / 2)),  # excluding zero
+        (tol - abs(estimate), stats.norm.ppf(1 - alpha)),  # inside the tolerance
+    ]
+    need = [n * (se * (z + zb) / gap) ** 2 for gap, z in gaps if gap > 0]
+    return max(math.ceil(min(need)), n + 1) if need else -1
+
+
+def _row(r: np.ndarray, w: np.ndarray, tol: float, alpha: float) -> dict[str, Any]:
+    n = r.size
+    out: dict[str, Any] = {"n_labels": n}
+    if n < MIN_LABELS:
+        nan = math.nan
+        out |= dict(estimate=nan, se=nan, ci_low=nan, ci_high=nan, verdict=VERDICTS[2])
+        out["labels_to_settle"] = MIN_LABELS
+        return out
+    mean = float(np.sum(w * r) / np.sum(w))
+    se = float(np.sqrt(n / (n - 1) * np.sum((w * (r - mean)) ** 2)) / np.sum(w))
+    t = stats.t.ppf(1 - alpha / 2, n - 1)
+    t_eq = stats.t.ppf(1 - alpha, n - 1)
+    equivalent = abs(mean) + t_eq * se <= tol
+    drifted = not equivalent and abs(mean) > t * se
+    verdict = VERDICTS[0] if equivalent else VERDICTS[1] if drifted else VERDICTS[2]
+    out |= dict(estimate=mean, se=se, ci_low=mean - t * se, ci_high=mean + t * se)
+    out["verdict"] = verdict
+    out["labels_to_settle"] = _settle(mean, se, n, tol, alpha) if verdict == VERDICTS[2] else 0
+    return out
+
+
+def transport_check(
+    cal: Any, tolerance: float | None = None, alpha: float = 0.05
+) -> tuple[pd.DataFrame, float]:
+    """The transport check of a frozen calibrator (``Calibrator.apply``) on its pool.
+
+    Parameters
+    ----------
+    cal : Calibrator
+        A calibrator applied to a new pool (with fresh labels).
+    tolerance : float, optional
+        The largest residual mean (surrogate bias) on the label's scale that counts as
+        the calibration holding; default :data:`TOLERANCE_SHARE` of the old round's
+        residual sd.
+    alpha : float
+        Level of the tests (the intervals are ``1 - alpha``).
+
+    Returns
+    -------
+    table : DataFrame
+        One row for the pool (``group`` ``"(all)"``) and one per group: ``n_labels``,
+        ``estimate`` (residual mean ``y - f``), ``se``, ``ci_low``, ``ci_high``,
+        ``verdict``, ``labels_to_settle`` (0 when settled; fresh labels of the group in
+        all otherwise).
+    tolerance : float
+        The tolerance used.
+    """
+    source = getattr(cal, "frozen_", None)
+    if source is None:
+        raise ValidationError(
+            "the transport check needs a calibrator applied to a new pool "
+            "(Calibrator.load(old).apply(new_pool), or --calibrator OLD.nc)"
+        )
+    if tolerance is None:
+        tolerance = TOLERANCE_SHARE * float(np.std(source.residuals, ddof=1))
+    if not tolerance > 0:
+        raise ValidationError(f"tolerance={tolerance!r} must be positive (on the label's scale)")
+    pool = cal.pool_
+    lab = pool.labeled
+    r = (pool.y - cal.surrogate_)[lab]
+    pi = pool.inclusion.pi if pool.inclusion is not None else pool.propensity
+    w = np.ones(r.size) if pi is None else 1.0 / np.asarray(pi, dtype=float)[lab]
+    rows = [{"group": "(all)"} | _row(r, w, tolerance, alpha)]
+    if pool.groups is not None:
+        groups = np.asarray(pool.groups)[lab].astype(str)
+        for name in np.unique(np.asarray(pool.groups).astype(str)):
+            keep = groups == name
+            rows.append({"group": name} | _row(r[keep], w[keep], tolerance, alpha))
+    return pd.DataFrame(rows), tolerance
