@@ -228,16 +228,17 @@ class Calibrator:
         self.extras_ = sur.fit_extras(names, pool, self.features_, self.crossfit_)
         return self
 
-    def apply(self, pool: EvalPool) -> Calibrator:
+    def apply(self, pool: EvalPool, refit: bool = False) -> Calibrator:
         """This calibration, frozen, on a new pool (the next round: new items, systems or
         model versions scored by the same judges): a calibrator of ``pool`` whose
         surrogate is this one's fold models (fitted on the old labels only), so every
         estimate uses ``pool``'s own labels for the correction and holds however the
-        old calibration transports; at least ``MIN_FRESH_LABELS`` (10) are needed
-        (see :mod:`bacon_bayes.frozen`)."""
-        from bacon_bayes.frozen import freeze_calibrator
+        old calibration transports; at least ``MIN_FRESH_LABELS`` (10) are needed.
+        ``refit``: models trained on the old labels and the new ones, cross-fitted over
+        the new (see :mod:`bacon_bayes.frozen`)."""
+        from bacon_bayes.frozen import freeze_calibrator, refit_calibrator
 
-        return freeze_calibrator(self, pool)
+        return (refit_calibrator if refit else freeze_calibrator)(self, pool)
 
     def predict(
         self, pool: EvalPool, level: float = 0.9, method: ItemMethod = "conformal"

@@ -277,3 +277,50 @@ def freeze(fit: CrossFitResult, X: np.ndarray, y: np.ndarray, pi: np.ndarray | N
     out = FrozenFit(ids, fit.models, fit.weights, X, np.empty(0), design_weight, labeled)
     out.mean = out._combine([np.asarray(m.predict(X), dtype=float) for m in fit.models])
     return out
+
+
+def cross_fit_with(
+    model: Any,
+    X: np.ndarray,
+    y: np.ndarray,
+    X_old: np.ndarray,
+    y_old: np.ndarray,
+    *,
+    folds: int = 5,
+    seed: int = 0,
+    pi: np.ndarray | None = None,
+    clusters: np.ndarray | None = None,
+) -> CrossFitResult:
+    """Cross-fit ``model`` over the labels ``y`` of a pool with the labeled rows of
+    another one (``X_old``, ``y_old``: an earlier round) in every fold's training: fold
+    model ``k`` trains on the old labels and on the new ones outside fold ``k``. The
+    result describes the new pool alone (out-of-fold predictions for its labeled items,
+    fold shares of its labels' design weight), so the AEE correction rests on the new
+    labels only. Semi-supervised models also see the old pool's unlabeled judge scores."""
+    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    X_old, y_old = np.asarray(X_old, dtype=float), np.asarray(y_old, dtype=float)
+    labeled = ~np.isnan(y)
+    ids = make_folds(labeled, folds, seed, clusters)
+    K = int(ids.max()) + 1
+    # the old labels sit in fold K, which no fold holds out
+    all_ids = np.concatenate([np.where(np.isnan(y_old), -1, K), ids])
+    X_all, y_all = np.vstack([X_old, X]), np.concatenate([y_old, y])
+    if hasattr(model, "fit_folds"):
+        models = list(model.fit_folds(X_all, y_all, all_ids, K))
+    else:
+        models = []
+        for k in range(K):
+            train = (all_ids >= 0) & (all_ids != k)
+            m = clone(model)
+            if getattr(model, "semi_supervised", False):
+                m.fit(X_all, np.where(train, y_all, np.nan))
+            else:
+                m.fit(X_all[train], y_all[train])
+            models.append(m)
+    design_weight = np.ones(y.size)
+    if pi is not None:
+        design_weight[labeled] = 1.0 / np.asarray(pi, dtype=float)[labeled]
+    mass = np.bincount(ids[labeled], weights=design_weight[labeled], minlength=K)
+    result = CrossFitResult(ids, models, mass / mass.sum(), X, np.empty(0), design_weight)
+    result.mean = result._combine([np.asarray(m.predict(X), dtype=float) for m in models])
+    return result

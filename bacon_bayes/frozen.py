@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bacon_bayes.crossfit import freeze
+from bacon_bayes.crossfit import cross_fit_with, freeze
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.features import FeatureSet, apply_features
 from bacon_bayes.pool import EvalPool
@@ -35,7 +35,7 @@ from bacon_bayes.pool import EvalPool
 if TYPE_CHECKING:  # the calibrator calls this module, never the other way round
     from bacon_bayes.calibrator import Calibrator
 
-__all__ = ["MIN_FRESH_LABELS", "Source", "freeze_calibrator", "unvalidated"]
+__all__ = ["MIN_FRESH_LABELS", "Source", "freeze_calibrator", "refit_calibrator", "unvalidated"]
 
 #: Fewest fresh labels for an interval from a frozen calibrator: power tuning and the
 #: variance both come from the fresh residuals (coverage checked from 10 up, see
@@ -166,3 +166,35 @@ def unvalidated(cal: Calibrator, group: bool = True) -> dict[str, Any]:
         sums = np.bincount(codes, weights=f, minlength=names.size)
         out["groups"] = dict(zip(names.tolist(), (sums / np.bincount(codes)).tolist(), strict=True))
     return out
+
+
+def refit_calibrator(cal: Calibrator, pool: EvalPool) -> Calibrator:
+    """A calibrator of ``pool`` whose fold models train on the old round's labels and on
+    the new round's out-of-fold labels (cross-fitted over the new labels only, the old
+    ones in every fold's training); the AEE correction uses the new labels alone, with
+    their inclusion probabilities, so validity never rests on the old round resembling
+    the new one. Extra surrogates are cross-fitted on the new labels."""
+    from bacon_bayes import surrogates as sur
+
+    cal._check_fitted()
+    check_compatible(cal, pool)
+    features = apply_features(pool, cal.features_)
+    _check_judge_ranges(cal.features_, features, pool)
+    new = copy.copy(cal)
+    new.pool_ = pool
+    new.features_ = features
+    old = cal.pool_
+    new.crossfit_ = cross_fit_with(
+        cal.model_,
+        features.X,
+        pool.y,
+        cal.features_.X,
+        old.y,
+        folds=cal.folds,
+        seed=cal.seed,
+        pi=pool.propensity,
+        clusters=pool.prompts,
+    )
+    new.extras_ = sur.fit_extras(tuple(cal.extras_), pool, features, new.crossfit_)
+    new.refit_ = {"n_old_labels": old.n_labeled, "calibrator_id": getattr(cal, "save_id_", None)}
+    return new
