@@ -115,6 +115,7 @@ class Calibrator:
     #: set by save/load: the id of the saved file; by apply: the round it came from
     save_id_: str | None
     frozen_: Any
+    refit_: dict[str, Any]
 
     def __init__(
         self,

@@ -290,6 +290,7 @@ def cross_fit_with(
     seed: int = 0,
     pi: np.ndarray | None = None,
     clusters: np.ndarray | None = None,
+    fold_ids: np.ndarray | None = None,
 ) -> CrossFitResult:
     """Cross-fit ``model`` over the labels ``y`` of a pool with the labeled rows of
     another one (``X_old``, ``y_old``: an earlier round) in every fold's training: fold
@@ -300,7 +301,7 @@ def cross_fit_with(
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     X_old, y_old = np.asarray(X_old, dtype=float), np.asarray(y_old, dtype=float)
     labeled = ~np.isnan(y)
-    ids = make_folds(labeled, folds, seed, clusters)
+    ids = make_folds(labeled, folds, seed, clusters) if fold_ids is None else fold_ids
     K = int(ids.max()) + 1
     # the old labels sit in fold K, which no fold holds out
     all_ids = np.concatenate([np.where(np.isnan(y_old), -1, K), ids])

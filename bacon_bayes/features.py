@@ -131,7 +131,49 @@ def apply_features(pool: EvalPool, like: FeatureSet) -> FeatureSet:
 
 
 def _embedding_dim(embedding: Any) -> int:
-    return int(embedding.n_features_in_ if isinstance(embedding, PCA) else embedding.size)
+    return int(_projection(embedding)[0].size)
+
+
+def _projection(embedding: Any) -> tuple[np.ndarray, np.ndarray | None]:
+    """An embedding transform as (mean, components or None: centering only)."""
+    if isinstance(embedding, PCA):
+        return embedding.mean_, embedding.components_
+    if isinstance(embedding, tuple):
+        return embedding
+    return np.asarray(embedding), None
+
+
+def feature_arrays(fs: FeatureSet) -> dict[str, np.ndarray]:
+    """What :func:`apply_features` needs of ``fs``, as arrays (for saving)."""
+    lo, hi, fill = (
+        np.array([fs.params.get(n, (np.nan,) * 3)[i] for n in fs.names]) for i in range(3)
+    )
+    out = {"names": np.asarray(fs.names, dtype=str), "lo": lo, "hi": hi, "fill": fill}
+    out["judges"] = np.asarray(fs.judges, dtype=str)
+    if fs.embedding is not None:
+        mean, comps = _projection(fs.embedding)
+        out["embedding_mean"] = mean
+        if comps is not None:
+            out["embedding_components"] = comps
+    return out
+
+
+def from_arrays(arrays: dict[str, np.ndarray]) -> FeatureSet:
+    """A feature set to :func:`apply_features` from :func:`feature_arrays`' output (its
+    matrix is empty)."""
+    names = [str(n) for n in arrays["names"]]
+    params = {
+        n: (float(lo), float(hi), float(f))
+        for n, lo, hi, f in zip(names, arrays["lo"], arrays["hi"], arrays["fill"], strict=True)
+    }
+    embedding = None
+    if "embedding_mean" in arrays:
+        embedding = (arrays["embedding_mean"], arrays.get("embedding_components"))
+    judges = tuple(str(j) for j in arrays["judges"])
+    empty = np.zeros((0, len(names)))
+    return FeatureSet(
+        empty, names, {}, judges, np.zeros((0, len(judges)), bool), {}, params, embedding
+    )
 
 
 def _build(
@@ -216,7 +258,8 @@ def _build(
         k = min(32, emb.shape[1], pool.n_items - 1) if n_components is None else n_components
         if like is not None:
             embedding = like.embedding
-            pcs = embedding.transform(emb) if isinstance(embedding, PCA) else emb - embedding
+            mean, comps = _projection(embedding)
+            pcs = emb - mean if comps is None else (emb - mean) @ comps.T
         elif k < emb.shape[1]:
             embedding = PCA(n_components=k, random_state=seed)
             pcs = embedding.fit_transform(emb)

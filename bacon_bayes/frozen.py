@@ -184,17 +184,26 @@ def refit_calibrator(cal: Calibrator, pool: EvalPool) -> Calibrator:
     new.pool_ = pool
     new.features_ = features
     old = cal.pool_
+    X_old, y_old = cal.features_.X, old.y
+    if hasattr(cal, "refit_"):  # a refit itself: the rounds before it train too
+        X_old = np.vstack([cal.refit_["X_old"], X_old])
+        y_old = np.concatenate([cal.refit_["y_old"], y_old])
     new.crossfit_ = cross_fit_with(
         cal.model_,
         features.X,
         pool.y,
-        cal.features_.X,
-        old.y,
+        X_old,
+        y_old,
         folds=cal.folds,
         seed=cal.seed,
         pi=pool.propensity,
         clusters=pool.prompts,
     )
     new.extras_ = sur.fit_extras(tuple(cal.extras_), pool, features, new.crossfit_)
-    new.refit_ = {"n_old_labels": old.n_labeled, "calibrator_id": getattr(cal, "save_id_", None)}
+    new.refit_ = {
+        "n_old_labels": int(np.sum(~np.isnan(y_old))),
+        "calibrator_id": getattr(cal, "save_id_", None),
+        "X_old": X_old,  # saved with the calibrator: loading refits with them
+        "y_old": y_old,
+    }
     return new

@@ -36,9 +36,9 @@ import pandas as pd
 import xarray as xr
 
 from bacon_bayes import surrogates as sur
-from bacon_bayes.crossfit import CrossFitResult, cross_fit
+from bacon_bayes.crossfit import CrossFitResult, cross_fit, cross_fit_with
 from bacon_bayes.errors import NotFittedError, ValidationError
-from bacon_bayes.features import build_features
+from bacon_bayes.features import apply_features, build_features, feature_arrays, from_arrays
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.io import read_tree, reading, write_tree
 from bacon_bayes.pool import EvalPool, OutcomeSpec
@@ -194,6 +194,17 @@ def save_calibrator(cal: Calibrator, path: str | Path) -> Path:
             coords={"feature": np.asarray(cal.features_.names, dtype=str)},
         ),
     }
+    refit = getattr(cal, "refit_", None)
+    if refit is not None:  # trained on an earlier round's labels too (Calibrator.apply)
+        nodes["refit"] = xr.Dataset(
+            {"X": (("old_item", "feature"), refit["X_old"]), "y": (("old_item",), refit["y_old"])},
+            attrs={"calibrator_id": str(refit["calibrator_id"])},
+        )
+        # its features follow the earlier round's clipping and fills, not its own pool's
+        arrays = feature_arrays(cal.features_)
+        nodes["features"] = xr.Dataset(
+            {k: (tuple(f"{k}_{i}" for i in range(v.ndim)), v) for k, v in arrays.items()}
+        )  # fmt: skip
     extra = sur.predictions(cal.extras_)
     if extra:
         nodes["surrogates"] = xr.Dataset({k: (("item",), v) for k, v in extra.items()})
@@ -230,9 +241,13 @@ def _calibrator_from_tree(tree: Any, path: str | Path, cls: type[Calibrator]) ->
             config[key] = tuple(config[key])
     cal = cls(**config)
     cal.pool_ = _pool_from_tree(tree)
-    cal.features_ = build_features(
-        cal.pool_, winsor=cal.winsor, n_components=cal.n_components, seed=cal.seed
-    )
+    if "features" in tree.children:  # a refit: the features of an earlier round's pool
+        arrays = {k: v.values for k, v in tree["features"].to_dataset().data_vars.items()}
+        cal.features_ = apply_features(cal.pool_, from_arrays(arrays))
+    else:
+        cal.features_ = build_features(
+            cal.pool_, winsor=cal.winsor, n_components=cal.n_components, seed=cal.seed
+        )
     cfd = tree["crossfit"].to_dataset()
     X = cfd["X"].values
     if not np.array_equal(cal.features_.X, X):
@@ -260,9 +275,16 @@ def _calibrator_from_tree(tree: Any, path: str | Path, cls: type[Calibrator]) ->
         )
     else:
         cal.model_, cal.model_name_, cal.engine_ = cal._resolve_model(cal.pool_, cal.features_)
-        cal.crossfit_ = cross_fit(
-            cal.model_, X, cal.pool_.y, fold_ids=fold_ids, pi=cal.pool_.propensity
-        )
+        if "refit" in tree.children:
+            old = tree["refit"].to_dataset()
+            cal.crossfit_ = cross_fit_with(
+                cal.model_, X, cal.pool_.y, old["X"].values, old["y"].values,
+                fold_ids=fold_ids, pi=cal.pool_.propensity,
+            )  # fmt: skip
+        else:
+            cal.crossfit_ = cross_fit(
+                cal.model_, X, cal.pool_.y, fold_ids=fold_ids, pi=cal.pool_.propensity
+            )
         if not np.allclose(cal.crossfit_.mean, saved, rtol=1e-9, atol=1e-12):
             raise ValidationError(
                 f"{str(path)!r}: refitting the frequentist fold models did not reproduce the "
@@ -271,6 +293,14 @@ def _calibrator_from_tree(tree: Any, path: str | Path, cls: type[Calibrator]) ->
         cal.crossfit_.mean = saved
     cal.extras_ = _extras_from_tree(tree, path, cal)
     cal.save_id_ = str(tree.attrs["save_id"])
+    if "refit" in tree.children:
+        old = tree["refit"].to_dataset()
+        cal.refit_ = {
+            "n_old_labels": int(np.sum(~np.isnan(old["y"].values))),
+            "calibrator_id": old.attrs.get("calibrator_id"),
+            "X_old": old["X"].values,
+            "y_old": old["y"].values,
+        }
     return cal
 
 

@@ -10,9 +10,22 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.calibrator import Calibrator
+from bacon_bayes.cli.rounds import (
+    add_round_arguments,
+    apply_saved,
+    fresh_enough,
+    load_saved,
+    refit_text,
+    round_header,
+    round_json,
+    transport_text,
+    unvalidated_text,
+)
 from bacon_bayes.cli.stream import add_stream_arguments, run_stream, wants_stream
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.frozen import unvalidated
 from bacon_bayes.io import read_table
+from bacon_bayes.outputs import Output, claim
 from bacon_bayes.planning import resolution_note
 from bacon_bayes.pool import KINDS, EvalPool
 from bacon_bayes.report.comparisons import comparisons, target_description
@@ -38,6 +51,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--quantile", type=float, action="append", default=[], help="also estimate quantile Q"
     )
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    p.add_argument(
+        "--save",
+        metavar="FILE.nc",
+        help="also save the fitted calibrator (NetCDF): the next round's --calibrator",
+    )
     add_stream_arguments(p)
     p.set_defaults(func=run)
 
@@ -79,6 +97,7 @@ def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
         "design-based; default) or population (the prompts, or items, are a sample of a "
         "larger population; with --prompt the variance is clustered by prompt)",
     )
+    add_round_arguments(p)
 
 
 def add_pool_arguments(p: argparse.ArgumentParser) -> None:
@@ -94,7 +113,11 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
         help="judge score column (repeat; shell-style patterns like 'judge:*' allowed)",
     )
     p.add_argument("--scores", help="long judge table (item, judge, run, score...) instead")
-    p.add_argument("--outcome", default="continuous", choices=KINDS)
+    p.add_argument(
+        "--outcome",
+        choices=KINDS,
+        help="type of the label (default continuous; with --calibrator, the saved calibrator's)",
+    )
     p.add_argument("--levels", help="comma-separated levels of an ordinal/categorical label")
     p.add_argument("--group", help="group column (e.g. system)")
     p.add_argument("--item", help="item id column (default: row number)")
@@ -203,7 +226,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
         df,
         label=args.label,
         judges=judges,
-        outcome=args.outcome,
+        outcome=args.outcome or "continuous",
         levels=levels,
         group=args.group,
         item=args.item,
@@ -249,12 +272,53 @@ def target_line(cal: Calibrator) -> str:
     return f"target: {target} ({note})"
 
 
-def run(args: argparse.Namespace) -> int:
-    cal = calibrator_from_args(args)
-    if wants_stream(args):
-        return run_stream(args, cal, parse_levels(args.levels))
+def fit_from_args(args: argparse.Namespace) -> tuple[Calibrator, Calibrator | None]:
+    """The calibrator the options describe, fitted on the pool they read, or the saved
+    one of ``--calibrator`` applied to it; and the saved one (None without it)."""
+    saved = load_saved(args)
     pool = pool_from_args(args)
-    cal.fit(pool)
+    if saved is None:
+        return calibrator_from_args(args).fit(pool), None
+    return apply_saved(saved, pool, args), saved
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.save:
+        return _run(args)
+    if not str(args.save).endswith(".nc"):
+        raise ValidationError(f"--save {args.save!r} should end in .nc (a NetCDF file)")
+    inputs = [args.file, args.scores, args.calibrator]
+    with claim(args.save, option="--save", inputs=inputs, force=args.force) as out:
+        code = _run(args, out)
+    return code
+
+
+def _run(args: argparse.Namespace, save: Output | None = None) -> int:
+    if wants_stream(args):
+        if args.calibrator:
+            raise ValidationError(
+                "--calibrator is not streamed yet; pass a single table without --chunk-rows, "
+                "--scheduler or --items-out"
+            )
+        return run_stream(args, calibrator_from_args(args), parse_levels(args.levels))
+    cal, saved = fit_from_args(args)
+    pool = cal.pool_
+    if save is not None:
+        if saved is not None and not args.refit:
+            raise ValidationError(
+                "--save with a frozen --calibrator would save the old calibration again; "
+                "add --refit to save one trained on both rounds, or drop --save"
+            )
+        cal.save(save.path)
+        save.written()
+    if saved is not None and not fresh_enough(cal):
+        if args.json:
+            out = {"n_items": pool.n_items, "n_labeled": pool.n_labeled}
+            out |= {"unvalidated": unvalidated(cal), "round": round_json(cal, args)}
+            print(json.dumps(out, indent=2))
+        else:
+            print(f"{round_header(cal, args)}\n{unvalidated_text(cal, pool.label_name)}")
+        return 0
     group = group_name(args) if pool.groups is not None else None
     compared = None
     if pool.groups is not None and np.unique(pool.groups).size > 1:
@@ -267,6 +331,8 @@ def run(args: argparse.Namespace) -> int:
         out["n_prompts"] = None if pool.prompts is None else int(np.unique(pool.prompts).size)
         if compared is not None:
             out["comparisons"] = compared.to_dict()
+        if saved is not None:
+            out["round"] = round_json(cal, args)
         print(json.dumps(out, indent=2))
         return 0
     means = [cal.estimate_mean(args.alpha, m) for m in METHODS]
@@ -274,10 +340,15 @@ def run(args: argparse.Namespace) -> int:
     groups = [cal.estimate_groups(args.alpha, True, m) for m in METHODS] if group else None
     prompts = "" if pool.prompts is None else f", {np.unique(pool.prompts).size} prompts"
     split = " split by prompt" if pool.prompts is not None else ""
+    fitted = (
+        f"model {cal.model_name_} ({cal.engine_}), {cal.folds}-fold cross-fitting{split}, "
+        f"seed {cal.seed}"
+        if saved is None
+        else f"model {cal.model_name_} ({cal.engine_}) of {round_header(cal, args)}"
+    )
     header = (
         f"{pool.n_items} items{prompts}, {pool.n_labeled} labeled, {len(pool.judges)} judges; "
-        f"model {cal.model_name_} ({cal.engine_}), {args.folds}-fold cross-fitting{split}, "
-        f"seed {args.seed}\n{target_line(cal)}"
+        f"{fitted}\n{target_line(cal)}"
     )
     missing = cal.features_.report["missing"]
     print(
@@ -287,4 +358,6 @@ def run(args: argparse.Namespace) -> int:
         )
         + ("" if compared is None else "\n" + compared.to_text())
     )  # fmt: skip
+    if saved is not None:
+        print(transport_text(cal, args) + refit_text(cal, args, saved))
     return 0

@@ -136,7 +136,7 @@ def _estimate(
         calibrator,
         label=args.label,
         judges=args.judge,
-        outcome=args.outcome,
+        outcome=args.outcome or "continuous",
         levels=levels,
         group=args.group,
         item=args.item,

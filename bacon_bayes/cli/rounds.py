@@ -1,0 +1,166 @@
+"""The next round on the command line: ``--calibrator OLD.nc`` (and ``--refit``,
+``--tolerance``) on ``bacon estimate`` and ``bacon report``.
+
+The saved calibrator's models score the new pool (frozen, :mod:`bacon_bayes.frozen`);
+the new pool's labels correct them. Judges, outcome, levels and scale default to the
+saved calibrator's; model options are the saved calibrator's and are refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import numpy as np
+
+from bacon_bayes.calibrator import Calibrator
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.frozen import MIN_FRESH_LABELS, unvalidated
+from bacon_bayes.transport import TOLERANCE_SHARE, transport_check
+
+#: Options of a new fit that a saved calibrator fixes, with their defaults.
+FIXED = {"model": None, "engine": "auto", "preset": None, "surrogates": None, "folds": 5, "seed": 0}
+
+
+def add_round_arguments(p: argparse.ArgumentParser) -> None:
+    """``--calibrator``, ``--refit``, ``--tolerance``."""
+    g = p.add_argument_group("the next round (a calibrator saved from an earlier round)")
+    g.add_argument(
+        "--calibrator",
+        metavar="OLD.nc",
+        help="a saved calibrator (Calibrator.save) of an earlier round: its models score "
+        "this pool, frozen, and this pool's labels (at least "
+        f"{MIN_FRESH_LABELS}) correct them; judges, outcome, levels and scale default to "
+        "its own",
+    )
+    g.add_argument(
+        "--refit",
+        action="store_true",
+        help="with --calibrator: train the models on the old labels and this pool's "
+        "(cross-fitted over this pool's); the correction still uses this pool's labels only",
+    )
+    g.add_argument(
+        "--tolerance",
+        type=float,
+        help="with --calibrator: the surrogate bias (label scale) within which the old "
+        f"calibration counts as holding (default {TOLERANCE_SHARE:g} x the old residual sd)",
+    )
+
+
+def load_saved(args: argparse.Namespace) -> Calibrator | None:
+    """The saved calibrator of ``--calibrator`` (None without it), with the command's
+    pool options defaulted to its own; refuses model options it fixes."""
+    path = getattr(args, "calibrator", None)
+    if not path:
+        for flag in ("refit", "tolerance"):
+            if getattr(args, flag, None):
+                raise ValidationError(f"--{flag} needs --calibrator OLD.nc (a saved calibrator)")
+        return None
+    given = [f"--{n}" for n, default in FIXED.items() if getattr(args, n, default) != default]
+    if given:
+        raise ValidationError(
+            f"{', '.join(given)}: the saved calibrator {path!r} fixes the model; drop them "
+            "(or fit a new calibrator without --calibrator)"
+        )
+    saved = Calibrator.load(path)
+    pool = saved.pool_
+    if not args.judge and not args.scores:
+        args.judge = list(pool.judges)
+    if args.outcome is None:
+        args.outcome = pool.outcome.kind
+    if args.levels is None and pool.outcome.levels is not None:
+        args.levels = ",".join(f"{v:g}" for v in pool.outcome.levels)
+    return saved
+
+
+def apply_saved(saved: Calibrator, pool: Any, args: argparse.Namespace) -> Calibrator:
+    """The saved calibrator applied to ``pool`` (frozen, or ``--refit``)."""
+    cal = saved.apply(pool, refit=args.refit)
+    cal.target = getattr(args, "target", cal.target)
+    return cal
+
+
+def fresh_enough(cal: Calibrator) -> bool:
+    """Whether the pool has the fresh labels an estimate needs."""
+    return cal.pool_.n_labeled >= MIN_FRESH_LABELS
+
+
+def round_header(cal: Calibrator, args: argparse.Namespace) -> str:
+    """The line saying which calibration scores this pool."""
+    src = cal.frozen_.to_dict() if hasattr(cal, "frozen_") else None
+    if src is None:  # refit
+        info = cal.refit_
+        return (
+            f"calibrator {args.calibrator!r} (id {info['calibrator_id']}): refit on its "
+            f"{info['n_old_labels']} labels and this pool's, {cal.folds}-fold cross-fitting "
+            "over this pool's labels, which alone correct it"
+        )
+    return (
+        f"calibrator {args.calibrator!r} (id {src['calibrator_id']}), fitted on "
+        f"{src['n_labeled']} labels of {src['n_items']} items: frozen surrogate, "
+        f"corrected by this pool's {cal.pool_.n_labeled} fresh labels"
+    )
+
+
+def unvalidated_text(cal: Calibrator, label: str) -> str:
+    """The surrogate's own means when the fresh labels are too few for an interval."""
+    out = unvalidated(cal)
+    lines = [
+        f"UNVALIDATED: {cal.pool_.n_labeled} fresh label(s), fewer than the "
+        f"{MIN_FRESH_LABELS} an interval needs. The saved calibration's own mean of "
+        f"{label!r}, which no label of this pool checks (it holds only if the old "
+        f"calibration transports to these items): {out['mean']:.4f}"
+    ]
+    for name, value in out.get("groups", {}).items():
+        lines.append(f"  {name}: {value:.4f}")
+    lines.append(f"Label at least {MIN_FRESH_LABELS} items of this pool for valid intervals.")
+    return "\n".join(lines)
+
+
+def transport_text(cal: Calibrator, args: argparse.Namespace) -> str:
+    """The transport check as a table with its tolerance."""
+    if not hasattr(cal, "frozen_"):
+        return ""
+    table, tol = transport_check(cal, args.tolerance, args.alpha)
+    shown = table.copy()
+    shown["labels_to_settle"] = [
+        "-" if v == 0 else ("" if v < 0 else f"{int(v)} in all") for v in table["labels_to_settle"]
+    ]
+    text = shown.to_string(index=False, float_format=lambda v: f"{v:.4f}")
+    return (
+        f"\nTransport check: fresh residual mean (label - frozen surrogate), "
+        f"{1 - args.alpha:.0%} intervals; tolerance {tol:.4g} on the label's scale\n{text}"
+    )
+
+
+def refit_text(cal: Calibrator, args: argparse.Namespace, saved: Calibrator) -> str:
+    """What the old labels bought: the AEE mean's width with them and without."""
+    if not args.refit:
+        return ""
+    alone = Calibrator(**{**_config(saved)}).fit(cal.pool_)
+    w_with = cal.estimate_mean(args.alpha).width
+    w_alone = alone.estimate_mean(args.alpha).width
+    return (
+        f"\nWhat the old labels bought: the mean's interval is {w_with:.4f} wide with them, "
+        f"{w_alone:.4f} with this pool's labels alone (ratio {w_with / w_alone:.3f})"
+    )
+
+
+def _config(cal: Calibrator) -> dict[str, Any]:
+    names = ("model", "engine", "folds", "seed", "power_tuning", "hajek", "target")
+    names += ("winsor", "n_components", "scale", "preset", "surrogates")
+    return {n: getattr(cal, n) for n in names}
+
+
+def round_json(cal: Calibrator, args: argparse.Namespace) -> dict[str, Any]:
+    """The round's part of ``--json``."""
+    out: dict[str, Any] = {"calibrator": args.calibrator, "refit": bool(args.refit)}
+    if hasattr(cal, "frozen_"):
+        out["source"] = cal.frozen_.to_dict()
+        if fresh_enough(cal):
+            table, tol = transport_check(cal, args.tolerance, args.alpha)
+            out["transport"] = {
+                "tolerance": tol,
+                "rows": table.replace({np.nan: None}).to_dict("records"),
+            }
+    return out
