@@ -120,10 +120,13 @@ def _fsync_tree(root: Path) -> None:
 
 
 def _discard(path: Path) -> None:
+    """Remove a temporary file or folder; never raises (it runs while an error is being
+    handled: on a read-only file system even removing a missing file fails)."""
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, ignore_errors=True)
     else:
-        path.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)
 
 
 def write_file(path: str | Path, fill: Callable[[Path], Any]) -> Path:
@@ -407,8 +410,10 @@ def check_output(
     return path
 
 
-def _refuse_foreign(path: Path, option: str, folder: bool, force: bool, writes: set[str]) -> None:
-    shown = f"{option} {str(path)!r}"
+def _refuse_foreign(
+    path: Path, option: str, folder: bool, force: bool, writes: set[str], given: Path
+) -> None:
+    shown = f"{option} {str(given)!r}"
     fix = f"pass --force to replace it, or choose another path for {option}"
     if not folder:
         if path.exists() and path.stat().st_size and not force and not written_by_bacon(path):
@@ -497,6 +502,6 @@ def claim(
     resolved = path.resolve()
     with _lock(resolved, f"{option} {str(path)!r}"):
         remove_leftovers(resolved)
-        _refuse_foreign(resolved, option, folder, force, set(writes))
+        _refuse_foreign(resolved, option, folder, force, set(writes), path)
         pause("claimed")
         yield Output(path, option)
