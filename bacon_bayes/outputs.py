@@ -144,7 +144,31 @@ def write_file(path: str | Path, fill: Callable[[Path], Any]) -> Path:
         if isinstance(exc, OSError):
             raise ValidationError(oserror_message(exc, path)) from exc
         raise
+    remove_dead_temps(path)
     return path
+
+
+def remove_dead_temps(path: Path) -> list[Path]:
+    """Remove the temporary files of ``path`` left by processes that are gone (killed
+    mid-write): what a library write (``Calibrator.save``), which holds no lock, can
+    clean safely; :func:`claim` removes every leftover under its lock."""
+    found = []
+    for tmp in path.parent.glob(f".{_glob_escape(path.name)}{TEMP_TAG}*"):
+        pid = tmp.name.rsplit(TEMP_TAG, 1)[1].split("-", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            _discard(tmp)
+            found.append(tmp)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process
+        return True
+    return True
 
 
 def commit_file(tmp: Path, path: Path) -> None:

@@ -299,3 +299,17 @@ def test_the_lock_is_released_when_the_command_fails(tmp_path):
     with claim(path):
         pass
     assert not path.exists()
+
+
+def test_a_library_write_removes_the_temps_of_dead_writers_only(tmp_path):
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    gone = tmp_path / f".cal.nc.bacon-tmp-{dead.stdout.strip()}-0"
+    alive = tmp_path / f".cal.nc.bacon-tmp-{os.getppid()}-0"  # a live writer's
+    for tmp in (gone, alive):
+        tmp.write_bytes(b"CDF half")
+    write_file(tmp_path / "cal.nc", lambda tmp: tmp.write_bytes(b"CDF whole"))
+    assert tree(tmp_path) == {"cal.nc": b"CDF whole", alive.name: b"CDF half"}
