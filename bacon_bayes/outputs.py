@@ -120,10 +120,13 @@ def _fsync_tree(root: Path) -> None:
 
 
 def _discard(path: Path) -> None:
+    """Remove a temporary file or folder; never raises (it runs while an error is being
+    handled: on a read-only file system even removing a missing file fails)."""
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, ignore_errors=True)
     else:
-        path.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)
 
 
 def write_file(path: str | Path, fill: Callable[[Path], Any]) -> Path:
@@ -141,7 +144,31 @@ def write_file(path: str | Path, fill: Callable[[Path], Any]) -> Path:
         if isinstance(exc, OSError):
             raise ValidationError(oserror_message(exc, path)) from exc
         raise
+    remove_dead_temps(path)
     return path
+
+
+def remove_dead_temps(path: Path) -> list[Path]:
+    """Remove the temporary files of ``path`` left by processes that are gone (killed
+    mid-write): what a library write (``Calibrator.save``), which holds no lock, can
+    clean safely; :func:`claim` removes every leftover under its lock."""
+    found = []
+    for tmp in path.parent.glob(f".{_glob_escape(path.name)}{TEMP_TAG}*"):
+        pid = tmp.name.rsplit(TEMP_TAG, 1)[1].split("-", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            _discard(tmp)
+            found.append(tmp)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process
+        return True
+    return True
 
 
 def commit_file(tmp: Path, path: Path) -> None:
@@ -411,8 +438,10 @@ def check_output(
     return path
 
 
-def _refuse_foreign(path: Path, option: str, folder: bool, force: bool, writes: set[str]) -> None:
-    shown = f"{option} {str(path)!r}"
+def _refuse_foreign(
+    path: Path, option: str, folder: bool, force: bool, writes: set[str], given: Path
+) -> None:
+    shown = f"{option} {str(given)!r}"
     fix = f"pass --force to replace it, or choose another path for {option}"
     if not folder:
         if path.exists() and path.stat().st_size and not force and not written_by_bacon(path):
@@ -500,6 +529,6 @@ def claim(
     resolved = path.resolve()
     with _lock(resolved, f"{option} {str(path)!r}"):
         remove_leftovers(resolved)
-        _refuse_foreign(path, option, folder, force, set(writes))
+        _refuse_foreign(resolved, option, folder, force, set(writes), path)
         pause("claimed")
         yield Output(path, option)

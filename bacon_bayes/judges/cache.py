@@ -120,6 +120,11 @@ class CallCache:
             if "endpoint" not in columns:  # a cache of the older format
                 self._db.execute("ALTER TABLE calls ADD COLUMN endpoint TEXT")
         except sqlite3.DatabaseError as exc:
+            if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:
+                raise ValidationError(
+                    f"cache {self.path}: no space left on the device; free some space and "
+                    "run again (keep the cache: it holds the calls already paid for)"
+                ) from exc
             raise ValidationError(
                 f"cache {self.path}: cannot be opened as a SQLite database ({exc}); "
                 "delete it or pass another --cache path"

@@ -107,6 +107,12 @@ class ItemWriter:
         self.rows = 0
 
     def __call__(self, frame: pd.DataFrame) -> None:
+        try:
+            self._write(frame)
+        except OSError as exc:  # a full disk: say which file, not pyarrow's words alone
+            raise ValidationError(oserror_message(exc, self.path)) from exc
+
+    def _write(self, frame: pd.DataFrame) -> None:
         if self.csv:
             frame.to_csv(self.tmp, mode="a", header=self.rows == 0, index=False)
         else:
