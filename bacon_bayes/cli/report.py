@@ -5,12 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bacon_bayes.cli.estimate import (
-    add_calibrator_arguments,
-    add_pool_arguments,
-    calibrator_from_args,
-    pool_from_args,
-)
+from bacon_bayes.cli.estimate import add_calibrator_arguments, add_pool_arguments, fit_from_args
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
 
@@ -40,12 +35,12 @@ def run(args: argparse.Namespace) -> int:
         raise ValidationError(f"--out {str(args.out)!r} should end in .html")
     from bacon_bayes.planning import resolution_note
 
-    inputs = [args.file, args.scores, args.simulate]
+    inputs = [args.file, args.scores, args.simulate, args.calibrator]
     with claim(args.out, inputs=inputs, force=args.force) as out:
         if str(args.file).endswith(".nc"):
             cal = Calibrator.load(args.file)
         else:
-            cal = calibrator_from_args(args).fit(pool_from_args(args))
+            cal = fit_from_args(args)[0]
         note = resolution_note(cal.pool_, args.alpha, group_column=getattr(args, "group", None))
         cal.report(
             out.path, simulate=args.simulate, title=args.title, alpha=args.alpha, plan_note=note
