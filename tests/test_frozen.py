@@ -104,3 +104,21 @@ def test_too_few_fresh_labels_mismatched_judges_scales_and_saving_are_refused(ol
                 ordinal, label="y", judges=JUDGES, outcome="ordinal", levels=[1, 2, 3, 4, 5]
             )
         )
+
+
+def test_the_round_budget_predicts_the_half_width_it_promises(old):
+    """`bacon plan --calibrator`: the fresh labels it asks for give about the half-width
+    asked (the mean over draws within 15%), from the old residuals when they transport."""
+    from bacon_bayes.frozen import fresh_labels_for
+
+    new = table(1000, 13)
+    plan = fresh_labels_for(old.apply(pool(new)), half_width=0.05)
+    n = plan["from_old_round"]
+    assert 100 < n < 1000
+    rng = np.random.default_rng(5)
+    halves = []
+    for _ in range(40):
+        labeled = np.zeros(1000, bool)
+        labeled[rng.choice(1000, n, replace=False)] = True
+        halves.append(old.apply(pool(new, labeled)).estimate_mean(0.05).width / 2)
+    assert 0.0425 < np.mean(halves) < 0.0575
