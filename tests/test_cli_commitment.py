@@ -1,0 +1,198 @@
+"""Issue 33, "nothing a user has is ever lost": a refused command commits nothing.
+
+Every option of ``bacon sample`` and ``bacon label import`` is checked before the
+study folder is created or a wave (or label) is committed, so the corrected rerun
+draws the wave the user meant; ``bacon simulate``, the streaming folder reader, the
+scheduler option and ``bacon judge`` refuse what they cannot do with exit 2 and a
+message, instead of a wrong result, a hang or a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes.cli import main
+from bacon_bayes.study import Study
+
+N = 40
+NEW = ["--item", "id", "--label", "human", "--judges", "judge_a", "--outcome", "ordinal"]
+NEW += ["--levels", "1,2,3,4,5"]
+
+
+def bacon(*argv: str) -> int:
+    return main(list(argv))
+
+
+@pytest.fixture
+def pool(tmp_path: Path) -> Path:
+    rng = np.random.default_rng(1)
+    truth = rng.integers(1, 6, N)
+    frame = pd.DataFrame(
+        {
+            "id": [f"d{i:02d}" for i in range(N)],
+            "judge_a": np.clip(truth + rng.normal(0, 0.7, N), 1, 5).round(2),
+            "system": rng.choice(["s1", "s2"], N),
+            "seg": [f"p{i // 4}" for i in range(N)],
+            "p": 0.2,
+            "truth": truth,
+        }
+    )
+    path = tmp_path / "pool.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file of the folder (hidden ones too), by relative path."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def waves(root: Path) -> list[int]:
+    return [int(w["wave"]) for w in json.loads((root / "waves.json").read_text())]
+
+
+# -- bacon sample: a new study ----------------------------------------------------------
+
+NEW_STUDY_REFUSALS = {
+    "show column": (["--budget", "5", "--show", "nope"], "--show column 'nope'"),
+    "budget zero": (["--budget", "0"], "--budget 0"),
+    "budget 1.5": (["--budget", "1.5"], "--budget 1.5"),
+    "no budget": ([], "--budget N"),
+    "budget above pool": (["--budget", "50"], "only 40 items"),
+    "strata column": (["--budget", "5", "--design", "stratified", "--strata", "x"], "--strata"),
+    "bins": (["--budget", "5", "--design", "stratified", "--strata", "judge_a", "--bins", "0"],
+             "--bins"),
+    "pi column": (["--design", "poisson", "--pi-column", "judge_a"], "--pi-column 'judge_a'"),
+    "prompt column": (["--budget", "8", "--design", "paired", "--prompt", "x"], "--prompt"),
+    "paired without prompt": (["--budget", "8", "--design", "paired"], "--prompt COLUMN"),
+    "per prompt": (["--budget", "8", "--design", "paired-subset", "--prompt", "seg",
+                    "--per-prompt", "0.5"], "--per-prompt"),
+    "folds": (["--budget", "5", "--design", "adaptive", "--folds", "1"], "--folds"),
+    "adaptive without labels": (["--budget", "5", "--design", "adaptive"], "pilot"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", NEW_STUDY_REFUSALS)
+def test_a_refused_first_wave_creates_no_study(case, pool, tmp_path, capsys):
+    argv, message = NEW_STUDY_REFUSALS[case]
+    root = tmp_path / "s"
+    assert bacon("sample", str(pool), *NEW, "--study", str(root), *argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bacon sample: error: ") and message in err, err
+    assert not root.exists()
+    assert bacon("sample", str(pool), *NEW, "--study", str(root), "--budget", "5") == 0
+    assert waves(root) == [1]
+
+
+def test_a_refused_first_wave_leaves_an_existing_empty_folder_empty(pool, tmp_path, capsys):
+    root = tmp_path / "s"
+    root.mkdir()
+    argv = ["--study", str(root), "--design", "stratified", "--budget", "5"]
+    assert bacon("sample", str(pool), *NEW, *argv, "--strata", "nope") == 2
+    assert list(root.iterdir()) == []
+    assert bacon("sample", str(pool), *NEW, *argv, "--strata", "system") == 0
+    assert waves(root) == [1]
+
+
+def test_budget_of_a_whole_float_is_a_count(pool, tmp_path, capsys):
+    root = tmp_path / "s"
+    assert bacon("sample", str(pool), *NEW, "--study", str(root), "--budget", "2.0") == 0
+    assert int(Study.open(root).manifest["selected"].sum()) == 2
+
+
+# -- bacon sample: an existing study ----------------------------------------------------
+
+EXISTING_REFUSALS = {
+    "show column": (["--budget", "5", "--show", "nope"], "--show column 'nope'"),
+    "show clashes": (["--budget", "5", "--show", "id"], "clashes"),
+    "budget 1.5": (["--budget", "1.5"], "--budget 1.5"),
+    "budget zero": (["--budget", "0"], "--budget 0"),
+    "budget above open items": (["--budget", "36"], "only 35 items"),
+    "strata column": (["--budget", "5", "--design", "stratified", "--strata", "x"], "--strata"),
+    "uniform share": (["--budget", "5", "--design", "adaptive", "--uniform-share", "2"],
+                      "--uniform-share"),
+    "max ratio": (["--budget", "5", "--design", "adaptive", "--max-ratio", "-1"], "--max-ratio"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", EXISTING_REFUSALS)
+def test_a_refused_wave_leaves_the_study_byte_for_byte(case, pool, tmp_path, capsys):
+    argv, message = EXISTING_REFUSALS[case]
+    root = tmp_path / "s"
+    assert bacon("sample", str(pool), *NEW, "--study", str(root), "--budget", "5") == 0
+    (root / ".manifest.csv.tmp-999999").write_text("left by a killed writer")
+    before = snapshot(root)
+    capsys.readouterr()
+    assert bacon("sample", str(root), *argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bacon sample: error: ") and message in err, err
+    assert snapshot(root) == before
+    assert bacon("sample", str(root), "--budget", "5", "--show", "system") == 0
+    assert waves(root) == [1, 2]
+    todo = pd.read_csv(root / "todo-wave2.csv")
+    assert list(todo.columns) == ["id", "human", "wave", "system"] and len(todo) == 5
+
+
+# -- bacon label import -----------------------------------------------------------------
+
+
+@pytest.fixture
+def study(pool: Path, tmp_path: Path) -> Path:
+    root = tmp_path / "s"
+    assert bacon("sample", str(pool), *NEW, "--study", str(root), "--budget", "6") == 0
+    todo = pd.read_csv(root / "todo-wave1.csv", dtype=str)
+    truth = pd.read_csv(pool, dtype={"id": str}).set_index("id")["truth"]
+    todo["human"] = truth.loc[todo["id"]].to_numpy()
+    todo.iloc[:3].to_csv(tmp_path / "first.csv", index=False)
+    assert bacon("label", "import", str(tmp_path / "first.csv"), "--study", str(root)) == 0
+    todo.to_csv(tmp_path / "all.csv", index=False)
+    return root
+
+
+def _labels(tmp_path: Path, rows: list[tuple[str, str]], columns=("id", "human")) -> Path:
+    path = tmp_path / "in.csv"
+    pd.DataFrame(rows, columns=list(columns)).to_csv(path, index=False)
+    return path
+
+
+IMPORT_REFUSALS = {
+    "unknown id": (lambda ids: [(ids[4], "3"), ("nope", "2")], ("id", "human"), "not in the pool"),
+    "not a number": (lambda ids: [(ids[4], "three")], ("id", "human"), "not numbers"),
+    "no label column": (lambda ids: [(ids[4], "3")], ("id", "score"), "no label column"),
+    "off the levels": (lambda ids: [(ids[4], "9")], ("id", "human"), "one of 1, 2"),
+}
+
+
+@pytest.mark.parametrize("case", IMPORT_REFUSALS)
+def test_a_refused_import_leaves_the_study_byte_for_byte(case, study, tmp_path, capsys):
+    rows, columns, message = IMPORT_REFUSALS[case]
+    ids = list(pd.read_csv(study / "todo-wave1.csv", dtype=str)["id"])
+    (study / ".labels.csv.tmp-999999").write_text("left by a killed writer")
+    before = snapshot(study)
+    capsys.readouterr()
+    path = _labels(tmp_path, rows(ids), columns)
+    assert bacon("label", "import", str(path), "--study", str(study)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bacon label: error: ") and message in err, err
+    assert snapshot(study) == before
+    assert bacon("label", "import", str(tmp_path / "all.csv"), "--study", str(study)) == 0
+    assert len(Study.open(study).labels) == 6
+
+
+def test_a_missing_label_file_changes_nothing(study, tmp_path, capsys):
+    before = snapshot(study)
+    assert bacon("label", "import", str(tmp_path / "nope.csv"), "--study", str(study)) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert snapshot(study) == before
+
+
+def test_import_into_a_missing_study_folder_creates_nothing(study, tmp_path, capsys):
+    typo = tmp_path / "stduy"
+    assert bacon("label", "import", str(tmp_path / "all.csv"), "--study", str(typo)) == 2
+    assert "not a study folder" in capsys.readouterr().err
+    assert not typo.exists()
