@@ -196,3 +196,39 @@ def test_import_into_a_missing_study_folder_creates_nothing(study, tmp_path, cap
     assert bacon("label", "import", str(tmp_path / "all.csv"), "--study", str(typo)) == 2
     assert "not a study folder" in capsys.readouterr().err
     assert not typo.exists()
+
+
+# -- bacon simulate: labels the outcome does not allow ----------------------------------
+
+
+def _labeled_table(tmp_path: Path, label: list[int]) -> Path:
+    rng = np.random.default_rng(0)
+    y = np.asarray(label, dtype=float)
+    path = tmp_path / "table.csv"
+    pd.DataFrame({"id": range(y.size), "y": y, "j": y + rng.normal(0, 1, y.size)}).to_csv(
+        path, index=False
+    )
+    return path
+
+
+#: 20 labels of 400 per trial: the bad row is not drawn (before, only a trial that drew it
+#: failed, and one that did not went on with a table the outcome does not allow)
+SIMULATE = ["--label", "y", "--judges", "j", "--trials", "2", "--budgets", "0.05"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "bad", "message"),
+    [
+        (["--outcome", "ordinal", "--levels", "1,2,3,4,5"], 9, "not one of the levels"),
+        (["--outcome", "nonnegative"], -2, "must be >= 0"),
+    ],
+)
+def test_simulate_refuses_labels_the_outcome_does_not_allow(argv, bad, message, tmp_path, capsys):
+    labels = [1 + i % 5 for i in range(400)]
+    labels[7] = bad
+    data = _labeled_table(tmp_path, labels)
+    out = tmp_path / "out"
+    assert bacon("simulate", str(data), *SIMULATE, *argv, "--out", str(out)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bacon simulate: error: label column 'y'") and "row 7" in err, err
+    assert message in err and not out.exists()

@@ -53,6 +53,7 @@ from bacon_bayes.simulation.paired_draws import (
     draw_paired,
 )
 from bacon_bayes.simulation.peers import CJE_AUTHOR, cje_row
+from bacon_bayes.simulation.table import check_table
 
 __all__ = [
     "DESIGNS", "METHODS", "SimulationSpec", "check_table", "simulate", "summarise", "trial_seed",
@@ -109,7 +110,12 @@ class SimulationSpec:
     def check(self, frame: pd.DataFrame) -> None:
         """Refuse what cannot run, before any trial (column, row and fix named)."""
         check_table(
-            frame, self.label, (*self.judges, self.group, self.item, self.prompt), self.embedding
+            frame,
+            self.label,
+            (*self.judges, self.group, self.item, self.prompt),
+            self.embedding,
+            outcome=self.outcome,
+            levels=self.levels,
         )
         for d in self.designs:
             if d not in DESIGNS:
@@ -191,29 +197,6 @@ class SimulationSpec:
         extras = None if self.surrogates is None else list(self.surrogates)
         return Calibrator(
             engine=self.engine, seed=seed, folds=self.folds, surrogates=extras, target=self.target
-        )
-
-
-def check_table(
-    frame: pd.DataFrame, label: str, columns: Sequence[str | None], embedding: str | None
-) -> None:
-    """Refuse a table without the named columns (None: not used), without a column of
-    the embedding prefix, or with an empty or non-numeric label (row and fix named)."""
-    for col in (label, *columns):
-        if col is not None and col not in frame.columns:
-            raise ValidationError(f"column {col!r} is not in the table; pass an existing one.")
-    if embedding is not None and not any(str(c).startswith(embedding) for c in frame.columns):
-        raise ValidationError(
-            f"no column starts with the embedding prefix {embedding!r}; pass the prefix of "
-            "the embedding columns (e.g. emb_) or leave out --embedding."
-        )
-    y = pd.to_numeric(frame[label], errors="coerce")
-    if y.isna().any():
-        row = int(np.flatnonzero(y.isna().to_numpy())[0])
-        raise ValidationError(
-            f"label column {label!r} is empty or not a number in row {row} "
-            f"({int(y.isna().sum())} rows): bacon simulate needs a fully labeled table "
-            "(it hides the labels itself); drop those rows or fill them in."
         )
 
 
