@@ -232,3 +232,51 @@ def test_simulate_refuses_labels_the_outcome_does_not_allow(argv, bad, message, 
     err = capsys.readouterr().err
     assert err.startswith("bacon simulate: error: label column 'y'") and "row 7" in err, err
     assert message in err and not out.exists()
+
+
+# -- streaming: what a dataset folder holds ---------------------------------------------
+
+
+def _stream_table(n: int = 1200, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    y = rng.normal(size=n)
+    return pd.DataFrame(
+        {
+            "j0": y + rng.normal(0, 0.5, n),
+            "label": np.where(rng.random(n) < 0.2, y, np.nan),
+        }
+    )
+
+
+STREAM = ["--label", "label", "--judge", "j0", "--engine", "freq", "--json"]
+
+
+def test_a_folder_of_parquet_and_csv_files_is_refused(tmp_path, capsys):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    df = _stream_table()
+    df.iloc[:600].to_parquet(folder / "a.parquet", index=False)
+    df.iloc[600:900].to_parquet(folder / "b.parquet", index=False)
+    df.iloc[900:].to_csv(folder / "c.csv", index=False)
+    assert bacon("estimate", str(folder), *STREAM) == 2
+    err = capsys.readouterr().err
+    assert "2 Parquet and 1 CSV file(s)" in err and "move the other kind out" in err, err
+
+
+def test_files_a_dataset_folder_does_not_read_are_named(tmp_path, capsys):
+    folder = tmp_path / "data"
+    (folder / "sub").mkdir(parents=True)
+    df = _stream_table()
+    df.iloc[:700].to_csv(folder / "a.csv", index=False)
+    df.iloc[700:].to_csv(folder / "sub" / "b.csv", index=False)
+    (folder / "README.txt").write_text("where the data came from")
+    (folder / "sub" / "notes.json").write_text("{}")
+    (folder / ".DS_Store").write_text("")
+    (folder / ".a.csv.tmp-123").write_text("half a file")
+    (folder / "_SUCCESS").write_text("")
+    assert bacon("estimate", str(folder), *STREAM) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["n_items"] == 1200
+    note = [line for line in captured.err.splitlines() if "not read:" in line]
+    assert len(note) == 1 and "README.txt" in note[0] and "sub/notes.json" in note[0], note
+    assert ".DS_Store" not in captured.err and "tmp-123" not in captured.err
