@@ -10,6 +10,7 @@ message, instead of a wrong result, a hang or a traceback.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -280,3 +281,57 @@ def test_files_a_dataset_folder_does_not_read_are_named(tmp_path, capsys):
     note = [line for line in captured.err.splitlines() if "not read:" in line]
     assert len(note) == 1 and "README.txt" in note[0] and "sub/notes.json" in note[0], note
     assert ".DS_Store" not in captured.err and "tmp-123" not in captured.err
+
+
+# -- --scheduler: refused with a message, never a hang or a traceback -------------------
+
+
+def _stream_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    _stream_table(600).to_parquet(folder / "a.parquet", index=False)
+    return folder
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _run_with_scheduler(command: str, scheduler: str, tmp_path: Path) -> int:
+    if command == "estimate":
+        return bacon("estimate", str(_stream_folder(tmp_path)), *STREAM, "--scheduler", scheduler)
+    data = _labeled_table(tmp_path, [1 + i % 5 for i in range(60)])
+    argv = ["--label", "y", "--judges", "j", "--trials", "2", "--budgets", "0.5"]
+    return bacon("simulate", str(data), *argv, "--scheduler", scheduler, "--out",
+                 str(tmp_path / "out"))  # fmt: skip
+
+
+@pytest.mark.parametrize("command", ["estimate", "simulate"])
+@pytest.mark.parametrize("scheduler", ["local:0", "local:-1", "local:x"])
+def test_a_bad_local_scheduler_is_refused(command, scheduler, tmp_path, capsys):
+    assert _run_with_scheduler(command, scheduler, tmp_path) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"bacon {command}: error: --scheduler {scheduler!r}") and "local:2" in err
+    assert "Traceback" not in err and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("command", ["estimate", "simulate"])
+def test_an_unreachable_scheduler_is_refused(command, tmp_path, capsys):
+    pytest.importorskip("distributed")
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    assert _run_with_scheduler(command, address, tmp_path) == 2
+    err = capsys.readouterr().err
+    assert f"--scheduler {address!r}: cannot reach a Dask scheduler there within 5 s" in err, err
+
+
+@pytest.mark.parametrize("command", ["estimate", "simulate"])
+def test_without_the_dask_extra_the_fix_is_named(command, tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)
+    assert _run_with_scheduler(command, "local:2", tmp_path) == 2
+    err = capsys.readouterr().err
+    assert "pip install 'bacon_bayes[dask]'" in err and "Traceback" not in err, err

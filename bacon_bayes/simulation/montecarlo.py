@@ -16,12 +16,10 @@ the judges (``ppi-ridge``) as predictions (optional dependency ``ppi-python``, e
 from __future__ import annotations
 
 import math
-import multiprocessing
 import shutil
 import sys
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -54,6 +52,7 @@ from bacon_bayes.simulation.paired_draws import (
 )
 from bacon_bayes.simulation.peers import CJE_AUTHOR, cje_row
 from bacon_bayes.simulation.table import check_table
+from bacon_bayes.workers import connect_dask, parse_scheduler, process_pool
 
 __all__ = [
     "DESIGNS", "METHODS", "SimulationSpec", "check_table", "simulate", "summarise", "trial_seed",
@@ -439,6 +438,10 @@ def simulate(
     (extra ``dask``).
     """
     spec.check(frame)
+    if workers < 1:
+        raise ValidationError(f"--workers must be at least 1, got {workers}")
+    if scheduler is not None:
+        parse_scheduler(scheduler)  # local:0 or local:x refused before any work
     tasks = _tasks(spec)
     parts = 4 * max(workers, 1) if scheduler is None else 64
     chunks = [c for c in (tasks[i::parts] for i in range(parts)) if c]
@@ -457,10 +460,8 @@ def simulate(
             if progress:
                 progress(done, len(tasks))
     else:
-        # spawn, not fork: a parent that imported JAX or PyTensor runs threads, and a
-        # forked child of a multithreaded process can deadlock
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        # spawned processes that end with this one (even when it is killed)
+        with process_pool(workers) as pool:
             outs = pool.map(_run_chunk, [(frame, spec, c) for c in chunks])
             for chunk, out in zip(chunks, outs, strict=True):
                 rows.extend(out)
@@ -484,35 +485,11 @@ def simulate(
 
 def _on_dask(scheduler: str, frame: pd.DataFrame, spec: SimulationSpec, chunks: list):
     """Run the chunks on a dask.distributed cluster; yields (chunk, rows) in chunk order."""
-    try:
-        import dask
-        from distributed import Client, LocalCluster
-    except ImportError as exc:  # pragma: no cover - only without the extra
-        raise ValidationError(
-            "--scheduler needs dask.distributed: pip install 'bacon_bayes[dask]'"
-        ) from exc
-    cluster = None
-    try:
-        if scheduler.startswith("local:"):
-            # without the nanny's default MALLOC_TRIM_THRESHOLD_ (which also fixes glibc's
-            # mmap threshold: every large array is then mapped and unmapped anew), as a
-            # LocalCluster's workers spent 40% of their time in the kernel and ran a WMT22
-            # sweep at half the local pool's speed (BENCHMARKS.md)
-            with dask.config.set({TRIM_KEY: None}):
-                cluster = LocalCluster(
-                    n_workers=int(scheduler.split(":", 1)[1]), threads_per_worker=1,
-                    host="127.0.0.1", dashboard_address=None,
-                )  # fmt: skip
-            client = Client(cluster)
-        else:
-            client = Client(scheduler, timeout="10s")
-    except (OSError, TimeoutError, ValueError) as exc:
-        if cluster is not None:
-            cluster.close()
-        raise ValidationError(
-            f"cannot reach the dask scheduler {scheduler!r} ({exc}); start one "
-            "(`dask scheduler` and `dask worker ADDRESS`) or pass --workers N instead"
-        ) from exc
+    # without the nanny's default MALLOC_TRIM_THRESHOLD_ (which also fixes glibc's mmap
+    # threshold: every large array is then mapped and unmapped anew), as a LocalCluster's
+    # workers spent 40% of their time in the kernel and ran a WMT22 sweep at half the
+    # local pool's speed (BENCHMARKS.md)
+    client, cluster = connect_dask(scheduler, config={TRIM_KEY: None})
     try:
         shared = client.scatter(frame, broadcast=True)
         futures = [client.submit(_run_chunk_on, shared, spec, c, pure=False) for c in chunks]
