@@ -335,3 +335,53 @@ def test_without_the_dask_extra_the_fix_is_named(command, tmp_path, capsys, monk
     assert _run_with_scheduler(command, "local:2", tmp_path) == 2
     err = capsys.readouterr().err
     assert "pip install 'bacon_bayes[dask]'" in err and "Traceback" not in err, err
+
+
+# -- bacon judge: every call failed ---------------------------------------------------
+
+
+def _essays(tmp_path: Path, n: int) -> Path:
+    from tests.jury.conftest import essays
+
+    path = tmp_path / "items.csv"
+    essays(n).to_csv(path, index=False)
+    return path
+
+
+def _judge(items: Path, url: str, out: Path) -> int:
+    return bacon("judge", str(items), "--judge", f"m@{url}", "--template", "essay",
+                 "--out", str(out), "--api-key-env", "", "--max-attempts", "1",
+                 "--backoff-base", "0")  # fmt: skip
+
+
+def test_judge_writes_no_table_when_every_call_failed(tmp_path, capsys):
+    items = _essays(tmp_path, 6)
+    url = f"http://127.0.0.1:{_free_port()}/v1"  # nothing listens there
+    out = tmp_path / "scores.csv"
+    out.write_text("the user's earlier scores\n")
+    assert _judge(items, url, out) == 2
+    err = capsys.readouterr().err
+    assert f"bacon judge: error: 6 calls failed: 6 connection ({url})" in err, err
+    assert "was not written" in err and "Fix the endpoint" in err
+    assert out.read_text() == "the user's earlier scores\n"
+    assert (tmp_path / "scores.csv.cache.sqlite").exists()
+    fresh = tmp_path / "fresh.csv"
+    assert _judge(items, url, fresh) == 2 and not fresh.exists()
+
+
+def test_judge_names_the_failures_of_a_partly_failed_run(tmp_path, capsys):
+    from bacon_bayes.testing.fake_server import FakeChatServer, Status, default_script
+
+    def script(request):
+        if "number 1 " in request.user_text or "number 4 " in request.user_text:
+            return Status(400)
+        return default_script(request)
+
+    items = _essays(tmp_path, 6)
+    out = tmp_path / "scores.csv"
+    with FakeChatServer(script) as srv:
+        assert _judge(items, srv.url, out) == 0
+    err = capsys.readouterr().err
+    assert f"2 calls failed: 2 http_400 ({srv.url})" in err, err
+    table = pd.read_csv(out)
+    assert table["score"].notna().sum() == 4 and table["score"].isna().sum() == 2

@@ -158,14 +158,22 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 130
+    summary = result.summary
+    n_failed = sum(summary.failed.values())
+    if n_failed and n_failed == summary.calls:  # not one reply: nothing worth a table
+        print(summary, file=sys.stderr)
+        raise ValidationError(
+            f"{summary.failures()}. No call produced a score, so {out} was not written (a "
+            "file already there is left as it was). Fix the endpoint, model name or API key "
+            "(--judge MODEL@URL, --api-key-env) and run the same command again"
+        )
     write_table(result.table, out)
-    print(result.summary, file=sys.stderr)
+    print(summary, file=sys.stderr)
     print(f"wrote {len(result.table)} rows to {out} (cache: {cache})", file=sys.stderr)
-    n_failed = sum(result.summary.failed.values())
     if n_failed:
         print(
-            f"{n_failed} call(s) failed and are NA in the output (see 'reason'); they are not "
-            "cached, so running the same command again retries only them.",
+            f"{summary.failures()}; they are NA in the output (see 'reason') and not cached, "
+            "so running the same command again retries only them.",
             file=sys.stderr,
         )
     return 0
