@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, Output, check_output, claim
 
 HELP = "score items with LLM judges through OpenAI-compatible endpoints"
@@ -114,7 +115,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from bacon_bayes.errors import ValidationError
     from bacon_bayes.io import read_table
     from bacon_bayes.judges import load_template, plan_jury
     from bacon_bayes.judges.client import load_judges, parse_judge
@@ -175,15 +175,23 @@ def _score(
             file=sys.stderr,
         )
         return 130
+    summary = result.summary
+    n_failed = sum(summary.failed.values())
+    if n_failed and n_failed == summary.calls:  # not one reply: nothing worth a table
+        print(summary, file=sys.stderr)
+        raise ValidationError(
+            f"{summary.failures()}. No call produced a score, so {out.given} was not written "
+            "(a file already there is left as it was). Fix the endpoint, model name or API "
+            "key (--judge MODEL@URL, --api-key-env) and run the same command again"
+        )
     write_table(result.table, out.path)
     out.written()
-    print(result.summary, file=sys.stderr)
+    print(summary, file=sys.stderr)
     print(f"wrote {len(result.table)} rows to {out.given} (cache: {cache})", file=sys.stderr)
-    n_failed = sum(result.summary.failed.values())
     if n_failed:
         print(
-            f"{n_failed} call(s) failed and are NA in the output (see 'reason'); they are not "
-            "cached, so running the same command again retries only them.",
+            f"{summary.failures()}; they are NA in the output (see 'reason') and not cached, "
+            "so running the same command again retries only them.",
             file=sys.stderr,
         )
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -13,7 +14,8 @@ from bacon_bayes.outputs import FORCE_HELP, claim
 from bacon_bayes.sampling import DEFAULT_UNIFORM_SHARE, MIN_LABELS_PER_COEFFICIENT, SMALL_PILOT
 from bacon_bayes.study import DESIGNS, Study, StudyConfig, create_study, draw_wave, pending_items
 from bacon_bayes.study.folder import CONFIG_FILE, LOCK_FILE, study_inputs
-from bacon_bayes.study.prompts import DEFAULT_PER_PROMPT, PAIRED_DESIGNS
+from bacon_bayes.study.prompts import DEFAULT_PER_PROMPT
+from bacon_bayes.study.waves import validate_wave_options
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -118,11 +120,12 @@ def _names(text: str) -> list[str]:
     return [v.strip() for v in text.split(",") if v.strip()]
 
 
-def _study_root(args: argparse.Namespace) -> tuple[Path, bool]:
-    """The study folder, and whether this run created it."""
+def _study_root(args: argparse.Namespace) -> tuple[Path, StudyConfig | None]:
+    """The study folder, and the settings of the study this run is to create (None: the
+    study exists). Nothing is written."""
     source = Path(args.pool)
     if source.is_dir() and (source / CONFIG_FILE).is_file():
-        return source, False
+        return source, None
     if source.is_dir():
         raise ValidationError(f"{source} is a folder without {CONFIG_FILE}; pass a pool file")
     root = args.study or source.with_name(source.name.split(".")[0] + ".study")
@@ -130,24 +133,17 @@ def _study_root(args: argparse.Namespace) -> tuple[Path, bool]:
     if (root / CONFIG_FILE).is_file():
         _check_same_study(root, config, args)
         print(f"study {root} exists (created earlier from {source}): drawing its next wave")
-        return root, False
-    if args.design in PAIRED_DESIGNS and not args.prompt:
-        raise ValidationError(
-            f"the {args.design} design draws prompts and labels their items together: "
-            "name the prompt column with --prompt COLUMN (the question, source segment or "
-            "document each item answers)"
-        )
-    existed = root.exists()
-    create_study(root, config)
-    return root, not existed
+        return root, None
+    return root, config
 
 
-def _remove_new_study(root: Path) -> None:
-    """Undo a study this run created when its first wave was refused (nothing else was
-    written into it: the settings and the lock file)."""
-    for name in (CONFIG_FILE, LOCK_FILE):
-        (root / name).unlink(missing_ok=True)
-    if not any(root.iterdir()):
+def _remove_new_study(root: Path, existed: bool, lock_existed: bool) -> None:
+    """Undo a study this run created when its first wave was refused after all (nothing
+    else was written into it: the settings, and the lock file if it was not there)."""
+    (root / CONFIG_FILE).unlink(missing_ok=True)
+    if not lock_existed:
+        (root / LOCK_FILE).unlink(missing_ok=True)
+    if not existed and not any(root.iterdir()):
         root.rmdir()
 
 
@@ -198,16 +194,48 @@ def _new_config(args: argparse.Namespace, source: Path, root: Path) -> StudyConf
     )
 
 
+def _wave_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "strata": args.strata,
+        "bins": args.bins,
+        "allocation": args.allocation,
+        "pi_column": args.pi_column,
+        "uniform_share": args.uniform_share,
+        "folds": args.folds,
+        "sd_model": args.sd_model,
+        "max_ratio": args.max_ratio,
+        "model": args.model,
+        "engine": args.engine,
+        "prompt": args.prompt,
+        "per_prompt": args.per_prompt,
+    }
+
+
 def run(args: argparse.Namespace) -> int:
-    """Draw the wave, write the to-label file and print a summary."""
-    root, created = _study_root(args)
+    """Draw the wave, write the to-label file and print a summary.
+
+    Every option is checked before the study folder is created or a wave is
+    committed (:func:`~bacon_bayes.study.waves.validate_wave_options`), and the
+    to-label file is claimed (:func:`bacon_bayes.outputs.claim`) before the wave is
+    drawn, so a refused command leaves no study behind and an existing study unchanged.
+    """
+    root, config = _study_root(args)
+    show = _names(args.show)
+    options = _wave_options(args)
+    if config is not None:
+        new = Study.new(root, config)
+        validate_wave_options(new, args.design, args.budget, show=show, **options)
+        existed, lock_existed = root.exists(), (root / LOCK_FILE).exists()
+        create_study(root, config)
     wave = 0  # no wave committed yet
     try:
         study = Study.open(root)
         out_path = args.out or root / f"todo-wave{max(study.wave_numbers, default=0) + 1}.csv"
         with claim(out_path, inputs=study_inputs(root), force=args.force) as out:
-            wave, design = _draw(args, root)
-            todo = pending_items(Study.open(root), wave, _names(args.show))
+            wave, design = draw_wave(
+                root, args.design, args.budget, seed=args.seed, show=show, **options
+            )
+            todo = pending_items(Study.open(root), wave, show)
             try:
                 out.write_text(todo.to_csv(index=False))
             except BaconError as exc:
@@ -216,10 +244,10 @@ def run(args: argparse.Namespace) -> int:
                     f"with `bacon status {root} --pending-out FILE`"
                 ) from exc
     except BaconError:
-        if created and not wave:  # a refused first wave leaves no study behind
-            _remove_new_study(root)
+        if config is not None and not wave:  # a refused first wave leaves no study behind
+            _remove_new_study(root, existed, lock_existed)
         raise
-    if created:
+    if config is not None:
         print(f"created study {root}")
     if design.params.get("requested") == "adaptive":
         ratio = design.params["expected_variance_ratio"]
@@ -240,25 +268,3 @@ def run(args: argparse.Namespace) -> int:
         f"`bacon label import {out.given} --study {root}`"
     )
     return 0
-
-
-def _draw(args: argparse.Namespace, root: Path) -> tuple:
-    """Draw and commit the wave (see :func:`bacon_bayes.study.draw_wave`)."""
-    return draw_wave(
-        root,
-        args.design,
-        args.budget,
-        seed=args.seed,
-        strata=args.strata,
-        bins=args.bins,
-        allocation=args.allocation,
-        pi_column=args.pi_column,
-        uniform_share=args.uniform_share,
-        folds=args.folds,
-        sd_model=args.sd_model,
-        max_ratio=args.max_ratio,
-        model=args.model,
-        engine=args.engine,
-        prompt=args.prompt,
-        per_prompt=args.per_prompt,
-    )

@@ -69,6 +69,8 @@ class JurySummary:
     cached: int = 0
     requests: int = 0
     failed: Counter = field(default_factory=Counter)
+    #: failed calls by reason and endpoint (``"connection (http://host/v1)"``)
+    failed_at: Counter = field(default_factory=Counter)
     retried: Counter = field(default_factory=Counter)
     unparsed: Counter = field(default_factory=Counter)
     prompt_tokens: int = 0
@@ -88,6 +90,16 @@ class JurySummary:
             "completion_tokens": self.completion_tokens,
             "elapsed": self.elapsed,
         }
+
+    def failures(self) -> str:
+        """The failed calls grouped by cause, most frequent first, e.g. ``"400 calls
+        failed: 400 connection (http://127.0.0.1:9/v1)"``; ``""`` when none failed."""
+        n = sum(self.failed.values())
+        if not n:
+            return ""
+        causes = self.failed_at or self.failed
+        shown = ", ".join(f"{count} {cause}" for cause, count in causes.most_common())
+        return f"{n} call{'s' if n != 1 else ''} failed: {shown}"
 
     def __str__(self) -> str:
         def fmt(c: Counter) -> str:
@@ -390,6 +402,7 @@ async def _execute(
                 exc.reason, f"{detail}; {why}".strip("; "), retryable=exc.retryable
             )
             summary.failed[exc.reason] += 1
+            summary.failed_at[f"{exc.reason} ({call.judge.base_url})"] += 1
             return
 
     queue = iter(pending)

@@ -84,7 +84,14 @@ class AblationSpec:
 
     def pool(self, frame: pd.DataFrame) -> EvalPool:
         """The fully labeled pool (validated; refuses unlabeled rows with the row)."""
-        check_table(frame, self.label, (*self.judges, self.item), self.embedding)
+        check_table(
+            frame,
+            self.label,
+            (*self.judges, self.item),
+            self.embedding,
+            outcome=self.outcome,
+            levels=self.levels,
+        )
         return spec_pool(frame, self)
 
     def families(self, pool: EvalPool, fs: FeatureSet) -> list[tuple[str, str]]:

@@ -16,10 +16,8 @@ the judges (``ppi-ridge``) as predictions (optional dependency ``ppi-python``, e
 from __future__ import annotations
 
 import math
-import multiprocessing
 import sys
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -52,6 +50,8 @@ from bacon_bayes.simulation.paired_draws import (
     draw_paired,
 )
 from bacon_bayes.simulation.peers import CJE_AUTHOR, cje_row
+from bacon_bayes.simulation.table import check_table
+from bacon_bayes.workers import connect_dask, parse_scheduler, process_pool
 
 __all__ = [
     "DESIGNS", "METHODS", "SimulationSpec", "check_table", "simulate", "summarise", "trial_seed",
@@ -108,7 +108,12 @@ class SimulationSpec:
     def check(self, frame: pd.DataFrame) -> None:
         """Refuse what cannot run, before any trial (column, row and fix named)."""
         check_table(
-            frame, self.label, (*self.judges, self.group, self.item, self.prompt), self.embedding
+            frame,
+            self.label,
+            (*self.judges, self.group, self.item, self.prompt),
+            self.embedding,
+            outcome=self.outcome,
+            levels=self.levels,
         )
         for d in self.designs:
             if d not in DESIGNS:
@@ -190,29 +195,6 @@ class SimulationSpec:
         extras = None if self.surrogates is None else list(self.surrogates)
         return Calibrator(
             engine=self.engine, seed=seed, folds=self.folds, surrogates=extras, target=self.target
-        )
-
-
-def check_table(
-    frame: pd.DataFrame, label: str, columns: Sequence[str | None], embedding: str | None
-) -> None:
-    """Refuse a table without the named columns (None: not used), without a column of
-    the embedding prefix, or with an empty or non-numeric label (row and fix named)."""
-    for col in (label, *columns):
-        if col is not None and col not in frame.columns:
-            raise ValidationError(f"column {col!r} is not in the table; pass an existing one.")
-    if embedding is not None and not any(str(c).startswith(embedding) for c in frame.columns):
-        raise ValidationError(
-            f"no column starts with the embedding prefix {embedding!r}; pass the prefix of "
-            "the embedding columns (e.g. emb_) or leave out --embedding."
-        )
-    y = pd.to_numeric(frame[label], errors="coerce")
-    if y.isna().any():
-        row = int(np.flatnonzero(y.isna().to_numpy())[0])
-        raise ValidationError(
-            f"label column {label!r} is empty or not a number in row {row} "
-            f"({int(y.isna().sum())} rows): bacon simulate needs a fully labeled table "
-            "(it hides the labels itself); drop those rows or fill them in."
         )
 
 
@@ -455,6 +437,10 @@ def simulate(
     (extra ``dask``).
     """
     spec.check(frame)
+    if workers < 1:
+        raise ValidationError(f"--workers must be at least 1, got {workers}")
+    if scheduler is not None:
+        parse_scheduler(scheduler)  # local:0 or local:x refused before any work
     tasks = _tasks(spec)
     parts = 4 * max(workers, 1) if scheduler is None else 64
     chunks = [c for c in (tasks[i::parts] for i in range(parts)) if c]
@@ -473,10 +459,8 @@ def simulate(
             if progress:
                 progress(done, len(tasks))
     else:
-        # spawn, not fork: a parent that imported JAX or PyTensor runs threads, and a
-        # forked child of a multithreaded process can deadlock
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        # spawned processes that end with this one (even when it is killed)
+        with process_pool(workers) as pool:
             outs = pool.map(_run_chunk, [(frame, spec, c) for c in chunks])
             for chunk, out in zip(chunks, outs, strict=True):
                 rows.extend(out)
@@ -500,35 +484,11 @@ def simulate(
 
 def _on_dask(scheduler: str, frame: pd.DataFrame, spec: SimulationSpec, chunks: list):
     """Run the chunks on a dask.distributed cluster; yields (chunk, rows) in chunk order."""
-    try:
-        import dask
-        from distributed import Client, LocalCluster
-    except ImportError as exc:  # pragma: no cover - only without the extra
-        raise ValidationError(
-            "--scheduler needs dask.distributed: pip install 'bacon_bayes[dask]'"
-        ) from exc
-    cluster = None
-    try:
-        if scheduler.startswith("local:"):
-            # without the nanny's default MALLOC_TRIM_THRESHOLD_ (which also fixes glibc's
-            # mmap threshold: every large array is then mapped and unmapped anew), as a
-            # LocalCluster's workers spent 40% of their time in the kernel and ran a WMT22
-            # sweep at half the local pool's speed (BENCHMARKS.md)
-            with dask.config.set({TRIM_KEY: None}):
-                cluster = LocalCluster(
-                    n_workers=int(scheduler.split(":", 1)[1]), threads_per_worker=1,
-                    host="127.0.0.1", dashboard_address=None,
-                )  # fmt: skip
-            client = Client(cluster)
-        else:
-            client = Client(scheduler, timeout="10s")
-    except (OSError, TimeoutError, ValueError) as exc:
-        if cluster is not None:
-            cluster.close()
-        raise ValidationError(
-            f"cannot reach the dask scheduler {scheduler!r} ({exc}); start one "
-            "(`dask scheduler` and `dask worker ADDRESS`) or pass --workers N instead"
-        ) from exc
+    # without the nanny's default MALLOC_TRIM_THRESHOLD_ (which also fixes glibc's mmap
+    # threshold: every large array is then mapped and unmapped anew), as a LocalCluster's
+    # workers spent 40% of their time in the kernel and ran a WMT22 sweep at half the
+    # local pool's speed (BENCHMARKS.md)
+    client, cluster = connect_dask(scheduler, config={TRIM_KEY: None})
     try:
         shared = client.scatter(frame, broadcast=True)
         futures = [client.submit(_run_chunk_on, shared, spec, c, pure=False) for c in chunks]

@@ -14,11 +14,11 @@ from typing import Any
 
 import pandas as pd
 
-from bacon_bayes.errors import ValidationError
 from bacon_bayes.stream.fit import StreamFit, StreamModel, Sums, first_pass_sums
 from bacon_bayes.stream.passes import guess_cuts, predict_piece, scan_piece
 from bacon_bayes.stream.scan import Guess, Scan
 from bacon_bayes.stream.source import Columns, Piece, read_frames
+from bacon_bayes.workers import connect_dask
 
 
 def _read_piece(piece: Piece, spec: Columns) -> pd.DataFrame:
@@ -79,28 +79,10 @@ def _tree(parts: list[Any]) -> Any:
 
 def connect(scheduler: Any) -> tuple[Any, Any]:
     """``(client, cluster)`` for a ``Client``, ``"local:N"`` (N worker processes on this
-    machine, on loopback) or a scheduler address (``tcp://host:8786``)."""
-    from distributed import Client, LocalCluster
-
-    if isinstance(scheduler, Client):
-        return scheduler, None
-    text = str(scheduler)
-    if text.startswith("local:"):
-        try:
-            n = int(text.split(":", 1)[1])
-        except ValueError as exc:
-            raise ValidationError(f"--scheduler {text!r}: use local:N, e.g. local:2") from exc
-        cluster = LocalCluster(
-            n_workers=n, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
-        )
-        return Client(cluster), cluster
-    try:
-        return Client(text, timeout=30), None
-    except OSError as exc:
-        raise ValidationError(
-            f"--scheduler {text!r}: cannot reach a Dask scheduler there ({exc}); start one "
-            "(dask scheduler) or check the address."
-        ) from exc
+    machine, on loopback, ending with this process) or a scheduler address
+    (``tcp://host:8786``): :func:`bacon_bayes.workers.connect_dask`, which refuses a bad
+    value, an unreachable scheduler and a missing ``dask`` extra."""
+    return connect_dask(scheduler)
 
 
 def run_dask(
@@ -113,11 +95,11 @@ def run_dask(
     items_dir: Path | None,
 ) -> tuple[Scan, StreamFit, Sums]:
     """Both passes on the cluster; the fit runs here, between them."""
-    import dask.dataframe as dd
-    from dask import delayed
-
-    client, cluster = connect(scheduler)
+    client, cluster = connect(scheduler)  # first: checks that dask is installed
     try:
+        import dask.dataframe as dd
+        from dask import delayed
+
         meta = _read_piece(pieces[0], columns).iloc[:0]
         frame = dd.from_map(_read_piece, pieces, args=[columns], meta=meta, enforce_metadata=False)
         parts = frame.to_delayed()

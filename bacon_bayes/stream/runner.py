@@ -37,6 +37,7 @@ from bacon_bayes.stream.source import (
     file_columns,
     plan,
 )
+from bacon_bayes.workers import parse_scheduler
 
 #: rows read, checked and predicted at once (a common Parquet row-group size)
 DEFAULT_CHUNK_ROWS = 1_000_000
@@ -260,6 +261,8 @@ def estimate_stream(
         raise ValidationError(f"--chunk-rows {chunk_rows} must be at least 1.")
     if calibrator.n_components is not None:
         raise ValidationError("embeddings are not streamed; drop n_components.")
+    if isinstance(scheduler, str):
+        parse_scheduler(scheduler)  # local:0 (which waited for workers forever) refused
     files, columns = resolve_columns(
         path, label=label, judges=judges, group=group, item=item, propensity=propensity
     )

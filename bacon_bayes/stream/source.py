@@ -6,6 +6,7 @@ that cannot be used stops the run with its file, row and column named."""
 from __future__ import annotations
 
 import fnmatch
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,27 +84,50 @@ def is_stream_source(path: str | Path) -> bool:
 
 
 def dataset_files(path: str | Path, *, strict: bool = True) -> list[Path]:
-    """The data files of ``path``: itself, or the Parquet (else CSV) files under a folder
-    in name order (hidden and ``_``-prefixed files, e.g. ``_SUCCESS``, are skipped)."""
+    """The data files of ``path``: itself, or the Parquet or the CSV files under a folder
+    (at any depth) in name order.
+
+    A folder holding both Parquet and CSV files is refused (which kind is the dataset is
+    not guessed). Skipped without a word: hidden files and folders (``.DS_Store``, the
+    temp files ``.NAME.tmp-*`` and ``.NAME.bacon-tmp-*`` of an interrupted write) and
+    ``_``-prefixed files (``_SUCCESS``, ``_metadata`` of Spark and Hive datasets). Any
+    other file that is not read (``README.txt``, ``notes.json``) is named on stderr
+    ("not read: ...") when ``strict``; with ``strict=False`` (only asking whether the
+    folder is a dataset) nothing is printed and a folder without data files gives [].
+    """
     p = Path(path)
     if not p.exists():
         raise ValidationError(f"{str(p)!r} does not exist; check the path.")
     if p.is_file():
         return [p]
-    found = sorted(
-        f
-        for f in p.rglob("*")
-        if f.is_file() and not f.name.startswith((".", "_")) and f.name.lower().endswith(PARQUET)
-    )
-    if not found:
-        found = sorted(
-            f
-            for f in p.rglob("*")
-            if f.is_file() and not f.name.startswith((".", "_")) and f.name.lower().endswith(CSV)
+    parquet: list[Path] = []
+    csv: list[Path] = []
+    other: list[Path] = []
+    for f in sorted(p.rglob("*")):
+        parts = f.relative_to(p).parts
+        if not f.is_file() or any(part.startswith(".") for part in parts):
+            continue
+        if f.name.startswith("_"):
+            continue
+        name = f.name.lower()
+        (parquet if name.endswith(PARQUET) else csv if name.endswith(CSV) else other).append(f)
+    if parquet and csv:
+        raise ValidationError(
+            f"folder {str(p)!r} holds {len(parquet)} Parquet and {len(csv)} CSV file(s) (e.g. "
+            f"{str(parquet[0].relative_to(p))!r} and {str(csv[0].relative_to(p))!r}); a "
+            "dataset is one kind: move the other kind out of the folder, or convert it."
         )
+    found = parquet or csv
     if not found and strict:
         raise ValidationError(
             f"folder {str(p)!r} holds no .parquet or .csv file; pass a Parquet dataset folder."
+        )
+    if found and other and strict:
+        shown = ", ".join(str(f.relative_to(p)) for f in other[:5])
+        more = f" and {len(other) - 5} more" if len(other) > 5 else ""
+        print(
+            f"note: {str(p)!r}: not read: {shown}{more} (not .parquet or .csv files)",
+            file=sys.stderr,
         )
     return found
 

@@ -54,19 +54,7 @@ class Study:
         """Read the study folder ``root``."""
         root = Path(root)
         config = StudyConfig.read(root)
-        pool_path = pool_file(root, config)
-        pool = read_pool(pool_path, config.item)
-        if config.label in pool.columns:
-            given = int(pool[config.label].notna().sum())
-            if given and config.existing_labels != "ignore":
-                raise ValidationError(
-                    f"pool file {pool_path} already has {given} labels in column "
-                    f"{config.label!r}; their inclusion probabilities are unknown, so a "
-                    "design-based estimate cannot use them. Start the study with "
-                    "`--existing-labels ignore` (they stay in the pool file, unused), or "
-                    "empty or rename that column; labels of the study live in labels.csv"
-                )
-            pool = pool.drop(columns=config.label)  # empty, or set aside by the user
+        pool = _study_pool(root, config)
         manifest = _read_manifest(root / MANIFEST_FILE)
         labels = _read_labels(root / LABELS_FILE, config.label)
         waves_path = root / WAVES_FILE
@@ -75,6 +63,18 @@ class Study:
             with reading(waves_path, "study waves", DAMAGED_FIX):
                 waves = json.loads(waves_path.read_text(encoding="utf-8"))
         study = cls(root, config, pool, manifest, labels, waves)
+        study._check_consistency()
+        return study
+
+    @classmethod
+    def new(cls, root: str | Path, config: StudyConfig) -> Study:
+        """The study ``config`` would create in ``root``, in memory: its pool read and
+        checked, no wave and no label yet. Nothing is written (``bacon sample`` checks
+        the first wave's options on it before it creates the folder)."""
+        root = Path(root)
+        pool = _study_pool(root, config)
+        manifest = _read_manifest(None)
+        study = cls(root, config, pool, manifest, _read_labels(None, config.label), [])
         study._check_consistency()
         return study
 
@@ -264,8 +264,27 @@ class Study:
             self.prompts()
 
 
-def _read_manifest(path: Path) -> pd.DataFrame:
-    if not path.is_file():
+def _study_pool(root: Path, config: StudyConfig) -> pd.DataFrame:
+    """The study's pool without its label column (refusing labels already in it unless
+    the study ignores them)."""
+    pool_path = pool_file(root, config)
+    pool = read_pool(pool_path, config.item)
+    if config.label in pool.columns:
+        given = int(pool[config.label].notna().sum())
+        if given and config.existing_labels != "ignore":
+            raise ValidationError(
+                f"pool file {pool_path} already has {given} labels in column "
+                f"{config.label!r}; their inclusion probabilities are unknown, so a "
+                "design-based estimate cannot use them. Start the study with "
+                "`--existing-labels ignore` (they stay in the pool file, unused), or "
+                "empty or rename that column; labels of the study live in labels.csv"
+            )
+        pool = pool.drop(columns=config.label)  # empty, or set aside by the user
+    return pool
+
+
+def _read_manifest(path: Path | None) -> pd.DataFrame:
+    if path is None or not path.is_file():
         columns = [*MANIFEST_COLUMNS, *PROMPT_COLUMNS]
         return pd.DataFrame({c: pd.Series(dtype=object) for c in columns}).astype(
             {"wave": int, "pi": float, "selected": int, "pi_prompt": float}
@@ -296,9 +315,9 @@ def _read_manifest(path: Path) -> pd.DataFrame:
 _TIMESTAMP = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}:\d{2}|Z)"
 
 
-def _read_labels(path: Path, label: str) -> pd.DataFrame:
+def _read_labels(path: Path | None, label: str) -> pd.DataFrame:
     columns = ["item", label, *LABEL_META_COLUMNS]
-    if not path.is_file():
+    if path is None or not path.is_file():
         empty = pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
         return empty.astype({label: float})
     with reading(path, "study labels", DAMAGED_FIX):
@@ -320,7 +339,7 @@ def _read_labels(path: Path, label: str) -> pd.DataFrame:
 def create_study(root: str | Path, config: StudyConfig) -> Study:
     """Create a study folder with ``study.toml`` (refuses to overwrite one)."""
     root = Path(root)
-    with study_lock(root):
+    with study_lock(root, create=True):
         if (root / CONFIG_FILE).exists():
             raise ValidationError(
                 f"{root} already holds a study; pass the folder instead of the pool file"

@@ -231,9 +231,16 @@ def remove_stale_temp_files(root: Path) -> list[Path]:
 
 
 @contextlib.contextmanager
-def study_lock(root: Path) -> Iterator[None]:
-    """Hold an exclusive lock on the study folder (blocks other writers)."""
-    root.mkdir(parents=True, exist_ok=True)
+def study_lock(root: Path, *, create: bool = False) -> Iterator[None]:
+    """Hold an exclusive lock on the study folder (blocks other writers).
+
+    ``create``: make the folder when it is missing (only when creating a study; else a
+    missing folder is refused, so a mistyped ``--study`` creates nothing).
+    """
+    if create:
+        root.mkdir(parents=True, exist_ok=True)
+    elif not (root / CONFIG_FILE).is_file():
+        StudyConfig.read(root)  # refuses, naming the folder and how to create a study
     with open(root / LOCK_FILE, "a+") as handle:
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)

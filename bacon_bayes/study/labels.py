@@ -12,7 +12,9 @@ imported. The whole file is refused - nothing is written - when any row has
 * a label that differs from the one already stored (unless ``replace=True``).
 
 Accepted labels are written to ``labels.csv`` atomically under the study lock,
-so existing labels are never lost and an interrupted import changes nothing.
+so existing labels are never lost and an interrupted import changes nothing. A
+refused import leaves every file of the study as it was (and a missing study
+folder is not created).
 """
 
 from __future__ import annotations
@@ -126,8 +128,7 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
         What was added, replaced, already stored, or left pending.
     """
     root, path = Path(root), Path(path)
-    with study_lock(root):
-        remove_stale_temp_files(root)
+    with study_lock(root):  # refuses a missing study folder (creates nothing)
         study = Study.open(root)
         cfg = study.config
         frame, column = _read_label_file(path, cfg.item, cfg.label)
@@ -201,7 +202,8 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
             labels.loc[at, "imported_at"] = now
         if len(fresh):
             labels = pd.concat([labels, fresh], ignore_index=True) if len(labels) else fresh
-        if len(fresh) or len(differs):
+        if len(fresh) or len(differs):  # every row was checked: the first write
+            remove_stale_temp_files(root)
             study.write_labels(labels)
         return ImportSummary(
             added=len(added),

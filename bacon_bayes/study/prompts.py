@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_PER_PROMPT",
     "PAIRED_DESIGNS",
+    "check_paired_wave",
     "check_recorded_prompts",
     "paired_wave",
     "prompt_ids",
@@ -126,6 +127,29 @@ def _prompts_needed(
         )
 
 
+def check_paired_wave(
+    design: str, n: float, eligible: np.ndarray, prompts: np.ndarray, options: dict[str, Any]
+) -> float:
+    """Refuse a paired wave of ``n`` new items that cannot be drawn (too few prompts for
+    the folds, ``per_prompt`` below one); the number of prompts it draws (expected)."""
+    folds = int(options.get("folds", 5))
+    covered = ~eligible
+    if design == "paired-subset":
+        per = float(options.get("per_prompt") or DEFAULT_PER_PROMPT)
+        if not per >= 1:
+            raise ValidationError(
+                f"--per-prompt {per:g}: label at least one item per drawn prompt; pass "
+                "--per-prompt 1 or more"
+            )
+        size = pd.Series(prompts[eligible]).value_counts().to_numpy(dtype=float)
+        per_drawn = float(np.minimum(size, per).mean()) if size.size else 1.0
+        n_prompts = n / per_drawn
+    else:
+        n_prompts = float(prompts_for_budget(prompts, n, eligible))
+    _prompts_needed(prompts, covered, n_prompts, folds, n)
+    return n_prompts
+
+
 def paired_wave(
     study: Study,
     design: str,
@@ -139,21 +163,14 @@ def paired_wave(
     """Draw a wave of a paired design of ``n`` new items (in expectation) over the
     study's ``prompts``. ``item_sd`` gives every item's predicted sd of its residual and
     what was used (paired-adaptive only: the study's adaptive sd model)."""
-    folds = int(options.get("folds", 5))
-    covered = ~eligible
+    n_prompts = check_paired_wave(design, n, eligible, prompts, options)
     if design == "paired":
-        n_prompts = prompts_for_budget(prompts, n, eligible)
-        _prompts_needed(prompts, covered, n_prompts, folds, n)
-        return paired(prompts, n_prompts, eligible=eligible, seed=seed)
+        return paired(prompts, round(n_prompts), eligible=eligible, seed=seed)
     if design == "paired-subset":
         per = float(options.get("per_prompt") or DEFAULT_PER_PROMPT)
-        size = pd.Series(prompts[eligible]).value_counts().to_numpy(dtype=float)
-        per_drawn = float(np.minimum(size, per).mean()) if size.size else 1.0
-        _prompts_needed(prompts, covered, n / per_drawn, folds, n)
         return paired_subset(prompts, n, per, eligible=eligible, seed=seed)
     if design == "paired-adaptive":
-        expected = float(prompts_for_budget(prompts, n, eligible))
-        _prompts_needed(prompts, covered, expected, folds, n)
+        expected = n_prompts
         sd, how = item_sd()
         b = study.wave_prompt_probabilities()
         drew = np.isfinite(b).any(axis=0)

@@ -23,6 +23,7 @@ selected items are still unlabeled.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -56,9 +57,16 @@ from bacon_bayes.study.folder import (
     remove_stale_temp_files,
     study_lock,
 )
-from bacon_bayes.study.prompts import PAIRED_DESIGNS, paired_wave
+from bacon_bayes.study.prompts import PAIRED_DESIGNS, check_paired_wave, paired_wave
 
-__all__ = ["DESIGNS", "calibrator_sd", "draw_wave", "pending_items", "study_features"]
+__all__ = [
+    "DESIGNS",
+    "calibrator_sd",
+    "draw_wave",
+    "pending_items",
+    "study_features",
+    "validate_wave_options",
+]
 
 DESIGNS = (
     "uniform",
@@ -101,19 +109,9 @@ def study_features(study: Study) -> np.ndarray:
 
 
 def _model_inputs(study: Study, folds: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    _check_model_labels(study, folds)
     values = study.label_values()
     labeled = ~np.isnan(values)
-    pending = (study.first_wave() >= 0) & ~labeled
-    if pending.any():
-        raise ValidationError(
-            f"{int(pending.sum())} items of earlier waves have no label yet; import them "
-            "before an adaptive wave (its model is fitted on all earlier labels)"
-        )
-    if labeled.sum() < 2 * folds:
-        raise ValidationError(
-            f"an adaptive wave needs at least {2 * folds} labels from a pilot wave, the "
-            f"study has {int(labeled.sum())}; draw a uniform pilot first"
-        )
     X = study_features(study)
     fit = cross_fit(RidgeOutcome(), X, values, folds=folds, seed=seed)
     return X, labeled, np.where(labeled, values - fit.mean, np.nan)
@@ -252,9 +250,13 @@ def draw_wave(
     budget: float | None,
     *,
     seed: int = 0,
+    show: Sequence[str] = (),
     **options: object,
 ) -> tuple[int, Design]:
     """Draw the next wave of ``design`` in the study ``root`` and commit it.
+
+    Every option is checked first (:func:`validate_wave_options`, with ``show``: the
+    pool columns the to-label file will copy), so a refused wave writes nothing.
 
     Options: ``strata``, ``bins``, ``allocation`` (stratified); ``pi_column``
     (poisson); ``uniform_share``, ``folds`` (adaptive, two-stage); ``sd_model``
@@ -275,13 +277,10 @@ def draw_wave(
     """
     root = Path(root)
     with study_lock(root):
-        remove_stale_temp_files(root)
         study = Study.open(root)
-        column = _prompt_column(study, design, options.get("prompt"))
-        prompts = None if column is None else study.prompts(column)
+        column, prompts = _checked(study, design, budget, show, options)
+        remove_stale_temp_files(root)  # the first write: every option was checked
         eligible = study.first_wave() < 0
-        if not eligible.any():
-            raise ValidationError("every pool item has already been selected")
         drawn = _design(study, design, budget, seed, eligible, options, prompts)
         wave = (max(study.wave_numbers) + 1) if study.wave_numbers else 1
         by_prompt = drawn.pi_prompt is not None
@@ -316,6 +315,219 @@ def draw_wave(
         )
         study.write_manifest(manifest)  # the commit point of the wave
     return wave, drawn
+
+
+#: Designs that draw a fixed number of items (the budget is rounded to a count).
+_FIXED_SIZE = ("uniform", "stratified")
+#: Designs that fit the study's outcome model on the labels of earlier waves.
+_MODEL_DESIGNS = ("adaptive", "two-stage", "paired-adaptive")
+#: Columns of the to-label file that ``show`` columns may not take.
+_TODO_COLUMNS = ("wave",)
+
+
+def validate_wave_options(
+    study: Study,
+    design: str,
+    budget: float | None,
+    *,
+    show: Sequence[str] = (),
+    **options: object,
+) -> None:
+    """Refuse a wave of ``design`` that cannot be drawn, before anything is written.
+
+    Checks the budget (a fraction strictly between 0 and 1, or a whole count of at
+    least one, not above the items no wave selected yet), the ``show`` columns, the
+    prompt column, and the options the design uses (``strata``, ``bins``,
+    ``allocation``, ``pi_column``, ``folds``, ``uniform_share``, ``max_ratio``,
+    ``sd_model``, ``per_prompt``), and for the designs that fit a model the study's
+    features and labels. :func:`draw_wave` calls it before it writes; ``bacon sample``
+    also calls it on :meth:`Study.new` before it creates a study folder.
+
+    Parameters
+    ----------
+    study : Study
+        The study (read from its folder, or :meth:`Study.new` before creating it).
+    design : str
+        One of :data:`DESIGNS`.
+    budget : float or None
+        New items of the wave (a fraction of the pool if in (0, 1)); ignored by poisson.
+    show : sequence of str
+        Pool columns to copy into the to-label file.
+    **options
+        The design options of :func:`draw_wave`.
+
+    Raises
+    ------
+    ValidationError
+        Naming the option and the fix.
+    """
+    _checked(study, design, budget, show, options)
+
+
+def _checked(
+    study: Study,
+    design: str,
+    budget: float | None,
+    show: Sequence[str],
+    options: dict[str, Any],
+) -> tuple[str | None, np.ndarray | None]:
+    """:func:`validate_wave_options`; returns the wave's prompt column and prompts."""
+    if design not in DESIGNS:
+        raise ValidationError(f"unknown design {design!r}; choose one of {', '.join(DESIGNS)}")
+    pool = study.pool
+    for name in show:
+        if name not in pool.columns:
+            shown = ", ".join(map(str, pool.columns[:12]))
+            raise ValidationError(
+                f"--show column {name!r} is not in the pool file (columns: {shown}); "
+                "name pool columns, separated by commas"
+            )
+        if name in (study.config.item, study.config.label, *_TODO_COLUMNS):
+            raise ValidationError(
+                f"--show column {name!r} clashes with a to-do column (the id, the label "
+                "and 'wave' are always there); drop it from --show"
+            )
+    column = _prompt_column(study, design, options.get("prompt"))
+    prompts = None if column is None else study.prompts(column)
+    eligible = study.first_wave() < 0
+    n_open = int(eligible.sum())
+    if not n_open:
+        raise ValidationError("every pool item has already been selected")
+    if design == "poisson":
+        _check_pi_column(study, options.get("pi_column"))
+        return column, prompts
+    n = _check_budget(design, budget, study.n_items, n_open)
+    folds = _whole(options.get("folds", 5), "folds", 2)
+    if design == "stratified":
+        _check_strata(study, options)
+    if design in ("adaptive", "paired-adaptive"):
+        share = _number(options.get("uniform_share", DEFAULT_UNIFORM_SHARE), "uniform-share")
+        if not 0 <= share <= 1:
+            raise ValidationError(
+                f"--uniform-share {share:g} must be between 0 and 1 (the share of the wave "
+                f"drawn uniformly; default {DEFAULT_UNIFORM_SHARE:g})"
+            )
+        sd_model = options.get("sd_model", "heteroskedastic")
+        if sd_model not in ("heteroskedastic", "calibrator"):
+            raise ValidationError(f"--sd-model {sd_model!r}: choose heteroskedastic or calibrator")
+    if design == "adaptive":
+        ratio = _number(options.get("max_ratio", MAX_VARIANCE_RATIO), "max-ratio")
+        if not ratio >= 0:
+            raise ValidationError(
+                f"--max-ratio {ratio:g} must be 0 or more (e.g. {MAX_VARIANCE_RATIO:g}; 0: "
+                "never follow the predicted sd, inf: always)"
+            )
+    if design in PAIRED_DESIGNS:
+        assert prompts is not None  # _prompt_column names one for the paired designs
+        check_paired_wave(design, n, eligible, prompts, options)
+    if design in _MODEL_DESIGNS:
+        study_features(study)
+        _check_model_labels(study, folds)
+    return column, prompts
+
+
+def _number(value: object, option: str) -> float:
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"--{option} must be a number, got {value!r}") from exc
+    if np.isnan(number):
+        raise ValidationError(f"--{option} must be a number, got {value!r}")
+    return number
+
+
+def _whole(value: object, option: str, least: int) -> int:
+    number = _number(value, option)
+    if number != int(number) or number < least:
+        raise ValidationError(
+            f"--{option} must be a whole number of at least {least}, got {value!r}"
+        )
+    return int(number)
+
+
+def _check_budget(design: str, budget: float | None, n_total: int, n_open: int) -> float:
+    """The wave's (expected) number of new items; refuses a budget that is not a
+    fraction strictly between 0 and 1 or a whole count >= 1, or exceeds the open items."""
+    if budget is None:
+        raise ValidationError(
+            f"the {design} design needs a budget: pass --budget N (a number of items) or "
+            "--budget F (a fraction of the pool between 0 and 1)"
+        )
+    value = _number(budget, "budget")
+    if not np.isfinite(value) or value <= 0 or (value >= 1 and value != int(value)):
+        raise ValidationError(
+            f"--budget {value:g}: budget must be a fraction of the pool strictly between 0 "
+            "and 1 (0.1: a tenth) or a whole number of items of at least 1 (e.g. 20)"
+        )
+    n = resolve_budget(value, n_total)
+    if design in _FIXED_SIZE and round(n) < 1:
+        raise ValidationError(
+            f"--budget {value:g} is {n:.2g} items of the {n_total}-item pool, which rounds "
+            "to none; raise --budget"
+        )
+    if n > n_open:
+        raise ValidationError(
+            f"--budget {value:g} asks for {n:g} new items, but only {n_open} items are "
+            f"still unlabeled (no wave selected them); lower the budget to {n_open} or less"
+        )
+    return n
+
+
+def _check_pi_column(study: Study, column: object) -> None:
+    pool = study.pool
+    if not column or column not in pool.columns:
+        given = "" if not column else f" ({column!r} is not one)"
+        raise ValidationError(
+            "the poisson design needs --pi-column naming a pool column with every item's "
+            f"inclusion probability{given}"
+        )
+    values = pd.to_numeric(pool[column], errors="coerce").to_numpy(float)
+    bad = ~np.isfinite(values) | (values < 0) | (values > 1)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValidationError(
+            f"--pi-column {column!r} holds {pool[column].tolist()[row]!r} in row {row + 2} of "
+            "the pool file; every item needs a probability between 0 and 1"
+        )
+
+
+def _check_strata(study: Study, options: dict[str, Any]) -> None:
+    column = options.get("strata")
+    if not column or column not in study.pool.columns:
+        given = "" if not column else f"; {column!r} is not one"
+        raise ValidationError(
+            "the stratified design needs --strata naming a pool column (a group column, or "
+            f"a numeric column cut into --bins bins){given}"
+        )
+    strata = study.pool[column]
+    if strata.isna().any():
+        row = int(np.flatnonzero(strata.isna().to_numpy())[0])
+        raise ValidationError(
+            f"strata column {column!r} is empty in row {row + 2}; fill it in or pick another column"
+        )
+    _whole(options.get("bins", 5), "bins", 1)
+    allocation = options.get("allocation", "proportional")
+    if allocation not in ("proportional", "neyman"):
+        raise ValidationError(f"--allocation {allocation!r}: choose proportional or neyman")
+    if allocation == "neyman":
+        study_features(study)
+
+
+def _check_model_labels(study: Study, folds: int) -> None:
+    """The labels a model-based wave is fitted on: none pending, two per fold."""
+    values = study.label_values()
+    labeled = ~np.isnan(values)
+    pending = (study.first_wave() >= 0) & ~labeled
+    if pending.any():
+        raise ValidationError(
+            f"{int(pending.sum())} items of earlier waves have no label yet; import them "
+            "before an adaptive wave (its model is fitted on all earlier labels)"
+        )
+    if labeled.sum() < 2 * folds:
+        raise ValidationError(
+            f"an adaptive wave needs at least {2 * folds} labels from a pilot wave, the "
+            f"study has {int(labeled.sum())}; draw a uniform pilot first (or lower --folds)"
+        )
 
 
 def _prompt_column(study: Study, design: str, given: object) -> str | None:

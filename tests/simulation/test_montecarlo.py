@@ -233,7 +233,7 @@ def test_a_dask_cluster_on_loopback_gives_the_serial_rows(tmp_path, capsys):
             "--trials", "2", "--out", str(tmp_path / "sim"),
             "--scheduler", "tcp://127.0.0.1:9"]  # fmt: skip
     assert main(args) == 2  # nothing listens on port 9
-    assert "cannot reach the dask scheduler" in capsys.readouterr().err
+    assert "cannot reach a Dask scheduler" in capsys.readouterr().err
     assert not (tmp_path / "sim").exists()
 
 

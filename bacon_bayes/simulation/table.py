@@ -1,0 +1,67 @@
+"""Checks of the fully labeled table of ``bacon simulate`` (the Monte Carlo and the
+ablation): the named columns exist, and every label is a number the outcome allows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.errors import ValidationError
+
+__all__ = ["check_table"]
+
+
+def check_table(
+    frame: pd.DataFrame,
+    label: str,
+    columns: Sequence[str | None],
+    embedding: str | None,
+    *,
+    outcome: str = "continuous",
+    levels: Sequence[float] | None = None,
+) -> None:
+    """Refuse a table without the named columns (None: not used), without a column of
+    the embedding prefix, with an empty or non-numeric label, or with a label that the
+    ``outcome`` does not allow (outside ``levels``; negative for ``nonnegative``), as
+    ``bacon estimate`` does (row and fix named)."""
+    for col in (label, *columns):
+        if col is not None and col not in frame.columns:
+            raise ValidationError(f"column {col!r} is not in the table; pass an existing one.")
+    if embedding is not None and not any(str(c).startswith(embedding) for c in frame.columns):
+        raise ValidationError(
+            f"no column starts with the embedding prefix {embedding!r}; pass the prefix of "
+            "the embedding columns (e.g. emb_) or leave out --embedding."
+        )
+    y = pd.to_numeric(frame[label], errors="coerce")
+    if y.isna().any():
+        row = int(np.flatnonzero(y.isna().to_numpy())[0])
+        raise ValidationError(
+            f"label column {label!r} is empty or not a number in row {row} "
+            f"({int(y.isna().sum())} rows): bacon simulate needs a fully labeled table "
+            "(it hides the labels itself); drop those rows or fill them in."
+        )
+    _check_label_values(y.to_numpy(float), label, outcome, levels)
+
+
+def _check_label_values(
+    y: np.ndarray, label: str, outcome: str, levels: Sequence[float] | None
+) -> None:
+    """Labels the outcome does not allow: off the levels, or negative when nonnegative."""
+    if levels is not None:
+        bad = ~np.isin(y, np.asarray(levels, dtype=float))
+        rule = f"not one of the levels {[float(v) for v in levels]} (--levels)"
+        fix = "fix the label, round it to a level, add it to --levels"
+    elif outcome == "nonnegative":
+        bad = y < 0
+        rule = "negative, but a nonnegative outcome must be >= 0"
+        fix = "fix the label, negate scores such as -MQM first"
+    else:
+        return
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValidationError(
+            f"label column {label!r} is {float(y[row])!r} in row {row} ({int(bad.sum())} "
+            f"rows), which is {rule}; {fix}, or declare the outcome continuous."
+        )

@@ -1,0 +1,182 @@
+"""Worker processes: local process pools and Dask clusters, checked before use, and
+ending with the process that started them.
+
+* :func:`parse_scheduler` and :func:`connect_dask`: the one way ``bacon simulate`` and
+  the streaming ``bacon estimate`` read ``--scheduler`` (``local:N`` or an address) and
+  connect: a bad value, a scheduler that cannot be reached within
+  :data:`CONNECT_TIMEOUT` seconds, or the ``dask`` extra not installed is a
+  :class:`~bacon_bayes.errors.ValidationError` naming the fix, never a hang or a
+  traceback.
+* :func:`die_with_parent`: run in every worker process, it ends the worker when the
+  process that started it dies, even by SIGKILL (which runs no clean-up of the
+  parent): on Linux the kernel sends the worker SIGKILL (``PR_SET_PDEATHSIG``), and on
+  every platform a daemon thread polls the parent every :data:`WATCH_INTERVAL` seconds
+  and exits when it is gone. :func:`process_pool` starts local workers with it.
+  The worker processes of a ``local:N`` cluster need nothing more: their nannies run in
+  this process, and ``distributed`` gives each worker process a pipe from it and exits
+  the worker at once when that pipe closes (``AsyncProcess._immediate_exit_when_closed``),
+  which the kernel does when this process dies, SIGKILL included
+  (``tests/test_worker_lifetime.py`` checks both).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import sys
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from bacon_bayes.errors import ValidationError
+
+__all__ = [
+    "CONNECT_TIMEOUT",
+    "WATCH_INTERVAL",
+    "connect_dask",
+    "die_with_parent",
+    "parse_scheduler",
+    "process_pool",
+]
+
+#: Seconds to wait for a remote Dask scheduler before giving up.
+CONNECT_TIMEOUT = 5.0
+#: Seconds between two looks of a worker's watchdog at its parent.
+WATCH_INTERVAL = 0.5
+_PR_SET_PDEATHSIG = 1
+_SIGKILL = 9
+_INSTALL = "pip install 'bacon_bayes[dask]'"
+
+
+def parse_scheduler(scheduler: str) -> int | None:
+    """The N of ``local:N`` (a whole number >= 1), or None for a scheduler address.
+
+    Raises
+    ------
+    ValidationError
+        For ``local:0``, ``local:-1``, ``local:x`` or an empty value, naming the fix.
+    """
+    text = str(scheduler).strip()
+    if not text:
+        raise ValidationError(
+            "--scheduler is empty; pass local:N (N worker processes here) or the "
+            "address of a Dask scheduler (tcp://host:8786)"
+        )
+    if not text.startswith("local:"):
+        return None
+    value = text.split(":", 1)[1]
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise ValidationError(
+            f"--scheduler {text!r}: local:N needs a whole number of worker processes of at "
+            "least 1, e.g. local:2"
+        )
+    return n
+
+
+def _import_distributed() -> Any:
+    try:
+        import distributed
+    except ImportError as exc:
+        raise ValidationError(
+            f"--scheduler needs dask.distributed, which is not installed: {_INSTALL} (or "
+            "drop --scheduler; bacon simulate also takes --workers N)"
+        ) from exc
+    return distributed
+
+
+def connect_dask(
+    scheduler: Any, *, config: dict[str, Any] | None = None, timeout: float = CONNECT_TIMEOUT
+) -> tuple[Any, Any]:
+    """``(client, cluster)`` for ``scheduler``: a ``distributed.Client`` (used as it is,
+    cluster None), ``"local:N"`` (a LocalCluster of N single-threaded worker processes
+    on loopback, which end with this one) or a scheduler address.
+
+    ``config``: dask settings while the local cluster starts. A scheduler that does not
+    answer within ``timeout`` seconds, a bad ``local:N`` or a missing ``dask`` extra
+    raise :class:`ValidationError`.
+    """
+    distributed = _import_distributed()
+    if isinstance(scheduler, distributed.Client):
+        return scheduler, None
+    text = str(scheduler).strip()
+    n = parse_scheduler(text)
+    if n is not None:
+        import dask
+
+        with dask.config.set(config or {}):
+            cluster = distributed.LocalCluster(
+                n_workers=n, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
+            )
+        try:
+            return distributed.Client(cluster), cluster
+        except BaseException:
+            cluster.close()
+            raise
+    try:
+        return distributed.Client(text, timeout=f"{timeout:g}s"), None
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:
+        detail = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        raise ValidationError(
+            f"--scheduler {text!r}: cannot reach a Dask scheduler there within {timeout:g} s "
+            f"({detail}); start one (`dask scheduler`, then `dask worker ADDRESS`), check "
+            "the address, or use local:N"
+        ) from exc
+
+
+# -- ending with the parent --------------------------------------------------------
+
+
+def die_with_parent(parent: int | None = None) -> None:
+    """End this process when ``parent`` (default: the current parent process) dies.
+
+    Sets ``PR_SET_PDEATHSIG`` to SIGKILL on Linux (it fires when the *thread* that
+    started this process ends, so it is backed by the watchdog) and starts a daemon
+    thread that checks every :data:`WATCH_INTERVAL` seconds whether the parent is still
+    there and calls ``os._exit(1)`` when it is not. Safe to call more than once.
+    """
+    watched = os.getppid() if parent is None else int(parent)
+    if parent is None and sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, _SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - no prctl: the thread only
+            pass
+        if os.getppid() != watched:  # the parent died before prctl took effect
+            os._exit(1)
+    name = f"bacon-watch-{watched}"
+    if any(t.name == name for t in threading.enumerate()):
+        return
+    threading.Thread(target=_watch, args=(watched, parent is None), name=name, daemon=True).start()
+
+
+def _watch(watched: int, is_parent: bool) -> None:
+    while True:
+        time.sleep(WATCH_INTERVAL)
+        if is_parent:
+            gone = os.getppid() != watched
+        else:
+            try:
+                os.kill(watched, 0)
+                gone = False
+            except ProcessLookupError:
+                gone = True
+            except PermissionError:  # pragma: no cover - alive, another user's now
+                gone = False
+        if gone:
+            os._exit(1)
+
+
+def process_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` spawned processes that end with this process.
+
+    Spawned, not forked: a parent that imported JAX or PyTensor runs threads, and a
+    forked child of a multithreaded process can deadlock.
+    """
+    context = multiprocessing.get_context("spawn")
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=die_with_parent)
