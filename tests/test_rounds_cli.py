@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -23,7 +24,7 @@ JUDGES = [
     "judge:llama-2-70b-chat-hf|rts|relevance",
     "judge:gpt-3.5-turbo-0301|rts|relevance",
 ]
-CHROMIUM = __import__("shutil").which("chromium") or __import__("shutil").which("chromium-browser")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 @pytest.fixture(scope="module")
@@ -216,8 +217,8 @@ def test_a_damaged_calibrator_file_is_refused(rounds, tmp_path, capsys):
     damaged.write_bytes(data[: len(data) // 2])
     before = {p.name for p in tmp_path.iterdir()}
     args = ["--label", "y", "--calibrator", str(damaged)]
-    assert main(["estimate", str(rounds["new"]), *args, "--refit",
-                 "--save", str(tmp_path / "n.nc"), "--history", str(tmp_path / "h.jsonl")]) == 2  # fmt: skip
+    outputs = ["--save", str(tmp_path / "n.nc"), "--history", str(tmp_path / "h.jsonl")]
+    assert main(["estimate", str(rounds["new"]), *args, "--refit", *outputs]) == 2
     err = capsys.readouterr().err
     assert "damaged.nc" in err and "Traceback" not in err
     assert main(["report", str(rounds["new"]), *args, "--out", str(tmp_path / "r.html")]) == 2
