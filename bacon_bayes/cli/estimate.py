@@ -279,9 +279,11 @@ def fit_from_args(args: argparse.Namespace) -> tuple[Calibrator, Calibrator | No
     """The calibrator the options describe, fitted on the pool they read, or the saved
     one of ``--calibrator`` applied to it; and the saved one (None without it)."""
     saved = load_saved(args)
+    fresh = calibrator_from_args(args) if saved is None else None  # a bad preset: first
     pool = pool_from_args(args)
-    if saved is None:
-        return calibrator_from_args(args).fit(pool), None
+    if fresh is not None:
+        return fresh.fit(pool), None
+    assert saved is not None
     return apply_saved(saved, pool, args), saved
 
 
