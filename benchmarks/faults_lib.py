@@ -193,6 +193,17 @@ def _complete_html(path: Path) -> bool:
     return path.read_bytes().rstrip().endswith(b"</html>")
 
 
+def _complete_ledger(path: Path) -> bool:
+    """A history ledger whose every line is a whole record."""
+    from bacon_bayes.errors import ValidationError
+    from bacon_bayes.history import read_history
+
+    try:
+        return bool(read_history(path))
+    except ValidationError:
+        return False
+
+
 def _complete_png(path: Path) -> bool:
     return path.read_bytes().endswith(b"IEND\xaeB`\x82")
 
@@ -275,6 +286,14 @@ COMMANDS = {
             "items.parquet",
             lambda p: _readable_table(p, 3000),
             "t.parquet",
+        ),
+        Command(
+            "estimate --history",
+            lambda r: summeval_pool(r / "pool.csv"),
+            lambda o: ["estimate", "pool.csv", *REPORT_ARGS, "--history", o],
+            "history.jsonl",
+            _complete_ledger,
+            "pool.csv",
         ),
         Command(
             "embed",

@@ -164,6 +164,7 @@ def test_a_full_disk_keeps_the_earlier_output_whole(command, root):
         ("simulate", "commit"),
         ("simulate", "swapped"),
         ("estimate --items-out", "commit"),
+        ("estimate --history", "commit"),
         ("Calibrator.save", "commit"),
     ],
 )
@@ -181,7 +182,9 @@ def test_a_kill_at_the_commit_point_loses_nothing_and_a_rerun_cleans_up(command,
 # --- two runs at once --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command", ["simulate", "estimate --items-out", "label import"])
+@pytest.mark.parametrize(
+    "command", ["simulate", "estimate --items-out", "estimate --history", "label import"]
+)
 def test_a_second_run_on_a_held_output_is_refused_at_once(command, root):
     outcome = fault("two runs at once", command, root)
     needle = "being changed by another" if command == "label import" else "another bacon process"

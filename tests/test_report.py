@@ -63,6 +63,9 @@ def page(tmp_path_factory) -> Path:
 def test_every_section_is_filled_and_user_text_is_escaped(page):
     text = page.read_text()
     for key, heading in SECTIONS.items():
+        if key == "round":  # only for a pool scored by a saved calibrator, or a ledger
+            assert '<section id="round">' not in text
+            continue
         assert f'<section id="{key}"><h2>{heading}</h2>' in text, key
     images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', text)
     assert len(images) == 6 and min(map(len, images)) > 2000

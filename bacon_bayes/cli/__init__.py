@@ -23,6 +23,7 @@ COMMANDS: tuple[str, ...] = (
     "report",
     "simulate",
     "plan",
+    "drift",
 )
 
 

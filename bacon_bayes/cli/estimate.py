@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.calibrator import Calibrator
+from bacon_bayes.cli.ledger import add_history_arguments, append_round, check_ledger, open_ledger
 from bacon_bayes.cli.rounds import (
     add_round_arguments,
     apply_saved,
@@ -56,6 +58,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="FILE.nc",
         help="also save the fitted calibrator (NetCDF): the next round's --calibrator",
     )
+    add_history_arguments(p)
     add_stream_arguments(p)
     p.set_defaults(func=run)
 
@@ -276,33 +279,53 @@ def fit_from_args(args: argparse.Namespace) -> tuple[Calibrator, Calibrator | No
     """The calibrator the options describe, fitted on the pool they read, or the saved
     one of ``--calibrator`` applied to it; and the saved one (None without it)."""
     saved = load_saved(args)
+    fresh = calibrator_from_args(args) if saved is None else None  # a bad preset: first
     pool = pool_from_args(args)
-    if saved is None:
-        return calibrator_from_args(args).fit(pool), None
+    if fresh is not None:
+        return fresh.fit(pool), None
+    assert saved is not None
     return apply_saved(saved, pool, args), saved
 
 
 def run(args: argparse.Namespace) -> int:
-    if not args.save:
-        return _run(args)
-    if not str(args.save).endswith(".nc"):
+    if args.save and not str(args.save).endswith(".nc"):
         raise ValidationError(f"--save {args.save!r} should end in .nc (a NetCDF file)")
+    if args.round and not args.history:
+        raise ValidationError("--round names a round in the ledger; pass --history FILE too")
     inputs = [args.file, args.scores, args.calibrator]
-    with claim(args.save, option="--save", inputs=inputs, force=args.force) as out:
-        code = _run(args, out)
-    return code
+    with contextlib.ExitStack() as stack:
+        save = history = None
+        if args.save:
+            save = stack.enter_context(
+                claim(args.save, option="--save", inputs=inputs, force=args.force)
+            )
+        if args.history:
+            history = stack.enter_context(
+                claim(
+                    args.history,
+                    option="--history",
+                    inputs=[*inputs, args.save],
+                    force=args.force,
+                )
+            )
+        return _run(args, save, history)
 
 
-def _run(args: argparse.Namespace, save: Output | None = None) -> int:
+def _run(
+    args: argparse.Namespace, save: Output | None = None, history: Output | None = None
+) -> int:
+    records = open_ledger(history)  # a damaged ledger stops here, before any work
     if wants_stream(args):
-        if args.calibrator:
+        if args.calibrator or history is not None:
             raise ValidationError(
-                "--calibrator is not streamed yet; pass a single table without --chunk-rows, "
-                "--scheduler or --items-out"
+                "--calibrator and --history are not streamed yet; pass a single table "
+                "without --chunk-rows, --scheduler or --items-out"
             )
         return run_stream(args, calibrator_from_args(args), parse_levels(args.levels))
     cal, saved = fit_from_args(args)
+    check_ledger(cal, records, args)  # another project's ledger: refused before --save
     pool = cal.pool_
+    saved_id = None
     if save is not None:
         if saved is not None and not args.refit:
             raise ValidationError(
@@ -311,6 +334,12 @@ def _run(args: argparse.Namespace, save: Output | None = None) -> int:
             )
         cal.save(save.path)
         save.written()
+        saved_id = cal.save_id_
+
+    def ledger(validated: bool = True) -> None:
+        if history is not None and records is not None:
+            append_round(cal, args, history, records, validated=validated, saved_id=saved_id)
+
     if saved is not None and not fresh_enough(cal):
         if args.json:
             out = {"n_items": pool.n_items, "n_labeled": pool.n_labeled}
@@ -318,6 +347,7 @@ def _run(args: argparse.Namespace, save: Output | None = None) -> int:
             print(json.dumps(out, indent=2))
         else:
             print(f"{round_header(cal, args)}\n{unvalidated_text(cal, pool.label_name)}")
+        ledger(validated=False)
         return 0
     group = group_name(args) if pool.groups is not None else None
     compared = None
@@ -334,6 +364,7 @@ def _run(args: argparse.Namespace, save: Output | None = None) -> int:
         if saved is not None:
             out["round"] = round_json(cal, args)
         print(json.dumps(out, indent=2))
+        ledger()
         return 0
     means = [cal.estimate_mean(args.alpha, m) for m in METHODS]
     quants = {q: [cal.estimate_quantile(q, args.alpha, m) for m in METHODS] for q in args.quantile}
@@ -360,4 +391,5 @@ def _run(args: argparse.Namespace, save: Output | None = None) -> int:
     )  # fmt: skip
     if saved is not None:
         print(transport_text(cal, args) + refit_text(cal, args, saved))
+    ledger()
     return 0

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from bacon_bayes.cli.estimate import add_calibrator_arguments, add_pool_arguments, fit_from_args
+from bacon_bayes.cli.ledger import add_drift_arguments, drift_from_args
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
 
@@ -24,6 +25,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, type=Path, help="HTML file to write")
     p.add_argument("--simulate", type=Path, help="output folder of `bacon simulate` to include")
     p.add_argument("--title", help="page title")
+    p.add_argument(
+        "--history",
+        metavar="FILE",
+        help="a history ledger (bacon estimate --history): plot this round's estimates "
+        "beside the earlier rounds' (read only; nothing is appended)",
+    )
+    p.add_argument(
+        "--round", metavar="NAME", help="this round's name in the trend (default: FILE's name)"
+    )
+    add_drift_arguments(p)
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.set_defaults(func=run)
 
@@ -33,17 +44,47 @@ def run(args: argparse.Namespace) -> int:
 
     if args.out.suffix.lower() not in (".html", ".htm"):
         raise ValidationError(f"--out {str(args.out)!r} should end in .html")
+    from bacon_bayes.history import check_project, project_of, read_history
     from bacon_bayes.planning import resolution_note
+    from bacon_bayes.report.rounds import drift_html, round_section
 
-    inputs = [args.file, args.scores, args.simulate, args.calibrator]
+    inputs = [args.file, args.scores, args.simulate, args.calibrator, args.history, args.anchor]
     with claim(args.out, inputs=inputs, force=args.force) as out:
+        records = None
+        if args.history is not None:
+            if not Path(args.history).is_file():
+                raise ValidationError(
+                    f"--history {args.history!r}: no such file; give the ledger that "
+                    "`bacon estimate ... --history FILE` appends to"
+                )
+            records = read_history(args.history)
         if str(args.file).endswith(".nc"):
-            cal = Calibrator.load(args.file)
+            cal = saved = Calibrator.load(args.file)
         else:
-            cal = fit_from_args(args)[0]
+            cal, saved = fit_from_args(args)
+        extra = {}
+        drift = drift_from_args(saved or cal, args)
+        if drift is not None:
+            extra["bias"] = drift_html(drift, args.alpha)
+        if records is not None:
+            check_project(records, project_of(cal), args.history)
+        if records is not None or hasattr(cal, "frozen_") or hasattr(cal, "refit_"):
+            extra["round"] = round_section(
+                cal,
+                alpha=args.alpha,
+                calibrator=args.calibrator,
+                tolerance=args.tolerance,
+                history=records,
+                round_name=args.round or Path(args.file).name,
+            )
         note = resolution_note(cal.pool_, args.alpha, group_column=getattr(args, "group", None))
         cal.report(
-            out.path, simulate=args.simulate, title=args.title, alpha=args.alpha, plan_note=note
+            out.path,
+            simulate=args.simulate,
+            title=args.title,
+            alpha=args.alpha,
+            plan_note=note,
+            extra=extra,
         )
         path = out.written()
     print(f"report written to {path} (open it in a browser; it works offline)")

@@ -38,7 +38,9 @@ def add_stream_arguments(p: argparse.ArgumentParser) -> None:
         help="streaming: also write every item's score and 90%% conformal interval to this "
         "Parquet (or .csv) file, chunk by chunk (with --scheduler: a folder of parts)",
     )
-    p.add_argument("--force", action="store_true", help="--items-out: " + FORCE_HELP)
+    p.add_argument(
+        "--force", action="store_true", help="--items-out, --save, --history: " + FORCE_HELP
+    )
 
 
 def wants_stream(args: argparse.Namespace) -> bool:

@@ -145,3 +145,58 @@ def simulate_figure(summary: pd.DataFrame) -> str:
     axes[0][0].legend(fontsize=7)
     fig.tight_layout()
     return data_uri(fig)
+
+
+#: Most groups drawn beside the pool mean in the trend across rounds.
+MAX_TREND_GROUPS = 6
+
+
+def trend_figure(rounds: Sequence[dict[str, Any]]) -> str:
+    """The pool mean of each round with its interval (history ledger records,
+    :mod:`bacon_bayes.history`), the last round highlighted; groups seen in two rounds or
+    more beside it when there are at most :data:`MAX_TREND_GROUPS` of them. A round
+    without an interval (too few fresh labels) is an ``x``."""
+    plt = _plt()
+    names = [str(r["round"]) for r in rounds]
+    x = np.arange(len(rounds), dtype=float)
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.0 + 0.9 * len(rounds)), 3.4))
+    seen: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+    for k, r in enumerate(rounds):
+        for g in r.get("groups") or []:
+            seen.setdefault(str(g["group"]), []).append((k, g))
+    lines = {name: pts for name, pts in seen.items() if len(pts) >= 2}
+    if len(lines) > MAX_TREND_GROUPS:
+        lines = {}
+    for n, (name, pts) in enumerate(sorted(lines.items())):
+        shift = 0.05 * (n + 1)
+        _trend_points(ax, [(x[k] + shift, g) for k, g in pts], f"C{n + 1}", name, 0.6)
+    _trend_points(ax, [(x[k], r["mean"]) for k, r in enumerate(rounds)], "black", "pool mean", 1)
+    last = rounds[-1]["mean"]
+    if last.get("estimate") is not None:
+        ax.plot([x[-1]], [last["estimate"]], "o", ms=11, mfc="none", color="tab:red")
+    ax.set_xticks(x, [n if len(n) <= 18 else n[:16] + "..." for n in names], rotation=20)
+    alpha = rounds[-1].get("alpha", 0.05)
+    ax.set_ylabel(f"mean ({100 * (1 - alpha):g}% CI)")
+    ax.set_xlabel("round (this round last, circled)")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(loc="best", fontsize=7)
+    fig.tight_layout()
+    return data_uri(fig)
+
+
+def _trend_points(
+    ax: Any, points: Sequence[tuple[float, dict[str, Any]]], color: str, label: str, alpha: float
+) -> None:
+    """One series of the trend: estimates joined by a line, intervals as error bars."""
+    xs = np.array([p[0] for p in points])
+    est = np.array([np.nan if p[1].get("estimate") is None else p[1]["estimate"] for p in points])
+    low = np.array([p[1].get("ci_low") for p in points], dtype=float)
+    high = np.array([p[1].get("ci_high") for p in points], dtype=float)
+    ax.plot(xs, est, "-", color=color, alpha=0.4 * alpha, lw=1)
+    ok = np.isfinite(low) & np.isfinite(high) & np.isfinite(est)
+    ax.errorbar(
+        xs[ok], est[ok], yerr=[est[ok] - low[ok], high[ok] - est[ok]], fmt="o", capsize=3,
+        color=color, alpha=alpha, label=label,
+    )  # fmt: skip
+    if (~ok).any():
+        ax.plot(xs[~ok], est[~ok], "x", color=color, alpha=alpha)

@@ -27,9 +27,11 @@ if TYPE_CHECKING:
 
 __all__ = ["SECTIONS", "render_report", "write_report"]
 
-#: Section ids and headings, in page order (the simulation section only with its data).
+#: Section ids and headings, in page order (the round and simulation sections only with
+#: their data).
 SECTIONS = {
     "settings": "Data and settings",
+    "round": "This round: calibrator, transport and history",
     "estimates": "Population estimates",
     "groups": "Groups",
     "comparisons": "Comparisons",
@@ -301,10 +303,13 @@ def render_report(
     ablation: pd.DataFrame | None = None,
     truth: float | None = None,
     plan_note: str | None = None,
+    extra: dict[str, str] | None = None,
 ) -> str:
     """The report page of a fitted Calibrator as one HTML string (``plan_note``: the
     plan's line on the labels that would resolve the comparisons, see
-    :func:`bacon_bayes.planning.resolution_note`)."""
+    :func:`bacon_bayes.planning.resolution_note`; ``extra``: HTML bodies by section id,
+    appended to that section or making it, e.g. ``round`` and the judge drift under
+    ``bias`` from :mod:`bacon_bayes.report.rounds`)."""
     cal._check_fitted()
     title = title or f"bacon_bayes report: {cal.pool_.label_name}"
     parts = {
@@ -321,6 +326,11 @@ def render_report(
     }
     if simulate is not None or ablation is not None:
         parts["simulation"] = _simulation(simulate, ablation)
+    for key, body in (extra or {}).items():
+        if key not in SECTIONS:
+            raise ValueError(f"extra: unknown section {key!r}; known: {', '.join(SECTIONS)}")
+        parts[key] = parts.get(key, "") + body
+    parts = {k: parts[k] for k in SECTIONS if k in parts}
     nav = "".join(f'<a href="#{k}">{_esc(SECTIONS[k])}</a>' for k in parts)
     stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     return (

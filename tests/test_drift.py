@@ -1,0 +1,99 @@
+"""Judge drift on an anchor set (bacon_bayes.drift): the human-scale shift's interval
+covers a known shift at its nominal rate, both directions, and 0 for an unchanged judge."""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes import Calibrator, EvalPool
+from bacon_bayes.drift import judge_drift, judge_scales, parse_versions, ratio_interval
+from bacon_bayes.errors import ValidationError
+
+OFFSET, SCALE = 0.5, 0.8
+
+
+def _pool(rng: np.random.Generator, n: int = 300, n_lab: int = 80) -> EvalPool:
+    h = rng.normal(3, 0.8, n)
+    frame = pd.DataFrame(
+        {
+            "j": OFFSET + SCALE * h + rng.normal(0, 0.6, n),
+            "k": 1.0 + 0.5 * h + rng.normal(0, 0.5, n),
+            "y": np.where(np.arange(n) < n_lab, h, np.nan),
+        }
+    )
+    return EvalPool.from_frame(frame, label="y", judges=["j", "k"], outcome="continuous")
+
+
+def _anchor(rng: np.random.Generator, shift: float, n: int = 50) -> pd.DataFrame:
+    h = rng.normal(3, 0.8, n)
+    return pd.DataFrame(
+        {
+            "j": OFFSET + SCALE * h + rng.normal(0, 0.6, n),
+            "j_v2": OFFSET + shift + SCALE * h + rng.normal(0, 0.6, n),
+            "k": 1.0 + 0.5 * h + rng.normal(0, 0.5, n),
+            "k_v2": 1.0 + 0.5 * h + rng.normal(0, 0.5, n),  # unchanged judge, new runs
+        }
+    )
+
+
+@pytest.mark.parametrize("shift", [0.4, -0.24])
+def test_human_scale_shift_covers_the_truth_both_directions(shift):
+    rng = np.random.default_rng(11)
+    reps = 400
+    miss = {"j": [0, 0], "k": [0, 0]}
+    truth = {"j": shift / SCALE, "k": 0.0}
+    for _ in range(reps):
+        # judge_drift reads the calibrator's labeled pool only: a stand-in spares 400 fits
+        cal = types.SimpleNamespace(pool_=_pool(rng), _check_fitted=lambda: None)
+        table = judge_drift(_anchor(rng, shift), [("j", "j_v2"), ("k", "k_v2")], cal)
+        for row in table.itertuples():
+            miss[row.judge][0] += row.shift_high < truth[row.judge]
+            miss[row.judge][1] += row.shift_low > truth[row.judge]
+    for judge, (below, above) in miss.items():
+        coverage = 1 - (below + above) / reps
+        assert 0.92 <= coverage <= 0.98, (judge, coverage)
+        assert below / reps <= 0.045 and above / reps <= 0.045, (judge, below, above)
+
+
+def test_scales_match_the_judge_bias_table_and_drift_runs_on_a_calibrator():
+    rng = np.random.default_rng(2)
+    cal = Calibrator(engine="freq").fit(_pool(rng))
+    scales = judge_scales(cal.pool_)
+    bias = cal.judge_bias()
+    np.testing.assert_allclose(scales["scale"], bias["scale"], rtol=1e-10)
+    np.testing.assert_allclose(scales["offset"], bias["offset"], rtol=1e-10)
+    anchor = _anchor(rng, 0.4)
+    table = judge_drift(anchor, parse_versions(["j=j_v2"]), cal)
+    row = table.iloc[0]
+    assert row.n_anchor == 50 and row.shift_low < row.shift_human < row.shift_high
+    assert row.shift_judge == pytest.approx((anchor.j_v2 - anchor.j).mean())
+    assert row.shift_human == pytest.approx(row.shift_judge / row.scale)
+
+
+def test_bad_input_is_named():
+    rng = np.random.default_rng(3)
+    cal = types.SimpleNamespace(pool_=_pool(rng), _check_fitted=lambda: None)
+    anchor = _anchor(rng, 0.0)
+    with pytest.raises(ValidationError, match="OLD=NEW"):
+        parse_versions(["j"])
+    with pytest.raises(ValidationError, match="no column 'nope'"):
+        judge_drift(anchor, [("j", "nope")], cal, source="a.csv")
+    anchor["z"] = anchor["j"]
+    with pytest.raises(ValidationError, match="not a judge of the calibrator"):
+        judge_drift(anchor, [("z", "j_v2")], cal)
+    anchor["bad"] = anchor["j_v2"].astype(object)
+    anchor.loc[3, "bad"] = "high"
+    with pytest.raises(ValidationError, match="'bad', row 4"):
+        judge_drift(anchor, [("j", "bad")], cal)
+    few = anchor.head(2)
+    assert "fewer than 3" in judge_drift(few, [("j", "j_v2")], cal).note[0]
+
+
+def test_ratio_interval_without_a_clear_scale_is_unbounded():
+    assert np.isnan(ratio_interval(0.3, 0.05, 0.1, 0.2, 2.0)[0])
+    low, high = ratio_interval(0.4, 0.0, 0.8, 0.0, 2.0)
+    assert low == pytest.approx(0.5) and high == pytest.approx(0.5)
