@@ -40,6 +40,7 @@ from bacon_bayes import estimate as est
 from bacon_bayes.calibrator import MIN_GROUP_LABELS, Calibrator
 from bacon_bayes.crossfit import cross_fit, cross_fit_with
 from bacon_bayes.features import apply_features, build_features
+from bacon_bayes.frozen import tunes
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.results import EstimateTable
 from bacon_bayes.simulation.regimes import Coverage
@@ -189,15 +190,26 @@ def _draw(rng: np.random.Generator, n_items: int, n: int) -> np.ndarray:
     return mask
 
 
-def frozen_mean(world: World, y_lab: np.ndarray, alpha: float) -> tuple[float, float, float]:
+def _tuned(world: World, y_lab: np.ndarray, tuning: bool | None) -> bool:
+    """The frozen calibrator's power tuning (:func:`bacon_bayes.frozen.tunes`), unless
+    ``tuning`` forces it."""
+    return tunes(world.cal, int(np.sum(~np.isnan(y_lab)))) if tuning is None else tuning
+
+
+def frozen_mean(
+    world: World, y_lab: np.ndarray, alpha: float, tuning: bool | None = None
+) -> tuple[float, float, float]:
     """The frozen surrogate's AEE mean (estimate, ci_low, ci_high) of the new pool with the
-    fresh labels ``y_lab`` (NaN: unlabeled), as ``cal.apply(pool).estimate_mean(alpha)``."""
-    c = world.cal
-    e = est.aee_mean(y_lab, world.f, alpha=alpha, power_tuning=c.power_tuning, hajek=c.hajek)
+    fresh labels ``y_lab`` (NaN: unlabeled), as ``cal.apply(pool).estimate_mean(alpha)``;
+    ``tuning`` forces power tuning on or off."""
+    tuned = _tuned(world, y_lab, tuning)
+    e = est.aee_mean(y_lab, world.f, alpha=alpha, power_tuning=tuned, hajek=world.cal.hajek)
     return e.estimate, e.ci_low, e.ci_high
 
 
-def frozen_groups(world: World, y_lab: np.ndarray, alpha: float) -> EstimateTable:
+def frozen_groups(
+    world: World, y_lab: np.ndarray, alpha: float, tuning: bool | None = None
+) -> EstimateTable:
     """Group means with the frozen surrogate, as ``cal.apply(pool).estimate_groups(alpha)``
     (simultaneous max-t, studentised bootstrap; without the withholding of small groups)."""
     c = world.cal
@@ -206,13 +218,15 @@ def frozen_groups(world: World, y_lab: np.ndarray, alpha: float) -> EstimateTabl
         world.f,
         world.groups,
         alpha=alpha,
-        power_tuning=c.power_tuning,
+        power_tuning=_tuned(world, y_lab, tuning),
         hajek=c.hajek,
         seed=c.seed,
     )
 
 
-def refit_mean(world: World, y_lab: np.ndarray, alpha: float) -> tuple[float, float, float]:
+def refit_mean(
+    world: World, y_lab: np.ndarray, alpha: float, tuning: bool | None = None
+) -> tuple[float, float, float]:
     """The refit's AEE mean, as ``cal.apply(pool, refit=True).estimate_mean(alpha)``."""
     c = world.cal
     fit = cross_fit_with(
@@ -222,7 +236,9 @@ def refit_mean(world: World, y_lab: np.ndarray, alpha: float) -> tuple[float, fl
     return e.estimate, e.ci_low, e.ci_high
 
 
-def fresh_mean(world: World, y_lab: np.ndarray, alpha: float) -> tuple[float, float, float]:
+def fresh_mean(
+    world: World, y_lab: np.ndarray, alpha: float, tuning: bool | None = None
+) -> tuple[float, float, float]:
     """A calibrator fitted on the fresh labels alone, as
     ``Calibrator(engine="freq").fit(pool).estimate_mean(alpha)``."""
     c = world.cal
@@ -336,6 +352,7 @@ def study(
     methods: tuple[str, ...] = ("frozen", "refit", "fresh"),
     groups: bool = True,
     shrink: float = 1.0,
+    tuning: bool | None = None,
     seed: int = 0,
     progress: bool = False,
 ) -> RoundsResult:
@@ -361,6 +378,9 @@ def study(
     shrink : float
         Scale every interval's half-width (1: as computed; below 1, a too-narrow
         interval that the band must catch).
+    tuning : bool, optional
+        Force the frozen calibrator's power tuning on or off (default: the library's
+        rule, :func:`bacon_bayes.frozen.tunes`; refit and fresh calibrators always tune).
     seed : int
         Seeds the worlds (``seed * 1000 + k``) and the label draws.
     progress : bool
@@ -391,12 +411,12 @@ def study(
             for _ in range(per_world[k]):
                 y_lab = np.where(_draw(rng, w.y.size, n), w.y, np.nan)
                 for m in methods:
-                    e, lo, hi = METHODS[m](w, y_lab, alpha)
+                    e, lo, hi = METHODS[m](w, y_lab, alpha, tuning)
                     h = shrink * (hi - lo) / 2
                     acc.setdefault((n, "mean", m), []).append((e, e - h, e + h, w.y.mean()))
                 lab_g = w.groups[~np.isnan(y_lab)]
                 if groups and min(np.sum(lab_g == g) for g in w.delta) >= MIN_GROUP_LABELS:
-                    t = frozen_groups(w, y_lab, alpha)
+                    t = frozen_groups(w, y_lab, alpha, tuning)
                     e = np.asarray(t.estimate)
                     h = shrink * (np.asarray(t.ci_high) - np.asarray(t.ci_low)) / 2
                     acc.setdefault((n, "groups (simultaneous)", "frozen"), []).append(
