@@ -138,7 +138,7 @@ def run(
     base = _pool(t, new_df, np.full(y_new.size, np.nan))
     n_fresh = round(FRESH_SHARE * y_new.size)
     # the old surrogate's true residual mean on the new release (every label known)
-    f_new = cal.apply(base.with_labels(base.ids, y_new)).surrogate_
+    f_new = cal.apply(base.with_labels(list(base.ids), list(y_new))).surrogate_
     delta = float(np.mean(y_new - f_new))
     groups = new_df[t.group].astype(str).to_numpy()
     delta_g = {g: float(np.mean((y_new - f_new)[groups == g])) for g in new_sys}
@@ -149,7 +149,7 @@ def run(
     start = time.time()
     for d in range(draws):
         idx = rng.choice(y_new.size, n_fresh, replace=False)
-        pool = base.with_labels(base.ids[idx], y_new[idx])
+        pool = base.with_labels(list(base.ids[idx]), list(y_new[idx]))
         frozen = cal.apply(pool)
         out["frozen"].append(frozen.estimate_mean())
         table, tol = transport_check(frozen)
@@ -230,7 +230,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     results: list[tuple[RoundCoverage, dict[str, Any]]] = []
     every = ("frozen", "refit", "fresh")
-    runs = [(n, "freq", every) for n in args.only.split(",") if n]
+    runs: list[tuple[str, str, tuple[str, ...]]] = [
+        (n, "freq", every) for n in args.only.split(",") if n
+    ]
     if args.bayes:  # one Bayesian fit: the frozen surrogate only
         runs.append(("summeval", "bayes", ("frozen",)))
     for name, engine, methods in runs:

@@ -417,10 +417,10 @@ def study(
                 lab_g = w.groups[~np.isnan(y_lab)]
                 if groups and min(np.sum(lab_g == g) for g in w.delta) >= MIN_GROUP_LABELS:
                     t = frozen_groups(w, y_lab, alpha, tuning)
-                    e = np.asarray(t.estimate)
-                    h = shrink * (np.asarray(t.ci_high) - np.asarray(t.ci_low)) / 2
+                    eg = np.asarray(t.estimate)
+                    hg = shrink * (np.asarray(t.ci_high) - np.asarray(t.ci_low)) / 2
                     acc.setdefault((n, "groups (simultaneous)", "frozen"), []).append(
-                        (e, e - h, e + h, truth_g)
+                        (eg, eg - hg, eg + hg, truth_g)
                     )
                 for name, row in transport_rows(w, y_lab, alpha).items():
                     m_g = int(row["n_labels"])
@@ -444,23 +444,24 @@ def study(
     stable = STABLE[scenario]
     rates = []
     for (n, name), v in flags.items():
-        verdict, pred, pred_n, m_g, d, s = zip(*v, strict=True)
-        verdict = np.array(verdict)
+        cols = list(zip(*v, strict=True))
+        verdict = np.array(cols[0])
+        pred, pred_n, labels, deltas, sds = (np.array(c, dtype=float) for c in cols[1:])
         rates.append(
             TransportRate(
                 scenario,
                 n,
                 str(name),
                 name == stable,
-                float(np.mean(d)),
-                float(np.mean(s)),
+                float(deltas.mean()),
+                float(sds.mean()),
                 alpha,
                 len(v),
                 float(np.mean(verdict == "drifted")),
                 float(np.mean(verdict == "holds")),
-                float(np.mean(pred)),
-                float(np.mean(pred_n)),
-                float(np.mean(m_g)),
+                float(pred.mean()),
+                float(pred_n.mean()),
+                float(labels.mean()),
             )
         )
     return RoundsResult(rows, rates)
