@@ -23,10 +23,12 @@ surrogate's own means, marked as such.
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from scipy import stats
 
 from bacon_bayes.crossfit import cross_fit_with, freeze
 from bacon_bayes.errors import ValidationError
@@ -41,6 +43,7 @@ __all__ = [
     "TUNING_MIN_LABELS",
     "Source",
     "freeze_calibrator",
+    "fresh_labels_for",
     "refit_calibrator",
     "tunes",
     "unvalidated",
@@ -228,3 +231,54 @@ def refit_calibrator(cal: Calibrator, pool: EvalPool) -> Calibrator:
         "y_old": y_old,
     }
     return new
+
+
+def fresh_labels_for(
+    cal: Calibrator, half_width: float, alpha: float = 0.05, group: str | None = None
+) -> dict[str, Any]:
+    """Fresh labels of the new pool (drawn uniformly) that a frozen calibrator needs for
+    a ``1 - alpha`` interval of half-width ``half_width`` of the pool mean (or of
+    ``group``'s mean).
+
+    With a frozen surrogate the AEE mean's variance under uniform sampling of ``n`` of the
+    ``N`` items is about ``(1/n - 1/N) s^2``, ``s^2`` the variance of the residuals
+    ``y - f`` (power tuning can only lower it), so ``n = z^2 s^2 / (h^2 + z^2 s^2 / N)``.
+    ``s^2`` comes from the old round's out-of-fold residuals (which assumes the
+    calibration transports) and, when the new pool has at least
+    :data:`MIN_FRESH_LABELS` fresh labels, also from them (which measures it). For a
+    group, ``N`` is the group's size and the labels in all are scaled by the pool's size
+    over the group's.
+    """
+    if not half_width > 0:
+        raise ValidationError(f"--half-width {half_width!r} must be positive")
+    pool = cal.pool_
+    z = float(stats.norm.ppf(1 - alpha / 2))
+    rows = np.ones(pool.n_items, bool)
+    if group is not None:
+        if pool.groups is None:
+            raise ValidationError("--group-mean needs the pool's group column (--group COL)")
+        rows = np.asarray(pool.groups).astype(str) == str(group)
+        if not rows.any():
+            names = ", ".join(map(str, np.unique(np.asarray(pool.groups).astype(str))))
+            raise ValidationError(f"no group {group!r} in the pool; groups are {names}")
+    size = int(rows.sum())
+
+    def needed(resid: np.ndarray) -> int:
+        s2 = float(np.var(resid, ddof=1))
+        n = z * z * s2 / (half_width**2 + z * z * s2 / size)
+        return math.ceil(min(n, size) * pool.n_items / size)
+
+    source = cal.frozen_ if hasattr(cal, "frozen_") else None
+    if source is None:
+        raise ValidationError("planning a round needs a calibrator applied to the new pool")
+    out: dict[str, Any] = {
+        "half_width": half_width,
+        "group": group,
+        "items": size,
+        "from_old_round": needed(source.residuals),
+    }
+    fresh = pool.labeled & rows
+    if fresh.sum() >= MIN_FRESH_LABELS:
+        out["from_fresh_labels"] = needed((pool.y - cal.surrogate_)[fresh])
+    out["fresh_labels_now"] = int(pool.n_labeled)
+    return out

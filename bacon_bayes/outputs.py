@@ -364,8 +364,9 @@ def written_by_bacon(path: Path) -> bool:
 
 
 class Output:
-    """An output path a command holds (see :func:`claim`); write it with :meth:`write`,
-    :meth:`write_text` or :meth:`write_folder`."""
+    """An output path a command holds (see :func:`claim`): write it with :meth:`write` or
+    :meth:`write_text`, or have a library function write ``path`` atomically (e.g.
+    :func:`write_folder`) and call :meth:`written`."""
 
     def __init__(self, path: Path, option: str) -> None:
         self.given = path  # as the user wrote it, for messages

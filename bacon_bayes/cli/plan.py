@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 
+from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.cli.estimate import (
     add_pool_arguments,
     calibrator_from_args,
     pool_from_args,
 )
+from bacon_bayes.cli.rounds import plan_text, round_defaults
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.frozen import fresh_labels_for
 from bacon_bayes.planning import DESIGNS, Goal, plan
 
 
@@ -49,6 +52,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="designs that draw every label themselves (as `bacon simulate` runs them)",
     )
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    p.add_argument(
+        "--calibrator",
+        metavar="OLD.nc",
+        help="a saved calibrator of an earlier round, frozen on this pool: the fresh labels "
+        "a --half-width needs, from its residual variance (and this pool's fresh labels)",
+    )
     p.set_defaults(func=run, preset=None, surrogates="none")
 
 
@@ -86,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise ValidationError(f"--budgets must be numbers, got {args.budgets!r}") from exc
     designs = _list(args.designs, "designs")
+    if args.calibrator:
+        return _plan_round(args, goal)
     pool = pool_from_args(args)
     result = plan(
         pool,
@@ -102,4 +113,19 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict(), indent=2))
     else:
         print(result.to_text())
+    return 0
+
+
+def _plan_round(args: argparse.Namespace, goal: Goal) -> int:
+    """``--calibrator``: the fresh labels a half-width needs with the frozen calibrator."""
+    if goal.kind != "half-width":
+        raise ValidationError(
+            "with --calibrator, bacon plan answers --half-width H [--group-mean NAME] (the "
+            "fresh labels a frozen calibrator needs); drop --calibrator for the other goals"
+        )
+    saved = Calibrator.load(args.calibrator)
+    round_defaults(args, saved)
+    cal = saved.apply(pool_from_args(args))
+    result = fresh_labels_for(cal, goal.half_width, args.alpha, goal.group)
+    print(json.dumps(result, indent=2) if args.json else plan_text(result, args))
     return 0

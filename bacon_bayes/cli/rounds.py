@@ -63,6 +63,12 @@ def load_saved(args: argparse.Namespace) -> Calibrator | None:
             "(or fit a new calibrator without --calibrator)"
         )
     saved = Calibrator.load(path)
+    round_defaults(args, saved)
+    return saved
+
+
+def round_defaults(args: argparse.Namespace, saved: Calibrator) -> None:
+    """Judges, outcome and levels the command line leaves out: the saved calibrator's."""
     pool = saved.pool_
     if not args.judge and not args.scores:
         args.judge = list(pool.judges)
@@ -70,7 +76,28 @@ def load_saved(args: argparse.Namespace) -> Calibrator | None:
         args.outcome = pool.outcome.kind
     if args.levels is None and pool.outcome.levels is not None:
         args.levels = ",".join(f"{v:g}" for v in pool.outcome.levels)
-    return saved
+
+
+def plan_text(result: dict[str, Any], args: argparse.Namespace) -> str:
+    """``bacon plan --calibrator``: the fresh labels a half-width needs."""
+    what = "the pool mean" if result["group"] is None else f"group {result['group']!r}'s mean"
+    lines = [
+        f"fresh labels (uniform) for a {1 - args.alpha:.0%} interval of half-width "
+        f"{result['half_width']:g} of {what}, with calibrator {args.calibrator!r} frozen:",
+        f"  from the old round's residuals (if the calibration transports): "
+        f"{result['from_old_round']}",
+    ]
+    if "from_fresh_labels" in result:
+        lines.append(
+            f"  from this pool's {result['fresh_labels_now']} fresh labels' residuals: "
+            f"{result['from_fresh_labels']}"
+        )
+    else:
+        lines.append(
+            f"  (label at least {MIN_FRESH_LABELS} items of this pool to measure it on them; "
+            f"{result['fresh_labels_now']} so far)"
+        )
+    return "\n".join(lines)
 
 
 def apply_saved(saved: Calibrator, pool: Any, args: argparse.Namespace) -> Calibrator:

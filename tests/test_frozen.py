@@ -1,0 +1,124 @@
+"""A saved calibrator applied to a new pool (issue 34): frozen surrogate, refit, checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes import Calibrator, EvalPool
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.frozen import MIN_FRESH_LABELS
+
+JUDGES = ["j1", "j2", "j3"]
+
+
+def table(n: int, seed: int, shift: float = 0.0, systems: tuple[str, ...] = ("a", "b")):
+    rng = np.random.default_rng(seed)
+    y = rng.normal(3.0, 1.0, n)
+    frame = pd.DataFrame({"item": [f"{seed}-{i}" for i in range(n)], "y": y})
+    for k, j in enumerate(JUDGES):
+        frame[j] = 0.5 + (0.8 + 0.1 * k) * y + shift + rng.normal(0, 0.6 + 0.2 * k, n)
+    frame["system"] = rng.choice(systems, n)
+    return frame
+
+
+def pool(frame: pd.DataFrame, labeled: np.ndarray | None = None) -> EvalPool:
+    frame = frame.copy()
+    if labeled is not None:
+        frame.loc[~labeled, "y"] = np.nan
+    return EvalPool.from_frame(
+        frame, label="y", judges=JUDGES, outcome="continuous", group="system", item="item"
+    )
+
+
+@pytest.fixture(scope="module")
+def old() -> Calibrator:
+    frame = table(600, 0)
+    labeled = np.random.default_rng(1).random(600) < 0.25
+    return Calibrator(engine="freq").fit(pool(frame, labeled))
+
+
+def test_the_frozen_surrogate_is_the_old_fold_average(old):
+    # applied to its own pool's unlabeled items, it reproduces their surrogate exactly
+    unlabeled = ~old.pool_.labeled
+    again = old.apply(pool(table(600, 0), np.zeros(600, bool)))
+    np.testing.assert_allclose(again.surrogate_[unlabeled], old.surrogate_[unlabeled])
+    assert again.frozen_.n_labeled == old.pool_.n_labeled
+
+
+def test_frozen_aee_covers_a_shifted_new_round_and_beats_labels_alone(old):
+    """Coverage both ways (a coarse band over 200 rounds) and bias near zero when every
+    judge reads 0.4 higher in the new round: the fresh labels correct the old surrogate."""
+    new = table(800, 7, shift=0.4)
+    truth = new["y"].mean()
+    rng = np.random.default_rng(3)
+    hits, errs, widths, alone = [], [], [], []
+    for _ in range(200):
+        labeled = np.zeros(800, bool)
+        labeled[rng.choice(800, 40, replace=False)] = True
+        e = old.apply(pool(new, labeled)).estimate_mean(0.1)
+        hits.append(e.ci_low <= truth <= e.ci_high)
+        errs.append(e.estimate - truth)
+        widths.append(e.width)
+        alone.append(Calibrator(engine="freq").fit(pool(new, labeled)).estimate_mean(0.1).width)
+    assert 0.84 <= np.mean(hits) <= 0.96  # 0.90 nominal, 200 rounds
+    assert abs(np.mean(errs)) < 0.03
+    assert np.mean(widths) < np.mean(alone)  # the old labels' model is worth having
+
+
+def test_refit_uses_the_old_labels_and_round_trips(old, tmp_path):
+    new = table(400, 9, shift=0.2)
+    labeled = np.zeros(400, bool)
+    labeled[::10] = True
+    refit = old.apply(pool(new, labeled), refit=True)
+    assert refit.refit_["n_old_labels"] == old.pool_.n_labeled
+    assert not hasattr(refit, "frozen_")
+    path = refit.save(tmp_path / "refit.nc")
+    back = Calibrator.load(path)
+    assert back.estimate_mean().to_dict() == refit.estimate_mean().to_dict()
+    assert back.refit_["n_old_labels"] == old.pool_.n_labeled
+
+
+def test_too_few_fresh_labels_mismatched_judges_scales_and_saving_are_refused(old, tmp_path):
+    new = table(300, 11)
+    labeled = np.zeros(300, bool)
+    labeled[: MIN_FRESH_LABELS - 1] = True
+    few = old.apply(pool(new, labeled))
+    with pytest.raises(ValidationError, match="fresh label"):
+        few.estimate_mean()
+    assert few.predict(pool(new)).shape[0] == 300  # item scores need no fresh label
+    with pytest.raises(ValidationError, match="save the calibrator it came from"):
+        few.save(tmp_path / "x.nc")
+    assert not (tmp_path / "x.nc").exists()
+    other = new.drop(columns="j3")
+    with pytest.raises(ValidationError, match="'j3'"):
+        old.apply(EvalPool.from_frame(other, label="y", judges=JUDGES[:2], outcome="continuous"))
+    rescaled = new.assign(j1=new["j1"] * 20)
+    with pytest.raises(ValidationError, match="changed scale"):
+        old.apply(pool(rescaled))
+    ordinal = new.assign(y=np.nan)
+    with pytest.raises(ValidationError, match="ordinal"):
+        old.apply(
+            EvalPool.from_frame(
+                ordinal, label="y", judges=JUDGES, outcome="ordinal", levels=[1, 2, 3, 4, 5]
+            )
+        )
+
+
+def test_the_round_budget_predicts_the_half_width_it_promises(old):
+    """`bacon plan --calibrator`: the fresh labels it asks for give about the half-width
+    asked (the mean over draws within 15%), from the old residuals when they transport."""
+    from bacon_bayes.frozen import fresh_labels_for
+
+    new = table(1000, 13)
+    plan = fresh_labels_for(old.apply(pool(new)), half_width=0.05)
+    n = plan["from_old_round"]
+    assert 100 < n < 1000
+    rng = np.random.default_rng(5)
+    halves = []
+    for _ in range(40):
+        labeled = np.zeros(1000, bool)
+        labeled[rng.choice(1000, n, replace=False)] = True
+        halves.append(old.apply(pool(new, labeled)).estimate_mean(0.05).width / 2)
+    assert 0.0425 < np.mean(halves) < 0.0575
