@@ -14,7 +14,8 @@ the embedding's components; :func:`bacon_bayes.features.apply_features`), and ev
 gets the old fold models' share-weighted average (:class:`bacon_bayes.crossfit.FrozenFit`),
 as the old pool's unlabeled items did. Every estimate of the calibrator then works on the
 new pool (means, quantiles, groups, comparisons, ranks, item scores, the report), with
-power tuning (PPI++) on the fresh labels. Estimates need at least
+power tuning (PPI++) on the fresh labels from :data:`TUNING_MIN_LABELS` of them on
+(fewer: the plain difference estimator). Estimates need at least
 :data:`MIN_FRESH_LABELS` fresh labels; with fewer, :func:`unvalidated` gives the
 surrogate's own means, marked as such.
 """
@@ -39,17 +40,24 @@ if TYPE_CHECKING:  # the calibrator calls this module, never the other way round
 
 __all__ = [
     "MIN_FRESH_LABELS",
+    "TUNING_MIN_LABELS",
     "Source",
     "freeze_calibrator",
     "fresh_labels_for",
     "refit_calibrator",
+    "tunes",
     "unvalidated",
 ]
 
-#: Fewest fresh labels for an interval from a frozen calibrator: power tuning and the
-#: variance both come from the fresh residuals (coverage checked from 10 up, see
-#: EXPERIMENTS.md).
+#: Fewest fresh labels for an interval from a frozen calibrator: the variance comes from
+#: the fresh residuals (coverage checked from 10 up: VALIDATION.md, "The next round").
 MIN_FRESH_LABELS = 10
+#: Fewer fresh labels than this: a frozen calibrator's estimates do not power-tune (the
+#: surrogate's weight lambda is 1, the plain difference estimator). A lambda estimated
+#: from a handful of labels makes the interval too short: simulated rounds, 95% intervals,
+#: tuned / untuned coverage 0.91-0.92 / 0.95 at 10 fresh labels, 0.936 / 0.949 at 20,
+#: 0.945-0.947 / 0.948-0.953 at 40 (untuned 3-9% wider); VALIDATION.md.
+TUNING_MIN_LABELS = 40
 #: A judge whose new scores fall outside the range it had in the calibrator's pool for
 #: more than this share of the new items has changed its scale (refused).
 OUT_OF_RANGE_SHARE = 0.5
@@ -146,6 +154,7 @@ def freeze_calibrator(cal: Calibrator, pool: EvalPool) -> Calibrator:
     new = copy.copy(cal)
     new.pool_ = pool
     new.features_ = features
+    new.power_tuning = tunes(cal, pool.n_labeled)
     new.crossfit_ = freeze(cal.crossfit_, features.X, pool.y, pool.propensity)
     new.extras_ = {
         name: None if cf is None else freeze(cf, features.X, pool.y, pool.propensity)
@@ -161,6 +170,12 @@ def freeze_calibrator(cal: Calibrator, pool: EvalPool) -> Calibrator:
         residuals=(old.y - cal.surrogate_)[old.labeled],
     )
     return new
+
+
+def tunes(cal: Calibrator, n_fresh: int) -> bool:
+    """Whether ``cal`` frozen on a pool with ``n_fresh`` labels power-tunes its estimates:
+    as ``cal`` does, from :data:`TUNING_MIN_LABELS` fresh labels on."""
+    return bool(cal.power_tuning) and n_fresh >= TUNING_MIN_LABELS
 
 
 def unvalidated(cal: Calibrator, group: bool = True) -> dict[str, Any]:
