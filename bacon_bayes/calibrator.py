@@ -688,5 +688,8 @@ class Calibrator:
             },
         }
         if self.pool_.groups is not None:
-            out["groups"] = {m: self.estimate_groups(alpha, True, m).to_dict() for m in methods}
+            try:
+                out["groups"] = {m: self.estimate_groups(alpha, True, m).to_dict() for m in methods}
+            except ValidationError as exc:  # a group with fewer than 2 labels
+                out["groups"] = {"error": str(exc)}
         return out

@@ -153,7 +153,10 @@ def check_project(records: Sequence[dict[str, Any]], project: dict[str, Any], pa
 def _groups(cal: Any, alpha: float) -> list[dict[str, Any]]:
     if cal.pool_.groups is None:
         return []
-    table = cal.estimate_groups(alpha, True, "aee")
+    try:
+        table = cal.estimate_groups(alpha, True, "aee")
+    except ValidationError:  # a group with fewer than 2 labels: no group means this round
+        return []
     return [
         {
             "group": str(name),

@@ -122,3 +122,17 @@ def test_the_round_budget_predicts_the_half_width_it_promises(old):
         labeled[rng.choice(1000, n, replace=False)] = True
         halves.append(old.apply(pool(new, labeled)).estimate_mean(0.05).width / 2)
     assert 0.0425 < np.mean(halves) < 0.0575
+
+
+def test_a_group_without_fresh_labels_skips_the_group_means_not_the_pool(old, tmp_path, capsys):
+    from bacon_bayes.cli import main
+
+    saved = old.save(tmp_path / "old.nc")
+    new = table(300, 17, systems=("a", "b", "c"))
+    new.loc[(new["system"] == "c") | (np.arange(300) % 10 != 0), "y"] = np.nan
+    new.to_csv(tmp_path / "new.csv", index=False)
+    args = ["estimate", str(tmp_path / "new.csv"), "--label", "y", "--item", "item"]
+    assert main([*args, "--group", "system", "--calibrator", str(saved)]) == 0
+    out = capsys.readouterr().out
+    assert "calibrated (AEE)" in out
+    assert "per-system estimates and comparisons skipped: group 'c' has 0 labeled" in out

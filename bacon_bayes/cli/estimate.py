@@ -350,10 +350,17 @@ def _run(
         ledger(validated=False)
         return 0
     group = group_name(args) if pool.groups is not None else None
-    compared = None
-    if pool.groups is not None and np.unique(pool.groups).size > 1:
-        note = resolution_note(pool, args.alpha, group_column=group)
-        compared = comparisons(cal, args.alpha, group or "group", note)
+    compared, groups, skipped = None, None, ""
+    try:
+        if pool.groups is not None and np.unique(pool.groups).size > 1:
+            note = resolution_note(pool, args.alpha, group_column=group)
+            compared = comparisons(cal, args.alpha, group or "group", note)
+        groups = [cal.estimate_groups(args.alpha, True, m) for m in METHODS] if group else None
+    except ValidationError as exc:  # a group with fewer than 2 labels: the pool still counts
+        if pool.groups is None:
+            raise
+        skipped = f"\nper-{group or 'group'} estimates and comparisons skipped: {exc}"
+        group = compared = groups = None
     if args.json:
         out = cal.summary(args.alpha, tuple(args.quantile))
         target, note = target_description(cal)
@@ -368,7 +375,6 @@ def _run(
         return 0
     means = [cal.estimate_mean(args.alpha, m) for m in METHODS]
     quants = {q: [cal.estimate_quantile(q, args.alpha, m) for m in METHODS] for q in args.quantile}
-    groups = [cal.estimate_groups(args.alpha, True, m) for m in METHODS] if group else None
     prompts = "" if pool.prompts is None else f", {np.unique(pool.prompts).size} prompts"
     split = " split by prompt" if pool.prompts is not None else ""
     fitted = (
@@ -388,6 +394,7 @@ def _run(
             group,
         )
         + ("" if compared is None else "\n" + compared.to_text())
+        + skipped
     )  # fmt: skip
     if saved is not None:
         print(transport_text(cal, args) + refit_text(cal, args, saved))
