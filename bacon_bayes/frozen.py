@@ -142,18 +142,8 @@ def _check_judge_ranges(old: FeatureSet, new: FeatureSet, pool: EvalPool) -> Non
 def freeze_calibrator(cal: Calibrator, pool: EvalPool) -> Calibrator:
     """``cal``'s fitted models, frozen, as a calibrator of ``pool`` (see the module
     docstring); ``cal`` is left as it is."""
-    cal._check_fitted()
-    if not isinstance(pool, EvalPool):
-        raise ValidationError(
-            f"apply expects an EvalPool (build one with EvalPool.from_frame), got "
-            f"{type(pool).__name__}."
-        )
-    check_compatible(cal, pool)
-    features = apply_features(pool, cal.features_)
-    _check_judge_ranges(cal.features_, features, pool)
-    new = copy.copy(cal)
-    new.pool_ = pool
-    new.features_ = features
+    new = _next_round(cal, pool)
+    features = new.features_
     new.power_tuning = tunes(cal, pool.n_labeled)
     new.crossfit_ = freeze(cal.crossfit_, features.X, pool.y, pool.propensity)
     new.extras_ = {
@@ -169,6 +159,24 @@ def freeze_calibrator(cal: Calibrator, pool: EvalPool) -> Calibrator:
         label=old.label_name,
         residuals=(old.y - cal.surrogate_)[old.labeled],
     )
+    return new
+
+
+def _next_round(cal: Calibrator, pool: EvalPool) -> Calibrator:
+    """A copy of ``cal`` on ``pool``, with the new pool's features built as ``cal``'s
+    were, once the pool is checked against it (the models are set by the caller)."""
+    cal._check_fitted()
+    if not isinstance(pool, EvalPool):
+        raise ValidationError(
+            f"apply expects an EvalPool (build one with EvalPool.from_frame), got "
+            f"{type(pool).__name__}."
+        )
+    check_compatible(cal, pool)
+    features = apply_features(pool, cal.features_)
+    _check_judge_ranges(cal.features_, features, pool)
+    new = copy.copy(cal)
+    new.pool_ = pool
+    new.features_ = features
     return new
 
 
@@ -200,13 +208,8 @@ def refit_calibrator(cal: Calibrator, pool: EvalPool) -> Calibrator:
     the new one. Extra surrogates are cross-fitted on the new labels."""
     from bacon_bayes import surrogates as sur
 
-    cal._check_fitted()
-    check_compatible(cal, pool)
-    features = apply_features(pool, cal.features_)
-    _check_judge_ranges(cal.features_, features, pool)
-    new = copy.copy(cal)
-    new.pool_ = pool
-    new.features_ = features
+    new = _next_round(cal, pool)
+    features = new.features_
     old = cal.pool_
     X_old, y_old = cal.features_.X, old.y
     if hasattr(cal, "refit_"):  # a refit itself: the rounds before it train too
