@@ -136,3 +136,16 @@ def test_a_group_without_fresh_labels_skips_the_group_means_not_the_pool(old, tm
     out = capsys.readouterr().out
     assert "calibrated (AEE)" in out
     assert "per-system estimates and comparisons skipped: group 'c' has 0 labeled" in out
+
+
+def test_a_judge_missing_only_in_the_new_round_is_named(old, tmp_path, capsys):
+    from bacon_bayes.cli import main
+
+    saved = old.save(tmp_path / "old.nc")
+    new = table(300, 19)
+    new.loc[np.arange(300) % 10 != 0, "y"] = np.nan
+    new.loc[new["system"] == "b", "j2"] = np.nan  # j2 scored every item of the old round
+    new.to_csv(tmp_path / "new.csv", index=False)
+    args = ["estimate", str(tmp_path / "new.csv"), "--label", "y", "--item", "item"]
+    assert main([*args, "--calibrator", str(saved)]) == 0
+    assert "note: 'j2' (" in capsys.readouterr().out

@@ -144,10 +144,25 @@ def unvalidated_text(cal: Calibrator, label: str) -> str:
     return "\n".join(lines)
 
 
-def transport_text(cal: Calibrator, args: argparse.Namespace) -> str:
-    """The transport check as a table with its tolerance."""
-    if not hasattr(cal, "frozen_"):
+def imputed_note(cal: Calibrator) -> str:
+    """A note on judges that skipped items of this pool but never those of the
+    calibrator's: their missing scores are filled with the old pool's mean, which the
+    models never learnt to discount (the transport check shows what it costs)."""
+    imputed = cal.features_.report.get("imputed_without_indicator", {})
+    if not imputed:
         return ""
+    names = ", ".join(f"{j!r} ({n} items)" for j, n in imputed.items())
+    return (
+        f"\nnote: {names} gave no score to items of this pool but scored every item of the "
+        "calibrator's; those scores are filled with the old pool's mean (the models never "
+        "saw a missing score from them): read the transport check of the groups concerned"
+    )
+
+
+def transport_text(cal: Calibrator, args: argparse.Namespace) -> str:
+    """The transport check as a table with its tolerance (and :func:`imputed_note`)."""
+    if not hasattr(cal, "frozen_"):
+        return imputed_note(cal)
     table, tol = transport_check(cal, args.tolerance, args.alpha)
     shown = table.copy()
     shown["labels_to_settle"] = [
@@ -157,6 +172,7 @@ def transport_text(cal: Calibrator, args: argparse.Namespace) -> str:
     return (
         f"\nTransport check: fresh residual mean (label - frozen surrogate), "
         f"{1 - args.alpha:.0%} intervals; tolerance {tol:.4g} on the label's scale\n{text}"
+        + imputed_note(cal)
     )
 
 
