@@ -214,17 +214,18 @@ def write_folder(path: str | Path, fill: Callable[[Path], Any]) -> Path:
     return path
 
 
-def commit_folder(tmp: Path, path: Path) -> None:
+def commit_folder(tmp: Path, path: Path, carry: bool = True) -> None:
     """Swap the finished folder ``tmp`` in at ``path``.
 
-    The files of the folder now at ``path`` that ``tmp`` lacks are copied over (an output
-    folder holds only files bacon wrote, see :func:`claim`, and none is dropped); the old
+    With ``carry``, the files of the folder now at ``path`` that ``tmp`` lacks are copied
+    over (an output folder holds only files bacon wrote, see :func:`claim`, and none is
+    dropped; off for a folder whose files are one whole, e.g. the parts of a table); the old
     folder is set aside, ``tmp`` renamed onto ``path`` and the old one removed. Killed
     between the two renames, the old folder is put back by the next claim of ``path``; on
     an error here it is put back at once and ``tmp`` removed."""
     old = path.with_name(f".{path.name}{OLD_TAG}{os.getpid()}")
     try:
-        if path.is_dir():
+        if carry and path.is_dir():
             for file in sorted(path.rglob("*")):
                 name = file.relative_to(path)
                 if file.is_file() and not (tmp / name).exists():

@@ -318,7 +318,11 @@ def test_dask_cluster_on_loopback_equals_the_local_stream(pools, tmp_path):
         ) as cluster,
         Client(cluster) as client,
     ):  # fmt: skip
+        stale = tmp_path / "items" / "part-999999-0000.parquet"  # an earlier run's extra part
+        stale.parent.mkdir()
+        pd.DataFrame({"item": ["x"], "score": [0.0]}).to_parquet(stale)
         res = streamed(path, quantiles=[0.5], scheduler=client, items_out=tmp_path / "items")
+        assert not stale.exists()  # the new folder of parts replaces the old one whole
         one = streamed(path, scheduler=client)  # ridge folds: the first pass only
     for a, b in zip(one.means + one.groups, local.means + local.groups, strict=True):
         close(a, b)

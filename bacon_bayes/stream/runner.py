@@ -313,6 +313,6 @@ def estimate_stream(
     if writer is not None:
         result.items_out = writer.commit()
     elif parts_dir is not None and items_out is not None:
-        commit_folder(parts_dir, Path(items_out))
+        commit_folder(parts_dir, Path(items_out), carry=False)  # the parts are one table
         result.items_out = Path(items_out)
     return result
