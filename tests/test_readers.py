@@ -142,3 +142,24 @@ def test_generic_jsonl_flattened(tmp_path: Path) -> None:
     (tmp_path / "other.json").write_text('{"foo": 1}')
     with pytest.raises(ValidationError, match="neither an Inspect AI log"):
         read_any(tmp_path / "other.json")
+
+
+def test_readme_commands_run(
+    inspect_log: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's three commands for an Inspect AI log plus 60 labels, as written."""
+    import shlex
+    import shutil
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("### From the tools you use")[1].split("```bash\n")[1]
+    commands = [shlex.split(line) for line in section.split("```")[0].splitlines() if line]
+    assert 2 <= len(commands) <= 3 and {c[1] for c in commands} >= {"estimate", "report"}
+    shutil.copy(inspect_log, tmp_path / "run.eval")
+    labels().to_csv(tmp_path / "labels.csv", index=False)
+    assert len(labels()) == 60
+    monkeypatch.chdir(tmp_path)
+    for command in commands:
+        assert command[0] == "bacon"
+        assert main(command[1:]) == 0, command
+    assert (tmp_path / "report.html").is_file()
