@@ -131,7 +131,8 @@ def _find_judges(frame: pd.DataFrame, meta: TableMeta, roles: Roles) -> None:
     if meta.judges:
         for j in meta.judges:
             roles.judges.append(j)
-            roles.reasons[f"judge:{j}"] = f"a model-graded score of the {meta.format} file"
+            kind = meta.judge_kinds.get(j, "a score")
+            roles.reasons[f"judge:{j}"] = f"{kind} of the {meta.format} file"
         for c in meta.other_scores:
             roles.left_out[c] = "a score that is not model-graded (pass --judge to use it)"
         return

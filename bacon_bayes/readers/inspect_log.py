@@ -136,5 +136,6 @@ def read_inspect(path: str | Path) -> tuple[pd.DataFrame, TableMeta]:
         scores=scores[scores["judge"].isin(judges)].reset_index(drop=True) if many else None,
         other_scores=others,
         notes=notes,
+        judge_kinds=dict.fromkeys(judges, "a model-graded scorer"),
     )
     return frame, meta

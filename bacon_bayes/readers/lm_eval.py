@@ -123,5 +123,6 @@ def read_lm_eval(path: str | Path) -> tuple[pd.DataFrame, TableMeta]:
         text=text,
         response="output" if "output" in text else None,
         notes=notes,
+        judge_kinds=dict.fromkeys(judges, "a per-sample metric"),
     )
     return frame, meta

@@ -35,6 +35,8 @@ class TableMeta:
         model-graded); ``--judge NAME`` uses them.
     notes : list of str
         What the reader did that a user should know.
+    judge_kinds : dict
+        Judge -> what it is in the file (``bacon doctor`` gives it as the reason).
     """
 
     format: str
@@ -47,3 +49,4 @@ class TableMeta:
     scores: pd.DataFrame | None = None
     other_scores: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    judge_kinds: dict[str, str] = field(default_factory=dict)

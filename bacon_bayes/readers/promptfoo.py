@@ -133,5 +133,9 @@ def read_promptfoo(doc: dict[str, Any], name: str) -> tuple[pd.DataFrame, TableM
         text=["output", "prompt"],
         response="output",
         notes=notes,
+        judge_kinds={
+            j: "a model-graded assertion" if j in graded else "a deterministic assertion"
+            for j in ordered
+        },
     )
     return frame, meta
