@@ -134,3 +134,15 @@ def test_length_check_power_and_level() -> None:
     false = bias.length_flags(label, judge, length)[2].mean()
     assert power >= 0.8
     assert false <= 0.05 + 2.33 * np.sqrt(0.05 * 0.95 / sims)
+
+
+def test_full_summeval_table(capsys: pytest.CaptureFixture[str]) -> None:
+    """The shipped table as it is (every row rated by experts): no sparse label, so the
+    doctor points at the rating columns; with --label it names the rest and its command
+    runs."""
+    out, command = doctor([str(SUMMEVAL)], capsys)
+    assert command is None and "pass --label NAME" in out and "expert1_coherence" in out
+    out, command = doctor([str(SUMMEVAL), "--label", "expert_mean_relevance"], capsys)
+    assert found(out, "group") == ["system"] and found(out, "prompt") == ["doc_id"]
+    assert all(j.startswith("judge:") for j in found(out, "judge"))
+    assert command is not None and main(command) == 0

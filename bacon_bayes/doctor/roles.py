@@ -116,6 +116,17 @@ def _find_label(frame: pd.DataFrame, given: str | None, joined: bool, roles: Rol
         if num is not None and c != roles.item and 2 <= num.notna().sum() < DENSE * len(frame):
             sparse.append(str(c))
     if not sparse:
+        dense = [
+            str(c)
+            for c in frame.columns
+            if LABEL_HINT.search(str(c)) and _numeric(frame[c]) is not None and c != roles.item
+        ]
+        if dense:
+            shown = ", ".join(dense[:4]) + (f" and {len(dense) - 4} more" if len(dense) > 4 else "")
+            roles.reasons["label"] = (
+                f"none sparse; numeric columns named like human ratings, with a value on most "
+                f"rows: {shown}; pass --label NAME to use one as the label"
+            )
         return
     sparse.sort(key=lambda c: (not LABEL_HINT.search(c), -frame[c].notna().sum()))
     roles.label = sparse[0]
