@@ -147,19 +147,26 @@ def test_generic_jsonl_flattened(tmp_path: Path) -> None:
 def test_readme_commands_run(
     inspect_log: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The README's three commands for an Inspect AI log plus 60 labels, as written."""
+    """The README's commands, as written: an Inspect AI log plus 60 labels, and an
+    lm-eval sample log plus labels (at most three commands each)."""
     import shlex
     import shutil
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    section = readme.split("### From the tools you use")[1].split("```bash\n")[1]
-    commands = [shlex.split(line) for line in section.split("```")[0].splitlines() if line]
-    assert 2 <= len(commands) <= 3 and {c[1] for c in commands} >= {"estimate", "report"}
+    section = readme.split("### From the tools you use")[1].split("\n## ")[0]
+    blocks = [b.split("```")[0] for b in section.split("```bash\n")[1:]]
+    assert len(blocks) == 2
     shutil.copy(inspect_log, tmp_path / "run.eval")
     labels().to_csv(tmp_path / "labels.csv", index=False)
     assert len(labels()) == 60
+    write_lm_eval(tmp_path / "samples_mytask_2026-01-01T00-00-00.jsonl", n=80)
+    truth = lm_eval_truth(80)[:60]
+    labels_frame(list(range(60)), truth, "doc_id").to_csv(tmp_path / "doc_labels.csv", index=False)
     monkeypatch.chdir(tmp_path)
-    for command in commands:
-        assert command[0] == "bacon"
-        assert main(command[1:]) == 0, command
-    assert (tmp_path / "report.html").is_file()
+    for block in blocks:
+        commands = [shlex.split(line) for line in block.splitlines() if line.strip()]
+        assert len(commands) <= 3 and {c[1] for c in commands} >= {"estimate", "report"}
+        for command in commands:
+            assert command[0] == "bacon"
+            assert main(command[1:]) == 0, command
+    assert (tmp_path / "report.html").is_file() and (tmp_path / "lm_eval.html").is_file()
