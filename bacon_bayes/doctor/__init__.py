@@ -229,7 +229,8 @@ def _text(p: Profile) -> str:
         n = int(p.with_label["n"].max()) if p.with_label is not None else 0
         lines += ["", f"labels: {n} of {p.n_rows} items"]
     if r.judges:
-        lines += ["", "judges: coverage (share of items scored) and agreement with the labels"]
+        head = "judges: coverage (share of items scored)"
+        lines += ["", head + (" and agreement with the labels" if p.with_label is not None else "")]
         tab = pd.DataFrame({"judge": r.judges, "coverage": [p.coverage[j] for j in r.judges]})
         if p.with_label is not None:
             tab = tab.merge(p.with_label, on="judge")

@@ -85,7 +85,14 @@ def _is_index(values: pd.Series) -> bool:
 def _find_item(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: Roles) -> None:
     if given or meta.item:
         roles.item = given or meta.item
-        roles.reasons["id"] = "--item" if given else f"the id of the {meta.format} format"
+        generic = meta.format in ("jsonl", "json")
+        roles.reasons["id"] = (
+            "--item"
+            if given
+            else "named like an id"
+            if generic
+            else f"the id of the {meta.format} format"
+        )
         return
     unique = [c for c in frame.columns if frame[c].notna().all() and frame[c].is_unique]
     unique = [c for c in unique if _is_str(frame[c]) or pd.api.types.is_integer_dtype(frame[c])]

@@ -40,7 +40,7 @@ def sniff(path: Path) -> str:
         return "jsonl"
     if name.endswith(".json"):
         return "json"
-    if name.endswith((".csv", ".csv.gz", ".tsv", ".txt")):
+    if name.endswith((".csv", ".csv.gz")):
         return "csv"
     with open(path, "rb") as fh:
         head = fh.read(4096)
