@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -13,15 +14,18 @@ from bacon_bayes.cli import main
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.readers import join_labels, read_any
 
+from .inspect_fixture import labels, make_log
 from .tool_fixtures import labels_frame, lm_eval_truth, write_lm_eval, write_promptfoo
 
-pytest.importorskip("inspect_ai")
-
-from .inspect_fixture import labels, make_log
+needs_inspect = pytest.mark.skipif(
+    importlib.util.find_spec("inspect_ai") is None,
+    reason="inspect_ai not installed (pip install 'bacon_bayes[inspect]')",
+)
 
 
 @pytest.fixture(scope="module")
 def inspect_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("inspect_ai")
     return make_log(tmp_path_factory.mktemp("inspect"))
 
 
@@ -37,6 +41,7 @@ def test_inspect_log_written_by_inspect(inspect_log: Path) -> None:
     assert frame.set_index("id").loc["q005", "model_graded_qa"] == 0.0  # I
 
 
+@needs_inspect
 def test_inspect_epochs_are_runs(tmp_path: Path) -> None:
     frame, meta = read_any(make_log(tmp_path, n=6, epochs=2))
     assert len(frame) == 6 and (frame["epochs"] == 2).all()
@@ -72,6 +77,7 @@ def test_labels_errors(inspect_log: Path, tmp_path: Path) -> None:
     assert key == "id" and joined["human"].notna().sum() == 10
 
 
+@needs_inspect
 def test_no_model_graded_scorer_names_the_scorers(tmp_path: Path) -> None:
     from inspect_ai.log import read_eval_log, write_eval_log
 
@@ -170,3 +176,20 @@ def test_readme_commands_run(
             assert command[0] == "bacon"
             assert main(command[1:]) == 0, command
     assert (tmp_path / "report.html").is_file() and (tmp_path / "lm_eval.html").is_file()
+
+
+def test_labels_bad_input_on_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Exit 2 with the file, the column or the ids named, and the fix."""
+    path = write_lm_eval(tmp_path / "samples_t.jsonl", n=20)
+    labels_frame([1, 2, 99], np.array([1.0, 2.0, 3.0]), "doc_id").to_csv(
+        tmp_path / "l.csv", index=False
+    )
+    base = ["estimate", str(path), "--labels", str(tmp_path / "l.csv")]
+    assert main([*base, "--label", "human"]) == 2
+    assert "ids are not in the table's column 'doc_id': '99'" in capsys.readouterr().err
+    assert main([*base, "--label", "score"]) == 2
+    assert "has no column 'score'" in capsys.readouterr().err
+    assert main(["doctor", str(path), "--labels", str(tmp_path / "l.csv")]) == 2
+    assert "--labels needs --label" in capsys.readouterr().err
