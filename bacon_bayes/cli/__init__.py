@@ -24,6 +24,7 @@ COMMANDS: tuple[str, ...] = (
     "simulate",
     "plan",
     "drift",
+    "doctor",
 )
 
 

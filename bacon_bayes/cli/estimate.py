@@ -30,6 +30,7 @@ from bacon_bayes.io import read_table
 from bacon_bayes.outputs import Output, claim
 from bacon_bayes.planning import resolution_note
 from bacon_bayes.pool import KINDS, EvalPool
+from bacon_bayes.readers import join_labels, read_any
 from bacon_bayes.report.comparisons import comparisons, target_description
 from bacon_bayes.report.text import estimate_output
 from bacon_bayes.stream.source import expand_columns
@@ -106,9 +107,18 @@ def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
 def add_pool_arguments(p: argparse.ArgumentParser) -> None:
     """Arguments that describe how to read a table into an EvalPool (shared by commands)."""
     p.add_argument(
-        "file", help="CSV or Parquet table (one row per item), or a study folder (bacon sample)"
+        "file",
+        help="table of judge scores: CSV, Parquet, an Inspect AI log (.eval/.json), an "
+        "lm-eval-harness sample log (samples_*.jsonl), promptfoo results (.json) or JSON "
+        "Lines; or a study folder (bacon sample)",
     )
     p.add_argument("--label", help="column of human labels (empty = unlabeled); tables only")
+    p.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="CSV or Parquet file of human labels (an id column and the --label column), "
+        "joined onto FILE by id (--item, or the id the format has, e.g. an Inspect sample id)",
+    )
     p.add_argument(
         "--judge",
         action="append",
@@ -122,8 +132,13 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
         help="type of the label (default continuous; with --calibrator, the saved calibrator's)",
     )
     p.add_argument("--levels", help="comma-separated levels of an ordinal/categorical label")
-    p.add_argument("--group", help="group column (e.g. system)")
-    p.add_argument("--item", help="item id column (default: row number)")
+    p.add_argument(
+        "--group", help="group column (e.g. system; default: a promptfoo file's provider)"
+    )
+    p.add_argument(
+        "--item",
+        help="item id column (default: the format's id, e.g. a sample id; else row number)",
+    )
     p.add_argument("--propensity", help="inclusion-probability column of the label sample")
     p.add_argument(
         "--prompt",
@@ -215,15 +230,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
         )
     if not args.label:
         raise ValidationError("--label is required for a table; name the column of labels.")
-    df = read_table(args.file)
-    if args.scores:
-        judges: list[str] | pd.DataFrame = read_table(args.scores)
-        if args.judge:
-            raise ValidationError("pass either --judge columns or --scores, not both.")
-    else:
-        if not args.judge:
-            raise ValidationError("no judges given; pass --judge COL (repeatable) or --scores.")
-        judges = expand_judges(args.judge, df.columns)
+    df, judges = table_from_args(args)
     levels = parse_levels(args.levels)
     return EvalPool.from_frame(
         df,
@@ -239,6 +246,31 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
         prompt=args.prompt,
         prompt_propensity=args.prompt_propensity,
     )
+
+
+def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] | pd.DataFrame]:
+    """Read FILE in any format the readers take, join ``--labels``, and pick the judges:
+    ``--scores``, else ``--judge``, else the ones the file's format names (Inspect AI's
+    model-graded scorers, with its epochs as runs; lm-eval's metrics; promptfoo's
+    assertions). The item, group and prompt columns the format names fill ``--item``,
+    ``--group`` and ``--prompt`` when not given (``args`` is updated)."""
+    df, meta = read_any(args.file)
+    args.item = args.item or meta.item
+    if meta.format not in ("csv", "parquet"):
+        args.group = args.group or meta.group
+        args.prompt = args.prompt or meta.prompt
+    if getattr(args, "labels", None):
+        df, args.item = join_labels(df, args.labels, args.label, args.item)
+    if args.scores:
+        if args.judge:
+            raise ValidationError("pass either --judge columns or --scores, not both.")
+        return df, read_table(args.scores)
+    if args.judge:
+        return df, expand_judges(args.judge, df.columns)
+    if meta.judges:
+        return df, meta.scores if meta.scores is not None else list(meta.judges)
+    found = f" ({'; '.join(meta.notes)})" if meta.notes else ""
+    raise ValidationError(f"no judges given; pass --judge COL (repeatable) or --scores.{found}")
 
 
 def group_name(args: argparse.Namespace) -> str | None:
@@ -292,7 +324,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValidationError(f"--save {args.save!r} should end in .nc (a NetCDF file)")
     if args.round and not args.history:
         raise ValidationError("--round names a round in the ledger; pass --history FILE too")
-    inputs = [args.file, args.scores, args.calibrator]
+    inputs = [args.file, args.scores, args.labels, args.calibrator]
     with contextlib.ExitStack() as stack:
         save = history = None
         if args.save:

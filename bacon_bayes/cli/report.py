@@ -48,7 +48,15 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.planning import resolution_note
     from bacon_bayes.report.rounds import drift_html, round_section
 
-    inputs = [args.file, args.scores, args.simulate, args.calibrator, args.history, args.anchor]
+    inputs = [
+        args.file,
+        args.scores,
+        args.labels,
+        args.simulate,
+        args.calibrator,
+        args.history,
+        args.anchor,
+    ]
     with claim(args.out, inputs=inputs, force=args.force) as out:
         records = None
         if args.history is not None:

@@ -135,7 +135,7 @@ def _claim(args: argparse.Namespace, writes: tuple[str, ...]) -> Any:
 
 def run_ablation(args: argparse.Namespace) -> int:
     """``--ablation``: the oracle table, written to DIR/ablation.csv, .md and settings."""
-    from bacon_bayes.io import read_table
+    from bacon_bayes.readers import read_any
     from bacon_bayes.simulation.ablation import (
         FILES,
         AblationSpec,
@@ -161,7 +161,7 @@ def run_ablation(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     with _claim(args, FILES) as out:
-        frame = read_table(args.data)
+        frame = read_any(args.data)[0]
         table = ablation(frame, spec, progress=partial(stderr_progress, what="fits"))
         paths = write_ablation(out.path, table, spec)
         out.written()
@@ -172,7 +172,7 @@ def run_ablation(args: argparse.Namespace) -> int:
 
 def run_monte_carlo(args: argparse.Namespace) -> int:
     """The Monte Carlo over label draws (trials.parquet, summary.csv, plots)."""
-    from bacon_bayes.io import read_table
+    from bacon_bayes.readers import read_any
     from bacon_bayes.simulation.montecarlo import (
         FILES as MONTE_CARLO_FILES,
     )
@@ -204,7 +204,7 @@ def run_monte_carlo(args: argparse.Namespace) -> int:
         surrogates=None if extras is None else tuple(extras),
     )
     with _claim(args, MONTE_CARLO_FILES) as held:
-        frame = read_table(args.data)
+        frame = read_any(args.data)[0]
         spec.check(frame)
         trials = simulate(
             frame, spec, workers=args.workers, scheduler=args.scheduler, progress=stderr_progress

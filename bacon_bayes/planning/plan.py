@@ -384,8 +384,11 @@ def resolution_note(
 ) -> str | None:
     """One line for the comparisons: the labels that :func:`plan` says would resolve the
     top group from the rest with ``power``, under its recommended design (None when the
-    pool has fewer than two groups or no labels)."""
+    pool has fewer than two groups, no labels, or every item labeled: nothing is left to
+    label)."""
     if pool.groups is None or np.unique(pool.groups).size < 2 or pool.n_labeled == 0:
+        return None
+    if pool.n_labeled >= pool.n_items:
         return None
     try:
         result = plan(pool, Goal("top", power=power), alpha=alpha, group_column=group_column)

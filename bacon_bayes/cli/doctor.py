@@ -1,0 +1,58 @@
+"""``bacon doctor FILE``: what is in a table of judge scores and what to run on it."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "doctor",
+        help="profile a table of judge scores: columns, labels, agreement, biases, command",
+        description="Find the id, label, judge, group, prompt and text columns of FILE (any "
+        "format bacon reads), count the labels per group, measure each judge's coverage and "
+        "agreement (between judges and with the labels), check what each judge seems biased "
+        "by (response length, group), and print the `bacon estimate` command to run.",
+    )
+    p.add_argument(
+        "file",
+        help="CSV, Parquet, an Inspect AI log, an lm-eval sample log, promptfoo results or "
+        "JSON Lines",
+    )
+    p.add_argument("--labels", metavar="FILE", help="CSV or Parquet of human labels joined by id")
+    p.add_argument("--label", help="the label column (default: found; needed with --labels)")
+    p.add_argument("--item", help="the id column (default: found)")
+    p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from bacon_bayes.doctor import profile
+    from bacon_bayes.errors import ValidationError
+    from bacon_bayes.readers import join_labels, read_any
+
+    if not 0 < args.alpha < 1:
+        raise ValidationError(f"--alpha must be between 0 and 1, got {args.alpha}")
+    frame, meta = read_any(args.file)
+    item = args.item
+    if args.labels:
+        if not args.label:
+            raise ValidationError("--labels needs --label, the labels file's label column")
+        frame, item = join_labels(frame, args.labels, args.label, args.item or meta.item)
+    elif args.label and args.label not in frame.columns:
+        raise ValidationError(
+            f"--label {args.label!r} is not a column of {args.file!r} (columns: "
+            f"{', '.join(map(str, frame.columns[:12]))}); pass --labels FILE if the labels "
+            "are in another file."
+        )
+    found = profile(
+        frame,
+        meta,
+        args.file,
+        label=args.label,
+        item=item if item != meta.item else None,
+        labels=args.labels,
+        alpha=args.alpha,
+    )
+    print(found.to_text())
+    return 0

@@ -1,0 +1,313 @@
+"""``bacon doctor``: profile a table of judge scores and say what can be computed.
+
+:func:`profile` finds the columns' roles (:mod:`.roles`), counts labels per group,
+measures each judge's coverage and agreement (:mod:`.agreement`), checks what each judge
+seems biased by (:mod:`.bias`) and builds the ``bacon estimate`` command to run;
+:meth:`Profile.to_text` prints it all.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import shlex
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.doctor import agreement, bias
+from bacon_bayes.doctor.roles import Roles, find_roles
+from bacon_bayes.readers import TableMeta
+
+__all__ = ["Profile", "profile"]
+
+#: fewest labels a group needs for its own interval in ``bacon estimate``
+MIN_GROUP_LABELS = 5
+
+
+@dataclass
+class Profile:
+    """What ``bacon doctor`` found in a table; see :func:`profile`."""
+
+    file: str
+    meta: TableMeta
+    n_rows: int
+    roles: Roles
+    alpha: float
+    labels_per_group: pd.DataFrame | None = None
+    coverage: dict[str, float] = field(default_factory=dict)
+    with_label: pd.DataFrame | None = None
+    between: pd.DataFrame | None = None
+    judges_alpha: tuple[float, str, list[str]] | None = None
+    length: list[bias.LengthBias] = field(default_factory=list)
+    length_note: str = ""
+    groups: dict[str, pd.DataFrame] = field(default_factory=dict)
+    command: list[str] | None = None
+    can: list[str] = field(default_factory=list)
+
+    def to_text(self) -> str:
+        """The profile as the text ``bacon doctor`` prints."""
+        return _text(self)
+
+
+def _judge_args(judges: list[str], columns: list[str]) -> list[str]:
+    """``--judge`` arguments: one shell pattern for judges that share a prefix (and
+    no other column has), else one per judge."""
+    if len(judges) > 2:
+        prefix = judges[0]
+        for j in judges[1:]:
+            while not j.startswith(prefix):
+                prefix = prefix[:-1]
+        cut = max(prefix.rfind(c) for c in ":_-./|")
+        if cut > 0:
+            pattern = prefix[: cut + 1] + "*"
+            if not any(ch in pattern[:-1] for ch in "*?[") and sorted(
+                fnmatch.filter(columns, pattern)
+            ) == sorted(judges):
+                return ["--judge", pattern]
+    out: list[str] = []
+    for j in judges:
+        out += ["--judge", j]
+    return out
+
+
+def _scale(values: np.ndarray) -> str | None:
+    """``LOW:HIGH`` of ordinal labels (their observed range), None otherwise."""
+    v = values[np.isfinite(values)]
+    if v.size == 0 or not agreement.is_ordinal(v) or np.ptp(v) == 0:
+        return None
+    return f"{v.min():g}:{v.max():g}"
+
+
+def _command(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] | None:
+    r, meta = p.roles, p.meta
+    if r.label is None or not r.judges:
+        return None
+    cmd = ["bacon", "estimate", p.file]
+    if labels:
+        cmd += ["--labels", labels]
+    cmd += ["--label", r.label]
+    if r.item and (r.item != meta.item):
+        cmd += ["--item", r.item]
+    if r.judges != meta.judges:
+        cmd += _judge_args(r.judges, [str(c) for c in frame.columns])
+    if r.group and r.group != meta.group:
+        cmd += ["--group", r.group]
+    if r.prompt and r.prompt != meta.prompt:
+        cmd += ["--prompt", r.prompt]
+    scale = _scale(frame[r.label].to_numpy(dtype=float))
+    if scale:
+        cmd += ["--scale", scale]
+    return cmd
+
+
+def profile(
+    frame: pd.DataFrame,
+    meta: TableMeta,
+    file: str,
+    *,
+    label: str | None = None,
+    item: str | None = None,
+    labels: str | None = None,
+    alpha: float = 0.05,
+) -> Profile:
+    """Profile a table of judge scores.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table (with the labels of ``labels`` already joined).
+    meta : TableMeta
+        What the reader found (:func:`bacon_bayes.readers.read_any`).
+    file : str
+        The file name as given (it goes into the printed command).
+    label, item : str, optional
+        The label and id columns when named by the user.
+    labels : str, optional
+        The labels file joined (it goes into the printed command).
+    alpha : float
+        1 - confidence level of the bias intervals.
+
+    Returns
+    -------
+    Profile
+    """
+    roles = find_roles(frame, meta, label=label, item=item, labels_joined=labels is not None)
+    p = Profile(file=file, meta=meta, n_rows=len(frame), roles=roles, alpha=alpha)
+    y = frame[roles.label].to_numpy(dtype=float) if roles.label else None
+    p.coverage = {j: float(frame[j].notna().mean()) for j in roles.judges}
+    if roles.group and y is not None:
+        g = frame.assign(_labeled=np.isfinite(y)).groupby(roles.group, observed=True)
+        p.labels_per_group = g["_labeled"].agg(items="size", labels="sum").reset_index()
+    if y is not None and roles.judges:
+        p.with_label = agreement.with_label(frame, roles.judges, roles.label or "")
+    if len(roles.judges) > 1:
+        p.between = agreement.between_judges(frame, roles.judges)
+        ref = y if y is not None else frame[roles.judges[0]].to_numpy(dtype=float)
+        on = [j for j in roles.judges if agreement.same_scale(frame[j].to_numpy(dtype=float), ref)]
+        if len(on) > 1:
+            value, how = agreement.alpha(frame[on].to_numpy(dtype=float).T)
+            p.judges_alpha = (value, how, on)
+    if y is not None and roles.judges:
+        if roles.response:
+            length = bias.words(frame[roles.response])
+            for j in roles.judges:
+                found = bias.length_bias(y, frame[j].to_numpy(dtype=float), length, j, alpha)
+                if found is not None:
+                    p.length.append(found)
+            if not p.length:
+                p.length_note = f"too few labeled items (< {bias.MIN_LENGTH_N}) with a response"
+        else:
+            p.length_note = "no response text column: response length not checked"
+        if roles.group:
+            groups = frame[roles.group].to_numpy()
+            for j in roles.judges:
+                p.groups[j] = bias.group_bias(y, frame[j].to_numpy(dtype=float), groups, alpha)
+    p.command = _command(p, frame, labels)
+    p.can = _can(p, y)
+    return p
+
+
+def _can(p: Profile, y: np.ndarray | None) -> list[str]:
+    r = p.roles
+    if not r.judges:
+        return ["nothing yet: no judge column found; name one with --judge in bacon estimate"]
+    if y is None or np.isfinite(y).sum() < 2:
+        return [
+            "only the raw judge average (no human labels): label a sample of items "
+            "(bacon sample), then pass them with --labels FILE --label COLUMN"
+        ]
+    n = int(np.isfinite(y).sum())
+    out = [
+        f"the mean label over all {p.n_rows} items from {n} labels and {len(r.judges)} "
+        "judge(s): calibrated (AEE), labels-only and raw-judge estimates with intervals"
+    ]
+    if p.labels_per_group is not None:
+        few = p.labels_per_group[p.labels_per_group["labels"] < MIN_GROUP_LABELS]
+        if few.empty:
+            out.append(f"a mean per {r.group} and their comparisons (each has >= 5 labels)")
+        else:
+            names = ", ".join(map(str, few[r.group].head(5)))
+            out.append(
+                f"means per {r.group}, except {len(few)} with fewer than {MIN_GROUP_LABELS} "
+                f"labels ({names}): label more of those for their intervals"
+            )
+    if r.prompt:
+        out.append(f"folds split by {r.prompt} (items answering one prompt stay together)")
+    return out
+
+
+def _f(v: float, nd: int = 2) -> str:
+    return "-" if v is None or not np.isfinite(v) else f"{v:.{nd}f}"
+
+
+def _text(p: Profile) -> str:
+    r = p.roles
+    lines = [f"bacon doctor: {p.file} ({p.meta.format}, {p.n_rows} rows)", "", "columns found:"]
+
+    def row(role: str, value: str | None, reason: str) -> None:
+        lines.append(f"  {role:<9} {value or '-':<28} {reason}")
+
+    row("id", r.item, r.reasons.get("id", "none: rows are items by position"))
+    row("label", r.label, r.reasons.get("label", "none: no sparse numeric column"))
+    for j in r.judges:
+        row("judge", j, r.reasons[f"judge:{j}"])
+    if not r.judges:
+        row("judge", None, "none: no dense numeric column related to the label")
+    row("group", r.group, r.reasons.get("group", "none: no column of a few repeated strings"))
+    row("prompt", r.prompt, r.reasons.get("prompt", "none: no strings shared across groups"))
+    for t in r.text:
+        row("text", t, r.reasons[f"text:{t}"] + (" (the response)" if t == r.response else ""))
+    for c, why in r.left_out.items():
+        row("left out", c, why)
+    for note in p.meta.notes:
+        lines.append(f"  note: {note}")
+    if p.labels_per_group is not None:
+        lines += ["", f"labels per {r.group}:"]
+        lines += ["  " + s for s in p.labels_per_group.to_string(index=False).splitlines()]
+    elif r.label:
+        n = int(p.with_label["n"].max()) if p.with_label is not None else 0
+        lines += ["", f"labels: {n} of {p.n_rows} items"]
+    if r.judges:
+        head = "judges: coverage (share of items scored)"
+        lines += ["", head + (" and agreement with the labels" if p.with_label is not None else "")]
+        tab = pd.DataFrame({"judge": r.judges, "coverage": [p.coverage[j] for j in r.judges]})
+        if p.with_label is not None:
+            tab = tab.merge(p.with_label, on="judge")
+        text = tab.to_string(index=False, float_format=lambda v: f"{v:.2f}", na_rep="-")
+        lines += ["  " + s for s in text.splitlines()]
+        if p.with_label is not None:
+            lines.append(
+                "  (spearman: rank correlation; kappa_w: Cohen's kappa, quadratic weights, "
+                "ordinal scores on the label's scale; alpha: Krippendorff's interval alpha, "
+                "same scale only)"
+            )
+    if p.between is not None:
+        lines += ["", "agreement between judges (Spearman):"]
+        if len(r.judges) <= 6:
+            text = p.between.to_string(float_format=lambda v: f"{v:.2f}", na_rep="-")
+            lines += ["  " + s for s in text.splitlines()]
+        else:
+            m = p.between.to_numpy()
+            iu = np.triu_indices_from(m, 1)
+            vals = m[iu]
+            order = np.argsort(np.nan_to_num(vals, nan=2.0))
+            lo, hi = order[0], np.argsort(np.nan_to_num(vals, nan=-2.0))[-1]
+            names = p.between.index
+            lines.append(f"  median over {vals.size} pairs {_f(float(np.nanmedian(vals)))}")
+            lines.append(f"  highest {_f(vals[hi])}: {names[iu[0][hi]]} ~ {names[iu[1][hi]]}")
+            lines.append(f"  lowest  {_f(vals[lo])}: {names[iu[0][lo]]} ~ {names[iu[1][lo]]}")
+        if p.judges_alpha is not None:
+            value, how, on = p.judges_alpha
+            lines.append(
+                f"  Krippendorff's alpha (interval) of the {len(on)} judges on one scale: "
+                f"{_f(value)} ({how})"
+            )
+    lines += _bias_text(p)
+    lines += ["", "what can be computed:"] + [f"  - {c}" for c in p.can]
+    if p.command is not None:
+        lines += ["", "run:", "  " + shlex.join(p.command)]
+    return "\n".join(lines)
+
+
+def _bias_text(p: Profile) -> list[str]:
+    r = p.roles
+    if not p.length and not p.groups and not p.length_note:
+        return []
+    level = f"{1 - p.alpha:.0%}"
+    lines = ["", "what the judges seem biased by (on the labeled items):"]
+    if p.length:
+        lines.append(
+            f"  response length ({r.response}, words): over-rating per 100 words, the "
+            f"coefficient of length in label ~ judge + length, {level} CI (HC3):"
+        )
+        for b in p.length:
+            flag = "  <- biased by length" if b.flagged else ""
+            lines.append(
+                f"    {b.judge:<28} {b.over:+.3f} [{b.low:+.3f}, {b.high:+.3f}] n={b.n}{flag}"
+            )
+    elif p.length_note:
+        lines.append(f"  response length: {p.length_note}")
+    tables = {j: t for j, t in p.groups.items() if not t.empty}
+    if tables:
+        k = len(next(iter(tables.values())))
+        lines.append(
+            f"  {r.group}: mean over-rating (judge above the labels' prediction from it) per "
+            f"{r.group}, simultaneous {level} intervals over {k} groups; those excluding 0:"
+        )
+    for j, tab in tables.items():
+        flagged = tab[tab["flagged"]].sort_values("over", key=abs, ascending=False)
+        shown = [
+            f"{g} {o:+.2f} [{lo:+.2f}, {hi:+.2f}]"
+            for g, o, lo, hi in flagged[["group", "over", "low", "high"]]
+            .head(3)
+            .itertuples(index=False)
+        ]
+        more = f" and {len(flagged) - 3} more" if len(flagged) > 3 else ""
+        lines.append(f"    {j:<28} {', '.join(shown) + more if shown else 'none'}")
+    if len(p.length) > 1 or len(tables) > 1:
+        lines.append(
+            f"  (each judge at level {level}, not adjusted for the {len(r.judges)} judges "
+            "checked: expect a few flags by chance among many judges)"
+        )
+    return lines

@@ -1,0 +1,298 @@
+"""Which column of a table plays which part: id, label, judges, group, prompt, texts.
+
+Each finding comes with the reason it was made, so ``bacon doctor`` can say why.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from bacon_bayes.readers import TableMeta
+
+ID_NAMES = ("id", "item", "item_id", "uid", "sample_id", "doc_id", "example_id")
+LABEL_HINT = re.compile(r"human|label|gold|expert|rating|truth|annot|manual", re.I)
+GROUP_HINT = re.compile(r"system|model|provider|group|policy|agent|variant", re.I)
+PROMPT_HINT = re.compile(r"prompt|doc|question|source|input|test|task|query", re.I)
+RESPONSE_HINT = re.compile(r"output|response|summary|completion|answer|generation|reply", re.I)
+NOT_JUDGE = re.compile(
+    r"^(epochs?|run|index|row|n|count)$|latency|tokens|cost|_idx$|idx$|propensit|seed|time",
+    re.I,
+)
+#: a column is dense when at least this share of rows has a value, sparse below
+DENSE = 0.5
+#: judges with |Spearman| below this against the labels are left out
+MIN_RHO = 0.1
+#: mean length (characters) from which a string column counts as text
+TEXT_CHARS = 40
+MAX_GROUPS = 50
+
+
+@dataclass
+class Roles:
+    """The columns found, each role with its reason.
+
+    Attributes
+    ----------
+    item, label, group, prompt, response : str or None
+        The id, human-label, group, prompt and response-text columns.
+    judges : list of str
+        Judge score columns.
+    text : list of str
+        Text columns (the response first).
+    reasons : dict
+        Role (or ``judge:NAME``) -> why that column was taken.
+    left_out : dict
+        Column -> why it plays no part.
+    """
+
+    item: str | None = None
+    label: str | None = None
+    judges: list[str] = field(default_factory=list)
+    group: str | None = None
+    prompt: str | None = None
+    text: list[str] = field(default_factory=list)
+    response: str | None = None
+    reasons: dict[str, str] = field(default_factory=dict)
+    left_out: dict[str, str] = field(default_factory=dict)
+
+
+def _is_str(s: pd.Series) -> bool:
+    return bool(
+        pd.api.types.is_string_dtype(s)
+        or pd.api.types.is_object_dtype(s)
+        or isinstance(s.dtype, pd.CategoricalDtype)
+    )
+
+
+def _numeric(s: pd.Series) -> pd.Series | None:
+    """The column as floats, or None when it is not numeric (bools count)."""
+    if pd.api.types.is_bool_dtype(s) or pd.api.types.is_numeric_dtype(s):
+        return s.astype(float)
+    return None
+
+
+def _is_index(values: pd.Series) -> bool:
+    """0..n-1 or 1..n in order: a row number."""
+    v = values.to_numpy()
+    return bool(len(v) > 2 and np.all(np.diff(v) == 1) and v[0] in (0, 1))
+
+
+def _find_item(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: Roles) -> None:
+    if given or meta.item:
+        roles.item = given or meta.item
+        generic = meta.format in ("jsonl", "json")
+        roles.reasons["id"] = (
+            "--item"
+            if given
+            else "named like an id"
+            if generic
+            else f"the id of the {meta.format} format"
+        )
+        return
+    unique = [c for c in frame.columns if frame[c].notna().all() and frame[c].is_unique]
+    unique = [c for c in unique if _is_str(frame[c]) or pd.api.types.is_integer_dtype(frame[c])]
+    named = [c for c in unique if str(c).lower() in ID_NAMES]
+    pick = (named or unique or [None])[0]
+    if pick is not None:
+        roles.item = str(pick)
+        why = "named like an id, " if named else ""
+        roles.reasons["id"] = f"{why}every value distinct ({len(frame)} rows)"
+
+
+def _sparse_share(s: pd.Series) -> float:
+    return float(s.notna().mean())
+
+
+def _find_label(frame: pd.DataFrame, given: str | None, joined: bool, roles: Roles) -> None:
+    if given is not None:
+        if given in frame.columns:
+            roles.label = given
+            n = int(frame[given].notna().sum())
+            roles.reasons["label"] = (
+                f"{'from --labels' if joined else '--label'}: {n} of {len(frame)} rows labeled"
+            )
+        return
+    sparse = []
+    for c in frame.columns:
+        num = _numeric(frame[c])
+        if num is not None and c != roles.item and 2 <= num.notna().sum() < DENSE * len(frame):
+            sparse.append(str(c))
+    if not sparse:
+        dense = [
+            str(c)
+            for c in frame.columns
+            if LABEL_HINT.search(str(c)) and _numeric(frame[c]) is not None and c != roles.item
+        ]
+        if dense:
+            shown = ", ".join(dense[:4]) + (f" and {len(dense) - 4} more" if len(dense) > 4 else "")
+            roles.reasons["label"] = (
+                f"none sparse; numeric columns named like human ratings, with a value on most "
+                f"rows: {shown}; pass --label NAME to use one as the label"
+            )
+        return
+    sparse.sort(key=lambda c: (not LABEL_HINT.search(c), -frame[c].notna().sum()))
+    roles.label = sparse[0]
+    n = int(frame[roles.label].notna().sum())
+    hint = "named like a label, " if LABEL_HINT.search(roles.label) else ""
+    roles.reasons["label"] = f"{hint}numeric and sparse: {n} of {len(frame)} rows have a value"
+    for c in sparse[1:]:
+        roles.left_out[c] = "numeric and sparse, but another column was taken as the label"
+
+
+def _find_judges(frame: pd.DataFrame, meta: TableMeta, roles: Roles) -> None:
+    label = frame[roles.label].astype(float) if roles.label else None
+    if meta.judges:
+        for j in meta.judges:
+            roles.judges.append(j)
+            kind = meta.judge_kinds.get(j, "a score")
+            roles.reasons[f"judge:{j}"] = f"{kind} of the {meta.format} file"
+        for c in meta.other_scores:
+            roles.left_out[c] = "a score that is not model-graded (pass --judge to use it)"
+        return
+    for c in frame.columns:
+        c = str(c)
+        num = _numeric(frame[c])
+        if num is None or c in (roles.item, roles.label) or c in roles.left_out:
+            continue
+        share = float(num.notna().mean())
+        if share < DENSE:
+            roles.left_out[c] = f"numeric but sparse ({share:.0%} of rows)"
+        elif LABEL_HINT.search(c):
+            roles.left_out[c] = "numeric and dense, but named like a human rating"
+        elif NOT_JUDGE.search(c):
+            roles.left_out[c] = "numeric, but named like a count, time or index"
+        elif num.nunique() < 2:
+            roles.left_out[c] = "numeric but constant"
+        elif _is_index(num):
+            roles.left_out[c] = "numeric, a row number (0, 1, 2, ...)"
+        else:
+            rho = _rho(num, label)
+            if rho is not None and (np.isnan(rho) or abs(rho) < MIN_RHO):
+                roles.left_out[c] = (
+                    f"numeric and dense, but unrelated to the label (Spearman {rho:.2f})"
+                )
+                continue
+            roles.judges.append(c)
+            why = f"numeric and dense ({share:.0%} of rows scored)"
+            why += f", Spearman {rho:.2f} with the label" if rho is not None else ""
+            roles.reasons[f"judge:{c}"] = why
+
+
+def _rho(x: pd.Series, label: pd.Series | None) -> float | None:
+    """Spearman correlation on the rows with both (None without 5 such rows)."""
+    if label is None:
+        return None
+    both = x.notna() & label.notna()
+    if both.sum() < 5:
+        return None
+    return float(stats.spearmanr(x[both], label[both]).statistic)
+
+
+def _categorical(frame: pd.DataFrame, roles: Roles) -> list[str]:
+    taken = {roles.item, roles.label, *roles.judges}
+    return [str(c) for c in frame.columns if c not in taken and _is_str(frame[c])]
+
+
+def _find_group_prompt(frame: pd.DataFrame, meta: TableMeta, roles: Roles) -> None:
+    n = len(frame)
+    strings = _categorical(frame, roles)
+    if meta.group and meta.group in frame.columns:
+        roles.group = meta.group
+        roles.reasons["group"] = f"the {meta.format} file's {meta.group}"
+    else:
+        cands = []
+        for c in strings:
+            counts = frame[c].value_counts()
+            if 2 <= len(counts) <= min(MAX_GROUPS, n // 2) and counts.min() >= 2:
+                cands.append(c)
+        cands.sort(key=lambda c: (not GROUP_HINT.search(c), frame[c].nunique()))
+        if cands:
+            roles.group = cands[0]
+            k = frame[roles.group].nunique()
+            roles.reasons["group"] = (
+                f"{k} distinct strings, each repeated (about {n // k} rows each)"
+            )
+    if roles.group is None:
+        return
+    if meta.prompt and meta.prompt in frame.columns:
+        roles.prompt = meta.prompt
+        roles.reasons["prompt"] = f"the {meta.format} file's test case, answered by every group"
+        return
+    best: tuple[float, str] | None = None
+    for c in strings:
+        if c == roles.group or frame[c].nunique() > n // 2:
+            continue
+        shared = frame.groupby(c, observed=True)[roles.group].nunique()
+        share = float((shared >= 2).mean())
+        key = share + (0.01 if PROMPT_HINT.search(c) else 0.0)
+        if share >= 0.8 and (best is None or key > best[0]):
+            best = (key, c)
+    if best is not None:
+        roles.prompt = best[1]
+        k = frame[roles.prompt].nunique()
+        roles.reasons["prompt"] = (
+            f"{k} distinct strings, each shared by items of several {roles.group} values"
+        )
+
+
+def _find_text(frame: pd.DataFrame, meta: TableMeta, roles: Roles) -> None:
+    taken = {roles.group, roles.prompt}
+    if meta.text:
+        roles.text = [c for c in meta.text if c in frame.columns]
+        for c in roles.text:
+            roles.reasons[f"text:{c}"] = f"the {meta.format} file's {c} text"
+    else:
+        for c in _categorical(frame, roles):
+            if c in taken:
+                continue
+            chars = float(frame[c].dropna().astype(str).str.len().mean())
+            if chars >= TEXT_CHARS:
+                roles.text.append(c)
+                roles.reasons[f"text:{c}"] = f"strings of {chars:.0f} characters on average"
+    if meta.response and meta.response in roles.text:
+        roles.response = meta.response
+    elif roles.text:
+        named = [c for c in roles.text if RESPONSE_HINT.search(c)]
+        roles.response = (named or roles.text)[0]
+    if roles.response:
+        roles.text = [roles.response, *[c for c in roles.text if c != roles.response]]
+
+
+def find_roles(
+    frame: pd.DataFrame,
+    meta: TableMeta,
+    *,
+    label: str | None = None,
+    item: str | None = None,
+    labels_joined: bool = False,
+) -> Roles:
+    """Find the id, label, judge, group, prompt and text columns of ``frame``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table (one row per item), as :func:`bacon_bayes.readers.read_any` reads it.
+    meta : TableMeta
+        What the reader knows (an Inspect log's judges, a promptfoo file's group ...).
+    label, item : str, optional
+        The label and id columns when the user named them (``--label``, ``--item``).
+    labels_joined : bool
+        Whether the label column came from a ``--labels`` file.
+
+    Returns
+    -------
+    Roles
+        The columns found and why.
+    """
+    roles = Roles()
+    _find_item(frame, meta, item, roles)
+    _find_label(frame, label, labels_joined, roles)
+    _find_judges(frame, meta, roles)
+    _find_group_prompt(frame, meta, roles)
+    _find_text(frame, meta, roles)
+    return roles

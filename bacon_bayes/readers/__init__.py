@@ -1,0 +1,124 @@
+"""Reading the files evaluation tools write: CSV/Parquet tables, Inspect AI logs,
+lm-eval-harness sample logs, promptfoo results and generic JSON Lines.
+
+:func:`read_any` sniffs the format and returns the table with a :class:`TableMeta` that
+says which columns are ids, judges, texts and groups; :func:`join_labels` joins a
+separate labels file by id.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.io import read_table
+from bacon_bayes.readers.labels import join_labels
+from bacon_bayes.readers.meta import TableMeta
+
+__all__ = ["FORMATS", "TableMeta", "join_labels", "read_any", "sniff"]
+
+FORMATS = (
+    "CSV (.csv, .csv.gz), Parquet (.parquet), an Inspect AI log (.eval, .json), an "
+    "lm-eval-harness sample log (samples_*.jsonl), a promptfoo result file (.json) or JSON "
+    "Lines (.jsonl)"
+)
+
+
+def sniff(path: Path) -> str:
+    """The format of ``path``: ``parquet``, ``csv``, ``inspect``, ``json`` or ``jsonl``
+    (JSON documents are told apart after parsing)."""
+    name = path.name.lower()
+    if name.endswith((".parquet", ".pq")):
+        return "parquet"
+    if name.endswith(".eval"):
+        return "inspect"
+    if name.endswith((".jsonl", ".ndjson")):
+        return "jsonl"
+    if name.endswith(".json"):
+        return "json"
+    if name.endswith((".csv", ".csv.gz")):
+        return "csv"
+    with open(path, "rb") as fh:
+        head = fh.read(4096)
+    if head.startswith(b"PK"):
+        return "inspect"  # .eval logs are zip files
+    if head.startswith(b"PAR1"):
+        return "parquet"
+    text = head.lstrip()
+    if text.startswith(b"{"):
+        first = text.split(b"\n", 1)[0]
+        try:
+            json.loads(first)
+            return "jsonl"
+        except ValueError:
+            return "json"
+    return "csv"
+
+
+def _read_json(path: Path) -> tuple[pd.DataFrame, TableMeta]:
+    from bacon_bayes.readers import inspect_log, promptfoo
+    from bacon_bayes.readers.jsonl import flatten
+
+    try:
+        doc: Any = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValidationError(f"{str(path)!r} is not valid JSON ({exc}); pass {FORMATS}.") from exc
+    if inspect_log.looks_like(doc):
+        return inspect_log.read_inspect(path)
+    if promptfoo.looks_like(doc):
+        return promptfoo.read_promptfoo(doc, str(path))
+    if isinstance(doc, list) and doc and all(isinstance(r, dict) for r in doc):
+        frame = pd.DataFrame([flatten(r) for r in doc])
+        item = next((c for c in ("id", "item", "item_id") if c in frame.columns), None)
+        return frame, TableMeta(format="json", item=item)
+    keys = ", ".join(list(doc)[:8]) if isinstance(doc, dict) else type(doc).__name__
+    raise ValidationError(
+        f"{str(path)!r} is JSON but neither an Inspect AI log (eval, samples) nor a promptfoo "
+        f"result file (results.results) nor a list of records (top level: {keys}); pass "
+        f"{FORMATS}."
+    )
+
+
+def read_any(path: str | Path) -> tuple[pd.DataFrame, TableMeta]:
+    """Read a table of judge scores in any format bacon knows.
+
+    Parameters
+    ----------
+    path : str or Path
+        See :data:`FORMATS`.
+
+    Returns
+    -------
+    frame : DataFrame
+        One row per item.
+    meta : TableMeta
+        The roles of the columns the format fixes (for CSV/Parquet: none).
+
+    Raises
+    ------
+    ValidationError
+        A missing file, a folder, or a file of none of these formats.
+    """
+    from bacon_bayes.readers import inspect_log, lm_eval
+    from bacon_bayes.readers.jsonl import read_jsonl, read_lines
+
+    path = Path(path)
+    if not path.exists():
+        raise ValidationError(f"file {str(path)!r} does not exist; check the path.")
+    if path.is_dir():
+        raise ValidationError(f"{str(path)!r} is a folder; pass a file: {FORMATS}.")
+    kind = sniff(path)
+    if kind in ("csv", "parquet"):
+        return read_table(path), TableMeta(format=kind)
+    if kind == "inspect":
+        return inspect_log.read_inspect(path)
+    if kind == "json":
+        return _read_json(path)
+    first = read_lines(path)[0]
+    if lm_eval.looks_like(first):
+        return lm_eval.read_lm_eval(path)
+    return read_jsonl(path)

@@ -1,0 +1,78 @@
+"""Generic JSON Lines: one object per line, nested objects flattened to ``a.b`` columns."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.readers.meta import TableMeta
+
+
+def read_lines(path: str | Path) -> list[dict[str, Any]]:
+    """The objects of a JSON Lines file (blank lines skipped).
+
+    Raises
+    ------
+    ValidationError
+        A line that is not a JSON object, named by its line number.
+    """
+    rows: list[dict[str, Any]] = []
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValidationError(
+                    f"{str(path)!r} line {number} is not valid JSON ({exc.msg}); a JSON Lines "
+                    "file holds one JSON object per line: fix or drop that line."
+                ) from exc
+            if not isinstance(obj, dict):
+                raise ValidationError(
+                    f"{str(path)!r} line {number} is a JSON {type(obj).__name__}, not an "
+                    'object; each line must be one object like {"id": 1, "score": 0.5}.'
+                )
+            rows.append(obj)
+    if not rows:
+        raise ValidationError(f"{str(path)!r} has no JSON objects; it is empty.")
+    return rows
+
+
+def flatten(obj: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested dicts as ``a.b`` keys; lists are kept as JSON text."""
+    out: dict[str, Any] = {}
+    for key, value in obj.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out |= flatten(value, name + ".")
+        elif isinstance(value, list):
+            out[name] = json.dumps(value, ensure_ascii=False)
+        else:
+            out[name] = value
+    return out
+
+
+def read_jsonl(path: str | Path) -> tuple[pd.DataFrame, TableMeta]:
+    """Read a JSON Lines file into a flat table (nested dicts become ``a.b`` columns).
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``.jsonl`` file.
+
+    Returns
+    -------
+    frame : DataFrame
+        One row per line.
+    meta : TableMeta
+        With ``item`` set when a column is called ``id``, ``item``, ``item_id`` or
+        ``doc_id``.
+    """
+    frame = pd.DataFrame([flatten(r) for r in read_lines(path)])
+    item = next((c for c in ("id", "item", "item_id", "doc_id") if c in frame.columns), None)
+    return frame, TableMeta(format="jsonl", item=item)

@@ -1,0 +1,112 @@
+"""``--labels FILE``: human labels kept apart from the scores, joined onto the table by id."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.io import read_table
+
+
+def _few(values: list[str], n: int = 5) -> str:
+    shown = ", ".join(repr(v) for v in values[:n])
+    return shown + (f" and {len(values) - n} more" if len(values) > n else "")
+
+
+def key_column(frame: pd.DataFrame, labels: pd.DataFrame, item: str | None, label: str) -> str:
+    """The id column the labels are joined on: ``item`` (``--item`` or the reader's id),
+    else the one column other than the label that both tables have."""
+    if item is not None:
+        return item
+    shared = [c for c in labels.columns if c != label and c in frame.columns]
+    if len(shared) == 1:
+        return shared[0]
+    raise ValidationError(
+        "cannot tell which column joins the labels file to the table "
+        f"(columns in both: {', '.join(shared) or 'none'}); pass --item COLUMN, the id column "
+        "both files have."
+    )
+
+
+def join_labels(
+    frame: pd.DataFrame, path: str | Path, label: str, item: str | None
+) -> tuple[pd.DataFrame, str]:
+    """Join the labels of ``path`` onto ``frame`` by id.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table of scores (one row per item).
+    path : str or Path
+        CSV or Parquet file with the id column and the label column.
+    label : str
+        Name of the label column (``--label``); it becomes a column of the result, empty
+        where an item has no label.
+    item : str, optional
+        The id column (``--item``, or the reader's); found by name when None.
+
+    Returns
+    -------
+    frame : DataFrame
+        A copy with the label column.
+    item : str
+        The id column used.
+
+    Raises
+    ------
+    ValidationError
+        A missing column, duplicate ids in the labels file, ids that are not in the table
+        (the first few named), a label column the table already has.
+    """
+    labels = read_table(path)
+    name = str(path)
+    if label not in labels.columns:
+        raise ValidationError(
+            f"labels file {name!r} has no column {label!r} (its columns: "
+            f"{', '.join(map(str, labels.columns[:12]))}); pass --label with its label column."
+        )
+    key = key_column(frame, labels, item, label)
+    for where, table in (("labels file " + repr(name), labels), ("the table", frame)):
+        if key not in table.columns:
+            raise ValidationError(
+                f"{where} has no id column {key!r}; name the id column both files share "
+                "with --item."
+            )
+    if label in frame.columns:
+        raise ValidationError(
+            f"the table already has a column {label!r}; name the labels file's label column "
+            "differently (and pass that name as --label), or drop --labels."
+        )
+    ids = labels[key].astype(str)
+    dup = ids[ids.duplicated()].unique().tolist()
+    if dup:
+        raise ValidationError(
+            f"labels file {name!r}: ids {_few(dup)} appear more than once in column {key!r}; "
+            "keep one label per item (average repeated labels first)."
+        )
+    table_ids = frame[key].astype(str)
+    if table_ids.duplicated().any():
+        raise ValidationError(
+            f"the table's id column {key!r} repeats {table_ids[table_ids.duplicated()].iloc[0]!r}"
+            "; labels can only be joined on an id that names one row."
+        )
+    unknown = ids[~ids.isin(set(table_ids))].tolist()
+    if unknown:
+        raise ValidationError(
+            f"labels file {name!r}: {len(unknown)} ids are not in the table's column {key!r}: "
+            f"{_few(unknown)}; check that the labels belong to this file (ids are compared as "
+            "text)."
+        )
+    values = pd.to_numeric(labels[label], errors="coerce")
+    bad = labels[label].notna() & values.isna()
+    if bad.any():
+        row = int(bad.to_numpy().nonzero()[0][0])
+        raise ValidationError(
+            f"labels file {name!r} row {row + 2}: label {labels[label].iloc[row]!r} is not a "
+            "number; labels must be numbers (empty = unlabeled)."
+        )
+    out = frame.copy()
+    out[label] = table_ids.map(dict(zip(ids, values, strict=True))).to_numpy()
+    return out, key

@@ -1,0 +1,195 @@
+"""Readers of the files evaluation tools write, and --labels."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes.cli import main
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.readers import join_labels, read_any
+
+from .inspect_fixture import labels, make_log
+from .tool_fixtures import labels_frame, lm_eval_truth, write_lm_eval, write_promptfoo
+
+needs_inspect = pytest.mark.skipif(
+    importlib.util.find_spec("inspect_ai") is None,
+    reason="inspect_ai not installed (pip install 'bacon_bayes[inspect]')",
+)
+
+
+@pytest.fixture(scope="module")
+def inspect_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("inspect_ai")
+    return make_log(tmp_path_factory.mktemp("inspect"))
+
+
+def test_inspect_log_written_by_inspect(inspect_log: Path) -> None:
+    frame, meta = read_any(inspect_log)
+    assert meta.format == "inspect" and meta.item == "id"
+    assert meta.judges == ["model_graded_qa"] and meta.other_scores == ["match"]
+    assert len(frame) == 70 and set(frame["model_graded_qa"]) == {0.0, 0.5, 1.0}
+    row = frame.set_index("id").loc["q003"]
+    assert row["model_graded_qa"] == 0.5  # P -> 0.5 by value_to_float
+    assert row["input"] == "What is 3+3?" and row["target"] == "6"
+    assert row["output"].startswith("The answer is 6")
+    assert frame.set_index("id").loc["q005", "model_graded_qa"] == 0.0  # I
+
+
+@needs_inspect
+def test_inspect_epochs_are_runs(tmp_path: Path) -> None:
+    frame, meta = read_any(make_log(tmp_path, n=6, epochs=2))
+    assert len(frame) == 6 and (frame["epochs"] == 2).all()
+    assert meta.scores is not None and sorted(meta.scores["run"].unique()) == [1, 2]
+    assert set(meta.scores["judge"]) == {"model_graded_qa"}
+
+
+def test_inspect_estimate_and_report_in_three_commands(inspect_log: Path, tmp_path: Path) -> None:
+    """The README's commands: labels written, estimate, report."""
+    labels().to_csv(tmp_path / "labels.csv", index=False)
+    log = str(inspect_log)
+    lab = str(tmp_path / "labels.csv")
+    assert main(["estimate", log, "--labels", lab, "--label", "human"]) == 0
+    html = tmp_path / "report.html"
+    assert main(["report", log, "--labels", lab, "--label", "human", "--out", str(html)]) == 0
+    assert html.stat().st_size > 1000
+
+
+def test_labels_errors(inspect_log: Path, tmp_path: Path) -> None:
+    frame, meta = read_any(inspect_log)
+    lab = labels(5)
+    bad = pd.concat([lab, pd.DataFrame({"id": ["nope1", "nope2"], "human": [1.0, 0.0]})])
+    bad.to_csv(tmp_path / "bad.csv", index=False)
+    with pytest.raises(ValidationError, match="'nope1', 'nope2'"):
+        join_labels(frame, tmp_path / "bad.csv", "human", meta.item)
+    pd.concat([lab, lab.iloc[:1]]).to_csv(tmp_path / "dup.csv", index=False)
+    with pytest.raises(ValidationError, match="more than once"):
+        join_labels(frame, tmp_path / "dup.csv", "human", meta.item)
+    with pytest.raises(ValidationError, match="no column 'score'"):
+        join_labels(frame, tmp_path / "dup.csv", "score", meta.item)
+    labels(10).to_csv(tmp_path / "ok.csv", index=False)
+    joined, key = join_labels(frame, tmp_path / "ok.csv", "human", None)
+    assert key == "id" and joined["human"].notna().sum() == 10
+
+
+@needs_inspect
+def test_no_model_graded_scorer_names_the_scorers(tmp_path: Path) -> None:
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    log = read_eval_log(str(make_log(tmp_path, n=5)))
+    assert log.samples is not None
+    for sample in log.samples:
+        sample.scores = {"match": sample.scores["match"]}  # type: ignore[index]
+    log.eval.scorers = [s for s in log.eval.scorers or [] if s.name == "match"]
+    write_eval_log(log, str(tmp_path / "rules.json"))
+    _, meta = read_any(tmp_path / "rules.json")
+    assert meta.judges == [] and "its scorers: match" in meta.notes[0]
+    labels(5).to_csv(tmp_path / "l.csv", index=False)
+    with pytest.raises(ValidationError, match="its scorers: match"):
+        from bacon_bayes.cli import build_parser
+        from bacon_bayes.cli.estimate import table_from_args
+
+        args = build_parser().parse_args(
+            [
+                "estimate",
+                str(tmp_path / "rules.json"),
+                "--labels",
+                str(tmp_path / "l.csv"),
+                "--label",
+                "human",
+            ]
+        )
+        table_from_args(args)
+
+
+def test_lm_eval_sample_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_lm_eval(tmp_path / "samples_summ_2026-01-01T00-00-00.jsonl", n=80)
+    frame, meta = read_any(path)
+    assert meta.format == "lm-eval" and meta.item == "doc_id"
+    assert meta.judges == ["exact_match", "llm_judge"] and len(frame) == 80
+    assert frame["input"].iloc[0].startswith("Question: item 0?")
+    assert frame["output"].iloc[0].startswith("answer")
+    truth = lm_eval_truth(80)
+    labels_frame(list(range(60)), truth[:60], "doc_id").to_csv(tmp_path / "l.csv", index=False)
+    args = [str(path), "--labels", str(tmp_path / "l.csv"), "--label", "human"]
+    assert main(["estimate", *args, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_labeled"] == 60 and out["n_items"] == 80
+
+
+def test_promptfoo_results(tmp_path: Path) -> None:
+    path = write_promptfoo(tmp_path / "results.json")
+    frame, meta = read_any(path)
+    assert meta.format == "promptfoo" and meta.group == "provider" and meta.prompt == "test"
+    assert meta.judges == ["llm-rubric", "contains"] and len(frame) == 60
+    assert frame["id"].iloc[0] == "test0:openai:model-0"
+    assert frame["llm-rubric"].between(0, 1).all()
+    rng = np.random.default_rng(0)
+    ids = frame["id"].iloc[::2].tolist()
+    labels_frame(ids, rng.random(len(ids))).to_csv(tmp_path / "l.csv", index=False)
+    args = ["estimate", str(path), "--labels", str(tmp_path / "l.csv"), "--label", "human"]
+    assert main(args) == 0
+
+
+def test_generic_jsonl_flattened(tmp_path: Path) -> None:
+    path = tmp_path / "scores.jsonl"
+    rows = [{"id": i, "judge": {"a": i / 10, "b": 1}, "tags": ["x"]} for i in range(4)]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    frame, meta = read_any(path)
+    assert meta.item == "id" and {"judge.a", "judge.b", "tags"} <= set(frame.columns)
+    path.write_text('{"id": 1}\n[1, 2]\n')
+    with pytest.raises(ValidationError, match="line 2"):
+        read_any(path)
+    (tmp_path / "other.json").write_text('{"foo": 1}')
+    with pytest.raises(ValidationError, match="neither an Inspect AI log"):
+        read_any(tmp_path / "other.json")
+
+
+def test_readme_commands_run(
+    inspect_log: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's commands, as written: an Inspect AI log plus 60 labels, and an
+    lm-eval sample log plus labels (at most three commands each)."""
+    import shlex
+    import shutil
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("### From the tools you use")[1].split("\n## ")[0]
+    blocks = [b.split("```")[0] for b in section.split("```bash\n")[1:]]
+    assert len(blocks) == 2
+    shutil.copy(inspect_log, tmp_path / "run.eval")
+    labels().to_csv(tmp_path / "labels.csv", index=False)
+    assert len(labels()) == 60
+    write_lm_eval(tmp_path / "samples_mytask_2026-01-01T00-00-00.jsonl", n=80)
+    truth = lm_eval_truth(80)[:60]
+    labels_frame(list(range(60)), truth, "doc_id").to_csv(tmp_path / "doc_labels.csv", index=False)
+    monkeypatch.chdir(tmp_path)
+    for block in blocks:
+        commands = [shlex.split(line) for line in block.splitlines() if line.strip()]
+        assert len(commands) <= 3 and {c[1] for c in commands} >= {"estimate", "report"}
+        for command in commands:
+            assert command[0] == "bacon"
+            assert main(command[1:]) == 0, command
+    assert (tmp_path / "report.html").is_file() and (tmp_path / "lm_eval.html").is_file()
+
+
+def test_labels_bad_input_on_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Exit 2 with the file, the column or the ids named, and the fix."""
+    path = write_lm_eval(tmp_path / "samples_t.jsonl", n=20)
+    labels_frame([1, 2, 99], np.array([1.0, 2.0, 3.0]), "doc_id").to_csv(
+        tmp_path / "l.csv", index=False
+    )
+    base = ["estimate", str(path), "--labels", str(tmp_path / "l.csv")]
+    assert main([*base, "--label", "human"]) == 2
+    assert "ids are not in the table's column 'doc_id': '99'" in capsys.readouterr().err
+    assert main([*base, "--label", "score"]) == 2
+    assert "has no column 'score'" in capsys.readouterr().err
+    assert main(["doctor", str(path), "--labels", str(tmp_path / "l.csv")]) == 2
+    assert "--labels needs --label" in capsys.readouterr().err
