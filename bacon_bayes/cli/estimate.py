@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.calibrator import Calibrator
+from bacon_bayes.cli.judge_args import add_judge_argument, judge_columns
 from bacon_bayes.cli.ledger import add_history_arguments, append_round, check_ledger, open_ledger
 from bacon_bayes.cli.rounds import (
     add_round_arguments,
@@ -32,7 +33,6 @@ from bacon_bayes.planning import resolution_note
 from bacon_bayes.pool import KINDS, EvalPool
 from bacon_bayes.report.comparisons import comparisons, target_description
 from bacon_bayes.report.text import estimate_output
-from bacon_bayes.stream.source import expand_columns
 from bacon_bayes.study import load_study
 from bacon_bayes.study.folder import CONFIG_FILE
 
@@ -82,7 +82,13 @@ def parse_surrogates(text: str | None) -> list[str] | None:
 def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
     """Arguments of the Calibrator and the confidence level (shared by commands)."""
     p.add_argument("--model", help="outcome family: ridge, gaussian, hurdle, ordinal, multinomial")
-    p.add_argument("--engine", default="auto", choices=("auto", "bayes", "freq"))
+    p.add_argument(
+        "--engine",
+        default="auto",
+        choices=("auto", "bayes", "freq"),
+        help="auto (default: the Bayesian judge model when the family has one), bayes, or freq "
+        "(the fast frequentist model)",
+    )
     p.add_argument("--surrogates", help=SURROGATES_HELP)
     p.add_argument(
         "--preset",
@@ -109,12 +115,7 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
         "file", help="CSV or Parquet table (one row per item), or a study folder (bacon sample)"
     )
     p.add_argument("--label", help="column of human labels (empty = unlabeled); tables only")
-    p.add_argument(
-        "--judge",
-        action="append",
-        default=[],
-        help="judge score column (repeat; shell-style patterns like 'judge:*' allowed)",
-    )
+    add_judge_argument(p)
     p.add_argument("--scores", help="long judge table (item, judge, run, score...) instead")
     p.add_argument(
         "--outcome",
@@ -152,7 +153,7 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
 
 def expand_judges(patterns: list[str], columns: pd.Index) -> list[str]:
     """Expand shell-style patterns against the table's columns (order kept, no repeats)."""
-    return expand_columns(patterns, list(columns))
+    return judge_columns(patterns, list(columns), required=False)
 
 
 def parse_levels(text: str | None) -> list[float] | None:

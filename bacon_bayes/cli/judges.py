@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from bacon_bayes.cli.judge_args import add_judge_argument
 from bacon_bayes.outputs import FORCE_HELP, Output, claim
 
 
@@ -25,7 +26,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("file", help="CSV or Parquet table, one row per item")
     p.add_argument("--label", required=True, help="column of human labels (empty = unlabeled)")
-    p.add_argument("--judges", required=True, nargs="+", help="judge score columns")
+    add_judge_argument(p, legacy="list")
     p.add_argument(
         "--outcome",
         default="ordinal",
@@ -38,19 +39,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", default="judge_bias.png", help="forest plot PNG path")
     p.add_argument("--force", action="store_true", help="--plot: " + FORCE_HELP)
     p.add_argument("--draws", type=int, default=500, help="posterior draws per chain")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="random seed of the sampler (default 0)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from bacon_bayes.cli.estimate import parse_levels
+    from bacon_bayes.cli.judge_args import judge_columns
     from bacon_bayes.io import read_table
     from bacon_bayes.pool import EvalPool
 
+    df = read_table(args.file)
     pool = EvalPool.from_frame(
-        read_table(args.file),
+        df,
         label=args.label,
-        judges=args.judges,
+        judges=judge_columns(args.judge, df.columns),
         outcome=args.outcome,
         levels=parse_levels(args.levels),
     )

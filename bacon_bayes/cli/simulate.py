@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from bacon_bayes.cli.estimate import SURROGATES_HELP, parse_surrogates
+from bacon_bayes.cli.judge_args import add_judge_argument, file_judge_columns
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
 
@@ -29,7 +30,7 @@ def _table_args(args: argparse.Namespace) -> dict:
     """The spec fields that describe the table (shared by the Monte Carlo and ablation)."""
     return {
         "label": args.label,
-        "judges": _list(args.judges),
+        "judges": tuple(file_judge_columns(args.judge, args.data)),
         "outcome": args.outcome,
         "levels": _floats(args.levels, "levels") if args.levels else None,
         "item": args.item,
@@ -52,11 +53,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("data", type=Path, help="CSV or Parquet table with every label filled in")
     p.add_argument("--label", required=True, help="label column")
-    p.add_argument("--judges", required=True, help="comma-separated judge score columns")
+    add_judge_argument(p, legacy="commas")
     p.add_argument(
         "--outcome",
         default="continuous",
         choices=("continuous", "ordinal", "nonnegative", "categorical"),
+        help="type of the label (continuous)",
     )
     p.add_argument("--levels", help="levels of an ordinal/categorical label, e.g. 1,2,3,4,5")
     p.add_argument("--group", help="group column (per-group estimates and rankings)")
@@ -83,9 +85,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--surrogates", help=SURROGATES_HELP)
     p.add_argument("--pilot-share", type=float, help="adaptive: budget share of the pilot (0.3)")
-    p.add_argument("--folds", type=int, default=5)
+    p.add_argument("--folds", type=int, default=5, help="cross-fitting folds (5)")
     p.add_argument("--alpha", type=float, help="1 - interval level (0.05)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of every trial's draw (0)")
     p.add_argument("--workers", type=int, help="local worker processes (1)")
     p.add_argument(
         "--scheduler",
