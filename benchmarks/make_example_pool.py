@@ -29,13 +29,15 @@ FRACTION = 0.1
 SEED = 0
 
 
-def build(sample: pd.DataFrame) -> pd.DataFrame:
+def build(sample: pd.DataFrame, fraction: float = FRACTION) -> pd.DataFrame:
     """The example pool from the SummEval sample's frame (deterministic).
 
     Parameters
     ----------
     sample : pandas.DataFrame
         ``summeval_sample.csv.gz`` as read by pandas.
+    fraction : float
+        Share of the expert labels kept (0.1; 1.0 keeps them all).
 
     Returns
     -------
@@ -47,7 +49,7 @@ def build(sample: pd.DataFrame) -> pd.DataFrame:
     ids = [f"d{docs[d]:03d}-{s}" for d, s in zip(sample["doc_id"], sample["system"], strict=True)]
     out = pd.DataFrame({"id": ids, "doc_id": sample["doc_id"], "system": sample["system"]})
     full = sample["expert_mean_relevance"].round(4)
-    keep = np.random.default_rng(SEED).permutation(len(sample))[: round(FRACTION * len(sample))]
+    keep = np.random.default_rng(SEED).permutation(len(sample))[: round(fraction * len(sample))]
     human = pd.Series(np.nan, index=sample.index)
     human.iloc[keep] = full.iloc[keep]
     out["human"] = human
