@@ -62,6 +62,7 @@ def page(tmp_path_factory) -> Path:
 
 def test_every_section_is_filled_and_user_text_is_escaped(page):
     text = page.read_text()
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in text
     for key, heading in SECTIONS.items():
         if key == "round":  # only for a pool scored by a saved calibrator, or a ledger
             assert '<section id="round">' not in text
@@ -131,3 +132,32 @@ def test_report_renders_in_headless_chromium_without_errors(page, tmp_path):
 
     pixels = matplotlib.image.imread(shot)
     assert pixels.shape[:2] == (3000, 1200) and pixels.std() > 0.05, "a blank page"
+    # at 1,400 px the page never scrolls sideways and the judge-bias table fits whole
+    wide = subprocess.run(
+        [*flags, "--window-size=1400,3000", "--dump-dom", url],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    assert 'data-overflow="0"' in wide, re.search(r"<html[^>]*>", wide)
+    clipped = re.search(r'data-clipped="([^"]*)"', wide)
+    assert clipped and "bias" not in clipped.group(1).split(","), clipped
+    # a phone (390 px; headless windows are at least 500 px wide, so the page is shown in
+    # a 390 px frame): no sideways scroll, no figure narrower than 300 px
+    frame = tmp_path / "phone.html"
+    frame.write_text(
+        f'<html><body style="margin:0"><iframe id="f" src="{url}" '
+        'style="width:390px;height:3000px;border:0"></iframe><script>'
+        "document.getElementById('f').addEventListener('load',function(){"
+        "var r=this.contentDocument.documentElement;"
+        "document.documentElement.setAttribute('data-phone',r.clientWidth+'/'+"
+        "r.getAttribute('data-overflow')+'/'+r.getAttribute('data-min-figure'));});"
+        "</script></body></html>"
+    )
+    phone = subprocess.run(
+        [*flags, "--allow-file-access-from-files", "--window-size=1400,3000", "--dump-dom",
+         frame.resolve().as_uri()],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    found = re.search(r'data-phone="(\d+)/(-?\d+)/(\d+)"', phone)
+    assert found, re.search(r"<html[^>]*>", phone)
+    width, overflow, narrowest = map(int, found.groups())
+    assert width == 390 and overflow <= 0 and narrowest >= 300, found.groups()

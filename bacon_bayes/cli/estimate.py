@@ -124,7 +124,11 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--levels", help="comma-separated levels of an ordinal/categorical label")
     p.add_argument("--group", help="group column (e.g. system)")
-    p.add_argument("--item", help="item id column (default: row number)")
+    p.add_argument(
+        "--item",
+        help="item id column (default: a column named id, item or item_id whose values are "
+        "unique, else the row number)",
+    )
     p.add_argument("--propensity", help="inclusion-probability column of the label sample")
     p.add_argument(
         "--prompt",
@@ -233,13 +237,43 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
         outcome=args.outcome or "continuous",
         levels=levels,
         group=args.group,
-        item=args.item,
+        item=args.item or (None if args.scores else default_item(df, judges)),
         propensity=args.propensity,
         embedding=args.embedding,
         text=args.text,
         prompt=args.prompt,
         prompt_propensity=args.prompt_propensity,
     )
+
+
+#: Column names taken as the item id when ``--item`` is not given.
+ITEM_COLUMNS = ("id", "item", "item_id")
+
+
+def default_item(df: pd.DataFrame, judges: object = ()) -> str | None:
+    """The item id column to use without ``--item``: the first of :data:`ITEM_COLUMNS`
+    in the table that is not a judge and has unique, non-missing values (None: items
+    are numbered by row).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table.
+    judges : sequence of str
+        The judge columns (never taken as ids).
+
+    Returns
+    -------
+    str or None
+        The column name, or None.
+    """
+    taken = set(judges) if isinstance(judges, list) else set()
+    for name in ITEM_COLUMNS:
+        if name in df.columns and name not in taken:
+            col = df[name]
+            if col.notna().all() and col.is_unique:
+                return name
+    return None
 
 
 def group_name(args: argparse.Namespace) -> str | None:

@@ -172,6 +172,41 @@ def run_ablation(args: argparse.Namespace) -> int:
     return 0
 
 
+def adaptive_notes(trials: Any) -> list[str]:
+    """A line per budget at which adaptive trials stepped back to uniform (and why).
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The Monte Carlo's trial rows (``adaptive_choice`` records each adaptive trial's
+        choice).
+
+    Returns
+    -------
+    list of str
+        Empty when no adaptive trial stepped back.
+    """
+    if "adaptive_choice" not in trials or "design" not in trials:
+        return []
+    rows = trials[trials["design"] == "adaptive"].drop_duplicates(["budget", "trial"])
+    lines = []
+    for budget, part in rows.groupby("budget", sort=True):
+        back = part["adaptive_choice"].astype(str) != "adaptive"
+        if not back.any():
+            continue
+        why = sorted(set(part.loc[back, "adaptive_choice"].astype(str)))
+        reasons = "; ".join(
+            "pilot too small for the sd model" if "small" in w else "no gain predicted" for w in why
+        )
+        lines.append(
+            f"note: adaptive at budget {budget:g}: {int(back.sum())} of {len(part)} trials fell "
+            f"back to uniform ({reasons}); those trials equal the uniform design's"
+        )
+    if lines:
+        lines.insert(0, "")
+    return lines
+
+
 def run_monte_carlo(args: argparse.Namespace) -> int:
     """The Monte Carlo over label draws (trials.parquet, summary.csv, plots)."""
     from bacon_bayes.io import read_table
@@ -222,5 +257,7 @@ def run_monte_carlo(args: argparse.Namespace) -> int:
         cols += ["diff_simultaneous_coverage", "kendall", "rank_width"]
         print("\npairwise differences of group means (RMSE: median over pairs):")
         print(summary[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    for line in adaptive_notes(trials):
+        print(line)
     print(f"\nwritten to {out}/ (trials.parquet, summary.csv, rmse_width.png, coverage.png)")
     return 0
