@@ -246,6 +246,40 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     )
 
 
+def scale_note(cal: Calibrator, means: list, groups: list | None) -> str:
+    """A note when an interval of a continuous label without a scale reaches past the
+    range of the labels seen (a bounded rating needs ``--scale``), else ``""``.
+
+    Parameters
+    ----------
+    cal : Calibrator
+        The fitted calibrator.
+    means : list of Estimate
+        The pool means printed.
+    groups : list of EstimateTable or None
+        The group tables printed.
+
+    Returns
+    -------
+    str
+        The note (starting with a newline) or an empty string.
+    """
+    pool = cal.pool_
+    if pool.outcome.kind != "continuous" or np.isfinite(cal.bounds_).any() or pool.n_labeled < 2:
+        return ""
+    y = pool.y[pool.labeled]
+    lo, hi = float(np.min(y)), float(np.max(y))
+    ends = [(m.ci_low, m.ci_high) for m in means]
+    ends += [(a, b) for t in groups or [] for a, b in zip(t.ci_low, t.ci_high, strict=True)]
+    if not any(a < lo or b > hi for a, b in ends if np.isfinite(a) and np.isfinite(b)):
+        return ""
+    return (
+        f"\nnote: some intervals reach past the labels' range [{lo:g}, {hi:g}]; if the label "
+        f"is bounded (a rating scale), pass --scale LOW:HIGH (e.g. --scale {lo:g}:{hi:g}) to "
+        "keep them inside it"
+    )
+
+
 #: Column names taken as the item id when ``--item`` is not given.
 ITEM_COLUMNS = ("id", "item", "item_id")
 
@@ -430,6 +464,7 @@ def _run(
         )
         + ("" if compared is None else "\n" + compared.to_text())
         + skipped
+        + scale_note(cal, means, groups)
     )  # fmt: skip
     if saved is not None:
         print(transport_text(cal, args) + refit_text(cal, args, saved))

@@ -63,18 +63,22 @@ def run(args: argparse.Namespace) -> int:
 
 def _fit(args: argparse.Namespace, pool: Any, out: Output) -> int:
     """Fit the judge model, print the bias table and write the forest plot."""
+    import numpy as np
     import pandas as pd
 
     from bacon_bayes.bayes.bias import forest_plot, judge_bias
     from bacon_bayes.bayes.workflow import fit_pool
     from bacon_bayes.calibrator import Calibrator
-    from bacon_bayes.judge_bias import human_rates
+    from bacon_bayes.judge_bias import human_rates, informativeness
 
     model = fit_pool(pool, draws=args.draws, seed=args.seed)
     table = judge_bias(model, level=args.level)
     if args.outcome == "categorical":  # rates against people: design-based, any model
         cal = Calibrator(engine="freq", seed=args.seed).fit(pool)
         table = pd.concat([table, human_rates(cal, args.level).drop(columns="judge")], axis=1)
+    labels = pool.y[pool.labeled]
+    if labels.size > 1:  # signal share and the uninformative verdict (continuous, ordinal)
+        table = informativeness(table, float(np.std(labels, ddof=1)))
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     forest_plot(table, out.path)
     out.written()
