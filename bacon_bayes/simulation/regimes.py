@@ -343,8 +343,8 @@ def _quantile_cov(regime, mask, pi, f, sd, alpha) -> Coverage:
 
 def _group_cov(regime, mask, pi, f, alpha, estimands) -> list[Coverage]:
     y = regime.y
-    names = group_codes(regime.groups)[0]  # the estimators' order of the groups
-    truth = np.array([y[regime.groups == g].mean() for g in names])
+    names, codes = group_codes(regime.groups)  # the estimators' order of the groups
+    truth = np.bincount(codes, weights=y) / np.bincount(codes)
     diffs_truth = np.array(
         [truth[a] - truth[b] for a in range(names.size) for b in range(a + 1, names.size)]
     )
