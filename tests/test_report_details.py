@@ -43,7 +43,7 @@ def test_a_judge_without_signal_is_marked_uninformative():
     assert verdict == {"good": "", "noise": "uninformative"}
     assert table.loc[table["judge"] == "good", "signal"].item() > 0.5
     shown = _bias_columns(table)
-    assert list(shown.columns[:3]) == ["judge", "verdict", "bias"]
+    assert list(shown.columns[:4]) == ["judge", "verdict", "bias", "bias low"]
     assert "noise (human units)" in shown and "noise (judge units)" in shown
     # a scale interval that includes 0 is uninformative whatever the noise
     flat = pd.DataFrame({"judge": ["a"], "noise_human": [0.1], "scale_low": [-0.1],

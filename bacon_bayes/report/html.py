@@ -51,8 +51,9 @@ h1{font-size:1.6rem}h2{border-bottom:1px solid #ddd;padding-bottom:.2rem;margin-
 .scroll{overflow-x:auto;max-width:100%;margin:.6rem 0}
 table{border-collapse:collapse;font-size:.85rem}
 th,td{padding:.25rem .5rem;border-bottom:1px solid #eee;text-align:right}
-th{background:#f6f6f6;cursor:pointer;overflow-wrap:anywhere;min-width:3.5rem}
-td:first-child,th:first-child{text-align:left;overflow-wrap:anywhere;max-width:18rem}
+th{background:#f6f6f6;cursor:pointer}
+td:first-child,th:first-child{text-align:left;white-space:normal;overflow-wrap:break-word;
+min-width:5rem;max-width:18rem}
 img{max-width:100%;height:auto;min-width:300px;display:block;margin:.6rem 0}
 .warn{color:#b00020;font-weight:600}
 .note{color:#666;font-size:.85rem}.bad{color:#b00020}.ok{color:#0a7d32}
@@ -276,7 +277,8 @@ def _bias(cal: Calibrator, level: float) -> str:
 
 def _bias_columns(table: pd.DataFrame) -> pd.DataFrame:
     """The judge-bias table for the page: the figures to read first (verdict, bias,
-    noise in human units, signal), then the rest; noise columns named by their units."""
+    noise in human units, signal), then the rest; noise columns named by their units,
+    headers with spaces for underscores."""
     first = ["judge", "verdict", "bias", "bias_low", "bias_high"]
     first += ["noise_human", "noise_human_low", "noise_human_high", "signal"]
     order = [c for c in first if c in table] + [c for c in table if c not in first]
@@ -286,7 +288,8 @@ def _bias_columns(table: pd.DataFrame) -> pd.DataFrame:
             if col == key or (col.startswith(key + "_") and col[len(key) + 1 :] in ("low", "high")):
                 renamed[col] = name + col[len(key) :].replace("_", " ")
                 break
-    return table[order].rename(columns=renamed)
+    # spaces for underscores: headers wrap, so the table fits the page
+    return table[order].rename(columns=lambda c: renamed.get(c, c).replace("_", " "))
 
 
 def _calibration(cal: Calibrator) -> str:
