@@ -17,6 +17,7 @@ from bacon_bayes.cli import main
 from bacon_bayes.report.html import SECTIONS
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+LONG = "judge:gpt-3.5-turbo-0301|altmcq|relevance"
 
 
 @pytest.fixture(scope="module")
@@ -29,13 +30,19 @@ def page(tmp_path_factory) -> Path:
         {
             "item": [f"<b>item{i}</b>&" for i in range(n)],  # user text must be escaped
             "j1": q + rng.normal(0.4, 0.5, n),
-            "j2": q + rng.normal(-0.3, 0.8, n),
+            LONG: q + rng.normal(-0.3, 0.8, n),  # a long name: the bias table must still fit
+            "flat": rng.normal(3, 1, n),  # no signal: marked uninformative
             "system": np.array(["sys<A>", "B", "C"])[np.arange(n) % 3],
             "y": np.where(rng.random(n) < 0.2, np.clip(q + rng.normal(0, 0.4, n), 1, 5), np.nan),
         }
     )
     pool = EvalPool.from_frame(
-        frame, label="y", judges=["j1", "j2"], outcome="continuous", group="system", item="item"
+        frame,
+        label="y",
+        judges=["j1", LONG, "flat"],
+        outcome="continuous",
+        group="system",
+        item="item",
     )
     sim = tmp / "sim"
     sim.mkdir()
@@ -74,6 +81,7 @@ def test_every_section_is_filled_and_user_text_is_escaped(page):
     assert "sys<A>" not in text and "sys&lt;A&gt;" in text
     assert "http://" not in text and "https://" not in text, "no network resource"
     assert "Oracle ablation" in text and "0.4100" in text
+    assert text.count("uninformative</td>") == 1  # the judge without signal, in the table
 
 
 def test_cli_report_from_a_table_and_from_a_saved_calibrator(tmp_path, capsys):
