@@ -269,10 +269,25 @@ def _bias(cal: Calibrator, level: float) -> str:
         "units)<sup>2</sup>), the share of the calibrated judge's variance that follows "
         f"the label; below {MIN_SIGNAL:g}, or with a scale interval that includes 0, the "
         "judge is marked <b>uninformative</b>: it tells almost nothing about the label. "
+        f"{_engine_note(cal)} "
         "Categorical labels: <b>fpr_human</b>/<b>fnr_human</b> (or <b>acc_human_</b>level) "
         "are each categorical judge's rates against the human label over the pool.</p>"
     )
     return _img(uri, "judge bias forest plot") + note + _table(_bias_columns(table), 3)
+
+
+def _engine_note(cal: Calibrator) -> str:
+    """What the judge's line is drawn against, by engine (the figures differ by it)."""
+    if getattr(cal, "engine_", None) == "bayes":
+        return (
+            "Bayesian engine: each judge's line is on the latent quality the judges share, "
+            "so the labels' own noise is not counted against the judge."
+        )
+    return (
+        "Frequentist engine: each judge's line is fitted on the labeled items against the "
+        "labels themselves, so their own noise (e.g. raters' disagreement) counts against "
+        "the judge: noise and signal are then higher and lower than the Bayesian engine's."
+    )
 
 
 def _bias_columns(table: pd.DataFrame) -> pd.DataFrame:
