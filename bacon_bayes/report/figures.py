@@ -189,10 +189,11 @@ def simulate_figure(summary: pd.DataFrame, alpha: float | None = None) -> str:
     for ax, col in zip(axes[0], panels, strict=True):
         if col == "coverage" and {"band_low", "band_high"} <= set(summary):
             band = summary.groupby("budget")[["band_low", "band_high"]].mean().sort_index()
-            ax.fill_between(
-                band.index, band["band_low"], band["band_high"], color="grey", alpha=0.12,
-                lw=0, label="binomial band", zorder=0,
-            )  # fmt: skip
+            shade = {"color": "grey", "alpha": 0.12, "lw": 0, "label": "binomial band"}
+            if len(band) > 1:
+                ax.fill_between(band.index, band["band_low"], band["band_high"], **shade)
+            else:  # one budget: the band across the panel
+                ax.axhspan(band["band_low"].iloc[0], band["band_high"].iloc[0], **shade)
         if col == "coverage":
             level = 1 - (0.05 if alpha is None else alpha)
             ax.axhline(level, color="black", lw=0.8, ls=":", label=f"nominal {level:g}", zorder=1)
@@ -217,10 +218,10 @@ def simulate_figure(summary: pd.DataFrame, alpha: float | None = None) -> str:
             if lab not in labels:
                 handles.append(h)
                 labels.append(lab)
-    fig.tight_layout(rect=(0, 0.08 + 0.05 * (len(labels) // 4), 1, 1))
-    fig.legend(
-        handles, labels, loc="lower center", ncol=min(4, len(labels)), fontsize=7, frameon=False
-    )
+    ncol = max(1, min(len(labels), 2 * len(panels)))
+    rows = -(-len(labels) // ncol)
+    fig.tight_layout(rect=(0, min(0.5, 0.02 + 0.055 * rows), 1, 1))
+    fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=7, frameon=False)
     return data_uri(fig)
 
 
