@@ -189,3 +189,51 @@ def human_rates(cal: Calibrator, level: float = 0.9) -> pd.DataFrame:
             col[cols] = np.clip(values[:, c], 0.0, 1.0)
             table[name + suffix] = col
     return pd.DataFrame(table)
+
+
+#: Below this share of signal (see :func:`informativeness`) a judge is "uninformative".
+MIN_SIGNAL = 0.05
+
+
+def informativeness(
+    table: pd.DataFrame, label_sd: float, min_signal: float = MIN_SIGNAL
+) -> pd.DataFrame:
+    """How much of each judge follows the label: ``signal`` and ``verdict`` columns.
+
+    ``signal = sd**2 / (sd**2 + noise_human**2)`` with ``sd`` the labels' standard
+    deviation: the share of a calibrated judge's variance that follows the label (the
+    squared correlation with the label that the judge's linear model implies). A judge is
+    ``"uninformative"`` when its signal is below ``min_signal`` or, where the table has
+    an interval for ``scale``, when that interval includes 0 (its scores may not move
+    with the label at all).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A judge-bias table (``Calibrator.judge_bias``, either engine) with
+        ``noise_human``; returned unchanged without it (categorical labels).
+    label_sd : float
+        Standard deviation of the human labels.
+    min_signal : float
+        Threshold of the ``signal`` share (0.05).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``table`` with ``signal`` and ``verdict`` (``"uninformative"`` or ``""``).
+    """
+    if "noise_human" not in table:
+        return table
+    noise = np.abs(table["noise_human"].to_numpy(dtype=float))
+    var = float(label_sd) ** 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        signal = np.where(np.isfinite(noise), var / (var + noise**2), 0.0)
+    flat = np.zeros(len(table), dtype=bool)
+    if {"scale_low", "scale_high"} <= set(table):
+        flat = (table["scale_low"].to_numpy(float) <= 0) & (
+            table["scale_high"].to_numpy(float) >= 0
+        )
+    out = table.copy()
+    out["signal"] = signal
+    out["verdict"] = np.where((signal < min_signal) | flat, "uninformative", "")
+    return out

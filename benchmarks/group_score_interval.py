@@ -22,6 +22,7 @@ import pandas as pd
 
 from bacon_bayes import estimate as est
 from bacon_bayes.demo import load_summeval
+from bacon_bayes.estimate.tables import group_codes
 from benchmarks.adaptive_experiment import find_shared_data
 
 WMT22 = Path("wmt22_zhen_mqm/wmt22_zhen_mqm_metrics.csv.gz")
@@ -34,7 +35,7 @@ def coverage(
     """Simultaneous 95% coverage of every group's true mean over ``reps`` uniform draws of
     ``labels`` labels: the score interval's, the symmetric t's, and the score
     interval's mean width over the symmetric one's."""
-    names, codes = np.unique(groups, return_inverse=True)
+    names, codes = group_codes(groups)  # the estimators' (natural) order of the groups
     truth = np.bincount(codes, weights=y) / np.bincount(codes)
     rng = np.random.default_rng(seed)
     score = sym = done = 0

@@ -21,7 +21,7 @@ from bacon_bayes.cli import main
 from bacon_bayes.study import Study
 
 N = 40
-NEW = ["--item", "id", "--label", "human", "--judges", "judge_a", "--outcome", "ordinal"]
+NEW = ["--item", "id", "--label", "human", "--judge", "judge_a", "--outcome", "ordinal"]
 NEW += ["--levels", "1,2,3,4,5"]
 
 
@@ -214,7 +214,7 @@ def _labeled_table(tmp_path: Path, label: list[int]) -> Path:
 
 #: 20 labels of 400 per trial: the bad row is not drawn (before, only a trial that drew it
 #: failed, and one that did not went on with a table the outcome does not allow)
-SIMULATE = ["--label", "y", "--judges", "j", "--trials", "2", "--budgets", "0.05"]
+SIMULATE = ["--label", "y", "--judge", "j", "--trials", "2", "--budgets", "0.05"]
 
 
 @pytest.mark.parametrize(
@@ -305,7 +305,7 @@ def _run_with_scheduler(command: str, scheduler: str, tmp_path: Path) -> int:
     if command == "estimate":
         return bacon("estimate", str(_stream_folder(tmp_path)), *STREAM, "--scheduler", scheduler)
     data = _labeled_table(tmp_path, [1 + i % 5 for i in range(60)])
-    argv = ["--label", "y", "--judges", "j", "--trials", "2", "--budgets", "0.5"]
+    argv = ["--label", "y", "--judge", "j", "--trials", "2", "--budgets", "0.5"]
     return bacon("simulate", str(data), *argv, "--scheduler", scheduler, "--out",
                  str(tmp_path / "out"))  # fmt: skip
 

@@ -17,6 +17,7 @@ from bacon_bayes.cli import main
 from bacon_bayes.report.html import SECTIONS
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+LONG = "judge:gpt-3.5-turbo-0301|altmcq|relevance"
 
 
 @pytest.fixture(scope="module")
@@ -29,13 +30,19 @@ def page(tmp_path_factory) -> Path:
         {
             "item": [f"<b>item{i}</b>&" for i in range(n)],  # user text must be escaped
             "j1": q + rng.normal(0.4, 0.5, n),
-            "j2": q + rng.normal(-0.3, 0.8, n),
+            LONG: q + rng.normal(-0.3, 0.8, n),  # a long name: the bias table must still fit
+            "flat": rng.normal(3, 1, n),  # no signal: marked uninformative
             "system": np.array(["sys<A>", "B", "C"])[np.arange(n) % 3],
             "y": np.where(rng.random(n) < 0.2, np.clip(q + rng.normal(0, 0.4, n), 1, 5), np.nan),
         }
     )
     pool = EvalPool.from_frame(
-        frame, label="y", judges=["j1", "j2"], outcome="continuous", group="system", item="item"
+        frame,
+        label="y",
+        judges=["j1", LONG, "flat"],
+        outcome="continuous",
+        group="system",
+        item="item",
     )
     sim = tmp / "sim"
     sim.mkdir()
@@ -62,6 +69,7 @@ def page(tmp_path_factory) -> Path:
 
 def test_every_section_is_filled_and_user_text_is_escaped(page):
     text = page.read_text()
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in text
     for key, heading in SECTIONS.items():
         if key == "round":  # only for a pool scored by a saved calibrator, or a ledger
             assert '<section id="round">' not in text
@@ -73,6 +81,7 @@ def test_every_section_is_filled_and_user_text_is_escaped(page):
     assert "sys<A>" not in text and "sys&lt;A&gt;" in text
     assert "http://" not in text and "https://" not in text, "no network resource"
     assert "Oracle ablation" in text and "0.4100" in text
+    assert text.count("uninformative</td>") == 1  # the judge without signal, in the table
 
 
 def test_cli_report_from_a_table_and_from_a_saved_calibrator(tmp_path, capsys):
@@ -131,3 +140,32 @@ def test_report_renders_in_headless_chromium_without_errors(page, tmp_path):
 
     pixels = matplotlib.image.imread(shot)
     assert pixels.shape[:2] == (3000, 1200) and pixels.std() > 0.05, "a blank page"
+    # at 1,400 px the page never scrolls sideways and the judge-bias table fits whole
+    wide = subprocess.run(
+        [*flags, "--window-size=1400,3000", "--dump-dom", url],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    assert 'data-overflow="0"' in wide, re.search(r"<html[^>]*>", wide)
+    clipped = re.search(r'data-clipped="([^"]*)"', wide)
+    assert clipped and "bias" not in clipped.group(1).split(","), clipped
+    # a phone (390 px; headless windows are at least 500 px wide, so the page is shown in
+    # a 390 px frame): no sideways scroll, no figure narrower than 300 px
+    frame = tmp_path / "phone.html"
+    frame.write_text(
+        f'<html><body style="margin:0"><iframe id="f" src="{url}" '
+        'style="width:390px;height:3000px;border:0"></iframe><script>'
+        "document.getElementById('f').addEventListener('load',function(){"
+        "var r=this.contentDocument.documentElement;"
+        "document.documentElement.setAttribute('data-phone',r.clientWidth+'/'+"
+        "r.getAttribute('data-overflow')+'/'+r.getAttribute('data-min-figure'));});"
+        "</script></body></html>"
+    )
+    phone = subprocess.run(
+        [*flags, "--allow-file-access-from-files", "--window-size=1400,3000", "--dump-dom",
+         frame.resolve().as_uri()],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    found = re.search(r'data-phone="(\d+)/(-?\d+)/(\d+)"', phone)
+    assert found, re.search(r"<html[^>]*>", phone)
+    width, overflow, narrowest = map(int, found.groups())
+    assert width == 390 and overflow <= 0 and narrowest >= 300, found.groups()

@@ -34,6 +34,14 @@ def build_parser() -> argparse.ArgumentParser:
         prog="bacon",
         description="Budgeted human calibration of multiple AI judges.",
     )
+    from bacon_bayes import __version__
+
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"bacon_bayes {__version__}",
+        help="print the version and exit",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"{__name__}.{name}").add_parser(sub)

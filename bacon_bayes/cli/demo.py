@@ -10,9 +10,14 @@ from bacon_bayes.outputs import FORCE_HELP, claim
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="run the pipeline on the shipped SummEval sample")
-    p.add_argument("--dimension", default="relevance", choices=DIMENSIONS)
+    p.add_argument(
+        "--dimension",
+        default="relevance",
+        choices=DIMENSIONS,
+        help="SummEval dimension whose expert ratings are the label (relevance)",
+    )
     p.add_argument("--fraction", type=float, default=0.1, help="share of labels kept (0.1)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the label draw and folds (0)")
     p.add_argument(
         "--engine",
         default="bayes",

@@ -28,7 +28,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--dim", type=int, default=64, help="output dimensions (default 64)")
     p.add_argument("--model", help="local sentence-transformers model directory")
     p.add_argument("--vectors", help="precomputed vectors (.npy, .parquet, .csv)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="random seed (0)")
     p.set_defaults(func=run)
 
 

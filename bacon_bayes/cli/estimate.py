@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.calibrator import Calibrator
+from bacon_bayes.cli.judge_args import add_judge_argument, judge_columns
 from bacon_bayes.cli.ledger import add_history_arguments, append_round, check_ledger, open_ledger
 from bacon_bayes.cli.rounds import (
     add_round_arguments,
@@ -33,7 +34,6 @@ from bacon_bayes.pool import KINDS, EvalPool
 from bacon_bayes.readers import join_labels, read_any
 from bacon_bayes.report.comparisons import comparisons, target_description
 from bacon_bayes.report.text import estimate_output
-from bacon_bayes.stream.source import expand_columns
 from bacon_bayes.study import load_study
 from bacon_bayes.study.folder import CONFIG_FILE
 
@@ -83,7 +83,13 @@ def parse_surrogates(text: str | None) -> list[str] | None:
 def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
     """Arguments of the Calibrator and the confidence level (shared by commands)."""
     p.add_argument("--model", help="outcome family: ridge, gaussian, hurdle, ordinal, multinomial")
-    p.add_argument("--engine", default="auto", choices=("auto", "bayes", "freq"))
+    p.add_argument(
+        "--engine",
+        default="auto",
+        choices=("auto", "bayes", "freq"),
+        help="auto (default: the Bayesian judge model when the family has one), bayes, or freq "
+        "(the fast frequentist model)",
+    )
     p.add_argument("--surrogates", help=SURROGATES_HELP)
     p.add_argument(
         "--preset",
@@ -119,12 +125,7 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
         help="CSV or Parquet file of human labels (an id column and the --label column), "
         "joined onto FILE by id (--item, or the id the format has, e.g. an Inspect sample id)",
     )
-    p.add_argument(
-        "--judge",
-        action="append",
-        default=[],
-        help="judge score column (repeat; shell-style patterns like 'judge:*' allowed)",
-    )
+    add_judge_argument(p)
     p.add_argument("--scores", help="long judge table (item, judge, run, score...) instead")
     p.add_argument(
         "--outcome",
@@ -137,7 +138,8 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--item",
-        help="item id column (default: the format's id, e.g. a sample id; else row number)",
+        help="item id column (default: the format's id, e.g. an Inspect sample id; else a "
+        "column named id, item or item_id whose values are unique; else the row number)",
     )
     p.add_argument("--propensity", help="inclusion-probability column of the label sample")
     p.add_argument(
@@ -167,7 +169,7 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
 
 def expand_judges(patterns: list[str], columns: pd.Index) -> list[str]:
     """Expand shell-style patterns against the table's columns (order kept, no repeats)."""
-    return expand_columns(patterns, list(columns))
+    return judge_columns(patterns, list(columns), required=False)
 
 
 def parse_levels(text: str | None) -> list[float] | None:
@@ -239,7 +241,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
         outcome=args.outcome or "continuous",
         levels=levels,
         group=args.group,
-        item=args.item,
+        item=args.item or (None if args.scores else default_item(df, judges)),
         propensity=args.propensity,
         embedding=args.embedding,
         text=args.text,
@@ -271,6 +273,70 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
         return df, meta.scores if meta.scores is not None else list(meta.judges)
     found = f" ({'; '.join(meta.notes)})" if meta.notes else ""
     raise ValidationError(f"no judges given; pass --judge COL (repeatable) or --scores.{found}")
+
+
+def scale_note(cal: Calibrator, means: list, groups: list | None) -> str:
+    """A note when an interval of a continuous label without a scale reaches past the
+    range of the labels seen (a bounded rating needs ``--scale``), else ``""``.
+
+    Parameters
+    ----------
+    cal : Calibrator
+        The fitted calibrator.
+    means : list of Estimate
+        The pool means printed.
+    groups : list of EstimateTable or None
+        The group tables printed.
+
+    Returns
+    -------
+    str
+        The note (starting with a newline) or an empty string.
+    """
+    pool = cal.pool_
+    if pool.outcome.kind != "continuous" or np.isfinite(cal.bounds_).any() or pool.n_labeled < 2:
+        return ""
+    y = pool.y[pool.labeled]
+    lo, hi = float(np.min(y)), float(np.max(y))
+    ends = [(m.ci_low, m.ci_high) for m in means]
+    ends += [(a, b) for t in groups or [] for a, b in zip(t.ci_low, t.ci_high, strict=True)]
+    if not any(a < lo or b > hi for a, b in ends if np.isfinite(a) and np.isfinite(b)):
+        return ""
+    return (
+        f"\nnote: some intervals reach past the labels' range [{lo:g}, {hi:g}]; if the label "
+        f"is bounded (a rating scale), pass --scale LOW:HIGH (e.g. --scale {lo:g}:{hi:g}) to "
+        "keep them inside it"
+    )
+
+
+#: Column names taken as the item id when ``--item`` is not given.
+ITEM_COLUMNS = ("id", "item", "item_id")
+
+
+def default_item(df: pd.DataFrame, judges: object = ()) -> str | None:
+    """The item id column to use without ``--item``: the first of :data:`ITEM_COLUMNS`
+    in the table that is not a judge and has unique, non-missing values (None: items
+    are numbered by row).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table.
+    judges : sequence of str
+        The judge columns (never taken as ids).
+
+    Returns
+    -------
+    str or None
+        The column name, or None.
+    """
+    taken = set(judges) if isinstance(judges, list) else set()
+    for name in ITEM_COLUMNS:
+        if name in df.columns and name not in taken:
+            col = df[name]
+            if col.notna().all() and col.is_unique:
+                return name
+    return None
 
 
 def group_name(args: argparse.Namespace) -> str | None:
@@ -427,6 +493,7 @@ def _run(
         )
         + ("" if compared is None else "\n" + compared.to_text())
         + skipped
+        + scale_note(cal, means, groups)
     )  # fmt: skip
     if saved is not None:
         print(transport_text(cal, args) + refit_text(cal, args, saved))

@@ -56,8 +56,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         default="OPENAI_API_KEY",
         help="environment variable holding the API key ('' = send none)",
     )
-    p.add_argument("--temperature", type=float, default=0.0)
-    p.add_argument("--max-tokens", type=int, default=None)
+    p.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (0)")
+    p.add_argument(
+        "--max-tokens", type=int, default=None, help="reply length cap (default: the template's)"
+    )
     p.add_argument(
         "--top-logprobs", type=int, default=5, help="alternatives per token (0 = no logprobs)"
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from bacon_bayes.cli.judge_args import add_judge_argument
 from bacon_bayes.outputs import FORCE_HELP, Output, claim
 
 
@@ -25,7 +26,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("file", help="CSV or Parquet table, one row per item")
     p.add_argument("--label", required=True, help="column of human labels (empty = unlabeled)")
-    p.add_argument("--judges", required=True, nargs="+", help="judge score columns")
+    add_judge_argument(p, legacy="list")
     p.add_argument(
         "--outcome",
         default="ordinal",
@@ -38,19 +39,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", default="judge_bias.png", help="forest plot PNG path")
     p.add_argument("--force", action="store_true", help="--plot: " + FORCE_HELP)
     p.add_argument("--draws", type=int, default=500, help="posterior draws per chain")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="random seed of the sampler (default 0)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from bacon_bayes.cli.estimate import parse_levels
+    from bacon_bayes.cli.judge_args import judge_columns
     from bacon_bayes.io import read_table
     from bacon_bayes.pool import EvalPool
 
+    df = read_table(args.file)
     pool = EvalPool.from_frame(
-        read_table(args.file),
+        df,
         label=args.label,
-        judges=args.judges,
+        judges=judge_columns(args.judge, df.columns),
         outcome=args.outcome,
         levels=parse_levels(args.levels),
     )
@@ -60,18 +63,22 @@ def run(args: argparse.Namespace) -> int:
 
 def _fit(args: argparse.Namespace, pool: Any, out: Output) -> int:
     """Fit the judge model, print the bias table and write the forest plot."""
+    import numpy as np
     import pandas as pd
 
     from bacon_bayes.bayes.bias import forest_plot, judge_bias
     from bacon_bayes.bayes.workflow import fit_pool
     from bacon_bayes.calibrator import Calibrator
-    from bacon_bayes.judge_bias import human_rates
+    from bacon_bayes.judge_bias import human_rates, informativeness
 
     model = fit_pool(pool, draws=args.draws, seed=args.seed)
     table = judge_bias(model, level=args.level)
     if args.outcome == "categorical":  # rates against people: design-based, any model
         cal = Calibrator(engine="freq", seed=args.seed).fit(pool)
         table = pd.concat([table, human_rates(cal, args.level).drop(columns="judge")], axis=1)
+    labels = pool.y[pool.labeled]
+    if labels.size > 1:  # signal share and the uninformative verdict (continuous, ordinal)
+        table = informativeness(table, float(np.std(labels, ddof=1)))
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     forest_plot(table, out.path)
     out.written()

@@ -42,7 +42,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--designs", help=f"designs to compare (default all of {', '.join(DESIGNS)})")
     p.add_argument("--model", help="outcome family of the pilot's calibrator")
-    p.add_argument("--engine", default="freq", choices=("auto", "bayes", "freq"))
+    p.add_argument(
+        "--engine",
+        default="freq",
+        choices=("auto", "bayes", "freq"),
+        help="engine of the pilot's calibrator (freq, the default; auto or bayes)",
+    )
     p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
     p.add_argument("--folds", type=int, default=5, help="cross-fitting folds (5)")
     p.add_argument("--seed", type=int, default=0, help="seed of the fold split (0)")

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from bacon_bayes.cli.judge_args import add_judge_argument, file_judge_columns
 from bacon_bayes.errors import BaconError, ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
 from bacon_bayes.sampling import DEFAULT_UNIFORM_SHARE, MIN_LABELS_PER_COEFFICIENT, SMALL_PILOT
@@ -45,7 +46,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="pool column of the prompt (question, source segment, document) each item "
         "answers; needed by the paired designs, recorded in the study",
     )
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the draw (0)")
     p.add_argument("--out", type=Path, help="CSV of the items to label (default: todo-waveK.csv)")
     p.add_argument("--study", type=Path, help="study folder to create (default: POOL.study)")
     p.add_argument("--show", default="", help="pool columns to copy into the to-label file")
@@ -53,10 +54,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     new = p.add_argument_group("new study (only with a pool file)")
     new.add_argument("--item", default="item", help="id column of the pool")
     new.add_argument("--label", default="label", help="name of the human label")
-    new.add_argument("--outcome", default="continuous")
+    new.add_argument(
+        "--outcome",
+        default="continuous",
+        help="type of the label: continuous (default), ordinal, nonnegative or categorical",
+    )
     new.add_argument("--scale", help="allowed label range, e.g. 1:5")
     new.add_argument("--levels", help="allowed label values, e.g. 1,2,3,4,5")
-    new.add_argument("--judges", default="", help="comma-separated judge score columns")
+    add_judge_argument(new, legacy="commas")
     new.add_argument("--features", default="", help="comma-separated feature columns")
     new.add_argument("--group", help="group column")
     new.add_argument(
@@ -69,9 +74,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     opt = p.add_argument_group("design options")
     opt.add_argument("--strata", help="stratified: group column or numeric column to bin")
     opt.add_argument("--bins", type=int, default=5, help="stratified: bins of a numeric column")
-    opt.add_argument("--allocation", choices=("proportional", "neyman"), default="proportional")
+    opt.add_argument(
+        "--allocation",
+        choices=("proportional", "neyman"),
+        default="proportional",
+        help="stratified: labels per stratum in proportion to its size (default) or to "
+        "size x sd (neyman)",
+    )
     opt.add_argument("--pi-column", help="poisson: pool column with inclusion probabilities")
-    opt.add_argument("--uniform-share", type=float, default=DEFAULT_UNIFORM_SHARE)
+    opt.add_argument(
+        "--uniform-share",
+        type=float,
+        default=DEFAULT_UNIFORM_SHARE,
+        help=f"adaptive: share of the probability spread uniformly ({DEFAULT_UNIFORM_SHARE:g})",
+    )
     opt.add_argument(
         "--per-prompt",
         type=float,
@@ -103,7 +119,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     opt.add_argument(
         "--model", help="adaptive, paired-adaptive with --sd-model calibrator: outcome family"
     )
-    opt.add_argument("--engine", default="auto", choices=("auto", "bayes", "freq"))
+    opt.add_argument(
+        "--engine",
+        default="auto",
+        choices=("auto", "bayes", "freq"),
+        help="adaptive: engine of the outcome model that predicts the sd (auto)",
+    )
     p.set_defaults(func=run)
 
 
@@ -154,7 +175,7 @@ _NEW_STUDY_OPTIONS = {
     "outcome": "continuous",
     "levels": None,
     "scale": None,
-    "judges": "",
+    "judges": [],
     "features": "",
     "group": None,
     "existing_labels": "error",
@@ -168,7 +189,8 @@ def _check_same_study(root: Path, wanted: StudyConfig, args: argparse.Namespace)
         f"--{name.replace('_', '-')} (study has {getattr(recorded, name)!r}, "
         f"given {getattr(wanted, name)!r})"
         for name, default in _NEW_STUDY_OPTIONS.items()
-        if getattr(args, name) != default and getattr(recorded, name) != getattr(wanted, name)
+        if getattr(args, "judge" if name == "judges" else name) != default
+        and getattr(recorded, name) != getattr(wanted, name)
     ]
     if clashes:
         raise ValidationError(
@@ -186,7 +208,7 @@ def _new_config(args: argparse.Namespace, source: Path, root: Path) -> StudyConf
         outcome=args.outcome,
         levels=_numbers(args.levels, "levels"),
         scale=_numbers(args.scale, "scale"),
-        judges=_names(args.judges),
+        judges=list(file_judge_columns(args.judge, source, required=False)),
         features=_names(args.features),
         group=args.group,
         existing_labels="ignore" if args.existing_labels == "ignore" else None,

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from bacon_bayes.cli.estimate import SURROGATES_HELP, parse_surrogates
+from bacon_bayes.cli.judge_args import add_judge_argument, file_judge_columns
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
 
@@ -29,7 +30,7 @@ def _table_args(args: argparse.Namespace) -> dict:
     """The spec fields that describe the table (shared by the Monte Carlo and ablation)."""
     return {
         "label": args.label,
-        "judges": _list(args.judges),
+        "judges": tuple(file_judge_columns(args.judge, args.data)),
         "outcome": args.outcome,
         "levels": _floats(args.levels, "levels") if args.levels else None,
         "item": args.item,
@@ -52,11 +53,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("data", type=Path, help="CSV or Parquet table with every label filled in")
     p.add_argument("--label", required=True, help="label column")
-    p.add_argument("--judges", required=True, help="comma-separated judge score columns")
+    add_judge_argument(p, legacy="commas")
     p.add_argument(
         "--outcome",
         default="continuous",
         choices=("continuous", "ordinal", "nonnegative", "categorical"),
+        help="type of the label (continuous)",
     )
     p.add_argument("--levels", help="levels of an ordinal/categorical label, e.g. 1,2,3,4,5")
     p.add_argument("--group", help="group column (per-group estimates and rankings)")
@@ -83,9 +85,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--surrogates", help=SURROGATES_HELP)
     p.add_argument("--pilot-share", type=float, help="adaptive: budget share of the pilot (0.3)")
-    p.add_argument("--folds", type=int, default=5)
+    p.add_argument("--folds", type=int, default=5, help="cross-fitting folds (5)")
     p.add_argument("--alpha", type=float, help="1 - interval level (0.05)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of every trial's draw (0)")
     p.add_argument("--workers", type=int, help="local worker processes (1)")
     p.add_argument(
         "--scheduler",
@@ -170,6 +172,41 @@ def run_ablation(args: argparse.Namespace) -> int:
     return 0
 
 
+def adaptive_notes(trials: Any) -> list[str]:
+    """A line per budget at which adaptive trials stepped back to uniform (and why).
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The Monte Carlo's trial rows (``adaptive_choice`` records each adaptive trial's
+        choice).
+
+    Returns
+    -------
+    list of str
+        Empty when no adaptive trial stepped back.
+    """
+    if "adaptive_choice" not in trials or "design" not in trials:
+        return []
+    rows = trials[trials["design"] == "adaptive"].drop_duplicates(["budget", "trial"])
+    lines = []
+    for budget, part in rows.groupby("budget", sort=True):
+        back = part["adaptive_choice"].astype(str) != "adaptive"
+        if not back.any():
+            continue
+        why = sorted(set(part.loc[back, "adaptive_choice"].astype(str)))
+        reasons = "; ".join(
+            "pilot too small for the sd model" if "small" in w else "no gain predicted" for w in why
+        )
+        lines.append(
+            f"note: adaptive at budget {budget:g}: {int(back.sum())} of {len(part)} trials fell "
+            f"back to uniform ({reasons}); those trials equal the uniform design's"
+        )
+    if lines:
+        lines.insert(0, "")
+    return lines
+
+
 def run_monte_carlo(args: argparse.Namespace) -> int:
     """The Monte Carlo over label draws (trials.parquet, summary.csv, plots)."""
     from bacon_bayes.readers import read_any
@@ -220,5 +257,7 @@ def run_monte_carlo(args: argparse.Namespace) -> int:
         cols += ["diff_simultaneous_coverage", "kendall", "rank_width"]
         print("\npairwise differences of group means (RMSE: median over pairs):")
         print(summary[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    for line in adaptive_notes(trials):
+        print(line)
     print(f"\nwritten to {out}/ (trials.parquet, summary.csv, rmse_width.png, coverage.png)")
     return 0

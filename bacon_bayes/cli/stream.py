@@ -133,11 +133,13 @@ def summary(result: StreamResult, args: argparse.Namespace) -> dict[str, Any]:
 def _estimate(
     args: argparse.Namespace, calibrator: Any, levels: list[float] | None, items_out: Any
 ) -> StreamResult:
+    from bacon_bayes.cli.judge_args import split_judges
+
     return estimate_stream(
         args.file,
         calibrator,
         label=args.label,
-        judges=args.judge,
+        judges=split_judges(args.judge),
         outcome=args.outcome or "continuous",
         levels=levels,
         group=args.group,

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from bacon_bayes.estimate.critical import simultaneous_critical_value
+from bacon_bayes.order import natural_codes
 from bacon_bayes.results import EstimateTable
 
 
@@ -56,5 +57,6 @@ def group_table(
 
 
 def group_codes(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    names, codes = np.unique(np.asarray(groups).astype(str), return_inverse=True)
-    return names, codes
+    """Distinct group names in natural order (``M8`` before ``M10``) and each item's
+    index among them."""
+    return natural_codes(groups)

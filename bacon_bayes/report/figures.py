@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -112,39 +113,120 @@ def distributions_figure(columns: dict[str, np.ndarray]) -> str:
     names = list(columns)
     ncol = min(4, len(names))
     nrow = int(np.ceil(len(names) / ncol))
-    fig, axes = plt.subplots(nrow, ncol, figsize=(2.6 * ncol, 1.9 * nrow), squeeze=False)
-    for ax, name in zip(axes.ravel(), names, strict=False):
+    fig, axes = plt.subplots(
+        nrow, ncol, figsize=(2.8 * ncol, 2.4 * nrow), squeeze=False, layout="constrained"
+    )
+    for k, (ax, name) in enumerate(zip(axes.ravel(), names, strict=False)):
         values = np.asarray(columns[name], dtype=float)
         values = values[np.isfinite(values)]
         ax.hist(values, bins=30, color="tab:blue" if name != "label" else "tab:green")
-        ax.set_title(name if len(name) <= 32 else name[:30] + "...", fontsize=8)
+        ax.set_title(wrap_title(name), fontsize=8)
+        ax.set_xlabel("score" if name not in ("label", "surrogate") else name, fontsize=7)
+        if k % ncol == 0:
+            ax.set_ylabel("items", fontsize=7)
         ax.tick_params(labelsize=7)
     for ax in axes.ravel()[len(names) :]:
         ax.axis("off")
-    fig.tight_layout()
     return data_uri(fig)
 
 
-def simulate_figure(summary: pd.DataFrame) -> str:
+def wrap_title(name: str, width: int = 26, lines: int = 3) -> str:
+    """``name`` broken into lines of at most ``width`` characters (at ``|``, ``:``, ``/``,
+    ``-``, ``_`` or spaces where it can), at most ``lines`` of them (then shortened with
+    an ellipsis in the middle, so both ends stay readable)."""
+    if len(name) > width * lines:
+        keep = width * lines - 3
+        name = name[: keep // 2] + "..." + name[-(keep - keep // 2) :]
+    out, line = [], ""
+    for piece in re.split(r"(?<=[|:/\-_ ])", name):
+        while len(piece) > width:  # a piece without a break: cut it
+            out.append(line + piece[: width - len(line)])
+            piece, line = piece[width - len(line) :], ""
+        if len(line) + len(piece) > width:
+            out.append(line)
+            line = ""
+        line += piece
+    out.append(line)
+    return "\n".join(x for x in out if x)
+
+
+#: Line style and marker of each design in the simulate plots (others cycle below).
+DESIGN_STYLE = {
+    "uniform": ("-", "o"),
+    "adaptive": ("--", "s"),
+    "stratified": (":", "^"),
+    "paired": ("-.", "D"),
+    "paired-subset": ((0, (5, 1, 1, 1)), "v"),
+    "paired-adaptive": ((0, (3, 1, 1, 1, 1, 1)), "P"),
+}
+_OTHER_STYLES = [((0, (1, 1)), "X"), ((0, (4, 2)), "*"), ((0, (2, 2)), "h")]
+PANEL_LABEL = {
+    "rmse": "RMSE of the estimate",
+    "width": "mean interval width",
+    "coverage": "interval coverage",
+}
+
+
+def simulate_figure(summary: pd.DataFrame, alpha: float | None = None) -> str:
     """RMSE, mean interval width and coverage against the label budget, one line per
-    design x method (a ``bacon simulate`` summary)."""
+    design x method (a ``bacon simulate`` summary).
+
+    Methods keep a colour, designs a line style and marker; the uniform design is drawn
+    first and the others over it with hollow markers, so a design that stepped back to
+    uniform (the same numbers) still shows. The coverage panel has the binomial band
+    (translucent, once) and a line at ``1 - alpha``; the legend sits below the panels.
+    """
     plt = _plt()
     panels = [c for c in ("rmse", "width", "coverage") if c in summary]
-    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.2), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.4), squeeze=False)
     keys = [c for c in ("design", "method", "engine") if c in summary]
+    groups = list(summary.groupby(keys, sort=True)) if keys else [(("all",), summary)]
+    groups.sort(key=lambda g: (_as_tuple(g[0])[0] != "uniform", _as_tuple(g[0])))
+    methods = list(dict.fromkeys(str(_as_tuple(n)[1]) for n, _ in groups if len(_as_tuple(n)) > 1))
+    designs = list(dict.fromkeys(str(_as_tuple(n)[0]) for n, _ in groups))
+    others = iter(_OTHER_STYLES * (1 + len(designs)))
+    styles = {d: DESIGN_STYLE.get(d) or next(others) for d in designs}
     for ax, col in zip(axes[0], panels, strict=True):
-        for name, rows in summary.groupby(keys, sort=True) if keys else [("all", summary)]:
+        if col == "coverage" and {"band_low", "band_high"} <= set(summary):
+            band = summary.groupby("budget")[["band_low", "band_high"]].mean().sort_index()
+            shade = {"color": "grey", "alpha": 0.12, "lw": 0, "label": "binomial band"}
+            if len(band) > 1:
+                ax.fill_between(band.index, band["band_low"], band["band_high"], **shade)
+            else:  # one budget: the band across the panel
+                ax.axhspan(band["band_low"].iloc[0], band["band_high"].iloc[0], **shade)
+        if col == "coverage":
+            level = 1 - (0.05 if alpha is None else alpha)
+            ax.axhline(level, color="black", lw=0.8, ls=":", label=f"nominal {level:g}", zorder=1)
+        for k, (name, rows) in enumerate(groups):
+            parts = _as_tuple(name)
             rows = rows.sort_values("budget")
-            label = " / ".join(map(str, name)) if isinstance(name, tuple) else str(name)
-            ax.plot(rows["budget"], rows[col], "o-", label=label)
-            if col == "coverage" and {"band_low", "band_high"} <= set(rows):
-                ax.fill_between(rows["budget"], rows["band_low"], rows["band_high"], alpha=0.15)
-        ax.set_xlabel("label budget")
-        ax.set_title(col)
+            ls, marker = styles[str(parts[0])]
+            colour = f"C{methods.index(str(parts[1])) % 10}" if len(parts) > 1 else "C0"
+            first = parts[0] == "uniform" or len(designs) == 1
+            ax.plot(
+                rows["budget"], rows[col], ls=ls, marker=marker, color=colour,
+                mfc=colour if first else "none", ms=6 if first else 8, lw=1.4,
+                label=" / ".join(map(str, parts)), zorder=2 + k,
+            )  # fmt: skip
+        ax.set_xlabel("label budget (share of the pool)")
+        ax.set_ylabel(PANEL_LABEL.get(col, col))
+        ax.set_title(PANEL_LABEL.get(col, col))
         ax.grid(alpha=0.3)
-    axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
+    handles, labels = [], []
+    for ax in axes[0]:
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    ncol = max(1, min(len(labels), 2 * len(panels)))
+    rows = -(-len(labels) // ncol)
+    fig.tight_layout(rect=(0, min(0.5, 0.02 + 0.055 * rows), 1, 1))
+    fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=7, frameon=False)
     return data_uri(fig)
+
+
+def _as_tuple(name: Any) -> tuple:
+    return name if isinstance(name, tuple) else (name,)
 
 
 #: Most groups drawn beside the pool mean in the trend across rounds.

@@ -45,15 +45,17 @@ SECTIONS = {
 MAX_ITEM_ROWS = 300
 
 _STYLE = """
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1100px;
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1200px;
 color:#222;padding:0 1rem}
 h1{font-size:1.6rem}h2{border-bottom:1px solid #ddd;padding-bottom:.2rem;margin-top:2.2rem}
-table{border-collapse:collapse;font-size:.85rem;margin:.6rem 0}
-table.sortable{display:block;overflow-x:auto;max-width:100%}
-th,td{padding:.25rem .6rem;border-bottom:1px solid #eee;text-align:right}
-th{background:#f6f6f6;cursor:pointer;position:sticky;top:0}
-td:first-child,th:first-child{text-align:left}
-img{max-width:100%;display:block;margin:.6rem 0}
+.scroll{overflow-x:auto;max-width:100%;margin:.6rem 0}
+table{border-collapse:collapse;font-size:.85rem}
+th,td{padding:.25rem .5rem;border-bottom:1px solid #eee;text-align:right}
+th{background:#f6f6f6;cursor:pointer}
+td:first-child,th:first-child{text-align:left;white-space:normal;overflow-wrap:break-word;
+min-width:5rem;max-width:18rem}
+img{max-width:100%;height:auto;min-width:300px;display:block;margin:.6rem 0}
+.warn{color:#b00020;font-weight:600}
 .note{color:#666;font-size:.85rem}.bad{color:#b00020}.ok{color:#0a7d32}
 nav a{margin-right:1rem}
 """
@@ -79,6 +81,15 @@ _SCRIPT = """
       });
     });
   });
+  // layout facts for the browser test: page overflow and the narrowest figure
+  window.addEventListener('load',function(){
+    var imgs=Array.prototype.map.call(document.images,function(i){return i.clientWidth;});
+    root.setAttribute('data-overflow',String(root.scrollWidth-root.clientWidth));
+    root.setAttribute('data-min-figure',String(imgs.length?Math.min.apply(null,imgs):0));
+    var clipped=Array.prototype.filter.call(document.querySelectorAll('.scroll'),function(b){
+      return b.scrollWidth>b.clientWidth+1;}).map(function(b){return b.closest('section').id;});
+    root.setAttribute('data-clipped',clipped.join(','));
+  });
   root.setAttribute('data-ready','1');
 })();
 """
@@ -89,8 +100,9 @@ def _esc(value: Any) -> str:
 
 
 def _table(frame: pd.DataFrame, digits: int = 3) -> str:
-    """A sortable HTML table (values escaped)."""
-    return frame.to_html(
+    """A sortable HTML table (values escaped), in a box of its own that scrolls
+    sideways when the table is wider than the page."""
+    table = frame.to_html(
         index=False,
         escape=True,
         classes="sortable",
@@ -98,6 +110,7 @@ def _table(frame: pd.DataFrame, digits: int = 3) -> str:
         na_rep="",
         float_format=lambda v: f"{v:.{digits}f}",
     )
+    return f'<div class="scroll">{table}</div>'
 
 
 def _img(uri: str, alt: str) -> str:
@@ -124,8 +137,9 @@ def _settings(cal: Calibrator) -> str:
         ("cross-fitting", f"{cal.folds} folds, seed {cal.seed}"),
         ("label range", "unbounded" if not np.isfinite(cal.bounds_).any() else str(cal.bounds_)),
     ]
-    body = "<table>" + "".join(f"<tr><th>{_esc(k)}</th><td>{_esc(v)}</td></tr>" for k, v in rows)
-    body += "</table>"
+    body = '<div class="scroll"><table>'
+    body += "".join(f"<tr><th>{_esc(k)}</th><td>{_esc(v)}</td></tr>" for k, v in rows)
+    body += "</table></div>"
     diags = [getattr(m, "diagnostics_", None) for m in cal.crossfit_.models]
     if any(d is not None for d in diags):
         frame = pd.DataFrame(
@@ -144,10 +158,25 @@ def _settings(cal: Calibrator) -> str:
                 if d is not None
             ]
         )
-        body += "<h3>Convergence of the Bayesian fits</h3>" + _table(frame)
+        body += "<h3>Convergence of the Bayesian fits</h3>" + _convergence(frame)
     else:
         body += '<p class="note">Frequentist engine: no sampler, no convergence checks.</p>'
     return body
+
+
+def _convergence(frame: pd.DataFrame) -> str:
+    """The convergence table; when every fold reports the same time (the cut fit samples
+    the judge stage once and every fold's label link in one run), the time is said once
+    instead of repeated as if per fold."""
+    seconds = frame["seconds"].to_numpy(dtype=float)
+    if len(frame) > 1 and np.allclose(seconds, seconds[0]):
+        note = (
+            f"<p class='note'>Sampling took {seconds[0]:.1f} s in all: the folds were "
+            "sampled together (the judge stage once, every fold's label link in one run), "
+            "so there is no time per fold.</p>"
+        )
+        return _table(frame.drop(columns="seconds")) + note
+    return _table(frame)
 
 
 def _design(pool: Any, uniform: bool) -> str:
@@ -210,20 +239,72 @@ def _groups(cal: Calibrator, alpha: float) -> str:
     )
 
 
-def _bias(cal: Calibrator, level: float) -> str:
-    table = cal.judge_bias(level)
-    from bacon_bayes.bayes.bias import forest_figure
+#: Report names of the judge-bias table's noise columns (the forest plot's axis label).
+NOISE_NAMES = {"noise_human": "noise (human units)", "noise": "noise (judge units)"}
 
-    uri = figures.data_uri(forest_figure(table, title=f"Judge bias ({level:.0%} intervals)"))
+
+def _bias(cal: Calibrator, level: float) -> str:
+    from bacon_bayes.bayes.bias import forest_figure
+    from bacon_bayes.judge_bias import MIN_SIGNAL, informativeness
+
+    labels = cal.pool_.y[cal.pool_.labeled]
+    sd = float(np.std(labels, ddof=1)) if labels.size > 1 else float("nan")
+    table = informativeness(cal.judge_bias(level), sd)
+    plotted = table.copy()
+    if "verdict" in table:
+        weak = table["verdict"] == "uninformative"
+        plotted["judge"] = np.where(
+            weak, table["judge"].astype(str) + " (uninformative)", table["judge"].astype(str)
+        )
+    uri = figures.data_uri(forest_figure(plotted, title=f"Judge bias ({level:.0%} intervals)"))
     note = (
         "<p class='note'><b>bias</b>: the judge's expected score minus the human label at "
         "the pool's typical item, on the label's scale (positive: the judge scores higher "
-        "than people do). Empty where the judge does not score on the label's scale; "
-        "<b>noise_human</b> is then its error once calibrated to the human scale. "
+        "than people do); empty where the judge does not score on the label's scale. "
+        "<b>noise (human units)</b> (<code>noise_human</code>, the figure in the plot): the "
+        "judge's error once calibrated to the label's scale, its residual sd around its "
+        "line on the label, <b>noise (judge units)</b>, divided by its slope, "
+        "<b>scale</b> (lower is better; compare it with the labels' sd, "
+        f"{sd:.3g}). <b>signal</b>: sd<sup>2</sup> / (sd<sup>2</sup> + noise (human "
+        "units)<sup>2</sup>), the share of the calibrated judge's variance that follows "
+        f"the label; below {MIN_SIGNAL:g}, or with a scale interval that includes 0, the "
+        "judge is marked <b>uninformative</b>: it tells almost nothing about the label. "
+        f"{_engine_note(cal)} "
         "Categorical labels: <b>fpr_human</b>/<b>fnr_human</b> (or <b>acc_human_</b>level) "
         "are each categorical judge's rates against the human label over the pool.</p>"
     )
-    return _img(uri, "judge bias forest plot") + note + _table(table, 3)
+    return _img(uri, "judge bias forest plot") + note + _table(_bias_columns(table), 3)
+
+
+def _engine_note(cal: Calibrator) -> str:
+    """What the judge's line is drawn against, by engine (the figures differ by it)."""
+    if getattr(cal, "engine_", None) == "bayes":
+        return (
+            "Bayesian engine: each judge's line is on the latent quality the judges share, "
+            "so the labels' own noise is not counted against the judge."
+        )
+    return (
+        "Frequentist engine: each judge's line is fitted on the labeled items against the "
+        "labels themselves, so their own noise (e.g. raters' disagreement) counts against "
+        "the judge: noise and signal are then higher and lower than the Bayesian engine's."
+    )
+
+
+def _bias_columns(table: pd.DataFrame) -> pd.DataFrame:
+    """The judge-bias table for the page: the figures to read first (verdict, bias,
+    noise in human units, signal), then the rest; noise columns named by their units,
+    headers with spaces for underscores."""
+    first = ["judge", "verdict", "bias", "bias_low", "bias_high"]
+    first += ["noise_human", "noise_human_low", "noise_human_high", "signal"]
+    order = [c for c in first if c in table] + [c for c in table if c not in first]
+    renamed = {}
+    for col in order:
+        for key, name in NOISE_NAMES.items():
+            if col == key or (col.startswith(key + "_") and col[len(key) + 1 :] in ("low", "high")):
+                renamed[col] = name + col[len(key) :].replace("_", " ")
+                break
+    # spaces for underscores: headers wrap, so the table fits the page
+    return table[order].rename(columns=lambda c: renamed.get(c, c).replace("_", " "))
 
 
 def _calibration(cal: Calibrator) -> str:
@@ -335,6 +416,7 @@ def render_report(
     stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     return (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{_esc(title)}</title><style>{_STYLE}</style></head><body>"
         f"<h1>{_esc(title)}</h1><p class='note'>bacon_bayes {__version__}, {stamp}</p>"
         f"<nav>{nav}</nav>"

@@ -609,7 +609,8 @@ def write_outputs(
             "rmse_width.png": ["rmse", "width"],
             "coverage.png": ["coverage", "band_low", "band_high"],
         }.items():
-            uri = simulate_figure(summary[["design", "method", "engine", "budget", *cols]])
+            frame = summary[["design", "method", "engine", "budget", *cols]]
+            uri = simulate_figure(frame, alpha=spec.alpha)
             (tmp / name).write_bytes(base64.b64decode(uri.split(",", 1)[1]))
 
     return write_folder(out, fill)

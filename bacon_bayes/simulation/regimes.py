@@ -22,6 +22,7 @@ from scipy.special import ndtr
 from bacon_bayes import estimate as est
 from bacon_bayes.crossfit import make_folds
 from bacon_bayes.estimate.core import _t_crit as t_crit
+from bacon_bayes.estimate.tables import group_codes
 
 N_ITEMS = 2000
 N_LABELED = 200
@@ -342,8 +343,8 @@ def _quantile_cov(regime, mask, pi, f, sd, alpha) -> Coverage:
 
 def _group_cov(regime, mask, pi, f, alpha, estimands) -> list[Coverage]:
     y = regime.y
-    names = np.unique(regime.groups)
-    truth = np.array([y[regime.groups == g].mean() for g in names])
+    names, codes = group_codes(regime.groups)  # the estimators' order of the groups
+    truth = np.bincount(codes, weights=y) / np.bincount(codes)
     diffs_truth = np.array(
         [truth[a] - truth[b] for a in range(names.size) for b in range(a + 1, names.size)]
     )

@@ -1,0 +1,69 @@
+"""Every option of every command has help text; one spelling of judge columns; --version."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from bacon_bayes.cli import build_parser, main
+
+
+def _commands(
+    parser: argparse.ArgumentParser, prefix: str = ""
+) -> dict[str, argparse.ArgumentParser]:
+    """Every parser, sub-commands (and their sub-commands) included, by name."""
+    out = {prefix or "bacon": parser}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                out.update(_commands(sub, f"{prefix} {name}".strip()))
+    return out
+
+
+def test_every_option_has_help():
+    missing = [
+        f"{name}: {'/'.join(action.option_strings)}"
+        for name, parser in _commands(build_parser()).items()
+        for action in parser._actions
+        if action.option_strings and not action.help and action.help != argparse.SUPPRESS
+    ]
+    assert not missing, f"options without help text: {missing}"
+
+
+def test_version(capsys):
+    from bacon_bayes import __version__
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"bacon_bayes {__version__}"
+
+
+@pytest.mark.parametrize("command", ["estimate", "report", "plan", "judges", "sample", "simulate"])
+def test_judge_is_spelled_one_way(command):
+    parser = _commands(build_parser())[command]
+    options = {o for a in parser._actions for o in a.option_strings}
+    assert "--judge" in options
+
+
+def test_old_judge_spellings_still_work(capsys):
+    parser = build_parser()
+    args = parser.parse_args(["judges", "t.csv", "--label", "y", "--judges", "a", "b"])
+    assert args.judge == ["a", "b"]
+    assert "--judges is deprecated" in capsys.readouterr().err
+    args = parser.parse_args(["simulate", "t.csv", "--label", "y", "--judges", "a,b", "--out", "x"])
+    assert args.judge == ["a,b"]
+    args = parser.parse_args(
+        ["sample", "p.csv", "--budget", "10", "--judges", "a,b", "--judge", "c*"]
+    )
+    assert args.judge == ["a,b", "c*"]
+
+
+def test_judge_values_expand():
+    from bacon_bayes.cli.judge_args import judge_columns
+
+    columns = ["id", "gpt4", "gpt35", "llama70b", "odd,name"]
+    assert judge_columns(["gpt*", "llama70b"], columns) == ["gpt4", "gpt35", "llama70b"]
+    assert judge_columns(["gpt4,llama70b", "gpt4"], columns) == ["gpt4", "llama70b"]
+    assert judge_columns(["odd,name"], columns) == ["odd,name"]
