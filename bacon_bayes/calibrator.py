@@ -281,7 +281,7 @@ class Calibrator:
     def surrogate_names_(self) -> tuple[str, ...]:
         """The surrogates the AEE mean combines: the model's own, then the extras."""
         self._check_fitted()
-        return (f"{self.model_name_} ({self.engine_})", *self.extras_)
+        return sur.names(f"{self.model_name_} ({self.engine_})", self.extras_)
 
     def surrogate_matrix(self, domains: np.ndarray | None = None) -> np.ndarray:
         """The model's surrogate (N,), or (N, 1 + k) with the extras, for the AEE means."""

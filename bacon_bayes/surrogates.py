@@ -8,7 +8,13 @@ An extra surrogate is one of
 * a frequentist family by name: ``"ridge"``, ``"hurdle"``, ``"ordinal"``,
   ``"multinomial"``;
 * ``"judge_mean"``: the raw average of the judges' scores (nothing fitted; it needs no
-  cross-fitting, being no function of the labels).
+  cross-fitting, being no function of the labels);
+* ``"judge_pc1"``: the first principal component of the judges' standardised scores over
+  all items (:func:`judge_pc1`; no function of the labels either);
+* ``"no_model"``: not a surrogate but a switch: the model's own surrogate is left out of
+  the AEE means, which then use the other extras alone (the model still serves the
+  quantiles and the adaptive design's predictive sd). With one other extra this is
+  PPI++ with that surrogate.
 
 Fitted extras are cross-fitted on the calibrator's own fold assignment, so every
 surrogate of a labeled item is out of fold, and the combination's weights are tuned
@@ -43,7 +49,11 @@ from bacon_bayes.outcome import registry
 from bacon_bayes.pool import EvalPool
 
 JUDGE_MEAN = "judge_mean"
+JUDGE_PC1 = "judge_pc1"
+NO_MODEL = "no_model"
 FREQ = "freq"
+#: extras computed from the judges' scores alone (nothing fitted, no labels used)
+UNFITTED = frozenset({JUDGE_MEAN, JUDGE_PC1, NO_MODEL})
 #: extras added by default when the Bayesian engine runs (see the module docstring)
 BAYES_DEFAULT = (JUDGE_MEAN,)
 #: Bayesian families whose default is their own surrogate alone (see the module docstring)
@@ -76,10 +86,10 @@ def resolve(
                     "(e.g. 'ridge') instead."
                 )
             name = _FREQ_FAMILY.get(model_name, model_name)
-        if name != JUDGE_MEAN and name not in known:
+        if name not in UNFITTED and name not in known:
             raise ValidationError(
-                f"surrogate {name!r} is not known; use 'freq', {JUDGE_MEAN!r} or one of "
-                f"{', '.join(known)}."
+                f"surrogate {name!r} is not known; use 'freq', {JUDGE_MEAN!r}, {JUDGE_PC1!r}, "
+                f"{NO_MODEL!r} or one of {', '.join(known)}."
             )
         if name == own:
             raise ValidationError(
@@ -89,6 +99,11 @@ def resolve(
         if name in out:
             raise ValidationError(f"surrogate {name!r} is listed twice; list it once.")
         out.append(name)
+    if NO_MODEL in out and len(out) < 2:
+        raise ValidationError(
+            f"surrogates=[{NO_MODEL!r}] leaves the AEE mean without a surrogate; name the one "
+            f"to use instead of the model's, e.g. [{JUDGE_PC1!r}, {NO_MODEL!r}]."
+        )
     return tuple(out)
 
 
@@ -98,7 +113,7 @@ def fit_extras(
     """Cross-fit each named extra on ``primary``'s folds (``None`` for the judge mean)."""
     extras: Extras = {}
     for name in names:
-        if name == JUDGE_MEAN:
+        if name in UNFITTED:
             pool.judge_average()  # a clear error for an item without any judge score
             extras[name] = None
             continue
@@ -112,11 +127,55 @@ def fit_extras(
 def matrix(
     primary: CrossFitResult, extras: Extras, pool: EvalPool, domains: np.ndarray | None = None
 ) -> np.ndarray:
-    """(N, 1 + k): the model's surrogate, then each extra's (with ``domains``' fold shares)."""
-    cols = [primary.surrogate(domains)]
-    for cf in extras.values():
-        cols.append(pool.judge_average() if cf is None else cf.surrogate(domains))
+    """(N, 1 + k): the model's surrogate, then each extra's (with ``domains``' fold shares);
+    without the model's column under ``no_model``."""
+    cols = [] if NO_MODEL in extras else [primary.surrogate(domains)]
+    for name, cf in extras.items():
+        if name == NO_MODEL:
+            continue
+        if cf is not None:
+            cols.append(cf.surrogate(domains))
+        else:
+            cols.append(judge_pc1(pool) if name == JUDGE_PC1 else pool.judge_average())
     return np.column_stack(cols)
+
+
+def names(model: str, extras: Extras) -> tuple[str, ...]:
+    """The surrogates of the AEE means by name: the model's (marked when ``no_model``
+    leaves it out), then the extras."""
+    if NO_MODEL in extras:
+        model = f"{model}, not in the means"
+    return (model, *(n for n in extras if n != NO_MODEL))
+
+
+def judge_pc1(pool: EvalPool, winsor: tuple[float, float] = (0.005, 0.995)) -> np.ndarray:
+    """The first principal component of the judges' scores, on the judge mean's scale.
+
+    Each judge's scores (an item without one: that judge's mean) are clipped at the
+    ``winsor`` quantiles and standardised (a constant judge drops out); the component's
+    sign is that of its correlation with the mean z-score, and it is rescaled to the
+    mean and sd of the raw judge average, so that with one judge, or judges on the
+    label's scale, it reads in the label's units. No label is used.
+    """
+    avg = pool.judge_average()
+    X = pool.judge_matrix().to_numpy(float)
+    X = np.where(np.isfinite(X), X, np.nanmean(X, axis=0))
+    lo, hi = np.quantile(X, winsor, axis=0)
+    X = np.clip(X, lo, hi)
+    sd = X.std(axis=0)
+    Z = (X - X.mean(axis=0)) / np.where(sd > 0, sd, np.inf)
+    if Z.shape[1] == 1 or not np.any(sd > 0):
+        pc = Z[:, 0]
+    else:
+        u, _, _ = np.linalg.svd(Z, full_matrices=False)
+        pc = u[:, 0]
+        zmean = Z.mean(axis=1)
+        if float(np.dot(pc - pc.mean(), zmean - zmean.mean())) < 0:
+            pc = -pc
+    spread = pc.std()
+    if not spread > 0:
+        return avg
+    return avg.mean() + avg.std() * (pc - pc.mean()) / spread
 
 
 def predictions(extras: Extras) -> dict[str, Any]:

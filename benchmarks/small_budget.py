@@ -1,0 +1,212 @@
+"""Small budgets: the frequentist default's AEE against ppi-aipw on the same draws (issue 35).
+
+    PYTHONPATH=. .venv/bin/python -m benchmarks.small_budget [--trials 200] [--workers 2]
+        [--data /tmp/data] [--variants default,model] [--out small_budget.csv]
+
+Tables: SummEval's four dimensions (the shipped ``bacon_bayes/data/summeval_sample.csv.gz``,
+1,200 rows, label ``expert_mean_<dim>``, the 9 ``judge:*|<dim>`` columns), TriviaQA
+(``DATA/trivia.csv``, 3,200 rows, binary label, 9 judges) and WMT22 zh-en
+(``DATA/wmt22.parquet``, a fixed subsample of :data:`WMT_SEGMENTS` source segments with
+all their systems' rows, label -MQM, 10 metrics), both written by ``python -m
+benchmarks.comparison_data DATA``. Budgets 3% and 5% of each table, uniform draws. Every
+trial's draw and folds are those of ``bacon simulate --seed 0`` (:func:`run_trial`), and
+every row of a trial (our AEE with each surrogate variant, ppi-aipw's settings) sees the
+same labeled items.
+
+Variants of our AEE (``Calibrator(engine="freq", surrogates=...)``): ``default`` (what
+``surrogates=None`` resolves to), ``model`` (the model's surrogate alone, the default
+before issue 35), ``judge_mean`` (the model's surrogate combined with the judge mean).
+
+Prints, per table, RMSE, mean width and coverage of each row and the default's RMSE and
+width as a ratio of ppi-aipw's (``prognostic_linear``), then their geometric means.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from threadpoolctl import threadpool_limits
+
+from bacon_bayes.simulation.montecarlo import SimulationSpec, run_trial
+from bacon_bayes.simulation.peers import ppi_aipw_rows
+from bacon_bayes.workers import process_pool
+
+SUMMEVAL = Path(__file__).resolve().parents[1] / "bacon_bayes/data/summeval_sample.csv.gz"
+DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")
+TRIVIA_JUDGES = (
+    "JudgeLM", "Gemma-2B", "Llama3-70B", "Llama-70B", "GPT-4", "Llama-7B", "Llama3-8B",
+    "Llama-13B", "Mistral-7B",
+)  # fmt: skip
+WMT_METRICS = (
+    "COMET-22-refA", "BLEURT-20-refA", "metricx_xxl_MQM_2020-refA", "COMETKiwi-src", "UniTE-refA",
+    "MS-COMET-22-refA", "BERTScore-refA", "chrF-refA", "BLEU-refA", "SEScore-refA",
+)  # fmt: skip
+#: WMT22's subsample: this many source segments (seed 0), with every system's row of each
+WMT_SEGMENTS = 150
+BUDGETS = (0.03, 0.05)
+VARIANTS: dict[str, tuple[str, ...] | None] = {
+    "default": None,
+    "model": (),
+    "judge_mean": ("judge_mean",),
+    "pc1": ("judge_pc1",),
+    "pc1_alone": ("judge_pc1", "no_model"),
+    "jm_alone": ("judge_mean", "no_model"),
+}
+PEER = "ppi-aipw"
+
+
+def tables(data: Path) -> dict[str, tuple[pd.DataFrame, SimulationSpec]]:
+    """The six tables with their base specs (label, judges, outcome)."""
+    out: dict[str, tuple[pd.DataFrame, SimulationSpec]] = {}
+    summeval = pd.read_csv(SUMMEVAL)
+    for dim in DIMENSIONS:
+        judges = tuple(
+            c for c in summeval.columns if c.startswith("judge:") and c.endswith(f"|{dim}")
+        )
+        out[f"summeval_{dim}"] = (
+            summeval,
+            SimulationSpec(label=f"expert_mean_{dim}", judges=judges),
+        )
+    trivia = data / "trivia.csv"
+    if trivia.exists():
+        frame = pd.read_csv(trivia)
+        spec = SimulationSpec(
+            label="y", judges=TRIVIA_JUDGES, outcome="categorical", levels=(0.0, 1.0)
+        )
+        out["trivia"] = (frame, spec)
+    else:
+        print(f"skipped trivia: {trivia} is absent (python -m benchmarks.comparison_data {data})")
+    wmt = data / "wmt22.parquet"
+    if wmt.exists():
+        frame = pd.read_parquet(wmt)
+        segs = np.sort(frame["seg_id"].unique())
+        keep = np.random.default_rng(0).choice(segs, WMT_SEGMENTS, replace=False)
+        frame = frame[frame["seg_id"].isin(keep)].reset_index(drop=True)
+        out["wmt22"] = (frame, SimulationSpec(label="y", judges=WMT_METRICS, outcome="nonnegative"))
+    else:
+        print(f"skipped wmt22: {wmt} is absent (python -m benchmarks.comparison_data {data})")
+    return out
+
+
+def one_trial(frame: pd.DataFrame, spec: SimulationSpec, budget: float, trial: int,
+              variants: dict[str, tuple[str, ...] | None]) -> list[dict[str, Any]]:  # fmt: skip
+    """Every row of one draw: each AEE variant, then ppi-aipw's settings."""
+    rows: list[dict[str, Any]] = []
+    for name, extras in variants.items():
+        v = replace(spec, methods=("aee",), surrogates=extras, budgets=(budget,))
+        for r in run_trial(frame, v, (budget, "uniform", trial)):
+            rows.append({**r, "method": name})
+    # the same labeled items: run_trial's draw, rebuilt from its seed
+    v = replace(spec, methods=("ppi-aipw",), budgets=(budget,))
+    for r in run_trial(frame, v, (budget, "uniform", trial)):
+        rows.append(r)
+    return rows
+
+
+def _chunk(args: tuple) -> list[dict[str, Any]]:
+    frame, spec, budget, trials, variants = args
+    with threadpool_limits(limits=1):
+        return [r for t in trials for r in one_trial(frame, spec, budget, t, variants)]
+
+
+def summarise(trials: pd.DataFrame, truth: float) -> pd.DataFrame:
+    """RMSE, mean width, coverage and trials per method."""
+    t = trials.assign(err=trials["estimate"] - truth, width=trials["ci_high"] - trials["ci_low"])
+    t["cover"] = (t["ci_low"] <= truth) & (truth <= t["ci_high"])
+    g = t.groupby("method", sort=False)
+    return pd.DataFrame({
+        "rmse": g["err"].apply(lambda e: math.sqrt(float(np.mean(e**2)))),
+        "width": g["width"].mean(),
+        "coverage": g["cover"].mean(),
+        "trials": g.size(),
+    })  # fmt: skip
+
+
+def band(trials: int, level: float = 0.95) -> tuple[float, float]:
+    """The 99% binomial band of the coverage of ``trials`` draws at ``level``."""
+    half = 2.576 * math.sqrt(level * (1 - level) / trials)
+    return level - half, level + half
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--trials", type=int, default=200)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--data", type=Path, default=Path("/tmp/data"))
+    p.add_argument("--variants", default="default,model,judge_mean")
+    p.add_argument("--tables", default=None, help="comma-separated table names (all)")
+    p.add_argument("--budgets", default=",".join(str(b) for b in BUDGETS))
+    p.add_argument("--out", type=Path, default=None, help="write every trial's row here (csv)")
+    args = p.parse_args(argv)
+    variants = {k: VARIANTS[k] for k in args.variants.split(",")}
+    budgets = tuple(float(b) for b in args.budgets.split(","))
+    chosen = tables(args.data)
+    if args.tables:
+        chosen = {k: chosen[k] for k in args.tables.split(",")}
+    jobs = []
+    for name, (frame, spec) in chosen.items():
+        for b in budgets:
+            per = max(1, args.trials // (4 * args.workers))
+            for start in range(0, args.trials, per):
+                trials = range(start, min(start + per, args.trials))
+                jobs.append((name, b, (frame, spec, b, trials, variants)))
+    t0 = time.time()
+    results: dict[tuple[str, float], list[dict[str, Any]]] = {}
+    with process_pool(args.workers) as pool:
+        futures = [(name, b, pool.submit(_chunk, job)) for name, b, job in jobs]
+        for i, (name, b, f) in enumerate(futures, 1):
+            results.setdefault((name, b), []).extend(f.result())
+            if i % max(1, len(futures) // 20) == 0 or i == len(futures):
+                print(f"  {i}/{len(futures)} chunks, {time.time() - t0:.0f} s", file=sys.stderr)
+    report(results, chosen, args.out)
+
+
+def report(results: dict, chosen: dict, out: Path | None) -> None:
+    """Print the per-table rows and the geometric means of the default / ppi-aipw ratios."""
+    lines, ratios, frames = [], [], []
+    print(
+        "| table | budget | labels | row | RMSE | width | coverage | RMSE / ppi-aipw | width / ppi-aipw |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for (name, b), rows in results.items():
+        frame, spec = chosen[name]
+        truth = float(frame[spec.label].mean())
+        t = pd.DataFrame(rows)
+        frames.append(t.assign(table=name))
+        s = summarise(t, truth)
+        peer = s.loc[PEER]
+        for method, r in s.iterrows():
+            rr, rw = r["rmse"] / peer["rmse"], r["width"] / peer["width"]
+            print(f"| {name} | {b:.0%} | {int(t['n_labels'].iloc[0])} | {method} | {r['rmse']:.4f} | "
+                  f"{r['width']:.4f} | {r['coverage']:.3f} | {rr:.3f} | {rw:.3f} |")  # fmt: skip
+        ratios.append({"table": name, "budget": b, **{
+            f"{m}:{k}": s.loc[m, k] / peer[k] for m in s.index for k in ("rmse", "width")
+        }})  # fmt: skip
+        lines.append((name, b, s))
+    r = pd.DataFrame(ratios)
+    print()
+    n = len(r)
+    for col in [c for c in r.columns if ":" in c]:
+        vals = r[col].to_numpy(float)
+        print(f"{col}: geometric mean {math.exp(np.mean(np.log(vals))):.3f}, "
+              f"max {vals.max():.3f} over {n} tables")  # fmt: skip
+    trials = len(next(iter(results.values()))) // max(
+        1, len({x["method"] for x in next(iter(results.values()))})
+    )
+    lo, hi = band(trials)
+    print(f"coverage band (99% of {trials} draws at 0.95): [{lo:.3f}, {hi:.3f}]")
+    if out is not None:
+        pd.concat(frames).to_csv(out, index=False)
+        print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
