@@ -225,7 +225,8 @@ class Calibrator:
             clusters=pool.prompts,
         )
         scored = bool(pool.judge_matrix().notna().any(axis=1).all())
-        names = sur.resolve(self.surrogates, self.model_name_, self.engine_, scored)
+        size = (pool.n_labeled, self.features_.X.shape[1]) if self.power_tuning else None
+        names = sur.resolve(self.surrogates, self.model_name_, self.engine_, scored, size)
         self.extras_ = sur.fit_extras(names, pool, self.features_, self.crossfit_)
         return self
 

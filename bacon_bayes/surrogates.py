@@ -54,6 +54,10 @@ NO_MODEL = "no_model"
 FREQ = "freq"
 #: extras computed from the judges' scores alone (nothing fitted, no labels used)
 UNFITTED = frozenset({JUDGE_MEAN, JUDGE_PC1, NO_MODEL})
+#: frequentist default: the judges' first principal component alone below this many
+#: labels per coefficient of the model, combined with the model's below COMBINE_BELOW
+ALONE_BELOW = 8.0
+COMBINE_BELOW = 20.0
 #: extras added by default when the Bayesian engine runs (see the module docstring)
 BAYES_DEFAULT = (JUDGE_MEAN,)
 #: Bayesian families whose default is their own surrogate alone (see the module docstring)
@@ -64,13 +68,24 @@ Extras = dict[str, CrossFitResult | None]
 
 
 def resolve(
-    requested: Sequence[str] | None, model_name: str, engine: str, judge_mean: bool = True
+    requested: Sequence[str] | None,
+    model_name: str,
+    engine: str,
+    judge_mean: bool = True,
+    labels: tuple[int, int] | None = None,
 ) -> tuple[str, ...]:
-    """Names of the extra surrogates for a calibrator of ``model_name`` under ``engine``
-    (``judge_mean``: whether every item has a judge score, for the default)."""
+    """Names of the extra surrogates for a calibrator of ``model_name`` under ``engine``.
+
+    ``judge_mean``: whether every item has a judge score; ``labels``: ``(labels,
+    coefficients)`` of the fit, for the frequentist engine's small-budget default
+    (:func:`freq_default`; None: no small-budget rule, e.g. without power tuning).
+    """
     if requested is None:
-        default = BAYES_DEFAULT if engine == "bayes" and model_name not in MODEL_ALONE else ()
-        requested = tuple(n for n in default if judge_mean or n != JUDGE_MEAN)
+        if engine == "bayes":
+            default = BAYES_DEFAULT if model_name not in MODEL_ALONE else ()
+        else:
+            default = freq_default(*labels) if labels is not None and engine == "freq" else ()
+        requested = tuple(n for n in default if judge_mean or n not in UNFITTED)
     if isinstance(requested, str):
         raise ValidationError(
             f"surrogates={requested!r} must be a list of names, e.g. surrogates=['freq']."
@@ -105,6 +120,22 @@ def resolve(
             f"to use instead of the model's, e.g. [{JUDGE_PC1!r}, {NO_MODEL!r}]."
         )
     return tuple(out)
+
+
+def freq_default(n_labels: int, n_coefficients: int) -> tuple[str, ...]:
+    """The frequentist engine's default extras by labels per coefficient of its model.
+
+    Below :data:`ALONE_BELOW` labels per coefficient the AEE means use the judges' first
+    principal component alone (``judge_pc1``, ``no_model``: PPI++ with it); below
+    :data:`COMBINE_BELOW` they combine it with the model's surrogate; from there on, the
+    model's surrogate alone (see the module docstring for the figures).
+    """
+    per = n_labels / max(n_coefficients, 1)
+    if per < ALONE_BELOW:
+        return (JUDGE_PC1, NO_MODEL)
+    if per < COMBINE_BELOW:
+        return (JUDGE_PC1,)
+    return ()
 
 
 def fit_extras(

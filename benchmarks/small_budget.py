@@ -36,7 +36,6 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from bacon_bayes.simulation.montecarlo import SimulationSpec, run_trial
-from bacon_bayes.simulation.peers import ppi_aipw_rows
 from bacon_bayes.workers import process_pool
 
 SUMMEVAL = Path(__file__).resolve().parents[1] / "bacon_bayes/data/summeval_sample.csv.gz"
@@ -169,38 +168,83 @@ def main(argv: list[str] | None = None) -> None:
     report(results, chosen, args.out)
 
 
-def report(results: dict, chosen: dict, out: Path | None) -> None:
-    """Print the per-table rows and the geometric means of the default / ppi-aipw ratios."""
-    lines, ratios, frames = [], [], []
-    print(
-        "| table | budget | labels | row | RMSE | width | coverage | RMSE / ppi-aipw | width / ppi-aipw |"
+def equal_coverage_width(trials: pd.DataFrame, truth: float) -> float:
+    """Mean width after scaling every interval of a row by one factor so that 95% of the
+    draws cover (the 95th percentile of |error| / half-width): widths compared at equal
+    coverage, whatever each row's own coverage."""
+    half = (trials["ci_high"] - trials["ci_low"]).to_numpy(float) / 2
+    factor = np.quantile(np.abs(trials["estimate"].to_numpy(float) - truth) / half, 0.95)
+    return float(factor * 2 * half.mean())
+
+
+def _arrays(t: pd.DataFrame, truth: float) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per row: its errors and widths, in trial order."""
+    out = {}
+    for m, g in t.groupby("method"):
+        g = g.sort_values("trial")
+        out[str(m)] = (
+            g["estimate"].to_numpy(float) - truth,
+            (g["ci_high"] - g["ci_low"]).to_numpy(float),
+        )
+    return out
+
+
+def _ratios(arr: dict, method: str, idx: np.ndarray | None = None) -> tuple[float, float]:
+    """RMSE and mean width of ``method`` over ppi-aipw's on the trials ``idx`` (all: None)."""
+    (ea, wa), (eb, wb) = arr[method], arr[PEER]
+    if idx is not None:
+        ea, wa, eb, wb = ea[idx], wa[idx], eb[idx], wb[idx]
+    return float(np.sqrt(np.mean(ea**2) / np.mean(eb**2))), float(wa.mean() / wb.mean())
+
+
+def report(results: dict, chosen: dict, out: Path | None, boot: int = 1000) -> None:
+    """Print the per-table rows, then per row of ours the geometric means over the tables
+    of its RMSE, width and equal-coverage width over ppi-aipw's, with 95% intervals from a
+    paired bootstrap of the draws (the same draws resampled for both rows)."""
+    head = (
+        "| table | budget | labels | row | RMSE | width | coverage | RMSE / peer | width / peer |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print(head + " equal-coverage width / peer |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    frames, per_table = [], []
     for (name, b), rows in results.items():
         frame, spec = chosen[name]
         truth = float(frame[spec.label].mean())
         t = pd.DataFrame(rows)
         frames.append(t.assign(table=name))
         s = summarise(t, truth)
-        peer = s.loc[PEER]
+        eq = {m: equal_coverage_width(t[t["method"] == m], truth) for m in s.index}
+        arr = _arrays(t, truth)
         for method, r in s.iterrows():
-            rr, rw = r["rmse"] / peer["rmse"], r["width"] / peer["width"]
-            print(f"| {name} | {b:.0%} | {int(t['n_labels'].iloc[0])} | {method} | {r['rmse']:.4f} | "
-                  f"{r['width']:.4f} | {r['coverage']:.3f} | {rr:.3f} | {rw:.3f} |")  # fmt: skip
-        ratios.append({"table": name, "budget": b, **{
-            f"{m}:{k}": s.loc[m, k] / peer[k] for m in s.index for k in ("rmse", "width")
-        }})  # fmt: skip
-        lines.append((name, b, s))
-    r = pd.DataFrame(ratios)
+            rr, rw = _ratios(arr, str(method))
+            print(
+                f"| {name} | {b:.0%} | {int(t['n_labels'].iloc[0])} | {method} | {r['rmse']:.4f} "
+                f"| {r['width']:.4f} | {r['coverage']:.3f} | {rr:.3f} | {rw:.3f} "
+                f"| {eq[method] / eq[PEER]:.3f} |"
+            )
+        per_table.append((arr, s, eq))
     print()
-    n = len(r)
-    for col in [c for c in r.columns if ":" in c]:
-        vals = r[col].to_numpy(float)
-        print(f"{col}: geometric mean {math.exp(np.mean(np.log(vals))):.3f}, "
-              f"max {vals.max():.3f} over {n} tables")  # fmt: skip
-    trials = len(next(iter(results.values()))) // max(
-        1, len({x["method"] for x in next(iter(results.values()))})
-    )
+    rng = np.random.default_rng(0)
+    ours = [m for m in per_table[0][1].index if m != PEER]
+    for m in ours:
+        point = np.array([_ratios(arr, m) for arr, _, _ in per_table])
+        eqw = np.array([eq[m] / eq[PEER] for _, _, eq in per_table])
+        draws = []
+        for _ in range(boot):
+            r = []
+            for arr, _, _ in per_table:
+                k = len(arr[PEER][0])
+                r.append(_ratios(arr, m, rng.integers(0, k, k)))
+            draws.append(np.exp(np.log(np.array(r)).mean(axis=0)))
+        lo, hi = np.quantile(np.array(draws), [0.025, 0.975], axis=0)
+        geo = np.exp(np.log(point).mean(axis=0))
+        print(
+            f"{m} / {PEER} over {len(point)} tables: RMSE geometric mean {geo[0]:.3f} "
+            f"[{lo[0]:.3f}, {hi[0]:.3f}], max {point[:, 0].max():.3f}; width {geo[1]:.3f} "
+            f"[{lo[1]:.3f}, {hi[1]:.3f}], max {point[:, 1].max():.3f}; equal-coverage width "
+            f"{np.exp(np.log(eqw).mean()):.3f}, max {eqw.max():.3f}"
+        )
+    trials = len(per_table[0][0][PEER][0])
     lo, hi = band(trials)
     print(f"coverage band (99% of {trials} draws at 0.95): [{lo:.3f}, {hi:.3f}]")
     if out is not None:
