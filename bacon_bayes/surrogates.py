@@ -22,7 +22,8 @@ on the same labels.
 
 Default (``surrogates=None``): a calibrator whose Bayesian engine runs adds the judge
 mean (:data:`BAYES_DEFAULT`; when every item has a judge score), except for categorical
-labels (:data:`MODEL_ALONE`); the frequentist engine adds nothing. Measured on SummEval
+labels (:data:`MODEL_ALONE`); the frequentist engine follows the number of labels per
+coefficient of its model (:func:`freq_default`, the rule below). Measured on SummEval
 relevance over 40 label draws (BENCHMARKS.md), the Bayesian posterior mean with the
 judge mean had RMSE 0.869x / mean SE 0.968x the ridge's at 3% labels (the posterior
 mean alone: 0.891x / 0.988x) and 0.938x / 0.983x at 10% (alone: 0.942x / 1.009x); with
@@ -33,6 +34,25 @@ posterior mean is already a calibrated function of the judges' votes: on TriviaQ
 draws of 10% labels) the judge mean beside it made every interval wider (paired width
 ratio 1.0097, the price of a second tuned weight) for no gain in RMSE, so that family
 keeps its own surrogate alone by default.
+
+Frequentist default at small budgets (issue 35; ``benchmarks/small_budget.py``,
+EXPERIMENTS.md "Small budgets"): with ``L`` labels per coefficient of the model (its
+feature count), ``L < 8``: the judges' first principal component alone (``judge_pc1``,
+``no_model``: PPI++ with one label-free surrogate, nothing cross-fitted); ``8 <= L <
+20``: that component beside the model's surrogate; ``L >= 20``: the model's alone, as
+before. On 12 tables (SummEval's 4 dimensions at 36 and 60 labels, L 3.6-6.7; WMT22, 150
+source segments, 72 and 120 labels, L 4-6.7; TriviaQA at 96 and 160 labels, L 10.7 and
+17.8), 200 uniform draws each, against ppi-aipw 0.2.2's ``prognostic_linear`` on the same
+draws: the AEE's RMSE went from 1.053x (the model alone; max 1.146x) to 1.011x
+(paired-bootstrap 95% interval 0.997-1.026; max 1.041x, WMT22 at 120 labels), its mean
+width from 1.193x to 1.138x, with coverage 0.920-0.975 (band 0.910-0.990). ppi-aipw's
+intervals are narrower because they undercover (its calibration is fitted in sample,
+with a normal critical value): 0.830-0.905 on 6 of the 12 tables; scaled to cover 95%
+of the same draws, the default's intervals are 0.965x as wide as ppi-aipw's. At 36-60
+labels a cross-fitted model over nine judges loses to one well-chosen direction: the
+ridge's RMSE was 1.03-1.10x the component's on SummEval at 3%. On TriviaQA (binary
+judges of unequal accuracy) the component alone had 1.20-1.26x the logistic model's
+RMSE, hence the middle band.
 """
 
 from __future__ import annotations
