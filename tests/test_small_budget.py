@@ -19,9 +19,8 @@ JUDGES = [f"j{k}" for k in range(9)]
     [
         (36, 9, ("judge_pc1", "no_model")),  # 4 labels per coefficient
         (71, 9, ("judge_pc1", "no_model")),  # 7.9
-        (72, 9, ("judge_pc1",)),  # 8: combined with the model's
-        (179, 9, ("judge_pc1",)),  # 19.9
-        (180, 9, ()),  # 20: the model's surrogate alone
+        (72, 9, ()),  # 8: the model's surrogate alone
+        (180, 9, ()),
         (120, 18, ("judge_pc1", "no_model")),  # 6.7
     ],
 )

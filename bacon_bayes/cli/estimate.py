@@ -67,8 +67,8 @@ SURROGATES_HELP = (
     "extra surrogates combined with the model's in the AEE means, comma-separated: freq, "
     "ridge, hurdle, ordinal, multinomial, judge_mean, judge_pc1, no_model (leave the "
     "model's out), or none (default: judge_mean with the Bayesian engine; with the "
-    "frequentist one judge_pc1,no_model below 8 labels per model coefficient, judge_pc1 "
-    "below 20, else none); e.g. ridge beside the hurdle model"
+    "frequentist one judge_pc1,no_model below 8 labels per model coefficient, else "
+    "none); e.g. ridge beside the hurdle model"
 )
 
 
