@@ -75,3 +75,21 @@ def test_default_is_not_worse_than_the_ridge_at_40_labels():
     rmse = {k: float(np.sqrt(np.mean(np.square(v)))) for k, v in err.items()}
     assert rmse["default"] <= rmse["ridge"], rmse
     assert 0.88 <= np.mean(cover) <= 1.0
+
+
+def test_ppi_aipw_peer_rows_run_on_the_same_draws():
+    """``bacon simulate --methods ppi-aipw``: ppi-aipw's two settings as rows beside ours,
+    on the same labeled items (same trial, same n_labels), with their author named."""
+    pytest.importorskip("ppi_aipw")
+    from bacon_bayes.simulation.montecarlo import SimulationSpec, simulate, summarise
+
+    frame = _table(np.random.default_rng(1), n=400)
+    spec = SimulationSpec(label="y", judges=tuple(JUDGES), budgets=(0.1,), trials=3,
+                          methods=("aee", "ppi-aipw"))  # fmt: skip
+    trials = simulate(frame, spec, workers=1)
+    assert set(trials["method"]) == {"aee", "ppi-aipw", "ppi-aipw-spline"}
+    assert (trials.groupby("trial")["n_labels"].nunique() == 1).all()
+    assert set(trials.loc[trials["method"] != "aee", "engine"]) == {"ppi-aipw"}
+    assert np.isfinite(trials[["estimate", "ci_low", "ci_high"]].to_numpy()).all()
+    summary = summarise(trials, spec.alpha).set_index("method")
+    assert summary.loc["ppi-aipw", "by"].startswith("ppi-aipw")
