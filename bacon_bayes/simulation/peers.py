@@ -1,5 +1,9 @@
 """Peer estimators run on the same label draws as ``bacon simulate`` (extra ``peers``).
 
+:func:`ppi_aipw_rows`: ppi-aipw's semisupervised mean (``ppi_aipw.mean_inference``) with
+``prognostic_linear`` and ``monotone_spline`` (``--methods ppi-aipw``; see its docstring
+for what it computes).
+
 :func:`cje_pairwise_rows`: cje-eval's paired policy comparison (``cje.analyze_dataset`` then
 ``EstimationResult.compare_policies``), with every group of the table as one cje *policy*
 and the table's prompt column as cje's ``prompt_id``.
