@@ -65,7 +65,10 @@ from scipy import stats
 
 from bacon_bayes.errors import ValidationError
 
-__all__ = ["CJE_AUTHOR", "cje_pairwise_rows", "judge_score"]
+__all__ = [
+    "CJE_AUTHOR", "PPI_AIPW_AUTHOR", "PPI_AIPW_METHODS", "cje_pairwise_rows", "judge_score",
+    "ppi_aipw_rows",
+]  # fmt: skip
 
 #: Who wrote the estimator (the summary's ``by`` column).
 CJE_AUTHOR = "cje-eval (calibrated direct)"
