@@ -148,6 +148,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--tables", default=None, help="comma-separated table names (all)")
     p.add_argument("--budgets", default=",".join(str(b) for b in BUDGETS))
     p.add_argument("--out", type=Path, default=None, help="write every trial's row here (csv)")
+    p.add_argument("--seed", type=int, default=0, help="the trial seeds (bacon simulate --seed)")
     args = p.parse_args(argv)
     variants = {k: VARIANTS[k] for k in args.variants.split(",")}
     budgets = tuple(float(b) for b in args.budgets.split(","))
@@ -156,6 +157,7 @@ def main(argv: list[str] | None = None) -> None:
         chosen = {k: chosen[k] for k in args.tables.split(",")}
     jobs = []
     for name, (frame, spec) in chosen.items():
+        spec = replace(spec, seed=args.seed)
         for b in budgets:
             per = max(1, args.trials // (4 * args.workers))
             for start in range(0, args.trials, per):
