@@ -225,7 +225,8 @@ class Calibrator:
             clusters=pool.prompts,
         )
         scored = bool(pool.judge_matrix().notna().any(axis=1).all())
-        names = sur.resolve(self.surrogates, self.model_name_, self.engine_, scored)
+        size = (pool.n_labeled, self.features_.X.shape[1]) if self.power_tuning else None
+        names = sur.resolve(self.surrogates, self.model_name_, self.engine_, scored, size)
         self.extras_ = sur.fit_extras(names, pool, self.features_, self.crossfit_)
         return self
 
@@ -281,7 +282,7 @@ class Calibrator:
     def surrogate_names_(self) -> tuple[str, ...]:
         """The surrogates the AEE mean combines: the model's own, then the extras."""
         self._check_fitted()
-        return (f"{self.model_name_} ({self.engine_})", *self.extras_)
+        return sur.names(f"{self.model_name_} ({self.engine_})", self.extras_)
 
     def surrogate_matrix(self, domains: np.ndarray | None = None) -> np.ndarray:
         """The model's surrogate (N,), or (N, 1 + k) with the extras, for the AEE means."""

@@ -8,7 +8,13 @@ An extra surrogate is one of
 * a frequentist family by name: ``"ridge"``, ``"hurdle"``, ``"ordinal"``,
   ``"multinomial"``;
 * ``"judge_mean"``: the raw average of the judges' scores (nothing fitted; it needs no
-  cross-fitting, being no function of the labels).
+  cross-fitting, being no function of the labels);
+* ``"judge_pc1"``: the first principal component of the judges' standardised scores over
+  all items (:func:`judge_pc1`; no function of the labels either);
+* ``"no_model"``: not a surrogate but a switch: the model's own surrogate is left out of
+  the AEE means, which then use the other extras alone (the model still serves the
+  quantiles and the adaptive design's predictive sd). With one other extra this is
+  PPI++ with that surrogate.
 
 Fitted extras are cross-fitted on the calibrator's own fold assignment, so every
 surrogate of a labeled item is out of fold, and the combination's weights are tuned
@@ -16,18 +22,44 @@ on the same labels.
 
 Default (``surrogates=None``): a calibrator whose Bayesian engine runs adds the judge
 mean (:data:`BAYES_DEFAULT`; when every item has a judge score), except for categorical
-labels (:data:`MODEL_ALONE`); the frequentist engine adds nothing. Measured on SummEval
-relevance over 40 label draws (BENCHMARKS.md), the Bayesian posterior mean with the
-judge mean had RMSE 0.869x / mean SE 0.968x the ridge's at 3% labels (the posterior
-mean alone: 0.891x / 0.988x) and 0.938x / 0.983x at 10% (alone: 0.942x / 1.009x); with
-the ridge instead it was worse than alone at both budgets (0.931x / 1.024x and 0.968x /
-1.008x): the ridge and the posterior mean are nearly the same function of the judges,
-so the ridge adds estimation noise and a tuned weight. The Bayesian multinomial's
-posterior mean is already a calibrated function of the judges' votes: on TriviaQA (40
-draws of 10% labels) the judge mean beside it made every interval wider (paired width
-ratio 1.0097, the price of a second tuned weight) for no gain in RMSE, so that family
-keeps its own surrogate alone by default.
-"""
+labels (:data:`MODEL_ALONE`); the frequentist engine adds nothing. ``"small-budget"``
+asks for the frequentist rule by the number of labels per coefficient of the model
+(:func:`freq_default`, below): opt-in, not the default, because on fresh draws its
+intervals fell short on one table (SummEval fluency at 36 labels: 0.915 and 0.9175 over
+400 draws, band 0.922-0.978, where the model's surrogate alone covered 0.925-0.928).
+Measured on SummEval relevance over 40 label draws (BENCHMARKS.md), the Bayesian
+posterior mean with the judge mean had RMSE 0.869x / mean SE 0.968x the ridge's at 3%
+labels (the posterior mean alone: 0.891x / 0.988x) and 0.938x / 0.983x at 10% (alone:
+0.942x / 1.009x); with the ridge instead it was worse than alone at both budgets (0.931x
+/ 1.024x and 0.968x / 1.008x): the ridge and the posterior mean are nearly the same
+function of the judges, so the ridge adds estimation noise and a tuned weight. The
+Bayesian multinomial's posterior mean is already a calibrated function of the judges'
+votes: on TriviaQA (40 draws of 10% labels) the judge mean beside it made every interval
+wider (paired width ratio 1.0097, the price of a second tuned weight) for no gain in
+RMSE, so that family keeps its own surrogate alone by default.
+
+Frequentist small-budget rule (issue 35, opt-in; ``benchmarks/small_budget.py``,
+EXPERIMENTS.md "Small budgets"): with ``L`` labels per coefficient of the model (its
+feature count), ``L < 8``: the judges' first principal component alone (``judge_pc1``,
+``no_model``: PPI++ with one label-free surrogate, nothing cross-fitted); ``L >= 8``:
+the model's surrogate alone, as before. On 12 tables (SummEval's 4 dimensions at 36 and
+60 labels, L 3.6-6.7; WMT22, 150 source segments, 72 and 120 labels, L 4-6.7; TriviaQA
+at 96 and 160 labels, L 10.7 and 17.8), 200 uniform draws each, against ppi-aipw 0.2.2's
+``prognostic_linear`` on the same draws: the AEE's RMSE went from 1.053x (the model
+alone; max 1.146x) to 1.010x (paired-bootstrap 95% interval 0.996-1.026; max 1.041x,
+WMT22 at 120 labels), its mean width from 1.193x to 1.136x, with coverage 0.920-0.980
+(band 0.910-0.990; on 200 fresh draws, 1.008x, and SummEval fluency at 36 labels covered
+0.885, the model alone 0.905: skewed labels). ppi-aipw's intervals are narrower because
+they undercover (its calibration is fitted in sample, with a normal critical value):
+0.830-0.905 on 6 of the 12 tables; scaled to cover 95% of the same draws, the rule's
+intervals are 0.956x as wide as ppi-aipw's. At 36-60 labels a cross-fitted model over
+nine judges loses to one well-chosen direction: the ridge's RMSE was 1.03-1.10x the
+component's on SummEval at 3%. On TriviaQA (binary judges of unequal accuracy) the
+component alone had 1.20-1.26x the logistic model's RMSE, hence the threshold; the
+component beside the model there (two tuned weights) was no better on RMSE (1.018x and
+1.014x ppi-aipw against 0.996x and 1.024x) and wider, and with 30 labels and 2 judges
+its 90% intervals over-covered (0.950 over 200 draws;
+``tests/simulation/test_montecarlo.py``)."""
 
 from __future__ import annotations
 
@@ -43,7 +75,16 @@ from bacon_bayes.outcome import registry
 from bacon_bayes.pool import EvalPool
 
 JUDGE_MEAN = "judge_mean"
+JUDGE_PC1 = "judge_pc1"
+NO_MODEL = "no_model"
+#: asks for the frequentist small-budget rule (:func:`freq_default`; opt-in)
+SMALL_BUDGET = "small-budget"
 FREQ = "freq"
+#: extras computed from the judges' scores alone (nothing fitted, no labels used)
+UNFITTED = frozenset({JUDGE_MEAN, JUDGE_PC1, NO_MODEL})
+#: small-budget rule: the judges' first principal component alone below this many
+#: labels per coefficient of the model (see the module docstring)
+ALONE_BELOW = 8.0
 #: extras added by default when the Bayesian engine runs (see the module docstring)
 BAYES_DEFAULT = (JUDGE_MEAN,)
 #: Bayesian families whose default is their own surrogate alone (see the module docstring)
@@ -54,13 +95,26 @@ Extras = dict[str, CrossFitResult | None]
 
 
 def resolve(
-    requested: Sequence[str] | None, model_name: str, engine: str, judge_mean: bool = True
+    requested: Sequence[str] | None,
+    model_name: str,
+    engine: str,
+    judge_mean: bool = True,
+    labels: tuple[int, int] | None = None,
 ) -> tuple[str, ...]:
-    """Names of the extra surrogates for a calibrator of ``model_name`` under ``engine``
-    (``judge_mean``: whether every item has a judge score, for the default)."""
+    """Names of the extra surrogates for a calibrator of ``model_name`` under ``engine``.
+
+    ``judge_mean``: whether every item has a judge score; ``labels``: ``(labels,
+    coefficients)`` of the fit, for the frequentist engine's small-budget rule, asked for
+    by the name :data:`SMALL_BUDGET` (:func:`freq_default`; None: no rule, e.g. without
+    power tuning: the model's surrogate alone).
+    """
     if requested is None:
         default = BAYES_DEFAULT if engine == "bayes" and model_name not in MODEL_ALONE else ()
-        requested = tuple(n for n in default if judge_mean or n != JUDGE_MEAN)
+        requested = tuple(n for n in default if judge_mean or n not in UNFITTED)
+    elif not isinstance(requested, str) and SMALL_BUDGET in requested:
+        rule = freq_default(*labels) if labels is not None and engine == "freq" else ()
+        rest = tuple(n for n in requested if n != SMALL_BUDGET)
+        requested = rest + tuple(n for n in rule if judge_mean and n not in rest)
     if isinstance(requested, str):
         raise ValidationError(
             f"surrogates={requested!r} must be a list of names, e.g. surrogates=['freq']."
@@ -76,10 +130,10 @@ def resolve(
                     "(e.g. 'ridge') instead."
                 )
             name = _FREQ_FAMILY.get(model_name, model_name)
-        if name != JUDGE_MEAN and name not in known:
+        if name not in UNFITTED and name not in known:
             raise ValidationError(
-                f"surrogate {name!r} is not known; use 'freq', {JUDGE_MEAN!r} or one of "
-                f"{', '.join(known)}."
+                f"surrogate {name!r} is not known; use 'freq', {JUDGE_MEAN!r}, {JUDGE_PC1!r}, "
+                f"{NO_MODEL!r} or one of {', '.join(known)}."
             )
         if name == own:
             raise ValidationError(
@@ -89,7 +143,22 @@ def resolve(
         if name in out:
             raise ValidationError(f"surrogate {name!r} is listed twice; list it once.")
         out.append(name)
+    if NO_MODEL in out and len(out) < 2:
+        raise ValidationError(
+            f"surrogates=[{NO_MODEL!r}] leaves the AEE mean without a surrogate; name the one "
+            f"to use instead of the model's, e.g. [{JUDGE_PC1!r}, {NO_MODEL!r}]."
+        )
     return tuple(out)
+
+
+def freq_default(n_labels: int, n_coefficients: int) -> tuple[str, ...]:
+    """The frequentist small-budget rule's extras by labels per coefficient of the model:
+    below :data:`ALONE_BELOW`, the AEE means use the judges' first principal component
+    alone (``judge_pc1``, ``no_model``: PPI++ with it); from there on, the model's
+    surrogate alone (see the module docstring for the figures)."""
+    if n_labels / max(n_coefficients, 1) < ALONE_BELOW:
+        return (JUDGE_PC1, NO_MODEL)
+    return ()
 
 
 def fit_extras(
@@ -98,7 +167,7 @@ def fit_extras(
     """Cross-fit each named extra on ``primary``'s folds (``None`` for the judge mean)."""
     extras: Extras = {}
     for name in names:
-        if name == JUDGE_MEAN:
+        if name in UNFITTED:
             pool.judge_average()  # a clear error for an item without any judge score
             extras[name] = None
             continue
@@ -112,11 +181,55 @@ def fit_extras(
 def matrix(
     primary: CrossFitResult, extras: Extras, pool: EvalPool, domains: np.ndarray | None = None
 ) -> np.ndarray:
-    """(N, 1 + k): the model's surrogate, then each extra's (with ``domains``' fold shares)."""
-    cols = [primary.surrogate(domains)]
-    for cf in extras.values():
-        cols.append(pool.judge_average() if cf is None else cf.surrogate(domains))
+    """(N, 1 + k): the model's surrogate, then each extra's (with ``domains``' fold shares);
+    without the model's column under ``no_model``."""
+    cols = [] if NO_MODEL in extras else [primary.surrogate(domains)]
+    for name, cf in extras.items():
+        if name == NO_MODEL:
+            continue
+        if cf is not None:
+            cols.append(cf.surrogate(domains))
+        else:
+            cols.append(judge_pc1(pool) if name == JUDGE_PC1 else pool.judge_average())
     return np.column_stack(cols)
+
+
+def names(model: str, extras: Extras) -> tuple[str, ...]:
+    """The surrogates of the AEE means by name: the model's (marked when ``no_model``
+    leaves it out), then the extras."""
+    if NO_MODEL in extras:
+        model = f"{model}, not in the means"
+    return (model, *(n for n in extras if n != NO_MODEL))
+
+
+def judge_pc1(pool: EvalPool, winsor: tuple[float, float] = (0.005, 0.995)) -> np.ndarray:
+    """The first principal component of the judges' scores, on the judge mean's scale.
+
+    Each judge's scores (an item without one: that judge's mean) are clipped at the
+    ``winsor`` quantiles and standardised (a constant judge drops out); the component's
+    sign is that of its correlation with the mean z-score, and it is rescaled to the
+    mean and sd of the raw judge average, so that with one judge, or judges on the
+    label's scale, it reads in the label's units. No label is used.
+    """
+    avg = pool.judge_average()
+    X = pool.judge_matrix().to_numpy(float)
+    X = np.where(np.isfinite(X), X, np.nanmean(X, axis=0))
+    lo, hi = np.quantile(X, winsor, axis=0)
+    X = np.clip(X, lo, hi)
+    sd = X.std(axis=0)
+    Z = (X - X.mean(axis=0)) / np.where(sd > 0, sd, np.inf)
+    if Z.shape[1] == 1 or not np.any(sd > 0):
+        pc = Z[:, 0]
+    else:
+        u, _, _ = np.linalg.svd(Z, full_matrices=False)
+        pc = u[:, 0]
+        zmean = Z.mean(axis=1)
+        if float(np.dot(pc - pc.mean(), zmean - zmean.mean())) < 0:
+            pc = -pc
+    spread = pc.std()
+    if not spread > 0:
+        return avg
+    return avg.mean() + avg.std() * (pc - pc.mean()) / spread
 
 
 def predictions(extras: Extras) -> dict[str, Any]:

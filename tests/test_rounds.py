@@ -39,7 +39,7 @@ def test_a_replication_is_the_library(world: rounds.World, n: int) -> None:
         (rounds.refit_mean(world, y_lab, 0.05), world.cal.apply(pool, refit=True).estimate_mean()),
         (
             rounds.fresh_mean(world, y_lab, 0.05),
-            Calibrator(engine="freq", seed=world.cal.seed).fit(pool).estimate_mean(),
+            Calibrator(engine="freq", seed=world.cal.seed, surrogates=[]).fit(pool).estimate_mean(),
         ),
     ):
         np.testing.assert_allclose(mine, (lib.estimate, lib.ci_low, lib.ci_high), rtol=1e-10)

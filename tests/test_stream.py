@@ -53,10 +53,12 @@ def write_dataset(df: pd.DataFrame, folder, parts: int = 3, row_group: int = 700
 
 
 def in_memory(df: pd.DataFrame, outcome: str = "continuous") -> Calibrator:
+    """The in-memory fit a stream equals: the model's surrogate alone (the frequentist
+    small-budget rule's principal component is not streamed)."""
     pool = EvalPool.from_frame(
         df, label="label", judges=JUDGES, outcome=outcome, group="grp", propensity="pi"
     )
-    return Calibrator(engine="freq", seed=1).fit(pool)
+    return Calibrator(engine="freq", seed=1, surrogates=[]).fit(pool)
 
 
 def streamed(path, outcome: str = "continuous", threads: int = 2, chunk_rows=500, **kw):

@@ -76,7 +76,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="uniform,stratified,adaptive,paired,paired-subset,paired-adaptive (uniform); the "
         "paired designs draw prompts and label every group's item of a drawn prompt",
     )
-    p.add_argument("--methods", help="classical,aee,ppi (classical,aee)")
+    p.add_argument("--methods", help="classical,aee,ppi,ppi-aipw,cje (classical,aee)")
     p.add_argument(
         "--engine",
         default="freq",

@@ -10,7 +10,9 @@ Methods: ``classical`` (labels only), ``aee`` (our calibrated estimator, either
 engine) and, under uniform sampling, ``ppi``: ppi_py's PPI++ ``ppi_mean_ci`` on the same
 labeled items with the judge mean (``ppi-mean``) and with a cross-fitted RidgeCV over
 the judges (``ppi-ridge``) as predictions (optional dependency ``ppi-python``, extra
-``peers``).
+``peers``); ``ppi-aipw``: ppi-aipw's ``mean_inference`` with ``prognostic_linear`` (row
+``ppi-aipw``) and ``monotone_spline`` (row ``ppi-aipw-spline``) on the same labeled items
+(:func:`~bacon_bayes.simulation.peers.ppi_aipw_rows`; extra ``peers``).
 """
 
 from __future__ import annotations
@@ -49,7 +51,13 @@ from bacon_bayes.simulation.paired_draws import (
     difference_summary,
     draw_paired,
 )
-from bacon_bayes.simulation.peers import CJE_AUTHOR, cje_row
+from bacon_bayes.simulation.peers import (
+    CJE_AUTHOR,
+    PPI_AIPW_AUTHOR,
+    PPI_AIPW_METHODS,
+    cje_row,
+    ppi_aipw_rows,
+)
 from bacon_bayes.simulation.table import check_table
 from bacon_bayes.workers import connect_dask, parse_scheduler, process_pool
 
@@ -64,16 +72,17 @@ DESIGNS = ("uniform", "stratified", "adaptive", *PAIRED_DESIGNS)
 #: dimensions) still steps back in every trial (EXPERIMENTS.md).
 PILOT_SHARE = 0.3
 
-METHODS = ("classical", "aee", "ppi", "cje")
+METHODS = ("classical", "aee", "ppi", "ppi-aipw", "cje")
 #: The files of a Monte Carlo's output folder (an ablation's files written there stay).
 FILES = ("trials.parquet", "summary.csv", "settings.json", "rmse_width.png", "coverage.png")
 #: the dask setting that has a LocalCluster's nannies set MALLOC_TRIM_THRESHOLD_ in workers
 TRIM_KEY = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
 #: The ``engine`` column of the peers' rows (ppi_py's by default).
-ENGINES = {"cje": "cje-eval"}
+ENGINES = {"cje": "cje-eval", **{m: "ppi-aipw" for m in PPI_AIPW_METHODS}}
 #: Who wrote each method's estimator (the summary's ``by`` column).
 AUTHORS = {"classical": "bacon_bayes", "aee": "bacon_bayes", "ppi-mean": "ppi_py (PPI++)",
-           "ppi-ridge": "ppi_py (PPI++)", "cje": CJE_AUTHOR}  # fmt: skip
+           "ppi-ridge": "ppi_py (PPI++)", "cje": CJE_AUTHOR,
+           **{m: PPI_AIPW_AUTHOR for m in PPI_AIPW_METHODS}}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -183,7 +192,7 @@ class SimulationSpec:
             family = "gaussian"
         for name in sur.resolve(self.surrogates, family, self.engine):
             kinds = registry.KINDS_FOR_MODEL
-            if name != sur.JUDGE_MEAN and self.outcome not in kinds[name]:
+            if name not in sur.UNFITTED and self.outcome not in kinds[name]:
                 fits = [n for n, k in kinds.items() if self.outcome in k and n != "gaussian"]
                 raise ValidationError(
                     f"surrogate {name!r} does not fit a {self.outcome} label; use one of "
@@ -372,6 +381,8 @@ def run_trial(frame: pd.DataFrame, spec: SimulationSpec, task: tuple) -> list[di
             rows.append(row)
     if "ppi" in spec.methods and design == "uniform":
         rows.extend(_ppi_rows(frame, spec, labeled, fold_seed % 2**31))
+    if "ppi-aipw" in spec.methods and design == "uniform":
+        rows.extend(ppi_aipw_rows(frame, tuple(spec.judges), spec.label, labeled, spec.alpha))
     if "cje" in spec.methods:
         rows.append(cje_row(frame, spec, labeled, pi, fold_seed % 2**31))
     for row in rows:

@@ -1,5 +1,9 @@
 """Peer estimators run on the same label draws as ``bacon simulate`` (extra ``peers``).
 
+:func:`ppi_aipw_rows`: ppi-aipw's semisupervised mean (``ppi_aipw.mean_inference``) with
+``prognostic_linear`` and ``monotone_spline`` (``--methods ppi-aipw``; see its docstring
+for what it computes).
+
 :func:`cje_pairwise_rows`: cje-eval's paired policy comparison (``cje.analyze_dataset`` then
 ``EstimationResult.compare_policies``), with every group of the table as one cje *policy*
 and the table's prompt column as cje's ``prompt_id``.
@@ -61,7 +65,10 @@ from scipy import stats
 
 from bacon_bayes.errors import ValidationError
 
-__all__ = ["CJE_AUTHOR", "cje_pairwise_rows", "judge_score"]
+__all__ = [
+    "CJE_AUTHOR", "PPI_AIPW_AUTHOR", "PPI_AIPW_METHODS", "cje_pairwise_rows", "judge_score",
+    "ppi_aipw_rows",
+]  # fmt: skip
 
 #: Who wrote the estimator (the summary's ``by`` column).
 CJE_AUTHOR = "cje-eval (calibrated direct)"
@@ -255,3 +262,51 @@ def cje_row(
         for part in ("estimate", "ci_low", "ci_high"):
             out[f"{key}:{part}"] = r[part]
     return out
+
+
+#: ppi-aipw's settings run as peer rows (method name -> ``mean_inference`` arguments):
+#: ``prognostic_linear`` (the judge mean as the score, the judges as the covariates X:
+#: intercept and score coefficient unpenalised, the judges' ridge penalty chosen by 5-fold
+#: CV on the labels) and its documented default ``monotone_spline`` on the judge mean.
+PPI_AIPW_METHODS = {"ppi-aipw": "prognostic_linear", "ppi-aipw-spline": "monotone_spline"}
+#: Who wrote the estimator (the summary's ``by`` column).
+PPI_AIPW_AUTHOR = "ppi-aipw (AIPW + calibration)"
+
+
+def ppi_aipw_rows(
+    frame: pd.DataFrame, judges: tuple[str, ...], label: str, labeled: np.ndarray, alpha: float
+) -> list[dict[str, Any]]:
+    """ppi-aipw's mean (``ppi_aipw.mean_inference``, Wald interval, its default) on the
+    labeled rows of one draw, one row per setting of :data:`PPI_AIPW_METHODS`.
+
+    What it computes (ppi-aipw 0.2.2): the calibration map is fitted on *all* the labeled
+    rows and applied to them in sample (no cross-fitting); the estimate is the mean of the
+    calibrated score over the unlabeled rows plus the mean labeled residual; the standard
+    error is ``sqrt(var(labeled part) / n + var(unlabeled part) / N_unlabeled)`` from those
+    in-sample residuals, with a normal critical value. A missing judge score is that
+    judge's mean over the table.
+    """
+    try:
+        from ppi_aipw import mean_inference
+    except ImportError as exc:
+        raise ValidationError(
+            "method 'ppi-aipw' needs ppi-aipw: pip install 'bacon_bayes[peers]'"
+        ) from exc
+    labeled = np.asarray(labeled, dtype=bool)
+    X = frame[list(judges)].to_numpy(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        X = np.where(np.isfinite(X), X, np.nanmean(X, axis=0))
+    y = frame[label].to_numpy(float)
+    score = X.mean(axis=1)
+    lab, unl = labeled, ~labeled
+    rows = []
+    for name, method in PPI_AIPW_METHODS.items():
+        extra = {"X": X[lab], "X_unlabeled": X[unl]} if method == "prognostic_linear" else {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = mean_inference(y[lab], score[lab], score[unl], method=method, alpha=alpha, **extra)
+        lo, hi = (float(np.ravel(v)[0]) for v in r.ci)
+        est = float(np.ravel(r.pointestimate)[0])
+        rows.append({"method": name, "estimate": est, "ci_low": lo, "ci_high": hi})
+    return rows

@@ -240,7 +240,9 @@ def fresh_mean(
     world: World, y_lab: np.ndarray, alpha: float, tuning: bool | None = None
 ) -> tuple[float, float, float]:
     """A calibrator fitted on the fresh labels alone, as
-    ``Calibrator(engine="freq").fit(pool).estimate_mean(alpha)``."""
+    ``Calibrator(engine="freq", surrogates=[]).fit(pool).estimate_mean(alpha)`` (the
+    model's surrogate alone: the default before the small-budget rule of
+    :func:`bacon_bayes.surrogates.freq_default`)."""
     c = world.cal
     fit = cross_fit(c.model_, world.X_fresh, y_lab, folds=c.folds, seed=c.seed)
     e = est.aee_mean(y_lab, fit.mean, alpha=alpha, power_tuning=c.power_tuning, hajek=c.hajek)
