@@ -26,6 +26,16 @@ def _floats(text: str, what: str) -> tuple[float, ...]:
         ) from exc
 
 
+def _table(args: argparse.Namespace) -> Any:
+    """DATA in any format the readers take, with ``--labels`` joined by id."""
+    from bacon_bayes.readers import join_labels, read_any
+
+    frame, meta = read_any(args.data)
+    if args.labels:
+        frame, args.item = join_labels(frame, args.labels, args.label, args.item or meta.item)
+    return frame
+
+
 def _table_args(args: argparse.Namespace) -> dict:
     """The spec fields that describe the table (shared by the Monte Carlo and ablation)."""
     return {
@@ -53,6 +63,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("data", type=Path, help="CSV or Parquet table with every label filled in")
     p.add_argument("--label", required=True, help="label column")
+    p.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="CSV or Parquet file of the labels (an id column and the --label column), "
+        "joined onto DATA by id (--item, or a column named id, item or item_id); every "
+        "item of DATA needs one",
+    )
     add_judge_argument(p, legacy="commas")
     p.add_argument(
         "--outcome",
@@ -132,12 +149,12 @@ def run(args: argparse.Namespace) -> int:
 
 def _claim(args: argparse.Namespace, writes: tuple[str, ...]) -> Any:
     """Hold the output folder (see :func:`bacon_bayes.outputs.claim`)."""
-    return claim(args.out, inputs=[args.data], folder=True, force=args.force, writes=writes)
+    inputs = [args.data, args.labels]
+    return claim(args.out, inputs=inputs, folder=True, force=args.force, writes=writes)
 
 
 def run_ablation(args: argparse.Namespace) -> int:
     """``--ablation``: the oracle table, written to DIR/ablation.csv, .md and settings."""
-    from bacon_bayes.readers import read_any
     from bacon_bayes.simulation.ablation import (
         FILES,
         AblationSpec,
@@ -163,7 +180,7 @@ def run_ablation(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     with _claim(args, FILES) as out:
-        frame = read_any(args.data)[0]
+        frame = _table(args)
         table = ablation(frame, spec, progress=partial(stderr_progress, what="fits"))
         paths = write_ablation(out.path, table, spec)
         out.written()
@@ -209,7 +226,6 @@ def adaptive_notes(trials: Any) -> list[str]:
 
 def run_monte_carlo(args: argparse.Namespace) -> int:
     """The Monte Carlo over label draws (trials.parquet, summary.csv, plots)."""
-    from bacon_bayes.readers import read_any
     from bacon_bayes.simulation.montecarlo import (
         FILES as MONTE_CARLO_FILES,
     )
@@ -241,7 +257,7 @@ def run_monte_carlo(args: argparse.Namespace) -> int:
         surrogates=None if extras is None else tuple(extras),
     )
     with _claim(args, MONTE_CARLO_FILES) as held:
-        frame = read_any(args.data)[0]
+        frame = _table(args)
         spec.check(frame)
         trials = simulate(
             frame, spec, workers=args.workers, scheduler=args.scheduler, progress=stderr_progress
