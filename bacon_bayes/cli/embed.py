@@ -35,14 +35,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from bacon_bayes.embed import embed_items
     from bacon_bayes.errors import ValidationError
-    from bacon_bayes.io import read_table
     from bacon_bayes.judges.output import write_table
+    from bacon_bayes.readers import read_any
 
     if args.model and args.vectors:
         raise ValidationError("give either --model or --vectors, not both")
     with claim(args.out, inputs=[args.items, args.vectors], force=args.force) as out:
         table = embed_items(
-            read_table(args.items),
+            read_any(args.items)[0],
             text=args.text,
             id_col=args.id,
             model=args.model,

@@ -117,9 +117,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from bacon_bayes.io import read_table
     from bacon_bayes.judges import load_template, plan_jury
     from bacon_bayes.judges.client import load_judges, parse_judge
+    from bacon_bayes.readers import read_any
 
     defaults = {
         "base_url": args.base_url,
@@ -135,7 +135,7 @@ def _run(args: argparse.Namespace) -> int:
     if not judges:
         raise ValidationError("no judge given; pass --judge MODEL or --judges-file FILE")
     template = load_template(args.template)
-    items = read_table(args.items)
+    items = read_any(args.items)[0]
     out = Path(args.out)
     cache = args.cache or str(out) + ".cache.sqlite"
     check_output(cache, option="--cache", inputs=[args.items, out])

@@ -46,10 +46,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from bacon_bayes.cli.estimate import parse_levels
     from bacon_bayes.cli.judge_args import judge_columns
-    from bacon_bayes.io import read_table
     from bacon_bayes.pool import EvalPool
+    from bacon_bayes.readers import read_any
 
-    df = read_table(args.file)
+    df = read_any(args.file)[0]
     pool = EvalPool.from_frame(
         df,
         label=args.label,
