@@ -25,9 +25,11 @@ def _section(page: str) -> str:
     return found.group(1)
 
 
-def _rows(html: str, heading: str) -> list[list[str]]:
-    """The body rows (cell texts) of the table under ``<h3>heading</h3>``."""
-    part = html.split(f"<h3>{heading}</h3>", 1)[1].split("</table>", 1)[0]
+def _rows(html: str, heading: str | None) -> list[list[str]]:
+    """The body rows (cell texts) of the first table under ``<h3>heading</h3>`` (of
+    ``html`` when None)."""
+    part = html if heading is None else html.split(f"<h3>{heading}</h3>", 1)[1]
+    part = part.split("</table>", 1)[0]
     body = part.split("<tbody>", 1)[1]
     return [re.findall(r"<td>(.*?)</td>", row, re.S) for row in body.split("</tr>")[:-1]]
 
@@ -69,15 +71,19 @@ def test_cli_report_has_the_data_check_on_the_example_pool(tmp_path):
     assert [r[0] for r in agree] == JUDGES and all(r[1] == "1.00" for r in agree)
     between = _rows(section, "Agreement between judges")
     assert len(between) == len(JUDGES) and between[0][1] == "1.00"
-    groups = _rows(section, "Groups")
+    flagged = _rows(section, "Groups")  # 72 rows: the flagged ones shown, all folded
+    assert flagged and all(r[-1] == "yes" for r in flagged)
+    assert {r[1] for r in flagged} == {"M13", "M23"}  # as bacon doctor says
+    assert {r[0] for r in flagged if r[1] == "M23"} == set(JUDGES)
+    groups = _rows(section.split("<details>", 1)[1], None)
     assert len(groups) == len(JUDGES) * 12  # every group has 2 labels or more
-    assert any(r[-1] == "yes" for r in groups)  # M23 is flagged, as bacon doctor says
     assert "response length not checked" in section
-    assert section.count('<div class="scroll">') == 3
+    assert section.count('<div class="scroll">') == 4
     # a saved calibrator's report has it too (it only needs the pool)
     assert main(["estimate", str(EXAMPLE), *args, "--save", str(save)]) == 0
     assert main(["report", str(save), "--out", str(tmp_path / "s.html")]) == 0
-    assert _rows(_section((tmp_path / "s.html").read_text()), "Groups") == groups
+    saved = _section((tmp_path / "s.html").read_text())
+    assert _rows(saved.split("<details>", 1)[1], None) == groups
 
 
 def _planted(seed: int = 0, n: int = 300) -> pd.DataFrame:

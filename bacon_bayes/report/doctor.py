@@ -21,7 +21,11 @@ from bacon_bayes.report.tables import esc, scroll_table
 if TYPE_CHECKING:
     from bacon_bayes.pool import EvalPool
 
-__all__ = ["data_check"]
+__all__ = ["MAX_GROUP_ROWS", "data_check"]
+
+#: rows of the group-bias table shown whole; a longer one shows its flagged rows, and
+#: all its rows folded (``<details>``)
+MAX_GROUP_ROWS = 24
 
 
 def _note(text: str) -> str:
@@ -70,7 +74,8 @@ def _length(check: PoolCheck) -> str:
     level = f"{1 - check.alpha:.0%}"
     head = "<h3>Response length</h3>"
     if not check.length:
-        return head + _note(esc(f"Response length: {check.length_note}."))
+        note = check.length_note
+        return head + _note(esc(f"{note[:1].upper()}{note[1:]}."))
     frame = pd.DataFrame(
         {
             "judge": [b.judge for b in check.length],
@@ -108,7 +113,22 @@ def _groups(check: PoolCheck) -> str:
         f"group's labeled items, with simultaneous {1 - check.alpha:.0%} (Sidak) intervals "
         f"over the {k} groups. <b>flagged</b> (listed first): the interval excludes 0."
     )
-    return "<h3>Groups</h3>" + scroll_table(frame, 3) + _note(reading + _adjust(check, len(tables)))
+    note = _note(reading + _adjust(check, len(tables)))
+    if len(frame) <= MAX_GROUP_ROWS:
+        return "<h3>Groups</h3>" + scroll_table(frame, 3) + note
+    n_flagged = int(flagged.sum())
+    shown = (
+        scroll_table(frame.head(n_flagged), 3)
+        if n_flagged
+        else _note("No judge's over-rating of a group is flagged.")
+    )
+    return (
+        "<h3>Groups</h3>"
+        + shown
+        + note
+        + f"<details><summary>All {len(frame)} rows ({len(tables)} judges x {k} "
+        "groups)</summary>" + scroll_table(frame, 3) + "</details>"
+    )
 
 
 def _adjust(check: PoolCheck, n_judges: int) -> str:
