@@ -210,7 +210,7 @@ def test_cli_demo(capsys, tmp_path):
     out = capsys.readouterr().out
     assert "calibrated (AEE)" in out and "Full-data mean" in out and "ranked" in out
     assert "Judge bias" in out and "Items to look at" in out and str(page) in out
-    assert page.read_text().count("<section") == 7  # the demo has groups: Comparisons
+    assert page.read_text().count("<section") == 8  # groups: Comparisons; and the Data check
 
 
 def test_categorical_items_get_class_sets_that_cover():

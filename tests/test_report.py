@@ -107,8 +107,8 @@ def test_cli_report_from_a_table_and_from_a_saved_calibrator(tmp_path, capsys):
     )
     saved = cal.save(tmp_path / "cal.nc")
     assert main(["report", str(saved), "--out", str(tmp_path / "b.html")]) == 0
-    # the pool has groups: a Comparisons section beside the six others
-    assert (tmp_path / "b.html").read_text().count("<section") == 7
+    # the pool has groups: a Comparisons section beside the seven others (Data check too)
+    assert (tmp_path / "b.html").read_text().count("<section") == 8
     assert main(["report", str(saved), "--out", str(tmp_path / "b.txt")]) == 2
     (tmp_path / "sim").mkdir()
     assert main(["report", str(saved), "--out", str(tmp_path / "c.html"),

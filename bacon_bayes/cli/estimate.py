@@ -156,7 +156,11 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
         "sample drew the item's prompt (labels drawn by prompt outside `bacon sample`)",
     )
     p.add_argument("--embedding", help="prefix of embedding columns")
-    p.add_argument("--text", help="item text column")
+    p.add_argument(
+        "--text",
+        help="item text column (bacon report: the data check measures response length from "
+        "it, and finds one itself when not given)",
+    )
     p.add_argument(
         "--scale",
         help="allowed label range LOW:HIGH (e.g. 1:5); intervals never extend past it "

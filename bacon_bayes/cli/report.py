@@ -17,7 +17,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="write one self-contained HTML report (estimates, groups, judge bias, ...)",
         description="Fit the calibration as `bacon estimate` does (FILE is a table or a study "
         "folder) or read a saved calibrator (FILE ending in .nc), and write one HTML page that "
-        "opens offline: settings and convergence, population estimates, groups, judge bias, "
+        "opens offline: settings and convergence, a data check (bacon doctor's agreement and "
+        "bias tables), population estimates, groups, judge bias, "
         "calibration, items, and the curves of a `bacon simulate` folder when given.",
     )
     add_pool_arguments(p)
@@ -69,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
         if str(args.file).endswith(".nc"):
             cal = saved = Calibrator.load(args.file)
         else:
+            args.text = args.text or _response_column(args)
             cal, saved = fit_from_args(args)
         extra = {}
         drift = drift_from_args(saved or cal, args)
@@ -97,3 +99,18 @@ def run(args: argparse.Namespace) -> int:
         path = out.written()
     print(f"report written to {path} (open it in a browser; it works offline)")
     return 0
+
+
+def _response_column(args: argparse.Namespace) -> str | None:
+    """The response-text column ``bacon doctor`` finds in a table (for the data check's
+    length-bias table), or None: for a study folder, or when the table has no text."""
+    from bacon_bayes.doctor.roles import find_roles
+    from bacon_bayes.readers import read_any
+    from bacon_bayes.study.folder import CONFIG_FILE
+
+    if (Path(args.file) / CONFIG_FILE).is_file() or not Path(args.file).is_file():
+        return None
+    frame, meta = read_any(args.file)
+    label = args.label if args.label in frame.columns else None
+    item = args.item if args.item in frame.columns else None
+    return find_roles(frame, meta, label=label, item=item).response

@@ -29,6 +29,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from bacon_bayes.order import natural_key
+
 #: labeled items at which the length check finds the documented planted bias with power
 #: >= 0.8 (see the module docstring)
 POWER_N = 60
@@ -160,7 +162,8 @@ def group_bias(
         }
     )
     out["flagged"] = (out["low"] > 0) | (out["high"] < 0)
-    return out
+    order = sorted(range(len(out)), key=lambda i: natural_key(out["group"].iloc[i]))
+    return out.iloc[order].reset_index(drop=True)  # M8 before M10, as everywhere
 
 
 def simulate_length(

@@ -8,7 +8,6 @@ user text (item ids, judge and group names) is HTML-escaped.
 from __future__ import annotations
 
 import datetime as dt
-import html
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +19,9 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import atomic_write_text
 from bacon_bayes.report import figures
 from bacon_bayes.report.comparisons import comparisons, target_description
+from bacon_bayes.report.doctor import data_check
+from bacon_bayes.report.tables import esc as _esc
+from bacon_bayes.report.tables import scroll_table as _table
 from bacon_bayes.report.text import estimates_frame
 
 if TYPE_CHECKING:
@@ -31,6 +33,7 @@ __all__ = ["SECTIONS", "render_report", "write_report"]
 #: their data).
 SECTIONS = {
     "settings": "Data and settings",
+    "doctor": "Data check",
     "round": "This round: calibrator, transport and history",
     "estimates": "Population estimates",
     "groups": "Groups",
@@ -93,24 +96,6 @@ _SCRIPT = """
   root.setAttribute('data-ready','1');
 })();
 """
-
-
-def _esc(value: Any) -> str:
-    return html.escape(str(value), quote=True)
-
-
-def _table(frame: pd.DataFrame, digits: int = 3) -> str:
-    """A sortable HTML table (values escaped), in a box of its own that scrolls
-    sideways when the table is wider than the page."""
-    table = frame.to_html(
-        index=False,
-        escape=True,
-        classes="sortable",
-        border=0,
-        na_rep="",
-        float_format=lambda v: f"{v:.{digits}f}",
-    )
-    return f'<div class="scroll">{table}</div>'
 
 
 def _img(uri: str, alt: str) -> str:
@@ -395,6 +380,7 @@ def render_report(
     title = title or f"bacon_bayes report: {cal.pool_.label_name}"
     parts = {
         "settings": _settings(cal),
+        "doctor": data_check(cal.pool_, alpha),
         "estimates": _estimates(cal, alpha, truth),
         "groups": _groups(cal, alpha),
     }

@@ -1,0 +1,125 @@
+"""``bacon doctor``'s diagnostics of a validated pool (for ``bacon report``'s data check).
+
+:func:`profile_pool` runs the same checks as :func:`bacon_bayes.doctor.profile` (judge
+coverage, agreement between judges and with the labels, length and group bias) on an
+:class:`~bacon_bayes.pool.EvalPool`: the judges' mean scores per item
+(``pool.judge_matrix()``), the labels ``pool.y``, the groups ``pool.groups`` and the
+item text ``pool.text`` (or another text given), with no table to read and no model fit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.doctor import agreement, bias
+
+if TYPE_CHECKING:
+    from bacon_bayes.pool import EvalPool
+
+__all__ = ["PoolCheck", "profile_pool"]
+
+#: the label's column in the frame the agreement functions read (not a judge's name)
+_LABEL = "\x00label"
+
+
+@dataclass
+class PoolCheck:
+    """What :func:`profile_pool` found (the fields of :class:`~bacon_bayes.doctor.Profile`).
+
+    Attributes
+    ----------
+    judges : list of str
+        The pool's judges.
+    coverage : dict
+        Judge -> share of items it scored.
+    with_label : DataFrame or None
+        Each judge against the labels (:func:`~bacon_bayes.doctor.agreement.with_label`).
+    between : DataFrame or None
+        Spearman's rho of every pair of judges (two judges or more).
+    judges_alpha : tuple or None
+        Krippendorff's alpha of the judges on the labels' scale, how it was computed and
+        which judges.
+    length : list of LengthBias
+        The length check of each judge (with a text).
+    length_note : str
+        Why there is no length check, when there is none.
+    groups : dict
+        Judge -> its group-bias table (:func:`~bacon_bayes.doctor.bias.group_bias`).
+    alpha : float
+        1 - confidence level of the bias intervals.
+    """
+
+    judges: list[str]
+    coverage: dict[str, float]
+    alpha: float
+    with_label: pd.DataFrame | None = None
+    between: pd.DataFrame | None = None
+    judges_alpha: tuple[float, str, list[str]] | None = None
+    length: list[bias.LengthBias] = field(default_factory=list)
+    length_note: str = ""
+    groups: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+
+def profile_pool(
+    pool: EvalPool, alpha: float = 0.05, text: np.ndarray | pd.Series | None = None
+) -> PoolCheck:
+    """``bacon doctor``'s agreement and bias checks on a pool.
+
+    Parameters
+    ----------
+    pool : EvalPool
+        The pool (a fitted calibrator's ``pool_``).
+    alpha : float
+        1 - confidence level of the bias intervals.
+    text : array-like of str, optional
+        The response text of each item, aligned with the pool's items (default
+        ``pool.text``); empty strings count as no text. Without one the length check is
+        skipped (``length_note`` says so).
+
+    Returns
+    -------
+    PoolCheck
+    """
+    scores = pool.judge_matrix()
+    judges = [str(j) for j in pool.judges]
+    frame = pd.DataFrame(scores.to_numpy(dtype=float), columns=judges)
+    y = np.asarray(pool.y, dtype=float)
+    frame[_LABEL] = y
+    check = PoolCheck(
+        judges=judges,
+        coverage={j: float(frame[j].notna().mean()) for j in judges},
+        alpha=alpha,
+    )
+    labeled = np.isfinite(y)
+    if labeled.sum() >= 2:
+        check.with_label = agreement.with_label(frame, judges, _LABEL)
+    if len(judges) > 1:
+        check.between = agreement.between_judges(frame, judges)
+        on = [j for j in judges if agreement.same_scale(frame[j].to_numpy(dtype=float), y)]
+        if len(on) > 1:
+            value, how = agreement.alpha(frame[on].to_numpy(dtype=float).T)
+            check.judges_alpha = (value, how, on)
+    if labeled.sum() < 2:
+        check.length_note = "fewer than 2 labels: no bias checks"
+        return check
+    text = pool.text if text is None else text
+    if text is None:
+        check.length_note = "no response text (pass --text COLUMN): response length not checked"
+    else:
+        series = pd.Series(np.asarray(text, dtype=object)).replace("", pd.NA)
+        length = bias.words(series)
+        for j in judges:
+            found = bias.length_bias(y, frame[j].to_numpy(dtype=float), length, j, alpha)
+            if found is not None:
+                check.length.append(found)
+        if not check.length:
+            check.length_note = f"too few labeled items (< {bias.MIN_LENGTH_N}) with a text"
+    if pool.groups is not None:
+        groups = np.asarray(pool.groups)
+        for j in judges:
+            check.groups[j] = bias.group_bias(y, frame[j].to_numpy(dtype=float), groups, alpha)
+    return check

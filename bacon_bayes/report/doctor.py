@@ -1,0 +1,169 @@
+"""The report's data check: ``bacon doctor``'s diagnostics of the calibrator's pool.
+
+:func:`data_check` is the body of the "Data check" section: each judge's coverage and
+agreement with the labels, the agreement between judges, and what the judges seem biased
+by (response length, when the pool has a text; the group, when it has groups), each as a
+table with a line on how to read it. It runs :func:`bacon_bayes.doctor.pooled.profile_pool`
+on the pool alone (no model fit, no file read), so a saved calibrator's report has it too.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.doctor.bias import MIN_LENGTH_N
+from bacon_bayes.doctor.pooled import PoolCheck, profile_pool
+from bacon_bayes.report.tables import esc, scroll_table
+
+if TYPE_CHECKING:
+    from bacon_bayes.pool import EvalPool
+
+__all__ = ["MAX_GROUP_ROWS", "data_check"]
+
+#: rows of the group-bias table shown whole; a longer one shows its flagged rows, and
+#: all its rows folded (``<details>``)
+MAX_GROUP_ROWS = 24
+
+
+def _note(text: str) -> str:
+    return f"<p class='note'>{text}</p>"
+
+
+def _agreement(check: PoolCheck) -> str:
+    frame = pd.DataFrame(
+        {"judge": check.judges, "coverage": [check.coverage[j] for j in check.judges]}
+    )
+    if check.with_label is not None:
+        frame = frame.merge(check.with_label, on="judge").rename(columns={"kappa_w": "kappa w"})
+    body = "<h3>Judges: coverage and agreement with the labels</h3>" + scroll_table(frame, 2)
+    reading = "<b>coverage</b>: share of the items the judge scored."
+    if check.with_label is not None:
+        reading += (
+            " Against the labels, on the <b>n</b> labeled items it scored: <b>spearman</b> "
+            "(rank correlation), <b>kappa w</b> (Cohen's kappa with quadratic weights; "
+            "ordinal scores on the label's scale only) and <b>alpha</b> (Krippendorff's "
+            "interval alpha; same scale only); 1 is full agreement, 0 no more than chance, "
+            "empty where it does not apply."
+        )
+    return body + _note(reading)
+
+
+def _between(check: PoolCheck) -> str:
+    if check.between is None:
+        return ""
+    frame = check.between.copy()
+    frame.insert(0, "judge", frame.index.astype(str))
+    reading = (
+        "Spearman's rank correlation of each pair of judges, on the items both scored: "
+        "judges that agree closely add little to each other."
+    )
+    if check.judges_alpha is not None:
+        value, how, on = check.judges_alpha
+        shown = "-" if not np.isfinite(value) else f"{value:.2f}"
+        reading += (
+            f" Krippendorff's interval alpha of the {len(on)} judges on the label's scale: "
+            f"<b>{shown}</b> ({esc(how)})."
+        )
+    return "<h3>Agreement between judges</h3>" + scroll_table(frame, 2) + _note(reading)
+
+
+def _length(check: PoolCheck) -> str:
+    level = f"{1 - check.alpha:.0%}"
+    head = "<h3>Response length</h3>"
+    if not check.length:
+        note = check.length_note
+        return head + _note(esc(f"{note[:1].upper()}{note[1:]}."))
+    frame = pd.DataFrame(
+        {
+            "judge": [b.judge for b in check.length],
+            "n": [b.n for b in check.length],
+            "over per 100 words": [b.over for b in check.length],
+            "low": [b.low for b in check.length],
+            "high": [b.high for b in check.length],
+            "flagged": ["biased by length" if b.flagged else "" for b in check.length],
+        }
+    )
+    reading = (
+        "How much higher the judge rates a response per 100 more words than the labels "
+        "would have it: the coefficient of length (sign flipped) in label ~ judge + length "
+        f"on the labeled items with a text, {level} interval (HC3, robust to unequal "
+        "variance). <b>biased by length</b>: the interval excludes 0 (positive: the judge "
+        f"favours long responses). Needs at least {MIN_LENGTH_N} labeled items."
+    )
+    return head + scroll_table(frame, 3) + _note(reading + _adjust(check, len(check.length)))
+
+
+def _groups(check: PoolCheck) -> str:
+    tables = [t.assign(judge=j) for j, t in check.groups.items() if not t.empty]
+    if not tables:
+        return ""
+    frame = pd.concat(tables, ignore_index=True)
+    frame = frame[["judge", "group", "n", "over", "low", "high", "flagged"]]
+    flagged = frame["flagged"].astype(bool)
+    frame = frame.assign(flagged=np.where(flagged, "yes", ""))
+    frame = pd.concat([frame[flagged], frame[~flagged]], ignore_index=True)
+    k = frame["group"].nunique()
+    reading = (
+        "Mean over-rating of each group: the judge's score above what the labels predict "
+        "from it (label ~ judge, pooled over the groups, so the figures are relative: a "
+        "judge that favours one group shows the others slightly under-rated), on the "
+        f"group's labeled items, with simultaneous {1 - check.alpha:.0%} (Sidak) intervals "
+        f"over the {k} groups. <b>flagged</b> (listed first): the interval excludes 0."
+    )
+    note = _note(reading + _adjust(check, len(tables)))
+    if len(frame) <= MAX_GROUP_ROWS:
+        return "<h3>Groups</h3>" + scroll_table(frame, 3) + note
+    n_flagged = int(flagged.sum())
+    shown = (
+        scroll_table(frame.head(n_flagged), 3)
+        if n_flagged
+        else _note("No judge's over-rating of a group is flagged.")
+    )
+    return (
+        "<h3>Groups</h3>"
+        + shown
+        + note
+        + f"<details><summary>All {len(frame)} rows ({len(tables)} judges x {k} "
+        "groups)</summary>" + scroll_table(frame, 3) + "</details>"
+    )
+
+
+def _adjust(check: PoolCheck, n_judges: int) -> str:
+    if n_judges < 2:
+        return ""
+    return (
+        f" Each judge at level {1 - check.alpha:.0%}, not adjusted for the {n_judges} "
+        "judges: expect a few flags by chance among many judges."
+    )
+
+
+def data_check(
+    pool: EvalPool, alpha: float = 0.05, text: np.ndarray | pd.Series | None = None
+) -> str:
+    """The body of the report's "Data check" section (see the module docstring).
+
+    Parameters
+    ----------
+    pool : EvalPool
+        The calibrator's pool.
+    alpha : float
+        1 - confidence level of the bias intervals.
+    text : array-like of str, optional
+        The items' response text (default ``pool.text``).
+
+    Returns
+    -------
+    str
+        HTML.
+    """
+    check = profile_pool(pool, alpha, text)
+    intro = _note(
+        "What <code>bacon doctor</code> checks, on this pool: the judges' mean score per "
+        "item and the human labels. Nothing here changes the estimates (their intervals "
+        "are valid whatever the judges' biases); it says which judges to trust and what "
+        "to look into."
+    )
+    return intro + _agreement(check) + _between(check) + _length(check) + _groups(check)

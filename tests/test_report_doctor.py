@@ -1,0 +1,147 @@
+"""The report's data check (``bacon doctor``'s diagnostics of the calibrator's pool):
+present with its agreement and bias tables on the shipped example pool, and a planted
+length bias shows flagged in its length table."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes import Calibrator, EvalPool
+from bacon_bayes.cli import main
+from bacon_bayes.doctor.pooled import profile_pool
+from bacon_bayes.report.doctor import data_check
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "bacon_bayes" / "data" / "example_pool.csv"
+JUDGES = ["gpt4", "gpt35", "gpt35_mcq", "llama70b", "llama13b", "llama7b"]
+
+
+def _section(page: str) -> str:
+    found = re.search(r'<section id="doctor">(.*?)</section>', page, re.S)
+    assert found, "no data check section"
+    return found.group(1)
+
+
+def _rows(html: str, heading: str | None) -> list[list[str]]:
+    """The body rows (cell texts) of the first table under ``<h3>heading</h3>`` (of
+    ``html`` when None)."""
+    part = html if heading is None else html.split(f"<h3>{heading}</h3>", 1)[1]
+    part = part.split("</table>", 1)[0]
+    body = part.split("<tbody>", 1)[1]
+    return [re.findall(r"<td>(.*?)</td>", row, re.S) for row in body.split("</tr>")[:-1]]
+
+
+def _example_pool() -> EvalPool:
+    frame = pd.read_csv(EXAMPLE)
+    return EvalPool.from_frame(
+        frame, label="human", judges=JUDGES, outcome="continuous", group="system", item="id"
+    )
+
+
+def test_example_pool_matches_doctor():
+    """The pool adapter gives doctor's figures (the same functions on the same data)."""
+    from bacon_bayes.doctor import profile
+    from bacon_bayes.readers import read_any
+
+    check = profile_pool(_example_pool())
+    frame, meta = read_any(EXAMPLE)
+    full = profile(frame, meta, str(EXAMPLE), label="human")
+    assert check.coverage == {j: 1.0 for j in JUDGES}
+    assert full.with_label is not None and check.with_label is not None
+    mine = check.with_label.set_index("judge").loc[full.roles.judges, "spearman"]
+    theirs = full.with_label.set_index("judge")["spearman"]
+    np.testing.assert_allclose(mine.to_numpy(), theirs.to_numpy())
+    for j in full.roles.judges:
+        pd.testing.assert_frame_equal(check.groups[j], full.groups[j])
+    assert not check.length and "no response text" in check.length_note
+
+
+def test_cli_report_has_the_data_check_on_the_example_pool(tmp_path):
+    args = ["--label", "human", "--judge", "gpt*", "--judge", "llama*", "--group", "system",
+            "--item", "id", "--scale", "1:5", "--engine", "freq"]  # fmt: skip
+    out = tmp_path / "r.html"
+    save = tmp_path / "cal.nc"
+    assert main(["report", str(EXAMPLE), *args, "--out", str(out)]) == 0
+    section = _section(out.read_text())
+    assert "<h2>Data check</h2>" in section
+    agree = _rows(section, "Judges: coverage and agreement with the labels")
+    assert [r[0] for r in agree] == JUDGES and all(r[1] == "1.00" for r in agree)
+    between = _rows(section, "Agreement between judges")
+    assert len(between) == len(JUDGES) and between[0][1] == "1.00"
+    flagged = _rows(section, "Groups")  # 72 rows: the flagged ones shown, all folded
+    assert flagged and all(r[-1] == "yes" for r in flagged)
+    assert {r[1] for r in flagged} == {"M13", "M23"}  # as bacon doctor says
+    assert {r[0] for r in flagged if r[1] == "M23"} == set(JUDGES)
+    groups = _rows(section.split("<details>", 1)[1], None)
+    assert len(groups) == len(JUDGES) * 12  # every group has 2 labels or more
+    assert "response length not checked" in section
+    assert section.count('<div class="scroll">') == 4
+    # a saved calibrator's report has it too (it only needs the pool)
+    assert main(["estimate", str(EXAMPLE), *args, "--save", str(save)]) == 0
+    assert main(["report", str(save), "--out", str(tmp_path / "s.html")]) == 0
+    saved = _section((tmp_path / "s.html").read_text())
+    assert _rows(saved.split("<details>", 1)[1], None) == groups
+
+
+def _planted(seed: int = 0, n: int = 300) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    q = rng.normal(3, 0.8, n)
+    words = rng.integers(20, 400, n)
+    vocab = np.array(["alpha", "beta", "gamma", "delta"])
+    return pd.DataFrame(
+        {
+            "id": [f"i{i}" for i in range(n)],
+            "response": [" ".join(rng.choice(vocab, k)) for k in words],
+            "fair": q + rng.normal(0, 0.5, n),
+            "wordy": q + 0.5 * words / 100 + rng.normal(0, 0.5, n),  # favours long answers
+            "system": np.array(["A", "B", "C"])[np.arange(n) % 3],
+            "y": np.where(rng.random(n) < 0.4, q + rng.normal(0, 0.3, n), np.nan),
+        }
+    )
+
+
+def test_a_planted_length_bias_is_flagged(tmp_path):
+    frame = _planted()
+    pool = EvalPool.from_frame(
+        frame,
+        label="y",
+        judges=["fair", "wordy"],
+        outcome="continuous",
+        group="system",
+        item="id",
+        text="response",
+    )
+    rows = {r[0]: r for r in _rows(data_check(pool), "Response length")}
+    assert rows["wordy"][-1] == "biased by length" and float(rows["wordy"][2]) > 0.2
+    assert rows["fair"][-1] == ""
+    # bacon report finds the response column itself (bacon doctor's roles), no --text
+    table = tmp_path / "pool.csv"
+    frame.to_csv(table, index=False)
+    out = tmp_path / "r.html"
+    args = ["--label", "y", "--judge", "fair", "--judge", "wordy", "--group", "system",
+            "--item", "id", "--engine", "freq"]  # fmt: skip
+    assert main(["report", str(table), *args, "--out", str(out)]) == 0
+    found = {r[0]: r for r in _rows(_section(out.read_text()), "Response length")}
+    assert found["wordy"][-1] == "biased by length" and found["fair"][-1] == ""
+
+
+def test_no_labels_no_bias_tables():
+    frame = _planted().assign(y=np.nan)
+    frame.loc[:1, "y"] = 3.0
+    pool = EvalPool.from_frame(
+        frame, label="y", judges=["fair", "wordy"], outcome="continuous", item="id"
+    )
+    check = profile_pool(pool)
+    assert check.with_label is not None and not check.groups and not check.length
+    html = data_check(pool)
+    assert "Agreement between judges" in html and "<h3>Groups</h3>" not in html
+
+
+def test_calibrator_report_places_the_section_after_the_settings(tmp_path):
+    cal = Calibrator(engine="freq", scale=(1, 5)).fit(_example_pool())
+    page = cal.report(tmp_path / "r.html").read_text()
+    ids = re.findall(r'<section id="([a-z]+)">', page)
+    assert ids[:2] == ["settings", "doctor"]
