@@ -212,32 +212,51 @@ def cross_fit(
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
-    labeled = ~np.isnan(y)
     if fold_ids is None:
-        fold_ids = make_folds(labeled, folds, seed, clusters)
-    K = int(fold_ids.max()) + 1
+        fold_ids = make_folds(~np.isnan(y), folds, seed, clusters)
+    models = _fit_folds(model, X, y, fold_ids, int(fold_ids.max()) + 1, threads)
+    return _result(fold_ids, models, X, y, pi)
+
+
+def _fit_folds(
+    model: Any, X: np.ndarray, y: np.ndarray, fold_ids: np.ndarray, K: int, threads: int = 1
+) -> list[Any]:
+    """Fold model ``k`` of ``K`` fitted on the labeled rows outside fold ``k`` (a fold id
+    of ``K`` or more is in every fold's training)."""
     if hasattr(model, "fit_folds"):
-        models = list(model.fit_folds(X, y, fold_ids, K))
-    else:
+        return list(model.fit_folds(X, y, fold_ids, K))
+    labeled = ~np.isnan(y)
 
-        def fit(k: int) -> Any:
-            train = labeled & (fold_ids != k)
-            m = clone(model)
-            if getattr(model, "semi_supervised", False):
-                m.fit(X, np.where(train, y, np.nan))
-            else:
-                m.fit(X[train], y[train])
-            return m
-
-        if threads > 1 and K > 1:
-            with ThreadPoolExecutor(min(threads, K)) as pool:
-                models = list(pool.map(fit, range(K)))
+    def fit(k: int) -> Any:
+        train = labeled & (fold_ids != k)
+        m = clone(model)
+        if getattr(model, "semi_supervised", False):
+            m.fit(X, np.where(train, y, np.nan))
         else:
-            models = [fit(k) for k in range(K)]
-    design_weight = np.ones(y.size)
+            m.fit(X[train], y[train])
+        return m
+
+    if threads > 1 and K > 1:
+        with ThreadPoolExecutor(min(threads, K)) as pool:
+            return list(pool.map(fit, range(K)))
+    return [fit(k) for k in range(K)]
+
+
+def _design_weight(labeled: np.ndarray, pi: np.ndarray | None) -> np.ndarray:
+    """``1 / pi`` for labeled items, ones elsewhere (and for uniform sampling)."""
+    design_weight = np.ones(labeled.size)
     if pi is not None:
-        pi = np.asarray(pi, dtype=float)
-        design_weight[labeled] = 1.0 / pi[labeled]
+        design_weight[labeled] = 1.0 / np.asarray(pi, dtype=float)[labeled]
+    return design_weight
+
+
+def _result(
+    fold_ids: np.ndarray, models: list[Any], X: np.ndarray, y: np.ndarray, pi: np.ndarray | None
+) -> CrossFitResult:
+    """The cross-fit of a pool: fold shares of its labels' design weight, predictions."""
+    labeled = ~np.isnan(y)
+    design_weight = _design_weight(labeled, pi)
+    K = len(models)
     mass = np.bincount(fold_ids[labeled], weights=design_weight[labeled], minlength=K)
     result = CrossFitResult(fold_ids, models, mass / mass.sum(), X, np.empty(0), design_weight)
     result.mean = result._combine([np.asarray(m.predict(X), dtype=float) for m in models])
@@ -270,9 +289,7 @@ def freeze(fit: CrossFitResult, X: np.ndarray, y: np.ndarray, pi: np.ndarray | N
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     labeled = ~np.isnan(y)
-    design_weight = np.ones(y.size)
-    if pi is not None:
-        design_weight[labeled] = 1.0 / np.asarray(pi, dtype=float)[labeled]
+    design_weight = _design_weight(labeled, pi)
     ids = np.full(y.size, -1)
     out = FrozenFit(ids, fit.models, fit.weights, X, np.empty(0), design_weight, labeled)
     out.mean = out._combine([np.asarray(m.predict(X), dtype=float) for m in fit.models])
@@ -300,28 +317,9 @@ def cross_fit_with(
     labels only. Semi-supervised models also see the old pool's unlabeled judge scores."""
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     X_old, y_old = np.asarray(X_old, dtype=float), np.asarray(y_old, dtype=float)
-    labeled = ~np.isnan(y)
-    ids = make_folds(labeled, folds, seed, clusters) if fold_ids is None else fold_ids
+    ids = make_folds(~np.isnan(y), folds, seed, clusters) if fold_ids is None else fold_ids
     K = int(ids.max()) + 1
     # the old labels sit in fold K, which no fold holds out
     all_ids = np.concatenate([np.where(np.isnan(y_old), -1, K), ids])
-    X_all, y_all = np.vstack([X_old, X]), np.concatenate([y_old, y])
-    if hasattr(model, "fit_folds"):
-        models = list(model.fit_folds(X_all, y_all, all_ids, K))
-    else:
-        models = []
-        for k in range(K):
-            train = (all_ids >= 0) & (all_ids != k)
-            m = clone(model)
-            if getattr(model, "semi_supervised", False):
-                m.fit(X_all, np.where(train, y_all, np.nan))
-            else:
-                m.fit(X_all[train], y_all[train])
-            models.append(m)
-    design_weight = np.ones(y.size)
-    if pi is not None:
-        design_weight[labeled] = 1.0 / np.asarray(pi, dtype=float)[labeled]
-    mass = np.bincount(ids[labeled], weights=design_weight[labeled], minlength=K)
-    result = CrossFitResult(ids, models, mass / mass.sum(), X, np.empty(0), design_weight)
-    result.mean = result._combine([np.asarray(m.predict(X), dtype=float) for m in models])
-    return result
+    models = _fit_folds(model, np.vstack([X_old, X]), np.concatenate([y_old, y]), all_ids, K)
+    return _result(ids, models, X, y, pi)
