@@ -43,7 +43,7 @@ from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.io import read_tree, reading, write_tree
 from bacon_bayes.pool import EvalPool, OutcomeSpec
 
-__all__ = ["load_calibrator", "save_calibrator"]
+__all__ = ["constructor_args", "load_calibrator", "save_calibrator"]
 
 if TYPE_CHECKING:  # the calibrator calls this module, never the other way round
     from bacon_bayes.calibrator import Calibrator
@@ -53,10 +53,15 @@ _FIX = "Pass a file written by Calibrator.save(), or fit the calibrator again an
 _OPTIONAL = ("groups", "text", "propensity", "prompts")
 
 
+def constructor_args(cal: Calibrator) -> dict[str, Any]:
+    """The calibrator's constructor arguments (an unfitted copy is ``type(cal)(**them)``)."""
+    names = [p for p in inspect.signature(type(cal).__init__).parameters if p != "self"]
+    return {n: getattr(cal, n) for n in names}
+
+
 def _config(cal: Calibrator) -> dict[str, Any]:
     """The calibrator's constructor arguments, JSON-ready (custom models refused)."""
-    names = [p for p in inspect.signature(type(cal).__init__).parameters if p != "self"]
-    config = {n: getattr(cal, n) for n in names}
+    config = constructor_args(cal)
     model = config["model"]
     if model is not None and not isinstance(model, str):
         if not _is_judge_model(model):

@@ -16,6 +16,7 @@ import numpy as np
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.frozen import MIN_FRESH_LABELS, unvalidated
+from bacon_bayes.persist import constructor_args
 from bacon_bayes.transport import TOLERANCE_SHARE, transport_check
 
 #: Options of a new fit that a saved calibrator fixes, with their defaults.
@@ -180,19 +181,13 @@ def refit_text(cal: Calibrator, args: argparse.Namespace, saved: Calibrator) -> 
     """What the old labels bought: the AEE mean's width with them and without."""
     if not args.refit:
         return ""
-    alone = Calibrator(**{**_config(saved)}).fit(cal.pool_)
+    alone = Calibrator(**constructor_args(saved)).fit(cal.pool_)
     w_with = cal.estimate_mean(args.alpha).width
     w_alone = alone.estimate_mean(args.alpha).width
     return (
         f"\nWhat the old labels bought: the mean's interval is {w_with:.4f} wide with them, "
         f"{w_alone:.4f} with this pool's labels alone (ratio {w_with / w_alone:.3f})"
     )
-
-
-def _config(cal: Calibrator) -> dict[str, Any]:
-    names = ("model", "engine", "folds", "seed", "power_tuning", "hajek", "target")
-    names += ("winsor", "n_components", "scale", "preset", "surrogates")
-    return {n: getattr(cal, n) for n in names}
 
 
 def round_json(cal: Calibrator, args: argparse.Namespace) -> dict[str, Any]:
