@@ -15,6 +15,7 @@ Library writers (``Calibrator.save``, ``forest_plot``) run through the small dis
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import os
@@ -557,6 +558,7 @@ def _template(cmd: Command) -> Path:
     if cmd.name in _TEMPLATES:
         return _TEMPLATES[cmd.name]
     root = Path(tempfile.mkdtemp(prefix="bacon-faults-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)  # lives as long as this process
     cmd.make(root)
     if cmd.changes and (root / cmd.out).exists():
         pass  # a study command: a first output is part of the layout already
