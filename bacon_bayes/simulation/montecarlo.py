@@ -173,6 +173,8 @@ class SimulationSpec:
                 f"prompt column {self.prompt!r} is empty in row {int(np.argmax(missing))} "
                 f"({int(missing.sum())} rows); give every item the prompt it answers."
             )
+        if not paired_designs:  # item-level draws: the labels-per-fold check below holds
+            return
         sizes = frame.groupby(frame[self.prompt].astype(str)).size()
         for b in self.budgets:
             prompts = round(b * len(frame) / float(sizes.mean()))

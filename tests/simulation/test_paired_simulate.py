@@ -82,6 +82,19 @@ def test_bad_prompt_input_is_refused_and_nothing_is_written(tmp_path, capsys, ch
     assert list(tmp_path.iterdir()) == [path]
 
 
+def test_an_item_level_design_with_prompts_runs_below_one_prompt_per_fold(tmp_path):
+    """15 labels of 300 rows (5 per prompt): a paired draw would label 3 prompts, fewer than
+    the 5 folds, and is refused (above); a uniform draw spreads its 15 labels over about 13
+    prompts and runs."""
+    path = tmp_path / "t.csv"
+    shared_prompts(60).to_csv(path, index=False)
+    args = ["simulate", str(path), "--label", "y", "--judges", "j1,j2", "--group", "system",
+            "--prompt", "prompt", "--budgets", "0.05", "--trials", "2", "--designs", "uniform",
+            "--methods", "aee", "--out", str(tmp_path / "sim")]  # fmt: skip
+    assert main(args) == 0
+    assert (tmp_path / "sim").is_dir()
+
+
 def test_missing_prompt_ids_are_refused_with_the_row(tmp_path, capsys):
     frame = shared_prompts(60)
     frame.loc[11, "prompt"] = None
