@@ -113,6 +113,7 @@ def _pool_tree(pool: EvalPool) -> dict[str, xr.Dataset]:
         ),
         "judges": json.dumps(list(pool.judges)),
         "label_name": pool.label_name,
+        "column_names": json.dumps({"group": pool.group_name, "prompt": pool.prompt_name}),
         "notes": json.dumps(list(pool.notes)),
         "dtypes": json.dumps(dtypes),
     }
@@ -148,6 +149,7 @@ def _pool_from_tree(tree: xr.DataTree) -> EvalPool:
     )
     ids, y = get["ids"], get["y"]
     assert ids is not None and y is not None  # always saved
+    names = json.loads(ds.attrs.get("column_names", "{}"))  # absent in files before 0.x
     return EvalPool(
         ids=ids,
         y=y,
@@ -164,6 +166,8 @@ def _pool_from_tree(tree: xr.DataTree) -> EvalPool:
         inclusion=Inclusion(ds["wave_prompt_pi"].values, ds["wave_within_pi"].values)
         if "wave_prompt_pi" in ds
         else None,
+        group_name=names.get("group"),
+        prompt_name=names.get("prompt"),
     )
 
 

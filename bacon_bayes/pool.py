@@ -111,6 +111,9 @@ class EvalPool:
     notes: tuple[str, ...] = field(default_factory=tuple)
     prompts: np.ndarray | None = None
     inclusion: Inclusion | None = None
+    #: the columns the groups and prompts came from (None: not from a named column)
+    group_name: str | None = None
+    prompt_name: str | None = None
 
     @property
     def design(self) -> Inclusion | np.ndarray | None:
@@ -390,6 +393,8 @@ class EvalPool:
             notes=tuple(notes),
             prompts=prompts,
             inclusion=inclusion,
+            group_name=None if groups is None else group,
+            prompt_name=None if prompts is None else prompt,
         )
 
 

@@ -57,6 +57,7 @@ def test_frequentist_calibrator_round_trips(pool, tmp_path):
     back = Calibrator.load(cal.save(tmp_path / "cal.nc"))
     assert back.engine_ == "freq" and back.folds == 4 and back.seed == 3
     assert back.pool_.ids.tolist() == pool.ids.tolist() and back.pool_.text[0] == "answer 0"
+    assert (back.pool_.group_name, back.pool_.prompt_name) == ("system", None)
     np.testing.assert_array_equal(back.pool_.y, pool.y)
     pd.testing.assert_frame_equal(back.pool_.judge_scores, pool.judge_scores)
     _same(cal, back)

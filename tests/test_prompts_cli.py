@@ -63,7 +63,7 @@ def test_population_target_is_said_and_clustered_by_prompt(table, capsys):
         "by prompt)" in out
     )
     assert "comparisons of 'system' (AEE differences, 95% simultaneous CIs; target: " in out
-    assert "paired: intervals clustered by prompt" in out
+    assert "paired: intervals clustered by prompt (column 'seg')" in out
     assert "best system: s3 (rank interval [1, 1]: clear)" in out  # s3 leads by 1.3
 
 
@@ -86,6 +86,7 @@ def test_json_names_the_target_and_the_comparisons(table, capsys):
     assert out["groups"]["aee"]["details"]["target"] == "pool"
     c = out["comparisons"]
     assert c["paired"] is True and c["target"] == "pool" and c["group"] == "system"
+    assert c["prompt"] == "seg"
     assert c["n_pairs"] == 6 == len(c["differences"])
     resolved = [d["ci_low"] > 0 or d["ci_high"] < 0 for d in c["differences"]]
     assert c["n_resolved"] == sum(resolved) == sum(d["resolved"] for d in c["differences"])
@@ -116,7 +117,8 @@ def test_report_has_a_comparisons_section(table, tmp_path, capsys):
     assert main(argv) == 0
     page = out.read_text()
     assert '<section id="comparisons"><h2>Comparisons</h2>' in page
-    assert "paired: intervals clustered by prompt" in page
+    assert "paired: intervals clustered by prompt (column &#x27;seg&#x27;)" in page
+    assert "Best system: s3" in page  # the group column's name, not "group"
     assert "<b>target</b>: population" in page
     assert "rank interval [1, 1]: clear" in page
 

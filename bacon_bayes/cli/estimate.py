@@ -458,7 +458,7 @@ def _run(
     try:
         if pool.groups is not None and np.unique(pool.groups).size > 1:
             note = resolution_note(pool, args.alpha, group_column=group)
-            compared = comparisons(cal, args.alpha, group or "group", note)
+            compared = comparisons(cal, args.alpha, group, note)
         groups = [cal.estimate_groups(args.alpha, True, m) for m in METHODS] if group else None
     except ValidationError as exc:  # a group with fewer than 2 labels: the pool still counts
         if pool.groups is None:

@@ -64,6 +64,8 @@ class Comparisons:
     plan_note : str, optional
         The labels that ``bacon plan`` says would resolve the rest
         (:func:`bacon_bayes.planning.resolution_note`, given by the caller).
+    prompt : str, optional
+        The column of the prompts the intervals are clustered by, named in the note.
     """
 
     group: str
@@ -74,6 +76,7 @@ class Comparisons:
     differences: pd.DataFrame
     ranks: pd.DataFrame
     plan_note: str | None = None
+    prompt: str | None = None
 
     @property
     def n_resolved(self) -> int:
@@ -99,7 +102,8 @@ class Comparisons:
     def pairing_note(self) -> str:
         """Whether the intervals are paired, in words."""
         if self.paired:
-            return "paired: intervals clustered by prompt (the groups share prompts)"
+            column = f" (column {self.prompt!r})" if self.prompt else ""
+            return f"paired: intervals clustered by prompt{column}; the groups share prompts"
         return "not paired: items treated as independent (no prompts, or none drawn)"
 
     def to_dict(self) -> dict[str, Any]:
@@ -110,6 +114,7 @@ class Comparisons:
             "target": self.target,
             "target_note": self.target_note,
             "paired": self.paired,
+            "prompt": self.prompt,
             "n_pairs": len(self.differences),
             "n_resolved": self.n_resolved,
             "best": self.best,
@@ -174,10 +179,14 @@ def _plain(v: Any) -> Any:
 
 
 def comparisons(
-    cal: Calibrator, alpha: float = 0.05, group: str = "group", plan_note: str | None = None
+    cal: Calibrator,
+    alpha: float = 0.05,
+    group: str | None = None,
+    plan_note: str | None = None,
 ) -> Comparisons:
-    """The comparisons of a fitted calibrator's groups (at least two groups); ``plan_note``:
-    the plan's line on the labels that would resolve the rest."""
+    """The comparisons of a fitted calibrator's groups (at least two groups); ``group``:
+    the grouping's name (default: the pool's group column, else ``"group"``);
+    ``plan_note``: the plan's line on the labels that would resolve the rest."""
     diffs = cal.compare_groups(alpha)
     means = cal.estimate_groups(alpha, True)
     ranks = cal.rank_groups(alpha)
@@ -202,4 +211,8 @@ def comparisons(
     )
     target, note = target_description(cal)
     paired = _paired(means.details)
-    return Comparisons(group, alpha, target, note, paired, differences, ranked, plan_note)
+    pool = cal.pool_
+    return Comparisons(
+        group or pool.group_name or "group", alpha, target, note, paired, differences, ranked,
+        plan_note, pool.prompt_name if paired else None,
+    )  # fmt: skip
