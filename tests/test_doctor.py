@@ -123,6 +123,53 @@ def test_group_bias_finds_a_favoured_group() -> None:
     assert not fair["flagged"].any()
 
 
+def _groups_of_unequal_quality(rng, n_per: int, shift: float):
+    """4 groups whose mean labels differ by up to 1.5; a judge 2 + 0.8 x label + noise of
+    sd 0.5, scoring group c ``shift`` higher."""
+    groups = np.repeat(np.array(["a", "b", "c", "d"]), n_per)
+    label = rng.normal(size=groups.size) + np.repeat([0, 0.5, 1, -0.5], n_per)
+    noise = rng.normal(scale=0.5, size=groups.size)
+    return label, 2 + 0.8 * label + noise + np.where(groups == "c", shift, 0.0), groups
+
+
+@pytest.mark.parametrize("shift", [0.0, 0.5])
+def test_group_bias_intervals_cover_both_ways(shift) -> None:
+    """1,000 samples of 25 labels per group: the simultaneous 95% intervals cover the
+    over-ratings (truth: the same fit on 800,000 items; shift 0.5 / slope 0.8 x 3/4 for c)
+    in band, neither too short nor too wide, and a fair judge is flagged within the
+    nominal 5% although the groups' quality differs (the regression of the label on the
+    judge flagged such a judge in 36% of samples of 50 per group)."""
+    rng = np.random.default_rng(7)
+    truth = bias.group_bias(*_groups_of_unequal_quality(rng, 200_000, shift))
+    truth = truth.set_index("group")["over"]
+    if shift:
+        assert truth["c"] == pytest.approx(0.5 / 0.8 * 0.75, abs=0.01)
+    sims, covered, flagged = 1000, 0, 0
+    for _ in range(sims):
+        tab = bias.group_bias(*_groups_of_unequal_quality(rng, 25, shift)).set_index("group")
+        covered += bool(((tab["low"] <= truth) & (truth <= tab["high"])).all())
+        flagged += bool(tab["flagged"].any())
+    slack = 2.58 * np.sqrt(0.05 * 0.95 / sims)
+    assert abs(covered / sims - 0.95) <= slack, covered / sims
+    if not shift:
+        assert flagged / sims <= 0.05 + slack
+    else:
+        assert flagged / sims >= 0.8  # the planted favour is found
+
+
+def test_length_check_keeps_its_level_when_longer_responses_are_better() -> None:
+    """Length tracking the label (correlation 0.8) and a fair judge: flagged within the
+    nominal 5% (the regression of the label on the judge and the length would read the
+    quality the judge's noise hides as a length effect)."""
+    rng = np.random.default_rng(5)
+    sims, n = 400, bias.POWER_N
+    label = rng.normal(size=(sims, n))
+    length = 200 + 80 * label + rng.uniform(-100, 100, size=(sims, n))
+    judge = label + rng.normal(scale=0.6, size=(sims, n))
+    false = bias.length_flags(label, judge, length)[2].mean()
+    assert false <= 0.05 + 2.33 * np.sqrt(0.05 * 0.95 / sims)
+
+
 def test_length_check_power_and_level() -> None:
     """A planted bias of 0.3 label points per 100 words is found with power >= 0.8 at the
     documented sample size; without it the check flags within its nominal 5% (plus the

@@ -278,8 +278,8 @@ def _bias_text(p: Profile) -> list[str]:
     lines = ["", "what the judges seem biased by (on the labeled items):"]
     if p.length:
         lines.append(
-            f"  response length ({r.response}, words): over-rating per 100 words, the "
-            f"coefficient of length in label ~ judge + length, {level} CI (HC3):"
+            f"  response length ({r.response}, words): over-rating in label points per 100 "
+            f"words (judge ~ label + length), {level} CI (HC3):"
         )
         for b in p.length:
             flag = "  <- biased by length" if b.flagged else ""
@@ -292,8 +292,9 @@ def _bias_text(p: Profile) -> list[str]:
     if tables:
         k = len(next(iter(tables.values())))
         lines.append(
-            f"  {r.group}: mean over-rating (judge above the labels' prediction from it) per "
-            f"{r.group}, simultaneous {level} intervals over {k} groups; those excluding 0:"
+            f"  {r.group}: over-rating in label points (judge ~ label + {r.group}, each level "
+            f"against the average), simultaneous {level} intervals over {k} groups; those "
+            "excluding 0:"
         )
     for j, tab in tables.items():
         flagged = tab[tab["flagged"]].sort_values("over", key=abs, ascending=False)

@@ -87,11 +87,11 @@ def _length(check: PoolCheck) -> str:
         }
     )
     reading = (
-        "How much higher the judge rates a response per 100 more words than the labels "
-        "would have it: the coefficient of length (sign flipped) in label ~ judge + length "
-        f"on the labeled items with a text, {level} interval (HC3, robust to unequal "
-        "variance). <b>biased by length</b>: the interval excludes 0 (positive: the judge "
-        f"favours long responses). Needs at least {MIN_LENGTH_N} labeled items."
+        "How much higher the judge rates a response per 100 more words than its label "
+        "warrants, in label points: the coefficient of length over the label's in judge ~ "
+        f"label + length on the labeled items with a text, {level} interval (HC3, robust "
+        "to unequal variance). <b>biased by length</b>: the interval excludes 0 (positive: "
+        f"the judge favours long responses). Needs at least {MIN_LENGTH_N} labeled items."
     )
     return head + scroll_table(frame, 3) + _note(reading + _adjust(check, len(check.length)))
 
@@ -107,10 +107,11 @@ def _groups(check: PoolCheck) -> str:
     frame = pd.concat([frame[flagged], frame[~flagged]], ignore_index=True)
     k = frame["group"].nunique()
     reading = (
-        "Mean over-rating of each group: the judge's score above what the labels predict "
-        "from it (label ~ judge, pooled over the groups, so the figures are relative: a "
-        "judge that favours one group shows the others slightly under-rated), on the "
-        f"group's labeled items, with simultaneous {1 - check.alpha:.0%} (Sidak) intervals "
+        "Over-rating of each group in label points: how much higher the judge scores the "
+        "group's items than items of other groups with the same label (judge ~ label + "
+        "group, each group's level against the average, so the figures are relative: a "
+        "judge that favours one group shows the others slightly under-rated), with "
+        f"simultaneous {1 - check.alpha:.0%} (Sidak) intervals "
         f"over the {k} groups. <b>flagged</b> (listed first): the interval excludes 0."
     )
     note = _note(reading + _adjust(check, len(tables)))
