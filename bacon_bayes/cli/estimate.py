@@ -25,6 +25,7 @@ from bacon_bayes.cli.rounds import (
     unvalidated_text,
 )
 from bacon_bayes.cli.stream import add_stream_arguments, run_stream, wants_stream
+from bacon_bayes.doctor.roles import find_roles
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.frozen import unvalidated
 from bacon_bayes.io import read_table
@@ -261,7 +262,9 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
     ``--scores``, else ``--judge``, else the ones the file's format names (Inspect AI's
     model-graded scorers, with its epochs as runs; lm-eval's metrics; promptfoo's
     assertions). The item, group and prompt columns the format names fill ``--item``,
-    ``--group`` and ``--prompt`` when not given (``args`` is updated)."""
+    ``--group`` and ``--prompt`` when not given (``args`` is updated); with
+    ``args.find_text`` (the report's data check), the response column ``bacon doctor``
+    finds fills ``--text``."""
     df, meta = read_any(args.file)
     args.item = args.item or meta.item
     if meta.format not in ("csv", "parquet"):
@@ -269,6 +272,10 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
         args.prompt = args.prompt or meta.prompt
     if getattr(args, "labels", None):
         df, args.item = join_labels(df, args.labels, args.label, args.item)
+    if getattr(args, "find_text", False) and not args.text:
+        label = args.label if args.label in df.columns else None
+        item = args.item if args.item in df.columns else None
+        args.text = find_roles(df, meta, label=label, item=item).response
     if args.scores:
         if args.judge:
             raise ValidationError("pass either --judge columns or --scores, not both.")

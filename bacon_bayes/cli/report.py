@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         if str(args.file).endswith(".nc"):
             cal = saved = Calibrator.load(args.file)
         else:
-            args.text = args.text or _response_column(args)
+            args.find_text = True  # the data check's length table: doctor's response column
             cal, saved = fit_from_args(args)
         extra = {}
         drift = drift_from_args(saved or cal, args)
@@ -99,18 +99,3 @@ def run(args: argparse.Namespace) -> int:
         path = out.written()
     print(f"report written to {path} (open it in a browser; it works offline)")
     return 0
-
-
-def _response_column(args: argparse.Namespace) -> str | None:
-    """The response-text column ``bacon doctor`` finds in a table (for the data check's
-    length-bias table), or None: for a study folder, or when the table has no text."""
-    from bacon_bayes.doctor.roles import find_roles
-    from bacon_bayes.readers import read_any
-    from bacon_bayes.study.folder import CONFIG_FILE
-
-    if (Path(args.file) / CONFIG_FILE).is_file() or not Path(args.file).is_file():
-        return None
-    frame, meta = read_any(args.file)
-    label = args.label if args.label in frame.columns else None
-    item = args.item if args.item in frame.columns else None
-    return find_roles(frame, meta, label=label, item=item).response
