@@ -67,3 +67,25 @@ def test_judge_values_expand():
     assert judge_columns(["gpt*", "llama70b"], columns) == ["gpt4", "gpt35", "llama70b"]
     assert judge_columns(["gpt4,llama70b", "gpt4"], columns) == ["gpt4", "llama70b"]
     assert judge_columns(["odd,name"], columns) == ["odd,name"]
+
+
+def test_a_closed_pipe_stops_the_command_quietly():
+    """``bacon doctor FILE | head -1``: no "Broken pipe" error, no traceback."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[1] / "bacon_bayes/data/example_pool.csv"
+    code = (
+        "import sys; from bacon_bayes.cli import main; "
+        f"sys.exit(main(['doctor', {str(example)!r}]))"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()  # as head does after its line
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=120)
+    assert "Broken pipe" not in err and "Traceback" not in err, err

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 COMMANDS: tuple[str, ...] = (
@@ -59,6 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     except BaconError as exc:
         print(f"bacon {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader left (``bacon ... | head``): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        return 1
     except OSError as exc:  # a path, permission, disk or network problem: no traceback
         from bacon_bayes.outputs import oserror_text
 
