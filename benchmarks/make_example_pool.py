@@ -6,6 +6,11 @@ python -m benchmarks.make_example_pool
 of relevance under short names, the expert mean relevance (1-5) kept for 10% of the
 items (a uniform draw, seed 0) in ``human`` and empty elsewhere, ``system``, ``doc_id``
 and a short readable ``id`` (``d<document number>-<system>``).
+
+``example_round1.csv`` and ``example_round2.csv``: the same rows split into two releases
+for the README's next-round commands: round 1 the eight systems in :data:`ROUND1`
+(800 rows), round 2 the four systems new in the next release (400 rows), each with
+the labels the example pool keeps.
 """
 
 from __future__ import annotations
@@ -27,6 +32,9 @@ JUDGES = {
 }
 FRACTION = 0.1
 SEED = 0
+#: the systems of the first release (the other four are new in the second)
+ROUND1 = ("M8", "M9", "M10", "M11", "M12", "M13", "M14", "M15")
+ROUNDS = (Path("bacon_bayes/data/example_round1.csv"), Path("bacon_bayes/data/example_round2.csv"))
 
 
 def build(sample: pd.DataFrame, fraction: float = FRACTION) -> pd.DataFrame:
@@ -66,11 +74,14 @@ def _natural_key(col: pd.Series) -> pd.Series:
 
 
 def main() -> None:
-    """Write ``bacon_bayes/data/example_pool.csv``."""
+    """Write ``bacon_bayes/data/example_pool.csv`` and the two rounds."""
     out = build(pd.read_csv(SRC))
-    out.to_csv(OUT, index=False)
-    labeled = int(out["human"].notna().sum())
-    print(f"wrote {OUT} ({OUT.stat().st_size / 1e3:.0f} kB, {len(out)} rows, {labeled} labeled)")
+    first = out["system"].isin(ROUND1)
+    for path, frame in ((OUT, out), (ROUNDS[0], out[first]), (ROUNDS[1], out[~first])):
+        frame.to_csv(path, index=False)
+        labeled = int(frame["human"].notna().sum())
+        size = path.stat().st_size / 1e3
+        print(f"wrote {path} ({size:.0f} kB, {len(frame)} rows, {labeled} labeled)")
 
 
 if __name__ == "__main__":

@@ -25,8 +25,6 @@ README = ROOT / "README.md"
 SKIP = {
     r"^bacon judge ": "calls LLM endpoints over the network (needs an API key)",
     r"^bacon embed ": "downloads an embedding model",
-    r"\b(old|new|anchor)\.csv\b": "needs a second round's pool and an anchor table, which "
-    "the example does not have (the next-round commands are tested in tests/test_rounds_cli.py)",
     r"\brun\.eval\b|\bsamples_mytask_": "reads a log written by Inspect AI or lm-eval, which "
     "the example does not ship (tests/test_readers.py runs these README commands on logs the "
     "tools write)",
