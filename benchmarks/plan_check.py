@@ -35,8 +35,16 @@ the pilot's: its pool residual variance has a coefficient of variation of 0.30 o
 pilots (a few effective surprises among 96 binary labels), so about 0.15 on a
 half-width, and a single 3% pilot meets the 10% / 0.07 check only by luck (20-30% of
 pilots). WMT22 (900 pilot labels; 10 pilots): stratified 1.03 +- 0.07, adaptive 1.04 +-
-0.07 (pilot residual variance cv 0.12); its paired and uniform rows need the 200-trial
-runs of those designs.
+0.07 (pilot residual variance cv 0.12).
+
+After the self-normalised within-prompt correlation (the runs of EXPERIMENTS.md, uniform
+and paired reproduced on 10 trials by this code), first pilot (mean +- sd over pilots):
+WMT22, named pair HuaweiTSC - Online-W, half-width uniform 0.97 (1.03 +- 0.07), paired
+0.88 (0.97 +- 0.10); power uniform -0.04 (-0.07 +- 0.06), paired -0.10 (-0.10 +- 0.10).
+TriviaQA (20 pilots): paired 0.87 (0.98 +- 0.15), power +0.16 (+0.07 +- 0.13). Paired
+misses on WMT22: the pilot's correlation has sd 0.05-0.08 over pilots and the named
+pair's own correlation (0.47) is above the average one (0.37) with nothing in a 3% pilot
+to tell (EXPERIMENTS.md, issue 32).
 """
 
 from __future__ import annotations
