@@ -11,6 +11,10 @@ An extra surrogate is one of
   cross-fitting, being no function of the labels);
 * ``"judge_pc1"``: the first principal component of the judges' standardised scores over
   all items (:func:`judge_pc1`; no function of the labels either);
+* ``"judge_ridge"``: the judges' ridge (the label on the judges' first component and
+  their pool-standardised scores, fixed penalty), cross-fitted leave-one-out in closed
+  form (:mod:`bacon_bayes.judge_ridge`); alone (with ``no_model``) the AEE gives it the
+  weight 1 (:func:`tuned`);
 * ``"no_model"``: not a surrogate but a switch: the model's own surrogate is left out of
   the AEE means, which then use the other extras alone (the model still serves the
   quantiles and the adaptive design's predictive sd). With one other extra this is
@@ -68,6 +72,7 @@ from typing import Any
 
 import numpy as np
 
+from bacon_bayes import judge_ridge
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.features import FeatureSet
@@ -76,15 +81,19 @@ from bacon_bayes.pool import EvalPool
 
 JUDGE_MEAN = "judge_mean"
 JUDGE_PC1 = "judge_pc1"
+JUDGE_RIDGE = "judge_ridge"
 NO_MODEL = "no_model"
 #: asks for the frequentist small-budget rule (:func:`freq_default`; opt-in)
 SMALL_BUDGET = "small-budget"
 FREQ = "freq"
 #: extras computed from the judges' scores alone (nothing fitted, no labels used)
 UNFITTED = frozenset({JUDGE_MEAN, JUDGE_PC1, NO_MODEL})
+#: extras of the judges' scores alone, for any label kind (the unfitted ones and the
+#: judges' leave-one-out ridge, :mod:`bacon_bayes.judge_ridge`)
+JUDGE_BASED = UNFITTED | {JUDGE_RIDGE}
 #: small-budget rule: the judges' first principal component alone below this many
 #: labels per coefficient of the model (see the module docstring)
-ALONE_BELOW = 8.0
+ALONE_BELOW = 20.0
 #: extras added by default when the Bayesian engine runs (see the module docstring)
 BAYES_DEFAULT = (JUDGE_MEAN,)
 #: Bayesian families whose default is their own surrogate alone (see the module docstring)
@@ -130,10 +139,10 @@ def resolve(
                     "(e.g. 'ridge') instead."
                 )
             name = _FREQ_FAMILY.get(model_name, model_name)
-        if name not in UNFITTED and name not in known:
+        if name not in JUDGE_BASED and name not in known:
             raise ValidationError(
                 f"surrogate {name!r} is not known; use 'freq', {JUDGE_MEAN!r}, {JUDGE_PC1!r}, "
-                f"{NO_MODEL!r} or one of {', '.join(known)}."
+                f"{JUDGE_RIDGE!r}, {NO_MODEL!r} or one of {', '.join(known)}."
             )
         if name == own:
             raise ValidationError(
@@ -153,12 +162,19 @@ def resolve(
 
 def freq_default(n_labels: int, n_coefficients: int) -> tuple[str, ...]:
     """The frequentist small-budget rule's extras by labels per coefficient of the model:
-    below :data:`ALONE_BELOW`, the AEE means use the judges' first principal component
-    alone (``judge_pc1``, ``no_model``: PPI++ with it); from there on, the model's
-    surrogate alone (see the module docstring for the figures)."""
+    below :data:`ALONE_BELOW`, the AEE means use the judges' leave-one-out ridge alone
+    (``judge_ridge``, ``no_model``, with the weight 1: :func:`tuned`); from there on,
+    the model's surrogate alone (see the module docstring for the figures)."""
     if n_labels / max(n_coefficients, 1) < ALONE_BELOW:
-        return (JUDGE_PC1, NO_MODEL)
+        return (JUDGE_RIDGE, NO_MODEL)
     return ()
+
+
+def tuned(extras: Extras, power_tuning: bool) -> bool:
+    """Whether the AEE means power-tune their weights: not when they use the judges'
+    ridge alone (its leave-one-out fit is calibrated already; a tuned weight adds
+    noise: :mod:`bacon_bayes.judge_ridge`), else ``power_tuning``."""
+    return power_tuning and set(extras) != {JUDGE_RIDGE, NO_MODEL}
 
 
 def fit_extras(
@@ -167,9 +183,9 @@ def fit_extras(
     """Cross-fit each named extra on ``primary``'s folds (``None`` for the judge mean)."""
     extras: Extras = {}
     for name in names:
-        if name in UNFITTED:
+        if name in JUDGE_BASED:
             pool.judge_average()  # a clear error for an item without any judge score
-            extras[name] = None
+            extras[name] = judge_ridge.fit(pool, judge_pc1(pool)) if name == JUDGE_RIDGE else None
             continue
         model = registry.make_model(name, "freq", pool.outcome, features)
         extras[name] = cross_fit(

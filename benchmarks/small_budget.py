@@ -18,7 +18,8 @@ Variants of our AEE (``Calibrator(engine="freq", surrogates=...)``): ``small-bud
 (the opt-in rule ``surrogates=["small-budget"]``: :func:`bacon_bayes.surrogates.freq_default`),
 ``model`` (the model's surrogate alone, the default), ``judge_mean`` and ``pc1``
 (the judge mean or the judges' first principal component beside the model's),
-``pc1_alone`` and ``jm_alone`` (either alone, ``no_model``: PPI++ with it).
+``pc1_alone`` and ``jm_alone`` (either alone, ``no_model``: PPI++ with it),
+``judge_ridge`` (the judges' leave-one-out ridge alone, :mod:`bacon_bayes.judge_ridge`).
 
 Prints, per table, RMSE, mean width and coverage of each row, its RMSE, width and
 equal-coverage width (:func:`equal_coverage_width`) over ppi-aipw's (``prognostic_linear``),
@@ -63,6 +64,7 @@ VARIANTS: dict[str, tuple[str, ...] | None] = {
     "pc1": ("judge_pc1",),
     "pc1_alone": ("judge_pc1", "no_model"),
     "jm_alone": ("judge_mean", "no_model"),
+    "judge_ridge": ("judge_ridge", "no_model"),
 }
 PEER = "ppi-aipw"
 
