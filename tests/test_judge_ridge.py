@@ -88,7 +88,7 @@ def test_the_aee_mean_with_it_is_unbiased_and_covers():
     assert np.sqrt(np.mean(err**2)) < 0.8 * np.sqrt(np.mean(np.square(plain)))
 
 
-def test_calibrator_uses_it_with_the_weight_one_in_means_groups_and_the_next_round():
+def test_calibrator_uses_it_with_the_weight_one_in_means_groups_and_the_next_round(tmp_path):
     rng = np.random.default_rng(1)
     frame = _table(rng, 400)
     frame["g"] = np.where(np.arange(400) % 2 == 0, "a", "b")
@@ -105,6 +105,8 @@ def test_calibrator_uses_it_with_the_weight_one_in_means_groups_and_the_next_rou
     assert e.estimate == pytest.approx(expected.estimate)
     table = cal.estimate_groups(simultaneous=False, interval="t")
     assert np.isfinite(np.asarray(table.estimate)).all()
+    back = Calibrator.load(cal.save(tmp_path / "cal.nc"))  # refitted on load: the same
+    assert back.estimate_mean().estimate == pytest.approx(e.estimate)
     # beside the model's surrogate the weights are tuned as usual
     both = Calibrator(engine="freq", seed=0, surrogates=["judge_ridge"]).fit(pool)
     assert sur.tuned(both.extras_, True) is True
