@@ -28,9 +28,9 @@ Default (``surrogates=None``): a calibrator whose Bayesian engine runs adds the 
 mean (:data:`BAYES_DEFAULT`; when every item has a judge score), except for categorical
 labels (:data:`MODEL_ALONE`); the frequentist engine adds nothing. ``"small-budget"``
 asks for the frequentist rule by the number of labels per coefficient of the model
-(:func:`freq_default`, below): opt-in, not the default, because on fresh draws its
-intervals fell short on one table (SummEval fluency at 36 labels: 0.915 and 0.9175 over
-400 draws, band 0.922-0.978, where the model's surrogate alone covered 0.925-0.928).
+(:func:`freq_default`, below): opt-in, not the default (a proposal, EXPERIMENTS.md
+"Small budgets").
+
 Measured on SummEval relevance over 40 label draws (BENCHMARKS.md), the Bayesian
 posterior mean with the judge mean had RMSE 0.869x / mean SE 0.968x the ridge's at 3%
 labels (the posterior mean alone: 0.891x / 0.988x) and 0.938x / 0.983x at 10% (alone:
@@ -44,26 +44,25 @@ RMSE, so that family keeps its own surrogate alone by default.
 
 Frequentist small-budget rule (issue 35, opt-in; ``benchmarks/small_budget.py``,
 EXPERIMENTS.md "Small budgets"): with ``L`` labels per coefficient of the model (its
-feature count), ``L < 8``: the judges' first principal component alone (``judge_pc1``,
-``no_model``: PPI++ with one label-free surrogate, nothing cross-fitted); ``L >= 8``:
-the model's surrogate alone, as before. On 12 tables (SummEval's 4 dimensions at 36 and
-60 labels, L 3.6-6.7; WMT22, 150 source segments, 72 and 120 labels, L 4-6.7; TriviaQA
-at 96 and 160 labels, L 10.7 and 17.8), 200 uniform draws each, against ppi-aipw 0.2.2's
-``prognostic_linear`` on the same draws: the AEE's RMSE went from 1.053x (the model
-alone; max 1.146x) to 1.010x (paired-bootstrap 95% interval 0.996-1.026; max 1.041x,
-WMT22 at 120 labels), its mean width from 1.193x to 1.136x, with coverage 0.920-0.980
-(band 0.910-0.990; on 200 fresh draws, 1.008x, and SummEval fluency at 36 labels covered
-0.885, the model alone 0.905: skewed labels). ppi-aipw's intervals are narrower because
-they undercover (its calibration is fitted in sample, with a normal critical value):
-0.830-0.905 on 6 of the 12 tables; scaled to cover 95% of the same draws, the rule's
-intervals are 0.956x as wide as ppi-aipw's. At 36-60 labels a cross-fitted model over
-nine judges loses to one well-chosen direction: the ridge's RMSE was 1.03-1.10x the
-component's on SummEval at 3%. On TriviaQA (binary judges of unequal accuracy) the
-component alone had 1.20-1.26x the logistic model's RMSE, hence the threshold; the
-component beside the model there (two tuned weights) was no better on RMSE (1.018x and
-1.014x ppi-aipw against 0.996x and 1.024x) and wider, and with 30 labels and 2 judges
-its 90% intervals over-covered (0.950 over 200 draws;
-``tests/simulation/test_montecarlo.py``)."""
+feature count), ``L < 20``: the judges' leave-one-out ridge alone (``judge_ridge``,
+``no_model``, weight 1; :mod:`bacon_bayes.judge_ridge`); ``L >= 20``: the model's
+surrogate alone, as before (20 is past the measured range, L 3.6-17.8: an assumption).
+On 12 tables (SummEval's 4 dimensions at 36 and 60 labels, L 3.6-6.7; WMT22, 150 source
+segments, 72 and 120 labels, L 4-6.7; TriviaQA at 96 and 160 labels, L 10.7 and 17.8),
+uniform draws, against ppi-aipw 0.2.2's ``prognostic_linear`` on the same draws: RMSE
+0.989x ppi-aipw's (geometric mean; paired-bootstrap 95% interval 0.980-0.998, max 1.003x)
+at ``--seed 0``, 0.989x (max 1.010x) at ``--seed 1``, 0.985x (max 1.026x) on the held-out
+``--seed 2``; the model's surrogate alone 1.05-1.07x. Coverage 0.910-0.980 per seed, in
+band on every table, 0.927-0.963 over the 600 draws of the three (band 0.927-0.973;
+SummEval fluency at 36 labels at the edge). Mean width 1.17x ppi-aipw's, whose
+intervals undercover (0.840-0.915 on 7 tables over 400 draws) and are narrower than any
+valid interval from a linear surrogate of the judges can be on 10 of the 12 tables
+(``benchmarks/small_budget_bound.py``); at equal coverage the rule's are 0.957x as wide
+(600 draws). The penalty (24) was chosen on seeds 0 and 1 of these tables. Before (the
+judges' first principal component alone below L 8): RMSE 1.010x, and SummEval fluency
+at 36 labels covered 0.915 over 400 draws, below the band; the component beside the
+model at L 8-20 was no better than the model alone and over-covered with 30 labels and
+2 judges (``tests/simulation/test_montecarlo.py``)."""
 
 from __future__ import annotations
 
