@@ -16,8 +16,8 @@ and every other item gets the design-weighted average of the ``n`` leave-one-out
 Why leave-one-out: at 36-160 labels a 5-fold cross-fit trains each fold model on 80% of
 them, and the fold models' disagreement is noise the AEE mean carries; with ``n`` folds
 each model sees ``n - 1`` labels. The AEE uses this surrogate with the weight 1 (the fit
-already calibrates it; a power-tuned weight added noise: RMSE 1.004x against 0.996x
-ppi-aipw at a penalty of ``n / 2``). Why the pool's spread: a judge nearly constant on
+already calibrates it; a power-tuned weight added noise: RMSE 1.014x against 0.996x
+ppi-aipw's at a penalty of ``n / 2``). Why the pool's spread: a judge nearly constant on
 the few labeled items blew a prototype standardised by them up to 1e13.
 
 Why a fixed penalty: chosen per draw by leave-one-out error, the penalty was noisy at 36
