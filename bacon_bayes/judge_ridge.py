@@ -59,9 +59,10 @@ def design(
 
 @dataclass
 class LooFit(CrossFitResult):
-    """A linear model's leave-one-out fits: labeled item ``j`` (in fold ``j``) has
-    coefficients ``coefs[j]``; ``X`` is the design. ``models`` is empty: the fold
-    models are the rows of ``coefs``, averaged linearly (:meth:`surrogate`)."""
+    """A linear model's leave-one-out fits: the model without fold ``k`` (one labeled
+    item, or one prompt's labeled items) has coefficients ``coefs[k]``; ``X`` is the
+    design. ``models`` is empty: the fold models are the rows of ``coefs``, averaged
+    linearly (:meth:`surrogate`)."""
 
     coefs: np.ndarray
 
@@ -74,7 +75,7 @@ class LooFit(CrossFitResult):
         names, codes = np.unique(np.asarray(domains), return_inverse=True)
         lab = self.labeled
         mass = np.zeros((names.size, self.coefs.shape[0]))
-        mass[codes[lab], self.fold_ids[lab]] = self.design_weight[lab]
+        np.add.at(mass, (codes[lab], self.fold_ids[lab]), self.design_weight[lab])
         total = mass.sum(axis=1, keepdims=True)
         shares = np.where(total > 0, mass / np.where(total > 0, total, 1.0), self.weights)
         out = np.einsum("ij,ij->i", self.X, (shares @ self.coefs)[codes])
@@ -84,7 +85,10 @@ class LooFit(CrossFitResult):
 
 def fit(pool: EvalPool, pc: np.ndarray, penalty: float = PENALTY) -> LooFit:
     """The judges' ridge on ``pool``'s labels, with its leave-one-out fits (see the
-    module docstring); ``pc``: the judges' first principal component per item."""
+    module docstring); ``pc``: the judges' first principal component per item. With
+    prompts (``pool.prompts``) each fold is one prompt's labeled items (leave one prompt
+    out, as :func:`~bacon_bayes.crossfit.make_folds` splits folds by prompt):
+    ``r_g = (I - H_gg)^-1 e_g``, ``beta_(-g) = beta - M^-1 A_g' r_g``."""
     A = design(pool, pc)
     lab = pool.labeled
     y = pool.y[lab]
@@ -92,13 +96,26 @@ def fit(pool: EvalPool, pc: np.ndarray, penalty: float = PENALTY) -> LooFit:
     pen = np.r_[0.0, 0.0, np.ones(A.shape[1] - 2)]
     Minv = np.linalg.pinv(As.T @ As + penalty * np.diag(pen))
     beta = Minv @ (As.T @ y)
-    h = np.einsum("ij,jk,ik->i", As, Minv, As)
-    r = (y - As @ beta) / np.maximum(1.0 - h, 1e-9)
-    coefs = beta[None, :] - (As @ Minv) * r[:, None]  # row j: the fit without item j
+    e = y - As @ beta
+    if pool.prompts is None:
+        folds = np.arange(y.size)
+        h = np.einsum("ij,jk,ik->i", As, Minv, As)
+        r = e / np.maximum(1.0 - h, 1e-9)
+        coefs = beta[None, :] - (As @ Minv) * r[:, None]  # row j: the fit without item j
+    else:
+        _, folds = np.unique(np.asarray(pool.prompts)[lab].astype(str), return_inverse=True)
+        r = np.empty_like(e)
+        coefs = np.empty((int(folds.max()) + 1, A.shape[1]))
+        for g in range(coefs.shape[0]):
+            rows = folds == g
+            Ag = As[rows]
+            r[rows] = np.linalg.solve(np.eye(Ag.shape[0]) - Ag @ Minv @ Ag.T, e[rows])
+            coefs[g] = beta - Minv @ (Ag.T @ r[rows])
     fold_ids = np.full(pool.n_items, -1)
-    fold_ids[lab] = np.arange(lab.sum())
-    w = _design_weight(lab, pool.propensity)[lab]
-    weights = w / w.sum()
+    fold_ids[lab] = folds
+    dw = _design_weight(lab, pool.propensity)
+    mass = np.bincount(folds, weights=dw[lab], minlength=coefs.shape[0])
+    weights = mass / mass.sum()
     mean = A @ (weights @ coefs)
-    mean[lab] = y - r
-    return LooFit(fold_ids, [], weights, A, mean, _design_weight(lab, pool.propensity), coefs)
+    mean[lab] = y - r  # the fit without the item's fold
+    return LooFit(fold_ids, [], weights, A, mean, dw, coefs)

@@ -117,3 +117,22 @@ def test_calibrator_uses_it_with_the_weight_one_in_means_groups_and_the_next_rou
                           group="g"))  # fmt: skip
     assert nxt.extras_["judge_ridge"].labeled.sum() == 30
     assert np.isfinite(nxt.estimate_mean().estimate)
+
+
+def test_with_prompts_it_leaves_one_prompt_out():
+    """Items answering the same prompt share a fold: each labeled item's surrogate is the
+    fit without every labeled item of its prompt (brute force)."""
+    rng = np.random.default_rng(3)
+    frame = _table(rng, 120)
+    frame["prompt"] = np.arange(120) // 3
+    labeled = np.zeros(120, dtype=bool)
+    labeled[rng.choice(120, 30, replace=False)] = True
+    pool = _pool(frame, labeled, prompt="prompt")
+    fit = judge_ridge.fit(pool, sur.judge_pc1(pool))
+    A, y = fit.X, pool.y
+    pen = np.diag(np.r_[0.0, 0.0, np.ones(A.shape[1] - 2)]) * judge_ridge.PENALTY
+    for i in np.flatnonzero(labeled):
+        train = labeled & (frame["prompt"].to_numpy() != frame["prompt"].iloc[i])
+        beta = np.linalg.solve(A[train].T @ A[train] + pen, A[train].T @ y[train])
+        assert fit.mean[i] == pytest.approx(A[i] @ beta, abs=1e-9)
+    assert len(np.unique(fit.fold_ids[labeled])) == len(set(frame["prompt"][labeled]))
