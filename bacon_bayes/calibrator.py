@@ -322,7 +322,7 @@ class Calibrator:
                 self.surrogate_matrix(),
                 pi=p.design,
                 alpha=alpha,
-                power_tuning=self.power_tuning,
+                power_tuning=sur.tuned(self.extras_, self.power_tuning),
                 **self._kw(),
             )
             return self._note_surrogates(e)
@@ -445,7 +445,7 @@ class Calibrator:
                 pi=p.design,
                 alpha=alpha,
                 simultaneous=how,
-                power_tuning=self.power_tuning,
+                power_tuning=sur.tuned(self.extras_, self.power_tuning),
                 **boot,
                 **self._kw(),
             )

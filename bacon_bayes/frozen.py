@@ -142,14 +142,20 @@ def _check_judge_ranges(old: FeatureSet, new: FeatureSet, pool: EvalPool) -> Non
 def freeze_calibrator(cal: Calibrator, pool: EvalPool) -> Calibrator:
     """``cal``'s fitted models, frozen, as a calibrator of ``pool`` (see the module
     docstring); ``cal`` is left as it is."""
+    from bacon_bayes import surrogates as sur
+
     new = _next_round(cal, pool)
     features = new.features_
     new.power_tuning = tunes(cal, pool.n_labeled)
     new.crossfit_ = freeze(cal.crossfit_, features.X, pool.y, pool.propensity)
-    new.extras_ = {
-        name: None if cf is None else freeze(cf, features.X, pool.y, pool.propensity)
-        for name, cf in cal.extras_.items()
-    }
+    new.extras_ = {}
+    for name, cf in cal.extras_.items():
+        if name == sur.JUDGE_RIDGE:  # refitted leave-one-out on the new labels
+            new.extras_[name] = sur.fit_extras((name,), pool, features, new.crossfit_)[name]
+        else:
+            new.extras_[name] = (
+                None if cf is None else freeze(cf, features.X, pool.y, pool.propensity)
+            )
     old = cal.pool_
     source = getattr(cal, "frozen_", None)
     new.frozen_ = source or Source(

@@ -11,6 +11,10 @@ An extra surrogate is one of
   cross-fitting, being no function of the labels);
 * ``"judge_pc1"``: the first principal component of the judges' standardised scores over
   all items (:func:`judge_pc1`; no function of the labels either);
+* ``"judge_ridge"``: the judges' ridge (the label on the judges' first component and
+  their pool-standardised scores, fixed penalty), cross-fitted leave-one-out in closed
+  form (:mod:`bacon_bayes.judge_ridge`); alone (with ``no_model``) the AEE gives it the
+  weight 1 (:func:`tuned`);
 * ``"no_model"``: not a surrogate but a switch: the model's own surrogate is left out of
   the AEE means, which then use the other extras alone (the model still serves the
   quantiles and the adaptive design's predictive sd). With one other extra this is
@@ -24,9 +28,9 @@ Default (``surrogates=None``): a calibrator whose Bayesian engine runs adds the 
 mean (:data:`BAYES_DEFAULT`; when every item has a judge score), except for categorical
 labels (:data:`MODEL_ALONE`); the frequentist engine adds nothing. ``"small-budget"``
 asks for the frequentist rule by the number of labels per coefficient of the model
-(:func:`freq_default`, below): opt-in, not the default, because on fresh draws its
-intervals fell short on one table (SummEval fluency at 36 labels: 0.915 and 0.9175 over
-400 draws, band 0.922-0.978, where the model's surrogate alone covered 0.925-0.928).
+(:func:`freq_default`, below): opt-in, not the default (a proposal, EXPERIMENTS.md
+"Small budgets").
+
 Measured on SummEval relevance over 40 label draws (BENCHMARKS.md), the Bayesian
 posterior mean with the judge mean had RMSE 0.869x / mean SE 0.968x the ridge's at 3%
 labels (the posterior mean alone: 0.891x / 0.988x) and 0.938x / 0.983x at 10% (alone:
@@ -40,26 +44,25 @@ RMSE, so that family keeps its own surrogate alone by default.
 
 Frequentist small-budget rule (issue 35, opt-in; ``benchmarks/small_budget.py``,
 EXPERIMENTS.md "Small budgets"): with ``L`` labels per coefficient of the model (its
-feature count), ``L < 8``: the judges' first principal component alone (``judge_pc1``,
-``no_model``: PPI++ with one label-free surrogate, nothing cross-fitted); ``L >= 8``:
-the model's surrogate alone, as before. On 12 tables (SummEval's 4 dimensions at 36 and
-60 labels, L 3.6-6.7; WMT22, 150 source segments, 72 and 120 labels, L 4-6.7; TriviaQA
-at 96 and 160 labels, L 10.7 and 17.8), 200 uniform draws each, against ppi-aipw 0.2.2's
-``prognostic_linear`` on the same draws: the AEE's RMSE went from 1.053x (the model
-alone; max 1.146x) to 1.010x (paired-bootstrap 95% interval 0.996-1.026; max 1.041x,
-WMT22 at 120 labels), its mean width from 1.193x to 1.136x, with coverage 0.920-0.980
-(band 0.910-0.990; on 200 fresh draws, 1.008x, and SummEval fluency at 36 labels covered
-0.885, the model alone 0.905: skewed labels). ppi-aipw's intervals are narrower because
-they undercover (its calibration is fitted in sample, with a normal critical value):
-0.830-0.905 on 6 of the 12 tables; scaled to cover 95% of the same draws, the rule's
-intervals are 0.956x as wide as ppi-aipw's. At 36-60 labels a cross-fitted model over
-nine judges loses to one well-chosen direction: the ridge's RMSE was 1.03-1.10x the
-component's on SummEval at 3%. On TriviaQA (binary judges of unequal accuracy) the
-component alone had 1.20-1.26x the logistic model's RMSE, hence the threshold; the
-component beside the model there (two tuned weights) was no better on RMSE (1.018x and
-1.014x ppi-aipw against 0.996x and 1.024x) and wider, and with 30 labels and 2 judges
-its 90% intervals over-covered (0.950 over 200 draws;
-``tests/simulation/test_montecarlo.py``)."""
+feature count), ``L < 20``: the judges' leave-one-out ridge alone (``judge_ridge``,
+``no_model``, weight 1; :mod:`bacon_bayes.judge_ridge`); ``L >= 20``: the model's
+surrogate alone, as before (20 is past the measured range, L 3.6-17.8: an assumption).
+On 12 tables (SummEval's 4 dimensions at 36 and 60 labels, L 3.6-6.7; WMT22, 150 source
+segments, 72 and 120 labels, L 4-6.7; TriviaQA at 96 and 160 labels, L 10.7 and 17.8),
+uniform draws, against ppi-aipw 0.2.2's ``prognostic_linear`` on the same draws: RMSE
+0.989x ppi-aipw's (geometric mean; paired-bootstrap 95% interval 0.980-0.998, max 1.003x)
+at ``--seed 0``, 0.989x (max 1.010x) at ``--seed 1``, 0.985x (max 1.026x) on the held-out
+``--seed 2``; the model's surrogate alone 1.05-1.07x. Coverage 0.910-0.980 per seed, in
+band on every table, 0.927-0.963 over the 600 draws of the three (band 0.927-0.973;
+SummEval fluency at 36 labels at the edge). Mean width 1.17x ppi-aipw's, whose
+intervals undercover (0.840-0.915 on 7 tables over 400 draws) and are narrower than any
+valid interval from a linear surrogate of the judges can be on 10 of the 12 tables
+(``benchmarks/small_budget_bound.py``); at equal coverage the rule's are 0.957x as wide
+(600 draws). The penalty (24) was chosen on seeds 0 and 1 of these tables. Before (the
+judges' first principal component alone below L 8): RMSE 1.010x, and SummEval fluency
+at 36 labels covered 0.915 over 400 draws, below the band; the component beside the
+model at L 8-20 was no better than the model alone and over-covered with 30 labels and
+2 judges (``tests/simulation/test_montecarlo.py``)."""
 
 from __future__ import annotations
 
@@ -68,6 +71,7 @@ from typing import Any
 
 import numpy as np
 
+from bacon_bayes import judge_ridge
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.features import FeatureSet
@@ -76,15 +80,19 @@ from bacon_bayes.pool import EvalPool
 
 JUDGE_MEAN = "judge_mean"
 JUDGE_PC1 = "judge_pc1"
+JUDGE_RIDGE = "judge_ridge"
 NO_MODEL = "no_model"
 #: asks for the frequentist small-budget rule (:func:`freq_default`; opt-in)
 SMALL_BUDGET = "small-budget"
 FREQ = "freq"
 #: extras computed from the judges' scores alone (nothing fitted, no labels used)
 UNFITTED = frozenset({JUDGE_MEAN, JUDGE_PC1, NO_MODEL})
+#: extras of the judges' scores alone, for any label kind (the unfitted ones and the
+#: judges' leave-one-out ridge, :mod:`bacon_bayes.judge_ridge`)
+JUDGE_BASED = UNFITTED | {JUDGE_RIDGE}
 #: small-budget rule: the judges' first principal component alone below this many
 #: labels per coefficient of the model (see the module docstring)
-ALONE_BELOW = 8.0
+ALONE_BELOW = 20.0
 #: extras added by default when the Bayesian engine runs (see the module docstring)
 BAYES_DEFAULT = (JUDGE_MEAN,)
 #: Bayesian families whose default is their own surrogate alone (see the module docstring)
@@ -130,10 +138,10 @@ def resolve(
                     "(e.g. 'ridge') instead."
                 )
             name = _FREQ_FAMILY.get(model_name, model_name)
-        if name not in UNFITTED and name not in known:
+        if name not in JUDGE_BASED and name not in known:
             raise ValidationError(
                 f"surrogate {name!r} is not known; use 'freq', {JUDGE_MEAN!r}, {JUDGE_PC1!r}, "
-                f"{NO_MODEL!r} or one of {', '.join(known)}."
+                f"{JUDGE_RIDGE!r}, {NO_MODEL!r} or one of {', '.join(known)}."
             )
         if name == own:
             raise ValidationError(
@@ -153,12 +161,19 @@ def resolve(
 
 def freq_default(n_labels: int, n_coefficients: int) -> tuple[str, ...]:
     """The frequentist small-budget rule's extras by labels per coefficient of the model:
-    below :data:`ALONE_BELOW`, the AEE means use the judges' first principal component
-    alone (``judge_pc1``, ``no_model``: PPI++ with it); from there on, the model's
-    surrogate alone (see the module docstring for the figures)."""
+    below :data:`ALONE_BELOW`, the AEE means use the judges' leave-one-out ridge alone
+    (``judge_ridge``, ``no_model``, with the weight 1: :func:`tuned`); from there on,
+    the model's surrogate alone (see the module docstring for the figures)."""
     if n_labels / max(n_coefficients, 1) < ALONE_BELOW:
-        return (JUDGE_PC1, NO_MODEL)
+        return (JUDGE_RIDGE, NO_MODEL)
     return ()
+
+
+def tuned(extras: Extras, power_tuning: bool) -> bool:
+    """Whether the AEE means power-tune their weights: not when they use the judges'
+    ridge alone (its leave-one-out fit is calibrated already; a tuned weight adds
+    noise: :mod:`bacon_bayes.judge_ridge`), else ``power_tuning``."""
+    return power_tuning and set(extras) != {JUDGE_RIDGE, NO_MODEL}
 
 
 def fit_extras(
@@ -167,9 +182,9 @@ def fit_extras(
     """Cross-fit each named extra on ``primary``'s folds (``None`` for the judge mean)."""
     extras: Extras = {}
     for name in names:
-        if name in UNFITTED:
+        if name in JUDGE_BASED:
             pool.judge_average()  # a clear error for an item without any judge score
-            extras[name] = None
+            extras[name] = judge_ridge.fit(pool, judge_pc1(pool)) if name == JUDGE_RIDGE else None
             continue
         model = registry.make_model(name, "freq", pool.outcome, features)
         extras[name] = cross_fit(

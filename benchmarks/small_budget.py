@@ -3,6 +3,7 @@
 
     PYTHONPATH=. .venv/bin/python -m benchmarks.small_budget [--trials 200] [--workers 2]
         [--data /tmp/data] [--variants small-budget,model] [--out small_budget.csv]
+        [--pooled run0.csv,run1.csv]   # report earlier runs pooled (400 draws a table)
 
 Tables: SummEval's four dimensions (the shipped ``bacon_bayes/data/summeval_sample.csv.gz``,
 1,200 rows, label ``expert_mean_<dim>``, the 9 ``judge:*|<dim>`` columns), TriviaQA
@@ -18,7 +19,8 @@ Variants of our AEE (``Calibrator(engine="freq", surrogates=...)``): ``small-bud
 (the opt-in rule ``surrogates=["small-budget"]``: :func:`bacon_bayes.surrogates.freq_default`),
 ``model`` (the model's surrogate alone, the default), ``judge_mean`` and ``pc1``
 (the judge mean or the judges' first principal component beside the model's),
-``pc1_alone`` and ``jm_alone`` (either alone, ``no_model``: PPI++ with it).
+``pc1_alone`` and ``jm_alone`` (either alone, ``no_model``: PPI++ with it),
+``judge_ridge`` (the judges' leave-one-out ridge alone, :mod:`bacon_bayes.judge_ridge`).
 
 Prints, per table, RMSE, mean width and coverage of each row, its RMSE, width and
 equal-coverage width (:func:`equal_coverage_width`) over ppi-aipw's (``prognostic_linear``),
@@ -63,6 +65,7 @@ VARIANTS: dict[str, tuple[str, ...] | None] = {
     "pc1": ("judge_pc1",),
     "pc1_alone": ("judge_pc1", "no_model"),
     "jm_alone": ("judge_mean", "no_model"),
+    "judge_ridge": ("judge_ridge", "no_model"),
 }
 PEER = "ppi-aipw"
 
@@ -150,12 +153,16 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--budgets", default=",".join(str(b) for b in BUDGETS))
     p.add_argument("--out", type=Path, default=None, help="write every trial's row here (csv)")
     p.add_argument("--seed", type=int, default=0, help="the trial seeds (bacon simulate --seed)")
+    p.add_argument("--pooled", default=None, help="report earlier --out CSVs pooled (a,b)")
     args = p.parse_args(argv)
     variants = {k: VARIANTS[k] for k in args.variants.split(",")}
     budgets = tuple(float(b) for b in args.budgets.split(","))
     chosen = tables(args.data)
     if args.tables:
         chosen = {k: chosen[k] for k in args.tables.split(",")}
+    if args.pooled:
+        report(pooled(args.pooled.split(","), variants), chosen, args.out)
+        return
     jobs = []
     for name, (frame, spec) in chosen.items():
         spec = replace(spec, seed=args.seed)
@@ -173,6 +180,19 @@ def main(argv: list[str] | None = None) -> None:
             if i % max(1, len(futures) // 20) == 0 or i == len(futures):
                 print(f"  {i}/{len(futures)} chunks, {time.time() - t0:.0f} s", file=sys.stderr)
     report(results, chosen, args.out)
+
+
+def pooled(paths: list[str], variants: dict) -> dict[tuple[str, float], list[dict[str, Any]]]:
+    """Rows of several ``--out`` CSVs (e.g. ``--seed 0`` and ``--seed 1``) as one run:
+    the ``variants`` and the peers, trial numbers made distinct per file."""
+    frames = [pd.read_csv(p).assign(trial=lambda d, i=i: d["trial"] + 100_000 * i)
+              for i, p in enumerate(paths)]  # fmt: skip
+    t = pd.concat(frames, ignore_index=True)
+    t = t[t["method"].isin([*variants, PEER, f"{PEER}-spline"])]
+    return {
+        (str(name), float(b)): g.drop(columns="table").to_dict("records")
+        for (name, b), g in t.groupby(["table", "budget"], sort=False)
+    }
 
 
 def equal_coverage_width(trials: pd.DataFrame, truth: float) -> float:

@@ -17,11 +17,11 @@ JUDGES = [f"j{k}" for k in range(9)]
 @pytest.mark.parametrize(
     ("labels", "coefficients", "expected"),
     [
-        (36, 9, ("judge_pc1", "no_model")),  # 4 labels per coefficient
-        (71, 9, ("judge_pc1", "no_model")),  # 7.9
-        (72, 9, ()),  # 8: the model's surrogate alone
-        (180, 9, ()),
-        (120, 18, ("judge_pc1", "no_model")),  # 6.7
+        (36, 9, ("judge_ridge", "no_model")),  # 4 labels per coefficient
+        (179, 9, ("judge_ridge", "no_model")),  # 19.9
+        (180, 9, ()),  # 20: the model's surrogate alone
+        (400, 9, ()),
+        (120, 18, ("judge_ridge", "no_model")),  # 6.7
     ],
 )
 def test_rule_by_labels_per_coefficient(labels, coefficients, expected):
@@ -56,7 +56,7 @@ def _table(rng: np.random.Generator, n: int = 1000) -> pd.DataFrame:
 
 def test_the_rule_is_not_worse_than_the_ridge_at_40_labels():
     """Over 100 draws of 40 labels from one simulated pool of 1,000 items, the rule's
-    AEE (the judges' first principal component alone here: 40 / 9 < 8 labels per
+    AEE (the judges' leave-one-out ridge alone here: 40 / 9 < 20 labels per
     coefficient) has an RMSE no larger than the cross-fitted ridge's alone, and its
     95% intervals cover in the binomial band."""
     rng = np.random.default_rng(35)
@@ -71,7 +71,7 @@ def test_the_rule_is_not_worse_than_the_ridge_at_40_labels():
         data.loc[hidden, "y"] = np.nan
         pool = EvalPool.from_frame(data, label="y", judges=JUDGES, outcome="continuous")
         cal = Calibrator(engine="freq", seed=draw, surrogates=["small-budget"]).fit(pool)
-        assert tuple(cal.extras_) == ("judge_pc1", "no_model")
+        assert tuple(cal.extras_) == ("judge_ridge", "no_model")
         e = cal.estimate_mean()
         err["default"].append(e.estimate - truth)
         cover.append(e.ci_low <= truth <= e.ci_high)

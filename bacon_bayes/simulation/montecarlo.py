@@ -194,7 +194,7 @@ class SimulationSpec:
             family = "gaussian"
         for name in sur.resolve(self.surrogates, family, self.engine):
             kinds = registry.KINDS_FOR_MODEL
-            if name not in sur.UNFITTED and self.outcome not in kinds[name]:
+            if name not in sur.JUDGE_BASED and self.outcome not in kinds[name]:
                 fits = [n for n, k in kinds.items() if self.outcome in k and n != "gaussian"]
                 raise ValidationError(
                     f"surrogate {name!r} does not fit a {self.outcome} label; use one of "
