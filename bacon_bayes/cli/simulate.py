@@ -190,7 +190,8 @@ def run_ablation(args: argparse.Namespace) -> int:
 
 
 def adaptive_notes(trials: Any) -> list[str]:
-    """A line per budget at which adaptive trials stepped back to uniform (and why).
+    """A line per design and budget at which adaptive trials stepped back (``adaptive``
+    to uniform, ``paired-adaptive`` to paired), and why.
 
     Parameters
     ----------
@@ -205,20 +206,22 @@ def adaptive_notes(trials: Any) -> list[str]:
     """
     if "adaptive_choice" not in trials or "design" not in trials:
         return []
-    rows = trials[trials["design"] == "adaptive"].drop_duplicates(["budget", "trial"])
     lines = []
-    for budget, part in rows.groupby("budget", sort=True):
-        back = part["adaptive_choice"].astype(str) != "adaptive"
-        if not back.any():
-            continue
-        why = sorted(set(part.loc[back, "adaptive_choice"].astype(str)))
-        reasons = "; ".join(
-            "pilot too small for the sd model" if "small" in w else "no gain predicted" for w in why
-        )
-        lines.append(
-            f"note: adaptive at budget {budget:g}: {int(back.sum())} of {len(part)} trials fell "
-            f"back to uniform ({reasons}); those trials equal the uniform design's"
-        )
+    for design, plain in (("adaptive", "uniform"), ("paired-adaptive", "paired")):
+        rows = trials[trials["design"] == design].drop_duplicates(["budget", "trial"])
+        for budget, part in rows.groupby("budget", sort=True):
+            back = part["adaptive_choice"].astype(str) != "adaptive"
+            if not back.any():
+                continue
+            why = sorted(set(part.loc[back, "adaptive_choice"].astype(str)))
+            reasons = "; ".join(
+                "pilot too small for the sd model" if "small" in w else "no gain predicted"
+                for w in why
+            )
+            lines.append(
+                f"note: {design} at budget {budget:g}: {int(back.sum())} of {len(part)} trials "
+                f"fell back to {plain} ({reasons}); those trials equal the {plain} design's"
+            )
     if lines:
         lines.insert(0, "")
     return lines

@@ -15,7 +15,8 @@ one prompt (:class:`bacon_bayes.inclusion.Inclusion`, :func:`design_inclusion`).
 * :func:`paired_adaptive`: a Poisson draw of prompts with probabilities following the
   predicted sd of the prompt's residuals (:func:`prompt_sd`), mixed with a uniform
   share and topped up over earlier waves, as :mod:`bacon_bayes.sampling.adaptive` does
-  for items.
+  for items. With fewer than :data:`MIN_PILOT_PROMPTS` labeled prompts to fit the sd
+  on, a paired-adaptive wave steps back to :func:`paired` (:func:`adaptive_choice`).
 
 A pool whose prompts have unequal numbers of items is fine; the budget of a paired
 design is counted in prompts (:func:`prompts_for_budget`).
@@ -31,7 +32,9 @@ from bacon_bayes.sampling.adaptive import DEFAULT_UNIFORM_SHARE, adaptive_probab
 from bacon_bayes.sampling.designs import Design, _eligible_mask
 
 __all__ = [
+    "MIN_PILOT_PROMPTS",
     "PAIRED_DESIGNS",
+    "adaptive_choice",
     "design_inclusion",
     "paired",
     "paired_adaptive",
@@ -42,6 +45,19 @@ __all__ = [
 
 #: the designs of this module, by the name ``--design`` takes
 PAIRED_DESIGNS = ("paired", "paired-subset", "paired-adaptive")
+#: fewest labeled prompts a paired-adaptive wave fits its sd on; below, it steps back
+#: to ``paired``. On SummEval at 10% (10 prompts: a pilot of 5, then a Poisson draw of
+#: about 5) the adaptive wave's simultaneous intervals of the 66 differences covered
+#: 0.885 over 200 draws (paired: 0.945); TriviaQA's pilot holds 12 prompts, WMT22's 56.
+MIN_PILOT_PROMPTS = 10
+#: a paired-adaptive wave's choice when it steps back (:func:`adaptive_choice`)
+SMALL_PROMPT_PILOT = "paired (small pilot)"
+
+
+def adaptive_choice(labeled_prompts: int) -> str:
+    """``"adaptive"`` when a paired-adaptive wave may follow the predicted sd fitted on
+    ``labeled_prompts`` prompts, else :data:`SMALL_PROMPT_PILOT` (draw ``paired``)."""
+    return "adaptive" if labeled_prompts >= MIN_PILOT_PROMPTS else SMALL_PROMPT_PILOT
 
 
 def _codes(prompts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

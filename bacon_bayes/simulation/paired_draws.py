@@ -5,7 +5,9 @@ Designs (``--designs``, with ``--prompt``): ``paired`` (a simple random sample o
 every group's item of a drawn prompt labeled), ``paired-subset`` (more prompts, about half
 the groups of each, at least two), ``paired-adaptive`` (a paired pilot of ``pilot_share``
 of the budget, then prompts drawn with probabilities following the predicted sd of their
-residuals, :func:`~bacon_bayes.sampling.paired.prompt_sd`). Each spends the same number
+residuals, :func:`~bacon_bayes.sampling.paired.prompt_sd`; a pilot of fewer than
+:data:`~bacon_bayes.sampling.paired.MIN_PILOT_PROMPTS` prompts steps back to the paired
+design's draw of the trial). Each spends the same number
 of labels as the item-level designs, in expectation.
 """
 
@@ -23,6 +25,7 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.sampling.paired import (
     PAIRED_DESIGNS,
+    adaptive_choice,
     design_inclusion,
     paired,
     paired_adaptive,
@@ -58,6 +61,10 @@ def draw_paired(
             f"the paired-adaptive design's pilot has {n1} prompt(s), fewer than the "
             f"{spec.folds} folds; raise the budget."
         )
+    choice = adaptive_choice(n1)
+    if choice != "adaptive":  # exactly the paired design's trial
+        d = paired(prompts, total, seed=seed)
+        return d.selected, design_inclusion([d]), {"adaptive_choice": choice}
     pilot = paired(prompts, n1, seed=seed)
     cal = Calibrator(engine=spec.engine, folds=spec.folds, seed=seed % 2**31)
     cal.fit(fit_pool(pilot.selected, design_inclusion([pilot])))
@@ -65,7 +72,11 @@ def draw_paired(
     wave = paired_adaptive(
         prompts, sd, total - n1, prior=pilot.pi_prompt, eligible=~pilot.selected, seed=seed + 1
     )
-    return pilot.selected | wave.selected, design_inclusion([pilot, wave]), {}
+    return (
+        pilot.selected | wave.selected,
+        design_inclusion([pilot, wave]),
+        {"adaptive_choice": choice},
+    )
 
 
 def difference_columns(cal: Calibrator, spec: Any, method: str) -> dict[str, Any]:

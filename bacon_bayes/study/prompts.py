@@ -29,6 +29,7 @@ from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.sampling import DEFAULT_UNIFORM_SHARE, Design
 from bacon_bayes.sampling.paired import (
     PAIRED_DESIGNS,
+    adaptive_choice,
     design_inclusion,
     paired,
     paired_adaptive,
@@ -169,6 +170,11 @@ def paired_wave(
     if design == "paired-subset":
         per = float(options.get("per_prompt") or DEFAULT_PER_PROMPT)
         return paired_subset(prompts, n, per, eligible=eligible, seed=seed)
+    choice = adaptive_choice(int(np.unique(prompts[~eligible]).size))
+    if design == "paired-adaptive" and choice != "adaptive":  # too few prompts for the sd
+        wave = paired(prompts, round(n_prompts), eligible=eligible, seed=seed)
+        wave.params.update({"requested": "paired-adaptive", "choice": choice})
+        return wave
     if design == "paired-adaptive":
         expected = n_prompts
         sd, how = item_sd()

@@ -154,6 +154,23 @@ def test_other_paired_designs_after_a_pilot(tmp_path, prompt_pool, design):
     assert np.allclose(pool.inclusion.pi, 1 - (1 - 60 / N) * (1 - pi))
 
 
+def test_paired_adaptive_after_a_pilot_of_few_prompts_draws_paired(tmp_path, prompt_pool):
+    """A labeled pilot of 5 whole prompts (fewer than MIN_PILOT_PROMPTS to fit the sd on):
+    the paired-adaptive wave is a paired draw of whole prompts, recorded as such."""
+    root = tmp_path / "study"
+    code = bacon("sample", str(prompt_pool), "--study", str(root), *NEW, "--prompt", "seg",
+                 "--design", "paired", "--budget", "25")  # fmt: skip
+    assert code == 0
+    label_wave(root, prompt_pool, 1, tmp_path)
+    assert bacon("sample", str(root), "--design", "paired-adaptive", "--budget", "50") == 0
+    study = Study.open(root)
+    params = study.waves_info()[1]["params"]
+    assert params["requested"] == "paired-adaptive" and params["choice"] == "paired (small pilot)"
+    b = study.wave_prompt_probabilities()[:, 1]
+    open_ = b[np.isfinite(b) & (b > 0)]
+    assert np.allclose(open_, 10 / 55)  # a simple random sample of 10 of the 55 open prompts
+
+
 def _files(root: Path) -> dict[str, str]:
     return {p.name: p.read_text() for p in sorted(root.iterdir()) if p.is_file()}
 

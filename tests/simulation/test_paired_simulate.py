@@ -124,3 +124,11 @@ def test_paired_designs_write_difference_columns(tmp_path, capsys):
         assert trials[f"diff:s1 - s2:{part}"].notna().all()
     paired = trials[trials["design"] == "paired"]
     assert (paired["n_labels"] == 20 * 5).all()  # 20 whole prompts of 80
+    # its pilot of 6 prompts is too few for the sd: paired-adaptive steps back to the
+    # paired design's own draw, and says so
+    assert "paired-adaptive at budget 0.25: 2 of 2 trials fell back to paired" in printed
+    adaptive = trials[trials["design"] == "paired-adaptive"]
+    assert (adaptive["adaptive_choice"] == "paired (small pilot)").all()
+    np.testing.assert_allclose(
+        adaptive["diff:s1 - s2:estimate"].to_numpy(), paired["diff:s1 - s2:estimate"].to_numpy()
+    )
