@@ -28,11 +28,11 @@ def test_rule_by_labels_per_coefficient(labels, coefficients, expected):
     assert sur.freq_default(labels, coefficients) == expected
     asked = sur.resolve(["small-budget"], "ridge", "freq", labels=(labels, coefficients))
     assert asked == expected
-    # not the default: the model's surrogate alone (see the surrogates module docstring)
-    assert sur.resolve(None, "ridge", "freq", labels=(labels, coefficients)) == ()
+    # the frequentist default (see the surrogates module docstring)
+    assert sur.resolve(None, "ridge", "freq", labels=(labels, coefficients)) == expected
 
 
-def test_rule_applies_to_the_frequentist_engine_when_asked_only():
+def test_rule_applies_to_the_frequentist_engine_only():
     small = (36, 9)
     rule = ["small-budget"]
     assert sur.resolve(rule, "ridge", "freq") == ()  # no label count: no rule

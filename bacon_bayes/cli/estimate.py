@@ -69,8 +69,9 @@ SURROGATES_HELP = (
     "extra surrogates combined with the model's in the AEE means, comma-separated: freq, "
     "ridge, hurdle, ordinal, multinomial, judge_mean, judge_pc1, judge_ridge (the judges' "
     "leave-one-out ridge), no_model (leave the model's out), small-budget (frequentist: "
-    "judge_ridge,no_model below 20 labels per model coefficient), or none (default: "
-    "judge_mean with the Bayesian engine, else none); "
+    "judge_ridge,no_model below 20 labels per model coefficient), or none (the model "
+    "alone; default: judge_mean with the Bayesian engine, small-budget with the "
+    "frequentist one); "
     "e.g. ridge beside the hurdle model"
 )
 

@@ -146,11 +146,13 @@ def test_a_table_with_unlabeled_rows_is_refused_with_the_row():
 
 
 def test_aee_coverage_is_in_the_binomial_band():
-    """200 uniform draws of 30 labels: the AEE and classical 90% intervals cover the
+    """400 uniform draws of 30 labels: the AEE and classical 90% intervals cover the
     table's mean at a rate inside the two-sided binomial band (fails if too narrow or too
-    wide); the AEE is unbiased and more precise than the labels alone."""
+    wide); the AEE is unbiased and more precise than the labels alone. (At 200 draws the
+    first half alone covered 0.955 with the judges' ridge and 0.940 with the model's
+    surrogate, on the band's edge for both: their mean se, 0.132, matches their sd.)"""
     frame = table(n=300, seed=5)
-    spec = SimulationSpec(label="y", judges=("j1", "j2"), budgets=(0.1,), trials=200,
+    spec = SimulationSpec(label="y", judges=("j1", "j2"), budgets=(0.1,), trials=400,
                           methods=("classical", "aee"), alpha=0.1)  # fmt: skip
     summary = summarise(simulate(frame, spec, workers=2), spec.alpha).set_index("method")
     assert summary["coverage_in_band"].all(), summary[["coverage", "band_low", "band_high"]]
