@@ -1,4 +1,4 @@
-"""The frequentist engine's small-budget rule (issue 35, opt-in: ``surrogates=
+"""The frequentist engine's small-budget rule (issue 35, the frequentist default; ``surrogates=
 ["small-budget"]``): which surrogates the AEE means use at which label counts, and that
 it is not worse than the ridge alone at 40 labels."""
 
