@@ -79,6 +79,34 @@ def test_predicted_se_of_a_difference_matches_monte_carlo():
         assert se / np.std(draws) == pytest.approx(1.0, abs=0.10), design
 
 
+def test_pool_variance_is_not_inflated_by_few_labels_per_group():
+    """About 3 pilot labels per group (SummEval's 3%: 36 labels, 12 systems), groups with
+    equal residual means: the pool's residual variance is the residuals' own, not the
+    groups' variances plus their noisy means' spread (which read 1.44x on this table)."""
+    from bacon_bayes import Calibrator
+
+    frame = synthetic(groups=12, prompts=50, seed=3)
+    y = frame["y"].to_numpy()
+    ratios = []
+    for k in range(10):
+        pool = pilot_pool(frame, 0.06, seed=k)
+        st = pilot_statistics(pool)
+        f = Calibrator(engine="freq").fit(pool).surrogate_
+        ratios.append(st.s2_pool / np.var(y - f))
+    assert np.mean(ratios) == pytest.approx(1.0, abs=0.15)
+    assert any("pilot labels per group" in a for a in st.assumptions)
+
+
+def test_group_df_follow_the_estimators_moderated_t():
+    """Groups likely under 10 labels: item designs add the pooled residuals' df (the
+    estimator's moderated t); stratified groups of 15 and the paired design do not."""
+    st = pilot_statistics(pilot_pool(synthetic(groups=12, prompts=50, seed=3), 0.06))
+    for design in ("uniform", "stratified", "adaptive"):
+        assert predict(st, design, 60, from_scratch=True).df[0] > 50, design
+    assert predict(st, "paired", 60, from_scratch=True).df[0] == pytest.approx(4.0)
+    assert predict(st, "stratified", 180, from_scratch=True).df[0] == pytest.approx(14.0)
+
+
 def test_paired_loses_for_the_pool_mean_and_is_not_recommended():
     pool = pilot_pool(synthetic(prompts=300, seed=2), 0.2)
     st = pilot_statistics(pool)

@@ -13,11 +13,13 @@ from scipy import stats
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.critical import simultaneous_critical_value
+from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
 from bacon_bayes.planning.predict import (
     DESIGNS,
     ROUGH_WEIGHT,
     PilotStatistics,
     Prediction,
+    moderated_share,
     pilot_statistics,
     predict,
 )
@@ -371,6 +373,12 @@ def plan(
             ]
     best = min(candidates, key=lambda r: (r.labels_needed, DESIGNS.index(r.design)), default=None)
     top = None if ev.top is None else st.names[ev.top]
+    if at and len(names) > 1 and moderated_share(st, "uniform", at[-1] / N) > 0.5:
+        st.assumptions.append(
+            f"at {at[-1]} labels a group likely has under {MIN_BOOTSTRAP_LABELS}: its interval "
+            "is then the estimator's moderated t, taken with its prior (the variance all "
+            "labels predict) at full weight, df up to the pooled residuals'"
+        )
     if goal.kind == "top":
         st.assumptions.append(
             "top group and gaps from the pilot's estimates (the top one was picked as the "

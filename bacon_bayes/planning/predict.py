@@ -17,7 +17,13 @@ weighted by ``1 / pi_i``, give
   predictive variance says for the group's items (scaled to the residuals' mean level),
   worth :data:`PRIOR_LABELS` labels: a group's own variance from a dozen labels is too
   noisy to plan on;
-* ``S^2``: the residual variance over the pool (around its mean), for the pool mean;
+  The residuals' mean square around the group means counts the groups' degrees of
+  freedom (36 labels in SummEval's 12 systems keep 24);
+* ``S^2``: the residual variance over the pool (around its mean), for the pool mean,
+  moderated toward the model's predictive variance the same way. Not the groups'
+  variances plus the spread of their residual means: with about 3 labels per group (a
+  3% pilot of SummEval) that spread is mostly noise, and it had put the predicted
+  pool-mean half-width 1.36x the simulated one on average;
 * ``rho``: the within-prompt residual correlation between items of different groups (the
   prompt's shared part). A 3% item-level pilot has few pairs of labeled items of one
   prompt (TriviaQA: about 14, WMT22: about 200), and their estimate ``rho_hat = sum w z_i
@@ -47,7 +53,7 @@ With ``n`` labels in all (the pilot's included) every design below gives each it
 items of one prompt (0 for item-level designs). The Horvitz-Thompson covariance of the
 group means, in expectation over the residuals, is::
 
-    Var(theta_g)        = (1 - pi) / pi * sigma_g^2 / N_g * (1 + 1 / n_g)    (uniform)
+    Var(theta_g)        = (1 - pi) / pi * sigma_g^2 / N_g * (1 + 1 / n_g)    (uniform, adaptive)
     Cov(theta_a, theta_b) = D * P_ab * C_ab / (N_a N_b)
 
 (``P_ab``: prompts with items of both groups; ``1 + 1 / n_g``: a random group size).
@@ -73,7 +79,12 @@ group means, in expectation over the residuals, is::
   adaptive wave steps back to uniform, and so does the prediction.
 
 Intervals: half-width ``t(1 - alpha / 2, df) * se`` with ``df`` the labeled units minus one
-(items of the group, or prompts for the paired pool mean). Power
+(items of the group, or prompts for the paired pool mean). Where a draw likely leaves
+some group under :data:`~bacon_bayes.estimate.groups.MIN_BOOTSTRAP_LABELS` labels (item
+designs; :func:`moderated_share`, Binomial group counts) the group intervals are the
+estimator's moderated t, whose prior adds up to the pooled residuals' ``n - G`` df; the
+plan adds them in that proportion (SummEval at 10%: about 10 labels per system, the
+estimator's prior at its cap in most draws, df about 117 instead of 9). Power
 of a difference ``delta``: ``P(|T| > t_crit)`` under the noncentral t. Resolving the top
 group: the probability that all its differences with the others clear the simultaneous
 (max-|t| over all pairs) critical value, by simulation from their predicted joint normal
@@ -88,11 +99,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.crossfit import make_folds
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.clustered import pair_index, prompt_codes
+from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.sampling.adaptive import (
@@ -102,7 +115,14 @@ from bacon_bayes.sampling.adaptive import (
     sd_wave_choice,
 )
 
-__all__ = ["DESIGNS", "PilotStatistics", "Prediction", "pilot_statistics", "predict"]
+__all__ = [
+    "DESIGNS",
+    "PilotStatistics",
+    "Prediction",
+    "moderated_share",
+    "pilot_statistics",
+    "predict",
+]
 
 #: The designs :func:`plan` compares, in the order ties are broken (simplest first).
 DESIGNS = ("uniform", "stratified", "paired", "adaptive")
@@ -260,7 +280,9 @@ def pilot_statistics(
     # the residuals' mean square is worth its effective number of labels (few when a
     # handful of surprises carry it, as with binary labels and good judges); the model's
     # predictive variance fills in the rest, worth PRIOR_LABELS
-    emp = float(np.sum(w * e * e) / w.sum())
+    # (with the groups' degrees of freedom: 36 labels in 12 groups keep 24)
+    g_lab = int(np.sum(labels > 0))
+    emp = float(np.sum(w * e * e) / w.sum()) * n0 / max(n0 - g_lab, 1)
     n_eff = _effective(e, w)
     model = float(np.sum(w * v_lab) / w.sum())
     level = (n_eff * emp + PRIOR_LABELS * model) / (n_eff + PRIOR_LABELS)
@@ -270,13 +292,27 @@ def pilot_statistics(
         prior = np.full(m, emp)
     d_own = np.array([max(_effective(e[g == k], w[g == k]) - 1.0, 0.0) for k in range(m)])
     sigma2 = (PRIOR_LABELS * prior + d_own * np.nan_to_num(own)) / (PRIOR_LABELS + d_own)
-    between = float(np.sum(sizes * (rbar - np.sum(w * r) / w.sum()) ** 2) / n_items)
-    s2_pool = float(np.sum(sizes * sigma2) / n_items) + between
+    # the pool mean's: the residuals around their overall mean, moderated the same way
+    # (not the groups' variances plus their means' spread: with a few labels per group
+    # that spread is mostly noise)
+    r_pool = r - np.sum(w * r) / w.sum()
+    n_eff_pool = _effective(r_pool, w)
+    emp_pool = _weighted_var(r, w)
+    s2_pool = (n_eff_pool * emp_pool + PRIOR_LABELS * model) / (n_eff_pool + PRIOR_LABELS)
     notes = [
         f"pilot: {n0} labels; residual variance per group from the residuals, worth their "
         f"effective number ({n_eff:.0f} in all), and the model's predictive variance, worth "
-        f"{PRIOR_LABELS:g} labels",
+        f"{PRIOR_LABELS:g} labels; the pool mean's ({s2_pool:.4g}) from the residuals "
+        "around their overall mean, moderated the same way",
     ]
+    per_group = n0 / max(g_lab, 1)
+    if m > 1 and per_group < PRIOR_LABELS:
+        notes.append(
+            f"about {per_group:.1f} pilot labels per group: each group's residual variance is "
+            "mostly the pooled one (the model's predictive variance for its items, scaled to "
+            "the pilot's residuals); a group whose residuals are truly tighter or wider than "
+            "the rest is not seen, so a named pair's power is rough"
+        )
     rho, rho_raw, n_pairs, rho_weight = 0.0, 0.0, 0, 0.0
     if prompts is not None:
         rho_prior = JUDGE_ICC_SHARE * judge_prompt_correlation(pool, codes)
@@ -463,6 +499,18 @@ def _adaptive_ratios(
     return per_group * calib, emp, f"predicted variance ratio {emp:.3f} against uniform"
 
 
+def moderated_share(st: PilotStatistics, design: str, pi: float) -> float:
+    """Probability that a draw at rate ``pi`` leaves some group under
+    :data:`~bacon_bayes.estimate.groups.MIN_BOOTSTRAP_LABELS` labels, so that the group
+    intervals take the moderated t (Binomial group counts; fixed ones when stratified)."""
+    if len(st.names) < 2:
+        return 0.0
+    if design == "stratified":
+        return float(np.any(np.round(pi * st.sizes) < MIN_BOOTSTRAP_LABELS))
+    enough = stats.binom.sf(MIN_BOOTSTRAP_LABELS - 1, st.sizes.astype(int), pi)
+    return float(1.0 - np.prod(enough))
+
+
 def predict(
     st: PilotStatistics, design: str, n: float, *, from_scratch: bool = False
 ) -> Prediction:
@@ -479,11 +527,15 @@ def predict(
     n_g = pi * st.sizes
     fpc = (1.0 - pi) / pi
     var_g = fpc * sig2 / st.sizes
-    if design == "uniform":
+    if design in ("uniform", "adaptive"):  # random group sizes
         var_g = var_g * (1.0 + (1.0 - st.sizes / N) / np.maximum(n_g, 1.0))
     cov = np.diag(var_g)
     var_pool = fpc * st.s2_pool / N
     df = np.maximum(n_g - 1.0, 1.0)
+    if design != "paired":
+        # groups under MIN_BOOTSTRAP_LABELS: the estimator's moderated t, whose prior (the
+        # variance all labels predict) adds up to the pooled residuals' df
+        df = df + moderated_share(st, design, pi) * max(n - len(st.names), 0.0)
     df_pool = max(n - 1.0, 1.0)
     note = ""
     if design == "paired":
