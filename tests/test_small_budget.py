@@ -98,3 +98,20 @@ def test_ppi_aipw_peer_rows_run_on_the_same_draws():
     assert np.isfinite(trials[["estimate", "ci_low", "ci_high"]].to_numpy()).all()
     summary = summarise(trials, spec.alpha).set_index("method")
     assert summary.loc["ppi-aipw", "by"].startswith("ppi-aipw")
+
+
+def test_bacon_estimate_says_which_surrogate_the_means_use(capsys):
+    """41 labels and 6 judges: the default rule's judges' ridge, named in the header;
+    --surrogates none: the model's surrogate, nothing named."""
+    from pathlib import Path
+
+    from bacon_bayes.cli import main
+
+    data = Path(__file__).resolve().parents[1] / "bacon_bayes/data/example_round2.csv"
+    args = ["estimate", str(data), "--label", "human", "--judge", "gpt*", "--judge", "llama*",
+            "--scale", "1:5", "--engine", "freq"]  # fmt: skip
+    assert main(args) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert "AEE means from judge_ridge (the judges' leave-one-out ridge: fewer than 20" in head
+    assert main([*args, "--surrogates", "none"]) == 0
+    assert "AEE means from" not in capsys.readouterr().out.splitlines()[0]

@@ -37,6 +37,7 @@ from bacon_bayes.report.comparisons import comparisons, target_description
 from bacon_bayes.report.text import estimate_output
 from bacon_bayes.study import load_study
 from bacon_bayes.study.folder import CONFIG_FILE
+from bacon_bayes.surrogates import ALONE_BELOW, JUDGE_RIDGE, SMALL_BUDGET
 
 METHODS = ("aee", "classical", "naive")
 
@@ -496,6 +497,15 @@ def _run(
         if saved is None
         else f"model {cal.model_name_} ({cal.engine_}) of {round_header(cal, args)}"
     )
+    used = [n for n in cal.surrogate_names_ if "not in the means" not in n]
+    if cal.extras_:  # visible: which surrogates the AEE means use (e.g. the small-budget rule)
+        fitted += f"; AEE means from {' + '.join(used)}"
+        by_rule = cal.surrogates is None or SMALL_BUDGET in cal.surrogates
+        if used == [JUDGE_RIDGE] and by_rule:
+            fitted += (
+                f" (the judges' leave-one-out ridge: fewer than {ALONE_BELOW:g} labels per "
+                "model coefficient; --surrogates none for the model's)"
+            )
     header = (
         f"{pool.n_items} items{prompts}, {pool.n_labeled} labeled, {len(pool.judges)} judges; "
         f"{fitted}\n{target_line(cal)}"
