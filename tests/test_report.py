@@ -82,6 +82,7 @@ def test_every_section_is_filled_and_user_text_is_escaped(page):
     assert "http://" not in text and "https://" not in text, "no network resource"
     assert "Oracle ablation" in text and "0.4100" in text
     assert text.count("uninformative</td>") == 1  # the judge without signal, in the table
+    assert re.search(r"<th>AEE means from</th><td>[^<]+</td>", text)  # which surrogates
 
 
 def test_cli_report_from_a_table_and_from_a_saved_calibrator(tmp_path, capsys):

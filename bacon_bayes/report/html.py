@@ -119,6 +119,7 @@ def _settings(cal: Calibrator) -> str:
         ("target", "{} ({})".format(*target_description(cal))),
         ("design", _design(pool, uniform)),
         ("outcome model", f"{cal.model_name_} ({cal.engine_} engine)"),
+        ("AEE means from", " + ".join(n for n in cal.surrogate_names_ if "not in" not in n)),
         ("cross-fitting", f"{cal.folds} folds, seed {cal.seed}"),
         ("label range", "unbounded" if not np.isfinite(cal.bounds_).any() else str(cal.bounds_)),
     ]
