@@ -142,27 +142,16 @@ def profile(
     if y is not None and roles.judges:
         p.with_label = agreement.with_label(frame, roles.judges, roles.label or "")
     if len(roles.judges) > 1:
-        p.between = agreement.between_judges(frame, roles.judges)
         ref = y if y is not None else frame[roles.judges[0]].to_numpy(dtype=float)
-        on = [j for j in roles.judges if agreement.same_scale(frame[j].to_numpy(dtype=float), ref)]
-        if len(on) > 1:
-            value, how = agreement.alpha(frame[on].to_numpy(dtype=float).T)
-            p.judges_alpha = (value, how, on)
+        p.between, p.judges_alpha = agreement.among_judges(frame, roles.judges, ref)
     if y is not None and roles.judges:
-        if roles.response:
-            length = bias.words(frame[roles.response])
-            for j in roles.judges:
-                found = bias.length_bias(y, frame[j].to_numpy(dtype=float), length, j, alpha)
-                if found is not None:
-                    p.length.append(found)
-            if not p.length:
-                p.length_note = f"too few labeled items (< {bias.MIN_LENGTH_N}) with a response"
-        else:
+        length = bias.words(frame[roles.response]) if roles.response else None
+        groups = frame[roles.group].to_numpy() if roles.group else None
+        p.length, p.groups = bias.judge_biases(y, frame[roles.judges], length, groups, alpha)
+        if length is None:
             p.length_note = "no response text column: response length not checked"
-        if roles.group:
-            groups = frame[roles.group].to_numpy()
-            for j in roles.judges:
-                p.groups[j] = bias.group_bias(y, frame[j].to_numpy(dtype=float), groups, alpha)
+        elif not p.length:
+            p.length_note = f"too few labeled items (< {bias.MIN_LENGTH_N}) with a response"
     p.command = _command(p, frame, labels)
     p.can = _can(p, y)
     return p

@@ -121,3 +121,16 @@ def between_judges(frame: pd.DataFrame, judges: list[str]) -> pd.DataFrame:
         for k in range(i + 1, len(judges)):
             out[i, k] = out[k, i] = spearman(x[:, i], x[:, k])
     return pd.DataFrame(out, index=judges, columns=judges)
+
+
+def among_judges(
+    frame: pd.DataFrame, judges: list[str], ref: np.ndarray
+) -> tuple[pd.DataFrame, tuple[float, str, list[str]] | None]:
+    """Spearman's rho of every pair of judges (:func:`between_judges`), and Krippendorff's
+    alpha of the judges on the scale of ``ref`` (the labels, or a judge), how it was
+    computed and which judges (None with fewer than two on that scale)."""
+    on = [j for j in judges if same_scale(frame[j].to_numpy(dtype=float), ref)]
+    if len(on) < 2:
+        return between_judges(frame, judges), None
+    value, how = alpha(frame[on].to_numpy(dtype=float).T)
+    return between_judges(frame, judges), (value, how, on)

@@ -199,6 +199,30 @@ def group_bias(
     return out.iloc[order].reset_index(drop=True)  # M8 before M10, as everywhere
 
 
+def judge_biases(
+    label: np.ndarray,
+    scores: pd.DataFrame,
+    length: np.ndarray | None,
+    groups: np.ndarray | None,
+    alpha: float = 0.05,
+) -> tuple[list[LengthBias], dict[str, pd.DataFrame]]:
+    """The length check (:func:`length_bias`, judges with too few items left out) and the
+    group table (:func:`group_bias`) of every judge column of ``scores``; none of either
+    without ``length`` or ``groups``."""
+    columns = {str(j): scores[j].to_numpy(dtype=float) for j in scores.columns}
+    found = (
+        []
+        if length is None
+        else [length_bias(label, x, length, j, alpha) for j, x in columns.items()]
+    )
+    by_group = (
+        {}
+        if groups is None
+        else {j: group_bias(label, x, groups, alpha) for j, x in columns.items()}
+    )
+    return [b for b in found if b is not None], by_group
+
+
 def simulate_length(
     n: int, sims: int, bias: float, seed: int = 0, noise: float = 0.6
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -98,28 +98,18 @@ def profile_pool(
     if labeled.sum() >= 2:
         check.with_label = agreement.with_label(frame, judges, _LABEL)
     if len(judges) > 1:
-        check.between = agreement.between_judges(frame, judges)
-        on = [j for j in judges if agreement.same_scale(frame[j].to_numpy(dtype=float), y)]
-        if len(on) > 1:
-            value, how = agreement.alpha(frame[on].to_numpy(dtype=float).T)
-            check.judges_alpha = (value, how, on)
+        check.between, check.judges_alpha = agreement.among_judges(frame, judges, y)
     if labeled.sum() < 2:
         check.length_note = "fewer than 2 labels: no bias checks"
         return check
     text = pool.text if text is None else text
-    if text is None:
+    length = None
+    if text is not None:
+        length = bias.words(pd.Series(np.asarray(text, dtype=object)).replace("", pd.NA))
+    groups = None if pool.groups is None else np.asarray(pool.groups)
+    check.length, check.groups = bias.judge_biases(y, frame[judges], length, groups, alpha)
+    if length is None:
         check.length_note = "no response text (pass --text COLUMN): response length not checked"
-    else:
-        series = pd.Series(np.asarray(text, dtype=object)).replace("", pd.NA)
-        length = bias.words(series)
-        for j in judges:
-            found = bias.length_bias(y, frame[j].to_numpy(dtype=float), length, j, alpha)
-            if found is not None:
-                check.length.append(found)
-        if not check.length:
-            check.length_note = f"too few labeled items (< {bias.MIN_LENGTH_N}) with a text"
-    if pool.groups is not None:
-        groups = np.asarray(pool.groups)
-        for j in judges:
-            check.groups[j] = bias.group_bias(y, frame[j].to_numpy(dtype=float), groups, alpha)
+    elif not check.length:
+        check.length_note = f"too few labeled items (< {bias.MIN_LENGTH_N}) with a text"
     return check
