@@ -41,17 +41,24 @@ from bacon_bayes.pool import EvalPool
 PENALTY = 24.0
 
 
-def design(
-    pool: EvalPool, pc: np.ndarray, winsor: tuple[float, float] = (0.005, 0.995)
-) -> np.ndarray:
-    """(N, 2 + p): an intercept, the judges' first principal component ``pc`` standardised,
-    each judge's winsorised score standardised over the pool (a constant judge: zeros)."""
+def standardised_judges(
+    pool: EvalPool, winsor: tuple[float, float] = (0.005, 0.995)
+) -> tuple[np.ndarray, np.ndarray]:
+    """(N, p) the judges' scores over the pool, a missing score at its judge's mean,
+    clipped at the ``winsor`` quantiles and standardised (a constant judge: zeros); and
+    each judge's sd after clipping. No label is used."""
     X = pool.judge_matrix().to_numpy(float)
     X = np.where(np.isfinite(X), X, np.nanmean(X, axis=0))
     lo, hi = np.quantile(X, winsor, axis=0)
     X = np.clip(X, lo, hi)
     sd = X.std(axis=0)
-    Z = (X - X.mean(axis=0)) / np.where(sd > 0, sd, np.inf)
+    return (X - X.mean(axis=0)) / np.where(sd > 0, sd, np.inf), sd
+
+
+def design(pool: EvalPool, pc: np.ndarray) -> np.ndarray:
+    """(N, 2 + p): an intercept, the judges' first principal component ``pc`` standardised,
+    each judge's winsorised score standardised over the pool (a constant judge: zeros)."""
+    Z, _ = standardised_judges(pool)
     spread = pc.std()
     pcz = (pc - pc.mean()) / spread if spread > 0 else np.zeros_like(pc)
     return np.column_stack([np.ones(len(pc)), pcz, Z])

@@ -232,12 +232,7 @@ def judge_pc1(pool: EvalPool, winsor: tuple[float, float] = (0.005, 0.995)) -> n
     label's scale, it reads in the label's units. No label is used.
     """
     avg = pool.judge_average()
-    X = pool.judge_matrix().to_numpy(float)
-    X = np.where(np.isfinite(X), X, np.nanmean(X, axis=0))
-    lo, hi = np.quantile(X, winsor, axis=0)
-    X = np.clip(X, lo, hi)
-    sd = X.std(axis=0)
-    Z = (X - X.mean(axis=0)) / np.where(sd > 0, sd, np.inf)
+    Z, sd = judge_ridge.standardised_judges(pool, winsor)
     if Z.shape[1] == 1 or not np.any(sd > 0):
         pc = Z[:, 0]
     else:
