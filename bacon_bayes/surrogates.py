@@ -222,6 +222,12 @@ def names(model: str, extras: Extras) -> tuple[str, ...]:
     return (model, *(n for n in extras if n != NO_MODEL))
 
 
+def in_means(surrogate_names: Sequence[str], extras: Extras) -> list[str]:
+    """Of :func:`names`' list, the surrogates the AEE means use (the model's left out
+    under ``no_model``)."""
+    return list(surrogate_names[1:] if NO_MODEL in extras else surrogate_names)
+
+
 def judge_pc1(pool: EvalPool, winsor: tuple[float, float] = (0.005, 0.995)) -> np.ndarray:
     """The first principal component of the judges' scores, on the judge mean's scale.
 

@@ -37,7 +37,7 @@ from bacon_bayes.report.comparisons import comparisons, target_description
 from bacon_bayes.report.text import estimate_output
 from bacon_bayes.study import load_study
 from bacon_bayes.study.folder import CONFIG_FILE
-from bacon_bayes.surrogates import ALONE_BELOW, JUDGE_RIDGE, SMALL_BUDGET
+from bacon_bayes.surrogates import ALONE_BELOW, JUDGE_RIDGE, SMALL_BUDGET, in_means
 
 METHODS = ("aee", "classical", "naive")
 
@@ -497,7 +497,7 @@ def _run(
         if saved is None
         else f"model {cal.model_name_} ({cal.engine_}) of {round_header(cal, args)}"
     )
-    used = [n for n in cal.surrogate_names_ if "not in the means" not in n]
+    used = in_means(cal.surrogate_names_, cal.extras_)
     if cal.extras_:  # visible: which surrogates the AEE means use (e.g. the small-budget rule)
         fitted += f"; AEE means from {' + '.join(used)}"
         by_rule = cal.surrogates is None or SMALL_BUDGET in cal.surrogates

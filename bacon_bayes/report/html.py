@@ -23,6 +23,7 @@ from bacon_bayes.report.doctor import data_check
 from bacon_bayes.report.tables import esc as _esc
 from bacon_bayes.report.tables import scroll_table as _table
 from bacon_bayes.report.text import estimates_frame
+from bacon_bayes.surrogates import in_means
 
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
@@ -119,7 +120,7 @@ def _settings(cal: Calibrator) -> str:
         ("target", "{} ({})".format(*target_description(cal))),
         ("design", _design(pool, uniform)),
         ("outcome model", f"{cal.model_name_} ({cal.engine_} engine)"),
-        ("AEE means from", " + ".join(n for n in cal.surrogate_names_ if "not in" not in n)),
+        ("AEE means from", " + ".join(in_means(cal.surrogate_names_, cal.extras_))),
         ("cross-fitting", f"{cal.folds} folds, seed {cal.seed}"),
         ("label range", "unbounded" if not np.isfinite(cal.bounds_).any() else str(cal.bounds_)),
     ]
