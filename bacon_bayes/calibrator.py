@@ -36,8 +36,11 @@ GRID_SIZE = 400
 #: verdicts worse than the multinomial logistic (log-loss 0.172 vs 0.159, AEE SE 0.0109
 #: vs 0.0093) at ~265x the time (BENCHMARKS.md); ``engine="bayes"`` still fits it.
 AUTO_FREQUENTIST = frozenset({"multinomial"})
-#: Fewest labels for which a group mean gets an interval (fewer: NaN and a note).
+#: Fewest labels for which a separate group mean gets an interval (fewer: NaN and a note).
 MIN_GROUP_LABELS = 5
+#: ``pooling="auto"`` shrinks group means when some group has fewer labels than this.
+MIN_SEPARATE_LABELS = 10
+Pooling = Literal["auto", "shrink", "separate"]
 
 
 def label_bounds(outcome: OutcomeSpec, scale: tuple[float, float] | None) -> tuple[float, float]:
@@ -406,25 +409,61 @@ class Calibrator:
         simultaneous: bool | str = True,
         method: Method = "aee",
         interval: Literal["bootstrap", "t"] = "bootstrap",
+        pooling: Pooling = "auto",
     ) -> EstimateTable:
         """Mean per group with a joint covariance; simultaneous intervals by default.
 
+        ``pooling``: ``"shrink"`` borrows strength across groups: each group's correction
+        is shrunk toward the pool's and its robust empirical-Bayes interval holds on
+        average over the groups, or family-wise with ``simultaneous``
+        (:func:`bacon_bayes.estimate.shrunk_group_means`); every group with a label gets
+        an interval. ``"separate"`` is each group's own AEE mean, its interval valid for
+        that group (:func:`bacon_bayes.estimate.aee_group_means`): a group with fewer
+        than :data:`MIN_GROUP_LABELS` labels gets no interval (NaN, with the reason in
+        ``details["no_interval"]`` and ``to_frame()``'s ``note``). ``"auto"`` (default)
+        shrinks when some group has fewer than :data:`MIN_SEPARATE_LABELS` labels and at
+        least three groups have labels (:meth:`pooling_for`). Either way a group without
+        labels keeps its surrogate's mean, marked UNVALIDATED, and never blocks the others;
+        ``details["guarantee"]`` says which guarantee the intervals carry.
+
         ``simultaneous``: True/"maxt" (max-|t| of the joint distribution),
-        "bonferroni", or False/"none" (pointwise). ``interval``: critical values
-        from a studentised bootstrap within groups (seeded by ``seed``; needs 10
-        labels per group, else Student-t) or from Student-t (see
-        :func:`bacon_bayes.estimate.aee_group_means`). Intervals are intersected with the
-        label's range; a group with fewer than :data:`MIN_GROUP_LABELS` labels gets no
-        interval (NaN, with the reason in ``details["no_interval"]`` and ``to_frame()``'s
-        ``note``): with so few labels the Student-t interval is wider than the scale.
+        "bonferroni", or False/"none" (pointwise). ``interval`` (separate): critical
+        values from a studentised bootstrap within groups (seeded by ``seed``; needs 10
+        labels per group, else Student-t) or from Student-t. Intervals are intersected
+        with the label's range.
         """
-        table = self._group_means(alpha, simultaneous, method, interval).clip(*self.bounds_)
-        if method == "naive":  # the raw judge average does not use labels
+        how = self.pooling_for(method, pooling)
+        table = self._group_means(alpha, simultaneous, method, interval, how)
+        table = table.clip(*self.bounds_)
+        if method == "naive" or how == "shrink":  # the raw judge average uses no labels
             return table
-        few = np.asarray(table.n_labeled) < MIN_GROUP_LABELS
+        table = replace(table, details={**table.details, "guarantee": "per group"})
+        few = (np.asarray(table.n_labeled) < MIN_GROUP_LABELS) & np.isfinite(table.ci_low)
         return table.withhold(
             few, f"fewer than {MIN_GROUP_LABELS} labels in the group: no useful interval"
         )
+
+    def pooling_for(self, method: Method = "aee", pooling: Pooling = "auto") -> str:
+        """The pooling ``estimate_groups`` uses: ``"auto"`` shrinks the AEE and classical
+        means when some group has fewer than :data:`MIN_SEPARATE_LABELS` labels and at
+        least :data:`~bacon_bayes.estimate.shrink.MIN_SHRINK_GROUPS` groups have labels,
+        except for pools whose design draws prompts (their groups share prompts)."""
+        if pooling not in ("auto", "shrink", "separate"):
+            raise ValidationError(
+                f"pooling={pooling!r} is not known; use 'auto', 'shrink' or 'separate'."
+            )
+        if method == "naive":
+            return "separate"
+        self._check_fitted()
+        n_lab = np.unique(self._groups()[self.pool_.labeled], return_counts=True)[1]
+        names = np.unique(self._groups())
+        if pooling == "auto":
+            sparse = n_lab.size < names.size or n_lab.min() < MIN_SEPARATE_LABELS
+            clustered = self.pool_.prompts is not None and est.use_clustered(
+                self.pool_.prompts, self.pool_.design, self.target
+            )
+            pooling = "shrink" if sparse and not clustered and n_lab.size >= 3 else "separate"
+        return pooling
 
     def _group_means(
         self,
@@ -432,10 +471,24 @@ class Calibrator:
         simultaneous: bool | str,
         method: Method,
         interval: Literal["bootstrap", "t"],
+        pooling: str = "separate",
     ) -> EstimateTable:
         self._check_fitted()
         p = self.pool_
         how = self._simultaneous(simultaneous)
+        if pooling == "shrink" and method in ("aee", "classical"):
+            aee = method == "aee"
+            table = est.shrunk_group_means(
+                p.y,
+                self.surrogate_matrix(self._groups()) if aee else np.zeros(p.n_items),
+                self._groups(),
+                pi=p.design,
+                alpha=alpha,
+                simultaneous=how,
+                power_tuning=sur.tuned(self.extras_, self.power_tuning) if aee else False,
+                **self._kw(prompts=False),
+            )
+            return self._note_surrogates(table) if aee else replace(table, method="classical")
         boot: dict[str, Any] = {"interval": interval, "seed": self.seed}
         if method == "aee":
             table = est.aee_group_means(
@@ -467,25 +520,29 @@ class Calibrator:
         raise ValidationError(f"method {method!r} must be 'aee', 'classical' or 'naive'.")
 
     def compare_groups(
-        self, alpha: float = 0.05, simultaneous: bool | str = True, method: Method = "aee"
+        self,
+        alpha: float = 0.05,
+        simultaneous: bool | str = True,
+        method: Method = "aee",
+        pooling: Pooling = "auto",
     ) -> EstimateTable:
         """All pairwise differences of group means, with joint intervals (intersected with
-        the range a difference of two labels' means can take)."""
-        table = self.estimate_groups(alpha, simultaneous, method)
+        the range a difference of two labels' means can take); ``pooling`` as in
+        :meth:`estimate_groups` (shrunk differences hold on average over the pairs, or
+        family-wise with ``simultaneous``)."""
+        table = self.estimate_groups(alpha, simultaneous, method, pooling=pooling)
         lo, hi = self.bounds_
-        diffs = est.compare(table).clip(lo - hi, hi - lo)
-        withheld = set(table.details.get("no_interval", {}))
-        pairs = diffs.details["pairs"]
-        return diffs.withhold(
-            np.array([a in withheld or b in withheld for a, b in pairs]),
-            "a group of the pair has no interval (too few labels)",
-        )
+        return est.compare(table).clip(lo - hi, hi - lo)
 
     def rank_groups(
-        self, alpha: float = 0.05, method: Method = "aee", descending: bool = True
+        self,
+        alpha: float = 0.05,
+        method: Method = "aee",
+        descending: bool = True,
+        pooling: Pooling = "auto",
     ) -> pd.DataFrame:
         """Groups ranked by mean (1 = highest if ``descending``), simultaneous rank intervals."""
-        table = self.estimate_groups(alpha, True, method)
+        table = self.estimate_groups(alpha, True, method, pooling=pooling)
         ranks = est.rank_intervals(table, descending=descending)
         frame = table.to_frame()
         for k, v in ranks.items():

@@ -116,12 +116,25 @@ def test_bad_estimator_input(pool, call, needle):
     assert needle in str(err.value)
 
 
-def test_group_with_one_label_is_refused(pool):
+def test_group_with_one_label_never_blocks_the_others(pool):
+    """Issue 40: a group with one label (or none) used to raise for every group; now
+    its row has an estimate and no interval, and the others are as without it."""
     y, f, lab = pool
-    groups = np.where(np.arange(y.size) == np.flatnonzero(lab)[0], "tiny", "big")
+    first = np.flatnonzero(lab)[0]
+    groups = np.where(np.arange(y.size) == first, "tiny", "big").astype(object)
     groups[~lab & (np.arange(y.size) < 5)] = "tiny"
-    with pytest.raises(ValidationError, match="group 'tiny' has 1 labeled item"):
-        est.aee_group_means(np.where(lab, y, np.nan), f, groups)
+    groups[~lab & (np.arange(y.size) >= y.size - 3)] = "empty"
+    yy = np.where(lab, y, np.nan)
+    table = est.aee_group_means(yy, f, groups)
+    assert table.names == ("big", "empty", "tiny")
+    assert np.isfinite(table.ci_low[0]) and np.isnan(table.ci_low[1:]).all()
+    assert "1 label" in table.notes[2] and "UNVALIDATED" in table.notes[1]
+    assert np.isfinite(table.estimate).all()
+    big = groups == "big"
+    alone = est.aee_group_means(yy[big], f[big], groups[big])
+    assert table.estimate[0] == pytest.approx(alone.estimate[0], rel=0.02)
+    diffs = est.compare(table)
+    assert diffs.notes == ["a group of the pair has no interval"] * 3
 
 
 def test_simultaneous_critical_values():

@@ -42,12 +42,14 @@ defaults to ``~isnan(y)``).
 
 Modules: :mod:`.core` (the shared pieces), :mod:`.combine` (several surrogates),
 :mod:`.mean`, :mod:`.quantile`, :mod:`.ratio` (ratios of two pool means), :mod:`.groups`
-(group means, differences, ranks) and
+(group means, differences, ranks), :mod:`.shrink` (group means shrunk toward the pool's
+correction, robust empirical-Bayes intervals from :mod:`.robust_ebci`) and
 :mod:`.critical` (simultaneous critical values, the studentised bootstrap).
 """
 
 from __future__ import annotations
 
+from bacon_bayes.estimate.clustered import use_clustered
 from bacon_bayes.estimate.core import Target, mean_core
 from bacon_bayes.estimate.critical import bootstrap_t_critical_values, simultaneous_critical_value
 from bacon_bayes.estimate.groups import (
@@ -61,6 +63,7 @@ from bacon_bayes.estimate.groups import (
 from bacon_bayes.estimate.mean import aee_mean, classical_mean, naive_mean
 from bacon_bayes.estimate.quantile import aee_cdf, aee_quantile, classical_quantile, naive_quantile
 from bacon_bayes.estimate.ratio import RatioEstimates, aee_ratio
+from bacon_bayes.estimate.shrink import shrunk_differences, shrunk_group_means
 from bacon_bayes.results import Estimate, EstimateTable
 
 __all__ = [
@@ -84,5 +87,8 @@ __all__ = [
     "naive_mean",
     "naive_quantile",
     "rank_intervals",
+    "shrunk_differences",
+    "shrunk_group_means",
     "simultaneous_critical_value",
+    "use_clustered",
 ]

@@ -25,6 +25,7 @@ from bacon_bayes.estimate.core import (
 )
 from bacon_bayes.estimate.critical import bootstrap_t_critical_values
 from bacon_bayes.estimate.moderate import moderated_variance, score_bounds
+from bacon_bayes.estimate.shrink import NO_LABELS, shrunk_differences
 from bacon_bayes.estimate.tables import group_codes, group_table
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.results import EstimateTable
@@ -189,11 +190,11 @@ def group_tables_from_sums(
     m = names.size
     n_lab = np.bincount(g_lab, minlength=m)
     if n_lab.min() < 2:
-        g = int(np.argmax(n_lab < 2))
-        raise ValidationError(
-            f"group {str(names[g])!r} has {n_lab[g]} labeled item(s); each group needs at "
-            "least 2 for a variance. Label more items in that group or merge groups."
-        )
+        return _without_sparse(
+            y_lab, pi_lab, g_lab, names, surrogates, n_g, n_items, alpha=alpha,
+            simultaneous=simultaneous, hajek=hajek, target=target, interval=interval,
+            n_boot=n_boot, seed=seed,
+        )  # fmt: skip
     kw: dict[str, Any] = {"hajek": hajek, "target": target}
     fits = [
         _group_fit(y_lab, np.asarray(f), pi_lab, g_lab, sums, total, n_g, n_items, tuned, kw)
@@ -239,6 +240,99 @@ def group_tables_from_sums(
             table = replace(table, ci_low=low, ci_high=high, details=details)
         tables.append(table)
     return tables
+
+
+def _without_sparse(
+    y_lab: np.ndarray,
+    pi_lab: np.ndarray,
+    g_lab: np.ndarray,
+    names: np.ndarray,
+    surrogates: Sequence[SurrogateSums],
+    n_g: np.ndarray,
+    n_items: int,
+    **kw: Any,
+) -> list[EstimateTable]:
+    """:func:`group_tables_from_sums` when some groups have fewer than 2 labels: the others
+    as usual, and those rows with an estimate and no interval (one label: the group's
+    surrogate mean plus its label's residual; none: plus the pool's mean residual,
+    UNVALIDATED)."""
+    m = names.size
+    n_lab = np.bincount(g_lab, minlength=m)
+    keep = np.flatnonzero(n_lab >= 2)
+    remap = np.full(m, -1)
+    remap[keep] = np.arange(keep.size)
+    rows = remap[g_lab] >= 0
+    subs: list[EstimateTable | None] = [None] * len(surrogates)
+    if keep.size:
+        subs = list(
+            group_tables_from_sums(
+                y_lab[rows], pi_lab[rows], remap[g_lab[rows]], names[keep],
+                [(np.asarray(f)[rows], np.asarray(s)[keep], t, tu) for f, s, t, tu in surrogates],
+                n_g[keep], n_items, **kw,
+            )
+        )  # fmt: skip
+    tables = []
+    for (f, sums, _total, tuned), sub in zip(surrogates, subs, strict=True):
+        f = np.asarray(f, dtype=float)
+        lam = (
+            sub.details.get("power_lambda", 0.0)
+            if sub is not None
+            else (1.0 if tuned or np.any(f) else 0.0)
+        )
+        lam_v = np.atleast_1d(np.asarray(lam, dtype=float))
+        fitted = (f if f.ndim == 2 else f[:, None]) @ lam_v
+        s_mean = (np.asarray(sums, float).reshape(m, -1) @ lam_v) / n_g
+        w = 1.0 / pi_lab
+        resid = y_lab - fitted
+        d = np.bincount(g_lab, weights=w * resid, minlength=m) / np.maximum(
+            np.bincount(g_lab, weights=w, minlength=m), 1e-300
+        )
+        d[n_lab == 0] = float(w @ resid / w.sum())
+        est = s_mean + d
+        var = np.zeros(m)
+        cov = np.zeros((m, m))
+        crit = np.full(m, np.nan)
+        if sub is not None:
+            est[keep] = sub.estimate
+            cov[np.ix_(keep, keep)] = sub.cov
+            crit[keep] = sub.critical_value
+        var = np.sqrt(np.diag(cov))
+        table = EstimateTable(
+            estimand="mean", method="aee", names=tuple(str(n) for n in names), estimate=est,
+            se=var, ci_low=est - crit * var, ci_high=est + crit * var, cov=cov,
+            n_labeled=n_lab, n_items=np.asarray(n_g, dtype=int),
+            alpha=float(kw["alpha"]), simultaneous=str(kw["simultaneous"]),
+            critical_value=crit,
+            details={} if sub is None else _full_details(sub.details, keep, m),
+        )  # fmt: skip
+        if sub is not None:
+            table = replace(
+                table, ci_low=_put(sub.ci_low, keep, m), ci_high=_put(sub.ci_high, keep, m)
+            )
+        table = table.withhold(n_lab == 1, ONE_LABEL)
+        tables.append(table.withhold(n_lab == 0, NO_LABELS))
+    return tables
+
+
+ONE_LABEL = "1 label: no variance of its own (pooling='shrink' borrows one from the others)"
+
+
+def _put(values: np.ndarray, keep: np.ndarray, m: int) -> np.ndarray:
+    out = np.full(m, np.nan)
+    out[keep] = values
+    return out
+
+
+def _full_details(details: dict[str, Any], keep: np.ndarray, m: int) -> dict[str, Any]:
+    """A sub-table's details over all ``m`` groups (per-group lists get None elsewhere)."""
+    out = dict(details)
+    for key, val in details.items():
+        if isinstance(val, list) and len(val) == keep.size and key != "power_lambda":
+            full: list[Any] = [None] * m
+            for i, g in enumerate(keep):
+                full[g] = val[i]
+            out[key] = full
+    return out
 
 
 def _group_fit(
@@ -352,7 +446,13 @@ def naive_group_means(
 
 
 def compare(table: EstimateTable, *, simultaneous: str | None = None) -> EstimateTable:
-    """All pairwise differences ``a - b`` (for ``a`` before ``b``) with joint intervals."""
+    """All pairwise differences ``a - b`` (for ``a`` before ``b``) with joint intervals
+    (a shrunk table's: :func:`~bacon_bayes.estimate.shrink.shrunk_differences`)."""
+    if table.details.get("pooling") == "shrink":
+        return shrunk_differences(table, simultaneous)
+    answered = np.isfinite(table.ci_low) & np.isfinite(table.ci_high)
+    if not answered.all() and len(table) > 1:
+        return _compare_answered(table, answered, simultaneous)
     m = len(table)
     pairs = [(a, b) for a in range(m) for b in range(a + 1, m)]
     if not pairs:
@@ -382,6 +482,67 @@ def compare(table: EstimateTable, *, simultaneous: str | None = None) -> Estimat
         pairs=[[table.names[a], table.names[b]] for a, b in pairs],
         **extra,
     )
+
+
+def _compare_answered(
+    table: EstimateTable, answered: np.ndarray, simultaneous: str | None
+) -> EstimateTable:
+    """:func:`compare` over the groups with an interval (one family); a pair with a group
+    without one keeps its difference and gets no interval."""
+    m = len(table)
+    keep = np.flatnonzero(answered)
+    pairs = [(a, b) for a in range(m) for b in range(a + 1, m)]
+    sub_pairs = {(int(keep[i]), int(keep[j])): k for k, (i, j) in enumerate(
+        (i, j) for i in range(keep.size) for j in range(i + 1, keep.size)
+    )}  # fmt: skip
+    sub = None
+    if keep.size >= 2:
+        details = {
+            k: ([v[g] for g in keep] if isinstance(v, list) and len(v) == m else v)
+            for k, v in table.details.items()
+            if k != "no_interval"
+        }
+        sub = compare(
+            replace(
+                table, names=tuple(table.names[g] for g in keep), estimate=table.estimate[keep],
+                se=table.se[keep], ci_low=table.ci_low[keep], ci_high=table.ci_high[keep],
+                cov=table.cov[np.ix_(keep, keep)], n_labeled=table.n_labeled[keep],
+                n_items=table.n_items[keep], critical_value=table.critical_value[keep],
+                details=details,
+            ),
+            simultaneous=simultaneous,
+        )  # fmt: skip
+    contrast = np.zeros((len(pairs), m))
+    for k, (a, b) in enumerate(pairs):
+        contrast[k, a], contrast[k, b] = 1.0, -1.0
+    est = contrast @ table.estimate
+    cov = contrast @ table.cov @ contrast.T
+    se, crit = np.sqrt(np.clip(np.diag(cov), 0.0, None)), np.full(len(pairs), np.nan)
+    low, high = np.full(len(pairs), np.nan), np.full(len(pairs), np.nan)
+    for k, pair in enumerate(pairs):
+        if sub is not None and pair in sub_pairs:
+            j = sub_pairs[pair]
+            se[k], crit[k], low[k], high[k] = (
+                sub.se[j],
+                sub.critical_value[j],
+                sub.ci_low[j],
+                sub.ci_high[j],
+            )
+    keys = ("target", "interval", "clustered_by_prompt", "range")
+    out = EstimateTable(
+        estimand="difference", method=table.method,
+        names=tuple(f"{table.names[a]} - {table.names[b]}" for a, b in pairs),
+        estimate=est, se=se, ci_low=low, ci_high=high, cov=cov,
+        n_labeled=np.array([min(table.n_labeled[a], table.n_labeled[b]) for a, b in pairs]),
+        n_items=np.array([table.n_items[a] + table.n_items[b] for a, b in pairs]),
+        alpha=table.alpha, simultaneous=simultaneous or table.simultaneous,
+        critical_value=crit,
+        details={
+            "pairs": [[table.names[a], table.names[b]] for a, b in pairs],
+            **{k: table.details[k] for k in keys if k in table.details},
+        },
+    )  # fmt: skip
+    return out.withhold(np.isnan(low), "a group of the pair has no interval")
 
 
 def rank_intervals(table: EstimateTable, *, descending: bool = True) -> dict[str, np.ndarray]:
