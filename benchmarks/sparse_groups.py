@@ -32,9 +32,11 @@ half-width over z).
 
 Metrics per (table, budget, method) (:func:`summarise`): draws refused; group (pair)
 intervals withheld among groups (pairs) with at least 1 label, in the draws answered;
-coverage averaged over groups and the lowest group's; pair coverage averaged over pairs;
-mean group width, and on the cells where ``separate`` gives an interval (with the ratio to
-``separate``'s on the same cells); group RMSE averaged over groups and its ratio to
+coverage averaged over groups and the lowest group's (with the draws in which it had an
+interval); pair coverage averaged over pairs; mean group width, the share of zero-width
+group intervals (ppi_py's when a system's labeled items all agree), and the mean width on
+the cells where ``separate`` gives an interval (with the ratio to ``separate``'s on the
+same cells); group RMSE averaged over groups and its ratio to
 ``separate``'s on the same cells; the 99% Monte Carlo band of a coverage; the normal-prior
 oracle's RMSE ratio (:func:`oracle_ratio`). Measured in EXPERIMENTS.md, "Many systems,
 few labels (issue 40)".
@@ -299,10 +301,12 @@ def summarise(rows: pd.DataFrame, reference: str = "separate") -> pd.DataFrame:
             "coverage": float(cov_g.mean()) if len(cov_g) else math.nan,
             "min_coverage": float(cov_g.min()) if len(cov_g) else math.nan,
             "min_group": str(cov_g.idxmin()) if len(cov_g) else "",
+            "min_answered": int((ag["name"] == cov_g.idxmin()).sum()) if len(cov_g) else 0,
             "pair_coverage": float(ap.groupby("name")["cover"].mean().mean())
             if len(ap)
             else math.nan,
             "width": float(ag["width"].mean()) if len(ag) else math.nan,
+            "zero_width": float((ag["width"] <= 1e-12).mean()) if len(ag) else math.nan,
             "rmse": float(np.sqrt(g[np.isfinite(g["err2"])].groupby("name")["err2"].mean()).mean()),
         }
         if len(ref):
@@ -365,8 +369,10 @@ COLUMNS = (
     "coverage",
     "min_coverage",
     "min_group",
+    "min_answered",
     "pair_coverage",
     "width",
+    "zero_width",
     "width_on_ref",
     "width_ratio",
     "rmse",
@@ -402,14 +408,15 @@ def report(results: dict[tuple[str, float], pd.DataFrame], chosen: dict) -> pd.D
             f"{s.get('oracle_items', pd.Series([math.nan])).iloc[0]:.3f})"
         )
         print(
-            "method    refused  withheld g/p  cover  min (group)     pairs  width  "
-            "w/sep   RMSE   RMSE/sep"
+            "method    refused  withheld g/p  cover  min (group, draws)   pairs  width  "
+            "w=0    w/sep  RMSE    RMSE/sep"
         )
         for _, r in s.iterrows():
             print(
                 f"{r['method']:<9} {r['refused']:>6.3f}  {r['withheld_groups']:.3f}/"
                 f"{r['withheld_pairs']:.3f}  {r['coverage']:.3f}  {r['min_coverage']:.3f} "
-                f"({r['min_group']:<8.8}) {r['pair_coverage']:.3f}  {r['width']:.3f}  "
+                f"({r['min_group']:<8.8} {r['min_answered']:>4}) {r['pair_coverage']:.3f}  "
+                f"{r['width']:.3f}  {r['zero_width']:.3f}  "
                 f"{r.get('width_ratio', math.nan):.3f}  {r['rmse']:.4f} "
                 f"{r.get('rmse_ratio', math.nan):.3f}"
             )
