@@ -75,6 +75,8 @@ ALPHA = 0.05
 CHECK_TRIALS = 3
 #: ppi_py's interval needs this many labels in a system (at 1 its width is 0)
 PPI_MIN_LABELS = 2
+#: methods found missing in this process (skipped, said once)
+_MISSING: set[str] = set()
 #: seeds of the oracle's system-held-out folds (their tau^2 and sigma^2 averaged)
 ORACLE_SEEDS = 20
 
@@ -257,7 +259,7 @@ def one_trial(
 
 def _chunk(args: tuple) -> tuple[list[dict[str, Any]], float]:
     frame, spec, budget, trials, methods = args
-    t0, skip, rows = time.time(), set(), []
+    t0, skip, rows = time.time(), _MISSING, []
     with threadpool_limits(limits=1):
         for t in trials:
             rows.extend(one_trial(frame, spec, budget, t, methods, skip))
@@ -484,6 +486,7 @@ class _Inline:
 def run(
     chosen: dict, methods: tuple[str, ...], trials: int, seed: int, workers: int, out: Path | None
 ) -> pd.DataFrame:
+    _MISSING.clear()  # a keyword added since the last run in this process is tried again
     jobs = []
     for name, (frame, spec, budgets) in chosen.items():
         spec = replace(spec, seed=seed)
