@@ -113,6 +113,9 @@ class Calibrator:
         better than either, while the ridge added only noise), none otherwise; ``[]``
         for the model's surrogate alone. Quantiles and item scores use the model's own
         surrogate.
+    pooling : {"auto", "shrink", "separate"}
+        How group means use the other groups' labels (the default of
+        :meth:`estimate_groups`, :meth:`compare_groups` and :meth:`rank_groups`).
     """
 
     #: set by save/load: the id of the saved file; by apply: the round it came from
@@ -135,6 +138,7 @@ class Calibrator:
         scale: tuple[float, float] | None = None,
         preset: str | None = None,
         surrogates: list[str] | None = None,
+        pooling: Pooling = "auto",
     ) -> None:
         self.model = model
         self.engine = engine
@@ -148,6 +152,7 @@ class Calibrator:
         self.scale = scale
         self.preset = preset
         self.surrogates = surrogates
+        self.pooling = pooling
 
     # ------------------------------------------------------------------ fitting
     def _check_scale(self, pool: EvalPool) -> None:
@@ -409,12 +414,13 @@ class Calibrator:
         simultaneous: bool | str = True,
         method: Method = "aee",
         interval: Literal["bootstrap", "t"] = "bootstrap",
-        pooling: Pooling = "auto",
+        pooling: Pooling | None = None,
     ) -> EstimateTable:
         """Mean per group with a joint covariance; simultaneous intervals by default.
 
-        ``pooling``: ``"shrink"`` borrows strength across groups: each group's correction
-        is shrunk toward the pool's and its robust empirical-Bayes interval holds on
+        ``pooling`` (default: the calibrator's): ``"shrink"`` borrows strength across
+        groups: each group's correction is shrunk toward the pool's and its robust
+        empirical-Bayes interval holds on
         average over the groups, or family-wise with ``simultaneous``
         (:func:`bacon_bayes.estimate.shrunk_group_means`); every group with a label gets
         an interval. ``"separate"`` is each group's own AEE mean, its interval valid for
@@ -443,11 +449,13 @@ class Calibrator:
             few, f"fewer than {MIN_GROUP_LABELS} labels in the group: no useful interval"
         )
 
-    def pooling_for(self, method: Method = "aee", pooling: Pooling = "auto") -> str:
+    def pooling_for(self, method: Method = "aee", pooling: Pooling | None = None) -> str:
         """The pooling ``estimate_groups`` uses: ``"auto"`` shrinks the AEE and classical
         means when some group has fewer than :data:`MIN_SEPARATE_LABELS` labels and at
         least :data:`~bacon_bayes.estimate.shrink.MIN_SHRINK_GROUPS` groups have labels,
-        except for pools whose design draws prompts (their groups share prompts)."""
+        except for pools whose design draws prompts (their groups share prompts);
+        ``None``: the calibrator's ``pooling``."""
+        pooling = self.pooling if pooling is None else pooling
         if pooling not in ("auto", "shrink", "separate"):
             raise ValidationError(
                 f"pooling={pooling!r} is not known; use 'auto', 'shrink' or 'separate'."
@@ -524,7 +532,7 @@ class Calibrator:
         alpha: float = 0.05,
         simultaneous: bool | str = True,
         method: Method = "aee",
-        pooling: Pooling = "auto",
+        pooling: Pooling | None = None,
     ) -> EstimateTable:
         """All pairwise differences of group means, with joint intervals (intersected with
         the range a difference of two labels' means can take); ``pooling`` as in
@@ -539,7 +547,7 @@ class Calibrator:
         alpha: float = 0.05,
         method: Method = "aee",
         descending: bool = True,
-        pooling: Pooling = "auto",
+        pooling: Pooling | None = None,
     ) -> pd.DataFrame:
         """Groups ranked by mean (1 = highest if ``descending``), simultaneous rank intervals."""
         table = self.estimate_groups(alpha, True, method, pooling=pooling)

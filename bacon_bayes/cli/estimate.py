@@ -113,6 +113,15 @@ def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
         "design-based; default) or population (the prompts, or items, are a sample of a "
         "larger population; with --prompt the variance is clustered by prompt)",
     )
+    p.add_argument(
+        "--pooling",
+        choices=("auto", "shrink", "separate"),
+        default="auto",
+        help="group means: shrink (each group's correction shrunk toward the pool's; "
+        "robust empirical-Bayes intervals valid on average over the groups; every group "
+        "with a label gets one), separate (each group's own AEE, valid per group; none "
+        "under 5 labels) or auto (default: shrink when a group has fewer than 10 labels)",
+    )
     add_round_arguments(p)
 
 
@@ -380,6 +389,7 @@ def calibrator_from_args(args: argparse.Namespace) -> Calibrator:
         scale=scale_from_args(args),
         surrogates=parse_surrogates(args.surrogates),
         target=getattr(args, "target", "pool"),
+        pooling=getattr(args, "pooling", "auto"),
     )
 
 
