@@ -69,7 +69,7 @@ from benchmarks.small_budget import band, tables
 SUMMEVAL_BUDGETS = (0.02, 0.03, 0.05, 0.10)
 OTHER_BUDGETS = (0.03,)
 GROUP_COLUMN = {"trivia": "model", "wmt22": "system"}  # SummEval's: "system"
-METHODS = ("separate", "shrink", "ppi_py")
+METHODS = ("separate", "shrink", "auto", "ppi_py")
 ALPHA = 0.05
 #: trials of each cell on which ``pooling="separate"`` is checked against ``separate``
 CHECK_TRIALS = 3
@@ -211,7 +211,7 @@ def one_trial(
                 S = S[:, 0]
             emit(method, ppi_cells(y, S, groups, labeled, names, spec.alpha))
             continue
-        pooling = "shrink" if method == "shrink" else None
+        pooling = method  # "separate", "shrink" or "auto"
         try:
             g, d = _ours(cal, spec.alpha, pooling)
             got: dict | None = {**_table_cells(g), **_table_cells(d)}

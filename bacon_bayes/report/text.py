@@ -98,6 +98,7 @@ def guarantee_note(table: EstimateTable) -> str:
     joint = table.simultaneous != "none"
     if table.details.get("pooling") == "shrink":
         what = "pairs" if table.estimand == "difference" else "groups"
+        floor = f"{100 * (1 - 2 * table.alpha):g}%"
         if joint:
             return (
                 f"shrunk toward the pool's correction; jointly valid: robust empirical-Bayes "
@@ -105,7 +106,7 @@ def guarantee_note(table: EstimateTable) -> str:
             )
         return (
             f"shrunk toward the pool's correction; robust empirical-Bayes intervals, valid on "
-            f"average over the {what}, not for each one"
+            f"average over the {what}, and each at least {floor} for its own"
         )
     kind = {"maxt": "simultaneous, max-|t|", "bonferroni": "simultaneous, Bonferroni"}
     if joint:
