@@ -38,8 +38,6 @@ GRID_SIZE = 400
 AUTO_FREQUENTIST = frozenset({"multinomial"})
 #: Fewest labels for which a separate group mean gets an interval (fewer: NaN and a note).
 MIN_GROUP_LABELS = 5
-#: ``pooling="auto"`` shrinks group means when some group has fewer labels than this.
-MIN_SEPARATE_LABELS = 10
 Pooling = Literal["auto", "shrink", "separate"]
 
 
@@ -420,15 +418,15 @@ class Calibrator:
 
         ``pooling`` (default: the calibrator's): ``"shrink"`` borrows strength across
         groups: each group's correction is shrunk toward the pool's and its robust
-        empirical-Bayes interval holds on
-        average over the groups, or family-wise with ``simultaneous``
+        empirical-Bayes interval holds on average over the groups (and at least at
+        ``1 - 2 alpha`` for each), or family-wise with ``simultaneous``
         (:func:`bacon_bayes.estimate.shrunk_group_means`); every group with a label gets
         an interval. ``"separate"`` is each group's own AEE mean, its interval valid for
         that group (:func:`bacon_bayes.estimate.aee_group_means`): a group with fewer
         than :data:`MIN_GROUP_LABELS` labels gets no interval (NaN, with the reason in
         ``details["no_interval"]`` and ``to_frame()``'s ``note``). ``"auto"`` (default)
-        shrinks when some group has fewer than :data:`MIN_SEPARATE_LABELS` labels and at
-        least three groups have labels (:meth:`pooling_for`). Either way a group without
+        shrinks when some group has fewer than 10 labels and at least three groups have
+        labels (:meth:`pooling_for`). Either way a group without
         labels keeps its surrogate's mean, marked UNVALIDATED, and never blocks the others;
         ``details["guarantee"]`` says which guarantee the intervals carry.
 
@@ -443,35 +441,28 @@ class Calibrator:
         table = table.clip(*self.bounds_)
         if method == "naive" or how == "shrink":  # the raw judge average uses no labels
             return table
-        table = replace(table, details={**table.details, "guarantee": "per group"})
+        if "guarantee" not in table.details:  # prompts' clustered means
+            table = replace(table, details={**table.details, "guarantee": "per group"})
         few = (np.asarray(table.n_labeled) < MIN_GROUP_LABELS) & np.isfinite(table.ci_low)
         return table.withhold(
             few, f"fewer than {MIN_GROUP_LABELS} labels in the group: no useful interval"
         )
 
     def pooling_for(self, method: Method = "aee", pooling: Pooling | None = None) -> str:
-        """The pooling ``estimate_groups`` uses: ``"auto"`` shrinks the AEE and classical
-        means when some group has fewer than :data:`MIN_SEPARATE_LABELS` labels and at
-        least :data:`~bacon_bayes.estimate.shrink.MIN_SHRINK_GROUPS` groups have labels,
-        except for pools whose design draws prompts (their groups share prompts);
-        ``None``: the calibrator's ``pooling``."""
+        """The pooling ``estimate_groups`` uses for ``method`` (the naive average is
+        never shrunk; ``pooling=None``: the calibrator's), by
+        :func:`~bacon_bayes.estimate.shrink.choose_pooling` on the groups' labels."""
         pooling = self.pooling if pooling is None else pooling
-        if pooling not in ("auto", "shrink", "separate"):
-            raise ValidationError(
-                f"pooling={pooling!r} is not known; use 'auto', 'shrink' or 'separate'."
-            )
         if method == "naive":
             return "separate"
         self._check_fitted()
-        n_lab = np.unique(self._groups()[self.pool_.labeled], return_counts=True)[1]
-        names = np.unique(self._groups())
-        if pooling == "auto":
-            sparse = n_lab.size < names.size or n_lab.min() < MIN_SEPARATE_LABELS
-            clustered = self.pool_.prompts is not None and est.use_clustered(
-                self.pool_.prompts, self.pool_.design, self.target
-            )
-            pooling = "shrink" if sparse and not clustered and n_lab.size >= 3 else "separate"
-        return pooling
+        groups = self._groups()
+        names, codes = est.group_codes(groups)
+        n_lab = np.bincount(codes[self.pool_.labeled], minlength=names.size)
+        clustered = self.pool_.prompts is not None and est.use_clustered(
+            self.pool_.prompts, self.pool_.design, self.target
+        )
+        return est.choose_pooling(pooling, n_lab, clustered)
 
     def _group_means(
         self,

@@ -211,7 +211,7 @@ def group_tables_from_sums(
     tables = []
     for i, (est, var, resid, lam_out) in enumerate(fits):
         crit = df = score = None
-        moderation: dict[str, float] = {}
+        moderation: dict[str, Any] = {"guarantee": "per group"}
         # the labels alone (a surrogate that is zero everywhere, untuned): the moderation's
         # prior is a function of the group's mean, and the interval a score interval
         alone = not surrogates[i][3] and not np.any(surrogates[i][0])
@@ -303,7 +303,9 @@ def _without_sparse(
             n_labeled=n_lab, n_items=np.asarray(n_g, dtype=int),
             alpha=float(kw["alpha"]), simultaneous=str(kw["simultaneous"]),
             critical_value=crit,
-            details={} if sub is None else _full_details(sub.details, keep, m),
+            details={"guarantee": "per group"}
+            if sub is None
+            else _full_details(sub.details, keep, m),
         )  # fmt: skip
         if sub is not None:
             table = replace(

@@ -64,12 +64,32 @@ from bacon_bayes.results import EstimateTable
 
 #: Fewest groups with labels for shrinkage (fewer: the spread cannot be estimated).
 MIN_SHRINK_GROUPS = 3
+#: ``pooling="auto"`` shrinks group means when some group has fewer labels than this.
+MIN_SEPARATE_LABELS = 10
 #: Kurtosis assumed at least (a normal's): heavier tails only where the groups show them.
 MIN_KURTOSIS = 3.0
 NO_LABELS = "no labels: the surrogate's mean plus the pool's correction, UNVALIDATED"
 AVERAGE = "on average over groups; each group at least 1 - 2 alpha"
 AVERAGE_PAIRS = "on average over pairs; each pair at least 1 - 2 alpha"
 FAMILY = "family-wise (each interval at alpha/K on average over the K)"
+
+
+def choose_pooling(pooling: str, n_lab: np.ndarray, clustered: bool = False) -> str:
+    """The pooling of group means: ``"auto"`` shrinks when some group has fewer than
+    :data:`MIN_SEPARATE_LABELS` labels and at least :data:`MIN_SHRINK_GROUPS` groups have
+    labels, unless the groups share prompts drawn by the design (``clustered``: their
+    means are correlated, which the shrinkage does not model); ``n_lab``: each group's
+    labels."""
+    if pooling not in ("auto", "shrink", "separate"):
+        raise ValidationError(
+            f"pooling={pooling!r} is not known; use 'auto', 'shrink' or 'separate'."
+        )
+    if pooling != "auto":
+        return pooling
+    n_lab = np.asarray(n_lab)
+    sparse = n_lab.min() < MIN_SEPARATE_LABELS
+    enough = np.count_nonzero(n_lab) >= MIN_SHRINK_GROUPS
+    return "shrink" if sparse and enough and not clustered else "separate"
 
 
 @dataclass(frozen=True)
@@ -280,6 +300,7 @@ def shrink_table(
             "noise_var": _spread_full(var, lab, m),
             "own_estimate": _spread_full(own_est, lab, m),
             "df": _spread_full(df, lab, m),
+            "power_lambda": corr.lam if np.ndim(corr.lam) == 0 else [float(v) for v in corr.lam],
             **details,
         },
     )
@@ -402,5 +423,4 @@ def shrunk_group_means(
     return shrink_table(
         names, corr, np.bincount(codes[idx], minlength=m), n_g, alpha=alpha,
         simultaneous=simultaneous, kurtosis_bound=kurtosis_bound, target=target,
-        power_lambda=corr.lam if np.ndim(corr.lam) == 0 else [float(v) for v in corr.lam],
     )  # fmt: skip
