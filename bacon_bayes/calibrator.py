@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes import estimate as est
+from bacon_bayes import grouping
 from bacon_bayes import surrogates as sur
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, ValidationError
@@ -36,8 +37,7 @@ GRID_SIZE = 400
 #: verdicts worse than the multinomial logistic (log-loss 0.172 vs 0.159, AEE SE 0.0109
 #: vs 0.0093) at ~265x the time (BENCHMARKS.md); ``engine="bayes"`` still fits it.
 AUTO_FREQUENTIST = frozenset({"multinomial"})
-#: Fewest labels for which a separate group mean gets an interval (fewer: NaN and a note).
-MIN_GROUP_LABELS = 5
+MIN_GROUP_LABELS = grouping.MIN_GROUP_LABELS
 Pooling = Literal["auto", "shrink", "separate"]
 
 
@@ -423,11 +423,11 @@ class Calibrator:
         (:func:`bacon_bayes.estimate.shrunk_group_means`); every group with a label gets
         an interval. ``"separate"`` is each group's own AEE mean, its interval valid for
         that group (:func:`bacon_bayes.estimate.aee_group_means`): a group with fewer
-        than :data:`MIN_GROUP_LABELS` labels gets no interval (NaN, with the reason in
-        ``details["no_interval"]`` and ``to_frame()``'s ``note``). ``"auto"`` (default)
+        than 5 labels gets no interval (NaN, with the reason in ``details["no_interval"]``
+        and ``to_frame()``'s ``note``). ``"auto"`` (default)
         shrinks when some group has fewer than 10 labels and at least three groups have
-        labels (:meth:`pooling_for`). Either way a group without
-        labels keeps its surrogate's mean, marked UNVALIDATED, and never blocks the others;
+        labels (:meth:`pooling_for`). Either way a group without labels keeps its
+        surrogate's mean, marked UNVALIDATED, and never blocks the others;
         ``details["guarantee"]`` says which guarantee the intervals carry.
 
         ``simultaneous``: True/"maxt" (max-|t| of the joint distribution),
@@ -436,87 +436,19 @@ class Calibrator:
         labels per group, else Student-t) or from Student-t. Intervals are intersected
         with the label's range.
         """
-        how = self.pooling_for(method, pooling)
-        table = self._group_means(alpha, simultaneous, method, interval, how)
-        table = table.clip(*self.bounds_)
-        if method == "naive" or how == "shrink":  # the raw judge average uses no labels
-            return table
-        if "guarantee" not in table.details:  # prompts' clustered means
-            table = replace(table, details={**table.details, "guarantee": "per group"})
-        few = (np.asarray(table.n_labeled) < MIN_GROUP_LABELS) & np.isfinite(table.ci_low)
-        return table.withhold(
-            few, f"fewer than {MIN_GROUP_LABELS} labels in the group: no useful interval"
+        how = self._simultaneous(simultaneous)
+        return grouping.group_means(
+            self, alpha, how, method, interval, self.pooling_for(method, pooling)
         )
 
     def pooling_for(self, method: Method = "aee", pooling: Pooling | None = None) -> str:
         """The pooling ``estimate_groups`` uses for ``method`` (the naive average is
         never shrunk; ``pooling=None``: the calibrator's), by
         :func:`~bacon_bayes.estimate.shrink.choose_pooling` on the groups' labels."""
-        pooling = self.pooling if pooling is None else pooling
         if method == "naive":
             return "separate"
         self._check_fitted()
-        groups = self._groups()
-        names, codes = est.group_codes(groups)
-        n_lab = np.bincount(codes[self.pool_.labeled], minlength=names.size)
-        clustered = self.pool_.prompts is not None and est.use_clustered(
-            self.pool_.prompts, self.pool_.design, self.target
-        )
-        return est.choose_pooling(pooling, n_lab, clustered)
-
-    def _group_means(
-        self,
-        alpha: float,
-        simultaneous: bool | str,
-        method: Method,
-        interval: Literal["bootstrap", "t"],
-        pooling: str = "separate",
-    ) -> EstimateTable:
-        self._check_fitted()
-        p = self.pool_
-        how = self._simultaneous(simultaneous)
-        if pooling == "shrink" and method in ("aee", "classical"):
-            aee = method == "aee"
-            table = est.shrunk_group_means(
-                p.y,
-                self.surrogate_matrix(self._groups()) if aee else np.zeros(p.n_items),
-                self._groups(),
-                pi=p.design,
-                alpha=alpha,
-                simultaneous=how,
-                power_tuning=sur.tuned(self.extras_, self.power_tuning) if aee else False,
-                **self._kw(prompts=False),
-            )
-            return self._note_surrogates(table) if aee else replace(table, method="classical")
-        boot: dict[str, Any] = {"interval": interval, "seed": self.seed}
-        if method == "aee":
-            table = est.aee_group_means(
-                p.y,
-                self.surrogate_matrix(self._groups()),
-                self._groups(),
-                pi=p.design,
-                alpha=alpha,
-                simultaneous=how,
-                power_tuning=sur.tuned(self.extras_, self.power_tuning),
-                **boot,
-                **self._kw(),
-            )
-            return self._note_surrogates(table)
-        if method == "classical":
-            return est.classical_group_means(
-                p.y,
-                self._groups(),
-                pi=p.design,
-                alpha=alpha,
-                simultaneous=how,
-                **boot,
-                **self._kw(),
-            )
-        if method == "naive":
-            return est.naive_group_means(
-                p.judge_average(), self._groups(), alpha=alpha, simultaneous=how
-            )
-        raise ValidationError(f"method {method!r} must be 'aee', 'classical' or 'naive'.")
+        return grouping.pooling(self, self.pooling if pooling is None else pooling)
 
     def compare_groups(
         self,
