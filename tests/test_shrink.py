@@ -174,3 +174,16 @@ def test_cli_estimate_and_report_keep_every_system(sparse_frame, tmp_path, capsy
     page = tmp_path / "r.html"
     assert main(["report", str(path), *args, "--engine", "freq", "--out", str(page)]) == 0
     assert "robust empirical-Bayes" in page.read_text()
+
+
+def test_pooling_is_saved_with_the_calibrator(sparse_frame, tmp_path):
+    frame, judges = sparse_frame
+    pool = EvalPool.from_frame(
+        frame, label="expert_mean_relevance", judges=judges, group="system", outcome="continuous"
+    )
+    cal = Calibrator(engine="freq", scale=(1, 5), pooling="separate").fit(pool)
+    back = Calibrator.load(cal.save(tmp_path / "c.nc"))
+    assert back.pooling == "separate" and back.pooling_for() == "separate"
+    a, b = cal.estimate_groups(), back.estimate_groups()
+    np.testing.assert_array_equal(a.estimate, b.estimate)
+    np.testing.assert_array_equal(a.ci_low, b.ci_low)
