@@ -110,6 +110,11 @@ class Calibrator:
         better than either, while the ridge added only noise), none otherwise; ``[]``
         for the model's surrogate alone. Quantiles and item scores use the model's own
         surrogate.
+    group_effects : {"auto", True, False}
+        Bayesian engine, a pool with groups: a group level in the judge model's label
+        link (each group's effect beside the per-judge terms, shrunk towards 0 by a
+        hierarchical scale; :class:`~bacon_bayes.bayes.base.JudgeModel`). ``"auto"``: on
+        from 3 groups. A group unseen at fit (``apply`` to a new pool) gets effect 0.
     """
 
     #: set by save/load: the id of the saved file; by apply: the round it came from
@@ -132,6 +137,7 @@ class Calibrator:
         scale: tuple[float, float] | None = None,
         preset: str | None = None,
         surrogates: list[str] | None = None,
+        group_effects: bool | str = "auto",
     ) -> None:
         self.model = model
         self.engine = engine
@@ -145,6 +151,7 @@ class Calibrator:
         self.scale = scale
         self.preset = preset
         self.surrogates = surrogates
+        self.group_effects = group_effects
 
     # ------------------------------------------------------------------ fitting
     def _check_scale(self, pool: EvalPool) -> None:
@@ -215,9 +222,14 @@ class Calibrator:
             pool, winsor=self.winsor, n_components=self.n_components, seed=self.seed
         )
         self.model_, self.model_name_, self.engine_ = self._resolve_model(pool, self.features_)
+        X = self.features_.X
+        if self.engine_ != "freq" and pool.groups is not None:
+            from bacon_bayes.bayes.groups import attach_groups
+
+            self.model_, X = attach_groups(self.model_, X, pool.groups, self.group_effects)
         self.crossfit_: CrossFitResult = cross_fit(
             self.model_,
-            self.features_.X,
+            X,
             pool.y,
             folds=self.folds,
             seed=self.seed,
