@@ -14,6 +14,7 @@ from bacon_bayes import surrogates as sur
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.features import FeatureSet, build_features
+from bacon_bayes.frozen import grouped_features
 from bacon_bayes.items import (
     class_probabilities,
     conformal_halfwidth,
@@ -111,10 +112,8 @@ class Calibrator:
         for the model's surrogate alone. Quantiles and item scores use the model's own
         surrogate.
     group_effects : {"auto", True, False}
-        Bayesian engine, a pool with groups: a group level in the judge model's label
-        link (each group's effect beside the per-judge terms, shrunk towards 0 by a
-        hierarchical scale; :class:`~bacon_bayes.bayes.base.JudgeModel`). ``"auto"``: on
-        from 3 groups. A group unseen at fit (``apply`` to a new pool) gets effect 0.
+        Bayesian engine: the judge model's group level (``"auto"``: from 3 groups; an
+        unseen group gets effect 0; :class:`~bacon_bayes.bayes.base.JudgeModel`).
     """
 
     #: set by save/load: the id of the saved file; by apply: the round it came from
@@ -222,20 +221,11 @@ class Calibrator:
             pool, winsor=self.winsor, n_components=self.n_components, seed=self.seed
         )
         self.model_, self.model_name_, self.engine_ = self._resolve_model(pool, self.features_)
-        X = self.features_.X
-        if self.engine_ != "freq" and pool.groups is not None:
-            from bacon_bayes.bayes.groups import attach_groups
-
-            self.model_, X = attach_groups(self.model_, X, pool.groups, self.group_effects)
+        X = grouped_features(self, pool)  # a judge model's X: with the pool's groups
         self.crossfit_: CrossFitResult = cross_fit(
-            self.model_,
-            X,
-            pool.y,
-            folds=self.folds,
-            seed=self.seed,
-            pi=pool.propensity,
+            self.model_, X, pool.y, folds=self.folds, seed=self.seed, pi=pool.propensity,
             clusters=pool.prompts,
-        )
+        )  # fmt: skip
         scored = bool(pool.judge_matrix().notna().any(axis=1).all())
         size = (pool.n_labeled, self.features_.X.shape[1]) if self.power_tuning else None
         names = sur.resolve(self.surrogates, self.model_name_, self.engine_, scored, size)

@@ -169,6 +169,20 @@ def freeze_calibrator(cal: Calibrator, pool: EvalPool) -> Calibrator:
     return new
 
 
+def grouped_features(cal: Calibrator, pool: EvalPool) -> np.ndarray:
+    """At ``cal``'s fit on ``pool``: the X its model reads. A Bayesian model is told the
+    pool's groups (``cal.model_`` replaced, its ``group_effects`` from ``cal``'s) and reads
+    them from a column after the features (:func:`bacon_bayes.bayes.groups.attach_groups`);
+    other models read the features alone."""
+    X = cal.features_.X
+    if cal.engine_ == "freq" or pool.groups is None:
+        return X
+    from bacon_bayes.bayes.groups import attach_groups
+
+    cal.model_, X = attach_groups(cal.model_, X, pool.groups, cal.group_effects)
+    return X
+
+
 def model_features(cal: Calibrator, X: np.ndarray, pool: EvalPool) -> np.ndarray:
     """The features ``X`` of ``pool`` as ``cal``'s model reads them: with the items' group
     codes when its judge model has group effects (a group it never saw: effect 0)."""
