@@ -219,6 +219,10 @@ def test_a_calibrator_saves_its_group_effects_and_applies_them_to_new_groups(mon
     seen = np.asarray(new.groups) == "S1"
     np.testing.assert_allclose(shift[seen], model.constants_["y_scale"] * 0.3)
     assert np.all(shift[~seen] == 0)
+    refit = loaded.apply(new, refit=True)  # old and new labels train; the same codes
+    assert refit.crossfit_.X.shape[1] == p + 1 and refit.refit_["X_old"].shape[1] == p + 1
+    again = Calibrator.load(refit.save(tmp_path / "refit.nc"))
+    np.testing.assert_array_equal(again.surrogate_, refit.surrogate_)
     off = Calibrator(engine="bayes", model="gaussian", folds=2, surrogates=[], group_effects=False)
     off.fit(pool)
     assert seen_by_fit[-1] == (-1, False, p)
