@@ -15,6 +15,7 @@ from bacon_bayes import surrogates as sur
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.features import FeatureSet, build_features
+from bacon_bayes.frozen import grouped_features
 from bacon_bayes.items import (
     class_probabilities,
     conformal_halfwidth,
@@ -114,6 +115,9 @@ class Calibrator:
     pooling : {"auto", "shrink", "separate"}
         How group means use the other groups' labels (the default of
         :meth:`estimate_groups`, :meth:`compare_groups` and :meth:`rank_groups`).
+    group_effects : {"auto", True, False}
+        Bayesian engine: the judge model's group level (``"auto"``: from 3 groups; an
+        unseen group gets effect 0; :class:`~bacon_bayes.bayes.base.JudgeModel`).
     """
 
     #: set by save/load: the id of the saved file; by apply: the round it came from
@@ -137,6 +141,7 @@ class Calibrator:
         preset: str | None = None,
         surrogates: list[str] | None = None,
         pooling: Pooling = "auto",
+        group_effects: bool | str = "auto",
     ) -> None:
         self.model = model
         self.engine = engine
@@ -151,6 +156,7 @@ class Calibrator:
         self.preset = preset
         self.surrogates = surrogates
         self.pooling = pooling
+        self.group_effects = group_effects
 
     # ------------------------------------------------------------------ fitting
     def _check_scale(self, pool: EvalPool) -> None:
@@ -221,15 +227,11 @@ class Calibrator:
             pool, winsor=self.winsor, n_components=self.n_components, seed=self.seed
         )
         self.model_, self.model_name_, self.engine_ = self._resolve_model(pool, self.features_)
+        X = grouped_features(self, pool)  # a judge model's X: with the pool's groups
         self.crossfit_: CrossFitResult = cross_fit(
-            self.model_,
-            self.features_.X,
-            pool.y,
-            folds=self.folds,
-            seed=self.seed,
-            pi=pool.propensity,
+            self.model_, X, pool.y, folds=self.folds, seed=self.seed, pi=pool.propensity,
             clusters=pool.prompts,
-        )
+        )  # fmt: skip
         scored = bool(pool.judge_matrix().notna().any(axis=1).all())
         size = (pool.n_labeled, self.features_.X.shape[1]) if self.power_tuning else None
         names = sur.resolve(self.surrogates, self.model_name_, self.engine_, scored, size)
