@@ -456,6 +456,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     p.add_argument("--out", type=Path, default=None, help="every cell of every draw (csv[.gz])")
     p.add_argument("--summary", type=Path, default=None, help="the summary table (csv)")
     p.add_argument("--pooled", default=None, help="summarise earlier --out files pooled (a,b)")
+    p.add_argument("--engine", default="freq", choices=("freq", "bayes"), help="the AEE's engine")
     args = p.parse_args(argv)
     methods = tuple(args.methods.split(","))
     budgets = None if args.budgets is None else tuple(float(b) for b in args.budgets.split(","))
@@ -463,7 +464,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     if args.pooled:
         summary = report(pooled(args.pooled.split(",")), chosen)
     else:
-        summary = run(chosen, methods, args.trials, args.seed, args.workers, args.out)
+        summary = run(chosen, methods, args.trials, args.seed, args.workers, args.out, args.engine)
     if args.summary is not None:
         summary.to_csv(args.summary, index=False, float_format="%.5g")
         print(f"wrote {args.summary}")
@@ -484,12 +485,18 @@ class _Inline:
 
 
 def run(
-    chosen: dict, methods: tuple[str, ...], trials: int, seed: int, workers: int, out: Path | None
+    chosen: dict,
+    methods: tuple[str, ...],
+    trials: int,
+    seed: int,
+    workers: int,
+    out: Path | None,
+    engine: str = "freq",
 ) -> pd.DataFrame:
     _MISSING.clear()  # a keyword added since the last run in this process is tried again
     jobs = []
     for name, (frame, spec, budgets) in chosen.items():
-        spec = replace(spec, seed=seed)
+        spec = replace(spec, seed=seed, engine=engine)
         for b in budgets:
             per = max(1, min(25, trials // (4 * workers)))
             for start in range(0, trials, per):

@@ -122,6 +122,13 @@ def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
         "with a label gets one), separate (each group's own AEE, valid per group; none "
         "under 5 labels) or auto (default: shrink when a group has fewer than 10 labels)",
     )
+    p.add_argument(
+        "--group-effects",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="Bayesian engine: the judge model's group level (a random intercept per group "
+        "on the label link; auto: with 3 or more groups)",
+    )
     add_round_arguments(p)
 
 
@@ -390,6 +397,9 @@ def calibrator_from_args(args: argparse.Namespace) -> Calibrator:
         surrogates=parse_surrogates(args.surrogates),
         target=getattr(args, "target", "pool"),
         pooling=getattr(args, "pooling", "auto"),
+        group_effects={"on": True, "off": False}.get(
+            getattr(args, "group_effects", "auto"), "auto"
+        ),
     )
 
 
