@@ -187,3 +187,19 @@ def test_pooling_is_saved_with_the_calibrator(sparse_frame, tmp_path):
     a, b = cal.estimate_groups(), back.estimate_groups()
     np.testing.assert_array_equal(a.estimate, b.estimate)
     np.testing.assert_array_equal(a.ci_low, b.ci_low)
+
+
+def test_several_surrogates_shrink_like_their_combination():
+    """With two surrogates (the Bayesian engine's posterior mean and the judge mean) the
+    weights are tuned on all labels; fixing them gives the one-surrogate table of their
+    weighted sum."""
+    rng = np.random.default_rng(7)
+    y, f, g, lab = _draw(rng, np.linspace(-0.3, 0.3, 8), frac=0.08)
+    f2 = np.column_stack([f, f + rng.normal(0, 1, f.size)])
+    names = np.array([f"S{k:02d}" for k in range(8)])[g]
+    yy = np.where(lab, y, np.nan)
+    two = est.shrunk_group_means(yy, f2, names, pi=lab.mean())
+    lam = np.asarray(two.details["power_lambda"])
+    one = est.shrunk_group_means(yy, f2 @ lam, names, pi=lab.mean(), power_tuning=False)
+    np.testing.assert_allclose(two.estimate, one.estimate, rtol=1e-10)
+    assert np.all(two.ci_high - two.ci_low >= (one.ci_high - one.ci_low) * 0.999)

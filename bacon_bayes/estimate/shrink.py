@@ -149,9 +149,10 @@ def group_corrections(
     else:
         d = np.bincount(g_lab, weights=w * resid, minlength=m) / n_g
     own_var = np.zeros(m)
+    core = mean_core if f_lab.ndim == 1 else combined_core
     for g in np.flatnonzero(n_lab >= 2):
         sel = g_lab == g
-        theta, var = mean_core(
+        theta, var = core(
             y_lab[sel], f_lab[sel], pi_lab[sel], np.asarray(f_sums)[g], int(n_g[g]), lam=lam, **kw
         )[:2]
         own_var[g] = float(var)
