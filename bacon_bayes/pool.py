@@ -21,6 +21,7 @@ import pandas as pd
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.inclusion import Inclusion
+from bacon_bayes.order import unique_codes
 
 Kind = Literal["continuous", "ordinal", "nonnegative", "categorical"]
 KINDS: tuple[str, ...] = ("continuous", "ordinal", "nonnegative", "categorical")
@@ -207,7 +208,7 @@ class EvalPool:
             "levels": list(self.outcome.levels) if self.outcome.levels else None,
             "judges": list(self.judges),
             "missing_judge_scores": {j: int(mat[j].isna().sum()) for j in self.judges},
-            "n_groups": None if self.groups is None else int(np.unique(self.groups).size),
+            "n_groups": None if self.groups is None else int(unique_codes(self.groups)[0].size),
             "n_prompts": None if self.prompts is None else int(np.unique(self.prompts).size),
             "notes": list(self.notes),
         }
@@ -343,7 +344,8 @@ class EvalPool:
                     f"group column {group!r} is empty at {_row_label(ids, pos)}; give every item "
                     "a group (e.g. 'unknown') or leave out group."
                 )
-            groups = g.astype(str).to_numpy()
+            groups = np.array(g.astype(str).to_numpy(), copy=True)
+            groups.setflags(write=False)  # read-only: its distinct names are kept (order)
         texts = None
         if text is not None:
             _need_column(df, text, "text")
