@@ -107,10 +107,10 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.clustered import pair_index, prompt_codes
 from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
 from bacon_bayes.inclusion import Inclusion
+from bacon_bayes.order import unique_codes
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.sampling.adaptive import (
-    adaptive_probabilities,
-    combine_waves,
+    adaptive_wave,
     expected_variance_ratio,
     sd_wave_choice,
 )
@@ -172,6 +172,8 @@ class PilotStatistics:
     n_features: int
     folds: int
     assumptions: list[str] = field(default_factory=list)
+    #: what :func:`predict` keeps between budgets (the adaptive wave's sorted items)
+    cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def has_prompts(self) -> bool:
@@ -232,13 +234,14 @@ def pilot_statistics(
     pool: EvalPool, calibrator: Calibrator | None = None, *, engine: str = "freq"
 ) -> PilotStatistics:
     """Fit the Calibrator on the pool's labels and summarise the residuals (module
-    docstring); with no labels, the stated assumptions of a plan without a pilot."""
+    docstring); with no labels, the stated assumptions of a plan without a pilot.
+    ``calibrator`` already fitted on ``pool`` is used as it is."""
     n_items = pool.n_items
     if pool.groups is None:
         names: tuple[str, ...] = ("(pool)",)
         codes = np.zeros(n_items, dtype=np.intp)
     else:
-        uniq, codes = np.unique(pool.groups.astype(str), return_inverse=True)
+        uniq, codes = unique_codes(pool.groups)
         names = tuple(str(v) for v in uniq)
     m = len(names)
     sizes = np.bincount(codes, minlength=m).astype(float)
@@ -251,13 +254,17 @@ def pilot_statistics(
     if n0 == 0:
         return _no_pilot(pool, names, codes, sizes, shared, n_prompts, per_prompt)
     cal = calibrator or Calibrator(engine=engine)
-    try:
-        make_folds(lab, cal.folds, cal.seed, prompts)
-    except ValidationError as exc:
-        raise ValidationError(
-            f"too few pilot labels for cross-fitting: {exc} Or plan without a pilot (no labels)."
-        ) from None
-    cal.fit(pool)
+    # a calibrator fitted on this pool (not a saved one applied to it) is not fitted again
+    fitted = getattr(cal, "pool_", None) is pool
+    if not fitted or hasattr(cal, "frozen_") or hasattr(cal, "refit_"):
+        try:
+            make_folds(lab, cal.folds, cal.seed, prompts)
+        except ValidationError as exc:
+            raise ValidationError(
+                f"too few pilot labels for cross-fitting: {exc} Or plan without a pilot "
+                "(no labels)."
+            ) from None
+        cal.fit(pool)
     pi0 = _pilot_pi(pool)
     y, f = pool.y, cal.surrogate_
     w = 1.0 / pi0[lab]
@@ -468,34 +475,42 @@ class Prediction:
 def _adaptive_ratios(
     st: PilotStatistics, n: float, from_scratch: bool
 ) -> tuple[np.ndarray, float, str]:
-    """Per-group and pool variance ratios of the adaptive design against uniform."""
+    """Per-group and pool variance ratios of the adaptive design against uniform.
+
+    On the pilot (not ``from_scratch``) the wave's scale at each budget and the groups'
+    sums of ``v / pi`` come from one sort of the items (:class:`~bacon_bayes.sampling.
+    adaptive.TopUp`), kept in ``st`` for the plan's search over budgets."""
     m = len(st.names)
     N = st.n_items
     if st.pred_var is None:
         return np.ones(m), 1.0, "needs a pilot"
     n0 = SCRATCH_PILOT_SHARE * n if from_scratch else float(st.n_labeled)
-    prior = np.full(N, n0 / N) if from_scratch else st.pilot_pi
     choice = sd_wave_choice(0.0, round(n0), st.n_features)
     if n <= n0 + 1 or choice != "adaptive":
         return np.ones(m), 1.0, "steps back to uniform: pilot too small for the sd model"
-    sd = np.sqrt(st.pred_var)
+    prior = np.full(N, n0 / N) if from_scratch else st.pilot_pi
+    key = ("adaptive", n0 if from_scratch else None)
+    if key not in st.cache:
+        sd = np.sqrt(st.pred_var)
+        wave = adaptive_wave(sd, prior)
+        v_g = np.bincount(st.codes, st.pred_var, m)
+        inverse = wave.inverse_sums(st.pred_var, st.codes, m)
+        st.cache.clear()  # one entry: from scratch, each budget has its own pilot
+        st.cache[key] = (sd, wave, v_g, inverse)
+    sd, wave, v_g, inverse = st.cache[key]
     lab = np.isfinite(st.resid2)
     w = 1.0 / st.pilot_pi
     emp = expected_variance_ratio(
-        sd, np.nan_to_num(st.resid2), lab, weights=w, prior=prior, n=n - n0
+        sd, np.nan_to_num(st.resid2), lab, weights=w, prior=prior, n=n - n0, wave=wave
     )
     if sd_wave_choice(emp, round(n0), st.n_features) != "adaptive":
         return np.ones(m), 1.0, f"steps back to uniform: predicted ratio {emp:.3f}"
-    pi = combine_waves([prior, adaptive_probabilities(sd, n - n0, prior=prior)])
     pi_u = min(1.0, n / N)
-    v = st.pred_var
-    gain = v * (1.0 / np.clip(pi, 1e-12, None) - 1.0)
-    flat = v * (1.0 / pi_u - 1.0)
+    gain = inverse(n - n0) - v_g  # sum v (1 / pi - 1) per group
+    flat = v_g * (1.0 / pi_u - 1.0)
     model_pool = float(gain.sum() / flat.sum()) if flat.sum() > 0 else 1.0
     calib = emp / model_pool if model_pool > 0 else 1.0
-    per_group = np.array(
-        [gain[st.codes == k].sum() / max(flat[st.codes == k].sum(), 1e-300) for k in range(m)]
-    )
+    per_group = gain / np.maximum(flat, 1e-300)
     return per_group * calib, emp, f"predicted variance ratio {emp:.3f} against uniform"
 
 
