@@ -14,6 +14,7 @@ from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.critical import simultaneous_critical_value
 from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
+from bacon_bayes.order import unique_codes
 from bacon_bayes.planning.predict import (
     DESIGNS,
     ROUGH_WEIGHT,
@@ -25,7 +26,7 @@ from bacon_bayes.planning.predict import (
 )
 from bacon_bayes.pool import EvalPool
 
-__all__ = ["DesignPlan", "Goal", "PlanResult", "plan", "resolution_note"]
+__all__ = ["DesignPlan", "Goal", "PlanResult", "indistinguishable", "plan", "resolution_note"]
 
 #: Draws of the simulation behind the top group's power.
 POWER_DRAWS = 8000
@@ -286,6 +287,7 @@ def plan(
     from_scratch: bool = False,
     group_column: str | None = None,
     pool_arg: str = "STUDY",
+    pilot: PilotStatistics | None = None,
 ) -> PlanResult:
     """Labels each design needs to reach ``goal``, and its precision at ``budgets``.
 
@@ -312,6 +314,9 @@ def plan(
         them) instead of adding to the pilot.
     group_column, pool_arg : str
         Names used in the ``bacon sample`` command printed for the recommendation.
+    pilot : PilotStatistics, optional
+        :func:`~bacon_bayes.planning.predict.pilot_statistics` of ``pool``, when already
+        computed (``engine`` and ``calibrator`` are then not used).
 
     Returns
     -------
@@ -323,7 +328,7 @@ def plan(
     """
     if not 0 < alpha < 1:
         raise ValidationError(f"alpha {alpha!r} must lie in (0, 1) (e.g. 0.05).")
-    names = () if pool.groups is None else tuple(np.unique(pool.groups.astype(str)).tolist())
+    names = () if pool.groups is None else tuple(unique_codes(pool.groups)[0].tolist())
     goal.check(names)
     if designs is None:
         designs = tuple(
@@ -343,7 +348,7 @@ def plan(
             )
         if d == "stratified" and pool.groups is None:
             raise ValidationError("the stratified design needs groups: pass --group COL.")
-    st = pilot_statistics(pool, calibrator, engine=engine)
+    st = pilot if pilot is not None else pilot_statistics(pool, calibrator, engine=engine)
     ev = _Evaluator(st, goal, alpha, from_scratch)
     N, n0 = st.n_items, st.n_labeled
     low = 2 * st.folds if from_scratch or n0 == 0 else n0
@@ -388,28 +393,85 @@ def plan(
 
 
 def resolution_note(
-    pool: EvalPool, alpha: float = 0.05, *, power: float = 0.8, group_column: str | None = None
+    pool: EvalPool,
+    alpha: float = 0.05,
+    *,
+    power: float = 0.8,
+    group_column: str | None = None,
+    calibrator: Calibrator | None = None,
 ) -> str | None:
     """One line for the comparisons: the labels that :func:`plan` says would resolve the
     top group from the rest with ``power``, under its recommended design (None when the
     pool has fewer than two groups, no labels, or every item labeled: nothing is left to
-    label)."""
-    if pool.groups is None or np.unique(pool.groups).size < 2 or pool.n_labeled == 0:
+    label). ``calibrator``: one already fitted on ``pool`` (its residuals are the
+    pilot's; default: a frequentist one is fitted).
+
+    A plan takes the pilot's gaps between the groups as the truth. When the top group's
+    lead over some group is under one standard error (:func:`indistinguishable`), that
+    gap is noise: the labels it would ask for mean nothing (on 10 equal systems, hundreds
+    of thousands), so the line says the differences are indistinguishable from zero and
+    what doubling the labels would do to the intervals instead."""
+    if pool.groups is None or pool.n_labeled == 0 or pool.n_labeled >= pool.n_items:
         return None
-    if pool.n_labeled >= pool.n_items:
-        return None
+    what = group_column or "group"
     try:
-        result = plan(pool, Goal("top", power=power), alpha=alpha, group_column=group_column)
+        if unique_codes(pool.groups)[0].size < 2:
+            return None
+        st = pilot_statistics(pool, calibrator)
+        tied = indistinguishable(st)
+        if tied is not None:
+            return _tied_note(st, tied, what)
+        result = plan(pool, Goal("top", power=power), alpha=alpha, group_column=group_column,
+                      pilot=st)  # fmt: skip
     except ValidationError as exc:  # e.g. too few labels to fit the pilot's calibrator
         return f"bacon plan could not predict the labels to resolve the rest: {exc}"
     best = next((d for d in result.designs if d.design == result.recommended), None)
     if best is None or best.new_labels is None:
         return (
-            f"bacon plan: no design resolves the top {group_column or 'group'} from the rest "
+            f"bacon plan: no design resolves the top {what} from the rest "
             f"with {power:.0%} power within this pool."
         )
     return (
         f"bacon plan: about {best.new_labels} more labels ({best.labels_needed} in all, "
-        f"{best.design} design) would resolve the top {group_column or 'group'} from the "
+        f"{best.design} design) would resolve the top {what} from the "
         f"rest with {power:.0%} power (`bacon plan ... --top` for the table)."
+    )
+
+
+def indistinguishable(st: PilotStatistics) -> tuple[int, int, float, float] | None:
+    """The top group, the group it leads by the fewest standard errors, that lead and
+    its standard error, when the lead is under one standard error (predicted for the
+    pilot's labels, uniform design); else None."""
+    if len(st.names) < 2 or not np.isfinite(st.means).any():
+        return None
+    p = predict(st, "uniform", st.n_labeled)
+    top = int(np.nanargmax(st.means))
+    worst = None
+    for k in range(len(st.names)):
+        if k == top:
+            continue
+        gap = float(st.means[top] - st.means[k])
+        if not np.isfinite(gap):
+            continue
+        se = math.sqrt(max(p.cov[top, top] + p.cov[k, k] - 2.0 * p.cov[top, k], 0.0))
+        z = gap / se if se > 0 else math.inf
+        if worst is None or z < worst[0]:
+            worst = (z, k, gap, se)
+    if worst is None or not worst[0] < 1.0:
+        return None
+    return top, worst[1], worst[2], worst[3]
+
+
+def _tied_note(st: PilotStatistics, tied: tuple[int, int, float, float], what: str) -> str:
+    top, other, gap, se = tied
+    n0, N = st.n_labeled, st.n_items
+    more = min(n0, N - n0)
+    now, later = predict(st, "uniform", n0), predict(st, "uniform", n0 + more)
+    shrink = 1.0 - math.sqrt(later.var_pool / now.var_pool) if now.var_pool > 0 else 0.0
+    return (
+        f"bacon plan: the {what}s' differences are indistinguishable from zero here: "
+        f"{st.names[top]} leads {st.names[other]} by {gap:.3g}, under one standard error "
+        f"({se:.3g}), so no number of labels to resolve the top {what} can be predicted "
+        f"(if they are equal, none would). {more} more labels (uniform) would narrow the "
+        f"intervals by about {shrink:.0%}."
     )
