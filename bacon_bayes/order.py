@@ -63,21 +63,28 @@ def natural_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return names[order], rank[codes]
 
 
-def unique_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def unique_codes(
+    values: np.ndarray, factorized: tuple[np.ndarray, np.ndarray] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(values.astype(str), return_inverse=True)`` (flattened), by hashing:
     the values are factorised first and only the distinct ones converted and sorted
     (sorting a million names as Python strings took seconds). For a read-only array
     that owns its data (a pool's groups) the answer is kept while the array lives and
     returned read-only: the estimators, the cross-fit shares and the plan ask for the
     same groups' codes. Returns the names (sorted as strings) and each value's index
-    among them, as :func:`natural_codes` does in natural order.
+    among them, as :func:`natural_codes` does in natural order. ``factorized``: the
+    codes and distinct strings of ``values`` when already known (``pd.factorize``).
     """
     kept = isinstance(values, np.ndarray) and not values.flags.writeable and values.base is None
     if kept:
         held = _KEPT.get(id(values))
         if held is not None and held[0]() is values:
             return held[1], held[2]
-    names, codes = _unique_codes(values)
+    if factorized is not None:
+        names, inverse = np.unique(np.asarray(factorized[1]).astype(str), return_inverse=True)
+        codes = inverse.ravel()[factorized[0]]
+    else:
+        names, codes = _unique_codes(values)
     if kept:
         names.setflags(write=False)
         codes.setflags(write=False)
