@@ -294,7 +294,7 @@ def pilot_statistics(
     model = float(np.sum(w * v_lab) / w.sum())
     level = (n_eff * emp + PRIOR_LABELS * model) / (n_eff + PRIOR_LABELS)
     scale = level / model if model > 0 else 1.0
-    prior = np.array([scale * v[codes == k].mean() for k in range(m)])
+    prior = scale * np.bincount(codes, v, m) / np.maximum(sizes, 1.0)
     if not np.all(np.isfinite(prior) & (prior > 0)):
         prior = np.full(m, emp)
     d_own = np.array([max(_effective(e[g == k], w[g == k]) - 1.0, 0.0) for k in range(m)])
@@ -343,9 +343,8 @@ def pilot_statistics(
         notes.append("no prompts in the pool: items taken as unrelated (no paired design)")
     resid2 = np.full(n_items, np.nan)
     resid2[lab] = (r - np.sum(w * r) / w.sum()) ** 2
-    means = np.array(
-        [lam * f[codes == k].mean() + rbar[k] if labels[k] else np.nan for k in range(m)]
-    )
+    f_means = np.bincount(codes, f, m) / np.maximum(sizes, 1.0)
+    means = np.where(labels > 0, lam * f_means + rbar, np.nan)
     return PilotStatistics(
         n_items=n_items, n_labeled=n0, names=names, codes=codes, sizes=sizes, labels=labels,
         sigma2=sigma2, s2_pool=s2_pool, rho=rho, rho_raw=rho_raw, n_pairs=n_pairs,
