@@ -109,11 +109,7 @@ from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.order import unique_codes
 from bacon_bayes.pool import EvalPool
-from bacon_bayes.sampling.adaptive import (
-    adaptive_wave,
-    expected_variance_ratio,
-    sd_wave_choice,
-)
+from bacon_bayes.sampling.adaptive import adaptive_wave, sd_wave_choice
 
 __all__ = [
     "DESIGNS",
@@ -488,20 +484,20 @@ def _adaptive_ratios(
     if n <= n0 + 1 or choice != "adaptive":
         return np.ones(m), 1.0, "steps back to uniform: pilot too small for the sd model"
     prior = np.full(N, n0 / N) if from_scratch else st.pilot_pi
+    if np.ptp(st.pred_var) == 0 and np.ptp(prior) == 0:  # one sd, one prior: uniform exactly
+        return np.ones(m), 1.0, "steps back to uniform: predicted ratio 1.000"
     key = ("adaptive", n0 if from_scratch else None)
     if key not in st.cache:
-        sd = np.sqrt(st.pred_var)
-        wave = adaptive_wave(sd, prior)
+        wave = adaptive_wave(np.sqrt(st.pred_var), prior)
         v_g = np.bincount(st.codes, st.pred_var, m)
         inverse = wave.inverse_sums(st.pred_var, st.codes, m)
+        rows = np.flatnonzero(np.isfinite(st.resid2))
+        we2 = st.resid2[rows] / st.pilot_pi[rows]  # as expected_variance_ratio weighs them
+        flat = not np.sum(we2) > 0 or rows.size == N  # no residual, or nothing left to draw
         st.cache.clear()  # one entry: from scratch, each budget has its own pilot
-        st.cache[key] = (sd, wave, v_g, inverse)
-    sd, wave, v_g, inverse = st.cache[key]
-    lab = np.isfinite(st.resid2)
-    w = 1.0 / st.pilot_pi
-    emp = expected_variance_ratio(
-        sd, np.nan_to_num(st.resid2), lab, weights=w, prior=prior, n=n - n0, wave=wave
-    )
+        st.cache[key] = (wave, v_g, inverse, rows, we2, flat)
+    wave, v_g, inverse, rows, we2, flat = st.cache[key]
+    emp = 1.0 if flat else wave.variance_ratio(n - n0, rows, we2)
     if sd_wave_choice(emp, round(n0), st.n_features) != "adaptive":
         return np.ones(m), 1.0, f"steps back to uniform: predicted ratio {emp:.3f}"
     pi_u = min(1.0, n / N)

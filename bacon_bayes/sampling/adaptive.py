@@ -113,7 +113,6 @@ def expected_variance_ratio(
     uniform_share: float = DEFAULT_UNIFORM_SHARE,
     prior: np.ndarray | None = None,
     n: float | None = None,
-    wave: TopUp | None = None,
 ) -> float:
     """Variance of the estimate after an adaptive wave relative to a uniform wave of the
     same expected size, predicted from labels already in hand.
@@ -125,8 +124,7 @@ def expected_variance_ratio(
     a uniform wave, both estimated from the labeled items' out-of-fold squared
     residuals ``resid2`` (aligned with the pool, used where ``labeled``) weighted by
     ``weights`` (their design weights ``1 / pi``; default equal, i.e. a uniform pilot).
-    ``wave``: :func:`adaptive_wave` of the same ``sd``, ``prior`` and share, when the
-    ratio is wanted at many budgets. Without ``prior`` and ``n`` it compares the wave
+    (:meth:`TopUp.variance_ratio`). Without ``prior`` and ``n`` it compares the wave
     alone with a uniform wave:
     ``mean(s) * mean(e^2 / s) / mean(e^2)`` for the wave's scores ``s``.
     """
@@ -138,18 +136,8 @@ def expected_variance_ratio(
     if np.sum(w * e2) <= 0 or not open_.any():
         return 1.0
     if prior is not None and n is not None:
-        prior = np.asarray(prior, dtype=float)
-        if wave is None:
-            wave = adaptive_wave(sd, prior, uniform_share=uniform_share)
-        # a uniform wave of the same expected size: one rate for every item of the pool
-        rate = min(1.0, n / max(float(np.sum(1.0 - prior)), 1e-300))
-        flat_pi = prior[labeled] + (1.0 - prior[labeled]) * rate
-        # the union of the waves, max(prior, min(1, c * score)), on the labeled items
-        target = np.minimum(1.0, wave.scale(n) * wave.score[labeled])
-        adapt_pi = np.maximum(prior[labeled], target)
-        num = float(np.sum(w * e2 * (1.0 / adapt_pi - 1.0)))
-        den = float(np.sum(w * e2 * (1.0 / flat_pi - 1.0)))
-        return num / den if den > 0 else 1.0
+        wave = adaptive_wave(sd, prior, uniform_share=uniform_share)
+        return wave.variance_ratio(n, np.flatnonzero(labeled), w * e2)
     mean_sd = float(sd[open_].mean())
     score = (1.0 - uniform_share) * sd / max(mean_sd, 1e-300) + uniform_share
     mean_e2 = float(np.sum(w * e2) / np.sum(w))
@@ -292,8 +280,7 @@ class TopUp:
         with np.errstate(divide="ignore", invalid="ignore"):
             self.start = np.where(live, p / s, np.inf)  # a_i
             self.cap = np.where(live, 1.0 / s, np.inf)  # b_i
-        order_a = np.argsort(self.start, kind="stable")
-        order_b = np.argsort(self.cap, kind="stable")
+        order_a, order_b = np.argsort(self.start), np.argsort(self.cap)
         self.order_a, self.order_b = order_a, order_b
         self._a, self._b = self.start[order_a], self.cap[order_b]
         zero = np.zeros(1)
@@ -354,33 +341,42 @@ class TopUp:
         with np.errstate(divide="ignore", invalid="ignore"):
             by_score = np.where(s > 0, v / s, 0.0)
         total = np.bincount(codes, by_prior, m)
-        ca, cb = codes[self.order_a], codes[self.order_b]
-        parts = []
-        for k in range(m):
-            ia, ib = self.order_a[ca == k], self.order_b[cb == k]
-            parts.append(
-                (
-                    self.start[ia],
-                    _prefix(by_prior[ia]),
-                    _prefix(by_score[ia]),
-                    self.cap[ib],
-                    _prefix(by_score[ib]),
-                    _prefix(v[ib]),
-                )
-            )
+        ends = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=m))])
+        # each order regrouped by code (a stable sort keeps the order within a code)
+        ia = self.order_a[np.argsort(codes[self.order_a], kind="stable")]
+        ib = self.order_b[np.argsort(codes[self.order_b], kind="stable")]
+        a, b = self.start[ia], self.cap[ib]
+        a_prior, a_score = _prefix(by_prior[ia]), _prefix(by_score[ia])
+        b_score, b_v = _prefix(by_score[ib]), _prefix(v[ib])
 
         def at(n: float) -> np.ndarray:
             c = self.scale(n)
             out = total.copy()
             if not c > 0:  # no new item: every union is the prior
                 return out
-            for k, (a, a_prior, a_score, b, b_score, b_v) in enumerate(parts):
-                ka = int(np.searchsorted(a, c, side="left"))
-                kb = int(np.searchsorted(b, c, side="left"))
-                out[k] += b_v[kb] - a_prior[ka] + (a_score[ka] - b_score[kb]) / c
+            for k in range(m):
+                lo, hi = ends[k], ends[k + 1]
+                ka = lo + int(np.searchsorted(a[lo:hi], c, side="left"))
+                kb = lo + int(np.searchsorted(b[lo:hi], c, side="left"))
+                reached = a_score[ka] - a_score[lo] - (b_score[kb] - b_score[lo])
+                out[k] += b_v[kb] - b_v[lo] - (a_prior[ka] - a_prior[lo]) + reached / c
             return out
 
         return at
+
+    def variance_ratio(self, n: float, rows: np.ndarray, we2: np.ndarray) -> float:
+        """:func:`expected_variance_ratio` after this wave of ``n`` new items, from the
+        labeled ``rows`` and their design-weighted squared residuals ``we2``: ``sum we2
+        (1 / pi - 1)`` for the union of the waves over the same for a uniform wave."""
+        prior = self.prior[rows]
+        # a uniform wave of the same expected size: one rate for every item of the pool
+        rate = min(1.0, n / max(self.room, 1e-300))
+        flat_pi = prior + (1.0 - prior) * rate
+        # the union of the waves, max(prior, min(1, c * score)), on the labeled items
+        adapt_pi = np.maximum(prior, np.minimum(1.0, self.scale(n) * self.score[rows]))
+        num = float(np.sum(we2 * (1.0 / adapt_pi - 1.0)))
+        den = float(np.sum(we2 * (1.0 / flat_pi - 1.0)))
+        return num / den if den > 0 else 1.0
 
     def target(self, n: float) -> np.ndarray:
         """The union of the earlier waves and this one, ``max(prior_i, min(1, c s_i))``."""
