@@ -30,6 +30,8 @@ __all__ = ["DesignPlan", "Goal", "PlanResult", "indistinguishable", "plan", "res
 
 #: Draws of the simulation behind the top group's power.
 POWER_DRAWS = 8000
+#: The designs :func:`resolution_note` compares (not adaptive: see there).
+NOTE_DESIGNS = ("uniform", "stratified", "paired")
 
 GoalKind = Literal["half-width", "difference", "top"]
 
@@ -192,6 +194,7 @@ class _Evaluator:
         self.names = st.names
         self.top = int(np.nanargmax(st.means)) if goal.kind == "top" else None
         self._levels: dict[str, float] = {}
+        self._powers: dict[tuple[float, bytes, bytes], float] = {}  # by level, cov, df
         self._z = np.random.default_rng(20261127).standard_normal((POWER_DRAWS, len(st.names)))
 
     def metric(self, design: str, n: float) -> float:
@@ -215,9 +218,17 @@ class _Evaluator:
     def _top_power(self, design: str, p: Prediction) -> float:
         t = self.top
         assert t is not None
+        # a design that predicts what another did at this budget (adaptive stepping
+        # back to uniform) has its power: the draws are the same
         if design not in self._levels:
             self._levels[design] = _pairs_level(p.cov, self.alpha)
         level = self._levels[design]
+        key = (level, p.cov.tobytes(), p.df.tobytes())
+        if key not in self._powers:
+            self._powers[key] = self._draw_power(p, t, level)
+        return self._powers[key]
+
+    def _draw_power(self, p: Prediction, t: int, level: float) -> float:
         others = [k for k in range(len(self.names)) if k != t]
         L = np.zeros((len(others), len(self.names)))
         L[np.arange(len(others)), others] = -1.0
@@ -412,7 +423,9 @@ def resolution_note(
     lead over some group is under one standard error (:func:`indistinguishable`), that
     gap is noise: the labels it would ask for mean nothing (on 10 equal systems, hundreds
     of thousands), so the line says the differences are indistinguishable from zero and
-    what doubling the labels would do to the intervals instead."""
+    what doubling the labels would do to the intervals instead. The designs compared are
+    :data:`NOTE_DESIGNS`: the adaptive one's rows sort the pool's items, which on a
+    million items cost more than the command's group work (``bacon plan`` has them)."""
     if pool.groups is None or pool.n_labeled == 0 or pool.n_labeled >= pool.n_items:
         return None
     what = group_column or "group"
@@ -423,8 +436,11 @@ def resolution_note(
         tied = indistinguishable(st)
         if tied is not None:
             return _tied_note(st, tied, what)
+        # the designs in closed form: the adaptive rows sort the pool (seconds on a
+        # million items, more than the command's group work); `bacon plan` has them
+        designs = NOTE_DESIGNS if pool.prompts is not None else NOTE_DESIGNS[:2]
         result = plan(pool, Goal("top", power=power), alpha=alpha, group_column=group_column,
-                      pilot=st)  # fmt: skip
+                      pilot=st, designs=designs)  # fmt: skip
     except ValidationError as exc:  # e.g. too few labels to fit the pilot's calibrator
         return f"bacon plan could not predict the labels to resolve the rest: {exc}"
     best = next((d for d in result.designs if d.design == result.recommended), None)
@@ -436,7 +452,8 @@ def resolution_note(
     return (
         f"bacon plan: about {best.new_labels} more labels ({best.labels_needed} in all, "
         f"{best.design} design) would resolve the top {what} from the "
-        f"rest with {power:.0%} power (`bacon plan ... --top` for the table)."
+        f"rest with {power:.0%} power (`bacon plan ... --top` for the table, with the "
+        "adaptive design)."
     )
 
 

@@ -280,7 +280,10 @@ class TopUp:
         with np.errstate(divide="ignore", invalid="ignore"):
             self.start = np.where(live, p / s, np.inf)  # a_i
             self.cap = np.where(live, 1.0 / s, np.inf)  # b_i
-        order_a, order_b = np.argsort(self.start), np.argsort(self.cap)
+        if p.size and np.ptp(p) == 0:  # one prior: both points fall as the score rises
+            order_a = order_b = np.argsort(-s)
+        else:
+            order_a, order_b = np.argsort(self.start), np.argsort(self.cap)
         self.order_a, self.order_b = order_a, order_b
         self._a, self._b = self.start[order_a], self.cap[order_b]
         zero = np.zeros(1)
@@ -344,7 +347,8 @@ class TopUp:
         ends = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=m))])
         # each order regrouped by code (a stable sort keeps the order within a code)
         ia = self.order_a[np.argsort(codes[self.order_a], kind="stable")]
-        ib = self.order_b[np.argsort(codes[self.order_b], kind="stable")]
+        same = self.order_b is self.order_a
+        ib = ia if same else self.order_b[np.argsort(codes[self.order_b], kind="stable")]
         a, b = self.start[ia], self.cap[ib]
         a_prior, a_score = _prefix(by_prior[ia]), _prefix(by_score[ia])
         b_score, b_v = _prefix(by_score[ib]), _prefix(v[ib])
