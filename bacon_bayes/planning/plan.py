@@ -422,8 +422,8 @@ def resolution_note(
     A plan takes the pilot's gaps between the groups as the truth. When the top group's
     lead over some group is under one standard error (:func:`indistinguishable`), that
     gap is noise: the labels it would ask for mean nothing (on 10 equal systems, hundreds
-    of thousands), so the line says the differences are indistinguishable from zero and
-    what doubling the labels would do to the intervals instead.
+    of thousands), so the line says the lead is indistinguishable from zero and what
+    doubling the labels would do to the intervals instead.
 
     The designs compared are :data:`NOTE_DESIGNS` (paired where the pool has prompts):
     the line must cost little beside the command (issue 40: at most 10%). The adaptive
@@ -492,9 +492,9 @@ def _tied_note(st: PilotStatistics, tied: tuple[int, int, float, float], what: s
     now, later = predict(st, "uniform", n0), predict(st, "uniform", n0 + more)
     shrink = 1.0 - math.sqrt(later.var_pool / now.var_pool) if now.var_pool > 0 else 0.0
     return (
-        f"bacon plan: the {what}s' differences are indistinguishable from zero here: "
+        f"bacon plan: the top {what}'s lead is indistinguishable from zero here: "
         f"{st.names[top]} leads {st.names[other]} by {gap:.3g}, under one standard error "
-        f"({se:.3g}), so no number of labels to resolve the top {what} can be predicted "
-        f"(if they are equal, none would). {more} more labels (uniform) would narrow the "
-        f"intervals by about {shrink:.0%}."
+        f"({se:.3g}), so no number of labels to resolve it can be predicted (if the two "
+        f"are equal, none would). {more} more labels (uniform) would narrow the intervals "
+        f"by about {shrink:.0%}."
     )
