@@ -443,8 +443,9 @@ def resolution_note(
             return _tied_note(st, tied, what)
         # uniform and paired (NOTE_DESIGNS); `bacon plan` has the others
         designs = NOTE_DESIGNS if pool.prompts is not None else NOTE_DESIGNS[:1]
+        # one budget for the (unprinted) table: the labels in hand, evaluated anyway
         result = plan(pool, Goal("top", power=power), alpha=alpha, group_column=group_column,
-                      pilot=st, designs=designs)  # fmt: skip
+                      pilot=st, designs=designs, budgets=[float(st.n_labeled)])  # fmt: skip
     except ValidationError as exc:  # e.g. too few labels to fit the pilot's calibrator
         return f"bacon plan could not predict the labels to resolve the rest: {exc}"
     best = next((d for d in result.designs if d.design == result.recommended), None)
