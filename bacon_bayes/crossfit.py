@@ -176,7 +176,8 @@ class CrossFitResult:
             np.asarray(m.predict_var(self.X), dtype=float) + mu**2
             for m, mu in zip(self.models, means, strict=True)
         ]
-        return np.clip(self._combine(second) - self._combine(means) ** 2, 0.0, None)
+        # self.mean is the same combination of the same predictions
+        return np.clip(self._combine(second) - self.mean**2, 0.0, None)
 
     def cdf(self, t: np.ndarray) -> np.ndarray:
         """``P(Y_i <= t_k | x_i)``, shape (N, len(t))."""

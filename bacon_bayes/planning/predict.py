@@ -242,7 +242,7 @@ def pilot_statistics(
     m = len(names)
     sizes = np.bincount(codes, minlength=m).astype(float)
     prompts = pool.prompts
-    shared = _shared_prompts(codes, prompts, m)
+    shared = np.diag(sizes) if prompts is None else _shared_prompts(codes, prompts, m)
     n_prompts = 0 if prompts is None else int(np.unique(prompts).size)
     per_prompt = n_items / n_prompts if n_prompts else 1.0
     lab = pool.labeled
