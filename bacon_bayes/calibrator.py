@@ -25,6 +25,7 @@ from bacon_bayes.items import (
     snap_to_levels,
     top_mass_sets,
 )
+from bacon_bayes.memo import memoized
 from bacon_bayes.outcome import registry
 from bacon_bayes.pool import EvalPool, OutcomeSpec
 from bacon_bayes.results import Estimate, EstimateTable
@@ -292,6 +293,7 @@ class Calibrator:
         self._check_fitted()
         return sur.names(f"{self.model_name_} ({self.engine_})", self.extras_)
 
+    @memoized
     def surrogate_matrix(self, domains: np.ndarray | None = None) -> np.ndarray:
         """The model's surrogate (N,), or (N, 1 + k) with the extras, for the AEE means."""
         self._check_fitted()
@@ -408,6 +410,7 @@ class Calibrator:
             return "none"
         return str(simultaneous)
 
+    @memoized
     def estimate_groups(
         self,
         alpha: float = 0.05,

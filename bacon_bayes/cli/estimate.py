@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from bacon_bayes.doctor.roles import find_roles
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.frozen import unvalidated
 from bacon_bayes.io import read_table
+from bacon_bayes.order import unique_codes
 from bacon_bayes.outputs import Output, claim
 from bacon_bayes.planning import resolution_note
 from bacon_bayes.pool import KINDS, EvalPool
@@ -486,9 +488,13 @@ def _run(
     group = group_name(args) if pool.groups is not None else None
     compared, groups, skipped = None, None, ""
     try:
-        if pool.groups is not None and np.unique(pool.groups).size > 1:
-            note = resolution_note(pool, args.alpha, group_column=group)
-            compared = comparisons(cal, args.alpha, group, note)
+        if pool.groups is not None and unique_codes(pool.groups)[0].size > 1:
+            compared = comparisons(cal, args.alpha, group)
+            if not compared.best_clear:  # the plan's line: only where it is printed
+                # the fitted frequentist calibrator's residuals are the plan's pilot
+                mine = cal if saved is None and cal.engine_ == "freq" else None
+                note = resolution_note(pool, args.alpha, group_column=group, calibrator=mine)
+                compared = dataclasses.replace(compared, plan_note=note)
         groups = [cal.estimate_groups(args.alpha, True, m) for m in METHODS] if group else None
     except ValidationError as exc:  # a group with fewer than 2 labels: the pool still counts
         if pool.groups is None:

@@ -103,7 +103,7 @@ def aee_group_means(
         check_surrogates(f, f.shape[0], idx.size, power_tuning)
     m = names.size
     # each group's surrogate sum over all its items, and the pool's
-    f_sums = np.array([f[codes == g].sum(axis=0) for g in range(m)])
+    f_sums = _sums_by(codes, f, m)
     return group_means_from_sums(
         y_lab,
         f[idx],
@@ -123,6 +123,13 @@ def aee_group_means(
         n_boot=n_boot,
         seed=seed,
     )
+
+
+def _sums_by(codes: np.ndarray, f: np.ndarray, m: int) -> np.ndarray:
+    """Sum of ``f`` (a value or a row of surrogates per item) over each group's items."""
+    if f.ndim == 1:
+        return np.bincount(codes, weights=f, minlength=m)
+    return np.stack([np.bincount(codes, weights=col, minlength=m) for col in f.T], axis=1)
 
 
 def group_means_from_sums(
