@@ -20,13 +20,12 @@ from bacon_bayes.estimate.combine import check_surrogates, combined_core, inflat
 from bacon_bayes.estimate.core import (
     Target,
     _check_alpha,
-    _prepare,
     mean_core,
 )
 from bacon_bayes.estimate.critical import bootstrap_t_critical_values
 from bacon_bayes.estimate.moderate import moderated_variance, score_bounds
 from bacon_bayes.estimate.shrink import NO_LABELS, shrunk_differences
-from bacon_bayes.estimate.tables import group_codes, group_table
+from bacon_bayes.estimate.tables import GroupArrays, group_codes, group_table
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.results import EstimateTable
 
@@ -93,27 +92,19 @@ def aee_group_means(
             y, f, groups, prompts, labeled, pi, alpha=alpha, simultaneous=simultaneous,
             power_tuning=power_tuning, hajek=hajek, target=cluster_target(target),
         )  # fmt: skip
-    pi = item_pi(pi, target)
-    names, codes = group_codes(groups)
-    idx, y_lab, pi_lab, n_items = _prepare(y, f, labeled, pi, hajek, codes)
-    f = np.asarray(f, dtype=float)
-    if f.ndim == 2 and f.shape[1] == 1:
-        f = f[:, 0]
-    if f.ndim == 2:
-        check_surrogates(f, f.shape[0], idx.size, power_tuning)
-    m = names.size
-    # each group's surrogate sum over all its items, and the pool's
-    f_sums = _sums_by(codes, f, m)
+    a = GroupArrays.of(y, f, groups, labeled, item_pi(pi, target), hajek)
+    if a.f.ndim == 2:
+        check_surrogates(a.f, a.f.shape[0], a.idx.size, power_tuning)
     return group_means_from_sums(
-        y_lab,
-        f[idx],
-        pi_lab,
-        codes[idx],
-        names,
-        f_sums,
-        f.sum(axis=0),
-        np.bincount(codes, minlength=m),
-        n_items,
+        a.y_lab,
+        a.f[a.idx],
+        a.pi_lab,
+        a.codes[a.idx],
+        a.names,
+        a.f_sums,
+        a.f.sum(axis=0),
+        a.n_g,
+        a.n_items,
         alpha=alpha,
         simultaneous=simultaneous,
         power_tuning=power_tuning,
@@ -123,13 +114,6 @@ def aee_group_means(
         n_boot=n_boot,
         seed=seed,
     )
-
-
-def _sums_by(codes: np.ndarray, f: np.ndarray, m: int) -> np.ndarray:
-    """Sum of ``f`` (a value or a row of surrogates per item) over each group's items."""
-    if f.ndim == 1:
-        return np.bincount(codes, weights=f, minlength=m)
-    return np.stack([np.bincount(codes, weights=col, minlength=m) for col in f.T], axis=1)
 
 
 def group_means_from_sums(

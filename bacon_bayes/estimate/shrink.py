@@ -52,13 +52,12 @@ from bacon_bayes.estimate.combine import combined_core, inflation
 from bacon_bayes.estimate.core import (
     Target,
     _check_alpha,
-    _prepare,
     mean_core,
     variance_coefficients,
 )
 from bacon_bayes.estimate.moderate import prior_labels, variance_prior
 from bacon_bayes.estimate.robust_ebci import critical_value
-from bacon_bayes.estimate.tables import group_codes
+from bacon_bayes.estimate.tables import GroupArrays
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.results import EstimateTable
 
@@ -408,20 +407,13 @@ def shrunk_group_means(
     intervals allow the true group corrections (default: estimated, at least 3).
     """
     _check_alpha(alpha)
-    pi = item_pi(pi, target)
-    names, codes = group_codes(groups)
-    idx, y_lab, pi_lab, n_items = _prepare(y, f, labeled, pi, hajek, codes)
-    f = np.asarray(f, dtype=float)
-    if f.ndim == 2 and f.shape[1] == 1:
-        f = f[:, 0]
-    m = names.size
-    n_g = np.bincount(codes, minlength=m)
-    f_sums = np.array([f[codes == g].sum(axis=0) for g in range(m)])
+    a = GroupArrays.of(y, f, groups, labeled, item_pi(pi, target), hajek)
+    g_lab = a.codes[a.idx]
     corr = group_corrections(
-        y_lab, f[idx], pi_lab, codes[idx], f_sums, f.sum(axis=0), n_g, n_items,
+        a.y_lab, a.f[a.idx], a.pi_lab, g_lab, a.f_sums, a.f.sum(axis=0), a.n_g, a.n_items,
         power_tuning=power_tuning, hajek=hajek, target=target,
     )  # fmt: skip
     return shrink_table(
-        names, corr, np.bincount(codes[idx], minlength=m), n_g, alpha=alpha,
+        a.names, corr, np.bincount(g_lab, minlength=a.names.size), a.n_g, alpha=alpha,
         simultaneous=simultaneous, kurtosis_bound=kurtosis_bound, target=target,
     )  # fmt: skip
