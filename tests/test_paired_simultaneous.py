@@ -5,6 +5,7 @@ minimum of prompts the simultaneous intervals are withheld with the reason."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from bacon_bayes.estimate import aee_group_means, compare
@@ -96,3 +97,23 @@ def test_the_estimated_correlations_max_t_only_with_enough_prompts() -> None:
     many, rule = prompt_contrast_critical_values(corr, 0.05, "maxt", df, 3)
     bonferroni, _ = prompt_contrast_critical_values(corr, 0.05, "bonferroni", df, 3)
     assert rule == "max-|t|" and (many < bonferroni).all() and (few > bonferroni).all()
+
+
+def test_difference_summary_counts_every_pair_whatever_the_groups_order() -> None:
+    """bacon simulate's summary sorts the group names (M10 before M8) while the trials name
+    each pair in natural order (M8 - M10): every pair counts, a miss on M8 - M10 too (it
+    was left out, so SummEval's 12 systems were summarised over 46 of their 66 pairs)."""
+    from bacon_bayes.simulation.paired_draws import difference_summary
+
+    truth = {"M8": 1.0, "M9": 2.0, "M10": 3.0}
+    row: dict[str, float] = {}
+    for g, v in truth.items():
+        row[f"group:{g}:truth"] = v
+    for a, b in [("M8", "M9"), ("M8", "M10"), ("M9", "M10")]:
+        d = truth[a] - truth[b]
+        miss = 5.0 if (a, b) == ("M8", "M10") else 0.0
+        for part, value in [("estimate", d), ("ci_low", d - 1), ("ci_high", d + 1)]:
+            row[f"diff:{a} - {b}:{part}"] = value
+        row[f"diff:{a} - {b}:sim_low"], row[f"diff:{a} - {b}:sim_high"] = d + miss - 1, d + 1
+    out = difference_summary(pd.DataFrame([row]), sorted(truth))
+    assert out["diff_simultaneous_coverage"] == 0.0 and out["diff_coverage"] == 1.0
