@@ -3,6 +3,13 @@ valid at a few labeled prompts (issue 40 point 3; the choice in
 :func:`bacon_bayes.estimate.critical.prompt_contrast_critical_values`).
 
     PYTHONPATH=. .venv/bin/python -m benchmarks.paired_simultaneous [--draws 300]
+    PYTHONPATH=. .venv/bin/python -m benchmarks.paired_simultaneous --rule
+    PYTHONPATH=. .venv/bin/python -m benchmarks.paired_simultaneous --trials DIR [DIR ...]
+
+(``--trials``: the table of EXPERIMENTS.md from ``bacon simulate --designs paired``
+output folders: per budget, the simultaneous coverage of all pairwise differences among
+the draws that have those intervals, the share of draws where they were withheld, the
+mean simultaneous half-width and the pointwise coverage.)
 
 Paired data reduced to what the critical value sees: ``G`` prompts, each with a vector of
 ``m`` group contributions (a common prompt effect, which the differences cancel, plus
@@ -47,6 +54,7 @@ import argparse
 import itertools
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from bacon_bayes.estimate.critical import simultaneous_critical_value
@@ -154,12 +162,47 @@ def rule(draws: int) -> None:
                 print(f"| {m} | {g} | {errors} | {plug / draws:.3f} | {hit_b / draws:.3f} |")
 
 
+def _cols(b: pd.DataFrame, names: list[str], part: str) -> np.ndarray:
+    return b[[f"diff:{n}:{part}" for n in names]].to_numpy(float)
+
+
+def trials_table(folders: list[str]) -> None:
+    """Simultaneous and pointwise coverage of the differences in ``bacon simulate``
+    output folders (draws without simultaneous intervals: withheld, not covered)."""
+    print(
+        "| folder | budget | draws | simultaneous coverage | withheld | half-width "
+        "| pointwise coverage |\n|---|---|---|---|---|---|---|"
+    )
+    for folder in folders:
+        t = pd.read_parquet(f"{folder}/trials.parquet")
+        names = [c[5:-9] for c in t.columns if c.startswith("diff:") and c.endswith(":estimate")]
+        groups = sorted({g for n in names for g in n.split(" - ")})
+        truth = {g: t[f"group:{g}:truth"].iloc[0] for g in groups}
+        for budget, b in t.groupby("budget"):
+            d = np.array([truth[n.split(" - ")[0]] - truth[n.split(" - ")[1]] for n in names])
+
+            low, high = _cols(b, names, "sim_low"), _cols(b, names, "sim_high")
+            answered = np.isfinite(low).all(axis=1)
+            inside = np.all((low <= d) & (d <= high), axis=1)[answered]
+            point = (_cols(b, names, "ci_low") <= d) & (d <= _cols(b, names, "ci_high"))
+            half = float(np.nanmean((high - low)[answered]) / 2) if answered.any() else np.nan
+            cover = f"{inside.mean():.4f}" if answered.any() else "-"
+            print(
+                f"| {folder} | {budget:g} | {len(b)} | {cover} | {1 - answered.mean():.3f} "
+                f"| {half:.3f} | {point.mean():.4f} |"
+            )
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--draws", type=int, default=300)
     p.add_argument("--rule", action="store_true", help="plug-in vs Bonferroni as prompts grow")
+    p.add_argument("--trials", nargs="+", help="bacon simulate output folders to summarise")
     args = p.parse_args()
-    (rule if args.rule else methods)(args.draws)
+    if args.trials:
+        trials_table(args.trials)
+    else:
+        (rule if args.rule else methods)(args.draws)
 
 
 if __name__ == "__main__":
