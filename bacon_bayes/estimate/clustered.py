@@ -461,7 +461,7 @@ def withhold_few_prompts(
     Pairs of a table whose groups have at least the minimum keep the Bonferroni intervals
     over all pairs, which cover jointly. The group means keep their simultaneous
     intervals (Sidak's t on the same df, conservative here: 0.99-1.00 on SummEval
-    relevance at 5-10 prompts, the variance floor dominating); the rank intervals, built
+    relevance at 5-10 prompts, likely the variance floor); the rank intervals, built
     on the differences, then span every rank."""
     prompts = table.details.get("labeled_prompts")
     if diffs.simultaneous == "none" or prompts is None:
