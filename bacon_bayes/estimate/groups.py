@@ -13,8 +13,10 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.clustered import (
     cluster_target,
     clustered_group_means,
+    contrast_critical_values,
     item_pi,
     use_clustered,
+    withhold_few_prompts,
 )
 from bacon_bayes.estimate.combine import check_surrogates, combined_core, inflation
 from bacon_bayes.estimate.core import (
@@ -461,20 +463,26 @@ def compare(table: EstimateTable, *, simultaneous: str | None = None) -> Estimat
     how = simultaneous or table.simultaneous
     keys = ("target", "interval", "clustered_by_prompt")
     extra = {k: table.details[k] for k in keys if k in table.details}
-    return group_table(
+    cov = contrast @ table.cov @ contrast.T
+    # clustered by prompt: the prompts' rule and minimum (clustered.contrast_critical_values)
+    crit, rule = contrast_critical_values(table, contrast, cov, how, df)
+    diffs = group_table(
         "difference",
         table.method,
         names,
         contrast @ table.estimate,
-        contrast @ table.cov @ contrast.T,
+        cov,
         n_lab,
         n_it,
         table.alpha,
         how,
+        crit,
         df=df,
         pairs=[[table.names[a], table.names[b]] for a, b in pairs],
         **extra,
+        **rule,
     )
+    return withhold_few_prompts(diffs, table, pairs) if rule else diffs
 
 
 def _compare_answered(
