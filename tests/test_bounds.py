@@ -52,19 +52,24 @@ def test_intervals_of_an_ordinal_label_stay_in_its_levels_and_small_groups_get_n
         table = cal.estimate_groups(method=method)
         ok = ~np.isnan(table.ci_low)
         assert (table.ci_low[ok] >= 1.0).all() and (table.ci_high[ok] <= 5.0).all()
-    groups = cal.estimate_groups()
+    groups = cal.estimate_groups(pooling="separate")
     d = groups.names.index("d")
     assert groups.n_labeled[d] == 2 < MIN_GROUP_LABELS
     assert np.isnan(groups.ci_low[d]) and np.isnan(groups.ci_high[d])
     assert np.isfinite(groups.estimate[d]), "the point estimate is still reported"
     assert "fewer than 5 labels" in groups.to_frame().set_index("name").loc["d", "note"]
+    # by default (a group under 10 labels) the means are shrunk: d gets an interval
+    shrunk = cal.estimate_groups()
+    assert shrunk.details["pooling"] == "shrink"
+    assert 1.0 <= shrunk.ci_low[d] < shrunk.ci_high[d] <= 5.0
     assert np.isfinite(groups.ci_low[[k for k in range(4) if k != d]]).all()
     assert "fewer than" in groups.to_dict()["details"]["no_interval"]["d"]
-    diffs = cal.compare_groups()
-    ok = ~np.isnan(diffs.ci_low)
-    assert (diffs.ci_low[ok] >= -4.0).all() and (diffs.ci_high[ok] <= 4.0).all()
-    with_d = np.array(["d" in pair for pair in diffs.details["pairs"]])
-    assert np.isnan(diffs.ci_low[with_d]).all() and ok[~with_d].all()
+    for pooling, d_answered in (("separate", False), ("auto", True)):
+        diffs = cal.compare_groups(pooling=pooling)
+        ok = ~np.isnan(diffs.ci_low)
+        assert (diffs.ci_low[ok] >= -4.0).all() and (diffs.ci_high[ok] <= 4.0).all()
+        with_d = np.array(["d" in pair for pair in diffs.details["pairs"]])
+        assert (ok[with_d] == d_answered).all() and ok[~with_d].all()
 
 
 def test_clipping_keeps_coverage_and_only_narrows():
@@ -108,8 +113,8 @@ def test_cli_scale_bounds_the_json_and_prints_why_a_group_has_no_interval(tmp_pa
         for row in rows:
             if row["ci_low"] is not None:
                 assert 1.0 <= row["ci_low"] <= row["ci_high"] <= 5.0
-        assert [r["ci_low"] for r in rows if r["name"] == "d"] == [None]
-    assert main(args) == 0
+        assert [r["ci_low"] for r in rows if r["name"] == "d"] != [None]  # shrunk
+    assert main([*args, "--pooling", "separate"]) == 0
     text = capsys.readouterr().out
     assert "no interval" in text and "fewer than 5 labels" in text
     assert main([*args, "--scale", "5:1"]) == 2

@@ -124,7 +124,9 @@ def test_the_round_budget_predicts_the_half_width_it_promises(old):
     assert 0.0425 < np.mean(halves) < 0.0575
 
 
-def test_a_group_without_fresh_labels_skips_the_group_means_not_the_pool(old, tmp_path, capsys):
+def test_a_group_without_fresh_labels_blocks_neither_the_pool_nor_the_others(old, tmp_path, capsys):
+    """Issue 40: a group without labels used to skip every group's mean; now it alone
+    has no interval."""
     from bacon_bayes.cli import main
 
     saved = old.save(tmp_path / "old.nc")
@@ -135,7 +137,8 @@ def test_a_group_without_fresh_labels_skips_the_group_means_not_the_pool(old, tm
     assert main([*args, "--group", "system", "--calibrator", str(saved)]) == 0
     out = capsys.readouterr().out
     assert "calibrated (AEE)" in out
-    assert "per-system estimates and comparisons skipped: group 'c' has 0 labeled" in out
+    assert "skipped" not in out
+    assert "no interval for c: no labels" in out and "a - b " in out
 
 
 def test_a_judge_missing_only_in_the_new_round_is_named(old, tmp_path, capsys):

@@ -210,8 +210,9 @@ def frozen_mean(
 def frozen_groups(
     world: World, y_lab: np.ndarray, alpha: float, tuning: bool | None = None
 ) -> EstimateTable:
-    """Group means with the frozen surrogate, as ``cal.apply(pool).estimate_groups(alpha)``
-    (simultaneous max-t, studentised bootstrap; without the withholding of small groups)."""
+    """Group means with the frozen surrogate, as ``cal.apply(pool).estimate_groups(alpha,
+    pooling="separate")`` (simultaneous max-t, studentised bootstrap; without the
+    withholding of small groups)."""
     c = world.cal
     return est.aee_group_means(
         y_lab,
