@@ -115,29 +115,22 @@ def shrink_prior(st: PilotStatistics) -> ShrinkPrior | None:
 
 def _counts(st: PilotStatistics, design: str, n: float, from_scratch: bool) -> np.ndarray:
     """``P(n_g = k)`` for ``k = 0 .. MIN_SEPARATE_LABELS - 1`` (rows: groups)."""
-    k = np.arange(MIN_SEPARATE_LABELS)
-    m, N = len(st.names), st.n_items
-    pilot = np.zeros(m) if from_scratch else st.labels.astype(float)
+    k = np.arange(MIN_SEPARATE_LABELS)[None, :]
+    N = st.n_items
+    have = (np.zeros(len(st.names)) if from_scratch else st.labels.astype(float))[:, None]
     n0 = 0.0 if from_scratch else float(st.n_labeled)
+    if design == "stratified":
+        count = np.maximum(have, np.round(n * st.sizes[:, None] / N))
+        return (k == count).astype(float)
+    if design == "paired" and st.group_prompts is not None:
+        shared = st.group_prompts[:, None]
+        if from_scratch:
+            return stats.hypergeom.pmf(k, st.n_prompts, shared, round(n / st.per_prompt))
+        # prompts drawn among the open ones: about the items' rate
+        rate = min(max((n - n0) / max(N - n0, 1.0), 0.0), 1.0)
+        return stats.binom.pmf(k - have, shared - have, rate)
     new = max(round(n - n0), 0)
-    out = np.zeros((m, k.size))
-    for g in range(m):
-        have = int(pilot[g])
-        if design == "stratified":
-            count = max(have, round(n * st.sizes[g] / N))
-            out[g] = k == count
-            continue
-        if design == "paired" and st.group_prompts is not None:
-            P = st.n_prompts
-            if from_scratch:
-                law = stats.hypergeom(P, int(st.group_prompts[g]), round(n / st.per_prompt))
-            else:  # prompts drawn among the open ones: about the items' rate
-                rate = min(max((n - n0) / max(N - n0, 1.0), 0.0), 1.0)
-                law = stats.binom(int(st.group_prompts[g]) - have, rate)
-        else:
-            law = stats.hypergeom(int(N - n0), int(st.sizes[g]) - have, new)
-        out[g] = law.pmf(k - have)
-    return out
+    return stats.hypergeom.pmf(k - have, round(N - n0), st.sizes[:, None] - have, new)
 
 
 @dataclass(frozen=True)
@@ -202,7 +195,7 @@ def outlook(
         p_shrink = 1.0 - float(np.prod(enough))
     var = np.diag(p.cov).copy()
     mu2_hat, kappa_hat = float("nan"), MIN_KURTOSIS
-    if prior is not None and (pooling == "shrink" or p_shrink > 0):
+    if prior is not None and (pooling == "shrink" or p_shrink > 1e-4):
         mu2_hat, kappa_hat = estimated_spread(prior.mu2, var)
     return Outlook(
         design=p.design, pooling=pooling, p_shrink=p_shrink, p_zero=p_zero, p_few=p_few,

@@ -16,6 +16,7 @@ from bacon_bayes.estimate.critical import simultaneous_critical_value
 from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
 from bacon_bayes.planning.outlook import (
     POOLINGS,
+    Outlook,
     contrast_metrics,
     outlook,
     shrink_prior,
@@ -219,6 +220,7 @@ class _Evaluator:
         self.names = st.names
         self.top = int(np.nanargmax(st.means)) if goal.kind == "top" else None
         self._levels: dict[str, float] = {}
+        self._details: dict[tuple[str, float], dict[str, float]] = {}
         self._z = np.random.default_rng(20261127).standard_normal((POWER_DRAWS, len(st.names)))
 
     def groups(self) -> list[int]:
@@ -231,10 +233,17 @@ class _Evaluator:
     def details(self, design: str, n: float) -> dict[str, float]:
         """The goal's group or pair at ``n``: withheld chance, half-width, power, and the
         chance the estimator shrinks (:func:`~bacon_bayes.planning.outlook.contrast_metrics`)."""
+        key = (design, float(n))
+        if key in self._details:
+            return self._details[key]
         p = predict(self.st, design, n, from_scratch=self.from_scratch)
         o = outlook(
             self.st, p, pooling=self.pooling, prior=self.prior, from_scratch=self.from_scratch
         )
+        self._details[key] = self._contrast(o, p)
+        return self._details[key]
+
+    def _contrast(self, o: Outlook, p: Prediction) -> dict[str, float]:
         groups = self.groups()
         if not groups:  # the top group: every group needs its interval
             every = list(range(len(self.names)))
