@@ -217,7 +217,33 @@ def estimated_spread(mu2: float, var: np.ndarray) -> tuple[float, float]:
     return float(m2.mean()), float(kap.mean())
 
 
-def _shrunk(o: Outlook, c: np.ndarray, delta: float, alpha: float) -> tuple[float, float]:
+def _bias_law(
+    o: Outlook, bias: np.ndarray, groups: list[int], implied: float | None
+) -> tuple[float, float]:
+    """Mean and variance of the bias ``bias' (D - centre)`` over the groups' deviations
+    (the pilot's posterior); for a pair with ``implied``, the difference of its two
+    deviations is fixed at it (the goal's difference less the surrogate's)."""
+    assert o.prior is not None
+    dev, dvar = o.prior.deviation.copy(), o.prior.deviation_var.copy()
+    if implied is None or len(groups) < 2:
+        return float(bias @ dev), float(bias**2 @ dvar)
+    a, b = groups
+    common, common_var = (dev[a] + dev[b]) / 2.0, (dvar[a] + dvar[b]) / 4.0
+    dev[a], dev[b] = common + implied / 2.0, common - implied / 2.0
+    rest = np.ones(dvar.size, dtype=bool)
+    rest[[a, b]] = False
+    var = float(bias[rest] ** 2 @ dvar[rest]) + (bias[a] + bias[b]) ** 2 * common_var
+    return float(bias @ dev), var
+
+
+def _shrunk(
+    o: Outlook,
+    c: np.ndarray,
+    groups: list[int],
+    delta: float,
+    alpha: float,
+    implied: float | None,
+) -> tuple[float, float]:
     """Half-width and power (at ``delta``, signed as ``c``) of a shrunk contrast."""
     var = o.var
     if o.prior is None:  # no spread read from the pilot: no borrowing predicted
@@ -232,8 +258,9 @@ def _shrunk(o: Outlook, c: np.ndarray, delta: float, alpha: float) -> tuple[floa
     bias = (a_mat - np.eye(var.size)).T @ c
     chi = _chi(noise, bias, mu2, o.kappa_hat, alpha, o.df)
     half = chi * np.sqrt(noise)
-    mean = delta + float(bias @ o.prior.deviation)
-    sd = np.sqrt(noise + float(bias**2 @ o.prior.deviation_var))
+    bias_mean, bias_var = _bias_law(o, bias, groups, implied)
+    sd = np.sqrt(noise + bias_var)
+    mean = delta + bias_mean
     power = stats.norm.sf((half - mean) / sd) + stats.norm.cdf((-half - mean) / sd)
     return float(half), float(power)
 
@@ -245,10 +272,14 @@ def contrast_metrics(
     *,
     delta: float = 0.0,
     alpha: float = 0.05,
+    surrogate_gap: float | None = None,
 ) -> dict[str, float]:
     """A group's mean (``groups=[g]``) or a difference ``a - b`` (``[a, b]``): the chance
     its interval is withheld, the expected half-width over the draws that give one, and
-    the power to detect ``delta`` (withheld draws count as not detected)."""
+    the power to detect ``delta`` (withheld draws count as not detected). With
+    ``surrogate_gap`` (the surrogate's ``a - b``, seen on every item) the part of
+    ``delta`` left to the corrections is ``delta - surrogate_gap``, the part shrinkage
+    pulls in."""
     c = np.zeros(len(o.var))
     c[groups[0]] = 1.0
     if len(groups) > 1:
@@ -261,7 +292,8 @@ def contrast_metrics(
         half += sep * float(stats.t.isf(alpha / 2.0, df) * se)
         power += sep * power_t(abs(delta), se, df, alpha)
     if shr > 0:
-        h, pw = _shrunk(o, c, delta, alpha)
+        implied = None if surrogate_gap is None else delta - surrogate_gap
+        h, pw = _shrunk(o, c, groups, delta, alpha, implied)
         half += shr * h
         power += shr * pw
     answered = sep + shr

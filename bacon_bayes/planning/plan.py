@@ -250,11 +250,16 @@ class _Evaluator:
             sep, shr = o.branches(every)
             return {"withheld": 1.0 - sep - shr, "p_shrink": o.p_shrink}
         delta = float(self.goal.delta or 0.0)
+        surrogate_gap = None
         if len(groups) == 2:
             a, b = groups
             gap = self.st.means[a] - self.st.means[b]
             delta = -delta if np.isfinite(gap) and gap < 0 else delta  # as the pilot sees it
-        return contrast_metrics(o, p, groups, delta=delta, alpha=self.alpha)
+            if self.st.surrogate_means is not None and self.st.n_labeled > 0:
+                surrogate_gap = float(self.st.surrogate_means[a] - self.st.surrogate_means[b])
+        return contrast_metrics(
+            o, p, groups, delta=delta, alpha=self.alpha, surrogate_gap=surrogate_gap
+        )
 
     def metric(self, design: str, n: float) -> float:
         g = self.goal

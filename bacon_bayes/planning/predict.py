@@ -179,6 +179,9 @@ class PilotStatistics:
     rho_sd: float = ICC_PRIOR_SD
     #: prompts with an item of each group (the paired design's group label counts)
     group_prompts: np.ndarray | None = None
+    #: each group's surrogate mean ``lambda mean(f)`` over all its items (the judges' part
+    #: of its mean, which shrinkage keeps)
+    surrogate_means: np.ndarray | None = None
 
     @property
     def has_prompts(self) -> bool:
@@ -344,9 +347,8 @@ def pilot_statistics(
         notes.append("no prompts in the pool: items taken as unrelated (no paired design)")
     resid2 = np.full(n_items, np.nan)
     resid2[lab] = (r - np.sum(w * r) / w.sum()) ** 2
-    means = np.array(
-        [lam * f[codes == k].mean() + rbar[k] if labels[k] else np.nan for k in range(m)]
-    )
+    surrogate = np.array([lam * f[codes == k].mean() for k in range(m)])
+    means = np.where(labels > 0, surrogate + rbar, np.nan)
     return PilotStatistics(
         n_items=n_items, n_labeled=n0, names=names, codes=codes, sizes=sizes, labels=labels,
         sigma2=sigma2, s2_pool=s2_pool, rho=rho, rho_raw=rho_raw, n_pairs=n_pairs,
@@ -354,6 +356,7 @@ def pilot_statistics(
         per_prompt=per_prompt, pilot_pi=pi0,
         pred_var=v, resid2=resid2, n_features=int(cal.features_.X.shape[1]), folds=cal.folds,
         assumptions=notes, corrections=np.where(labels > 0, rbar, np.nan), rho_sd=rho_sd,
+        surrogate_means=surrogate,
         group_prompts=_group_prompts(codes, prompts, m),
     )  # fmt: skip
 
