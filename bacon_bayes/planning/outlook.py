@@ -34,13 +34,20 @@ the estimator's own rule. A contrast ``c`` (a group, or ``a - b``) then has nois
 variance ``c' A diag(sigma^2) A' c`` (``A = diag(w) + (1 - w) omega'``) and bias
 coefficients ``(A - I)' c`` on the groups' deviations from the centre; its half-width is
 ``chi * sd`` with ``chi`` the robust EB critical value of :func:`~bacon_bayes.estimate.
-shrink._chi` (kurtosis 3: a pilot of a few labels a group cannot estimate more; the
-estimator's own is at least 3), Student-t scaled on the pooled residuals' df. The power
-to detect ``delta``: the estimate errs by its noise plus the bias on the groups'
-deviations, whose mean and variance the plan takes from the pilot's empirical-Bayes
-posterior (``w0_g (d_g - centre)`` and ``mu2 (1 - w0_g)``, ``w0_g`` the pilot's
-shrinkage): a pair whose corrections the pilot sees apart is shrunk together, which costs
-power when the difference lies in the corrections.
+shrink._chi`, Student-t scaled on the pooled residuals' df. ``mu2`` and the kurtosis in
+``w`` and ``chi`` are what the estimator will estimate at the budget, on average
+(:func:`estimated_spread`: its Paule-Mandel estimate is floored and its kurtosis at least
+3, so both read above the truth when the groups' noise is of the spread's size; SummEval
+at 6 labels a group: 0.082 and 6.1 for a true spread of 0.07). The power to detect
+``delta``: the estimate errs by its noise plus the bias ``(A - I)' c`` on the groups'
+deviations from the centre. The surrogate's part of a difference is seen on every item
+and kept; the rest, ``delta - (S_a - S_b)`` (``S``: the pilot's surrogate means), lies in
+the two corrections and is pulled in by ``1 - w``: so the pair's deviations differ by
+that, their common part and the other groups' deviations follow the pilot's
+empirical-Bayes posterior (``w0_g (d_g - centre)``, variance ``mu2 (1 - w0_g)``, ``w0_g``
+the pilot's shrinkage). SummEval M11 - M17 at 47 labels (4 a system): the judges see
+0.52 of its 1.08, and the estimator's power is 0.51, not the 0.80 an unbiased interval
+of that width would give.
 """
 
 from __future__ import annotations
