@@ -35,10 +35,11 @@ variance ``c' A diag(sigma^2) A' c`` (``A = diag(w) + (1 - w) omega'``) and bias
 coefficients ``(A - I)' c`` on the groups' deviations from the centre; its half-width is
 ``chi * sd`` with ``chi`` the robust EB critical value of :func:`~bacon_bayes.estimate.
 shrink._chi`, Student-t scaled on the pooled residuals' df. ``mu2`` and the kurtosis in
-``w`` and ``chi`` are what the estimator will estimate at the budget, on average
-(:func:`estimated_spread`: its Paule-Mandel estimate is floored and its kurtosis at least
-3, so both read above the truth when the groups' noise is of the spread's size; SummEval
-at 6 labels a group: 0.082 and 6.1 for a true spread of 0.07). The power to detect
+``w`` and ``chi`` are what the estimator will estimate at the budget: the width and power
+are averaged over the law of its estimates (:func:`estimated_spread`; its Paule-Mandel
+estimate is floored and its kurtosis at least 3, so both read above the truth when the
+groups' noise is of the spread's size: 0.082 and 6.1 on average for a true spread of
+0.07 at 6 labels a group). The power to detect
 ``delta``: the estimate errs by its noise plus the bias ``(A - I)' c`` on the groups'
 deviations from the centre. The surrogate's part of a difference is seen on every item
 and kept; the rest, ``delta - (S_a - S_b)`` (``S``: the pilot's surrogate means), lies in
