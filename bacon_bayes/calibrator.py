@@ -10,10 +10,12 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes import estimate as est
+from bacon_bayes import grouping
 from bacon_bayes import surrogates as sur
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.features import FeatureSet, build_features
+from bacon_bayes.frozen import grouped_features
 from bacon_bayes.items import (
     class_probabilities,
     conformal_halfwidth,
@@ -23,6 +25,7 @@ from bacon_bayes.items import (
     snap_to_levels,
     top_mass_sets,
 )
+from bacon_bayes.memo import memoized
 from bacon_bayes.outcome import registry
 from bacon_bayes.pool import EvalPool, OutcomeSpec
 from bacon_bayes.results import Estimate, EstimateTable
@@ -36,10 +39,7 @@ GRID_SIZE = 400
 #: verdicts worse than the multinomial logistic (log-loss 0.172 vs 0.159, AEE SE 0.0109
 #: vs 0.0093) at ~265x the time (BENCHMARKS.md); ``engine="bayes"`` still fits it.
 AUTO_FREQUENTIST = frozenset({"multinomial"})
-#: Fewest labels for which a separate group mean gets an interval (fewer: NaN and a note).
-MIN_GROUP_LABELS = 5
-#: ``pooling="auto"`` shrinks group means when some group has fewer labels than this.
-MIN_SEPARATE_LABELS = 10
+MIN_GROUP_LABELS = grouping.MIN_GROUP_LABELS
 Pooling = Literal["auto", "shrink", "separate"]
 
 
@@ -113,6 +113,12 @@ class Calibrator:
         better than either, while the ridge added only noise), none otherwise; ``[]``
         for the model's surrogate alone. Quantiles and item scores use the model's own
         surrogate.
+    pooling : {"auto", "shrink", "separate"}
+        How group means use the other groups' labels (the default of
+        :meth:`estimate_groups`, :meth:`compare_groups` and :meth:`rank_groups`).
+    group_effects : {"auto", True, False}
+        Bayesian engine: the judge model's group level (``"auto"``: from 3 groups; an
+        unseen group gets effect 0; :class:`~bacon_bayes.bayes.base.JudgeModel`).
     """
 
     #: set by save/load: the id of the saved file; by apply: the round it came from
@@ -135,6 +141,8 @@ class Calibrator:
         scale: tuple[float, float] | None = None,
         preset: str | None = None,
         surrogates: list[str] | None = None,
+        pooling: Pooling = "auto",
+        group_effects: bool | str = "auto",
     ) -> None:
         self.model = model
         self.engine = engine
@@ -148,6 +156,8 @@ class Calibrator:
         self.scale = scale
         self.preset = preset
         self.surrogates = surrogates
+        self.pooling = pooling
+        self.group_effects = group_effects
 
     # ------------------------------------------------------------------ fitting
     def _check_scale(self, pool: EvalPool) -> None:
@@ -218,15 +228,11 @@ class Calibrator:
             pool, winsor=self.winsor, n_components=self.n_components, seed=self.seed
         )
         self.model_, self.model_name_, self.engine_ = self._resolve_model(pool, self.features_)
+        X = grouped_features(self, pool)  # a judge model's X: with the pool's groups
         self.crossfit_: CrossFitResult = cross_fit(
-            self.model_,
-            self.features_.X,
-            pool.y,
-            folds=self.folds,
-            seed=self.seed,
-            pi=pool.propensity,
+            self.model_, X, pool.y, folds=self.folds, seed=self.seed, pi=pool.propensity,
             clusters=pool.prompts,
-        )
+        )  # fmt: skip
         scored = bool(pool.judge_matrix().notna().any(axis=1).all())
         size = (pool.n_labeled, self.features_.X.shape[1]) if self.power_tuning else None
         names = sur.resolve(self.surrogates, self.model_name_, self.engine_, scored, size)
@@ -287,6 +293,7 @@ class Calibrator:
         self._check_fitted()
         return sur.names(f"{self.model_name_} ({self.engine_})", self.extras_)
 
+    @memoized
     def surrogate_matrix(self, domains: np.ndarray | None = None) -> np.ndarray:
         """The model's surrogate (N,), or (N, 1 + k) with the extras, for the AEE means."""
         self._check_fitted()
@@ -403,27 +410,29 @@ class Calibrator:
             return "none"
         return str(simultaneous)
 
+    @memoized
     def estimate_groups(
         self,
         alpha: float = 0.05,
         simultaneous: bool | str = True,
         method: Method = "aee",
         interval: Literal["bootstrap", "t"] = "bootstrap",
-        pooling: Pooling = "auto",
+        pooling: Pooling | None = None,
     ) -> EstimateTable:
         """Mean per group with a joint covariance; simultaneous intervals by default.
 
-        ``pooling``: ``"shrink"`` borrows strength across groups: each group's correction
-        is shrunk toward the pool's and its robust empirical-Bayes interval holds on
-        average over the groups, or family-wise with ``simultaneous``
+        ``pooling`` (default: the calibrator's): ``"shrink"`` borrows strength across
+        groups: each group's correction is shrunk toward the pool's and its robust
+        empirical-Bayes interval holds on average over the groups (and at least at
+        ``1 - 2 alpha`` for each), or family-wise with ``simultaneous``
         (:func:`bacon_bayes.estimate.shrunk_group_means`); every group with a label gets
         an interval. ``"separate"`` is each group's own AEE mean, its interval valid for
         that group (:func:`bacon_bayes.estimate.aee_group_means`): a group with fewer
-        than :data:`MIN_GROUP_LABELS` labels gets no interval (NaN, with the reason in
-        ``details["no_interval"]`` and ``to_frame()``'s ``note``). ``"auto"`` (default)
-        shrinks when some group has fewer than :data:`MIN_SEPARATE_LABELS` labels and at
-        least three groups have labels (:meth:`pooling_for`). Either way a group without
-        labels keeps its surrogate's mean, marked UNVALIDATED, and never blocks the others;
+        than 5 labels gets no interval (NaN, with the reason in ``details["no_interval"]``
+        and ``to_frame()``'s ``note``). ``"auto"`` (default)
+        shrinks when some group has fewer than 10 labels and at least three groups have
+        labels (:meth:`pooling_for`). Either way a group without labels keeps its
+        surrogate's mean, marked UNVALIDATED, and never blocks the others;
         ``details["guarantee"]`` says which guarantee the intervals carry.
 
         ``simultaneous``: True/"maxt" (max-|t| of the joint distribution),
@@ -432,99 +441,26 @@ class Calibrator:
         labels per group, else Student-t) or from Student-t. Intervals are intersected
         with the label's range.
         """
-        how = self.pooling_for(method, pooling)
-        table = self._group_means(alpha, simultaneous, method, interval, how)
-        table = table.clip(*self.bounds_)
-        if method == "naive" or how == "shrink":  # the raw judge average uses no labels
-            return table
-        table = replace(table, details={**table.details, "guarantee": "per group"})
-        few = (np.asarray(table.n_labeled) < MIN_GROUP_LABELS) & np.isfinite(table.ci_low)
-        return table.withhold(
-            few, f"fewer than {MIN_GROUP_LABELS} labels in the group: no useful interval"
+        how = self._simultaneous(simultaneous)
+        return grouping.group_means(
+            self, alpha, how, method, interval, self.pooling_for(method, pooling)
         )
 
-    def pooling_for(self, method: Method = "aee", pooling: Pooling = "auto") -> str:
-        """The pooling ``estimate_groups`` uses: ``"auto"`` shrinks the AEE and classical
-        means when some group has fewer than :data:`MIN_SEPARATE_LABELS` labels and at
-        least :data:`~bacon_bayes.estimate.shrink.MIN_SHRINK_GROUPS` groups have labels,
-        except for pools whose design draws prompts (their groups share prompts)."""
-        if pooling not in ("auto", "shrink", "separate"):
-            raise ValidationError(
-                f"pooling={pooling!r} is not known; use 'auto', 'shrink' or 'separate'."
-            )
+    def pooling_for(self, method: Method = "aee", pooling: Pooling | None = None) -> str:
+        """The pooling ``estimate_groups`` uses for ``method`` (the naive average is
+        never shrunk; ``pooling=None``: the calibrator's), by
+        :func:`~bacon_bayes.estimate.shrink.choose_pooling` on the groups' labels."""
         if method == "naive":
             return "separate"
         self._check_fitted()
-        n_lab = np.unique(self._groups()[self.pool_.labeled], return_counts=True)[1]
-        names = np.unique(self._groups())
-        if pooling == "auto":
-            sparse = n_lab.size < names.size or n_lab.min() < MIN_SEPARATE_LABELS
-            clustered = self.pool_.prompts is not None and est.use_clustered(
-                self.pool_.prompts, self.pool_.design, self.target
-            )
-            pooling = "shrink" if sparse and not clustered and n_lab.size >= 3 else "separate"
-        return pooling
-
-    def _group_means(
-        self,
-        alpha: float,
-        simultaneous: bool | str,
-        method: Method,
-        interval: Literal["bootstrap", "t"],
-        pooling: str = "separate",
-    ) -> EstimateTable:
-        self._check_fitted()
-        p = self.pool_
-        how = self._simultaneous(simultaneous)
-        if pooling == "shrink" and method in ("aee", "classical"):
-            aee = method == "aee"
-            table = est.shrunk_group_means(
-                p.y,
-                self.surrogate_matrix(self._groups()) if aee else np.zeros(p.n_items),
-                self._groups(),
-                pi=p.design,
-                alpha=alpha,
-                simultaneous=how,
-                power_tuning=sur.tuned(self.extras_, self.power_tuning) if aee else False,
-                **self._kw(prompts=False),
-            )
-            return self._note_surrogates(table) if aee else replace(table, method="classical")
-        boot: dict[str, Any] = {"interval": interval, "seed": self.seed}
-        if method == "aee":
-            table = est.aee_group_means(
-                p.y,
-                self.surrogate_matrix(self._groups()),
-                self._groups(),
-                pi=p.design,
-                alpha=alpha,
-                simultaneous=how,
-                power_tuning=sur.tuned(self.extras_, self.power_tuning),
-                **boot,
-                **self._kw(),
-            )
-            return self._note_surrogates(table)
-        if method == "classical":
-            return est.classical_group_means(
-                p.y,
-                self._groups(),
-                pi=p.design,
-                alpha=alpha,
-                simultaneous=how,
-                **boot,
-                **self._kw(),
-            )
-        if method == "naive":
-            return est.naive_group_means(
-                p.judge_average(), self._groups(), alpha=alpha, simultaneous=how
-            )
-        raise ValidationError(f"method {method!r} must be 'aee', 'classical' or 'naive'.")
+        return grouping.pooling(self, self.pooling if pooling is None else pooling)
 
     def compare_groups(
         self,
         alpha: float = 0.05,
         simultaneous: bool | str = True,
         method: Method = "aee",
-        pooling: Pooling = "auto",
+        pooling: Pooling | None = None,
     ) -> EstimateTable:
         """All pairwise differences of group means, with joint intervals (intersected with
         the range a difference of two labels' means can take); ``pooling`` as in
@@ -539,7 +475,7 @@ class Calibrator:
         alpha: float = 0.05,
         method: Method = "aee",
         descending: bool = True,
-        pooling: Pooling = "auto",
+        pooling: Pooling | None = None,
     ) -> pd.DataFrame:
         """Groups ranked by mean (1 = highest if ``descending``), simultaneous rank intervals."""
         table = self.estimate_groups(alpha, True, method, pooling=pooling)

@@ -35,6 +35,7 @@ import numpy as np
 from sklearn.base import clone
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.order import unique_codes
 
 
 def make_folds(
@@ -124,6 +125,16 @@ class CrossFitResult:
     def labeled(self) -> np.ndarray:
         return self.fold_ids >= 0
 
+    def fold_predictions(self) -> list[np.ndarray]:
+        """Each fold model's ``predict`` on every item of ``X``, computed once (the
+        surrogate of the pool, of its groups and the predictive variance all use them)."""
+        held = self.__dict__.get("_predictions")
+        if held is None or held[0] is not self.X or held[1] is not self.models:
+            preds = [np.asarray(m.predict(self.X), dtype=float) for m in self.models]
+            held = (self.X, self.models, preds)
+            self.__dict__["_predictions"] = held
+        return held[2]
+
     def _combine(self, per_model: list[np.ndarray], shares: np.ndarray | None = None) -> np.ndarray:
         """Out-of-fold rows for labeled items, share-weighted fold average elsewhere.
 
@@ -143,7 +154,7 @@ class CrossFitResult:
 
     def shares(self, domains: np.ndarray) -> np.ndarray:
         """Per item (N, K): fold shares of the design weight of the labels in its domain."""
-        names, codes = np.unique(np.asarray(domains), return_inverse=True)
+        names, codes = unique_codes(domains)
         K = len(self.models)
         lab = self.labeled
         mass = np.zeros((names.size, K))
@@ -156,17 +167,17 @@ class CrossFitResult:
         """``E[Y|x]`` per item, with fold shares of each item's domain (default: the pool)."""
         if domains is None:
             return self.mean
-        preds = [np.asarray(m.predict(self.X), dtype=float) for m in self.models]
-        return self._combine(preds, self.shares(domains))
+        return self._combine(self.fold_predictions(), self.shares(domains))
 
     def var(self) -> np.ndarray:
         """Predictive variance of ``Y`` per item (of the fold mixture for unlabeled items)."""
-        means = [np.asarray(m.predict(self.X), dtype=float) for m in self.models]
+        means = self.fold_predictions()
         second = [
             np.asarray(m.predict_var(self.X), dtype=float) + mu**2
             for m, mu in zip(self.models, means, strict=True)
         ]
-        return np.clip(self._combine(second) - self._combine(means) ** 2, 0.0, None)
+        # self.mean is the same combination of the same predictions
+        return np.clip(self._combine(second) - self.mean**2, 0.0, None)
 
     def cdf(self, t: np.ndarray) -> np.ndarray:
         """``P(Y_i <= t_k | x_i)``, shape (N, len(t))."""
@@ -259,7 +270,7 @@ def _result(
     K = len(models)
     mass = np.bincount(fold_ids[labeled], weights=design_weight[labeled], minlength=K)
     result = CrossFitResult(fold_ids, models, mass / mass.sum(), X, np.empty(0), design_weight)
-    result.mean = result._combine([np.asarray(m.predict(X), dtype=float) for m in models])
+    result.mean = result._combine(result.fold_predictions())
     return result
 
 
@@ -292,7 +303,7 @@ def freeze(fit: CrossFitResult, X: np.ndarray, y: np.ndarray, pi: np.ndarray | N
     design_weight = _design_weight(labeled, pi)
     ids = np.full(y.size, -1)
     out = FrozenFit(ids, fit.models, fit.weights, X, np.empty(0), design_weight, labeled)
-    out.mean = out._combine([np.asarray(m.predict(X), dtype=float) for m in fit.models])
+    out.mean = out._combine(out.fold_predictions())
     return out
 
 

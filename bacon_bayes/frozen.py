@@ -147,7 +147,8 @@ def freeze_calibrator(cal: Calibrator, pool: EvalPool) -> Calibrator:
     new = _next_round(cal, pool)
     features = new.features_
     new.power_tuning = tunes(cal, pool.n_labeled)
-    new.crossfit_ = freeze(cal.crossfit_, features.X, pool.y, pool.propensity)
+    X = model_features(cal, features.X, pool)
+    new.crossfit_ = freeze(cal.crossfit_, X, pool.y, pool.propensity)
     new.extras_ = {}
     for name, cf in cal.extras_.items():
         if name == sur.JUDGE_RIDGE:  # refitted leave-one-out on the new labels
@@ -166,6 +167,30 @@ def freeze_calibrator(cal: Calibrator, pool: EvalPool) -> Calibrator:
         residuals=(old.y - cal.surrogate_)[old.labeled],
     )
     return new
+
+
+def grouped_features(cal: Calibrator, pool: EvalPool) -> np.ndarray:
+    """At ``cal``'s fit on ``pool``: the X its model reads. A Bayesian model is told the
+    pool's groups (``cal.model_`` replaced, its ``group_effects`` from ``cal``'s) and reads
+    them from a column after the features (:func:`bacon_bayes.bayes.groups.attach_groups`);
+    other models read the features alone."""
+    X = cal.features_.X
+    if cal.engine_ == "freq" or pool.groups is None:
+        return X
+    from bacon_bayes.bayes.groups import attach_groups
+
+    cal.model_, X = attach_groups(cal.model_, X, pool.groups, cal.group_effects)
+    return X
+
+
+def model_features(cal: Calibrator, X: np.ndarray, pool: EvalPool) -> np.ndarray:
+    """The features ``X`` of ``pool`` as ``cal``'s model reads them: with the items' group
+    codes when its judge model has group effects (a group it never saw: effect 0)."""
+    if cal.engine_ == "freq":
+        return X
+    from bacon_bayes.bayes.groups import with_group_column
+
+    return with_group_column(cal.model_, X, pool.groups)
 
 
 def _next_round(cal: Calibrator, pool: EvalPool) -> Calibrator:
@@ -217,13 +242,13 @@ def refit_calibrator(cal: Calibrator, pool: EvalPool) -> Calibrator:
     new = _next_round(cal, pool)
     features = new.features_
     old = cal.pool_
-    X_old, y_old = cal.features_.X, old.y
+    X_old, y_old = model_features(cal, cal.features_.X, old), old.y
     if hasattr(cal, "refit_"):  # a refit itself: the rounds before it train too
         X_old = np.vstack([cal.refit_["X_old"], X_old])
         y_old = np.concatenate([cal.refit_["y_old"], y_old])
     new.crossfit_ = cross_fit_with(
         cal.model_,
-        features.X,
+        model_features(cal, features.X, pool),
         pool.y,
         X_old,
         y_old,

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bacon_bayes.crossfit import CrossFitResult, _design_weight
+from bacon_bayes.order import unique_codes
 from bacon_bayes.pool import EvalPool
 
 #: the ridge penalty on the pool-standardised judges (see the module docstring)
@@ -79,7 +80,7 @@ class LooFit(CrossFitResult):
         labels (the pool's, when ``domains`` is None or a domain has no label)."""
         if domains is None:
             return self.mean
-        names, codes = np.unique(np.asarray(domains), return_inverse=True)
+        names, codes = unique_codes(domains)
         lab = self.labeled
         mass = np.zeros((names.size, self.coefs.shape[0]))
         np.add.at(mass, (codes[lab], self.fold_ids[lab]), self.design_weight[lab])

@@ -1,14 +1,20 @@
-"""Natural order of names (``M8`` before ``M10``) for tables and plots."""
+"""Natural order of names (``M8`` before ``M10``) for tables and plots, and the distinct
+names of a large array by hashing (:func:`unique_codes`)."""
 
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 _DIGITS = re.compile(r"(\d+)")
+
+#: :func:`unique_codes` of read-only arrays, by id, while the array lives
+_KEPT: dict[int, tuple[weakref.ref, np.ndarray, np.ndarray]] = {}
 
 
 def natural_key(name: Any) -> tuple:
@@ -50,8 +56,48 @@ def natural_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     codes : numpy.ndarray
         Index of each value's name in ``names``.
     """
-    names, codes = np.unique(np.asarray(values).astype(str), return_inverse=True)
+    names, codes = unique_codes(values)
     order = np.array(sorted(range(names.size), key=lambda k: natural_key(names[k])), dtype=int)
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
-    return names[order], rank[codes.ravel()]
+    return names[order], rank[codes]
+
+
+def unique_codes(
+    values: np.ndarray, factorized: tuple[np.ndarray, np.ndarray] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values.astype(str), return_inverse=True)`` (flattened), by hashing:
+    the values are factorised first and only the distinct ones converted and sorted
+    (sorting a million names as Python strings took seconds). For a read-only array
+    that owns its data (a pool's groups) the answer is kept while the array lives and
+    returned read-only: the estimators, the cross-fit shares and the plan ask for the
+    same groups' codes. Returns the names (sorted as strings) and each value's index
+    among them, as :func:`natural_codes` does in natural order. ``factorized``: the
+    codes and distinct strings of ``values`` when already known (``pd.factorize``).
+    """
+    kept = isinstance(values, np.ndarray) and not values.flags.writeable and values.base is None
+    if kept:
+        held = _KEPT.get(id(values))
+        if held is not None and held[0]() is values:
+            return held[1], held[2]
+    if factorized is not None:
+        names, inverse = np.unique(np.asarray(factorized[1]).astype(str), return_inverse=True)
+        codes = inverse.ravel()[factorized[0]]
+    else:
+        names, codes = _unique_codes(values)
+    if kept:
+        names.setflags(write=False)
+        codes.setflags(write=False)
+        key = id(values)
+        _KEPT[key] = (weakref.ref(values, lambda _, key=key: _KEPT.pop(key, None)), names, codes)
+    return names, codes
+
+
+def _unique_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    flat = np.asarray(values).ravel()
+    codes, distinct = pd.factorize(flat, use_na_sentinel=False)
+    if pd.isna(distinct).any():  # factorize merges None and NaN; their strings differ
+        names, inverse = np.unique(flat.astype(str), return_inverse=True)
+        return names, inverse.ravel()
+    names, inverse = np.unique(np.asarray(distinct).astype(str), return_inverse=True)
+    return names, inverse.ravel()[codes]

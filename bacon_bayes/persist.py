@@ -81,6 +81,13 @@ def _config(cal: Calibrator) -> dict[str, Any]:
     return config
 
 
+def _feature_names(cal: Calibrator, X: np.ndarray) -> list[str]:
+    """The names of the model's X columns: the features', then the judge model's group
+    codes when it reads them (:mod:`bacon_bayes.bayes.groups`)."""
+    names = list(cal.features_.names)
+    return names + ["group:code"] * (np.shape(X)[1] - len(names))
+
+
 def _is_judge_model(model: Any) -> bool:
     return type(model).__module__.startswith("bacon_bayes.bayes.")
 
@@ -200,7 +207,7 @@ def save_calibrator(cal: Calibrator, path: str | Path) -> Path:
                 "X": (("item", "feature"), cf.X),
                 "predictions": (("item",), cf.mean),
             },
-            coords={"feature": np.asarray(cal.features_.names, dtype=str)},
+            coords={"feature": np.asarray(_feature_names(cal, cf.X), dtype=str)},
         ),
     }
     refit = getattr(cal, "refit_", None)
@@ -259,7 +266,7 @@ def _calibrator_from_tree(tree: Any, path: str | Path, cls: type[Calibrator]) ->
         )
     cfd = tree["crossfit"].to_dataset()
     X = cfd["X"].values
-    if not np.array_equal(cal.features_.X, X):
+    if not np.array_equal(cal.features_.X, X[:, : cal.features_.X.shape[1]]):
         raise ValidationError(
             f"{str(path)!r}: this version of bacon_bayes builds different features from the "
             "saved pool than the one that saved it; refit the calibrator."

@@ -21,6 +21,7 @@ import pandas as pd
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.inclusion import Inclusion
+from bacon_bayes.order import unique_codes
 
 Kind = Literal["continuous", "ordinal", "nonnegative", "categorical"]
 KINDS: tuple[str, ...] = ("continuous", "ordinal", "nonnegative", "categorical")
@@ -156,6 +157,22 @@ class EvalPool:
         spent, as pandas'); NaN where a judge gave none (or, for ``std``, fewer than two)."""
         if stat not in ("mean", "std"):
             raise ValueError(f"stat={stat!r}; use 'mean' or 'std'")
+        out = self._judge_means.copy() if stat == "mean" else self._judge_summary("std")
+        return pd.DataFrame(
+            out,
+            index=pd.Index(np.arange(self.n_items), name="pos"),
+            columns=pd.Index(list(self.judges), name="judge"),
+        )
+
+    @cached_property
+    def _judge_means(self) -> np.ndarray:
+        """Items x judges mean over runs, once per pool (the features, the fit's check and
+        the naive baselines all ask for it); read-only."""
+        out = self._judge_summary("mean")
+        out.setflags(write=False)
+        return out
+
+    def _judge_summary(self, stat: str) -> np.ndarray:
         value = self.judge_scores["score"].to_numpy(dtype=float)
         cell = self._judge_cells
         keep = (cell >= 0) & ~np.isnan(value)
@@ -168,11 +185,7 @@ class EvalPool:
                 dev = value - out[cell]
                 ss = np.bincount(cell, weights=dev * dev, minlength=size)
                 out = np.where(count > 1, np.sqrt(ss / (count - 1)), np.nan)
-        return pd.DataFrame(
-            out.reshape(self.n_items, len(self.judges)),
-            index=pd.Index(np.arange(self.n_items), name="pos"),
-            columns=pd.Index(list(self.judges), name="judge"),
-        )
+        return out.reshape(self.n_items, len(self.judges))
 
     def judge_average(self) -> np.ndarray:
         """Raw average over judges of each judge's mean score (the naive baseline's input)."""
@@ -207,7 +220,7 @@ class EvalPool:
             "levels": list(self.outcome.levels) if self.outcome.levels else None,
             "judges": list(self.judges),
             "missing_judge_scores": {j: int(mat[j].isna().sum()) for j in self.judges},
-            "n_groups": None if self.groups is None else int(np.unique(self.groups).size),
+            "n_groups": None if self.groups is None else int(unique_codes(self.groups)[0].size),
             "n_prompts": None if self.prompts is None else int(np.unique(self.prompts).size),
             "notes": list(self.notes),
         }
@@ -343,7 +356,12 @@ class EvalPool:
                     f"group column {group!r} is empty at {_row_label(ids, pos)}; give every item "
                     "a group (e.g. 'unknown') or leave out group."
                 )
-            groups = g.astype(str).to_numpy()
+            # each distinct value to str once (a million arrow strings one by one: 1.5 s)
+            codes, distinct = pd.factorize(g)
+            names = np.array([str(v) for v in pd.Series(distinct).astype(str)], dtype=object)
+            groups = names[codes]
+            groups.setflags(write=False)  # read-only: its distinct names are kept (order)
+            unique_codes(groups, factorized=(codes, names))
         texts = None
         if text is not None:
             _need_column(df, text, "text")

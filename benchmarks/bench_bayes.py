@@ -28,7 +28,8 @@ Run: ``python -m benchmarks bayes``; ``python -m benchmarks.bench_bayes`` takes
 cross-fit on ``../shared/data/wmt22_zhen_mqm`` when present), ``--triviaqa`` (one
 multinomial cross-fit on ``../shared/data/judging_the_judges_triviaqa``: 3,200 answers,
 10% labeled, 9 binary LLM judges; the multinomial model has no cut fit, so each fold is a
-joint NUTS run) and ``--cold-imports``
+joint NUTS run), ``--groups`` (the example pool's Bayesian calibrator with and without
+the group level, :mod:`benchmarks.bench_bayes_groups`) and ``--cold-imports``
 (leave the one-off imports of PyMC, ArviZ, nutpie and JAX inside the first timed run, as
 before 2026-11-23; by default they run before any timer, see :func:`preimport`).
 """
@@ -261,6 +262,10 @@ def main(argv: list[str] | None = None) -> None:
     print(f"PyTensor BLAS set-up: {_backend.BLAS_CHOICE}; defaults {SAMPLER_DEFAULTS}", flush=True)
     if "--cold-imports" not in argv:
         print(f"imports before the timers (PyMC, ArviZ, nutpie, JAX): {preimport():.1f} s")
+    if "--groups" in argv:
+        from benchmarks.bench_bayes_groups import fit_times
+
+        fit_times(2)
     sim, y = _data()
     secs = None
     if "--only-hurdle" not in argv:

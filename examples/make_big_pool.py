@@ -4,7 +4,8 @@ streaming benchmark and for trying ``bacon estimate`` on a pool larger than memo
     python examples/make_big_pool.py /tmp/big_pool --items 10_000_000 --judges 8 \
         --groups 50 --labels 10_000
 
-Each item has a true label ``y = group effect + N(0, 1)``; judge ``j`` scores
+Each item has a true label ``y = group effect + N(0, 1)`` (group effects ``N(0, 0.5^2)``,
+``--effect-sd 0``: all groups equal); judge ``j`` scores
 ``a_j + b_j * y + noise`` (its own bias, scale and noise; 1% of judge_0's scores are
 missing); ``label`` holds ``y`` for a uniform random sample of ``--labels`` items (exactly
 that many) and is empty elsewhere. Files hold ``--rows-per-file`` rows in row groups of
@@ -30,14 +31,16 @@ def write_pool(
     rows_per_file: int = 4_000_000,
     row_group: int = 1_000_000,
     seed: int = 0,
+    effect_sd: float = 0.5,
 ) -> dict[str, float]:
-    """Write the dataset; returns the true mean label of the pool and the label count."""
+    """Write the dataset; returns the true mean label of the pool and the label count.
+    ``effect_sd``: sd of the groups' true effects (0: every group's mean is the same)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
-    effect = rng.normal(0.0, 0.5, groups)
+    effect = rng.normal(0.0, 0.5, groups) * (effect_sd / 0.5)
     offset = rng.normal(0.0, 0.5, judges)
     slope = rng.uniform(0.6, 1.4, judges)
     noise = rng.uniform(0.5, 1.5, judges)
@@ -79,10 +82,19 @@ def main() -> None:
     p.add_argument("--rows-per-file", type=int, default=4_000_000)
     p.add_argument("--row-group", type=int, default=1_000_000)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--effect-sd", type=float, default=0.5, help="sd of the group effects")
     a = p.parse_args()
     labels = a.labels if a.labels is not None else max(a.items // 1000, 10 * a.groups)
     truth = write_pool(
-        a.out, a.items, a.judges, a.groups, labels, a.rows_per_file, a.row_group, a.seed
+        a.out,
+        a.items,
+        a.judges,
+        a.groups,
+        labels,
+        a.rows_per_file,
+        a.row_group,
+        a.seed,
+        a.effect_sd,
     )
     print(f"wrote {a.items:,} items ({labels:,} labeled) to {a.out}; true mean {truth['mean']:.6f}")
 

@@ -62,7 +62,8 @@ def test_population_target_is_said_and_clustered_by_prompt(table, capsys):
         "target: population (prompts sampled from a larger population; variance clustered "
         "by prompt)" in out
     )
-    assert "comparisons of 'system' (AEE differences, 95% simultaneous CIs; target: " in out
+    assert "comparisons of 'system' (AEE differences, 95% CIs, simultaneous, max-|t|: all " in out
+    assert "hold together; target: " in out
     assert "paired: intervals clustered by prompt (column 'seg')" in out
     assert "best system: s3 (rank interval [1, 1]: clear)" in out  # s3 leads by 1.3
 

@@ -61,10 +61,12 @@ def in_memory(df: pd.DataFrame, outcome: str = "continuous") -> Calibrator:
     return Calibrator(engine="freq", seed=1, surrogates=[]).fit(pool)
 
 
-def streamed(path, outcome: str = "continuous", threads: int = 2, chunk_rows=500, **kw):
+def streamed(
+    path, outcome: str = "continuous", threads: int = 2, chunk_rows=500, calibrator=None, **kw
+):
     return estimate_stream(
         path,
-        Calibrator(engine="freq", seed=1),
+        calibrator or Calibrator(engine="freq", seed=1),
         label="label",
         judges=["j*"],
         outcome=outcome,
@@ -93,14 +95,22 @@ def pools(tmp_path_factory):
     return df, path, in_memory(df), streamed(path, quantiles=[0.5], items_out=path.parent / "i.pq")
 
 
-def test_groups_with_few_labels_stream_as_in_memory(tmp_path):
-    """Groups under 10 labels take the moderated t: the same tables as in memory."""
+@pytest.mark.parametrize("pooling", ["separate", "auto"])
+def test_groups_with_few_labels_stream_as_in_memory(tmp_path, pooling):
+    """Groups under 10 labels: separately, the moderated t; by default, shrunk toward the
+    pool's correction (issue 40): the same tables as in memory either way."""
     df = frame(n=600, seed=3)
-    res = streamed(write_dataset(df, tmp_path / "small", row_group=100))
+    res = streamed(
+        write_dataset(df, tmp_path / "small", row_group=100),
+        calibrator=Calibrator(engine="freq", seed=1, pooling=pooling),
+    )
     cal = in_memory(df)
     for t, method in zip(res.groups[:2], ("aee", "classical"), strict=True):
-        ref = cal.estimate_groups(0.05, True, method)
-        assert ref.details["interval"] == ("t" if method == "aee" else "score t")
+        ref = cal.estimate_groups(0.05, True, method, pooling=pooling)
+        if pooling == "separate":
+            assert ref.details["interval"] == ("t" if method == "aee" else "score t")
+        else:
+            assert ref.details["interval"] == "robust EBCI"
         assert "df" in ref.details
         close(t, ref)
         np.testing.assert_allclose(t.critical_value, ref.critical_value, rtol=RTOL)

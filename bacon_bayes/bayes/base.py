@@ -53,6 +53,7 @@ _backend.configure_pytensor()
 from bacon_bayes.bayes.columns import ColumnSpec  # noqa: E402
 from bacon_bayes.bayes.defaults import (  # noqa: E402
     CUT_SUMMARY_DRAWS,
+    GROUP_PRIORS,
     INFERENCE,
     JUDGE_PRIORS,
     LATENT_CACHE_SIZE,
@@ -65,6 +66,7 @@ from bacon_bayes.bayes.spec import JudgeModelSpec, fold_shape  # noqa: E402
 
 __all__ = [
     "CUT_SUMMARY_DRAWS",
+    "GROUP_PRIORS",
     "INFERENCE",
     "JUDGE_PRIORS",
     "LATENT_CACHE_SIZE",
@@ -110,6 +112,17 @@ class JudgeModel(JudgeModelSpec, JudgeModelFitting, JudgeModelPrediction):
         than one on the consensus alone
         (:func:`~bacon_bayes.bayes.selection.prefers_judge_weights`). The choice is
         kept in ``constants_["judge_weights"]``.
+    group_effects : a group level in the label link (``True``, ``False`` or ``"auto"``,
+        the default: on when the column spec names at least
+        :data:`~bacon_bayes.bayes.defaults.MIN_GROUPS` groups and the family supports
+        it). Each part of the link (``group_effect_names``) adds the item's group
+        effect ``u_g``, beside the judge weights: ``u_g = tau eta_g``, ``eta_g ~ N(0, 1)``,
+        ``tau ~ HalfNormal(group_effect_sd)``, one block per cross-fitting fold. The
+        items' groups are codes in X's ``columns.group_col``
+        (:func:`~bacon_bayes.bayes.groups.with_group_column`). A group without a training
+        label in a fit (and a group the model never saw) predicts with effect 0: its
+        posterior is the prior, of mean 0 (``constants_["group_labels"]``: the training
+        labels per group).
     label_draws : draws per chain of a cut fit's label stage (at most ``draws``; stage 2
         is cheap and mixes fast; its R-hat and ESS are checked like stage 1's).
     """
@@ -127,6 +140,16 @@ class JudgeModel(JudgeModelSpec, JudgeModelFitting, JudgeModelPrediction):
     #: Whether the label link has its own slope on z (then the judge weights leave out
     #: the judges' first principal direction, which the slope already scales).
     link_has_slope: ClassVar[bool] = True
+    #: The label link's group-effect parameters (``group_effects``), one per part of the
+    #: link; their terms are added to the judge weights' in ``off``, in this order.
+    group_effect_names: ClassVar[tuple[str, ...]] = ("group_effect",)
+    #: Whether the family's label link takes group effects.
+    supports_group_effects: ClassVar[bool] = True
+    #: Whether the cut fit's label stage integrates the group effects out in closed form
+    #: (sampling their scale alone; each fit's effects are then drawn from their normal
+    #: conditional posterior per draw, :meth:`_draw_group_effects`) instead of sampling
+    #: them (non-centred).
+    collapses_groups: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -145,6 +168,7 @@ class JudgeModel(JudgeModelSpec, JudgeModelFitting, JudgeModelPrediction):
         inference: str = "auto",
         label_draws: int = SAMPLER_DEFAULTS["label_draws"],
         judge_weights: bool | str = "auto",
+        group_effects: bool | str = "auto",
     ) -> None:
         self.columns = columns
         self.priors = priors
@@ -160,3 +184,4 @@ class JudgeModel(JudgeModelSpec, JudgeModelFitting, JudgeModelPrediction):
         self.inference = inference
         self.label_draws = label_draws
         self.judge_weights = judge_weights
+        self.group_effects = group_effects

@@ -120,3 +120,20 @@ def hurdle_label_logp(pos, ly, m, v, g0, g1, h0, h1, s, xp, log_phi):
     m_star = v_star * (m / v + h1 * (ly - h0) / (s * s))
     hurdle = log_phi(0.0, 1.0, (g0 + g1 * m_star) / xp.sqrt(1.0 + g1 * g1 * v_star))
     return pos * (dens + hurdle) + (1.0 - pos) * zero
+
+
+def collapse_groups(e, var, w, g, t2, xp: Any = np):
+    """Random group intercepts integrated out: ``e_i = u_g(i) + N(0, var_i)`` with
+    ``u_g ~ N(0, t2)`` (labels weighted by ``w``, 0 or 1; an item whose one-hot row of
+    ``g`` is zero has no group). Per group, with ``A = sum w / var``, ``B = sum w e /
+    var`` and ``D = 1 + t2 A``: the log marginal of its labels is the sum of their
+    independent ``N(e_i; 0, var_i)`` terms plus ``-log(D) / 2 + t2 B^2 / (2 D)`` (matrix
+    determinant lemma and Sherman-Morrison on ``diag(var) + t2 1 1'``), and given them
+    ``u_g ~ N(t2 B / D, t2 / D)``. Returns those three per group.
+
+    Shapes: ``e``, ``var``, ``w`` (..., n); ``g`` (..., n, G); ``t2`` broadcast against
+    (..., G) (e.g. (..., 1)); ``xp``: numpy or ``pytensor.tensor``."""
+    A = xp.sum(g * xp.expand_dims(w / var, -1), axis=-2)
+    B = xp.sum(g * xp.expand_dims(w * e / var, -1), axis=-2)
+    D = 1.0 + t2 * A
+    return -0.5 * xp.log(D) + 0.5 * t2 * B * B / D, t2 * B / D, t2 / D

@@ -32,6 +32,9 @@ class ColumnSpec:
     unc_cols : (J, K) column of uncertainty feature k of judge j, -1 where absent.
     unc_kinds : names of the K uncertainty kinds (e.g. ``sd``, ``entropy``).
     emb_cols : columns of embedding components.
+    group_col : column of the item's group code (an index into ``groups``, NaN for no
+        group or one the model never saw), -1 when X has none (no group effects).
+    groups : names of the groups the codes index (those of the pool the model was fitted on).
     """
 
     judges: tuple[str, ...]
@@ -40,6 +43,8 @@ class ColumnSpec:
     unc_cols: tuple[tuple[int, ...], ...] = ()
     unc_kinds: tuple[str, ...] = ()
     emb_cols: tuple[int, ...] = ()
+    group_col: int = -1
+    groups: tuple[str, ...] = ()
 
     @classmethod
     def simple(cls, n_judges: int, n_unc: int = 0, n_emb: int = 0) -> ColumnSpec:
@@ -99,6 +104,8 @@ class ColumnSpec:
             "unc_cols": [list(r) for r in self.unc_cols],
             "unc_kinds": list(self.unc_kinds),
             "emb_cols": list(self.emb_cols),
+            "group_col": self.group_col,
+            "groups": list(self.groups),
         }
 
     @classmethod
@@ -111,6 +118,8 @@ class ColumnSpec:
             unc_cols=tuple(tuple(r) for r in d["unc_cols"]),
             unc_kinds=tuple(d["unc_kinds"]),
             emb_cols=tuple(d["emb_cols"]),
+            group_col=int(d.get("group_col", -1)),  # absent in files before group effects
+            groups=tuple(str(g) for g in d.get("groups", ())),
         )
 
     @property
@@ -140,7 +149,8 @@ class Design:
         spec = self.spec
         if X.ndim != 2:
             raise ValidationError(f"X must be a 2-D array (items x features), got {X.ndim}-D")
-        need = max([*spec.judge_cols, *spec.emb_cols, *(spec.missing_cols or ()), -1]) + 1
+        cols = [*spec.judge_cols, *spec.emb_cols, *(spec.missing_cols or ()), spec.group_col]
+        need = max(cols) + 1
         need = max([need, *(c + 1 for row in spec.unc_cols for c in row)])
         if X.shape[1] < need:
             raise ValidationError(
@@ -215,6 +225,18 @@ class Design:
         Us = np.where(obs[..., None], (U - self.unc_center) / self.unc_scale, 0.0)
         Q = (E - self.emb_center) @ self.emb_rinv if E.shape[1] else E
         return {"L": Ls, "obs": obs.astype(float), "U": Us, "Q": Q}
+
+    def group_index(self, X: np.ndarray) -> np.ndarray:
+        """Each row's group as an index into ``spec.groups`` (int), -1 where it has none,
+        the code is not one of them (a group the model never saw), or X has no group column."""
+        spec = self.spec
+        X = np.asarray(X, dtype=float)
+        if spec.group_col < 0 or not spec.groups:
+            return np.full(X.shape[0], -1, dtype=np.int64)
+        code = X[:, spec.group_col]
+        known = np.isfinite(code) & (code >= 0) & (code < len(spec.groups))
+        known &= code == np.round(code)
+        return np.where(known, np.nan_to_num(code), -1).astype(np.int64)
 
     def state(self) -> dict[str, np.ndarray]:
         """Fitted arrays (for saving)."""

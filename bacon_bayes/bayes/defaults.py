@@ -31,6 +31,19 @@ JUDGE_PRIORS: dict[str, float] = {
     "judge_weight_sd": 0.5,  # d_j ~ N(0, .): label link's weight on standardised judge j
 }
 
+#: Prior of the label link's group effects (``group_effects``): per part of the link and
+#: per cross-fitting fold, ``u_g = tau * eta_g``, ``eta_g ~ N(0, 1)`` (non-centred: a few
+#: labels per group pin the effects down weakly), ``tau ~ HalfNormal(group_effect_sd)``,
+#: on the scale of the part's location (the latent z for the ordinal, the standardised
+#: label for the gaussian, the probit and the standardised positive part for the hurdle).
+GROUP_PRIORS: dict[str, float] = {
+    "group_effect_sd": 0.5,
+}
+
+#: Fewest groups for which ``group_effects="auto"`` turns the group level on (with two,
+#: their spread has one degree of freedom: the scale would be its prior).
+MIN_GROUPS = 3
+
 #: Sampler settings (overridable per model).
 SAMPLER_DEFAULTS: dict[str, Any] = {
     "sampler": "auto",

@@ -30,6 +30,7 @@ from bacon_bayes.bayes.defaults import (
     CUT_SUMMARY_DRAWS,
     INFERENCE,
     JUDGE_PRIORS,
+    MIN_GROUPS,
 )
 from bacon_bayes.bayes.posterior import (
     _combine,
@@ -38,6 +39,7 @@ from bacon_bayes.bayes.posterior import (
     _line_fits,
     _thin,
     _thin_draws,
+    _unlabeled_groups_zeroed,
     _unweighted,
 )
 from bacon_bayes.bayes.spec import JudgeModelSpec, _data
@@ -87,6 +89,32 @@ class JudgeModelFitting:
             )
         return bool(self.judge_weights) and self._weight_basis().shape[1] > 0
 
+    def _group_effects(self) -> bool:
+        """Whether the label link has group effects: forced, or with ``"auto"`` where the
+        column spec names at least :data:`MIN_GROUPS` groups and the family takes them."""
+        option = self.group_effects
+        if option not in (True, False, "auto"):
+            raise ValidationError(f"group_effects must be True, False or 'auto', got {option!r}")
+        spec = self.columns
+        has = spec.group_col >= 0 and len(spec.groups) > 0
+        if option is True:
+            if not self.supports_group_effects:
+                raise ValidationError(
+                    f"the {self.family} model has no group effects; use group_effects=False"
+                )
+            if not has:
+                raise ValidationError(
+                    "group_effects=True needs the items' groups: a column spec with "
+                    "group_col and groups (bacon_bayes.bayes.groups.with_group_column)"
+                )
+            return True
+        return (
+            bool(option)
+            and has
+            and self.supports_group_effects
+            and (len(spec.groups) >= MIN_GROUPS)
+        )
+
     def _weight_basis(self) -> np.ndarray:
         """Directions of the standardised judge scores the judge weights act on (J, K)."""
         basis = self.design_.judge_basis
@@ -134,7 +162,7 @@ class JudgeModelFitting:
         """The compiled log density of the label stage, or None (PyTensor's translation): the
         family's own (:meth:`_family_label_density`) unless a subclass changed the
         stage-2 model or its judge-weight terms."""
-        fixed = ("_build_label_model", "_judge_offsets")
+        fixed = ("_build_label_model", "_judge_offsets", "_group_offsets", "_link_offsets")
         if any(getattr(type(self), h) is not getattr(JudgeModelSpec, h) for h in fixed):
             return None
         return self._family_label_density()
@@ -318,12 +346,15 @@ class JudgeModelFitting:
         rows = np.flatnonzero(labeled)
         scores = np.column_stack([arrays["L"], arrays["obs"]])
         agreed = consensus(arrays["L"]) if self._weights_chosen_per_fit() else None
+        group = self.design_.group_index(X) if self._group_effects() else None
         folds = []
         for k in range(n_folds):
             train = labeled & (fold_ids != k) if holdout else labeled
             labels, const = self._label_data(np.where(train, y, np.nan), train, scores)
             if self._judge_weights():
                 const["judge_weights"] = float(self._weights_pay(arrays, y, train, agreed))
+            if group is not None:
+                self._add_groups(labels, const, group, train)
             folds.append((labels, const))
         self._weigh_folds(arrays, folds)
         folds = [(self._restrict(labels, rows), const) for labels, const in folds]
@@ -335,8 +366,21 @@ class JudgeModelFitting:
         fits = []
         for (_, const), (idata, secs) in zip(folds, runs, strict=True):
             diag = self._diagnose(idata, secs, compiled.engine)
-            fits.append(copy.copy(self)._finish(_unweighted(idata, self, const), diag, const))
+            idata = _unlabeled_groups_zeroed(_unweighted(idata, self, const), self, const)
+            fits.append(copy.copy(self)._finish(idata, diag, const))
         return fits
+
+    def _add_groups(self, labels: dict, const: dict, group: np.ndarray, train: np.ndarray) -> None:
+        """Give a fit's labels the items' group one-hot design (``g``, (n, G); a row of
+        zeros where an item has no group) and its constants the training labels per group
+        (``group_labels``: the groups with none keep effect 0 in predictions)."""
+        n_groups = len(self.columns.groups)
+        onehot = np.zeros((group.size, n_groups))
+        has = group >= 0
+        onehot[np.flatnonzero(has), group[has]] = 1.0
+        labels["g"] = onehot
+        counts = np.bincount(group[has & train], minlength=n_groups)
+        const["group_labels"] = counts.astype(float)
 
     def _weights_pay(self, arrays: dict, y: np.ndarray, train: np.ndarray, agreed) -> bool:
         """Judge weights for a fit on ``train``: forced, or chosen from its labels
@@ -398,15 +442,39 @@ class JudgeModelFitting:
         shift, stretch = self._latent_alignment(arrays, judges.posterior, rows, items["m"])
         fits = []
         shared: dict = {}  # z's per-draw moments of the Xs predicted last: the same in every fold
-        for block, link, (_, const) in zip(blocks, links, folds, strict=True):
+        collapsed = "g" in data and self.collapses_groups
+        for k, (block, link, (_, const)) in enumerate(zip(blocks, links, folds, strict=True)):
             if self.warn:
                 warn_if_poor(link)
             diag = merge_diagnostics([judge_diag, link])
-            block = self._aligned(block, shift, stretch)
+            if collapsed:  # before the alignment: stage 2's own latent scale
+                self._with_group_draws(block, data, k)
+            block = _unlabeled_groups_zeroed(self._aligned(block, shift, stretch), self, const)
             fit = copy.copy(self)._finish(_combine(judges, block), diag, const)
             fit._latent_cache_ = shared
             fits.append(fit)
         return fits
+
+    def _with_group_draws(self, block: Any, data: dict, k: int) -> None:
+        """Add fold ``k``'s group effects to its block of a stage-2 run that integrated
+        them out (``collapses_groups``): per draw, one draw from their conditional posterior
+        (:meth:`_draw_group_effects`; seeded by the model's seed and the fold)."""
+        post = block.posterior
+        shape = (post.sizes["chain"], post.sizes["draw"])
+        values = {
+            str(n): np.asarray(da.values).reshape(-1, *da.shape[2:]) for n, da in post.items()
+        }
+        fold = {key: np.asarray(arr)[k] for key, arr in data.items()}
+        rng = np.random.default_rng([self.seed, 2000 + k])
+        name = self.group_effect_names[0]
+        effects = self._draw_group_effects(values, fold, rng).reshape(*shape, -1)
+        post[name] = (("chain", "draw", f"{name}_dim_0"), effects)
+
+    def _draw_group_effects(self, post: dict, data: dict, rng: np.random.Generator) -> np.ndarray:
+        """A family hook (``collapses_groups``): one fit's group effects (draws, G) drawn
+        from their conditional posterior, given each draw's link parameters ``post``
+        (draws, ...) and the fit's stage-2 data ``data`` (one fold's rows)."""
+        raise NotImplementedError
 
     def _link_blocks(
         self, idata: Any, folds: list, secs: float, engine: str

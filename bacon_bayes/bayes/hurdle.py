@@ -231,6 +231,7 @@ class HurdleJudgeModel(JudgeModel):
 
     family: ClassVar[str] = "hurdle"
     judge_weight_names: ClassVar[tuple[str, ...]] = ("zero_judge_weight", "log_judge_weight")
+    group_effect_names: ClassVar[tuple[str, ...]] = ("zero_group_effect", "log_group_effect")
     family_priors: ClassVar[dict[str, float]] = {
         "zero_intercept_sd": 2.0,  # g0 ~ N(0, .)
         "zero_slope_sd": 1.0,  # g1 ~ N(0, .)

@@ -48,19 +48,32 @@ LOG_HALF_NORMAL = 0.5 * log(2.0 / pi)  # log of the half-normal's density factor
 # 1e-12 Phi(z_b).
 
 #: The flat vector's parameters, in the order of :func:`_ordinal_flat_py`'s ``start``.
-_ORDINAL_PARAMS = ("cutpoints_anchored_ordered__", "log_label_noise", "judge_weight")
+_ORDINAL_PARAMS = (
+    "cutpoints_anchored_ordered__", "log_label_noise", "judge_weight",
+    "group_effect_z", "group_sd_log__",
+)  # fmt: skip
 #: The priors, in the order of its ``pr``.
-_ORDINAL_PRIORS = ("cutpoint_sd", "log_label_noise_mu", "log_label_noise_sd", "judge_weight_sd")
+_ORDINAL_PRIORS = (
+    "cutpoint_sd", "log_label_noise_mu", "log_label_noise_sd", "judge_weight_sd",
+    "group_effect_sd",
+)  # fmt: skip
 _SQRT_2PI = float(np.sqrt(2.0 * np.pi))
 
 
-def _ordinal_flat_py(x, start, n_cut, pr, outer, clip, anchor, m0, v, yk, w, r, q, grad):
+def _ordinal_flat_py(
+    x, start, n_cut, pr, outer, clip, anchor, m0, v, yk, w, r, q, g, gix, grad
+):  # fmt: skip
     """Log density at the flat vector ``x`` (``start``: each of :data:`_ORDINAL_PARAMS`'
     first index, -1 when absent; ``pr``: :data:`_ORDINAL_PRIORS`' values; ``m0``, ``v``,
-    ``w`` (folds, n), ``yk`` (folds, n) integers, ``r`` (folds, n, K); ``q`` unused); the
+    ``w`` (folds, n), ``yk`` (folds, n) integers, ``r`` (folds, n, K); ``q`` unused; ``g``
+    (folds, n, G) the group one-hot rows, ``gix`` (folds, n) their index, -1: none); the
     gradient is written into ``grad``."""
     F, n = m0.shape
     K = r.shape[2]
+    G = g.shape[2] if start[3] >= 0 else 0
+    ie, it, gsd = start[3], start[4], pr[4]
+    u = np.zeros(G)
+    gu = np.zeros(G)
     C = n_cut
     ic, il, iw = start[0], start[1], start[2]
     csd, lmu, lsd, wsd = pr[0], pr[1], pr[2], pr[3]
@@ -94,6 +107,16 @@ def _ordinal_flat_py(x, start, n_cut, pr, outer, clip, anchor, m0, v, yk, w, r, 
             z = jw[k] / wsd
             total += -0.5 * z * z - np.log(wsd) - 0.5 * LOG_2PI
             gjw[k] = -z / wsd
+        tau, g_lt = 0.0, 0.0
+        if G > 0:  # u = tau eta, eta ~ N(0, 1), tau ~ HalfNormal(gsd) on the log scale
+            tau = np.exp(x[it + f])
+            total += LOG_HALF_NORMAL - np.log(gsd) - 0.5 * (tau / gsd) ** 2 + x[it + f]
+            g_lt = 1.0 - (tau / gsd) ** 2
+            for k in range(G):
+                e = x[ie + f * G + k]
+                u[k] = tau * e
+                gu[k] = 0.0
+                total += -0.5 * e * e - 0.5 * LOG_2PI
         for i in range(n):
             wi = w[f, i]
             if wi == 0.0:
@@ -101,6 +124,9 @@ def _ordinal_flat_py(x, start, n_cut, pr, outer, clip, anchor, m0, v, yk, w, r, 
             m = m0[f, i]
             for k in range(K):
                 m += r[f, i, k] * jw[k]
+            gk = gix[f, i]
+            if gk >= 0:
+                m += u[gk]
             sd = np.sqrt(s2 + v[f, i])
             level = yk[f, i]
             lo = cut[level - 1] if level >= 1 else -outer
@@ -135,6 +161,8 @@ def _ordinal_flat_py(x, start, n_cut, pr, outer, clip, anchor, m0, v, yk, w, r, 
             g_lsy += -(d_za * za + d_zb * zb) / sd * s2 / sd
             for k in range(K):
                 gjw[k] += g_m * r[f, i, k]
+            if gk >= 0:
+                gu[gk] += g_m
         # back through the anchored-ordered transform
         acc = 0.0
         for c in range(C - 1, anchor, -1):
@@ -151,6 +179,11 @@ def _ordinal_flat_py(x, start, n_cut, pr, outer, clip, anchor, m0, v, yk, w, r, 
         grad[il + f] = g_lsy
         for k in range(K):
             grad[iw + f * K + k] = gjw[k]
+        for k in range(G):
+            grad[ie + f * G + k] = tau * gu[k] - x[ie + f * G + k]
+            g_lt += gu[k] * u[k]
+        if G > 0:
+            grad[it + f] = g_lt
     return total
 
 
@@ -163,8 +196,11 @@ def _items_matrix(a: Any, shape: tuple) -> np.ndarray:
 
 def _stage2_numpy(data: dict[str, Any], labels: type) -> dict[str, Any]:
     """The stage-2 containers as C-ordered numpy arrays for a numba density (``*_np``;
-    ``yk_np`` of dtype ``labels``; ``r_np`` (folds, n, 0) without judge weights)."""
+    ``yk_np`` of dtype ``labels``; ``r_np`` (folds, n, 0) without judge weights, ``g_np``
+    (folds, n, 0) without group effects; ``gix_np``: each item's group index, -1: none)."""
     m = np.ascontiguousarray(np.asarray(data["m"], dtype=float))
+    g = _items_matrix(data.get("g"), m.shape)
+    has = g.sum(axis=2) > 0
     return {
         "m_np": m,
         "v_np": np.ascontiguousarray(np.asarray(data["v"], dtype=float)),
@@ -172,11 +208,13 @@ def _stage2_numpy(data: dict[str, Any], labels: type) -> dict[str, Any]:
         "w_np": np.ascontiguousarray(np.asarray(data["w"], dtype=float)),
         "r_np": _items_matrix(data.get("r"), m.shape),
         "q_np": _items_matrix(data.get("q"), m.shape),
+        "g_np": g,
+        "gix_np": np.where(has, np.argmax(g, axis=2) if g.shape[2] else 0, -1).astype(np.int64),
     }
 
 
 #: The stage-2 arrays every label density reads, in its arguments' order.
-_KEYS = ("m_np", "v_np", "yk_np", "w_np", "r_np", "q_np")
+_KEYS = ("m_np", "v_np", "yk_np", "w_np", "r_np", "q_np", "g_np", "gix_np")
 
 
 def _flat_value_and_grad(
@@ -199,7 +237,7 @@ def _flat_density(
     from_layout: Callable | None = None,
 ) -> GradDensity:
     """A label stage's :class:`GradDensity`: ``py_func(x, start, prior, *args, m, v, yk,
-    w, r, q, grad)`` (each reads the arrays it needs) with ``start`` from ``params``,
+    w, r, q, g, gix, grad)`` (each reads the arrays it needs) with ``start`` from ``params``,
     ``prior`` the values of ``priors``, and ``yk`` of dtype ``labels``."""
     prior = np.array([pr[name] for name in priors], dtype=float)
     flat = functools.partial(
@@ -246,22 +284,30 @@ def ordinal_density(pr: dict[str, float], outer: float, clip: float, anchor: int
 _HURDLE_PARAMS = (
     "zero_intercept", "zero_slope", "log_intercept", "log_slope", "log_noise_y_log__",
     "zero_judge_weight", "log_judge_weight",
+    "zero_group_effect_z", "log_group_effect_z", "zero_group_sd_log__", "log_group_sd_log__",
 )  # fmt: skip
 #: The priors, in the order of its ``pr``.
 _HURDLE_PRIORS = (
     "zero_intercept_sd", "zero_slope_sd", "log_intercept_sd", "log_slope_sd",
-    "log_noise_sd_prior", "judge_weight_sd",
+    "log_noise_sd_prior", "judge_weight_sd", "group_effect_sd",
 )  # fmt: skip
 
 
-def _hurdle_flat_py(x, start, pr, clip, m0, v, yk, w, r, q, grad):
+def _hurdle_flat_py(x, start, pr, clip, m0, v, yk, w, r, q, g, gix, grad):
     """Log density at the flat vector ``x`` (``start``: each of :data:`_HURDLE_PARAMS`'
     first index, -1 when absent; ``pr``: :data:`_HURDLE_PRIORS`' values; ``m0``, ``v``,
     ``w`` (folds, n), ``yk`` (folds, n, 2): the positive indicator and the standardised
-    transformed label, ``r`` (folds, n, K); ``q`` unused); the gradient is written into
-    ``grad``."""
+    transformed label, ``r`` (folds, n, K); ``q`` unused; ``g``, ``gix`` the groups as in
+    :func:`_ordinal_flat_py`, one effect per part: ``u[0]`` on g0, ``u[1]`` on h0); the
+    gradient is written into ``grad``."""
     F, n = m0.shape
     K = r.shape[2]
+    G = g.shape[2] if start[7] >= 0 else 0
+    gsd = pr[6]
+    u = np.zeros((2, G))
+    gu = np.zeros((2, G))
+    tau = np.zeros(2)
+    g_lt = np.zeros(2)
     grad[:] = 0.0
     total = 0.0
     theta = np.empty(4)
@@ -288,6 +334,17 @@ def _hurdle_flat_py(x, start, pr, clip, m0, v, yk, w, r, q, grad):
             total -= 2.0 * (np.log(pr[5]) + 0.5 * LOG_2PI)
             gdz[k] = -dz[k] / pr[5] ** 2
             gdl[k] = -dl[k] / pr[5] ** 2
+        if G > 0:  # per part: u = tau eta, eta ~ N(0, 1), tau ~ HalfNormal(gsd), log scale
+            for p in range(2):
+                lt = x[start[9 + p] + f]
+                tau[p] = np.exp(lt)
+                total += LOG_HALF_NORMAL - np.log(gsd) - 0.5 * (tau[p] / gsd) ** 2 + lt
+                g_lt[p] = 1.0 - (tau[p] / gsd) ** 2
+                for k in range(G):
+                    e = x[start[7 + p] + f * G + k]
+                    u[p, k] = tau[p] * e
+                    gu[p, k] = 0.0
+                    total += -0.5 * e * e - 0.5 * LOG_2PI
         g1, h1 = theta[1], theta[3]
         for i in range(n):
             wi = w[f, i]
@@ -298,6 +355,10 @@ def _hurdle_flat_py(x, start, pr, clip, m0, v, yk, w, r, q, grad):
             for k in range(K):
                 g0 += r[f, i, k] * dz[k]
                 h0 += r[f, i, k] * dl[k]
+            gk = gix[f, i]
+            if gk >= 0:
+                g0 += u[0, gk]
+                h0 += u[1, gk]
             # the probit term's argument t and its partial derivatives (t_*); the
             # normal density's derivatives (d_*) for a positive label
             d_h0 = d_h1 = d_s2 = t_h0 = t_h1 = t_s2 = 0.0
@@ -347,12 +408,21 @@ def _hurdle_flat_py(x, start, pr, clip, m0, v, yk, w, r, q, grad):
             for k in range(K):
                 gdz[k] += wi * d_g0 * r[f, i, k]
                 gdl[k] += wi * d_h0 * r[f, i, k]
+            if gk >= 0:
+                gu[0, gk] += wi * d_g0
+                gu[1, gk] += wi * d_h0
         for j in range(4):
             grad[start[j] + f] = gth[j]
         grad[start[4] + f] = g_ls + g_s2 * 2.0 * s2
         for k in range(K):
             grad[start[5] + f * K + k] = gdz[k]
             grad[start[6] + f * K + k] = gdl[k]
+        for p in range(2 if G > 0 else 0):
+            for k in range(G):
+                at = start[7 + p] + f * G + k
+                grad[at] = tau[p] * gu[p, k] - x[at]
+                g_lt[p] += gu[p, k] * u[p, k]
+            grad[start[9 + p] + f] = g_lt[p]
     return total
 
 
@@ -363,32 +433,51 @@ def hurdle_density(pr: dict[str, float], clip: float) -> GradDensity:
 
 # ------------------------------------------------ the gaussian link in numba
 #
-# Per labeled item: ``y ~ N(b0 + b1 m + r' d, b1^2 v + sy^2 exp(2 q' gamma))``.
+# Per labeled item: ``y ~ N(b0 + b1 m + r' d, b1^2 v + sy^2 exp(2 q' gamma))``; with group
+# effects, ``+ u_g`` integrated out in closed form per group
+# (:func:`~bacon_bayes.bayes.closed_forms.collapse_groups`): with ``A = sum w / var``,
+# ``B = sum w e / var``, ``D = 1 + tau^2 A`` and ``k = tau^2 B / D`` (u's conditional mean),
+# the group adds ``C = -log(D) / 2 + tau^2 B^2 / (2 D)``, whose derivatives are
+# ``dC/de_i = k w_i / var_i``, ``dC/dvar_i = w_i / var_i^2 (tau^2 / (2 D) + k^2 / 2 - k e_i)``
+# and ``dC/dlog tau = tau^2 (B^2 / D^2 - A / D)``.
 
 #: The flat vector's parameters, in the order of :func:`_gaussian_flat_py`'s ``start``.
 _GAUSSIAN_PARAMS = (
     "intercept", "slope_log__", "label_noise_log__", "label_noise_embedding", "judge_weight",
+    "group_sd_log__",
 )  # fmt: skip
 #: The priors, in the order of its ``pr``.
 _GAUSSIAN_PRIORS = (
     "intercept_sd", "slope_sd", "label_noise_sd", "label_noise_embedding_sd", "judge_weight_sd",
+    "group_effect_sd",
 )  # fmt: skip
 
 
-def _gaussian_flat_py(x, start, pr, m0, v, yk, w, r, q, grad):
+def _gaussian_flat_py(x, start, pr, m0, v, yk, w, r, q, g, gix, grad):
     """Log density at the flat vector ``x`` (``start``: each of :data:`_GAUSSIAN_PARAMS`'
     first index, -1 when absent; ``pr``: :data:`_GAUSSIAN_PRIORS`' values; ``m0``, ``v``,
     ``yk``, ``w`` (folds, n), ``r`` (folds, n, K), ``q`` (folds, n, E), E = 0 when the
-    label noise does not depend on the embedding); the gradient is written into ``grad``."""
+    label noise does not depend on the embedding; ``g`` (folds, n, G) the group one-hot
+    rows, ``gix`` (folds, n) their index, -1: none; the group effects are integrated
+    out, their scale is ``group_sd``); the gradient is written into ``grad``."""
     F, n = m0.shape
     K = r.shape[2]
     E = q.shape[2] if start[3] >= 0 else 0
+    G = g.shape[2] if start[5] >= 0 else 0
+    it, gsd = start[5], pr[5]
     grad[:] = 0.0
     total = 0.0
     d = np.zeros(K)
     gd = np.zeros(K)
     gam = np.zeros(E)
     ggam = np.zeros(E)
+    err = np.zeros(n)
+    var = np.zeros(n)
+    noise = np.zeros(n)
+    sa = np.zeros(G)
+    sb = np.zeros(G)
+    kap = np.zeros(G)
+    half = np.zeros(G)
     for f in range(F):
         b0 = x[start[0] + f]
         z = b0 / pr[0]
@@ -408,29 +497,55 @@ def _gaussian_flat_py(x, start, pr, m0, v, yk, w, r, q, grad):
             d[k] = x[start[4] + f * K + k]
             total += -0.5 * (d[k] / pr[4]) ** 2 - np.log(pr[4]) - 0.5 * LOG_2PI
             gd[k] = -d[k] / pr[4] ** 2
-        for i in range(n):
+        t2 = 0.0
+        if G > 0:  # tau ~ HalfNormal(gsd) on the log scale
+            t2 = np.exp(2.0 * x[it + f])
+            total += LOG_HALF_NORMAL - np.log(gsd) - 0.5 * t2 / (gsd * gsd) + x[it + f]
+            grad[it + f] = 1.0 - t2 / (gsd * gsd)
+            for k in range(G):
+                sa[k] = 0.0
+                sb[k] = 0.0
+        for i in range(n):  # the items' own terms; the groups' sums
             wi = w[f, i]
             if wi == 0.0:
                 continue
-            noise = sy2
+            noise[i] = sy2
             if E > 0:
                 qg = 0.0
                 for e in range(E):
                     qg += q[f, i, e] * gam[e]
-                noise *= np.exp(2.0 * qg)
+                noise[i] *= np.exp(2.0 * qg)
             mean = b0 + b1 * m0[f, i]
             for k in range(K):
                 mean += r[f, i, k] * d[k]
-            var = b1 * b1 * v[f, i] + noise
-            err = yk[f, i] - mean
-            total += wi * -0.5 * (LOG_2PI + np.log(var) + err * err / var)
-            d_mean = wi * err / var
-            d_var = wi * 0.5 * (err * err / var - 1.0) / var
+            var[i] = b1 * b1 * v[f, i] + noise[i]
+            err[i] = yk[f, i] - mean
+            total += wi * -0.5 * (LOG_2PI + np.log(var[i]) + err[i] * err[i] / var[i])
+            gk = gix[f, i]
+            if G > 0 and gk >= 0:
+                sa[gk] += wi / var[i]
+                sb[gk] += wi * err[i] / var[i]
+        for k in range(G):  # each group's effect integrated out
+            dd = 1.0 + t2 * sa[k]
+            kap[k] = t2 * sb[k] / dd
+            half[k] = 0.5 * t2 / dd + 0.5 * kap[k] * kap[k]
+            total += -0.5 * np.log(dd) + 0.5 * t2 * sb[k] * sb[k] / dd
+            grad[it + f] += t2 * (sb[k] * sb[k] / (dd * dd) - sa[k] / dd)
+        for i in range(n):
+            wi = w[f, i]
+            if wi == 0.0:
+                continue
+            d_mean = wi * err[i] / var[i]
+            d_var = wi * 0.5 * (err[i] * err[i] / var[i] - 1.0) / var[i]
+            gk = gix[f, i]
+            if G > 0 and gk >= 0:
+                d_mean -= kap[gk] * wi / var[i]
+                d_var += wi / (var[i] * var[i]) * (half[gk] - kap[gk] * err[i])
             g_b0 += d_mean
             g_b1 += d_mean * m0[f, i] + d_var * 2.0 * b1 * v[f, i]
-            g_ln += d_var * 2.0 * noise
+            g_ln += d_var * 2.0 * noise[i]
             for e in range(E):
-                ggam[e] += d_var * 2.0 * noise * q[f, i, e]
+                ggam[e] += d_var * 2.0 * noise[i] * q[f, i, e]
             for k in range(K):
                 gd[k] += d_mean * r[f, i, k]
         grad[start[0] + f] = g_b0

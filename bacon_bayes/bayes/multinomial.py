@@ -188,6 +188,7 @@ class MultinomialJudgeModel(DiscreteOutcomeMixin, JudgeModel):
 
     family: ClassVar[str] = "multinomial"
     supports_cut: ClassVar[bool] = False  # the label link reads the class joint, not z
+    supports_group_effects: ClassVar[bool] = False  # no location to shift
     family_priors: ClassVar[dict[str, float]] = {
         "class_intercept_sd": 2.0,  # b_k ~ N(0, .) (log-odds against the first level)
         "offdiag_logit_mu": -2.0,  # A[k, l] ~ N(., offdiag_logit_sd): favours the diagonal

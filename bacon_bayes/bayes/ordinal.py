@@ -2,7 +2,7 @@
 
 Latent quality ``z ~ N(q' theta, 1)`` (location and scale fixed; the cutpoints
 float); the human label is level k when ``kappa_{k-1} < z + sigma_y eps <= kappa_k``
-(``judge_weights=True``: ``z + r' d`` in place of z).
+(``judge_weights=True``: ``z + r' d`` in place of z; group effects: ``+ u_g``).
 Given the judges, ``z ~ N(m, v)`` (closed form), so
 ``P(y <= k | judges) = Phi((kappa_k - m) / sqrt(sigma_y^2 + v))``.
 """
@@ -176,6 +176,9 @@ class OrdinalJudgeModel(JudgeModel):
         }
         if "judge_weight" in post:  # added to z on its scale: stretches with it
             out["judge_weight"] = stretch[..., None] * post["judge_weight"]
+        if "group_effect" in post:  # likewise (eta = u / tau is scale-free)
+            out["group_effect"] = stretch[..., None] * post["group_effect"]
+            out["group_sd"] = stretch * post["group_sd"]
         return out
 
     def _probs(self, post, m, v, off=None):

@@ -23,13 +23,13 @@ def _fold_blocks(items: dict, folds: list[dict]) -> dict[str, np.ndarray]:
     """Stage-2 data, one row per fold holding only that fold's training items (padded
     with weight 0 to the largest fold): every per-item array of ``items`` (``m``, ``v``,
     embedding rows ``q``) and of each fold's labels (``yk``, ``w``, weighted judge
-    scores ``r``), each (folds, n, ...)."""
+    scores ``r``, group one-hot rows ``g``), each (folds, n, ...)."""
     keep = [np.flatnonzero(labels["w"] > 0) for labels in folds]
     width = max(idx.size for idx in keep)
     out: dict[str, list] = {}
     for idx, labels in zip(keep, folds, strict=True):
         pad = width - idx.size
-        own = [(name, labels[name]) for name in ("yk", "w", "r") if name in labels]
+        own = [(name, labels[name]) for name in ("yk", "w", "r", "g") if name in labels]
         sources = [*items.items(), *own]
         for name, src in sources:
             fill = 1.0 if name == "v" else 0  # a valid variance / level index in the padding
@@ -47,6 +47,24 @@ def _unweighted(idata: Any, model: JudgeModel, const: dict) -> Any:
     out = idata.copy()
     out.posterior = out.posterior.drop_vars(list(model.judge_weight_names))
     return out
+
+
+def _unlabeled_groups_zeroed(idata: Any, model: JudgeModel, const: dict) -> Any:
+    """``idata`` with the group effects of the groups without a training label in this fit
+    (``constants_["group_labels"] == 0``) set to 0 in every draw: their posterior is the
+    prior, whose mean is 0 (the draws would only add Monte Carlo noise to predictions);
+    a group the model never saw predicts with 0 too. Changes ``idata`` in place."""
+    if "group_labels" not in const:
+        return idata
+    empty = np.asarray(const["group_labels"]) == 0
+    if not empty.any():
+        return idata
+    post = idata.posterior
+    for name in model.group_effect_names:
+        values = np.array(post[name].values)
+        values[..., empty] = 0.0
+        post[name] = (post[name].dims, values)
+    return idata
 
 
 def _fold_block(idata: Any, k: int) -> Any:

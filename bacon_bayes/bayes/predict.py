@@ -44,13 +44,17 @@ class JudgeModelPrediction:
 
     def _per_draw(self, X: np.ndarray, fn, width: int = 0) -> list:
         """``fn(post, m, v, q, off)`` per chunk of draws: z's per-draw moments (d, n),
-        the items' QR embedding rows ``q`` (n, E) and the link's judge-weight terms
-        ``off`` (each (d, n); None without judge weights)."""
+        the items' QR embedding rows ``q`` (n, E) and the link's judge-weight plus
+        group-effect terms ``off`` (each (d, n); None without either; an item of no group
+        or of one the model never saw has group effect 0)."""
         self._check_fitted()
         X = np.asarray(X, dtype=float)
         arr = self.design_.transform(X)
         weighted = self.judge_weight_names[0] in self.posterior_
         r = arr["L"] @ self._weight_basis() if weighted else None
+        group = None
+        if self.group_effect_names[0] in self.posterior_:
+            group = self.design_.group_index(X)
         n_draws = next(iter(self.posterior_.values())).shape[0]
         out = []
         cache = getattr(self, "_latent_cache_", None)
@@ -65,9 +69,15 @@ class JudgeModelPrediction:
                 if (sl.start, sl.stop) not in chunks:
                     chunks[sl.start, sl.stop] = self._collapse_arrays(arr, post)
                 m, v = chunks[sl.start, sl.stop]
-            off = None  # the link's own weights: this fold's, not cached
+            off = None  # the link's own weights and group effects: this fold's, not cached
             if r is not None:
                 off = tuple(post[name] @ r.T for name in self.judge_weight_names)
+            if group is not None:
+                names = self.group_effect_names
+                effects = tuple(_group_terms(post[name], group) for name in names)
+                if off is not None:
+                    effects = tuple(a + b for a, b in zip(off, effects, strict=True))
+                off = effects
             out.append(fn(post, m, v, arr["Q"], off))
         return out
 
@@ -141,6 +151,13 @@ class _DrawMoments:
         """Posterior mean, and mean within-draw variance plus the variance of the means."""
         assert self.mean is not None and self.m2 is not None and self.var_sum is not None
         return self.mean, self.var_sum / self.n + self.m2 / self.n
+
+
+def _group_terms(effects: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Each item's group effect per draw, (d, n), from the draws' effects (d, G) and the
+    items' group index (-1: no group or an unseen one, effect 0)."""
+    padded = np.concatenate([effects, np.zeros((effects.shape[0], 1))], axis=1)
+    return padded[:, group]  # index -1 reads the padding's 0
 
 
 def _cache_entry(cache: dict, key: Any, size: int) -> dict | None:

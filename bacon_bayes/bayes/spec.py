@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from bacon_bayes.bayes.closed_forms import collapse_judges
-from bacon_bayes.bayes.defaults import JUDGE_PRIORS
+from bacon_bayes.bayes.defaults import GROUP_PRIORS, JUDGE_PRIORS
 from bacon_bayes.errors import ValidationError
 
 
@@ -19,13 +19,13 @@ class JudgeModelSpec:
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         names = (
             "columns priors sampler draws tune chains target_accept low_rank seed "
-            "predict_draws warn inference label_draws judge_weights"
+            "predict_draws warn inference label_draws judge_weights group_effects"
         ).split()
         return {n: getattr(self, n) for n in names}
 
     def resolved_priors(self) -> dict[str, float]:
         """Default priors updated with the user's overrides (unknown names rejected)."""
-        out = {**JUDGE_PRIORS, **self.family_priors}
+        out = {**JUDGE_PRIORS, **GROUP_PRIORS, **self.family_priors}
         for key, val in (self.priors or {}).items():
             if key not in out:
                 raise ValidationError(
@@ -126,6 +126,38 @@ class JudgeModelSpec:
             out.append(pt.sum(r * pt.expand_dims(d, -2), axis=-1))
         return tuple(out)
 
+    def _group_offsets(
+        self, pm: Any, pt: Any, g: Any, pr: dict, shape: tuple, n_groups: int
+    ) -> tuple:
+        """The group-effect terms ``g @ u_p`` of the link's parts: ``g`` the items' group
+        one-hot design (n, G) with ``shape=()`` or (folds, n, G) with ``shape=(folds,)``
+        (a row of zeros: no group); per name in ``group_effect_names``, ``u_p = tau_p *
+        eta_p`` (stored as the name; ``eta_p ~ N(0, 1)`` as ``<name>_z``, ``tau_p ~
+        HalfNormal(group_effect_sd)`` as :func:`group_sd_name`), one (..., G) block per fold."""
+        out = []
+        for name in self.group_effect_names:
+            tau = pm.HalfNormal(group_sd_name(name), pr["group_effect_sd"], shape=shape)
+            eta = pm.Normal(f"{name}_z", 0.0, 1.0, shape=(*shape, n_groups))
+            u = pm.Deterministic(name, pt.expand_dims(tau, -1) * eta)
+            out.append(pt.sum(g * pt.expand_dims(u, -2), axis=-1))
+        return tuple(out)
+
+    def _link_offsets(
+        self, pm: Any, pt: Any, labels: dict, pr: dict, shape: tuple = (), collapse: bool = False
+    ):
+        """The additive terms of the link's parts (``off`` of the family hooks): the judge
+        weights' (``r`` in ``labels``) plus the group effects' (``g``; not with
+        ``collapse``: the family integrates them out), or None."""
+        parts = []
+        if "r" in labels:
+            parts.append(self._judge_offsets(pm, pt, pm.Data("r", labels["r"]), pr, shape))
+        if "g" in labels and not collapse:
+            g = pm.Data("g", labels["g"])
+            parts.append(self._group_offsets(pm, pt, g, pr, shape, np.shape(labels["g"])[-1]))
+        if not parts:
+            return None
+        return tuple(sum(terms[1:], terms[0]) for terms in zip(*parts, strict=True))
+
     def _build_model(self, arrays: dict[str, np.ndarray], labels: dict[str, np.ndarray]):
         """The joint model: judges and training labels (``inference="joint"``)."""
         import pymc as pm
@@ -137,9 +169,7 @@ class JudgeModelSpec:
             idx = pm.Data("label_rows", labels["label_rows"])
             yk = pm.Data("yk", labels["yk"])
             w = pm.Data("w", labels["w"])
-            off = None
-            if "r" in labels:
-                off = self._judge_offsets(pm, pt, pm.Data("r", labels["r"]), pr)
+            off = self._link_offsets(pm, pt, labels, pr)
             q = model["Q"][idx] if self._label_uses_embedding() else None
             label_logp = self._label_logp(pm, pt, m[idx], v[idx], yk, pr, q=q, off=off)
             pm.Potential("labels", pt.sum(w * label_logp))
@@ -158,7 +188,11 @@ class JudgeModelSpec:
         """Stage 2 of the cut fit: the label link given z ~ N(m, v) per labeled item,
         one independent block of parameters per fold (``yk`` and ``w`` are (folds, n);
         ``q``, when the link reads the embedding, (folds, n, E); ``r``, with judge
-        weights, the judge scores along the weights' directions (folds, n, K))."""
+        weights, the judge scores along the weights' directions (folds, n, K); ``g``,
+        with group effects, the items' group one-hot design (folds, n, G)). A family with
+        ``collapses_groups`` integrates the group effects out here (its ``_label_logp``
+        takes ``groups=(g, w)`` and returns the per-item terms and the groups' term); the
+        joint model samples them as every family does."""
         import pymc as pm
         import pytensor.tensor as pt
 
@@ -169,11 +203,17 @@ class JudgeModelSpec:
             v = pm.Data("v", labels["v"])
             yk = pm.Data("yk", labels["yk"])
             w = pm.Data("w", labels["w"])
-            off = None
-            if "r" in labels:
-                off = self._judge_offsets(pm, pt, pm.Data("r", labels["r"]), pr, (n_folds,))
+            collapse = "g" in labels and self.collapses_groups
+            off = self._link_offsets(pm, pt, labels, pr, (n_folds,), collapse)
             q = pm.Data("q", labels["q"]) if "q" in labels else None
-            label_logp = self._label_logp(pm, pt, m, v, yk, pr, n_folds, q=q, off=off)
+            if collapse:  # the family integrates the group effects out
+                groups = (pm.Data("g", labels["g"]), w)
+                label_logp, group_logp = self._label_logp(
+                    pm, pt, m, v, yk, pr, n_folds, q=q, off=off, groups=groups
+                )
+                pm.Potential("groups", group_logp)
+            else:
+                label_logp = self._label_logp(pm, pt, m, v, yk, pr, n_folds, q=q, off=off)
             pm.Potential("labels", pt.sum(w * label_logp))
         return model
 
@@ -181,6 +221,12 @@ class JudgeModelSpec:
 def _data(arrays: dict, labels: dict) -> dict:
     """Every data container's values (empty ones, e.g. no embedding, are not in the graph)."""
     return {**{k: v for k, v in arrays.items() if np.size(v)}, **labels}
+
+
+def group_sd_name(effect: str) -> str:
+    """The scale parameter of the group effects named ``effect`` (``group_effect`` ->
+    ``group_sd``, ``zero_group_effect`` -> ``zero_group_sd``)."""
+    return effect.replace("group_effect", "group_sd")
 
 
 def fold_shape(folds: int | None) -> tuple[tuple[int, ...], Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from bacon_bayes.doctor.roles import find_roles
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.frozen import unvalidated
 from bacon_bayes.io import read_table
+from bacon_bayes.order import unique_codes
 from bacon_bayes.outputs import Output, claim
 from bacon_bayes.planning import resolution_note
 from bacon_bayes.pool import KINDS, EvalPool
@@ -112,6 +114,22 @@ def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
         help="what the intervals are for: pool (the finite pool of these items, "
         "design-based; default) or population (the prompts, or items, are a sample of a "
         "larger population; with --prompt the variance is clustered by prompt)",
+    )
+    p.add_argument(
+        "--pooling",
+        choices=("auto", "shrink", "separate"),
+        default="auto",
+        help="group means: shrink (each group's correction shrunk toward the pool's; "
+        "robust empirical-Bayes intervals valid on average over the groups; every group "
+        "with a label gets one), separate (each group's own AEE, valid per group; none "
+        "under 5 labels) or auto (default: shrink when a group has fewer than 10 labels)",
+    )
+    p.add_argument(
+        "--group-effects",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="Bayesian engine: the judge model's group level (a random intercept per group "
+        "on the label link; auto: with 3 or more groups)",
     )
     add_round_arguments(p)
 
@@ -380,6 +398,10 @@ def calibrator_from_args(args: argparse.Namespace) -> Calibrator:
         scale=scale_from_args(args),
         surrogates=parse_surrogates(args.surrogates),
         target=getattr(args, "target", "pool"),
+        pooling=getattr(args, "pooling", "auto"),
+        group_effects={"on": True, "off": False}.get(
+            getattr(args, "group_effects", "auto"), "auto"
+        ),
     )
 
 
@@ -466,9 +488,13 @@ def _run(
     group = group_name(args) if pool.groups is not None else None
     compared, groups, skipped = None, None, ""
     try:
-        if pool.groups is not None and np.unique(pool.groups).size > 1:
-            note = resolution_note(pool, args.alpha, group_column=group)
-            compared = comparisons(cal, args.alpha, group, note)
+        if pool.groups is not None and unique_codes(pool.groups)[0].size > 1:
+            compared = comparisons(cal, args.alpha, group)
+            if not compared.best_clear:  # the plan's line: only where it is printed
+                # the fitted frequentist calibrator's residuals are the plan's pilot
+                mine = cal if saved is None and cal.engine_ == "freq" else None
+                note = resolution_note(pool, args.alpha, group_column=group, calibrator=mine)
+                compared = dataclasses.replace(compared, plan_note=note)
         groups = [cal.estimate_groups(args.alpha, True, m) for m in METHODS] if group else None
     except ValidationError as exc:  # a group with fewer than 2 labels: the pool still counts
         if pool.groups is None:

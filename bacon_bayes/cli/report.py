@@ -87,7 +87,9 @@ def run(args: argparse.Namespace) -> int:
                 history=records,
                 round_name=args.round or Path(args.file).name,
             )
-        note = resolution_note(cal.pool_, args.alpha, group_column=getattr(args, "group", None))
+        mine = cal if saved is None and cal.engine_ == "freq" else None  # the plan's pilot
+        group = getattr(args, "group", None)
+        note = resolution_note(cal.pool_, args.alpha, group_column=group, calibrator=mine)
         cal.report(
             out.path,
             simulate=args.simulate,

@@ -17,6 +17,7 @@ import pandas as pd
 
 from bacon_bayes.doctor import agreement, bias
 from bacon_bayes.doctor.roles import Roles, find_roles
+from bacon_bayes.estimate.shrink import MIN_SEPARATE_LABELS, choose_pooling
 from bacon_bayes.readers import TableMeta
 
 __all__ = ["Profile", "profile"]
@@ -172,18 +173,35 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
         "judge(s): calibrated (AEE), labels-only and raw-judge estimates with intervals"
     ]
     if p.labels_per_group is not None:
-        few = p.labels_per_group[p.labels_per_group["labels"] < MIN_GROUP_LABELS]
-        if few.empty:
+        counts = p.labels_per_group["labels"].to_numpy()
+        none = p.labels_per_group[p.labels_per_group["labels"] == 0]
+        if choose_pooling("auto", counts) == "shrink":
+            out.append(
+                f"a mean per {r.group} and their comparisons, shrunk toward the pool's "
+                f"correction (some have fewer than {MIN_SEPARATE_LABELS} labels): an interval "
+                "for every one with a label, valid on average over them and at least 90% each"
+                + (
+                    f"; none for {len(none)} without labels ({_names(none, r.group)}): "
+                    "label a few of those"
+                    if len(none)
+                    else ""
+                )
+            )
+        elif (counts >= MIN_GROUP_LABELS).all():
             out.append(f"a mean per {r.group} and their comparisons (each has >= 5 labels)")
         else:
-            names = ", ".join(map(str, few[r.group].head(5)))
+            few = p.labels_per_group[p.labels_per_group["labels"] < MIN_GROUP_LABELS]
             out.append(
                 f"means per {r.group}, except {len(few)} with fewer than {MIN_GROUP_LABELS} "
-                f"labels ({names}): label more of those for their intervals"
+                f"labels ({_names(few, r.group)}): label more of those for their intervals"
             )
     if r.prompt:
         out.append(f"folds split by {r.prompt} (items answering one prompt stay together)")
     return out
+
+
+def _names(rows: pd.DataFrame, column: str | None) -> str:
+    return ", ".join(map(str, rows[column].head(5)))
 
 
 def _f(v: float, nd: int = 2) -> str:

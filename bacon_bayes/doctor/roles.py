@@ -184,11 +184,12 @@ def _find_judges(frame: pd.DataFrame, meta: TableMeta, roles: Roles) -> None:
 
 
 def _rho(x: pd.Series, label: pd.Series | None) -> float | None:
-    """Spearman correlation on the rows with both (None without 5 such rows)."""
+    """Spearman correlation on the rows with both (None without 5 such rows, or where
+    either is constant on them: no correlation is defined)."""
     if label is None:
         return None
     both = x.notna() & label.notna()
-    if both.sum() < 5:
+    if both.sum() < 5 or x[both].nunique() < 2 or label[both].nunique() < 2:
         return None
     return float(stats.spearmanr(x[both], label[both]).statistic)
 

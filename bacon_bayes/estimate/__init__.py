@@ -63,7 +63,8 @@ from bacon_bayes.estimate.groups import (
 from bacon_bayes.estimate.mean import aee_mean, classical_mean, naive_mean
 from bacon_bayes.estimate.quantile import aee_cdf, aee_quantile, classical_quantile, naive_quantile
 from bacon_bayes.estimate.ratio import RatioEstimates, aee_ratio
-from bacon_bayes.estimate.shrink import shrunk_differences, shrunk_group_means
+from bacon_bayes.estimate.shrink import choose_pooling, shrunk_differences, shrunk_group_means
+from bacon_bayes.estimate.tables import group_codes
 from bacon_bayes.results import Estimate, EstimateTable
 
 __all__ = [
@@ -78,10 +79,12 @@ __all__ = [
     "aee_quantile",
     "aee_ratio",
     "bootstrap_t_critical_values",
+    "choose_pooling",
     "classical_group_means",
     "classical_mean",
     "classical_quantile",
     "compare",
+    "group_codes",
     "mean_core",
     "naive_group_means",
     "naive_mean",

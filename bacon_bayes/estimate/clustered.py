@@ -29,7 +29,12 @@ fixed-size draw makes it slightly conservative (by at most the sampling fraction
 correction's share).
 
 Intervals are Student-t on the labeled prompts (Sidak's critical value over the groups
-for simultaneous ones; their differences' max-|t| over the differences' correlation).
+for simultaneous ones; for their differences, the max-|t| over the differences'
+correlation once the labeled prompts are many enough to estimate it, Bonferroni's t on
+the prompts' df below: :func:`contrast_critical_values`). Simultaneous intervals of the
+differences need :func:`~bacon_bayes.estimate.critical.min_simultaneous_prompts` labeled
+prompts (6 at 95%); below, they are withheld with the reason, the estimates and
+pointwise intervals kept (:func:`withhold_few_prompts`).
 Under the pool target each group's variance is at least what all labels predict
 for its items (``_floor``), the correlations kept: a group's clustered variance from a
 few dozen prompts is unreliable where the surrogate predicts a bounded label almost
@@ -45,9 +50,13 @@ import numpy as np
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.combine import combined_core
 from bacon_bayes.estimate.core import _check_alpha, _estimate, mean_core, variance_coefficients
-from bacon_bayes.estimate.critical import simultaneous_critical_value
+from bacon_bayes.estimate.critical import (
+    min_simultaneous_prompts,
+    prompt_contrast_critical_values,
+    simultaneous_critical_value,
+)
 from bacon_bayes.estimate.moderate import variance_prior
-from bacon_bayes.estimate.tables import group_codes, group_table
+from bacon_bayes.estimate.tables import correlation, group_codes, group_table
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.results import Estimate, EstimateTable
 
@@ -418,3 +427,55 @@ def clustered_mean(
         target=target, interval="t (clustered by prompt)",
         labeled_prompts=int(fit["n_prompts"][0]), clustered_by_prompt=True,
     )  # fmt: skip
+
+
+def contrast_critical_values(
+    table: EstimateTable, contrast: np.ndarray, cov: np.ndarray, how: str, df: np.ndarray | None
+) -> tuple[np.ndarray | None, dict[str, Any]]:
+    """Critical values of contrasts (rows of ``contrast``, covariance ``cov``) of a group
+    table clustered by prompt, and the rule in ``details["simultaneous_rule"]``
+    (:func:`~bacon_bayes.estimate.critical.prompt_contrast_critical_values`); ``None``
+    (the generic rule) for any other table."""
+    if not table.details.get("clustered_by_prompt") or df is None:
+        return None, {}
+    rank = int(np.linalg.matrix_rank(contrast))
+    crit, rule = prompt_contrast_critical_values(
+        correlation(cov), table.alpha, how, np.asarray(df, dtype=float), rank
+    )
+    return crit, {"simultaneous_rule": rule}
+
+
+def withhold_few_prompts(
+    diffs: EstimateTable, table: EstimateTable, pairs: list[tuple[int, int]]
+) -> EstimateTable:
+    """``diffs`` (simultaneous intervals of the ``pairs`` of ``table``'s groups, clustered
+    by prompt) without the intervals of pairs whose groups share fewer labeled prompts
+    than :func:`~bacon_bayes.estimate.critical.min_simultaneous_prompts` at the table's
+    level: none can be valid there without assuming normal prompt errors. The estimates
+    stay, the reason is in ``details["no_interval"]`` and the note of ``to_frame()``;
+    pointwise intervals (``simultaneous="none"``) are never withheld.
+
+    Withheld rather than refused: a user comparing systems on a handful of prompts still
+    gets every estimate, the group means and, asked pointwise, each pair's interval; a
+    raise would take those away to say that one kind of interval is not available.
+    Pairs of a table whose groups have at least the minimum keep the Bonferroni intervals
+    over all pairs, which cover jointly. The group means keep their simultaneous
+    intervals (Sidak's t on the same df, conservative here: 0.99-1.00 on SummEval
+    relevance at 5-10 prompts, likely the variance floor); the rank intervals, built
+    on the differences, then span every rank."""
+    prompts = table.details.get("labeled_prompts")
+    if diffs.simultaneous == "none" or prompts is None:
+        return diffs
+    need = min_simultaneous_prompts(table.alpha)
+    shared = np.array([min(prompts[a], prompts[b]) for a, b in pairs])
+    level = round(100 * (1 - table.alpha), 1)
+    reason = (
+        f"{int(shared.min())} labeled prompt(s): a simultaneous {level:g}% interval needs at "
+        f"least {need} (with G prompts, symmetric prompt errors all share a sign with chance "
+        "2^(1-G), above alpha); label more prompts, or ask for pointwise intervals"
+    )
+    few = shared < need
+    out = diffs.withhold(few, reason)
+    if few.any():
+        out.details["simultaneous_withheld"] = reason
+    return out

@@ -13,20 +13,21 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.clustered import (
     cluster_target,
     clustered_group_means,
+    contrast_critical_values,
     item_pi,
     use_clustered,
+    withhold_few_prompts,
 )
 from bacon_bayes.estimate.combine import check_surrogates, combined_core, inflation
 from bacon_bayes.estimate.core import (
     Target,
     _check_alpha,
-    _prepare,
     mean_core,
 )
 from bacon_bayes.estimate.critical import bootstrap_t_critical_values
 from bacon_bayes.estimate.moderate import moderated_variance, score_bounds
 from bacon_bayes.estimate.shrink import NO_LABELS, shrunk_differences
-from bacon_bayes.estimate.tables import group_codes, group_table
+from bacon_bayes.estimate.tables import GroupArrays, group_codes, group_table
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.results import EstimateTable
 
@@ -93,27 +94,19 @@ def aee_group_means(
             y, f, groups, prompts, labeled, pi, alpha=alpha, simultaneous=simultaneous,
             power_tuning=power_tuning, hajek=hajek, target=cluster_target(target),
         )  # fmt: skip
-    pi = item_pi(pi, target)
-    names, codes = group_codes(groups)
-    idx, y_lab, pi_lab, n_items = _prepare(y, f, labeled, pi, hajek, codes)
-    f = np.asarray(f, dtype=float)
-    if f.ndim == 2 and f.shape[1] == 1:
-        f = f[:, 0]
-    if f.ndim == 2:
-        check_surrogates(f, f.shape[0], idx.size, power_tuning)
-    m = names.size
-    # each group's surrogate sum over all its items, and the pool's
-    f_sums = np.array([f[codes == g].sum(axis=0) for g in range(m)])
+    a = GroupArrays.of(y, f, groups, labeled, item_pi(pi, target), hajek)
+    if a.f.ndim == 2:
+        check_surrogates(a.f, a.f.shape[0], a.idx.size, power_tuning)
     return group_means_from_sums(
-        y_lab,
-        f[idx],
-        pi_lab,
-        codes[idx],
-        names,
-        f_sums,
-        f.sum(axis=0),
-        np.bincount(codes, minlength=m),
-        n_items,
+        a.y_lab,
+        a.f[a.idx],
+        a.pi_lab,
+        a.codes[a.idx],
+        a.names,
+        a.f_sums,
+        a.f.sum(axis=0),
+        a.n_g,
+        a.n_items,
         alpha=alpha,
         simultaneous=simultaneous,
         power_tuning=power_tuning,
@@ -211,7 +204,7 @@ def group_tables_from_sums(
     tables = []
     for i, (est, var, resid, lam_out) in enumerate(fits):
         crit = df = score = None
-        moderation: dict[str, float] = {}
+        moderation: dict[str, Any] = {"guarantee": "per group"}
         # the labels alone (a surrogate that is zero everywhere, untuned): the moderation's
         # prior is a function of the group's mean, and the interval a score interval
         alone = not surrogates[i][3] and not np.any(surrogates[i][0])
@@ -303,7 +296,9 @@ def _without_sparse(
             n_labeled=n_lab, n_items=np.asarray(n_g, dtype=int),
             alpha=float(kw["alpha"]), simultaneous=str(kw["simultaneous"]),
             critical_value=crit,
-            details={} if sub is None else _full_details(sub.details, keep, m),
+            details={"guarantee": "per group"}
+            if sub is None
+            else _full_details(sub.details, keep, m),
         )  # fmt: skip
         if sub is not None:
             table = replace(
@@ -468,20 +463,26 @@ def compare(table: EstimateTable, *, simultaneous: str | None = None) -> Estimat
     how = simultaneous or table.simultaneous
     keys = ("target", "interval", "clustered_by_prompt")
     extra = {k: table.details[k] for k in keys if k in table.details}
-    return group_table(
+    cov = contrast @ table.cov @ contrast.T
+    # clustered by prompt: the prompts' rule and minimum (clustered.contrast_critical_values)
+    crit, rule = contrast_critical_values(table, contrast, cov, how, df)
+    diffs = group_table(
         "difference",
         table.method,
         names,
         contrast @ table.estimate,
-        contrast @ table.cov @ contrast.T,
+        cov,
         n_lab,
         n_it,
         table.alpha,
         how,
+        crit,
         df=df,
         pairs=[[table.names[a], table.names[b]] for a, b in pairs],
         **extra,
+        **rule,
     )
+    return withhold_few_prompts(diffs, table, pairs) if rule else diffs
 
 
 def _compare_answered(

@@ -62,7 +62,7 @@ def max_noncoverage(t: float, kappa: float, chi: float) -> float:
     return max(best, float(noncoverage(np.array(t), chi)))
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=65536)
 def _critical_value(t: float, kappa: float, alpha: float) -> float:
     z = float(special.ndtri(1.0 - alpha / 2.0))
     if t <= 0:
@@ -78,7 +78,19 @@ def _critical_value(t: float, kappa: float, alpha: float) -> float:
 def critical_value(t: float, kappa: float, alpha: float) -> float:
     """The robust EBCI critical value ``cva_alpha(t, kappa)``: ``estimate +- cva sd`` misses
     at most ``alpha`` on average over any distribution of the normalised biases whose
-    second moment is ``t`` and kurtosis at most ``kappa`` (``inf``: not bounded)."""
+    second moment is ``t`` and kurtosis at most ``kappa`` (``inf``: not bounded).
+
+    ``t`` is rounded up to the next point of a grid 1% apart and ``kappa`` up to the next
+    quarter (the value only grows with either, so the interval only widens, by at most
+    half a percent), so that groups and draws with nearly equal moments share one
+    computation."""
     kappa = max(float(kappa), 1.0)
-    # rounded so that the cache serves groups with nearly equal moments
-    return _critical_value(round(float(t), 4), round(kappa, 3), float(alpha))
+    if t <= 0:
+        return _critical_value(0.0, MIN_KEY_KAPPA, float(alpha))
+    t_key = math.exp(math.ceil(math.log(float(t)) / _T_STEP) * _T_STEP)
+    k_key = math.ceil(kappa * 4.0) / 4.0 if math.isfinite(kappa) else math.inf
+    return _critical_value(t_key, k_key, float(alpha))
+
+
+_T_STEP = math.log(1.01)
+MIN_KEY_KAPPA = 1.0

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
+from bacon_bayes.estimate.core import _prepare
 from bacon_bayes.estimate.critical import simultaneous_critical_value
 from bacon_bayes.order import natural_codes
 from bacon_bayes.results import EstimateTable
@@ -60,3 +62,48 @@ def group_codes(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct group names in natural order (``M8`` before ``M10``) and each item's
     index among them."""
     return natural_codes(groups)
+
+
+@dataclass(frozen=True)
+class GroupArrays:
+    """What every group estimator starts from: the groups' names and each item's code,
+    the labeled items' indices, labels and (Hajek-conditioned) inclusion probabilities,
+    the surrogate ((N,) or (N, k)), its sum over each group and the groups' sizes."""
+
+    names: np.ndarray
+    codes: np.ndarray
+    idx: np.ndarray
+    y_lab: np.ndarray
+    pi_lab: np.ndarray
+    n_items: int
+    f: np.ndarray
+    f_sums: np.ndarray
+    n_g: np.ndarray
+
+    @classmethod
+    def of(
+        cls,
+        y: np.ndarray,
+        f: np.ndarray,
+        groups: np.ndarray,
+        labeled: np.ndarray | None,
+        pi: np.ndarray | float | None,
+        hajek: bool,
+    ) -> GroupArrays:
+        names, codes = group_codes(groups)
+        idx, y_lab, pi_lab, n_items = _prepare(y, f, labeled, pi, hajek, codes)
+        f = np.asarray(f, dtype=float)
+        if f.ndim == 2 and f.shape[1] == 1:
+            f = f[:, 0]
+        m = names.size
+        return cls(
+            names, codes, idx, y_lab, pi_lab, n_items, f, sums_by(codes, f, m),
+            np.bincount(codes, minlength=m),
+        )  # fmt: skip
+
+
+def sums_by(codes: np.ndarray, f: np.ndarray, m: int) -> np.ndarray:
+    """Sum of ``f`` (a value or a row of surrogates per item) over each group's items."""
+    if f.ndim == 1:
+        return np.bincount(codes, weights=f, minlength=m)
+    return np.stack([np.bincount(codes, weights=col, minlength=m) for col in f.T], axis=1)

@@ -107,13 +107,9 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.clustered import pair_index, prompt_codes
 from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
 from bacon_bayes.inclusion import Inclusion
+from bacon_bayes.order import unique_codes
 from bacon_bayes.pool import EvalPool
-from bacon_bayes.sampling.adaptive import (
-    adaptive_probabilities,
-    combine_waves,
-    expected_variance_ratio,
-    sd_wave_choice,
-)
+from bacon_bayes.sampling.adaptive import adaptive_wave, sd_wave_choice
 
 __all__ = [
     "DESIGNS",
@@ -182,6 +178,8 @@ class PilotStatistics:
     #: each group's surrogate mean ``lambda mean(f)`` over all its items (the judges' part
     #: of its mean, which shrinkage keeps)
     surrogate_means: np.ndarray | None = None
+    #: what :func:`predict` keeps between budgets (the adaptive wave's sorted items)
+    cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def has_prompts(self) -> bool:
@@ -242,18 +240,19 @@ def pilot_statistics(
     pool: EvalPool, calibrator: Calibrator | None = None, *, engine: str = "freq"
 ) -> PilotStatistics:
     """Fit the Calibrator on the pool's labels and summarise the residuals (module
-    docstring); with no labels, the stated assumptions of a plan without a pilot."""
+    docstring); with no labels, the stated assumptions of a plan without a pilot.
+    ``calibrator`` already fitted on ``pool`` is used as it is."""
     n_items = pool.n_items
     if pool.groups is None:
         names: tuple[str, ...] = ("(pool)",)
         codes = np.zeros(n_items, dtype=np.intp)
     else:
-        uniq, codes = np.unique(pool.groups.astype(str), return_inverse=True)
+        uniq, codes = unique_codes(pool.groups)
         names = tuple(str(v) for v in uniq)
     m = len(names)
     sizes = np.bincount(codes, minlength=m).astype(float)
     prompts = pool.prompts
-    shared = _shared_prompts(codes, prompts, m)
+    shared = np.diag(sizes) if prompts is None else _shared_prompts(codes, prompts, m)
     n_prompts = 0 if prompts is None else int(np.unique(prompts).size)
     per_prompt = n_items / n_prompts if n_prompts else 1.0
     lab = pool.labeled
@@ -261,13 +260,17 @@ def pilot_statistics(
     if n0 == 0:
         return _no_pilot(pool, names, codes, sizes, shared, n_prompts, per_prompt)
     cal = calibrator or Calibrator(engine=engine)
-    try:
-        make_folds(lab, cal.folds, cal.seed, prompts)
-    except ValidationError as exc:
-        raise ValidationError(
-            f"too few pilot labels for cross-fitting: {exc} Or plan without a pilot (no labels)."
-        ) from None
-    cal.fit(pool)
+    # a calibrator fitted on this pool (not a saved one applied to it) is not fitted again
+    fitted = getattr(cal, "pool_", None) is pool
+    if not fitted or hasattr(cal, "frozen_") or hasattr(cal, "refit_"):
+        try:
+            make_folds(lab, cal.folds, cal.seed, prompts)
+        except ValidationError as exc:
+            raise ValidationError(
+                f"too few pilot labels for cross-fitting: {exc} Or plan without a pilot "
+                "(no labels)."
+            ) from None
+        cal.fit(pool)
     pi0 = _pilot_pi(pool)
     y, f = pool.y, cal.surrogate_
     w = 1.0 / pi0[lab]
@@ -297,7 +300,7 @@ def pilot_statistics(
     model = float(np.sum(w * v_lab) / w.sum())
     level = (n_eff * emp + PRIOR_LABELS * model) / (n_eff + PRIOR_LABELS)
     scale = level / model if model > 0 else 1.0
-    prior = np.array([scale * v[codes == k].mean() for k in range(m)])
+    prior = scale * np.bincount(codes, v, m) / np.maximum(sizes, 1.0)
     if not np.all(np.isfinite(prior) & (prior > 0)):
         prior = np.full(m, emp)
     d_own = np.array([max(_effective(e[g == k], w[g == k]) - 1.0, 0.0) for k in range(m)])
@@ -347,7 +350,8 @@ def pilot_statistics(
         notes.append("no prompts in the pool: items taken as unrelated (no paired design)")
     resid2 = np.full(n_items, np.nan)
     resid2[lab] = (r - np.sum(w * r) / w.sum()) ** 2
-    surrogate = np.array([lam * f[codes == k].mean() for k in range(m)])
+    f_means = np.bincount(codes, f, m) / np.maximum(sizes, 1.0)
+    surrogate = lam * f_means
     means = np.where(labels > 0, surrogate + rbar, np.nan)
     return PilotStatistics(
         n_items=n_items, n_labeled=n0, names=names, codes=codes, sizes=sizes, labels=labels,
@@ -488,34 +492,42 @@ class Prediction:
 def _adaptive_ratios(
     st: PilotStatistics, n: float, from_scratch: bool
 ) -> tuple[np.ndarray, float, str]:
-    """Per-group and pool variance ratios of the adaptive design against uniform."""
+    """Per-group and pool variance ratios of the adaptive design against uniform.
+
+    On the pilot (not ``from_scratch``) the wave's scale at each budget and the groups'
+    sums of ``v / pi`` come from one sort of the items (:class:`~bacon_bayes.sampling.
+    adaptive.TopUp`), kept in ``st`` for the plan's search over budgets."""
     m = len(st.names)
     N = st.n_items
     if st.pred_var is None:
         return np.ones(m), 1.0, "needs a pilot"
     n0 = SCRATCH_PILOT_SHARE * n if from_scratch else float(st.n_labeled)
-    prior = np.full(N, n0 / N) if from_scratch else st.pilot_pi
     choice = sd_wave_choice(0.0, round(n0), st.n_features)
     if n <= n0 + 1 or choice != "adaptive":
         return np.ones(m), 1.0, "steps back to uniform: pilot too small for the sd model"
-    sd = np.sqrt(st.pred_var)
-    lab = np.isfinite(st.resid2)
-    w = 1.0 / st.pilot_pi
-    emp = expected_variance_ratio(
-        sd, np.nan_to_num(st.resid2), lab, weights=w, prior=prior, n=n - n0
-    )
+    prior = np.full(N, n0 / N) if from_scratch else st.pilot_pi
+    if np.ptp(st.pred_var) == 0 and np.ptp(prior) == 0:  # one sd, one prior: uniform exactly
+        return np.ones(m), 1.0, "steps back to uniform: predicted ratio 1.000"
+    key = ("adaptive", n0 if from_scratch else None)
+    if key not in st.cache:
+        wave = adaptive_wave(np.sqrt(st.pred_var), prior)
+        v_g = np.bincount(st.codes, st.pred_var, m)
+        inverse = wave.inverse_sums(st.pred_var, st.codes, m)
+        rows = np.flatnonzero(np.isfinite(st.resid2))
+        we2 = st.resid2[rows] / st.pilot_pi[rows]  # as expected_variance_ratio weighs them
+        flat = not np.sum(we2) > 0 or rows.size == N  # no residual, or nothing left to draw
+        st.cache.clear()  # one entry: from scratch, each budget has its own pilot
+        st.cache[key] = (wave, v_g, inverse, rows, we2, flat)
+    wave, v_g, inverse, rows, we2, flat = st.cache[key]
+    emp = 1.0 if flat else wave.variance_ratio(n - n0, rows, we2)
     if sd_wave_choice(emp, round(n0), st.n_features) != "adaptive":
         return np.ones(m), 1.0, f"steps back to uniform: predicted ratio {emp:.3f}"
-    pi = combine_waves([prior, adaptive_probabilities(sd, n - n0, prior=prior)])
     pi_u = min(1.0, n / N)
-    v = st.pred_var
-    gain = v * (1.0 / np.clip(pi, 1e-12, None) - 1.0)
-    flat = v * (1.0 / pi_u - 1.0)
+    gain = inverse(n - n0) - v_g  # sum v (1 / pi - 1) per group
+    flat = v_g * (1.0 / pi_u - 1.0)
     model_pool = float(gain.sum() / flat.sum()) if flat.sum() > 0 else 1.0
     calib = emp / model_pool if model_pool > 0 else 1.0
-    per_group = np.array(
-        [gain[st.codes == k].sum() / max(flat[st.codes == k].sum(), 1e-300) for k in range(m)]
-    )
+    per_group = gain / np.maximum(flat, 1e-300)
     return per_group * calib, emp, f"predicted variance ratio {emp:.3f} against uniform"
 
 

@@ -25,7 +25,7 @@ from bacon_bayes.io import reading
 __all__ = ["apply_preset", "available_presets", "load_preset", "model_from_preset"]
 
 SAMPLER_KEYS = {"sampler", "draws", "tune", "chains", "target_accept", "low_rank", "predict_draws"}
-MODEL_KEYS = {"judge_weights", "inference", "label_draws", "positive_scale"}
+MODEL_KEYS = {"judge_weights", "inference", "label_draws", "positive_scale", "group_effects"}
 
 
 def available_presets() -> list[str]:

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.report.text import guarantee_note
+
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
 
@@ -66,6 +68,8 @@ class Comparisons:
         (:func:`bacon_bayes.planning.resolution_note`, given by the caller).
     prompt : str, optional
         The column of the prompts the intervals are clustered by, named in the note.
+    guarantee : str
+        Which guarantee the differences' intervals carry (:func:`~.text.guarantee_note`).
     """
 
     group: str
@@ -77,6 +81,7 @@ class Comparisons:
     ranks: pd.DataFrame
     plan_note: str | None = None
     prompt: str | None = None
+    guarantee: str = "simultaneous, max-|t|: all hold together"
 
     @property
     def n_resolved(self) -> int:
@@ -115,6 +120,7 @@ class Comparisons:
             "target_note": self.target_note,
             "paired": self.paired,
             "prompt": self.prompt,
+            "guarantee": self.guarantee,
             "n_pairs": len(self.differences),
             "n_resolved": self.n_resolved,
             "best": self.best,
@@ -135,8 +141,8 @@ class Comparisons:
             resolved=np.where(self.differences["resolved"], "yes", ""),
         )[["pair", "difference", "CI", "resolved"]]  # fmt: skip
         lines = [
-            f"\ncomparisons of {self.group!r} (AEE differences, {level} simultaneous CIs; "
-            f"target: {self.target}):",
+            f"\ncomparisons of {self.group!r} (AEE differences, {level} CIs, "
+            f"{self.guarantee}; target: {self.target}):",
             f"{self.pairing_note()}",
             shown.to_string(index=False, float_format=lambda v: f"{v:.4f}"),
             f"{self.n_resolved} of {len(self.differences)} pairs resolved (interval excludes 0)",
@@ -214,5 +220,5 @@ def comparisons(
     pool = cal.pool_
     return Comparisons(
         group or pool.group_name or "group", alpha, target, note, paired, differences, ranked,
-        plan_note, pool.prompt_name if paired else None,
+        plan_note, pool.prompt_name if paired else None, guarantee_note(diffs),
     )  # fmt: skip

@@ -77,7 +77,7 @@ def groups_figure(tables: Sequence[EstimateTable]) -> str:
         ax.plot(t.estimate[~ok], ypos[~ok] + shift, "x", color=METHOD_COLOR.get(t.method))
     ax.set_yticks(ypos, [str(n) for n in names])
     ax.legend(loc="best", fontsize=8)
-    ax.set_xlabel("group mean (simultaneous intervals; x: no interval)")
+    ax.set_xlabel("group mean (intervals as in the table; x: no interval)")
     ax.grid(axis="x", alpha=0.3)
     return data_uri(fig)
 

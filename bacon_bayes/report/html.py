@@ -22,7 +22,7 @@ from bacon_bayes.report.comparisons import comparisons, target_description
 from bacon_bayes.report.doctor import data_check
 from bacon_bayes.report.tables import esc as _esc
 from bacon_bayes.report.tables import scroll_table as _table
-from bacon_bayes.report.text import estimates_frame
+from bacon_bayes.report.text import estimates_frame, guarantee_note
 from bacon_bayes.surrogates import in_means
 
 if TYPE_CHECKING:
@@ -178,7 +178,7 @@ def _comparisons(cal: Calibrator, alpha: float, plan_note: str | None) -> str:
     diffs = c.differences.assign(resolved=np.where(c.differences["resolved"], "yes", ""))
     level = f"{100 * (1 - alpha):g}%"
     return (
-        f"<p>AEE differences of group means with {level} simultaneous intervals; "
+        f"<p>AEE differences of group means with {level} intervals ({_esc(c.guarantee)}); "
         f"<b>target</b>: {_esc(c.target)} ({_esc(c.target_note)}); "
         f"<b>{_esc(c.pairing_note())}</b>.</p>"
         f"<p>{c.n_resolved} of {len(diffs)} pairs resolved (interval excludes 0). "
@@ -217,11 +217,13 @@ def _groups(cal: Calibrator, alpha: float) -> str:
     ranks = cal.rank_groups(alpha)[["name", "rank", "rank_low", "rank_high"]]
     diffs = cal.compare_groups(alpha).to_frame()
     diffs["clear"] = np.where((diffs["ci_low"] > 0) | (diffs["ci_high"] < 0), "yes", "")
+    level = f"{100 * (1 - alpha):g}%"
     return (
         _img(figures.groups_figure(tables), "group means")
-        + "<h3>Means (simultaneous intervals) and ranks</h3>"
+        + f"<p>{level} intervals: <b>{_esc(guarantee_note(tables[0]))}</b>.</p>"
+        + "<h3>Means and ranks</h3>"
         + _table(means.merge(ranks, on="name"), 3)
-        + "<h3>Pairwise differences (simultaneous intervals)</h3>"
+        + "<h3>Pairwise differences</h3>"
         + _table(diffs.drop(columns=["n_items"]), 3)
     )
 

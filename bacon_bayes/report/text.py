@@ -85,7 +85,30 @@ def estimate_output(
         lines += [f"\nquantile {q:g} ({level} CI{quantile_note}):", estimates_table(ests)]
     if groups:
         lines += [
-            f"\nmean per {group!r} ({level} simultaneous CIs, max-|t|):",
+            f"\nmean per {group!r} ({level} CIs, {guarantee_note(groups[0])}):",
             groups_table(groups),
         ]
     return "\n".join(lines)
+
+
+def guarantee_note(table: EstimateTable) -> str:
+    """Which guarantee a group table's intervals carry, in words: per group (each group's
+    own AEE) or on average over the groups (shrunk toward the pool's correction), and
+    whether they hold jointly."""
+    joint = table.simultaneous != "none"
+    if table.details.get("pooling") == "shrink":
+        what = "pairs" if table.estimand == "difference" else "groups"
+        floor = f"{100 * (1 - 2 * table.alpha):g}%"
+        if joint:
+            return (
+                f"shrunk toward the pool's correction; jointly valid: robust empirical-Bayes "
+                f"intervals at alpha/{len(table)}, each valid on average over the {what}"
+            )
+        return (
+            f"shrunk toward the pool's correction; robust empirical-Bayes intervals, valid on "
+            f"average over the {what}, and each at least {floor} for its own"
+        )
+    kind = {"maxt": "simultaneous, max-|t|", "bonferroni": "simultaneous, Bonferroni"}
+    if joint:
+        return f"{kind.get(table.simultaneous, table.simultaneous)}: all hold together"
+    return "pointwise: each valid on its own"

@@ -42,6 +42,8 @@ fitted model and ignores the O(1/n) influence of an item's own label on it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from bacon_bayes.errors import ValidationError
@@ -51,8 +53,10 @@ __all__ = [
     "DEFAULT_UNIFORM_SHARE",
     "MAX_VARIANCE_RATIO",
     "SMALL_PILOT",
+    "TopUp",
     "adaptive",
     "adaptive_probabilities",
+    "adaptive_wave",
     "cap_probabilities",
     "combine_waves",
     "expected_variance_ratio",
@@ -120,7 +124,8 @@ def expected_variance_ratio(
     a uniform wave, both estimated from the labeled items' out-of-fold squared
     residuals ``resid2`` (aligned with the pool, used where ``labeled``) weighted by
     ``weights`` (their design weights ``1 / pi``; default equal, i.e. a uniform pilot).
-    Without ``prior`` and ``n`` it compares the wave alone with a uniform wave:
+    (:meth:`TopUp.variance_ratio`). Without ``prior`` and ``n`` it compares the wave
+    alone with a uniform wave:
     ``mean(s) * mean(e^2 / s) / mean(e^2)`` for the wave's scores ``s``.
     """
     sd = np.asarray(sd, dtype=float)
@@ -131,15 +136,8 @@ def expected_variance_ratio(
     if np.sum(w * e2) <= 0 or not open_.any():
         return 1.0
     if prior is not None and n is not None:
-        prior = np.asarray(prior, dtype=float)
-        wave = adaptive_probabilities(sd, n, prior=prior, uniform_share=uniform_share)
-        # a uniform wave of the same expected size: one rate for every item of the pool
-        rate = min(1.0, n / max(float(np.sum(1.0 - prior)), 1e-300))
-        flat_pi = prior[labeled] + (1.0 - prior[labeled]) * rate
-        adapt_pi = combine_waves([prior, wave])[labeled]
-        num = float(np.sum(w * e2 * (1.0 / adapt_pi - 1.0)))
-        den = float(np.sum(w * e2 * (1.0 / flat_pi - 1.0)))
-        return num / den if den > 0 else 1.0
+        wave = adaptive_wave(sd, prior, uniform_share=uniform_share)
+        return wave.variance_ratio(n, np.flatnonzero(labeled), w * e2)
     mean_sd = float(sd[open_].mean())
     score = (1.0 - uniform_share) * sd / max(mean_sd, 1e-300) + uniform_share
     mean_e2 = float(np.sum(w * e2) / np.sum(w))
@@ -207,6 +205,25 @@ def adaptive_probabilities(
     uniform_share : float in [0, 1]
         Weight of the uniform part (see module docstring; default 0.2).
     """
+    if prior is None:
+        score = _score(sd, None, uniform_share)
+        return cap_probabilities(score, n, weight=np.ones(score.size))
+    return adaptive_wave(sd, prior, uniform_share=uniform_share).probabilities(n)
+
+
+def adaptive_wave(
+    sd: np.ndarray, prior: np.ndarray, *, uniform_share: float = DEFAULT_UNIFORM_SHARE
+) -> TopUp:
+    """The wave of :func:`adaptive_probabilities` after earlier waves (``prior``) for any
+    budget: ``adaptive_wave(sd, prior).probabilities(n)`` equals
+    ``adaptive_probabilities(sd, n, prior=prior)``, and a plan that tries many budgets
+    sorts the items once (:class:`TopUp`)."""
+    prior = np.asarray(prior, dtype=float)
+    return TopUp(_score(sd, prior, uniform_share), prior)
+
+
+def _score(sd: np.ndarray, prior: np.ndarray | None, uniform_share: float) -> np.ndarray:
+    """``(1 - s) * sd / mean(sd) + s``, the mean over the items still unlabeled."""
     sd = np.asarray(sd, dtype=float)
     if not 0 <= uniform_share <= 1:
         raise ValidationError(f"uniform_share must be in [0, 1], got {uniform_share}")
@@ -216,15 +233,12 @@ def adaptive_probabilities(
             f"predictive sd of item at position {bad[0]} is {sd[bad[0]]!r}; "
             "it must be finite and >= 0"
         )
-    weight = np.ones(sd.size) if prior is None else 1.0 - np.asarray(prior, dtype=float)
+    weight = np.ones(sd.size) if prior is None else 1.0 - prior
     if weight.shape != sd.shape:
         raise ValidationError("prior must give one probability per item")
     mean_sd = float(np.sum(weight * sd) / weight.sum()) if weight.sum() > 0 else 0.0
     relative = sd / mean_sd if mean_sd > 0 else np.ones_like(sd)
-    score = (1.0 - uniform_share) * relative + uniform_share
-    if prior is None:
-        return cap_probabilities(score, n, weight=weight)
-    return top_up_probabilities(score, n, np.asarray(prior, dtype=float))
+    return (1.0 - uniform_share) * relative + uniform_share
 
 
 def top_up_probabilities(score: np.ndarray, n: float, prior: np.ndarray) -> np.ndarray:
@@ -237,29 +251,152 @@ def top_up_probabilities(score: np.ndarray, n: float, prior: np.ndarray) -> np.n
     A uniform pilot then counts toward the final allocation instead of diluting it:
     the wave's labels go where the pilot left the target short. Like
     :func:`cap_probabilities` the rule depends on ``prior`` and ``score`` only, not on
-    which items the earlier waves drew.
+    which items the earlier waves drew. ``c`` in closed form: :class:`TopUp`.
     """
-    score = np.asarray(score, dtype=float)
-    room = float(np.sum(1.0 - prior))
-    if n < 0 or n > room * (1 + 1e-12):
-        raise ValidationError(
-            f"cannot draw {n:g} new items in expectation: at most {room:g} are available; "
-            "lower the budget"
+    return TopUp(score, prior).probabilities(n)
+
+
+class TopUp:
+    """The top-up wave of :func:`top_up_probabilities` for any budget ``n``, in closed
+    form.
+
+    The expected number of new items at scale ``c`` is ``f(c) = sum_i max(min(1, c
+    s_i) - prior_i, 0)``, continuous, piecewise linear and increasing. Item ``i`` starts
+    to count at ``a_i = prior_i / s_i`` and is capped at ``b_i = 1 / s_i``, so ``f(c) =
+    c S_a(c) - P_a(c) - c S_b(c) + B(c)`` with ``S_a, P_a`` the sums of ``s`` and
+    ``prior`` over ``a_i < c`` and ``S_b, B`` the sum of ``s`` and the count over ``b_i <
+    c``: sorted once, each ``f(c)`` is two binary searches, and ``c`` is found by
+    bisection on ``c`` down to one linear piece, then solved exactly. Many budgets (a
+    plan's search) cost one sort.
+    """
+
+    def __init__(self, score: np.ndarray, prior: np.ndarray) -> None:
+        self.score = np.asarray(score, dtype=float)
+        self.prior = np.asarray(prior, dtype=float)
+        if self.prior.shape != self.score.shape:
+            raise ValidationError("prior must give one probability per item")
+        s, p = self.score, self.prior
+        live = s > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.start = np.where(live, p / s, np.inf)  # a_i
+            self.cap = np.where(live, 1.0 / s, np.inf)  # b_i
+        if p.size and np.ptp(p) == 0:  # one prior: both points fall as the score rises
+            order_a = order_b = np.argsort(-s)
+        else:
+            order_a, order_b = np.argsort(self.start), np.argsort(self.cap)
+        self.order_a, self.order_b = order_a, order_b
+        self._a, self._b = self.start[order_a], self.cap[order_b]
+        zero = np.zeros(1)
+        self._sa = np.concatenate([zero, np.cumsum(np.where(live, s, 0.0)[order_a])])
+        self._pa = np.concatenate([zero, np.cumsum(p[order_a])])
+        self._sb = np.concatenate([zero, np.cumsum(np.where(live, s, 0.0)[order_b])])
+        self.room = float(np.sum(1.0 - p))
+
+    def _parts(self, c: float) -> tuple[int, int]:
+        return (
+            int(np.searchsorted(self._a, c, side="left")),
+            int(np.searchsorted(self._b, c, side="left")),
         )
 
-    def new_items(c: float) -> float:
-        return float(np.sum(np.maximum(np.minimum(1.0, c * score) - prior, 0.0)))
+    def _line(self, ka: int, kb: int) -> tuple[float, float]:
+        """``f(c) = slope * c + offset`` while the items below ``c`` are ``ka`` and ``kb``."""
+        return float(self._sa[ka] - self._sb[kb]), float(kb - self._pa[ka])
 
-    lo, hi = 0.0, 1.0
-    while new_items(hi) < n and hi < 1e300:
-        lo, hi = hi, hi * 2.0
-    for _ in range(200):  # bisection on the monotone expected count
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if new_items(mid) < n else (lo, mid)
-    target = np.minimum(1.0, hi * score)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = np.where(prior < 1.0, np.maximum(target - prior, 0.0) / (1.0 - prior), 0.0)
-    return np.clip(p, 0.0, 1.0)
+    def new_items(self, c: float) -> float:
+        """Expected new items at scale ``c``: ``sum_i max(min(1, c s_i) - prior_i, 0)``."""
+        slope, offset = self._line(*self._parts(c))
+        return max(slope * c + offset, 0.0)
+
+    def scale(self, n: float) -> float:
+        """The ``c`` with ``n`` new items in expectation."""
+        if n < 0 or n > self.room * (1 + 1e-12):
+            raise ValidationError(
+                f"cannot draw {n:g} new items in expectation: at most {self.room:g} are "
+                "available; lower the budget"
+            )
+        lo, hi = 0.0, 1.0
+        while self.new_items(hi) < n and hi < 1e300:
+            lo, hi = hi, hi * 2.0
+        for _ in range(200):  # down to one linear piece of f, then exact
+            parts = self._parts(hi)
+            if parts == self._parts(lo) or parts == self._parts(np.nextafter(lo, np.inf)):
+                slope, offset = self._line(*parts)
+                if slope > 0:
+                    return float(min(max((n - offset) / slope, lo), hi))
+            mid = 0.5 * (lo + hi)
+            if mid <= lo or mid >= hi:
+                break
+            lo, hi = (mid, hi) if self.new_items(mid) < n else (lo, mid)
+        return hi
+
+    def inverse_sums(
+        self, v: np.ndarray, codes: np.ndarray, m: int
+    ) -> Callable[[float], np.ndarray]:
+        """A function of the budget ``n``: for each code ``k < m``, ``sum_i v_i /
+        union_i`` over its items (``union = max(prior, min(1, c s))``, the variance
+        weights of a Horvitz-Thompson sum), from prefix sums by code along the two sorted
+        orders: ``sum v / prior`` over the items not reached, ``sum v / (c s)`` over those
+        topped up and ``sum v`` over those capped."""
+        v = np.asarray(v, dtype=float)
+        s, p = self.score, self.prior
+        # items without a prior are topped up at any c > 0: their v / prior never counts
+        by_prior = np.where((p <= 0) & (s > 0), 0.0, v / np.maximum(p, 1e-12))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            by_score = np.where(s > 0, v / s, 0.0)
+        total = np.bincount(codes, by_prior, m)
+        ends = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=m))])
+        # each order regrouped by code (a stable sort keeps the order within a code)
+        ia = self.order_a[np.argsort(codes[self.order_a], kind="stable")]
+        same = self.order_b is self.order_a
+        ib = ia if same else self.order_b[np.argsort(codes[self.order_b], kind="stable")]
+        a, b = self.start[ia], self.cap[ib]
+        a_prior, a_score = _prefix(by_prior[ia]), _prefix(by_score[ia])
+        b_score, b_v = _prefix(by_score[ib]), _prefix(v[ib])
+
+        def at(n: float) -> np.ndarray:
+            c = self.scale(n)
+            out = total.copy()
+            if not c > 0:  # no new item: every union is the prior
+                return out
+            for k in range(m):
+                lo, hi = ends[k], ends[k + 1]
+                ka = lo + int(np.searchsorted(a[lo:hi], c, side="left"))
+                kb = lo + int(np.searchsorted(b[lo:hi], c, side="left"))
+                reached = a_score[ka] - a_score[lo] - (b_score[kb] - b_score[lo])
+                out[k] += b_v[kb] - b_v[lo] - (a_prior[ka] - a_prior[lo]) + reached / c
+            return out
+
+        return at
+
+    def variance_ratio(self, n: float, rows: np.ndarray, we2: np.ndarray) -> float:
+        """:func:`expected_variance_ratio` after this wave of ``n`` new items, from the
+        labeled ``rows`` and their design-weighted squared residuals ``we2``: ``sum we2
+        (1 / pi - 1)`` for the union of the waves over the same for a uniform wave."""
+        prior = self.prior[rows]
+        # a uniform wave of the same expected size: one rate for every item of the pool
+        rate = min(1.0, n / max(self.room, 1e-300))
+        flat_pi = prior + (1.0 - prior) * rate
+        # the union of the waves, max(prior, min(1, c * score)), on the labeled items
+        adapt_pi = np.maximum(prior, np.minimum(1.0, self.scale(n) * self.score[rows]))
+        num = float(np.sum(we2 * (1.0 / adapt_pi - 1.0)))
+        den = float(np.sum(we2 * (1.0 / flat_pi - 1.0)))
+        return num / den if den > 0 else 1.0
+
+    def target(self, n: float) -> np.ndarray:
+        """The union of the earlier waves and this one, ``max(prior_i, min(1, c s_i))``."""
+        return np.maximum(self.prior, np.minimum(1.0, self.scale(n) * self.score))
+
+    def probabilities(self, n: float) -> np.ndarray:
+        """The wave's conditional probabilities (:func:`top_up_probabilities`)."""
+        target = np.minimum(1.0, self.scale(n) * self.score)
+        prior = self.prior
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = np.where(prior < 1.0, np.maximum(target - prior, 0.0) / (1.0 - prior), 0.0)
+        return np.clip(p, 0.0, 1.0)
+
+
+def _prefix(x: np.ndarray) -> np.ndarray:
+    return np.concatenate([np.zeros(1), np.cumsum(x)])
 
 
 def adaptive(

@@ -22,6 +22,7 @@ from bacon_bayes.estimate.combine import combined_core, min_labels
 from bacon_bayes.estimate.core import _estimate, mean_core, satterthwaite_df
 from bacon_bayes.estimate.groups import group_tables_from_sums
 from bacon_bayes.estimate.quantile import _quantile_from_cdf
+from bacon_bayes.estimate.shrink import choose_pooling, group_corrections, shrink_table
 from bacon_bayes.estimate.tables import group_table
 from bacon_bayes.results import Estimate, EstimateTable
 from bacon_bayes.stream.fit import StreamFit, Sums
@@ -192,10 +193,11 @@ def group_estimates(
     fit: StreamFit, scan: Scan, sums: Sums, alpha: float, simultaneous: str = "maxt"
 ) -> list[EstimateTable]:
     """Mean per group (AEE, classical, naive) with simultaneous intervals, as
-    :meth:`bacon_bayes.Calibrator.estimate_groups` (studentised bootstrap critical
-    values, intervals intersected with the label's range, none below
-    ``MIN_GROUP_LABELS`` labels). The AEE and classical bootstraps share their
-    resamples (drawn once; the same critical values as apart)."""
+    :meth:`bacon_bayes.Calibrator.estimate_groups`: shrunk toward the pool's correction
+    when the calibrator's ``pooling`` says so (:func:`choose_pooling`; the same functions
+    on the labeled rows and the surrogate sums), else separate (studentised bootstrap
+    critical values, none below ``MIN_GROUP_LABELS`` labels; the AEE and classical
+    bootstraps share their resamples); intervals intersected with the label's range."""
     lab, cf, cal = fit.labeled, fit.crossfit, fit.calibrator
     table, names, codes = _domains(scan, lab)
     K = len(cf.models)
@@ -215,22 +217,28 @@ def group_estimates(
     pi = design_pi(lab, cal, scan, codes, table)
     n_g = table["n"].to_numpy(dtype=int)
     none = np.zeros(names.size)
-    aee, classical = group_tables_from_sums(
-        lab.y,
-        pi,
-        codes,
-        names,
-        [
-            (f_lab, f_sums, f_sums.sum(axis=0), cal.power_tuning),
-            (np.zeros(len(lab)), none, none.sum(), False),
-        ],
-        n_g,
-        int(n_g.sum()),
-        alpha=alpha,
-        simultaneous=simultaneous,
-        seed=cal.seed,
-        **_settings(cal),
-    )
+    surrogates = [
+        (f_lab, f_sums, f_sums.sum(axis=0), cal.power_tuning),
+        (np.zeros(len(lab)), none, none.sum(), False),
+    ]
+    n_lab = np.bincount(codes, minlength=names.size)
+    if choose_pooling(cal.pooling, n_lab) == "shrink":
+        aee, classical = (
+            shrink_table(
+                names,
+                group_corrections(
+                    lab.y, np.asarray(f), pi, codes, s, t, n_g, int(n_g.sum()),
+                    power_tuning=tuned, **_settings(cal),
+                ),
+                n_lab, n_g, alpha=alpha, simultaneous=simultaneous, target=cal.target,
+            )
+            for f, s, t, tuned in surrogates
+        )  # fmt: skip
+    else:
+        aee, classical = group_tables_from_sums(
+            lab.y, pi, codes, names, surrogates, n_g, int(n_g.sum()), alpha=alpha,
+            simultaneous=simultaneous, seed=cal.seed, **_settings(cal),
+        )  # fmt: skip
     classical = replace(classical, method="classical")
     if fit.extras:
         aee = _noted(aee, fit)
@@ -243,7 +251,7 @@ def group_estimates(
     out = []
     for t in (aee, classical, naive):
         t = t.clip(*fit.bounds)
-        if t.method != "naive":
+        if t.method != "naive" and t.details.get("pooling") != "shrink":
             t = t.withhold(
                 np.asarray(t.n_labeled) < MIN_GROUP_LABELS,
                 f"fewer than {MIN_GROUP_LABELS} labels in the group: no useful interval",

@@ -1,0 +1,74 @@
+"""A fitted calibrator's group tables: which pooling the groups get, and which estimator
+of :mod:`bacon_bayes.estimate` makes the table (the Calibrator's group methods hand over
+here)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from bacon_bayes import estimate as est
+from bacon_bayes import surrogates as sur
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.results import EstimateTable
+
+if TYPE_CHECKING:
+    from bacon_bayes.calibrator import Calibrator
+
+#: Fewest labels for which a separate group mean gets an interval (fewer: NaN and a note).
+MIN_GROUP_LABELS = 5
+
+
+def pooling(cal: Calibrator, wanted: str) -> str:
+    """The pooling of ``cal``'s group means when ``wanted`` (``"auto"`` decided by
+    :func:`~bacon_bayes.estimate.choose_pooling` on each group's labels; the groups of a
+    design that drew prompts share them, and stay separate)."""
+    names, codes = est.group_codes(cal._groups())
+    n_lab = np.bincount(codes[cal.pool_.labeled], minlength=names.size)
+    p = cal.pool_
+    clustered = p.prompts is not None and est.use_clustered(p.prompts, p.design, cal.target)
+    return est.choose_pooling(wanted, n_lab, clustered)
+
+
+def group_means(
+    cal: Calibrator, alpha: float, how: str, method: str, interval: str, pooled: str
+) -> EstimateTable:
+    """The group table of ``method`` under pooling ``pooled`` (``how``: the simultaneous
+    rule), intersected with the label's range; separate means withhold intervals under
+    :data:`MIN_GROUP_LABELS` labels."""
+    table = _table(cal, alpha, how, method, interval, pooled).clip(*cal.bounds_)
+    if method == "naive" or pooled == "shrink":  # the raw judge average uses no labels
+        return table
+    if "guarantee" not in table.details:  # prompts' clustered means
+        table = replace(table, details={**table.details, "guarantee": "per group"})
+    few = (np.asarray(table.n_labeled) < MIN_GROUP_LABELS) & np.isfinite(table.ci_low)
+    return table.withhold(
+        few, f"fewer than {MIN_GROUP_LABELS} labels in the group: no useful interval"
+    )
+
+
+def _table(
+    cal: Calibrator, alpha: float, how: str, method: str, interval: str, pooled: str
+) -> EstimateTable:
+    p = cal.pool_
+    groups = cal._groups()
+    aee = method == "aee"
+    if method not in ("aee", "classical", "naive"):
+        raise ValidationError(f"method {method!r} must be 'aee', 'classical' or 'naive'.")
+    if method == "naive":
+        return est.naive_group_means(p.judge_average(), groups, alpha=alpha, simultaneous=how)
+    f = cal.surrogate_matrix(groups) if aee else np.zeros(p.n_items)
+    tuned = sur.tuned(cal.extras_, cal.power_tuning) if aee else False
+    common: dict[str, Any] = {"pi": p.design, "alpha": alpha, "simultaneous": how}
+    if pooled == "shrink":
+        table = est.shrunk_group_means(
+            p.y, f, groups, power_tuning=tuned, **common, **cal._kw(prompts=False)
+        )
+        return cal._note_surrogates(table) if aee else replace(table, method="classical")
+    boot: dict[str, Any] = {"interval": interval, "seed": cal.seed, **cal._kw()}
+    if aee:
+        table = est.aee_group_means(p.y, f, groups, power_tuning=tuned, **common, **boot)
+        return cal._note_surrogates(table)
+    return est.classical_group_means(p.y, groups, **common, **boot)

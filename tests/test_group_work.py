@@ -1,0 +1,156 @@
+"""Group work is done once (issue 40): ``bacon estimate --group`` computes each group
+table and the groups' surrogate once, the plan's line reuses the fitted calibrator and
+says when the systems cannot be told apart, and the closed forms behind it (the
+adaptive wave's scale, the groups' codes) equal what they replace. No timings here:
+``python -m benchmarks group_overhead`` measures them."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes import Calibrator, EvalPool
+from bacon_bayes import estimate as est
+from bacon_bayes.cli import main
+from bacon_bayes.crossfit import CrossFitResult
+from bacon_bayes.order import natural_codes, unique_codes
+from bacon_bayes.planning import resolution_note
+
+adaptive = importlib.import_module("bacon_bayes.sampling.adaptive")
+
+N_SYSTEMS, PER_SYSTEM = 6, 80
+
+
+def frame(seed: int = 3, gap: float = 0.0) -> pd.DataFrame:
+    """6 systems of equal true mean (``gap``: system s5 that much higher), 3 judges,
+    40% labeled."""
+    rng = np.random.default_rng(seed)
+    n = N_SYSTEMS * PER_SYSTEM
+    system = np.repeat(np.arange(N_SYSTEMS), PER_SYSTEM)
+    y = rng.normal(0, 1, n) + gap * (system == N_SYSTEMS - 1)
+    out = {"system": [f"s{g}" for g in system]}
+    for j in range(3):
+        out[f"judge_{j}"] = 0.5 * j + (0.8 + 0.1 * j) * y + rng.normal(0, 0.7, n)
+    out["human"] = np.where(rng.random(n) < 0.4, y, np.nan)
+    return pd.DataFrame(out)
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Path:
+    path = tmp_path / "pool.csv"
+    frame().to_csv(path, index=False)
+    return path
+
+
+def _count(monkeypatch: pytest.MonkeyPatch, owner: object, name: str, calls: list) -> None:
+    original = getattr(owner, name)
+
+    def counted(*args, **kwargs):
+        calls.append((name, args[1:2] if name == "surrogate" else ()))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+
+
+@pytest.mark.parametrize("json_out", [False, True])
+def test_estimate_group_computes_each_group_table_once(table, monkeypatch, capsys, json_out):
+    """The comparisons, the ranks, the printed tables (or the JSON summary) share one AEE
+    table, one classical and one naive; the groups' surrogate is built once."""
+    calls: list = []
+    for name in ("aee_group_means", "classical_group_means", "naive_group_means"):
+        _count(monkeypatch, est, name, calls)
+    _count(monkeypatch, CrossFitResult, "surrogate", calls)
+    args = ["estimate", str(table), "--label", "human", "--judge", "judge_*"]
+    args += ["--group", "system", "--engine", "freq"] + (["--json"] if json_out else [])
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert ("comparisons" in json.loads(out)) if json_out else ("comparisons of" in out)
+    names = [name for name, _ in calls]
+    assert names.count("aee_group_means") == 1
+    assert names.count("classical_group_means") == 1
+    assert names.count("naive_group_means") == 1
+    by_group = [a for name, a in calls if name == "surrogate" and a and a[0] is not None]
+    assert len(by_group) == 1
+
+
+def _pool(df: pd.DataFrame) -> EvalPool:
+    judges = ["judge_0", "judge_1", "judge_2"]
+    return EvalPool.from_frame(df, label="human", judges=judges, group="system",
+                               outcome="continuous")  # fmt: skip
+
+
+def test_group_tables_are_kept_per_arguments_until_the_next_fit():
+    cal = Calibrator(engine="freq").fit(_pool(frame()))
+    first = cal.estimate_groups(0.05)
+    assert cal.estimate_groups(alpha=0.05, simultaneous=True) is first  # same arguments
+    assert cal.estimate_groups(0.1) is not first
+    assert cal.estimate_groups(0.05, False) is not first
+    assert cal.estimate_groups(0.05, True, "classical").method != first.method
+    cal.fit(_pool(frame(seed=4)))
+    again = cal.estimate_groups(0.05)
+    assert again is not first and not np.allclose(again.estimate, first.estimate)
+
+
+def test_plan_line_says_equal_systems_are_indistinguishable(table, capsys):
+    """On systems whose true means are equal the plan's line does not ask for a label
+    count computed from a gap that is noise (it asked for most of the pool)."""
+    assert main(["estimate", str(table), "--label", "human", "--judge", "judge_*",
+                 "--group", "system", "--engine", "freq"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "best system not clear" in out
+    line = next(s for s in out.splitlines() if s.startswith("bacon plan"))
+    assert "indistinguishable from zero" in line and "more labels (uniform)" in line
+    assert "would resolve" not in line
+
+
+def test_plan_line_still_counts_labels_for_a_real_lead():
+    pool = _pool(frame(gap=0.45))
+    line = resolution_note(pool, 0.05, group_column="system")
+    assert line is not None and "would resolve the top system" in line, line
+
+
+def test_plan_line_from_the_fitted_calibrator_equals_a_fresh_fit():
+    for gap in (0.0, 0.45):
+        pool = _pool(frame(gap=gap))
+        fitted = Calibrator(engine="freq").fit(pool)
+        fresh = resolution_note(pool, 0.05, group_column="system")
+        assert resolution_note(pool, 0.05, group_column="system", calibrator=fitted) == fresh
+
+
+def test_top_up_scale_is_exact_for_many_budgets():
+    """The closed-form scale spends the budget exactly, and the groups' sums of ``v / pi``
+    from prefix sums equal the direct sums, for zero, uniform and unequal priors."""
+    rng = np.random.default_rng(0)
+    n_items = 3000
+    sd = rng.gamma(2.0, 1.0, n_items)
+    codes = rng.integers(0, 4, n_items)
+    v = sd**2
+    for prior in (np.zeros(n_items), np.full(n_items, 0.02), rng.uniform(0, 0.3, n_items)):
+        wave = adaptive.adaptive_wave(sd, prior)
+        sums = wave.inverse_sums(v, codes, 4)
+        for n in (3.5, 300.0, 1500.0, 0.999 * float(np.sum(1 - prior))):
+            p = wave.probabilities(n)
+            assert np.sum((1 - prior) * p) == pytest.approx(n, rel=1e-9)
+            assert np.allclose(p, adaptive.adaptive_probabilities(sd, n, prior=prior))
+            union = adaptive.combine_waves([prior, p])
+            direct = np.bincount(codes, v / union, 4)
+            assert np.allclose(sums(n), direct, rtol=1e-9)
+
+
+def test_unique_codes_equal_numpy_unique():
+    rng = np.random.default_rng(1)
+    names = np.array([f"M{k}" for k in rng.integers(0, 12, 500)], dtype=object)
+    for values in (names, names.astype(str), rng.integers(0, 5, 50), np.array([1.5, np.nan, 1.5])):
+        want, inverse = np.unique(np.asarray(values).astype(str), return_inverse=True)
+        got, codes = unique_codes(values)
+        assert list(got) == list(want) and np.array_equal(codes, inverse.ravel())
+    kept = names.copy()
+    kept.setflags(write=False)
+    assert unique_codes(kept)[1] is unique_codes(kept)[1]  # a pool's groups: once
+    ordered, _ = natural_codes(kept)
+    assert list(ordered[:3]) == ["M0", "M1", "M2"] and list(ordered[-2:]) == ["M10", "M11"]

@@ -1,0 +1,205 @@
+"""Group means shrunk toward the pool's correction (issue 40): the robust EB critical
+value against a linear program, coverage of the shrunk intervals on known truth (too low
+and too wide both fail), the per-group floor, and sparse groups that no longer block."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import optimize, stats
+
+from bacon_bayes import Calibrator, EvalPool
+from bacon_bayes import estimate as est
+from bacon_bayes.cli import main
+from bacon_bayes.estimate import robust_ebci, shrink
+
+
+def _lp_noncoverage(t: float, kappa: float, chi: float) -> float:
+    """The worst average non-coverage over distributions on a fine grid (linear program)."""
+    top = max(4 * (chi + 1) ** 2, 4 * t, kappa * t if np.isfinite(kappa) else 0)
+    xs = np.unique(np.concatenate([np.linspace(0, top, 3000), [t]]))
+    r = robust_ebci.noncoverage(xs, chi)
+    ub = ([xs**2], [kappa * t * t]) if np.isfinite(kappa) else (None, None)
+    res = optimize.linprog(
+        -r, A_ub=ub[0], b_ub=ub[1], A_eq=[np.ones_like(xs), xs], b_eq=[1, t], method="highs"
+    )
+    return -res.fun
+
+
+@pytest.mark.parametrize(
+    "t, kappa, chi",
+    [(0.5, np.inf, 2.0), (4.0, np.inf, 3.0), (1.0, 3.0, 2.2), (0.2, 10.0, 2.0), (10.0, 2.0, 4.5)],
+)
+def test_worst_noncoverage_matches_a_linear_program(t, kappa, chi):
+    assert robust_ebci.max_noncoverage(t, kappa, chi) == pytest.approx(
+        _lp_noncoverage(t, kappa, chi), abs=2e-5
+    )
+
+
+def test_critical_value_solves_the_worst_case_and_grows_with_the_bias():
+    z = stats.norm.isf(0.025)
+    assert robust_ebci.critical_value(0.0, 3.0, 0.05) == pytest.approx(z)
+    chi = robust_ebci.critical_value(2.0, 3.0, 0.05)
+    # rounded up to the 1% grid of t: at most the level, and close to it
+    assert 0.045 < robust_ebci.max_noncoverage(2.0, 3.0, chi) <= 0.05 + 1e-6
+    assert z < robust_ebci.critical_value(1.0, 3.0, 0.05) < chi
+    assert chi < robust_ebci.critical_value(2.0, 10.0, 0.05)
+
+
+def _draw(rng, effects, n_items=80, frac=0.06, sd=1.0):
+    m = effects.size
+    g = np.repeat(np.arange(m), n_items)
+    f = rng.normal(3.0, 1.0, g.size)
+    y = f + 0.2 + effects[g] + rng.normal(0.0, sd, g.size)
+    lab = rng.random(g.size) < frac
+    return y, f, g, lab
+
+
+def _coverage(effects, draws=200, seed=1):
+    rng = np.random.default_rng(seed)
+    m = effects.size
+    cover, width, err, sep_err = np.zeros(m), [], [], []
+    for _ in range(draws):
+        y, f, g, lab = _draw(rng, effects)
+        truth = np.bincount(g, weights=y) / np.bincount(g)
+        names = np.array([f"S{k:02d}" for k in range(m)])[g]
+        table = est.shrunk_group_means(np.where(lab, y, np.nan), f, names, pi=lab.mean())
+        cover += (table.ci_low <= truth) & (truth <= table.ci_high)
+        width.append(np.mean(table.ci_high - table.ci_low))
+        own = np.array(table.details["own_estimate"], dtype=float)
+        err.append(np.where(np.isnan(own), np.nan, table.estimate - truth))
+        sep_err.append(own - truth)
+    rmse = np.sqrt(np.nanmean(np.square(err)))
+    return cover / draws, np.mean(width), rmse, np.sqrt(np.nanmean(np.square(sep_err))), err
+
+
+def test_shrunk_intervals_cover_on_average_and_not_too_widely():
+    """Ten groups of 80 items, 6% labels (about 5 a group; 1-2 in some draws), group
+    effects of spread 0.3 against a residual sd of 1: over 200 draws the intervals cover
+    0.95-0.99 on average (the robust EB average, made a little conservative by each
+    group's own 90% interval), every group at least 0.90, and the shrunk means have a
+    smaller error than the groups' own AEE means and no bias."""
+    effects = np.linspace(-0.45, 0.45, 10)
+    cover, _width, rmse, sep_rmse, err = _coverage(effects)
+    assert 0.95 <= cover.mean() <= 0.99, cover
+    assert cover.min() >= 0.90, cover
+    assert rmse < 0.8 * sep_rmse
+    # shrinkage pulls the extreme groups in; over the groups the error averages out
+    assert abs(np.nanmean(err)) < 0.03
+
+
+def test_an_outlying_group_keeps_its_own_floor():
+    """One group 1.5 (five spreads) off the others: plain shrinkage would cover it rarely;
+    the floor (its own AEE interval at 90%) keeps it near 0.9."""
+    effects = np.r_[np.linspace(-0.2, 0.2, 9), 1.5]
+    cover = _coverage(effects, draws=200, seed=2)[0]
+    assert cover[-1] >= 0.86, cover
+    saved = shrink.floor_alpha
+    try:
+        shrink.floor_alpha = lambda alpha: 0.999  # no floor: the outlier is missed
+        assert _coverage(effects, draws=100, seed=2)[0][-1] < 0.7
+    finally:
+        shrink.floor_alpha = saved
+
+
+def test_groups_without_labels_and_pairs_say_why():
+    rng = np.random.default_rng(5)
+    y, f, g, lab = _draw(rng, np.zeros(6), frac=0.1)
+    lab &= g != 5  # group S05 has no label
+    one = np.flatnonzero(g == 4)
+    lab[one] = False
+    lab[one[0]] = True  # group S04 has one
+    names = np.array([f"S{k:02d}" for k in range(6)])[g]
+    table = est.shrunk_group_means(np.where(lab, y, np.nan), f, names, pi=lab.mean())
+    assert np.isnan(table.ci_low[5]) and "UNVALIDATED" in table.notes[5]
+    assert np.isfinite(table.ci_low[:5]).all() and table.notes[4] == ""
+    diffs = est.compare(table)
+    assert diffs.details["guarantee"].startswith("on average over pairs")
+    with_s05 = [k for k, p in enumerate(diffs.details["pairs"]) if "S05" in p]
+    assert np.isnan(diffs.ci_low[with_s05]).all() and np.isfinite(diffs.estimate).all()
+    assert np.isfinite(np.delete(diffs.ci_low, with_s05)).all()
+    joint = est.shrunk_group_means(
+        np.where(lab, y, np.nan), f, names, pi=lab.mean(), simultaneous="maxt"
+    )
+    wider = (joint.ci_high - joint.ci_low)[:5] > (table.ci_high - table.ci_low)[:5]
+    assert wider.all() and joint.details["guarantee"].startswith("family-wise")
+
+
+@pytest.fixture(scope="module")
+def sparse_frame():
+    """The shipped SummEval sample at 2% labels: 24 labels over 12 systems, two with none."""
+    frame = pd.read_csv("bacon_bayes/data/summeval_sample.csv.gz")
+    judges = [c for c in frame.columns if c.startswith("judge:") and c.endswith("|relevance")]
+    keep = frame[["item", "system", "expert_mean_relevance", *judges]].copy()
+    lab = np.random.default_rng(3).random(len(keep)) < 0.02
+    keep.loc[~lab, "expert_mean_relevance"] = np.nan
+    return keep, judges
+
+
+def test_calibrator_answers_every_group_with_a_label(sparse_frame):
+    """Today's code raised ValidationError here (a system with 1 label)."""
+    frame, judges = sparse_frame
+    pool = EvalPool.from_frame(
+        frame, label="expert_mean_relevance", judges=judges, group="system", outcome="continuous"
+    )
+    cal = Calibrator(engine="freq", scale=(1, 5)).fit(pool)
+    assert cal.pooling_for() == "shrink"
+    table = cal.estimate_groups(simultaneous=False)
+    n_lab = table.n_labeled
+    assert (n_lab == 0).sum() == 2 and (n_lab == 1).sum() >= 1
+    assert np.isfinite(table.ci_low[n_lab > 0]).all()
+    assert np.isnan(table.ci_low[n_lab == 0]).all()
+    diffs = cal.compare_groups(simultaneous=False)
+    answered = np.isfinite(diffs.ci_low).mean()
+    assert answered == pytest.approx(45 / 66)  # pairs of the 10 systems with labels
+    ranks = cal.rank_groups()
+    assert len(ranks) == 12
+    separate = cal.estimate_groups(pooling="separate")
+    assert separate.details["guarantee"] == "per group" and len(separate) == 12
+
+
+def test_cli_estimate_and_report_keep_every_system(sparse_frame, tmp_path, capsys):
+    """Today `bacon estimate` dropped every per-system row and `bacon report` exited 2."""
+    frame, judges = sparse_frame
+    path = tmp_path / "sparse.csv"
+    frame.to_csv(path, index=False)
+    args = ["--label", "expert_mean_relevance", "--group", "system", "--scale", "1:5"]
+    args += [a for j in judges for a in ("--judge", j)]
+    assert main(["estimate", str(path), *args, "--engine", "freq"]) == 0
+    out = capsys.readouterr().out
+    assert "skipped" not in out
+    assert "valid on average over the groups" in out or "jointly valid" in out
+    assert "M9" in out.split("mean per 'system'")[1] and "UNVALIDATED" in out
+    page = tmp_path / "r.html"
+    assert main(["report", str(path), *args, "--engine", "freq", "--out", str(page)]) == 0
+    assert "robust empirical-Bayes" in page.read_text()
+
+
+def test_pooling_is_saved_with_the_calibrator(sparse_frame, tmp_path):
+    frame, judges = sparse_frame
+    pool = EvalPool.from_frame(
+        frame, label="expert_mean_relevance", judges=judges, group="system", outcome="continuous"
+    )
+    cal = Calibrator(engine="freq", scale=(1, 5), pooling="separate").fit(pool)
+    back = Calibrator.load(cal.save(tmp_path / "c.nc"))
+    assert back.pooling == "separate" and back.pooling_for() == "separate"
+    a, b = cal.estimate_groups(), back.estimate_groups()
+    np.testing.assert_array_equal(a.estimate, b.estimate)
+    np.testing.assert_array_equal(a.ci_low, b.ci_low)
+
+
+def test_several_surrogates_shrink_like_their_combination():
+    """With two surrogates (the Bayesian engine's posterior mean and the judge mean) the
+    weights are tuned on all labels; fixing them gives the one-surrogate table of their
+    weighted sum."""
+    rng = np.random.default_rng(7)
+    y, f, g, lab = _draw(rng, np.linspace(-0.3, 0.3, 8), frac=0.08)
+    f2 = np.column_stack([f, f + rng.normal(0, 1, f.size)])
+    names = np.array([f"S{k:02d}" for k in range(8)])[g]
+    yy = np.where(lab, y, np.nan)
+    two = est.shrunk_group_means(yy, f2, names, pi=lab.mean())
+    lam = np.asarray(two.details["power_lambda"])
+    one = est.shrunk_group_means(yy, f2 @ lam, names, pi=lab.mean(), power_tuning=False)
+    np.testing.assert_allclose(two.estimate, one.estimate, rtol=1e-10)
+    assert np.all(two.ci_high - two.ci_low >= (one.ci_high - one.ci_low) * 0.999)
