@@ -25,6 +25,17 @@ Usage::
 Tables: ``python -m benchmarks.comparison_data /tmp/data``; runs: the commands in
 EXPERIMENTS.md (``--trials 200 --budgets 0.1``).
 
+``python -m benchmarks.plan_check estimator TABLE [--pair "A - B"] [--trials 1000]
+[--cells uniform:24]`` (issue 40 point 4): no simulate folders; the plan's difference goal
+(the pair at its true gap, power 0.8) from ``--pilots`` uniform pilots, and at the first
+pilot's labels needed per design (uniform, stratified, paired; plus uniform at the
+recommended design's budget, and ``--cells``) the estimator itself over ``--trials``
+draws from scratch (``Calibrator`` defaults, ``compare_groups`` pointwise, pooling auto):
+realised power (a withheld interval counts as not detected), the pair's mean half-width
+where given, the share withheld and the share of shrunk tables, beside the plan's
+predictions (first pilot, and mean and sd over the pilots) and today's closed form
+(separate means, nothing withheld). Defaults: the shipped SummEval sample, relevance.
+
 Measured (20 uniform 3% pilots; estimators of main d9290e9): TriviaQA (96 pilot labels,
 about 11 pairs of one prompt), named pair llama2-13b-base - llama2-13b-chat: pool-mean
 half-width predicted/simulated uniform 1.05 +- 0.15, stratified 1.03 +- 0.15, paired
@@ -78,10 +89,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from bacon_bayes import EvalPool
-from bacon_bayes.planning import DESIGNS, pilot_statistics, predict
-from bacon_bayes.planning.plan import _power_t
-from bacon_bayes.sampling.designs import uniform
+from bacon_bayes import Calibrator, EvalPool
+from bacon_bayes.planning import DESIGNS, Goal, pilot_statistics, plan, predict
+from bacon_bayes.planning.outlook import power_t as _power_t
+from bacon_bayes.planning.plan import _Evaluator
+from bacon_bayes.sampling.designs import stratified, uniform
 from bacon_bayes.sampling.paired import paired, prompts_for_budget
 
 HALF_WIDTH_TOL, POWER_TOL = 0.10, 0.07
@@ -214,7 +226,160 @@ def summary(out: pd.DataFrame) -> pd.DataFrame:
     return res
 
 
+# --- bacon plan models the estimator (issue 40 point 4) --------------------------------
+
+
+def spec_from_args(args: argparse.Namespace, frame: pd.DataFrame) -> dict[str, Any]:
+    judges = [c for c in frame.columns if c.startswith("judge:") and c.endswith(args.judges)]
+    return {
+        "label": args.label, "judges": judges, "outcome": "continuous", "levels": None,
+        "group": args.group, "prompt": args.prompt, "alpha": args.alpha,
+    }  # fmt: skip
+
+
+def draw(frame: pd.DataFrame, s: dict[str, Any], design: str, n: int, seed: int):
+    """One trial's labels and design (None: uniform items) drawn from scratch."""
+    if design == "uniform":
+        return uniform(len(frame), n, seed=seed).selected, None
+    if design == "stratified":
+        d = stratified(frame[s["group"]].astype(str).to_numpy(), n, seed=seed)
+        return d.selected, d.pi
+    prompts = frame[s["prompt"]].astype(str).to_numpy()
+    d = paired(prompts, prompts_for_budget(prompts, n), seed=seed)
+    return d.selected, d
+
+
+def trial_pool(frame: pd.DataFrame, s: dict[str, Any], labeled: np.ndarray, design: Any):
+    if design is None or hasattr(design, "pi_prompt"):
+        return table_pool(frame, s, labeled, design)
+    data = frame.assign(**{s["label"]: np.where(labeled, frame[s["label"]], np.nan)})
+    data["_pi"] = design
+    return EvalPool.from_frame(
+        data, label=s["label"], judges=list(s["judges"]), outcome=s["outcome"],
+        group=s["group"], prompt=s["prompt"], propensity="_pi",
+    )  # fmt: skip
+
+
+def realised(
+    frame: pd.DataFrame, s: dict[str, Any], design: str, n: int, pair: str, trials: int,
+    seed: int,
+) -> dict[str, float]:  # fmt: skip
+    """The estimator (Calibrator defaults, ``compare_groups`` pointwise, pooling auto) over
+    ``trials`` draws: the pair's power (a withheld interval counts as not detected), its
+    mean half-width where given, the share withheld and the share of shrunk tables."""
+    reject = answered = shrunk = 0
+    widths = []
+    for t in range(trials):
+        labeled, d = draw(frame, s, design, n, seed + t)
+        cal = Calibrator(engine="freq").fit(trial_pool(frame, s, labeled, d))
+        table = cal.compare_groups(s["alpha"], False)
+        k = table.names.index(pair)
+        lo, hi = float(table.ci_low[k]), float(table.ci_high[k])
+        shrunk += table.details.get("pooling") == "shrink"
+        if np.isfinite(lo) and np.isfinite(hi):
+            answered += 1
+            widths.append((hi - lo) / 2.0)
+            reject += lo > 0 or hi < 0
+    power = reject / trials
+    return {
+        "power": power, "power_se": math.sqrt(max(power * (1 - power), 1e-4) / trials),
+        "half_width": float(np.mean(widths)) if widths else math.nan,
+        "withheld": 1.0 - answered / trials, "shrunk": shrunk / trials,
+    }  # fmt: skip
+
+
+def estimator_check(args: argparse.Namespace) -> pd.DataFrame:
+    """Plans from ``--pilots`` uniform pilots (difference goal: the named pair at its true
+    gap, power ``--power``); the first pilot's labels needed per design are the cells
+    (plus uniform at the recommended design's budget), simulated ``--trials`` times."""
+    frame = (
+        pd.read_csv(args.table) if args.table.suffix != ".parquet" else pd.read_parquet(args.table)
+    )
+    s = spec_from_args(args, frame)
+    a_name, b_name = args.pair.split(" - ")
+    y, g = frame[s["label"]].to_numpy(float), frame[s["group"]].astype(str)
+    delta = abs(float(y[g == a_name].mean() - y[g == b_name].mean()))
+    goal = Goal("difference", pair=(a_name, b_name), delta=delta, power=args.power)
+    designs = ("uniform", "stratified", "paired")
+    plans, evs = [], []
+    for k in range(args.pilots):
+        labeled, d = pilot_draw(frame, s, args.pilot_share, "uniform", args.seed + k)
+        pool = table_pool(frame, s, labeled, d)
+        res = plan(pool, goal, designs=designs, from_scratch=True, alpha=args.alpha)
+        plans.append(res)
+        evs.append(_Evaluator(res.pilot, goal, args.alpha, True))
+    first = plans[0]
+    need = {r.design: r.labels_needed for r in first.designs}
+    cells = [(d, need[d]) for d in designs if need[d] is not None]
+    rec = first.recommended
+    if rec not in (None, "uniform") and need[rec] != need["uniform"]:
+        cells.append(("uniform", need[rec]))
+    for cell in (args.cells or "").split(","):  # e.g. uniform:24 (a budget that withholds)
+        if cell:
+            design, n_text = cell.split(":")
+            cells.append((design, int(n_text)))
+    rows = []
+    for design, n in cells:
+        pred = [ev.details(design, n) for ev in evs]
+        # today's closed form (before issue 40): separate means, nothing withheld
+        pt = predict(evs[0].st, design, n, from_scratch=True)
+        a, b = (evs[0].names.index(v) for v in (a_name, b_name))
+        se_d = math.sqrt(max(pt.cov[a, a] + pt.cov[b, b] - 2 * pt.cov[a, b], 0.0))
+        old = _power_t(delta, se_d, float(min(pt.df[a], pt.df[b])), args.alpha)
+        sim = realised(frame, s, design, n, args.pair, args.trials, 7_000_000 + n)
+        rows.append({
+            "design": design, "labels": n,
+            "recommended": rec == design and n == need[design],
+            "pred_power": pred[0]["power"],
+            "pred_power_mean": float(np.mean([p["power"] for p in pred])),
+            "pred_power_sd": float(np.std([p["power"] for p in pred], ddof=1)),
+            "old_pred_power": old,
+            "sim_power": sim["power"], "sim_power_se": sim["power_se"],
+            "power_diff": pred[0]["power"] - sim["power"],
+            "pred_half_width": pred[0]["half_width"],
+            "pred_half_width_mean": float(np.mean([p["half_width"] for p in pred])),
+            "sim_half_width": sim["half_width"],
+            "hw_ratio": pred[0]["half_width"] / sim["half_width"],
+            "pred_withheld": pred[0]["withheld"], "sim_withheld": sim["withheld"],
+            "pred_shrink": pred[0]["p_shrink"], "sim_shrunk": sim["shrunk"],
+        })  # fmt: skip
+        print(rows[-1], flush=True)
+    out = pd.DataFrame(rows)
+    out.attrs["recommended"] = [r.recommended for r in plans]
+    return out
+
+
+def estimator_main(argv: list[str]) -> None:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.plan_check estimator")
+    p.add_argument("table", type=Path)
+    p.add_argument("--label", default="expert_mean_relevance")
+    p.add_argument("--judges", default="|relevance", help="judge columns end with this")
+    p.add_argument("--group", default="system")
+    p.add_argument("--prompt", default="doc_id")
+    p.add_argument("--pair", default="M15 - M23")
+    p.add_argument("--power", type=float, default=0.8)
+    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--pilots", type=int, default=20)
+    p.add_argument("--pilot-share", type=float, default=0.03)
+    p.add_argument("--trials", type=int, default=400)
+    p.add_argument("--seed", type=int, default=12345)
+    p.add_argument("--cells", help="more cells, design:labels comma-separated (uniform:24)")
+    args = p.parse_args(argv)
+    out = estimator_check(args)
+    recs = pd.Series(out.attrs["recommended"]).value_counts().to_dict()
+    print(f"{args.table.name}: pair {args.pair}, {args.pilots} uniform pilots of "
+          f"{args.pilot_share:.0%}, {args.trials} trials per cell; recommended {recs}")  # fmt: skip
+    with pd.option_context("display.width", 250, "display.max_columns", 30):
+        print(out.round(4).to_string())
+
+
 def main(argv: list[str] | None = None) -> None:
+    import sys
+
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "estimator":
+        estimator_main(argv[1:])
+        return
     p = argparse.ArgumentParser(prog="python -m benchmarks.plan_check")
     p.add_argument("table", type=Path, help="the table the runs simulated (csv or parquet)")
     p.add_argument("runs", type=Path, nargs="+", help="`bacon simulate` output folders")

@@ -29,9 +29,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     add_pool_arguments(p)
     goal = p.add_argument_group("goal (one of)")
-    goal.add_argument("--half-width", type=float, help="CI half-width of the pool mean")
+    goal.add_argument(
+        "--half-width",
+        type=float,
+        help="CI half-width of the pool mean (of a group's with --group-mean, of A - B with "
+        "--difference A B)",
+    )
     goal.add_argument("--group-mean", metavar="NAME", help="with --half-width: of this group")
-    goal.add_argument("--difference", nargs=2, metavar=("A", "B"), help="two groups to compare")
+    goal.add_argument(
+        "--difference",
+        nargs=2,
+        metavar=("A", "B"),
+        help="two groups to compare: with --delta, the power to detect it; with "
+        "--half-width, the CI half-width of A - B",
+    )
     goal.add_argument("--delta", type=float, help="with --difference: difference to detect")
     goal.add_argument("--top", action="store_true", help="resolve the top group from the rest")
     goal.add_argument("--power", type=float, default=0.8, help="power 1 - beta (0.8)")
@@ -68,14 +79,24 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def goal_from_args(args: argparse.Namespace) -> Goal:
     """The one goal the options name (exactly one of --half-width, --difference, --top)."""
-    given = [args.half_width is not None, args.difference is not None, args.top]
+    diff_width = args.half_width is not None and args.difference is not None
+    if diff_width and args.delta is not None:
+        raise ValidationError(
+            "--difference A B takes --delta D (power) or --half-width H (the half-width of "
+            "A - B), not both."
+        )
+    given = [args.half_width is not None, args.difference is not None and not diff_width, args.top]
     if sum(given) != 1:
         raise ValidationError(
-            "give exactly one goal: --half-width H [--group-mean NAME], --difference A B "
-            "--delta D [--power P], or --top [--power P]."
+            "give exactly one goal: --half-width H [--group-mean NAME | --difference A B], "
+            "--difference A B --delta D [--power P], or --top [--power P]."
         )
     if args.group_mean and args.half_width is None:
         raise ValidationError("--group-mean goes with --half-width H (the group's CI half-width).")
+    if diff_width and args.group_mean:
+        raise ValidationError("--half-width is of --group-mean NAME or of --difference A B.")
+    if diff_width:
+        return Goal("half-width", half_width=args.half_width, pair=tuple(args.difference))
     if args.half_width is not None:
         return Goal("half-width", half_width=args.half_width, group=args.group_mean)
     if args.difference is not None:

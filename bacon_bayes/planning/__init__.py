@@ -1,11 +1,13 @@
 """Planning a label budget (``bacon plan``): the labels each design needs for a goal.
 
 :func:`plan` takes a pool (judge scores, the labels so far) and a :class:`Goal` (a CI
-half-width of the pool mean or of a group's mean; the power to detect a difference
-between two groups; the power to resolve the top group) and returns a
-:class:`PlanResult`: for each design (uniform, stratified by group, paired by prompt,
-adaptive) the labels needed and the predicted precision at given budgets, with a
-recommendation. The statistics and closed forms: :mod:`bacon_bayes.planning.predict`.
+half-width of the pool mean, of a group's mean or of a difference of two groups; the
+power to detect a difference between two groups; the power to resolve the top group) and
+returns a :class:`PlanResult`: for each design (uniform, stratified by group, paired by
+prompt, adaptive) the labels needed and the predicted precision at given budgets, with a
+recommendation. The statistics and closed forms: :mod:`bacon_bayes.planning.predict`;
+what the group estimator does at a budget (pooling, withheld intervals, shrunk widths):
+:mod:`bacon_bayes.planning.outlook`.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -15,6 +15,13 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.critical import simultaneous_critical_value
 from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
 from bacon_bayes.order import unique_codes
+from bacon_bayes.planning.outlook import (
+    POOLINGS,
+    Outlook,
+    contrast_metrics,
+    outlook,
+    shrink_prior,
+)
 from bacon_bayes.planning.predict import (
     DESIGNS,
     ROUGH_WEIGHT,
@@ -30,6 +37,18 @@ __all__ = ["DesignPlan", "Goal", "PlanResult", "indistinguishable", "plan", "res
 
 #: Draws of the simulation behind the top group's power.
 POWER_DRAWS = 8000
+#: sd of a named pair's own within-prompt correlation around the pool's average one
+#: (WMT22: 0.16-0.55 over its 120 pairs of systems): part of the plan's error on the
+#: paired design's gain for a difference.
+PAIR_RHO_SD = 0.1
+#: The paired design is recommended only when it still needs fewer labels than the
+#: best other design with the within-prompt correlation this many sds below the plan's.
+PAIRED_MARGIN_SDS = 1.0
+#: Growth factor of the budgets scanned for the first that reaches the goal.
+SCAN_STEP = 1.15
+#: A half-width goal of a group or a pair counts as reached only where its interval is
+#: withheld in at most this share of draws.
+MAX_WITHHELD = 0.05
 #: The designs :func:`resolution_note` compares (see there).
 NOTE_DESIGNS = ("uniform", "paired")
 
@@ -40,10 +59,11 @@ GoalKind = Literal["half-width", "difference", "top"]
 class Goal:
     """What the labels are for.
 
-    ``kind="half-width"``: CI half-width ``half_width`` of the pool mean, or of ``group``'s
-    mean; ``"difference"``: power ``power`` to detect ``delta`` between ``pair[0]`` and
-    ``pair[1]``; ``"top"``: power ``power`` that the top group's simultaneous difference
-    intervals against every other group all exclude 0.
+    ``kind="half-width"``: CI half-width ``half_width`` of the pool mean, of ``group``'s
+    mean, or of the difference ``pair[0] - pair[1]``; ``"difference"``: power ``power``
+    to detect ``delta`` between ``pair[0]`` and ``pair[1]``; ``"top"``: power ``power``
+    that the top group's simultaneous difference intervals against every other group
+    all exclude 0.
     """
 
     kind: GoalKind
@@ -78,12 +98,19 @@ class Goal:
                 )
         if self.kind == "difference" and (self.pair is None or self.pair[0] == self.pair[1]):
             raise ValidationError("a difference needs two different groups: --difference A B.")
+        if self.kind == "half-width" and self.pair is not None:
+            if self.group is not None:
+                raise ValidationError("a half-width is of a group's mean or of a difference.")
+            if self.pair[0] == self.pair[1]:
+                raise ValidationError("a difference needs two different groups: --difference A B.")
         if self.kind == "top" and len(names) < 2:
             raise ValidationError("resolving the top group needs at least two groups.")
 
     def describe(self) -> str:
         if self.kind == "half-width":
             what = f"group {self.group!r}'s mean" if self.group else "the pool mean"
+            if self.pair is not None:
+                what = f"the difference {self.pair[0]} - {self.pair[1]}"
             return f"CI half-width <= {self.half_width:g} for {what}"
         if self.kind == "difference":
             a, b = self.pair or ("", "")
@@ -123,11 +150,13 @@ class PlanResult:
     pilot: PilotStatistics
     alpha: float
     top_group: str | None = None
+    pooling: str = "auto"
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "goal": {**self.goal.__dict__, "description": self.goal.describe()},
             "alpha": self.alpha,
+            "pooling": self.pooling,
             "top_group": self.top_group,
             "recommended": self.recommended,
             "designs": [d.to_dict() for d in self.designs],
@@ -164,15 +193,6 @@ class PlanResult:
         return "\n".join(lines)
 
 
-def _power_t(delta: float, se: float, df: float, alpha: float) -> float:
-    """``P(|T| > t_crit)`` for a difference ``delta`` with standard error ``se``."""
-    if se <= 0:
-        return 1.0
-    crit = stats.t.isf(alpha / 2.0, df)
-    nc = delta / se
-    return float(stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc))
-
-
 def _pairs_level(cov: np.ndarray, alpha: float) -> float:
     """Pointwise level of the max-|t| critical value over all pairwise differences."""
     m = cov.shape[0]
@@ -189,31 +209,75 @@ def _pairs_level(cov: np.ndarray, alpha: float) -> float:
 class _Evaluator:
     """The goal's metric (half-width, or power) of a design at ``n`` labels."""
 
-    def __init__(self, st: PilotStatistics, goal: Goal, alpha: float, from_scratch: bool):
+    def __init__(
+        self,
+        st: PilotStatistics,
+        goal: Goal,
+        alpha: float,
+        from_scratch: bool,
+        pooling: str = "auto",
+    ):
         self.st, self.goal, self.alpha, self.from_scratch = st, goal, alpha, from_scratch
+        self.pooling = pooling
+        self.prior = shrink_prior(st)
         self.names = st.names
         self.top = int(np.nanargmax(st.means)) if goal.kind == "top" else None
         self._levels: dict[str, float] = {}
+        self._details: dict[tuple[str, float], dict[str, float]] = {}
         self._powers: dict[tuple[float, bytes, bytes], float] = {}  # by level, cov, df
         self._z = np.random.default_rng(20261127).standard_normal((POWER_DRAWS, len(st.names)))
 
-    def metric(self, design: str, n: float) -> float:
-        p = predict(self.st, design, n, from_scratch=self.from_scratch)
+    def groups(self) -> list[int]:
+        """The goal's groups (none: the pool mean or the top group's)."""
         g = self.goal
+        if g.pair is not None:
+            return [self.names.index(v) for v in g.pair]
+        return [self.names.index(g.group)] if g.group is not None else []
+
+    def details(self, design: str, n: float) -> dict[str, float]:
+        """The goal's group or pair at ``n``: withheld chance, half-width, power, and the
+        chance the estimator shrinks (:func:`~bacon_bayes.planning.outlook.contrast_metrics`)."""
+        key = (design, float(n))
+        if key in self._details:
+            return self._details[key]
+        p = predict(self.st, design, n, from_scratch=self.from_scratch)
+        o = outlook(
+            self.st, p, pooling=self.pooling, prior=self.prior, from_scratch=self.from_scratch
+        )
+        self._details[key] = self._contrast(o, p)
+        return self._details[key]
+
+    def _contrast(self, o: Outlook, p: Prediction) -> dict[str, float]:
+        groups = self.groups()
+        if not groups:  # the top group: every group needs its interval
+            every = list(range(len(self.names)))
+            sep, shr = o.branches(every)
+            return {"withheld": 1.0 - sep - shr, "p_shrink": o.p_shrink}
+        delta = float(self.goal.delta or 0.0)
+        surrogate_gap = None
+        if len(groups) == 2:
+            a, b = groups
+            gap = self.st.means[a] - self.st.means[b]
+            delta = -delta if np.isfinite(gap) and gap < 0 else delta  # as the pilot sees it
+            if self.st.surrogate_means is not None and self.st.n_labeled > 0:
+                surrogate_gap = float(self.st.surrogate_means[a] - self.st.surrogate_means[b])
+        return contrast_metrics(
+            o, p, groups, delta=delta, alpha=self.alpha, surrogate_gap=surrogate_gap
+        )
+
+    def metric(self, design: str, n: float) -> float:
+        g = self.goal
+        if g.kind == "half-width" and g.group is None and g.pair is None:
+            p = predict(self.st, design, n, from_scratch=self.from_scratch)
+            crit = stats.t.isf(self.alpha / 2.0, p.df_pool)
+            return float(crit * math.sqrt(p.var_pool))
         if g.kind == "half-width":
-            if g.group is None:
-                se, df = math.sqrt(p.var_pool), p.df_pool
-            else:
-                k = self.names.index(g.group)
-                se, df = math.sqrt(p.cov[k, k]), float(p.df[k])
-            return float(stats.t.isf(self.alpha / 2.0, df) * se)
+            d = self.details(design, n)
+            return d["half_width"] if d["withheld"] <= MAX_WITHHELD else math.inf
         if g.kind == "difference":
-            assert g.pair is not None and g.delta is not None
-            a, b = (self.names.index(v) for v in g.pair)
-            var = p.cov[a, a] + p.cov[b, b] - 2.0 * p.cov[a, b]
-            df = float(min(p.df[a], p.df[b]))
-            return _power_t(g.delta, math.sqrt(max(var, 0.0)), df, self.alpha)
-        return self._top_power(design, p)
+            return self.details(design, n)["power"]
+        p = predict(self.st, design, n, from_scratch=self.from_scratch)
+        return self._top_power(design, p) * (1.0 - self.details(design, n)["withheld"])
 
     def _top_power(self, design: str, p: Prediction) -> float:
         t = self.top
@@ -252,13 +316,21 @@ class _Evaluator:
 
     def labels_needed(self, design: str, low: int) -> int | None:
         """Fewest labels in all (at least ``low``) that reach the goal; None: not even
-        the whole pool (the metric is monotone in ``n``: bisection)."""
+        the whole pool. The metric need not be monotone in ``n`` (the estimator stops
+        shrinking once every group has 10 labels, and its separate intervals can be the
+        wider ones): budgets grow by :data:`SCAN_STEP` to the first that reaches the
+        goal, then bisection below it."""
         N = self.st.n_items
         if self.reached(self.metric(design, low)):
             return low
-        if not self.reached(self.metric(design, N - 1)):
-            return None if not self.reached(self.metric(design, N)) else N
-        lo, hi = low, N - 1
+        lo = low
+        while lo < N:
+            hi = min(N, max(lo + 1, math.ceil(lo * SCAN_STEP)))
+            if self.reached(self.metric(design, hi)):
+                break
+            lo = hi
+        else:
+            return None
         while hi - lo > 1:
             mid = (lo + hi) // 2
             lo, hi = (lo, mid) if self.reached(self.metric(design, mid)) else (mid, hi)
@@ -300,6 +372,7 @@ def plan(
     from_scratch: bool = False,
     group_column: str | None = None,
     pool_arg: str = "STUDY",
+    pooling: str = "auto",
     pilot: PilotStatistics | None = None,
 ) -> PlanResult:
     """Labels each design needs to reach ``goal``, and its precision at ``budgets``.
@@ -327,6 +400,10 @@ def plan(
         them) instead of adding to the pilot.
     group_column, pool_arg : str
         Names used in the ``bacon sample`` command printed for the recommendation.
+    pooling : str
+        The group estimator's pooling the plan predicts (``"auto"``, the estimator's
+        default; ``"shrink"``; ``"separate"``; :mod:`bacon_bayes.planning.outlook`): which
+        intervals are withheld at a budget, and the shrunk intervals' widths.
     pilot : PilotStatistics, optional
         :func:`~bacon_bayes.planning.predict.pilot_statistics` of ``pool``, when already
         computed (``engine`` and ``calibrator`` are then not used).
@@ -337,8 +414,13 @@ def plan(
         One :class:`DesignPlan` per design (labels needed in all and new, the metric at
         each budget, the command), the recommended design (fewest labels; ties go to the
         simpler design; paired never for the pool mean where it loses) and the pilot's
-        statistics with every assumption made.
+        statistics with every assumption made. Paired is recommended for a group goal only
+        where it still needs fewer labels with the within-prompt correlation
+        :data:`PAIRED_MARGIN_SDS` sds below the plan's (its gain beyond the plan's error:
+        the correlation's posterior sd, and :data:`PAIR_RHO_SD` for a named pair).
     """
+    if pooling not in POOLINGS:
+        raise ValidationError(f"pooling {pooling!r} is not known; use {', '.join(POOLINGS)}.")
     if not 0 < alpha < 1:
         raise ValidationError(f"alpha {alpha!r} must lie in (0, 1) (e.g. 0.05).")
     names = () if pool.groups is None else tuple(unique_codes(pool.groups)[0].tolist())
@@ -362,7 +444,7 @@ def plan(
         if d == "stratified" and pool.groups is None:
             raise ValidationError("the stratified design needs groups: pass --group COL.")
     st = pilot if pilot is not None else pilot_statistics(pool, calibrator, engine=engine)
-    ev = _Evaluator(st, goal, alpha, from_scratch)
+    ev = _Evaluator(st, goal, alpha, from_scratch, pooling)
     N, n0 = st.n_items, st.n_labeled
     low = 2 * st.folds if from_scratch or n0 == 0 else n0
     at = _budget_labels(budgets, N, 0 if from_scratch else n0)
@@ -373,14 +455,14 @@ def plan(
             continue
         need = ev.labels_needed(d, low)
         new = None if need is None else need - (0 if from_scratch else n0)
-        cells = [{"labels": float(b), metric_name: ev.metric(d, b)} for b in at]
+        cells = [_cell(ev, d, b, metric_name) for b in at]
         note = predict(st, d, at[0] if at else N, from_scratch=from_scratch).note
         if d == "paired" and st.rho_weight < ROUGH_WEIGHT:
             note = f"ROUGH (within-prompt correlation mostly the judges' prior); {note}"
         cmd = None if new is None else _command(d, new, group_column, pool_arg)
         rows.append(DesignPlan(d, need, new, cells, cmd, note))
     candidates = [r for r in rows if r.labels_needed is not None]
-    if goal.kind == "half-width" and goal.group is None:
+    if goal.kind == "half-width" and goal.group is None and goal.pair is None:
         # the pool mean: paired is never better unless prompts share negatively
         uni = next((r for r in rows if r.design == "uniform"), None)
         if uni is not None and uni.labels_needed is not None:
@@ -389,9 +471,16 @@ def plan(
                 for r in candidates
                 if r.design != "paired" or (r.labels_needed or 0) < uni.labels_needed
             ]
+    if goal.kind != "half-width" or goal.group or goal.pair:
+        candidates = _paired_beyond_error(ev, candidates, low)
     best = min(candidates, key=lambda r: (r.labels_needed, DESIGNS.index(r.design)), default=None)
     top = None if ev.top is None else st.names[ev.top]
-    if at and len(names) > 1 and moderated_share(st, "uniform", at[-1] / N) > 0.5:
+    if (
+        pooling == "separate"
+        and at
+        and len(names) > 1
+        and moderated_share(st, "uniform", at[-1] / N) > 0.5
+    ):
         st.assumptions.append(
             f"at {at[-1]} labels a group likely has under {MIN_BOOTSTRAP_LABELS}: its interval "
             "is then the estimator's moderated t, taken with its prior (the variance all "
@@ -402,7 +491,70 @@ def plan(
             "top group and gaps from the pilot's estimates (the top one was picked as the "
             "largest, so its gaps are a little optimistic)"
         )
-    return PlanResult(goal, rows, None if best is None else best.design, st, alpha, top)
+    _withheld_notes(st, rows, pooling)
+    return PlanResult(goal, rows, None if best is None else best.design, st, alpha, top, pooling)
+
+
+def _cell(ev: _Evaluator, design: str, n: int, metric_name: str) -> dict[str, float]:
+    """One budget's figures: the goal's metric, and for a group or pair goal the chance
+    its interval is withheld and that the estimator shrinks."""
+    cell = {"labels": float(n), metric_name: ev.metric(design, n)}
+    if ev.goal.kind != "half-width" or ev.goal.group or ev.goal.pair:
+        d = ev.details(design, n)
+        if metric_name == "half-width":
+            cell[metric_name] = d["half_width"]
+        cell["withheld"] = d["withheld"]
+        cell["p_shrink"] = d["p_shrink"]
+    return cell
+
+
+def _paired_beyond_error(
+    ev: _Evaluator, candidates: list[DesignPlan], low: int
+) -> list[DesignPlan]:
+    """Drop paired unless it needs fewer labels than every other candidate even with the
+    within-prompt correlation :data:`PAIRED_MARGIN_SDS` sds lower (the plan's own error on
+    its gain; a named pair adds :data:`PAIR_RHO_SD` for its own correlation)."""
+    paired_row = next((r for r in candidates if r.design == "paired"), None)
+    others = [r.labels_needed for r in candidates if r.design != "paired" and r.labels_needed]
+    if paired_row is None or not others:
+        return candidates
+    st = ev.st
+    sd = math.hypot(st.rho_sd, PAIR_RHO_SD if ev.goal.pair is not None else 0.0)
+    low_rho = max(st.rho - PAIRED_MARGIN_SDS * sd, 0.0)
+    pessimistic = _Evaluator(
+        replace(st, rho=low_rho), ev.goal, ev.alpha, ev.from_scratch, ev.pooling
+    )
+    need = pessimistic.labels_needed("paired", low)
+    best_other = min(others)
+    gain = (best_other - (paired_row.labels_needed or 0)) / best_other
+    kept = need is not None and need < best_other
+    paired_row.note = (
+        f"{gain:+.0%} labels against the best other design; with rho {low_rho:.2f} "
+        f"({PAIRED_MARGIN_SDS:g} sd below): {need if need is not None else '-'} labels"
+        + ("" if kept else ", within the plan's error: not recommended")
+        + (f"; {paired_row.note}" if paired_row.note else "")
+    )
+    return candidates if kept else [r for r in candidates if r.design != "paired"]
+
+
+def _withheld_notes(st: PilotStatistics, rows: list[DesignPlan], pooling: str) -> None:
+    """An assumption line on the estimator the plan predicts, and where intervals are
+    likely withheld."""
+    if len(st.names) < 2:
+        return
+    st.assumptions.append(
+        f"group estimator: pooling {pooling!r} (auto: shrunk toward the pool's correction "
+        f"while some group has under 10 labels, separate means for designs drawing prompts); "
+        "an interval is withheld for a group without labels (shrunk) or under 5 (separate), "
+        "and a withheld pair counts as not detected"
+    )
+    for r in rows:
+        risky = [b for b in r.at_budgets if b.get("withheld", 0.0) > 0.01]
+        if risky:
+            st.assumptions.append(
+                f"{r.design}: the goal's interval is withheld in "
+                + ", ".join(f"{b['withheld']:.0%} of draws at {b['labels']:g}" for b in risky)
+            )
 
 
 def resolution_note(

@@ -168,6 +168,16 @@ class PilotStatistics:
     n_features: int
     folds: int
     assumptions: list[str] = field(default_factory=list)
+    #: each group's mean residual ``y - lambda f`` in the pilot (its AEE correction; NaN
+    #: without labels): the between-group spread the shrinkage estimator will use
+    corrections: np.ndarray | None = None
+    #: sd of ``rho`` (the prior's and the pairs' precision combined)
+    rho_sd: float = ICC_PRIOR_SD
+    #: prompts with an item of each group (the paired design's group label counts)
+    group_prompts: np.ndarray | None = None
+    #: each group's surrogate mean ``lambda mean(f)`` over all its items (the judges' part
+    #: of its mean, which shrinkage keeps)
+    surrogate_means: np.ndarray | None = None
     #: what :func:`predict` keeps between budgets (the adaptive wave's sorted items)
     cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -316,12 +326,13 @@ def pilot_statistics(
             "the pilot's residuals); a group whose residuals are truly tighter or wider than "
             "the rest is not seen, so a named pair's power is rough"
         )
-    rho, rho_raw, n_pairs, rho_weight = 0.0, 0.0, 0, 0.0
+    rho, rho_raw, n_pairs, rho_weight, rho_sd = 0.0, 0.0, 0, 0.0, ICC_PRIOR_SD
     if prompts is not None:
         rho_prior = JUDGE_ICC_SHARE * judge_prompt_correlation(pool, codes)
         rho_raw, raw_var, n_pairs = _prompt_correlation(pool, lab, e / np.sqrt(sigma2[g]), codes)
         rho_weight = _data_weight(raw_var, n_pairs)
         rho = rho_prior + rho_weight * (rho_raw - rho_prior)
+        rho_sd = ICC_PRIOR_SD * math.sqrt(1.0 - rho_weight)  # posterior sd: prior and pairs
         rho = float(np.clip(rho, -1.0 / max(per_prompt - 1.0, 1.0), 0.95))
         notes.append(
             f"within-prompt residual correlation {rho:.3f}: the judges' prior {rho_prior:.3f} "
@@ -340,14 +351,17 @@ def pilot_statistics(
     resid2 = np.full(n_items, np.nan)
     resid2[lab] = (r - np.sum(w * r) / w.sum()) ** 2
     f_means = np.bincount(codes, f, m) / np.maximum(sizes, 1.0)
-    means = np.where(labels > 0, lam * f_means + rbar, np.nan)
+    surrogate = lam * f_means
+    means = np.where(labels > 0, surrogate + rbar, np.nan)
     return PilotStatistics(
         n_items=n_items, n_labeled=n0, names=names, codes=codes, sizes=sizes, labels=labels,
         sigma2=sigma2, s2_pool=s2_pool, rho=rho, rho_raw=rho_raw, n_pairs=n_pairs,
         rho_weight=rho_weight, means=means, shared=shared, n_prompts=n_prompts,
         per_prompt=per_prompt, pilot_pi=pi0,
         pred_var=v, resid2=resid2, n_features=int(cal.features_.X.shape[1]), folds=cal.folds,
-        assumptions=notes,
+        assumptions=notes, corrections=np.where(labels > 0, rbar, np.nan), rho_sd=rho_sd,
+        surrogate_means=surrogate,
+        group_prompts=_group_prompts(codes, prompts, m),
     )  # fmt: skip
 
 
@@ -386,6 +400,14 @@ def _prompt_correlation(
     var = float(np.sum(terms**2) / den**2) if i.size > 1 else math.inf
     # never below a normal pair's 1 / n_pairs: a few heavy-tailed products look steady
     return raw, max(var, 1.0 / i.size), int(i.size)
+
+
+def _group_prompts(codes: np.ndarray, prompts: np.ndarray | None, m: int) -> np.ndarray | None:
+    if prompts is None:
+        return None
+    has = np.zeros((int(prompt_codes(prompts).max()) + 1, m), dtype=bool)
+    has[prompt_codes(prompts), codes] = True
+    return has.sum(axis=0).astype(float)
 
 
 def _data_weight(raw_var: float, n_pairs: int) -> float:
@@ -450,7 +472,7 @@ def _no_pilot(
         shared=shared,
         n_prompts=n_prompts, per_prompt=per_prompt, pilot_pi=np.zeros(pool.n_items),
         pred_var=None, resid2=np.full(pool.n_items, np.nan), n_features=0, folds=5,
-        assumptions=notes,
+        assumptions=notes, group_prompts=_group_prompts(codes, pool.prompts, m),
     )  # fmt: skip
 
 
