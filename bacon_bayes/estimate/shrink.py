@@ -200,7 +200,7 @@ def kurtosis(d: np.ndarray, var: np.ndarray, centre: float, mu2: float) -> float
     return max(MIN_KURTOSIS, fourth / mu2**2)
 
 
-def _chi(
+def contrast_chi(
     noise: float, bias: np.ndarray, mu2: float, kappa: float, alpha: float, df: float
 ) -> float:
     """The robust critical value of one contrast: noise variance, bias coefficients on
@@ -261,7 +261,7 @@ def shrink_table(
     level = alpha / k
     chi = np.full(m, np.nan)
     for i, g in enumerate(lab):
-        chi[g] = _chi(float(noise[i, i]), bias[i], mu2, kappa, level, float(df[i]))
+        chi[g] = contrast_chi(float(noise[i, i]), bias[i], mu2, kappa, level, float(df[i]))
     own_est = corr.surrogate_mean[lab] + d
     own_half = _own_crit(floor_alpha(alpha) / k, df) * np.sqrt(var)
     cov = np.zeros((m, m))
@@ -352,7 +352,7 @@ def shrunk_differences(table: EstimateTable, simultaneous: str | None = None) ->
         v = float(c @ noise @ c)
         se[k] = np.sqrt(v)
         df_ab = float(min(dfs[pos[a]], dfs[pos[b]]))
-        chi[k] = _chi(v, bias.T @ c, mu2, kappa, level, df_ab)
+        chi[k] = contrast_chi(v, bias.T @ c, mu2, kappa, level, df_ab)
         own[k] = own_est[pos[a]] - own_est[pos[b]]
         own_half[k] = _own_crit(floor_alpha(level), np.array(df_ab)) * np.sqrt(
             var[pos[a]] + var[pos[b]]

@@ -34,7 +34,7 @@ the estimator's own rule. A contrast ``c`` (a group, or ``a - b``) then has nois
 variance ``c' A diag(sigma^2) A' c`` (``A = diag(w) + (1 - w) omega'``) and bias
 coefficients ``(A - I)' c`` on the groups' deviations from the centre; its half-width is
 ``chi * sd`` with ``chi`` the robust EB critical value of :func:`~bacon_bayes.estimate.
-shrink._chi`, Student-t scaled on the pooled residuals' df. ``mu2`` and the kurtosis in
+shrink.contrast_chi`, Student-t scaled on the pooled residuals' df. ``mu2`` and the kurtosis in
 ``w`` and ``chi`` are what the estimator will estimate at the budget: the width and power
 are averaged over the law of its estimates (:func:`estimated_spread`; its Paule-Mandel
 estimate is floored and its kurtosis at least 3, so both read above the truth when the
@@ -67,7 +67,7 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.shrink import (
     MIN_SEPARATE_LABELS,
     MIN_SHRINK_GROUPS,
-    _chi,
+    contrast_chi,
     floor_alpha,
     kurtosis,
     spread,
@@ -278,7 +278,7 @@ def _shrunk(
         a_mat = np.diag(w) + np.outer(1.0 - w, om)
         noise = float(c @ (a_mat * var) @ a_mat.T @ c)
         bias = (a_mat - np.eye(var.size)).T @ c
-        half = _chi(noise, bias, mu2, kappa, alpha, o.df) * np.sqrt(noise)
+        half = contrast_chi(noise, bias, mu2, kappa, alpha, o.df) * np.sqrt(noise)
         bias_mean, bias_var = _bias_law(o, bias, groups, implied)
         sd = np.sqrt(noise + bias_var)
         mean = delta + bias_mean
