@@ -11,6 +11,7 @@ import pandas as pd
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.report import estimates_table, groups_table
+from bacon_bayes.report.text import guarantee_note
 
 DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")
 
@@ -54,6 +55,7 @@ def run_demo(
     cal = Calibrator(engine=engine, seed=seed, scale=(1, 5)).fit(pool)  # expert 1-5 ratings
     bias = cal.judge_bias(0.9)
     bias["judge"] = bias["judge"].str.removeprefix("judge:").str.removesuffix(f"|{dimension}")
+    groups = [cal.estimate_groups(0.05, True, m) for m in ("aee", "classical")]
     lines = [
         f"SummEval {dimension}: {pool.n_items} summaries from 12 systems, "
         f"{pool.n_labeled} expert labels kept ({fraction:.0%}), {len(pool.judges)} LLM judges.",
@@ -63,8 +65,8 @@ def run_demo(
         estimates_table([cal.estimate_mean(0.05, m) for m in ("aee", "classical", "naive")]),
         f"Full-data mean (all 1,200 expert labels): {truth:.4f}",
         "",
-        "Mean per system (95% simultaneous CIs):",
-        groups_table([cal.estimate_groups(0.05, True, m) for m in ("aee", "classical")]),
+        f"Mean per system (95% CIs, {guarantee_note(groups[0])}):",
+        groups_table(groups),
         "",
         "Systems ranked by calibrated mean (simultaneous rank intervals):",
         cal.rank_groups()[["name", "estimate", "rank", "rank_low", "rank_high"]].to_string(
