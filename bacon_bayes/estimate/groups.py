@@ -282,17 +282,17 @@ def _without_sparse(
         )
         d[n_lab == 0] = float(w @ resid / w.sum())
         est = s_mean + d
-        var = np.zeros(m)
         cov = np.zeros((m, m))
-        crit = np.full(m, np.nan)
+        crit, low, high = (np.full(m, np.nan) for _ in range(3))
         if sub is not None:
             est[keep] = sub.estimate
             cov[np.ix_(keep, keep)] = sub.cov
-            crit[keep] = sub.critical_value
-        var = np.sqrt(np.diag(cov))
+            crit, low, high = (
+                _put(v, keep, m) for v in (sub.critical_value, sub.ci_low, sub.ci_high)
+            )
         table = EstimateTable(
             estimand="mean", method="aee", names=tuple(str(n) for n in names), estimate=est,
-            se=var, ci_low=est - crit * var, ci_high=est + crit * var, cov=cov,
+            se=np.sqrt(np.diag(cov)), ci_low=low, ci_high=high, cov=cov,
             n_labeled=n_lab, n_items=np.asarray(n_g, dtype=int),
             alpha=float(kw["alpha"]), simultaneous=str(kw["simultaneous"]),
             critical_value=crit,
@@ -300,10 +300,6 @@ def _without_sparse(
             if sub is None
             else _full_details(sub.details, keep, m),
         )  # fmt: skip
-        if sub is not None:
-            table = replace(
-                table, ci_low=_put(sub.ci_low, keep, m), ci_high=_put(sub.ci_high, keep, m)
-            )
         table = table.withhold(n_lab == 1, ONE_LABEL)
         tables.append(table.withhold(n_lab == 0, NO_LABELS))
     return tables
