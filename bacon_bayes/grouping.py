@@ -36,11 +36,17 @@ def group_means(
     cal: Calibrator, alpha: float, how: str, method: str, interval: str, pooled: str
 ) -> EstimateTable:
     """The group table of ``method`` under pooling ``pooled`` (``how``: the simultaneous
-    rule), intersected with the label's range; separate means withhold intervals under
-    :data:`MIN_GROUP_LABELS` labels."""
-    table = _table(cal, alpha, how, method, interval, pooled).clip(*cal.bounds_)
-    if method == "naive" or pooled == "shrink":  # the raw judge average uses no labels
-        return table
+    rule), :func:`finished`."""
+    return finished(_table(cal, alpha, how, method, interval, pooled), cal.bounds_)
+
+
+def finished(table: EstimateTable, bounds: tuple[float, float]) -> EstimateTable:
+    """A group table intersected with the label's range ``bounds``; separate means of the
+    labels withhold intervals under :data:`MIN_GROUP_LABELS` labels (in memory and
+    streamed alike)."""
+    table = table.clip(*bounds)
+    if table.method == "naive" or table.details.get("pooling") == "shrink":
+        return table  # the raw judge average uses no labels
     if "guarantee" not in table.details:  # prompts' clustered means
         table = replace(table, details={**table.details, "guarantee": "per group"})
     few = (np.asarray(table.n_labeled) < MIN_GROUP_LABELS) & np.isfinite(table.ci_low)

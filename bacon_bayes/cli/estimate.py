@@ -496,7 +496,7 @@ def _run(
                 note = resolution_note(pool, args.alpha, group_column=group, calibrator=mine)
                 compared = dataclasses.replace(compared, plan_note=note)
         groups = [cal.estimate_groups(args.alpha, True, m) for m in METHODS] if group else None
-    except ValidationError as exc:  # a group with fewer than 2 labels: the pool still counts
+    except ValidationError as exc:  # e.g. --pooling shrink with under 3 groups labeled
         if pool.groups is None:
             raise
         skipped = f"\nper-{group or 'group'} estimates and comparisons skipped: {exc}"

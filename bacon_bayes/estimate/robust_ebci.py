@@ -23,6 +23,8 @@ from scipy import optimize, special
 
 #: grid sizes of the two support points (below and above the mean of ``b^2``)
 _N_LOW, _N_HIGH = 60, 200
+#: :func:`critical_value` rounds ``t`` up to a grid this far apart (log scale: 1%)
+_T_STEP = math.log(1.01)
 
 
 def noncoverage(x: np.ndarray, chi: float) -> np.ndarray:
@@ -86,11 +88,7 @@ def critical_value(t: float, kappa: float, alpha: float) -> float:
     computation."""
     kappa = max(float(kappa), 1.0)
     if t <= 0:
-        return _critical_value(0.0, MIN_KEY_KAPPA, float(alpha))
+        return _critical_value(0.0, 1.0, float(alpha))
     t_key = math.exp(math.ceil(math.log(float(t)) / _T_STEP) * _T_STEP)
     k_key = math.ceil(kappa * 4.0) / 4.0 if math.isfinite(kappa) else math.inf
     return _critical_value(t_key, k_key, float(alpha))
-
-
-_T_STEP = math.log(1.01)
-MIN_KEY_KAPPA = 1.0

@@ -250,10 +250,7 @@ def shrink_table(
     centre = float(om @ d)
     kappa = kurtosis(d, var, centre, mu2) if kurtosis_bound is None else float(kurtosis_bound)
     w = mu2 / (mu2 + var)
-    # theta_lab = S + A d: A = diag(w) + (1 - w) om'; noise covariance A diag(var) A'
-    a_mat = np.diag(w) + np.outer(1.0 - w, om)
-    noise = (a_mat * var) @ a_mat.T
-    bias = a_mat - np.eye(lab.size)
+    a_mat, noise, bias = _propagation(w, om, var)
     m = names.size
     est = corr.surrogate_mean + centre
     est[lab] = corr.surrogate_mean[lab] + a_mat @ d
@@ -263,7 +260,7 @@ def shrink_table(
     for i, g in enumerate(lab):
         chi[g] = contrast_chi(float(noise[i, i]), bias[i], mu2, kappa, level, float(df[i]))
     own_est = corr.surrogate_mean[lab] + d
-    own_half = _own_crit(floor_alpha(alpha) / k, df) * np.sqrt(var)
+    own_half = _own_crit(floor_alpha(level), df) * np.sqrt(var)
     cov = np.zeros((m, m))
     cov[np.ix_(lab, lab)] = noise
     unl = np.flatnonzero(~corr.labeled)
@@ -307,6 +304,16 @@ def shrink_table(
     return table.withhold(~corr.labeled, NO_LABELS)
 
 
+def _propagation(
+    w: np.ndarray, om: np.ndarray, var: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """How the labeled groups' corrections ``d`` reach the shrunk means, ``S + A d`` with
+    ``A = diag(w) + (1 - w) om'``: ``A``, the noise covariance ``A diag(var) A'`` and the
+    bias coefficients ``A - I`` on the true corrections."""
+    a_mat = np.diag(w) + np.outer(1.0 - w, om)
+    return a_mat, (a_mat * var) @ a_mat.T, a_mat - np.eye(w.size)
+
+
 def _spread_full(values: np.ndarray, lab: np.ndarray, m: int) -> list[float | None]:
     out: list[float | None] = [None] * m
     for i, g in enumerate(lab):
@@ -327,9 +334,7 @@ def shrunk_differences(table: EstimateTable, simultaneous: str | None = None) ->
     var = np.array([det["noise_var"][g] for g in lab])
     dfs = np.array([det["df"][g] for g in lab])
     mu2, kappa = det["prior_sd"] ** 2, float(det["kurtosis"])
-    a_mat = np.diag(w) + np.outer(1.0 - w, om)
-    noise = (a_mat * var) @ a_mat.T
-    bias = a_mat - np.eye(lab.size)
+    _, noise, bias = _propagation(w, om, var)
     pairs = [(a, b) for a in range(m) for b in range(a + 1, m)]
     if not pairs:
         raise ValidationError("comparisons need at least two groups.")

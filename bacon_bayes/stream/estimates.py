@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.calibrator import MIN_GROUP_LABELS, Calibrator
+from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.combine import combined_core, min_labels
 from bacon_bayes.estimate.core import _estimate, mean_core, satterthwaite_df
@@ -24,6 +24,7 @@ from bacon_bayes.estimate.groups import group_tables_from_sums
 from bacon_bayes.estimate.quantile import _quantile_from_cdf
 from bacon_bayes.estimate.shrink import choose_pooling, group_corrections, shrink_table
 from bacon_bayes.estimate.tables import group_table
+from bacon_bayes.grouping import finished
 from bacon_bayes.results import Estimate, EstimateTable
 from bacon_bayes.stream.fit import StreamFit, Sums
 from bacon_bayes.stream.scan import LabeledRows, Scan
@@ -196,8 +197,8 @@ def group_estimates(
     :meth:`bacon_bayes.Calibrator.estimate_groups`: shrunk toward the pool's correction
     when the calibrator's ``pooling`` says so (:func:`choose_pooling`; the same functions
     on the labeled rows and the surrogate sums), else separate (studentised bootstrap
-    critical values, none below ``MIN_GROUP_LABELS`` labels; the AEE and classical
-    bootstraps share their resamples); intervals intersected with the label's range."""
+    critical values; the AEE and classical bootstraps share their resamples); then
+    :func:`~bacon_bayes.grouping.finished` (the label's range, none below 5 labels)."""
     lab, cf, cal = fit.labeled, fit.crossfit, fit.calibrator
     table, names, codes = _domains(scan, lab)
     K = len(cf.models)
@@ -248,13 +249,4 @@ def group_estimates(
         simultaneous,
     )  # fmt: skip
     naive = replace(naive, n_labeled=np.zeros(names.size, dtype=int))
-    out = []
-    for t in (aee, classical, naive):
-        t = t.clip(*fit.bounds)
-        if t.method != "naive" and t.details.get("pooling") != "shrink":
-            t = t.withhold(
-                np.asarray(t.n_labeled) < MIN_GROUP_LABELS,
-                f"fewer than {MIN_GROUP_LABELS} labels in the group: no useful interval",
-            )
-        out.append(t)
-    return out
+    return [finished(t, fit.bounds) for t in (aee, classical, naive)]
