@@ -118,6 +118,11 @@ def test_groups_without_labels_and_pairs_say_why():
     assert diffs.details["guarantee"].startswith("on average over pairs")
     with_s05 = [k for k, p in enumerate(diffs.details["pairs"]) if "S05" in p]
     assert np.isnan(diffs.ci_low[with_s05]).all() and np.isfinite(diffs.estimate).all()
+    # a withheld pair's se is that of the difference (the two variances add)
+    var = np.diag(table.cov)
+    for k in with_s05:
+        a, b = (table.names.index(n) for n in diffs.details["pairs"][k])
+        assert diffs.se[k] == pytest.approx(np.sqrt(var[a] + var[b]))
     assert np.isfinite(np.delete(diffs.ci_low, with_s05)).all()
     joint = est.shrunk_group_means(
         np.where(lab, y, np.nan), f, names, pi=lab.mean(), simultaneous="maxt"

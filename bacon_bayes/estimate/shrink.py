@@ -362,7 +362,8 @@ def shrunk_differences(table: EstimateTable, simultaneous: str | None = None) ->
         own_half[k] = _own_crit(floor_alpha(level), np.array(df_ab)) * np.sqrt(
             var[pos[a]] + var[pos[b]]
         )
-    se = np.where(withheld, np.sqrt(np.abs(contrast @ np.diag(table.cov))), se)
+    cov = contrast @ table.cov @ contrast.T
+    se = np.where(withheld, np.sqrt(np.diag(cov)), se)
     low = np.fmin(est - chi * se, own - own_half)
     high = np.fmax(est + chi * se, own + own_half)
     out = EstimateTable(
@@ -373,7 +374,7 @@ def shrunk_differences(table: EstimateTable, simultaneous: str | None = None) ->
         se=se,
         ci_low=low,
         ci_high=high,
-        cov=contrast @ table.cov @ contrast.T,
+        cov=cov,
         n_labeled=np.array([min(table.n_labeled[a], table.n_labeled[b]) for a, b in pairs]),
         n_items=np.array([table.n_items[a] + table.n_items[b] for a, b in pairs]),
         alpha=table.alpha,
