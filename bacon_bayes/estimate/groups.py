@@ -27,7 +27,7 @@ from bacon_bayes.estimate.core import (
 from bacon_bayes.estimate.critical import bootstrap_t_critical_values
 from bacon_bayes.estimate.moderate import moderated_variance, score_bounds
 from bacon_bayes.estimate.shrink import NO_LABELS, shrunk_differences
-from bacon_bayes.estimate.tables import GroupArrays, group_codes, group_table
+from bacon_bayes.estimate.tables import GroupArrays, Pairs, group_codes, group_table
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.results import EstimateTable
 
@@ -444,16 +444,11 @@ def compare(table: EstimateTable, *, simultaneous: str | None = None) -> Estimat
     answered = np.isfinite(table.ci_low) & np.isfinite(table.ci_high)
     if not answered.all() and len(table) > 1:
         return _compare_answered(table, answered, simultaneous)
-    m = len(table)
-    pairs = [(a, b) for a in range(m) for b in range(a + 1, m)]
+    pp = Pairs.of(table)
+    pairs, contrast = pp.pairs, pp.contrast
     if not pairs:
         raise ValidationError("comparisons need at least two groups.")
-    contrast = np.zeros((len(pairs), m))
-    for k, (a, b) in enumerate(pairs):
-        contrast[k, a], contrast[k, b] = 1.0, -1.0
-    names = [f"{table.names[a]} - {table.names[b]}" for a, b in pairs]
-    n_lab = np.array([min(table.n_labeled[a], table.n_labeled[b]) for a, b in pairs])
-    n_it = np.array([table.n_items[a] + table.n_items[b] for a, b in pairs])
+    names, n_lab, n_it = pp.names, pp.n_labeled, pp.n_items
     group_df = table.details.get("df")
     df = None if group_df is None else np.array([min(group_df[a], group_df[b]) for a, b in pairs])
     how = simultaneous or table.simultaneous
@@ -474,7 +469,7 @@ def compare(table: EstimateTable, *, simultaneous: str | None = None) -> Estimat
         how,
         crit,
         df=df,
-        pairs=[[table.names[a], table.names[b]] for a, b in pairs],
+        pairs=pp.named(table),
         **extra,
         **rule,
     )
@@ -488,7 +483,8 @@ def _compare_answered(
     without one keeps its difference and gets no interval."""
     m = len(table)
     keep = np.flatnonzero(answered)
-    pairs = [(a, b) for a in range(m) for b in range(a + 1, m)]
+    pp = Pairs.of(table)
+    pairs = pp.pairs
     sub_pairs = {(int(keep[i]), int(keep[j])): k for k, (i, j) in enumerate(
         (i, j) for i in range(keep.size) for j in range(i + 1, keep.size)
     )}  # fmt: skip
@@ -509,11 +505,8 @@ def _compare_answered(
             ),
             simultaneous=simultaneous,
         )  # fmt: skip
-    contrast = np.zeros((len(pairs), m))
-    for k, (a, b) in enumerate(pairs):
-        contrast[k, a], contrast[k, b] = 1.0, -1.0
-    est = contrast @ table.estimate
-    cov = contrast @ table.cov @ contrast.T
+    est = pp.contrast @ table.estimate
+    cov = pp.contrast @ table.cov @ pp.contrast.T
     se, crit = np.sqrt(np.clip(np.diag(cov), 0.0, None)), np.full(len(pairs), np.nan)
     low, high = np.full(len(pairs), np.nan), np.full(len(pairs), np.nan)
     for k, pair in enumerate(pairs):
@@ -528,14 +521,12 @@ def _compare_answered(
     keys = ("target", "interval", "clustered_by_prompt", "range")
     out = EstimateTable(
         estimand="difference", method=table.method,
-        names=tuple(f"{table.names[a]} - {table.names[b]}" for a, b in pairs),
-        estimate=est, se=se, ci_low=low, ci_high=high, cov=cov,
-        n_labeled=np.array([min(table.n_labeled[a], table.n_labeled[b]) for a, b in pairs]),
-        n_items=np.array([table.n_items[a] + table.n_items[b] for a, b in pairs]),
+        names=pp.names, estimate=est, se=se, ci_low=low, ci_high=high, cov=cov,
+        n_labeled=pp.n_labeled, n_items=pp.n_items,
         alpha=table.alpha, simultaneous=simultaneous or table.simultaneous,
         critical_value=crit,
         details={
-            "pairs": [[table.names[a], table.names[b]] for a, b in pairs],
+            "pairs": pp.named(table),
             **{k: table.details[k] for k in keys if k in table.details},
         },
     )  # fmt: skip

@@ -57,7 +57,7 @@ from bacon_bayes.estimate.core import (
 )
 from bacon_bayes.estimate.moderate import prior_labels, variance_prior
 from bacon_bayes.estimate.robust_ebci import critical_value
-from bacon_bayes.estimate.tables import GroupArrays
+from bacon_bayes.estimate.tables import GroupArrays, Pairs
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.results import EstimateTable
 
@@ -335,19 +335,18 @@ def shrunk_differences(table: EstimateTable, simultaneous: str | None = None) ->
     dfs = np.array([det["df"][g] for g in lab])
     mu2, kappa = det["prior_sd"] ** 2, float(det["kurtosis"])
     _, noise, bias = _propagation(w, om, var)
-    pairs = [(a, b) for a in range(m) for b in range(a + 1, m)]
+    pp = Pairs.of(table)
+    pairs, contrast = pp.pairs, pp.contrast
     if not pairs:
         raise ValidationError("comparisons need at least two groups.")
     how = simultaneous or table.simultaneous
     answered = [(a, b) for a, b in pairs if a in pos and b in pos]
     level = table.alpha / (len(answered) if how != "none" and answered else 1)
-    contrast = np.zeros((len(pairs), m))
     est, se, chi = np.empty(len(pairs)), np.full(len(pairs), np.nan), np.full(len(pairs), np.nan)
     withheld = np.zeros(len(pairs), dtype=bool)
     own_est = np.array([det["own_estimate"][g] for g in lab])
     own, own_half = np.full(len(pairs), np.nan), np.full(len(pairs), np.nan)
     for k, (a, b) in enumerate(pairs):
-        contrast[k, a], contrast[k, b] = 1.0, -1.0
         est[k] = table.estimate[a] - table.estimate[b]
         if a not in pos or b not in pos:
             withheld[k] = True
@@ -369,19 +368,19 @@ def shrunk_differences(table: EstimateTable, simultaneous: str | None = None) ->
     out = EstimateTable(
         estimand="difference",
         method=table.method,
-        names=tuple(f"{table.names[a]} - {table.names[b]}" for a, b in pairs),
+        names=pp.names,
         estimate=est,
         se=se,
         ci_low=low,
         ci_high=high,
         cov=cov,
-        n_labeled=np.array([min(table.n_labeled[a], table.n_labeled[b]) for a, b in pairs]),
-        n_items=np.array([table.n_items[a] + table.n_items[b] for a, b in pairs]),
+        n_labeled=pp.n_labeled,
+        n_items=pp.n_items,
         alpha=table.alpha,
         simultaneous=how,
         critical_value=chi,
         details={
-            "pairs": [[table.names[a], table.names[b]] for a, b in pairs],
+            "pairs": pp.named(table),
             "pooling": "shrink",
             "interval": "robust EBCI",
             "guarantee": AVERAGE_PAIRS if how == "none" else FAMILY,

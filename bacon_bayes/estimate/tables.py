@@ -107,3 +107,34 @@ def sums_by(codes: np.ndarray, f: np.ndarray, m: int) -> np.ndarray:
     if f.ndim == 1:
         return np.bincount(codes, weights=f, minlength=m)
     return np.stack([np.bincount(codes, weights=col, minlength=m) for col in f.T], axis=1)
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """All pairs ``(a, b)``, ``a`` before ``b``, of a group table's rows: the contrast
+    matrix of the differences ``a - b``, their names and label and item counts."""
+
+    pairs: list[tuple[int, int]]
+    contrast: np.ndarray
+    names: tuple[str, ...]
+    n_labeled: np.ndarray
+    n_items: np.ndarray
+
+    @classmethod
+    def of(cls, table: EstimateTable) -> Pairs:
+        m = len(table)
+        pairs = [(a, b) for a in range(m) for b in range(a + 1, m)]
+        contrast = np.zeros((len(pairs), m))
+        for k, (a, b) in enumerate(pairs):
+            contrast[k, a], contrast[k, b] = 1.0, -1.0
+        return cls(
+            pairs,
+            contrast,
+            tuple(f"{table.names[a]} - {table.names[b]}" for a, b in pairs),
+            np.array([min(table.n_labeled[a], table.n_labeled[b]) for a, b in pairs], dtype=int),
+            np.array([table.n_items[a] + table.n_items[b] for a, b in pairs], dtype=int),
+        )
+
+    def named(self, table: EstimateTable) -> list[list[str]]:
+        """The pairs by the groups' names (``details["pairs"]``)."""
+        return [[table.names[a], table.names[b]] for a, b in self.pairs]
