@@ -70,12 +70,24 @@ class Estimate:
         """The interval intersected with the parameter's range ``[low, high]``.
 
         A bounded label's mean or quantile lies in its range, so the intersection
-        covers whenever the interval does: coverage is kept, width can only shrink.
+        covers whenever the interval does: coverage is kept, width can only shrink. The
+        estimate is moved into the range too (never outside its own interval).
         """
         if not (math.isfinite(low) or math.isfinite(high)):
             return self
         lo, hi = np.clip([self.ci_low, self.ci_high], low, high).tolist()
-        return replace(self, ci_low=lo, ci_high=hi, details={**self.details, "range": [low, high]})
+        est = (
+            float(np.clip(self.estimate, low, high))
+            if np.isfinite(self.estimate)
+            else self.estimate
+        )
+        return replace(
+            self,
+            estimate=est,
+            ci_low=lo,
+            ci_high=hi,
+            details={**self.details, "range": [low, high]},
+        )
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Estimate:
@@ -136,12 +148,13 @@ class EstimateTable:
         )
 
     def clip(self, low: float, high: float) -> EstimateTable:
-        """Intervals intersected with the parameters' range (see :meth:`Estimate.clip`;
-        simultaneous coverage is kept too)."""
+        """Intervals (and estimates) intersected with the parameters' range (see
+        :meth:`Estimate.clip`; simultaneous coverage is kept too)."""
         if not (math.isfinite(low) or math.isfinite(high)):
             return self
         return replace(
             self,
+            estimate=np.clip(self.estimate, low, high),
             ci_low=np.clip(self.ci_low, low, high),
             ci_high=np.clip(self.ci_high, low, high),
             details={**self.details, "range": [low, high]},

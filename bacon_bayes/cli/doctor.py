@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from bacon_bayes.cli.judge_args import add_judge_argument, judge_columns
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -12,7 +14,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description="Find the id, label, judge, group, prompt and text columns of FILE (any "
         "format bacon reads), count the labels per group, measure each judge's coverage and "
         "agreement (between judges and with the labels), check what each judge seems biased "
-        "by (response length, group), and print the `bacon estimate` command to run.",
+        "by (response length, group), flag failure codes and scores constant within a group, "
+        "infer the label's scale, and print the `bacon estimate` command to run. --label, "
+        "--item, --judge, --group and --prompt override what it finds (and go into the "
+        "printed command).",
     )
     p.add_argument(
         "file",
@@ -22,6 +27,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--labels", metavar="FILE", help="CSV or Parquet of human labels joined by id")
     p.add_argument("--label", help="the label column (default: found; needed with --labels)")
     p.add_argument("--item", help="the id column (default: found)")
+    add_judge_argument(
+        p, help="a judge column (repeatable; patterns like 'judge:*' allowed; default: found)"
+    )
+    p.add_argument("--group", help="the group column, e.g. system (default: found)")
+    p.add_argument(
+        "--prompt", help="the prompt column the groups answer in common (default: found)"
+    )
     p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
     p.set_defaults(func=run)
 
@@ -53,6 +65,9 @@ def run(args: argparse.Namespace) -> int:
         item=item if item != meta.item else None,
         labels=args.labels,
         alpha=args.alpha,
+        judges=judge_columns(args.judge, list(frame.columns)) if args.judge else None,
+        group=args.group,
+        prompt=args.prompt,
     )
     print(found.to_text())
     return 0

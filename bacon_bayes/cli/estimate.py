@@ -37,6 +37,7 @@ from bacon_bayes.pool import KINDS, EvalPool
 from bacon_bayes.readers import join_labels, read_any
 from bacon_bayes.report.comparisons import comparisons, target_description
 from bacon_bayes.report.text import estimate_output
+from bacon_bayes.scale import infer_scale, naive_left_out
 from bacon_bayes.study import load_study
 from bacon_bayes.study.folder import CONFIG_FILE
 from bacon_bayes.surrogates import ALONE_BELOW, JUDGE_RIDGE, SMALL_BUDGET, in_means
@@ -262,11 +263,12 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
         raise ValidationError("--label is required for a table; name the column of labels.")
     df, judges = table_from_args(args)
     levels = parse_levels(args.levels)
-    return EvalPool.from_frame(
+    outcome = args.outcome or guess_outcome(df, args.label)
+    pool = EvalPool.from_frame(
         df,
         label=args.label,
         judges=judges,
-        outcome=args.outcome or "continuous",
+        outcome=outcome,
         levels=levels,
         group=args.group,
         item=args.item or (None if args.scores else default_item(df, judges)),
@@ -276,6 +278,22 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
         prompt=args.prompt,
         prompt_propensity=args.prompt_propensity,
     )
+    if outcome != (args.outcome or "continuous"):
+        note = (
+            f"{args.label!r} takes only 0 and 1: estimated as a binary (categorical) label; "
+            "pass --outcome continuous for the former ridge"
+        )
+        pool = dataclasses.replace(pool, notes=(*pool.notes, note))
+    return pool
+
+
+def guess_outcome(df: pd.DataFrame, label: str) -> str:
+    """The label's type when ``--outcome`` is not given: ``categorical`` for labels of 0
+    and 1 only (both seen), else ``continuous``."""
+    if label not in df.columns or not pd.api.types.is_numeric_dtype(df[label]):
+        return "continuous"
+    seen = np.unique(df[label].dropna().to_numpy(dtype=float))
+    return "categorical" if seen.size == 2 and (seen == [0.0, 1.0]).all() else "continuous"
 
 
 def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] | pd.DataFrame]:
@@ -311,7 +329,9 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
 
 def scale_note(cal: Calibrator, means: list, groups: list | None) -> str:
     """A note when an interval of a continuous label without a scale reaches past the
-    range of the labels seen (a bounded rating needs ``--scale``), else ``""``.
+    range of the labels seen (a bounded rating needs ``--scale``), else ``""``; it
+    suggests the scale inferred from the labels (:func:`bacon_bayes.scale.infer_scale`),
+    and says how it was inferred.
 
     Parameters
     ----------
@@ -336,11 +356,24 @@ def scale_note(cal: Calibrator, means: list, groups: list | None) -> str:
     ends += [(a, b) for t in groups or [] for a, b in zip(t.ci_low, t.ci_high, strict=True)]
     if not any(a < lo or b > hi for a, b in ends if np.isfinite(a) and np.isfinite(b)):
         return ""
+    scale = infer_scale(y)
+    if scale is None:
+        return (
+            f"\nnote: some intervals reach past the labels' range [{lo:g}, {hi:g}]; if the "
+            "label is bounded (a rating scale), pass --scale LOW:HIGH, its scale, to keep "
+            "them inside it"
+        )
     return (
-        f"\nnote: some intervals reach past the labels' range [{lo:g}, {hi:g}]; if the label "
-        f"is bounded (a rating scale), pass --scale LOW:HIGH (e.g. --scale {lo:g}:{hi:g}) to "
-        "keep them inside it"
+        f"\nnote: some intervals reach past the labels' range [{lo:g}, {hi:g}]; the labels "
+        f"look like {scale.how}: pass --scale {scale.text} to keep them inside that scale"
     )
+
+
+def naive_note(cal: Calibrator) -> str:
+    """Why the naive baseline (the raw judge average) is left out, "" when it is shown
+    (:func:`bacon_bayes.scale.naive_left_out` on the pool's labels and judges)."""
+    pool = cal.pool_
+    return naive_left_out(pool.y[pool.labeled], pool.judge_matrix(), cal.bounds_)
 
 
 #: Column names taken as the item id when ``--item`` is not given.
@@ -486,6 +519,8 @@ def _run(
         ledger(validated=False)
         return 0
     group = group_name(args) if pool.groups is not None else None
+    left_out = naive_note(cal)
+    methods = tuple(m for m in METHODS if m != "naive" or not left_out)
     compared, groups, skipped = None, None, ""
     try:
         if pool.groups is not None and unique_codes(pool.groups)[0].size > 1:
@@ -495,7 +530,7 @@ def _run(
                 mine = cal if saved is None and cal.engine_ == "freq" else None
                 note = resolution_note(pool, args.alpha, group_column=group, calibrator=mine)
                 compared = dataclasses.replace(compared, plan_note=note)
-        groups = [cal.estimate_groups(args.alpha, True, m) for m in METHODS] if group else None
+        groups = [cal.estimate_groups(args.alpha, True, m) for m in methods] if group else None
     except ValidationError as exc:  # e.g. --pooling shrink with under 3 groups labeled
         if pool.groups is None:
             raise
@@ -503,6 +538,13 @@ def _run(
         group = compared = groups = None
     if args.json:
         out = cal.summary(args.alpha, tuple(args.quantile))
+        if left_out:
+            out["mean"].pop("naive", None)
+            for q in out["quantiles"].values():
+                q.pop("naive", None)
+            if isinstance(out.get("groups"), dict):
+                out["groups"].pop("naive", None)
+            out["naive_left_out"] = left_out
         target, note = target_description(cal)
         out["target"] = {"target": target, "note": note}
         out["n_prompts"] = None if pool.prompts is None else int(np.unique(pool.prompts).size)
@@ -513,8 +555,8 @@ def _run(
         print(json.dumps(out, indent=2))
         ledger()
         return 0
-    means = [cal.estimate_mean(args.alpha, m) for m in METHODS]
-    quants = {q: [cal.estimate_quantile(q, args.alpha, m) for m in METHODS] for q in args.quantile}
+    means = [cal.estimate_mean(args.alpha, m) for m in methods]
+    quants = {q: [cal.estimate_quantile(q, args.alpha, m) for m in methods] for q in args.quantile}
     prompts = "" if pool.prompts is None else f", {np.unique(pool.prompts).size} prompts"
     split = " split by prompt" if pool.prompts is not None else ""
     fitted = (
@@ -545,6 +587,7 @@ def _run(
         + ("" if compared is None else "\n" + compared.to_text())
         + skipped
         + scale_note(cal, means, groups)
+        + (f"\nnaive (raw judge avg) left out: {left_out}" if left_out else "")
     )  # fmt: skip
     if saved is not None:
         print(transport_text(cal, args) + refit_text(cal, args, saved))

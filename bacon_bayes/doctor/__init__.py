@@ -17,8 +17,11 @@ import pandas as pd
 
 from bacon_bayes.doctor import agreement, bias
 from bacon_bayes.doctor.roles import Roles, find_roles
+from bacon_bayes.doctor.scores import ScoreFlag, judge_scales, score_flags
 from bacon_bayes.estimate.shrink import MIN_SEPARATE_LABELS, choose_pooling
+from bacon_bayes.order import natural_key
 from bacon_bayes.readers import TableMeta
+from bacon_bayes.scale import Scale, infer_scale, naive_left_out
 
 __all__ = ["Profile", "profile"]
 
@@ -42,7 +45,13 @@ class Profile:
     judges_alpha: tuple[float, str, list[str]] | None = None
     length: list[bias.LengthBias] = field(default_factory=list)
     length_note: str = ""
+    length_skipped: dict[str, str] = field(default_factory=dict)
     groups: dict[str, pd.DataFrame] = field(default_factory=dict)
+    scale: Scale | None = None
+    scales: dict[str, str] = field(default_factory=dict)
+    flags: list[ScoreFlag] = field(default_factory=list)
+    naive_note: str = ""
+    binary: bool = False
     command: list[str] | None = None
     can: list[str] = field(default_factory=list)
 
@@ -72,14 +81,6 @@ def _judge_args(judges: list[str], columns: list[str]) -> list[str]:
     return out
 
 
-def _scale(values: np.ndarray) -> str | None:
-    """``LOW:HIGH`` of ordinal labels (their observed range), None otherwise."""
-    v = values[np.isfinite(values)]
-    if v.size == 0 or not agreement.is_ordinal(v) or np.ptp(v) == 0:
-        return None
-    return f"{v.min():g}:{v.max():g}"
-
-
 def _command(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] | None:
     r, meta = p.roles, p.meta
     if r.label is None or not r.judges:
@@ -96,10 +97,15 @@ def _command(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] |
         cmd += ["--group", r.group]
     if r.prompt and r.prompt != meta.prompt:
         cmd += ["--prompt", r.prompt]
-    scale = _scale(frame[r.label].to_numpy(dtype=float))
-    if scale:
-        cmd += ["--scale", scale]
+    if p.scale is not None and not p.binary:
+        cmd += ["--scale", p.scale.text]
     return cmd
+
+
+def _is_binary(y: np.ndarray) -> bool:
+    """Labels of 0 and 1 only (both seen)."""
+    v = np.unique(y[np.isfinite(y)])
+    return bool(v.size == 2 and (v == [0.0, 1.0]).all())
 
 
 def profile(
@@ -111,6 +117,9 @@ def profile(
     item: str | None = None,
     labels: str | None = None,
     alpha: float = 0.05,
+    judges: list[str] | None = None,
+    group: str | None = None,
+    prompt: str | None = None,
 ) -> Profile:
     """Profile a table of judge scores.
 
@@ -128,18 +137,39 @@ def profile(
         The labels file joined (it goes into the printed command).
     alpha : float
         1 - confidence level of the bias intervals.
+    judges, group, prompt : optional
+        The judge columns, group and prompt column when named by the user (taken as
+        given, and passed on in the printed command).
 
     Returns
     -------
     Profile
     """
-    roles = find_roles(frame, meta, label=label, item=item, labels_joined=labels is not None)
+    roles = find_roles(
+        frame,
+        meta,
+        label=label,
+        item=item,
+        labels_joined=labels is not None,
+        judges=judges,
+        group=group,
+        prompt=prompt,
+    )
     p = Profile(file=file, meta=meta, n_rows=len(frame), roles=roles, alpha=alpha)
     y = frame[roles.label].to_numpy(dtype=float) if roles.label else None
     p.coverage = {j: float(frame[j].notna().mean()) for j in roles.judges}
+    scores = frame[roles.judges]
+    p.scales = judge_scales(scores)
+    p.flags = score_flags(scores, frame[roles.group].to_numpy() if roles.group else None)
+    if y is not None:
+        p.scale, p.binary = infer_scale(y), _is_binary(y)
+        if roles.judges:
+            p.naive_note = naive_left_out(y, scores)
     if roles.group and y is not None:
         g = frame.assign(_labeled=np.isfinite(y)).groupby(roles.group, observed=True)
-        p.labels_per_group = g["_labeled"].agg(items="size", labels="sum").reset_index()
+        counts = g["_labeled"].agg(items="size", labels="sum").reset_index()
+        order = sorted(range(len(counts)), key=lambda k: natural_key(counts[roles.group][k]))
+        p.labels_per_group = counts.iloc[order].reset_index(drop=True)  # M8 before M10
     if y is not None and roles.judges:
         p.with_label = agreement.with_label(frame, roles.judges, roles.label or "")
     if len(roles.judges) > 1:
@@ -148,7 +178,9 @@ def profile(
     if y is not None and roles.judges:
         length = bias.words(frame[roles.response]) if roles.response else None
         groups = frame[roles.group].to_numpy() if roles.group else None
-        p.length, p.groups = bias.judge_biases(y, frame[roles.judges], length, groups, alpha)
+        p.length, p.groups, p.length_skipped = bias.judge_biases(
+            y, frame[roles.judges], length, groups, alpha
+        )
         if length is None:
             p.length_note = "no response text column: response length not checked"
         elif not p.length:
@@ -168,10 +200,20 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
             "(bacon sample), then pass them with --labels FILE --label COLUMN"
         ]
     n = int(np.isfinite(y).sum())
+    baselines = (
+        "labels-only and raw-judge estimates"
+        if not p.naive_note
+        else f"a labels-only estimate (no raw-judge average: {p.naive_note})"
+    )
     out = [
         f"the mean label over all {p.n_rows} items from {n} labels and {len(r.judges)} "
-        "judge(s): calibrated (AEE), labels-only and raw-judge estimates with intervals"
+        f"judge(s): calibrated (AEE), {baselines}, with intervals"
     ]
+    if p.binary:
+        out.append(
+            f"{r.label} is 0/1: bacon estimate takes it as a binary (categorical) label, "
+            "the estimates are shares of 1"
+        )
     if p.labels_per_group is not None:
         counts = p.labels_per_group["labels"].to_numpy()
         none = p.labels_per_group[p.labels_per_group["labels"] == 0]
@@ -217,6 +259,9 @@ def _text(p: Profile) -> str:
 
     row("id", r.item, r.reasons.get("id", "none: rows are items by position"))
     row("label", r.label, r.reasons.get("label", "none: no sparse numeric column"))
+    if r.label:
+        how = "none evident (continuous values)" if p.scale is None else p.scale.how
+        row("scale", p.scale.text if p.scale else None, how)
     for j in r.judges:
         row("judge", j, r.reasons[f"judge:{j}"])
     if not r.judges:
@@ -238,7 +283,13 @@ def _text(p: Profile) -> str:
     if r.judges:
         head = "judges: coverage (share of items scored)"
         lines += ["", head + (" and agreement with the labels" if p.with_label is not None else "")]
-        tab = pd.DataFrame({"judge": r.judges, "coverage": [p.coverage[j] for j in r.judges]})
+        tab = pd.DataFrame(
+            {
+                "judge": r.judges,
+                "scale": [p.scales.get(j, "-") for j in r.judges],
+                "coverage": [p.coverage[j] for j in r.judges],
+            }
+        )
         if p.with_label is not None:
             tab = tab.merge(p.with_label, on="judge")
         text = tab.to_string(index=False, float_format=lambda v: f"{v:.2f}", na_rep="-")
@@ -270,11 +321,28 @@ def _text(p: Profile) -> str:
                 f"  Krippendorff's alpha (interval) of the {len(on)} judges on one scale: "
                 f"{_f(value)} ({how})"
             )
-    lines += _bias_text(p)
+    lines += _flags_text(p) + _bias_text(p)
     lines += ["", "what can be computed:"] + [f"  - {c}" for c in p.can]
     if p.command is not None:
         lines += ["", "run:", "  " + shlex.join(p.command)]
     return "\n".join(lines)
+
+
+def _flags_text(p: Profile) -> list[str]:
+    if not p.roles.judges:
+        return []
+    group = p.roles.group or "group"
+    lines = [
+        "",
+        f"the judges' scores (failure codes outside a judge's scale; one score on every "
+        f"item of a {group}):",
+    ]
+    if not p.flags:
+        return [*lines, f"  nothing found in the {len(p.roles.judges)} judges"]
+    for f in p.flags:
+        what = "codes   " if f.kind == "codes" else "constant"
+        lines.append(f"  {f.judge:<20} {what} {f.text}")
+    return lines
 
 
 def _bias_text(p: Profile) -> list[str]:
@@ -284,26 +352,32 @@ def _bias_text(p: Profile) -> list[str]:
     level = f"{1 - p.alpha:.0%}"
     lines = ["", "what the judges seem biased by (on the labeled items):"]
     if p.length:
+        per = f"{p.length[0].per:g} word" + ("s" if p.length[0].per != 1 else "")
         lines.append(
-            f"  response length ({r.response}, words): over-rating in label points per 100 "
-            f"words (judge ~ label + length), {level} CI (HC3):"
+            f"  response length ({r.response}, words): over-rating in label points per {per} "
+            f"(judge ~ label + length), {level} CI (HC3):"
         )
         for b in p.length:
             flag = "  <- biased by length" if b.flagged else ""
             lines.append(
                 f"    {b.judge:<28} {b.over:+.3f} [{b.low:+.3f}, {b.high:+.3f}] n={b.n}{flag}"
             )
+        for j, why in p.length_skipped.items():
+            lines.append(f"    {j:<28} not checked: {why}")
     elif p.length_note:
         lines.append(f"  response length: {p.length_note}")
     tables = {j: t for j, t in p.groups.items() if not t.empty}
-    if tables:
-        k = len(next(iter(tables.values())))
+    if p.groups:
+        k = max((len(t) for t in tables.values()), default=0)
         lines.append(
             f"  {r.group}: over-rating in label points (judge ~ label + {r.group}, each level "
             f"against the average), simultaneous {level} intervals over {k} groups; those "
             "excluding 0:"
         )
-    for j, tab in tables.items():
+    for j, tab in p.groups.items():
+        if tab.empty:
+            lines.append(f"    {j:<28} not checked: {tab.attrs.get('why', 'no fit')}")
+            continue
         flagged = tab[tab["flagged"]].sort_values("over", key=abs, ascending=False)
         shown = [
             f"{g} {o:+.2f} [{lo:+.2f}, {hi:+.2f}]"
@@ -312,7 +386,9 @@ def _bias_text(p: Profile) -> list[str]:
             .itertuples(index=False)
         ]
         more = f" and {len(flagged) - 3} more" if len(flagged) > 3 else ""
-        lines.append(f"    {j:<28} {', '.join(shown) + more if shown else 'none'}")
+        same = [f.group for f in p.flags if f.judge == j and f.kind == "constant"]
+        note = f" (one score on every item of {', '.join(same)}: see above)" if same else ""
+        lines.append(f"    {j:<28} {', '.join(shown) + more if shown else 'none'}{note}")
     if len(p.length) > 1 or len(tables) > 1:
         lines.append(
             f"  (each judge at level {level}, not adjusted for the {len(r.judges)} judges "

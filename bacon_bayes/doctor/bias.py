@@ -12,7 +12,8 @@ samples of 50 labels per group that way, in 5% this way.)
 
 Length check
 ------------
-The coefficient of length (per 100 words) in ``judge ~ 1 + label + length`` over the
+The coefficient of length (per 100 words, or per 10 or 1 for shorter texts:
+:func:`length_unit`) in ``judge ~ 1 + label + length`` over the
 coefficient of the label, with a heteroscedasticity-robust (HC3) delta-method standard
 error and a Student-t interval on ``n - 3`` degrees of freedom (``over-rating`` > 0: the
 judge rates longer responses higher than their labels warrant), flagged when the
@@ -91,8 +92,22 @@ def _ratio(
     return r, np.sqrt(np.clip(var, 0, None))
 
 
+def length_unit(length: np.ndarray) -> float:
+    """The words the length check is quoted per: the power of ten at or below the median
+    length (1 for answers of a few words, 10 for paragraphs, 100 for pages), at most 100."""
+    v = np.asarray(length, dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    if v.size == 0:
+        return 100.0
+    return float(10 ** min(2, max(0, int(np.floor(np.log10(np.median(v)))))))
+
+
 def length_flags(
-    label: np.ndarray, judge: np.ndarray, length: np.ndarray, alpha: float = 0.05
+    label: np.ndarray,
+    judge: np.ndarray,
+    length: np.ndarray,
+    alpha: float = 0.05,
+    per: float = 100.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The length check over a batch of complete samples (no missing values).
 
@@ -102,16 +117,18 @@ def length_flags(
         Labels, judge scores and response lengths in words.
     alpha : float
         1 - confidence level.
+    per : float
+        Words the over-rating is quoted per (:func:`length_unit`).
 
     Returns
     -------
     over, half, flagged : ndarray, shape (...)
-        Over-rating in label points per 100 words, the interval's half-width, and whether
+        Over-rating in label points per ``per`` words, the interval's half-width, and whether
         the interval excludes 0 (NaN, NaN, False where the judge does not rise with the
         label).
     """
     ones = np.ones_like(label)
-    x = np.stack([ones, label, length / 100.0], axis=-1)
+    x = np.stack([ones, label, length / per], axis=-1)
     coef, cov = ols_hc3(x, judge)
     over, se = _ratio(coef[..., 2], coef[..., 1], cov[..., 2, 2], cov[..., 1, 1], cov[..., 1, 2])
     n = label.shape[-1]
@@ -121,7 +138,7 @@ def length_flags(
 
 @dataclass
 class LengthBias:
-    """The length check of one judge: over-rating per 100 words and its interval."""
+    """The length check of one judge: over-rating per ``per`` words and its interval."""
 
     judge: str
     n: int
@@ -129,24 +146,43 @@ class LengthBias:
     low: float
     high: float
     flagged: bool
+    per: float = 100.0
 
 
 def length_bias(
-    label: np.ndarray, judge: np.ndarray, length: np.ndarray, name: str, alpha: float = 0.05
-) -> LengthBias | None:
-    """The length check on the items with a label, a score and a length (None with
-    fewer than :data:`MIN_LENGTH_N`, or no spread in the score or the length)."""
+    label: np.ndarray,
+    judge: np.ndarray,
+    length: np.ndarray,
+    name: str,
+    alpha: float = 0.05,
+    per: float = 100.0,
+) -> LengthBias | str:
+    """The length check on the items with a label, a score and a length, or why there is
+    none (fewer than :data:`MIN_LENGTH_N` such items, no spread in the score or the
+    length, or a score that does not rise with the label)."""
     ok = np.isfinite(label) & np.isfinite(judge) & np.isfinite(length)
-    if ok.sum() < MIN_LENGTH_N or np.ptp(judge[ok]) == 0 or np.ptp(length[ok]) == 0:
-        return None
+    if ok.sum() < MIN_LENGTH_N:
+        return f"{int(ok.sum())} labeled items with a score and a text (< {MIN_LENGTH_N})"
+    if np.ptp(judge[ok]) == 0 or np.ptp(length[ok]) == 0:
+        return "the same score, or length, on every labeled item"
     try:
-        over, half, flag = length_flags(label[ok], judge[ok], length[ok], alpha)
+        over, half, flag = length_flags(label[ok], judge[ok], length[ok], alpha, per)
     except np.linalg.LinAlgError:
-        return None
+        return "its fit is singular"
     o, h = float(over), float(half)
     if not np.isfinite(o):
-        return None
-    return LengthBias(name, int(ok.sum()), o, o - h, o + h, bool(flag))
+        return _FLAT
+    return LengthBias(name, int(ok.sum()), o, o - h, o + h, bool(flag), per)
+
+
+#: why a judge whose score does not rise with the label gets no bias check
+_FLAT = "its score does not rise with the label: no bias in label points"
+
+
+def _empty(why: str) -> pd.DataFrame:
+    out = pd.DataFrame(columns=["group", "n", "over", "low", "high", "flagged"])
+    out.attrs["why"] = why
+    return out
 
 
 def group_bias(
@@ -164,31 +200,32 @@ def group_bias(
     DataFrame
         ``group``, ``n``, ``over``, ``low``, ``high``, ``flagged`` (empty with fewer than
         2 groups of 2 labels, too few labels for the fit, or a judge that does not rise
-        with the label).
+        with the label; ``attrs["why"]`` says which).
     """
     ok = np.isfinite(label) & np.isfinite(judge) & pd.notna(groups)
-    cols = ["group", "n", "over", "low", "high", "flagged"]
     names, codes, sizes = np.unique(
         np.asarray(groups[ok]).astype(str), return_inverse=True, return_counts=True
     )
     keep = sizes[codes] >= 2
     names, codes = np.unique(names[codes[keep]], return_inverse=True)
     k, n = names.size, int(keep.sum())
-    if k < 2 or n < k + 3:
-        return pd.DataFrame(columns=cols)
+    if k < 2:
+        return _empty(f"{k} group(s) with 2 labeled items or more (< 2)")
+    if n < k + 3:
+        return _empty(f"{n} labeled items for {k} groups (fewer than {k + 3})")
     y, j = label[ok][keep], judge[ok][keep]
     x = np.column_stack([y, np.eye(k)[codes]])
     try:
         coef, cov = ols_hc3(x, j)
     except np.linalg.LinAlgError:
-        return pd.DataFrame(columns=cols)
+        return _empty("its fit is singular")
     size = np.bincount(codes, minlength=k)
     contrast = np.eye(k) - size / n  # each level against the size-weighted average level
     shift = contrast @ coef[1:]
     var_shift = np.einsum("gi,ij,gj->g", contrast, cov[1:, 1:], contrast)
     over, se = _ratio(shift, coef[0], var_shift, cov[0, 0], contrast @ cov[1:, 0])
     if not np.isfinite(over).all():
-        return pd.DataFrame(columns=cols)
+        return _empty(_FLAT)
     level = (1 - alpha) ** (1 / k)
     half = stats.t.ppf(0.5 + level / 2, n - k - 1) * se
     out = pd.DataFrame(
@@ -205,22 +242,37 @@ def judge_biases(
     length: np.ndarray | None,
     groups: np.ndarray | None,
     alpha: float = 0.05,
-) -> tuple[list[LengthBias], dict[str, pd.DataFrame]]:
-    """The length check (:func:`length_bias`, judges with too few items left out) and the
-    group table (:func:`group_bias`) of every judge column of ``scores``; none of either
-    without ``length`` or ``groups``."""
+) -> tuple[list[LengthBias], dict[str, pd.DataFrame], dict[str, str]]:
+    """The length check (:func:`length_bias`, per :func:`length_unit` words of the
+    labeled items' texts) and the group table (:func:`group_bias`) of every judge column
+    of ``scores``; none of either without ``length`` or ``groups``.
+
+    Returns
+    -------
+    length : list of LengthBias
+        The judges with a length check.
+    groups : dict
+        Judge -> its group table (empty, with ``attrs["why"]``, where there is none).
+    skipped : dict
+        Judge -> why it has no length check.
+    """
     columns = {str(j): scores[j].to_numpy(dtype=float) for j in scores.columns}
-    found = (
-        []
-        if length is None
-        else [length_bias(label, x, length, j, alpha) for j, x in columns.items()]
-    )
+    found: list[LengthBias] = []
+    skipped: dict[str, str] = {}
+    if length is not None:
+        per = length_unit(length[np.isfinite(label)])
+        for j, x in columns.items():
+            got = length_bias(label, x, length, j, alpha, per)
+            if isinstance(got, str):
+                skipped[j] = got
+            else:
+                found.append(got)
     by_group = (
         {}
         if groups is None
         else {j: group_bias(label, x, groups, alpha) for j, x in columns.items()}
     )
-    return [b for b in found if b is not None], by_group
+    return found, by_group, skipped
 
 
 def simulate_length(

@@ -49,6 +49,8 @@ class PoolCheck:
         Why there is no length check, when there is none.
     groups : dict
         Judge -> its group-bias table (:func:`~bacon_bayes.doctor.bias.group_bias`).
+    length_skipped : dict
+        Judge -> why it has no length check.
     alpha : float
         1 - confidence level of the bias intervals.
     """
@@ -62,6 +64,7 @@ class PoolCheck:
     length: list[bias.LengthBias] = field(default_factory=list)
     length_note: str = ""
     groups: dict[str, pd.DataFrame] = field(default_factory=dict)
+    length_skipped: dict[str, str] = field(default_factory=dict)
 
 
 def profile_pool(
@@ -107,7 +110,9 @@ def profile_pool(
     if text is not None:
         length = bias.words(pd.Series(np.asarray(text, dtype=object)).replace("", pd.NA))
     groups = None if pool.groups is None else np.asarray(pool.groups)
-    check.length, check.groups = bias.judge_biases(y, frame[judges], length, groups, alpha)
+    check.length, check.groups, check.length_skipped = bias.judge_biases(
+        y, frame[judges], length, groups, alpha
+    )
     if length is None:
         check.length_note = "no response text (pass --text COLUMN): response length not checked"
     elif not check.length:

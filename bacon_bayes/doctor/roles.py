@@ -12,12 +12,20 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from bacon_bayes.errors import ValidationError
 from bacon_bayes.readers import TableMeta
 
 ID_NAMES = ("id", "item", "item_id", "uid", "sample_id", "doc_id", "example_id")
 LABEL_HINT = re.compile(r"human|label|gold|expert|rating|truth|annot|manual", re.I)
 GROUP_HINT = re.compile(r"system|model|provider|group|policy|agent|variant", re.I)
 PROMPT_HINT = re.compile(r"prompt|doc|question|source|input|test|task|query", re.I)
+#: numeric columns named like this are prompt ids, never judges
+PROMPT_ID = re.compile(
+    r"^(prompt|question|doc|task|input|source|query|example|test|case)[ _-]?(id|idx|index|no|nr)?$",
+    re.I,
+)
+#: a numeric prompt column has about one row per prompt and group (at most this many)
+ROWS_PER_PROMPT_GROUP = 3
 RESPONSE_HINT = re.compile(r"output|response|summary|completion|answer|generation|reply", re.I)
 NOT_JUDGE = re.compile(
     r"^(epochs?|run|index|row|n|count)$|latency|tokens|cost|_idx$|idx$|propensit|seed|time",
@@ -144,8 +152,21 @@ def _find_label(frame: pd.DataFrame, given: str | None, joined: bool, roles: Rol
         roles.left_out[c] = "numeric and sparse, but another column was taken as the label"
 
 
-def _find_judges(frame: pd.DataFrame, meta: TableMeta, roles: Roles) -> None:
+def _find_judges(
+    frame: pd.DataFrame, meta: TableMeta, given: list[str] | None, roles: Roles
+) -> None:
     label = frame[roles.label].astype(float) if roles.label else None
+    if given:
+        for j in given:
+            _need(frame, j, "--judge")
+            if _numeric(frame[j]) is None:
+                raise ValidationError(
+                    f"--judge {j!r} is not numeric (e.g. {frame[j].dropna().iloc[0]!r}); "
+                    "a judge column holds scores"
+                )
+            roles.judges.append(j)
+            roles.reasons[f"judge:{j}"] = "--judge"
+        return
     if meta.judges:
         for j in meta.judges:
             roles.judges.append(j)
@@ -154,10 +175,11 @@ def _find_judges(frame: pd.DataFrame, meta: TableMeta, roles: Roles) -> None:
         for c in meta.other_scores:
             roles.left_out[c] = "a score that is not model-graded (pass --judge to use it)"
         return
+    taken = (roles.item, roles.label, roles.group, roles.prompt)
     for c in frame.columns:
         c = str(c)
         num = _numeric(frame[c])
-        if num is None or c in (roles.item, roles.label) or c in roles.left_out:
+        if num is None or c in taken or c in roles.left_out:
             continue
         share = float(num.notna().mean())
         if share < DENSE:
@@ -166,6 +188,8 @@ def _find_judges(frame: pd.DataFrame, meta: TableMeta, roles: Roles) -> None:
             roles.left_out[c] = "numeric and dense, but named like a human rating"
         elif NOT_JUDGE.search(c):
             roles.left_out[c] = "numeric, but named like a count, time or index"
+        elif PROMPT_ID.search(c) and _integers(num):
+            roles.left_out[c] = "numeric, but named like a prompt id (pass --prompt to use it)"
         elif num.nunique() < 2:
             roles.left_out[c] = "numeric but constant"
         elif _is_index(num):
@@ -181,6 +205,20 @@ def _find_judges(frame: pd.DataFrame, meta: TableMeta, roles: Roles) -> None:
             why = f"numeric and dense ({share:.0%} of rows scored)"
             why += f", Spearman {rho:.2f} with the label" if rho is not None else ""
             roles.reasons[f"judge:{c}"] = why
+
+
+def _need(frame: pd.DataFrame, column: str, option: str) -> None:
+    if column not in frame.columns:
+        shown = ", ".join(map(str, frame.columns[:12]))
+        raise ValidationError(
+            f"{option} {column!r} is not a column of the table (columns: {shown}); pass one "
+            "of those"
+        )
+
+
+def _integers(num: pd.Series) -> bool:
+    v = num.dropna().to_numpy()
+    return bool(v.size and np.all(v == np.round(v)))
 
 
 def _rho(x: pd.Series, label: pd.Series | None) -> float | None:
@@ -199,45 +237,78 @@ def _categorical(frame: pd.DataFrame, roles: Roles) -> list[str]:
     return [str(c) for c in frame.columns if c not in taken and _is_str(frame[c])]
 
 
-def _find_group_prompt(frame: pd.DataFrame, meta: TableMeta, roles: Roles) -> None:
+def _find_group(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: Roles) -> None:
     n = len(frame)
-    strings = _categorical(frame, roles)
+    if given is not None:
+        _need(frame, given, "--group")
+        roles.group = given
+        roles.reasons["group"] = f"--group: {frame[given].nunique()} distinct values"
+        return
     if meta.group and meta.group in frame.columns:
         roles.group = meta.group
         roles.reasons["group"] = f"the {meta.format} file's {meta.group}"
-    else:
-        cands = []
-        for c in strings:
-            counts = frame[c].value_counts()
-            if 2 <= len(counts) <= min(MAX_GROUPS, n // 2) and counts.min() >= 2:
-                cands.append(c)
-        cands.sort(key=lambda c: (not GROUP_HINT.search(c), frame[c].nunique()))
-        if cands:
-            roles.group = cands[0]
-            k = frame[roles.group].nunique()
-            roles.reasons["group"] = (
-                f"{k} distinct strings, each repeated (about {n // k} rows each)"
-            )
+        return
+    cands = []
+    for c in _categorical(frame, roles):
+        counts = frame[c].value_counts()
+        if 2 <= len(counts) <= min(MAX_GROUPS, n // 2) and counts.min() >= 2:
+            cands.append(c)
+    cands.sort(key=lambda c: (not GROUP_HINT.search(c), frame[c].nunique()))
+    if cands:
+        roles.group = cands[0]
+        k = frame[roles.group].nunique()
+        roles.reasons["group"] = f"{k} distinct strings, each repeated (about {n // k} rows each)"
+
+
+def _prompt_candidates(frame: pd.DataFrame, roles: Roles) -> list[tuple[str, bool]]:
+    """Columns that may hold the prompt: strings, and numeric columns of whole numbers
+    (each with whether it is numeric)."""
+    out = [(c, False) for c in _categorical(frame, roles) if c != roles.group]
+    for c in frame.columns:
+        c = str(c)
+        num = _numeric(frame[c])
+        if c in (roles.item, roles.label, roles.group) or num is None:
+            continue
+        if pd.api.types.is_bool_dtype(frame[c]) or num.isna().any() or not _integers(num):
+            continue
+        out.append((c, True))
+    return out
+
+
+def _find_prompt(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: Roles) -> None:
+    n = len(frame)
+    if given is not None:
+        _need(frame, given, "--prompt")
+        roles.prompt = given
+        roles.reasons["prompt"] = f"--prompt: {frame[given].nunique()} distinct prompts"
+        return
     if roles.group is None:
         return
     if meta.prompt and meta.prompt in frame.columns:
         roles.prompt = meta.prompt
         roles.reasons["prompt"] = f"the {meta.format} file's test case, answered by every group"
         return
-    best: tuple[float, str] | None = None
-    for c in strings:
-        if c == roles.group or frame[c].nunique() > n // 2:
+    best: tuple[float, str, bool] | None = None
+    for c, numeric in _prompt_candidates(frame, roles):
+        k = frame[c].nunique()
+        if k < 2 or k > n // 2:
             continue
         shared = frame.groupby(c, observed=True)[roles.group].nunique()
         share = float((shared >= 2).mean())
+        # a judge's levels are shared by groups too, but each by many of a group's rows (or
+        # by a few groups only): a prompt is answered by most groups, about once by each
+        groups = frame[roles.group].nunique()
+        if numeric and (n / shared.sum() > ROWS_PER_PROMPT_GROUP or shared.mean() < 0.8 * groups):
+            continue
         key = share + (0.01 if PROMPT_HINT.search(c) else 0.0)
         if share >= 0.8 and (best is None or key > best[0]):
-            best = (key, c)
+            best = (key, c, numeric)
     if best is not None:
-        roles.prompt = best[1]
+        _, roles.prompt, numeric = best
         k = frame[roles.prompt].nunique()
+        kind = "numbers" if numeric else "strings"
         roles.reasons["prompt"] = (
-            f"{k} distinct strings, each shared by items of several {roles.group} values"
+            f"{k} distinct {kind}, each shared by items of several {roles.group} values"
         )
 
 
@@ -271,6 +342,9 @@ def find_roles(
     label: str | None = None,
     item: str | None = None,
     labels_joined: bool = False,
+    judges: list[str] | None = None,
+    group: str | None = None,
+    prompt: str | None = None,
 ) -> Roles:
     """Find the id, label, judge, group, prompt and text columns of ``frame``.
 
@@ -284,6 +358,9 @@ def find_roles(
         The label and id columns when the user named them (``--label``, ``--item``).
     labels_joined : bool
         Whether the label column came from a ``--labels`` file.
+    judges, group, prompt : optional
+        The judge columns, group and prompt column when the user named them (``--judge``,
+        ``--group``, ``--prompt``): taken as given.
 
     Returns
     -------
@@ -293,7 +370,8 @@ def find_roles(
     roles = Roles()
     _find_item(frame, meta, item, roles)
     _find_label(frame, label, labels_joined, roles)
-    _find_judges(frame, meta, roles)
-    _find_group_prompt(frame, meta, roles)
+    _find_group(frame, meta, group, roles)
+    _find_prompt(frame, meta, prompt, roles)
+    _find_judges(frame, meta, judges, roles)
     _find_text(frame, meta, roles)
     return roles

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.order import unique_codes
 from bacon_bayes.report.text import guarantee_note
 
 if TYPE_CHECKING:
@@ -70,6 +71,10 @@ class Comparisons:
         The column of the prompts the intervals are clustered by, named in the note.
     guarantee : str
         Which guarantee the differences' intervals carry (:func:`~.text.guarantee_note`).
+    n_prompts : int
+        Prompts the pool has (0: none), paired or not.
+    prompt_column : str, optional
+        Their column.
     """
 
     group: str
@@ -82,6 +87,8 @@ class Comparisons:
     plan_note: str | None = None
     prompt: str | None = None
     guarantee: str = "simultaneous, max-|t|: all hold together"
+    n_prompts: int = 0
+    prompt_column: str | None = None
 
     @property
     def n_resolved(self) -> int:
@@ -109,7 +116,15 @@ class Comparisons:
         if self.paired:
             column = f" (column {self.prompt!r})" if self.prompt else ""
             return f"paired: intervals clustered by prompt{column}; the groups share prompts"
-        return "not paired: items treated as independent (no prompts, or none drawn)"
+        if self.n_prompts:
+            column = f" (column {self.prompt_column!r})" if self.prompt_column else ""
+            return (
+                f"not paired: the pool has {self.n_prompts} prompts{column}, but the labels "
+                "were not drawn by prompt and the target is this pool, so items are "
+                "treated as independent (folds are split by prompt); --target population "
+                "clusters the intervals by prompt"
+            )
+        return "not paired: items treated as independent (no prompts)"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary."""
@@ -221,4 +236,6 @@ def comparisons(
     return Comparisons(
         group or pool.group_name or "group", alpha, target, note, paired, differences, ranked,
         plan_note, pool.prompt_name if paired else None, guarantee_note(diffs),
+        0 if pool.prompts is None else int(unique_codes(pool.prompts)[0].size),
+        pool.prompt_name,
     )  # fmt: skip

@@ -76,30 +76,45 @@ def _length(check: PoolCheck) -> str:
     if not check.length:
         note = check.length_note
         return head + _note(esc(f"{note[:1].upper()}{note[1:]}."))
+    per = f"{check.length[0].per:g} word" + ("s" if check.length[0].per != 1 else "")
     frame = pd.DataFrame(
         {
             "judge": [b.judge for b in check.length],
             "n": [b.n for b in check.length],
-            "over per 100 words": [b.over for b in check.length],
+            f"over per {per}": [b.over for b in check.length],
             "low": [b.low for b in check.length],
             "high": [b.high for b in check.length],
             "flagged": ["biased by length" if b.flagged else "" for b in check.length],
         }
     )
     reading = (
-        "How much higher the judge rates a response per 100 more words than its label "
+        f"How much higher the judge rates a response per {per} more than its label "
         "warrants, in label points: the coefficient of length over the label's in judge ~ "
         f"label + length on the labeled items with a text, {level} interval (HC3, robust "
         "to unequal variance). <b>biased by length</b>: the interval excludes 0 (positive: "
         f"the judge favours long responses). Needs at least {MIN_LENGTH_N} labeled items."
     )
-    return head + scroll_table(frame, 3) + _note(reading + _adjust(check, len(check.length)))
+    return (
+        head
+        + scroll_table(frame, 3)
+        + _note(reading + _adjust(check, len(check.length)) + _skipped(check.length_skipped))
+    )
+
+
+def _skipped(why: dict[str, str]) -> str:
+    """The judges a check left out, each with its reason."""
+    if not why:
+        return ""
+    return " Not checked: " + "; ".join(f"{esc(j)} ({esc(w)})" for j, w in why.items()) + "."
 
 
 def _groups(check: PoolCheck) -> str:
     tables = [t.assign(judge=j) for j, t in check.groups.items() if not t.empty]
+    skipped = _skipped(
+        {j: t.attrs.get("why", "no fit") for j, t in check.groups.items() if t.empty}
+    )
     if not tables:
-        return ""
+        return "<h3>Groups</h3>" + _note(skipped.strip()) if skipped else ""
     frame = pd.concat(tables, ignore_index=True)
     frame = frame[["judge", "group", "n", "over", "low", "high", "flagged"]]
     flagged = frame["flagged"].astype(bool)
@@ -114,7 +129,7 @@ def _groups(check: PoolCheck) -> str:
         f"simultaneous {1 - check.alpha:.0%} (Sidak) intervals "
         f"over the {k} groups. <b>flagged</b> (listed first): the interval excludes 0."
     )
-    note = _note(reading + _adjust(check, len(tables)))
+    note = _note(reading + _adjust(check, len(tables)) + skipped)
     if len(frame) <= MAX_GROUP_ROWS:
         return "<h3>Groups</h3>" + scroll_table(frame, 3) + note
     n_flagged = int(flagged.sum())

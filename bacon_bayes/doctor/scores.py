@@ -1,0 +1,124 @@
+"""What is wrong with a judge's scores themselves: failure codes outside its scale, and a
+score that is the same on every item of a group.
+
+:func:`score_flags` checks every judge: sentinel codes (``-1``, ``0``, ``99``, ``999``...)
+outside the scale of its other scores (:func:`bacon_bayes.scale.sentinel_codes`), and
+groups (of at least :data:`MIN_CONSTANT_ITEMS` scored items) on which it gives one score
+while it varies elsewhere: a reference-based metric scoring its own reference system
+1.0, say, which says nothing about that group's items.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.order import natural_key
+from bacon_bayes.scale import infer_scale, sentinel_codes
+
+__all__ = ["MIN_CONSTANT_ITEMS", "ScoreFlag", "judge_scales", "score_flags"]
+
+#: fewest scored items of a group for a constant score to be flagged
+MIN_CONSTANT_ITEMS = 3
+
+
+@dataclass(frozen=True)
+class ScoreFlag:
+    """One finding on a judge's scores.
+
+    Attributes
+    ----------
+    judge : str
+        The judge column.
+    kind : str
+        ``"codes"`` (failure codes outside its scale) or ``"constant"`` (one score on
+        every item of a group).
+    text : str
+        What was found and what to do, in words.
+    group : str
+        The group of a ``"constant"`` finding ("" otherwise).
+    """
+
+    judge: str
+    kind: str
+    text: str
+    group: str = ""
+
+
+def _codes(judge: str, x: np.ndarray) -> ScoreFlag | None:
+    codes, scale = sentinel_codes(x)
+    if not codes or scale is None:
+        return None
+    listed = ", ".join(
+        f"{n} score{'s' if n > 1 else ''} of {c:g}" for c, n in sorted(codes.items())
+    )
+    return ScoreFlag(
+        judge,
+        "codes",
+        f"{listed}, outside its {scale.text} scale ({scale.how}): failure codes? They enter "
+        "the estimates as scores; blank those cells (empty = not scored) and run again",
+    )
+
+
+def _constant(judge: str, x: np.ndarray, groups: np.ndarray) -> list[ScoreFlag]:
+    ok = np.isfinite(x) & pd.notna(groups)
+    if np.unique(x[ok]).size < 2:
+        return []
+    frame = pd.DataFrame({"g": np.asarray(groups)[ok].astype(str), "x": x[ok]})
+    stats = frame.groupby("g")["x"].agg(["size", "min", "max", "mean"])
+    same = stats[(stats["size"] >= MIN_CONSTANT_ITEMS) & (stats["min"] == stats["max"])]
+    out = []
+    for g in sorted(same.index, key=natural_key):
+        value = float(same.loc[g, "min"])
+        rest = frame.loc[frame["g"] != g, "x"]
+        out.append(
+            ScoreFlag(
+                judge,
+                "constant",
+                f"{value:g} on all {int(same.loc[g, 'size'])} items of {g} (mean "
+                f"{rest.mean():.3g} elsewhere): it tells {g}'s items apart not at all (a "
+                f"reference-based metric scoring its own reference?); its group-bias check "
+                f"and its weight in {g}'s correction mean little",
+                str(g),
+            )
+        )
+    return out
+
+
+def score_flags(scores: pd.DataFrame, groups: np.ndarray | None = None) -> list[ScoreFlag]:
+    """The findings on every judge column of ``scores`` (see the module docstring).
+
+    Parameters
+    ----------
+    scores : DataFrame
+        One column per judge.
+    groups : ndarray, optional
+        The items' groups.
+
+    Returns
+    -------
+    list of ScoreFlag
+        In the judges' order.
+    """
+    out: list[ScoreFlag] = []
+    for j in scores.columns:
+        x = scores[j].to_numpy(dtype=float)
+        flag = _codes(str(j), x)
+        if flag is not None:
+            out.append(flag)
+        if groups is not None:
+            out += _constant(str(j), x, groups)
+    return out
+
+
+def judge_scales(scores: pd.DataFrame) -> dict[str, str]:
+    """Each judge's scale as ``bacon doctor`` shows it (``1:5``, or ``-`` where none is
+    evident), failure codes left out."""
+    out = {}
+    for j in scores.columns:
+        codes, scale = sentinel_codes(scores[j].to_numpy(dtype=float))
+        scale = scale if codes else infer_scale(scores[j].to_numpy(dtype=float))
+        out[str(j)] = "-" if scale is None else scale.text
+    return out

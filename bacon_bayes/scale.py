@@ -1,0 +1,220 @@
+"""The scale of a column of labels or scores, inferred from its values, the codes that lie
+outside it, and whether judges share the label's scale.
+
+:func:`infer_scale` reads the values as integer levels (``1, 2, ..., 5``), as means of
+``k`` integer ratings (multiples of ``1/k``: ``1.333`` and ``4.667`` are means of 3
+ratings, so the ratings lie in ``1:5``) or as continuous values, and snaps the range to
+the narrowest common rating scale (:data:`COMMON`) that the values cover at least half
+of; it says how (:attr:`Scale.how`). :func:`sentinel_codes` finds failure codes (``-1``,
+``0``, ``99``, ``999``...) outside the scale of a judge's other values.
+:func:`naive_left_out` says why the raw judge average is no baseline for a label.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["CODES", "COMMON", "Scale", "infer_scale", "naive_left_out", "sentinel_codes"]
+
+#: rating scales a range is snapped to (the narrowest holding the values, when they
+#: cover at least half of it)
+COMMON: tuple[tuple[int, int], ...] = (
+    (0, 1),
+    (1, 3),
+    (1, 5),
+    (0, 5),
+    (1, 7),
+    (1, 10),
+    (0, 10),
+    (0, 100),
+)
+#: values judges write for a failure (flagged only outside the scale of the other values)
+CODES: tuple[float, ...] = (-1.0, 0.0, 99.0, 999.0, 9999.0, -99.0, -999.0)
+#: largest number of ratings a mean is looked for over
+MAX_RATINGS = 12
+
+
+@dataclass(frozen=True)
+class Scale:
+    """A scale ``low:high`` and how it was inferred.
+
+    Attributes
+    ----------
+    low, high : float
+        The ends of the scale.
+    how : str
+        How it was inferred, in words (e.g. ``"integer levels 1-5"``).
+    ratings : int
+        1 for integer levels, ``k`` for means of ``k`` integer ratings, 0 for
+        continuous values.
+    """
+
+    low: float
+    high: float
+    how: str
+    ratings: int = 1
+
+    @property
+    def text(self) -> str:
+        """``LOW:HIGH`` as ``--scale`` takes it."""
+        return f"{self.low:g}:{self.high:g}"
+
+    def holds(self, values: np.ndarray) -> bool:
+        """Whether every finite value lies on the scale."""
+        v = np.asarray(values, dtype=float)
+        v = v[np.isfinite(v)]
+        return bool(((v >= self.low - 1e-9) & (v <= self.high + 1e-9)).all())
+
+    def same(self, other: Scale | None) -> bool:
+        """Whether ``other`` has the same ends."""
+        return other is not None and np.allclose([self.low, self.high], [other.low, other.high])
+
+
+def _ratings(v: np.ndarray) -> int:
+    """The fewest ``k`` (up to :data:`MAX_RATINGS`) making every value a multiple of
+    ``1/k`` (within printing precision), 0 when none does."""
+    for k in range(1, MAX_RATINGS + 1):
+        r = v * k
+        if np.abs(r - np.round(r)).max() <= 0.002 * k + 1e-9:
+            return k
+    return 0
+
+
+def _snap(lo: float, hi: float) -> tuple[int, int] | None:
+    """The narrowest common scale holding ``[lo, hi]`` that the range covers at least
+    half of (None when there is none)."""
+    fits = [c for c in COMMON if c[0] <= lo + 1e-9 and hi <= c[1] + 1e-9]
+    if not fits:
+        return None
+    c = min(fits, key=lambda c: c[1] - c[0])
+    return c if hi - lo >= 0.5 * (c[1] - c[0]) else None
+
+
+def _span(lo: float, hi: float) -> str:
+    return f"{lo:g}-{hi:g}"
+
+
+def infer_scale(values: np.ndarray | pd.Series) -> Scale | None:
+    """The scale of ``values`` (NaN ignored), or None when none is evident.
+
+    Parameters
+    ----------
+    values : array-like of float
+        Labels or scores.
+
+    Returns
+    -------
+    Scale or None
+        Integer levels: the common scale they cover at least half of, else the levels'
+        range. Means of ``k`` ratings: the ratings' range (the mean's floor and ceiling),
+        snapped likewise. Continuous values: the common scale they cover at least half
+        of (e.g. ``0:1``), else None. None also for fewer than two distinct values.
+    """
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size == 0 or np.unique(v).size < 2:
+        return None
+    lo, hi = float(v.min()), float(v.max())
+    k = _ratings(v)
+    if k == 1:
+        snap = _snap(lo, hi)
+        if snap is None:
+            return Scale(lo, hi, f"integer levels {_span(lo, hi)}", 1)
+        seen = f"integer levels {_span(lo, hi)}"
+        if (lo, hi) == snap:
+            return Scale(lo, hi, seen, 1)
+        return Scale(*map(float, snap), f"{seen} seen, on the {_span(*snap)} scale", 1)
+    if k > 1:
+        rlo, rhi = float(np.floor(lo + 1e-9)), float(np.ceil(hi - 1e-9))
+        snap = _snap(rlo, rhi) or (rlo, rhi)
+        how = (
+            f"means of {k} integer ratings (multiples of 1/{k}, {lo:.4g} to {hi:.4g}): "
+            f"ratings on {_span(*snap)}"
+        )
+        return Scale(float(snap[0]), float(snap[1]), how, k)
+    snap = _snap(lo, hi)
+    if snap is None:
+        return None
+    how = f"continuous values from {lo:.4g} to {hi:.4g}, within {_span(*snap)}"
+    return Scale(float(snap[0]), float(snap[1]), how, 0)
+
+
+def sentinel_codes(values: np.ndarray | pd.Series) -> tuple[dict[float, int], Scale | None]:
+    """Failure codes among a judge's scores: values of :data:`CODES` (and rare negative
+    values, under 5% of the scores) outside the scale of the other values.
+
+    Parameters
+    ----------
+    values : array-like of float
+        One judge's scores (NaN where it gave none).
+
+    Returns
+    -------
+    codes : dict
+        Code -> how many scores have it (empty when there is none, or the other values
+        show no scale).
+    scale : Scale or None
+        The scale of the other values.
+    """
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return {}, None
+    suspect = np.isin(v, CODES)
+    negative = v < 0
+    if negative.mean() < 0.05:
+        suspect |= negative
+    rest = v[~suspect]
+    scale = infer_scale(rest)
+    if scale is None:
+        return {}, None
+    out = v[suspect & ((v < scale.low) | (v > scale.high))]
+    codes, counts = np.unique(out, return_counts=True)
+    return {float(c): int(n) for c, n in zip(codes, counts, strict=True)}, scale
+
+
+def naive_left_out(
+    labels: np.ndarray, judges: pd.DataFrame, bounds: tuple[float, float] | None = None
+) -> str:
+    """Why the raw judge average is no baseline for the label ("" when it is one): every
+    judge must be on the label's scale (its inferred scale the label's, every score
+    inside it).
+
+    Parameters
+    ----------
+    labels : ndarray
+        The labels seen (NaN ignored).
+    judges : DataFrame
+        One column per judge (its mean score per item).
+    bounds : tuple of float, optional
+        The label's range when given (``--scale`` or its levels); inferred from the
+        labels otherwise.
+
+    Returns
+    -------
+    str
+        The reason, or ``""``.
+    """
+    label = None
+    if bounds is not None and np.isfinite(bounds).all():
+        label = Scale(float(bounds[0]), float(bounds[1]), "the label's range")
+    else:
+        label = infer_scale(labels)
+    if label is None:
+        return (
+            "no evident scale for the label (continuous values): the raw judge average is "
+            "not comparable to it"
+        )
+    off = []
+    for j in judges.columns:
+        x = judges[j].to_numpy(dtype=float)
+        own = infer_scale(x)
+        if not label.holds(x) or not label.same(own):
+            off.append(f"{j} ({'no evident scale' if own is None else own.text})")
+    if not off:
+        return ""
+    shown = ", ".join(off[:4]) + (f" and {len(off) - 4} more" if len(off) > 4 else "")
+    return f"not every judge is on the label's scale {label.text}: {shown}"
