@@ -33,8 +33,10 @@ COMMON: tuple[tuple[int, int], ...] = (
 )
 #: values judges write for a failure (flagged only outside the scale of the other values)
 CODES: tuple[float, ...] = (-1.0, 0.0, 99.0, 999.0, 9999.0, -99.0, -999.0)
+#: how many times the median level's count a code next to the scale must have to count
+SPIKE = 3
 #: largest number of ratings a mean is looked for over
-MAX_RATINGS = 12
+MAX_RATINGS = 6
 
 
 @dataclass(frozen=True)
@@ -144,7 +146,9 @@ def infer_scale(values: np.ndarray | pd.Series) -> Scale | None:
 
 def sentinel_codes(values: np.ndarray | pd.Series) -> tuple[dict[float, int], Scale | None]:
     """Failure codes among a judge's scores: values of :data:`CODES` (and rare negative
-    values, under 5% of the scores) outside the scale of the other values.
+    values, under 5% of the scores) outside the scale of the other values. A code next
+    to that scale (``0`` below levels ``1..10``: maybe a level of a ``0-10`` scale) counts
+    only as a spike, at least :data:`SPIKE` times as frequent as the median level.
 
     Parameters
     ----------
@@ -173,7 +177,13 @@ def sentinel_codes(values: np.ndarray | pd.Series) -> tuple[dict[float, int], Sc
         return {}, None
     out = v[suspect & ((v < scale.low) | (v > scale.high))]
     codes, counts = np.unique(out, return_counts=True)
-    return {float(c): int(n) for c, n in zip(codes, counts, strict=True)}, scale
+    levels = np.unique(rest, return_counts=True)[1]
+    found = {}
+    for c, n in zip(codes, counts, strict=True):
+        next_to = scale.ratings >= 1 and min(abs(c - scale.low), abs(c - scale.high)) <= 1
+        if not next_to or n >= SPIKE * np.median(levels):
+            found[float(c)] = int(n)
+    return found, scale
 
 
 def naive_left_out(

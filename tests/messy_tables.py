@@ -7,8 +7,9 @@ human label on a few rows (on ``0-1``, ``1-5`` or ``0-100``; optionally the mean
 ``ratings`` integer ratings), three LLM judges on 1-5 (``llm_b`` writes ``-1`` as a
 failure code on ``sentinels`` rows), automatic metrics on their own scales (``bleu`` in
 0-1, ``chrf`` in 0-100, ``bertscore`` near 0.85-0.95) and a reference-based metric
-``ref_match`` that scores the reference system 1.0 on every item, a numeric latency, and
-the responses' text.
+``ref_match`` that scores the reference system 1.0 on every item, an error rate ``ter``
+in 0-1 (lower is better: it falls as the label rises), a numeric latency, and the
+responses' text.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import pandas as pd
 
 #: the judge columns of :func:`messy_table` (a reader may find them in this order)
 LLM_JUDGES = ("llm_a", "llm_b", "llm_c")
-METRICS = ("bleu", "chrf", "bertscore", "ref_match")
+METRICS = ("bleu", "chrf", "bertscore", "ref_match", "ter")
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ def messy_table(spec: Messy | None = None) -> pd.DataFrame:
     DataFrame
         Columns ``id``, ``prompt``, ``system``, ``response``, ``human`` (NaN where
         unlabeled), ``llm_a``, ``llm_b``, ``llm_c``, ``bleu``, ``chrf``, ``bertscore``,
-        ``ref_match``, ``latency_ms``; the true quality (in [0, 1]) is in
+        ``ref_match``, ``ter``, ``latency_ms``; the true quality (in [0, 1]) is in
         ``frame.attrs["quality"]`` and the full labels in ``frame.attrs["truth"]``.
     """
     s = spec or Messy()
@@ -146,6 +147,7 @@ def messy_table(spec: Messy | None = None) -> pd.DataFrame:
             "chrf": np.clip(20 + 60 * q + rng.normal(0, 8, n), 0, 100),
             "bertscore": np.clip(0.84 + 0.1 * q + rng.normal(0, 0.01, n), 0, 1),
             "ref_match": ref,
+            "ter": np.clip(0.9 - 0.6 * q + rng.normal(0, 0.1, n), 0, 1),
             "latency_ms": rng.gamma(2.0, 400.0, n),
         }
     )

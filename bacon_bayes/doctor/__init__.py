@@ -352,7 +352,7 @@ def _bias_text(p: Profile) -> list[str]:
     level = f"{1 - p.alpha:.0%}"
     lines = ["", "what the judges seem biased by (on the labeled items):"]
     if p.length:
-        per = f"{p.length[0].per:g} word" + ("s" if p.length[0].per != 1 else "")
+        per = bias.unit_words(p.length[0].per)
         lines.append(
             f"  response length ({r.response}, words): over-rating in label points per {per} "
             f"(judge ~ label + length), {level} CI (HC3):"

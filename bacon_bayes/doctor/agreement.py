@@ -7,8 +7,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from bacon_bayes.scale import infer_scale
+
 #: scores with at most this many distinct values, all multiples of 0.5, count as ordinal
 MAX_LEVELS = 11
+#: most distinct values handed to the ``krippendorff`` package (its memory grows with
+#: their square times the units: 1,061 values of 1,056 units asked for 8.9 GB)
+MAX_PACKAGE_VALUES = 100
 
 
 def is_ordinal(x: np.ndarray) -> bool:
@@ -57,8 +62,11 @@ def alpha(data: np.ndarray) -> tuple[float, str]:
     except ImportError:
         return interval_alpha(data), "own interval alpha (krippendorff not installed)"
     x = np.asarray(data, dtype=float)
-    if (np.isfinite(x).sum(axis=0) >= 2).sum() < 2 or np.unique(x[np.isfinite(x)]).size < 2:
+    distinct = np.unique(x[np.isfinite(x)]).size
+    if (np.isfinite(x).sum(axis=0) >= 2).sum() < 2 or distinct < 2:
         return float("nan"), "krippendorff"
+    if distinct > MAX_PACKAGE_VALUES:  # the package builds units x values x values arrays
+        return interval_alpha(data), f"own interval alpha ({distinct} distinct values)"
     return float(krippendorff.alpha(reliability_data=x, level_of_measurement="interval")), (
         "krippendorff"
     )
@@ -87,11 +95,16 @@ def spearman(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def same_scale(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether ``a``'s values lie within ``b``'s range (kappa and alpha compare values, so
-    they mean something only on one scale)."""
+    """Whether ``a`` and ``b`` are on one scale (kappa and alpha compare values, so they
+    mean something only on one scale): the same inferred scale
+    (:func:`bacon_bayes.scale.infer_scale`) holding both, or, where neither shows one,
+    ``a``'s values within ``b``'s range."""
     fa, fb = a[np.isfinite(a)], b[np.isfinite(b)]
     if fa.size == 0 or fb.size == 0:
         return False
+    sa, sb = infer_scale(fa), infer_scale(fb)
+    if sa is not None or sb is not None:
+        return bool(sa is not None and sa.same(sb) and sa.holds(fb) and sa.holds(fa))
     span = max(float(np.ptp(fb)), 1e-9)
     return bool(fa.min() >= fb.min() - 0.05 * span and fa.max() <= fb.max() + 0.05 * span)
 

@@ -102,6 +102,11 @@ def length_unit(length: np.ndarray) -> float:
     return float(10 ** min(2, max(0, int(np.floor(np.log10(np.median(v)))))))
 
 
+def unit_words(per: float) -> str:
+    """``word``, ``10 words``, ``100 words``: the unit of :func:`length_unit` in words."""
+    return "word" if per == 1 else f"{per:g} words"
+
+
 def length_flags(
     label: np.ndarray,
     judge: np.ndarray,

@@ -237,12 +237,19 @@ def _categorical(frame: pd.DataFrame, roles: Roles) -> list[str]:
     return [str(c) for c in frame.columns if c not in taken and _is_str(frame[c])]
 
 
+def _take(frame: pd.DataFrame, given: str | None, role: str, roles: Roles) -> bool:
+    """Take the column the user named for ``role`` (group or prompt); False without one."""
+    if given is None:
+        return False
+    _need(frame, given, f"--{role}")
+    setattr(roles, role, given)
+    roles.reasons[role] = f"--{role}: {frame[given].nunique()} distinct values"
+    return True
+
+
 def _find_group(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: Roles) -> None:
     n = len(frame)
-    if given is not None:
-        _need(frame, given, "--group")
-        roles.group = given
-        roles.reasons["group"] = f"--group: {frame[given].nunique()} distinct values"
+    if _take(frame, given, "group", roles):
         return
     if meta.group and meta.group in frame.columns:
         roles.group = meta.group
@@ -277,12 +284,7 @@ def _prompt_candidates(frame: pd.DataFrame, roles: Roles) -> list[tuple[str, boo
 
 def _find_prompt(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: Roles) -> None:
     n = len(frame)
-    if given is not None:
-        _need(frame, given, "--prompt")
-        roles.prompt = given
-        roles.reasons["prompt"] = f"--prompt: {frame[given].nunique()} distinct prompts"
-        return
-    if roles.group is None:
+    if _take(frame, given, "prompt", roles) or roles.group is None:
         return
     if meta.prompt and meta.prompt in frame.columns:
         roles.prompt = meta.prompt
@@ -326,6 +328,12 @@ def _find_text(frame: pd.DataFrame, meta: TableMeta, roles: Roles) -> None:
             if chars >= TEXT_CHARS:
                 roles.text.append(c)
                 roles.reasons[f"text:{c}"] = f"strings of {chars:.0f} characters on average"
+            elif RESPONSE_HINT.search(c) and frame[c].nunique() > len(frame) // 2:
+                roles.text.append(c)
+                roles.reasons[f"text:{c}"] = (
+                    f"named like a response, mostly distinct short strings ({chars:.0f} "
+                    "characters on average)"
+                )
     if meta.response and meta.response in roles.text:
         roles.response = meta.response
     elif roles.text:

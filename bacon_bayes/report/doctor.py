@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.doctor.bias import MIN_LENGTH_N
+from bacon_bayes.doctor.bias import MIN_LENGTH_N, unit_words
 from bacon_bayes.doctor.pooled import PoolCheck, profile_pool
 from bacon_bayes.report.tables import esc, scroll_table
 
@@ -76,7 +76,7 @@ def _length(check: PoolCheck) -> str:
     if not check.length:
         note = check.length_note
         return head + _note(esc(f"{note[:1].upper()}{note[1:]}."))
-    per = f"{check.length[0].per:g} word" + ("s" if check.length[0].per != 1 else "")
+    per = unit_words(check.length[0].per)
     frame = pd.DataFrame(
         {
             "judge": [b.judge for b in check.length],

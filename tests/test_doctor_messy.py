@@ -1,0 +1,242 @@
+"""Issue 43 on a messy table (:mod:`tests.messy_tables`): the naive baseline only on the
+label's scale and never outside its interval; doctor flags failure codes, scores constant
+within a group and numeric prompt columns, checks every judge, takes overrides that go
+into a command that runs; the scale is inferred and said; short answers get a length unit
+that fits; a 0/1 label runs as binary; the pairing note counts the prompts; groups in
+natural order."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes.cli import main
+from bacon_bayes.doctor import bias
+from bacon_bayes.results import Estimate
+
+from .messy_tables import LLM_JUDGES, METRICS, Messy, messy_table
+from .tool_fixtures import labels_frame, write_promptfoo
+
+ALL = [*LLM_JUDGES, *METRICS]
+
+
+def _write(tmp_path: Path, spec: Messy | None = None) -> Path:
+    path = tmp_path / "messy.csv"
+    messy_table(spec).to_csv(path, index=False)
+    return path
+
+
+def _judges(names: list[str]) -> list[str]:
+    return [a for j in names for a in ("--judge", j)]
+
+
+def doctor(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[str, list[str]]:
+    """``bacon doctor``'s output and its printed command (without ``bacon``)."""
+    assert main(["doctor", *argv]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    return out, shlex.split(lines[lines.index("run:") + 1])[1:]
+
+
+def found(out: str, role: str) -> list[str]:
+    return [ln.split()[1] for ln in out.splitlines() if ln.startswith(f"  {role:<9} ")]
+
+
+def section(out: str, head: str) -> str:
+    """The lines of ``out`` from the one starting with ``head`` to the next blank line."""
+    lines = out.splitlines()
+    start = next(k for k, ln in enumerate(lines) if ln.strip().startswith(head))
+    end = next((k for k in range(start, len(lines)) if not lines[k].strip()), len(lines))
+    return "\n".join(lines[start:end])
+
+
+def estimate_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> dict:
+    assert main(["estimate", *args, "--engine", "freq", "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _all_estimates(out: dict) -> list[tuple[float, float, float]]:
+    rows = [(e["estimate"], e["ci_low"], e["ci_high"]) for e in out["mean"].values()]
+    for t in (out.get("groups") or {}).values():
+        rows += [(r["estimate"], r["ci_low"], r["ci_high"]) for r in t.get("rows", [])]
+    return rows
+
+
+# ---------------------------------------------------------------- point 2: the naive baseline
+def test_naive_left_out_when_judges_are_on_other_scales(tmp_path, capsys) -> None:
+    path = _write(tmp_path)
+    base = [str(path), "--label", "human", "--item", "id", *_judges(ALL), "--group", "system"]
+    out = estimate_json(base, capsys)
+    assert "naive" not in out["mean"] and "naive" not in out["groups"]
+    assert "bleu" in out["naive_left_out"] and "1:5" in out["naive_left_out"]
+    assert main(["estimate", *base, "--engine", "freq"]) == 0
+    text = capsys.readouterr().out
+    assert "naive (raw judge avg) left out: not every judge is on the label's scale" in text
+    assert "naive (raw judge avg)    " not in text
+    # the 1-5 judges without the one writing -1 share the label's scale: shown
+    shared = [str(path), "--label", "human", *_judges(["llm_a", "llm_c"])]
+    assert "naive" in estimate_json(shared, capsys)["mean"]
+
+
+def test_no_estimate_outside_its_interval_with_a_scale(tmp_path, capsys) -> None:
+    path = _write(tmp_path)
+    args = [str(path), "--label", "human", *_judges(ALL), "--group", "system", "--scale", "1:5"]
+    for est, lo, hi in _all_estimates(estimate_json(args, capsys)):
+        if est is not None and lo is not None:
+            assert lo - 1e-12 <= est <= hi + 1e-12, (est, lo, hi)
+    # the bug of issue 43: a naive mean of 0.0123 clipped to [1, 1]
+    e = Estimate("mean", "naive", 0.0123, 0.001, -0.01, 0.03, 0, 10, 0.05).clip(1, 5)
+    assert e.ci_low <= e.estimate <= e.ci_high and e.estimate == 1.0
+
+
+def test_naive_left_out_rule() -> None:
+    from bacon_bayes.scale import naive_left_out
+
+    labels = np.array([1, 1.333333, 2.666667, 4.666667, 5])
+    same = pd.DataFrame({"a": [1, 2, 3, 4, 5.0], "b": [2, 3, 3, 5, 4.0]})
+    assert naive_left_out(labels, same) == ""
+    codes = same.assign(b=[-1, 3, 3, 5, 4.0])
+    assert "b" in naive_left_out(labels, codes)
+    metric = same.assign(b=[0.1, 0.3, 0.5, 0.7, 0.9])
+    assert "b (0:1)" in naive_left_out(labels, metric)
+    assert naive_left_out(labels, metric, (1.0, 5.0)).startswith("not every judge")
+
+
+# ---------------------------------------------------------------- point 3: doctor's checks
+def test_doctor_flags_failure_codes_and_constant_reference(tmp_path, capsys) -> None:
+    out, _ = doctor([str(_write(tmp_path))], capsys)
+    scores = section(out, "the judges' scores")
+    assert "llm_b" in scores and "28 scores of -1, outside its 1:5 scale" in scores
+    assert "ref_match" in scores and "1 on all 96 items of M3" in scores
+    assert not any(j in scores for j in ("llm_a", "llm_c", "chrf", "bleu"))
+    from bacon_bayes.scale import sentinel_codes
+
+    codes, scale = sentinel_codes(np.r_[np.tile([1.0, 2, 3, 4, 5], 20), [-1, -1, 99]])
+    assert codes == {-1.0: 2, 99.0: 1} and scale is not None and scale.text == "1:5"
+    # 0 is a score on a 0-10 judge, not a code
+    assert sentinel_codes(np.tile(np.arange(11.0), 5))[0] == {}
+
+
+def test_doctor_checks_every_judge_or_says_why(tmp_path, capsys) -> None:
+    out, _ = doctor([str(_write(tmp_path))], capsys)
+    judges = found(out, "judge")
+    assert set(judges) == set(ALL)
+    groups = section(out, "system: over-rating")
+    lengths = section(out, "response length")
+    for j in judges:
+        assert f"    {j} " in groups, j
+        assert f"    {j} " in lengths, j
+    # the error rate falls as the label rises: no bias in label points, and it says so
+    assert "ter                          not checked: its score does not rise" in groups
+
+
+def test_doctor_finds_a_numeric_prompt_column(tmp_path, capsys) -> None:
+    out, command = doctor([str(_write(tmp_path))], capsys)
+    assert found(out, "prompt") == ["prompt"] and "prompt" not in found(out, "judge")
+    assert "96 distinct numbers" in out
+    assert command[command.index("--prompt") + 1] == "prompt"
+    # named like a prompt id but with no group to check it against: never a judge
+    frame = messy_table().drop(columns="system")
+    frame.to_csv(tmp_path / "nogroup.csv", index=False)
+    out, _ = doctor([str(tmp_path / "nogroup.csv")], capsys)
+    assert "prompt" not in found(out, "judge") and "named like a prompt id" in out
+
+
+def test_doctor_overrides_go_into_a_command_that_runs(tmp_path, capsys) -> None:
+    path = _write(tmp_path)
+    frame = pd.read_csv(path).rename(columns={"human": "score_h", "system": "arm"})
+    frame.to_csv(path, index=False)
+    argv = [str(path), "--label", "score_h", "--judge", "llm_a,llm_c"]
+    out, command = doctor([*argv, "--group", "arm", "--prompt", "prompt"], capsys)
+    assert found(out, "judge") == ["llm_a", "llm_c"]
+    assert found(out, "group") == ["arm"] and found(out, "prompt") == ["prompt"]
+    for flag, value in (("--label", "score_h"), ("--group", "arm"), ("--prompt", "prompt")):
+        assert command[command.index(flag) + 1] == value
+    assert _judges(["llm_a", "llm_c"]) == [a for a in command if a in ("--judge", "llm_a", "llm_c")]
+    assert main([*command, "--engine", "freq"]) == 0  # the engine only: no NUTS fit here
+    assert "mean of 'score_h'" in capsys.readouterr().out
+    assert main(["doctor", str(path), "--group", "nope"]) == 2
+    assert "--group 'nope' is not a column" in capsys.readouterr().err
+
+
+def test_doctor_orders_groups_naturally(tmp_path, capsys) -> None:
+    out, _ = doctor([str(_write(tmp_path))], capsys)
+    table = section(out, "labels per system")
+    names = [ln.split()[0] for ln in table.splitlines()[2:]]
+    assert names == [f"M{k}" for k in range(1, 12)]
+
+
+# ---------------------------------------------------------------- point 4: the scale
+@pytest.mark.parametrize(
+    ("label_scale", "ratings", "expected", "how"),
+    [
+        ("1-5", 3, "1:5", "means of 3 integer ratings"),
+        ("1-5", 1, "1:5", "integer levels"),
+        ("0-100", 1, "0:100", "integer levels"),
+        ("0-100", 2, "0:100", "means of 2 integer ratings"),
+        ("0-1", 4, "0:1", "means of 4 integer ratings"),
+    ],
+)
+def test_doctor_infers_the_scale_and_says_how(
+    tmp_path, capsys, label_scale, ratings, expected, how
+) -> None:
+    spec = Messy(label_scale=label_scale, ratings=ratings, labeled=0.1)
+    out, command = doctor([str(_write(tmp_path, spec))], capsys)
+    assert command[command.index("--scale") + 1] == expected
+    line = next(ln for ln in out.splitlines() if ln.startswith("  scale "))
+    assert how in line
+
+
+def test_estimate_suggests_the_inferred_scale(tmp_path, capsys) -> None:
+    path = _write(tmp_path)
+    assert main(["estimate", str(path), "--label", "human", "--judge", "chrf", "--engine", "freq",
+                 "--group", "system"]) == 0  # fmt: skip
+    text = capsys.readouterr().out
+    assert "--scale 1:5" in text and "means of 3 integer ratings" in text
+    assert "1.33333:" not in text
+
+
+def test_infer_scale_cases() -> None:
+    from bacon_bayes.scale import infer_scale
+
+    assert infer_scale(np.array([1.333, 2.0, 4.667])).text == "1:5"  # type: ignore[union-attr]
+    assert infer_scale(np.array([2, 3, 4, 5.0])).text == "1:5"  # type: ignore[union-attr]
+    assert infer_scale(np.array([0, 1.0])).text == "0:1"  # type: ignore[union-attr]
+    assert infer_scale(np.array([0.12, 0.57, 0.93])).text == "0:1"  # type: ignore[union-attr]
+    assert infer_scale(np.array([-2.3, 0.4, 1.7])) is None
+    assert infer_scale(np.array([3.0, 3.0])) is None
+
+
+# ---------------------------------------------------------------- point 9: the smaller ones
+def test_length_unit_fits_short_answers(tmp_path, capsys) -> None:
+    spec = Messy(label_scale="0-1", ratings=3, words=(1, 11), labeled=0.1)
+    out, _ = doctor([str(_write(tmp_path, spec))], capsys)
+    assert "over-rating in label points per word " in out and "per 100 words" not in out
+    assert bias.length_unit(np.arange(20.0, 400.0)) == 100.0
+    assert bias.length_unit(np.arange(30.0, 90.0)) == 10.0
+
+
+def test_a_zero_one_label_runs_as_binary(tmp_path, capsys) -> None:
+    spec = Messy(label_scale="0-1", ratings=1, labeled=0.1)
+    path = _write(tmp_path, spec)
+    out = estimate_json([str(path), "--label", "human", *_judges(["llm_a", "bleu"])], capsys)
+    assert out["model"] == "multinomial" and out["pool"]["outcome"] == "categorical"
+    assert any("takes only 0 and 1" in n for n in out["pool"]["notes"])
+    doc, command = doctor([str(path)], capsys)
+    assert "binary (categorical)" in doc and "--scale" not in command
+
+
+def test_pairing_note_counts_the_prompts(tmp_path, capsys) -> None:
+    path = write_promptfoo(tmp_path / "results.json")
+    ids = [f"test{t}:openai:model-{p}" for p in range(2) for t in range(0, 30, 2)]
+    rng = np.random.default_rng(0)
+    labels_frame(ids, rng.random(len(ids))).to_csv(tmp_path / "l.csv", index=False)
+    argv = ["estimate", str(path), "--labels", str(tmp_path / "l.csv"), "--label", "human"]
+    assert main([*argv, "--engine", "freq"]) == 0
+    text = capsys.readouterr().out
+    assert "the pool has 30 prompts (column 'test')" in text and "(no prompts" not in text
