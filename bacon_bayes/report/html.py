@@ -23,6 +23,7 @@ from bacon_bayes.report.doctor import data_check
 from bacon_bayes.report.tables import esc as _esc
 from bacon_bayes.report.tables import scroll_table as _table
 from bacon_bayes.report.text import estimates_frame, guarantee_note
+from bacon_bayes.scale import naive_left_out
 from bacon_bayes.surrogates import in_means
 
 if TYPE_CHECKING:
@@ -187,23 +188,22 @@ def _comparisons(cal: Calibrator, alpha: float, plan_note: str | None) -> str:
 
 
 def _estimates(cal: Calibrator, alpha: float, truth: float | None) -> str:
-    methods = ("aee", "classical", "naive")
+    pool = cal.pool_
+    left_out = naive_left_out(pool.y[pool.labeled], pool.judge_matrix(), cal.bounds_)
+    methods = ("aee", "classical") if left_out else ("aee", "classical", "naive")
     ests = [cal.estimate_mean(alpha, m) for m in methods]
     frame = estimates_frame(ests)
+    naive = (
+        f"naive (raw judge average) left out: {_esc(left_out)}."
+        if left_out
+        else "naive: raw judge average (no labels, biased)."
+    )
     note = (
         "<p class='note'>aee: calibrated judges plus labels (valid CI with any model); "
-        "classical: labels only; naive: raw judge average (no labels, biased).</p>"
+        f"classical: labels only; {naive}</p>"
     )
-    # the naive judge average can sit far off the label's scale (e.g. metrics): then it
-    # would squeeze the other intervals into dots; the table still shows it
-    span = max(e.width for e in ests[:2])
-    low, high = (
-        min(e.ci_low for e in ests[:2]) - 3 * span,
-        max(e.ci_high for e in ests[:2]) + 3 * span,
-    )
-    shown = [e for e in ests if e.method != "naive" or low <= e.estimate <= high]
     return (
-        _img(figures.estimates_figure(shown, truth), "population estimates")
+        _img(figures.estimates_figure(ests, truth), "population estimates")
         + _table(frame, 4)
         + note
     )
