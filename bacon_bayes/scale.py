@@ -52,12 +52,16 @@ class Scale:
     ratings : int
         1 for integer levels, ``k`` for means of ``k`` integer ratings, 0 for
         continuous values.
+    evident : bool
+        Whether the values show the scale (False: the levels' range, on no common scale,
+        which may be narrower than the scale).
     """
 
     low: float
     high: float
     how: str
     ratings: int = 1
+    evident: bool = True
 
     @property
     def text(self) -> str:
@@ -69,6 +73,14 @@ class Scale:
         v = np.asarray(values, dtype=float)
         v = v[np.isfinite(v)]
         return bool(((v >= self.low - 1e-9) & (v <= self.high + 1e-9)).all())
+
+    def covers(self, other: Scale | None) -> bool:
+        """Whether ``other`` lies within this scale and spans at least half of it (a
+        1-5 judge that never says 5 is on a 1-5 label's scale; a 0-1 metric is not)."""
+        if other is None:
+            return False
+        inside = other.low >= self.low - 1e-9 and other.high <= self.high + 1e-9
+        return inside and other.high - other.low >= 0.5 * (self.high - self.low)
 
     def same(self, other: Scale | None) -> bool:
         """Whether ``other`` has the same ends."""
@@ -110,10 +122,12 @@ def infer_scale(values: np.ndarray | pd.Series) -> Scale | None:
     Returns
     -------
     Scale or None
-        Integer levels: the common scale they cover at least half of, else the levels'
-        range. Means of ``k`` ratings: the ratings' range (the mean's floor and ceiling),
-        snapped likewise. Continuous values: the common scale they cover at least half
-        of (e.g. ``0:1``), else None. None also for fewer than two distinct values.
+        Integer levels: their range when it starts at 0 or 1 and every level up to 10
+        is seen, else the common scale they cover at least half of, else the levels'
+        range (not :attr:`~Scale.evident`). Means of ``k`` ratings: the ratings' range
+        (the means' floor and ceiling), snapped likewise. Continuous values: the common
+        scale they cover at least half of (e.g. ``0:1``), else None. None also for fewer
+        than two distinct values.
     """
     v = np.asarray(values, dtype=float)
     v = v[np.isfinite(v)]
@@ -122,10 +136,13 @@ def infer_scale(values: np.ndarray | pd.Series) -> Scale | None:
     lo, hi = float(v.min()), float(v.max())
     k = _ratings(v)
     if k == 1:
+        seen = f"integer levels {_span(lo, hi)}"
+        levels = np.unique(v)
+        if lo in (0.0, 1.0) and hi <= 10 and levels.size == hi - lo + 1:
+            return Scale(lo, hi, f"{seen}, every level seen", 1)
         snap = _snap(lo, hi)
         if snap is None:
-            return Scale(lo, hi, f"integer levels {_span(lo, hi)}", 1)
-        seen = f"integer levels {_span(lo, hi)}"
+            return Scale(lo, hi, f"{seen} seen, on no common scale", 1, evident=False)
         if (lo, hi) == snap:
             return Scale(lo, hi, seen, 1)
         return Scale(*map(float, snap), f"{seen} seen, on the {_span(*snap)} scale", 1)
@@ -190,8 +207,8 @@ def naive_left_out(
     labels: np.ndarray, judges: pd.DataFrame, bounds: tuple[float, float] | None = None
 ) -> str:
     """Why the raw judge average is no baseline for the label ("" when it is one): every
-    judge must be on the label's scale (its inferred scale the label's, every score
-    inside it).
+    judge must be on the label's scale (every score inside it, and its inferred scale
+    within it and spanning at least half of it: :meth:`Scale.covers`).
 
     Parameters
     ----------
@@ -222,7 +239,7 @@ def naive_left_out(
     for j in judges.columns:
         x = judges[j].to_numpy(dtype=float)
         own = infer_scale(x)
-        if not label.holds(x) or not label.same(own):
+        if not label.holds(x) or not label.covers(own):
             off.append(f"{j} ({'no evident scale' if own is None else own.text})")
     if not off:
         return ""

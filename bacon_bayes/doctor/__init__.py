@@ -97,7 +97,7 @@ def _command(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] |
         cmd += ["--group", r.group]
     if r.prompt and r.prompt != meta.prompt:
         cmd += ["--prompt", r.prompt]
-    if p.scale is not None and not p.binary:
+    if p.scale is not None and p.scale.evident and not p.binary:
         cmd += ["--scale", p.scale.text]
     return cmd
 
