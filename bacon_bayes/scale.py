@@ -240,7 +240,10 @@ def naive_left_out(
         x = judges[j].to_numpy(dtype=float)
         own = infer_scale(x)
         if not label.holds(x) or not label.covers(own):
-            off.append(f"{j} ({'no evident scale' if own is None else own.text})")
+            what = "no evident scale" if own is None else own.text
+            f = x[np.isfinite(x)]
+            outside = int(((f < label.low - 1e-9) | (f > label.high + 1e-9)).sum())
+            off.append(f"{j} ({what}" + (f"; {outside} scores outside)" if outside else ")"))
     if not off:
         return ""
     shown = ", ".join(off[:4]) + (f" and {len(off) - 4} more" if len(off) > 4 else "")

@@ -103,7 +103,9 @@ def test_naive_left_out_rule() -> None:
     codes = same.assign(b=[-1, 3, 3, 5, 4.0])
     assert "b" in naive_left_out(labels, codes)
     metric = same.assign(b=[0.1, 0.3, 0.5, 0.7, 0.9])
-    assert "b (0:1)" in naive_left_out(labels, metric)
+    assert "b (0:1; 5 scores outside)" in naive_left_out(labels, metric)
+    # a 1-5 judge that never says 5 is still on a 1-5 label's scale
+    assert naive_left_out(labels, same.assign(b=[1, 2, 3, 4, 4.0])) == ""
     assert naive_left_out(labels, metric, (1.0, 5.0)).startswith("not every judge")
 
 
