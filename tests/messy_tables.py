@@ -49,6 +49,13 @@ class Messy:
         Fewest and most words of a response.
     numeric_id : bool
         Ids are numbers (else strings ``p<prompt>-<system>``).
+    few_labels : tuple of int
+        Labels of the first systems, exactly (e.g. ``(0, 1)``: none on ``M1``, one on
+        ``M2``); the other systems keep theirs.
+    missing_text : float
+        Share of responses left empty (NaN).
+    duplicate_judge : bool
+        A second column named ``llm_a`` (another judge's scores under the same name).
     """
 
     seed: int = 0
@@ -61,6 +68,9 @@ class Messy:
     reference: str | None = "M3"
     words: tuple[int, int] = (20, 300)
     numeric_id: bool = False
+    few_labels: tuple[int, ...] = ()
+    missing_text: float = 0.0
+    duplicate_judge: bool = False
 
 
 def _ratings(q: np.ndarray, lo: int, hi: int, k: int, rng: np.random.Generator) -> np.ndarray:
@@ -115,6 +125,10 @@ def messy_table(spec: Messy | None = None) -> pd.DataFrame:
     human = truth.copy()
     keep = rng.permutation(n)[: max(2, round(s.labeled * n))]
     human[np.setdiff1d(np.arange(n), keep)] = np.nan
+    for name, count in zip(names, s.few_labels, strict=False):
+        rows = np.flatnonzero(system == name)
+        human[rows] = np.nan
+        human[rows[:count]] = truth[rows[:count]]
     lo_w, hi_w = s.words
     length = rng.integers(lo_w, hi_w + 1, n)
     vocab = np.array("the a model answer is good fine text reply more words here".split())
@@ -151,6 +165,10 @@ def messy_table(spec: Messy | None = None) -> pd.DataFrame:
             "latency_ms": rng.gamma(2.0, 400.0, n),
         }
     )
+    if s.missing_text:
+        frame.loc[rng.random(n) < s.missing_text, "response"] = np.nan
+    if s.duplicate_judge:
+        frame = pd.concat([frame, frame[["llm_c"]].set_axis(["llm_a"], axis=1)], axis=1)
     frame.attrs["quality"] = q
     frame.attrs["truth"] = truth
     return frame
