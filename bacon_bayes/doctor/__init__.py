@@ -367,13 +367,15 @@ def _bias_text(p: Profile) -> list[str]:
     elif p.length_note:
         lines.append(f"  response length: {p.length_note}")
     tables = {j: t for j, t in p.groups.items() if not t.empty}
-    if p.groups:
-        k = max((len(t) for t in tables.values()), default=0)
+    if tables:
+        k = max(len(t) for t in tables.values())
         lines.append(
             f"  {r.group}: over-rating in label points (judge ~ label + {r.group}, each level "
             f"against the average), simultaneous {level} intervals over {k} groups; those "
             "excluding 0:"
         )
+    elif p.groups:
+        lines.append(f"  {r.group}: over-rating per {r.group} (judge ~ label + {r.group}):")
     for j, tab in p.groups.items():
         if tab.empty:
             lines.append(f"    {j:<28} not checked: {tab.attrs.get('why', 'no fit')}")

@@ -215,7 +215,7 @@ def group_bias(
     names, codes = np.unique(names[codes[keep]], return_inverse=True)
     k, n = names.size, int(keep.sum())
     if k < 2:
-        return _empty(f"{k} group(s) with 2 labeled items or more (< 2)")
+        return _empty(f"only {k} group(s) with 2 or more labeled items (2 needed)")
     if n < k + 3:
         return _empty(f"{n} labeled items for {k} groups (fewer than {k + 3})")
     y, j = label[ok][keep], judge[ok][keep]
