@@ -4,12 +4,10 @@ Every file or folder a ``bacon`` command writes goes through :func:`claim`, whic
 called before the command's work starts and
 
 1. checks the path: its folder exists and can be written, a file is not where a folder
-   is expected (or the other way round), and it neither is nor holds nor lies inside one
-   of the command's inputs;
-   It also refuses, even with ``force``, a path that exists and is not a regular file
-   (a device, a FIFO, a socket: never replaced, never opened), a name too long for its
-   temporary name, a suffix the command cannot write, and a state folder that cannot be
-   used;
+   is expected (or the other way round), it neither is nor holds nor lies inside an
+   input, it is no device, FIFO or socket (never replaced nor opened, even with
+   ``force``), its name leaves room for a temporary name, its suffix can be written, and
+   the state folder can be used;
 2. takes a lock on the output: an ``fcntl`` lock on ``.<name>.bacon-lock`` beside it
    (released by the OS when the process dies, the file removed when the command ends), so
    a second run writing the same output is refused at once, whoever runs it and whatever
@@ -123,9 +121,8 @@ def temp_path(path: Path) -> Path:
 
 
 def is_temp_name(name: str) -> bool:
-    """Whether a file name is one of bacon's temporary, set-aside or lock names
-    (``.NAME.bacon-tmp-PID-N``, ``.NAME.bacon-old-PID``, ``.NAME.tmp-PID``,
-    ``.NAME.bacon-lock``)."""
+    """Whether a name is bacon's: temporary, set-aside or lock (``.NAME.bacon-tmp-PID-N``,
+    ``.NAME.bacon-old-PID``, ``.NAME.tmp-PID``, ``.NAME.bacon-lock``)."""
     return any(p.fullmatch(name) for p in (_TEMP, _OLD, _LEGACY, _LOCK))
 
 
@@ -226,6 +223,8 @@ def commit_file(tmp: Path, path: Path) -> None:
     the folder (for writers that stream into :func:`temp_path` themselves). On failure
     ``tmp`` is removed and an ``OSError`` becomes a :class:`ValidationError`."""
     try:
+        if (kind := _node(path)) is not None:  # a library writer's target too
+            raise ValidationError(f"cannot write {str(path)!r}: {kind}, not a regular file")
         _fsync_file(tmp)
         pause("commit")
         os.replace(tmp, path)
@@ -357,6 +356,8 @@ def state_dir() -> Path:
     where = f"${STATE_ENV}" if given else "$XDG_STATE_HOME/bacon_bayes" if xdg else "the default"
     try:
         base.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except FileExistsError as exc:
+        raise ValidationError(_state_refused(base, where, "it is a file, not a folder")) from exc
     except OSError as exc:
         if given or exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
             raise ValidationError(_state_refused(base, where, exc.strerror or str(exc))) from exc
@@ -475,12 +476,16 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-_KINDS = {
-    stat.S_IFCHR: "a character device",
-    stat.S_IFBLK: "a block device",
-    stat.S_IFIFO: "a FIFO (named pipe)",
-    stat.S_IFSOCK: "a socket",
-}
+_KINDS = {stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
+          stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFSOCK: "a socket"}  # fmt: skip
+
+
+def _node(path: Path) -> str | None:
+    """What ``path`` is when it is neither a regular file, a folder nor missing."""
+    try:
+        return _KINDS.get(stat.S_IFMT(os.stat(path).st_mode))
+    except OSError:
+        return None
 
 
 def check_output(
@@ -529,9 +534,7 @@ def check_output(
         raise ValidationError(
             f"{shown} {relation}: an output never replaces an input; choose another path"
         )
-    mode = os.stat(resolved).st_mode if os.path.lexists(resolved) else 0
-    kind = _KINDS.get(stat.S_IFMT(mode))
-    if kind is not None:
+    if (kind := _node(resolved)) is not None:
         raise ValidationError(
             f"{shown} is {kind}, not a regular file: bacon never replaces nor opens one, "
             "even with --force; choose another path"
