@@ -187,17 +187,22 @@ def test_judge_reuses_its_own_cache(root, judge_server):
 
 
 @pytest.mark.parametrize("option", ["--log", "--out"])
-def test_judge_log_or_out_may_not_be_its_template(option, root):
+def test_judge_log_or_out_may_not_be_its_template(option, root, judge_server):
     if option == "--log":
         refused(fault("judge --log is the template", "judge", root), "is the input")
         return
     cmd = COMMANDS["judge"]
     prepare(cmd, root)
-    (root / "tpl.json").write_text('{"user": "Rate {full_text}", "parser": "number"}')
+    template = '{"user": "Rate {full_text}", "parser": "number"}'
+    (root / "tpl.json").write_text(template)
     argv = cmd.argv("tpl.json")
     argv[argv.index("--template") + 1] = "tpl.json"
+    calls = judge_server.count()
     code, err = run([*argv, "--force"], root)
-    assert code == 2 and "use a .parquet or .csv file name" in err, err
+    assert code == 2 and "--out 'tpl.json': use a .parquet or .csv file name" in err, err
+    assert judge_server.count() == calls, "calls were made (and paid for) first"
+    assert (root / "tpl.json").read_text() == template
+    assert not (root / "tpl.json.cache.sqlite").exists()
 
 
 def test_judge_log_may_not_be_its_judges_file(root):
