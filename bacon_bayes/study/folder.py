@@ -38,7 +38,9 @@ Layout of a study folder::
 Ids are kept as strings everywhere. Every file is replaced atomically (temp file
 in the folder, fsync, ``os.replace``, fsync of the folder) under an exclusive
 ``fcntl`` lock on ``.lock`` (released by the OS if the process dies), so an
-interrupted ``bacon sample`` or ``bacon label import`` leaves the study as it was.
+interrupted ``bacon sample`` or ``bacon label import`` leaves the study as it was; the
+next one removes the temporary files left, only those bacon's naming proves its own and
+whose writer is gone (:func:`remove_stale_temp_files`).
 """
 
 from __future__ import annotations
