@@ -27,8 +27,8 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from benchmarks.faults_cases import _argv, _finish, rerun, tmpfs
-from benchmarks.faults_lib import FOREIGN, Command, Outcome, kill, paused, prepare, run, snapshot
+from benchmarks.faults_cases import _argv, _finish, case_concurrent, tmpfs
+from benchmarks.faults_lib import FOREIGN, Command, Outcome, prepare, run, snapshot
 
 #: what the message of a refusal says, by case
 FILE_EXPECT = {
@@ -138,16 +138,7 @@ def case_other_state(cmd: Command, root: Path) -> Outcome | None:
     run again."""
     if not cmd.ledger:
         return None
-    prepare(cmd, root, earlier=True)
-    before = snapshot(root)
-    other = tempfile.mkdtemp(prefix="bacon-other-state-")
-    first = paused(_argv(cmd, cmd.out, force=True), root, cmd.hold, BACON_STATE_DIR=other)
-    try:
-        code, err = run(cmd.argv(cmd.out), root)
-    finally:
-        kill(first)
-    outcome = _finish(cmd, root, before, cmd.out, code, err)
-    return rerun(cmd, root, outcome)
+    return case_concurrent(cmd, root, BACON_STATE_DIR=tempfile.mkdtemp(prefix="bacon-state-"))
 
 
 @contextlib.contextmanager

@@ -23,50 +23,22 @@ import pytest
 
 from bacon_bayes import outputs
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.testing.fake_server import FakeChatServer
 from benchmarks.faults_cases import can_mount
 from benchmarks.faults_files import FILE_CASES, FILE_EXPECT, make_node, run_timed
 from benchmarks.faults_lib import COMMANDS, SUMMEVAL_JUDGES, Outcome, prepare, run, start
+from tests import test_faults
 
+# the fake chat server (module-wide), the workspace folder and the refusal check of
+# tests/test_faults.py
+judge_server, root, refused = test_faults.judge_server, test_faults.root, test_faults.refused
 ROOT = os.geteuid() == 0
 NO_MOUNT = can_mount()
-
-
-@pytest.fixture(scope="module", autouse=True)
-def judge_server():
-    """The scripted chat-completions server ``bacon judge`` calls."""
-    server = FakeChatServer().start()
-    before = os.environ.get("FAULTS_JUDGE_URL")
-    os.environ["FAULTS_JUDGE_URL"] = server.url
-    yield server
-    server.stop()
-    if before is None:
-        os.environ.pop("FAULTS_JUDGE_URL", None)
-    else:
-        os.environ["FAULTS_JUDGE_URL"] = before
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    path = tmp_path / "ws"
-    path.mkdir()
-    return path
 
 
 def fault(case: str, command: str, root: Path) -> Outcome:
     outcome = FILE_CASES[case](COMMANDS[command], root)
     assert outcome is not None, f"{case!r} does not apply to {command!r}"
     return outcome
-
-
-def refused(outcome: Outcome, needle: str) -> None:
-    """Exit 2, the message, no traceback, nothing changed or left behind."""
-    assert outcome.code == 2, outcome.err
-    assert needle in outcome.err and "Traceback" not in outcome.err, outcome.err
-    assert outcome.inputs_same, "an input changed"
-    assert outcome.earlier in ("n/a", "kept"), outcome.earlier
-    assert outcome.output in ("absent", "old"), outcome.output
-    assert not outcome.partial and not outcome.leftovers, (outcome.partial, outcome.leftovers)
 
 
 # --- 1. devices, FIFOs and sockets at an output ------------------------------------------
