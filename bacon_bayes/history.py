@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.outputs import atomic_write_text
+from bacon_bayes.outputs import atomic_write_text, output_lock
 
 __all__ = [
     "FORMAT",
@@ -260,12 +260,15 @@ def append_text(existing: str, record: dict[str, Any]) -> str:
 
 def append_history(path: str | Path, record: dict[str, Any]) -> Path:
     """Append ``record`` to the ledger at ``path`` (library use; the command line does
-    the same under :func:`bacon_bayes.outputs.claim`): the ledger is read and checked
-    (:func:`read_history`, :func:`check_project`) and rewritten atomically."""
+    the same under :func:`bacon_bayes.outputs.claim`): under the ledger's lock beside it
+    (:func:`bacon_bayes.outputs.output_lock`, refused when another process holds it) the
+    ledger is read and checked (:func:`read_history`, :func:`check_project`) and rewritten
+    atomically, so no round of another writer is lost."""
     path = Path(path)
-    check_project(read_history(path), record["project"], path)
-    existing = path.read_text(encoding="utf-8") if path.exists() else ""
-    return atomic_write_text(path, append_text(existing, record))
+    with output_lock(path.resolve(), f"history ledger {str(path)!r}"):
+        check_project(read_history(path), record["project"], path)
+        existing = path.read_text(encoding="utf-8") if path.exists() else ""
+        return atomic_write_text(path, append_text(existing, record))
 
 
 def latest_rounds(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -4,13 +4,17 @@ Every file or folder a ``bacon`` command writes goes through :func:`claim`, whic
 called before the command's work starts and
 
 1. checks the path: its folder exists and can be written, a file is not where a folder
-   is expected (or the other way round), and it neither is nor holds nor lies inside one
-   of the command's inputs;
-2. takes a lock on the output (an ``fcntl`` lock in the state folder, released by the OS
-   when the process dies), so a second run writing the same output is refused at once;
+   is expected (or the other way round), it neither is nor holds nor lies inside an
+   input, it is no device, FIFO or socket (never replaced nor opened, even with
+   ``force``), its name leaves room for a temporary name, its suffix can be written, and
+   the state folder can be used;
+2. takes a lock on the output: an ``fcntl`` lock on ``.<name>.bacon-lock`` beside it
+   (released by the OS when the process dies, the file removed when the command ends), so
+   a second run writing the same output is refused at once, whoever runs it and whatever
+   its state folder;
 3. removes what an interrupted earlier write of this output left (temporary files named
-   ``.<name>.bacon-tmp-<pid>-<n>``, and ``.<name>.tmp-<pid>`` of older versions) and puts
-   back a folder whose replacement was cut short;
+   ``.<name>.bacon-tmp-<pid>-<n>``, and ``.<name>.tmp-<pid>`` of older versions, whose
+   writing process is gone) and puts back a folder whose replacement was cut short;
 4. refuses to replace an existing output that bacon did not write, or that was changed
    since (a ``todo.csv`` with labels filled in), unless ``force``: a small ledger in the
    state folder records the SHA-256 of every file bacon writes. A folder output may only
@@ -23,7 +27,10 @@ name and swapped in. A failure (a full disk, a kill) leaves the earlier output a
 was and no file that reads as valid but is incomplete.
 
 The state folder is ``$BACON_STATE_DIR``, else ``$XDG_STATE_HOME/bacon_bayes``, else
-``~/.local/state/bacon_bayes``. Test hook: with ``BACON_PAUSE_BEFORE_COMMIT=FILE`` a write
+``~/.local/state/bacon_bayes`` (created with mode 0700). One that cannot be used (a file, a
+read-only place) is refused, naming it; only when the default one cannot be created in a
+read-only home does bacon fall back to ``$TMPDIR/bacon_bayes-<uid>``, and only to a folder
+owned by the user with mode 0700. Test hook: with ``BACON_PAUSE_BEFORE_COMMIT=FILE`` a write
 creates FILE (holding the process id) and sleeps before its rename;
 ``BACON_PAUSE_STAGE`` picks the point instead: ``claimed`` (after the checks, before the
 work), ``commit`` (the default), ``swapped`` (a folder moved aside, the new one not yet in
@@ -39,12 +46,14 @@ import hashlib
 import itertools
 import json
 import os
+import re
 import shutil
+import stat
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from bacon_bayes.errors import ValidationError
 
@@ -60,6 +69,8 @@ __all__ = [
     "is_temp_name",
     "oserror_message",
     "oserror_text",
+    "output_lock",
+    "remove_dead_temps_in",
     "temp_path",
     "write_file",
     "write_folder",
@@ -74,7 +85,14 @@ FORCE_HELP = (
 )
 TEMP_TAG = ".bacon-tmp-"
 OLD_TAG = ".bacon-old-"
+LOCK_TAG = ".bacon-lock"
 _counter = itertools.count()
+#: bytes a temporary name adds to an output's name: ``.`` + TEMP_TAG + pid + ``-`` + counter
+TEMP_ROOM = len(f".{TEMP_TAG}4194304-999999")
+_TEMP = re.compile(rf"\.(?P<name>.+){re.escape(TEMP_TAG)}(?P<pid>\d+)-\d+")
+_OLD = re.compile(rf"\.(?P<name>.+){re.escape(OLD_TAG)}(?P<pid>\d+)")
+_LEGACY = re.compile(r"\.(?P<name>.+)\.tmp-(?P<pid>\d+)")  # temps of older versions
+_LOCK = re.compile(rf"\.(?P<name>.+){re.escape(LOCK_TAG)}")
 
 
 # --- atomic primitives -------------------------------------------------------------------
@@ -103,8 +121,9 @@ def temp_path(path: Path) -> Path:
 
 
 def is_temp_name(name: str) -> bool:
-    """Whether a file name is one of our temporary or set-aside names."""
-    return name.startswith(".") and (TEMP_TAG in name or OLD_TAG in name or ".tmp-" in name)
+    """Whether a name is bacon's: temporary, set-aside or lock (``.NAME.bacon-tmp-PID-N``,
+    ``.NAME.bacon-old-PID``, ``.NAME.tmp-PID``, ``.NAME.bacon-lock``)."""
+    return any(p.fullmatch(name) for p in (_TEMP, _OLD, _LEGACY, _LOCK))
 
 
 def _fsync_file(path: Path) -> None:
@@ -149,15 +168,43 @@ def write_file(path: str | Path, fill: Callable[[Path], Any]) -> Path:
 
 
 def remove_dead_temps(path: Path) -> list[Path]:
-    """Remove the temporary files of ``path`` left by processes that are gone (killed
-    mid-write): what a library write (``Calibrator.save``), which holds no lock, can
-    clean safely; :func:`claim` removes every leftover under its lock."""
+    """Remove the temporary files and folders of ``path`` left by processes that are gone
+    (killed mid-write); a live writer's are left alone."""
+    return remove_dead_temps_in(path.parent, names={path.name}, legacy={path.name})
+
+
+def remove_dead_temps_in(
+    folder: Path, *, names: Collection[str] | None = None, legacy: Collection[str] = ()
+) -> list[Path]:
+    """Remove the temporary files and folders in ``folder`` that bacon's naming proves its
+    own and whose writing process is gone.
+
+    Parameters
+    ----------
+    folder
+        Where to look.
+    names
+        Only the temps of these output names (default: of any name).
+    legacy
+        The names whose ``.NAME.tmp-PID`` temps (older versions' spelling) are bacon's.
+
+    Returns
+    -------
+    list of Path
+        What was removed. Anything else (a user's ``.notes.tmp-keep``, a live writer's
+        temp, a folder set aside by a folder swap) is left.
+    """
     found = []
-    for tmp in path.parent.glob(f".{_glob_escape(path.name)}{TEMP_TAG}*"):
-        pid = tmp.name.rsplit(TEMP_TAG, 1)[1].split("-", 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
-            _discard(tmp)
-            found.append(tmp)
+    for entry in sorted(folder.iterdir()):
+        match = _TEMP.fullmatch(entry.name)
+        if match is None and (match := _LEGACY.fullmatch(entry.name)) is not None:
+            match = match if match["name"] in legacy else None
+        if match is None or (names is not None and match["name"] not in names):
+            continue
+        pid = int(match["pid"])
+        if pid != os.getpid() and not _alive(pid):
+            _discard(entry)
+            found.append(entry)
     return found
 
 
@@ -176,6 +223,8 @@ def commit_file(tmp: Path, path: Path) -> None:
     the folder (for writers that stream into :func:`temp_path` themselves). On failure
     ``tmp`` is removed and an ``OSError`` becomes a :class:`ValidationError`."""
     try:
+        if (kind := _node(path)) is not None:  # a library writer's target too
+            raise ValidationError(f"cannot write {str(path)!r}: {kind}, not a regular file")
         _fsync_file(tmp)
         pause("commit")
         os.replace(tmp, path)
@@ -250,25 +299,18 @@ def commit_folder(tmp: Path, path: Path, carry: bool = True) -> None:
 
 def remove_leftovers(path: Path) -> list[Path]:
     """Remove what interrupted writes of ``path`` left beside it (call under its lock):
-    temporary files and folders, and a folder set aside by :func:`write_folder` (put back
-    when ``path`` itself is missing)."""
+    temporary files and folders of writers that are gone, and a folder set aside by
+    :func:`write_folder` (put back when ``path`` itself is missing)."""
     found = []
-    parent, name = path.parent, path.name
-    for old in sorted(parent.glob(f".{_glob_escape(name)}{OLD_TAG}*")):
+    for old in sorted(path.parent.iterdir()):
+        if (match := _OLD.fullmatch(old.name)) is None or match["name"] != path.name:
+            continue
         if not path.exists():
             os.replace(old, path)
         else:
             _discard(old)
         found.append(old)
-    for pattern in (f".{_glob_escape(name)}{TEMP_TAG}*", f".{_glob_escape(name)}.tmp-*"):
-        for tmp in sorted(parent.glob(pattern)):
-            _discard(tmp)
-            found.append(tmp)
-    return found
-
-
-def _glob_escape(name: str) -> str:
-    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+    return found + remove_dead_temps(path)
 
 
 def oserror_message(exc: OSError, path: Path) -> str:
@@ -299,16 +341,53 @@ def oserror_text(exc: OSError) -> str:
 
 
 def state_dir() -> Path:
-    """The folder of the ledger and the output locks (created on first use)."""
-    base = os.environ.get(STATE_ENV) or os.path.join(
-        os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state"), "bacon_bayes"
-    )
-    path = Path(base)
+    """The folder of the ledger of written files (created on first use, mode 0700).
+
+    Raises
+    ------
+    ValidationError
+        It cannot be used (a file where it should be, a read-only place), naming it and
+        ``BACON_STATE_DIR``; or the default one cannot be created and the fallback in the
+        temp folder is not a private folder of the user's (see the module docstring).
+    """
+    given = os.environ.get(STATE_ENV)
+    xdg = os.environ.get("XDG_STATE_HOME")
+    base = Path(given or os.path.join(xdg or os.path.expanduser("~/.local/state"), "bacon_bayes"))
+    where = f"${STATE_ENV}" if given else "$XDG_STATE_HOME/bacon_bayes" if xdg else "the default"
     try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError:  # a read-only home: locks and the ledger go to the temp folder
-        path = Path(tempfile.gettempdir()) / f"bacon_bayes-{os.getuid()}"
-        path.mkdir(parents=True, exist_ok=True)
+        base.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except FileExistsError as exc:
+        raise ValidationError(_state_refused(base, where, "it is a file, not a folder")) from exc
+    except OSError as exc:
+        if given or exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise ValidationError(_state_refused(base, where, exc.strerror or str(exc))) from exc
+        return _private_fallback(base, exc)
+    if not os.access(base, os.W_OK | os.X_OK):
+        raise ValidationError(_state_refused(base, where, "it cannot be written (read-only)"))
+    return base
+
+
+def _state_refused(base: Path, where: str, why: str) -> str:
+    return (
+        f"bacon's state folder {str(base)!r} ({where}), where it records the files it "
+        f"writes, cannot be used: {why}. Nothing was written. Make it a folder you can "
+        f"write, or set {STATE_ENV} to one"
+    )
+
+
+def _private_fallback(base: Path, exc: OSError) -> Path:
+    """``$TMPDIR/bacon_bayes-<uid>`` when it is (or is made) a folder of the user's with
+    mode 0700, a real folder, not a link; refused otherwise (another user could plant
+    ledger entries there)."""
+    path = Path(tempfile.gettempdir()) / f"bacon_bayes-{os.getuid()}"
+    with contextlib.suppress(FileExistsError):
+        path.mkdir(mode=0o700)
+    info = os.lstat(path)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise ValidationError(
+            _state_refused(base, "the default", exc.strerror or str(exc))
+            + f" (the fallback {str(path)!r} is not a folder of yours with mode 0700)"
+        )
     return path
 
 
@@ -348,9 +427,12 @@ def record(path: Path) -> None:
 
 
 def written_by_bacon(path: Path) -> bool:
-    """Whether the file ``path`` is, byte for byte, a file bacon wrote there."""
+    """Whether the file ``path`` is, byte for byte, a file bacon wrote there (a regular
+    file: a FIFO or a device is never opened)."""
     resolved = path.resolve()
     try:
+        if not stat.S_ISREG(os.stat(resolved).st_mode):
+            return False
         entry = json.loads(_entry(resolved).read_text())
         return bool(
             entry["path"] == str(resolved)
@@ -394,18 +476,36 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
+_KINDS = {stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
+          stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFSOCK: "a socket"}  # fmt: skip
+
+
+def _node(path: Path) -> str | None:
+    """What ``path`` is when it is neither a regular file, a folder nor missing."""
+    try:
+        return _KINDS.get(stat.S_IFMT(os.stat(path).st_mode))
+    except OSError:
+        return None
+
+
 def check_output(
     path: str | Path,
     *,
     option: str,
     inputs: Iterable[str | Path | None] = (),
     folder: bool = False,
+    suffixes: Sequence[str] = (),
 ) -> Path:
-    """Check that ``path`` may be written (see :func:`claim`); returns it as a Path."""
+    """Check that ``path`` may be written (see :func:`claim`); returns it as a Path.
+
+    ``suffixes``: the file endings the command can write (``.csv``, ...), checked here,
+    before any work."""
     path = Path(path).expanduser()
+    shown = f"{option} {str(path)!r}"
+    if suffixes and path.suffix.lower() not in suffixes:
+        raise ValidationError(f"{shown}: use a {' or '.join(suffixes)} file name")
     resolved = path.resolve()
     parent = resolved.parent
-    shown = f"{option} {str(path)!r}"
     if not parent.exists():
         raise ValidationError(
             f"{shown}: the folder {str(path.parent)!r} does not exist; create it first "
@@ -413,6 +513,7 @@ def check_output(
         )
     if not parent.is_dir():
         raise ValidationError(f"{shown}: {str(path.parent)!r} is a file, not a folder")
+    _check_name(resolved, shown)
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ValidationError(
             f"{shown}: cannot write into {str(path.parent)!r} (permission denied or a "
@@ -433,6 +534,11 @@ def check_output(
         raise ValidationError(
             f"{shown} {relation}: an output never replaces an input; choose another path"
         )
+    if (kind := _node(resolved)) is not None:
+        raise ValidationError(
+            f"{shown} is {kind}, not a regular file: bacon never replaces nor opens one, "
+            "even with --force; choose another path"
+        )
     if folder and resolved.exists() and not resolved.is_dir():
         raise ValidationError(f"{shown} is a file; {option} names a folder to write into")
     if not folder and resolved.is_dir():
@@ -440,13 +546,29 @@ def check_output(
     return path
 
 
+def _check_name(resolved: Path, shown: str) -> None:
+    """Refuse a name whose temporary name (:data:`TEMP_ROOM` bytes longer) the file system
+    cannot hold: found now, not after the work."""
+    try:
+        limit = os.pathconf(resolved.parent, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        limit = 255
+    size = len(os.fsencode(resolved.name))
+    if size + TEMP_ROOM > limit:
+        raise ValidationError(
+            f"{shown}: the name is {size} bytes long; bacon writes through a temporary "
+            f"name beside it, {TEMP_ROOM} bytes longer, and this file system allows {limit}: "
+            f"choose a name of at most {limit - TEMP_ROOM} bytes"
+        )
+
+
 def _refuse_foreign(
     path: Path, option: str, folder: bool, force: bool, writes: set[str], given: Path
 ) -> None:
     shown = f"{option} {str(given)!r}"
     fix = f"pass --force to replace it, or choose another path for {option}"
-    if not folder:
-        if path.exists() and path.stat().st_size and not force and not written_by_bacon(path):
+    if not folder:  # an empty file too: it may be another program's (a lock)
+        if path.exists() and not force and not written_by_bacon(path):
             raise ValidationError(
                 f"{shown} exists and was not written by bacon, or was changed since it was: "
                 f"refusing to replace it; {fix}"
@@ -457,7 +579,7 @@ def _refuse_foreign(
     foreign = [
         p
         for p in sorted(path.rglob("*"))
-        if (p.is_file() or p.is_symlink())
+        if (p.is_symlink() or not p.is_dir())  # a FIFO or device too: never bacon's
         and not (force and p.relative_to(path).as_posix() in writes)
         and not written_by_bacon(p)
     ]
@@ -476,21 +598,56 @@ def _refuse_foreign(
 
 
 @contextlib.contextmanager
-def _lock(path: Path, shown: str) -> Iterator[IO[str]]:
-    locks = state_dir() / "locks"
-    locks.mkdir(exist_ok=True)
-    with open(locks / f"{_key(path)}.lock", "a+") as handle:
+def output_lock(path: str | Path, shown: str | None = None) -> Iterator[None]:
+    """Hold the lock of the output ``path``: an ``fcntl`` lock on ``.NAME.bacon-lock``
+    beside it, so every writer of ``path`` sees it (another user, another state folder,
+    another host on shared storage with working ``flock``). Refused at once when held;
+    the lock file is removed when released (and checked to be the one locked, so a
+    writer that opened a file being removed tries again).
+
+    Raises
+    ------
+    ValidationError
+        Another process holds it, or the lock file cannot be made.
+    """
+    path = Path(path)
+    shown = shown or str(path)
+    lock = path.with_name(f".{path.name}{LOCK_TAG}")
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    while True:
         try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fd = os.open(lock, flags, 0o600)
+        except OSError as exc:
+            raise ValidationError(
+                f"{shown}: cannot make its lock file {str(lock)!r} ({exc.strerror}); "
+                "remove what is there or choose another path"
+            ) from exc
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise ValidationError(f"{shown}: its lock file {str(lock)!r} is not a file")
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
+            os.close(fd)
             raise ValidationError(
                 f"{shown} is being written by another bacon process; wait for it to end or "
                 "choose another path"
             ) from exc
+        except BaseException:
+            os.close(fd)
+            raise
         try:
-            yield handle
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            current = os.stat(lock, follow_symlinks=False)
+        except FileNotFoundError:
+            current = None
+        if current is not None and os.path.samestat(current, os.fstat(fd)):
+            break
+        os.close(fd)  # removed by the holder that just ended: lock the new one
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(lock)
+        os.close(fd)
 
 
 @contextlib.contextmanager
@@ -502,6 +659,7 @@ def claim(
     folder: bool = False,
     force: bool = False,
     writes: Iterable[str] = (),
+    suffixes: Sequence[str] = (),
 ) -> Iterator[Output]:
     """Hold the output ``path`` for the duration of a command (see the module docstring).
 
@@ -521,15 +679,18 @@ def claim(
     writes
         For a folder: the file names the command writes into it (``force`` may replace
         those only).
+    suffixes
+        The file endings the command can write (checked before any work).
 
     Raises
     ------
     ValidationError
         The path cannot or may not be written; the message says why and what to do.
     """
-    path = check_output(path, option=option, inputs=inputs, folder=folder)
+    path = check_output(path, option=option, inputs=inputs, folder=folder, suffixes=suffixes)
     resolved = path.resolve()
-    with _lock(resolved, f"{option} {str(path)!r}"):
+    state_dir()  # a state folder that cannot be used: refused before any work
+    with output_lock(resolved, f"{option} {str(path)!r}"):
         remove_leftovers(resolved)
         _refuse_foreign(resolved, option, folder, force, set(writes), path)
         pause("claimed")

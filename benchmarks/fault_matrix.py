@@ -1,7 +1,10 @@
-"""Fault injection over every writing command (issue 33): a markdown table of case x
-command x outcome.
+"""Fault injection over every writing command (issues 33 and 42): a markdown table of
+case x command x outcome.
 
-For each case of :data:`benchmarks.faults_cases.CASES` and each command of
+For each case of :data:`benchmarks.faults_cases.CASES` and
+:data:`benchmarks.faults_files.FILE_CASES` (devices, FIFOs and sockets at an output, an
+empty file of the user's, long names, another state folder, the study's clean-up, the
+judge's cache and log) and each command of
 :data:`benchmarks.faults_lib.COMMANDS` (where the case applies) the command is run with
 the fault injected in a fresh folder, and the table records the exit code (-9: killed),
 the message (``TRACEBACK`` when an exception escaped), whether every input is byte for
@@ -33,6 +36,7 @@ def main(argv: list[str]) -> int:
     os.environ["BACON_STATE_DIR"] = state  # before bacon_bayes reads it
     from bacon_bayes.testing.fake_server import FakeChatServer
     from benchmarks.faults_cases import CASES, can_mount
+    from benchmarks.faults_files import FILE_CASES, MOUNTS
     from benchmarks.faults_lib import COMMANDS
 
     no_mount = can_mount()
@@ -41,11 +45,11 @@ def main(argv: list[str]) -> int:
     rows, bad = [], 0
     started = time.perf_counter()
     try:
-        for case, runner in CASES.items():
+        for case, runner in {**CASES, **FILE_CASES}.items():
             if argv and not any(a in case for a in argv):
                 continue
             for name, cmd in COMMANDS.items():
-                if no_mount and case in ("read-only", "disk full"):
+                if no_mount and case in ("read-only", "disk full", *MOUNTS):
                     continue
                 base = Path(tempfile.mkdtemp(prefix="bacon-fault-"))
                 root = base / "ws"

@@ -240,12 +240,13 @@ def case_kill(cmd: Command, root: Path, stage: str) -> Outcome | None:
     return rerun(cmd, root, outcome)
 
 
-def case_concurrent(cmd: Command, root: Path) -> Outcome:
-    """A second run while a first holds the output (paused in a child process); the
-    first is then killed, and the command run again."""
+def case_concurrent(cmd: Command, root: Path, **env: str) -> Outcome:
+    """A second run while a first holds the output (paused in a child process, with
+    ``env`` added to its environment and ``--force`` when given one); the first is then
+    killed, and the command run again."""
     prepare(cmd, root, earlier=True)
     before = snapshot(root)
-    first = paused(cmd.argv(cmd.out), root, cmd.hold)
+    first = paused(_argv(cmd, cmd.out, force=bool(env)), root, cmd.hold, **env)
     try:
         code, err = run(cmd.argv(cmd.out), root)
     finally:

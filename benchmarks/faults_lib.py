@@ -414,11 +414,13 @@ def start(argv: list[str], cwd: Path, **env: str) -> subprocess.Popen:
     )
 
 
-def paused(argv: list[str], cwd: Path, stage: str, timeout: float = 60) -> subprocess.Popen:
-    """Start ``argv`` in a child process that pauses at ``stage`` (see
-    :mod:`bacon_bayes.outputs`); returns once it is there."""
+def paused(
+    argv: list[str], cwd: Path, stage: str, timeout: float = 60, **env: str
+) -> subprocess.Popen:
+    """Start ``argv`` in a child process (with ``env`` added to its environment) that
+    pauses at ``stage`` (see :mod:`bacon_bayes.outputs`); returns once it is there."""
     marker = Path(tempfile.mkdtemp(prefix="bacon-pause-")) / "paused"
-    proc = start(argv, cwd, BACON_PAUSE_BEFORE_COMMIT=str(marker), BACON_PAUSE_STAGE=stage)
+    proc = start(argv, cwd, BACON_PAUSE_BEFORE_COMMIT=str(marker), BACON_PAUSE_STAGE=stage, **env)
     deadline = time.monotonic() + timeout
     while not marker.exists():
         if proc.poll() is not None or time.monotonic() > deadline:

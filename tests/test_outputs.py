@@ -120,24 +120,46 @@ def test_an_error_between_the_two_renames_puts_the_old_folder_back(tmp_path, mon
 
 
 def test_the_next_claim_removes_leftover_temps_of_that_output_only(tmp_path):
-    (tmp_path / "out.csv").write_bytes(b"")
-    ours = [".out.csv.bacon-tmp-4242-0", ".out.csv.tmp-4242"]
-    for name in [*ours, ".other.csv.bacon-tmp-4242-0", "notes.txt"]:
+    with claim(tmp_path / "out.csv") as out:
+        out.write_text("")
+    dead = _dead_pid()
+    ours = [f".out.csv.bacon-tmp-{dead}-0", f".out.csv.tmp-{dead}"]
+    # a user's own dot-file, and the temp of a writer still running, are not leftovers
+    kept = [".out.csv.tmp-keep", f".out.csv.bacon-tmp-{os.getppid()}-0"]
+    for name in [*ours, *kept, f".other.csv.bacon-tmp-{dead}-0", "notes.txt"]:
         (tmp_path / name).write_bytes(b"x,y\n")
-    (tmp_path / ".out.csv.bacon-tmp-4242-1").mkdir()  # a Dask run's parts folder
+    (tmp_path / f".out.csv.bacon-tmp-{dead}-1").mkdir()  # a Dask run's parts folder
     with claim(tmp_path / "out.csv"):
         pass
-    assert sorted(tree(tmp_path)) == [".other.csv.bacon-tmp-4242-0", "notes.txt", "out.csv"]
-    assert not (tmp_path / ".out.csv.bacon-tmp-4242-1").exists()
+    assert sorted(tree(tmp_path)) == sorted(
+        [*kept, f".other.csv.bacon-tmp-{dead}-0", "notes.txt", "out.csv"]
+    )
+    assert not (tmp_path / f".out.csv.bacon-tmp-{dead}-1").exists()
+
+
+def _dead_pid() -> int:
+    """The id of a process that has ended."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    return int(done.stdout)
 
 
 def test_a_folder_set_aside_by_a_killed_swap_is_put_back_by_the_next_claim(tmp_path):
     old = bacon_folder(tmp_path / "sim", {"summary.csv": b"old", "trials.parquet": b"P"})
-    old.rename(tmp_path / ".sim.bacon-old-4242")  # killed between the two renames
-    (tmp_path / ".sim.bacon-tmp-4242-0").mkdir()  # with its new folder complete beside
-    (tmp_path / ".sim.bacon-tmp-4242-0" / "summary.csv").write_bytes(b"new")
-    with claim(tmp_path / "sim", folder=True):
-        assert tree(tmp_path) == {"sim/summary.csv": b"old", "sim/trials.parquet": b"P"}
+    dead = _dead_pid()
+    old.rename(tmp_path / f".sim.bacon-old-{dead}")  # killed between the two renames
+    (tmp_path / f".sim.bacon-tmp-{dead}-0").mkdir()  # with its new folder complete beside
+    (tmp_path / f".sim.bacon-tmp-{dead}-0" / "summary.csv").write_bytes(b"new")
+    with claim(tmp_path / "sim", folder=True):  # held: its lock file beside it
+        assert tree(tmp_path) == {
+            "sim/summary.csv": b"old",
+            "sim/trials.parquet": b"P",
+            ".sim.bacon-lock": b"",
+        }
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sim"]  # the lock file removed
     # the old folder is bacon's as before: claimed again without --force
     with claim(tmp_path / "sim", folder=True):
         pass

@@ -40,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.model and args.vectors:
         raise ValidationError("give either --model or --vectors, not both")
-    with claim(args.out, inputs=[args.items, args.vectors], force=args.force) as out:
+    inputs = [args.items, args.vectors, args.model]  # --model: a local folder, perhaps
+    with claim(args.out, inputs=inputs, force=args.force, suffixes=(".parquet", ".csv")) as out:
         table = embed_items(
             read_any(args.items)[0],
             text=args.text,

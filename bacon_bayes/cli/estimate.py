@@ -456,12 +456,19 @@ def fit_from_args(args: argparse.Namespace) -> tuple[Calibrator, Calibrator | No
     return apply_saved(saved, pool, args), saved
 
 
+def read_files(args: argparse.Namespace) -> list[str | None]:
+    """The files ``estimate`` (and ``report``) read: no output may be one of them."""
+    preset = getattr(args, "preset", None)
+    preset = preset if preset and str(preset).endswith(".toml") else None
+    return [args.file, args.scores, args.labels, args.calibrator, preset]
+
+
 def run(args: argparse.Namespace) -> int:
     if args.save and not str(args.save).endswith(".nc"):
         raise ValidationError(f"--save {args.save!r} should end in .nc (a NetCDF file)")
     if args.round and not args.history:
         raise ValidationError("--round names a round in the ledger; pass --history FILE too")
-    inputs = [args.file, args.scores, args.labels, args.calibrator]
+    inputs = read_files(args)
     with contextlib.ExitStack() as stack:
         save = history = None
         if args.save:

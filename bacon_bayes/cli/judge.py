@@ -14,6 +14,7 @@ from typing import Any
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, Output, check_output, claim
 
+TABLES = (".parquet", ".csv")
 HELP = "score items with LLM judges through OpenAI-compatible endpoints"
 
 
@@ -109,14 +110,28 @@ def _logging(verbose: bool, log_file: str | None) -> Iterator[None]:
         logger.setLevel(level)
 
 
+def _inputs(args: argparse.Namespace) -> list[str | None]:
+    """Every file the command reads: no output may be one of them."""
+    from bacon_bayes.judges.templates import BUILTIN
+
+    template = None if args.template in BUILTIN else args.template
+    return [args.items, template, args.judges_file]
+
+
 def run(args: argparse.Namespace) -> int:
-    if args.log:  # appended to: checked before the log opens
-        check_output(args.log, option="--log", inputs=[args.items, args.out])
+    from bacon_bayes.judges.cache import check_cache
+
+    inputs = _inputs(args)  # every output is checked before the log opens and any call
+    check_output(args.out, option="--out", inputs=inputs, suffixes=TABLES)
+    args.cache = args.cache or str(args.out) + ".cache.sqlite"
+    check_cache(args.cache, inputs=[*inputs, args.out], force=args.force)
+    if args.log:  # appended to
+        check_output(args.log, option="--log", inputs=[*inputs, args.out, args.cache])
     with _logging(args.verbose, args.log):
-        return _run(args)
+        return _run(args, inputs)
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, inputs: list[str | None]) -> int:
     from bacon_bayes.judges import load_template, plan_jury
     from bacon_bayes.judges.client import load_judges, parse_judge
     from bacon_bayes.readers import read_any
@@ -136,13 +151,11 @@ def _run(args: argparse.Namespace) -> int:
         raise ValidationError("no judge given; pass --judge MODEL or --judges-file FILE")
     template = load_template(args.template)
     items = read_any(args.items)[0]
-    out = Path(args.out)
-    cache = args.cache or str(out) + ".cache.sqlite"
-    check_output(cache, option="--cache", inputs=[args.items, out])
+    out, cache = Path(args.out), args.cache
     if args.dry_run:
         print(plan_jury(items, judges, template, id_col=args.id, runs=args.runs, cache=cache))
         return 0
-    with claim(out, inputs=[args.items], force=args.force) as held:
+    with claim(out, inputs=[*inputs, cache], force=args.force, suffixes=TABLES) as held:
         return _score(args, items, judges, template, held, cache)
 
 

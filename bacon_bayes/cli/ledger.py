@@ -7,7 +7,8 @@ checked at once: a damaged ledger, or one bacon did not write (edited by hand; `
 accepts it if it still reads), stops the command before anything is written. The round's
 project is checked against it as soon as the pool is read, before ``--save`` writes. The
 record is appended (the ledger read, a line added, rewritten atomically) after the
-estimates.
+estimates, under the claim's lock beside the ledger, which every writer of it takes
+whatever its state folder.
 """
 
 from __future__ import annotations

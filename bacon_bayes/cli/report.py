@@ -5,7 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bacon_bayes.cli.estimate import add_calibrator_arguments, add_pool_arguments, fit_from_args
+from bacon_bayes.cli.estimate import (
+    add_calibrator_arguments,
+    add_pool_arguments,
+    fit_from_args,
+    read_files,
+)
 from bacon_bayes.cli.ledger import add_drift_arguments, drift_from_args
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
@@ -49,15 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.planning import resolution_note
     from bacon_bayes.report.rounds import drift_html, round_section
 
-    inputs = [
-        args.file,
-        args.scores,
-        args.labels,
-        args.simulate,
-        args.calibrator,
-        args.history,
-        args.anchor,
-    ]
+    inputs = [*read_files(args), args.simulate, args.history, args.anchor]
     with claim(args.out, inputs=inputs, force=args.force) as out:
         records = None
         if args.history is not None:

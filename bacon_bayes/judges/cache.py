@@ -17,6 +17,7 @@ run asks a model at two endpoints, old entries are ambiguous and neither judge t
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
@@ -46,6 +47,56 @@ CREATE TABLE IF NOT EXISTS legacy_owner (
 """
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+_TABLES = {"calls", "legacy_owner"}
+
+
+def check_cache(
+    path: str | Path, *, inputs: Iterable[str | Path | None] = (), force: bool = False
+) -> None:
+    """Check, before any call, that ``path`` may hold bacon's call cache: a path an output
+    may take (:func:`bacon_bayes.outputs.check_output`: no input, no device or FIFO, a
+    name that fits) that is new or a cache bacon made (tables ``calls`` and
+    ``legacy_owner`` only). Another SQLite database, or any other file, is refused unless
+    ``force``: bacon would add its tables to it.
+
+    Raises
+    ------
+    ValidationError
+        The path may not be used; the message says why and what to do.
+    """
+    from bacon_bayes.outputs import check_output
+
+    check_output(path, option="--cache", inputs=inputs)
+    path = Path(path)
+    if force or not path.exists():
+        return
+    tables = _tables(path)
+    if tables is not None and "calls" in tables and tables <= _TABLES:
+        return
+    what = (
+        "is not a SQLite database"
+        if tables is None
+        else f"is a SQLite database with table(s) {', '.join(sorted(tables)) or '(none)'}"
+    )
+    raise ValidationError(
+        f"--cache {str(path)!r} exists and {what}, not a cache bacon made: bacon would write "
+        "its tables into it; choose another --cache path (or pass --force to use this file)"
+    )
+
+
+def _tables(path: Path) -> set[str] | None:
+    """The tables of the SQLite database at ``path`` (opened read-only), None when it is
+    not one."""
+    with open(path, "rb") as handle:
+        if handle.read(16) != b"SQLite format 3\x00":
+            return None
+    try:
+        uri = f"{path.resolve().as_uri()}?mode=ro"
+        with contextlib.closing(sqlite3.connect(uri, uri=True)) as db:
+            rows = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    except sqlite3.Error:
+        return None
+    return {str(name) for (name,) in rows if not str(name).startswith("sqlite_")}
 
 
 def normalize_endpoint(url: str) -> str:

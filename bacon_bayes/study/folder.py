@@ -38,7 +38,9 @@ Layout of a study folder::
 Ids are kept as strings everywhere. Every file is replaced atomically (temp file
 in the folder, fsync, ``os.replace``, fsync of the folder) under an exclusive
 ``fcntl`` lock on ``.lock`` (released by the OS if the process dies), so an
-interrupted ``bacon sample`` or ``bacon label import`` leaves the study as it was.
+interrupted ``bacon sample`` or ``bacon label import`` leaves the study as it was; the
+next one removes the temporary files left, only those bacon's naming proves its own and
+whose writer is gone (:func:`remove_stale_temp_files`).
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ import pandas as pd
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import reading
-from bacon_bayes.outputs import PAUSE_ENV, atomic_write_text, is_temp_name
+from bacon_bayes.outputs import PAUSE_ENV, atomic_write_text, remove_dead_temps_in
 
 __all__ = [
     "CONFIG_FILE",
@@ -83,6 +85,7 @@ MANIFEST_FILE = "manifest.csv"
 WAVES_FILE = "waves.json"
 LABELS_FILE = "labels.csv"
 LOCK_FILE = ".lock"
+STUDY_FILES = (CONFIG_FILE, MANIFEST_FILE, WAVES_FILE, LABELS_FILE)
 MANIFEST_COLUMNS = ["item", "wave", "pi", "selected", "design", "seed"]
 #: Optional manifest columns of waves that draw prompts (empty for item-level waves).
 PROMPT_COLUMNS = ["pi_prompt", "prompt"]
@@ -183,9 +186,10 @@ def pool_file(root: Path, config: StudyConfig) -> Path:
 
 
 def study_inputs(root: Path) -> list[Path]:
-    """The files of the study folder ``root`` and its pool file: what no output of a
-    command may replace (the folder itself may hold outputs, e.g. the to-label files)."""
-    files = [root / name for name in (CONFIG_FILE, MANIFEST_FILE, WAVES_FILE, LABELS_FILE)]
+    """The files of the study folder ``root`` (its lock too) and its pool file: what no
+    output of a command may replace (the folder itself may hold outputs, e.g. the to-label
+    files)."""
+    files = [root / name for name in (*STUDY_FILES, LOCK_FILE)]
     if (root / CONFIG_FILE).is_file():
         files.append(pool_file(root, StudyConfig.read(root)))
     return files
@@ -223,11 +227,12 @@ def read_pool(path: Path, item: str) -> pd.DataFrame:
 
 
 def remove_stale_temp_files(root: Path) -> list[Path]:
-    """Delete temp files left by an interrupted write (call under the lock)."""
-    stale = sorted(p for p in root.iterdir() if is_temp_name(p.name))
-    for path in stale:
-        path.unlink(missing_ok=True)
-    return stale
+    """Delete what interrupted writes left in the study folder (call under the lock):
+    files and folders that bacon's naming proves temporary (``.NAME.bacon-tmp-PID-N``;
+    ``.NAME.tmp-PID`` of older versions, for the study's own files) and whose writing
+    process is gone. A user's file (``.notes.tmp-keep``), a running writer's temp and a
+    folder set aside by a killed folder swap (``.NAME.bacon-old-PID``) are left."""
+    return remove_dead_temps_in(root, legacy=STUDY_FILES)
 
 
 @contextlib.contextmanager
