@@ -43,6 +43,7 @@ import os
 import re
 import shlex
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field, replace
@@ -76,13 +77,14 @@ class Walk:
     folder: Path
     spec: Messy
     frame: pd.DataFrame
-    steps: list[tuple[str, int]] = field(default_factory=list)
+    steps: list[tuple[str, int, float]] = field(default_factory=list)
 
     def bacon(self, argv: list[str], *, may_refuse: bool = True) -> tuple[int, str]:
         """Run ``bacon ARGV`` here; the exit code and stdout. A refusal (exit 2) must say
         what is wrong and how to fix it; anything else but 0 fails the test."""
         out, err = io.StringIO(), io.StringIO()
         command = "bacon " + shlex.join(argv)
+        start = time.perf_counter()
         with redirect_stdout(out), redirect_stderr(err):
             try:
                 code = main(argv)
@@ -90,7 +92,7 @@ class Walk:
                 code = exc.code if isinstance(exc.code, int) else 2
             except BaseException as exc:
                 raise AssertionError(f"{command} raised {exc!r}\n{self.spec}") from exc
-        self.steps.append((argv[0], code))
+        self.steps.append((argv[0], code, round(time.perf_counter() - start, 1)))
         text, message = out.getvalue(), err.getvalue()
         assert "Traceback" not in text + message, (command, message)
         assert code in (0, 2), f"{command} exited {code}: {message}\n{self.spec}"
@@ -102,12 +104,13 @@ class Walk:
 
 def refusal_is_plain(message: str, columns: pd.Index, command: str) -> None:
     """A refusal: one ``bacon CMD: error:`` (or argparse ``usage``) message naming a column
-    of the table or an option, and saying what to do."""
+    of the table, an option or what the command was given, and saying what to do."""
     lines = [ln for ln in message.strip().splitlines() if ln.strip()]
     assert lines, f"{command} exited 2 without a message"
     error = next((ln for ln in lines if ": error:" in ln), "")
     assert error, (command, message)
-    names = any(f"'{c}'" in error or f"{c!r}" in error for c in columns) or "--" in error
+    named = [*map(str, columns), *shlex.split(command)]
+    names = any(f"'{c}'" in error for c in named) or "--" in error
     assert names, f"{command}: the refusal names no column or option: {error}"
     assert FIX_WORDS.search(error.split("error:", 1)[1]), f"{command}: no fix in: {error}"
 
@@ -188,14 +191,39 @@ def json_intervals_hold(node: object, what: str, path: str = "") -> int:
 
 
 # ----------------------------------------------------------------------------- the steps
-def doctor(walk: Walk) -> list[str] | None:
-    """Step 1: doctor names what it finds and prints a command; None when it refused."""
+ROLES = {"id": "--item", "label": "--label", "judge": "--judge", "group": "--group",
+         "prompt": "--prompt"}  # fmt: skip
+
+
+def found(out: str) -> list[str]:
+    """The reading options of what doctor found (its ``columns found`` lines)."""
+    options = []
+    lines = out.splitlines()
+    start = lines.index("columns found:") + 1
+    for line in lines[start : lines.index("", start)]:
+        words = line.split()
+        if line.startswith("  ") and len(words) > 1 and words[0] in ROLES and words[1] != "-":
+            options += [ROLES[words[0]], words[1]]
+    return options
+
+
+def doctor(walk: Walk, *given: str) -> tuple[list[str], list[str]] | None:
+    """Step 1: doctor names what it finds; the command it prints (empty when it says why
+    it prints none) and the reading options of what it found. None when it refused."""
     spec = walk.spec
-    code, out = walk.bacon(["doctor", FILE], may_refuse=spec.duplicate_judge)
+    code, out = walk.bacon(["doctor", FILE, *given], may_refuse=spec.duplicate_judge)
     if spec.duplicate_judge:
         assert code == 2, "a duplicated column name 'llm_a' was not refused"
         return None
-    (command,) = run_lines(out)
+    printed = run_lines(out)
+    labels = int(walk.frame["human"].notna().sum())
+    if not printed and "--label" not in given and re.search(r"^  label\s+-\s", out, re.M):
+        assert labels < 2 and "pass --label NAME" in out, out
+        return doctor(walk, "--label", "human")  # as it says
+    if not printed:
+        assert "too few for bacon estimate" in out and "label more items" in out, out
+        return [], found(out)
+    (command,) = printed
     assert command[:2] == ["estimate", FILE], command
     assert option(command, "--label") == "human", command
     scale = option(command, "--scale")
@@ -203,10 +231,10 @@ def doctor(walk: Walk) -> list[str] | None:
         assert tuple(float(v) for v in scale.split(":")) == SCALES[spec.label_scale], scale
     if spec.sentinels >= 3:
         assert re.search(r"llm_b\s+codes\s+\d+ scores of -1", out), "the -1 codes not flagged"
-    if spec.reference is not None:
+    if spec.reference is not None and re.search(r"^  judge\s+ref_match ", out, re.M):
         assert re.search(rf"ref_match\s+constant .* of {spec.reference}\b", out), out
-    assert re.search(r"^\s+prompt\s+prompt\s", out, re.MULTILINE), "the prompt column missed"
-    return command
+    assert re.search(r"^\s+prompt\s+prompt\s", out, re.M), "the prompt column missed"
+    return command, command[2:]
 
 
 def rename_duplicate(walk: Walk) -> None:
@@ -279,6 +307,8 @@ def sample_and_label(walk: Walk, command: list[str]) -> Path | None:
     code, said = walk.bacon(printed)
     if code:
         return None
+    added = re.search(r"(\d+) labels added, .* (\d+) rows without a label left pending", said)
+    assert added and int(added.group(1)) == len(frame) and added.group(2) == "0", said
     return Path(option(printed, "--study") or ".")
 
 
@@ -317,16 +347,17 @@ REFUSE_DUPLICATE = [
 def walk_table(spec: Messy, goal: int = 0) -> Walk:
     """Every step of the walk on the table of ``spec`` (see the module docstring)."""
     with walking(spec) as walk:
-        command = doctor(walk)
-        if command is None:  # a duplicated column: refused everywhere, then renamed
+        found = doctor(walk)
+        if found is None:  # a duplicated column: refused everywhere, then renamed
             for more in REFUSE_DUPLICATE:
                 walk.bacon([more[0], FILE, "--label", "human", *more[1:]])
-            assert all(code == 2 for _, code in walk.steps), walk.steps
+            assert all(code == 2 for _, code, _ in walk.steps), walk.steps
             rename_duplicate(walk)
-            command = doctor(walk)
-            assert command is not None
-        estimate_as_printed(walk, command)
-        reading = command[2:]
+            found = doctor(walk)
+            assert found is not None
+        command, reading = found
+        if command:
+            estimate_as_printed(walk, command)
         report(walk, reading)
         sample = plan(walk, reading, goals(walk.spec)[goal])
         study = sample_and_label(walk, sample) if sample else None
@@ -351,10 +382,10 @@ TYPICAL = [
 @pytest.mark.parametrize("k", range(len(TYPICAL)))
 def test_walk_of_typical_messy_tables(k: int) -> None:
     walk = walk_table(TYPICAL[k], goal=k)
-    refused = [(verb, code) for verb, code in walk.steps if code]
+    refused = [(verb, code) for verb, code, _ in walk.steps if code]
     expected = 5 if TYPICAL[k].duplicate_judge else 0  # doctor, then the four commands
     assert len(refused) == expected, walk.steps
-    assert [verb for verb, _ in walk.steps][-4:] == ["plan", "sample", "label", "estimate"]
+    assert [verb for verb, _, _ in walk.steps][-4:] == ["plan", "sample", "label", "estimate"]
 
 
 @settings(
