@@ -42,6 +42,7 @@ class Profile:
     judges_alpha: tuple[float, str, list[str]] | None = None
     length: list[bias.LengthBias] = field(default_factory=list)
     length_note: str = ""
+    length_left_out: int = 0
     groups: dict[str, pd.DataFrame] = field(default_factory=dict)
     command: list[str] | None = None
     can: list[str] = field(default_factory=list)
@@ -149,6 +150,7 @@ def profile(
         length = bias.words(frame[roles.response]) if roles.response else None
         groups = frame[roles.group].to_numpy() if roles.group else None
         p.length, p.groups = bias.judge_biases(y, frame[roles.judges], length, groups, alpha)
+        p.length_left_out = bias.without_text(y, length)
         if length is None:
             p.length_note = "no response text column: response length not checked"
         elif not p.length:
@@ -295,6 +297,8 @@ def _bias_text(p: Profile) -> list[str]:
             )
     elif p.length_note:
         lines.append(f"  response length: {p.length_note}")
+    if p.length_left_out and (p.length or p.length_note):
+        lines.append(f"    ({bias.left_out_note(p.length_left_out)})")
     tables = {j: t for j, t in p.groups.items() if not t.empty}
     if tables:
         k = len(next(iter(tables.values())))

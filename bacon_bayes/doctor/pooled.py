@@ -47,6 +47,8 @@ class PoolCheck:
         The length check of each judge (with a text).
     length_note : str
         Why there is no length check, when there is none.
+    length_left_out : int
+        Labeled items the length check left out for want of a text.
     groups : dict
         Judge -> its group-bias table (:func:`~bacon_bayes.doctor.bias.group_bias`).
     alpha : float
@@ -61,6 +63,7 @@ class PoolCheck:
     judges_alpha: tuple[float, str, list[str]] | None = None
     length: list[bias.LengthBias] = field(default_factory=list)
     length_note: str = ""
+    length_left_out: int = 0
     groups: dict[str, pd.DataFrame] = field(default_factory=dict)
 
 
@@ -108,6 +111,7 @@ def profile_pool(
         length = bias.words(pd.Series(np.asarray(text, dtype=object)).replace("", pd.NA))
     groups = None if pool.groups is None else np.asarray(pool.groups)
     check.length, check.groups = bias.judge_biases(y, frame[judges], length, groups, alpha)
+    check.length_left_out = bias.without_text(y, length)
     if length is None:
         check.length_note = "no response text (pass --text COLUMN): response length not checked"
     elif not check.length:
