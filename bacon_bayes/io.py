@@ -77,13 +77,20 @@ class _Capped(io.RawIOBase):
 
 
 @contextmanager
-def _csv_source(path: Path) -> Iterator[dict[str, Any]]:
+def _csv_source(path: Path, whole: bool = True) -> Iterator[dict[str, Any]]:
     """The arguments of ``pd.read_csv`` for ``path``: the path itself, or for a gzip,
-    bzip2 or xz file a reader that stops past :data:`INFLATE_RATIO` times its size."""
+    bzip2 or xz file a reader that stops past :data:`INFLATE_RATIO` times its size
+    (``whole``: decompressed once to the end first, so that a bomb is refused in a
+    second or so, before pandas parses and holds a part of it)."""
     if path.suffix.lower() not in _OPENERS:
         yield {"filepath_or_buffer": path}
         return
     cap = max(INFLATE_FLOOR, INFLATE_RATIO * path.stat().st_size)
+    if whole:
+        with _Capped(path, cap) as probe:
+            chunk = bytearray(1 << 20)
+            while probe.readinto(chunk):
+                pass
     with io.BufferedReader(_Capped(path, cap), buffer_size=1 << 20) as reader:
         yield {"filepath_or_buffer": reader, "compression": None}
 
@@ -98,7 +105,7 @@ def _check_header(path: Path, frame: pd.DataFrame) -> None:
     ):
         return
     else:
-        with _csv_source(path) as source:
+        with _csv_source(path, whole=False) as source:
             head = pd.read_csv(**source, header=None, nrows=1, dtype=str, keep_default_na=False)
         names = [str(c) for c in head.iloc[0]] if len(head) else []
     seen: dict[str, int] = {}
