@@ -154,6 +154,14 @@ def test_a_calibrator_with_changed_settings_is_refused_on_load(saved, edit, word
     clean(code, err)
 
 
+def test_save_with_a_frozen_calibrator_is_refused_before_any_work(saved):
+    argv = ["estimate", "t.csv", "--calibrator", "cal.nc", "--save", "again.nc"]
+    code, err = run(argv, saved.parent)
+    clean(code, err)
+    assert "would save the old calibration again" in err
+    assert not (saved.parent / "again.nc").exists()
+
+
 def test_every_setting_of_the_calibrator_is_checked_on_load():
     from bacon_bayes.persist import _SETTINGS
 

@@ -428,6 +428,11 @@ def run(args: argparse.Namespace) -> int:
         raise ValidationError(f"--save {args.save!r} should end in .nc (a NetCDF file)")
     if args.round and not args.history:
         raise ValidationError("--round names a round in the ledger; pass --history FILE too")
+    if args.save and args.calibrator and not getattr(args, "refit", False):
+        raise ValidationError(
+            "--save with a frozen --calibrator would save the old calibration again; "
+            "add --refit to save one trained on both rounds, or drop --save"
+        )
     inputs = [args.file, args.scores, args.labels, args.calibrator]
     with contextlib.ExitStack() as stack:
         save = history = None
@@ -461,11 +466,6 @@ def _run(
     cal, saved = fit_from_args(args)
     check_ledger(cal, records, args)  # another project's ledger: refused before --save
     pool = cal.pool_
-    if save is not None and saved is not None and not args.refit:
-        raise ValidationError(
-            "--save with a frozen --calibrator would save the old calibration again; "
-            "add --refit to save one trained on both rounds, or drop --save"
-        )
 
     def finish(validated: bool = True) -> None:
         """Save the calibrator (--save) and append the round (--history): once every
