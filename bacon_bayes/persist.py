@@ -264,7 +264,7 @@ _SETTINGS: dict[str, tuple[Any, str]] = {
     "model": (lambda v: v is None or isinstance(v, str), "a model name or null"),
     "engine": (lambda v: v in ("auto", "bayes", "freq"), "'auto', 'bayes' or 'freq'"),
     "folds": (lambda v: _whole(v, 2), "a whole number >= 2"),
-    "seed": (lambda v: _whole(v, 0), "a whole number >= 0"),
+    "seed": (lambda v: v is None or _whole(v, 0), "null or a whole number >= 0"),
     "power_tuning": (lambda v: isinstance(v, bool), "true or false"),
     "hajek": (lambda v: isinstance(v, bool), "true or false"),
     "target": (lambda v: v in ("pool", "population", "superpopulation"), "'pool' or 'population'"),

@@ -139,7 +139,7 @@ def saved(tmp_path_factory) -> Path:
     [
         ("list", "are a JSON list, not an object"),
         ("folds", "folds=-3 must be a whole number >= 2"),
-        ("seed", "seed=-1 must be a whole number >= 0"),
+        ("seed", "seed=-1 must be null or a whole number >= 0"),
         ("winsor", "winsor=[0.9, 0.1] must be two quantiles"),
         ("unknown", "unknown saved setting 'colour'"),
     ],
