@@ -36,8 +36,21 @@ def group_means(
     cal: Calibrator, alpha: float, how: str, method: str, interval: str, pooled: str
 ) -> EstimateTable:
     """The group table of ``method`` under pooling ``pooled`` (``how``: the simultaneous
-    rule), :func:`finished`."""
+    rule), :func:`finished`; refused when every label is the same (no spread: the
+    groups' variances, and so their intervals and comparisons, are all zero)."""
+    if method != "naive":
+        _check_spread(cal)
     return finished(_table(cal, alpha, how, method, interval, pooled), cal.bounds_)
+
+
+def _check_spread(cal: Calibrator) -> None:
+    y = cal.pool_.y[cal.pool_.labeled]
+    if y.size > 1 and np.ptp(y) == 0:
+        raise ValidationError(
+            f"all {y.size} labels of {cal.pool_.label_name!r} are {y[0]:g}: with no spread "
+            "in the labels, group means have no variance to build intervals or comparisons "
+            "from; label more items (or check the label column)"
+        )
 
 
 def finished(table: EstimateTable, bounds: tuple[float, float]) -> EstimateTable:

@@ -1,7 +1,13 @@
-"""Reading tables from disk (CSV, gzipped CSV, Parquet) and NetCDF trees."""
+"""Reading tables from disk (CSV, gzipped CSV, Parquet) and NetCDF trees; the CSV text
+of tables meant for people (spreadsheet formulas neutralised)."""
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import io
+import lzma
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,7 +32,7 @@ def reading(path: str | Path, what: str, fix: str) -> Iterator[None]:
         yield
     except BaconError:
         raise
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
         detail = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
         raise ValidationError(
             f"{what} {str(path)!r} cannot be read: it is empty, truncated (a copy cut short, "
@@ -35,8 +41,91 @@ def reading(path: str | Path, what: str, fix: str) -> Iterator[None]:
         ) from exc
 
 
+#: a compressed table is refused past this many times its size on disk, decompressed
+#: (tables of scores compress 3-20 times; a decompression bomb about 1,000 times) ...
+INFLATE_RATIO = 100
+#: ... or this many bytes, whichever is more
+INFLATE_FLOOR = 64 << 20
+_OPENERS: dict[str, Any] = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+
+
+class _Capped(io.RawIOBase):
+    """A decompressing reader that stops with a ValidationError past ``cap`` bytes."""
+
+    def __init__(self, path: Path, cap: int) -> None:
+        self._inner = _OPENERS[path.suffix.lower()](path, "rb")
+        self._path, self._cap, self._read = path, cap, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        n = int(self._inner.readinto(buffer))
+        self._read += n
+        if self._read > self._cap:
+            raise ValidationError(
+                f"{str(self._path)!r} decompresses to more than {self._cap >> 20} MB "
+                f"({INFLATE_RATIO} times its size on disk, at least {INFLATE_FLOOR >> 20} MB): "
+                "refused as a likely decompression bomb. If the table is real, decompress it "
+                f"yourself (e.g. gunzip -k) and pass the uncompressed file."
+            )
+        return n
+
+    def close(self) -> None:
+        self._inner.close()
+        super().close()
+
+
+@contextmanager
+def _csv_source(path: Path, whole: bool = True) -> Iterator[dict[str, Any]]:
+    """The arguments of ``pd.read_csv`` for ``path``: the path itself, or for a gzip,
+    bzip2 or xz file a reader that stops past :data:`INFLATE_RATIO` times its size
+    (``whole``: decompressed once to the end first, so that a bomb is refused in a
+    second or so, before pandas parses and holds a part of it)."""
+    if path.suffix.lower() not in _OPENERS:
+        yield {"filepath_or_buffer": path}
+        return
+    cap = max(INFLATE_FLOOR, INFLATE_RATIO * path.stat().st_size)
+    if whole:
+        with _Capped(path, cap) as probe:
+            chunk = bytearray(1 << 20)
+            while probe.readinto(chunk):
+                pass
+    with io.BufferedReader(_Capped(path, cap), buffer_size=1 << 20) as reader:
+        yield {"filepath_or_buffer": reader, "compression": None}
+
+
+def _check_header(path: Path, frame: pd.DataFrame) -> None:
+    """Refuse two columns of one name (pandas renames the second ``name.1`` and a
+    ``--judge name`` would take the first, silently)."""
+    if frame.columns.duplicated().any():  # Parquet keeps duplicates as they are
+        names = [str(c) for c in frame.columns]
+    elif path.name.lower().endswith((".parquet", ".pq")) or not any(
+        re.search(r"\.\d+$", str(c)) for c in frame.columns
+    ):
+        return
+    else:
+        with _csv_source(path, whole=False) as source:
+            head = pd.read_csv(**source, header=None, nrows=1, dtype=str, keep_default_na=False)
+        names = [str(c) for c in head.iloc[0]] if len(head) else []
+    seen: dict[str, int] = {}
+    for k, name in enumerate(names):
+        if name in seen:
+            raise ValidationError(
+                f"{str(path)!r}: columns {seen[name] + 1} and {k + 1} are both named "
+                f"{name!r} (pandas would read the second as {name + '.1'!r}, and --judge "
+                f"{name} would take the first without a word); rename one and run again."
+            )
+        seen[name] = k
+
+
 def read_table(path: str | Path) -> pd.DataFrame:
-    """Read a CSV (optionally compressed) or Parquet file into a DataFrame."""
+    """Read a CSV (optionally compressed) or Parquet file into a DataFrame.
+
+    A compressed CSV is decompressed at most to :data:`INFLATE_RATIO` times its size
+    (or :data:`INFLATE_FLOOR`); two columns of one name are refused; text cells that
+    :func:`people_csv` neutralised are restored (:func:`restored`).
+    """
     path = Path(path)
     if not path.exists():
         raise ValidationError(f"file {str(path)!r} does not exist; check the path.")
@@ -45,13 +134,87 @@ def read_table(path: str | Path) -> pd.DataFrame:
     name = path.name.lower()
     try:
         if name.endswith((".parquet", ".pq")):
-            return pd.read_parquet(path)
-        return pd.read_csv(path)
-    except (ValueError, OSError, pd.errors.ParserError) as exc:
+            frame = pd.read_parquet(path)
+        else:
+            with _csv_source(path) as source:
+                frame = pd.read_csv(**source)
+    except BaconError:
+        raise
+    except (ValueError, OSError, EOFError, pd.errors.ParserError) as exc:
         raise ValidationError(
             f"cannot read {str(path)!r} as {'Parquet' if 'parq' in name else 'CSV'}: {exc}. "
             "Pass a CSV (.csv, .csv.gz) or Parquet (.parquet) file."
         ) from exc
+    _check_header(path, frame)
+    return frame if name.endswith((".parquet", ".pq")) else restored(frame)
+
+
+#: first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV
+#: injection"); a cell starting with the quote that neutralises them is quoted too, so
+#: that :func:`restored` gives back exactly what :func:`people_csv` was given
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_QUOTE = "'"
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def _neutral(cell: Any) -> Any:
+    if (
+        isinstance(cell, str)
+        and cell[:1] in (*FORMULA_START, _QUOTE)
+        and not _NUMBER.fullmatch(cell)
+    ):
+        return _QUOTE + cell
+    return cell
+
+
+def _restore(cell: Any) -> Any:
+    if isinstance(cell, str) and cell[:1] == _QUOTE and cell[1:2] in (*FORMULA_START, _QUOTE):
+        return cell[1:]
+    return cell
+
+
+def _text_columns(frame: pd.DataFrame) -> list[Any]:
+    return [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c].dtype)
+            and not pd.api.types.is_bool_dtype(frame[c].dtype)
+            and not pd.api.types.is_datetime64_any_dtype(frame[c].dtype)]  # fmt: skip
+
+
+def people_csv(frame: pd.DataFrame) -> str:
+    """The CSV text of a table meant for people (a to-label file, the judges' replies),
+    safe to open in a spreadsheet: a text cell (or column name) that starts with ``=``,
+    ``+``, ``-``, ``@``, a tab or a carriage return, and is not a plain number, gets a
+    leading single quote (the OWASP rule against formula injection), as does one that
+    starts with a quote; :func:`read_table` and ``bacon label import`` take it off again.
+    Lines end with ``\n``, or ``\r\n`` when a cell holds a carriage return (the csv
+    module quotes such a cell only then, and unquoted it would split its row)."""
+    out = frame.rename(columns=_neutral)
+    carriage = False
+    for c in _text_columns(out):
+        out[c] = out[c].map(_neutral, na_action="ignore")
+        carriage = carriage or bool(out[c].map(lambda v: isinstance(v, str) and "\r" in v).any())
+    return out.to_csv(index=False, lineterminator="\r\n" if carriage else "\n")
+
+
+def restored(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the cells (and column names) :func:`people_csv` neutralised given
+    back as they were (cells starting with a quote then ``= + - @``, a tab, a carriage
+    return or a quote lose that first quote)."""
+    columns = [c for c in _text_columns(frame) if _quoted(frame[c])]
+    if not columns and not any(_restore(c) != c for c in frame.columns):
+        return frame
+    out = frame.copy()
+    for c in columns:
+        out[c] = out[c].map(_restore, na_action="ignore")
+    return out.rename(columns=_restore)
+
+
+def _quoted(column: pd.Series) -> bool:
+    """Whether a cell of ``column`` starts with a quote (vectorised where it can be)."""
+    try:
+        return bool(column.str.startswith(_QUOTE, na=False).any())
+    except (AttributeError, TypeError):  # not a column of strings
+        values = column.to_numpy(dtype=object)
+        return any(isinstance(v, str) and v[:1] == _QUOTE for v in values)
 
 
 def write_tree(tree: Any, path: str | Path) -> Path:

@@ -248,8 +248,63 @@ def load_calibrator(path: str | Path, cls: type[Calibrator]) -> Calibrator:
         return _calibrator_from_tree(tree, path, cls)
 
 
+def _pair(value: Any, low: float, high: float) -> bool:
+    """Whether ``value`` is ``[a, b]`` with ``low <= a < b <= high``."""
+    ok = isinstance(value, list) and len(value) == 2
+    ok = ok and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+    return ok and low <= value[0] < value[1] <= high
+
+
+def _whole(value: Any, least: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
+#: what each saved setting must be: a test and the words for it
+_SETTINGS: dict[str, tuple[Any, str]] = {
+    "model": (lambda v: v is None or isinstance(v, str), "a model name or null"),
+    "engine": (lambda v: v in ("auto", "bayes", "freq"), "'auto', 'bayes' or 'freq'"),
+    "folds": (lambda v: _whole(v, 2), "a whole number >= 2"),
+    "seed": (lambda v: v is None or _whole(v, 0), "null or a whole number >= 0"),
+    "power_tuning": (lambda v: isinstance(v, bool), "true or false"),
+    "hajek": (lambda v: isinstance(v, bool), "true or false"),
+    "target": (lambda v: v in ("pool", "population", "superpopulation"), "'pool' or 'population'"),
+    "winsor": (lambda v: _pair(v, 0.0, 1.0), "two quantiles [low, high], 0 <= low < high <= 1"),
+    "n_components": (lambda v: v is None or _whole(v, 1), "null or a whole number >= 1"),
+    "scale": (lambda v: v is None or _pair(v, -np.inf, np.inf), "null or [low, high], low < high"),
+    "preset": (lambda v: v is None or isinstance(v, str), "null or a preset name"),
+    "surrogates": (
+        lambda v: v is None or (isinstance(v, list) and all(isinstance(x, str) for x in v)),
+        "null or a list of names",
+    ),
+    "pooling": (lambda v: v in ("auto", "shrink", "separate"), "'auto', 'shrink' or 'separate'"),
+    "group_effects": (lambda v: isinstance(v, bool) or v == "auto", "'auto', true or false"),
+}
+
+
+def _checked_config(text: Any, path: str | Path) -> dict[str, Any]:
+    """The saved ``config`` attribute, parsed and checked setting by setting (a changed
+    or damaged file is refused here, not accepted to fail, or run oddly, later)."""
+    config = json.loads(str(text))
+    where = f"calibrator file {str(path)!r}"
+    if not isinstance(config, dict):
+        raise ValidationError(
+            f"{where}: its settings (config) are a JSON {type(config).__name__}, not an "
+            f"object of settings; the file was changed or damaged. {_FIX}"
+        )
+    for key, value in config.items():
+        test, words = _SETTINGS.get(key, (None, ""))
+        if test is None:
+            raise ValidationError(f"{where}: unknown saved setting {key!r}. {_FIX}")
+        if not test(value):
+            raise ValidationError(
+                f"{where}: the saved setting {key}={json.dumps(value)} must be {words}; the "
+                f"file was changed or damaged. {_FIX}"
+            )
+    return config
+
+
 def _calibrator_from_tree(tree: Any, path: str | Path, cls: type[Calibrator]) -> Calibrator:
-    config = json.loads(tree.attrs["config"])
+    config = _checked_config(tree.attrs["config"], path)
     if "surrogates" not in tree.attrs:  # saved before extra surrogates existed
         config["surrogates"] = []
     for key in ("winsor", "scale"):

@@ -27,6 +27,9 @@ Kind = Literal["continuous", "ordinal", "nonnegative", "categorical"]
 KINDS: tuple[str, ...] = ("continuous", "ordinal", "nonnegative", "categorical")
 LONG_COLUMNS = ("item", "judge", "score")
 UNCERTAINTY_COLUMNS = ("entropy", "perplexity")
+#: largest label or judge score taken: beyond it, squares and sums of squares of a pool's
+#: values overflow floating point (1e308) and the fits fail
+MAX_ABS = 1e100
 
 
 @dataclass(frozen=True)
@@ -448,13 +451,27 @@ def _outcome_spec(
     return OutcomeSpec(kind)  # type: ignore[arg-type]
 
 
+def _too_large(values: np.ndarray) -> tuple[int, str, str] | None:
+    """The first of ``values`` beyond :data:`MAX_ABS`: its position, what it is and
+    what to do (None for none)."""
+    big = np.abs(values) > MAX_ABS
+    if not big.any():
+        return None
+    pos = int(np.argmax(big))
+    if np.isinf(values[pos]):
+        return pos, "infinite", "use a finite value"
+    fix = f"rescale the column (beyond +-{MAX_ABS:g}, squares and sums overflow floats)"
+    return pos, f"{float(values[pos]):g}", fix
+
+
 def _check_labels(y: np.ndarray, spec: OutcomeSpec, ids: np.ndarray, label: str) -> None:
     lab = ~np.isnan(y)
-    if np.isinf(y).any():
-        pos = int(np.argmax(np.isinf(y)))
+    bad = _too_large(y)
+    if bad is not None:
+        pos, what, fix = bad
         raise ValidationError(
-            f"label column {label!r} is infinite at {_row_label(ids, pos)}; "
-            "use a finite value or leave it empty (unlabeled)."
+            f"label column {label!r} is {what} at {_row_label(ids, pos)}; "
+            f"{fix}, or leave it empty (unlabeled)."
         )
     if spec.kind == "nonnegative" and (y[lab] < 0).any():
         pos = int(np.flatnonzero(lab & (np.nan_to_num(y) < 0))[0])
@@ -475,12 +492,14 @@ def _check_labels(y: np.ndarray, spec: OutcomeSpec, ids: np.ndarray, label: str)
 
 
 def _check_infinite(long: pd.DataFrame, ids: np.ndarray) -> None:
-    bad = np.isinf(long["score"].to_numpy())
-    if bad.any():
-        k = int(np.argmax(bad))
+    scores = long["score"].to_numpy(dtype=float)
+    bad = _too_large(scores)
+    if bad is not None:
+        k, what, fix = bad
+        score = "an infinite score" if what == "infinite" else f"a score of {what}"
         raise ValidationError(
-            f"judge {long['judge'].iloc[k]!r} has an infinite score at "
-            f"{_row_label(ids, int(long['pos'].iloc[k]))}; replace it or leave it empty."
+            f"judge {long['judge'].iloc[k]!r} has {score} at "
+            f"{_row_label(ids, int(long['pos'].iloc[k]))}; {fix}, or leave it empty."
         )
 
 

@@ -65,7 +65,9 @@ def main(argv: list[str]) -> int:
                     shutil.rmtree(base, ignore_errors=True)
                 if outcome is None:
                     continue
-                bad += outcome.lost or outcome.traceback or outcome.note.startswith("RERUN")
+                bad += (
+                    outcome.lost or outcome.traceback or outcome.note.startswith(("RERUN", "FAIL"))
+                )
                 rows.append(_row(case, name, outcome))
                 print(" | ".join(rows[-1]), file=sys.stderr, flush=True)
     finally:

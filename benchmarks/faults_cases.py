@@ -271,3 +271,8 @@ CASES: dict[str, Callable[[Command, Path], Outcome | None]] = {
     "kill -9 at swapped": lambda c, r: case_kill(c, r, "swapped"),
     "two runs at once": case_concurrent,
 }
+
+# issue 42's defects 2, 7, 10 and 12: crashes, tracebacks, formula injection, smaller faults
+from benchmarks.faults_crash_cases import CASES as _CRASH_CASES  # noqa: E402
+
+CASES.update(_CRASH_CASES)

@@ -364,7 +364,7 @@ def test_judge_writes_no_table_when_every_call_failed(tmp_path, capsys):
     assert f"bacon judge: error: 6 calls failed: 6 connection ({url})" in err, err
     assert "was not written" in err and "Fix the endpoint" in err
     assert out.read_text() == "the user's earlier scores\n"
-    assert (tmp_path / "scores.csv.cache.sqlite").exists()
+    assert not (tmp_path / "scores.csv.cache.sqlite").exists()  # no call answered: no cache
     fresh = tmp_path / "fresh.csv"
     assert _judge(items, url, fresh) == 2 and not fresh.exists()
 

@@ -51,14 +51,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``bacon`` console script."""
+    name = "bacon"
+    try:
+        args = build_parser().parse_args(argv)
+        name = f"bacon {args.command}"
+        return _run(args, name)
+    except KeyboardInterrupt:  # Ctrl-C, in any command: a line, no traceback
+        print(
+            f"{name}: interrupted; outputs are written whole or not at all, so none was left "
+            "half-written: run the same command again",
+            file=sys.stderr,
+        )
+        return 130
+
+
+def _run(args: argparse.Namespace, name: str) -> int:
+    """Run the command; errors are a message and exit 2 (1 for a closed pipe)."""
     from bacon_bayes.errors import BaconError
 
-    parser = build_parser()
-    args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except BaconError as exc:
-        print(f"bacon {args.command}: error: {exc}", file=sys.stderr)
+        print(f"{name}: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # the reader left (``bacon ... | head``): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
@@ -66,7 +80,14 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:  # a path, permission, disk or network problem: no traceback
         from bacon_bayes.outputs import oserror_text
 
-        print(f"bacon {args.command}: error: {oserror_text(exc)}", file=sys.stderr)
+        print(f"{name}: error: {oserror_text(exc)}", file=sys.stderr)
+        return 2
+    except RecursionError:  # an input nested thousands deep that no reader caught first
+        print(
+            f"{name}: error: an input is nested too deeply to read (RecursionError); "
+            "flatten it and run again",
+            file=sys.stderr,
+        )
         return 2
 
 

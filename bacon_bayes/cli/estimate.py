@@ -468,6 +468,11 @@ def run(args: argparse.Namespace) -> int:
         raise ValidationError(f"--save {args.save!r} should end in .nc (a NetCDF file)")
     if args.round and not args.history:
         raise ValidationError("--round names a round in the ledger; pass --history FILE too")
+    if args.save and args.calibrator and not getattr(args, "refit", False):
+        raise ValidationError(
+            "--save with a frozen --calibrator would save the old calibration again; "
+            "add --refit to save one trained on both rounds, or drop --save"
+        )
     inputs = read_files(args)
     with contextlib.ExitStack() as stack:
         save = history = None
@@ -501,18 +506,15 @@ def _run(
     cal, saved = fit_from_args(args)
     check_ledger(cal, records, args)  # another project's ledger: refused before --save
     pool = cal.pool_
-    saved_id = None
-    if save is not None:
-        if saved is not None and not args.refit:
-            raise ValidationError(
-                "--save with a frozen --calibrator would save the old calibration again; "
-                "add --refit to save one trained on both rounds, or drop --save"
-            )
-        cal.save(save.path)
-        save.written()
-        saved_id = cal.save_id_
 
-    def ledger(validated: bool = True) -> None:
+    def finish(validated: bool = True) -> None:
+        """Save the calibrator (--save) and append the round (--history): once every
+        estimate is made, so a command that fails on the way saves nothing."""
+        saved_id = None
+        if save is not None:
+            cal.save(save.path)
+            save.written()
+            saved_id = cal.save_id_
         if history is not None and records is not None:
             append_round(cal, args, history, records, validated=validated, saved_id=saved_id)
 
@@ -520,10 +522,11 @@ def _run(
         if args.json:
             out = {"n_items": pool.n_items, "n_labeled": pool.n_labeled}
             out |= {"unvalidated": unvalidated(cal), "round": round_json(cal, args)}
-            print(json.dumps(out, indent=2))
+            text = json.dumps(out, indent=2)
         else:
-            print(f"{round_header(cal, args)}\n{unvalidated_text(cal, pool.label_name)}")
-        ledger(validated=False)
+            text = f"{round_header(cal, args)}\n{unvalidated_text(cal, pool.label_name)}"
+        finish(validated=False)
+        print(text)
         return 0
     group = group_name(args) if pool.groups is not None else None
     left_out = naive_note(cal)
@@ -559,8 +562,9 @@ def _run(
             out["comparisons"] = compared.to_dict()
         if saved is not None:
             out["round"] = round_json(cal, args)
-        print(json.dumps(out, indent=2))
-        ledger()
+        text = json.dumps(out, indent=2)
+        finish()
+        print(text)
         return 0
     means = [cal.estimate_mean(args.alpha, m) for m in methods]
     quants = {q: [cal.estimate_quantile(q, args.alpha, m) for m in methods] for q in args.quantile}
@@ -586,7 +590,7 @@ def _run(
         f"{fitted}\n{target_line(cal)}"
     )
     missing = cal.features_.report["missing"]
-    print(
+    text = (
         estimate_output(
             header, pool.notes, missing, pool.label_name, args.alpha, means, quants, groups,
             group,
@@ -597,6 +601,7 @@ def _run(
         + (f"\nnaive (raw judge avg) left out: {left_out}" if left_out else "")
     )  # fmt: skip
     if saved is not None:
-        print(transport_text(cal, args) + refit_text(cal, args, saved))
-    ledger()
+        text += "\n" + transport_text(cal, args) + refit_text(cal, args, saved)
+    finish()
+    print(text)
     return 0

@@ -170,6 +170,7 @@ def _score(
     policy = RetryPolicy(
         max_attempts=args.max_attempts, base_delay=args.backoff_base, max_delay=args.backoff_max
     )
+    fresh = not Path(cache).exists()  # a cache this run creates: removed if left empty
     try:
         result = run_jury(
             items,
@@ -194,6 +195,9 @@ def _score(
     n_failed = sum(summary.failed.values())
     if n_failed and n_failed == summary.calls:  # not one reply: nothing worth a table
         print(summary, file=sys.stderr)
+        if fresh:  # failed calls are not cached: the new cache is empty, and goes
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(cache + suffix).unlink(missing_ok=True)
         raise ValidationError(
             f"{summary.failures()}. No call produced a score, so {out.given} was not written "
             "(a file already there is left as it was). Fix the endpoint, model name or API "

@@ -11,6 +11,7 @@ import numpy as np
 
 from bacon_bayes.cli.judge_args import add_judge_argument, file_judge_columns
 from bacon_bayes.errors import BaconError, ValidationError
+from bacon_bayes.io import people_csv
 from bacon_bayes.outputs import FORCE_HELP, claim
 from bacon_bayes.sampling import DEFAULT_UNIFORM_SHARE, MIN_LABELS_PER_COEFFICIENT, SMALL_PILOT
 from bacon_bayes.study import DESIGNS, Study, StudyConfig, create_study, draw_wave, pending_items
@@ -259,7 +260,7 @@ def run(args: argparse.Namespace) -> int:
             )
             todo = pending_items(Study.open(root), wave, show)
             try:
-                out.write_text(todo.to_csv(index=False))
+                out.write_text(people_csv(todo))
             except BaconError as exc:
                 raise ValidationError(
                     f"{exc} Wave {wave} is recorded in the study: write its to-label file "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from bacon_bayes.io import people_csv
 from bacon_bayes.outputs import FORCE_HELP, claim
 from bacon_bayes.study import Study, pending_items
 from bacon_bayes.study.folder import study_inputs
@@ -41,6 +42,6 @@ def run(args: argparse.Namespace) -> int:
         with claim(
             args.pending_out, option="--pending-out", inputs=inputs, force=args.force
         ) as out:
-            out.write_text(pending.to_csv(index=False))
+            out.write_text(people_csv(pending))
         print(f"{len(pending)} pending items written to {args.pending_out}")
     return 0

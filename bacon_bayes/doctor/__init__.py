@@ -50,6 +50,7 @@ class Profile:
     length: list[bias.LengthBias] = field(default_factory=list)
     length_note: str = ""
     length_skipped: dict[str, str] = field(default_factory=dict)
+    length_left_out: int = 0
     groups: dict[str, pd.DataFrame] = field(default_factory=dict)
     scale: Scale | None = None
     scales: dict[str, str] = field(default_factory=dict)
@@ -186,6 +187,7 @@ def profile(
         p.length, p.groups, p.length_skipped = bias.judge_biases(
             y, frame[roles.judges], length, groups, alpha
         )
+        p.length_left_out = bias.without_text(y, length)
         if length is None:
             p.length_note = "no response text column: response length not checked"
         elif not p.length:
@@ -391,6 +393,8 @@ def _bias_text(p: Profile) -> list[str]:
             lines.append(f"    {j:<28} not checked: {why}")
     elif p.length_note:
         lines.append(f"  response length: {p.length_note}")
+    if p.length_left_out and (p.length or p.length_note):
+        lines.append(f"    ({bias.left_out_note(p.length_left_out)})")
     tables = {j: t for j, t in p.groups.items() if not t.empty}
     if tables:
         k = max(len(t) for t in tables.values())

@@ -52,9 +52,26 @@ MIN_LENGTH_N = 8
 
 
 def words(text: pd.Series) -> np.ndarray:
-    """Length of each text in words (NaN where there is none)."""
+    """Length of each text in words (NaN where there is none: a missing text is of
+    unknown length, and the length check leaves its item out)."""
     out = text.astype("string").str.split().str.len()
-    return out.astype(float).to_numpy()
+    return out.astype("Float64").to_numpy(dtype=float, na_value=np.nan)
+
+
+def without_text(label: np.ndarray, length: np.ndarray | None) -> int:
+    """How many labeled items the length check leaves out for want of a text."""
+    if length is None:
+        return 0
+    return int((np.isfinite(label) & ~np.isfinite(length)).sum())
+
+
+def left_out_note(count: int) -> str:
+    """What the length check left out: ``"N labeled items with no text left out: length
+    unknown"``, empty for none."""
+    if not count:
+        return ""
+    items = f"{count} labeled item{'s' if count > 1 else ''}"
+    return f"{items} with no text left out: length unknown"
 
 
 def ols_hc3(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

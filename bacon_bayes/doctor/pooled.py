@@ -47,6 +47,8 @@ class PoolCheck:
         The length check of each judge (with a text).
     length_note : str
         Why there is no length check, when there is none.
+    length_left_out : int
+        Labeled items the length check left out for want of a text.
     groups : dict
         Judge -> its group-bias table (:func:`~bacon_bayes.doctor.bias.group_bias`).
     length_skipped : dict
@@ -63,6 +65,7 @@ class PoolCheck:
     judges_alpha: tuple[float, str, list[str]] | None = None
     length: list[bias.LengthBias] = field(default_factory=list)
     length_note: str = ""
+    length_left_out: int = 0
     groups: dict[str, pd.DataFrame] = field(default_factory=dict)
     length_skipped: dict[str, str] = field(default_factory=dict)
 
@@ -113,6 +116,7 @@ def profile_pool(
     check.length, check.groups, check.length_skipped = bias.judge_biases(
         y, frame[judges], length, groups, alpha
     )
+    check.length_left_out = bias.without_text(y, length)
     if length is None:
         check.length_note = "no response text (pass --text COLUMN): response length not checked"
     elif not check.length:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.io import people_csv
 from bacon_bayes.outputs import write_file
 
 
@@ -25,5 +26,7 @@ def write_table(df: pd.DataFrame, path: str | Path) -> Path:
             ) from exc
         return write_file(path, lambda tmp: df.to_parquet(tmp, index=False))
     if ext == ".csv":
-        return write_file(path, lambda tmp: df.to_csv(tmp, index=False))
+        return write_file(
+            path, lambda tmp: tmp.write_text(people_csv(df), encoding="utf-8", newline="")
+        )
     raise ValidationError(f"output {path}: use a .parquet or .csv file name")

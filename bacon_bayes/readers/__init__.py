@@ -114,11 +114,18 @@ def read_any(path: str | Path) -> tuple[pd.DataFrame, TableMeta]:
     kind = sniff(path)
     if kind in ("csv", "parquet"):
         return read_table(path), TableMeta(format=kind)
-    if kind == "inspect":
-        return inspect_log.read_inspect(path)
-    if kind == "json":
-        return _read_json(path)
-    first = read_lines(path)[0]
-    if lm_eval.looks_like(first):
-        return lm_eval.read_lm_eval(path)
-    return read_jsonl(path)
+    try:
+        if kind == "inspect":
+            return inspect_log.read_inspect(path)
+        if kind == "json":
+            return _read_json(path)
+        first = read_lines(path)[0]
+        if lm_eval.looks_like(first):
+            return lm_eval.read_lm_eval(path)
+        return read_jsonl(path)
+    except RecursionError:  # parsing or flattening a document nested thousands deep
+        raise ValidationError(
+            f"{str(path)!r} is nested too deeply to read (objects or lists inside each other "
+            "hundreds of levels deep); no evaluation tool writes that: flatten it, or pass "
+            f"{FORMATS}."
+        ) from None

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.doctor.bias import MIN_LENGTH_N, unit_words
+from bacon_bayes.doctor.bias import MIN_LENGTH_N, left_out_note, unit_words
 from bacon_bayes.doctor.pooled import PoolCheck, profile_pool
 from bacon_bayes.report.tables import esc, scroll_table
 
@@ -73,8 +73,9 @@ def _between(check: PoolCheck) -> str:
 def _length(check: PoolCheck) -> str:
     level = f"{1 - check.alpha:.0%}"
     head = "<h3>Response length</h3>"
+    left_out = left_out_note(check.length_left_out)
     if not check.length:
-        note = check.length_note
+        note = check.length_note + (f"; {left_out}" if left_out else "")
         return head + _note(esc(f"{note[:1].upper()}{note[1:]}."))
     per = unit_words(check.length[0].per)
     frame = pd.DataFrame(
@@ -93,6 +94,7 @@ def _length(check: PoolCheck) -> str:
         f"label + length on the labeled items with a text, {level} interval (HC3, robust "
         "to unequal variance). <b>biased by length</b>: the interval excludes 0 (positive: "
         f"the judge favours long responses). Needs at least {MIN_LENGTH_N} labeled items."
+        + (f" {esc(left_out[:1].upper() + left_out[1:])}." if left_out else "")
     )
     return (
         head

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.io import restored
 from bacon_bayes.study.core import Study
 from bacon_bayes.study.folder import remove_stale_temp_files, study_lock
 
@@ -70,6 +71,7 @@ def _read_label_file(path: Path, item: str, label: str) -> tuple[pd.DataFrame, s
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ValidationError(f"label file {path} is not a readable CSV: {exc}") from exc
+    frame = restored(frame)  # ids a to-label file quoted against spreadsheet formulas
     if item not in frame.columns:
         raise ValidationError(
             f"label file {path} has no id column {item!r} (columns: {list(frame.columns)})"
