@@ -244,7 +244,8 @@ def rename_duplicate(walk: Walk) -> None:
     assert names.count("llm_a") == 2
     names[len(names) - 1 - names[::-1].index("llm_a")] = "llm_a2"
     (walk.folder / FILE).write_text(",".join(names) + "\n" + rest)
-    walk.frame = pd.read_csv(walk.folder / FILE)
+    attrs, walk.frame = walk.frame.attrs, pd.read_csv(walk.folder / FILE)
+    walk.frame.attrs = attrs
     walk.spec = replace(walk.spec, duplicate_judge=False)
 
 
