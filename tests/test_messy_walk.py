@@ -47,6 +47,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field, replace
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pandas as pd
@@ -190,6 +191,71 @@ def json_intervals_hold(node: object, what: str, path: str = "") -> int:
     return checked
 
 
+class _Tables(HTMLParser):
+    """The tables of an HTML page, as lists of rows of cell texts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[list[list[str]]] = []
+        self.row: list[str] | None = None
+        self.cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: object) -> None:
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr" and self.tables:
+            self.row = []
+            self.tables[-1].append(self.row)
+        elif tag in ("td", "th") and self.row is not None:
+            self.cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self.cell is not None and self.row is not None:
+            self.row.append(" ".join("".join(self.cell).split()))
+            self.cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+#: the report's columns of a value and its interval (item scores are left out: theirs is
+#: a prediction interval of the label, which a 0/1 label's probability need not lie in)
+REPORT_INTERVALS = [
+    ("estimate", "ci_low", "ci_high"),
+    ("difference", "ci_low", "ci_high"),
+    ("over", "low", "high"),
+    ("over per word", "low", "high"),
+    ("over per 10 words", "low", "high"),
+    ("over per 100 words", "low", "high"),
+    ("bias", "bias low", "bias high"),
+]
+
+
+def report_intervals_hold(page: str) -> int:
+    """Every value of the report's tables lies in its interval; how many were checked."""
+    parser = _Tables()
+    parser.feed(page)
+    checked = 0
+    for table in parser.tables:
+        if not table:
+            continue
+        head = table[0]
+        for value, low, high in REPORT_INTERVALS:
+            if not {value, low, high} <= set(head):
+                continue
+            at = [head.index(c) for c in (value, low, high)]
+            for row in table[1:]:
+                try:
+                    x, lo, hi = (float(row[k]) for k in at)
+                except (ValueError, IndexError):
+                    continue  # an empty cell: no interval
+                if all(map(math.isfinite, (x, lo, hi))):
+                    assert lo - 1e-9 <= x <= hi + 1e-9, f"report: {head} {row}"
+                    checked += 1
+    return checked
+
+
 # ----------------------------------------------------------------------------- the steps
 ROLES = {"id": "--item", "label": "--label", "judge": "--judge", "group": "--group",
          "prompt": "--prompt"}  # fmt: skip
@@ -229,7 +295,7 @@ def doctor(walk: Walk, *given: str) -> tuple[list[str], list[str]] | None:
     scale = option(command, "--scale")
     if scale is not None:  # a scale it states is the label's
         assert tuple(float(v) for v in scale.split(":")) == SCALES[spec.label_scale], scale
-    if spec.sentinels >= 3:
+    if spec.sentinels >= 3 and re.search(r"^  judge\s+llm_b ", out, re.M):
         assert re.search(r"llm_b\s+codes\s+\d+ scores of -1", out), "the -1 codes not flagged"
     if spec.reference is not None and re.search(r"^  judge\s+ref_match ", out, re.M):
         assert re.search(rf"ref_match\s+constant .* of {spec.reference}\b", out), out
@@ -268,6 +334,7 @@ def report(walk: Walk, reading: list[str]) -> None:
         page = (walk.folder / "r.html").read_text()
         assert page.lstrip().lower().startswith("<!doctype html") or "<html" in page[:500]
         assert "r.html" in out
+        assert report_intervals_hold(page) >= 2
 
 
 def plan(walk: Walk, reading: list[str], goal: list[str]) -> list[str]:
@@ -423,6 +490,11 @@ def test_the_checks_fail_on_an_estimate_outside_its_interval() -> None:
     with pytest.raises(AssertionError):
         json_intervals_hold({"groups": [{"estimate": 3.0, "ci_low": 1.0, "ci_high": 2.0}]}, "t")
     assert intervals_hold("M1 2.3958 [1.857, 2.711]", "t") == 1
+    row = "<tr><td>{}</td><td>{}</td><td>{}</td></tr>"
+    page = "<table>" + row.format("estimate", "ci_low", "ci_high") + row + "</table>"
+    assert report_intervals_hold(page.format(0.5, 0.1, 0.9)) == 1
+    with pytest.raises(AssertionError):
+        report_intervals_hold(page.format(0.0123, 1.0, 1.0))
     with pytest.raises(AssertionError):
         refusal_is_plain("bacon estimate: error: something went wrong\n", pd.Index(["x"]), "t")
     refusal_is_plain(
