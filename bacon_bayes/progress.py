@@ -2,13 +2,18 @@
 shown only when stderr is a terminal, so pipes, log files and tests stay silent.
 
 A bar appears only once its work has taken :data:`DELAY` seconds (tqdm's ``delay``): a
-frequentist cross-fit done in a blink prints nothing even on a terminal.
+frequentist cross-fit done in a blink prints nothing even on a terminal. The environment
+variable ``BACON_PROGRESS=0`` turns the bars off (:func:`silenced` sets it, for work whose
+own bar counts many fits, such as ``bacon simulate``'s trials, in its worker processes too).
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 #: Seconds of work before a bar appears.
@@ -23,11 +28,28 @@ NUTPIE_TEMPLATE = (
 
 
 def shown(show: bool | None = None) -> bool:
-    """Whether to draw progress: ``show`` when given, else whether stderr is a terminal."""
+    """Whether to draw progress: ``show`` when given, else whether stderr is a terminal
+    (and ``BACON_PROGRESS`` is not ``0``)."""
     if show is not None:
         return show
+    if os.environ.get("BACON_PROGRESS") == "0":
+        return False
     isatty = getattr(sys.stderr, "isatty", None)
     return bool(isatty and isatty())
+
+
+@contextlib.contextmanager
+def silenced() -> Iterator[None]:
+    """No bars inside (``BACON_PROGRESS=0``, which processes started inside inherit)."""
+    before = os.environ.get("BACON_PROGRESS")
+    os.environ["BACON_PROGRESS"] = "0"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["BACON_PROGRESS"]
+        else:
+            os.environ["BACON_PROGRESS"] = before
 
 
 def bar(total: int | None, desc: str, unit: str = "it", show: bool | None = None) -> Any:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import importlib.metadata as md
 import json
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -144,3 +145,27 @@ def test_runtime_dependencies_alone_run_the_main_commands(tmp_path):
 def test_undeclared_imports_are_still_imported(name):
     # a stale entry in UNDECLARED would hide a real omission later
     assert name in imported_names()
+
+
+def _make_plan(target: str, tmp_path: Path) -> str:
+    """What ``make TARGET`` would run in a fresh clone (no .venv yet), as text."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    for name in ("Makefile", "pyproject.toml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    done = subprocess.run(
+        ["make", "-n", target], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def test_make_demo_installs_the_runtime_only(tmp_path):
+    plan = _make_plan("demo", tmp_path)
+    assert "pip install --quiet -e .\n" in plan and "[dev]" not in plan
+    assert plan.rstrip().endswith("bacon demo")
+
+
+def test_make_test_installs_the_dev_extras(tmp_path):
+    plan = _make_plan("test", tmp_path)
+    assert '-e ".[dev]"' in plan and "pytest" in plan
+    assert "make test" in (ROOT / ".ci" / "run").read_text()  # CI runs it from a clone

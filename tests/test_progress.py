@@ -106,3 +106,13 @@ def test_arviz_daily_warning_is_not_printed(tmp_path):
         pytest.skip("this arviz version has no daily warning")
     # ArviZ stamped the day: it issued the warning, and the filter kept it off stderr
     assert "ArviZ" not in done.stderr
+
+
+def test_silenced_turns_the_bars_off_and_back(monkeypatch):
+    monkeypatch.setattr("sys.stderr", _Terminal())
+    monkeypatch.delenv("BACON_PROGRESS", raising=False)
+    assert progress.shown()
+    with progress.silenced():
+        assert not progress.shown()
+        assert progress.shown(True)  # an explicit request still draws
+    assert progress.shown()
