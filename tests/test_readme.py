@@ -96,8 +96,10 @@ def test_the_readme_runs(tmp_path, monkeypatch, capsys):
         if "Using it" in text and len(ran) == 1:
             _run_snippet(text)
     assert len(ran) >= 25, ran
-    # the tool-log sections ran on the shipped logs
-    assert {"report.html", "lm_eval.html"} <= {p.name for p in tmp_path.iterdir()}
+    # the tool-log sections ran, on the shipped logs
+    assert sum("run.eval" in line for line in ran) == 3
+    assert sum("samples_mytask_" in line for line in ran) == 2
+    assert (tmp_path / "lm_eval.html").is_file()
     # every SKIP entry still matches a README command (no stale reasons)
     assert {why for _, why in skipped} == set(SKIP.values())
 
