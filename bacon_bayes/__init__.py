@@ -7,9 +7,17 @@ part of the library start fast.
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import Any
 
 __version__ = "0.1.0"
+
+# ArviZ (which PyMC and nutpie import) announces its coming refactor with a FutureWarning on
+# its first import of the day; it concerns ArviZ's own API, which bacon_bayes's users do
+# not call, so it only printed noise before every Bayesian fit.
+warnings.filterwarnings(
+    "ignore", r"\s*ArviZ is undergoing a major refactor", FutureWarning, "arviz"
+)
 
 _EXPORTS = {
     "BaconError": "bacon_bayes.errors",

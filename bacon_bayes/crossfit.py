@@ -36,6 +36,7 @@ from sklearn.base import clone
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.order import unique_codes
+from bacon_bayes.progress import bar
 
 
 def make_folds(
@@ -234,9 +235,10 @@ def _fit_folds(
 ) -> list[Any]:
     """Fold model ``k`` of ``K`` fitted on the labeled rows outside fold ``k`` (a fold id
     of ``K`` or more is in every fold's training)."""
-    if hasattr(model, "fit_folds"):
+    if hasattr(model, "fit_folds"):  # its sampler shows its own progress
         return list(model.fit_folds(X, y, fold_ids, K))
     labeled = ~np.isnan(y)
+    progress = bar(K, f"cross-fitting {type(model).__name__}", unit="fold")
 
     def fit(k: int) -> Any:
         train = labeled & (fold_ids != k)
@@ -245,12 +247,14 @@ def _fit_folds(
             m.fit(X, np.where(train, y, np.nan))
         else:
             m.fit(X[train], y[train])
+        progress.update(1)
         return m
 
-    if threads > 1 and K > 1:
-        with ThreadPoolExecutor(min(threads, K)) as pool:
-            return list(pool.map(fit, range(K)))
-    return [fit(k) for k in range(K)]
+    with progress:
+        if threads > 1 and K > 1:
+            with ThreadPoolExecutor(min(threads, K)) as pool:
+                return list(pool.map(fit, range(K)))
+        return [fit(k) for k in range(K)]
 
 
 def _design_weight(labeled: np.ndarray, pi: np.ndarray | None) -> np.ndarray:

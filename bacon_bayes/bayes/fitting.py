@@ -190,8 +190,9 @@ class JudgeModelFitting:
         draws: int | None = None,
         tune: int | None = None,
         target_accept: float | None = None,
+        desc: str = "sampling",
     ) -> tuple[Any, float]:
-        return self._sample_many(compiled, [data], [seed], draws, tune, target_accept)[0]
+        return self._sample_many(compiled, [data], [seed], draws, tune, target_accept, desc)[0]
 
     def _sample_many(
         self,
@@ -201,9 +202,11 @@ class JudgeModelFitting:
         draws: int | None = None,
         tune: int | None = None,
         target_accept: float | None = None,
+        desc: str = "sampling",
     ) -> list[tuple[Any, float]]:
         """Sample each of ``datas`` with its seed, at once where the sampler allows
-        (:meth:`~bacon_bayes.bayes.nuts.CompiledSampler.run_many`)."""
+        (:meth:`~bacon_bayes.bayes.nuts.CompiledSampler.run_many`); ``desc`` names the
+        run on the progress bar."""
         return compiled.run_many(
             datas,
             seeds,
@@ -212,6 +215,7 @@ class JudgeModelFitting:
             chains=self.chains,
             target_accept=self.target_accept if target_accept is None else target_accept,
             low_rank=self.low_rank,
+            desc=desc,
         )
 
     def _latent_summary(self, arrays: dict, posterior: Any, rows: np.ndarray) -> dict:
@@ -284,7 +288,7 @@ class JudgeModelFitting:
         gives (the label stage's rule, :meth:`_fit_cut`)."""
         compiled = self._compile("judges", arrays, {})
         data = _data(arrays, {})
-        idata, secs = self._sample(compiled, data, self.seed)
+        idata, secs = self._sample(compiled, data, self.seed, desc="judge model")
         engine = compiled.engine
         diag = check_convergence(idata, sampler=engine, seconds=secs, warn=False)
         if not diag.ok:
@@ -292,8 +296,9 @@ class JudgeModelFitting:
             if diag.n_divergent:
                 accept = max(accept, RETRY_TARGET_ACCEPT)
             idata, more = self._sample(
-                compiled, data, self.seed + 1, 2 * self.draws, 2 * self.tune, accept
-            )
+                compiled, data, self.seed + 1, 2 * self.draws, 2 * self.tune, accept,
+                "judge model, longer",
+            )  # fmt: skip
             diag = check_convergence(idata, sampler=engine, seconds=secs + more, warn=False)
         if self.warn:
             warn_if_poor(diag)
@@ -362,7 +367,8 @@ class JudgeModelFitting:
             return self._fit_cut(arrays, rows, folds)
         compiled = self._compile("joint", arrays, folds[0][0])
         datas = [_data(arrays, labels) for labels, _ in folds]
-        runs = self._sample_many(compiled, datas, [self.seed + k for k in range(len(folds))])
+        seeds = [self.seed + k for k in range(len(folds))]
+        runs = self._sample_many(compiled, datas, seeds, desc=f"{type(self).__name__}, folds")
         fits = []
         for (_, const), (idata, secs) in zip(folds, runs, strict=True):
             diag = self._diagnose(idata, secs, compiled.engine)
@@ -430,12 +436,15 @@ class JudgeModelFitting:
         compiled = self._compile("labels", arrays, data)
         longest = judges.posterior.sizes["draw"]
         draws = min(self.label_draws, longest)
-        idata, secs = self._sample(compiled, data, self.seed + 1000, draws=draws)
+        what = f"label links of {len(folds)} fold(s)"
+        idata, secs = self._sample(compiled, data, self.seed + 1000, draws=draws, desc=what)
         blocks, links = self._link_blocks(idata, folds, secs, engine)
         if draws < longest and not all(d.ok for d in links):
             # a fold's link did not converge: run stage 2 once more, longer (as many
             # draws as stage 1), and keep that run whatever it gives
-            idata, more = self._sample(compiled, data, self.seed + 1001, draws=longest)
+            idata, more = self._sample(
+                compiled, data, self.seed + 1001, draws=longest, desc=f"{what}, longer"
+            )
             secs += more
             blocks, links = self._link_blocks(idata, folds, secs, engine)
         judges = _thin_draws(judges, idata.posterior.sizes["draw"])

@@ -235,13 +235,21 @@ class NativeRun:
         return out
 
 
-def native_start(flat: FlatCall, compiled: Any, **settings: Any) -> NativeRun:
+def native_start(
+    flat: FlatCall, compiled: Any, progress_type: Any = None, **settings: Any
+) -> NativeRun:
     """Start sampling ``flat``'s density with nutpie, without Python in the loop, on the
     data of the JAX-compiled ``compiled`` (its ``_shared_data``); ``settings``: those of
-    ``nutpie.sample`` (``cores`` among them). ``.wait()`` gives the draws."""
+    ``nutpie.sample`` (``cores`` among them); ``progress_type``: nutpie's progress
+    reporting (:class:`~bacon_bayes.progress.SamplingProgress`; None: none). ``.wait()``
+    gives the draws."""
     import nutpie
 
-    model = NativeModel.build(flat, compiled._shared_data, compiled._make_initial_points)
+    from bacon_bayes.progress import WithProgress
+
+    model: Any = NativeModel.build(flat, compiled._shared_data, compiled._make_initial_points)
+    if progress_type is not None:
+        model = WithProgress(model, progress_type)
     sampler = nutpie.sample(
         model, progress_bar=False, save_warmup=False, blocking=False, **settings
     )

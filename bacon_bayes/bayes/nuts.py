@@ -31,6 +31,7 @@ import numpy as np
 from bacon_bayes.bayes.compile_cache import enable_jax_cache
 from bacon_bayes.bayes.native import FlatCall, native_start
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.progress import SamplingProgress, WithProgress
 
 __all__ = [
     "ENGINES",
@@ -88,6 +89,7 @@ class CompiledSampler:
         seed: int,
         target_accept: float = 0.8,
         low_rank: bool = True,
+        desc: str = "sampling",
     ) -> tuple[Any, float]:
         """Sample with ``data`` set in the containers; return (InferenceData, seconds).
 
@@ -98,7 +100,7 @@ class CompiledSampler:
         """
         return self.run_many(
             [data], [seed], draws=draws, tune=tune, chains=chains,
-            target_accept=target_accept, low_rank=low_rank,
+            target_accept=target_accept, low_rank=low_rank, desc=desc,
         )[0]  # fmt: skip
 
     def run_many(
@@ -111,6 +113,7 @@ class CompiledSampler:
         chains: int,
         target_accept: float = 0.8,
         low_rank: bool = True,
+        desc: str = "sampling",
     ) -> list[tuple[Any, float]]:
         """Sample each of ``datas`` with its seed (as :meth:`run`); return (InferenceData,
         seconds) per data set.
@@ -124,27 +127,39 @@ class CompiledSampler:
         draws are the same either way (each chain's random stream comes from its seed).
         A single run stays in Python: natively it ran no faster (ordinal benchmark 14.6 vs
         15.3 s) and its function pointer costs about 1.3 s to compile per process.
-        ``seconds``: from the start until that data set's draws were taken.
+        ``seconds``: from the start until that data set's draws were taken. ``desc``: what
+        the progress bar (on a terminal only, :mod:`bacon_bayes.progress`) says is sampled.
         """
         from threadpoolctl import threadpool_limits
 
         settings = {"draws": draws, "tune": tune, "chains": chains, "target_accept": target_accept}
-        settings["cores"] = min(chains, os.cpu_count() or 1)
+        cores = settings["cores"] = min(chains, os.cpu_count() or 1)
+        runs_text = f"{len(datas)} runs x " if len(datas) > 1 else ""
+        progress = SamplingProgress(
+            f"{desc} ({runs_text}{chains} chains x {tune + draws} draws)",
+            len(datas),
+            len(datas) * chains * (tune + draws),
+        )
         # chains run in parallel threads/processes: a multi-threaded BLAS would
         # only oversubscribe the cores (measured: 20x slower matrix-vector products)
-        with threadpool_limits(limits=1, user_api="blas"):
+        with progress, threadpool_limits(limits=1, user_api="blas"):
             start = time.perf_counter()
             if len(datas) > 1 and self.flat is not None and NATIVE:
                 nuts = {**settings, "low_rank_modified_mass_matrix": low_rank}
                 runs = [
-                    native_start(self.flat, self._with_data(data), seed=seed, **nuts)
-                    for data, seed in zip(datas, seeds, strict=True)
-                ]
+                    native_start(
+                        self.flat, self._with_data(data), progress.progress_type(k, cores),
+                        seed=seed, **nuts,
+                    )
+                    for k, (data, seed) in enumerate(zip(datas, seeds, strict=True))
+                ]  # fmt: skip
                 return [(run.wait(), time.perf_counter() - start) for run in runs]
             out = []
-            for data, seed in zip(datas, seeds, strict=True):
+            for k, (data, seed) in enumerate(zip(datas, seeds, strict=True)):
                 begin = time.perf_counter()
-                idata = self._run(data, seed=seed, low_rank=low_rank, **settings)
+                idata = self._run(
+                    data, seed=seed, low_rank=low_rank, progress=(progress, k), **settings
+                )
                 out.append((idata, time.perf_counter() - begin))
             return out
 
@@ -162,15 +177,17 @@ class CompiledSampler:
             compiled = dataclasses.replace(compiled, _shared_data=shared)
         return compiled
 
-    def _run(self, data, *, seed, low_rank, **common):
-        """One run through Python; ``common``: the settings nutpie and ``pm.sample`` share."""
+    def _run(self, data, *, seed, low_rank, progress, **common):
+        """One run through Python; ``common``: the settings nutpie and ``pm.sample`` share;
+        ``progress``: the bar and this run's number in it."""
         import pymc as pm
 
+        bar, k = progress
         if self.engine.startswith("nutpie"):
             import nutpie
 
             return nutpie.sample(
-                self._with_data(data),
+                WithProgress(self._with_data(data), bar.progress_type(k, common["cores"])),
                 seed=seed,
                 progress_bar=False,
                 save_warmup=False,
@@ -183,7 +200,7 @@ class CompiledSampler:
             if self.engine == "numpyro":
                 kwargs = {"nuts_sampler": "numpyro", "chain_method": "parallel"}
             return pm.sample(
-                random_seed=seed, progressbar=False, compute_convergence_checks=False,
+                random_seed=seed, progressbar=bar.on, compute_convergence_checks=False,
                 **common, **kwargs,
             )  # fmt: skip
 

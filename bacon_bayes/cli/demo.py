@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from bacon_bayes.demo import DIMENSIONS, run_demo
 from bacon_bayes.outputs import FORCE_HELP, claim
+
+#: As ``bacon_bayes.demo.DIMENSIONS`` (the parser is built without the library;
+#: tests/test_cli_startup.py checks).
+DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -32,6 +35,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from bacon_bayes.demo import run_demo
+
     with claim(args.report, option="--report", force=args.force) as out:
         print(run_demo(args.dimension, args.fraction, args.seed, args.engine, out.path))
         out.written()

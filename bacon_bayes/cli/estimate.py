@@ -7,11 +7,10 @@ import contextlib
 import dataclasses
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
-from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.cli.judge_args import add_judge_argument, judge_columns
 from bacon_bayes.cli.ledger import add_history_arguments, append_round, check_ledger, open_ledger
 from bacon_bayes.cli.rounds import (
@@ -26,21 +25,17 @@ from bacon_bayes.cli.rounds import (
     unvalidated_text,
 )
 from bacon_bayes.cli.stream import add_stream_arguments, run_stream, wants_stream
-from bacon_bayes.doctor.roles import find_roles
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.frozen import unvalidated
-from bacon_bayes.io import read_table
-from bacon_bayes.order import unique_codes
 from bacon_bayes.outputs import Output, claim
-from bacon_bayes.planning import resolution_note
-from bacon_bayes.pool import KINDS, EvalPool
-from bacon_bayes.readers import join_labels, read_any
-from bacon_bayes.report.comparisons import comparisons, target_description
-from bacon_bayes.report.text import estimate_output
-from bacon_bayes.scale import infer_scale, naive_left_out
-from bacon_bayes.study import load_study
-from bacon_bayes.study.folder import CONFIG_FILE
-from bacon_bayes.surrogates import ALONE_BELOW, JUDGE_RIDGE, SMALL_BUDGET, in_means
+
+if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
+    import pandas as pd
+
+    from bacon_bayes.calibrator import Calibrator
+    from bacon_bayes.pool import EvalPool
+
+#: The label types, as ``bacon_bayes.pool.KINDS`` (tests/test_cli_startup.py checks).
+KINDS = ("continuous", "ordinal", "nonnegative", "categorical")
 
 METHODS = ("aee", "classical", "naive")
 
@@ -227,10 +222,10 @@ def parse_scale(text: str | None) -> tuple[float, float] | None:
 
 def scale_from_args(args: argparse.Namespace) -> tuple[float, float] | None:
     """``--scale``, else the scale recorded in a study folder's settings."""
+    from bacon_bayes.study.folder import CONFIG_FILE, StudyConfig
+
     scale = parse_scale(getattr(args, "scale", None))
     if scale is None and (Path(args.file) / CONFIG_FILE).is_file():
-        from bacon_bayes.study.folder import StudyConfig
-
         recorded = StudyConfig.read(Path(args.file)).scale
         scale = None if recorded is None else (float(recorded[0]), float(recorded[1]))
     return scale
@@ -242,6 +237,10 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     A study folder brings its own labels and the inclusion probabilities its
     waves recorded; those are always used.
     """
+    from bacon_bayes.pool import EvalPool
+    from bacon_bayes.study import load_study
+    from bacon_bayes.study.folder import CONFIG_FILE
+
     if (Path(args.file) / CONFIG_FILE).is_file():
         for flag in ("propensity", "prompt_propensity"):
             if getattr(args, flag, None):
@@ -304,6 +303,10 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
     ``--group`` and ``--prompt`` when not given (``args`` is updated); with
     ``args.find_text`` (the report's data check), the response column ``bacon doctor``
     finds fills ``--text``."""
+    from bacon_bayes.doctor.roles import find_roles
+    from bacon_bayes.io import read_table
+    from bacon_bayes.readers import join_labels, read_any
+
     df, meta = read_any(args.file)
     args.item = args.item or meta.item
     if meta.format not in ("csv", "parquet"):
@@ -356,6 +359,8 @@ def scale_note(cal: Calibrator, means: list, groups: list | None) -> str:
     ends += [(a, b) for t in groups or [] for a, b in zip(t.ci_low, t.ci_high, strict=True)]
     if not any(a < lo or b > hi for a, b in ends if np.isfinite(a) and np.isfinite(b)):
         return ""
+    from bacon_bayes.scale import infer_scale
+
     scale = infer_scale(y)
     if scale is None:
         return (
@@ -373,6 +378,8 @@ def naive_note(cal: Calibrator) -> str:
     """Why the naive baseline (the raw judge average) is left out, "" when it is shown
     (:func:`bacon_bayes.scale.naive_left_out` on the pool's labels and judges)."""
     pool = cal.pool_
+    from bacon_bayes.scale import naive_left_out
+
     return naive_left_out(pool.y[pool.labeled], pool.judge_matrix(), cal.bounds_)
 
 
@@ -408,15 +415,17 @@ def default_item(df: pd.DataFrame, judges: object = ()) -> str | None:
 
 def group_name(args: argparse.Namespace) -> str | None:
     """``--group``, else the group column recorded in a study folder's settings."""
+    from bacon_bayes.study.folder import CONFIG_FILE, StudyConfig
+
     if args.group or not (Path(args.file) / CONFIG_FILE).is_file():
         return args.group
-    from bacon_bayes.study.folder import StudyConfig
-
     return StudyConfig.read(Path(args.file)).group
 
 
 def calibrator_from_args(args: argparse.Namespace) -> Calibrator:
     """The unfitted Calibrator the command-line options describe."""
+    from bacon_bayes.calibrator import Calibrator
+
     preset = getattr(args, "preset", None)
     if preset is not None:
         from bacon_bayes.presets import load_preset
@@ -440,6 +449,8 @@ def calibrator_from_args(args: argparse.Namespace) -> Calibrator:
 
 def target_line(cal: Calibrator) -> str:
     """``target: pool (the N items of this pool)`` and the like."""
+    from bacon_bayes.report.comparisons import target_description
+
     target, note = target_description(cal)
     return f"target: {target} ({note})"
 
@@ -495,6 +506,13 @@ def run(args: argparse.Namespace) -> int:
 def _run(
     args: argparse.Namespace, save: Output | None = None, history: Output | None = None
 ) -> int:
+    from bacon_bayes.frozen import unvalidated
+    from bacon_bayes.order import unique_codes
+    from bacon_bayes.planning import resolution_note
+    from bacon_bayes.report.comparisons import comparisons, target_description
+    from bacon_bayes.report.text import estimate_output
+    from bacon_bayes.surrogates import ALONE_BELOW, JUDGE_RIDGE, SMALL_BUDGET, in_means
+
     records = open_ledger(history)  # a damaged ledger stops here, before any work
     if wants_stream(args):
         if args.calibrator or history is not None:

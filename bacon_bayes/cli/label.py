@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bacon_bayes.study import import_labels
-
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``bacon label`` and its ``import`` action."""
@@ -29,6 +27,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Import and print what changed."""
+    from bacon_bayes.study import import_labels
+
     summary = import_labels(args.study, args.file, replace=args.replace)
     print(f"{args.study}: {summary}")
     return 0

@@ -16,14 +16,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.history import append_text, check_project, project_of, read_history, round_record
 from bacon_bayes.outputs import Output
-from bacon_bayes.transport import transport_check
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def add_history_arguments(p: argparse.ArgumentParser) -> None:
@@ -45,11 +44,15 @@ def add_history_arguments(p: argparse.ArgumentParser) -> None:
 
 def open_ledger(out: Output | None) -> list[dict[str, Any]] | None:
     """The claimed ledger's records (None without ``--history``); refuses a damaged one."""
+    from bacon_bayes.history import read_history
+
     return None if out is None else read_history(out.given)
 
 
 def check_ledger(cal: Any, records: list[dict[str, Any]] | None, args: argparse.Namespace) -> None:
     """Refuse a ledger of another project before anything is written."""
+    from bacon_bayes.history import check_project, project_of
+
     if records is not None:
         check_project(records, project_of(cal), args.history)
 
@@ -65,6 +68,9 @@ def append_round(
 ) -> None:
     """Append the round's record to the claimed ledger and say so (to stderr with
     ``--json``, whose output stays one JSON document)."""
+    from bacon_bayes.history import append_text, round_record
+    from bacon_bayes.transport import transport_check
+
     transport = None
     if hasattr(cal, "frozen_") and validated:
         transport = transport_check(cal, args.tolerance, args.alpha)

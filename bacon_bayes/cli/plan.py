@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
-from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.cli.estimate import (
     add_pool_arguments,
     calibrator_from_args,
@@ -13,8 +13,12 @@ from bacon_bayes.cli.estimate import (
 )
 from bacon_bayes.cli.rounds import plan_text, round_defaults
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.frozen import fresh_labels_for
-from bacon_bayes.planning import DESIGNS, Goal, plan
+
+if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
+    from bacon_bayes.planning import Goal
+
+#: As ``bacon_bayes.planning.DESIGNS`` (tests/test_cli_startup.py checks).
+DESIGNS = ("uniform", "stratified", "paired", "adaptive")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -79,6 +83,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def goal_from_args(args: argparse.Namespace) -> Goal:
     """The one goal the options name (exactly one of --half-width, --difference, --top)."""
+    from bacon_bayes.planning import Goal
+
     diff_width = args.half_width is not None and args.difference is not None
     if diff_width and args.delta is not None:
         raise ValidationError(
@@ -113,6 +119,8 @@ def _list(text: str | None, what: str) -> list[str] | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from bacon_bayes.planning import plan
+
     goal = goal_from_args(args)
     budgets = None
     if args.budgets:
@@ -144,6 +152,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _plan_round(args: argparse.Namespace, goal: Goal) -> int:
     """``--calibrator``: the fresh labels a half-width needs with the frozen calibrator."""
+    from bacon_bayes.calibrator import Calibrator
+    from bacon_bayes.frozen import fresh_labels_for
+
     if goal.kind != "half-width":
         raise ValidationError(
             "with --calibrator, bacon plan answers --half-width H [--group-mean NAME] (the "

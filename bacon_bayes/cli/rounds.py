@@ -9,15 +9,19 @@ saved calibrator's; model options are the saved calibrator's and are refused.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.frozen import MIN_FRESH_LABELS, unvalidated
-from bacon_bayes.persist import constructor_args
-from bacon_bayes.transport import TOLERANCE_SHARE, transport_check
+
+if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
+    from bacon_bayes.calibrator import Calibrator
+
+#: As ``bacon_bayes.frozen.MIN_FRESH_LABELS`` and ``bacon_bayes.transport.TOLERANCE_SHARE``
+#: (the options' help shows them without importing the library; tests/test_cli_startup.py).
+MIN_FRESH_LABELS = 10
+TOLERANCE_SHARE = 0.25
 
 #: Options of a new fit that a saved calibrator fixes, with their defaults.
 FIXED = {"model": None, "engine": "auto", "preset": None, "surrogates": None, "folds": 5, "seed": 0}
@@ -63,6 +67,8 @@ def load_saved(args: argparse.Namespace) -> Calibrator | None:
             f"{', '.join(given)}: the saved calibrator {path!r} fixes the model; drop them "
             "(or fit a new calibrator without --calibrator)"
         )
+    from bacon_bayes.calibrator import Calibrator
+
     saved = Calibrator.load(path)
     round_defaults(args, saved)
     return saved
@@ -132,6 +138,8 @@ def round_header(cal: Calibrator, args: argparse.Namespace) -> str:
 
 def unvalidated_text(cal: Calibrator, label: str) -> str:
     """The surrogate's own means when the fresh labels are too few for an interval."""
+    from bacon_bayes.frozen import unvalidated
+
     out = unvalidated(cal)
     lines = [
         f"UNVALIDATED: {cal.pool_.n_labeled} fresh label(s), fewer than the "
@@ -162,6 +170,8 @@ def imputed_note(cal: Calibrator) -> str:
 
 def transport_text(cal: Calibrator, args: argparse.Namespace) -> str:
     """The transport check as a table with its tolerance (and :func:`imputed_note`)."""
+    from bacon_bayes.transport import transport_check
+
     if not hasattr(cal, "frozen_"):
         return imputed_note(cal)
     table, tol = transport_check(cal, args.tolerance, args.alpha)
@@ -179,6 +189,9 @@ def transport_text(cal: Calibrator, args: argparse.Namespace) -> str:
 
 def refit_text(cal: Calibrator, args: argparse.Namespace, saved: Calibrator) -> str:
     """What the old labels bought: the AEE mean's width with them and without."""
+    from bacon_bayes.calibrator import Calibrator
+    from bacon_bayes.persist import constructor_args
+
     if not args.refit:
         return ""
     alone = Calibrator(**constructor_args(saved)).fit(cal.pool_)
@@ -192,6 +205,8 @@ def refit_text(cal: Calibrator, args: argparse.Namespace, saved: Calibrator) -> 
 
 def round_json(cal: Calibrator, args: argparse.Namespace) -> dict[str, Any]:
     """The round's part of ``--json``."""
+    from bacon_bayes.transport import transport_check
+
     out: dict[str, Any] = {"calibrator": args.calibrator, "refit": bool(args.refit)}
     if hasattr(cal, "frozen_"):
         out["source"] = cal.frozen_.to_dict()

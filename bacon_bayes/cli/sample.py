@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -13,11 +13,27 @@ from bacon_bayes.cli.judge_args import add_judge_argument, file_judge_columns
 from bacon_bayes.errors import BaconError, ValidationError
 from bacon_bayes.io import people_csv
 from bacon_bayes.outputs import FORCE_HELP, claim
-from bacon_bayes.sampling import DEFAULT_UNIFORM_SHARE, MIN_LABELS_PER_COEFFICIENT, SMALL_PILOT
-from bacon_bayes.study import DESIGNS, Study, StudyConfig, create_study, draw_wave, pending_items
-from bacon_bayes.study.folder import CONFIG_FILE, LOCK_FILE, study_inputs
-from bacon_bayes.study.prompts import DEFAULT_PER_PROMPT
-from bacon_bayes.study.waves import validate_wave_options
+
+if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
+    from bacon_bayes.study import StudyConfig
+
+#: As ``bacon_bayes.study.DESIGNS``, ``bacon_bayes.sampling.DEFAULT_UNIFORM_SHARE`` and
+#: ``MIN_LABELS_PER_COEFFICIENT``, ``bacon_bayes.study.prompts.DEFAULT_PER_PROMPT`` (the
+#: parser is built without the library; tests/test_cli_startup.py checks).
+DESIGNS = (
+    "uniform",
+    "bernoulli",
+    "stratified",
+    "poisson",
+    "adaptive",
+    "two-stage",
+    "paired",
+    "paired-subset",
+    "paired-adaptive",
+)
+DEFAULT_UNIFORM_SHARE = 0.2
+MIN_LABELS_PER_COEFFICIENT = 5.0
+DEFAULT_PER_PROMPT = 2.0
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -145,6 +161,8 @@ def _names(text: str) -> list[str]:
 def _study_root(args: argparse.Namespace) -> tuple[Path, StudyConfig | None]:
     """The study folder, and the settings of the study this run is to create (None: the
     study exists). Nothing is written."""
+    from bacon_bayes.study.folder import CONFIG_FILE
+
     source = Path(args.pool)
     if source.is_dir() and (source / CONFIG_FILE).is_file():
         return source, None
@@ -162,6 +180,8 @@ def _study_root(args: argparse.Namespace) -> tuple[Path, StudyConfig | None]:
 def _remove_new_study(root: Path, existed: bool, lock_existed: bool) -> None:
     """Undo a study this run created when its first wave was refused after all (nothing
     else was written into it: the settings, and the lock file if it was not there)."""
+    from bacon_bayes.study.folder import CONFIG_FILE, LOCK_FILE
+
     (root / CONFIG_FILE).unlink(missing_ok=True)
     if not lock_existed:
         (root / LOCK_FILE).unlink(missing_ok=True)
@@ -185,6 +205,8 @@ _NEW_STUDY_OPTIONS = {
 
 def _check_same_study(root: Path, wanted: StudyConfig, args: argparse.Namespace) -> None:
     """Refuse new-study options given on the command line that differ from the study's."""
+    from bacon_bayes.study import StudyConfig
+
     recorded = StudyConfig.read(root)
     clashes = [
         f"--{name.replace('_', '-')} (study has {getattr(recorded, name)!r}, "
@@ -202,6 +224,8 @@ def _check_same_study(root: Path, wanted: StudyConfig, args: argparse.Namespace)
 
 
 def _new_config(args: argparse.Namespace, source: Path, root: Path) -> StudyConfig:
+    from bacon_bayes.study import StudyConfig
+
     return StudyConfig(
         pool=os.path.relpath(source.resolve(), root.resolve()),
         item=args.item,
@@ -242,6 +266,11 @@ def run(args: argparse.Namespace) -> int:
     to-label file is claimed (:func:`bacon_bayes.outputs.claim`) before the wave is
     drawn, so a refused command leaves no study behind and an existing study unchanged.
     """
+    from bacon_bayes.sampling import SMALL_PILOT
+    from bacon_bayes.study import Study, create_study, draw_wave, pending_items
+    from bacon_bayes.study.folder import LOCK_FILE, study_inputs
+    from bacon_bayes.study.waves import validate_wave_options
+
     root, config = _study_root(args)
     show = _names(args.show)
     options = _wave_options(args)

@@ -137,6 +137,13 @@ MONTE_CARLO = {"budgets": "0.05,0.1,0.2", "trials": 200, "designs": "uniform",
 
 
 def run(args: argparse.Namespace) -> int:
+    from bacon_bayes.progress import silenced
+
+    with silenced():  # the trials' own bar counts the fits: none per fit (workers included)
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.ablation:
         return run_ablation(args)
     if args.models:

@@ -7,8 +7,6 @@ from pathlib import Path
 
 from bacon_bayes.io import people_csv
 from bacon_bayes.outputs import FORCE_HELP, claim
-from bacon_bayes.study import Study, pending_items
-from bacon_bayes.study.folder import study_inputs
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -23,6 +21,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the per-wave table (and optionally write the pending items)."""
+    from bacon_bayes.study import Study, pending_items
+    from bacon_bayes.study.folder import study_inputs
+
     study = Study.open(args.study)
     table = study.status()
     print(f"study {args.study}: {study.n_items} pool items, {len(study.labels)} labeled")

@@ -7,13 +7,16 @@ import argparse
 import contextlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
-from bacon_bayes.report.text import estimate_output
-from bacon_bayes.stream import DEFAULT_CHUNK_ROWS, StreamResult, estimate_stream, is_stream_source
-from bacon_bayes.study.folder import CONFIG_FILE
+
+if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
+    from bacon_bayes.stream import StreamResult
+
+#: Rows per chunk, as ``bacon_bayes.stream.DEFAULT_CHUNK_ROWS`` (tests/test_cli_startup.py).
+DEFAULT_CHUNK_ROWS = 1_000_000
 
 #: Options of the in-memory path only (streamed estimators have no prompt-clustered
 #: variances yet: --prompt needs the pairs of items of one prompt in memory).
@@ -46,6 +49,9 @@ def add_stream_arguments(p: argparse.ArgumentParser) -> None:
 def wants_stream(args: argparse.Namespace) -> bool:
     """Stream when FILE is a folder of data files (not a study) or a streaming option is
     given."""
+    from bacon_bayes.stream import is_stream_source
+    from bacon_bayes.study.folder import CONFIG_FILE
+
     path = Path(args.file)
     if (path / CONFIG_FILE).is_file():
         if args.chunk_rows or args.scheduler or args.items_out:
@@ -59,6 +65,8 @@ def wants_stream(args: argparse.Namespace) -> bool:
 
 def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | None) -> int:
     """Estimate from a streamed pool and print the tables of ``bacon estimate``."""
+    from bacon_bayes.report.text import estimate_output
+
     for name in UNSTREAMED:
         if getattr(args, name, None):
             flag = "--" + name.replace("_", "-")
@@ -134,6 +142,7 @@ def _estimate(
     args: argparse.Namespace, calibrator: Any, levels: list[float] | None, items_out: Any
 ) -> StreamResult:
     from bacon_bayes.cli.judge_args import split_judges
+    from bacon_bayes.stream import estimate_stream
 
     return estimate_stream(
         args.file,

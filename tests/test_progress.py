@@ -1,0 +1,118 @@
+"""Progress bars (bacon_bayes.progress): drawn on a terminal only, silent in pipes and
+tests; nutpie's reports of several runs add up in one bar."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bacon_bayes import progress
+from bacon_bayes.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class _Terminal(io.StringIO):
+    """A stderr that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_bar_is_silent_off_a_terminal(capsys):
+    with progress.bar(10, "work") as bar:
+        assert bar.disable
+        bar.update(10)
+    assert capsys.readouterr().err == ""
+
+
+def test_a_bar_draws_on_a_terminal(monkeypatch):
+    term = _Terminal()
+    monkeypatch.setattr("sys.stderr", term)
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    with progress.bar(4, "work", unit="fold") as bar:
+        assert not bar.disable
+        bar.update(4)
+    assert "work:" in term.getvalue() and "/4" in term.getvalue()
+
+
+def test_sampling_progress_adds_up_the_runs_and_divergences():
+    with progress.SamplingProgress("sampling", runs=2, total=400, show=True) as bars:
+        bars.report(0, "100 200 2 0 0 ")
+        bars.report(1, "50 200 2 1 2 ")
+        bars.report(0, "200 200 0 0 0 ")
+        assert bars.bar.n == 250
+        assert bars.divergent == [0, 3]
+        bars.report(1, "")  # an empty rendering is ignored
+        assert bars.bar.n == 250
+
+
+def test_nutpie_reports_only_on_a_terminal():
+    from nutpie import _lib
+
+    off = progress.SamplingProgress("sampling", runs=1, total=10, show=False)
+    assert isinstance(off.progress_type(0, cores=2), _lib.ProgressType)
+    assert not off.on
+    on = progress.SamplingProgress("sampling", runs=1, total=10, show=True)
+    assert isinstance(on.progress_type(0, cores=2), _lib.ProgressType)
+    off.close()
+    on.close()
+
+
+def test_with_progress_hands_nutpie_its_progress_type():
+    class Compiled:
+        n_dim = 3
+
+        def _make_sampler(self, settings, init_mean, cores, progress_type, store):
+            return progress_type
+
+    wrapped = progress.WithProgress(Compiled(), "mine")
+    assert wrapped.n_dim == 3
+    assert wrapped._make_sampler(None, None, 2, "nutpie's none", None) == "mine"
+
+
+@pytest.mark.parametrize("terminal", [False, True])
+def test_estimate_shows_cross_fitting_on_a_terminal_only(tmp_path, monkeypatch, terminal):
+    shutil.copy(ROOT / "bacon_bayes/data/example_pool.csv", tmp_path / "pool.csv")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    err = _Terminal() if terminal else io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    pool = ["pool.csv", "--label", "human", "--judge", "gpt4,llama70b", "--item", "id"]
+    code = main(["estimate", *pool, "--engine", "freq", "--surrogates", "none", "--json"])
+    assert code == 0
+    assert ("cross-fitting" in err.getvalue()) is terminal
+
+
+def test_arviz_daily_warning_is_not_printed(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    # a fresh cache folder: ArviZ's daily FutureWarning on import is due
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path), "PYTHONWARNINGS": "default"}
+    done = subprocess.run(
+        [sys.executable, "-c", "import bacon_bayes, arviz"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    if not (tmp_path / "arviz" / "daily_warning").exists():
+        pytest.skip("this arviz version has no daily warning")
+    # ArviZ stamped the day: it issued the warning, and the filter kept it off stderr
+    assert "ArviZ" not in done.stderr
+
+
+def test_silenced_turns_the_bars_off_and_back(monkeypatch):
+    monkeypatch.setattr("sys.stderr", _Terminal())
+    monkeypatch.delenv("BACON_PROGRESS", raising=False)
+    assert progress.shown()
+    with progress.silenced():
+        assert not progress.shown()
+        assert progress.shown(True)  # an explicit request still draws
+    assert progress.shown()
