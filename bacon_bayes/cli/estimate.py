@@ -289,6 +289,8 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
 def guess_outcome(df: pd.DataFrame, label: str) -> str:
     """The label's type when ``--outcome`` is not given: ``categorical`` for labels of 0
     and 1 only (both seen), else ``continuous``."""
+    import pandas as pd
+
     if label not in df.columns or not pd.api.types.is_numeric_dtype(df[label]):
         return "continuous"
     seen = np.unique(df[label].dropna().to_numpy(dtype=float))
