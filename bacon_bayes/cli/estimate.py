@@ -289,9 +289,9 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
 def guess_outcome(df: pd.DataFrame, label: str) -> str:
     """The label's type when ``--outcome`` is not given: ``categorical`` for labels of 0
     and 1 only (both seen), else ``continuous``."""
-    from pandas.api.types import is_numeric_dtype  # not at import: a quick CLI
+    import pandas as pd
 
-    if label not in df.columns or not is_numeric_dtype(df[label]):
+    if label not in df.columns or not pd.api.types.is_numeric_dtype(df[label]):
         return "continuous"
     seen = np.unique(df[label].dropna().to_numpy(dtype=float))
     return "categorical" if seen.size == 2 and (seen == [0.0, 1.0]).all() else "continuous"

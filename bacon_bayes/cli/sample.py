@@ -11,7 +11,6 @@ import numpy as np
 
 from bacon_bayes.cli.judge_args import add_judge_argument, file_judge_columns
 from bacon_bayes.errors import BaconError, ValidationError
-from bacon_bayes.io import people_csv
 from bacon_bayes.outputs import FORCE_HELP, claim
 
 if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
@@ -289,6 +288,8 @@ def run(args: argparse.Namespace) -> int:
             )
             todo = pending_items(Study.open(root), wave, show)
             try:
+                from bacon_bayes.io import people_csv
+
                 out.write_text(people_csv(todo))
             except BaconError as exc:
                 raise ValidationError(

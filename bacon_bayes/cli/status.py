@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bacon_bayes.io import people_csv
 from bacon_bayes.outputs import FORCE_HELP, claim
 
 
@@ -43,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
         with claim(
             args.pending_out, option="--pending-out", inputs=inputs, force=args.force
         ) as out:
+            from bacon_bayes.io import people_csv
+
             out.write_text(people_csv(pending))
         print(f"{len(pending)} pending items written to {args.pending_out}")
     return 0
