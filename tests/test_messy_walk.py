@@ -293,8 +293,11 @@ def doctor(walk: Walk, *given: str) -> tuple[list[str], list[str]] | None:
     assert command[:2] == ["estimate", FILE], command
     assert option(command, "--label") == "human", command
     scale = option(command, "--scale")
-    if scale is not None:  # a scale it states is the label's
-        assert tuple(float(v) for v in scale.split(":")) == SCALES[spec.label_scale], scale
+    if scale is not None:  # a scale it states holds the labels, within the label's
+        lo, hi = (float(v) for v in scale.split(":"))
+        seen = walk.frame["human"].dropna()
+        true_lo, true_hi = SCALES[spec.label_scale]
+        assert true_lo <= lo <= seen.min() and seen.max() <= hi <= true_hi, scale
     if spec.sentinels >= 3 and re.search(r"^  judge\s+llm_b ", out, re.M):
         assert re.search(r"llm_b\s+codes\s+\d+ scores of -1", out), "the -1 codes not flagged"
     if spec.reference is not None and re.search(r"^  judge\s+ref_match ", out, re.M):
