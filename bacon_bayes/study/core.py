@@ -23,6 +23,7 @@ from bacon_bayes.study.folder import (
     MANIFEST_FILE,
     PROMPT_COLUMNS,
     PROPENSITY_COLUMN,
+    WAVE_COLUMN,
     WAVES_FILE,
     StudyConfig,
     atomic_write_text,
@@ -369,6 +370,7 @@ class StudyData:
     prompt: str | None = None
     inclusion: Inclusion | None = None
     recorded_prompts: np.ndarray | None = None
+    wave: str | None = None
 
     def pool_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``EvalPool.from_frame(data.frame, **kwargs)``."""
@@ -380,6 +382,7 @@ class StudyData:
             "group": self.group,
             "propensity": self.propensity,
             "item": self.item,
+            "wave": self.wave,
         } | ({} if self.prompt is None else {"prompt": self.prompt})
 
     def to_pool(self, **overrides: Any) -> EvalPool:
@@ -436,9 +439,12 @@ def load_study(path: str | Path, *, allow_pending: bool = False) -> StudyData:
         )
     frame = study.pool.copy()
     frame[study.config.label] = values
-    if PROPENSITY_COLUMN in frame.columns:
-        raise ValidationError(f"pool file has a reserved column {PROPENSITY_COLUMN!r}; rename it")
+    for reserved in (PROPENSITY_COLUMN, WAVE_COLUMN):
+        if reserved in frame.columns:
+            raise ValidationError(f"pool file has a reserved column {reserved!r}; rename it")
     frame[PROPENSITY_COLUMN] = study.inclusion_probability()
+    # each label's wave: the one that selected its item (the looks of anytime intervals)
+    frame[WAVE_COLUMN] = np.where(np.isnan(values), np.nan, study.first_wave())
     cfg = study.config
     return StudyData(
         frame=frame,
@@ -453,4 +459,5 @@ def load_study(path: str | Path, *, allow_pending: bool = False) -> StudyData:
         prompt=cfg.prompt,
         inclusion=study.inclusion(),
         recorded_prompts=study.recorded_prompts(),
+        wave=WAVE_COLUMN,
     )
