@@ -77,7 +77,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, stats
+from scipy import special, stats
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.results import Estimate, EstimateTable
@@ -85,8 +85,13 @@ from bacon_bayes.results import Estimate, EstimateTable
 Kind = Literal["alpha-spending", "confidence sequence"]
 ALPHA_SPENDING: Kind = "alpha-spending"
 CONFIDENCE_SEQUENCE: Kind = "confidence sequence"
-#: Grid points of the recursive integration (odd: Simpson's rule).
-GRID = 401
+#: Fewest and most grid points of the recursive integration (odd: Simpson's rule); between
+#: them, a spacing of the smallest increment's standard deviation over a grid of ``SPAN``
+#: standard deviations of the score (Simpson's rule on Gaussian kernels is then accurate to
+#: about 1e-8; checked against finer grids and simulation in tests/test_anytime.py).
+GRID = 101
+MAX_GRID = 801
+SPAN = 12.0
 #: Looks whose information grows by less than this share of the previous one merge.
 MIN_GROWTH = 1e-3
 
@@ -105,43 +110,61 @@ def _simpson(n: int) -> np.ndarray:
     return w / 3.0
 
 
-def _excess(
-    c: float, x: np.ndarray, mass: np.ndarray, sd: float, root: float, target: float
-) -> float:
-    """The chance to cross ``+-c`` first at the next look (information up by ``sd^2``, to
-    ``root^2``) from the score's sub-density ``mass`` on ``x``, less ``target``."""
-    b = c * root
-    return float(mass @ (stats.norm.cdf((-b - x) / sd) + stats.norm.sf((b - x) / sd))) - target
+def _exit(c: np.ndarray, x: np.ndarray, mass: np.ndarray, sd: np.ndarray, root: np.ndarray):
+    """Per row, the chance to cross ``+-c`` first at the next look (information up by
+    ``sd^2``, to ``root^2``) from the score's sub-density ``mass`` on the grid ``x``."""
+    b = (c * root)[:, None]
+    s = sd[:, None]
+    return (mass * (special.ndtr((-b - x) / s) + special.ndtr((x - b) / s))).sum(axis=1)
 
 
 def spending_critical_values(info: np.ndarray, spent: np.ndarray) -> np.ndarray:
-    """Two-sided critical values of looks with information ``info`` (increasing) that spend
-    the cumulative error ``spent`` (non-decreasing; ``inf`` where a look spends nothing),
-    under the canonical joint distribution (recursive integration of the score process).
-    """
-    info = np.asarray(info, dtype=float) / float(np.max(info))
-    spent = np.asarray(spent, dtype=float)
-    c = np.full(info.size, np.inf)
-    if spent[0] > 0:
-        c[0] = float(stats.norm.isf(spent[0] / 2.0))
+    """Two-sided critical values of looks with information ``info`` (increasing along the
+    last axis) that spend the cumulative error ``spent`` (non-decreasing), under the
+    canonical joint distribution: recursive integration of the score process on a grid,
+    the boundaries by bisection, vectorised over rows (shape (K,) or (R, K))."""
+    one = np.ndim(info) == 1
+    info = np.atleast_2d(np.asarray(info, dtype=float))
+    info = info / info[:, -1:]
+    spent = np.broadcast_to(np.asarray(spent, dtype=float), info.shape)
+    # grid points: see GRID; rows that need alike grids run together
+    steps = np.sqrt(np.diff(info, axis=1, prepend=0.0)).min(axis=1)
+    points = np.clip(SPAN / np.maximum(steps, 1e-9), GRID, MAX_GRID)
+    sizes = 2 * (2 ** np.ceil(np.log2(points / GRID)) * GRID // 2).astype(int) + 1
+    c = np.empty(info.shape)
+    for size in np.unique(sizes):
+        rows = sizes == size
+        c[rows] = _spending_block(info[rows], spent[rows], int(min(size, MAX_GRID)))
+    return c[0] if one else c
+
+
+def _spending_block(info: np.ndarray, spent: np.ndarray, size: int) -> np.ndarray:
+    """:func:`spending_critical_values` of rows on one grid of ``size`` points."""
+    rows, looks = info.shape
+    c = np.full(info.shape, np.inf)
+    c[:, 0] = np.where(spent[:, 0] > 0, stats.norm.isf(np.maximum(spent[:, 0], 1e-300) / 2), np.inf)
+    simpson, unit = _simpson(size), np.linspace(-1.0, 1.0, size)
     # sub-density of the score S_1 = Z_1 sqrt(I_1) where no boundary was crossed
-    half = (c[0] if np.isfinite(c[0]) else 9.0) * np.sqrt(info[0])
-    x = np.linspace(-half, half, GRID)
-    mass = stats.norm.pdf(x, scale=np.sqrt(info[0])) * _simpson(GRID) * (x[1] - x[0])
-    for k in range(1, info.size):
-        sd = np.sqrt(info[k] - info[k - 1])
-        root = np.sqrt(info[k])
-        target = spent[k] - spent[k - 1]
-        if target > 1e-15:
-            args = (x, mass, sd, root, target)
-            if _excess(1e-6, *args) <= 0:  # nothing left to spend at any boundary
-                c[k] = 0.0
-            else:
-                c[k] = float(optimize.brentq(_excess, 1e-6, 60.0, args=args, xtol=1e-10))
-        half = (c[k] if np.isfinite(c[k]) else x.max() / root + 9.0 * sd / root) * root
-        y = np.linspace(-half, half, GRID)
-        dens = stats.norm.pdf((y[:, None] - x[None, :]) / sd) @ mass / sd
-        x, mass = y, dens * _simpson(GRID) * (y[1] - y[0])
+    half = np.where(np.isfinite(c[:, 0]), c[:, 0], 9.0) * np.sqrt(info[:, 0])
+    x = half[:, None] * unit
+    var0 = info[:, :1]
+    mass = (
+        np.exp(-0.5 * x * x / var0) / np.sqrt(2 * np.pi * var0) * simpson * (x[:, 1:2] - x[:, :1])
+    )
+    for k in range(1, looks):
+        sd, root = np.sqrt(info[:, k] - info[:, k - 1]), np.sqrt(info[:, k])
+        target = spent[:, k] - spent[:, k - 1]
+        lo, hi = np.zeros(rows), np.full(rows, 60.0)
+        for _ in range(40):  # bisection: the exit chance falls as the boundary rises
+            mid = 0.5 * (lo + hi)
+            over = _exit(mid, x, mass, sd, root) > target
+            lo, hi = np.where(over, mid, lo), np.where(over, hi, mid)
+        c[:, k] = np.where(target > 1e-15, hi, np.inf)
+        half = np.where(np.isfinite(c[:, k]), c[:, k] * root, x.max(axis=1) + 9.0 * sd)
+        y = half[:, None] * unit
+        kernel = np.exp(-0.5 * ((y[:, :, None] - x[:, None, :]) / sd[:, None, None]) ** 2)
+        dens = np.einsum("rgh,rh->rg", kernel, mass) / (sd[:, None] * np.sqrt(2 * np.pi))
+        x, mass = y, dens * simpson * (y[:, 1:2] - y[:, :1])
     return c
 
 
@@ -195,6 +218,61 @@ def _usable(info: np.ndarray) -> np.ndarray:
     return keep
 
 
+def sequential_critical_values(
+    info: np.ndarray,
+    levels: np.ndarray | float,
+    *,
+    times: np.ndarray | None = None,
+    plans: np.ndarray | None = None,
+) -> np.ndarray:
+    """The critical values at the latest look of several quantities.
+
+    Parameters
+    ----------
+    info : array, shape (R, K)
+        Each quantity's information (effective labels) at the looks so far, latest last.
+    levels : float or array, shape (R,)
+        Error allowed over all looks, per quantity.
+    times : array, shape (K,), optional
+        Spending times ``n_k / max_labels`` in [0, 1]: alpha-spending. Without: the
+        confidence sequence.
+    plans : array, shape (R,), optional
+        Confidence sequence: the information at which each is tightest (default, or NaN:
+        its first look's).
+
+    Returns
+    -------
+    ndarray, shape (R,)
+        NaN where a quantity has no information, 0 where it is known exactly.
+    """
+    info = np.atleast_2d(np.asarray(info, dtype=float))
+    rows = info.shape[0]
+    levels = np.broadcast_to(np.asarray(levels, dtype=float), (rows,))
+    out = np.full(rows, np.nan)
+    last = info[:, -1]
+    out[np.isinf(last)] = 0.0  # every item labeled: the estimate is exact
+    todo = np.flatnonzero((last > 0) & np.isfinite(last) & (levels > 0))
+    keeps = {r: _usable(info[r]) for r in todo}
+    if times is None:
+        for r in todo:
+            base = info[r][keeps[r]][0]
+            if plans is not None and np.isfinite(plans[r]) and plans[r] > 0:
+                base = plans[r]
+            out[r] = mixture_critical_value(mixture_tuning(levels[r]) * last[r] / base, levels[r])
+        return out
+    t = np.asarray(times, dtype=float)
+    spent = np.stack([obf_spending(t, a) for a in levels])
+    # a look that adds nothing merges into the next (which spends what both would)
+    patterns: dict[tuple[bool, ...], list[int]] = {}
+    for r in todo:
+        patterns.setdefault(tuple(keeps[r].tolist()), []).append(int(r))
+    for pattern, members in patterns.items():
+        keep = np.array(pattern)
+        c = spending_critical_values(info[members][:, keep], spent[members][:, keep])
+        out[members] = c[:, -1]
+    return out
+
+
 def sequential_critical_value(
     info: np.ndarray,
     alpha: float,
@@ -202,35 +280,9 @@ def sequential_critical_value(
     times: np.ndarray | None = None,
     plan: float | None = None,
 ) -> float:
-    """The critical value at the latest look of one quantity.
-
-    Parameters
-    ----------
-    info : array, shape (K,)
-        Information (effective labels) at the looks so far, the latest last.
-    alpha : float
-        Error allowed over all looks.
-    times : array, shape (K,), optional
-        Spending times ``n_k / max_labels`` in [0, 1]: alpha-spending. Without: the
-        confidence sequence.
-    plan : float, optional
-        Confidence sequence: the information at which it is tightest (default: the first
-        look's).
-    """
-    info = np.asarray(info, dtype=float)
-    if not info.size or info[-1] <= 0:
-        return float("nan")
-    if not np.isfinite(info[-1]):  # every item labeled: the estimate is exact
-        return 0.0
-    keep = _usable(info)
-    if times is None:
-        base = float(info[keep][0]) if plan is None else float(plan)
-        return float(mixture_critical_value(mixture_tuning(alpha) * info[-1] / base, alpha))
-    t = np.asarray(times, dtype=float)
-    spent = obf_spending(t, alpha)
-    # a merged look spends what every look up to it would
-    info_k, spent_k = info[keep], spent[keep]
-    return float(spending_critical_values(info_k, spent_k)[-1])
+    """:func:`sequential_critical_values` of one quantity (``info`` of shape (K,))."""
+    plans = None if plan is None else np.array([plan], dtype=float)
+    return float(sequential_critical_values(info, alpha, times=times, plans=plans)[0])
 
 
 def _kind(max_labels: int | None) -> Kind:
@@ -370,19 +422,19 @@ def anytime_table(
     times = spending_times(looks, max_labels)
     shrunk = table.details.get("pooling") == "shrink"
     dfs = table.details.get("df")
-    factor, crit_seq = np.full(len(table), np.nan), np.full(len(table), np.nan)
+    levels, plans = np.full(len(table), np.nan), np.full(len(table), np.nan)
     for r in range(len(table)):
         if shrunk:
-            level = table.alpha / (len(table) if table.simultaneous != "none" else 1)
+            levels[r] = table.alpha / (len(table) if table.simultaneous != "none" else 1)
         else:
             df = None if not dfs or dfs[r] is None else float(dfs[r])
-            level = _row_level(float(table.critical_value[r]), df)
-        if not np.isfinite(level) or not level > 0:
-            continue
-        plan = None
+            levels[r] = _row_level(float(table.critical_value[r]), df)
         if plan_labels is not None and np.isfinite(info[r, -1]):
-            plan = float(info[r, -1]) * plan_labels / float(looks[-1])
-        factor[r], crit_seq[r] = inflation(info[r], level, times=times, plan=plan)
+            plans[r] = float(info[r, -1]) * plan_labels / float(looks[-1])
+    levels = np.where(np.isfinite(levels), levels, 0.0)
+    crit_seq = sequential_critical_values(info, levels, times=times, plans=plans)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = crit_seq / stats.norm.isf(levels / 2.0)
     f = np.where(np.isfinite(factor), factor, 1.0)
     est = table.estimate
     kind = _kind(max_labels)
