@@ -513,8 +513,9 @@ def _waves(
             )
     values = df[col][labeled]
     numeric = pd.to_numeric(values, errors="coerce")
-    if numeric.notna().all():
-        values = numeric
+    if numeric.notna().all():  # numbers: whole ones as integers (wave 2, not 2.0)
+        whole = bool((numeric == np.round(numeric)).all())
+        values = numeric.astype(np.int64) if whole else numeric
     try:
         names = sorted(pd.unique(values))
     except TypeError as exc:
