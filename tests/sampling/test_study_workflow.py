@@ -237,3 +237,34 @@ def test_adaptive_wave_steps_back_to_uniform_when_no_gain_is_expected(
     assert info["design"] == "uniform" and info["params"]["requested"] == "adaptive"
     assert 0 < info["params"]["expected_variance_ratio"] < 10
     assert np.allclose(s.wave_probabilities()[~(s.first_wave() == 1), 1], 30 / 160)
+
+
+def test_bacon_estimate_on_a_study_gives_anytime_intervals_over_its_waves(
+    study: Path, pool_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """The study's waves are the looks: its estimate is a confidence sequence by default
+    (alpha-spending with --max-labels), --fixed gives one look's interval."""
+    import json
+
+    label_all_pending(study, pool_file, tmp_path)
+    draw_wave(study, "adaptive", 30, seed=4, max_ratio=np.inf)
+    label_all_pending(study, pool_file, tmp_path)
+    pool = load_study(study).to_pool()
+    assert pool.waves is not None and pool.wave_names == ("1", "2")
+    assert ((pool.waves >= 0) == pool.labeled).all()
+    capsys.readouterr()
+    runs = {}
+    for extra in ([], ["--fixed"], ["--max-labels", "100"]):
+        assert bacon("estimate", str(study), "--engine", "freq", "--json", *extra) == 0
+        runs[" ".join(extra)] = json.loads(capsys.readouterr().out)
+    default, fixed, spend = runs[""], runs["--fixed"], runs["--max-labels 100"]
+    assert default["interval_kind"] == "confidence sequence"
+    assert spend["interval_kind"] == "alpha-spending"
+    assert "interval_kind" not in fixed
+
+    def width(out: dict) -> float:
+        return out["mean"]["aee"]["ci_high"] - out["mean"]["aee"]["ci_low"]
+
+    assert width(fixed) < width(spend) < width(default)
+    assert bacon("estimate", str(study), "--engine", "freq", "--fixed", "--anytime") == 2
+    assert bacon("estimate", str(study), "--engine", "freq", "--wave", "wave") == 2
