@@ -13,7 +13,7 @@ from scipy import stats
 from bacon_bayes import Calibrator, EvalPool
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate import anytime as at
-from tests.anytime_sim import fixed_critical, simulate
+from benchmarks.anytime_sim import fixed_critical, simulate
 
 ALPHA = 0.05
 REPS = 400
