@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bacon_bayes import Calibrator, EvalPool
+from bacon_bayes import Calibrator, EvalPool, sequential
 
 DATA = Path(__file__).resolve().parents[1] / "bacon_bayes/data/summeval_sample.csv.gz"
 LABEL = "expert_mean_relevance"
@@ -56,14 +56,23 @@ def one_sequence(
             item="item", wave="wave",
         )  # fmt: skip
         cal = Calibrator(engine="freq", scale=(1, 5)).fit(pool)
+        # the fixed results once, then each kind's intervals from them, as the Calibrator's
+        # anytime=True does (estimate_mean(anytime=True, max_labels=...) and the like)
+        mean, table, diffs = cal._mean(0.05, "aee"), cal.estimate_groups(), cal.compare_groups()
+        lo, hi = cal.bounds_
         for kind in KINDS:
-            kw = {} if kind == "fixed" else {"anytime": True}
-            if kind == "alpha-spending":
-                kw["max_labels"] = budget
-            m = cal.estimate_mean(**kw)
-            g = cal.estimate_groups(**kw)[GROUP]
-            d = cal.compare_groups(**kw)[PAIR]
-            for q, e in (("mean", m), ("group", g), ("pair", d)):
+            m, g, d = mean, table, diffs
+            if kind != "fixed":
+                top = budget if kind == "alpha-spending" else None
+                m = sequential.mean(cal, mean, top)
+                g = sequential.groups(cal, table, top)
+                d = sequential.differences(cal, table, diffs, top)
+            rows = (
+                ("mean", m.clip(lo, hi)),
+                ("group", g.clip(lo, hi)[GROUP]),
+                ("pair", d.clip(lo - hi, hi - lo)[PAIR]),
+            )
+            for q, e in rows:
                 out[f"{q}|{kind}"][look - 1] = (e.ci_low, e.ci_high)
     return out
 
@@ -81,7 +90,9 @@ def summeval(reps: int, waves: int, seed: int) -> pd.DataFrame:
     miss = {key: [] for key in (f"{q}|{k}" for q in truth for k in KINDS)}
     last_miss = {key: [] for key in miss}
     width = {key: [] for key in miss}
-    for _ in range(reps):
+    for rep in range(reps):
+        if rep and rep % 50 == 0:  # the table so far
+            print(f"{rep} sequences\n{_table(miss, last_miss, width).to_string()}", flush=True)
         seq = one_sequence(frame, judges, waves, per_wave, rng)
         for key, ends in seq.items():
             t = truth[key.split("|")[0]]
@@ -89,6 +100,11 @@ def summeval(reps: int, waves: int, seed: int) -> pd.DataFrame:
             miss[key].append(bool(out.any()))
             last_miss[key].append(bool(out[-1]))
             width[key].append(ends[-1, 1] - ends[-1, 0])
+    return _table(miss, last_miss, width)
+
+
+def _table(miss: dict, last_miss: dict, width: dict) -> pd.DataFrame:
+    reps = len(miss["mean|fixed"])
     rows = []
     for key in miss:
         q, kind = key.split("|")
