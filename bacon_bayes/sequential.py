@@ -76,7 +76,9 @@ def group_information(cal: Calibrator, names: tuple[str, ...]) -> np.ndarray:
     if prompts is None:
         sizes = np.bincount(codes, minlength=m).astype(float)
     else:  # the group's prompts
-        pairs = np.unique(np.column_stack([codes, np.unique(prompts, return_inverse=True)[1]]), 0)
+        pairs = np.unique(
+            np.column_stack([codes, np.unique(prompts, return_inverse=True)[1]]), axis=0
+        )
         sizes = np.bincount(pairs[:, 0], minlength=m).astype(float)
     size = _size(cal, sizes[:, None])
     info = anytime.effective_labels(counts, size)

@@ -173,3 +173,13 @@ def test_anytime_without_waves_says_how_to_give_them() -> None:
     cal = Calibrator(engine="freq").fit(pool)
     with pytest.raises(ValidationError, match="wave=COLUMN"):
         cal.estimate_mean(anytime=True)
+
+
+def test_looks_count_a_prompt_once_at_its_first_wave() -> None:
+    waves = np.array([0, 0, 1, 1, -1, 2])
+    prompts = np.array(["a", "a", "b", "a", "c", "c"])
+    np.testing.assert_array_equal(at.look_counts(waves), [2, 4, 5])
+    np.testing.assert_array_equal(at.look_counts(waves, prompts=prompts), [1, 2, 3])
+    codes = np.array([0, 1, 0, 1, 0, 1])
+    by_group = at.look_counts(waves, codes, 2, prompts)
+    np.testing.assert_array_equal(by_group, [[1, 2, 2], [1, 1, 2]])

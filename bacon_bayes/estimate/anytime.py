@@ -59,10 +59,17 @@ second order): under Poisson waves the Horvitz-Thompson sums of nested label set
 canonical covariance above, and under adaptive waves (probabilities fitted on earlier
 waves) each wave's term is a martingale increment given the earlier ones, so the looks'
 statistics converge to the same canonical process. The alternative, per-wave increments
-whose surrogate is fitted on earlier waves only, is an exact martingale but pays at every
-look for the early waves' weak surrogates. Measured on simulated adaptive waves
-(``tests/test_anytime.py``) and SummEval (``benchmarks/anytime_check.py``, EXPERIMENTS.md),
-the full cross-fit holds the time-uniform miss rate at 0.05.
+whose surrogate is fitted on earlier waves only (each wave's estimate conditionally
+unbiased given the earlier ones, combined with predictable inverse-variance weights), is an
+exact martingale but pays at every look for the early waves' weak surrogates (the first
+has none). Measured on the known-truth simulator (``benchmarks/anytime_sim.py``: 10 waves
+of 30 labels to 25% of a 1,200-item pool, 1,000 sequences, pool mean; EXPERIMENTS.md),
+both hold: the chance that some look misses is 0.043 (uniform) / 0.040 (adaptive) for the
+full cross-fit with alpha-spending against 0.041 / 0.017 for the increments (Monte Carlo
+se 0.006), and the last look's width over the fixed interval is 1.10 / 1.10 against
+1.18 / 1.35 (confidence sequence: 1.68 / 1.68 against 1.82 / 2.08). The full
+cross-fit is used: it holds as well and is narrower, and its latest look is exactly the
+fixed estimate.
 
 Libraries. ``confseq`` (Howard et al.) gives the normal-mixture boundary, a closed form of
 two lines here, and no group-sequential spending; ``expectation`` gives e-processes and

@@ -18,6 +18,7 @@ from bacon_bayes.study import (
     load_study,
     pending_items,
 )
+from bacon_bayes.study.folder import WAVE_COLUMN
 
 from .conftest import N_POOL, bacon, fill
 
@@ -72,6 +73,7 @@ def test_three_waves_and_recorded_probabilities(
         "group": None,
         "propensity": PROPENSITY_COLUMN,
         "item": "id",
+        "wave": WAVE_COLUMN,
     }
 
 
