@@ -183,3 +183,12 @@ def test_looks_count_a_prompt_once_at_its_first_wave() -> None:
     codes = np.array([0, 1, 0, 1, 0, 1])
     by_group = at.look_counts(waves, codes, 2, prompts)
     np.testing.assert_array_equal(by_group, [[1, 2, 2], [1, 1, 2]])
+
+
+def test_a_saved_calibrator_keeps_the_waves(tmp_path) -> None:
+    pool = EvalPool.from_frame(_pool(), wave="wave", **_kw())
+    cal = Calibrator(engine="freq").fit(pool)
+    back = Calibrator.load(cal.save(tmp_path / "cal.nc"))
+    assert back.pool_.wave_names == pool.wave_names
+    np.testing.assert_array_equal(back.pool_.waves, pool.waves)
+    assert back.estimate_mean(anytime=True) == cal.estimate_mean(anytime=True)

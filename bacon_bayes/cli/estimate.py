@@ -493,10 +493,11 @@ def _run(
     records = open_ledger(history)  # a damaged ledger stops here, before any work
     anytime = anytime_from_args(args)
     if wants_stream(args):
-        if args.calibrator or history is not None:
+        if args.calibrator or history is not None or anytime is not None:
             raise ValidationError(
-                "--calibrator and --history are not streamed yet; pass a single table "
-                "without --chunk-rows, --scheduler or --items-out"
+                "--calibrator, --history and anytime intervals (--anytime, --max-labels, "
+                "a study folder) are not streamed yet; pass a single table without "
+                "--chunk-rows, --scheduler or --items-out (or --fixed)"
             )
         return run_stream(args, calibrator_from_args(args), parse_levels(args.levels))
     cal, saved = fit_from_args(args)
