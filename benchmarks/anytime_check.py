@@ -9,9 +9,10 @@ intervals, alpha-spending up to 240 labels and the confidence sequence.
 
     python -m benchmarks.anytime_check [--reps 300] [--waves 10] [--seed 0]
 
-A second part (``--simulated``) compares, on the known-truth simulator of
-:mod:`benchmarks.anytime_sim`, the full cross-fit at every look with per-wave increments
-whose surrogate is fitted on earlier waves only.
+On the known-truth simulator of :mod:`benchmarks.anytime_sim` instead: ``--coverage``
+the time-uniform miss rates of the pool mean, a group mean and a difference over uniform
+and adaptive waves; ``--simulated`` the full cross-fit at every look against per-wave
+increments whose surrogate is fitted on earlier waves only.
 """
 
 from __future__ import annotations
@@ -137,9 +138,14 @@ def main() -> None:
     p.add_argument("--waves", type=int, default=10)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--simulated", action="store_true", help="the surrogate comparison instead")
+    p.add_argument("--coverage", action="store_true", help="the simulator's coverage table instead")
     args = p.parse_args()
     start = time.perf_counter()
-    if args.simulated:
+    if args.coverage:
+        from benchmarks.anytime_sim import coverage_table
+
+        table = coverage_table(args.reps)
+    elif args.simulated:
         table = simulated(args.reps)
     else:
         table = summeval(args.reps, args.waves, args.seed)

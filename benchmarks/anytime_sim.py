@@ -262,5 +262,45 @@ def compare_surrogates(reps: int = 1000, alpha: float = 0.05) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def coverage_table(reps: int = 1000, alpha: float = 0.05) -> pd.DataFrame:
+    """Per design and quantity: the chance that some look's fixed interval misses, its worst
+    and its last single look, the same for alpha-spending (up to the last look's labels)
+    and the confidence sequence, and their last width over the fixed one."""
+    from bacon_bayes.estimate import anytime as at
+
+    rows = []
+    for design in ("uniform", "adaptive"):
+        sim = simulate(design, reps=reps)
+        group = at.effective_labels(sim.group_labels, sim.group_items)
+        info = {
+            "pool mean": at.effective_labels(sim.labels, sim.n_items),
+            "group 0 mean": group,
+            "group 0 - group 1": at.pair_information(np.vstack([group, group]), [(0, 1)])[0],
+        }
+        keys = {"pool mean": "mean", "group 0 mean": "group", "group 0 - group 1": "difference"}
+        times = sim.labels / sim.labels[-1]
+        z = stats.norm.isf(alpha / 2)
+        for name, inf in info.items():
+            q = keys[name]
+            fixed = fixed_critical(sim.df[q], alpha)
+            err = np.abs(sim.estimate[q] - sim.truth[q]) / sim.se[q]
+            spend = at.spending_critical_values(inf, at.obf_spending(times, alpha))
+            cs = at.mixture_critical_value(at.mixture_tuning(alpha) * inf / inf[0], alpha)
+            rows.append(
+                {
+                    "design": design,
+                    "quantity": name,
+                    "fixed: some look": (err > fixed).any(axis=1).mean(),
+                    "worst look": (err > fixed).mean(axis=0).max(),
+                    "last look": (err[:, -1] > fixed[:, -1]).mean(),
+                    "spending: some look": (err > fixed * spend / z).any(axis=1).mean(),
+                    "sequence: some look": (err > fixed * cs / z).any(axis=1).mean(),
+                    "last width spending": spend[-1] / z,
+                    "sequence": cs[-1] / z,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
 def fixed_critical(df: np.ndarray, alpha: float = 0.05) -> np.ndarray:
     return stats.t.isf(alpha / 2.0, np.maximum(df, 1.0))
