@@ -324,9 +324,8 @@ class Calibrator:
     ) -> Estimate:  # fmt: skip
         """Mean human label of the pool (``method``: aee, classical or naive baseline);
         the interval is intersected with the label's range (:attr:`bounds_`). ``anytime``:
-        the interval of a sequence valid at every wave whatever the stopping rule,
-        alpha-spending up to ``max_labels`` or else a confidence sequence
-        (:mod:`bacon_bayes.estimate.anytime`; ``details["interval_kind"]``)."""
+        the interval of a sequence valid at every wave whatever the stopping rule (up to
+        ``max_labels`` by alpha-spending, else a confidence sequence; :mod:`.sequential`)."""
         e = self._mean(alpha, method)
         return (sequential.mean(self, e, max_labels) if anytime else e).clip(*self.bounds_)
 
@@ -470,7 +469,8 @@ class Calibrator:
         """All pairwise differences of group means, with joint intervals (intersected with
         the range a difference of two labels' means can take); ``pooling`` as in
         :meth:`estimate_groups` (shrunk differences hold on average over the pairs, or
-        family-wise with ``simultaneous``); ``anytime``, ``max_labels``: as there."""
+        family-wise with ``simultaneous``); ``anytime``, ``max_labels``: as there (and for
+        :meth:`rank_groups`, whose rank intervals then come from these differences)."""
         table = self.estimate_groups(alpha, simultaneous, method, pooling=pooling)
         lo, hi = self.bounds_
         diffs = est.compare(table)
@@ -483,10 +483,13 @@ class Calibrator:
         method: Method = "aee",
         descending: bool = True,
         pooling: Pooling | None = None,
+        anytime: bool = False,
+        max_labels: int | None = None,
     ) -> pd.DataFrame:
         """Groups ranked by mean (1 = highest if ``descending``), simultaneous rank intervals."""
         table = self.estimate_groups(alpha, True, method, pooling=pooling)
-        ranks = est.rank_intervals(table, descending=descending)
+        d = self.compare_groups(alpha, True, method, pooling, True, max_labels) if anytime else None
+        ranks = est.rank_intervals(table, descending=descending, diffs=d)
         frame = table.to_frame()
         for k, v in ranks.items():
             frame[k] = v

@@ -194,11 +194,10 @@ def comparisons(
     """The comparisons of a fitted calibrator's groups (at least two groups); ``group``:
     the grouping's name (default: the pool's group column, else ``"group"``);
     ``plan_note``: the plan's line on the labels that would resolve the rest; ``anytime``:
-    ``compare_groups``'s ``anytime`` and ``max_labels`` for the differences (the ranks stay
-    those of the latest look)."""
+    ``compare_groups``'s ``anytime`` and ``max_labels`` for the differences and the ranks."""
     diffs = cal.compare_groups(alpha, **(anytime or {}))
     means = cal.estimate_groups(alpha, True)
-    ranks = cal.rank_groups(alpha)
+    ranks = cal.rank_groups(alpha, **(anytime or {}))
     resolved = (diffs.ci_low > 0) | (diffs.ci_high < 0)
     differences = pd.DataFrame(
         {
