@@ -2,7 +2,8 @@
 (issue 41's baseline): expert relevance (the mean of three ratings, scale 1-5), its nine
 relevance judges, 10 nested uniform waves of 2% (24 labels) up to 20%, the frequentist
 calibrator refitted at every look as a user would. Per quantity (the pool mean, system
-M14's mean, the difference M14 - M15, all from the calibrator's defaults), the chance that
+M14's mean, the difference M14 - M15; the calibrator's defaults, the group means and
+differences pointwise: ``simultaneous=False``), the chance that
 some look's interval misses the truth (the 1,200 items' expert mean), with its Monte Carlo
 standard error, and the last look's width over the fixed interval's, for the fixed
 intervals, alpha-spending up to 240 labels and the confidence sequence.
@@ -59,7 +60,11 @@ def one_sequence(
         cal = Calibrator(engine="freq", scale=(1, 5)).fit(pool)
         # the fixed results once, then each kind's intervals from them, as the Calibrator's
         # anytime=True does (estimate_mean(anytime=True, max_labels=...) and the like)
-        mean, table, diffs = cal._mean(0.05, "aee"), cal.estimate_groups(), cal.compare_groups()
+        mean = cal._mean(0.05, "aee")
+        table, diffs = (
+            cal.estimate_groups(simultaneous=False),
+            cal.compare_groups(simultaneous=False),
+        )
         lo, hi = cal.bounds_
         for kind in KINDS:
             m, g, d = mean, table, diffs

@@ -412,7 +412,9 @@ class StudyData:
         return replace(pool, inclusion=self.inclusion)
 
 
-def load_study(path: str | Path, *, allow_pending: bool = False) -> StudyData:
+def load_study(
+    path: str | Path, *, allow_pending: bool = False, up_to_wave: int | None = None
+) -> StudyData:
     """Read a study for estimation, with the recorded inclusion probabilities.
 
     Parameters
@@ -424,11 +426,20 @@ def load_study(path: str | Path, *, allow_pending: bool = False) -> StudyData:
         labeled set a non-random subset of the design; by default that is an
         error. With True they are treated as missing at random (stated in
         ``n_pending``).
+    up_to_wave : int, optional
+        The study as it stood after this wave (an earlier look of the anytime intervals):
+        the waves up to it, their labels and inclusion probabilities.
     """
     study = Study.open(path)
+    if up_to_wave is not None:
+        if up_to_wave not in study.wave_numbers:
+            raise ValidationError(
+                f"study {path} has no wave {up_to_wave}; its waves are {study.wave_numbers}"
+            )
+        study.manifest = study.manifest[study.manifest["wave"] <= up_to_wave]
     if not study.wave_numbers:
         raise ValidationError(f"study {path} has no sampling wave yet; run `bacon sample` first")
-    values = study.label_values()
+    values = np.where(study.first_wave() >= 0, study.label_values(), np.nan)
     pending = study.first_wave() >= 0
     pending &= np.isnan(values)
     if pending.any() and not allow_pending:

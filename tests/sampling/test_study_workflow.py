@@ -254,6 +254,12 @@ def test_bacon_estimate_on_a_study_gives_anytime_intervals_over_its_waves(
     pool = load_study(study).to_pool()
     assert pool.waves is not None and pool.wave_names == ("1", "2")
     assert ((pool.waves >= 0) == pool.labeled).all()
+    first = load_study(study, up_to_wave=1)  # the study as it stood after wave 1
+    look = first.to_pool()
+    assert look.n_labeled == 40 and look.wave_names == ("1",)
+    assert np.allclose(first.frame.loc[look.labeled, PROPENSITY_COLUMN], 40 / N_POOL)
+    with pytest.raises(ValidationError, match="has no wave 7"):
+        load_study(study, up_to_wave=7)
     capsys.readouterr()
     runs = {}
     for extra in ([], ["--fixed"], ["--max-labels", "100"]):
