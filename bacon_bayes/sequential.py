@@ -6,6 +6,8 @@ The looks are the pool's waves (``EvalPool.waves``: ``from_frame(wave=COLUMN)``,
 folder's). Information is counted in labels, or in labeled prompts when the design drew
 prompts (the variance is then clustered by prompt); with the pool as target each count has
 the finite-population correction of the pool's (or group's) items, or prompts.
+The earlier looks' own estimates (e.g. to plot the sequence) come from the pool as it stood
+then: a study's ``load_study(path, up_to_wave=K)``, or the labels of waves up to ``K``.
 """
 
 from __future__ import annotations

@@ -117,7 +117,9 @@ def _simpson(n: int) -> np.ndarray:
     return w / 3.0
 
 
-def _exit(c: np.ndarray, x: np.ndarray, mass: np.ndarray, sd: np.ndarray, root: np.ndarray):
+def _exit(
+    c: np.ndarray, x: np.ndarray, mass: np.ndarray, sd: np.ndarray, root: np.ndarray
+) -> np.ndarray:
     """Per row, the chance to cross ``+-c`` first at the next look (information up by
     ``sd^2``, to ``root^2``) from the score's sub-density ``mass`` on the grid ``x``."""
     b = (c * root)[:, None]
