@@ -192,3 +192,20 @@ def test_a_saved_calibrator_keeps_the_waves(tmp_path) -> None:
     assert back.pool_.wave_names == pool.wave_names
     np.testing.assert_array_equal(back.pool_.waves, pool.waves)
     assert back.estimate_mean(anytime=True) == cal.estimate_mean(anytime=True)
+
+
+def test_bacon_estimate_anytime_on_a_table(tmp_path, capsys) -> None:
+    from bacon_bayes.cli import main
+
+    path = tmp_path / "pool.csv"
+    _pool().to_csv(path, index=False)
+    argv = ["estimate", str(path), "--label", "y", "--judge", "j1", "--judge", "j2"]
+    argv += ["--group", "g", "--engine", "freq"]
+    assert main([*argv, "--anytime"]) == 2
+    assert "--wave COLUMN" in capsys.readouterr().err
+    assert main([*argv, "--wave", "wave", "--max-labels", "400"]) == 0
+    out = capsys.readouterr().out
+    assert "95% alpha-spending CI, valid at every wave" in out
+    assert "alpha-spending: valid at every wave" in out  # the groups' and pairs' notes
+    assert main([*argv, "--wave", "wave", "--max-labels", "10"]) == 2
+    assert "already reached max_labels=10" in capsys.readouterr().err

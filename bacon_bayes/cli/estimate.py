@@ -104,6 +104,11 @@ def anytime_from_args(args: argparse.Namespace) -> dict[str, Any] | None:
         return None
     if not (wanted or study):
         return None
+    if not study and not getattr(args, "wave", None):
+        raise ValidationError(
+            "--anytime needs the wave each label came in: pass --wave COLUMN (or estimate "
+            "from a study folder, which records its waves)"
+        )
     return {"anytime": True, "max_labels": args.max_labels}
 
 
