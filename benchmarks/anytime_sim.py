@@ -284,8 +284,13 @@ def coverage_table(reps: int = 1000, alpha: float = 0.05) -> pd.DataFrame:
             q = keys[name]
             fixed = fixed_critical(sim.df[q], alpha)
             err = np.abs(sim.estimate[q] - sim.truth[q]) / sim.se[q]
-            spend = at.spending_critical_values(inf, at.obf_spending(times, alpha))
-            cs = at.mixture_critical_value(at.mixture_tuning(alpha) * inf / inf[0], alpha)
+            # each look's boundary from the looks up to it, as the package computes it then
+            looks = range(inf.size)
+            spend = np.array(
+                [at.sequential_critical_value(inf[: k + 1], alpha, times=times[: k + 1])
+                 for k in looks]
+            )  # fmt: skip
+            cs = np.array([at.sequential_critical_value(inf[: k + 1], alpha) for k in looks])
             rows.append(
                 {
                     "design": design,
