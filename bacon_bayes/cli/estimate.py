@@ -91,6 +91,8 @@ def add_anytime_arguments(p: argparse.ArgumentParser) -> None:
 def anytime_from_args(args: argparse.Namespace) -> dict[str, Any] | None:
     """``anytime=True`` and ``max_labels`` for the estimates (None: fixed intervals):
     ``--anytime`` or ``--max-labels``, or a study folder without ``--fixed``."""
+    from bacon_bayes.study.folder import CONFIG_FILE
+
     study = (Path(args.file) / CONFIG_FILE).is_file()
     wanted = getattr(args, "anytime", False) or getattr(args, "max_labels", None) is not None
     if getattr(args, "fixed", False):
