@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes import estimate as est
-from bacon_bayes import grouping
+from bacon_bayes import grouping, sequential
 from bacon_bayes import surrogates as sur
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, ValidationError
@@ -318,10 +318,16 @@ class Calibrator:
         return {**kw, "prompts": self.pool_.prompts} if prompts else kw
 
     # ---------------------------------------------------------------- estimands
-    def estimate_mean(self, alpha: float = 0.05, method: Method = "aee") -> Estimate:
+    def estimate_mean(
+        self, alpha: float = 0.05, method: Method = "aee", anytime: bool = False,
+        max_labels: int | None = None,
+    ) -> Estimate:  # fmt: skip
         """Mean human label of the pool (``method``: aee, classical or naive baseline);
-        the interval is intersected with the label's range (:attr:`bounds_`)."""
-        return self._mean(alpha, method).clip(*self.bounds_)
+        the interval is intersected with the label's range (:attr:`bounds_`). ``anytime``:
+        the interval of a sequence valid at every wave whatever the stopping rule (up to
+        ``max_labels`` by alpha-spending, else a confidence sequence; :mod:`.sequential`)."""
+        e = self._mean(alpha, method)
+        return (sequential.mean(self, e, max_labels) if anytime else e).clip(*self.bounds_)
 
     def _mean(self, alpha: float, method: Method) -> Estimate:
         self._check_fitted()
@@ -402,14 +408,6 @@ class Calibrator:
             )
         return self.pool_.groups
 
-    @staticmethod
-    def _simultaneous(simultaneous: bool | str) -> str:
-        if simultaneous is True:
-            return "maxt"
-        if simultaneous is False:
-            return "none"
-        return str(simultaneous)
-
     @memoized
     def estimate_groups(
         self,
@@ -418,8 +416,11 @@ class Calibrator:
         method: Method = "aee",
         interval: Literal["bootstrap", "t"] = "bootstrap",
         pooling: Pooling | None = None,
+        anytime: bool = False,
+        max_labels: int | None = None,
     ) -> EstimateTable:
-        """Mean per group with a joint covariance; simultaneous intervals by default.
+        """Mean per group with a joint covariance; simultaneous intervals by default
+        (``anytime``, ``max_labels``: as in :meth:`estimate_mean`, each row's guarantee kept).
 
         ``pooling`` (default: the calibrator's): ``"shrink"`` borrows strength across
         groups: each group's correction is shrunk toward the pool's and its robust
@@ -441,10 +442,11 @@ class Calibrator:
         labels per group, else Student-t) or from Student-t. Intervals are intersected
         with the label's range.
         """
-        how = self._simultaneous(simultaneous)
-        return grouping.group_means(
+        how = grouping.simultaneous_rule(simultaneous)
+        table = grouping.group_means(
             self, alpha, how, method, interval, self.pooling_for(method, pooling)
         )
+        return sequential.groups(self, table, max_labels).clip(*self.bounds_) if anytime else table
 
     def pooling_for(self, method: Method = "aee", pooling: Pooling | None = None) -> str:
         """The pooling ``estimate_groups`` uses for ``method`` (the naive average is
@@ -461,14 +463,19 @@ class Calibrator:
         simultaneous: bool | str = True,
         method: Method = "aee",
         pooling: Pooling | None = None,
+        anytime: bool = False,
+        max_labels: int | None = None,
     ) -> EstimateTable:
         """All pairwise differences of group means, with joint intervals (intersected with
         the range a difference of two labels' means can take); ``pooling`` as in
         :meth:`estimate_groups` (shrunk differences hold on average over the pairs, or
-        family-wise with ``simultaneous``)."""
+        family-wise with ``simultaneous``); ``anytime``, ``max_labels``: as there (and for
+        :meth:`rank_groups`, whose rank intervals then come from these differences)."""
         table = self.estimate_groups(alpha, simultaneous, method, pooling=pooling)
         lo, hi = self.bounds_
-        return est.compare(table).clip(lo - hi, hi - lo)
+        diffs = est.compare(table)
+        diffs = sequential.differences(self, table, diffs, max_labels) if anytime else diffs
+        return diffs.clip(lo - hi, hi - lo)
 
     def rank_groups(
         self,
@@ -476,10 +483,13 @@ class Calibrator:
         method: Method = "aee",
         descending: bool = True,
         pooling: Pooling | None = None,
+        anytime: bool = False,
+        max_labels: int | None = None,
     ) -> pd.DataFrame:
         """Groups ranked by mean (1 = highest if ``descending``), simultaneous rank intervals."""
         table = self.estimate_groups(alpha, True, method, pooling=pooling)
-        ranks = est.rank_intervals(table, descending=descending)
+        d = self.compare_groups(alpha, True, method, pooling, True, max_labels) if anytime else None
+        ranks = est.rank_intervals(table, descending=descending, diffs=d)
         frame = table.to_frame()
         for k, v in ranks.items():
             frame[k] = v

@@ -21,6 +21,13 @@ if TYPE_CHECKING:
 MIN_GROUP_LABELS = 5
 
 
+def simultaneous_rule(simultaneous: bool | str) -> str:
+    """``simultaneous`` as the estimators name it: True ``"maxt"``, False ``"none"``."""
+    if simultaneous is True:
+        return "maxt"
+    return "none" if simultaneous is False else str(simultaneous)
+
+
 def pooling(cal: Calibrator, wanted: str) -> str:
     """The pooling of ``cal``'s group means when ``wanted`` (``"auto"`` decided by
     :func:`~bacon_bayes.estimate.choose_pooling` on each group's labels; the groups of a

@@ -50,7 +50,7 @@ if TYPE_CHECKING:  # the calibrator calls this module, never the other way round
 
 FORMAT = "bacon_bayes.calibrator/1"
 _FIX = "Pass a file written by Calibrator.save(), or fit the calibrator again and save it."
-_OPTIONAL = ("groups", "text", "propensity", "prompts")
+_OPTIONAL = ("groups", "text", "propensity", "prompts", "waves")
 
 
 def constructor_args(cal: Calibrator) -> dict[str, Any]:
@@ -122,6 +122,7 @@ def _pool_tree(pool: EvalPool) -> dict[str, xr.Dataset]:
         "label_name": pool.label_name,
         "column_names": json.dumps({"group": pool.group_name, "prompt": pool.prompt_name}),
         "notes": json.dumps(list(pool.notes)),
+        "wave_names": json.dumps(None if pool.wave_names is None else list(pool.wave_names)),
         "dtypes": json.dumps(dtypes),
     }
     scores = pool.judge_scores
@@ -157,6 +158,7 @@ def _pool_from_tree(tree: xr.DataTree) -> EvalPool:
     ids, y = get["ids"], get["y"]
     assert ids is not None and y is not None  # always saved
     names = json.loads(ds.attrs.get("column_names", "{}"))  # absent in files before 0.x
+    wave_names = json.loads(ds.attrs.get("wave_names", "null"))  # the labels' waves
     return EvalPool(
         ids=ids,
         y=y,
@@ -175,6 +177,8 @@ def _pool_from_tree(tree: xr.DataTree) -> EvalPool:
         else None,
         group_name=names.get("group"),
         prompt_name=names.get("prompt"),
+        waves=get["waves"],
+        wave_names=None if wave_names is None else tuple(wave_names),
     )
 
 

@@ -118,6 +118,10 @@ class EvalPool:
     #: the columns the groups and prompts came from (None: not from a named column)
     group_name: str | None = None
     prompt_name: str | None = None
+    #: each label's wave (look) as a code 0..K-1 in the waves' order, -1 where unlabeled;
+    #: ``wave_names``: the waves as given (None: the labels' waves were not recorded)
+    waves: np.ndarray | None = None
+    wave_names: tuple[str, ...] | None = None
 
     @property
     def design(self) -> Inclusion | np.ndarray | None:
@@ -211,7 +215,15 @@ class EvalPool:
         y = self.y.copy()
         y[pos] = np.asarray(values, dtype=float)
         _check_labels(y, self.outcome, self.ids, self.label_name)
-        return replace(self, y=y)
+        if self.waves is None or self.wave_names is None:
+            return replace(self, y=y)
+        # labels added to a pool with waves: a new wave after the recorded ones
+        waves = np.where(np.isnan(y), -1, self.waves)
+        fresh = (waves < 0) & ~np.isnan(y)
+        if not fresh.any():
+            return replace(self, y=y, waves=waves)
+        waves[fresh] = len(self.wave_names)
+        return replace(self, y=y, waves=waves, wave_names=(*self.wave_names, "added"))
 
     def report(self) -> dict[str, Any]:
         """Counts a user should see: items, labels, judges, missing scores, notes."""
@@ -245,6 +257,7 @@ class EvalPool:
         item: str | None = None,
         prompt: str | None = None,
         prompt_propensity: str | None = None,
+        wave: str | None = None,
     ) -> EvalPool:
         """Validate a table and build the pool.
 
@@ -279,6 +292,11 @@ class EvalPool:
             With ``propensity``: the probability that the design drew the item's prompt
             (for labels drawn by prompt outside ``bacon sample``; equal to ``propensity``
             when every item of a drawn prompt was labeled).
+        wave : str, optional
+            Column of the wave (labelling round) each label came in: integers, dates or
+            anything orderable; the looks of the anytime intervals
+            (``Calibrator.estimate_mean(anytime=True)``). Every labeled row needs one, and an
+            unlabeled row must have none.
         """
         if not isinstance(df, pd.DataFrame):
             raise ValidationError(f"expected a pandas DataFrame, got {type(df).__name__}.")
@@ -400,6 +418,7 @@ class EvalPool:
             b = _numeric(df[prompt_propensity], "prompt propensity", ids)
             _check_propensity(b, ~np.isnan(y), ids, prompt_propensity)
             inclusion = Inclusion.from_prompt(np.asarray(pi), b)
+        waves, wave_names = (None, None) if wave is None else _waves(df, wave, y, ids)
         return cls(
             ids=ids,
             y=y,
@@ -416,6 +435,8 @@ class EvalPool:
             inclusion=inclusion,
             group_name=None if groups is None else group,
             prompt_name=None if prompts is None else prompt,
+            waves=waves,
+            wave_names=wave_names,
         )
 
 
@@ -489,6 +510,40 @@ def _check_labels(y: np.ndarray, spec: OutcomeSpec, ids: np.ndarray, label: str)
                 f"not one of the levels {list(spec.levels)}; fix the label, round it to a level, "
                 "or declare the outcome continuous."
             )
+
+
+def _waves(
+    df: pd.DataFrame, col: str, y: np.ndarray, ids: np.ndarray
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Each label's wave code (0..K-1 in the waves' order; -1 unlabeled) and the waves."""
+    _need_column(df, col, "wave")
+    given = df[col].notna().to_numpy()
+    labeled = ~np.isnan(y)
+    for bad, what in ((labeled & ~given, "is empty at labeled"), (~labeled & given, "has a wave "
+                      "at unlabeled")):  # fmt: skip
+        if bad.any():
+            pos = int(np.argmax(bad))
+            raise ValidationError(
+                f"wave column {col!r} {what} {_row_label(ids, pos)}; every labeled row needs "
+                "the wave its label came in, and an unlabeled row none (empty the cell or add "
+                "the label)."
+            )
+    values = df[col][labeled]
+    numeric = pd.to_numeric(values, errors="coerce")
+    if numeric.notna().all():  # numbers: whole ones as integers (wave 2, not 2.0)
+        whole = bool((numeric == np.round(numeric)).all())
+        values = numeric.astype(np.int64) if whole else numeric
+    try:
+        names = sorted(pd.unique(values))
+    except TypeError as exc:
+        raise ValidationError(
+            f"wave column {col!r} mixes values that cannot be ordered (e.g. numbers and "
+            "text); give every wave a number or a date."
+        ) from exc
+    codes = np.full(y.size, -1, dtype=np.intp)
+    codes[labeled] = pd.Index(names).get_indexer(values)
+    codes.setflags(write=False)
+    return codes, tuple(str(_py(v)) for v in names)
 
 
 def _check_infinite(long: pd.DataFrame, ids: np.ndarray) -> None:

@@ -25,6 +25,12 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _kind(details: dict[str, Any]) -> str:
+    """An anytime interval's kind before "CI" in text (``""`` for a fixed interval)."""
+    kind = details.get("interval_kind")
+    return f"{kind} " if kind else ""
+
+
 @dataclass(frozen=True)
 class Estimate:
     """One estimated quantity with its standard error and confidence interval.
@@ -43,7 +49,9 @@ class Estimate:
     alpha : float
         One minus the confidence level.
     details : dict
-        Method specifics (power-tuning lambda, degrees of freedom, ...).
+        Method specifics (power-tuning lambda, degrees of freedom, ...); an anytime
+        interval's ``interval_kind`` (``"alpha-spending"`` or ``"confidence sequence"``)
+        and ``anytime`` (its looks and critical values).
     """
 
     estimand: str
@@ -99,9 +107,10 @@ class Estimate:
 
     def __str__(self) -> str:
         level = round(100 * (1 - self.alpha), 1)
+        kind = _kind(self.details)
         return (
             f"{self.method:>9} {self.estimand}: {self.estimate:.4f} "
-            f"(se {self.se:.4f}; {level:g}% CI {self.ci_low:.4f} to {self.ci_high:.4f}; "
+            f"(se {self.se:.4f}; {level:g}% {kind}CI {self.ci_low:.4f} to {self.ci_high:.4f}; "
             f"{self.n_labeled} labeled of {self.n_items})"
         )
 
@@ -144,7 +153,8 @@ class EstimateTable:
             n_labeled=int(self.n_labeled[k]),
             n_items=int(self.n_items[k]),
             alpha=self.alpha,
-            details={"simultaneous": self.simultaneous},
+            details={"simultaneous": self.simultaneous}
+            | {k: v for k, v in self.details.items() if k == "interval_kind"},
         )
 
     def clip(self, low: float, high: float) -> EstimateTable:
@@ -215,5 +225,9 @@ class EstimateTable:
 
     def __str__(self) -> str:
         level = round(100 * (1 - self.alpha), 1)
-        head = f"{self.method} {self.estimand} ({level:g}% CI, simultaneous: {self.simultaneous})"
+        kind = _kind(self.details)
+        head = (
+            f"{self.method} {self.estimand} ({level:g}% {kind}CI, simultaneous: "
+            f"{self.simultaneous})"
+        )
         return head + "\n" + self.to_frame().to_string(index=False, float_format="%.4f")

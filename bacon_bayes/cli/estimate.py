@@ -7,7 +7,7 @@ import contextlib
 import dataclasses
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -59,9 +59,54 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="FILE.nc",
         help="also save the fitted calibrator (NetCDF): the next round's --calibrator",
     )
+    add_anytime_arguments(p)
     add_history_arguments(p)
     add_stream_arguments(p)
     p.set_defaults(func=run)
+
+
+def add_anytime_arguments(p: argparse.ArgumentParser) -> None:
+    """``--anytime``, ``--fixed``, ``--wave`` and ``--max-labels``."""
+    p.add_argument(
+        "--anytime",
+        action="store_true",
+        help="intervals valid at every labelling wave whatever the stopping rule (the "
+        "default on a study folder): alpha-spending with --max-labels, else a confidence "
+        "sequence; the label's waves come from --wave or the study",
+    )
+    p.add_argument(
+        "--fixed", action="store_true", help="study folder: the fixed intervals of one look"
+    )
+    p.add_argument("--wave", help="column of the wave each label came in (tables; --anytime)")
+    p.add_argument(
+        "--max-labels",
+        type=int,
+        metavar="N",
+        help="the labelling budget fixed from the start: --anytime intervals by "
+        "alpha-spending (O'Brien-Fleming type) up to N labels, narrower than a confidence "
+        "sequence",
+    )
+
+
+def anytime_from_args(args: argparse.Namespace) -> dict[str, Any] | None:
+    """``anytime=True`` and ``max_labels`` for the estimates (None: fixed intervals):
+    ``--anytime`` or ``--max-labels``, or a study folder without ``--fixed``."""
+    from bacon_bayes.study.folder import CONFIG_FILE
+
+    study = (Path(args.file) / CONFIG_FILE).is_file()
+    wanted = getattr(args, "anytime", False) or getattr(args, "max_labels", None) is not None
+    if getattr(args, "fixed", False):
+        if wanted:
+            raise ValidationError("--fixed gives one look's intervals; drop --anytime/--max-labels")
+        return None
+    if not (wanted or study):
+        return None
+    if not study and not getattr(args, "wave", None):
+        raise ValidationError(
+            "--anytime needs the wave each label came in: pass --wave COLUMN (or estimate "
+            "from a study folder, which records its waves)"
+        )
+    return {"anytime": True, "max_labels": args.max_labels}
 
 
 SURROGATES_HELP = (
@@ -242,12 +287,12 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     from bacon_bayes.study.folder import CONFIG_FILE
 
     if (Path(args.file) / CONFIG_FILE).is_file():
-        for flag in ("propensity", "prompt_propensity"):
+        for flag in ("propensity", "prompt_propensity", "wave"):
             if getattr(args, flag, None):
                 name = "--" + flag.replace("_", "-")
                 raise ValidationError(
                     f"{name} cannot be given for a study: the inclusion probabilities "
-                    f"recorded by its sampling waves are used. Drop {name}."
+                    f"and waves recorded by its sampling are used. Drop {name}."
                 )
         data = load_study(args.file, allow_pending=args.allow_pending)
         judges = expand_judges(args.judge, data.frame.columns) if args.judge else None
@@ -276,6 +321,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
         text=args.text,
         prompt=args.prompt,
         prompt_propensity=args.prompt_propensity,
+        wave=getattr(args, "wave", None),
     )
     if outcome != (args.outcome or "continuous"):
         note = (
@@ -516,11 +562,13 @@ def _run(
     from bacon_bayes.surrogates import ALONE_BELOW, JUDGE_RIDGE, SMALL_BUDGET, in_means
 
     records = open_ledger(history)  # a damaged ledger stops here, before any work
+    anytime = anytime_from_args(args)
     if wants_stream(args):
-        if args.calibrator or history is not None:
+        if args.calibrator or history is not None or anytime is not None:
             raise ValidationError(
-                "--calibrator and --history are not streamed yet; pass a single table "
-                "without --chunk-rows, --scheduler or --items-out"
+                "--calibrator, --history and anytime intervals (--anytime, --max-labels, "
+                "a study folder) are not streamed yet; pass a single table without "
+                "--chunk-rows, --scheduler or --items-out (or --fixed)"
             )
         return run_stream(args, calibrator_from_args(args), parse_levels(args.levels))
     cal, saved = fit_from_args(args)
@@ -554,13 +602,16 @@ def _run(
     compared, groups, skipped = None, None, ""
     try:
         if pool.groups is not None and unique_codes(pool.groups)[0].size > 1:
-            compared = comparisons(cal, args.alpha, group)
+            compared = comparisons(cal, args.alpha, group, anytime=anytime)
             if not compared.best_clear:  # the plan's line: only where it is printed
                 # the fitted frequentist calibrator's residuals are the plan's pilot
                 mine = cal if saved is None and cal.engine_ == "freq" else None
                 note = resolution_note(pool, args.alpha, group_column=group, calibrator=mine)
                 compared = dataclasses.replace(compared, plan_note=note)
-        groups = [cal.estimate_groups(args.alpha, True, m) for m in methods] if group else None
+        kw = anytime or {}
+        groups = (
+            [cal.estimate_groups(args.alpha, True, m, **kw) for m in methods] if group else None
+        )
     except ValidationError as exc:  # e.g. --pooling shrink with under 3 groups labeled
         if pool.groups is None:
             raise
@@ -580,13 +631,20 @@ def _run(
         out["n_prompts"] = None if pool.prompts is None else int(np.unique(pool.prompts).size)
         if compared is not None:
             out["comparisons"] = compared.to_dict()
+        if anytime is not None:  # the estimates' intervals: of the sequence at this wave
+            out["mean"] = {
+                m: cal.estimate_mean(args.alpha, m, **anytime).to_dict() for m in methods
+            }
+            if groups is not None:
+                out["groups"] = {t.method: t.to_dict() for t in groups}
+            out["interval_kind"] = out["mean"]["aee"]["details"]["interval_kind"]
         if saved is not None:
             out["round"] = round_json(cal, args)
         text = json.dumps(out, indent=2)
         finish()
         print(text)
         return 0
-    means = [cal.estimate_mean(args.alpha, m) for m in methods]
+    means = [cal.estimate_mean(args.alpha, m, **(anytime or {})) for m in methods]
     quants = {q: [cal.estimate_quantile(q, args.alpha, m) for m in methods] for q in args.quantile}
     prompts = "" if pool.prompts is None else f", {np.unique(pool.prompts).size} prompts"
     split = " split by prompt" if pool.prompts is not None else ""

@@ -533,15 +533,18 @@ def _compare_answered(
     return out.withhold(np.isnan(low), "a group of the pair has no interval")
 
 
-def rank_intervals(table: EstimateTable, *, descending: bool = True) -> dict[str, np.ndarray]:
+def rank_intervals(
+    table: EstimateTable, *, descending: bool = True, diffs: EstimateTable | None = None
+) -> dict[str, np.ndarray]:
     """Ranks of the groups with simultaneous rank intervals.
 
     Group ``g``'s rank interval runs from ``1 + #{h: h surely above g}`` to
     ``m - #{h: h surely below g}``, where "surely" uses the simultaneous
-    intervals of all pairwise differences; the intervals for all groups then
-    hold jointly with at least the difference intervals' confidence.
+    intervals of all pairwise differences (``diffs``, default :func:`compare` of
+    ``table``; e.g. anytime ones); the intervals for all groups then hold jointly with
+    at least the difference intervals' confidence.
     """
-    diffs = compare(table)
+    diffs = compare(table) if diffs is None else diffs
     m = len(table)
     above = np.zeros((m, m), dtype=bool)  # above[a, b]: a surely larger than b
     for k, (a, b) in enumerate(diffs.details["pairs"]):

@@ -204,13 +204,15 @@ def comparisons(
     alpha: float = 0.05,
     group: str | None = None,
     plan_note: str | None = None,
+    anytime: dict[str, Any] | None = None,
 ) -> Comparisons:
     """The comparisons of a fitted calibrator's groups (at least two groups); ``group``:
     the grouping's name (default: the pool's group column, else ``"group"``);
-    ``plan_note``: the plan's line on the labels that would resolve the rest."""
-    diffs = cal.compare_groups(alpha)
+    ``plan_note``: the plan's line on the labels that would resolve the rest; ``anytime``:
+    ``compare_groups``'s ``anytime`` and ``max_labels`` for the differences and the ranks."""
+    diffs = cal.compare_groups(alpha, **(anytime or {}))
     means = cal.estimate_groups(alpha, True)
-    ranks = cal.rank_groups(alpha)
+    ranks = cal.rank_groups(alpha, **(anytime or {}))
     resolved = (diffs.ci_low > 0) | (diffs.ci_high < 0)
     differences = pd.DataFrame(
         {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -80,7 +81,9 @@ def estimate_output(
         lines.append(
             f"note: missing judge scores imputed (with a missing-score indicator): {listed}"
         )
-    lines += [f"\nmean of {label!r} over the pool ({level} CI):", estimates_table(means)]
+    kind = next((m.details["interval_kind"] for m in means if "interval_kind" in m.details), "")
+    kind = f" {kind} CI, valid at every wave whatever the stopping rule" if kind else " CI"
+    lines += [f"\nmean of {label!r} over the pool ({level}{kind}):", estimates_table(means)]
     for q, ests in quantiles.items():
         lines += [f"\nquantile {q:g} ({level} CI{quantile_note}):", estimates_table(ests)]
     if groups:
@@ -94,7 +97,13 @@ def estimate_output(
 def guarantee_note(table: EstimateTable) -> str:
     """Which guarantee a group table's intervals carry, in words: per group (each group's
     own AEE) or on average over the groups (shrunk toward the pool's correction), and
-    whether they hold jointly."""
+    whether they hold jointly; an anytime table's kind, valid at every wave."""
+    kind = table.details.get("interval_kind")
+    if kind:
+        plain = replace(
+            table, details={k: v for k, v in table.details.items() if k != "interval_kind"}
+        )
+        return f"{guarantee_note(plain)}; {kind}: valid at every wave, whatever the stopping rule"
     joint = table.simultaneous != "none"
     if table.details.get("pooling") == "shrink":
         what = "pairs" if table.estimand == "difference" else "groups"

@@ -23,6 +23,7 @@ from bacon_bayes.study.folder import (
     MANIFEST_FILE,
     PROMPT_COLUMNS,
     PROPENSITY_COLUMN,
+    WAVE_COLUMN,
     WAVES_FILE,
     StudyConfig,
     atomic_write_text,
@@ -369,6 +370,7 @@ class StudyData:
     prompt: str | None = None
     inclusion: Inclusion | None = None
     recorded_prompts: np.ndarray | None = None
+    wave: str | None = None
 
     def pool_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``EvalPool.from_frame(data.frame, **kwargs)``."""
@@ -380,6 +382,7 @@ class StudyData:
             "group": self.group,
             "propensity": self.propensity,
             "item": self.item,
+            "wave": self.wave,
         } | ({} if self.prompt is None else {"prompt": self.prompt})
 
     def to_pool(self, **overrides: Any) -> EvalPool:
@@ -409,7 +412,9 @@ class StudyData:
         return replace(pool, inclusion=self.inclusion)
 
 
-def load_study(path: str | Path, *, allow_pending: bool = False) -> StudyData:
+def load_study(
+    path: str | Path, *, allow_pending: bool = False, up_to_wave: int | None = None
+) -> StudyData:
     """Read a study for estimation, with the recorded inclusion probabilities.
 
     Parameters
@@ -421,11 +426,20 @@ def load_study(path: str | Path, *, allow_pending: bool = False) -> StudyData:
         labeled set a non-random subset of the design; by default that is an
         error. With True they are treated as missing at random (stated in
         ``n_pending``).
+    up_to_wave : int, optional
+        The study as it stood after this wave (an earlier look of the anytime intervals):
+        the waves up to it, their labels and inclusion probabilities.
     """
     study = Study.open(path)
+    if up_to_wave is not None:
+        if up_to_wave not in study.wave_numbers:
+            raise ValidationError(
+                f"study {path} has no wave {up_to_wave}; its waves are {study.wave_numbers}"
+            )
+        study.manifest = study.manifest[study.manifest["wave"] <= up_to_wave]
     if not study.wave_numbers:
         raise ValidationError(f"study {path} has no sampling wave yet; run `bacon sample` first")
-    values = study.label_values()
+    values = np.where(study.first_wave() >= 0, study.label_values(), np.nan)
     pending = study.first_wave() >= 0
     pending &= np.isnan(values)
     if pending.any() and not allow_pending:
@@ -436,9 +450,12 @@ def load_study(path: str | Path, *, allow_pending: bool = False) -> StudyData:
         )
     frame = study.pool.copy()
     frame[study.config.label] = values
-    if PROPENSITY_COLUMN in frame.columns:
-        raise ValidationError(f"pool file has a reserved column {PROPENSITY_COLUMN!r}; rename it")
+    for reserved in (PROPENSITY_COLUMN, WAVE_COLUMN):
+        if reserved in frame.columns:
+            raise ValidationError(f"pool file has a reserved column {reserved!r}; rename it")
     frame[PROPENSITY_COLUMN] = study.inclusion_probability()
+    # each label's wave: the one that selected its item (the looks of anytime intervals)
+    frame[WAVE_COLUMN] = np.where(np.isnan(values), np.nan, study.first_wave())
     cfg = study.config
     return StudyData(
         frame=frame,
@@ -453,4 +470,5 @@ def load_study(path: str | Path, *, allow_pending: bool = False) -> StudyData:
         prompt=cfg.prompt,
         inclusion=study.inclusion(),
         recorded_prompts=study.recorded_prompts(),
+        wave=WAVE_COLUMN,
     )

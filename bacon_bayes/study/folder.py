@@ -72,6 +72,7 @@ __all__ = [
     "PROMPT_COLUMNS",
     "PROPENSITY_COLUMN",
     "WAVES_FILE",
+    "WAVE_COLUMN",
     "StudyConfig",
     "atomic_write_text",
     "pool_file",
@@ -91,6 +92,8 @@ MANIFEST_COLUMNS = ["item", "wave", "pi", "selected", "design", "seed"]
 PROMPT_COLUMNS = ["pi_prompt", "prompt"]
 LABEL_META_COLUMNS = ["wave", "source", "imported_at"]
 PROPENSITY_COLUMN = "inclusion_probability"
+#: Column of the estimation frame holding each label's wave (the looks of anytime intervals).
+WAVE_COLUMN = "label_wave"
 OUTCOME_KINDS = ("continuous", "ordinal", "nonnegative", "categorical")
 #: What to do when a file of a study folder cannot be read.
 DAMAGED_FIX = (

@@ -18,6 +18,7 @@ from bacon_bayes.study import (
     load_study,
     pending_items,
 )
+from bacon_bayes.study.folder import WAVE_COLUMN
 
 from .conftest import N_POOL, bacon, fill
 
@@ -72,6 +73,7 @@ def test_three_waves_and_recorded_probabilities(
         "group": None,
         "propensity": PROPENSITY_COLUMN,
         "item": "id",
+        "wave": WAVE_COLUMN,
     }
 
 
@@ -237,3 +239,40 @@ def test_adaptive_wave_steps_back_to_uniform_when_no_gain_is_expected(
     assert info["design"] == "uniform" and info["params"]["requested"] == "adaptive"
     assert 0 < info["params"]["expected_variance_ratio"] < 10
     assert np.allclose(s.wave_probabilities()[~(s.first_wave() == 1), 1], 30 / 160)
+
+
+def test_bacon_estimate_on_a_study_gives_anytime_intervals_over_its_waves(
+    study: Path, pool_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """The study's waves are the looks: its estimate is a confidence sequence by default
+    (alpha-spending with --max-labels), --fixed gives one look's interval."""
+    import json
+
+    label_all_pending(study, pool_file, tmp_path)
+    draw_wave(study, "adaptive", 30, seed=4, max_ratio=np.inf)
+    label_all_pending(study, pool_file, tmp_path)
+    pool = load_study(study).to_pool()
+    assert pool.waves is not None and pool.wave_names == ("1", "2")
+    assert ((pool.waves >= 0) == pool.labeled).all()
+    first = load_study(study, up_to_wave=1)  # the study as it stood after wave 1
+    look = first.to_pool()
+    assert look.n_labeled == 40 and look.wave_names == ("1",)
+    assert np.allclose(first.frame.loc[look.labeled, PROPENSITY_COLUMN], 40 / N_POOL)
+    with pytest.raises(ValidationError, match="has no wave 7"):
+        load_study(study, up_to_wave=7)
+    capsys.readouterr()
+    runs = {}
+    for extra in ([], ["--fixed"], ["--max-labels", "100"]):
+        assert bacon("estimate", str(study), "--engine", "freq", "--json", *extra) == 0
+        runs[" ".join(extra)] = json.loads(capsys.readouterr().out)
+    default, fixed, spend = runs[""], runs["--fixed"], runs["--max-labels 100"]
+    assert default["interval_kind"] == "confidence sequence"
+    assert spend["interval_kind"] == "alpha-spending"
+    assert "interval_kind" not in fixed
+
+    def width(out: dict) -> float:
+        return out["mean"]["aee"]["ci_high"] - out["mean"]["aee"]["ci_low"]
+
+    assert width(fixed) < width(spend) < width(default)
+    assert bacon("estimate", str(study), "--engine", "freq", "--fixed", "--anytime") == 2
+    assert bacon("estimate", str(study), "--engine", "freq", "--wave", "wave") == 2

@@ -1,0 +1,106 @@
+"""A fitted calibrator's anytime-valid intervals: the looks of its pool's labelling waves,
+counted per quantity, handed to :mod:`bacon_bayes.estimate.anytime` (the Calibrator's
+``anytime=True`` hands over here; the statistics and their guarantee are documented there).
+
+The looks are the pool's waves (``EvalPool.waves``: ``from_frame(wave=COLUMN)``, or a study
+folder's). Information is counted in labels, or in labeled prompts when the design drew
+prompts (the variance is then clustered by prompt); with the pool as target each count has
+the finite-population correction of the pool's (or group's) items, or prompts.
+The earlier looks' own estimates (e.g. to plot the sequence) come from the pool as it stood
+then: a study's ``load_study(path, up_to_wave=K)``, or the labels of waves up to ``K``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from bacon_bayes import estimate as est
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate import anytime
+from bacon_bayes.estimate.tables import Pairs
+from bacon_bayes.results import Estimate, EstimateTable
+
+if TYPE_CHECKING:
+    from bacon_bayes.calibrator import Calibrator
+
+__all__ = ["differences", "group_information", "groups", "mean", "pool_looks"]
+
+
+def _waves(cal: Calibrator) -> np.ndarray:
+    waves = cal.pool_.waves
+    if waves is None:
+        raise ValidationError(
+            "anytime intervals need the wave each label came in: build the pool with "
+            "EvalPool.from_frame(..., wave=COLUMN) (bacon estimate --wave COLUMN), or "
+            "estimate from the study folder, which records its waves."
+        )
+    return np.asarray(waves)
+
+
+def _prompts(cal: Calibrator) -> np.ndarray | None:
+    """The prompts when the variance is clustered by them (information counts prompts)."""
+    p = cal.pool_
+    clustered = p.prompts is not None and est.use_clustered(p.prompts, p.design, cal.target)
+    return p.prompts if clustered else None
+
+
+def _size(cal: Calibrator, sizes: np.ndarray) -> np.ndarray | None:
+    return sizes if cal.target == "pool" else None
+
+
+def pool_looks(cal: Calibrator) -> np.ndarray:
+    """The pool's labels at each look (wave), the latest last."""
+    return anytime.look_counts(_waves(cal))
+
+
+def mean(cal: Calibrator, e: Estimate, max_labels: int | None) -> Estimate:
+    """The pool mean ``e`` (fixed, at the latest look) with its anytime interval."""
+    if e.method == "naive":
+        return e  # no labels: nothing is looked at twice
+    waves, prompts = _waves(cal), _prompts(cal)
+    if prompts is None:
+        counts, size = anytime.look_counts(waves), float(cal.pool_.n_items)
+    else:  # spending time counts labels, information labeled prompts
+        counts, size = anytime.look_counts(waves, prompts=prompts), float(np.unique(prompts).size)
+    info = anytime.effective_labels(counts, _size(cal, np.asarray(size)))
+    return anytime.anytime_estimate(e, pool_looks(cal), info=info, max_labels=max_labels)
+
+
+def group_information(cal: Calibrator, names: tuple[str, ...]) -> np.ndarray:
+    """Each group's information (effective labels, or prompts) at each look, rows in the
+    order of ``names``."""
+    waves, prompts = _waves(cal), _prompts(cal)
+    all_names, codes = est.group_codes(cal._groups())
+    m = all_names.size
+    counts = anytime.look_counts(waves, codes, m, prompts)
+    if prompts is None:
+        sizes = np.bincount(codes, minlength=m).astype(float)
+    else:  # the group's prompts
+        pairs = np.unique(
+            np.column_stack([codes, np.unique(prompts, return_inverse=True)[1]]), axis=0
+        )
+        sizes = np.bincount(pairs[:, 0], minlength=m).astype(float)
+    size = _size(cal, sizes[:, None])
+    info = anytime.effective_labels(counts, size)
+    order = {str(n): k for k, n in enumerate(all_names)}
+    return info[[order[n] for n in names]]
+
+
+def groups(cal: Calibrator, table: EstimateTable, max_labels: int | None) -> EstimateTable:
+    """A group-mean table (fixed, at the latest look) with its anytime intervals."""
+    if table.method == "naive":
+        return table
+    info = group_information(cal, table.names)
+    return anytime.anytime_table(table, info, pool_looks(cal), max_labels=max_labels)
+
+
+def differences(
+    cal: Calibrator, means: EstimateTable, diffs: EstimateTable, max_labels: int | None
+) -> EstimateTable:
+    """The differences ``diffs`` of the group table ``means`` with anytime intervals."""
+    if diffs.method == "naive":
+        return diffs
+    info = anytime.pair_information(group_information(cal, means.names), Pairs.of(means).pairs)
+    return anytime.anytime_table(diffs, info, pool_looks(cal), max_labels=max_labels)

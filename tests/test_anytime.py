@@ -1,0 +1,180 @@
+"""Anytime-valid intervals across labelling waves (bacon_bayes.estimate.anytime): the
+boundaries against the canonical process, time-uniform coverage of the pool mean, a group
+mean and a difference on simulated uniform and adaptive waves (and the same check failing
+on fixed intervals), the pool's waves and the Calibrator's hand-over."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes import Calibrator, EvalPool
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate import anytime as at
+from benchmarks.anytime_sim import coverage_table
+
+ALPHA = 0.05
+REPS = 400
+#: a time-uniform miss rate above this fails (0.05 plus three Monte Carlo standard errors)
+CEILING = ALPHA + 3.0 * np.sqrt(ALPHA * (1 - ALPHA) / REPS)
+
+
+def test_spending_boundaries_hold_the_canonical_process_at_alpha() -> None:
+    info = np.array([0.05, 0.12, 0.3, 0.31, 0.7, 1.0])  # unequal looks, one tiny step
+    c = at.spending_critical_values(info, at.obf_spending(info, ALPHA))
+    rng = np.random.default_rng(1)
+    steps = rng.standard_normal((200_000, info.size)) * np.sqrt(np.diff(info, prepend=0.0))
+    z = np.abs(np.cumsum(steps, axis=1) / np.sqrt(info))
+    crossed = np.maximum.accumulate(z >= c, axis=1).mean(axis=0)
+    np.testing.assert_allclose(crossed, at.obf_spending(info, ALPHA), atol=0.0015)
+    assert abs(crossed[-1] - ALPHA) < 0.0015  # all of alpha spent at the maximum, no more
+    # a finer grid gives the same boundaries
+    finer = at.spending_critical_values(np.vstack([info, info]), at.obf_spending(info, ALPHA))
+    np.testing.assert_allclose(finer[0], c)
+
+
+def test_confidence_sequence_covers_the_canonical_process_and_is_tightest_at_the_plan() -> None:
+    u_star = at.mixture_tuning(ALPHA)
+    grid = np.geomspace(u_star / 20, u_star * 20, 401)
+    assert grid[np.argmin(at.mixture_critical_value(grid, ALPHA))] == pytest.approx(u_star, 0.02)
+    info = np.arange(1, 41) / 40.0
+    c = at.mixture_critical_value(u_star * info / info[0], ALPHA)
+    rng = np.random.default_rng(2)
+    z = np.abs(np.cumsum(rng.standard_normal((100_000, info.size)), axis=1) / np.sqrt(info * 40))
+    miss = (z >= c).any(axis=1).mean()
+    assert 0.002 < miss <= ALPHA
+
+
+def test_a_look_that_adds_nothing_merges_into_the_next() -> None:
+    info = np.array([10.0, 20.0, 20.0, 40.0])
+    times = np.array([0.25, 0.5, 0.5, 1.0])
+    merged = at.sequential_critical_value(info, ALPHA, times=times)
+    plain = at.sequential_critical_value(info[[0, 2, 3]], ALPHA, times=times[[0, 2, 3]])
+    assert merged == pytest.approx(plain)
+
+
+def test_time_uniform_coverage_over_waves_and_fixed_intervals_fail_it() -> None:
+    """Ten waves (10 labels per group each, to 25% of the pool), uniform and adaptive (by
+    the residual sd the earlier waves show), the estimate refitted at every look: the pool
+    mean, a group mean and a difference (:func:`benchmarks.anytime_sim.coverage_table`)."""
+    table = coverage_table(REPS)
+    assert len(table) == 6
+    for _, r in table.iterrows():
+        assert r["fixed: some look"] > CEILING, r  # peeking at fixed intervals: this fails
+        assert 0.005 <= r["spending: some look"] <= CEILING, r
+        assert 1.0 < r["last width spending"] <= 1.35, r
+        assert r["sequence: some look"] <= CEILING, r
+        assert 1.3 < r["sequence"] <= 1.8, r  # wider, but not absurdly
+
+
+def _pool(waves: np.ndarray | None = None, n: int = 900, seed: int = 3) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    g = rng.choice(["A", "B", "C"], n)
+    y = rng.normal(3.0, 1.0, n) + 0.3 * (g == "B")
+    lab = rng.random(n) < 0.3
+    wave = np.where(lab, rng.integers(1, 6, n), np.nan) if waves is None else waves
+    return pd.DataFrame(
+        {
+            "y": np.where(lab, y, np.nan),
+            "j1": y + rng.normal(0, 0.7, n),
+            "j2": y + rng.normal(0.2, 0.8, n),
+            "g": g,
+            "wave": wave,
+        }
+    )
+
+
+def _kw() -> dict:
+    return {"label": "y", "judges": ["j1", "j2"], "outcome": "continuous", "group": "g"}
+
+
+def test_pool_records_waves_and_refuses_a_wave_on_an_unlabeled_row() -> None:
+    df = _pool()
+    pool = EvalPool.from_frame(df, wave="wave", **_kw())
+    assert pool.wave_names == ("1", "2", "3", "4", "5")
+    assert pool.waves is not None
+    assert ((pool.waves >= 0) == pool.labeled).all()
+    bad = df.copy()
+    row = int(np.flatnonzero(bad["y"].isna().to_numpy())[0])
+    bad.loc[row, "wave"] = 2
+    with pytest.raises(ValidationError, match=f"'wave' has a wave at unlabeled row {row}"):
+        EvalPool.from_frame(bad, wave="wave", **_kw())
+    row = int(np.flatnonzero(df["y"].notna().to_numpy())[0])
+    bad = df.copy()
+    bad.loc[row, "wave"] = np.nan
+    with pytest.raises(ValidationError, match=f"is empty at labeled row {row}"):
+        EvalPool.from_frame(bad, wave="wave", **_kw())
+    dates = df.assign(wave=df["wave"].map(lambda w: f"2026-0{int(w)}-01", na_action="ignore"))
+    assert EvalPool.from_frame(dates, wave="wave", **_kw()).wave_names[0] == "2026-01-01"
+
+
+def test_calibrator_anytime_intervals_name_their_kind_and_widen_the_fixed_ones() -> None:
+    pool = EvalPool.from_frame(_pool(), wave="wave", **_kw())
+    cal = Calibrator(engine="freq").fit(pool)
+    fixed = cal.estimate_mean()
+    budget = pool.n_labeled
+    spend = cal.estimate_mean(anytime=True, max_labels=budget)
+    seq = cal.estimate_mean(anytime=True)
+    assert spend.details["interval_kind"] == "alpha-spending"
+    assert seq.details["interval_kind"] == "confidence sequence"
+    assert "alpha-spending CI" in str(spend)
+    assert spend.details["anytime"]["alpha_spent"] == pytest.approx(ALPHA)
+    assert fixed.width < spend.width <= 1.35 * fixed.width < seq.width
+    assert spend.estimate == fixed.estimate
+    with pytest.raises(ValidationError, match="exceed max_labels"):
+        cal.estimate_mean(anytime=True, max_labels=budget - 1)
+    groups, any_groups = cal.estimate_groups(), cal.estimate_groups(anytime=True)
+    assert (any_groups.ci_high - any_groups.ci_low > groups.ci_high - groups.ci_low).all()
+    assert any_groups.to_dict()["details"]["interval_kind"] == "confidence sequence"
+    diffs = cal.compare_groups(anytime=True, max_labels=budget)
+    assert diffs.details["interval_kind"] == "alpha-spending"
+    assert "alpha-spending CI" in str(diffs)
+    shrunk = cal.compare_groups(anytime=True, pooling="shrink")
+    assert np.isfinite(shrunk.ci_low).all()
+    plain = cal.compare_groups(pooling="shrink")
+    assert (shrunk.ci_high - shrunk.ci_low > plain.ci_high - plain.ci_low).all()
+    assert cal.estimate_mean(method="naive", anytime=True).details.get("interval_kind") is None
+
+
+def test_anytime_without_waves_says_how_to_give_them() -> None:
+    pool = EvalPool.from_frame(_pool(), **_kw())
+    cal = Calibrator(engine="freq").fit(pool)
+    with pytest.raises(ValidationError, match="wave=COLUMN"):
+        cal.estimate_mean(anytime=True)
+
+
+def test_looks_count_a_prompt_once_at_its_first_wave() -> None:
+    waves = np.array([0, 0, 1, 1, -1, 2])
+    prompts = np.array(["a", "a", "b", "a", "c", "c"])
+    np.testing.assert_array_equal(at.look_counts(waves), [2, 4, 5])
+    np.testing.assert_array_equal(at.look_counts(waves, prompts=prompts), [1, 2, 3])
+    codes = np.array([0, 1, 0, 1, 0, 1])
+    by_group = at.look_counts(waves, codes, 2, prompts)
+    np.testing.assert_array_equal(by_group, [[1, 2, 2], [1, 1, 2]])
+
+
+def test_a_saved_calibrator_keeps_the_waves(tmp_path) -> None:
+    pool = EvalPool.from_frame(_pool(), wave="wave", **_kw())
+    cal = Calibrator(engine="freq").fit(pool)
+    back = Calibrator.load(cal.save(tmp_path / "cal.nc"))
+    assert back.pool_.wave_names == pool.wave_names
+    np.testing.assert_array_equal(back.pool_.waves, pool.waves)
+    assert back.estimate_mean(anytime=True) == cal.estimate_mean(anytime=True)
+
+
+def test_bacon_estimate_anytime_on_a_table(tmp_path, capsys) -> None:
+    from bacon_bayes.cli import main
+
+    path = tmp_path / "pool.csv"
+    _pool().to_csv(path, index=False)
+    argv = ["estimate", str(path), "--label", "y", "--judge", "j1", "--judge", "j2"]
+    argv += ["--group", "g", "--engine", "freq"]
+    assert main([*argv, "--anytime"]) == 2
+    assert "--wave COLUMN" in capsys.readouterr().err
+    assert main([*argv, "--wave", "wave", "--max-labels", "400"]) == 0
+    out = capsys.readouterr().out
+    assert "95% alpha-spending CI, valid at every wave" in out
+    assert "alpha-spending: valid at every wave" in out  # the groups' and pairs' notes
+    assert main([*argv, "--wave", "wave", "--max-labels", "10"]) == 2
+    assert "already reached max_labels=10" in capsys.readouterr().err
