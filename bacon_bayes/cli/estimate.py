@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import dataclasses
 import json
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +30,7 @@ from bacon_bayes.cli.stream import add_stream_arguments, run_stream, wants_strea
 from bacon_bayes.doctor.roles import find_roles
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.frozen import unvalidated
-from bacon_bayes.io import read_table
+from bacon_bayes.io import item_column, read_table
 from bacon_bayes.order import unique_codes
 from bacon_bayes.outputs import Output, claim
 from bacon_bayes.planning import resolution_note
@@ -269,7 +270,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
         outcome=args.outcome or "continuous",
         levels=levels,
         group=args.group,
-        item=args.item or (None if args.scores else default_item(df, judges)),
+        item=args.item or (None if args.scores else item_column(df, judges)),
         propensity=args.propensity,
         embedding=args.embedding,
         text=args.text,
@@ -343,34 +344,34 @@ def scale_note(cal: Calibrator, means: list, groups: list | None) -> str:
     )
 
 
-#: Column names taken as the item id when ``--item`` is not given.
-ITEM_COLUMNS = ("id", "item", "item_id")
+def reading_options(args: argparse.Namespace, pool: EvalPool, *, sample: bool = False) -> str:
+    """The options that read ``args.file`` as this command read it, shell-quoted, for a
+    command bacon prints (``bacon plan``'s, or with ``sample`` ``bacon sample``'s, which
+    reads neither ``--labels``, ``--scores`` nor a propensity), so it runs as printed."""
+    given: list[tuple[str, object]] = [("--group", args.group), ("--prompt", args.prompt)]
+    if sample:
+        given = given[1:]  # a study has its group; --prompt only names its prompts
+    if not (Path(args.file) / CONFIG_FILE).is_file():
+        given = [("--item", args.item), ("--label", args.label)]
+        if not sample:
+            given += [("--labels", args.labels), ("--scores", args.scores)]
+        if not args.scores:
+            given += [("--judge", j) for j in pool.judges]
+        given += [("--group", args.group), ("--prompt", args.prompt)]
+        given += [("--outcome", args.outcome), ("--levels", args.levels)]
+        given += [("--scale", args.scale)]
+        if not sample:
+            given += [("--propensity", args.propensity), ("--embedding", args.embedding)]
+            given += [("--prompt-propensity", args.prompt_propensity)]
+    return " ".join(f"{k} {shlex.quote(str(v))}" for k, v in given if v)
 
 
-def default_item(df: pd.DataFrame, judges: object = ()) -> str | None:
-    """The item id column to use without ``--item``: the first of :data:`ITEM_COLUMNS`
-    in the table that is not a judge and has unique, non-missing values (None: items
-    are numbered by row).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        The table.
-    judges : sequence of str
-        The judge columns (never taken as ids).
-
-    Returns
-    -------
-    str or None
-        The column name, or None.
-    """
-    taken = set(judges) if isinstance(judges, list) else set()
-    for name in ITEM_COLUMNS:
-        if name in df.columns and name not in taken:
-            col = df[name]
-            if col.notna().all() and col.is_unique:
-                return name
-    return None
+def plan_command(args: argparse.Namespace, pool: EvalPool) -> str:
+    """``bacon plan FILE ... --top``: the table behind the comparisons' plan line."""
+    extra = "" if args.alpha == 0.05 else f" --alpha {args.alpha:g}"
+    extra += f" --model {shlex.quote(args.model)}" if getattr(args, "model", None) else ""
+    options = reading_options(args, pool)
+    return f"bacon plan {shlex.quote(str(args.file))} {options}{extra} --top".replace("  ", " ")
 
 
 def group_name(args: argparse.Namespace) -> str | None:
@@ -493,7 +494,8 @@ def _run(
             if not compared.best_clear:  # the plan's line: only where it is printed
                 # the fitted frequentist calibrator's residuals are the plan's pilot
                 mine = cal if saved is None and cal.engine_ == "freq" else None
-                note = resolution_note(pool, args.alpha, group_column=group, calibrator=mine)
+                note = resolution_note(pool, args.alpha, group_column=group, calibrator=mine,
+                                       plan_command=plan_command(args, pool))  # fmt: skip
                 compared = dataclasses.replace(compared, plan_note=note)
         groups = [cal.estimate_groups(args.alpha, True, m) for m in METHODS] if group else None
     except ValidationError as exc:  # e.g. --pooling shrink with under 3 groups labeled

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.cli.estimate import (
     add_pool_arguments,
     calibrator_from_args,
     pool_from_args,
+    reading_options,
 )
 from bacon_bayes.cli.rounds import plan_text, round_defaults
 from bacon_bayes.errors import ValidationError
@@ -133,7 +135,8 @@ def run(args: argparse.Namespace) -> int:
         calibrator=calibrator_from_args(args),
         from_scratch=args.from_scratch,
         group_column=args.group,
-        pool_arg=str(args.file),
+        pool_arg=shlex.quote(str(args.file)),
+        sample_args=reading_options(args, pool, sample=True),
     )
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
