@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.io import ITEM_COLUMNS
 from bacon_bayes.outputs import FORCE_HELP, claim
+from bacon_bayes.report.comparisons import Comparisons, comparisons_of, target_text
 from bacon_bayes.report.text import estimate_output
 from bacon_bayes.stream import DEFAULT_CHUNK_ROWS, StreamResult, estimate_stream, is_stream_source
 from bacon_bayes.study.folder import CONFIG_FILE
@@ -68,6 +70,7 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
             )
     if not args.label:
         raise ValidationError("--label is required; name the column of labels.")
+    args.item = args.item or stream_item(args)
     with contextlib.ExitStack() as stack:
         out = None
         if args.items_out:
@@ -83,14 +86,20 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
         result = _estimate(args, calibrator, levels, None if out is None else out.path)
         if out is not None:
             out.written()
+    target = target_text(result.fit.calibrator.target, result.n_items)
+    compared = _comparisons(result, args, target)
     if args.json:
-        print(json.dumps(summary(result, args), indent=2))
+        out = summary(result, args)
+        out["target"] = {"target": target[0], "note": target[1]}
+        if compared is not None:
+            out["comparisons"] = compared.to_dict()
+        print(json.dumps(out, indent=2))
         return 0
     fit = result.fit
     header = (
         f"{result.n_items} items, {len(fit.labeled)} labeled, {len(fit.model.features.judges)} "
         f"judges; model {fit.model_name} ({fit.engine}), {args.folds}-fold cross-fitting, "
-        f"seed {args.seed}; streamed"
+        f"seed {args.seed}; streamed\ntarget: {target[0]} ({target[1]})"
     )
     missing = fit.model.features.report()["missing"]
     print(
@@ -98,10 +107,36 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
             header, fit.notes, missing, args.label, args.alpha, result.means, result.quantiles,
             result.groups, args.group, quantile_note="; the naive baseline is not streamed",
         )
+        + ("" if compared is None else "\n" + compared.to_text())
     )  # fmt: skip
     if result.items_out is not None:
         print(f"\nitem scores written to {str(result.items_out)!r}")
     return 0
+
+
+def stream_item(args: argparse.Namespace) -> str | None:
+    """The item id column of a streamed table without ``--item``: the first column named
+    as :data:`~bacon_bayes.io.ITEM_COLUMNS` in its first file that is neither the label
+    nor a judge nor the group (as in memory, where it must also be unique: the stream
+    reads it for the labeled rows and ``--items-out``); None: items are numbered by row."""
+    from bacon_bayes.cli.judge_args import split_judges
+    from bacon_bayes.stream.source import dataset_files, file_columns
+
+    path = Path(args.file)
+    columns = file_columns(dataset_files(path)[0] if path.is_dir() else path)
+    taken = {args.label, args.group, *split_judges(args.judge)}
+    return next((c for c in ITEM_COLUMNS if c in columns and c not in taken), None)
+
+
+def _comparisons(
+    result: StreamResult, args: argparse.Namespace, target: tuple[str, str]
+) -> Comparisons | None:
+    """The comparisons of the streamed groups, as in memory (None: under two groups)."""
+    if not result.groups or len(result.groups[0].names) < 2:
+        return None
+    return comparisons_of(
+        result.groups[0], result.fit.bounds, args.alpha, args.group or "group", target
+    )
 
 
 def summary(result: StreamResult, args: argparse.Namespace) -> dict[str, Any]:

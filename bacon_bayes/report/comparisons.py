@@ -21,17 +21,24 @@ from bacon_bayes.report.text import guarantee_note
 
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
+    from bacon_bayes.results import EstimateTable
 
-__all__ = ["Comparisons", "comparisons", "target_description"]
+__all__ = ["Comparisons", "comparisons", "comparisons_of", "target_description", "target_text"]
 
 
 def target_description(cal: Calibrator) -> tuple[str, str]:
     """The target of the calibrator's intervals (``"pool"`` or ``"population"``) and a
     sentence saying what it means for this pool."""
     pool = cal.pool_
-    if cal.target == "pool":
-        return "pool", f"the {pool.n_items:,} items of this pool"
-    if pool.prompts is not None:
+    return target_text(cal.target, pool.n_items, pool.prompts is not None)
+
+
+def target_text(target: str, n_items: int, prompts: bool = False) -> tuple[str, str]:
+    """:func:`target_description` from the target, the pool's size and whether it has
+    prompts (a streamed pool has no calibrator fitted on it)."""
+    if target == "pool":
+        return "pool", f"the {n_items:,} items of this pool"
+    if prompts:
         return "population", (
             "prompts sampled from a larger population; variance clustered by prompt"
         )
@@ -193,9 +200,38 @@ def comparisons(
     """The comparisons of a fitted calibrator's groups (at least two groups); ``group``:
     the grouping's name (default: the pool's group column, else ``"group"``);
     ``plan_note``: the plan's line on the labels that would resolve the rest."""
-    diffs = cal.compare_groups(alpha)
-    means = cal.estimate_groups(alpha, True)
-    ranks = cal.rank_groups(alpha)
+    pool = cal.pool_
+    target, note = target_description(cal)
+    return comparisons_of(
+        cal.estimate_groups(alpha, True), cal.bounds_, alpha, group or pool.group_name or
+        "group", (target, note), plan_note=plan_note, prompt=pool.prompt_name,
+    )  # fmt: skip
+
+
+def comparisons_of(
+    means: EstimateTable,
+    bounds: tuple[float, float],
+    alpha: float,
+    group: str,
+    target: tuple[str, str],
+    *,
+    plan_note: str | None = None,
+    prompt: str | None = None,
+) -> Comparisons:
+    """The comparisons of the AEE group table ``means`` (simultaneous intervals, at
+    least two groups), as :meth:`~bacon_bayes.calibrator.Calibrator.compare_groups` and
+    :meth:`~bacon_bayes.calibrator.Calibrator.rank_groups` give them: in memory from a
+    calibrator, or from a streamed pool's table. ``bounds``: the label's range (a
+    difference lies within ``hi - lo``); ``target``: the target and its sentence;
+    ``prompt``: the prompt column, named when the intervals are clustered by it."""
+    from bacon_bayes import estimate as est
+
+    lo, hi = bounds
+    diffs = est.compare(means).clip(lo - hi, hi - lo)
+    frame = means.to_frame()
+    for k, v in est.rank_intervals(means, descending=True).items():
+        frame[k] = v
+    ranks = frame.sort_values("rank").reset_index(drop=True)
     resolved = (diffs.ci_low > 0) | (diffs.ci_high < 0)
     differences = pd.DataFrame(
         {
@@ -215,10 +251,8 @@ def comparisons(
             "rank_high": ranks["rank_high"].astype(int),
         }
     )
-    target, note = target_description(cal)
     paired = _paired(means.details)
-    pool = cal.pool_
     return Comparisons(
-        group or pool.group_name or "group", alpha, target, note, paired, differences, ranked,
-        plan_note, pool.prompt_name if paired else None, guarantee_note(diffs),
+        group, alpha, target[0], target[1], paired, differences, ranked, plan_note,
+        prompt if paired else None, guarantee_note(diffs),
     )  # fmt: skip
