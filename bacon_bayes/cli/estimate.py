@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import json
 import shlex
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +60,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--quantile", type=float, action="append", default=[], help="also estimate quantile Q"
     )
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    p.add_argument(
+        "--pairs",
+        choices=("summary", "all"),
+        default="summary",
+        help="comparisons of the groups: summary (default: with more than 15 pairs, the "
+        "best group's pairs and the other resolved ones) or all",
+    )
     p.add_argument(
         "--save",
         metavar="FILE.nc",
@@ -451,6 +459,18 @@ def run(args: argparse.Namespace) -> int:
 def _run(
     args: argparse.Namespace, save: Output | None = None, history: Output | None = None
 ) -> int:
+    """:func:`run` with its outputs claimed; ends with a line on what ``--save`` wrote
+    (on stderr with ``--json``)."""
+    _said: list[str] = []
+    code = _estimate(args, save, history, _said)
+    for line in _said:
+        print(line, file=sys.stderr if args.json else sys.stdout)
+    return code
+
+
+def _estimate(
+    args: argparse.Namespace, save: Output | None, history: Output | None, _said: list[str]
+) -> int:
     records = open_ledger(history)  # a damaged ledger stops here, before any work
     if wants_stream(args):
         if args.calibrator or history is not None:
@@ -472,6 +492,10 @@ def _run(
         cal.save(save.path)
         save.written()
         saved_id = cal.save_id_
+        _said.append(
+            f"saved the fitted calibrator to {str(args.save)!r} (id {saved_id}): pass it as "
+            "the next round's --calibrator"
+        )
 
     def ledger(validated: bool = True) -> None:
         if history is not None and records is not None:
@@ -544,7 +568,7 @@ def _run(
             header, pool.notes, missing, pool.label_name, args.alpha, means, quants, groups,
             group,
         )
-        + ("" if compared is None else "\n" + compared.to_text())
+        + ("" if compared is None else "\n" + compared.to_text(args.pairs))
         + skipped
         + scale_note(cal, means, groups)
     )  # fmt: skip

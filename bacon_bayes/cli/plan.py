@@ -59,7 +59,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--engine",
         default="freq",
         choices=("auto", "bayes", "freq"),
-        help="engine of the pilot's calibrator (freq, the default; auto or bayes)",
+        help="engine of the pilot's calibrator (freq, the default, unlike bacon estimate's "
+        "auto: the plan reads only the pilot's residual variances, which the frequentist "
+        "model gives in a second; auto or bayes fit the Bayesian judge model)",
     )
     p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
     p.add_argument("--folds", type=int, default=5, help="cross-fitting folds (5)")

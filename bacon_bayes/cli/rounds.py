@@ -57,6 +57,12 @@ def load_saved(args: argparse.Namespace) -> Calibrator | None:
             if getattr(args, flag, None):
                 raise ValidationError(f"--{flag} needs --calibrator OLD.nc (a saved calibrator)")
         return None
+    if getattr(args, "refit", False) and getattr(args, "tolerance", None) is not None:
+        raise ValidationError(
+            "--tolerance sets the transport check of a frozen calibrator; with --refit the "
+            "models are retrained on both rounds and nothing is checked: drop --tolerance, "
+            "or drop --refit to check the old calibration"
+        )
     given = [f"--{n}" for n, default in FIXED.items() if getattr(args, n, default) != default]
     if given:
         raise ValidationError(

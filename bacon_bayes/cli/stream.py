@@ -107,7 +107,7 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
             header, fit.notes, missing, args.label, args.alpha, result.means, result.quantiles,
             result.groups, args.group, quantile_note="; the naive baseline is not streamed",
         )
-        + ("" if compared is None else "\n" + compared.to_text())
+        + ("" if compared is None else "\n" + compared.to_text(args.pairs))
     )  # fmt: skip
     if result.items_out is not None:
         print(f"\nitem scores written to {str(result.items_out)!r}")

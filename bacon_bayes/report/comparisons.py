@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 __all__ = ["Comparisons", "comparisons", "comparisons_of", "target_description", "target_text"]
 
 
+#: More pairs than this: the text shows the best group's and the resolved ones.
+SUMMARY_PAIRS = 15
+
+
 def target_description(cal: Calibrator) -> tuple[str, str]:
     """The target of the calibrator's intervals (``"pool"`` or ``"population"``) and a
     sentence saying what it means for this pool."""
@@ -133,26 +137,50 @@ class Comparisons:
             "best": self.best,
             "best_clear": self.best_clear,
             "could_be_first": self.could_be_first,
-            "differences": _records(self.differences),
-            "ranks": _records(self.ranks),
+            # "name" and "estimate" as in every group table's rows (the older "pair",
+            # "difference" and "group" are kept)
+            "differences": _records(
+                self.differences.assign(
+                    name=self.differences["pair"], estimate=self.differences["difference"]
+                )
+            ),
+            "ranks": _records(self.ranks.assign(name=self.ranks["group"])),
             "plan": self.plan_note,
         }
 
-    def to_text(self) -> str:
+    def shown_pairs(self, pairs: str = "summary") -> pd.DataFrame:
+        """The pairs the text shows: ``"all"``, or (``"summary"``) the best group's pairs
+        and the other resolved ones, when there are more than :data:`SUMMARY_PAIRS`."""
+        frame = self.differences
+        if pairs == "all" or len(frame) <= SUMMARY_PAIRS:
+            return frame
+        sides = frame["pair"].astype(str).str.split(" - ", n=1, regex=False)
+        best = sides.map(lambda ab: self.best in ab)
+        return frame[best.to_numpy() | frame["resolved"].to_numpy()]
+
+    def to_text(self, pairs: str = "summary") -> str:
         """The "Comparisons" block of ``bacon estimate`` (with the plan's line when the
-        best group is not clear)."""
+        best group is not clear); ``pairs``: ``"summary"`` (the best group's pairs and the
+        other resolved ones, when there are many) or ``"all"``."""
         level = f"{100 * (1 - self.alpha):g}%"
-        shown = self.differences.assign(
-            CI=[_ci(lo, hi) for lo, hi in zip(self.differences["ci_low"],
-                                              self.differences["ci_high"], strict=True)],
-            resolved=np.where(self.differences["resolved"], "yes", ""),
+        chosen = self.shown_pairs(pairs)
+        shown = chosen.assign(
+            CI=[_ci(lo, hi) for lo, hi in zip(chosen["ci_low"], chosen["ci_high"], strict=True)],
+            resolved=np.where(chosen["resolved"], "yes", ""),
         )[["pair", "difference", "CI", "resolved"]]  # fmt: skip
+        left = len(self.differences) - len(chosen)
+        more = (
+            f" (shown: {self.best}'s pairs and the resolved ones; --pairs all for the other {left})"
+            if left
+            else ""
+        )
         lines = [
             f"\ncomparisons of {self.group!r} (AEE differences, {level} CIs, "
             f"{self.guarantee}; target: {self.target}):",
             f"{self.pairing_note()}",
             shown.to_string(index=False, float_format=lambda v: f"{v:.4f}"),
-            f"{self.n_resolved} of {len(self.differences)} pairs resolved (interval excludes 0)",
+            f"{self.n_resolved} of {len(self.differences)} pairs resolved (interval excludes "
+            f"0){more}",
             self.best_line(),
         ]
         if self.plan_note and not self.best_clear:
