@@ -123,3 +123,35 @@ def test_judges_take_a_nonnegative_label(monkeypatch):
     pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="nonnegative")
     monkeypatch.setattr(HurdleJudgeModel, "fit", lambda self, X, y: self)
     assert isinstance(workflow.fit_pool(pool), HurdleJudgeModel)
+
+
+def test_labels_to_settle_never_reads_as_more_than_the_group_has():
+    """Issue 43: the transport check asked for "480 in all" of a group of 100 items and
+    "3 in all" of a group with no estimate."""
+    from bacon_bayes.report.rounds import settle_cells
+
+    frame = pd.DataFrame(
+        {"labels_to_settle": [480, 3, 40, 0, -1], "n_items": [100, 100, 100, 100, 100],
+         "estimate": [0.1, np.nan, 0.1, 0.0, 0.2]}
+    )  # fmt: skip
+    assert settle_cells(frame) == [
+        "more than its 100 items", "at least 3 in all", "40 in all", "", ""
+    ]  # fmt: skip
+
+
+def test_the_transport_table_names_group_sizes_in_natural_order(tmp_path, capsys):
+    from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.transport import transport_check
+
+    rng = np.random.default_rng(2)
+    names = np.repeat(["M10", "M8", "M9"], 60)
+    y = rng.normal(0, 1, names.size)
+    frame = pd.DataFrame({"g": names, "j": y + rng.normal(0, 0.5, names.size),
+                          "y": np.where(rng.random(names.size) < 0.5, y, np.nan)})  # fmt: skip
+    pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous", group="g")
+    old = Calibrator(engine="freq").fit(pool)
+    nc = tmp_path / "old.nc"
+    old.save(nc)
+    table, _ = transport_check(Calibrator.load(nc).apply(pool))
+    assert list(table["group"]) == ["(all)", "M8", "M9", "M10"]
+    assert list(table["n_items"]) == [180, 60, 60, 60]

@@ -417,3 +417,25 @@ def test_the_range_holds_the_labels_needed_and_widens_with_fewer_pilot_labels():
         assert lo <= best.labels_needed <= hi
         widths.append((hi - lo) / best.labels_needed)
     assert widths[0] > widths[1] > 0
+
+
+def test_the_estimate_plan_line_is_a_sentence_for_the_user(monkeypatch):
+    """Issue 43: ``bacon estimate`` ended with "bacon plan could not predict ... lower the
+    budget", an error of the plan's search the user cannot act on."""
+    from bacon_bayes.errors import ValidationError
+    from bacon_bayes.planning import note
+
+    pool = pilot_pool(synthetic(prompts=80, seed=2), 0.2)
+
+    def refuse(*args, **kwargs):
+        raise ValidationError(
+            "cannot draw 500 items: only 400 are still unlabeled; lower the budget"
+        )
+
+    monkeypatch.setattr(note, "indistinguishable", lambda st: None)
+    monkeypatch.setattr(note, "plan", refuse)
+    assert note.resolution_note(pool, group_column="sys") is None  # nothing to act on
+    monkeypatch.setattr(note, "pilot_statistics", refuse)
+    line = note.resolution_note(pool, group_column="sys")
+    assert line is not None and "could not predict" not in line
+    assert line.startswith("bacon plan: the labels that would resolve the top sys cannot be")

@@ -17,6 +17,7 @@ from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.frozen import MIN_FRESH_LABELS, unvalidated
 from bacon_bayes.persist import constructor_args
+from bacon_bayes.report.rounds import settle_cells
 from bacon_bayes.transport import TOLERANCE_SHARE, transport_check
 
 #: Options of a new fit that a saved calibrator fixes, with their defaults.
@@ -173,7 +174,8 @@ def transport_text(cal: Calibrator, args: argparse.Namespace) -> str:
     table, tol = transport_check(cal, args.tolerance, args.alpha)
     shown = table.copy()
     shown["labels_to_settle"] = [
-        "-" if v == 0 else ("" if v < 0 else f"{int(v)} in all") for v in table["labels_to_settle"]
+        "-" if v == 0 else cell
+        for v, cell in zip(table["labels_to_settle"], settle_cells(table), strict=True)
     ]
     text = shown.to_string(index=False, float_format=lambda v: f"{v:.4f}")
     return (
