@@ -185,9 +185,7 @@ def transport_check(
         for name in natural_sorted(np.unique(every)):  # M8 before M10, as every group table
             keep = groups == name
             size = int(np.sum(every == name))
-            rows.append(
-                {"group": name, "n_items": size} | _row(r[keep], w[keep], tolerance, alpha)
-            )
+            rows.append({"group": name, "n_items": size} | _row(r[keep], w[keep], tolerance, alpha))
     return pd.DataFrame(rows), tolerance
 
 
