@@ -439,3 +439,10 @@ def test_the_estimate_plan_line_is_a_sentence_for_the_user(monkeypatch):
     line = note.resolution_note(pool, group_column="sys")
     assert line is not None and "could not predict" not in line
     assert line.startswith("bacon plan: the labels that would resolve the top sys cannot be")
+
+
+def test_top_says_how_much_the_pilots_gaps_could_move_the_labels(table, capsys):
+    assert _bacon(table, "--top") == 0
+    out = capsys.readouterr().out
+    assert "smallest lead is" in out and "standard errors of the pilot: one less would" in out
+    assert "the range above is the residual variance's alone" in out

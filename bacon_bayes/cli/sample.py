@@ -236,7 +236,7 @@ def _item(args: argparse.Namespace, source: Path) -> str:
         raise ValidationError(f"pool file {source} does not exist; check the path")
     with reading(source, "pool file", "pass a CSV (.csv, .csv.gz) or Parquet (.parquet) table"):
         if "".join(source.suffixes).lower().endswith(".parquet"):
-            frame = pd.read_parquet(source, columns=None)
+            frame = pd.read_parquet(source)
         else:
             names = set(ITEM_COLUMNS)
             frame = pd.read_csv(source, dtype=str, usecols=lambda c: c in names)
@@ -254,10 +254,11 @@ def _existing_labels(args: argparse.Namespace, source: Path) -> str | None:
     if args.existing_labels != "wave":
         return "ignore" if args.existing_labels == "ignore" else None
     label = args.label
-    if "".join(source.suffixes).lower().endswith(".parquet"):
-        head = pd.read_parquet(source)
-    else:
-        head = pd.read_csv(source, usecols=lambda c: c == label)
+    with reading(source, "pool file", "pass a CSV (.csv, .csv.gz) or Parquet (.parquet) table"):
+        if "".join(source.suffixes).lower().endswith(".parquet"):
+            head = pd.read_parquet(source)
+        else:
+            head = pd.read_csv(source, usecols=lambda c: c == label)
     return "wave" if label in head.columns and head[label].notna().any() else None
 
 

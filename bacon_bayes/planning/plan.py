@@ -541,7 +541,7 @@ def plan(
     if goal.kind == "top":
         st.assumptions.append(
             "top group and gaps from the pilot's estimates (the top one was picked as the "
-            "largest, so its gaps are a little optimistic)"
+            "largest, so its gaps are a little optimistic)" + _lead_note(st)
         )
     _withheld_notes(st, rows, pooling)
     return PlanResult(goal, rows, None if best is None else best.design, st, alpha, top, pooling)
@@ -559,6 +559,29 @@ def _labels_range(ev: _Evaluator, design: str) -> tuple[int | None, int | None]:
         other = _Evaluator(scaled, ev.goal, ev.alpha, ev.from_scratch, ev.pooling)
         out.append(other.labels_needed(design, ev.low))
     return out[0], out[1]
+
+
+def _lead_note(st: PilotStatistics) -> str:
+    """The top group's smallest lead in standard errors of the pilot, and what one
+    standard error less would cost: the labels a lead needs grow as 1 / lead^2, so the
+    range of the labels needed (the variance's alone) does not hold the gaps' error."""
+    if st.n_labeled == 0 or not np.isfinite(st.means).any():
+        return ""
+    p = predict(st, "uniform", st.n_labeled)
+    top = int(np.nanargmax(st.means))
+    leads = [
+        (st.means[top] - st.means[k]) / math.sqrt(max(p.cov[top, top] + p.cov[k, k], 1e-300))
+        for k in range(len(st.names))
+        if k != top and np.isfinite(st.means[k])
+    ]
+    if not leads:
+        return ""
+    z = float(min(leads))
+    cost = f"about {(z / (z - 1.0)) ** 2:.1f}x the labels" if z > 1.0 else "no finite number"
+    return (
+        f"; its smallest lead is {z:.1f} standard errors of the pilot: one less would need "
+        f"{cost} (the range above is the residual variance's alone)"
+    )
 
 
 def _cell(ev: _Evaluator, design: str, n: int, metric_name: str) -> dict[str, float]:
