@@ -5,6 +5,7 @@ already in the label column, which ``bacon sample`` records as a uniform first w
 
 from __future__ import annotations
 
+import html
 import json
 import shlex
 import shutil
@@ -90,6 +91,11 @@ def test_the_printed_text_commands_run(tmp_path, capsys, monkeypatch):
     assert len(from_plan) == 1 and from_plan[0][0] == "sample"
     assert main(from_plan[0]) == 0, capsys.readouterr().err
     assert Study.open(tmp_path / "pool.study").wave_numbers == [1, 2]
+    # the report's plan line: the same command
+    assert main(["report", "pool.csv", *READ, "--engine", "freq", "--out", "r.html"]) == 0
+    page = (tmp_path / "r.html").read_text()
+    line = html.unescape(page.split("run: ", 1)[1].split("<", 1)[0])
+    assert shlex.split(line)[1:] == printed[0]
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bacon_bayes.cli.estimate import add_calibrator_arguments, add_pool_arguments, fit_from_args
+from bacon_bayes.cli.estimate import (
+    add_calibrator_arguments,
+    add_pool_arguments,
+    fit_from_args,
+    plan_command,
+)
 from bacon_bayes.cli.ledger import add_drift_arguments, drift_from_args
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
@@ -89,7 +94,10 @@ def run(args: argparse.Namespace) -> int:
             )
         mine = cal if saved is None and cal.engine_ == "freq" else None  # the plan's pilot
         group = getattr(args, "group", None)
-        note = resolution_note(cal.pool_, args.alpha, group_column=group, calibrator=mine)
+        command = None if str(args.file).endswith(".nc") else plan_command(args, cal.pool_)
+        note = resolution_note(
+            cal.pool_, args.alpha, group_column=group, calibrator=mine, plan_command=command
+        )
         cal.report(
             out.path,
             simulate=args.simulate,

@@ -82,7 +82,8 @@ def resolution_note(
     return (
         f"bacon plan: about {best.new_labels} more labels ({best.labels_needed} in all, "
         f"{best.design} design) would resolve the top {what} from the "
-        f"rest with {power:.0%} power; the table of every design:{run or ' bacon plan --top'}"
+        f"rest with {power:.0%} power; the table of every design:"
+        + (run or " `bacon plan` with --top")
     )
 
 
