@@ -122,8 +122,10 @@ def stream_item(args: argparse.Namespace) -> str | None:
     from bacon_bayes.cli.judge_args import split_judges
     from bacon_bayes.stream.source import dataset_files, file_columns
 
-    path = Path(args.file)
-    columns = file_columns(dataset_files(path)[0] if path.is_dir() else path)
+    files = dataset_files(args.file, strict=False)  # the stream names unread files once
+    if not files:
+        return None  # the stream refuses the folder itself
+    columns = file_columns(files[0])
     taken = {args.label, args.group, *split_judges(args.judge)}
     return next((c for c in ITEM_COLUMNS if c in columns and c not in taken), None)
 
