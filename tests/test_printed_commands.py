@@ -129,3 +129,14 @@ def test_a_bad_prior_design_or_no_id_is_refused_and_writes_nothing(tmp_path, cap
     assert main(["sample", str(path), "--label", "human", "--budget", "20"]) == 2
     assert "pass --item COLUMN" in capsys.readouterr().err
     assert not (tmp_path / "pool.study").exists()
+
+
+def test_no_sample_command_for_a_file_sample_cannot_read(tmp_path, capsys):
+    """A JSON Lines log (or labels joined with --labels): ``bacon sample`` reads tables
+    and studies only, so the plan prints no command it cannot run, and says why."""
+    path = table(tmp_path)
+    log = tmp_path / "log.jsonl"
+    pd.read_csv(path).to_json(log, orient="records", lines=True)
+    assert main(["plan", str(log), *READ, "--top"]) == 0
+    out = capsys.readouterr().out
+    assert not run_lines(out) and "bacon sample draws from a CSV or Parquet table" in out

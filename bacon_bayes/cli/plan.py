@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+from pathlib import Path
 
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.cli.estimate import (
@@ -17,6 +18,7 @@ from bacon_bayes.cli.rounds import plan_text, round_defaults
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.frozen import fresh_labels_for
 from bacon_bayes.planning import DESIGNS, Goal, plan
+from bacon_bayes.study.folder import CONFIG_FILE
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -140,11 +142,29 @@ def run(args: argparse.Namespace) -> int:
         pool_arg=shlex.quote(str(args.file)),
         sample_args=reading_options(args, pool, sample=True),
     )
+    if not _samplable(args):  # bacon sample reads tables and studies: no command to print
+        for row in result.designs:
+            row.command = None
+        result.pilot.assumptions.append(
+            f"bacon sample draws from a CSV or Parquet table (or a study folder), not "
+            f"{str(args.file)!r}: write the table out (with its label column) and run "
+            "bacon plan on it for the command"
+        )
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
         print(result.to_text())
     return 0
+
+
+def _samplable(args: argparse.Namespace) -> bool:
+    """Whether ``bacon sample`` reads FILE as given (a CSV or Parquet table without
+    ``--labels`` or ``--scores`` joined on, or a study folder)."""
+    path = Path(args.file)
+    if (path / CONFIG_FILE).is_file():
+        return True
+    table = "".join(path.suffixes).lower().endswith((".csv", ".csv.gz", ".parquet"))
+    return table and not args.labels and not args.scores
 
 
 def _plan_round(args: argparse.Namespace, goal: Goal) -> int:
