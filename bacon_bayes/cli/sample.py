@@ -8,11 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from bacon_bayes.cli.judge_args import add_judge_argument, file_judge_columns
 from bacon_bayes.errors import BaconError, ValidationError
-from bacon_bayes.io import ITEM_COLUMNS, item_column, reading
 from bacon_bayes.outputs import FORCE_HELP, claim
 
 if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
@@ -252,6 +250,10 @@ def _check_same_study(root: Path, wanted: StudyConfig, args: argparse.Namespace)
 
 def _item(args: argparse.Namespace, source: Path) -> str:
     """``--item``, else the id column ``bacon estimate`` would find in the pool file."""
+    import pandas as pd
+
+    from bacon_bayes.io import ITEM_COLUMNS, item_column, reading
+
     if args.item:
         return str(args.item)
     if not source.is_file():
@@ -273,6 +275,10 @@ def _item(args: argparse.Namespace, source: Path) -> str:
 
 def _existing_labels(args: argparse.Namespace, source: Path) -> str | None:
     """The study's ``existing_labels``: ``wave`` only when the pool has labels."""
+    import pandas as pd
+
+    from bacon_bayes.io import reading
+
     if args.existing_labels != "wave":
         return "ignore" if args.existing_labels == "ignore" else None
     label = args.label

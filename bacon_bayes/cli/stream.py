@@ -94,12 +94,20 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
         if out is not None:
             out.written()
     from bacon_bayes.report.comparisons import target_text
+    from bacon_bayes.scale import naive_left_out
 
     target = target_text(result.fit.calibrator.target, result.n_items)
     compared = _comparisons(result, args, target)
+    pool = result.fit.pool  # the labeled rows: their judges' scores against the label's scale
+    left_out = naive_left_out(pool.y[pool.labeled], pool.judge_matrix(), result.fit.model.bounds)
+    if left_out:
+        result.means = [e for e in result.means if e.method != "naive"]
+        result.groups = result.groups and [t for t in result.groups if t.method != "naive"]
     if args.json:
         out = summary(result, args)
         out["target"] = {"target": target[0], "note": target[1]}
+        if left_out:
+            out["naive_left_out"] = left_out
         if compared is not None:
             out["comparisons"] = compared.to_dict()
         print(json.dumps(out, indent=2))
@@ -117,6 +125,7 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
             result.groups, args.group, quantile_note="; the naive baseline is not streamed",
         )
         + ("" if compared is None else "\n" + compared.to_text(args.pairs))
+        + (f"\nnaive (raw judge avg) left out: {left_out}" if left_out else "")
     )  # fmt: skip
     if result.items_out is not None:
         print(f"\nitem scores written to {str(result.items_out)!r}")
