@@ -239,3 +239,32 @@ def read_tree(path: str | Path, what: str, fix: str) -> Any:
         raise ValidationError(f"{what} file {str(path)!r} does not exist.")
     with reading(path, f"{what} file", fix), xr.open_datatree(str(path), engine="h5netcdf") as t:
         return t.load()
+
+
+#: Column names taken as the item id when ``--item`` is not given.
+ITEM_COLUMNS = ("id", "item", "item_id")
+
+
+def item_column(df: pd.DataFrame, judges: object = ()) -> str | None:
+    """The item id column to use without ``--item``: the first of :data:`ITEM_COLUMNS`
+    in the table that is not a judge and has unique, non-missing values (None: none).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table.
+    judges : sequence of str
+        The judge columns (never taken as ids).
+
+    Returns
+    -------
+    str or None
+        The column name, or None.
+    """
+    taken = set(judges) if isinstance(judges, list | tuple) else set()
+    for name in ITEM_COLUMNS:
+        if name in df.columns and name not in taken:
+            col = df[name]
+            if col.notna().all() and col.is_unique:
+                return name
+    return None

@@ -35,8 +35,9 @@ import pandas as pd
 from scipy import stats
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.order import natural_sorted
 
-__all__ = ["POWER", "TOLERANCE_SHARE", "flag_rate", "transport_check"]
+__all__ = ["POWER", "TOLERANCE_SHARE", "flag_rate", "settle_text", "transport_check"]
 
 #: Default tolerance: this share of the old round's residual sd (the typical error of the
 #: surrogate on one item).
@@ -154,7 +155,8 @@ def transport_check(
     Returns
     -------
     table : DataFrame
-        One row for the pool (``group`` ``"(all)"``) and one per group: ``n_labels``,
+        One row for the pool (``group`` ``"(all)"``) and one per group (in natural order):
+        ``n_items``, ``n_labels``,
         ``estimate`` (residual mean ``y - f``), ``se``, ``ci_low``, ``ci_high``,
         ``verdict``, ``labels_to_settle`` (0 when settled; fresh labels of the group in
         all otherwise).
@@ -176,10 +178,26 @@ def transport_check(
     r = (pool.y - cal.surrogate_)[lab]
     pi = pool.inclusion.pi if pool.inclusion is not None else pool.propensity
     w = np.ones(r.size) if pi is None else 1.0 / np.asarray(pi, dtype=float)[lab]
-    rows = [{"group": "(all)"} | _row(r, w, tolerance, alpha)]
+    rows = [{"group": "(all)", "n_items": pool.n_items} | _row(r, w, tolerance, alpha)]
     if pool.groups is not None:
-        groups = np.asarray(pool.groups)[lab].astype(str)
-        for name in np.unique(np.asarray(pool.groups).astype(str)):
+        every = np.asarray(pool.groups).astype(str)
+        groups = every[lab]
+        for name in natural_sorted(np.unique(every)):  # M8 before M10, as every group table
             keep = groups == name
-            rows.append({"group": name} | _row(r[keep], w[keep], tolerance, alpha))
+            size = int(np.sum(every == name))
+            rows.append({"group": name, "n_items": size} | _row(r[keep], w[keep], tolerance, alpha))
     return pd.DataFrame(rows), tolerance
+
+
+def settle_text(labels: float, n_items: int, estimate: float) -> str:
+    """A ``labels_to_settle`` cell in words: ``""`` when settled or not to be had,
+    ``"N in all"``; ``"at least N"`` for a group with too few labels for an estimate;
+    ``"more than its N items"`` when the group has not that many items (its verdict
+    cannot be settled on this pool)."""
+    if labels <= 0:
+        return ""
+    if labels > n_items:
+        return f"more than its {n_items} items"
+    if not np.isfinite(estimate):
+        return f"at least {int(labels)} in all"
+    return f"{int(labels)} in all"

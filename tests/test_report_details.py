@@ -9,13 +9,14 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes import Calibrator, EvalPool
-from bacon_bayes.cli.estimate import default_item, scale_note
 from bacon_bayes.cli.simulate import adaptive_notes
 from bacon_bayes.estimate.tables import group_codes
+from bacon_bayes.io import item_column as default_item
 from bacon_bayes.judge_bias import informativeness
 from bacon_bayes.order import natural_sorted
 from bacon_bayes.report.figures import simulate_figure, wrap_title
 from bacon_bayes.report.html import _bias_columns, _convergence
+from bacon_bayes.report.text import scale_note
 
 
 def _pool(n: int = 600, seed: int = 0) -> pd.DataFrame:

@@ -422,3 +422,31 @@ def test_threads_do_not_change_the_result(pools):
     for a, b in zip(one.groups, res.groups, strict=True):
         np.testing.assert_array_equal(a.estimate, b.estimate)
         np.testing.assert_array_equal(a.ci_high, b.ci_high)
+
+
+def test_cli_stream_prints_what_in_memory_prints(tmp_path, capsys):
+    """Issue 43: streamed, the item ids were row numbers, the target line and the
+    comparisons were missing and the groups came M10 before M8."""
+    df = frame(n=1600, seed=3)
+    df["grp"] = df["grp"].map({"a": "M8", "b": "M9", "c": "M10", "d": "M11"})
+    df.insert(0, "id", [f"it{i:05d}" for i in range(len(df))])
+    folder = write_dataset(df, tmp_path / "pool", parts=2, row_group=400)
+    df.to_csv(tmp_path / "pool.csv", index=False)
+    common = ["--label", "label", "--judge", "j*", "--group", "grp", "--propensity", "pi",
+              "--engine", "freq", "--seed", "1", "--surrogates", "none"]  # fmt: skip
+    assert main(["estimate", str(tmp_path / "pool.csv"), *common]) == 0
+    memory = capsys.readouterr().out.splitlines()
+    items = tmp_path / "items.pq"
+    assert main(["estimate", str(folder), *common, "--items-out", str(items)]) == 0
+    stream = capsys.readouterr().out.splitlines()
+    assert stream[0] == memory[0] + "; streamed"
+    assert stream[1] == memory[1] == "target: pool (the 1,600 items of this pool)"
+    body = [line for line in memory[2:] if not line.startswith("bacon plan")]
+    assert stream[2 : 2 + len(body)] == body  # groups, comparisons and ranks alike
+    groups = [line.split()[0] for line in body if line.strip().startswith("M")][:4]
+    assert groups == ["M8", "M9", "M10", "M11"]
+    assert any(line.startswith("comparisons of 'grp'") for line in stream)
+    assert list(pd.read_parquet(items)["item"]) == list(df["id"])  # ids, not row numbers
+    assert main(["estimate", str(folder), *common, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["target"]["target"] == "pool" and out["comparisons"]["n_pairs"] == 6

@@ -6,13 +6,19 @@ from typing import Any
 
 from bacon_bayes.bayes.columns import ColumnSpec
 from bacon_bayes.bayes.gaussian import GaussianJudgeModel
+from bacon_bayes.bayes.hurdle import HurdleJudgeModel
 from bacon_bayes.bayes.multinomial import MultinomialJudgeModel
 from bacon_bayes.bayes.ordinal import OrdinalJudgeModel
 from bacon_bayes.errors import ValidationError
 
 __all__ = ["fit_pool"]
 
-FAMILY_FOR_KIND = {"ordinal": "ordinal", "continuous": "gaussian", "categorical": "multinomial"}
+FAMILY_FOR_KIND = {
+    "ordinal": "ordinal",
+    "continuous": "gaussian",
+    "nonnegative": "hurdle",
+    "categorical": "multinomial",
+}
 
 
 def fit_pool(pool: Any, *, family: str | None = None, **kwargs: Any):
@@ -20,10 +26,10 @@ def fit_pool(pool: Any, *, family: str | None = None, **kwargs: Any):
     from bacon_bayes.features import build_features
 
     family = family or FAMILY_FOR_KIND.get(pool.outcome.kind)
-    if family not in ("ordinal", "gaussian", "multinomial"):
+    if family not in ("ordinal", "gaussian", "hurdle", "multinomial"):
         raise ValidationError(
             f"no Bayesian judge model for a {pool.outcome.kind} outcome yet; "
-            "use outcome ordinal, continuous or categorical"
+            "use outcome ordinal, continuous, nonnegative or categorical"
         )
     features = build_features(pool)
     spec = ColumnSpec.from_features(features)
@@ -31,6 +37,8 @@ def fit_pool(pool: Any, *, family: str | None = None, **kwargs: Any):
         model = OrdinalJudgeModel(spec, levels=pool.outcome.levels, **kwargs)
     elif family == "multinomial":
         model = MultinomialJudgeModel(spec, levels=pool.outcome.levels, **kwargs)
+    elif family == "hurdle":
+        model = HurdleJudgeModel(spec, **kwargs)
     else:
         model = GaussianJudgeModel(spec, **kwargs)
     return model.fit(features.X, pool.y)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from bacon_bayes.cli.judge_args import add_item_argument
 from bacon_bayes.outputs import FORCE_HELP, claim
 
 HELP = "embed items: TF-IDF + SVD (default), a local sentence-transformers model, or vectors"
@@ -24,7 +25,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--text", help="text column to embed")
     p.add_argument("--out", required=True, help="output table (.parquet or .csv)")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
-    p.add_argument("--id", default="item", help="item id column (default: item)")
+    add_item_argument(p)
     p.add_argument("--dim", type=int, default=64, help="output dimensions (default 64)")
     p.add_argument("--model", help="local sentence-transformers model directory")
     p.add_argument("--vectors", help="precomputed vectors (.npy, .parquet, .csv)")

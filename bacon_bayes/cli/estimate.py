@@ -6,6 +6,8 @@ import argparse
 import contextlib
 import dataclasses
 import json
+import shlex
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +56,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--quantile", type=float, action="append", default=[], help="also estimate quantile Q"
     )
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    p.add_argument(
+        "--pairs",
+        choices=("summary", "all"),
+        default="summary",
+        help="comparisons of the groups: summary (default: with more than 15 pairs, the "
+        "best group's pairs and the other resolved ones) or all",
+    )
     p.add_argument(
         "--save",
         metavar="FILE.nc",
@@ -282,6 +291,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     A study folder brings its own labels and the inclusion probabilities its
     waves recorded; those are always used.
     """
+    from bacon_bayes.io import item_column
     from bacon_bayes.pool import EvalPool
     from bacon_bayes.study import load_study
     from bacon_bayes.study.folder import CONFIG_FILE
@@ -315,7 +325,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
         outcome=outcome,
         levels=levels,
         group=args.group,
-        item=args.item or (None if args.scores else default_item(df, judges)),
+        item=args.item or (None if args.scores else item_column(df, judges)),
         propensity=args.propensity,
         embedding=args.embedding,
         text=args.text,
@@ -378,87 +388,36 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
     raise ValidationError(f"no judges given; pass --judge COL (repeatable) or --scores.{found}")
 
 
-def scale_note(cal: Calibrator, means: list, groups: list | None) -> str:
-    """A note when an interval of a continuous label without a scale reaches past the
-    range of the labels seen (a bounded rating needs ``--scale``), else ``""``; it
-    suggests the scale inferred from the labels (:func:`bacon_bayes.scale.infer_scale`),
-    and says how it was inferred.
+def reading_options(args: argparse.Namespace, pool: EvalPool, *, sample: bool = False) -> str:
+    """The options that read ``args.file`` as this command read it, shell-quoted, for a
+    command bacon prints (``bacon plan``'s, or with ``sample`` ``bacon sample``'s, which
+    reads neither ``--labels``, ``--scores`` nor a propensity), so it runs as printed."""
+    from bacon_bayes.study.folder import CONFIG_FILE
 
-    Parameters
-    ----------
-    cal : Calibrator
-        The fitted calibrator.
-    means : list of Estimate
-        The pool means printed.
-    groups : list of EstimateTable or None
-        The group tables printed.
-
-    Returns
-    -------
-    str
-        The note (starting with a newline) or an empty string.
-    """
-    pool = cal.pool_
-    if pool.outcome.kind != "continuous" or np.isfinite(cal.bounds_).any() or pool.n_labeled < 2:
-        return ""
-    y = pool.y[pool.labeled]
-    lo, hi = float(np.min(y)), float(np.max(y))
-    ends = [(m.ci_low, m.ci_high) for m in means]
-    ends += [(a, b) for t in groups or [] for a, b in zip(t.ci_low, t.ci_high, strict=True)]
-    if not any(a < lo or b > hi for a, b in ends if np.isfinite(a) and np.isfinite(b)):
-        return ""
-    from bacon_bayes.scale import infer_scale
-
-    scale = infer_scale(y)
-    if scale is None:
-        return (
-            f"\nnote: some intervals reach past the labels' range [{lo:g}, {hi:g}]; if the "
-            "label is bounded (a rating scale), pass --scale LOW:HIGH, its scale, to keep "
-            "them inside it"
-        )
-    return (
-        f"\nnote: some intervals reach past the labels' range [{lo:g}, {hi:g}]; the labels "
-        f"look like {scale.how}: pass --scale {scale.text} to keep them inside that scale"
-    )
+    given: list[tuple[str, object]] = [("--group", args.group), ("--prompt", args.prompt)]
+    if sample:
+        given = given[1:]  # a study has its group; --prompt only names its prompts
+    if not (Path(args.file) / CONFIG_FILE).is_file():
+        given = [("--item", args.item), ("--label", args.label)]
+        if not sample:
+            given += [("--labels", args.labels), ("--scores", args.scores)]
+        if not args.scores:
+            given += [("--judge", j) for j in pool.judges]
+        given += [("--group", args.group), ("--prompt", args.prompt)]
+        given += [("--outcome", args.outcome), ("--levels", args.levels)]
+        given += [("--scale", args.scale)]
+        if not sample:
+            given += [("--propensity", args.propensity), ("--embedding", args.embedding)]
+            given += [("--prompt-propensity", args.prompt_propensity)]
+    return " ".join(f"{k} {shlex.quote(str(v))}" for k, v in given if v)
 
 
-def naive_note(cal: Calibrator) -> str:
-    """Why the naive baseline (the raw judge average) is left out, "" when it is shown
-    (:func:`bacon_bayes.scale.naive_left_out` on the pool's labels and judges)."""
-    pool = cal.pool_
-    from bacon_bayes.scale import naive_left_out
-
-    return naive_left_out(pool.y[pool.labeled], pool.judge_matrix(), cal.bounds_)
-
-
-#: Column names taken as the item id when ``--item`` is not given.
-ITEM_COLUMNS = ("id", "item", "item_id")
-
-
-def default_item(df: pd.DataFrame, judges: object = ()) -> str | None:
-    """The item id column to use without ``--item``: the first of :data:`ITEM_COLUMNS`
-    in the table that is not a judge and has unique, non-missing values (None: items
-    are numbered by row).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        The table.
-    judges : sequence of str
-        The judge columns (never taken as ids).
-
-    Returns
-    -------
-    str or None
-        The column name, or None.
-    """
-    taken = set(judges) if isinstance(judges, list) else set()
-    for name in ITEM_COLUMNS:
-        if name in df.columns and name not in taken:
-            col = df[name]
-            if col.notna().all() and col.is_unique:
-                return name
-    return None
+def plan_command(args: argparse.Namespace, pool: EvalPool) -> str:
+    """``bacon plan FILE ... --top``: the table behind the comparisons' plan line."""
+    extra = "" if args.alpha == 0.05 else f" --alpha {args.alpha:g}"
+    extra += f" --model {shlex.quote(args.model)}" if getattr(args, "model", None) else ""
+    options = reading_options(args, pool)
+    return f"bacon plan {shlex.quote(str(args.file))} {options}{extra} --top".replace("  ", " ")
 
 
 def group_name(args: argparse.Namespace) -> str | None:
@@ -554,11 +513,23 @@ def run(args: argparse.Namespace) -> int:
 def _run(
     args: argparse.Namespace, save: Output | None = None, history: Output | None = None
 ) -> int:
+    """:func:`run` with its outputs claimed; ends with a line on what ``--save`` wrote
+    (on stderr with ``--json``)."""
+    _said: list[str] = []
+    code = _estimate(args, save, history, _said)
+    for line in _said:
+        print(line, file=sys.stderr if args.json else sys.stdout)
+    return code
+
+
+def _estimate(
+    args: argparse.Namespace, save: Output | None, history: Output | None, _said: list[str]
+) -> int:
     from bacon_bayes.frozen import unvalidated
     from bacon_bayes.order import unique_codes
     from bacon_bayes.planning import resolution_note
     from bacon_bayes.report.comparisons import comparisons, target_description
-    from bacon_bayes.report.text import estimate_output
+    from bacon_bayes.report.text import estimate_output, naive_note, scale_note
     from bacon_bayes.surrogates import ALONE_BELOW, JUDGE_RIDGE, SMALL_BUDGET, in_means
 
     records = open_ledger(history)  # a damaged ledger stops here, before any work
@@ -583,6 +554,10 @@ def _run(
             cal.save(save.path)
             save.written()
             saved_id = cal.save_id_
+            _said.append(
+                f"saved the fitted calibrator to {str(args.save)!r} (id {saved_id}): pass "
+                "it as the next round's --calibrator"
+            )
         if history is not None and records is not None:
             append_round(cal, args, history, records, validated=validated, saved_id=saved_id)
 
@@ -606,7 +581,8 @@ def _run(
             if not compared.best_clear:  # the plan's line: only where it is printed
                 # the fitted frequentist calibrator's residuals are the plan's pilot
                 mine = cal if saved is None and cal.engine_ == "freq" else None
-                note = resolution_note(pool, args.alpha, group_column=group, calibrator=mine)
+                note = resolution_note(pool, args.alpha, group_column=group, calibrator=mine,
+                                       plan_command=plan_command(args, pool))  # fmt: skip
                 compared = dataclasses.replace(compared, plan_note=note)
         kw = anytime or {}
         groups = (
@@ -673,7 +649,7 @@ def _run(
             header, pool.notes, missing, pool.label_name, args.alpha, means, quants, groups,
             group,
         )
-        + ("" if compared is None else "\n" + compared.to_text())
+        + ("" if compared is None else "\n" + compared.to_text(args.pairs))
         + skipped
         + scale_note(cal, means, groups)
         + (f"\nnaive (raw judge avg) left out: {left_out}" if left_out else "")

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from bacon_bayes.cli.judge_args import add_item_argument
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, Output, check_output, claim
 
@@ -45,7 +46,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--out", required=True, help="output table (.parquet or .csv)")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
-    p.add_argument("--id", default="item", help="item id column (default: item)")
+    add_item_argument(p)
     p.add_argument("--runs", type=int, default=1, help="calls per item and judge (default 1)")
     p.add_argument(
         "--base-url",

@@ -69,6 +69,18 @@ def add_judge_argument(
         )
 
 
+def add_item_argument(p: argparse.ArgumentParser | Any) -> None:
+    """``--item COL`` (``--id``, its older spelling, kept), the id column of the items
+    table, in ``args.id`` (default ``item``)."""
+    p.add_argument(
+        "--item",
+        "--id",
+        dest="id",
+        default="item",
+        help="item id column (default: item; --id is its older spelling)",
+    )
+
+
 def split_judges(values: Sequence[str], columns: Sequence[Any] | None = None) -> list[str]:
     """The ``--judge`` values with comma-separated lists split (a value that is a column
     name of ``columns`` is kept whole, commas and all).

@@ -30,9 +30,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--outcome",
         default="ordinal",
-        choices=["ordinal", "continuous", "categorical"],
+        choices=["ordinal", "continuous", "nonnegative", "categorical"],
         help="outcome type (ordinal -> ordinal model, continuous -> gaussian model, "
-        "categorical -> multinomial Dawid-Skene model)",
+        "nonnegative -> hurdle model, categorical -> multinomial Dawid-Skene model)",
     )
     p.add_argument("--levels", help="comma-separated outcome levels (default: labels seen)")
     p.add_argument("--level", type=float, default=0.9, help="interval level (default 0.9)")

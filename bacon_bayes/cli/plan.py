@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bacon_bayes.cli.estimate import (
     add_pool_arguments,
     calibrator_from_args,
     pool_from_args,
+    reading_options,
 )
 from bacon_bayes.cli.rounds import plan_text, round_defaults
 from bacon_bayes.errors import ValidationError
@@ -61,7 +64,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--engine",
         default="freq",
         choices=("auto", "bayes", "freq"),
-        help="engine of the pilot's calibrator (freq, the default; auto or bayes)",
+        help="engine of the pilot's calibrator (freq, the default, unlike bacon estimate's "
+        "auto: the plan reads only the pilot's residual variances, which the frequentist "
+        "model gives in a second; auto or bayes fit the Bayesian judge model)",
     )
     p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
     p.add_argument("--folds", type=int, default=5, help="cross-fitting folds (5)")
@@ -141,13 +146,34 @@ def run(args: argparse.Namespace) -> int:
         calibrator=calibrator_from_args(args),
         from_scratch=args.from_scratch,
         group_column=args.group,
-        pool_arg=str(args.file),
+        pool_arg=shlex.quote(str(args.file)),
+        sample_args=reading_options(args, pool, sample=True),
     )
+    if not _samplable(args):  # bacon sample reads tables and studies: no command to print
+        for row in result.designs:
+            row.command = None
+        result.pilot.assumptions.append(
+            f"bacon sample draws from a CSV or Parquet table (or a study folder), not "
+            f"{str(args.file)!r}: write the table out (with its label column) and run "
+            "bacon plan on it for the command"
+        )
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
         print(result.to_text())
     return 0
+
+
+def _samplable(args: argparse.Namespace) -> bool:
+    """Whether ``bacon sample`` reads FILE as given (a CSV or Parquet table without
+    ``--labels`` or ``--scores`` joined on, or a study folder)."""
+    from bacon_bayes.study.folder import CONFIG_FILE
+
+    path = Path(args.file)
+    if (path / CONFIG_FILE).is_file():
+        return True
+    table = "".join(path.suffixes).lower().endswith((".csv", ".csv.gz", ".parquet"))
+    return table and not args.labels and not args.scores
 
 
 def _plan_round(args: argparse.Namespace, goal: Goal) -> int:

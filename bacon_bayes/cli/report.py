@@ -9,6 +9,7 @@ from bacon_bayes.cli.estimate import (
     add_calibrator_arguments,
     add_pool_arguments,
     fit_from_args,
+    plan_command,
     read_files,
 )
 from bacon_bayes.cli.ledger import add_drift_arguments, drift_from_args
@@ -86,7 +87,10 @@ def run(args: argparse.Namespace) -> int:
             )
         mine = cal if saved is None and cal.engine_ == "freq" else None  # the plan's pilot
         group = getattr(args, "group", None)
-        note = resolution_note(cal.pool_, args.alpha, group_column=group, calibrator=mine)
+        command = None if str(args.file).endswith(".nc") else plan_command(args, cal.pool_)
+        note = resolution_note(
+            cal.pool_, args.alpha, group_column=group, calibrator=mine, plan_command=command
+        )
         cal.report(
             out.path,
             simulate=args.simulate,

@@ -61,6 +61,12 @@ def load_saved(args: argparse.Namespace) -> Calibrator | None:
             if getattr(args, flag, None):
                 raise ValidationError(f"--{flag} needs --calibrator OLD.nc (a saved calibrator)")
         return None
+    if getattr(args, "refit", False) and getattr(args, "tolerance", None) is not None:
+        raise ValidationError(
+            "--tolerance sets the transport check of a frozen calibrator; with --refit the "
+            "models are retrained on both rounds and nothing is checked: drop --tolerance, "
+            "or drop --refit to check the old calibration"
+        )
     given = [f"--{n}" for n, default in FIXED.items() if getattr(args, n, default) != default]
     if given:
         raise ValidationError(
@@ -174,10 +180,13 @@ def transport_text(cal: Calibrator, args: argparse.Namespace) -> str:
 
     if not hasattr(cal, "frozen_"):
         return imputed_note(cal)
+    from bacon_bayes.report.rounds import settle_cells
+
     table, tol = transport_check(cal, args.tolerance, args.alpha)
     shown = table.copy()
     shown["labels_to_settle"] = [
-        "-" if v == 0 else ("" if v < 0 else f"{int(v)} in all") for v in table["labels_to_settle"]
+        "-" if v == 0 else cell
+        for v, cell in zip(table["labels_to_settle"], settle_cells(table), strict=True)
     ]
     text = shown.to_string(index=False, float_format=lambda v: f"{v:.4f}")
     return (

@@ -33,6 +33,8 @@ DESIGNS = (
 DEFAULT_UNIFORM_SHARE = 0.2
 MIN_LABELS_PER_COEFFICIENT = 5.0
 DEFAULT_PER_PROMPT = 2.0
+#: As ``bacon_bayes.study.labels.PRIOR_DESIGNS``.
+PRIOR_DESIGNS = "uniform (default), stratified:COLUMN, or a column of inclusion probabilities"
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -65,10 +67,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the draw (0)")
     p.add_argument("--out", type=Path, help="CSV of the items to label (default: todo-waveK.csv)")
     p.add_argument("--study", type=Path, help="study folder to create (default: POOL.study)")
-    p.add_argument("--show", default="", help="pool columns to copy into the to-label file")
+    p.add_argument(
+        "--show",
+        default="",
+        help="pool columns to copy into the to-label file, comma-separated (remembered by "
+        "the study for later waves)",
+    )
     p.add_argument("--force", action="store_true", help="--out: " + FORCE_HELP)
     new = p.add_argument_group("new study (only with a pool file)")
-    new.add_argument("--item", default="item", help="id column of the pool")
+    new.add_argument(
+        "--item",
+        "--id",
+        help="id column of the pool (default: a column named id, item or item_id with "
+        "unique values, as bacon estimate finds it)",
+    )
     new.add_argument("--label", default="label", help="name of the human label")
     new.add_argument(
         "--outcome",
@@ -82,10 +94,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     new.add_argument("--group", help="group column")
     new.add_argument(
         "--existing-labels",
-        choices=("error", "ignore"),
-        default="error",
-        help="labels already in the pool's label column: refuse (default), or ignore them "
-        "(their inclusion probabilities are unknown, so estimates cannot use them)",
+        choices=("wave", "error", "ignore"),
+        default="wave",
+        help="labels already in the pool's label column (a pilot): record them as the "
+        "study's first wave (default; drawn as --prior-design says), refuse, or ignore them "
+        "(they stay in the pool file, unused)",
+    )
+    new.add_argument(
+        "--prior-design",
+        default="uniform",
+        help=f"how the labels already in the pool were drawn: {PRIOR_DESIGNS}",
     )
     opt = p.add_argument_group("design options")
     opt.add_argument("--strata", help="stratified: group column or numeric column to bin")
@@ -178,10 +196,18 @@ def _study_root(args: argparse.Namespace) -> tuple[Path, StudyConfig | None]:
 
 def _remove_new_study(root: Path, existed: bool, lock_existed: bool) -> None:
     """Undo a study this run created when its first wave was refused after all (nothing
-    else was written into it: the settings, and the lock file if it was not there)."""
-    from bacon_bayes.study.folder import CONFIG_FILE, LOCK_FILE
+    else was written into it: the settings, the pool's labels recorded as wave 1, and the
+    lock file if it was not there)."""
+    from bacon_bayes.study.folder import (
+        CONFIG_FILE,
+        LABELS_FILE,
+        LOCK_FILE,
+        MANIFEST_FILE,
+        WAVES_FILE,
+    )
 
-    (root / CONFIG_FILE).unlink(missing_ok=True)
+    for name in (MANIFEST_FILE, WAVES_FILE, LABELS_FILE, CONFIG_FILE):
+        (root / name).unlink(missing_ok=True)
     if not lock_existed:
         (root / LOCK_FILE).unlink(missing_ok=True)
     if not existed and not any(root.iterdir()):
@@ -190,7 +216,7 @@ def _remove_new_study(root: Path, existed: bool, lock_existed: bool) -> None:
 
 #: New-study options, their argparse defaults, and the StudyConfig field each sets.
 _NEW_STUDY_OPTIONS = {
-    "item": "item",
+    "item": None,
     "label": "label",
     "outcome": "continuous",
     "levels": None,
@@ -198,7 +224,7 @@ _NEW_STUDY_OPTIONS = {
     "judges": [],
     "features": "",
     "group": None,
-    "existing_labels": "error",
+    "existing_labels": "wave",
 }
 
 
@@ -222,12 +248,54 @@ def _check_same_study(root: Path, wanted: StudyConfig, args: argparse.Namespace)
         )
 
 
+def _item(args: argparse.Namespace, source: Path) -> str:
+    """``--item``, else the id column ``bacon estimate`` would find in the pool file."""
+    import pandas as pd
+
+    from bacon_bayes.io import ITEM_COLUMNS, item_column, reading
+
+    if args.item:
+        return str(args.item)
+    if not source.is_file():
+        raise ValidationError(f"pool file {source} does not exist; check the path")
+    with reading(source, "pool file", "pass a CSV (.csv, .csv.gz) or Parquet (.parquet) table"):
+        if "".join(source.suffixes).lower().endswith(".parquet"):
+            frame = pd.read_parquet(source)
+        else:
+            names = set(ITEM_COLUMNS)
+            frame = pd.read_csv(source, dtype=str, usecols=lambda c: c in names)
+    found = item_column(frame[[c for c in ITEM_COLUMNS if c in frame.columns]])
+    if found is None:
+        raise ValidationError(
+            f"pool file {source} has no id column with unique values named "
+            f"{', '.join(ITEM_COLUMNS)}; pass --item COLUMN"
+        )
+    return found
+
+
+def _existing_labels(args: argparse.Namespace, source: Path) -> str | None:
+    """The study's ``existing_labels``: ``wave`` only when the pool has labels."""
+    import pandas as pd
+
+    from bacon_bayes.io import reading
+
+    if args.existing_labels != "wave":
+        return "ignore" if args.existing_labels == "ignore" else None
+    label = args.label
+    with reading(source, "pool file", "pass a CSV (.csv, .csv.gz) or Parquet (.parquet) table"):
+        if "".join(source.suffixes).lower().endswith(".parquet"):
+            head = pd.read_parquet(source)
+        else:
+            head = pd.read_csv(source, usecols=lambda c: c == label)
+    return "wave" if label in head.columns and head[label].notna().any() else None
+
+
 def _new_config(args: argparse.Namespace, source: Path, root: Path) -> StudyConfig:
     from bacon_bayes.study import StudyConfig
 
     return StudyConfig(
         pool=os.path.relpath(source.resolve(), root.resolve()),
-        item=args.item,
+        item=_item(args, source),
         label=args.label,
         outcome=args.outcome,
         levels=_numbers(args.levels, "levels"),
@@ -235,8 +303,9 @@ def _new_config(args: argparse.Namespace, source: Path, root: Path) -> StudyConf
         judges=list(file_judge_columns(args.judge, source, required=False)),
         features=_names(args.features),
         group=args.group,
-        existing_labels="ignore" if args.existing_labels == "ignore" else None,
+        existing_labels=_existing_labels(args, source),
         prompt=args.prompt,
+        show=_names(args.show),
     )
 
 
@@ -268,19 +337,28 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.sampling import SMALL_PILOT
     from bacon_bayes.study import Study, create_study, draw_wave, pending_items
     from bacon_bayes.study.folder import LOCK_FILE, study_inputs
+    from bacon_bayes.study.labels import pool_label_wave, record_pool_labels
     from bacon_bayes.study.waves import validate_wave_options
 
     root, config = _study_root(args)
     show = _names(args.show)
     options = _wave_options(args)
+    recorded = 0  # labels of the pool recorded as wave 1
     if config is not None:
         new = Study.new(root, config)
-        validate_wave_options(new, args.design, args.budget, show=show, **options)
+        if config.existing_labels == "wave":  # refused before anything is written; the
+            # wave is checked by draw_wave once they are recorded (a refusal removes them)
+            pool_label_wave(new, args.prior_design)
+        else:
+            validate_wave_options(new, args.design, args.budget, show=show, **options)
         existed, lock_existed = root.exists(), (root / LOCK_FILE).exists()
         create_study(root, config)
     wave = 0  # no wave committed yet
     try:
+        if config is not None and config.existing_labels == "wave":
+            recorded = record_pool_labels(root, args.prior_design)
         study = Study.open(root)
+        show = show or study.config.show
         out_path = args.out or root / f"todo-wave{max(study.wave_numbers, default=0) + 1}.csv"
         with claim(out_path, inputs=study_inputs(root), force=args.force) as out:
             wave, design = draw_wave(
@@ -302,6 +380,13 @@ def run(args: argparse.Namespace) -> int:
         raise
     if config is not None:
         print(f"created study {root}")
+    if recorded:
+        how = "uniformly" if args.prior_design == "uniform" else f"by {args.prior_design}"
+        print(
+            f"wave 1 (existing): the {recorded} labels already in column {args.label!r} "
+            f"recorded as a first wave drawn {how} (--prior-design says how they were "
+            "drawn; --existing-labels ignore leaves them out)"
+        )
     if design.params.get("requested") == "adaptive":
         ratio = design.params["expected_variance_ratio"]
         why = (

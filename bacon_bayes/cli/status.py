@@ -13,7 +13,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("status", help="labeled / pending items per wave of a study")
     p.add_argument("study", type=Path, help="study folder")
     p.add_argument("--pending-out", type=Path, help="write the pending items to this CSV")
-    p.add_argument("--show", default="", help="pool columns to copy into --pending-out")
+    p.add_argument(
+        "--show",
+        default="",
+        help="pool columns to copy into --pending-out (default: the study's, from bacon "
+        "sample --show)",
+    )
     p.add_argument("--force", action="store_true", help="--pending-out: " + FORCE_HELP)
     p.set_defaults(func=run)
 
@@ -36,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         f"{totals['pending']} pending"
     )
     if args.pending_out:
-        show = [c.strip() for c in args.show.split(",") if c.strip()]
+        show = [c.strip() for c in args.show.split(",") if c.strip()] or None
         pending = pending_items(study, show=show)
         inputs = study_inputs(args.study)
         with claim(

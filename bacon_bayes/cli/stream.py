@@ -13,6 +13,7 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
 
 if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
+    from bacon_bayes.report.comparisons import Comparisons
     from bacon_bayes.stream import StreamResult
 
 #: Rows per chunk, as ``bacon_bayes.stream.DEFAULT_CHUNK_ROWS`` (tests/test_cli_startup.py).
@@ -76,6 +77,7 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
             )
     if not args.label:
         raise ValidationError("--label is required; name the column of labels.")
+    args.item = args.item or stream_item(args)
     with contextlib.ExitStack() as stack:
         out = None
         if args.items_out:
@@ -91,14 +93,30 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
         result = _estimate(args, calibrator, levels, None if out is None else out.path)
         if out is not None:
             out.written()
+    from bacon_bayes.report.comparisons import target_text
+    from bacon_bayes.scale import naive_left_out
+
+    target = target_text(result.fit.calibrator.target, result.n_items)
+    compared = _comparisons(result, args, target)
+    pool = result.fit.pool  # the labeled rows: their judges' scores against the label's scale
+    left_out = naive_left_out(pool.y[pool.labeled], pool.judge_matrix(), result.fit.model.bounds)
+    if left_out:
+        result.means = [e for e in result.means if e.method != "naive"]
+        result.groups = result.groups and [t for t in result.groups if t.method != "naive"]
     if args.json:
-        print(json.dumps(summary(result, args), indent=2))
+        out = summary(result, args)
+        out["target"] = {"target": target[0], "note": target[1]}
+        if left_out:
+            out["naive_left_out"] = left_out
+        if compared is not None:
+            out["comparisons"] = compared.to_dict()
+        print(json.dumps(out, indent=2))
         return 0
     fit = result.fit
     header = (
         f"{result.n_items} items, {len(fit.labeled)} labeled, {len(fit.model.features.judges)} "
         f"judges; model {fit.model_name} ({fit.engine}), {args.folds}-fold cross-fitting, "
-        f"seed {args.seed}; streamed"
+        f"seed {args.seed}; streamed\ntarget: {target[0]} ({target[1]})"
     )
     missing = fit.model.features.report()["missing"]
     print(
@@ -106,10 +124,42 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
             header, fit.notes, missing, args.label, args.alpha, result.means, result.quantiles,
             result.groups, args.group, quantile_note="; the naive baseline is not streamed",
         )
+        + ("" if compared is None else "\n" + compared.to_text(args.pairs))
+        + (f"\nnaive (raw judge avg) left out: {left_out}" if left_out else "")
     )  # fmt: skip
     if result.items_out is not None:
         print(f"\nitem scores written to {str(result.items_out)!r}")
     return 0
+
+
+def stream_item(args: argparse.Namespace) -> str | None:
+    """The item id column of a streamed table without ``--item``: the first column named
+    as :data:`~bacon_bayes.io.ITEM_COLUMNS` in its first file that is neither the label
+    nor a judge nor the group (as in memory, where it must also be unique: the stream
+    reads it for the labeled rows and ``--items-out``); None: items are numbered by row."""
+    from bacon_bayes.cli.judge_args import split_judges
+    from bacon_bayes.io import ITEM_COLUMNS
+    from bacon_bayes.stream.source import dataset_files, file_columns
+
+    files = dataset_files(args.file, strict=False)  # the stream names unread files once
+    if not files:
+        return None  # the stream refuses the folder itself
+    columns = file_columns(files[0])
+    taken = {args.label, args.group, *split_judges(args.judge)}
+    return next((c for c in ITEM_COLUMNS if c in columns and c not in taken), None)
+
+
+def _comparisons(
+    result: StreamResult, args: argparse.Namespace, target: tuple[str, str]
+) -> Comparisons | None:
+    """The comparisons of the streamed groups, as in memory (None: under two groups)."""
+    if not result.groups or len(result.groups[0].names) < 2:
+        return None
+    from bacon_bayes.report.comparisons import comparisons_of
+
+    return comparisons_of(
+        result.groups[0], result.fit.bounds, args.alpha, args.group or "group", target
+    )
 
 
 def summary(result: StreamResult, args: argparse.Namespace) -> dict[str, Any]:

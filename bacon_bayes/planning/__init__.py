@@ -7,12 +7,14 @@ returns a :class:`PlanResult`: for each design (uniform, stratified by group, pa
 prompt, adaptive) the labels needed and the predicted precision at given budgets, with a
 recommendation. The statistics and closed forms: :mod:`bacon_bayes.planning.predict`;
 what the group estimator does at a budget (pooling, withheld intervals, shrunk widths):
-:mod:`bacon_bayes.planning.outlook`.
+:mod:`bacon_bayes.planning.outlook`; the comparisons' line on the labels that would resolve the
+top group: :mod:`bacon_bayes.planning.note`.
 """
 
 from __future__ import annotations
 
-from bacon_bayes.planning.plan import DesignPlan, Goal, PlanResult, plan, resolution_note
+from bacon_bayes.planning.note import resolution_note
+from bacon_bayes.planning.plan import DesignPlan, Goal, PlanResult, plan
 from bacon_bayes.planning.predict import (
     DESIGNS,
     PilotStatistics,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import shlex
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -33,7 +34,7 @@ from bacon_bayes.planning.predict import (
 )
 from bacon_bayes.pool import EvalPool
 
-__all__ = ["DesignPlan", "Goal", "PlanResult", "indistinguishable", "plan", "resolution_note"]
+__all__ = ["DesignPlan", "Goal", "PlanResult", "plan"]
 
 #: Draws of the simulation behind the top group's power.
 POWER_DRAWS = 8000
@@ -49,8 +50,9 @@ SCAN_STEP = 1.15
 #: A half-width goal of a group or a pair counts as reached only where its interval is
 #: withheld in at most this share of draws.
 MAX_WITHHELD = 0.05
-#: The designs :func:`resolution_note` compares (see there).
-NOTE_DESIGNS = ("uniform", "paired")
+#: Level of the range of the recommended design's labels needed (the pilot residual
+#: variance's chi-square interval on its effective labels).
+RANGE_LEVEL = 0.8
 
 GoalKind = Literal["half-width", "difference", "top"]
 
@@ -128,11 +130,15 @@ class DesignPlan:
     at_budgets: list[dict[str, float]]
     command: str | None
     note: str = ""
+    #: labels needed in all at the ends of the pilot variance's RANGE_LEVEL interval
+    #: (None: not computed, or the end is beyond the pool)
+    labels_range: tuple[int | None, int | None] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "design": self.design,
             "labels_needed": self.labels_needed,
+            "labels_needed_range": None if self.labels_range is None else list(self.labels_range),
             "new_labels": self.new_labels,
             "at_budgets": self.at_budgets,
             "command": self.command,
@@ -172,7 +178,13 @@ class PlanResult:
         head = f"{'design':<12}{'labels needed':>15}{'new':>8}" + "".join(
             f"{f'{metric} @{b:g}':>18}" for b in budgets
         )
-        lines += ["", head]
+        at = f"{metric} @B: the goal's predicted {metric} with B labels in all"
+        lines += [
+            "",
+            "labels needed: in all (the pilot's included) to reach the goal; new: beyond "
+            f"the pilot's {self.pilot.n_labeled}; {at}",
+            head,
+        ]
         for d in self.designs:
             need = "-" if d.labels_needed is None else str(d.labels_needed)
             new = "-" if d.new_labels is None else str(d.new_labels)
@@ -185,12 +197,37 @@ class PlanResult:
         else:
             lines.append(
                 f"recommended: {best.design} ({best.labels_needed} labels in all, "
-                f"{best.new_labels} more)"
+                f"{best.new_labels} more{self._group_share(best)}){self._range(best)}"
             )
             if best.command:
                 lines.append(f"  run: {best.command}")
         lines += ["", "assumptions:", *(f"  - {a}" for a in self.pilot.assumptions)]
         return "\n".join(lines)
+
+    def _group_share(self, best: DesignPlan) -> str:
+        """How many of the labels fall in the goal's group(s) (a count in all, over every
+        group, reads like one for the group)."""
+        st, names = self.pilot, [self.goal.group] if self.goal.group else list(self.goal.pair or ())
+        if not names or best.labels_needed is None:
+            return ""
+        share = best.labels_needed / st.n_items
+        parts = [
+            f"about {share * st.sizes[st.names.index(v)]:.0f} in {v!r} (of its "
+            f"{int(st.sizes[st.names.index(v)])} items)"
+            for v in names
+        ]
+        return "; " + ", ".join(parts)
+
+    def _range(self, best: DesignPlan) -> str:
+        if best.labels_range is None:
+            return ""
+        lo, hi = (str(v) if v is not None else "more than the pool" for v in best.labels_range)
+        return (
+            f"\n  {RANGE_LEVEL:.0%} range: {lo} to {hi} labels in all, from the chi-square "
+            f"interval of the pilot's residual variance (worth {self.pilot.variance_df:.0f} "
+            "labels)"
+            + ("" if self.goal.kind == "half-width" else "; the gaps between groups as the pilot's")
+        )
 
 
 def _pairs_level(cov: np.ndarray, alpha: float) -> float:
@@ -219,6 +256,8 @@ class _Evaluator:
     ):
         self.st, self.goal, self.alpha, self.from_scratch = st, goal, alpha, from_scratch
         self.pooling = pooling
+        #: The fewest labels a plan considers (the pilot's, or two per fold from scratch).
+        self.low = 2 * st.folds if from_scratch or st.n_labeled == 0 else st.n_labeled
         self.prior = shrink_prior(st)
         self.names = st.names
         self.top = int(np.nanargmax(st.means)) if goal.kind == "top" else None
@@ -348,16 +387,19 @@ def _budget_labels(budgets: list[float] | None, N: int, n0: int) -> list[int]:
     return out
 
 
-def _command(design: str, new: int, group_col: str | None, pool_arg: str) -> str | None:
+def _command(
+    design: str, new: int, group_col: str | None, pool_arg: str, sample_args: str = ""
+) -> str | None:
     if new <= 0:
         return None
     extra = {
         "uniform": "",
-        "stratified": f" --strata {group_col or 'GROUP'}",
+        "stratified": f" --strata {shlex.quote(group_col or 'GROUP')}",
         "paired": "",
         "adaptive": " --sd-model calibrator",
     }[design]
-    return f"bacon sample {pool_arg} --design {design} --budget {new}{extra}"
+    tail = f" {sample_args}" if sample_args else ""
+    return f"bacon sample {pool_arg} --design {design} --budget {new}{extra}{tail}"
 
 
 def plan(
@@ -374,6 +416,8 @@ def plan(
     pool_arg: str = "STUDY",
     pooling: str = "auto",
     pilot: PilotStatistics | None = None,
+    sample_args: str = "",
+    ranges: bool = True,
 ) -> PlanResult:
     """Labels each design needs to reach ``goal``, and its precision at ``budgets``.
 
@@ -400,6 +444,12 @@ def plan(
         them) instead of adding to the pilot.
     group_column, pool_arg : str
         Names used in the ``bacon sample`` command printed for the recommendation.
+    sample_args : str
+        The rest of that command (how to read the pool as a study: ``--label``,
+        ``--judge``, ``--prompt``...), shell-quoted.
+    ranges : bool
+        Give the recommended design's labels needed a :data:`RANGE_LEVEL` range from the
+        pilot residual variance's chi-square interval (two more searches).
     pooling : str
         The group estimator's pooling the plan predicts (``"auto"``, the estimator's
         default; ``"shrink"``; ``"separate"``; :mod:`bacon_bayes.planning.outlook`): which
@@ -446,7 +496,7 @@ def plan(
     st = pilot if pilot is not None else pilot_statistics(pool, calibrator, engine=engine)
     ev = _Evaluator(st, goal, alpha, from_scratch, pooling)
     N, n0 = st.n_items, st.n_labeled
-    low = 2 * st.folds if from_scratch or n0 == 0 else n0
+    low = ev.low
     at = _budget_labels(budgets, N, 0 if from_scratch else n0)
     metric_name = "half-width" if goal.kind == "half-width" else "power"
     rows = []
@@ -459,7 +509,7 @@ def plan(
         note = predict(st, d, at[0] if at else N, from_scratch=from_scratch).note
         if d == "paired" and st.rho_weight < ROUGH_WEIGHT:
             note = f"ROUGH (within-prompt correlation mostly the judges' prior); {note}"
-        cmd = None if new is None else _command(d, new, group_column, pool_arg)
+        cmd = None if new is None else _command(d, new, group_column, pool_arg, sample_args)
         rows.append(DesignPlan(d, need, new, cells, cmd, note))
     candidates = [r for r in rows if r.labels_needed is not None]
     if goal.kind == "half-width" and goal.group is None and goal.pair is None:
@@ -474,6 +524,8 @@ def plan(
     if goal.kind != "half-width" or goal.group or goal.pair:
         candidates = _paired_beyond_error(ev, candidates, low)
     best = min(candidates, key=lambda r: (r.labels_needed, DESIGNS.index(r.design)), default=None)
+    if best is not None and ranges and math.isfinite(st.variance_df):
+        best.labels_range = _labels_range(ev, best.design)
     top = None if ev.top is None else st.names[ev.top]
     if (
         pooling == "separate"
@@ -489,10 +541,47 @@ def plan(
     if goal.kind == "top":
         st.assumptions.append(
             "top group and gaps from the pilot's estimates (the top one was picked as the "
-            "largest, so its gaps are a little optimistic)"
+            "largest, so its gaps are a little optimistic)" + _lead_note(st)
         )
     _withheld_notes(st, rows, pooling)
     return PlanResult(goal, rows, None if best is None else best.design, st, alpha, top, pooling)
+
+
+def _labels_range(ev: _Evaluator, design: str) -> tuple[int | None, int | None]:
+    """Labels needed in all with the pilot's residual variances at the ends of their
+    :data:`RANGE_LEVEL` chi-square interval (``variance_df`` labels): the variance
+    scaled by ``df / chi2_{1 - a/2}`` and ``df / chi2_{a/2}``."""
+    st, df = ev.st, ev.st.variance_df
+    out = []
+    for q in ((1.0 + RANGE_LEVEL) / 2.0, (1.0 - RANGE_LEVEL) / 2.0):
+        f = df / stats.chi2.ppf(q, df)
+        scaled = replace(st, sigma2=st.sigma2 * f, s2_pool=st.s2_pool * f, cache={})
+        other = _Evaluator(scaled, ev.goal, ev.alpha, ev.from_scratch, ev.pooling)
+        out.append(other.labels_needed(design, ev.low))
+    return out[0], out[1]
+
+
+def _lead_note(st: PilotStatistics) -> str:
+    """The top group's smallest lead in standard errors of the pilot, and what one
+    standard error less would cost: the labels a lead needs grow as 1 / lead^2, so the
+    range of the labels needed (the variance's alone) does not hold the gaps' error."""
+    if st.n_labeled == 0 or not np.isfinite(st.means).any():
+        return ""
+    p = predict(st, "uniform", st.n_labeled)
+    top = int(np.nanargmax(st.means))
+    leads = [
+        (st.means[top] - st.means[k]) / math.sqrt(max(p.cov[top, top] + p.cov[k, k], 1e-300))
+        for k in range(len(st.names))
+        if k != top and np.isfinite(st.means[k])
+    ]
+    if not leads:
+        return ""
+    z = float(min(leads))
+    cost = f"about {(z / (z - 1.0)) ** 2:.1f}x the labels" if z > 1.0 else "no finite number"
+    return (
+        f"; its smallest lead is {z:.1f} standard errors of the pilot: one less would need "
+        f"{cost} (the range above is the residual variance's alone)"
+    )
 
 
 def _cell(ev: _Evaluator, design: str, n: int, metric_name: str) -> dict[str, float]:
@@ -555,99 +644,3 @@ def _withheld_notes(st: PilotStatistics, rows: list[DesignPlan], pooling: str) -
                 f"{r.design}: the goal's interval is withheld in "
                 + ", ".join(f"{b['withheld']:.0%} of draws at {b['labels']:g}" for b in risky)
             )
-
-
-def resolution_note(
-    pool: EvalPool,
-    alpha: float = 0.05,
-    *,
-    power: float = 0.8,
-    group_column: str | None = None,
-    calibrator: Calibrator | None = None,
-) -> str | None:
-    """One line for the comparisons: the labels that :func:`plan` says would resolve the
-    top group from the rest with ``power``, under its recommended design (None when the
-    pool has fewer than two groups, no labels, or every item labeled: nothing is left to
-    label). ``calibrator``: one already fitted on ``pool`` (its residuals are the
-    pilot's; default: a frequentist one is fitted).
-
-    A plan takes the pilot's gaps between the groups as the truth. When the top group's
-    lead over some group is under one standard error (:func:`indistinguishable`), that
-    gap is noise: the labels it would ask for mean nothing (on 10 equal systems, hundreds
-    of thousands), so the line says the lead is indistinguishable from zero and what
-    doubling the labels would do to the intervals instead.
-
-    The designs compared are :data:`NOTE_DESIGNS` (paired where the pool has prompts):
-    the line must cost little beside the command (issue 40: at most 10%). The adaptive
-    rows sort the pool's items (1.5 s of a 2 s line on a million items), and stratified
-    (proportional) needs about what uniform does (it removes only the groups' random
-    sizes: 205,829 labels against 205,846 on 10 systems of a 1M pool) for as many
-    evaluations of the simulated power; ``bacon plan ... --top`` has every design."""
-    if pool.groups is None or pool.n_labeled == 0 or pool.n_labeled >= pool.n_items:
-        return None
-    what = group_column or "group"
-    try:
-        if unique_codes(pool.groups)[0].size < 2:
-            return None
-        st = pilot_statistics(pool, calibrator)
-        tied = indistinguishable(st)
-        if tied is not None:
-            return _tied_note(st, tied, what)
-        # uniform and paired (NOTE_DESIGNS); `bacon plan` has the others
-        designs = NOTE_DESIGNS if pool.prompts is not None else NOTE_DESIGNS[:1]
-        # one budget for the (unprinted) table: the labels in hand, evaluated anyway
-        result = plan(pool, Goal("top", power=power), alpha=alpha, group_column=group_column,
-                      pilot=st, designs=designs, budgets=[float(st.n_labeled)])  # fmt: skip
-    except ValidationError as exc:  # e.g. too few labels to fit the pilot's calibrator
-        return f"bacon plan could not predict the labels to resolve the rest: {exc}"
-    best = next((d for d in result.designs if d.design == result.recommended), None)
-    if best is None or best.new_labels is None:
-        return (
-            f"bacon plan: no design resolves the top {what} from the rest "
-            f"with {power:.0%} power within this pool."
-        )
-    return (
-        f"bacon plan: about {best.new_labels} more labels ({best.labels_needed} in all, "
-        f"{best.design} design) would resolve the top {what} from the "
-        f"rest with {power:.0%} power (`bacon plan ... --top` for the table of every "
-        "design)."
-    )
-
-
-def indistinguishable(st: PilotStatistics) -> tuple[int, int, float, float] | None:
-    """The top group, the group it leads by the fewest standard errors, that lead and
-    its standard error, when the lead is under one standard error (predicted for the
-    pilot's labels, uniform design); else None."""
-    if len(st.names) < 2 or not np.isfinite(st.means).any():
-        return None
-    p = predict(st, "uniform", st.n_labeled)
-    top = int(np.nanargmax(st.means))
-    worst = None
-    for k in range(len(st.names)):
-        if k == top:
-            continue
-        gap = float(st.means[top] - st.means[k])
-        if not np.isfinite(gap):
-            continue
-        se = math.sqrt(max(p.cov[top, top] + p.cov[k, k] - 2.0 * p.cov[top, k], 0.0))
-        z = gap / se if se > 0 else math.inf
-        if worst is None or z < worst[0]:
-            worst = (z, k, gap, se)
-    if worst is None or not worst[0] < 1.0:
-        return None
-    return top, worst[1], worst[2], worst[3]
-
-
-def _tied_note(st: PilotStatistics, tied: tuple[int, int, float, float], what: str) -> str:
-    top, other, gap, se = tied
-    n0, N = st.n_labeled, st.n_items
-    more = min(n0, N - n0)
-    now, later = predict(st, "uniform", n0), predict(st, "uniform", n0 + more)
-    shrink = 1.0 - math.sqrt(later.var_pool / now.var_pool) if now.var_pool > 0 else 0.0
-    return (
-        f"bacon plan: the top {what}'s lead is indistinguishable from zero here: "
-        f"{st.names[top]} leads {st.names[other]} by {gap:.3g}, under one standard error "
-        f"({se:.3g}), so no number of labels to resolve it can be predicted (if the two "
-        f"are equal, none would). {more} more labels (uniform) would narrow the intervals "
-        f"by about {shrink:.0%}."
-    )

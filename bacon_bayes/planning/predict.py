@@ -178,6 +178,9 @@ class PilotStatistics:
     #: each group's surrogate mean ``lambda mean(f)`` over all its items (the judges' part
     #: of its mean, which shrinkage keeps)
     surrogate_means: np.ndarray | None = None
+    #: labels the residual variance is worth (its effective number and the model's
+    #: prior): the df of its chi-square interval (inf: no pilot, no interval)
+    variance_df: float = math.inf
     #: what :func:`predict` keeps between budgets (the adaptive wave's sorted items)
     cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -366,7 +369,7 @@ def pilot_statistics(
         per_prompt=per_prompt, pilot_pi=pi0,
         pred_var=v, resid2=resid2, n_features=int(cal.features_.X.shape[1]), folds=cal.folds,
         assumptions=notes, corrections=np.where(labels > 0, rbar, np.nan), rho_sd=rho_sd,
-        surrogate_means=surrogate,
+        surrogate_means=surrogate, variance_df=n_eff + PRIOR_LABELS,
         group_prompts=_group_prompts(codes, prompts, m),
     )  # fmt: skip
 
@@ -549,6 +552,45 @@ def moderated_share(st: PilotStatistics, design: str, pi: float) -> float:
     return float(1.0 - np.prod(enough))
 
 
+#: Budgets from the pilot's to the whole pool over which the groups' df are kept.
+DF_GRID = 512
+
+
+def _raw_df(st: PilotStatistics, design: str, m: np.ndarray) -> np.ndarray:
+    """(len(m), G) df of the groups at the budgets ``m``: ``n_g - 1``, plus the pooled
+    residuals' ``n - G`` in the proportion of draws that leave some group under
+    :data:`~bacon_bayes.estimate.groups.MIN_BOOTSTRAP_LABELS` labels (the estimator's
+    moderated t, whose prior is the variance all labels predict)."""
+    pi = m / st.n_items
+    df = np.maximum(np.outer(pi, st.sizes) - 1.0, 1.0)
+    if design != "paired" and len(st.names) >= 2:
+        if design == "stratified":
+            share = np.any(np.round(np.outer(pi, st.sizes)) < MIN_BOOTSTRAP_LABELS, axis=1)
+        else:  # moderated_share at every budget at once
+            sizes = st.sizes.astype(int)[None, :]
+            enough = stats.binom.sf(MIN_BOOTSTRAP_LABELS - 1, sizes, pi[:, None])
+            share = 1.0 - np.prod(enough, axis=1)
+        df = df + (share * np.maximum(m - len(st.names), 0.0))[:, None]
+    return df
+
+
+def _group_df(st: PilotStatistics, design: str, n: float, low: float) -> np.ndarray:
+    """The groups' df at ``n`` labels (:func:`_raw_df`), the most of any budget from
+    ``low`` to ``n``: the estimator's moderated t gives its pooled df up once every group
+    has 10 labels (a step of its interval rule, not of what the labels tell), which made
+    the power to resolve the top group fall from 121 labels to 240 on SummEval (issue
+    43); a plan never predicts less for more labels. The budgets are a fixed grid of
+    :data:`DF_GRID` from ``low`` to the pool (kept in ``st.cache``), and ``n``."""
+    key = ("group_df", design, float(low))
+    if key not in st.cache:
+        grid = np.linspace(low, st.n_items, DF_GRID)
+        st.cache[key] = (grid, np.maximum.accumulate(_raw_df(st, design, grid), axis=0))
+    grid, best = st.cache[key]
+    own = _raw_df(st, design, np.array([float(n)]))[0]
+    k = int(np.searchsorted(grid, n, side="right")) - 1
+    return own if k < 0 else np.maximum(own, best[k])
+
+
 def predict(
     st: PilotStatistics, design: str, n: float, *, from_scratch: bool = False
 ) -> Prediction:
@@ -569,11 +611,7 @@ def predict(
         var_g = var_g * (1.0 + (1.0 - st.sizes / N) / np.maximum(n_g, 1.0))
     cov = np.diag(var_g)
     var_pool = fpc * st.s2_pool / N
-    df = np.maximum(n_g - 1.0, 1.0)
-    if design != "paired":
-        # groups under MIN_BOOTSTRAP_LABELS: the estimator's moderated t, whose prior (the
-        # variance all labels predict) adds up to the pooled residuals' df
-        df = df + moderated_share(st, design, pi) * max(n - len(st.names), 0.0)
+    df = _group_df(st, design, n, 2.0 if from_scratch else max(st.n_labeled, 2.0))
     df_pool = max(n - 1.0, 1.0)
     note = ""
     if design == "paired":

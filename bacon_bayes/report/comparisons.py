@@ -22,17 +22,28 @@ from bacon_bayes.report.text import guarantee_note
 
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
+    from bacon_bayes.results import EstimateTable
 
-__all__ = ["Comparisons", "comparisons", "target_description"]
+__all__ = ["Comparisons", "comparisons", "comparisons_of", "target_description", "target_text"]
+
+
+#: More pairs than this: the text shows the best group's and the resolved ones.
+SUMMARY_PAIRS = 15
 
 
 def target_description(cal: Calibrator) -> tuple[str, str]:
     """The target of the calibrator's intervals (``"pool"`` or ``"population"``) and a
     sentence saying what it means for this pool."""
     pool = cal.pool_
-    if cal.target == "pool":
-        return "pool", f"the {pool.n_items:,} items of this pool"
-    if pool.prompts is not None:
+    return target_text(cal.target, pool.n_items, pool.prompts is not None)
+
+
+def target_text(target: str, n_items: int, prompts: bool = False) -> tuple[str, str]:
+    """:func:`target_description` from the target, the pool's size and whether it has
+    prompts (a streamed pool has no calibrator fitted on it)."""
+    if target == "pool":
+        return "pool", f"the {n_items:,} items of this pool"
+    if prompts:
         return "population", (
             "prompts sampled from a larger population; variance clustered by prompt"
         )
@@ -141,26 +152,50 @@ class Comparisons:
             "best": self.best,
             "best_clear": self.best_clear,
             "could_be_first": self.could_be_first,
-            "differences": _records(self.differences),
-            "ranks": _records(self.ranks),
+            # "name" and "estimate" as in every group table's rows (the older "pair",
+            # "difference" and "group" are kept)
+            "differences": _records(
+                self.differences.assign(
+                    name=self.differences["pair"], estimate=self.differences["difference"]
+                )
+            ),
+            "ranks": _records(self.ranks.assign(name=self.ranks["group"])),
             "plan": self.plan_note,
         }
 
-    def to_text(self) -> str:
+    def shown_pairs(self, pairs: str = "summary") -> pd.DataFrame:
+        """The pairs the text shows: ``"all"``, or (``"summary"``) the best group's pairs
+        and the other resolved ones, when there are more than :data:`SUMMARY_PAIRS`."""
+        frame = self.differences
+        if pairs == "all" or len(frame) <= SUMMARY_PAIRS:
+            return frame
+        sides = frame["pair"].astype(str).str.split(" - ", n=1, regex=False)
+        best = sides.map(lambda ab: self.best in ab)
+        return frame[best.to_numpy() | frame["resolved"].to_numpy()]
+
+    def to_text(self, pairs: str = "summary") -> str:
         """The "Comparisons" block of ``bacon estimate`` (with the plan's line when the
-        best group is not clear)."""
+        best group is not clear); ``pairs``: ``"summary"`` (the best group's pairs and the
+        other resolved ones, when there are many) or ``"all"``."""
         level = f"{100 * (1 - self.alpha):g}%"
-        shown = self.differences.assign(
-            CI=[_ci(lo, hi) for lo, hi in zip(self.differences["ci_low"],
-                                              self.differences["ci_high"], strict=True)],
-            resolved=np.where(self.differences["resolved"], "yes", ""),
+        chosen = self.shown_pairs(pairs)
+        shown = chosen.assign(
+            CI=[_ci(lo, hi) for lo, hi in zip(chosen["ci_low"], chosen["ci_high"], strict=True)],
+            resolved=np.where(chosen["resolved"], "yes", ""),
         )[["pair", "difference", "CI", "resolved"]]  # fmt: skip
+        left = len(self.differences) - len(chosen)
+        more = (
+            f" (shown: {self.best}'s pairs and the resolved ones; --pairs all for the other {left})"
+            if left
+            else ""
+        )
         lines = [
             f"\ncomparisons of {self.group!r} (AEE differences, {level} CIs, "
             f"{self.guarantee}; target: {self.target}):",
             f"{self.pairing_note()}",
             shown.to_string(index=False, float_format=lambda v: f"{v:.4f}"),
-            f"{self.n_resolved} of {len(self.differences)} pairs resolved (interval excludes 0)",
+            f"{self.n_resolved} of {len(self.differences)} pairs resolved (interval excludes "
+            f"0){more}",
             self.best_line(),
         ]
         if self.plan_note and not self.best_clear:
@@ -210,9 +245,48 @@ def comparisons(
     the grouping's name (default: the pool's group column, else ``"group"``);
     ``plan_note``: the plan's line on the labels that would resolve the rest; ``anytime``:
     ``compare_groups``'s ``anytime`` and ``max_labels`` for the differences and the ranks."""
-    diffs = cal.compare_groups(alpha, **(anytime or {}))
-    means = cal.estimate_groups(alpha, True)
-    ranks = cal.rank_groups(alpha, **(anytime or {}))
+    pool = cal.pool_
+    target, note = target_description(cal)
+    n_prompts = 0 if pool.prompts is None else int(unique_codes(pool.prompts)[0].size)
+    return comparisons_of(
+        cal.estimate_groups(alpha, True), cal.bounds_, alpha, group or pool.group_name or
+        "group", (target, note), plan_note=plan_note, prompt=pool.prompt_name,
+        n_prompts=n_prompts, diffs=cal.compare_groups(alpha, **(anytime or {})),
+        ranks=cal.rank_groups(alpha, **(anytime or {})),
+    )  # fmt: skip
+
+
+def comparisons_of(
+    means: EstimateTable,
+    bounds: tuple[float, float],
+    alpha: float,
+    group: str,
+    target: tuple[str, str],
+    *,
+    plan_note: str | None = None,
+    prompt: str | None = None,
+    n_prompts: int = 0,
+    diffs: EstimateTable | None = None,
+    ranks: pd.DataFrame | None = None,
+) -> Comparisons:
+    """The comparisons of the AEE group table ``means`` (simultaneous intervals, at
+    least two groups), as :meth:`~bacon_bayes.calibrator.Calibrator.compare_groups` and
+    :meth:`~bacon_bayes.calibrator.Calibrator.rank_groups` give them: in memory from a
+    calibrator, or from a streamed pool's table. ``bounds``: the label's range (a
+    difference lies within ``hi - lo``); ``target``: the target and its sentence;
+    ``prompt``: the prompt column, named when the intervals are clustered by it;
+    ``n_prompts``: the prompts the pool has; ``diffs``, ``ranks``: the differences and
+    ranks when the caller has them (the calibrator's, anytime ones included)."""
+    from bacon_bayes import estimate as est
+
+    lo, hi = bounds
+    if diffs is None:
+        diffs = est.compare(means).clip(lo - hi, hi - lo)
+    if ranks is None:
+        frame = means.to_frame()
+        for k, v in est.rank_intervals(means, descending=True).items():
+            frame[k] = v
+        ranks = frame.sort_values("rank").reset_index(drop=True)
     resolved = (diffs.ci_low > 0) | (diffs.ci_high < 0)
     differences = pd.DataFrame(
         {
@@ -232,12 +306,8 @@ def comparisons(
             "rank_high": ranks["rank_high"].astype(int),
         }
     )
-    target, note = target_description(cal)
     paired = _paired(means.details)
-    pool = cal.pool_
     return Comparisons(
-        group or pool.group_name or "group", alpha, target, note, paired, differences, ranked,
-        plan_note, pool.prompt_name if paired else None, guarantee_note(diffs),
-        0 if pool.prompts is None else int(unique_codes(pool.prompts)[0].size),
-        pool.prompt_name,
+        group, alpha, target[0], target[1], paired, differences, ranked, plan_note,
+        prompt if paired else None, guarantee_note(diffs), n_prompts, prompt,
     )  # fmt: skip

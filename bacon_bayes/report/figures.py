@@ -55,12 +55,25 @@ def estimates_figure(estimates: Sequence[Estimate], truth: float | None = None) 
     return data_uri(fig)
 
 
+def group_rows(table: EstimateTable) -> np.ndarray:
+    """Each group's row in :func:`groups_figure` (0 at the bottom): by ``table``'s
+    estimate, the highest on top, groups without an estimate at the bottom (ties and
+    those in the table's own, natural order)."""
+    est = np.asarray(table.estimate, dtype=float)
+    key = np.where(np.isfinite(est), -est, np.inf)
+    order = np.argsort(key, kind="stable")  # top row first
+    rows = np.empty(est.size, dtype=int)
+    rows[order] = np.arange(est.size)[::-1]
+    return rows
+
+
 def groups_figure(tables: Sequence[EstimateTable]) -> str:
-    """Per-group estimates with simultaneous intervals, one marker per method."""
+    """Per-group estimates with simultaneous intervals, one marker per method; the
+    groups by the first table's estimate, the highest on top (:func:`group_rows`)."""
     plt = _plt()
     names = list(tables[0].names)
     fig, ax = plt.subplots(figsize=(6.5, 0.8 + 0.35 * len(names)))
-    ypos = np.arange(len(names))[::-1]
+    ypos = group_rows(tables[0])
     for k, t in enumerate(tables):
         shift = (k - (len(tables) - 1) / 2) * 0.22
         ok = np.isfinite(t.ci_low)

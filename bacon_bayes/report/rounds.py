@@ -23,7 +23,7 @@ import pandas as pd
 from bacon_bayes.frozen import MIN_FRESH_LABELS
 from bacon_bayes.history import latest_rounds, round_record
 from bacon_bayes.report import figures
-from bacon_bayes.transport import transport_check
+from bacon_bayes.transport import settle_text, transport_check
 
 __all__ = ["drift_html", "round_section"]
 
@@ -104,10 +104,7 @@ def _transport(cal: Any, tolerance: float | None, alpha: float) -> str:
             f"{MIN_FRESH_LABELS} an interval needs; no transport check.</p>"
         )
     table, tol = transport_check(cal, tolerance, alpha)
-    settle = [
-        "" if v == 0 else ("" if v < 0 else f"{int(v)} in all") for v in table["labels_to_settle"]
-    ]
-    shown = table.drop(columns="labels_to_settle").assign(labels_to_settle=settle)
+    shown = table.drop(columns="labels_to_settle").assign(labels_to_settle=settle_cells(table))
     return (
         f"<h3>Transport check</h3><p>Fresh residual mean (label minus the frozen surrogate) "
         f"overall and per group, {1 - alpha:.0%} intervals; tolerance {tol:.4g} on the "
@@ -207,3 +204,13 @@ def drift_html(table: pd.DataFrame, alpha: float) -> str:
         "interval, which also carries the scale's uncertainty). An interval covering 0: "
         "no drift shown.</p>" + _table(table, 4)
     )
+
+
+def settle_cells(table: pd.DataFrame) -> list[str]:
+    """The transport table's ``labels_to_settle`` in words (:func:`settle_text`)."""
+    return [
+        settle_text(v, n, e)
+        for v, n, e in zip(
+            table["labels_to_settle"], table["n_items"], table["estimate"], strict=True
+        )
+    ]

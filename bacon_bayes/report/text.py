@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from bacon_bayes.results import Estimate, EstimateTable
+
+if TYPE_CHECKING:
+    from bacon_bayes.calibrator import Calibrator
 
 METHOD_LABEL = {
     "aee": "calibrated (AEE)",
@@ -121,3 +125,56 @@ def guarantee_note(table: EstimateTable) -> str:
     if joint:
         return f"{kind.get(table.simultaneous, table.simultaneous)}: all hold together"
     return "pointwise: each valid on its own"
+
+
+def scale_note(cal: Calibrator, means: list, groups: list | None) -> str:
+    """A note when an interval of a continuous label without a scale reaches past the
+    range of the labels seen (a bounded rating needs ``--scale``), else ``""``; it
+    suggests the scale inferred from the labels (:func:`bacon_bayes.scale.infer_scale`),
+    and says how it was inferred.
+
+    Parameters
+    ----------
+    cal : Calibrator
+        The fitted calibrator.
+    means : list of Estimate
+        The pool means printed.
+    groups : list of EstimateTable or None
+        The group tables printed.
+
+    Returns
+    -------
+    str
+        The note (starting with a newline) or an empty string.
+    """
+    pool = cal.pool_
+    if pool.outcome.kind != "continuous" or np.isfinite(cal.bounds_).any() or pool.n_labeled < 2:
+        return ""
+    y = pool.y[pool.labeled]
+    lo, hi = float(np.min(y)), float(np.max(y))
+    ends = [(m.ci_low, m.ci_high) for m in means]
+    ends += [(a, b) for t in groups or [] for a, b in zip(t.ci_low, t.ci_high, strict=True)]
+    if not any(a < lo or b > hi for a, b in ends if np.isfinite(a) and np.isfinite(b)):
+        return ""
+    from bacon_bayes.scale import infer_scale
+
+    scale = infer_scale(y)
+    if scale is None:
+        return (
+            f"\nnote: some intervals reach past the labels' range [{lo:g}, {hi:g}]; if the "
+            "label is bounded (a rating scale), pass --scale LOW:HIGH, its scale, to keep "
+            "them inside it"
+        )
+    return (
+        f"\nnote: some intervals reach past the labels' range [{lo:g}, {hi:g}]; the labels "
+        f"look like {scale.how}: pass --scale {scale.text} to keep them inside that scale"
+    )
+
+
+def naive_note(cal: Calibrator) -> str:
+    """Why the naive baseline (the raw judge average) is left out, "" when it is shown
+    (:func:`bacon_bayes.scale.naive_left_out` on the pool's labels and judges)."""
+    pool = cal.pool_
+    from bacon_bayes.scale import naive_left_out
+
+    return naive_left_out(pool.y[pool.labeled], pool.judge_matrix(), cal.bounds_)

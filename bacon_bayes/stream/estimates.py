@@ -25,6 +25,7 @@ from bacon_bayes.estimate.quantile import _quantile_from_cdf
 from bacon_bayes.estimate.shrink import choose_pooling, group_corrections, shrink_table
 from bacon_bayes.estimate.tables import group_table
 from bacon_bayes.grouping import finished
+from bacon_bayes.order import natural_sorted
 from bacon_bayes.results import Estimate, EstimateTable
 from bacon_bayes.stream.fit import StreamFit, Sums
 from bacon_bayes.stream.scan import LabeledRows, Scan
@@ -179,15 +180,17 @@ def quantile_estimates(
 
 
 def _domains(scan: Scan, lab: LabeledRows) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
-    """The first pass's per-group table (sorted by name), the names and each labeled
-    row's group code."""
+    """The first pass's per-group table (in natural order, M8 before M10, as every group
+    table: :mod:`bacon_bayes.order`), the names and each labeled row's group code."""
     if lab.groups is None:
         raise ValidationError("the stream has no group column; pass --group COL.")
     table = scan.groups.copy()
     table.index = table.index.astype(str)
-    table = table.groupby(level=0).sum() if table.index.has_duplicates else table.sort_index()
+    if table.index.has_duplicates:
+        table = table.groupby(level=0).sum()
+    table = table.reindex(natural_sorted(table.index))
     names = table.index.to_numpy()
-    return table, names, np.searchsorted(names, lab.groups.astype(str))
+    return table, names, pd.Index(names).get_indexer(lab.groups.astype(str))
 
 
 def group_estimates(

@@ -272,15 +272,18 @@ def _study_pool(root: Path, config: StudyConfig) -> pd.DataFrame:
     pool = read_pool(pool_path, config.item)
     if config.label in pool.columns:
         given = int(pool[config.label].notna().sum())
-        if given and config.existing_labels != "ignore":
+        if given and config.existing_labels not in ("ignore", "wave"):
             raise ValidationError(
                 f"pool file {pool_path} already has {given} labels in column "
-                f"{config.label!r}; their inclusion probabilities are unknown, so a "
-                "design-based estimate cannot use them. Start the study with "
-                "`--existing-labels ignore` (they stay in the pool file, unused), or "
-                "empty or rename that column; labels of the study live in labels.csv"
+                f"{config.label!r}; a design-based estimate needs their inclusion "
+                "probabilities. Start the study with `--existing-labels wave` (the "
+                "default: recorded as a first wave, drawn uniformly unless --prior-design "
+                "says otherwise) or `--existing-labels ignore` (they stay in the pool "
+                "file, unused), or empty or rename that column; labels of the study live "
+                "in labels.csv"
             )
-        pool = pool.drop(columns=config.label)  # empty, or set aside by the user
+        # empty, set aside by the user, or recorded as wave 1 (labels.csv holds them)
+        pool = pool.drop(columns=config.label)
     return pool
 
 

@@ -17,7 +17,12 @@ Layout of a study folder::
                                             # (set by the first wave given --prompt)
                      existing_labels = "ignore" # optional: the pool's own label column
                                             # holds labels that are not used (their
-                                            # inclusion probabilities are unknown)
+                                            # inclusion probabilities are unknown);
+                                            # "wave": they were recorded as wave 1 (in
+                                            # manifest.csv and labels.csv) when the
+                                            # study was created
+                     show = ["text"]        # optional: pool columns the to-label files
+                                            # copy (set by `bacon sample --show`)
     manifest.csv   one row per (pool item, wave): item, wave, pi, selected, design, seed.
                    ``pi`` is the probability that the wave draws the item given it was
                    not labeled before, recorded for *every* item (see
@@ -117,11 +122,12 @@ class StudyConfig:
     group: str | None = None
     existing_labels: str | None = None
     prompt: str | None = None
+    show: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if self.existing_labels not in (None, "ignore"):
+        if self.existing_labels not in (None, "ignore", "wave"):
             raise ValidationError(
-                f'study.toml: existing_labels must be "ignore" or absent, got '
+                f'study.toml: existing_labels must be "ignore", "wave" or absent, got '
                 f"{self.existing_labels!r}"
             )
         if self.outcome not in OUTCOME_KINDS:
@@ -142,7 +148,7 @@ class StudyConfig:
         """Render as TOML (only strings, numbers and lists of them occur)."""
         lines = ["[study]"]
         for key, value in self.__dict__.items():
-            if value is None:
+            if value is None or (key == "show" and not value):
                 continue
             lines.append(f"{key} = {_toml_value(value)}")
         return "\n".join(lines) + "\n"

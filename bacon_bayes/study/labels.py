@@ -29,9 +29,24 @@ import pandas as pd
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import restored
 from bacon_bayes.study.core import Study
-from bacon_bayes.study.folder import remove_stale_temp_files, study_lock
+from bacon_bayes.study.folder import (
+    pool_file,
+    read_pool,
+    remove_stale_temp_files,
+    study_lock,
+)
 
-__all__ = ["ImportSummary", "import_labels"]
+__all__ = [
+    "PRIOR_DESIGNS",
+    "ImportSummary",
+    "import_labels",
+    "pool_label_wave",
+    "record_pool_labels",
+]
+
+#: How the labels already in a pool file were drawn (``--prior-design``): uniform, or
+#: stratified by a column, or a column of inclusion probabilities.
+PRIOR_DESIGNS = "uniform (default), stratified:COLUMN, or a column of inclusion probabilities"
 
 _SHOW = 5
 
@@ -214,3 +229,120 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
             blank=int(blank.sum()),
             labeled_total=len(labels),
         )
+
+
+def pool_label_wave(
+    study: Study, prior: str = "uniform"
+) -> tuple[np.ndarray, np.ndarray, str] | None:
+    """The labels already in the study's pool file as a first wave: every item's
+    inclusion probability under ``prior`` (how they were drawn), the labels (NaN where
+    none) and the wave's design name; None when the column holds no label.
+
+    Parameters
+    ----------
+    study : Study
+        The study (opened, or :meth:`Study.new`; no wave yet).
+    prior : str
+        ``"uniform"`` (each item with probability n / N), ``"stratified:COLUMN"``
+        (n_g / N_g within each value of the pool's COLUMN) or a pool column holding
+        every item's inclusion probability.
+
+    Raises
+    ------
+    ValidationError
+        A label that is not a number or is off the study's scale, an unknown column, or
+        probabilities that cannot have drawn the labels (naming the row and the fix).
+    """
+    cfg = study.config
+    path = pool_file(study.root, cfg)
+    frame = read_pool(path, cfg.item)
+    if cfg.label not in frame.columns or not frame[cfg.label].notna().any():
+        return None
+    raw = frame[cfg.label].astype(str).where(frame[cfg.label].notna(), "").str.strip()
+    numeric = pd.to_numeric(raw.where(raw != ""), errors="coerce")
+    bad = (numeric.isna() & (raw != "")).to_numpy()
+    if bad.any():
+        raise ValidationError(
+            f"pool file {path}: labels that are not numbers in column {cfg.label!r} at "
+            f"{_rows(bad, frame, cfg.item, raw)}; fix them or start with "
+            "--existing-labels ignore"
+        )
+    _check_scale(study, numeric, raw, path, frame)
+    values = numeric.to_numpy(dtype=float)
+    labeled = ~np.isnan(values)
+    if prior == "uniform":
+        pi = np.full(values.size, labeled.mean())
+    elif prior.startswith("stratified:"):
+        column = _prior_column(frame, prior.split(":", 1)[1], path)
+        strata = frame[column].astype(str).where(frame[column].notna(), "")
+        pi = pd.Series(labeled).groupby(strata.to_numpy()).transform("mean").to_numpy()
+    else:
+        column = _prior_column(frame, prior, path)
+        pi = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float)
+        off = ~np.isfinite(pi) | (pi < 0) | (pi > 1) | (labeled & (pi <= 0))
+        if off.any():
+            row = int(np.flatnonzero(off)[0])
+            raise ValidationError(
+                f"--prior-design {prior!r}: row {row + 2} of {path} holds "
+                f"{frame[column].iloc[row]!r}; every item needs the probability that the "
+                "labels already there drew it (in [0, 1], above 0 where labeled)"
+            )
+    return pi, values, "existing-" + ("uniform" if prior == "uniform" else prior)
+
+
+def _prior_column(frame: pd.DataFrame, column: str, path: Path) -> str:
+    if column not in frame.columns:
+        shown = ", ".join(map(str, frame.columns[:12]))
+        raise ValidationError(
+            f"--prior-design names column {column!r}, which is not in {path} (columns: "
+            f"{shown}); pass {PRIOR_DESIGNS}"
+        )
+    return column
+
+
+def record_pool_labels(root: str | Path, prior: str = "uniform") -> int:
+    """Record the labels already in a new study's pool file as its wave 1, drawn by
+    ``prior`` (:func:`pool_label_wave`): the manifest gets every item's probability,
+    labels.csv the labels. Returns how many labels were recorded (0: none, nothing
+    written). The study must have no wave yet and ``existing_labels = "wave"``."""
+    root = Path(root)
+    with study_lock(root):
+        study = Study.open(root)
+        if study.wave_numbers:
+            raise ValidationError(
+                f"study {root} already has waves; the pool's labels can only be its first"
+            )
+        found = pool_label_wave(study, prior)
+        if found is None:
+            return 0
+        pi, values, design = found
+        labeled = ~np.isnan(values)
+        now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        remove_stale_temp_files(root)
+        study.write_waves(
+            [
+                {
+                    "wave": 1,
+                    "design": design,
+                    "seed": 0,
+                    "budget": int(labeled.sum()),
+                    "expected": float(pi.sum()),
+                    "params": {"existing_labels": study.config.label, "prior_design": prior},
+                    "created": now,
+                }
+            ]
+        )
+        rows = {"item": study.ids, "wave": 1, "pi": pi, "selected": labeled.astype(int)}
+        rows |= {"design": design, "seed": 0, "pi_prompt": np.nan, "prompt": ""}
+        study.write_manifest(pd.DataFrame(rows))  # the commit point of the wave
+        labels = pd.DataFrame(
+            {
+                "item": study.ids[labeled],
+                study.config.label: values[labeled],
+                "wave": 1,
+                "source": pool_file(root, study.config).name,
+                "imported_at": now,
+            }
+        )
+        study.write_labels(labels)
+        return int(labeled.sum())

@@ -307,8 +307,12 @@ def draw_wave(
         }
         waves = [w for w in study.waves if int(w["wave"]) < wave] + [info]
         study.write_waves(waves)
-        if column is not None and study.config.prompt is None:
-            config = replace(study.config, prompt=column)
+        config = study.config
+        if column is not None and config.prompt is None:
+            config = replace(config, prompt=column)
+        if show and list(show) != config.show:  # the to-label files of later waves too
+            config = replace(config, show=list(show))
+        if config != study.config:
             atomic_write_text(root / CONFIG_FILE, config.to_toml())
         manifest = (
             pd.concat([study.manifest, rows], ignore_index=True) if len(study.manifest) else rows
@@ -555,8 +559,11 @@ def pending_items(
     """Items selected (by ``wave``, or any wave) whose label has not come back.
 
     Columns: the id, an empty label column to fill in, the wave, then the pool
-    columns named in ``show`` (e.g. the text the labelers should read).
+    columns named in ``show`` (e.g. the text the labelers should read; default: the
+    study's, recorded by the last ``bacon sample --show``).
     """
+    if not show:
+        show = [c for c in study.config.show if c in study.pool.columns]
     first = study.first_wave()
     mask = (first >= 0) & np.isnan(study.label_values())
     if wave is not None:

@@ -29,13 +29,24 @@ def test_an_empty_label_column_is_accepted(pool_file, tmp_path, capsys):
     assert "human" not in study.pool.columns and study.n_items == 200
 
 
-def test_labels_already_in_the_pool_need_an_explicit_decision(pool_file, tmp_path, capsys):
+def test_labels_already_in_the_pool_are_a_first_wave_or_an_explicit_decision(
+    pool_file, tmp_path, capsys
+):
     frame = pd.read_csv(pool_file)
     _with_label(pool_file, frame["truth"].where(frame.index < 10))
-    assert bacon("sample", str(pool_file), *NEW, "--study", str(tmp_path / "a")) == 2
+    assert bacon("sample", str(pool_file), *NEW, "--study", str(tmp_path / "a"),
+                 "--existing-labels", "error") == 2  # fmt: skip
     err = capsys.readouterr().err
     assert "already has 10 labels in column 'human'" in err and "--existing-labels ignore" in err
     assert not (tmp_path / "a" / "manifest.csv").exists()
+    # by default they are the study's first wave (uniform); a refused wave keeps nothing
+    assert bacon("sample", str(pool_file), *NEW[:-1], "500", "--study", str(tmp_path / "c")) == 2
+    assert "only 190 items are still unlabeled" in capsys.readouterr().err
+    assert not (tmp_path / "c").exists()
+    assert bacon("sample", str(pool_file), *NEW, "--study", str(tmp_path / "c"),
+                 "--out", str(tmp_path / "c.csv")) == 0  # fmt: skip
+    study = Study.open(tmp_path / "c")
+    assert len(study.labels) == 10 and study.wave_numbers == [1, 2]
     out = str(tmp_path / "t.csv")
     assert bacon("sample", str(pool_file), *NEW, "--study", str(tmp_path / "b"),
                  "--existing-labels", "ignore", "--out", out) == 0  # fmt: skip

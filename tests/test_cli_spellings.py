@@ -1,0 +1,157 @@
+"""The smaller points of issue 43: what ``--save`` says, ``--tolerance`` with
+``--refit``, ``--show`` kept by a study, a compact list of pairs, group plots by
+estimate, one spelling of the id column, ``judges --outcome nonnegative``, and the
+comparisons' JSON keys beside the group tables'."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes.cli import build_parser, main
+from bacon_bayes.report.comparisons import Comparisons
+from bacon_bayes.results import EstimateTable
+
+from .test_printed_commands import READ, table
+
+
+def test_save_says_what_it_saved_where(tmp_path, capsys):
+    path = table(tmp_path)
+    nc = tmp_path / "cal.nc"
+    assert main(["estimate", str(path), *READ, "--engine", "freq", "--save", str(nc)]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith(f"saved the fitted calibrator to {str(nc)!r} (id ")
+    assert "next round's --calibrator" in last and nc.is_file()
+    # with --json the line goes to stderr: stdout stays JSON
+    nc2 = tmp_path / "cal2.nc"
+    assert main(["estimate", str(path), *READ, "--engine", "freq", "--json",
+                 "--save", str(nc2)]) == 0  # fmt: skip
+    out = capsys.readouterr()
+    json.loads(out.out)
+    assert "saved the fitted calibrator" in out.err
+
+
+def test_tolerance_with_refit_is_refused(tmp_path, capsys):
+    path = table(tmp_path)
+    assert main(["estimate", str(path), *READ, "--calibrator", str(tmp_path / "old.nc"),
+                 "--refit", "--tolerance", "0.1"]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert "--tolerance sets the transport check of a frozen calibrator" in err
+
+
+def test_a_study_remembers_show_for_later_to_label_files(tmp_path, capsys):
+    path = table(tmp_path)
+    study = tmp_path / "pool.study"
+    assert main(["sample", str(path), "--label", "human", "--budget", "20",
+                 "--show", "doc,system"]) == 0  # fmt: skip
+    assert main(["sample", str(study), "--budget", "20"]) == 0
+    later = pd.read_csv(study / "todo-wave3.csv")
+    assert list(later.columns) == ["id", "human", "wave", "doc", "system"]
+    assert main(["status", str(study), "--pending-out", str(tmp_path / "p.csv")]) == 0
+    assert list(pd.read_csv(tmp_path / "p.csv").columns)[-2:] == ["doc", "system"]
+
+
+def _comparisons(m: int = 7) -> Comparisons:
+    names = [f"M{k}" for k in range(m)]
+    rows = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    diff = np.array([names.index(b) - names.index(a) for a, b in rows], dtype=float) * 0.1
+    lo, hi = diff - 0.25, diff + 0.25
+    differences = pd.DataFrame(
+        {"pair": [f"{a} - {b}" for a, b in rows], "difference": diff, "ci_low": lo,
+         "ci_high": hi, "resolved": (lo > 0) | (hi < 0)}
+    )  # fmt: skip
+    ranks = pd.DataFrame({"group": names[::-1], "estimate": np.arange(m)[::-1] * 0.1,
+                          "rank": np.arange(1, m + 1), "rank_low": 1, "rank_high": m})  # fmt: skip
+    return Comparisons("system", 0.05, "pool", "the items", False, differences, ranks)
+
+
+def test_many_pairs_are_summarised_unless_all_are_asked_for():
+    c = _comparisons()
+    short, full = c.to_text(), c.to_text("all")
+    assert len(c.differences) == 21
+    shown = c.shown_pairs()
+    assert set(shown["pair"]) == {
+        p for p, r in zip(c.differences["pair"], c.differences["resolved"], strict=True)
+        if "M6" in p.split(" - ") or r
+    }  # fmt: skip
+    assert len(shown) < 21 and "--pairs all for the other" in short
+    assert all(p in full for p in c.differences["pair"]) and "--pairs all" not in full
+    assert len(_comparisons(6).shown_pairs()) == 15  # up to 15 pairs: all of them
+
+
+def test_comparisons_json_has_the_group_tables_keys():
+    out = _comparisons().to_dict()
+    first = out["differences"][0]
+    assert first["name"] == first["pair"] and first["estimate"] == first["difference"]
+    assert out["ranks"][0]["name"] == out["ranks"][0]["group"]
+
+
+def test_group_plot_rows_follow_the_estimate():
+    from bacon_bayes.report.figures import group_rows
+
+    names = np.array(["M8", "M9", "M10", "M11"])
+    est = np.array([0.2, np.nan, 0.9, 0.5])
+    t = EstimateTable("mean", "aee", tuple(names), est, np.ones(4), est - 1, est + 1,
+                      np.eye(4), np.full(4, 10), np.full(4, 100), 0.05, "maxt",
+                      np.full(4, 2.5))  # fmt: skip
+    rows = group_rows(t)  # 0 at the bottom
+    assert [names[k] for k in np.argsort(-rows)] == ["M10", "M11", "M8", "M9"]
+
+
+@pytest.mark.parametrize("command", ["judge", "embed"])
+@pytest.mark.parametrize("flag", ["--item", "--id"])
+def test_item_is_the_id_option_everywhere(command, flag):
+    extra = ["--template", "essay"] if command == "judge" else []
+    args = build_parser().parse_args([command, "x.csv", "--out", "o.csv", *extra, flag, "key"])
+    assert args.id == "key"
+
+
+def test_judges_take_a_nonnegative_label(monkeypatch):
+    from bacon_bayes import EvalPool
+    from bacon_bayes.bayes import workflow
+    from bacon_bayes.bayes.hurdle import HurdleJudgeModel
+
+    args = build_parser().parse_args(["judges", "t.csv", "--label", "y", "--judge", "j",
+                                      "--outcome", "nonnegative"])  # fmt: skip
+    assert args.outcome == "nonnegative"
+    rng = np.random.default_rng(0)
+    y = np.where(rng.random(60) < 0.3, 0.0, rng.gamma(2.0, 1.0, 60))
+    frame = pd.DataFrame({"y": y, "j": y + rng.normal(0, 0.5, 60)})
+    pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="nonnegative")
+    monkeypatch.setattr(HurdleJudgeModel, "fit", lambda self, X, y: self)
+    assert isinstance(workflow.fit_pool(pool), HurdleJudgeModel)
+
+
+def test_labels_to_settle_never_reads_as_more_than_the_group_has():
+    """Issue 43: the transport check asked for "480 in all" of a group of 100 items and
+    "3 in all" of a group with no estimate."""
+    from bacon_bayes.report.rounds import settle_cells
+
+    frame = pd.DataFrame(
+        {"labels_to_settle": [480, 3, 40, 0, -1], "n_items": [100, 100, 100, 100, 100],
+         "estimate": [0.1, np.nan, 0.1, 0.0, 0.2]}
+    )  # fmt: skip
+    assert settle_cells(frame) == [
+        "more than its 100 items", "at least 3 in all", "40 in all", "", ""
+    ]  # fmt: skip
+
+
+def test_the_transport_table_names_group_sizes_in_natural_order(tmp_path, capsys):
+    from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.transport import transport_check
+
+    rng = np.random.default_rng(2)
+    names = np.repeat(["M10", "M8", "M9"], 60)
+    y = rng.normal(0, 1, names.size)
+    frame = pd.DataFrame({"g": names, "j": y + rng.normal(0, 0.5, names.size),
+                          "y": np.where(rng.random(names.size) < 0.5, y, np.nan)})  # fmt: skip
+    pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous", group="g")
+    old = Calibrator(engine="freq").fit(pool)
+    nc = tmp_path / "old.nc"
+    old.save(nc)
+    table, _ = transport_check(Calibrator.load(nc).apply(pool))
+    assert list(table["group"]) == ["(all)", "M8", "M9", "M10"]
+    assert list(table["n_items"]) == [180, 60, 60, 60]

@@ -1,0 +1,142 @@
+"""Every command ``bacon plan`` and ``bacon estimate`` print runs exactly as printed
+(issue 43): the ``run:`` lines are parsed, split as a shell would and run, on a table
+nobody prepared (an ``id`` column found, not named; numeric prompts; a pilot's labels
+already in the label column, which ``bacon sample`` records as a uniform first wave)."""
+
+from __future__ import annotations
+
+import html
+import json
+import shlex
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes.cli import main
+from bacon_bayes.study import Study, load_study
+
+READ = ["--label", "human", "--judge", "judge_*", "--group", "system", "--prompt", "doc"]
+
+
+def table(folder: Path, gap: float = 0.3, seed: int = 5) -> Path:
+    """6 systems x 120 numeric prompts, system s5 ahead by ``gap``; 12% labeled."""
+    rng = np.random.default_rng(seed)
+    systems, prompts = 6, 120
+    g = np.repeat(np.arange(systems), prompts)
+    p = np.tile(np.arange(prompts), systems)
+    y = rng.normal(0, 1, prompts)[p] + gap * (g == systems - 1) + rng.normal(0, 1, g.size)
+    frame = pd.DataFrame(
+        {"id": [f"x{k:04d}" for k in range(g.size)], "doc": p, "system": [f"s{k}" for k in g]}
+    )
+    for j in range(3):
+        frame[f"judge_{j}"] = y + rng.normal(0, 0.8, g.size)
+    frame["human"] = np.where(rng.random(g.size) < 0.12, y, np.nan)
+    folder.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(folder / "pool.csv", index=False)
+    return folder / "pool.csv"
+
+
+def run_lines(text: str) -> list[list[str]]:
+    """The commands of the ``run:`` lines, split as a shell would (without ``bacon``)."""
+    out = []
+    for line in text.splitlines():
+        if line.strip().startswith("run:"):
+            words = shlex.split(line.strip()[len("run:") :])
+            assert words[0] == "bacon", line
+            out.append(words[1:])
+    return out
+
+
+def test_every_design_plan_prints_runs_and_continues_the_pilot(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    table(tmp_path)
+    assert main(["plan", "pool.csv", *READ, "--top", "--json"]) == 0
+    designs = json.loads(capsys.readouterr().out)["designs"]
+    commands = {d["design"]: shlex.split(d["command"]) for d in designs if d["command"]}
+    assert set(commands) == {"uniform", "stratified", "paired", "adaptive"}
+    for design, words in commands.items():
+        here = tmp_path / design
+        here.mkdir()
+        shutil.copy(tmp_path / "pool.csv", here / "pool.csv")
+        monkeypatch.chdir(here)
+        assert main(words[1:]) == 0, (design, capsys.readouterr().err)
+        said = capsys.readouterr().out
+        assert "recorded as a first wave drawn uniformly" in said
+        study = Study.open(here / "pool.study")
+        assert study.config.item == "id"  # found as bacon estimate finds it
+        pilot = int(pd.read_csv(here / "pool.csv")["human"].notna().sum())
+        assert len(study.labels) == pilot and study.wave_numbers == [1, 2]
+        pi = study.wave_probabilities()[:, 0]
+        assert np.allclose(pi, pilot / study.n_items)  # uniform unless told otherwise
+        budget = int(words[words.index("--budget") + 1])
+        drawn = int(study.selected_in()[:, 1].sum())
+        assert abs(drawn - budget) <= 0.1 * budget + 6, (design, drawn, budget)
+        data = load_study(here / "pool.study", allow_pending=True)
+        assert data.frame["human"].notna().sum() == pilot
+
+
+def test_the_printed_text_commands_run(tmp_path, capsys, monkeypatch):
+    """The recommendation's ``run:`` line of ``bacon plan`` and the plan line of
+    ``bacon estimate`` (it was ``bacon plan ... --top``, not a command)."""
+    monkeypatch.chdir(tmp_path)
+    table(tmp_path)
+    assert main(["estimate", "pool.csv", *READ, "--engine", "freq"]) == 0
+    printed = run_lines(capsys.readouterr().out)
+    assert printed and printed[0][0] == "plan" and printed[0][-1] == "--top"
+    assert main(printed[0]) == 0
+    from_plan = run_lines(capsys.readouterr().out)
+    assert len(from_plan) == 1 and from_plan[0][0] == "sample"
+    assert main(from_plan[0]) == 0, capsys.readouterr().err
+    assert Study.open(tmp_path / "pool.study").wave_numbers == [1, 2]
+    # the report's plan line: the same command
+    assert main(["report", "pool.csv", *READ, "--engine", "freq", "--out", "r.html"]) == 0
+    page = (tmp_path / "r.html").read_text()
+    line = html.unescape(page.split("run: ", 1)[1].split("<", 1)[0])
+    assert shlex.split(line)[1:] == printed[0]
+
+
+@pytest.mark.parametrize(
+    ("prior", "expected"),
+    [("stratified:system", "by_system"), ("pi", "column")],
+)
+def test_the_pilot_can_be_recorded_as_drawn_otherwise(tmp_path, capsys, prior, expected):
+    path = table(tmp_path)
+    frame = pd.read_csv(path)
+    frame["pi"] = 0.12
+    frame.to_csv(path, index=False)
+    assert main(["sample", str(path), "--label", "human", "--budget", "20",
+                 "--prior-design", prior]) == 0  # fmt: skip
+    study = Study.open(tmp_path / "pool.study")
+    pi = study.wave_probabilities()[:, 0]
+    labeled = frame["human"].notna()
+    if expected == "by_system":
+        share = labeled.groupby(frame["system"]).transform("mean").to_numpy()
+        assert np.allclose(pi, share)
+    else:
+        assert np.allclose(pi, 0.12)
+
+
+def test_a_bad_prior_design_or_no_id_is_refused_and_writes_nothing(tmp_path, capsys):
+    path = table(tmp_path)
+    assert main(["sample", str(path), "--label", "human", "--budget", "20",
+                 "--prior-design", "nope"]) == 2  # fmt: skip
+    assert "--prior-design names column 'nope'" in capsys.readouterr().err
+    assert not (tmp_path / "pool.study").exists()
+    pd.read_csv(path).drop(columns="id").to_csv(path, index=False)
+    assert main(["sample", str(path), "--label", "human", "--budget", "20"]) == 2
+    assert "pass --item COLUMN" in capsys.readouterr().err
+    assert not (tmp_path / "pool.study").exists()
+
+
+def test_no_sample_command_for_a_file_sample_cannot_read(tmp_path, capsys):
+    """A JSON Lines log (or labels joined with --labels): ``bacon sample`` reads tables
+    and studies only, so the plan prints no command it cannot run, and says why."""
+    path = table(tmp_path)
+    log = tmp_path / "log.jsonl"
+    pd.read_csv(path).to_json(log, orient="records", lines=True)
+    assert main(["plan", str(log), *READ, "--top"]) == 0
+    out = capsys.readouterr().out
+    assert not run_lines(out) and "bacon sample draws from a CSV or Parquet table" in out
