@@ -220,9 +220,11 @@ class _Tables(HTMLParser):
             self.cell.append(data)
 
 
-#: the report's columns of a value and its interval (item scores are left out: theirs is
-#: a prediction interval of the label, which a 0/1 label's probability need not lie in)
+#: the report's columns of a value and its interval (item scores where the table has no
+#: prediction ``set``: a categorical label's interval is the span of its prediction set,
+#: which the probability of a 1 need not lie in)
 REPORT_INTERVALS = [
+    ("score", "lower", "upper"),
     ("estimate", "ci_low", "ci_high"),
     ("difference", "ci_low", "ci_high"),
     ("over", "low", "high"),
@@ -243,7 +245,7 @@ def report_intervals_hold(page: str) -> int:
             continue
         head = table[0]
         for value, low, high in REPORT_INTERVALS:
-            if not {value, low, high} <= set(head):
+            if not {value, low, high} <= set(head) or (value == "score" and "set" in head):
                 continue
             at = [head.index(c) for c in (value, low, high)]
             for row in table[1:]:
