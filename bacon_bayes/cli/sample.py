@@ -287,6 +287,8 @@ def _until(args: argparse.Namespace, root: Path, config: StudyConfig | None) -> 
         if config is not None:
             return replace(config, max_labels=args.max_labels)
         record_max_labels(root, args.max_labels)
+        if not args.until and args.budget is None:
+            print(f"study {root} records max_labels = {args.max_labels}; draw with --until")
     if args.until:
         fit = {"engine": args.engine, "model": args.model, "folds": args.folds}
         args.budget, line = until_budget(root, args.until, max_labels=args.max_labels, **fit)
@@ -310,8 +312,8 @@ def run(args: argparse.Namespace) -> int:
     root, config = _study_root(args)
     if args.until or args.max_labels is not None:
         config = _until(args, root, config)
-        if args.budget is None:
-            return 0  # settled: nothing drawn
+        if args.budget is None and config is None:  # settled, or only the budget recorded
+            return 0
     show = _names(args.show)
     options = _wave_options(args)
     if config is not None:

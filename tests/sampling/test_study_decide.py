@@ -171,8 +171,11 @@ def test_sample_until_sign_of_a_pair(
     assert bacon("sample", str(root), "--engine", "freq", "--until", "pair=s2:s1") == 0
     out = capsys.readouterr().out
     assert "settled, nothing drawn: sign of s1 - s2" in out and "s1 > s2" in out
+    # --max-labels alone records the budget and draws nothing
+    assert bacon("sample", str(root), "--max-labels", "190") == 0
+    assert StudyConfig.read(root).max_labels == 190 and Study.open(root).wave_numbers == [1]
     assert bacon("sample", str(root), "--engine", "freq", "--until", "sign=s2,s3") == 0
-    assert "next wave:" in capsys.readouterr().out
+    assert "(alpha-spending); next wave:" in capsys.readouterr().out
     assert Study.open(root).wave_numbers == [1, 2]
     assert parse_goal("best").kind == "best"
     assert parse_goal("half-width=0.1").half_width == 0.1
