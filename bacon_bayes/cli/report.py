@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
                 history=records,
                 round_name=args.round or Path(args.file).name,
             )
-        looks = study_looks(args, cal)
+        looks = study_looks(args, cal) if saved is None else ""  # a fresh fit's looks
         if looks:
             extra["estimates"] = looks
         mine = cal if saved is None and cal.engine_ == "freq" else None  # the plan's pilot

@@ -159,8 +159,13 @@ def test_sample_until_sizes_the_wave_or_draws_nothing(
     assert bacon(*args, "--until", "sign=s1,nope") == 2
     assert bacon(*args, "--until", "wide") == 2
     assert "not a goal" in capsys.readouterr().err
-    # the study spent its budget: nothing left to draw
-    assert bacon(*args, "--until", "sign=s2,s3") in (0, 2)
+    # the budget is spent: a settled question says so, an open one draws nothing more
+    capsys.readouterr()
+    assert bacon(*args, "--until", "sign=s2,s3") == 0
+    assert "settled, nothing drawn: sign of s2 - s3" in capsys.readouterr().out
+    assert bacon(*args, "--until", "half-width=0.001") == 2
+    assert "no labels are left of the budget" in capsys.readouterr().err
+    assert Study.open(root).wave_numbers == [1, 2, 3]
 
 
 def test_sample_until_sign_of_a_pair(
