@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
 
 
@@ -47,6 +48,10 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.study import Study, pending_items
     from bacon_bayes.study.folder import study_inputs
 
+    if args.half_width is not None and not args.half_width > 0:
+        raise ValidationError(f"--half-width {args.half_width:g}: give a positive number")
+    if args.max_labels is not None and args.max_labels < 1:
+        raise ValidationError(f"--max-labels {args.max_labels}: give a positive number of labels")
     study = Study.open(args.study)
     table = study.status()
     print(f"study {args.study}: {study.n_items} pool items, {len(study.labels)} labeled")
@@ -102,3 +107,5 @@ def print_questions(args: argparse.Namespace) -> None:
     for q in found:
         state = {True: "settled: ", False: "not yet: ", None: ""}[q.settled]
         print(f"  {q.name}: {state}{q.answer}")
+    if cal.pool_.groups is None:
+        print("  (no groups: --group COLUMN asks about each pair's sign and the best group)")

@@ -84,6 +84,7 @@ def test_status_says_which_questions_are_settled(
     spend = question_lines(out)["pool mean within +-0.1"]
     half = [float(re.search(r"half-width ([\d.]+)", t)[1]) for t in (line, spend)]  # type: ignore[index]
     assert half[1] < half[0]
+    assert bacon("status", str(root), "--half-width", "-1") == 2
 
 
 def test_labels_needed_matches_the_projected_width() -> None:
