@@ -25,7 +25,15 @@ from bacon_bayes.results import Estimate, EstimateTable
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
 
-__all__ = ["differences", "group_information", "groups", "mean", "pool_looks"]
+__all__ = [
+    "differences",
+    "group_counts",
+    "group_information",
+    "groups",
+    "mean",
+    "mean_counts",
+    "pool_looks",
+]
 
 
 def _waves(cal: Calibrator) -> np.ndarray:
@@ -46,31 +54,35 @@ def _prompts(cal: Calibrator) -> np.ndarray | None:
     return p.prompts if clustered else None
 
 
-def _size(cal: Calibrator, sizes: np.ndarray) -> np.ndarray | None:
-    return sizes if cal.target == "pool" else None
-
-
 def pool_looks(cal: Calibrator) -> np.ndarray:
     """The pool's labels at each look (wave), the latest last."""
     return anytime.look_counts(_waves(cal))
+
+
+def mean_counts(cal: Calibrator) -> tuple[np.ndarray, float | None]:
+    """The pool mean's labels (or labeled prompts) at each look, and the pool's items (or
+    prompts) for the finite-population correction (None: the population target)."""
+    waves, prompts = _waves(cal), _prompts(cal)
+    if prompts is None:
+        counts, size = anytime.look_counts(waves), float(cal.pool_.n_items)
+    else:  # spending time counts labels, information labeled prompts
+        counts, size = anytime.look_counts(waves, prompts=prompts), float(np.unique(prompts).size)
+    return counts, (size if cal.target == "pool" else None)
 
 
 def mean(cal: Calibrator, e: Estimate, max_labels: int | None) -> Estimate:
     """The pool mean ``e`` (fixed, at the latest look) with its anytime interval."""
     if e.method == "naive":
         return e  # no labels: nothing is looked at twice
-    waves, prompts = _waves(cal), _prompts(cal)
-    if prompts is None:
-        counts, size = anytime.look_counts(waves), float(cal.pool_.n_items)
-    else:  # spending time counts labels, information labeled prompts
-        counts, size = anytime.look_counts(waves, prompts=prompts), float(np.unique(prompts).size)
-    info = anytime.effective_labels(counts, _size(cal, np.asarray(size)))
+    counts, size = mean_counts(cal)
+    info = anytime.effective_labels(counts, size)
     return anytime.anytime_estimate(e, pool_looks(cal), info=info, max_labels=max_labels)
 
 
-def group_information(cal: Calibrator, names: tuple[str, ...]) -> np.ndarray:
-    """Each group's information (effective labels, or prompts) at each look, rows in the
-    order of ``names``."""
+def group_counts(cal: Calibrator, names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray | None]:
+    """Each group's labels (or labeled prompts) at each look, rows in the order of
+    ``names``, and the group's items (or prompts) for the finite-population correction
+    (None: the population target)."""
     waves, prompts = _waves(cal), _prompts(cal)
     all_names, codes = est.group_codes(cal._groups())
     m = all_names.size
@@ -82,10 +94,16 @@ def group_information(cal: Calibrator, names: tuple[str, ...]) -> np.ndarray:
             np.column_stack([codes, np.unique(prompts, return_inverse=True)[1]]), axis=0
         )
         sizes = np.bincount(pairs[:, 0], minlength=m).astype(float)
-    size = _size(cal, sizes[:, None])
-    info = anytime.effective_labels(counts, size)
     order = {str(n): k for k, n in enumerate(all_names)}
-    return info[[order[n] for n in names]]
+    rows = [order[n] for n in names]
+    return counts[rows], (sizes[rows] if cal.target == "pool" else None)
+
+
+def group_information(cal: Calibrator, names: tuple[str, ...]) -> np.ndarray:
+    """Each group's information (effective labels, or prompts) at each look, rows in the
+    order of ``names``."""
+    counts, sizes = group_counts(cal, names)
+    return anytime.effective_labels(counts, None if sizes is None else sizes[:, None])
 
 
 def groups(cal: Calibrator, table: EstimateTable, max_labels: int | None) -> EstimateTable:

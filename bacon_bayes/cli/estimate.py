@@ -93,7 +93,7 @@ def add_anytime_arguments(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="the labelling budget fixed from the start: --anytime intervals by "
         "alpha-spending (O'Brien-Fleming type) up to N labels, narrower than a confidence "
-        "sequence",
+        "sequence (a study folder's default: the one `bacon sample --max-labels` recorded)",
     )
 
 
@@ -115,7 +115,12 @@ def anytime_from_args(args: argparse.Namespace) -> dict[str, Any] | None:
             "--anytime needs the wave each label came in: pass --wave COLUMN (or estimate "
             "from a study folder, which records its waves)"
         )
-    return {"anytime": True, "max_labels": args.max_labels}
+    max_labels = args.max_labels
+    if study and max_labels is None:  # the budget the study recorded (bacon sample --max-labels)
+        from bacon_bayes.study import StudyConfig
+
+        max_labels = StudyConfig.read(Path(args.file)).max_labels
+    return {"anytime": True, "max_labels": max_labels}
 
 
 SURROGATES_HELP = (

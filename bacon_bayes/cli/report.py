@@ -85,6 +85,9 @@ def run(args: argparse.Namespace) -> int:
                 history=records,
                 round_name=args.round or Path(args.file).name,
             )
+        looks = study_looks(args, cal) if saved is None else ""  # a fresh fit's looks
+        if looks:
+            extra["estimates"] = looks
         mine = cal if saved is None and cal.engine_ == "freq" else None  # the plan's pilot
         group = getattr(args, "group", None)
         command = None if str(args.file).endswith(".nc") else plan_command(args, cal.pool_)
@@ -102,3 +105,19 @@ def run(args: argparse.Namespace) -> int:
         path = out.written()
     print(f"report written to {path} (open it in a browser; it works offline)")
     return 0
+
+
+def study_looks(args: argparse.Namespace, cal: object) -> str:
+    """The estimates section's sequence across a study folder's waves (HTML; empty for a
+    table or a saved calibrator)."""
+    from bacon_bayes.study.folder import CONFIG_FILE
+
+    if str(args.file).endswith(".nc") or not (Path(args.file) / CONFIG_FILE).is_file():
+        return ""
+    from bacon_bayes.report.html import sequence_html
+    from bacon_bayes.study import StudyConfig
+    from bacon_bayes.study.settled import look_estimates
+
+    budget = StudyConfig.read(Path(args.file)).max_labels
+    looks = look_estimates(args.file, cal, alpha=args.alpha, max_labels=budget)  # type: ignore[arg-type]
+    return sequence_html(looks, args.alpha)

@@ -64,6 +64,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="pool column of the prompt (question, source segment, document) each item "
         "answers; needed by the paired designs, recorded in the study",
     )
+    p.add_argument(
+        "--until",
+        metavar="GOAL",
+        help="size the wave for a goal (instead of --budget): half-width=H (the pool mean), "
+        "sign=A,B (a pair of groups), or best; draws nothing when it is settled",
+    )
+    p.add_argument(
+        "--max-labels",
+        type=int,
+        metavar="N",
+        help="the labelling budget fixed from the start, recorded in the study: its anytime "
+        "intervals are alpha-spending, and --until waves stop at it",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the draw (0)")
     p.add_argument("--out", type=Path, help="CSV of the items to label (default: todo-waveK.csv)")
     p.add_argument("--study", type=Path, help="study folder to create (default: POOL.study)")
@@ -326,6 +339,32 @@ def _wave_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def _until(args: argparse.Namespace, root: Path, config: StudyConfig | None) -> StudyConfig | None:
+    """Record ``--max-labels`` and size the wave for ``--until`` (``args.budget``; None when
+    the goal is settled). Returns the settings of a study this run creates."""
+    from dataclasses import replace
+
+    from bacon_bayes.study.folder import record_max_labels
+    from bacon_bayes.study.settled import until_budget
+
+    if args.until and (config is not None or args.budget is not None):
+        raise ValidationError(
+            "--until sizes the next wave of a study with labeled waves: drop --budget, and "
+            "draw the first wave with --budget"
+        )
+    if args.max_labels is not None:
+        if config is not None:
+            return replace(config, max_labels=args.max_labels)
+        record_max_labels(root, args.max_labels)
+        if not args.until and args.budget is None:
+            print(f"study {root} records max_labels = {args.max_labels}; draw with --until")
+    if args.until:
+        fit = {"engine": args.engine, "model": args.model, "folds": args.folds}
+        args.budget, line = until_budget(root, args.until, max_labels=args.max_labels, **fit)
+        print(line)
+    return config
+
+
 def run(args: argparse.Namespace) -> int:
     """Draw the wave, write the to-label file and print a summary.
 
@@ -341,6 +380,10 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.study.waves import validate_wave_options
 
     root, config = _study_root(args)
+    if args.until or args.max_labels is not None:
+        config = _until(args, root, config)
+        if args.budget is None and config is None:  # settled, or only the budget recorded
+            return 0
     show = _names(args.show)
     options = _wave_options(args)
     recorded = 0  # labels of the pool recorded as wave 1

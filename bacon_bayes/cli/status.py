@@ -1,10 +1,12 @@
-"""``bacon status``: labeled and pending counts per sampling wave of a study."""
+"""``bacon status``: labeled and pending counts per sampling wave of a study, and whether
+its questions are settled by the anytime intervals (:mod:`bacon_bayes.study.settled`)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
+from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
 
 
@@ -20,6 +22,29 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "sample --show)",
     )
     p.add_argument("--force", action="store_true", help="--pending-out: " + FORCE_HELP)
+    q = p.add_argument_group(
+        "questions (answered by the anytime intervals at the latest fully labeled wave)"
+    )
+    q.add_argument(
+        "--half-width", type=float, metavar="H", help="the pool mean is settled within +-H"
+    )
+    q.add_argument(
+        "--max-labels",
+        type=int,
+        metavar="N",
+        help="the budget fixed from the start (default: the study's, from `bacon sample "
+        "--max-labels`): alpha-spending; without one, the confidence sequence",
+    )
+    q.add_argument("--group", help="group column whose pairs and best group to ask about")
+    q.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
+    q.add_argument(
+        "--engine",
+        default="freq",
+        choices=("auto", "bayes", "freq"),
+        help="engine of the calibrator (freq, the fast frequentist model, by default)",
+    )
+    q.add_argument("--model", help="outcome family of the calibrator")
+    q.add_argument("--no-questions", action="store_true", help="only the counts per wave")
     p.set_defaults(func=run)
 
 
@@ -28,6 +53,10 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.study import Study, pending_items
     from bacon_bayes.study.folder import study_inputs
 
+    if args.half_width is not None and not args.half_width > 0:
+        raise ValidationError(f"--half-width {args.half_width:g}: give a positive number")
+    if args.max_labels is not None and args.max_labels < 1:
+        raise ValidationError(f"--max-labels {args.max_labels}: give a positive number of labels")
     study = Study.open(args.study)
     table = study.status()
     print(f"study {args.study}: {study.n_items} pool items, {len(study.labels)} labeled")
@@ -40,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
         f"total: {totals['selected']} selected, {totals['labeled']} labeled, "
         f"{totals['pending']} pending"
     )
+    if not args.no_questions:
+        print_questions(args)
     if args.pending_out:
         show = [c.strip() for c in args.show.split(",") if c.strip()] or None
         pending = pending_items(study, show=show)
@@ -52,3 +83,34 @@ def run(args: argparse.Namespace) -> int:
             out.write_text(people_csv(pending))
         print(f"{len(pending)} pending items written to {args.pending_out}")
     return 0
+
+
+def print_questions(args: argparse.Namespace) -> None:
+    """Whether each question is settled (a question that cannot be answered yet says why)."""
+    from bacon_bayes.errors import BaconError
+    from bacon_bayes.study import StudyConfig
+    from bacon_bayes.study.settled import fit_study, last_labeled_wave, questions
+
+    wave = last_labeled_wave(args.study)
+    if wave is None:
+        print("questions: no wave has all its labels in yet")
+        return
+    max_labels = args.max_labels or StudyConfig.read(args.study).max_labels
+    try:
+        cal = fit_study(
+            args.study, wave=wave, engine=args.engine, model=args.model, group=args.group
+        )
+        found = questions(cal, alpha=args.alpha, half_width=args.half_width, max_labels=max_labels)
+    except BaconError as exc:
+        print(f"questions: not answered yet ({exc})")
+        return
+    kind = "alpha-spending" if max_labels else "confidence sequence"
+    print(
+        f"questions after wave {wave} ({cal.pool_.n_labeled} labels; {kind}, "
+        f"{100 * (1 - args.alpha):g}% at every wave):"
+    )
+    for q in found:
+        state = {True: "settled: ", False: "not yet: ", None: ""}[q.settled]
+        print(f"  {q.name}: {state}{q.answer}")
+    if cal.pool_.groups is None:
+        print("  (no groups: --group COLUMN asks about each pair's sign and the best group)")

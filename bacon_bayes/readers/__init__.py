@@ -9,6 +9,7 @@ separate labels file by id.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,10 @@ from bacon_bayes.readers.labels import join_labels
 from bacon_bayes.readers.meta import TableMeta
 
 __all__ = ["FORMATS", "TableMeta", "join_labels", "read_any", "sniff"]
+
+#: The recursion limit while a JSON document is read and flattened: deeper nesting is
+#: refused (no evaluation tool writes it), whatever limit a library has set.
+MAX_NESTING = 1000
 
 FORMATS = (
     "CSV (.csv, .csv.gz), Parquet (.parquet), an Inspect AI log (.eval, .json), an "
@@ -114,6 +119,8 @@ def read_any(path: str | Path) -> tuple[pd.DataFrame, TableMeta]:
     kind = sniff(path)
     if kind in ("csv", "parquet"):
         return read_table(path), TableMeta(format=kind)
+    limit = sys.getrecursionlimit()  # a library (PyTensor, ...) may have raised it:
+    sys.setrecursionlimit(min(limit, MAX_NESTING))  # the depth refused is ours, not theirs
     try:
         if kind == "inspect":
             return inspect_log.read_inspect(path)
@@ -129,3 +136,5 @@ def read_any(path: str | Path) -> tuple[pd.DataFrame, TableMeta]:
             "hundreds of levels deep); no evaluation tool writes that: flatten it, or pass "
             f"{FORMATS}."
         ) from None
+    finally:
+        sys.setrecursionlimit(limit)

@@ -295,3 +295,31 @@ def _trend_points(
     )  # fmt: skip
     if (~ok).any():
         ax.plot(xs[~ok], est[~ok], "x", color=color, alpha=alpha)
+
+
+def sequence_figure(looks: pd.DataFrame, alpha: float = 0.05) -> str:
+    """The pool mean at each look (wave) of a study with its anytime interval (the
+    sequence) beside the fixed interval of that look alone (``looks``: the frame of
+    :func:`bacon_bayes.study.settled.look_estimates`)."""
+    plt = _plt()
+    x = np.arange(len(looks), dtype=float)
+    kind = str(looks["interval_kind"].iloc[-1])
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.2 + 0.7 * len(looks)), 3.4))
+    est = looks["estimate"].to_numpy(float)
+    for shift, lo, hi, color, name in (
+        (-0.08, "anytime_low", "anytime_high", "tab:blue", f"anytime ({kind})"),
+        (0.08, "fixed_low", "fixed_high", "tab:grey", "fixed (one look alone)"),
+    ):
+        low, high = looks[lo].to_numpy(float), looks[hi].to_numpy(float)
+        ax.errorbar(
+            x + shift, est, yerr=[est - low, high - est], fmt="o", ms=4, capsize=3,
+            color=color, label=name,
+        )  # fmt: skip
+    ax.plot(x, est, "-", color="black", alpha=0.3, lw=1)
+    ax.set_xticks(x, [f"{w}\n({n})" for w, n in zip(looks["wave"], looks["labels"], strict=True)])
+    ax.set_xlabel("wave (labels so far)")
+    ax.set_ylabel(f"pool mean ({100 * (1 - alpha):g}% CI)")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(loc="best", fontsize=7)
+    fig.tight_layout()
+    return data_uri(fig)

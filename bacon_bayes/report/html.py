@@ -29,7 +29,7 @@ from bacon_bayes.surrogates import in_means
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
 
-__all__ = ["SECTIONS", "render_report", "write_report"]
+__all__ = ["SECTIONS", "render_report", "sequence_html", "write_report"]
 
 #: Section ids and headings, in page order (the round and simulation sections only with
 #: their data).
@@ -412,6 +412,26 @@ def render_report(
         f"<nav>{nav}</nav>"
         + "\n".join(_section(k, v) for k, v in parts.items())
         + f"<script>{_SCRIPT}</script></body></html>\n"
+    )
+
+
+def sequence_html(looks: pd.DataFrame, alpha: float = 0.05) -> str:
+    """The study's looks (:func:`bacon_bayes.study.settled.look_estimates`): the figure of
+    the sequence beside the fixed intervals, and its table (for ``extra["estimates"]``)."""
+    if looks.empty:
+        return ""
+    kind = str(looks["interval_kind"].iloc[-1])
+    why = (
+        "alpha-spending up to the budget the study recorded (max_labels)"
+        if kind == "alpha-spending"
+        else "a confidence sequence (no maximum budget recorded)"
+    )
+    return (
+        "<h3>Across the study's waves</h3>"
+        + _img(figures.sequence_figure(looks, alpha), "pool mean at each wave")
+        + f"<p>Blue: the anytime interval, {_esc(why)}: the intervals of all waves hold "
+        "together, whenever you stop. Grey: the fixed interval of each wave read alone "
+        "(valid at one planned look only).</p>" + _table(looks, 4)
     )
 
 

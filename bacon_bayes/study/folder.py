@@ -23,6 +23,9 @@ Layout of a study folder::
                                             # study was created
                      show = ["text"]        # optional: pool columns the to-label files
                                             # copy (set by `bacon sample --show`)
+                     max_labels = 400       # optional: the labelling budget fixed from
+                                            # the start (`bacon sample --max-labels`):
+                                            # anytime intervals by alpha-spending
     manifest.csv   one row per (pool item, wave): item, wave, pi, selected, design, seed.
                    ``pi`` is the probability that the wave draws the item given it was
                    not labeled before, recorded for *every* item (see
@@ -57,7 +60,7 @@ import math
 import os
 import tomllib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +85,7 @@ __all__ = [
     "atomic_write_text",
     "pool_file",
     "read_pool",
+    "record_max_labels",
     "study_inputs",
     "study_lock",
 ]
@@ -123,8 +127,15 @@ class StudyConfig:
     existing_labels: str | None = None
     prompt: str | None = None
     show: list[str] = field(default_factory=list)
+    max_labels: int | None = None
 
     def __post_init__(self) -> None:
+        if self.max_labels is not None and not (
+            isinstance(self.max_labels, int) and self.max_labels >= 1
+        ):
+            raise ValidationError(
+                f"study.toml: max_labels must be a positive whole number, got {self.max_labels!r}"
+            )
         if self.existing_labels not in (None, "ignore", "wave"):
             raise ValidationError(
                 f'study.toml: existing_labels must be "ignore", "wave" or absent, got '
@@ -171,6 +182,24 @@ class StudyConfig:
             if key not in data:
                 raise ValidationError(f"{path}: missing key {key!r} in [study]")
         return cls(**data)
+
+
+def record_max_labels(root: Path, max_labels: int) -> StudyConfig:
+    """Record the labelling budget in ``study.toml`` (refused when a different one is
+    recorded: alpha-spending's maximum is fixed once)."""
+    with study_lock(root):
+        config = StudyConfig.read(root)
+        if config.max_labels == max_labels:
+            return config
+        if config.max_labels is not None:
+            raise ValidationError(
+                f"study {root} records max_labels = {config.max_labels}; the alpha-spending "
+                f"plan's budget cannot change to {max_labels} once recorded (its intervals "
+                f"would no longer hold). Drop --max-labels, or give {config.max_labels}"
+            )
+        config = replace(config, max_labels=int(max_labels))
+        atomic_write_text(root / CONFIG_FILE, config.to_toml())
+    return config
 
 
 def _toml_value(value: Any) -> str:

@@ -187,10 +187,10 @@ def test_a_judge_stage_that_did_not_converge_is_sampled_again_longer(
     seen, checked = [], []
     sample, check = model._sample, fitting.check_convergence
 
-    def sampling(compiled, data, seed, draws=None, tune=None, target_accept=None):
+    def sampling(compiled, data, seed, draws=None, tune=None, target_accept=None, *a, **kw):
         if "label_rows" not in data and "yk" not in data:  # stage 1's data: judges only
             seen.append((draws or model.draws, tune or model.tune, target_accept or 0.8))
-        return sample(compiled, data, seed, draws, tune, target_accept)
+        return sample(compiled, data, seed, draws, tune, target_accept, *a, **kw)
 
     def checking(idata, **kw):
         diag = check(idata, **kw)

@@ -1,0 +1,488 @@
+"""Deciding from the anytime intervals of a study: whether a question is settled, and about
+how many more labels would settle it (``bacon status``, ``bacon sample --until``).
+
+Questions. The pool mean is settled when its anytime interval's half-width is at most the
+one asked; a pair of groups when the anytime interval of their difference excludes 0 (the
+simultaneous intervals of all pairs, as ``compare_groups`` gives them); the best group
+(highest mean) when its anytime rank interval is [1, 1], i.e. every difference to it
+excludes 0. The intervals are those of :mod:`bacon_bayes.estimate.anytime`:
+alpha-spending when the study records a maximum budget (``max_labels``), else the
+confidence sequence; so reading them after every wave and stopping once settled keeps the
+stated level.
+
+More labels (approximate). At the current rate, ``m`` more labels spread over the groups
+as the labels so far are: a half-width ``h`` at ``n`` labels becomes about
+``h sqrt(n / (n + m)) c(n + m) / c(n)``, with ``c`` the sequential critical value of a look
+at ``n + m`` labels (one more look with the information grown in proportion). The
+finite-pool correction is left out (which overstates the labels needed when a large share
+of the pool is labeled), and the estimates are taken to stay where they are (a difference
+of ``d`` is settled once the half-width is below ``|d|``): a guide for the size of the next
+wave, not a guarantee.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate import anytime
+from bacon_bayes.estimate.groups import rank_intervals
+
+if TYPE_CHECKING:
+    from bacon_bayes.calibrator import Calibrator
+    from bacon_bayes.results import Estimate, EstimateTable
+
+__all__ = [
+    "Goal",
+    "Question",
+    "fit_study",
+    "goal_question",
+    "labels_needed",
+    "last_labeled_wave",
+    "look_estimates",
+    "parse_goal",
+    "questions",
+    "until_budget",
+    "wave_budget",
+]
+
+#: Candidate totals (geometric, from ``n + 1`` to the cap) on which ``c(n + m)`` is computed.
+CANDIDATES = 24
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question and what the anytime intervals say about it.
+
+    ``settled`` is None when no target was given (the pool mean without a half-width);
+    ``more_labels`` is about how many more labels would settle it (0 when settled, inf
+    when not within ``cap``, None without a target).
+    """
+
+    name: str
+    settled: bool | None
+    answer: str
+    more_labels: float | None
+
+
+@dataclass(frozen=True)
+class Goal:
+    """What ``bacon sample --until`` labels for: a half-width of the pool mean, the sign
+    of a pair's difference, or the best group."""
+
+    kind: Literal["half-width", "sign", "best"]
+    half_width: float | None = None
+    pair: tuple[str, str] | None = None
+
+
+def parse_goal(text: str) -> Goal:
+    """``half-width=0.1``, ``sign=A,B`` (or ``pair=A:B``), or ``best``."""
+    key, _, value = text.partition("=")
+    key = key.strip().lower()
+    if key == "best" and not value:
+        return Goal("best")
+    if key == "half-width":
+        try:
+            h = float(value)
+        except ValueError:
+            h = float("nan")
+        if not (math.isfinite(h) and h > 0):
+            raise ValidationError(f"--until half-width={value}: give a positive number")
+        return Goal("half-width", half_width=h)
+    if key in ("sign", "pair"):
+        names = [v.strip() for v in value.replace(":", ",").split(",")]
+        if len(names) != 2 or not all(names):
+            raise ValidationError(f"--until {text}: name two groups, e.g. sign=M14,M15")
+        return Goal("sign", pair=(names[0], names[1]))
+    raise ValidationError(
+        f"--until {text!r} is not a goal; give half-width=H, sign=A,B (or pair=A:B) or best"
+    )
+
+
+def last_labeled_wave(root: str | Path) -> int | None:
+    """The latest wave up to which every selected item has its label (None: no such wave):
+    the look the questions are answered at."""
+    from bacon_bayes.study import Study
+
+    table = Study.open(root).status()
+    if table.empty:
+        return None
+    done = None
+    for wave, pending in zip(table["wave"], table["pending"], strict=True):
+        if pending:
+            break
+        done = int(wave)
+    return done
+
+
+def fit_study(
+    root: str | Path,
+    *,
+    wave: int | None = None,
+    engine: str = "freq",
+    model: str | None = None,
+    folds: int = 5,
+    seed: int = 0,
+    group: str | None = None,
+) -> Calibrator:
+    """A calibrator fitted on the study as it stood after ``wave`` (default: the latest
+    wave whose labels are all in); ``group`` overrides the study's group column."""
+    from bacon_bayes.calibrator import Calibrator
+    from bacon_bayes.study import load_study
+
+    wave = last_labeled_wave(root) if wave is None else wave
+    if wave is None:
+        raise ValidationError(
+            f"study {root} has no wave with all its labels in yet; import them with "
+            "`bacon label import`"
+        )
+    pool = load_study(root, up_to_wave=wave).to_pool(group=group)
+    return Calibrator(model, engine=engine, folds=folds, seed=seed).fit(pool)
+
+
+def _levels(note: dict[str, Any]) -> np.ndarray:
+    """Each row's pointwise level (from its sequential critical value and widening)."""
+    z = np.atleast_1d(np.asarray(note["critical_value"], float))
+    z = z / np.atleast_1d(np.asarray(note["widening"], float))
+    return 2.0 * stats.norm.sf(z)
+
+
+def labels_needed(
+    looks: np.ndarray,
+    info: np.ndarray,
+    levels: np.ndarray,
+    half: np.ndarray,
+    target: np.ndarray,
+    *,
+    grow: Callable[[float], np.ndarray],
+    max_labels: int | None,
+    cap: float,
+) -> np.ndarray:
+    """About how many more labels bring each row's anytime half-width to its target.
+
+    Parameters
+    ----------
+    looks : array, shape (K,)
+        The pool's labels at the looks so far.
+    info : array, shape (R, K)
+        Each row's information at the looks.
+    levels : array, shape (R,)
+        Each row's pointwise level.
+    half, target : array, shape (R,)
+        The anytime half-width now, and the one wanted.
+    grow : callable
+        Each row's information (shape (R,)) when the pool has ``total`` labels.
+    max_labels : int, optional
+        Alpha-spending's maximum (None: the confidence sequence).
+    cap : float
+        The most labels that may still come (budget left, or unlabeled items).
+
+    Returns
+    -------
+    ndarray, shape (R,)
+        0 where already met, ``inf`` where not within ``cap`` (or no information).
+    """
+    looks = np.asarray(looks, float)
+    info = np.atleast_2d(np.asarray(info, float))
+    half, target = np.asarray(half, float), np.asarray(target, float)
+    n = float(looks[-1])
+    out = np.where(half <= target, 0.0, np.inf)
+    todo = (out > 0) & np.isfinite(half) & (target > 0) & np.isfinite(info[:, -1])
+    if cap < 1 or not todo.any():
+        return out
+    times = anytime.spending_times(looks, max_labels)
+    now = anytime.sequential_critical_values(info[todo], levels[todo], times=times)
+    base, h, goal = info[todo, -1], half[todo], target[todo]
+
+    def shrink(total: float) -> np.ndarray:  # sqrt(I_now / I_total), 0 once exact
+        with np.errstate(divide="ignore"):
+            return np.sqrt(base / np.asarray(grow(total), float)[todo])
+
+    totals = np.unique(np.round(np.geomspace(n + 1, n + cap, CANDIDATES)))
+    ratio = np.empty((base.size, totals.size))  # c(total) / c(n)
+    for j, total in enumerate(totals):  # one more look at ``total`` labels
+        grown = np.column_stack([info[todo], np.asarray(grow(total), float)[todo]])
+        more = None if max_labels is None else np.append(looks, total) / float(max_labels)
+        c = anytime.sequential_critical_values(grown, levels[todo], times=more)
+        ratio[:, j] = np.where(c == 0, 0.0, c / now)
+    widths = h[:, None] * np.column_stack([shrink(t) for t in totals]) * ratio
+    ok = widths <= goal[:, None]
+    need = np.full(base.size, np.inf)
+    for r in np.flatnonzero(ok.any(axis=1)):
+        j = int(ok[r].argmax())
+        # between two candidates: the larger of their critical values (a little more)
+        c_ratio = ratio[r, j] if j == 0 else max(ratio[r, j], ratio[r, j - 1])
+        lo, hi = (n if j == 0 else totals[j - 1]), totals[j]
+        while hi - lo > 1:  # the width falls with the labels
+            mid = math.floor(0.5 * (lo + hi))
+            lo, hi = (mid, hi) if h[r] * shrink(mid)[r] * c_ratio > goal[r] else (lo, mid)
+        need[r] = hi - n
+    out[todo] = need
+    return out
+    times = anytime.spending_times(looks, max_labels)
+    now = anytime.sequential_critical_values(info[todo], levels[todo], times=times)
+    totals = np.unique(np.round(np.geomspace(n + 1, n + cap, CANDIDATES)))
+    widths = np.empty((int(todo.sum()), totals.size))
+    for j, total in enumerate(totals):  # one more look at ``total`` labels
+        grown = np.column_stack([info[todo], info[todo, -1] * total / n])
+        more = None if max_labels is None else np.append(looks, total) / float(max_labels)
+        c = anytime.sequential_critical_values(grown, levels[todo], times=more)
+        widths[:, j] = half[todo] * np.sqrt(n / total) * c / now
+    ok = widths <= target[todo, None]
+    first = np.where(ok.any(axis=1), ok.argmax(axis=1), -1)
+    need = np.full(first.size, np.inf)
+    for r, j in enumerate(first):
+        if j < 0:
+            continue
+        # between the candidates, the larger of their critical values (a little more)
+        c_ratio = widths[r, j] / (half[todo][r] * np.sqrt(n / totals[j]))
+        if j > 0:
+            c_ratio = max(c_ratio, widths[r, j - 1] / (half[todo][r] * np.sqrt(n / totals[j - 1])))
+        total = n * (half[todo][r] * c_ratio / target[todo][r]) ** 2
+        lower = n if j == 0 else totals[j - 1]
+        need[r] = math.ceil(min(max(total, lower + 1), totals[j])) - n
+    out[todo] = need
+    return out
+
+
+def _more_text(m: float | None, cap_note: str) -> str:
+    if m is None or m == 0:
+        return ""
+    if not np.isfinite(m):
+        return f"; not within {cap_note} at the current rate"
+    return f"; about {int(m)} more labels at the current rate (approximate)"
+
+
+def _mean_question(
+    cal: Calibrator, e: Estimate, half_width: float | None, max_labels: int | None, cap: float
+) -> Question:
+    from bacon_bayes import sequential
+
+    half = 0.5 * (e.ci_high - e.ci_low)
+    interval = f"{e.estimate:.4g} [{e.ci_low:.4g}, {e.ci_high:.4g}], half-width {half:.3g}"
+    if half_width is None:
+        return Question("pool mean", None, interval + " (ask with a half-width)", None)
+    note = e.details["anytime"]
+    looks = np.asarray(note["labels_at_looks"], float)
+    counts, size = sequential.mean_counts(cal)
+
+    def grow(total: float) -> np.ndarray:  # the labels (or prompts) grow with the pool's
+        return np.atleast_1d(anytime.effective_labels(counts[-1] * total / looks[-1], size))
+
+    m = labels_needed(
+        looks, anytime.effective_labels(counts, size)[None, :], _levels(note),
+        np.array([half]), np.array([half_width]), grow=grow, max_labels=max_labels, cap=cap,
+    )[0]  # fmt: skip
+    settled = bool(half <= half_width)
+    sign = "<=" if settled else ">"
+    answer = f"{interval} {sign} {half_width:g}" + _more_text(m, _cap_note(max_labels))
+    return Question(f"pool mean within +-{half_width:g}", settled, answer, m)
+
+
+def _cap_note(max_labels: int | None) -> str:
+    return "the pool's unlabeled items" if max_labels is None else f"max-labels {max_labels}"
+
+
+def _pair_needs(
+    cal: Calibrator, means: EstimateTable, diffs: EstimateTable, max_labels: int | None, cap: float
+) -> np.ndarray:
+    from bacon_bayes import sequential
+    from bacon_bayes.estimate.tables import Pairs
+
+    note = diffs.details["anytime"]
+    looks = np.asarray(note["labels_at_looks"], float)
+    counts, sizes = sequential.group_counts(cal, means.names)
+    pairs = Pairs.of(means).pairs
+
+    def info_of(c: np.ndarray) -> np.ndarray:
+        size = None if sizes is None else sizes.reshape((-1,) + (1,) * (c.ndim - 1))
+        return anytime.pair_information(
+            anytime.effective_labels(c, size).reshape(len(c), -1), pairs
+        )
+
+    def grow(total: float) -> np.ndarray:  # each group's labels grow with the pool's
+        return info_of(counts[:, -1] * total / looks[-1])[:, 0]
+
+    half = 0.5 * (diffs.ci_high - diffs.ci_low)
+    target = np.abs(diffs.estimate)
+    return labels_needed(
+        looks, info_of(counts), _levels(note), half, target, grow=grow,
+        max_labels=max_labels, cap=cap,
+    )  # fmt: skip
+
+
+def questions(
+    cal: Calibrator,
+    *,
+    alpha: float = 0.05,
+    half_width: float | None = None,
+    max_labels: int | None = None,
+) -> list[Question]:
+    """The pool mean (within ``half_width``), each pair's sign and the best group (with
+    two or more groups), from the anytime intervals of ``cal``'s pool (whose waves are
+    the looks); ``max_labels``: alpha-spending, else the confidence sequence."""
+    pool = cal.pool_
+    left = (
+        float(max_labels - pool.n_labeled) if max_labels else float(pool.n_items - pool.n_labeled)
+    )
+    e = cal.estimate_mean(alpha, anytime=True, max_labels=max_labels)
+    out = [_mean_question(cal, e, half_width, max_labels, left)]
+    if pool.groups is None or np.unique(pool.groups).size < 2:
+        return out
+    means = cal.estimate_groups(alpha, True)
+    diffs = cal.compare_groups(alpha, anytime=True, max_labels=max_labels)
+    need = _pair_needs(cal, means, diffs, max_labels, left)
+    cap = _cap_note(max_labels)
+    for k, (a, b) in enumerate(diffs.details["pairs"]):
+        d, lo, hi = diffs.estimate[k], diffs.ci_low[k], diffs.ci_high[k]
+        interval = f"{d:+.3g} [{lo:+.3g}, {hi:+.3g}]"
+        settled = bool(lo > 0 or hi < 0)
+        verdict = f"{a} {'>' if d > 0 else '<'} {b}" if settled else "sign not yet known"
+        answer = f"{interval}: {verdict}" + _more_text(need[k], cap)
+        out.append(Question(f"sign of {a} - {b}", settled, answer, float(need[k])))
+    out.append(_best_question(means, diffs, need, cap))
+    return out
+
+
+def _best_question(
+    means: EstimateTable, diffs: EstimateTable, need: np.ndarray, cap: str
+) -> Question:
+    ranks = rank_intervals(means, diffs=diffs)
+    top = int(np.argmin(ranks["rank"]))
+    name = str(means.names[top])
+    settled = bool(ranks["rank_high"][top] == 1)
+    touching = [k for k, pair in enumerate(diffs.details["pairs"]) if name in pair]
+    m = max((need[k] for k in touching), default=0.0)
+    if settled:
+        answer = f"{name} (rank interval [1, 1])"
+    else:
+        lo, hi = int(ranks["rank_low"][top]), int(ranks["rank_high"][top])
+        answer = f"{name} leads, rank interval [{lo}, {hi}]" + _more_text(m, cap)
+    return Question("best group (highest mean)", settled, answer, float(0.0 if settled else m))
+
+
+def goal_question(
+    cal: Calibrator, goal: Goal, *, alpha: float = 0.05, max_labels: int | None = None
+) -> Question:
+    """The question ``goal`` asks, answered as :func:`questions` does."""
+    if goal.kind == "half-width":
+        return questions(cal, alpha=alpha, half_width=goal.half_width, max_labels=max_labels)[0]
+    names = () if cal.pool_.groups is None else {str(g) for g in np.unique(cal.pool_.groups)}
+    if len(names) < 2:
+        raise ValidationError(
+            f"--until {goal.kind}: the study has no groups to compare; give the study's "
+            "group column (study.toml `group`), or ask for half-width=H"
+        )
+    found = questions(cal, alpha=alpha, max_labels=max_labels)
+    if goal.kind == "best":
+        return found[-1]
+    assert goal.pair is not None
+    a, b = goal.pair
+    for name in (a, b):
+        if name not in names:
+            raise ValidationError(
+                f"--until sign={a},{b}: no group {name!r}; the groups are "
+                + ", ".join(sorted(names))
+            )
+    for q in found:
+        if q.name in (f"sign of {a} - {b}", f"sign of {b} - {a}"):
+            return q
+    raise ValidationError(f"--until sign={a},{b}: name two different groups")
+
+
+def wave_budget(question: Question, left: float) -> int:
+    """The next wave's size for an unsettled ``question``: the labels it predicts, at most
+    what is ``left`` of the budget (or of the pool)."""
+    if left < 1:
+        raise ValidationError(
+            "no labels are left of the budget (max-labels) or the pool; the question stays "
+            "open at this budget"
+        )
+    m = question.more_labels
+    return int(left if m is None or not np.isfinite(m) else max(1.0, min(m, left)))
+
+
+def until_budget(
+    root: str | Path,
+    goal: str,
+    *,
+    max_labels: int | None = None,
+    alpha: float = 0.05,
+    **fit: Any,
+) -> tuple[int | None, str]:
+    """The size of the next wave of a study for ``goal`` (:func:`parse_goal`), and a line
+    saying why; None when the goal is settled (draw nothing). ``max_labels`` (default: the
+    study's) caps the wave at what is left of it; ``fit``: :func:`fit_study`'s options."""
+    from bacon_bayes.study import Study
+
+    wanted = parse_goal(goal)
+    study = Study.open(root)
+    table = study.status()
+    wave = last_labeled_wave(root)
+    if wave is None or wave != int(table["wave"].max()):
+        raise ValidationError(
+            f"--until decides from the labels of every wave so far; import the labels of "
+            f"wave {int(table['wave'].max()) if not table.empty else 1} first "
+            f"(`bacon status {root} --pending-out FILE` lists them)"
+        )
+    max_labels = max_labels or study.config.max_labels
+    cal = fit_study(root, wave=wave, **fit)
+    q = goal_question(cal, wanted, alpha=alpha, max_labels=max_labels)
+    kind = "alpha-spending" if max_labels else "confidence sequence"
+    if q.settled:
+        return None, f"settled, nothing drawn: {q.name}: {q.answer} ({kind})"
+    used = int(table["selected"].sum())
+    left = float(max_labels - used if max_labels else study.n_items - used)
+    budget = wave_budget(q, left)
+    return budget, f"{q.name}: not yet: {q.answer} ({kind}); next wave: {budget} labels"
+
+
+def look_estimates(
+    root: str | Path, cal: Calibrator, *, alpha: float = 0.05, max_labels: int | None = None
+) -> pd.DataFrame:
+    """The pool mean at every look of a study (each wave up to the latest fully labeled
+    one): a calibrator with ``cal``'s settings fitted on the study as it stood then
+    (:func:`~bacon_bayes.study.load_study` with ``up_to_wave``), its fixed interval and the
+    anytime one (``max_labels``: alpha-spending, else the confidence sequence).
+
+    Columns: wave, labels, estimate, fixed_low, fixed_high, anytime_low, anytime_high,
+    interval_kind."""
+    import inspect
+
+    from bacon_bayes.study import Study, load_study
+
+    last = last_labeled_wave(root)
+    waves = [w for w in Study.open(root).wave_numbers if last is not None and w <= last]
+    settings = inspect.signature(type(cal).__init__).parameters
+    kwargs = {k: getattr(cal, k) for k in settings if k != "self" and hasattr(cal, k)}
+    rows = []
+    for wave in waves:
+        pool = load_study(root, up_to_wave=wave).to_pool(
+            judges=list(cal.pool_.judges),
+            group=cal.pool_.group_name,
+            prompt=cal.pool_.prompt_name,
+        )
+        look = type(cal)(**kwargs).fit(pool)
+        fixed = look.estimate_mean(alpha)
+        seq = look.estimate_mean(alpha, anytime=True, max_labels=max_labels)
+        rows.append(
+            {
+                "wave": wave,
+                "labels": pool.n_labeled,
+                "estimate": fixed.estimate,
+                "fixed_low": fixed.ci_low,
+                "fixed_high": fixed.ci_high,
+                "anytime_low": seq.ci_low,
+                "anytime_high": seq.ci_high,
+                "interval_kind": seq.details.get("interval_kind", "fixed"),
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,212 @@
+"""Deciding from a study's anytime intervals: ``bacon status`` says which questions are
+settled, ``bacon sample --until`` sizes the next wave for a goal (or draws nothing), and
+the report plots the sequence across the waves (issue 41, point 3)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes.estimate import anytime
+from bacon_bayes.study import Study, StudyConfig, import_labels
+from bacon_bayes.study.settled import labels_needed, parse_goal
+
+from .conftest import N_POOL, bacon, fill
+
+
+@pytest.fixture
+def grouped(tmp_path: Path) -> tuple[Path, Path]:
+    """A study of three systems (s1 about 1.5 points above the others) with one labeled uniform
+    wave of 40 items; returns (study, pool file)."""
+    rng = np.random.default_rng(0)
+    system = rng.choice(["s1", "s2", "s3"], N_POOL)
+    truth = np.clip(rng.integers(1, 5, N_POOL) + 2 * (system == "s1"), 1, 5)
+    frame = pd.DataFrame(
+        {
+            "id": [f"doc{i:03d}" for i in range(N_POOL)],
+            "judge_a": np.clip(truth + rng.normal(0, 0.7, N_POOL), 1, 5).round(2),
+            "judge_b": np.clip(truth + rng.normal(0.5, 1.0, N_POOL), 1, 5).round(2),
+            "system": system,
+            "truth": truth,
+        }
+    )
+    pool = tmp_path / "pool.csv"
+    frame.to_csv(pool, index=False)
+    root = tmp_path / "study"
+    assert bacon(
+        "sample", str(pool), "--study", str(root), "--budget", "40", "--item", "id",
+        "--label", "human", "--judge", "judge_a,judge_b", "--group", "system",
+        "--out", str(tmp_path / "todo1.csv"),
+    ) == 0  # fmt: skip
+    import_labels(root, fill(tmp_path / "todo1.csv", pool, tmp_path / "filled1.csv"))
+    return root, pool
+
+
+def label_wave(root: Path, pool: Path, wave: int) -> None:
+    todo = root / f"todo-wave{wave}.csv"
+    import_labels(root, fill(todo, pool, todo.with_name(f"filled{wave}.csv")))
+
+
+def question_lines(out: str) -> dict[str, str]:
+    """``name: answer`` lines of the questions block of ``bacon status``."""
+    block = out.split("questions after wave", 1)[1].splitlines()[1:]
+    return dict(line.strip().split(": ", 1) for line in block if line.startswith("  "))
+
+
+def test_status_says_which_questions_are_settled(
+    grouped: tuple[Path, Path], capsys: pytest.CaptureFixture
+) -> None:
+    root, _ = grouped
+    capsys.readouterr()
+    assert bacon("status", str(root), "--half-width", "0.5") == 0
+    out = capsys.readouterr().out
+    assert "questions after wave 1 (40 labels; confidence sequence" in out
+    lines = question_lines(out)
+    assert lines["pool mean within +-0.5"].startswith("settled")
+    # s1 is well above: s1 - s2 is settled, s2 - s3 (truly 0) is not, with a guess
+    assert lines["sign of s1 - s2"].startswith("settled") and "s1 > s2" in lines["sign of s1 - s2"]
+    assert lines["sign of s2 - s3"].startswith("not yet")
+    assert "more labels at the current rate (approximate)" in out
+    assert "best group (highest mean)" in lines
+    # a tight half-width is not met yet, and says about how many more labels
+    assert bacon("status", str(root), "--half-width", "0.1") == 0
+    line = question_lines(capsys.readouterr().out)["pool mean within +-0.1"]
+    assert line.startswith("not yet") and re.search(r"about \d+ more labels", line)
+    # a budget makes it alpha-spending, narrower than the sequence near its end
+    assert bacon("status", str(root), "--half-width", "0.1", "--max-labels", "50") == 0
+    out = capsys.readouterr().out
+    assert "alpha-spending" in out
+    spend = question_lines(out)["pool mean within +-0.1"]
+    half = [float(re.search(r"half-width ([\d.]+)", t)[1]) for t in (line, spend)]  # type: ignore[index]
+    assert half[1] < half[0]
+    assert bacon("status", str(root), "--half-width", "-1") == 2
+
+
+def test_labels_needed_matches_the_projected_width() -> None:
+    """The prediction is the smallest total whose projected anytime half-width
+    ``h sqrt(n / n') c(n') / c(n)`` meets the target (up to a few labels), for both kinds;
+    0 when already met and inf when the cap is too small."""
+    looks = np.array([40.0, 80.0])
+    info = looks[None, :]
+    level = np.array([0.05])
+    half, target = np.array([0.2]), np.array([0.1])
+
+    def grow(total: float) -> np.ndarray:  # no finite-pool correction: labels
+        return np.array([total])
+
+    for max_labels in (None, 1000):
+        m = labels_needed(
+            looks, info, level, half, target, grow=grow, max_labels=max_labels, cap=900
+        )[0]
+
+        def width(total: float, max_labels: int | None = max_labels) -> float:
+            times = anytime.spending_times(looks, max_labels)
+            now = anytime.sequential_critical_value(looks, 0.05, times=times)
+            grown = np.append(looks, total)
+            later = None if max_labels is None else grown / max_labels
+            c = anytime.sequential_critical_value(grown, 0.05, times=later)
+            return float(0.2 * np.sqrt(80 / total) * c / now)
+
+        assert width(80 + m) <= 0.1 + 1e-9
+        assert width(80 + m - 8) > 0.1  # not far above the least that meets it
+        if max_labels is None:  # more than the (0.2 / 0.1)^2 = 4x rule: the sequence's c rises
+            assert m > 3 * 80
+    got = labels_needed(
+        looks, info, level, half, np.array([0.3]), grow=grow, max_labels=None, cap=900
+    )
+    assert got[0] == 0
+    got = labels_needed(looks, info, level, half, target, grow=grow, max_labels=None, cap=50)
+    assert np.isinf(got[0])
+
+
+def test_sample_until_sizes_the_wave_or_draws_nothing(
+    grouped: tuple[Path, Path], capsys: pytest.CaptureFixture, tmp_path: Path
+) -> None:
+    root, pool = grouped
+    capsys.readouterr()
+    args = ("sample", str(root), "--engine", "freq")
+    # settled: nothing drawn, exit 0 with a line
+    assert bacon(*args, "--until", "half-width=0.5") == 0
+    assert "settled, nothing drawn" in capsys.readouterr().out
+    assert Study.open(root).wave_numbers == [1]
+    # the budget is recorded; the wave is the predicted labels for the goal
+    assert bacon(*args, "--until", "half-width=0.15", "--max-labels", "150") == 0
+    out = capsys.readouterr().out
+    assert StudyConfig.read(root).max_labels == 150
+    predicted = int(re.search(r"next wave: (\d+) labels", out)[1])  # type: ignore[index]
+    status = Study.open(root).status()
+    assert status["selected"].tolist() == [40, predicted] and 0 < predicted <= 110
+    label_wave(root, pool, 2)
+    capsys.readouterr()
+    assert bacon("status", str(root), "--half-width", "0.15") == 0
+    line = question_lines(capsys.readouterr().out)["pool mean within +-0.15"]
+    half = float(re.search(r"half-width ([\d.]+)", line)[1])  # type: ignore[index]
+    assert 0.10 < half < 0.17, line  # the prediction came about true (approximately)
+    # estimate on the study reads the recorded budget: alpha-spending
+    assert bacon("estimate", str(root), "--engine", "freq", "--json") == 0
+    assert json.loads(capsys.readouterr().out)["interval_kind"] == "alpha-spending"
+    # a goal past the budget draws what is left of it
+    assert bacon(*args, "--until", "half-width=0.01") == 0
+    assert Study.open(root).status()["selected"].sum() == 150
+    # refused: a changed budget, --until with --budget, a pending wave, bad goals
+    label_wave(root, pool, 3)
+    assert bacon(*args, "--until", "best", "--max-labels", "300") == 2
+    assert bacon(*args, "--until", "best", "--budget", "10") == 2
+    assert bacon(*args, "--until", "sign=s1,nope") == 2
+    assert bacon(*args, "--until", "wide") == 2
+    assert "not a goal" in capsys.readouterr().err
+    # the budget is spent: a settled question says so, an open one draws nothing more
+    capsys.readouterr()
+    assert bacon(*args, "--until", "sign=s2,s3") == 0
+    assert "settled, nothing drawn: sign of s2 - s3" in capsys.readouterr().out
+    assert bacon(*args, "--until", "half-width=0.001") == 2
+    assert "no labels are left of the budget" in capsys.readouterr().err
+    assert Study.open(root).wave_numbers == [1, 2, 3]
+
+
+def test_sample_until_sign_of_a_pair(
+    grouped: tuple[Path, Path], capsys: pytest.CaptureFixture
+) -> None:
+    root, _ = grouped
+    capsys.readouterr()
+    assert bacon("sample", str(root), "--engine", "freq", "--until", "pair=s2:s1") == 0
+    out = capsys.readouterr().out
+    assert "settled, nothing drawn: sign of s1 - s2" in out and "s1 > s2" in out
+    # --max-labels alone records the budget and draws nothing
+    assert bacon("sample", str(root), "--max-labels", "190") == 0
+    assert StudyConfig.read(root).max_labels == 190 and Study.open(root).wave_numbers == [1]
+    assert bacon("sample", str(root), "--engine", "freq", "--until", "sign=s2,s3") == 0
+    assert "(alpha-spending); next wave:" in capsys.readouterr().out
+    assert Study.open(root).wave_numbers == [1, 2]
+    assert parse_goal("best").kind == "best"
+    assert parse_goal("half-width=0.1").half_width == 0.1
+
+
+def test_report_plots_the_sequence_across_the_waves(
+    grouped: tuple[Path, Path], capsys: pytest.CaptureFixture, tmp_path: Path
+) -> None:
+    root, pool = grouped
+    assert bacon("sample", str(root), "--budget", "40", "--seed", "3") == 0
+    label_wave(root, pool, 2)
+    out = tmp_path / "report.html"
+    assert bacon("report", str(root), "--engine", "freq", "--out", str(out)) == 0
+    html = out.read_text()
+    assert "Across the study&#x27;s waves" in html or "Across the study's waves" in html
+    assert "a confidence sequence (no maximum budget recorded)" in html
+    section = html.split("Across the study", 1)[1].split("</section>", 1)[0]
+    cells = [re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row) for row in section.split("<tr")[1:]]
+    table = pd.DataFrame(cells[1:], columns=cells[0]).drop(columns="interval_kind").astype(float)
+    assert table["wave"].tolist() == [1, 2] and table["labels"].tolist() == [40, 80]
+    # each look's anytime interval contains its fixed one, and the last look's fixed
+    # interval is today's `bacon estimate --fixed`
+    assert (table["anytime_low"] <= table["fixed_low"]).all()
+    assert (table["anytime_high"] >= table["fixed_high"]).all()
+    capsys.readouterr()
+    assert bacon("estimate", str(root), "--engine", "freq", "--fixed", "--json") == 0
+    fixed = json.loads(capsys.readouterr().out)["mean"]["aee"]
+    assert table["fixed_low"].iloc[-1] == pytest.approx(fixed["ci_low"], abs=1e-3)
