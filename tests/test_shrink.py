@@ -118,6 +118,29 @@ def test_groups_whose_labels_agree_within_each_get_intervals():
     assert (df.ci_high - df.ci_low > 0.2).all(), df  # one to four equal labels: wide
 
 
+def test_wholly_labeled_groups_beside_sparse_ones_shrink():
+    """Two systems labeled whole (their means known: variance 0 for the pool) beside two
+    with few labels, as a study reaches after a large wave (issue 43's walk): the spread's
+    root finder met 1/0 and raised, and the prior's fit divided 0 by 0."""
+    rng = np.random.default_rng(0)
+    g = np.repeat(["A", "B", "C", "D"], 20)
+    y = rng.random(80)
+    j = y + rng.normal(0, 0.2, 80)
+    lab = np.r_[np.ones(40, bool), rng.random(40) < 0.5]
+    df = pd.DataFrame({"y": np.where(lab, y, np.nan), "j": j, "k": j + rng.normal(0, 0.3, 80),
+                       "g": g})  # fmt: skip
+    pool = EvalPool.from_frame(df, label="y", judges=["j", "k"], group="g", outcome="continuous")
+    cal = Calibrator(engine="freq", scale=(0, 1)).fit(pool)
+    for method in ("aee", "classical"):
+        table = cal.estimate_groups(0.05, True, method).to_frame().set_index("name")
+        assert table.loc[["A", "B"], "estimate"].to_numpy() == pytest.approx(
+            [y[:20].mean(), y[20:40].mean()]
+        )
+        assert (table.loc[["A", "B"], "ci_high"] - table.loc[["A", "B"], "ci_low"]).max() < 1e-9
+        sparse = table.loc[["C", "D"]]
+        assert ((sparse.ci_low < sparse.estimate) & (sparse.estimate < sparse.ci_high)).all()
+
+
 def test_groups_without_labels_and_pairs_say_why():
     rng = np.random.default_rng(5)
     y, f, g, lab = _draw(rng, np.zeros(6), frac=0.1)

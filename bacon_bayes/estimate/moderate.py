@@ -135,6 +135,8 @@ def prior_labels(var: np.ndarray, own: np.ndarray, prior: np.ndarray, most: floa
     variance's own df); the answer is kept in ``[MIN_PRIOR_LABELS, most]``.
     """
     most = max(float(most), MIN_PRIOR_LABELS)
+    known = prior <= 0  # a wholly labeled group: its mean is known, nothing to moderate
+    var, own, prior = var[~known], own[~known], prior[~known]
     if var.size < 3:
         return MIN_PRIOR_LABELS
     z = np.log(np.maximum(var, _ZERO_VARIANCE * prior) / prior)

@@ -186,7 +186,8 @@ def spread(d: np.ndarray, var: np.ndarray) -> tuple[float, np.ndarray]:
         return float(om @ (d - centre) ** 2) - (m - 1)
 
     top = float(np.ptp(d)) ** 2 + float(var.max()) + 1e-12
-    mu2 = 0.0 if excess(0.0) <= 0 else float(optimize.brentq(excess, 0.0, top * 4.0, xtol=1e-14))
+    low = 1e-12 * top if (var <= 0).any() else 0.0  # a group known exactly (wholly labeled)
+    mu2 = low if excess(low) <= 0 else float(optimize.brentq(excess, low, top * 4.0, xtol=1e-14))
     floor = 2.0 * float((var**2).sum()) / (m * float(var.sum())) if var.sum() > 0 else 0.0
     mu2 = max(mu2, floor, 1e-300)
     om = 1.0 / (var + mu2)
