@@ -13,17 +13,23 @@ wave sizes):
 ``uniform``     equal probabilities;
 ``stratified``  the wave's labels allocated to the groups (systems) in proportion to their
                 items, equal probabilities within a group;
-``adaptive``    from the second wave on, probabilities proportional to the residual sd the
-                earlier waves' labels show in the quartile bins of the judge mean (residuals
-                of the ridge fitted on the earlier waves; floor a fifth of the bins' mean sd),
-                capped at 1: probabilities that depend on earlier waves.
+``adaptive``    the package's rule (:mod:`bacon_bayes.sampling.adaptive`) with a simple sd
+                model: once the labels number :data:`MIN_LABELS_PER_COEFFICIENT` per
+                coefficient of the ridge, probabilities proportional to ``(1 - s) sd /
+                mean(sd) + s`` (uniform share ``s`` =
+                :data:`~bacon_bayes.sampling.adaptive.DEFAULT_UNIFORM_SHARE`), ``sd`` the
+                residual sd that the earlier waves' labels show in the quartile bins of the
+                judge mean (residuals of the ridge fitted on the earlier waves), capped at
+                1; uniform before: probabilities that depend on earlier waves.
 
 Every look's estimate is the AEE of the frequentist default in spirit, vectorised over the
 sequences instead of a Calibrator fit per look: a ridge of the label on the standardised
-judge columns (intercept free, penalty :data:`PENALTY`), cross-fitted over five folds of the
-labels so far (each sequence's folds fixed over its looks; the Gram matrices accumulate
-wave by wave), Horvitz-Thompson weights ``1/pi`` with the union-of-waves inclusion ``pi = 1 -
-prod_w (1 - p_w)``, the Hajek AEE with the tuned surrogate weight of
+judge columns (intercept and the judges' first principal component free, deviations from
+it penalised by :data:`PENALTY`, as :mod:`bacon_bayes.judge_ridge`), cross-fitted over
+five folds of the labels so far (each sequence's folds fixed over its looks; the Gram
+matrices accumulate wave by wave), Horvitz-Thompson weights ``1/pi`` with the
+union-of-waves inclusion ``pi = 1 - prod_w (1 - p_w)``, the Hajek AEE with the tuned
+surrogate weight of
 :func:`bacon_bayes.estimate.core.mean_core` (pool target, finite-population correction);
 group means by the per-group AEE with the pool's weight; a difference's variance the sum of
 its groups'. The fixed interval is Student-t with ``n - 2`` df (a group's own labels); a
@@ -58,14 +64,16 @@ from scipy import stats
 from bacon_bayes.estimate import anytime as at
 from bacon_bayes.estimate.core import mean_core
 from bacon_bayes.estimate.moderate import moderated_variance
+from bacon_bayes.sampling.adaptive import DEFAULT_UNIFORM_SHARE, MIN_LABELS_PER_COEFFICIENT
 from benchmarks.anytime_sim import _pps
 from benchmarks.small_budget import SUMMEVAL, TRIVIA_JUDGES, WMT_METRICS, WMT_SEGMENTS
 
 ALPHA = 0.05
 SHARE = 0.20
 FOLDS = 5
-#: ridge penalty on the standardised judges' coefficients (one label's worth each)
-PENALTY = 1.0
+#: ridge penalty on the standardised judges' coefficients off their first principal
+#: component (intercept and component free), as :mod:`bacon_bayes.judge_ridge`'s
+PENALTY = 24.0
 #: a group with fewer labels at a look has no interval there
 MIN_GROUP = 3
 #: the package's group means switch from moderated-t (and, by default, shrinkage) to
@@ -86,6 +94,11 @@ class Table:
     g: np.ndarray  # (N,) group codes
     groups: np.ndarray  # group names
     pair: tuple[int, int] = (0, 1)
+
+    @property
+    def pc1(self) -> np.ndarray:
+        """The judges' first principal component's unit loadings."""
+        return np.linalg.eigh(np.cov(self.X[:, 1:], rowvar=False))[1][:, -1]
 
     @property
     def n(self) -> int:
@@ -170,18 +183,19 @@ def _probabilities(
 def _adaptive_score(
     t: Table, labeled: np.ndarray, beta: np.ndarray, bins: np.ndarray
 ) -> np.ndarray:
-    """Residual sd by bin of the judge mean from the earlier waves (the ridge ``beta``
-    fitted on them), floored at a fifth of the bins' mean."""
+    """``(1 - s) sd / mean(sd) + s`` with ``sd`` the residual sd by bin of the judge mean
+    from the earlier waves (the ridge ``beta`` fitted on them); uniform below
+    :data:`MIN_LABELS_PER_COEFFICIENT` labels per coefficient."""
     resid2 = np.where(labeled, (t.y - beta @ t.X.T) ** 2, 0.0)
-    score = np.zeros(labeled.shape)
-    sds = []
+    sd = np.zeros(labeled.shape)
     for j in range(4):
         inb = labeled[:, bins == j]
-        sds.append(np.sqrt(resid2[:, bins == j].sum(axis=1) / np.maximum(inb.sum(axis=1), 1)))
-    floor = 0.2 * np.mean(sds, axis=0)
-    for j in range(4):
-        score[:, bins == j] = np.maximum(sds[j], floor)[:, None]
-    return score
+        s = np.sqrt(resid2[:, bins == j].sum(axis=1) / np.maximum(inb.sum(axis=1), 1))
+        sd[:, bins == j] = s[:, None]
+    share = DEFAULT_UNIFORM_SHARE
+    score = (1 - share) * sd / np.maximum(sd.mean(axis=1, keepdims=True), 1e-12) + share
+    early = labeled.sum(axis=1) < MIN_LABELS_PER_COEFFICIENT * t.X.shape[1]
+    return np.where(early[:, None], 1.0, score)
 
 
 def simulate(t: Table, design: str, reps: int, looks: int, seed: int) -> Looks:
@@ -206,7 +220,8 @@ def _chunk(t: Table, design: str, reps: int, looks: int, rng: np.random.Generato
     fold = rng.integers(0, FOLDS, (reps, n))
     gram = np.zeros((reps, FOLDS, J1, J1))
     xty = np.zeros((reps, FOLDS, J1))
-    pen = PENALTY * np.diag([0.0] + [1.0] * (J1 - 1))
+    pen = np.zeros((J1, J1))
+    pen[1:, 1:] = PENALTY * (np.eye(J1 - 1) - np.outer(t.pc1, t.pc1))
     bins = np.digitize(
         t.X[:, 1:].mean(axis=1), np.quantile(t.X[:, 1:].mean(axis=1), [0.25, 0.5, 0.75])
     )
@@ -498,7 +513,12 @@ def check(t: Table, sequences: int, seed: int) -> pd.DataFrame:
 
 
 def run(
-    tables: list[Table], designs: tuple[str, ...], looks: tuple[int, ...], reps: int, seed: int
+    tables: list[Table],
+    designs: tuple[str, ...],
+    looks: tuple[int, ...],
+    reps: int,
+    seed: int,
+    out: Path | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     rows, stops = [], []
     for t in tables:
@@ -515,7 +535,46 @@ def run(
                 stops += [{**cell, "pair": f"{t.groups[t.pair[0]]} - {t.groups[t.pair[1]]}", **x}
                           for x in s]  # fmt: skip
                 print(f"  {design} {k} looks: {time.perf_counter() - start:.0f} s", flush=True)
+                if out is not None:  # each cell as it ends
+                    pd.DataFrame(rows).to_csv(out.with_suffix(".miss.csv"), index=False)
+                    pd.DataFrame(stops).to_csv(out.with_suffix(".stop.csv"), index=False)
     return pd.DataFrame(rows), pd.DataFrame(stops)
+
+
+def markdown(miss: pd.DataFrame, stop: pd.DataFrame) -> str:
+    """The tables of VALIDATION.md: per cell and quantity, each kind's chance that some
+    look misses (mc se) and the last look's width over the fixed; then the stopping rows."""
+
+    def cell(r: pd.Series) -> str:
+        return f"{r['some look misses']:.3f} ({r['mc se']:.3f})"
+
+    head = (
+        "| table | design | looks | n | quantity | fixed (peeking) | alpha-spending | "
+        "confidence sequence | last width: spending | sequence |\n|" + "---|" * 10
+    )
+    lines = [head]
+    keys = ["table", "design", "looks", "reps", "quantity"]
+    for key, grp in miss.groupby(keys, sort=False):
+        by = {r["interval"]: r for _, r in grp.iterrows()}
+        lines.append(
+            "| " + " | ".join(str(k) for k in key) + " | "
+            + " | ".join(cell(by[k]) for k in KINDS)
+            + f" | {by['alpha-spending']['last width / fixed']:.2f}"
+            + f" | {by['confidence sequence']['last width / fixed']:.2f} |"
+        )  # fmt: skip
+    lines += [
+        "",
+        "| table | design | looks | pair | interval | fixed power at 20% | realised power | "
+        "mean labels used % | fixed labels for that power % |\n|" + "---|" * 9,
+    ]
+    for _, r in stop.iterrows():
+        lines.append(
+            f"| {r['table']} | {r['design']} | {r['looks']} | {r['pair']} | {r['interval']} | "
+            f"{r['fixed power at 20%']:.3f} | {r['realised power']:.3f} ({r['mc se power']:.3f}) | "
+            f"{r['mean labels used %']:.1f} ({r['mc se labels %']:.1f}) | "
+            f"{r['fixed labels same power %']:.1f} |"
+        )
+    return "\n".join(lines)
 
 
 def main() -> None:
@@ -528,7 +587,14 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--check", type=int, default=0, help="Calibrator agreement on N sequences")
     p.add_argument("--out", type=Path, default=None, help="write the tables as CSV (stem)")
+    p.add_argument("--markdown", default=None, help="print earlier runs' CSVs (stems a,b)")
     args = p.parse_args()
+    if args.markdown:
+        stems = [Path(x) for x in args.markdown.split(",")]
+        miss = pd.concat([pd.read_csv(x.with_suffix(".miss.csv")) for x in stems])
+        stop = pd.concat([pd.read_csv(x.with_suffix(".stop.csv")) for x in stems])
+        print(markdown(miss, stop))
+        return
     start = time.perf_counter()
     tables = load_tables(args.data, tuple(args.tables.split(",")))
     fmt = {"float_format": lambda v: f"{v:.3f}", "index": False}
@@ -537,7 +603,8 @@ def main() -> None:
         summ.pair, _ = pick_pair(summ, args.seed)
         print(check(summ, args.check, args.seed).to_string(**fmt))
     looks = tuple(int(v) for v in args.looks.split(","))
-    miss, stop = run(tables, tuple(args.designs.split(",")), looks, args.reps, args.seed)
+    designs = tuple(args.designs.split(","))
+    miss, stop = run(tables, designs, looks, args.reps, args.seed, args.out)
     print(miss.to_string(**fmt))
     print(stop.to_string(**fmt))
     if args.out:
