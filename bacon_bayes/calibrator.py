@@ -648,7 +648,7 @@ class Calibrator:
         out = pd.DataFrame(
             {
                 "item": p.ids,
-                "score": f,
+                "score": f if sets is not None else np.clip(f, *self.bounds_),  # in range too
                 "lower": lo,
                 "upper": hi,
                 "rank": pd.Series(-f).rank(method="min").astype(int).to_numpy(),

@@ -95,7 +95,7 @@ def _csv_source(path: Path, whole: bool = True) -> Iterator[dict[str, Any]]:
         yield {"filepath_or_buffer": reader, "compression": None}
 
 
-def _check_header(path: Path, frame: pd.DataFrame) -> None:
+def check_header(path: Path, frame: pd.DataFrame) -> None:
     """Refuse two columns of one name (pandas renames the second ``name.1`` and a
     ``--judge name`` would take the first, silently)."""
     if frame.columns.duplicated().any():  # Parquet keeps duplicates as they are
@@ -145,7 +145,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
             f"cannot read {str(path)!r} as {'Parquet' if 'parq' in name else 'CSV'}: {exc}. "
             "Pass a CSV (.csv, .csv.gz) or Parquet (.parquet) file."
         ) from exc
-    _check_header(path, frame)
+    check_header(path, frame)
     return frame if name.endswith((".parquet", ".pq")) else restored(frame)
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from hypothesis import strategies as st
 
 #: the judge columns of :func:`messy_table` (a reader may find them in this order)
 LLM_JUDGES = ("llm_a", "llm_b", "llm_c")
@@ -172,3 +173,30 @@ def messy_table(spec: Messy | None = None) -> pd.DataFrame:
     frame.attrs["quality"] = q
     frame.attrs["truth"] = truth
     return frame
+
+
+def messy_specs(*, small: bool = True) -> st.SearchStrategy[Messy]:
+    """Hypothesis strategy of :class:`Messy` settings: every kind of mess at once or apart.
+
+    Parameters
+    ----------
+    small : bool
+        Few systems and prompts (3-5 x 16-30: a walk of every command in seconds); else
+        up to 11 x 96, the size of the table of issue 43.
+    """
+    return st.builds(
+        Messy,
+        seed=st.integers(0, 2**16),
+        systems=st.integers(3, 5) if small else st.integers(3, 11),
+        prompts=st.integers(16, 30) if small else st.integers(16, 96),
+        label_scale=st.sampled_from(("0-1", "1-5", "0-100")),
+        ratings=st.sampled_from((1, 3)),
+        labeled=st.sampled_from((0.05, 0.2, 0.35)),
+        sentinels=st.integers(0, 8),
+        reference=st.sampled_from((None, "M2")),
+        words=st.sampled_from(((1, 11), (20, 300))),
+        numeric_id=st.booleans(),
+        few_labels=st.sampled_from(((), (0,), (1,), (0, 1), (1, 0))),
+        missing_text=st.sampled_from((0.0, 0.15)),
+        duplicate_judge=st.booleans(),
+    )

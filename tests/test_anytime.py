@@ -5,6 +5,8 @@ on fixed intervals), the pool's waves and the Calibrator's hand-over."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -87,6 +89,17 @@ def _pool(waves: np.ndarray | None = None, n: int = 900, seed: int = 3) -> pd.Da
 
 def _kw() -> dict:
     return {"label": "y", "judges": ["j1", "j2"], "outcome": "continuous", "group": "g"}
+
+
+def test_a_pair_of_wholly_labeled_groups_raises_no_warning() -> None:
+    """Issue 43's walk: a study whose waves labeled two groups whole warned of a division
+    by zero (an error under the test suite's filter) in every pair between them."""
+    info = at.effective_labels(np.array([[5.0, 19.0], [5.0, 19.0], [5.0, 10.0]]), 19.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pair = at.pair_information(info, [(0, 1), (0, 2)])
+    assert pair[0, 1] == 0.0 and np.isfinite(pair).all()
+    assert pair[1, 1] == pytest.approx(info[2, 1])  # one group known: the other's alone
 
 
 def test_pool_records_waves_and_refuses_a_wave_on_an_unlabeled_row() -> None:

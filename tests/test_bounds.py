@@ -131,3 +131,7 @@ def test_item_intervals_of_a_continuous_label_stay_in_its_scale():
     assert items["lower"].min() >= 1 and items["upper"].max() <= 5
     np.testing.assert_allclose(items["upper"], np.minimum(wide["upper"], 5))
     np.testing.assert_allclose(items["lower"], np.maximum(wide["lower"], 1))
+    # the score too (issue 43's walk: a score of 102.1 above its interval [93.3, 100])
+    assert (wide["score"] > 5).any() and items["score"].max() <= 5
+    assert ((items["lower"] <= items["score"]) & (items["score"] <= items["upper"])).all()
+    np.testing.assert_array_equal(items["rank"], wide["rank"])

@@ -242,3 +242,26 @@ def test_pairing_note_counts_the_prompts(tmp_path, capsys) -> None:
     assert main([*argv, "--engine", "freq"]) == 0
     text = capsys.readouterr().out
     assert "the pool has 30 prompts (column 'test')" in text and "(no prompts" not in text
+
+
+def test_doctor_prints_no_command_the_labels_are_too_few_for(tmp_path, capsys) -> None:
+    """A label column with one value is named as such (it said "a value on most rows");
+    with labels on fewer prompts than estimate's 5 folds, doctor says why and prints no
+    command (its command failed with exit 2)."""
+    frame = messy_table(Messy(systems=4, prompts=17, labeled=0.0))
+    frame["human"] = np.nan
+    frame.loc[[0], "human"] = 3.0
+    frame.to_csv(tmp_path / "one.csv", index=False)
+    assert main(["doctor", str(tmp_path / "one.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "human, named like a label, has 1 value; pass --label NAME" in out
+    assert "most rows" not in out and "run:" not in out
+    frame.loc[[1, 2, 3, 4], "human"] = [2.0, 4.0, 3.0, 5.0]  # 5 labels on 2 prompts
+    frame.to_csv(tmp_path / "few.csv", index=False)
+    assert main(["doctor", str(tmp_path / "few.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "run:" not in out
+    assert "5 label(s) are too few for bacon estimate (the labels cover 2 prompt(s)" in out
+    command = ["estimate", str(tmp_path / "few.csv"), "--label", "human", "--judge", "llm_a"]
+    assert main([*command, "--prompt", "prompt", "--engine", "freq"]) == 2
+    assert "the labels cover 2 prompt(s)" in capsys.readouterr().err

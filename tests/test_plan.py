@@ -215,6 +215,19 @@ def test_too_few_pilot_labels_is_a_clear_error():
         plan(pool, Goal("half-width", half_width=0.1))
 
 
+def test_equal_pilot_labels_are_refused_naming_the_column(tmp_path, capsys):
+    """Two 0/1 labels, both 0 (a messy table, issue 43): the refusal names the label
+    column and the way on."""
+    frame = synthetic(prompts=30, seed=3)
+    frame["y"] = np.nan
+    frame.loc[[0, 7], "y"] = 0.0
+    frame.to_csv(tmp_path / "pool.csv", index=False)
+    assert main(["plan", str(tmp_path / "pool.csv"), "--label", "y", "--judge", "j*",
+                 "--half-width", "0.1"]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert "all 2 pilot labels (column 'y') are 0" in err and "its --label column empty" in err
+
+
 @pytest.fixture
 def table(tmp_path):
     path = tmp_path / "pool.csv"

@@ -103,6 +103,21 @@ def test_an_outlying_group_keeps_its_own_floor():
         shrink.floor_alpha = saved
 
 
+def test_groups_whose_labels_agree_within_each_get_intervals():
+    """0/1 labels, all 0 in two groups and all 1 in two others (a messy table's few
+    labels, issue 43): no spread within any group; the labels-only means borrowed the
+    spread of the residuals (it was 0, and brentq raised on a NaN)."""
+    groups = np.repeat(np.array(["M1", "M2", "M3", "M4"]), 28)
+    labeled = np.zeros(groups.size, bool)
+    labeled[[0, 28, 29, 56, 57, 58, 59, 84, 85, 86]] = True
+    y = np.where(labeled, (groups == "M3") | (groups == "M4"), np.nan).astype(float)
+    table = shrink.shrunk_group_means(y, np.zeros(groups.size), groups, labeled)
+    df = table.to_frame()
+    assert np.isfinite(df[["ci_low", "ci_high"]].to_numpy()).all(), df
+    assert ((df.ci_low <= df.estimate) & (df.estimate <= df.ci_high)).all(), df
+    assert (df.ci_high - df.ci_low > 0.2).all(), df  # one to four equal labels: wide
+
+
 def test_groups_without_labels_and_pairs_say_why():
     rng = np.random.default_rng(5)
     y, f, g, lab = _draw(rng, np.zeros(6), frac=0.1)

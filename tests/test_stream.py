@@ -298,7 +298,8 @@ def test_items_out_stay_in_the_scale_as_in_memory(tmp_path):
     ref = Calibrator(engine="freq", seed=1, scale=scale).fit(pool).item_scores(0.9)
     items = pd.read_parquet(res.items_out)
     assert items["lower"].min() >= scale[0] and items["upper"].max() <= scale[1]
-    for col in ("lower", "upper"):
+    assert ((items["lower"] <= items["score"]) & (items["score"] <= items["upper"])).all()
+    for col in ("lower", "upper", "score"):
         np.testing.assert_allclose(items[col], ref[col], rtol=RTOL, atol=1e-12)
 
 

@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.crossfit import make_folds
 from bacon_bayes.doctor import agreement, bias
 from bacon_bayes.doctor.roles import Roles, find_roles
 from bacon_bayes.doctor.scores import ScoreFlag, judge_scales, score_flags
+from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.shrink import MIN_SEPARATE_LABELS, choose_pooling
 from bacon_bayes.order import natural_key
 from bacon_bayes.readers import TableMeta
@@ -27,6 +29,8 @@ __all__ = ["Profile", "profile"]
 
 #: fewest labels a group needs for its own interval in ``bacon estimate``
 MIN_GROUP_LABELS = 5
+#: ``bacon estimate``'s cross-fitting folds (its ``--folds`` default)
+FOLDS = 5
 
 
 @dataclass
@@ -55,6 +59,7 @@ class Profile:
     binary: bool = False
     command: list[str] | None = None
     can: list[str] = field(default_factory=list)
+    too_few: str = ""
 
     def to_text(self) -> str:
         """The profile as the text ``bacon doctor`` prints."""
@@ -187,21 +192,41 @@ def profile(
             p.length_note = "no response text column: response length not checked"
         elif not p.length:
             p.length_note = f"too few labeled items (< {bias.MIN_LENGTH_N}) with a response"
-    p.command = _command(p, frame, labels)
+    p.too_few = _too_few(frame, roles, y)
+    p.command = None if p.too_few else _command(p, frame, labels)
     p.can = _can(p, y)
     return p
+
+
+def _too_few(frame: pd.DataFrame, roles: Roles, y: np.ndarray | None) -> str:
+    """Why ``bacon estimate`` would refuse the labels (too few for its cross-fitting
+    folds, split by prompt when there is one), or ``""``."""
+    if y is None or not np.isfinite(y).any():
+        return ""
+    clusters = frame[roles.prompt].to_numpy() if roles.prompt else None
+    try:
+        make_folds(np.isfinite(y), FOLDS, 0, clusters)
+    except ValidationError as exc:
+        return str(exc)
+    return ""
 
 
 def _can(p: Profile, y: np.ndarray | None) -> list[str]:
     r = p.roles
     if not r.judges:
         return ["nothing yet: no judge column found; name one with --judge in bacon estimate"]
-    if y is None or np.isfinite(y).sum() < 2:
+    n = 0 if y is None else int(np.isfinite(y).sum())
+    if n == 0:
         return [
             "only the raw judge average (no human labels): label a sample of items "
             "(bacon sample), then pass them with --labels FILE --label COLUMN"
         ]
-    n = int(np.isfinite(y).sum())
+    if p.too_few:
+        return [
+            f"only the raw judge average: {n} label(s) are too few for bacon estimate "
+            f"({p.too_few.rstrip('.')}); label more items (bacon sample), then run doctor "
+            "again for the command"
+        ]
     baselines = (
         "labels-only and raw-judge estimates"
         if not p.naive_note

@@ -112,6 +112,11 @@ def _find_item(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: R
         roles.reasons["id"] = f"{why}every value distinct ({len(frame)} rows)"
 
 
+def _values(s: pd.Series) -> str:
+    n = int(s.notna().sum())
+    return f"{n} value{'' if n == 1 else 's'}"
+
+
 def _sparse_share(s: pd.Series) -> float:
     return float(s.notna().mean())
 
@@ -136,11 +141,18 @@ def _find_label(frame: pd.DataFrame, given: str | None, joined: bool, roles: Rol
             for c in frame.columns
             if LABEL_HINT.search(str(c)) and _numeric(frame[c]) is not None and c != roles.item
         ]
+        few = [c for c in dense if frame[c].notna().sum() < 2]
+        dense = [c for c in dense if c not in few]
+        said = [f"{c}, named like a label, has {_values(frame[c])}" for c in few]
         if dense:
             shown = ", ".join(dense[:4]) + (f" and {len(dense) - 4} more" if len(dense) > 4 else "")
+            said.append(
+                f"numeric columns named like human ratings, with a value on most rows: {shown}"
+            )
+        if said:
             roles.reasons["label"] = (
-                f"none sparse; numeric columns named like human ratings, with a value on most "
-                f"rows: {shown}; pass --label NAME to use one as the label"
+                f"no numeric column with a value on 2 or more but under {DENSE:.0%} of rows; "
+                f"{'; '.join(said)}; pass --label NAME to use one as the label"
             )
         return
     sparse.sort(key=lambda c: (not LABEL_HINT.search(c), -frame[c].notna().sum()))

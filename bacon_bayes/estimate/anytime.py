@@ -207,11 +207,13 @@ def effective_labels(n: np.ndarray, n_items: np.ndarray | float | None = None) -
 
 
 def pair_information(info: np.ndarray, pairs: list[tuple[int, int]]) -> np.ndarray:
-    """Information of the differences ``a - b`` from the groups' (rows ``(m, K)``)."""
+    """Information of the differences ``a - b`` from the groups' (rows ``(m, K)``); 0
+    where both groups are wholly labeled (infinite information: the difference is known,
+    its fixed interval has width 0, which no factor widens)."""
     info = np.asarray(info, dtype=float)
     with np.errstate(divide="ignore"):
         inv = 1.0 / info
-    out = np.array([1.0 / (inv[a] + inv[b]) for a, b in pairs])
+        out = np.array([1.0 / (inv[a] + inv[b]) for a, b in pairs])
     return np.where(np.isfinite(out), out, 0.0).reshape(len(pairs), info.shape[1])
 
 

@@ -158,8 +158,9 @@ def group_corrections(
         d[g] = float(theta) - s_mean[g]
     c = variance_coefficients(w, pi_lab, target)
     prior = variance_prior(resid, fitted, c, g_lab, m, n_g)
-    if g_lab.size - np.count_nonzero(n_lab) < 2:
-        # no spread within any group: the residuals' spread around their mean stands in
+    if g_lab.size - np.count_nonzero(n_lab) < 2 or not prior.any():
+        # no spread within any group (too few labels, or each group's labels all equal:
+        # 0/1 labels of few items): the residuals' spread around their mean stands in
         # (it holds the groups' differences too, so it errs wide)
         s2 = float(np.var(resid, ddof=1)) if resid.size > 1 else 0.0
         prior = np.bincount(g_lab, weights=c * s2, minlength=m) / n_g.astype(float) ** 2

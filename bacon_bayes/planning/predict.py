@@ -264,9 +264,9 @@ def pilot_statistics(
         return _no_pilot(pool, names, codes, sizes, shared, n_prompts, per_prompt)
     if n0 > 1 and np.ptp(pool.y[lab]) == 0:
         raise ValidationError(
-            f"all {n0} pilot labels are {pool.y[lab][0]:g}: with no spread in the labels "
-            "there are no variances to predict from; label more items, or plan without a "
-            "pilot (no labels)."
+            f"all {n0} pilot labels (column {pool.label_name!r}) are {pool.y[lab][0]:g}: "
+            "with no spread in the labels there are no variances to predict from; label "
+            "more items (bacon sample), or plan without a pilot (its --label column empty)."
         )
     cal = calibrator or Calibrator(engine=engine)
     # a calibrator fitted on this pool (not a saved one applied to it) is not fitted again

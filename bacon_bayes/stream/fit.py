@@ -280,6 +280,7 @@ def predict_chunk(
         if model.levels is not None:
             lo, hi = snap_to_levels(lo, hi, model.levels)
         out["lower"], out["upper"] = np.clip(lo, *model.bounds), np.clip(hi, *model.bounds)
+        out["score"] = np.clip(score, *model.bounds)  # within the label's range, as in memory
     out["labeled"] = lab
     out["label"] = chunk.y
     return sums, out

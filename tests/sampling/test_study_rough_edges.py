@@ -72,3 +72,15 @@ def test_errors_name_the_pool_file_as_given(pool_file, tmp_path, capsys, monkeyp
     with pytest.raises(Exception, match=r"pool file pool\.csv ") as info:
         Study.open("pool.study")
     assert "pool.study/.." not in str(info.value)
+
+
+def test_a_pool_with_two_columns_of_one_name_is_refused(pool_file, tmp_path, capsys):
+    """As every other reader refuses it (issue 43's walk: sample took it, and the study's
+    pool then read the second column as 'judge_a.1')."""
+    header, _, rest = pool_file.read_text().partition("\n")
+    names = header.split(",")
+    names[names.index("judge_b")] = "judge_a"
+    pool_file.write_text(",".join(names) + "\n" + rest)
+    assert bacon("sample", str(pool_file), *NEW[:4], "--budget", "20") == 2
+    assert "are both named 'judge_a'" in capsys.readouterr().err
+    assert not (tmp_path / "pool.study").exists()
