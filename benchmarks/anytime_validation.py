@@ -1,0 +1,617 @@
+"""Issue 41's validation of the anytime intervals on real tables: SummEval relevance (the
+shipped sample), TriviaQA and WMT22 (``DATA/trivia.csv``, ``DATA/wmt22.parquet`` from
+``python -m benchmarks.comparison_data DATA``; skipped with a message when absent).
+
+    PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_validation [--reps 1000]
+        [--looks 10,20] [--designs uniform,stratified,adaptive] [--data /tmp/mc_data]
+        [--tables summeval,trivia,wmt22] [--check 3] [--out anytime_validation.csv]
+
+Each sequence labels 20% of the table (the full labels are the truth) in ``K`` equal
+waves (10 or 20 looks), drawn by systematic PPS among the items not yet labeled (exact
+wave sizes):
+
+``uniform``     equal probabilities;
+``stratified``  the wave's labels allocated to the groups (systems) in proportion to their
+                items, equal probabilities within a group;
+``adaptive``    the package's rule (:mod:`bacon_bayes.sampling.adaptive`) with a simple sd
+                model: once the labels number :data:`MIN_LABELS_PER_COEFFICIENT` per
+                coefficient of the ridge, probabilities proportional to ``(1 - s) sd /
+                mean(sd) + s`` (uniform share ``s`` =
+                :data:`~bacon_bayes.sampling.adaptive.DEFAULT_UNIFORM_SHARE`), ``sd`` the
+                residual sd that the earlier waves' labels show in the quartile bins of the
+                judge mean (residuals of the ridge fitted on the earlier waves), capped at
+                1; uniform before: probabilities that depend on earlier waves.
+
+Every look's estimate is the AEE of the frequentist default in spirit, vectorised over the
+sequences instead of a Calibrator fit per look: a ridge of the label on the standardised
+judge columns (intercept and the judges' first principal component free, deviations from
+it penalised by :data:`PENALTY`, as :mod:`bacon_bayes.judge_ridge`), cross-fitted over
+five folds of the labels so far (each sequence's folds fixed over its looks; the Gram
+matrices accumulate wave by wave), Horvitz-Thompson weights ``1/pi`` with the
+union-of-waves inclusion ``pi = 1 - prod_w (1 - p_w)``, the Hajek AEE with the tuned
+surrogate weight of
+:func:`bacon_bayes.estimate.core.mean_core` (pool target, finite-population correction);
+group means by the per-group AEE with the pool's weight; a difference's variance the sum of
+its groups'. The fixed interval is Student-t with ``n - 2`` df (a group's own labels); a
+group at a look with fewer than :data:`MIN_GROUP` labels has no interval there. The anytime
+intervals scale the fixed one by ``c / z``, ``c`` from :mod:`bacon_bayes.estimate.anytime`
+computed at each look from the looks up to it, as the package does then: alpha-spending
+with ``max_labels`` the last look's labels, and the confidence sequence (planned at the
+first look). ``--check N`` prints the agreement of the last look with
+``Calibrator(engine="freq")`` on ``N`` uniform SummEval sequences.
+
+Per table, design and number of looks: the chance that some look's interval misses (pool
+mean, one group mean, one pairwise difference; fixed = the peeking baseline, alpha-spending,
+confidence sequence) with its Monte Carlo se; the last look's width over the fixed width;
+and the stopping benefit on a pair whose fixed power at 20% is about 0.8 (picked by a
+uniform pilot of :data:`PILOT` sequences, seed apart): stopping at the first look where the
+anytime interval excludes 0, the mean labels used and the realised power (right sign),
+against the labels the fixed plan needs for that power (the fixed single-look power over
+the looks, interpolated in labels).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from bacon_bayes.estimate import anytime as at
+from bacon_bayes.estimate.core import mean_core
+from bacon_bayes.estimate.moderate import moderated_variance
+from bacon_bayes.sampling.adaptive import DEFAULT_UNIFORM_SHARE, MIN_LABELS_PER_COEFFICIENT
+from benchmarks.anytime_sim import _pps
+from benchmarks.small_budget import SUMMEVAL, TRIVIA_JUDGES, WMT_METRICS, WMT_SEGMENTS
+
+ALPHA = 0.05
+SHARE = 0.20
+FOLDS = 5
+#: ridge penalty on the standardised judges' coefficients off their first principal
+#: component (intercept and component free), as :mod:`bacon_bayes.judge_ridge`'s
+PENALTY = 24.0
+#: a group with fewer labels at a look has no interval there
+MIN_GROUP = 3
+#: the package's group means switch from moderated-t (and, by default, shrinkage) to
+#: bootstrap-t critical values at this many labels per group; misses are also counted
+#: only at looks from there on
+SETTLED_GROUP = 10
+PILOT = 200
+CHUNK = 250
+KINDS = ("fixed", "alpha-spending", "confidence sequence")
+QUANTITIES = ("pool mean", "group mean", "difference")
+
+
+@dataclass
+class Table:
+    name: str
+    y: np.ndarray  # (N,)
+    X: np.ndarray  # (N, J+1): intercept, standardised judges
+    g: np.ndarray  # (N,) group codes
+    groups: np.ndarray  # group names
+    pair: tuple[int, int] = (0, 1)
+
+    @property
+    def pc1(self) -> np.ndarray:
+        """The judges' first principal component's unit loadings."""
+        return np.linalg.eigh(np.cov(self.X[:, 1:], rowvar=False))[1][:, -1]
+
+    @property
+    def n(self) -> int:
+        return int(self.y.size)
+
+
+def _table(name: str, frame: pd.DataFrame, label: str, judges: list[str], group: str) -> Table:
+    x = frame[judges].to_numpy(float)
+    x = np.where(np.isfinite(x), x, np.nanmean(x, axis=0))
+    x = (x - x.mean(axis=0)) / np.maximum(x.std(axis=0), 1e-12)
+    names, codes = np.unique(frame[group].astype(str), return_inverse=True)
+    X = np.column_stack([np.ones(len(frame)), x])
+    return Table(name, frame[label].to_numpy(float), X, codes, names)
+
+
+def load_tables(
+    data: Path, which: tuple[str, ...] = ("summeval", "trivia", "wmt22")
+) -> list[Table]:
+    """SummEval relevance, TriviaQA, WMT22 (the subsample of benchmarks.small_budget)."""
+    out = []
+    if "summeval" in which:
+        s = pd.read_csv(SUMMEVAL)
+        judges = [c for c in s.columns if c.startswith("judge:") and c.endswith("|relevance")]
+        out.append(_table("summeval_relevance", s, "expert_mean_relevance", judges, "system"))
+    trivia, wmt = data / "trivia.csv", data / "wmt22.parquet"
+    if "trivia" in which:
+        if trivia.exists():
+            out.append(_table("trivia", pd.read_csv(trivia), "y", list(TRIVIA_JUDGES), "model"))
+        else:
+            print(
+                f"skipped trivia: {trivia} is absent (python -m benchmarks.comparison_data {data})"
+            )
+    if "wmt22" in which:
+        if wmt.exists():
+            frame = pd.read_parquet(wmt)
+            segs = np.sort(frame["seg_id"].unique())
+            keep = np.random.default_rng(0).choice(segs, WMT_SEGMENTS, replace=False)
+            frame = frame[frame["seg_id"].isin(keep)].reset_index(drop=True)
+            out.append(_table("wmt22", frame, "y", list(WMT_METRICS), "system"))
+        else:
+            print(f"skipped wmt22: {wmt} is absent (python -m benchmarks.comparison_data {data})")
+    return out
+
+
+@dataclass
+class Looks:
+    """Per sequence (R) and look (K): the pool's estimate and se, each group's (R, m, K)
+    and its labels; the pool's labels at each look (K,); each look's labeled items (R, n_K)
+    in the order drawn (the first ``labels[k]`` are the labels of look ``k``)."""
+
+    pool: tuple[np.ndarray, np.ndarray]
+    group: tuple[np.ndarray, ...]  # estimate, se, df
+    group_n: np.ndarray
+    labels: np.ndarray
+    order: np.ndarray
+
+
+def _probabilities(
+    t: Table, design: str, labeled: np.ndarray, size: int, score: np.ndarray
+) -> np.ndarray:
+    """This wave's probabilities (R, N) over all items (the free ones sum to ``size``)."""
+    free = ~labeled
+    if design == "stratified":
+        counts = np.bincount(t.g)
+        alloc = np.floor(size * counts / t.n).astype(int)
+        rest = size - alloc.sum()  # the remainders to the largest fractions
+        alloc[np.argsort(-(size * counts / t.n - alloc))[:rest]] += 1
+        p = np.zeros(labeled.shape)
+        for h in range(t.groups.size):
+            cols = t.g == h
+            nfree = free[:, cols].sum(axis=1, keepdims=True)
+            p[:, cols] = np.minimum(alloc[h] / np.maximum(nfree, 1), 1.0)
+        return p
+    s = score
+    p = size * s / (s * free).sum(axis=1, keepdims=True)
+    for _ in range(8):  # cap at 1 and spread the excess
+        p = np.minimum(p, 1.0)
+        p *= size / (p * free).sum(axis=1, keepdims=True)
+    return np.minimum(p, 1.0)
+
+
+def _adaptive_score(
+    t: Table, labeled: np.ndarray, beta: np.ndarray, bins: np.ndarray
+) -> np.ndarray:
+    """``(1 - s) sd / mean(sd) + s`` with ``sd`` the residual sd by bin of the judge mean
+    from the earlier waves (the ridge ``beta`` fitted on them); uniform below
+    :data:`MIN_LABELS_PER_COEFFICIENT` labels per coefficient."""
+    resid2 = np.where(labeled, (t.y - beta @ t.X.T) ** 2, 0.0)
+    sd = np.zeros(labeled.shape)
+    for j in range(4):
+        inb = labeled[:, bins == j]
+        s = np.sqrt(resid2[:, bins == j].sum(axis=1) / np.maximum(inb.sum(axis=1), 1))
+        sd[:, bins == j] = s[:, None]
+    share = DEFAULT_UNIFORM_SHARE
+    score = (1 - share) * sd / np.maximum(sd.mean(axis=1, keepdims=True), 1e-12) + share
+    early = labeled.sum(axis=1) < MIN_LABELS_PER_COEFFICIENT * t.X.shape[1]
+    return np.where(early[:, None], 1.0, score)
+
+
+def simulate(t: Table, design: str, reps: int, looks: int, seed: int) -> Looks:
+    """``reps`` sequences of ``looks`` waves up to :data:`SHARE` of the table, in chunks."""
+    rng = np.random.default_rng(seed)
+    parts = [_chunk(t, design, min(CHUNK, reps - s), looks, rng) for s in range(0, reps, CHUNK)]
+    return Looks(
+        (np.vstack([p.pool[0] for p in parts]), np.vstack([p.pool[1] for p in parts])),
+        tuple(np.vstack([p.group[i] for p in parts]) for i in range(3)),
+        np.vstack([p.group_n for p in parts]),
+        parts[0].labels,
+        np.vstack([p.order for p in parts]),
+    )
+
+
+def _chunk(t: Table, design: str, reps: int, looks: int, rng: np.random.Generator) -> Looks:
+    n, m, J1 = t.n, t.groups.size, t.X.shape[1]
+    total = round(SHARE * n)
+    sizes = np.diff(np.round(np.linspace(0, total, looks + 1)).astype(int))
+    labeled = np.zeros((reps, n), dtype=bool)
+    keep_out = np.ones((reps, n))
+    fold = rng.integers(0, FOLDS, (reps, n))
+    gram = np.zeros((reps, FOLDS, J1, J1))
+    xty = np.zeros((reps, FOLDS, J1))
+    pen = np.zeros((J1, J1))
+    pen[1:, 1:] = PENALTY * (np.eye(J1 - 1) - np.outer(t.pc1, t.pc1))
+    bins = np.digitize(
+        t.X[:, 1:].mean(axis=1), np.quantile(t.X[:, 1:].mean(axis=1), [0.25, 0.5, 0.75])
+    )
+    xsum_g = np.stack([t.X[t.g == h].sum(axis=0) for h in range(m)])  # (m, J+1)
+    n_g = np.bincount(t.g, minlength=m)
+    order = np.zeros((reps, 0), dtype=np.intp)
+    beta_bar = np.zeros((reps, J1))
+    out_pool = np.zeros((2, reps, looks))
+    out_group = np.full((3, reps, m, looks), np.nan)
+    out_n = np.zeros((reps, m, looks))
+    rows = np.arange(reps)[:, None]
+    for k in range(looks):
+        score = np.ones((reps, n))
+        if design == "adaptive" and k > 0:
+            score = _adaptive_score(t, labeled, beta_bar, bins)
+        p = _probabilities(t, design, labeled, int(sizes[k]), score)
+        new = ~labeled & _pps(np.where(labeled, 0.0, p), rng)
+        keep_out *= 1.0 - p
+        # the new items in a random order (each row draws exactly sizes[k])
+        key = np.where(new, rng.random((reps, n)), np.inf)
+        added = np.argsort(key, axis=1)[:, : int(sizes[k])]
+        order = np.hstack([order, added])
+        labeled |= new
+        Xn, yn = t.X[added], t.y[added]  # (R, s, J+1), (R, s)
+        onehot = fold[rows, added][..., None] == np.arange(FOLDS)  # (R, s, F)
+        gram += np.einsum("rsf,rsj,rsk->rfjk", onehot, Xn, Xn)
+        xty += np.einsum("rsf,rsj,rs->rfj", onehot, Xn, yn)
+        beta = np.linalg.solve(
+            gram.sum(axis=1, keepdims=True) - gram + pen,
+            (xty.sum(axis=1, keepdims=True) - xty)[..., None],
+        )[..., 0]  # (R, F, J+1): each fold's model fitted on the other folds
+        beta_bar = beta.mean(axis=1)
+        Xl, yl = t.X[order], t.y[order]
+        fl = np.einsum("rnj,rnj->rn", Xl, beta[rows, fold[rows, order]])
+        own = fl - np.einsum("rnj,rj->rn", Xl, beta_bar)  # cross-fit minus the mean model
+        pil = 1.0 - keep_out[rows, order]
+        f_sum = beta_bar @ t.X.sum(axis=0) + own.sum(axis=1)
+        th, var, lam, _ = mean_core(yl, fl, pil, f_sum, n)
+        out_pool[:, :, k] = th, np.sqrt(var)
+        gl = t.g[order]
+        _groups(yl, fl, pil, gl, lam, beta_bar @ xsum_g.T, own, n_g, out_group, out_n, k)
+    labels = np.cumsum(sizes).astype(float)
+    return Looks((out_pool[0], out_pool[1]), tuple(out_group), out_n, labels, order)
+
+
+def _groups(
+    yl: np.ndarray, fl: np.ndarray, pil: np.ndarray, gl: np.ndarray, lam: np.ndarray,
+    base: np.ndarray, own: np.ndarray, n_g: np.ndarray, out: np.ndarray, out_n: np.ndarray,
+    k: int,
+) -> None:  # fmt: skip
+    """Per-group AEE means at look ``k`` with the pool's weight ``lam``; their variances
+    moderated by the package's own :func:`bacon_bayes.estimate.moderate.moderated_variance`
+    (Smyth 2004, per sequence, over the groups with at least two labels), the Student-t df
+    ``n_g - 1 + d0`` (``out[2]``), as the package's ``interval="t"`` group means."""
+    m = n_g.size
+    reps = yl.shape[0]
+    resid = np.zeros(yl.shape)
+    own_var = np.full((reps, m), np.nan)
+    cnts = np.zeros((reps, m))
+    for h in range(m):
+        mask = gl == h
+        cnt = mask.sum(axis=1)
+        f_g = base[:, h] + np.where(mask, own, 0.0).sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tg, vg, _, _ = mean_core(yl, fl, pil, f_g, int(n_g[h]), mask=mask, lam=lam)
+            ws = np.where(mask, 1.0 / pil, 0.0)
+            ybar = (ws * yl).sum(axis=1) / ws.sum(axis=1)
+            fbar = (ws * fl).sum(axis=1) / ws.sum(axis=1)
+        resid += np.where(mask, yl - ybar[:, None] - lam[:, None] * (fl - fbar[:, None]), 0.0)
+        own_var[:, h], cnts[:, h] = vg, cnt
+        out[0, :, h, k] = np.where(cnt >= MIN_GROUP, tg, np.nan)
+    out_n[:, :, k] = cnts
+    for r in range(reps):
+        ok = cnts[r] >= 2
+        codes = np.cumsum(ok) - 1
+        lab = ok[gl[r]]
+        var, df, _, _ = moderated_variance(
+            own_var[r, ok], resid[r, lab], fl[r, lab], pil[r, lab], codes[gl[r, lab]],
+            n_g[ok], "pool",
+        )  # fmt: skip
+        use = ok & (cnts[r] >= MIN_GROUP)
+        out[1, r, use, k] = np.sqrt(np.maximum(var[use[ok]], 0.0))
+        out[2, r, use, k] = df[use[ok]]
+
+
+def critical(info: np.ndarray, times: np.ndarray) -> dict[str, np.ndarray]:
+    """Each look's critical value (rows (R, K)), per kind, (R, K): one pass over each
+    distinct row's looks. A look's alpha-spending value depends on the looks up to it
+    alone, so it is the one the package computes then; a look that added no information
+    is computed at that look from the looks up to it, as the package does. The confidence
+    sequence is planned at the first informative look."""
+    info = np.atleast_2d(info)
+    uniq, inv = np.unique(info, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    z = stats.norm.isf(ALPHA / 2)
+    spend, seq = np.full(uniq.shape, np.nan), np.full(uniq.shape, np.nan)
+    spent = at.obf_spending(times, ALPHA)
+    patterns: dict[tuple[bool, ...], list[int]] = {}
+    for r, row in enumerate(uniq):
+        patterns.setdefault(tuple(at._usable(row).tolist()), []).append(r)
+    u_star = at.mixture_tuning(ALPHA)
+    for pattern, members in patterns.items():
+        keep = np.array(pattern)
+        if not keep.any():
+            continue
+        rows = uniq[members][:, keep]
+        c = at.spending_critical_values(rows, np.broadcast_to(spent[keep], rows.shape))
+        cs = at.mixture_critical_value(u_star * rows / rows[:, :1], ALPHA)
+        # each look takes the value of the next kept look at or after it
+        nxt = np.searchsorted(np.flatnonzero(keep), np.arange(keep.size))
+        has = (nxt < keep.sum()) & (uniq[members][:, :] > 0).all(axis=0)
+        idx = np.minimum(nxt, keep.sum() - 1)
+        for target, vals in ((spend, c), (seq, cs)):
+            block = vals[:, idx]
+            block[:, ~has] = np.nan
+            target[members] = np.where(uniq[members] > 0, block, np.nan)
+    # a look that added no information: the package merges the earlier one into it and
+    # spends up to its time; computed so, look by look, for those looks alone
+    kept = np.array([at._usable(row) for row in uniq])
+    for k in range(uniq.shape[1]):
+        rows = np.flatnonzero(~kept[:, k] & (uniq[:, k] > 0))
+        if rows.size:
+            spend[rows, k] = at.sequential_critical_values(
+                uniq[rows, : k + 1], ALPHA, times=times[: k + 1]
+            )
+    fixed = np.full(uniq.shape, z)
+    return {"fixed": fixed[inv], "alpha-spending": spend[inv], "confidence sequence": seq[inv]}
+
+
+def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
+    """The miss and width rows, and the stopping rows, of one cell."""
+    a, b = t.pair
+    z = stats.norm.isf(ALPHA / 2)
+    reps, looks = sim.pool[0].shape
+    times = sim.labels / sim.labels[-1]
+    n_a, n_b = sim.group_n[:, a], sim.group_n[:, b]
+    size_a, size_b = float((t.g == a).sum()), float((t.g == b).sum())
+    info_a, info_b = at.effective_labels(n_a, size_a), at.effective_labels(n_b, size_b)
+    with np.errstate(divide="ignore"):
+        info_d = np.where((info_a > 0) & (info_b > 0), 1.0 / (1.0 / info_a + 1.0 / info_b), 0.0)
+    pool_info = np.broadcast_to(at.effective_labels(sim.labels, float(t.n)), (reps, looks))
+    ga, gb = t.y[t.g == a].mean(), t.y[t.g == b].mean()
+    est = {
+        "pool mean": (sim.pool[0], sim.pool[1], sim.labels - 2, t.y.mean(), pool_info),
+        "group mean": (sim.group[0][:, a], sim.group[1][:, a], sim.group[2][:, a], ga, info_a),
+        "difference": (
+            sim.group[0][:, a] - sim.group[0][:, b],
+            np.sqrt(sim.group[1][:, a] ** 2 + sim.group[1][:, b] ** 2),
+            np.fmin(sim.group[2][:, a], sim.group[2][:, b]),
+            ga - gb,
+            info_d,
+        ),
+    }
+    rows, stop = [], []
+    n_min = np.minimum(n_a, n_b)
+    crits = {q: critical(v[4], times) for q, v in est.items()}
+    for q, (e, se, df, truth, _info) in _with_settled_groups(est, n_a, n_min):
+        crit = crits[q.split(" (")[0]]
+        tcrit = stats.t.isf(ALPHA / 2, np.maximum(np.broadcast_to(df, e.shape), 1.0))
+        err = np.abs(e - truth) / se  # NaN where no interval: never a miss
+        for kind in KINDS:
+            half = tcrit * crit[kind] / z
+            miss = np.nan_to_num(err > half, nan=0.0).astype(bool).any(axis=1)
+            pm = float(miss.mean())
+            ratio = crit[kind][:, -1] / z
+            rows.append(
+                {"quantity": q, "interval": kind, "some look misses": pm,
+                 "mc se": float(np.sqrt(pm * (1 - pm) / reps)),
+                 "last width / fixed": float(np.nanmean(ratio))}
+            )  # fmt: skip
+            if q == "difference":  # every look with an interval
+                stop.append(_stopping(e, se, half, truth, sim.labels, tcrit, kind, t.n))
+    return rows, stop
+
+
+def _with_settled_groups(est: dict, n_a: np.ndarray, n_min: np.ndarray) -> list[tuple[str, tuple]]:
+    """The quantities, and the group mean and difference read only at looks where each
+    group has at least :data:`SETTLED_GROUP` labels (the spending still counts every look)."""
+    out = list(est.items())
+    for q, n in (("group mean", n_a), ("difference", n_min)):
+        e, se, df, truth, info = est[q]
+        out.append(
+            (
+                f"{q} (>={SETTLED_GROUP})",
+                (np.where(n >= SETTLED_GROUP, e, np.nan), se, df, truth, info),
+            )
+        )
+    return out
+
+
+def _stopping(
+    e: np.ndarray, se: np.ndarray, half: np.ndarray, truth: float, labels: np.ndarray,
+    tcrit: np.ndarray, kind: str, n: int,
+) -> dict:  # fmt: skip
+    """Stopping at the first look whose interval excludes 0 (right sign), against the
+    fixed plan's labels for the same power."""
+    sign = np.sign(truth)
+    with np.errstate(invalid="ignore"):
+        settled = np.nan_to_num(sign * e / se > half, nan=0.0).astype(bool)
+        fixed_hit = np.nan_to_num(sign * e / se > tcrit, nan=0.0).astype(bool)
+    first = np.where(settled.any(axis=1), settled.argmax(axis=1), labels.size - 1)
+    used = labels[first]
+    power = float(settled.any(axis=1).mean())
+    curve = fixed_hit.mean(axis=0)  # the fixed plan's power at each look's labels
+    need = _labels_for(curve, labels, power)
+    return {
+        "interval": kind, "fixed power at 20%": float(curve[-1]), "realised power": power,
+        "mc se power": float(np.sqrt(power * (1 - power) / e.shape[0])),
+        "mean labels used %": 100 * float(used.mean()) / n,
+        "mc se labels %": 100 * float(used.std(ddof=1) / np.sqrt(used.size)) / n,
+        "fixed labels same power %": 100 * need / n,
+    }  # fmt: skip
+
+
+def _labels_for(curve: np.ndarray, labels: np.ndarray, power: float) -> float:
+    """The labels at which the fixed power curve (made non-decreasing) reaches ``power``."""
+    c = np.maximum.accumulate(curve)
+    if power > c[-1]:
+        return float("nan")
+    k = int(np.argmax(c >= power))
+    if k == 0:
+        return float(labels[0] * power / max(c[0], 1e-12))
+    lo, hi = c[k - 1], c[k]
+    w = (power - lo) / max(hi - lo, 1e-12)
+    return float(labels[k - 1] + w * (labels[k] - labels[k - 1]))
+
+
+def pick_pair(t: Table, seed: int, reps: int = PILOT) -> tuple[tuple[int, int], float]:
+    """The pair whose fixed power at 20% (uniform, one look) is nearest 0.8."""
+    sim = simulate(t, "uniform", reps, 1, seed + 10_000)
+    e, se, dfs = (x[:, :, -1] for x in sim.group)
+    truth = np.array([t.y[t.g == h].mean() for h in range(t.groups.size)])
+    best, gap = (0, 1), np.inf
+    power = 0.0
+    for a in range(truth.size):
+        for b in range(truth.size):
+            if truth[a] <= truth[b]:
+                continue
+            d, s = e[:, a] - e[:, b], np.sqrt(se[:, a] ** 2 + se[:, b] ** 2)
+            df = np.fmin(dfs[:, a], dfs[:, b])
+            crit = stats.t.isf(ALPHA / 2, np.maximum(df, 1))
+            pw = float(np.nan_to_num(d / s > crit).mean())
+            if abs(pw - 0.8) < gap:
+                best, gap, power = (a, b), abs(pw - 0.8), pw
+    return best, power
+
+
+def check(t: Table, sequences: int, seed: int) -> pd.DataFrame:
+    """The last look of a few uniform sequences (10 looks): this estimate against
+    ``Calibrator(engine="freq")`` with ``anytime=True, max_labels`` on the same labels."""
+    from bacon_bayes import Calibrator, EvalPool
+
+    sim = simulate(t, "uniform", sequences, 10, seed)
+    frame = pd.read_csv(SUMMEVAL)
+    judges = [c for c in frame.columns if c.startswith("judge:") and c.endswith("|relevance")]
+    a, b = t.pair
+    z = stats.norm.isf(ALPHA / 2)
+    times = sim.labels / sim.labels[-1]
+    info = at.effective_labels(sim.labels, float(t.n))
+    c = at.sequential_critical_value(info, ALPHA, times=times)
+    rows = []
+    for r in range(sequences):
+        wave = np.full(t.n, np.nan)
+        bounds = np.concatenate([[0], sim.labels.astype(int)])
+        for k in range(10):
+            wave[sim.order[r, bounds[k] : bounds[k + 1]]] = k + 1
+        data = frame.assign(label=np.where(np.isfinite(wave), t.y, np.nan), wave=wave)
+        pool = EvalPool.from_frame(
+            data, label="label", judges=judges, outcome="continuous", group="system",
+            item="item", wave="wave",
+        )  # fmt: skip
+        cal = Calibrator(engine="freq", scale=(1, 5)).fit(pool)
+        top = int(sim.labels[-1])
+        m = cal.estimate_mean(anytime=True, max_labels=top)
+        d = cal.compare_groups(simultaneous=False, anytime=True, max_labels=top)
+        pair, flip = f"{t.groups[a]} - {t.groups[b]}", 1.0
+        if pair not in d.names:
+            pair, flip = f"{t.groups[b]} - {t.groups[a]}", -1.0
+        tc = stats.t.isf(ALPHA / 2, sim.labels[-1] - 2) * c / z
+        fast_d = sim.group[0][r, a, -1] - sim.group[0][r, b, -1]
+        fast_sd = np.hypot(sim.group[1][r, a, -1], sim.group[1][r, b, -1])
+        rows.append(
+            {"sequence": r, "mean fast": sim.pool[0][r, -1], "mean calibrator": m.estimate,
+             "half fast": tc * sim.pool[1][r, -1], "half calibrator": (m.ci_high - m.ci_low) / 2,
+             "diff fast": fast_d, "diff calibrator": flip * float(d[pair].estimate),
+             "diff se fast": fast_sd, "diff se calibrator": float(d[pair].se)}
+        )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def run(
+    tables: list[Table],
+    designs: tuple[str, ...],
+    looks: tuple[int, ...],
+    reps: int,
+    seed: int,
+    out: Path | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    rows, stops = [], []
+    for t in tables:
+        t.pair, pw = pick_pair(t, seed)
+        print(f"{t.name}: pair {t.groups[t.pair[0]]} - {t.groups[t.pair[1]]} "
+              f"(pilot fixed power at 20%: {pw:.2f})", flush=True)  # fmt: skip
+        for design in designs:
+            for k in looks:
+                start = time.perf_counter()
+                sim = simulate(t, design, reps, k, seed)
+                r, s = evaluate(t, sim)
+                cell = {"table": t.name, "design": design, "looks": k, "reps": reps}
+                rows += [{**cell, **x} for x in r]
+                stops += [{**cell, "pair": f"{t.groups[t.pair[0]]} - {t.groups[t.pair[1]]}", **x}
+                          for x in s]  # fmt: skip
+                print(f"  {design} {k} looks: {time.perf_counter() - start:.0f} s", flush=True)
+                if out is not None:  # each cell as it ends
+                    pd.DataFrame(rows).to_csv(out.with_suffix(".miss.csv"), index=False)
+                    pd.DataFrame(stops).to_csv(out.with_suffix(".stop.csv"), index=False)
+    return pd.DataFrame(rows), pd.DataFrame(stops)
+
+
+def markdown(miss: pd.DataFrame, stop: pd.DataFrame) -> str:
+    """The tables of VALIDATION.md: per cell and quantity, each kind's chance that some
+    look misses (mc se) and the last look's width over the fixed; then the stopping rows."""
+
+    def cell(r: pd.Series) -> str:
+        return f"{r['some look misses']:.3f} ({r['mc se']:.3f})"
+
+    head = (
+        "| table | design | looks | n | quantity | fixed (peeking) | alpha-spending | "
+        "confidence sequence | last width: spending | sequence |\n|" + "---|" * 10
+    )
+    lines = [head]
+    keys = ["table", "design", "looks", "reps", "quantity"]
+    for key, grp in miss.groupby(keys, sort=False):
+        by = {r["interval"]: r for _, r in grp.iterrows()}
+        lines.append(
+            "| " + " | ".join(str(k) for k in key) + " | "
+            + " | ".join(cell(by[k]) for k in KINDS)
+            + f" | {by['alpha-spending']['last width / fixed']:.2f}"
+            + f" | {by['confidence sequence']['last width / fixed']:.2f} |"
+        )  # fmt: skip
+    lines += [
+        "",
+        "| table | design | looks | pair | interval | fixed power at 20% | realised power | "
+        "mean labels used % | fixed labels for that power % |\n|" + "---|" * 9,
+    ]
+    for _, r in stop.iterrows():
+        lines.append(
+            f"| {r['table']} | {r['design']} | {r['looks']} | {r['pair']} | {r['interval']} | "
+            f"{r['fixed power at 20%']:.3f} | {r['realised power']:.3f} ({r['mc se power']:.3f}) | "
+            f"{r['mean labels used %']:.1f} ({r['mc se labels %']:.1f}) | "
+            f"{r['fixed labels same power %']:.1f} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--reps", type=int, default=1000)
+    p.add_argument("--looks", default="10,20")
+    p.add_argument("--designs", default="uniform,stratified,adaptive")
+    p.add_argument("--tables", default="summeval,trivia,wmt22")
+    p.add_argument("--data", type=Path, default=Path("/tmp/mc_data"))
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--check", type=int, default=0, help="Calibrator agreement on N sequences")
+    p.add_argument("--out", type=Path, default=None, help="write the tables as CSV (stem)")
+    p.add_argument("--markdown", default=None, help="print earlier runs' CSVs (stems a,b)")
+    args = p.parse_args()
+    if args.markdown:
+        stems = [Path(x) for x in args.markdown.split(",")]
+        miss = pd.concat([pd.read_csv(x.with_suffix(".miss.csv")) for x in stems])
+        stop = pd.concat([pd.read_csv(x.with_suffix(".stop.csv")) for x in stems])
+        print(markdown(miss, stop))
+        return
+    start = time.perf_counter()
+    tables = load_tables(args.data, tuple(args.tables.split(",")))
+    fmt = {"float_format": lambda v: f"{v:.3f}", "index": False}
+    if args.check:
+        summ = next(t for t in tables if t.name.startswith("summeval"))
+        summ.pair, _ = pick_pair(summ, args.seed)
+        print(check(summ, args.check, args.seed).to_string(**fmt))
+    looks = tuple(int(v) for v in args.looks.split(","))
+    designs = tuple(args.designs.split(","))
+    miss, stop = run(tables, designs, looks, args.reps, args.seed, args.out)
+    print(miss.to_string(**fmt))
+    print(stop.to_string(**fmt))
+    if args.out:
+        miss.to_csv(args.out.with_suffix(".miss.csv"), index=False)
+        stop.to_csv(args.out.with_suffix(".stop.csv"), index=False)
+    print(f"({time.perf_counter() - start:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,115 @@
+"""The harness of issue 41's validation (benchmarks/anytime_validation.py) on tiny
+configurations, so it cannot rot; a moderate run behind ``slow``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bacon_bayes.estimate import anytime as at
+from benchmarks import anytime_validation as v
+
+
+@pytest.fixture(scope="module")
+def summeval() -> v.Table:
+    table = v.load_tables(Path("/nonexistent"), ("summeval",))[0]
+    table.pair = (0, 1)
+    return table
+
+
+def test_critical_values_are_the_package_s_at_each_look() -> None:
+    """One pass per sequence gives what the package computes at each look from the looks
+    up to it, including looks that add no labels to a group (they merge)."""
+    rng = np.random.default_rng(1)
+    counts = np.cumsum(rng.integers(0, 3, (6, 8)), axis=1).astype(float)
+    info = at.effective_labels(counts, 100.0)
+    times = np.arange(1, 9) / 8
+    c = v.critical(info, times)
+    for r in range(6):
+        for k in range(8):
+            if info[r, k] <= 0:
+                assert np.isnan(c["alpha-spending"][r, k])
+                continue
+            ref = at.sequential_critical_value(info[r, : k + 1], 0.05, times=times[: k + 1])
+            seq = at.sequential_critical_value(info[r, : k + 1], 0.05)
+            assert c["alpha-spending"][r, k] == pytest.approx(ref, rel=1e-9)
+            assert c["confidence sequence"][r, k] == pytest.approx(seq, rel=1e-9)
+
+
+@pytest.mark.parametrize("design", ["uniform", "stratified", "adaptive"])
+def test_harness_runs_on_a_few_sequences(summeval: v.Table, design: str) -> None:
+    sim = v.simulate(summeval, design, reps=6, looks=4, seed=0)
+    assert sim.labels.tolist() == [60.0, 120.0, 180.0, 240.0]  # 20% of 1,200 in 4 waves
+    assert np.all(np.diff(sim.order, axis=1) != 0)
+    assert all(len(set(row)) == 240 for row in sim.order)  # no item labeled twice
+    assert np.isfinite(sim.pool[1]).all() and (sim.pool[1] > 0).all()
+    rows, stop = v.evaluate(summeval, sim)
+    width = {(r["quantity"], r["interval"]): r["last width / fixed"] for r in rows}
+    assert width[("pool mean", "fixed")] == 1.0
+    assert 1.0 < width[("pool mean", "alpha-spending")] < 1.35
+    assert width[("pool mean", "confidence sequence")] > width[("pool mean", "alpha-spending")]
+    assert all(0.0 <= r["some look misses"] <= 1.0 for r in rows)
+    assert {s["interval"] for s in stop} == set(v.KINDS)
+    assert all(0.0 < s["mean labels used %"] <= 20.0 for s in stop)
+
+
+def test_fast_estimate_agrees_with_the_calibrator(summeval: v.Table) -> None:
+    """The last look's pool mean and its alpha-spending half-width against
+    ``Calibrator(engine="freq")`` on the same labels (surrogate and folds differ)."""
+    out = v.check(summeval, 1, seed=3)
+    row = out.iloc[0]
+    assert abs(row["mean fast"] - row["mean calibrator"]) < 0.03
+    assert row["half fast"] == pytest.approx(row["half calibrator"], rel=0.15)
+    assert abs(row["diff fast"] - row["diff calibrator"]) < 0.15
+
+
+def test_peeking_at_fixed_intervals_misses_more_than_alpha_spending(summeval: v.Table) -> None:
+    """A sequence built from fixed intervals misses more often than alpha-spending on the
+    same sequences (the harness can tell the two apart)."""
+    sim = v.simulate(summeval, "uniform", reps=40, looks=10, seed=5)
+    rows, _ = v.evaluate(summeval, sim)
+    miss = {(r["quantity"], r["interval"]): r["some look misses"] for r in rows}
+    assert miss[("pool mean", "fixed")] > miss[("pool mean", "alpha-spending")]
+    assert miss[("pool mean", "fixed")] > 0.08
+
+
+@pytest.fixture(scope="module")
+def summeval_run(summeval: v.Table) -> dict[str, dict]:
+    """300 sequences of 10 looks, uniform and adaptive: each design's rows by key."""
+    out = {}
+    for design in ("uniform", "adaptive"):
+        sim = v.simulate(summeval, design, reps=300, looks=10, seed=11)
+        rows, _ = v.evaluate(summeval, sim)
+        out[design] = {(r["quantity"], r["interval"]): r for r in rows}
+    return out
+
+
+GROUP_GAP = pytest.mark.xfail(
+    reason="issue 41: a group mean read from 10 labels a group misses 0.10-0.11 with "
+    "alpha-spending here (moderated t; VALIDATION.md)",
+    strict=False,
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("design", ["uniform", "adaptive"])
+@pytest.mark.parametrize(
+    "quantity",
+    ["pool mean", "difference (>=10)", pytest.param("group mean (>=10)", marks=GROUP_GAP)],
+)
+def test_alpha_spending_holds_on_summeval(
+    summeval_run: dict[str, dict], design: str, quantity: str
+) -> None:
+    """300 sequences of 10 looks: alpha-spending's chance that some look misses is at most
+    0.05 + 3 Monte Carlo se, the fixed intervals' (peeking) above it, and the last look at
+    most 1.35 times the fixed width."""
+    by = summeval_run[design]
+    bound = 0.05 + 3 * np.sqrt(0.05 * 0.95 / 300)
+    assert by[(quantity, "alpha-spending")]["some look misses"] <= bound
+    assert (
+        by[(quantity, "fixed")]["some look misses"]
+        > by[(quantity, "alpha-spending")]["some look misses"]
+    )
+    assert by[(quantity, "alpha-spending")]["last width / fixed"] <= 1.35
