@@ -71,8 +71,9 @@ class ImportSummary:
 
 def _rows(mask: np.ndarray, frame: pd.DataFrame, item: str, values: pd.Series) -> str:
     lines = np.flatnonzero(mask)
+    label = values.name if isinstance(values.name, str) else "label"  # the file's column
     shown = ", ".join(
-        f"line {i + 2} ({item}={frame[item].iloc[i]!r}, label={values.iloc[i]!r})"
+        f"line {i + 2} ({item}={frame[item].iloc[i]!r}, {label}={values.iloc[i]!r})"
         for i in lines[:_SHOW]
     )
     more = f" and {lines.size - _SHOW} more" if lines.size > _SHOW else ""
@@ -123,7 +124,9 @@ def _check_scale(
     if bad.any():
         raise ValidationError(
             f"label file {path}: labels outside the study's scale (must be {rule}) at "
-            f"{_rows(bad, frame, cfg.item, raw)}; fix those rows and import again"
+            f"{_rows(bad, frame, cfg.item, raw)}; fix those rows and import again (a study "
+            "keeps the --scale it was created with: if that is too narrow, start a new one "
+            "with the label's whole scale, bacon sample POOL --study NEW --scale LOW:HIGH)"
         )
 
 

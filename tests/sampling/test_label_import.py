@@ -58,7 +58,10 @@ REFUSALS = {
     "unsampled id": (lambda ids, out: [(out, "3")], "no sampling wave selected"),
     "not a number": (lambda ids, out: [(ids[20], "three")], "not numbers"),
     "off the levels": (lambda ids, out: [(ids[20], "2.5")], r"one of 1, 2, 3, 4, 5"),
-    "above the scale": (lambda ids, out: [(ids[20], "6")], "outside the study's scale"),
+    "above the scale": (
+        lambda ids, out: [(ids[20], "6")],
+        r"outside the study's scale .*, human='6'\).*--scale LOW:HIGH",
+    ),
     "conflicting duplicate": (
         lambda ids, out: [(ids[20], "2"), (ids[21], "4"), (ids[20], "3")],
         "same id has different labels",
