@@ -265,3 +265,18 @@ def test_doctor_prints_no_command_the_labels_are_too_few_for(tmp_path, capsys) -
     command = ["estimate", str(tmp_path / "few.csv"), "--label", "human", "--judge", "llm_a"]
     assert main([*command, "--prompt", "prompt", "--engine", "freq"]) == 2
     assert "the labels cover 2 prompt(s)" in capsys.readouterr().err
+
+
+def test_a_label_top_level_not_yet_seen_takes_the_judges_top(tmp_path, capsys) -> None:
+    """Integer labels 1-4 beside judges on 1-5 (a pilot without a 5): the scale is 1:5,
+    said so (it was 1:4, and a study begun with it refused the next wave's 5s); without a
+    judge on such a scale it stays 1:4."""
+    frame = messy_table(Messy(label_scale="1-5", ratings=1, labeled=0.2))
+    frame["human"] = frame["human"].clip(upper=4)
+    path = tmp_path / "top.csv"
+    frame.to_csv(path, index=False)
+    out, command = doctor([str(path)], capsys)
+    assert "integer levels 1-4, every level seen, and judges score up to 5: taken as 1:5" in out
+    assert command[command.index("--scale") + 1] == "1:5"
+    out, command = doctor([str(path), "--judge", "chrf", "--judge", "bleu"], capsys)
+    assert command[command.index("--scale") + 1] == "1:4"

@@ -8,6 +8,7 @@ seems biased by (:mod:`.bias`) and builds the ``bacon estimate`` command to run;
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import shlex
 from dataclasses import dataclass, field
@@ -108,6 +109,27 @@ def _command(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] |
     return cmd
 
 
+def _judges_top(scale: Scale | None, judge_scales: dict[str, str]) -> Scale | None:
+    """An integer label scale whose top the labels may not have reached yet (1:4 with
+    judges on 1:5) taken to the judges' top: a scale too wide only widens intervals, one
+    too narrow clips them wrongly and refuses the next wave's top labels."""
+    if scale is None or scale.ratings != 1 or "every level seen" not in scale.how:
+        return scale
+    tops = [
+        hi
+        for lo, hi in (map(float, t.split(":")) for t in judge_scales.values() if t != "-")
+        if lo == scale.low and scale.high < hi <= 10 and scale.high - scale.low >= 2
+    ]
+    if not tops:
+        return scale
+    top = min(tops)
+    how = (
+        f"{scale.how}, and judges score up to {top:g}: taken as {scale.low:g}:{top:g} "
+        f"(--scale {scale.text} if {scale.high:g} is the top)"
+    )
+    return dataclasses.replace(scale, high=top, how=how)
+
+
 def _is_binary(y: np.ndarray) -> bool:
     """Labels of 0 and 1 only (both seen)."""
     v = np.unique(y[np.isfinite(y)])
@@ -168,7 +190,7 @@ def profile(
     p.scales = judge_scales(scores)
     p.flags = score_flags(scores, frame[roles.group].to_numpy() if roles.group else None)
     if y is not None:
-        p.scale, p.binary = infer_scale(y), _is_binary(y)
+        p.scale, p.binary = _judges_top(infer_scale(y), p.scales), _is_binary(y)
         if roles.judges:
             p.naive_note = naive_left_out(y, scores)
     if roles.group and y is not None:
