@@ -31,9 +31,9 @@ Speed: ``--engine freq`` is added to the commands that would fit the Bayesian ju
 a fit) and to report; the commands are otherwise run exactly as printed. They run in this
 process (:func:`bacon_bayes.cli.main`, output captured), on tables of 3-5 systems x 16-30
 prompts, 3 typical and 12 drawn tables (derandomized, no deadline, no shrinking): the
-file took 31 s on 2 shared cores, 48 s when they were busy (``pytest
+file took 22-31 s on 2 shared cores, 48 s when they were busy (``pytest
 tests/test_messy_walk.py -m "not slow"``). The ``slow`` variant (``make validate``) draws
-40 tables of up to 11 systems x 96 prompts (3 min 39 s).
+40 tables of up to 11 systems x 96 prompts (2 min 21 s).
 """
 
 from __future__ import annotations
