@@ -248,3 +248,9 @@ def naive_left_out(
         return ""
     shown = ", ".join(off[:4]) + (f" and {len(off) - 4} more" if len(off) > 4 else "")
     return f"not every judge is on the label's scale {label.text}: {shown}"
+
+
+def is_binary(values: np.ndarray) -> bool:
+    """Whether ``values`` are 0 and 1 only, both seen (NaN ignored): a binary label."""
+    v = np.unique(values[np.isfinite(values)])
+    return bool(v.size == 2 and (v == [0.0, 1.0]).all())

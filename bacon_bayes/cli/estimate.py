@@ -352,10 +352,12 @@ def guess_outcome(df: pd.DataFrame, label: str) -> str:
     and 1 only (both seen), else ``continuous``."""
     import pandas as pd
 
+    from bacon_bayes.scale import is_binary
+
     if label not in df.columns or not pd.api.types.is_numeric_dtype(df[label]):
         return "continuous"
-    seen = np.unique(df[label].dropna().to_numpy(dtype=float))
-    return "categorical" if seen.size == 2 and (seen == [0.0, 1.0]).all() else "continuous"
+    seen = df[label].dropna().to_numpy(dtype=float)
+    return "categorical" if is_binary(seen) else "continuous"
 
 
 def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] | pd.DataFrame]:

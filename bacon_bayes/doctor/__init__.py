@@ -24,7 +24,7 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.shrink import MIN_SEPARATE_LABELS, choose_pooling
 from bacon_bayes.order import natural_key
 from bacon_bayes.readers import TableMeta
-from bacon_bayes.scale import Scale, infer_scale, naive_left_out
+from bacon_bayes.scale import Scale, infer_scale, is_binary, naive_left_out
 
 __all__ = ["Profile", "profile"]
 
@@ -130,12 +130,6 @@ def _judges_top(scale: Scale | None, judge_scales: dict[str, str]) -> Scale | No
     return dataclasses.replace(scale, high=top, how=how)
 
 
-def _is_binary(y: np.ndarray) -> bool:
-    """Labels of 0 and 1 only (both seen)."""
-    v = np.unique(y[np.isfinite(y)])
-    return bool(v.size == 2 and (v == [0.0, 1.0]).all())
-
-
 def profile(
     frame: pd.DataFrame,
     meta: TableMeta,
@@ -190,7 +184,7 @@ def profile(
     p.scales = judge_scales(scores)
     p.flags = score_flags(scores, frame[roles.group].to_numpy() if roles.group else None)
     if y is not None:
-        p.scale, p.binary = _judges_top(infer_scale(y), p.scales), _is_binary(y)
+        p.scale, p.binary = _judges_top(infer_scale(y), p.scales), is_binary(y)
         if roles.judges:
             p.naive_note = naive_left_out(y, scores)
     if roles.group and y is not None:
