@@ -579,7 +579,7 @@ def _estimate(
         print(text)
         return 0
     group = group_name(args) if pool.groups is not None else None
-    left_out = naive_note(cal)
+    left_out = naive_note(pool, cal.bounds_)
     methods = tuple(m for m in METHODS if m != "naive" or not left_out)
     compared, groups, skipped = None, None, ""
     try:

@@ -94,12 +94,12 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
         if out is not None:
             out.written()
     from bacon_bayes.report.comparisons import target_text
-    from bacon_bayes.scale import naive_left_out
+    from bacon_bayes.report.text import naive_note
 
     target = target_text(result.fit.calibrator.target, result.n_items)
     compared = _comparisons(result, args, target)
-    pool = result.fit.pool  # the labeled rows: their judges' scores against the label's scale
-    left_out = naive_left_out(pool.y[pool.labeled], pool.judge_matrix(), result.fit.model.bounds)
+    # the labeled rows' judge scores against the label's scale, as in memory
+    left_out = naive_note(result.fit.pool, result.fit.model.bounds)
     if left_out:
         result.means = [e for e in result.means if e.method != "naive"]
         result.groups = result.groups and [t for t in result.groups if t.method != "naive"]

@@ -22,8 +22,7 @@ from bacon_bayes.report.comparisons import comparisons, target_description
 from bacon_bayes.report.doctor import data_check
 from bacon_bayes.report.tables import esc as _esc
 from bacon_bayes.report.tables import scroll_table as _table
-from bacon_bayes.report.text import estimates_frame, guarantee_note
-from bacon_bayes.scale import naive_left_out
+from bacon_bayes.report.text import estimates_frame, guarantee_note, naive_note
 from bacon_bayes.surrogates import in_means
 
 if TYPE_CHECKING:
@@ -188,8 +187,7 @@ def _comparisons(cal: Calibrator, alpha: float, plan_note: str | None) -> str:
 
 
 def _estimates(cal: Calibrator, alpha: float, truth: float | None) -> str:
-    pool = cal.pool_
-    left_out = naive_left_out(pool.y[pool.labeled], pool.judge_matrix(), cal.bounds_)
+    left_out = naive_note(cal.pool_, cal.bounds_)
     methods = ("aee", "classical") if left_out else ("aee", "classical", "naive")
     ests = [cal.estimate_mean(alpha, m) for m in methods]
     frame = estimates_frame(ests)

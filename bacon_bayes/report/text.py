@@ -13,6 +13,7 @@ from bacon_bayes.results import Estimate, EstimateTable
 
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
+    from bacon_bayes.pool import EvalPool
 
 METHOD_LABEL = {
     "aee": "calibrated (AEE)",
@@ -171,10 +172,10 @@ def scale_note(cal: Calibrator, means: list, groups: list | None) -> str:
     )
 
 
-def naive_note(cal: Calibrator) -> str:
+def naive_note(pool: EvalPool, bounds: tuple[float, float]) -> str:
     """Why the naive baseline (the raw judge average) is left out, "" when it is shown
-    (:func:`bacon_bayes.scale.naive_left_out` on the pool's labels and judges)."""
-    pool = cal.pool_
+    (:func:`bacon_bayes.scale.naive_left_out` on the pool's labels and judges; ``bounds``:
+    the label's range)."""
     from bacon_bayes.scale import naive_left_out
 
-    return naive_left_out(pool.y[pool.labeled], pool.judge_matrix(), cal.bounds_)
+    return naive_left_out(pool.y[pool.labeled], pool.judge_matrix(), bounds)
