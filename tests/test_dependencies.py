@@ -154,7 +154,13 @@ def _make_plan(target: str, tmp_path: Path) -> str:
     for name in ("Makefile", "pyproject.toml"):
         shutil.copy(ROOT / name, tmp_path / name)
     done = subprocess.run(
-        ["make", "-n", target], cwd=tmp_path, capture_output=True, text=True, check=True
+        # --no-print-directory: under `make test` this make is a sub-make, which would
+        # wrap its plan in "Entering/Leaving directory" lines
+        ["make", "--no-print-directory", "-n", target],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return done.stdout
 
