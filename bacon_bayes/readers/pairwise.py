@@ -269,7 +269,9 @@ def read_arena(
     ``model_b`` and ``winner`` in {model_a, model_b, tie, tie (bothbad)} (A/B/tie and
     1/0/0.5 are read too); ``question_id`` (or ``prompt_id``/``prompt``) is the prompt.
     Judge verdict columns are optional: ``judges`` names them, else every other column
-    whose values are all verdict words (A/B/tie, model_a, ...) is taken. Rows are not
+    whose values are all verdict words (A/B/tie, model_a, ...) and whose name does not
+    start with ``human`` is taken. The human vote is ``winner`` (else ``label``, else
+    ``human_label``). Rows are not
     merged (each vote is a comparison); ``winner`` may be empty (no human vote).
 
     Parameters
@@ -301,7 +303,13 @@ def read_arena(
     ident = next((c for c in ("id", "row_id", "battle_id") if c in cols), None)
     skip = {"model_a", "model_b", winner, prompt, ident, *keep}
     if judges is None:
-        judges = [c for c in cols if c not in skip and _all_verdicts(r.get(c) for r in rows)]
+        judges = [
+            c
+            for c in cols
+            if c not in skip
+            and not str(c).lower().startswith("human")
+            and _all_verdicts(r.get(c) for r in rows)
+        ]
     for j in judges:
         if j not in cols:
             raise ValidationError(
@@ -465,6 +473,22 @@ def _games(g1: Any, g2: Any, where: str) -> str | float:
     return _GAME[out[0]] if out[0] == out[1] else "tie"
 
 
+def _turn_record(
+    r: dict[str, Any], a: str, b: str, who: str, verdict: str | float, number: int
+) -> dict[str, Any]:
+    turn = r.get("turn", 1)
+    return {
+        "key": (r["question_id"], turn),
+        "prompt": r["question_id"],
+        "turn": turn,
+        "a": r[a],
+        "b": r[b],
+        "who": who,
+        "verdict": verdict,
+        "row": number,
+    }
+
+
 def read_mt_bench(
     judgments: str | Path | None = None,
     human: str | Path | None = None,
@@ -497,48 +521,24 @@ def read_mt_bench(
     if judgments is not None:
         path = Path(judgments)
         rows = _records(path)
-        need = ("question_id", "model_1", "model_2", "g1_winner", "g2_winner", "judge")
-        _require(rows, need, path, "MT-Bench judgment")
+        need: tuple[str, ...] = ("question_id", "model_1", "model_2", "g1_winner", "g2_winner")
+        _require(rows, (*need, "judge"), path, "MT-Bench judgment")
         for number, r in enumerate(rows, start=1):
-            turn = r.get("turn", 1)
+            where = f"{str(path)!r} row {number}, field"
+            verdict = _games(r["g1_winner"], r["g2_winner"], where)
             long.append(
-                {
-                    "key": (r["question_id"], turn),
-                    "prompt": r["question_id"],
-                    "turn": turn,
-                    "a": r["model_1"],
-                    "b": r["model_2"],
-                    "who": _judge_name(r["judge"]),
-                    "verdict": _games(
-                        r["g1_winner"], r["g2_winner"], f"{str(path)!r} row {number}, field"
-                    ),
-                    "row": number,
-                }
+                _turn_record(r, "model_1", "model_2", _judge_name(r["judge"]), verdict, number)
             )
     if human is not None:
         path = Path(human)
         rows = _records(path)
-        _require(
-            rows, ("question_id", "model_a", "model_b", "winner", "judge"), path, "MT-Bench human"
-        )
+        need = ("question_id", "model_a", "model_b", "winner", "judge")
+        _require(rows, need, path, "MT-Bench human")
         for number, r in enumerate(rows, start=1):
             name = _judge_name(r["judge"])
-            person = name.startswith(("author", "expert", "human"))
-            turn = r.get("turn", 1)
-            long.append(
-                {
-                    "key": (r["question_id"], turn),
-                    "prompt": r["question_id"],
-                    "turn": turn,
-                    "a": r["model_a"],
-                    "b": r["model_b"],
-                    "who": "label" if person else name,
-                    "verdict": to_verdict(
-                        r["winner"], f"{str(path)!r} row {number}, field 'winner'"
-                    ),
-                    "row": number,
-                }
-            )
+            who = "label" if name.startswith(("author", "expert", "human")) else name
+            verdict = to_verdict(r["winner"], f"{str(path)!r} row {number}, field 'winner'")
+            long.append(_turn_record(r, "model_a", "model_b", who, verdict, number))
     frame, judges, several = _pivot(long, where_path)
     notes = [
         f"MT-Bench: {len(frame)} comparisons (question, turn, model pair), judges: "
