@@ -17,14 +17,12 @@ import pandas as pd
 
 from bacon_bayes.doctor.pairs import pair_judge_diagnostics
 from bacon_bayes.readers.pairwise import read_arena
+from benchmarks.make_arena_sample import JUDGES as SAMPLE_JUDGES
+from benchmarks.make_arena_sample import SRC as FULL
 
-FULL = Path("/work/shared/data/arena_ppr/arena_ppr.csv.gz")
 SAMPLE = Path("bacon_bayes/data/arena_sample.csv.gz")
-JUDGES = {
-    "judge_gpt4_0125_label": "gpt4",
-    "judge_claude3_opus_label": "claude3_opus",
-    "judge_gpt35_turbo_label": "gpt35",
-}
+#: arena_ppr's judge column -> the sample's short name
+JUDGES = {col: name for name, col in SAMPLE_JUDGES.items()}
 
 
 def table(diag: pd.DataFrame) -> str:

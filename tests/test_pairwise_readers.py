@@ -80,6 +80,18 @@ def test_arena_round_trip(tmp_path: Path) -> None:
     pd.testing.assert_frame_equal(back_js, df)
 
 
+def test_arena_probability_judge(tmp_path: Path) -> None:
+    rows = [
+        {"model_a": "x", "model_b": "y", "winner": "model_a", "p": 0.7, "v": 1},
+        {"model_a": "y", "model_b": "x", "winner": None, "p": None, "v": 0.5},
+    ]
+    path = _write(tmp_path, "p.jsonl", rows)
+    df, meta = read_arena(path, judges=["p", "v"])
+    assert df["p"].iloc[0] == 0.7 and pd.isna(df["p"].iloc[1])
+    assert list(df["v"]) == ["A", "tie"] and pd.isna(df["label"].iloc[1])
+    assert any("P(A wins)" in n for n in meta.notes)
+
+
 def test_alpacaeval_annotations() -> None:
     path = DATA / "alpacaeval_annotations.json"
     df, meta = read_pairwise(path)

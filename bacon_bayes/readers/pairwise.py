@@ -270,9 +270,10 @@ def read_arena(
     1/0/0.5 are read too); ``question_id`` (or ``prompt_id``/``prompt``) is the prompt.
     Judge verdict columns are optional: ``judges`` names them, else every other column
     whose values are all verdict words (A/B/tie, model_a, ...) and whose name does not
-    start with ``human`` is taken. The human vote is ``winner`` (else ``label``, else
-    ``human_label``). Rows are not
-    merged (each vote is a comparison); ``winner`` may be empty (no human vote).
+    start with ``human`` is taken. A named judge column of numbers in [0, 1] that are not
+    all 0, 0.5 or 1 is a judge's probability that A wins and is kept as numbers. The
+    human vote is ``winner`` (else ``label``, else ``human_label``). Rows are not merged
+    (each vote is a comparison); ``winner`` may be empty (no human vote).
 
     Parameters
     ----------
@@ -318,6 +319,7 @@ def read_arena(
     for c in keep:
         if c not in cols:
             raise ValidationError(f"{str(path)!r} has no column {c!r} to keep.")
+    probs = {j for j in judges if _probabilities(r.get(j) for r in rows)}
     out: dict[str, list[Any]] = {c: [] for c in ("id", "prompt", "model_a", "model_b", "label")}
     out.update({j: [] for j in judges})
     out.update({c: [] for c in keep})
@@ -338,13 +340,32 @@ def read_arena(
         bothbad += isinstance(raw, str) and "bothbad" in raw.replace(" ", "").lower()
         out["label"].append(to_verdict(raw, f"{where} {winner!r}"))
         for j in judges:
-            out[j].append(to_verdict(r.get(j), f"{where} {j!r}"))
+            value = r.get(j)
+            if j in probs:
+                out[j].append(float("nan") if value is None or _missing(value) else float(value))
+            else:
+                out[j].append(to_verdict(value, f"{where} {j!r}"))
         for c in keep:
             out[c].append(r.get(c))
     notes = [f"Arena votes: {len(rows)} comparisons, judges: {', '.join(judges) or 'none'}."]
+    if probs:
+        notes.append(f"judges {', '.join(sorted(probs))} hold P(A wins), kept as numbers.")
     if bothbad:
         notes.append(f"{bothbad} 'tie (bothbad)' votes are read as tie.")
     return pd.DataFrame(out), _meta("arena", list(judges), notes, keep)
+
+
+def _probabilities(values: Iterable[Any]) -> bool:
+    """Whether a named judge column holds probabilities that A wins: all numbers in
+    [0, 1], some of them not 0, 0.5 or 1."""
+    seen = set()
+    for v in values:
+        if _missing(v):
+            continue
+        if isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 1:
+            return False
+        seen.add(float(v))
+    return bool(seen - set(_NUMBERS))
 
 
 def _all_verdicts(values: Iterable[Any]) -> bool:
