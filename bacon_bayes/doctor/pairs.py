@@ -62,9 +62,9 @@ def verdict_codes(values: pd.Series, name: str) -> np.ndarray:
         try:
             v = to_verdict(u, f"column {name!r}")
         except ValidationError:
-            row = int(np.flatnonzero(values.to_numpy(dtype=object) == u)[0])
+            row = values.index[np.flatnonzero(values.to_numpy(dtype=object) == u)[0]]
             raise ValidationError(
-                f"column {name!r}, row {row}: {u!r} is not a verdict; write A, B or tie "
+                f"column {name!r}, row {row!r}: {u!r} is not a verdict; write A, B or tie "
                 "(or 1 = A wins, 0 = B wins, 0.5 = tie). A judge's probability that A wins is "
                 "no verdict: threshold it, or leave the judge out of these diagnostics."
             ) from None
@@ -170,6 +170,7 @@ def _shares(codes: np.ndarray, level: float) -> dict[str, float]:
     ties = int((seen == 2).sum())
     lo, hi = wilson(ties, n, level)
     bias, blo, bhi = mean_interval(_side(seen), level)
+    blo, bhi = max(blo, -1.0), min(bhi, 1.0)  # NaN stays NaN
     return {
         "n": n,
         "p_a": float((seen == 0).mean()) if n else float("nan"),
