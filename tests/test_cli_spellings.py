@@ -155,3 +155,33 @@ def test_the_transport_table_names_group_sizes_in_natural_order(tmp_path, capsys
     table, _ = transport_check(Calibrator.load(nc).apply(pool))
     assert list(table["group"]) == ["(all)", "M8", "M9", "M10"]
     assert list(table["n_items"]) == [180, 60, 60, 60]
+
+
+@pytest.mark.parametrize("command", ["estimate", "plan", "report", "doctor", "simulate", "sample"])
+def test_id_and_item_are_one_option_in_every_command_reading_a_table(command):
+    parse = build_parser().parse_args
+    extra = {"report": ["--out", "r.html"], "simulate": ["--label", "y", "--out", "o"]}
+    extra = extra.get(command, [])
+    assert parse([command, "x.csv", *extra, "--id", "key"]).item == "key"
+    assert parse([command, "x.csv", *extra, "--item", "key"]).item == "key"
+
+
+def test_plan_defaults_to_estimates_engine_and_says_what_auto_used(tmp_path, capsys):
+    parse = build_parser().parse_args
+    assert parse(["plan", "x.csv", "--top"]).engine == parse(["estimate", "x.csv"]).engine
+    path = table(tmp_path)
+    assert main(["plan", str(path), *READ, "--top"]) == 0
+    out = capsys.readouterr().out
+    assert "engine: freq (--engine auto, the default, means freq for a plan" in out
+    assert main(["plan", str(path), *READ, "--top", "--engine", "freq", "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)["pilot"]["assumptions"][0]
+    assert first == "engine: freq (as --engine asked)"
+
+
+def test_plan_legend_says_the_range_is_the_pilot_variances_alone(tmp_path, capsys):
+    path = table(tmp_path)
+    assert main(["plan", str(path), *READ, "--top"]) == 0
+    out = capsys.readouterr().out
+    legend = out[: out.index("design ")]
+    assert "only the pilot's residual variance is taken as uncertain" in legend
+    assert "gaps between groups are taken as the pilot's" in legend

@@ -84,7 +84,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="prompt column (the prompt, question or source segment items share): folds split "
         "by prompt; needed by the paired designs",
     )
-    p.add_argument("--item", help="item id column")
+    p.add_argument("--item", "--id", help="item id column (--id is the same option)")
     p.add_argument("--embedding", help="prefix of embedding columns (features of the model)")
     p.add_argument("--budgets", help="label shares (0.05,0.1,0.2)")
     p.add_argument("--trials", type=int, help="label draws per budget (200)")
