@@ -237,3 +237,13 @@ def test_report_items_of_a_binary_label_show_the_probability_and_a_label_set(tmp
     cells = set(re.findall(r"<td>(\{[^<]*\})</td>", items))
     assert cells and cells <= {"{0}", "{1}", "{0, 1}", "{}"}
     assert "not an interval for its probability" in items
+
+
+def test_group_tables_print_no_negative_zero():
+    from bacon_bayes.report.text import groups_table
+
+    est, se = np.array([-1e-17, 0.5]), np.array([0.0, 0.1])
+    t = EstimateTable("mean", "aee", ("A", "B"), est, se, est - se, est + se, np.diag(se**2),
+                      np.array([5, 5]), np.array([9, 9]), 0.05, "maxt", np.full(2, 2.0))  # fmt: skip
+    text = groups_table([t])
+    assert "-0.0" not in text and "A 0.0000 [0.000, 0.000]" in text
