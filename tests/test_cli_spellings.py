@@ -243,7 +243,8 @@ def test_group_tables_print_no_negative_zero():
     from bacon_bayes.report.text import groups_table
 
     est, se = np.array([-1e-17, 0.5]), np.array([0.0, 0.1])
+    n = np.array([5, 5])
     t = EstimateTable("mean", "aee", ("A", "B"), est, se, est - se, est + se, np.diag(se**2),
-                      np.array([5, 5]), np.array([9, 9]), 0.05, "maxt", np.full(2, 2.0))  # fmt: skip
+                      n, n + 4, 0.05, "maxt", np.full(2, 2.0))  # fmt: skip
     text = groups_table([t])
     assert "-0.0" not in text and "A 0.0000 [0.000, 0.000]" in text

@@ -27,7 +27,7 @@ UNSTREAMED = ("scores", "embedding", "text", "allow_pending", "prompt", "prompt_
 
 #: Why a streamed estimate takes no prompt column.
 NO_PROMPTS = (
-    "streaming does not use prompts: its variances treat items as independent (as the "
+    "it does not use prompts: its variances treat items as independent (as the "
     "in-memory estimate of this pool's mean does when labels were drawn item by item) and "
     "it has no prompt-clustered variance, which needs the items of each prompt together; "
     "its folds are not split by prompt either. With labels drawn by prompt (a paired "
@@ -92,7 +92,7 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
         if getattr(args, name, None):
             flag = "--" + name.replace("_", "-")
             if name.startswith("prompt"):
-                raise ValidationError(f"{flag}: {NO_PROMPTS}")
+                raise ValidationError(f"{flag} is not supported when streaming: {NO_PROMPTS}")
             raise ValidationError(
                 f"{flag} is not supported when streaming (a Parquet dataset, --chunk-rows, "
                 f"--scheduler); drop {flag} or pass a single table without streaming options."
