@@ -4,6 +4,7 @@ each with a human vote and three LLM judges' verdicts).
 
     python -m benchmarks.pairwise_study --draws 400 --labels 500,1000,2000 --out DIR
     python -m benchmarks.pairwise_study --markdown DIR
+    python -m benchmarks.pairwise_study --bound   # what limits the oracle surrogate
 
 Each draw labels ``n`` rows uniformly at random (seed ``(seed, n, draw)``: the SAME rows
 for every method); every other row keeps only its judges. Targets: the Bradley-Terry fit
@@ -135,6 +136,30 @@ def oracle(p: Pairs, t: Truth, with_pair: bool = False) -> np.ndarray:
         return pm.oracle_surrogate(p.verdicts, p.y)
     prob = 1.0 / (1.0 + np.exp(-(t.strength[p.a] - t.strength[p.b])))
     return np.clip(prob + pm.oracle_surrogate(p.verdicts, p.y - prob), 0.0, 1.0)
+
+
+def bound_figures(p: Pairs) -> str:
+    """Why the oracle cannot reach ``sqrt(1 - R^2)`` of the raw vote: the strengths' sampling
+    variance is that of the vote around its BT prediction ``p_ab`` (the scores ``x (y - p)``),
+    and the judges explain far less of that residual than of the vote."""
+    t = truth(p)
+    prob = 1.0 / (1.0 + np.exp(-(t.strength[p.a] - t.strength[p.b])))
+    resid = p.y - prob
+    r2_vote = 1 - np.var(p.y - pm.oracle_surrogate(p.verdicts, p.y)) / np.var(p.y)
+    r2_resid = 1 - np.var(resid - pm.oracle_surrogate(p.verdicts, resid)) / np.var(resid)
+    x = pm.design(p.a, p.b, p.m)
+    gy = x * resid[:, None]
+    gr = x * (resid - pm.oracle_surrogate(p.verdicts, resid))[:, None]
+    score = np.trace(np.cov(gr.T)) / np.trace(np.cov(gy.T))
+    return (
+        f"- variance of the vote {np.var(p.y):.4f}; around the full-data BT prediction "
+        f"{np.var(resid):.4f} (the strengths explain {1 - np.var(resid) / np.var(p.y):.3f})\n"
+        f"- R^2 of the 27 verdict cells: of the vote {r2_vote:.3f} "
+        f"(sqrt(1 - R^2) = {np.sqrt(1 - r2_vote):.3f}); of the vote's BT residual "
+        f"{r2_resid:.3f} (sqrt(1 - R^2) = {np.sqrt(1 - r2_resid):.3f})\n"
+        f"- trace of the score covariance x (y - p) left by the best cell surrogate: "
+        f"{score:.3f} (sqrt = {np.sqrt(score):.3f}, the width ratio with N >> n)"
+    )
 
 
 def _bacon_freq(p: Pairs, lab: np.ndarray, f: np.ndarray, alpha: float) -> dict | None:
@@ -328,17 +353,21 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--markdown", type=Path, metavar="DIR", help="print the tables of DIR")
     ap.add_argument("--seed", type=int, default=20261129)
+    ap.add_argument("--bound", action="store_true", help="print the oracle bound's figures")
     a = ap.parse_args(argv)
     if a.markdown:
         print(markdown(a.markdown))
         return
+    if a.out is None and not a.bound:
+        ap.error("--out DIR is required to run")
     path = find_shared_data(DATA)
     if path is None:
         print(f"shared/data/{DATA} not found (set BACON_SHARED_DATA); nothing run")
         return
-    if a.out is None:
-        ap.error("--out DIR is required to run")
     p = load_arena(path)
+    if a.bound:
+        print(bound_figures(p))
+        return
     t = truth(p)
     print(
         f"{p.y.size} rows, {p.m} models; ppi_py reference model {p.names[t.ref]}; "
