@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -268,6 +269,7 @@ def run(
     """Fill ``out/<method>_n<n>.csv`` up to ``draws`` rows each (resumable, draws in order)."""
     out.mkdir(parents=True, exist_ok=True)
     t = truth(p)
+    write_meta(p, t, out)
     skipped: set[str] = set()
     for n in labels:
         done = {}
@@ -294,6 +296,12 @@ def run(
                 )
 
 
+def write_meta(p: Pairs, t: Truth, out: Path) -> None:
+    """``out/meta.json``: the ppi_py reference model and the decisive/pool scale factor."""
+    meta = {"rows": int(p.y.size), "models": p.m, "ppi_ref": p.names[t.ref], "scale": t.scale}
+    (out / "meta.json").write_text(json.dumps(meta, indent=1))
+
+
 def _mc(x: pd.Series) -> str:
     x = x.dropna()
     if x.empty:
@@ -304,6 +312,8 @@ def _mc(x: pd.Series) -> str:
 
 def summary(out: Path) -> pd.DataFrame:
     """One row per (n, method): means over draws with their Monte Carlo se in brackets."""
+    meta = out / "meta.json"
+    scale = json.loads(meta.read_text())["scale"] if meta.exists() else np.nan
     cells = {}
     for f in sorted(out.glob("*_n*.csv")):
         meth, n = f.stem.rsplit("_n", 1)
@@ -329,6 +339,7 @@ def summary(out: Path) -> pd.DataFrame:
         if ppi is not None and meth != "ppi_py":
             j = b.join(ppi.add_suffix("_p"), how="inner")
             row["contrast width / ppi_py"] = _mc(j.cwidth_mean / j.cwidth_mean_p)
+            row["same, scale-matched"] = _mc(scale * j.cwidth_mean / j.cwidth_mean_p)
         row["rank-set size"] = _mc(b.rank_size)
         row["rank coverage"] = _mc(b.rank_cover)
         row["own-target rank coverage"] = _mc(b.own_rank_cover)
