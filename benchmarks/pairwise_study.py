@@ -328,7 +328,7 @@ def summary(out: Path) -> pd.DataFrame:
             worst = np.array([list(s) for s in bits], int).mean(axis=0).min()
         row = {"n": n, "method": meth, "draws": len(b)}
         row["coverage per model"] = _mc(b.cover_mean)
-        row["worst model"] = f"{worst:.3f}"
+        row["worst model"] = "" if np.isnan(worst) else f"{worst:.3f}"
         row["lowest model"] = _mc(b.cover_low)
         row["simultaneous"] = _mc(b.sim_cover)
         row["width"] = _mc(b.width_mean)
