@@ -227,7 +227,10 @@ def one_draw(
         fit = _bacon_freq(p, lab, cache["f"], alpha)
         return None if fit is None else _strength_row(fit, t, alpha)
     if method == "ppi_py":
-        ci = pm.ppi_py_contrasts(p.a, p.b, p.y, p.verdicts, lab, p.m, t.ref, alpha, seed)
+        try:
+            ci = pm.ppi_py_contrasts(p.a, p.b, p.y, p.verdicts, lab, p.m, t.ref, alpha, seed)
+        except np.linalg.LinAlgError:  # e.g. a model that won or lost all its decisive votes
+            return {"covered": ""}  # a failed draw: metrics NaN, counted in "failed"
         hit = (ci["low"] <= t.decisive) & (t.decisive <= ci["high"])
         return {
             "cover_mean": hit.mean(),
@@ -326,7 +329,8 @@ def summary(out: Path) -> pd.DataFrame:
         if len(bits):
             bits = bits.str.zfill(bits.str.len().max())  # a CSV read may drop leading zeros
             worst = np.array([list(s) for s in bits], int).mean(axis=0).min()
-        row = {"n": n, "method": meth, "draws": len(b)}
+        failed = int(b.cwidth_mean.isna().sum()) if meth != "ppr" else 0
+        row = {"n": n, "method": meth, "draws": len(b), "failed": failed}
         row["coverage per model"] = _mc(b.cover_mean)
         row["worst model"] = "" if np.isnan(worst) else f"{worst:.3f}"
         row["lowest model"] = _mc(b.cover_low)

@@ -113,3 +113,13 @@ def test_bacon_freq_row_uses_the_package_interface(tmp_path: Path, monkeypatch) 
 def test_bound_figures_on_simulated_pairs() -> None:
     text = ps.bound_figures(ps.simulate_pairs(600, 4, seed=0))
     assert "R^2 of the 27 verdict cells" in text
+
+
+def test_a_failed_peer_draw_is_counted_not_fatal(tmp_path: Path, monkeypatch) -> None:
+    def singular(*args, **kwargs):
+        raise np.linalg.LinAlgError("Matrix is singular to machine precision.")
+
+    monkeypatch.setattr(pm, "ppi_py_contrasts", singular)
+    ps.run(ps.simulate_pairs(600, 4, seed=5), tmp_path, [150], 2, ["human", "ppi_py"], seed=2)
+    table = ps.summary(tmp_path).set_index("method")
+    assert table.loc["ppi_py", "failed"] == 2 and table.loc["human", "failed"] == 0
