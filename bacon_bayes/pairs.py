@@ -1,6 +1,6 @@
 """Pools of pairwise comparisons: model A vs model B, a human verdict and judge verdicts.
 
-:func:`pool_from_pairs` (behind :meth:`EvalPool.from_pairs`) turns a table with one
+:func:`pairs_frame` (behind :meth:`EvalPool.from_pairs`) turns a table with one
 comparison per row into an :class:`~bacon_bayes.pool.EvalPool` whose label is the human
 score of model A (1 win, 0.5 tie, 0 loss; an ordinal outcome with levels 0, 0.5, 1, so
 the outcome models and cross-fitting work unchanged) and whose judges are numeric scores
@@ -12,7 +12,7 @@ of A (a verdict as 1 / 0.5 / 0, or a probability that A wins). The models sit in
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -22,7 +22,6 @@ from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.order import natural_sorted
 
 if TYPE_CHECKING:
-    from bacon_bayes.pool import EvalPool
     from bacon_bayes.results import EstimateTable
 
 #: verdict spellings (lower case, stripped) and the score of model A they mean
@@ -88,7 +87,7 @@ def _scores(df: pd.DataFrame, col: str, *, probability: bool, role: str) -> np.n
     )
 
 
-def pool_from_pairs(
+def pairs_frame(
     df: pd.DataFrame,
     *,
     model_a: str,
@@ -97,19 +96,24 @@ def pool_from_pairs(
     judges: Sequence[str],
     prompt: str | None = None,
     item: str | None = None,
-) -> EvalPool:
-    """Build a pool of comparisons (see :meth:`EvalPool.from_pairs`)."""
-    from bacon_bayes.pool import EvalPool, _need_column
-
+) -> tuple[pd.DataFrame, Pairs, dict[str, Any]]:
+    """The comparisons of ``df`` as a table for :meth:`EvalPool.from_frame` (label and
+    judges as scores of model A), their :class:`Pairs`, and ``from_frame``'s keywords
+    (:meth:`EvalPool.from_pairs` puts the three together)."""
     if not isinstance(df, pd.DataFrame):
         raise ValidationError(f"expected a pandas DataFrame, got {type(df).__name__}.")
     judges = [judges] if isinstance(judges, str) else list(judges)
-    for col, role in [(model_a, "model_a"), (model_b, "model_b"), (label, "label")] + [
-        (j, "judge") for j in judges
-    ]:
-        _need_column(df, col, role)
     if not judges:
         raise ValidationError("pass at least one judge column (judges=[...]).")
+    roles = [(model_a, "model_a"), (model_b, "model_b"), (label, "label")]
+    roles += [(j, "judge") for j in judges] + [(c, r) for c, r in ((prompt, "prompt"),
+              (item, "item id")) if c is not None]  # fmt: skip
+    for col, role in roles:
+        if col not in df.columns:
+            raise ValidationError(
+                f"{role} column {col!r} is not in the table (columns: "
+                f"{', '.join(map(str, df.columns[:12]))}); pass the name of an existing column."
+            )
     ma, mb = df[model_a], df[model_b]
     for col, s in ((model_a, ma), (model_b, mb)):
         if s.isna().any():
@@ -135,27 +139,13 @@ def pool_from_pairs(
         },
         index=df.index,
     )
-    if item is not None:
-        _need_column(df, item, "item id")
-        frame["__item"] = df[item].to_numpy()
-    if prompt is not None:
-        _need_column(df, prompt, "prompt")
-        frame["__prompt"] = df[prompt].to_numpy()
-    pool = EvalPool.from_frame(
-        frame,
-        label="__label",
-        judges=[str(j) for j in judges],
-        outcome="ordinal",
-        levels=(0.0, 0.5, 1.0),
-        item="__item" if item is not None else None,
-        prompt="__prompt" if prompt is not None else None,
-    )
-    return replace(
-        pool,
-        label_name=label,
-        prompt_name=prompt,
-        pairs=Pairs(a=a, b=b, names=names),
-    )
+    kw: dict[str, Any] = {"label": "__label", "judges": [str(j) for j in judges]}
+    kw.update(outcome="ordinal", levels=(0.0, 0.5, 1.0))
+    for col, key in ((item, "item"), (prompt, "prompt")):
+        if col is not None:
+            frame[f"__{key}"] = df[col].to_numpy()
+            kw[key] = f"__{key}"
+    return frame, Pairs(a=a, b=b, names=names), kw
 
 
 def bradley_terry_table(

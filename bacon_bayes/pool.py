@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -22,9 +22,7 @@ import pandas as pd
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.order import unique_codes
-
-if TYPE_CHECKING:
-    from bacon_bayes.pairs import Pairs
+from bacon_bayes.pairs import Pairs, pairs_frame
 
 Kind = Literal["continuous", "ordinal", "nonnegative", "categorical"]
 KINDS: tuple[str, ...] = ("continuous", "ordinal", "nonnegative", "categorical")
@@ -254,11 +252,11 @@ class EvalPool:
         """A pool of pairwise comparisons, one per row: the label (and each judge's
         verdict) is "A", "B" or "tie" (any case; also model_a / model_b / "tie
         (bothbad)") or 1 / 0 / 0.5, a judge also a probability that A wins; see
-        :func:`bacon_bayes.pairs.pool_from_pairs`."""
-        from bacon_bayes.pairs import pool_from_pairs
-
-        return pool_from_pairs(df, model_a=model_a, model_b=model_b, label=label,
-                               judges=judges, prompt=prompt, item=item)  # fmt: skip
+        :func:`bacon_bayes.pairs.pairs_frame`."""
+        frame, pairs, kw = pairs_frame(df, model_a=model_a, model_b=model_b, label=label,
+                                       judges=judges, prompt=prompt, item=item)  # fmt: skip
+        pool = cls.from_frame(frame, **kw)
+        return replace(pool, label_name=label, prompt_name=prompt, pairs=pairs)
 
     @classmethod
     def from_frame(

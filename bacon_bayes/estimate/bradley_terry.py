@@ -42,6 +42,7 @@ import pandas as pd
 from scipy import stats
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
+from scipy.special import expit
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.core import _check_alpha, variance_coefficients
@@ -57,8 +58,9 @@ ELO_CENTRE = 1000.0
 DIVERGED = 25.0
 INFINITE = (
     "its labeled comparisons are all won (or all lost, ties counting both ways): the "
-    "maximum-likelihood strength is infinite; its estimate is from the fit with half a "
-    "virtual tie per compared pair, and it has no interval"
+    "maximum-likelihood strength is infinite (the surrogate could not keep it finite); "
+    "every estimate is then the labels' fit with one virtual tie per compared pair, and "
+    "this model has no interval"
 )
 
 
@@ -88,11 +90,11 @@ def _codes(a: np.ndarray, b: np.ndarray, n_models: int | None, names) -> tuple:
     return a.astype(np.intp), b.astype(np.intp), m, names
 
 
-def _check_graph(a: np.ndarray, b: np.ndarray, m: int, names: list[str], what: str) -> None:
+def _check_graph(a: np.ndarray, b: np.ndarray, m: int, names: Sequence[str], what: str) -> None:
     """Refuse models without comparisons and a comparison graph in several pieces."""
     seen = np.bincount(a, minlength=m) + np.bincount(b, minlength=m)
     if (seen == 0).any():
-        missing = [names[k] for k in np.flatnonzero(seen == 0)]
+        missing = [names[int(k)] for k in np.flatnonzero(seen == 0)]
         raise ValidationError(
             f"model(s) {', '.join(map(repr, missing))} have no {what}; their strength is not "
             "estimable. Add comparisons with them or drop them from the names."
@@ -100,7 +102,7 @@ def _check_graph(a: np.ndarray, b: np.ndarray, m: int, names: list[str], what: s
     graph = coo_matrix((np.ones(a.size), (a, b)), shape=(m, m))
     n_comp, lab = connected_components(graph, directed=False)
     if n_comp > 1:
-        parts = [[names[k] for k in np.flatnonzero(lab == c)] for c in range(n_comp)]
+        parts = [[names[int(k)] for k in np.flatnonzero(lab == c)] for c in range(n_comp)]
         raise ValidationError(
             f"the {what} fall apart into {n_comp} groups of models never compared with each "
             f"other ({'; '.join(', '.join(p) for p in parts)}): strengths across groups are "
@@ -144,7 +146,7 @@ def _newton(a, b, m, v, vz, start=None) -> tuple[np.ndarray, bool]:
 
     q = objective(t)
     for _ in range(200):
-        s = 1.0 / (1.0 + np.exp(-(t[pa] - t[pb])))
+        s = expit(t[pa] - t[pb])
         r = pvz - pv * s
         g = np.bincount(pa, weights=r, minlength=m) - np.bincount(pb, weights=r, minlength=m)
         h = _hessian(pa, pb, m, pv * s * (1.0 - s))[1:, 1:]
@@ -220,7 +222,7 @@ def _xred(a: np.ndarray, b: np.ndarray, m: int) -> np.ndarray:
 
 def _tune(t, a, b, m, idx, y_l, f, c, centre, jac) -> float:
     """The ``lambda`` in [0, 1] minimising the trace of the strengths' covariance."""
-    s = 1.0 / (1.0 + np.exp(-(t[a] - t[b])))
+    s = expit(t[a] - t[b])
     h_inv = np.linalg.pinv(_hessian(a, b, m, s * (1.0 - s))[1:, 1:])
     x = _xred(a[idx], b[idx], m)
     za = (y_l - s[idx])[:, None] * x
@@ -283,9 +285,16 @@ def bradley_terry(
     EstimateTable
         One row per model (``estimand="strength"``), joint covariance in ``cov``;
         ``details``: scale, anchor, target, ``power_lambda``, ``converged``. A model
-        whose labeled comparisons are all won or all lost (labels alone: an infinite
-        maximum-likelihood strength) gets the estimate of the fit with half a virtual
-        tie per compared pair and no interval (``details["no_interval"]``).
+        whose labeled comparisons are all won or all lost has an infinite labels-alone
+        strength. The AEE equation keeps it finite only when its surrogate part does:
+        for a model winning all its labeled comparisons, when the weighted labeled sum
+        of ``1 - yhat`` over its comparisons is below the pool's sum (else there is no
+        finite root for any ``lambda``). When the tuned ``lambda`` leaves no finite root,
+        the largest of ``lambda`` times 0.8, 0.6, ..., 0.05 with one is used
+        (``details["power_lambda_reduced_from"]``); failing that every estimate comes
+        from the labels with one virtual tie (of the labels' mean weight) per compared
+        pair, and the runaway models get no interval
+        (``details["no_interval"]``, ``details["fallback"]``).
     """
     _check_alpha(alpha)
     if target not in ("pool", "population"):
@@ -362,18 +371,26 @@ def bradley_terry(
         t1, _ = solve(lam_v, t0)
         lam_v = _tune(t1, a, b, m, idx, y_l, f, c, centre, jac)
     t, ok = solve(lam_v)
+    if not ok and lam_v > 0:
+        # pseudo-outcomes beyond [0, 1] can leave the equation without a finite root: the
+        # largest smaller weight with one (any fixed weight gives a valid estimate)
+        for shrink in (0.8, 0.6, 0.4, 0.2, 0.1, 0.05):
+            t, ok = solve(lam_v * shrink)
+            if ok:
+                details["power_lambda_reduced_from"] = lam_v
+                lam_v *= shrink
+                break
     withheld = np.zeros(m, dtype=bool)
     if not ok:
-        # infinite strengths: flag the runaway models, refit with half a virtual tie per
-        # pair compared in the labeled rows
-        withheld = np.abs(_mean_zero(t)) > DIVERGED
-        pairs = np.unique(np.stack([a[idx], b[idx]], axis=1), axis=0)
+        # infinite strengths: flag the runaway models, refit the labels with a virtual
+        # tie of the labels' mean weight per compared pair
+        withheld = np.abs(t - np.median(t)) > DIVERGED
+        pairs = np.unique(np.stack([a, b], axis=1), axis=0)
         a2, b2 = np.concatenate([a, pairs[:, 0]]), np.concatenate([b, pairs[:, 1]])
-        fz = np.zeros(n_all) if f is None else f
-        v = np.concatenate([lam_v + wl * (1.0 - lam_v), np.full(len(pairs), 0.5)])
-        vz = np.concatenate([lam_v * fz + wl * (yz - lam_v * fz), np.full(len(pairs), 0.25)])
-        t, ok = _newton(a2, b2, m, v, vz)
-    s = 1.0 / (1.0 + np.exp(-(t[a] - t[b])))
+        lam_v, tie = 0.0, np.full(len(pairs), float(w.mean()))
+        t, ok = _newton(a2, b2, m, np.concatenate([wl, tie]), np.concatenate([wl * yz, tie / 2]))
+        details["fallback"] = "labels alone with one virtual tie per compared pair"
+    s = expit(t[a] - t[b])
     wt = lam_v * s * (1.0 - s)
     wt[idx] += (1.0 - lam_v) * w * s[idx] * (1.0 - s[idx])
     h_inv = np.linalg.pinv(_hessian(a, b, m, wt)[1:, 1:])
@@ -426,7 +443,7 @@ def win_probability(table: EstimateTable, i: str, j: str, alpha: float = 0.05) -
     var = k * k * float(table.cov[p, p] + table.cov[q, q] - 2.0 * table.cov[p, q])
     se_d = float(np.sqrt(max(var, 0.0)))
     z = float(stats.norm.isf(alpha / 2.0))
-    sig = 1.0 / (1.0 + np.exp(-np.array([d, d - z * se_d, d + z * se_d])))
+    sig = expit(np.array([d, d - z * se_d, d + z * se_d]))
     return Estimate(
         estimand=f"P({i} beats {j})",
         method=table.method,
