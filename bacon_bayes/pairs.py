@@ -173,9 +173,15 @@ def bradley_terry_table(
         )
     if method not in ("aee", "labels"):
         raise ValidationError(f"method={method!r} is not known; use 'aee' or 'labels'.")
+    if pool.inclusion is not None:
+        raise ValidationError(
+            "Bradley-Terry intervals take labels drawn comparison by comparison (uniform or "
+            "with a propensity column); this pool's labels were drawn by prompt."
+        )
     f = None if method == "labels" else np.clip(calibrator.surrogate_, 0.0, 1.0)
-    pi = pool.propensity
+    target = "pool" if calibrator.target == "pool" else "population"
     return bradley_terry(
-        pairs.a, pairs.b, pool.y, f, pi, names=pairs.names, alpha=alpha,
-        simultaneous=simultaneous, scale=scale,
+        pairs.a, pairs.b, pool.y, f, pool.propensity, names=pairs.names, alpha=alpha,
+        simultaneous=simultaneous, power_tuning=calibrator.power_tuning, target=target,
+        scale=scale,
     )  # fmt: skip

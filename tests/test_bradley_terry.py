@@ -59,7 +59,7 @@ def draws() -> dict[str, np.ndarray]:
     the finite-pool target (the BT fit on all rows with their human labels)."""
     rng = np.random.default_rng(44)
     out: dict[str, list] = {k: [] for k in ("full", "est", "se", "lo", "hi", "c_est", "c_lo")}
-    out.update(c_hi=[], c_se=[], width=[], c_width=[])
+    out.update(c_hi=[], c_se=[], width=[], c_width=[], p_lo=[], p_hi=[])
     crit_sim = None
     for r in range(300):
         d = simulate(rng)
@@ -73,6 +73,9 @@ def draws() -> dict[str, np.ndarray]:
             crit_sim = float(t.critical_value[0])
             t = bradley_terry(d["a"], d["b"], y, f, n_models=M)
         c = bradley_terry(d["a"], d["b"], y, None, n_models=M)
+        pop = bradley_terry(d["a"], d["b"], y, f, n_models=M, target="population")
+        out["p_lo"].append(pop.ci_low)
+        out["p_hi"].append(pop.ci_high)
         for k, v in (("full", full), ("est", t.estimate), ("se", t.se), ("lo", t.ci_low),
                      ("hi", t.ci_high), ("c_est", c.estimate), ("c_se", c.se),
                      ("c_lo", c.ci_low), ("c_hi", c.ci_high)):  # fmt: skip
@@ -85,9 +88,15 @@ def draws() -> dict[str, np.ndarray]:
 
 
 def test_unbiased_for_the_pool_fit(draws: dict[str, np.ndarray]) -> None:
-    err = draws["est"] - draws["full"]
-    z = err.mean(axis=0) / (err.std(axis=0, ddof=1) / np.sqrt(err.shape[0]))
-    assert np.abs(z).max() < 3.5, z
+    """Bias against the pool fit, in standard deviations of the error: a maximum-
+    likelihood fit on 300 labels spreads the strengths a little (about 0.19 sd for the
+    strongest model, the labels alone 0.16); the AEE may not add to it."""
+    bias = {}
+    for p in ("", "c_"):
+        err = draws[f"{p}est"] - draws["full"]
+        bias[p] = np.abs(err.mean(axis=0)) / err.std(axis=0, ddof=1)
+    assert bias[""].max() < 0.25 and bias["c_"].max() < 0.25, bias
+    assert (bias[""] < bias["c_"] + 0.1).all(), bias
 
 
 @pytest.mark.parametrize("which", ["aee", "labels"])
@@ -113,6 +122,16 @@ def test_simultaneous_coverage_both_ways(draws: dict[str, np.ndarray]) -> None:
     assert lo <= joint.mean() <= hi, joint.mean()
     # and not wider than needed: the pointwise critical value covers jointly far less
     assert (t <= stats.norm.isf(0.025)).all(axis=1).mean() < 0.85
+
+
+def test_population_coverage(draws: dict[str, np.ndarray]) -> None:
+    """``target="population"``: the superpopulation strengths (the fit on 400,000
+    simulated comparisons stands in for them; the pool intervals cover them only ~0.91)."""
+    d = simulate(np.random.default_rng(440), 400_000)
+    truth = bradley_terry_fit(d["a"], d["b"], d["y"], M)
+    covered = (draws["p_lo"] <= truth) & (truth <= draws["p_hi"])
+    lo, hi = _band(0.95, covered.size)
+    assert lo <= covered.mean() <= hi, covered.mean(0)
 
 
 def test_aee_narrower_than_labels(draws: dict[str, np.ndarray]) -> None:

@@ -24,7 +24,8 @@ Variance: sandwich ``H^-1 B H^-1`` (``H`` the equation's Jacobian, ``B`` the des
 variance of the labeled correction term ``sum_labeled (1/pi) r_i x_i``,
 ``r_i = (y_i - s_i) - lambda (yhat_i - s_i)``: centred, with the finite-population
 correction, for a simple random sample (``pi=None``); Poisson-type ``(1 - pi) / pi^2``
-for given ``pi``), mapped by ``J``. ``target="pool"`` estimates the fit on all ``N``
+for given ``pi``; times ``n / (n - p)`` for the ``p = M - 1`` fitted strengths, and
+``lambda`` when tuned, as HC1), mapped by ``J``. ``target="pool"`` estimates the fit on all ``N``
 rows with human labels; ``"population"`` the superpopulation strengths, adding the
 variance of the full-pool score (its Horvitz-Thompson estimate ``sum_labeled (1/pi)
 g g'``, ``g = (y - s) x``). Power tuning picks the ``lambda`` in ``[0, 1]`` that
@@ -397,7 +398,10 @@ def bradley_terry(
     x = _xred(a[idx], b[idx], m)
     f_l = np.zeros(idx.size) if f is None else f[idx]
     r = (y_l - s[idx]) - lam_v * (f_l - s[idx])
-    meat = _design_meat(r[:, None] * x, c, centre)
+    # the residuals are fitted by the M - 1 strengths (and lambda): the small-sample
+    # factor n / (n - p) of the sandwich (HC1), as a regression's residual variance
+    spent = (m - 1) + (1 if f is not None and lam is None and power_tuning else 0)
+    meat = _design_meat(r[:, None] * x, c, centre) * idx.size / max(idx.size - spent, 1)
     if target == "population":
         g = (y_l - s[idx])[:, None] * x
         meat = meat + (w[:, None] * g).T @ g
