@@ -55,6 +55,12 @@ def main() -> None:
         for name, x in (("oracle: judge cells", cells), ("oracle: cells + models", both)):
             coef = np.linalg.lstsq(np.column_stack([np.ones(a.size), x]), y_all, rcond=None)[0]
             oracles[name] = np.clip(np.column_stack([np.ones(a.size), x]) @ coef, 0.0, 1.0)
+        s = 1.0 / (1.0 + np.exp(-(full[a] - full[b])))
+        print(f"R^2 of the human vote: BT fit {1 - np.var(y_all - s) / np.var(y_all):.3f}")
+        for name, f in oracles.items():
+            r2 = 1 - np.var(y_all - f) / np.var(y_all)
+            bound = np.sqrt(np.var(y_all - f) / np.var(y_all - s))
+            print(f"  {name}: R^2 {r2:.3f}, sqrt(var(y - f) / var(y - s_BT)) {bound:.3f}")
     rng = np.random.default_rng(args.seed)
     rows: dict[str, list[tuple[float, float, float, float]]] = {}
     for r in range(args.draws):
