@@ -195,6 +195,19 @@ def test_infinite_mle_is_withheld_not_crashed() -> None:
     assert np.isfinite(aee2.ci_low).all()
 
 
+def test_model_without_labels_gets_no_interval() -> None:
+    rng = np.random.default_rng(6)
+    d = simulate(rng, 1500)
+    y = _masked(d["y"], 300, rng)
+    y[(d["a"] == 3) | (d["b"] == 3)] = np.nan
+    table = bradley_terry(d["a"], d["b"], y, d["judges"] / 2.0, n_models=M)
+    assert np.isnan(table.ci_low[3]) and "UNVALIDATED" in table.notes[3]
+    assert np.isfinite(table.ci_low[[0, 1, 2, 4, 5, 6, 7]]).all()
+    assert np.isfinite(table.estimate).all() and table.n_labeled[3] == 0
+    with pytest.raises(ValidationError, match="model3"):
+        bradley_terry(d["a"], d["b"], y, n_models=M)
+
+
 def test_bad_arrays_refused() -> None:
     a, b = np.array([0, 1, 0]), np.array([1, 0, 1])
     y = np.array([1.0, 0.5, 0.0])

@@ -65,6 +65,14 @@ INFINITE = (
 )
 
 
+NO_LABELED = (
+    "no labeled comparison: its strength rests on the surrogate alone (UNVALIDATED), so it "
+    "has no interval"
+)
+#: the smallest surrogate weight when some model has no labeled comparison
+MIN_LAMBDA = 0.05
+
+
 def _codes(a: np.ndarray, b: np.ndarray, n_models: int | None, names) -> tuple:
     a = np.asarray(a)
     b = np.asarray(b)
@@ -294,7 +302,9 @@ def bradley_terry(
         the largest of ``lambda`` times 0.8, 0.6, ..., 0.05 with one is used
         (``details["power_lambda_reduced_from"]``); failing that every estimate comes
         from the labels with one virtual tie (of the labels' mean weight) per compared
-        pair, and the runaway models get no interval
+        pair, and the runaway models get no interval. A model without labeled
+        comparisons (AEE only; the labels alone refuse it) keeps the surrogate's estimate,
+        ``lambda`` at least ``MIN_LAMBDA``, and gets no interval (UNVALIDATED).
         (``details["no_interval"]``, ``details["fallback"]``).
     """
     _check_alpha(alpha)
@@ -371,6 +381,11 @@ def bradley_terry(
         lam_v = _tune(t0, a, b, m, idx, y_l, f, c, centre, jac)
         t1, _ = solve(lam_v, t0)
         lam_v = _tune(t1, a, b, m, idx, y_l, f, c, centre, jac)
+    unlabeled = (np.bincount(a[idx], minlength=m) + np.bincount(b[idx], minlength=m)) == 0
+    if unlabeled.any() and lam_v < MIN_LAMBDA:
+        # a model without labeled comparisons is identified by the surrogate part only
+        lam_v = MIN_LAMBDA
+        details["power_lambda_floor"] = MIN_LAMBDA
     t, ok = solve(lam_v)
     if not ok and lam_v > 0:
         # pseudo-outcomes beyond [0, 1] can leave the equation without a finite root: the
@@ -424,7 +439,7 @@ def bradley_terry(
         cov0[withheld, :] = 0.0
         cov0[:, withheld] = 0.0
         table = replace(table, cov=cov0, se=np.where(withheld, np.nan, table.se))
-    return table.withhold(withheld, INFINITE)
+    return table.withhold(withheld, INFINITE).withhold(unlabeled, NO_LABELED)
 
 
 def _to_logit(table: EstimateTable) -> float:
