@@ -134,6 +134,23 @@ def test_population_coverage(draws: dict[str, np.ndarray]) -> None:
     assert lo <= covered.mean() <= hi, covered.mean(0)
 
 
+def test_unequal_probabilities_coverage() -> None:
+    """Poisson sampling with probabilities by model and by a judge's verdict (``pi``
+    given: Horvitz-Thompson weights, variance ``(1 - pi) / pi^2``)."""
+    rng = np.random.default_rng(8)
+    covered = []
+    for _ in range(200):
+        d = simulate(rng)
+        full = bradley_terry_fit(d["a"], d["b"], d["y"], M)
+        pi = np.where((d["a"] < 2) | (d["b"] < 2), 0.3, 0.1)
+        pi = pi * np.where(d["judges"][:, 0] == 1, 1.5, 1.0)
+        y = np.where(rng.random(pi.size) < pi, d["y"], np.nan)
+        t = bradley_terry(d["a"], d["b"], y, d["judges"] / 2.0, pi, n_models=M)
+        covered.append((t.ci_low <= full) & (full <= t.ci_high))
+    lo, hi = _band(0.95, np.size(covered))
+    assert lo <= np.mean(covered) <= hi, np.mean(covered, axis=0)
+
+
 def test_aee_narrower_than_labels(draws: dict[str, np.ndarray]) -> None:
     ratio = draws["width"].mean() / draws["c_width"].mean()
     assert ratio < 0.9, ratio
