@@ -495,6 +495,19 @@ class Calibrator:
             frame[k] = v
         return frame.sort_values("rank").reset_index(drop=True)
 
+    def estimate_bradley_terry(
+        self, alpha: float = 0.05, simultaneous: bool = False, scale: str = "logit",
+        method: Literal["aee", "labels"] = "aee",
+    ) -> EstimateTable:  # fmt: skip
+        """Bradley-Terry strengths of a pool of comparisons (:meth:`EvalPool.from_pairs`)
+        with AEE intervals from the cross-fitted ``E[y]``, or the human labels alone
+        (``method="labels"``); see :func:`bacon_bayes.estimate.bradley_terry.bradley_terry`."""
+        from bacon_bayes.pairs import bradley_terry_table
+
+        return bradley_terry_table(
+            self, alpha=alpha, simultaneous=simultaneous, scale=scale, method=method
+        )
+
     def report(
         self, path: str | Path, *, simulate: str | Path | None = None, **kwargs: Any
     ) -> Path:
@@ -536,39 +549,9 @@ class Calibrator:
         (:func:`bacon_bayes.judge_bias.human_rates`).
         ``plot_path``: also write the forest plot there (PNG).
         """
-        self._check_fitted()
-        if not 0 < level < 1:
-            raise ValidationError(f"level must be between 0 and 1, got {level}")
-        from bacon_bayes.bayes.bias import forest_plot, judge_bias
-        from bacon_bayes.judge_bias import (
-            categorical_judges,
-            freq_judge_bias,
-            human_rates,
-            label_range,
-            same_scale,
-        )
+        from bacon_bayes.judge_bias import calibrator_judge_bias
 
-        models = self.crossfit_.models
-        if all(hasattr(m, "posterior_") and hasattr(m, "family") for m in models):
-            table = judge_bias(models, level=level)
-            if "bias" in table:
-                low, high = label_range(self)
-                scores = self.pool_.judge_matrix().to_numpy(dtype=float)
-                on = np.array([same_scale(scores[:, j], low, high) for j in range(len(table))])
-                table.insert(1, "same_scale", on)
-                for k in ("bias", "bias_low", "bias_high"):
-                    table[k] = table[k].where(on)
-        else:
-            table = freq_judge_bias(self, level)
-        if self.pool_.outcome.kind == "categorical":
-            if "type" not in table:
-                kind = np.where(categorical_judges(self), "categorical", "continuous")
-                table.insert(1, "type", kind)
-            rates = human_rates(self, level).drop(columns="judge")
-            table = pd.concat([table, rates], axis=1)
-        if plot_path is not None:
-            forest_plot(table, plot_path, title=f"Judge bias ({self.model_name_} model)")
-        return table
+        return calibrator_judge_bias(self, level, plot_path)
 
     # --------------------------------------------------------------- item level
     def item_scores(

@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes import estimate as est
+from bacon_bayes.errors import ValidationError
 from bacon_bayes.items import class_probabilities
 
 if TYPE_CHECKING:
@@ -237,3 +238,34 @@ def informativeness(
     out["signal"] = signal
     out["verdict"] = np.where((signal < min_signal) | flat, "uninformative", "")
     return out
+
+
+def calibrator_judge_bias(cal: Calibrator, level: float, plot_path: str | None) -> pd.DataFrame:
+    """:meth:`Calibrator.judge_bias` (documented there): the Bayesian engine's posterior
+    table or :func:`freq_judge_bias`, with the categorical rates and the forest plot."""
+    cal._check_fitted()
+    if not 0 < level < 1:
+        raise ValidationError(f"level must be between 0 and 1, got {level}")
+    from bacon_bayes.bayes.bias import forest_plot, judge_bias
+
+    models = cal.crossfit_.models
+    if all(hasattr(m, "posterior_") and hasattr(m, "family") for m in models):
+        table = judge_bias(models, level=level)
+        if "bias" in table:
+            low, high = label_range(cal)
+            scores = cal.pool_.judge_matrix().to_numpy(dtype=float)
+            on = np.array([same_scale(scores[:, j], low, high) for j in range(len(table))])
+            table.insert(1, "same_scale", on)
+            for k in ("bias", "bias_low", "bias_high"):
+                table[k] = table[k].where(on)
+    else:
+        table = freq_judge_bias(cal, level)
+    if cal.pool_.outcome.kind == "categorical":
+        if "type" not in table:
+            kind = np.where(categorical_judges(cal), "categorical", "continuous")
+            table.insert(1, "type", kind)
+        rates = human_rates(cal, level).drop(columns="judge")
+        table = pd.concat([table, rates], axis=1)
+    if plot_path is not None:
+        forest_plot(table, plot_path, title=f"Judge bias ({cal.model_name_} model)")
+    return table

@@ -22,6 +22,7 @@ import pandas as pd
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.order import unique_codes
+from bacon_bayes.pairs import Pairs, pairs_frame
 
 Kind = Literal["continuous", "ordinal", "nonnegative", "categorical"]
 KINDS: tuple[str, ...] = ("continuous", "ordinal", "nonnegative", "categorical")
@@ -122,6 +123,8 @@ class EvalPool:
     #: ``wave_names``: the waves as given (None: the labels' waves were not recorded)
     waves: np.ndarray | None = None
     wave_names: tuple[str, ...] | None = None
+    #: a pool of comparisons (:meth:`from_pairs`): the two models of each row
+    pairs: Pairs | None = None
 
     @property
     def design(self) -> Inclusion | np.ndarray | None:
@@ -241,6 +244,20 @@ class EvalPool:
         }
 
     # ------------------------------------------------------------ construction
+    @classmethod
+    def from_pairs(
+        cls, df: pd.DataFrame, *, model_a: str, model_b: str, label: str,
+        judges: Sequence[str], prompt: str | None = None, item: str | None = None,
+    ) -> EvalPool:  # fmt: skip
+        """A pool of pairwise comparisons, one per row: the label (and each judge's
+        verdict) is "A", "B" or "tie" (any case; also model_a / model_b / "tie
+        (bothbad)") or 1 / 0 / 0.5, a judge also a probability that A wins; see
+        :func:`bacon_bayes.pairs.pairs_frame`."""
+        frame, pairs, kw = pairs_frame(df, model_a=model_a, model_b=model_b, label=label,
+                                       judges=judges, prompt=prompt, item=item)  # fmt: skip
+        pool = cls.from_frame(frame, **kw)
+        return replace(pool, label_name=label, prompt_name=prompt, pairs=pairs)
+
     @classmethod
     def from_frame(
         cls,

@@ -50,6 +50,13 @@ correction, robust empirical-Bayes intervals from :mod:`.robust_ebci`) and
 
 from __future__ import annotations
 
+from bacon_bayes.estimate.bradley_terry import (
+    bradley_terry,
+    bradley_terry_fit,
+    rank_sets,
+    tiers,
+    win_probability,
+)
 from bacon_bayes.estimate.clustered import use_clustered
 from bacon_bayes.estimate.core import Target, mean_core
 from bacon_bayes.estimate.critical import bootstrap_t_critical_values, simultaneous_critical_value
@@ -80,6 +87,8 @@ __all__ = [
     "aee_quantile",
     "aee_ratio",
     "bootstrap_t_critical_values",
+    "bradley_terry",
+    "bradley_terry_fit",
     "choose_pooling",
     "classical_group_means",
     "classical_mean",
@@ -91,8 +100,11 @@ __all__ = [
     "naive_mean",
     "naive_quantile",
     "rank_intervals",
+    "rank_sets",
     "shrunk_differences",
     "shrunk_group_means",
     "simultaneous_critical_value",
+    "tiers",
     "use_clustered",
+    "win_probability",
 ]

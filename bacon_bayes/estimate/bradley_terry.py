@@ -1,0 +1,511 @@
+"""Bradley-Terry strengths of models compared in pairs, with AEE intervals.
+
+Ties by quasi-likelihood: the human score of model ``a`` in a comparison is ``y = 1``
+(win), ``0.5`` (tie) or ``0`` (loss), and the strengths ``theta`` solve
+
+    sum_i (y_i - sigma(theta_a - theta_b)) (e_a - e_b) = 0,   sum_m theta_m = 0
+
+(the Bradley-Terry score equation, which a tie enters as half a win; the mean-zero
+constraint identifies the strengths). The equation is linear in ``y``, so the AEE with
+cross-fitted surrogates ``yhat`` of ``E[y | judges]`` and power-tuning weight ``lambda``
+is exact:
+
+    sum_all lambda (yhat_i - s_i) x_i
+      + sum_labeled (1 / pi_i) [(y_i - s_i) - lambda (yhat_i - s_i)] x_i = 0,
+
+``s_i = sigma(x_i' theta)``, ``x_i = e_a - e_b``, solved by Newton in the reduced
+parametrisation (model 0's strength fixed at 0; mapped to mean zero by the Jacobian
+``J``). ``lambda = 0`` is the labels alone: the inverse-probability-weighted Bradley-Terry
+fit of the labeled rows (with uniform ``pi`` exactly the plain MLE on them). The
+equation is the score of a weighted logistic fit with pseudo-outcomes, so it is concave
+and Newton with step halving converges whenever a finite solution exists.
+
+Variance: sandwich ``H^-1 B H^-1`` (``H`` the equation's Jacobian, ``B`` the design
+variance of the labeled correction term ``sum_labeled (1/pi) r_i x_i``,
+``r_i = (y_i - s_i) - lambda (yhat_i - s_i)``: centred, with the finite-population
+correction, for a simple random sample (``pi=None``); Poisson-type ``(1 - pi) / pi^2``
+for given ``pi``; times ``n / (n - p)`` for the ``p = M - 1`` fitted strengths, and
+``lambda`` when tuned, as HC1), mapped by ``J``. ``target="pool"`` estimates the fit on all ``N``
+rows with human labels; ``"population"`` the superpopulation strengths, adding the
+variance of the full-pool score (its Horvitz-Thompson estimate ``sum_labeled (1/pi)
+g g'``, ``g = (y - s) x``). Power tuning picks the ``lambda`` in ``[0, 1]`` that
+minimises the trace of the strengths' covariance (PPI++ for M-estimators,
+Angelopoulos, Duchi & Zrnic 2023); several surrogate columns are averaged first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+from scipy.special import expit
+
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate.core import _check_alpha, variance_coefficients
+from bacon_bayes.estimate.critical import simultaneous_critical_value
+from bacon_bayes.estimate.groups import compare, rank_intervals
+from bacon_bayes.estimate.tables import correlation, group_table
+from bacon_bayes.results import Estimate, EstimateTable
+
+#: Elo points per natural log-odds unit, and the Elo scale's centre
+ELO = 400.0 / np.log(10.0)
+ELO_CENTRE = 1000.0
+#: a strength beyond this many log-odds units from the mean counts as infinite
+DIVERGED = 25.0
+INFINITE = (
+    "its labeled comparisons are all won (or all lost, ties counting both ways): the "
+    "maximum-likelihood strength is infinite (the surrogate could not keep it finite); "
+    "every estimate is then the labels' fit with one virtual tie per compared pair, and "
+    "this model has no interval"
+)
+
+
+NO_LABELED = (
+    "no labeled comparison: its strength rests on the surrogate alone (UNVALIDATED), so it "
+    "has no interval"
+)
+#: the smallest surrogate weight when some model has no labeled comparison
+MIN_LAMBDA = 0.05
+
+
+def _codes(a: np.ndarray, b: np.ndarray, n_models: int | None, names) -> tuple:
+    a = np.asarray(a)
+    b = np.asarray(b)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValidationError("a and b must be 1-D arrays of the same length (one per comparison).")
+    if not (np.issubdtype(a.dtype, np.integer) and np.issubdtype(b.dtype, np.integer)):
+        raise ValidationError("a and b must be integer model codes 0..M-1.")
+    m = n_models if n_models is not None else (len(names) if names is not None else None)
+    if m is None:
+        m = int(max(a.max(initial=-1), b.max(initial=-1))) + 1
+    names = [f"model{k}" for k in range(m)] if names is None else [str(n) for n in names]
+    if len(names) != m:
+        raise ValidationError(f"{len(names)} names for {m} models; pass one name per model.")
+    if m < 2:
+        raise ValidationError("Bradley-Terry needs at least two models.")
+    if a.size and (min(a.min(), b.min()) < 0 or max(a.max(), b.max()) >= m):
+        raise ValidationError(f"model codes must lie in 0..{m - 1}.")
+    same = np.flatnonzero(a == b)
+    if same.size:
+        raise ValidationError(
+            f"comparison {int(same[0])} pits model {names[a[same[0]]]!r} against itself; "
+            "drop it or fix model_a / model_b."
+        )
+    return a.astype(np.intp), b.astype(np.intp), m, names
+
+
+def _check_graph(a: np.ndarray, b: np.ndarray, m: int, names: Sequence[str], what: str) -> None:
+    """Refuse models without comparisons and a comparison graph in several pieces."""
+    seen = np.bincount(a, minlength=m) + np.bincount(b, minlength=m)
+    if (seen == 0).any():
+        missing = [names[int(k)] for k in np.flatnonzero(seen == 0)]
+        raise ValidationError(
+            f"model(s) {', '.join(map(repr, missing))} have no {what}; their strength is not "
+            "estimable. Add comparisons with them or drop them from the names."
+        )
+    graph = coo_matrix((np.ones(a.size), (a, b)), shape=(m, m))
+    n_comp, lab = connected_components(graph, directed=False)
+    if n_comp > 1:
+        parts = [[names[int(k)] for k in np.flatnonzero(lab == c)] for c in range(n_comp)]
+        raise ValidationError(
+            f"the {what} fall apart into {n_comp} groups of models never compared with each "
+            f"other ({'; '.join(', '.join(p) for p in parts)}): strengths across groups are "
+            "not identified. Add comparisons between the groups."
+        )
+
+
+def _by_pair(a, b, m, v, vz) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Weights ``v`` and ``v z`` summed per ordered pair (the fit needs only these)."""
+    key = a * m + b
+    uniq, inv = np.unique(key, return_inverse=True)
+    return (
+        uniq // m,
+        uniq % m,
+        np.bincount(inv, weights=v, minlength=uniq.size),
+        np.bincount(inv, weights=vz, minlength=uniq.size),
+    )
+
+
+def _hessian(a, b, m, wt) -> np.ndarray:
+    """``sum wt x x'`` over comparisons, full ``m x m`` (``x = e_a - e_b``)."""
+    h = np.zeros((m, m))
+    np.add.at(h, (a, a), wt)
+    np.add.at(h, (b, b), wt)
+    np.add.at(h, (a, b), -wt)
+    np.add.at(h, (b, a), -wt)
+    return h
+
+
+def _newton(a, b, m, v, vz, start=None) -> tuple[np.ndarray, bool]:
+    """Maximise ``sum v z eta - v log(1 + e^eta)``, ``eta = t_a - t_b``, ``t_0 = 0``.
+
+    Returns the strengths (``t_0 = 0``) and whether they converged finite.
+    """
+    pa, pb, pv, pvz = _by_pair(a, b, m, v, vz)
+    t = np.zeros(m) if start is None else start - start[0]
+
+    def objective(t: np.ndarray) -> float:
+        eta = t[pa] - t[pb]
+        return float(pvz @ eta - pv @ np.logaddexp(0.0, eta))
+
+    q = objective(t)
+    for _ in range(200):
+        s = expit(t[pa] - t[pb])
+        r = pvz - pv * s
+        g = np.bincount(pa, weights=r, minlength=m) - np.bincount(pb, weights=r, minlength=m)
+        h = _hessian(pa, pb, m, pv * s * (1.0 - s))[1:, 1:]
+        step = np.zeros(m)
+        step[1:] = np.linalg.lstsq(h, g[1:], rcond=None)[0]
+        k = 1.0
+        while k > 1e-8:
+            t_new = t + k * step
+            q_new = objective(t_new)
+            if q_new >= q - 1e-12 * abs(q):
+                break
+            k /= 2.0
+        t, q = t_new, q_new
+        if np.abs(t - t.mean()).max() > 2 * DIVERGED:
+            return t, False
+        if np.abs(k * step).max() < 1e-10:
+            return t, bool(np.abs(t - t.mean()).max() < DIVERGED)
+    return t, False
+
+
+def _mean_zero(t: np.ndarray) -> np.ndarray:
+    return t - t.mean()
+
+
+def bradley_terry_fit(
+    a: np.ndarray,
+    b: np.ndarray,
+    y: np.ndarray,
+    n_models: int,
+    weights: np.ndarray | None = None,
+) -> np.ndarray:
+    """Plain (weighted) Bradley-Terry strengths, ties as ``y = 0.5``, mean zero.
+
+    Rows with a NaN ``y`` are skipped. This is the full-data target of
+    :func:`bradley_terry` when called on every row with its human label.
+
+    Returns
+    -------
+    ndarray, shape (n_models,)
+        Natural log-odds strengths; ``inf``/``-inf`` entries are not produced: a fit
+        that does not converge (a model winning all its comparisons) raises.
+    """
+    a, b, m, names = _codes(a, b, n_models, None)
+    y = np.asarray(y, dtype=float)
+    keep = np.isfinite(y)
+    w = np.ones(y.size) if weights is None else np.asarray(weights, dtype=float)
+    a, b, y, w = a[keep], b[keep], y[keep], w[keep]
+    _check_graph(a, b, m, names, "comparisons")
+    t, ok = _newton(a, b, m, w, w * y)
+    if not ok:
+        raise ValidationError(
+            "the Bradley-Terry fit does not converge: some model wins (or loses) all its "
+            "comparisons, so its maximum-likelihood strength is infinite."
+        )
+    return _mean_zero(t)
+
+
+def _design_meat(z: np.ndarray, c: np.ndarray, centre: bool) -> np.ndarray:
+    """``sum c z z'`` (centred, times ``n / (n - 1)``, for a simple random sample)."""
+    if centre:
+        z = z - z.mean(axis=0)
+        return (c[:, None] * z).T @ z * (z.shape[0] / max(z.shape[0] - 1, 1))
+    return (c[:, None] * z).T @ z
+
+
+def _xred(a: np.ndarray, b: np.ndarray, m: int) -> np.ndarray:
+    """The comparisons' design rows ``e_a - e_b`` without model 0's column."""
+    x = np.zeros((a.size, m))
+    x[np.arange(a.size), a] = 1.0
+    x[np.arange(a.size), b] = -1.0
+    return x[:, 1:]
+
+
+def _tune(t, a, b, m, idx, y_l, f, c, centre, jac) -> float:
+    """The ``lambda`` in [0, 1] minimising the trace of the strengths' covariance."""
+    s = expit(t[a] - t[b])
+    h_inv = np.linalg.pinv(_hessian(a, b, m, s * (1.0 - s))[1:, 1:])
+    x = _xred(a[idx], b[idx], m)
+    za = (y_l - s[idx])[:, None] * x
+    zb = (f[idx] - s[idx])[:, None] * x
+    cab = _design_meat(np.hstack([za, zb]), c, centre)
+    k = x.shape[1]
+    p = jac @ h_inv
+    num = np.trace(p @ (cab[:k, k:] + cab[k:, :k]) @ p.T)
+    den = 2.0 * np.trace(p @ cab[k:, k:] @ p.T)
+    return float(np.clip(num / den, 0.0, 1.0)) if den > 0 else 0.0
+
+
+def bradley_terry(
+    a: np.ndarray,
+    b: np.ndarray,
+    y: np.ndarray,
+    surrogate: np.ndarray | None = None,
+    pi: np.ndarray | None = None,
+    *,
+    names: Sequence[str] | None = None,
+    n_models: int | None = None,
+    alpha: float = 0.05,
+    simultaneous: bool = False,
+    power_tuning: bool = True,
+    target: str = "pool",
+    scale: str = "logit",
+    lam: float | None = None,
+) -> EstimateTable:
+    """Bradley-Terry strengths with AEE intervals (formulas: the module docstring).
+
+    Parameters
+    ----------
+    a, b : ndarray of int, shape (N,)
+        The two models of each comparison (codes ``0..M-1``; ``a`` is the left/"A" one).
+    y : ndarray, shape (N,)
+        Human score of model ``a``: 1 win, 0.5 tie, 0 loss; NaN where unlabeled.
+    surrogate : ndarray, shape (N,) or (N, K), optional
+        Cross-fitted predictions of ``E[y | judges]`` in [0, 1] (K columns are
+        averaged); None: the labels alone.
+    pi : ndarray, shape (N,), optional
+        Each row's inclusion probability; None: a simple random sample (``n / N``,
+        with the finite-population correction).
+    names, n_models : optional
+        The models' names (default ``model0..``) or their number.
+    alpha : float
+        One minus the confidence level.
+    simultaneous : bool
+        Max-|t| intervals holding jointly over all models.
+    power_tuning : bool
+        Tune ``lambda`` (else 1, or ``lam`` when given).
+    target : {"pool", "population"}
+        The fit on all N rows with human labels, or the superpopulation strengths.
+    scale : {"logit", "elo"}
+        Natural log-odds with mean zero, or Elo points ``400 / ln 10 * logit + 1000``.
+    lam : float, optional
+        A fixed surrogate weight (overrides ``power_tuning``).
+
+    Returns
+    -------
+    EstimateTable
+        One row per model (``estimand="strength"``), joint covariance in ``cov``;
+        ``details``: scale, anchor, target, ``power_lambda``, ``converged``. A model
+        whose labeled comparisons are all won or all lost has an infinite labels-alone
+        strength. The AEE equation keeps it finite only when its surrogate part does:
+        for a model winning all its labeled comparisons, when the weighted labeled sum
+        of ``1 - yhat`` over its comparisons is below the pool's sum (else there is no
+        finite root for any ``lambda``). When the tuned ``lambda`` leaves no finite root,
+        the largest of ``lambda`` times 0.8, 0.6, ..., 0.05 with one is used
+        (``details["power_lambda_reduced_from"]``); failing that every estimate comes
+        from the labels with one virtual tie (of the labels' mean weight) per compared
+        pair, and the runaway models get no interval. A model without labeled
+        comparisons (AEE only; the labels alone refuse it) keeps the surrogate's estimate,
+        ``lambda`` at least ``MIN_LAMBDA``, and gets no interval (UNVALIDATED).
+        (``details["no_interval"]``, ``details["fallback"]``).
+    """
+    _check_alpha(alpha)
+    if target not in ("pool", "population"):
+        raise ValidationError(f"target={target!r} is not known; use 'pool' or 'population'.")
+    if scale not in ("logit", "elo"):
+        raise ValidationError(f"scale={scale!r} is not known; use 'logit' or 'elo'.")
+    a, b, m, names = _codes(a, b, n_models, names)
+    y = np.asarray(y, dtype=float)
+    n_all = a.size
+    if y.shape != (n_all,):
+        raise ValidationError(f"y has shape {y.shape}; pass one score per comparison ({n_all}).")
+    idx = np.flatnonzero(np.isfinite(y))
+    y_l = y[idx]
+    bad = ~np.isin(y_l, (0.0, 0.5, 1.0))
+    if bad.any():
+        raise ValidationError(
+            f"label of comparison {int(idx[np.argmax(bad)])} is {y_l[np.argmax(bad)]!r}; "
+            "use 1 (a wins), 0.5 (tie) or 0 (b wins), NaN if unlabeled."
+        )
+    if idx.size < 2:
+        raise ValidationError(f"{idx.size} labeled comparison(s); label at least 2.")
+    details: dict = {}
+    f = None
+    if surrogate is not None:
+        f = np.asarray(surrogate, dtype=float)
+        if f.ndim == 2:
+            if f.shape[1] > 1:
+                details["surrogate"] = f"average of {f.shape[1]} columns"
+            f = f.mean(axis=1)
+        if f.shape != (n_all,) or not np.isfinite(f).all() or f.min() < 0 or f.max() > 1:
+            raise ValidationError(
+                "surrogate must hold one finite prediction in [0, 1] per comparison "
+                f"(shape ({n_all},) or ({n_all}, K)); got shape {np.shape(surrogate)}."
+            )
+    if pi is None:
+        pi_l = np.full(idx.size, idx.size / n_all)
+        centre = True
+    else:
+        pi_l = np.asarray(pi, dtype=float)[idx]
+        if not ((pi_l > 0) & (pi_l <= 1)).all():
+            k = int(np.argmax(~((pi_l > 0) & (pi_l <= 1))))
+            raise ValidationError(
+                f"inclusion probability of labeled comparison {int(idx[k])} is {pi_l[k]!r}; "
+                "it must lie in (0, 1]."
+            )
+        centre = False
+    _check_graph(a, b, m, names, "comparisons")
+    if f is None:
+        _check_graph(a[idx], b[idx], m, names, "labeled comparisons")
+    w = 1.0 / pi_l
+    c = variance_coefficients(w, pi_l, "pool")
+    jac = (np.eye(m) - 1.0 / m)[:, 1:]
+    lab = np.zeros(n_all, dtype=bool)
+    lab[idx] = True
+    wl = np.zeros(n_all)
+    wl[idx] = w
+    yz = np.where(lab, y, 0.0)
+
+    def solve(lam_: float, start=None):
+        fz = np.zeros(n_all) if f is None else f
+        v = lam_ + wl * (1.0 - lam_)
+        vz = lam_ * fz + wl * (yz - lam_ * fz)
+        return _newton(a, b, m, v, vz, start)
+
+    if f is None:
+        lam_v = 0.0
+    elif lam is not None:
+        lam_v = float(lam)
+    elif not power_tuning:
+        lam_v = 1.0
+    else:
+        t0, _ = solve(1.0)
+        lam_v = _tune(t0, a, b, m, idx, y_l, f, c, centre, jac)
+        t1, _ = solve(lam_v, t0)
+        lam_v = _tune(t1, a, b, m, idx, y_l, f, c, centre, jac)
+    unlabeled = (np.bincount(a[idx], minlength=m) + np.bincount(b[idx], minlength=m)) == 0
+    if unlabeled.any() and lam_v < MIN_LAMBDA:
+        # a model without labeled comparisons is identified by the surrogate part only
+        lam_v = MIN_LAMBDA
+        details["power_lambda_floor"] = MIN_LAMBDA
+    t, ok = solve(lam_v)
+    if not ok and lam_v > 0:
+        # pseudo-outcomes beyond [0, 1] can leave the equation without a finite root: the
+        # largest smaller weight with one (any fixed weight gives a valid estimate)
+        for shrink in (0.8, 0.6, 0.4, 0.2, 0.1, 0.05):
+            t, ok = solve(lam_v * shrink)
+            if ok:
+                details["power_lambda_reduced_from"] = lam_v
+                lam_v *= shrink
+                break
+    withheld = np.zeros(m, dtype=bool)
+    if not ok:
+        # infinite strengths: flag the runaway models, refit the labels with a virtual
+        # tie of the labels' mean weight per compared pair
+        withheld = np.abs(t - np.median(t)) > DIVERGED
+        pairs = np.unique(np.stack([a, b], axis=1), axis=0)
+        a2, b2 = np.concatenate([a, pairs[:, 0]]), np.concatenate([b, pairs[:, 1]])
+        lam_v, tie = 0.0, np.full(len(pairs), float(w.mean()))
+        t, ok = _newton(a2, b2, m, np.concatenate([wl, tie]), np.concatenate([wl * yz, tie / 2]))
+        details["fallback"] = "labels alone with one virtual tie per compared pair"
+    s = expit(t[a] - t[b])
+    wt = lam_v * s * (1.0 - s)
+    wt[idx] += (1.0 - lam_v) * w * s[idx] * (1.0 - s[idx])
+    h_inv = np.linalg.pinv(_hessian(a, b, m, wt)[1:, 1:])
+    x = _xred(a[idx], b[idx], m)
+    f_l = np.zeros(idx.size) if f is None else f[idx]
+    r = (y_l - s[idx]) - lam_v * (f_l - s[idx])
+    # the residuals are fitted by the M - 1 strengths (and lambda): the small-sample
+    # factor n / (n - p) of the sandwich (HC1), as a regression's residual variance
+    spent = (m - 1) + (1 if f is not None and lam is None and power_tuning else 0)
+    meat = _design_meat(r[:, None] * x, c, centre) * idx.size / max(idx.size - spent, 1)
+    if target == "population":
+        g = (y_l - s[idx])[:, None] * x
+        meat = meat + (w[:, None] * g).T @ g
+    cov = jac @ h_inv @ meat @ h_inv.T @ jac.T
+    est = _mean_zero(t)
+    if scale == "elo":
+        est, cov = ELO * est + ELO_CENTRE, ELO * ELO * cov
+    how = "maxt" if simultaneous else "none"
+    crit = simultaneous_critical_value(correlation(cov), alpha, how)
+    n_lab = np.bincount(a[idx], minlength=m) + np.bincount(b[idx], minlength=m)
+    n_it = np.bincount(a, minlength=m) + np.bincount(b, minlength=m)
+    table = group_table(
+        "strength", "classical" if f is None else "aee", names, est, cov, n_lab, n_it,
+        alpha, how, crit, scale=scale, anchor="mean zero" if scale == "logit" else "mean 1000",
+        ties="quasi-likelihood (tie = half a win)", target=target, power_lambda=lam_v,
+        n_comparisons=n_all, n_labeled_comparisons=int(idx.size), **details,
+    )  # fmt: skip
+    if withheld.any():
+        cov0 = table.cov.copy()
+        cov0[withheld, :] = 0.0
+        cov0[:, withheld] = 0.0
+        table = replace(table, cov=cov0, se=np.where(withheld, np.nan, table.se))
+    return table.withhold(withheld, INFINITE).withhold(unlabeled, NO_LABELED)
+
+
+def _to_logit(table: EstimateTable) -> float:
+    return 1.0 / ELO if table.details.get("scale") == "elo" else 1.0
+
+
+def win_probability(table: EstimateTable, i: str, j: str, alpha: float = 0.05) -> Estimate:
+    """``P(i beats j) = sigma(theta_i - theta_j)`` (a tie counted as half a win).
+
+    The standard error is the delta method's; the interval is the logit-scale Wald
+    interval of the difference, mapped through ``sigma`` (so it stays in (0, 1)).
+    """
+    _check_alpha(alpha)
+    for name in (i, j):
+        if name not in table.names:
+            raise ValidationError(f"model {name!r} is not in the table ({', '.join(table.names)}).")
+    p, q = table.names.index(i), table.names.index(j)
+    k = _to_logit(table)
+    d = k * float(table.estimate[p] - table.estimate[q])
+    var = k * k * float(table.cov[p, p] + table.cov[q, q] - 2.0 * table.cov[p, q])
+    se_d = float(np.sqrt(max(var, 0.0)))
+    z = float(stats.norm.isf(alpha / 2.0))
+    sig = expit(np.array([d, d - z * se_d, d + z * se_d]))
+    return Estimate(
+        estimand=f"P({i} beats {j})",
+        method=table.method,
+        estimate=float(sig[0]),
+        se=float(sig[0] * (1.0 - sig[0]) * se_d),
+        ci_low=float(sig[1]),
+        ci_high=float(sig[2]),
+        n_labeled=int(table.details.get("n_labeled_comparisons", 0)),
+        n_items=int(table.details.get("n_comparisons", 0)),
+        alpha=alpha,
+        details={"logit_difference": d, "se_logit": se_d},
+    )
+
+
+def _simultaneous_diffs(table: EstimateTable, alpha: float) -> EstimateTable:
+    return compare(replace(table, alpha=alpha), simultaneous="maxt")
+
+
+def rank_sets(table: EstimateTable, alpha: float = 0.05) -> pd.DataFrame:
+    """Each model's rank (1 = strongest) and a rank set ``[rank_low, rank_high]``
+    holding for all models jointly with ``1 - alpha`` (from the simultaneous max-|t|
+    intervals of all pairwise differences; :func:`~bacon_bayes.estimate.groups.rank_intervals`)."""
+    ranks = rank_intervals(table, diffs=_simultaneous_diffs(table, alpha))
+    frame = pd.DataFrame({"name": list(table.names), "estimate": table.estimate, **ranks})
+    return frame.sort_values("rank", kind="stable").reset_index(drop=True)
+
+
+def tiers(table: EstimateTable, alpha: float = 0.05) -> list[list[str]]:
+    """Models in tiers, strongest first: going down the estimates, a model joins the
+    current tier when the simultaneous interval of its difference to the tier's leader
+    contains 0, and opens a new tier otherwise (so every member is indistinguishable
+    from its leader at joint level ``1 - alpha``)."""
+    diffs = _simultaneous_diffs(table, alpha)
+    sure = set()
+    for k, (p, q) in enumerate(diffs.details["pairs"]):
+        if diffs.ci_low[k] > 0 or diffs.ci_high[k] < 0:
+            sure.add((p, q))
+            sure.add((q, p))
+    order = [table.names[k] for k in np.argsort(-table.estimate, kind="stable")]
+    out: list[list[str]] = []
+    for name in order:
+        if out and (out[-1][0], name) not in sure:
+            out[-1].append(name)
+        else:
+            out.append([name])
+    return out

@@ -1,0 +1,187 @@
+"""Pools of pairwise comparisons: model A vs model B, a human verdict and judge verdicts.
+
+:func:`pairs_frame` (behind :meth:`EvalPool.from_pairs`) turns a table with one
+comparison per row into an :class:`~bacon_bayes.pool.EvalPool` whose label is the human
+score of model A (1 win, 0.5 tie, 0 loss; an ordinal outcome with levels 0, 0.5, 1, so
+the outcome models and cross-fitting work unchanged) and whose judges are numeric scores
+of A (a verdict as 1 / 0.5 / 0, or a probability that A wins). The models sit in
+``pool.pairs``; :func:`bradley_terry_table` hands a fitted calibrator's surrogate to
+:func:`~bacon_bayes.estimate.bradley_terry.bradley_terry`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.errors import NotFittedError, ValidationError
+from bacon_bayes.order import natural_sorted
+
+if TYPE_CHECKING:
+    from bacon_bayes.results import EstimateTable
+
+#: verdict spellings (lower case, stripped) and the score of model A they mean
+VERDICTS: dict[str, float] = {
+    "a": 1.0,
+    "model_a": 1.0,
+    "b": 0.0,
+    "model_b": 0.0,
+    "tie": 0.5,
+    "tie (bothbad)": 0.5,
+    "1": 1.0,
+    "0": 0.0,
+    "0.5": 0.5,
+}
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """The two models of each comparison: codes into ``names`` (natural order)."""
+
+    a: np.ndarray
+    b: np.ndarray
+    names: tuple[str, ...]
+
+    @property
+    def n_models(self) -> int:
+        return len(self.names)
+
+
+def _score(value: Any, *, probability: bool, row: Any, col: str, role: str) -> float:
+    """One cell as the score of model A (NaN when empty)."""
+    if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA:
+        return np.nan
+    if isinstance(value, str):
+        key = value.strip().lower()
+        if key in VERDICTS:
+            return VERDICTS[key]
+        if key == "":
+            return np.nan
+    else:
+        try:
+            num = float(value)
+        except (TypeError, ValueError):
+            num = np.nan
+        if num in (0.0, 0.5, 1.0) or (probability and 0.0 <= num <= 1.0):
+            return num
+    allowed = "'A', 'B', 'tie' (or model_a / model_b / 'tie (bothbad)'), 1, 0.5 or 0"
+    if probability:
+        allowed += ", or a probability in [0, 1] that A wins"
+    raise ValidationError(
+        f"{role} column {col!r} has {value!r} at row {row!r}, which is not a verdict; "
+        f"use {allowed} (empty = missing)."
+    )
+
+
+def _scores(df: pd.DataFrame, col: str, *, probability: bool, role: str) -> np.ndarray:
+    return np.array(
+        [
+            _score(v, probability=probability, row=r, col=col, role=role)
+            for r, v in zip(df.index, df[col].to_numpy(dtype=object), strict=True)
+        ],
+        dtype=float,
+    )
+
+
+def pairs_frame(
+    df: pd.DataFrame,
+    *,
+    model_a: str,
+    model_b: str,
+    label: str,
+    judges: Sequence[str],
+    prompt: str | None = None,
+    item: str | None = None,
+) -> tuple[pd.DataFrame, Pairs, dict[str, Any]]:
+    """The comparisons of ``df`` as a table for :meth:`EvalPool.from_frame` (label and
+    judges as scores of model A), their :class:`Pairs`, and ``from_frame``'s keywords
+    (:meth:`EvalPool.from_pairs` puts the three together)."""
+    if not isinstance(df, pd.DataFrame):
+        raise ValidationError(f"expected a pandas DataFrame, got {type(df).__name__}.")
+    judges = [judges] if isinstance(judges, str) else list(judges)
+    if not judges:
+        raise ValidationError("pass at least one judge column (judges=[...]).")
+    roles = [(model_a, "model_a"), (model_b, "model_b"), (label, "label")]
+    roles += [(j, "judge") for j in judges] + [(c, r) for c, r in ((prompt, "prompt"),
+              (item, "item id")) if c is not None]  # fmt: skip
+    for col, role in roles:
+        if col not in df.columns:
+            raise ValidationError(
+                f"{role} column {col!r} is not in the table (columns: "
+                f"{', '.join(map(str, df.columns[:12]))}); pass the name of an existing column."
+            )
+    ma, mb = df[model_a], df[model_b]
+    for col, s in ((model_a, ma), (model_b, mb)):
+        if s.isna().any():
+            row = df.index[int(np.argmax(s.isna().to_numpy()))]
+            raise ValidationError(
+                f"model column {col!r} is empty at row {row!r}; every comparison needs both models."
+            )
+    same = (ma.astype(str) == mb.astype(str)).to_numpy()
+    if same.any():
+        row = df.index[int(np.argmax(same))]
+        raise ValidationError(
+            f"row {row!r} compares model {str(ma.loc[row])!r} with itself ({model_a!r} equals "
+            f"{model_b!r}); drop the row or fix the model names."
+        )
+    names = tuple(natural_sorted(set(ma.astype(str)) | set(mb.astype(str))))
+    code = {n: k for k, n in enumerate(names)}
+    a = np.array([code[v] for v in ma.astype(str)], dtype=np.intp)
+    b = np.array([code[v] for v in mb.astype(str)], dtype=np.intp)
+    frame = pd.DataFrame(
+        {
+            "__label": _scores(df, label, probability=False, role="label"),
+            **{str(j): _scores(df, j, probability=True, role="judge verdict") for j in judges},
+        },
+        index=df.index,
+    )
+    kw: dict[str, Any] = {"label": "__label", "judges": [str(j) for j in judges]}
+    kw.update(outcome="ordinal", levels=(0.0, 0.5, 1.0))
+    for col, key in ((item, "item"), (prompt, "prompt")):
+        if col is not None:
+            frame[f"__{key}"] = df[col].to_numpy()
+            kw[key] = f"__{key}"
+    return frame, Pairs(a=a, b=b, names=names), kw
+
+
+def bradley_terry_table(
+    calibrator: Any,
+    *,
+    alpha: float = 0.05,
+    simultaneous: bool = False,
+    scale: str = "logit",
+    method: str = "aee",
+) -> EstimateTable:
+    """:meth:`Calibrator.estimate_bradley_terry`: the fitted calibrator's cross-fitted
+    surrogate (its predicted ``E[y]``) into
+    :func:`~bacon_bayes.estimate.bradley_terry.bradley_terry`; ``method="labels"``: the
+    human labels alone."""
+    from bacon_bayes.estimate.bradley_terry import bradley_terry
+
+    pool = getattr(calibrator, "pool_", None)
+    if pool is None:
+        raise NotFittedError("call fit(pool) before estimate_bradley_terry().")
+    pairs = getattr(pool, "pairs", None)
+    if pairs is None:
+        raise ValidationError(
+            "the pool has no pairs: build it with EvalPool.from_pairs(df, model_a=..., "
+            "model_b=..., label=..., judges=[...]) to estimate Bradley-Terry strengths."
+        )
+    if method not in ("aee", "labels"):
+        raise ValidationError(f"method={method!r} is not known; use 'aee' or 'labels'.")
+    if pool.inclusion is not None:
+        raise ValidationError(
+            "Bradley-Terry intervals take labels drawn comparison by comparison (uniform or "
+            "with a propensity column); this pool's labels were drawn by prompt."
+        )
+    f = None if method == "labels" else np.clip(calibrator.surrogate_, 0.0, 1.0)
+    target = "pool" if calibrator.target == "pool" else "population"
+    return bradley_terry(
+        pairs.a, pairs.b, pool.y, f, pool.propensity, names=pairs.names, alpha=alpha,
+        simultaneous=simultaneous, power_tuning=calibrator.power_tuning, target=target,
+        scale=scale,
+    )  # fmt: skip

@@ -1,0 +1,297 @@
+"""Bradley-Terry strengths with AEE intervals: simulated comparisons with known
+strengths, ties and two position-biased, noisy judges (engine="freq", no NUTS)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from bacon_bayes.calibrator import Calibrator
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate.bradley_terry import (
+    ELO,
+    bradley_terry,
+    bradley_terry_fit,
+    rank_sets,
+    tiers,
+    win_probability,
+)
+from bacon_bayes.estimate.groups import compare, rank_intervals
+from bacon_bayes.pool import EvalPool
+
+M = 8
+STRENGTH = np.linspace(-1.0, 1.0, M)
+VERDICT = np.array(["B", "tie", "A"])
+
+
+def simulate(rng: np.random.Generator, n: int = 2000) -> dict[str, np.ndarray]:
+    """Comparisons of ``M`` models (30% ties) and two judges' verdicts: each judge sees
+    the true log-odds, the human vote, a position bias towards A and noise."""
+    a = rng.integers(0, M, n)
+    b = (a + rng.integers(1, M, n)) % M
+    logit = STRENGTH[a] - STRENGTH[b]
+    p = 1.0 / (1.0 + np.exp(-logit))
+    y = np.where(rng.random(n) < 0.3, 0.5, (rng.random(n) < p).astype(float))
+    judges = []
+    for bias, noise, signal in ((0.6, 0.8, 2.0), (-0.3, 1.0, 1.5)):
+        z = logit + bias + rng.normal(0.0, noise, n) + signal * (y - 0.5)
+        judges.append(np.digitize(z, [-0.5, 0.5]))  # 0 = B, 1 = tie, 2 = A
+    return {"a": a, "b": b, "y": y, "judges": np.column_stack(judges)}
+
+
+def _masked(y: np.ndarray, n_lab: int, rng: np.random.Generator) -> np.ndarray:
+    out = np.full(y.size, np.nan)
+    lab = rng.choice(y.size, n_lab, replace=False)
+    out[lab] = y[lab]
+    return out
+
+
+def _band(p: float, n: int, level: float = 0.999) -> tuple[float, float]:
+    lo, hi = stats.binom.interval(level, n, p)
+    return lo / n, hi / n
+
+
+@pytest.fixture(scope="module")
+def draws() -> dict[str, np.ndarray]:
+    """300 simulated pools, 300 labels each: estimates, standard errors, intervals and
+    the finite-pool target (the BT fit on all rows with their human labels)."""
+    rng = np.random.default_rng(44)
+    out: dict[str, list] = {k: [] for k in ("full", "est", "se", "lo", "hi", "c_est", "c_lo")}
+    out.update(c_hi=[], c_se=[], width=[], c_width=[], p_lo=[], p_hi=[])
+    crit_sim = None
+    for r in range(300):
+        d = simulate(rng)
+        full = bradley_terry_fit(d["a"], d["b"], d["y"], M)
+        y = _masked(d["y"], 300, rng)
+        f = d["judges"] / 2.0  # verdicts as scores of A: (N, 2) surrogates, averaged
+        t = bradley_terry(d["a"], d["b"], y, f, n_models=M, simultaneous=r == 0)
+        if r == 0:
+            # the correlation of the strengths depends on the design only: the max-|t|
+            # critical value of the first draw serves all (saves 300 simulations)
+            crit_sim = float(t.critical_value[0])
+            t = bradley_terry(d["a"], d["b"], y, f, n_models=M)
+        c = bradley_terry(d["a"], d["b"], y, None, n_models=M)
+        pop = bradley_terry(d["a"], d["b"], y, f, n_models=M, target="population")
+        out["p_lo"].append(pop.ci_low)
+        out["p_hi"].append(pop.ci_high)
+        for k, v in (("full", full), ("est", t.estimate), ("se", t.se), ("lo", t.ci_low),
+                     ("hi", t.ci_high), ("c_est", c.estimate), ("c_se", c.se),
+                     ("c_lo", c.ci_low), ("c_hi", c.ci_high)):  # fmt: skip
+            out[k].append(v)
+        out["width"].append(np.mean(t.ci_high - t.ci_low))
+        out["c_width"].append(np.mean(c.ci_high - c.ci_low))
+    arrays = {k: np.array(v) for k, v in out.items()}
+    arrays["crit_sim"] = np.array(crit_sim)
+    return arrays
+
+
+def test_unbiased_for_the_pool_fit(draws: dict[str, np.ndarray]) -> None:
+    """Bias against the pool fit, in standard deviations of the error: a maximum-
+    likelihood fit on 300 labels spreads the strengths a little (about 0.19 sd for the
+    strongest model, the labels alone 0.16); the AEE may not add to it."""
+    bias = {}
+    for p in ("", "c_"):
+        err = draws[f"{p}est"] - draws["full"]
+        bias[p] = np.abs(err.mean(axis=0)) / err.std(axis=0, ddof=1)
+    assert bias[""].max() < 0.25 and bias["c_"].max() < 0.25, bias
+    assert (bias[""] < bias["c_"] + 0.1).all(), bias
+
+
+@pytest.mark.parametrize("which", ["aee", "labels"])
+def test_coverage_both_ways(draws: dict[str, np.ndarray], which: str) -> None:
+    p = "" if which == "aee" else "c_"
+    full = draws["full"]
+    covered = (draws[f"{p}lo"] <= full) & (full <= draws[f"{p}hi"])
+    lo, hi = _band(0.95, covered.size)  # 2,400 model-draws (strengths nearly independent)
+    assert lo <= covered.mean() <= hi, covered.mean(0)
+    lo1, hi1 = _band(0.95, covered.shape[0])
+    assert (covered.mean(axis=0) >= lo1).all() and (covered.mean(axis=0) <= hi1).all()
+    # too wide fails here: the standard error against the spread of the estimates
+    ratio = draws[f"{p}se"].mean(axis=0) / (draws[f"{p}est"] - full).std(axis=0)
+    assert (ratio > 0.85).all() and (ratio < 1.15).all(), ratio
+
+
+def test_simultaneous_coverage_both_ways(draws: dict[str, np.ndarray]) -> None:
+    crit = float(draws["crit_sim"])
+    assert crit > stats.norm.isf(0.025) + 0.3
+    t = np.abs(draws["est"] - draws["full"]) / draws["se"]
+    joint = (t <= crit).all(axis=1)
+    lo, hi = _band(0.95, joint.size)
+    assert lo <= joint.mean() <= hi, joint.mean()
+    # and not wider than needed: the pointwise critical value covers jointly far less
+    assert (t <= stats.norm.isf(0.025)).all(axis=1).mean() < 0.85
+
+
+def test_population_coverage(draws: dict[str, np.ndarray]) -> None:
+    """``target="population"``: the superpopulation strengths (the fit on 400,000
+    simulated comparisons stands in for them; the pool intervals cover them only ~0.91)."""
+    d = simulate(np.random.default_rng(440), 400_000)
+    truth = bradley_terry_fit(d["a"], d["b"], d["y"], M)
+    covered = (draws["p_lo"] <= truth) & (truth <= draws["p_hi"])
+    lo, hi = _band(0.95, covered.size)
+    assert lo <= covered.mean() <= hi, covered.mean(0)
+
+
+def test_unequal_probabilities_coverage() -> None:
+    """Poisson sampling with probabilities by model and by a judge's verdict (``pi``
+    given: Horvitz-Thompson weights, variance ``(1 - pi) / pi^2``)."""
+    rng = np.random.default_rng(8)
+    covered = []
+    for _ in range(200):
+        d = simulate(rng)
+        full = bradley_terry_fit(d["a"], d["b"], d["y"], M)
+        pi = np.where((d["a"] < 2) | (d["b"] < 2), 0.3, 0.1)
+        pi = pi * np.where(d["judges"][:, 0] == 1, 1.5, 1.0)
+        y = np.where(rng.random(pi.size) < pi, d["y"], np.nan)
+        t = bradley_terry(d["a"], d["b"], y, d["judges"] / 2.0, pi, n_models=M)
+        covered.append((t.ci_low <= full) & (full <= t.ci_high))
+    lo, hi = _band(0.95, np.size(covered))
+    assert lo <= np.mean(covered) <= hi, np.mean(covered, axis=0)
+
+
+def test_aee_narrower_than_labels(draws: dict[str, np.ndarray]) -> None:
+    ratio = draws["width"].mean() / draws["c_width"].mean()
+    assert ratio < 0.9, ratio
+
+
+def test_labels_alone_is_the_mle() -> None:
+    rng = np.random.default_rng(1)
+    d = simulate(rng, 1500)
+    y = _masked(d["y"], 400, rng)
+    lab = np.isfinite(y)
+    table = bradley_terry(d["a"], d["b"], y, n_models=M)
+    mle = bradley_terry_fit(d["a"][lab], d["b"][lab], d["y"][lab], M)
+    np.testing.assert_allclose(table.estimate, mle, atol=1e-9)
+    assert abs(table.estimate.sum()) < 1e-9 and table.method == "classical"
+    # lambda = 0 through the surrogate path is the same fit
+    same = bradley_terry(d["a"], d["b"], y, d["judges"] / 2.0, n_models=M, lam=0.0)
+    np.testing.assert_allclose(same.estimate, mle, atol=1e-9)
+    elo = bradley_terry(d["a"], d["b"], y, n_models=M, scale="elo")
+    np.testing.assert_allclose(elo.estimate, ELO * mle + 1000.0, atol=1e-6)
+    p1 = win_probability(table, "model7", "model0")
+    p2 = win_probability(elo, "model7", "model0")
+    assert p1.ci_low < p1.estimate < p1.ci_high and abs(p1.estimate - p2.estimate) < 1e-9
+    assert abs(p1.ci_low - p2.ci_low) < 1e-9
+
+
+def test_tables_work_with_groups_tools() -> None:
+    rng = np.random.default_rng(2)
+    d = simulate(rng, 3000)
+    y = _masked(d["y"], 600, rng)
+    table = bradley_terry(d["a"], d["b"], y, d["judges"] / 2.0, n_models=M, simultaneous=True)
+    assert table.simultaneous == "maxt" and len(compare(table)) == M * (M - 1) // 2
+    ranks = rank_sets(table)
+    assert (ranks["rank_low"] <= ranks["rank"]).all()
+    assert (ranks["rank"] <= ranks["rank_high"]).all()
+    assert set(rank_intervals(table)) == {"rank", "rank_low", "rank_high"}
+    groups = tiers(table)
+    assert sorted(n for g in groups for n in g) == sorted(table.names) and len(groups) >= 2
+    assert groups[0][0] == "model7"
+
+
+def test_infinite_mle_is_withheld_not_crashed() -> None:
+    rng = np.random.default_rng(3)
+    d = simulate(rng, 1500)
+    y = _masked(d["y"], 200, rng)
+    top = (d["a"] == 7) | (d["b"] == 7)
+    y[top & np.isfinite(y)] = np.where(d["a"][top & np.isfinite(y)] == 7, 1.0, 0.0)
+    alone = bradley_terry(d["a"], d["b"], y, n_models=M)
+    assert np.isnan(alone.ci_low[7]) and "infinite" in alone.notes[7]
+    assert np.isfinite(alone.ci_low[:7]).all() and np.isfinite(alone.estimate).all()
+    # here the labeled sum of 1 - yhat over model7's comparisons (weighted) exceeds the
+    # pool's: the AEE equation has no finite root either, and falls back the same way
+    aee = bradley_terry(d["a"], d["b"], y, d["judges"] / 2.0, n_models=M)
+    assert "fallback" in aee.details and np.isnan(aee.ci_low[7])
+    assert np.isfinite(aee.ci_low[:7]).all() and np.isfinite(aee.estimate).all()
+    assert len(rank_sets(aee)) == M and sum(map(len, tiers(aee))) == M
+    # ordinary labels (model7 loses some): everything finite
+    y2 = _masked(d["y"], 200, np.random.default_rng(9))
+    aee2 = bradley_terry(d["a"], d["b"], y2, d["judges"] / 2.0, n_models=M)
+    assert np.isfinite(aee2.ci_low).all()
+
+
+def test_model_without_labels_gets_no_interval() -> None:
+    rng = np.random.default_rng(6)
+    d = simulate(rng, 1500)
+    y = _masked(d["y"], 300, rng)
+    y[(d["a"] == 3) | (d["b"] == 3)] = np.nan
+    table = bradley_terry(d["a"], d["b"], y, d["judges"] / 2.0, n_models=M)
+    assert np.isnan(table.ci_low[3]) and "UNVALIDATED" in table.notes[3]
+    assert np.isfinite(table.ci_low[[0, 1, 2, 4, 5, 6, 7]]).all()
+    assert np.isfinite(table.estimate).all() and table.n_labeled[3] == 0
+    with pytest.raises(ValidationError, match="model3"):
+        bradley_terry(d["a"], d["b"], y, n_models=M)
+
+
+def test_bad_arrays_refused() -> None:
+    a, b = np.array([0, 1, 0]), np.array([1, 0, 1])
+    y = np.array([1.0, 0.5, 0.0])
+    with pytest.raises(ValidationError, match="model2"):
+        bradley_terry(a, b, y, n_models=3)
+    with pytest.raises(ValidationError, match="fall apart"):
+        bradley_terry(np.array([0, 2, 0]), np.array([1, 3, 1]), np.array([1, 0, 0.5]))
+    with pytest.raises(ValidationError, match="itself"):
+        bradley_terry(np.array([0, 1]), np.array([0, 0]), np.array([1.0, 0.0]))
+
+
+def _frame(rng: np.random.Generator, n: int = 1200, n_lab: int = 300) -> pd.DataFrame:
+    d = simulate(rng, n)
+    y = _masked(d["y"], n_lab, rng)
+    label = np.where(np.isnan(y), None, VERDICT[np.nan_to_num(y * 2).astype(int)])
+    return pd.DataFrame(
+        {
+            "left": [f"model{k}" for k in d["a"]],
+            "right": [f"model{k}" for k in d["b"]],
+            "vote": label,
+            "j1": VERDICT[d["judges"][:, 0]],
+            "j2": d["judges"][:, 1] / 2.0,
+        }
+    )
+
+
+def test_pool_from_pairs_and_calibrator() -> None:
+    df = _frame(np.random.default_rng(4))
+    df.loc[df.index[:50], "vote"] = df["vote"][:50].str.lower()
+    kw = {"model_a": "left", "model_b": "right", "label": "vote"}
+    pool = EvalPool.from_pairs(df, **kw, judges=["j1", "j2"])
+    assert pool.pairs is not None and pool.pairs.names[-1] == "model7"
+    assert set(np.unique(pool.y[pool.labeled])) <= {0.0, 0.5, 1.0}
+    cal = Calibrator(engine="freq").fit(pool)
+    aee = cal.estimate_bradley_terry()
+    alone = cal.estimate_bradley_terry(method="labels")
+    assert cal.estimate_bradley_terry(simultaneous=True).simultaneous == "maxt"
+    assert aee.method == "aee" and alone.method == "classical"
+    assert np.mean(aee.ci_high - aee.ci_low) < np.mean(alone.ci_high - alone.ci_low)
+    plain = EvalPool.from_frame(
+        pd.DataFrame({"y": [0, 1, np.nan, 1] * 3, "j": [0.1, 0.9, 0.5, 0.7] * 3}),
+        label="y", judges=["j"], outcome="ordinal",
+    )  # fmt: skip
+    with pytest.raises(ValidationError, match="no pairs"):
+        Calibrator(engine="freq", folds=2).fit(plain).estimate_bradley_terry()
+
+
+def test_from_pairs_bad_input() -> None:
+    df = _frame(np.random.default_rng(5), n=60, n_lab=30)
+    kw = {"model_a": "left", "model_b": "right", "label": "vote", "judges": ["j1", "j2"]}
+    bad = df.copy()
+    bad.loc[7, "right"] = bad.loc[7, "left"]
+    with pytest.raises(ValidationError, match="row 7 compares model"):
+        EvalPool.from_pairs(bad, **kw)
+    bad = df.copy()
+    lab = bad.index[bad["vote"].notna()][0]
+    bad.loc[lab, "vote"] = "left wins"
+    with pytest.raises(ValidationError, match=rf"'vote' has 'left wins' at row {lab}"):
+        EvalPool.from_pairs(bad, **kw)
+    bad = df.copy()
+    bad["j1"] = bad["j1"].astype(object)
+    bad.loc[3, "j1"] = 1.7
+    with pytest.raises(ValidationError, match="'j1'"):
+        EvalPool.from_pairs(bad, **kw)
+    with pytest.raises(ValidationError, match="'winner'"):
+        EvalPool.from_pairs(df, **{**kw, "label": "winner"})
+    bad = df.copy()
+    bad.loc[2, "left"] = None
+    with pytest.raises(ValidationError, match="empty at row 2"):
+        EvalPool.from_pairs(bad, **kw)
