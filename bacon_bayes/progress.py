@@ -1,4 +1,5 @@
-"""Progress bars on long work (Bayesian sampling, cross-fitting folds): tqdm on stderr,
+"""Progress bars on long work (Bayesian sampling, cross-fitting folds, ``bacon simulate``'s
+trials, ``bacon judge``'s calls): tqdm on stderr, the package's one progress mechanism,
 shown only when stderr is a terminal, so pipes, log files and tests stay silent.
 
 A bar appears only once its work has taken :data:`DELAY` seconds (tqdm's ``delay``): a
@@ -52,7 +53,15 @@ def silenced() -> Iterator[None]:
             os.environ["BACON_PROGRESS"] = before
 
 
-def bar(total: int | None, desc: str, unit: str = "it", show: bool | None = None) -> Any:
+def bar(
+    total: int | None,
+    desc: str,
+    unit: str = "it",
+    show: bool | None = None,
+    *,
+    delay: float | None = None,
+    leave: bool = False,
+) -> Any:
     """A tqdm bar on stderr (disabled, drawing nothing, unless :func:`shown`).
 
     Parameters
@@ -65,6 +74,10 @@ def bar(total: int | None, desc: str, unit: str = "it", show: bool | None = None
         The unit of a step.
     show : bool, optional
         Force the bar on or off (default: on a terminal only).
+    delay : float, optional
+        Seconds before the bar appears (default :data:`DELAY`).
+    leave : bool
+        Keep the last frame on stderr when done (default: the bar is removed).
 
     Returns
     -------
@@ -79,10 +92,36 @@ def bar(total: int | None, desc: str, unit: str = "it", show: bool | None = None
         unit=unit,
         file=sys.stderr,
         disable=not shown(show),
-        leave=False,
-        delay=DELAY,
+        leave=leave,
+        delay=DELAY if delay is None else delay,
         dynamic_ncols=True,
     )
+
+
+class Tally:
+    """A progress callback ``tally(done, total)`` (as :func:`bacon_bayes.simulation.simulate`
+    and ``ablation`` call theirs) drawing one :func:`bar`, made at the first call.
+
+    Parameters
+    ----------
+    desc : str
+        What the bar counts, e.g. ``"trials"``.
+    show : bool, optional
+        Force the bar on or off (default: on a terminal only, decided now, so a tally made
+        before :func:`silenced` still draws inside it).
+    """
+
+    def __init__(self, desc: str, show: bool | None = None) -> None:
+        self.desc = desc
+        self.on = shown(show)
+        self.bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            self.bar = bar(total, self.desc, unit=self.desc, show=self.on)
+        self.bar.update(done - self.bar.n)
+        if done >= total:
+            self.bar.close()
 
 
 class SamplingProgress:

@@ -9,6 +9,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+#: Bounds within this of 0 are 0: float noise (the difference of two groups labeled whole
+#: with one mean comes out as -1e-17), not a sign; labels on scales up to 1e4 stay far above.
+NUMERICAL_ZERO = 1e-10
+
+
+def sure_sign(low: Any, high: Any) -> np.ndarray:
+    """+1 where an interval ``[low, high]`` lies above 0, -1 where below, 0 where it holds
+    0 or is missing (bounds within :data:`NUMERICAL_ZERO` of 0 count as 0)."""
+    low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    return np.where(low > NUMERICAL_ZERO, 1, np.where(high < -NUMERICAL_ZERO, -1, 0))
+
 
 def _plain(value: Any) -> Any:
     """Turn numpy scalars/arrays into JSON-ready Python values."""

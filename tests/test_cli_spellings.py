@@ -155,3 +155,96 @@ def test_the_transport_table_names_group_sizes_in_natural_order(tmp_path, capsys
     table, _ = transport_check(Calibrator.load(nc).apply(pool))
     assert list(table["group"]) == ["(all)", "M8", "M9", "M10"]
     assert list(table["n_items"]) == [180, 60, 60, 60]
+
+
+@pytest.mark.parametrize("command", ["estimate", "plan", "report", "doctor", "simulate", "sample"])
+def test_id_and_item_are_one_option_in_every_command_reading_a_table(command):
+    parse = build_parser().parse_args
+    extra = {"report": ["--out", "r.html"], "simulate": ["--label", "y", "--out", "o"]}
+    extra = extra.get(command, [])
+    assert parse([command, "x.csv", *extra, "--id", "key"]).item == "key"
+    assert parse([command, "x.csv", *extra, "--item", "key"]).item == "key"
+
+
+def test_plan_defaults_to_estimates_engine_and_says_what_auto_used(tmp_path, capsys):
+    parse = build_parser().parse_args
+    assert parse(["plan", "x.csv", "--top"]).engine == parse(["estimate", "x.csv"]).engine
+    path = table(tmp_path)
+    assert main(["plan", str(path), *READ, "--top"]) == 0
+    out = capsys.readouterr().out
+    assert "engine: freq (--engine auto, the default, means freq for a plan" in out
+    assert main(["plan", str(path), *READ, "--top", "--engine", "freq", "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)["pilot"]["assumptions"][0]
+    assert first == "engine: freq (as --engine asked)"
+
+
+def test_plan_legend_says_the_range_is_the_pilot_variances_alone(tmp_path, capsys):
+    path = table(tmp_path)
+    assert main(["plan", str(path), *READ, "--top"]) == 0
+    out = capsys.readouterr().out
+    legend = out[: out.index("design ")]
+    assert "only the pilot's residual variance is taken as uncertain" in legend
+    assert "gaps between groups are taken as the pilot's" in legend
+
+
+def test_a_difference_known_exactly_is_neither_resolved_nor_a_negative_zero():
+    """Issue 43: two groups labeled whole with one mean printed "-0.0000 [-0.000, -0.000]"
+    as resolved (float noise, -5.6e-17), and ranked one above the other."""
+    from bacon_bayes.report.comparisons import comparisons_of
+
+    est = np.array([0.3, 0.1 + 0.2, 0.9])  # A - B = -5.6e-17
+    se = np.array([0.0, 0.0, 0.05])
+    means = EstimateTable("mean", "aee", ("A", "B", "C"), est, se, est - 2.5 * se,
+                          est + 2.5 * se, np.diag(se**2), np.array([50, 50, 10]),
+                          np.array([50, 50, 100]), 0.05, "maxt", np.full(3, 2.5))  # fmt: skip
+    c = comparisons_of(means, (0.0, 1.0), 0.05, "system", ("pool", "the items"))
+    assert list(c.differences["resolved"]) == [False, True, True]
+    ab = c.to_text().splitlines()[4]
+    assert ab.split() == ["A", "-", "B", "0.0000", "[0.000,", "0.000]"]
+    assert "-0.0" not in c.to_text()
+    ranks = c.ranks.set_index("group")
+    assert list(ranks.loc["A", ["rank_low", "rank_high"]]) == [2, 3]
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(-1e-17, "0.000"), (-0.0, "0.000"), (-0.00042, "-0.00042"), (0.0004, "0.0004"),
+     (-0.0123, "-0.012"), (float("nan"), "nan")],
+)  # fmt: skip
+def test_a_printed_bound_keeps_its_side_of_zero(value, text):
+    from bacon_bayes.report.tables import fixed
+
+    assert fixed(value, 3) == text
+
+
+def test_report_items_of_a_binary_label_show_the_probability_and_a_label_set(tmp_path):
+    """Issue 43: the item rows of a 0/1 label showed the prediction set's span
+    (lower 0, upper 1) beside the score, as if it were an interval for the score."""
+    import re
+
+    path = table(tmp_path)
+    frame = pd.read_csv(path)
+    frame["human"] = np.where(frame["human"].isna(), np.nan, (frame["human"] > 0) * 1.0)
+    frame.to_csv(path, index=False)
+    out = tmp_path / "r.html"
+    assert main(["report", str(path), *READ, "--engine", "freq", "--out", str(out)]) == 0
+    page = out.read_text()
+    items = page[page.index('<section id="items">') :]
+    items = items[: items.index("</section>")]
+    head = re.findall(r"<th[^>]*>([^<]*)</th>", items)
+    assert "P(label = 1)" in head and "label set" in head
+    assert "lower" not in head and "upper" not in head and "score" not in head
+    cells = set(re.findall(r"<td>(\{[^<]*\})</td>", items))
+    assert cells and cells <= {"{0}", "{1}", "{0, 1}", "{}"}
+    assert "not an interval for its probability" in items
+
+
+def test_group_tables_print_no_negative_zero():
+    from bacon_bayes.report.text import groups_table
+
+    est, se = np.array([-1e-17, 0.5]), np.array([0.0, 0.1])
+    n = np.array([5, 5])
+    t = EstimateTable("mean", "aee", ("A", "B"), est, se, est - se, est + se, np.diag(se**2),
+                      n, n + 4, 0.05, "maxt", np.full(2, 2.0))  # fmt: skip
+    text = groups_table([t])
+    assert "-0.0" not in text and "A 0.0000 [0.000, 0.000]" in text

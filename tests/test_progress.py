@@ -3,7 +3,9 @@ tests; nutpie's reports of several runs add up in one bar."""
 
 from __future__ import annotations
 
+import argparse
 import io
+import re
 import shutil
 from pathlib import Path
 
@@ -116,3 +118,41 @@ def test_silenced_turns_the_bars_off_and_back(monkeypatch):
         assert not progress.shown()
         assert progress.shown(True)  # an explicit request still draws
     assert progress.shown()
+
+
+def test_one_progress_mechanism_simulate_and_judge_use_tqdm():
+    """Issue 43: simulate drew a hand-made bar and judge a rich one; both are
+    bacon_bayes.progress now, and nothing imports rich."""
+    import bacon_bayes.simulation.montecarlo as montecarlo
+
+    assert not hasattr(montecarlo, "stderr_progress")
+    for path in (ROOT / "bacon_bayes").rglob("*.py"):
+        assert not re.search(r"^\s*(from|import) rich\b", path.read_text(), re.M), path
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert '"rich' not in pyproject
+
+
+def test_a_tally_draws_one_bar_decided_before_silencing(monkeypatch):
+    term = _Terminal()
+    monkeypatch.setattr("sys.stderr", term)
+    monkeypatch.delenv("BACON_PROGRESS", raising=False)
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    tally = progress.Tally("trials")
+    with progress.silenced():  # simulate silences the per-fit bars, not its own
+        for done in range(1, 6):
+            tally(done, 5)
+    assert "trials:" in term.getvalue() and "/5" in term.getvalue()
+    assert tally.bar.n == 5
+    off = progress.Tally("trials", show=False)
+    off(1, 2)
+    assert off.bar.disable
+
+
+def test_simulate_counts_its_trials_on_the_tally(monkeypatch):
+    from bacon_bayes.cli import simulate
+
+    seen = []
+    monkeypatch.setattr(simulate, "_run", lambda args, tally: seen.append(tally) or 0)
+    args = argparse.Namespace(ablation=None)
+    assert simulate.run(args) == 0
+    assert isinstance(seen[0], progress.Tally) and seen[0].desc == "trials"

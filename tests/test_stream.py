@@ -451,3 +451,22 @@ def test_cli_stream_prints_what_in_memory_prints(tmp_path, capsys):
     assert main(["estimate", str(folder), *common, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["target"]["target"] == "pool" and out["comparisons"]["n_pairs"] == 6
+
+
+def test_stream_says_why_it_takes_no_prompt_and_where_the_plan_line_stands(tmp_path, capsys):
+    """Issue 43: streaming refused --prompt without saying why, and its comparisons had no
+    line where the in-memory plan line stands."""
+    df = frame(n=1200, seed=4)
+    df["label"] = df["label"] - 0.4 * df["grp"].map({"a": 0, "b": 1, "c": 2, "d": 3})
+    df["doc"] = np.arange(len(df)) // 4
+    folder = write_dataset(df, tmp_path / "pool", parts=2, row_group=300)
+    common = ["--label", "label", "--judge", "j*", "--group", "grp", "--propensity", "pi",
+              "--engine", "freq", "--surrogates", "none"]  # fmt: skip
+    assert main(["estimate", str(folder), *common, "--prompt", "doc"]) == 2
+    err = capsys.readouterr().err
+    assert "--prompt is not supported when streaming: it does not use prompts" in err
+    assert "estimate in memory" in err
+    assert main(["estimate", str(folder), *common]) == 0
+    out = capsys.readouterr().out
+    assert "best grp not clear" in out
+    assert "not predicted when streaming (the plan needs the pool's items in memory)" in out

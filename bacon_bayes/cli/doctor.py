@@ -26,7 +26,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--labels", metavar="FILE", help="CSV or Parquet of human labels joined by id")
     p.add_argument("--label", help="the label column (default: found; needed with --labels)")
-    p.add_argument("--item", help="the id column (default: found)")
+    p.add_argument("--item", "--id", help="the id column (default: found; --id is the same)")
     add_judge_argument(
         p, help="a judge column (repeatable; patterns like 'judge:*' allowed; default: found)"
     )

@@ -217,8 +217,10 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--item",
+        "--id",
         help="item id column (default: the format's id, e.g. an Inspect sample id; else a "
-        "column named id, item or item_id whose values are unique; else the row number)",
+        "column named id, item or item_id whose values are unique; else the row number; "
+        "--id is the same option)",
     )
     p.add_argument("--propensity", help="inclusion-probability column of the label sample")
     p.add_argument(

@@ -167,7 +167,6 @@ def _score(
     from bacon_bayes.judges import RetryPolicy, run_jury
     from bacon_bayes.judges.output import write_table
 
-    progress = sys.stderr.isatty() if args.progress is None else args.progress
     policy = RetryPolicy(
         max_attempts=args.max_attempts, base_delay=args.backoff_base, max_delay=args.backoff_max
     )
@@ -183,7 +182,7 @@ def _score(
             concurrency=args.concurrency,
             timeout=args.timeout,
             retry=policy,
-            progress=progress,
+            progress=args.progress,  # None: on a terminal only
         )
     except KeyboardInterrupt:
         print(

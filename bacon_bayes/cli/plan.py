@@ -20,6 +20,12 @@ from bacon_bayes.errors import ValidationError
 if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
     from bacon_bayes.planning import Goal
 
+#: Why ``--engine auto`` fits the frequentist model for a plan.
+AUTO_REASON = (
+    "the plan reads only the pilot's residual variances, which the frequentist judge model "
+    "gives in a second and the Bayesian one in 30 s or more; --engine bayes fits the Bayesian one"
+)
+
 #: As ``bacon_bayes.planning.DESIGNS`` (tests/test_cli_startup.py checks).
 DESIGNS = ("uniform", "stratified", "paired", "adaptive")
 
@@ -62,11 +68,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", help="outcome family of the pilot's calibrator")
     p.add_argument(
         "--engine",
-        default="freq",
+        default="auto",
         choices=("auto", "bayes", "freq"),
-        help="engine of the pilot's calibrator (freq, the default, unlike bacon estimate's "
-        "auto: the plan reads only the pilot's residual variances, which the frequentist "
-        "model gives in a second; auto or bayes fit the Bayesian judge model)",
+        help="engine of the pilot's calibrator: auto (default, as bacon estimate's), bayes or "
+        f"freq. For a plan auto means freq: {AUTO_REASON}; the plan's assumptions say which "
+        "engine was used",
     )
     p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
     p.add_argument("--folds", type=int, default=5, help="cross-fitting folds (5)")
@@ -137,6 +143,10 @@ def run(args: argparse.Namespace) -> int:
     if args.calibrator:
         return _plan_round(args, goal)
     pool = pool_from_args(args)
+    engine = f"engine: {args.engine}" + (" (as --engine asked)" if args.engine != "auto" else "")
+    if args.engine == "auto":
+        args.engine = "freq"
+        engine = f"engine: freq (--engine auto, the default, means freq for a plan: {AUTO_REASON})"
     result = plan(
         pool,
         goal,
@@ -149,6 +159,7 @@ def run(args: argparse.Namespace) -> int:
         pool_arg=shlex.quote(str(args.file)),
         sample_args=reading_options(args, pool, sample=True),
     )
+    result.pilot.assumptions.insert(0, engine)
     if not _samplable(args):  # bacon sample reads tables and studies: no command to print
         for row in result.designs:
             row.command = None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +83,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="prompt column (the prompt, question or source segment items share): folds split "
         "by prompt; needed by the paired designs",
     )
-    p.add_argument("--item", help="item id column")
+    p.add_argument("--item", "--id", help="item id column (--id is the same option)")
     p.add_argument("--embedding", help="prefix of embedding columns (features of the model)")
     p.add_argument("--budgets", help="label shares (0.05,0.1,0.2)")
     p.add_argument("--trials", type=int, help="label draws per budget (200)")
@@ -137,21 +136,22 @@ MONTE_CARLO = {"budgets": "0.05,0.1,0.2", "trials": 200, "designs": "uniform",
 
 
 def run(args: argparse.Namespace) -> int:
-    from bacon_bayes.progress import silenced
+    from bacon_bayes.progress import Tally, silenced
 
+    tally = Tally("fits" if args.ablation else "trials")  # on a terminal: decided outside
     with silenced():  # the trials' own bar counts the fits: none per fit (workers included)
-        return _run(args)
+        return _run(args, tally)
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, tally: Any) -> int:
     if args.ablation:
-        return run_ablation(args)
+        return run_ablation(args, tally)
     if args.models:
         raise ValidationError("--models applies to --ablation only; drop it or add --ablation.")
     for name, default in MONTE_CARLO.items():
         if getattr(args, name) is None:
             setattr(args, name, default)
-    return run_monte_carlo(args)
+    return run_monte_carlo(args, tally)
 
 
 def _claim(args: argparse.Namespace, writes: tuple[str, ...]) -> Any:
@@ -160,7 +160,7 @@ def _claim(args: argparse.Namespace, writes: tuple[str, ...]) -> Any:
     return claim(args.out, inputs=inputs, folder=True, force=args.force, writes=writes)
 
 
-def run_ablation(args: argparse.Namespace) -> int:
+def run_ablation(args: argparse.Namespace, tally: Any) -> int:
     """``--ablation``: the oracle table, written to DIR/ablation.csv, .md and settings."""
     from bacon_bayes.simulation.ablation import (
         FILES,
@@ -169,7 +169,6 @@ def run_ablation(args: argparse.Namespace) -> int:
         ablation_markdown,
         write_ablation,
     )
-    from bacon_bayes.simulation.montecarlo import stderr_progress
 
     given = [n for n in MONTE_CARLO if getattr(args, n) is not None]
     if given:
@@ -188,7 +187,7 @@ def run_ablation(args: argparse.Namespace) -> int:
     )
     with _claim(args, FILES) as out:
         frame = _table(args)
-        table = ablation(frame, spec, progress=partial(stderr_progress, what="fits"))
+        table = ablation(frame, spec, progress=tally)
         paths = write_ablation(out.path, table, spec)
         out.written()
     print(ablation_markdown(table), end="")
@@ -234,7 +233,7 @@ def adaptive_notes(trials: Any) -> list[str]:
     return lines
 
 
-def run_monte_carlo(args: argparse.Namespace) -> int:
+def run_monte_carlo(args: argparse.Namespace, tally: Any) -> int:
     """The Monte Carlo over label draws (trials.parquet, summary.csv, plots)."""
     from bacon_bayes.simulation.montecarlo import (
         FILES as MONTE_CARLO_FILES,
@@ -243,7 +242,6 @@ def run_monte_carlo(args: argparse.Namespace) -> int:
         PILOT_SHARE,
         SimulationSpec,
         simulate,
-        stderr_progress,
         summarise,
         write_outputs,
     )
@@ -270,7 +268,7 @@ def run_monte_carlo(args: argparse.Namespace) -> int:
         frame = _table(args)
         spec.check(frame)
         trials = simulate(
-            frame, spec, workers=args.workers, scheduler=args.scheduler, progress=stderr_progress
+            frame, spec, workers=args.workers, scheduler=args.scheduler, progress=tally
         )
         summary = summarise(trials, spec.alpha)
         out = write_outputs(held.path, trials, summary, spec)

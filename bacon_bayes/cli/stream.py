@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,8 +21,27 @@ if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
 DEFAULT_CHUNK_ROWS = 1_000_000
 
 #: Options of the in-memory path only (streamed estimators have no prompt-clustered
-#: variances yet: --prompt needs the pairs of items of one prompt in memory).
+#: variances: --prompt needs the items of one prompt together; see NO_PROMPTS).
 UNSTREAMED = ("scores", "embedding", "text", "allow_pending", "prompt", "prompt_propensity")
+
+
+#: Why a streamed estimate takes no prompt column.
+NO_PROMPTS = (
+    "it does not use prompts: its variances treat items as independent (as the "
+    "in-memory estimate of this pool's mean does when labels were drawn item by item) and "
+    "it has no prompt-clustered variance, which needs the items of each prompt together; "
+    "its folds are not split by prompt either. With labels drawn by prompt (a paired "
+    "design) or for --target population, estimate in memory: pass a single table without "
+    "--chunk-rows/--scheduler/--items-out. Otherwise drop the option."
+)
+
+#: The comparisons' plan line where it would stand (the plan's pilot statistics need the
+#: pool's items in memory: predictive variances and group sizes over every item).
+STREAM_PLAN = (
+    "bacon plan: the labels that would resolve the top group are not predicted when "
+    "streaming (the plan needs the pool's items in memory); bacon plan on the pool as one "
+    "table gives it"
+)
 
 
 def add_stream_arguments(p: argparse.ArgumentParser) -> None:
@@ -71,6 +91,8 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
     for name in UNSTREAMED:
         if getattr(args, name, None):
             flag = "--" + name.replace("_", "-")
+            if name.startswith("prompt"):
+                raise ValidationError(f"{flag} is not supported when streaming: {NO_PROMPTS}")
             raise ValidationError(
                 f"{flag} is not supported when streaming (a Parquet dataset, --chunk-rows, "
                 f"--scheduler); drop {flag} or pass a single table without streaming options."
@@ -157,9 +179,10 @@ def _comparisons(
         return None
     from bacon_bayes.report.comparisons import comparisons_of
 
-    return comparisons_of(
+    compared = comparisons_of(
         result.groups[0], result.fit.bounds, args.alpha, args.group or "group", target
     )
+    return compared if compared.best_clear else replace(compared, plan_note=STREAM_PLAN)
 
 
 def summary(result: StreamResult, args: argparse.Namespace) -> dict[str, Any]:

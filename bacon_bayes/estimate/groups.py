@@ -29,7 +29,7 @@ from bacon_bayes.estimate.moderate import moderated_variance, score_bounds
 from bacon_bayes.estimate.shrink import NO_LABELS, shrunk_differences
 from bacon_bayes.estimate.tables import GroupArrays, Pairs, group_codes, group_table
 from bacon_bayes.inclusion import Inclusion
-from bacon_bayes.results import EstimateTable
+from bacon_bayes.results import EstimateTable, sure_sign
 
 #: Fewest labels per group for bootstrap critical values (below: moderated Student-t).
 MIN_BOOTSTRAP_LABELS = 10
@@ -547,11 +547,12 @@ def rank_intervals(
     diffs = compare(table) if diffs is None else diffs
     m = len(table)
     above = np.zeros((m, m), dtype=bool)  # above[a, b]: a surely larger than b
+    sign = sure_sign(diffs.ci_low, diffs.ci_high)
     for k, (a, b) in enumerate(diffs.details["pairs"]):
         ia, ib = table.names.index(a), table.names.index(b)
-        if diffs.ci_low[k] > 0:
+        if sign[k] > 0:
             above[ia, ib] = True
-        elif diffs.ci_high[k] < 0:
+        elif sign[k] < 0:
             above[ib, ia] = True
     if not descending:
         above = above.T

@@ -24,6 +24,7 @@ from bacon_bayes.judges.parsing import parse_reply
 from bacon_bayes.judges.retry import CallFailed, RateLimiter, RetryPolicy
 from bacon_bayes.judges.templates import Template
 from bacon_bayes.judges.uncertainty import level_distribution, token_uncertainty
+from bacon_bayes.progress import bar
 
 log = logging.getLogger("bacon_bayes.judges")
 
@@ -278,47 +279,6 @@ def plan_jury(
     return JuryPlan(len(calls), len(calls) - len(pending), first)
 
 
-class _Progress:
-    """A rich progress bar on stderr with ETA (a no-op when disabled)."""
-
-    def __init__(self, total: int, enabled: bool) -> None:
-        self._bar = None
-        if enabled:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-
-            self._bar = Progress(
-                TextColumn("judging"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                TextColumn("ETA"),
-                TimeRemainingColumn(),
-                console=Console(stderr=True),
-            )
-            self._task = self._bar.add_task("judging", total=total)
-
-    def __enter__(self) -> _Progress:
-        if self._bar is not None:
-            self._bar.start()
-        return self
-
-    def advance(self, n: int = 1) -> None:
-        if self._bar is not None:
-            self._bar.advance(self._task, n)
-
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-
-
 async def _execute(
     pending: list[_Call],
     *,
@@ -330,7 +290,7 @@ async def _execute(
     summary: JurySummary,
     done: dict[int, CachedCall],
     failed: dict[int, CallFailed],
-    progress: _Progress,
+    progress: Any,
     seed: int | None,
 ) -> None:
     try:
@@ -412,7 +372,7 @@ async def _execute(
         async def worker() -> None:
             for call in queue:
                 await attempt_call(http, call)
-                progress.advance()
+                progress.update(1)
 
         await asyncio.gather(*(worker() for _ in range(min(concurrency, len(pending)))))
 
@@ -501,7 +461,7 @@ def run_jury(
     concurrency: int = 8,
     timeout: float = 60.0,
     retry: RetryPolicy | None = None,
-    progress: bool = False,
+    progress: bool | None = False,
     seed: int | None = None,
 ) -> JuryResult:
     """Score every item with every judge ``runs`` times.
@@ -525,7 +485,8 @@ def run_jury(
     retry
         Backoff policy; default :class:`RetryPolicy`.
     progress
-        Show a progress bar with ETA on stderr.
+        Show a progress bar with ETA on stderr (:func:`bacon_bayes.progress.bar`; None: on
+        a terminal only).
     seed
         Seed of the backoff jitter.
 
@@ -548,8 +509,11 @@ def run_jury(
         summary.cached = len(done)
         pending = [c for c in calls if c.index not in done]
         failed: dict[int, CallFailed] = {}
-        with _Progress(len(calls), progress) as bar:
-            bar.advance(len(done))
+        # asked for (True): drawn at once; None: on a terminal, after DELAY; the last
+        # frame stays (calls done, time taken)
+        now = 0.0 if progress else None
+        with bar(len(calls), "judging", "calls", progress, delay=now, leave=True) as shown_bar:
+            shown_bar.update(len(done))
             if pending:
                 _run_coroutine(
                     _execute(
@@ -562,7 +526,7 @@ def run_jury(
                         summary=summary,
                         done=done,
                         failed=failed,
-                        progress=bar,
+                        progress=shown_bar,
                         seed=seed,
                     )
                 )

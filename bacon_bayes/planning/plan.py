@@ -185,6 +185,15 @@ class PlanResult:
             f"the pilot's {self.pilot.n_labeled}; {at}",
             head,
         ]
+        if any(d.labels_range is not None for d in self.designs):
+            fixed = (
+                "judge model is"
+                if self.goal.kind == "half-width"
+                else ("judge model and the gaps between groups are")
+            )
+            lines.insert(-1, f"{RANGE_LEVEL:.0%} range: only the pilot's residual variance is "
+                         f"taken as uncertain (its chi-square interval); the {fixed} taken "
+                         "as the pilot's, so the true spread is wider")  # fmt: skip
         for d in self.designs:
             need = "-" if d.labels_needed is None else str(d.labels_needed)
             new = "-" if d.new_labels is None else str(d.new_labels)
@@ -225,8 +234,7 @@ class PlanResult:
         return (
             f"\n  {RANGE_LEVEL:.0%} range: {lo} to {hi} labels in all, from the chi-square "
             f"interval of the pilot's residual variance (worth {self.pilot.variance_df:.0f} "
-            "labels)"
-            + ("" if self.goal.kind == "half-width" else "; the gaps between groups as the pilot's")
+            "labels) alone"
         )
 
 

@@ -3,7 +3,8 @@ lm-eval-harness sample logs, promptfoo results and generic JSON Lines.
 
 :func:`read_any` sniffs the format and returns the table with a :class:`TableMeta` that
 says which columns are ids, judges, texts and groups; :func:`join_labels` joins a
-separate labels file by id.
+separate labels file by id. Pairwise-preference files (Arena, AlpacaEval, MT-Bench) have
+their own entry, :func:`read_pairwise` (one row per comparison, verdicts A/B/tie).
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import read_table
 from bacon_bayes.readers.labels import join_labels
 from bacon_bayes.readers.meta import TableMeta
+from bacon_bayes.readers.pairwise import read_pairwise
 
-__all__ = ["FORMATS", "TableMeta", "join_labels", "read_any", "sniff"]
+__all__ = ["FORMATS", "TableMeta", "join_labels", "read_any", "read_pairwise", "sniff"]
 
 #: The recursion limit while a JSON document is read and flattened: deeper nesting is
 #: refused (no evaluation tool writes it), whatever limit a library has set.

@@ -14,7 +14,9 @@ class TableMeta:
     Attributes
     ----------
     format : str
-        ``csv``, ``parquet``, ``inspect``, ``lm-eval``, ``promptfoo`` or ``jsonl``.
+        ``csv``, ``parquet``, ``inspect``, ``lm-eval``, ``promptfoo`` or ``jsonl``; for
+        pairwise files (:mod:`bacon_bayes.readers.pairwise`) ``arena``, ``alpacaeval`` or
+        ``mt-bench``.
     item : str or None
         Column of item ids (the key ``--labels`` files are joined on).
     judges : list of str
@@ -37,6 +39,11 @@ class TableMeta:
         What the reader did that a user should know.
     judge_kinds : dict
         Judge -> what it is in the file (``bacon doctor`` gives it as the reason).
+    pairwise : bool
+        Whether each row is a comparison of two models' answers (then ``model_a``,
+        ``model_b`` and ``label`` name the columns, and judges hold verdicts A/B/tie).
+    model_a, model_b, label : str or None
+        Pairwise files: the columns of the two models and of the human verdict.
     """
 
     format: str
@@ -50,3 +57,7 @@ class TableMeta:
     other_scores: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     judge_kinds: dict[str, str] = field(default_factory=dict)
+    pairwise: bool = False
+    model_a: str | None = None
+    model_b: str | None = None
+    label: str | None = None

@@ -18,7 +18,9 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.order import unique_codes
+from bacon_bayes.report.tables import fixed
 from bacon_bayes.report.text import guarantee_note
+from bacon_bayes.results import sure_sign
 
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
@@ -193,7 +195,7 @@ class Comparisons:
             f"\ncomparisons of {self.group!r} (AEE differences, {level} CIs, "
             f"{self.guarantee}; target: {self.target}):",
             f"{self.pairing_note()}",
-            shown.to_string(index=False, float_format=lambda v: f"{v:.4f}"),
+            shown.to_string(index=False, float_format=lambda v: fixed(v, 4)),
             f"{self.n_resolved} of {len(self.differences)} pairs resolved (interval excludes "
             f"0){more}",
             self.best_line(),
@@ -215,7 +217,7 @@ class Comparisons:
 
 
 def _ci(lo: float, hi: float) -> str:
-    return "no interval" if np.isnan(lo) else f"[{lo:.3f}, {hi:.3f}]"
+    return "no interval" if np.isnan(lo) else f"[{fixed(lo, 3)}, {fixed(hi, 3)}]"
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -287,7 +289,7 @@ def comparisons_of(
         for k, v in est.rank_intervals(means, descending=True).items():
             frame[k] = v
         ranks = frame.sort_values("rank").reset_index(drop=True)
-    resolved = (diffs.ci_low > 0) | (diffs.ci_high < 0)
+    resolved = sure_sign(diffs.ci_low, diffs.ci_high) != 0
     differences = pd.DataFrame(
         {
             "pair": list(diffs.names),

@@ -23,6 +23,8 @@ from bacon_bayes.report.doctor import data_check
 from bacon_bayes.report.tables import esc as _esc
 from bacon_bayes.report.tables import scroll_table as _table
 from bacon_bayes.report.text import estimates_frame, guarantee_note, naive_note
+from bacon_bayes.results import sure_sign
+from bacon_bayes.scale import is_binary
 from bacon_bayes.surrogates import in_means
 
 if TYPE_CHECKING:
@@ -214,7 +216,7 @@ def _groups(cal: Calibrator, alpha: float) -> str:
     means = tables[0].to_frame()
     ranks = cal.rank_groups(alpha)[["name", "rank", "rank_low", "rank_high"]]
     diffs = cal.compare_groups(alpha).to_frame()
-    diffs["clear"] = np.where((diffs["ci_low"] > 0) | (diffs["ci_high"] < 0), "yes", "")
+    diffs["clear"] = np.where(sure_sign(diffs["ci_low"], diffs["ci_high"]) != 0, "yes", "")
     level = f"{100 * (1 - alpha):g}%"
     return (
         _img(figures.groups_figure(tables), "group means")
@@ -313,11 +315,34 @@ def _calibration(cal: Calibrator) -> str:
 
 def _items(cal: Calibrator, level: float) -> str:
     items = cal.item_scores(level).sort_values("score", kind="stable")
+    levels = cal.pool_.outcome.levels
+    binary = "set" in items and levels is not None and is_binary(np.asarray(levels, float))
     shown = items.head(MAX_ITEM_ROWS)
     cut = len(items) - len(shown)
-    note = f"<p class='note'>{level:.0%} conformal intervals; lowest scores first"
+    what = f"{level:.0%} conformal intervals; lowest scores first"
+    if binary:
+        shown, what = binary_items(shown), binary_note(level)
+    note = f"<p class='note'>{_esc(what)}"
     note += f"; {cut:,} more items not shown.</p>" if cut else ".</p>"
     return note + _table(shown, 3)
+
+
+def binary_note(level: float) -> str:
+    """What the item rows of a 0/1 label show."""
+    return (
+        "a 0/1 label: each item's probability of a 1 (the calibrated surrogate) and its "
+        f"{level:.0%} conformal prediction set of labels ({{0}}, {{1}}, or {{0, 1}}: either), "
+        "with the model's probability of that set; the set is for the item's label, not "
+        "an interval for its probability; lowest probabilities first"
+    )
+
+
+def binary_items(items: pd.DataFrame) -> pd.DataFrame:
+    """Item rows of a 0/1 label: ``score`` as ``P(label = 1)`` and the prediction set as
+    a set of labels, in place of its smallest and largest level (a {0, 1} "interval")."""
+    sets = ["{" + ", ".join(f"{v:g}" for v in s) + "}" if s else "{}" for s in items["set"]]
+    out = items.drop(columns=["lower", "upper"]).assign(set=sets)
+    return out.rename(columns={"score": "P(label = 1)", "set": "label set", "set_prob": "P(set)"})
 
 
 #: Columns of the oracle ablation shown in the page (when the folder has one).

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.report.tables import fixed
 from bacon_bayes.results import Estimate, EstimateTable
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ def estimates_frame(estimates: Sequence[Estimate]) -> pd.DataFrame:
 
 def estimates_table(estimates: Sequence[Estimate]) -> str:
     """Side-by-side rows of estimates of one estimand (e.g. AEE vs baselines)."""
-    return estimates_frame(estimates).to_string(index=False, float_format=lambda v: f"{v:.4f}")
+    return estimates_frame(estimates).to_string(index=False, float_format=lambda v: fixed(v, 4))
 
 
 def groups_table(tables: Sequence[EstimateTable]) -> str:
@@ -52,11 +53,11 @@ def groups_table(tables: Sequence[EstimateTable]) -> str:
         short = t.method
         frame[f"{short}"] = t.estimate
         frame[f"{short} CI"] = [
-            "no interval" if np.isnan(lo) else f"[{lo:.3f}, {hi:.3f}]"
+            "no interval" if np.isnan(lo) else f"[{fixed(lo, 3)}, {fixed(hi, 3)}]"
             for lo, hi in zip(t.ci_low, t.ci_high, strict=True)
         ]
     frame["labels"] = tables[0].n_labeled
-    text = frame.to_string(index=False, float_format=lambda v: f"{v:.4f}")
+    text = frame.to_string(index=False, float_format=lambda v: fixed(v, 4))
     reasons = {n: r for t in tables for n, r in t.details.get("no_interval", {}).items()}
     if reasons:
         why = sorted(set(reasons.values()))

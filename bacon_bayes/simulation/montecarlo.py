@@ -18,7 +18,6 @@ the judges (``ppi-ridge``) as predictions (optional dependency ``ppi-python``, e
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -627,14 +626,3 @@ def write_outputs(
             (tmp / name).write_bytes(base64.b64decode(uri.split(",", 1)[1]))
 
     return write_folder(out, fill)
-
-
-def stderr_progress(done: int, total: int, what: str = "trials") -> None:
-    """A one-line progress bar on stderr (only when it is a terminal)."""
-    if sys.stderr.isatty():
-        width = 30
-        fill = int(width * done / total)
-        sys.stderr.write(f"\r{what} [{'#' * fill}{'.' * (width - fill)}] {done}/{total}")
-        if done == total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()

@@ -1,0 +1,255 @@
+"""Judge diagnostics for pairwise verdicts (A/B/tie): position bias, tie rate, agreement
+with the human votes (Cohen's kappa) and discrimination (AUC), each with an interval.
+
+Definitions (one row per judge, and a reference row for the humans):
+
+- ``position_bias``: the share of ``A`` verdicts minus the share of ``B`` among the
+  judge's verdicts (all rows it judged), with a Wald interval for the mean of
+  ``1[A] - 1[B]``. Where the two positions are assigned at random (Chatbot Arena), an
+  unbiased judge has 0 up to the models' own mix; the human row gives the reference.
+- ``excess_position_bias``: the same difference for the judge minus for the human, on the
+  rows both voted on: the paired mean of ``(1[A] - 1[B])_judge - (1[A] - 1[B])_human``
+  with a Wald interval. It is the position bias net of which models met where.
+- ``tie_rate``: the share of ``tie`` verdicts, Wilson interval.
+- ``kappa``: unweighted Cohen's kappa over A/B/tie against the human on the rows both
+  voted on, with the large-sample standard error of Fleiss, Cohen and Everitt (1969) and
+  a Wald interval; ``agreement`` is the raw share of equal verdicts.
+- ``auc``: on rows where the human chose a side, the probability that the judge scores
+  a human-``A`` row above a human-``B`` row (score 1 for A, 0.5 for tie, 0 for B; equal
+  scores count one half), with DeLong's standard error and a Wald interval on the logit
+  scale. 0.5 is no discrimination (a judge that always says A has 0.5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.readers.pairwise import to_verdict
+
+__all__ = [
+    "auc_delong",
+    "auc_interval",
+    "cohen_kappa",
+    "mean_interval",
+    "pair_judge_diagnostics",
+    "verdict_codes",
+    "wilson",
+]
+
+#: verdict -> code (0 = A, 1 = B, 2 = tie) and the judge's score of model_a
+CODES = {"A": 0, "B": 1, "tie": 2}
+SCORE = np.array([1.0, 0.0, 0.5])
+
+
+def verdict_codes(values: pd.Series, name: str) -> np.ndarray:
+    """Verdicts (A/B/tie, model_a/model_b/tie (bothbad), 1/0/0.5) as codes 0/1/2, -1 where
+    missing.
+
+    Raises
+    ------
+    ValidationError
+        A value that is no verdict, naming the column and its first such row.
+    """
+    out = np.full(len(values), -1, dtype=int)
+    uniques = pd.unique(values.to_numpy(dtype=object))
+    table = {}
+    for u in uniques:
+        try:
+            v = to_verdict(u, f"column {name!r}")
+        except ValidationError:
+            row = values.index[np.flatnonzero(values.to_numpy(dtype=object) == u)[0]]
+            raise ValidationError(
+                f"column {name!r}, row {row!r}: {u!r} is not a verdict; write A, B or tie "
+                "(or 1 = A wins, 0 = B wins, 0.5 = tie). A judge's probability that A wins is "
+                "no verdict: threshold it, or leave the judge out of these diagnostics."
+            ) from None
+        table[u] = CODES[v] if isinstance(v, str) else -1
+    for u, code in table.items():
+        out[values.to_numpy(dtype=object) == u] = code
+    if values.isna().any():
+        out[values.isna().to_numpy()] = -1
+    return out
+
+
+def _z(level: float) -> float:
+    return float(stats.norm.ppf(0.5 + level / 2))
+
+
+def wilson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval for a share ``k / n`` (NaN when n = 0)."""
+    if n == 0:
+        return float("nan"), float("nan")
+    z = _z(level)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return float(centre - half), float(centre + half)
+
+
+def mean_interval(d: np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
+    """Mean of ``d`` and its Wald interval (NaN below two values)."""
+    n = len(d)
+    if n < 2:
+        m = float(d.mean()) if n else float("nan")
+        return m, float("nan"), float("nan")
+    m = float(d.mean())
+    half = _z(level) * float(d.std(ddof=1)) / np.sqrt(n)
+    return m, m - half, m + half
+
+
+def cohen_kappa(x: np.ndarray, y: np.ndarray, k: int = 3) -> tuple[float, float, float]:
+    """Unweighted Cohen's kappa of codes ``x`` and ``y`` (0..k-1), its large-sample
+    standard error (Fleiss, Cohen and Everitt 1969) and the raw agreement."""
+    n = len(x)
+    if n == 0:
+        return float("nan"), float("nan"), float("nan")
+    p = np.zeros((k, k))
+    np.add.at(p, (x, y), 1.0)
+    p /= n
+    rows, cols = p.sum(axis=1), p.sum(axis=0)
+    po = float(np.trace(p))
+    pe = float(rows @ cols)
+    if pe >= 1.0:
+        return float("nan"), float("nan"), po
+    kap = (po - pe) / (1 - pe)
+    diag = np.diag(p)
+    a = float(np.sum(diag * (1 - (rows + cols) * (1 - kap)) ** 2))
+    off = p.copy()
+    np.fill_diagonal(off, 0.0)
+    b = (1 - kap) ** 2 * float(np.sum(off * (cols[:, None] + rows[None, :]) ** 2))
+    c = (kap - pe * (1 - kap)) ** 2
+    var = max(a + b - c, 0.0) / (n * (1 - pe) ** 2)
+    return float(kap), float(np.sqrt(var)), po
+
+
+def auc_delong(pos: np.ndarray, neg: np.ndarray) -> tuple[float, float]:
+    """AUC of scores ``pos`` (positives) against ``neg`` (ties count one half) and
+    DeLong's standard error (NaN when either side has fewer than two)."""
+    m, n = len(pos), len(neg)
+    if m == 0 or n == 0:
+        return float("nan"), float("nan")
+    neg_sorted = np.sort(neg)
+    pos_sorted = np.sort(pos)
+    below = np.searchsorted(neg_sorted, pos, side="left")
+    upto = np.searchsorted(neg_sorted, pos, side="right")
+    v10 = (below + 0.5 * (upto - below)) / n  # each positive against the negatives
+    above = m - np.searchsorted(pos_sorted, neg, side="right")
+    same = np.searchsorted(pos_sorted, neg, side="right") - np.searchsorted(
+        pos_sorted, neg, side="left"
+    )
+    v01 = (above + 0.5 * same) / m  # each negative against the positives
+    auc = float(v10.mean())
+    if m < 2 or n < 2:
+        return auc, float("nan")
+    return auc, float(np.sqrt(v10.var(ddof=1) / m + v01.var(ddof=1) / n))
+
+
+def auc_interval(auc: float, se: float, level: float = 0.95) -> tuple[float, float]:
+    """Interval for an AUC from its standard error, Wald on the logit scale (the plain Wald
+    interval misses high near 0.8 at a few hundred pairs); NaN at 0 or 1."""
+    if not 0 < auc < 1 or not np.isfinite(se):
+        return float("nan"), float("nan")
+    centre = np.log(auc / (1 - auc))
+    half = _z(level) * se / (auc * (1 - auc))
+    return float(1 / (1 + np.exp(half - centre))), float(1 / (1 + np.exp(-centre - half)))
+
+
+def _side(codes: np.ndarray) -> np.ndarray:
+    """1[A] - 1[B] per verdict."""
+    return (codes == 0).astype(float) - (codes == 1).astype(float)
+
+
+def _shares(codes: np.ndarray, level: float) -> dict[str, float]:
+    seen = codes[codes >= 0]
+    n = len(seen)
+    ties = int((seen == 2).sum())
+    lo, hi = wilson(ties, n, level)
+    bias, blo, bhi = mean_interval(_side(seen), level)
+    blo, bhi = max(blo, -1.0), min(bhi, 1.0)  # NaN stays NaN
+    return {
+        "n": n,
+        "p_a": float((seen == 0).mean()) if n else float("nan"),
+        "p_b": float((seen == 1).mean()) if n else float("nan"),
+        "tie_rate": ties / n if n else float("nan"),
+        "tie_lo": lo,
+        "tie_hi": hi,
+        "position_bias": bias,
+        "position_lo": blo,
+        "position_hi": bhi,
+    }
+
+
+def pair_judge_diagnostics(
+    df: pd.DataFrame,
+    label: str | None,
+    judges: Sequence[str],
+    *,
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """Per-judge diagnostics of pairwise verdicts against the human votes.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per comparison (the canonical frame of
+        :mod:`bacon_bayes.readers.pairwise`, or any frame with these columns).
+    label : str or None
+        The human verdict column (A/B/tie, NaN where unlabeled); None for judges only.
+    judges : sequence of str
+        Judge verdict columns.
+    level : float
+        Confidence level of the intervals.
+
+    Returns
+    -------
+    DataFrame
+        One row per judge and, first, a ``human`` row (``judge`` = the label column),
+        with ``n``, ``p_a``, ``p_b``, ``tie_rate`` [``tie_lo``, ``tie_hi``],
+        ``position_bias`` [``position_lo``, ``position_hi``], ``n_labeled``,
+        ``excess_position_bias`` [``excess_lo``, ``excess_hi``], ``agreement``,
+        ``kappa``, ``kappa_se`` [``kappa_lo``, ``kappa_hi``], ``n_decisive``, ``auc``
+        [``auc_lo``, ``auc_hi``] (see the module docstring; NaN where undefined).
+    """
+    if not 0 < level < 1:
+        raise ValidationError(f"level is {level}; pass a confidence level in (0, 1).")
+    for c in [*([label] if label else []), *judges]:
+        if c not in df.columns:
+            raise ValidationError(
+                f"column {c!r} is not in the table; its columns: {', '.join(map(str, df.columns))}."
+            )
+    if not judges:
+        raise ValidationError("no judge columns given; pass judges=[...].")
+    z = _z(level)
+    human = verdict_codes(df[label], label) if label else np.full(len(df), -1)
+    out: list[dict[str, object]] = []
+    if label:
+        out.append({"judge": label, "role": "human", **_shares(human, level)})
+    for j in judges:
+        codes = verdict_codes(df[j], j)
+        row: dict[str, object] = {"judge": j, "role": "judge", **_shares(codes, level)}
+        both = (codes >= 0) & (human >= 0)
+        row["n_labeled"] = int(both.sum())
+        exc, elo, ehi = mean_interval(_side(codes[both]) - _side(human[both]), level)
+        row.update(excess_position_bias=exc, excess_lo=elo, excess_hi=ehi)
+        kap, se, agree = cohen_kappa(codes[both], human[both])
+        row.update(agreement=agree, kappa=kap, kappa_se=se)
+        row.update(kappa_lo=kap - z * se, kappa_hi=kap + z * se)
+        score = SCORE[np.clip(codes, 0, 2)]
+        pos = score[both & (human == 0)]
+        neg = score[both & (human == 1)]
+        auc, ase = auc_delong(pos, neg)
+        row.update(n_decisive=len(pos) + len(neg), auc=auc)
+        row.update(zip(("auc_lo", "auc_hi"), auc_interval(auc, ase, level), strict=True))
+        out.append(row)
+    columns = [
+        "judge", "role", "n", "p_a", "p_b", "tie_rate", "tie_lo", "tie_hi",
+        "position_bias", "position_lo", "position_hi", "n_labeled", "excess_position_bias",
+        "excess_lo", "excess_hi", "agreement", "kappa", "kappa_se", "kappa_lo", "kappa_hi",
+        "n_decisive", "auc", "auc_lo", "auc_hi",
+    ]  # fmt: skip
+    return pd.DataFrame(out).reindex(columns=columns)

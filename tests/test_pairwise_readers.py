@@ -1,0 +1,277 @@
+"""Pairwise readers (Arena, AlpacaEval, MT-Bench) on the shipped samples, and the
+pairwise judge diagnostics (values and interval coverage both ways)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from sklearn.metrics import cohen_kappa_score
+
+from bacon_bayes.doctor.pairs import (
+    auc_delong,
+    auc_interval,
+    cohen_kappa,
+    mean_interval,
+    pair_judge_diagnostics,
+    wilson,
+)
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.readers.pairwise import (
+    read_alpacaeval,
+    read_arena,
+    read_mt_bench,
+    read_pairwise,
+    sniff_pairwise,
+)
+
+DATA = Path(__file__).parent / "data" / "pairwise"
+SAMPLE = Path(__file__).parent.parent / "bacon_bayes" / "data" / "arena_sample.csv.gz"
+CANON = ["id", "prompt", "model_a", "model_b", "label"]
+VERDICTS = {"A", "B", "tie"}
+
+
+def _verdicts_ok(col: pd.Series) -> bool:
+    return set(col.dropna()) <= VERDICTS
+
+
+# ---------------------------------------------------------------- readers
+
+
+def test_arena_csv_with_judges() -> None:
+    df, meta = read_pairwise(DATA / "arena_votes.csv")
+    assert meta.format == "arena" and meta.pairwise
+    assert list(df.columns) == [*CANON, "gpt4", "claude3_opus", "gpt35"]
+    assert meta.judges == ["gpt4", "claude3_opus", "gpt35"]
+    assert (meta.model_a, meta.model_b, meta.label) == ("model_a", "model_b", "label")
+    assert len(df) == 40 and df["label"].isna().sum() == 10
+    assert df["label"].iloc[-10:].isna().all()
+    raw = pd.read_csv(DATA / "arena_votes.csv")
+    assert list(df["prompt"]) == list(raw["question_id"])
+    want = raw["winner"].map({"model_a": "A", "model_b": "B", "tie": "tie", "tie (bothbad)": "tie"})
+    pd.testing.assert_series_equal(df["label"], want, check_names=False)
+    assert all(_verdicts_ok(df[c]) for c in ["label", *meta.judges])
+
+
+def test_arena_conversations_jsonl() -> None:
+    df, meta = read_pairwise(DATA / "arena_conversations.jsonl")
+    assert list(df.columns) == CANON and meta.judges == []  # the voting user is no judge
+    assert len(df) == 30 and df["label"].notna().all()
+    raw = [json.loads(line) for line in open(DATA / "arena_conversations.jsonl")]
+    bothbad = sum(r["winner"] == "tie (bothbad)" for r in raw)
+    assert bothbad > 0 and any("bothbad" in n for n in meta.notes)
+    assert (df["label"] == "tie").sum() == sum("tie" in r["winner"] for r in raw)
+
+
+def test_arena_round_trip(tmp_path: Path) -> None:
+    df, meta = read_pairwise(DATA / "arena_votes.csv")
+    path = tmp_path / "canon.csv"
+    df.to_csv(path, index=False)
+    back, meta2 = read_arena(path)
+    assert meta2.judges == meta.judges
+    pd.testing.assert_frame_equal(back, df)
+    js = tmp_path / "canon.json"
+    df.to_json(js, orient="records")
+    back_js, _ = read_arena(js)
+    pd.testing.assert_frame_equal(back_js, df)
+
+
+def test_arena_probability_judge(tmp_path: Path) -> None:
+    rows = [
+        {"model_a": "x", "model_b": "y", "winner": "model_a", "p": 0.7, "v": 1},
+        {"model_a": "y", "model_b": "x", "winner": None, "p": None, "v": 0.5},
+    ]
+    path = _write(tmp_path, "p.jsonl", rows)
+    df, meta = read_arena(path, judges=["p", "v"])
+    assert df["p"].iloc[0] == 0.7 and pd.isna(df["p"].iloc[1])
+    assert list(df["v"]) == ["A", "tie"] and pd.isna(df["label"].iloc[1])
+    assert any("P(A wins)" in n for n in meta.notes)
+
+
+def test_alpacaeval_annotations() -> None:
+    path = DATA / "alpacaeval_annotations.json"
+    df, meta = read_pairwise(path)
+    judges = ["weighted_alpaca_eval_gpt4_turbo", "alpaca_eval_gpt4_turbo_fn"]
+    assert meta.format == "alpacaeval" and meta.judges == judges
+    assert list(df.columns) == [*CANON, *judges]
+    assert len(df) == 30 and (df["model_a"] == "gpt4_1106_preview").all()
+    assert df["label"].notna().sum() == 12
+    raw = json.loads(path.read_text())
+    fn = df.set_index("prompt")["alpaca_eval_gpt4_turbo_fn"]
+    assert fn.iloc[4] == "tie" and fn.iloc[7] == "tie" and pd.isna(fn.iloc[9])  # 1.5, 0, null
+    swapped = [
+        r for r in raw if r["annotator"] == "human" and r["generator_2"] == "gpt4_1106_preview"
+    ]
+    assert len(swapped) == 3
+    labels = df.set_index("prompt")["label"]
+    for r in swapped:  # preference 1 = generator_1 (the model, canonical B) won
+        assert labels[r["instruction"]] == ("B" if r["preference"] == 1.0 else "A")
+    probs, _ = read_alpacaeval(path, probabilities=True)
+    w = [r for r in raw if r["annotator"] == "weighted_alpaca_eval_gpt4_turbo"]
+    np.testing.assert_allclose(
+        probs["weighted_alpaca_eval_gpt4_turbo"], [2 - r["preference"] for r in w]
+    )
+    assert _verdicts_ok(probs["label"])
+
+
+def test_mt_bench_judgments_and_humans() -> None:
+    judged, human = DATA / "mt_bench_gpt-4_pair.jsonl", DATA / "mt_bench_human_judgments.json"
+    assert sniff_pairwise(judged) == "mt-bench" and sniff_pairwise(human) == "mt-bench"
+    df, meta = read_mt_bench(judged, human)
+    assert list(df.columns) == [*CANON, "gpt-4/pair-v2", "turn", "n_votes"]
+    assert meta.judges == ["gpt-4/pair-v2"] and len(df) == 30  # pair-v2-multi-turn: same judge
+    rows = [json.loads(line) for line in open(judged)]
+    key = df.set_index(["prompt", "turn"])
+    for r in rows:  # FastChat's rule on the two games
+        got = key.loc[(r["question_id"], r["turn"]), "gpt-4/pair-v2"]
+        g1, g2 = r["g1_winner"], r["g2_winner"]
+        if "error" in (g1, g2):
+            assert pd.isna(got)
+        elif g1 != g2:
+            assert got == "tie"
+        else:
+            assert got == {"model_1": "A", "model_2": "B", "tie": "tie"}[g1]
+    # question 96 is listed swapped in the human file: its votes are flipped
+    votes = json.loads(human.read_text())
+    q96 = [v for v in votes if v["question_id"] == 96 and v["turn"] == 1]
+    row = key.loc[(96, 1)]
+    assert q96[0]["model_a"] == row["model_b"] and row["n_votes"] == 2
+    flipped = [{"model_a": "B", "model_b": "A"}.get(v["winner"], "tie") for v in q96]
+    assert row["label"] == (flipped[0] if flipped[0] == flipped[1] else "tie")
+    assert df["label"].notna().sum() == 10
+    alone, _ = read_pairwise(human)
+    assert alone.loc[alone["prompt"] == 96, "model_a"].iloc[0] == "llama-13b"
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def _write(tmp_path: Path, name: str, rows: list[dict]) -> Path:
+    path = tmp_path / name
+    if name.endswith(".jsonl"):
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    elif name.endswith(".json"):
+        path.write_text(json.dumps(rows))
+    else:
+        pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def test_errors_name_file_row_field_and_fix(tmp_path: Path) -> None:
+    ok = {"question_id": "q", "model_a": "x", "model_b": "y", "winner": "model_a"}
+    bad = _write(tmp_path, "a.csv", [ok, ok, ok | {"winner": "model_c"}])
+    with pytest.raises(
+        ValidationError, match=r"a\.csv' row 3, field 'winner'.*'model_c'.*A, B or tie"
+    ):
+        read_arena(bad)
+    same = _write(tmp_path, "s.csv", [ok, ok | {"model_b": "x"}])
+    with pytest.raises(ValidationError, match=r"row 2: both models are 'x'"):
+        read_arena(same)
+    lost = _write(tmp_path, "l.json", [ok, {k: v for k, v in ok.items() if k != "model_b"}])
+    with pytest.raises(ValidationError, match=r"row 2: field 'model_b' is missing"):
+        read_arena(lost)
+    alp = {"instruction": "i", "generator_1": "x", "generator_2": "y", "annotator": "j"}
+    pref = _write(
+        tmp_path, "p.json", [alp | {"preference": 1}, alp | {"instruction": "k", "preference": 3}]
+    )
+    with pytest.raises(ValidationError, match=r"row 2, field 'preference'.*3.*1 \(output_1"):
+        read_alpacaeval(pref)
+    twice = _write(tmp_path, "t.json", [alp | {"preference": 1}, alp | {"preference": 2}])
+    with pytest.raises(ValidationError, match=r"rows 1 and 2: judge 'j' judged .* twice"):
+        read_alpacaeval(twice)
+    mt = {"question_id": 81, "model_1": "x", "model_2": "y", "g1_winner": "A", "g2_winner": "tie",
+          "judge": ["gpt-4", "pair-v2"], "turn": 1}  # fmt: skip
+    game = _write(tmp_path, "g.jsonl", [mt])
+    with pytest.raises(
+        ValidationError, match=r"row 1, field 'g1_winner'.*model_1, model_2, tie or error"
+    ):
+        read_mt_bench(game)
+    other = _write(tmp_path, "o.json", [{"foo": 1}])
+    with pytest.raises(ValidationError, match=r"no pairwise format.*model_a, model_b, winner"):
+        read_pairwise(other)
+    with pytest.raises(ValidationError, match="format 'x' is unknown"):
+        read_pairwise(DATA / "arena_votes.csv", format="x")
+
+
+# ---------------------------------------------------------------- diagnostics
+
+
+def test_diagnostics_on_shipped_sample() -> None:
+    df, meta = read_pairwise(SAMPLE)
+    assert meta.judges == ["gpt4", "claude3_opus", "gpt35"]  # human_full is no judge
+    assert len(df) == 3000 and df["label"].notna().sum() == 400
+    d = pair_judge_diagnostics(df, "label", meta.judges).set_index("judge")
+    assert d.loc["label", "role"] == "human" and d.loc["label", "n"] == 400
+    for j in meta.judges:
+        both = df[["label", j]].dropna()
+        want = cohen_kappa_score(both[j], both["label"], labels=["A", "B", "tie"])
+        assert d.loc[j, "kappa"] == pytest.approx(want, abs=1e-12)
+        assert d.loc[j, "agreement"] == pytest.approx((both[j] == both["label"]).mean())
+        assert d.loc[j, "n"] == 3000 and d.loc[j, "n_labeled"] == 400
+    assert d.loc["gpt35", "p_a"] > 0.8 and d.loc["gpt35", "position_lo"] > 0.6
+    assert d.loc["gpt4", "kappa_lo"] > d.loc["gpt35", "kappa_hi"]
+    assert d.loc["gpt4", "auc_lo"] > 0.5
+
+
+def test_diagnostics_reject_non_verdicts() -> None:
+    df = pd.DataFrame({"label": ["A", "B"], "j": [0.7, 0.2]})
+    with pytest.raises(ValidationError, match=r"column 'j', row 0: 0.7 is not a verdict"):
+        pair_judge_diagnostics(df, "label", ["j"])
+    with pytest.raises(ValidationError, match="column 'k' is not in the table"):
+        pair_judge_diagnostics(df, "label", ["k"])
+
+
+def _band(hits: int, reps: int, level: float = 0.95) -> None:
+    lo, hi = stats.binom.ppf([0.005, 0.995], reps, level)
+    assert lo <= hits <= hi, f"coverage {hits}/{reps} outside the 99% band [{lo}, {hi}]"
+
+
+REPS = 800
+
+
+def test_share_intervals_cover_both_ways() -> None:
+    rng = np.random.default_rng(7)
+    p = np.array([0.55, 0.3, 0.15])  # A, B, tie
+    draws = rng.choice(3, size=(REPS, 150), p=p)
+    tie_hits = bias_hits = 0
+    for row in draws:
+        lo, hi = wilson(int((row == 2).sum()), len(row))
+        tie_hits += lo <= p[2] <= hi
+        _, blo, bhi = mean_interval((row == 0).astype(float) - (row == 1))
+        bias_hits += blo <= p[0] - p[1] <= bhi
+    _band(tie_hits, REPS)
+    _band(bias_hits, REPS)
+
+
+def test_kappa_and_auc_intervals_cover_both_ways() -> None:
+    rng = np.random.default_rng(8)
+    joint = np.array([[0.22, 0.05, 0.06], [0.04, 0.2, 0.05], [0.08, 0.07, 0.23]])  # judge x human
+    rows, cols = joint.sum(1), joint.sum(0)
+    pe = rows @ cols
+    kappa_true = (np.trace(joint) - pe) / (1 - pe)
+    score = np.array([1.0, 0.0, 0.5])
+    pos = joint[:, 0] / cols[0]  # judge's verdict given human A
+    neg = joint[:, 1] / cols[1]
+    auc_true = float(
+        sum(
+            pos[i] * neg[k] * ((score[i] > score[k]) + 0.5 * (score[i] == score[k]))
+            for i in range(3)
+            for k in range(3)
+        )
+    )
+    z = stats.norm.ppf(0.975)
+    k_hits = a_hits = 0
+    for _ in range(REPS):
+        cells = rng.choice(9, size=250, p=joint.ravel())
+        x, y = cells // 3, cells % 3
+        kap, se, _ = cohen_kappa(x, y)
+        k_hits += abs(kap - kappa_true) <= z * se
+        auc, ase = auc_delong(score[x[y == 0]], score[x[y == 1]])
+        lo, hi = auc_interval(auc, ase)
+        a_hits += lo <= auc_true <= hi
+    _band(k_hits, REPS)
+    _band(a_hits, REPS)
