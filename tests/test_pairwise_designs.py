@@ -167,3 +167,32 @@ def test_plan_predicts_the_realised_half_width():
         plan_pairwise(pil)
     with pytest.raises(ValidationError, match="two different models"):
         plan_pairwise(pil, pair=("model0", "nope"), delta=0.5)
+
+
+def test_plan_from_a_calibrator():
+    import pandas as pd
+
+    from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.planning.pairwise import pilot_from_calibrator
+
+    a, b, y, v = _sim()
+    rng = np.random.default_rng(5)
+    keep = np.zeros(N, bool)
+    keep[rng.choice(N, 300, replace=False)] = True
+    df = pd.DataFrame(
+        {
+            "left": [f"m{k}" for k in a],
+            "right": [f"m{k}" for k in b],
+            "vote": np.where(keep, y, np.nan),
+            "judge": v,
+        }
+    )
+    pool = EvalPool.from_pairs(df, model_a="left", model_b="right", label="vote", judges=["judge"])
+    pil = pilot_from_calibrator(Calibrator(engine="freq").fit(pool))
+    assert pil.n_labeled == 300 and pil.sd is not None and pil.names[0] == "m0"
+    plan = plan_pairwise(pil, half_width=0.15)
+    assert set(plan.needed) == {"uniform", "stratified", "adaptive"}
+    assert all(n is not None and n > 300 for n in plan.needed.values()), plan.summary()
+    assert "recommended" in plan.summary()
+    with pytest.raises(ValidationError, match="pool of comparisons"):
+        pilot_from_calibrator(object())

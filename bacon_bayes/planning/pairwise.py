@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -32,7 +33,14 @@ from bacon_bayes.sampling.pairwise import (
     strength_map,
 )
 
-__all__ = ["PAIRWISE_DESIGNS", "PairwisePilot", "PairwisePlan", "pairwise_pilot", "plan_pairwise"]
+__all__ = [
+    "PAIRWISE_DESIGNS",
+    "PairwisePilot",
+    "PairwisePlan",
+    "pairwise_pilot",
+    "pilot_from_calibrator",
+    "plan_pairwise",
+]
 
 PAIRWISE_DESIGNS = ("uniform", "stratified", "adaptive")
 
@@ -96,12 +104,15 @@ def pairwise_pilot(
     pi: np.ndarray | None = None,
     *,
     probs: np.ndarray | None = None,
+    var: np.ndarray | None = None,
     names: Sequence[str] | None = None,
     n_models: int | None = None,
 ) -> PairwisePilot:
     """Fit the pilot (:func:`~bacon_bayes.estimate.bradley_terry.bradley_terry`) and keep
-    what a plan needs. ``probs`` (N, 3): the surrogate model's P(y = 0, 0.5, 1) for the
-    adaptive design's sd (:func:`~bacon_bayes.sampling.pairwise.vote_sd`)."""
+    what a plan needs. For the adaptive design's sd, ``probs`` (N, 3): the surrogate
+    model's P(y = 0, 0.5, 1) (:func:`~bacon_bayes.sampling.pairwise.vote_sd`), or ``var``
+    (N,): its predictive variance of the vote; the sd is then that of the AEE residual,
+    ``sqrt(var + (1 - lam)^2 (f - s)^2)``."""
     from bacon_bayes.sampling.pairwise import vote_sd
 
     a, b = np.asarray(a), np.asarray(b)
@@ -117,10 +128,35 @@ def pairwise_pilot(
     lam = float(table.details.get("power_lambda", 0.0))
     s = 1.0 / (1.0 + np.exp(-(theta[a] - theta[b])))
     resid = np.where(lab, (y - s) - lam * (f - s), np.nan)
-    sd = None if probs is None else vote_sd(probs, fitted=s, lam=lam)
+    if probs is not None:
+        var = vote_sd(probs) ** 2
+    sd = None
+    if var is not None:
+        var = np.clip(np.asarray(var, dtype=float), 0.0, None)
+        if var.shape != f.shape or not np.all(np.isfinite(var)):
+            raise ValidationError("var must hold one finite variance per comparison.")
+        sd = np.sqrt(var + (1.0 - lam) ** 2 * (f - s) ** 2)
     return PairwisePilot(
         a.astype(np.intp), b.astype(np.intp), tuple(table.names), theta, lam, resid, pi0, sd,
         strength_map(a, b, theta),
+    )  # fmt: skip
+
+
+def pilot_from_calibrator(calibrator: Any) -> PairwisePilot:
+    """:func:`pairwise_pilot` from a calibrator fitted on a pool of comparisons
+    (:meth:`EvalPool.from_pairs`): its cross-fitted ``E[y]`` as the surrogate, its
+    predictive variance for the adaptive design, the pool's propensities as ``pi``."""
+    pool = getattr(calibrator, "pool_", None)
+    pairs = getattr(pool, "pairs", None)
+    if pool is None or pairs is None:
+        raise ValidationError(
+            "plan_pairwise needs a calibrator fitted on a pool of comparisons "
+            "(EvalPool.from_pairs(...)); fit it first."
+        )
+    f = np.clip(calibrator.surrogate_, 0.0, 1.0)
+    return pairwise_pilot(
+        pairs.a, pairs.b, pool.y, f, pool.propensity, var=calibrator.crossfit_.var(),
+        names=pairs.names,
     )  # fmt: skip
 
 
