@@ -35,6 +35,7 @@ from sklearn.linear_model import LogisticRegression
 
 from bacon_bayes.estimate.bradley_terry import bradley_terry
 from bacon_bayes.planning.pairwise import pairwise_pilot, plan_pairwise
+from bacon_bayes.sampling.adaptive import adaptive_wave
 from bacon_bayes.sampling.pairwise import (
     pairwise_adaptive,
     pairwise_uniform,
@@ -62,6 +63,54 @@ def oracle_sd(p: Pairs, theta: np.ndarray, lam: float = 0.5) -> np.ndarray:
     f = pm.oracle_surrogate(p.verdicts, p.y)
     r2 = ((p.y - s) - lam * (f - s)) ** 2
     return np.sqrt(pm.oracle_surrogate(p.verdicts, r2))
+
+
+def bound(p: Pairs, pilot: int, total: int, lam: float = 0.5) -> str:
+    """Predicted mean half-width at ``total`` from the TRUE residuals of all rows (the
+    closed form of :mod:`bacon_bayes.planning.pairwise` with every row's ``r_i^2``), per
+    design: uniform; the oracle (``E[r^2 | verdict cell]``); the oracle by cell and pair
+    (``E[r^2 | cell, pair]`` shrunk to the cell's by 10 rows, the best a design seeing the judges and the pair could do);
+    and the clairvoyant ``pi`` proportional to ``|r_i| ||C x_i||`` (knows every vote)."""
+    from bacon_bayes.sampling.pairwise import direction_norms, pair_codes, strength_map
+
+    theta = pm.bt_fit(p.a, p.b, p.y, p.m)
+    s = 1.0 / (1.0 + np.exp(-(theta[p.a] - theta[p.b])))
+    r2 = ((p.y - s) - lam * (pm.oracle_surrogate(p.verdicts, p.y) - s)) ** 2
+    n_rows, prior = p.y.size, np.full(p.y.size, pilot / p.y.size)
+    cz = np.hstack([np.zeros((p.m, 1)), strength_map(p.a, p.b, theta)])
+    g = cz[:, p.a] - cz[:, p.b]
+    nrm = direction_norms(p.a, p.b, theta)
+
+    def half(pi: np.ndarray) -> float:
+        cov = (g * ((1.0 - pi) / pi * r2)) @ g.T * total / (total - p.m + 1)
+        return float(Z * np.sqrt(np.diag(cov)).mean())
+
+    cell = np.round(p.verdicts * 2).astype(int) @ (3 ** np.arange(p.verdicts.shape[1]))
+    key = cell * p.m * p.m + pair_codes(p.a, p.b, p.m)
+    _, inv = np.unique(key, return_inverse=True)
+    # cells of cell x pair hold few rows: shrunk to the cell's mean as if it were 10 rows
+    k = np.bincount(inv)
+    cell_r2 = pm.oracle_surrogate(p.verdicts, r2)
+    by_pair = (np.bincount(inv, r2)[inv] + 10.0 * cell_r2) / (k[inv] + 10.0)
+    n_new = total - pilot
+    rules = {
+        "uniform": pairwise_uniform(n_rows, n_new, prior=prior),
+        "oracle (cell)": pairwise_adaptive(p.a, p.b, theta, np.sqrt(pm.oracle_surrogate(
+            p.verdicts, r2)), n_new, prior=prior, uniform_share=0.0),
+        "oracle (cell x pair)": pairwise_adaptive(p.a, p.b, theta, np.sqrt(by_pair),
+                                                  n_new, prior=prior, uniform_share=0.0),
+        "clairvoyant |r_i|": adaptive_wave(np.sqrt(r2) * nrm, prior, uniform_share=0.0).target(
+            n_new),
+    }  # fmt: skip
+    base = half(rules["uniform"])
+    lines = [
+        f"closed-form mean half-width at {total} votes ({pilot} uniform pilot), true residuals:"
+    ]
+    for name, pi in rules.items():
+        w = half(pi)
+        lines.append(f"- {name}: {w:.4f} (x{w / base:.4f}; votes for uniform's width "
+                     f"{total * (w / base) ** 2:.0f})")  # fmt: skip
+    return "\n".join(lines)
 
 
 def fit(p: Pairs, lab: np.ndarray, pi: np.ndarray, theta: np.ndarray, seed: int) -> dict:
@@ -147,14 +196,27 @@ def markdown(folder: str, total: int = 1000) -> str:
         "| predicted half-width | realised / predicted | lambda |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for (design, tot), g in df.groupby(["design", "total"], sort=False):
+    df["row"] = np.where(df.design.str.startswith("plan:"), "plan: recommended", df.design)
+    df["tot"] = np.where(df.row == "plan: recommended", -1, df.total)
+    for (design, tot), g in df.groupby(["row", "tot"], sort=False):
         pred = g.pred_half.astype(float)
         ratio = g.half / pred if pred.notna().all() else None
         lines.append(
-            f"| {design} | {tot if not design.startswith('plan') else 'recommended'} | {len(g)} "
+            f"| {design} | {tot if tot > 0 else 'its own'} | {len(g)} "
             f"| {g.n_labeled.mean():.0f} | {_ms(g.half)} | {_ms(g.max_half)} | {_ms(g.cover)} "
             f"| {_ms(pred) if pred.notna().all() else ''} "
             f"| {_ms(ratio) if ratio is not None else ''} | {g.lam.mean():.3f} |"
+        )
+    plan = df[df.row == "plan: recommended"]
+    if len(plan):
+        within = (plan.half / plan.pred_half - 1).abs() <= 0.1
+        picks = plan.design.str.removeprefix("plan:").value_counts().to_dict()
+        lines.append("")
+        lines.append(
+            f"- plan check (goal mean half-width {plan.pred_half.iloc[0]:g}): recommended "
+            f"{picks}, {plan.total.mean():.0f} votes on average (range {plan.total.min()}-"
+            f"{plan.total.max()}); realised / goal {_ms(plan.half / plan.pred_half)}; "
+            f"within 10% in {within.mean():.1%} of draws"
         )
     lines.append("")
     ad = df[df.design == "adaptive"].groupby("total").half.mean()
@@ -188,15 +250,19 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=44)
     ap.add_argument("--out")
     ap.add_argument("--markdown")
+    ap.add_argument("--bound", action="store_true", help="closed-form bounds, true residuals")
     args = ap.parse_args(argv)
     if args.markdown:
         print(markdown(args.markdown, args.total))
         return
-    if args.out is None:
+    if args.out is None and not args.bound:
         ap.error("--out DIR is required to run")
     path = find_shared_data(DATA)
     if path is None:
         print(f"shared/data/{DATA} not found (set BACON_SHARED_DATA); nothing run")
+        return
+    if args.bound:
+        print(bound(load_arena(path), args.pilot, args.total))
         return
     run_all(load_arena(path), args)
     print(markdown(args.out, args.total))
