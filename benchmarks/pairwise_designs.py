@@ -69,8 +69,9 @@ def bound(p: Pairs, pilot: int, total: int, lam: float = 0.5) -> str:
     """Predicted mean half-width at ``total`` from the TRUE residuals of all rows (the
     closed form of :mod:`bacon_bayes.planning.pairwise` with every row's ``r_i^2``), per
     design: uniform; the oracle (``E[r^2 | verdict cell]``); the oracle by cell and pair
-    (``E[r^2 | cell, pair]`` shrunk to the cell's by 10 rows, the best a design seeing the judges and the pair could do);
-    and the clairvoyant ``pi`` proportional to ``|r_i| ||C x_i||`` (knows every vote)."""
+    (``E[r^2 | cell, pair]`` shrunk to the cell's by 10 rows, the best a design seeing
+    the judges and the pair could do); and the clairvoyant ``pi`` proportional to
+    ``|r_i| ||C x_i||`` (knows every vote)."""
     from bacon_bayes.sampling.pairwise import direction_norms, pair_codes, strength_map
 
     theta = pm.bt_fit(p.a, p.b, p.y, p.m)
@@ -219,15 +220,24 @@ def markdown(folder: str, total: int = 1000) -> str:
             f"within 10% in {within.mean():.1%} of draws"
         )
     lines.append("")
-    ad = df[df.design == "adaptive"].groupby("total").half.mean()
-    uni = float(df[(df.design == "uniform") & (df.total == total)].half.mean())
-    # log-log interpolation of the adaptive width over its totals
-    slope, icpt = np.polyfit(np.log(ad.index.to_numpy(float)), np.log(ad.to_numpy()), 1)
-    need = float(np.exp((np.log(uni) - icpt) / slope))
+    wide = df[df.design.isin(["adaptive", "uniform"])].pivot_table(
+        index="draw", columns=["design", "total"], values="half"
+    )
+
+    def votes_needed(w: pd.DataFrame) -> tuple[float, float]:
+        # log-log line of the adaptive width over its totals, solved for uniform's width
+        ad = w["adaptive"].mean()
+        slope, icpt = np.polyfit(np.log(ad.index.to_numpy(float)), np.log(ad.to_numpy()), 1)
+        return float(np.exp((np.log(w["uniform"][total].mean()) - icpt) / slope)), slope
+
+    need, slope = votes_needed(wide)
+    rng = np.random.default_rng(0)
+    boot = [votes_needed(wide.iloc[rng.integers(0, len(wide), len(wide))])[0] for _ in range(400)]
+    uni = float(wide["uniform"][total].mean())
     lines.append(
         f"- adaptive's mean half-width against its total: slope {slope:.3f} on the log-log "
         f"scale; uniform's width at {total} ({uni:.4f}) is reached with {need:.0f} votes "
-        f"({1 - need / total:.1%} fewer)"
+        f"(bootstrap se over draws {np.std(boot):.0f}; {1 - need / total:.1%} fewer)"
     )
     for design in ("stratified", "adaptive", "oracle"):
         g = df[(df.design == design) & (df.total == total)].set_index("draw").half
