@@ -27,8 +27,13 @@ below the rest) would be covered less often and the typical group more often. So
 interval also holds the group's own AEE interval at ``1 - 2 alpha`` (its own estimate
 with the moderated variance; 90% for a 95% interval, :func:`floor_alpha`): each group is
 covered at least that often whatever the others do, and on average over the groups at
-least ``1 - alpha``. Differences of two groups get the same treatment (on average over
-pairs, with each pair's own difference at ``1 - 2 alpha`` as the floor).
+least ``1 - alpha``. The floor's ends are moved for the residuals' skewness pooled over the
+groups (:func:`floor_bounds`, the Cornish-Fisher term of the studentised mean): where most
+labels sit at the top of the scale and a few far below, a group's few labels often miss
+the low ones and read a high mean with little spread, so the floor reaches further down.
+Differences of two groups get the same treatment (on average over
+pairs, with each pair's own difference at ``1 - 2 alpha`` as the floor, not moved for
+skewness: a difference's skewness cancels where the two groups' residuals are alike).
 With ``simultaneous`` the level is ``alpha / K`` over the ``K`` intervals: their average
 miss rate is then at most ``alpha / K``, so the expected number of misses, and with it the
 chance of any miss, is at most ``alpha`` (a family-wise guarantee for the given groups).
@@ -102,6 +107,7 @@ class Corrections:
     surrogate_mean: np.ndarray
     labeled: np.ndarray  # which groups have at least one label
     lam: Any
+    skew: float = 0.0  # the residuals' pooled skewness within groups (:func:`pooled_skewness`)
 
 
 def group_corrections(
@@ -170,7 +176,22 @@ def group_corrections(
     mod = np.where(
         several, (d0 * prior + np.maximum(own, 0) * own_var) / (d0 + np.maximum(own, 0)), prior
     )
-    return Corrections(d, mod * price, np.maximum(own, 0) + d0, s_mean, n_lab >= 1, lam)
+    skew = pooled_skewness(resid, g_lab, n_lab)
+    return Corrections(d, mod * price, np.maximum(own, 0) + d0, s_mean, n_lab >= 1, lam, skew)
+
+
+def pooled_skewness(resid: np.ndarray, g_lab: np.ndarray, n_lab: np.ndarray) -> float:
+    """The residuals' skewness within groups, pooled over the groups: the third and second
+    moments around each group's own mean, unbiased for the groups' sizes (``sum (n - 1)(n -
+    2) / n`` and ``sum (n - 1)``); 0 while no group has 3 labels or there is no spread."""
+    n = n_lab.astype(float)
+    centre = np.bincount(g_lab, weights=resid, minlength=n.size) / np.maximum(n, 1.0)
+    u = resid - centre[g_lab]
+    k3 = float((np.maximum(n - 1.0, 0.0) * np.maximum(n - 2.0, 0.0) / np.maximum(n, 1.0)).sum())
+    m2 = float((u * u).sum()) / max(float(np.maximum(n - 1.0, 0.0).sum()), 1.0)
+    if k3 <= 0 or m2 <= 1e-12 * max(float(np.mean(resid * resid)), 1e-300):
+        return 0.0
+    return float((u**3).sum()) / k3 / m2**1.5
 
 
 def spread(d: np.ndarray, var: np.ndarray) -> tuple[float, np.ndarray]:
@@ -228,6 +249,23 @@ def _own_crit(alpha: float, df: np.ndarray) -> np.ndarray:
     return stats.t.ppf(1.0 - alpha / 2.0, np.maximum(df, 1.0))
 
 
+def floor_bounds(
+    own: np.ndarray, var: np.ndarray, df: np.ndarray, n: np.ndarray, skew: float, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each group's own AEE interval at ``1 - 2 alpha`` (the floor), its ends moved for the
+    residuals' skewness ``skew`` (pooled over the groups, :func:`pooled_skewness`) by the
+    Cornish-Fisher term of the studentised mean (Johnson 1978, Hall 1992): the quantiles
+    ``q`` of ``(est - mu) / se`` become ``+-q - skew (2 q^2 + 1) / (6 sqrt(n))``, ``n`` the
+    group's labels. Residuals skewed to the left (most labels at the top of the scale, a
+    few far below) put the misses below the interval: a handful of labels that missed the
+    low ones reads a high mean with a small spread; the floor then reaches further down and
+    less far up (never past the estimate). The width stays ``2 q se``."""
+    q = _own_crit(floor_alpha(alpha), df)
+    shift = skew * (2.0 * q * q + 1.0) / (6.0 * np.sqrt(np.maximum(n, 1.0)))
+    se = np.sqrt(var)
+    return np.minimum(own - (q - shift) * se, own), np.maximum(own + (q + shift) * se, own)
+
+
 def shrink_table(
     names: np.ndarray,
     corr: Corrections,
@@ -262,15 +300,15 @@ def shrink_table(
     for i, g in enumerate(lab):
         chi[g] = contrast_chi(float(noise[i, i]), bias[i], mu2, kappa, level, float(df[i]))
     own_est = corr.surrogate_mean[lab] + d
-    own_half = _own_crit(floor_alpha(level), df) * np.sqrt(var)
+    own_low, own_high = floor_bounds(own_est, var, df, n_lab[lab], corr.skew, level)
     cov = np.zeros((m, m))
     cov[np.ix_(lab, lab)] = noise
     unl = np.flatnonzero(~corr.labeled)
     cov[unl, unl] = mu2 + float(om @ noise @ om)  # a new group's spread (no interval given)
     se = np.sqrt(np.diag(cov))
     low, high = est - chi * se, est + chi * se
-    low[lab] = np.minimum(low[lab], own_est - own_half)
-    high[lab] = np.maximum(high[lab], own_est + own_half)
+    low[lab] = np.minimum(low[lab], own_low)
+    high[lab] = np.maximum(high[lab], own_high)
     full = np.full(m, np.nan)
     full[lab] = w
     table = EstimateTable(
@@ -293,6 +331,7 @@ def shrink_table(
             "guarantee": AVERAGE if simultaneous == "none" else FAMILY,
             "prior_sd": float(np.sqrt(mu2)),
             "kurtosis": kappa,
+            "skewness": corr.skew,
             "centre": centre,
             "shrinkage": [None if np.isnan(v) else float(v) for v in full],
             "centre_weights": _spread_full(om, lab, m),
