@@ -279,3 +279,21 @@ def test_several_surrogates_shrink_like_their_combination():
     one = est.shrunk_group_means(yy, f2 @ lam, names, pi=lab.mean(), power_tuning=False)
     np.testing.assert_allclose(two.estimate, one.estimate, rtol=1e-10)
     assert np.all(two.ci_high - two.ci_low >= (one.ci_high - one.ci_low) * 0.999)
+
+
+def test_floor_bounds_move_with_the_skewness_and_keep_their_width():
+    own, var, df, n = np.array([4.0, 3.0]), np.array([0.04, 0.09]), np.array([12.0, 12.0]), 4
+    q = stats.t.ppf(0.95, 12.0) * np.sqrt(var)
+    low, high = shrink.floor_bounds(own, var, df, np.array([n, n]), 0.0, 0.05)
+    np.testing.assert_allclose(low, own - q)
+    np.testing.assert_allclose(high, own + q)
+    low, high = shrink.floor_bounds(own, var, df, np.array([n, n]), -1.0, 0.05)
+    assert (low < own - q).all() and (high < own + q).all()  # reaches down, less far up
+    np.testing.assert_allclose(high - low, 2 * q)
+    low, high = shrink.floor_bounds(own, var, df, np.array([1, 1]), -20.0, 0.05)
+    np.testing.assert_allclose(high, own)  # never past the estimate
+    r = np.array([0.0, 0.1, -0.1, 1.0, 1.2, 0.8, -2.0, 0.5, 0.4, 0.6])
+    g = np.repeat([0, 1], 5)
+    assert shrink.pooled_skewness(r, g, np.array([5, 5])) < 0
+    assert shrink.pooled_skewness(-r, g, np.array([5, 5])) > 0
+    assert shrink.pooled_skewness(r[:4], np.array([0, 0, 1, 1]), np.array([2, 2])) == 0.0
