@@ -143,7 +143,7 @@ class PairSummary:
                 "labels_alone_error": self.labels_error or None,
                 "width_ratio": self.width_ratio,
                 "win_probability": {
-                    str(i): {str(j): self.win.loc[i, j] for j in self.win.columns}
+                    str(i): {str(j): float(self.win.loc[i, j]) for j in self.win.columns}
                     for i in self.win.index
                 },
             }
