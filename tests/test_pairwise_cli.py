@@ -60,7 +60,7 @@ def test_estimate_json_keys_and_agreement_with_the_library(capsys):
     assert {"name", "estimate", "ci_low", "ci_high", "n_labeled"} <= set(row)
     assert doc["simultaneous"] == "maxt" and doc["details"]["scale"] == "elo"
     names = [r["name"] for r in doc["strengths"]]
-    assert sorted(sum(doc["tiers"], [])) == sorted(names)
+    assert sorted(n for tier in doc["tiers"] for n in tier) == sorted(names)
     df = pd.read_csv(SAMPLE)
     pool = EvalPool.from_pairs(
         df, model_a="model_a", model_b="model_b", label="label",
