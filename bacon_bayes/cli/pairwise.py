@@ -86,16 +86,13 @@ def read_pairs(args: argparse.Namespace) -> tuple[pd.DataFrame, PairRoles]:
     )  # fmt: skip
 
 
-def fit_pairs(args: argparse.Namespace) -> tuple[Calibrator, pd.DataFrame, PairRoles, str]:
-    """The calibrator the options describe, fitted on FILE's comparisons; the frame, its
-    roles and the line saying what was fitted."""
-    from bacon_bayes.cli.estimate import calibrator_from_args
+def fit_pairs(
+    args: argparse.Namespace, cal: Calibrator
+) -> tuple[Calibrator, pd.DataFrame, PairRoles, str]:
+    """``cal`` (the unfitted calibrator the options describe) fitted on FILE's
+    comparisons; the frame, its roles and the line saying what was fitted."""
     from bacon_bayes.pool import EvalPool
 
-    if not 0 < args.alpha < 1:
-        raise ValidationError(f"--alpha must be between 0 and 1, got {args.alpha}")
-    _refuse_options(args)
-    cal = calibrator_from_args(args)  # a bad preset fails before the table is read
     frame, roles = read_pairs(args)
     pool = EvalPool.from_pairs(
         frame, model_a=roles.model_a, model_b=roles.model_b, label=roles.label,
@@ -113,11 +110,13 @@ def fit_pairs(args: argparse.Namespace) -> tuple[Calibrator, pd.DataFrame, PairR
     return cal, frame, roles, fitted
 
 
-def summary_from_args(args: argparse.Namespace) -> tuple[Calibrator, PairSummary, Any, Any]:
+def summary_from_args(
+    args: argparse.Namespace, cal: Calibrator
+) -> tuple[Calibrator, PairSummary, Any, Any]:
     """Fit and summarise: the calibrator, the summary, the frame and its roles."""
     from bacon_bayes.report.pairwise import pair_summary
 
-    cal, frame, roles, fitted = fit_pairs(args)
+    cal, frame, roles, fitted = fit_pairs(args, cal)
     summary = pair_summary(
         cal, args.alpha, simultaneous=getattr(args, "simultaneous", False),
         scale="elo" if args.elo else "logit", fitted=fitted,
@@ -125,11 +124,18 @@ def summary_from_args(args: argparse.Namespace) -> tuple[Calibrator, PairSummary
     return cal, summary, frame, roles
 
 
-def run_estimate(args: argparse.Namespace) -> int:
-    """``bacon estimate FILE --pairwise ...``."""
+def check_args(args: argparse.Namespace) -> None:
+    """Refuse what ``--pairwise`` cannot take, before anything is read."""
+    if not 0 < args.alpha < 1:
+        raise ValidationError(f"--alpha must be between 0 and 1, got {args.alpha}")
+    _refuse_options(args)
+
+
+def run_estimate(args: argparse.Namespace, cal: Calibrator, inputs: list[Any]) -> int:
+    """``bacon estimate FILE --pairwise ...`` (``cal``: the unfitted calibrator of the
+    options; ``inputs``: the files read, which no output may be)."""
     import contextlib
 
-    from bacon_bayes.cli.estimate import read_files
     from bacon_bayes.outputs import claim
 
     if args.save and not str(args.save).endswith(".nc"):
@@ -138,9 +144,9 @@ def run_estimate(args: argparse.Namespace) -> int:
         save = None
         if args.save:
             save = stack.enter_context(
-                claim(args.save, option="--save", inputs=read_files(args), force=args.force)
+                claim(args.save, option="--save", inputs=inputs, force=args.force)
             )
-        cal, summary, _, _ = summary_from_args(args)
+        cal, summary, _, _ = summary_from_args(args, cal)
         said = ""
         if save is not None:
             cal.save(save.path)
@@ -157,9 +163,8 @@ def run_estimate(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_report(args: argparse.Namespace) -> int:
-    """``bacon report FILE --pairwise ... --out page.html``."""
-    from bacon_bayes.cli.estimate import read_files
+def run_report(args: argparse.Namespace, cal: Calibrator, inputs: list[Any]) -> int:
+    """``bacon report FILE --pairwise ... --out page.html`` (as :func:`run_estimate`)."""
     from bacon_bayes.doctor.pairs import pair_judge_diagnostics
     from bacon_bayes.outputs import atomic_write_text, claim
     from bacon_bayes.report.pairwise import render_pairwise_report
@@ -167,8 +172,8 @@ def run_report(args: argparse.Namespace) -> int:
     for flag in ("simulate", "history", "anchor"):
         if getattr(args, flag, None):
             raise ValidationError(f"--{flag} does not apply to --pairwise; drop it.")
-    with claim(args.out, inputs=read_files(args), force=args.force) as out:
-        cal, summary, frame, roles = summary_from_args(args)
+    with claim(args.out, inputs=inputs, force=args.force) as out:
+        cal, summary, frame, roles = summary_from_args(args, cal)
         diag = pair_judge_diagnostics(frame, roles.label, roles.judges, level=1 - args.alpha)
         atomic_write_text(out.path, render_pairwise_report(cal, summary, diag, title=args.title))
         path = out.written()

@@ -294,7 +294,7 @@ def pair_doctor_text(
 
     rows = [
         {
-            "judge": r["judge"],
+            "judge": f"{r['judge']} (human)" if r["role"] == "human" else r["judge"],
             "n": int(r["n"]),
             "position bias (A-B)": span(r["position_bias"], r["position_lo"], r["position_hi"]),
             "excess over human": span(r["excess_position_bias"], r["excess_lo"], r["excess_hi"]),
