@@ -68,19 +68,9 @@ class PairSummary:
 
     def strengths_frame(self) -> pd.DataFrame:
         """Model, strength, interval, labeled and all comparisons, strongest first."""
-        t = self.strengths
-        frame = pd.DataFrame(
-            {
-                "model": list(t.names),
-                "strength": t.estimate,
-                "ci_low": t.ci_low,
-                "ci_high": t.ci_high,
-                "labeled": t.n_labeled,
-                "comparisons": t.n_items,
-            }
-        )
-        if t.details.get("no_interval"):
-            frame["note"] = t.notes
+        names = {"name": "model", "estimate": "strength", "n_labeled": "labeled"}
+        frame = self.strengths.to_frame().drop(columns="se")
+        frame = frame.rename(columns={**names, "n_items": "comparisons"})
         return frame.sort_values("strength", ascending=False, kind="stable").reset_index(drop=True)
 
     def header(self) -> str:
