@@ -144,6 +144,15 @@ def test_estimate_save_then_load_gives_the_same_strengths(capsys, tmp_path):
     doc = json.loads(out)
     back = Calibrator.load(out_nc).estimate_bradley_terry()
     assert np.allclose([r["estimate"] for r in doc["strengths"]], back.estimate)
+    assert doc["engine"] == "freq"
+    page = tmp_path / "saved.html"
+    code, _, err = _run(["report", str(out_nc), "--pairwise", "--out", str(page)], capsys)
+    assert code == 0, err
+    assert '<section id="strengths">' in page.read_text()
+    code, _, err = _run(
+        ["estimate", str(DATA / "arena_votes.csv"), "--pairwise", "--surrogates", "ridge"], capsys
+    )
+    assert code == 2 and "--surrogates does not apply" in err
 
 
 @pytest.fixture(scope="module")

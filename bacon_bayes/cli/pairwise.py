@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
 NOT_PAIRWISE = (
     ("--quantile", "quantile", []),
     ("--scores", "scores", None),
+    ("--surrogates", "surrogates", None),
     ("--group", "group", None),
     ("--outcome", "outcome", None),
     ("--levels", "levels", None),
@@ -173,8 +174,18 @@ def run_report(args: argparse.Namespace, cal: Calibrator, inputs: list[Any]) -> 
         if getattr(args, flag, None):
             raise ValidationError(f"--{flag} does not apply to --pairwise; drop it.")
     with claim(args.out, inputs=inputs, force=args.force) as out:
-        cal, summary, frame, roles = summary_from_args(args, cal)
-        diag = pair_judge_diagnostics(frame, roles.label, roles.judges, level=1 - args.alpha)
+        if str(args.file).endswith(".nc"):  # a saved calibrator (bacon estimate --save)
+            from bacon_bayes.calibrator import Calibrator
+            from bacon_bayes.report.pairwise import pair_summary
+
+            cal = Calibrator.load(args.file)
+            scale = "elo" if args.elo else "logit"
+            summary = pair_summary(cal, args.alpha, scale=scale, fitted=f"saved {args.file}")
+            diag = None
+        else:
+            cal, summary, frame, roles = summary_from_args(args, cal)
+            level = 1 - args.alpha
+            diag = pair_judge_diagnostics(frame, roles.label, roles.judges, level=level)
         atomic_write_text(out.path, render_pairwise_report(cal, summary, diag, title=args.title))
         path = out.written()
     print(f"report written to {path} (open it in a browser; it works offline)")

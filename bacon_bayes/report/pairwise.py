@@ -41,6 +41,7 @@ class PairSummary:
     win: pd.DataFrame
     alpha: float
     fitted: str
+    engine: str = ""
 
     @property
     def width_ratio(self) -> float:
@@ -123,6 +124,7 @@ class PairSummary:
         return _plain(
             {
                 "fitted": self.fitted,
+                "engine": self.engine,
                 "alpha": self.alpha,
                 "simultaneous": self.strengths.simultaneous,
                 "strengths": rows(self.strengths),
@@ -176,6 +178,7 @@ def pair_summary(
         win=win_matrix(table),
         alpha=alpha,
         fitted=fitted,
+        engine=str(getattr(cal, "engine_", "")),
     )
 
 
