@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
     from bacon_bayes.report.pairwise import PairSummary
 
 #: options of ``bacon estimate`` that have no meaning for comparisons (flag, default)
-NOT_PAIRWISE = (
+NOT_PAIRWISE: tuple[tuple[str, str, Any], ...] = (
     ("--quantile", "quantile", []),
     ("--scores", "scores", None),
     ("--surrogates", "surrogates", None),
