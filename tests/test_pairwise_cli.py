@@ -181,3 +181,24 @@ def test_pairwise_report_renders_in_headless_chromium(page):
     assert 'data-ready="1"' in dom, "the page's script did not run to its end"
     assert "data-errors=" not in dom, re.search(r"data-errors=\"[^\"]*\"", dom)
     assert 'data-overflow="0"' in dom, re.search(r"<html[^>]*>", dom)
+
+
+def test_named_columns_patterns_and_parquet(capsys, tmp_path):
+    df = pd.read_csv(SAMPLE).iloc[:1500]
+    df = df.rename(columns={"model_a": "left", "model_b": "right", "label": "vote",
+                            "gpt4": "j_gpt4", "claude3_opus": "j_claude"})  # fmt: skip
+    df = df.drop(columns=["gpt35", "human_full"])
+    path = tmp_path / "named.parquet"
+    df.to_parquet(path)
+    argv = ["estimate", str(path), "--pairwise", "--model-a", "left", "--model-b", "right",
+            "--label", "vote", "--judge", "j_*", *FREQ, "--json"]  # fmt: skip
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    assert "judges j_gpt4, j_claude" in json.loads(out)["fitted"]
+    code, out, err = _run(["doctor", str(path), "--pairwise", "--model-a", "left",
+                           "--model-b", "right", "--label", "vote"], capsys)  # fmt: skip
+    assert code == 0, err
+    command = out.strip().splitlines()[-1].strip()
+    assert "--judge j_gpt4 --judge j_claude" in command and "--model-a left" in command
+    code, out, err = _run(shlex.split(command)[1:], capsys)
+    assert code == 0, err
