@@ -198,10 +198,18 @@ def _adaptive_score(
     return np.where(early[:, None], 1.0, score)
 
 
-def simulate(t: Table, design: str, reps: int, looks: int, seed: int) -> Looks:
-    """``reps`` sequences of ``looks`` waves up to :data:`SHARE` of the table, in chunks."""
+def simulate(
+    t: Table, design: str, reps: int, looks: int, seed: int, weights: str | None = None
+) -> Looks:
+    """``reps`` sequences of ``looks`` waves up to :data:`SHARE` of the table, in chunks.
+    ``weights``: ``"union"`` (``1 - prod_w (1 - p_w)``) or ``"sequential"`` (the
+    wave-by-wave estimator of :func:`bacon_bayes.inclusion.sequential_propensity`);
+    default as the package: sequential for adaptive waves, else the union."""
     rng = np.random.default_rng(seed)
-    parts = [_chunk(t, design, min(CHUNK, reps - s), looks, rng) for s in range(0, reps, CHUNK)]
+    weights = weights or ("sequential" if design == "adaptive" else "union")
+    parts = [
+        _chunk(t, design, min(CHUNK, reps - s), looks, rng, weights) for s in range(0, reps, CHUNK)
+    ]
     return Looks(
         (np.vstack([p.pool[0] for p in parts]), np.vstack([p.pool[1] for p in parts])),
         tuple(np.vstack([p.group[i] for p in parts]) for i in range(3)),
@@ -211,7 +219,9 @@ def simulate(t: Table, design: str, reps: int, looks: int, seed: int) -> Looks:
     )
 
 
-def _chunk(t: Table, design: str, reps: int, looks: int, rng: np.random.Generator) -> Looks:
+def _chunk(
+    t: Table, design: str, reps: int, looks: int, rng: np.random.Generator, weights: str
+) -> Looks:
     n, m, J1 = t.n, t.groups.size, t.X.shape[1]
     total = round(SHARE * n)
     sizes = np.diff(np.round(np.linspace(0, total, looks + 1)).astype(int))
@@ -228,6 +238,8 @@ def _chunk(t: Table, design: str, reps: int, looks: int, rng: np.random.Generato
     xsum_g = np.stack([t.X[t.g == h].sum(axis=0) for h in range(m)])  # (m, J+1)
     n_g = np.bincount(t.g, minlength=m)
     order = np.zeros((reps, 0), dtype=np.intp)
+    drawn_p = np.zeros((reps, 0))  # each labeled item's probability in its wave
+    wave_of = np.zeros(0, dtype=np.intp)
     beta_bar = np.zeros((reps, J1))
     out_pool = np.zeros((2, reps, looks))
     out_group = np.full((3, reps, m, looks), np.nan)
@@ -244,6 +256,8 @@ def _chunk(t: Table, design: str, reps: int, looks: int, rng: np.random.Generato
         key = np.where(new, rng.random((reps, n)), np.inf)
         added = np.argsort(key, axis=1)[:, : int(sizes[k])]
         order = np.hstack([order, added])
+        drawn_p = np.hstack([drawn_p, p[rows, added]])
+        wave_of = np.concatenate([wave_of, np.full(int(sizes[k]), k)])
         labeled |= new
         Xn, yn = t.X[added], t.y[added]  # (R, s, J+1), (R, s)
         onehot = fold[rows, added][..., None] == np.arange(FOLDS)  # (R, s, F)
@@ -258,6 +272,10 @@ def _chunk(t: Table, design: str, reps: int, looks: int, rng: np.random.Generato
         fl = np.einsum("rnj,rnj->rn", Xl, beta[rows, fold[rows, order]])
         own = fl - np.einsum("rnj,rj->rn", Xl, beta_bar)  # cross-fit minus the mean model
         pil = 1.0 - keep_out[rows, order]
+        if weights == "sequential":  # sum_w lam_w T_w, lam_w the wave's share of labels
+            share = sizes[: k + 1] / sizes[: k + 1].sum()
+            later = share[::-1].cumsum()[::-1] - share
+            pil = np.minimum(1.0 / (share[wave_of] / drawn_p + later[wave_of]), 1.0)
         f_sum = beta_bar @ t.X.sum(axis=0) + own.sum(axis=1)
         th, var, lam, _ = mean_core(yl, fl, pil, f_sum, n)
         out_pool[:, :, k] = th, np.sqrt(var)
