@@ -612,6 +612,31 @@ def markdown(miss: pd.DataFrame, stop: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def before_after(old_markdown: Path, miss: pd.DataFrame) -> str:
+    """Each cell's alpha-spending and confidence-sequence rows of ``miss`` beside the same
+    rows of an earlier run's markdown table (e.g. VALIDATION.md's)."""
+    old = {}
+    for line in old_markdown.read_text().splitlines():
+        c = [x.strip() for x in line.strip().strip("|").split("|")]
+        if len(c) == 10 and c[2].isdigit() and "(" in c[6]:
+            old[(c[0], c[1], int(c[2]), c[4])] = (c[6], c[7])
+    lines = [
+        "| table | design | looks | quantity | alpha-spending before | after | "
+        "confidence sequence before | after |\n|" + "---|" * 8
+    ]
+    for (t, d, k, q), g in miss.groupby(["table", "design", "looks", "quantity"], sort=False):
+        by = {
+            r["interval"]: f"{r['some look misses']:.3f} ({r['mc se']:.3f})"
+            for _, r in g.iterrows()
+        }
+        o = old.get((t, d, int(k), q), ("-", "-"))
+        lines.append(
+            f"| {t} | {d} | {k} | {q} | {o[0]} | {by['alpha-spending']} | {o[1]} | "
+            f"{by['confidence sequence']} |"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--reps", type=int, default=1000)
@@ -623,12 +648,13 @@ def main() -> None:
     p.add_argument("--check", type=int, default=0, help="Calibrator agreement on N sequences")
     p.add_argument("--out", type=Path, default=None, help="write the tables as CSV (stem)")
     p.add_argument("--markdown", default=None, help="print earlier runs' CSVs (stems a,b)")
+    p.add_argument("--before", type=Path, default=None, help="with --markdown: old rows beside")
     args = p.parse_args()
     if args.markdown:
         stems = [Path(x) for x in args.markdown.split(",")]
         miss = pd.concat([pd.read_csv(x.with_suffix(".miss.csv")) for x in stems])
         stop = pd.concat([pd.read_csv(x.with_suffix(".stop.csv")) for x in stems])
-        print(markdown(miss, stop))
+        print(before_after(args.before, miss) if args.before else markdown(miss, stop))
         return
     start = time.perf_counter()
     tables = load_tables(args.data, tuple(args.tables.split(",")))
