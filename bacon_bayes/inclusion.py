@@ -107,3 +107,65 @@ class Inclusion:
         ai, aj = a[:, i], a[:, j]
         neither = np.prod(1.0 - b[:, i] * (ai + aj - ai * aj), axis=0)
         return 1.0 - qi - qj + neither
+
+
+def sequential_propensity(
+    waves: np.ndarray,
+    wave_pi: np.ndarray,
+    union: np.ndarray,
+    planned: np.ndarray | None = None,
+) -> np.ndarray:
+    """Effective inclusion probabilities of the wave-by-wave (martingale) estimator, for
+    waves whose probabilities were fitted on earlier waves' labels (adaptive, two-stage).
+
+    The union ``1 - prod_w (1 - p_w)`` is the inclusion probability only when no wave's
+    probabilities depend on earlier labels. When they do, later waves' ``p_w(i)`` of an
+    item labeled earlier depend on its own label (through the model fitted on it), and
+    Horvitz-Thompson / Hajek weights from the union are biased (measured: a quarter of a
+    standard error on binary labels; VALIDATION.md, issue 41). Each wave ``w`` instead gives
+    an estimate of the pool total conditionally unbiased given the earlier waves: the
+    labels of earlier waves, the surrogate on the still-unlabeled items, and the wave's
+    Horvitz-Thompson correction with the probabilities it was drawn with (``U_w`` the items
+    no earlier wave drew, ``S_w`` those wave ``w`` drew),
+
+        T_w = sum_{labeled before w} y_i + sum_{U_w} f_i + sum_{S_w} (y_i - f_i) / p_w(i)
+
+    ``sum_w lam_w (T_w - T)`` is a martingale when ``lam_w``, the wave's share of the labels,
+    is fixed before the wave is drawn (its expected new labels, ``planned``), and
+    ``sum_w lam_w T_w`` is the AEE with item weights ``1/pi~_i = lam_k / p_k(i) + sum_{w > k}
+    lam_w`` (``k`` the wave that drew ``i``): what this returns, for the labeled items
+    (capped at 1: a wave share smaller than its probability; unlabeled items keep
+    ``union``). Only the drawing wave's probability of each labeled item enters.
+
+    Parameters
+    ----------
+    waves : array of int, shape (N,)
+        The wave code (0..K-1, in order) that drew each labeled item; -1 unlabeled.
+    wave_pi : array, shape (N,)
+        Each labeled item's probability in the wave that drew it (conditional on the
+        earlier waves).
+    union : array, shape (N,)
+        The union-of-waves probabilities (kept for unlabeled items).
+    planned : array, shape (K,), optional
+        Each wave's expected new labels, ``sum_{i in U_w} p_w(i)`` (known before its draw).
+        Default: the labels each wave brought, exact for fixed-size waves; for Poisson
+        waves their random counts make the shares depend on the draw, a bias of order
+        ``1 / n`` (measured on a simulated adaptive pool: a tenth of a standard error).
+    """
+    waves = np.asarray(waves)
+    lab = waves >= 0
+    out = np.asarray(union, dtype=float).copy()
+    if not lab.any():
+        return out
+    p = np.asarray(wave_pi, dtype=float)[lab]
+    if not ((p > 0) & (p <= 1)).all():
+        raise ValidationError("a labeled item's probability in its wave must lie in (0, 1].")
+    k = waves[lab].astype(np.intp)
+    counts = np.bincount(k, minlength=int(k.max()) + 1).astype(float)
+    if planned is not None:
+        counts = np.asarray(planned, dtype=float)[: counts.size]
+    share = counts / counts.sum()
+    later = share[::-1].cumsum()[::-1] - share  # sum of the later waves' shares
+    weight = share[k] / p + later[k]
+    out[lab] = np.minimum(1.0 / weight, 1.0)
+    return out

@@ -63,6 +63,8 @@ from scipy import stats
 
 from bacon_bayes.estimate import anytime as at
 from bacon_bayes.estimate.core import mean_core
+from bacon_bayes.estimate.critical import bootstrap_t_critical_values
+from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
 from bacon_bayes.estimate.moderate import moderated_variance
 from bacon_bayes.sampling.adaptive import DEFAULT_UNIFORM_SHARE, MIN_LABELS_PER_COEFFICIENT
 from benchmarks.anytime_sim import _pps
@@ -150,7 +152,7 @@ class Looks:
     in the order drawn (the first ``labels[k]`` are the labels of look ``k``)."""
 
     pool: tuple[np.ndarray, np.ndarray]
-    group: tuple[np.ndarray, ...]  # estimate, se, df
+    group: tuple[np.ndarray, ...]  # estimate, se, df, fixed critical value
     group_n: np.ndarray
     labels: np.ndarray
     order: np.ndarray
@@ -198,20 +200,30 @@ def _adaptive_score(
     return np.where(early[:, None], 1.0, score)
 
 
-def simulate(t: Table, design: str, reps: int, looks: int, seed: int) -> Looks:
-    """``reps`` sequences of ``looks`` waves up to :data:`SHARE` of the table, in chunks."""
+def simulate(
+    t: Table, design: str, reps: int, looks: int, seed: int, weights: str | None = None
+) -> Looks:
+    """``reps`` sequences of ``looks`` waves up to :data:`SHARE` of the table, in chunks.
+    ``weights``: ``"union"`` (``1 - prod_w (1 - p_w)``) or ``"sequential"`` (the
+    wave-by-wave estimator of :func:`bacon_bayes.inclusion.sequential_propensity`);
+    default as the package: sequential for adaptive waves, else the union."""
     rng = np.random.default_rng(seed)
-    parts = [_chunk(t, design, min(CHUNK, reps - s), looks, rng) for s in range(0, reps, CHUNK)]
+    weights = weights or ("sequential" if design == "adaptive" else "union")
+    parts = [
+        _chunk(t, design, min(CHUNK, reps - s), looks, rng, weights) for s in range(0, reps, CHUNK)
+    ]
     return Looks(
         (np.vstack([p.pool[0] for p in parts]), np.vstack([p.pool[1] for p in parts])),
-        tuple(np.vstack([p.group[i] for p in parts]) for i in range(3)),
+        tuple(np.vstack([p.group[i] for p in parts]) for i in range(4)),
         np.vstack([p.group_n for p in parts]),
         parts[0].labels,
         np.vstack([p.order for p in parts]),
     )
 
 
-def _chunk(t: Table, design: str, reps: int, looks: int, rng: np.random.Generator) -> Looks:
+def _chunk(
+    t: Table, design: str, reps: int, looks: int, rng: np.random.Generator, weights: str
+) -> Looks:
     n, m, J1 = t.n, t.groups.size, t.X.shape[1]
     total = round(SHARE * n)
     sizes = np.diff(np.round(np.linspace(0, total, looks + 1)).astype(int))
@@ -228,9 +240,11 @@ def _chunk(t: Table, design: str, reps: int, looks: int, rng: np.random.Generato
     xsum_g = np.stack([t.X[t.g == h].sum(axis=0) for h in range(m)])  # (m, J+1)
     n_g = np.bincount(t.g, minlength=m)
     order = np.zeros((reps, 0), dtype=np.intp)
+    drawn_p = np.zeros((reps, 0))  # each labeled item's probability in its wave
+    wave_of = np.zeros(0, dtype=np.intp)
     beta_bar = np.zeros((reps, J1))
     out_pool = np.zeros((2, reps, looks))
-    out_group = np.full((3, reps, m, looks), np.nan)
+    out_group = np.full((4, reps, m, looks), np.nan)
     out_n = np.zeros((reps, m, looks))
     rows = np.arange(reps)[:, None]
     for k in range(looks):
@@ -244,6 +258,8 @@ def _chunk(t: Table, design: str, reps: int, looks: int, rng: np.random.Generato
         key = np.where(new, rng.random((reps, n)), np.inf)
         added = np.argsort(key, axis=1)[:, : int(sizes[k])]
         order = np.hstack([order, added])
+        drawn_p = np.hstack([drawn_p, p[rows, added]])
+        wave_of = np.concatenate([wave_of, np.full(int(sizes[k]), k)])
         labeled |= new
         Xn, yn = t.X[added], t.y[added]  # (R, s, J+1), (R, s)
         onehot = fold[rows, added][..., None] == np.arange(FOLDS)  # (R, s, F)
@@ -258,6 +274,10 @@ def _chunk(t: Table, design: str, reps: int, looks: int, rng: np.random.Generato
         fl = np.einsum("rnj,rnj->rn", Xl, beta[rows, fold[rows, order]])
         own = fl - np.einsum("rnj,rj->rn", Xl, beta_bar)  # cross-fit minus the mean model
         pil = 1.0 - keep_out[rows, order]
+        if weights == "sequential":  # sum_w lam_w T_w, lam_w the wave's share of labels
+            share = sizes[: k + 1] / sizes[: k + 1].sum()
+            later = share[::-1].cumsum()[::-1] - share
+            pil = np.minimum(1.0 / (share[wave_of] / drawn_p + later[wave_of]), 1.0)
         f_sum = beta_bar @ t.X.sum(axis=0) + own.sum(axis=1)
         th, var, lam, _ = mean_core(yl, fl, pil, f_sum, n)
         out_pool[:, :, k] = th, np.sqrt(var)
@@ -275,7 +295,10 @@ def _groups(
     """Per-group AEE means at look ``k`` with the pool's weight ``lam``; their variances
     moderated by the package's own :func:`bacon_bayes.estimate.moderate.moderated_variance`
     (Smyth 2004, per sequence, over the groups with at least two labels), the Student-t df
-    ``n_g - 1 + d0`` (``out[2]``), as the package's ``interval="t"`` group means."""
+    ``n_g - 1 + d0`` (``out[2]``), as the package's ``interval="t"`` group means; once every
+    group has :data:`MIN_BOOTSTRAP_LABELS` labels, the package's bootstrap branch: the
+    larger of the own and the moderated variance, the studentised bootstrap's critical
+    value (``out[3]``, the fixed interval's; normal df for differences)."""
     m = n_g.size
     reps = yl.shape[0]
     resid = np.zeros(yl.shape)
@@ -303,8 +326,15 @@ def _groups(
             n_g[ok], "pool",
         )  # fmt: skip
         use = ok & (cnts[r] >= MIN_GROUP)
+        if ok.all() and cnts[r].min() >= MIN_BOOTSTRAP_LABELS:  # the package's branch
+            w = 1.0 / pil[r]
+            crit = bootstrap_t_critical_values(resid[r], w, gl[r], ALPHA, "none")
+            var, df = np.maximum(var, own_var[r]), np.full(m, np.inf)
+        else:
+            crit = stats.t.isf(ALPHA / 2, np.maximum(df, 1.0))
         out[1, r, use, k] = np.sqrt(np.maximum(var[use[ok]], 0.0))
         out[2, r, use, k] = df[use[ok]]
+        out[3, r, use, k] = crit[use[ok]]
 
 
 def critical(info: np.ndarray, times: np.ndarray) -> dict[str, np.ndarray]:
@@ -365,12 +395,12 @@ def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
     pool_info = np.broadcast_to(at.effective_labels(sim.labels, float(t.n)), (reps, looks))
     ga, gb = t.y[t.g == a].mean(), t.y[t.g == b].mean()
     est = {
-        "pool mean": (sim.pool[0], sim.pool[1], sim.labels - 2, t.y.mean(), pool_info),
-        "group mean": (sim.group[0][:, a], sim.group[1][:, a], sim.group[2][:, a], ga, info_a),
+        "pool mean": (sim.pool[0], sim.pool[1], _t(sim.labels - 2), t.y.mean(), pool_info),
+        "group mean": (sim.group[0][:, a], sim.group[1][:, a], sim.group[3][:, a], ga, info_a),
         "difference": (
             sim.group[0][:, a] - sim.group[0][:, b],
             np.sqrt(sim.group[1][:, a] ** 2 + sim.group[1][:, b] ** 2),
-            np.fmin(sim.group[2][:, a], sim.group[2][:, b]),
+            _t(np.fmin(sim.group[2][:, a], sim.group[2][:, b])),
             ga - gb,
             info_d,
         ),
@@ -378,9 +408,9 @@ def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
     rows, stop = [], []
     n_min = np.minimum(n_a, n_b)
     crits = {q: critical(v[4], times) for q, v in est.items()}
-    for q, (e, se, df, truth, _info) in _with_settled_groups(est, n_a, n_min):
+    for q, (e, se, fixed, truth, _info) in _with_settled_groups(est, n_a, n_min):
         crit = crits[q.split(" (")[0]]
-        tcrit = stats.t.isf(ALPHA / 2, np.maximum(np.broadcast_to(df, e.shape), 1.0))
+        tcrit = np.broadcast_to(fixed, e.shape)
         err = np.abs(e - truth) / se  # NaN where no interval: never a miss
         for kind in KINDS:
             half = tcrit * crit[kind] / z
@@ -397,16 +427,21 @@ def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
     return rows, stop
 
 
+def _t(df: np.ndarray) -> np.ndarray:
+    """Student-t critical values (NaN df: no interval)."""
+    return stats.t.isf(ALPHA / 2, np.maximum(df, 1.0))
+
+
 def _with_settled_groups(est: dict, n_a: np.ndarray, n_min: np.ndarray) -> list[tuple[str, tuple]]:
     """The quantities, and the group mean and difference read only at looks where each
     group has at least :data:`SETTLED_GROUP` labels (the spending still counts every look)."""
     out = list(est.items())
     for q, n in (("group mean", n_a), ("difference", n_min)):
-        e, se, df, truth, info = est[q]
+        e, se, fixed, truth, info = est[q]
         out.append(
             (
                 f"{q} (>={SETTLED_GROUP})",
-                (np.where(n >= SETTLED_GROUP, e, np.nan), se, df, truth, info),
+                (np.where(n >= SETTLED_GROUP, e, np.nan), se, fixed, truth, info),
             )
         )
     return out
@@ -452,7 +487,7 @@ def _labels_for(curve: np.ndarray, labels: np.ndarray, power: float) -> float:
 def pick_pair(t: Table, seed: int, reps: int = PILOT) -> tuple[tuple[int, int], float]:
     """The pair whose fixed power at 20% (uniform, one look) is nearest 0.8."""
     sim = simulate(t, "uniform", reps, 1, seed + 10_000)
-    e, se, dfs = (x[:, :, -1] for x in sim.group)
+    e, se, dfs = (x[:, :, -1] for x in sim.group[:3])
     truth = np.array([t.y[t.g == h].mean() for h in range(t.groups.size)])
     best, gap = (0, 1), np.inf
     power = 0.0
@@ -577,6 +612,31 @@ def markdown(miss: pd.DataFrame, stop: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def before_after(old_markdown: Path, miss: pd.DataFrame) -> str:
+    """Each cell's alpha-spending and confidence-sequence rows of ``miss`` beside the same
+    rows of an earlier run's markdown table (e.g. VALIDATION.md's)."""
+    old = {}
+    for line in old_markdown.read_text().splitlines():
+        c = [x.strip() for x in line.strip().strip("|").split("|")]
+        if len(c) == 10 and c[2].isdigit() and "(" in c[6]:
+            old[(c[0], c[1], int(c[2]), c[4])] = (c[6], c[7])
+    lines = [
+        "| table | design | looks | quantity | alpha-spending before | after | "
+        "confidence sequence before | after |\n|" + "---|" * 8
+    ]
+    for (t, d, k, q), g in miss.groupby(["table", "design", "looks", "quantity"], sort=False):
+        by = {
+            r["interval"]: f"{r['some look misses']:.3f} ({r['mc se']:.3f})"
+            for _, r in g.iterrows()
+        }
+        o = old.get((t, d, int(k), q), ("-", "-"))
+        lines.append(
+            f"| {t} | {d} | {k} | {q} | {o[0]} | {by['alpha-spending']} | {o[1]} | "
+            f"{by['confidence sequence']} |"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--reps", type=int, default=1000)
@@ -588,12 +648,13 @@ def main() -> None:
     p.add_argument("--check", type=int, default=0, help="Calibrator agreement on N sequences")
     p.add_argument("--out", type=Path, default=None, help="write the tables as CSV (stem)")
     p.add_argument("--markdown", default=None, help="print earlier runs' CSVs (stems a,b)")
+    p.add_argument("--before", type=Path, default=None, help="with --markdown: old rows beside")
     args = p.parse_args()
     if args.markdown:
         stems = [Path(x) for x in args.markdown.split(",")]
         miss = pd.concat([pd.read_csv(x.with_suffix(".miss.csv")) for x in stems])
         stop = pd.concat([pd.read_csv(x.with_suffix(".stop.csv")) for x in stems])
-        print(markdown(miss, stop))
+        print(before_after(args.before, miss) if args.before else markdown(miss, stop))
         return
     start = time.perf_counter()
     tables = load_tables(args.data, tuple(args.tables.split(",")))

@@ -57,8 +57,11 @@ equivalence of the cross-fitted AEE to ``theta + sum_i S_i / pi_i (y_i - f_bar(x
 with a fixed limiting surrogate ``f_bar`` (the error of a cross-fitted surrogate enters at
 second order): under Poisson waves the Horvitz-Thompson sums of nested label sets have the
 canonical covariance above, and under adaptive waves (probabilities fitted on earlier
-waves) each wave's term is a martingale increment given the earlier ones, so the looks'
-statistics converge to the same canonical process. The alternative, per-wave increments
+waves) the weights are the wave-by-wave ones of
+:func:`bacon_bayes.inclusion.sequential_propensity` (a study folder uses them; the union
+``1 - prod_w (1 - p_w)`` is biased there), whose waves' terms are martingale increments
+given the earlier ones, so the looks' statistics converge to the same canonical process.
+The alternative, per-wave increments
 whose surrogate is fitted on earlier waves only (each wave's estimate conditionally
 unbiased given the earlier ones, combined with predictable inverse-variance weights), is an
 exact martingale but pays at every look for the early waves' weak surrogates (the first

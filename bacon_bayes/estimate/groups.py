@@ -209,7 +209,14 @@ def group_tables_from_sums(
         # prior is a function of the group's mean, and the interval a score interval
         alone = not surrogates[i][3] and not np.any(surrogates[i][0])
         if boot:
+            # the bootstrap learns the tails' shape, not the variance a few labels missed:
+            # a group whose labels showed none of the pool's rare large residuals (binary
+            # labels, a good surrogate) has a tiny own variance; at least the moderated one
             crit = crits[i]
+            mod, _, _, _ = moderated_variance(
+                var, resid, y_lab - resid, pi_lab, g_lab, n_g, target, est if alone else None
+            )
+            var = np.maximum(var, mod)
         else:
             own_var = var
             var, df, d0, mv = moderated_variance(

@@ -35,9 +35,12 @@ on which other items earlier waves drew: Bernoulli / Poisson waves with fixed
 probabilities, and a fixed-size simple random wave of ``n_k`` among the
 ``N - n_1 - ...`` unlabeled items after fixed-size waves (then
 ``1 - (1 - n1/N)(1 - n2/(N - n1)) = (n1 + n2)/N``). When a wave's probabilities
-come from a model fitted on earlier labels (adaptive, two-stage), ``p_k`` is
-treated as fixed given those labels, which is exact conditionally on the
-fitted model and ignores the O(1/n) influence of an item's own label on it.
+come from a model fitted on earlier labels (adaptive, two-stage), a later
+wave's ``p_k(i)`` of an item labeled earlier depends on that item's own label
+(through the model fitted on it), and weights from the union are biased (on
+binary labels by a sixth to a quarter of a standard error): the union serves
+the design (each wave's ``prior``); the estimate from a study with such waves
+weights wave by wave (:func:`bacon_bayes.inclusion.sequential_propensity`).
 """
 
 from __future__ import annotations

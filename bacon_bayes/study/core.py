@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.inclusion import Inclusion
+from bacon_bayes.inclusion import Inclusion, sequential_propensity
 from bacon_bayes.io import reading
 from bacon_bayes.sampling.adaptive import combine_waves
 from bacon_bayes.study.folder import (
@@ -21,6 +21,7 @@ from bacon_bayes.study.folder import (
     LABELS_FILE,
     MANIFEST_COLUMNS,
     MANIFEST_FILE,
+    MODEL_DESIGNS,
     PROMPT_COLUMNS,
     PROPENSITY_COLUMN,
     WAVE_COLUMN,
@@ -154,6 +155,29 @@ class Study:
         if probs.shape[1] == 0:
             return np.zeros(self.n_items)
         return combine_waves(list(probs.T))
+
+    def label_dependent(self) -> bool:
+        """Whether some wave's probabilities were fitted on earlier waves' labels."""
+        return bool(self.manifest["design"].isin(MODEL_DESIGNS).any())
+
+    def estimation_propensity(self, labeled: np.ndarray) -> np.ndarray:
+        """The inclusion probabilities the estimators weight by: the union of the waves,
+        or, when some wave's probabilities were fitted on earlier labels (and no wave
+        drew prompts), the wave-by-wave estimator's
+        (:func:`bacon_bayes.inclusion.sequential_propensity`: the union is then biased)."""
+        union = self.inclusion_probability()
+        if not self.label_dependent() or self.inclusion() is not None:
+            return union
+        first = self.first_wave()
+        code = np.searchsorted(np.asarray(self.wave_numbers), first)
+        waves = np.where(labeled & (first >= 0), code, -1)
+        probs = self.wave_probabilities()
+        drawn = probs[np.arange(self.n_items), np.maximum(waves, 0)]
+        # each wave's expected new items over the items no earlier wave drew (predictable)
+        chosen = np.where(first >= 0, code, probs.shape[1])
+        free = chosen[:, None] >= np.arange(probs.shape[1])
+        planned = np.where(free, np.nan_to_num(probs), 0.0).sum(axis=0)
+        return sequential_propensity(waves, drawn, union, planned)
 
     def first_wave(self) -> np.ndarray:
         """Wave that selected each item (-1 for items never selected)."""
@@ -456,7 +480,7 @@ def load_study(
     for reserved in (PROPENSITY_COLUMN, WAVE_COLUMN):
         if reserved in frame.columns:
             raise ValidationError(f"pool file has a reserved column {reserved!r}; rename it")
-    frame[PROPENSITY_COLUMN] = study.inclusion_probability()
+    frame[PROPENSITY_COLUMN] = study.estimation_propensity(~np.isnan(values))
     # each label's wave: the one that selected its item (the looks of anytime intervals)
     frame[WAVE_COLUMN] = np.where(np.isnan(values), np.nan, study.first_wave())
     cfg = study.config

@@ -101,6 +101,9 @@ MANIFEST_COLUMNS = ["item", "wave", "pi", "selected", "design", "seed"]
 PROMPT_COLUMNS = ["pi_prompt", "prompt"]
 LABEL_META_COLUMNS = ["wave", "source", "imported_at"]
 PROPENSITY_COLUMN = "inclusion_probability"
+#: Designs that fit the study's outcome model on the labels of earlier waves: their
+#: probabilities depend on earlier labels (the estimate then weights wave by wave).
+MODEL_DESIGNS = ("adaptive", "two-stage", "paired-adaptive")
 #: Column of the estimation frame holding each label's wave (the looks of anytime intervals).
 WAVE_COLUMN = "label_wave"
 OUTCOME_KINDS = ("continuous", "ordinal", "nonnegative", "categorical")

@@ -53,6 +53,7 @@ from bacon_bayes.sampling import (
 from bacon_bayes.study.core import Study
 from bacon_bayes.study.folder import (
     CONFIG_FILE,
+    MODEL_DESIGNS,
     atomic_write_text,
     remove_stale_temp_files,
     study_lock,
@@ -324,7 +325,7 @@ def draw_wave(
 #: Designs that draw a fixed number of items (the budget is rounded to a count).
 _FIXED_SIZE = ("uniform", "stratified")
 #: Designs that fit the study's outcome model on the labels of earlier waves.
-_MODEL_DESIGNS = ("adaptive", "two-stage", "paired-adaptive")
+_MODEL_DESIGNS = MODEL_DESIGNS
 #: Columns of the to-label file that ``show`` columns may not take.
 _TODO_COLUMNS = ("wave",)
 

@@ -58,8 +58,22 @@ def test_three_waves_and_recorded_probabilities(
 
     data = load_study(study, allow_pending=True)
     frame = data.frame
-    assert np.allclose(frame[PROPENSITY_COLUMN], combine_waves(list(probs.T)))
     labeled = frame[data.label].notna()
+    union = combine_waves(list(probs.T))
+    # an adaptive wave (fitted on wave 1's labels): the labels weigh wave by wave, with
+    # each wave's share of the expected labels and the probability that drew them
+    assert np.allclose(frame.loc[~labeled, PROPENSITY_COLUMN], union[~labeled])
+    first = s.first_wave()
+    planned = [probs[:, 0].sum(), probs[first != 1, 1].sum()]
+    share = np.array(planned) / sum(planned)
+    in1, in2 = (labeled & (first == 1)).to_numpy(), (labeled & (first == 2)).to_numpy()
+    got = frame[PROPENSITY_COLUMN].to_numpy()
+    assert np.allclose(got[in1], 1 / (share[0] / probs[in1, 0] + share[1]))
+    assert np.allclose(got[in2], 1 / (share[1] / probs[in2, 1]))
+    assert not np.allclose(got[labeled.to_numpy()], union[labeled.to_numpy()])
+    # before the adaptive wave: the union (here wave 1's probabilities)
+    early = load_study(study, allow_pending=True, up_to_wave=1).frame
+    assert np.allclose(early[PROPENSITY_COLUMN], probs[:, 0])
     assert labeled.sum() == 40 + status["selected"].iloc[1]
     assert data.n_pending == status["selected"].iloc[2]
     assert frame.loc[labeled, PROPENSITY_COLUMN].gt(0).all()

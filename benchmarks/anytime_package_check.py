@@ -1,0 +1,84 @@
+"""The package's own anytime group means on TriviaQA (issue 41): ``Calibrator(engine="freq")``
+``estimate_groups(simultaneous=False, anytime=True, max_labels)`` at every look of nested
+uniform waves up to 20% (a fit per look, so a few hundred sequences at most), per model the
+chance that some look's interval misses the model's full-label mean.
+
+    PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_package_check SEQUENCES [LOOKS]
+        [--data /tmp/mc_data] [--out stem]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes import Calibrator, EvalPool
+from benchmarks.small_budget import TRIVIA_JUDGES
+
+
+def run(frame: pd.DataFrame, sequences: int, looks: int) -> pd.DataFrame:
+    """One row per sequence, look and model: estimate, interval, truth, labels."""
+    n = len(frame)
+    total = round(0.2 * n)
+    sizes = np.diff(np.round(np.linspace(0, total, looks + 1)).astype(int))
+    truth = frame.groupby("model")["y"].mean()
+    rows, start = [], time.perf_counter()
+    for r in range(sequences):
+        perm = np.random.default_rng(r).permutation(n)
+        wave = np.full(n, np.nan)
+        wave[perm[:total]] = np.repeat(np.arange(1, looks + 1), sizes)
+        for k in range(1, looks + 1):
+            lab = wave <= k
+            data = frame.assign(label=frame["y"].where(lab), wave=np.where(lab, wave, np.nan))
+            pool = EvalPool.from_frame(
+                data, label="label", judges=list(TRIVIA_JUDGES), outcome="categorical",
+                levels=(0.0, 1.0), group="model", wave="wave",
+            )  # fmt: skip
+            cal = Calibrator(engine="freq", seed=r).fit(pool)
+            tab = cal.estimate_groups(simultaneous=False, anytime=True, max_labels=total)
+            n_lab = frame.loc[lab, "model"].value_counts()
+            for j, name in enumerate(tab.names):
+                rows.append(
+                    {"sequence": r, "look": k, "group": name, "estimate": tab.estimate[j],
+                     "low": tab.ci_low[j], "high": tab.ci_high[j], "truth": truth[name],
+                     "labels": int(n_lab.get(name, 0)), "interval": tab.details.get("interval")}
+                )  # fmt: skip
+        if (r + 1) % 10 == 0:
+            print(f"{r + 1} sequences: {time.perf_counter() - start:.0f} s", flush=True)
+    return pd.DataFrame(rows)
+
+
+def summary(out: pd.DataFrame) -> str:
+    miss = (out["low"] > out["truth"]) | (out["high"] < out["truth"])
+    some = miss.groupby([out["sequence"], out["group"]]).any()
+    by_seq = some.groupby(level="sequence").mean()
+    last = out[out["look"] == out["look"].max()]
+    return (
+        f"some look misses, per model: {some.groupby(level='group').mean().round(3).to_dict()}\n"
+        f"mean over models {some.mean():.3f} (se {by_seq.std() / np.sqrt(by_seq.size):.3f}, "
+        f"{by_seq.size} sequences); per look {miss.groupby(out['look']).mean().round(3).tolist()}"
+        f"; last look's half-width {((last['high'] - last['low']) / 2).mean():.4f}"
+    )
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("sequences", type=int)
+    p.add_argument("looks", type=int, nargs="?", default=10)
+    p.add_argument("--data", type=Path, default=Path("/tmp/mc_data"))
+    p.add_argument("--out", type=Path, default=None)
+    args = p.parse_args()
+    warnings.filterwarnings("ignore")
+    out = run(pd.read_csv(args.data / "trivia.csv"), args.sequences, args.looks)
+    if args.out:
+        out.to_csv(args.out.with_suffix(".csv"), index=False)
+    print(summary(out))
+
+
+if __name__ == "__main__":
+    main()
