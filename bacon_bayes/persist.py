@@ -41,6 +41,7 @@ from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.features import apply_features, build_features, feature_arrays, from_arrays
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.io import read_tree, reading, write_tree
+from bacon_bayes.pairs import Pairs
 from bacon_bayes.pool import EvalPool, OutcomeSpec
 
 __all__ = ["constructor_args", "load_calibrator", "save_calibrator"]
@@ -113,6 +114,9 @@ def _pool_tree(pool: EvalPool) -> dict[str, xr.Dataset]:
     if pool.inclusion is not None:  # the label waves of a design that drew prompts
         data["wave_prompt_pi"] = (("wave", "item"), pool.inclusion.prompt)
         data["wave_within_pi"] = (("wave", "item"), pool.inclusion.within)
+    if pool.pairs is not None:  # a pool of comparisons: the two models' codes and names
+        data["pair_a"] = (("item",), np.asarray(pool.pairs.a, dtype=np.int64))
+        data["pair_b"] = (("item",), np.asarray(pool.pairs.b, dtype=np.int64))
     attrs = {
         "outcome_kind": pool.outcome.kind,
         "outcome_levels": json.dumps(
@@ -123,6 +127,7 @@ def _pool_tree(pool: EvalPool) -> dict[str, xr.Dataset]:
         "column_names": json.dumps({"group": pool.group_name, "prompt": pool.prompt_name}),
         "notes": json.dumps(list(pool.notes)),
         "wave_names": json.dumps(None if pool.wave_names is None else list(pool.wave_names)),
+        "pair_names": json.dumps(None if pool.pairs is None else list(pool.pairs.names)),
         "dtypes": json.dumps(dtypes),
     }
     scores = pool.judge_scores
@@ -159,6 +164,16 @@ def _pool_from_tree(tree: xr.DataTree) -> EvalPool:
     assert ids is not None and y is not None  # always saved
     names = json.loads(ds.attrs.get("column_names", "{}"))  # absent in files before 0.x
     wave_names = json.loads(ds.attrs.get("wave_names", "null"))  # the labels' waves
+    pair_names = json.loads(ds.attrs.get("pair_names", "null"))  # a pool of comparisons
+    pairs = (
+        None
+        if pair_names is None
+        else Pairs(
+            a=ds["pair_a"].values.astype(np.intp),
+            b=ds["pair_b"].values.astype(np.intp),
+            names=tuple(str(n) for n in pair_names),
+        )
+    )
     return EvalPool(
         ids=ids,
         y=y,
@@ -179,6 +194,7 @@ def _pool_from_tree(tree: xr.DataTree) -> EvalPool:
         prompt_name=names.get("prompt"),
         waves=get["waves"],
         wave_names=None if wave_names is None else tuple(wave_names),
+        pairs=pairs,
     )
 
 

@@ -156,3 +156,25 @@ def test_damaged_preset_files_give_clear_errors(tmp_path, capsys, content, match
     code = main(["estimate", "nothing.csv", "--label", "y", "--judge", "a", "--preset", str(path)])
     err = capsys.readouterr().err
     assert code == 2 and str(path) in err and "Traceback" not in err
+
+
+def test_pairs_round_trip(tmp_path) -> None:
+    """A saved pool of comparisons keeps its pairs: the reloaded calibrator gives the
+    same Bradley-Terry strengths (AEE and labels alone), exactly."""
+    from importlib.resources import files
+
+    df = pd.read_csv(files("bacon_bayes") / "data" / "arena_sample.csv.gz").iloc[:900]
+    pool = EvalPool.from_pairs(
+        df, model_a="model_a", model_b="model_b", label="label",
+        judges=["gpt4", "claude3_opus", "gpt35"], prompt="prompt", item="id",
+    )  # fmt: skip
+    cal = Calibrator(engine="freq", folds=3).fit(pool)
+    cal.save(tmp_path / "pairs.nc")
+    back = Calibrator.load(tmp_path / "pairs.nc")
+    assert back.pool_.pairs is not None
+    assert back.pool_.pairs.names == pool.pairs.names
+    assert np.array_equal(back.pool_.pairs.a, pool.pairs.a)
+    assert np.array_equal(back.pool_.pairs.b, pool.pairs.b)
+    for kw in ({}, {"method": "labels"}, {"scale": "elo", "simultaneous": True}):
+        a, b = cal.estimate_bradley_terry(**kw), back.estimate_bradley_terry(**kw)
+        assert a.to_dict() == b.to_dict()

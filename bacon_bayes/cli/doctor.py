@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from bacon_bayes.cli.judge_args import add_judge_argument, judge_columns
+from bacon_bayes.cli.pairwise import run_doctor
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -35,6 +36,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--prompt", help="the prompt column the groups answer in common (default: found)"
     )
     p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
+    p.add_argument(
+        "--pairwise",
+        action="store_true",
+        help="FILE holds comparisons (found by itself for Arena, AlpacaEval and MT-Bench "
+        "files and for tables with model_a and model_b columns): per-judge position bias, "
+        "tie rate, kappa and AUC, and the `bacon estimate --pairwise` command",
+    )
+    p.add_argument("--model-a", help="pairwise: column of model A (default: model_a)")
+    p.add_argument("--model-b", help="pairwise: column of model B (default: model_b)")
     p.set_defaults(func=run)
 
 
@@ -42,10 +52,15 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.doctor import profile
     from bacon_bayes.errors import ValidationError
     from bacon_bayes.readers import join_labels, read_any
+    from bacon_bayes.readers.pair_table import looks_pairwise
 
     if not 0 < args.alpha < 1:
         raise ValidationError(f"--alpha must be between 0 and 1, got {args.alpha}")
+    if args.pairwise or looks_pairwise(args.file):
+        return run_doctor(args)
     frame, meta = read_any(args.file)
+    if looks_pairwise(args.file, list(frame.columns)):
+        return run_doctor(args)
     item = args.item
     if args.labels:
         if not args.label:

@@ -15,6 +15,8 @@ import numpy as np
 
 from bacon_bayes.cli.judge_args import add_judge_argument, judge_columns
 from bacon_bayes.cli.ledger import add_history_arguments, append_round, check_ledger, open_ledger
+from bacon_bayes.cli.pairwise import add_pairwise_arguments, run_estimate
+from bacon_bayes.cli.pairwise import check_args as check_pairwise
 from bacon_bayes.cli.rounds import (
     add_round_arguments,
     apply_saved,
@@ -71,6 +73,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_anytime_arguments(p)
     add_history_arguments(p)
     add_stream_arguments(p)
+    add_pairwise_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -491,6 +494,9 @@ def read_files(args: argparse.Namespace) -> list[str | None]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.pairwise:  # comparisons: Bradley-Terry strengths (cli/pairwise.py)
+        check_pairwise(args)
+        return run_estimate(args, calibrator_from_args(args), read_files(args))
     if args.save and not str(args.save).endswith(".nc"):
         raise ValidationError(f"--save {args.save!r} should end in .nc (a NetCDF file)")
     if args.round and not args.history:

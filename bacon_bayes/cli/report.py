@@ -8,11 +8,14 @@ from pathlib import Path
 from bacon_bayes.cli.estimate import (
     add_calibrator_arguments,
     add_pool_arguments,
+    calibrator_from_args,
     fit_from_args,
     plan_command,
     read_files,
 )
 from bacon_bayes.cli.ledger import add_drift_arguments, drift_from_args
+from bacon_bayes.cli.pairwise import add_pairwise_arguments, run_report
+from bacon_bayes.cli.pairwise import check_args as check_pairwise
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
 
@@ -42,6 +45,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--round", metavar="NAME", help="this round's name in the trend (default: FILE's name)"
     )
     add_drift_arguments(p)
+    add_pairwise_arguments(p, report=True)
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.set_defaults(func=run)
 
@@ -51,6 +55,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.out.suffix.lower() not in (".html", ".htm"):
         raise ValidationError(f"--out {str(args.out)!r} should end in .html")
+    if args.pairwise:  # comparisons: strengths, win probabilities, tiers (cli/pairwise.py)
+        check_pairwise(args)
+        return run_report(args, calibrator_from_args(args), read_files(args))
     from bacon_bayes.history import check_project, project_of, read_history
     from bacon_bayes.planning import resolution_note
     from bacon_bayes.report.rounds import drift_html, round_section

@@ -29,6 +29,7 @@ import pandas as pd
 from scipy import stats
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.readers.pair_table import PairRoles
 from bacon_bayes.readers.pairwise import to_verdict
 
 __all__ = [
@@ -253,3 +254,82 @@ def pair_judge_diagnostics(
         "n_decisive", "auc", "auc_lo", "auc_hi",
     ]  # fmt: skip
     return pd.DataFrame(out).reindex(columns=columns)
+
+
+def estimate_command(path: str, roles: PairRoles, labels: str | None = None) -> str:
+    """The ``bacon estimate FILE --pairwise ...`` command for a table whose columns
+    ``roles`` (:class:`~bacon_bayes.readers.pair_table.PairRoles`) names, shell-quoted
+    (the frequentist engine: seconds; drop ``--engine freq`` for the Bayesian one)."""
+    import shlex
+
+    given: list[tuple[str, object]] = [
+        ("--model-a", roles.model_a),
+        ("--model-b", roles.model_b),
+        ("--label", roles.label),
+        *(("--judge", j) for j in roles.judges),
+        ("--prompt", roles.prompt),
+        ("--item", roles.item),
+        ("--labels", labels),
+    ]
+    options = " ".join(f"{k} {shlex.quote(str(v))}" for k, v in given if v)
+    return f"bacon estimate {shlex.quote(str(path))} --pairwise {options} --engine freq"
+
+
+def pair_doctor_text(
+    df: pd.DataFrame, roles: PairRoles, path: str, *, alpha: float = 0.05,
+    labels: str | None = None,
+) -> str:  # fmt: skip
+    """``bacon doctor`` on a table of comparisons: what was found, the per-judge pair
+    diagnostics with their intervals, and the command to run."""
+    from bacon_bayes.order import natural_sorted
+
+    label, judges = roles.label, list(roles.judges)
+    diag = pair_judge_diagnostics(df, label, judges, level=1 - alpha)
+    a, b = df[roles.model_a], df[roles.model_b]
+    models = natural_sorted(set(a.astype(str)) | set(b.astype(str)))
+    n_lab = int((verdict_codes(df[label], label) >= 0).sum())
+
+    def span(v: float, lo: float, hi: float) -> str:
+        return "-" if not np.isfinite(v) else f"{v:.3f} [{lo:.3f}, {hi:.3f}]"
+
+    rows = [
+        {
+            "judge": f"{r['judge']} (human)" if r["role"] == "human" else r["judge"],
+            "n": int(r["n"]),
+            "position bias (A-B)": span(r["position_bias"], r["position_lo"], r["position_hi"]),
+            "excess over human": span(r["excess_position_bias"], r["excess_lo"], r["excess_hi"]),
+            "tie rate": span(r["tie_rate"], r["tie_lo"], r["tie_hi"]),
+            "kappa": span(r["kappa"], r["kappa_lo"], r["kappa_hi"]),
+            "AUC": span(r["auc"], r["auc_lo"], r["auc_hi"]),
+        }
+        for _, r in diag.iterrows()
+    ]
+    level = round(100 * (1 - alpha), 1)
+    found = [
+        f"{path}: pairwise comparisons ({roles.format}), {len(df)} rows, "
+        f"{len(models)} models, {n_lab} with a human vote",
+        f"  model A: {roles.model_a}, model B: {roles.model_b}, human vote: {label}",
+        f"  judges: {', '.join(judges)}",
+        f"  prompt: {roles.prompt or 'none'}, id: {roles.item or 'row number'}",
+        *(f"  note: {n}" for n in roles.notes),
+        "",
+        f"judges on pairs ({level:g}% intervals; the first row is the humans' own):",
+        pd.DataFrame(rows).to_string(index=False),
+        "  position bias: share of A verdicts minus share of B; excess over human: the same",
+        "  net of the humans' on the comparisons both voted on; kappa: Cohen's, against the",
+        "  human votes; AUC: discrimination on the decisive human votes (0.5 = none).",
+        "",
+    ]
+    if n_lab < 2:
+        found.append(
+            f"no strengths yet: {n_lab} comparison(s) carry a human vote in {label!r} and "
+            "Bradley-Terry needs at least 2; add human votes (A / B / tie) to that column "
+            "(MT-Bench: pass FastChat's human judgments file with --labels FILE), then run "
+            "bacon doctor again for the command."
+        )
+        return "\n".join(found)
+    found += [
+        "run (frequentist engine, seconds; drop --engine freq for the Bayesian judge model):",
+        "  " + estimate_command(path, roles, labels),
+    ]
+    return "\n".join(found)

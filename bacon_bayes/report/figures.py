@@ -67,7 +67,10 @@ def group_rows(table: EstimateTable) -> np.ndarray:
     return rows
 
 
-def groups_figure(tables: Sequence[EstimateTable]) -> str:
+def groups_figure(
+    tables: Sequence[EstimateTable],
+    xlabel: str = "group mean (intervals as in the table; x: no interval)",
+) -> str:
     """Per-group estimates with simultaneous intervals, one marker per method; the
     groups by the first table's estimate, the highest on top (:func:`group_rows`)."""
     plt = _plt()
@@ -90,8 +93,32 @@ def groups_figure(tables: Sequence[EstimateTable]) -> str:
         ax.plot(t.estimate[~ok], ypos[~ok] + shift, "x", color=METHOD_COLOR.get(t.method))
     ax.set_yticks(ypos, [str(n) for n in names])
     ax.legend(loc="best", fontsize=8)
-    ax.set_xlabel("group mean (intervals as in the table; x: no interval)")
+    ax.set_xlabel(xlabel)
     ax.grid(axis="x", alpha=0.3)
+    return data_uri(fig)
+
+
+def win_matrix_figure(win: pd.DataFrame) -> str:
+    """Heatmap of ``P(row beats column)`` (rows and columns in the frame's order; the
+    diagonal blank), each cell labelled with its value when the matrix is small."""
+    plt = _plt()
+    m = len(win)
+    size = 1.6 + 0.42 * m
+    fig, ax = plt.subplots(figsize=(size + 1.2, size))
+    values = win.to_numpy(dtype=float)
+    im = ax.imshow(values, cmap="RdBu", vmin=0.0, vmax=1.0)
+    ax.set_xticks(range(m), [str(c) for c in win.columns], rotation=60, ha="right", fontsize=8)
+    ax.set_yticks(range(m), [str(r) for r in win.index], fontsize=8)
+    if m <= 20:
+        for i in range(m):
+            for j in range(m):
+                if np.isfinite(values[i, j]):
+                    shade = "white" if abs(values[i, j] - 0.5) > 0.3 else "black"
+                    ax.text(j, i, f"{values[i, j]:.2f}", ha="center", va="center",
+                            fontsize=6, color=shade)  # fmt: skip
+    ax.set_xlabel("column model")
+    ax.set_ylabel("row model")
+    fig.colorbar(im, ax=ax, fraction=0.04, label="P(row beats column)")
     return data_uri(fig)
 
 

@@ -6,6 +6,8 @@
   predictive sd mixed with a uniform share, capped at one; combining waves.
 * :mod:`~bacon_bayes.sampling.two_stage`: the paper's pilot + constrained
   weighting optimisation.
+* :mod:`~bacon_bayes.sampling.pairwise`: which comparisons of a pairwise pool to send
+  to humans for Bradley-Terry strengths (uniform, stratified by model pair, adaptive).
 * :mod:`~bacon_bayes.sampling.sd_model`: a heteroskedastic sd model of the
   outcome model's error for the adaptive design.
 """

@@ -1,0 +1,201 @@
+"""``--pairwise`` of ``bacon estimate`` and ``bacon report``, and ``bacon doctor`` on a
+table of comparisons: Bradley-Terry strengths from judge verdicts and a few human votes.
+
+The work is in the library (:mod:`bacon_bayes.readers.pair_table`,
+:mod:`bacon_bayes.report.pairwise`, :mod:`bacon_bayes.doctor.pairs`); this module reads
+the options and prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING, Any
+
+from bacon_bayes.errors import ValidationError
+
+if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
+    import pandas as pd
+
+    from bacon_bayes.calibrator import Calibrator
+    from bacon_bayes.readers.pair_table import PairRoles
+    from bacon_bayes.report.pairwise import PairSummary
+
+#: options of ``bacon estimate`` that have no meaning for comparisons (flag, default)
+NOT_PAIRWISE: tuple[tuple[str, str, Any], ...] = (
+    ("--quantile", "quantile", []),
+    ("--scores", "scores", None),
+    ("--surrogates", "surrogates", None),
+    ("--group", "group", None),
+    ("--outcome", "outcome", None),
+    ("--levels", "levels", None),
+    ("--calibrator", "calibrator", None),
+    ("--history", "history", None),
+    ("--anytime", "anytime", False),
+    ("--max-labels", "max_labels", None),
+    ("--wave", "wave", None),
+    ("--propensity", "propensity", None),
+    ("--prompt-propensity", "prompt_propensity", None),
+    ("--embedding", "embedding", None),
+    ("--chunk-rows", "chunk_rows", None),
+    ("--scheduler", "scheduler", None),
+    ("--items-out", "items_out", None),
+)
+
+
+def add_pairwise_arguments(p: argparse.ArgumentParser, *, report: bool = False) -> None:
+    """``--pairwise``, ``--model-a``, ``--model-b``, ``--elo`` and ``--simultaneous``."""
+    g = p.add_argument_group("pairwise comparisons (--pairwise)")
+    g.add_argument(
+        "--pairwise",
+        action="store_true",
+        help="FILE holds comparisons (model A vs model B, a human vote A/B/tie, judge "
+        "verdicts): Bradley-Terry strengths with intervals, rank sets and tiers. FILE: "
+        "CSV/Parquet, an Arena CSV/JSON/JSONL, an AlpacaEval annotations.json or an "
+        "MT-Bench judgment JSONL (--labels: FastChat's human judgments file)",
+    )
+    g.add_argument("--model-a", help="column of model A (default: model_a)")
+    g.add_argument("--model-b", help="column of model B (default: model_b)")
+    g.add_argument(
+        "--elo", action="store_true", help="strengths in Elo points (mean 1000), not log-odds"
+    )
+    if not report:
+        g.add_argument(
+            "--simultaneous",
+            action="store_true",
+            help="intervals holding jointly over all models (max-|t|)",
+        )
+
+
+def _refuse_options(args: argparse.Namespace) -> None:
+    for flag, dest, default in NOT_PAIRWISE:
+        if getattr(args, dest, default) not in (default, None, False, []):
+            raise ValidationError(f"{flag} does not apply to --pairwise comparisons; drop {flag}.")
+
+
+def read_pairs(args: argparse.Namespace) -> tuple[pd.DataFrame, PairRoles]:
+    """FILE's comparisons and the roles of its columns (named or found; ``--judge``
+    patterns expanded against the columns)."""
+    from bacon_bayes.cli.judge_args import judge_columns
+    from bacon_bayes.readers.pair_table import read_pair_table
+
+    patterns = list(getattr(args, "judge", None) or [])
+    return read_pair_table(
+        args.file, model_a=args.model_a, model_b=args.model_b, label=args.label,
+        prompt=args.prompt, item=args.item, labels=args.labels,
+        judges=(lambda cols: judge_columns(patterns, cols)) if patterns else None,
+    )  # fmt: skip
+
+
+def fit_pairs(
+    args: argparse.Namespace, cal: Calibrator
+) -> tuple[Calibrator, pd.DataFrame, PairRoles, str]:
+    """``cal`` (the unfitted calibrator the options describe) fitted on FILE's
+    comparisons; the frame, its roles and the line saying what was fitted."""
+    from bacon_bayes.pool import EvalPool
+
+    frame, roles = read_pairs(args)
+    pool = EvalPool.from_pairs(
+        frame, model_a=roles.model_a, model_b=roles.model_b, label=roles.label,
+        judges=roles.judges, prompt=roles.prompt, item=roles.item,
+    )  # fmt: skip
+    cal.fit(pool)
+    split = " split by prompt" if pool.prompts is not None else ""
+    engine = "Bayesian judge model" if cal.engine_ == "bayes" else "frequentist"
+    fitted = (
+        f"{pool.n_items} comparisons of {pool.pairs.n_models if pool.pairs else 0} models, "
+        f"{pool.n_labeled} with a human vote, judges {', '.join(pool.judges)}; surrogate: "
+        f"{cal.model_name_} ({engine} engine, --engine {args.engine}), {cal.folds}-fold "
+        f"cross-fitting{split}, seed {cal.seed}"
+    )
+    return cal, frame, roles, fitted
+
+
+def summary_from_args(
+    args: argparse.Namespace, cal: Calibrator
+) -> tuple[Calibrator, PairSummary, Any, Any]:
+    """Fit and summarise: the calibrator, the summary, the frame and its roles."""
+    from bacon_bayes.report.pairwise import pair_summary
+
+    cal, frame, roles, fitted = fit_pairs(args, cal)
+    summary = pair_summary(
+        cal, args.alpha, simultaneous=getattr(args, "simultaneous", False),
+        scale="elo" if args.elo else "logit", fitted=fitted,
+    )  # fmt: skip
+    return cal, summary, frame, roles
+
+
+def check_args(args: argparse.Namespace) -> None:
+    """Refuse what ``--pairwise`` cannot take, before anything is read."""
+    if not 0 < args.alpha < 1:
+        raise ValidationError(f"--alpha must be between 0 and 1, got {args.alpha}")
+    _refuse_options(args)
+
+
+def run_estimate(args: argparse.Namespace, cal: Calibrator, inputs: list[Any]) -> int:
+    """``bacon estimate FILE --pairwise ...`` (``cal``: the unfitted calibrator of the
+    options; ``inputs``: the files read, which no output may be)."""
+    import contextlib
+
+    from bacon_bayes.outputs import claim
+
+    if args.save and not str(args.save).endswith(".nc"):
+        raise ValidationError(f"--save {args.save!r} should end in .nc (a NetCDF file)")
+    with contextlib.ExitStack() as stack:
+        save = None
+        if args.save:
+            save = stack.enter_context(
+                claim(args.save, option="--save", inputs=inputs, force=args.force)
+            )
+        cal, summary, _, _ = summary_from_args(args, cal)
+        said = ""
+        if save is not None:
+            cal.save(save.path)
+            save.written()
+            said = f"saved the fitted calibrator to {str(args.save)!r} (id {cal.save_id_})"
+    if args.json:
+        print(json.dumps(summary.to_dict(), indent=2))
+    else:
+        print(summary.to_text())
+    if said:
+        import sys
+
+        print(said, file=sys.stderr if args.json else sys.stdout)
+    return 0
+
+
+def run_report(args: argparse.Namespace, cal: Calibrator, inputs: list[Any]) -> int:
+    """``bacon report FILE --pairwise ... --out page.html`` (as :func:`run_estimate`)."""
+    from bacon_bayes.doctor.pairs import pair_judge_diagnostics
+    from bacon_bayes.outputs import atomic_write_text, claim
+    from bacon_bayes.report.pairwise import render_pairwise_report
+
+    for flag in ("simulate", "history", "anchor"):
+        if getattr(args, flag, None):
+            raise ValidationError(f"--{flag} does not apply to --pairwise; drop it.")
+    with claim(args.out, inputs=inputs, force=args.force) as out:
+        if str(args.file).endswith(".nc"):  # a saved calibrator (bacon estimate --save)
+            from bacon_bayes.calibrator import Calibrator
+            from bacon_bayes.report.pairwise import pair_summary
+
+            cal = Calibrator.load(args.file)
+            scale = "elo" if args.elo else "logit"
+            summary = pair_summary(cal, args.alpha, scale=scale, fitted=f"saved {args.file}")
+            diag = None
+        else:
+            cal, summary, frame, roles = summary_from_args(args, cal)
+            level = 1 - args.alpha
+            diag = pair_judge_diagnostics(frame, roles.label, roles.judges, level=level)
+        atomic_write_text(out.path, render_pairwise_report(cal, summary, diag, title=args.title))
+        path = out.written()
+    print(f"report written to {path} (open it in a browser; it works offline)")
+    return 0
+
+
+def run_doctor(args: argparse.Namespace) -> int:
+    """``bacon doctor`` on a table of comparisons."""
+    from bacon_bayes.doctor.pairs import pair_doctor_text
+
+    frame, roles = read_pairs(args)
+    print(pair_doctor_text(frame, roles, args.file, alpha=args.alpha, labels=args.labels))
+    return 0

@@ -1,0 +1,275 @@
+"""Planning labels for Bradley-Terry strengths from a pilot of pairwise comparisons.
+
+From a pilot (comparisons with some human votes, a surrogate ``E[y | judges]`` on every
+row), :func:`plan_pairwise` predicts the strengths' covariance after a further wave under
+each design of :mod:`bacon_bayes.sampling.pairwise` in closed form:
+
+    V(n) = C [sum_pilot (1 / pi0_i) (1 - pi_i(n)) / pi_i(n) r_i^2 x_i x_i'] C' * n / (n - p)
+
+``C`` the strength map at the pilot's strengths, ``r_i = (y - s) - lam (f - s)`` the
+pilot's AEE residuals at its tuned ``lam``, ``pi0`` the pilot's inclusion probabilities,
+``pi(n)`` the design's union probabilities with ``n`` labels in all and ``p = M - 1`` (the
+estimator's HC1 factor): a Horvitz-Thompson estimate over the pilot of the sandwich the
+estimator will report. The labels a goal needs are found by bisection on ``n`` (the
+variance falls as ``n`` grows). Goals: the strengths' half-width (``"mean"`` over the
+models or ``"max"``), or power for the difference of two models ``A - B``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate.bradley_terry import ELO, bradley_terry
+from bacon_bayes.sampling.pairwise import (
+    pairwise_adaptive,
+    pairwise_stratified,
+    pairwise_uniform,
+    strength_map,
+)
+
+__all__ = [
+    "PAIRWISE_DESIGNS",
+    "PairwisePilot",
+    "PairwisePlan",
+    "pairwise_pilot",
+    "pilot_from_calibrator",
+    "plan_pairwise",
+]
+
+PAIRWISE_DESIGNS = ("uniform", "stratified", "adaptive")
+
+
+@dataclass(frozen=True)
+class PairwisePilot:
+    """What the plan needs from a pilot: strengths, residuals, the strength map."""
+
+    a: np.ndarray
+    b: np.ndarray
+    names: tuple[str, ...]
+    theta: np.ndarray  # pilot strengths, natural log-odds, mean zero
+    lam: float
+    resid: np.ndarray  # (N,) AEE residual, NaN where unlabeled
+    pi0: np.ndarray  # (N,) pilot inclusion probabilities
+    sd: np.ndarray | None  # (N,) predictive residual sd given the judges (adaptive)
+    cmap: np.ndarray  # (M, M - 1) strength map
+
+    @property
+    def n_labeled(self) -> int:
+        return int(np.isfinite(self.resid).sum())
+
+    def design(
+        self, name: str, contrast: np.ndarray | None = None
+    ) -> Callable[[float], np.ndarray]:
+        """The design's union probabilities as a function of the new labels' count."""
+        prior = self.pi0
+        if name == "uniform":
+            return lambda n: pairwise_uniform(prior.size, n, prior=prior)
+        if name == "stratified":
+            return lambda n: pairwise_stratified(
+                self.a, self.b, self.theta, self.resid, n, prior=prior,
+                weights=1.0 / prior, contrast=contrast,
+            )  # fmt: skip
+        if name == "adaptive":
+            if self.sd is None:
+                raise ValidationError("the adaptive design needs sd= (vote_sd of the judges).")
+            sd = self.sd
+            return lambda n: pairwise_adaptive(
+                self.a, self.b, self.theta, sd, n, prior=prior, contrast=contrast
+            )
+        raise ValidationError(f"design {name!r} is not known; use one of {PAIRWISE_DESIGNS}.")
+
+    def covariance(self, pi: np.ndarray, n_total: float) -> np.ndarray:
+        """Predicted covariance of the mean-zero strengths (log-odds) under union ``pi``."""
+        lab = np.flatnonzero(np.isfinite(self.resid))
+        m = self.theta.size
+        cz = np.hstack([np.zeros((m, 1)), self.cmap])
+        g = cz[:, self.a[lab]] - cz[:, self.b[lab]]  # (M, n0): C x_i
+        p = pi[lab]
+        c = (1.0 / self.pi0[lab]) * (1.0 - p) / p * self.resid[lab] ** 2
+        hc1 = n_total / max(n_total - (m - 1), 1.0)
+        return np.asarray((g * c) @ g.T * hc1)
+
+
+def pairwise_pilot(
+    a: np.ndarray,
+    b: np.ndarray,
+    y: np.ndarray,
+    surrogate: np.ndarray,
+    pi: np.ndarray | None = None,
+    *,
+    probs: np.ndarray | None = None,
+    var: np.ndarray | None = None,
+    names: Sequence[str] | None = None,
+    n_models: int | None = None,
+) -> PairwisePilot:
+    """Fit the pilot (:func:`~bacon_bayes.estimate.bradley_terry.bradley_terry`) and keep
+    what a plan needs. For the adaptive design's sd, ``probs`` (N, 3): the surrogate
+    model's P(y = 0, 0.5, 1) (:func:`~bacon_bayes.sampling.pairwise.vote_sd`), or ``var``
+    (N,): its predictive variance of the vote; the sd is then that of the AEE residual,
+    ``sqrt(var + (1 - lam)^2 (f - s)^2)``."""
+    from bacon_bayes.sampling.pairwise import vote_sd
+
+    a, b = np.asarray(a), np.asarray(b)
+    y = np.asarray(y, dtype=float)
+    f = np.asarray(surrogate, dtype=float)
+    n_all = y.size
+    lab = np.isfinite(y)
+    pi0 = np.full(n_all, lab.sum() / n_all) if pi is None else np.asarray(pi, dtype=float)
+    table = bradley_terry(a, b, y, f, None if pi is None else pi0, names=names, n_models=n_models)
+    theta = np.asarray(table.estimate, dtype=float)
+    if not np.all(np.isfinite(theta)):
+        raise ValidationError("the pilot's strengths are not all finite; label more comparisons.")
+    lam = float(table.details.get("power_lambda", 0.0))
+    s = 1.0 / (1.0 + np.exp(-(theta[a] - theta[b])))
+    resid = np.where(lab, (y - s) - lam * (f - s), np.nan)
+    if probs is not None:
+        var = vote_sd(probs) ** 2
+    sd = None
+    if var is not None:
+        var = np.clip(np.asarray(var, dtype=float), 0.0, None)
+        if var.shape != f.shape or not np.all(np.isfinite(var)):
+            raise ValidationError("var must hold one finite variance per comparison.")
+        sd = np.sqrt(var + (1.0 - lam) ** 2 * (f - s) ** 2)
+    return PairwisePilot(
+        a.astype(np.intp), b.astype(np.intp), tuple(table.names), theta, lam, resid, pi0, sd,
+        strength_map(a, b, theta),
+    )  # fmt: skip
+
+
+def pilot_from_calibrator(calibrator: Any) -> PairwisePilot:
+    """:func:`pairwise_pilot` from a calibrator fitted on a pool of comparisons
+    (:meth:`EvalPool.from_pairs`): its cross-fitted ``E[y]`` as the surrogate, its
+    predictive variance for the adaptive design, the pool's propensities as ``pi``."""
+    pool = getattr(calibrator, "pool_", None)
+    pairs = getattr(pool, "pairs", None)
+    if pool is None or pairs is None:
+        raise ValidationError(
+            "plan_pairwise needs a calibrator fitted on a pool of comparisons "
+            "(EvalPool.from_pairs(...)); fit it first."
+        )
+    f = np.clip(calibrator.surrogate_, 0.0, 1.0)
+    return pairwise_pilot(
+        pairs.a, pairs.b, pool.y, f, pool.propensity, var=calibrator.crossfit_.var(),
+        names=pairs.names,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class PairwisePlan:
+    """Labels needed per design (``None``: not reachable within the pool) and the metric
+    predicted at each requested budget (half-width, or power for a difference)."""
+
+    goal: str
+    needed: dict[str, int | None]
+    predicted: dict[str, dict[int, float]] = field(default_factory=dict)
+    recommended: str | None = None
+
+    def summary(self) -> str:
+        lines = [f"goal: {self.goal}"]
+        for d, n in self.needed.items():
+            mark = "  <- recommended" if d == self.recommended else ""
+            lines.append(f"  {d:<11} {'not reachable' if n is None else f'{n} labels'}{mark}")
+        return "\n".join(lines)
+
+
+def _metric(
+    cov: np.ndarray, kind: str, alpha: float, unit: float, contrast: np.ndarray | None,
+    delta: float | None,
+) -> float:  # fmt: skip
+    z = float(stats.norm.isf(alpha / 2.0))
+    if kind in ("mean", "max"):
+        half = z * unit * np.sqrt(np.clip(np.diag(cov), 0.0, None))
+        return float(half.mean() if kind == "mean" else half.max())
+    assert contrast is not None and delta is not None
+    se = unit * float(np.sqrt(max(float(contrast @ cov @ contrast), 1e-300)))
+    d = abs(delta) / se
+    return float(stats.norm.cdf(d - z) + stats.norm.cdf(-d - z))
+
+
+def plan_pairwise(
+    pilot: PairwisePilot,
+    *,
+    half_width: float | None = None,
+    over: str = "mean",
+    pair: tuple[str, str] | None = None,
+    delta: float | None = None,
+    power: float = 0.8,
+    alpha: float = 0.05,
+    scale: str = "logit",
+    designs: Sequence[str] = PAIRWISE_DESIGNS,
+    budgets: Sequence[int] = (),
+) -> PairwisePlan:
+    """Labels (pilot included) each design needs for a goal (module docstring).
+
+    Parameters
+    ----------
+    half_width : float, optional
+        Target half-width of the strengths' intervals, the ``over="mean"`` of the models'
+        or their ``"max"``.
+    pair, delta, power : optional
+        Or: power ``power`` to detect a difference ``delta`` between ``pair[0]`` and
+        ``pair[1]`` (two-sided level ``alpha``); the designs then aim at that difference.
+    scale : {"logit", "elo"}
+        Units of ``half_width`` / ``delta``.
+    budgets : sequence of int
+        Total labels at which to report the predicted metric too.
+    """
+    if scale not in ("logit", "elo"):
+        raise ValidationError(f"scale={scale!r} is not known; use 'logit' or 'elo'.")
+    unit = ELO if scale == "elo" else 1.0
+    contrast = None
+    if (half_width is None) == (pair is None):
+        raise ValidationError("give exactly one goal: half_width=, or pair= with delta=.")
+    if half_width is not None:
+        if over not in ("mean", "max"):
+            raise ValidationError(f"over={over!r} is not known; use 'mean' or 'max'.")
+        if not half_width > 0:
+            raise ValidationError("half_width must be positive.")
+        kind, goal = over, f"{over} strength half-width {half_width:g} ({scale})"
+    else:
+        assert pair is not None
+        missing = [p for p in pair if p not in pilot.names]
+        if missing or pair[0] == pair[1] or delta is None or not 0 < power < 1:
+            raise ValidationError(
+                f"pair must name two different models of {pilot.names}, with delta= and "
+                "power in (0, 1)."
+            )
+        contrast = np.zeros(len(pilot.names))
+        contrast[pilot.names.index(pair[0])], contrast[pilot.names.index(pair[1])] = 1.0, -1.0
+        kind, goal = "power", f"power {power:g} for {pair[0]} - {pair[1]} = {delta:g} ({scale})"
+    n0 = pilot.n_labeled
+    room = float(np.sum(1.0 - pilot.pi0))
+    n_pool = pilot.pi0.size
+
+    def value(rule: Callable[[float], np.ndarray], n_total: float) -> float:
+        pi = rule(min(max(n_total - n0, 0.0), room))
+        return _metric(pilot.covariance(pi, n_total), kind, alpha, unit, contrast, delta)
+
+    def reached(v: float) -> bool:
+        return v >= power if kind == "power" else v <= half_width  # type: ignore[operator]
+
+    needed: dict[str, int | None] = {}
+    predicted: dict[str, dict[int, float]] = {}
+    for name in designs:
+        rule = pilot.design(name, contrast if kind == "power" else None)
+        predicted[name] = {int(n): value(rule, n) for n in budgets}
+        if reached(value(rule, n0)):
+            needed[name] = n0
+            continue
+        if not reached(value(rule, n_pool - 1e-9)):
+            needed[name] = None
+            continue
+        lo, hi = float(n0), float(n_pool)
+        while hi - lo > 1.0:
+            mid = 0.5 * (lo + hi)
+            lo, hi = (lo, mid) if reached(value(rule, mid)) else (mid, hi)
+        needed[name] = int(np.ceil(hi))
+    ok = {d: n for d, n in needed.items() if n is not None}
+    best = min(ok, key=lambda d: ok[d]) if ok else None
+    return PairwisePlan(goal, needed, predicted, best)

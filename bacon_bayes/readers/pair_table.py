@@ -1,0 +1,199 @@
+"""A file of pairwise comparisons and the roles of its columns, for the commands.
+
+:func:`read_pair_table` reads a CSV/Parquet table with one comparison per row, or any
+format :func:`~bacon_bayes.readers.pairwise.read_pairwise` knows (Arena CSV/JSON/JSON
+Lines, AlpacaEval ``annotations.json``, MT-Bench judgments, with the MT-Bench human
+judgments as ``labels``), and finds the columns that were not named: the canonical
+``model_a``, ``model_b`` and ``label`` (also ``winner``, ``human_label``), the judges
+(every other column of verdict words whose name does not start with ``human``), the
+prompt (``prompt``, ``question_id``, ``prompt_id``) and the id (``id`` when unique).
+:func:`looks_pairwise` tells ``bacon doctor`` and ``bacon report`` whether a file is one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.readers.pairwise import (
+    _all_verdicts,
+    read_mt_bench,
+    read_pairwise,
+    sniff_pairwise,
+)
+
+__all__ = ["PairRoles", "looks_pairwise", "read_pair_table"]
+
+LABEL_NAMES = ("label", "winner", "human_label")
+PROMPT_NAMES = ("prompt", "question_id", "prompt_id")
+ID_NAMES = ("id", "item", "item_id", "battle_id")
+
+
+@dataclass
+class PairRoles:
+    """Which column is which in a table of comparisons (``format``: the file's)."""
+
+    model_a: str
+    model_b: str
+    label: str
+    judges: list[str]
+    prompt: str | None = None
+    item: str | None = None
+    format: str = "csv"
+    notes: list[str] = field(default_factory=list)
+
+
+def _kind(path: Path) -> str:
+    from bacon_bayes.readers import sniff
+
+    return sniff(path)
+
+
+def _pair_format(path: Path) -> str | None:
+    """The pairwise format of a JSON / JSON Lines file (None: not one)."""
+    try:
+        return sniff_pairwise(path)
+    except (ValidationError, ValueError, KeyError, IndexError, TypeError):
+        return None
+
+
+def looks_pairwise(path: str | Path, columns: Sequence[str] | None = None) -> bool:
+    """Whether ``path`` holds comparisons: a pairwise JSON format, or a table with the
+    columns ``model_a`` and ``model_b`` (``columns``: the table's, when already read)."""
+    path = Path(path)
+    if not path.is_file():
+        return False
+    if _kind(path) in ("json", "jsonl"):
+        return _pair_format(path) is not None
+    if columns is None:
+        return False
+    return "model_a" in columns and "model_b" in columns
+
+
+def _missing_column(option: str, col: str, frame: pd.DataFrame) -> ValidationError:
+    cols = ", ".join(map(str, frame.columns[:15]))
+    return ValidationError(
+        f"{option} {col!r} is not a column of the table (columns: {cols}); pass an existing column."
+    )
+
+
+def _guess(frame: pd.DataFrame, given: str | None, names: Sequence[str], option: str) -> str | None:
+    if given is not None:
+        if given not in frame.columns:
+            raise _missing_column(option, given, frame)
+        return given
+    return next((c for c in names if c in frame.columns), None)
+
+
+def read_pair_table(
+    path: str | Path,
+    *,
+    model_a: str | None = None,
+    model_b: str | None = None,
+    label: str | None = None,
+    judges: Sequence[str] | Callable[[list[str]], list[str]] | None = None,
+    prompt: str | None = None,
+    item: str | None = None,
+    labels: str | Path | None = None,
+) -> tuple[pd.DataFrame, PairRoles]:
+    """Read a file of comparisons and the roles of its columns.
+
+    Parameters
+    ----------
+    path : str or Path
+        CSV / Parquet (one comparison per row) or an Arena, AlpacaEval or MT-Bench file.
+    model_a, model_b, label, judges, prompt, item : optional
+        Column names; found as the module docstring says when not given. ``judges`` may
+        also be a function of the table's column names that returns the judges' (e.g.
+        expanding patterns).
+    labels : str or Path, optional
+        With an MT-Bench judgment file, FastChat's human judgments file (its votes are
+        the labels); otherwise a CSV/Parquet of labels joined by id (``label`` names its
+        column).
+
+    Raises
+    ------
+    ValidationError
+        A column that is not there, or one the table needs and that cannot be found,
+        with the option that names it.
+    """
+    from bacon_bayes.io import read_table
+    from bacon_bayes.readers import join_labels
+
+    path = Path(path)
+    if not path.is_file():
+        raise ValidationError(f"file {str(path)!r} does not exist; check the path.")
+    kind = _kind(path)
+    fmt = _pair_format(path) if kind in ("json", "jsonl") else None
+    notes: list[str] = []
+    if fmt == "mt-bench" and labels is not None and _pair_format(Path(labels)) == "mt-bench":
+        frame, meta = read_mt_bench(path, human=labels)
+        labels = None
+    elif fmt is not None:
+        frame, meta = read_pairwise(path, fmt)
+    elif kind in ("csv", "parquet"):
+        frame, meta = read_table(path), None
+    else:
+        raise ValidationError(
+            f"{str(path)!r} holds no comparisons bacon knows; pass a CSV or Parquet table "
+            "(one comparison per row: model A, model B, the human verdict and judge "
+            "verdicts), an Arena file (model_a, model_b, winner), an AlpacaEval "
+            "annotations.json or an MT-Bench judgment file."
+        )
+    if meta is not None:
+        notes += meta.notes
+        fmt = meta.format
+    a = _guess(frame, model_a, ("model_a",), "--model-a")
+    b = _guess(frame, model_b, ("model_b",), "--model-b")
+    if a is None or b is None:
+        raise ValidationError(
+            f"{str(path)!r} has no column {'model_a' if a is None else 'model_b'}; name the "
+            "columns of the two models with --model-a COL --model-b COL."
+        )
+    item = _guess(frame, item, () if labels is None else ID_NAMES, "--item")
+    if item is None:
+        item = next((c for c in ID_NAMES if c in frame.columns and frame[c].is_unique), None)
+    if labels is not None:
+        if label is None:
+            raise ValidationError("--labels needs --label, the labels file's label column.")
+        frame, item = join_labels(frame, labels, label, item)
+    lab = _guess(frame, label, LABEL_NAMES, "--label")
+    if lab is None:
+        raise ValidationError(
+            f"{str(path)!r} has no column of human votes (label, winner or human_label); "
+            "name it with --label COL (A / B / tie, empty where no human voted)."
+        )
+    pro = _guess(frame, prompt, PROMPT_NAMES, "--prompt")
+    roles = {a, b, lab, pro, item}
+    if callable(judges):
+        judges = judges([str(c) for c in frame.columns])
+    if judges:
+        for j in judges:
+            if j not in frame.columns:
+                raise _missing_column("--judge", j, frame)
+        found = list(judges)
+    elif meta is not None and meta.judges:
+        found = list(meta.judges)
+    else:
+        found = [
+            str(c)
+            for c in frame.columns
+            if c not in roles
+            and not str(c).lower().startswith("human")
+            and _all_verdicts(frame[c].tolist())
+        ]
+    if not found:
+        raise ValidationError(
+            f"{str(path)!r} has no judge verdict columns (A / B / tie); name them with "
+            "--judge COL (repeatable)."
+        )
+    bad = [j for j in found if j in roles]
+    if bad:
+        raise ValidationError(
+            f"--judge {bad[0]!r} is also the model, label, prompt or id column; drop it."
+        )
+    return frame, PairRoles(a, b, lab, found, pro, item, fmt or kind, notes)

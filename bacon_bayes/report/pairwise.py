@@ -1,0 +1,280 @@
+"""Bradley-Terry results of a pool of comparisons, as text, JSON and an HTML page.
+
+:func:`pair_summary` gathers what ``bacon estimate --pairwise`` and ``bacon report
+--pairwise`` show from a fitted calibrator of a pairwise pool
+(:meth:`EvalPool.from_pairs`): the AEE strengths, the labels-alone strengths and the
+ratio of their mean interval widths, the rank sets and tiers (simultaneous, from
+:mod:`bacon_bayes.estimate.bradley_terry`) and the win-probability matrix.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate.bradley_terry import rank_sets, tiers, win_probability
+from bacon_bayes.report.tables import esc, fixed, scroll_table
+from bacon_bayes.results import EstimateTable, _plain
+
+if TYPE_CHECKING:
+    from bacon_bayes.calibrator import Calibrator
+
+__all__ = ["PairSummary", "pair_summary", "render_pairwise_report", "win_matrix"]
+
+STRENGTH_AXIS = "strength (intervals as in the table; x: no interval)"
+
+
+@dataclass(frozen=True)
+class PairSummary:
+    """What the pairwise commands show (see the module docstring)."""
+
+    strengths: EstimateTable
+    labels: EstimateTable | None
+    labels_error: str
+    ranks: pd.DataFrame
+    tiers: list[list[str]]
+    win: pd.DataFrame
+    alpha: float
+    fitted: str
+    engine: str = ""
+
+    @property
+    def width_ratio(self) -> float:
+        """Mean interval width of the AEE strengths over the labels alone's, on the
+        models with an interval in both (NaN without the labels-alone fit)."""
+        if self.labels is None:
+            return float("nan")
+        w1 = self.strengths.ci_high - self.strengths.ci_low
+        w0 = self.labels.ci_high - self.labels.ci_low
+        both = np.isfinite(w1) & np.isfinite(w0)
+        return float(w1[both].mean() / w0[both].mean()) if both.any() else float("nan")
+
+    def labels_line(self) -> str:
+        """The labels-alone comparison line."""
+        if self.labels is None:
+            return f"labels alone: no Bradley-Terry fit ({self.labels_error})"
+        ratio = self.width_ratio
+        n = int(self.strengths.details.get("n_labeled_comparisons", 0))
+        return (
+            f"labels alone (Bradley-Terry on the {n} human votes only): mean interval width "
+            f"{np.nanmean(self.labels.ci_high - self.labels.ci_low):.3g}; with the judges "
+            f"{np.nanmean(self.strengths.ci_high - self.strengths.ci_low):.3g}, width ratio "
+            f"{ratio:.2f}"
+        )
+
+    def strengths_frame(self) -> pd.DataFrame:
+        """Model, strength, interval, labeled and all comparisons, strongest first."""
+        names = {"name": "model", "estimate": "strength", "n_labeled": "labeled"}
+        frame = self.strengths.to_frame().drop(columns="se")
+        frame = frame.rename(columns={**names, "n_items": "comparisons"})
+        return frame.sort_values("strength", ascending=False, kind="stable").reset_index(drop=True)
+
+    def header(self) -> str:
+        d = self.strengths.details
+        level = round(100 * (1 - self.alpha), 1)
+        joint = "simultaneous" if self.strengths.simultaneous != "none" else "per model"
+        return (
+            f"Bradley-Terry strengths ({d.get('scale')}, anchor {d.get('anchor')}; ties "
+            f"{d.get('ties')}); {level:g}% intervals {joint}, target {d.get('target')}; "
+            f"surrogate weight lambda {float(d.get('power_lambda', 0.0)):.2f}"
+        )
+
+    def to_text(self) -> str:
+        frame = self.strengths_frame()
+        frame["CI"] = [
+            "no interval" if not np.isfinite(lo) else f"[{fixed(lo, 3)}, {fixed(hi, 3)}]"
+            for lo, hi in zip(frame["ci_low"], frame["ci_high"], strict=True)
+        ]
+        frame["strength"] = [fixed(v, 3) for v in frame["strength"]]
+        shown = frame[["model", "strength", "CI", "labeled", "comparisons"]]
+        ranks = self.ranks.assign(
+            rank_set=[f"{lo}-{hi}" for lo, hi in zip(self.ranks["rank_low"],
+                                                      self.ranks["rank_high"], strict=True)]
+        )[["name", "rank", "rank_set"]]  # fmt: skip
+        level = round(100 * (1 - self.alpha), 1)
+        lines = [
+            self.fitted,
+            self.header(),
+            shown.to_string(index=False),
+            "",
+            f"rank sets ({level:g}% simultaneous over all models; 1 = strongest):",
+            ranks.to_string(index=False),
+            "",
+            f"tiers (models in one tier are not distinguishable at joint {level:g}%):",
+            *(f"  {k}. {', '.join(t)}" for k, t in enumerate(self.tiers, start=1)),
+            "",
+            self.labels_line(),
+        ]
+        notes = self.strengths.details.get("no_interval", {})
+        lines += [f"note: {name}: {why}" for name, why in notes.items()]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: rows keyed ``name``/``estimate``/``ci_low``/``ci_high`` as in every
+        table of bacon's JSON."""
+
+        def rows(t: EstimateTable) -> list[dict[str, Any]]:
+            return t.to_frame().to_dict(orient="records")
+
+        return _plain(
+            {
+                "fitted": self.fitted,
+                "engine": self.engine,
+                "alpha": self.alpha,
+                "simultaneous": self.strengths.simultaneous,
+                "strengths": rows(self.strengths),
+                "details": self.strengths.details,
+                "rank_sets": self.ranks.to_dict(orient="records"),
+                "tiers": self.tiers,
+                "labels_alone": None if self.labels is None else rows(self.labels),
+                "labels_alone_error": self.labels_error or None,
+                "width_ratio": self.width_ratio,
+                "win_probability": {
+                    str(i): {str(j): float(self.win.loc[i, j]) for j in self.win.columns}
+                    for i in self.win.index
+                },
+            }
+        )
+
+
+def win_matrix(table: EstimateTable) -> pd.DataFrame:
+    """``P(row beats column)`` for every two models (:func:`win_probability`), NaN on the
+    diagonal; rows and columns strongest first."""
+    order = [table.names[k] for k in np.argsort(-table.estimate, kind="stable")]
+    out = pd.DataFrame(np.nan, index=order, columns=order)
+    for i in order:
+        for j in order:
+            if i != j:
+                out.loc[i, j] = win_probability(table, i, j).estimate
+    return out
+
+
+def pair_summary(
+    cal: Calibrator,
+    alpha: float = 0.05,
+    *,
+    simultaneous: bool = False,
+    scale: str = "logit",
+    fitted: str = "",
+) -> PairSummary:
+    """The strengths of a fitted pairwise calibrator and everything shown beside them."""
+    table = cal.estimate_bradley_terry(alpha, simultaneous, scale=scale)
+    labels, error = None, ""
+    try:
+        labels = cal.estimate_bradley_terry(alpha, simultaneous, scale=scale, method="labels")
+    except ValidationError as exc:  # e.g. a model without labeled comparisons
+        error = str(exc)
+    return PairSummary(
+        strengths=table,
+        labels=labels,
+        labels_error=error,
+        ranks=rank_sets(table, alpha),
+        tiers=tiers(table, alpha),
+        win=win_matrix(table),
+        alpha=alpha,
+        fitted=fitted,
+        engine=str(getattr(cal, "engine_", "")),
+    )
+
+
+# ---------------------------------------------------------------- HTML
+
+
+def _diagnostics_table(diag: pd.DataFrame) -> str:
+    def span(v: float, lo: float, hi: float) -> str:
+        if not np.isfinite(v):
+            return ""
+        return f"{fixed(v, 3)} [{fixed(lo, 3)}, {fixed(hi, 3)}]"
+
+    shown = pd.DataFrame(
+        {
+            "judge": diag["judge"],
+            "role": diag["role"],
+            "verdicts": diag["n"],
+            "position bias (A - B)": [
+                span(*r) for r in diag[["position_bias", "position_lo", "position_hi"]].to_numpy()
+            ],
+            "excess over humans": [
+                span(*r)
+                for r in diag[["excess_position_bias", "excess_lo", "excess_hi"]].to_numpy()
+            ],
+            "tie rate": [span(*r) for r in diag[["tie_rate", "tie_lo", "tie_hi"]].to_numpy()],
+            "kappa": [span(*r) for r in diag[["kappa", "kappa_lo", "kappa_hi"]].to_numpy()],
+            "AUC": [span(*r) for r in diag[["auc", "auc_lo", "auc_hi"]].to_numpy()],
+        }
+    )
+    return scroll_table(shown, 3)
+
+
+def _strengths_html(summary: PairSummary) -> str:
+    from bacon_bayes.report import figures
+
+    tables = [summary.strengths] + ([summary.labels] if summary.labels is not None else [])
+    frame = summary.strengths_frame()
+    tier_items = "".join(
+        f"<li>{esc(', '.join(t))}</li>" for t in summary.tiers
+    )  # strongest tier first
+    ranks = summary.ranks.rename(columns={"name": "model", "estimate": "strength"})
+    return (
+        f"<p>{esc(summary.fitted)}</p><p>{esc(summary.header())}</p>"
+        + f'<img src="{figures.groups_figure(tables, STRENGTH_AXIS)}" alt="strengths">'
+        + "<p class='note'>Blue: the strengths from the judges and the human votes (AEE); "
+        "orange: the human votes alone. Sorted by strength, strongest on top.</p>"
+        + scroll_table(frame, 3)
+        + f"<p>{esc(summary.labels_line())}</p>"
+        + "<h3>Win probabilities</h3>"
+        + f'<img src="{figures.win_matrix_figure(summary.win)}" alt="win probabilities">'
+        + "<p class='note'>P(row model beats column model) = sigmoid of the strength "
+        "difference (a tie counts half).</p>"
+        + "<h3>Tiers and rank sets</h3>"
+        + f"<ol>{tier_items}</ol><p class='note'>Models in one tier are not distinguishable "
+        f"at joint {100 * (1 - summary.alpha):g}% (simultaneous intervals of the "
+        "differences).</p>" + scroll_table(ranks, 3)
+    )
+
+
+def render_pairwise_report(
+    cal: Calibrator,
+    summary: PairSummary,
+    diagnostics: pd.DataFrame | None = None,
+    *,
+    title: str | None = None,
+) -> str:
+    """The page of ``bacon report --pairwise``: settings, the strengths (forest plot,
+    table, labels-alone line), the win-probability heatmap, tiers and rank sets, and the
+    judges' pair diagnostics (``diagnostics``: from
+    :func:`bacon_bayes.doctor.pairs.pair_judge_diagnostics`)."""
+    from bacon_bayes import __version__
+    from bacon_bayes.report.html import _SCRIPT, _STYLE, _settings
+
+    title = title or "bacon_bayes report: pairwise preferences"
+    parts = {"settings": _settings(cal), "strengths": _strengths_html(summary)}
+    if diagnostics is not None:
+        parts["judges"] = (
+            "<p>Per judge: position bias (share of A verdicts minus share of B), its excess "
+            "over the humans' on the same comparisons, tie rate, Cohen's kappa with the "
+            "human votes and AUC (discrimination), each with its interval.</p>"
+            + _diagnostics_table(diagnostics)
+        )
+    heads = {
+        "settings": "Data and settings",
+        "strengths": "Strengths",
+        "judges": "Judges on pairs",
+    }
+    nav = "".join(f'<a href="#{k}">{esc(heads[k])}</a>' for k in parts)
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    sections = "\n".join(
+        f'<section id="{k}"><h2>{esc(heads[k])}</h2>\n{v}\n</section>' for k, v in parts.items()
+    )
+    return (
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{esc(title)}</title><style>{_STYLE}</style></head><body>"
+        f"<h1>{esc(title)}</h1><p class='note'>bacon_bayes {__version__}, {stamp}</p>"
+        f"<nav>{nav}</nav>" + sections + f"<script>{_SCRIPT}</script></body></html>\n"
+    )

@@ -1,0 +1,204 @@
+"""``bacon estimate --pairwise``, ``bacon doctor`` and ``bacon report --pairwise`` on the
+shipped Arena sample and the format samples in tests/data/pairwise: output, JSON keys, the
+printed command running as printed, bad input exiting 2, the page in headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+import subprocess
+from importlib.resources import files
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes.cli import main
+
+SAMPLE = str(files("bacon_bayes") / "data" / "arena_sample.csv.gz")
+DATA = Path(__file__).parent / "data" / "pairwise"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+FREQ = ["--engine", "freq"]
+
+
+def _run(argv: list[str], capsys) -> tuple[int, str, str]:
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse refusals
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_estimate_text_on_the_shipped_sample(capsys):
+    code, out, err = _run(["estimate", SAMPLE, "--pairwise", *FREQ], capsys)
+    assert code == 0, err
+    assert "3000 comparisons of 20 models, 400 with a human vote" in out
+    assert "frequentist engine, --engine freq" in out
+    assert "rank sets" in out and "tiers" in out
+    ratio = re.search(r"width ratio (\d\.\d\d)", out)
+    assert ratio and 0.5 < float(ratio.group(1)) < 1.0, out[-400:]
+    # strongest first: gpt-4 leads the table
+    table = out.split("\n")[3:5]
+    assert "gpt-4" in table[0], table
+
+
+def test_estimate_json_keys_and_agreement_with_the_library(capsys):
+    from bacon_bayes import Calibrator, EvalPool
+
+    code, out, err = _run(
+        ["estimate", SAMPLE, "--pairwise", *FREQ, "--json", "--simultaneous", "--elo"], capsys
+    )
+    assert code == 0, err
+    doc = json.loads(out)
+    assert {"strengths", "rank_sets", "tiers", "labels_alone", "width_ratio",
+            "win_probability"} <= set(doc)  # fmt: skip
+    row = doc["strengths"][0]
+    assert {"name", "estimate", "ci_low", "ci_high", "n_labeled"} <= set(row)
+    assert doc["simultaneous"] == "maxt" and doc["details"]["scale"] == "elo"
+    names = [r["name"] for r in doc["strengths"]]
+    assert sorted(n for tier in doc["tiers"] for n in tier) == sorted(names)
+    df = pd.read_csv(SAMPLE)
+    pool = EvalPool.from_pairs(
+        df, model_a="model_a", model_b="model_b", label="label",
+        judges=["gpt4", "claude3_opus", "gpt35"], prompt="prompt", item="id",
+    )  # fmt: skip
+    table = Calibrator(engine="freq").fit(pool).estimate_bradley_terry(0.05, True, scale="elo")
+    assert np.allclose([r["estimate"] for r in doc["strengths"]], table.estimate)
+    assert np.allclose([r["ci_low"] for r in doc["strengths"]], table.ci_low)
+    w = doc["win_probability"]
+    assert abs(w["gpt-4"]["llama-13b"] + w["llama-13b"]["gpt-4"] - 1) < 1e-9
+    assert w["gpt-4"]["gpt-4"] is None
+
+
+def test_doctor_prints_diagnostics_and_a_command_that_runs_as_printed(capsys):
+    code, out, err = _run(["doctor", SAMPLE], capsys)
+    assert code == 0, err
+    assert "position bias" in out and "kappa" in out and "AUC" in out
+    gpt35 = next(line for line in out.splitlines() if line.strip().startswith("gpt35"))
+    assert "0.7" in gpt35.split()[2]  # GPT-3.5 says A far more often than B
+    command = out.strip().splitlines()[-1].strip()
+    assert command.startswith("bacon estimate ") and "--pairwise" in command
+    code, out2, err2 = _run(shlex.split(command)[1:], capsys)
+    assert code == 0, err2
+    assert "width ratio" in out2
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["arena_votes.csv"],
+        ["alpacaeval_annotations.json"],
+        ["mt_bench_gpt-4_pair.jsonl", "--labels", "mt_bench_human_judgments.json"],
+    ],
+)
+def test_format_samples_doctor_then_estimate(argv, capsys, monkeypatch):
+    monkeypatch.chdir(DATA)
+    code, out, err = _run(["doctor", *argv], capsys)
+    assert code == 0, err
+    command = out.strip().splitlines()[-1].strip()
+    assert command.startswith("bacon estimate "), out[-500:]
+    code, out, err = _run(shlex.split(command)[1:], capsys)
+    assert code == 0, err
+    assert "Bradley-Terry strengths" in out and "labels alone" in out
+
+
+def test_doctor_without_human_votes_says_what_to_add(capsys):
+    code, out, _ = _run(["doctor", str(DATA / "mt_bench_gpt-4_pair.jsonl")], capsys)
+    assert code == 0
+    assert "no strengths yet" in out and "--labels" in out
+    assert "bacon estimate" not in out
+
+
+def test_bad_input_exits_2_naming_the_fix(capsys, tmp_path):
+    code, _, err = _run(["estimate", SAMPLE, "--pairwise", "--model-a", "nope"], capsys)
+    assert code == 2 and "--model-a 'nope'" in err and "columns:" in err
+    code, _, err = _run(["estimate", SAMPLE, "--pairwise", "--judge", "gpt4",
+                         "--quantile", "0.5"], capsys)  # fmt: skip
+    assert code == 2 and "--quantile does not apply" in err
+    df = pd.read_csv(SAMPLE).iloc[:200].rename(columns={"model_a": "left"})
+    df.to_csv(tmp_path / "t.csv", index=False)
+    code, _, err = _run(["estimate", str(tmp_path / "t.csv"), "--pairwise"], capsys)
+    assert code == 2 and "--model-a COL" in err
+    df = df.rename(columns={"left": "model_a"})
+    df.loc[df.index[7], "gpt4"] = "maybe"
+    df.to_csv(tmp_path / "t.csv", index=False)
+    code, _, err = _run(
+        ["estimate", str(tmp_path / "t.csv"), "--pairwise", "--judge", "gpt4", *FREQ], capsys
+    )
+    assert code == 2 and "'gpt4'" in err and "row 7" in err and "'maybe'" in err
+    code, _, err = _run(["estimate", str(DATA / "arena_conversations.jsonl"), "--pairwise"], capsys)
+    assert code == 2 and "--judge COL" in err
+
+
+def test_estimate_save_then_load_gives_the_same_strengths(capsys, tmp_path):
+    from bacon_bayes import Calibrator
+
+    out_nc = tmp_path / "bt.nc"
+    argv = ["estimate", str(DATA / "arena_votes.csv"), "--pairwise", *FREQ, "--json"]
+    code, out, err = _run([*argv, "--save", str(out_nc)], capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    back = Calibrator.load(out_nc).estimate_bradley_terry()
+    assert np.allclose([r["estimate"] for r in doc["strengths"]], back.estimate)
+    assert doc["engine"] == "freq"
+    page = tmp_path / "saved.html"
+    code, _, err = _run(["report", str(out_nc), "--pairwise", "--out", str(page)], capsys)
+    assert code == 0, err
+    assert '<section id="strengths">' in page.read_text()
+    code, _, err = _run(
+        ["estimate", str(DATA / "arena_votes.csv"), "--pairwise", "--surrogates", "ridge"], capsys
+    )
+    assert code == 2 and "--surrogates does not apply" in err
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("pairs") / "pairs.html"
+    assert main(["report", SAMPLE, "--pairwise", *FREQ, "--out", str(out)]) == 0
+    return out
+
+
+def test_report_has_the_pairwise_sections(page):
+    html = page.read_text()
+    for key in ("settings", "strengths", "judges"):
+        assert f'<section id="{key}">' in html
+    assert html.count("data:image/png;base64,") == 2  # strengths and win matrix
+    assert "Win probabilities" in html and "Tiers and rank sets" in html
+    assert "position bias (A - B)" in html and "gpt35" in html
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed: apt-get install chromium")
+def test_pairwise_report_renders_in_headless_chromium(page):
+    flags = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+    dom = subprocess.run(
+        [*flags, "--window-size=1400,3000", "--dump-dom", page.resolve().as_uri()],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    assert 'data-ready="1"' in dom, "the page's script did not run to its end"
+    assert "data-errors=" not in dom, re.search(r"data-errors=\"[^\"]*\"", dom)
+    assert 'data-overflow="0"' in dom, re.search(r"<html[^>]*>", dom)
+
+
+def test_named_columns_patterns_and_parquet(capsys, tmp_path):
+    df = pd.read_csv(SAMPLE).iloc[:1500]
+    df = df.rename(columns={"model_a": "left", "model_b": "right", "label": "vote",
+                            "gpt4": "j_gpt4", "claude3_opus": "j_claude"})  # fmt: skip
+    df = df.drop(columns=["gpt35", "human_full"])
+    path = tmp_path / "named.parquet"
+    df.to_parquet(path)
+    argv = ["estimate", str(path), "--pairwise", "--model-a", "left", "--model-b", "right",
+            "--label", "vote", "--judge", "j_*", *FREQ, "--json"]  # fmt: skip
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    assert "judges j_gpt4, j_claude" in json.loads(out)["fitted"]
+    code, out, err = _run(["doctor", str(path), "--pairwise", "--model-a", "left",
+                           "--model-b", "right", "--label", "vote"], capsys)  # fmt: skip
+    assert code == 0, err
+    command = out.strip().splitlines()[-1].strip()
+    assert "--judge j_gpt4 --judge j_claude" in command and "--model-a left" in command
+    code, out, err = _run(shlex.split(command)[1:], capsys)
+    assert code == 0, err
