@@ -21,6 +21,8 @@ JUDGES = ["gpt4", "claude3_opus", "gpt35"]
 @pytest.fixture(scope="session")
 def arena_pool() -> EvalPool:
     df = pd.read_csv(SAMPLE)  # 3,000 comparisons of 20 models, 400 human votes
+    # a uniform 1,200 of them (about 160 votes, as drawn): a small NUTS fit for make test
+    df = df.sample(1200, random_state=0)
     return EvalPool.from_pairs(df, model_a="model_a", model_b="model_b", label="label",
                                judges=JUDGES)  # fmt: skip
 
