@@ -96,6 +96,7 @@ def pairs_frame(
     judges: Sequence[str],
     prompt: str | None = None,
     item: str | None = None,
+    propensity: str | None = None,
 ) -> tuple[pd.DataFrame, Pairs, dict[str, Any]]:
     """The comparisons of ``df`` as a table for :meth:`EvalPool.from_frame` (label and
     judges as scores of model A), their :class:`Pairs`, and ``from_frame``'s keywords
@@ -107,7 +108,7 @@ def pairs_frame(
         raise ValidationError("pass at least one judge column (judges=[...]).")
     roles = [(model_a, "model_a"), (model_b, "model_b"), (label, "label")]
     roles += [(j, "judge") for j in judges] + [(c, r) for c, r in ((prompt, "prompt"),
-              (item, "item id")) if c is not None]  # fmt: skip
+              (item, "item id"), (propensity, "propensity")) if c is not None]  # fmt: skip
     for col, role in roles:
         if col not in df.columns:
             raise ValidationError(
@@ -145,6 +146,9 @@ def pairs_frame(
         if col is not None:
             frame[f"__{key}"] = df[col].to_numpy()
             kw[key] = f"__{key}"
+    if propensity is not None:  # under its own name: errors name the user's column
+        frame[str(propensity)] = df[propensity].to_numpy()
+        kw["propensity"] = str(propensity)
     return frame, Pairs(a=a, b=b, names=names), kw
 
 

@@ -202,3 +202,51 @@ def test_named_columns_patterns_and_parquet(capsys, tmp_path):
     assert "--judge j_gpt4 --judge j_claude" in command and "--model-a left" in command
     code, out, err = _run(shlex.split(command)[1:], capsys)
     assert code == 0, err
+
+
+def _printed(out: str, command: str) -> list[str]:
+    line = next(v.strip() for v in out.splitlines() if v.strip().startswith(f"bacon {command}"))
+    return shlex.split(line)[1:]
+
+
+@pytest.mark.parametrize("design", ["uniform", "adaptive"])
+def test_sample_pairwise_round_trip(capsys, tmp_path, design):
+    """bacon sample --pairwise draws a wave, the printed estimate command runs as printed
+    on the filled-in file and uses the propensities; a second wave chains on the first."""
+    src = tmp_path / "arena.csv"
+    pd.read_csv(SAMPLE).to_csv(src, index=False)
+    argv = ["sample", str(src), "--pairwise", "--design", design, "--budget", "250",
+            "--engine", "freq", "--seed", "3"]  # fmt: skip
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    wave = tmp_path / "arena-wave.csv"
+    df = pd.read_csv(wave)
+    new = df["to_label"] == 1
+    assert 180 < new.sum() < 320 and df.loc[new, "label"].isna().all()
+    assert df["propensity"].between(0, 1).all() and df["propensity"].notna().all()
+    assert (df.loc[df["label"].notna(), "propensity"] >= 400 / 3000 - 1e-9).all()
+    df.loc[new, "label"] = df.loc[new, "human_full"]
+    df.to_csv(wave, index=False)
+    argv = _printed(out, "estimate")
+    assert argv[-4:] == ["--propensity", "propensity", "--engine", "freq"]
+    code, out2, err = _run(argv, capsys)
+    assert code == 0, err
+    assert f"{400 + int(new.sum())} with a human vote" in out2
+    assert "inclusion probabilities in 'propensity'" in out2
+    code, _, err = _run(["sample", str(wave), "--pairwise", "--budget", "100",
+                            "--out", str(tmp_path / "w2.csv")], capsys)  # fmt: skip
+    assert code == 0, err
+    w2 = pd.read_csv(tmp_path / "w2.csv")
+    assert (w2["propensity"] >= df["propensity"] - 1e-12).all()  # the union grows
+
+
+def test_sample_pairwise_refusals(capsys, tmp_path):
+    code, _, err = _run(["sample", SAMPLE, "--pairwise", "--design", "paired",
+                         "--budget", "10"], capsys)  # fmt: skip
+    assert code == 2 and "--design paired does not apply to --pairwise" in err
+    code, _, err = _run(["sample", SAMPLE, "--pairwise", "--until", "best"], capsys)
+    assert code == 2 and "--until does not apply" in err
+    code, _, err = _run(["sample", SAMPLE, "--pairwise"], capsys)
+    assert code == 2 and "--budget N" in err
+    code, _, err = _run(["sample", SAMPLE, "--pairwise", "--budget", "5000"], capsys)
+    assert code == 2 and "only 2600 comparisons have no vote" in err
