@@ -250,3 +250,57 @@ def test_sample_pairwise_refusals(capsys, tmp_path):
     assert code == 2 and "--budget N" in err
     code, _, err = _run(["sample", SAMPLE, "--pairwise", "--budget", "5000"], capsys)
     assert code == 2 and "only 2600 comparisons have no vote" in err
+
+
+def test_plan_pairwise_prints_a_sample_command_that_runs(capsys, tmp_path):
+    """bacon plan --pairwise: labels per design from the frequentist pilot (said so), the
+    recommendation, and the bacon sample command, which runs exactly as printed."""
+    from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.planning.pairwise import pilot_from_calibrator, plan_pairwise
+
+    src = tmp_path / "arena.csv.gz"
+    shutil.copy(SAMPLE, src)
+    code, out, err = _run(["plan", str(src), "--pairwise", "--half-width", "0.3"], capsys)
+    assert code == 0, err
+    assert "engine: freq (--engine auto, the default, means freq for a plan" in out
+    assert "400 with a human vote" in out
+    needed = dict(re.findall(r"^  (uniform|stratified|adaptive) +(\d+) \(", out, re.M))
+    assert set(needed) == {"uniform", "stratified", "adaptive"}, out
+    df = pd.read_csv(SAMPLE)
+    pool = EvalPool.from_pairs(df, model_a="model_a", model_b="model_b", label="label",
+                               judges=["gpt4", "claude3_opus", "gpt35"], prompt="prompt",
+                               item="id")  # fmt: skip
+    lib = plan_pairwise(pilot_from_calibrator(Calibrator(engine="freq").fit(pool)), half_width=0.3)
+    assert {d: int(n) for d, n in needed.items()} == lib.needed
+    best = re.search(r"^  (\w+) .*<- recommended", out, re.M)
+    assert best and best.group(1) == lib.recommended
+    argv = _printed(out, "sample")
+    assert argv[argv.index("--design") + 1] == lib.recommended
+    assert argv[argv.index("--budget") + 1] == str(lib.needed[lib.recommended] - 400)
+    code, _, err = _run(argv, capsys)
+    assert code == 0, err
+    wave = pd.read_csv(tmp_path / "arena-wave.csv")
+    assert abs(wave["to_label"].sum() - (lib.needed[lib.recommended] - 400)) < 60
+
+
+def test_plan_pairwise_difference_json_and_refusals(capsys):
+    argv = ["plan", SAMPLE, "--pairwise", "--difference", "gpt-4", "claude-v1", "--delta",
+            "60", "--elo", "--json", "--engine", "freq", "--budgets", "0.5,2000"]  # fmt: skip
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["goal"].startswith("power 0.8 for gpt-4 - claude-v1 = 60 (elo)")
+    assert doc["labeled"] == 400 and set(doc["needed"]) == {"uniform", "stratified", "adaptive"}
+    assert doc["engine"] == "engine: freq (as --engine asked)"
+    pred = doc["predicted"]["uniform"]
+    assert set(pred) == {"1500", "2000"} and pred["1500"] < pred["2000"]  # power grows
+    assert doc["command"].startswith("bacon sample ") and "--pairwise" in doc["command"]
+    code, _, err = _run(["plan", SAMPLE, "--pairwise", "--top"], capsys)
+    assert code == 2 and "--top does not apply to --pairwise" in err
+    code, _, err = _run(["plan", SAMPLE, "--pairwise", "--difference", "gpt-4", "x"], capsys)
+    assert code == 2 and "--delta D" in err
+    code, _, err = _run(["plan", SAMPLE, "--pairwise"], capsys)
+    assert code == 2 and "one goal" in err
+    code, _, err = _run(["plan", SAMPLE, "--pairwise", "--half-width", "0.3", "--designs",
+                         "paired"], capsys)  # fmt: skip
+    assert code == 2 and "not a pairwise design" in err

@@ -391,7 +391,7 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.study.waves import validate_wave_options
 
     if args.pairwise:
-        from bacon_bayes.cli.pairwise_sample import run_sample
+        from bacon_bayes.cli.pairwise_design import run_sample
 
         return run_sample(args)
     root, config = _study_root(args)
