@@ -252,15 +252,17 @@ def test_sample_pairwise_refusals(capsys, tmp_path):
     assert code == 2 and "only 2600 comparisons have no vote" in err
 
 
-def test_plan_pairwise_prints_a_sample_command_that_runs(capsys, tmp_path):
+def test_plan_pairwise_prints_a_sample_command_that_runs(capsys, tmp_path, monkeypatch):
     """bacon plan --pairwise: labels per design from the frequentist pilot (said so), the
-    recommendation, and the bacon sample command, which runs exactly as printed."""
+    recommendation, and the bacon sample command, which runs exactly as printed (and is
+    the README's)."""
     from bacon_bayes import Calibrator, EvalPool
     from bacon_bayes.planning.pairwise import pilot_from_calibrator, plan_pairwise
 
-    src = tmp_path / "arena.csv.gz"
-    shutil.copy(SAMPLE, src)
-    code, out, err = _run(["plan", str(src), "--pairwise", "--half-width", "0.3"], capsys)
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(SAMPLE, tmp_path / "arena_sample.csv.gz")
+    argv = ["plan", "arena_sample.csv.gz", "--pairwise", "--half-width", "0.3"]
+    code, out, err = _run(argv, capsys)
     assert code == 0, err
     assert "engine: freq (--engine auto, the default, means freq for a plan" in out
     assert "400 with a human vote" in out
@@ -275,11 +277,13 @@ def test_plan_pairwise_prints_a_sample_command_that_runs(capsys, tmp_path):
     best = re.search(r"^  (\w+) .*<- recommended", out, re.M)
     assert best and best.group(1) == lib.recommended
     argv = _printed(out, "sample")
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    assert f"\n{shlex.join(['bacon', *argv])}\n" in readme, shlex.join(argv)
     assert argv[argv.index("--design") + 1] == lib.recommended
     assert argv[argv.index("--budget") + 1] == str(lib.needed[lib.recommended] - 400)
     code, _, err = _run(argv, capsys)
     assert code == 0, err
-    wave = pd.read_csv(tmp_path / "arena-wave.csv")
+    wave = pd.read_csv(tmp_path / "arena_sample-wave.csv")
     assert abs(wave["to_label"].sum() - (lib.needed[lib.recommended] - 400)) < 60
 
 

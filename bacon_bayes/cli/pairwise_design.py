@@ -154,7 +154,9 @@ def sample_command(args: argparse.Namespace, design: str, n_new: int) -> str | N
     for j in args.judge or []:
         parts += ["--judge", shlex.quote(j)]
     if design != "uniform":  # the pilot is fitted again to draw the wave
-        parts += ["--engine", args.engine, "--folds", str(args.folds), "--seed", str(args.seed)]
+        parts += ["--engine", args.engine]
+        parts += [] if args.folds == 5 else ["--folds", str(args.folds)]
+        parts += [] if args.seed == 0 else ["--seed", str(args.seed)]
         if args.model:
             parts += ["--model", shlex.quote(args.model)]
     return " ".join(parts)
