@@ -189,3 +189,45 @@ def bradley_terry_table(
         simultaneous=simultaneous, power_tuning=calibrator.power_tuning, target=target,
         scale=scale,
     )  # fmt: skip
+
+
+def _strengths(calibrator: Any, alpha: float, method: str) -> EstimateTable:
+    if method not in ("aee", "labels", "classical"):
+        raise ValidationError(
+            f"method={method!r} does not apply to comparisons; use 'aee' or 'classical' "
+            "(Bradley-Terry on the human votes alone)."
+        )
+    m = "labels" if method == "classical" else method
+    return bradley_terry_table(calibrator, alpha=alpha, method=m)
+
+
+def strength_differences(
+    calibrator: Any, alpha: float = 0.05, simultaneous: bool | str = True, method: str = "aee"
+) -> EstimateTable:
+    """:meth:`Calibrator.compare_groups` on a pool of comparisons: every difference of two
+    models' Bradley-Terry strengths (log-odds), joint over the pairs by ``simultaneous``
+    (True: max-|t|; False: pointwise; or a rule of
+    :func:`~bacon_bayes.estimate.groups.compare`)."""
+    from dataclasses import replace
+
+    from bacon_bayes.estimate.groups import compare
+    from bacon_bayes.grouping import simultaneous_rule
+
+    table = _strengths(calibrator, alpha, method)
+    return compare(replace(table, alpha=alpha), simultaneous=simultaneous_rule(simultaneous))
+
+
+def strength_ranks(
+    calibrator: Any, alpha: float = 0.05, method: str = "aee", descending: bool = True
+) -> pd.DataFrame:
+    """:meth:`Calibrator.rank_groups` on a pool of comparisons: the strengths' table with
+    each model's rank and its rank interval (joint over the models at ``1 - alpha``, from
+    the max-|t| differences; :func:`~bacon_bayes.estimate.groups.rank_intervals`)."""
+    from bacon_bayes.estimate.groups import rank_intervals
+
+    table = _strengths(calibrator, alpha, method)
+    diffs = strength_differences(calibrator, alpha, True, method)
+    frame = table.to_frame()
+    for k, v in rank_intervals(table, descending=descending, diffs=diffs).items():
+        frame[k] = v
+    return frame.sort_values("rank", kind="stable").reset_index(drop=True)

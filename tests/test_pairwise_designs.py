@@ -236,3 +236,68 @@ def test_draw_wave_without_a_pilot_and_bad_design():
     assert np.allclose(union, 0.2) and 5 < drawn.sum() < 40
     with pytest.raises(ValidationError, match="needs a pilot"):
         draw_pairwise_wave("adaptive", 20.0, labeled=labeled)
+
+
+def test_compare_and_rank_groups_hand_over_to_the_strengths():
+    """On a pool of comparisons compare_groups / rank_groups are differences and ranks
+    of the Bradley-Terry strengths."""
+    import pandas as pd
+
+    from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.estimate.bradley_terry import rank_sets
+    from bacon_bayes.estimate.groups import compare
+
+    a, b, y, v = _sim(2)
+    keep = np.random.default_rng(0).random(N) < 0.15
+    words = np.array(["B", "tie", "A"])
+    df = pd.DataFrame({"ma": [f"m{k}" for k in a], "mb": [f"m{k}" for k in b],
+                       "vote": np.where(keep, words[(2 * y).astype(int)], None),
+                       "j": words[(2 * v).astype(int)]})  # fmt: skip
+    cal = Calibrator(engine="freq", folds=3).fit(
+        EvalPool.from_pairs(df, model_a="ma", model_b="mb", label="vote", judges=["j"])
+    )
+    bt = cal.estimate_bradley_terry(alpha=0.1)
+    diffs = cal.compare_groups(alpha=0.1)
+    ref = compare(bt, simultaneous="maxt")
+    assert len(diffs) == M * (M - 1) // 2 and diffs.simultaneous == "maxt"
+    assert np.allclose(diffs.estimate, ref.estimate) and np.allclose(diffs.ci_low, ref.ci_low)
+    point = cal.compare_groups(alpha=0.1, simultaneous=False)
+    assert np.all(point.ci_high - point.ci_low < diffs.ci_high - diffs.ci_low)
+    ranks = cal.rank_groups(alpha=0.1)
+    sets = rank_sets(bt, alpha=0.1)
+    assert list(ranks["name"]) == list(sets["name"])
+    assert np.array_equal(ranks["rank_low"], sets["rank_low"])
+    assert np.array_equal(ranks["rank_high"], sets["rank_high"])
+    alone = cal.compare_groups(method="classical")
+    assert np.mean(alone.ci_high - alone.ci_low) > np.mean(diffs.ci_high - diffs.ci_low) * 0.9
+    with pytest.raises(ValidationError, match="anytime"):
+        cal.compare_groups(anytime=True)
+    with pytest.raises(ValidationError, match="does not apply to comparisons"):
+        cal.rank_groups(method="naive")
+
+
+def test_strength_differences_cover_both_ways():
+    """Joint and pointwise coverage of the pool's strength differences by
+    ``compare_groups``' hand-over, over redrawn labels: too narrow and too wide fail."""
+    from types import SimpleNamespace
+
+    from bacon_bayes.pairs import Pairs, strength_differences
+
+    a, b, y, v = _sim(3)
+    truth = bradley_terry_fit(a, b, y, M)
+    true_d = np.array([truth[i] - truth[j] for i in range(M) for j in range(i + 1, M)])
+    pairs = Pairs(a=a, b=b, names=tuple(f"m{k}" for k in range(M)))
+    rng = np.random.default_rng(5)
+    joint, point = [], []
+    for _ in range(250):
+        yl = np.where(rng.random(N) < 0.1, y, np.nan)
+        pool = SimpleNamespace(pairs=pairs, y=yl, propensity=None, inclusion=None)
+        cal = SimpleNamespace(pool_=pool, surrogate_=_surrogate(v), target="pool",
+                              power_tuning=True)  # fmt: skip
+        for rule, out in ((True, joint), (False, point)):
+            t = strength_differences(cal, 0.1, rule)
+            out.append((t.ci_low <= true_d) & (true_d <= t.ci_high))
+    joint_cover = np.mean(np.all(joint, axis=1))
+    point_cover = np.mean(point)
+    assert 0.84 <= joint_cover <= 0.96, joint_cover
+    assert 0.86 <= point_cover <= 0.94, point_cover
