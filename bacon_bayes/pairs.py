@@ -211,10 +211,10 @@ def strength_differences(
     from dataclasses import replace
 
     from bacon_bayes.estimate.groups import compare
-    from bacon_bayes.grouping import simultaneous_rule
 
     table = _strengths(calibrator, alpha, method)
-    return compare(replace(table, alpha=alpha), simultaneous=simultaneous_rule(simultaneous))
+    rule = {True: "maxt", False: "none"}.get(simultaneous, str(simultaneous))  # type: ignore[call-overload]
+    return compare(replace(table, alpha=alpha), simultaneous=rule)
 
 
 def strength_ranks(
