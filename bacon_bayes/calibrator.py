@@ -11,6 +11,7 @@ import pandas as pd
 
 from bacon_bayes import estimate as est
 from bacon_bayes import grouping, sequential
+from bacon_bayes import pairs as pairs_mod
 from bacon_bayes import surrogates as sur
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, ValidationError
@@ -470,7 +471,10 @@ class Calibrator:
         the range a difference of two labels' means can take); ``pooling`` as in
         :meth:`estimate_groups` (shrunk differences hold on average over the pairs, or
         family-wise with ``simultaneous``); ``anytime``, ``max_labels``: as there (and for
-        :meth:`rank_groups`, whose rank intervals then come from these differences)."""
+        :meth:`rank_groups`, whose rank intervals then come from these differences). On
+        comparisons: differences of Bradley-Terry strengths (:mod:`bacon_bayes.pairs`)."""
+        if self._pairs(anytime):
+            return pairs_mod.strength_differences(self, alpha, simultaneous, method)
         table = self.estimate_groups(alpha, simultaneous, method, pooling=pooling)
         lo, hi = self.bounds_
         diffs = est.compare(table)
@@ -486,7 +490,10 @@ class Calibrator:
         anytime: bool = False,
         max_labels: int | None = None,
     ) -> pd.DataFrame:
-        """Groups ranked by mean (1 = highest if ``descending``), simultaneous rank intervals."""
+        """Groups ranked by mean (1 = highest if ``descending``), simultaneous rank intervals;
+        on comparisons, models ranked by strength."""
+        if self._pairs(anytime):
+            return pairs_mod.strength_ranks(self, alpha, method, descending)
         table = self.estimate_groups(alpha, True, method, pooling=pooling)
         d = self.compare_groups(alpha, True, method, pooling, True, max_labels) if anytime else None
         ranks = est.rank_intervals(table, descending=descending, diffs=d)
@@ -494,6 +501,13 @@ class Calibrator:
         for k, v in ranks.items():
             frame[k] = v
         return frame.sort_values("rank").reset_index(drop=True)
+
+    def _pairs(self, anytime: bool = False) -> bool:
+        """Whether the pool holds comparisons (``anytime`` refused for them)."""
+        pairs = getattr(getattr(self, "pool_", None), "pairs", None) is not None
+        if pairs and anytime:
+            raise ValidationError("anytime intervals are not available for comparisons.")
+        return pairs
 
     def estimate_bradley_terry(
         self, alpha: float = 0.05, simultaneous: bool = False, scale: str = "logit",

@@ -96,6 +96,7 @@ def pairs_frame(
     judges: Sequence[str],
     prompt: str | None = None,
     item: str | None = None,
+    propensity: str | None = None,
 ) -> tuple[pd.DataFrame, Pairs, dict[str, Any]]:
     """The comparisons of ``df`` as a table for :meth:`EvalPool.from_frame` (label and
     judges as scores of model A), their :class:`Pairs`, and ``from_frame``'s keywords
@@ -107,7 +108,7 @@ def pairs_frame(
         raise ValidationError("pass at least one judge column (judges=[...]).")
     roles = [(model_a, "model_a"), (model_b, "model_b"), (label, "label")]
     roles += [(j, "judge") for j in judges] + [(c, r) for c, r in ((prompt, "prompt"),
-              (item, "item id")) if c is not None]  # fmt: skip
+              (item, "item id"), (propensity, "propensity")) if c is not None]  # fmt: skip
     for col, role in roles:
         if col not in df.columns:
             raise ValidationError(
@@ -145,6 +146,9 @@ def pairs_frame(
         if col is not None:
             frame[f"__{key}"] = df[col].to_numpy()
             kw[key] = f"__{key}"
+    if propensity is not None:  # under its own name: errors name the user's column
+        frame[str(propensity)] = df[propensity].to_numpy()
+        kw["propensity"] = str(propensity)
     return frame, Pairs(a=a, b=b, names=names), kw
 
 
@@ -185,3 +189,45 @@ def bradley_terry_table(
         simultaneous=simultaneous, power_tuning=calibrator.power_tuning, target=target,
         scale=scale,
     )  # fmt: skip
+
+
+def _strengths(calibrator: Any, alpha: float, method: str) -> EstimateTable:
+    if method not in ("aee", "labels", "classical"):
+        raise ValidationError(
+            f"method={method!r} does not apply to comparisons; use 'aee' or 'classical' "
+            "(Bradley-Terry on the human votes alone)."
+        )
+    m = "labels" if method == "classical" else method
+    return bradley_terry_table(calibrator, alpha=alpha, method=m)
+
+
+def strength_differences(
+    calibrator: Any, alpha: float = 0.05, simultaneous: bool | str = True, method: str = "aee"
+) -> EstimateTable:
+    """:meth:`Calibrator.compare_groups` on a pool of comparisons: every difference of two
+    models' Bradley-Terry strengths (log-odds), joint over the pairs by ``simultaneous``
+    (True: max-|t|; False: pointwise; or a rule of
+    :func:`~bacon_bayes.estimate.groups.compare`)."""
+    from dataclasses import replace
+
+    from bacon_bayes.estimate.groups import compare
+
+    table = _strengths(calibrator, alpha, method)
+    rule = {True: "maxt", False: "none"}.get(simultaneous, str(simultaneous))  # type: ignore[call-overload]
+    return compare(replace(table, alpha=alpha), simultaneous=rule)
+
+
+def strength_ranks(
+    calibrator: Any, alpha: float = 0.05, method: str = "aee", descending: bool = True
+) -> pd.DataFrame:
+    """:meth:`Calibrator.rank_groups` on a pool of comparisons: the strengths' table with
+    each model's rank and its rank interval (joint over the models at ``1 - alpha``, from
+    the max-|t| differences; :func:`~bacon_bayes.estimate.groups.rank_intervals`)."""
+    from bacon_bayes.estimate.groups import rank_intervals
+
+    table = _strengths(calibrator, alpha, method)
+    diffs = strength_differences(calibrator, alpha, True, method)
+    frame = table.to_frame()
+    for k, v in rank_intervals(table, descending=descending, diffs=diffs).items():
+        frame[k] = v
+    return frame.sort_values("rank", kind="stable").reset_index(drop=True)

@@ -248,13 +248,16 @@ class EvalPool:
     def from_pairs(
         cls, df: pd.DataFrame, *, model_a: str, model_b: str, label: str,
         judges: Sequence[str], prompt: str | None = None, item: str | None = None,
+        propensity: str | None = None,
     ) -> EvalPool:  # fmt: skip
         """A pool of pairwise comparisons, one per row: the label (and each judge's
         verdict) is "A", "B" or "tie" (any case; also model_a / model_b / "tie
         (bothbad)") or 1 / 0 / 0.5, a judge also a probability that A wins; see
-        :func:`bacon_bayes.pairs.pairs_frame`."""
+        :func:`bacon_bayes.pairs.pairs_frame`; ``propensity``: the column of inclusion
+        probabilities of the votes (e.g. ``bacon sample --pairwise``'s)."""
         frame, pairs, kw = pairs_frame(df, model_a=model_a, model_b=model_b, label=label,
-                                       judges=judges, prompt=prompt, item=item)  # fmt: skip
+                                       judges=judges, prompt=prompt, item=item,
+                                       propensity=propensity)  # fmt: skip
         pool = cls.from_frame(frame, **kw)
         return replace(pool, label_name=label, prompt_name=prompt, pairs=pairs)
 

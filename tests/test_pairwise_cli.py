@@ -202,3 +202,109 @@ def test_named_columns_patterns_and_parquet(capsys, tmp_path):
     assert "--judge j_gpt4 --judge j_claude" in command and "--model-a left" in command
     code, out, err = _run(shlex.split(command)[1:], capsys)
     assert code == 0, err
+
+
+def _printed(out: str, command: str) -> list[str]:
+    line = next(v.strip() for v in out.splitlines() if v.strip().startswith(f"bacon {command}"))
+    return shlex.split(line)[1:]
+
+
+@pytest.mark.parametrize("design", ["uniform", "adaptive"])
+def test_sample_pairwise_round_trip(capsys, tmp_path, design):
+    """bacon sample --pairwise draws a wave, the printed estimate command runs as printed
+    on the filled-in file and uses the propensities; a second wave chains on the first."""
+    src = tmp_path / "arena.csv"
+    pd.read_csv(SAMPLE).to_csv(src, index=False)
+    argv = ["sample", str(src), "--pairwise", "--design", design, "--budget", "250",
+            "--engine", "freq", "--seed", "3"]  # fmt: skip
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    wave = tmp_path / "arena-wave.csv"
+    df = pd.read_csv(wave)
+    new = df["to_label"] == 1
+    assert 180 < new.sum() < 320 and df.loc[new, "label"].isna().all()
+    assert df["propensity"].between(0, 1).all() and df["propensity"].notna().all()
+    assert (df.loc[df["label"].notna(), "propensity"] >= 400 / 3000 - 1e-9).all()
+    df.loc[new, "label"] = df.loc[new, "human_full"]
+    df.to_csv(wave, index=False)
+    argv = _printed(out, "estimate")
+    assert argv[-4:] == ["--propensity", "propensity", "--engine", "freq"]
+    code, out2, err = _run(argv, capsys)
+    assert code == 0, err
+    assert f"{400 + int(new.sum())} with a human vote" in out2
+    assert "inclusion probabilities in 'propensity'" in out2
+    code, _, err = _run(["sample", str(wave), "--pairwise", "--budget", "100",
+                            "--out", str(tmp_path / "w2.csv")], capsys)  # fmt: skip
+    assert code == 0, err
+    w2 = pd.read_csv(tmp_path / "w2.csv")
+    assert (w2["propensity"] >= df["propensity"] - 1e-12).all()  # the union grows
+
+
+def test_sample_pairwise_refusals(capsys, tmp_path):
+    code, _, err = _run(["sample", SAMPLE, "--pairwise", "--design", "paired",
+                         "--budget", "10"], capsys)  # fmt: skip
+    assert code == 2 and "--design paired does not apply to --pairwise" in err
+    code, _, err = _run(["sample", SAMPLE, "--pairwise", "--until", "best"], capsys)
+    assert code == 2 and "--until does not apply" in err
+    code, _, err = _run(["sample", SAMPLE, "--pairwise"], capsys)
+    assert code == 2 and "--budget N" in err
+    code, _, err = _run(["sample", SAMPLE, "--pairwise", "--budget", "5000"], capsys)
+    assert code == 2 and "only 2600 comparisons have no vote" in err
+
+
+def test_plan_pairwise_prints_a_sample_command_that_runs(capsys, tmp_path, monkeypatch):
+    """bacon plan --pairwise: labels per design from the frequentist pilot (said so), the
+    recommendation, and the bacon sample command, which runs exactly as printed (and is
+    the README's)."""
+    from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.planning.pairwise import pilot_from_calibrator, plan_pairwise
+
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(SAMPLE, tmp_path / "arena_sample.csv.gz")
+    argv = ["plan", "arena_sample.csv.gz", "--pairwise", "--half-width", "0.3"]
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    assert "engine: freq (--engine auto, the default, means freq for a plan" in out
+    assert "400 with a human vote" in out
+    needed = dict(re.findall(r"^  (uniform|stratified|adaptive) +(\d+) \(", out, re.M))
+    assert set(needed) == {"uniform", "stratified", "adaptive"}, out
+    df = pd.read_csv(SAMPLE)
+    pool = EvalPool.from_pairs(df, model_a="model_a", model_b="model_b", label="label",
+                               judges=["gpt4", "claude3_opus", "gpt35"], prompt="prompt",
+                               item="id")  # fmt: skip
+    lib = plan_pairwise(pilot_from_calibrator(Calibrator(engine="freq").fit(pool)), half_width=0.3)
+    assert {d: int(n) for d, n in needed.items()} == lib.needed
+    best = re.search(r"^  (\w+) .*<- recommended", out, re.M)
+    assert best and best.group(1) == lib.recommended
+    argv = _printed(out, "sample")
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    assert f"\n{shlex.join(['bacon', *argv])}\n" in readme, shlex.join(argv)
+    assert argv[argv.index("--design") + 1] == lib.recommended
+    assert argv[argv.index("--budget") + 1] == str(lib.needed[lib.recommended] - 400)
+    code, _, err = _run(argv, capsys)
+    assert code == 0, err
+    wave = pd.read_csv(tmp_path / "arena_sample-wave.csv")
+    assert abs(wave["to_label"].sum() - (lib.needed[lib.recommended] - 400)) < 60
+
+
+def test_plan_pairwise_difference_json_and_refusals(capsys):
+    argv = ["plan", SAMPLE, "--pairwise", "--difference", "gpt-4", "claude-v1", "--delta",
+            "60", "--elo", "--json", "--engine", "freq", "--budgets", "0.5,2000"]  # fmt: skip
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["goal"].startswith("power 0.8 for gpt-4 - claude-v1 = 60 (elo)")
+    assert doc["labeled"] == 400 and set(doc["needed"]) == {"uniform", "stratified", "adaptive"}
+    assert doc["engine"] == "engine: freq (as --engine asked)"
+    pred = doc["predicted"]["uniform"]
+    assert set(pred) == {"1500", "2000"} and pred["1500"] < pred["2000"]  # power grows
+    assert doc["command"].startswith("bacon sample ") and "--pairwise" in doc["command"]
+    code, _, err = _run(["plan", SAMPLE, "--pairwise", "--top"], capsys)
+    assert code == 2 and "--top does not apply to --pairwise" in err
+    code, _, err = _run(["plan", SAMPLE, "--pairwise", "--difference", "gpt-4", "x"], capsys)
+    assert code == 2 and "--delta D" in err
+    code, _, err = _run(["plan", SAMPLE, "--pairwise"], capsys)
+    assert code == 2 and "one goal" in err
+    code, _, err = _run(["plan", SAMPLE, "--pairwise", "--half-width", "0.3", "--designs",
+                         "paired"], capsys)  # fmt: skip
+    assert code == 2 and "not a pairwise design" in err

@@ -34,7 +34,6 @@ NOT_PAIRWISE: tuple[tuple[str, str, Any], ...] = (
     ("--anytime", "anytime", False),
     ("--max-labels", "max_labels", None),
     ("--wave", "wave", None),
-    ("--propensity", "propensity", None),
     ("--prompt-propensity", "prompt_propensity", None),
     ("--embedding", "embedding", None),
     ("--chunk-rows", "chunk_rows", None),
@@ -98,6 +97,7 @@ def fit_pairs(
     pool = EvalPool.from_pairs(
         frame, model_a=roles.model_a, model_b=roles.model_b, label=roles.label,
         judges=roles.judges, prompt=roles.prompt, item=roles.item,
+        propensity=getattr(args, "propensity", None),
     )  # fmt: skip
     cal.fit(pool)
     split = " split by prompt" if pool.prompts is not None else ""
@@ -108,6 +108,8 @@ def fit_pairs(
         f"{cal.model_name_} ({engine} engine, --engine {args.engine}), {cal.folds}-fold "
         f"cross-fitting{split}, seed {cal.seed}"
     )
+    if getattr(args, "propensity", None):
+        fitted += f"; votes weighted by the inclusion probabilities in {args.propensity!r}"
     return cal, frame, roles, fitted
 
 

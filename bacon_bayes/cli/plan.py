@@ -14,6 +14,7 @@ from bacon_bayes.cli.estimate import (
     pool_from_args,
     reading_options,
 )
+from bacon_bayes.cli.pairwise import add_pairwise_arguments
 from bacon_bayes.cli.rounds import plan_text, round_defaults
 from bacon_bayes.errors import ValidationError
 
@@ -89,6 +90,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="a saved calibrator of an earlier round, frozen on this pool: the fresh labels "
         "a --half-width needs, from its residual variance (and this pool's fresh labels)",
     )
+    add_pairwise_arguments(p, report=True)
     p.set_defaults(func=run, preset=None, surrogates="none")
 
 
@@ -132,6 +134,10 @@ def _list(text: str | None, what: str) -> list[str] | None:
 def run(args: argparse.Namespace) -> int:
     from bacon_bayes.planning import plan
 
+    if args.pairwise:  # comparisons: Bradley-Terry strengths (cli/pairwise_design.py)
+        from bacon_bayes.cli.pairwise_design import run_plan
+
+        return run_plan(args, _engine(args))
     goal = goal_from_args(args)
     budgets = None
     if args.budgets:
@@ -143,10 +149,7 @@ def run(args: argparse.Namespace) -> int:
     if args.calibrator:
         return _plan_round(args, goal)
     pool = pool_from_args(args)
-    engine = f"engine: {args.engine}" + (" (as --engine asked)" if args.engine != "auto" else "")
-    if args.engine == "auto":
-        args.engine = "freq"
-        engine = f"engine: freq (--engine auto, the default, means freq for a plan: {AUTO_REASON})"
+    engine = _engine(args)
     result = plan(
         pool,
         goal,
@@ -173,6 +176,15 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(result.to_text())
     return 0
+
+
+def _engine(args: argparse.Namespace) -> str:
+    """The pilot's engine (``auto`` means freq for a plan; ``args.engine`` set) and the
+    line saying so."""
+    if args.engine != "auto":
+        return f"engine: {args.engine} (as --engine asked)"
+    args.engine = "freq"
+    return f"engine: freq (--engine auto, the default, means freq for a plan: {AUTO_REASON})"
 
 
 def _samplable(args: argparse.Namespace) -> bool:

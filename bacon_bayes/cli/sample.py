@@ -172,6 +172,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         choices=("auto", "bayes", "freq"),
         help="adaptive: engine of the outcome model that predicts the sd (auto)",
     )
+    pw = p.add_argument_group("pairwise comparisons (--pairwise; no study folder)")
+    pw.add_argument(
+        "--pairwise",
+        action="store_true",
+        help="POOL holds comparisons (as bacon estimate --pairwise reads them): draw "
+        "--budget of them by --design uniform, stratified (by model pair) or adaptive, and "
+        "write the whole table with columns to_label and propensity to --out (default "
+        "POOL-wave.csv), for bacon estimate --pairwise --propensity propensity",
+    )
+    pw.add_argument("--model-a", help="column of model A (default: model_a)")
+    pw.add_argument("--model-b", help="column of model B (default: model_b)")
     p.set_defaults(func=run)
 
 
@@ -379,6 +390,10 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.study.labels import pool_label_wave, record_pool_labels
     from bacon_bayes.study.waves import validate_wave_options
 
+    if args.pairwise:
+        from bacon_bayes.cli.pairwise_design import run_sample
+
+        return run_sample(args)
     root, config = _study_root(args)
     if args.until or args.max_labels is not None:
         config = _until(args, root, config)

@@ -31,12 +31,14 @@ from bacon_bayes.sampling.pairwise import (
     pairwise_stratified,
     pairwise_uniform,
     strength_map,
+    wave_probabilities,
 )
 
 __all__ = [
     "PAIRWISE_DESIGNS",
     "PairwisePilot",
     "PairwisePlan",
+    "draw_pairwise_wave",
     "pairwise_pilot",
     "pilot_from_calibrator",
     "plan_pairwise",
@@ -273,3 +275,40 @@ def plan_pairwise(
     ok = {d: n for d, n in needed.items() if n is not None}
     best = min(ok, key=lambda d: ok[d]) if ok else None
     return PairwisePlan(goal, needed, predicted, best)
+
+
+def draw_pairwise_wave(
+    design: str,
+    n: float,
+    *,
+    labeled: np.ndarray,
+    pilot: PairwisePilot | None = None,
+    prior: np.ndarray | None = None,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Draw a wave of about ``n`` new comparisons by ``design`` (``PAIRWISE_DESIGNS``).
+
+    ``labeled`` (N,) marks the comparisons with a human vote already; ``prior`` their
+    inclusion probabilities (default ``pilot.pi0``, else uniform ``#labeled / N``). The
+    stratified and adaptive designs need the ``pilot`` (:func:`pilot_from_calibrator`);
+    uniform does not. Returns the union inclusion probabilities of every comparison (the
+    ``pi`` / ``--propensity`` of the estimate once the wave is labeled) and the mask of
+    the comparisons drawn (never one already labeled).
+    """
+    labeled = np.asarray(labeled, dtype=bool)
+    n_rows = labeled.size
+    if prior is None:
+        prior = pilot.pi0 if pilot is not None else np.full(n_rows, labeled.mean())
+    prior = np.asarray(prior, dtype=float)
+    if design == "uniform":
+        union = pairwise_uniform(n_rows, n, prior=prior)
+    elif pilot is None:
+        raise ValidationError(
+            f"the {design} design needs a pilot: label some comparisons first (or draw "
+            "this wave with --design uniform)."
+        )
+    else:
+        union = pilot.design(design)(n)
+    wave = wave_probabilities(union, prior)
+    drawn = ~labeled & (np.random.default_rng(seed).random(n_rows) < wave)
+    return union, drawn

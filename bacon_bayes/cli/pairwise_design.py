@@ -1,0 +1,231 @@
+"""``bacon plan FILE --pairwise`` and ``bacon sample FILE --pairwise``.
+
+:func:`run_plan`: the labels each pairwise design needs for a goal, from a pilot fitted on
+FILE (:func:`bacon_bayes.planning.pairwise.plan_pairwise`), and the ``bacon sample``
+command that draws them. :func:`run_sample`: draw comparisons for humans to vote on, by one of
+the pairwise designs (:func:`bacon_bayes.planning.pairwise.draw_pairwise_wave`), without
+a study folder. The output is the whole table with two columns added: ``to_label`` (1 on
+the comparisons drawn) and ``propensity`` (every comparison's inclusion probability, the
+pilot's and this wave's together), which ``bacon estimate --pairwise --propensity
+propensity`` takes once the votes are filled in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from pathlib import Path
+
+from bacon_bayes.errors import ValidationError
+
+#: The designs ``--pairwise`` draws (as ``bacon_bayes.planning.pairwise.PAIRWISE_DESIGNS``).
+PAIRWISE_DESIGNS = ("uniform", "stratified", "adaptive")
+PROPENSITY = "propensity"
+TO_LABEL = "to_label"
+#: ``bacon sample`` options that do not apply to comparisons (dest, default).
+_STUDY_ONLY = (
+    ("until", None), ("max_labels", None), ("study", None), ("show", ""),
+    ("strata", None), ("pi_column", None), ("features", ""), ("group", None),
+    ("scale", None), ("levels", None),
+)  # fmt: skip
+
+
+def reading_args(args: argparse.Namespace) -> argparse.Namespace:
+    """The options :func:`bacon_bayes.cli.pairwise.read_pairs` reads, from ``sample``'s."""
+    label = None if args.label == "label" else args.label  # "label" is found by name
+    return argparse.Namespace(
+        file=args.pool, model_a=args.model_a, model_b=args.model_b, label=label,
+        prompt=args.prompt, item=args.item, labels=None, judge=list(args.judge or []),
+        engine="freq" if args.engine == "auto" else args.engine, propensity=None,
+    )  # fmt: skip
+
+
+def estimate_command(args: argparse.Namespace, out: str) -> str:
+    """The ``bacon estimate`` command for the filled-in file."""
+    parts = ["bacon", "estimate", shlex.quote(out), "--pairwise", "--propensity", PROPENSITY]
+    for flag, value in (("--model-a", args.model_a), ("--model-b", args.model_b),
+                        ("--prompt", args.prompt), ("--item", args.item)):  # fmt: skip
+        if value:
+            parts += [flag, shlex.quote(str(value))]
+    if args.label != "label":
+        parts += ["--label", shlex.quote(args.label)]
+    for j in args.judge or []:
+        parts += ["--judge", shlex.quote(j)]
+    if args.engine != "auto":
+        parts += ["--engine", args.engine]
+    return " ".join(parts)
+
+
+def run_sample(args: argparse.Namespace) -> int:
+    """Draw the wave, write the table and print what to do next."""
+    import numpy as np
+
+    from bacon_bayes.calibrator import Calibrator
+    from bacon_bayes.cli.pairwise import fit_pairs, read_pairs
+    from bacon_bayes.outputs import claim
+    from bacon_bayes.planning.pairwise import draw_pairwise_wave, pilot_from_calibrator
+
+    for dest, default in _STUDY_ONLY:
+        if getattr(args, dest, default) not in (default, None):
+            flag = "--" + dest.replace("_", "-")
+            raise ValidationError(f"{flag} does not apply to --pairwise; drop {flag}.")
+    if args.design not in PAIRWISE_DESIGNS:
+        raise ValidationError(
+            f"--design {args.design} does not apply to --pairwise; use one of "
+            f"{', '.join(PAIRWISE_DESIGNS)}."
+        )
+    if args.budget is None or not args.budget > 0:
+        raise ValidationError("--pairwise needs --budget N (new comparisons; < 1: a share).")
+    rargs = reading_args(args)
+    frame, roles = read_pairs(rargs)
+    if PROPENSITY in frame.columns:  # an earlier wave's: the prior of this one
+        rargs.propensity = PROPENSITY
+    labeled = frame[roles.label].notna().to_numpy()
+    n_rows = labeled.size
+    n = args.budget * n_rows if args.budget < 1 else args.budget
+    if n > n_rows - labeled.sum():
+        raise ValidationError(
+            f"--budget {args.budget:g}: only {n_rows - labeled.sum()} comparisons have no vote."
+        )
+    pilot, prior = None, None
+    if rargs.propensity:
+        prior = frame[PROPENSITY].to_numpy(dtype=float)
+        if not np.all(np.isfinite(prior)):
+            raise ValidationError(
+                f"column {PROPENSITY!r} is empty on some rows; it must hold every "
+                "comparison's inclusion probability (as bacon sample --pairwise writes it)."
+            )
+    if args.design != "uniform":
+        cal = Calibrator(args.model, engine=rargs.engine, folds=args.folds, seed=args.seed)
+        cal, _, _, _ = fit_pairs(rargs, cal)
+        pilot = pilot_from_calibrator(cal)
+    union, drawn = draw_pairwise_wave(
+        args.design, float(n), labeled=labeled, pilot=pilot, prior=prior, seed=args.seed
+    )
+    source = Path(args.pool)
+    out_path = args.out or source.with_name(source.name.split(".")[0] + "-wave.csv")
+    table = frame.copy()
+    table[TO_LABEL] = drawn.astype(int)
+    table[PROPENSITY] = union
+    with claim(out_path, inputs=[args.pool], force=args.force) as out:
+        table.to_csv(out.path, index=False)
+        out.written()
+        given = out.given
+    engine = "" if pilot is None else f", pilot fitted with the {rargs.engine} engine"
+    print(
+        f"{args.design} wave (seed {args.seed}{engine}): {int(drawn.sum())} comparisons to "
+        f"label, marked {TO_LABEL} = 1 in {given} (the whole table; column {PROPENSITY!r} "
+        f"holds every comparison's inclusion probability). Fill in column {roles.label!r} "
+        f"(A / B / tie) on those rows, then run:\n  {estimate_command(args, str(given))}"
+    )
+    return 0
+
+
+#: ``bacon plan`` options that do not apply to comparisons (dest, default).
+_NOT_PLAN = (
+    ("scores", None), ("group", None), ("outcome", None), ("levels", None),
+    ("calibrator", None), ("from_scratch", False), ("group_mean", None), ("top", False),
+    ("embedding", None), ("prompt_propensity", None),
+)  # fmt: skip
+
+
+def _budgets(args: argparse.Namespace, n_rows: int) -> list[int]:
+    if not args.budgets:
+        return []
+    try:
+        values = [float(v) for v in args.budgets.split(",") if v.strip()]
+    except ValueError as exc:
+        raise ValidationError(f"--budgets must be numbers, got {args.budgets!r}") from exc
+    return [round(v * n_rows) if v < 1 else int(v) for v in values]
+
+
+def sample_command(args: argparse.Namespace, design: str, n_new: int) -> str | None:
+    """The ``bacon sample --pairwise`` command drawing ``n_new`` comparisons by ``design``
+    on FILE as the plan read it (None: ``sample`` cannot read it so)."""
+    if args.labels or (args.propensity and args.propensity != PROPENSITY):
+        return None
+    parts = ["bacon", "sample", shlex.quote(str(args.file)), "--pairwise", "--design", design,
+             "--budget", str(n_new)]  # fmt: skip
+    for flag, value in (("--model-a", args.model_a), ("--model-b", args.model_b),
+                        ("--label", args.label), ("--prompt", args.prompt),
+                        ("--item", args.item)):  # fmt: skip
+        if value:
+            parts += [flag, shlex.quote(str(value))]
+    for j in args.judge or []:
+        parts += ["--judge", shlex.quote(j)]
+    if design != "uniform":  # the pilot is fitted again to draw the wave
+        parts += ["--engine", args.engine]
+        parts += [] if args.folds == 5 else ["--folds", str(args.folds)]
+        parts += [] if args.seed == 0 else ["--seed", str(args.seed)]
+        if args.model:
+            parts += ["--model", shlex.quote(args.model)]
+    return " ".join(parts)
+
+
+def run_plan(args: argparse.Namespace, engine_line: str) -> int:
+    """``bacon plan FILE --pairwise``: labels per design for ``--half-width H`` (the mean
+    half-width of the strengths) or ``--difference A B --delta D`` (power)."""
+    import json
+
+    from bacon_bayes.cli.estimate import calibrator_from_args
+    from bacon_bayes.cli.pairwise import fit_pairs
+    from bacon_bayes.planning.pairwise import pilot_from_calibrator, plan_pairwise
+
+    for dest, default in _NOT_PLAN:
+        if getattr(args, dest, default) not in (default, None):
+            flag = "--" + dest.replace("_", "-")
+            raise ValidationError(f"{flag} does not apply to --pairwise; drop {flag}.")
+    if (args.half_width is None) == (args.difference is None):
+        raise ValidationError(
+            "--pairwise plans for one goal: --half-width H (the strengths' mean half-width) "
+            "or --difference A B --delta D [--power P] (power to separate two models)."
+        )
+    if args.difference is not None and args.delta is None:
+        raise ValidationError("--difference A B needs --delta D (the difference to detect).")
+    designs = [d.strip() for d in args.designs.split(",")] if args.designs else None
+    for d in designs or []:
+        if d not in PAIRWISE_DESIGNS:
+            raise ValidationError(
+                f"--designs {d} is not a pairwise design; use {PAIRWISE_DESIGNS}."
+            )
+    cal, _, _, fitted = fit_pairs(args, calibrator_from_args(args))
+    pilot = pilot_from_calibrator(cal)
+    scale = "elo" if args.elo else "logit"
+    result = plan_pairwise(
+        pilot, half_width=args.half_width, alpha=args.alpha, scale=scale,
+        pair=None if args.difference is None else tuple(args.difference), delta=args.delta,
+        power=args.power, designs=designs or PAIRWISE_DESIGNS,
+        budgets=_budgets(args, pilot.pi0.size),
+    )  # fmt: skip
+    n0 = pilot.n_labeled
+    best = result.recommended
+    new = None if best is None else result.needed[best] - n0  # type: ignore[operator]
+    command = sample_command(args, best, new) if best and new else None
+    if args.json:
+        doc = {"fitted": fitted, "engine": engine_line, "goal": result.goal, "labeled": n0,
+               "needed": result.needed, "recommended": best, "new_labels": new,
+               "predicted": result.predicted, "command": command}  # fmt: skip
+        print(json.dumps(doc, indent=2))
+        return 0
+    lines = [f"pilot: {fitted}", engine_line, f"goal: {result.goal}, level {1 - args.alpha:g}"]
+    lines.append("labels in all (the pilot's included) per design:")
+    for d, n in result.needed.items():
+        mark = "  <- recommended" if d == best else ""
+        what = "not reachable within the pool" if n is None else f"{n} ({n - n0} new)"
+        lines.append(f"  {d:<11} {what}{mark}")
+        if result.predicted.get(d):
+            at = ", ".join(f"{v:.3g} at {k}" for k, v in result.predicted[d].items())
+            lines.append(f"              predicted: {at}")
+    if best is None:
+        lines.append("no design reaches the goal within the pool: relax it or judge more pairs")
+    elif not new:
+        lines.append(f"the {n0} votes so far reach the goal: nothing to draw")
+    elif command is None:
+        lines.append(
+            "bacon sample --pairwise reads FILE with its own label column (not --labels) "
+            f"and the propensity column {PROPENSITY!r}: write the table out for the command"
+        )
+    else:
+        lines += ["draw the recommended wave with:", f"  {command}"]
+    print("\n".join(lines))
+    return 0
