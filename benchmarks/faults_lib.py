@@ -402,8 +402,14 @@ def child_env(**extra: str) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": path, **extra}
 
 
+def _default_sigint() -> None:
+    # a run started in the background of a non-interactive shell ignores SIGINT and a
+    # child inherits that: give the command the Ctrl-C a terminal user has
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(argv: list[str], cwd: Path, **env: str) -> subprocess.Popen:
-    """Run ``argv`` in a child process (stderr to a pipe)."""
+    """Run ``argv`` in a child process (stderr to a pipe; SIGINT as on a terminal)."""
     return subprocess.Popen(
         [sys.executable, "-m", "benchmarks.faults_lib", *argv],
         cwd=cwd,
@@ -411,6 +417,7 @@ def start(argv: list[str], cwd: Path, **env: str) -> subprocess.Popen:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_default_sigint,
     )
 
 
