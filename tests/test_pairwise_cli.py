@@ -119,6 +119,9 @@ def test_bad_input_exits_2_naming_the_fix(capsys, tmp_path):
     code, _, err = _run(["estimate", SAMPLE, "--pairwise", "--judge", "gpt4",
                          "--quantile", "0.5"], capsys)  # fmt: skip
     assert code == 2 and "--quantile does not apply" in err
+    for flag, value in (("--pooling", "shrink"), ("--group-effects", "on")):  # no groups
+        code, _, err = _run(["estimate", SAMPLE, "--pairwise", flag, value], capsys)
+        assert code == 2 and f"{flag} does not apply" in err
     df = pd.read_csv(SAMPLE).iloc[:200].rename(columns={"model_a": "left"})
     df.to_csv(tmp_path / "t.csv", index=False)
     code, _, err = _run(["estimate", str(tmp_path / "t.csv"), "--pairwise"], capsys)

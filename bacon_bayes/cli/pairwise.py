@@ -39,6 +39,8 @@ NOT_PAIRWISE: tuple[tuple[str, str, Any], ...] = (
     ("--chunk-rows", "chunk_rows", None),
     ("--scheduler", "scheduler", None),
     ("--items-out", "items_out", None),
+    ("--pooling", "pooling", "auto"),
+    ("--group-effects", "group_effects", "auto"),
 )
 
 
