@@ -1,10 +1,11 @@
-"""The package's own anytime group means on TriviaQA (issue 41): ``Calibrator(engine="freq")``
+"""The package's own anytime group means on TriviaQA or WMT22 (issue 41; WMT22: the
+harness's 150 segments x 16 systems): ``Calibrator(engine="freq")``
 ``estimate_groups(simultaneous=False, anytime=True, max_labels)`` at every look of nested
 uniform waves up to 20% (a fit per look, so a few hundred sequences at most), per model the
 chance that some look's interval misses the model's full-label mean.
 
     PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_package_check SEQUENCES [LOOKS]
-        [--data /tmp/mc_data] [--out stem]
+        [--data /tmp/mc_data] [--out stem] [--table trivia|wmt22]
 """
 
 from __future__ import annotations
@@ -18,15 +19,23 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes import Calibrator, EvalPool
-from benchmarks.small_budget import TRIVIA_JUDGES
+from benchmarks.small_budget import TRIVIA_JUDGES, WMT_METRICS, WMT_SEGMENTS
+
+#: each table's file, judges and pool arguments (the harness's, benchmarks.anytime_validation)
+TABLES = {
+    "trivia": ("trivia.csv", TRIVIA_JUDGES,
+               {"outcome": "categorical", "levels": (0.0, 1.0), "group": "model"}),
+    "wmt22": ("wmt22.parquet", WMT_METRICS, {"outcome": "continuous", "group": "system"}),
+}  # fmt: skip
 
 
-def run(frame: pd.DataFrame, sequences: int, looks: int) -> pd.DataFrame:
+def run(frame: pd.DataFrame, sequences: int, looks: int, table: str = "trivia") -> pd.DataFrame:
     """One row per sequence, look and model: estimate, interval, truth, labels."""
     n = len(frame)
     total = round(0.2 * n)
     sizes = np.diff(np.round(np.linspace(0, total, looks + 1)).astype(int))
-    truth = frame.groupby("model")["y"].mean()
+    _, judges, kw = TABLES[table]
+    truth = frame.groupby(kw["group"])["y"].mean()
     rows, start = [], time.perf_counter()
     for r in range(sequences):
         perm = np.random.default_rng(r).permutation(n)
@@ -35,13 +44,10 @@ def run(frame: pd.DataFrame, sequences: int, looks: int) -> pd.DataFrame:
         for k in range(1, looks + 1):
             lab = wave <= k
             data = frame.assign(label=frame["y"].where(lab), wave=np.where(lab, wave, np.nan))
-            pool = EvalPool.from_frame(
-                data, label="label", judges=list(TRIVIA_JUDGES), outcome="categorical",
-                levels=(0.0, 1.0), group="model", wave="wave",
-            )  # fmt: skip
+            pool = EvalPool.from_frame(data, label="label", judges=list(judges), wave="wave", **kw)
             cal = Calibrator(engine="freq", seed=r).fit(pool)
             tab = cal.estimate_groups(simultaneous=False, anytime=True, max_labels=total)
-            n_lab = frame.loc[lab, "model"].value_counts()
+            n_lab = frame.loc[lab, kw["group"]].value_counts()
             for j, name in enumerate(tab.names):
                 rows.append(
                     {"sequence": r, "look": k, "group": name, "estimate": tab.estimate[j],
@@ -72,9 +78,16 @@ def main() -> None:
     p.add_argument("looks", type=int, nargs="?", default=10)
     p.add_argument("--data", type=Path, default=Path("/tmp/mc_data"))
     p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--table", choices=tuple(TABLES), default="trivia")
     args = p.parse_args()
     warnings.filterwarnings("ignore")
-    out = run(pd.read_csv(args.data / "trivia.csv"), args.sequences, args.looks)
+    path = args.data / TABLES[args.table][0]
+    frame = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+    if args.table == "wmt22":  # the harness's subsample (benchmarks.anytime_validation)
+        segs = np.sort(frame["seg_id"].unique())
+        keep = np.random.default_rng(0).choice(segs, WMT_SEGMENTS, replace=False)
+        frame = frame[frame["seg_id"].isin(keep)].reset_index(drop=True)
+    out = run(frame, args.sequences, args.looks, args.table)
     if args.out:
         out.to_csv(args.out.with_suffix(".csv"), index=False)
     print(summary(out))
