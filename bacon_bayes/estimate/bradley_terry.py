@@ -131,8 +131,10 @@ def _by_pair(a, b, m, v, vz) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
     )
 
 
-def _hessian(a, b, m, wt) -> np.ndarray:
-    """``sum wt x x'`` over comparisons, full ``m x m`` (``x = e_a - e_b``)."""
+def comparison_hessian(a: np.ndarray, b: np.ndarray, m: int, wt: np.ndarray) -> np.ndarray:
+    """``sum wt x x'`` over comparisons, full ``m x m`` (``x = e_a - e_b``): the strengths'
+    Hessian with ``wt = s (1 - s)`` times the rows' weights (also the designs',
+    :func:`bacon_bayes.sampling.pairwise.strength_map`)."""
     h = np.zeros((m, m))
     np.add.at(h, (a, a), wt)
     np.add.at(h, (b, b), wt)
@@ -158,7 +160,7 @@ def _newton(a, b, m, v, vz, start=None) -> tuple[np.ndarray, bool]:
         s = expit(t[pa] - t[pb])
         r = pvz - pv * s
         g = np.bincount(pa, weights=r, minlength=m) - np.bincount(pb, weights=r, minlength=m)
-        h = _hessian(pa, pb, m, pv * s * (1.0 - s))[1:, 1:]
+        h = comparison_hessian(pa, pb, m, pv * s * (1.0 - s))[1:, 1:]
         step = np.zeros(m)
         step[1:] = np.linalg.lstsq(h, g[1:], rcond=None)[0]
         k = 1.0
@@ -239,8 +241,8 @@ def _tune(t, a, b, m, idx, y_l, f, c, centre, jac, w) -> float:
     """
     s = expit(t[a] - t[b])
     v = s * (1.0 - s)
-    h_all = _hessian(a, b, m, v)[1:, 1:]
-    h_lab = _hessian(a[idx], b[idx], m, w * v[idx])[1:, 1:]
+    h_all = comparison_hessian(a, b, m, v)[1:, 1:]
+    h_lab = comparison_hessian(a[idx], b[idx], m, w * v[idx])[1:, 1:]
     x = _xred(a[idx], b[idx], m)
     za = (y_l - s[idx])[:, None] * x
     zb = (f[idx] - s[idx])[:, None] * x
@@ -420,7 +422,7 @@ def bradley_terry(
     s = expit(t[a] - t[b])
     wt = lam_v * s * (1.0 - s)
     wt[idx] += (1.0 - lam_v) * w * s[idx] * (1.0 - s[idx])
-    h_inv = np.linalg.pinv(_hessian(a, b, m, wt)[1:, 1:])
+    h_inv = np.linalg.pinv(comparison_hessian(a, b, m, wt)[1:, 1:])
     x = _xred(a[idx], b[idx], m)
     f_l = np.zeros(idx.size) if f is None else f[idx]
     r = (y_l - s[idx]) - lam_v * (f_l - s[idx])

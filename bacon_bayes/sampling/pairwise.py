@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate.bradley_terry import comparison_hessian
 from bacon_bayes.sampling.adaptive import DEFAULT_UNIFORM_SHARE, adaptive_wave
 
 __all__ = [
@@ -76,11 +77,7 @@ def strength_map(
     a, b = _arrays(a, b, m)
     s = 1.0 / (1.0 + np.exp(-(theta[a] - theta[b])))
     wt = s * (1.0 - s) * (1.0 if weights is None else np.asarray(weights, dtype=float))
-    h = np.zeros((m, m))
-    np.add.at(h, (a, a), wt)
-    np.add.at(h, (b, b), wt)
-    np.add.at(h, (a, b), -wt)
-    np.add.at(h, (b, a), -wt)
+    h = comparison_hessian(a, b, m, wt)
     jac = (np.eye(m) - 1.0 / m)[:, 1:]
     return jac @ np.linalg.pinv(h[1:, 1:])
 
