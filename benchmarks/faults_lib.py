@@ -402,9 +402,10 @@ def child_env(**extra: str) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": path, **extra}
 
 
-def _default_sigint() -> None:
-    # a run started in the background of a non-interactive shell ignores SIGINT and a
-    # child inherits that: give the command the Ctrl-C a terminal user has
+def default_sigint() -> None:
+    """A child's ``preexec_fn``: a run started in the background of a non-interactive shell
+    ignores SIGINT and a child inherits that; give the command the Ctrl-C a terminal user
+    has (the faults children, the jury CLI tests)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
@@ -417,7 +418,7 @@ def start(argv: list[str], cwd: Path, **env: str) -> subprocess.Popen:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=_default_sigint,
+        preexec_fn=default_sigint,
     )
 
 

@@ -17,6 +17,7 @@ from bacon_bayes.cli import main
 from bacon_bayes.judges import CallCache, JudgeSpec, load_template
 from bacon_bayes.judges.runner import plan_calls
 from bacon_bayes.testing.fake_server import Reply, Status, numeric_reply
+from benchmarks.faults_lib import default_sigint
 from tests.jury.conftest import essays
 
 # the installed `bacon` console script next to this interpreter, else the same entry point
@@ -28,14 +29,8 @@ BACON = (
 )
 
 
-def _default_sigint() -> None:
-    # a test run started in the background of a non-interactive shell ignores SIGINT,
-    # and a child inherits that: give the command the default a terminal user has
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def bacon(*args: str, env: dict | None = None, **kw) -> subprocess.Popen:
-    kw.setdefault("preexec_fn", _default_sigint)
+    kw.setdefault("preexec_fn", default_sigint)
     return subprocess.Popen(
         [*BACON, *args],
         stdout=subprocess.PIPE,
