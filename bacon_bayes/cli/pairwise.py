@@ -44,6 +44,12 @@ NOT_PAIRWISE: tuple[tuple[str, str, Any], ...] = (
 )
 
 
+def add_model_columns(g: Any) -> None:
+    """``--model-a`` and ``--model-b`` (every command that reads comparisons)."""
+    g.add_argument("--model-a", help="column of model A (default: model_a)")
+    g.add_argument("--model-b", help="column of model B (default: model_b)")
+
+
 def add_pairwise_arguments(p: argparse.ArgumentParser, *, report: bool = False) -> None:
     """``--pairwise``, ``--model-a``, ``--model-b``, ``--elo`` and ``--simultaneous``."""
     g = p.add_argument_group("pairwise comparisons (--pairwise)")
@@ -55,8 +61,7 @@ def add_pairwise_arguments(p: argparse.ArgumentParser, *, report: bool = False) 
         "CSV/Parquet, an Arena CSV/JSON/JSONL, an AlpacaEval annotations.json or an "
         "MT-Bench judgment JSONL (--labels: FastChat's human judgments file)",
     )
-    g.add_argument("--model-a", help="column of model A (default: model_a)")
-    g.add_argument("--model-b", help="column of model B (default: model_b)")
+    add_model_columns(g)
     g.add_argument(
         "--elo", action="store_true", help="strengths in Elo points (mean 1000), not log-odds"
     )

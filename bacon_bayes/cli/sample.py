@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bacon_bayes.cli.judge_args import add_judge_argument, file_judge_columns
+from bacon_bayes.cli.pairwise import add_model_columns
 from bacon_bayes.errors import BaconError, ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
 
@@ -181,8 +182,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "write the whole table with columns to_label and propensity to --out (default "
         "POOL-wave.csv), for bacon estimate --pairwise --propensity propensity",
     )
-    pw.add_argument("--model-a", help="column of model A (default: model_a)")
-    pw.add_argument("--model-b", help="column of model B (default: model_b)")
+    add_model_columns(pw)
     p.set_defaults(func=run)
 
 
