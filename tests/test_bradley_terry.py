@@ -59,7 +59,7 @@ def draws() -> dict[str, np.ndarray]:
     the finite-pool target (the BT fit on all rows with their human labels)."""
     rng = np.random.default_rng(44)
     out: dict[str, list] = {k: [] for k in ("full", "est", "se", "lo", "hi", "c_est", "c_lo")}
-    out.update(c_hi=[], c_se=[], width=[], c_width=[], p_lo=[], p_hi=[])
+    out.update(c_hi=[], c_se=[], width=[], c_width=[], p_lo=[], p_hi=[], win=[])
     crit_sim = None
     for r in range(300):
         d = simulate(rng)
@@ -74,6 +74,12 @@ def draws() -> dict[str, np.ndarray]:
             t = bradley_terry(d["a"], d["b"], y, f, n_models=M)
         c = bradley_terry(d["a"], d["b"], y, None, n_models=M)
         pop = bradley_terry(d["a"], d["b"], y, f, n_models=M, target="population")
+        # P(model i+1 beats model i): each adjacent pair's interval and the pool's value
+        wins = [win_probability(t, f"model{i + 1}", f"model{i}") for i in range(M - 1)]
+        pool_win = 1.0 / (1.0 + np.exp(-(full[1:] - full[:-1])))
+        out["win"].append(
+            [(w.ci_low <= v <= w.ci_high) for w, v in zip(wins, pool_win, strict=True)]
+        )
         out["p_lo"].append(pop.ci_low)
         out["p_hi"].append(pop.ci_high)
         for k, v in (("full", full), ("est", t.estimate), ("se", t.se), ("lo", t.ci_low),
@@ -111,6 +117,14 @@ def test_coverage_both_ways(draws: dict[str, np.ndarray], which: str) -> None:
     # too wide fails here: the standard error against the spread of the estimates
     ratio = draws[f"{p}se"].mean(axis=0) / (draws[f"{p}est"] - full).std(axis=0)
     assert (ratio > 0.85).all() and (ratio < 1.15).all(), ratio
+
+
+def test_win_probability_coverage_both_ways(draws: dict[str, np.ndarray]) -> None:
+    """``win_probability``'s interval covers the pool's P(i+1 beats i) at 95%: not less
+    and not more (2,100 pair-draws, adjacent pairs, the band at 0.999)."""
+    covered = draws["win"]
+    lo, hi = _band(0.95, covered.size)
+    assert lo <= covered.mean() <= hi, covered.mean(axis=0)
 
 
 def test_simultaneous_coverage_both_ways(draws: dict[str, np.ndarray]) -> None:
