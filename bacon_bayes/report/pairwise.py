@@ -80,7 +80,8 @@ class PairSummary:
         joint = "simultaneous" if self.strengths.simultaneous != "none" else "per model"
         return (
             f"Bradley-Terry strengths ({d.get('scale')}, anchor {d.get('anchor')}; ties "
-            f"{d.get('ties')}); {level:g}% intervals {joint}, target {d.get('target')}; "
+            f"{d.get('ties')}); {level:g}% intervals {joint}, target {d.get('target')}, "
+            "valid at one planned look, comparisons independent (none clustered by prompt); "
             f"surrogate weight lambda {float(d.get('power_lambda', 0.0)):.2f}"
         )
 
