@@ -311,3 +311,12 @@ def test_plan_pairwise_difference_json_and_refusals(capsys):
     code, _, err = _run(["plan", SAMPLE, "--pairwise", "--half-width", "0.3", "--designs",
                          "paired"], capsys)  # fmt: skip
     assert code == 2 and "not a pairwise design" in err
+
+
+def test_plan_pairwise_refuses_an_empty_propensity_naming_the_row(capsys, tmp_path):
+    df = pd.read_csv(SAMPLE).iloc[:600]
+    df["propensity"] = np.where(df["label"].notna(), 0.2, np.nan)  # unlabeled rows empty
+    df.to_csv(tmp_path / "p.csv", index=False)
+    code, _, err = _run(["plan", str(tmp_path / "p.csv"), "--pairwise", "--propensity",
+                         "propensity", "--half-width", "0.3"], capsys)  # fmt: skip
+    assert code == 2 and "propensity is empty" in err and "row " in err and "fill it in" in err

@@ -123,6 +123,13 @@ def pairwise_pilot(
     n_all = y.size
     lab = np.isfinite(y)
     pi0 = np.full(n_all, lab.sum() / n_all) if pi is None else np.asarray(pi, dtype=float)
+    if not np.all(np.isfinite(pi0)):
+        row = int(np.argmax(~np.isfinite(pi0)))
+        raise ValidationError(
+            f"the propensity is empty on comparison {row} (row {row + 1} of the table): a plan "
+            "needs every comparison's inclusion probability of the votes so far, as bacon "
+            "sample --pairwise writes it; fill it in, or leave --propensity out for uniform votes."
+        )
     table = bradley_terry(a, b, y, f, None if pi is None else pi0, names=names, n_models=n_models)
     theta = np.asarray(table.estimate, dtype=float)
     if not np.all(np.isfinite(theta)):
