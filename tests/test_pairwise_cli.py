@@ -215,15 +215,21 @@ def _printed(out: str, command: str) -> list[str]:
 @pytest.mark.parametrize("design", ["uniform", "adaptive"])
 def test_sample_pairwise_round_trip(capsys, tmp_path, design):
     """bacon sample --pairwise draws a wave, the printed estimate command runs as printed
-    on the filled-in file and uses the propensities; a second wave chains on the first."""
+    on the filled-in file and uses the propensities; a second wave chains on the first.
+    The table is meant for people: a cell a spreadsheet would run as a formula is
+    neutralised, and read back as it was."""
     src = tmp_path / "arena.csv"
-    pd.read_csv(SAMPLE).to_csv(src, index=False)
+    frame = pd.read_csv(SAMPLE)
+    frame.loc[0, "prompt"] = "=HYPERLINK(1)"
+    frame.to_csv(src, index=False)
     argv = ["sample", str(src), "--pairwise", "--design", design, "--budget", "250",
             "--engine", "freq", "--seed", "3"]  # fmt: skip
     code, out, err = _run(argv, capsys)
     assert code == 0, err
     wave = tmp_path / "arena-wave.csv"
     df = pd.read_csv(wave)
+    assert df.loc[0, "prompt"] == "'=HYPERLINK(1)"
+    df.loc[0, "prompt"] = "=HYPERLINK(1)"
     new = df["to_label"] == 1
     assert 180 < new.sum() < 320 and df.loc[new, "label"].isna().all()
     assert df["propensity"].between(0, 1).all() and df["propensity"].notna().all()

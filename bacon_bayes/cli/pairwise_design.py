@@ -62,6 +62,7 @@ def run_sample(args: argparse.Namespace) -> int:
 
     from bacon_bayes.calibrator import Calibrator
     from bacon_bayes.cli.pairwise import fit_pairs, read_pairs
+    from bacon_bayes.io import people_csv
     from bacon_bayes.outputs import claim
     from bacon_bayes.planning.pairwise import draw_pairwise_wave, pilot_from_calibrator
 
@@ -108,8 +109,7 @@ def run_sample(args: argparse.Namespace) -> int:
     table[TO_LABEL] = drawn.astype(int)
     table[PROPENSITY] = union
     with claim(out_path, inputs=[args.pool], force=args.force) as out:
-        table.to_csv(out.path, index=False)
-        out.written()
+        out.write_text(people_csv(table))
         given = out.given
     engine = "" if pilot is None else f", pilot fitted with the {rargs.engine} engine"
     print(
