@@ -534,12 +534,6 @@ def plan(
     best = min(candidates, key=lambda r: (r.labels_needed, DESIGNS.index(r.design)), default=None)
     if best is not None and ranges and math.isfinite(st.variance_df):
         best.labels_range = _labels_range(ev, best.design)
-    if best is not None and best.labels_needed is not None and st.curve is not None:
-        st.assumptions.append(
-            f"at the recommended {best.labels_needed} labels the residual variances are "
-            f"{st.curve.ratio(best.labels_needed):.3f}x the pilot's (the judge model's "
-            "learning curve)"
-        )
     top = None if ev.top is None else st.names[ev.top]
     if (
         pooling == "separate"
