@@ -34,8 +34,10 @@ surrogate weight of
 group means by the per-group AEE with the pool's weight; a difference's variance the sum of
 its groups'. The fixed interval is Student-t with ``n - 2`` df (a group's own labels); a
 group at a look with fewer than :data:`MIN_GROUP` labels has no interval there. The anytime
-intervals scale the fixed one by ``c / z``, ``c`` from :mod:`bacon_bayes.estimate.anytime`
-computed at each look from the looks up to it, as the package does then: alpha-spending
+intervals take ``c`` from :mod:`bacon_bayes.estimate.anytime` computed at each look from
+the looks up to it, as the package does then (a Student-t look's critical value is its t
+at ``c``'s nominal level, a bootstrap-t look's the fixed one scaled by ``c / z``:
+:func:`anytime_half`): alpha-spending
 with ``max_labels`` the last look's labels, and the confidence sequence (planned at the
 first look). ``--check N`` prints the agreement of the last look with
 ``Calibrator(engine="freq")`` on ``N`` uniform SummEval sequences.
@@ -384,7 +386,6 @@ def critical(info: np.ndarray, times: np.ndarray) -> dict[str, np.ndarray]:
 def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
     """The miss and width rows, and the stopping rows, of one cell."""
     a, b = t.pair
-    z = stats.norm.isf(ALPHA / 2)
     reps, looks = sim.pool[0].shape
     times = sim.labels / sim.labels[-1]
     n_a, n_b = sim.group_n[:, a], sim.group_n[:, b]
@@ -394,29 +395,33 @@ def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
         info_d = np.where((info_a > 0) & (info_b > 0), 1.0 / (1.0 / info_a + 1.0 / info_b), 0.0)
     pool_info = np.broadcast_to(at.effective_labels(sim.labels, float(t.n)), (reps, looks))
     ga, gb = t.y[t.g == a].mean(), t.y[t.g == b].mean()
-    est = {
-        "pool mean": (sim.pool[0], sim.pool[1], _t(sim.labels - 2), t.y.mean(), pool_info),
-        "group mean": (sim.group[0][:, a], sim.group[1][:, a], sim.group[3][:, a], ga, info_a),
+    d_df = np.fmin(sim.group[2][:, a], sim.group[2][:, b])
+    pool_df = np.broadcast_to(sim.labels - 2, (reps, looks))
+    est = {  # estimate, se, fixed critical value, truth, information, df (inf: none)
+        "pool mean": (sim.pool[0], sim.pool[1], _t(pool_df), t.y.mean(), pool_info, pool_df),
+        "group mean": (
+            sim.group[0][:, a], sim.group[1][:, a], sim.group[3][:, a], ga, info_a,
+            sim.group[2][:, a],
+        ),
         "difference": (
             sim.group[0][:, a] - sim.group[0][:, b],
             np.sqrt(sim.group[1][:, a] ** 2 + sim.group[1][:, b] ** 2),
-            _t(np.fmin(sim.group[2][:, a], sim.group[2][:, b])),
-            ga - gb,
-            info_d,
+            _t(d_df), ga - gb, info_d, d_df,
         ),
-    }
+    }  # fmt: skip
     rows, stop = [], []
     n_min = np.minimum(n_a, n_b)
     crits = {q: critical(v[4], times) for q, v in est.items()}
-    for q, (e, se, fixed, truth, _info) in _with_settled_groups(est, n_a, n_min):
+    for q, (e, se, fixed, truth, _info, df) in _with_settled_groups(est, n_a, n_min):
         crit = crits[q.split(" (")[0]]
         tcrit = np.broadcast_to(fixed, e.shape)
         err = np.abs(e - truth) / se  # NaN where no interval: never a miss
         for kind in KINDS:
-            half = tcrit * crit[kind] / z
+            half = tcrit if kind == "fixed" else anytime_half(tcrit, df, crit[kind])
             miss = np.nan_to_num(err > half, nan=0.0).astype(bool).any(axis=1)
             pm = float(miss.mean())
-            ratio = crit[kind][:, -1] / z
+            with np.errstate(invalid="ignore"):
+                ratio = half[:, -1] / tcrit[:, -1]
             rows.append(
                 {"quantity": q, "interval": kind, "some look misses": pm,
                  "mc se": float(np.sqrt(pm * (1 - pm) / reps)),
@@ -425,6 +430,17 @@ def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
             if q == "difference":  # every look with an interval
                 stop.append(_stopping(e, se, half, truth, sim.labels, tcrit, kind, t.n))
     return rows, stop
+
+
+def anytime_half(tcrit: np.ndarray, df: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """A look's critical value, as the package's (:mod:`bacon_bayes.estimate.anytime`): a
+    Student-t look (finite ``df``) reads its own t at the normal boundary ``c``'s nominal
+    level (:func:`~bacon_bayes.estimate.anytime.studentised`); any other (bootstrap-t) scales
+    its fixed critical value ``tcrit`` by ``c / z``."""
+    c = np.broadcast_to(c, tcrit.shape)
+    df = np.broadcast_to(df, tcrit.shape)
+    scaled = tcrit * c / stats.norm.isf(ALPHA / 2)
+    return np.where(np.isfinite(df), at.studentised(c, df), scaled)
 
 
 def _t(df: np.ndarray) -> np.ndarray:
@@ -437,11 +453,11 @@ def _with_settled_groups(est: dict, n_a: np.ndarray, n_min: np.ndarray) -> list[
     group has at least :data:`SETTLED_GROUP` labels (the spending still counts every look)."""
     out = list(est.items())
     for q, n in (("group mean", n_a), ("difference", n_min)):
-        e, se, fixed, truth, info = est[q]
+        e, se, fixed, truth, info, df = est[q]
         out.append(
             (
                 f"{q} (>={SETTLED_GROUP})",
-                (np.where(n >= SETTLED_GROUP, e, np.nan), se, fixed, truth, info),
+                (np.where(n >= SETTLED_GROUP, e, np.nan), se, fixed, truth, info, df),
             )
         )
     return out
@@ -513,7 +529,6 @@ def check(t: Table, sequences: int, seed: int) -> pd.DataFrame:
     frame = pd.read_csv(SUMMEVAL)
     judges = [c for c in frame.columns if c.startswith("judge:") and c.endswith("|relevance")]
     a, b = t.pair
-    z = stats.norm.isf(ALPHA / 2)
     times = sim.labels / sim.labels[-1]
     info = at.effective_labels(sim.labels, float(t.n))
     c = at.sequential_critical_value(info, ALPHA, times=times)
@@ -535,7 +550,7 @@ def check(t: Table, sequences: int, seed: int) -> pd.DataFrame:
         pair, flip = f"{t.groups[a]} - {t.groups[b]}", 1.0
         if pair not in d.names:
             pair, flip = f"{t.groups[b]} - {t.groups[a]}", -1.0
-        tc = stats.t.isf(ALPHA / 2, sim.labels[-1] - 2) * c / z
+        tc = float(at.studentised(c, sim.labels[-1] - 2))
         fast_d = sim.group[0][r, a, -1] - sim.group[0][r, b, -1]
         fast_sd = np.hypot(sim.group[1][r, a, -1], sim.group[1][r, b, -1])
         rows.append(
