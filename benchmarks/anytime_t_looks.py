@@ -6,7 +6,11 @@ ways; bootstrap-t looks are scaled by ``c / z`` in both).
 
     PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_t_looks [--reps 1000]
         [--tables trivia] [--designs stratified,adaptive,uniform] [--looks 10,20]
-        [--data /tmp/mc_data] [--seed 0] [--out stem] [--markdown stem]
+        [--data /tmp/mc_data] [--seed 0] [--out stem] [--markdown stem] [--misses]
+
+``--misses``: instead, per cell, where the group mean's alpha-spending interval first
+misses (the rule of the package): the look's branch (t or bootstrap-t), the error's sign,
+and the look's se over the median se of all sequences at that look.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from bacon_bayes.estimate import anytime as at
 from benchmarks import anytime_validation as v
 
 
@@ -43,6 +48,28 @@ def both(t: v.Table, sim: v.Looks) -> tuple[list[dict], list[dict]]:
     )
 
 
+def first_misses(t: v.Table, sim: v.Looks) -> dict:
+    """The group mean's (group ``t.pair[0]``) first alpha-spending miss per sequence."""
+    a = t.pair[0]
+    info = at.effective_labels(sim.group_n[:, a], float((t.g == a).sum()))
+    crit = v.critical(info, sim.labels / sim.labels[-1])["alpha-spending"]
+    e, se, df, tc = (x[:, a] for x in sim.group)  # estimate, se, df, fixed critical value
+    truth = t.y[t.g == a].mean()
+    with np.errstate(invalid="ignore"):
+        miss = np.nan_to_num(np.abs(e - truth) / se > v.anytime_half(tc, df, crit), nan=0.0)
+    rows = np.flatnonzero(miss.any(axis=1))
+    k = miss[rows].argmax(axis=1)
+    rel = se[rows, k] / np.nanmedian(se, axis=0)[k]
+    return {
+        "some look misses": rows.size / e.shape[0],
+        "at bootstrap-t looks": float(np.mean(~np.isfinite(df[rows, k]))),
+        "estimate above truth": float(np.mean(e[rows, k] > truth)),
+        "median se / look's median se": float(np.median(rel)),
+        "share with se < half the look's median": float(np.mean(rel < 0.5)),
+        "median labels of the group": float(np.median(sim.group_n[rows, a, k])),
+    }
+
+
 def run(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
     rows: list[dict] = []
     stops: list[dict] = []
@@ -52,6 +79,9 @@ def run(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
             for k in (int(x) for x in args.looks.split(",")):
                 start = time.perf_counter()
                 sim = v.simulate(t, design, args.reps, k, args.seed)
+                if args.misses:
+                    print(f"{t.name} {design} {k} looks:", first_misses(t, sim), flush=True)
+                    continue
                 r, s = both(t, sim)
                 cell = {"table": t.name, "design": design, "looks": k, "reps": args.reps}
                 rows += [{**cell, **x} for x in r]
@@ -110,6 +140,7 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, default=None, help="write the rows as CSV (stem)")
     p.add_argument("--markdown", type=Path, default=None, help="print an earlier run's CSVs")
+    p.add_argument("--misses", action="store_true", help="where the group mean misses")
     args = p.parse_args()
     if args.markdown:
         stem = args.markdown
@@ -118,7 +149,8 @@ def main() -> None:
         return
     start = time.perf_counter()
     miss, stop = run(args)
-    print(markdown(miss, stop))
+    if not args.misses:
+        print(markdown(miss, stop))
     print(f"({time.perf_counter() - start:.0f} s)")
 
 

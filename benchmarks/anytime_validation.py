@@ -32,14 +32,16 @@ union-of-waves inclusion ``pi = 1 - prod_w (1 - p_w)``, the Hajek AEE with the t
 surrogate weight of
 :func:`bacon_bayes.estimate.core.mean_core` (pool target, finite-population correction);
 group means by the per-group AEE with the pool's weight; a difference's variance the sum of
-its groups'. The fixed interval is Student-t with ``n - 2`` df (a group's own labels); a
-group at a look with fewer than :data:`MIN_GROUP` labels has no interval there. The anytime
-intervals take ``c`` from :mod:`bacon_bayes.estimate.anytime` computed at each look from
-the looks up to it, as the package does then (a Student-t look's critical value is its t
-at ``c``'s nominal level, a bootstrap-t look's the fixed one scaled by ``c / z``:
-:func:`anytime_half`): alpha-spending
-with ``max_labels`` the last look's labels, and the confidence sequence (planned at the
-first look). ``--check N`` prints the agreement of the last look with
+its groups'. The pool mean's fixed interval is Student-t with the package's Satterthwaite
+df (:func:`bacon_bayes.estimate.core.satterthwaite_df`, capped at ``n - 2``), a group
+mean's as :func:`_groups` gives it (moderated t, then bootstrap-t), a difference's t at the
+smaller of its groups' df; a group at a look with fewer than :data:`MIN_GROUP` labels has
+no interval there. The anytime intervals take ``c`` from
+:mod:`bacon_bayes.estimate.anytime` computed at each look from the looks up to it, as the
+package does then (a Student-t look's critical value is its t at ``c``'s nominal level, a
+bootstrap-t look's the fixed one scaled by ``c / z``: :func:`anytime_half`):
+alpha-spending with ``max_labels`` the last look's labels, and the confidence sequence
+(planned at the first look). ``--check N`` prints the agreement of the last look with
 ``Calibrator(engine="freq")`` on ``N`` uniform SummEval sequences.
 
 Per table, design and number of looks: the chance that some look's interval misses (pool
@@ -69,7 +71,7 @@ from bacon_bayes.estimate.critical import bootstrap_t_critical_values
 from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
 from bacon_bayes.estimate.moderate import moderated_variance
 from bacon_bayes.sampling.adaptive import DEFAULT_UNIFORM_SHARE, MIN_LABELS_PER_COEFFICIENT
-from benchmarks.anytime_sim import _pps
+from benchmarks.anytime_sim import _pps, _satterthwaite
 from benchmarks.small_budget import SUMMEVAL, TRIVIA_JUDGES, WMT_METRICS, WMT_SEGMENTS
 
 ALPHA = 0.05
@@ -153,7 +155,7 @@ class Looks:
     and its labels; the pool's labels at each look (K,); each look's labeled items (R, n_K)
     in the order drawn (the first ``labels[k]`` are the labels of look ``k``)."""
 
-    pool: tuple[np.ndarray, np.ndarray]
+    pool: tuple[np.ndarray, np.ndarray, np.ndarray]  # estimate, se, Satterthwaite df
     group: tuple[np.ndarray, ...]  # estimate, se, df, fixed critical value
     group_n: np.ndarray
     labels: np.ndarray
@@ -215,7 +217,7 @@ def simulate(
         _chunk(t, design, min(CHUNK, reps - s), looks, rng, weights) for s in range(0, reps, CHUNK)
     ]
     return Looks(
-        (np.vstack([p.pool[0] for p in parts]), np.vstack([p.pool[1] for p in parts])),
+        tuple(np.vstack([p.pool[i] for p in parts]) for i in range(3)),  # type: ignore[arg-type]
         tuple(np.vstack([p.group[i] for p in parts]) for i in range(4)),
         np.vstack([p.group_n for p in parts]),
         parts[0].labels,
@@ -245,7 +247,7 @@ def _chunk(
     drawn_p = np.zeros((reps, 0))  # each labeled item's probability in its wave
     wave_of = np.zeros(0, dtype=np.intp)
     beta_bar = np.zeros((reps, J1))
-    out_pool = np.zeros((2, reps, looks))
+    out_pool = np.zeros((3, reps, looks))
     out_group = np.full((4, reps, m, looks), np.nan)
     out_n = np.zeros((reps, m, looks))
     rows = np.arange(reps)[:, None]
@@ -282,11 +284,12 @@ def _chunk(
             pil = np.minimum(1.0 / (share[wave_of] / drawn_p + later[wave_of]), 1.0)
         f_sum = beta_bar @ t.X.sum(axis=0) + own.sum(axis=1)
         th, var, lam, _ = mean_core(yl, fl, pil, f_sum, n)
-        out_pool[:, :, k] = th, np.sqrt(var)
+        df = _satterthwaite(yl, fl, pil, np.ones(yl.shape, dtype=bool), lam)
+        out_pool[:, :, k] = th, np.sqrt(var), df
         gl = t.g[order]
         _groups(yl, fl, pil, gl, lam, beta_bar @ xsum_g.T, own, n_g, out_group, out_n, k)
     labels = np.cumsum(sizes).astype(float)
-    return Looks((out_pool[0], out_pool[1]), tuple(out_group), out_n, labels, order)
+    return Looks((out_pool[0], out_pool[1], out_pool[2]), tuple(out_group), out_n, labels, order)
 
 
 def _groups(
@@ -396,7 +399,7 @@ def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
     pool_info = np.broadcast_to(at.effective_labels(sim.labels, float(t.n)), (reps, looks))
     ga, gb = t.y[t.g == a].mean(), t.y[t.g == b].mean()
     d_df = np.fmin(sim.group[2][:, a], sim.group[2][:, b])
-    pool_df = np.broadcast_to(sim.labels - 2, (reps, looks))
+    pool_df = sim.pool[2]
     est = {  # estimate, se, fixed critical value, truth, information, df (inf: none)
         "pool mean": (sim.pool[0], sim.pool[1], _t(pool_df), t.y.mean(), pool_info, pool_df),
         "group mean": (
@@ -550,7 +553,7 @@ def check(t: Table, sequences: int, seed: int) -> pd.DataFrame:
         pair, flip = f"{t.groups[a]} - {t.groups[b]}", 1.0
         if pair not in d.names:
             pair, flip = f"{t.groups[b]} - {t.groups[a]}", -1.0
-        tc = float(at.studentised(c, sim.labels[-1] - 2))
+        tc = float(at.studentised(c, sim.pool[2][r, -1]))
         fast_d = sim.group[0][r, a, -1] - sim.group[0][r, b, -1]
         fast_sd = np.hypot(sim.group[1][r, a, -1], sim.group[1][r, b, -1])
         rows.append(
