@@ -32,12 +32,16 @@ union-of-waves inclusion ``pi = 1 - prod_w (1 - p_w)``, the Hajek AEE with the t
 surrogate weight of
 :func:`bacon_bayes.estimate.core.mean_core` (pool target, finite-population correction);
 group means by the per-group AEE with the pool's weight; a difference's variance the sum of
-its groups'. The fixed interval is Student-t with ``n - 2`` df (a group's own labels); a
-group at a look with fewer than :data:`MIN_GROUP` labels has no interval there. The anytime
-intervals scale the fixed one by ``c / z``, ``c`` from :mod:`bacon_bayes.estimate.anytime`
-computed at each look from the looks up to it, as the package does then: alpha-spending
-with ``max_labels`` the last look's labels, and the confidence sequence (planned at the
-first look). ``--check N`` prints the agreement of the last look with
+its groups'. The pool mean's fixed interval is Student-t with the package's Satterthwaite
+df (:func:`bacon_bayes.estimate.core.satterthwaite_df`, capped at ``n - 2``), a group
+mean's as :func:`_groups` gives it (moderated t, then bootstrap-t), a difference's t at the
+smaller of its groups' df; a group at a look with fewer than :data:`MIN_GROUP` labels has
+no interval there. The anytime intervals take ``c`` from
+:mod:`bacon_bayes.estimate.anytime` computed at each look from the looks up to it, as the
+package does then (a Student-t look's critical value is its t at ``c``'s nominal level, a
+bootstrap-t look's the fixed one scaled by ``c / z``: :func:`anytime_half`):
+alpha-spending with ``max_labels`` the last look's labels, and the confidence sequence
+(planned at the first look). ``--check N`` prints the agreement of the last look with
 ``Calibrator(engine="freq")`` on ``N`` uniform SummEval sequences.
 
 Per table, design and number of looks: the chance that some look's interval misses (pool
@@ -67,7 +71,7 @@ from bacon_bayes.estimate.critical import bootstrap_t_critical_values
 from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
 from bacon_bayes.estimate.moderate import moderated_variance
 from bacon_bayes.sampling.adaptive import DEFAULT_UNIFORM_SHARE, MIN_LABELS_PER_COEFFICIENT
-from benchmarks.anytime_sim import _pps
+from benchmarks.anytime_sim import _pps, _satterthwaite
 from benchmarks.small_budget import SUMMEVAL, TRIVIA_JUDGES, WMT_METRICS, WMT_SEGMENTS
 
 ALPHA = 0.05
@@ -151,7 +155,7 @@ class Looks:
     and its labels; the pool's labels at each look (K,); each look's labeled items (R, n_K)
     in the order drawn (the first ``labels[k]`` are the labels of look ``k``)."""
 
-    pool: tuple[np.ndarray, np.ndarray]
+    pool: tuple[np.ndarray, np.ndarray, np.ndarray]  # estimate, se, Satterthwaite df
     group: tuple[np.ndarray, ...]  # estimate, se, df, fixed critical value
     group_n: np.ndarray
     labels: np.ndarray
@@ -213,7 +217,7 @@ def simulate(
         _chunk(t, design, min(CHUNK, reps - s), looks, rng, weights) for s in range(0, reps, CHUNK)
     ]
     return Looks(
-        (np.vstack([p.pool[0] for p in parts]), np.vstack([p.pool[1] for p in parts])),
+        tuple(np.vstack([p.pool[i] for p in parts]) for i in range(3)),  # type: ignore[arg-type]
         tuple(np.vstack([p.group[i] for p in parts]) for i in range(4)),
         np.vstack([p.group_n for p in parts]),
         parts[0].labels,
@@ -243,7 +247,7 @@ def _chunk(
     drawn_p = np.zeros((reps, 0))  # each labeled item's probability in its wave
     wave_of = np.zeros(0, dtype=np.intp)
     beta_bar = np.zeros((reps, J1))
-    out_pool = np.zeros((2, reps, looks))
+    out_pool = np.zeros((3, reps, looks))
     out_group = np.full((4, reps, m, looks), np.nan)
     out_n = np.zeros((reps, m, looks))
     rows = np.arange(reps)[:, None]
@@ -280,11 +284,12 @@ def _chunk(
             pil = np.minimum(1.0 / (share[wave_of] / drawn_p + later[wave_of]), 1.0)
         f_sum = beta_bar @ t.X.sum(axis=0) + own.sum(axis=1)
         th, var, lam, _ = mean_core(yl, fl, pil, f_sum, n)
-        out_pool[:, :, k] = th, np.sqrt(var)
+        df = _satterthwaite(yl, fl, pil, np.ones(yl.shape, dtype=bool), lam)
+        out_pool[:, :, k] = th, np.sqrt(var), df
         gl = t.g[order]
         _groups(yl, fl, pil, gl, lam, beta_bar @ xsum_g.T, own, n_g, out_group, out_n, k)
     labels = np.cumsum(sizes).astype(float)
-    return Looks((out_pool[0], out_pool[1]), tuple(out_group), out_n, labels, order)
+    return Looks((out_pool[0], out_pool[1], out_pool[2]), tuple(out_group), out_n, labels, order)
 
 
 def _groups(
@@ -384,7 +389,6 @@ def critical(info: np.ndarray, times: np.ndarray) -> dict[str, np.ndarray]:
 def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
     """The miss and width rows, and the stopping rows, of one cell."""
     a, b = t.pair
-    z = stats.norm.isf(ALPHA / 2)
     reps, looks = sim.pool[0].shape
     times = sim.labels / sim.labels[-1]
     n_a, n_b = sim.group_n[:, a], sim.group_n[:, b]
@@ -394,29 +398,33 @@ def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
         info_d = np.where((info_a > 0) & (info_b > 0), 1.0 / (1.0 / info_a + 1.0 / info_b), 0.0)
     pool_info = np.broadcast_to(at.effective_labels(sim.labels, float(t.n)), (reps, looks))
     ga, gb = t.y[t.g == a].mean(), t.y[t.g == b].mean()
-    est = {
-        "pool mean": (sim.pool[0], sim.pool[1], _t(sim.labels - 2), t.y.mean(), pool_info),
-        "group mean": (sim.group[0][:, a], sim.group[1][:, a], sim.group[3][:, a], ga, info_a),
+    d_df = np.fmin(sim.group[2][:, a], sim.group[2][:, b])
+    pool_df = sim.pool[2]
+    est = {  # estimate, se, fixed critical value, truth, information, df (inf: none)
+        "pool mean": (sim.pool[0], sim.pool[1], _t(pool_df), t.y.mean(), pool_info, pool_df),
+        "group mean": (
+            sim.group[0][:, a], sim.group[1][:, a], sim.group[3][:, a], ga, info_a,
+            sim.group[2][:, a],
+        ),
         "difference": (
             sim.group[0][:, a] - sim.group[0][:, b],
             np.sqrt(sim.group[1][:, a] ** 2 + sim.group[1][:, b] ** 2),
-            _t(np.fmin(sim.group[2][:, a], sim.group[2][:, b])),
-            ga - gb,
-            info_d,
+            _t(d_df), ga - gb, info_d, d_df,
         ),
-    }
+    }  # fmt: skip
     rows, stop = [], []
     n_min = np.minimum(n_a, n_b)
     crits = {q: critical(v[4], times) for q, v in est.items()}
-    for q, (e, se, fixed, truth, _info) in _with_settled_groups(est, n_a, n_min):
+    for q, (e, se, fixed, truth, _info, df) in _with_settled_groups(est, n_a, n_min):
         crit = crits[q.split(" (")[0]]
         tcrit = np.broadcast_to(fixed, e.shape)
         err = np.abs(e - truth) / se  # NaN where no interval: never a miss
         for kind in KINDS:
-            half = tcrit * crit[kind] / z
+            half = tcrit if kind == "fixed" else anytime_half(tcrit, df, crit[kind])
             miss = np.nan_to_num(err > half, nan=0.0).astype(bool).any(axis=1)
             pm = float(miss.mean())
-            ratio = crit[kind][:, -1] / z
+            with np.errstate(invalid="ignore"):
+                ratio = half[:, -1] / tcrit[:, -1]
             rows.append(
                 {"quantity": q, "interval": kind, "some look misses": pm,
                  "mc se": float(np.sqrt(pm * (1 - pm) / reps)),
@@ -425,6 +433,17 @@ def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
             if q == "difference":  # every look with an interval
                 stop.append(_stopping(e, se, half, truth, sim.labels, tcrit, kind, t.n))
     return rows, stop
+
+
+def anytime_half(tcrit: np.ndarray, df: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """A look's critical value, as the package's (:mod:`bacon_bayes.estimate.anytime`): a
+    Student-t look (finite ``df``) reads its own t at the normal boundary ``c``'s nominal
+    level (:func:`~bacon_bayes.estimate.anytime.studentised`); any other (bootstrap-t) scales
+    its fixed critical value ``tcrit`` by ``c / z``."""
+    c = np.broadcast_to(c, tcrit.shape)
+    df = np.broadcast_to(df, tcrit.shape)
+    scaled = tcrit * c / stats.norm.isf(ALPHA / 2)
+    return np.where(np.isfinite(df), at.studentised(c, df), scaled)
 
 
 def _t(df: np.ndarray) -> np.ndarray:
@@ -437,11 +456,11 @@ def _with_settled_groups(est: dict, n_a: np.ndarray, n_min: np.ndarray) -> list[
     group has at least :data:`SETTLED_GROUP` labels (the spending still counts every look)."""
     out = list(est.items())
     for q, n in (("group mean", n_a), ("difference", n_min)):
-        e, se, fixed, truth, info = est[q]
+        e, se, fixed, truth, info, df = est[q]
         out.append(
             (
                 f"{q} (>={SETTLED_GROUP})",
-                (np.where(n >= SETTLED_GROUP, e, np.nan), se, fixed, truth, info),
+                (np.where(n >= SETTLED_GROUP, e, np.nan), se, fixed, truth, info, df),
             )
         )
     return out
@@ -513,7 +532,6 @@ def check(t: Table, sequences: int, seed: int) -> pd.DataFrame:
     frame = pd.read_csv(SUMMEVAL)
     judges = [c for c in frame.columns if c.startswith("judge:") and c.endswith("|relevance")]
     a, b = t.pair
-    z = stats.norm.isf(ALPHA / 2)
     times = sim.labels / sim.labels[-1]
     info = at.effective_labels(sim.labels, float(t.n))
     c = at.sequential_critical_value(info, ALPHA, times=times)
@@ -535,7 +553,7 @@ def check(t: Table, sequences: int, seed: int) -> pd.DataFrame:
         pair, flip = f"{t.groups[a]} - {t.groups[b]}", 1.0
         if pair not in d.names:
             pair, flip = f"{t.groups[b]} - {t.groups[a]}", -1.0
-        tc = stats.t.isf(ALPHA / 2, sim.labels[-1] - 2) * c / z
+        tc = float(at.studentised(c, sim.pool[2][r, -1]))
         fast_d = sim.group[0][r, a, -1] - sim.group[0][r, b, -1]
         fast_sd = np.hypot(sim.group[1][r, a, -1], sim.group[1][r, b, -1])
         rows.append(

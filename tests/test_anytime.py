@@ -70,6 +70,48 @@ def test_time_uniform_coverage_over_waves_and_fixed_intervals_fail_it() -> None:
         assert 1.3 < r["sequence"] <= 1.8, r  # wider, but not absurdly
 
 
+def test_a_student_t_look_reads_its_own_t_at_the_boundary_s_nominal_level() -> None:
+    """The significance level approach: a row with few labels (df 4) gets
+    ``t_4^{-1}(1 - Phi(-c_seq))``, not the fixed t interval scaled by ``c_seq / z`` (which
+    under-widens the tail); a row without df (normal, bootstrap-t) keeps the scaling."""
+    from scipy import stats
+
+    from bacon_bayes.estimate.tables import group_table
+    from bacon_bayes.results import Estimate
+
+    looks = np.array([6.0, 12.0, 18.0, 24.0])
+    times = looks / looks[-1]
+    c = at.sequential_critical_value(looks, ALPHA, times=times)
+    z = stats.norm.isf(ALPHA / 2)
+    for df in (4.0, 40.0):
+        crit = stats.t.isf(ALPHA / 2, df)
+        e = Estimate("mean", "aee", 1.0, 0.1, 1 - crit * 0.1, 1 + crit * 0.1, 24, 24, ALPHA,
+                     {"df": df})  # fmt: skip
+        half = at.anytime_estimate(e, looks, max_labels=24).ci_high - 1.0
+        assert half == pytest.approx(0.1 * stats.t.isf(stats.norm.sf(c), df), rel=1e-9)
+        assert half > 0.1 * crit * c / z  # wider than the scaling, most at small df
+    normal = Estimate("mean", "aee", 1.0, 0.1, 1 - z * 0.1, 1 + z * 0.1, 24, 24, ALPHA, {})
+    assert at.anytime_estimate(normal, looks, max_labels=24).ci_high - 1.0 == pytest.approx(
+        0.1 * c, rel=1e-9
+    )
+    # tables: a Student-t row and a row whose critical value came from a bootstrap (no df)
+    est, cov = np.array([1.0, 2.0]), np.diag([0.01, 0.04])
+    info = np.vstack([looks / 4, looks / 2])
+    t_tab = group_table("mean", "aee", ["a", "b"], est, cov, [6, 12], [30, 60], ALPHA, "none",
+                        df=np.array([4.0, 9.0]))  # fmt: skip
+    boot = group_table("mean", "aee", ["a", "b"], est, cov, [6, 12], [30, 60], ALPHA, "none",
+                       crit=np.array([2.5, 2.3]))  # fmt: skip
+    got_t = at.anytime_table(t_tab, info, looks, max_labels=24).critical_value
+    got_b = at.anytime_table(boot, info, looks, max_labels=24).critical_value
+    for r, df in enumerate((4.0, 9.0)):
+        c_r = at.sequential_critical_value(info[r], ALPHA, times=times)
+        assert got_t[r] == pytest.approx(stats.t.isf(stats.norm.sf(c_r), df), rel=1e-6)
+    for r, crit in enumerate((2.5, 2.3)):
+        level = 2 * stats.norm.sf(crit)
+        c_r = at.sequential_critical_value(info[r], level, times=times)
+        assert got_b[r] == pytest.approx(crit * c_r / crit, rel=1e-9)
+
+
 def _pool(waves: np.ndarray | None = None, n: int = 900, seed: int = 3) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     g = rng.choice(["A", "B", "C"], n)

@@ -39,16 +39,26 @@ Var(theta_k)``, with it). A group mean counts its own labels and items; a differ
 groups ``1 / (1/I_a + 1/I_b)``. Counting labels, not estimated variances, keeps the
 information free of the outcomes, as the spending function needs.
 
+Student-t looks (the significance level approach; Jennison & Turnbull 2000, sec. 3.8).
+The boundary ``c_k`` above is on the normal scale. A look whose fixed interval is
+Student-t with ``df_k`` keeps the boundary's nominal level ``p_k = 2 (1 - Phi(c_k))`` and
+reads its critical value from its own reference distribution, ``t_{df_k}^{-1}(1 - p_k /
+2)``: with few labels (small df) that is wider than the normal boundary scaled by the
+fixed interval's ``t / z`` (df 4, ``c = 2.5``: 4.32 against 3.54). Without a df (normal or
+bootstrap-t intervals, whose bootstrap distribution the table does not keep) the fixed
+interval is scaled by ``c_k / z``, as below.
+
 Tables. A group table's rows keep their own guarantee (per group, simultaneous max-|t|,
-Bonferroni, shrunk on average over groups) at every look: each row's interval is the fixed
-one scaled about the estimate by ``c_seq(alpha_r) / z(alpha_r)``, where ``alpha_r`` is the
-pointwise level the fixed table gives that row (from its critical value and df; the
-nominal level, or ``alpha / K`` when simultaneous, for shrunk tables, whose robust
-empirical-Bayes critical values carry a bias allowance). Student-t and bootstrap
-corrections of the fixed interval are kept by the scaling. For shrunk group means this is
-the sequential critical value in place of the fixed one; their guarantee stays the
-shrunk one (on average over the groups) and holds at every look only as far as the
-normal approximation of each row does.
+Bonferroni, shrunk on average over groups) at every look: ``c_seq`` is taken at
+``alpha_r``, the pointwise level the fixed table gives that row (from its critical value
+and df; the nominal level, or ``alpha / K`` when simultaneous, for shrunk tables, whose
+robust empirical-Bayes critical values carry a bias allowance). A row with a df (not
+shrunk) gets the Student-t critical value at ``c_seq``'s nominal level, as above; any
+other row's interval is the fixed one scaled about the estimate by ``c_seq(alpha_r) /
+z(alpha_r)``, which keeps a bootstrap correction of the fixed interval. For shrunk group
+means this is the sequential critical value in place of the fixed one; their guarantee
+stays the shrunk one (on average over the groups) and holds at every look only as far as
+the normal approximation of each row does.
 
 Why the estimate at each look may use the full cross-fit. At look ``k`` the calibrator is
 fitted on every label so far and cross-fitted (each label's surrogate fitted on the other
@@ -337,6 +347,19 @@ def _row_level(crit: float, df: float | None) -> float:
     return float(2.0 * stats.t.sf(crit, max(float(df), 1.0)))
 
 
+def studentised(c: np.ndarray | float, df: np.ndarray | float | None) -> np.ndarray:
+    """The critical value of a Student-t look with ``df`` at the nominal level ``2 (1 -
+    Phi(c))`` of the normal boundary ``c`` (the significance level approach); ``c`` itself
+    where ``df`` is None, NaN or infinite."""
+    c = np.asarray(c, dtype=float)
+    if df is None:
+        return c
+    c, df = np.broadcast_arrays(c, np.asarray(df, dtype=float))
+    with np.errstate(invalid="ignore"):
+        t = stats.t.isf(stats.norm.sf(c), np.maximum(np.nan_to_num(df, nan=1.0), 1.0))
+    return np.where(np.isfinite(df), t, c)
+
+
 def inflation(
     info: np.ndarray,
     level: float,
@@ -387,13 +410,17 @@ def anytime_estimate(
         plan = float(info[-1]) * plan_labels / float(looks[-1])
     df = e.details.get("df")
     crit = float(stats.t.isf(e.alpha / 2.0, df)) if df else float(stats.norm.isf(e.alpha / 2))
-    factor, c = inflation(info, _row_level(crit, df), times=times, plan=plan)
+    level = _row_level(crit, df)
+    factor, c = inflation(info, level, times=times, plan=plan)
+    if df:  # the Student-t look's own critical value at the boundary's nominal level
+        factor = float(studentised(c, float(df))) / crit
     lo = e.estimate - factor * (e.estimate - e.ci_low)
     hi = e.estimate + factor * (e.ci_high - e.estimate)
     kind = _kind(max_labels)
     note: dict[str, Any] = {"kind": kind, "looks": int(looks.size)}
     note["labels_at_looks"] = [int(v) for v in looks]
     note |= {"critical_value": c, "fixed_critical_value": crit, "widening": factor}
+    note |= {"level": level, "anytime_critical_value": factor * crit}
     note |= _budget(looks, max_labels, e.alpha, plan_labels)
     details = {**e.details, "interval_kind": kind, "anytime": note}
     return replace(e, ci_low=float(lo), ci_high=float(hi), details=details)
@@ -437,24 +464,30 @@ def anytime_table(
     shrunk = table.details.get("pooling") == "shrink"
     dfs = table.details.get("df")
     levels, plans = np.full(len(table), np.nan), np.full(len(table), np.nan)
+    row_df = np.full(len(table), np.nan)  # NaN: no Student-t look (scaled by c / z)
     for r in range(len(table)):
         if shrunk:
             levels[r] = table.alpha / (len(table) if table.simultaneous != "none" else 1)
         else:
             df = None if not dfs or dfs[r] is None else float(dfs[r])
             levels[r] = _row_level(float(table.critical_value[r]), df)
+            row_df[r] = np.nan if df is None else max(df, 1.0)
         if plan_labels is not None and np.isfinite(info[r, -1]):
             plans[r] = float(info[r, -1]) * plan_labels / float(looks[-1])
     levels = np.where(np.isfinite(levels), levels, 0.0)
     crit_seq = sequential_critical_values(info, levels, times=times, plans=plans)
     with np.errstate(divide="ignore", invalid="ignore"):
         factor = crit_seq / stats.norm.isf(levels / 2.0)
+        # a Student-t row: its own critical value at the boundary's nominal level
+        t_rows = np.isfinite(row_df) & np.isfinite(crit_seq) & (crit_seq > 0)
+        own = studentised(crit_seq, row_df) / table.critical_value
+        factor = np.where(t_rows, own, factor)
     f = np.where(np.isfinite(factor), factor, 1.0)
     est = table.estimate
     kind = _kind(max_labels)
     note: dict[str, Any] = {"kind": kind, "looks": int(looks.size)}
     note["labels_at_looks"] = [int(v) for v in looks]
-    note |= {"critical_value": crit_seq, "widening": factor}
+    note |= {"critical_value": crit_seq, "widening": factor, "level": levels}
     note |= _budget(looks, max_labels, table.alpha, plan_labels)
     return replace(
         table,

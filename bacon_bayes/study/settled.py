@@ -149,7 +149,10 @@ def fit_study(
 
 
 def _levels(note: dict[str, Any]) -> np.ndarray:
-    """Each row's pointwise level (from its sequential critical value and widening)."""
+    """Each row's pointwise level (recorded; in older notes, from the sequential critical
+    value and widening)."""
+    if "level" in note:
+        return np.atleast_1d(np.asarray(note["level"], float))
     z = np.atleast_1d(np.asarray(note["critical_value"], float))
     z = z / np.atleast_1d(np.asarray(note["widening"], float))
     return 2.0 * stats.norm.sf(z)

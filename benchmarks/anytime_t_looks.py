@@ -1,0 +1,158 @@
+"""Issue 41: Student-t looks read at the boundary's nominal level (the package's
+significance level approach, :func:`bacon_bayes.estimate.anytime.studentised`) against
+the earlier rule, the fixed t interval scaled by ``c / z``, on the same simulated
+sequences of :mod:`benchmarks.anytime_validation` (one simulation per cell, evaluated both
+ways; bootstrap-t looks are scaled by ``c / z`` in both).
+
+    PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_t_looks [--reps 1000]
+        [--tables trivia] [--designs stratified,adaptive,uniform] [--looks 10,20]
+        [--data /tmp/mc_data] [--seed 0] [--out stem] [--markdown stem] [--misses]
+
+``--misses``: instead, per cell, where the group mean's alpha-spending interval first
+misses (the rule of the package): the look's branch (t or bootstrap-t), the error's sign,
+and the look's se over the median se of all sequences at that look.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from bacon_bayes.estimate import anytime as at
+from benchmarks import anytime_validation as v
+
+
+def scaled_half(tcrit: np.ndarray, df: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """The earlier rule: every look's fixed critical value scaled by ``c / z``."""
+    return tcrit * np.broadcast_to(c, tcrit.shape) / stats.norm.isf(v.ALPHA / 2)
+
+
+def both(t: v.Table, sim: v.Looks) -> tuple[list[dict], list[dict]]:
+    """The miss and stopping rows of one cell, per rule (``rule``: before / after)."""
+    new_rows, new_stop = v.evaluate(t, sim)
+    own = v.anytime_half
+    v.anytime_half = scaled_half
+    try:
+        old_rows, old_stop = v.evaluate(t, sim)
+    finally:
+        v.anytime_half = own
+    tag = lambda rows, rule: [{"rule": rule, **r} for r in rows]  # noqa: E731
+    return (
+        tag(old_rows, "before") + tag(new_rows, "after"),
+        tag(old_stop, "before") + tag(new_stop, "after"),
+    )
+
+
+def first_misses(t: v.Table, sim: v.Looks) -> dict:
+    """The group mean's (group ``t.pair[0]``) first alpha-spending miss per sequence."""
+    a = t.pair[0]
+    info = at.effective_labels(sim.group_n[:, a], float((t.g == a).sum()))
+    crit = v.critical(info, sim.labels / sim.labels[-1])["alpha-spending"]
+    e, se, df, tc = (x[:, a] for x in sim.group)  # estimate, se, df, fixed critical value
+    truth = t.y[t.g == a].mean()
+    with np.errstate(invalid="ignore"):
+        miss = np.nan_to_num(np.abs(e - truth) / se > v.anytime_half(tc, df, crit), nan=0.0)
+    rows = np.flatnonzero(miss.any(axis=1))
+    k = miss[rows].argmax(axis=1)
+    rel = se[rows, k] / np.nanmedian(se, axis=0)[k]
+    return {
+        "some look misses": rows.size / e.shape[0],
+        "at bootstrap-t looks": float(np.mean(~np.isfinite(df[rows, k]))),
+        "estimate above truth": float(np.mean(e[rows, k] > truth)),
+        "median se / look's median se": float(np.median(rel)),
+        "share with se < half the look's median": float(np.mean(rel < 0.5)),
+        "median labels of the group": float(np.median(sim.group_n[rows, a, k])),
+    }
+
+
+def run(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
+    rows: list[dict] = []
+    stops: list[dict] = []
+    for t in v.load_tables(args.data, tuple(args.tables.split(","))):
+        t.pair, _ = v.pick_pair(t, args.seed)
+        for design in args.designs.split(","):
+            for k in (int(x) for x in args.looks.split(",")):
+                start = time.perf_counter()
+                sim = v.simulate(t, design, args.reps, k, args.seed)
+                if args.misses:
+                    print(f"{t.name} {design} {k} looks:", first_misses(t, sim), flush=True)
+                    continue
+                r, s = both(t, sim)
+                cell = {"table": t.name, "design": design, "looks": k, "reps": args.reps}
+                rows += [{**cell, **x} for x in r]
+                stops += [{**cell, **x} for x in s]
+                print(f"  {t.name} {design} {k} looks: {time.perf_counter() - start:.0f} s",
+                      flush=True)  # fmt: skip
+                if args.out is not None:  # each cell as it ends
+                    pd.DataFrame(rows).to_csv(args.out.with_suffix(".miss.csv"), index=False)
+                    pd.DataFrame(stops).to_csv(args.out.with_suffix(".stop.csv"), index=False)
+    return pd.DataFrame(rows), pd.DataFrame(stops)
+
+
+def markdown(miss: pd.DataFrame, stop: pd.DataFrame) -> str:
+    """Per cell and quantity: before / after for alpha-spending and the confidence
+    sequence (some look misses, mc se) and alpha-spending's last width over the fixed;
+    then alpha-spending's stopping rows."""
+
+    def cell(r: pd.Series) -> str:
+        return f"{r['some look misses']:.3f} ({r['mc se']:.3f})"
+
+    lines = [
+        "| table | design | looks | n | quantity | fixed (peeking) | alpha-spending before | "
+        "after | confidence sequence before | after | last width spending before | after |",
+        "|" + "---|" * 12,
+    ]
+    keys = ["table", "design", "looks", "reps", "quantity"]
+    for key, grp in miss.groupby(keys, sort=False):
+        by = {(r["rule"], r["interval"]): r for _, r in grp.iterrows()}
+        sp, cs = "alpha-spending", "confidence sequence"
+        cells = [cell(by["after", "fixed"])]
+        cells += [cell(by[rule, kind]) for kind in (sp, cs) for rule in ("before", "after")]
+        cells += [f"{by[rule, sp]['last width / fixed']:.3f}" for rule in ("before", "after")]
+        lines.append("| " + " | ".join(str(k) for k in key) + " | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "| table | design | looks | alpha-spending stopping | realised power | "
+        "mean labels used % |",
+        "|" + "---|" * 6,
+    ]
+    for _, r in stop[stop["interval"] == "alpha-spending"].iterrows():
+        lines.append(
+            f"| {r['table']} | {r['design']} | {r['looks']} | {r['rule']} | "
+            f"{r['realised power']:.3f} ({r['mc se power']:.3f}) | "
+            f"{r['mean labels used %']:.1f} ({r['mc se labels %']:.1f}) |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--reps", type=int, default=1000)
+    p.add_argument("--looks", default="10,20")
+    p.add_argument("--designs", default="stratified,adaptive,uniform")
+    p.add_argument("--tables", default="trivia")
+    p.add_argument("--data", type=Path, default=Path("/tmp/mc_data"))
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", type=Path, default=None, help="write the rows as CSV (stem)")
+    p.add_argument("--markdown", type=Path, default=None, help="print an earlier run's CSVs")
+    p.add_argument("--misses", action="store_true", help="where the group mean misses")
+    args = p.parse_args()
+    if args.markdown:
+        stem = args.markdown
+        miss = pd.read_csv(stem.with_suffix(".miss.csv"))
+        print(markdown(miss, pd.read_csv(stem.with_suffix(".stop.csv"))))
+        return
+    start = time.perf_counter()
+    miss, stop = run(args)
+    if not args.misses:
+        print(markdown(miss, stop))
+    print(f"({time.perf_counter() - start:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
