@@ -230,30 +230,6 @@ def labels_needed(
         need[r] = hi - n
     out[todo] = need
     return out
-    times = anytime.spending_times(looks, max_labels)
-    now = anytime.sequential_critical_values(info[todo], levels[todo], times=times)
-    totals = np.unique(np.round(np.geomspace(n + 1, n + cap, CANDIDATES)))
-    widths = np.empty((int(todo.sum()), totals.size))
-    for j, total in enumerate(totals):  # one more look at ``total`` labels
-        grown = np.column_stack([info[todo], info[todo, -1] * total / n])
-        more = None if max_labels is None else np.append(looks, total) / float(max_labels)
-        c = anytime.sequential_critical_values(grown, levels[todo], times=more)
-        widths[:, j] = half[todo] * np.sqrt(n / total) * c / now
-    ok = widths <= target[todo, None]
-    first = np.where(ok.any(axis=1), ok.argmax(axis=1), -1)
-    need = np.full(first.size, np.inf)
-    for r, j in enumerate(first):
-        if j < 0:
-            continue
-        # between the candidates, the larger of their critical values (a little more)
-        c_ratio = widths[r, j] / (half[todo][r] * np.sqrt(n / totals[j]))
-        if j > 0:
-            c_ratio = max(c_ratio, widths[r, j - 1] / (half[todo][r] * np.sqrt(n / totals[j - 1])))
-        total = n * (half[todo][r] * c_ratio / target[todo][r]) ** 2
-        lower = n if j == 0 else totals[j - 1]
-        need[r] = math.ceil(min(max(total, lower + 1), totals[j])) - n
-    out[todo] = need
-    return out
 
 
 def _more_text(m: float | None, cap_note: str) -> str:
