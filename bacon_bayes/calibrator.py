@@ -194,6 +194,8 @@ class Calibrator:
             raise ValidationError(f"engine {engine!r} is not known; use 'auto', 'bayes' or 'freq'.")
         if engine == "bayes" and self.model is None and name == "ridge":
             name = "gaussian"  # continuous outcomes: the Bayesian family is the gaussian one
+        if engine == "bayes" and self.model is None:
+            name = pairs_mod.bayes_family(pool, name)
         return registry.make_model(name, engine, pool.outcome, features), name, engine
 
     def _preset_model(self, pool: EvalPool, features: FeatureSet) -> tuple[Any, str, str]:

@@ -152,6 +152,17 @@ def pairs_frame(
     return frame, Pairs(a=a, b=b, names=names), kw
 
 
+def bayes_family(pool: Any, name: str) -> str:
+    """The Bayesian family for ``name`` on ``pool``: ``"pairwise"`` (the pairwise judge
+    model, :mod:`bacon_bayes.bayes.pairwise_model`) in place of ``"ordinal"`` on a pairs
+    pool whose judge verdicts are all 0, 0.5 or 1 (missing allowed); ``name`` otherwise."""
+    if name != "ordinal" or getattr(pool, "pairs", None) is None:
+        return name
+    v = pool.judge_matrix().to_numpy(dtype=float)
+    v = v[np.isfinite(v)]
+    return "pairwise" if np.isin(v, (0.0, 0.5, 1.0)).all() else name
+
+
 def bradley_terry_table(
     calibrator: Any,
     *,

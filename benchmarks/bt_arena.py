@@ -13,7 +13,9 @@ cells with / without the identities, fitted on all rows: the most any surrogate 
 inputs could give), and the oracle on top of the pair's full-data Bradley-Terry chance
 (``p_ab + E[y - p_ab | cell]``). ``--engines freq,bayes``: the calibrator's surrogate from
 each engine on the same draws (the Bayesian engine with a fixed seed, so its judge stage,
-which does not read the labels, is sampled once and reused), with each fit's time.
+which does not read the labels, is sampled once and reused), with each fit's time;
+``bayes-gaussian``: the Bayesian engine with ``model="ordinal"`` (the Gaussian measurement
+model of the verdicts, in place of the pairwise judge model it picks on comparisons).
 """
 
 from __future__ import annotations
@@ -40,7 +42,9 @@ def main() -> None:
     ap.add_argument("--labels", type=int, default=1000)
     ap.add_argument("--models", action="store_true")
     ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--engines", default="freq", help="comma-separated: freq, bayes")
+    ap.add_argument(
+        "--engines", default="freq", help="comma-separated: freq, bayes, bayes-gaussian"
+    )
     args = ap.parse_args()
     df = pd.read_csv(DATA)
     base = EvalPool.from_pairs(
@@ -84,7 +88,10 @@ def main() -> None:
         for eng in engines:
             tag = "" if eng == "freq" else f" ({eng})"
             start = time.perf_counter()
-            fitted = Calibrator(engine=eng, seed=r if eng == "freq" else 0).fit(pool)
+            model = "ordinal" if eng == "bayes-gaussian" else None
+            engine = "bayes" if eng == "bayes-gaussian" else eng
+            cal = Calibrator(engine=engine, model=model, seed=r if eng == "freq" else 0)
+            fitted = cal.fit(pool)
             secs.setdefault(f"AEE, judges{tag}", []).append(time.perf_counter() - start)
             tables[f"AEE, judges{tag}"] = fitted.estimate_bradley_terry()
             tables[f"AEE, judges{tag}, simultaneous"] = fitted.estimate_bradley_terry(

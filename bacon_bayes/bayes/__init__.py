@@ -16,6 +16,7 @@ from bacon_bayes.bayes.gaussian import GaussianJudgeModel  # noqa: E402
 from bacon_bayes.bayes.hurdle import HurdleJudgeModel  # noqa: E402
 from bacon_bayes.bayes.multinomial import MultinomialJudgeModel  # noqa: E402
 from bacon_bayes.bayes.ordinal import OrdinalJudgeModel  # noqa: E402
+from bacon_bayes.bayes.pairwise_model import PairwiseJudgeModel  # noqa: E402
 from bacon_bayes.bayes.registration import register_bayes  # noqa: E402
 
 register_bayes()
@@ -28,5 +29,6 @@ __all__ = [
     "HurdleJudgeModel",
     "MultinomialJudgeModel",
     "OrdinalJudgeModel",
+    "PairwiseJudgeModel",
     "register_bayes",
 ]

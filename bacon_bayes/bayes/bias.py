@@ -148,6 +148,11 @@ def bias_draws(model: Any) -> dict[str, np.ndarray]:
         raise NotFittedError("fit the model before asking for judge bias")
     if model.family == "multinomial":
         return confusion_draws(model)
+    if model.family == "pairwise":
+        raise ValidationError(
+            "the pairwise judge model has no offset/scale/noise table: read its terms "
+            "with bacon_bayes.bayes.pairwise.pairwise_judge_terms(calibrator)"
+        )
     post = model.posterior_
     d = model.design_
     jc, js = d.judge_center[None, :], d.judge_scale[None, :]

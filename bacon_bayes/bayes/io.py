@@ -24,6 +24,7 @@ from bacon_bayes.bayes.gaussian import GaussianJudgeModel
 from bacon_bayes.bayes.hurdle import HurdleJudgeModel
 from bacon_bayes.bayes.multinomial import MultinomialJudgeModel
 from bacon_bayes.bayes.ordinal import OrdinalJudgeModel
+from bacon_bayes.bayes.pairwise_model import PairwiseJudgeModel
 from bacon_bayes.bayes.posterior import _thin
 from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.io import read_tree, reading, write_tree
@@ -35,6 +36,7 @@ FAMILIES: dict[str, type[JudgeModel]] = {
     "hurdle": HurdleJudgeModel,
     "multinomial": MultinomialJudgeModel,
     "ordinal": OrdinalJudgeModel,
+    "pairwise": PairwiseJudgeModel,
 }
 FORMAT = "bacon_bayes.judge_model/1"
 _FIX = "Pass a file written by save_model(), or fit the model again and save it."

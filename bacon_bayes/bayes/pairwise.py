@@ -1,19 +1,25 @@
 """Per-judge terms of a pairwise pool read from the Bayesian judge model.
 
 On a pool of comparisons (:meth:`EvalPool.from_pairs`) the label is the human score of
-model A (1 / 0.5 / 0) and each judge's verdict is a score of A, so the engine's
-measurement model (:mod:`bacon_bayes.bayes.bias`: judge ``= offset + scale * q + noise``
-with q the human's expected score of A) reads as a pairwise judge model:
+model A (1 / 0.5 / 0) and each judge's verdict is a score of A. The Bayesian engine fits
+there the pairwise judge model (:mod:`bacon_bayes.bayes.pairwise_model`: ordered-probit
+verdicts with per-judge offset ``a``, discrimination ``c`` and tie half-width ``h``), and
+its terms are model parameters with posterior intervals, at the pool's typical
+comparison (latent z = 0):
 
-- ``position_bias = offset + 0.5 * scale - 0.5``: the judge's expected score of A on a
-  comparison where people are even (q = 0.5); positive leans to the first-shown answer;
-- ``discrimination = scale``: the change in the judge's expected score of A per unit of
-  the human's (1 = as sharp as people, below 1 flatter);
-- ``noise_human``: the judge's scatter in human units (:func:`bias_draws`).
+- ``position_bias = (P(A) - P(B)) / 2``: the judge's expected score of A minus 0.5;
+  positive leans to the first-shown answer;
+- ``discrimination = c``: the judge's probit slope on the latent human preference
+  (whose sd over the pool is 1);
+- ``tie_propensity = P(tie)``.
 
-The measurement model is Gaussian in the verdict: it has no per-judge tie term (no
-judge cutpoints), so ``tie_rate`` is the share of the judge's verdicts that are ties in
-the pool, with a Wilson interval, a description of the data and not a model parameter.
+``tie_rate`` is the observed share of the judge's verdicts that are ties, with a Wilson
+interval (a description of the data, beside the model's propensity).
+
+With ``model="ordinal"`` (or verdicts given as probabilities) the engine fits the Gaussian
+measurement model instead (:mod:`bacon_bayes.bayes.bias`: judge ``= offset + scale * q +
+noise``, q the human's expected score of A): ``position_bias = offset + 0.5 * scale -
+0.5`` (at q = 0.5), ``discrimination = scale`` and ``noise_human``; it has no tie term.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import pandas as pd
 from scipy import stats
 
 from bacon_bayes.bayes.bias import bias_draws
+from bacon_bayes.bayes.pairwise_model import pairwise_term_draws
 from bacon_bayes.errors import NotFittedError, ValidationError
 
 __all__ = ["pairwise_judge_terms"]
@@ -38,10 +45,21 @@ def _wilson(k: np.ndarray, n: np.ndarray, level: float) -> tuple[np.ndarray, np.
     return centre - half, centre + half
 
 
+def _gaussian_terms(models: list) -> dict[str, np.ndarray]:
+    """Position bias, discrimination and noise of the Gaussian measurement model's draws."""
+    draws = [bias_draws(m) for m in models]
+    pooled = {k: np.concatenate([d[k] for d in draws]) for k in ("offset", "scale", "noise_human")}
+    return {
+        "position_bias": pooled["offset"] + 0.5 * pooled["scale"] - 0.5,
+        "discrimination": pooled["scale"],
+        "noise_human": pooled["noise_human"],
+    }
+
+
 def pairwise_judge_terms(calibrator: Any, level: float = 0.9) -> pd.DataFrame:
-    """Per-judge position bias, discrimination and noise (posterior mean and central
-    ``level`` interval, the fold models' draws pooled) and tie rate (observed, Wilson
-    interval) of a Bayesian calibrator fitted on a pairwise pool.
+    """Per-judge position bias, discrimination and tie propensity (posterior mean and
+    central ``level`` interval, the fold models' draws pooled) and tie rate (observed,
+    Wilson interval) of a Bayesian calibrator fitted on a pairwise pool.
 
     Parameters
     ----------
@@ -52,7 +70,8 @@ def pairwise_judge_terms(calibrator: Any, level: float = 0.9) -> pd.DataFrame:
     Returns
     -------
     DataFrame with ``judge`` and, for ``position_bias``, ``discrimination``,
-    ``noise_human`` and ``tie_rate``, the estimate and ``*_low`` / ``*_high``.
+    ``tie_propensity`` (``noise_human`` in its place with ``model="ordinal"``) and
+    ``tie_rate``, the estimate and ``*_low`` / ``*_high``.
     """
     if not 0 < level < 1:
         raise ValidationError(f"level must be between 0 and 1, got {level}")
@@ -65,18 +84,17 @@ def pairwise_judge_terms(calibrator: Any, level: float = 0.9) -> pd.DataFrame:
             "judge terms."
         )
     models = list(calibrator.crossfit_.models)
-    if not all(getattr(m, "family", None) == "ordinal" for m in models):
+    family = {getattr(m, "family", None) for m in models}
+    if family == {"pairwise"}:
+        draws = [pairwise_term_draws(m.posterior_) for m in models]
+        terms = {k: np.concatenate([d[k] for d in draws]) for k in draws[0]}
+    elif family == {"ordinal"}:
+        terms = _gaussian_terms(models)
+    else:
         raise ValidationError(
-            "pairwise judge terms come from the Bayesian ordinal judge model: fit "
+            "pairwise judge terms come from the Bayesian pairwise judge model: fit "
             "Calibrator(engine='bayes') on the pairs pool."
         )
-    draws = [bias_draws(m) for m in models]
-    pooled = {k: np.concatenate([d[k] for d in draws]) for k in ("offset", "scale", "noise_human")}
-    terms = {
-        "position_bias": pooled["offset"] + 0.5 * pooled["scale"] - 0.5,
-        "discrimination": pooled["scale"],
-        "noise_human": pooled["noise_human"],
-    }
     lo, hi = (1 - level) / 2, (1 + level) / 2
     table: dict[str, Any] = {"judge": list(models[0].columns.judges)}
     for name, d in terms.items():

@@ -9,6 +9,7 @@ from bacon_bayes.bayes.gaussian import GaussianJudgeModel
 from bacon_bayes.bayes.hurdle import HurdleJudgeModel
 from bacon_bayes.bayes.multinomial import MultinomialJudgeModel
 from bacon_bayes.bayes.ordinal import OrdinalJudgeModel
+from bacon_bayes.bayes.pairwise_model import PairwiseJudgeModel
 
 __all__ = ["register_bayes"]
 
@@ -16,6 +17,11 @@ __all__ = ["register_bayes"]
 def _ordinal(spec: Any, features: Any) -> OrdinalJudgeModel:
     levels = getattr(spec, "levels", None)
     return OrdinalJudgeModel(ColumnSpec.from_features(features), levels=levels)
+
+
+def _pairwise(spec: Any, features: Any) -> PairwiseJudgeModel:
+    levels = getattr(spec, "levels", None)
+    return PairwiseJudgeModel(ColumnSpec.from_features(features), levels=levels)
 
 
 def _gaussian(spec: Any, features: Any) -> GaussianJudgeModel:
@@ -36,6 +42,7 @@ def register_bayes() -> None:
     from bacon_bayes.outcome import registry
 
     registry.register("ordinal", "bayes", _ordinal)
+    registry.register("pairwise", "bayes", _pairwise)
     registry.register("gaussian", "bayes", _gaussian)
     registry.register("hurdle", "bayes", _hurdle)
     registry.register("multinomial", "bayes", _multinomial)

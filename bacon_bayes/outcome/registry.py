@@ -47,6 +47,7 @@ KINDS_FOR_MODEL = {
     "hurdle": ("nonnegative",),
     "ordinal": ("ordinal",),
     "multinomial": ("categorical", "ordinal"),
+    "pairwise": ("ordinal",),  # Bayesian only: judge verdicts of a pairs pool
 }
 
 

@@ -111,7 +111,9 @@ class AblationSpec:
                 names = [default] + [
                     m
                     for m, kinds in registry.KINDS_FOR_MODEL.items()
-                    if kind in kinds and m not in (default, "gaussian")
+                    if kind in kinds
+                    and m not in (default, "gaussian")
+                    and (m, "freq") in registry.available("freq")  # not the Bayesian-only
                 ]
             else:
                 names = [default]

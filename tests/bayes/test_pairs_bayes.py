@@ -52,7 +52,8 @@ def test_bayes_surrogate_gives_bradley_terry_intervals(pairs_bayes, arena_pool) 
 def test_pairwise_judge_terms(pairs_bayes, arena_pool) -> None:
     t = pairwise_judge_terms(pairs_bayes, level=0.9).set_index("judge")
     assert list(t.index) == JUDGES
-    for k in ("position_bias", "discrimination", "noise_human", "tie_rate"):
+    assert {m.family for m in pairs_bayes.crossfit_.models} == {"pairwise"}
+    for k in ("position_bias", "discrimination", "tie_propensity", "tie_rate"):
         assert np.all(t[f"{k}_low"] <= t[k]) and np.all(t[k] <= t[f"{k}_high"]), k
     # GPT-3.5 says "A" on most comparisons: the largest lean to the first answer, and
     # clearly above GPT-4's
@@ -61,6 +62,10 @@ def test_pairwise_judge_terms(pairs_bayes, arena_pool) -> None:
     assert np.all(t["discrimination"] > 0)
     ties = (arena_pool.judge_matrix().to_numpy() == 0.5).mean(axis=0)
     np.testing.assert_allclose(t["tie_rate"].to_numpy(), ties)
+    # GPT-3.5 almost never says tie: the model's tie propensity (a parameter, at the
+    # typical comparison) is clearly the lowest, as its observed tie rate is
+    assert t["tie_rate"].idxmin() == t["tie_propensity"].idxmin() == "gpt35"
+    assert t.loc["gpt35", "tie_propensity_high"] < t["tie_propensity_low"].drop("gpt35").min()
 
 
 def test_pairwise_judge_terms_need_the_bayesian_engine_on_pairs(arena_pool) -> None:

@@ -115,6 +115,11 @@ def test_every_frequentist_family_of_the_outcome_type_gets_its_rows():
     assert out.loc[out["config"] == "judges", "family"].tolist() == ["multinomial", "ridge"]
     only = ablation(binary, AblationSpec(**{**spec.__dict__, "models": ("multinomial",)}))
     assert set(only["family"]) == {"multinomial", "-"}
+    # an ordinal label: the frequentist families only (not the Bayesian-only "pairwise")
+    graded = table(300).assign(y=lambda f: np.digitize(f["y"], [-0.5, 0.5]).astype(float))
+    spec = AblationSpec(label="y", judges=("good", "noise"), outcome="ordinal", levels=(0, 1, 2))
+    fams = ablation(graded, spec).query("config == 'judges'")["family"].tolist()
+    assert "pairwise" not in fams and fams[0] == "ordinal", fams
 
 
 @pytest.fixture(scope="session")
