@@ -166,6 +166,7 @@ def test_other_paired_designs_after_a_pilot(tmp_path, prompt_pool, design):
     assert np.array_equal(pool.inclusion.drawn, np.where(first > 0, first - 1, -1))
     assert np.allclose(pool.inclusion.pi, expected)
     assert np.allclose(pool.propensity, pool.inclusion.pi)
+    assert bacon("estimate", str(root), "--engine", "freq") == 0  # end to end, clustered
 
 
 def test_paired_adaptive_after_a_pilot_of_few_prompts_draws_paired(tmp_path, prompt_pool):
