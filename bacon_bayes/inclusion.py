@@ -15,6 +15,11 @@ and two items ``i, j`` of one prompt together with
 
 These give the Horvitz-Thompson variance of any linear estimator under any mix of
 item-level and prompt-level waves (:mod:`bacon_bayes.estimate.clustered`).
+
+When a wave's probabilities were fitted on earlier waves' labels (adaptive,
+paired-adaptive), the union is not an inclusion probability: :func:`sequential_inclusion`
+gives the same waves with the wave-by-wave (martingale) weights of
+:func:`sequential_propensity` and their variance, clustered by prompt within a wave.
 """
 
 from __future__ import annotations
@@ -34,10 +39,16 @@ class Inclusion:
     ----------
     prompt, within : ndarray, shape (W, N)
         ``b_w`` of the item's prompt and ``a_w`` of the item, for each of ``W`` waves.
+    drawn, shares : ndarray, optional
+        The wave-by-wave estimator (:func:`sequential_inclusion`): the wave (0..W-1) that
+        drew each labeled item (-1: unlabeled) and each wave's planned share of the
+        labels. None: the union of the waves (independent of earlier labels).
     """
 
     prompt: np.ndarray
     within: np.ndarray
+    drawn: np.ndarray | None = None
+    shares: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         b = np.atleast_2d(np.asarray(self.prompt, dtype=float))
@@ -50,6 +61,17 @@ class Inclusion:
                 raise ValidationError(f"a {name} inclusion probability lies outside [0, 1].")
         object.__setattr__(self, "prompt", b)
         object.__setattr__(self, "within", a)
+        if (self.drawn is None) != (self.shares is None):
+            raise ValidationError("give both the drawing waves and the waves' shares, or neither.")
+        if self.drawn is not None:
+            k = np.asarray(self.drawn, dtype=np.intp)
+            lam = np.asarray(self.shares, dtype=float)
+            if k.shape != (b.shape[1],) or lam.shape != (b.shape[0],) or (k >= lam.size).any():
+                raise ValidationError("give one drawing wave per item and one share per wave.")
+            if not (np.isfinite(lam).all() and (lam >= 0).all() and lam.sum() > 0):
+                raise ValidationError("the waves' shares must be finite, >= 0, not all 0.")
+            object.__setattr__(self, "drawn", k)
+            object.__setattr__(self, "shares", lam / lam.sum())
 
     @classmethod
     def items(cls, pi: np.ndarray) -> Inclusion:
@@ -88,9 +110,59 @@ class Inclusion:
         return Inclusion(np.vstack([w.prompt for w in waves]), np.vstack([w.within for w in waves]))
 
     @property
-    def pi(self) -> np.ndarray:
+    def union_pi(self) -> np.ndarray:
         """Inclusion probability of every item in the union of waves."""
         return 1.0 - np.prod(1.0 - self.prompt * self.within, axis=0)
+
+    @property
+    def pi(self) -> np.ndarray:
+        """The probabilities the estimators weight by: the union of waves, or for the
+        wave-by-wave estimator its effective ones (:func:`sequential_propensity`) for the
+        labeled items."""
+        union = self.union_pi
+        if self.drawn is None or self.shares is None:
+            return union
+        out = union.copy()
+        lab = self.drawn >= 0
+        out[lab] = 1.0 / _wave_weight(self.drawn[lab], self._drawing_pi(lab), self.shares)
+        return out
+
+    def _drawing_pi(self, where: np.ndarray) -> np.ndarray:
+        """Each item's probability (``b a``) in the wave that drew it."""
+        assert self.drawn is not None
+        cols = np.flatnonzero(where) if where.dtype == bool else where
+        k = self.drawn[cols]
+        return self.prompt[k, cols] * self.within[k, cols]
+
+    def ht_terms(
+        self, idx: np.ndarray, i: np.ndarray, j: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Coefficients of the variance of ``sum_S u_k / pi_k`` over the labeled items
+        ``idx`` (``sum_k d_k u_k^2 + sum_{(i, j)} c_ij u_i u_j``, pairs ``(idx[i], idx[j])``
+        of one prompt): Horvitz-Thompson's ``d = (1 - pi) / pi^2`` and ``c = (pi_ij - pi_i
+        pi_j) / (pi_ij pi_i pi_j)`` for the union; for the wave-by-wave estimator the sum
+        over waves of ``lam_w^2`` times wave ``w``'s own terms on the items it drew (its
+        martingale increments are uncorrelated): ``d = lam^2 (1 - p) / p^2`` with ``p =
+        b a``, and ``c = lam^2 (1 - b) / (b^2 a_i a_j)`` for two items one wave drew from
+        one prompt (the prompt's draw; items independent within it), else 0."""
+        if self.drawn is None or self.shares is None:
+            pi = self.pi[idx]
+            if not i.size:
+                return (1.0 - pi) / pi**2, np.zeros(0)
+            pij = self.joint(idx[i], idx[j])
+            return (1.0 - pi) / pi**2, (pij - pi[i] * pi[j]) / (pij * pi[i] * pi[j])
+        k = self.drawn[idx]
+        if (k < 0).any():
+            raise ValidationError("every labeled item needs the wave that drew it.")
+        lam2 = self.shares[k] ** 2
+        p = self._drawing_pi(idx)
+        diag = lam2 * (1.0 - p) / p**2
+        if not i.size:
+            return diag, np.zeros(0)
+        b = self.prompt[k[i], idx[i]]
+        a_i, a_j = self.within[k[i], idx[i]], self.within[k[j], idx[j]]
+        pair = np.where(k[i] == k[j], lam2[i] * (1.0 - b) / (b**2 * a_i * a_j), 0.0)
+        return diag, pair
 
     @property
     def clustered(self) -> bool:
@@ -158,14 +230,70 @@ def sequential_propensity(
     if not lab.any():
         return out
     p = np.asarray(wave_pi, dtype=float)[lab]
-    if not ((p > 0) & (p <= 1)).all():
-        raise ValidationError("a labeled item's probability in its wave must lie in (0, 1].")
     k = waves[lab].astype(np.intp)
     counts = np.bincount(k, minlength=int(k.max()) + 1).astype(float)
     if planned is not None:
         counts = np.asarray(planned, dtype=float)[: counts.size]
-    share = counts / counts.sum()
-    later = share[::-1].cumsum()[::-1] - share  # sum of the later waves' shares
-    weight = share[k] / p + later[k]
-    out[lab] = np.minimum(1.0 / weight, 1.0)
+    out[lab] = 1.0 / _wave_weight(k, p, counts / counts.sum())
     return out
+
+
+def _wave_weight(k: np.ndarray, p: np.ndarray, share: np.ndarray) -> np.ndarray:
+    """``lam_k / p + sum_{w > k} lam_w`` of items drawn in waves ``k`` with probability
+    ``p`` (at least 1: a wave share smaller than its probability)."""
+    if not ((p > 0) & (p <= 1)).all():
+        raise ValidationError("a labeled item's probability in its wave must lie in (0, 1].")
+    later = share[::-1].cumsum()[::-1] - share  # sum of the later waves' shares
+    return np.maximum(share[k] / p + later[k], 1.0)
+
+
+def sequential_inclusion(
+    inclusion: Inclusion, waves: np.ndarray, planned: np.ndarray | None = None
+) -> Inclusion:
+    """The waves of ``inclusion`` with the wave-by-wave (martingale) estimator of
+    :func:`sequential_propensity`, for waves that draw prompts (paired-adaptive) or mix
+    prompt-level and item-level waves whose probabilities were fitted on earlier labels.
+
+    The item is the unit of the weights: an item drawn in wave ``k`` with probability
+    ``p_k(i) = b_k a_k(i)`` (its prompt's probability given the earlier waves, times the
+    within-prompt probability where the wave labels a subset of the prompt's items) weighs
+    ``lam_k / p_k(i) + sum_{w > k} lam_w``. The variance (:meth:`Inclusion.ht_terms`) sums
+    each wave's own Horvitz-Thompson variance, clustered by prompt, times ``lam_w^2``.
+
+    Parameters
+    ----------
+    inclusion : Inclusion
+        The waves' prompt and within-prompt probabilities (each conditional on the
+        earlier waves).
+    waves : array of int, shape (N,)
+        The wave (0..W-1) that drew each labeled item; -1 unlabeled.
+    planned : array, shape (W,), optional
+        Each wave's expected new labels, fixed before its draw (default: the labels each
+        wave brought; :func:`sequential_propensity`).
+    """
+    waves = np.asarray(waves, dtype=np.intp)
+    n_waves = inclusion.prompt.shape[0]
+    if planned is None:
+        planned = np.bincount(waves[waves >= 0], minlength=n_waves).astype(float)
+    out = Inclusion(inclusion.prompt, inclusion.within, waves, np.asarray(planned, dtype=float))
+    _ = out.pi  # refuses a labeled item whose drawing wave gave it no probability
+    return out
+
+
+def planned_labels(selected: np.ndarray, wave_pi: np.ndarray) -> np.ndarray:
+    """Each wave's expected new labels, known before its draw: the sum of its
+    probabilities over the items no earlier wave selected (the ``planned`` shares of
+    :func:`sequential_propensity` and :func:`sequential_inclusion`).
+
+    Parameters
+    ----------
+    selected : array of int, shape (N,)
+        The wave (0..K-1) that selected each item; -1 never selected.
+    wave_pi : array, shape (N, K)
+        Every item's probability in every wave (NaN counts as 0).
+    """
+    wave_pi = np.asarray(wave_pi, dtype=float)
+    n_waves = wave_pi.shape[1]
+    chosen = np.where(np.asarray(selected) >= 0, selected, n_waves)
+    free = chosen[:, None] >= np.arange(n_waves)
+    return np.where(free, np.nan_to_num(wave_pi), 0.0).sum(axis=0)

@@ -114,6 +114,9 @@ def _pool_tree(pool: EvalPool) -> dict[str, xr.Dataset]:
     if pool.inclusion is not None:  # the label waves of a design that drew prompts
         data["wave_prompt_pi"] = (("wave", "item"), pool.inclusion.prompt)
         data["wave_within_pi"] = (("wave", "item"), pool.inclusion.within)
+        if pool.inclusion.drawn is not None:  # the wave-by-wave estimator's waves
+            data["wave_drawn"] = (("item",), np.asarray(pool.inclusion.drawn, dtype=np.int64))
+            data["wave_share"] = (("wave",), np.asarray(pool.inclusion.shares))
     if pool.pairs is not None:  # a pool of comparisons: the two models' codes and names
         data["pair_a"] = (("item",), np.asarray(pool.pairs.a, dtype=np.int64))
         data["pair_b"] = (("item",), np.asarray(pool.pairs.b, dtype=np.int64))
@@ -187,7 +190,12 @@ def _pool_from_tree(tree: xr.DataTree) -> EvalPool:
         label_name=str(ds.attrs["label_name"]),
         notes=tuple(json.loads(ds.attrs["notes"])),
         prompts=get["prompts"],
-        inclusion=Inclusion(ds["wave_prompt_pi"].values, ds["wave_within_pi"].values)
+        inclusion=Inclusion(
+            ds["wave_prompt_pi"].values,
+            ds["wave_within_pi"].values,
+            ds["wave_drawn"].values if "wave_drawn" in ds else None,
+            ds["wave_share"].values if "wave_share" in ds else None,
+        )
         if "wave_prompt_pi" in ds
         else None,
         group_name=names.get("group"),

@@ -68,8 +68,9 @@ with a fixed limiting surrogate ``f_bar`` (the error of a cross-fitted surrogate
 second order): under Poisson waves the Horvitz-Thompson sums of nested label sets have the
 canonical covariance above, and under adaptive waves (probabilities fitted on earlier
 waves) the weights are the wave-by-wave ones of
-:func:`bacon_bayes.inclusion.sequential_propensity` (a study folder uses them; the union
-``1 - prod_w (1 - p_w)`` is biased there), whose waves' terms are martingale increments
+:func:`bacon_bayes.inclusion.sequential_propensity` (a study folder uses them, at the
+prompt level for paired-adaptive waves: :func:`bacon_bayes.inclusion.sequential_inclusion`;
+the union ``1 - prod_w (1 - p_w)`` is biased there), whose waves' terms are martingale increments
 given the earlier ones, so the looks' statistics converge to the same canonical process.
 The alternative, per-wave increments
 whose surrogate is fitted on earlier waves only (each wave's estimate conditionally

@@ -40,7 +40,8 @@ wave's ``p_k(i)`` of an item labeled earlier depends on that item's own label
 (through the model fitted on it), and weights from the union are biased (on
 binary labels by a sixth to a quarter of a standard error): the union serves
 the design (each wave's ``prior``); the estimate from a study with such waves
-weights wave by wave (:func:`bacon_bayes.inclusion.sequential_propensity`).
+weights wave by wave (:func:`bacon_bayes.inclusion.sequential_propensity`; for waves that
+draw prompts, :func:`bacon_bayes.inclusion.sequential_inclusion`).
 """
 
 from __future__ import annotations

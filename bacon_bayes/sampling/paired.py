@@ -17,6 +17,10 @@ one prompt (:class:`bacon_bayes.inclusion.Inclusion`, :func:`design_inclusion`).
   share and topped up over earlier waves, as :mod:`bacon_bayes.sampling.adaptive` does
   for items. With fewer than :data:`MIN_PILOT_PROMPTS` labeled prompts to fit the sd
   on, a paired-adaptive wave steps back to :func:`paired` (:func:`adaptive_choice`).
+  Its probabilities depend on earlier labels, so a study estimates with the
+  wave-by-wave weights at the prompt level
+  (:func:`bacon_bayes.inclusion.sequential_inclusion`), not the union of the waves
+  (:func:`design_inclusion`, which serves the draw's top-up).
 
 A pool whose prompts have unequal numbers of items is fine; the budget of a paired
 design is counted in prompts (:func:`prompts_for_budget`).

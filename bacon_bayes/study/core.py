@@ -11,7 +11,12 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.inclusion import Inclusion, sequential_propensity
+from bacon_bayes.inclusion import (
+    Inclusion,
+    planned_labels,
+    sequential_inclusion,
+    sequential_propensity,
+)
 from bacon_bayes.io import reading
 from bacon_bayes.sampling.adaptive import combine_waves
 from bacon_bayes.study.folder import (
@@ -162,22 +167,43 @@ class Study:
 
     def estimation_propensity(self, labeled: np.ndarray) -> np.ndarray:
         """The inclusion probabilities the estimators weight by: the union of the waves,
-        or, when some wave's probabilities were fitted on earlier labels (and no wave
-        drew prompts), the wave-by-wave estimator's
-        (:func:`bacon_bayes.inclusion.sequential_propensity`: the union is then biased)."""
+        or, when some wave's probabilities were fitted on earlier labels, the wave-by-wave
+        estimator's (:func:`bacon_bayes.inclusion.sequential_propensity`: the union is
+        then biased), for studies whose waves drew prompts too
+        (:meth:`estimation_inclusion`)."""
         union = self.inclusion_probability()
-        if not self.label_dependent() or self.inclusion() is not None:
+        if not self.label_dependent():
             return union
+        inclusion = self.estimation_inclusion(labeled)
+        if inclusion is not None:
+            return inclusion.pi
+        waves, planned = self._wave_sequence(labeled)
+        probs = self.wave_probabilities()
+        drawn = probs[np.arange(self.n_items), np.maximum(waves, 0)]
+        return sequential_propensity(waves, drawn, union, planned)
+
+    def estimation_inclusion(self, labeled: np.ndarray) -> Inclusion | None:
+        """The waves the estimators take when some wave drew prompts (None otherwise): the
+        union of the waves (:meth:`inclusion`), or, when some wave's probabilities were
+        fitted on earlier labels (paired-adaptive, or adaptive beside paired waves), the
+        wave-by-wave estimator over the same waves
+        (:func:`bacon_bayes.inclusion.sequential_inclusion`): each labeled item weighted by
+        the probability of the wave that drew it, its variance clustered by prompt within
+        each wave."""
+        inclusion = self.inclusion()
+        if inclusion is None or not self.label_dependent():
+            return inclusion
+        waves, planned = self._wave_sequence(labeled)
+        return sequential_inclusion(inclusion, waves, planned)
+
+    def _wave_sequence(self, labeled: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The wave code (0..K-1) that drew each labeled item (-1 otherwise) and each
+        wave's planned new labels (:func:`bacon_bayes.inclusion.planned_labels`)."""
         first = self.first_wave()
         code = np.searchsorted(np.asarray(self.wave_numbers), first)
         waves = np.where(labeled & (first >= 0), code, -1)
-        probs = self.wave_probabilities()
-        drawn = probs[np.arange(self.n_items), np.maximum(waves, 0)]
-        # each wave's expected new items over the items no earlier wave drew (predictable)
-        chosen = np.where(first >= 0, code, probs.shape[1])
-        free = chosen[:, None] >= np.arange(probs.shape[1])
-        planned = np.where(free, np.nan_to_num(probs), 0.0).sum(axis=0)
-        return sequential_propensity(waves, drawn, union, planned)
+        planned = planned_labels(np.where(first >= 0, code, -1), self.wave_probabilities())
+        return waves, planned
 
     def first_wave(self) -> np.ndarray:
         """Wave that selected each item (-1 for items never selected)."""
@@ -382,7 +408,10 @@ class StudyData:
     """What an estimator needs from a study: one frame plus the names of its columns.
 
     ``frame`` is the pool with the label column (NaN = unlabeled) and
-    ``propensity`` (the union-of-waves inclusion probability of every item).
+    ``propensity`` (the probability every item is weighted by: the union of the waves,
+    or the wave-by-wave estimator's when a wave was fitted on earlier labels;
+    :meth:`Study.estimation_propensity`), and ``inclusion`` the waves when some drew
+    prompts (:meth:`Study.estimation_inclusion`).
     """
 
     frame: pd.DataFrame
@@ -495,7 +524,7 @@ def load_study(
         group=cfg.group,
         n_pending=int(pending.sum()),
         prompt=cfg.prompt,
-        inclusion=study.inclusion(),
+        inclusion=study.estimation_inclusion(~np.isnan(values)),
         recorded_prompts=study.recorded_prompts(),
         wave=WAVE_COLUMN,
     )

@@ -151,7 +151,22 @@ def test_other_paired_designs_after_a_pilot(tmp_path, prompt_pool, design):
         assert np.any(pi < b)  # a subset of the items of prompts with more than 2 open
     label_wave(root, prompt_pool, 2, tmp_path)
     pool = load_study(root).to_pool()
-    assert np.allclose(pool.inclusion.pi, 1 - (1 - 60 / N) * (1 - pi))
+    union = 1 - (1 - 60 / N) * (1 - pi)
+    assert np.allclose(pool.inclusion.union_pi, union)
+    if design == "paired-subset":  # no wave fitted on labels: the union
+        assert pool.inclusion.drawn is None and np.allclose(pool.inclusion.pi, union)
+        return
+    # paired-adaptive: the wave-by-wave weights (issue 41), planned shares 60 : the
+    # adaptive wave's expected new items; unlabeled items keep the union
+    first = Study.open(root).first_wave()
+    lam = np.array([60.0, pi[first != 1].sum()])
+    lam /= lam.sum()
+    expected = np.where(first == 1, 1 / np.maximum(lam[0] / (60 / N) + lam[1], 1.0), union)
+    expected = np.where(first == 2, 1 / np.maximum(lam[1] / np.where(b > 0, b, 1), 1.0), expected)
+    assert np.array_equal(pool.inclusion.drawn, np.where(first > 0, first - 1, -1))
+    assert np.allclose(pool.inclusion.pi, expected)
+    assert np.allclose(pool.propensity, pool.inclusion.pi)
+    assert bacon("estimate", str(root), "--engine", "freq") == 0  # end to end, clustered
 
 
 def test_paired_adaptive_after_a_pilot_of_few_prompts_draws_paired(tmp_path, prompt_pool):
