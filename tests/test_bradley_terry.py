@@ -150,9 +150,9 @@ def test_population_coverage(draws: dict[str, np.ndarray]) -> None:
 
 def test_rarely_compared_model_coverage_both_ways() -> None:
     """A model in one of 8 of its comparisons' usual share gets about 8 of the 200 labeled
-    comparisons: its sandwich variance rests on a handful of residuals, and the normal
-    critical value covered it 0.88 (AEE, 291 draws); the Student-t on its effective number
-    of labeled comparisons (``details["df"]``) covers it at 95%, not more."""
+    comparisons: the plain sandwich covered it 0.88 (AEE, 291 draws); scaled by the
+    t variance ``nu / (nu - 2)`` on its effective number of labeled comparisons
+    (``details["effective_df"]``) it covers at 95%, not more."""
     rng = np.random.default_rng(0)
     covered, covered_c, df = [], [], []
     for _ in range(300):
@@ -167,7 +167,7 @@ def test_rarely_compared_model_coverage_both_ways() -> None:
             continue  # model0 won or lost all its labeled comparisons: no interval
         covered.append((t.ci_low <= full) & (full <= t.ci_high))
         covered_c.append((c.ci_low <= full) & (full <= c.ci_high))
-        df.append(t.details["df"])
+        df.append(t.details["effective_df"])
     covered, covered_c = np.array(covered), np.array(covered_c)
     lo, hi = _band(0.95, covered.shape[0])
     assert lo <= covered[:, 0].mean() <= hi, covered.mean(axis=0)
