@@ -148,6 +148,35 @@ def test_population_coverage(draws: dict[str, np.ndarray]) -> None:
     assert lo <= covered.mean() <= hi, covered.mean(0)
 
 
+def test_rarely_compared_model_coverage_both_ways() -> None:
+    """A model in one of 8 of its comparisons' usual share gets about 8 of the 200 labeled
+    comparisons: the plain sandwich covered it 0.88 (AEE, 291 draws); scaled by the
+    t variance ``nu / (nu - 2)`` on its effective number of labeled comparisons
+    (``details["effective_df"]``) it covers at 95%, not more."""
+    rng = np.random.default_rng(0)
+    covered, covered_c, df = [], [], []
+    for _ in range(300):
+        d = simulate(rng, 3000)
+        rare = ((d["a"] == 0) | (d["b"] == 0)) & (rng.random(d["a"].size) > 0.12)
+        d = {k: v[~rare] for k, v in d.items()}
+        full = bradley_terry_fit(d["a"], d["b"], d["y"], M)
+        y = _masked(d["y"], 200, rng)
+        t = bradley_terry(d["a"], d["b"], y, d["judges"] / 2.0, n_models=M)
+        c = bradley_terry(d["a"], d["b"], y, None, n_models=M)
+        if not (np.isfinite(t.se).all() and np.isfinite(c.se).all()):
+            continue  # model0 won or lost all its labeled comparisons: no interval
+        covered.append((t.ci_low <= full) & (full <= t.ci_high))
+        covered_c.append((c.ci_low <= full) & (full <= c.ci_high))
+        df.append(t.details["effective_df"])
+    covered, covered_c = np.array(covered), np.array(covered_c)
+    lo, hi = _band(0.95, covered.shape[0])
+    assert lo <= covered[:, 0].mean() <= hi, covered.mean(axis=0)
+    assert np.median(np.array(df)[:, 0]) < 15 < np.median(np.array(df)[:, 1:])
+    for cov in (covered, covered_c):
+        lo, hi = _band(0.95, cov.size)
+        assert lo <= cov.mean() <= hi, cov.mean(axis=0)
+
+
 def test_unequal_probabilities_coverage() -> None:
     """Poisson sampling with probabilities by model and by a judge's verdict (``pi``
     given: Horvitz-Thompson weights, variance ``(1 - pi) / pi^2``)."""
