@@ -36,8 +36,10 @@ format: $(DEV)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+# two workers (the 2 cores we aim at); a test file stays on one worker, and the tests of
+# the NUTS fits several files share run together (tests/conftest.py)
 test: lint
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow" -n 2 --dist loadgroup
 
 validate: $(DEV)
 	$(BIN)/python -m pytest -q -m slow
