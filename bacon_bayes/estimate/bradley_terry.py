@@ -481,7 +481,8 @@ def bradley_terry(
     cov = jac @ h_inv @ meat @ h_inv.T @ jac.T
     # few labeled comparisons: the studentised error's variance nu / (nu - 2) (Student t)
     df = effective_df(x @ h_inv.T @ jac.T, q)
-    inflate = np.sqrt(df / (np.maximum(df, MIN_DF) - 2.0))
+    nu = np.maximum(df, MIN_DF)
+    inflate = np.sqrt(nu / (nu - 2.0))
     cov = cov * np.outer(inflate, inflate)
     est = _mean_zero(t)
     if scale == "elo":
