@@ -9,10 +9,13 @@ each design of :mod:`bacon_bayes.sampling.pairwise` in closed form:
 ``C`` the strength map at the pilot's strengths, ``r_i = (y - s) - lam (f - s)`` the
 pilot's AEE residuals at its tuned ``lam``, ``pi0`` the pilot's inclusion probabilities,
 ``pi(n)`` the design's union probabilities with ``n`` labels in all and ``p = M - 1`` (the
-estimator's HC1 factor): a Horvitz-Thompson estimate over the pilot of the sandwich the
-estimator will report. The labels a goal needs are found by bisection on ``n`` (the
-variance falls as ``n`` grows). Goals: the strengths' half-width (``"mean"`` over the
-models or ``"max"``), or power for the difference of two models ``A - B``.
+estimator's HC1 factor), each strength scaled by the estimator's ``nu / (nu - 2)`` on its
+effective labeled comparisons (``nu = (sum q)^2 / sum q^2``, ``q = (1 - pi) / pi^2 (C
+x)^2`` over the labeled, predicted over the pilot): a Horvitz-Thompson estimate over the
+pilot of the covariance the estimator will report. The labels a goal needs are found by
+bisection on ``n`` (the variance falls as ``n`` grows). Goals: the strengths' half-width
+(``"mean"`` over the models or ``"max"``), or power for the difference of two models
+``A - B``.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import numpy as np
 from scipy import stats
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.estimate.bradley_terry import ELO, bradley_terry
+from bacon_bayes.estimate.bradley_terry import ELO, MIN_DF, bradley_terry
 from bacon_bayes.sampling.pairwise import (
     pairwise_adaptive,
     pairwise_stratified,
@@ -93,9 +96,20 @@ class PairwisePilot:
         cz = np.hstack([np.zeros((m, 1)), self.cmap])
         g = cz[:, self.a[lab]] - cz[:, self.b[lab]]  # (M, n0): C x_i
         p = pi[lab]
-        c = (1.0 / self.pi0[lab]) * (1.0 - p) / p * self.resid[lab] ** 2
+        w = 1.0 / self.pi0[lab]
+        c = w * (1.0 - p) / p * self.resid[lab] ** 2
         hc1 = n_total / max(n_total - (m - 1), 1.0)
-        return np.asarray((g * c) @ g.T * hc1)
+        # the estimator's t-variance inflation on each strength's effective labeled
+        # comparisons (bradley_terry.effective_df), its sums predicted over the pilot
+        g2 = g * g
+        total = g2 @ (w * (1.0 - p) / p)
+        square = (g2 * g2) @ (w * (1.0 - p) ** 2 / p**3)
+        nu = np.divide(total * total, square, out=np.full(m, np.inf), where=square > 0)
+        nu = np.maximum(nu, MIN_DF)
+        inflate = np.ones(m)
+        finite = np.isfinite(nu)
+        inflate[finite] = np.sqrt(nu[finite] / (nu[finite] - 2.0))
+        return np.asarray((g * c) @ g.T * hc1 * np.outer(inflate, inflate))
 
 
 def pairwise_pilot(
