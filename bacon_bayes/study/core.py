@@ -165,36 +165,28 @@ class Study:
         """Whether some wave's probabilities were fitted on earlier waves' labels."""
         return bool(self.manifest["design"].isin(MODEL_DESIGNS).any())
 
-    def estimation_propensity(self, labeled: np.ndarray) -> np.ndarray:
-        """The inclusion probabilities the estimators weight by: the union of the waves,
-        or, when some wave's probabilities were fitted on earlier labels, the wave-by-wave
-        estimator's (:func:`bacon_bayes.inclusion.sequential_propensity`: the union is
-        then biased), for studies whose waves drew prompts too
-        (:meth:`estimation_inclusion`)."""
-        union = self.inclusion_probability()
+    def estimation_weights(self, labeled: np.ndarray) -> tuple[np.ndarray, Inclusion | None]:
+        """The inclusion probabilities the estimators weight by, and the waves they take
+        when some wave drew prompts (None otherwise).
+
+        Without a wave fitted on earlier labels: the union of the waves (and
+        :meth:`inclusion`). When some wave's probabilities were fitted on earlier labels
+        the union is biased, and the wave-by-wave estimator is taken: for item-level waves
+        its probabilities (:func:`bacon_bayes.inclusion.sequential_propensity`); when some
+        wave drew prompts (paired-adaptive, or adaptive beside paired waves) the same
+        waves with it (:func:`bacon_bayes.inclusion.sequential_inclusion`: each labeled
+        item weighted by the probability of the wave that drew it, its variance clustered
+        by prompt within each wave) and its probabilities."""
+        inclusion = self.inclusion()
         if not self.label_dependent():
-            return union
-        inclusion = self.estimation_inclusion(labeled)
-        if inclusion is not None:
-            return inclusion.pi
+            return self.inclusion_probability(), inclusion
         waves, planned = self._wave_sequence(labeled)
+        if inclusion is not None:
+            inclusion = sequential_inclusion(inclusion, waves, planned)
+            return inclusion.pi, inclusion
         probs = self.wave_probabilities()
         drawn = probs[np.arange(self.n_items), np.maximum(waves, 0)]
-        return sequential_propensity(waves, drawn, union, planned)
-
-    def estimation_inclusion(self, labeled: np.ndarray) -> Inclusion | None:
-        """The waves the estimators take when some wave drew prompts (None otherwise): the
-        union of the waves (:meth:`inclusion`), or, when some wave's probabilities were
-        fitted on earlier labels (paired-adaptive, or adaptive beside paired waves), the
-        wave-by-wave estimator over the same waves
-        (:func:`bacon_bayes.inclusion.sequential_inclusion`): each labeled item weighted by
-        the probability of the wave that drew it, its variance clustered by prompt within
-        each wave."""
-        inclusion = self.inclusion()
-        if inclusion is None or not self.label_dependent():
-            return inclusion
-        waves, planned = self._wave_sequence(labeled)
-        return sequential_inclusion(inclusion, waves, planned)
+        return sequential_propensity(waves, drawn, self.inclusion_probability(), planned), None
 
     def _wave_sequence(self, labeled: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The wave code (0..K-1) that drew each labeled item (-1 otherwise) and each
@@ -410,8 +402,8 @@ class StudyData:
     ``frame`` is the pool with the label column (NaN = unlabeled) and
     ``propensity`` (the probability every item is weighted by: the union of the waves,
     or the wave-by-wave estimator's when a wave was fitted on earlier labels;
-    :meth:`Study.estimation_propensity`), and ``inclusion`` the waves when some drew
-    prompts (:meth:`Study.estimation_inclusion`).
+    :meth:`Study.estimation_weights`), and ``inclusion`` the waves when some drew
+    prompts (the same method's).
     """
 
     frame: pd.DataFrame
@@ -509,7 +501,8 @@ def load_study(
     for reserved in (PROPENSITY_COLUMN, WAVE_COLUMN):
         if reserved in frame.columns:
             raise ValidationError(f"pool file has a reserved column {reserved!r}; rename it")
-    frame[PROPENSITY_COLUMN] = study.estimation_propensity(~np.isnan(values))
+    propensity, inclusion = study.estimation_weights(~np.isnan(values))
+    frame[PROPENSITY_COLUMN] = propensity
     # each label's wave: the one that selected its item (the looks of anytime intervals)
     frame[WAVE_COLUMN] = np.where(np.isnan(values), np.nan, study.first_wave())
     cfg = study.config
@@ -524,7 +517,7 @@ def load_study(
         group=cfg.group,
         n_pending=int(pending.sum()),
         prompt=cfg.prompt,
-        inclusion=study.estimation_inclusion(~np.isnan(values)),
+        inclusion=inclusion,
         recorded_prompts=study.recorded_prompts(),
         wave=WAVE_COLUMN,
     )
