@@ -237,7 +237,9 @@ def _xred(a: np.ndarray, b: np.ndarray, m: int) -> np.ndarray:
     return x[:, 1:]
 
 
-def effective_df(influence: np.ndarray, coef: np.ndarray) -> np.ndarray:
+def effective_df(
+    influence: np.ndarray, coef: np.ndarray, weights: np.ndarray | None = None
+) -> np.ndarray:
     """Each strength's degrees of freedom: the effective number of labeled comparisons in
     its sandwich variance.
 
@@ -262,6 +264,9 @@ def effective_df(influence: np.ndarray, coef: np.ndarray) -> np.ndarray:
         ``L``: each labeled comparison's coefficient on each strength.
     coef : ndarray, shape (n,)
         The comparisons' variance coefficients.
+    weights : ndarray, shape (n,), optional
+        Weights of the sums (a plan predicts a wave's sums over a pilot: each pilot row's
+        chance to be labeled over its pilot probability); None: 1.
 
     Returns
     -------
@@ -269,9 +274,17 @@ def effective_df(influence: np.ndarray, coef: np.ndarray) -> np.ndarray:
         Degrees of freedom, at least 1.
     """
     q = np.asarray(coef, dtype=float)[:, None] * influence * influence
-    tot, sq = q.sum(axis=0), (q * q).sum(axis=0)
+    w = np.ones(q.shape[0]) if weights is None else np.asarray(weights, dtype=float)
+    tot, sq = w @ q, w @ (q * q)
     df = np.divide(tot * tot, sq, out=np.ones_like(tot), where=sq > 0)
     return np.maximum(df, 1.0)
+
+
+def t_variance_factor(df: np.ndarray) -> np.ndarray:
+    """``sqrt(nu / (nu - 2))`` with ``nu = max(df, MIN_DF)``: the factor by which each
+    strength's standard error widens (:func:`effective_df`)."""
+    nu = np.maximum(np.asarray(df, dtype=float), MIN_DF)
+    return np.sqrt(nu / (nu - 2.0))
 
 
 def _tune(t, a, b, m, idx, y_l, f, c, centre, jac, w) -> float:
@@ -481,8 +494,7 @@ def bradley_terry(
     cov = jac @ h_inv @ meat @ h_inv.T @ jac.T
     # few labeled comparisons: the studentised error's variance nu / (nu - 2) (Student t)
     df = effective_df(x @ h_inv.T @ jac.T, q)
-    nu = np.maximum(df, MIN_DF)
-    inflate = np.sqrt(nu / (nu - 2.0))
+    inflate = t_variance_factor(df)
     cov = cov * np.outer(inflate, inflate)
     est = _mean_zero(t)
     if scale == "elo":

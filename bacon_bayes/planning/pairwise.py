@@ -28,7 +28,12 @@ import numpy as np
 from scipy import stats
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.estimate.bradley_terry import ELO, MIN_DF, bradley_terry
+from bacon_bayes.estimate.bradley_terry import (
+    ELO,
+    bradley_terry,
+    effective_df,
+    t_variance_factor,
+)
 from bacon_bayes.sampling.pairwise import (
     pairwise_adaptive,
     pairwise_stratified,
@@ -100,15 +105,9 @@ class PairwisePilot:
         c = w * (1.0 - p) / p * self.resid[lab] ** 2
         hc1 = n_total / max(n_total - (m - 1), 1.0)
         # the estimator's t-variance inflation on each strength's effective labeled
-        # comparisons (bradley_terry.effective_df), its sums predicted over the pilot
-        g2 = g * g
-        total = g2 @ (w * (1.0 - p) / p)
-        square = (g2 * g2) @ (w * (1.0 - p) ** 2 / p**3)
-        nu = np.divide(total * total, square, out=np.full(m, np.inf), where=square > 0)
-        nu = np.maximum(nu, MIN_DF)
-        inflate = np.ones(m)
-        finite = np.isfinite(nu)
-        inflate[finite] = np.sqrt(nu[finite] / (nu[finite] - 2.0))
+        # comparisons, its sums predicted over the pilot (a row is labeled with chance p)
+        df = effective_df(g.T, (1.0 - p) / p**2, weights=w * p)
+        inflate = t_variance_factor(df)
         return np.asarray((g * c) @ g.T * hc1 * np.outer(inflate, inflate))
 
 
