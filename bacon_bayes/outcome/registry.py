@@ -62,6 +62,16 @@ def available(engine: str | None = None) -> list[tuple[str, str]]:
     return sorted(k for k in _REGISTRY if engine is None or k[1] == engine)
 
 
+def freq_families(kind: str) -> list[str]:
+    """The families the frequentist engine builds that fit a ``kind`` outcome, in
+    :data:`KINDS_FOR_MODEL` order, without ``"gaussian"`` (its name for ridge there) and
+    the Bayesian-only ones."""
+    have = {name for name, _ in available("freq")}
+    return [
+        m for m, kinds in KINDS_FOR_MODEL.items() if kind in kinds and m in have and m != "gaussian"
+    ]
+
+
 def default_model(spec: OutcomeSpec) -> str:
     """The family used when the user names only the outcome type."""
     return DEFAULT_FOR_KIND[spec.kind]

@@ -108,13 +108,7 @@ class AblationSpec:
             if self.models is not None:
                 names = list(self.models)
             elif engine == "freq":  # gaussian is ridge under the frequentist engine
-                names = [default] + [
-                    m
-                    for m, kinds in registry.KINDS_FOR_MODEL.items()
-                    if kind in kinds
-                    and m not in (default, "gaussian")
-                    and (m, "freq") in registry.available("freq")  # not the Bayesian-only
-                ]
+                names = [default] + [m for m in registry.freq_families(kind) if m != default]
             else:
                 names = [default]
             for name in names:

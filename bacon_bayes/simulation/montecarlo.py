@@ -194,8 +194,7 @@ class SimulationSpec:
         for name in sur.resolve(self.surrogates, family, self.engine):
             kinds = registry.KINDS_FOR_MODEL
             if name not in sur.JUDGE_BASED and self.outcome not in kinds[name]:
-                fits = [n for n, k in kinds.items() if self.outcome in k and n != "gaussian"]
-                fits = [n for n in fits if (n, "freq") in registry.available("freq")]
+                fits = registry.freq_families(self.outcome)
                 raise ValidationError(
                     f"surrogate {name!r} does not fit a {self.outcome} label; use one of "
                     f"{', '.join(fits)} or {sur.JUDGE_MEAN!r}."
