@@ -199,7 +199,7 @@ def bradley_terry_table(
     return bradley_terry(
         pairs.a, pairs.b, pool.y, f, pool.propensity, names=pairs.names, alpha=alpha,
         simultaneous=simultaneous, power_tuning=calibrator.power_tuning, target=target,
-        scale=scale, prompts=pool.prompts,
+        scale=scale, prompts=getattr(pool, "prompts", None),
     )  # fmt: skip
 
 
