@@ -486,7 +486,7 @@ def bradley_terry(
             codes = None
             details["clustering"] = (
                 "the pool target holds the comparisons fixed and the labels were drawn "
-                "one by one (target population clusters by prompt)"
+                "one by one; target population clusters by prompt"
             )
     if pi is None:
         pi_l = np.full(idx.size, idx.size / n_all)
