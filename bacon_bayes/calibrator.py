@@ -517,7 +517,9 @@ class Calibrator:
     ) -> EstimateTable:  # fmt: skip
         """Bradley-Terry strengths of a pool of comparisons (:meth:`EvalPool.from_pairs`)
         with AEE intervals from the cross-fitted ``E[y]``, or the human labels alone
-        (``method="labels"``); see :func:`bacon_bayes.estimate.bradley_terry.bradley_terry`."""
+        (``method="labels"``); see :func:`bacon_bayes.estimate.bradley_terry.bradley_terry`.
+        With ``target="population"`` and a pool prompt column that repeats, the
+        intervals are clustered by prompt."""
         from bacon_bayes.pairs import bradley_terry_table
 
         return bradley_terry_table(

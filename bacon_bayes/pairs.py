@@ -174,7 +174,8 @@ def bradley_terry_table(
     """:meth:`Calibrator.estimate_bradley_terry`: the fitted calibrator's cross-fitted
     surrogate (its predicted ``E[y]``) into
     :func:`~bacon_bayes.estimate.bradley_terry.bradley_terry`; ``method="labels"``: the
-    human labels alone."""
+    human labels alone. With a prompt column and ``target="population"`` the intervals
+    are clustered by prompt."""
     from bacon_bayes.estimate.bradley_terry import bradley_terry
 
     pool = getattr(calibrator, "pool_", None)
@@ -198,7 +199,7 @@ def bradley_terry_table(
     return bradley_terry(
         pairs.a, pairs.b, pool.y, f, pool.propensity, names=pairs.names, alpha=alpha,
         simultaneous=simultaneous, power_tuning=calibrator.power_tuning, target=target,
-        scale=scale,
+        scale=scale, prompts=getattr(pool, "prompts", None),
     )  # fmt: skip
 
 

@@ -177,6 +177,62 @@ def test_rarely_compared_model_coverage_both_ways() -> None:
         assert lo <= cov.mean() <= hi, cov.mean(axis=0)
 
 
+def _prompt_draw(
+    rng: np.random.Generator, theta: np.ndarray, n_prompts: int = 30, n_lab: int = 150
+) -> tuple[np.ndarray, ...]:
+    """30 prompts x every pair of 5 models (sides at random), 20% ties, 150 of the 300
+    comparisons labeled. A model is good or bad at a prompt (``z_pm``): the vote's latent
+    ``v = 0.95 (z_pa - z_pb) / sqrt(2) + 0.31 e`` is standard normal, so with ``A`` when
+    ``Phi(v) > 1 - P(A)`` the expected score of A is exactly ``sigma(theta_a - theta_b)``
+    (the strengths are the population's), while a prompt's comparisons are strongly
+    correlated. The judge sees ``v`` with noise; the surrogate is E[score | judge]."""
+    from scipy.special import expit, ndtr, ndtri
+
+    m, rho, tie, tau = theta.size, 0.95, 0.2, 0.7
+    pairs = np.array([(i, j) for i in range(m) for j in range(i + 1, m)])
+    a, b = np.tile(pairs[:, 0], n_prompts), np.tile(pairs[:, 1], n_prompts)
+    swap = rng.random(a.size) < 0.5
+    a, b = np.where(swap, b, a), np.where(swap, a, b)
+    prompt = np.repeat(np.arange(n_prompts), len(pairs))
+    z = rng.standard_normal((n_prompts, m))
+    v = rho * (z[prompt, a] - z[prompt, b]) / np.sqrt(2.0)
+    v = v + np.sqrt(1.0 - rho**2) * rng.standard_normal(a.size)
+    s = expit(theta[a] - theta[b])
+    p_a, p_b = s - tie / 2.0, 1.0 - s - tie / 2.0
+    y = np.where(ndtr(v) > 1.0 - p_a, 1.0, np.where(ndtr(v) < p_b, 0.0, 0.5))
+    seen = v + tau * rng.standard_normal(a.size)
+    mu, sd = seen / (1.0 + tau**2), tau / np.sqrt(1.0 + tau**2)
+    j_a, j_b = ndtr((mu - ndtri(1.0 - p_a)) / sd), ndtr((ndtri(p_b) - mu) / sd)
+    return a, b, _masked(y, n_lab, rng), j_a + 0.5 * (1.0 - j_a - j_b), prompt
+
+
+def test_prompt_clustered_population_coverage_both_ways() -> None:
+    """Comparisons sharing a prompt (``_prompt_draw``): the population intervals
+    clustered by prompt cover the strengths at 95% (1,500 model-draws, the 99% band of
+    their Monte Carlo error; the 5 strengths of a draw were checked to be nearly
+    independent); treating the comparisons as independent covers about 0.87, twice the
+    clustered width about 1.0: both outside the band."""
+    theta = np.array([-0.8, -0.3, 0.0, 0.4, 0.7])
+    rng = np.random.default_rng(0)
+    clustered, independent, double = [], [], []
+    for _ in range(300):
+        a, b, y, f, prompt = _prompt_draw(rng, theta)
+        t = bradley_terry(a, b, y, f, n_models=5, target="population", prompts=prompt)
+        plain = bradley_terry(a, b, y, f, n_models=5, target="population")
+        clustered.append((t.ci_low <= theta) & (theta <= t.ci_high))
+        independent.append((plain.ci_low <= theta) & (theta <= plain.ci_high))
+        double.append(np.abs(t.estimate - theta) <= 2.0 * (t.ci_high - t.estimate))
+    assert t.details["clustered_by"] == "prompt" and t.details["n_prompts"] == 30
+    assert max(t.details["effective_df"]) <= 30  # the prompts bound the df
+    lo, hi = _band(0.95, 1500, level=0.99)
+    assert lo <= np.mean(clustered) <= hi, np.mean(clustered, axis=0)
+    assert np.mean(independent) < lo, np.mean(independent)
+    assert np.mean(double) > hi, np.mean(double)
+    pool = bradley_terry(a, b, y, f, n_models=5, prompts=prompt)  # labels drawn one by one
+    assert "clustered_by" not in pool.details and "pool target" in pool.details["clustering"]
+    np.testing.assert_allclose(pool.cov, bradley_terry(a, b, y, f, n_models=5).cov)
+
+
 def test_unequal_probabilities_coverage() -> None:
     """Poisson sampling with probabilities by model and by a judge's verdict (``pi``
     given: Horvitz-Thompson weights, variance ``(1 - pi) / pi^2``)."""

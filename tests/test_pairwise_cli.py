@@ -152,6 +152,17 @@ def test_estimate_save_then_load_gives_the_same_strengths(capsys, tmp_path):
     code, _, err = _run(["report", str(out_nc), "--pairwise", "--out", str(page)], capsys)
     assert code == 0, err
     assert '<section id="strengths">' in page.read_text()
+    # the judges' pair diagnostics: the same table from the saved file as from the fit
+    fresh = tmp_path / "fresh.html"
+    code, _, err = _run(["report", str(DATA / "arena_votes.csv"), "--pairwise", *FREQ,
+                         "--out", str(fresh)], capsys)  # fmt: skip
+    assert code == 0, err
+
+    def judges(path: Path) -> str:
+        return path.read_text().split('<section id="judges">')[1].split("</section>")[0]
+
+    assert judges(page) == judges(fresh)
+    assert "position bias (A - B)" in judges(page) and "gpt35" in judges(page)
     code, _, err = _run(
         ["estimate", str(DATA / "arena_votes.csv"), "--pairwise", "--surrogates", "ridge"], capsys
     )

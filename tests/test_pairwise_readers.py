@@ -122,19 +122,26 @@ def test_mt_bench_judgments_and_humans() -> None:
     judged, human = DATA / "mt_bench_gpt-4_pair.jsonl", DATA / "mt_bench_human_judgments.json"
     assert sniff_pairwise(judged) == "mt-bench" and sniff_pairwise(human) == "mt-bench"
     df, meta = read_mt_bench(judged, human)
-    assert list(df.columns) == [*CANON, "gpt-4/pair-v2", "turn", "n_votes"]
-    assert meta.judges == ["gpt-4/pair-v2"] and len(df) == 30  # pair-v2-multi-turn: same judge
+    games = ["gpt-4/pair-v2|game1", "gpt-4/pair-v2|game2"]
+    assert list(df.columns) == [*CANON, *games, "turn", "n_votes"]
+    assert meta.judges == games and len(df) == 30  # pair-v2-multi-turn: same judge
+    assert any("JUDGE|game1 and JUDGE|game2" in n for n in meta.notes)
     rows = [json.loads(line) for line in open(judged)]
     key = df.set_index(["prompt", "turn"])
-    for r in rows:  # FastChat's rule on the two games
-        got = key.loc[(r["question_id"], r["turn"]), "gpt-4/pair-v2"]
-        g1, g2 = r["g1_winner"], r["g2_winner"]
-        if "error" in (g1, g2):
-            assert pd.isna(got)
-        elif g1 != g2:
-            assert got == "tie"
-        else:
-            assert got == {"model_1": "A", "model_2": "B", "tie": "tie"}[g1]
+    word = {"model_1": "A", "model_2": "B", "tie": "tie"}
+    for r in rows:  # each game its own column, both as model_1 (= model_a) vs model_2
+        got = key.loc[(r["question_id"], r["turn"])]
+        assert (got["model_a"], got["model_b"]) == (r["model_1"], r["model_2"])
+        for game, field in zip(games, ("g1_winner", "g2_winner"), strict=True):
+            if r[field] == "error":
+                assert pd.isna(got[game])
+            else:
+                assert got[game] == word[r[field]]
+    # the sample has inconsistent game pairs (FastChat's merged verdict would call them
+    # ties) and one error game whose other game is kept
+    both = df[games].dropna()
+    assert (both[games[0]] != both[games[1]]).sum() >= 3
+    assert df[games].isna().sum(axis=1).tolist().count(1) == 1
     # question 96 is listed swapped in the human file: its votes are flipped
     votes = json.loads(human.read_text())
     q96 = [v for v in votes if v["question_id"] == 96 and v["turn"] == 1]
@@ -145,6 +152,20 @@ def test_mt_bench_judgments_and_humans() -> None:
     assert df["label"].notna().sum() == 10
     alone, _ = read_pairwise(human)
     assert alone.loc[alone["prompt"] == 96, "model_a"].iloc[0] == "llama-13b"
+
+
+def test_mt_bench_games_of_a_swapped_row_are_flipped(tmp_path: Path) -> None:
+    row = {"question_id": 81, "model_1": "x", "model_2": "y", "g1_winner": "model_1",
+           "g2_winner": "model_2", "judge": ["j1", "pair-v2"], "turn": 1}  # fmt: skip
+    swapped = row | {"model_1": "y", "model_2": "x", "g2_winner": "error", "judge": ["j2", "p"]}
+    path = tmp_path / "j.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in (row, swapped)))
+    df, meta = read_mt_bench(path)
+    assert meta.judges == ["j1/pair-v2|game1", "j1/pair-v2|game2", "j2/p|game1", "j2/p|game2"]
+    got = df.iloc[0]
+    assert (got["model_a"], got["j1/pair-v2|game1"], got["j1/pair-v2|game2"]) == ("x", "A", "B")
+    assert got["j2/p|game1"] == "B" and pd.isna(got["j2/p|game2"])  # y won, as model_1
+    assert any(n.startswith("1 judgment rows list their pair the other way") for n in meta.notes)
 
 
 # ---------------------------------------------------------------- bad input

@@ -163,6 +163,8 @@ def test_pairs_round_trip(tmp_path) -> None:
     same Bradley-Terry strengths (AEE and labels alone), exactly."""
     from importlib.resources import files
 
+    from bacon_bayes.doctor.pairs import pair_judge_diagnostics, pool_pair_diagnostics
+
     df = pd.read_csv(files("bacon_bayes") / "data" / "arena_sample.csv.gz").iloc[:900]
     pool = EvalPool.from_pairs(
         df, model_a="model_a", model_b="model_b", label="label",
@@ -178,3 +180,16 @@ def test_pairs_round_trip(tmp_path) -> None:
     for kw in ({}, {"method": "labels"}, {"scale": "elo", "simultaneous": True}):
         a, b = cal.estimate_bradley_terry(**kw), back.estimate_bradley_terry(**kw)
         assert a.to_dict() == b.to_dict()
+    # the judges' pair diagnostics (bacon report --pairwise) from the saved pool, exactly
+    # as from the table the fit read
+    diag = pair_judge_diagnostics(df, "label", ["gpt4", "claude3_opus", "gpt35"], level=0.9)
+    pd.testing.assert_frame_equal(pool_pair_diagnostics(back.pool_, level=0.9), diag)
+    # intervals clustered by prompt (target population; 4 comparisons a prompt) too
+    kw = {"model_a": "model_a", "model_b": "model_b", "label": "label", "judges": ["gpt4"]}
+    topics = df.assign(topic=[f"t{k // 4}" for k in range(len(df))])
+    pool = EvalPool.from_pairs(topics, **kw, prompt="topic")
+    pop = Calibrator(engine="freq", folds=3, target="population").fit(pool)
+    pop.save(tmp_path / "pop.nc")
+    back = Calibrator.load(tmp_path / "pop.nc")
+    a, b = pop.estimate_bradley_terry(), back.estimate_bradley_terry()
+    assert a.details["clustered_by"] == "prompt" and a.to_dict() == b.to_dict()

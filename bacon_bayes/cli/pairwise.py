@@ -175,7 +175,7 @@ def run_estimate(args: argparse.Namespace, cal: Calibrator, inputs: list[Any]) -
 
 def run_report(args: argparse.Namespace, cal: Calibrator, inputs: list[Any]) -> int:
     """``bacon report FILE --pairwise ... --out page.html`` (as :func:`run_estimate`)."""
-    from bacon_bayes.doctor.pairs import pair_judge_diagnostics
+    from bacon_bayes.doctor.pairs import pool_pair_diagnostics
     from bacon_bayes.outputs import atomic_write_text, claim
     from bacon_bayes.report.pairwise import render_pairwise_report
 
@@ -190,11 +190,10 @@ def run_report(args: argparse.Namespace, cal: Calibrator, inputs: list[Any]) -> 
             cal = Calibrator.load(args.file)
             scale = "elo" if args.elo else "logit"
             summary = pair_summary(cal, args.alpha, scale=scale, fitted=f"saved {args.file}")
-            diag = None
         else:
-            cal, summary, frame, roles = summary_from_args(args, cal)
-            level = 1 - args.alpha
-            diag = pair_judge_diagnostics(frame, roles.label, roles.judges, level=level)
+            cal, summary, _, _ = summary_from_args(args, cal)
+        # from the pool's verdicts, which a saved calibrator keeps: the same table either way
+        diag = pool_pair_diagnostics(cal.pool_, level=1 - args.alpha)
         atomic_write_text(out.path, render_pairwise_report(cal, summary, diag, title=args.title))
         path = out.written()
     print(f"report written to {path} (open it in a browser; it works offline)")

@@ -23,6 +23,7 @@ Definitions (one row per judge, and a reference row for the humans):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -38,6 +39,7 @@ __all__ = [
     "cohen_kappa",
     "mean_interval",
     "pair_judge_diagnostics",
+    "pool_pair_diagnostics",
     "verdict_codes",
     "wilson",
 ]
@@ -254,6 +256,17 @@ def pair_judge_diagnostics(
         "n_decisive", "auc", "auc_lo", "auc_hi",
     ]  # fmt: skip
     return pd.DataFrame(out).reindex(columns=columns)
+
+
+def pool_pair_diagnostics(pool: Any, level: float = 0.95) -> pd.DataFrame:
+    """:func:`pair_judge_diagnostics` of a pool of comparisons
+    (:meth:`EvalPool.from_pairs`, also one a saved calibrator carries): its human scores
+    of model A and its judges' scores (1 / 0.5 / 0, which are the verdicts A / tie / B),
+    under the pool's label and judge names, so a report from a saved calibrator shows the
+    same table as one from the fit."""
+    frame = pool.judge_matrix().set_axis(list(pool.judges), axis=1)
+    frame.insert(0, pool.label_name, np.asarray(pool.y, dtype=float))
+    return pair_judge_diagnostics(frame, pool.label_name, list(pool.judges), level=level)
 
 
 def estimate_command(path: str, roles: PairRoles, labels: str | None = None) -> str:

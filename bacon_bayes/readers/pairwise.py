@@ -4,7 +4,8 @@ MT-Bench judgments, each into one canonical wide table of comparisons.
 The canonical frame has one row per comparison and the columns ``id``, ``prompt``,
 ``model_a``, ``model_b``, ``label`` (the human verdict ``A``, ``B`` or ``tie``, NaN where
 no human voted) and one column per judge holding that judge's verdict (``A``/``B``/
-``tie``, NaN where it gave none), then any extra columns the format has (``turn``,
+``tie``, NaN where it gave none; MT-Bench: one per judge and game, see
+:func:`read_mt_bench`), then any extra columns the format has (``turn``,
 ``n_votes``). ``A`` means ``model_a``'s answer won. Long sources (one row per judge and
 comparison) are pivoted: a comparison is a prompt (and turn) and an unordered pair of
 models; its orientation is the first one seen, and a row with the pair the other way round
@@ -462,36 +463,41 @@ def read_alpacaeval(
     return frame, _meta("alpacaeval", judges, notes)
 
 
-def _orient_probabilities(long: list[dict[str, Any]]) -> None:
-    """Turn P(A) of rows whose pair is swapped against the first seen into 1 - P(A)."""
+def _swapped(long: list[dict[str, Any]]) -> list[bool]:
+    """For each long record, whether it lists its pair the other way round than the first
+    record of its comparison (the orientation :func:`_pivot` keeps)."""
     first: dict[tuple[Any, ...], str] = {}
+    out = []
     for rec in long:
         key = (rec["key"], frozenset((str(rec["a"]), str(rec["b"]))))
-        a = first.setdefault(key, str(rec["a"]))
-        if a != str(rec["a"]) and isinstance(rec["verdict"], float):
+        out.append(first.setdefault(key, str(rec["a"])) != str(rec["a"]))
+    return out
+
+
+def _orient_probabilities(long: list[dict[str, Any]]) -> None:
+    """Turn P(A) of rows whose pair is swapped against the first seen into 1 - P(A)."""
+    for rec, swapped in zip(long, _swapped(long), strict=True):
+        if swapped and isinstance(rec["verdict"], float):
             rec["verdict"] = 1.0 - rec["verdict"]
 
 
 # ---------------------------------------------------------------- MT-Bench
 
 _GAME = {"model_1": "A", "model_2": "B", "tie": "tie"}
+#: the suffixes of the two game columns of an MT-Bench judge
+GAMES = ("game1", "game2")
 
 
-def _games(g1: Any, g2: Any, where: str) -> str | float:
-    """FastChat's rule: both games agree -> that winner; they disagree -> tie; an
-    ``error`` in either -> no verdict (FastChat drops the row)."""
-    out = []
-    for name, g in (("g1_winner", g1), ("g2_winner", g2)):
-        word = str(g).strip().lower() if not _missing(g) else "error"
-        if word not in (*_GAME, "error"):
-            raise ValidationError(
-                f"{where} {name!r}: {g!r} is not a game winner; FastChat writes model_1, "
-                "model_2, tie or error: fix the value or drop the row."
-            )
-        out.append(word)
-    if "error" in out:
-        return float("nan")
-    return _GAME[out[0]] if out[0] == out[1] else "tie"
+def _game(g: Any, name: str, where: str) -> str | float:
+    """One game's winner (``model_1``/``model_2``/``tie``) as A/B/tie of the pair
+    ``model_1`` vs ``model_2``; ``error`` or empty: NaN (the judge gave no verdict)."""
+    word = str(g).strip().lower() if not _missing(g) else "error"
+    if word not in (*_GAME, "error"):
+        raise ValidationError(
+            f"{where} {name!r}: {g!r} is not a game winner; FastChat writes model_1, "
+            "model_2, tie or error: fix the value or drop the row."
+        )
+    return float("nan") if word == "error" else _GAME[word]
 
 
 def _turn_record(
@@ -520,12 +526,19 @@ def read_mt_bench(
 
     - ``judgments``: ``data/mt_bench/model_judgment/gpt-4_pair.jsonl``, one JSON object
       per line with ``question_id``, ``model_1``, ``model_2``, ``g1_winner``, ``g2_winner``
-      (``model_1``/``model_2``/``tie``/``error``; game 2 showed the answers swapped, and
-      its winner is already in model_1/model_2 terms), ``judge`` (e.g. ``["gpt-4",
-      "pair-v2"]``; the column name becomes ``gpt-4/pair-v2``, turn 2's
-      ``pair-v2-multi-turn`` the same column) and ``turn``. The two games
-      give one verdict by FastChat's rule: they agree -> that winner; they disagree ->
-      tie; an ``error`` -> none.
+      (``model_1``/``model_2``/``tie``/``error``), ``judge`` (e.g. ``["gpt-4",
+      "pair-v2"]``; the judge's name becomes ``gpt-4/pair-v2``, turn 2's
+      ``pair-v2-multi-turn`` the same judge) and ``turn``. The judge saw each pair twice:
+      game 1 showed ``model_1``'s answer first, game 2 the answers swapped (FastChat
+      writes its winner already in model_1/model_2 terms). The two games are kept apart,
+      as two judge columns ``JUDGE|game1`` and ``JUDGE|game2``, both verdicts on the same
+      pair (``A`` = ``model_a`` = ``model_1`` won), so a judge model sees the position
+      bias that FastChat's merged verdict (agree -> that winner, disagree -> tie) hides:
+      in ``|game1`` the ``A`` answer was shown first (position bias = lean to the first
+      answer), in ``|game2`` second (position bias = minus that lean). ``error`` leaves
+      that game's verdict empty. (A judgment row listing its pair the other way round
+      than the comparison's first row is flipped, and its positions run the other way;
+      a note counts such rows.)
     - ``human``: the ``mt_bench_human_judgments`` release (``human_judgments.json``, a
       JSON list or JSON Lines) with ``question_id``, ``model_a``, ``model_b``, ``winner``
       (model_a/model_b/tie), ``judge`` (``author_N``/``expert_N``: the label; any other
@@ -539,6 +552,7 @@ def read_mt_bench(
         raise ValidationError("read_mt_bench needs a judgments file, a human file or both.")
     long: list[dict[str, Any]] = []
     where_path = Path(judgments if judgments is not None else human)  # type: ignore[arg-type]
+    flipped = 0
     if judgments is not None:
         path = Path(judgments)
         rows = _records(path)
@@ -546,10 +560,16 @@ def read_mt_bench(
         _require(rows, (*need, "judge"), path, "MT-Bench judgment")
         for number, r in enumerate(rows, start=1):
             where = f"{str(path)!r} row {number}, field"
-            verdict = _games(r["g1_winner"], r["g2_winner"], where)
-            long.append(
-                _turn_record(r, "model_1", "model_2", _judge_name(r["judge"]), verdict, number)
-            )
+            judge = _judge_name(r["judge"])
+            for game, field in zip(GAMES, ("g1_winner", "g2_winner"), strict=True):
+                verdict = _game(r[field], field, where)
+                long.append(
+                    _turn_record(r, "model_1", "model_2", f"{judge}|{game}", verdict, number)
+                )
+        flipped = sum(
+            swapped and rec["who"].endswith(f"|{GAMES[0]}")
+            for rec, swapped in zip(long, _swapped(long), strict=True)
+        )
     if human is not None:
         path = Path(human)
         rows = _records(path)
@@ -565,6 +585,18 @@ def read_mt_bench(
         f"MT-Bench: {len(frame)} comparisons (question, turn, model pair), judges: "
         f"{', '.join(judges) or 'none'}; {int(frame['label'].notna().sum())} with a human vote."
     ]
+    if judgments is not None:
+        notes.append(
+            "each judge gives two columns, JUDGE|game1 and JUDGE|game2 (the answers shown in "
+            "both orders), both as A = model_a won: in game1 model_a's answer was shown "
+            "first, in game2 second, so a lean to the first-shown answer has opposite signs."
+        )
+    if judgments is not None and flipped:
+        notes.append(
+            f"{flipped} judgment rows list their pair the other way round than the "
+            "comparison: their verdicts are flipped, and in their game1 model_a was shown "
+            "second."
+        )
     if several:
         notes.append(f"{several} comparisons have several human votes: label = the majority.")
     return frame, _meta("mt-bench", judges, notes, ["turn"])

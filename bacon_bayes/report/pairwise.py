@@ -81,9 +81,17 @@ class PairSummary:
         return (
             f"Bradley-Terry strengths ({d.get('scale')}, anchor {d.get('anchor')}; ties "
             f"{d.get('ties')}); {level:g}% intervals {joint}, target {d.get('target')}, "
-            "valid at one planned look, comparisons independent (none clustered by prompt); "
+            f"valid at one planned look, {self.clustering()}; "
             f"surrogate weight lambda {float(d.get('power_lambda', 0.0)):.2f}"
         )
+
+    def clustering(self) -> str:
+        """How the intervals treat comparisons on one prompt."""
+        d = self.strengths.details
+        if d.get("clustered_by") == "prompt":
+            return f"comparisons clustered by prompt ({d.get('n_prompts')} prompts)"
+        why = d.get("clustering", "no prompt column")
+        return f"comparisons independent, not clustered by prompt ({why})"
 
     def to_text(self) -> str:
         frame = self.strengths_frame()
