@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import BaconError, ValidationError
@@ -146,7 +147,22 @@ def read_table(path: str | Path) -> pd.DataFrame:
             "Pass a CSV (.csv, .csv.gz) or Parquet (.parquet) file."
         ) from exc
     check_header(path, frame)
-    return frame if name.endswith((".parquet", ".pq")) else restored(frame)
+    return bools_as_floats(frame if name.endswith((".parquet", ".pq")) else restored(frame))
+
+
+def bools_as_floats(frame: pd.DataFrame) -> pd.DataFrame:
+    """Columns of True/False with empty cells (read as objects: a CSV's blanks, JSON's
+    nulls) as 1.0 / 0.0 / NaN, like a column of True/False without blanks, which reads as
+    numbers everywhere (a human verdict recorded for some rows only, a judge that skipped
+    some)."""
+    swap = {}
+    for col in frame.columns:
+        s = frame[col]
+        if pd.api.types.is_object_dtype(s) and s.isna().any():
+            seen = s.dropna()
+            if len(seen) and seen.map(lambda v: isinstance(v, bool | np.bool_)).all():
+                swap[col] = s.astype(float)
+    return frame.assign(**swap) if swap else frame
 
 
 #: first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV

@@ -201,10 +201,13 @@ class EvalPool:
         """Raw average over judges of each judge's mean score (the naive baseline's input)."""
         avg = self.judge_matrix().mean(axis=1, skipna=True).to_numpy()
         if np.isnan(avg).any():
-            pos = int(np.argmax(np.isnan(avg)))
+            empty = np.isnan(avg)
+            pos = int(np.argmax(empty))
             raise ValidationError(
-                f"{_row_label(self.ids, pos)} has no judge score at all, so the naive judge "
-                "average is undefined; score it with at least one judge or remove it."
+                f"{int(empty.sum())} row(s) have no judge score at all "
+                f"({_row_label(self.ids, pos)} the first), so the naive judge average is "
+                "undefined; score them with at least one judge, or leave them out (bacon "
+                "estimate --drop-unscored leaves out the rows without a judge score or a label)."
             )
         return avg
 
@@ -477,7 +480,8 @@ def _outcome_spec(
                     "labeled value(s); pass levels explicitly (e.g. levels=[1, 2, 3, 4, 5])."
                 )
             notes.append(
-                f"levels {seen.tolist()} inferred from the labels; pass levels= to declare them."
+                f"levels {seen.tolist()} inferred from the labels; pass levels= (bacon: "
+                "--levels) to declare them."
             )
             return OutcomeSpec(kind, tuple(float(v) for v in seen))  # type: ignore[arg-type]
         lv = np.asarray(levels, dtype=float)

@@ -280,3 +280,33 @@ def test_a_label_top_level_not_yet_seen_takes_the_judges_top(tmp_path, capsys) -
     assert command[command.index("--scale") + 1] == "1:5"
     out, command = doctor([str(path), "--judge", "chrf", "--judge", "bleu"], capsys)
     assert command[command.index("--scale") + 1] == "1:4"
+
+
+def test_true_false_columns_with_blanks_and_unscored_rows(tmp_path, capsys) -> None:
+    """A verdict table as TriviaQA's judges-of-judges ships it: the human verdict and the
+    judges as True/False with blank cells (read as objects), and one model's rows that no
+    judge scored and nobody labeled. Doctor found no label and no judge, and its command
+    (once named) failed on the unscored rows; now both are read as 0/1, the label runs as
+    binary, and the printed command leaves the empty rows out, says so, and runs."""
+    rng = np.random.default_rng(3)
+    n, models = 700, np.repeat([f"model{k}" for k in range(7)], 100)
+    truth = rng.random(n) < np.repeat(np.linspace(0.4, 0.9, 7), 100)
+    blank = models == "model6"
+    cols = {"question": np.tile(np.arange(100), 7), "model": models}
+    labeled = (rng.random(n) < 0.2) & ~blank
+    cols["human"] = [bool(t) if lab else None for t, lab in zip(truth, labeled, strict=True)]
+    for j, flip in (("judge_a", 0.1), ("judge_b", 0.25)):
+        said = truth ^ (rng.random(n) < flip)
+        cols[j] = [None if b else bool(v) for v, b in zip(said, blank, strict=True)]
+    path = tmp_path / "verdicts.csv"
+    pd.DataFrame(cols).to_csv(path, index=False)
+    assert pd.read_csv(path)["human"].dtype == object  # True/False with blanks
+    out, command = doctor([str(path)], capsys)
+    assert found(out, "label") == ["human"] and found(out, "judge") == ["judge_a", "judge_b"]
+    assert "100 row(s) have no judge score and no label (model model6: 100)" in out
+    assert "binary (categorical)" in out and command[-1] == "--drop-unscored"
+    result = estimate_json(command[1:], capsys)
+    assert result["pool"]["outcome"] == "categorical"
+    assert any("left out 100 row(s)" in note for note in result["pool"]["notes"])
+    assert main(["estimate", *command[1:-1], "--engine", "freq"]) == 2
+    assert "100 row(s) have no judge score at all" in capsys.readouterr().err

@@ -226,5 +226,7 @@ def test_with_labels_validates_and_copies():
 def test_judge_average_requires_a_score_per_item():
     df = frame().assign(j1=[np.nan] + [1.0] * 11, j2=[np.nan] + [1.0] * 11)
     pool = build(df)
-    with pytest.raises(ValidationError, match="row 0 \\(item 'it0'\\) has no judge score"):
+    with pytest.raises(
+        ValidationError, match=r"1 row\(s\) have no judge score at all \(row 0 \(item 'it0'\) the"
+    ):
         pool.judge_average()

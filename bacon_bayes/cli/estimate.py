@@ -253,6 +253,12 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="study: treat items sent out but not yet labeled as missing at random",
     )
+    p.add_argument(
+        "--drop-unscored",
+        action="store_true",
+        help="leave out rows with no judge score and no label (e.g. items no judge was run "
+        "on); the estimates are then over the other rows, and the count is printed",
+    )
 
 
 def expand_judges(patterns: list[str], columns: pd.Index) -> list[str]:
@@ -326,6 +332,10 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     if not args.label:
         raise ValidationError("--label is required for a table; name the column of labels.")
     df, judges = table_from_args(args)
+    dropped = 0
+    if getattr(args, "drop_unscored", False) and isinstance(judges, list):
+        empty = df[judges].isna().all(axis=1) & df[args.label].isna()
+        df, dropped = df.loc[~empty].reset_index(drop=True), int(empty.sum())
     levels = parse_levels(args.levels)
     outcome = args.outcome or guess_outcome(df, args.label)
     pool = EvalPool.from_frame(
@@ -343,13 +353,18 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
         prompt_propensity=args.prompt_propensity,
         wave=getattr(args, "wave", None),
     )
+    notes = []
     if outcome != (args.outcome or "continuous"):
-        note = (
+        notes.append(
             f"{args.label!r} takes only 0 and 1: estimated as a binary (categorical) label; "
             "pass --outcome continuous for the former ridge"
         )
-        pool = dataclasses.replace(pool, notes=(*pool.notes, note))
-    return pool
+    if dropped:
+        notes.append(
+            f"--drop-unscored left out {dropped} row(s) with no judge score and no label; "
+            f"the estimates are over the other {len(df)}"
+        )
+    return dataclasses.replace(pool, notes=(*pool.notes, *notes)) if notes else pool
 
 
 def guess_outcome(df: pd.DataFrame, label: str) -> str:

@@ -61,6 +61,9 @@ class Profile:
     command: list[str] | None = None
     can: list[str] = field(default_factory=list)
     too_few: str = ""
+    #: rows without any judge score: (without a label, with a label), and where they are
+    unscored: tuple[int, int] = (0, 0)
+    unscored_where: str = ""
 
     def to_text(self) -> str:
         """The profile as the text ``bacon doctor`` prints."""
@@ -106,6 +109,8 @@ def _command(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] |
         cmd += ["--prompt", r.prompt]
     if p.scale is not None and p.scale.evident and not p.binary:
         cmd += ["--scale", p.scale.text]
+    if p.unscored[0]:
+        cmd += ["--drop-unscored"]
     return cmd
 
 
@@ -208,8 +213,15 @@ def profile(
             p.length_note = "no response text column: response length not checked"
         elif not p.length:
             p.length_note = f"too few labeled items (< {bias.MIN_LENGTH_N}) with a response"
+    if roles.judges:
+        empty = scores.isna().all(axis=1).to_numpy()
+        has = np.isfinite(y) if y is not None else np.zeros(len(frame), dtype=bool)
+        p.unscored = (int((empty & ~has).sum()), int((empty & has).sum()))
+        if empty.any() and roles.group:
+            top = frame.loc[empty, roles.group].value_counts().head(3)
+            p.unscored_where = ", ".join(f"{k}: {v}" for k, v in top.items())
     p.too_few = _too_few(frame, roles, y)
-    p.command = None if p.too_few else _command(p, frame, labels)
+    p.command = None if p.too_few or p.unscored[1] else _command(p, frame, labels)
     p.can = _can(p, y)
     return p
 
@@ -243,15 +255,29 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
             f"({p.too_few.rstrip('.')}); label more items (bacon sample), then run doctor "
             "again for the command"
         ]
+    where = f" ({r.group} {p.unscored_where})" if p.unscored_where else ""
+    if p.unscored[1]:
+        return [
+            f"nothing yet: {p.unscored[1]} labeled row(s) have no judge score{where}; "
+            "bacon estimate needs a score on every labeled item: score them (bacon judge) "
+            "or remove them, then run doctor again for the command"
+        ]
     baselines = (
         "labels-only and raw-judge estimates"
         if not p.naive_note
         else f"a labels-only estimate (no raw-judge average: {p.naive_note})"
     )
+    kept = p.n_rows - p.unscored[0]
     out = [
-        f"the mean label over all {p.n_rows} items from {n} labels and {len(r.judges)} "
-        f"judge(s): calibrated (AEE), {baselines}, with intervals"
+        f"the mean label over {'all ' if kept == p.n_rows else ''}{kept} items from {n} labels "
+        f"and {len(r.judges)} judge(s): calibrated (AEE), {baselines}, with intervals"
     ]
+    if p.unscored[0]:
+        out.append(
+            f"{p.unscored[0]} row(s) have no judge score and no label{where}: nothing to "
+            "estimate from, so the command leaves them out (--drop-unscored); if they belong "
+            "to the population you report on, score them with the judges instead"
+        )
     if p.binary:
         out.append(
             f"{r.label} is 0/1: bacon estimate takes it as a binary (categorical) label, "

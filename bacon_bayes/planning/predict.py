@@ -436,7 +436,8 @@ def judge_prompt_correlation(pool: EvalPool, codes: np.ndarray) -> float:
     X = pool.judge_matrix().to_numpy(dtype=float)
     sd = np.nanstd(X, axis=0)
     X = (X - np.nanmean(X, axis=0)) / np.where(sd > 0, sd, 1.0)
-    avg = np.nan_to_num(np.nanmean(X, axis=1))
+    seen = np.isfinite(X)
+    avg = np.where(seen, X, 0.0).sum(axis=1) / np.maximum(seen.sum(axis=1), 1)  # unscored: 0
     m = int(codes.max()) + 1
     mean_g = np.bincount(codes, avg, m) / np.maximum(np.bincount(codes, minlength=m), 1)
     e = avg - mean_g[codes]

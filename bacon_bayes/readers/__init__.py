@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import read_table
+from bacon_bayes.io import bools_as_floats, read_table
 from bacon_bayes.readers.labels import join_labels
 from bacon_bayes.readers.meta import TableMeta
 from bacon_bayes.readers.pairwise import read_pairwise
@@ -125,13 +125,14 @@ def read_any(path: str | Path) -> tuple[pd.DataFrame, TableMeta]:
     sys.setrecursionlimit(min(limit, MAX_NESTING))  # the depth refused is ours, not theirs
     try:
         if kind == "inspect":
-            return inspect_log.read_inspect(path)
-        if kind == "json":
-            return _read_json(path)
-        first = read_lines(path)[0]
-        if lm_eval.looks_like(first):
-            return lm_eval.read_lm_eval(path)
-        return read_jsonl(path)
+            frame, meta = inspect_log.read_inspect(path)
+        elif kind == "json":
+            frame, meta = _read_json(path)
+        elif lm_eval.looks_like(read_lines(path)[0]):
+            frame, meta = lm_eval.read_lm_eval(path)
+        else:
+            frame, meta = read_jsonl(path)
+        return bools_as_floats(frame), meta
     except RecursionError:  # parsing or flattening a document nested thousands deep
         raise ValidationError(
             f"{str(path)!r} is nested too deeply to read (objects or lists inside each other "
