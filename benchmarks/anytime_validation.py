@@ -67,7 +67,7 @@ from scipy import stats
 
 from bacon_bayes.estimate import anytime as at
 from bacon_bayes.estimate.core import mean_core
-from bacon_bayes.estimate.critical import bootstrap_t_critical_values
+from bacon_bayes.estimate.critical import bootstrap_t_critical_values, resample_moderation
 from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
 from bacon_bayes.estimate.moderate import moderated_variance
 from bacon_bayes.sampling.adaptive import DEFAULT_UNIFORM_SHARE, MIN_LABELS_PER_COEFFICIENT
@@ -302,8 +302,9 @@ def _groups(
     (Smyth 2004, per sequence, over the groups with at least two labels), the Student-t df
     ``n_g - 1 + d0`` (``out[2]``), as the package's ``interval="t"`` group means; once every
     group has :data:`MIN_BOOTSTRAP_LABELS` labels, the package's bootstrap branch: the
-    larger of the own and the moderated variance, the studentised bootstrap's critical
-    value (``out[3]``, the fixed interval's; normal df for differences)."""
+    larger of the own and the moderated variance, the critical value of the bootstrap
+    studentised the same way and never below the moderated t's (``out[3]``, the fixed
+    interval's; normal df for differences)."""
     m = n_g.size
     reps = yl.shape[0]
     resid = np.zeros(yl.shape)
@@ -333,7 +334,9 @@ def _groups(
         use = ok & (cnts[r] >= MIN_GROUP)
         if ok.all() and cnts[r].min() >= MIN_BOOTSTRAP_LABELS:  # the package's branch
             w = 1.0 / pil[r]
-            crit = bootstrap_t_critical_values(resid[r], w, gl[r], ALPHA, "none")
+            ab = resample_moderation(own_var[r], var, df, resid[r], w, gl[r])
+            crit = bootstrap_t_critical_values(resid[r], w, gl[r], ALPHA, "none", moderation=ab)
+            crit = np.maximum(crit, stats.t.isf(ALPHA / 2, df))
             var, df = np.maximum(var, own_var[r]), np.full(m, np.inf)
         else:
             crit = stats.t.isf(ALPHA / 2, np.maximum(df, 1.0))

@@ -52,7 +52,10 @@ def test_binary_group_means_hold_over_the_looks() -> None:
         some.append(miss.any(axis=0))
         widths.append((out[-1, 2] - out[-1, 1]) / 2)
     rate = float(np.mean(some))  # over 320 group sequences
-    # the bootstrap-t on the own variance alone: 0.147 (0.050 now); the bound 0.05 + 3 se
+    # the bootstrap-t on the own variance alone: 0.147; with the moderated variance in
+    # the interval 0.056 (0.065 over 400 reps); its resamples studentised the same way 0.061
+    # (0.073 over 400 reps: the early looks' rare-error problem, issue 41); bound 0.05 + 3 se
     assert rate <= 0.085, rate
-    # not bought by width: the last look's half-width 0.067 on the own variance (0.068 now)
-    assert 0.055 < float(np.mean(widths)) < 0.080
+    # not bought by width: the last look's half-width 0.067 on the own variance, 0.068 with
+    # the moderated one, 0.054 with the resamples studentised like the interval
+    assert 0.045 < float(np.mean(widths)) < 0.080

@@ -46,9 +46,10 @@ def test_groups_comparisons_and_ranks(summeval):
     pointwise = cal.estimate_groups(simultaneous=False)
     bonf = cal.estimate_groups(simultaneous="bonferroni")
     assert np.all(pointwise.ci_high - pointwise.ci_low < groups.ci_high - groups.ci_low)
-    # bootstrap max-T: one critical value, never above the largest Bonferroni one
-    assert groups.details["interval"] == "bootstrap" and np.ptp(groups.critical_value) == 0
-    assert groups.critical_value[0] <= bonf.critical_value.max() + 1e-12
+    # bootstrap max-T (raised to a group's moderated Sidak t where that is larger), never
+    # above the largest Bonferroni one
+    assert groups.details["interval"] == "bootstrap"
+    assert groups.critical_value.max() <= bonf.critical_value.max() + 1e-12
     t_max = cal.estimate_groups(interval="t")
     t_bonf = cal.estimate_groups(simultaneous="bonferroni", interval="t")
     assert np.all(t_max.ci_high - t_max.ci_low <= t_bonf.ci_high - t_bonf.ci_low + 1e-12)

@@ -141,3 +141,40 @@ def test_score_interval_solves_its_equation_and_leans_away_from_the_bound():
     assert mean[0] - low[0] > high[0] - mean[0] > 0  # mean 4.875: leans down
     assert low[2] < mean[2] == 5.0 <= high[2]  # all at 5
     assert mv.lo < 2.0 and mv.hi > 5.0
+
+
+def _binary_groups(reps: int, seed: int = 5) -> tuple[float, float]:
+    """8 groups x 400 binary labels (shares 0.5-0.9), a judge wrong on 4% of items, 20
+    labels a group (the bootstrap branch): over ``reps`` draws the joint coverage of the
+    simultaneous 95% intervals and their mean half-width."""
+    rng = np.random.default_rng(seed)
+    g = np.repeat(np.arange(8), 400)
+    y = (rng.random(g.size) < np.linspace(0.5, 0.9, 8)[g]).astype(float)
+    f = np.where(rng.random(g.size) < 0.04, 1.0 - y, y) * 0.9 + 0.05
+    truth = np.bincount(g, weights=y) / 400
+    joint, half = [], []
+    for r in range(reps):
+        lab = np.zeros(g.size, dtype=bool)
+        for h in range(8):
+            lab[rng.choice(np.flatnonzero(g == h), 20, replace=False)] = True
+        t = est.aee_group_means(
+            np.where(lab, y, np.nan), f, g.astype(str), lab, 0.05, n_boot=1000, seed=r
+        )
+        joint.append(((t.ci_low <= truth) & (truth <= t.ci_high)).all())
+        half.append(np.mean(t.ci_high - t.ci_low) / 2)
+    return float(np.mean(joint)), float(np.mean(half))
+
+
+def test_binary_groups_bootstrap_is_studentised_like_the_interval():
+    """The bootstrap branch's interval takes the larger of a group's own and moderated
+    variance; its resamples were studentised by their own variance alone, which is near 0
+    whenever a resample misses the group's few judge errors: critical values of 6-12
+    (TriviaQA at 13-23 labels a model), up to 1e8 here (infinite half-widths), and
+    simultaneous intervals covering 0.993 at 95%. Studentised the same way as the interval
+    (and never below the moderated t) the joint coverage is in the 99% band of 300 draws,
+    [0.918, 0.982] (0.973 measured), every half-width finite. Not checked: the pointwise
+    coverage of the groups whose 20 labels often show none of the judge's 4% errors (0.78-0.86
+    for the three worst, 0.85-0.91 before; EXPERIMENTS.md, "The bootstrap branch")."""
+    joint, half = _binary_groups(300)
+    assert np.isfinite(half)
+    assert 0.918 <= joint <= 0.982, (joint, half)

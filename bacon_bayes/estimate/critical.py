@@ -143,6 +143,7 @@ def bootstrap_t_critical_values(
     hajek: bool = True,
     n_boot: int = 2000,
     seed: int = 0,
+    moderation: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
     """Critical values for disjoint domain means from a studentised bootstrap.
 
@@ -166,6 +167,15 @@ def bootstrap_t_critical_values(
     ``resid`` of shape (n, k): ``k`` residual vectors of the same labels (e.g. with
     and without a surrogate) on the same resamples, drawn once; the result (k, m)
     equals ``k`` calls with one vector each.
+
+    ``moderation``: ``(a, b)``, each (m,) or (k, m), when the interval's variance is
+    the larger of the own and a moderated one, ``a + b v`` (:mod:`.moderate`, ``v``
+    the own): each resample is studentised the same way, ``max(v*, a + b v*)``
+    (``a`` in the units of the own variance of the sample,
+    :func:`resample_moderation`). Without it a resample that misses a domain's rare
+    large residuals has a tiny ``se*`` and a huge ``|T*|``, while the interval's
+    ``se`` cannot be that small: the critical values blow up (binary labels with a
+    good surrogate: 6-12 at 15-20 labels a domain).
     """
     many = np.ndim(resid) == 2
     cols = np.asarray(resid, dtype=float).reshape(len(codes), -1)
@@ -181,6 +191,10 @@ def bootstrap_t_critical_values(
     start = np.concatenate([[0], np.cumsum(size)[:-1]])
     w = weight[order]
     us = [_centred(cols[order, r], w, g, m, size, hajek) for r in range(cols.shape[1])]
+    k = len(us)
+    ab = np.zeros((2, k + 1, m))  # a spare row: the kernel reads r + 1 on an odd count
+    if moderation is not None:
+        ab[:, :k] = [np.broadcast_to(np.asarray(v, dtype=float), (k, m)) for v in moderation]
     abs_t = np.empty((len(us), n_boot, m))
     kernel = _resample_t()
     key = np.uint64(np.random.SeedSequence(seed).generate_state(1, np.uint64)[0])
@@ -193,7 +207,8 @@ def bootstrap_t_critical_values(
         # resamples first..last-1, all groups at once (group sizes kept); a pick is a
         # function of (seed, resample, position) only, so any split gives the same picks
         for (r, two), d in zip(pairs, data, strict=True):
-            kernel(first, last, key, d, start, size, hajek, two, abs_t[r], abs_t[r + two])
+            mod = np.ascontiguousarray(ab[:, r : r + 2])
+            kernel(first, last, key, d, start, size, hajek, two, mod, abs_t[r], abs_t[r + two])
 
     parts = max(1, min(4, os.cpu_count() or 1, n_boot))
     cuts = np.linspace(0, n_boot, parts + 1).astype(int)
@@ -215,6 +230,38 @@ def _centred(resid: np.ndarray, w: np.ndarray, g: np.ndarray, m: int, size, haje
     return wu - (np.bincount(g, weights=wu, minlength=m) / size)[g]
 
 
+def resample_moderation(
+    var: np.ndarray,
+    moderated: np.ndarray,
+    df: np.ndarray,
+    resid: np.ndarray,
+    weight: np.ndarray,
+    codes: np.ndarray,
+    hajek: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ``moderation`` of :func:`bootstrap_t_critical_values` for groups whose interval
+    variance is ``max(var, moderated)``, ``moderated = a + b var`` with ``b = (n_g - 1) /
+    df`` (:func:`~bacon_bayes.estimate.moderate.moderated_variance`): ``(a, b)`` with ``a``
+    in the bootstrap's units, the variance of the mean its statistic computes on the
+    sample itself (weighted, ``n / (n - 1)``, no finite-population correction). The design
+    variance ``var`` is ``q`` times that, so ``a`` is divided by ``q`` (the median over the
+    groups where a group's own variance is 0)."""
+    m = var.size
+    b = (np.bincount(codes, minlength=m) - 1.0) / df
+    size = np.bincount(codes, minlength=m).astype(float)
+    u = _centred(np.asarray(resid, dtype=float), weight, codes, m, size, hajek)
+    if hajek:
+        s0 = np.bincount(codes, weights=weight, minlength=m)
+        own = np.bincount(codes, weights=(weight * u) ** 2, minlength=m) / s0**2
+    else:
+        own = np.bincount(codes, weights=u * u, minlength=m) / size**2
+    own = own * size / np.maximum(size - 1.0, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.where((own > 0) & (var > 0), var / own, np.nan)
+    q = np.where(np.isfinite(q), q, np.nanmedian(q) if np.isfinite(q).any() else 1.0)
+    return np.maximum(moderated - b * var, 0.0) / q, b
+
+
 def _quantiles(abs_t: np.ndarray, alpha: float, method: str) -> np.ndarray:
     """Critical values from the resamples' ``|T*|`` (resamples x domains)."""
     m = abs_t.shape[1]
@@ -225,7 +272,9 @@ def _quantiles(abs_t: np.ndarray, alpha: float, method: str) -> np.ndarray:
     return np.quantile(abs_t, level, axis=0, method="higher")
 
 
-def _resample_t_py(first, last, key, data, start, size, hajek, two, out, out_v):  # pragma: no cover
+def _resample_t_py(  # pragma: no cover
+    first, last, key, data, start, size, hajek, two, mod, out, out_v
+):
     """``|T*|`` of each group in resamples ``first..last-1`` into those rows of ``out``
     (residuals ``data[:, 1]``) and of ``out_v`` (``data[:, 2]``, when ``two``); ``data[:,
     0]`` holds the weights, rows sorted by group (group ``k``: rows ``start[k]`` to
@@ -233,14 +282,15 @@ def _resample_t_py(first, last, key, data, start, size, hajek, two, out, out_v):
     floor(U * size[k])``, ``U`` from SplitMix64 at counter ``b * n + i`` (a counter-based
     generator: picks do not depend on how resamples are split over threads); the
     statistic is the resample's weighted (``hajek``) or plain mean over its standard
-    error. Compiled."""
+    error, its variance ``v`` raised to ``a + b v`` where that is larger (``mod[0, c,
+    k]``, ``mod[1, c, k]``: column ``c`` (0 or 1), group ``k``). Compiled."""
     n = data.shape[0]
     gamma = np.uint64(0x9E3779B97F4A7C15)
     m1 = np.uint64(0xBF58476D1CE4E5B9)
     m2 = np.uint64(0x94D049BB133111EB)
     s30, s27, s31, s32 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32)
 
-    def abs_t(s0, s1, s2, s3, s4, n):
+    def abs_t(s0, s1, s2, s3, s4, n, a, b):
         if hajek:
             mean = s1 / s0
             # sum w^2 (u - mean)^2 from sums of w^2 u^2, w^2 u and w^2
@@ -249,7 +299,8 @@ def _resample_t_py(first, last, key, data, start, size, hajek, two, out, out_v):
         else:
             mean = s1 / n
             var = max(s2 / n - mean * mean, 0.0) / n
-        se = np.sqrt(var * n / max(n - 1.0, 1.0))
+        var = var * n / max(n - 1.0, 1.0)
+        se = np.sqrt(max(var, a + b * var))
         diff = abs(mean)
         # a resample of one repeated item has se 0: |T| is infinite unless it hits the
         # estimate exactly
@@ -293,9 +344,9 @@ def _resample_t_py(first, last, key, data, start, size, hajek, two, out, out_v):
                         t1 += vs
                         t2 += vs * vs
             nf = np.float64(nk)
-            out[b, k] = abs_t(s0, s1, s2, s3, s4, nf)
+            out[b, k] = abs_t(s0, s1, s2, s3, s4, nf, mod[0, 0, k], mod[1, 0, k])
             if two:
-                out_v[b, k] = abs_t(s0, t1, t2, t3, s4, nf)
+                out_v[b, k] = abs_t(s0, t1, t2, t3, s4, nf, mod[0, 1, k], mod[1, 1, k])
 
 
 @lru_cache(maxsize=1)

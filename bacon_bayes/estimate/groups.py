@@ -24,7 +24,11 @@ from bacon_bayes.estimate.core import (
     _check_alpha,
     mean_core,
 )
-from bacon_bayes.estimate.critical import bootstrap_t_critical_values
+from bacon_bayes.estimate.critical import (
+    bootstrap_t_critical_values,
+    resample_moderation,
+    simultaneous_critical_value,
+)
 from bacon_bayes.estimate.moderate import moderated_variance, score_bounds
 from bacon_bayes.estimate.shrink import NO_LABELS, shrunk_differences
 from bacon_bayes.estimate.tables import GroupArrays, Pairs, group_codes, group_table
@@ -196,31 +200,44 @@ def group_tables_from_sums(
     # groups are disjoint: under Poisson sampling their estimates are uncorrelated, and
     # each one's variance is the mean's (its labeled items' linearised influence)
     boot = interval == "bootstrap" and n_lab.min() >= MIN_BOOTSTRAP_LABELS
+    # the labels alone (a surrogate that is zero everywhere, untuned): the moderation's
+    # prior is a function of the group's mean, and the interval a score interval
+    alone = [not sur[3] and not np.any(sur[0]) for sur in surrogates]
     if boot:
-        resids = np.column_stack([fit[2] for fit in fits])
+        # the bootstrap learns the tails' shape, not the variance a few labels missed: a
+        # group whose labels showed none of the pool's rare large residuals (binary
+        # labels, a good surrogate) has a tiny own variance; at least the moderated one,
+        # in the interval and in every resample's studentisation alike
+        mods = [
+            moderated_variance(
+                var, resid, y_lab - resid, pi_lab, g_lab, n_g, target, est if alone[i] else None
+            )
+            for i, (est, var, resid, _) in enumerate(fits)
+        ]  # fmt: skip
+        ab = [
+            resample_moderation(fit[1], mod[0], mod[1], fit[2], 1.0 / pi_lab, g_lab, hajek)
+            for fit, mod in zip(fits, mods, strict=True)
+        ]
         crits = bootstrap_t_critical_values(
-            resids, 1.0 / pi_lab, g_lab, alpha, simultaneous, hajek=hajek, n_boot=n_boot, seed=seed
-        )
+            np.column_stack([fit[2] for fit in fits]), 1.0 / pi_lab, g_lab, alpha, simultaneous,
+            hajek=hajek, n_boot=n_boot, seed=seed,
+            moderation=(np.array([a for a, _ in ab]), np.array([b for _, b in ab])),
+        )  # fmt: skip
     tables = []
     for i, (est, var, resid, lam_out) in enumerate(fits):
         crit = df = score = None
         moderation: dict[str, Any] = {"guarantee": "per group"}
-        # the labels alone (a surrogate that is zero everywhere, untuned): the moderation's
-        # prior is a function of the group's mean, and the interval a score interval
-        alone = not surrogates[i][3] and not np.any(surrogates[i][0])
         if boot:
-            # the bootstrap learns the tails' shape, not the variance a few labels missed:
-            # a group whose labels showed none of the pool's rare large residuals (binary
-            # labels, a good surrogate) has a tiny own variance; at least the moderated one
-            crit = crits[i]
-            mod, _, _, _ = moderated_variance(
-                var, resid, y_lab - resid, pi_lab, g_lab, n_g, target, est if alone else None
+            # never below the moderated t's (the branch under MIN_BOOTSTRAP_LABELS): the
+            # resamples cannot show the tails the labels missed, only those they showed
+            crit = np.maximum(
+                crits[i], simultaneous_critical_value(np.eye(m), alpha, simultaneous, mods[i][1])
             )
-            var = np.maximum(var, mod)
+            var = np.maximum(var, mods[i][0])
         else:
             own_var = var
             var, df, d0, mv = moderated_variance(
-                var, resid, y_lab - resid, pi_lab, g_lab, n_g, target, est if alone else None
+                var, resid, y_lab - resid, pi_lab, g_lab, n_g, target, est if alone[i] else None
             )
             moderation["prior_labels"] = d0
             if mv is not None:
