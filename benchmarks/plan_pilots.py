@@ -1,0 +1,217 @@
+"""Every pilot's ``bacon plan`` recommendation against the estimator's realised power
+(issue 40 point 4, "Done when": within 0.07 of the predicted power at the recommended
+budget; never more than 0.03 below uniform's realised power).
+
+Realised power of a (design, budget) does not depend on the pilot (each trial draws its
+labels from scratch), so instead of one set of cells per pilot:
+
+``plans``  every pilot's plan (``benchmarks.plan_check estimator``'s pilots and goal):
+           recommended design, its labels needed, the predicted power there, and
+           uniform's predicted power at that budget; one csv row per (pair, pilot).
+``curve``  the estimator's realised power (``plan_check.realised``, same seeds) of one
+           design on a grid of budgets; one csv row per cell, appended as it finishes.
+``report`` the realised power at each pilot's budget, interpolated linearly in labels
+           between grid points (a budget outside the grid is an error), for the
+           recommendation and for uniform; per pair (a) predicted - realised and (b) the
+           recommendation's realised power minus uniform's, with Monte Carlo errors from a
+           parametric bootstrap of the grid cells (binomial redraws of each cell).
+
+Usage (SummEval sample, relevance; see EXPERIMENTS.md)::
+
+    python -m benchmarks.plan_pilots plans --out /tmp/plans.csv
+    python -m benchmarks.plan_pilots curve --pair "M11 - M17" --design stratified \\
+        --labels 50,60,70 --trials 300 --out /tmp/curves.csv
+    python -m benchmarks.plan_pilots report /tmp/plans.csv /tmp/curves.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import optimize, stats
+
+from bacon_bayes.planning import Goal, plan
+from bacon_bayes.planning.plan import _Evaluator
+from benchmarks.plan_check import pilot_draw, realised, spec_from_args, table_pool
+
+PAIRS = ("M11 - M17", "M11 - M13", "M15 - M23")
+DESIGNS = ("uniform", "stratified", "paired")
+POWER_TOL, BELOW_UNIFORM = 0.07, 0.03
+DEFAULT_TABLE = Path("bacon_bayes/data/summeval_sample.csv.gz")
+
+
+def _frame(args: argparse.Namespace) -> tuple[pd.DataFrame, dict]:
+    frame = pd.read_csv(args.table)
+    return frame, spec_from_args(args, frame)
+
+
+def _goal(frame: pd.DataFrame, s: dict, pair: str, power: float) -> Goal:
+    a, b = pair.split(" - ")
+    y, g = frame[s["label"]].to_numpy(float), frame[s["group"]].astype(str)
+    delta = abs(float(y[g == a].mean() - y[g == b].mean()))
+    return Goal("difference", pair=(a, b), delta=delta, power=power)
+
+
+def plans(args: argparse.Namespace) -> pd.DataFrame:
+    """One row per (pair, pilot): the recommendation and the predicted powers."""
+    frame, s = _frame(args)
+    rows = []
+    for pair in args.pairs.split(","):
+        goal = _goal(frame, s, pair, args.power)
+        for k in range(args.pilots):
+            labeled, d = pilot_draw(frame, s, args.pilot_share, "uniform", args.seed + k)
+            res = plan(table_pool(frame, s, labeled, d), goal, designs=DESIGNS,
+                       from_scratch=True, alpha=args.alpha)  # fmt: skip
+            ev = _Evaluator(res.pilot, goal, args.alpha, True)
+            need = {r.design: r.labels_needed for r in res.designs}
+            rec = res.recommended
+            n = need.get(rec) if rec else None
+            row = {"pair": pair, "pilot": k, "recommended": rec, "labels": n,
+                   **{f"need_{d}": need.get(d) for d in DESIGNS}}  # fmt: skip
+            if n is not None:
+                row["pred_power"] = ev.details(rec, n)["power"]
+                row["pred_power_uniform"] = ev.details("uniform", n)["power"]
+            rows.append(row)
+            print(row, flush=True)
+    return pd.DataFrame(rows)
+
+
+def curve(args: argparse.Namespace) -> None:
+    """Realised power of one design at each budget, appended to ``--out`` per cell."""
+    frame, s = _frame(args)
+    for n in (int(v) for v in args.labels.split(",")):
+        sim = realised(frame, s, args.design, n, args.pair, args.trials, 7_000_000 + n)
+        row = pd.DataFrame([{"pair": args.pair, "design": args.design, "labels": n,
+                             "trials": args.trials, **sim}])  # fmt: skip
+        row.to_csv(args.out, mode="a", header=not args.out.exists(), index=False)
+        print(row.to_dict("records")[0], flush=True)
+
+
+def interpolate(
+    grid: pd.DataFrame, power: np.ndarray, at: np.ndarray, fit: str = "linear"
+) -> np.ndarray:
+    """Power at ``at`` labels: linear in labels between the grid's cells, or (``probit``)
+    the binomial maximum-likelihood fit ``Phi(a + b sqrt(labels))`` through them."""
+    x = grid["labels"].to_numpy(float)
+    if at.size and (at.min() < x.min() or at.max() > x.max()):
+        raise ValueError(f"budgets {at.min()}-{at.max()} outside the grid {x.min()}-{x.max()}")
+    if fit == "linear" or len(x) < 3:
+        return np.interp(at, x, power)
+    m = grid["trials"].to_numpy(float)
+    k = np.clip(power, 0.5 / m, 1 - 0.5 / m) * m
+
+    def nll(ab: np.ndarray) -> float:
+        q = stats.norm.cdf(ab[0] + ab[1] * np.sqrt(x)).clip(1e-9, 1 - 1e-9)
+        return -float(np.sum(k * np.log(q) + (m - k) * np.log1p(-q)))
+
+    ab = optimize.minimize(nll, np.array([-1.0, 0.1]), method="Nelder-Mead").x
+    return stats.norm.cdf(ab[0] + ab[1] * np.sqrt(at))
+
+
+def _statistics(p: pd.DataFrame, real: np.ndarray, uni: np.ndarray) -> dict[str, dict]:
+    """(a) and (b) over all pilots of a pair and over those recommending each design."""
+    diff, gain = p["pred_power"].to_numpy() - real, real - uni
+    out = {}
+    for subset in ("all", *sorted(p["recommended"].unique())):
+        m = np.ones(len(p), bool) if subset == "all" else (p["recommended"] == subset).to_numpy()
+        d, g = diff[m], gain[m]
+        out[subset] = {
+            "pred_minus_real_mean": d.mean(), "pred_minus_real_worst": d[np.argmax(abs(d))],
+            "outside_007": float((abs(d) > POWER_TOL).sum()),
+            "rec_minus_uniform_worst": g.min(), "below_003": float((g < -BELOW_UNIFORM).sum()),
+        }  # fmt: skip
+    return out
+
+
+def report(
+    plans_csv: Path, curves_csv: Path, draws: int = 2000, seed: int = 1, fit: str = "linear"
+) -> pd.DataFrame:
+    """Per pair (and per recommended design): (a) predicted - realised and (b) the
+    recommendation's realised power minus uniform's, over the pilots, with the bootstrap
+    sd of each figure (binomial redraws of the grid cells)."""
+    p_all, c_all = pd.read_csv(plans_csv), pd.read_csv(curves_csv)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for pair, p in p_all.groupby("pair", sort=False):
+        p = p[p["labels"].notna()]
+        c = c_all[c_all["pair"] == pair]
+        grids = {d: g.sort_values("labels") for d, g in c.groupby("design")}
+        at = p["labels"].to_numpy(float)
+
+        def realise(powers: dict[str, np.ndarray], p=p, at=at, grids=grids):
+            real, uni = np.empty(len(p)), interpolate(grids["uniform"], powers["uniform"], at, fit)
+            for d in p["recommended"].unique():
+                m = (p["recommended"] == d).to_numpy()
+                real[m] = interpolate(grids[d], powers[d], at[m], fit)
+            return real, uni
+
+        point = {d: g["power"].to_numpy() for d, g in grids.items()}
+        real, uni = realise(point)
+        stat = _statistics(p, real, uni)
+        boot: dict[str, list] = {k: [] for k in stat}
+        for _ in range(draws):
+            redraw = {d: rng.binomial(g["trials"].to_numpy(), point[d]) / g["trials"].to_numpy()
+                      for d, g in grids.items()}  # fmt: skip
+            for k, v in _statistics(p, *realise(redraw)).items():
+                boot[k].append(v)
+        for k, v in stat.items():
+            m = (p["recommended"] == k if k != "all" else p["recommended"].notna()).to_numpy()
+            sd = pd.DataFrame(boot[k]).std()
+            rows.append({"pair": pair, "recommended": k, "pilots": int(m.sum()),
+                         "labels": f"{int(at[m].min())}-{int(at[m].max())}",
+                         **{n: x for n, x in v.items()},
+                         **{f"{n}_sd": sd[n] for n in v}})  # fmt: skip
+        per = p.assign(real=real, uniform_real=uni, pred_minus_real=p["pred_power"] - real,
+                       rec_minus_uniform=real - uni)  # fmt: skip
+        cols = ["pilot", "recommended", "labels", "pred_power", "real", "pred_minus_real",
+                "pred_power_uniform", "uniform_real", "rec_minus_uniform"]  # fmt: skip
+        print(f"{pair}:\n{per[cols].round(3).to_string(index=False)}")
+    return pd.DataFrame(rows)
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.plan_pilots")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    for name in ("plans", "curve"):
+        q = sub.add_parser(name)
+        q.add_argument("--table", type=Path, default=DEFAULT_TABLE)
+        q.add_argument("--label", default="expert_mean_relevance")
+        q.add_argument("--judges", default="|relevance", help="judge columns end with this")
+        q.add_argument("--group", default="system")
+        q.add_argument("--prompt", default="doc_id")
+        q.add_argument("--alpha", type=float, default=0.05)
+        q.add_argument("--out", type=Path, required=True)
+    q = sub.choices["plans"]
+    q.add_argument("--pairs", default=",".join(PAIRS))
+    q.add_argument("--power", type=float, default=0.8)
+    q.add_argument("--pilots", type=int, default=20)
+    q.add_argument("--pilot-share", type=float, default=0.03)
+    q.add_argument("--seed", type=int, default=12345)
+    q = sub.choices["curve"]
+    q.add_argument("--pair", required=True)
+    q.add_argument("--design", choices=DESIGNS, required=True)
+    q.add_argument("--labels", required=True, help="budgets, comma-separated")
+    q.add_argument("--trials", type=int, default=300)
+    q = sub.add_parser("report")
+    q.add_argument("plans_csv", type=Path)
+    q.add_argument("curves_csv", type=Path)
+    q.add_argument("--draws", type=int, default=2000)
+    q.add_argument("--fit", choices=("linear", "probit"), default="linear")
+    args = p.parse_args(argv)
+    if args.cmd == "plans":
+        out = plans(args)
+        out.to_csv(args.out, index=False)
+        print(out.groupby("pair", sort=False)["recommended"].value_counts().to_string())
+    elif args.cmd == "curve":
+        curve(args)
+    else:
+        res = report(args.plans_csv, args.curves_csv, args.draws, fit=args.fit)
+        with pd.option_context("display.width", 250, "display.max_columns", 30):
+            print(res.round(3).to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()
