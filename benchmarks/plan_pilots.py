@@ -119,7 +119,9 @@ def _statistics(p: pd.DataFrame, real: np.ndarray, uni: np.ndarray) -> dict[str,
         m = np.ones(len(p), bool) if subset == "all" else (p["recommended"] == subset).to_numpy()
         d, g = diff[m], gain[m]
         out[subset] = {
-            "pred_minus_real_mean": d.mean(), "pred_minus_real_worst": d[np.argmax(abs(d))],
+            "pred_minus_real_mean": d.mean(),
+            "pred_minus_real_sd": d.std(ddof=1) if d.size > 1 else 0.0,
+            "pred_minus_real_worst": d[np.argmax(abs(d))],
             "outside_007": float((abs(d) > POWER_TOL).sum()),
             "rec_minus_uniform_worst": g.min(), "below_003": float((g < -BELOW_UNIFORM).sum()),
         }  # fmt: skip
@@ -209,8 +211,27 @@ def main(argv: list[str] | None = None) -> None:
         curve(args)
     else:
         res = report(args.plans_csv, args.curves_csv, args.draws, fit=args.fit)
-        with pd.option_context("display.width", 250, "display.max_columns", 30):
-            print(res.round(3).to_string(index=False))
+        print(markdown(res))
+
+
+def markdown(res: pd.DataFrame) -> str:
+    """The report as a markdown table, each figure with its bootstrap sd."""
+
+    def f(r: pd.Series, k: str, fmt: str = "{:+.3f}") -> str:
+        return f"{fmt.format(r[k])} ({r[k + '_sd']:.3f})"
+
+    lines = [
+        "| pair | recommended | pilots | labels | (a) pred - real: mean | sd over pilots "
+        "| worst | outside 0.07 | (b) rec - uniform: worst | below -0.03 |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for _, r in res.iterrows():
+        cells = [r["pair"], r["recommended"], str(r["pilots"]), r["labels"],
+                 f(r, "pred_minus_real_mean"), f"{r['pred_minus_real_sd']:.3f}",
+                 f(r, "pred_minus_real_worst"), f(r, "outside_007", "{:.0f}"),
+                 f(r, "rec_minus_uniform_worst"), f(r, "below_003", "{:.0f}")]  # fmt: skip
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
