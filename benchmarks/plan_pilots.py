@@ -11,7 +11,8 @@ labels from scratch), so instead of one set of cells per pilot:
 ``curve``  the estimator's realised power (``plan_check.realised``, same seeds) of one
            design on a grid of budgets; one csv row per cell, appended as it finishes.
 ``report`` the realised power at each pilot's budget, interpolated linearly in labels
-           between grid points (a budget outside the grid is an error), for the
+           between grid points (a budget outside the grid is an error; rows of one
+           cell run with other ``--seed-offset`` are pooled), for the
            recommendation and for uniform; per pair (a) predicted - realised and (b) the
            recommendation's realised power minus uniform's, with Monte Carlo errors from a
            parametric bootstrap of the grid cells (binomial redraws of each cell).
@@ -83,7 +84,8 @@ def curve(args: argparse.Namespace) -> None:
     """Realised power of one design at each budget, appended to ``--out`` per cell."""
     frame, s = _frame(args)
     for n in (int(v) for v in args.labels.split(",")):
-        sim = realised(frame, s, args.design, n, args.pair, args.trials, 7_000_000 + n)
+        seed = 7_000_000 + args.seed_offset + n  # plan_check's cells at offset 0
+        sim = realised(frame, s, args.design, n, args.pair, args.trials, seed)
         row = pd.DataFrame([{"pair": args.pair, "design": args.design, "labels": n,
                              "trials": args.trials, **sim}])  # fmt: skip
         row.to_csv(args.out, mode="a", header=not args.out.exists(), index=False)
@@ -135,6 +137,9 @@ def report(
     recommendation's realised power minus uniform's, over the pilots, with the bootstrap
     sd of each figure (binomial redraws of the grid cells)."""
     p_all, c_all = pd.read_csv(plans_csv), pd.read_csv(curves_csv)
+    c_all["hits"] = c_all["power"] * c_all["trials"]  # rows of one cell (more seeds) pooled
+    c_all = c_all.groupby(["pair", "design", "labels"], as_index=False)[["hits", "trials"]].sum()
+    c_all["power"] = c_all["hits"] / c_all["trials"]
     rng = np.random.default_rng(seed)
     rows = []
     for pair, p in p_all.groupby("pair", sort=False):
@@ -197,6 +202,7 @@ def main(argv: list[str] | None = None) -> None:
     q.add_argument("--design", choices=DESIGNS, required=True)
     q.add_argument("--labels", required=True, help="budgets, comma-separated")
     q.add_argument("--trials", type=int, default=300)
+    q.add_argument("--seed-offset", type=int, default=0, help="more trials of a cell: 10000")
     q = sub.add_parser("report")
     q.add_argument("plans_csv", type=Path)
     q.add_argument("curves_csv", type=Path)
