@@ -121,6 +121,7 @@ def _statistics(p: pd.DataFrame, real: np.ndarray, uni: np.ndarray) -> dict[str,
         m = np.ones(len(p), bool) if subset == "all" else (p["recommended"] == subset).to_numpy()
         d, g = diff[m], gain[m]
         out[subset] = {
+            "real_mean": real[m].mean(),
             "pred_minus_real_mean": d.mean(),
             "pred_minus_real_sd": d.std(ddof=1) if d.size > 1 else 0.0,
             "pred_minus_real_worst": d[np.argmax(abs(d))],
@@ -156,6 +157,10 @@ def report(
             return real, uni
 
         point = {d: g["power"].to_numpy() for d, g in grids.items()}
+        for d, g in grids.items():
+            pairs = zip(g["labels"], point[d], strict=True)
+            cells = ", ".join(f"{n:.0f}: {v:.3f}" for n, v in pairs)
+            print(f"{pair} {d} ({'/'.join(str(int(t)) for t in g['trials'])} trials) {cells}")
         real, uni = realise(point)
         stat = _statistics(p, real, uni)
         boot: dict[str, list] = {k: [] for k in stat}
@@ -227,12 +232,14 @@ def markdown(res: pd.DataFrame) -> str:
         return f"{fmt.format(r[k])} ({r[k + '_sd']:.3f})"
 
     lines = [
-        "| pair | recommended | pilots | labels | (a) pred - real: mean | sd over pilots "
+        "| pair | recommended | pilots | labels | realised: mean | (a) pred - real: mean "
+        "| sd over pilots "
         "| worst | outside 0.07 | (b) rec - uniform: worst | below -0.03 |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for _, r in res.iterrows():
         cells = [r["pair"], r["recommended"], str(r["pilots"]), r["labels"],
+                 f(r, "real_mean", "{:.3f}"),
                  f(r, "pred_minus_real_mean"), f"{r['pred_minus_real_sd']:.3f}",
                  f(r, "pred_minus_real_worst"), f(r, "outside_007", "{:.0f}"),
                  f(r, "rec_minus_uniform_worst"), f(r, "below_003", "{:.0f}")]  # fmt: skip
