@@ -10,6 +10,8 @@ labels from scratch), so instead of one set of cells per pilot:
            uniform's predicted power at that budget; one csv row per (pair, pilot).
 ``curve``  the estimator's realised power (``plan_check.realised``, same seeds) of one
            design on a grid of budgets; one csv row per cell, appended as it finishes.
+``details`` one pilot's predicted power, half-width and chance of shrinking beside the
+           grid's realised ones.
 ``report`` the realised power at each pilot's budget, interpolated linearly in labels
            between grid points (a budget outside the grid is an error; rows of one
            cell run with other ``--seed-offset`` are pooled), for the
@@ -77,6 +79,29 @@ def plans(args: argparse.Namespace) -> pd.DataFrame:
                 row["pred_power_uniform"] = ev.details("uniform", n)["power"]
             rows.append(row)
             print(row, flush=True)
+    return pd.DataFrame(rows)
+
+
+def details(args: argparse.Namespace) -> pd.DataFrame:
+    """One pilot's predicted power, pair half-width and chance of shrinking per design at
+    each budget, beside the grid's realised figures (the cell's first row)."""
+    frame, s = _frame(args)
+    goal = _goal(frame, s, args.pair, args.power)
+    labeled, d = pilot_draw(frame, s, args.pilot_share, "uniform", args.seed + args.pilot)
+    res = plan(table_pool(frame, s, labeled, d), goal, designs=DESIGNS, from_scratch=True,
+               alpha=args.alpha)  # fmt: skip
+    ev = _Evaluator(res.pilot, goal, args.alpha, True)
+    c = pd.read_csv(args.curves).drop_duplicates(["pair", "design", "labels"])
+    c = c[c["pair"] == args.pair].set_index(["design", "labels"])
+    rows = []
+    for design in args.designs.split(","):
+        for n in (int(v) for v in args.labels.split(",")):
+            p = ev.details(design, n)
+            r = c.loc[(design, n)]
+            rows.append({"design": design, "labels": n, "pred_power": p["power"],
+                         "real_power": r["power"], "pred_half_width": p["half_width"],
+                         "real_half_width": r["half_width"], "pred_shrink": p["p_shrink"],
+                         "real_shrunk": r["shrunk"]})  # fmt: skip
     return pd.DataFrame(rows)
 
 
@@ -187,7 +212,7 @@ def report(
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m benchmarks.plan_pilots")
     sub = p.add_subparsers(dest="cmd", required=True)
-    for name in ("plans", "curve"):
+    for name in ("plans", "curve", "details"):
         q = sub.add_parser(name)
         q.add_argument("--table", type=Path, default=DEFAULT_TABLE)
         q.add_argument("--label", default="expert_mean_relevance")
@@ -195,13 +220,21 @@ def main(argv: list[str] | None = None) -> None:
         q.add_argument("--group", default="system")
         q.add_argument("--prompt", default="doc_id")
         q.add_argument("--alpha", type=float, default=0.05)
-        q.add_argument("--out", type=Path, required=True)
+        if name != "details":
+            q.add_argument("--out", type=Path, required=True)
+        if name != "curve":
+            q.add_argument("--power", type=float, default=0.8)
+            q.add_argument("--pilot-share", type=float, default=0.03)
+            q.add_argument("--seed", type=int, default=12345)
     q = sub.choices["plans"]
     q.add_argument("--pairs", default=",".join(PAIRS))
-    q.add_argument("--power", type=float, default=0.8)
     q.add_argument("--pilots", type=int, default=20)
-    q.add_argument("--pilot-share", type=float, default=0.03)
-    q.add_argument("--seed", type=int, default=12345)
+    q = sub.choices["details"]
+    q.add_argument("--pair", required=True)
+    q.add_argument("--pilot", type=int, required=True, help="0-based, as in plans")
+    q.add_argument("--designs", default="stratified,uniform")
+    q.add_argument("--labels", required=True, help="budgets on the grid, comma-separated")
+    q.add_argument("--curves", type=Path, required=True, help="the curve csv")
     q = sub.choices["curve"]
     q.add_argument("--pair", required=True)
     q.add_argument("--design", choices=DESIGNS, required=True)
@@ -220,6 +253,8 @@ def main(argv: list[str] | None = None) -> None:
         print(out.groupby("pair", sort=False)["recommended"].value_counts().to_string())
     elif args.cmd == "curve":
         curve(args)
+    elif args.cmd == "details":
+        print(details(args).round(3).to_string(index=False))
     else:
         res = report(args.plans_csv, args.curves_csv, args.draws, fit=args.fit)
         print(markdown(res))
