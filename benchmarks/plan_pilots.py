@@ -77,6 +77,9 @@ def plans(args: argparse.Namespace) -> pd.DataFrame:
             if n is not None:
                 row["pred_power"] = ev.details(rec, n)["power"]
                 row["pred_power_uniform"] = ev.details("uniform", n)["power"]
+            for d in DESIGNS:  # each design at its own labels needed
+                if need.get(d) is not None:
+                    row[f"pred_{d}"] = ev.details(d, need[d])["power"]
             rows.append(row)
             print(row, flush=True)
     return pd.DataFrame(rows)
@@ -162,10 +165,7 @@ def report(
     """Per pair (and per recommended design): (a) predicted - realised and (b) the
     recommendation's realised power minus uniform's, over the pilots, with the bootstrap
     sd of each figure (binomial redraws of the grid cells)."""
-    p_all, c_all = pd.read_csv(plans_csv), pd.read_csv(curves_csv)
-    c_all["hits"] = c_all["power"] * c_all["trials"]  # rows of one cell (more seeds) pooled
-    c_all = c_all.groupby(["pair", "design", "labels"], as_index=False)[["hits", "trials"]].sum()
-    c_all["power"] = c_all["hits"] / c_all["trials"]
+    p_all, c_all = pd.read_csv(plans_csv), _pooled_curves(curves_csv)
     rng = np.random.default_rng(seed)
     rows = []
     for pair, p in p_all.groupby("pair", sort=False):
@@ -209,6 +209,43 @@ def report(
     return pd.DataFrame(rows)
 
 
+def _pooled_curves(curves_csv: Path) -> pd.DataFrame:
+    c = pd.read_csv(curves_csv)
+    c["hits"] = c["power"] * c["trials"]  # rows of one cell (more seeds) pooled
+    c = c.groupby(["pair", "design", "labels"], as_index=False)[["hits", "trials"]].sum()
+    c["power"] = c["hits"] / c["trials"]
+    return c
+
+
+def report_own(
+    plans_csv: Path, curves_csv: Path, draws: int = 2000, seed: int = 1, fit: str = "linear"
+) -> pd.DataFrame:
+    """Each design at its own labels needed (every pilot, recommended or not): predicted
+    - realised power over the pilots, with bootstrap sds as in :func:`report`."""
+    p_all, c_all = pd.read_csv(plans_csv), _pooled_curves(curves_csv)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for (pair, d), g in c_all.groupby(["pair", "design"], sort=False):
+        g = g.sort_values("labels")
+        p = p_all[(p_all["pair"] == pair) & p_all[f"need_{d}"].notna()]
+        at, pred = p[f"need_{d}"].to_numpy(float), p[f"pred_{d}"].to_numpy()
+        m = g["trials"].to_numpy()
+
+        def stat(power: np.ndarray, g=g, at=at, pred=pred) -> dict[str, float]:
+            diff = pred - interpolate(g, power, at, fit)
+            return {"pred_minus_real_mean": diff.mean(), "pred_minus_real_sd": diff.std(ddof=1),
+                    "pred_minus_real_worst": diff[np.argmax(abs(diff))],
+                    "outside_007": float((abs(diff) > POWER_TOL).sum())}  # fmt: skip
+
+        point = stat(g["power"].to_numpy())
+        sd = pd.DataFrame([stat(rng.binomial(m, g["power"].to_numpy()) / m)
+                           for _ in range(draws)]).std()  # fmt: skip
+        rows.append({"pair": pair, "design": d, "pilots": len(p),
+                     "labels": f"{int(at.min())}-{int(at.max())}", **point,
+                     **{f"{k}_sd": sd[k] for k in point}})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m benchmarks.plan_pilots")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -246,6 +283,7 @@ def main(argv: list[str] | None = None) -> None:
     q.add_argument("curves_csv", type=Path)
     q.add_argument("--draws", type=int, default=2000)
     q.add_argument("--fit", choices=("linear", "probit"), default="linear")
+    q.add_argument("--own", action="store_true", help="each design at its own labels needed")
     args = p.parse_args(argv)
     if args.cmd == "plans":
         out = plans(args)
@@ -256,15 +294,36 @@ def main(argv: list[str] | None = None) -> None:
     elif args.cmd == "details":
         print(details(args).round(3).to_string(index=False))
     else:
+        if args.own:
+            own = report_own(args.plans_csv, args.curves_csv, args.draws, fit=args.fit)
+            print(markdown_own(own))
+            return
         res = report(args.plans_csv, args.curves_csv, args.draws, fit=args.fit)
         print(markdown(res))
 
 
+def _f(r: pd.Series, k: str, fmt: str = "{:+.3f}") -> str:
+    return f"{fmt.format(r[k])} ({r[k + '_sd']:.3f})"
+
+
+def markdown_own(res: pd.DataFrame) -> str:
+    """:func:`report_own` as a markdown table, each figure with its bootstrap sd."""
+    lines = [
+        "| pair | design | pilots | labels needed | pred - real: mean | sd over pilots "
+        "| worst | outside 0.07 |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for _, r in res.iterrows():
+        cells = [r["pair"], r["design"], str(r["pilots"]), r["labels"],
+                 _f(r, "pred_minus_real_mean"), f"{r['pred_minus_real_sd']:.3f}",
+                 _f(r, "pred_minus_real_worst"), _f(r, "outside_007", "{:.0f}")]  # fmt: skip
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def markdown(res: pd.DataFrame) -> str:
     """The report as a markdown table, each figure with its bootstrap sd."""
-
-    def f(r: pd.Series, k: str, fmt: str = "{:+.3f}") -> str:
-        return f"{fmt.format(r[k])} ({r[k + '_sd']:.3f})"
+    f = _f
 
     lines = [
         "| pair | recommended | pilots | labels | realised: mean | (a) pred - real: mean "
