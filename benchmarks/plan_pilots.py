@@ -17,7 +17,9 @@ labels from scratch), so instead of one set of cells per pilot:
            cell run with other ``--seed-offset`` are pooled), for the
            recommendation and for uniform; per pair (a) predicted - realised and (b) the
            recommendation's realised power minus uniform's, with Monte Carlo errors from a
-           parametric bootstrap of the grid cells (binomial redraws of each cell).
+           parametric bootstrap of the grid cells (binomial redraws of each cell);
+           ``--own``: each design at its own labels needed, over all pilots; ``--fit
+           probit``: the binomial fit ``Phi(a + b sqrt(labels))`` instead of linear.
 
 Usage (SummEval sample, relevance; see EXPERIMENTS.md)::
 
