@@ -12,6 +12,7 @@ labels from scratch), so instead of one set of cells per pilot:
            design on a grid of budgets; one csv row per cell, appended as it finishes.
 ``details`` one pilot's predicted power, half-width and chance of shrinking beside the
            grid's realised ones.
+``critical`` the pair's se and critical value: the estimator's against the plan's.
 ``report`` the realised power at each pilot's budget, interpolated linearly in labels
            between grid points (a budget outside the grid is an error; rows of one
            cell run with other ``--seed-offset`` are pooled), for the
@@ -108,6 +109,49 @@ def details(args: argparse.Namespace) -> pd.DataFrame:
                          "real_half_width": r["half_width"], "pred_shrink": p["p_shrink"],
                          "real_shrunk": r["shrunk"]})  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def critical(args: argparse.Namespace) -> None:
+    """The pair's standard error and critical value: the estimator's over ``--trials``
+    draws at one budget (curve's seeds) against each listed pilot's plan (its ``predict``
+    covariance and the t critical value at the pair's smaller group df)."""
+    from scipy import stats as st_
+
+    from bacon_bayes import Calibrator
+    from bacon_bayes.planning import predict
+    from benchmarks.plan_check import draw, trial_pool
+
+    frame, s = _frame(args)
+    n, pair = args.labels, args.pair
+    crit, se, hw, t_own = [], [], [], []
+    groups = frame[s["group"]].astype(str).to_numpy()
+    for t in range(args.trials):
+        labeled, d = draw(frame, s, args.design, n, 7_000_000 + n + t)
+        own = min(int((labeled & (groups == g)).sum()) for g in pair.split(" - "))
+        t_own.append(float(st_.t.isf(s["alpha"] / 2, max(own - 1, 1))))
+        table = Calibrator(engine="freq").fit(trial_pool(frame, s, labeled, d))
+        table = table.compare_groups(s["alpha"], False)
+        k = table.names.index(pair)
+        c = np.atleast_1d(table.critical_value)
+        crit.append(float(c[k] if c.size > 1 else c[0]))
+        se.append(float(table.se[k]))
+        hw.append(float(table.ci_high[k] - table.ci_low[k]) / 2)
+    print(f"estimator, {args.design} @{n}, {args.trials} draws: critical value "
+          f"{np.mean(crit):.3f}, se {np.mean(se):.3f}, "
+          f"half-width {np.nanmean(hw):.3f}; t at the pair's fewer labels - 1 df "
+          f"{np.mean(t_own):.3f}")  # fmt: skip
+    goal = _goal(frame, s, pair, args.power)
+    for k in (int(v) for v in args.pilots.split(",")):
+        labeled, d = pilot_draw(frame, s, args.pilot_share, "uniform", args.seed + k)
+        res = plan(table_pool(frame, s, labeled, d), goal, designs=DESIGNS,
+                   from_scratch=True, alpha=args.alpha)  # fmt: skip
+        p = predict(res.pilot, args.design, n, from_scratch=True)
+        a, b = (res.pilot.names.index(v) for v in pair.split(" - "))
+        se_d = float(np.sqrt(p.cov[a, a] + p.cov[b, b] - 2 * p.cov[a, b]))
+        df = float(min(p.df[a], p.df[b]))
+        c = float(st_.t.isf(args.alpha / 2, df))
+        print(f"pilot {k} plan (separate means): se {se_d:.3f}, df {df:.1f}, "
+              f"critical value {c:.3f}, half-width {se_d * c:.3f}")  # fmt: skip
 
 
 def curve(args: argparse.Namespace) -> None:
@@ -251,7 +295,7 @@ def report_own(
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m benchmarks.plan_pilots")
     sub = p.add_subparsers(dest="cmd", required=True)
-    for name in ("plans", "curve", "details"):
+    for name in ("plans", "curve", "details", "critical"):
         q = sub.add_parser(name)
         q.add_argument("--table", type=Path, default=DEFAULT_TABLE)
         q.add_argument("--label", default="expert_mean_relevance")
@@ -259,7 +303,7 @@ def main(argv: list[str] | None = None) -> None:
         q.add_argument("--group", default="system")
         q.add_argument("--prompt", default="doc_id")
         q.add_argument("--alpha", type=float, default=0.05)
-        if name != "details":
+        if name in ("plans", "curve"):
             q.add_argument("--out", type=Path, required=True)
         if name != "curve":
             q.add_argument("--power", type=float, default=0.8)
@@ -280,6 +324,12 @@ def main(argv: list[str] | None = None) -> None:
     q.add_argument("--labels", required=True, help="budgets, comma-separated")
     q.add_argument("--trials", type=int, default=300)
     q.add_argument("--seed-offset", type=int, default=0, help="more trials of a cell: 10000")
+    q = sub.choices["critical"]
+    q.add_argument("--pair", required=True)
+    q.add_argument("--design", choices=DESIGNS, required=True)
+    q.add_argument("--labels", type=int, required=True)
+    q.add_argument("--trials", type=int, default=40)
+    q.add_argument("--pilots", default="0", help="pilot numbers, comma-separated")
     q = sub.add_parser("report")
     q.add_argument("plans_csv", type=Path)
     q.add_argument("curves_csv", type=Path)
@@ -293,6 +343,8 @@ def main(argv: list[str] | None = None) -> None:
         print(out.groupby("pair", sort=False)["recommended"].value_counts().to_string())
     elif args.cmd == "curve":
         curve(args)
+    elif args.cmd == "critical":
+        critical(args)
     elif args.cmd == "details":
         print(details(args).round(3).to_string(index=False))
     else:
