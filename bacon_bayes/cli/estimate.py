@@ -320,6 +320,11 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
                     f"{name} cannot be given for a study: the inclusion probabilities "
                     f"and waves recorded by its sampling are used. Drop {name}."
                 )
+        if getattr(args, "drop_unscored", False):
+            raise ValidationError(
+                "--drop-unscored is for a table: a study's items are the ones its sampling "
+                "drew from. Drop --drop-unscored, or score the study's unscored items."
+            )
         data = load_study(args.file, allow_pending=args.allow_pending)
         judges = expand_judges(args.judge, data.frame.columns) if args.judge else None
         return data.to_pool(

@@ -226,6 +226,8 @@ def test_bacon_estimate_reads_a_study_with_its_probabilities(
     assert pool.propensity is not None and np.ptp(pool.propensity[pool.labeled]) > 0
     assert bacon("estimate", str(study), "--propensity", "p") == 2
     assert "cannot be given for a study" in capsys.readouterr().err
+    assert bacon("estimate", str(study), "--drop-unscored") == 2
+    assert "--drop-unscored is for a table" in capsys.readouterr().err
 
 
 def test_adaptive_wave_steps_back_to_uniform_when_no_gain_is_expected(
