@@ -13,7 +13,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import BaconError, ValidationError
@@ -155,14 +154,19 @@ def bools_as_floats(frame: pd.DataFrame) -> pd.DataFrame:
     nulls) as 1.0 / 0.0 / NaN, like a column of True/False without blanks, which reads as
     numbers everywhere (a human verdict recorded for some rows only, a judge that skipped
     some)."""
-    swap = {}
-    for col in frame.columns:
-        s = frame[col]
-        if pd.api.types.is_object_dtype(s) and s.isna().any():
-            seen = s.dropna()
-            if len(seen) and seen.map(lambda v: isinstance(v, bool | np.bool_)).all():
-                swap[col] = s.astype(float)
-    return frame.assign(**swap) if swap else frame
+    swap = {
+        col: s.astype(float)
+        for col, s in frame.items()
+        if pd.api.types.is_object_dtype(s)
+        and s.isna().any()
+        and pd.api.types.infer_dtype(s, skipna=True) == "boolean"  # compiled, not per cell
+    }
+    if not swap:
+        return frame
+    out = frame.copy()
+    for col, values in swap.items():  # not assign(**swap): a column name need not be a str
+        out[col] = values
+    return out
 
 
 #: first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV

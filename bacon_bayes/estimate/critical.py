@@ -202,12 +202,12 @@ def bootstrap_t_critical_values(
     # two residual vectors per sweep of the picks, beside the weights (one cache line)
     pairs = [(r, r + 1 < len(us)) for r in range(0, len(us), 2)]
     data = [np.column_stack([w, us[r], us[r + two]]) for r, two in pairs]
+    mods = [np.ascontiguousarray(ab[:, r : r + 2]) for r, _ in pairs]
 
     def resample(first: int, last: int) -> None:
         # resamples first..last-1, all groups at once (group sizes kept); a pick is a
         # function of (seed, resample, position) only, so any split gives the same picks
-        for (r, two), d in zip(pairs, data, strict=True):
-            mod = np.ascontiguousarray(ab[:, r : r + 2])
+        for (r, two), d, mod in zip(pairs, data, mods, strict=True):
             kernel(first, last, key, d, start, size, hajek, two, mod, abs_t[r], abs_t[r + two])
 
     parts = max(1, min(4, os.cpu_count() or 1, n_boot))
