@@ -303,8 +303,8 @@ def _groups(
     ``n_g - 1 + d0`` (``out[2]``), as the package's ``interval="t"`` group means; once every
     group has :data:`MIN_BOOTSTRAP_LABELS` labels, the package's bootstrap branch: the
     larger of the own and the moderated variance, the critical value of the bootstrap
-    studentised the same way and never below the moderated t's (``out[3]``, the fixed
-    interval's; normal df for differences)."""
+    studentised the same way and never below the moderated t's with normal residuals
+    (``n_g - 1 + d0`` df; ``out[3]``, the fixed interval's; normal df for differences)."""
     m = n_g.size
     reps = yl.shape[0]
     resid = np.zeros(yl.shape)
@@ -327,16 +327,16 @@ def _groups(
         ok = cnts[r] >= 2
         codes = np.cumsum(ok) - 1
         lab = ok[gl[r]]
-        var, df, _, _ = moderated_variance(
+        var, df, d0, _ = moderated_variance(
             own_var[r, ok], resid[r, lab], fl[r, lab], pil[r, lab], codes[gl[r, lab]],
             n_g[ok], "pool",
         )  # fmt: skip
         use = ok & (cnts[r] >= MIN_GROUP)
         if ok.all() and cnts[r].min() >= MIN_BOOTSTRAP_LABELS:  # the package's branch
             w = 1.0 / pil[r]
-            ab = resample_moderation(own_var[r], var, df, resid[r], w, gl[r])
+            ab = resample_moderation(own_var[r], var, df, d0, resid[r], w, gl[r])
             crit = bootstrap_t_critical_values(resid[r], w, gl[r], ALPHA, "none", moderation=ab)
-            crit = np.maximum(crit, stats.t.isf(ALPHA / 2, df))
+            crit = np.maximum(crit, stats.t.isf(ALPHA / 2, cnts[r] - 1.0 + d0))
             var, df = np.maximum(var, own_var[r]), np.full(m, np.inf)
         else:
             crit = stats.t.isf(ALPHA / 2, np.maximum(df, 1.0))

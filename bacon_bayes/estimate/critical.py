@@ -234,20 +234,22 @@ def resample_moderation(
     var: np.ndarray,
     moderated: np.ndarray,
     df: np.ndarray,
+    d0: float,
     resid: np.ndarray,
     weight: np.ndarray,
     codes: np.ndarray,
     hajek: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ``moderation`` of :func:`bootstrap_t_critical_values` for groups whose interval
-    variance is ``max(var, moderated)``, ``moderated = a + b var`` with ``b = (n_g - 1) /
-    df`` (:func:`~bacon_bayes.estimate.moderate.moderated_variance`): ``(a, b)`` with ``a``
+    variance is ``max(var, moderated)``, ``moderated = a + b var`` with ``b = (df - d0) /
+    df`` (:func:`~bacon_bayes.estimate.moderate.moderated_variance`: ``df`` its degrees of
+    freedom, ``d0`` the prior's worth in labels): ``(a, b)`` with ``a``
     in the bootstrap's units, the variance of the mean its statistic computes on the
     sample itself (weighted, ``n / (n - 1)``, no finite-population correction). The design
     variance ``var`` is ``q`` times that, so ``a`` is divided by ``q`` (the median over the
     groups where a group's own variance is 0)."""
     m = var.size
-    b = (np.bincount(codes, minlength=m) - 1.0) / df
+    b = (df - d0) / df
     size = np.bincount(codes, minlength=m).astype(float)
     u = _centred(np.asarray(resid, dtype=float), weight, codes, m, size, hajek)
     if hajek:

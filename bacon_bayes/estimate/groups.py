@@ -78,10 +78,12 @@ def aee_group_means(
     ``"t"`` is a moderated t (Smyth 2004): a group's variance from a handful of
     labels is unreliable exactly where it matters (labels at a bound of the scale,
     e.g. ten expert ratings of 5 whose true mean is 4.9, give a variance near zero),
-    so each group's variance is the average of its own, worth ``n_g - 1`` labels,
-    and the variance that all labels predict for its items, worth ``d0`` labels
+    so each group's variance is the average of its own, worth ``n_g - 1`` labels
+    for normal residuals and fewer for heavy-tailed ones (a judge's rare errors on
+    binary labels; :func:`~bacon_bayes.estimate.moderate.own_labels`), and the
+    variance that all labels predict for its items, worth ``d0`` labels
     (:func:`~bacon_bayes.estimate.moderate.moderated_variance`); the Student-t
-    critical value has ``n_g - 1 + d0`` df. ``d0`` is estimated from how much the
+    critical value has the two worths summed as df. ``d0`` is estimated from how much the
     groups' own variances scatter around their predictions, between 4 (scatter
     beyond sampling: labels piled up at a bound) and the pooled residuals' df
     (``details["prior_labels"]``). Measured on SummEval's 12 systems (1,000 draws of
@@ -215,7 +217,7 @@ def group_tables_from_sums(
             for i, (est, var, resid, _) in enumerate(fits)
         ]  # fmt: skip
         ab = [
-            resample_moderation(fit[1], mod[0], mod[1], fit[2], 1.0 / pi_lab, g_lab, hajek)
+            resample_moderation(fit[1], *mod[:3], fit[2], 1.0 / pi_lab, g_lab, hajek)
             for fit, mod in zip(fits, mods, strict=True)
         ]
         crits = bootstrap_t_critical_values(
@@ -228,10 +230,12 @@ def group_tables_from_sums(
         crit = df = score = None
         moderation: dict[str, Any] = {"guarantee": "per group"}
         if boot:
-            # never below the moderated t's (the branch under MIN_BOOTSTRAP_LABELS): the
-            # resamples cannot show the tails the labels missed, only those they showed
+            # never below the moderated t's with normal residuals (n_g - 1 + d0 df): the
+            # resamples cannot show the tails the labels missed, only those they showed;
+            # the tails' weight is already in the moderated variance (own_labels)
+            normal_df = n_lab - 1.0 + mods[i][2]
             crit = np.maximum(
-                crits[i], simultaneous_critical_value(np.eye(m), alpha, simultaneous, mods[i][1])
+                crits[i], simultaneous_critical_value(np.eye(m), alpha, simultaneous, normal_df)
             )
             var = np.maximum(var, mods[i][0])
         else:

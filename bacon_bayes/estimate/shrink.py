@@ -55,7 +55,7 @@ from bacon_bayes.estimate.core import (
     mean_core,
     variance_coefficients,
 )
-from bacon_bayes.estimate.moderate import prior_labels, variance_prior
+from bacon_bayes.estimate.moderate import own_labels, prior_labels, variance_prior
 from bacon_bayes.estimate.robust_ebci import critical_value
 from bacon_bayes.estimate.tables import GroupArrays, Pairs
 from bacon_bayes.inclusion import Inclusion
@@ -164,8 +164,8 @@ def group_corrections(
         # (it holds the groups' differences too, so it errs wide)
         s2 = float(np.var(resid, ddof=1)) if resid.size > 1 else 0.0
         prior = np.bincount(g_lab, weights=c * s2, minlength=m) / n_g.astype(float) ** 2
-    own = n_lab - 1.0
-    several = own >= 1
+    own = own_labels(resid, g_lab, m)
+    several = n_lab >= 2
     d0 = prior_labels(own_var[several], own[several], prior[several], most=g_lab.size - m)
     mod = np.where(
         several, (d0 * prior + np.maximum(own, 0) * own_var) / (d0 + np.maximum(own, 0)), prior
