@@ -117,18 +117,29 @@ def own_labels(resid: np.ndarray, g_lab: np.ndarray, m: int) -> np.ndarray:
     for heavy-tailed ones.
 
     ``var(s^2) = sigma^4 (2 / (n - 1) + (kappa - 3) / n)`` (``kappa`` the residuals'
-    kurtosis), which a ``chi^2_d / d`` variance matches with ``d = 2 / (2 / (n - 1) +
-    (kappa - 3) / n)``; ``kappa`` is pooled over every group's within-group-centred
-    residuals. A binary label that a good surrogate gets wrong on 4% of items has
-    ``kappa`` near 25: 50 labels then tell a group's variance about as well as 4 normal
-    ones (most draws show 0-3 of the group's errors), so its prior weighs in as much. Never
-    more than ``n_g - 1`` (light tails are not counted as more labels).
+    kurtosis within a group), which a ``chi^2_d / d`` variance matches with ``d = 2 / (2 /
+    (n - 1) + (kappa - 3) / n)``. ``kappa`` is pooled over the groups as ``sum n_g m4_g /
+    sum n_g m2_g^2`` (each group's central moments, so groups whose variances differ do
+    not read as heavy tails: the prior's worth ``d0`` models that), rescaled so that normal
+    residuals read 3 at these group sizes. A binary label that a good surrogate gets wrong
+    on 4% of items has ``kappa`` near 25: 50 labels then tell a group's variance about as
+    well as 4 normal ones (most draws show 0-3 of the group's errors; the estimate reads
+    about 7), so the prior weighs in more. Never more than ``n_g - 1`` (light tails are not
+    counted as more labels).
     """
     n_lab = np.bincount(g_lab, minlength=m).astype(float)
     centre = np.bincount(g_lab, weights=resid, minlength=m) / np.maximum(n_lab, 1.0)
-    u = (resid - centre[g_lab])[n_lab[g_lab] >= 2]
-    m2 = float(np.mean(u * u)) if u.size else 0.0
-    excess = max(float(np.mean(u**4)) / m2**2 - 3.0, 0.0) if m2 > 0 else 0.0
+    u2 = (resid - centre[g_lab]) ** 2
+    ok = n_lab >= 2
+    n = n_lab[ok]
+    m2 = np.bincount(g_lab, weights=u2, minlength=m)[ok] / n
+    m4 = np.bincount(g_lab, weights=u2 * u2, minlength=m)[ok] / n
+    den = float(n @ (m2 * m2))
+    excess = 0.0
+    if den > 0:
+        # normal residuals' E[n m4] / E[n m2^2], so that normal groups read kappa = 3
+        normal = ((n - 1) * (n * n - 3 * n + 3) / n**2).sum() / ((n - 1) * (n + 1) / n).sum()
+        excess = max(float(n @ m4) / den / float(normal) - 3.0, 0.0)
     d = n_lab - 1.0
     with np.errstate(divide="ignore", invalid="ignore"):
         eff = 2.0 / (2.0 / d + excess / n_lab)
