@@ -300,10 +300,9 @@ def _groups(
     """Per-group AEE means at look ``k`` with the pool's weight ``lam``; their variances
     moderated by the package's own :func:`bacon_bayes.estimate.moderate.moderated_variance`
     (Smyth 2004, per sequence, over the groups with at least two labels), the Student-t df
-    the own variance's worth plus ``d0`` (``out[2]``), as the package's ``interval="t"``
-    group means; once every
+    ``n_g - 1 + d0`` (``out[2]``), as the package's ``interval="t"`` group means; once every
     group has :data:`MIN_BOOTSTRAP_LABELS` labels, the package's bootstrap branch: the
-    moderated variance, the critical value of the bootstrap
+    larger of the own and the moderated variance, the critical value of the bootstrap
     studentised the same way and never below the moderated t's with normal residuals
     (``n_g - 1 + d0`` df; ``out[3]``, the fixed interval's; normal df for differences)."""
     m = n_g.size
@@ -338,7 +337,7 @@ def _groups(
             ab = resample_moderation(own_var[r], var, df, d0, resid[r], w, gl[r])
             crit = bootstrap_t_critical_values(resid[r], w, gl[r], ALPHA, "none", moderation=ab)
             crit = np.maximum(crit, stats.t.isf(ALPHA / 2, cnts[r] - 1.0 + d0))
-            df = np.full(m, np.inf)
+            var, df = np.maximum(var, own_var[r]), np.full(m, np.inf)
         else:
             crit = stats.t.isf(ALPHA / 2, np.maximum(df, 1.0))
         out[1, r, use, k] = np.sqrt(np.maximum(var[use[ok]], 0.0))

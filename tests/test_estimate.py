@@ -263,10 +263,9 @@ def test_skewed_groups_count_fewer_labels_and_fall_back_to_t_when_small():
     tee = est.aee_group_means(yy, np.zeros(n), groups, alpha=0.1, interval="t")
     assert boot.details["interval"] == "bootstrap" and tee.details["interval"] == "t"
     assert np.allclose(boot.estimate, tee.estimate)
-    # both branches moderate each group's variance toward the pooled one; the bootstrap
-    # differs in its critical values alone
-    np.testing.assert_allclose(boot.se, tee.se, rtol=1e-12)
-    assert not np.allclose(boot.critical_value, tee.critical_value)
+    # the t path moderates each group's variance toward the pooled one (all groups here
+    # share one distribution): the standard errors move closer together
+    assert np.ptp(tee.se) < np.ptp(boot.se)
     # df: the prior's worth plus the own variance's, fewer than n_g - 1 labels here (the
     # residuals' kurtosis, moderate.own_labels)
     own = np.array(tee.details["df"]) - tee.details["prior_labels"]

@@ -193,14 +193,13 @@ def _binary_groups(
 
 
 def test_binary_groups_bootstrap_is_studentised_like_the_interval():
-    """The bootstrap branch's interval takes a group's moderated variance; its resamples
-    were studentised by their own variance alone, which is near 0 whenever a resample
-    misses the group's few judge errors: critical values of 6-12 (TriviaQA at 13-23
-    labels a model), up to 1e8 here (infinite half-widths). Studentised the same way as
-    the interval (and never below the normal-theory moderated t) every half-width is
-    finite and the joint coverage holds (0.987 over 300 draws at a mean half-width of
-    0.118; 0.973 at 0.154 with the larger of the own and moderated variance and the own
-    variance worth ``n_g - 1`` labels)."""
+    """The bootstrap branch's interval takes the larger of a group's own and moderated
+    variance; its resamples were studentised by their own variance alone, which is near 0
+    whenever a resample misses the group's few judge errors: critical values of 6-12
+    (TriviaQA at 13-23 labels a model), up to 1e8 here (infinite half-widths). Studentised
+    the same way as the interval (and never below the normal-theory moderated t) every
+    half-width is finite and the joint coverage holds (0.990 over 300 draws, at a mean
+    half-width of 0.128; 0.973 at 0.154 before the kurtosis below)."""
     _, joint, half = _binary_groups(300, 20, "maxt")
     assert np.isfinite(half) and half < 0.5
     assert joint >= 0.918, (joint, half)
@@ -212,7 +211,7 @@ def test_binary_groups_with_rare_judge_errors_cover_each_group():
     was off (the three worst groups covered 0.84-0.89, the average 0.928). The own
     variance now counts as the few labels its kurtosis says it is worth
     (:func:`~bacon_bayes.estimate.moderate.own_labels`), so the pool's variance weighs in:
-    the average is in the two-sided band (0.955) and no group is below 0.90 (300 draws)."""
+    the average is in the two-sided band (0.959) and no group is below 0.91 (300 draws)."""
     cover, _, _ = _binary_groups(300, 50, "none")
     band = Coverage("groups", "groups", "aee", 0.05, 300, 0, 0, 0, 1).band()
     assert band[0] <= cover.mean() <= band[1], (cover, band)

@@ -169,8 +169,8 @@ def bootstrap_t_critical_values(
     equals ``k`` calls with one vector each.
 
     ``moderation``: ``(a, b)``, each (m,) or (k, m), when the interval's variance is
-    a moderated one, ``a + b v`` (:mod:`.moderate`, ``v`` the own): each resample is
-    studentised the same way, ``a + b v*`` (without it ``a = 0, b = 1``)
+    the larger of the own and a moderated one, ``a + b v`` (:mod:`.moderate`, ``v``
+    the own): each resample is studentised the same way, ``max(v*, a + b v*)``
     (``a`` in the units of the own variance of the sample,
     :func:`resample_moderation`). Without it a resample that misses a domain's rare
     large residuals has a tiny ``se*`` and a huge ``|T*|``, while the interval's
@@ -193,7 +193,6 @@ def bootstrap_t_critical_values(
     us = [_centred(cols[order, r], w, g, m, size, hajek) for r in range(cols.shape[1])]
     k = len(us)
     ab = np.zeros((2, k + 1, m))  # a spare row: the kernel reads r + 1 on an odd count
-    ab[1] = 1.0  # no moderation: se*^2 = 0 + 1 v*
     if moderation is not None:
         ab[:, :k] = [np.broadcast_to(np.asarray(v, dtype=float), (k, m)) for v in moderation]
     abs_t = np.empty((len(us), n_boot, m))
@@ -242,7 +241,7 @@ def resample_moderation(
     hajek: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ``moderation`` of :func:`bootstrap_t_critical_values` for groups whose interval
-    variance is ``moderated = a + b var`` with ``b = (df - d0) /
+    variance is ``max(var, moderated)``, ``moderated = a + b var`` with ``b = (df - d0) /
     df`` (:func:`~bacon_bayes.estimate.moderate.moderated_variance`: ``df`` its degrees of
     freedom, ``d0`` the prior's worth in labels): ``(a, b)`` with ``a``
     in the bootstrap's units, the variance of the mean its statistic computes on the
@@ -285,8 +284,8 @@ def _resample_t_py(  # pragma: no cover
     floor(U * size[k])``, ``U`` from SplitMix64 at counter ``b * n + i`` (a counter-based
     generator: picks do not depend on how resamples are split over threads); the
     statistic is the resample's weighted (``hajek``) or plain mean over its standard
-    error, its variance ``v`` taken as ``a + b v`` (``mod[0, c, k]``, ``mod[1, c, k]``:
-    column ``c`` (0 or 1), group ``k``; ``0, 1`` without moderation). Compiled."""
+    error, its variance ``v`` raised to ``a + b v`` where that is larger (``mod[0, c,
+    k]``, ``mod[1, c, k]``: column ``c`` (0 or 1), group ``k``). Compiled."""
     n = data.shape[0]
     gamma = np.uint64(0x9E3779B97F4A7C15)
     m1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -303,7 +302,7 @@ def _resample_t_py(  # pragma: no cover
             mean = s1 / n
             var = max(s2 / n - mean * mean, 0.0) / n
         var = var * n / max(n - 1.0, 1.0)
-        se = np.sqrt(max(a + b * var, 0.0))
+        se = np.sqrt(max(var, a + b * var))
         diff = abs(mean)
         # a resample of one repeated item has se 0: |T| is infinite unless it hits the
         # estimate exactly

@@ -208,9 +208,8 @@ def group_tables_from_sums(
     if boot:
         # the bootstrap learns the tails' shape, not the variance a few labels missed: a
         # group whose labels showed none of the pool's rare large residuals (binary
-        # labels, a good surrogate) has a tiny own variance, worth few labels by its
-        # kurtosis; the moderated one, in the interval and in every resample's
-        # studentisation alike
+        # labels, a good surrogate) has a tiny own variance; at least the moderated one,
+        # in the interval and in every resample's studentisation alike
         mods = [
             moderated_variance(
                 var, resid, y_lab - resid, pi_lab, g_lab, n_g, target, est if alone[i] else None
@@ -238,7 +237,7 @@ def group_tables_from_sums(
             crit = np.maximum(
                 crits[i], simultaneous_critical_value(np.eye(m), alpha, simultaneous, normal_df)
             )
-            var = mods[i][0]
+            var = np.maximum(var, mods[i][0])
         else:
             own_var = var
             var, df, d0, mv = moderated_variance(
