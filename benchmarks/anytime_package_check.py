@@ -1,11 +1,12 @@
-"""The package's own anytime group means on TriviaQA or WMT22 (issue 41; WMT22: the
-harness's 150 segments x 16 systems): ``Calibrator(engine="freq")``
+"""The package's own anytime group means on TriviaQA, WMT22 (issue 41; WMT22: the
+harness's 150 segments x 16 systems) or SummEval relevance (the shipped sample, 12
+systems, the judges' relevance scores): ``Calibrator(engine="freq")``
 ``estimate_groups(simultaneous=False, anytime=True, max_labels)`` at every look of nested
 uniform waves up to 20% (a fit per look, so a few hundred sequences at most), per model the
 chance that some look's interval misses the model's full-label mean.
 
     PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_package_check SEQUENCES [LOOKS]
-        [--data /tmp/mc_data] [--out stem] [--table trivia|wmt22]
+        [--data /tmp/mc_data] [--out stem] [--table trivia|wmt22|summeval]
 """
 
 from __future__ import annotations
@@ -19,22 +20,41 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes import Calibrator, EvalPool
-from benchmarks.small_budget import TRIVIA_JUDGES, WMT_METRICS, WMT_SEGMENTS
+from benchmarks.small_budget import SUMMEVAL, TRIVIA_JUDGES, WMT_METRICS, WMT_SEGMENTS
 
 #: each table's file, judges and pool arguments (the harness's, benchmarks.anytime_validation)
 TABLES = {
     "trivia": ("trivia.csv", TRIVIA_JUDGES,
                {"outcome": "categorical", "levels": (0.0, 1.0), "group": "model"}),
     "wmt22": ("wmt22.parquet", WMT_METRICS, {"outcome": "continuous", "group": "system"}),
+    "summeval": (None, None, {"outcome": "continuous", "group": "system"}),
 }  # fmt: skip
 
 
-def run(frame: pd.DataFrame, sequences: int, looks: int, table: str = "trivia") -> pd.DataFrame:
+def load(table: str, data: Path) -> tuple[pd.DataFrame, list[str]]:
+    """The table as the harness reads it (label column ``y``) and its judges."""
+    if table == "summeval":
+        frame = pd.read_csv(SUMMEVAL)
+        judges = [c for c in frame.columns if c.startswith("judge:") and c.endswith("|relevance")]
+        return frame.assign(y=frame["expert_mean_relevance"]), judges
+    name, judges, _ = TABLES[table]
+    path = data / name
+    frame = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+    if table == "wmt22":  # the harness's subsample (benchmarks.anytime_validation)
+        segs = np.sort(frame["seg_id"].unique())
+        keep = np.random.default_rng(0).choice(segs, WMT_SEGMENTS, replace=False)
+        frame = frame[frame["seg_id"].isin(keep)].reset_index(drop=True)
+    return frame, list(judges)
+
+
+def run(
+    frame: pd.DataFrame, judges: list[str], sequences: int, looks: int, table: str = "trivia"
+) -> pd.DataFrame:
     """One row per sequence, look and model: estimate, interval, truth, labels."""
     n = len(frame)
     total = round(0.2 * n)
     sizes = np.diff(np.round(np.linspace(0, total, looks + 1)).astype(int))
-    _, judges, kw = TABLES[table]
+    kw = TABLES[table][2]
     truth = frame.groupby(kw["group"])["y"].mean()
     rows, start = [], time.perf_counter()
     for r in range(sequences):
@@ -81,13 +101,8 @@ def main() -> None:
     p.add_argument("--table", choices=tuple(TABLES), default="trivia")
     args = p.parse_args()
     warnings.filterwarnings("ignore")
-    path = args.data / TABLES[args.table][0]
-    frame = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
-    if args.table == "wmt22":  # the harness's subsample (benchmarks.anytime_validation)
-        segs = np.sort(frame["seg_id"].unique())
-        keep = np.random.default_rng(0).choice(segs, WMT_SEGMENTS, replace=False)
-        frame = frame[frame["seg_id"].isin(keep)].reset_index(drop=True)
-    out = run(frame, args.sequences, args.looks, args.table)
+    frame, judges = load(args.table, args.data)
+    out = run(frame, judges, args.sequences, args.looks, args.table)
     if args.out:
         out.to_csv(args.out.with_suffix(".csv"), index=False)
     print(summary(out))
