@@ -86,25 +86,20 @@ def summeval_run(summeval: v.Table) -> dict[str, dict]:
     return out
 
 
-GROUP_GAP = pytest.mark.xfail(
-    reason="issue 41: a group mean read from 10 labels a group misses 0.10-0.11 with "
-    "alpha-spending here (moderated t; VALIDATION.md)",
-    strict=False,
-)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("design", ["uniform", "adaptive"])
 @pytest.mark.parametrize(
     "quantity",
-    ["pool mean", "difference (>=10)", pytest.param("group mean (>=10)", marks=GROUP_GAP)],
+    ["pool mean", "difference (>=10)", "group mean (>=10)"],
 )
 def test_alpha_spending_holds_on_summeval(
     summeval_run: dict[str, dict], design: str, quantity: str
 ) -> None:
     """300 sequences of 10 looks: alpha-spending's chance that some look misses is at most
     0.05 + 3 Monte Carlo se, the fixed intervals' (peeking) above it, and the last look at
-    most 1.35 times the fixed width."""
+    most 1.35 times the fixed width. The group mean M10 from 10 labels a group misses 0.077
+    / 0.080 (uniform / adaptive; it was an expected failure at 0.103 / 0.113 until the
+    harness mirrored the package's bootstrap branch)."""
     by = summeval_run[design]
     bound = 0.05 + 3 * np.sqrt(0.05 * 0.95 / 300)
     assert by[(quantity, "alpha-spending")]["some look misses"] <= bound
