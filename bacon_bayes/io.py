@@ -169,6 +169,22 @@ def bools_as_floats(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def without_unscored(frame: pd.DataFrame, judges: Any, label: str) -> tuple[pd.DataFrame, int]:
+    """``frame`` without its rows that have no score in any of the ``judges`` columns and
+    no ``label`` (``bacon estimate --drop-unscored``), and how many were left out. Judge
+    scores in a separate long table (not a list of columns) are refused: its rows are not
+    the table's."""
+    if not isinstance(judges, list):
+        raise ValidationError(
+            "--drop-unscored leaves out rows by the table's judge columns, but these judge "
+            "scores come from a separate long table (--scores, or the log's per-run scores). "
+            "Remove the rows of the items no judge scored from the table, or score them, and "
+            "drop --drop-unscored."
+        )
+    empty = frame[judges].isna().all(axis=1) & frame[label].isna()
+    return frame.loc[~empty].reset_index(drop=True), int(empty.sum())
+
+
 #: first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV
 #: injection"); a cell starting with the quote that neutralises them is quoted too, so
 #: that :func:`restored` gives back exactly what :func:`people_csv` was given

@@ -310,3 +310,15 @@ def test_true_false_columns_with_blanks_and_unscored_rows(tmp_path, capsys) -> N
     assert any("left out 100 row(s)" in note for note in result["pool"]["notes"])
     assert main(["estimate", *command[1:-1], "--engine", "freq"]) == 2
     assert "100 row(s) have no judge score at all" in capsys.readouterr().err
+    # judge scores from a long table: the option cannot see them, and says so
+    frame = pd.read_csv(path)
+    long = frame.reset_index(names="id").melt(
+        id_vars="id", value_vars=["judge_a", "judge_b"], var_name="judge", value_name="score"
+    )
+    long = long.rename(columns={"id": "item"}).dropna()
+    long["score"] = long["score"].astype(float)
+    frame.drop(columns=["judge_a", "judge_b"]).reset_index(names="id").to_csv(path, index=False)
+    long.to_csv(tmp_path / "scores.csv", index=False)
+    scores = ["--scores", str(tmp_path / "scores.csv"), "--drop-unscored"]
+    assert main(["estimate", str(path), "--label", "human", *scores]) == 2
+    assert "come from a separate long table" in capsys.readouterr().err

@@ -307,7 +307,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     A study folder brings its own labels and the inclusion probabilities its
     waves recorded; those are always used.
     """
-    from bacon_bayes.io import item_column
+    from bacon_bayes.io import item_column, without_unscored
     from bacon_bayes.pool import EvalPool
     from bacon_bayes.study import load_study
     from bacon_bayes.study.folder import CONFIG_FILE
@@ -338,9 +338,8 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
         raise ValidationError("--label is required for a table; name the column of labels.")
     df, judges = table_from_args(args)
     dropped = 0
-    if getattr(args, "drop_unscored", False) and isinstance(judges, list):
-        empty = df[judges].isna().all(axis=1) & df[args.label].isna()
-        df, dropped = df.loc[~empty].reset_index(drop=True), int(empty.sum())
+    if getattr(args, "drop_unscored", False):
+        df, dropped = without_unscored(df, judges, args.label)
     levels = parse_levels(args.levels)
     outcome = args.outcome or guess_outcome(df, args.label)
     pool = EvalPool.from_frame(
