@@ -26,6 +26,13 @@ MIN_PRIOR_LABELS = 4.0
 _ZERO_VARIANCE = 1e-5
 
 
+def _within_group(resid: np.ndarray, g_lab: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each group's label count and the residuals centred on their group's mean."""
+    n_lab = np.bincount(g_lab, minlength=m).astype(float)
+    centre = np.bincount(g_lab, weights=resid, minlength=m) / np.maximum(n_lab, 1.0)
+    return n_lab, resid - centre[g_lab]
+
+
 def variance_prior(
     resid: np.ndarray, f_lab: np.ndarray, c: np.ndarray, g_lab: np.ndarray, m: int, n_g: np.ndarray
 ) -> np.ndarray:
@@ -37,9 +44,7 @@ def variance_prior(
     items with surrogates like its own show elsewhere. The prediction goes through the
     same design-based formula as the group's own variance (``sum c_i s^2(f_i) / N_g^2``).
     """
-    n_lab = np.bincount(g_lab, minlength=m).astype(float)
-    centre = np.bincount(g_lab, weights=resid, minlength=m) / np.maximum(n_lab, 1.0)
-    u2 = (resid - centre[g_lab]) ** 2 * resid.size / max(resid.size - m, 1)
+    u2 = _within_group(resid, g_lab, m)[1] ** 2 * resid.size / max(resid.size - m, 1)
     pooled = float(u2.mean())
     design = np.column_stack([np.ones_like(f_lab), f_lab])
     coef = np.linalg.lstsq(design, u2, rcond=None)[0]
@@ -127,9 +132,8 @@ def own_labels(resid: np.ndarray, g_lab: np.ndarray, m: int) -> np.ndarray:
     about 7), so the prior weighs in more. Never more than ``n_g - 1`` (light tails are not
     counted as more labels).
     """
-    n_lab = np.bincount(g_lab, minlength=m).astype(float)
-    centre = np.bincount(g_lab, weights=resid, minlength=m) / np.maximum(n_lab, 1.0)
-    u2 = (resid - centre[g_lab]) ** 2
+    n_lab, u = _within_group(resid, g_lab, m)
+    u2 = u * u
     ok = n_lab >= 2
     n = n_lab[ok]
     m2 = np.bincount(g_lab, weights=u2, minlength=m)[ok] / n
