@@ -23,11 +23,12 @@ with ``u_i = lam (f_i - s_i) C x_i`` the surrogate term of every comparison and 
 r_i C x_i``. Comparisons whose prompts repeat are summed within prompts, as the estimator
 does (:mod:`bacon_bayes.estimate.bradley_terry`): it reports ``B = P / (P - 1) sum_p
 (Psi_p - Psibar)(Psi_p - Psibar)'``, ``Psi_p = sum_{i in p} (u_i + S_i v_i / pi_i)``,
-times ``(n - 1) / (n - p - 1)``. The labels of a prompt's comparisons are drawn
-independently (Poisson with the union ``pi``), so ``E[Psi_p] = T_p = sum_{i in p} (u_i
-+ v_i)``, the prompt's full score, and ``Var(Psi_p) = sum_{i in p} (1 - pi_i) / pi_i v_i
-v_i'``; with the centring, ``E[B] = [P / (P - 1) sum_p (T_p - Tbar)(T_p - Tbar)' + sum_i
-(1 - pi_i) / pi_i v_i v_i'] (n - 1) / (n - p - 1)``. ``T_p T_p'`` holds the cross terms
+times ``(n - 1) / (n - M)`` (CR1, the ``M - 1`` strengths and ``lam`` spent). The labels
+of a prompt's comparisons are drawn independently (Poisson with the union ``pi``), so
+``E[Psi_p] = T_p = sum_{i in p} (u_i + v_i)``, the prompt's full score, and
+``Var(Psi_p) = sum_{i in p} (1 - pi_i) / pi_i v_i v_i'``; with the centring, ``E[B] = [P
+/ (P - 1) sum_p (T_p - Tbar)(T_p - Tbar)' + sum_i (1 - pi_i) / pi_i v_i v_i'] (n - 1) /
+(n - M)``. ``T_p T_p'`` holds the cross terms
 ``v_i v_j'`` of a prompt's comparisons that an independent prediction drops. Over the
 pilot (Horvitz-Thompson, its labels drawn independently with ``pi0``), ``That_p =
 sum_{i in p} u_i + sum_{i in p, labeled} v_i / pi0_i`` (the pilot's own prompt sums)
@@ -35,10 +36,10 @@ has ``E[That_p That_p'] = T_p T_p' + sum_{i in p} (1 - pi0_i) / pi0_i v_i v_i'``
 
     V(n) = [P / (P - 1) sum_p (That_p - Thatbar)(That_p - Thatbar)'
             + sum_pilot (1 / pi0_i) ((1 - pi_i) / pi_i - (1 - pi0_i) / pi0_i) v_i v_i']
-           * (n - 1) / (n - p - 1)
+           * (n - 1) / (n - M)
 
 (at ``pi = pi0`` the pilot's own clustered meat), each strength scaled by ``nu / (nu -
-2)`` with ``nu`` from the prompt sums of ``q = v^2 / pi^2`` (:func:`effective_df` with
+2)`` with ``nu`` from the prompt sums of ``q = (C x_i)^2 / pi_i^2`` (:func:`effective_df` with
 ``clusters``), the estimator's. Without repeating prompts the population target adds
 ``sum_pilot (1 / pi0_i) g_i g_i'``, ``g_i = (y_i - s_i) C x_i`` (the full pool's score
 variance), to the pool's ``V(n)``, with ``q = 1 / pi^2``.
