@@ -58,8 +58,8 @@ from scipy import stats
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.bradley_terry import (
     ELO,
-    _cluster_sums,
     bradley_terry,
+    cluster_sums,
     effective_df,
     t_variance_factor,
 )
@@ -135,7 +135,7 @@ class PairwisePilot:
             return np.asarray((g[:, lab] * (w * score**2)) @ g[:, lab].T)
         term = self.surr.copy()
         term[lab] += w * r
-        sums = _cluster_sums((g * term).T, self.prompts)
+        sums = cluster_sums((g * term).T, self.prompts)
         n_p = sums.shape[0]
         sums = sums - sums.mean(axis=0)
         own = (g[:, lab] * (w * (1.0 - self.pi0[lab]) * w * r**2)) @ g[:, lab].T
