@@ -286,6 +286,7 @@ def test_plan_pairwise_prints_a_sample_command_that_runs(capsys, tmp_path, monke
     assert code == 0, err
     assert "engine: freq (--engine auto, the default, means freq for a plan" in out
     assert "400 with a human vote" in out
+    assert "\nvariance: comparisons independent (target pool)\n" in out
     needed = dict(re.findall(r"^  (uniform|stratified|adaptive) +(\d+) \(", out, re.M))
     assert set(needed) == {"uniform", "stratified", "adaptive"}, out
     df = pd.read_csv(SAMPLE)
@@ -337,3 +338,36 @@ def test_plan_pairwise_refuses_an_empty_propensity_naming_the_row(capsys, tmp_pa
     code, _, err = _run(["plan", str(tmp_path / "p.csv"), "--pairwise", "--propensity",
                          "propensity", "--half-width", "0.3"], capsys)  # fmt: skip
     assert code == 2 and "propensity is empty" in err and "row " in err and "fill it in" in err
+
+
+def test_plan_pairwise_population_target_is_clustered_by_prompt(capsys, tmp_path):
+    """--target population on comparisons sharing prompts: the plan predicts the
+    variance clustered by prompt (said so, as the library's plan); the pool target's
+    comparisons are independent; --target population needs --pairwise."""
+    from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.planning.pairwise import pilot_from_calibrator, plan_pairwise
+    from tests.test_bradley_terry import _prompt_draw
+
+    rng = np.random.default_rng(4)
+    a, b, y, f, prompt = _prompt_draw(rng, np.array([-0.8, -0.3, 0.0, 0.4, 0.7]), 30, 60)
+    df = pd.DataFrame({"model_a": [f"m{k}" for k in a], "model_b": [f"m{k}" for k in b],
+                       "label": y, "judge": np.where(f > 0.6, 1.0, np.where(f < 0.4, 0.0, 0.5)),
+                       "prompt": [f"q{k}" for k in prompt]})  # fmt: skip
+    path = tmp_path / "mt.csv"
+    df.to_csv(path, index=False)
+    argv = ["plan", str(path), "--pairwise", "--judge", "judge", "--prompt", "prompt",
+            "--half-width", "0.5", *FREQ, "--json"]  # fmt: skip
+    code, out, err = _run([*argv, "--target", "population"], capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["variance"] == "clustered by prompt (target population, 30 prompts)"
+    pool = EvalPool.from_pairs(df, model_a="model_a", model_b="model_b", label="label",
+                               judges=["judge"], prompt="prompt")  # fmt: skip
+    cal = Calibrator(engine="freq", target="population").fit(pool)
+    assert doc["needed"] == plan_pairwise(pilot_from_calibrator(cal), half_width=0.5).needed
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    assert json.loads(out)["variance"] == "comparisons independent (target pool)"
+    code, _, err = _run(["plan", str(path), "--half-width", "0.1", "--target", "population"],
+                        capsys)  # fmt: skip
+    assert code == 2 and "--target population applies to --pairwise" in err

@@ -301,3 +301,96 @@ def test_strength_differences_cover_both_ways():
     point_cover = np.mean(point)
     assert 0.84 <= joint_cover <= 0.96, joint_cover
     assert 0.86 <= point_cover <= 0.94, point_cover
+
+
+def test_pool_target_plan_is_unchanged():
+    """The pool target's plan (comparisons independent) gives the numbers it gave before
+    the population target was clustered by prompt; prompts do not change it."""
+    a, b, y, v = _sim()
+    rng = np.random.default_rng(3)
+    lab, pil = _pilot(a, b, y, v, rng, 200)
+    plan = plan_pairwise(pil, half_width=0.3, budgets=[400, 600])
+    assert plan.needed == {"uniform": 209, "stratified": 205, "adaptive": 205}
+    before = {"uniform": (0.20631331493443333, 0.161210674707132),
+              "stratified": (0.19905318859596777, 0.15500241464137288),
+              "adaptive": (0.1993366540444962, 0.1552821229975954)}  # fmt: skip
+    for d, (at400, at600) in before.items():
+        assert plan.predicted[d][400] == pytest.approx(at400, rel=1e-12)
+        assert plan.predicted[d][600] == pytest.approx(at600, rel=1e-12)
+    assert plan.variance == "comparisons independent (target pool)"
+    power = plan_pairwise(pil, pair=("model0", "model1"), delta=0.5, budgets=[600])
+    assert power.needed == {"uniform": 219, "stratified": 210, "adaptive": 209}
+    y0 = np.full(N, np.nan)
+    y0[lab] = y[lab]
+    prompts = np.arange(N) // 3  # repeating prompts: ignored by the pool target
+    same = pairwise_pilot(a, b, y0, _surrogate(v), n_models=M, prompts=prompts)
+    assert same.prompts is None and same.surr is None
+    union = pil.design("uniform")(300.0)
+    np.testing.assert_array_equal(same.covariance(union, 500.0), pil.covariance(union, 500.0))
+
+
+def test_plan_clustered_by_prompt_predicts_the_population_width():
+    """Comparisons sharing prompts (``_prompt_draw``: 30 prompts x 10 model pairs),
+    target population: the plan's predicted mean half-width after a uniform wave to 150
+    labels (a pilot of 60) is within 15% of the realised one (z times the sd of the
+    estimates over 120 draws) and of the mean reported half-width; predicting as if the
+    comparisons were independent is 20% or more too narrow."""
+    from scipy import stats
+
+    from tests.test_bradley_terry import _prompt_draw
+
+    theta = np.array([-0.8, -0.3, 0.0, 0.4, 0.7])
+    rng = np.random.default_rng(11)
+    err, half, new, indep = [], [], [], []
+    for _ in range(120):
+        a, b, y, f, prompt = _prompt_draw(rng, theta, 30, 300)
+        lab = np.zeros(300, dtype=bool)
+        lab[rng.choice(300, 60, replace=False)] = True
+        y0 = np.where(lab, y, np.nan)
+        pil = pairwise_pilot(a, b, y0, f, n_models=5, target="population", prompts=prompt)
+        flat = pairwise_pilot(a, b, y0, f, n_models=5, target="population")
+        plan = plan_pairwise(pil, half_width=0.1, designs=["uniform"], budgets=[150])
+        new.append(plan.predicted["uniform"][150])
+        flat_plan = plan_pairwise(flat, half_width=0.1, designs=["uniform"], budgets=[150])
+        indep.append(flat_plan.predicted["uniform"][150])
+        union, drawn = draw_pairwise_wave("uniform", 90, labeled=lab, seed=int(rng.integers(2**31)))
+        t = bradley_terry(a, b, np.where(lab | drawn, y, np.nan), f, union, n_models=5,
+                          target="population", prompts=prompt)  # fmt: skip
+        err.append(t.estimate - theta)
+        half.append(np.mean(t.ci_high - t.estimate))
+    assert plan.variance == "clustered by prompt (target population, 30 prompts)"
+    assert flat_plan.variance == "comparisons independent (target population)"
+    sd_half = stats.norm.isf(0.025) * np.mean(np.std(err, axis=0, ddof=1))
+    assert sd_half / np.mean(new) == pytest.approx(1.0, abs=0.15)
+    assert np.mean(half) / np.mean(new) == pytest.approx(1.0, abs=0.1)
+    assert sd_half / np.mean(indep) > 1.2
+
+
+def test_plan_population_target_without_shared_prompts():
+    """Target population, comparisons independent: the plan adds the full pool's score
+    variance to the pool target's (``q = 1 / pi^2`` in the df); the mean half-width
+    after a uniform wave to 1,500 labels (a pilot of 300) is within 10% of the
+    prediction, while the pool target's formula is 1.3x or more too narrow."""
+    a, b, y, v = _sim()
+    f = _surrogate(v)
+    rng = np.random.default_rng(3)
+    half: list[float] = []
+    pred: dict[str, list[float]] = {"population": [], "pool": []}
+    for _ in range(12):
+        lab = np.zeros(N, dtype=bool)
+        lab[rng.choice(N, 300, replace=False)] = True
+        y0 = np.where(lab, y, np.nan)
+        for target, out in pred.items():
+            pilot = pairwise_pilot(a, b, y0, f, n_models=M, target=target)
+            plan = plan_pairwise(pilot, half_width=0.01, designs=["uniform"], budgets=[1500])
+            out.append(plan.predicted["uniform"][1500])
+            assert plan.variance == f"comparisons independent (target {target})"
+        seed = int(rng.integers(2**31))
+        union, drawn = draw_pairwise_wave("uniform", 1200, labeled=lab, seed=seed)
+        t = bradley_terry(a, b, np.where(lab | drawn, y, np.nan), f, union, n_models=M,
+                          target="population", prompts=np.arange(N))  # fmt: skip
+        half.append(np.mean(t.ci_high - t.estimate))
+    assert np.mean(half) / np.mean(pred["population"]) == pytest.approx(1.0, abs=0.1)
+    assert np.mean(half) / np.mean(pred["pool"]) > 1.3
+    with pytest.raises(ValidationError, match="target='sample' is not known"):
+        pairwise_pilot(a, b, y0, f, n_models=M, target="sample")

@@ -204,10 +204,12 @@ def run_plan(args: argparse.Namespace, engine_line: str) -> int:
     if args.json:
         doc = {"fitted": fitted, "engine": engine_line, "goal": result.goal, "labeled": n0,
                "needed": result.needed, "recommended": best, "new_labels": new,
-               "predicted": result.predicted, "command": command}  # fmt: skip
+               "predicted": result.predicted, "command": command,
+               "variance": result.variance}  # fmt: skip
         print(json.dumps(doc, indent=2))
         return 0
     lines = [f"pilot: {fitted}", engine_line, f"goal: {result.goal}, level {1 - args.alpha:g}"]
+    lines.append(f"variance: {result.variance}")
     lines.append("labels in all (the pilot's included) per design:")
     for d, n in result.needed.items():
         mark = "  <- recommended" if d == best else ""

@@ -85,6 +85,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     p.add_argument(
+        "--target",
+        choices=("pool", "population"),
+        default="pool",
+        help="with --pairwise, the estimate's target: pool (default) or population; with "
+        "--prompt and prompts shared by several comparisons, population intervals are "
+        "clustered by prompt, and so is the plan's prediction",
+    )
+    p.add_argument(
         "--calibrator",
         metavar="OLD.nc",
         help="a saved calibrator of an earlier round, frozen on this pool: the fresh labels "
@@ -138,6 +146,8 @@ def run(args: argparse.Namespace) -> int:
         from bacon_bayes.cli.pairwise_design import run_plan
 
         return run_plan(args, _engine(args))
+    if args.target != "pool":
+        raise ValidationError("--target population applies to --pairwise plans; drop it.")
     goal = goal_from_args(args)
     budgets = None
     if args.budgets:

@@ -248,7 +248,7 @@ def _xred(a: np.ndarray, b: np.ndarray, m: int) -> np.ndarray:
     return x[:, 1:]
 
 
-def _cluster_sums(z: np.ndarray, clusters: np.ndarray) -> np.ndarray:
+def cluster_sums(z: np.ndarray, clusters: np.ndarray) -> np.ndarray:
     """The rows of ``z`` summed within each cluster code (one row per code present)."""
     _, inv = np.unique(clusters, return_inverse=True)
     out = np.zeros((int(inv.max(initial=-1)) + 1, z.shape[1]))
@@ -264,7 +264,7 @@ def _prompt_meat(z: np.ndarray, clusters: np.ndarray, n_lab: int, spent: int) ->
     spent)`` instead, HC1 with the prompts as units, over-covered: 0.960 and 0.972 at 40
     and 25 prompts of 5 models (300 draws of ``tests/test_bradley_terry.py``'s
     ``_prompt_draw``)."""
-    zp = _cluster_sums(z, clusters)
+    zp = cluster_sums(z, clusters)
     n_p = zp.shape[0]
     zp = zp - zp.mean(axis=0)
     return zp.T @ zp * (n_p / max(n_p - 1, 1)) * (n_lab - 1) / max(n_lab - spent, 1)
@@ -317,7 +317,7 @@ def effective_df(
     q = np.asarray(coef, dtype=float)[:, None] * influence * influence
     w = np.ones(q.shape[0]) if weights is None else np.asarray(weights, dtype=float)
     if clusters is not None:
-        q = _cluster_sums(w[:, None] * q, clusters)
+        q = cluster_sums(w[:, None] * q, clusters)
         w = np.ones(q.shape[0])
     tot, sq = w @ q, w @ (q * q)
     df = np.divide(tot * tot, sq, out=np.ones_like(tot), where=sq > 0)

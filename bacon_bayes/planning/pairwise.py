@@ -16,12 +16,40 @@ pilot of the covariance the estimator will report. The labels a goal needs are f
 bisection on ``n`` (the variance falls as ``n`` grows). Goals: the strengths' half-width
 (``"mean"`` over the models or ``"max"``), or power for the difference of two models
 ``A - B``.
+
+That is the pool target's covariance (``target="pool"``, the default). For
+``target="population"`` the plan predicts the population variance the estimator reports,
+with ``u_i = lam (f_i - s_i) C x_i`` the surrogate term of every comparison and ``v_i =
+r_i C x_i``. Comparisons whose prompts repeat are summed within prompts, as the estimator
+does (:mod:`bacon_bayes.estimate.bradley_terry`): it reports ``B = P / (P - 1) sum_p
+(Psi_p - Psibar)(Psi_p - Psibar)'``, ``Psi_p = sum_{i in p} (u_i + S_i v_i / pi_i)``,
+times ``(n - 1) / (n - M)`` (CR1, the ``M - 1`` strengths and ``lam`` spent). The labels
+of a prompt's comparisons are drawn independently (Poisson with the union ``pi``), so
+``E[Psi_p] = T_p = sum_{i in p} (u_i + v_i)``, the prompt's full score, and
+``Var(Psi_p) = sum_{i in p} (1 - pi_i) / pi_i v_i v_i'``; with the centring, ``E[B] = [P
+/ (P - 1) sum_p (T_p - Tbar)(T_p - Tbar)' + sum_i (1 - pi_i) / pi_i v_i v_i'] (n - 1) /
+(n - M)``. ``T_p T_p'`` holds the cross terms
+``v_i v_j'`` of a prompt's comparisons that an independent prediction drops. Over the
+pilot (Horvitz-Thompson, its labels drawn independently with ``pi0``), ``That_p =
+sum_{i in p} u_i + sum_{i in p, labeled} v_i / pi0_i`` (the pilot's own prompt sums)
+has ``E[That_p That_p'] = T_p T_p' + sum_{i in p} (1 - pi0_i) / pi0_i v_i v_i'``, so
+
+    V(n) = [P / (P - 1) sum_p (That_p - Thatbar)(That_p - Thatbar)'
+            + sum_pilot (1 / pi0_i) ((1 - pi_i) / pi_i - (1 - pi0_i) / pi0_i) v_i v_i']
+           * (n - 1) / (n - M)
+
+(at ``pi = pi0`` the pilot's own clustered meat), each strength scaled by ``nu / (nu -
+2)`` with ``nu`` from the prompt sums of ``q = (C x_i)^2 / pi_i^2`` (:func:`effective_df` with
+``clusters``), the estimator's. Without repeating prompts the population target adds
+``sum_pilot (1 / pi0_i) g_i g_i'``, ``g_i = (y_i - s_i) C x_i`` (the full pool's score
+variance), to the pool's ``V(n)``, with ``q = 1 / pi^2``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -31,9 +59,11 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.bradley_terry import (
     ELO,
     bradley_terry,
+    cluster_sums,
     effective_df,
     t_variance_factor,
 )
+from bacon_bayes.estimate.clustered import prompt_codes
 from bacon_bayes.sampling.pairwise import (
     pairwise_adaptive,
     pairwise_stratified,
@@ -68,10 +98,48 @@ class PairwisePilot:
     pi0: np.ndarray  # (N,) pilot inclusion probabilities
     sd: np.ndarray | None  # (N,) predictive residual sd given the judges (adaptive)
     cmap: np.ndarray  # (M, M - 1) strength map
+    target: str = "pool"  # the estimate's target: "pool" or "population"
+    surr: np.ndarray | None = None  # (N,) surrogate term lam (f - s) (population target)
+    prompts: np.ndarray | None = None  # (N,) prompt codes when clustered by prompt
 
     @property
     def n_labeled(self) -> int:
         return int(np.isfinite(self.resid).sum())
+
+    @property
+    def clustering(self) -> str:
+        """How the predicted variance treats the comparisons (for a plan's summary)."""
+        if self.prompts is None:
+            return f"comparisons independent (target {self.target})"
+        n_p = int(np.unique(self.prompts).size)
+        return f"clustered by prompt (target population, {n_p} prompts)"
+
+    @cached_property
+    def _directions(self) -> np.ndarray:
+        """``C x_i`` of every comparison, (M, N)."""
+        cz = np.hstack([np.zeros((self.theta.size, 1)), self.cmap])
+        return np.asarray(cz[:, self.a] - cz[:, self.b])
+
+    @cached_property
+    def _population(self) -> np.ndarray:
+        """The part of the population meat that no label removes (module docstring):
+        clustered, the pilot's prompt sums less their design variance at ``pi0``; else
+        the Horvitz-Thompson ``sum (1 / pi0) g g'`` of the full pool's score."""
+        assert self.surr is not None
+        lab = np.flatnonzero(np.isfinite(self.resid))
+        g = self._directions
+        w = 1.0 / self.pi0[lab]
+        r = self.resid[lab]
+        if self.prompts is None:
+            score = r + self.surr[lab]  # y - s
+            return np.asarray((g[:, lab] * (w * score**2)) @ g[:, lab].T)
+        term = self.surr.copy()
+        term[lab] += w * r
+        sums = cluster_sums((g * term).T, self.prompts)
+        n_p = sums.shape[0]
+        sums = sums - sums.mean(axis=0)
+        own = (g[:, lab] * (w * (1.0 - self.pi0[lab]) * w * r**2)) @ g[:, lab].T
+        return np.asarray(sums.T @ sums * n_p / max(n_p - 1, 1) - own)
 
     def design(
         self, name: str, contrast: np.ndarray | None = None
@@ -95,20 +163,29 @@ class PairwisePilot:
         raise ValidationError(f"design {name!r} is not known; use one of {PAIRWISE_DESIGNS}.")
 
     def covariance(self, pi: np.ndarray, n_total: float) -> np.ndarray:
-        """Predicted covariance of the mean-zero strengths (log-odds) under union ``pi``."""
+        """Predicted covariance of the mean-zero strengths (log-odds) under union ``pi``
+        with ``n_total`` labels, as the estimator of ``target`` reports it."""
         lab = np.flatnonzero(np.isfinite(self.resid))
         m = self.theta.size
-        cz = np.hstack([np.zeros((m, 1)), self.cmap])
-        g = cz[:, self.a[lab]] - cz[:, self.b[lab]]  # (M, n0): C x_i
+        g = self._directions[:, lab]  # (M, n0): C x_i
         p = pi[lab]
         w = 1.0 / self.pi0[lab]
-        c = w * (1.0 - p) / p * self.resid[lab] ** 2
-        hc1 = n_total / max(n_total - (m - 1), 1.0)
         # the estimator's t-variance inflation on each strength's effective labeled
         # comparisons, its sums predicted over the pilot (a row is labeled with chance p)
-        df = effective_df(g.T, (1.0 - p) / p**2, weights=w * p)
+        c = w * (1.0 - p) / p * self.resid[lab] ** 2
+        if self.prompts is not None:
+            cr1 = (n_total - 1.0) / max(n_total - m, 1.0)
+            meat = ((g * c) @ g.T + self._population) * cr1
+            df = effective_df(g.T, 1.0 / p**2, weights=w * p, clusters=self.prompts[lab])
+        else:
+            hc1 = n_total / max(n_total - (m - 1), 1.0)
+            meat = (g * c) @ g.T * hc1
+            q = (1.0 - p) / p**2
+            if self.target == "population":
+                meat, q = meat + self._population, q + 1.0 / p
+            df = effective_df(g.T, q, weights=w * p)
         inflate = t_variance_factor(df)
-        return np.asarray((g * c) @ g.T * hc1 * np.outer(inflate, inflate))
+        return np.asarray(meat * np.outer(inflate, inflate))
 
 
 def pairwise_pilot(
@@ -122,12 +199,16 @@ def pairwise_pilot(
     var: np.ndarray | None = None,
     names: Sequence[str] | None = None,
     n_models: int | None = None,
+    target: str = "pool",
+    prompts: np.ndarray | None = None,
 ) -> PairwisePilot:
     """Fit the pilot (:func:`~bacon_bayes.estimate.bradley_terry.bradley_terry`) and keep
     what a plan needs. For the adaptive design's sd, ``probs`` (N, 3): the surrogate
     model's P(y = 0, 0.5, 1) (:func:`~bacon_bayes.sampling.pairwise.vote_sd`), or ``var``
     (N,): its predictive variance of the vote; the sd is then that of the AEE residual,
-    ``sqrt(var + (1 - lam)^2 (f - s)^2)``."""
+    ``sqrt(var + (1 - lam)^2 (f - s)^2)``. ``target`` and ``prompts`` as the estimate's:
+    with ``target="population"`` and prompts that repeat, the plan predicts the variance
+    clustered by prompt (module docstring)."""
     from bacon_bayes.sampling.pairwise import vote_sd
 
     a, b = np.asarray(a), np.asarray(b)
@@ -143,7 +224,12 @@ def pairwise_pilot(
             "needs every comparison's inclusion probability of the votes so far, as bacon "
             "sample --pairwise writes it; fill it in, or leave --propensity out for uniform votes."
         )
-    table = bradley_terry(a, b, y, f, None if pi is None else pi0, names=names, n_models=n_models)
+    if target not in ("pool", "population"):
+        raise ValidationError(f"target={target!r} is not known; use 'pool' or 'population'.")
+    table = bradley_terry(
+        a, b, y, f, None if pi is None else pi0, names=names, n_models=n_models,
+        target=target, prompts=prompts,
+    )  # fmt: skip
     theta = np.asarray(table.estimate, dtype=float)
     if not np.all(np.isfinite(theta)):
         raise ValidationError("the pilot's strengths are not all finite; label more comparisons.")
@@ -158,16 +244,21 @@ def pairwise_pilot(
         if var.shape != f.shape or not np.all(np.isfinite(var)):
             raise ValidationError("var must hold one finite variance per comparison.")
         sd = np.sqrt(var + (1.0 - lam) ** 2 * (f - s) ** 2)
+    clustered = table.details.get("clustered_by") == "prompt"  # as the estimator decides
     return PairwisePilot(
         a.astype(np.intp), b.astype(np.intp), tuple(table.names), theta, lam, resid, pi0, sd,
-        strength_map(a, b, theta),
+        strength_map(a, b, theta), target,
+        lam * (f - s) if target == "population" else None,
+        prompt_codes(np.asarray(prompts)) if clustered else None,
     )  # fmt: skip
 
 
 def pilot_from_calibrator(calibrator: Any) -> PairwisePilot:
     """:func:`pairwise_pilot` from a calibrator fitted on a pool of comparisons
     (:meth:`EvalPool.from_pairs`): its cross-fitted ``E[y]`` as the surrogate, its
-    predictive variance for the adaptive design, the pool's propensities as ``pi``."""
+    predictive variance for the adaptive design, the pool's propensities as ``pi``, its
+    target and the pool's prompts (as
+    :meth:`~bacon_bayes.calibrator.Calibrator.estimate_bradley_terry` takes them)."""
     pool = getattr(calibrator, "pool_", None)
     pairs = getattr(pool, "pairs", None)
     if pool is None or pairs is None:
@@ -176,9 +267,10 @@ def pilot_from_calibrator(calibrator: Any) -> PairwisePilot:
             "(EvalPool.from_pairs(...)); fit it first."
         )
     f = np.clip(calibrator.surrogate_, 0.0, 1.0)
+    target = "pool" if getattr(calibrator, "target", "pool") == "pool" else "population"
     return pairwise_pilot(
         pairs.a, pairs.b, pool.y, f, pool.propensity, var=calibrator.crossfit_.var(),
-        names=pairs.names,
+        names=pairs.names, target=target, prompts=getattr(pool, "prompts", None),
     )  # fmt: skip
 
 
@@ -191,9 +283,10 @@ class PairwisePlan:
     needed: dict[str, int | None]
     predicted: dict[str, dict[int, float]] = field(default_factory=dict)
     recommended: str | None = None
+    variance: str = ""  # how the predicted variance treats the comparisons
 
     def summary(self) -> str:
-        lines = [f"goal: {self.goal}"]
+        lines = [f"goal: {self.goal}"] + ([f"variance: {self.variance}"] if self.variance else [])
         for d, n in self.needed.items():
             mark = "  <- recommended" if d == self.recommended else ""
             lines.append(f"  {d:<11} {'not reachable' if n is None else f'{n} labels'}{mark}")
@@ -294,7 +387,7 @@ def plan_pairwise(
         needed[name] = int(np.ceil(hi))
     ok = {d: n for d, n in needed.items() if n is not None}
     best = min(ok, key=lambda d: ok[d]) if ok else None
-    return PairwisePlan(goal, needed, predicted, best)
+    return PairwisePlan(goal, needed, predicted, best, pilot.clustering)
 
 
 def draw_pairwise_wave(
