@@ -7,7 +7,8 @@ the pairwise designs (:func:`bacon_bayes.planning.pairwise.draw_pairwise_wave`),
 a study folder. The output is the whole table with two columns added: ``to_label`` (1 on
 the comparisons drawn) and ``propensity`` (every comparison's inclusion probability, the
 pilot's and this wave's together), which ``bacon estimate --pairwise --propensity
-propensity`` takes once the votes are filled in.
+propensity`` takes once the votes are filled in. ``--target population`` fits the pilot
+for that target and puts it (and the prompt column) in the printed estimate command.
 """
 
 from __future__ import annotations
