@@ -365,9 +365,65 @@ def test_plan_pairwise_population_target_is_clustered_by_prompt(capsys, tmp_path
                                judges=["judge"], prompt="prompt")  # fmt: skip
     cal = Calibrator(engine="freq", target="population").fit(pool)
     assert doc["needed"] == plan_pairwise(pilot_from_calibrator(cal), half_width=0.5).needed
+    # the printed bacon sample command draws for the population target too, as printed
+    assert "--target population" in doc["command"], doc["command"]
+    code, out, err = _run(shlex.split(doc["command"])[1:], capsys)
+    assert code == 0, err
+    assert "--target population" in shlex.join(_printed(out, "estimate"))
     code, out, err = _run(argv, capsys)
     assert code == 0, err
     assert json.loads(out)["variance"] == "comparisons independent (target pool)"
     code, _, err = _run(["plan", str(path), "--half-width", "0.1", "--target", "population"],
+                        capsys)  # fmt: skip
+    assert code == 2 and "--target population applies to --pairwise" in err
+
+
+def test_sample_pairwise_population_target_round_trip(capsys, tmp_path):
+    """bacon sample --pairwise --target population --design stratified on comparisons
+    sharing prompts: the pilot is fitted for the population target (the wave is the
+    library's from that pilot, not the pool target's), and the printed estimate command,
+    run as printed on the filled-in file, estimates the population target clustered by
+    prompt (the prompt column found by name is named in it)."""
+    from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.planning.pairwise import draw_pairwise_wave, pilot_from_calibrator
+    from tests.test_bradley_terry import _prompt_draw
+
+    rng = np.random.default_rng(4)
+    a, b, truth, f, prompt = _prompt_draw(rng, np.array([-0.8, -0.3, 0.0, 0.4, 0.7]), 30, 300)
+    y = truth.copy()
+    y[rng.choice(y.size, y.size - 60, replace=False)] = np.nan
+    df = pd.DataFrame({"model_a": [f"m{k}" for k in a], "model_b": [f"m{k}" for k in b],
+                       "label": y, "judge": np.where(f > 0.6, 1.0, np.where(f < 0.4, 0.0, 0.5)),
+                       "prompt": [f"q{k}" for k in prompt], "truth": truth})  # fmt: skip
+    src = tmp_path / "mt.csv"
+    df.to_csv(src, index=False)
+    argv = ["sample", str(src), "--pairwise", "--design", "stratified", "--budget", "60",
+            "--judge", "judge", "--target", "population", *FREQ, "--seed", "2"]  # fmt: skip
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    assert "clustered by prompt (target population, 30 prompts)" in out
+    wave = pd.read_csv(tmp_path / "mt-wave.csv")
+    pool = EvalPool.from_pairs(df, model_a="model_a", model_b="model_b", label="label",
+                               judges=["judge"], prompt="prompt")  # fmt: skip
+    labeled = df["label"].notna().to_numpy()
+    union = {}
+    for target in ("pool", "population"):
+        cal = Calibrator(engine="freq", seed=2, target=target)  # sample: --seed splits folds
+        pilot = pilot_from_calibrator(cal.fit(pool))
+        union[target] = draw_pairwise_wave("stratified", 60.0, labeled=labeled, pilot=pilot,
+                                           seed=2)[0]  # fmt: skip
+    assert not np.allclose(union["pool"], union["population"])  # the test can tell them apart
+    assert np.allclose(wave["propensity"], union["population"])
+    new = wave["to_label"] == 1
+    assert 30 < new.sum() < 90 and wave.loc[new, "label"].isna().all()
+    wave.loc[new, "label"] = wave.loc[new, "truth"]
+    wave.to_csv(tmp_path / "mt-wave.csv", index=False)
+    printed = _printed(out, "estimate")
+    assert "--target population" in shlex.join(printed) and "--prompt prompt" in shlex.join(printed)
+    code, out2, err = _run(printed, capsys)
+    assert code == 0, err
+    assert f"{60 + int(new.sum())} with a human vote" in out2
+    assert "target population" in out2 and "clustered by prompt (30 prompts)" in out2
+    code, _, err = _run(["sample", str(src), "--budget", "10", "--target", "population"],
                         capsys)  # fmt: skip
     assert code == 2 and "--target population applies to --pairwise" in err

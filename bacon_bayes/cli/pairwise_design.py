@@ -7,7 +7,8 @@ the pairwise designs (:func:`bacon_bayes.planning.pairwise.draw_pairwise_wave`),
 a study folder. The output is the whole table with two columns added: ``to_label`` (1 on
 the comparisons drawn) and ``propensity`` (every comparison's inclusion probability, the
 pilot's and this wave's together), which ``bacon estimate --pairwise --propensity
-propensity`` takes once the votes are filled in.
+propensity`` takes once the votes are filled in. ``--target population`` fits the pilot
+for that target and puts it (and the prompt column) in the printed estimate command.
 """
 
 from __future__ import annotations
@@ -40,13 +41,19 @@ def reading_args(args: argparse.Namespace) -> argparse.Namespace:
     )  # fmt: skip
 
 
-def estimate_command(args: argparse.Namespace, out: str) -> str:
-    """The ``bacon estimate`` command for the filled-in file."""
+def estimate_command(args: argparse.Namespace, out: str, prompt: str | None = None) -> str:
+    """The ``bacon estimate`` command for the filled-in file, for ``--target`` (``prompt``:
+    the prompt column the table was read with, named when the target is population so
+    that the estimate clusters by it as the pilot did)."""
+    population = getattr(args, "target", "pool") == "population"
     parts = ["bacon", "estimate", shlex.quote(out), "--pairwise", "--propensity", PROPENSITY]
+    prompt = args.prompt or (prompt if population else None)
     for flag, value in (("--model-a", args.model_a), ("--model-b", args.model_b),
-                        ("--prompt", args.prompt), ("--item", args.item)):  # fmt: skip
+                        ("--prompt", prompt), ("--item", args.item)):  # fmt: skip
         if value:
             parts += [flag, shlex.quote(str(value))]
+    if population:
+        parts += ["--target", "population"]
     if args.label != "label":
         parts += ["--label", shlex.quote(args.label)]
     for j in args.judge or []:
@@ -97,7 +104,10 @@ def run_sample(args: argparse.Namespace) -> int:
                 "comparison's inclusion probability (as bacon sample --pairwise writes it)."
             )
     if args.design != "uniform":
-        cal = Calibrator(args.model, engine=rargs.engine, folds=args.folds, seed=args.seed)
+        cal = Calibrator(
+            args.model, engine=rargs.engine, folds=args.folds, seed=args.seed,
+            target=args.target,
+        )  # fmt: skip
         cal, _, _, _ = fit_pairs(rargs, cal)
         pilot = pilot_from_calibrator(cal)
     union, drawn = draw_pairwise_wave(
@@ -112,11 +122,14 @@ def run_sample(args: argparse.Namespace) -> int:
         out.write_text(people_csv(table))
         given = out.given
     engine = "" if pilot is None else f", pilot fitted with the {rargs.engine} engine"
+    if pilot is not None and pilot.target == "population":
+        engine += f", {pilot.clustering}"
     print(
         f"{args.design} wave (seed {args.seed}{engine}): {int(drawn.sum())} comparisons to "
         f"label, marked {TO_LABEL} = 1 in {given} (the whole table; column {PROPENSITY!r} "
         f"holds every comparison's inclusion probability). Fill in column {roles.label!r} "
-        f"(A / B / tie) on those rows, then run:\n  {estimate_command(args, str(given))}"
+        f"(A / B / tie) on those rows, then run:\n  "
+        f"{estimate_command(args, str(given), roles.prompt)}"
     )
     return 0
 
@@ -153,6 +166,8 @@ def sample_command(args: argparse.Namespace, design: str, n_new: int) -> str | N
             parts += [flag, shlex.quote(str(value))]
     for j in args.judge or []:
         parts += ["--judge", shlex.quote(j)]
+    if args.target == "population":  # the pilot's, and the printed estimate's
+        parts += ["--target", "population"]
     if design != "uniform":  # the pilot is fitted again to draw the wave
         parts += ["--engine", args.engine]
         parts += [] if args.folds == 5 else ["--folds", str(args.folds)]

@@ -183,6 +183,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "POOL-wave.csv), for bacon estimate --pairwise --propensity propensity",
     )
     add_model_columns(pw)
+    pw.add_argument(
+        "--target",
+        choices=("pool", "population"),
+        default="pool",
+        help="the estimate's target, as bacon estimate --target: the pilot that guides "
+        "--design stratified and adaptive is fitted for it, and the printed bacon estimate "
+        "command estimates it (population: clustered by prompt when prompts repeat)",
+    )
     p.set_defaults(func=run)
 
 
@@ -394,6 +402,8 @@ def run(args: argparse.Namespace) -> int:
         from bacon_bayes.cli.pairwise_design import run_sample
 
         return run_sample(args)
+    if args.target != "pool":
+        raise ValidationError("--target population applies to --pairwise samples; drop it.")
     root, config = _study_root(args)
     if args.until or args.max_labels is not None:
         config = _until(args, root, config)
