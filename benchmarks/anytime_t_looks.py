@@ -25,6 +25,7 @@ from scipy import stats
 
 from bacon_bayes.estimate import anytime as at
 from benchmarks import anytime_validation as v
+from benchmarks.anytime_groups import POOLINGS
 
 
 def scaled_half(tcrit: np.ndarray, df: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -53,16 +54,20 @@ def first_misses(t: v.Table, sim: v.Looks) -> dict:
     a = t.pair[0]
     info = at.effective_labels(sim.group_n[:, a], float((t.g == a).sum()))
     crit = v.critical(info, sim.labels / sim.labels[-1])["alpha-spending"]
-    e, se, df, tc = (x[:, a] for x in sim.group)  # estimate, se, df, fixed critical value
+    e, se, df, tc, lo, hi = (x[:, a] for x in sim.group)  # anytime_groups.FIELDS
     truth = t.y[t.g == a].mean()
-    with np.errstate(invalid="ignore"):
-        miss = np.nan_to_num(np.abs(e - truth) / se > v.anytime_half(tc, df, crit), nan=0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f = v.anytime_half(tc, df, crit) / tc
+        miss = np.nan_to_num(((e - truth) / se > f * lo) | ((truth - e) / se > f * hi))
     rows = np.flatnonzero(miss.any(axis=1))
     k = miss[rows].argmax(axis=1)
     rel = se[rows, k] / np.nanmedian(se, axis=0)[k]
+    no_df = ~np.isfinite(df[rows, k])  # shrunk (some group under 10 labels) or bootstrap-t
+    few = sim.group_n[rows, :, k].min(axis=1) < v.SETTLED_GROUP
     return {
         "some look misses": rows.size / e.shape[0],
-        "at bootstrap-t looks": float(np.mean(~np.isfinite(df[rows, k]))),
+        "at shrunk looks": float(np.mean(no_df & few)),
+        "at bootstrap-t looks": float(np.mean(no_df & ~few)),
         "estimate above truth": float(np.mean(e[rows, k] > truth)),
         "median se / look's median se": float(np.median(rel)),
         "share with se < half the look's median": float(np.mean(rel < 0.5)),
@@ -78,7 +83,7 @@ def run(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
         for design in args.designs.split(","):
             for k in (int(x) for x in args.looks.split(",")):
                 start = time.perf_counter()
-                sim = v.simulate(t, design, args.reps, k, args.seed)
+                sim = v.simulate(t, design, args.reps, k, args.seed, pooling=args.pooling)
                 if args.misses:
                     print(f"{t.name} {design} {k} looks:", first_misses(t, sim), flush=True)
                     continue
@@ -141,6 +146,7 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=None, help="write the rows as CSV (stem)")
     p.add_argument("--markdown", type=Path, default=None, help="print an earlier run's CSVs")
     p.add_argument("--misses", action="store_true", help="where the group mean misses")
+    p.add_argument("--pooling", choices=POOLINGS, default="auto", help="the group means'")
     args = p.parse_args()
     if args.markdown:
         stem = args.markdown

@@ -31,15 +31,17 @@ matrices accumulate wave by wave), Horvitz-Thompson weights ``1/pi`` with the
 union-of-waves inclusion ``pi = 1 - prod_w (1 - p_w)``, the Hajek AEE with the tuned
 surrogate weight of
 :func:`bacon_bayes.estimate.core.mean_core` (pool target, finite-population correction);
-group means by the per-group AEE with the pool's weight; a difference's variance the sum of
-its groups'. The pool mean's fixed interval is Student-t with the package's Satterthwaite
-df (:func:`bacon_bayes.estimate.core.satterthwaite_df`, capped at ``n - 2``), a group
-mean's as :func:`_groups` gives it (moderated t, then bootstrap-t), a difference's t at the
-smaller of its groups' df; a group at a look with fewer than :data:`MIN_GROUP` labels has
-no interval there. The anytime intervals take ``c`` from
-:mod:`bacon_bayes.estimate.anytime` computed at each look from the looks up to it, as the
-package does then (a Student-t look's critical value is its t at ``c``'s nominal level, a
-bootstrap-t look's the fixed one scaled by ``c / z``: :func:`anytime_half`):
+group means and one pair's difference as the package's default pooling gives them
+(:mod:`benchmarks.anytime_groups`: shrunk with robust EB intervals while some group has
+fewer than 10 labels, then the per-group AEE with the pool's weight and bootstrap-t;
+``--pooling separate``: moderated t instead of the shrinkage), an unshrunk difference's
+variance the sum of its groups' and its t at the smaller of their df. The pool mean's fixed
+interval is Student-t with the package's Satterthwaite df
+(:func:`bacon_bayes.estimate.core.satterthwaite_df`, capped at ``n - 2``). The anytime
+intervals take ``c`` from :mod:`bacon_bayes.estimate.anytime` computed at each look from
+the looks up to it, as the package does then (a Student-t look's critical value is its t
+at ``c``'s nominal level, a shrunk or bootstrap-t look's distances to its ends the fixed
+ones scaled by ``c / z``: :func:`anytime_half`):
 alpha-spending with ``max_labels`` the last look's labels, and the confidence sequence
 (planned at the first look). ``--check N`` prints the agreement of the last look with
 ``Calibrator(engine="freq")`` on ``N`` uniform SummEval sequences.
@@ -67,10 +69,8 @@ from scipy import stats
 
 from bacon_bayes.estimate import anytime as at
 from bacon_bayes.estimate.core import mean_core
-from bacon_bayes.estimate.critical import bootstrap_t_critical_values, resample_moderation
-from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
-from bacon_bayes.estimate.moderate import moderated_variance
 from bacon_bayes.sampling.adaptive import DEFAULT_UNIFORM_SHARE, MIN_LABELS_PER_COEFFICIENT
+from benchmarks.anytime_groups import POOLINGS, group_looks
 from benchmarks.anytime_sim import _pps, _satterthwaite
 from benchmarks.small_budget import SUMMEVAL, TRIVIA_JUDGES, WMT_METRICS, WMT_SEGMENTS
 
@@ -80,8 +80,6 @@ FOLDS = 5
 #: ridge penalty on the standardised judges' coefficients off their first principal
 #: component (intercept and component free), as :mod:`bacon_bayes.judge_ridge`'s
 PENALTY = 24.0
-#: a group with fewer labels at a look has no interval there
-MIN_GROUP = 3
 #: the package's group means switch from moderated-t (and, by default, shrinkage) to
 #: bootstrap-t critical values at this many labels per group; misses are also counted
 #: only at looks from there on
@@ -156,10 +154,13 @@ class Looks:
     in the order drawn (the first ``labels[k]`` are the labels of look ``k``)."""
 
     pool: tuple[np.ndarray, np.ndarray, np.ndarray]  # estimate, se, Satterthwaite df
-    group: tuple[np.ndarray, ...]  # estimate, se, df, fixed critical value
+    group: tuple[np.ndarray, ...]  # anytime_groups.FIELDS
     group_n: np.ndarray
     labels: np.ndarray
     order: np.ndarray
+    #: the table's pair's shrunk difference (R, K): estimate, se, low, high distances in se
+    #: (NaN at looks not shrunk: the difference of the group rows)
+    pair: tuple[np.ndarray, ...] = ()
 
 
 def _probabilities(
@@ -205,29 +206,39 @@ def _adaptive_score(
 
 
 def simulate(
-    t: Table, design: str, reps: int, looks: int, seed: int, weights: str | None = None
-) -> Looks:
+    t: Table, design: str, reps: int, looks: int, seed: int, weights: str | None = None,
+    pooling: str = "auto",
+) -> Looks:  # fmt: skip
     """``reps`` sequences of ``looks`` waves up to :data:`SHARE` of the table, in chunks.
     ``weights``: ``"union"`` (``1 - prod_w (1 - p_w)``) or ``"sequential"`` (the
     wave-by-wave estimator of :func:`bacon_bayes.inclusion.sequential_propensity`);
-    default as the package: sequential for adaptive waves, else the union."""
+    default as the package: sequential for adaptive waves, else the union. ``pooling``:
+    the group means' (:mod:`benchmarks.anytime_groups`), ``"auto"`` as the package's."""
     rng = np.random.default_rng(seed)
     weights = weights or ("sequential" if design == "adaptive" else "union")
     parts = [
-        _chunk(t, design, min(CHUNK, reps - s), looks, rng, weights) for s in range(0, reps, CHUNK)
+        _chunk(t, design, min(CHUNK, reps - s), looks, rng, weights, pooling)
+        for s in range(0, reps, CHUNK)
     ]
+
+    def stack(field: str) -> tuple[np.ndarray, ...]:
+        arrays = [getattr(p, field) for p in parts]
+        return tuple(np.vstack([a[i] for a in arrays]) for i in range(len(arrays[0])))
+
     return Looks(
-        tuple(np.vstack([p.pool[i] for p in parts]) for i in range(3)),  # type: ignore[arg-type]
-        tuple(np.vstack([p.group[i] for p in parts]) for i in range(4)),
+        stack("pool"),  # type: ignore[arg-type]
+        stack("group"),
         np.vstack([p.group_n for p in parts]),
         parts[0].labels,
         np.vstack([p.order for p in parts]),
+        stack("pair"),
     )
 
 
 def _chunk(
-    t: Table, design: str, reps: int, looks: int, rng: np.random.Generator, weights: str
-) -> Looks:
+    t: Table, design: str, reps: int, looks: int, rng: np.random.Generator, weights: str,
+    pooling: str = "auto",
+) -> Looks:  # fmt: skip
     n, m, J1 = t.n, t.groups.size, t.X.shape[1]
     total = round(SHARE * n)
     sizes = np.diff(np.round(np.linspace(0, total, looks + 1)).astype(int))
@@ -248,7 +259,8 @@ def _chunk(
     wave_of = np.zeros(0, dtype=np.intp)
     beta_bar = np.zeros((reps, J1))
     out_pool = np.zeros((3, reps, looks))
-    out_group = np.full((4, reps, m, looks), np.nan)
+    out_group = np.full((6, reps, m, looks), np.nan)
+    out_pair = np.full((4, reps, looks), np.nan)
     out_n = np.zeros((reps, m, looks))
     rows = np.arange(reps)[:, None]
     for k in range(looks):
@@ -287,62 +299,13 @@ def _chunk(
         df = _satterthwaite(yl, fl, pil, np.ones(yl.shape, dtype=bool), lam)
         out_pool[:, :, k] = th, np.sqrt(var), df
         gl = t.g[order]
-        _groups(yl, fl, pil, gl, lam, beta_bar @ xsum_g.T, own, n_g, out_group, out_n, k)
-    labels = np.cumsum(sizes).astype(float)
-    return Looks((out_pool[0], out_pool[1], out_pool[2]), tuple(out_group), out_n, labels, order)
-
-
-def _groups(
-    yl: np.ndarray, fl: np.ndarray, pil: np.ndarray, gl: np.ndarray, lam: np.ndarray,
-    base: np.ndarray, own: np.ndarray, n_g: np.ndarray, out: np.ndarray, out_n: np.ndarray,
-    k: int,
-) -> None:  # fmt: skip
-    """Per-group AEE means at look ``k`` with the pool's weight ``lam``; their variances
-    moderated by the package's own :func:`bacon_bayes.estimate.moderate.moderated_variance`
-    (Smyth 2004, per sequence, over the groups with at least two labels), the Student-t df
-    ``n_g - 1 + d0`` (``out[2]``), as the package's ``interval="t"`` group means; once every
-    group has :data:`MIN_BOOTSTRAP_LABELS` labels, the package's bootstrap branch: the
-    larger of the own and the moderated variance, the critical value of the bootstrap
-    studentised the same way and never below the moderated t's with normal residuals
-    (``n_g - 1 + d0`` df; ``out[3]``, the fixed interval's; normal df for differences)."""
-    m = n_g.size
-    reps = yl.shape[0]
-    resid = np.zeros(yl.shape)
-    own_var = np.full((reps, m), np.nan)
-    cnts = np.zeros((reps, m))
-    for h in range(m):
-        mask = gl == h
-        cnt = mask.sum(axis=1)
-        f_g = base[:, h] + np.where(mask, own, 0.0).sum(axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            tg, vg, _, _ = mean_core(yl, fl, pil, f_g, int(n_g[h]), mask=mask, lam=lam)
-            ws = np.where(mask, 1.0 / pil, 0.0)
-            ybar = (ws * yl).sum(axis=1) / ws.sum(axis=1)
-            fbar = (ws * fl).sum(axis=1) / ws.sum(axis=1)
-        resid += np.where(mask, yl - ybar[:, None] - lam[:, None] * (fl - fbar[:, None]), 0.0)
-        own_var[:, h], cnts[:, h] = vg, cnt
-        out[0, :, h, k] = np.where(cnt >= MIN_GROUP, tg, np.nan)
-    out_n[:, :, k] = cnts
-    for r in range(reps):
-        ok = cnts[r] >= 2
-        codes = np.cumsum(ok) - 1
-        lab = ok[gl[r]]
-        var, df, d0, _ = moderated_variance(
-            own_var[r, ok], resid[r, lab], fl[r, lab], pil[r, lab], codes[gl[r, lab]],
-            n_g[ok], "pool",
+        group_looks(
+            yl, fl, pil, gl, lam, beta_bar @ xsum_g.T, own, n_g, f_sum, out_group, out_pair,
+            out_n, k, t.pair, pooling,
         )  # fmt: skip
-        use = ok & (cnts[r] >= MIN_GROUP)
-        if ok.all() and cnts[r].min() >= MIN_BOOTSTRAP_LABELS:  # the package's branch
-            w = 1.0 / pil[r]
-            ab = resample_moderation(own_var[r], var, df, d0, resid[r], w, gl[r])
-            crit = bootstrap_t_critical_values(resid[r], w, gl[r], ALPHA, "none", moderation=ab)
-            crit = np.maximum(crit, stats.t.isf(ALPHA / 2, cnts[r] - 1.0 + d0))
-            var, df = np.maximum(var, own_var[r]), np.full(m, np.inf)
-        else:
-            crit = stats.t.isf(ALPHA / 2, np.maximum(df, 1.0))
-        out[1, r, use, k] = np.sqrt(np.maximum(var[use[ok]], 0.0))
-        out[2, r, use, k] = df[use[ok]]
-        out[3, r, use, k] = crit[use[ok]]
+    labels = np.cumsum(sizes).astype(float)
+    pool = (out_pool[0], out_pool[1], out_pool[2])
+    return Looks(pool, tuple(out_group), out_n, labels, order, tuple(out_pair))
 
 
 def critical(info: np.ndarray, times: np.ndarray) -> dict[str, np.ndarray]:
@@ -401,40 +364,49 @@ def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
         info_d = np.where((info_a > 0) & (info_b > 0), 1.0 / (1.0 / info_a + 1.0 / info_b), 0.0)
     pool_info = np.broadcast_to(at.effective_labels(sim.labels, float(t.n)), (reps, looks))
     ga, gb = t.y[t.g == a].mean(), t.y[t.g == b].mean()
-    d_df = np.fmin(sim.group[2][:, a], sim.group[2][:, b])
-    pool_df = sim.pool[2]
-    est = {  # estimate, se, fixed critical value, truth, information, df (inf: none)
-        "pool mean": (sim.pool[0], sim.pool[1], _t(pool_df), t.y.mean(), pool_info, pool_df),
-        "group mean": (
-            sim.group[0][:, a], sim.group[1][:, a], sim.group[3][:, a], ga, info_a,
-            sim.group[2][:, a],
-        ),
-        "difference": (
-            sim.group[0][:, a] - sim.group[0][:, b],
-            np.sqrt(sim.group[1][:, a] ** 2 + sim.group[1][:, b] ** 2),
-            _t(d_df), ga - gb, info_d, d_df,
-        ),
+    pool_t = _t(sim.pool[2])
+    e_a, se_a, df_a, crit_a, lo_a, hi_a = (x[:, a] for x in sim.group)
+    d_df = np.fmin(df_a, sim.group[2][:, b])
+    d_e, d_se = e_a - sim.group[0][:, b], np.hypot(se_a, sim.group[1][:, b])
+    d_t = _t(d_df)
+    d_lo, d_hi = d_t, d_t
+    if sim.pair:  # looks whose groups were shrunk: the package's shrunk difference
+        shrunk = np.isfinite(sim.pair[0])
+        d_e, d_se = np.where(shrunk, sim.pair[0], d_e), np.where(shrunk, sim.pair[1], d_se)
+        d_df, d_t = np.where(shrunk, np.inf, d_df), np.where(shrunk, 1.0, d_t)
+        d_lo, d_hi = np.where(shrunk, sim.pair[2], d_lo), np.where(shrunk, sim.pair[3], d_hi)
+    est = {  # estimate, se, (critical value, low, high distances in se), truth, info, df
+        "pool mean": (sim.pool[0], sim.pool[1], (pool_t, pool_t, pool_t), t.y.mean(),
+                      pool_info, sim.pool[2]),
+        "group mean": (e_a, se_a, (crit_a, lo_a, hi_a), ga, info_a, df_a),
+        "difference": (d_e, d_se, (d_t, d_lo, d_hi), ga - gb, info_d, d_df),
     }  # fmt: skip
     rows, stop = [], []
     n_min = np.minimum(n_a, n_b)
     crits = {q: critical(v[4], times) for q, v in est.items()}
-    for q, (e, se, fixed, truth, _info, df) in _with_settled_groups(est, n_a, n_min):
+    for q, (e, se, (tc, lo, hi), truth, _info, df) in _with_settled_groups(est, n_a, n_min):
         crit = crits[q.split(" (")[0]]
-        tcrit = np.broadcast_to(fixed, e.shape)
-        err = np.abs(e - truth) / se  # NaN where no interval: never a miss
+        tcrit = np.broadcast_to(tc, e.shape)
+        with np.errstate(invalid="ignore"):
+            err = (e - truth) / se  # NaN where no interval: never a miss
         for kind in KINDS:
-            half = tcrit if kind == "fixed" else anytime_half(tcrit, df, crit[kind])
-            miss = np.nan_to_num(err > half, nan=0.0).astype(bool).any(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                f = 1.0 if kind == "fixed" else anytime_half(tcrit, df, crit[kind]) / tcrit
+            half_lo, half_hi = f * lo, f * hi
+            with np.errstate(invalid="ignore"):
+                missed = (err > half_lo) | (-err > half_hi)
+            miss = missed.any(axis=1)
             pm = float(miss.mean())
             with np.errstate(invalid="ignore"):
-                ratio = half[:, -1] / tcrit[:, -1]
+                ratio = (half_lo + half_hi)[:, -1] / (lo + hi)[:, -1]
             rows.append(
                 {"quantity": q, "interval": kind, "some look misses": pm,
                  "mc se": float(np.sqrt(pm * (1 - pm) / reps)),
                  "last width / fixed": float(np.nanmean(ratio))}
             )  # fmt: skip
-            if q == "difference":  # every look with an interval
-                stop.append(_stopping(e, se, half, truth, sim.labels, tcrit, kind, t.n))
+            if q == "difference":  # every look with an interval; the side that settles
+                side, fixed_side = (half_lo, lo) if truth > 0 else (half_hi, hi)
+                stop.append(_stopping(e, se, side, truth, sim.labels, fixed_side, kind, t.n))
     return rows, stop
 
 
@@ -459,13 +431,8 @@ def _with_settled_groups(est: dict, n_a: np.ndarray, n_min: np.ndarray) -> list[
     group has at least :data:`SETTLED_GROUP` labels (the spending still counts every look)."""
     out = list(est.items())
     for q, n in (("group mean", n_a), ("difference", n_min)):
-        e, se, fixed, truth, info, df = est[q]
-        out.append(
-            (
-                f"{q} (>={SETTLED_GROUP})",
-                (np.where(n >= SETTLED_GROUP, e, np.nan), se, fixed, truth, info, df),
-            )
-        )
+        e, *rest = est[q]
+        out.append((f"{q} (>={SETTLED_GROUP})", (np.where(n >= SETTLED_GROUP, e, np.nan), *rest)))
     return out
 
 
@@ -575,6 +542,7 @@ def run(
     reps: int,
     seed: int,
     out: Path | None = None,
+    pooling: str = "auto",
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     rows, stops = [], []
     for t in tables:
@@ -584,7 +552,7 @@ def run(
         for design in designs:
             for k in looks:
                 start = time.perf_counter()
-                sim = simulate(t, design, reps, k, seed)
+                sim = simulate(t, design, reps, k, seed, pooling=pooling)
                 r, s = evaluate(t, sim)
                 cell = {"table": t.name, "design": design, "looks": k, "reps": reps}
                 rows += [{**cell, **x} for x in r]
@@ -670,6 +638,7 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=None, help="write the tables as CSV (stem)")
     p.add_argument("--markdown", default=None, help="print earlier runs' CSVs (stems a,b)")
     p.add_argument("--before", type=Path, default=None, help="with --markdown: old rows beside")
+    p.add_argument("--pooling", choices=POOLINGS, default="auto", help="the group means'")
     args = p.parse_args()
     if args.markdown:
         stems = [Path(x) for x in args.markdown.split(",")]
@@ -686,7 +655,7 @@ def main() -> None:
         print(check(summ, args.check, args.seed).to_string(**fmt))
     looks = tuple(int(v) for v in args.looks.split(","))
     designs = tuple(args.designs.split(","))
-    miss, stop = run(tables, designs, looks, args.reps, args.seed, args.out)
+    miss, stop = run(tables, designs, looks, args.reps, args.seed, args.out, args.pooling)
     print(miss.to_string(**fmt))
     print(stop.to_string(**fmt))
     if args.out:

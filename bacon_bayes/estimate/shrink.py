@@ -323,46 +323,77 @@ def _spread_full(values: np.ndarray, lab: np.ndarray, m: int) -> list[float | No
     return out
 
 
+@dataclass(frozen=True)
+class _Shrinkage:
+    """What a pair's interval needs from a shrunk table's details."""
+
+    pos: dict[int, int]  # a labeled group's row -> its index among the labeled
+    noise: np.ndarray
+    bias: np.ndarray
+    var: np.ndarray
+    df: np.ndarray
+    own_est: np.ndarray
+    mu2: float
+    kappa: float
+
+    @classmethod
+    def of(cls, table: EstimateTable) -> _Shrinkage:
+        det = table.details
+        lab = [i for i in range(len(table)) if det["shrinkage"][i] is not None]
+        w, om, var, df, own = (
+            np.array([det[k][g] for g in lab])
+            for k in ("shrinkage", "centre_weights", "noise_var", "df", "own_estimate")
+        )
+        _, noise, bias = _propagation(w, om, var)
+        mu2, kappa = det["prior_sd"] ** 2, float(det["kurtosis"])
+        return cls({g: i for i, g in enumerate(lab)}, noise, bias, var, df, own, mu2, kappa)
+
+    def interval(self, a: int, b: int, level: float) -> tuple[float, float, float, float]:
+        """Groups ``a`` and ``b``'s difference (rows of the table): its se, robust
+        critical value, own difference and the own interval's half-width (the floor)."""
+        i, j = self.pos[a], self.pos[b]
+        c = np.zeros(self.var.size)
+        c[i], c[j] = 1.0, -1.0
+        v = float(c @ self.noise @ c)
+        df = float(min(self.df[i], self.df[j]))
+        chi = contrast_chi(v, self.bias.T @ c, self.mu2, self.kappa, level, df)
+        half = _own_crit(floor_alpha(level), np.array(df)) * np.sqrt(self.var[i] + self.var[j])
+        return float(np.sqrt(v)), chi, float(self.own_est[i] - self.own_est[j]), float(half)
+
+
+def shrunk_pair(
+    table: EstimateTable, a: int, b: int, alpha: float | None = None
+) -> tuple[float, float, float, float]:
+    """One difference ``a - b`` (rows of a shrunk table, both labeled) as
+    :func:`shrunk_differences` gives it with ``simultaneous="none"``: estimate, se, low
+    and high; ``alpha`` the pair's level (default the table's)."""
+    se, chi, own, half = _Shrinkage.of(table).interval(a, b, alpha or table.alpha)
+    est = float(table.estimate[a] - table.estimate[b])
+    return est, se, min(est - chi * se, own - half), max(est + chi * se, own + half)
+
+
 def shrunk_differences(table: EstimateTable, simultaneous: str | None = None) -> EstimateTable:
     """All pairwise differences ``a - b`` of a shrunk table (``a`` before ``b``), with
     robust intervals on average over the pairs (``alpha / K`` each with ``simultaneous``);
     pairs with a group without labels keep their difference without an interval."""
     det = table.details
-    m = len(table)
-    lab = np.array([i for i in range(m) if det["shrinkage"][i] is not None])
-    pos = {g: i for i, g in enumerate(lab)}
-    w = np.array([det["shrinkage"][g] for g in lab])
-    om = np.array([det["centre_weights"][g] for g in lab])
-    var = np.array([det["noise_var"][g] for g in lab])
-    dfs = np.array([det["df"][g] for g in lab])
-    mu2, kappa = det["prior_sd"] ** 2, float(det["kurtosis"])
-    _, noise, bias = _propagation(w, om, var)
+    parts = _Shrinkage.of(table)
     pp = Pairs.of(table)
     pairs, contrast = pp.pairs, pp.contrast
     if not pairs:
         raise ValidationError("comparisons need at least two groups.")
     how = simultaneous or table.simultaneous
-    answered = [(a, b) for a, b in pairs if a in pos and b in pos]
+    answered = [(a, b) for a, b in pairs if a in parts.pos and b in parts.pos]
     level = table.alpha / (len(answered) if how != "none" and answered else 1)
     est, se, chi = np.empty(len(pairs)), np.full(len(pairs), np.nan), np.full(len(pairs), np.nan)
     withheld = np.zeros(len(pairs), dtype=bool)
-    own_est = np.array([det["own_estimate"][g] for g in lab])
     own, own_half = np.full(len(pairs), np.nan), np.full(len(pairs), np.nan)
     for k, (a, b) in enumerate(pairs):
         est[k] = table.estimate[a] - table.estimate[b]
-        if a not in pos or b not in pos:
+        if a not in parts.pos or b not in parts.pos:
             withheld[k] = True
             continue
-        c = np.zeros(lab.size)
-        c[pos[a]], c[pos[b]] = 1.0, -1.0
-        v = float(c @ noise @ c)
-        se[k] = np.sqrt(v)
-        df_ab = float(min(dfs[pos[a]], dfs[pos[b]]))
-        chi[k] = contrast_chi(v, bias.T @ c, mu2, kappa, level, df_ab)
-        own[k] = own_est[pos[a]] - own_est[pos[b]]
-        own_half[k] = _own_crit(floor_alpha(level), np.array(df_ab)) * np.sqrt(
-            var[pos[a]] + var[pos[b]]
-        )
+        se[k], chi[k], own[k], own_half[k] = parts.interval(a, b, level)
     cov = contrast @ table.cov @ contrast.T
     se = np.where(withheld, np.sqrt(np.diag(cov)), se)
     low = np.fmin(est - chi * se, own - own_half)

@@ -1,0 +1,123 @@
+"""The group means and one pair's difference at each look of issue 41's harness
+(:mod:`benchmarks.anytime_validation`), as the package's default ``pooling="auto"`` gives
+them (:func:`bacon_bayes.estimate.shrink.choose_pooling`): while some group has fewer than
+:data:`~bacon_bayes.estimate.shrink.MIN_SEPARATE_LABELS` labels (and at least
+:data:`~bacon_bayes.estimate.shrink.MIN_SHRINK_GROUPS` groups have one), the shrunk means
+with their robust EB intervals (:func:`~bacon_bayes.estimate.shrink.shrink_table`, the
+pair by :func:`~bacon_bayes.estimate.shrink.shrunk_pair`); once every group has
+:data:`~bacon_bayes.estimate.groups.MIN_BOOTSTRAP_LABELS`, the bootstrap branch; between
+(``pooling="separate"``, or too few groups labeled), the moderated t.
+
+Each look's interval is stored as the estimate, its se and the distances to the interval's
+ends in se (``low``, ``high``: both the critical value where it is symmetric; a shrunk
+interval holds the group's own interval as a floor, so it need not be), with the df of a
+Student-t look (infinite for the rest, whose anytime interval scales both distances by
+``c / z``, as :func:`bacon_bayes.estimate.anytime.anytime_table` does).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from bacon_bayes.estimate.core import mean_core
+from bacon_bayes.estimate.critical import bootstrap_t_critical_values, resample_moderation
+from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
+from bacon_bayes.estimate.moderate import moderated_variance
+from bacon_bayes.estimate.shrink import (
+    MIN_SEPARATE_LABELS,
+    MIN_SHRINK_GROUPS,
+    group_corrections,
+    shrink_table,
+    shrunk_pair,
+)
+
+ALPHA = 0.05
+#: a group with fewer labels at a look has no moderated-t interval there
+MIN_GROUP = 3
+#: the group outputs, axis 0 of :func:`group_looks`'s ``out``
+FIELDS = ("estimate", "se", "df", "crit", "low", "high")
+POOLINGS = ("auto", "separate")
+
+
+def shrinks(cnts: np.ndarray, pooling: str) -> bool:
+    """Whether the package's pooling shrinks at a look with these group label counts."""
+    if pooling != "auto":
+        return False
+    return bool((cnts < MIN_SEPARATE_LABELS).any() and (cnts >= 1).sum() >= MIN_SHRINK_GROUPS)
+
+
+def group_looks(
+    yl: np.ndarray, fl: np.ndarray, pil: np.ndarray, gl: np.ndarray, lam: np.ndarray,
+    base: np.ndarray, own: np.ndarray, n_g: np.ndarray, f_total: np.ndarray,
+    out: np.ndarray, out_pair: np.ndarray, out_n: np.ndarray, k: int,
+    pair: tuple[int, int], pooling: str = "auto",
+) -> None:  # fmt: skip
+    """Look ``k``'s group means (``out[:, :, :, k]``, :data:`FIELDS`), the pair's
+    difference where shrunk (``out_pair[:, :, k]``: estimate, se, low, high distances;
+    NaN elsewhere: the difference of the group rows) and the groups' labels.
+
+    ``yl, fl, pil, gl`` (R, n_k): the labels so far, their cross-fitted surrogate,
+    inclusion probability and group; ``lam`` (R,) the pool's surrogate weight; ``base``
+    (R, m) each group's surrogate sum under the mean model and ``own`` (R, n_k) a labeled
+    item's cross-fit less the mean model; ``f_total`` (R,) the pool's surrogate sum. The
+    per-group AEE takes the pool's weight; its variance is moderated by the package's
+    :func:`~bacon_bayes.estimate.moderate.moderated_variance` (Smyth 2004, over the groups
+    with two labels or more), Student-t on ``n_g - 1 + d0`` df; the bootstrap branch takes
+    the larger of the own and the moderated variance, its studentised resamples' critical
+    value never below the moderated t's with normal residuals."""
+    m = n_g.size
+    reps = yl.shape[0]
+    resid = np.zeros(yl.shape)
+    own_var = np.full((reps, m), np.nan)
+    cnts = np.zeros((reps, m))
+    f_sums = np.zeros((reps, m))
+    for h in range(m):
+        mask = gl == h
+        cnt = mask.sum(axis=1)
+        f_sums[:, h] = base[:, h] + np.where(mask, own, 0.0).sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tg, vg, _, _ = mean_core(yl, fl, pil, f_sums[:, h], int(n_g[h]), mask=mask, lam=lam)
+            ws = np.where(mask, 1.0 / pil, 0.0)
+            ybar = (ws * yl).sum(axis=1) / ws.sum(axis=1)
+            fbar = (ws * fl).sum(axis=1) / ws.sum(axis=1)
+        resid += np.where(mask, yl - ybar[:, None] - lam[:, None] * (fl - fbar[:, None]), 0.0)
+        own_var[:, h], cnts[:, h] = vg, cnt
+        out[0, :, h, k] = np.where(cnt >= MIN_GROUP, tg, np.nan)
+    out_n[:, :, k] = cnts
+    n = int(n_g.sum())
+    names = np.arange(m).astype(str)
+    for r in range(reps):
+        if shrinks(cnts[r], pooling):
+            corr = group_corrections(yl[r], fl[r], pil[r], gl[r], f_sums[r], f_total[r], n_g, n)
+            tab = shrink_table(names, corr, cnts[r].astype(int), n_g, alpha=ALPHA)
+            ok = np.isfinite(tab.ci_low)
+            out[:, r, :, k] = np.nan
+            out[0, r, ok, k], out[1, r, ok, k] = tab.estimate[ok], tab.se[ok]
+            out[2, r, ok, k], out[3, r, ok, k] = np.inf, tab.critical_value[ok]
+            out[4, r, ok, k] = (tab.estimate[ok] - tab.ci_low[ok]) / tab.se[ok]
+            out[5, r, ok, k] = (tab.ci_high[ok] - tab.estimate[ok]) / tab.se[ok]
+            a, b = pair
+            if ok[a] and ok[b]:
+                e, se, low, high = shrunk_pair(tab, a, b)
+                out_pair[:, r, k] = e, se, (e - low) / se, (high - e) / se
+            continue
+        ok = cnts[r] >= 2
+        codes = np.cumsum(ok) - 1
+        lab = ok[gl[r]]
+        var, df, d0, _ = moderated_variance(
+            own_var[r, ok], resid[r, lab], fl[r, lab], pil[r, lab], codes[gl[r, lab]],
+            n_g[ok], "pool",
+        )  # fmt: skip
+        use = ok & (cnts[r] >= MIN_GROUP)
+        if ok.all() and cnts[r].min() >= MIN_BOOTSTRAP_LABELS:  # the package's branch
+            w = 1.0 / pil[r]
+            ab = resample_moderation(own_var[r], var, df, d0, resid[r], w, gl[r])
+            crit = bootstrap_t_critical_values(resid[r], w, gl[r], ALPHA, "none", moderation=ab)
+            crit = np.maximum(crit, stats.t.isf(ALPHA / 2, cnts[r] - 1.0 + d0))
+            var, df = np.maximum(var, own_var[r]), np.full(m, np.inf)
+        else:
+            crit = stats.t.isf(ALPHA / 2, np.maximum(df, 1.0))
+        out[1, r, use, k] = np.sqrt(np.maximum(var[use[ok]], 0.0))
+        out[2, r, use, k] = df[use[ok]]
+        out[3, r, use, k] = out[4, r, use, k] = out[5, r, use, k] = crit[use[ok]]
