@@ -407,7 +407,37 @@ def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
             if q == "difference":  # every look with an interval; the side that settles
                 side, fixed_side = (half_lo, lo) if truth > 0 else (half_hi, hi)
                 stop.append(_stopping(e, se, side, truth, sim.labels, fixed_side, kind, t.n))
-    return rows, stop
+    return rows + every_group(t, sim, times), stop
+
+
+def every_group(t: Table, sim: Looks, times: np.ndarray) -> list[dict]:
+    """Each group's chance that some look misses, averaged over the groups (the shrunk
+    means' guarantee is on average over groups) and the worst group's."""
+    reps = sim.pool[0].shape[0]
+    per = {kind: [] for kind in KINDS}  # type: dict[str, list[float]]
+    for h in range(t.groups.size):
+        info = at.effective_labels(sim.group_n[:, h], float((t.g == h).sum()))
+        crit = critical(info, times)
+        e, se, df, tc, lo, hi = (x[:, h] for x in sim.group)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            err = (e - t.y[t.g == h].mean()) / se
+            for kind in KINDS:
+                f = 1.0 if kind == "fixed" else anytime_half(tc, df, crit[kind]) / tc
+                per[kind].append(float(((err > f * lo) | (-err > f * hi)).any(axis=1).mean()))
+    rows = []
+    for kind, rates in per.items():
+        r = np.array(rates)
+        worst = int(r.argmax())
+        rows += [
+            {"quantity": "group mean, average over groups", "interval": kind,
+             "some look misses": float(r.mean()),
+             "mc se": float(np.sqrt((r * (1 - r)).mean() / reps)), "last width / fixed": np.nan},
+            {"quantity": "group mean, worst group", "interval": kind,
+             "some look misses": float(r[worst]),
+             "mc se": float(np.sqrt(r[worst] * (1 - r[worst]) / reps)),
+             "last width / fixed": np.nan, "group": str(t.groups[worst])},
+        ]  # fmt: skip
+    return rows
 
 
 def anytime_half(tcrit: np.ndarray, df: np.ndarray, c: np.ndarray) -> np.ndarray:
