@@ -23,14 +23,19 @@ wave sizes):
                 1; uniform before: probabilities that depend on earlier waves.
 
 Every look's estimate is the AEE of the frequentist default in spirit, vectorised over the
-sequences instead of a Calibrator fit per look: a ridge of the label on the standardised
-judge columns (intercept and the judges' first principal component free, deviations from
-it penalised by :data:`PENALTY`, as :mod:`bacon_bayes.judge_ridge`), cross-fitted over
-five folds of the labels so far (each sequence's folds fixed over its looks; the Gram
-matrices accumulate wave by wave), Horvitz-Thompson weights ``1/pi`` with the
-union-of-waves inclusion ``pi = 1 - prod_w (1 - p_w)``, the Hajek AEE with the tuned
-surrogate weight of
-:func:`bacon_bayes.estimate.core.mean_core` (pool target, finite-population correction);
+sequences instead of a Calibrator fit per look, with the package's surrogate
+(:mod:`benchmarks.anytime_surrogate`): below 20 labels per coefficient the judges' ridge
+(judges winsorised and standardised over the pool, intercept and the judges' first
+principal component free, deviations from it penalised by :data:`PENALTY`, as
+:mod:`bacon_bayes.judge_ridge`) cross-fitted leave-one-out in closed form with the weight
+1; from there on the same ridge cross-fitted over five folds of the labels so far (each
+sequence's folds fixed over its looks; the Gram matrices accumulate wave by wave) with the
+tuned weight; a group's unlabeled items get the fold models averaged with its own labels'
+shares, as the package's ``surrogate_matrix(groups)``. Horvitz-Thompson weights ``1/pi``
+with the union-of-waves inclusion ``pi = 1 - prod_w (1 - p_w)`` (for the group means
+conditioned on each group's realised labels, as the package's Hajek group estimators), the
+Hajek AEE of :func:`bacon_bayes.estimate.core.mean_core` (pool target, finite-population
+correction);
 group means and one pair's difference as the package's default pooling gives them
 (:mod:`benchmarks.anytime_groups`: shrunk with robust EB intervals while some group has
 fewer than 10 labels, then the per-group AEE with the pool's weight and bootstrap-t;
@@ -70,8 +75,9 @@ from scipy import stats
 from bacon_bayes.estimate import anytime as at
 from bacon_bayes.estimate.core import mean_core
 from bacon_bayes.sampling.adaptive import DEFAULT_UNIFORM_SHARE, MIN_LABELS_PER_COEFFICIENT
-from benchmarks.anytime_groups import POOLINGS, group_looks
+from benchmarks.anytime_groups import POOLINGS, group_looks, group_pi
 from benchmarks.anytime_sim import _pps, _satterthwaite
+from benchmarks.anytime_surrogate import fold_ridge, loo_alone, loo_ridge
 from benchmarks.small_budget import SUMMEVAL, TRIVIA_JUDGES, WMT_METRICS, WMT_SEGMENTS
 
 ALPHA = 0.05
@@ -80,6 +86,8 @@ FOLDS = 5
 #: ridge penalty on the standardised judges' coefficients off their first principal
 #: component (intercept and component free), as :mod:`bacon_bayes.judge_ridge`'s
 PENALTY = 24.0
+#: the judges' scores are clipped at these quantiles before standardising, as the package's
+WINSOR = (0.005, 0.995)
 #: the package's group means switch from moderated-t (and, by default, shrinkage) to
 #: bootstrap-t critical values at this many labels per group; misses are also counted
 #: only at looks from there on
@@ -112,6 +120,7 @@ class Table:
 def _table(name: str, frame: pd.DataFrame, label: str, judges: list[str], group: str) -> Table:
     x = frame[judges].to_numpy(float)
     x = np.where(np.isfinite(x), x, np.nanmean(x, axis=0))
+    x = np.clip(x, *np.quantile(x, WINSOR, axis=0))  # as judge_ridge.standardised_judges
     x = (x - x.mean(axis=0)) / np.maximum(x.std(axis=0), 1e-12)
     names, codes = np.unique(frame[group].astype(str), return_inverse=True)
     X = np.column_stack([np.ones(len(frame)), x])
@@ -286,22 +295,24 @@ def _chunk(
             (xty.sum(axis=1, keepdims=True) - xty)[..., None],
         )[..., 0]  # (R, F, J+1): each fold's model fitted on the other folds
         beta_bar = beta.mean(axis=1)
-        Xl, yl = t.X[order], t.y[order]
-        fl = np.einsum("rnj,rnj->rn", Xl, beta[rows, fold[rows, order]])
-        own = fl - np.einsum("rnj,rj->rn", Xl, beta_bar)  # cross-fit minus the mean model
+        Xl, yl, gl = t.X[order], t.y[order], t.g[order]
         pil = 1.0 - keep_out[rows, order]
         if weights == "sequential":  # sum_w lam_w T_w, lam_w the wave's share of labels
             share = sizes[: k + 1] / sizes[: k + 1].sum()
             later = share[::-1].cumsum()[::-1] - share
             pil = np.minimum(1.0 / (share[wave_of] / drawn_p + later[wave_of]), 1.0)
-        f_sum = beta_bar @ t.X.sum(axis=0) + own.sum(axis=1)
-        th, var, lam, _ = mean_core(yl, fl, pil, f_sum, n)
+        alone = loo_alone(order.shape[1], J1 - 1)  # the package's surrogate at these labels
+        if alone:
+            fl, f_sums, f_sum = loo_ridge(Xl, yl, pil, gl, pen, xsum_g)
+        else:
+            fl = np.einsum("rnj,rnj->rn", Xl, beta[rows, fold[rows, order]])
+            f_sums, f_sum = fold_ridge(Xl, fl, pil, gl, fold[rows, order], beta, xsum_g)
+        th, var, lam, _ = mean_core(yl, fl, pil, f_sum, n, lam=1.0 if alone else None)
         df = _satterthwaite(yl, fl, pil, np.ones(yl.shape, dtype=bool), lam)
         out_pool[:, :, k] = th, np.sqrt(var), df
-        gl = t.g[order]
         group_looks(
-            yl, fl, pil, gl, lam, beta_bar @ xsum_g.T, own, n_g, f_sum, out_group, out_pair,
-            out_n, k, t.pair, pooling,
+            yl, fl, group_pi(pil, gl, 1.0 - keep_out, t.g, m), gl, f_sums, n_g, f_sum,
+            out_group, out_pair, out_n, k, t.pair, pooling, tuned=not alone,
         )  # fmt: skip
     labels = np.cumsum(sizes).astype(float)
     pool = (out_pool[0], out_pool[1], out_pool[2])

@@ -1,0 +1,114 @@
+"""Does issue 41's harness (:mod:`benchmarks.anytime_validation`) stand for the package?
+On the harness's own uniform SummEval relevance sequences, each look's fixed group
+intervals from ``Calibrator(engine="freq").estimate_groups(simultaneous=False)`` (a fit per
+look) against the harness's, for ``pooling="separate"`` and ``"auto"``: per look, the
+chance that a group's interval misses its full-label mean (averaged over the groups with
+an interval), the paired difference with its Monte Carlo se, RMSE and median se.
+
+    PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_harness_check [--sequences 100]
+        [--looks 10] [--seed 11] [--cache /tmp/pkg.npz]
+
+``--cache``: the package's intervals are read from (or, absent, written to) this file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benchmarks import anytime_validation as v
+
+POOLINGS = ("separate", "auto")
+
+
+def package_intervals(t: v.Table, order: np.ndarray, labels: np.ndarray) -> dict:
+    """Per pooling (4, R, m, K): the package's estimate, se, interval ends (NaN: none)."""
+    from bacon_bayes import Calibrator, EvalPool
+
+    frame = pd.read_csv(v.SUMMEVAL)
+    judges = [c for c in frame.columns if c.startswith("judge:") and c.endswith("|relevance")]
+    names = list(t.groups)
+    reps, looks = order.shape[0], labels.size
+    out = {p: np.full((4, reps, len(names), looks), np.nan) for p in POOLINGS}
+    for r in range(reps):
+        for k in range(looks):
+            lab = np.zeros(t.n, bool)
+            lab[order[r, : int(labels[k])]] = True
+            pool = EvalPool.from_frame(
+                frame.assign(label=np.where(lab, t.y, np.nan)), label="label", judges=judges,
+                outcome="continuous", group="system", item="item",
+            )  # fmt: skip
+            cal = Calibrator(engine="freq", seed=r).fit(pool)
+            for p in POOLINGS:
+                tab = cal.estimate_groups(simultaneous=False, pooling=p)
+                for j, name in enumerate(tab.names):
+                    if np.isfinite(tab.ci_low[j]):
+                        out[p][:, r, names.index(name), k] = (
+                            tab.estimate[j], tab.se[j], tab.ci_low[j], tab.ci_high[j]
+                        )  # fmt: skip
+    return out
+
+
+def compare(t: v.Table, sim: v.Looks, pkg: np.ndarray) -> pd.DataFrame:
+    """One row per look: package and harness miss, paired difference, RMSE, median se."""
+    truth = np.array([t.y[t.g == h].mean() for h in range(t.groups.size)])[None, :, None]
+    pe, pse, plo, phi = pkg
+    e, se, _df, _crit, lo, hi = sim.group
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pm = np.where(np.isfinite(plo), (plo > truth) | (phi < truth), np.nan)
+        err = (e - truth) / se
+        hm = np.where(np.isfinite(err), (err > lo) | (-err > hi), np.nan)
+    both = np.isfinite(pm) & np.isfinite(hm)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        paired = np.nanmean(np.where(both, pm - hm, np.nan), axis=1)  # (R, K)
+        reps = np.isfinite(paired).sum(axis=0)
+
+        def rmse(x: np.ndarray) -> np.ndarray:
+            return np.sqrt(np.nanmean(np.where(both, (x - truth) ** 2, np.nan), axis=(0, 1)))
+
+        return pd.DataFrame({
+            "look": np.arange(1, sim.labels.size + 1), "labels": sim.labels.astype(int),
+            "intervals package": np.isfinite(pm).sum(axis=(0, 1)),
+            "intervals harness": np.isfinite(hm).sum(axis=(0, 1)),
+            "miss package": np.nanmean(pm, axis=(0, 1)),
+            "miss harness": np.nanmean(hm, axis=(0, 1)),
+            "paired diff": np.nanmean(paired, axis=0),
+            "mc se": np.nanstd(paired, axis=0) / np.sqrt(np.maximum(reps, 1)),
+            "rmse package": rmse(pe), "rmse harness": rmse(e),
+            "median se package": np.nanmedian(np.where(both, pse, np.nan), axis=(0, 1)),
+            "median se harness": np.nanmedian(np.where(both, se, np.nan), axis=(0, 1)),
+        })  # fmt: skip
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sequences", type=int, default=100)
+    ap.add_argument("--looks", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--cache", type=Path)
+    a = ap.parse_args()
+    warnings.filterwarnings("ignore")
+    t = v.load_tables(Path("/nonexistent"), ("summeval",))[0]
+    sims = {p: v.simulate(t, "uniform", a.sequences, a.looks, a.seed, pooling=p) for p in POOLINGS}
+    order, labels = sims["auto"].order, sims["auto"].labels
+    if a.cache is not None and a.cache.exists():
+        cached = np.load(a.cache)
+        if not np.array_equal(cached["order"], order):
+            raise SystemExit(f"{a.cache} holds other sequences; remove it or pick another path")
+        pkg = {p: cached[p] for p in POOLINGS}
+    else:
+        pkg = package_intervals(t, order, labels)
+        if a.cache is not None:
+            np.savez(a.cache, order=order, **pkg)
+    for p in POOLINGS:
+        print(f"\npooling={p}, {a.sequences} sequences, seed {a.seed}")
+        print(compare(t, sims[p], pkg[p]).to_string(index=False, float_format="%.3f"))
+
+
+if __name__ == "__main__":
+    main()
