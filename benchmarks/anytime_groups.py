@@ -67,6 +67,7 @@ def group_looks(
     f_sums: np.ndarray, n_g: np.ndarray, f_total: np.ndarray,
     out: np.ndarray, out_pair: np.ndarray, out_n: np.ndarray, k: int,
     pair: tuple[int, int], pooling: str = "auto", tuned: bool = True,
+    items: np.ndarray | None = None, seeds: np.ndarray | None = None,
 ) -> None:  # fmt: skip
     """Look ``k``'s group means (``out[:, :, :, k]``, :data:`FIELDS`), the pair's
     difference where shrunk (``out_pair[:, :, k]``: estimate, se, low, high distances;
@@ -76,7 +77,10 @@ def group_looks(
     inclusion probability (conditioned on the groups' labels: :func:`group_pi`) and group;
     ``f_sums`` (R, m) each group's surrogate sum with its own labels' fold shares
     (:mod:`benchmarks.anytime_surrogate`) and ``f_total`` (R,) the pool's. The per-group
-    AEE takes one weight for all groups, tuned on all labels when ``tuned``, else 1; its
+    AEE takes one weight for all groups, tuned on all labels when ``tuned``, else 1;
+    ``items`` (R, n_k) the labels' item indices and ``seeds`` (R,) each sequence's
+    calibrator seed: the bootstrap resamples the labels in item order with that seed, as
+    the package does (default: the order given, seed 0). Its
     variance is moderated by the package's
     :func:`~bacon_bayes.estimate.moderate.moderated_variance` (Smyth 2004, over the groups
     with two labels or more), Student-t on ``n_g - 1 + d0`` df; the bootstrap branch takes
@@ -130,7 +134,11 @@ def group_looks(
         if ok.all() and cnts[r].min() >= MIN_BOOTSTRAP_LABELS:  # the package's branch
             w = 1.0 / pil[r]
             ab = resample_moderation(own_var[r], var, df, d0, resid[r], w, gl[r])
-            crit = bootstrap_t_critical_values(resid[r], w, gl[r], ALPHA, "none", moderation=ab)
+            at = np.argsort(items[r]) if items is not None else slice(None)
+            crit = bootstrap_t_critical_values(
+                resid[r, at], w[at], gl[r, at], ALPHA, "none", moderation=ab,
+                seed=0 if seeds is None else int(seeds[r]),
+            )  # fmt: skip
             crit = np.maximum(crit, stats.t.isf(ALPHA / 2, cnts[r] - 1.0 + d0))
             var, df = np.maximum(var, own_var[r]), np.full(m, np.inf)
         else:

@@ -3,7 +3,9 @@ On the harness's own uniform SummEval relevance sequences, each look's fixed gro
 intervals from ``Calibrator(engine="freq").estimate_groups(simultaneous=False)`` (a fit per
 look) against the harness's, for ``pooling="separate"`` and ``"auto"``: per look, the
 chance that a group's interval misses its full-label mean (averaged over the groups with
-an interval), the paired difference with its Monte Carlo se, RMSE and median se.
+an interval), the paired difference with its Monte Carlo se, RMSE, median se and the
+largest difference of an interval's end (the harness computes what the package does, so
+it should be 0 up to rounding).
 
     PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_harness_check [--sequences 100]
         [--looks 10] [--seed 11] [--cache /tmp/pkg.npz]
@@ -63,6 +65,7 @@ def compare(t: v.Table, sim: v.Looks, pkg: np.ndarray) -> pd.DataFrame:
         err = (e - truth) / se
         hm = np.where(np.isfinite(err), (err > lo) | (-err > hi), np.nan)
     both = np.isfinite(pm) & np.isfinite(hm)
+    ends = np.abs(np.stack([plo - (e - lo * se), phi - (e + hi * se)]))  # (2, R, m, K)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         paired = np.nanmean(np.where(both, pm - hm, np.nan), axis=1)  # (R, K)
@@ -82,6 +85,7 @@ def compare(t: v.Table, sim: v.Looks, pkg: np.ndarray) -> pd.DataFrame:
             "rmse package": rmse(pe), "rmse harness": rmse(e),
             "median se package": np.nanmedian(np.where(both, pse, np.nan), axis=(0, 1)),
             "median se harness": np.nanmedian(np.where(both, se, np.nan), axis=(0, 1)),
+            "max end diff": np.nanmax(np.where(both, ends, np.nan), axis=(0, 1, 2)),
         })  # fmt: skip
 
 

@@ -5,20 +5,26 @@ look, vectorised over the sequences, as ``Calibrator(engine="freq")`` builds it
 * below :data:`~bacon_bayes.surrogates.ALONE_BELOW` labels per judge, the judges' ridge
   (:mod:`bacon_bayes.judge_ridge`: fixed penalty on the judges off their first principal
   component) cross-fitted leave-one-out in closed form, with the weight 1;
-* from there on a 5-fold cross-fitted ridge with a power-tuned weight (the package's
-  model is a ridge whose penalty each fold picks by leave-one-out; here the same fixed
-  penalty as the judges' ridge).
+* from there on the model's surrogate with a power-tuned weight: the package's ridge
+  (features standardised on the training labels, the penalty picked by leave-one-out)
+  cross-fitted over the calibrator's five folds (:func:`package_folds`,
+  :func:`model_ridge`).
 
 Either way an unlabeled item of a group gets the average of the fold models with the
 design-weight shares of that group's labels (the pool's for the pool mean and for a
 group without labels: :meth:`bacon_bayes.crossfit.CrossFitResult.surrogate`), so each
-group's surrogate sum is the package's ``surrogate_matrix(groups)`` one.
+group's surrogate sum is the package's ``surrogate_matrix(groups)`` one. With the
+calibrator's seed the surrogates equal the package's to rounding
+(:mod:`benchmarks.anytime_harness_check`).
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
+from bacon_bayes import EvalPool
+from bacon_bayes.features import build_features
 from bacon_bayes.surrogates import ALONE_BELOW
 
 
@@ -82,3 +88,67 @@ def fold_ridge(
     infold = folds[..., None] == np.arange(beta.shape[1])  # (R, n, K)
     coef = np.einsum("rnh,rnk,rkj->rhj", shares, infold, beta)
     return _sums(Xl, fl, gl, coef, xsum_g)
+
+
+def package_folds(order: np.ndarray, seeds: np.ndarray, folds: int) -> np.ndarray:
+    """Each label's fold (R, n) as :func:`bacon_bayes.crossfit.make_folds` deals them with
+    the calibrator's seed (``seeds`` (R,)): a seeded permutation of the labeled items in
+    item order, the ``j``-th to fold ``j % folds``."""
+    out = np.empty(order.shape, dtype=np.intp)
+    for r, seed in enumerate(seeds):
+        items = np.sort(order[r])
+        perm = np.searchsorted(items, np.random.default_rng(int(seed)).permutation(items))
+        fold_of = np.empty(items.size, dtype=np.intp)
+        fold_of[perm] = np.arange(items.size) % folds
+        out[r] = fold_of[np.searchsorted(items, order[r])]
+    return out
+
+
+def model_ridge(
+    Fl: np.ndarray, yl: np.ndarray, folds: np.ndarray, n_folds: int, alphas: tuple[float, ...]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The package's ridge model (:class:`bacon_bayes.outcome.ridge.RidgeOutcome`) fitted
+    on each fold's complement: features standardised on the training labels, the penalty
+    of ``alphas`` with the least leave-one-out error
+    (:func:`bacon_bayes.outcome.base.loo_alpha`). Returns each label's out-of-fold fit
+    (R, n) and the fold models' coefficients on ``[1, features]`` (R, K, p + 1)."""
+    T = (folds[:, None, :] != np.arange(n_folds)[None, :, None]).astype(float)  # (R, K, n)
+    n_t = T.sum(axis=2)  # (R, K)
+    mu = np.einsum("rkn,rnp->rkp", T, Fl) / n_t[..., None]
+    dev = Fl[:, None] - mu[:, :, None]  # (R, K, n, p)
+    sd = np.sqrt(np.einsum("rkn,rknp->rkp", T, dev * dev) / n_t[..., None])
+    sd = np.where(sd > 0, sd, 1.0)  # StandardScaler's scale of a constant column
+    Z = dev / sd[:, :, None]
+    ybar = np.einsum("rkn,rn->rk", T, yl) / n_t
+    yc = T * (yl[:, None] - ybar[..., None])
+    Zt = Z * T[..., None]
+    lam, V = np.linalg.eigh(np.einsum("rknp,rknq->rkpq", Zt, Zt))
+    U = np.einsum("rknp,rkpq->rknq", Z, V)  # every label's, the training ones' in the fit
+    Uy = np.einsum("rknq,rkn->rkq", U * T[..., None], yc)
+    best = np.full(n_t.shape, np.inf)
+    coef = np.zeros(lam.shape)
+    for a in alphas:  # the first of equal errors, as loo_alpha's argmin
+        D = 1.0 / (lam + a)
+        fitted = np.einsum("rknq,rkq->rkn", U, D * Uy)
+        lev = 1.0 / n_t[..., None] + np.einsum("rknq,rkq->rkn", U * U, D)
+        loo = (yc - fitted) / (1.0 - lev)
+        err = (T * loo * loo).sum(axis=2) / n_t
+        better = err < best
+        best = np.where(better, err, best)
+        coef = np.where(better[..., None], D * Uy, coef)
+    b = np.einsum("rkpq,rkq->rkp", V, coef) / sd  # on the raw features
+    beta = np.concatenate([(ybar - (mu * b).sum(axis=2))[..., None], b], axis=2)
+    rows = np.arange(yl.shape[0])[:, None]
+    own = beta[rows, folds]  # (R, n, p + 1): each label's fold model
+    fl = own[..., 0] + np.einsum("rnp,rnp->rn", Fl, own[..., 1:])
+    return fl, beta
+
+
+def package_features(frame: pd.DataFrame, judges: list[str]) -> np.ndarray:
+    """The package's model features of the table's judges (no label is used)."""
+    data = frame[judges].assign(_label=np.nan, _item=np.arange(len(frame)))
+    data.loc[data.index[:2], "_label"] = 0.0, 1.0  # a pool needs labels; features ignore them
+    pool = EvalPool.from_frame(
+        data, label="_label", judges=judges, item="_item", outcome="continuous"
+    )
+    return build_features(pool).X

@@ -28,11 +28,13 @@ sequences instead of a Calibrator fit per look, with the package's surrogate
 (judges winsorised and standardised over the pool, intercept and the judges' first
 principal component free, deviations from it penalised by :data:`PENALTY`, as
 :mod:`bacon_bayes.judge_ridge`) cross-fitted leave-one-out in closed form with the weight
-1; from there on the same ridge cross-fitted over five folds of the labels so far (each
-sequence's folds fixed over its looks; the Gram matrices accumulate wave by wave) with the
-tuned weight; a group's unlabeled items get the fold models averaged with its own labels'
-shares, as the package's ``surrogate_matrix(groups)``. Horvitz-Thompson weights ``1/pi``
-with the union-of-waves inclusion ``pi = 1 - prod_w (1 - p_w)`` (for the group means
+1; from there on the package's ridge model on its features (missing-score indicators
+included; standardised on the training labels, penalty by leave-one-out) cross-fitted over
+the calibrator's five folds (the sequence's index as its seed) with the tuned weight; a
+group's unlabeled items get the fold models averaged with its own labels' shares, as the
+package's ``surrogate_matrix(groups)`` (the adaptive design's sd bins read a fixed-penalty
+5-fold ridge whose Gram matrices accumulate wave by wave). Horvitz-Thompson weights
+``1/pi`` with the union-of-waves inclusion ``pi = 1 - prod_w (1 - p_w)`` (for the group means
 conditioned on each group's realised labels, as the package's Hajek group estimators), the
 Hajek AEE of :func:`bacon_bayes.estimate.core.mean_core` (pool target, finite-population
 correction);
@@ -74,10 +76,12 @@ from scipy import stats
 
 from bacon_bayes.estimate import anytime as at
 from bacon_bayes.estimate.core import mean_core
+from bacon_bayes.order import natural_codes
+from bacon_bayes.outcome.base import RIDGE_ALPHAS
 from bacon_bayes.sampling.adaptive import DEFAULT_UNIFORM_SHARE, MIN_LABELS_PER_COEFFICIENT
+from benchmarks import anytime_surrogate as sur
 from benchmarks.anytime_groups import POOLINGS, group_looks, group_pi
 from benchmarks.anytime_sim import _pps, _satterthwaite
-from benchmarks.anytime_surrogate import fold_ridge, loo_alone, loo_ridge
 from benchmarks.small_budget import SUMMEVAL, TRIVIA_JUDGES, WMT_METRICS, WMT_SEGMENTS
 
 ALPHA = 0.05
@@ -106,6 +110,14 @@ class Table:
     g: np.ndarray  # (N,) group codes
     groups: np.ndarray  # group names
     pair: tuple[int, int] = (0, 1)
+    #: (N, p) the package's model features (``build_features``: winsorised judges, a
+    #: missing-score indicator per judge with missing scores); None: the judges of ``X``
+    F: np.ndarray | None = None
+
+    @property
+    def features(self) -> np.ndarray:
+        """(N, p) the features of the package's model (:attr:`F`, else ``X``'s judges)."""
+        return self.X[:, 1:] if self.F is None else self.F
 
     @property
     def pc1(self) -> np.ndarray:
@@ -122,9 +134,10 @@ def _table(name: str, frame: pd.DataFrame, label: str, judges: list[str], group:
     x = np.where(np.isfinite(x), x, np.nanmean(x, axis=0))
     x = np.clip(x, *np.quantile(x, WINSOR, axis=0))  # as judge_ridge.standardised_judges
     x = (x - x.mean(axis=0)) / np.maximum(x.std(axis=0), 1e-12)
-    names, codes = np.unique(frame[group].astype(str), return_inverse=True)
+    names, codes = natural_codes(frame[group].to_numpy())  # the package's group order
     X = np.column_stack([np.ones(len(frame)), x])
-    return Table(name, frame[label].to_numpy(float), X, codes, names)
+    F = sur.package_features(frame, judges)
+    return Table(name, frame[label].to_numpy(float), X, codes, names, F=F)
 
 
 def load_tables(
@@ -226,7 +239,7 @@ def simulate(
     rng = np.random.default_rng(seed)
     weights = weights or ("sequential" if design == "adaptive" else "union")
     parts = [
-        _chunk(t, design, min(CHUNK, reps - s), looks, rng, weights, pooling)
+        _chunk(t, design, min(CHUNK, reps - s), looks, rng, weights, pooling, start=s)
         for s in range(0, reps, CHUNK)
     ]
 
@@ -246,9 +259,13 @@ def simulate(
 
 def _chunk(
     t: Table, design: str, reps: int, looks: int, rng: np.random.Generator, weights: str,
-    pooling: str = "auto",
+    pooling: str = "auto", start: int = 0,
 ) -> Looks:  # fmt: skip
+    """Sequences ``start, ..., start + reps - 1`` (a sequence's index is the seed of its
+    calibrator's folds)."""
     n, m, J1 = t.n, t.groups.size, t.X.shape[1]
+    F1 = np.column_stack([np.ones(n), t.features])  # the package's model's design
+    fsum_g = np.stack([F1[t.g == h].sum(axis=0) for h in range(m)])
     total = round(SHARE * n)
     sizes = np.diff(np.round(np.linspace(0, total, looks + 1)).astype(int))
     labeled = np.zeros((reps, n), dtype=bool)
@@ -301,18 +318,20 @@ def _chunk(
             share = sizes[: k + 1] / sizes[: k + 1].sum()
             later = share[::-1].cumsum()[::-1] - share
             pil = np.minimum(1.0 / (share[wave_of] / drawn_p + later[wave_of]), 1.0)
-        alone = loo_alone(order.shape[1], J1 - 1)  # the package's surrogate at these labels
+        alone = sur.loo_alone(order.shape[1], F1.shape[1] - 1)  # the package's surrogate here
         if alone:
-            fl, f_sums, f_sum = loo_ridge(Xl, yl, pil, gl, pen, xsum_g)
+            fl, f_sums, f_sum = sur.loo_ridge(Xl, yl, pil, gl, pen, xsum_g)
         else:
-            fl = np.einsum("rnj,rnj->rn", Xl, beta[rows, fold[rows, order]])
-            f_sums, f_sum = fold_ridge(Xl, fl, pil, gl, fold[rows, order], beta, xsum_g)
+            folds = sur.package_folds(order, np.arange(start, start + reps), FOLDS)
+            fl, coef = sur.model_ridge(t.features[order], yl, folds, FOLDS, RIDGE_ALPHAS)
+            f_sums, f_sum = sur.fold_ridge(F1[order], fl, pil, gl, folds, coef, fsum_g)
         th, var, lam, _ = mean_core(yl, fl, pil, f_sum, n, lam=1.0 if alone else None)
         df = _satterthwaite(yl, fl, pil, np.ones(yl.shape, dtype=bool), lam)
         out_pool[:, :, k] = th, np.sqrt(var), df
         group_looks(
             yl, fl, group_pi(pil, gl, 1.0 - keep_out, t.g, m), gl, f_sums, n_g, f_sum,
-            out_group, out_pair, out_n, k, t.pair, pooling, tuned=not alone,
+            out_group, out_pair, out_n, k, t.pair, pooling, tuned=not alone, items=order,
+            seeds=np.arange(start, start + reps),
         )  # fmt: skip
     labels = np.cumsum(sizes).astype(float)
     pool = (out_pool[0], out_pool[1], out_pool[2])
