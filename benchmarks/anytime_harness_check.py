@@ -89,6 +89,49 @@ def compare(t: v.Table, sim: v.Looks, pkg: np.ndarray) -> pd.DataFrame:
         })  # fmt: skip
 
 
+def last_look(t: v.Table, sequences: int, seed: int) -> pd.DataFrame:
+    """The last look of a few uniform sequences (10 looks): this estimate against
+    ``Calibrator(engine="freq")`` with ``anytime=True, max_labels`` on the same labels."""
+    from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.estimate import anytime as at
+
+    sim = v.simulate(t, "uniform", sequences, 10, seed)
+    frame = pd.read_csv(v.SUMMEVAL)
+    judges = [c for c in frame.columns if c.startswith("judge:") and c.endswith("|relevance")]
+    a, b = t.pair
+    times = sim.labels / sim.labels[-1]
+    info = at.effective_labels(sim.labels, float(t.n))
+    c = at.sequential_critical_value(info, v.ALPHA, times=times)
+    rows = []
+    for r in range(sequences):
+        wave = np.full(t.n, np.nan)
+        bounds = np.concatenate([[0], sim.labels.astype(int)])
+        for k in range(10):
+            wave[sim.order[r, bounds[k] : bounds[k + 1]]] = k + 1
+        data = frame.assign(label=np.where(np.isfinite(wave), t.y, np.nan), wave=wave)
+        pool = EvalPool.from_frame(
+            data, label="label", judges=judges, outcome="continuous", group="system",
+            item="item", wave="wave",
+        )  # fmt: skip
+        cal = Calibrator(engine="freq", scale=(1, 5)).fit(pool)
+        top = int(sim.labels[-1])
+        m = cal.estimate_mean(anytime=True, max_labels=top)
+        d = cal.compare_groups(simultaneous=False, anytime=True, max_labels=top)
+        pair, flip = f"{t.groups[a]} - {t.groups[b]}", 1.0
+        if pair not in d.names:
+            pair, flip = f"{t.groups[b]} - {t.groups[a]}", -1.0
+        tc = float(at.studentised(c, sim.pool[2][r, -1]))
+        fast_d = sim.group[0][r, a, -1] - sim.group[0][r, b, -1]
+        fast_sd = np.hypot(sim.group[1][r, a, -1], sim.group[1][r, b, -1])
+        rows.append(
+            {"sequence": r, "mean fast": sim.pool[0][r, -1], "mean calibrator": m.estimate,
+             "half fast": tc * sim.pool[1][r, -1], "half calibrator": (m.ci_high - m.ci_low) / 2,
+             "diff fast": fast_d, "diff calibrator": flip * float(d[pair].estimate),
+             "diff se fast": fast_sd, "diff se calibrator": float(d[pair].se)}
+        )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sequences", type=int, default=100)

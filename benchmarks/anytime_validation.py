@@ -51,7 +51,8 @@ at ``c``'s nominal level, a shrunk or bootstrap-t look's distances to its ends t
 ones scaled by ``c / z``: :func:`anytime_half`):
 alpha-spending with ``max_labels`` the last look's labels, and the confidence sequence
 (planned at the first look). ``--check N`` prints the agreement of the last look with
-``Calibrator(engine="freq")`` on ``N`` uniform SummEval sequences.
+``Calibrator(engine="freq")`` on ``N`` uniform SummEval sequences
+(:func:`benchmarks.anytime_harness_check.last_look`).
 
 Per table, design and number of looks: the chance that some look's interval misses (pool
 mean, one group mean, one pairwise difference; fixed = the peeking baseline, alpha-spending,
@@ -553,48 +554,6 @@ def pick_pair(t: Table, seed: int, reps: int = PILOT) -> tuple[tuple[int, int], 
     return best, power
 
 
-def check(t: Table, sequences: int, seed: int) -> pd.DataFrame:
-    """The last look of a few uniform sequences (10 looks): this estimate against
-    ``Calibrator(engine="freq")`` with ``anytime=True, max_labels`` on the same labels."""
-    from bacon_bayes import Calibrator, EvalPool
-
-    sim = simulate(t, "uniform", sequences, 10, seed)
-    frame = pd.read_csv(SUMMEVAL)
-    judges = [c for c in frame.columns if c.startswith("judge:") and c.endswith("|relevance")]
-    a, b = t.pair
-    times = sim.labels / sim.labels[-1]
-    info = at.effective_labels(sim.labels, float(t.n))
-    c = at.sequential_critical_value(info, ALPHA, times=times)
-    rows = []
-    for r in range(sequences):
-        wave = np.full(t.n, np.nan)
-        bounds = np.concatenate([[0], sim.labels.astype(int)])
-        for k in range(10):
-            wave[sim.order[r, bounds[k] : bounds[k + 1]]] = k + 1
-        data = frame.assign(label=np.where(np.isfinite(wave), t.y, np.nan), wave=wave)
-        pool = EvalPool.from_frame(
-            data, label="label", judges=judges, outcome="continuous", group="system",
-            item="item", wave="wave",
-        )  # fmt: skip
-        cal = Calibrator(engine="freq", scale=(1, 5)).fit(pool)
-        top = int(sim.labels[-1])
-        m = cal.estimate_mean(anytime=True, max_labels=top)
-        d = cal.compare_groups(simultaneous=False, anytime=True, max_labels=top)
-        pair, flip = f"{t.groups[a]} - {t.groups[b]}", 1.0
-        if pair not in d.names:
-            pair, flip = f"{t.groups[b]} - {t.groups[a]}", -1.0
-        tc = float(at.studentised(c, sim.pool[2][r, -1]))
-        fast_d = sim.group[0][r, a, -1] - sim.group[0][r, b, -1]
-        fast_sd = np.hypot(sim.group[1][r, a, -1], sim.group[1][r, b, -1])
-        rows.append(
-            {"sequence": r, "mean fast": sim.pool[0][r, -1], "mean calibrator": m.estimate,
-             "half fast": tc * sim.pool[1][r, -1], "half calibrator": (m.ci_high - m.ci_low) / 2,
-             "diff fast": fast_d, "diff calibrator": flip * float(d[pair].estimate),
-             "diff se fast": fast_sd, "diff se calibrator": float(d[pair].se)}
-        )  # fmt: skip
-    return pd.DataFrame(rows)
-
-
 def run(
     tables: list[Table],
     designs: tuple[str, ...],
@@ -712,7 +671,9 @@ def main() -> None:
     if args.check:
         summ = next(t for t in tables if t.name.startswith("summeval"))
         summ.pair, _ = pick_pair(summ, args.seed)
-        print(check(summ, args.check, args.seed).to_string(**fmt))
+        from benchmarks.anytime_harness_check import last_look
+
+        print(last_look(summ, args.check, args.seed).to_string(**fmt))
     looks = tuple(int(v) for v in args.looks.split(","))
     designs = tuple(args.designs.split(","))
     miss, stop = run(tables, designs, looks, args.reps, args.seed, args.out, args.pooling)
