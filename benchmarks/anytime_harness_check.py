@@ -5,7 +5,8 @@ look) against the harness's, for ``pooling="separate"`` and ``"auto"``: per look
 chance that a group's interval misses its full-label mean (averaged over the groups with
 an interval), the paired difference with its Monte Carlo se, RMSE, median se and the
 largest difference of an interval's end (the harness computes what the package does, so
-it should be 0 up to rounding).
+it should be 0 up to rounding); and the same largest difference for the pair
+``t.pair``'s fixed interval.
 
     PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_harness_check [--sequences 100]
         [--looks 10] [--seed 11] [--cache /tmp/pkg.npz]
@@ -28,7 +29,9 @@ POOLINGS = ("separate", "auto")
 
 
 def package_intervals(t: v.Table, order: np.ndarray, labels: np.ndarray) -> dict:
-    """Per pooling (4, R, m, K): the package's estimate, se, interval ends (NaN: none)."""
+    """Per pooling (4, R, m, K): the package's estimate, se, interval ends (NaN: none); and
+    under ``"<pooling> pair"`` (4, R, K) the same of the table's pair's difference
+    (``compare_groups``)."""
     from bacon_bayes import Calibrator, EvalPool
 
     frame = pd.read_csv(v.SUMMEVAL)
@@ -36,6 +39,8 @@ def package_intervals(t: v.Table, order: np.ndarray, labels: np.ndarray) -> dict
     names = list(t.groups)
     reps, looks = order.shape[0], labels.size
     out = {p: np.full((4, reps, len(names), looks), np.nan) for p in POOLINGS}
+    out |= {f"{p} pair": np.full((4, reps, looks), np.nan) for p in POOLINGS}
+    a, b = t.pair
     for r in range(reps):
         for k in range(looks):
             lab = np.zeros(t.n, bool)
@@ -52,7 +57,26 @@ def package_intervals(t: v.Table, order: np.ndarray, labels: np.ndarray) -> dict
                         out[p][:, r, names.index(name), k] = (
                             tab.estimate[j], tab.se[j], tab.ci_low[j], tab.ci_high[j]
                         )  # fmt: skip
+                d = cal.compare_groups(simultaneous=False, pooling=p)
+                key, flip = f"{names[a]} - {names[b]}", 1.0
+                if key not in d.names:
+                    key, flip = f"{names[b]} - {names[a]}", -1.0
+                j = list(d.names).index(key)
+                ends = sorted((flip * d.ci_low[j], flip * d.ci_high[j]))
+                out[f"{p} pair"][:, r, k] = flip * d.estimate[j], d.se[j], *ends
     return out
+
+
+def pair_end_diff(t: v.Table, sim: v.Looks, pkg_pair: np.ndarray) -> np.ndarray:
+    """Per look, the largest difference of the pair's fixed interval ends between the
+    package and the harness (:func:`benchmarks.anytime_validation.difference`; infinite
+    where only one side has an interval)."""
+    d_e, d_se, _df, _t, d_lo, d_hi = v.difference(t, sim)
+    ours = np.stack([d_e - d_lo * d_se, d_e + d_hi * d_se])
+    theirs = pkg_pair[2:]
+    # no interval on both sides: agreement; on one side only: infinitely apart
+    gap = np.where(np.isnan(ours) & np.isnan(theirs), 0.0, np.abs(ours - theirs))
+    return np.where(np.isnan(gap), np.inf, gap).max(axis=(0, 1))
 
 
 def compare(t: v.Table, sim: v.Looks, pkg: np.ndarray) -> pd.DataFrame:
@@ -147,7 +171,9 @@ def main() -> None:
         cached = np.load(a.cache)
         if not np.array_equal(cached["order"], order):
             raise SystemExit(f"{a.cache} holds other sequences; remove it or pick another path")
-        pkg = {p: cached[p] for p in POOLINGS}
+        if any(f"{p} pair" not in cached for p in POOLINGS):
+            raise SystemExit(f"{a.cache} lacks the pair's intervals; remove it")
+        pkg = {key: cached[key] for key in cached.files if key != "order"}
     else:
         pkg = package_intervals(t, order, labels)
         if a.cache is not None:
@@ -155,6 +181,8 @@ def main() -> None:
     for p in POOLINGS:
         print(f"\npooling={p}, {a.sequences} sequences, seed {a.seed}")
         print(compare(t, sims[p], pkg[p]).to_string(index=False, float_format="%.3f"))
+        pair = f"{t.groups[t.pair[0]]} - {t.groups[t.pair[1]]}"
+        print(f"pair {pair}: max end diff per look", pair_end_diff(t, sims[p], pkg[f"{p} pair"]))
 
 
 if __name__ == "__main__":

@@ -111,8 +111,7 @@ class Table:
     g: np.ndarray  # (N,) group codes
     groups: np.ndarray  # group names
     pair: tuple[int, int] = (0, 1)
-    #: (N, p) the package's model features (``build_features``: winsorised judges, a
-    #: missing-score indicator per judge with missing scores); None: the judges of ``X``
+    #: (N, p) the package's model features (``build_features``); None: ``X``'s judges
     F: np.ndarray | None = None
 
     @property
@@ -383,6 +382,25 @@ def critical(info: np.ndarray, times: np.ndarray) -> dict[str, np.ndarray]:
     return {"fixed": fixed[inv], "alpha-spending": spend[inv], "confidence sequence": seq[inv]}
 
 
+def difference(t: Table, sim: Looks) -> tuple[np.ndarray, ...]:
+    """The pair's difference (R, K) as ``compare_groups``': estimate, se, df, critical value,
+    distances to the ends in se (shrunk where shrunk; else Student-t at the groups' smaller
+    df, on the bootstrap branch at the fewer labels less one: group_table's default)."""
+    a, b = t.pair
+    n_a, n_b = sim.group_n[:, a], sim.group_n[:, b]
+    d_df = np.fmin(sim.group[2][:, a], sim.group[2][:, b])
+    d_df = np.where(np.isinf(d_df), np.maximum(np.minimum(n_a, n_b) - 1.0, 1.0), d_df)
+    e, se = sim.group[0][:, [a, b]], sim.group[1][:, [a, b]]
+    d_e, d_se = e[:, 0] - e[:, 1], np.hypot(se[:, 0], se[:, 1])
+    d_t = d_lo = d_hi = _t(d_df)
+    if sim.pair:  # looks whose groups were shrunk: the package's shrunk difference
+        shrunk = np.isfinite(sim.pair[0])
+        d_e, d_se = np.where(shrunk, sim.pair[0], d_e), np.where(shrunk, sim.pair[1], d_se)
+        d_df, d_t = np.where(shrunk, np.inf, d_df), np.where(shrunk, 1.0, d_t)
+        d_lo, d_hi = np.where(shrunk, sim.pair[2], d_lo), np.where(shrunk, sim.pair[3], d_hi)
+    return d_e, d_se, d_df, d_t, d_lo, d_hi
+
+
 def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
     """The miss and width rows, and the stopping rows, of one cell."""
     a, b = t.pair
@@ -397,15 +415,7 @@ def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
     ga, gb = t.y[t.g == a].mean(), t.y[t.g == b].mean()
     pool_t = _t(sim.pool[2])
     e_a, se_a, df_a, crit_a, lo_a, hi_a = (x[:, a] for x in sim.group)
-    d_df = np.fmin(df_a, sim.group[2][:, b])
-    d_e, d_se = e_a - sim.group[0][:, b], np.hypot(se_a, sim.group[1][:, b])
-    d_t = _t(d_df)
-    d_lo, d_hi = d_t, d_t
-    if sim.pair:  # looks whose groups were shrunk: the package's shrunk difference
-        shrunk = np.isfinite(sim.pair[0])
-        d_e, d_se = np.where(shrunk, sim.pair[0], d_e), np.where(shrunk, sim.pair[1], d_se)
-        d_df, d_t = np.where(shrunk, np.inf, d_df), np.where(shrunk, 1.0, d_t)
-        d_lo, d_hi = np.where(shrunk, sim.pair[2], d_lo), np.where(shrunk, sim.pair[3], d_hi)
+    d_e, d_se, d_df, d_t, d_lo, d_hi = difference(t, sim)
     est = {  # estimate, se, (critical value, low, high distances in se), truth, info, df
         "pool mean": (sim.pool[0], sim.pool[1], (pool_t, pool_t, pool_t), t.y.mean(),
                       pool_info, sim.pool[2]),

@@ -72,16 +72,18 @@ def test_fast_estimate_agrees_with_the_calibrator(summeval: v.Table) -> None:
 def test_group_intervals_are_the_calibrator_s(summeval: v.Table, pooling: str) -> None:
     """Every look's group estimates and interval ends equal ``Calibrator(engine="freq")``'s
     on the same labels: the leave-one-out judges' ridge (looks 1-2, below 20 labels per
-    coefficient), the model's ridge (3-4), moderated t, bootstrap-t and shrunk means."""
-    from benchmarks.anytime_harness_check import compare, package_intervals
+    coefficient), the model's ridge (3-4), moderated t, bootstrap-t and shrunk means; and
+    the pair's difference as ``compare_groups`` gives it."""
+    from benchmarks.anytime_harness_check import compare, package_intervals, pair_end_diff
 
     sim = v.simulate(summeval, "uniform", reps=1, looks=4, seed=2, pooling=pooling)
-    pkg = package_intervals(summeval, sim.order, sim.labels)[pooling]
-    out = compare(summeval, sim, pkg)
+    both = package_intervals(summeval, sim.order, sim.labels)
+    out = compare(summeval, sim, both[pooling])
     assert (out["intervals package"] == out["intervals harness"]).all()
     assert (out["intervals package"] > 0).all()
     assert out["max end diff"].max() < 1e-8
     np.testing.assert_allclose(out["rmse harness"], out["rmse package"], rtol=1e-9)
+    assert pair_end_diff(summeval, sim, both[f"{pooling} pair"]).max() < 1e-8  # the pair's
 
 
 def test_peeking_at_fixed_intervals_misses_more_than_alpha_spending(summeval: v.Table) -> None:
