@@ -31,10 +31,11 @@ from bacon_bayes.estimate.shrink import (
     shrink_table,
     shrunk_pair,
 )
+from bacon_bayes.grouping import MIN_GROUP_LABELS
 
 ALPHA = 0.05
-#: a group with fewer labels at a look has no moderated-t interval there
-MIN_GROUP = 3
+#: a group with fewer labels at a look has no separate interval there (the package's)
+MIN_GROUP = MIN_GROUP_LABELS
 #: the group outputs, axis 0 of :func:`group_looks`'s ``out``
 FIELDS = ("estimate", "se", "df", "crit", "low", "high")
 POOLINGS = ("auto", "separate")
@@ -47,35 +48,54 @@ def shrinks(cnts: np.ndarray, pooling: str) -> bool:
     return bool((cnts < MIN_SEPARATE_LABELS).any() and (cnts >= 1).sum() >= MIN_SHRINK_GROUPS)
 
 
+def group_pi(
+    pil: np.ndarray, gl: np.ndarray, pi_all: np.ndarray, g: np.ndarray, m: int
+) -> np.ndarray:
+    """The labels' inclusion probabilities (R, n) conditioned on each group's realised
+    number of labels, as the package's group estimators take them (Hajek;
+    :func:`bacon_bayes.estimate.core._conditional_pi`): scaled within a group so that its
+    items' probabilities ``pi_all`` (R, N; the union of the waves) sum to its labels."""
+    onehot = gl[..., None] == np.arange(m)
+    n_lab = onehot.sum(axis=1)  # (R, m)
+    expected = np.stack([pi_all[:, g == h].sum(axis=1) for h in range(m)], axis=1)
+    scale = n_lab / np.maximum(expected, 1e-300)
+    return np.minimum(pil * np.take_along_axis(scale, gl, axis=1), 1.0)
+
+
 def group_looks(
-    yl: np.ndarray, fl: np.ndarray, pil: np.ndarray, gl: np.ndarray, lam: np.ndarray,
-    base: np.ndarray, own: np.ndarray, n_g: np.ndarray, f_total: np.ndarray,
+    yl: np.ndarray, fl: np.ndarray, pil: np.ndarray, gl: np.ndarray,
+    f_sums: np.ndarray, n_g: np.ndarray, f_total: np.ndarray,
     out: np.ndarray, out_pair: np.ndarray, out_n: np.ndarray, k: int,
-    pair: tuple[int, int], pooling: str = "auto",
+    pair: tuple[int, int], pooling: str = "auto", tuned: bool = True,
+    items: np.ndarray | None = None, seeds: np.ndarray | None = None,
 ) -> None:  # fmt: skip
     """Look ``k``'s group means (``out[:, :, :, k]``, :data:`FIELDS`), the pair's
     difference where shrunk (``out_pair[:, :, k]``: estimate, se, low, high distances;
     NaN elsewhere: the difference of the group rows) and the groups' labels.
 
     ``yl, fl, pil, gl`` (R, n_k): the labels so far, their cross-fitted surrogate,
-    inclusion probability and group; ``lam`` (R,) the pool's surrogate weight; ``base``
-    (R, m) each group's surrogate sum under the mean model and ``own`` (R, n_k) a labeled
-    item's cross-fit less the mean model; ``f_total`` (R,) the pool's surrogate sum. The
-    per-group AEE takes the pool's weight; its variance is moderated by the package's
+    inclusion probability (conditioned on the groups' labels: :func:`group_pi`) and group;
+    ``f_sums`` (R, m) each group's surrogate sum with its own labels' fold shares
+    (:mod:`benchmarks.anytime_surrogate`) and ``f_total`` (R,) the pool's. The per-group
+    AEE takes one weight for all groups, tuned on all labels when ``tuned``, else 1;
+    ``items`` (R, n_k) the labels' item indices and ``seeds`` (R,) each sequence's
+    calibrator seed: the bootstrap resamples the labels in item order with that seed, as
+    the package does (default: the order given, seed 0). Its
+    variance is moderated by the package's
     :func:`~bacon_bayes.estimate.moderate.moderated_variance` (Smyth 2004, over the groups
     with two labels or more), Student-t on ``n_g - 1 + d0`` df; the bootstrap branch takes
     the larger of the own and the moderated variance, its studentised resamples' critical
     value never below the moderated t's with normal residuals."""
     m = n_g.size
     reps = yl.shape[0]
+    n = int(n_g.sum())
+    lam = mean_core(yl, fl, pil, f_total, n)[2] if tuned else np.ones(reps)
     resid = np.zeros(yl.shape)
     own_var = np.full((reps, m), np.nan)
     cnts = np.zeros((reps, m))
-    f_sums = np.zeros((reps, m))
     for h in range(m):
         mask = gl == h
         cnt = mask.sum(axis=1)
-        f_sums[:, h] = base[:, h] + np.where(mask, own, 0.0).sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             tg, vg, _, _ = mean_core(yl, fl, pil, f_sums[:, h], int(n_g[h]), mask=mask, lam=lam)
             ws = np.where(mask, 1.0 / pil, 0.0)
@@ -85,11 +105,12 @@ def group_looks(
         own_var[:, h], cnts[:, h] = vg, cnt
         out[0, :, h, k] = np.where(cnt >= MIN_GROUP, tg, np.nan)
     out_n[:, :, k] = cnts
-    n = int(n_g.sum())
     names = np.arange(m).astype(str)
     for r in range(reps):
         if shrinks(cnts[r], pooling):
-            corr = group_corrections(yl[r], fl[r], pil[r], gl[r], f_sums[r], f_total[r], n_g, n)
+            corr = group_corrections(
+                yl[r], fl[r], pil[r], gl[r], f_sums[r], f_total[r], n_g, n, power_tuning=tuned
+            )
             tab = shrink_table(names, corr, cnts[r].astype(int), n_g, alpha=ALPHA)
             ok = np.isfinite(tab.ci_low)
             out[:, r, :, k] = np.nan
@@ -113,7 +134,11 @@ def group_looks(
         if ok.all() and cnts[r].min() >= MIN_BOOTSTRAP_LABELS:  # the package's branch
             w = 1.0 / pil[r]
             ab = resample_moderation(own_var[r], var, df, d0, resid[r], w, gl[r])
-            crit = bootstrap_t_critical_values(resid[r], w, gl[r], ALPHA, "none", moderation=ab)
+            at = np.argsort(items[r]) if items is not None else slice(None)
+            crit = bootstrap_t_critical_values(
+                resid[r, at], w[at], gl[r, at], ALPHA, "none", moderation=ab,
+                seed=0 if seeds is None else int(seeds[r]),
+            )  # fmt: skip
             crit = np.maximum(crit, stats.t.isf(ALPHA / 2, cnts[r] - 1.0 + d0))
             var, df = np.maximum(var, own_var[r]), np.full(m, np.inf)
         else:

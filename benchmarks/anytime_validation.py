@@ -23,14 +23,21 @@ wave sizes):
                 1; uniform before: probabilities that depend on earlier waves.
 
 Every look's estimate is the AEE of the frequentist default in spirit, vectorised over the
-sequences instead of a Calibrator fit per look: a ridge of the label on the standardised
-judge columns (intercept and the judges' first principal component free, deviations from
-it penalised by :data:`PENALTY`, as :mod:`bacon_bayes.judge_ridge`), cross-fitted over
-five folds of the labels so far (each sequence's folds fixed over its looks; the Gram
-matrices accumulate wave by wave), Horvitz-Thompson weights ``1/pi`` with the
-union-of-waves inclusion ``pi = 1 - prod_w (1 - p_w)``, the Hajek AEE with the tuned
-surrogate weight of
-:func:`bacon_bayes.estimate.core.mean_core` (pool target, finite-population correction);
+sequences instead of a Calibrator fit per look, with the package's surrogate
+(:mod:`benchmarks.anytime_surrogate`): below 20 labels per coefficient the judges' ridge
+(judges winsorised and standardised over the pool, intercept and the judges' first
+principal component free, deviations from it penalised by :data:`PENALTY`, as
+:mod:`bacon_bayes.judge_ridge`) cross-fitted leave-one-out in closed form with the weight
+1; from there on the package's ridge model on its features (missing-score indicators
+included; standardised on the training labels, penalty by leave-one-out) cross-fitted over
+the calibrator's five folds (the sequence's index as its seed) with the tuned weight; a
+group's unlabeled items get the fold models averaged with its own labels' shares, as the
+package's ``surrogate_matrix(groups)`` (the adaptive design's sd bins read a fixed-penalty
+5-fold ridge whose Gram matrices accumulate wave by wave). Horvitz-Thompson weights
+``1/pi`` with the union-of-waves inclusion ``pi = 1 - prod_w (1 - p_w)`` (for the group means
+conditioned on each group's realised labels, as the package's Hajek group estimators), the
+Hajek AEE of :func:`bacon_bayes.estimate.core.mean_core` (pool target, finite-population
+correction);
 group means and one pair's difference as the package's default pooling gives them
 (:mod:`benchmarks.anytime_groups`: shrunk with robust EB intervals while some group has
 fewer than 10 labels, then the per-group AEE with the pool's weight and bootstrap-t;
@@ -44,7 +51,8 @@ at ``c``'s nominal level, a shrunk or bootstrap-t look's distances to its ends t
 ones scaled by ``c / z``: :func:`anytime_half`):
 alpha-spending with ``max_labels`` the last look's labels, and the confidence sequence
 (planned at the first look). ``--check N`` prints the agreement of the last look with
-``Calibrator(engine="freq")`` on ``N`` uniform SummEval sequences.
+``Calibrator(engine="freq")`` on ``N`` uniform SummEval sequences
+(:func:`benchmarks.anytime_harness_check.last_look`).
 
 Per table, design and number of looks: the chance that some look's interval misses (pool
 mean, one group mean, one pairwise difference; fixed = the peeking baseline, alpha-spending,
@@ -69,8 +77,11 @@ from scipy import stats
 
 from bacon_bayes.estimate import anytime as at
 from bacon_bayes.estimate.core import mean_core
+from bacon_bayes.order import natural_codes
+from bacon_bayes.outcome.base import RIDGE_ALPHAS
 from bacon_bayes.sampling.adaptive import DEFAULT_UNIFORM_SHARE, MIN_LABELS_PER_COEFFICIENT
-from benchmarks.anytime_groups import POOLINGS, group_looks
+from benchmarks import anytime_surrogate as sur
+from benchmarks.anytime_groups import POOLINGS, group_looks, group_pi
 from benchmarks.anytime_sim import _pps, _satterthwaite
 from benchmarks.small_budget import SUMMEVAL, TRIVIA_JUDGES, WMT_METRICS, WMT_SEGMENTS
 
@@ -80,6 +91,8 @@ FOLDS = 5
 #: ridge penalty on the standardised judges' coefficients off their first principal
 #: component (intercept and component free), as :mod:`bacon_bayes.judge_ridge`'s
 PENALTY = 24.0
+#: the judges' scores are clipped at these quantiles before standardising, as the package's
+WINSOR = (0.005, 0.995)
 #: the package's group means switch from moderated-t (and, by default, shrinkage) to
 #: bootstrap-t critical values at this many labels per group; misses are also counted
 #: only at looks from there on
@@ -98,6 +111,13 @@ class Table:
     g: np.ndarray  # (N,) group codes
     groups: np.ndarray  # group names
     pair: tuple[int, int] = (0, 1)
+    #: (N, p) the package's model features (``build_features``); None: ``X``'s judges
+    F: np.ndarray | None = None
+
+    @property
+    def features(self) -> np.ndarray:
+        """(N, p) the features of the package's model (:attr:`F`, else ``X``'s judges)."""
+        return self.X[:, 1:] if self.F is None else self.F
 
     @property
     def pc1(self) -> np.ndarray:
@@ -112,10 +132,12 @@ class Table:
 def _table(name: str, frame: pd.DataFrame, label: str, judges: list[str], group: str) -> Table:
     x = frame[judges].to_numpy(float)
     x = np.where(np.isfinite(x), x, np.nanmean(x, axis=0))
+    x = np.clip(x, *np.quantile(x, WINSOR, axis=0))  # as judge_ridge.standardised_judges
     x = (x - x.mean(axis=0)) / np.maximum(x.std(axis=0), 1e-12)
-    names, codes = np.unique(frame[group].astype(str), return_inverse=True)
+    names, codes = natural_codes(frame[group].to_numpy())  # the package's group order
     X = np.column_stack([np.ones(len(frame)), x])
-    return Table(name, frame[label].to_numpy(float), X, codes, names)
+    F = sur.package_features(frame, judges)
+    return Table(name, frame[label].to_numpy(float), X, codes, names, F=F)
 
 
 def load_tables(
@@ -217,7 +239,7 @@ def simulate(
     rng = np.random.default_rng(seed)
     weights = weights or ("sequential" if design == "adaptive" else "union")
     parts = [
-        _chunk(t, design, min(CHUNK, reps - s), looks, rng, weights, pooling)
+        _chunk(t, design, min(CHUNK, reps - s), looks, rng, weights, pooling, start=s)
         for s in range(0, reps, CHUNK)
     ]
 
@@ -237,9 +259,13 @@ def simulate(
 
 def _chunk(
     t: Table, design: str, reps: int, looks: int, rng: np.random.Generator, weights: str,
-    pooling: str = "auto",
+    pooling: str = "auto", start: int = 0,
 ) -> Looks:  # fmt: skip
+    """Sequences ``start, ..., start + reps - 1`` (a sequence's index is the seed of its
+    calibrator's folds)."""
     n, m, J1 = t.n, t.groups.size, t.X.shape[1]
+    F1 = np.column_stack([np.ones(n), t.features])  # the package's model's design
+    fsum_g = np.stack([F1[t.g == h].sum(axis=0) for h in range(m)])
     total = round(SHARE * n)
     sizes = np.diff(np.round(np.linspace(0, total, looks + 1)).astype(int))
     labeled = np.zeros((reps, n), dtype=bool)
@@ -286,22 +312,26 @@ def _chunk(
             (xty.sum(axis=1, keepdims=True) - xty)[..., None],
         )[..., 0]  # (R, F, J+1): each fold's model fitted on the other folds
         beta_bar = beta.mean(axis=1)
-        Xl, yl = t.X[order], t.y[order]
-        fl = np.einsum("rnj,rnj->rn", Xl, beta[rows, fold[rows, order]])
-        own = fl - np.einsum("rnj,rj->rn", Xl, beta_bar)  # cross-fit minus the mean model
+        Xl, yl, gl = t.X[order], t.y[order], t.g[order]
         pil = 1.0 - keep_out[rows, order]
         if weights == "sequential":  # sum_w lam_w T_w, lam_w the wave's share of labels
             share = sizes[: k + 1] / sizes[: k + 1].sum()
             later = share[::-1].cumsum()[::-1] - share
             pil = np.minimum(1.0 / (share[wave_of] / drawn_p + later[wave_of]), 1.0)
-        f_sum = beta_bar @ t.X.sum(axis=0) + own.sum(axis=1)
-        th, var, lam, _ = mean_core(yl, fl, pil, f_sum, n)
+        alone = sur.loo_alone(order.shape[1], F1.shape[1] - 1)  # the package's surrogate here
+        if alone:
+            fl, f_sums, f_sum = sur.loo_ridge(Xl, yl, pil, gl, pen, xsum_g)
+        else:
+            folds = sur.package_folds(order, np.arange(start, start + reps), FOLDS)
+            fl, coef = sur.model_ridge(t.features[order], yl, folds, FOLDS, RIDGE_ALPHAS)
+            f_sums, f_sum = sur.fold_ridge(F1[order], fl, pil, gl, folds, coef, fsum_g)
+        th, var, lam, _ = mean_core(yl, fl, pil, f_sum, n, lam=1.0 if alone else None)
         df = _satterthwaite(yl, fl, pil, np.ones(yl.shape, dtype=bool), lam)
         out_pool[:, :, k] = th, np.sqrt(var), df
-        gl = t.g[order]
         group_looks(
-            yl, fl, pil, gl, lam, beta_bar @ xsum_g.T, own, n_g, f_sum, out_group, out_pair,
-            out_n, k, t.pair, pooling,
+            yl, fl, group_pi(pil, gl, 1.0 - keep_out, t.g, m), gl, f_sums, n_g, f_sum,
+            out_group, out_pair, out_n, k, t.pair, pooling, tuned=not alone, items=order,
+            seeds=np.arange(start, start + reps),
         )  # fmt: skip
     labels = np.cumsum(sizes).astype(float)
     pool = (out_pool[0], out_pool[1], out_pool[2])
@@ -352,6 +382,25 @@ def critical(info: np.ndarray, times: np.ndarray) -> dict[str, np.ndarray]:
     return {"fixed": fixed[inv], "alpha-spending": spend[inv], "confidence sequence": seq[inv]}
 
 
+def difference(t: Table, sim: Looks) -> tuple[np.ndarray, ...]:
+    """The pair's difference (R, K) as ``compare_groups``': estimate, se, df, critical value,
+    distances to the ends in se (shrunk where shrunk; else Student-t at the groups' smaller
+    df, on the bootstrap branch at the fewer labels less one: group_table's default)."""
+    a, b = t.pair
+    n_a, n_b = sim.group_n[:, a], sim.group_n[:, b]
+    d_df = np.fmin(sim.group[2][:, a], sim.group[2][:, b])
+    d_df = np.where(np.isinf(d_df), np.maximum(np.minimum(n_a, n_b) - 1.0, 1.0), d_df)
+    e, se = sim.group[0][:, [a, b]], sim.group[1][:, [a, b]]
+    d_e, d_se = e[:, 0] - e[:, 1], np.hypot(se[:, 0], se[:, 1])
+    d_t = d_lo = d_hi = _t(d_df)
+    if sim.pair:  # looks whose groups were shrunk: the package's shrunk difference
+        shrunk = np.isfinite(sim.pair[0])
+        d_e, d_se = np.where(shrunk, sim.pair[0], d_e), np.where(shrunk, sim.pair[1], d_se)
+        d_df, d_t = np.where(shrunk, np.inf, d_df), np.where(shrunk, 1.0, d_t)
+        d_lo, d_hi = np.where(shrunk, sim.pair[2], d_lo), np.where(shrunk, sim.pair[3], d_hi)
+    return d_e, d_se, d_df, d_t, d_lo, d_hi
+
+
 def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
     """The miss and width rows, and the stopping rows, of one cell."""
     a, b = t.pair
@@ -366,15 +415,7 @@ def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
     ga, gb = t.y[t.g == a].mean(), t.y[t.g == b].mean()
     pool_t = _t(sim.pool[2])
     e_a, se_a, df_a, crit_a, lo_a, hi_a = (x[:, a] for x in sim.group)
-    d_df = np.fmin(df_a, sim.group[2][:, b])
-    d_e, d_se = e_a - sim.group[0][:, b], np.hypot(se_a, sim.group[1][:, b])
-    d_t = _t(d_df)
-    d_lo, d_hi = d_t, d_t
-    if sim.pair:  # looks whose groups were shrunk: the package's shrunk difference
-        shrunk = np.isfinite(sim.pair[0])
-        d_e, d_se = np.where(shrunk, sim.pair[0], d_e), np.where(shrunk, sim.pair[1], d_se)
-        d_df, d_t = np.where(shrunk, np.inf, d_df), np.where(shrunk, 1.0, d_t)
-        d_lo, d_hi = np.where(shrunk, sim.pair[2], d_lo), np.where(shrunk, sim.pair[3], d_hi)
+    d_e, d_se, d_df, d_t, d_lo, d_hi = difference(t, sim)
     est = {  # estimate, se, (critical value, low, high distances in se), truth, info, df
         "pool mean": (sim.pool[0], sim.pool[1], (pool_t, pool_t, pool_t), t.y.mean(),
                       pool_info, sim.pool[2]),
@@ -523,48 +564,6 @@ def pick_pair(t: Table, seed: int, reps: int = PILOT) -> tuple[tuple[int, int], 
     return best, power
 
 
-def check(t: Table, sequences: int, seed: int) -> pd.DataFrame:
-    """The last look of a few uniform sequences (10 looks): this estimate against
-    ``Calibrator(engine="freq")`` with ``anytime=True, max_labels`` on the same labels."""
-    from bacon_bayes import Calibrator, EvalPool
-
-    sim = simulate(t, "uniform", sequences, 10, seed)
-    frame = pd.read_csv(SUMMEVAL)
-    judges = [c for c in frame.columns if c.startswith("judge:") and c.endswith("|relevance")]
-    a, b = t.pair
-    times = sim.labels / sim.labels[-1]
-    info = at.effective_labels(sim.labels, float(t.n))
-    c = at.sequential_critical_value(info, ALPHA, times=times)
-    rows = []
-    for r in range(sequences):
-        wave = np.full(t.n, np.nan)
-        bounds = np.concatenate([[0], sim.labels.astype(int)])
-        for k in range(10):
-            wave[sim.order[r, bounds[k] : bounds[k + 1]]] = k + 1
-        data = frame.assign(label=np.where(np.isfinite(wave), t.y, np.nan), wave=wave)
-        pool = EvalPool.from_frame(
-            data, label="label", judges=judges, outcome="continuous", group="system",
-            item="item", wave="wave",
-        )  # fmt: skip
-        cal = Calibrator(engine="freq", scale=(1, 5)).fit(pool)
-        top = int(sim.labels[-1])
-        m = cal.estimate_mean(anytime=True, max_labels=top)
-        d = cal.compare_groups(simultaneous=False, anytime=True, max_labels=top)
-        pair, flip = f"{t.groups[a]} - {t.groups[b]}", 1.0
-        if pair not in d.names:
-            pair, flip = f"{t.groups[b]} - {t.groups[a]}", -1.0
-        tc = float(at.studentised(c, sim.pool[2][r, -1]))
-        fast_d = sim.group[0][r, a, -1] - sim.group[0][r, b, -1]
-        fast_sd = np.hypot(sim.group[1][r, a, -1], sim.group[1][r, b, -1])
-        rows.append(
-            {"sequence": r, "mean fast": sim.pool[0][r, -1], "mean calibrator": m.estimate,
-             "half fast": tc * sim.pool[1][r, -1], "half calibrator": (m.ci_high - m.ci_low) / 2,
-             "diff fast": fast_d, "diff calibrator": flip * float(d[pair].estimate),
-             "diff se fast": fast_sd, "diff se calibrator": float(d[pair].se)}
-        )  # fmt: skip
-    return pd.DataFrame(rows)
-
-
 def run(
     tables: list[Table],
     designs: tuple[str, ...],
@@ -682,7 +681,9 @@ def main() -> None:
     if args.check:
         summ = next(t for t in tables if t.name.startswith("summeval"))
         summ.pair, _ = pick_pair(summ, args.seed)
-        print(check(summ, args.check, args.seed).to_string(**fmt))
+        from benchmarks.anytime_harness_check import last_look
+
+        print(last_look(summ, args.check, args.seed).to_string(**fmt))
     looks = tuple(int(v) for v in args.looks.split(","))
     designs = tuple(args.designs.split(","))
     miss, stop = run(tables, designs, looks, args.reps, args.seed, args.out, args.pooling)
