@@ -111,14 +111,22 @@ def summeval_run(summeval: v.Table) -> dict[str, dict]:
 @pytest.mark.parametrize("design", ["uniform", "adaptive"])
 @pytest.mark.parametrize(
     "quantity",
-    ["pool mean", "difference (>=10)", "group mean (>=10)"],
+    [
+        "pool mean",
+        "difference",
+        "difference (>=10)",
+        "group mean (>=10)",
+        "group mean, average over groups",
+    ],
 )
 def test_alpha_spending_holds_on_summeval(
     summeval_run: dict[str, dict], design: str, quantity: str
 ) -> None:
     """300 sequences of 10 looks: alpha-spending's chance that some look misses is at most
     0.05 + 3 Monte Carlo se, the fixed intervals' (peeking) above it, and the last look at
-    most 1.35 times the fixed width. The group mean M10 from 10 labels a group misses 0.060
+    most 1.35 times the fixed width. Every look's difference M10 - M11 misses 0.040 / 0.027,
+    a group at some look 0.045 / 0.042 averaged over the 12 (the shrunk means' guarantee).
+    The group mean M10 from 10 labels a group misses 0.060
     / 0.070 (uniform / adaptive; 0.083 / 0.083 before the harness's group inclusion
     probabilities and surrogate were the package's, and an expected failure at 0.103 /
     0.113 until it mirrored the package's bootstrap branch)."""
@@ -129,4 +137,5 @@ def test_alpha_spending_holds_on_summeval(
         by[(quantity, "fixed")]["some look misses"]
         > by[(quantity, "alpha-spending")]["some look misses"]
     )
-    assert by[(quantity, "alpha-spending")]["last width / fixed"] <= 1.35
+    width = by[(quantity, "alpha-spending")]["last width / fixed"]
+    assert np.isnan(width) if "average" in quantity else width <= 1.35
