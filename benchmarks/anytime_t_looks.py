@@ -7,10 +7,12 @@ ways; bootstrap-t looks are scaled by ``c / z`` in both).
     PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_t_looks [--reps 1000]
         [--tables trivia] [--designs stratified,adaptive,uniform] [--looks 10,20]
         [--data /tmp/mc_data] [--seed 0] [--out stem] [--markdown stem] [--misses]
+        [--pool-misses] [--pooling auto|separate]
 
 ``--misses``: instead, per cell, where the group mean's alpha-spending interval first
 misses (the rule of the package): the look's branch (t or bootstrap-t), the error's sign,
-and the look's se over the median se of all sequences at that look.
+and the look's se over the median se of all sequences at that look. ``--pool-misses``:
+the pool mean's per-look misses (alpha-spending and fixed) and the looks of the first.
 """
 
 from __future__ import annotations
@@ -75,6 +77,24 @@ def first_misses(t: v.Table, sim: v.Looks) -> dict:
     }
 
 
+def pool_misses(t: v.Table, sim: v.Looks) -> dict:
+    """Where the pool mean's alpha-spending interval misses: per look, its miss rate and
+    the fixed interval's, and at which look each sequence first misses."""
+    times = sim.labels / sim.labels[-1]
+    info = np.broadcast_to(at.effective_labels(sim.labels, float(t.n)), sim.pool[0].shape)
+    crit = v.critical(info, times)["alpha-spending"]
+    e, se, df = sim.pool
+    err = np.abs(e - t.y.mean()) / se
+    miss = err > v.anytime_half(v._t(df), df, crit)
+    first = miss[miss.any(axis=1)].argmax(axis=1)
+    return {
+        "some look misses": float(miss.any(axis=1).mean()),
+        "per look": miss.mean(axis=0).round(3).tolist(),
+        "fixed, per look": (err > v._t(df)).mean(axis=0).round(3).tolist(),
+        "first misses by look": np.bincount(first, minlength=times.size).tolist(),
+    }
+
+
 def run(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
     rows: list[dict] = []
     stops: list[dict] = []
@@ -84,8 +104,9 @@ def run(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
             for k in (int(x) for x in args.looks.split(",")):
                 start = time.perf_counter()
                 sim = v.simulate(t, design, args.reps, k, args.seed, pooling=args.pooling)
-                if args.misses:
-                    print(f"{t.name} {design} {k} looks:", first_misses(t, sim), flush=True)
+                if args.misses or args.pool_misses:
+                    where = pool_misses if args.pool_misses else first_misses
+                    print(f"{t.name} {design} {k} looks:", where(t, sim), flush=True)
                     continue
                 r, s = both(t, sim)
                 cell = {"table": t.name, "design": design, "looks": k, "reps": args.reps}
@@ -146,6 +167,7 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=None, help="write the rows as CSV (stem)")
     p.add_argument("--markdown", type=Path, default=None, help="print an earlier run's CSVs")
     p.add_argument("--misses", action="store_true", help="where the group mean misses")
+    p.add_argument("--pool-misses", action="store_true", help="where the pool mean misses")
     p.add_argument("--pooling", choices=POOLINGS, default="auto", help="the group means'")
     args = p.parse_args()
     if args.markdown:
@@ -155,7 +177,7 @@ def main() -> None:
         return
     start = time.perf_counter()
     miss, stop = run(args)
-    if not args.misses:
+    if not (args.misses or args.pool_misses):
         print(markdown(miss, stop))
     print(f"({time.perf_counter() - start:.0f} s)")
 
