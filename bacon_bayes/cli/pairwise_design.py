@@ -45,7 +45,7 @@ def estimate_command(args: argparse.Namespace, out: str, prompt: str | None = No
     """The ``bacon estimate`` command for the filled-in file, for ``--target`` (``prompt``:
     the prompt column the table was read with, named when the target is population so
     that the estimate clusters by it as the pilot did)."""
-    population = getattr(args, "target", "pool") == "population"
+    population = args.target == "population"
     parts = ["bacon", "estimate", shlex.quote(out), "--pairwise", "--propensity", PROPENSITY]
     prompt = args.prompt or (prompt if population else None)
     for flag, value in (("--model-a", args.model_a), ("--model-b", args.model_b),

@@ -248,7 +248,7 @@ def _xred(a: np.ndarray, b: np.ndarray, m: int) -> np.ndarray:
     return x[:, 1:]
 
 
-def cluster_sums(z: np.ndarray, clusters: np.ndarray) -> np.ndarray:
+def _cluster_sums(z: np.ndarray, clusters: np.ndarray) -> np.ndarray:
     """The rows of ``z`` summed within each cluster code (one row per code present)."""
     _, inv = np.unique(clusters, return_inverse=True)
     out = np.zeros((int(inv.max(initial=-1)) + 1, z.shape[1]))
@@ -256,18 +256,23 @@ def cluster_sums(z: np.ndarray, clusters: np.ndarray) -> np.ndarray:
     return out
 
 
-def _prompt_meat(z: np.ndarray, clusters: np.ndarray, n_lab: int, spent: int) -> np.ndarray:
-    """Cluster-robust meat: the comparisons' estimating-function terms ``z`` summed within
-    prompts, centred, ``sum_p Z_p Z_p'`` times ``P / (P - 1) (n - 1) / (n - spent)``
-    (``P`` prompts, ``n`` labeled comparisons; the CR1 factor, which is the HC1 factor
-    ``n / (n - spent)`` of the independent meat when no prompt repeats). ``P / (P -
-    spent)`` instead, HC1 with the prompts as units, over-covered: 0.960 and 0.972 at 40
-    and 25 prompts of 5 models (300 draws of ``tests/test_bradley_terry.py``'s
-    ``_prompt_draw``)."""
-    zp = cluster_sums(z, clusters)
+def prompt_scatter(z: np.ndarray, clusters: np.ndarray) -> np.ndarray:
+    """The rows of ``z`` (estimating-function terms) summed within prompts, centred:
+    ``P / (P - 1) sum_p Z_p Z_p'`` (``P`` prompts)."""
+    zp = _cluster_sums(z, clusters)
     n_p = zp.shape[0]
     zp = zp - zp.mean(axis=0)
-    return zp.T @ zp * (n_p / max(n_p - 1, 1)) * (n_lab - 1) / max(n_lab - spent, 1)
+    return zp.T @ zp * (n_p / max(n_p - 1, 1))
+
+
+def _prompt_meat(z: np.ndarray, clusters: np.ndarray, n_lab: int, spent: int) -> np.ndarray:
+    """Cluster-robust meat: :func:`prompt_scatter` times ``(n - 1) / (n - spent)`` (``n``
+    labeled comparisons; with it the CR1 factor, which is the HC1 factor ``n / (n -
+    spent)`` of the independent meat when no prompt repeats). ``P / (P - spent)``
+    instead, HC1 with the prompts as units, over-covered: 0.960 and 0.972 at 40 and 25
+    prompts of 5 models (300 draws of ``tests/test_bradley_terry.py``'s
+    ``_prompt_draw``)."""
+    return prompt_scatter(z, clusters) * (n_lab - 1) / max(n_lab - spent, 1)
 
 
 def effective_df(
@@ -317,7 +322,7 @@ def effective_df(
     q = np.asarray(coef, dtype=float)[:, None] * influence * influence
     w = np.ones(q.shape[0]) if weights is None else np.asarray(weights, dtype=float)
     if clusters is not None:
-        q = cluster_sums(w[:, None] * q, clusters)
+        q = _cluster_sums(w[:, None] * q, clusters)
         w = np.ones(q.shape[0])
     tot, sq = w @ q, w @ (q * q)
     df = np.divide(tot * tot, sq, out=np.ones_like(tot), where=sq > 0)
@@ -358,7 +363,7 @@ def _tune(t, a, b, m, idx, y_l, f, c, centre, jac, w, clusters=None) -> float:
         za = np.zeros_like(x)
         za[idx] = (w * (y_l - s[idx]))[:, None] * x[idx]
         zb = ((wl - 1.0) * (f - s))[:, None] * x
-        cab = _prompt_meat(np.hstack([za, zb]), clusters, 2, 1)
+        cab = prompt_scatter(np.hstack([za, zb]), clusters)
     k = x.shape[1]
     aa, ab, bb = cab[:k, :k], cab[:k, k:] + cab[k:, :k], cab[k:, k:]
     grid = np.linspace(0.0, 1.0, 101)

@@ -59,8 +59,8 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.bradley_terry import (
     ELO,
     bradley_terry,
-    cluster_sums,
     effective_df,
+    prompt_scatter,
     t_variance_factor,
 )
 from bacon_bayes.estimate.clustered import prompt_codes
@@ -135,11 +135,8 @@ class PairwisePilot:
             return np.asarray((g[:, lab] * (w * score**2)) @ g[:, lab].T)
         term = self.surr.copy()
         term[lab] += w * r
-        sums = cluster_sums((g * term).T, self.prompts)
-        n_p = sums.shape[0]
-        sums = sums - sums.mean(axis=0)
         own = (g[:, lab] * (w * (1.0 - self.pi0[lab]) * w * r**2)) @ g[:, lab].T
-        return np.asarray(sums.T @ sums * n_p / max(n_p - 1, 1) - own)
+        return np.asarray(prompt_scatter((g * term).T, self.prompts) - own)
 
     def design(
         self, name: str, contrast: np.ndarray | None = None
