@@ -25,8 +25,7 @@ from bacon_bayes.estimate.critical import bootstrap_t_critical_values, resample_
 from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
 from bacon_bayes.estimate.moderate import moderated_variance
 from bacon_bayes.estimate.shrink import (
-    MIN_SEPARATE_LABELS,
-    MIN_SHRINK_GROUPS,
+    choose_pooling,
     group_corrections,
     shrink_table,
     shrunk_pair,
@@ -39,13 +38,6 @@ MIN_GROUP = MIN_GROUP_LABELS
 #: the group outputs, axis 0 of :func:`group_looks`'s ``out``
 FIELDS = ("estimate", "se", "df", "crit", "low", "high")
 POOLINGS = ("auto", "separate")
-
-
-def shrinks(cnts: np.ndarray, pooling: str) -> bool:
-    """Whether the package's pooling shrinks at a look with these group label counts."""
-    if pooling != "auto":
-        return False
-    return bool((cnts < MIN_SEPARATE_LABELS).any() and (cnts >= 1).sum() >= MIN_SHRINK_GROUPS)
 
 
 def group_pi(
@@ -107,7 +99,7 @@ def group_looks(
     out_n[:, :, k] = cnts
     names = np.arange(m).astype(str)
     for r in range(reps):
-        if shrinks(cnts[r], pooling):
+        if choose_pooling(pooling, cnts[r]) == "shrink":
             corr = group_corrections(
                 yl[r], fl[r], pil[r], gl[r], f_sums[r], f_total[r], n_g, n, power_tuning=tuned
             )
