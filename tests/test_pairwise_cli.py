@@ -226,15 +226,15 @@ def _printed(out: str, command: str) -> list[str]:
 @pytest.mark.parametrize("design", ["uniform", "adaptive"])
 def test_sample_pairwise_round_trip(capsys, tmp_path, design):
     """bacon sample --pairwise draws a wave, the printed estimate command runs as printed
-    on the filled-in file and uses the propensities; a second wave chains on the first.
-    The table is meant for people: a cell a spreadsheet would run as a formula is
-    neutralised, and read back as it was."""
+    on the filled-in file, uses the propensities and the pilot's folds; a second wave
+    chains on the first. The table is meant for people: a cell a spreadsheet would run as
+    a formula is neutralised, and read back as it was."""
     src = tmp_path / "arena.csv"
     frame = pd.read_csv(SAMPLE)
     frame.loc[0, "prompt"] = "=HYPERLINK(1)"
     frame.to_csv(src, index=False)
     argv = ["sample", str(src), "--pairwise", "--design", design, "--budget", "250",
-            "--engine", "freq", "--seed", "3"]  # fmt: skip
+            "--engine", "freq", "--seed", "3", "--folds", "4"]  # fmt: skip
     code, out, err = _run(argv, capsys)
     assert code == 0, err
     wave = tmp_path / "arena-wave.csv"
@@ -248,7 +248,7 @@ def test_sample_pairwise_round_trip(capsys, tmp_path, design):
     df.loc[new, "label"] = df.loc[new, "human_full"]
     df.to_csv(wave, index=False)
     argv = _printed(out, "estimate")
-    assert argv[-4:] == ["--propensity", "propensity", "--engine", "freq"]
+    assert argv[-6:] == ["--propensity", "propensity", "--engine", "freq", "--folds", "4"]
     code, out2, err = _run(argv, capsys)
     assert code == 0, err
     assert f"{400 + int(new.sum())} with a human vote" in out2

@@ -44,7 +44,8 @@ def reading_args(args: argparse.Namespace) -> argparse.Namespace:
 def estimate_command(args: argparse.Namespace, out: str, prompt: str | None = None) -> str:
     """The ``bacon estimate`` command for the filled-in file, for ``--target`` (``prompt``:
     the prompt column the table was read with, named when the target is population so
-    that the estimate clusters by it as the pilot did)."""
+    that the estimate clusters by it as the pilot did), with the pilot's outcome family
+    and folds."""
     population = args.target == "population"
     parts = ["bacon", "estimate", shlex.quote(out), "--pairwise", "--propensity", PROPENSITY]
     prompt = args.prompt or (prompt if population else None)
@@ -60,6 +61,9 @@ def estimate_command(args: argparse.Namespace, out: str, prompt: str | None = No
         parts += ["--judge", shlex.quote(j)]
     if args.engine != "auto":
         parts += ["--engine", args.engine]
+    if args.model:  # the estimator the pilot was fitted with
+        parts += ["--model", shlex.quote(args.model)]
+    parts += [] if args.folds == 5 else ["--folds", str(args.folds)]
     return " ".join(parts)
 
 
