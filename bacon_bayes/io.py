@@ -169,20 +169,26 @@ def bools_as_floats(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def without_unscored(frame: pd.DataFrame, judges: Any, label: str) -> tuple[pd.DataFrame, int]:
-    """``frame`` without its rows that have no score in any of the ``judges`` columns and
-    no ``label`` (``bacon estimate --drop-unscored``), and how many were left out. Judge
-    scores in a separate long table (not a list of columns) are refused: its rows are not
-    the table's."""
-    if not isinstance(judges, list):
-        raise ValidationError(
-            "--drop-unscored leaves out rows by the table's judge columns, but these judge "
-            "scores come from a separate long table (--scores, or the log's per-run scores). "
-            "Remove the rows of the items no judge scored from the table, or score them, and "
-            "drop --drop-unscored."
-        )
-    empty = frame[judges].isna().all(axis=1) & frame[label].isna()
-    return frame.loc[~empty].reset_index(drop=True), int(empty.sum())
+def without_unscored(
+    frame: pd.DataFrame, judges: Any, label: str, item: str | None = None
+) -> tuple[pd.DataFrame, Any, int]:
+    """``frame`` without its rows that have no judge score and no ``label`` (``bacon
+    estimate --drop-unscored``), the judges, and how many rows were left out.
+
+    ``judges``: the table's judge columns, or a separate long table (``item``, ``judge``,
+    ``score``: ``--scores``, an Inspect log's per-run scores), whose items are matched to
+    ``frame``'s ``item`` column (none: its index, kept as it is, which is then the items'
+    ids); its rows of the left-out items (scores that are all missing) go too, since they
+    name items no longer in the table."""
+    if isinstance(judges, list):
+        empty = frame[judges].isna().all(axis=1) & frame[label].isna()
+        return frame.loc[~empty].reset_index(drop=True), judges, int(empty.sum())
+    ids = frame.index.to_series() if item is None else frame[item]
+    score = pd.to_numeric(judges["score"], errors="coerce")
+    empty = ~ids.isin(judges.loc[score.notna(), "item"]) & frame[label].isna()
+    kept = judges.loc[~judges["item"].isin(ids[empty])].reset_index(drop=True)
+    out = frame.loc[~empty]
+    return (out if item is None else out.reset_index(drop=True)), kept, int(empty.sum())
 
 
 #: first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV

@@ -287,7 +287,8 @@ def test_true_false_columns_with_blanks_and_unscored_rows(tmp_path, capsys) -> N
     judges as True/False with blank cells (read as objects), and one model's rows that no
     judge scored and nobody labeled. Doctor found no label and no judge, and its command
     (once named) failed on the unscored rows; now both are read as 0/1, the label runs as
-    binary, and the printed command leaves the empty rows out, says so, and runs."""
+    binary, and the printed command leaves the empty rows out, says so, and runs; so does
+    the option with the judges' scores in a separate long table (it was refused there)."""
     rng = np.random.default_rng(3)
     n, models = 700, np.repeat([f"model{k}" for k in range(7)], 100)
     truth = rng.random(n) < np.repeat(np.linspace(0.4, 0.9, 7), 100)
@@ -310,7 +311,8 @@ def test_true_false_columns_with_blanks_and_unscored_rows(tmp_path, capsys) -> N
     assert any("left out 100 row(s)" in note for note in result["pool"]["notes"])
     assert main(["estimate", *command[1:-1], "--engine", "freq"]) == 2
     assert "100 row(s) have no judge score at all" in capsys.readouterr().err
-    # judge scores from a long table: the option cannot see them, and says so
+    # judge scores from a long table: the option matches them to the rows by item (the
+    # table's index when no --item, else the named column) and gives the same estimates
     frame = pd.read_csv(path)
     long = frame.reset_index(names="id").melt(
         id_vars="id", value_vars=["judge_a", "judge_b"], var_name="judge", value_name="score"
@@ -320,5 +322,8 @@ def test_true_false_columns_with_blanks_and_unscored_rows(tmp_path, capsys) -> N
     frame.drop(columns=["judge_a", "judge_b"]).reset_index(names="id").to_csv(path, index=False)
     long.to_csv(tmp_path / "scores.csv", index=False)
     scores = ["--scores", str(tmp_path / "scores.csv"), "--drop-unscored"]
-    assert main(["estimate", str(path), "--label", "human", *scores]) == 2
-    assert "come from a separate long table" in capsys.readouterr().err
+    for item in ([], ["--item", "id"]):
+        argv = [str(path), "--label", "human", "--group", "model", "--prompt", "question"]
+        again = estimate_json([*argv, *scores, *item], capsys)
+        assert any("left out 100 row(s)" in note for note in again["pool"]["notes"])
+        assert np.ravel(_all_estimates(again)) == pytest.approx(np.ravel(_all_estimates(result)))

@@ -339,7 +339,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     df, judges = table_from_args(args)
     dropped = 0
     if getattr(args, "drop_unscored", False):
-        df, dropped = without_unscored(df, judges, args.label)
+        df, judges, dropped = without_unscored(df, judges, args.label, args.item)
     levels = parse_levels(args.levels)
     outcome = args.outcome or guess_outcome(df, args.label)
     pool = EvalPool.from_frame(
