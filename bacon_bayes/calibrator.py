@@ -17,15 +17,7 @@ from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.features import FeatureSet, build_features
 from bacon_bayes.frozen import grouped_features
-from bacon_bayes.items import (
-    class_probabilities,
-    conformal_halfwidth,
-    conformal_sets,
-    posterior_interval,
-    randomize_upper,
-    snap_to_levels,
-    top_mass_sets,
-)
+from bacon_bayes.items import item_table
 from bacon_bayes.memo import memoized
 from bacon_bayes.outcome import registry
 from bacon_bayes.pool import EvalPool, OutcomeSpec
@@ -606,67 +598,12 @@ class Calibrator:
             No effect on continuous outcomes or conformal intervals.
         """
         self._check_fitted()
-        if not 0 < level < 1:
-            raise ValidationError(f"level={level!r} must lie strictly between 0 and 1 (e.g. 0.9).")
-        p = self.pool_
-        f = self.surrogate_
-        lab = p.labeled
-        levels = None if p.outcome.levels is None else np.asarray(p.outcome.levels)
-        sets = None
-        rng = np.random.default_rng(self.seed) if randomize else None
-        if p.outcome.kind == "categorical" and method in ("conformal", "posterior"):
-            assert levels is not None
-            lv = np.sort(levels.astype(float))
-            probs = class_probabilities(self.crossfit_.cdf(lv))
-            if method == "posterior":
-                keep = top_mass_sets(probs, level, rng)
-            else:
-                true = probs[lab, np.searchsorted(lv, p.y[lab])]
-                keep = conformal_sets(probs, true, level)
-            sets = [lv[row].tolist() for row in keep]
-            set_prob = (probs * keep).sum(axis=1)
-            some = keep.any(axis=1)
-            lo = np.where(some, np.where(keep, lv, np.inf).min(axis=1), np.nan)
-            hi = np.where(some, np.where(keep, lv, -np.inf).max(axis=1), np.nan)
-        elif method == "conformal":
-            resid = p.y[lab] - f[lab]
-            if not resid.size and hasattr(self, "frozen_"):  # a new pool without labels
-                resid = self.frozen_.residuals
-            q = conformal_halfwidth(resid, level)
-            lo, hi = f - q, f + q
-            if levels is not None:
-                lo, hi = snap_to_levels(lo, hi, levels)
-        elif method == "posterior":
-            grid = self.quantile_grid()
-            cdf = self.crossfit_.cdf(grid)
-            lo, hi = posterior_interval(cdf, grid, level, p.outcome.kind)
-            if rng is not None and levels is not None:
-                lo, hi = randomize_upper(cdf, grid, lo, hi, level, rng)
-        else:
-            raise ValidationError(f"method {method!r} must be 'conformal' or 'posterior'.")
-        if sets is None:  # the label lies in its range, so the intersection keeps coverage
-            lo, hi = np.clip(lo, *self.bounds_), np.clip(hi, *self.bounds_)
-        out = pd.DataFrame(
-            {
-                "item": p.ids,
-                "score": f if sets is not None else np.clip(f, *self.bounds_),  # in range too
-                "lower": lo,
-                "upper": hi,
-                "rank": pd.Series(-f).rank(method="min").astype(int).to_numpy(),
-                "labeled": lab,
-                "label": p.y,
-            }
-        )
-        if sets is not None:
-            out.insert(4, "set", sets)
-            out.insert(5, "set_prob", set_prob)
-        if p.groups is not None:
-            out.insert(1, "group", p.groups)
-        if threshold is not None:
-            below = np.nextafter(threshold, -np.inf)
-            out["p_below"] = self.crossfit_.cdf(np.array([below]))[:, 0]
-            out["flag"] = out["p_below"] > 0.5
-        return out
+        frozen = self.frozen_.residuals if hasattr(self, "frozen_") else None
+        return item_table(
+            self.pool_, self.surrogate_, self.crossfit_.cdf, self.quantile_grid, self.bounds_,
+            level, method, threshold=threshold, seed=self.seed if randomize else None,
+            frozen_residuals=frozen,
+        )  # fmt: skip
 
     # ---------------------------------------------------------------- reporting
     def summary(self, alpha: float = 0.05, quantiles: tuple[float, ...] = ()) -> dict[str, Any]:

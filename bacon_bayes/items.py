@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import numpy as np
+import pandas as pd
 
 from bacon_bayes.errors import ValidationError
+
+if TYPE_CHECKING:
+    from bacon_bayes.pool import EvalPool
 
 
 def conformal_halfwidth(oof_residuals: np.ndarray, level: float) -> float:
@@ -158,3 +165,86 @@ def conformal_sets(probs: np.ndarray, oof_true_prob: np.ndarray, level: float) -
     """
     q = conformal_halfwidth(1.0 - np.asarray(oof_true_prob, dtype=float), level)
     return (1.0 - probs) <= q + 1e-12
+
+
+def item_table(
+    pool: EvalPool,
+    surrogate: np.ndarray,
+    cdf: Callable[[np.ndarray], np.ndarray],
+    grid: Callable[[], np.ndarray],
+    bounds: tuple[float, float],
+    level: float,
+    method: str,
+    threshold: float | None = None,
+    seed: int | None = None,
+    frozen_residuals: np.ndarray | None = None,
+) -> pd.DataFrame:
+    """Calibrated score, interval, rank and flag for every item of ``pool``
+    (:meth:`bacon_bayes.Calibrator.item_scores`, which documents the options).
+
+    ``cdf``: each item's out-of-fold predictive CDF at given points; ``grid``: the points
+    for posterior intervals; ``bounds``: the label range; ``seed``: randomised posterior
+    sets under this seed (None: not randomised); ``frozen_residuals``: a saved
+    calibrator's residuals, for conformal intervals on a pool without labels.
+    """
+    if not 0 < level < 1:
+        raise ValidationError(f"level={level!r} must lie strictly between 0 and 1 (e.g. 0.9).")
+    p = pool
+    f = surrogate
+    lab = p.labeled
+    levels = None if p.outcome.levels is None else np.asarray(p.outcome.levels)
+    sets = None
+    rng = None if seed is None else np.random.default_rng(seed)
+    if p.outcome.kind == "categorical" and method in ("conformal", "posterior"):
+        assert levels is not None
+        lv = np.sort(levels.astype(float))
+        probs = class_probabilities(cdf(lv))
+        if method == "posterior":
+            keep = top_mass_sets(probs, level, rng)
+        else:
+            true = probs[lab, np.searchsorted(lv, p.y[lab])]
+            keep = conformal_sets(probs, true, level)
+        sets = [lv[row].tolist() for row in keep]
+        set_prob = (probs * keep).sum(axis=1)
+        some = keep.any(axis=1)
+        lo = np.where(some, np.where(keep, lv, np.inf).min(axis=1), np.nan)
+        hi = np.where(some, np.where(keep, lv, -np.inf).max(axis=1), np.nan)
+    elif method == "conformal":
+        resid = p.y[lab] - f[lab]
+        if not resid.size and frozen_residuals is not None:  # a new pool without labels
+            resid = frozen_residuals
+        q = conformal_halfwidth(resid, level)
+        lo, hi = f - q, f + q
+        if levels is not None:
+            lo, hi = snap_to_levels(lo, hi, levels)
+    elif method == "posterior":
+        at = grid()
+        cdf_at = cdf(at)
+        lo, hi = posterior_interval(cdf_at, at, level, p.outcome.kind)
+        if rng is not None and levels is not None:
+            lo, hi = randomize_upper(cdf_at, at, lo, hi, level, rng)
+    else:
+        raise ValidationError(f"method {method!r} must be 'conformal' or 'posterior'.")
+    if sets is None:  # the label lies in its range, so the intersection keeps coverage
+        lo, hi = np.clip(lo, *bounds), np.clip(hi, *bounds)
+    out = pd.DataFrame(
+        {
+            "item": p.ids,
+            "score": f if sets is not None else np.clip(f, *bounds),  # in range too
+            "lower": lo,
+            "upper": hi,
+            "rank": pd.Series(-f).rank(method="min").astype(int).to_numpy(),
+            "labeled": lab,
+            "label": p.y,
+        }
+    )
+    if sets is not None:
+        out.insert(4, "set", sets)
+        out.insert(5, "set_prob", set_prob)
+    if p.groups is not None:
+        out.insert(1, "group", p.groups)
+    if threshold is not None:
+        below = np.nextafter(threshold, -np.inf)
+        out["p_below"] = cdf(np.array([below]))[:, 0]
+        out["flag"] = out["p_below"] > 0.5
+    return out
