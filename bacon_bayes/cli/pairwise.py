@@ -21,6 +21,8 @@ if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
     from bacon_bayes.readers.pair_table import PairRoles
     from bacon_bayes.report.pairwise import PairSummary
 
+#: the column of ``bacon sample --pairwise``'s table marking the comparisons drawn
+TO_LABEL = "to_label"
 #: options of ``bacon estimate`` that have no meaning for comparisons (flag, default)
 NOT_PAIRWISE: tuple[tuple[str, str, Any], ...] = (
     ("--quantile", "quantile", []),
@@ -96,8 +98,6 @@ def read_pairs(args: argparse.Namespace) -> tuple[pd.DataFrame, PairRoles]:
 def _check_drawn_voted(frame: pd.DataFrame, label: str) -> None:
     """Refuse a ``bacon sample --pairwise`` table whose drawn comparisons (``to_label`` =
     1) are not all voted on: its propensities hold only for the whole wave."""
-    from bacon_bayes.cli.pairwise_design import TO_LABEL
-
     if TO_LABEL not in frame.columns:
         return
     todo = frame[TO_LABEL].eq(1).to_numpy() & frame[label].isna().to_numpy()
