@@ -245,9 +245,19 @@ def test_sample_pairwise_round_trip(capsys, tmp_path, design):
     assert 180 < new.sum() < 320 and df.loc[new, "label"].isna().all()
     assert df["propensity"].between(0, 1).all() and df["propensity"].notna().all()
     assert (df.loc[df["label"].notna(), "propensity"] >= 400 / 3000 - 1e-9).all()
-    df.loc[new, "label"] = df.loc[new, "human_full"]
-    df.to_csv(wave, index=False)
     argv = _printed(out, "estimate")
+    # before the votes are in (or with one missing), the propensities do not hold: refused
+    code, _, err = _run(argv, capsys)
+    assert code == 2 and f"{int(new.sum())} comparisons marked to_label = 1" in err, err
+    first = int(np.flatnonzero(new)[0])
+    df.loc[new, "label"] = df.loc[new, "human_full"]
+    df.loc[first, "label"] = np.nan
+    df.to_csv(wave, index=False)
+    code, _, err = _run(argv, capsys)
+    said = f"1 comparison marked to_label = 1 (row {first} the first) has no vote"
+    assert code == 2 and said in err, err
+    df.loc[first, "label"] = df.loc[first, "human_full"]
+    df.to_csv(wave, index=False)
     assert argv[-6:] == ["--propensity", "propensity", "--engine", "freq", "--folds", "4"]
     code, out2, err = _run(argv, capsys)
     assert code == 0, err

@@ -68,6 +68,15 @@ def fill_in(path: Path, truth: dict[str, float]) -> None:
     todo.to_csv(path, index=False)
 
 
+def vote(path: Path) -> None:
+    """Fill in the votes of a ``bacon sample --pairwise`` wave as the people would (the
+    Arena sample's ``human_full`` has every comparison's vote)."""
+    wave = pd.read_csv(path)
+    drawn = wave["to_label"] == 1
+    wave.loc[drawn, "label"] = wave.loc[drawn, "human_full"]
+    wave.to_csv(path, index=False)
+
+
 def test_the_readme_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("BACON_STATE_DIR", str(tmp_path / ".state"))
@@ -86,6 +95,8 @@ def test_the_readme_runs(tmp_path, monkeypatch, capsys):
         assert words[0] == "bacon", f"a README command this test does not run: {line!r}"
         if words[1:3] == ["label", "import"]:
             fill_in(tmp_path / words[3], truth)
+        if words[1] == "estimate" and words[2].endswith("-wave.csv"):
+            vote(tmp_path / words[2])
         try:
             code = main(words[1:])
         except SystemExit as exc:  # argparse refusals

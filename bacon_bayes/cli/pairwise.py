@@ -21,6 +21,8 @@ if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
     from bacon_bayes.readers.pair_table import PairRoles
     from bacon_bayes.report.pairwise import PairSummary
 
+#: the column of ``bacon sample --pairwise``'s table marking the comparisons drawn
+TO_LABEL = "to_label"
 #: options of ``bacon estimate`` that have no meaning for comparisons (flag, default)
 NOT_PAIRWISE: tuple[tuple[str, str, Any], ...] = (
     ("--quantile", "quantile", []),
@@ -93,6 +95,22 @@ def read_pairs(args: argparse.Namespace) -> tuple[pd.DataFrame, PairRoles]:
     )  # fmt: skip
 
 
+def _check_drawn_voted(frame: pd.DataFrame, label: str) -> None:
+    """Refuse a ``bacon sample --pairwise`` table whose drawn comparisons (``to_label`` =
+    1) are not all voted on: its propensities hold only for the whole wave."""
+    if TO_LABEL not in frame.columns:
+        return
+    todo = frame[TO_LABEL].eq(1).to_numpy() & frame[label].isna().to_numpy()
+    if todo.any():
+        n, first = int(todo.sum()), int(todo.argmax())
+        raise ValidationError(
+            f"{n} comparison{'s' if n > 1 else ''} marked {TO_LABEL} = 1 (row {first} the "
+            f"first) {'have' if n > 1 else 'has'} no vote in {label!r}: the inclusion "
+            "probabilities hold only when every drawn comparison is voted on; fill in "
+            f"{label!r} on those rows, then run this command again."
+        )
+
+
 def fit_pairs(
     args: argparse.Namespace, cal: Calibrator
 ) -> tuple[Calibrator, pd.DataFrame, PairRoles, str]:
@@ -101,6 +119,8 @@ def fit_pairs(
     from bacon_bayes.pool import EvalPool
 
     frame, roles = read_pairs(args)
+    if getattr(args, "propensity", None):
+        _check_drawn_voted(frame, roles.label)
     pool = EvalPool.from_pairs(
         frame, model_a=roles.model_a, model_b=roles.model_b, label=roles.label,
         judges=roles.judges, prompt=roles.prompt, item=roles.item,

@@ -17,12 +17,12 @@ import argparse
 import shlex
 from pathlib import Path
 
+from bacon_bayes.cli.pairwise import TO_LABEL
 from bacon_bayes.errors import ValidationError
 
 #: The designs ``--pairwise`` draws (as ``bacon_bayes.planning.pairwise.PAIRWISE_DESIGNS``).
 PAIRWISE_DESIGNS = ("uniform", "stratified", "adaptive")
 PROPENSITY = "propensity"
-TO_LABEL = "to_label"
 #: ``bacon sample`` options that do not apply to comparisons (dest, default).
 _STUDY_ONLY = (
     ("until", None), ("max_labels", None), ("study", None), ("show", ""),
