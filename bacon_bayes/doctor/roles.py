@@ -26,7 +26,21 @@ PROMPT_ID = re.compile(
 )
 #: a numeric prompt column has about one row per prompt and group (at most this many)
 ROWS_PER_PROMPT_GROUP = 3
-RESPONSE_HINT = re.compile(r"output|response|summary|completion|answer|generation|reply", re.I)
+#: a string prompt column may repeat a prompt per group (repeated samples), up to this
+#: many rows on average; more, and it is a category (a domain, a task type), not a prompt
+ROWS_PER_PROMPT_GROUP_STRINGS = 10
+RESPONSE_HINT = re.compile(
+    r"output|response|summary|completion|answer|generation|reply|hypothesis|hyp\b|"
+    r"translation|prediction|candidate",
+    re.I,
+)
+#: text columns named like the input or the reference: the response only when no other
+#: text is found
+NOT_RESPONSE = re.compile(
+    r"ref|source|src|article|input|prompt|question|context|document|target|gold", re.I
+)
+#: numeric columns named like an id (``seg_id``, ``row_id``): never judges
+ID_LIKE = re.compile(r"(^|[_ .-])(id|ids|idx|index|no|nr)$", re.I)
 NOT_JUDGE = re.compile(
     r"^(epochs?|run|index|row|n|count)$|latency|tokens|cost|_idx$|idx$|propensit|seed|time",
     re.I,
@@ -90,6 +104,11 @@ def _is_index(values: pd.Series) -> bool:
     return bool(len(v) > 2 and np.all(np.diff(v) == 1) and v[0] in (0, 1))
 
 
+def _words(s: pd.Series) -> bool:
+    """Strings of several words on most rows (texts, not ids)."""
+    return _is_str(s) and float(s.astype(str).str.strip().str.contains(r"\s").mean()) > 0.5
+
+
 def _find_item(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: Roles) -> None:
     if given or meta.item:
         roles.item = given or meta.item
@@ -105,6 +124,7 @@ def _find_item(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: R
     unique = [c for c in frame.columns if frame[c].notna().all() and frame[c].is_unique]
     unique = [c for c in unique if _is_str(frame[c]) or pd.api.types.is_integer_dtype(frame[c])]
     named = [c for c in unique if str(c).lower() in ID_NAMES]
+    unique = [c for c in unique if not _words(frame[c])]  # distinct texts are no ids
     pick = (named or unique or [None])[0]
     if pick is not None:
         roles.item = str(pick)
@@ -202,6 +222,8 @@ def _find_judges(
             roles.left_out[c] = "numeric, but named like a count, time or index"
         elif PROMPT_ID.search(c) and _integers(num):
             roles.left_out[c] = "numeric, but named like a prompt id (pass --prompt to use it)"
+        elif ID_LIKE.search(c):
+            roles.left_out[c] = "numeric, but named like an id"
         elif num.nunique() < 2:
             roles.left_out[c] = "numeric but constant"
         elif _is_index(num):
@@ -312,7 +334,16 @@ def _find_prompt(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles:
         # a judge's levels are shared by groups too, but each by many of a group's rows (or
         # by a few groups only): a prompt is answered by most groups, about once by each
         groups = frame[roles.group].nunique()
-        if numeric and (n / shared.sum() > ROWS_PER_PROMPT_GROUP or shared.mean() < 0.8 * groups):
+        per = n / shared.sum()
+        if numeric and (per > ROWS_PER_PROMPT_GROUP or shared.mean() < 0.8 * groups):
+            continue
+        if not numeric and per > ROWS_PER_PROMPT_GROUP_STRINGS:
+            if share >= 0.8:  # shared by the groups, but many rows of each: say why not
+                roles.left_out[c] = (
+                    f"{k} distinct strings shared by the {roles.group} values, but about "
+                    f"{per:.0f} rows per value and {roles.group}: a category, not a prompt "
+                    "(pass --prompt to use it)"
+                )
             continue
         key = share + (0.01 if PROMPT_HINT.search(c) else 0.0)
         if share >= 0.8 and (best is None or key > best[0]):
@@ -350,7 +381,8 @@ def _find_text(frame: pd.DataFrame, meta: TableMeta, roles: Roles) -> None:
         roles.response = meta.response
     elif roles.text:
         named = [c for c in roles.text if RESPONSE_HINT.search(c)]
-        roles.response = (named or roles.text)[0]
+        other = [c for c in roles.text if not NOT_RESPONSE.search(c)]
+        roles.response = (named or other or roles.text)[0]
     if roles.response:
         roles.text = [roles.response, *[c for c in roles.text if c != roles.response]]
 

@@ -1,0 +1,90 @@
+"""``bacon doctor`` on raw tables nobody prepared for it (a new user's first run): a
+machine-translation table with a domain column, a segment id, source / reference /
+hypothesis texts and an MQM-like metric whose best score is 0; a long table of judge
+responses. Small synthetic frames, shaped like WMT22's and SummEval's raw files."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.doctor.roles import find_roles
+from bacon_bayes.readers import TableMeta
+
+
+def mt_table(seed: int = 0, systems: int = 6, segments: int = 60) -> pd.DataFrame:
+    """One row per system x segment: ``lp`` (constant), ``system``, ``seg_id`` (1..S),
+    ``domain`` (4 values, each spanning many segments), ``source``, ``reference_A``,
+    ``hypothesis``, a sparse label ``mqm`` (0 best, negative), a dense metric ``comet``
+    and ``matese`` (integer MQM-like levels -25..0, mostly 0 and -1)."""
+    rng = np.random.default_rng(seed)
+    system = np.tile([f"sys{k}" for k in range(systems)], segments)
+    seg = np.repeat(np.arange(1, segments + 1), systems)
+    domain = np.array(["news", "social", "ecommerce", "conversation"])[(seg - 1) * 4 // segments]
+    quality = rng.normal(0, 1, seg.size) + rng.normal(0, 0.5, systems)[seg % systems]
+    mqm = np.minimum(0.0, np.round(-3 + 2 * quality + rng.normal(0, 1, seg.size)))
+    comet = 0.8 + 0.05 * quality + rng.normal(0, 0.03, seg.size)
+    matese = np.clip(np.round(1.5 * quality - 1 + rng.normal(0, 1, seg.size)), -25, 0)
+    matese = np.where(rng.random(seg.size) < 0.05, -rng.integers(2, 26, seg.size), matese)
+    labeled = rng.random(seg.size) < 0.3
+    words = ["the", "cat", "sat", "on", "a", "mat", "today", "again", "quickly"]
+
+    def sentence(k: int) -> str:
+        return " ".join(rng.choice(words, 8 + k % 7))
+
+    refs = [sentence(k) + " reference" for k in range(segments)]
+    return pd.DataFrame(
+        {
+            "lp": "zh-en",
+            "system": system,
+            "seg_id": seg,
+            "domain": domain,
+            "source": [f"源句子{k}" for k in seg],
+            "reference_A": [refs[k - 1] for k in seg],
+            "hypothesis": [sentence(k) for k in range(seg.size)],
+            "mqm": np.where(labeled, mqm, np.nan),
+            "comet": comet,
+            "matese": matese.astype(float),
+        }
+    )
+
+
+def test_a_domain_column_is_not_the_prompt() -> None:
+    """Four domains, each answered by every system about 15 times: a category, not the
+    prompt (it left 4 'prompts' for 5 folds, and doctor said no estimate could be made);
+    the segment (its id or its source text) is the prompt."""
+    frame = mt_table()
+    roles = find_roles(frame, TableMeta(format="csv"))
+    assert roles.group == "system"
+    assert roles.prompt in ("seg_id", "source")  # both name the segment
+    assert "domain" in roles.left_out and "not a prompt" in roles.left_out["domain"]
+
+
+def test_a_domain_column_is_not_the_prompt_without_a_segment_id() -> None:
+    """Without a segment column at all, the domain is still no prompt."""
+    frame = mt_table().drop(columns=["seg_id", "source", "reference_A"])
+    roles = find_roles(frame, TableMeta(format="csv"))
+    assert roles.prompt is None
+
+
+def test_an_id_column_is_never_a_judge() -> None:
+    """A numeric ``seg_id`` (segments sorted by domain correlate with the label) is an id,
+    not a judge, even where it is not the prompt (a subset with few repeats)."""
+    frame = mt_table().sample(frac=0.3, random_state=1)
+    roles = find_roles(frame, TableMeta(format="csv"), label="mqm")
+    assert "seg_id" not in roles.judges
+    assert "seg_id" in roles.left_out or roles.prompt == "seg_id"
+
+
+def test_the_hypothesis_is_the_response() -> None:
+    """The length check reads the system's output (``hypothesis``), not the reference."""
+    roles = find_roles(mt_table(), TableMeta(format="csv"))
+    assert roles.response == "hypothesis"
+
+
+def test_a_text_column_is_not_the_id() -> None:
+    """Responses that happen to be distinct are texts, not the id of the items."""
+    frame = mt_table().drop(columns=["seg_id"])
+    roles = find_roles(frame, TableMeta(format="csv"))
+    assert roles.item is None
+    assert "hypothesis" in roles.text
