@@ -10,6 +10,7 @@ import pandas as pd
 
 from bacon_bayes.doctor.roles import find_roles
 from bacon_bayes.readers import TableMeta
+from bacon_bayes.scale import sentinel_codes
 
 
 def mt_table(seed: int = 0, systems: int = 6, segments: int = 60) -> pd.DataFrame:
@@ -74,6 +75,26 @@ def test_an_id_column_is_never_a_judge() -> None:
     roles = find_roles(frame, TableMeta(format="csv"), label="mqm")
     assert "seg_id" not in roles.judges
     assert "seg_id" in roles.left_out or roles.prompt == "seg_id"
+
+
+def test_mqm_like_levels_up_to_zero_are_no_failure_codes() -> None:
+    """A metric on integer levels -25..0 whose commonest scores are 0 and -1: they
+    continue its levels, they are no failure codes (doctor told the user to blank 40%
+    of the scores)."""
+    codes, scale = sentinel_codes(mt_table()["matese"].to_numpy())
+    assert codes == {}
+    assert scale is not None and scale.high == 0.0
+
+
+def test_failure_codes_next_to_an_unusual_scale_still_found() -> None:
+    """-1 below levels 2..30 (no common scale) is not next to them: still a code; 999
+    above is one too."""
+    rng = np.random.default_rng(3)
+    x = rng.integers(2, 31, 400).astype(float)
+    x[:12] = -1.0
+    x[12:20] = 999.0
+    codes, _ = sentinel_codes(x)
+    assert codes == {-1.0: 12, 999.0: 8}
 
 
 def test_the_hypothesis_is_the_response() -> None:
