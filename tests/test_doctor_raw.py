@@ -109,3 +109,13 @@ def test_a_text_column_is_not_the_id() -> None:
     roles = find_roles(frame, TableMeta(format="csv"))
     assert roles.item is None
     assert "hypothesis" in roles.text
+
+
+def test_without_an_id_doctor_says_what_sample_needs() -> None:
+    """No id column: fine for an estimate, but `bacon sample` refuses the table; doctor
+    says so, and which two columns together key the rows."""
+    roles = find_roles(mt_table(), TableMeta(format="csv"))
+    assert roles.item is None
+    why = roles.reasons["id"]
+    assert "bacon sample" in why and "add a column of unique ids" in why
+    assert f"{roles.group} and {roles.prompt} joined" in why

@@ -426,4 +426,19 @@ def find_roles(
     _find_prompt(frame, meta, prompt, roles)
     _find_judges(frame, meta, judges, roles)
     _find_text(frame, meta, roles)
+    if roles.item is None:
+        roles.reasons["id"] = _no_id(frame, roles)
     return roles
+
+
+def _no_id(frame: pd.DataFrame, roles: Roles) -> str:
+    """Why there is no id, and what ``bacon sample`` (which needs one) asks for."""
+    why = (
+        "none: rows are items by position (fine for bacon estimate; bacon sample and a "
+        "study folder record items by id: add a column of unique ids"
+    )
+    pair = [c for c in (roles.group, roles.prompt) if c is not None]
+    if len(pair) == 2 and not frame.duplicated(pair).any() and not frame[pair].isna().any().any():
+        a, b = pair
+        return f"{why}, e.g. {a} and {b} joined: each pair is one row)"
+    return why + ")"
