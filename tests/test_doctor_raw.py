@@ -119,3 +119,49 @@ def test_without_an_id_doctor_says_what_sample_needs() -> None:
     why = roles.reasons["id"]
     assert "bacon sample" in why and "add a column of unique ids" in why
     assert f"{roles.group} and {roles.prompt} joined" in why
+
+
+def long_table(seed: int = 0) -> pd.DataFrame:
+    """One row per judge response (SummEval's raw file): judge model, method, dimension,
+    system, document (a hash), the judge's reply and its parsed score."""
+    rng = np.random.default_rng(seed)
+    rows = [
+        (m, meth, "relevance", f"M{s}", f"dm-test-{d:040x}")
+        for m in ("gpt-4", "llama-2-7b", "gpt-3.5")
+        for meth in ("rts", "mcq")
+        for s in range(4)
+        for d in range(10)
+    ]
+    frame = pd.DataFrame(rows, columns=["judge_model", "method", "dimension", "system", "doc_id"])
+    frame["response"] = [f"The summary is fine, I would say {k}" for k in range(len(frame))]
+    frame["parsed_score"] = rng.integers(1, 6, len(frame)).astype(float)
+    return frame
+
+
+def test_a_long_table_is_said_to_be_one_and_how_to_pivot_it(tmp_path, capsys) -> None:
+    """A long table (one row per item and judge) is no table of items whose group is the
+    judge: doctor says it is long, prints no command, and the pivot it gives runs and
+    makes one row per item."""
+    import re
+
+    from bacon_bayes.cli import main
+
+    frame = long_table()
+    roles = find_roles(frame, TableMeta(format="csv"))
+    assert roles.long is not None and roles.group == "system"
+    path = tmp_path / "long.csv"
+    frame.to_csv(path, index=False)
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "long      judge_model" in out and "run:" not in out
+    snippet = re.search(r"in pandas: (.*?) \(move a column", out.replace("\n", " ")).group(1)
+    df = frame
+    exec(snippet.replace("'wide.csv'", repr(str(tmp_path / "wide.csv"))), {"df": df})
+    wide = pd.read_csv(tmp_path / "wide.csv")
+    assert len(wide) == 40 and "gpt-4|rts|relevance" in wide.columns
+
+
+def test_a_wide_table_with_a_rater_column_is_not_long() -> None:
+    """A column naming who rated (a string) beside many judge columns: a wide table."""
+    frame = mt_table().assign(annotator=lambda f: np.where(f.index % 2, "a1", "a2"))
+    assert find_roles(frame, TableMeta(format="csv")).long is None

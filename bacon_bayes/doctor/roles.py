@@ -39,6 +39,10 @@ RESPONSE_HINT = re.compile(
 NOT_RESPONSE = re.compile(
     r"ref|source|src|article|input|prompt|question|context|document|target|gold", re.I
 )
+#: string columns named like this name the judge of each row: a long table
+JUDGE_NAME = re.compile(r"judge|grader|evaluator|scorer|rater|annotator", re.I)
+#: the score column of a long table, by name
+SCORE_NAME = re.compile(r"score|rating|grade|verdict|value", re.I)
 #: numeric columns named like an id (``seg_id``, ``row_id``): never judges
 ID_LIKE = re.compile(r"(^|[_ .-])(id|ids|idx|index|no|nr)$", re.I)
 NOT_JUDGE = re.compile(
@@ -70,6 +74,9 @@ class Roles:
         Role (or ``judge:NAME``) -> why that column was taken.
     left_out : dict
         Column -> why it plays no part.
+    long : str or None
+        What to do when the table is long (a column names the judge of each row, one
+        score column): pivot it to one row per item, one column per judge.
     """
 
     item: str | None = None
@@ -81,6 +88,7 @@ class Roles:
     response: str | None = None
     reasons: dict[str, str] = field(default_factory=dict)
     left_out: dict[str, str] = field(default_factory=dict)
+    long: str | None = None
 
 
 def _is_str(s: pd.Series) -> bool:
@@ -107,6 +115,12 @@ def _is_index(values: pd.Series) -> bool:
 def _words(s: pd.Series) -> bool:
     """Strings of several words on most rows (texts, not ids)."""
     return _is_str(s) and float(s.astype(str).str.strip().str.contains(r"\s").mean()) > 0.5
+
+
+def _code(s: pd.Series) -> bool:
+    """ASCII strings without spaces on most rows (ids, hashes, names: never texts)."""
+    v = s.dropna().astype(str)
+    return bool(len(v)) and float((v.str.isascii() & ~v.str.contains(r"\s")).mean()) > 0.5
 
 
 def _find_item(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: Roles) -> None:
@@ -291,6 +305,8 @@ def _find_group(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: 
         return
     cands = []
     for c in _categorical(frame, roles):
+        if roles.long and JUDGE_NAME.search(c):
+            continue  # names the judge of each row, not the items' group
         counts = frame[c].value_counts()
         if 2 <= len(counts) <= min(MAX_GROUPS, n // 2) and counts.min() >= 2:
             cands.append(c)
@@ -368,7 +384,7 @@ def _find_text(frame: pd.DataFrame, meta: TableMeta, roles: Roles) -> None:
             if c in taken:
                 continue
             chars = float(frame[c].dropna().astype(str).str.len().mean())
-            if chars >= TEXT_CHARS:
+            if chars >= TEXT_CHARS and not _code(frame[c]):
                 roles.text.append(c)
                 roles.reasons[f"text:{c}"] = f"strings of {chars:.0f} characters on average"
             elif RESPONSE_HINT.search(c) and frame[c].nunique() > len(frame) // 2:
@@ -422,6 +438,8 @@ def find_roles(
     roles = Roles()
     _find_item(frame, meta, item, roles)
     _find_label(frame, label, labels_joined, roles)
+    if not meta.judges and not judges:
+        roles.long = _long(frame, roles)
     _find_group(frame, meta, group, roles)
     _find_prompt(frame, meta, prompt, roles)
     _find_judges(frame, meta, judges, roles)
@@ -429,6 +447,53 @@ def find_roles(
     if roles.item is None:
         roles.reasons["id"] = _no_id(frame, roles)
     return roles
+
+
+def _long(frame: pd.DataFrame, roles: Roles) -> str | None:
+    """What to do when ``frame`` is a long table of judge scores (a column of a few
+    repeated strings named like a judge, a dense numeric score): pivot it; else None."""
+    n = len(frame)
+    names = [
+        c
+        for c in _categorical(frame, roles)
+        if JUDGE_NAME.search(c) and 2 <= frame[c].nunique() <= MAX_GROUPS
+    ]
+    taken = (roles.item, roles.label)
+    dense = [
+        str(c)
+        for c in frame.columns
+        if c not in taken
+        and _numeric(frame[c]) is not None
+        and frame[c].notna().mean() >= DENSE
+        and not ID_LIKE.search(str(c))
+    ]
+    if not names or not dense or len(dense) > 3:
+        return None
+    judge = names[0]
+    score = next((c for c in dense if SCORE_NAME.search(c)), dense[0])
+    short = [
+        c
+        for c in _categorical(frame, roles)
+        if c != judge
+        and not _words(frame[c])
+        and (_code(frame[c]) or frame[c].dropna().astype(str).str.len().mean() < TEXT_CHARS)
+    ]
+    keys = [c for c in short if GROUP_HINT.search(c) or PROMPT_HINT.search(c) or c in ID_NAMES]
+    if not keys or frame.duplicated(keys).mean() < 0.5:
+        return None  # the rows are items (each once): a rater column of a wide table
+    spec = [judge, *(c for c in short if c not in keys)]
+    k = frame[judge].nunique()
+    roles.reasons["long"] = judge
+    return (
+        f"a long table: {judge!r} names the judge of each row ({k} judges, about {n // k} "
+        f"rows each) and {score!r} holds its score, while bacon reads one row per item "
+        f"with one column per judge. Pivot it, e.g. in pandas: wide = df.pivot_table("
+        f"index={keys}, columns={spec}, values={score!r}); wide.columns = ['|'.join(map("
+        "str, c)) if isinstance(c, tuple) else str(c) for c in wide.columns]; "
+        "wide.reset_index().to_csv('wide.csv', index=False) (move a column between index "
+        "and columns if it keys the items or the judges instead), add the labels, and run "
+        "bacon doctor on wide.csv"
+    )
 
 
 def _no_id(frame: pd.DataFrame, roles: Roles) -> str:
