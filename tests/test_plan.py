@@ -479,3 +479,12 @@ def test_no_sample_command_that_cannot_run_without_an_id_column(table, tmp_path,
     assert _bacon(table, "--half-width", "0.08") == 0
     line = next(ln for ln in capsys.readouterr().out.splitlines() if "run: bacon sample" in ln)
     assert main(shlex.split(line.split("run: ", 1)[1])[1:]) == 0
+
+
+def test_the_plan_says_its_intervals_are_one_looks(table, capsys):
+    """The recommended design starts a study folder, whose `bacon estimate` gives anytime
+    intervals (about 1.7x as wide) by default: the plan says its half-widths are one
+    look's, which `--fixed` gives there (a user got 0.29 where the plan said 0.15)."""
+    assert _bacon(table, "--half-width", "0.08") == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "intervals of one look" in out and "with --fixed" in out
