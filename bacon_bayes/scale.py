@@ -195,6 +195,20 @@ def sentinel_codes(values: np.ndarray | pd.Series) -> tuple[dict[float, int], Sc
     out = v[suspect & ((v < scale.low) | (v > scale.high))]
     codes, counts = np.unique(out, return_counts=True)
     levels = np.unique(rest, return_counts=True)[1]
+    if scale.ratings == 1 and not scale.evident:
+        # integer levels on no common scale (an MQM-like -25..-2): codes continuing them
+        # one step at a time (-1, then 0) are its top (or bottom) levels, not failures
+        low, high, kept = scale.low, scale.high, set(codes.tolist())
+        while high + 1 in kept or low - 1 in kept:
+            step = high + 1 if high + 1 in kept else low - 1
+            kept.discard(step)
+            low, high = min(low, step), max(high, step)
+        if (low, high) != (scale.low, scale.high):
+            rest = v[~suspect | ((v >= low) & (v <= high))]
+            scale = infer_scale(rest) or scale
+            keep = np.isin(codes, sorted(kept))
+            codes, counts = codes[keep], counts[keep]
+            levels = np.unique(rest, return_counts=True)[1]
     found = {}
     for c, n in zip(codes, counts, strict=True):
         next_to = scale.ratings >= 1 and min(abs(c - scale.low), abs(c - scale.high)) <= 1

@@ -459,3 +459,32 @@ def test_top_says_how_much_the_pilots_gaps_could_move_the_labels(table, capsys):
     out = capsys.readouterr().out
     assert "smallest lead is" in out and "standard errors of the pilot: one less would" in out
     assert "the range above is the residual variance's alone" in out
+
+
+def test_no_sample_command_that_cannot_run_without_an_id_column(table, tmp_path, capsys,
+                                                                monkeypatch):  # fmt: skip
+    """A table without an id column: `bacon sample` refuses it, so the plan prints no
+    `bacon sample` command (it printed one that failed) and says why; with an `id`
+    column the printed command runs as printed."""
+    import shlex
+
+    monkeypatch.chdir(tmp_path)
+    assert _bacon(table, "--half-width", "0.08") == 0
+    out = capsys.readouterr().out
+    assert "run: bacon sample" not in out
+    assert "no bacon sample command" in out and "add a column of unique ids" in out
+    frame = pd.read_csv(table)
+    frame.insert(0, "id", [f"r{k}" for k in range(len(frame))])
+    frame.to_csv(table, index=False)
+    assert _bacon(table, "--half-width", "0.08") == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if "run: bacon sample" in ln)
+    assert main(shlex.split(line.split("run: ", 1)[1])[1:]) == 0
+
+
+def test_the_plan_says_its_intervals_are_one_looks(table, capsys):
+    """The recommended design starts a study folder, whose `bacon estimate` gives anytime
+    intervals (about 1.7x as wide) by default: the plan says its half-widths are one
+    look's, which `--fixed` gives there (a user got 0.29 where the plan said 0.15)."""
+    assert _bacon(table, "--half-width", "0.08") == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "intervals of one look" in out and "with --fixed" in out

@@ -173,14 +173,11 @@ def run(args: argparse.Namespace) -> int:
         sample_args=reading_options(args, pool, sample=True),
     )
     result.pilot.assumptions.insert(0, engine)
-    if not _samplable(args):  # bacon sample reads tables and studies: no command to print
+    unsamplable = _unsamplable(args)
+    if unsamplable:  # a command bacon sample would refuse: none printed, and why
         for row in result.designs:
             row.command = None
-        result.pilot.assumptions.append(
-            f"bacon sample draws from a CSV or Parquet table (or a study folder), not "
-            f"{str(args.file)!r}: write the table out (with its label column) and run "
-            "bacon plan on it for the command"
-        )
+        result.pilot.assumptions.append(unsamplable)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
@@ -195,6 +192,31 @@ def _engine(args: argparse.Namespace) -> str:
         return f"engine: {args.engine} (as --engine asked)"
     args.engine = "freq"
     return f"engine: freq (--engine auto, the default, means freq for a plan: {AUTO_REASON})"
+
+
+def _unsamplable(args: argparse.Namespace) -> str | None:
+    """Why ``bacon sample`` cannot draw from FILE as given (None: it can), for the
+    assumptions in place of the command."""
+    from bacon_bayes.cli.sample import pool_item
+    from bacon_bayes.study.folder import CONFIG_FILE
+
+    if not _samplable(args):  # bacon sample reads tables and studies
+        return (
+            f"bacon sample draws from a CSV or Parquet table (or a study folder), not "
+            f"{str(args.file)!r}: write the table out (with its label column) and run "
+            "bacon plan on it for the command"
+        )
+    if args.item or (Path(args.file) / CONFIG_FILE).is_file():
+        return None
+    try:  # a study records the items a wave draws by id: the table needs an id column
+        pool_item(args, Path(args.file))
+    except ValidationError as exc:
+        return (
+            f"no bacon sample command: {str(exc).split(';')[0]} (a study records the "
+            "items each wave draws by their id); add a column of unique ids, or pass "
+            "--item COLUMN, and run bacon plan again for the command"
+        )
+    return None
 
 
 def _samplable(args: argparse.Namespace) -> bool:

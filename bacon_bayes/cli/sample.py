@@ -280,7 +280,7 @@ def _check_same_study(root: Path, wanted: StudyConfig, args: argparse.Namespace)
         )
 
 
-def _item(args: argparse.Namespace, source: Path) -> str:
+def pool_item(args: argparse.Namespace, source: Path) -> str:
     """``--item``, else the id column ``bacon estimate`` would find in the pool file."""
     import pandas as pd
 
@@ -327,7 +327,7 @@ def _new_config(args: argparse.Namespace, source: Path, root: Path) -> StudyConf
 
     return StudyConfig(
         pool=os.path.relpath(source.resolve(), root.resolve()),
-        item=_item(args, source),
+        item=pool_item(args, source),
         label=args.label,
         outcome=args.outcome,
         levels=_numbers(args.levels, "levels"),

@@ -221,7 +221,7 @@ def profile(
             top = frame.loc[empty, roles.group].value_counts().head(3)
             p.unscored_where = ", ".join(f"{k}: {v}" for k, v in top.items())
     p.too_few = _too_few(frame, roles, y)
-    p.command = None if p.too_few or p.unscored[1] else _command(p, frame, labels)
+    p.command = None if p.too_few or p.unscored[1] or roles.long else _command(p, frame, labels)
     p.can = _can(p, y)
     return p
 
@@ -241,6 +241,8 @@ def _too_few(frame: pd.DataFrame, roles: Roles, y: np.ndarray | None) -> str:
 
 def _can(p: Profile, y: np.ndarray | None) -> list[str]:
     r = p.roles
+    if r.long:
+        return [f"nothing yet: {r.long}"]
     if not r.judges:
         return ["nothing yet: no judge column found; name one with --judge in bacon estimate"]
     n = 0 if y is None else int(np.isfinite(y).sum())
@@ -326,6 +328,8 @@ def _text(p: Profile) -> str:
     def row(role: str, value: str | None, reason: str) -> None:
         lines.append(f"  {role:<9} {value or '-':<28} {reason}")
 
+    if r.long:
+        row("long", r.reasons["long"], "names the judge of each row: pivot the table (below)")
     row("id", r.item, r.reasons.get("id", "none: rows are items by position"))
     row("label", r.label, r.reasons.get("label", "none: no sparse numeric column"))
     if r.label:

@@ -26,7 +26,25 @@ PROMPT_ID = re.compile(
 )
 #: a numeric prompt column has about one row per prompt and group (at most this many)
 ROWS_PER_PROMPT_GROUP = 3
-RESPONSE_HINT = re.compile(r"output|response|summary|completion|answer|generation|reply", re.I)
+#: a string prompt column may repeat a prompt per group (repeated samples), up to this
+#: many rows on average; more, and it is a category (a domain, a task type), not a prompt
+ROWS_PER_PROMPT_GROUP_STRINGS = 10
+RESPONSE_HINT = re.compile(
+    r"output|response|summary|completion|answer|generation|reply|hypothesis|hyp\b|"
+    r"translation|prediction|candidate",
+    re.I,
+)
+#: text columns named like the input or the reference: the response only when no other
+#: text is found
+NOT_RESPONSE = re.compile(
+    r"ref|source|src|article|input|prompt|question|context|document|target|gold", re.I
+)
+#: string columns named like this name the judge of each row: a long table
+JUDGE_NAME = re.compile(r"judge|grader|evaluator|scorer|rater|annotator", re.I)
+#: the score column of a long table, by name
+SCORE_NAME = re.compile(r"score|rating|grade|verdict|value", re.I)
+#: numeric columns named like an id (``seg_id``, ``row_id``): never judges
+ID_LIKE = re.compile(r"(^|[_ .-])(id|ids|idx|index|no|nr)$", re.I)
 NOT_JUDGE = re.compile(
     r"^(epochs?|run|index|row|n|count)$|latency|tokens|cost|_idx$|idx$|propensit|seed|time",
     re.I,
@@ -56,6 +74,9 @@ class Roles:
         Role (or ``judge:NAME``) -> why that column was taken.
     left_out : dict
         Column -> why it plays no part.
+    long : str or None
+        What to do when the table is long (a column names the judge of each row, one
+        score column): pivot it to one row per item, one column per judge.
     """
 
     item: str | None = None
@@ -67,6 +88,7 @@ class Roles:
     response: str | None = None
     reasons: dict[str, str] = field(default_factory=dict)
     left_out: dict[str, str] = field(default_factory=dict)
+    long: str | None = None
 
 
 def _is_str(s: pd.Series) -> bool:
@@ -90,6 +112,17 @@ def _is_index(values: pd.Series) -> bool:
     return bool(len(v) > 2 and np.all(np.diff(v) == 1) and v[0] in (0, 1))
 
 
+def _words(s: pd.Series) -> bool:
+    """Strings of several words on most rows (texts, not ids)."""
+    return _is_str(s) and float(s.astype(str).str.strip().str.contains(r"\s").mean()) > 0.5
+
+
+def _code(s: pd.Series) -> bool:
+    """ASCII strings without spaces on most rows (ids, hashes, names: never texts)."""
+    v = s.dropna().astype(str)
+    return bool(len(v)) and float((v.str.isascii() & ~v.str.contains(r"\s")).mean()) > 0.5
+
+
 def _find_item(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: Roles) -> None:
     if given or meta.item:
         roles.item = given or meta.item
@@ -105,6 +138,7 @@ def _find_item(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: R
     unique = [c for c in frame.columns if frame[c].notna().all() and frame[c].is_unique]
     unique = [c for c in unique if _is_str(frame[c]) or pd.api.types.is_integer_dtype(frame[c])]
     named = [c for c in unique if str(c).lower() in ID_NAMES]
+    unique = [c for c in unique if not _words(frame[c])]  # distinct texts are no ids
     pick = (named or unique or [None])[0]
     if pick is not None:
         roles.item = str(pick)
@@ -202,6 +236,8 @@ def _find_judges(
             roles.left_out[c] = "numeric, but named like a count, time or index"
         elif PROMPT_ID.search(c) and _integers(num):
             roles.left_out[c] = "numeric, but named like a prompt id (pass --prompt to use it)"
+        elif ID_LIKE.search(c):
+            roles.left_out[c] = "numeric, but named like an id"
         elif num.nunique() < 2:
             roles.left_out[c] = "numeric but constant"
         elif _is_index(num):
@@ -269,6 +305,8 @@ def _find_group(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: 
         return
     cands = []
     for c in _categorical(frame, roles):
+        if roles.long and JUDGE_NAME.search(c):
+            continue  # names the judge of each row, not the items' group
         counts = frame[c].value_counts()
         if 2 <= len(counts) <= min(MAX_GROUPS, n // 2) and counts.min() >= 2:
             cands.append(c)
@@ -312,7 +350,16 @@ def _find_prompt(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles:
         # a judge's levels are shared by groups too, but each by many of a group's rows (or
         # by a few groups only): a prompt is answered by most groups, about once by each
         groups = frame[roles.group].nunique()
-        if numeric and (n / shared.sum() > ROWS_PER_PROMPT_GROUP or shared.mean() < 0.8 * groups):
+        per = n / shared.sum()
+        if numeric and (per > ROWS_PER_PROMPT_GROUP or shared.mean() < 0.8 * groups):
+            continue
+        if not numeric and per > ROWS_PER_PROMPT_GROUP_STRINGS:
+            if share >= 0.8:  # shared by the groups, but many rows of each: say why not
+                roles.left_out[c] = (
+                    f"{k} distinct strings shared by the {roles.group} values, but about "
+                    f"{per:.0f} rows per value and {roles.group}: a category, not a prompt "
+                    "(pass --prompt to use it)"
+                )
             continue
         key = share + (0.01 if PROMPT_HINT.search(c) else 0.0)
         if share >= 0.8 and (best is None or key > best[0]):
@@ -337,7 +384,7 @@ def _find_text(frame: pd.DataFrame, meta: TableMeta, roles: Roles) -> None:
             if c in taken:
                 continue
             chars = float(frame[c].dropna().astype(str).str.len().mean())
-            if chars >= TEXT_CHARS:
+            if chars >= TEXT_CHARS and not _code(frame[c]):
                 roles.text.append(c)
                 roles.reasons[f"text:{c}"] = f"strings of {chars:.0f} characters on average"
             elif RESPONSE_HINT.search(c) and frame[c].nunique() > len(frame) // 2:
@@ -350,7 +397,8 @@ def _find_text(frame: pd.DataFrame, meta: TableMeta, roles: Roles) -> None:
         roles.response = meta.response
     elif roles.text:
         named = [c for c in roles.text if RESPONSE_HINT.search(c)]
-        roles.response = (named or roles.text)[0]
+        other = [c for c in roles.text if not NOT_RESPONSE.search(c)]
+        roles.response = (named or other or roles.text)[0]
     if roles.response:
         roles.text = [roles.response, *[c for c in roles.text if c != roles.response]]
 
@@ -390,8 +438,72 @@ def find_roles(
     roles = Roles()
     _find_item(frame, meta, item, roles)
     _find_label(frame, label, labels_joined, roles)
+    if not meta.judges and not judges:
+        roles.long = _long(frame, roles)
     _find_group(frame, meta, group, roles)
     _find_prompt(frame, meta, prompt, roles)
     _find_judges(frame, meta, judges, roles)
     _find_text(frame, meta, roles)
+    if roles.item is None:
+        roles.reasons["id"] = _no_id(frame, roles)
     return roles
+
+
+def _long(frame: pd.DataFrame, roles: Roles) -> str | None:
+    """What to do when ``frame`` is a long table of judge scores (a column of a few
+    repeated strings named like a judge, a dense numeric score): pivot it; else None."""
+    n = len(frame)
+    names = [
+        c
+        for c in _categorical(frame, roles)
+        if JUDGE_NAME.search(c) and 2 <= frame[c].nunique() <= MAX_GROUPS
+    ]
+    taken = (roles.item, roles.label)
+    dense = [
+        str(c)
+        for c in frame.columns
+        if c not in taken
+        and _numeric(frame[c]) is not None
+        and frame[c].notna().mean() >= DENSE
+        and not ID_LIKE.search(str(c))
+    ]
+    if not names or not dense or len(dense) > 3:
+        return None
+    judge = names[0]
+    score = next((c for c in dense if SCORE_NAME.search(c)), dense[0])
+    short = [
+        c
+        for c in _categorical(frame, roles)
+        if c != judge
+        and not _words(frame[c])
+        and (_code(frame[c]) or frame[c].dropna().astype(str).str.len().mean() < TEXT_CHARS)
+    ]
+    keys = [c for c in short if GROUP_HINT.search(c) or PROMPT_HINT.search(c) or c in ID_NAMES]
+    if not keys or frame.duplicated(keys).mean() < 0.5:
+        return None  # the rows are items (each once): a rater column of a wide table
+    spec = [judge, *(c for c in short if c not in keys)]
+    k = frame[judge].nunique()
+    roles.reasons["long"] = judge
+    return (
+        f"a long table: {judge!r} names the judge of each row ({k} judges, about {n // k} "
+        f"rows each) and {score!r} holds its score, while bacon reads one row per item "
+        f"with one column per judge. Pivot it, e.g. in pandas: wide = df.pivot_table("
+        f"index={keys}, columns={spec}, values={score!r}); wide.columns = ['|'.join(map("
+        "str, c)) if isinstance(c, tuple) else str(c) for c in wide.columns]; "
+        "wide.reset_index().to_csv('wide.csv', index=False) (move a column between index "
+        "and columns if it keys the items or the judges instead), add the labels, and run "
+        "bacon doctor on wide.csv"
+    )
+
+
+def _no_id(frame: pd.DataFrame, roles: Roles) -> str:
+    """Why there is no id, and what ``bacon sample`` (which needs one) asks for."""
+    why = (
+        "none: rows are items by position (fine for bacon estimate; bacon sample and a "
+        "study folder record items by id: add a column of unique ids"
+    )
+    pair = [c for c in (roles.group, roles.prompt) if c is not None]
+    if len(pair) == 2 and not frame.duplicated(pair).any() and not frame[pair].isna().any().any():
+        a, b = pair
+        return f"{why}, e.g. {a} and {b} joined: each pair is one row)"
+    return why + ")"

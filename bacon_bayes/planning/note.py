@@ -118,8 +118,10 @@ def _tied_note(st: PilotStatistics, tied: tuple[int, int, float, float], what: s
     now, later = predict(st, "uniform", n0), predict(st, "uniform", n0 + more)
     shrink = 1.0 - math.sqrt(later.var_pool / now.var_pool) if now.var_pool > 0 else 0.0
     return (
-        f"bacon plan: the top {what}'s lead is indistinguishable from zero here: "
-        f"{st.names[top]} leads {st.names[other]} by {gap:.3g}, under one standard error "
+        f"bacon plan: the top {what}'s lead is indistinguishable from zero here: in the "
+        f"pilot's unshrunk means (each {what}'s own labels, which may rank otherwise than "
+        f"the table), {st.names[top]} leads {st.names[other]} by {gap:.3g}, under one "
+        "standard error "
         f"({se:.3g}), so no number of labels to resolve it can be predicted (if the two "
         f"are equal, none would). {more} more labels (uniform) would narrow the intervals "
         f"by about {shrink:.0%}."

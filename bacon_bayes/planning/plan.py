@@ -552,7 +552,17 @@ def plan(
             "largest, so its gaps are a little optimistic)" + _lead_note(st)
         )
     _withheld_notes(st, rows, pooling)
+    st.assumptions.append(ONE_LOOK)
     return PlanResult(goal, rows, None if best is None else best.design, st, alpha, top, pooling)
+
+
+#: what the plan's intervals are, beside the ones a study folder reports by default
+ONE_LOOK = (
+    "intervals of one look, as bacon estimate gives them on a table: on a study folder "
+    "(bacon sample starts one) it gives intervals valid at every wave by default, about "
+    "1.7 times as wide (a confidence sequence; about 1.1 times with the budget fixed by "
+    "--max-labels), and this plan's with --fixed"
+)
 
 
 def _labels_range(ev: _Evaluator, design: str) -> tuple[int | None, int | None]:

@@ -494,7 +494,8 @@ def load_study(
         raise ValidationError(
             f"study {path}: {int(pending.sum())} selected items have no label yet (e.g. "
             f"{str(study.ids[pending][0])!r}); import their labels with `bacon label import`, or "
-            "allow pending items (they are then treated as missing at random)"
+            "pass --allow-pending (allow_pending=True in Python): the pending items are then "
+            "treated as missing at random"
         )
     frame = study.pool.copy()
     frame[study.config.label] = values

@@ -292,3 +292,13 @@ def test_bacon_estimate_on_a_study_gives_anytime_intervals_over_its_waves(
     assert width(fixed) < width(spend) < width(default)
     assert bacon("estimate", str(study), "--engine", "freq", "--fixed", "--anytime") == 2
     assert bacon("estimate", str(study), "--engine", "freq", "--wave", "wave") == 2
+
+
+def test_pending_labels_error_names_the_option(study: Path, capsys: pytest.CaptureFixture) -> None:
+    """`bacon report STUDY` with labels pending says which option allows them (it said
+    "allow pending items" without naming --allow-pending), and that option takes."""
+    assert bacon("estimate", str(study), "--engine", "freq") == 2
+    err = capsys.readouterr().err
+    assert "--allow-pending" in err
+    bacon("estimate", str(study), "--engine", "freq", "--allow-pending")  # no label yet
+    assert "no label yet" not in capsys.readouterr().err  # the option took

@@ -1,0 +1,167 @@
+"""``bacon doctor`` on raw tables nobody prepared for it (a new user's first run): a
+machine-translation table with a domain column, a segment id, source / reference /
+hypothesis texts and an MQM-like metric whose best score is 0; a long table of judge
+responses. Small synthetic frames, shaped like WMT22's and SummEval's raw files."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.doctor.roles import find_roles
+from bacon_bayes.readers import TableMeta
+from bacon_bayes.scale import sentinel_codes
+
+
+def mt_table(seed: int = 0, systems: int = 6, segments: int = 60) -> pd.DataFrame:
+    """One row per system x segment: ``lp`` (constant), ``system``, ``seg_id`` (1..S),
+    ``domain`` (4 values, each spanning many segments), ``source``, ``reference_A``,
+    ``hypothesis``, a sparse label ``mqm`` (0 best, negative), a dense metric ``comet``
+    and ``matese`` (integer MQM-like levels -25..0, mostly 0 and -1)."""
+    rng = np.random.default_rng(seed)
+    system = np.tile([f"sys{k}" for k in range(systems)], segments)
+    seg = np.repeat(np.arange(1, segments + 1), systems)
+    domain = np.array(["news", "social", "ecommerce", "conversation"])[(seg - 1) * 4 // segments]
+    quality = rng.normal(0, 1, seg.size) + rng.normal(0, 0.5, systems)[seg % systems]
+    mqm = np.minimum(0.0, np.round(-3 + 2 * quality + rng.normal(0, 1, seg.size)))
+    comet = 0.8 + 0.05 * quality + rng.normal(0, 0.03, seg.size)
+    matese = np.clip(np.round(1.5 * quality - 1 + rng.normal(0, 1, seg.size)), -25, 0)
+    matese = np.where(rng.random(seg.size) < 0.05, -rng.integers(2, 26, seg.size), matese)
+    labeled = rng.random(seg.size) < 0.3
+    words = ["the", "cat", "sat", "on", "a", "mat", "today", "again", "quickly"]
+
+    def sentence(k: int) -> str:
+        return " ".join(rng.choice(words, 8 + k % 7))
+
+    refs = [sentence(k) + " reference" for k in range(segments)]
+    return pd.DataFrame(
+        {
+            "lp": "zh-en",
+            "system": system,
+            "seg_id": seg,
+            "domain": domain,
+            "source": [f"源句子{k}" for k in seg],
+            "reference_A": [refs[k - 1] for k in seg],
+            "hypothesis": [sentence(k) for k in range(seg.size)],
+            "mqm": np.where(labeled, mqm, np.nan),
+            "comet": comet,
+            "matese": matese.astype(float),
+        }
+    )
+
+
+def test_a_domain_column_is_not_the_prompt() -> None:
+    """Four domains, each answered by every system about 15 times: a category, not the
+    prompt (it left 4 'prompts' for 5 folds, and doctor said no estimate could be made);
+    the segment (its id or its source text) is the prompt."""
+    frame = mt_table()
+    roles = find_roles(frame, TableMeta(format="csv"))
+    assert roles.group == "system"
+    assert roles.prompt in ("seg_id", "source")  # both name the segment
+    assert "domain" in roles.left_out and "not a prompt" in roles.left_out["domain"]
+
+
+def test_a_domain_column_is_not_the_prompt_without_a_segment_id() -> None:
+    """Without a segment column at all, the domain is still no prompt."""
+    frame = mt_table().drop(columns=["seg_id", "source", "reference_A"])
+    roles = find_roles(frame, TableMeta(format="csv"))
+    assert roles.prompt is None
+
+
+def test_an_id_column_is_never_a_judge() -> None:
+    """A numeric ``seg_id`` (segments sorted by domain correlate with the label) is an id,
+    not a judge, even where it is not the prompt (a subset with few repeats)."""
+    frame = mt_table().sample(frac=0.3, random_state=1)
+    roles = find_roles(frame, TableMeta(format="csv"), label="mqm")
+    assert "seg_id" not in roles.judges
+    assert "seg_id" in roles.left_out or roles.prompt == "seg_id"
+
+
+def test_mqm_like_levels_up_to_zero_are_no_failure_codes() -> None:
+    """A metric on integer levels -25..0 whose commonest scores are 0 and -1: they
+    continue its levels, they are no failure codes (doctor told the user to blank 40%
+    of the scores)."""
+    codes, scale = sentinel_codes(mt_table()["matese"].to_numpy())
+    assert codes == {}
+    assert scale is not None and scale.high == 0.0
+
+
+def test_failure_codes_next_to_an_unusual_scale_still_found() -> None:
+    """-1 below levels 2..30 (no common scale) is not next to them: still a code; 999
+    above is one too."""
+    rng = np.random.default_rng(3)
+    x = rng.integers(2, 31, 400).astype(float)
+    x[:12] = -1.0
+    x[12:20] = 999.0
+    codes, _ = sentinel_codes(x)
+    assert codes == {-1.0: 12, 999.0: 8}
+
+
+def test_the_hypothesis_is_the_response() -> None:
+    """The length check reads the system's output (``hypothesis``), not the reference."""
+    roles = find_roles(mt_table(), TableMeta(format="csv"))
+    assert roles.response == "hypothesis"
+
+
+def test_a_text_column_is_not_the_id() -> None:
+    """Responses that happen to be distinct are texts, not the id of the items."""
+    frame = mt_table().drop(columns=["seg_id"])
+    roles = find_roles(frame, TableMeta(format="csv"))
+    assert roles.item is None
+    assert "hypothesis" in roles.text
+
+
+def test_without_an_id_doctor_says_what_sample_needs() -> None:
+    """No id column: fine for an estimate, but `bacon sample` refuses the table; doctor
+    says so, and which two columns together key the rows."""
+    roles = find_roles(mt_table(), TableMeta(format="csv"))
+    assert roles.item is None
+    why = roles.reasons["id"]
+    assert "bacon sample" in why and "add a column of unique ids" in why
+    assert f"{roles.group} and {roles.prompt} joined" in why
+
+
+def long_table(seed: int = 0) -> pd.DataFrame:
+    """One row per judge response (SummEval's raw file): judge model, method, dimension,
+    system, document (a hash), the judge's reply and its parsed score."""
+    rng = np.random.default_rng(seed)
+    rows = [
+        (m, meth, "relevance", f"M{s}", f"dm-test-{d:040x}")
+        for m in ("gpt-4", "llama-2-7b", "gpt-3.5")
+        for meth in ("rts", "mcq")
+        for s in range(4)
+        for d in range(10)
+    ]
+    frame = pd.DataFrame(rows, columns=["judge_model", "method", "dimension", "system", "doc_id"])
+    frame["response"] = [f"The summary is fine, I would say {k}" for k in range(len(frame))]
+    frame["parsed_score"] = rng.integers(1, 6, len(frame)).astype(float)
+    return frame
+
+
+def test_a_long_table_is_said_to_be_one_and_how_to_pivot_it(tmp_path, capsys) -> None:
+    """A long table (one row per item and judge) is no table of items whose group is the
+    judge: doctor says it is long, prints no command, and the pivot it gives runs and
+    makes one row per item."""
+    import re
+
+    from bacon_bayes.cli import main
+
+    frame = long_table()
+    roles = find_roles(frame, TableMeta(format="csv"))
+    assert roles.long is not None and roles.group == "system"
+    path = tmp_path / "long.csv"
+    frame.to_csv(path, index=False)
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "long      judge_model" in out and "run:" not in out
+    snippet = re.search(r"in pandas: (.*?) \(move a column", out.replace("\n", " ")).group(1)
+    df = frame
+    exec(snippet.replace("'wide.csv'", repr(str(tmp_path / "wide.csv"))), {"df": df})
+    wide = pd.read_csv(tmp_path / "wide.csv")
+    assert len(wide) == 40 and "gpt-4|rts|relevance" in wide.columns
+
+
+def test_a_wide_table_with_a_rater_column_is_not_long() -> None:
+    """A column naming who rated (a string) beside many judge columns: a wide table."""
+    frame = mt_table().assign(annotator=lambda f: np.where(f.index % 2, "a1", "a2"))
+    assert find_roles(frame, TableMeta(format="csv")).long is None
