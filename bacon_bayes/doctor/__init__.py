@@ -147,6 +147,7 @@ def profile(
     judges: list[str] | None = None,
     group: str | None = None,
     prompt: str | None = None,
+    item_joined: bool = False,
 ) -> Profile:
     """Profile a table of judge scores.
 
@@ -167,6 +168,8 @@ def profile(
     judges, group, prompt : optional
         The judge columns, group and prompt column when named by the user (taken as
         given, and passed on in the printed command).
+    item_joined : bool
+        Whether ``item`` is the id the labels file was joined on, found, not named.
 
     Returns
     -------
@@ -181,6 +184,7 @@ def profile(
         judges=judges,
         group=group,
         prompt=prompt,
+        item_joined=item_joined,
     )
     p = Profile(file=file, meta=meta, n_rows=len(frame), roles=roles, alpha=alpha)
     y = frame[roles.label].to_numpy(dtype=float) if roles.label else None

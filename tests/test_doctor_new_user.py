@@ -1,0 +1,96 @@
+"""``bacon doctor`` as a new user runs it on raw tables (the second tryout): a labels file
+with one label column and no ``--label``, the id line's reason with ``--labels``, Chinese
+source text, a label bounded on one side with a mass at the bound (an MQM error score),
+many judges for few labels. Small synthetic frames shaped like WMT22's and SummEval's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.cli import main
+from bacon_bayes.doctor.roles import find_roles
+from bacon_bayes.readers import TableMeta
+
+from .test_doctor_raw import mt_table
+
+
+def _scores_and_labels(tmp_path: Path, label_columns: dict[str, list[float]]) -> tuple[str, str]:
+    """A table of two judges keyed by ``item`` and a labels file of 40 of its items."""
+    rng = np.random.default_rng(0)
+    n = 200
+    truth = rng.normal(3, 1, n)
+    table = pd.DataFrame(
+        {
+            "item": [f"i{k:03d}" for k in range(n)],
+            "judge_a": truth + rng.normal(0, 0.5, n),
+            "judge_b": truth + rng.normal(0, 0.8, n),
+        }
+    )
+    labels = pd.DataFrame({"item": table["item"][:40], **label_columns})
+    table.to_csv(tmp_path / "scores.csv", index=False)
+    labels.to_csv(tmp_path / "labels.csv", index=False)
+    return str(tmp_path / "scores.csv"), str(tmp_path / "labels.csv")
+
+
+def test_labels_file_with_one_label_column_needs_no_label(tmp_path, capsys) -> None:
+    """`bacon doctor F --labels L` without --label took nothing and stopped; a labels file
+    with one column besides the id has its label column: doctor takes it and prints it in
+    the command, and the id's reason is the join, not an --item the user never passed."""
+    scores, labels = _scores_and_labels(tmp_path, {"human": list(np.linspace(1, 5, 40))})
+    assert main(["doctor", scores, "--labels", labels]) == 0
+    out = capsys.readouterr().out
+    assert "label     human" in out and "--label human" in out
+    id_line = next(line for line in out.splitlines() if line.startswith("  id "))
+    assert "--item" not in id_line and "joined on" in id_line
+    command = out.split("run:\n", 1)[1].strip()
+    assert "--labels" in command
+
+
+def test_labels_file_with_several_columns_lists_them(tmp_path, capsys) -> None:
+    """Two candidate columns: the error lists the labels file's columns."""
+    scores, labels = _scores_and_labels(tmp_path, {"human": [1.0] * 40, "note_score": [2.0] * 40})
+    assert main(["doctor", scores, "--labels", labels]) == 2
+    assert "its columns: item, human, note_score" in capsys.readouterr().err
+
+
+def test_the_id_reason_with_labels_is_true(tmp_path, capsys) -> None:
+    """With --labels and --label but no --item, the id line said "--item"; it is the
+    column the labels were joined on. With --item it says --item."""
+    scores, labels = _scores_and_labels(tmp_path, {"human": list(np.linspace(1, 5, 40))})
+    for extra, reason in (([], "joined on it"), (["--item", "item"], "--item")):
+        assert main(["doctor", scores, "--labels", labels, "--label", "human", *extra]) == 0
+        out = capsys.readouterr().out
+        id_line = next(line for line in out.splitlines() if line.startswith("  id "))
+        assert reason in id_line and (extra or "--item" not in id_line)
+
+
+def chinese(rng: np.random.Generator, n: int, chars: int = 39) -> list[str]:
+    """``n`` distinct Chinese sentences of about ``chars`` characters, no spaces."""
+    pool = list("我们他们今天明天昨天天气很好非常喜欢这个城市的新闻报道经济发展公司市场价格")
+    return [
+        "".join(rng.choice(pool, chars + int(rng.integers(-3, 4)))) + f"{k}。" for k in range(n)
+    ]
+
+
+def test_chinese_source_text_is_text() -> None:
+    """WMT's `source` (Chinese, 39.6 characters on average) was not seen as text: a wide
+    character carries about a word, so it counts twice against the 40-character mark."""
+    frame = mt_table()
+    rng = np.random.default_rng(1)
+    frame["source_text"] = chinese(rng, len(frame))
+    roles = find_roles(frame, TableMeta(format="csv"))
+    assert "source_text" in roles.text
+    assert "counted twice" in roles.reasons["text:source_text"]
+    assert roles.response == "hypothesis"  # the input is no response
+
+
+def test_distinct_chinese_sentences_are_no_id() -> None:
+    """Distinct Chinese sentences (no spaces) are texts, not the items' id."""
+    frame = mt_table().drop(columns=["seg_id", "source", "hypothesis"])
+    frame["hypothesis"] = chinese(np.random.default_rng(2), len(frame), 20)
+    roles = find_roles(frame, TableMeta(format="csv"))
+    assert roles.item is None
+    assert "hypothesis" in roles.text
