@@ -94,3 +94,55 @@ def test_distinct_chinese_sentences_are_no_id() -> None:
     roles = find_roles(frame, TableMeta(format="csv"))
     assert roles.item is None
     assert "hypothesis" in roles.text
+
+
+def error_table(seed: int = 0) -> pd.DataFrame:
+    """``mt_table`` with an MQM-like label: 0 (no error) on about a third of the labeled
+    rows, else a penalty of minor (1), major (5) and punctuation (0.1) errors."""
+    frame = mt_table(seed)
+    rng = np.random.default_rng(seed)
+    quality = frame["comet"].to_numpy() - 0.8
+    errors = rng.poisson(np.exp(0.3 - 15 * quality))
+    major = rng.binomial(errors, 0.3)
+    mqm = -(errors - major + 5.0 * major + 0.1 * rng.poisson(0.3, len(frame)) * (errors > 0))
+    frame["mqm"] = np.where(frame["mqm"].notna(), mqm, np.nan)
+    return frame
+
+
+def test_an_error_score_is_bounded_at_zero_only(tmp_path, capsys) -> None:
+    """WMT22's mqm (<= 0, 0 = no error on ~40% of rows) had no scale, so group intervals
+    reached +7. Doctor finds the bound 0 and no other (the worst seen need not be the
+    worst possible: a bound too narrow would clip wrongly) and prints --scale=-inf:0 as
+    one argument (argparse takes '-inf:0' alone for an option); the command runs and no
+    interval passes 0. Without it, estimate's note names the same option."""
+    import json
+    import shlex
+
+    path = tmp_path / "mt.csv"
+    error_table().to_csv(path, index=False)
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out
+    scale_line = next(line for line in out.splitlines() if line.startswith("  scale "))
+    assert "-inf:0" in scale_line and "error score" in scale_line
+    command = shlex.split(out.split("run:\n", 1)[1].strip())
+    assert "--scale=-inf:0" in command
+    assert main([*command[1:], "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    highs = [row["ci_high"] for row in res["groups"]["aee"]["rows"]]
+    assert max(highs) <= 0 and res["mean"]["aee"]["ci_high"] <= 0
+    unbounded = [a for a in command[1:] if a != "--scale=-inf:0"]
+    assert main(unbounded) == 0
+    text = capsys.readouterr().out
+    assert "pass --scale=-inf:0" in text
+
+
+def test_error_scale_only_for_one_side_with_a_mass_at_zero() -> None:
+    from bacon_bayes.scale import error_scale
+
+    rng = np.random.default_rng(0)
+    penalties = np.where(rng.random(200) < 0.4, 0.0, -rng.exponential(4, 200))
+    assert error_scale(penalties).text == "-inf:0"
+    assert error_scale(-penalties).text == "0:inf"  # error counts: --outcome nonnegative
+    assert error_scale(penalties + 0.5) is None  # both sides of 0
+    assert error_scale(np.minimum(penalties, -0.1)) is None  # no mass at 0
+    assert error_scale(np.r_[0.0, 0.0, -rng.exponential(4, 200)]) is None  # 2 zeros

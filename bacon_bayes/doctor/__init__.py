@@ -24,7 +24,14 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.shrink import MIN_SEPARATE_LABELS, choose_pooling
 from bacon_bayes.order import natural_key
 from bacon_bayes.readers import TableMeta
-from bacon_bayes.scale import Scale, infer_scale, is_binary, naive_left_out
+from bacon_bayes.scale import (
+    Scale,
+    error_scale,
+    infer_scale,
+    is_binary,
+    naive_left_out,
+    scale_args,
+)
 
 __all__ = ["Profile", "profile"]
 
@@ -108,7 +115,7 @@ def _command(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] |
     if r.prompt and r.prompt != meta.prompt:
         cmd += ["--prompt", r.prompt]
     if p.scale is not None and p.scale.evident and not p.binary:
-        cmd += ["--scale", p.scale.text]
+        cmd += scale_args(p.scale)
     if p.unscored[0]:
         cmd += ["--drop-unscored"]
     return cmd
@@ -194,6 +201,8 @@ def profile(
     p.flags = score_flags(scores, frame[roles.group].to_numpy() if roles.group else None)
     if y is not None:
         p.scale, p.binary = _judges_top(infer_scale(y), p.scales), is_binary(y)
+        if p.scale is None or not p.scale.evident:  # an error score: bounded at 0 only
+            p.scale = error_scale(y) or p.scale
         if roles.judges:
             p.naive_note = naive_left_out(y, scores)
     if roles.group and y is not None:
