@@ -146,3 +146,29 @@ def test_error_scale_only_for_one_side_with_a_mass_at_zero() -> None:
     assert error_scale(penalties + 0.5) is None  # both sides of 0
     assert error_scale(np.minimum(penalties, -0.1)) is None  # no mass at 0
     assert error_scale(np.r_[0.0, 0.0, -rng.exponential(4, 200)]) is None  # 2 zeros
+
+
+def test_many_judges_for_few_labels_are_explained(tmp_path, capsys) -> None:
+    """SummEval's wide file: 36 judges (9 per dimension) for 31 coherence labels, kept
+    without a word. Doctor says what the estimator does then (the judges' ridge below
+    20 labels per coefficient) and which judges are named for the label's dimension."""
+    from bacon_bayes.doctor import RIDGE_BELOW
+    from bacon_bayes.surrogates import ALONE_BELOW
+
+    assert RIDGE_BELOW == ALONE_BELOW  # doctor may not import surrogates: kept equal here
+    rng = np.random.default_rng(0)
+    n = 240
+    truth = rng.normal(3, 0.8, n)
+    frame = pd.DataFrame({"system": np.tile([f"M{k}" for k in range(6)], n // 6)})
+    for dim in ("coherence", "fluency", "relevance"):
+        for model in ("gpt4", "gpt35", "llama70b", "llama13b"):
+            noise = rng.normal(0, 0.6 if dim == "coherence" else 1.2, n)
+            frame[f"judge:{model}|rts|{dim}"] = np.clip(np.round(truth + noise), 1, 5)
+    frame["expert_mean_coherence"] = np.where(rng.random(n) < 0.1, np.round(truth * 3) / 3, np.nan)
+    path = tmp_path / "wide.csv"
+    frame.to_csv(path, index=False)
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out.replace("\n", " ")
+    assert "judges for" in out and "the judges' ridge" in out and "first principal" in out
+    assert "--judge '*|rts|coherence' keeps only those" in out
+    assert "run:" in out  # a note, no refusal
