@@ -415,7 +415,8 @@ def _find_text(frame: pd.DataFrame, meta: TableMeta, roles: Roles) -> None:
             width = text_width(frame[c])
             if width >= TEXT_CHARS and not _code(frame[c]):
                 roles.text.append(c)
-                wide = f" ({width:.0f} with wide characters counted twice)" if width > chars else ""
+                wide = f" ({width:.0f} with wide characters counted twice)"
+                wide = wide if f"{width:.0f}" != f"{chars:.0f}" else ""
                 roles.reasons[f"text:{c}"] = f"strings of {chars:.0f} characters on average{wide}"
             elif RESPONSE_HINT.search(c) and frame[c].nunique() > len(frame) // 2:
                 roles.text.append(c)
