@@ -1,7 +1,8 @@
 """A study of True/False verdicts (TriviaQA's human judgement as shipped: True, False and
 blank cells): ``bacon sample`` records the verdicts already in the pool as a first wave
 and ``bacon label import`` takes a filled wave written as True/False, both as 1/0, as
-every reader of a table does (both refused them as not numbers)."""
+every reader of a table does (both refused them as not numbers), and records the label
+as binary."""
 
 from __future__ import annotations
 
@@ -43,3 +44,11 @@ def test_true_false_verdicts_are_labels(tmp_path: Path) -> None:
     stored = Study.open(root).labels
     assert set(stored["human"].unique()) <= {0.0, 1.0}
     assert len(stored) == int(pd.notna(verdict).sum()) + 20
+
+
+def test_a_study_of_verdicts_is_binary(tmp_path: Path) -> None:
+    """Without --outcome, a study whose pool holds 0/1 labels records them as categorical
+    (binary), as bacon estimate takes the same table; it recorded continuous, and the
+    study's classical intervals reached past 1 (TriviaQA: 1.07)."""
+    test_true_false_verdicts_are_labels(tmp_path)
+    assert Study.open(tmp_path / "study").config.outcome == "categorical"
