@@ -17,7 +17,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["CODES", "COMMON", "Scale", "infer_scale", "naive_left_out", "sentinel_codes"]
+__all__ = [
+    "CODES",
+    "COMMON",
+    "Scale",
+    "error_scale",
+    "infer_scale",
+    "naive_left_out",
+    "scale_args",
+    "sentinel_codes",
+]
 
 #: rating scales a range is snapped to (the narrowest holding the values, when they
 #: cover at least half of it)
@@ -37,6 +46,10 @@ CODES: tuple[float, ...] = (-1.0, 0.0, 99.0, 999.0, 9999.0, -99.0, -999.0)
 SPIKE = 3
 #: largest number of ratings a mean is looked for over
 MAX_RATINGS = 6
+#: an error score (0 = no error, penalties on one side): at least this share of the
+#: values, and :data:`ERROR_AT_ZERO_MIN` of them, at 0, and none across it
+ERROR_AT_ZERO = 0.1
+ERROR_AT_ZERO_MIN = 5
 
 
 @dataclass(frozen=True)
@@ -159,6 +172,49 @@ def infer_scale(values: np.ndarray | pd.Series) -> Scale | None:
         return None
     how = f"continuous values from {lo:.4g} to {hi:.4g}, within {_span(*snap)}"
     return Scale(float(snap[0]), float(snap[1]), how, 0)
+
+
+def error_scale(values: np.ndarray | pd.Series) -> Scale | None:
+    """The one-sided scale of an error score: values all <= 0 (or all >= 0) with a mass
+    at 0 (no error), like MQM (0 best, -25 or lower for a bad segment) or error counts.
+
+    The bound 0 is known; the other end is not: the worst value seen need not be the
+    worst possible, and an interval clipped at it could cut off the truth, while a bound
+    too wide only leaves an interval as it is. So the other end is infinite.
+
+    Parameters
+    ----------
+    values : array-like of float
+        Labels (NaN ignored).
+
+    Returns
+    -------
+    Scale or None
+        ``-inf:0`` or ``0:inf``; None when the values are not of that kind.
+    """
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    zero = int((v == 0).sum())
+    if zero < ERROR_AT_ZERO_MIN or zero < ERROR_AT_ZERO * v.size:
+        return None
+    below = bool((v < 0).any())
+    if below == bool((v > 0).any()):
+        return None  # both sides (or 0 only): no bound at 0
+    worst = float(v.min() if below else v.max())
+    side = "<= 0" if below else ">= 0"
+    how = (
+        f"an error score (0 = no error): every value {side}, {zero / v.size:.0%} at 0; "
+        f"bounded at 0, not at {worst:g}, the worst seen, which need not be the worst "
+        "possible (a bound too wide only leaves intervals as they are, one too narrow "
+        "would cut them wrongly)" + ("" if below else "; --outcome nonnegative fits it a hurdle")
+    )
+    return Scale(-np.inf, 0.0, how, 0) if below else Scale(0.0, np.inf, how, 0)
+
+
+def scale_args(scale: Scale) -> list[str]:
+    """``--scale`` and the scale as command-line arguments: one, ``--scale=-inf:0``, when
+    the scale starts with ``-`` (argparse would take ``-inf:0`` for an option)."""
+    return [f"--scale={scale.text}"] if scale.text.startswith("-") else ["--scale", scale.text]
 
 
 def sentinel_codes(values: np.ndarray | pd.Series) -> tuple[dict[float, int], Scale | None]:

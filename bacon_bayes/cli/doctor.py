@@ -26,7 +26,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "JSON Lines",
     )
     p.add_argument("--labels", metavar="FILE", help="CSV or Parquet of human labels joined by id")
-    p.add_argument("--label", help="the label column (default: found; needed with --labels)")
+    p.add_argument(
+        "--label",
+        help="the label column (default: found; with --labels, the labels file's one column "
+        "besides the id)",
+    )
     p.add_argument("--item", "--id", help="the id column (default: found; --id is the same)")
     add_judge_argument(
         p, help="a judge column (repeatable; patterns like 'judge:*' allowed; default: found)"
@@ -51,7 +55,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from bacon_bayes.doctor import profile
     from bacon_bayes.errors import ValidationError
-    from bacon_bayes.readers import join_labels, read_any
+    from bacon_bayes.readers import join_labels, label_column, read_any
     from bacon_bayes.readers.pair_table import looks_pairwise
 
     if not 0 < args.alpha < 1:
@@ -63,8 +67,7 @@ def run(args: argparse.Namespace) -> int:
         return run_doctor(args)
     item = args.item
     if args.labels:
-        if not args.label:
-            raise ValidationError("--labels needs --label, the labels file's label column")
+        args.label = args.label or label_column(frame, args.labels, args.item or meta.item)
         frame, item = join_labels(frame, args.labels, args.label, args.item or meta.item)
     elif args.label and args.label not in frame.columns:
         raise ValidationError(
@@ -78,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
         args.file,
         label=args.label,
         item=item if item != meta.item else None,
+        item_joined=bool(args.labels) and not args.item,
         labels=args.labels,
         alpha=args.alpha,
         judges=judge_columns(args.judge, list(frame.columns)) if args.judge else None,

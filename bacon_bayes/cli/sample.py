@@ -98,8 +98,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     new.add_argument("--label", default="label", help="name of the human label")
     new.add_argument(
         "--outcome",
-        default="continuous",
-        help="type of the label: continuous (default), ordinal, nonnegative or categorical",
+        help="type of the label: continuous (default; categorical when the labels already "
+        "in the pool are 0/1, as bacon estimate takes them), ordinal, nonnegative or "
+        "categorical",
     )
     new.add_argument("--scale", help="allowed label range, e.g. 1:5")
     new.add_argument("--levels", help="allowed label values, e.g. 1,2,3,4,5")
@@ -250,7 +251,7 @@ def _remove_new_study(root: Path, existed: bool, lock_existed: bool) -> None:
 _NEW_STUDY_OPTIONS = {
     "item": None,
     "label": "label",
-    "outcome": "continuous",
+    "outcome": None,
     "levels": None,
     "scale": None,
     "judges": [],
@@ -322,6 +323,16 @@ def _existing_labels(args: argparse.Namespace, source: Path) -> str | None:
     return "wave" if label in head.columns and head[label].notna().any() else None
 
 
+def _guess_outcome(source: Path, item: str, label: str) -> str:
+    """The label's type when ``--outcome`` is not given, as ``bacon estimate`` guesses it
+    on a table: categorical when the labels already in the pool are 0 and 1 (True/False
+    included), else continuous."""
+    from bacon_bayes.cli.estimate import guess_outcome
+    from bacon_bayes.study.folder import read_pool
+
+    return guess_outcome(read_pool(source, item), label)
+
+
 def _new_config(args: argparse.Namespace, source: Path, root: Path) -> StudyConfig:
     from bacon_bayes.study import StudyConfig
 
@@ -329,7 +340,7 @@ def _new_config(args: argparse.Namespace, source: Path, root: Path) -> StudyConf
         pool=os.path.relpath(source.resolve(), root.resolve()),
         item=pool_item(args, source),
         label=args.label,
-        outcome=args.outcome,
+        outcome=args.outcome or _guess_outcome(source, pool_item(args, source), args.label),
         levels=_numbers(args.levels, "levels"),
         scale=_numbers(args.scale, "scale"),
         judges=list(file_judge_columns(args.judge, source, required=False)),

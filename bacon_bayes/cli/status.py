@@ -45,6 +45,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     q.add_argument("--model", help="outcome family of the calibrator")
     q.add_argument("--no-questions", action="store_true", help="only the counts per wave")
+    q.add_argument(
+        "--pairs",
+        choices=("summary", "all"),
+        default="summary",
+        help="the groups' pairs: summary (default: with more than 15 pairs, the settled "
+        "ones and a count of the others) or all",
+    )
+
     p.set_defaults(func=run)
 
 
@@ -88,8 +96,9 @@ def run(args: argparse.Namespace) -> int:
 def print_questions(args: argparse.Namespace) -> None:
     """Whether each question is settled (a question that cannot be answered yet says why)."""
     from bacon_bayes.errors import BaconError
+    from bacon_bayes.report.comparisons import SUMMARY_PAIRS
     from bacon_bayes.study import StudyConfig
-    from bacon_bayes.study.settled import fit_study, last_labeled_wave, questions
+    from bacon_bayes.study.settled import fit_study, last_labeled_wave, question_lines, questions
 
     wave = last_labeled_wave(args.study)
     if wave is None:
@@ -109,8 +118,8 @@ def print_questions(args: argparse.Namespace) -> None:
         f"questions after wave {wave} ({cal.pool_.n_labeled} labels; {kind}, "
         f"{100 * (1 - args.alpha):g}% at every wave):"
     )
-    for q in found:
-        state = {True: "settled: ", False: "not yet: ", None: ""}[q.settled]
-        print(f"  {q.name}: {state}{q.answer}")
+    limit = None if args.pairs == "all" else SUMMARY_PAIRS
+    for text in question_lines(found, limit):
+        print(f"  {text}")
     if cal.pool_.groups is None:
         print("  (no groups: --group COLUMN asks about each pair's sign and the best group)")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import re
 import shlex
 from dataclasses import dataclass, field
 
@@ -24,7 +25,14 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.shrink import MIN_SEPARATE_LABELS, choose_pooling
 from bacon_bayes.order import natural_key
 from bacon_bayes.readers import TableMeta
-from bacon_bayes.scale import Scale, infer_scale, is_binary, naive_left_out
+from bacon_bayes.scale import (
+    Scale,
+    error_scale,
+    infer_scale,
+    is_binary,
+    naive_left_out,
+    scale_args,
+)
 
 __all__ = ["Profile", "profile"]
 
@@ -32,6 +40,11 @@ __all__ = ["Profile", "profile"]
 MIN_GROUP_LABELS = 5
 #: ``bacon estimate``'s cross-fitting folds (its ``--folds`` default)
 FOLDS = 5
+#: labels per coefficient below which the frequentist default uses the judges' ridge
+#: (:data:`bacon_bayes.surrogates.ALONE_BELOW`, which doctor may not import)
+RIDGE_BELOW = 20.0
+#: doctor says what happens with fewer labels than this per judge
+FEW_PER_JUDGE = 3
 
 
 @dataclass
@@ -64,26 +77,39 @@ class Profile:
     #: rows without any judge score: (without a label, with a label), and where they are
     unscored: tuple[int, int] = (0, 0)
     unscored_where: str = ""
+    #: what happens with many judges for few labels ("" otherwise)
+    judges_note: str = ""
 
     def to_text(self) -> str:
         """The profile as the text ``bacon doctor`` prints."""
         return _text(self)
 
 
+def _common_prefix(names: list[str]) -> str:
+    prefix = names[0]
+    for j in names[1:]:
+        while not j.startswith(prefix):
+            prefix = prefix[:-1]
+    return prefix
+
+
 def _judge_args(judges: list[str], columns: list[str]) -> list[str]:
-    """``--judge`` arguments: one shell pattern for judges that share a prefix (and
-    no other column has), else one per judge."""
+    """``--judge`` arguments: one shell pattern for judges that share a prefix or a
+    suffix (and no other column has), else one per judge."""
     if len(judges) > 2:
-        prefix = judges[0]
-        for j in judges[1:]:
-            while not j.startswith(prefix):
-                prefix = prefix[:-1]
+        prefix = _common_prefix(judges)
+        suffix = _common_prefix([j[::-1] for j in judges])[::-1]
         cut = max(prefix.rfind(c) for c in ":_-./|")
-        if cut > 0:
-            pattern = prefix[: cut + 1] + "*"
-            if not any(ch in pattern[:-1] for ch in "*?[") and sorted(
-                fnmatch.filter(columns, pattern)
-            ) == sorted(judges):
+        start = min((k for k in map(suffix.find, ":_-./|") if k >= 0), default=-1)
+        for pattern in (
+            prefix[: cut + 1] + "*" if cut > 0 else "",
+            "*" + suffix[start:] if start >= 0 and len(suffix) - start > 1 else "",
+        ):
+            if (
+                pattern
+                and not any(ch in pattern.strip("*") for ch in "*?[")
+                and sorted(fnmatch.filter(columns, pattern)) == sorted(judges)
+            ):
                 return ["--judge", pattern]
     out: list[str] = []
     for j in judges:
@@ -108,7 +134,7 @@ def _command(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] |
     if r.prompt and r.prompt != meta.prompt:
         cmd += ["--prompt", r.prompt]
     if p.scale is not None and p.scale.evident and not p.binary:
-        cmd += ["--scale", p.scale.text]
+        cmd += scale_args(p.scale)
     if p.unscored[0]:
         cmd += ["--drop-unscored"]
     return cmd
@@ -147,6 +173,7 @@ def profile(
     judges: list[str] | None = None,
     group: str | None = None,
     prompt: str | None = None,
+    item_joined: bool = False,
 ) -> Profile:
     """Profile a table of judge scores.
 
@@ -167,6 +194,8 @@ def profile(
     judges, group, prompt : optional
         The judge columns, group and prompt column when named by the user (taken as
         given, and passed on in the printed command).
+    item_joined : bool
+        Whether ``item`` is the id the labels file was joined on, found, not named.
 
     Returns
     -------
@@ -181,6 +210,7 @@ def profile(
         judges=judges,
         group=group,
         prompt=prompt,
+        item_joined=item_joined,
     )
     p = Profile(file=file, meta=meta, n_rows=len(frame), roles=roles, alpha=alpha)
     y = frame[roles.label].to_numpy(dtype=float) if roles.label else None
@@ -190,6 +220,8 @@ def profile(
     p.flags = score_flags(scores, frame[roles.group].to_numpy() if roles.group else None)
     if y is not None:
         p.scale, p.binary = _judges_top(infer_scale(y), p.scales), is_binary(y)
+        if p.scale is None or not p.scale.evident:  # an error score: bounded at 0 only
+            p.scale = error_scale(y) or p.scale
         if roles.judges:
             p.naive_note = naive_left_out(y, scores)
     if roles.group and y is not None:
@@ -222,8 +254,40 @@ def profile(
             p.unscored_where = ", ".join(f"{k}: {v}" for k, v in top.items())
     p.too_few = _too_few(frame, roles, y)
     p.command = None if p.too_few or p.unscored[1] or roles.long else _command(p, frame, labels)
+    p.judges_note = _many_judges(roles, y, [str(c) for c in frame.columns])
     p.can = _can(p, y)
     return p
+
+
+def _many_judges(roles: Roles, y: np.ndarray | None, columns: list[str]) -> str:
+    """What ``bacon estimate`` does with fewer than :data:`FEW_PER_JUDGE` labels per
+    judge, and the judges named like the label, if some are (a choice by name, not by
+    the labels), else ``""``."""
+    k, n = len(roles.judges), 0 if y is None else int(np.isfinite(y).sum())
+    if k < 2 or n == 0 or n >= FEW_PER_JUDGE * k:
+        return ""
+    note = (
+        f"{k} judges for {n} labels ({n / k:.1f} per judge): too few to weigh each judge by "
+        f"the labels. With under {RIDGE_BELOW:g} labels per judge (per coefficient of its "
+        "model), bacon estimate's frequentist default does not fit its model's weights for "
+        "the means: it uses the judges' ridge, the label regressed on the judges' first "
+        "principal component (what they agree on) with each judge's own deviation from it "
+        "shrunk hard toward 0 (a fixed penalty), each labeled item predicted by the fit "
+        "without it; so the judges count mostly through their consensus. The intervals stay "
+        "valid whatever the judges; judges that only add noise widen them"
+    )
+    words = [w for w in re.split(r"[^a-z0-9]+", (roles.label or "").lower()) if len(w) >= 4]
+    for w in words:
+        named = [j for j in roles.judges if w in re.split(r"[^a-z0-9]+", j.lower())]
+        if 0 < len(named) < k:
+            args = shlex.join(_judge_args(named, columns))
+            note += (
+                f". {len(named)} of them are named for {w!r}, as the label is: {args} "
+                "keeps only those (chosen by name before looking at the estimates, it costs "
+                "no validity)"
+            )
+            break
+    return note
 
 
 def _too_few(frame: pd.DataFrame, roles: Roles, y: np.ndarray | None) -> str:
@@ -274,6 +338,8 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
         f"the mean label over {'all ' if kept == p.n_rows else ''}{kept} items from {n} labels "
         f"and {len(r.judges)} judge(s): calibrated (AEE), {baselines}, with intervals"
     ]
+    if p.judges_note:
+        out.append(p.judges_note)
     if p.unscored[0]:
         out.append(
             f"{p.unscored[0]} row(s) have no judge score and no label{where}: nothing to "

@@ -53,8 +53,18 @@ NOT_JUDGE = re.compile(
 DENSE = 0.5
 #: judges with |Spearman| below this against the labels are left out
 MIN_RHO = 0.1
-#: mean length (characters) from which a string column counts as text
+#: mean width (characters, East Asian wide ones counted twice) from which a string
+#: column counts as text
 TEXT_CHARS = 40
+#: East Asian wide and full-width characters (CJK ideographs, kana, hangul, full-width
+#: forms): each carries about a word, and a terminal gives it two columns
+WIDE = (
+    "[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60"
+    "\uffe0-\uffe6\U00020000-\U0003fffd]"
+)
+#: this many wide characters make a string several words (a CJK phrase has no spaces)
+WIDE_WORDS = 4
 MAX_GROUPS = 50
 
 
@@ -113,8 +123,22 @@ def _is_index(values: pd.Series) -> bool:
 
 
 def _words(s: pd.Series) -> bool:
-    """Strings of several words on most rows (texts, not ids)."""
-    return _is_str(s) and float(s.astype(str).str.strip().str.contains(r"\s").mean()) > 0.5
+    """Strings of several words on most rows (texts, not ids): with a space, or with
+    :data:`WIDE_WORDS` wide (CJK) characters, which carry a word each and no spaces."""
+    if not _is_str(s):
+        return False
+    v = s.astype(str).str.strip()
+    return float((v.str.contains(r"\s") | (v.str.count(WIDE) >= WIDE_WORDS)).mean()) > 0.5
+
+
+def text_width(s: pd.Series) -> float:
+    """Mean width of the strings of ``s`` in characters, East Asian wide characters
+    counted twice (a Chinese sentence of 40 characters is longer than an English one of
+    40 letters: as long as about 80)."""
+    v = s.dropna().astype(str)
+    if v.empty:
+        return 0.0
+    return float((v.str.len() + v.str.count(WIDE)).mean())
 
 
 def _code(s: pd.Series) -> bool:
@@ -123,12 +147,16 @@ def _code(s: pd.Series) -> bool:
     return bool(len(v)) and float((v.str.isascii() & ~v.str.contains(r"\s")).mean()) > 0.5
 
 
-def _find_item(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: Roles) -> None:
+def _find_item(
+    frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: Roles, joined: bool = False
+) -> None:
     if given or meta.item:
         roles.item = given or meta.item
         generic = meta.format in ("jsonl", "json")
         roles.reasons["id"] = (
-            "--item"
+            "the labels file is joined on it (the id column both files have)"
+            if given and joined
+            else "--item"
             if given
             else "named like an id"
             if generic
@@ -384,9 +412,12 @@ def _find_text(frame: pd.DataFrame, meta: TableMeta, roles: Roles) -> None:
             if c in taken:
                 continue
             chars = float(frame[c].dropna().astype(str).str.len().mean())
-            if chars >= TEXT_CHARS and not _code(frame[c]):
+            width = text_width(frame[c])
+            if width >= TEXT_CHARS and not _code(frame[c]):
                 roles.text.append(c)
-                roles.reasons[f"text:{c}"] = f"strings of {chars:.0f} characters on average"
+                wide = f" ({width:.0f} with wide characters counted twice)"
+                wide = wide if f"{width:.0f}" != f"{chars:.0f}" else ""
+                roles.reasons[f"text:{c}"] = f"strings of {chars:.0f} characters on average{wide}"
             elif RESPONSE_HINT.search(c) and frame[c].nunique() > len(frame) // 2:
                 roles.text.append(c)
                 roles.reasons[f"text:{c}"] = (
@@ -413,6 +444,7 @@ def find_roles(
     judges: list[str] | None = None,
     group: str | None = None,
     prompt: str | None = None,
+    item_joined: bool = False,
 ) -> Roles:
     """Find the id, label, judge, group, prompt and text columns of ``frame``.
 
@@ -426,6 +458,9 @@ def find_roles(
         The label and id columns when the user named them (``--label``, ``--item``).
     labels_joined : bool
         Whether the label column came from a ``--labels`` file.
+    item_joined : bool
+        Whether ``item`` is the column the labels file was joined on, found rather than
+        named by the user.
     judges, group, prompt : optional
         The judge columns, group and prompt column when the user named them (``--judge``,
         ``--group``, ``--prompt``): taken as given.
@@ -436,7 +471,7 @@ def find_roles(
         The columns found and why.
     """
     roles = Roles()
-    _find_item(frame, meta, item, roles)
+    _find_item(frame, meta, item, roles, item_joined)
     _find_label(frame, label, labels_joined, roles)
     if not meta.judges and not judges:
         roles.long = _long(frame, roles)
@@ -476,7 +511,7 @@ def _long(frame: pd.DataFrame, roles: Roles) -> str | None:
         for c in _categorical(frame, roles)
         if c != judge
         and not _words(frame[c])
-        and (_code(frame[c]) or frame[c].dropna().astype(str).str.len().mean() < TEXT_CHARS)
+        and (_code(frame[c]) or text_width(frame[c]) < TEXT_CHARS)
     ]
     keys = [c for c in short if GROUP_HINT.search(c) or PROMPT_HINT.search(c) or c in ID_NAMES]
     if not keys or frame.duplicated(keys).mean() < 0.5:

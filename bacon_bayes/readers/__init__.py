@@ -18,11 +18,19 @@ import pandas as pd
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import bools_as_floats, read_table
-from bacon_bayes.readers.labels import join_labels
+from bacon_bayes.readers.labels import join_labels, label_column
 from bacon_bayes.readers.meta import TableMeta
 from bacon_bayes.readers.pairwise import read_pairwise
 
-__all__ = ["FORMATS", "TableMeta", "join_labels", "read_any", "read_pairwise", "sniff"]
+__all__ = [
+    "FORMATS",
+    "TableMeta",
+    "join_labels",
+    "label_column",
+    "read_any",
+    "read_pairwise",
+    "sniff",
+]
 
 #: The recursion limit while a JSON document is read and flattened: deeper nesting is
 #: refused (no evaluation tool writes it), whatever limit a library has set.

@@ -30,6 +30,29 @@ def key_column(frame: pd.DataFrame, labels: pd.DataFrame, item: str | None, labe
     )
 
 
+def label_column(frame: pd.DataFrame, path: str | Path, item: str | None) -> str:
+    """The label column of the labels file ``path`` when ``--label`` is not given: its
+    one column besides the id (``item``, else the columns the table has too).
+
+    Raises
+    ------
+    ValidationError
+        No such column, or several: the error lists the labels file's columns.
+    """
+    labels = read_table(path)
+    keys = {item} if item is not None else {c for c in labels.columns if c in frame.columns}
+    rest = [str(c) for c in labels.columns if c not in keys]
+    if len(rest) == 1:
+        return rest[0]
+    shown = ", ".join(map(str, labels.columns[:12]))
+    more = f" and {len(labels.columns) - 12} more" if len(labels.columns) > 12 else ""
+    why = "several columns besides the id" if rest else "no column besides the id"
+    raise ValidationError(
+        f"--labels needs --label, the labels file's label column: {str(path)!r} has {why} "
+        f"(its columns: {shown}{more}); pass --label with one of them."
+    )
+
+
 def join_labels(
     frame: pd.DataFrame, path: str | Path, label: str, item: str | None
 ) -> tuple[pd.DataFrame, str]:

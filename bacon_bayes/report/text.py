@@ -158,9 +158,11 @@ def scale_note(cal: Calibrator, means: list, groups: list | None) -> str:
     ends += [(a, b) for t in groups or [] for a, b in zip(t.ci_low, t.ci_high, strict=True)]
     if not any(a < lo or b > hi for a, b in ends if np.isfinite(a) and np.isfinite(b)):
         return ""
-    from bacon_bayes.scale import infer_scale
+    from bacon_bayes.scale import error_scale, infer_scale, scale_args
 
     scale = infer_scale(y)
+    if scale is None or not scale.evident:  # the levels' range is no scale to clip at
+        scale = error_scale(y)
     if scale is None:
         return (
             f"\nnote: some intervals reach past the labels' range [{lo:g}, {hi:g}]; if the "
@@ -169,7 +171,8 @@ def scale_note(cal: Calibrator, means: list, groups: list | None) -> str:
         )
     return (
         f"\nnote: some intervals reach past the labels' range [{lo:g}, {hi:g}]; the labels "
-        f"look like {scale.how}: pass --scale {scale.text} to keep them inside that scale"
+        f"look like {scale.how}: pass {' '.join(scale_args(scale))} to keep them inside "
+        "that scale"
     )
 
 

@@ -68,7 +68,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import check_header, reading
+from bacon_bayes.io import bools_as_floats, check_header, reading
 from bacon_bayes.outputs import PAUSE_ENV, atomic_write_text, remove_dead_temps_in
 
 __all__ = [
@@ -249,6 +249,7 @@ def read_pool(path: Path, item: str) -> pd.DataFrame:
         else:
             frame = pd.read_csv(path, dtype={item: str}, keep_default_na=True)
     check_header(path, frame)  # two columns of one name: refused, as every reader does
+    frame = bools_as_floats(frame)  # True/False with blanks: 1/0, as every reader does
     if item not in frame.columns:
         raise ValidationError(
             f"pool file {path} has no id column {item!r}; columns are "

@@ -175,7 +175,7 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
                 f"{_rows(outside, frame, cfg.item, raw)}; their inclusion probability is "
                 "unknown, so their labels would bias the estimates - remove them"
             )
-        numeric = pd.to_numeric(raw.where(~blank), errors="coerce")
+        numeric = _numbers(raw.where(~blank))
         not_number = (numeric.isna() & ~blank) | ~np.isfinite(numeric.fillna(0.0))
         if not_number.any():
             raise ValidationError(
@@ -262,7 +262,7 @@ def pool_label_wave(
     if cfg.label not in frame.columns or not frame[cfg.label].notna().any():
         return None
     raw = frame[cfg.label].astype(str).where(frame[cfg.label].notna(), "").str.strip()
-    numeric = pd.to_numeric(raw.where(raw != ""), errors="coerce")
+    numeric = _numbers(raw.where(raw != ""))
     bad = (numeric.isna() & (raw != "")).to_numpy()
     if bad.any():
         raise ValidationError(
@@ -349,3 +349,10 @@ def record_pool_labels(root: str | Path, prior: str = "uniform") -> int:
         )
         study.write_labels(labels)
         return int(labeled.sum())
+
+
+def _numbers(raw: pd.Series) -> pd.Series:
+    """Labels written as text as numbers (NaN where not one): True/False (any case, as
+    a spreadsheet or pandas writes a verdict) as 1/0, as every reader takes them."""
+    low = raw.str.lower()
+    return pd.to_numeric(raw.mask(low == "true", "1").mask(low == "false", "0"), errors="coerce")

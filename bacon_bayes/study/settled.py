@@ -49,6 +49,7 @@ __all__ = [
     "last_labeled_wave",
     "look_estimates",
     "parse_goal",
+    "question_lines",
     "questions",
     "until_budget",
     "wave_budget",
@@ -329,6 +330,45 @@ def questions(
         out.append(Question(f"sign of {a} - {b}", settled, answer, float(need[k])))
     out.append(_best_question(means, diffs, need, cap))
     return out
+
+
+#: unsettled pairs named by ``question_lines``' summary (those nearest to settled)
+NEAREST = 3
+
+
+def question_lines(found: list[Question], limit: int | None = None) -> list[str]:
+    """The questions as ``bacon status`` prints them, one line each; with more than
+    ``limit`` pairs (None: no limit), every settled pair, then one line counting the
+    pairs whose sign is not known yet, naming the :data:`NEAREST` nearest to settled."""
+    pairs = [q for q in found if q.name.startswith("sign of ")]
+
+    def line(q: Question) -> str:
+        state = {True: "settled: ", False: "not yet: ", None: ""}[q.settled]
+        return f"{q.name}: {state}{q.answer}"
+
+    if limit is None or len(pairs) <= limit:
+        return [line(q) for q in found]
+    open_ = [q for q in pairs if not q.settled]
+    near = sorted(open_, key=lambda q: math.inf if q.more_labels is None else q.more_labels)
+    shown = [
+        f"{q.name[len('sign of ') :]}"
+        + (f" (about {int(q.more_labels)} more labels)" if _finite(q.more_labels) else "")
+        for q in near[:NEAREST]
+    ]
+    at = [k for k, q in enumerate(found) if q.name.startswith("sign of ")]
+    out = [line(q) for q in found[: at[0]]] + [line(q) for q in pairs if q.settled]
+    if open_:
+        out.append(
+            f"{len(open_)} of {len(pairs)} pairs: sign not yet known"
+            + (f" (nearest to settled: {'; '.join(shown)})" if shown else "")
+            + "; --pairs all lists every pair"
+        )
+    out += [line(q) for q in found[at[-1] + 1 :]]
+    return out
+
+
+def _finite(m: float | None) -> bool:
+    return m is not None and bool(np.isfinite(m))
 
 
 def _best_question(

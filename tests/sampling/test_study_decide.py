@@ -210,3 +210,26 @@ def test_report_plots_the_sequence_across_the_waves(
     assert bacon("estimate", str(root), "--engine", "freq", "--fixed", "--json") == 0
     fixed = json.loads(capsys.readouterr().out)["mean"]["aee"]
     assert table["fixed_low"].iloc[-1] == pytest.approx(fixed["ci_low"], abs=1e-3)
+
+
+def test_status_summarises_many_pairs() -> None:
+    """12 systems make 66 sign-of-pair lines; with more than 15 pairs status prints the
+    settled ones and one line counting the others, naming the nearest to settled;
+    ``limit=None`` (``--pairs all``) keeps every line."""
+    from bacon_bayes.study.settled import Question, question_lines
+
+    names = [f"M{k}" for k in range(12)]
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    found = [Question("pool mean", None, "3.1 [2.9, 3.3]", None)]
+    for k, (a, b) in enumerate(pairs):
+        settled = k < 4
+        more = 0.0 if settled else float(500 - k) if k < 40 else float("inf")
+        found.append(Question(f"sign of {a} - {b}", settled, "+0.1 [-0.2, +0.4]", more))
+    found.append(Question("best group (highest mean)", False, "M0 leads", 100.0))
+    lines = question_lines(found, 15)
+    assert len(lines) == 1 + 4 + 1 + 1
+    assert lines[0].startswith("pool mean") and lines[-1].startswith("best group")
+    assert lines[5].startswith("62 of 66 pairs: sign not yet known")
+    assert "M4 - M6 (about 461 more labels); M4 - M5" in lines[5] and "--pairs all" in lines[5]
+    assert len(question_lines(found, None)) == len(found)
+    assert len(question_lines(found[:10] + found[-1:], 15)) == 11  # few pairs: all
