@@ -567,8 +567,13 @@ def bradley_terry(
     f_l = np.zeros(idx.size) if f is None else f[idx]
     r = (y_l - s[idx]) - lam_v * (f_l - s[idx])
     # the residuals are fitted by the M - 1 strengths (and lambda): the small-sample
-    # factor n / (n - p) of the sandwich (HC1), as a regression's residual variance
-    spent = (m - 1) + (1 if f is not None and lam is None and power_tuning else 0)
+    # factor n / (n - p) of the sandwich (HC1), as a regression's residual variance.
+    # lambda counts only where the tuning chose it inside (0, 1): at an end of the range
+    # (0: the labels alone, the same estimate and interval) or moved off its optimum, it
+    # did not fit the residuals
+    tuned = f is not None and lam is None and power_tuning
+    moved = "power_lambda_reduced_from" in details or "power_lambda_floor" in details
+    spent = (m - 1) + (1 if tuned and not moved and 0.0 < lam_v < 1.0 else 0)
     meat = _design_meat(r[:, None] * x, c, centre) * idx.size / max(idx.size - spent, 1)
     q = c
     if target == "population" and codes is not None:
