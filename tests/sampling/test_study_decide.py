@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -233,3 +234,55 @@ def test_status_summarises_many_pairs() -> None:
     assert "M4 - M6 (about 461 more labels); M4 - M5" in lines[5] and "--pairs all" in lines[5]
     assert len(question_lines(found, None)) == len(found)
     assert len(question_lines(found[:10] + found[-1:], 15)) == 11  # few pairs: all
+
+
+def test_status_reads_the_study_scale_and_asks_nothing_more_of_a_settled_sign(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """``bacon status`` fits on the scale the study recorded, as ``bacon estimate STUDY``
+    (its intervals of a difference reached past the label's range, -4.01 on 1-5), and a
+    settled sign says no "more labels" (it asked for more when half the interval's
+    width, shrunk and clipped, exceeded the estimate: SummEval's M9 - M17)."""
+    from bacon_bayes.study.settled import fit_study, questions
+
+    rng = np.random.default_rng(3)
+    system = rng.choice(["s1", "s2", "s3"], N_POOL)
+    truth = np.where(system == "s1", 5.0, rng.choice([1.0, 2.0], N_POOL))
+    truth = np.where(rng.random(N_POOL) < 0.1, 3.0, truth)
+    frame = pd.DataFrame({"id": [f"doc{i:03d}" for i in range(N_POOL)], "system": system})
+    frame["judge_a"] = np.clip(truth + rng.normal(0, 1.5, N_POOL), 1, 5).round(2)
+    frame["truth"] = truth
+    pool = tmp_path / "pool.csv"
+    frame.to_csv(pool, index=False)
+    root = tmp_path / "study"
+    assert bacon(
+        "sample", str(pool), "--study", str(root), "--budget", "24", "--item", "id",
+        "--label", "human", "--judge", "judge_a", "--group", "system", "--scale", "1:5",
+        "--out", str(tmp_path / "todo1.csv"),
+    ) == 0  # fmt: skip
+    import_labels(root, fill(tmp_path / "todo1.csv", pool, tmp_path / "filled1.csv"))
+    cal = fit_study(root)
+    assert cal.bounds_ == (1.0, 5.0)
+    found = [q for q in questions(cal) if q.name.startswith("sign of ")]
+    assert all(q.more_labels == 0 for q in found if q.settled)
+    assert any(q.settled for q in found)
+    # a settled interval far from centred on its estimate (half its width > |estimate|)
+    plain = cal.compare_groups
+
+    def skewed(*args: object, **kwargs: object) -> object:
+        t = plain(*args, **kwargs)  # type: ignore[arg-type]
+        d = np.abs(t.estimate)
+        return replace(t, ci_low=0.01 * d, ci_high=5.0 * d, estimate=d)
+
+    cal.compare_groups = skewed  # type: ignore[method-assign]
+    found = [q for q in questions(cal) if q.name.startswith("sign of ")]
+    assert found and all(q.settled and q.more_labels == 0 for q in found)
+    assert all("more labels" not in q.answer for q in found)
+    capsys.readouterr()
+    assert bacon("status", str(root)) == 0
+    lines = question_lines(capsys.readouterr().out)
+    for name, line in ((k, v) for k, v in lines.items() if k.startswith("sign of ")):
+        if line.startswith("settled"):
+            assert "more labels" not in line, (name, line)
+        numbers = [float(x) for x in re.findall(r"\[([-+.\de]+), ([-+.\de]+)\]", line)[0]]
+        assert -4 <= numbers[0] <= numbers[1] <= 4
