@@ -4,6 +4,7 @@ the report plots the sequence across the waves (issue 41, point 3)."""
 
 from __future__ import annotations
 
+import html as html_lib
 import json
 import re
 from dataclasses import replace
@@ -211,6 +212,46 @@ def test_report_plots_the_sequence_across_the_waves(
     assert bacon("estimate", str(root), "--engine", "freq", "--fixed", "--json") == 0
     fixed = json.loads(capsys.readouterr().out)["mean"]["aee"]
     assert table["fixed_low"].iloc[-1] == pytest.approx(fixed["ci_low"], abs=1e-3)
+
+
+def _population_and_resolved(path: Path) -> tuple[float, float, str]:
+    """The report's AEE population interval and its comparisons' "N of M pairs resolved"."""
+    html = path.read_text()
+    section = html.split('id="estimates"', 1)[1]
+    row = section.split("calibrated (AEE)", 1)[1].split("</tr>", 1)[0]
+    cells = [float(c) for c in re.findall(r"<td>([-\d.]+)</td>", row)]
+    resolved = re.search(r"(\d+ of \d+) pairs resolved", html)
+    return cells[2], cells[3], resolved.group(1) if resolved else ""
+
+
+def test_report_on_a_study_gives_estimate_s_anytime_intervals(
+    grouped: tuple[Path, Path], capsys: pytest.CaptureFixture, tmp_path: Path
+) -> None:
+    """``bacon report STUDY`` gives the intervals ``bacon estimate STUDY`` prints (anytime
+    by default, ``--fixed`` one look's) and says which: it showed one look's without saying
+    so (SummEval: 16 of 66 pairs resolved where estimate and status said 10)."""
+    root, pool = grouped
+    assert bacon("sample", str(root), "--budget", "40", "--seed", "3") == 0
+    label_wave(root, pool, 2)
+    found = {}
+    for how in ("anytime", "fixed"):
+        flags = ["--fixed"] if how == "fixed" else []
+        out = tmp_path / f"{how}.html"
+        assert bacon("report", str(root), "--engine", "freq", *flags, "--out", str(out)) == 0
+        capsys.readouterr()
+        assert bacon("estimate", str(root), "--engine", "freq", *flags, "--json") == 0
+        said = json.loads(capsys.readouterr().out)
+        low, high, resolved = _population_and_resolved(out)
+        aee = said["mean"]["aee"]
+        assert (low, high) == pytest.approx((aee["ci_low"], aee["ci_high"]), abs=1e-3)
+        compared = said["comparisons"]
+        assert resolved == f"{compared['n_resolved']} of {compared['n_pairs']}"
+        found[how] = (high - low, out.read_text())
+    assert found["anytime"][0] > found["fixed"][0]
+    assert "confidence sequence: valid at every wave" in found["anytime"][1]
+    assert "one look&#x27;s" in found["fixed"][1] or "one look's" in found["fixed"][1]
+    page = html_lib.unescape(found["fixed"][1])  # every interval says what it guarantees
+    assert "the ranks each group can take" in page and "not adjusted for the number" in page
 
 
 def test_status_summarises_many_pairs() -> None:
