@@ -178,3 +178,23 @@ def test_an_error_score_scale_runs_through_the_study(tmp_path, capsys, monkeypat
     assert main(["report", "pool.study", "--engine", "freq", "--out", "r.html"]) == 0
     assert means["interval_kind"] == "confidence sequence"
     assert all(row["ci_high"] <= 0 for row in means["groups"]["aee"]["rows"])
+
+
+def test_plan_without_a_goal_names_the_goals_with_a_command_that_runs(
+    tmp_path, capsys, monkeypatch
+):
+    """``bacon plan`` with no goal stopped with "give exactly one goal: --half-width H
+    ..."; it now lists the goals with values from the table's labels and what each asks,
+    and an example command that runs as printed (exit 2 still: no question is assumed)."""
+    monkeypatch.chdir(tmp_path)
+    table(tmp_path)
+    capsys.readouterr()
+    assert main(["plan", "pool.csv", *READ]) == 2
+    err = capsys.readouterr().err
+    for goal in ("--half-width", "--group-mean s0", "--difference s0 s1 --delta", "--top"):
+        assert goal in err, err
+    assert "labels alone give now" in err
+    example = shlex.split(err.split("for example:", 1)[1].strip())
+    assert example[0] == "bacon" and "--half-width" in example
+    assert main(example[1:]) == 0
+    assert "goal: CI half-width <=" in capsys.readouterr().out
