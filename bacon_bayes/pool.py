@@ -477,11 +477,13 @@ def _outcome_spec(
             if seen.size < 2:
                 raise ValidationError(
                     f"cannot infer the levels of a {kind} label from {seen.size} distinct "
-                    "labeled value(s); pass levels explicitly (e.g. levels=[1, 2, 3, 4, 5])."
+                    "labeled value(s); declare them: --levels 1,2,3,4,5 (levels=[1, 2, 3, "
+                    "4, 5] in Python), for example."
                 )
+            listed = ",".join(f"{v:g}" for v in seen)
             notes.append(
-                f"levels {seen.tolist()} inferred from the labels; pass levels= (bacon: "
-                "--levels) to declare them."
+                f"levels {listed} inferred from the labels; --levels {listed} (levels=[...] "
+                "in Python) declares them, e.g. when some level has no label yet."
             )
             return OutcomeSpec(kind, tuple(float(v) for v in seen))  # type: ignore[arg-type]
         lv = np.asarray(levels, dtype=float)

@@ -327,3 +327,30 @@ def test_true_false_columns_with_blanks_and_unscored_rows(tmp_path, capsys) -> N
         again = estimate_json([*argv, *scores, *item], capsys)
         assert any("left out 100 row(s)" in note for note in again["pool"]["notes"])
         assert np.ravel(_all_estimates(again)) == pytest.approx(np.ravel(_all_estimates(result)))
+
+
+def test_items_per_group_are_those_the_command_keeps(tmp_path, capsys) -> None:
+    """TriviaQA's gpt-4t has 800 rows, 400 of them with no judge score and no label:
+    doctor's labels-per-model table counted 800 items while its command (with
+    ``--drop-unscored``) estimates from 400; it now counts the rows the command keeps and
+    says how many it leaves out, and the counts are the estimate's."""
+    rng = np.random.default_rng(4)
+    models = np.repeat(["big", "small", "tiny"], [200, 100, 100])
+    n = models.size
+    truth = rng.random(n) < 0.6
+    blank = (models == "big") & (np.arange(n) % 2 == 0)  # half of big's rows
+    labeled = (rng.random(n) < 0.25) & ~blank
+    cols = {"question": np.arange(n) % 100, "model": models}
+    cols["human"] = np.where(labeled, truth.astype(float), np.nan)
+    for j, flip in (("judge_a", 0.1), ("judge_b", 0.2)):
+        cols[j] = np.where(blank, np.nan, (truth ^ (rng.random(n) < flip)).astype(float))
+    path = tmp_path / "verdicts.csv"
+    pd.DataFrame(cols).to_csv(path, index=False)
+    out, command = doctor([str(path)], capsys)
+    table = section(out, "labels per model").splitlines()[2:]
+    items = {ln.split()[0]: int(ln.split()[1]) for ln in table if not ln.strip().startswith("(")}
+    assert items == {"big": 100, "small": 100, "tiny": 100}
+    assert "100 without a judge score or a label left out, --drop-unscored" in out
+    result = estimate_json([*command[1:], "--engine", "freq"], capsys)
+    rows = result["groups"]["aee"]["rows"]
+    assert {r["name"]: r["n_items"] for r in rows} == items

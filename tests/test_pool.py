@@ -86,7 +86,7 @@ def test_valid_pool_keeps_every_row():
         (
             lambda d: d.assign(y=[3.0] * 6 + [np.nan] * 6),
             {"outcome": "ordinal"},
-            ["cannot infer the levels", "pass levels explicitly"],
+            ["cannot infer the levels", "--levels 1,2,3,4,5", "in Python"],
         ),
         (
             lambda d: d.assign(sys=[None, *list(d.sys[1:])]),
@@ -146,6 +146,15 @@ def long_table(df: pd.DataFrame) -> pd.DataFrame:
                     }
                 )
     return pd.DataFrame(rows)
+
+
+def test_inferred_levels_note_names_the_cli_option_with_the_levels():
+    """The note ``bacon estimate`` prints on inferred ordinal levels names ``--levels``
+    with the levels to pass (it said "pass levels= (bacon: --levels)", Python first)."""
+    df = frame().assign(y=[1.0, 2.0, 3.0, 2.0, 1.0, 3.0] + [np.nan] * 6)
+    (note,) = [n for n in build(df, outcome="ordinal").notes if "levels" in n]
+    assert "--levels 1,2,3 " in note and "levels=" not in note.split("(")[0]
+    assert not note.startswith("pass levels=") and "(bacon:" not in note
 
 
 def test_long_table_pool_and_missing_scores_counted():

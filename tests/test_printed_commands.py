@@ -140,3 +140,61 @@ def test_no_sample_command_for_a_file_sample_cannot_read(tmp_path, capsys):
     assert main(["plan", str(log), *READ, "--top"]) == 0
     out = capsys.readouterr().out
     assert not run_lines(out) and "bacon sample draws from a CSV or Parquet table" in out
+
+
+def test_an_error_score_scale_runs_through_the_study(tmp_path, capsys, monkeypatch):
+    """An error score (WMT22's MQM: 0 = no error, unbounded below) with
+    ``--scale=-inf:0``: the plan's ``bacon sample`` command carries it as one argument
+    (it printed ``--scale -inf:0``, which argparse refuses), the study records the open
+    end (``study.toml`` could not store -inf), and label import, estimate, status and
+    report run on the study with intervals at most 0."""
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(2)
+    n = 300
+    truth = -np.where(rng.random(n) < 0.4, 0.0, rng.gamma(1.5, 3.0, n)).round(1)
+    frame = pd.DataFrame(
+        {
+            "id": [f"s{k:03d}" for k in range(n)],
+            "system": [f"m{k % 3}" for k in range(n)],
+            "metric": truth + rng.normal(0, 2, n),
+        }
+    )
+    frame["mqm"] = np.where(rng.random(n) < 0.15, truth, np.nan)
+    frame.to_csv("pool.csv", index=False)
+    read = ["--label", "mqm", "--judge", "metric", "--group", "system", "--scale=-inf:0"]
+    assert main(["plan", "pool.csv", *read, "--half-width", "0.25"]) == 0
+    (words,) = run_lines(capsys.readouterr().out)
+    assert "--scale=-inf:0" in words and "-inf:0" not in words
+    assert main(words) == 0, capsys.readouterr().err
+    assert Study.open(tmp_path / "pool.study").config.scale == [-np.inf, 0.0]
+    todo = pd.read_csv("pool.study/todo-wave2.csv", dtype={"id": str})
+    todo["mqm"] = pd.Series(truth, index=frame["id"]).loc[todo["id"]].to_numpy()
+    todo.to_csv("filled.csv", index=False)
+    assert main(["label", "import", "filled.csv", "--study", "pool.study"]) == 0
+    capsys.readouterr()
+    assert main(["estimate", "pool.study", "--engine", "freq", "--json"]) == 0
+    means = json.loads(capsys.readouterr().out)
+    assert main(["status", "pool.study"]) == 0
+    assert main(["report", "pool.study", "--engine", "freq", "--out", "r.html"]) == 0
+    assert means["interval_kind"] == "confidence sequence"
+    assert all(row["ci_high"] <= 0 for row in means["groups"]["aee"]["rows"])
+
+
+def test_plan_without_a_goal_names_the_goals_with_a_command_that_runs(
+    tmp_path, capsys, monkeypatch
+):
+    """``bacon plan`` with no goal stopped with "give exactly one goal: --half-width H
+    ..."; it now lists the goals with values from the table's labels and what each asks,
+    and an example command that runs as printed (exit 2 still: no question is assumed)."""
+    monkeypatch.chdir(tmp_path)
+    table(tmp_path)
+    capsys.readouterr()
+    assert main(["plan", "pool.csv", *READ]) == 2
+    err = capsys.readouterr().err
+    for goal in ("--half-width", "--group-mean s0", "--difference s0 s1 --delta", "--top"):
+        assert goal in err, err
+    assert "labels alone give now" in err
+    example = shlex.split(err.split("for example:", 1)[1].strip())
+    assert example[0] == "bacon" and "--half-width" in example
+    assert main(example[1:]) == 0
+    assert "goal: CI half-width <=" in capsys.readouterr().out

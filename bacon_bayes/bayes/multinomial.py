@@ -236,14 +236,14 @@ class MultinomialJudgeModel(DiscreteOutcomeMixin, JudgeModel):
         if levels.size < 2 or np.unique(levels).size != levels.size:
             raise ValidationError(
                 f"a categorical outcome needs at least 2 distinct levels, got {levels.tolist()}; "
-                "pass levels= (e.g. [0, 1])"
+                "pass --levels 0,1 (levels=[0, 1] in Python), for example"
             )
         self.levels_ = np.sort(levels)
         bad = ~np.isin(y, self.levels_)
         if bad.any():
             raise ValidationError(
                 f"label {float(y[bad][0]):g} is not one of the levels {self.levels_.tolist()}; "
-                "pass levels= or fix the label"
+                "pass --levels (levels= in Python) or fix the label"
             )
 
     def _judge_kinds(self, L: np.ndarray, obs: np.ndarray) -> np.ndarray:

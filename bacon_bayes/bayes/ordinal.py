@@ -123,7 +123,7 @@ class OrdinalJudgeModel(JudgeModel):
         if bad.any():
             raise ValidationError(
                 f"label {y[bad][0]} is not one of the ordinal levels {levels.tolist()}; "
-                "pass levels= or fix the label"
+                "pass --levels (levels= in Python) or fix the label"
             )
         self.levels_ = levels
         self.anchor_ = median_cut(y, levels)

@@ -440,7 +440,9 @@ def reading_options(args: argparse.Namespace, pool: EvalPool, *, sample: bool = 
         if not sample:
             given += [("--propensity", args.propensity), ("--embedding", args.embedding)]
             given += [("--prompt-propensity", args.prompt_propensity)]
-    return " ".join(f"{k} {shlex.quote(str(v))}" for k, v in given if v)
+    # a value starting with "-" as --name=VALUE: argparse reads --scale -inf:0 as two options
+    eq = {True: "=", False: " "}
+    return " ".join(f"{k}{eq[str(v)[:1] == '-']}{shlex.quote(str(v))}" for k, v in given if v)
 
 
 def plan_command(args: argparse.Namespace, pool: EvalPool) -> str:

@@ -148,6 +148,8 @@ def run(args: argparse.Namespace) -> int:
         return run_plan(args, _engine(args))
     if args.target != "pool":
         raise ValidationError("--target population applies to --pairwise plans; drop it.")
+    if args.half_width is None and args.difference is None and not args.top:
+        raise ValidationError(_no_goal(args))
     goal = goal_from_args(args)
     budgets = None
     if args.budgets:
@@ -183,6 +185,23 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(result.to_text())
     return 0
+
+
+def _no_goal(args: argparse.Namespace) -> str:
+    """The goals a plan answers, each with a command that runs as printed (example values
+    from FILE's labels): a plan's labels depend on the question, so none is assumed."""
+    from bacon_bayes.planning.note import goal_examples
+
+    pool = pool_from_args(args)
+    goals = goal_examples(pool, args.alpha)
+    width = max(len(goal) for goal, _ in goals)
+    lines = [f"  {goal:<{width}}  {what}" for goal, what in goals]
+    head = f"bacon plan {shlex.quote(str(args.file))} {reading_options(args, pool)}".strip()
+    return (
+        "name the question to plan for (the labels needed depend on it), one of:\n"
+        + "\n".join(lines)
+        + f"\nfor example:\n  {head} {goals[0][0]}"
+    )
 
 
 def _engine(args: argparse.Namespace) -> str:

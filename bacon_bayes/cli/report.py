@@ -6,8 +6,10 @@ import argparse
 from pathlib import Path
 
 from bacon_bayes.cli.estimate import (
+    add_anytime_arguments,
     add_calibrator_arguments,
     add_pool_arguments,
+    anytime_from_args,
     calibrator_from_args,
     fit_from_args,
     plan_command,
@@ -28,10 +30,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "folder) or read a saved calibrator (FILE ending in .nc), and write one HTML page that "
         "opens offline: settings and convergence, a data check (bacon doctor's agreement and "
         "bias tables), population estimates, groups, judge bias, "
-        "calibration, items, and the curves of a `bacon simulate` folder when given.",
+        "calibration, items, and the curves of a `bacon simulate` folder when given. On a "
+        "study folder its intervals are anytime ones, as bacon estimate's (--fixed: one "
+        "look's).",
     )
     add_pool_arguments(p)
     add_calibrator_arguments(p)
+    add_anytime_arguments(p)
     p.add_argument("--out", required=True, type=Path, help="HTML file to write")
     p.add_argument("--simulate", type=Path, help="output folder of `bacon simulate` to include")
     p.add_argument("--title", help="page title")
@@ -72,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
                     "`bacon estimate ... --history FILE` appends to"
                 )
             records = read_history(args.history)
+        anytime = None if str(args.file).endswith(".nc") else anytime_from_args(args)
         if str(args.file).endswith(".nc"):
             cal = saved = Calibrator.load(args.file)
         else:
@@ -108,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
             alpha=args.alpha,
             plan_note=note,
             extra=extra,
+            anytime=anytime,
         )
         path = out.written()
     print(f"report written to {path} (open it in a browser; it works offline)")

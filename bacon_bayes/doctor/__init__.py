@@ -224,9 +224,21 @@ def profile(
             p.scale = error_scale(y) or p.scale
         if roles.judges:
             p.naive_note = naive_left_out(y, scores)
-    if roles.group and y is not None:
-        g = frame.assign(_labeled=np.isfinite(y)).groupby(roles.group, observed=True)
-        counts = g["_labeled"].agg(items="size", labels="sum").reset_index()
+    dropped = np.zeros(len(frame), dtype=bool)  # rows the command leaves out
+    if roles.judges:
+        empty = scores.isna().all(axis=1).to_numpy()
+        has = np.isfinite(y) if y is not None else np.zeros(len(frame), dtype=bool)
+        p.unscored = (int((empty & ~has).sum()), int((empty & has).sum()))
+        dropped = empty & ~has if not p.unscored[1] else dropped  # else no command
+        if empty.any() and roles.group:
+            top = frame.loc[empty, roles.group].value_counts().head(3)
+            p.unscored_where = ", ".join(f"{k}: {v}" for k, v in top.items())
+    if roles.group and y is not None:  # the items the command estimates from
+        kept = frame.assign(_labeled=np.isfinite(y))[~dropped]
+        counts = kept.groupby(roles.group, observed=True)["_labeled"].agg(
+            items="size", labels="sum"
+        )
+        counts = counts.reset_index()
         order = sorted(range(len(counts)), key=lambda k: natural_key(counts[roles.group][k]))
         p.labels_per_group = counts.iloc[order].reset_index(drop=True)  # M8 before M10
     if y is not None and roles.judges:
@@ -245,13 +257,6 @@ def profile(
             p.length_note = "no response text column: response length not checked"
         elif not p.length:
             p.length_note = f"too few labeled items (< {bias.MIN_LENGTH_N}) with a response"
-    if roles.judges:
-        empty = scores.isna().all(axis=1).to_numpy()
-        has = np.isfinite(y) if y is not None else np.zeros(len(frame), dtype=bool)
-        p.unscored = (int((empty & ~has).sum()), int((empty & has).sum()))
-        if empty.any() and roles.group:
-            top = frame.loc[empty, roles.group].value_counts().head(3)
-            p.unscored_where = ", ".join(f"{k}: {v}" for k, v in top.items())
     p.too_few = _too_few(frame, roles, y)
     p.command = None if p.too_few or p.unscored[1] or roles.long else _command(p, frame, labels)
     p.judges_note = _many_judges(roles, y, [str(c) for c in frame.columns])
@@ -416,6 +421,11 @@ def _text(p: Profile) -> str:
     if p.labels_per_group is not None:
         lines += ["", f"labels per {r.group}:"]
         lines += ["  " + s for s in p.labels_per_group.to_string(index=False).splitlines()]
+        if p.unscored[0] and not p.unscored[1]:
+            lines.append(
+                f"  (items: the rows the command keeps; {p.unscored[0]} without a judge score "
+                "or a label left out, --drop-unscored)"
+            )
     elif r.label:
         n = int(p.with_label["n"].max()) if p.with_label is not None else 0
         lines += ["", f"labels: {n} of {p.n_rows} items"]

@@ -9,12 +9,12 @@ import numpy as np
 
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.order import unique_codes
+from bacon_bayes.order import natural_sorted, unique_codes
 from bacon_bayes.planning.plan import Goal, plan
 from bacon_bayes.planning.predict import PilotStatistics, pilot_statistics, predict
 from bacon_bayes.pool import EvalPool
 
-__all__ = ["NOTE_DESIGNS", "indistinguishable", "resolution_note"]
+__all__ = ["NOTE_DESIGNS", "goal_examples", "indistinguishable", "resolution_note"]
 
 #: The designs :func:`resolution_note` compares (see there).
 NOTE_DESIGNS = ("uniform", "paired")
@@ -126,3 +126,41 @@ def _tied_note(st: PilotStatistics, tied: tuple[int, int, float, float], what: s
         f"are equal, none would). {more} more labels (uniform) would narrow the intervals "
         f"by about {shrink:.0%}."
     )
+
+
+def _round2(x: float) -> float:
+    """``x`` to two significant figures."""
+    return float(f"{x:.2g}")
+
+
+def goal_examples(pool: EvalPool, alpha: float = 0.05) -> list[tuple[str, str]]:
+    """The goals ``bacon plan`` answers, each as its options with example values from
+    ``pool`` and the question it asks: the pool mean's half-width (half the labels-only
+    one now, or a tenth of the judges' sd without labels), one group's, a difference of
+    two groups to detect, and the top group (the last three with two or more groups)."""
+    from scipy import stats
+
+    y = pool.y[pool.labeled]
+    n = y.size
+    if n >= 2 and np.std(y, ddof=1) > 0:
+        now = float(stats.t.ppf(1 - alpha / 2, n - 1) * np.std(y, ddof=1) / math.sqrt(n))
+        h, why = _round2(now / 2), f"half the {now:.2g} the {n} labels alone give now"
+        sd = float(np.std(y, ddof=1))
+    else:
+        sd = float(np.nanstd(pool.judge_matrix().mean(axis=1).to_numpy(float))) or 1.0
+        h, why = _round2(sd / 10), "a tenth of the judges' average's sd (no labels yet)"
+    level = f"{100 * (1 - alpha):g}%"
+    out = [(f"--half-width {h:g}", f"the pool mean's {level} interval within +-{h:g} ({why})")]
+    groups = [] if pool.groups is None else natural_sorted(np.unique(pool.groups))
+    if len(groups) >= 2:
+        a, b = (str(g) for g in groups[:2])
+        gh, delta = _round2(2 * h), _round2(sd / 2)
+        out += [
+            (f"--half-width {gh:g} --group-mean {a}", f"{a}'s mean within +-{gh:g}"),
+            (
+                f"--difference {a} {b} --delta {delta:g} --power 0.8",
+                f"80% power to tell {a} from {b} when their means differ by {delta:g}",
+            ),
+            ("--top --power 0.8", f"80% power to tell which {pool.group_name or 'group'} is best"),
+        ]
+    return out

@@ -174,8 +174,10 @@ def _design(pool: Any, uniform: bool) -> str:
     return "uniform" if uniform else "unequal inclusion probabilities (recorded)"
 
 
-def _comparisons(cal: Calibrator, alpha: float, plan_note: str | None) -> str:
-    c = comparisons(cal, alpha, plan_note=plan_note)
+def _comparisons(
+    cal: Calibrator, alpha: float, plan_note: str | None, anytime: dict[str, Any]
+) -> str:
+    c = comparisons(cal, alpha, plan_note=plan_note, anytime=anytime or None)
     plan = f"<p>{_esc(c.plan_note)}</p>" if c.plan_note and not c.best_clear else ""
     diffs = c.differences.assign(resolved=np.where(c.differences["resolved"], "yes", ""))
     level = f"{100 * (1 - alpha):g}%"
@@ -188,18 +190,25 @@ def _comparisons(cal: Calibrator, alpha: float, plan_note: str | None) -> str:
     )
 
 
-def _estimates(cal: Calibrator, alpha: float, truth: float | None) -> str:
+def _estimates(cal: Calibrator, alpha: float, truth: float | None, anytime: dict[str, Any]) -> str:
     left_out = naive_note(cal.pool_, cal.bounds_)
     methods = ("aee", "classical") if left_out else ("aee", "classical", "naive")
-    ests = [cal.estimate_mean(alpha, m) for m in methods]
+    ests = [cal.estimate_mean(alpha, m, **anytime) for m in methods]
     frame = estimates_frame(ests)
     naive = (
         f"naive (raw judge average) left out: {_esc(left_out)}."
         if left_out
         else "naive: raw judge average (no labels, biased)."
     )
+    kind = ests[0].details.get("interval_kind")
+    guarantee = (
+        f"{kind}: valid at every wave, whatever the stopping rule"
+        if kind
+        else "one look's: valid when the number of labels was fixed before looking"
+    )
     note = (
-        "<p class='note'>aee: calibrated judges plus labels (valid CI with any model); "
+        f"<p class='note'>{100 * (1 - alpha):g}% intervals ({_esc(guarantee)}). "
+        "aee: calibrated judges plus labels (valid CI with any model); "
         f"classical: labels only; {naive}</p>"
     )
     return (
@@ -209,13 +218,14 @@ def _estimates(cal: Calibrator, alpha: float, truth: float | None) -> str:
     )
 
 
-def _groups(cal: Calibrator, alpha: float) -> str:
+def _groups(cal: Calibrator, alpha: float, anytime: dict[str, Any]) -> str:
     if cal.pool_.groups is None:
         return '<p class="note">The pool has no group column (pass --group).</p>'
-    tables = [cal.estimate_groups(alpha, True, m) for m in ("aee", "classical")]
+    tables = [cal.estimate_groups(alpha, True, m, **anytime) for m in ("aee", "classical")]
     means = tables[0].to_frame()
-    ranks = cal.rank_groups(alpha)[["name", "rank", "rank_low", "rank_high"]]
-    diffs = cal.compare_groups(alpha).to_frame()
+    ranks = cal.rank_groups(alpha, **anytime)[["name", "rank", "rank_low", "rank_high"]]
+    differences = cal.compare_groups(alpha, **anytime)
+    diffs = differences.to_frame()
     diffs["clear"] = np.where(sure_sign(diffs["ci_low"], diffs["ci_high"]) != 0, "yes", "")
     level = f"{100 * (1 - alpha):g}%"
     return (
@@ -223,7 +233,11 @@ def _groups(cal: Calibrator, alpha: float) -> str:
         + f"<p>{level} intervals: <b>{_esc(guarantee_note(tables[0]))}</b>.</p>"
         + "<h3>Means and ranks</h3>"
         + _table(means.merge(ranks, on="name"), 3)
+        + "<p class='note'>rank low - rank high: the ranks each group can take, read from "
+        "the pairwise differences' intervals below (a group ranks above another only where "
+        "their difference excludes 0), so they hold as those do.</p>"
         + "<h3>Pairwise differences</h3>"
+        + f"<p>{level} intervals: <b>{_esc(guarantee_note(differences))}</b>.</p>"
         + _table(diffs.drop(columns=["n_items"]), 3)
     )
 
@@ -249,7 +263,9 @@ def _bias(cal: Calibrator, level: float) -> str:
     note = (
         "<p class='note'><b>bias</b>: the judge's expected score minus the human label at "
         "the pool's typical item, on the label's scale (positive: the judge scores higher "
-        "than people do); empty where the judge does not score on the label's scale. "
+        "than people do); empty where the judge does not score on the label's scale; "
+        f"<b>low</b> - <b>high</b>: {level:.0%} intervals, each judge's on its own (not "
+        "adjusted for the number of judges). "
         "<b>noise (human units)</b> (<code>noise_human</code>, the figure in the plot): the "
         "judge's error once calibrated to the label's scale, its residual sd around its "
         "line on the label, <b>noise (judge units)</b>, divided by its slope, "
@@ -397,22 +413,25 @@ def render_report(
     truth: float | None = None,
     plan_note: str | None = None,
     extra: dict[str, str] | None = None,
+    anytime: dict[str, Any] | None = None,
 ) -> str:
     """The report page of a fitted Calibrator as one HTML string (``plan_note``: the
     plan's line on the labels that would resolve the comparisons, see
     :func:`bacon_bayes.planning.resolution_note`; ``extra``: HTML bodies by section id,
     appended to that section or making it, e.g. ``round`` and the judge drift under
-    ``bias`` from :mod:`bacon_bayes.report.rounds`)."""
+    ``bias`` from :mod:`bacon_bayes.report.rounds`; ``anytime``: ``anytime=True`` and
+    ``max_labels`` for the estimates, group tables, comparisons and ranks, as
+    ``bacon estimate`` gives them on a study folder; None: one look's intervals)."""
     cal._check_fitted()
     title = title or f"bacon_bayes report: {cal.pool_.label_name}"
     parts = {
         "settings": _settings(cal),
         "doctor": data_check(cal.pool_, alpha),
-        "estimates": _estimates(cal, alpha, truth),
-        "groups": _groups(cal, alpha),
+        "estimates": _estimates(cal, alpha, truth, anytime or {}),
+        "groups": _groups(cal, alpha, anytime or {}),
     }
     if cal.pool_.groups is not None and np.unique(cal.pool_.groups).size > 1:
-        parts["comparisons"] = _comparisons(cal, alpha, plan_note)
+        parts["comparisons"] = _comparisons(cal, alpha, plan_note, anytime or {})
     parts |= {
         "bias": _bias(cal, level),
         "calibration": _calibration(cal),

@@ -209,8 +209,10 @@ def _toml_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
-        if isinstance(value, float) and not math.isfinite(value):
+        if isinstance(value, float) and math.isnan(value):
             raise ValidationError(f"cannot store {value} in study.toml")
+        if isinstance(value, float) and math.isinf(value):  # a scale's open end: TOML's inf
+            return "inf" if value > 0 else "-inf"
         return repr(value)
     if isinstance(value, str):
         return json.dumps(value)

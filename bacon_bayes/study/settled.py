@@ -135,9 +135,11 @@ def fit_study(
     group: str | None = None,
 ) -> Calibrator:
     """A calibrator fitted on the study as it stood after ``wave`` (default: the latest
-    wave whose labels are all in); ``group`` overrides the study's group column."""
+    wave whose labels are all in), on the label's range the study recorded (its
+    ``scale``, as ``bacon estimate`` reads it); ``group`` overrides the study's group
+    column."""
     from bacon_bayes.calibrator import Calibrator
-    from bacon_bayes.study import load_study
+    from bacon_bayes.study import StudyConfig, load_study
 
     wave = last_labeled_wave(root) if wave is None else wave
     if wave is None:
@@ -146,7 +148,9 @@ def fit_study(
             "`bacon label import`"
         )
     pool = load_study(root, up_to_wave=wave).to_pool(group=group)
-    return Calibrator(model, engine=engine, folds=folds, seed=seed).fit(pool)
+    recorded = StudyConfig.read(Path(root)).scale
+    scale = None if recorded is None else (float(recorded[0]), float(recorded[1]))
+    return Calibrator(model, engine=engine, folds=folds, seed=seed, scale=scale).fit(pool)
 
 
 def _levels(note: dict[str, Any]) -> np.ndarray:
@@ -320,6 +324,9 @@ def questions(
     means = cal.estimate_groups(alpha, True)
     diffs = cal.compare_groups(alpha, anytime=True, max_labels=max_labels)
     need = _pair_needs(cal, means, diffs, max_labels, left)
+    # a settled sign needs no more labels (its interval, shrunk or clipped to the label's
+    # range, need not be centred on the estimate: half its width may exceed |estimate|)
+    need = np.where((diffs.ci_low > 0) | (diffs.ci_high < 0), 0.0, need)
     cap = _cap_note(max_labels)
     for k, (a, b) in enumerate(diffs.details["pairs"]):
         d, lo, hi = diffs.estimate[k], diffs.ci_low[k], diffs.ci_high[k]

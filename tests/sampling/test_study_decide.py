@@ -4,8 +4,10 @@ the report plots the sequence across the waves (issue 41, point 3)."""
 
 from __future__ import annotations
 
+import html as html_lib
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -212,6 +214,46 @@ def test_report_plots_the_sequence_across_the_waves(
     assert table["fixed_low"].iloc[-1] == pytest.approx(fixed["ci_low"], abs=1e-3)
 
 
+def _population_and_resolved(path: Path) -> tuple[float, float, str]:
+    """The report's AEE population interval and its comparisons' "N of M pairs resolved"."""
+    html = path.read_text()
+    section = html.split('id="estimates"', 1)[1]
+    row = section.split("calibrated (AEE)", 1)[1].split("</tr>", 1)[0]
+    cells = [float(c) for c in re.findall(r"<td>([-\d.]+)</td>", row)]
+    resolved = re.search(r"(\d+ of \d+) pairs resolved", html)
+    return cells[2], cells[3], resolved.group(1) if resolved else ""
+
+
+def test_report_on_a_study_gives_estimate_s_anytime_intervals(
+    grouped: tuple[Path, Path], capsys: pytest.CaptureFixture, tmp_path: Path
+) -> None:
+    """``bacon report STUDY`` gives the intervals ``bacon estimate STUDY`` prints (anytime
+    by default, ``--fixed`` one look's) and says which: it showed one look's without saying
+    so (SummEval: 16 of 66 pairs resolved where estimate and status said 10)."""
+    root, pool = grouped
+    assert bacon("sample", str(root), "--budget", "40", "--seed", "3") == 0
+    label_wave(root, pool, 2)
+    found = {}
+    for how in ("anytime", "fixed"):
+        flags = ["--fixed"] if how == "fixed" else []
+        out = tmp_path / f"{how}.html"
+        assert bacon("report", str(root), "--engine", "freq", *flags, "--out", str(out)) == 0
+        capsys.readouterr()
+        assert bacon("estimate", str(root), "--engine", "freq", *flags, "--json") == 0
+        said = json.loads(capsys.readouterr().out)
+        low, high, resolved = _population_and_resolved(out)
+        aee = said["mean"]["aee"]
+        assert (low, high) == pytest.approx((aee["ci_low"], aee["ci_high"]), abs=1e-3)
+        compared = said["comparisons"]
+        assert resolved == f"{compared['n_resolved']} of {compared['n_pairs']}"
+        found[how] = (high - low, out.read_text())
+    assert found["anytime"][0] > found["fixed"][0]
+    assert "confidence sequence: valid at every wave" in found["anytime"][1]
+    assert "one look&#x27;s" in found["fixed"][1] or "one look's" in found["fixed"][1]
+    page = html_lib.unescape(found["fixed"][1])  # every interval says what it guarantees
+    assert "the ranks each group can take" in page and "not adjusted for the number" in page
+
+
 def test_status_summarises_many_pairs() -> None:
     """12 systems make 66 sign-of-pair lines; with more than 15 pairs status prints the
     settled ones and one line counting the others, naming the nearest to settled;
@@ -233,3 +275,55 @@ def test_status_summarises_many_pairs() -> None:
     assert "M4 - M6 (about 461 more labels); M4 - M5" in lines[5] and "--pairs all" in lines[5]
     assert len(question_lines(found, None)) == len(found)
     assert len(question_lines(found[:10] + found[-1:], 15)) == 11  # few pairs: all
+
+
+def test_status_reads_the_study_scale_and_asks_nothing_more_of_a_settled_sign(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """``bacon status`` fits on the scale the study recorded, as ``bacon estimate STUDY``
+    (its intervals of a difference reached past the label's range, -4.01 on 1-5), and a
+    settled sign says no "more labels" (it asked for more when half the interval's
+    width, shrunk and clipped, exceeded the estimate: SummEval's M9 - M17)."""
+    from bacon_bayes.study.settled import fit_study, questions
+
+    rng = np.random.default_rng(3)
+    system = rng.choice(["s1", "s2", "s3"], N_POOL)
+    truth = np.where(system == "s1", 5.0, rng.choice([1.0, 2.0], N_POOL))
+    truth = np.where(rng.random(N_POOL) < 0.1, 3.0, truth)
+    frame = pd.DataFrame({"id": [f"doc{i:03d}" for i in range(N_POOL)], "system": system})
+    frame["judge_a"] = np.clip(truth + rng.normal(0, 1.5, N_POOL), 1, 5).round(2)
+    frame["truth"] = truth
+    pool = tmp_path / "pool.csv"
+    frame.to_csv(pool, index=False)
+    root = tmp_path / "study"
+    assert bacon(
+        "sample", str(pool), "--study", str(root), "--budget", "24", "--item", "id",
+        "--label", "human", "--judge", "judge_a", "--group", "system", "--scale", "1:5",
+        "--out", str(tmp_path / "todo1.csv"),
+    ) == 0  # fmt: skip
+    import_labels(root, fill(tmp_path / "todo1.csv", pool, tmp_path / "filled1.csv"))
+    cal = fit_study(root)
+    assert cal.bounds_ == (1.0, 5.0)
+    found = [q for q in questions(cal) if q.name.startswith("sign of ")]
+    assert all(q.more_labels == 0 for q in found if q.settled)
+    assert any(q.settled for q in found)
+    # a settled interval far from centred on its estimate (half its width > |estimate|)
+    plain = cal.compare_groups
+
+    def skewed(*args: object, **kwargs: object) -> object:
+        t = plain(*args, **kwargs)  # type: ignore[arg-type]
+        d = np.abs(t.estimate)
+        return replace(t, ci_low=0.01 * d, ci_high=5.0 * d, estimate=d)
+
+    cal.compare_groups = skewed  # type: ignore[method-assign]
+    found = [q for q in questions(cal) if q.name.startswith("sign of ")]
+    assert found and all(q.settled and q.more_labels == 0 for q in found)
+    assert all("more labels" not in q.answer for q in found)
+    capsys.readouterr()
+    assert bacon("status", str(root)) == 0
+    lines = question_lines(capsys.readouterr().out)
+    for name, line in ((k, v) for k, v in lines.items() if k.startswith("sign of ")):
+        if line.startswith("settled"):
+            assert "more labels" not in line, (name, line)
+        numbers = [float(x) for x in re.findall(r"\[([-+.\de]+), ([-+.\de]+)\]", line)[0]]
+        assert -4 <= numbers[0] <= numbers[1] <= 4
