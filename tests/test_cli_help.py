@@ -40,6 +40,19 @@ def test_version(capsys):
     assert capsys.readouterr().out.strip() == f"bacon_bayes {__version__}"
 
 
+def test_python_m_runs_the_command_line():
+    """``python -m bacon_bayes`` is ``bacon`` (where the script is not on PATH)."""
+    import subprocess
+    import sys
+
+    from bacon_bayes import __version__
+
+    done = subprocess.run(
+        [sys.executable, "-m", "bacon_bayes", "--version"], capture_output=True, text=True
+    )
+    assert done.returncode == 0 and done.stdout.strip() == f"bacon_bayes {__version__}"
+
+
 @pytest.mark.parametrize("command", ["estimate", "report", "plan", "judges", "sample", "simulate"])
 def test_judge_is_spelled_one_way(command):
     parser = _commands(build_parser())[command]
