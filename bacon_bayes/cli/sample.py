@@ -327,7 +327,7 @@ def _guess_outcome(source: Path, item: str, label: str) -> str:
     """The label's type when ``--outcome`` is not given, as ``bacon estimate`` guesses it
     on a table: categorical when the labels already in the pool are 0 and 1 (True/False
     included), else continuous."""
-    from bacon_bayes.cli.estimate import guess_outcome
+    from bacon_bayes.scale import guess_outcome
     from bacon_bayes.study.folder import read_pool
 
     return guess_outcome(read_pool(source, item), label)
