@@ -425,8 +425,8 @@ def reading_options(args: argparse.Namespace, pool: EvalPool, *, sample: bool = 
     from bacon_bayes.study.folder import CONFIG_FILE
 
     given: list[tuple[str, object]] = [("--group", args.group), ("--prompt", args.prompt)]
-    if sample:
-        given = given[1:]  # a study has its group; --prompt only names its prompts
+    if sample:  # a study has its group; --prompt only names its prompts; --show: the text
+        given = [given[1], ("--show", getattr(args, "text", None))]  # labellers read
     if not (Path(args.file) / CONFIG_FILE).is_file():
         given = [("--item", args.item), ("--label", args.label)]
         if not sample:
@@ -436,7 +436,9 @@ def reading_options(args: argparse.Namespace, pool: EvalPool, *, sample: bool = 
         given += [("--group", args.group), ("--prompt", args.prompt)]
         given += [("--outcome", args.outcome), ("--levels", args.levels)]
         given += [("--scale", args.scale)]
-        if not sample:
+        if sample:
+            given += [("--show", args.text)]
+        else:
             given += [("--propensity", args.propensity), ("--embedding", args.embedding)]
             given += [("--prompt-propensity", args.prompt_propensity)]
     # a value starting with "-" as --name=VALUE: argparse reads --scale -inf:0 as two options
