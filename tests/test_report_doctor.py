@@ -137,7 +137,7 @@ def test_no_labels_no_bias_tables():
     check = profile_pool(pool)
     assert check.with_label is not None and not check.groups and not check.length
     html = data_check(pool)
-    assert "Agreement between judges" in html and "<h3>Groups</h3>" not in html
+    assert "Agreement between judges" in html and "over-rating by group" not in html
 
 
 def test_calibrator_report_places_the_section_after_the_settings(tmp_path):
