@@ -111,7 +111,9 @@ class Calibrator:
         :meth:`estimate_groups`, :meth:`compare_groups` and :meth:`rank_groups`).
     group_effects : {"auto", True, False}
         Bayesian engine: the judge model's group level (``"auto"``: from 3 groups; an
-        unseen group gets effect 0; :class:`~bacon_bayes.bayes.base.JudgeModel`).
+        unseen group gets effect 0; :class:`~bacon_bayes.bayes.base.JudgeModel`). True
+        is refused where it cannot apply (the frequentist engine, a pool without groups,
+        the multinomial).
     """
 
     #: set by save/load: the id of the saved file; by apply: the round it came from

@@ -175,6 +175,16 @@ def grouped_features(cal: Calibrator, pool: EvalPool) -> np.ndarray:
     them from a column after the features (:func:`bacon_bayes.bayes.groups.attach_groups`);
     other models read the features alone."""
     X = cal.features_.X
+    if cal.group_effects is not False and cal.group_effects != "auto":  # on, or a bad value
+        from bacon_bayes.bayes.groups import check_group_option
+
+        check_group_option(
+            cal.group_effects,
+            engine=cal.engine_,
+            groups=pool.groups,
+            model=cal.model_,
+            family=cal.model_name_,
+        )
     if cal.engine_ == "freq" or pool.groups is None:
         return X
     from bacon_bayes.bayes.groups import attach_groups

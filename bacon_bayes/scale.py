@@ -22,6 +22,7 @@ __all__ = [
     "COMMON",
     "Scale",
     "error_scale",
+    "guess_outcome",
     "infer_scale",
     "naive_left_out",
     "scale_args",
@@ -324,3 +325,12 @@ def is_binary(values: np.ndarray) -> bool:
     """Whether ``values`` are 0 and 1 only, both seen (NaN ignored): a binary label."""
     v = np.unique(values[np.isfinite(values)])
     return bool(v.size == 2 and (v == [0.0, 1.0]).all())
+
+
+def guess_outcome(df: pd.DataFrame, label: str) -> str:
+    """The label's type when ``--outcome`` is not given: ``categorical`` for labels of 0
+    and 1 only (both seen), else ``continuous``."""
+    if label not in df.columns or not pd.api.types.is_numeric_dtype(df[label]):
+        return "continuous"
+    seen = df[label].dropna().to_numpy(dtype=float)
+    return "categorical" if is_binary(seen) else "continuous"

@@ -32,7 +32,8 @@ def doctor(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[str, li
 
 def found(out: str, role: str) -> list[str]:
     """The columns the ``columns found`` block names for ``role``."""
-    return [ln.split()[1] for ln in out.splitlines() if ln.startswith(f"  {role} ")]
+    block = out.split("columns found:\n", 1)[1].split("\n\n", 1)[0]  # not the tables below
+    return [ln.split()[1] for ln in block.splitlines() if ln.startswith(f"  {role:<9} ")]
 
 
 def test_summeval_partly_labeled(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

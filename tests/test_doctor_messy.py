@@ -8,6 +8,7 @@ natural order."""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from pathlib import Path
 
@@ -44,7 +45,8 @@ def doctor(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[str, li
 
 
 def found(out: str, role: str) -> list[str]:
-    return [ln.split()[1] for ln in out.splitlines() if ln.startswith(f"  {role:<9} ")]
+    block = out.split("columns found:\n", 1)[1].split("\n\n", 1)[0]  # not the tables below
+    return [ln.split()[1] for ln in block.splitlines() if ln.startswith(f"  {role:<9} ")]
 
 
 def section(out: str, head: str) -> str:
@@ -134,7 +136,7 @@ def test_doctor_checks_every_judge_or_says_why(tmp_path, capsys) -> None:
         assert f"    {j} " in groups, j
         assert f"    {j} " in lengths, j
     # the error rate falls as the label rises: no bias in label points, and it says so
-    assert "ter                          not checked: its score does not rise" in groups
+    assert re.search(r"    ter +not checked: its score does not rise", groups)
 
 
 def test_doctor_finds_a_numeric_prompt_column(tmp_path, capsys) -> None:

@@ -5,6 +5,8 @@ responses. Small synthetic frames, shaped like WMT22's and SummEval's raw files.
 
 from __future__ import annotations
 
+import shlex
+
 import numpy as np
 import pandas as pd
 
@@ -165,3 +167,81 @@ def test_a_wide_table_with_a_rater_column_is_not_long() -> None:
     """A column naming who rated (a string) beside many judge columns: a wide table."""
     frame = mt_table().assign(annotator=lambda f: np.where(f.index % 2, "a1", "a2"))
     assert find_roles(frame, TableMeta(format="csv")).long is None
+
+
+def summeval_like(seed: int = 0, n: int = 240) -> pd.DataFrame:
+    """SummEval's wide shape: long `judge:MODEL|METHOD|DIMENSION` names, a sparse label,
+    and a judge that says 5 on 97% of the summaries (Llama-2-7B's relevance), 5 on every
+    labeled one."""
+    rng = np.random.default_rng(seed)
+    q = rng.normal(3.5, 0.7, n)
+    labeled = np.arange(n) % 8 == 0
+    flat = np.where(rng.random(n) < 0.1, rng.integers(1, 5, n), 5).astype(float)
+    flat[labeled] = 5.0
+    words = np.array(["the", "report", "said", "that", "prices", "rose", "in", "march"])
+    return pd.DataFrame(
+        {
+            "id": [f"s{k}" for k in range(n)],
+            "system": [f"M{k % 4}" for k in range(n)],
+            "summary": [" ".join(rng.choice(words, 20 + k % 40)) for k in range(n)],
+            "judge:gpt-4-0314|rts|relevance": np.round(q + rng.normal(0, 0.5, n)),
+            "judge:gpt-3.5-turbo-0301|stareval|relevance": np.round(q + rng.normal(0, 0.7, n)),
+            "judge:llama-2-7b-chat-hf|rts|relevance": flat,
+            "human": np.where(labeled, np.round(q * 3) / 3, np.nan),
+        }
+    )
+
+
+def test_a_judge_constant_on_the_labeled_items_is_left_out_and_said_why(tmp_path, capsys):
+    """A column with one score on every labeled item cannot be calibrated by the labels
+    (no Spearman; Krippendorff's alpha -0.46 on SummEval's): doctor leaves it out of the
+    printed command, says why, and the command runs; named with --judge it is kept and
+    the reason says the labels cannot calibrate it."""
+    from bacon_bayes.cli import main
+
+    flat = "judge:llama-2-7b-chat-hf|rts|relevance"
+    roles = find_roles(summeval_like(), TableMeta("csv"), label="human")
+    assert flat not in roles.judges and len(roles.judges) == 2
+    assert "the same score (5) on every one of the 30 labeled items" in roles.left_out[flat]
+    given = find_roles(summeval_like(), TableMeta("csv"), label="human", judges=[flat])
+    assert "the labels cannot calibrate it" in given.reasons[f"judge:{flat}"]
+    path = tmp_path / "wide.csv"
+    summeval_like().to_csv(path, index=False)
+    assert main(["doctor", str(path), "--label", "human"]) == 0
+    out = capsys.readouterr().out
+    command = shlex.split(out.split("\nrun:\n", 1)[1].strip().splitlines()[0])
+    assert command[:2] == ["bacon", "estimate"] and flat not in " ".join(command)
+    assert main([*command[1:], "--engine", "freq"]) == 0
+
+
+def test_doctor_tables_align_long_judge_names(tmp_path, capsys):
+    """SummEval's `judge:MODEL|METHOD|DIMENSION` names (up to 44 characters) are wider
+    than the 28 the text tables gave a name: every row's next column now starts at one
+    position, from the longest name (the columns found, the judges' agreement table, the
+    length and group bias lines)."""
+    from bacon_bayes.cli import main
+
+    path = tmp_path / "wide.csv"
+    summeval_like().to_csv(path, index=False)
+    assert main(["doctor", str(path), "--label", "human"]) == 0
+    out = capsys.readouterr().out
+
+    def block(start: str) -> list[str]:
+        lines = out.split(start, 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+        return [line for line in lines if line.startswith("  ")]
+
+    def field_after(line: str, start: int) -> int:
+        """Where the field after the space-free one starting at ``start`` begins."""
+        i = line.index(" ", start)
+        return i + len(line[i:]) - len(line[i:].lstrip())
+
+    found = block("columns found:")
+    assert len(found) >= 7 and found[0].startswith("  id")
+    assert len({field_after(line, 12) for line in found}) == 1, found  # one reason column
+    table = block("agreement with the labels")[:3]  # the header and two judges
+    assert table[0].startswith("  judge ") and len({len(line) for line in table}) == 1
+    assert len({field_after(line, 2) for line in table[1:]}) == 1, table
+    biased = [line for line in out.splitlines() if line.startswith("    judge:")]
+    assert len(biased) == 4  # two judges x (length, system)
+    numbers = {field_after(line, 4) for line in biased}
+    assert len(numbers) == 1, biased

@@ -198,3 +198,26 @@ def test_plan_without_a_goal_names_the_goals_with_a_command_that_runs(
     assert example[0] == "bacon" and "--half-width" in example
     assert main(example[1:]) == 0
     assert "goal: CI half-width <=" in capsys.readouterr().out
+
+
+def test_the_printed_sample_command_shows_the_labellers_the_response(tmp_path, capsys, monkeypatch):
+    """A to-label file of ids, labels and waves gives a labeller nothing to judge: with a
+    response text in the pool (as bacon doctor finds it), the `bacon sample` command bacon
+    plan prints passes `--show` with it, and bacon sample without --show says so."""
+    monkeypatch.chdir(tmp_path)
+    frame = pd.read_csv(table(tmp_path))
+    words = np.array(["the", "answer", "is", "in", "the", "second", "paragraph"])
+    rng = np.random.default_rng(0)
+    frame["response"] = [" ".join(rng.choice(words, 12 + k % 9)) for k in range(len(frame))]
+    frame.to_csv("pool.csv", index=False)
+    assert main(["plan", "pool.csv", *READ, "--half-width", "0.04"]) == 0
+    (command,) = run_lines(capsys.readouterr().out)
+    assert command[0] == "sample" and command[command.index("--show") + 1] == "response"
+    assert main([*command, "--out", "todo.csv"]) == 0
+    assert "response" in pd.read_csv("todo.csv").columns
+    assert "ids only" not in capsys.readouterr().out
+    argv = ["sample", "pool.csv", "--study", "bare", "--label", "human", "--judge", "judge_0"]
+    assert main([*argv, "--budget", "10", "--out", "bare.csv"]) == 0
+    said = capsys.readouterr().out
+    assert "the to-label file holds ids only" in said and "--show response on the next" in said
+    assert list(pd.read_csv("bare.csv").columns) == ["id", "human", "wave"]

@@ -117,7 +117,7 @@ def test_report_has_a_comparisons_section(table, tmp_path, capsys):
             *FREQ, "--out", str(out)]  # fmt: skip
     assert main(argv) == 0
     page = out.read_text()
-    assert '<section id="comparisons"><h2>Comparisons</h2>' in page
+    assert '<section id="comparisons"><h2>Comparisons of groups</h2>' in page
     assert "paired: intervals clustered by prompt (column &#x27;seg&#x27;)" in page
     assert "Best system: s3" in page  # the group column's name, not "group"
     assert "<b>target</b>: population" in page

@@ -85,6 +85,23 @@ def test_every_section_is_filled_and_user_text_is_escaped(page):
     assert re.search(r"<th>AEE means from</th><td>[^<]+</td>", text)  # which surrogates
 
 
+def test_headings_are_unique_and_the_differences_are_shown_once(page):
+    """The page had two headings "Groups" (the data check's judges' over-rating by group,
+    and the estimates' section), and the groups section repeated the Comparisons table of
+    pairwise differences: every heading is now unique, and the differences are one table,
+    in the comparisons section, the groups section pointing to it."""
+    text = page.read_text()
+    headings = re.findall(r"<h[23]>([^<]*)</h[23]>", text)
+    assert len(headings) == len(set(headings)), headings
+    assert "Group means and ranks" in headings and "Comparisons of groups" in headings
+    assert "Judges' over-rating by group" in headings
+    sections = dict(re.findall(r'<section id="([a-z]+)">(.*?)</section>', text, re.S))
+    pairs = re.compile(r"<td>(sys&lt;A&gt;|B|C) - (sys&lt;A&gt;|B|C)</td>")
+    assert not pairs.search(sections["groups"]) and '<a href="#comparisons">' in sections["groups"]
+    assert len(pairs.findall(sections["comparisons"])) == 3
+    assert len(pairs.findall(text)) == 3
+
+
 def test_cli_report_from_a_table_and_from_a_saved_calibrator(tmp_path, capsys):
     from bacon_bayes.demo import load_summeval
 

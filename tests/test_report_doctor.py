@@ -137,7 +137,7 @@ def test_no_labels_no_bias_tables():
     check = profile_pool(pool)
     assert check.with_label is not None and not check.groups and not check.length
     html = data_check(pool)
-    assert "Agreement between judges" in html and "<h3>Groups</h3>" not in html
+    assert "Agreement between judges" in html and "over-rating by group" not in html
 
 
 def test_calibrator_report_places_the_section_after_the_settings(tmp_path):
@@ -145,3 +145,22 @@ def test_calibrator_report_places_the_section_after_the_settings(tmp_path):
     page = cal.report(tmp_path / "r.html").read_text()
     ids = re.findall(r'<section id="([a-z]+)">', page)
     assert ids[:2] == ["settings", "doctor"]
+
+
+def test_report_on_a_study_finds_the_response_text(tmp_path):
+    """`bacon report STUDY` checks response length as `bacon report FILE` does: the study
+    records no text column, so the report finds the pool's response column itself (it said
+    "No response text: response length not checked" where doctor found `summary`)."""
+    table = tmp_path / "pool.csv"
+    _planted().to_csv(table, index=False)
+    study = tmp_path / "study"
+    args = ["--label", "y", "--judge", "fair", "--judge", "wordy", "--group", "system",
+            "--item", "id", "--budget", "10", "--out", str(tmp_path / "todo.csv")]  # fmt: skip
+    assert main(["sample", str(table), "--study", str(study), *args]) == 0
+    out = tmp_path / "r.html"
+    argv = ["report", str(study), "--allow-pending", "--engine", "freq", "--out", str(out)]
+    assert main(argv) == 0
+    section = _section(out.read_text())
+    assert "response length not checked" not in section
+    found = {r[0]: r for r in _rows(section, "Response length")}
+    assert found["wordy"][-1] == "biased by length" and found["fair"][-1] == ""

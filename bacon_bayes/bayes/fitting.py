@@ -92,21 +92,18 @@ class JudgeModelFitting:
     def _group_effects(self) -> bool:
         """Whether the label link has group effects: forced, or with ``"auto"`` where the
         column spec names at least :data:`MIN_GROUPS` groups and the family takes them."""
+        from bacon_bayes.bayes.groups import group_option_error
+
         option = self.group_effects
         if option not in (True, False, "auto"):
-            raise ValidationError(f"group_effects must be True, False or 'auto', got {option!r}")
+            raise ValidationError(group_option_error("value", option))
         spec = self.columns
         has = spec.group_col >= 0 and len(spec.groups) > 0
         if option is True:
             if not self.supports_group_effects:
-                raise ValidationError(
-                    f"the {self.family} model has no group effects; use group_effects=False"
-                )
+                raise ValidationError(group_option_error("family", family=self.family))
             if not has:
-                raise ValidationError(
-                    "group_effects=True needs the items' groups: a column spec with "
-                    "group_col and groups (bacon_bayes.bayes.groups.with_group_column)"
-                )
+                raise ValidationError(group_option_error("groups"))
             return True
         return (
             bool(option)

@@ -19,10 +19,66 @@ import numpy as np
 from bacon_bayes.bayes.columns import ColumnSpec
 from bacon_bayes.order import natural_key
 
-__all__ = ["GROUP_FEATURE", "attach_groups", "group_codes", "reads_groups", "with_group_column"]
+__all__ = [
+    "GROUP_FEATURE",
+    "attach_groups",
+    "check_group_option",
+    "group_codes",
+    "group_option_error",
+    "reads_groups",
+    "with_group_column",
+]
 
 #: The name of the group column (beside the feature names, e.g. in a saved calibrator).
 GROUP_FEATURE = "group:code"
+
+
+def group_option_error(why: str, option: Any = True, family: str = "") -> str:
+    """The message refusing the ``group_effects`` option, in the command line's words
+    (``--group-effects``) and Python's (``group_effects=``, also a preset's key): ``why``
+    is ``"value"`` (not True, False or 'auto'), ``"family"`` (the model has no group
+    level), ``"groups"`` (no groups given) or ``"engine"`` (the frequentist engine)."""
+    on = "--group-effects on (group_effects=True in Python or a preset)"
+    if why == "value":
+        return (
+            f"group_effects must be True, False or 'auto', got {option!r}: on the command "
+            "line --group-effects on, off or auto"
+        )
+    if why == "family":
+        return (
+            f"the {family} model has no group effects, so {on} cannot apply; use "
+            "--group-effects auto or off (group_effects='auto' or False)"
+        )
+    if why == "engine":
+        return (
+            f"{on}: the frequentist engine's {family} model has no group level; the group "
+            "level is the Bayesian engine's (--engine bayes; engine='bayes'), or use "
+            "--group-effects auto (group_effects='auto')"
+        )
+    return (
+        f"{on} needs the items' groups: pass --group COLUMN (group= of EvalPool.from_frame), "
+        "or use --group-effects auto (group_effects='auto'); a judge model used alone needs "
+        "a column spec with group_col and groups (bacon_bayes.bayes.groups.with_group_column)"
+    )
+
+
+def check_group_option(option: Any, *, engine: str, groups: Any, model: Any, family: str) -> None:
+    """Refuse a calibrator's ``group_effects`` that its fit cannot honour (a ValidationError
+    in both wordings, :func:`group_option_error`): a value other than True, False or
+    'auto', or True with the frequentist engine, without groups, or for a judge model
+    with no group level (the multinomial)."""
+    from bacon_bayes.errors import ValidationError
+
+    if option not in (True, False, "auto"):
+        raise ValidationError(group_option_error("value", option))
+    if option is not True:
+        return
+    if engine == "freq":
+        raise ValidationError(group_option_error("engine", family=family))
+    if groups is None:
+        raise ValidationError(group_option_error("groups"))
+    if not getattr(model, "supports_group_effects", False):
+        raise ValidationError(group_option_error("family", family=family))
 
 
 def reads_groups(model: Any) -> bool:

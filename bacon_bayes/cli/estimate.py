@@ -327,6 +327,8 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
             )
         data = load_study(args.file, allow_pending=args.allow_pending)
         judges = expand_judges(args.judge, data.frame.columns) if args.judge else None
+        known = {"judges": judges or data.judges, "group": args.group or data.group}
+        find_response(args, data.frame, None, label=data.label, item=data.item, **known)
         return data.to_pool(
             judges=judges,
             group=args.group,
@@ -340,6 +342,8 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     dropped = 0
     if getattr(args, "drop_unscored", False):
         df, judges, dropped = without_unscored(df, judges, args.label, args.item)
+    from bacon_bayes.scale import guess_outcome
+
     levels = parse_levels(args.levels)
     outcome = args.outcome or guess_outcome(df, args.label)
     pool = EvalPool.from_frame(
@@ -371,19 +375,6 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     return dataclasses.replace(pool, notes=(*pool.notes, *notes)) if notes else pool
 
 
-def guess_outcome(df: pd.DataFrame, label: str) -> str:
-    """The label's type when ``--outcome`` is not given: ``categorical`` for labels of 0
-    and 1 only (both seen), else ``continuous``."""
-    import pandas as pd
-
-    from bacon_bayes.scale import is_binary
-
-    if label not in df.columns or not pd.api.types.is_numeric_dtype(df[label]):
-        return "continuous"
-    seen = df[label].dropna().to_numpy(dtype=float)
-    return "categorical" if is_binary(seen) else "continuous"
-
-
 def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] | pd.DataFrame]:
     """Read FILE in any format the readers take, join ``--labels``, and pick the judges:
     ``--scores``, else ``--judge``, else the ones the file's format names (Inspect AI's
@@ -392,7 +383,6 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
     ``--group`` and ``--prompt`` when not given (``args`` is updated); with
     ``args.find_text`` (the report's data check), the response column ``bacon doctor``
     finds fills ``--text``."""
-    from bacon_bayes.doctor.roles import find_roles
     from bacon_bayes.io import read_table
     from bacon_bayes.readers import join_labels, read_any
 
@@ -403,10 +393,8 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
         args.prompt = args.prompt or meta.prompt
     if getattr(args, "labels", None):
         df, args.item = join_labels(df, args.labels, args.label, args.item)
-    if getattr(args, "find_text", False) and not args.text:
-        label = args.label if args.label in df.columns else None
-        item = args.item if args.item in df.columns else None
-        args.text = find_roles(df, meta, label=label, item=item).response
+    label = args.label if args.label in df.columns else None
+    find_response(args, df, meta, label=label, item=args.item if args.item in df else None)
     if args.scores:
         if args.judge:
             raise ValidationError("pass either --judge columns or --scores, not both.")
@@ -419,6 +407,17 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
     raise ValidationError(f"no judges given; pass --judge COL (repeatable) or --scores.{found}")
 
 
+def find_response(args: argparse.Namespace, df: pd.DataFrame, meta: Any, **known: Any) -> None:
+    """With ``args.find_text`` (the report's data check) and no ``--text``, fill ``--text``
+    with the response column ``bacon doctor`` finds in ``df`` (a table's or a study's pool;
+    ``known``: the roles already known, as ``find_roles`` takes them)."""
+    if getattr(args, "find_text", False) and not args.text:
+        from bacon_bayes.doctor.roles import find_roles
+        from bacon_bayes.readers.meta import TableMeta
+
+        args.text = find_roles(df, meta or TableMeta("csv"), **known).response
+
+
 def reading_options(args: argparse.Namespace, pool: EvalPool, *, sample: bool = False) -> str:
     """The options that read ``args.file`` as this command read it, shell-quoted, for a
     command bacon prints (``bacon plan``'s, or with ``sample`` ``bacon sample``'s, which
@@ -426,8 +425,8 @@ def reading_options(args: argparse.Namespace, pool: EvalPool, *, sample: bool = 
     from bacon_bayes.study.folder import CONFIG_FILE
 
     given: list[tuple[str, object]] = [("--group", args.group), ("--prompt", args.prompt)]
-    if sample:
-        given = given[1:]  # a study has its group; --prompt only names its prompts
+    if sample:  # a study has its group; --prompt only names its prompts; --show: the text
+        given = [given[1], ("--show", getattr(args, "text", None))]  # labellers read
     if not (Path(args.file) / CONFIG_FILE).is_file():
         given = [("--item", args.item), ("--label", args.label)]
         if not sample:
@@ -437,7 +436,9 @@ def reading_options(args: argparse.Namespace, pool: EvalPool, *, sample: bool = 
         given += [("--group", args.group), ("--prompt", args.prompt)]
         given += [("--outcome", args.outcome), ("--levels", args.levels)]
         given += [("--scale", args.scale)]
-        if not sample:
+        if sample:
+            given += [("--show", args.text)]
+        else:
             given += [("--propensity", args.propensity), ("--embedding", args.embedding)]
             given += [("--prompt-propensity", args.prompt_propensity)]
     # a value starting with "-" as --name=VALUE: argparse reads --scale -inf:0 as two options

@@ -160,7 +160,10 @@ def run(args: argparse.Namespace) -> int:
     designs = _list(args.designs, "designs")
     if args.calibrator:
         return _plan_round(args, goal)
+    args.find_text = True  # the printed bacon sample's --show: the response labellers read
     pool = pool_from_args(args)
+    if _shows(args):  # a study that copies its recorded columns: no --show
+        args.text = None
     engine = _engine(args)
     result = plan(
         pool,
@@ -248,6 +251,14 @@ def _samplable(args: argparse.Namespace) -> bool:
         return True
     table = "".join(path.suffixes).lower().endswith((".csv", ".csv.gz", ".parquet"))
     return table and not args.labels and not args.scores
+
+
+def _shows(args: argparse.Namespace) -> bool:
+    """Whether FILE is a study folder that records columns for its to-label files."""
+    from bacon_bayes.study.folder import CONFIG_FILE, StudyConfig
+
+    path = Path(args.file)
+    return (path / CONFIG_FILE).is_file() and bool(StudyConfig.read(path).show)
 
 
 def _plan_round(args: argparse.Namespace, goal: Goal) -> int:

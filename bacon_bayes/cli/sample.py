@@ -327,7 +327,7 @@ def _guess_outcome(source: Path, item: str, label: str) -> str:
     """The label's type when ``--outcome`` is not given, as ``bacon estimate`` guesses it
     on a table: categorical when the labels already in the pool are 0 and 1 (True/False
     included), else continuous."""
-    from bacon_bayes.cli.estimate import guess_outcome
+    from bacon_bayes.scale import guess_outcome
     from bacon_bayes.study.folder import read_pool
 
     return guess_outcome(read_pool(source, item), label)
@@ -484,4 +484,32 @@ def run(args: argparse.Namespace) -> int:
         f"written to {out.given}; fill in column {todo.columns[1]!r} and run "
         f"`bacon label import {out.given} --study {root}`"
     )
+    if not show:
+        print(_show_hint(Study.open(root)))
     return 0
+
+
+def _show_hint(study: Any) -> str:
+    """Without ``--show`` (none recorded): what the to-label file lacks, and the option
+    that copies the pool's response text (the column ``bacon doctor`` finds) into it."""
+    import shlex
+
+    from bacon_bayes.doctor.roles import find_roles
+    from bacon_bayes.readers.meta import TableMeta
+
+    cfg, pool = study.config, study.pool
+    known = {"group": cfg.group, "prompt": cfg.prompt, "judges": list(cfg.judges) or None}
+    known = {k: v for k, v in known.items() if v and set(np.atleast_1d(v)) <= set(pool)}
+    label = cfg.label if cfg.label in pool else None
+    try:
+        found = find_roles(pool, TableMeta("csv"), label=label, item=cfg.item, **known).response
+    except BaconError:
+        found = None
+    what = "the labellers see nothing to judge unless they look the ids up"
+    if found is None:
+        return f"the to-label file holds ids only: {what}; --show COLUMN copies pool columns"
+    return (
+        f"the to-label file holds ids only: {what}; --show {shlex.quote(found)} on the next "
+        "bacon sample copies the pool's response text (the column bacon doctor finds) into "
+        "its to-label file, and the study keeps it for later waves"
+    )

@@ -12,6 +12,7 @@ import dataclasses
 import fnmatch
 import re
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -395,9 +396,10 @@ def _f(v: float, nd: int = 2) -> str:
 def _text(p: Profile) -> str:
     r = p.roles
     lines = [f"bacon doctor: {p.file} ({p.meta.format}, {p.n_rows} rows)", "", "columns found:"]
+    rows: list[tuple[str, str, str]] = []
 
     def row(role: str, value: str | None, reason: str) -> None:
-        lines.append(f"  {role:<9} {value or '-':<28} {reason}")
+        rows.append((role, value or "-", reason))
 
     if r.long:
         row("long", r.reasons["long"], "names the judge of each row: pivot the table (below)")
@@ -416,6 +418,7 @@ def _text(p: Profile) -> str:
         row("text", t, r.reasons[f"text:{t}"] + (" (the response)" if t == r.response else ""))
     for c, why in r.left_out.items():
         row("left out", c, why)
+    lines += _aligned(rows)
     for note in p.meta.notes:
         lines.append(f"  note: {note}")
     if p.labels_per_group is not None:
@@ -441,8 +444,12 @@ def _text(p: Profile) -> str:
         )
         if p.with_label is not None:
             tab = tab.merge(p.with_label, on="judge")
-        text = tab.to_string(index=False, float_format=lambda v: f"{v:.2f}", na_rep="-")
-        lines += ["  " + s for s in text.splitlines()]
+        w = _width(r.judges)  # names flush left, as wide as the longest
+        text = tab.drop(columns="judge").to_string(
+            index=False, float_format=lambda v: f"{v:.2f}", na_rep="-"
+        )
+        names = ["judge", *tab["judge"]]
+        lines += [f"  {n:<{w}} {s}" for n, s in zip(names, text.splitlines(), strict=True)]
         if p.with_label is not None:
             lines.append(
                 "  (spearman: rank correlation; kappa_w: Cohen's kappa, quadratic weights, "
@@ -477,6 +484,30 @@ def _text(p: Profile) -> str:
     return "\n".join(lines)
 
 
+#: The widest column of names in doctor's columns-found table; a longer name has its
+#: reason on the next line.
+NAME_WIDTH = 48
+
+
+def _width(names: Iterable[str]) -> int:
+    """The width of a column of ``names`` in doctor's text tables: the longest name's (at
+    least 8)."""
+    return max([8, *(len(str(n)) for n in names)])
+
+
+def _aligned(rows: list[tuple[str, str, str]]) -> list[str]:
+    """The columns-found rows (role, column, reason) with the reasons in one column: as
+    wide as the longest column name, a longer name's reason on the next line."""
+    width = min(_width(value for _, value, _ in rows), NAME_WIDTH)
+    out = []
+    for role, value, reason in rows:
+        if len(value) > width:
+            out += [f"  {role:<9} {value}", f"  {'':<9} {'':<{width}} {reason}"]
+        else:
+            out.append(f"  {role:<9} {value:<{width}} {reason}")
+    return out
+
+
 def _flags_text(p: Profile) -> list[str]:
     if not p.roles.judges:
         return []
@@ -488,9 +519,10 @@ def _flags_text(p: Profile) -> list[str]:
     ]
     if not p.flags:
         return [*lines, f"  nothing found in the {len(p.roles.judges)} judges"]
+    w = _width(f.judge for f in p.flags)
     for f in p.flags:
         what = "codes   " if f.kind == "codes" else "constant"
-        lines.append(f"  {f.judge:<20} {what} {f.text}")
+        lines.append(f"  {f.judge:<{w}} {what} {f.text}")
     return lines
 
 
@@ -500,6 +532,7 @@ def _bias_text(p: Profile) -> list[str]:
         return []
     level = f"{1 - p.alpha:.0%}"
     lines = ["", "what the judges seem biased by (on the labeled items):"]
+    w = _width(r.judges)
     if p.length:
         per = bias.unit_words(p.length[0].per)
         lines.append(
@@ -509,10 +542,10 @@ def _bias_text(p: Profile) -> list[str]:
         for b in p.length:
             flag = "  <- biased by length" if b.flagged else ""
             lines.append(
-                f"    {b.judge:<28} {b.over:+.3f} [{b.low:+.3f}, {b.high:+.3f}] n={b.n}{flag}"
+                f"    {b.judge:<{w}} {b.over:+.3f} [{b.low:+.3f}, {b.high:+.3f}] n={b.n}{flag}"
             )
         for j, why in p.length_skipped.items():
-            lines.append(f"    {j:<28} not checked: {why}")
+            lines.append(f"    {j:<{w}} not checked: {why}")
     elif p.length_note:
         lines.append(f"  response length: {p.length_note}")
     if p.length_left_out and (p.length or p.length_note):
@@ -529,7 +562,7 @@ def _bias_text(p: Profile) -> list[str]:
         lines.append(f"  {r.group}: over-rating per {r.group} (judge ~ label + {r.group}):")
     for j, tab in p.groups.items():
         if tab.empty:
-            lines.append(f"    {j:<28} not checked: {tab.attrs.get('why', 'no fit')}")
+            lines.append(f"    {j:<{w}} not checked: {tab.attrs.get('why', 'no fit')}")
             continue
         flagged = tab[tab["flagged"]].sort_values("over", key=abs, ascending=False)
         shown = [
@@ -541,7 +574,7 @@ def _bias_text(p: Profile) -> list[str]:
         more = f" and {len(flagged) - 3} more" if len(flagged) > 3 else ""
         same = [f.group for f in p.flags if f.judge == j and f.kind == "constant"]
         note = f" (one score on every item of {', '.join(same)}: see above)" if same else ""
-        lines.append(f"    {j:<28} {', '.join(shown) + more if shown else 'none'}{note}")
+        lines.append(f"    {j:<{w}} {', '.join(shown) + more if shown else 'none'}{note}")
     if len(p.length) > 1 or len(tables) > 1:
         lines.append(
             f"  (each judge at level {level}, not adjusted for the {len(r.judges)} judges "

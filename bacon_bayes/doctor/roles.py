@@ -233,13 +233,15 @@ def _find_judges(
     if given:
         for j in given:
             _need(frame, j, "--judge")
-            if _numeric(frame[j]) is None:
+            num = _numeric(frame[j])
+            if num is None:
                 raise ValidationError(
                     f"--judge {j!r} is not numeric (e.g. {frame[j].dropna().iloc[0]!r}); "
                     "a judge column holds scores"
                 )
             roles.judges.append(j)
-            roles.reasons[f"judge:{j}"] = "--judge"
+            flat = _flat_on_labels(num, label)
+            roles.reasons[f"judge:{j}"] = "--judge" + (f"; {flat}" if flat else "")
         return
     if meta.judges:
         for j in meta.judges:
@@ -270,6 +272,8 @@ def _find_judges(
             roles.left_out[c] = "numeric but constant"
         elif _is_index(num):
             roles.left_out[c] = "numeric, a row number (0, 1, 2, ...)"
+        elif flat := _flat_on_labels(num, label):
+            roles.left_out[c] = f"numeric and dense, but {flat} (pass --judge to use it anyway)"
         else:
             rho = _rho(num, label)
             if rho is not None and (np.isnan(rho) or abs(rho) < MIN_RHO):
@@ -295,6 +299,21 @@ def _need(frame: pd.DataFrame, column: str, option: str) -> None:
 def _integers(num: pd.Series) -> bool:
     v = num.dropna().to_numpy()
     return bool(v.size and np.all(v == np.round(v)))
+
+
+def _flat_on_labels(x: pd.Series, label: pd.Series | None) -> str | None:
+    """Why a judge that varies over the table is no judge for these labels: it gives the
+    same score (or none) on every labeled item, so the labels cannot calibrate it (no
+    correlation, no slope; the estimator would extrapolate its other values blind). None
+    with fewer than 5 labels or when its scores vary on the labeled items."""
+    if label is None or int(label.notna().sum()) < 5:
+        return None
+    on = x[label.notna()].dropna()
+    if on.nunique() >= 2:
+        return None
+    n = int(label.notna().sum())
+    what = "no score on any" if on.empty else f"the same score ({on.iloc[0]:g}) on every"
+    return f"{what} one of the {n} labeled items: the labels cannot calibrate it"
 
 
 def _rho(x: pd.Series, label: pd.Series | None) -> float | None:

@@ -110,13 +110,18 @@ def _skipped(why: dict[str, str]) -> str:
     return " Not checked: " + "; ".join(f"{esc(j)} ({esc(w)})" for j, w in why.items()) + "."
 
 
+#: The data check's heading of the judges' over-rating by group (the page's "Group means
+#: and ranks" is the estimates').
+GROUPS_HEAD = "<h3>Judges' over-rating by group</h3>"
+
+
 def _groups(check: PoolCheck) -> str:
     tables = [t.assign(judge=j) for j, t in check.groups.items() if not t.empty]
     skipped = _skipped(
         {j: t.attrs.get("why", "no fit") for j, t in check.groups.items() if t.empty}
     )
     if not tables:
-        return "<h3>Groups</h3>" + _note(skipped.strip()) if skipped else ""
+        return GROUPS_HEAD + _note(skipped.strip()) if skipped else ""
     frame = pd.concat(tables, ignore_index=True)
     frame = frame[["judge", "group", "n", "over", "low", "high", "flagged"]]
     flagged = frame["flagged"].astype(bool)
@@ -133,7 +138,7 @@ def _groups(check: PoolCheck) -> str:
     )
     note = _note(reading + _adjust(check, len(tables)) + skipped)
     if len(frame) <= MAX_GROUP_ROWS:
-        return "<h3>Groups</h3>" + scroll_table(frame, 3) + note
+        return GROUPS_HEAD + scroll_table(frame, 3) + note
     n_flagged = int(flagged.sum())
     shown = (
         scroll_table(frame.head(n_flagged), 3)
@@ -141,7 +146,7 @@ def _groups(check: PoolCheck) -> str:
         else _note("No judge's over-rating of a group is flagged.")
     )
     return (
-        "<h3>Groups</h3>"
+        GROUPS_HEAD
         + shown
         + note
         + f"<details><summary>All {len(frame)} rows ({len(tables)} judges x {k} "

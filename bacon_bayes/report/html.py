@@ -23,7 +23,6 @@ from bacon_bayes.report.doctor import data_check
 from bacon_bayes.report.tables import esc as _esc
 from bacon_bayes.report.tables import scroll_table as _table
 from bacon_bayes.report.text import estimates_frame, guarantee_note, naive_note
-from bacon_bayes.results import sure_sign
 from bacon_bayes.scale import is_binary
 from bacon_bayes.surrogates import in_means
 
@@ -39,8 +38,8 @@ SECTIONS = {
     "doctor": "Data check",
     "round": "This round: calibrator, transport and history",
     "estimates": "Population estimates",
-    "groups": "Groups",
-    "comparisons": "Comparisons",
+    "groups": "Group means and ranks",
+    "comparisons": "Comparisons of groups",
     "bias": "Judge bias",
     "calibration": "Calibration",
     "items": "Items",
@@ -224,21 +223,15 @@ def _groups(cal: Calibrator, alpha: float, anytime: dict[str, Any]) -> str:
     tables = [cal.estimate_groups(alpha, True, m, **anytime) for m in ("aee", "classical")]
     means = tables[0].to_frame()
     ranks = cal.rank_groups(alpha, **anytime)[["name", "rank", "rank_low", "rank_high"]]
-    differences = cal.compare_groups(alpha, **anytime)
-    diffs = differences.to_frame()
-    diffs["clear"] = np.where(sure_sign(diffs["ci_low"], diffs["ci_high"]) != 0, "yes", "")
     level = f"{100 * (1 - alpha):g}%"
     return (
         _img(figures.groups_figure(tables), "group means")
         + f"<p>{level} intervals: <b>{_esc(guarantee_note(tables[0]))}</b>.</p>"
-        + "<h3>Means and ranks</h3>"
         + _table(means.merge(ranks, on="name"), 3)
         + "<p class='note'>rank low - rank high: the ranks each group can take, read from "
-        "the pairwise differences' intervals below (a group ranks above another only where "
-        "their difference excludes 0), so they hold as those do.</p>"
-        + "<h3>Pairwise differences</h3>"
-        + f"<p>{level} intervals: <b>{_esc(guarantee_note(differences))}</b>.</p>"
-        + _table(diffs.drop(columns=["n_items"]), 3)
+        "the intervals of the pairwise differences (a group ranks above another only where "
+        "their difference excludes 0), so they hold as those do; the differences are in "
+        f'<a href="#comparisons">{_esc(SECTIONS["comparisons"])}</a>, below.</p>'
     )
 
 

@@ -278,3 +278,35 @@ def test_gaussian_group_draws_follow_their_conditional_posterior():
     assert u.shape == (draws, 4)
     np.testing.assert_allclose(u[:, :3].mean(0), truth, atol=0.08)
     assert abs(u[:, 3].mean()) < 0.05 and abs(u[:, 3].std() - 0.5) < 0.03
+
+
+def test_group_effects_messages_name_the_option_and_the_argument(tmp_path, capsys):
+    """Every refusal of the group level names the command line's `--group-effects` and
+    Python's `group_effects`; `--group-effects on` that cannot apply (the frequentist
+    engine, no --group, a model with no group level) is refused instead of ignored."""
+    from bacon_bayes import Calibrator
+    from bacon_bayes.cli import main
+
+    spec = _spec()
+    refusals = [
+        lambda: GaussianJudgeModel(spec, group_effects="yes")._group_effects(),
+        lambda: GaussianJudgeModel(ColumnSpec.simple(3), group_effects=True)._group_effects(),
+        lambda: MultinomialJudgeModel(spec, group_effects=True)._group_effects(),
+    ]
+    pool = _pool(10, ["S1", "S2", "S3"], 0.5, seed=0)
+    refusals.append(lambda: Calibrator(engine="freq", group_effects=True).fit(pool))
+    refusals.append(lambda: Calibrator(engine="freq", group_effects="on").fit(pool))
+    ungrouped = dataclasses.replace(pool, groups=None)
+    refusals.append(lambda: Calibrator(engine="bayes", group_effects=True).fit(ungrouped))
+    for refuse in refusals:
+        with pytest.raises(ValidationError) as info:
+            refuse()
+        assert "--group-effects" in str(info.value) and "group_effects" in str(info.value)
+    table = tmp_path / "pool.csv"
+    frame = pd.DataFrame({"id": pool.ids, "system": pool.groups, "human": pool.y})
+    frame = frame.join(pool.judge_matrix().set_axis(list(pool.judges), axis=1))
+    frame.to_csv(table, index=False)
+    argv = ["estimate", str(table), "--label", "human", "--judge", "j*", "--item", "id",
+            "--engine", "freq", "--group", "system", "--group-effects", "on"]  # fmt: skip
+    assert main(argv) == 2
+    assert "--group-effects on (group_effects=True" in capsys.readouterr().err
