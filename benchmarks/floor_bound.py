@@ -189,7 +189,7 @@ def side_bounds(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The hull with the side-dependent floor (:func:`side_floor` per draw and group, on
     its own ``w``, ``h = half / sd`` rounded down to 0.02 (the miss falls as ``h``
-    grows), ``w`` to 0.01 and ``df`` to an integer (cached)); ``symmetric``: the least
+    grows), ``w`` to 0.01 and ``df`` down to 0.1 (cached)); ``symmetric``: the least
     symmetric reach with the same guarantee (:func:`symmetric_floor`) instead."""
     lab = np.isfinite(a["sd"]) & (a["sd"] > 0)
     low, high = np.full(a["sd"].shape, np.nan), np.full(a["sd"].shape, np.nan)
@@ -197,7 +197,7 @@ def side_bounds(
     for t, g in zip(*np.nonzero(lab), strict=True):
         sd, own, est, half = (a[k][t, g] for k in ("sd", "own", "est", "half"))
         w = max(round(float(a["w"][t, g]), 2), 0.01)
-        df = float(min(round(float(a["df"][t, g])), 1000))
+        df = float(min(np.floor(float(a["df"][t, g]) * 10.0) / 10.0, 1000.0))
         key = (w, np.floor(half / sd / 0.02) * 0.02, max(df, 1.0))
         if key not in cache and symmetric:
             k = symmetric_floor(key[0], key[1], level, key[2])
