@@ -22,8 +22,7 @@ same labeled items. Truth: each system's mean of the full labels.
 Methods: ``separate`` (``estimate_groups`` / ``compare_groups`` with
 ``simultaneous=False``: today's per-group AEE; a draw in which it raises
 ``ValidationError`` is refused), ``shrink`` (the same with ``pooling="shrink"``; skipped
-with a message while the keyword does not exist; on the first trials of each cell
-``pooling="separate"`` is checked to equal ``separate``), ``ppi_py`` (per system,
+with a message while the keyword does not exist), ``ppi_py`` (per system,
 ``ppi_mean_ci`` (PPI++, ``lam`` tuned) on that system's labeled and unlabeled items with
 the surrogate the calibrator's group means use, ``cal.surrogate_matrix(groups)``; a
 system with fewer than 2 labels gets no interval: ppi_py's would have zero width; pairs:
@@ -71,8 +70,6 @@ OTHER_BUDGETS = (0.03,)
 GROUP_COLUMN = {"trivia": "model", "wmt22": "system"}  # SummEval's: "system"
 METHODS = ("separate", "shrink", "auto", "ppi_py")
 ALPHA = 0.05
-#: trials of each cell on which ``pooling="separate"`` is checked against ``separate``
-CHECK_TRIALS = 3
 #: ppi_py's interval needs this many labels in a system (at 1 its width is 0)
 PPI_MIN_LABELS = 2
 #: methods found missing in this process (skipped, said once)
@@ -200,7 +197,6 @@ def one_trial(
                 }
             )
 
-    sep: dict | None = None
     for method in methods:
         if method in skip:
             continue
@@ -224,34 +220,6 @@ def one_trial(
             skip.add(method)
             continue
         emit(method, got)
-        if method == "separate":
-            sep = got
-    if "shrink" in methods and "shrink" not in skip and trial < CHECK_TRIALS:
-        try:
-            g, d = _ours(cal, spec.alpha, "separate")
-            same: dict | None = {**_table_cells(g), **_table_cells(d)}
-        except ValidationError:
-            same = None
-        if sep is None and "separate" not in methods:
-            try:
-                g, d = _ours(cal, spec.alpha, None)
-                sep = {**_table_cells(g), **_table_cells(d)}
-            except ValidationError:
-                sep = None
-        diff = 0.0 if (same is None) == (sep is None) else math.inf
-        if same is not None and sep is not None:
-            a, b = np.array(list(same.values())), np.array(list(sep.values()))
-            diff = float(np.nanmax(np.abs(a - b), initial=0.0))
-            diff = diff if (np.isnan(a) == np.isnan(b)).all() else math.inf
-        rows.append(
-            {
-                "method": "check:pooling=separate",
-                "kind": "check",
-                "name": "max |diff|",
-                "estimate": diff,
-                "n_labeled": int(labeled.sum()),
-            }
-        )
     for r in rows:
         r.update({"budget": budget, "trial": trial, "n_labels": int(labeled.sum())})
     return rows
@@ -273,7 +241,7 @@ def _covers(t: pd.DataFrame) -> pd.Series:
 
 def summarise(rows: pd.DataFrame, reference: str = "separate") -> pd.DataFrame:
     """The metrics of every method of one (table, budget) (see the module docstring)."""
-    rows = rows[rows["kind"] != "check"]
+    rows = rows[rows["kind"] != "check"]  # --out files of earlier runs hold check rows
     answered = np.isfinite(rows["ci_low"]) & np.isfinite(rows["ci_high"])
     rows = rows.assign(
         answered=answered,
@@ -401,7 +369,6 @@ def report(results: dict[tuple[str, float], pd.DataFrame], chosen: dict) -> pd.D
         s.insert(0, "budget", budget)
         s.insert(0, "table", name)
         out.append(s)
-        check = rows[rows["kind"] == "check"]
         lo, hi = s["band_low"].iloc[0], s["band_high"].iloc[0]
         print(
             f"\n{name} at {budget:.0%} ({s['labels'].iloc[0]:.0f} labels, "
@@ -421,11 +388,6 @@ def report(results: dict[tuple[str, float], pd.DataFrame], chosen: dict) -> pd.D
                 f"{r['width']:.3f}  {r['zero_width']:.3f}  "
                 f"{r.get('width_ratio', math.nan):.3f}  {r['rmse']:.4f} "
                 f"{r.get('rmse_ratio', math.nan):.3f}"
-            )
-        if len(check):
-            print(
-                f"pooling='separate' against separate: max |diff| "
-                f"{check['estimate'].max():.3g} over {len(check)} draws"
             )
     frame = pd.concat(out, ignore_index=True) if out else pd.DataFrame()
     return frame[[c for c in COLUMNS if c in frame.columns]]

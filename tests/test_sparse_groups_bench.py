@@ -97,10 +97,10 @@ def test_oracle_reproduces_the_issue_figures_on_summeval():
         assert sg.oracle_ratio(*parts, 5) == pytest.approx(at5, abs=0.025)
 
 
-def test_three_draws_of_every_method(tmp_path, capsys):
+def test_three_draws_of_every_method(tmp_path):
     """Three draws of SummEval fluency at 5% (60 labels, 12 systems) through the CLI: every
-    method answers every draw, the shrunk rows withhold nothing, ``pooling="separate"``
-    equals the ``separate`` row, and ``--pooled`` summarises the written file."""
+    method answers every draw, the shrunk rows withhold nothing, and ``--pooled`` summarises
+    the written file."""
     out = tmp_path / "raw.csv.gz"
     argv = ["--trials", "3", "--tables", "summeval_fluency", "--budgets", "0.05",
             "--data", str(tmp_path), "--out", str(out)]  # fmt: skip
@@ -108,9 +108,6 @@ def test_three_draws_of_every_method(tmp_path, capsys):
     assert set(today.index) == {"separate", "shrink", "auto", "ppi_py"}
     assert (today["refused"] == 0).all() and (today["trials"] == 3).all()
     assert today.loc["shrink", "withheld_groups"] == 0 < today.loc["separate", "withheld_groups"]
-    assert "pooling='separate' against separate: max |diff| 0 over 3 draws" in (
-        capsys.readouterr().out
-    )
     again = sg.main(["--pooled", str(out), "--tables", "summeval_fluency", "--data", str(tmp_path)])
     pd.testing.assert_frame_equal(again.set_index("method"), today, rtol=1e-4)
     assert 0 < today.loc["separate", "oracle"] < 1
