@@ -296,8 +296,7 @@ def scale_from_args(args: argparse.Namespace) -> tuple[float, float] | None:
 
     scale = parse_scale(getattr(args, "scale", None))
     if scale is None and (Path(args.file) / CONFIG_FILE).is_file():
-        recorded = StudyConfig.read(Path(args.file)).scale
-        scale = None if recorded is None else (float(recorded[0]), float(recorded[1]))
+        scale = StudyConfig.read(Path(args.file)).label_range
     return scale
 
 
@@ -412,10 +411,9 @@ def find_response(args: argparse.Namespace, df: pd.DataFrame, meta: Any, **known
     with the response column ``bacon doctor`` finds in ``df`` (a table's or a study's pool;
     ``known``: the roles already known, as ``find_roles`` takes them)."""
     if getattr(args, "find_text", False) and not args.text:
-        from bacon_bayes.doctor.roles import find_roles
-        from bacon_bayes.readers.meta import TableMeta
+        from bacon_bayes.doctor.roles import response_column
 
-        args.text = find_roles(df, meta or TableMeta("csv"), **known).response
+        args.text = response_column(df, meta, **known)
 
 
 def reading_options(args: argparse.Namespace, pool: EvalPool, *, sample: bool = False) -> str:

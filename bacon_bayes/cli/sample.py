@@ -336,11 +336,12 @@ def _guess_outcome(source: Path, item: str, label: str) -> str:
 def _new_config(args: argparse.Namespace, source: Path, root: Path) -> StudyConfig:
     from bacon_bayes.study import StudyConfig
 
+    item = pool_item(args, source)
     return StudyConfig(
         pool=os.path.relpath(source.resolve(), root.resolve()),
-        item=pool_item(args, source),
+        item=item,
         label=args.label,
-        outcome=args.outcome or _guess_outcome(source, pool_item(args, source), args.label),
+        outcome=args.outcome or _guess_outcome(source, item, args.label),
         levels=_numbers(args.levels, "levels"),
         scale=_numbers(args.scale, "scale"),
         judges=list(file_judge_columns(args.judge, source, required=False)),
@@ -494,15 +495,14 @@ def _show_hint(study: Any) -> str:
     that copies the pool's response text (the column ``bacon doctor`` finds) into it."""
     import shlex
 
-    from bacon_bayes.doctor.roles import find_roles
-    from bacon_bayes.readers.meta import TableMeta
+    from bacon_bayes.doctor.roles import response_column
 
     cfg, pool = study.config, study.pool
     known = {"group": cfg.group, "prompt": cfg.prompt, "judges": list(cfg.judges) or None}
     known = {k: v for k, v in known.items() if v and set(np.atleast_1d(v)) <= set(pool)}
     label = cfg.label if cfg.label in pool else None
     try:
-        found = find_roles(pool, TableMeta("csv"), label=label, item=cfg.item, **known).response
+        found = response_column(pool, label=label, item=cfg.item, **known)
     except BaconError:
         found = None
     what = "the labellers see nothing to judge unless they look the ids up"

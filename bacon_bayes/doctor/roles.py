@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -501,6 +502,13 @@ def find_roles(
     if roles.item is None:
         roles.reasons["id"] = _no_id(frame, roles)
     return roles
+
+
+def response_column(frame: pd.DataFrame, meta: TableMeta | None = None, **known: Any) -> str | None:
+    """The response text column :func:`find_roles` finds in ``frame`` (None: none);
+    ``meta``: the file's, else a plain table's; ``known``: the roles already known, as
+    :func:`find_roles` takes them."""
+    return find_roles(frame, meta or TableMeta("csv"), **known).response
 
 
 def _long(frame: pd.DataFrame, roles: Roles) -> str | None:

@@ -158,6 +158,11 @@ class StudyConfig:
         if self.label == self.item:
             raise ValidationError("study.toml: label and item must be different column names")
 
+    @property
+    def label_range(self) -> tuple[float, float] | None:
+        """The recorded ``scale`` as ``(low, high)`` floats (None: none recorded)."""
+        return None if self.scale is None else (float(self.scale[0]), float(self.scale[1]))
+
     def to_toml(self) -> str:
         """Render as TOML (only strings, numbers and lists of them occur)."""
         lines = ["[study]"]

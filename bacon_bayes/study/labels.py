@@ -109,8 +109,8 @@ def _check_scale(
     present = ~np.isnan(values)
     bad = np.zeros(values.size, dtype=bool)
     rule = ""
-    if cfg.scale is not None:
-        lo, hi = map(float, cfg.scale)
+    if cfg.label_range is not None:
+        lo, hi = cfg.label_range
         bad |= present & ((values < lo) | (values > hi))
         rule = f"between {lo:g} and {hi:g}"
     if cfg.levels is not None:

@@ -148,8 +148,7 @@ def fit_study(
             "`bacon label import`"
         )
     pool = load_study(root, up_to_wave=wave).to_pool(group=group)
-    recorded = StudyConfig.read(Path(root)).scale
-    scale = None if recorded is None else (float(recorded[0]), float(recorded[1]))
+    scale = StudyConfig.read(Path(root)).label_range
     return Calibrator(model, engine=engine, folds=folds, seed=seed, scale=scale).fit(pool)
 
 
