@@ -8,17 +8,34 @@ also every pairwise difference (``compare_groups(simultaneous=False, anytime=Tru
 ``--design paired``: each wave draws prompts (SummEval's documents, WMT22's segments,
 TriviaQA's questions) uniformly and labels every item of them (the pool gets ``prompt=``
 and the prompts' inclusion probabilities, so variances are clustered by prompt).
+``--design adaptive``: each sequence is a study folder (:mod:`bacon_bayes.study`, in a
+temporary directory): a uniform first wave, then ``bacon sample STUDY --design adaptive``
+waves (:func:`bacon_bayes.study.draw_wave`: the study's cross-fitted ridge on the judges,
+the heteroskedastic sd model of its residuals on the earlier waves' labels, Poisson draws
+``min(1, c ((1 - s) sd / mean(sd) + s))`` with the expected new labels the wave's budget),
+each wave's labels imported (:func:`bacon_bayes.study.import_labels`) and every look
+estimated from ``load_study(STUDY).to_pool()``: the wave-by-wave inclusion probabilities
+of :func:`bacon_bayes.inclusion.sequential_propensity` and the label waves a study passes.
+A wave's budget is what is left of the 20% over the waves left (rounded; its expected
+labels, fixed before the draw), so the Poisson total stays near 20%; ``max_labels`` is that
+20% times ``1 + --margin`` (a total past it would refuse the alpha-spending plan; counted).
+``--max-ratio`` is the wave's ``max_ratio`` option (default ``inf``: always follow the sd
+once the labels suffice, as the harness's adaptive waves; the package's default 0.95 steps
+back to uniform waves where the sd model predicts no gain).
 
     PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_package_check SEQUENCES [LOOKS]
         [--data /tmp/mc_data] [--out stem] [--table trivia|wmt22|summeval]
-        [--differences] [--design uniform|paired]
+        [--differences] [--design uniform|paired|adaptive] [--max-ratio inf] [--margin 0.1]
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
+import tempfile
 import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +43,7 @@ import pandas as pd
 
 from bacon_bayes import Calibrator, EvalPool
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.study import StudyConfig, create_study, draw_wave, import_labels, load_study
 from benchmarks.small_budget import SUMMEVAL, TRIVIA_JUDGES, WMT_METRICS, WMT_SEGMENTS
 
 #: each table's file, judges and pool arguments (the harness's, benchmarks.anytime_validation)
@@ -69,9 +87,66 @@ def _waves(
     return unit_wave[units], np.cumsum(sizes) / n_units
 
 
+def _fixed_looks(
+    frame: pd.DataFrame, judges: list[str], looks: int, kw: dict, prompt: str | None, r: int
+) -> Iterator[tuple[int, EvalPool, np.ndarray, int]]:
+    """Each look's pool, labeled rows and ``max_labels`` (the last look's labels) of one
+    sequence of nested uniform (or paired) waves."""
+    prompts = None if prompt is None else frame[prompt]
+    wave, share = _waves(frame, prompts, looks, np.random.default_rng(r))
+    max_labels = int(np.isfinite(wave).sum())
+    for k in range(1, looks + 1):
+        lab = wave <= k
+        data = frame.assign(label=frame["y"].where(lab), wave=np.where(lab, wave, np.nan))
+        extra = {}
+        if prompt is not None:  # every item of a drawn prompt: both probabilities equal
+            data = data.assign(p=np.where(lab, share[k - 1], np.nan))
+            extra = {"prompt": prompt, "propensity": "p", "prompt_propensity": "p"}
+        pool = EvalPool.from_frame(
+            data, label="label", judges=list(judges), wave="wave", **kw, **extra
+        )
+        yield k, pool, lab, max_labels
+
+
+def _study_looks(
+    frame: pd.DataFrame, judges: list[str], looks: int, kw: dict, r: int, folder: Path,
+    max_ratio: float, waves: dict[str, int], margin: float,
+) -> Iterator[tuple[int, EvalPool, np.ndarray, int]]:  # fmt: skip
+    """Each look's pool (as the study folder gives it), labeled rows and ``max_labels`` of
+    one sequence of a study: a uniform first wave, then adaptive waves; ``waves`` counts the
+    designs drawn."""
+    root = folder / f"s{r}"
+    root.mkdir()
+    config = StudyConfig(
+        pool=str(folder / "pool.csv"), item="item", label="label", judges=list(judges),
+        outcome=kw["outcome"], levels=None if "levels" not in kw else list(kw["levels"]),
+        group=kw["group"],
+    )  # fmt: skip
+    create_study(root, config)
+    total, used = round(0.2 * len(frame)), 0
+    max_labels = int(np.ceil((1 + margin) * total))
+    ids = frame["item"].to_numpy()
+    for k in range(1, looks + 1):
+        budget = max(1, round((total - used) / (looks - k + 1)))  # whole, fixed before the draw
+        design, options = ("uniform", {}) if k == 1 else ("adaptive", {"max_ratio": max_ratio})
+        _, drawn = draw_wave(root, design, budget, seed=1000 * r + k, **options)
+        waves[drawn.name] = waves.get(drawn.name, 0) + 1
+        chosen = drawn.selected.astype(bool)
+        used += int(chosen.sum())
+        path = root / f"labels_{k}.csv"
+        pd.DataFrame({"item": ids[chosen], "label": frame["y"].to_numpy()[chosen]}).to_csv(
+            path, index=False
+        )
+        import_labels(root, path)
+        data = load_study(root)
+        yield k, data.to_pool(), np.isfinite(data.frame["label"].to_numpy(dtype=float)), max_labels
+    shutil.rmtree(root)
+
+
 def run(
     frame: pd.DataFrame, judges: list[str], sequences: int, looks: int, table: str = "trivia",
-    differences: bool = False, design: str = "uniform",
+    differences: bool = False, design: str = "uniform", max_ratio: float = np.inf,
+    margin: float = 0.1,
 ) -> pd.DataFrame:  # fmt: skip
     """One row per sequence, look and model (and pair, ``kind`` "difference"): estimate,
     interval, truth, labels."""
@@ -80,33 +155,34 @@ def run(
     truth = frame.groupby(kw["group"])["y"].mean()
     rows, start = [], time.perf_counter()
     refused: dict[int, int] = {}
+    waves: dict[str, int] = {}
+    folder = Path(tempfile.mkdtemp(prefix="anytime_study_"))
+    if design == "adaptive":  # the study folders' pool file (labels come by import)
+        if "item" not in frame.columns:
+            frame = frame.assign(item=[f"row{i}" for i in range(len(frame))])
+        frame[["item", kw["group"], *judges]].to_csv(folder / "pool.csv", index=False)
     for r in range(sequences):
-        prompts = None if prompt is None else frame[prompt]
-        wave, share = _waves(frame, prompts, looks, np.random.default_rng(r))
-        max_labels = int(np.isfinite(wave).sum())
-        for k in range(1, looks + 1):
-            lab = wave <= k
-            data = frame.assign(label=frame["y"].where(lab), wave=np.where(lab, wave, np.nan))
-            extra = {}
-            if prompt is not None:  # every item of a drawn prompt: both probabilities equal
-                data = data.assign(p=np.where(lab, share[k - 1], np.nan))
-                extra = {"prompt": prompt, "propensity": "p", "prompt_propensity": "p"}
-            pool = EvalPool.from_frame(
-                data, label="label", judges=list(judges), wave="wave", **kw, **extra
-            )
+        sequence = (
+            _study_looks(frame, judges, looks, kw, r, folder, max_ratio, waves, margin)
+            if design == "adaptive"
+            else _fixed_looks(frame, judges, looks, kw, prompt, r)
+        )
+        max_labels = 0
+        for k, pool, lab, max_labels in sequence:
             try:
                 cal = Calibrator(engine="freq", seed=r).fit(pool)
-            except ValidationError:  # e.g. fewer labeled prompts than folds: refused
+                tab = cal.estimate_groups(simultaneous=False, anytime=True, max_labels=max_labels)
+            except ValidationError:  # fewer labeled prompts than folds, labels past max_labels
                 refused[k] = refused.get(k, 0) + 1
                 continue
-            tab = cal.estimate_groups(simultaneous=False, anytime=True, max_labels=max_labels)
             n_lab = frame.loc[lab, kw["group"]].value_counts()
             for j, name in enumerate(tab.names):
                 rows.append(
                     {"sequence": r, "look": k, "kind": "group", "group": name,
                      "estimate": tab.estimate[j], "low": tab.ci_low[j],
                      "high": tab.ci_high[j], "truth": truth[name],
-                     "labels": int(n_lab.get(name, 0)), "interval": tab.details.get("interval")}
+                     "labels": int(n_lab.get(name, 0)), "interval": tab.details.get("interval"),
+                     "total": int(lab.sum())}
                 )  # fmt: skip
             if differences:
                 d = cal.compare_groups(simultaneous=False, anytime=True, max_labels=max_labels)
@@ -116,12 +192,15 @@ def run(
                          "estimate": d.estimate[j], "low": d.ci_low[j], "high": d.ci_high[j],
                          "truth": truth[a] - truth[b],
                          "labels": int(min(n_lab.get(a, 0), n_lab.get(b, 0))),
-                         "interval": d.details.get("interval")}
+                         "interval": d.details.get("interval"), "total": int(lab.sum())}
                     )  # fmt: skip
         if (r + 1) % 10 == 0:
             print(f"{r + 1} sequences: {time.perf_counter() - start:.0f} s", flush=True)
+    shutil.rmtree(folder)
     if refused:
         print(f"fits refused (look: sequences): {refused}")
+    if waves:
+        print(f"waves drawn per design: {waves}; max_labels {max_labels}")
     return pd.DataFrame(rows)
 
 
@@ -144,6 +223,12 @@ def summary(out: pd.DataFrame) -> str:
             f"  per look {miss.groupby(part['look']).mean().round(3).tolist()}; answered per "
             f"look {answered.round(2).tolist()}; last look's half-width "
             f"{((last['high'] - last['low']) / 2).mean():.4f}"
+            + (
+                f"; last look's labels {last['total'].mean():.1f} (range {last['total'].min()}"
+                f"-{last['total'].max()})"
+                if "total" in last
+                else ""
+            )
         )
     return "\n".join(lines)
 
@@ -156,11 +241,23 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--table", choices=tuple(TABLES), default="trivia")
     p.add_argument("--differences", action="store_true", help="also every pairwise difference")
-    p.add_argument("--design", choices=("uniform", "paired"), default="uniform")
+    p.add_argument("--design", choices=("uniform", "paired", "adaptive"), default="uniform")
+    p.add_argument("--max-ratio", type=float, default=np.inf, help="adaptive waves' max_ratio")
+    p.add_argument("--margin", type=float, default=0.1, help="max_labels over 20%% (adaptive)")
     args = p.parse_args()
     warnings.filterwarnings("ignore")
     frame, judges = load(args.table, args.data)
-    out = run(frame, judges, args.sequences, args.looks, args.table, args.differences, args.design)
+    out = run(
+        frame,
+        judges,
+        args.sequences,
+        args.looks,
+        args.table,
+        args.differences,
+        args.design,
+        args.max_ratio,
+        args.margin,
+    )
     if args.out:
         out.to_csv(args.out.with_suffix(".csv"), index=False)
     print(summary(out))
