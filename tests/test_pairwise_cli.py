@@ -263,11 +263,14 @@ def test_sample_pairwise_round_trip(capsys, tmp_path, design):
     assert code == 0, err
     assert f"{400 + int(new.sum())} with a human vote" in out2
     assert "inclusion probabilities in 'propensity'" in out2
-    code, _, err = _run(["sample", str(wave), "--pairwise", "--budget", "100",
+    # the next wave with the same seed: its own uniforms, not the first wave's (which
+    # drew a handful of the 100, those whose uniform fell between the two waves' rates)
+    code, _, err = _run(["sample", str(wave), "--pairwise", "--budget", "100", "--seed", "3",
                             "--out", str(tmp_path / "w2.csv")], capsys)  # fmt: skip
     assert code == 0, err
     w2 = pd.read_csv(tmp_path / "w2.csv")
     assert (w2["propensity"] >= df["propensity"] - 1e-12).all()  # the union grows
+    assert abs(int(w2["to_label"].sum()) - 100) < 35, int(w2["to_label"].sum())
 
 
 def test_sample_pairwise_refusals(capsys, tmp_path):

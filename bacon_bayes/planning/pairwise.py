@@ -47,6 +47,7 @@ variance), to the pool's ``V(n)``, with ``q = 1 / pi^2``.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -64,6 +65,7 @@ from bacon_bayes.estimate.bradley_terry import (
     t_variance_factor,
 )
 from bacon_bayes.estimate.clustered import prompt_codes
+from bacon_bayes.sampling.designs import wave_seed
 from bacon_bayes.sampling.pairwise import (
     pairwise_adaptive,
     pairwise_stratified,
@@ -420,5 +422,10 @@ def draw_pairwise_wave(
     else:
         union = pilot.design(design)(n)
     wave = wave_probabilities(union, prior)
-    drawn = ~labeled & (np.random.default_rng(seed).random(n_rows) < wave)
+    # the stream is keyed by which comparisons are voted on already: a further wave drawn
+    # with the same seed on the written table must not reuse the uniforms that left these
+    # comparisons undrawn (it would draw far fewer than ``wave`` says, and not with it)
+    digest = hashlib.sha256(np.packbits(labeled).tobytes()).digest()
+    rng = np.random.default_rng(wave_seed(seed, int.from_bytes(digest[:8], "little")))
+    drawn = ~labeled & (rng.random(n_rows) < wave)
     return union, drawn
