@@ -256,8 +256,9 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--drop-unscored",
         action="store_true",
-        help="leave out rows with no judge score and no label (e.g. items no judge was run "
-        "on); the estimates are then over the other rows, and the count is printed",
+        help="leave out the rows no judge scored (e.g. items no judge was run on, a "
+        "reference system reference-based metrics cannot score), their labels too; the "
+        "estimates are then over the other rows, and the counts are printed",
     )
 
 
@@ -339,7 +340,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     if not args.label:
         raise ValidationError("--label is required for a table; name the column of labels.")
     df, judges = table_from_args(args)
-    dropped = 0
+    dropped = ""
     if getattr(args, "drop_unscored", False):
         df, judges, dropped = without_unscored(df, judges, args.label, args.item)
     from bacon_bayes.scale import guess_outcome
@@ -368,10 +369,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
             "pass --outcome continuous for the former ridge"
         )
     if dropped:
-        notes.append(
-            f"--drop-unscored left out {dropped} row(s) with no judge score and no label; "
-            f"the estimates are over the other {len(df)}"
-        )
+        notes.append(dropped)
     return dataclasses.replace(pool, notes=(*pool.notes, *notes)) if notes else pool
 
 
