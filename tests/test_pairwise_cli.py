@@ -254,7 +254,7 @@ def test_sample_pairwise_round_trip(capsys, tmp_path, design):
     df.loc[first, "label"] = np.nan
     df.to_csv(wave, index=False)
     code, _, err = _run(argv, capsys)
-    said = f"1 comparison marked to_label = 1 (row {first} the first) has no vote"
+    said = f"1 comparison marked to_label = 1 (line {first + 2}, id "
     assert code == 2 and said in err, err
     df.loc[first, "label"] = df.loc[first, "human_full"]
     df.to_csv(wave, index=False)
@@ -263,6 +263,15 @@ def test_sample_pairwise_round_trip(capsys, tmp_path, design):
     assert code == 0, err
     assert f"{400 + int(new.sum())} with a human vote" in out2
     assert "inclusion probabilities in 'propensity'" in out2
+    # the wave's table without --propensity: doctor's command dropped it and the estimate
+    # took the stratified/adaptive votes as a uniform sample; both now weight them
+    code, doc, err = _run(["doctor", str(wave)], capsys)
+    assert code == 0 and "a table bacon sample --pairwise wrote" in doc, err
+    printed = shlex.split(doc.split("\nrun", 1)[1].splitlines()[1])
+    assert printed[printed.index("--propensity") + 1] == "propensity"
+    bare = [a for a in argv if a not in ("--propensity", "propensity")]
+    code, out3, err = _run(bare, capsys)
+    assert code == 0 and out3 == out2, err
     # the next wave with the same seed: its own uniforms, not the first wave's (which
     # drew a handful of the 100, those whose uniform fell between the two waves' rates)
     code, _, err = _run(["sample", str(wave), "--pairwise", "--budget", "100", "--seed", "3",

@@ -283,6 +283,7 @@ def estimate_command(path: str, roles: PairRoles, labels: str | None = None) -> 
         ("--prompt", roles.prompt),
         ("--item", roles.item),
         ("--labels", labels),
+        ("--propensity", roles.propensity),
     ]
     options = " ".join(f"{k} {shlex.quote(str(v))}" for k, v in given if v)
     return f"bacon estimate {shlex.quote(str(path))} --pairwise {options} --engine freq"

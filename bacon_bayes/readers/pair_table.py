@@ -6,7 +6,9 @@ Lines, AlpacaEval ``annotations.json``, MT-Bench judgments, with the MT-Bench hu
 judgments as ``labels``), and finds the columns that were not named: the canonical
 ``model_a``, ``model_b`` and ``label`` (also ``winner``, ``human_label``), the judges
 (every other column of verdict words whose name does not start with ``human``), the
-prompt (``prompt``, ``question_id``, ``prompt_id``) and the id (``id`` when unique).
+prompt (``prompt``, ``question_id``, ``prompt_id``), the id (``id`` when unique) and, in
+the table ``bacon sample --pairwise`` writes (columns ``to_label`` and ``propensity``),
+the comparisons' inclusion probabilities, which its votes must be weighted by.
 :func:`looks_pairwise` tells ``bacon doctor`` and ``bacon report`` whether a file is one.
 """
 
@@ -29,6 +31,8 @@ from bacon_bayes.readers.pairwise import (
 __all__ = ["PairRoles", "looks_pairwise", "read_pair_table"]
 
 LABEL_NAMES = ("label", "winner", "human_label")
+#: the columns ``bacon sample --pairwise`` adds: the wave drawn and every inclusion probability
+WAVE_COLUMNS = ("to_label", "propensity")
 PROMPT_NAMES = ("prompt", "question_id", "prompt_id")
 ID_NAMES = ("id", "item", "item_id", "battle_id")
 
@@ -45,6 +49,7 @@ class PairRoles:
     item: str | None = None
     format: str = "csv"
     notes: list[str] = field(default_factory=list)
+    propensity: str | None = None  # the inclusion probabilities of a drawn wave's table
 
 
 def _kind(path: Path) -> str:
@@ -196,4 +201,12 @@ def read_pair_table(
         raise ValidationError(
             f"--judge {bad[0]!r} is also the model, label, prompt or id column; drop it."
         )
-    return frame, PairRoles(a, b, lab, found, pro, item, fmt or kind, notes)
+    weights = None
+    if all(c in frame.columns for c in WAVE_COLUMNS) and WAVE_COLUMNS[1] not in roles | set(found):
+        weights = WAVE_COLUMNS[1]
+        notes.append(
+            f"columns {WAVE_COLUMNS[0]!r} and {weights!r}: a table bacon sample --pairwise "
+            f"wrote; its votes are weighted by the inclusion probabilities in {weights!r} "
+            f"(--propensity {weights})"
+        )
+    return frame, PairRoles(a, b, lab, found, pro, item, fmt or kind, notes, weights)
