@@ -106,6 +106,22 @@ def test_format_samples_doctor_then_estimate(argv, capsys, monkeypatch):
     assert "Bradley-Terry strengths" in out and "labels alone" in out
 
 
+def test_a_judge_with_a_failure_word_is_not_dropped_silently(capsys, tmp_path):
+    """A judge column of verdicts with one API failure written as 'error' was left out of
+    the judges without a word (on Arena the best judge, GPT-4); doctor now says why, where,
+    and how to fix it."""
+    frame = pd.read_csv(SAMPLE)
+    frame.loc[3, "gpt4"] = "error"
+    path = tmp_path / "arena.csv"
+    frame.to_csv(path, index=False)
+    code, out, err = _run(["doctor", str(path)], capsys)
+    assert code == 0, err
+    judges = next(line for line in out.splitlines() if line.strip().startswith("judges:"))
+    assert "gpt4" not in judges
+    assert "column 'gpt4' holds verdicts but for 1 cell(s) of other words ('error' at line 5" in out
+    assert "empty those cells" in out
+
+
 def test_doctor_without_human_votes_says_what_to_add(capsys):
     code, out, _ = _run(["doctor", str(DATA / "mt_bench_gpt-4_pair.jsonl")], capsys)
     assert code == 0

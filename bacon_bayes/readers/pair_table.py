@@ -22,7 +22,9 @@ import pandas as pd
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.readers.pairwise import (
+    _WORDS,
     _all_verdicts,
+    _missing,
     read_mt_bench,
     read_pairwise,
     sniff_pairwise,
@@ -50,6 +52,26 @@ class PairRoles:
     format: str = "csv"
     notes: list[str] = field(default_factory=list)
     propensity: str | None = None  # the inclusion probabilities of a drawn wave's table
+
+
+def _almost_verdicts(column: pd.Series, kind: str) -> str | None:
+    """Why a column of verdicts but for a few other words (a judge's failures written as
+    ``error``) is no judge, and the fix; None for any other column."""
+    values = column[[not _missing(v) for v in column]]
+    if values.empty or not all(isinstance(v, str) for v in values):
+        return None
+    ok = values.str.strip().str.lower().isin(list(_WORDS))
+    bad = values[~ok]
+    if bad.empty or ok.mean() < 0.9:
+        return None
+    pos = int(column.index.get_loc(bad.index[0]))
+    where = f"line {pos + 2}" if kind == "csv" else f"row {pos}"
+    return (
+        f"column {str(column.name)!r} holds verdicts but for {len(bad)} cell(s) of other "
+        f"words ({bad.iloc[0]!r} at {where} the first), so it is not taken as a judge: "
+        "empty those cells (a comparison the judge failed on is missing), or name the "
+        "judges with --judge once they are fixed"
+    )
 
 
 def _kind(path: Path) -> str:
@@ -191,6 +213,10 @@ def read_pair_table(
             and not str(c).lower().startswith("human")
             and _all_verdicts(frame[c].tolist())
         ]
+        for c in frame.columns:
+            if c not in roles and str(c) not in found and not str(c).lower().startswith("human"):
+                note = _almost_verdicts(frame[c], kind)
+                notes += [note] if note else []
     if not found:
         raise ValidationError(
             f"{str(path)!r} has no judge verdict columns (A / B / tie); name them with "
