@@ -122,6 +122,14 @@ def test_a_judge_with_a_failure_word_is_not_dropped_silently(capsys, tmp_path):
     assert "empty those cells" in out
 
 
+def test_estimate_without_pairwise_on_comparisons_says_to_add_it(capsys):
+    """`bacon estimate` on a comparisons table without --pairwise stopped at "--label is
+    required" or "no judges given", not saying the table holds comparisons."""
+    for argv in ([SAMPLE], [SAMPLE, "--label", "label"]):
+        code, _, err = _run(["estimate", *argv, *FREQ], capsys)
+        assert code == 2 and "holds comparisons (model A vs model B): add --pairwise" in err, err
+
+
 def test_doctor_without_human_votes_says_what_to_add(capsys):
     code, out, _ = _run(["doctor", str(DATA / "mt_bench_gpt-4_pair.jsonl")], capsys)
     assert code == 0

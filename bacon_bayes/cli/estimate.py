@@ -310,6 +310,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     """
     from bacon_bayes.io import item_column, without_unscored
     from bacon_bayes.pool import EvalPool
+    from bacon_bayes.readers.pair_table import pairwise_hint
     from bacon_bayes.study import load_study
     from bacon_bayes.study.folder import CONFIG_FILE
 
@@ -338,7 +339,8 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
             prompt=args.prompt,
         )
     if not args.label:
-        raise ValidationError("--label is required for a table; name the column of labels.")
+        hint = pairwise_hint(args.file)
+        raise ValidationError(f"--label is required for a table; name the column of labels.{hint}")
     df, judges = table_from_args(args)
     dropped = ""
     if getattr(args, "drop_unscored", False):
@@ -383,6 +385,7 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
     finds fills ``--text``."""
     from bacon_bayes.io import read_table
     from bacon_bayes.readers import join_labels, read_any
+    from bacon_bayes.readers.pair_table import pairwise_hint
 
     df, meta = read_any(args.file)
     args.item = args.item or meta.item
@@ -402,6 +405,7 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
     if meta.judges:
         return df, meta.scores if meta.scores is not None else list(meta.judges)
     found = f" ({'; '.join(meta.notes)})" if meta.notes else ""
+    found += pairwise_hint(args.file, [str(c) for c in df.columns])
     raise ValidationError(f"no judges given; pass --judge COL (repeatable) or --scores.{found}")
 
 

@@ -30,7 +30,7 @@ from bacon_bayes.readers.pairwise import (
     sniff_pairwise,
 )
 
-__all__ = ["PairRoles", "looks_pairwise", "read_pair_table"]
+__all__ = ["PairRoles", "looks_pairwise", "pairwise_hint", "read_pair_table"]
 
 LABEL_NAMES = ("label", "winner", "human_label")
 #: the columns ``bacon sample --pairwise`` adds: the wave drawn and every inclusion probability
@@ -99,6 +99,24 @@ def looks_pairwise(path: str | Path, columns: Sequence[str] | None = None) -> bo
     if columns is None:
         return False
     return "model_a" in columns and "model_b" in columns
+
+
+def pairwise_hint(path: str | Path, columns: Sequence[str] | None = None) -> str:
+    """For an error of a command run without ``--pairwise``: a sentence saying that
+    ``path`` holds comparisons and how to read it so ("" when it does not). A CSV's
+    header is read when ``columns`` is not given."""
+    try:
+        if columns is None and Path(path).is_file() and _kind(Path(path)) == "csv":
+            columns = [str(c) for c in pd.read_csv(path, nrows=0).columns]
+        pairs = looks_pairwise(path, columns)
+    except (OSError, ValueError, ValidationError):
+        return ""
+    if not pairs:
+        return ""
+    return (
+        f" {Path(path).name} holds comparisons (model A vs model B): add --pairwise "
+        f"(bacon doctor {Path(path).name} prints the whole command)."
+    )
 
 
 def _missing_column(option: str, col: str, frame: pd.DataFrame) -> ValidationError:
