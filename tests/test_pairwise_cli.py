@@ -130,6 +130,24 @@ def test_estimate_without_pairwise_on_comparisons_says_to_add_it(capsys):
         assert code == 2 and "holds comparisons (model A vs model B): add --pairwise" in err, err
 
 
+def test_study_commands_on_a_pairwise_wave_say_it_needs_none(capsys, tmp_path):
+    """`bacon label import WAVE --study S` and `bacon status WAVE` on the table `bacon
+    sample --pairwise` wrote said "create one with bacon sample POOL_FILE --study DIR",
+    which --pairwise refuses; `bacon sample` without --pairwise said "pass --item". Each
+    now says what the table is and the command to run."""
+    src = tmp_path / "arena.csv"
+    pd.read_csv(SAMPLE).drop(columns="id").to_csv(src, index=False)
+    code, _, err = _run(["sample", str(src), "--budget", "10"], capsys)
+    assert code == 2 and "add --pairwise" in err, err
+    argv = ["sample", str(src), "--pairwise", "--budget", "50"]
+    assert _run(argv, capsys)[0] == 0
+    wave = str(tmp_path / "arena-wave.csv")
+    for argv in (["label", "import", wave, "--study", str(tmp_path / "s")], ["status", wave]):
+        code, _, err = _run(argv, capsys)
+        assert code == 2 and "comparisons keep no study folder" in err, err
+        assert f"`bacon estimate {wave} --pairwise`" in err
+
+
 def test_doctor_without_human_votes_says_what_to_add(capsys):
     code, out, _ = _run(["doctor", str(DATA / "mt_bench_gpt-4_pair.jsonl")], capsys)
     assert code == 0

@@ -299,9 +299,11 @@ def pool_item(args: argparse.Namespace, source: Path) -> str:
             frame = pd.read_csv(source, dtype=str, usecols=lambda c: c in names)
     found = item_column(frame[[c for c in ITEM_COLUMNS if c in frame.columns]])
     if found is None:
+        from bacon_bayes.readers.pair_table import pairwise_hint
+
         raise ValidationError(
             f"pool file {source} has no id column with unique values named "
-            f"{', '.join(ITEM_COLUMNS)}; pass --item COLUMN"
+            f"{', '.join(ITEM_COLUMNS)}; pass --item COLUMN.{pairwise_hint(source)}"
         )
     return found
 
