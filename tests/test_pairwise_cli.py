@@ -134,7 +134,8 @@ def test_study_commands_on_a_pairwise_wave_say_it_needs_none(capsys, tmp_path):
     """`bacon label import WAVE --study S` and `bacon status WAVE` on the table `bacon
     sample --pairwise` wrote said "create one with bacon sample POOL_FILE --study DIR",
     which --pairwise refuses; `bacon sample` without --pairwise said "pass --item". Each
-    now says what the table is and the command to run."""
+    now says what the table is and the command to run. The wave's hint said to fill in
+    "A / B / tie" in a column of model_a / model_b votes: it names both."""
     src = tmp_path / "arena.csv"
     pd.read_csv(SAMPLE).drop(columns="id").to_csv(src, index=False)
     code, _, err = _run(["sample", str(src), "--budget", "10"], capsys)
@@ -142,6 +143,13 @@ def test_study_commands_on_a_pairwise_wave_say_it_needs_none(capsys, tmp_path):
     argv = ["sample", str(src), "--pairwise", "--budget", "50"]
     assert _run(argv, capsys)[0] == 0
     wave = str(tmp_path / "arena-wave.csv")
+    # votes spelled as the Arena spells them: the hint says both spellings are read
+    arena = pd.read_csv(src)
+    arena["label"] = arena["label"].map({"A": "model_a", "B": "model_b", "tie": "tie"})
+    arena.to_csv(tmp_path / "spelled.csv", index=False)
+    code, out, err = _run(["sample", str(tmp_path / "spelled.csv"), "--pairwise", "--budget",
+                           "50"], capsys)  # fmt: skip
+    assert code == 0 and "(A / B / tie, or as its votes so far: model_a / model_b)" in out, err
     for argv in (["label", "import", wave, "--study", str(tmp_path / "s")], ["status", wave]):
         code, _, err = _run(argv, capsys)
         assert code == 2 and "comparisons keep no study folder" in err, err

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import shlex
 from pathlib import Path
+from typing import Any
 
 from bacon_bayes.cli.pairwise import TO_LABEL
 from bacon_bayes.errors import ValidationError
@@ -132,10 +133,17 @@ def run_sample(args: argparse.Namespace) -> int:
         f"{args.design} wave (seed {args.seed}{engine}): {int(drawn.sum())} comparisons to "
         f"label, marked {TO_LABEL} = 1 in {given} (the whole table; column {PROPENSITY!r} "
         f"holds every comparison's inclusion probability). Fill in column {roles.label!r} "
-        f"(A / B / tie) on those rows, then run:\n  "
+        f"({_spelling(frame[roles.label])}) on those rows, then run:\n  "
         f"{estimate_command(args, str(given), roles.prompt)}"
     )
     return 0
+
+
+def _spelling(votes: Any) -> str:
+    """How to write a vote: A / B / tie, and the column's own words when it has others
+    (``model_a``, ``tie (bothbad)``, 1 / 0 / 0.5); both are read."""
+    words = sorted({str(v) for v in votes.dropna()} - {"A", "B", "tie"})
+    return "A / B / tie" + (f", or as its votes so far: {' / '.join(words[:5])}" if words else "")
 
 
 #: ``bacon plan`` options that do not apply to comparisons (dest, default).
