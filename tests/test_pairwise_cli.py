@@ -403,6 +403,31 @@ def test_plan_pairwise_difference_json_and_refusals(capsys):
     assert code == 2 and "not a pairwise design" in err
 
 
+def test_plan_for_a_difference_prints_a_sample_command_aimed_at_it(capsys, tmp_path):
+    """`bacon plan --pairwise --difference A B` sized the stratified wave for that
+    difference but printed a `bacon sample` without it, which drew a wave for the mean
+    strength (on Arena: 37 of 196 comparisons involving A or B, against 195 of 195), far
+    from the power the plan promised. The command now carries --difference A B."""
+    src = tmp_path / "arena.csv"
+    pd.read_csv(SAMPLE).to_csv(src, index=False)
+    argv = ["plan", str(src), "--pairwise", "--difference", "gpt-4", "claude-v1", "--delta",
+            "0.5", "--designs", "stratified"]  # fmt: skip
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    command = _printed(out, "sample")
+    assert command[command.index("--difference") + 1 :][:2] == ["gpt-4", "claude-v1"]
+    code, _, err = _run([*command, "--out", str(tmp_path / "w.csv")], capsys)
+    assert code == 0, err
+    wave = pd.read_csv(tmp_path / "w.csv")
+    drawn = wave[wave["to_label"] == 1]
+    involved = drawn["model_a"].isin(["gpt-4", "claude-v1"]) | drawn["model_b"].isin(
+        ["gpt-4", "claude-v1"]
+    )
+    assert involved.mean() > 0.9, involved.mean()
+    code, _, err = _run(["sample", str(src), "--difference", "a", "b", "--budget", "3"], capsys)
+    assert code == 2 and "--difference applies to --pairwise samples" in err
+
+
 def test_plan_pairwise_refuses_an_empty_propensity_naming_the_row(capsys, tmp_path):
     df = pd.read_csv(SAMPLE).iloc[:600]
     df["propensity"] = np.where(df["label"].notna(), 0.2, np.nan)  # unlabeled rows empty

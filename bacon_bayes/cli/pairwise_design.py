@@ -116,8 +116,9 @@ def run_sample(args: argparse.Namespace) -> int:
         cal, _, _, _ = fit_pairs(rargs, cal)
         pilot = pilot_from_calibrator(cal)
     union, drawn = draw_pairwise_wave(
-        args.design, float(n), labeled=labeled, pilot=pilot, prior=prior, seed=args.seed
-    )
+        args.design, float(n), labeled=labeled, pilot=pilot, prior=prior, seed=args.seed,
+        pair=args.difference if args.design != "uniform" else None,
+    )  # fmt: skip
     source = Path(args.pool)
     out_path = args.out or source.with_name(source.name.split(".")[0] + "-wave.csv")
     table = frame.copy()
@@ -181,6 +182,8 @@ def sample_command(args: argparse.Namespace, design: str, n_new: int) -> str | N
     if args.target == "population":  # the pilot's, and the printed estimate's
         parts += ["--target", "population"]
     if design != "uniform":  # the pilot is fitted again to draw the wave
+        if args.difference is not None:  # aimed at the difference the plan sized it for
+            parts += ["--difference", *map(shlex.quote, map(str, args.difference))]
         parts += ["--engine", args.engine]
         parts += [] if args.folds == 5 else ["--folds", str(args.folds)]
         parts += [] if args.seed == 0 else ["--seed", str(args.seed)]

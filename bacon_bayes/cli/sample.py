@@ -192,6 +192,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--design stratified and adaptive is fitted for it, and the printed bacon estimate "
         "command estimates it (population: clustered by prompt when prompts repeat)",
     )
+    pw.add_argument(
+        "--difference",
+        nargs=2,
+        metavar=("A", "B"),
+        help="--design stratified or adaptive: aim the wave at the difference of models A "
+        "and B (as bacon plan --pairwise --difference A B sized it), not the mean strength",
+    )
     p.set_defaults(func=run)
 
 
@@ -415,8 +422,9 @@ def run(args: argparse.Namespace) -> int:
         from bacon_bayes.cli.pairwise_design import run_sample
 
         return run_sample(args)
-    if args.target != "pool":
-        raise ValidationError("--target population applies to --pairwise samples; drop it.")
+    if args.target != "pool" or args.difference:
+        flag = "--target population" if args.target != "pool" else "--difference"
+        raise ValidationError(f"{flag} applies to --pairwise samples; drop it.")
     root, config = _study_root(args)
     if config is None and args.show and args.budget is None and not args.until:
         _refuse_show_alone(root, args.show)
