@@ -299,6 +299,8 @@ def test_sample_pairwise_round_trip(capsys, tmp_path, design):
     # before the votes are in (or with one missing), the propensities do not hold: refused
     code, _, err = _run(argv, capsys)
     assert code == 2 and f"{int(new.sum())} comparisons marked to_label = 1" in err, err
+    code, doc, err = _run(["doctor", str(wave)], capsys)  # its command would fail so: said
+    assert code == 0 and f"not voted on yet: {int(new.sum())} comparison(s)" in doc, err
     first = int(np.flatnonzero(new)[0])
     df.loc[new, "label"] = df.loc[new, "human_full"]
     df.loc[first, "label"] = np.nan

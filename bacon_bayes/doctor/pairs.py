@@ -342,8 +342,15 @@ def pair_doctor_text(
             "bacon doctor again for the command."
         )
         return "\n".join(found)
-    found += [
-        "run (frequentist engine, seconds; drop --engine freq for the Bayesian judge model):",
-        "  " + estimate_command(path, roles, labels),
-    ]
+    head = "run (frequentist engine, seconds; drop --engine freq for the Bayesian judge model):"
+    if roles.propensity and "to_label" in df.columns:  # a drawn wave: all its votes first
+        todo = (df["to_label"].eq(1) & df[label].isna()).to_numpy()
+        if todo.any():
+            head = (
+                f"the drawn wave is not voted on yet: {int(todo.sum())} comparison(s) marked "
+                f"to_label = 1 have no vote in {label!r} (line {int(todo.argmax()) + 2} the "
+                "first), and its propensities hold only for the whole wave; fill them in, "
+                "then run (frequentist engine):"
+            )
+    found += [head, "  " + estimate_command(path, roles, labels)]
     return "\n".join(found)
