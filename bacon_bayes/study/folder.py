@@ -26,7 +26,9 @@ Layout of a study folder::
                      max_labels = 400       # optional: the labelling budget fixed from
                                             # the start (`bacon sample --max-labels`):
                                             # anytime intervals by alpha-spending
-    manifest.csv   one row per (pool item, wave): item, wave, pi, selected, design, seed.
+    manifest.csv   one row per (pool item, wave): item, wave, pi, selected, design, seed
+                   (``--seed``; a wave after the first draws from the stream
+                   ``sampling.wave_seed(seed, wave)``, never the uniforms of an earlier one).
                    ``pi`` is the probability that the wave draws the item given it was
                    not labeled before, recorded for *every* item (see
                    :mod:`bacon_bayes.sampling.adaptive`); ``selected`` is 1 for the items
