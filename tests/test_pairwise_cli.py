@@ -172,6 +172,12 @@ def test_bad_input_exits_2_naming_the_fix(capsys, tmp_path):
     for flag, value in (("--pooling", "shrink"), ("--group-effects", "on")):  # no groups
         code, _, err = _run(["estimate", SAMPLE, "--pairwise", flag, value], capsys)
         assert code == 2 and f"{flag} does not apply" in err
+    # these were read and silently ignored (no scale, text, unscored rows, study or
+    # group pairs for comparisons)
+    for given in (["--scale", "0:1"], ["--text", "prompt"], ["--drop-unscored"],
+                  ["--allow-pending"], ["--fixed"], ["--pairs", "all"]):  # fmt: skip
+        code, _, err = _run(["estimate", SAMPLE, "--pairwise", *given, *FREQ], capsys)
+        assert code == 2 and f"{given[0]} does not apply" in err, given
     df = pd.read_csv(SAMPLE).iloc[:200].rename(columns={"model_a": "left"})
     df.to_csv(tmp_path / "t.csv", index=False)
     code, _, err = _run(["estimate", str(tmp_path / "t.csv"), "--pairwise"], capsys)

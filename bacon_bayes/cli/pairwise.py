@@ -43,6 +43,12 @@ NOT_PAIRWISE: tuple[tuple[str, str, Any], ...] = (
     ("--items-out", "items_out", None),
     ("--pooling", "pooling", "auto"),
     ("--group-effects", "group_effects", "auto"),
+    ("--scale", "scale", None),
+    ("--text", "text", None),
+    ("--drop-unscored", "drop_unscored", False),
+    ("--allow-pending", "allow_pending", False),
+    ("--fixed", "fixed", False),
+    ("--pairs", "pairs", "summary"),
 )
 
 
