@@ -346,6 +346,13 @@ def test_sample_pairwise_refusals(capsys, tmp_path):
     assert code == 2 and "--design paired does not apply to --pairwise" in err
     code, _, err = _run(["sample", SAMPLE, "--pairwise", "--until", "best"], capsys)
     assert code == 2 and "--until does not apply" in err
+    # study-design options that a pairwise wave read and ignored (an adaptive wave drew
+    # with the 0.2 uniform share whatever --uniform-share said)
+    for given in (["--uniform-share", "0.5"], ["--max-ratio", "2"], ["--outcome", "ordinal"],
+                  ["--allocation", "neyman"], ["--existing-labels", "ignore"]):  # fmt: skip
+        code, _, err = _run(["sample", SAMPLE, "--pairwise", "--design", "adaptive",
+                             "--budget", "10", *given], capsys)  # fmt: skip
+        assert code == 2 and f"{given[0]} does not apply to --pairwise" in err, given
     code, _, err = _run(["sample", SAMPLE, "--pairwise"], capsys)
     assert code == 2 and "--budget N" in err
     code, _, err = _run(["sample", SAMPLE, "--pairwise", "--budget", "5000"], capsys)

@@ -28,7 +28,10 @@ PROPENSITY = "propensity"
 _STUDY_ONLY = (
     ("until", None), ("max_labels", None), ("study", None), ("show", ""),
     ("strata", None), ("pi_column", None), ("features", ""), ("group", None),
-    ("scale", None), ("levels", None),
+    ("scale", None), ("levels", None), ("outcome", None), ("existing_labels", "wave"),
+    ("prior_design", "uniform"), ("allocation", "proportional"), ("bins", 5),
+    ("uniform_share", 0.2), ("per_prompt", 2.0), ("sd_model", "heteroskedastic"),
+    ("max_ratio", 0.95),
 )  # fmt: skip
 
 
