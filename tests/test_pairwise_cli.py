@@ -409,6 +409,9 @@ def test_plan_pairwise_difference_json_and_refusals(capsys):
     assert doc["command"].startswith("bacon sample ") and "--pairwise" in doc["command"]
     code, _, err = _run(["plan", SAMPLE, "--pairwise", "--top"], capsys)
     assert code == 2 and "--top does not apply to --pairwise" in err
+    for given in (["--scale", "0:1"], ["--drop-unscored"], ["--text", "prompt"]):  # ignored
+        code, _, err = _run(["plan", SAMPLE, "--pairwise", "--half-width", "0.3", *given], capsys)
+        assert code == 2 and f"{given[0]} does not apply to --pairwise" in err, given
     code, _, err = _run(["plan", SAMPLE, "--pairwise", "--difference", "gpt-4", "x"], capsys)
     assert code == 2 and "--delta D" in err
     code, _, err = _run(["plan", SAMPLE, "--pairwise"], capsys)

@@ -154,7 +154,8 @@ def _spelling(votes: Any) -> str:
 _NOT_PLAN = (
     ("scores", None), ("group", None), ("outcome", None), ("levels", None),
     ("calibrator", None), ("from_scratch", False), ("group_mean", None), ("top", False),
-    ("embedding", None), ("prompt_propensity", None),
+    ("embedding", None), ("prompt_propensity", None), ("text", None), ("scale", None),
+    ("allow_pending", False), ("drop_unscored", False),
 )  # fmt: skip
 
 
