@@ -8,6 +8,7 @@ import pandas as pd
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import read_table
+from bacon_bayes.readers.jsonl import is_json_lines, read_jsonl
 
 
 def _few(values: list[str], n: int = 5) -> str:
@@ -83,10 +84,8 @@ def join_labels(
         A missing column, duplicate ids in the labels file, ids that are not in the table
         (the first few named), a label column the table already has.
     """
-    if str(path).lower().endswith((".json", ".jsonl", ".ndjson")):  # JSON Lines records
-        from bacon_bayes.readers import read_any
-
-        labels = read_any(path)[0]
+    if str(path).lower().endswith((".jsonl", ".ndjson")) or is_json_lines(path):
+        labels = read_jsonl(path)[0]
     else:
         labels = read_table(path)
     name = str(path)
