@@ -156,6 +156,18 @@ def test_study_commands_on_a_pairwise_wave_say_it_needs_none(capsys, tmp_path):
         assert f"`bacon estimate {wave} --pairwise`" in err
 
 
+def test_every_vote_in_gives_exact_strengths_without_a_warning(capsys, tmp_path):
+    """With every comparison voted on (a user checking against the truth) the pool's
+    strengths are known exactly (zero width), and the width ratio divided 0 by 0 with a
+    RuntimeWarning."""
+    frame = pd.read_csv(SAMPLE)
+    frame["label"] = frame["human_full"]
+    frame.to_csv(tmp_path / "all.csv", index=False)
+    code, out, err = _run(["estimate", str(tmp_path / "all.csv"), "--pairwise", *FREQ], capsys)
+    assert code == 0 and "RuntimeWarning" not in err, err
+    assert "3000 with a human vote" in out
+
+
 def test_doctor_without_human_votes_says_what_to_add(capsys):
     code, out, _ = _run(["doctor", str(DATA / "mt_bench_gpt-4_pair.jsonl")], capsys)
     assert code == 0
