@@ -168,6 +168,18 @@ def test_every_vote_in_gives_exact_strengths_without_a_warning(capsys, tmp_path)
     assert "3000 with a human vote" in out
 
 
+def test_a_bad_human_vote_is_not_called_a_judge_s(capsys, tmp_path):
+    """A vote doctor cannot read was explained as "a judge's probability ... leave the judge
+    out"; for the human vote column it says so, with the spellings read and the empty
+    cell."""
+    frame = pd.read_csv(SAMPLE)
+    frame.loc[3, "label"] = "model_c"
+    frame.to_csv(tmp_path / "bad.csv", index=False)
+    code, _, err = _run(["doctor", str(tmp_path / "bad.csv")], capsys)
+    assert code == 2 and "human vote column 'label', row 3: 'model_c'" in err, err
+    assert "leave the judge out" not in err and "leave the cell empty" in err
+
+
 def test_doctor_without_human_votes_says_what_to_add(capsys):
     code, out, _ = _run(["doctor", str(DATA / "mt_bench_gpt-4_pair.jsonl")], capsys)
     assert code == 0
