@@ -171,9 +171,11 @@ def bools_as_floats(frame: pd.DataFrame) -> pd.DataFrame:
 
 def without_unscored(
     frame: pd.DataFrame, judges: Any, label: str, item: str | None = None
-) -> tuple[pd.DataFrame, Any, int]:
-    """``frame`` without its rows that have no judge score and no ``label`` (``bacon
-    estimate --drop-unscored``), the judges, and how many rows were left out.
+) -> tuple[pd.DataFrame, Any, str]:
+    """``frame`` without its rows that no judge scored (``bacon estimate
+    --drop-unscored``), the judges, and the note saying how many rows were left out and
+    how many of them had a ``label`` (those labels go too: e.g. a reference system that
+    reference-based metrics cannot score); "" when none.
 
     ``judges``: the table's judge columns, or a separate long table (``item``, ``judge``,
     ``score``: ``--scores``, an Inspect log's per-run scores), whose items are matched to
@@ -181,14 +183,21 @@ def without_unscored(
     ids); its rows of the left-out items (scores that are all missing) go too, since they
     name items no longer in the table."""
     if isinstance(judges, list):
-        empty = frame[judges].isna().all(axis=1) & frame[label].isna()
-        return frame.loc[~empty].reset_index(drop=True), judges, int(empty.sum())
-    ids = frame.index.to_series() if item is None else frame[item]
-    score = pd.to_numeric(judges["score"], errors="coerce")
-    empty = ~ids.isin(judges.loc[score.notna(), "item"]) & frame[label].isna()
-    kept = judges.loc[~judges["item"].isin(ids[empty])].reset_index(drop=True)
-    out = frame.loc[~empty]
-    return (out if item is None else out.reset_index(drop=True)), kept, int(empty.sum())
+        empty = frame[judges].isna().all(axis=1)
+        out, kept = frame.loc[~empty].reset_index(drop=True), judges
+    else:
+        ids = frame.index.to_series() if item is None else frame[item]
+        score = pd.to_numeric(judges["score"], errors="coerce")
+        empty = ~ids.isin(judges.loc[score.notna(), "item"])
+        kept = judges.loc[~judges["item"].isin(ids[empty])].reset_index(drop=True)
+        out = frame.loc[~empty] if item is None else frame.loc[~empty].reset_index(drop=True)
+    labels = int((empty & frame[label].notna()).sum())
+    what = f", {labels} of them labeled (their labels unused)" if labels else " and no label"
+    note = (
+        f"--drop-unscored left out {int(empty.sum())} row(s) with no judge score{what}; the "
+        f"estimates are over the other {len(out)}"
+    )
+    return out, kept, note if empty.any() else ""
 
 
 #: first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV

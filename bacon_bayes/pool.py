@@ -207,7 +207,7 @@ class EvalPool:
                 f"{int(empty.sum())} row(s) have no judge score at all "
                 f"({_row_label(self.ids, pos)} the first), so the naive judge average is "
                 "undefined; score them with at least one judge, or leave them out (bacon "
-                "estimate --drop-unscored leaves out the rows without a judge score or a label)."
+                "estimate --drop-unscored leaves out the rows no judge scored)."
             )
         return avg
 

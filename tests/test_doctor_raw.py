@@ -245,3 +245,37 @@ def test_doctor_tables_align_long_judge_names(tmp_path, capsys):
     assert len(biased) == 4  # two judges x (length, system)
     numbers = {field_after(line, 4) for line in biased}
     assert len(numbers) == 1, biased
+
+
+def test_a_labeled_reference_system_no_metric_scores_has_a_printed_way_out(tmp_path, capsys):
+    """WMT22's refA rows are labeled but reference-based metrics (against refA) cannot
+    score them: doctor said "nothing yet ... score them or remove them" and printed no
+    command, and --drop-unscored left labeled rows in. --drop-unscored now leaves out every
+    row no judge scored, labeled ones too (the note counts them); doctor says which rows
+    and labels its command leaves out and why, and the command runs as printed."""
+    import json
+
+    from bacon_bayes.cli import main
+
+    frame = mt_table(seed=2)
+    ref = frame["system"] == "sys5"
+    frame.loc[ref, ["comet", "matese"]] = np.nan
+    n_labels_ref = int(frame.loc[ref, "mqm"].notna().sum())
+    assert n_labels_ref > 0
+    path = tmp_path / "mt.csv"
+    frame.to_csv(path, index=False)
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out
+    said = f"{int(ref.sum())} row(s) have no judge score (system sys5: {int(ref.sum())}), "
+    assert said + f"{n_labels_ref} of them labeled" in out, out
+    assert "their labels too (--drop-unscored)" in out
+    command = shlex.split(out.split("\nrun:\n", 1)[1].strip().splitlines()[0])
+    assert command[-1] == "--drop-unscored"
+    assert main([*command[1:], "--engine", "freq", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    kept = int(frame["mqm"].notna().sum()) - n_labels_ref
+    assert result["pool"]["n_labeled"] == kept
+    note = f"left out {int(ref.sum())} row(s) with no judge score, {n_labels_ref} of them labeled"
+    assert any(note in n for n in result["pool"]["notes"]), result["pool"]["notes"]
+    names = {row["name"] for row in result["groups"]["aee"]["rows"]}
+    assert "sys5" not in names and len(names) == 5

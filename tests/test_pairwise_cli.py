@@ -106,6 +106,80 @@ def test_format_samples_doctor_then_estimate(argv, capsys, monkeypatch):
     assert "Bradley-Terry strengths" in out and "labels alone" in out
 
 
+def test_a_judge_with_a_failure_word_is_not_dropped_silently(capsys, tmp_path):
+    """A judge column of verdicts with one API failure written as 'error' was left out of
+    the judges without a word (on Arena the best judge, GPT-4); doctor now says why, where,
+    and how to fix it."""
+    frame = pd.read_csv(SAMPLE)
+    frame.loc[3, "gpt4"] = "error"
+    path = tmp_path / "arena.csv"
+    frame.to_csv(path, index=False)
+    code, out, err = _run(["doctor", str(path)], capsys)
+    assert code == 0, err
+    judges = next(line for line in out.splitlines() if line.strip().startswith("judges:"))
+    assert "gpt4" not in judges
+    assert "column 'gpt4' holds verdicts but for 1 cell(s) of other words ('error' at line 5" in out
+    assert "empty those cells" in out
+
+
+def test_estimate_without_pairwise_on_comparisons_says_to_add_it(capsys):
+    """`bacon estimate` on a comparisons table without --pairwise stopped at "--label is
+    required" or "no judges given", not saying the table holds comparisons."""
+    for argv in ([SAMPLE], [SAMPLE, "--label", "label"]):
+        code, _, err = _run(["estimate", *argv, *FREQ], capsys)
+        assert code == 2 and "holds comparisons (model A vs model B): add --pairwise" in err, err
+
+
+def test_study_commands_on_a_pairwise_wave_say_it_needs_none(capsys, tmp_path):
+    """`bacon label import WAVE --study S` and `bacon status WAVE` on the table `bacon
+    sample --pairwise` wrote said "create one with bacon sample POOL_FILE --study DIR",
+    which --pairwise refuses; `bacon sample` without --pairwise said "pass --item". Each
+    now says what the table is and the command to run. The wave's hint said to fill in
+    "A / B / tie" in a column of model_a / model_b votes: it names both."""
+    src = tmp_path / "arena.csv"
+    pd.read_csv(SAMPLE).drop(columns="id").to_csv(src, index=False)
+    code, _, err = _run(["sample", str(src), "--budget", "10"], capsys)
+    assert code == 2 and "add --pairwise" in err, err
+    argv = ["sample", str(src), "--pairwise", "--budget", "50"]
+    assert _run(argv, capsys)[0] == 0
+    wave = str(tmp_path / "arena-wave.csv")
+    # votes spelled as the Arena spells them: the hint says both spellings are read
+    arena = pd.read_csv(src)
+    arena["label"] = arena["label"].map({"A": "model_a", "B": "model_b", "tie": "tie"})
+    arena.to_csv(tmp_path / "spelled.csv", index=False)
+    code, out, err = _run(["sample", str(tmp_path / "spelled.csv"), "--pairwise", "--budget",
+                           "50"], capsys)  # fmt: skip
+    assert code == 0 and "(A / B / tie, or as its votes so far: model_a / model_b)" in out, err
+    for argv in (["label", "import", wave, "--study", str(tmp_path / "s")], ["status", wave]):
+        code, _, err = _run(argv, capsys)
+        assert code == 2 and "comparisons keep no study folder" in err, err
+        assert f"`bacon estimate {wave} --pairwise`" in err
+
+
+def test_every_vote_in_gives_exact_strengths_without_a_warning(capsys, tmp_path):
+    """With every comparison voted on (a user checking against the truth) the pool's
+    strengths are known exactly (zero width), and the width ratio divided 0 by 0 with a
+    RuntimeWarning."""
+    frame = pd.read_csv(SAMPLE)
+    frame["label"] = frame["human_full"]
+    frame.to_csv(tmp_path / "all.csv", index=False)
+    code, out, err = _run(["estimate", str(tmp_path / "all.csv"), "--pairwise", *FREQ], capsys)
+    assert code == 0 and "RuntimeWarning" not in err, err
+    assert "3000 with a human vote" in out
+
+
+def test_a_bad_human_vote_is_not_called_a_judge_s(capsys, tmp_path):
+    """A vote doctor cannot read was explained as "a judge's probability ... leave the judge
+    out"; for the human vote column it says so, with the spellings read and the empty
+    cell."""
+    frame = pd.read_csv(SAMPLE)
+    frame.loc[3, "label"] = "model_c"
+    frame.to_csv(tmp_path / "bad.csv", index=False)
+    code, _, err = _run(["doctor", str(tmp_path / "bad.csv")], capsys)
+    assert code == 2 and "human vote column 'label', row 3: 'model_c'" in err, err
+    assert "leave the judge out" not in err and "leave the cell empty" in err
+
+
 def test_doctor_without_human_votes_says_what_to_add(capsys):
     code, out, _ = _run(["doctor", str(DATA / "mt_bench_gpt-4_pair.jsonl")], capsys)
     assert code == 0
@@ -122,6 +196,12 @@ def test_bad_input_exits_2_naming_the_fix(capsys, tmp_path):
     for flag, value in (("--pooling", "shrink"), ("--group-effects", "on")):  # no groups
         code, _, err = _run(["estimate", SAMPLE, "--pairwise", flag, value], capsys)
         assert code == 2 and f"{flag} does not apply" in err
+    # these were read and silently ignored (no scale, text, unscored rows, study or
+    # group pairs for comparisons)
+    for given in (["--scale", "0:1"], ["--text", "prompt"], ["--drop-unscored"],
+                  ["--allow-pending"], ["--fixed"], ["--pairs", "all"]):  # fmt: skip
+        code, _, err = _run(["estimate", SAMPLE, "--pairwise", *given, *FREQ], capsys)
+        assert code == 2 and f"{given[0]} does not apply" in err, given
     df = pd.read_csv(SAMPLE).iloc[:200].rename(columns={"model_a": "left"})
     df.to_csv(tmp_path / "t.csv", index=False)
     code, _, err = _run(["estimate", str(tmp_path / "t.csv"), "--pairwise"], capsys)
@@ -249,12 +329,14 @@ def test_sample_pairwise_round_trip(capsys, tmp_path, design):
     # before the votes are in (or with one missing), the propensities do not hold: refused
     code, _, err = _run(argv, capsys)
     assert code == 2 and f"{int(new.sum())} comparisons marked to_label = 1" in err, err
+    code, doc, err = _run(["doctor", str(wave)], capsys)  # its command would fail so: said
+    assert code == 0 and f"not voted on yet: {int(new.sum())} comparison(s)" in doc, err
     first = int(np.flatnonzero(new)[0])
     df.loc[new, "label"] = df.loc[new, "human_full"]
     df.loc[first, "label"] = np.nan
     df.to_csv(wave, index=False)
     code, _, err = _run(argv, capsys)
-    said = f"1 comparison marked to_label = 1 (row {first} the first) has no vote"
+    said = f"1 comparison marked to_label = 1 (line {first + 2}, id "
     assert code == 2 and said in err, err
     df.loc[first, "label"] = df.loc[first, "human_full"]
     df.to_csv(wave, index=False)
@@ -263,11 +345,23 @@ def test_sample_pairwise_round_trip(capsys, tmp_path, design):
     assert code == 0, err
     assert f"{400 + int(new.sum())} with a human vote" in out2
     assert "inclusion probabilities in 'propensity'" in out2
-    code, _, err = _run(["sample", str(wave), "--pairwise", "--budget", "100",
+    # the wave's table without --propensity: doctor's command dropped it and the estimate
+    # took the stratified/adaptive votes as a uniform sample; both now weight them
+    code, doc, err = _run(["doctor", str(wave)], capsys)
+    assert code == 0 and "a table bacon sample --pairwise wrote" in doc, err
+    printed = shlex.split(doc.split("\nrun", 1)[1].splitlines()[1])
+    assert printed[printed.index("--propensity") + 1] == "propensity"
+    bare = [a for a in argv if a not in ("--propensity", "propensity")]
+    code, out3, err = _run(bare, capsys)
+    assert code == 0 and out3 == out2, err
+    # the next wave with the same seed: its own uniforms, not the first wave's (which
+    # drew a handful of the 100, those whose uniform fell between the two waves' rates)
+    code, _, err = _run(["sample", str(wave), "--pairwise", "--budget", "100", "--seed", "3",
                             "--out", str(tmp_path / "w2.csv")], capsys)  # fmt: skip
     assert code == 0, err
     w2 = pd.read_csv(tmp_path / "w2.csv")
     assert (w2["propensity"] >= df["propensity"] - 1e-12).all()  # the union grows
+    assert abs(int(w2["to_label"].sum()) - 100) < 35, int(w2["to_label"].sum())
 
 
 def test_sample_pairwise_refusals(capsys, tmp_path):
@@ -276,6 +370,13 @@ def test_sample_pairwise_refusals(capsys, tmp_path):
     assert code == 2 and "--design paired does not apply to --pairwise" in err
     code, _, err = _run(["sample", SAMPLE, "--pairwise", "--until", "best"], capsys)
     assert code == 2 and "--until does not apply" in err
+    # study-design options that a pairwise wave read and ignored (an adaptive wave drew
+    # with the 0.2 uniform share whatever --uniform-share said)
+    for given in (["--uniform-share", "0.5"], ["--max-ratio", "2"], ["--outcome", "ordinal"],
+                  ["--allocation", "neyman"], ["--existing-labels", "ignore"]):  # fmt: skip
+        code, _, err = _run(["sample", SAMPLE, "--pairwise", "--design", "adaptive",
+                             "--budget", "10", *given], capsys)  # fmt: skip
+        assert code == 2 and f"{given[0]} does not apply to --pairwise" in err, given
     code, _, err = _run(["sample", SAMPLE, "--pairwise"], capsys)
     assert code == 2 and "--budget N" in err
     code, _, err = _run(["sample", SAMPLE, "--pairwise", "--budget", "5000"], capsys)
@@ -332,6 +433,9 @@ def test_plan_pairwise_difference_json_and_refusals(capsys):
     assert doc["command"].startswith("bacon sample ") and "--pairwise" in doc["command"]
     code, _, err = _run(["plan", SAMPLE, "--pairwise", "--top"], capsys)
     assert code == 2 and "--top does not apply to --pairwise" in err
+    for given in (["--scale", "0:1"], ["--drop-unscored"], ["--text", "prompt"]):  # ignored
+        code, _, err = _run(["plan", SAMPLE, "--pairwise", "--half-width", "0.3", *given], capsys)
+        assert code == 2 and f"{given[0]} does not apply to --pairwise" in err, given
     code, _, err = _run(["plan", SAMPLE, "--pairwise", "--difference", "gpt-4", "x"], capsys)
     assert code == 2 and "--delta D" in err
     code, _, err = _run(["plan", SAMPLE, "--pairwise"], capsys)
@@ -339,6 +443,31 @@ def test_plan_pairwise_difference_json_and_refusals(capsys):
     code, _, err = _run(["plan", SAMPLE, "--pairwise", "--half-width", "0.3", "--designs",
                          "paired"], capsys)  # fmt: skip
     assert code == 2 and "not a pairwise design" in err
+
+
+def test_plan_for_a_difference_prints_a_sample_command_aimed_at_it(capsys, tmp_path):
+    """`bacon plan --pairwise --difference A B` sized the stratified wave for that
+    difference but printed a `bacon sample` without it, which drew a wave for the mean
+    strength (on Arena: 37 of 196 comparisons involving A or B, against 195 of 195), far
+    from the power the plan promised. The command now carries --difference A B."""
+    src = tmp_path / "arena.csv"
+    pd.read_csv(SAMPLE).to_csv(src, index=False)
+    argv = ["plan", str(src), "--pairwise", "--difference", "gpt-4", "claude-v1", "--delta",
+            "0.5", "--designs", "stratified"]  # fmt: skip
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    command = _printed(out, "sample")
+    assert command[command.index("--difference") + 1 :][:2] == ["gpt-4", "claude-v1"]
+    code, _, err = _run([*command, "--out", str(tmp_path / "w.csv")], capsys)
+    assert code == 0, err
+    wave = pd.read_csv(tmp_path / "w.csv")
+    drawn = wave[wave["to_label"] == 1]
+    involved = drawn["model_a"].isin(["gpt-4", "claude-v1"]) | drawn["model_b"].isin(
+        ["gpt-4", "claude-v1"]
+    )
+    assert involved.mean() > 0.9, involved.mean()
+    code, _, err = _run(["sample", str(src), "--difference", "a", "b", "--budget", "3"], capsys)
+    assert code == 2 and "--difference applies to --pairwise samples" in err
 
 
 def test_plan_pairwise_refuses_an_empty_propensity_naming_the_row(capsys, tmp_path):

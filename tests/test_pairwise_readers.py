@@ -296,3 +296,32 @@ def test_kappa_and_auc_intervals_cover_both_ways() -> None:
         a_hits += lo <= auc_true <= hi
     _band(k_hits, REPS)
     _band(a_hits, REPS)
+
+
+def test_json_lines_named_json_are_read(tmp_path: Path) -> None:
+    """The Prediction-Powered Ranking repository ships its Arena votes as JSON Lines named
+    `human.json`: every reader refused them as "not valid JSON (Extra data: line 2)". A
+    `.json` file whose first line is a whole object with more after it is JSON Lines; a
+    labels file in JSON Lines joins by id (it was read as a CSV of JSON fragments)."""
+    from bacon_bayes.readers import join_labels, read_any, sniff
+    from bacon_bayes.readers.pair_table import read_pair_table
+
+    rows = [
+        {"question_id": f"q{k}", "model_a": "m1", "model_b": "m2",
+         "winner": ["model_a", "model_b", "tie"][k % 3], "gpt4": ["A", "B", "tie"][k % 2]}
+        for k in range(12)
+    ]  # fmt: skip
+    path = tmp_path / "human.json"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    assert sniff(path) == "jsonl"
+    frame, roles = read_pair_table(path)
+    assert len(frame) == 12 and roles.judges == ["gpt4"]
+    one = tmp_path / "one.json"  # one object on one line is a JSON document
+    one.write_text(json.dumps({"a": 1}) + "\n")
+    assert sniff(one) == "json"
+    labels = tmp_path / "labels.json"
+    labels.write_text("\n".join(json.dumps({"id": k, "human": k % 5}) for k in range(4)))
+    table = pd.DataFrame({"id": range(10), "judge": np.linspace(0, 1, 10)})
+    joined, key = join_labels(table, labels, "human", "id")
+    assert key == "id" and joined["human"].notna().sum() == 4
+    assert read_any(path)[0].shape[0] == 12

@@ -221,3 +221,12 @@ def test_the_printed_sample_command_shows_the_labellers_the_response(tmp_path, c
     said = capsys.readouterr().out
     assert "the to-label file holds ids only" in said and "--show response on the next" in said
     assert list(pd.read_csv("bare.csv").columns) == ["id", "human", "wave"]
+    # the wave is drawn: the hint names the command that rewrites its file with the text
+    hint = next(line for line in said.splitlines() if "ids only" in line)
+    rewrite = shlex.split(hint.split("`")[1])
+    assert rewrite[:2] == ["bacon", "status"] and main(rewrite[1:]) == 0
+    assert list(pd.read_csv("bare.csv").columns) == ["id", "human", "wave", "response"]
+    # bacon sample STUDY --show COL alone drew nothing and said "needs a budget"
+    assert main(["sample", "bare", "--show", "response"]) == 2
+    err = capsys.readouterr().err
+    assert "bacon status bare --pending-out bare/todo-wave2.csv --show response" in err

@@ -256,8 +256,9 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--drop-unscored",
         action="store_true",
-        help="leave out rows with no judge score and no label (e.g. items no judge was run "
-        "on); the estimates are then over the other rows, and the count is printed",
+        help="leave out the rows no judge scored (e.g. items no judge was run on, a "
+        "reference system reference-based metrics cannot score), their labels too; the "
+        "estimates are then over the other rows, and the counts are printed",
     )
 
 
@@ -308,6 +309,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     """
     from bacon_bayes.io import item_column, without_unscored
     from bacon_bayes.pool import EvalPool
+    from bacon_bayes.readers.pair_table import pairwise_hint
     from bacon_bayes.study import load_study
     from bacon_bayes.study.folder import CONFIG_FILE
 
@@ -336,9 +338,10 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
             prompt=args.prompt,
         )
     if not args.label:
-        raise ValidationError("--label is required for a table; name the column of labels.")
+        hint = pairwise_hint(args.file)
+        raise ValidationError(f"--label is required for a table; name the column of labels.{hint}")
     df, judges = table_from_args(args)
-    dropped = 0
+    dropped = ""
     if getattr(args, "drop_unscored", False):
         df, judges, dropped = without_unscored(df, judges, args.label, args.item)
     from bacon_bayes.scale import guess_outcome
@@ -367,10 +370,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
             "pass --outcome continuous for the former ridge"
         )
     if dropped:
-        notes.append(
-            f"--drop-unscored left out {dropped} row(s) with no judge score and no label; "
-            f"the estimates are over the other {len(df)}"
-        )
+        notes.append(dropped)
     return dataclasses.replace(pool, notes=(*pool.notes, *notes)) if notes else pool
 
 
@@ -384,6 +384,7 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
     finds fills ``--text``."""
     from bacon_bayes.io import read_table
     from bacon_bayes.readers import join_labels, read_any
+    from bacon_bayes.readers.pair_table import pairwise_hint
 
     df, meta = read_any(args.file)
     args.item = args.item or meta.item
@@ -403,6 +404,7 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
     if meta.judges:
         return df, meta.scores if meta.scores is not None else list(meta.judges)
     found = f" ({'; '.join(meta.notes)})" if meta.notes else ""
+    found += pairwise_hint(args.file, [str(c) for c in df.columns])
     raise ValidationError(f"no judges given; pass --judge COL (repeatable) or --scores.{found}")
 
 

@@ -43,6 +43,12 @@ NOT_PAIRWISE: tuple[tuple[str, str, Any], ...] = (
     ("--items-out", "items_out", None),
     ("--pooling", "pooling", "auto"),
     ("--group-effects", "group_effects", "auto"),
+    ("--scale", "scale", None),
+    ("--text", "text", None),
+    ("--drop-unscored", "drop_unscored", False),
+    ("--allow-pending", "allow_pending", False),
+    ("--fixed", "fixed", False),
+    ("--pairs", "pairs", "summary"),
 )
 
 
@@ -95,16 +101,18 @@ def read_pairs(args: argparse.Namespace) -> tuple[pd.DataFrame, PairRoles]:
     )  # fmt: skip
 
 
-def _check_drawn_voted(frame: pd.DataFrame, label: str) -> None:
+def _check_drawn_voted(frame: pd.DataFrame, label: str, item: str | None) -> None:
     """Refuse a ``bacon sample --pairwise`` table whose drawn comparisons (``to_label`` =
-    1) are not all voted on: its propensities hold only for the whole wave."""
+    1) are not all voted on: its propensities hold only for the whole wave. The first is
+    named by its line in the CSV that command writes (and its id)."""
     if TO_LABEL not in frame.columns:
         return
     todo = frame[TO_LABEL].eq(1).to_numpy() & frame[label].isna().to_numpy()
     if todo.any():
         n, first = int(todo.sum()), int(todo.argmax())
+        where = f"line {first + 2}" + (f", {item} {frame[item].iloc[first]!r}" if item else "")
         raise ValidationError(
-            f"{n} comparison{'s' if n > 1 else ''} marked {TO_LABEL} = 1 (row {first} the "
+            f"{n} comparison{'s' if n > 1 else ''} marked {TO_LABEL} = 1 ({where} the "
             f"first) {'have' if n > 1 else 'has'} no vote in {label!r}: the inclusion "
             "probabilities hold only when every drawn comparison is voted on; fill in "
             f"{label!r} on those rows, then run this command again."
@@ -119,12 +127,12 @@ def fit_pairs(
     from bacon_bayes.pool import EvalPool
 
     frame, roles = read_pairs(args)
-    if getattr(args, "propensity", None):
-        _check_drawn_voted(frame, roles.label)
+    propensity = getattr(args, "propensity", None) or roles.propensity  # a wave's table
+    if propensity:
+        _check_drawn_voted(frame, roles.label, roles.item)
     pool = EvalPool.from_pairs(
         frame, model_a=roles.model_a, model_b=roles.model_b, label=roles.label,
-        judges=roles.judges, prompt=roles.prompt, item=roles.item,
-        propensity=getattr(args, "propensity", None),
+        judges=roles.judges, prompt=roles.prompt, item=roles.item, propensity=propensity,
     )  # fmt: skip
     cal.fit(pool)
     split = " split by prompt" if pool.prompts is not None else ""
@@ -135,8 +143,8 @@ def fit_pairs(
         f"{cal.model_name_} ({engine} engine, --engine {args.engine}), {cal.folds}-fold "
         f"cross-fitting{split}, seed {cal.seed}"
     )
-    if getattr(args, "propensity", None):
-        fitted += f"; votes weighted by the inclusion probabilities in {args.propensity!r}"
+    if propensity:
+        fitted += f"; votes weighted by the inclusion probabilities in {propensity!r}"
     return cal, frame, roles, fitted
 
 

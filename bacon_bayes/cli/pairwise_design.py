@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import shlex
 from pathlib import Path
+from typing import Any
 
 from bacon_bayes.cli.pairwise import TO_LABEL
 from bacon_bayes.errors import ValidationError
@@ -27,7 +28,10 @@ PROPENSITY = "propensity"
 _STUDY_ONLY = (
     ("until", None), ("max_labels", None), ("study", None), ("show", ""),
     ("strata", None), ("pi_column", None), ("features", ""), ("group", None),
-    ("scale", None), ("levels", None),
+    ("scale", None), ("levels", None), ("outcome", None), ("existing_labels", "wave"),
+    ("prior_design", "uniform"), ("allocation", "proportional"), ("bins", 5),
+    ("uniform_share", 0.2), ("per_prompt", 2.0), ("sd_model", "heteroskedastic"),
+    ("max_ratio", 0.95),
 )  # fmt: skip
 
 
@@ -115,8 +119,9 @@ def run_sample(args: argparse.Namespace) -> int:
         cal, _, _, _ = fit_pairs(rargs, cal)
         pilot = pilot_from_calibrator(cal)
     union, drawn = draw_pairwise_wave(
-        args.design, float(n), labeled=labeled, pilot=pilot, prior=prior, seed=args.seed
-    )
+        args.design, float(n), labeled=labeled, pilot=pilot, prior=prior, seed=args.seed,
+        pair=args.difference if args.design != "uniform" else None,
+    )  # fmt: skip
     source = Path(args.pool)
     out_path = args.out or source.with_name(source.name.split(".")[0] + "-wave.csv")
     table = frame.copy()
@@ -132,17 +137,25 @@ def run_sample(args: argparse.Namespace) -> int:
         f"{args.design} wave (seed {args.seed}{engine}): {int(drawn.sum())} comparisons to "
         f"label, marked {TO_LABEL} = 1 in {given} (the whole table; column {PROPENSITY!r} "
         f"holds every comparison's inclusion probability). Fill in column {roles.label!r} "
-        f"(A / B / tie) on those rows, then run:\n  "
+        f"({_spelling(frame[roles.label])}) on those rows, then run:\n  "
         f"{estimate_command(args, str(given), roles.prompt)}"
     )
     return 0
+
+
+def _spelling(votes: Any) -> str:
+    """How to write a vote: A / B / tie, and the column's own words when it has others
+    (``model_a``, ``tie (bothbad)``, 1 / 0 / 0.5); both are read."""
+    words = sorted({str(v) for v in votes.dropna()} - {"A", "B", "tie"})
+    return "A / B / tie" + (f", or as its votes so far: {' / '.join(words[:5])}" if words else "")
 
 
 #: ``bacon plan`` options that do not apply to comparisons (dest, default).
 _NOT_PLAN = (
     ("scores", None), ("group", None), ("outcome", None), ("levels", None),
     ("calibrator", None), ("from_scratch", False), ("group_mean", None), ("top", False),
-    ("embedding", None), ("prompt_propensity", None),
+    ("embedding", None), ("prompt_propensity", None), ("text", None), ("scale", None),
+    ("allow_pending", False), ("drop_unscored", False),
 )  # fmt: skip
 
 
@@ -173,6 +186,8 @@ def sample_command(args: argparse.Namespace, design: str, n_new: int) -> str | N
     if args.target == "population":  # the pilot's, and the printed estimate's
         parts += ["--target", "population"]
     if design != "uniform":  # the pilot is fitted again to draw the wave
+        if args.difference is not None:  # aimed at the difference the plan sized it for
+            parts += ["--difference", *map(shlex.quote, map(str, args.difference))]
         parts += ["--engine", args.engine]
         parts += [] if args.folds == 5 else ["--folds", str(args.folds)]
         parts += [] if args.seed == 0 else ["--seed", str(args.seed)]

@@ -192,6 +192,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--design stratified and adaptive is fitted for it, and the printed bacon estimate "
         "command estimates it (population: clustered by prompt when prompts repeat)",
     )
+    pw.add_argument(
+        "--difference",
+        nargs=2,
+        metavar=("A", "B"),
+        help="--design stratified or adaptive: aim the wave at the difference of models A "
+        "and B (as bacon plan --pairwise --difference A B sized it), not the mean strength",
+    )
     p.set_defaults(func=run)
 
 
@@ -299,9 +306,11 @@ def pool_item(args: argparse.Namespace, source: Path) -> str:
             frame = pd.read_csv(source, dtype=str, usecols=lambda c: c in names)
     found = item_column(frame[[c for c in ITEM_COLUMNS if c in frame.columns]])
     if found is None:
+        from bacon_bayes.readers.pair_table import pairwise_hint
+
         raise ValidationError(
             f"pool file {source} has no id column with unique values named "
-            f"{', '.join(ITEM_COLUMNS)}; pass --item COLUMN"
+            f"{', '.join(ITEM_COLUMNS)}; pass --item COLUMN.{pairwise_hint(source)}"
         )
     return found
 
@@ -414,9 +423,12 @@ def run(args: argparse.Namespace) -> int:
         from bacon_bayes.cli.pairwise_design import run_sample
 
         return run_sample(args)
-    if args.target != "pool":
-        raise ValidationError("--target population applies to --pairwise samples; drop it.")
+    if args.target != "pool" or args.difference:
+        flag = "--target population" if args.target != "pool" else "--difference"
+        raise ValidationError(f"{flag} applies to --pairwise samples; drop it.")
     root, config = _study_root(args)
+    if config is None and args.show and args.budget is None and not args.until:
+        _refuse_show_alone(root, args.show)
     if args.until or args.max_labels is not None:
         config = _until(args, root, config)
         if args.budget is None and config is None:  # settled, or only the budget recorded
@@ -486,13 +498,31 @@ def run(args: argparse.Namespace) -> int:
         f"`bacon label import {out.given} --study {root}`"
     )
     if not show:
-        print(_show_hint(Study.open(root)))
+        print(_show_hint(Study.open(root), root, out.given))
     return 0
 
 
-def _show_hint(study: Any) -> str:
-    """Without ``--show`` (none recorded): what the to-label file lacks, and the option
-    that copies the pool's response text (the column ``bacon doctor`` finds) into it."""
+def _refuse_show_alone(root: Path, show: str) -> None:
+    """``bacon sample STUDY --show COL`` without a budget draws nothing: name the command
+    that rewrites the pending to-label file with those columns."""
+    import shlex
+
+    from bacon_bayes.study import Study
+
+    waves = Study.open(root).wave_numbers
+    todo = root / f"todo-wave{max(waves, default=1)}.csv"
+    raise ValidationError(
+        f"--show without --budget draws no wave. To rewrite the pending items' to-label file "
+        f"with {show}: bacon status {shlex.quote(str(root))} --pending-out "
+        f"{shlex.quote(str(todo))} --show {shlex.quote(show)}; to draw the next wave with "
+        "them (the study keeps them for later waves), add --budget N."
+    )
+
+
+def _show_hint(study: Any, root: Path, todo: Any) -> str:
+    """Without ``--show`` (none recorded): what the to-label file ``todo`` lacks, the
+    ``bacon status`` command that rewrites it with the pool's response text (the column
+    ``bacon doctor`` finds) and the option that keeps it in later waves' files."""
     import shlex
 
     from bacon_bayes.doctor.roles import response_column
@@ -505,11 +535,14 @@ def _show_hint(study: Any) -> str:
         found = response_column(pool, label=label, item=cfg.item, **known)
     except BaconError:
         found = None
-    what = "the labellers see nothing to judge unless they look the ids up"
-    if found is None:
-        return f"the to-label file holds ids only: {what}; --show COLUMN copies pool columns"
+    column = "COLUMN" if found is None else shlex.quote(found)
+    what = "the pool's response text (the column bacon doctor finds)" if found else "pool columns"
+    rewrite = (
+        f"bacon status {shlex.quote(str(root))} --pending-out {shlex.quote(str(todo))} "
+        f"--show {column}"
+    )
     return (
-        f"the to-label file holds ids only: {what}; --show {shlex.quote(found)} on the next "
-        "bacon sample copies the pool's response text (the column bacon doctor finds) into "
-        "its to-label file, and the study keeps it for later waves"
+        "the to-label file holds ids only: the labellers see nothing to judge unless they "
+        f"look the ids up; `{rewrite}` rewrites it (every pending item) with {what}, and "
+        f"--show {column} on the next bacon sample keeps it in later waves' files"
     )

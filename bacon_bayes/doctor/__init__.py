@@ -136,7 +136,7 @@ def _command(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] |
         cmd += ["--prompt", r.prompt]
     if p.scale is not None and p.scale.evident and not p.binary:
         cmd += scale_args(p.scale)
-    if p.unscored[0]:
+    if any(p.unscored):
         cmd += ["--drop-unscored"]
     return cmd
 
@@ -230,7 +230,7 @@ def profile(
         empty = scores.isna().all(axis=1).to_numpy()
         has = np.isfinite(y) if y is not None else np.zeros(len(frame), dtype=bool)
         p.unscored = (int((empty & ~has).sum()), int((empty & has).sum()))
-        dropped = empty & ~has if not p.unscored[1] else dropped  # else no command
+        dropped = empty  # --drop-unscored: labeled ones too (said in what can be computed)
         if empty.any() and roles.group:
             top = frame.loc[empty, roles.group].value_counts().head(3)
             p.unscored_where = ", ".join(f"{k}: {v}" for k, v in top.items())
@@ -259,7 +259,7 @@ def profile(
         elif not p.length:
             p.length_note = f"too few labeled items (< {bias.MIN_LENGTH_N}) with a response"
     p.too_few = _too_few(frame, roles, y)
-    p.command = None if p.too_few or p.unscored[1] or roles.long else _command(p, frame, labels)
+    p.command = None if p.too_few or roles.long else _command(p, frame, labels)
     p.judges_note = _many_judges(roles, y, [str(c) for c in frame.columns])
     p.can = _can(p, y)
     return p
@@ -328,25 +328,28 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
             "again for the command"
         ]
     where = f" ({r.group} {p.unscored_where})" if p.unscored_where else ""
-    if p.unscored[1]:
-        return [
-            f"nothing yet: {p.unscored[1]} labeled row(s) have no judge score{where}; "
-            "bacon estimate needs a score on every labeled item: score them (bacon judge) "
-            "or remove them, then run doctor again for the command"
-        ]
+    n -= p.unscored[1]
     baselines = (
         "labels-only and raw-judge estimates"
         if not p.naive_note
         else f"a labels-only estimate (no raw-judge average: {p.naive_note})"
     )
-    kept = p.n_rows - p.unscored[0]
+    kept = p.n_rows - sum(p.unscored)
     out = [
         f"the mean label over {'all ' if kept == p.n_rows else ''}{kept} items from {n} labels "
         f"and {len(r.judges)} judge(s): calibrated (AEE), {baselines}, with intervals"
     ]
     if p.judges_note:
         out.append(p.judges_note)
-    if p.unscored[0]:
+    if p.unscored[1]:
+        out.append(
+            f"{sum(p.unscored)} row(s) have no judge score{where}, {p.unscored[1]} of them "
+            "labeled: the command leaves them all out, their labels too (--drop-unscored), "
+            "which is right when they are not part of what you report on (e.g. a reference "
+            "system that reference-based metrics cannot score); if they are, score them "
+            "(bacon judge) and run doctor again"
+        )
+    elif p.unscored[0]:
         out.append(
             f"{p.unscored[0]} row(s) have no judge score and no label{where}: nothing to "
             "estimate from, so the command leaves them out (--drop-unscored); if they belong "
@@ -424,10 +427,11 @@ def _text(p: Profile) -> str:
     if p.labels_per_group is not None:
         lines += ["", f"labels per {r.group}:"]
         lines += ["  " + s for s in p.labels_per_group.to_string(index=False).splitlines()]
-        if p.unscored[0] and not p.unscored[1]:
+        if any(p.unscored):
+            what = "without a judge score" + ("" if p.unscored[1] else " or a label")
             lines.append(
-                f"  (items: the rows the command keeps; {p.unscored[0]} without a judge score "
-                "or a label left out, --drop-unscored)"
+                f"  (items: the rows the command keeps; {sum(p.unscored)} {what} left out, "
+                "--drop-unscored)"
             )
     elif r.label:
         n = int(p.with_label["n"].max()) if p.with_label is not None else 0

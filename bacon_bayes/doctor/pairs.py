@@ -49,7 +49,7 @@ CODES = {"A": 0, "B": 1, "tie": 2}
 SCORE = np.array([1.0, 0.0, 0.5])
 
 
-def verdict_codes(values: pd.Series, name: str) -> np.ndarray:
+def verdict_codes(values: pd.Series, name: str, *, human: bool = False) -> np.ndarray:
     """Verdicts (A/B/tie, model_a/model_b/tie (bothbad), 1/0/0.5) as codes 0/1/2, -1 where
     missing.
 
@@ -66,10 +66,15 @@ def verdict_codes(values: pd.Series, name: str) -> np.ndarray:
             v = to_verdict(u, f"column {name!r}")
         except ValidationError:
             row = values.index[np.flatnonzero(values.to_numpy(dtype=object) == u)[0]]
+            judge = (
+                " A judge's probability that A wins is no verdict: threshold it, or leave "
+                "the judge out of these diagnostics."
+            )
             raise ValidationError(
-                f"column {name!r}, row {row!r}: {u!r} is not a verdict; write A, B or tie "
-                "(or 1 = A wins, 0 = B wins, 0.5 = tie). A judge's probability that A wins is "
-                "no verdict: threshold it, or leave the judge out of these diagnostics."
+                f"{'human vote ' if human else ''}column {name!r}, row {row!r}: {u!r} is not "
+                "a verdict; write A, B or tie (or model_a / model_b / tie (bothbad); 1 = A "
+                "wins, 0 = B wins, 0.5 = tie), or leave the cell empty where nobody voted."
+                + ("" if human else judge)
             ) from None
         table[u] = CODES[v] if isinstance(v, str) else -1
     for u, code in table.items():
@@ -228,7 +233,7 @@ def pair_judge_diagnostics(
     if not judges:
         raise ValidationError("no judge columns given; pass judges=[...].")
     z = _z(level)
-    human = verdict_codes(df[label], label) if label else np.full(len(df), -1)
+    human = verdict_codes(df[label], label, human=True) if label else np.full(len(df), -1)
     out: list[dict[str, object]] = []
     if label:
         out.append({"judge": label, "role": "human", **_shares(human, level)})
@@ -283,6 +288,7 @@ def estimate_command(path: str, roles: PairRoles, labels: str | None = None) -> 
         ("--prompt", roles.prompt),
         ("--item", roles.item),
         ("--labels", labels),
+        ("--propensity", roles.propensity),
     ]
     options = " ".join(f"{k} {shlex.quote(str(v))}" for k, v in given if v)
     return f"bacon estimate {shlex.quote(str(path))} --pairwise {options} --engine freq"
@@ -300,7 +306,7 @@ def pair_doctor_text(
     diag = pair_judge_diagnostics(df, label, judges, level=1 - alpha)
     a, b = df[roles.model_a], df[roles.model_b]
     models = natural_sorted(set(a.astype(str)) | set(b.astype(str)))
-    n_lab = int((verdict_codes(df[label], label) >= 0).sum())
+    n_lab = int((verdict_codes(df[label], label, human=True) >= 0).sum())
 
     def span(v: float, lo: float, hi: float) -> str:
         return "-" if not np.isfinite(v) else f"{v:.3f} [{lo:.3f}, {hi:.3f}]"
@@ -341,8 +347,15 @@ def pair_doctor_text(
             "bacon doctor again for the command."
         )
         return "\n".join(found)
-    found += [
-        "run (frequentist engine, seconds; drop --engine freq for the Bayesian judge model):",
-        "  " + estimate_command(path, roles, labels),
-    ]
+    head = "run (frequentist engine, seconds; drop --engine freq for the Bayesian judge model):"
+    if roles.propensity and "to_label" in df.columns:  # a drawn wave: all its votes first
+        todo = (df["to_label"].eq(1) & df[label].isna()).to_numpy()
+        if todo.any():
+            head = (
+                f"the drawn wave is not voted on yet: {int(todo.sum())} comparison(s) marked "
+                f"to_label = 1 have no vote in {label!r} (line {int(todo.argmax()) + 2} the "
+                "first), and its propensities hold only for the whole wave; fill them in, "
+                "then run (frequentist engine):"
+            )
+    found += [head, "  " + estimate_command(path, roles, labels)]
     return "\n".join(found)

@@ -47,6 +47,7 @@ variance), to the pool's ``V(n)``, with ``q = 1 / pi^2``.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -64,6 +65,7 @@ from bacon_bayes.estimate.bradley_terry import (
     t_variance_factor,
 )
 from bacon_bayes.estimate.clustered import prompt_codes
+from bacon_bayes.sampling.designs import wave_seed
 from bacon_bayes.sampling.pairwise import (
     pairwise_adaptive,
     pairwise_stratified,
@@ -137,6 +139,18 @@ class PairwisePilot:
         term[lab] += w * r
         own = (g[:, lab] * (w * (1.0 - self.pi0[lab]) * w * r**2)) @ g[:, lab].T
         return np.asarray(prompt_scatter((g * term).T, self.prompts) - own)
+
+    def contrast(self, pair: Sequence[str]) -> np.ndarray:
+        """The contrast ``theta[A] - theta[B]`` of the models ``pair`` names."""
+        missing = [p for p in pair if p not in self.names]
+        if missing or len(pair) != 2 or pair[0] == pair[1]:
+            raise ValidationError(
+                f"{' - '.join(map(str, pair))}: name two different models of "
+                f"{', '.join(self.names)}."
+            )
+        out = np.zeros(len(self.names))
+        out[self.names.index(pair[0])], out[self.names.index(pair[1])] = 1.0, -1.0
+        return out
 
     def design(
         self, name: str, contrast: np.ndarray | None = None
@@ -352,8 +366,7 @@ def plan_pairwise(
                 f"pair must name two different models of {pilot.names}, with delta= and "
                 "power in (0, 1)."
             )
-        contrast = np.zeros(len(pilot.names))
-        contrast[pilot.names.index(pair[0])], contrast[pilot.names.index(pair[1])] = 1.0, -1.0
+        contrast = pilot.contrast(pair)
         kind, goal = "power", f"power {power:g} for {pair[0]} - {pair[1]} = {delta:g} ({scale})"
     n0 = pilot.n_labeled
     room = float(np.sum(1.0 - pilot.pi0))
@@ -395,15 +408,17 @@ def draw_pairwise_wave(
     pilot: PairwisePilot | None = None,
     prior: np.ndarray | None = None,
     seed: int = 0,
+    pair: Sequence[str] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Draw a wave of about ``n`` new comparisons by ``design`` (``PAIRWISE_DESIGNS``).
 
     ``labeled`` (N,) marks the comparisons with a human vote already; ``prior`` their
     inclusion probabilities (default ``pilot.pi0``, else uniform ``#labeled / N``). The
     stratified and adaptive designs need the ``pilot`` (:func:`pilot_from_calibrator`);
-    uniform does not. Returns the union inclusion probabilities of every comparison (the
-    ``pi`` / ``--propensity`` of the estimate once the wave is labeled) and the mask of
-    the comparisons drawn (never one already labeled).
+    uniform does not; ``pair`` (two model names) aims them at that difference, as
+    :func:`plan_pairwise` with ``pair=`` sized them. Returns the union inclusion
+    probabilities of every comparison (the ``pi`` / ``--propensity`` of the estimate once
+    the wave is labeled) and the mask of the comparisons drawn (never one already labeled).
     """
     labeled = np.asarray(labeled, dtype=bool)
     n_rows = labeled.size
@@ -418,7 +433,12 @@ def draw_pairwise_wave(
             "this wave with --design uniform)."
         )
     else:
-        union = pilot.design(design)(n)
+        union = pilot.design(design, None if pair is None else pilot.contrast(pair))(n)
     wave = wave_probabilities(union, prior)
-    drawn = ~labeled & (np.random.default_rng(seed).random(n_rows) < wave)
+    # the stream is keyed by which comparisons are voted on already: a further wave drawn
+    # with the same seed on the written table must not reuse the uniforms that left these
+    # comparisons undrawn (it would draw far fewer than ``wave`` says, and not with it)
+    digest = hashlib.sha256(np.packbits(labeled).tobytes()).digest()
+    rng = np.random.default_rng(wave_seed(seed, int.from_bytes(digest[:8], "little")))
+    drawn = ~labeled & (rng.random(n_rows) < wave)
     return union, drawn

@@ -54,7 +54,9 @@ def sniff(path: Path) -> str:
     if name.endswith((".jsonl", ".ndjson")):
         return "jsonl"
     if name.endswith(".json"):
-        return "json"
+        from bacon_bayes.readers.jsonl import is_json_lines
+
+        return "jsonl" if is_json_lines(path) else "json"
     if name.endswith((".csv", ".csv.gz")):
         return "csv"
     with open(path, "rb") as fh:

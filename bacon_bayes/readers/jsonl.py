@@ -12,6 +12,20 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.readers.meta import TableMeta
 
 
+def is_json_lines(path: str | Path) -> bool:
+    """Whether a ``.json`` file holds JSON Lines (its first line a whole object and more
+    after it: the Prediction-Powered Ranking repository's ``human.json``, for one), which
+    a JSON parser refuses as "Extra data"."""
+    try:
+        with open(path, "rb") as fh:
+            first = fh.readline(1 << 24)
+            rest = fh.read(4096).strip()
+        obj = json.loads(first) if first.strip() else None
+    except (OSError, ValueError):
+        return False
+    return isinstance(obj, dict) and rest.startswith(b"{")
+
+
 def read_lines(path: str | Path) -> list[dict[str, Any]]:
     """The objects of a JSON Lines file (blank lines skipped).
 

@@ -8,6 +8,7 @@ import pandas as pd
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import read_table
+from bacon_bayes.readers.jsonl import is_json_lines, read_jsonl
 
 
 def _few(values: list[str], n: int = 5) -> str:
@@ -63,7 +64,7 @@ def join_labels(
     frame : DataFrame
         The table of scores (one row per item).
     path : str or Path
-        CSV or Parquet file with the id column and the label column.
+        CSV, Parquet or JSON Lines file with the id column and the label column.
     label : str
         Name of the label column (``--label``); it becomes a column of the result, empty
         where an item has no label.
@@ -83,7 +84,10 @@ def join_labels(
         A missing column, duplicate ids in the labels file, ids that are not in the table
         (the first few named), a label column the table already has.
     """
-    labels = read_table(path)
+    if str(path).lower().endswith((".jsonl", ".ndjson")) or is_json_lines(path):
+        labels = read_jsonl(path)[0]
+    else:
+        labels = read_table(path)
     name = str(path)
     if label not in labels.columns:
         raise ValidationError(

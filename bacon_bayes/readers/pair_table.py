@@ -6,7 +6,9 @@ Lines, AlpacaEval ``annotations.json``, MT-Bench judgments, with the MT-Bench hu
 judgments as ``labels``), and finds the columns that were not named: the canonical
 ``model_a``, ``model_b`` and ``label`` (also ``winner``, ``human_label``), the judges
 (every other column of verdict words whose name does not start with ``human``), the
-prompt (``prompt``, ``question_id``, ``prompt_id``) and the id (``id`` when unique).
+prompt (``prompt``, ``question_id``, ``prompt_id``), the id (``id`` when unique) and, in
+the table ``bacon sample --pairwise`` writes (columns ``to_label`` and ``propensity``),
+the comparisons' inclusion probabilities, which its votes must be weighted by.
 :func:`looks_pairwise` tells ``bacon doctor`` and ``bacon report`` whether a file is one.
 """
 
@@ -20,15 +22,19 @@ import pandas as pd
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.readers.pairwise import (
+    _WORDS,
     _all_verdicts,
+    _missing,
     read_mt_bench,
     read_pairwise,
     sniff_pairwise,
 )
 
-__all__ = ["PairRoles", "looks_pairwise", "read_pair_table"]
+__all__ = ["PairRoles", "looks_pairwise", "pairwise_hint", "read_pair_table"]
 
 LABEL_NAMES = ("label", "winner", "human_label")
+#: the columns ``bacon sample --pairwise`` adds: the wave drawn and every inclusion probability
+WAVE_COLUMNS = ("to_label", "propensity")
 PROMPT_NAMES = ("prompt", "question_id", "prompt_id")
 ID_NAMES = ("id", "item", "item_id", "battle_id")
 
@@ -45,6 +51,27 @@ class PairRoles:
     item: str | None = None
     format: str = "csv"
     notes: list[str] = field(default_factory=list)
+    propensity: str | None = None  # the inclusion probabilities of a drawn wave's table
+
+
+def _almost_verdicts(column: pd.Series, kind: str) -> str | None:
+    """Why a column of verdicts but for a few other words (a judge's failures written as
+    ``error``) is no judge, and the fix; None for any other column."""
+    values = column[[not _missing(v) for v in column]]
+    if values.empty or not all(isinstance(v, str) for v in values):
+        return None
+    ok = values.str.strip().str.lower().isin(list(_WORDS))
+    bad = values[~ok]
+    if bad.empty or ok.mean() < 0.9:
+        return None
+    pos = int(column.index.get_loc(bad.index[0]))
+    where = f"line {pos + 2}" if kind == "csv" else f"row {pos}"
+    return (
+        f"column {str(column.name)!r} holds verdicts but for {len(bad)} cell(s) of other "
+        f"words ({bad.iloc[0]!r} at {where} the first), so it is not taken as a judge: "
+        "empty those cells (a comparison the judge failed on is missing), or name the "
+        "judges with --judge once they are fixed"
+    )
 
 
 def _kind(path: Path) -> str:
@@ -72,6 +99,24 @@ def looks_pairwise(path: str | Path, columns: Sequence[str] | None = None) -> bo
     if columns is None:
         return False
     return "model_a" in columns and "model_b" in columns
+
+
+def pairwise_hint(path: str | Path, columns: Sequence[str] | None = None) -> str:
+    """For an error of a command run without ``--pairwise``: a sentence saying that
+    ``path`` holds comparisons and how to read it so ("" when it does not). A CSV's
+    header is read when ``columns`` is not given."""
+    try:
+        if columns is None and Path(path).is_file() and _kind(Path(path)) == "csv":
+            columns = [str(c) for c in pd.read_csv(path, nrows=0).columns]
+        pairs = looks_pairwise(path, columns)
+    except (OSError, ValueError, ValidationError):
+        return ""
+    if not pairs:
+        return ""
+    return (
+        f" {Path(path).name} holds comparisons (model A vs model B): add --pairwise "
+        f"(bacon doctor {Path(path).name} prints the whole command)."
+    )
 
 
 def _missing_column(option: str, col: str, frame: pd.DataFrame) -> ValidationError:
@@ -186,6 +231,10 @@ def read_pair_table(
             and not str(c).lower().startswith("human")
             and _all_verdicts(frame[c].tolist())
         ]
+        for c in frame.columns:
+            if c not in roles and str(c) not in found and not str(c).lower().startswith("human"):
+                note = _almost_verdicts(frame[c], kind)
+                notes += [note] if note else []
     if not found:
         raise ValidationError(
             f"{str(path)!r} has no judge verdict columns (A / B / tie); name them with "
@@ -196,4 +245,12 @@ def read_pair_table(
         raise ValidationError(
             f"--judge {bad[0]!r} is also the model, label, prompt or id column; drop it."
         )
-    return frame, PairRoles(a, b, lab, found, pro, item, fmt or kind, notes)
+    weights = None
+    if all(c in frame.columns for c in WAVE_COLUMNS) and WAVE_COLUMNS[1] not in roles | set(found):
+        weights = WAVE_COLUMNS[1]
+        notes.append(
+            f"columns {WAVE_COLUMNS[0]!r} and {weights!r}: a table bacon sample --pairwise "
+            f"wrote; its votes are weighted by the inclusion probabilities in {weights!r} "
+            f"(--propensity {weights})"
+        )
+    return frame, PairRoles(a, b, lab, found, pro, item, fmt or kind, notes, weights)

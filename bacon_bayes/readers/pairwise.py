@@ -106,14 +106,14 @@ def flip(verdict: str | float) -> str | float:
 def _records(path: Path) -> list[dict[str, Any]]:
     """The rows of a CSV, JSON (a list of records) or JSON Lines file, as dicts."""
     from bacon_bayes.io import read_table
-    from bacon_bayes.readers.jsonl import read_lines
+    from bacon_bayes.readers.jsonl import is_json_lines, read_lines
 
     if not path.exists():
         raise ValidationError(f"file {str(path)!r} does not exist; check the path.")
     if path.is_dir():
         raise ValidationError(f"{str(path)!r} is a folder; pass a file.")
     name = path.name.lower()
-    if name.endswith((".jsonl", ".ndjson")):
+    if name.endswith((".jsonl", ".ndjson")) or (name.endswith(".json") and is_json_lines(path)):
         return read_lines(path)
     if name.endswith(".json"):
         try:

@@ -52,7 +52,9 @@ class PairSummary:
         w1 = self.strengths.ci_high - self.strengths.ci_low
         w0 = self.labels.ci_high - self.labels.ci_low
         both = np.isfinite(w1) & np.isfinite(w0)
-        return float(w1[both].mean() / w0[both].mean()) if both.any() else float("nan")
+        if not both.any() or not w0[both].mean() > 0:  # every vote in: no width to compare
+            return float("nan")
+        return float(w1[both].mean() / w0[both].mean())
 
     def labels_line(self) -> str:
         """The labels-alone comparison line."""

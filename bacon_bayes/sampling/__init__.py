@@ -36,6 +36,7 @@ from bacon_bayes.sampling.designs import (
     resolve_budget,
     stratified,
     uniform,
+    wave_seed,
 )
 from bacon_bayes.sampling.sd_model import HeteroskedasticSD, cross_fitted_sd
 from bacon_bayes.sampling.two_stage import (
@@ -69,4 +70,5 @@ __all__ = [
     "top_up_probabilities",
     "two_stage",
     "uniform",
+    "wave_seed",
 ]

@@ -12,7 +12,10 @@ Every design is one *wave*: it draws from the items that are still eligible
   inclusion probability of the union of waves for every item.
 
 All draws use ``numpy.random.default_rng(seed)``: the same inputs and seed give
-the same selection.
+the same selection. A later wave must not draw with the seed of an earlier one: its
+uniforms would be the earlier wave's, so the items left eligible (those whose uniform was
+above the earlier probability) would be drawn far less often than ``pi`` says;
+:func:`wave_seed` gives each wave its own stream.
 """
 
 from __future__ import annotations
@@ -33,7 +36,18 @@ __all__ = [
     "resolve_budget",
     "stratified",
     "uniform",
+    "wave_seed",
 ]
+
+
+def wave_seed(seed: int, *key: int) -> int:
+    """The seed that draws a later wave: a stream of its own for each ``key`` (the wave's
+    number, or a digest of which items are labeled already), so that the same ``--seed``
+    at every wave never repeats an earlier wave's uniforms. No key: ``seed`` itself."""
+    if not key:
+        return int(seed)
+    state = np.random.SeedSequence([int(k) % 2**64 for k in (seed, *key)]).generate_state(2)
+    return int(state[0]) << 32 | int(state[1])
 
 
 @dataclass(frozen=True)

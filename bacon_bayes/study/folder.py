@@ -26,7 +26,9 @@ Layout of a study folder::
                      max_labels = 400       # optional: the labelling budget fixed from
                                             # the start (`bacon sample --max-labels`):
                                             # anytime intervals by alpha-spending
-    manifest.csv   one row per (pool item, wave): item, wave, pi, selected, design, seed.
+    manifest.csv   one row per (pool item, wave): item, wave, pi, selected, design, seed
+                   (``--seed``; a wave after the first draws from the stream
+                   ``sampling.wave_seed(seed, wave)``, never the uniforms of an earlier one).
                    ``pi`` is the probability that the wave draws the item given it was
                    not labeled before, recorded for *every* item (see
                    :mod:`bacon_bayes.sampling.adaptive`); ``selected`` is 1 for the items
@@ -178,7 +180,8 @@ class StudyConfig:
         path = root / CONFIG_FILE
         if not path.is_file():
             raise ValidationError(
-                f"{root} is not a study folder (no {CONFIG_FILE}); create one with "
+                pairwise_wave_note(root)
+                or f"{root} is not a study folder (no {CONFIG_FILE}); create one with "
                 "`bacon sample POOL_FILE --study DIR ...`"
             )
         with reading(path, "study settings", DAMAGED_FIX):
@@ -283,6 +286,25 @@ def remove_stale_temp_files(root: Path) -> list[Path]:
     process is gone. A user's file (``.notes.tmp-keep``), a running writer's temp and a
     folder set aside by a killed folder swap (``.NAME.bacon-old-PID``) are left."""
     return remove_dead_temps_in(root, legacy=STUDY_FILES)
+
+
+def pairwise_wave_note(path: str | Path) -> str:
+    """Why ``path`` takes no study command when it is the table ``bacon sample --pairwise``
+    writes (a CSV with ``to_label`` and ``propensity``), and what to run instead; ""
+    for any other path."""
+    path = Path(path)
+    try:
+        header = pd.read_csv(path, nrows=0).columns if path.is_file() else []
+    except (OSError, ValueError, UnicodeDecodeError):
+        return ""
+    if not {"to_label", "propensity"} <= set(map(str, header)):
+        return ""
+    return (
+        f"{path} is a table of comparisons bacon sample --pairwise wrote (columns to_label "
+        "and propensity); comparisons keep no study folder: fill in the votes on its "
+        f"to_label = 1 rows in the file itself, then run `bacon estimate {path} --pairwise` "
+        "(its propensity column weights the votes)"
+    )
 
 
 @contextlib.contextmanager

@@ -30,6 +30,7 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import restored
 from bacon_bayes.study.core import Study
 from bacon_bayes.study.folder import (
+    pairwise_wave_note,
     pool_file,
     read_pool,
     remove_stale_temp_files,
@@ -148,6 +149,8 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
         What was added, replaced, already stored, or left pending.
     """
     root, path = Path(root), Path(path)
+    if note := pairwise_wave_note(path):
+        raise ValidationError(note)
     with study_lock(root):  # refuses a missing study folder (creates nothing)
         study = Study.open(root)
         cfg = study.config

@@ -49,6 +49,7 @@ from bacon_bayes.sampling import (
     stratified,
     two_stage,
     uniform,
+    wave_seed,
 )
 from bacon_bayes.study.core import Study
 from bacon_bayes.study.folder import (
@@ -162,13 +163,17 @@ def _design(
     eligible: np.ndarray,
     options: dict,
     prompts: np.ndarray | None = None,
+    draw_seed: int | None = None,
 ) -> Design:
+    """The wave of ``design``; ``seed`` fits the outcome model (adaptive, two-stage),
+    ``draw_seed`` (default ``seed``) draws the items."""
+    draw = seed if draw_seed is None else draw_seed
     n_total = study.n_items
     if design == "poisson":
         column = options.get("pi_column")
         if not column or column not in study.pool.columns:
             raise ValidationError("the poisson design needs --pi-column naming a pool column")
-        return poisson(study.pool[column].to_numpy(float), eligible=eligible, seed=seed)
+        return poisson(study.pool[column].to_numpy(float), eligible=eligible, seed=draw)
     if budget is None:
         raise ValidationError(f"the {design} design needs a budget")
     n = resolve_budget(budget, n_total)
@@ -181,12 +186,12 @@ def _design(
             X, labeled, resid = _model_inputs(study, folds, seed_)
             return _item_sd(study, options, X, labeled, resid, folds, seed_)
 
-        return paired_wave(study, design, n, seed, eligible, prompts, options, item_sd)
+        return paired_wave(study, design, n, draw, eligible, prompts, options, item_sd)
     if design == "uniform":
-        return uniform(n_total, round(n), eligible=eligible, seed=seed)
+        return uniform(n_total, round(n), eligible=eligible, seed=draw)
     if design == "bernoulli":
         return bernoulli(
-            n_total, min(1.0, n / max(eligible.sum(), 1)), eligible=eligible, seed=seed
+            n_total, min(1.0, n / max(eligible.sum(), 1)), eligible=eligible, seed=draw
         )
     if design == "stratified":
         column = options.get("strata")
@@ -210,7 +215,7 @@ def _design(
             allocation=options.get("allocation", "proportional"),
             proxy=proxy,
             eligible=eligible,
-            seed=seed,
+            seed=draw,
         )
     folds = int(options.get("folds", 5))
     X, labeled, resid = _model_inputs(study, folds, seed)
@@ -231,16 +236,16 @@ def _design(
         max_ratio = float(options.get("max_ratio", MAX_VARIANCE_RATIO))
         choice = sd_wave_choice(ratio, int(labeled.sum()), X.shape[1], max_ratio=max_ratio)
         if choice != "adaptive":  # no gain expected, or too few labels to trust the sd
-            wave = uniform(n_total, round(n), eligible=eligible, seed=seed)  # step back
+            wave = uniform(n_total, round(n), eligible=eligible, seed=draw)  # step back
             wave.params.update({**how, "requested": "adaptive", "choice": choice})
             return wave
-        wave = adaptive(sd, n, prior=prior, eligible=eligible, uniform_share=share, seed=seed)
+        wave = adaptive(sd, n, prior=prior, eligible=eligible, uniform_share=share, seed=draw)
         wave.params.update(how)  # recorded in the study's waves: which sd model drew it
         return wave
     if design == "two-stage":
         prior = study.inclusion_probability()
         eta = float(prior.mean() + n / n_total)
-        wave, _ = two_stage(X, resid[labeled] ** 2, labeled, prior, eta, seed=seed)
+        wave, _ = two_stage(X, resid[labeled] ** 2, labeled, prior, eta, seed=draw)
         return wave
     raise ValidationError(f"unknown design {design!r}; choose one of {', '.join(DESIGNS)}")
 
@@ -282,8 +287,11 @@ def draw_wave(
         column, prompts = _checked(study, design, budget, show, options)
         remove_stale_temp_files(root)  # the first write: every option was checked
         eligible = study.first_wave() < 0
-        drawn = _design(study, design, budget, seed, eligible, options, prompts)
         wave = (max(study.wave_numbers) + 1) if study.wave_numbers else 1
+        # wave 1 draws with the seed; a later one from its own stream (never the uniforms
+        # of an earlier wave drawn with the same seed, which would make pi wrong)
+        draw_seed = seed if wave == 1 else wave_seed(seed, wave)
+        drawn = _design(study, design, budget, seed, eligible, options, prompts, draw_seed)
         by_prompt = drawn.pi_prompt is not None
         rows = pd.DataFrame(
             {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -84,3 +85,29 @@ def test_a_pool_with_two_columns_of_one_name_is_refused(pool_file, tmp_path, cap
     assert bacon("sample", str(pool_file), *NEW[:4], "--budget", "20") == 2
     assert "are both named 'judge_a'" in capsys.readouterr().err
     assert not (tmp_path / "pool.study").exists()
+
+
+def test_a_later_wave_with_the_same_seed_draws_at_its_recorded_probability(
+    pool_file, tmp_path, capsys
+):
+    """Every wave drew with `--seed 0` by default, so a second Bernoulli wave reused the
+    first one's uniforms: of the items left eligible (uniform above 0.2) it drew only those
+    below 0.25, about 10 instead of the 40 its recorded probability 0.25 promises (and its
+    estimates were weighted by that wrong probability). Each later wave has its own stream."""
+    root = tmp_path / "b.study"
+    common = ["--design", "bernoulli", "--force"]
+    first = ["sample", str(pool_file), "--study", str(root), *NEW[:6], "--budget", "0.2"]
+    assert bacon(*first, "--out", str(tmp_path / "w1.csv"), *common) == 0
+    second = ["sample", str(root), "--budget", "40", "--out", str(tmp_path / "w2.csv")]
+    assert bacon(*second, *common) == 0
+    capsys.readouterr()
+    study = Study.open(root)
+    first_wave = study.first_wave()
+    eligible = int((first_wave != 1).sum())
+    drawn = int((first_wave == 2).sum())
+    p = 40 / eligible
+    sd = (eligible * p * (1 - p)) ** 0.5
+    assert abs(drawn - 40) < 3.5 * sd, (drawn, eligible)
+    manifest = study.manifest
+    recorded = manifest.loc[manifest["wave"] == 2, "pi"].to_numpy()
+    assert np.allclose(recorded[first_wave != 1], p)
