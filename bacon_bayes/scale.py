@@ -299,6 +299,11 @@ def naive_left_out(
     label = None
     if bounds is not None and np.isfinite(bounds).all():
         label = Scale(float(bounds[0]), float(bounds[1]), "the label's range")
+    elif bounds is not None and np.isfinite(bounds).any():  # one end open (-inf:0)
+        return (
+            f"the label's scale is open at one end ({bounds[0]:g}:{bounds[1]:g}): the raw "
+            "judge average is not comparable to it"
+        )
     else:
         label = infer_scale(labels)
     if label is None:

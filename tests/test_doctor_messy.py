@@ -109,6 +109,10 @@ def test_naive_left_out_rule() -> None:
     # a 1-5 judge that never says 5 is still on a 1-5 label's scale
     assert naive_left_out(labels, same.assign(b=[1, 2, 3, 4, 4.0])) == ""
     assert naive_left_out(labels, metric, (1.0, 5.0)).startswith("not every judge")
+    # an error scale open at one end (WMT22's MQM, --scale=-inf:0): said so, not "no
+    # evident scale" beside a scale line that shows one
+    open_end = naive_left_out(-labels, metric, (-np.inf, 0.0))
+    assert "open at one end (-inf:0)" in open_end and "no evident scale" not in open_end
 
 
 # ---------------------------------------------------------------- point 3: doctor's checks

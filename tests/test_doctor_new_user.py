@@ -124,6 +124,8 @@ def test_an_error_score_is_bounded_at_zero_only(tmp_path, capsys) -> None:
     out = capsys.readouterr().out
     scale_line = next(line for line in out.splitlines() if line.startswith("  scale "))
     assert "-inf:0" in scale_line and "error score" in scale_line
+    # the judge-average line agrees with the scale line (it said "no evident scale")
+    assert "no evident scale for the label" not in out and "open at one end (-inf:0)" in out
     command = shlex.split(out.split("run:\n", 1)[1].strip())
     assert "--scale=-inf:0" in command
     assert main([*command[1:], "--json"]) == 0

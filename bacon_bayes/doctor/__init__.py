@@ -224,7 +224,9 @@ def profile(
         if p.scale is None or not p.scale.evident:  # an error score: bounded at 0 only
             p.scale = error_scale(y) or p.scale
         if roles.judges:
-            p.naive_note = naive_left_out(y, scores)
+            ends = None if p.scale is None else (p.scale.low, p.scale.high)
+            one_end = ends is not None and not np.isfinite(ends).all()  # an error scale
+            p.naive_note = naive_left_out(y, scores, ends if one_end else None)
     dropped = np.zeros(len(frame), dtype=bool)  # rows the command leaves out
     if roles.judges:
         empty = scores.isna().all(axis=1).to_numpy()
