@@ -325,3 +325,21 @@ def test_json_lines_named_json_are_read(tmp_path: Path) -> None:
     joined, key = join_labels(table, labels, "human", "id")
     assert key == "id" and joined["human"].notna().sum() == 4
     assert read_any(path)[0].shape[0] == 12
+
+
+def test_labels_as_a_json_array_of_records(tmp_path: Path) -> None:
+    """`--labels labels.json` holding `[{"id": .., "human": ..}, ...]` was read as a CSV
+    (one garbled column); it joins by id, and its label column is found without
+    `--label`. JSON that is not an array of records is refused with the form to use."""
+    from bacon_bayes.readers import join_labels
+    from bacon_bayes.readers.labels import label_column
+
+    table = pd.DataFrame({"id": range(10), "judge": np.linspace(0, 1, 10)})
+    labels = tmp_path / "labels.json"
+    labels.write_text(json.dumps([{"id": k, "human": k % 5} for k in range(4)], indent=1))
+    assert label_column(table, labels, None) == "human"
+    joined, key = join_labels(table, labels, "human", "id")
+    assert key == "id" and joined["human"].tolist()[:4] == [0, 1, 2, 3]
+    labels.write_text(json.dumps({"id": [0, 1], "human": [1, 2]}))
+    with pytest.raises(ValidationError, match="not an array of records"):
+        join_labels(table, labels, "human", "id")

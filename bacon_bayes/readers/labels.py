@@ -16,6 +16,30 @@ def _few(values: list[str], n: int = 5) -> str:
     return shown + (f" and {len(values) - n} more" if len(values) > n else "")
 
 
+def read_labels(path: str | Path) -> pd.DataFrame:
+    """The labels file ``path``: JSON Lines (``.jsonl``, ``.ndjson``, or any file of one
+    object per line), a JSON array of records (``.json``), else CSV or Parquet."""
+    if str(path).lower().endswith((".jsonl", ".ndjson")) or is_json_lines(path):
+        return read_jsonl(path)[0]
+    if str(path).lower().endswith(".json") and Path(path).is_file():
+        import json
+
+        try:
+            records = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ValidationError(
+                f"cannot read labels file {str(path)!r} as JSON: {exc}. Pass a JSON array of "
+                'records ([{"id": ..., "label": ...}, ...]), JSON Lines, CSV or Parquet.'
+            ) from exc
+        if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+            raise ValidationError(
+                f"labels file {str(path)!r} is JSON but not an array of records; write it as "
+                '[{"id": ..., "label": ...}, ...] (one object per item), or as JSON Lines.'
+            )
+        return pd.DataFrame.from_records(records)
+    return read_table(path)
+
+
 def key_column(frame: pd.DataFrame, labels: pd.DataFrame, item: str | None, label: str) -> str:
     """The id column the labels are joined on: ``item`` (``--item`` or the reader's id),
     else the one column other than the label that both tables have."""
@@ -40,7 +64,7 @@ def label_column(frame: pd.DataFrame, path: str | Path, item: str | None) -> str
     ValidationError
         No such column, or several: the error lists the labels file's columns.
     """
-    labels = read_table(path)
+    labels = read_labels(path)
     keys = {item} if item is not None else {c for c in labels.columns if c in frame.columns}
     rest = [str(c) for c in labels.columns if c not in keys]
     if len(rest) == 1:
@@ -64,7 +88,8 @@ def join_labels(
     frame : DataFrame
         The table of scores (one row per item).
     path : str or Path
-        CSV, Parquet or JSON Lines file with the id column and the label column.
+        CSV, Parquet, JSON Lines or JSON (an array of records) file with the id column and
+        the label column.
     label : str
         Name of the label column (``--label``); it becomes a column of the result, empty
         where an item has no label.
@@ -84,10 +109,7 @@ def join_labels(
         A missing column, duplicate ids in the labels file, ids that are not in the table
         (the first few named), a label column the table already has.
     """
-    if str(path).lower().endswith((".jsonl", ".ndjson")) or is_json_lines(path):
-        labels = read_jsonl(path)[0]
-    else:
-        labels = read_table(path)
+    labels = read_labels(path)
     name = str(path)
     if label not in labels.columns:
         raise ValidationError(
