@@ -30,7 +30,7 @@ import pandas as pd
 from scipy import stats
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.readers.pair_table import PairRoles
+from bacon_bayes.readers.pair_table import WAVE_COLUMNS, PairRoles
 from bacon_bayes.readers.pairwise import to_verdict
 
 __all__ = [
@@ -348,8 +348,9 @@ def pair_doctor_text(
         )
         return "\n".join(found)
     head = "run (frequentist engine, seconds; drop --engine freq for the Bayesian judge model):"
-    if roles.propensity and "to_label" in df.columns:  # a drawn wave: all its votes first
-        todo = (df["to_label"].eq(1) & df[label].isna()).to_numpy()
+    to_label = WAVE_COLUMNS[0]
+    if roles.propensity and to_label in df.columns:  # a drawn wave: all its votes first
+        todo = (df[to_label].eq(1) & df[label].isna()).to_numpy()
         if todo.any():
             head = (
                 f"the drawn wave is not voted on yet: {int(todo.sum())} comparison(s) marked "

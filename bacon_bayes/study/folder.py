@@ -297,7 +297,9 @@ def pairwise_wave_note(path: str | Path) -> str:
         header = pd.read_csv(path, nrows=0).columns if path.is_file() else []
     except (OSError, ValueError, UnicodeDecodeError):
         return ""
-    if not {"to_label", "propensity"} <= set(map(str, header)):
+    from bacon_bayes.readers.pair_table import WAVE_COLUMNS
+
+    if not set(WAVE_COLUMNS) <= set(map(str, header)):
         return ""
     return (
         f"{path} is a table of comparisons bacon sample --pairwise wrote (columns to_label "
