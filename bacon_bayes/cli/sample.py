@@ -489,6 +489,16 @@ def run(args: argparse.Namespace) -> int:
             f"sampling (>= {args.max_ratio:g})"
         )
         print(f"adaptive wave not worth it: {why}; drawing this wave uniformly")
+    if design.params.get("few_labels"):
+        few = design.params["few_labels"]
+        shown = ", ".join(f"{g} {a:g} (uniform {u:g})" for g, a, u in few[:4])
+        more = f" and {len(few) - 4} more" if len(few) > 4 else ""
+        print(
+            f"note: the adaptive wave expects few labels in {len(few)} group(s), against a "
+            f"uniform wave of the same size: {shown}{more}. Their means rest on few heavily "
+            "weighted labels and miss more often than the interval says where their labels "
+            "are skewed; --uniform-share 0.5 or --design stratified keeps them labeled"
+        )
     if design.pi_prompt is not None:
         drawn = int(np.unique(Study.open(root).prompts()[design.selected]).size)
         print(f"wave {wave} draws prompts: {drawn} prompt(s), their unlabeled items")
