@@ -51,6 +51,7 @@ from bacon_bayes.sampling import (
     uniform,
     wave_seed,
 )
+from bacon_bayes.scale import is_binary
 from bacon_bayes.study.core import Study
 from bacon_bayes.study.folder import (
     CONFIG_FILE,
@@ -244,6 +245,10 @@ def _design(
         few = few_label_groups(study, wave.pi, eligible)
         if few:
             wave.params["few_labels"] = few
+        labels = pd.to_numeric(study.labels[study.config.label], errors="coerce")
+        if study.config.group and is_binary(labels.to_numpy(float)):
+            # adaptive waves broke group means on 0/1 labels (VALIDATION.md, TriviaQA)
+            wave.params["binary_group_means"] = True
         return wave
     if design == "two-stage":
         prior = study.inclusion_probability()
