@@ -26,6 +26,24 @@ def is_json_lines(path: str | Path) -> bool:
     return isinstance(obj, dict) and rest.startswith(b"{")
 
 
+def json_records(path: Path, form: str, *, columns: bool = False) -> list[dict[str, Any]]:
+    """The records of a ``.json`` file that holds a list of objects; with ``columns`` also
+    a pandas ``to_json(orient="columns")`` table. ``form`` ends a refusal: the objects the
+    file should hold (``'write [{"id": ..., "label": ...}, ...]'``)."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValidationError(f"{str(path)!r} is not valid JSON ({exc}); {form}.") from exc
+    if columns and isinstance(doc, dict):
+        try:
+            doc = pd.DataFrame(doc).to_dict(orient="records")
+        except ValueError:
+            doc = None
+    if not isinstance(doc, list) or not all(isinstance(r, dict) for r in doc):
+        raise ValidationError(f"{str(path)!r} is JSON but not an array of records; {form}.")
+    return doc
+
+
 def read_lines(path: str | Path) -> list[dict[str, Any]]:
     """The objects of a JSON Lines file (blank lines skipped).
 

@@ -8,7 +8,7 @@ import pandas as pd
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import read_table
-from bacon_bayes.readers.jsonl import is_json_lines, read_jsonl
+from bacon_bayes.readers.jsonl import is_json_lines, json_records, read_jsonl
 
 
 def _few(values: list[str], n: int = 5) -> str:
@@ -22,21 +22,8 @@ def read_labels(path: str | Path) -> pd.DataFrame:
     if str(path).lower().endswith((".jsonl", ".ndjson")) or is_json_lines(path):
         return read_jsonl(path)[0]
     if str(path).lower().endswith(".json") and Path(path).is_file():
-        import json
-
-        try:
-            records = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise ValidationError(
-                f"cannot read labels file {str(path)!r} as JSON: {exc}. Pass a JSON array of "
-                'records ([{"id": ..., "label": ...}, ...]), JSON Lines, CSV or Parquet.'
-            ) from exc
-        if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
-            raise ValidationError(
-                f"labels file {str(path)!r} is JSON but not an array of records; write it as "
-                '[{"id": ..., "label": ...}, ...] (one object per item), or as JSON Lines.'
-            )
-        return pd.DataFrame.from_records(records)
+        form = 'write the labels as [{"id": ..., "label": ...}, ...] (one object per item)'
+        return pd.DataFrame.from_records(json_records(Path(path), form + ", or JSON Lines"))
     return read_table(path)
 
 

@@ -14,7 +14,6 @@ has its verdict flipped.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -106,7 +105,7 @@ def flip(verdict: str | float) -> str | float:
 def _records(path: Path) -> list[dict[str, Any]]:
     """The rows of a CSV, JSON (a list of records) or JSON Lines file, as dicts."""
     from bacon_bayes.io import read_table
-    from bacon_bayes.readers.jsonl import is_json_lines, read_lines
+    from bacon_bayes.readers.jsonl import is_json_lines, json_records, read_lines
 
     if not path.exists():
         raise ValidationError(f"file {str(path)!r} does not exist; check the path.")
@@ -116,20 +115,11 @@ def _records(path: Path) -> list[dict[str, Any]]:
     if name.endswith((".jsonl", ".ndjson")) or (name.endswith(".json") and is_json_lines(path)):
         return read_lines(path)
     if name.endswith(".json"):
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise ValidationError(f"{str(path)!r} is not valid JSON ({exc}).") from exc
-        if isinstance(doc, dict):  # a pandas to_json(orient="columns") table
-            try:
-                doc = pd.DataFrame(doc).to_dict(orient="records")
-            except ValueError:
-                doc = None
-        if not isinstance(doc, list) or not all(isinstance(r, dict) for r in doc):
-            raise ValidationError(
-                f"{str(path)!r} is JSON but not a list of records; a pairwise file holds "
-                'one object per comparison, like [{"model_a": ..., "model_b": ..., ...}].'
-            )
+        form = (
+            "a pairwise file holds one object per comparison, like "
+            '[{"model_a": ..., "model_b": ..., ...}]'
+        )
+        doc = json_records(path, form, columns=True)
         if not doc:
             raise ValidationError(f"{str(path)!r} holds no records; it is empty.")
         return doc
