@@ -530,9 +530,19 @@ def _refuse_show_alone(root: Path, show: str) -> None:
     todo = root / f"todo-wave{max(waves, default=1)}.csv"
     raise ValidationError(
         f"--show without --budget draws no wave. To rewrite the pending items' to-label file "
-        f"with {show}: bacon status {shlex.quote(str(root))} --pending-out "
-        f"{shlex.quote(str(todo))} --show {shlex.quote(show)}; to draw the next wave with "
-        "them (the study keeps them for later waves), add --budget N."
+        f"with {show}: {_rewrite_command(root, todo, shlex.quote(show))}; to draw the next "
+        "wave with them (the study keeps them for later waves), add --budget N."
+    )
+
+
+def _rewrite_command(root: Path, todo: Any, column: str) -> str:
+    """The ``bacon status`` command that rewrites the pending items' to-label file ``todo``
+    with the pool columns ``column`` (already quoted for the shell, or a placeholder)."""
+    import shlex
+
+    return (
+        f"bacon status {shlex.quote(str(root))} --pending-out {shlex.quote(str(todo))} "
+        f"--show {column}"
     )
 
 
@@ -554,12 +564,9 @@ def _show_hint(study: Any, root: Path, todo: Any) -> str:
         found = None
     column = "COLUMN" if found is None else shlex.quote(found)
     what = "the pool's response text (the column bacon doctor finds)" if found else "pool columns"
-    rewrite = (
-        f"bacon status {shlex.quote(str(root))} --pending-out {shlex.quote(str(todo))} "
-        f"--show {column}"
-    )
     return (
         "the to-label file holds ids only: the labellers see nothing to judge unless they "
-        f"look the ids up; `{rewrite}` rewrites it (every pending item) with {what}, and "
-        f"--show {column} on the next bacon sample keeps it in later waves' files"
+        f"look the ids up; `{_rewrite_command(root, todo, column)}` rewrites it (every "
+        f"pending item) with {what}, and --show {column} on the next bacon sample keeps it "
+        "in later waves' files"
     )

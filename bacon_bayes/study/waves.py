@@ -163,12 +163,11 @@ def _design(
     seed: int,
     eligible: np.ndarray,
     options: dict,
-    prompts: np.ndarray | None = None,
-    draw_seed: int | None = None,
+    prompts: np.ndarray | None,
+    draw: int,
 ) -> Design:
     """The wave of ``design``; ``seed`` fits the outcome model (adaptive, two-stage),
-    ``draw_seed`` (default ``seed``) draws the items."""
-    draw = seed if draw_seed is None else draw_seed
+    ``draw`` draws the items."""
     n_total = study.n_items
     if design == "poisson":
         column = options.get("pi_column")
