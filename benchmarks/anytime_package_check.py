@@ -21,11 +21,14 @@ labels, fixed before the draw), so the Poisson total stays near 20%; ``max_label
 20% times ``1 + --margin`` (a total past it would refuse the alpha-spending plan; counted).
 ``--max-ratio`` is the wave's ``max_ratio`` option (default ``inf``: always follow the sd
 once the labels suffice, as the harness's adaptive waves; the package's default 0.95 steps
-back to uniform waves where the sd model predicts no gain).
+back to uniform waves where the sd model predicts no gain). ``--uniform-share`` is the
+waves' ``uniform_share`` (default the package's, 0.2: each item's probability is at least
+that share of a uniform wave's, so no weight is more than 5 times a uniform one).
 
     PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_package_check SEQUENCES [LOOKS]
         [--data /tmp/mc_data] [--out stem] [--table trivia|wmt22|summeval]
         [--differences] [--design uniform|paired|adaptive] [--max-ratio inf] [--margin 0.1]
+        [--uniform-share S]
 """
 
 from __future__ import annotations
@@ -110,11 +113,11 @@ def _fixed_looks(
 
 def _study_looks(
     frame: pd.DataFrame, judges: list[str], looks: int, kw: dict, r: int, folder: Path,
-    max_ratio: float, waves: dict[str, int], margin: float,
+    adaptive: dict[str, float], waves: dict[str, int], margin: float,
 ) -> Iterator[tuple[int, EvalPool, np.ndarray, int]]:  # fmt: skip
     """Each look's pool (as the study folder gives it), labeled rows and ``max_labels`` of
-    one sequence of a study: a uniform first wave, then adaptive waves; ``waves`` counts the
-    designs drawn."""
+    one sequence of a study: a uniform first wave, then adaptive waves (``adaptive``: their
+    options); ``waves`` counts the designs drawn."""
     root = folder / f"s{r}"
     root.mkdir()
     config = StudyConfig(
@@ -128,7 +131,7 @@ def _study_looks(
     ids = frame["item"].to_numpy()
     for k in range(1, looks + 1):
         budget = max(1, round((total - used) / (looks - k + 1)))  # whole, fixed before the draw
-        design, options = ("uniform", {}) if k == 1 else ("adaptive", {"max_ratio": max_ratio})
+        design, options = ("uniform", {}) if k == 1 else ("adaptive", adaptive)
         _, drawn = draw_wave(root, design, budget, seed=1000 * r + k, **options)
         waves[drawn.name] = waves.get(drawn.name, 0) + 1
         chosen = drawn.selected.astype(bool)
@@ -146,7 +149,7 @@ def _study_looks(
 def run(
     frame: pd.DataFrame, judges: list[str], sequences: int, looks: int, table: str = "trivia",
     differences: bool = False, design: str = "uniform", max_ratio: float = np.inf,
-    margin: float = 0.1,
+    margin: float = 0.1, uniform_share: float | None = None,
 ) -> pd.DataFrame:  # fmt: skip
     """One row per sequence, look and model (and pair, ``kind`` "difference"): estimate,
     interval, truth, labels."""
@@ -157,13 +160,16 @@ def run(
     refused: dict[int, int] = {}
     waves: dict[str, int] = {}
     folder = Path(tempfile.mkdtemp(prefix="anytime_study_"))
+    adaptive = {"max_ratio": max_ratio}
+    if uniform_share is not None:
+        adaptive["uniform_share"] = uniform_share
     if design == "adaptive":  # the study folders' pool file (labels come by import)
         if "item" not in frame.columns:
             frame = frame.assign(item=[f"row{i}" for i in range(len(frame))])
         frame[["item", kw["group"], *judges]].to_csv(folder / "pool.csv", index=False)
     for r in range(sequences):
         sequence = (
-            _study_looks(frame, judges, looks, kw, r, folder, max_ratio, waves, margin)
+            _study_looks(frame, judges, looks, kw, r, folder, adaptive, waves, margin)
             if design == "adaptive"
             else _fixed_looks(frame, judges, looks, kw, prompt, r)
         )
@@ -243,6 +249,9 @@ def main() -> None:
     p.add_argument("--differences", action="store_true", help="also every pairwise difference")
     p.add_argument("--design", choices=("uniform", "paired", "adaptive"), default="uniform")
     p.add_argument("--max-ratio", type=float, default=np.inf, help="adaptive waves' max_ratio")
+    p.add_argument(
+        "--uniform-share", type=float, default=None, help="adaptive waves' uniform_share"
+    )
     p.add_argument("--margin", type=float, default=0.1, help="max_labels over 20%% (adaptive)")
     args = p.parse_args()
     warnings.filterwarnings("ignore")
@@ -257,6 +266,7 @@ def main() -> None:
         args.design,
         args.max_ratio,
         args.margin,
+        args.uniform_share,
     )
     if args.out:
         out.to_csv(args.out.with_suffix(".csv"), index=False)
