@@ -43,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from bacon_bayes import Calibrator, EvalPool
 from bacon_bayes.errors import ValidationError
@@ -210,6 +211,15 @@ def run(
     return pd.DataFrame(rows)
 
 
+def _noise(rate: float, sequences: int, count: int) -> tuple[float, float]:
+    """What Monte Carlo noise alone gives ``count`` groups (or pairs) that each miss at
+    ``rate`` over ``sequences``: the expected share above 0.05, and the median of the worst
+    one (binomial; independent groups, so a little less spread than correlated pairs)."""
+    above = float(stats.binom.sf(np.floor(0.05 * sequences), sequences, rate))
+    worst = stats.binom.ppf(0.5 ** (1.0 / count), sequences, rate) / sequences
+    return above, float(worst)
+
+
 def summary(out: pd.DataFrame) -> str:
     """Per kind (group means, differences): the chance that some look misses, per group or
     pair and averaged (se over sequences), per look, and the last look's half-width."""
@@ -221,10 +231,12 @@ def summary(out: pd.DataFrame) -> str:
         by_seq = some.groupby(level="sequence").mean()
         last = part[part["look"] == part["look"].max()]
         answered = np.isfinite(part["low"]).groupby(part["look"]).mean()
+        noise = _noise(some.mean(), by_seq.size, per.size)
         lines.append(
             f"{kind}: some look misses, mean over {per.size} {kind}s {some.mean():.3f} "
             f"(se {by_seq.std() / np.sqrt(by_seq.size):.3f}, {by_seq.size} sequences); worst "
-            f"{per.idxmax()} {per.max():.3f}; share above 0.05: {(per > 0.05).mean():.2f}\n"
+            f"{per.idxmax()} {per.max():.3f}; share above 0.05: {(per > 0.05).mean():.2f}"
+            f" (if every one missed at the mean: {noise[0]:.2f}, worst {noise[1]:.3f})\n"
             f"  worst {kind}s: {per.nlargest(8).round(3).to_dict()}\n"
             f"  per look {miss.groupby(part['look']).mean().round(3).tolist()}; answered per "
             f"look {answered.round(2).tolist()}; last look's half-width "
