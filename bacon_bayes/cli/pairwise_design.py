@@ -30,7 +30,7 @@ _STUDY_ONLY = (
     ("strata", None), ("pi_column", None), ("features", ""), ("group", None),
     ("scale", None), ("levels", None), ("outcome", None), ("existing_labels", "wave"),
     ("prior_design", "uniform"), ("allocation", "proportional"), ("bins", 5),
-    ("uniform_share", 0.2), ("per_prompt", 2.0), ("sd_model", "heteroskedastic"),
+    ("uniform_share", None), ("per_prompt", 2.0), ("sd_model", "heteroskedastic"),
     ("max_ratio", 0.95),
 )  # fmt: skip
 

@@ -18,8 +18,9 @@ if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
     from bacon_bayes.study import StudyConfig
 
 #: As ``bacon_bayes.study.DESIGNS``, ``bacon_bayes.sampling.DEFAULT_UNIFORM_SHARE`` and
-#: ``MIN_LABELS_PER_COEFFICIENT``, ``bacon_bayes.study.prompts.DEFAULT_PER_PROMPT`` (the
-#: parser is built without the library; tests/test_cli_startup.py checks).
+#: ``MIN_LABELS_PER_COEFFICIENT``, ``bacon_bayes.study.waves.GROUP_UNIFORM_SHARE``,
+#: ``bacon_bayes.study.prompts.DEFAULT_PER_PROMPT`` (the parser is built without the
+#: library; tests/test_cli_startup.py checks).
 DESIGNS = (
     "uniform",
     "bernoulli",
@@ -32,6 +33,7 @@ DESIGNS = (
     "paired-adaptive",
 )
 DEFAULT_UNIFORM_SHARE = 0.2
+GROUP_UNIFORM_SHARE = 0.5
 MIN_LABELS_PER_COEFFICIENT = 5.0
 DEFAULT_PER_PROMPT = 2.0
 #: As ``bacon_bayes.study.labels.PRIOR_DESIGNS``.
@@ -134,8 +136,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     opt.add_argument(
         "--uniform-share",
         type=float,
-        default=DEFAULT_UNIFORM_SHARE,
-        help=f"adaptive: share of the probability spread uniformly ({DEFAULT_UNIFORM_SHARE:g})",
+        default=None,
+        help=f"adaptive: share of the probability spread uniformly ({DEFAULT_UNIFORM_SHARE:g}; "
+        f"{GROUP_UNIFORM_SHARE:g} on a study with groups, whose means need bounded weights)",
     )
     opt.add_argument(
         "--per-prompt",
@@ -497,16 +500,19 @@ def run(args: argparse.Namespace) -> int:
             f"note: the adaptive wave expects few labels in {len(few)} group(s), against a "
             f"uniform wave of the same size: {shown}{more}. Their means rest on few heavily "
             "weighted labels and miss more often than the interval says where their labels "
-            "are skewed; --uniform-share 0.5 or --design stratified keeps them labeled"
+            "are skewed; a larger --uniform-share (this wave's: "
+            f"{design.params.get('uniform_share', DEFAULT_UNIFORM_SHARE):g}) or --design "
+            "stratified keeps them labeled"
         )
     if design.params.get("binary_group_means"):
         print(
             "note: on 0/1 labels adaptive waves have made group means miss far more often "
             "than their intervals say (TriviaQA: some wave missed 0.077 on average over 8 "
             "models, one 0.24; VALIDATION.md): a wrong label where the judges agree enters "
-            "with a large weight. For group means draw uniform or stratified waves (the "
-            "narrowest), or keep --uniform-share 0.5 (TriviaQA: 0.028 on average, the worst "
-            "0.073, at 1.35 times a uniform wave's width)"
+            "with a large weight, and this wave's --uniform-share is below the "
+            f"{GROUP_UNIFORM_SHARE:g} that held them (TriviaQA: 0.028 on average, the worst "
+            "0.073). For group means draw uniform or stratified waves (the narrowest), or "
+            f"keep --uniform-share {GROUP_UNIFORM_SHARE:g}, the default on a study with groups"
         )
     if design.pi_prompt is not None:
         drawn = int(np.unique(Study.open(root).prompts()[design.selected]).size)

@@ -183,7 +183,8 @@ def paired_wave(
         prior = None
         if drew.any():  # earlier waves that drew prompts: the new one tops them up
             prior = 1.0 - np.prod(1.0 - b[:, drew], axis=1)
-        share = float(options.get("uniform_share", DEFAULT_UNIFORM_SHARE))
+        given = options.get("uniform_share")
+        share = DEFAULT_UNIFORM_SHARE if given is None else float(given)
         wave = paired_adaptive(
             prompts,
             prompt_sd(prompts, sd**2),

@@ -38,6 +38,9 @@ def test_three_waves_and_recorded_probabilities(
         draw_wave(study, "adaptive", 30)
     label_all_pending(study, pool_file, tmp_path)
     wave2, adaptive_design = draw_wave(study, "adaptive", 30, seed=4, max_ratio=np.inf)
+    # a study without groups keeps the library's default share (0.5 with groups)
+    assert Study.open(study).config.group is None
+    assert adaptive_design.params["uniform_share"] == 0.2
     label_all_pending(study, pool_file, tmp_path)
     assert bacon("sample", str(study), "--design", "two-stage", "--budget", "30",
                  "--seed", "5", "--out", str(tmp_path / "t3.csv")) == 0  # fmt: skip
@@ -343,8 +346,11 @@ def test_adaptive_wave_names_the_groups_it_gives_few_labels(
     judge = np.where(system == "ref", 5.0, np.clip(truth + rng.normal(0, 0.8, n), 1, 4.6))
     frame = pd.DataFrame({"id": [f"i{k}" for k in range(n)], "judge": judge.round(2),
                           "system": system, "truth": truth})  # fmt: skip
-    root, _, out = _uniform_then_adaptive(frame, "system", tmp_path, capsys)
+    root, _, out = _uniform_then_adaptive(
+        frame, "system", tmp_path, capsys, "--uniform-share", "0.2"
+    )
     assert "expects few labels in 1 group(s)" in out and "ref " in out, out
+    assert "a larger --uniform-share (this wave's: 0.2)" in out
     few = Study.open(root).waves[-1]["params"]["few_labels"]
     assert [g for g, _, _ in few] == ["ref"] and few[0][1] < 0.75 * few[0][2]
 
@@ -362,12 +368,14 @@ def test_adaptive_wave_on_binary_labels_with_groups_says_not_for_group_means(
     judge = np.clip(truth + rng.normal(0, 0.3, n), 0, 1).round(3)
     frame = pd.DataFrame({"id": [f"i{k}" for k in range(n)], "judge": judge,
                           "model": rng.choice(["a", "b", "c"], n), "truth": truth})  # fmt: skip
-    _, first, out = _uniform_then_adaptive(frame, "model", tmp_path / "a", capsys)
+    _, first, out = _uniform_then_adaptive(
+        frame, "model", tmp_path / "a", capsys, "--uniform-share", "0.2"
+    )
     assert "0/1 labels" not in first
     assert "on 0/1 labels adaptive waves" in out and "uniform or stratified" in out, out
     assert "--uniform-share 0.5" in out
-    # half of every item's probability uniform held them (TriviaQA: 0.028, worst 0.073)
-    _, _, safe = _uniform_then_adaptive(
-        frame, "model", tmp_path / "b", capsys, "--uniform-share", "0.5"
-    )
+    # half of every item's probability uniform held them (TriviaQA: 0.028, worst 0.073):
+    # the default on a study with groups
+    root, _, safe = _uniform_then_adaptive(frame, "model", tmp_path / "b", capsys)
     assert "adaptive wave not worth it" not in safe and "0/1 labels" not in safe, safe
+    assert Study.open(root).waves[-1]["params"]["uniform_share"] == 0.5
