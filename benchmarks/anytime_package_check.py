@@ -22,8 +22,9 @@ labels, fixed before the draw), so the Poisson total stays near 20%; ``max_label
 ``--max-ratio`` is the wave's ``max_ratio`` option (default ``inf``: always follow the sd
 once the labels suffice, as the harness's adaptive waves; the package's default 0.95 steps
 back to uniform waves where the sd model predicts no gain). ``--uniform-share`` is the
-waves' ``uniform_share`` (default the package's, 0.2: each item's probability is at least
-that share of a uniform wave's, so no weight is more than 5 times a uniform one).
+waves' ``uniform_share`` (default the package's: 0.5 on these studies, which have groups;
+each item's probability is at least that share of a uniform wave's, so no weight is more
+than twice a uniform one; the figures before 2026-11-29's change were at 0.2).
 
     PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_package_check SEQUENCES [LOOKS]
         [--data /tmp/mc_data] [--out stem] [--table trivia|wmt22|summeval]

@@ -468,8 +468,8 @@ def _checked(
         _check_strata(study, options)
     if design in ("adaptive", "paired-adaptive"):
         given = options.get("uniform_share")
-        share = _number(DEFAULT_UNIFORM_SHARE if given is None else given, "uniform-share")
-        if not 0 <= share <= 1:
+        share = None if given is None else _number(given, "uniform-share")
+        if share is not None and not 0 <= share <= 1:
             raise ValidationError(
                 f"--uniform-share {share:g} must be between 0 and 1 (the share of the wave "
                 f"drawn uniformly; default {DEFAULT_UNIFORM_SHARE:g}, "
