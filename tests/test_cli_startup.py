@@ -77,11 +77,11 @@ def test_the_parsers_constants_are_the_librarys():
     # the parsers repeat a few library constants so as not to import the library
     from bacon_bayes import demo, frozen, planning, pool, sampling, stream, study, transport
     from bacon_bayes.cli import demo as cli_demo
-    from bacon_bayes.cli import estimate, plan, rounds, sample
+    from bacon_bayes.cli import plan, pool_args, rounds, sample
     from bacon_bayes.cli import stream as cli_stream
     from bacon_bayes.study import labels, prompts, waves
 
-    assert estimate.KINDS == pool.KINDS
+    assert pool_args.KINDS == pool.KINDS
     assert cli_demo.DIMENSIONS == demo.DIMENSIONS
     assert rounds.MIN_FRESH_LABELS == frozen.MIN_FRESH_LABELS
     assert rounds.TOLERANCE_SHARE == transport.TOLERANCE_SHARE

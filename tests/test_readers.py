@@ -92,7 +92,7 @@ def test_no_model_graded_scorer_names_the_scorers(tmp_path: Path) -> None:
     labels(5).to_csv(tmp_path / "l.csv", index=False)
     with pytest.raises(ValidationError, match="its scorers: match"):
         from bacon_bayes.cli import build_parser
-        from bacon_bayes.cli.estimate import table_from_args
+        from bacon_bayes.cli.pool_args import table_from_args
 
         args = build_parser().parse_args(
             [

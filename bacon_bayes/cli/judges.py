@@ -44,8 +44,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bacon_bayes.cli.estimate import parse_levels
     from bacon_bayes.cli.judge_args import judge_columns
+    from bacon_bayes.cli.pool_args import parse_levels
     from bacon_bayes.pool import EvalPool
     from bacon_bayes.readers import read_any
 

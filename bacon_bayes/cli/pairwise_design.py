@@ -201,8 +201,8 @@ def run_plan(args: argparse.Namespace, engine_line: str) -> int:
     half-width of the strengths) or ``--difference A B --delta D`` (power)."""
     import json
 
-    from bacon_bayes.cli.estimate import calibrator_from_args
     from bacon_bayes.cli.pairwise import fit_pairs
+    from bacon_bayes.cli.pool_args import calibrator_from_args
     from bacon_bayes.planning.pairwise import pilot_from_calibrator, plan_pairwise
 
     for dest, default in _NOT_PLAN:

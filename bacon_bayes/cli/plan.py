@@ -8,13 +8,13 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bacon_bayes.cli.estimate import (
+from bacon_bayes.cli.pairwise import add_pairwise_arguments
+from bacon_bayes.cli.pool_args import (
     add_pool_arguments,
     calibrator_from_args,
     pool_from_args,
     reading_options,
 )
-from bacon_bayes.cli.pairwise import add_pairwise_arguments
 from bacon_bayes.cli.rounds import plan_text, round_defaults
 from bacon_bayes.errors import ValidationError
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bacon_bayes.cli.estimate import (
+from bacon_bayes.cli.ledger import add_drift_arguments, drift_from_args
+from bacon_bayes.cli.pairwise import add_pairwise_arguments, run_report
+from bacon_bayes.cli.pairwise import check_args as check_pairwise
+from bacon_bayes.cli.pool_args import (
     add_anytime_arguments,
     add_calibrator_arguments,
     add_pool_arguments,
@@ -15,9 +18,6 @@ from bacon_bayes.cli.estimate import (
     plan_command,
     read_files,
 )
-from bacon_bayes.cli.ledger import add_drift_arguments, drift_from_args
-from bacon_bayes.cli.pairwise import add_pairwise_arguments, run_report
-from bacon_bayes.cli.pairwise import check_args as check_pairwise
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
 

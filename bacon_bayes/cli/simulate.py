@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from bacon_bayes.cli.estimate import SURROGATES_HELP, parse_surrogates
 from bacon_bayes.cli.judge_args import add_judge_argument, file_judge_columns
+from bacon_bayes.cli.pool_args import SURROGATES_HELP, parse_surrogates
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
 

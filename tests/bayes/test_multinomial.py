@@ -210,7 +210,7 @@ def test_auto_engine_picks_the_logistic_for_categorical_and_presets_wire_up(sim,
 
 def test_cli_preset_argument_builds_the_calibrator():
     from bacon_bayes.cli import build_parser
-    from bacon_bayes.cli.estimate import calibrator_from_args
+    from bacon_bayes.cli.pool_args import calibrator_from_args
 
     args = build_parser().parse_args(["estimate", "t.csv", "--preset", "multinomial"])
     cal = calibrator_from_args(args)

@@ -1,0 +1,462 @@
+"""Reading a pool and a calibrator from the command line: the options that describe a
+table (or study folder) and a Calibrator, shared by ``estimate``, ``report``, ``plan``,
+``simulate`` and the pairwise commands, and what builds them from those options."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import shlex
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bacon_bayes.cli.judge_args import add_judge_argument, judge_columns
+from bacon_bayes.cli.rounds import add_round_arguments, apply_saved, load_saved
+from bacon_bayes.errors import ValidationError
+
+if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
+    import pandas as pd
+
+    from bacon_bayes.calibrator import Calibrator
+    from bacon_bayes.pool import EvalPool
+
+#: The label types, as ``bacon_bayes.pool.KINDS`` (tests/test_cli_startup.py checks).
+KINDS = ("continuous", "ordinal", "nonnegative", "categorical")
+
+
+def add_anytime_arguments(p: argparse.ArgumentParser) -> None:
+    """``--anytime``, ``--fixed``, ``--wave`` and ``--max-labels``."""
+    p.add_argument(
+        "--anytime",
+        action="store_true",
+        help="intervals valid at every labelling wave whatever the stopping rule (the "
+        "default on a study folder): alpha-spending with --max-labels, else a confidence "
+        "sequence; the label's waves come from --wave or the study",
+    )
+    p.add_argument(
+        "--fixed", action="store_true", help="study folder: the fixed intervals of one look"
+    )
+    p.add_argument("--wave", help="column of the wave each label came in (tables; --anytime)")
+    p.add_argument(
+        "--max-labels",
+        type=int,
+        metavar="N",
+        help="the labelling budget fixed from the start: --anytime intervals by "
+        "alpha-spending (O'Brien-Fleming type) up to N labels, narrower than a confidence "
+        "sequence (a study folder's default: the one `bacon sample --max-labels` recorded)",
+    )
+
+
+def anytime_from_args(args: argparse.Namespace) -> dict[str, Any] | None:
+    """``anytime=True`` and ``max_labels`` for the estimates (None: fixed intervals):
+    ``--anytime`` or ``--max-labels``, or a study folder without ``--fixed``."""
+    from bacon_bayes.study.folder import CONFIG_FILE
+
+    study = (Path(args.file) / CONFIG_FILE).is_file()
+    wanted = getattr(args, "anytime", False) or getattr(args, "max_labels", None) is not None
+    if getattr(args, "fixed", False):
+        if wanted:
+            raise ValidationError("--fixed gives one look's intervals; drop --anytime/--max-labels")
+        return None
+    if not (wanted or study):
+        return None
+    if not study and not getattr(args, "wave", None):
+        raise ValidationError(
+            "--anytime needs the wave each label came in: pass --wave COLUMN (or estimate "
+            "from a study folder, which records its waves)"
+        )
+    max_labels = args.max_labels
+    if study and max_labels is None:  # the budget the study recorded (bacon sample --max-labels)
+        from bacon_bayes.study import StudyConfig
+
+        max_labels = StudyConfig.read(Path(args.file)).max_labels
+    return {"anytime": True, "max_labels": max_labels}
+
+
+SURROGATES_HELP = (
+    "extra surrogates combined with the model's in the AEE means, comma-separated: freq, "
+    "ridge, hurdle, ordinal, multinomial, judge_mean, judge_pc1, judge_ridge (the judges' "
+    "leave-one-out ridge), no_model (leave the model's out), small-budget (frequentist: "
+    "judge_ridge,no_model below 20 labels per model coefficient), or none (the model "
+    "alone; default: judge_mean with the Bayesian engine, small-budget with the "
+    "frequentist one); "
+    "e.g. ridge beside the hurdle model"
+)
+
+
+def parse_surrogates(text: str | None) -> list[str] | None:
+    """``--surrogates a,b``: the names; ``none``: the model alone; not given: None (the
+    calibrator's default)."""
+    if text is None:
+        return None
+    names = [v.strip() for v in text.split(",") if v.strip()]
+    return [] if names == ["none"] else names
+
+
+def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
+    """Arguments of the Calibrator and the confidence level (shared by commands)."""
+    p.add_argument("--model", help="outcome family: ridge, gaussian, hurdle, ordinal, multinomial")
+    p.add_argument(
+        "--engine",
+        default="auto",
+        choices=("auto", "bayes", "freq"),
+        help="auto (default: the Bayesian judge model when the family has one), bayes, or freq "
+        "(the fast frequentist model)",
+    )
+    p.add_argument("--surrogates", help=SURROGATES_HELP)
+    p.add_argument(
+        "--preset",
+        help="Bayesian model preset: a shipped name (e.g. ordinal, multinomial) or a .toml "
+        "path; sets the model family, engine bayes, priors and sampler settings",
+    )
+    p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
+    p.add_argument("--folds", type=int, default=5, help="cross-fitting folds (5)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the fold split (0)")
+    p.add_argument(
+        "--target",
+        choices=("pool", "population"),
+        default="pool",
+        help="what the intervals are for: pool (the finite pool of these items, "
+        "design-based; default) or population (the prompts, or items, are a sample of a "
+        "larger population; with --prompt the variance is clustered by prompt)",
+    )
+    p.add_argument(
+        "--pooling",
+        choices=("auto", "shrink", "separate"),
+        default="auto",
+        help="group means: shrink (each group's correction shrunk toward the pool's; "
+        "robust empirical-Bayes intervals valid on average over the groups; every group "
+        "with a label gets one), separate (each group's own AEE, valid per group; none "
+        "under 5 labels) or auto (default: shrink when a group has fewer than 10 labels)",
+    )
+    p.add_argument(
+        "--group-effects",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="Bayesian engine: the judge model's group level (a random intercept per group "
+        "on the label link; auto: with 3 or more groups)",
+    )
+    add_round_arguments(p)
+
+
+def add_pool_arguments(p: argparse.ArgumentParser) -> None:
+    """Arguments that describe how to read a table into an EvalPool (shared by commands)."""
+    p.add_argument(
+        "file",
+        help="table of judge scores: CSV, Parquet, an Inspect AI log (.eval/.json), an "
+        "lm-eval-harness sample log (samples_*.jsonl), promptfoo results (.json) or JSON "
+        "Lines; or a study folder (bacon sample)",
+    )
+    p.add_argument("--label", help="column of human labels (empty = unlabeled); tables only")
+    p.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="CSV or Parquet file of human labels (an id column and the --label column), "
+        "joined onto FILE by id (--item, or the id the format has, e.g. an Inspect sample id)",
+    )
+    add_judge_argument(p)
+    p.add_argument("--scores", help="long judge table (item, judge, run, score...) instead")
+    p.add_argument(
+        "--outcome",
+        choices=KINDS,
+        help="type of the label (default continuous; with --calibrator, the saved calibrator's)",
+    )
+    p.add_argument("--levels", help="comma-separated levels of an ordinal/categorical label")
+    p.add_argument(
+        "--group", help="group column (e.g. system; default: a promptfoo file's provider)"
+    )
+    p.add_argument(
+        "--item",
+        "--id",
+        help="item id column (default: the format's id, e.g. an Inspect sample id; else a "
+        "column named id, item or item_id whose values are unique; else the row number; "
+        "--id is the same option)",
+    )
+    p.add_argument("--propensity", help="inclusion-probability column of the label sample")
+    p.add_argument(
+        "--prompt",
+        help="prompt column (question, source segment, document) the groups answer in "
+        "common: folds split by prompt, and intervals of designs that drew prompts (or of "
+        "--target population) are clustered by prompt",
+    )
+    p.add_argument(
+        "--prompt-propensity",
+        help="with --propensity and --prompt: column of the probability that the label "
+        "sample drew the item's prompt (labels drawn by prompt outside `bacon sample`)",
+    )
+    p.add_argument("--embedding", help="prefix of embedding columns")
+    p.add_argument(
+        "--text",
+        help="item text column (bacon report: the data check measures response length from "
+        "it, and finds one itself when not given)",
+    )
+    p.add_argument(
+        "--scale",
+        help="allowed label range LOW:HIGH (e.g. 1:5); intervals never extend past it "
+        "(a study's own scale is used when not given)",
+    )
+    p.add_argument(
+        "--allow-pending",
+        action="store_true",
+        help="study: treat items sent out but not yet labeled as missing at random",
+    )
+    p.add_argument(
+        "--drop-unscored",
+        action="store_true",
+        help="leave out the rows no judge scored (e.g. items no judge was run on, a "
+        "reference system reference-based metrics cannot score), their labels too; the "
+        "estimates are then over the other rows, and the counts are printed",
+    )
+
+
+def expand_judges(patterns: list[str], columns: pd.Index) -> list[str]:
+    """Expand shell-style patterns against the table's columns (order kept, no repeats)."""
+    return judge_columns(patterns, list(columns), required=False)
+
+
+def parse_levels(text: str | None) -> list[float] | None:
+    """``--levels 1,2,3`` as numbers (None when not given)."""
+    if not text:
+        return None
+    try:
+        return [float(v) for v in text.split(",")]
+    except ValueError as exc:
+        raise ValidationError(f"--levels {text!r} must be numbers like 1,2,3") from exc
+
+
+def parse_scale(text: str | None) -> tuple[float, float] | None:
+    """``--scale 1:5`` as ``(1.0, 5.0)`` (None when not given)."""
+    if not text:
+        return None
+    parts = text.replace(",", ":").split(":")
+    try:
+        lo, hi = (float(v) for v in parts)
+    except ValueError as exc:
+        raise ValidationError(f"--scale {text!r} must be LOW:HIGH, e.g. 1:5") from exc
+    if not lo < hi:
+        raise ValidationError(f"--scale {text!r}: LOW must be smaller than HIGH")
+    return lo, hi
+
+
+def scale_from_args(args: argparse.Namespace) -> tuple[float, float] | None:
+    """``--scale``, else the scale recorded in a study folder's settings."""
+    from bacon_bayes.study.folder import CONFIG_FILE, StudyConfig
+
+    scale = parse_scale(getattr(args, "scale", None))
+    if scale is None and (Path(args.file) / CONFIG_FILE).is_file():
+        scale = StudyConfig.read(Path(args.file)).label_range
+    return scale
+
+
+def pool_from_args(args: argparse.Namespace) -> EvalPool:
+    """Read the table (or study folder) named on the command line into a validated pool.
+
+    A study folder brings its own labels and the inclusion probabilities its
+    waves recorded; those are always used.
+    """
+    from bacon_bayes.io import item_column, without_unscored
+    from bacon_bayes.pool import EvalPool
+    from bacon_bayes.readers.pair_table import pairwise_hint
+    from bacon_bayes.study import load_study
+    from bacon_bayes.study.folder import CONFIG_FILE
+
+    if (Path(args.file) / CONFIG_FILE).is_file():
+        for flag in ("propensity", "prompt_propensity", "wave"):
+            if getattr(args, flag, None):
+                name = "--" + flag.replace("_", "-")
+                raise ValidationError(
+                    f"{name} cannot be given for a study: the inclusion probabilities "
+                    f"and waves recorded by its sampling are used. Drop {name}."
+                )
+        if getattr(args, "drop_unscored", False):
+            raise ValidationError(
+                "--drop-unscored is for a table: a study's items are the ones its sampling "
+                "drew from. Drop --drop-unscored, or score the study's unscored items."
+            )
+        data = load_study(args.file, allow_pending=args.allow_pending)
+        judges = expand_judges(args.judge, data.frame.columns) if args.judge else None
+        known = {"judges": judges or data.judges, "group": args.group or data.group}
+        find_response(args, data.frame, None, label=data.label, item=data.item, **known)
+        return data.to_pool(
+            judges=judges,
+            group=args.group,
+            embedding=args.embedding,
+            text=args.text,
+            prompt=args.prompt,
+        )
+    if not args.label:
+        hint = pairwise_hint(args.file)
+        raise ValidationError(f"--label is required for a table; name the column of labels.{hint}")
+    df, judges = table_from_args(args)
+    dropped = ""
+    if getattr(args, "drop_unscored", False):
+        df, judges, dropped = without_unscored(df, judges, args.label, args.item)
+    from bacon_bayes.scale import guess_outcome
+
+    levels = parse_levels(args.levels)
+    outcome = args.outcome or guess_outcome(df, args.label)
+    pool = EvalPool.from_frame(
+        df,
+        label=args.label,
+        judges=judges,
+        outcome=outcome,
+        levels=levels,
+        group=args.group,
+        item=args.item or (None if args.scores else item_column(df, judges)),
+        propensity=args.propensity,
+        embedding=args.embedding,
+        text=args.text,
+        prompt=args.prompt,
+        prompt_propensity=args.prompt_propensity,
+        wave=getattr(args, "wave", None),
+    )
+    notes = []
+    if outcome != (args.outcome or "continuous"):
+        notes.append(
+            f"{args.label!r} takes only 0 and 1: estimated as a binary (categorical) label; "
+            "pass --outcome continuous for the former ridge"
+        )
+    if dropped:
+        notes.append(dropped)
+    return dataclasses.replace(pool, notes=(*pool.notes, *notes)) if notes else pool
+
+
+def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] | pd.DataFrame]:
+    """Read FILE in any format the readers take, join ``--labels``, and pick the judges:
+    ``--scores``, else ``--judge``, else the ones the file's format names (Inspect AI's
+    model-graded scorers, with its epochs as runs; lm-eval's metrics; promptfoo's
+    assertions). The item, group and prompt columns the format names fill ``--item``,
+    ``--group`` and ``--prompt`` when not given (``args`` is updated); with
+    ``args.find_text`` (the report's data check), the response column ``bacon doctor``
+    finds fills ``--text``."""
+    from bacon_bayes.io import read_table
+    from bacon_bayes.readers import join_labels, read_any
+    from bacon_bayes.readers.pair_table import pairwise_hint
+
+    df, meta = read_any(args.file)
+    args.item = args.item or meta.item
+    if meta.format not in ("csv", "parquet"):
+        args.group = args.group or meta.group
+        args.prompt = args.prompt or meta.prompt
+    if getattr(args, "labels", None):
+        df, args.item = join_labels(df, args.labels, args.label, args.item)
+    label = args.label if args.label in df.columns else None
+    find_response(args, df, meta, label=label, item=args.item if args.item in df else None)
+    if args.scores:
+        if args.judge:
+            raise ValidationError("pass either --judge columns or --scores, not both.")
+        return df, read_table(args.scores)
+    if args.judge:
+        return df, expand_judges(args.judge, df.columns)
+    if meta.judges:
+        return df, meta.scores if meta.scores is not None else list(meta.judges)
+    found = f" ({'; '.join(meta.notes)})" if meta.notes else ""
+    found += pairwise_hint(args.file, [str(c) for c in df.columns])
+    raise ValidationError(f"no judges given; pass --judge COL (repeatable) or --scores.{found}")
+
+
+def find_response(args: argparse.Namespace, df: pd.DataFrame, meta: Any, **known: Any) -> None:
+    """With ``args.find_text`` (the report's data check) and no ``--text``, fill ``--text``
+    with the response column ``bacon doctor`` finds in ``df`` (a table's or a study's pool;
+    ``known``: the roles already known, as ``find_roles`` takes them)."""
+    if getattr(args, "find_text", False) and not args.text:
+        from bacon_bayes.doctor.roles import response_column
+
+        args.text = response_column(df, meta, **known)
+
+
+def reading_options(args: argparse.Namespace, pool: EvalPool, *, sample: bool = False) -> str:
+    """The options that read ``args.file`` as this command read it, shell-quoted, for a
+    command bacon prints (``bacon plan``'s, or with ``sample`` ``bacon sample``'s, which
+    reads neither ``--labels``, ``--scores`` nor a propensity), so it runs as printed."""
+    from bacon_bayes.study.folder import CONFIG_FILE
+
+    given: list[tuple[str, object]] = [("--group", args.group), ("--prompt", args.prompt)]
+    if sample:  # a study has its group; --prompt only names its prompts; --show: the text
+        given = [given[1], ("--show", getattr(args, "text", None))]  # labellers read
+    if not (Path(args.file) / CONFIG_FILE).is_file():
+        given = [("--item", args.item), ("--label", args.label)]
+        if not sample:
+            given += [("--labels", args.labels), ("--scores", args.scores)]
+        if not args.scores:
+            given += [("--judge", j) for j in pool.judges]
+        given += [("--group", args.group), ("--prompt", args.prompt)]
+        given += [("--outcome", args.outcome), ("--levels", args.levels)]
+        given += [("--scale", args.scale)]
+        if sample:
+            given += [("--show", args.text)]
+        else:
+            given += [("--propensity", args.propensity), ("--embedding", args.embedding)]
+            given += [("--prompt-propensity", args.prompt_propensity)]
+    # a value starting with "-" as --name=VALUE: argparse reads --scale -inf:0 as two options
+    eq = {True: "=", False: " "}
+    return " ".join(f"{k}{eq[str(v)[:1] == '-']}{shlex.quote(str(v))}" for k, v in given if v)
+
+
+def plan_command(args: argparse.Namespace, pool: EvalPool) -> str:
+    """``bacon plan FILE ... --top``: the table behind the comparisons' plan line."""
+    extra = "" if args.alpha == 0.05 else f" --alpha {args.alpha:g}"
+    extra += f" --model {shlex.quote(args.model)}" if getattr(args, "model", None) else ""
+    options = reading_options(args, pool)
+    return f"bacon plan {shlex.quote(str(args.file))} {options}{extra} --top".replace("  ", " ")
+
+
+def group_name(args: argparse.Namespace) -> str | None:
+    """``--group``, else the group column recorded in a study folder's settings."""
+    from bacon_bayes.study.folder import CONFIG_FILE, StudyConfig
+
+    if args.group or not (Path(args.file) / CONFIG_FILE).is_file():
+        return args.group
+    return StudyConfig.read(Path(args.file)).group
+
+
+def calibrator_from_args(args: argparse.Namespace) -> Calibrator:
+    """The unfitted Calibrator the command-line options describe."""
+    from bacon_bayes.calibrator import Calibrator
+
+    preset = getattr(args, "preset", None)
+    if preset is not None:
+        from bacon_bayes.presets import load_preset
+
+        load_preset(preset)  # an unknown name fails before the table is read
+    return Calibrator(
+        args.model,
+        engine=args.engine,
+        folds=args.folds,
+        seed=args.seed,
+        preset=preset,
+        scale=scale_from_args(args),
+        surrogates=parse_surrogates(args.surrogates),
+        target=getattr(args, "target", "pool"),
+        pooling=getattr(args, "pooling", "auto"),
+        group_effects={"on": True, "off": False}.get(
+            getattr(args, "group_effects", "auto"), "auto"
+        ),
+    )
+
+
+def target_line(cal: Calibrator) -> str:
+    """``target: pool (the N items of this pool)`` and the like."""
+    from bacon_bayes.report.comparisons import target_description
+
+    target, note = target_description(cal)
+    return f"target: {target} ({note})"
+
+
+def fit_from_args(args: argparse.Namespace) -> tuple[Calibrator, Calibrator | None]:
+    """The calibrator the options describe, fitted on the pool they read, or the saved
+    one of ``--calibrator`` applied to it; and the saved one (None without it)."""
+    saved = load_saved(args)
+    fresh = calibrator_from_args(args) if saved is None else None  # a bad preset: first
+    pool = pool_from_args(args)
+    if fresh is not None:
+        return fresh.fit(pool), None
+    assert saved is not None
+    return apply_saved(saved, pool, args), saved
+
+
+def read_files(args: argparse.Namespace) -> list[str | None]:
+    """The files ``estimate`` (and ``report``) read: no output may be one of them."""
+    preset = getattr(args, "preset", None)
+    preset = preset if preset and str(preset).endswith(".toml") else None
+    return [args.file, args.scores, args.labels, args.calibrator, preset]
