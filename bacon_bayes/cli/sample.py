@@ -505,14 +505,14 @@ def run(args: argparse.Namespace) -> int:
             "stratified keeps them labeled"
         )
     if design.params.get("binary_group_means"):
+        share = design.params.get("uniform_share", DEFAULT_UNIFORM_SHARE)
         print(
-            "note: on 0/1 labels adaptive waves have made group means miss far more often "
-            "than their intervals say (TriviaQA: some wave missed 0.077 on average over 8 "
-            "models, one 0.24; VALIDATION.md): a wrong label where the judges agree enters "
-            "with a large weight, and this wave's --uniform-share is below the "
-            f"{GROUP_UNIFORM_SHARE:g} that held them (TriviaQA: 0.028 on average, the worst "
-            "0.073). For group means draw uniform or stratified waves (the narrowest), or "
-            f"keep --uniform-share {GROUP_UNIFORM_SHARE:g}, the default on a study with groups"
+            "note: on 0/1 labels adaptive waves make group means miss more often than their "
+            "intervals say: a wrong label where the judges agree enters with a large weight "
+            "(TriviaQA, some wave's miss for the worst of 8 models: 0.24 over 10 waves at "
+            "--uniform-share 0.2; at 0.5, 0.073 over 10 waves but 0.167 over 20; "
+            f"VALIDATION.md). This wave's share is {share:g}. For group means draw uniform "
+            "or stratified waves"
         )
     if design.pi_prompt is not None:
         drawn = int(np.unique(Study.open(root).prompts()[design.selected]).size)
