@@ -38,17 +38,18 @@ LABEL_SHARE = 0.01
 ROUNDS = int(os.environ.get("BACON_GROUP_ROUNDS", "3"))
 CHILD = """
 import contextlib, io, json, sys, time
-import bacon_bayes.cli.estimate as command
+import bacon_bayes.planning as planning
 from bacon_bayes.cli import main
 plain, rounds = sys.argv[1:-1], int(sys.argv[-1])
 note_times = []
-def timed(*args, _note=command.resolution_note, **kwargs):
+def timed(*args, _note=planning.resolution_note, **kwargs):
     t = time.perf_counter()
     try:
         return _note(*args, **kwargs)
     finally:
         note_times.append(time.perf_counter() - t)
-command.resolution_note = timed  # the plan's line, timed inside the --group runs
+# the plan's line, timed inside the --group runs (the command imports it when it runs)
+planning.resolution_note = timed
 grouped = [*plain, "--group", "group"]
 with contextlib.redirect_stdout(io.StringIO()):
     main(plain)  # warm-up: imports, compiled code
