@@ -492,6 +492,7 @@ def run(args: argparse.Namespace) -> int:
             f"sampling (>= {args.max_ratio:g})"
         )
         print(f"adaptive wave not worth it: {why}; drawing this wave uniformly")
+    share = design.params.get("uniform_share", DEFAULT_UNIFORM_SHARE)  # the notes' wave's
     if design.params.get("few_labels"):
         few = design.params["few_labels"]
         shown = ", ".join(f"{g} {a:g} (uniform {u:g})" for g, a, u in few[:4])
@@ -500,12 +501,10 @@ def run(args: argparse.Namespace) -> int:
             f"note: the adaptive wave expects few labels in {len(few)} group(s), against a "
             f"uniform wave of the same size: {shown}{more}. Their means rest on few heavily "
             "weighted labels and miss more often than the interval says where their labels "
-            "are skewed; a larger --uniform-share (this wave's: "
-            f"{design.params.get('uniform_share', DEFAULT_UNIFORM_SHARE):g}) or --design "
+            f"are skewed; a larger --uniform-share (this wave's: {share:g}) or --design "
             "stratified keeps them labeled"
         )
     if design.params.get("binary_group_means"):
-        share = design.params.get("uniform_share", DEFAULT_UNIFORM_SHARE)
         print(
             "note: on 0/1 labels adaptive waves make group means miss more often than their "
             "intervals say: a wrong label where the judges agree enters with a large weight "
