@@ -130,6 +130,32 @@ def test_doctor_flags_failure_codes_and_constant_reference(tmp_path, capsys) -> 
     assert sentinel_codes(np.tile(np.arange(11.0), 5))[0] == {}
 
 
+def test_a_judge_that_wrote_error_in_a_few_cells_is_named_with_the_fix(tmp_path, capsys) -> None:
+    # read as strings, a score column with 'error' cells passed for a category, silently
+    frame = messy_table()
+    rows = [4, 40, 41]
+    frame["llm_c"] = frame["llm_c"].astype(object)
+    frame.loc[rows, "llm_c"] = ["error", "error", "timeout"]
+    path = tmp_path / "failed.csv"
+    frame.to_csv(path, index=False)
+    out, command = doctor([str(path)], capsys)
+    assert "llm_c" not in found(out, "judge") + found(out, "group") + found(out, "prompt")
+    left = next(ln for ln in out.splitlines() if re.match(r"  left out +llm_c ", ln))
+    assert "numbers but for 3 cell(s) of text ('error', 'timeout'; the first at line 6)" in left
+    assert "empty those cells" in left
+    assert "llm_c" not in command
+    assert main([*command, "--engine", "freq"]) == 0
+    capsys.readouterr()
+    assert main(["doctor", str(path), "--judge", "llm_c"]) == 2
+    err = capsys.readouterr().err
+    assert "--judge 'llm_c' holds numbers but for 3 cell(s) of text" in err, err
+    # emptied, it is a judge again
+    frame.loc[rows, "llm_c"] = np.nan
+    frame.to_csv(path, index=False)
+    out, _ = doctor([str(path)], capsys)
+    assert "llm_c" in found(out, "judge")
+
+
 def test_doctor_checks_every_judge_or_says_why(tmp_path, capsys) -> None:
     out, _ = doctor([str(_write(tmp_path))], capsys)
     judges = found(out, "judge")

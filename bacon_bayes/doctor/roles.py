@@ -52,6 +52,10 @@ NOT_JUDGE = re.compile(
 )
 #: a column is dense when at least this share of rows has a value, sparse below
 DENSE = 0.5
+#: a string column is numbers with a few text cells (a judge's failures) from this share
+NUMBERS_SHARE = 0.9
+#: how the reason of such a column begins
+FAILED = "numbers but for"
 #: judges with |Spearman| below this against the labels are left out
 MIN_RHO = 0.1
 #: mean width (characters, East Asian wide ones counted twice) from which a string
@@ -115,6 +119,23 @@ def _numeric(s: pd.Series) -> pd.Series | None:
     if pd.api.types.is_bool_dtype(s) or pd.api.types.is_numeric_dtype(s):
         return s.astype(float)
     return None
+
+
+def _text_cells(s: pd.Series, kind: str) -> str | None:
+    """A string column of numbers but for a few cells of text (a judge that wrote
+    ``error`` where it failed): those cells, counted, with where the first one is; None for
+    any other column. At least :data:`NUMBERS_SHARE` of the filled cells must be numbers."""
+    if not _is_str(s) or _numeric(s) is not None:
+        return None
+    filled = s[s.notna() & (s.astype(str).str.strip() != "")]
+    num = pd.to_numeric(filled, errors="coerce")
+    bad = filled[num.isna()]
+    if filled.empty or bad.empty or num.notna().mean() < NUMBERS_SHARE or num.nunique() < 2:
+        return None
+    pos = int(s.index.get_loc(bad.index[0]))
+    where = f"line {pos + 2}" if kind in ("csv", "tsv") else f"row {pos + 1}"
+    words = ", ".join(repr(str(v)) for v in bad.astype(str).unique()[:3])
+    return f"{len(bad)} cell(s) of text ({words}; the first at {where})"
 
 
 def _is_index(values: pd.Series) -> bool:
@@ -235,6 +256,12 @@ def _find_judges(
         for j in given:
             _need(frame, j, "--judge")
             num = _numeric(frame[j])
+            if num is None and (cells := _text_cells(frame[j], meta.format)):
+                raise ValidationError(
+                    f"--judge {j!r} holds numbers but for {cells}: a judge's failures? Empty "
+                    "those cells (an empty cell is an item the judge did not score) and run "
+                    "again"
+                )
             if num is None:
                 raise ValidationError(
                     f"--judge {j!r} is not numeric (e.g. {frame[j].dropna().iloc[0]!r}); "
@@ -328,8 +355,25 @@ def _rho(x: pd.Series, label: pd.Series | None) -> float | None:
     return float(stats.spearmanr(x[both], label[both]).statistic)
 
 
+def _find_failed_scores(
+    frame: pd.DataFrame, meta: TableMeta, given: list[str] | None, roles: Roles
+) -> None:
+    """Leave out, with the cells and the fix, string columns of scores but for a few text
+    cells: taken as strings they would pass for a group, prompt or category."""
+    for c in frame.columns:
+        if c in (roles.item, roles.label) or c in (given or ()):
+            continue
+        cells = _text_cells(frame[c], meta.format)
+        if cells:
+            roles.left_out[str(c)] = (
+                f"{FAILED} {cells}: a judge's failures? Not taken as a judge; empty "
+                "those cells (an empty cell is an item the judge did not score) and run again"
+            )
+
+
 def _categorical(frame: pd.DataFrame, roles: Roles) -> list[str]:
-    taken = {roles.item, roles.label, *roles.judges}
+    failed = {c for c, why in roles.left_out.items() if why.startswith(FAILED)}
+    taken = {roles.item, roles.label, *roles.judges, *failed}
     return [str(c) for c in frame.columns if c not in taken and _is_str(frame[c])]
 
 
@@ -493,6 +537,7 @@ def find_roles(
     roles = Roles()
     _find_item(frame, meta, item, roles, item_joined)
     _find_label(frame, label, labels_joined, roles)
+    _find_failed_scores(frame, meta, judges, roles)
     if not meta.judges and not judges:
         roles.long = _long(frame, roles)
     _find_group(frame, meta, group, roles)
