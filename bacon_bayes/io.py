@@ -149,23 +149,69 @@ def read_table(path: str | Path) -> pd.DataFrame:
     return bools_as_floats(frame if name.endswith((".parquet", ".pq")) else restored(frame))
 
 
+#: two-word verdicts read as 1 / 0 (any case, spaces around ignored): a person's or a
+#: judge's yes-or-no answer written as words
+VERDICT_WORDS = {
+    "yes": "no", "y": "n", "true": "false", "correct": "incorrect", "right": "wrong",
+    "pass": "fail", "passed": "failed", "accept": "reject", "accepted": "rejected",
+    "good": "bad", "valid": "invalid",
+}  # fmt: skip
+_VERDICT = {**dict.fromkeys(VERDICT_WORDS, 1.0), **dict.fromkeys(VERDICT_WORDS.values(), 0.0)}
+
+
+def verdict_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
+    """The cells of ``column`` written as one pair of :data:`VERDICT_WORDS` as 1.0 / 0.0
+    (NaN in every other cell), and the pair in words (``'correct' = 1, 'incorrect' = 0``);
+    None when the column is not strings or no pair covers most of its filled cells."""
+    if not (pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)):
+        return None
+    filled = column.dropna()
+    words = filled[[isinstance(v, str) for v in filled]].str.strip().str.lower()
+    if words.empty:
+        return None
+    pairs = words.map(lambda w: w if w in VERDICT_WORDS else _NEGATIVE.get(w))
+    top = pairs.value_counts()
+    if top.empty or top.iloc[0] <= len(filled) / 2:
+        return None
+    yes = str(top.index[0])
+    own = words.isin([yes, VERDICT_WORDS[yes]])
+    values = pd.Series(float("nan"), index=column.index)
+    values[own[own].index] = words[own].map(_VERDICT)
+    return values, f"{yes!r} = 1, {VERDICT_WORDS[yes]!r} = 0"
+
+
+_NEGATIVE = {no: yes for yes, no in VERDICT_WORDS.items()}
+
+
+def as_numbers(column: pd.Series) -> pd.Series:
+    """``column`` as floats: numbers, and the verdict words of its pair
+    (:func:`verdict_numbers`) as 1 / 0; NaN in the empty cells and in any other."""
+    values = pd.to_numeric(column, errors="coerce")
+    read = verdict_numbers(column)
+    return values if read is None else values.fillna(read[0])
+
+
 def bools_as_floats(frame: pd.DataFrame) -> pd.DataFrame:
     """Columns of True/False with empty cells (read as objects: a CSV's blanks, JSON's
     nulls) as 1.0 / 0.0 / NaN, like a column of True/False without blanks, which reads as
     numbers everywhere (a human verdict recorded for some rows only, a judge that skipped
-    some)."""
-    swap = {
-        col: s.astype(float)
-        for col, s in frame.items()
-        if pd.api.types.is_object_dtype(s)
-        and s.isna().any()
-        and pd.api.types.infer_dtype(s, skipna=True) == "boolean"  # compiled, not per cell
-    }
+    some); so are columns whose every filled cell is one pair of :data:`VERDICT_WORDS`
+    (``yes`` / ``no``, ``correct`` / ``incorrect``, any case), each recorded with its pair
+    in ``frame.attrs["verdicts"]`` for doctor to say how it was read."""
+    swap, said = {}, {}
+    for col, s in frame.items():
+        if not pd.api.types.is_object_dtype(s) and not pd.api.types.is_string_dtype(s):
+            continue
+        if s.isna().any() and pd.api.types.infer_dtype(s, skipna=True) == "boolean":
+            swap[col] = s.astype(float)  # compiled, not per cell
+        elif (read := verdict_numbers(s)) is not None and read[0].notna().sum() == s.notna().sum():
+            swap[col], said[col] = read
     if not swap:
         return frame
     out = frame.copy()
     for col, values in swap.items():  # not assign(**swap): a column name need not be a str
         out[col] = values
+    out.attrs["verdicts"] = {**frame.attrs.get("verdicts", {}), **said}
     return out
 
 

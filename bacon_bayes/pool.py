@@ -21,6 +21,7 @@ import pandas as pd
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.inclusion import Inclusion
+from bacon_bayes.io import as_numbers
 from bacon_bayes.order import unique_codes
 from bacon_bayes.pairs import Pairs, pairs_frame
 
@@ -83,8 +84,10 @@ def _row_label(ids: np.ndarray, pos: int) -> str:
 
 
 def _numeric(series: pd.Series, role: str, ids: np.ndarray) -> np.ndarray:
-    """Convert to float; a non-numeric entry stops with its row and value."""
-    values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
+    """Convert to float (verdict words such as ``yes`` / ``no`` as 1 / 0, as the readers
+    take them: :func:`bacon_bayes.io.as_numbers`); any other entry stops with its row and
+    value."""
+    values = as_numbers(series).to_numpy(dtype=float)
     bad = np.isnan(values) & series.notna().to_numpy()
     if bad.any():
         pos = int(np.argmax(bad))

@@ -57,6 +57,10 @@ class Messy:
         Share of responses left empty (NaN).
     duplicate_judge : bool
         A second column named ``llm_a`` (another judge's scores under the same name).
+    failed_cells : int
+        Cells where ``llm_c`` wrote ``error`` (a judge's failures written as text).
+    verdict_words : bool
+        A 0/1 label (``0-1``, one rating) written as ``yes`` / ``no``.
     """
 
     seed: int = 0
@@ -72,6 +76,8 @@ class Messy:
     few_labels: tuple[int, ...] = ()
     missing_text: float = 0.0
     duplicate_judge: bool = False
+    failed_cells: int = 0
+    verdict_words: bool = False
 
 
 def _ratings(q: np.ndarray, lo: int, hi: int, k: int, rng: np.random.Generator) -> np.ndarray:
@@ -168,6 +174,11 @@ def messy_table(spec: Messy | None = None) -> pd.DataFrame:
     )
     if s.missing_text:
         frame.loc[rng.random(n) < s.missing_text, "response"] = np.nan
+    if s.failed_cells:
+        frame["llm_c"] = frame["llm_c"].astype(object)
+        frame.loc[rng.permutation(n)[: s.failed_cells], "llm_c"] = "error"
+    if s.verdict_words and s.label_scale == "0-1" and s.ratings == 1:
+        frame["human"] = np.where(human == 1, "yes", np.where(human == 0, "no", None))
     if s.duplicate_judge:
         frame = pd.concat([frame, frame[["llm_c"]].set_axis(["llm_a"], axis=1)], axis=1)
     frame.attrs["quality"] = q
@@ -199,4 +210,6 @@ def messy_specs(*, small: bool = True) -> st.SearchStrategy[Messy]:
         few_labels=st.sampled_from(((), (0,), (1,), (0, 1), (1, 0))),
         missing_text=st.sampled_from((0.0, 0.15)),
         duplicate_judge=st.booleans(),
+        failed_cells=st.sampled_from((0, 2)),
+        verdict_words=st.booleans(),
     )

@@ -141,14 +141,16 @@ def test_a_judge_that_wrote_error_in_a_few_cells_is_named_with_the_fix(tmp_path,
     out, command = doctor([str(path)], capsys)
     assert "llm_c" not in found(out, "judge") + found(out, "group") + found(out, "prompt")
     left = next(ln for ln in out.splitlines() if re.match(r"  left out +llm_c ", ln))
-    assert "numbers but for 3 cell(s) of text ('error', 'timeout'; the first at line 6)" in left
+    assert (
+        "scores but for 3 cell(s) of other text ('error', 'timeout'; the first at line 6)" in left
+    )
     assert "empty those cells" in left
     assert "llm_c" not in command
     assert main([*command, "--engine", "freq"]) == 0
     capsys.readouterr()
     assert main(["doctor", str(path), "--judge", "llm_c"]) == 2
     err = capsys.readouterr().err
-    assert "--judge 'llm_c' holds numbers but for 3 cell(s) of text" in err, err
+    assert "--judge 'llm_c' holds scores but for 3 cell(s) of other text" in err, err
     # emptied, it is a judge again
     frame.loc[rows, "llm_c"] = np.nan
     frame.to_csv(path, index=False)
@@ -359,6 +361,63 @@ def test_true_false_columns_with_blanks_and_unscored_rows(tmp_path, capsys) -> N
         again = estimate_json([*argv, *scores, *item], capsys)
         assert any("left out 100 row(s)" in note for note in again["pool"]["notes"])
         assert np.ravel(_all_estimates(again)) == pytest.approx(np.ravel(_all_estimates(result)))
+
+
+def test_verdict_words_are_read_as_zero_one_and_said(tmp_path, capsys) -> None:
+    """A verdict table written in words (the human's and the judges' 'correct' /
+    'incorrect', any case, blanks where unlabeled): doctor found no label and no judge
+    (it took each column for a category); now each is read as 1 / 0, doctor says how, and
+    its command runs as binary. A judge of 'yes' / 'no' that wrote 'error' in two cells is
+    left out with the cells and the fix, and estimate names the first of them."""
+    rng = np.random.default_rng(5)
+    n = 400
+    truth = rng.random(n) < 0.6
+    word = np.array(["Incorrect", "correct "])
+    frame = pd.DataFrame(
+        {
+            "question": np.repeat(np.arange(100), 4),
+            "model": np.tile(list("abcd"), 100),
+            "judge_a": word[(truth ^ (rng.random(n) < 0.1)).astype(int)],
+            "judge_b": np.where(truth ^ (rng.random(n) < 0.2), "yes", "no"),
+            "human": np.where(rng.random(n) < 0.2, word[truth.astype(int)], None),
+        }
+    )
+    frame.loc[[3, 50], "judge_b"] = "error"
+    path = tmp_path / "words.csv"
+    frame.to_csv(path, index=False)
+    out, command = doctor([str(path)], capsys)
+    assert found(out, "label") == ["human"] and found(out, "judge") == ["judge_a"]
+    said = "read from words, 'correct' = 1, 'incorrect' = 0"
+    block = out.split("columns found:\n", 1)[1].split("\n\n", 1)[0]
+    assert all(said in ln for ln in block.splitlines() if re.match(r"  (label|judge) ", ln))
+    left = next(ln for ln in out.splitlines() if re.match(r"  left out +judge_b ", ln))
+    assert "scores but for 2 cell(s) of other text ('error'; the first at line 5)" in left
+    result = estimate_json(command[1:], capsys)
+    assert result["pool"]["outcome"] == "categorical"
+    labeled = frame["human"].notna()
+    assert result["mean"]["classical"]["estimate"] == pytest.approx(truth[labeled].mean())
+    assert main(["estimate", *command[1:], "--judge", "judge_b", "--engine", "freq"]) == 2
+    err = capsys.readouterr().err
+    assert "judge column 'judge_b' has a non-numeric value 'error' at row 3" in err, err
+
+
+def test_verdict_words_only_as_one_whole_pair() -> None:
+    """A column is read as 1 / 0 only when every filled cell is one pair's word."""
+    from bacon_bayes.io import bools_as_floats
+
+    frame = pd.DataFrame(
+        {
+            "v": [" Pass", "FAIL", None, "pass"],
+            "mixed": ["yes", "no", "correct", None],  # two pairs: words
+            "other": ["yes", "no", "maybe", "yes"],  # a third answer: a category
+            "group": ["good", "bad", "ugly", "good"],
+        }
+    )
+    read = bools_as_floats(frame)
+    assert read["v"].tolist()[:2] == [1.0, 0.0] and np.isnan(read["v"][2]) and read["v"][3] == 1
+    for col in ("mixed", "other", "group"):
+        assert read[col].tolist() == frame[col].tolist(), col
+    assert read.attrs["verdicts"] == {"v": "'pass' = 1, 'fail' = 0"}
 
 
 def test_items_per_group_are_those_the_command_keeps(tmp_path, capsys) -> None:

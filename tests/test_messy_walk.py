@@ -5,7 +5,8 @@ Each table comes from :func:`tests.messy_tables.messy_specs` (drawn by hypothesi
 groups, one with 0 labels and one with 1; ``-1`` failure codes in a 1-5 judge; judges on
 1-5, 0-1, 0-100 and no evident scale; empty response cells; numeric id and prompt
 columns; a duplicated column name; a reference-based metric constant on its reference
-system; the label on 0-1, 1-5 or 0-100 (one rating, or the mean of three). The walk:
+system; a judge that wrote ``error`` in two cells; the label on 0-1 (``yes`` / ``no`` or
+1 / 0), 1-5 or 0-100 (one rating, or the mean of three). The walk:
 
 1. ``bacon doctor FILE``;
 2. the ``bacon estimate`` command doctor prints (its ``run:`` line);
@@ -472,7 +473,8 @@ TYPICAL = [
           sentinels=5, reference="M2", numeric_id=True, few_labels=(0, 1),
           missing_text=0.15),
     Messy(seed=2, systems=3, prompts=24, label_scale="0-1", ratings=1, labeled=0.25,
-          sentinels=4, reference="M3", words=(1, 11), duplicate_judge=True),
+          sentinels=4, reference="M3", words=(1, 11), duplicate_judge=True, failed_cells=2,
+          verdict_words=True),
     Messy(seed=3, systems=5, prompts=20, label_scale="0-100", ratings=1, labeled=0.2,
           sentinels=3, reference=None, few_labels=(1, 0), missing_text=0.15),
 ]  # fmt: skip

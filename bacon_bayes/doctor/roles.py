@@ -14,6 +14,7 @@ import pandas as pd
 from scipy import stats
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.io import as_numbers
 from bacon_bayes.readers import TableMeta
 
 ID_NAMES = ("id", "item", "item_id", "uid", "sample_id", "doc_id", "example_id")
@@ -55,7 +56,7 @@ DENSE = 0.5
 #: a string column is numbers with a few text cells (a judge's failures) from this share
 NUMBERS_SHARE = 0.9
 #: how the reason of such a column begins
-FAILED = "numbers but for"
+FAILED = "scores but for"
 #: judges with |Spearman| below this against the labels are left out
 MIN_RHO = 0.1
 #: mean width (characters, East Asian wide ones counted twice) from which a string
@@ -122,20 +123,21 @@ def _numeric(s: pd.Series) -> pd.Series | None:
 
 
 def _text_cells(s: pd.Series, kind: str) -> str | None:
-    """A string column of numbers but for a few cells of text (a judge that wrote
-    ``error`` where it failed): those cells, counted, with where the first one is; None for
-    any other column. At least :data:`NUMBERS_SHARE` of the filled cells must be numbers."""
+    """A string column of scores (numbers, or verdict words such as ``yes`` / ``no``) but
+    for a few cells of other text (a judge that wrote ``error`` where it failed): those
+    cells, counted, with where the first one is; None for any other column. At least
+    :data:`NUMBERS_SHARE` of the filled cells must be scores."""
     if not _is_str(s) or _numeric(s) is not None:
         return None
     filled = s[s.notna() & (s.astype(str).str.strip() != "")]
-    num = pd.to_numeric(filled, errors="coerce")
+    num = as_numbers(filled)
     bad = filled[num.isna()]
     if filled.empty or bad.empty or num.notna().mean() < NUMBERS_SHARE or num.nunique() < 2:
         return None
     pos = int(s.index.get_loc(bad.index[0]))
     where = f"line {pos + 2}" if kind in ("csv", "tsv") else f"row {pos + 1}"
     words = ", ".join(repr(str(v)) for v in bad.astype(str).unique()[:3])
-    return f"{len(bad)} cell(s) of text ({words}; the first at {where})"
+    return f"{len(bad)} cell(s) of other text ({words}; the first at {where})"
 
 
 def _is_index(values: pd.Series) -> bool:
@@ -258,7 +260,7 @@ def _find_judges(
             num = _numeric(frame[j])
             if num is None and (cells := _text_cells(frame[j], meta.format)):
                 raise ValidationError(
-                    f"--judge {j!r} holds numbers but for {cells}: a judge's failures? Empty "
+                    f"--judge {j!r} holds scores but for {cells}: a judge's failures? Empty "
                     "those cells (an empty cell is an item the judge did not score) and run "
                     "again"
                 )
@@ -544,6 +546,10 @@ def find_roles(
     _find_prompt(frame, meta, prompt, roles)
     _find_judges(frame, meta, judges, roles)
     _find_text(frame, meta, roles)
+    for col, words in frame.attrs.get("verdicts", {}).items():  # io.bools_as_floats
+        key = "label" if col == roles.label else f"judge:{col}"
+        if key in roles.reasons:
+            roles.reasons[key] += f"; read from words, {words}"
     if roles.item is None:
         roles.reasons["id"] = _no_id(frame, roles)
     return roles

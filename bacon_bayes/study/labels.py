@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import restored
+from bacon_bayes.io import as_numbers, restored
 from bacon_bayes.study.core import Study
 from bacon_bayes.study.folder import (
     pairwise_wave_note,
@@ -355,7 +355,7 @@ def record_pool_labels(root: str | Path, prior: str = "uniform") -> int:
 
 
 def _numbers(raw: pd.Series) -> pd.Series:
-    """Labels written as text as numbers (NaN where not one): True/False (any case, as
-    a spreadsheet or pandas writes a verdict) as 1/0, as every reader takes them."""
-    low = raw.str.lower()
-    return pd.to_numeric(raw.mask(low == "true", "1").mask(low == "false", "0"), errors="coerce")
+    """Labels written as text as numbers (NaN where not one): True/False and the other
+    verdict words (any case, :func:`bacon_bayes.io.as_numbers`) as 1/0, as every reader
+    takes them."""
+    return as_numbers(raw)

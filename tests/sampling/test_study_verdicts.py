@@ -10,13 +10,15 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from bacon_bayes.study import Study
 
 from .conftest import bacon
 
 
-def test_true_false_verdicts_are_labels(tmp_path: Path) -> None:
+@pytest.mark.parametrize("words", [("True", "False"), ("yes", "No")])
+def test_true_false_verdicts_are_labels(tmp_path: Path, words: tuple[str, str]) -> None:
     rng = np.random.default_rng(0)
     n = 200
     truth = rng.random(n) < 0.6
@@ -38,7 +40,7 @@ def test_true_false_verdicts_are_labels(tmp_path: Path) -> None:
     ) == 0  # fmt: skip
     wave = pd.read_csv(todo, dtype=str)
     by_id = dict(zip(frame["id"], truth, strict=True))
-    wave["human"] = [str(by_id[i]) for i in wave["id"]]  # "True" / "False"
+    wave["human"] = [words[0] if by_id[i] else words[1] for i in wave["id"]]
     wave.to_csv(tmp_path / "filled.csv", index=False)
     assert bacon("label", "import", str(tmp_path / "filled.csv"), "--study", str(root)) == 0
     stored = Study.open(root).labels
@@ -50,5 +52,5 @@ def test_a_study_of_verdicts_is_binary(tmp_path: Path) -> None:
     """Without --outcome, a study whose pool holds 0/1 labels records them as categorical
     (binary), as bacon estimate takes the same table; it recorded continuous, and the
     study's classical intervals reached past 1 (TriviaQA: 1.07)."""
-    test_true_false_verdicts_are_labels(tmp_path)
+    test_true_false_verdicts_are_labels(tmp_path, ("True", "False"))
     assert Study.open(tmp_path / "study").config.outcome == "categorical"
