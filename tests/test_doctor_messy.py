@@ -401,6 +401,31 @@ def test_verdict_words_are_read_as_zero_one_and_said(tmp_path, capsys) -> None:
     assert "judge column 'judge_b' has a non-numeric value 'error' at row 3" in err, err
 
 
+def test_every_column_gets_a_part_or_a_reason(tmp_path, capsys) -> None:
+    """A judge's percentages written as text ('85%') and a column of free notes played no
+    part in doctor's output and were not named at all; now every column of the table has
+    a line (its part, or why it has none), percentages with the fix."""
+    frame = messy_table()
+    rng = np.random.default_rng(6)
+    frame["llm_pct"] = [f"{v:.0f}%" for v in 100 * frame.attrs["quality"]]
+    frame["note"] = rng.choice([f"batch {k}" for k in range(80)], len(frame))
+    frame["blank"] = None
+    path = tmp_path / "pct.csv"
+    frame.to_csv(path, index=False)
+    out, _ = doctor([str(path)], capsys)
+    block = out.split("columns found:\n", 1)[1].split("\n\n", 1)[0]
+    named = {
+        ln.split()[2] if ln.startswith("  left out") else ln.split()[1] for ln in block.splitlines()
+    }
+    assert set(frame.columns) <= named, set(frame.columns) - named
+    left = {ln.split()[2]: ln for ln in block.splitlines() if ln.startswith("  left out")}
+    assert (
+        "percentages written as text" in left["llm_pct"]
+        and "write them as numbers" in left["llm_pct"]
+    )
+    assert "80 distinct string(s)" in left["note"] and "0% of rows" in left["blank"]
+
+
 def test_verdict_words_only_as_one_whole_pair() -> None:
     """A column is read as 1 / 0 only when every filled cell is one pair's word."""
     from bacon_bayes.io import bools_as_floats

@@ -552,7 +552,34 @@ def find_roles(
             roles.reasons[key] += f"; read from words, {words}"
     if roles.item is None:
         roles.reasons["id"] = _no_id(frame, roles)
+    _say_the_rest(frame, roles)
     return roles
+
+
+#: a cell written as a percentage (``85%``)
+PERCENT = re.compile(r"^\s*[-+]?\d+(\.\d*)?\s*%\s*$")
+
+
+def _say_the_rest(frame: pd.DataFrame, roles: Roles) -> None:
+    """Every column that plays no part and has no reason yet (strings that are no group,
+    prompt or text) gets one: no column is passed over without a word."""
+    used = {roles.item, roles.label, roles.group, roles.prompt, *roles.judges, *roles.text}
+    long = roles.reasons.get("long")
+    for c in map(str, frame.columns):
+        if c in used or c in roles.left_out or c == long:
+            continue
+        filled = frame[c].dropna().astype(str)
+        if filled.empty:
+            roles.left_out[c] = "empty"
+            continue
+        k = filled.nunique()
+        why = f"{k} distinct string(s) (e.g. {filled.iloc[0]!r}): no group, prompt or text"
+        if filled.str.match(PERCENT).mean() >= NUMBERS_SHARE:
+            why = (
+                f"percentages written as text (e.g. {filled.iloc[0]!r}), so not a judge: "
+                "write them as numbers (85, or 0.85) to use it as one"
+            )
+        roles.left_out[c] = why
 
 
 def response_column(frame: pd.DataFrame, meta: TableMeta | None = None, **known: Any) -> str | None:
