@@ -95,6 +95,37 @@ def _csv_source(path: Path, whole: bool = True) -> Iterator[dict[str, Any]]:
         yield {"filepath_or_buffer": reader, "compression": None}
 
 
+#: separators of a CSV written by a spreadsheet or a script that is not comma-separated
+SEPARATORS = (";", "\t", "|")
+_DECIMAL_COMMA = re.compile(r"(?<![^;|\t])-?\d+,\d+(?![^;|\t])")
+_DECIMAL_POINT = re.compile(r"(?<![^;|\t])-?\d*\.\d+(?![^;|\t])")
+
+
+def csv_options(path: str | Path) -> dict[str, str]:
+    """The ``pd.read_csv`` options of a CSV that is not comma-separated: ``sep`` when its
+    header has no comma but :data:`SEPARATORS` (a spreadsheet's semicolons where the comma
+    is the decimal mark, a TSV's tabs), and ``decimal=","`` when its first rows write
+    more numbers with a decimal comma than with a point; ``{}`` for a comma-separated file
+    (and for anything that cannot be read: its reader says why)."""
+    path = Path(path)
+    try:
+        opener = _OPENERS.get(path.suffix.lower(), open)
+        with opener(path, "rb") as raw:
+            text = raw.read(1 << 16).decode("utf-8", errors="replace")
+    except (OSError, EOFError, ValueError, lzma.LZMAError):
+        return {}
+    lines = text.lstrip("\ufeff").splitlines()
+    if not lines or "," in lines[0]:
+        return {}
+    sep = max(SEPARATORS, key=lines[0].count)
+    if not lines[0].count(sep):
+        return {}
+    body = lines[1:-1] if len(lines) > 2 else lines[1:]  # the last may be cut short
+    comma = sum(len(_DECIMAL_COMMA.findall(ln)) for ln in body)
+    point = sum(len(_DECIMAL_POINT.findall(ln)) for ln in body)
+    return {"sep": sep, **({"decimal": ","} if comma > point else {})}
+
+
 def check_header(path: Path, frame: pd.DataFrame) -> None:
     """Refuse two columns of one name (pandas renames the second ``name.1`` and a
     ``--judge name`` would take the first, silently)."""
@@ -106,7 +137,10 @@ def check_header(path: Path, frame: pd.DataFrame) -> None:
         return
     else:
         with _csv_source(path, whole=False) as source:
-            head = pd.read_csv(**source, header=None, nrows=1, dtype=str, keep_default_na=False)
+            head = pd.read_csv(
+                **source, **csv_options(path), header=None, nrows=1, dtype=str,
+                keep_default_na=False,
+            )  # fmt: skip
         names = [str(c) for c in head.iloc[0]] if len(head) else []
     seen: dict[str, int] = {}
     for k, name in enumerate(names):
@@ -137,7 +171,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
             frame = pd.read_parquet(path)
         else:
             with _csv_source(path) as source:
-                frame = pd.read_csv(**source)
+                frame = pd.read_csv(**source, **csv_options(path))
     except BaconError:
         raise
     except (ValueError, OSError, EOFError, pd.errors.ParserError) as exc:

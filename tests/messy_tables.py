@@ -61,6 +61,9 @@ class Messy:
         Cells where ``llm_c`` wrote ``error`` (a judge's failures written as text).
     verdict_words : bool
         A 0/1 label (``0-1``, one rating) written as ``yes`` / ``no``.
+    spreadsheet : bool
+        Written as a European spreadsheet writes a CSV (``;`` between cells, decimal
+        commas), and so is the to-label file the user fills in (:data:`SPREADSHEET`).
     """
 
     seed: int = 0
@@ -78,6 +81,15 @@ class Messy:
     duplicate_judge: bool = False
     failed_cells: int = 0
     verdict_words: bool = False
+    spreadsheet: bool = False
+
+    def csv(self) -> dict[str, str]:
+        """The ``to_csv`` options of the table's file."""
+        return SPREADSHEET if self.spreadsheet else {}
+
+
+#: how a spreadsheet with a decimal comma writes a CSV
+SPREADSHEET = {"sep": ";", "decimal": ","}
 
 
 def _ratings(q: np.ndarray, lo: int, hi: int, k: int, rng: np.random.Generator) -> np.ndarray:
@@ -212,4 +224,5 @@ def messy_specs(*, small: bool = True) -> st.SearchStrategy[Messy]:
         duplicate_judge=st.booleans(),
         failed_cells=st.sampled_from((0, 2)),
         verdict_words=st.booleans(),
+        spreadsheet=st.booleans(),
     )

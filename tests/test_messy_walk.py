@@ -6,7 +6,9 @@ groups, one with 0 labels and one with 1; ``-1`` failure codes in a 1-5 judge; j
 1-5, 0-1, 0-100 and no evident scale; empty response cells; numeric id and prompt
 columns; a duplicated column name; a reference-based metric constant on its reference
 system; a judge that wrote ``error`` in two cells; the label on 0-1 (``yes`` / ``no`` or
-1 / 0), 1-5 or 0-100 (one rating, or the mean of three). The walk:
+1 / 0), 1-5 or 0-100 (one rating, or the mean of three); the file written as a European
+spreadsheet writes a CSV (``;``, decimal commas), and its to-label file filled in so. The
+walk:
 
 1. ``bacon doctor FILE``;
 2. the ``bacon estimate`` command doctor prints (its ``run:`` line);
@@ -135,7 +137,7 @@ def walking(spec: Messy) -> Iterator[Walk]:
     here = os.getcwd()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        frame.to_csv(folder / FILE, index=False)
+        frame.to_csv(folder / FILE, index=False, **spec.csv())
         os.chdir(folder)
         try:
             yield Walk(folder, spec, frame)
@@ -323,11 +325,12 @@ def doctor(walk: Walk, *given: str) -> tuple[list[str], list[str]] | None:
 def rename_duplicate(walk: Walk) -> None:
     """What a user does with the refusal: rename the second ``llm_a`` and go on."""
     header, _, rest = (walk.folder / FILE).read_text().partition("\n")
-    names = header.split(",")
+    sep = walk.spec.csv().get("sep", ",")
+    names = header.split(sep)
     assert names.count("llm_a") == 2
     names[len(names) - 1 - names[::-1].index("llm_a")] = "llm_a2"
-    (walk.folder / FILE).write_text(",".join(names) + "\n" + rest)
-    attrs, walk.frame = walk.frame.attrs, pd.read_csv(walk.folder / FILE)
+    (walk.folder / FILE).write_text(sep.join(names) + "\n" + rest)
+    attrs, walk.frame = walk.frame.attrs, pd.read_csv(walk.folder / FILE, **walk.spec.csv())
     walk.frame.attrs = attrs
     walk.spec = replace(walk.spec, duplicate_judge=False)
 
@@ -390,7 +393,9 @@ def sample_and_label(walk: Walk, command: list[str]) -> Path | None:
     truth = dict(zip(walk.frame["id"].astype(str), walk.frame.attrs["truth"], strict=True))
     key = frame.columns[0]
     frame[label] = [repr(float(truth[v])) for v in frame[key]]
-    frame.to_csv(todo, index=False)
+    if walk.spec.spreadsheet:  # filled in and saved by the same spreadsheet
+        frame[label] = frame[label].str.replace(".", ",")
+    frame.to_csv(todo, index=False, sep=walk.spec.csv().get("sep", ","))
     code, said = walk.bacon(printed)
     if code:
         return None
@@ -476,7 +481,8 @@ TYPICAL = [
           sentinels=4, reference="M3", words=(1, 11), duplicate_judge=True, failed_cells=2,
           verdict_words=True),
     Messy(seed=3, systems=5, prompts=20, label_scale="0-100", ratings=1, labeled=0.2,
-          sentinels=3, reference=None, few_labels=(1, 0), missing_text=0.15),
+          sentinels=3, reference=None, few_labels=(1, 0), missing_text=0.15,
+          spreadsheet=True),
 ]  # fmt: skip
 
 

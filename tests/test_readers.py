@@ -196,3 +196,35 @@ def test_labels_bad_input_on_the_command_line(
     # doctor takes the labels file's one column besides the id, and names the bad ids too
     assert main(["doctor", str(path), "--labels", str(tmp_path / "l.csv")]) == 2
     assert "ids are not in the table's column 'doc_id': '99'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("suffix", "options", "expected"),
+    [
+        (".csv", {"sep": ";", "decimal": ","}, {"sep": ";", "decimal": ","}),  # a spreadsheet
+        (".csv", {"sep": ";"}, {"sep": ";"}),
+        (".tsv", {"sep": "\t"}, {"sep": "\t"}),
+        (".csv", {"sep": "|"}, {"sep": "|"}),
+        (".csv", {}, {}),
+        (".csv.gz", {"sep": ";", "decimal": ","}, {"sep": ";", "decimal": ","}),
+    ],
+)
+def test_tables_not_separated_by_commas_are_read(
+    tmp_path: Path, suffix: str, options: dict, expected: dict
+) -> None:
+    """A European spreadsheet's CSV (semicolons, decimal commas), a TSV and a file of bars
+    were read as one column, and doctor found nothing in them; now every reader of a user's
+    table reads them as their writer meant (the walk of tests/test_messy_walk.py takes one
+    through every command)."""
+    from bacon_bayes.io import csv_options, read_table
+
+    frame = pd.DataFrame(
+        {"id": ["a", "b", "c"], "judge": [3.5, 4.25, 1.0], "human": [3.0, None, 4.5],
+         "note": ["x, y", "z", "w"]}
+    )  # fmt: skip
+    path = tmp_path / f"table{suffix}"
+    frame.to_csv(path, index=False, **options)
+    assert csv_options(path) == expected
+    read = read_table(path)
+    assert list(read.columns) == list(frame.columns)
+    pd.testing.assert_frame_equal(read, frame, check_dtype=False)

@@ -295,7 +295,7 @@ def pool_item(args: argparse.Namespace, source: Path) -> str:
     """``--item``, else the id column ``bacon estimate`` would find in the pool file."""
     import pandas as pd
 
-    from bacon_bayes.io import ITEM_COLUMNS, item_column, reading
+    from bacon_bayes.io import ITEM_COLUMNS, csv_options, item_column, reading
 
     if args.item:
         return str(args.item)
@@ -306,7 +306,9 @@ def pool_item(args: argparse.Namespace, source: Path) -> str:
             frame = pd.read_parquet(source)
         else:
             names = set(ITEM_COLUMNS)
-            frame = pd.read_csv(source, dtype=str, usecols=lambda c: c in names)
+            frame = pd.read_csv(
+                source, dtype=str, usecols=lambda c: c in names, **csv_options(source)
+            )
     found = item_column(frame[[c for c in ITEM_COLUMNS if c in frame.columns]])
     if found is None:
         from bacon_bayes.readers.pair_table import pairwise_hint
@@ -322,7 +324,7 @@ def _existing_labels(args: argparse.Namespace, source: Path) -> str | None:
     """The study's ``existing_labels``: ``wave`` only when the pool has labels."""
     import pandas as pd
 
-    from bacon_bayes.io import reading
+    from bacon_bayes.io import csv_options, reading
 
     if args.existing_labels != "wave":
         return "ignore" if args.existing_labels == "ignore" else None
@@ -331,7 +333,7 @@ def _existing_labels(args: argparse.Namespace, source: Path) -> str | None:
         if "".join(source.suffixes).lower().endswith(".parquet"):
             head = pd.read_parquet(source)
         else:
-            head = pd.read_csv(source, usecols=lambda c: c == label)
+            head = pd.read_csv(source, usecols=lambda c: c == label, **csv_options(source))
     return "wave" if label in head.columns and head[label].notna().any() else None
 
 

@@ -556,6 +556,8 @@ def find_roles(
     return roles
 
 
+#: a number written with a decimal comma (``3,5``)
+DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+,\d+\s*$")
 #: a cell written as a percentage (``85%``)
 PERCENT = re.compile(r"^\s*[-+]?\d+(\.\d*)?\s*%\s*$")
 
@@ -574,7 +576,13 @@ def _say_the_rest(frame: pd.DataFrame, roles: Roles) -> None:
             continue
         k = filled.nunique()
         why = f"{k} distinct string(s) (e.g. {filled.iloc[0]!r}): no group, prompt or text"
-        if filled.str.match(PERCENT).mean() >= NUMBERS_SHARE:
+        if filled.str.match(DECIMAL_COMMA).mean() >= NUMBERS_SHARE:
+            why = (
+                f"numbers written with a decimal comma (e.g. {filled.iloc[0]!r}), in a file "
+                "whose cells are not separated by semicolons: save it with a decimal point "
+                "(or as a semicolon-separated CSV) to use the column"
+            )
+        elif filled.str.match(PERCENT).mean() >= NUMBERS_SHARE:
             why = (
                 f"percentages written as text (e.g. {filled.iloc[0]!r}), so not a judge: "
                 "write them as numbers (85, or 0.85) to use it as one"

@@ -21,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.io import csv_options
 from bacon_bayes.readers.pairwise import (
     _WORDS,
     _all_verdicts,
@@ -107,7 +108,7 @@ def pairwise_hint(path: str | Path, columns: Sequence[str] | None = None) -> str
     header is read when ``columns`` is not given."""
     try:
         if columns is None and Path(path).is_file() and _kind(Path(path)) == "csv":
-            columns = [str(c) for c in pd.read_csv(path, nrows=0).columns]
+            columns = [str(c) for c in pd.read_csv(path, nrows=0, **csv_options(path)).columns]
         pairs = looks_pairwise(path, columns)
     except (OSError, ValueError, ValidationError):
         return ""

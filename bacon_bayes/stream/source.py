@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import BaconError, ValidationError
+from bacon_bayes.io import csv_options
 
 PARQUET = (".parquet", ".pq")
 CSV = (".csv", ".csv.gz", ".csv.bz2", ".csv.zst")
@@ -158,14 +159,17 @@ def _parquet_file(path: Path, columns: Columns | None = None, mapped: bool = Fal
 
 def _csv_header(path: Path) -> list[str]:
     try:
-        return [str(c) for c in pd.read_csv(path, nrows=0).columns]
+        return [str(c) for c in pd.read_csv(path, nrows=0, **csv_options(path)).columns]
     except Exception as exc:
         raise _unreadable(path, exc) from exc
 
 
 def _csv_rows(path: Path, column: str) -> int:
     try:
-        return sum(len(c) for c in pd.read_csv(path, usecols=[column], chunksize=1_000_000))
+        return sum(
+            len(c)
+            for c in pd.read_csv(path, usecols=[column], chunksize=1_000_000, **csv_options(path))
+        )
     except Exception as exc:
         raise _unreadable(path, exc) from exc
 
@@ -283,7 +287,9 @@ def read_frames(
             )
         else:
             dtype = {columns.group: "category"} if columns.group else None
-            frames = pd.read_csv(path, usecols=columns.names, chunksize=chunk_rows, dtype=dtype)  # type: ignore[call-overload]
+            frames = pd.read_csv(
+                path, usecols=columns.names, chunksize=chunk_rows, dtype=dtype, **csv_options(path)
+            )  # type: ignore[call-overload]
         for frame in frames:
             yield offset, frame
             offset += len(frame)

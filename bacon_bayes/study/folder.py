@@ -70,7 +70,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import bools_as_floats, check_header, reading
+from bacon_bayes.io import bools_as_floats, check_header, csv_options, reading
 from bacon_bayes.outputs import PAUSE_ENV, atomic_write_text, remove_dead_temps_in
 
 __all__ = [
@@ -257,7 +257,7 @@ def read_pool(path: Path, item: str) -> pd.DataFrame:
             if item in frame:
                 frame[item] = frame[item].astype(str)
         else:
-            frame = pd.read_csv(path, dtype={item: str}, keep_default_na=True)
+            frame = pd.read_csv(path, dtype={item: str}, keep_default_na=True, **csv_options(path))
     check_header(path, frame)  # two columns of one name: refused, as every reader does
     frame = bools_as_floats(frame)  # True/False with blanks: 1/0, as every reader does
     if item not in frame.columns:
@@ -294,7 +294,7 @@ def pairwise_wave_note(path: str | Path) -> str:
     for any other path."""
     path = Path(path)
     try:
-        header = pd.read_csv(path, nrows=0).columns if path.is_file() else []
+        header = pd.read_csv(path, nrows=0, **csv_options(path)).columns if path.is_file() else []
     except (OSError, ValueError, UnicodeDecodeError):
         return ""
     from bacon_bayes.readers.pair_table import WAVE_COLUMNS

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import as_numbers, restored
+from bacon_bayes.io import as_numbers, csv_options, restored
 from bacon_bayes.study.core import Study
 from bacon_bayes.study.folder import (
     pairwise_wave_note,
@@ -84,8 +84,9 @@ def _rows(mask: np.ndarray, frame: pd.DataFrame, item: str, values: pd.Series) -
 def _read_label_file(path: Path, item: str, label: str) -> tuple[pd.DataFrame, str]:
     if not path.is_file():
         raise ValidationError(f"label file {path} does not exist")
+    how = csv_options(path)
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, **how)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ValidationError(f"label file {path} is not a readable CSV: {exc}") from exc
     frame = restored(frame)  # ids a to-label file quoted against spreadsheet formulas
@@ -99,6 +100,8 @@ def _read_label_file(path: Path, item: str, label: str) -> tuple[pd.DataFrame, s
             f"label file {path} has no label column {label!r} (or 'label'); "
             f"columns: {list(frame.columns)}"
         )
+    if how.get("decimal") == ",":  # a spreadsheet's decimal comma: 39,5 is 39.5
+        frame[column] = frame[column].str.replace(",", ".", regex=False)
     return frame, column
 
 
