@@ -153,6 +153,30 @@ def check_header(path: Path, frame: pd.DataFrame) -> None:
         seen[name] = k
 
 
+#: workbook files of spreadsheet programs (bacon reads their sheets saved as CSV)
+WORKBOOKS = (".xlsx", ".xlsm", ".xls", ".ods", ".numbers")
+
+
+def refuse_workbook(path: Path) -> None:
+    """Refuse a spreadsheet workbook (by its name, or an Excel workbook's zip or OLE
+    header) with how to save its sheet as the CSV that bacon reads."""
+    name = path.name.lower()
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(2048)
+    except OSError:
+        return
+    excel = head.startswith(b"\xd0\xcf\x11\xe0") or (
+        head.startswith(b"PK") and (b"xl/" in head or b"[Content_Types].xml" in head)
+    )
+    if name.endswith(WORKBOOKS) or excel:
+        raise ValidationError(
+            f"{str(path)!r} is a spreadsheet workbook; bacon reads tables as CSV or Parquet. "
+            "Save the sheet as CSV (Excel: File > Save As > CSV UTF-8; LibreOffice: Save As "
+            "> Text CSV; Google Sheets: File > Download > CSV) and pass the .csv file."
+        )
+
+
 def read_table(path: str | Path) -> pd.DataFrame:
     """Read a CSV (optionally compressed) or Parquet file into a DataFrame.
 
@@ -165,6 +189,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
         raise ValidationError(f"file {str(path)!r} does not exist; check the path.")
     if path.is_dir():
         raise ValidationError(f"{str(path)!r} is a folder; pass a CSV or Parquet file.")
+    refuse_workbook(path)
     name = path.name.lower()
     try:
         if name.endswith((".parquet", ".pq")):

@@ -228,3 +228,38 @@ def test_tables_not_separated_by_commas_are_read(
     read = read_table(path)
     assert list(read.columns) == list(frame.columns)
     pd.testing.assert_frame_equal(read, frame, check_dtype=False)
+
+
+def test_a_spreadsheet_workbook_is_refused_with_how_to_save_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An Excel workbook was read as an Inspect AI log (both are zip files) or as a CSV
+    without an id column; every command that reads a user's table now says what it is and
+    how to save its sheet as CSV, a to-label file saved as a workbook too."""
+    import zipfile
+
+    from bacon_bayes.cli import main as bacon
+
+    book = tmp_path / "scores.xlsx"
+    with zipfile.ZipFile(book, "w") as z:
+        z.writestr("[Content_Types].xml", "<Types/>")
+        z.writestr("xl/workbook.xml", "<workbook/>")
+    unnamed = tmp_path / "scores"  # no suffix: told by its contents
+    unnamed.write_bytes(book.read_bytes())
+    pool = tmp_path / "pool.csv"
+    pd.DataFrame({"id": range(40), "j": np.arange(40) % 5, "y": [1.0] * 4 + [None] * 36}).to_csv(
+        pool, index=False
+    )
+    root = tmp_path / "study"
+    assert bacon(["sample", str(pool), "--study", str(root), "--budget", "5", "--label", "y",
+                  "--out", str(tmp_path / "todo.csv")]) == 0  # fmt: skip
+    for argv in (
+        ["doctor", str(book)],
+        ["estimate", str(unnamed), "--label", "y"],
+        ["sample", str(book), "--study", str(tmp_path / "s2"), "--budget", "5"],
+        ["label", "import", str(book), "--study", str(root)],
+    ):
+        capsys.readouterr()
+        assert bacon(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert "is a spreadsheet workbook" in err and "Save the sheet as CSV" in err, err

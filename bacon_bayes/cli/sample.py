@@ -228,6 +228,10 @@ def _study_root(args: argparse.Namespace) -> tuple[Path, StudyConfig | None]:
         return source, None
     if source.is_dir():
         raise ValidationError(f"{source} is a folder without {CONFIG_FILE}; pass a pool file")
+    if source.is_file():
+        from bacon_bayes.io import refuse_workbook
+
+        refuse_workbook(source)
     root = args.study or source.with_name(source.name.split(".")[0] + ".study")
     config = _new_config(args, source, root)
     if (root / CONFIG_FILE).is_file():

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import bools_as_floats, read_table
+from bacon_bayes.io import bools_as_floats, read_table, refuse_workbook
 from bacon_bayes.readers.labels import join_labels, label_column
 from bacon_bayes.readers.meta import TableMeta
 from bacon_bayes.readers.pairwise import read_pairwise
@@ -59,6 +59,7 @@ def sniff(path: Path) -> str:
         return "jsonl" if is_json_lines(path) else "json"
     if name.endswith((".csv", ".csv.gz")):
         return "csv"
+    refuse_workbook(path)
     with open(path, "rb") as fh:
         head = fh.read(4096)
     if head.startswith(b"PK"):

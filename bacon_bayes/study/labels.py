@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import as_numbers, csv_options, restored
+from bacon_bayes.io import as_numbers, csv_options, refuse_workbook, restored
 from bacon_bayes.study.core import Study
 from bacon_bayes.study.folder import (
     pairwise_wave_note,
@@ -84,6 +84,7 @@ def _rows(mask: np.ndarray, frame: pd.DataFrame, item: str, values: pd.Series) -
 def _read_label_file(path: Path, item: str, label: str) -> tuple[pd.DataFrame, str]:
     if not path.is_file():
         raise ValidationError(f"label file {path} does not exist")
+    refuse_workbook(path)  # a to-label file filled in and saved by a spreadsheet as such
     how = csv_options(path)
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, **how)
