@@ -7,7 +7,7 @@ ways; bootstrap-t looks are scaled by ``c / z`` in both).
     PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_t_looks [--reps 1000]
         [--tables trivia] [--designs stratified,adaptive,uniform] [--looks 10,20]
         [--data /tmp/mc_data] [--seed 0] [--out stem] [--markdown stem] [--misses]
-        [--pool-misses] [--pooling auto|separate]
+        [--pool-misses] [--pooling auto|separate] [--uniform-share 0.5]
 
 ``--misses``: instead, per cell, where the group mean's alpha-spending interval first
 misses (the rule of the package): the look's branch (t or bootstrap-t), the error's sign,
@@ -103,7 +103,8 @@ def run(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
         for design in args.designs.split(","):
             for k in (int(x) for x in args.looks.split(",")):
                 start = time.perf_counter()
-                sim = v.simulate(t, design, args.reps, k, args.seed, pooling=args.pooling)
+                sim = v.simulate(t, design, args.reps, k, args.seed, pooling=args.pooling,
+                                 uniform_share=args.uniform_share)  # fmt: skip
                 if args.misses or args.pool_misses:
                     where = pool_misses if args.pool_misses else first_misses
                     print(f"{t.name} {design} {k} looks:", where(t, sim), flush=True)
@@ -115,8 +116,8 @@ def run(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
                 print(f"  {t.name} {design} {k} looks: {time.perf_counter() - start:.0f} s",
                       flush=True)  # fmt: skip
                 if args.out is not None:  # each cell as it ends
-                    pd.DataFrame(rows).to_csv(args.out.with_suffix(".miss.csv"), index=False)
-                    pd.DataFrame(stops).to_csv(args.out.with_suffix(".stop.csv"), index=False)
+                    pd.DataFrame(rows).to_csv(v.stem_csv(args.out, "miss"), index=False)
+                    pd.DataFrame(stops).to_csv(v.stem_csv(args.out, "stop"), index=False)
     return pd.DataFrame(rows), pd.DataFrame(stops)
 
 
@@ -169,11 +170,12 @@ def main() -> None:
     p.add_argument("--misses", action="store_true", help="where the group mean misses")
     p.add_argument("--pool-misses", action="store_true", help="where the pool mean misses")
     p.add_argument("--pooling", choices=POOLINGS, default="auto", help="the group means'")
+    v.add_share_option(p)
     args = p.parse_args()
     if args.markdown:
         stem = args.markdown
-        miss = pd.read_csv(stem.with_suffix(".miss.csv"))
-        print(markdown(miss, pd.read_csv(stem.with_suffix(".stop.csv"))))
+        miss = pd.read_csv(v.stem_csv(stem, "miss"))
+        print(markdown(miss, pd.read_csv(v.stem_csv(stem, "stop"))))
         return
     start = time.perf_counter()
     miss, stop = run(args)

@@ -16,8 +16,9 @@ wave sizes):
 ``adaptive``    the package's rule (:mod:`bacon_bayes.sampling.adaptive`) with a simple sd
                 model: once the labels number :data:`MIN_LABELS_PER_COEFFICIENT` per
                 coefficient of the ridge, probabilities proportional to ``(1 - s) sd /
-                mean(sd) + s`` (uniform share ``s`` =
-                :data:`~bacon_bayes.sampling.adaptive.DEFAULT_UNIFORM_SHARE`), ``sd`` the
+                mean(sd) + s`` (uniform share ``s``: ``--uniform-share``, by default
+                the package's for a study with groups,
+                :data:`~bacon_bayes.study.waves.GROUP_UNIFORM_SHARE`), ``sd`` the
                 residual sd that the earlier waves' labels show in the quartile bins of the
                 judge mean (residuals of the ridge fitted on the earlier waves), capped at
                 1; uniform before: probabilities that depend on earlier waves.
@@ -79,7 +80,8 @@ from bacon_bayes.estimate import anytime as at
 from bacon_bayes.estimate.core import mean_core
 from bacon_bayes.order import natural_codes
 from bacon_bayes.outcome.base import RIDGE_ALPHAS
-from bacon_bayes.sampling.adaptive import DEFAULT_UNIFORM_SHARE, MIN_LABELS_PER_COEFFICIENT
+from bacon_bayes.sampling.adaptive import MIN_LABELS_PER_COEFFICIENT
+from bacon_bayes.study.waves import GROUP_UNIFORM_SHARE
 from benchmarks import anytime_surrogate as sur
 from benchmarks.anytime_groups import POOLINGS, group_looks, group_pi
 from benchmarks.anytime_sim import _pps, _satterthwaite
@@ -210,7 +212,7 @@ def _probabilities(
 
 
 def _adaptive_score(
-    t: Table, labeled: np.ndarray, beta: np.ndarray, bins: np.ndarray
+    t: Table, labeled: np.ndarray, beta: np.ndarray, bins: np.ndarray, share: float
 ) -> np.ndarray:
     """``(1 - s) sd / mean(sd) + s`` with ``sd`` the residual sd by bin of the judge mean
     from the earlier waves (the ridge ``beta`` fitted on them); uniform below
@@ -221,7 +223,6 @@ def _adaptive_score(
         inb = labeled[:, bins == j]
         s = np.sqrt(resid2[:, bins == j].sum(axis=1) / np.maximum(inb.sum(axis=1), 1))
         sd[:, bins == j] = s[:, None]
-    share = DEFAULT_UNIFORM_SHARE
     score = (1 - share) * sd / np.maximum(sd.mean(axis=1, keepdims=True), 1e-12) + share
     early = labeled.sum(axis=1) < MIN_LABELS_PER_COEFFICIENT * t.X.shape[1]
     return np.where(early[:, None], 1.0, score)
@@ -229,7 +230,7 @@ def _adaptive_score(
 
 def simulate(
     t: Table, design: str, reps: int, looks: int, seed: int, weights: str | None = None,
-    pooling: str = "auto",
+    pooling: str = "auto", uniform_share: float = GROUP_UNIFORM_SHARE,
 ) -> Looks:  # fmt: skip
     """``reps`` sequences of ``looks`` waves up to :data:`SHARE` of the table, in chunks.
     ``weights``: ``"union"`` (``1 - prod_w (1 - p_w)``) or ``"sequential"`` (the
@@ -239,7 +240,7 @@ def simulate(
     rng = np.random.default_rng(seed)
     weights = weights or ("sequential" if design == "adaptive" else "union")
     parts = [
-        _chunk(t, design, min(CHUNK, reps - s), looks, rng, weights, pooling, start=s)
+        _chunk(t, design, min(CHUNK, reps - s), looks, rng, weights, pooling, s, uniform_share)
         for s in range(0, reps, CHUNK)
     ]
 
@@ -259,7 +260,7 @@ def simulate(
 
 def _chunk(
     t: Table, design: str, reps: int, looks: int, rng: np.random.Generator, weights: str,
-    pooling: str = "auto", start: int = 0,
+    pooling: str = "auto", start: int = 0, uniform_share: float = GROUP_UNIFORM_SHARE,
 ) -> Looks:  # fmt: skip
     """Sequences ``start, ..., start + reps - 1`` (a sequence's index is the seed of its
     calibrator's folds)."""
@@ -292,7 +293,7 @@ def _chunk(
     for k in range(looks):
         score = np.ones((reps, n))
         if design == "adaptive" and k > 0:
-            score = _adaptive_score(t, labeled, beta_bar, bins)
+            score = _adaptive_score(t, labeled, beta_bar, bins, uniform_share)
         p = _probabilities(t, design, labeled, int(sizes[k]), score)
         new = ~labeled & _pps(np.where(labeled, 0.0, p), rng)
         keep_out *= 1.0 - p
@@ -572,6 +573,7 @@ def run(
     seed: int,
     out: Path | None = None,
     pooling: str = "auto",
+    uniform_share: float = GROUP_UNIFORM_SHARE,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     rows, stops = [], []
     for t in tables:
@@ -581,7 +583,8 @@ def run(
         for design in designs:
             for k in looks:
                 start = time.perf_counter()
-                sim = simulate(t, design, reps, k, seed, pooling=pooling)
+                sim = simulate(t, design, reps, k, seed, pooling=pooling,
+                               uniform_share=uniform_share)  # fmt: skip
                 r, s = evaluate(t, sim)
                 cell = {"table": t.name, "design": design, "looks": k, "reps": reps}
                 rows += [{**cell, **x} for x in r]
@@ -589,9 +592,22 @@ def run(
                           for x in s]  # fmt: skip
                 print(f"  {design} {k} looks: {time.perf_counter() - start:.0f} s", flush=True)
                 if out is not None:  # each cell as it ends
-                    pd.DataFrame(rows).to_csv(out.with_suffix(".miss.csv"), index=False)
-                    pd.DataFrame(stops).to_csv(out.with_suffix(".stop.csv"), index=False)
+                    pd.DataFrame(rows).to_csv(stem_csv(out, "miss"), index=False)
+                    pd.DataFrame(stops).to_csv(stem_csv(out, "stop"), index=False)
     return pd.DataFrame(rows), pd.DataFrame(stops)
+
+
+def stem_csv(stem: Path, kind: str) -> Path:
+    """The CSV of a run's ``kind`` rows (``miss`` or ``stop``) beside ``stem``: ``stem``
+    plus ``.miss.csv`` (a dot in the stem, ``ad_0.5``, is kept, not replaced)."""
+    return stem.with_name(f"{stem.name}.{kind}.csv")
+
+
+def add_share_option(p: argparse.ArgumentParser) -> None:
+    """``--uniform-share`` of the adaptive waves (the package's default for a study with
+    groups; the rows in VALIDATION.md before 2026-11-30 ran at 0.2)."""
+    p.add_argument("--uniform-share", type=float, default=GROUP_UNIFORM_SHARE,
+                   help="the adaptive waves' uniform share (default %(default)s)")  # fmt: skip
 
 
 def markdown(miss: pd.DataFrame, stop: pd.DataFrame) -> str:
@@ -668,11 +684,12 @@ def main() -> None:
     p.add_argument("--markdown", default=None, help="print earlier runs' CSVs (stems a,b)")
     p.add_argument("--before", type=Path, default=None, help="with --markdown: old rows beside")
     p.add_argument("--pooling", choices=POOLINGS, default="auto", help="the group means'")
+    add_share_option(p)
     args = p.parse_args()
     if args.markdown:
         stems = [Path(x) for x in args.markdown.split(",")]
-        miss = pd.concat([pd.read_csv(x.with_suffix(".miss.csv")) for x in stems])
-        stop = pd.concat([pd.read_csv(x.with_suffix(".stop.csv")) for x in stems])
+        miss = pd.concat([pd.read_csv(stem_csv(x, "miss")) for x in stems])
+        stop = pd.concat([pd.read_csv(stem_csv(x, "stop")) for x in stems])
         print(before_after(args.before, miss) if args.before else markdown(miss, stop))
         return
     start = time.perf_counter()
@@ -686,12 +703,14 @@ def main() -> None:
         print(last_look(summ, args.check, args.seed).to_string(**fmt))
     looks = tuple(int(v) for v in args.looks.split(","))
     designs = tuple(args.designs.split(","))
-    miss, stop = run(tables, designs, looks, args.reps, args.seed, args.out, args.pooling)
+    miss, stop = run(
+        tables, designs, looks, args.reps, args.seed, args.out, args.pooling, args.uniform_share
+    )
     print(miss.to_string(**fmt))
     print(stop.to_string(**fmt))
     if args.out:
-        miss.to_csv(args.out.with_suffix(".miss.csv"), index=False)
-        stop.to_csv(args.out.with_suffix(".stop.csv"), index=False)
+        miss.to_csv(stem_csv(args.out, "miss"), index=False)
+        stop.to_csv(stem_csv(args.out, "stop"), index=False)
     print(f"({time.perf_counter() - start:.0f} s)")
 
 
