@@ -102,28 +102,46 @@ _DECIMAL_POINT = re.compile(r"(?<![^;|\t])-?\d*\.\d+(?![^;|\t])")
 
 
 def csv_options(path: str | Path) -> dict[str, str]:
-    """The ``pd.read_csv`` options of a CSV that is not comma-separated: ``sep`` when its
-    header has no comma but :data:`SEPARATORS` (a spreadsheet's semicolons where the comma
-    is the decimal mark, a TSV's tabs), and ``decimal=","`` when its first rows write
-    more numbers with a decimal comma than with a point; ``{}`` for a comma-separated file
-    (and for anything that cannot be read: its reader says why)."""
+    """The ``pd.read_csv`` options of a CSV that is not comma-separated UTF-8 text: ``sep``
+    when its header has no comma but :data:`SEPARATORS` (a spreadsheet's semicolons where
+    the comma is the decimal mark, a TSV's tabs), ``decimal=","`` when its first rows write
+    more numbers with a decimal comma than with a point, ``encoding="cp1252"`` when its
+    first 64 KB are not UTF-8 (a Windows spreadsheet's CSV: é written as one byte); ``{}``
+    for a comma-separated UTF-8 file (and for anything that cannot be read: its reader says
+    why). :func:`read_as` says the options in words."""
     path = Path(path)
     try:
         opener = _OPENERS.get(path.suffix.lower(), open)
         with opener(path, "rb") as raw:
-            text = raw.read(1 << 16).decode("utf-8", errors="replace")
+            head = raw.read(1 << 16)
     except (OSError, EOFError, ValueError, lzma.LZMAError):
         return {}
+    out: dict[str, str] = {}
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 3:  # not a character cut at the end of the 64 KB
+            out["encoding"] = "cp1252"
+        text = head.decode("utf-8" if not out else "cp1252", errors="replace")
     lines = text.lstrip("\ufeff").splitlines()
     if not lines or "," in lines[0]:
-        return {}
+        return out
     sep = max(SEPARATORS, key=lines[0].count)
     if not lines[0].count(sep):
-        return {}
+        return out
     body = lines[1:-1] if len(lines) > 2 else lines[1:]  # the last may be cut short
     comma = sum(len(_DECIMAL_COMMA.findall(ln)) for ln in body)
     point = sum(len(_DECIMAL_POINT.findall(ln)) for ln in body)
-    return {"sep": sep, **({"decimal": ","} if comma > point else {})}
+    return {**out, "sep": sep, **({"decimal": ","} if comma > point else {})}
+
+
+def read_as(options: dict[str, str]) -> str:
+    """How :func:`csv_options` read a file, in words ("" for comma-separated UTF-8)."""
+    names = {";": "semicolon", "\t": "tab", "|": "bar"}
+    said = [f"{names[options['sep']]}-separated"] if "sep" in options else []
+    said += ["decimal commas"] if options.get("decimal") == "," else []
+    said += ["Windows-1252 text"] if options.get("encoding") == "cp1252" else []
+    return ", ".join(said)
 
 
 def check_header(path: Path, frame: pd.DataFrame) -> None:
@@ -195,17 +213,32 @@ def read_table(path: str | Path) -> pd.DataFrame:
         if name.endswith((".parquet", ".pq")):
             frame = pd.read_parquet(path)
         else:
-            with _csv_source(path) as source:
-                frame = pd.read_csv(**source, **csv_options(path))
+            how = csv_options(path)
+            try:
+                with _csv_source(path) as source:
+                    frame = pd.read_csv(**source, **how)
+            except UnicodeDecodeError:  # UTF-8 in its first 64 KB only: a Windows file
+                how["encoding"] = "cp1252"
+                with _csv_source(path) as source:
+                    frame = pd.read_csv(**source, **how)
     except BaconError:
         raise
+    except UnicodeDecodeError as exc:
+        raise ValidationError(
+            f"cannot read {str(path)!r}: it is neither UTF-8 nor Windows-1252 text ({exc}). "
+            "Save it as CSV UTF-8 (Excel: File > Save As > CSV UTF-8) and pass that file."
+        ) from exc
     except (ValueError, OSError, EOFError, pd.errors.ParserError) as exc:
         raise ValidationError(
             f"cannot read {str(path)!r} as {'Parquet' if 'parq' in name else 'CSV'}: {exc}. "
             "Pass a CSV (.csv, .csv.gz) or Parquet (.parquet) file."
         ) from exc
     check_header(path, frame)
-    return bools_as_floats(frame if name.endswith((".parquet", ".pq")) else restored(frame))
+    if name.endswith((".parquet", ".pq")):
+        return bools_as_floats(frame)
+    out = bools_as_floats(restored(frame))
+    out.attrs["read as"] = read_as(how)
+    return out
 
 
 #: two-word verdicts read as 1 / 0 (any case, spaces around ignored): a person's or a

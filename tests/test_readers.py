@@ -207,6 +207,11 @@ def test_labels_bad_input_on_the_command_line(
         (".csv", {"sep": "|"}, {"sep": "|"}),
         (".csv", {}, {}),
         (".csv.gz", {"sep": ";", "decimal": ","}, {"sep": ";", "decimal": ","}),
+        (
+            ".csv",
+            {"sep": ";", "decimal": ",", "encoding": "cp1252"},
+            {"sep": ";", "decimal": ",", "encoding": "cp1252"},
+        ),  # a Windows spreadsheet's
     ],
 )
 def test_tables_not_separated_by_commas_are_read(
@@ -220,7 +225,7 @@ def test_tables_not_separated_by_commas_are_read(
 
     frame = pd.DataFrame(
         {"id": ["a", "b", "c"], "judge": [3.5, 4.25, 1.0], "human": [3.0, None, 4.5],
-         "note": ["x, y", "z", "w"]}
+         "note": ["x, y", "très", "w"]}
     )  # fmt: skip
     path = tmp_path / f"table{suffix}"
     frame.to_csv(path, index=False, **options)
@@ -228,6 +233,24 @@ def test_tables_not_separated_by_commas_are_read(
     read = read_table(path)
     assert list(read.columns) == list(frame.columns)
     pd.testing.assert_frame_equal(read, frame, check_dtype=False)
+    said = read.attrs["read as"]
+    assert ("semicolon" in said) == (options.get("sep") == ";")
+    assert ("Windows-1252" in said) == ("encoding" in options)
+
+
+def test_a_windows_csv_whose_first_64_kb_are_ascii_is_read(tmp_path: Path) -> None:
+    """A Windows-1252 byte (é) only past the first 64 KB: the read retries as Windows-1252;
+    bytes that are neither encoding are refused with the fix."""
+    from bacon_bayes.io import read_table
+
+    rows = ["id,judge,note", *(f"i{k},{k % 5},plain" for k in range(8000)), "last,3,café"]
+    path = tmp_path / "late.csv"
+    path.write_bytes("\n".join(rows).encode("cp1252"))
+    read = read_table(path)
+    assert read["note"].iloc[-1] == "café" and read.attrs["read as"] == "Windows-1252 text"
+    path.write_bytes(path.read_bytes().replace("é".encode("cp1252"), b"\x81"))
+    with pytest.raises(ValidationError, match=r"neither UTF-8 nor Windows-1252.*CSV UTF-8"):
+        read_table(path)
 
 
 def test_a_spreadsheet_workbook_is_refused_with_how_to_save_it(

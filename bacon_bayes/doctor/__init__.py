@@ -57,6 +57,8 @@ class Profile:
     n_rows: int
     roles: Roles
     alpha: float
+    #: how a CSV that is not comma-separated UTF-8 was read (:func:`bacon_bayes.io.read_as`)
+    read_as: str = ""
     labels_per_group: pd.DataFrame | None = None
     coverage: dict[str, float] = field(default_factory=dict)
     with_label: pd.DataFrame | None = None
@@ -214,6 +216,7 @@ def profile(
         item_joined=item_joined,
     )
     p = Profile(file=file, meta=meta, n_rows=len(frame), roles=roles, alpha=alpha)
+    p.read_as = str(frame.attrs.get("read as", ""))
     y = frame[roles.label].to_numpy(dtype=float) if roles.label else None
     p.coverage = {j: float(frame[j].notna().mean()) for j in roles.judges}
     scores = frame[roles.judges]
@@ -400,7 +403,8 @@ def _f(v: float, nd: int = 2) -> str:
 
 def _text(p: Profile) -> str:
     r = p.roles
-    lines = [f"bacon doctor: {p.file} ({p.meta.format}, {p.n_rows} rows)", "", "columns found:"]
+    read = f"{p.meta.format}, {p.read_as}" if p.read_as else p.meta.format
+    lines = [f"bacon doctor: {p.file} ({read}, {p.n_rows} rows)", "", "columns found:"]
     rows: list[tuple[str, str, str]] = []
 
     def row(role: str, value: str | None, reason: str) -> None:
