@@ -488,3 +488,37 @@ def test_the_plan_says_its_intervals_are_one_looks(table, capsys):
     assert _bacon(table, "--half-width", "0.08") == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "intervals of one look" in out and "with --fixed" in out
+
+
+def test_a_separate_pair_is_priced_with_the_estimators_critical_value():
+    """Stratified with 14 labels a group: every group is past 10, so the estimator's
+    separate means serve (its bootstrap branch), where a pair's pointwise interval is
+    Student-t on the pair's fewer labels less one. The plan priced it on the moderated
+    t's pooled df (9% narrower at 12 labels a group) and recommended stratified on
+    SummEval where it realised 0.14 below uniform's power (EXPERIMENTS.md, "Every
+    pilot's recommendation"); it now takes the estimator's critical value."""
+    from scipy import stats
+
+    from bacon_bayes import Calibrator
+    from bacon_bayes.planning.outlook import contrast_metrics, outlook
+
+    frame = synthetic(groups=12, prompts=50, seed=3)
+    st = pilot_statistics(pilot_pool(frame, 0.2))
+    p = predict(st, "stratified", 168, from_scratch=True)
+    o = outlook(st, p, from_scratch=True)
+    assert o.pooling == "auto" and o.p_shrink == 0.0
+    got = contrast_metrics(o, p, [0, 1], delta=0.5)
+    se = np.sqrt(p.cov[0, 0] + p.cov[1, 1] - 2 * p.cov[0, 1])
+    assert got["half_width"] == pytest.approx(stats.t.isf(0.025, 13) * se)
+    # the estimator's own critical value for such a pair, on a stratified draw
+    rng = np.random.default_rng(0)
+    keep = np.zeros(len(frame), bool)
+    for g in frame["sys"].unique():
+        keep[rng.choice(np.flatnonzero(frame["sys"] == g), 14, replace=False)] = True
+    pool = EvalPool.from_frame(
+        frame.assign(y=np.where(keep, frame["y"], np.nan)), label="y", judges=JUDGES,
+        outcome="continuous", group="sys",
+    )  # fmt: skip
+    table = Calibrator(engine="freq").fit(pool).compare_groups(0.05, False)
+    k = table.names.index("s0 - s1")
+    assert np.atleast_1d(table.critical_value)[k] == pytest.approx(stats.t.isf(0.025, 13))

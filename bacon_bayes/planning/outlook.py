@@ -21,7 +21,10 @@ design shrinks with probability ``P(min_g n_g < 10)`` and a pair ``(a, b)`` is w
 with probability ``1 - (1 - P(n_a = 0))(1 - P(n_b = 0))`` (separate means need every
 group at 10 or more, above the withholding rule's 5); the paired design withholds the
 pair with probability ``max(P(n_a < 5), P(n_b < 5))``. A withheld pair has power 0; a
-half-width is the expected one over the draws that give an interval.
+half-width is the expected one over the draws that give an interval. Under ``"auto"`` the
+separate means are the estimator's bootstrap branch (every group at 10 or more), whose
+pair interval is Student-t on the pair's fewer labels less one: so is the plan's (at the
+groups' expected labels), not the moderated t's pooled df it keeps for a group.
 
 The shrunk intervals
 --------------------
@@ -319,6 +322,10 @@ def contrast_metrics(
     if sep > 0:
         se = float(np.sqrt(max(c @ p.cov @ c, 0.0)))
         df = float(min(p.df[g] for g in groups))
+        if o.pooling == "auto" and len(groups) > 1 and p.labels is not None:
+            # auto's separate means are its bootstrap branch (every group has 10 labels),
+            # where a pair's interval is Student-t on its fewer labels less one
+            df = max(float(min(p.labels[g] for g in groups)) - 1.0, 1.0)
         half += sep * float(stats.t.isf(alpha / 2.0, df) * se)
         power += sep * power_t(abs(delta), se, df, alpha)
     if shr > 0:

@@ -497,6 +497,8 @@ class Prediction:
     df: np.ndarray  # per group
     df_pool: float
     note: str = ""
+    #: each group's expected labels at ``n``
+    labels: np.ndarray | None = None
 
 
 def _adaptive_ratios(
@@ -642,4 +644,4 @@ def predict(
         var_pool = var_pool * ratio_pool
     elif design not in ("uniform", "stratified"):
         raise ValidationError(f"design {design!r} is not known; use {', '.join(DESIGNS)}.")
-    return Prediction(design, n, cov, var_pool, df, df_pool, note)
+    return Prediction(design, n, cov, var_pool, df, df_pool, note, labels=n_g)
