@@ -401,6 +401,27 @@ def test_verdict_words_are_read_as_zero_one_and_said(tmp_path, capsys) -> None:
     assert "judge column 'judge_b' has a non-numeric value 'error' at row 3" in err, err
 
 
+def test_a_label_column_with_a_few_text_cells_is_named_with_the_fix(tmp_path, capsys) -> None:
+    """A human who wrote 'unsure' in two cells: doctor found no label and called the column
+    a judge's failures, and `doctor --label human` crashed with a traceback (ValueError).
+    Now both say it is the label, which cells and the fix."""
+    frame = messy_table()
+    labeled = np.flatnonzero(frame["human"].notna())
+    frame["human"] = frame["human"].astype(object)
+    frame.loc[labeled[:2], "human"] = "unsure"
+    path = tmp_path / "unsure.csv"
+    frame.to_csv(path, index=False)
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "none: 'human' holds labels but for text cells" in out
+    left = next(ln for ln in out.splitlines() if re.match(r"  left out +human ", ln))
+    line = labeled[0] + 2
+    assert f"2 cell(s) of other text ('unsure'; the first at line {line}): labels?" in left
+    assert main(["doctor", str(path), "--label", "human"]) == 2
+    err = capsys.readouterr().err
+    assert "--label 'human' holds labels but for 2 cell(s)" in err and "Traceback" not in err
+
+
 def test_every_column_gets_a_part_or_a_reason(tmp_path, capsys) -> None:
     """A judge's percentages written as text ('85%') and a column of free notes played no
     part in doctor's output and were not named at all; now every column of the table has

@@ -207,8 +207,20 @@ def _sparse_share(s: pd.Series) -> float:
     return float(s.notna().mean())
 
 
-def _find_label(frame: pd.DataFrame, given: str | None, joined: bool, roles: Roles) -> None:
+def _find_label(
+    frame: pd.DataFrame, meta: TableMeta, given: str | None, joined: bool, roles: Roles
+) -> None:
     if given is not None:
+        if given in frame.columns and _numeric(frame[given]) is None:
+            cells = _text_cells(frame[given], meta.format)
+            raise ValidationError(
+                f"--label {given!r} holds labels but for {cells}: empty those cells (an item "
+                "nobody labeled) or write their labels as numbers, and run again"
+                if cells
+                else f"--label {given!r} is not numeric (e.g. "
+                f"{frame[given].dropna().iloc[0]!r}); a label column holds numbers (or "
+                "verdict words such as yes / no)"
+            )
         if given in frame.columns:
             roles.label = given
             n = int(frame[given].notna().sum())
@@ -366,7 +378,16 @@ def _find_failed_scores(
         if c in (roles.item, roles.label) or c in (given or ()):
             continue
         cells = _text_cells(frame[c], meta.format)
-        if cells:
+        if not cells:
+            continue
+        sparse = _sparse_share(frame[c]) < DENSE
+        if roles.label is None and (sparse or LABEL_HINT.search(str(c))):
+            roles.left_out[str(c)] = (
+                f"{FAILED} {cells}: labels? Not taken as the label; empty those cells (an "
+                "item nobody labeled) or write their labels as numbers, and run again"
+            )
+            roles.reasons["label"] = f"none: {str(c)!r} holds labels but for text cells (below)"
+        else:
             roles.left_out[str(c)] = (
                 f"{FAILED} {cells}: a judge's failures? Not taken as a judge; empty "
                 "those cells (an empty cell is an item the judge did not score) and run again"
@@ -538,7 +559,7 @@ def find_roles(
     """
     roles = Roles()
     _find_item(frame, meta, item, roles, item_joined)
-    _find_label(frame, label, labels_joined, roles)
+    _find_label(frame, meta, label, labels_joined, roles)
     _find_failed_scores(frame, meta, judges, roles)
     if not meta.judges and not judges:
         roles.long = _long(frame, roles)
