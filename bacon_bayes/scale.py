@@ -275,7 +275,10 @@ def sentinel_codes(values: np.ndarray | pd.Series) -> tuple[dict[float, int], Sc
 
 
 def naive_left_out(
-    labels: np.ndarray, judges: pd.DataFrame, bounds: tuple[float, float] | None = None
+    labels: np.ndarray,
+    judges: pd.DataFrame,
+    bounds: tuple[float, float] | None = None,
+    rows: str = "",
 ) -> str:
     """Why the raw judge average is no baseline for the label ("" when it is one): every
     judge must be on the label's scale (every score inside it, and its inferred scale
@@ -319,7 +322,8 @@ def naive_left_out(
             what = "no evident scale" if own is None else own.text
             f = x[np.isfinite(x)]
             outside = int(((f < label.low - 1e-9) | (f > label.high + 1e-9)).sum())
-            off.append(f"{j} ({what}" + (f"; {outside} scores outside)" if outside else ")"))
+            count = f"; {outside} scores outside{rows and ' on the ' + rows})"
+            off.append(f"{j} ({what}" + (count if outside else ")"))
     if not off:
         return ""
     shown = ", ".join(off[:4]) + (f" and {len(off) - 4} more" if len(off) > 4 else "")

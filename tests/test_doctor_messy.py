@@ -106,6 +106,9 @@ def test_naive_left_out_rule() -> None:
     assert "b" in naive_left_out(labels, codes)
     metric = same.assign(b=[0.1, 0.3, 0.5, 0.7, 0.9])
     assert "b (0:1; 5 scores outside)" in naive_left_out(labels, metric)
+    # a streamed table counts the rows it holds in memory, and says so (it read as a total)
+    held = naive_left_out(labels, metric, rows="rows held in memory")
+    assert "b (0:1; 5 scores outside on the rows held in memory)" in held
     # a 1-5 judge that never says 5 is still on a 1-5 label's scale
     assert naive_left_out(labels, same.assign(b=[1, 2, 3, 4, 4.0])) == ""
     assert naive_left_out(labels, metric, (1.0, 5.0)).startswith("not every judge")

@@ -121,7 +121,7 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
     target = target_text(result.fit.calibrator.target, result.n_items)
     compared = _comparisons(result, args, target)
     # the labeled rows' judge scores against the label's scale, as in memory
-    left_out = naive_note(result.fit.pool, result.fit.model.bounds)
+    left_out = naive_note(result.fit.pool, result.fit.model.bounds, "rows held in memory")
     if left_out:
         result.means = [e for e in result.means if e.method != "naive"]
         result.groups = result.groups and [t for t in result.groups if t.method != "naive"]

@@ -176,10 +176,10 @@ def scale_note(cal: Calibrator, means: list, groups: list | None) -> str:
     )
 
 
-def naive_note(pool: EvalPool, bounds: tuple[float, float]) -> str:
+def naive_note(pool: EvalPool, bounds: tuple[float, float], rows: str = "") -> str:
     """Why the naive baseline (the raw judge average) is left out, "" when it is shown
     (:func:`bacon_bayes.scale.naive_left_out` on the pool's labels and judges; ``bounds``:
-    the label's range)."""
+    the label's range; ``rows``: which rows the pool holds, when not the whole table)."""
     from bacon_bayes.scale import naive_left_out
 
-    return naive_left_out(pool.y[pool.labeled], pool.judge_matrix(), bounds)
+    return naive_left_out(pool.y[pool.labeled], pool.judge_matrix(), bounds, rows)
