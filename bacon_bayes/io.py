@@ -4,6 +4,7 @@ of tables meant for people (spreadsheet formulas neutralised)."""
 from __future__ import annotations
 
 import bz2
+import csv
 import gzip
 import io
 import lzma
@@ -101,14 +102,49 @@ _DECIMAL_COMMA = re.compile(r"(?<![^;|\t])-?\d+,\d+(?![^;|\t])")
 _DECIMAL_POINT = re.compile(r"(?<![^;|\t])-?\d*\.\d+(?![^;|\t])")
 
 
-def csv_options(path: str | Path) -> dict[str, str]:
-    """The ``pd.read_csv`` options of a CSV that is not comma-separated UTF-8 text: ``sep``
-    when its header has no comma but :data:`SEPARATORS` (a spreadsheet's semicolons where
-    the comma is the decimal mark, a TSV's tabs), ``decimal=","`` when its first rows write
-    more numbers with a decimal comma than with a point, ``encoding="cp1252"`` when its
-    first 64 KB are not UTF-8 (a Windows spreadsheet's CSV: é written as one byte); ``{}``
-    for a comma-separated UTF-8 file (and for anything that cannot be read: its reader says
-    why). :func:`read_as` says the options in words."""
+#: most lines above a CSV's header (a title, a date, a blank line) that are skipped
+MAX_PREAMBLE = 10
+
+
+def _header_line(text: str, sep: str, cut: bool) -> tuple[int, int]:
+    """The header's line and its number of fields with ``sep``: the first record (within
+    :data:`MAX_PREAMBLE` of the top) with at least 2 fields whose next records have as
+    many, past records with fewer (a spreadsheet export's title, a blank line); ``(0, 0)``
+    when no record is such (``sep`` does not separate this file's cells). Records, not
+    lines: a quoted cell may hold line breaks. ``cut``: the text's last record may be cut
+    short, and is not read."""
+    reader = csv.reader(io.StringIO(text), delimiter=sep)
+    counts: list[int] = []
+    starts: list[int] = []  # the line (from 0) each record starts on
+    try:
+        for _ in range(MAX_PREAMBLE + 7):
+            start = reader.line_num  # lines read so far
+            row = next(reader, None)
+            if row is None:
+                break
+            starts.append(start)
+            counts.append(len(row))
+    except csv.Error:
+        return 0, 0
+    if cut:
+        counts, starts = counts[:-1], starts[:-1]
+    for k in range(min(MAX_PREAMBLE + 1, len(counts))):
+        rest = counts[k + 1 : k + 6]
+        if counts[k] >= 2 and all(c == counts[k] for c in rest):
+            return starts[k], counts[k]
+    return 0, 0
+
+
+def csv_options(path: str | Path) -> dict[str, Any]:
+    """The ``pd.read_csv`` options of a CSV that is not plain comma-separated UTF-8 text:
+    ``sep`` when its header has more fields by :data:`SEPARATORS` than by commas (a
+    spreadsheet's semicolons where the comma is the decimal mark, a TSV's tabs);
+    ``decimal=","`` when its first rows write more numbers with a decimal comma than with a
+    point; ``encoding="cp1252"`` when its first 64 KB are not UTF-8 (a Windows
+    spreadsheet's CSV: é written as one byte); ``skiprows`` when up to
+    :data:`MAX_PREAMBLE` lines (a title, a blank line) stand above the header. ``{}`` for a
+    plain file (and for anything that cannot be read: its reader says why).
+    :func:`read_as` says the options in words."""
     path = Path(path)
     try:
         opener = _OPENERS.get(path.suffix.lower(), open)
@@ -116,31 +152,41 @@ def csv_options(path: str | Path) -> dict[str, str]:
             head = raw.read(1 << 16)
     except (OSError, EOFError, ValueError, lzma.LZMAError):
         return {}
-    out: dict[str, str] = {}
+    out: dict[str, Any] = {}
     try:
         text = head.decode("utf-8")
     except UnicodeDecodeError as exc:
         if exc.start < len(head) - 3:  # not a character cut at the end of the 64 KB
             out["encoding"] = "cp1252"
         text = head.decode("utf-8" if not out else "cp1252", errors="replace")
-    lines = text.lstrip("\ufeff").splitlines()
-    if not lines or "," in lines[0]:
+    text = text.lstrip("\ufeff")
+    lines = text.splitlines()
+    if not lines:
         return out
-    sep = max(SEPARATORS, key=lines[0].count)
-    if not lines[0].count(sep):
+    cut = len(head) == 1 << 16
+    found = {sep: _header_line(text, sep, cut) for sep in (",", *SEPARATORS)}
+    sep = max(found, key=lambda c: found[c][1])  # the most fields; a comma on a tie
+    skip, fields = found[sep]
+    if fields < 2:  # no separator gives rows of one width: left to pandas as it is
         return out
-    body = lines[1:-1] if len(lines) > 2 else lines[1:]  # the last may be cut short
-    comma = sum(len(_DECIMAL_COMMA.findall(ln)) for ln in body)
-    point = sum(len(_DECIMAL_POINT.findall(ln)) for ln in body)
-    return {**out, "sep": sep, **({"decimal": ","} if comma > point else {})}
+    out.update({"sep": sep} if sep != "," else {})
+    out.update({"skiprows": skip} if skip else {})
+    if sep != ",":
+        body = lines[skip + 1 : -1] if len(lines) > skip + 2 else lines[skip + 1 :]
+        comma = sum(len(_DECIMAL_COMMA.findall(ln)) for ln in body)  # the last line may
+        point = sum(len(_DECIMAL_POINT.findall(ln)) for ln in body)  # be cut short
+        out.update({"decimal": ","} if comma > point else {})
+    return out
 
 
-def read_as(options: dict[str, str]) -> str:
-    """How :func:`csv_options` read a file, in words ("" for comma-separated UTF-8)."""
+def read_as(options: dict[str, Any]) -> str:
+    """How :func:`csv_options` read a file, in words ("" for a plain CSV)."""
     names = {";": "semicolon", "\t": "tab", "|": "bar"}
     said = [f"{names[options['sep']]}-separated"] if "sep" in options else []
     said += ["decimal commas"] if options.get("decimal") == "," else []
     said += ["Windows-1252 text"] if options.get("encoding") == "cp1252" else []
+    skip = options.get("skiprows", 0)
+    said += [f"{skip} line(s) above the header skipped"] if skip else []
     return ", ".join(said)
 
 
@@ -238,6 +284,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
         return bools_as_floats(frame)
     out = bools_as_floats(restored(frame))
     out.attrs["read as"] = read_as(how)
+    out.attrs["header line"] = int(how.get("skiprows", 0))
     return out
 
 

@@ -286,3 +286,43 @@ def test_a_spreadsheet_workbook_is_refused_with_how_to_save_it(
         assert bacon(argv) == 2, argv
         err = capsys.readouterr().err
         assert "is a spreadsheet workbook" in err and "Save the sheet as CSV" in err, err
+
+
+def test_a_title_above_the_header_is_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A spreadsheet export with a title and a blank line above the header was read as one
+    column named by the title (pandas put the other fields in the index), and doctor found
+    nothing; now the lines above the header are skipped, said, and counted in the CSV line
+    numbers doctor gives."""
+    from bacon_bayes.io import csv_options, read_table
+
+    rng = np.random.default_rng(0)
+    n = 120
+    truth = rng.integers(1, 6, n).astype(float)
+    frame = pd.DataFrame(
+        {"id": [f"i{k}" for k in range(n)], "judge_a": truth + rng.normal(0, 0.5, n),
+         "judge_b": (truth + rng.normal(0, 0.8, n)).round(1).astype(object),
+         "human": np.where(np.arange(n) % 4 == 0, truth, np.nan)}
+    )  # fmt: skip
+    frame.loc[9, "judge_b"] = "error"
+    path = tmp_path / "export.csv"
+    path.write_text("Evaluation export, 30 Nov 2026\n\n" + frame.to_csv(index=False))
+    assert csv_options(path) == {"skiprows": 2}
+    read = read_table(path)
+    assert list(read.columns) == list(frame.columns) and len(read) == n
+    assert read.attrs["read as"] == "2 line(s) above the header skipped"
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "(csv, 2 line(s) above the header skipped, 120 rows)" in out
+    assert "('error'; the first at line 13)" in out  # row 9: line 11 of the table, + 2
+    assert (
+        main(["estimate", str(path), "--label", "human", "--judge", "judge_a", "--engine", "freq"])
+        == 0
+    )
+    # cells of text with line breaks (quoted) in the first rows: records, not lines, so
+    # no row is taken for a title
+    frame["judge_b"] = ["one\ntwo, three\nfour" if k < 8 else "x" for k in range(n)]
+    frame.to_csv(path, index=False)
+    assert csv_options(path) == {}
+    assert len(read_table(path)) == n

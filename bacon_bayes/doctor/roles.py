@@ -122,11 +122,12 @@ def _numeric(s: pd.Series) -> pd.Series | None:
     return None
 
 
-def _text_cells(s: pd.Series, kind: str) -> str | None:
+def _text_cells(s: pd.Series, kind: str, header: int = 0) -> str | None:
     """A string column of scores (numbers, or verdict words such as ``yes`` / ``no``) but
     for a few cells of other text (a judge that wrote ``error`` where it failed): those
-    cells, counted, with where the first one is; None for any other column. At least
-    :data:`NUMBERS_SHARE` of the filled cells must be scores."""
+    cells, counted, with where the first one is (``header``: lines above a CSV's header);
+    None for any other column. At least :data:`NUMBERS_SHARE` of the filled cells must be
+    scores."""
     if not _is_str(s) or _numeric(s) is not None:
         return None
     filled = s[s.notna() & (s.astype(str).str.strip() != "")]
@@ -135,9 +136,15 @@ def _text_cells(s: pd.Series, kind: str) -> str | None:
     if filled.empty or bad.empty or num.notna().mean() < NUMBERS_SHARE or num.nunique() < 2:
         return None
     pos = int(s.index.get_loc(bad.index[0]))
-    where = f"line {pos + 2}" if kind in ("csv", "tsv") else f"row {pos + 1}"
+    where = f"line {pos + 2 + header}" if kind in ("csv", "tsv") else f"row {pos + 1}"
     words = ", ".join(repr(str(v)) for v in bad.astype(str).unique()[:3])
     return f"{len(bad)} cell(s) of other text ({words}; the first at {where})"
+
+
+def _header(frame: pd.DataFrame) -> int:
+    """Lines above the header of the CSV ``frame`` was read from (:func:`bacon_bayes.io.
+    read_table` skips a title)."""
+    return int(frame.attrs.get("header line", 0))
 
 
 def _is_index(values: pd.Series) -> bool:
@@ -212,7 +219,7 @@ def _find_label(
 ) -> None:
     if given is not None:
         if given in frame.columns and _numeric(frame[given]) is None:
-            cells = _text_cells(frame[given], meta.format)
+            cells = _text_cells(frame[given], meta.format, _header(frame))
             raise ValidationError(
                 f"--label {given!r} holds labels but for {cells}: empty those cells (an item "
                 "nobody labeled) or write their labels as numbers, and run again"
@@ -270,7 +277,7 @@ def _find_judges(
         for j in given:
             _need(frame, j, "--judge")
             num = _numeric(frame[j])
-            if num is None and (cells := _text_cells(frame[j], meta.format)):
+            if num is None and (cells := _text_cells(frame[j], meta.format, _header(frame))):
                 raise ValidationError(
                     f"--judge {j!r} holds scores but for {cells}: a judge's failures? Empty "
                     "those cells (an empty cell is an item the judge did not score) and run "
@@ -377,7 +384,7 @@ def _find_failed_scores(
     for c in frame.columns:
         if c in (roles.item, roles.label) or c in (given or ()):
             continue
-        cells = _text_cells(frame[c], meta.format)
+        cells = _text_cells(frame[c], meta.format, _header(frame))
         if not cells:
             continue
         sparse = _sparse_share(frame[c]) < DENSE

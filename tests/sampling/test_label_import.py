@@ -214,6 +214,6 @@ def test_unreadable_label_file(labeled_study: Path, tmp_path: Path) -> None:
     path = tmp_path / "labels.xlsx"
     path.write_bytes(b"PK\x03\x04\x00\xff\xfe binary \x00\x81\x82")
     before = snapshot(labeled_study)
-    with pytest.raises(ValidationError, match=r"label file .* (is not a readable CSV|has no id)"):
+    with pytest.raises(ValidationError, match=r"is a spreadsheet workbook.*Save the sheet as CSV"):
         import_labels(labeled_study, path)
     assert snapshot(labeled_study) == before
