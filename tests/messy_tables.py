@@ -15,6 +15,7 @@ responses' text.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -64,6 +65,9 @@ class Messy:
     spreadsheet : bool
         Written as a European spreadsheet writes a CSV (``;`` between cells, decimal
         commas), and so is the to-label file the user fills in (:data:`SPREADSHEET`).
+    title : bool
+        A title and a blank line above the header (:data:`TITLE`), as spreadsheet exports
+        write.
     """
 
     seed: int = 0
@@ -82,14 +86,22 @@ class Messy:
     failed_cells: int = 0
     verdict_words: bool = False
     spreadsheet: bool = False
+    title: bool = False
 
     def csv(self) -> dict[str, str]:
         """The ``to_csv`` options of the table's file."""
         return SPREADSHEET if self.spreadsheet else {}
 
+    def write(self, frame: pd.DataFrame, path: Path) -> None:
+        """Write the table's file as the spec says."""
+        text = frame.to_csv(index=False, **self.csv())
+        path.write_text((TITLE if self.title else "") + text)
+
 
 #: how a spreadsheet with a decimal comma writes a CSV
 SPREADSHEET = {"sep": ";", "decimal": ","}
+#: the lines a spreadsheet export may put above the header
+TITLE = "Evaluation export, 30 Nov 2026\n\n"
 
 
 def _ratings(q: np.ndarray, lo: int, hi: int, k: int, rng: np.random.Generator) -> np.ndarray:
@@ -225,4 +237,5 @@ def messy_specs(*, small: bool = True) -> st.SearchStrategy[Messy]:
         failed_cells=st.sampled_from((0, 2)),
         verdict_words=st.booleans(),
         spreadsheet=st.booleans(),
+        title=st.booleans(),
     )

@@ -64,7 +64,7 @@ from hypothesis import strategies as st
 
 from bacon_bayes.cli import main
 
-from .messy_tables import Messy, messy_specs, messy_table
+from .messy_tables import TITLE, Messy, messy_specs, messy_table
 
 FILE = "messy.csv"
 SCALES = {"0-1": (0.0, 1.0), "1-5": (1.0, 5.0), "0-100": (0.0, 100.0)}
@@ -137,7 +137,7 @@ def walking(spec: Messy) -> Iterator[Walk]:
     here = os.getcwd()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        frame.to_csv(folder / FILE, index=False, **spec.csv())
+        spec.write(frame, folder / FILE)
         os.chdir(folder)
         try:
             yield Walk(folder, spec, frame)
@@ -324,13 +324,19 @@ def doctor(walk: Walk, *given: str) -> tuple[list[str], list[str]] | None:
 
 def rename_duplicate(walk: Walk) -> None:
     """What a user does with the refusal: rename the second ``llm_a`` and go on."""
-    header, _, rest = (walk.folder / FILE).read_text().partition("\n")
+    text = (walk.folder / FILE).read_text().removeprefix(TITLE if walk.spec.title else "")
+    header, _, rest = text.partition("\n")
     sep = walk.spec.csv().get("sep", ",")
     names = header.split(sep)
     assert names.count("llm_a") == 2
     names[len(names) - 1 - names[::-1].index("llm_a")] = "llm_a2"
-    (walk.folder / FILE).write_text(sep.join(names) + "\n" + rest)
-    attrs, walk.frame = walk.frame.attrs, pd.read_csv(walk.folder / FILE, **walk.spec.csv())
+    (walk.folder / FILE).write_text(
+        (TITLE if walk.spec.title else "") + sep.join(names) + "\n" + rest
+    )
+    attrs = walk.frame.attrs
+    walk.frame = pd.read_csv(
+        walk.folder / FILE, skiprows=2 if walk.spec.title else 0, **walk.spec.csv()
+    )
     walk.frame.attrs = attrs
     walk.spec = replace(walk.spec, duplicate_judge=False)
 
@@ -479,7 +485,7 @@ TYPICAL = [
           missing_text=0.15),
     Messy(seed=2, systems=3, prompts=24, label_scale="0-1", ratings=1, labeled=0.25,
           sentinels=4, reference="M3", words=(1, 11), duplicate_judge=True, failed_cells=2,
-          verdict_words=True),
+          verdict_words=True, title=True),
     Messy(seed=3, systems=5, prompts=20, label_scale="0-100", ratings=1, labeled=0.2,
           sentinels=3, reference=None, few_labels=(1, 0), missing_text=0.15,
           spreadsheet=True),
