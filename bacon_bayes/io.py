@@ -298,6 +298,11 @@ VERDICT_WORDS = {
 _VERDICT = {**dict.fromkeys(VERDICT_WORDS, 1.0), **dict.fromkeys(VERDICT_WORDS.values(), 0.0)}
 
 
+_NEGATIVE = {no: yes for yes, no in VERDICT_WORDS.items()}
+#: a column of more distinct values than this is no column of verdict words
+_MOST_WORDINGS = 64
+
+
 def verdict_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
     """The cells of ``column`` written as one pair of :data:`VERDICT_WORDS` as 1.0 / 0.0
     (NaN in every other cell), and the pair in words (``'correct' = 1, 'incorrect' = 0``);
@@ -305,21 +310,20 @@ def verdict_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
     if not (pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)):
         return None
     filled = column.dropna()
-    words = filled[[isinstance(v, str) for v in filled]].str.strip().str.lower()
-    if words.empty:
+    try:
+        distinct = pd.unique(filled)  # hashed: a column of texts is turned away here
+    except TypeError:  # lists or dicts in the cells (a JSON reader's)
         return None
-    pairs = words.map(lambda w: w if w in VERDICT_WORDS else _NEGATIVE.get(w))
-    top = pairs.value_counts()
+    if filled.empty or len(distinct) > _MOST_WORDINGS:
+        return None
+    word = {v: v.strip().lower() for v in distinct if isinstance(v, str)}
+    pair = filled.map({v: w if w in VERDICT_WORDS else _NEGATIVE.get(w) for v, w in word.items()})
+    top = pair.value_counts()
     if top.empty or top.iloc[0] <= len(filled) / 2:
         return None
     yes = str(top.index[0])
-    own = words.isin([yes, VERDICT_WORDS[yes]])
-    values = pd.Series(float("nan"), index=column.index)
-    values[own[own].index] = words[own].map(_VERDICT)
-    return values, f"{yes!r} = 1, {VERDICT_WORDS[yes]!r} = 0"
-
-
-_NEGATIVE = {no: yes for yes, no in VERDICT_WORDS.items()}
+    ours = {v: _VERDICT[w] for v, w in word.items() if w in (yes, VERDICT_WORDS[yes])}
+    return column.map(ours).astype(float), f"{yes!r} = 1, {VERDICT_WORDS[yes]!r} = 0"
 
 
 def as_numbers(column: pd.Series) -> pd.Series:
