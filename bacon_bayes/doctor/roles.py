@@ -57,6 +57,9 @@ DENSE = 0.5
 NUMBERS_SHARE = 0.9
 #: how the reason of such a column begins
 FAILED = "scores but for"
+#: what to do with a few text cells in a judge's column, and in the label's
+JUDGE_CELLS_FIX = "empty those cells (an empty cell is an item the judge did not score)"
+LABEL_CELLS_FIX = "empty those cells (an item nobody labeled) or write their labels as numbers"
 #: judges with |Spearman| below this against the labels are left out
 MIN_RHO = 0.1
 #: mean width (characters, East Asian wide ones counted twice) from which a string
@@ -221,8 +224,7 @@ def _find_label(
         if given in frame.columns and _numeric(frame[given]) is None:
             cells = _text_cells(frame[given], meta.format, _header(frame))
             raise ValidationError(
-                f"--label {given!r} holds labels but for {cells}: empty those cells (an item "
-                "nobody labeled) or write their labels as numbers, and run again"
+                f"--label {given!r} holds labels but for {cells}: {LABEL_CELLS_FIX}, and run again"
                 if cells
                 else f"--label {given!r} is not numeric (e.g. "
                 f"{frame[given].dropna().iloc[0]!r}); a label column holds numbers (or "
@@ -279,9 +281,8 @@ def _find_judges(
             num = _numeric(frame[j])
             if num is None and (cells := _text_cells(frame[j], meta.format, _header(frame))):
                 raise ValidationError(
-                    f"--judge {j!r} holds scores but for {cells}: a judge's failures? Empty "
-                    "those cells (an empty cell is an item the judge did not score) and run "
-                    "again"
+                    f"--judge {j!r} holds scores but for {cells}: a judge's failures? "
+                    f"{JUDGE_CELLS_FIX.capitalize()} and run again"
                 )
             if num is None:
                 raise ValidationError(
@@ -390,14 +391,14 @@ def _find_failed_scores(
         sparse = _sparse_share(frame[c]) < DENSE
         if roles.label is None and (sparse or LABEL_HINT.search(str(c))):
             roles.left_out[str(c)] = (
-                f"{FAILED} {cells}: labels? Not taken as the label; empty those cells (an "
-                "item nobody labeled) or write their labels as numbers, and run again"
+                f"{FAILED} {cells}: labels? Not taken as the label; {LABEL_CELLS_FIX}, and run "
+                "again"
             )
             roles.reasons["label"] = f"none: {str(c)!r} holds labels but for text cells (below)"
         else:
             roles.left_out[str(c)] = (
-                f"{FAILED} {cells}: a judge's failures? Not taken as a judge; empty "
-                "those cells (an empty cell is an item the judge did not score) and run again"
+                f"{FAILED} {cells}: a judge's failures? Not taken as a judge; "
+                f"{JUDGE_CELLS_FIX} and run again"
             )
 
 
