@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import BaconError, ValidationError
@@ -282,10 +283,34 @@ def read_table(path: str | Path) -> pd.DataFrame:
     check_header(path, frame)
     if name.endswith((".parquet", ".pq")):
         return bools_as_floats(frame)
+    _refuse_repeated_header(path, frame, 2 + int(how.get("skiprows", 0)))
     out = bools_as_floats(restored(frame))
     out.attrs["read as"] = read_as(how)
     out.attrs["header line"] = int(how.get("skiprows", 0))
     return out
+
+
+def _refuse_repeated_header(path: Path, frame: pd.DataFrame, first: int) -> None:
+    """Refuse rows that repeat the header (CSV files joined with ``cat``), naming their
+    lines (``first``: the file line of the first row)."""
+    text = [
+        pd.api.types.is_object_dtype(t) or pd.api.types.is_string_dtype(t) for t in frame.dtypes
+    ]
+    if len(frame.columns) < 2 or not all(text):  # a column of numbers holds no header
+        return
+    names = [str(c) for c in frame.columns]
+    same = np.ones(len(frame), dtype=bool)
+    for c, name in zip(frame.columns, names, strict=True):
+        same &= frame[c].astype(str).str.strip().to_numpy() == name
+        if not same.any():
+            return
+    rows = np.flatnonzero(same)
+    lines = ", ".join(str(first + int(r)) for r in rows[:5]) + (" ..." if rows.size > 5 else "")
+    raise ValidationError(
+        f"{str(path)!r} repeats its header as a row at line(s) {lines} (CSV files joined "
+        "with cat?): delete those lines, or join the files with their header once (e.g. "
+        "pandas.concat), and run again."
+    )
 
 
 #: two-word verdicts read as 1 / 0 (any case, spaces around ignored): a person's or a

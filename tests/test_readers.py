@@ -326,3 +326,21 @@ def test_a_title_above_the_header_is_skipped(
     frame.to_csv(path, index=False)
     assert csv_options(path) == {}
     assert len(read_table(path)) == n
+
+
+def test_a_header_repeated_as_a_row_is_refused_naming_its_line(tmp_path: Path) -> None:
+    """Two CSV files joined with cat: the second header is a row, every column turns to
+    text, and doctor called each judge a column with a failure cell. Now the reader says
+    what happened, on which line, and the fix."""
+    from bacon_bayes.io import read_table
+
+    part = pd.DataFrame({"id": ["a", "b"], "judge": [1.0, 2.0], "human": [1.0, None]})
+    path = tmp_path / "joined.csv"
+    path.write_text(part.to_csv(index=False) + part.assign(id=["c", "d"]).to_csv(index=False))
+    with pytest.raises(ValidationError, match=r"repeats its header as a row at line\(s\) 4 "):
+        read_table(path)
+    path.write_text("Export\n\n" + path.read_text())  # lines above the header count too
+    with pytest.raises(ValidationError, match=r"at line\(s\) 6 \(CSV files joined"):
+        read_table(path)
+    path.write_text(part.to_csv(index=False))
+    assert len(read_table(path)) == 2
