@@ -425,6 +425,23 @@ def test_a_label_column_with_a_few_text_cells_is_named_with_the_fix(tmp_path, ca
     assert "--label 'human' holds labels but for 2 cell(s)" in err and "Traceback" not in err
 
 
+def test_a_placeholder_on_every_unlabeled_row_is_named_with_the_fix(tmp_path, capsys) -> None:
+    """'-' written on every unlabeled row (most rows): the column read as 3 distinct strings
+    and doctor found no label. It is named as the label column with the placeholder's cells
+    and the fix, under any name."""
+    frame = messy_table().rename(columns={"human": "score_h"})
+    frame["score_h"] = frame["score_h"].astype(object).where(frame["score_h"].notna(), "-")
+    path = tmp_path / "dash.csv"
+    frame.to_csv(path, index=False)
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "none: 'score_h' holds labels but for text cells" in out
+    left = next(ln for ln in out.splitlines() if re.match(r"  left out +score_h ", ln))
+    unlabeled = int((frame["score_h"] == "-").sum())
+    assert f"{unlabeled} cell(s) of other text ('-'; the first at line" in left
+    assert "labels? Not taken as the label" in left
+
+
 def test_every_column_gets_a_part_or_a_reason(tmp_path, capsys) -> None:
     """A judge's percentages written as text ('85%') and a column of free notes played no
     part in doctor's output and were not named at all; now every column of the table has

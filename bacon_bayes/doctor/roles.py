@@ -127,7 +127,8 @@ def _numeric(s: pd.Series) -> pd.Series | None:
 
 def _text_cells(s: pd.Series, kind: str, header: int = 0) -> str | None:
     """A string column of scores (numbers, or verdict words such as ``yes`` / ``no``) but
-    for a few cells of other text (a judge that wrote ``error`` where it failed): those
+    for a few cells of other text (a judge that wrote ``error`` where it failed), or but
+    for one short placeholder of a missing value (``-`` on every unlabeled row): those
     cells, counted, with where the first one is (``header``: lines above a CSV's header);
     None for any other column. At least :data:`NUMBERS_SHARE` of the filled cells must be
     scores."""
@@ -136,7 +137,11 @@ def _text_cells(s: pd.Series, kind: str, header: int = 0) -> str | None:
     filled = s[s.notna() & (s.astype(str).str.strip() != "")]
     num = as_numbers(filled)
     bad = filled[num.isna()]
-    if filled.empty or bad.empty or num.notna().mean() < NUMBERS_SHARE or num.nunique() < 2:
+    if filled.empty or bad.empty or num.nunique() < 2:
+        return None
+    # a few text cells among scores, or one short placeholder for a missing one ('-', '?')
+    placeholder = bad.astype(str).str.strip().nunique() == 1 and len(str(bad.iloc[0])) <= 12
+    if num.notna().mean() < NUMBERS_SHARE and not placeholder:
         return None
     pos = int(s.index.get_loc(bad.index[0]))
     where = f"line {pos + 2 + header}" if kind in ("csv", "tsv") else f"row {pos + 1}"
@@ -388,7 +393,7 @@ def _find_failed_scores(
         cells = _text_cells(frame[c], meta.format, _header(frame))
         if not cells:
             continue
-        sparse = _sparse_share(frame[c]) < DENSE
+        sparse = float(as_numbers(frame[c]).notna().mean()) < DENSE  # '-' is no value
         if roles.label is None and (sparse or LABEL_HINT.search(str(c))):
             roles.left_out[str(c)] = (
                 f"{FAILED} {cells}: labels? Not taken as the label; {LABEL_CELLS_FIX}, and run "
