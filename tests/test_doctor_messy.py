@@ -404,6 +404,17 @@ def test_verdict_words_are_read_as_zero_one_and_said(tmp_path, capsys) -> None:
     assert "judge column 'judge_b' has a non-numeric value 'error' at row 3" in err, err
 
 
+def _label_left_out(tmp_path, frame: pd.DataFrame, label: str, capsys) -> tuple[Path, str]:
+    """Doctor on ``frame`` written as a CSV: the file, and the line leaving out ``label``,
+    which doctor must name as the label column it could not take."""
+    path = tmp_path / "table.csv"
+    frame.to_csv(path, index=False)
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"none: {label!r} holds labels but for text cells" in out
+    return path, next(ln for ln in out.splitlines() if re.match(rf"  left out +{label} ", ln))
+
+
 def test_a_label_column_with_a_few_text_cells_is_named_with_the_fix(tmp_path, capsys) -> None:
     """A human who wrote 'unsure' in two cells: doctor found no label and called the column
     a judge's failures, and `doctor --label human` crashed with a traceback (ValueError).
@@ -412,12 +423,7 @@ def test_a_label_column_with_a_few_text_cells_is_named_with_the_fix(tmp_path, ca
     labeled = np.flatnonzero(frame["human"].notna())
     frame["human"] = frame["human"].astype(object)
     frame.loc[labeled[:2], "human"] = "unsure"
-    path = tmp_path / "unsure.csv"
-    frame.to_csv(path, index=False)
-    assert main(["doctor", str(path)]) == 0
-    out = capsys.readouterr().out
-    assert "none: 'human' holds labels but for text cells" in out
-    left = next(ln for ln in out.splitlines() if re.match(r"  left out +human ", ln))
+    path, left = _label_left_out(tmp_path, frame, "human", capsys)
     line = labeled[0] + 2
     assert f"2 cell(s) of other text ('unsure'; the first at line {line}): labels?" in left
     assert main(["doctor", str(path), "--label", "human"]) == 2
@@ -431,12 +437,7 @@ def test_a_placeholder_on_every_unlabeled_row_is_named_with_the_fix(tmp_path, ca
     and the fix, under any name."""
     frame = messy_table().rename(columns={"human": "score_h"})
     frame["score_h"] = frame["score_h"].astype(object).where(frame["score_h"].notna(), "-")
-    path = tmp_path / "dash.csv"
-    frame.to_csv(path, index=False)
-    assert main(["doctor", str(path)]) == 0
-    out = capsys.readouterr().out
-    assert "none: 'score_h' holds labels but for text cells" in out
-    left = next(ln for ln in out.splitlines() if re.match(r"  left out +score_h ", ln))
+    _, left = _label_left_out(tmp_path, frame, "score_h", capsys)
     unlabeled = int((frame["score_h"] == "-").sum())
     assert f"{unlabeled} cell(s) of other text ('-'; the first at line" in left
     assert "labels? Not taken as the label" in left
