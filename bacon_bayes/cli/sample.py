@@ -515,7 +515,7 @@ def run(args: argparse.Namespace) -> int:
             "note: on 0/1 labels adaptive waves make group means miss more often than their "
             "intervals say: a wrong label where the judges agree enters with a large weight "
             "(TriviaQA, some wave's miss for the worst of 8 models: 0.24 over 10 waves at "
-            "--uniform-share 0.2; at 0.5, 0.073 over 10 waves but 0.167 over 20; "
+            "--uniform-share 0.2; at 0.5, 0.066 over 10 waves but 0.167 over 20; "
             f"VALIDATION.md). This wave's share is {share:g}. For group means draw uniform "
             "or stratified waves"
         )

@@ -260,7 +260,8 @@ def _design(
 #: An adaptive wave's ``uniform_share`` on a study with groups, unless given: no weight
 #: past twice a uniform wave's. Group means rest on a few labels each, and heavier weights
 #: broke them (TriviaQA, 150 sequences of 10 waves: some look missed 0.077 on average over
-#: 8 models and 0.240 for one at 0.2, 0.028 and 0.073 at 0.5; VALIDATION.md), while the
+#: 8 models and 0.240 for one at 0.2; at 0.5 over 1,000 sequences 0.028, the worst three
+#: 0.062-0.066; VALIDATION.md), while the
 #: pool mean's predicted gain is the same (variance ratio against uniform at 0.2 / 0.5:
 #: TriviaQA 1.018 / 0.898, WMT22 0.750 / 0.744, SummEval 0.961 / 0.966). Over 20 waves
 #: TriviaQA's worst model still missed 0.167 at 0.5: a wave on 0/1 labels with groups says
