@@ -376,7 +376,8 @@ def test_adaptive_wave_on_binary_labels_with_groups_says_not_for_group_means(
     assert "on 0/1 labels adaptive waves" in out and "uniform or stratified" in out, out
     assert "This wave's share is 0.2" in out
     # half of every item's probability uniform, the default on a study with groups, held
-    # them over 10 waves (TriviaQA: worst 0.066 over 1,000 sequences) but not over 20 (0.167): still said
+    # them over 10 waves (TriviaQA: worst 0.066 over 1,000 sequences) but not over 20
+    # (0.167): still said
     root, _, default = _uniform_then_adaptive(frame, "model", tmp_path / "b", capsys)
     assert "adaptive wave not worth it" not in default
     assert "This wave's share is 0.5" in default and "uniform or stratified" in default
