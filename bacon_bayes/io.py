@@ -180,6 +180,13 @@ def csv_options(path: str | Path) -> dict[str, Any]:
     return out
 
 
+def file_line(frame: pd.DataFrame, row: int) -> int:
+    """The line of a CSV (from 1) that holds ``frame``'s row ``row`` (from 0): past the
+    header and the lines above it that the reader skipped (``frame.attrs["header line"]``,
+    set by :func:`read_table` and the study's readers)."""
+    return row + 2 + int(frame.attrs.get("header line", 0))
+
+
 def read_as(options: dict[str, Any]) -> str:
     """How :func:`csv_options` read a file, in words ("" for a plain CSV)."""
     names = {";": "semicolon", "\t": "tab", "|": "bar"}

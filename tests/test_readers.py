@@ -344,3 +344,24 @@ def test_a_header_repeated_as_a_row_is_refused_naming_its_line(tmp_path: Path) -
         read_table(path)
     path.write_text(part.to_csv(index=False))
     assert len(read_table(path)) == 2
+
+
+def test_study_messages_count_the_lines_above_the_header(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pool file with a title above its header: the study reads it from the header, and
+    the rows its messages name are the file's lines, title included."""
+    rng = np.random.default_rng(2)
+    n = 60
+    frame = pd.DataFrame(
+        {"id": [f"i{k}" for k in range(n)], "sys": np.where(np.arange(n) % 2, "a", "b"),
+         "judge": rng.integers(1, 6, n).astype(float), "human": np.nan}
+    )  # fmt: skip
+    frame.loc[7, "sys"] = np.nan  # data row 7: line 9 of the table, 11 of the file
+    pool = tmp_path / "pool.csv"
+    pool.write_text("Export of 30 Nov\n\n" + frame.to_csv(index=False))
+    argv = ["sample", str(pool), "--study", str(tmp_path / "s"), "--budget", "10",
+            "--label", "human", "--judge", "judge", "--design", "stratified", "--strata", "sys",
+            "--out", str(tmp_path / "todo.csv")]  # fmt: skip
+    assert main(argv) == 2
+    assert "strata column 'sys' is empty in row 11" in capsys.readouterr().err

@@ -70,7 +70,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import bools_as_floats, check_header, csv_options, reading
+from bacon_bayes.io import bools_as_floats, check_header, csv_options, file_line, reading
 from bacon_bayes.outputs import PAUSE_ENV, atomic_write_text, remove_dead_temps_in
 
 __all__ = [
@@ -257,7 +257,9 @@ def read_pool(path: Path, item: str) -> pd.DataFrame:
             if item in frame:
                 frame[item] = frame[item].astype(str)
         else:
-            frame = pd.read_csv(path, dtype={item: str}, keep_default_na=True, **csv_options(path))
+            how = csv_options(path)
+            frame = pd.read_csv(path, dtype={item: str}, keep_default_na=True, **how)
+            frame.attrs["header line"] = int(how.get("skiprows", 0))
     check_header(path, frame)  # two columns of one name: refused, as every reader does
     frame = bools_as_floats(frame)  # True/False with blanks: 1/0, as every reader does
     if item not in frame.columns:
@@ -268,7 +270,9 @@ def read_pool(path: Path, item: str) -> pd.DataFrame:
     ids = frame[item]
     if ids.isna().any():
         row = int(np.flatnonzero(ids.isna().to_numpy())[0])
-        raise ValidationError(f"pool file {path}: id column {item!r} is empty in row {row + 2}")
+        raise ValidationError(
+            f"pool file {path}: id column {item!r} is empty in row {file_line(frame, row)}"
+        )
     dup = ids.duplicated()
     if dup.any():
         first = ids[dup].iloc[0]

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import as_numbers, csv_options, refuse_workbook, restored
+from bacon_bayes.io import as_numbers, csv_options, file_line, refuse_workbook, restored
 from bacon_bayes.study.core import Study
 from bacon_bayes.study.folder import (
     pairwise_wave_note,
@@ -74,7 +74,7 @@ def _rows(mask: np.ndarray, frame: pd.DataFrame, item: str, values: pd.Series) -
     lines = np.flatnonzero(mask)
     label = values.name if isinstance(values.name, str) else "label"  # the file's column
     shown = ", ".join(
-        f"line {i + 2} ({item}={frame[item].iloc[i]!r}, {label}={values.iloc[i]!r})"
+        f"line {file_line(frame, i)} ({item}={frame[item].iloc[i]!r}, {label}={values.iloc[i]!r})"
         for i in lines[:_SHOW]
     )
     more = f" and {lines.size - _SHOW} more" if lines.size > _SHOW else ""
@@ -91,6 +91,7 @@ def _read_label_file(path: Path, item: str, label: str) -> tuple[pd.DataFrame, s
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ValidationError(f"label file {path} is not a readable CSV: {exc}") from exc
     frame = restored(frame)  # ids a to-label file quoted against spreadsheet formulas
+    frame.attrs["header line"] = int(how.get("skiprows", 0))
     if item not in frame.columns:
         raise ValidationError(
             f"label file {path} has no id column {item!r} (columns: {list(frame.columns)})"
@@ -293,7 +294,7 @@ def pool_label_wave(
         if off.any():
             row = int(np.flatnonzero(off)[0])
             raise ValidationError(
-                f"--prior-design {prior!r}: row {row + 2} of {path} holds "
+                f"--prior-design {prior!r}: row {file_line(frame, row)} of {path} holds "
                 f"{frame[column].iloc[row]!r}; every item needs the probability that the "
                 "labels already there drew it (in [0, 1], above 0 where labeled)"
             )

@@ -26,6 +26,7 @@ import pandas as pd
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.inclusion import Inclusion
+from bacon_bayes.io import file_line
 from bacon_bayes.sampling import DEFAULT_UNIFORM_SHARE, Design
 from bacon_bayes.sampling.paired import (
     PAIRED_DESIGNS,
@@ -70,7 +71,7 @@ def prompt_ids(frame: pd.DataFrame, column: str) -> np.ndarray:
     if empty.any():
         row = int(np.flatnonzero(empty)[0])
         raise ValidationError(
-            f"prompt column {column!r} is empty in row {row + 2} of the pool file "
+            f"prompt column {column!r} is empty in row {file_line(frame, row)} of the pool file "
             f"({int(empty.sum())} rows in all); give every item the id of the prompt it "
             "answers"
         )

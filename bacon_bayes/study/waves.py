@@ -33,6 +33,7 @@ import pandas as pd
 
 from bacon_bayes.crossfit import cross_fit
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.io import file_line
 from bacon_bayes.outcome.ridge import RidgeOutcome
 from bacon_bayes.sampling import (
     DEFAULT_UNIFORM_SHARE,
@@ -99,7 +100,8 @@ def study_features(study: Study) -> np.ndarray:
         if junk.any():
             row = int(np.flatnonzero(junk.to_numpy())[0])
             raise ValidationError(
-                f"feature column {column!r} holds a non-number in row {row + 2}: "
+                f"feature column {column!r} holds a non-number in row "
+                f"{file_line(study.pool, row)}: "
                 f"{study.pool[column].iloc[row]!r}"
             )
         missing = values.isna().to_numpy()
@@ -201,7 +203,8 @@ def _design(
         if strata.isna().any():
             row = int(np.flatnonzero(strata.isna().to_numpy())[0])
             raise ValidationError(
-                f"strata column {column!r} is empty in row {row + 2}; fill it in or pick "
+                f"strata column {column!r} is empty in row {file_line(study.pool, row)}; "
+                "fill it in or pick "
                 "another column"
             )
         if pd.api.types.is_numeric_dtype(strata) and strata.nunique() > options.get("bins", 5):
@@ -556,7 +559,8 @@ def _check_pi_column(study: Study, column: object) -> None:
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise ValidationError(
-            f"--pi-column {column!r} holds {pool[column].tolist()[row]!r} in row {row + 2} of "
+            f"--pi-column {column!r} holds {pool[column].tolist()[row]!r} in row "
+            f"{file_line(pool, row)} of "
             "the pool file; every item needs a probability between 0 and 1"
         )
 
@@ -573,7 +577,8 @@ def _check_strata(study: Study, options: dict[str, Any]) -> None:
     if strata.isna().any():
         row = int(np.flatnonzero(strata.isna().to_numpy())[0])
         raise ValidationError(
-            f"strata column {column!r} is empty in row {row + 2}; fill it in or pick another column"
+            f"strata column {column!r} is empty in row {file_line(study.pool, row)}; fill it "
+            "in or pick another column"
         )
     _whole(options.get("bins", 5), "bins", 1)
     allocation = options.get("allocation", "proportional")
