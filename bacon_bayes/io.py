@@ -331,8 +331,10 @@ _VERDICT = {**dict.fromkeys(VERDICT_WORDS, 1.0), **dict.fromkeys(VERDICT_WORDS.v
 
 
 _NEGATIVE = {no: yes for yes, no in VERDICT_WORDS.items()}
-#: a column of more distinct values than this is no column of verdict words
+#: a column of more distinct values than this is no column of verdict words ...
 _MOST_WORDINGS = 64
+#: ... and one with more of them in its first this many rows is turned away unread
+_PEEK = 4096
 
 
 def verdict_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
@@ -341,14 +343,18 @@ def verdict_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
     None when the column is not strings or no pair covers most of its filled cells."""
     if not (pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)):
         return None
-    filled = column.dropna()
-    try:
-        distinct = pd.unique(filled)  # hashed: a column of texts is turned away here
+    try:  # a column of ids or texts is turned away by its first rows, unread
+        if len(pd.unique(column.iloc[:_PEEK].dropna())) > _MOST_WORDINGS:
+            return None
+        filled = column.dropna()
+        distinct = pd.unique(filled)
     except TypeError:  # lists or dicts in the cells (a JSON reader's)
         return None
     if filled.empty or len(distinct) > _MOST_WORDINGS:
         return None
     word = {v: v.strip().lower() for v in distinct if isinstance(v, str)}
+    if not any(w in _VERDICT for w in word.values()):
+        return None
     pair = filled.map({v: w if w in VERDICT_WORDS else _NEGATIVE.get(w) for v, w in word.items()})
     top = pair.value_counts()
     if top.empty or top.iloc[0] <= len(filled) / 2:
