@@ -14,7 +14,7 @@ import pandas as pd
 from scipy import stats
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import as_numbers
+from bacon_bayes.io import as_numbers, file_line
 from bacon_bayes.readers import TableMeta
 
 ID_NAMES = ("id", "item", "item_id", "uid", "sample_id", "doc_id", "example_id")
@@ -125,13 +125,14 @@ def _numeric(s: pd.Series) -> pd.Series | None:
     return None
 
 
-def _text_cells(s: pd.Series, kind: str, header: int = 0) -> str | None:
+def _text_cells(frame: pd.DataFrame, column: str, kind: str) -> str | None:
     """A string column of scores (numbers, or verdict words such as ``yes`` / ``no``) but
     for a few cells of other text (a judge that wrote ``error`` where it failed), or but
     for one short placeholder of a missing value (``-`` on every unlabeled row): those
-    cells, counted, with where the first one is (``header``: lines above a CSV's header);
-    None for any other column. At least :data:`NUMBERS_SHARE` of the filled cells must be
-    scores."""
+    cells of ``frame[column]``, counted, with where the first one is (its CSV line,
+    :func:`bacon_bayes.io.file_line`); None for any other column. At least
+    :data:`NUMBERS_SHARE` of the filled cells must be scores."""
+    s = frame[column]
     if not _is_str(s) or _numeric(s) is not None:
         return None
     filled = s[s.notna() & (s.astype(str).str.strip() != "")]
@@ -144,15 +145,9 @@ def _text_cells(s: pd.Series, kind: str, header: int = 0) -> str | None:
     if num.notna().mean() < NUMBERS_SHARE and not placeholder:
         return None
     pos = int(s.index.get_loc(bad.index[0]))
-    where = f"line {pos + 2 + header}" if kind in ("csv", "tsv") else f"row {pos + 1}"
+    where = f"line {file_line(frame, pos)}" if kind in ("csv", "tsv") else f"row {pos + 1}"
     words = ", ".join(repr(str(v)) for v in bad.astype(str).unique()[:3])
     return f"{len(bad)} cell(s) of other text ({words}; the first at {where})"
-
-
-def _header(frame: pd.DataFrame) -> int:
-    """Lines above the header of the CSV ``frame`` was read from (:func:`bacon_bayes.io.
-    read_table` skips a title)."""
-    return int(frame.attrs.get("header line", 0))
 
 
 def _is_index(values: pd.Series) -> bool:
@@ -227,7 +222,7 @@ def _find_label(
 ) -> None:
     if given is not None:
         if given in frame.columns and _numeric(frame[given]) is None:
-            cells = _text_cells(frame[given], meta.format, _header(frame))
+            cells = _text_cells(frame, given, meta.format)
             raise ValidationError(
                 f"--label {given!r} holds labels but for {cells}: {LABEL_CELLS_FIX}, and run again"
                 if cells
@@ -284,7 +279,7 @@ def _find_judges(
         for j in given:
             _need(frame, j, "--judge")
             num = _numeric(frame[j])
-            if num is None and (cells := _text_cells(frame[j], meta.format, _header(frame))):
+            if num is None and (cells := _text_cells(frame, j, meta.format)):
                 raise ValidationError(
                     f"--judge {j!r} holds scores but for {cells}: a judge's failures? "
                     f"{JUDGE_CELLS_FIX.capitalize()} and run again"
@@ -390,7 +385,7 @@ def _find_failed_scores(
     for c in frame.columns:
         if c in (roles.item, roles.label) or c in (given or ()):
             continue
-        cells = _text_cells(frame[c], meta.format, _header(frame))
+        cells = _text_cells(frame, c, meta.format)
         if not cells:
             continue
         sparse = float(as_numbers(frame[c]).notna().mean()) < DENSE  # '-' is no value
