@@ -322,7 +322,7 @@ def contrast_metrics(
     if sep > 0:
         se = float(np.sqrt(max(c @ p.cov @ c, 0.0)))
         df = float(min(p.df[g] for g in groups))
-        if o.pooling == "auto" and len(groups) > 1 and p.labels is not None:
+        if o.pooling == "auto" and len(groups) > 1:
             # auto's separate means are its bootstrap branch (every group has 10 labels),
             # where a pair's interval is Student-t on its fewer labels less one
             df = max(float(min(p.labels[g] for g in groups)) - 1.0, 1.0)

@@ -496,9 +496,8 @@ class Prediction:
     var_pool: float
     df: np.ndarray  # per group
     df_pool: float
+    labels: np.ndarray  # each group's expected labels at ``n``
     note: str = ""
-    #: each group's expected labels at ``n``
-    labels: np.ndarray | None = None
 
 
 def _adaptive_ratios(
@@ -644,4 +643,4 @@ def predict(
         var_pool = var_pool * ratio_pool
     elif design not in ("uniform", "stratified"):
         raise ValidationError(f"design {design!r} is not known; use {', '.join(DESIGNS)}.")
-    return Prediction(design, n, cov, var_pool, df, df_pool, note, labels=n_g)
+    return Prediction(design, n, cov, var_pool, df, df_pool, n_g, note)
