@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from bacon_bayes.cli.pairwise import add_pairwise_arguments
 from bacon_bayes.cli.pool_args import (
+    add_fit_arguments,
     add_pool_arguments,
     calibrator_from_args,
     pool_from_args,
@@ -75,9 +76,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         f"freq. For a plan auto means freq: {AUTO_REASON}; the plan's assumptions say which "
         "engine was used",
     )
-    p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
-    p.add_argument("--folds", type=int, default=5, help="cross-fitting folds (5)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the fold split (0)")
+    add_fit_arguments(p)
     p.add_argument(
         "--from-scratch",
         action="store_true",

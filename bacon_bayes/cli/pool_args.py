@@ -109,9 +109,7 @@ def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
         help="Bayesian model preset: a shipped name (e.g. ordinal, multinomial) or a .toml "
         "path; sets the model family, engine bayes, priors and sampler settings",
     )
-    p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
-    p.add_argument("--folds", type=int, default=5, help="cross-fitting folds (5)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the fold split (0)")
+    add_fit_arguments(p)
     p.add_argument(
         "--target",
         choices=("pool", "population"),
@@ -137,6 +135,14 @@ def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
         "on the label link; auto: with 3 or more groups)",
     )
     add_round_arguments(p)
+
+
+def add_fit_arguments(p: argparse.ArgumentParser) -> None:
+    """``--alpha``, ``--folds`` and ``--seed`` of a calibrator's fit (estimate, report,
+    plan)."""
+    p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
+    p.add_argument("--folds", type=int, default=5, help="cross-fitting folds (5)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the fold split (0)")
 
 
 def add_pool_arguments(p: argparse.ArgumentParser) -> None:
