@@ -180,11 +180,36 @@ def csv_options(path: str | Path) -> dict[str, Any]:
     return out
 
 
+class FileRows:
+    """The rows of the file that a frame's rows came from (from 0), after rows were left
+    out (``frame.attrs["file rows"]``). Shared, not copied, when pandas carries a frame's
+    ``attrs`` to the frames made from it (it deep-copies them at every operation)."""
+
+    def __init__(self, rows: np.ndarray) -> None:
+        self.rows = np.asarray(rows, dtype=np.int64)
+        self.rows.flags.writeable = False
+
+    def __deepcopy__(self, memo: dict) -> FileRows:
+        return self
+
+
 def file_line(frame: pd.DataFrame, row: int) -> int:
     """The line of a CSV (from 1) that holds ``frame``'s row ``row`` (from 0): past the
     header and the lines above it that the reader skipped (``frame.attrs["header line"]``,
-    set by :func:`read_table` and the study's readers)."""
-    return row + 2 + int(frame.attrs.get("header line", 0))
+    set by :func:`read_table` and the study's readers), and past the rows left out before
+    it (``frame.attrs["file rows"]``, :func:`without_unscored`)."""
+    kept = frame.attrs.get("file rows")
+    return int(row if kept is None else kept.rows[row]) + 2 + int(frame.attrs.get("header line", 0))
+
+
+def csv_lines(frame: pd.DataFrame) -> np.ndarray | None:
+    """Every row's CSV line (:func:`file_line`), or None for a frame that was not read
+    from a CSV file (Parquet, or built in memory)."""
+    if "header line" not in frame.attrs:
+        return None
+    kept = frame.attrs.get("file rows")
+    rows = np.arange(len(frame)) if kept is None else kept.rows
+    return rows + 2 + int(frame.attrs["header line"])
 
 
 def read_as(options: dict[str, Any]) -> str:
@@ -418,6 +443,10 @@ def without_unscored(
         empty = ~ids.isin(judges.loc[score.notna(), "item"])
         kept = judges.loc[~judges["item"].isin(ids[empty])].reset_index(drop=True)
         out = frame.loc[~empty] if item is None else frame.loc[~empty].reset_index(drop=True)
+    if empty.any():  # messages name the CSV lines of the rows kept
+        before = frame.attrs.get("file rows")
+        rows = np.flatnonzero(~np.asarray(empty))
+        out.attrs["file rows"] = FileRows(rows if before is None else before.rows[rows])
     labels = int((empty & frame[label].notna()).sum())
     what = f", {labels} of them labeled (their labels unused)" if labels else " and no label"
     note = (

@@ -21,7 +21,7 @@ import pandas as pd
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.inclusion import Inclusion
-from bacon_bayes.io import as_numbers
+from bacon_bayes.io import as_numbers, csv_lines
 from bacon_bayes.order import unique_codes
 from bacon_bayes.pairs import Pairs, pairs_frame
 
@@ -79,11 +79,23 @@ def _py(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _row_label(ids: np.ndarray, pos: int) -> str:
-    return f"row {pos} (item {_py(ids[pos])!r})"
+@dataclass(frozen=True)
+class _Rows:
+    """Where a table's rows are, for messages: their item ids and, for a table read from
+    a CSV file, their lines in it (:func:`bacon_bayes.io.csv_lines`)."""
+
+    ids: np.ndarray
+    lines: np.ndarray | None = None
+
+    def at(self, pos: int) -> str:
+        """``line 7`` of a CSV file, else ``row 5`` (from 0)."""
+        return f"row {pos}" if self.lines is None else f"line {int(self.lines[pos])}"
+
+    def __call__(self, pos: int) -> str:
+        return f"{self.at(pos)} (item {_py(self.ids[pos])!r})"
 
 
-def _numeric(series: pd.Series, role: str, ids: np.ndarray) -> np.ndarray:
+def _numeric(series: pd.Series, role: str, rows: _Rows) -> np.ndarray:
     """Convert to float (verdict words such as ``yes`` / ``no`` as 1 / 0, as the readers
     take them: :func:`bacon_bayes.io.as_numbers`); any other entry stops with its row and
     value."""
@@ -93,7 +105,7 @@ def _numeric(series: pd.Series, role: str, ids: np.ndarray) -> np.ndarray:
         pos = int(np.argmax(bad))
         raise ValidationError(
             f"{role} column {series.name!r} has a non-numeric value {series.iloc[pos]!r} at "
-            f"{_row_label(ids, pos)}. Fix the value, or leave the cell empty if it is missing."
+            f"{rows(pos)}. Fix the value, or leave the cell empty if it is missing."
         )
     return values
 
@@ -208,7 +220,7 @@ class EvalPool:
             pos = int(np.argmax(empty))
             raise ValidationError(
                 f"{int(empty.sum())} row(s) have no judge score at all "
-                f"({_row_label(self.ids, pos)} the first), so the naive judge average is "
+                f"({_Rows(self.ids)(pos)} the first), so the naive judge average is "
                 "undefined; score them with at least one judge, or leave them out (bacon "
                 "estimate --drop-unscored leaves out the rows no judge scored)."
             )
@@ -223,7 +235,7 @@ class EvalPool:
             raise ValidationError(f"item {missing!r} is not in the pool; check the item ids.")
         y = self.y.copy()
         y[pos] = np.asarray(values, dtype=float)
-        _check_labels(y, self.outcome, self.ids, self.label_name)
+        _check_labels(y, self.outcome, _Rows(self.ids), self.label_name)
         if self.waves is None or self.wave_names is None:
             return replace(self, y=y)
         # labels added to a pool with waves: a new wave after the recorded ones
@@ -345,21 +357,22 @@ class EvalPool:
             _need_column(df, item, "item id")
             ids = df[item].to_numpy()
             id_role = f"item id column {item!r}"
+        rows = _Rows(ids, csv_lines(df))
         if pd.isna(ids).any():
             pos = int(np.argmax(pd.isna(ids)))
-            raise ValidationError(f"{id_role} is empty at row {pos}; give every item an id.")
+            raise ValidationError(f"{id_role} is empty at {rows.at(pos)}; give every item an id.")
         dup = pd.Index(ids).duplicated()
         if dup.any():
             pos = int(np.argmax(dup))
             raise ValidationError(
-                f"{id_role} has a duplicate id {_py(ids[pos])!r} at row {pos}; ids must be unique "
-                "(one row per item). Aggregate repeated rows or pass a long judge table."
+                f"{id_role} has a duplicate id {_py(ids[pos])!r} at {rows.at(pos)}; ids must be "
+                "unique (one row per item). Aggregate repeated rows or pass a long judge table."
             )
         # label
         _need_column(df, label, "label")
-        y = _numeric(df[label], "label", ids)
+        y = _numeric(df[label], "label", rows)
         spec = _outcome_spec(outcome, levels, y, notes)
-        _check_labels(y, spec, ids, label)
+        _check_labels(y, spec, rows, label)
         # judges
         if isinstance(judges, pd.DataFrame):
             long = _long_from_table(judges, ids, notes)
@@ -378,7 +391,7 @@ class EvalPool:
             frames = []
             for j in judges:
                 _need_column(df, j, "judge")
-                s = _numeric(df[j], "judge", ids)
+                s = _numeric(df[j], "judge", rows)
                 if np.isnan(s).all():
                     raise ValidationError(
                         f"judge column {j!r} has no score at all; drop it from the judges."
@@ -391,7 +404,7 @@ class EvalPool:
                 )
             long = pd.concat(frames, ignore_index=True)
             judge_names = tuple(str(j) for j in judges)
-        _check_infinite(long, ids)
+        _check_infinite(long, rows)
         # optional columns
         groups = None
         if group is not None:
@@ -400,7 +413,7 @@ class EvalPool:
             if g.isna().any():
                 pos = int(np.argmax(g.isna().to_numpy()))
                 raise ValidationError(
-                    f"group column {group!r} is empty at {_row_label(ids, pos)}; give every item "
+                    f"group column {group!r} is empty at {rows(pos)}; give every item "
                     "a group (e.g. 'unknown') or leave out group."
                 )
             # each distinct value to str once (a million arrow strings one by one: 1.5 s)
@@ -415,12 +428,12 @@ class EvalPool:
             texts = df[text].fillna("").astype(str).to_numpy()
         emb = None
         if embedding is not None:
-            emb = _embedding(df, embedding, ids)
+            emb = _embedding(df, embedding, rows)
         pi = None
         if propensity is not None:
             _need_column(df, propensity, "propensity")
-            pi = _numeric(df[propensity], "propensity", ids)
-            _check_propensity(pi, ~np.isnan(y), ids, propensity)
+            pi = _numeric(df[propensity], "propensity", rows)
+            _check_propensity(pi, ~np.isnan(y), rows, propensity)
         prompts = None
         if prompt is not None:
             _need_column(df, prompt, "prompt")
@@ -428,7 +441,7 @@ class EvalPool:
             if pr.isna().any():
                 pos = int(np.argmax(pr.isna().to_numpy()))
                 raise ValidationError(
-                    f"prompt column {prompt!r} is empty at {_row_label(ids, pos)} "
+                    f"prompt column {prompt!r} is empty at {rows(pos)} "
                     f"({int(pr.isna().sum())} rows); give every item the id of the prompt it "
                     "answers, or leave out prompt."
                 )
@@ -441,10 +454,10 @@ class EvalPool:
                     "prompt (the prompt column) too."
                 )
             _need_column(df, prompt_propensity, "prompt propensity")
-            b = _numeric(df[prompt_propensity], "prompt propensity", ids)
-            _check_propensity(b, ~np.isnan(y), ids, prompt_propensity)
+            b = _numeric(df[prompt_propensity], "prompt propensity", rows)
+            _check_propensity(b, ~np.isnan(y), rows, prompt_propensity)
             inclusion = Inclusion.from_prompt(np.asarray(pi), b)
-        waves, wave_names = (None, None) if wave is None else _waves(df, wave, y, ids)
+        waves, wave_names = (None, None) if wave is None else _waves(df, wave, y, rows)
         return cls(
             ids=ids,
             y=y,
@@ -514,19 +527,19 @@ def _too_large(values: np.ndarray) -> tuple[int, str, str] | None:
     return pos, f"{float(values[pos]):g}", fix
 
 
-def _check_labels(y: np.ndarray, spec: OutcomeSpec, ids: np.ndarray, label: str) -> None:
+def _check_labels(y: np.ndarray, spec: OutcomeSpec, rows: _Rows, label: str) -> None:
     lab = ~np.isnan(y)
     bad = _too_large(y)
     if bad is not None:
         pos, what, fix = bad
         raise ValidationError(
-            f"label column {label!r} is {what} at {_row_label(ids, pos)}; "
+            f"label column {label!r} is {what} at {rows(pos)}; "
             f"{fix}, or leave it empty (unlabeled)."
         )
     if spec.kind == "nonnegative" and (y[lab] < 0).any():
         pos = int(np.flatnonzero(lab & (np.nan_to_num(y) < 0))[0])
         raise ValidationError(
-            f"label column {label!r} is {float(y[pos])!r} at {_row_label(ids, pos)}, but a "
+            f"label column {label!r} is {float(y[pos])!r} at {rows(pos)}, but a "
             "nonnegative outcome must be >= 0 (e.g. an error count); negate scores such as "
             "-MQM first."
         )
@@ -535,14 +548,14 @@ def _check_labels(y: np.ndarray, spec: OutcomeSpec, ids: np.ndarray, label: str)
         if not ok.all():
             pos = int(np.argmax(~ok))
             raise ValidationError(
-                f"label column {label!r} is {float(y[pos])!r} at {_row_label(ids, pos)}, which is "
+                f"label column {label!r} is {float(y[pos])!r} at {rows(pos)}, which is "
                 f"not one of the levels {list(spec.levels)}; fix the label, round it to a level, "
                 "or declare the outcome continuous."
             )
 
 
 def _waves(
-    df: pd.DataFrame, col: str, y: np.ndarray, ids: np.ndarray
+    df: pd.DataFrame, col: str, y: np.ndarray, rows: _Rows
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """Each label's wave code (0..K-1 in the waves' order; -1 unlabeled) and the waves."""
     _need_column(df, col, "wave")
@@ -553,7 +566,7 @@ def _waves(
         if bad.any():
             pos = int(np.argmax(bad))
             raise ValidationError(
-                f"wave column {col!r} {what} {_row_label(ids, pos)}; every labeled row needs "
+                f"wave column {col!r} {what} {rows(pos)}; every labeled row needs "
                 "the wave its label came in, and an unlabeled row none (empty the cell or add "
                 "the label)."
             )
@@ -575,7 +588,7 @@ def _waves(
     return codes, tuple(str(_py(v)) for v in names)
 
 
-def _check_infinite(long: pd.DataFrame, ids: np.ndarray) -> None:
+def _check_infinite(long: pd.DataFrame, rows: _Rows) -> None:
     scores = long["score"].to_numpy(dtype=float)
     bad = _too_large(scores)
     if bad is not None:
@@ -583,16 +596,16 @@ def _check_infinite(long: pd.DataFrame, ids: np.ndarray) -> None:
         score = "an infinite score" if what == "infinite" else f"a score of {what}"
         raise ValidationError(
             f"judge {long['judge'].iloc[k]!r} has {score} at "
-            f"{_row_label(ids, int(long['pos'].iloc[k]))}; {fix}, or leave it empty."
+            f"{rows(int(long['pos'].iloc[k]))}; {fix}, or leave it empty."
         )
 
 
-def _check_propensity(pi: np.ndarray, labeled: np.ndarray, ids: np.ndarray, col: str) -> None:
+def _check_propensity(pi: np.ndarray, labeled: np.ndarray, rows: _Rows, col: str) -> None:
     bad = labeled & ~((pi > 0) & (pi <= 1))
     if bad.any():
         pos = int(np.argmax(bad))
         raise ValidationError(
-            f"propensity column {col!r} is {float(pi[pos])!r} at {_row_label(ids, pos)}; an "
+            f"propensity column {col!r} is {float(pi[pos])!r} at {rows(pos)}; an "
             "inclusion probability must lie in (0, 1] for every labeled item. Record the "
             "probability the sampling design gave that item."
         )
@@ -600,12 +613,12 @@ def _check_propensity(pi: np.ndarray, labeled: np.ndarray, ids: np.ndarray, col:
     if bad.any():
         pos = int(np.argmax(bad))
         raise ValidationError(
-            f"propensity column {col!r} is {float(pi[pos])!r} at {_row_label(ids, pos)}; it must "
+            f"propensity column {col!r} is {float(pi[pos])!r} at {rows(pos)}; it must "
             "lie in (0, 1] (or be empty for an unlabeled item)."
         )
 
 
-def _embedding(df: pd.DataFrame, embedding: Sequence[str] | str, ids: np.ndarray) -> np.ndarray:
+def _embedding(df: pd.DataFrame, embedding: Sequence[str] | str, rows: _Rows) -> np.ndarray:
     if isinstance(embedding, str):
         cols = [c for c in df.columns if str(c).startswith(embedding)]
         if not cols:
@@ -617,12 +630,12 @@ def _embedding(df: pd.DataFrame, embedding: Sequence[str] | str, ids: np.ndarray
         cols = list(embedding)
         for c in cols:
             _need_column(df, c, "embedding")
-    emb = np.column_stack([_numeric(df[c], "embedding", ids) for c in cols])
+    emb = np.column_stack([_numeric(df[c], "embedding", rows) for c in cols])
     bad = ~np.isfinite(emb)
     if bad.any():
         pos, k = np.argwhere(bad)[0]
         raise ValidationError(
-            f"embedding column {cols[k]!r} is missing or not finite at {_row_label(ids, pos)}; "
+            f"embedding column {cols[k]!r} is missing or not finite at {rows(pos)}; "
             "every item needs a complete embedding (re-embed it or drop the embedding)."
         )
     return emb
@@ -644,7 +657,7 @@ def _long_from_table(long: pd.DataFrame, ids: np.ndarray, notes: list[str]) -> p
             "not in the pool; remove the row or add the item."
         )
     ids_arr = np.asarray(ids)
-    score = _numeric(long["score"].rename("score"), "long-table", ids_arr[pos])
+    score = _numeric(long["score"].rename("score"), "long-table", _Rows(ids_arr[pos]))
     out = pd.DataFrame(
         {
             "pos": pos,

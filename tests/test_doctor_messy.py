@@ -401,7 +401,7 @@ def test_verdict_words_are_read_as_zero_one_and_said(tmp_path, capsys) -> None:
     assert result["mean"]["classical"]["estimate"] == pytest.approx(truth[labeled].mean())
     assert main(["estimate", *command[1:], "--judge", "judge_b", "--engine", "freq"]) == 2
     err = capsys.readouterr().err
-    assert "judge column 'judge_b' has a non-numeric value 'error' at row 3" in err, err
+    assert "judge column 'judge_b' has a non-numeric value 'error' at line 5 (item" in err, err
 
 
 def _label_left_out(tmp_path, frame: pd.DataFrame, label: str, capsys) -> tuple[Path, str]:
@@ -512,3 +512,24 @@ def test_items_per_group_are_those_the_command_keeps(tmp_path, capsys) -> None:
     result = estimate_json([*command[1:], "--engine", "freq"], capsys)
     rows = result["groups"]["aee"]["rows"]
     assert {r["name"]: r["n_items"] for r in rows} == items
+
+
+def test_estimate_names_the_csv_line_past_a_title_and_rows_left_out(tmp_path, capsys):
+    """A spreadsheet export (a title and a blank line above the header) whose first rows
+    no judge scored, read with --drop-unscored, and a label that is not a number further
+    down: the message names the file's line of that cell, as doctor does, not the
+    position among the rows kept (it said 'row 3', which is line 10 of the file)."""
+    frame = pd.DataFrame(
+        {
+            "id": [f"it{i}" for i in range(8)],
+            "judge": [None, None, None, 0.2, 0.4, 0.6, 0.8, 0.5],
+            "human": [1.0, None, 0.0, 1.0, None, None, "n/a?", None],
+        }
+    )
+    path = tmp_path / "export.csv"
+    path.write_text("Judge scores, exported 2026-11-30\n\n" + frame.to_csv(index=False))
+    argv = ["estimate", str(path), "--label", "human", "--judge", "judge", "--item", "id"]
+    assert main([*argv, "--drop-unscored", "--engine", "freq"]) == 2
+    err = capsys.readouterr().err
+    # the header is line 3; it6 is the table's row 6, so line 3 + 1 + 6 = 10
+    assert "'n/a?' at line 10 (item 'it6')" in err, err
