@@ -43,7 +43,8 @@ def add_anytime_arguments(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="the labelling budget fixed from the start: --anytime intervals by "
         "alpha-spending (O'Brien-Fleming type) up to N labels, narrower than a confidence "
-        "sequence (a study folder's default: the one `bacon sample --max-labels` recorded)",
+        "sequence (a study folder's default: the one `bacon sample --max-labels` recorded, "
+        "and no other)",
     )
 
 
@@ -66,10 +67,10 @@ def anytime_from_args(args: argparse.Namespace) -> dict[str, Any] | None:
             "from a study folder, which records its waves)"
         )
     max_labels = args.max_labels
-    if study and max_labels is None:  # the budget the study recorded (bacon sample --max-labels)
-        from bacon_bayes.study import StudyConfig
+    if study:  # the budget the study recorded (bacon sample --max-labels), and no other
+        from bacon_bayes.study.folder import recorded_max_labels
 
-        max_labels = StudyConfig.read(Path(args.file)).max_labels
+        max_labels = recorded_max_labels(Path(args.file), max_labels)
     return {"anytime": True, "max_labels": max_labels}
 
 

@@ -393,8 +393,8 @@ def _until(args: argparse.Namespace, root: Path, config: StudyConfig | None) -> 
     the goal is settled). Returns the settings of a study this run creates."""
     from dataclasses import replace
 
-    from bacon_bayes.study.folder import record_max_labels
-    from bacon_bayes.study.settled import until_budget
+    from bacon_bayes.study.folder import StudyConfig, record_max_labels
+    from bacon_bayes.study.settled import last_labeled_wave, until_budget
 
     if args.until and (config is not None or args.budget is not None):
         raise ValidationError(
@@ -404,6 +404,11 @@ def _until(args: argparse.Namespace, root: Path, config: StudyConfig | None) -> 
     if args.max_labels is not None:
         if config is not None:
             return replace(config, max_labels=args.max_labels)
+        if StudyConfig.read(root).max_labels is None and last_labeled_wave(root) is not None:
+            print(
+                f"note: max_labels = {args.max_labels} is recorded after labels came in; the "
+                "alpha-spending intervals hold if it was not chosen from the estimates seen"
+            )
         record_max_labels(root, args.max_labels)
         if not args.until and args.budget is None:
             print(f"study {root} records max_labels = {args.max_labels}; draw with --until")

@@ -32,8 +32,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--max-labels",
         type=int,
         metavar="N",
-        help="the budget fixed from the start (default: the study's, from `bacon sample "
-        "--max-labels`): alpha-spending; without one, the confidence sequence",
+        help="the budget fixed from the start: the study's, which `bacon sample --max-labels` "
+        "records once (the default; another is refused): alpha-spending; without one, the "
+        "confidence sequence",
     )
     q.add_argument("--group", help="group column whose pairs and best group to ask about")
     q.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
@@ -97,14 +98,14 @@ def print_questions(args: argparse.Namespace) -> None:
     """Whether each question is settled (a question that cannot be answered yet says why)."""
     from bacon_bayes.errors import BaconError
     from bacon_bayes.report.comparisons import SUMMARY_PAIRS
-    from bacon_bayes.study import StudyConfig
+    from bacon_bayes.study.folder import recorded_max_labels
     from bacon_bayes.study.settled import fit_study, last_labeled_wave, question_lines, questions
 
     wave = last_labeled_wave(args.study)
     if wave is None:
         print("questions: no wave has all its labels in yet")
         return
-    max_labels = args.max_labels or StudyConfig.read(args.study).max_labels
+    max_labels = recorded_max_labels(Path(args.study), args.max_labels)
     try:
         cal = fit_study(
             args.study, wave=wave, engine=args.engine, model=args.model, group=args.group

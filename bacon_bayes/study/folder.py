@@ -88,6 +88,7 @@ __all__ = [
     "pool_file",
     "read_pool",
     "record_max_labels",
+    "recorded_max_labels",
     "study_inputs",
     "study_lock",
 ]
@@ -211,6 +212,27 @@ def record_max_labels(root: Path, max_labels: int) -> StudyConfig:
         config = replace(config, max_labels=int(max_labels))
         atomic_write_text(root / CONFIG_FILE, config.to_toml())
     return config
+
+
+def recorded_max_labels(root: Path, given: int | None) -> int | None:
+    """The budget of a study's alpha-spending intervals: the one ``study.toml`` records
+    (None: none, the confidence sequence). A ``given`` one must be the recorded one: a
+    budget picked when reading the estimates (several tried, the narrowest kept) would
+    void the intervals, so it is recorded once, by ``bacon sample --max-labels``."""
+    recorded = StudyConfig.read(root).max_labels
+    if given is None or given == recorded:
+        return recorded
+    if recorded is not None:
+        raise ValidationError(
+            f"study {root} records max_labels = {recorded}; its alpha-spending intervals "
+            f"use that budget, fixed once, not {given}. Drop --max-labels, or give {recorded}"
+        )
+    raise ValidationError(
+        f"study {root} records no labelling budget, so its intervals are the confidence "
+        f"sequence. A budget chosen while reading the estimates would void the alpha-"
+        f"spending intervals: record it once, before the next wave (bacon sample {root} "
+        f"--max-labels {given}), or drop --max-labels"
+    )
 
 
 def _toml_value(value: Any) -> str:

@@ -79,8 +79,13 @@ def test_status_says_which_questions_are_settled(
     assert bacon("status", str(root), "--half-width", "0.1") == 0
     line = question_lines(capsys.readouterr().out)["pool mean within +-0.1"]
     assert line.startswith("not yet") and re.search(r"about \d+ more labels", line)
-    # a budget makes it alpha-spending, narrower than the sequence near its end
-    assert bacon("status", str(root), "--half-width", "0.1", "--max-labels", "50") == 0
+    # a budget makes it alpha-spending, narrower than the sequence near its end; it is the
+    # study's, recorded once (bacon sample --max-labels), not one tried while reading
+    assert bacon("status", str(root), "--half-width", "0.1", "--max-labels", "50") == 2
+    assert "bacon sample" in capsys.readouterr().err
+    assert bacon("sample", str(root), "--max-labels", "50") == 0
+    capsys.readouterr()
+    assert bacon("status", str(root), "--half-width", "0.1") == 0
     out = capsys.readouterr().out
     assert "alpha-spending" in out
     spend = question_lines(out)["pool mean within +-0.1"]

@@ -281,10 +281,20 @@ def test_bacon_estimate_on_a_study_gives_anytime_intervals_over_its_waves(
         load_study(study, up_to_wave=7)
     capsys.readouterr()
     runs = {}
-    for extra in ([], ["--fixed"], ["--max-labels", "100"]):
+    for extra in ([], ["--fixed"]):
         assert bacon("estimate", str(study), "--engine", "freq", "--json", *extra) == 0
         runs[" ".join(extra)] = json.loads(capsys.readouterr().out)
-    default, fixed, spend = runs[""], runs["--fixed"], runs["--max-labels 100"]
+    default, fixed = runs[""], runs["--fixed"]
+    # a budget is the study's, recorded once: one tried while reading the estimates is
+    # refused (several tried, the narrowest kept, would void the intervals)
+    assert bacon("estimate", str(study), "--engine", "freq", "--max-labels", "100") == 2
+    assert "records no labelling budget" in capsys.readouterr().err
+    assert bacon("sample", str(study), "--max-labels", "100") == 0
+    assert "recorded after labels came in" in capsys.readouterr().out
+    assert bacon("estimate", str(study), "--engine", "freq", "--max-labels", "90") == 2
+    assert "records max_labels = 100" in capsys.readouterr().err
+    assert bacon("estimate", str(study), "--engine", "freq", "--json") == 0
+    spend = json.loads(capsys.readouterr().out)
     assert default["interval_kind"] == "confidence sequence"
     assert spend["interval_kind"] == "alpha-spending"
     assert "interval_kind" not in fixed
