@@ -241,4 +241,11 @@ class EstimateTable:
             f"{self.method} {self.estimand} ({level:g}% {kind}CI, simultaneous: "
             f"{self.simultaneous})"
         )
+        if "guarantee" in self.details and self.details.get("pooling") == "shrink":
+            # shrunk rows: their interval carries a bias allowance and a floor, so it is no
+            # estimate +- z se, and its guarantee is not each row's alone
+            head += (
+                f"\nshrunk toward the other groups; intervals {self.details['interval']}, "
+                f"holding {self.details['guarantee']}"
+            )
         return head + "\n" + self.to_frame().to_string(index=False, float_format="%.4f")

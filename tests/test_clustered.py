@@ -251,3 +251,36 @@ def test_a_group_predicted_almost_perfectly_keeps_its_variance(monkeypatch, floo
         covered.append(np.all((table.ci_low <= truth) & (truth <= table.ci_high)))
     lo, hi = coverage_band(draws, 0.95, conf=0.99)
     assert (lo <= np.mean(covered) <= hi) if floor else np.mean(covered) < lo, np.mean(covered)
+
+
+@pytest.mark.parametrize("target", ["pool", "population"])
+def test_a_group_of_one_label_or_none_leaves_the_others_their_intervals(target) -> None:
+    """Issue 40 on intervals clustered by prompt (a paired design, or the population
+    target): a group with one label or none refused every group (ValidationError, 'has 0
+    labeled item(s)'); now it has an estimate and no interval, and the others are the
+    intervals they get without it. On WMT22 (six systems without labels, 14 with 1,118
+    each) `bacon estimate --target population` skipped every system."""
+    w = _world(seed=5)
+    rng = np.random.default_rng(0)
+    picked = np.isin(w["prompt"], rng.choice(P, 60, replace=False))
+    sparse = (w["group"] == "4") & (w["prompt"] != w["prompt"][picked & (w["group"] == "4")][0])
+    selected = picked & (w["group"] != "5") & ~sparse  # group 5: none; group 4: one
+    y = np.where(selected, w["y"], np.nan)
+    pi = Inclusion.from_prompt(np.full(y.size, 60 / P), np.full(y.size, 60 / P))
+    table = aee_group_means(y, w["f"], w["group"], pi=pi, prompts=w["prompt"], target=target)
+    assert table.n_labeled.tolist() == [60, 60, 60, 60, 1, 0]
+    assert np.isfinite(table.ci_low[:4]).all() and np.isnan(table.ci_low[4:]).all()
+    assert np.isfinite(table.estimate).all()
+    assert set(table.details["no_interval"]) == {"4", "5"}
+    # the answered groups: as in the table without the two groups (up to the surrogate
+    # weight and variance floor, which the one label joins), the simultaneous critical
+    # value taken over the four answered groups (over six it would be about 2.7)
+    keep = ~np.isin(w["group"], ["4", "5"])
+    alone = aee_group_means(
+        y[keep], w["f"][keep], w["group"][keep], pi=Inclusion.from_prompt(
+            np.full(keep.sum(), 60 / P), np.full(keep.sum(), 60 / P)
+        ), prompts=w["prompt"][keep], target=target,
+    )  # fmt: skip
+    assert table.critical_value[:4] == pytest.approx(alone.critical_value, rel=1e-3)
+    assert table.estimate[:4] == pytest.approx(alone.estimate, rel=1e-2)
+    assert table.se[:4] == pytest.approx(alone.se, rel=2e-2)

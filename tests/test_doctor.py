@@ -124,6 +124,25 @@ def test_group_bias_finds_a_favoured_group() -> None:
     assert not fair["flagged"].any()
 
 
+def test_a_judge_that_barely_tracks_the_label_gets_no_bias_in_label_points() -> None:
+    """TriviaQA's JudgeLM (a 0/1 label) read 'llama2-70b-base +3.68 label points', WMT22's
+    BLEU-refB a system over-rated by 116 on a 0-100 label: a shift divided by a slope
+    near 0. Where the judge moves less across the labels' range than its noise sd, both
+    checks say why they give no figure; a judge that tracks the label keeps its check."""
+    rng = np.random.default_rng(2)
+    groups = np.repeat(np.array(["a", "b", "c", "d"]), 400)
+    label = (rng.random(groups.size) < 0.7).astype(float)
+    weak = 0.1 * label + rng.normal(scale=0.3, size=groups.size) + 0.2 * (groups == "c")
+    tab = bias.group_bias(label, weak, groups)
+    assert tab.empty and "tracks the label too weakly" in tab.attrs["why"]
+    length = rng.uniform(20, 400, groups.size)
+    got = bias.length_bias(label, weak + 0.001 * length, length, "weak")
+    assert isinstance(got, str) and "too weakly" in got
+    strong = label + rng.normal(scale=0.3, size=groups.size) + 0.2 * (groups == "c")
+    assert bias.group_bias(label, strong, groups).set_index("group").loc["c", "flagged"]
+    assert isinstance(bias.length_bias(label, strong, length, "strong"), bias.LengthBias)
+
+
 def _groups_of_unequal_quality(rng, n_per: int, shift: float):
     """4 groups whose mean labels differ by up to 1.5; a judge 2 + 0.8 x label + noise of
     sd 0.5, scoring group c ``shift`` higher."""

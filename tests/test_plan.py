@@ -522,3 +522,24 @@ def test_a_separate_pair_is_priced_with_the_estimators_critical_value():
     table = Calibrator(engine="freq").fit(pool).compare_groups(0.05, False)
     k = table.names.index("s0 - s1")
     assert np.atleast_1d(table.critical_value)[k] == pytest.approx(stats.t.isf(0.025, 13))
+
+
+def test_a_wholly_labeled_table_is_refused_with_the_way_forward(tmp_path, capsys):
+    """A benchmark table with every label filled in (SummEval, TriviaQA as shipped): the
+    paired design's plan divided by zero (a traceback, ZeroDivisionError) and the others
+    said no design reaches the goal; now the plan says the means are exact, and
+    --from-scratch plans the labelling of such a table from no labels."""
+    rng = np.random.default_rng(0)
+    g = np.repeat(list("abcdef"), 100)
+    y = rng.normal(size=g.size) + (g == "a")
+    frame = pd.DataFrame(
+        {"y": y, "j": y + rng.normal(size=g.size), "g": g, "q": np.tile(np.arange(100), 6)}
+    )
+    path = tmp_path / "full.csv"
+    frame.to_csv(path, index=False)
+    argv = ["plan", str(path), "--label", "y", "--judge", "j", "--group", "g", "--prompt", "q"]
+    assert main([*argv, "--half-width", "0.05"]) == 2
+    assert "every item of the pool is labeled (600 of 600)" in capsys.readouterr().err
+    assert main([*argv, "--half-width", "0.1", "--from-scratch", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {d["design"] for d in out["designs"]} >= {"uniform", "paired"}

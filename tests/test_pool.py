@@ -239,3 +239,29 @@ def test_judge_average_requires_a_score_per_item():
         ValidationError, match=r"1 row\(s\) have no judge score at all \(row 0 \(item 'it0'\) the"
     ):
         pool.judge_average()
+
+
+def test_groups_the_labels_never_reached_are_said():
+    """Whole groups without a label where labels drawn at random from every item would
+    almost surely have reached them (WMT22 as shipped: 6 of 20 systems): the pool mean
+    assumes every item could have been labeled, so the pool says it, with the chance. A
+    sparse random draw that happens to miss a group says nothing."""
+    rng = np.random.default_rng(0)
+    g = np.repeat([f"s{i}" for i in range(12)], 100)
+    y = rng.normal(size=g.size)
+    frame = pd.DataFrame({"y": y, "j": y + rng.normal(size=g.size), "g": g})
+    kw = {"label": "y", "judges": ["j"], "outcome": "continuous", "group": "g"}
+    never = frame.assign(
+        y=np.where((rng.random(g.size) < 0.3) & ~np.isin(g, ["s10", "s11"]), y, np.nan)
+    )
+    notes = EvalPool.from_frame(never, **kw).notes
+    assert any("2 of 12 'g' groups (200 of 1200 items) have no label (s10, s11)" in n
+               for n in notes), notes  # fmt: skip
+    sparse = frame.assign(y=np.where(rng.random(g.size) < 0.02, y, np.nan))
+    assert (pd.Series(sparse["y"].notna().groupby(g).sum()) == 0).any()  # a group missed
+    assert not any("have no label" in n for n in EvalPool.from_frame(sparse, **kw).notes)
+    # with the design's probabilities the estimator knows the design: nothing to say
+    given = never.assign(pi=0.3)
+    assert not any(
+        "have no label" in n for n in EvalPool.from_frame(given, **kw, propensity="pi").notes
+    )

@@ -208,6 +208,9 @@ def test_calibrator_answers_every_group_with_a_label(sparse_frame):
     assert len(ranks) == 12
     separate = cal.estimate_groups(pooling="separate")
     assert separate.details["guarantee"] == "per group" and len(separate) == 12
+    # printed, a shrunk table says its rows' guarantee (not each row's alone) and interval
+    assert "holding on average over groups" in str(table) and "robust EBCI" in str(table)
+    assert "shrunk" not in str(separate)
 
 
 def test_cli_estimate_and_report_keep_every_system(sparse_frame, tmp_path, capsys):
@@ -254,3 +257,20 @@ def test_several_surrogates_shrink_like_their_combination():
     one = est.shrunk_group_means(yy, f2 @ lam, names, pi=lab.mean(), power_tuning=False)
     np.testing.assert_allclose(two.estimate, one.estimate, rtol=1e-10)
     assert np.all(two.ci_high - two.ci_low >= (one.ci_high - one.ci_low) * 0.999)
+
+
+def test_groups_without_labels_leave_the_others_separate():
+    """WMT22 as shipped: six systems without a label beside 14 of 1,118 each. The groups
+    without labels get no interval either way, yet `auto` shrank all 14 (each then held
+    only on average over the groups); now it keeps them separate, each on its own."""
+    assert shrink.choose_pooling("auto", np.array([0] * 6 + [1118] * 14)) == "separate"
+    assert shrink.choose_pooling("auto", np.array([0, 3] + [40] * 10)) == "shrink"
+    rng = np.random.default_rng(0)
+    g = np.repeat([f"s{i}" for i in range(12)], 100)
+    y = rng.normal(size=g.size) + (g == "s0")
+    lab = (rng.random(g.size) < 0.3) & ~np.isin(g, ["s10", "s11"])
+    frame = pd.DataFrame({"y": np.where(lab, y, np.nan), "j": y + rng.normal(size=g.size), "g": g})
+    pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous", group="g")
+    table = Calibrator(engine="freq").fit(pool).estimate_groups(simultaneous=False)
+    assert table.details["guarantee"] == "per group"
+    assert np.isfinite(table.ci_low[:10]).all() and np.isnan(table.ci_low[10:]).all()

@@ -110,7 +110,8 @@ def _check_drawn_voted(frame: pd.DataFrame, label: str, item: str | None) -> Non
     todo = frame[TO_LABEL].eq(1).to_numpy() & frame[label].isna().to_numpy()
     if todo.any():
         n, first = int(todo.sum()), int(todo.argmax())
-        where = f"line {first + 2}" + (f", {item} {frame[item].iloc[first]!r}" if item else "")
+        the_id = frame[item].iloc[[first]].tolist()[0] if item else None  # 191, not np.int64(191)
+        where = f"line {first + 2}" + (f", {item} {the_id!r}" if item else "")
         raise ValidationError(
             f"{n} comparison{'s' if n > 1 else ''} marked {TO_LABEL} = 1 ({where} the "
             f"first) {'have' if n > 1 else 'has'} no vote in {label!r}: the inclusion "

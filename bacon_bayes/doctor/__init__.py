@@ -394,7 +394,9 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
 
 
 def _names(rows: pd.DataFrame, column: str | None) -> str:
-    return ", ".join(map(str, rows[column].head(5)))
+    """The first five names, and how many more (doctor counted them all)."""
+    more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
+    return ", ".join(map(str, rows[column].head(5))) + more
 
 
 def _f(v: float, nd: int = 2) -> str:

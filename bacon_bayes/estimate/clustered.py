@@ -57,7 +57,13 @@ from bacon_bayes.estimate.critical import (
     simultaneous_critical_value,
 )
 from bacon_bayes.estimate.moderate import variance_prior
-from bacon_bayes.estimate.tables import correlation, group_codes, group_table
+from bacon_bayes.estimate.tables import (
+    NO_LABELS,
+    ONE_LABEL,
+    correlation,
+    group_codes,
+    group_table,
+)
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.results import Estimate, EstimateTable
 
@@ -232,19 +238,19 @@ def clustered_fit(
     m = n_domains
     n_g = np.bincount(domains, minlength=m).astype(float)
     n_lab = np.bincount(g_lab, minlength=m)
-    if (n_lab < 2).any():
-        g = int(np.argmax(n_lab < 2))
-        raise ValidationError(
-            f"domain {g} has {n_lab[g]} labeled item(s); each needs at least 2 for a variance."
-        )
     fbar = np.bincount(domains, weights=fit, minlength=m) / n_g
+    # a domain of one label or none gets an estimate and no interval (the caller
+    # withholds it); none: its surrogate mean plus the pool's mean residual
     if hajek:
         wsum = np.bincount(g_lab, weights=w, minlength=m)
-        rbar = np.bincount(g_lab, weights=w * r, minlength=m) / wsum
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rbar = np.bincount(g_lab, weights=w * r, minlength=m) / wsum
+        rbar[n_lab == 0] = float(w @ r / w.sum())
         est = fbar + rbar
         u = (r - rbar[g_lab]) / n_g[g_lab]
     else:
         est = fbar + np.bincount(g_lab, weights=w * r, minlength=m) / n_g
+        est[n_lab == 0] = fbar[n_lab == 0] + float(w @ r) / n_items
         u = r / n_g[g_lab]
     U = np.zeros((idx.size, m))
     U[np.arange(idx.size), g_lab] = u
@@ -356,24 +362,31 @@ def clustered_group_means(
         for g, name in enumerate(names):
             text = text.replace(f"domain {g} ", f"group {str(name)!r} ")
         raise ValidationError(text) from None
-    return group_table(
+    table = group_table(
         "mean", method, names, fit["estimate"], fit["cov"], fit["n_labeled"], fit["n_items"],
         alpha, simultaneous, _critical(fit, alpha, simultaneous), df=fit["df"],
         power_lambda=fit["power_lambda"],
         target=target, interval="t (clustered by prompt)",
         labeled_prompts=[int(v) for v in fit["n_prompts"]], clustered_by_prompt=True,
     )  # fmt: skip
+    n_lab = np.asarray(fit["n_labeled"])
+    return table.withhold(n_lab == 1, ONE_LABEL).withhold(n_lab == 0, NO_LABELS)
 
 
 def _critical(fit: dict[str, Any], alpha: float, simultaneous: str) -> np.ndarray | None:
     """Simultaneous critical values of the group means as if their errors were
     independent (Sidak, Student-t per group; by Sidak's inequality never below the
     max-|t| over their estimated correlation, which comes from the prompts drawn and the
-    floor: on WMT22, 16 systems and 187 prompts, the max-|t| over it covered 0.895)."""
+    floor: on WMT22, 16 systems and 187 prompts, the max-|t| over it covered 0.895), over
+    the groups of 2 labels or more (the others get no interval)."""
     if simultaneous != "maxt":
         return None
-    m = fit["df"].size
-    return simultaneous_critical_value(np.eye(m), alpha, "maxt", fit["df"])
+    answered = np.asarray(fit["n_labeled"]) >= 2
+    out = np.full(answered.size, np.nan)
+    k = int(answered.sum())
+    if k:
+        out[answered] = simultaneous_critical_value(np.eye(k), alpha, "maxt", fit["df"][answered])
+    return out
 
 
 def use_clustered(

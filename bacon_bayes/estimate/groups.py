@@ -30,8 +30,15 @@ from bacon_bayes.estimate.critical import (
     simultaneous_critical_value,
 )
 from bacon_bayes.estimate.moderate import moderated_variance, score_bounds
-from bacon_bayes.estimate.shrink import NO_LABELS, shrunk_differences
-from bacon_bayes.estimate.tables import GroupArrays, Pairs, group_codes, group_table
+from bacon_bayes.estimate.shrink import shrunk_differences
+from bacon_bayes.estimate.tables import (
+    NO_LABELS,
+    ONE_LABEL,
+    GroupArrays,
+    Pairs,
+    group_codes,
+    group_table,
+)
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.results import EstimateTable, sure_sign
 
@@ -331,9 +338,6 @@ def _without_sparse(
         table = table.withhold(n_lab == 1, ONE_LABEL)
         tables.append(table.withhold(n_lab == 0, NO_LABELS))
     return tables
-
-
-ONE_LABEL = "1 label: no variance of its own (pooling='shrink' borrows one from the others)"
 
 
 def _put(values: np.ndarray, keep: np.ndarray, m: int) -> np.ndarray:

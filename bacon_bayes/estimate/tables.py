@@ -12,6 +12,10 @@ from bacon_bayes.estimate.critical import simultaneous_critical_value
 from bacon_bayes.order import natural_codes
 from bacon_bayes.results import EstimateTable
 
+#: Why a group row has no interval (``EstimateTable.withhold``).
+NO_LABELS = "no labels: the surrogate's mean plus the pool's correction, UNVALIDATED"
+ONE_LABEL = "1 label: no variance of its own (pooling='shrink' borrows one from the others)"
+
 
 def correlation(cov: np.ndarray) -> np.ndarray:
     sd = np.sqrt(np.clip(np.diag(cov), 1e-300, None))

@@ -6,8 +6,8 @@ used.
 
 Pooling and withholding
 -----------------------
-``pooling="auto"`` (the estimator's default) shrinks when some group has fewer than
-:data:`~bacon_bayes.calibrator.MIN_SEPARATE_LABELS` labels and at least three groups have
+``pooling="auto"`` (the estimator's default) shrinks when some group with labels has fewer
+than :data:`~bacon_bayes.calibrator.MIN_SEPARATE_LABELS` and at least three groups have
 labels, except for designs that draw prompts (clustered: ``paired``), which keep the
 separate means. Separate means withhold the interval of a group with fewer than
 :data:`~bacon_bayes.calibrator.MIN_GROUP_LABELS` labels; shrunk means only that of a group
@@ -206,7 +206,8 @@ def outlook(
     probs = _counts(st, p.design, p.n, from_scratch)
     p_zero = probs[:, 0]
     p_few = probs[:, :MIN_GROUP_LABELS].sum(axis=1)
-    enough = 1.0 - probs.sum(axis=1)  # P(n_g >= MIN_SEPARATE_LABELS)
+    # P(n_g = 0 or n_g >= MIN_SEPARATE_LABELS): a group without labels shrinks no other
+    enough = 1.0 - probs[:, 1:].sum(axis=1)
     clustered = p.design == "paired" and st.has_prompts
     if m < MIN_SHRINK_GROUPS or (pooling == "auto" and clustered):
         p_shrink = 0.0

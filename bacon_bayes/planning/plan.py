@@ -481,6 +481,13 @@ def plan(
         raise ValidationError(f"pooling {pooling!r} is not known; use {', '.join(POOLINGS)}.")
     if not 0 < alpha < 1:
         raise ValidationError(f"alpha {alpha!r} must lie in (0, 1) (e.g. 0.05).")
+    if pool.n_labeled >= pool.n_items and not from_scratch:
+        raise ValidationError(
+            f"every item of the pool is labeled ({pool.n_labeled} of {pool.n_items}): its "
+            "means are known exactly and nothing is left to label. To plan the labelling of "
+            "a table like this one from no labels (as bacon simulate draws it), pass "
+            "--from-scratch (from_scratch=True)"
+        )
     names = () if pool.groups is None else tuple(unique_codes(pool.groups)[0].tolist())
     goal.check(names)
     if designs is None:
@@ -651,7 +658,8 @@ def _withheld_notes(st: PilotStatistics, rows: list[DesignPlan], pooling: str) -
         return
     st.assumptions.append(
         f"group estimator: pooling {pooling!r} (auto: shrunk toward the pool's correction "
-        f"while some group has under 10 labels, separate means for designs drawing prompts); "
+        "while some group with labels has under 10, separate means for designs drawing "
+        "prompts); "
         "an interval is withheld for a group without labels (shrunk) or under 5 (separate), "
         "and a withheld pair counts as not detected"
     )

@@ -37,7 +37,14 @@ def target_description(cal: Calibrator) -> tuple[str, str]:
     """The target of the calibrator's intervals (``"pool"`` or ``"population"``) and a
     sentence saying what it means for this pool."""
     pool = cal.pool_
-    return target_text(cal.target, pool.n_items, pool.prompts is not None)
+    target, note = target_text(cal.target, pool.n_items, pool.prompts is not None)
+    if target == "pool" and pool.n_labeled == pool.n_items:
+        note += (
+            "; every one is labeled, so its means are exact (intervals of width 0) and the "
+            "judges add nothing to them: --target population for a population beyond these "
+            "items, bacon simulate to measure what the judges would save at a budget"
+        )
+    return target, note
 
 
 def target_text(target: str, n_items: int, prompts: bool = False) -> tuple[str, str]:
