@@ -139,8 +139,8 @@ class Comparisons:
         if self.n_prompts:
             column = f" (column {self.prompt_column!r})" if self.prompt_column else ""
             return (
-                f"not paired: the pool has {self.n_prompts} prompts{column}, but the labels "
-                "were not drawn by prompt and the target is this pool, so items are "
+                f"not paired: the pool has {self.n_prompts} prompts{column}, but records no "
+                "design that drew prompts and the target is this pool, so items are "
                 "treated as independent (folds are split by prompt); --target population "
                 "clusters the intervals by prompt"
             )
