@@ -20,6 +20,11 @@ When a wave's probabilities were fitted on earlier waves' labels (adaptive,
 paired-adaptive), the union is not an inclusion probability: :func:`sequential_inclusion`
 gives the same waves with the wave-by-wave (martingale) weights of
 :func:`sequential_propensity` and their variance, clustered by prompt within a wave.
+
+A pool read without its design is taken as labeled item by item at random from every
+item. Two checks say when its labels plainly were not: whole groups never labeled where
+such draws would have reached them (:func:`groups_never_drawn`), and the items of a
+prompt labeled together (:func:`labeled_by_prompt`).
 """
 
 from __future__ import annotations
@@ -27,8 +32,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
+from scipy import special, stats
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.order import natural_codes
 
 
 @dataclass(frozen=True)
@@ -297,3 +305,94 @@ def planned_labels(selected: np.ndarray, wave_pi: np.ndarray) -> np.ndarray:
     chosen = np.where(np.asarray(selected) >= 0, selected, n_waves)
     free = chosen[:, None] >= np.arange(n_waves)
     return np.where(free, np.nan_to_num(wave_pi), 0.0).sum(axis=0)
+
+
+#: Below this chance a random draw of the labels leaves the unlabeled groups without any:
+#: the labels were not drawn from every item (:func:`groups_never_drawn`).
+NEVER_DRAWN = 1e-3
+
+
+def groups_never_drawn(y: np.ndarray, groups: np.ndarray, column: str | None) -> str | None:
+    """A note when whole groups have no label where labels drawn at random from every item
+    (what an AEE without ``propensity`` assumes) would almost surely have reached them: the
+    chance that ``n`` labels drawn without replacement from the ``N`` items miss all ``M``
+    items of the unlabeled groups, ``C(N - M, n) / C(N, n)``, is under :data:`NEVER_DRAWN`
+    (WMT22 as shipped: 6 of 20 systems, 11,250 of 37,500 items, under 15,652 labels)."""
+    labeled = ~np.isnan(y)
+    n, big = int(labeled.sum()), y.size
+    codes, names = pd.factorize(groups)
+    empty = np.bincount(codes, weights=labeled, minlength=names.size) == 0
+    if n == 0 or not empty.any():
+        return None
+    m = int(np.isin(codes, np.flatnonzero(empty)).sum())
+    chance = (
+        0.0
+        if big - m < n
+        else float(
+            np.exp(
+                special.gammaln(big - m + 1) - special.gammaln(big - m - n + 1)
+                - special.gammaln(big + 1) + special.gammaln(big - n + 1)
+            )
+        )
+    )  # fmt: skip
+    if chance >= NEVER_DRAWN:
+        return None
+    unlabeled = natural_codes(np.asarray(names[empty]))[0]  # in the tables' order
+    shown = ", ".join(map(str, unlabeled[:5])) + (
+        f" and {int(empty.sum()) - 5} more" if empty.sum() > 5 else ""
+    )
+    what = f"{column!r} groups" if column else "groups"
+    return (
+        f"{int(empty.sum())} of {names.size} {what} ({m} of {big} items) have no label "
+        f"({shown}), which {n} labels drawn at random from every item would leave with "
+        f"chance {chance:.1g}: the labels were not drawn from those items. The pool mean "
+        "and the comparisons assume they were, so over those groups they rest on the judges "
+        "alone; estimate over the labeled groups (leave the others' rows out), or give the "
+        "design's inclusion probabilities (--propensity)"
+    )
+
+
+#: An intra-prompt correlation of being labeled above this (with a dispersion test under
+#: NEVER_DRAWN) says the labels were drawn by prompt (:func:`labeled_by_prompt`).
+LABELED_TOGETHER = 0.5
+
+
+def labeled_by_prompt(y: np.ndarray, prompts: np.ndarray, groups: np.ndarray | None) -> str | None:
+    """A note when the labels were evidently drawn by prompt (the items of a prompt
+    labeled together) while the pool records no prompt-level design: its intervals then
+    take the items as drawn one by one, and can be far too narrow (WMT22 as shipped: every
+    labeled system on the same 1,118 of 1,875 segments; the pool mean's se 0.063 item by
+    item, 0.143 clustered by segment). Over the groups with labels, the prompts' labeled
+    counts are tested for more spread than independent draws give (Pearson's dispersion,
+    chi-square on P - 1 df), and the intra-prompt correlation of being labeled is
+    estimated from it."""
+    labeled = ~np.isnan(y)
+    if groups is not None:  # a group never labeled is no evidence on how labels were drawn
+        codes, _ = pd.factorize(groups)
+        keep = (np.bincount(codes, weights=labeled) > 0)[codes]
+        labeled, prompts = labeled[keep], prompts[keep]
+    n, big = int(labeled.sum()), labeled.size
+    if n < 2 or n == big:
+        return None
+    pcodes = pd.factorize(prompts)[0]
+    size = np.bincount(pcodes).astype(float)
+    count = np.bincount(pcodes, weights=labeled)
+    many = size >= 2
+    if many.sum() < 10:
+        return None
+    rate = n / big
+    pearson = float((((count - size * rate) ** 2) / (size * rate * (1 - rate)))[many].sum())
+    df = int(many.sum()) - 1
+    mean_size = float(size[many].mean())
+    icc = (pearson / df - 1.0) / max(mean_size - 1.0, 1e-9)
+    if icc < LABELED_TOGETHER or stats.chi2.sf(pearson, df) >= NEVER_DRAWN:
+        return None
+    whole = int(((count == size) & many).sum())
+    return (
+        f"the labels look drawn by prompt: the items of a prompt are labeled together "
+        f"(correlation {min(icc, 1.0):.2f} over {df + 1} prompts; {whole} wholly labeled), "
+        "but the pool records no prompt-level design, so its intervals take the items as "
+        "drawn one by one and can be far too narrow. Give the design's probabilities "
+        "(--propensity with --prompt-propensity), or use --target population, whose "
+        "intervals are clustered by prompt"
+    )

@@ -18,12 +18,11 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.inclusion import Inclusion
+from bacon_bayes.inclusion import Inclusion, groups_never_drawn, labeled_by_prompt
 from bacon_bayes.io import as_numbers, csv_lines
-from bacon_bayes.order import natural_codes, unique_codes
+from bacon_bayes.order import unique_codes
 from bacon_bayes.pairs import Pairs, pairs_frame
 
 Kind = Literal["continuous", "ordinal", "nonnegative", "categorical"]
@@ -460,10 +459,10 @@ class EvalPool:
             inclusion = Inclusion.from_prompt(np.asarray(pi), b)
         waves, wave_names = (None, None) if wave is None else _waves(df, wave, y, rows)
         if propensity is None and groups is not None:
-            said = _groups_never_drawn(y, groups, group)
+            said = groups_never_drawn(y, groups, group)
             notes += [said] if said else []
         if prompts is not None and inclusion is None:
-            said = _labeled_by_prompt(y, prompts, groups)
+            said = labeled_by_prompt(y, prompts, groups)
             notes += [said] if said else []
         return cls(
             ids=ids,
@@ -532,97 +531,6 @@ def _too_large(values: np.ndarray) -> tuple[int, str, str] | None:
         return pos, "infinite", "use a finite value"
     fix = f"rescale the column (beyond +-{MAX_ABS:g}, squares and sums overflow floats)"
     return pos, f"{float(values[pos]):g}", fix
-
-
-#: Below this chance a random draw of the labels leaves the unlabeled groups without any:
-#: the labels were not drawn from every item (:func:`_groups_never_drawn`).
-NEVER_DRAWN = 1e-3
-
-
-def _groups_never_drawn(y: np.ndarray, groups: np.ndarray, column: str | None) -> str | None:
-    """A note when whole groups have no label where labels drawn at random from every item
-    (what an AEE without ``propensity`` assumes) would almost surely have reached them: the
-    chance that ``n`` labels drawn without replacement from the ``N`` items miss all ``M``
-    items of the unlabeled groups, ``C(N - M, n) / C(N, n)``, is under :data:`NEVER_DRAWN`
-    (WMT22 as shipped: 6 of 20 systems, 11,250 of 37,500 items, under 15,652 labels)."""
-    labeled = ~np.isnan(y)
-    n, big = int(labeled.sum()), y.size
-    codes, names = pd.factorize(groups)
-    empty = np.bincount(codes, weights=labeled, minlength=names.size) == 0
-    if n == 0 or not empty.any():
-        return None
-    m = int(np.isin(codes, np.flatnonzero(empty)).sum())
-    chance = (
-        0.0
-        if big - m < n
-        else float(
-            np.exp(
-                special.gammaln(big - m + 1) - special.gammaln(big - m - n + 1)
-                - special.gammaln(big + 1) + special.gammaln(big - n + 1)
-            )
-        )
-    )  # fmt: skip
-    if chance >= NEVER_DRAWN:
-        return None
-    unlabeled = natural_codes(np.asarray(names[empty]))[0]  # in the tables' order
-    shown = ", ".join(map(str, unlabeled[:5])) + (
-        f" and {int(empty.sum()) - 5} more" if empty.sum() > 5 else ""
-    )
-    what = f"{column!r} groups" if column else "groups"
-    return (
-        f"{int(empty.sum())} of {names.size} {what} ({m} of {big} items) have no label "
-        f"({shown}), which {n} labels drawn at random from every item would leave with "
-        f"chance {chance:.1g}: the labels were not drawn from those items. The pool mean "
-        "and the comparisons assume they were, so over those groups they rest on the judges "
-        "alone; estimate over the labeled groups (leave the others' rows out), or give the "
-        "design's inclusion probabilities (--propensity)"
-    )
-
-
-#: An intra-prompt correlation of being labeled above this (with a dispersion test under
-#: NEVER_DRAWN) says the labels were drawn by prompt (:func:`_labeled_by_prompt`).
-LABELED_TOGETHER = 0.5
-
-
-def _labeled_by_prompt(y: np.ndarray, prompts: np.ndarray, groups: np.ndarray | None) -> str | None:
-    """A note when the labels were evidently drawn by prompt (the items of a prompt
-    labeled together) while the pool records no prompt-level design: its intervals then
-    take the items as drawn one by one, and can be far too narrow (WMT22 as shipped: every
-    labeled system on the same 1,118 of 1,875 segments; the pool mean's se 0.063 item by
-    item, 0.143 clustered by segment). Over the groups with labels, the prompts' labeled
-    counts are tested for more spread than independent draws give (Pearson's dispersion,
-    chi-square on P - 1 df), and the intra-prompt correlation of being labeled is
-    estimated from it."""
-    labeled = ~np.isnan(y)
-    if groups is not None:  # a group never labeled is no evidence on how labels were drawn
-        codes, _ = pd.factorize(groups)
-        keep = (np.bincount(codes, weights=labeled) > 0)[codes]
-        labeled, prompts = labeled[keep], prompts[keep]
-    n, big = int(labeled.sum()), labeled.size
-    if n < 2 or n == big:
-        return None
-    pcodes = pd.factorize(prompts)[0]
-    size = np.bincount(pcodes).astype(float)
-    count = np.bincount(pcodes, weights=labeled)
-    many = size >= 2
-    if many.sum() < 10:
-        return None
-    rate = n / big
-    pearson = float((((count - size * rate) ** 2) / (size * rate * (1 - rate)))[many].sum())
-    df = int(many.sum()) - 1
-    mean_size = float(size[many].mean())
-    icc = (pearson / df - 1.0) / max(mean_size - 1.0, 1e-9)
-    if icc < LABELED_TOGETHER or stats.chi2.sf(pearson, df) >= NEVER_DRAWN:
-        return None
-    whole = int(((count == size) & many).sum())
-    return (
-        f"the labels look drawn by prompt: the items of a prompt are labeled together "
-        f"(correlation {min(icc, 1.0):.2f} over {df + 1} prompts; {whole} wholly labeled), "
-        "but the pool records no prompt-level design, so its intervals take the items as "
-        "drawn one by one and can be far too narrow. Give the design's probabilities "
-        "(--propensity with --prompt-propensity), or use --target population, whose "
-        "intervals are clustered by prompt"
-    )
 
 
 def _check_labels(y: np.ndarray, spec: OutcomeSpec, rows: _Rows, label: str) -> None:

@@ -47,8 +47,9 @@ def test_summeval_partly_labeled(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert found(out, "label") == ["expert_mean_coherence"]
     assert found(out, "group") == ["system"] and found(out, "prompt") == ["doc_id"]
     assert found(out, "text") == ["summary"]
-    judges = found(out, "judge")
-    assert len(judges) >= 30 and all(j.startswith("judge:") for j in judges)
+    judges = found(out, "judge")  # the label's aspect only: its twins of another are left out
+    assert len(judges) >= 6 and all(j.startswith("judge:") for j in judges)
+    assert all(j.endswith("|coherence") for j in judges)
     assert "judge:gpt-4-0314|rts|coherence" in judges
     assert "labels per system" in out and "biased by" in out
     assert command is not None and main(command) == 0
@@ -127,8 +128,8 @@ def test_group_bias_finds_a_favoured_group() -> None:
 def test_a_judge_that_barely_tracks_the_label_gets_no_bias_in_label_points() -> None:
     """TriviaQA's JudgeLM (a 0/1 label) read 'llama2-70b-base +3.68 label points', WMT22's
     BLEU-refB a system over-rated by 116 on a 0-100 label: a shift divided by a slope
-    near 0. Where the judge moves less across the labels' range than its noise sd, both
-    checks say why they give no figure; a judge that tracks the label keeps its check."""
+    near 0. Where the over-rating lies past the labels' whole range, both checks say why
+    they give no figure; a judge that tracks the label keeps its check."""
     rng = np.random.default_rng(2)
     groups = np.repeat(np.array(["a", "b", "c", "d"]), 400)
     label = (rng.random(groups.size) < 0.7).astype(float)
@@ -136,7 +137,7 @@ def test_a_judge_that_barely_tracks_the_label_gets_no_bias_in_label_points() -> 
     tab = bias.group_bias(label, weak, groups)
     assert tab.empty and "tracks the label too weakly" in tab.attrs["why"]
     length = rng.uniform(20, 400, groups.size)
-    got = bias.length_bias(label, weak + 0.001 * length, length, "weak")
+    got = bias.length_bias(label, weak + 0.002 * length, length, "weak")
     assert isinstance(got, str) and "too weakly" in got
     strong = label + rng.normal(scale=0.3, size=groups.size) + 0.2 * (groups == "c")
     assert bias.group_bias(label, strong, groups).set_index("group").loc["c", "flagged"]

@@ -5,6 +5,7 @@ many judges for few labels. Small synthetic frames shaped like WMT22's and SummE
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -152,8 +153,9 @@ def test_error_scale_only_for_one_side_with_a_mass_at_zero() -> None:
 
 def test_many_judges_for_few_labels_are_explained(tmp_path, capsys) -> None:
     """SummEval's wide file: 36 judges (9 per dimension) for 31 coherence labels, kept
-    without a word. Doctor says what the estimator does then (the judges' ridge below
-    20 labels per coefficient) and which judges are named for the label's dimension."""
+    without a word. Doctor keeps the judges of the label's dimension (the others, twins
+    of these for another aspect, are left out and said), and says what the estimator
+    does with few labels per judge (the judges' ridge below 20 per coefficient)."""
     from bacon_bayes.doctor import RIDGE_BELOW
     from bacon_bayes.surrogates import ALONE_BELOW
 
@@ -166,11 +168,49 @@ def test_many_judges_for_few_labels_are_explained(tmp_path, capsys) -> None:
         for model in ("gpt4", "gpt35", "llama70b", "llama13b"):
             noise = rng.normal(0, 0.6 if dim == "coherence" else 1.2, n)
             frame[f"judge:{model}|rts|{dim}"] = np.clip(np.round(truth + noise), 1, 5)
-    frame["expert_mean_coherence"] = np.where(rng.random(n) < 0.1, np.round(truth * 3) / 3, np.nan)
+    frame["expert_mean_coherence"] = np.where(rng.random(n) < 0.03, np.round(truth * 3) / 3, np.nan)
     path = tmp_path / "wide.csv"
     frame.to_csv(path, index=False)
     assert main(["doctor", str(path)]) == 0
     out = capsys.readouterr().out.replace("\n", " ")
     assert "judges for" in out and "the judges' ridge" in out and "first principal" in out
-    assert "--judge '*|rts|coherence' keeps only those" in out
-    assert "run:" in out  # a note, no refusal
+    assert out.count("another aspect than the label's 'coherence'") == 8
+    assert "run:" in out and "--judge '*|rts|coherence'" in out.split("run:")[1]
+
+
+def test_a_benchmark_table_of_human_ratings_and_aspects(tmp_path, capsys) -> None:
+    """SummEval's and WMT22's tables as shipped: every item labeled; crowd ratings
+    (``turker1_coherence``) and a human protocol's column (WMT's ``mqm``) were taken as
+    judges; every aspect of each LLM judge judged the label's one aspect. Now the human
+    columns are left out as human ratings, a judge of another aspect than the label's is
+    left out when its twin of the label's aspect is there, and doctor says that the
+    means are exact and what to run instead."""
+    rng = np.random.default_rng(1)
+    n = 300
+    coh, con = rng.normal(3, 1, n), rng.normal(3, 1, n)
+    frame = pd.DataFrame(
+        {
+            "system": np.repeat(["M1", "M2", "M3"], n // 3),
+            "expert_mean_coherence": coh,
+            "turker1_coherence": coh + rng.normal(0, 1, n),
+            "mqm": -np.abs(coh + rng.normal(0, 1, n)),
+            "metricx_xxl_MQM_2020-refA": coh + rng.normal(0, 0.6, n),
+            "judge:gpt4|coherence": coh + rng.normal(0, 0.6, n),
+            "judge:gpt4|consistency": con + 0.4 * coh + rng.normal(0, 0.6, n),
+            "judge:llama|coherence": coh + rng.normal(0, 0.9, n),
+        }
+    )
+    path = tmp_path / "bench.csv"
+    frame.to_csv(path, index=False)
+    assert main(["doctor", str(path), "--label", "expert_mean_coherence"]) == 0
+    out = capsys.readouterr().out
+    found = (re.match(r"  (judge|left out) +(\S+)", ln) for ln in out.splitlines())
+    rows = {m[2]: m.string for m in found if m}
+    assert "named like a human rating" in rows["turker1_coherence"]
+    assert "named like a human rating" in rows["mqm"]
+    assert rows["metricx_xxl_MQM_2020-refA"].startswith("  judge ")
+    assert "another aspect than the label's 'coherence'" in rows["judge:gpt4|consistency"]
+    assert rows["judge:gpt4|coherence"].startswith("  judge ")
+    assert rows["judge:llama|coherence"].startswith("  judge ")
+    assert "every item is labeled: the means of these items are exact" in out
+    assert "bacon simulate" in out

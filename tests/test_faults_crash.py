@@ -86,7 +86,7 @@ def test_huge_labels_and_scores_are_refused(column, words, tmp_path):
     frame.to_csv(tmp_path / "t.csv", index=False)
     code, err = run(["estimate", "t.csv", *cases.EQUAL_ARGS[:-2]], tmp_path)
     clean(code, err)
-    assert words in err and "rescale the column" in err and "row 4" in err
+    assert words in err and "rescale the column" in err and "line 6 (item 'i4')" in err
 
 
 def test_equal_labels_with_groups_give_a_message_and_save_only_on_success(tmp_path):

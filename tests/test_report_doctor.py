@@ -76,7 +76,10 @@ def test_cli_report_has_the_data_check_on_the_example_pool(tmp_path):
     # systems' unequal quality, not the judges' bias.)
     assert "over-rating of a group is flagged." in section
     groups = _rows(section.split("<details>", 1)[1], None)
-    assert len(groups) == len(JUDGES) * 12  # every group has 2 labels or more
+    # every group has 2 labels or more; a judge that barely tracks the label (a shift
+    # reads past the labels' whole range) has no table, and the page says why
+    weak = section.count("tracks the label too weakly")
+    assert weak <= 2 and len(groups) == (len(JUDGES) - weak) * 12
     assert "response length not checked" in section
     assert section.count('<div class="scroll">') == 3  # coverage, between judges, folded groups
     # a saved calibrator's report has it too (it only needs the pool)

@@ -344,6 +344,13 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
         f"the mean label over {'all ' if kept == p.n_rows else ''}{kept} items from {n} labels "
         f"and {len(r.judges)} judge(s): calibrated (AEE), {baselines}, with intervals"
     ]
+    if n == kept:
+        out.append(
+            "every item is labeled: the means of these items are exact (intervals of width "
+            "0) and the judges add nothing to them; bacon simulate measures what the judges "
+            "would save at a label budget (it hides the labels and draws samples of them), "
+            "and --target population gives intervals for a population beyond these items"
+        )
     if p.judges_note:
         out.append(p.judges_note)
     if p.unscored[1]:

@@ -195,8 +195,7 @@ def length_bias(
     if not np.isfinite(o):
         return _FLAT
     x = np.column_stack([np.ones(int(ok.sum())), label[ok], length[ok] / per])
-    coef = np.linalg.lstsq(x, judge[ok], rcond=None)[0]
-    weak = too_weak(label[ok], judge[ok], float(coef[1]), x @ coef)
+    weak = too_weak(label[ok], o, float(np.linalg.lstsq(x, judge[ok], rcond=None)[0][1]))
     if weak:
         return weak
     return LengthBias(name, int(ok.sum()), o, o - h, o + h, bool(flag), per)
@@ -206,18 +205,19 @@ def length_bias(
 _FLAT = "its score does not rise with the label: no bias in label points"
 
 
-def too_weak(label: np.ndarray, judge: np.ndarray, slope: float, fitted: np.ndarray) -> str | None:
-    """Why a judge's bias cannot be put in label points, or None: across the labels'
-    range its score moves less than its noise sd, so a shift divided by its slope reads
-    several label ranges (TriviaQA's JudgeLM: a model over-rated by 3.68 on a 0/1 label;
-    WMT22's BLEU: a system by 116 on a 0-100 label)."""
-    move = slope * float(np.ptp(label))
-    noise = float(np.std(judge - fitted))
-    if move >= noise:
+def too_weak(label: np.ndarray, over: np.ndarray | float, slope: float) -> str | None:
+    """Why a judge's bias cannot be put in label points, or None: its over-rating, a shift
+    in its own units divided by its slope on the label, lies past the labels' whole range
+    (a judge that barely tracks the label: TriviaQA's JudgeLM over-rated a model by 3.68
+    on a 0/1 label, WMT22's BLEU a system by 116 on a 0-100 label)."""
+    span = float(np.ptp(label))
+    worst = float(np.nanmax(np.abs(over)))
+    if worst <= span:
         return None
     return (
-        f"its score tracks the label too weakly for a bias in label points (across the "
-        f"labels' range it moves {move:.3g}, under its noise sd {noise:.3g})"
+        f"its score tracks the label too weakly for a bias in label points (slope {slope:.3g} "
+        f"per label point: a shift reads {worst:.3g} label points, past the labels' range "
+        f"{span:g})"
     )
 
 
@@ -268,7 +268,7 @@ def group_bias(
     over, se = _ratio(shift, coef[0], var_shift, cov[0, 0], contrast @ cov[1:, 0])
     if not np.isfinite(over).all():
         return _empty(_FLAT)
-    weak = too_weak(y, j, float(coef[0]), x @ coef)
+    weak = too_weak(y, over, float(coef[0]))
     if weak:
         return _empty(weak)
     level = (1 - alpha) ** (1 / k)

@@ -13,44 +13,30 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from bacon_bayes.doctor.names import (
+    GROUP_HINT,
+    HUMAN_PROTOCOL,
+    ID_LIKE,
+    ID_NAMES,
+    JUDGE_NAME,
+    LABEL_HINT,
+    NOT_JUDGE,
+    NOT_RESPONSE,
+    PROMPT_HINT,
+    PROMPT_ID,
+    RESPONSE_HINT,
+    SCORE_NAME,
+    other_aspects,
+)
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import as_numbers, file_line
 from bacon_bayes.readers import TableMeta
 
-ID_NAMES = ("id", "item", "item_id", "uid", "sample_id", "doc_id", "example_id")
-LABEL_HINT = re.compile(r"human|label|gold|expert|rating|truth|annot|manual", re.I)
-GROUP_HINT = re.compile(r"system|model|provider|group|policy|agent|variant", re.I)
-PROMPT_HINT = re.compile(r"prompt|doc|question|source|input|test|task|query", re.I)
-#: numeric columns named like this are prompt ids, never judges
-PROMPT_ID = re.compile(
-    r"^(prompt|question|doc|task|input|source|query|example|test|case)[ _-]?(id|idx|index|no|nr)?$",
-    re.I,
-)
 #: a numeric prompt column has about one row per prompt and group (at most this many)
 ROWS_PER_PROMPT_GROUP = 3
 #: a string prompt column may repeat a prompt per group (repeated samples), up to this
 #: many rows on average; more, and it is a category (a domain, a task type), not a prompt
 ROWS_PER_PROMPT_GROUP_STRINGS = 10
-RESPONSE_HINT = re.compile(
-    r"output|response|summary|completion|answer|generation|reply|hypothesis|hyp\b|"
-    r"translation|prediction|candidate",
-    re.I,
-)
-#: text columns named like the input or the reference: the response only when no other
-#: text is found
-NOT_RESPONSE = re.compile(
-    r"ref|source|src|article|input|prompt|question|context|document|target|gold", re.I
-)
-#: string columns named like this name the judge of each row: a long table
-JUDGE_NAME = re.compile(r"judge|grader|evaluator|scorer|rater|annotator", re.I)
-#: the score column of a long table, by name
-SCORE_NAME = re.compile(r"score|rating|grade|verdict|value", re.I)
-#: numeric columns named like an id (``seg_id``, ``row_id``): never judges
-ID_LIKE = re.compile(r"(^|[_ .-])(id|ids|idx|index|no|nr)$", re.I)
-NOT_JUDGE = re.compile(
-    r"^(epochs?|run|index|row|n|count)$|latency|tokens|cost|_idx$|idx$|propensit|seed|time",
-    re.I,
-)
 #: a column is dense when at least this share of rows has a value, sparse below
 DENSE = 0.5
 #: a string column is numbers with a few text cells (a judge's failures) from this share
@@ -310,7 +296,7 @@ def _find_judges(
         share = float(num.notna().mean())
         if share < DENSE:
             roles.left_out[c] = f"numeric but sparse ({share:.0%} of rows)"
-        elif LABEL_HINT.search(c):
+        elif LABEL_HINT.search(c) or HUMAN_PROTOCOL.match(c):
             roles.left_out[c] = "numeric and dense, but named like a human rating"
         elif NOT_JUDGE.search(c):
             roles.left_out[c] = "numeric, but named like a count, time or index"
@@ -335,6 +321,10 @@ def _find_judges(
             why = f"numeric and dense ({share:.0%} of rows scored)"
             why += f", Spearman {rho:.2f} with the label" if rho is not None else ""
             roles.reasons[f"judge:{c}"] = why
+    for j, why in other_aspects(roles.label, roles.judges, [str(c) for c in frame.columns]).items():
+        roles.judges.remove(j)
+        roles.reasons.pop(f"judge:{j}", None)
+        roles.left_out[j] = f"numeric and dense, but {why} (pass --judge to use it anyway)"
 
 
 def _need(frame: pd.DataFrame, column: str, option: str) -> None:

@@ -1,0 +1,66 @@
+"""What a column's name says of its part: the name patterns ``bacon doctor`` reads
+(a label, a group, a prompt, an id, a response, a human rating), and judges named for
+another aspect than the label's."""
+
+from __future__ import annotations
+
+import re
+
+ID_NAMES = ("id", "item", "item_id", "uid", "sample_id", "doc_id", "example_id")
+LABEL_HINT = re.compile(r"human|label|gold|expert|rating|truth|annot|manual|turker|crowd", re.I)
+#: a whole column name that is a human evaluation protocol's (WMT's ``mqm``, ``da``):
+#: a human rating, never a judge (``metricx_xxl_MQM_2020-refA``, a metric, is no match)
+HUMAN_PROTOCOL = re.compile(r"^(mqm|esa|sqm|da|mos)([ _-]?(score|z|raw))?$", re.I)
+GROUP_HINT = re.compile(r"system|model|provider|group|policy|agent|variant", re.I)
+PROMPT_HINT = re.compile(r"prompt|doc|question|source|input|test|task|query", re.I)
+#: numeric columns named like this are prompt ids, never judges
+PROMPT_ID = re.compile(
+    r"^(prompt|question|doc|task|input|source|query|example|test|case)[ _-]?(id|idx|index|no|nr)?$",
+    re.I,
+)
+RESPONSE_HINT = re.compile(
+    r"output|response|summary|completion|answer|generation|reply|hypothesis|hyp\b|"
+    r"translation|prediction|candidate",
+    re.I,
+)
+#: text columns named like the input or the reference: the response only when no other
+#: text is found
+NOT_RESPONSE = re.compile(
+    r"ref|source|src|article|input|prompt|question|context|document|target|gold", re.I
+)
+#: string columns named like this name the judge of each row: a long table
+JUDGE_NAME = re.compile(r"judge|grader|evaluator|scorer|rater|annotator", re.I)
+#: the score column of a long table, by name
+SCORE_NAME = re.compile(r"score|rating|grade|verdict|value", re.I)
+#: numeric columns named like an id (``seg_id``, ``row_id``): never judges
+ID_LIKE = re.compile(r"(^|[_ .-])(id|ids|idx|index|no|nr)$", re.I)
+NOT_JUDGE = re.compile(
+    r"^(epochs?|run|index|row|n|count)$|latency|tokens|cost|_idx$|idx$|propensit|seed|time",
+    re.I,
+)
+
+_TOKEN = re.compile(r"[A-Za-z0-9]+")
+
+
+def other_aspects(label: str | None, judges: list[str], columns: list[str]) -> dict[str, str]:
+    """The judges that score another aspect than the label's, each with why: a judge whose
+    name becomes another column's when one of its words is replaced by a word of the
+    label's name (SummEval's ``judge:gpt-4|rts|consistency`` beside
+    ``judge:gpt-4|rts|coherence`` for the label ``expert_mean_coherence``)."""
+    if label is None or len(judges) < 2:
+        return {}
+    said = set(_TOKEN.findall(label.lower()))
+    names = {c.lower(): c for c in columns if c != label}
+    aspects = {t for t in said if any(t in _TOKEN.findall(j.lower()) for j in judges)}
+    drop: dict[str, str] = {}
+    for j in judges:
+        low = j.lower()
+        words = set(_TOKEN.findall(low))
+        if words & aspects:
+            continue
+        for t in aspects:
+            for u in words - said:
+                twin = re.sub(rf"(?<![a-z0-9]){re.escape(u)}(?![a-z0-9])", t, low)
+                if twin in names and twin != low:
+                    drop[j] = f"scores {u!r}, another aspect than the label's {t!r} ({names[twin]})"
+    return drop
