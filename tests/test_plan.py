@@ -543,3 +543,15 @@ def test_a_wholly_labeled_table_is_refused_with_the_way_forward(tmp_path, capsys
     assert main([*argv, "--half-width", "0.1", "--from-scratch", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert {d["design"] for d in out["designs"]} >= {"uniform", "paired"}
+
+
+def test_a_goal_the_pilot_meets_says_no_wave_is_needed(capsys):
+    """A pilot that already meets the goal: the adaptive row said 'steps back to uniform:
+    pilot too small for the sd model' (WMT22 with 15,652 labels), which was not why."""
+    argv = ["plan", "bacon_bayes/data/example_pool.csv", "--label", "human", "--judge", "gpt*",
+            "--group", "system", "--item", "id", "--half-width", "1.0", "--json"]  # fmt: skip
+    assert main(argv) == 0
+    rows = {d["design"]: d for d in json.loads(capsys.readouterr().out)["designs"]}
+    assert rows["adaptive"]["new_labels"] == 0
+    assert "no wave to draw" in rows["adaptive"]["note"]
+    assert "pilot too small" not in rows["adaptive"]["note"]

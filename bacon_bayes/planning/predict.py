@@ -514,7 +514,9 @@ def _adaptive_ratios(
         return np.ones(m), 1.0, "needs a pilot"
     n0 = SCRATCH_PILOT_SHARE * n if from_scratch else float(st.n_labeled)
     choice = sd_wave_choice(0.0, round(n0), st.n_features)
-    if n <= n0 + 1 or choice != "adaptive":
+    if n <= n0 + 1:
+        return np.ones(m), 1.0, "no wave to draw: the pilot's labels suffice"
+    if choice != "adaptive":
         return np.ones(m), 1.0, "steps back to uniform: pilot too small for the sd model"
     prior = np.full(N, n0 / N) if from_scratch else st.pilot_pi
     if np.ptp(st.pred_var) == 0 and np.ptp(prior) == 0:  # one sd, one prior: uniform exactly
