@@ -230,3 +230,21 @@ def test_the_printed_sample_command_shows_the_labellers_the_response(tmp_path, c
     assert main(["sample", "bare", "--show", "response"]) == 2
     err = capsys.readouterr().err
     assert "bacon status bare --pending-out bare/todo-wave2.csv --show response" in err
+
+
+def test_a_plan_on_a_pool_file_names_the_study_started_from_it(tmp_path, monkeypatch, capsys):
+    """`bacon plan pool.csv` beside the pool.study a printed `bacon sample pool.csv` made:
+    the plan counted only the file's labels and its printed sample added a wave to that
+    study, without a word. Now the plan says so, and how to plan on the study."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(
+        Path(__file__).resolve().parents[1] / "bacon_bayes/data/example_pool.csv", "pool.csv"
+    )
+    args = ["--item", "id", "--group", "system", "--judge", "gpt*"]
+    assert main(["plan", "pool.csv", "--label", "human", *args, "--half-width", "0.05"]) == 0
+    assert "was started from this pool" not in capsys.readouterr().out
+    assert main(["sample", "pool.csv", "--label", "human", *args, "--budget", "0.05"]) == 0
+    capsys.readouterr()
+    assert main(["plan", "pool.csv", "--label", "human", *args, "--half-width", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "a study pool.study was started from this pool" in out and "bacon plan pool.study" in out

@@ -177,6 +177,9 @@ def run(args: argparse.Namespace) -> int:
         sample_args=reading_options(args, pool, sample=True),
     )
     result.pilot.assumptions.insert(0, engine)
+    beside = _study_beside(args)
+    if beside:
+        result.pilot.assumptions.append(beside)
     unsamplable = _unsamplable(args)
     if unsamplable:  # a command bacon sample would refuse: none printed, and why
         for row in result.designs:
@@ -187,6 +190,24 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(result.to_text())
     return 0
+
+
+def _study_beside(args: argparse.Namespace) -> str:
+    """A study already started from the planned pool file (the folder the printed ``bacon
+    sample`` adds its wave to): its labels are not in this plan, said with the fix."""
+    from bacon_bayes.study import Study
+    from bacon_bayes.study.folder import CONFIG_FILE, study_beside
+
+    source = Path(args.file)
+    root = study_beside(source)
+    if not source.is_file() or not (root / CONFIG_FILE).is_file():
+        return ""
+    labeled = int(Study.open(root).status()["labeled"].sum())
+    return (
+        f"a study {root} was started from this pool ({labeled} labels so far): this plan "
+        f"counts only the labels in {source}, and the bacon sample below adds a wave to "
+        f"that study; plan on it (bacon plan {root} ...) to count its labels"
+    )
 
 
 def _no_goal(args: argparse.Namespace) -> str:

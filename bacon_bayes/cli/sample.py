@@ -221,7 +221,7 @@ def _names(text: str) -> list[str]:
 def _study_root(args: argparse.Namespace) -> tuple[Path, StudyConfig | None]:
     """The study folder, and the settings of the study this run is to create (None: the
     study exists). Nothing is written."""
-    from bacon_bayes.study.folder import CONFIG_FILE
+    from bacon_bayes.study.folder import CONFIG_FILE, study_beside
 
     source = Path(args.pool)
     if source.is_dir() and (source / CONFIG_FILE).is_file():
@@ -232,7 +232,7 @@ def _study_root(args: argparse.Namespace) -> tuple[Path, StudyConfig | None]:
         from bacon_bayes.io import refuse_workbook
 
         refuse_workbook(source)
-    root = args.study or source.with_name(source.name.split(".")[0] + ".study")
+    root = args.study or study_beside(source)
     config = _new_config(args, source, root)
     if (root / CONFIG_FILE).is_file():
         _check_same_study(root, config, args)

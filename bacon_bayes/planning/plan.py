@@ -567,8 +567,8 @@ def plan(
 ONE_LOOK = (
     "intervals of one look, as bacon estimate gives them on a table: on a study folder "
     "(bacon sample starts one) it gives intervals valid at every wave by default, about "
-    "1.7 times as wide (a confidence sequence; about 1.1 times with the budget fixed by "
-    "--max-labels), and this plan's with --fixed"
+    "1.7 times as wide (a confidence sequence; about 1.1 times with the budget it records "
+    "from the start, bacon sample --max-labels), and this plan's with --fixed"
 )
 
 

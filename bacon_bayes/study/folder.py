@@ -196,6 +196,12 @@ class StudyConfig:
         return cls(**data)
 
 
+def study_beside(source: Path) -> Path:
+    """The study folder ``bacon sample POOL`` starts beside a pool file (``pool.study``
+    for ``pool.csv``) when no ``--study`` is given."""
+    return source.with_name(source.name.split(".")[0] + ".study")
+
+
 def record_max_labels(root: Path, max_labels: int) -> StudyConfig:
     """Record the labelling budget in ``study.toml`` (refused when a different one is
     recorded: alpha-spending's maximum is fixed once)."""
