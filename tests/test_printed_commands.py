@@ -248,3 +248,30 @@ def test_a_plan_on_a_pool_file_names_the_study_started_from_it(tmp_path, monkeyp
     assert main(["plan", "pool.csv", "--label", "human", *args, "--half-width", "0.05"]) == 0
     out = capsys.readouterr().out
     assert "a study pool.study was started from this pool" in out and "bacon plan pool.study" in out
+
+
+def test_a_pool_without_ids_gets_a_line_that_adds_them(tmp_path, monkeypatch, capsys):
+    """WMT22, SummEval's and TriviaQA's files as shipped have no column of unique ids, and
+    `--item seg_id` is refused (each segment is on 20 rows): `bacon sample` named no way
+    on. Now it prints a line that writes the pool with ids (the group and prompt joined
+    where they name each row once), and that line's file samples."""
+    import subprocess
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {"system": np.repeat(list("abc"), 40), "seg": np.tile(np.arange(40), 3),
+         "judge": rng.normal(size=120), "human": np.nan}
+    )  # fmt: skip
+    frame.to_csv("pool.csv", sep=";", index=False)
+    argv = ["--label", "human", "--judge", "judge", "--group", "system", "--prompt", "seg"]
+    assert main(["sample", "pool.csv", *argv, "--budget", "10"]) == 2
+    err = capsys.readouterr().err
+    line = err.split("or add one: ", 1)[1].split(" and sample ")[0]
+    code = shlex.split(line)[2]
+    assert "df['system'].astype(str) + ':' + df['seg'].astype(str)" in code and "sep=';'" in code
+    subprocess.run([sys.executable, "-c", code], check=True)
+    ids = pd.read_csv("pool_ids.csv")["id"]
+    assert ids.is_unique and ids.iloc[0] == "a:0"
+    assert main(["sample", "pool_ids.csv", *argv, "--budget", "10", "--out", "todo.csv"]) == 0

@@ -319,9 +319,35 @@ def pool_item(args: argparse.Namespace, source: Path) -> str:
 
         raise ValidationError(
             f"pool file {source} has no id column with unique values named "
-            f"{', '.join(ITEM_COLUMNS)}; pass --item COLUMN.{pairwise_hint(source)}"
+            f"{', '.join(ITEM_COLUMNS)}; pass --item COLUMN (a study records the items each "
+            f"wave draws by their id), or add one: {_add_ids(args, source)}."
+            f"{pairwise_hint(source)}"
         )
     return found
+
+
+def _add_ids(args: argparse.Namespace, source: Path) -> str:
+    """A line of Python that writes the pool with an id column: the group and prompt
+    joined when they name each row once (WMT22's system and seg_id), else the row number."""
+    from bacon_bayes.io import csv_options, read_table
+
+    pair = [c for c in (args.group, getattr(args, "prompt", None)) if c]
+    frame = read_table(source)
+    joined = len(pair) == 2 and set(pair) <= set(frame.columns)
+    if joined and not frame.duplicated(pair).any():
+        ids = f"df[{pair[0]!r}].astype(str) + ':' + df[{pair[1]!r}].astype(str)"
+    else:
+        ids = "range(len(df))"
+    out = source.with_name(source.name.split(".")[0] + "_ids.csv")
+    if "".join(source.suffixes).lower().endswith(".parquet"):
+        read = f"pd.read_parquet('{source}')"
+    else:
+        how = {k: v for k, v in csv_options(source).items() if k in ("sep", "decimal", "encoding")}
+        read = f"pd.read_csv('{source}'{''.join(f', {k}={v!r}' for k, v in how.items())})"
+    return (
+        f"python -c \"import pandas as pd; df = {read}; df.insert(0, 'id', {ids}); "
+        f"df.to_csv('{out}', index=False)\" and sample {out}"
+    )
 
 
 def _existing_labels(args: argparse.Namespace, source: Path) -> str | None:
