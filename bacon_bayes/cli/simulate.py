@@ -32,6 +32,18 @@ def _table(args: argparse.Namespace) -> Any:
     frame, meta = read_any(args.data)
     if args.labels:
         frame, args.item = join_labels(frame, args.labels, args.label, args.item or meta.item)
+    if args.drop_unlabeled and args.label in frame.columns:
+        import numpy as np
+
+        from bacon_bayes.io import FileRows, as_numbers
+
+        kept = as_numbers(frame[args.label]).notna().to_numpy()
+        if not kept.all():
+            print(f"--drop-unlabeled left out {int((~kept).sum())} row(s) without a label")
+            before = frame.attrs.get("file rows")
+            rows = np.flatnonzero(kept)
+            frame = frame.loc[kept].reset_index(drop=True)
+            frame.attrs["file rows"] = FileRows(rows if before is None else before.rows[rows])
     return frame
 
 
@@ -68,6 +80,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="CSV or Parquet file of the labels (an id column and the --label column), "
         "joined onto DATA by id (--item, or a column named id, item or item_id); every "
         "item of DATA needs one",
+    )
+    p.add_argument(
+        "--drop-unlabeled",
+        action="store_true",
+        help="leave out the rows without a label (e.g. a model no human rated), counted; "
+        "the simulation is then of the other rows",
     )
     add_judge_argument(p, legacy="commas")
     p.add_argument(

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.io import file_line
 
 __all__ = ["check_table"]
 
@@ -37,10 +38,12 @@ def check_table(
     y = pd.to_numeric(frame[label], errors="coerce")
     if y.isna().any():
         row = int(np.flatnonzero(y.isna().to_numpy())[0])
+        where = f"line {file_line(frame, row)}" if "header line" in frame.attrs else f"row {row}"
         raise ValidationError(
-            f"label column {label!r} is empty or not a number in row {row} "
+            f"label column {label!r} is empty or not a number at {where} "
             f"({int(y.isna().sum())} rows): bacon simulate needs a fully labeled table "
-            "(it hides the labels itself); drop those rows or fill them in."
+            "(it hides the labels itself); fill them in, or leave those rows out "
+            "(--drop-unlabeled)."
         )
     _check_label_values(y.to_numpy(float), label, outcome, levels)
 

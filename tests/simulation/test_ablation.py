@@ -214,7 +214,7 @@ def test_cli_writes_the_table_and_keeps_it_beside_a_monte_carlo(tmp_path, capsys
         ({"--trials": "10"}, "--trials belong to the Monte Carlo"),
         ({"--folds": "1"}, "at least 2 folds"),
         ({"--ablation": "everything"}, None),  # argparse refuses the choice
-        ({"unlabeled": True}, "empty or not a number in row 3"),
+        ({"unlabeled": True}, "empty or not a number at line 5"),
     ],
 )
 def test_bad_input_is_refused_and_nothing_is_written(tmp_path, capsys, change, message):
@@ -245,3 +245,18 @@ def test_models_without_ablation_is_refused(tmp_path, capsys):
     assert main(args) == 2
     assert "--models applies to --ablation only" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == [path]
+
+
+def test_rows_without_a_label_can_be_left_out(tmp_path, capsys):
+    """TriviaQA as shipped: 400 rows of one model that no human rated stopped `bacon
+    simulate` (it needs every label), with no option to leave them out. --drop-unlabeled
+    leaves them out, counted, and the refusal names it."""
+    frame = table(100)
+    frame.loc[[3, 50], "y"] = np.nan
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    args = ["simulate", str(path), "--label", "y", "--judges", "good,noise", "--ablation", "basic"]
+    assert main([*args, "--out", str(tmp_path / "a")]) == 2
+    assert "--drop-unlabeled" in capsys.readouterr().err
+    assert main([*args, "--out", str(tmp_path / "b"), "--drop-unlabeled"]) == 0
+    assert "--drop-unlabeled left out 2 row(s) without a label" in capsys.readouterr().out
