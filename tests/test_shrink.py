@@ -274,3 +274,19 @@ def test_groups_without_labels_leave_the_others_separate():
     table = Calibrator(engine="freq").fit(pool).estimate_groups(simultaneous=False)
     assert table.details["guarantee"] == "per group"
     assert np.isfinite(table.ci_low[:10]).all() and np.isnan(table.ci_low[10:]).all()
+
+
+def test_a_group_without_labels_that_could_rank_first_is_marked(capsys):
+    """`could rank first: s0, s11, s10` put two systems no human rated beside the leader, as
+    if they were close: their rank intervals span every rank because nothing is known of
+    them. They are marked."""
+    rng = np.random.default_rng(0)
+    g = np.repeat([f"s{i}" for i in range(12)], 100)
+    y = rng.normal(size=g.size) + (g == "s0")
+    lab = (rng.random(g.size) < 0.3) & ~np.isin(g, ["s10", "s11"])
+    frame = pd.DataFrame({"y": np.where(lab, y, np.nan), "j": y + rng.normal(size=g.size), "g": g})
+    from bacon_bayes.report.comparisons import comparisons
+
+    pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous", group="g")
+    line = comparisons(Calibrator(engine="freq").fit(pool), 0.05, "g").best_line()
+    assert "could rank first: s0, s1" in line and line.count("(no labels)") == 2, line

@@ -131,6 +131,16 @@ class Comparisons:
         """Groups whose rank interval reaches 1."""
         return [str(g) for g in self.ranks.loc[self.ranks["rank_low"] == 1, "group"]]
 
+    def _could_be_first_text(self) -> str:
+        """:attr:`could_be_first`, a group without labels marked (its rank interval spans
+        every rank because nothing is known of it, not because it is close)."""
+        first = self.ranks.loc[self.ranks["rank_low"] == 1]
+        counts = first["n_labeled"] if "n_labeled" in first else [1] * len(first)
+        return ", ".join(
+            f"{g} (no labels)" if n == 0 else str(g)
+            for g, n in zip(first["group"], counts, strict=True)
+        )
+
     def pairing_note(self) -> str:
         """Whether the intervals are paired, in words."""
         if self.paired:
@@ -219,7 +229,7 @@ class Comparisons:
         return (
             f"best {self.group} not clear: {self.best} ranks first by estimate (rank "
             f"interval [{int(top['rank_low'])}, {int(top['rank_high'])}]); could rank first: "
-            f"{', '.join(self.could_be_first)}"
+            f"{self._could_be_first_text()}"
         )
 
 
@@ -313,6 +323,7 @@ def comparisons_of(
             "rank": ranks["rank"].astype(int),
             "rank_low": ranks["rank_low"].astype(int),
             "rank_high": ranks["rank_high"].astype(int),
+            "n_labeled": ranks["n_labeled"].astype(int),
         }
     )
     paired = _paired(means.details)

@@ -317,7 +317,8 @@ def _ppi_rows(frame, spec, labeled, seed) -> list[dict[str, Any]]:
         from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
     except ImportError as exc:  # pragma: no cover - only without the extra
         raise ValidationError(
-            "method 'ppi' needs ppi_py: pip install 'bacon_bayes[peers]'"
+            "method 'ppi' needs ppi_py: pip install ppi-python (or the extra 'peers', which adds "
+            "cje-eval and ppi-aipw)"
         ) from exc
     from sklearn.linear_model import RidgeCV
 

@@ -125,7 +125,7 @@ def cje_pairwise_rows(
         import cje
     except ImportError as exc:
         raise ValidationError(
-            "the cje peer needs cje-eval: pip install 'bacon_bayes[peers]'"
+            "the cje peer needs cje-eval: pip install 'cje-eval>=0.9.3,<0.10'"
         ) from exc
     labeled = np.asarray(labeled, dtype=bool)
     if labeled.shape != (len(frame),):
@@ -290,7 +290,8 @@ def ppi_aipw_rows(
         from ppi_aipw import mean_inference
     except ImportError as exc:
         raise ValidationError(
-            "method 'ppi-aipw' needs ppi-aipw: pip install 'bacon_bayes[peers]'"
+            "method 'ppi-aipw' needs ppi-aipw: pip install --no-deps 'ppi-aipw>=0.2.2,<0.3' (its "
+            "xgboost, with CUDA's NCCL, is not needed here)"
         ) from exc
     labeled = np.asarray(labeled, dtype=bool)
     X = frame[list(judges)].to_numpy(float)
