@@ -521,7 +521,11 @@ def plan(
         need = ev.labels_needed(d, low)
         new = None if need is None else need - (0 if from_scratch else n0)
         cells = [_cell(ev, d, b, metric_name) for b in at]
-        note = predict(st, d, at[0] if at else N, from_scratch=from_scratch).note
+        # the design's note at its labels needed (at the first budget when it cannot reach
+        # the goal): a note of a budget below them said an adaptive wave steps back while
+        # its row priced the wave that follows the sd (TriviaQA: 202 labels, "too small")
+        where = need if need is not None else (at[0] if at else N)
+        note = predict(st, d, where, from_scratch=from_scratch).note
         if d == "paired" and st.rho_weight < ROUGH_WEIGHT:
             note = f"ROUGH (within-prompt correlation mostly the judges' prior); {note}"
         cmd = None if new is None else _command(d, new, group_column, pool_arg, sample_args)
