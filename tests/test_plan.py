@@ -4,6 +4,7 @@ recommendation rules, and clear errors (exit 2)."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -555,3 +556,35 @@ def test_a_goal_the_pilot_meets_says_no_wave_is_needed(capsys):
     assert rows["adaptive"]["new_labels"] == 0
     assert "no wave to draw" in rows["adaptive"]["note"]
     assert "pilot too small" not in rows["adaptive"]["note"]
+
+
+def test_a_small_adaptive_wave_after_targeted_waves_promises_little(monkeypatch):
+    """TriviaQA's study after targeted waves: the plan priced an adaptive wave of 3 labels
+    at a variance ratio of 0.63 and recommended it (its own power 0.47 at the pilot), where
+    bacon sample's check read 0.977 and stepped back. The pilot's residuals, summed over
+    the few labeled items such a wave raises, were taken alone; the model's ratio over the
+    whole pool (against a uniform wave added to the same earlier waves) read 0.964. The
+    plan now takes the smaller gain of the two: a pilot reading that promises much (here
+    forced to 0.5) does not make a wave of a few labels worth drawing."""
+    from bacon_bayes.sampling.adaptive import TopUp
+
+    rng = np.random.default_rng(0)
+    n = 3200
+    y = (rng.random(n) < 0.7).astype(float)
+    judges = {f"j{k}": np.where(rng.random(n) < e, 1 - y, y)
+              for k, e in enumerate((0.1, 0.2, 0.3, 0.25))}  # fmt: skip
+    agree = np.mean(list(judges.values()), axis=0)
+    pi = np.where((agree > 0.2) & (agree < 0.8), 0.25, 0.03)  # earlier waves aimed there
+    lab = rng.random(n) < pi
+    frame = pd.DataFrame({"y": np.where(lab, y, np.nan), "pi": pi, **judges,
+                          "g": np.repeat(list("abcdefgh"), n // 8)})  # fmt: skip
+    pool = EvalPool.from_frame(frame, label="y", judges=list(judges), outcome="categorical",
+                               levels=[0.0, 1.0], group="g", propensity="pi")  # fmt: skip
+    st = pilot_statistics(pool, None)
+    monkeypatch.setattr(TopUp, "variance_ratio", lambda self, k, rows, we2: 0.5)
+    ratio = [
+        float(re.search(r"ratio (\d\.\d+)", predict(st, "adaptive", st.n_labeled + k).note)[1])
+        for k in (3, 600)
+    ]  # type: ignore[index]
+    assert ratio[0] > 0.95, ratio  # a wave of 3 labels: no gain worth a step
+    assert 0.5 < ratio[1] < ratio[0], ratio  # a large one gains, as the model says
