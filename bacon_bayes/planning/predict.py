@@ -536,8 +536,11 @@ def _adaptive_ratios(
     # against the union with a uniform wave of the same size (the earlier waves kept: after
     # targeted waves a uniform design from scratch is no reference)
     rate = min(1.0, (n - n0) / max(wave.room, 1e-300))
-    union = prior + (1.0 - prior) * rate
-    uniform_sums = np.bincount(st.codes, st.pred_var * (1.0 / union - 1.0), m)
+    if np.ptp(prior) == 0:  # one prior (a uniform pilot): the sums in closed form
+        uniform_sums = v_g * (1.0 / (prior[0] + (1.0 - prior[0]) * rate) - 1.0)
+    else:
+        union = prior + (1.0 - prior) * rate
+        uniform_sums = np.bincount(st.codes, st.pred_var * (1.0 / union - 1.0), m)
     model_pool = float(gain.sum() / uniform_sums.sum()) if uniform_sums.sum() > 0 else 1.0
     # the smaller gain of two: the pilot's residuals (a Horvitz-Thompson sum over the few
     # labeled items the wave would raise, noisy and, after targeted waves, far too
