@@ -312,15 +312,17 @@ def planned_labels(selected: np.ndarray, wave_pi: np.ndarray) -> np.ndarray:
 NEVER_DRAWN = 1e-3
 
 
-def groups_never_drawn(y: np.ndarray, groups: np.ndarray, column: str | None) -> str | None:
+def groups_never_drawn(
+    y: np.ndarray, codes: np.ndarray, names: np.ndarray, column: str | None
+) -> str | None:
     """A note when whole groups have no label where labels drawn at random from every item
     (what an AEE without ``propensity`` assumes) would almost surely have reached them: the
     chance that ``n`` labels drawn without replacement from the ``N`` items miss all ``M``
     items of the unlabeled groups, ``C(N - M, n) / C(N, n)``, is under :data:`NEVER_DRAWN`
-    (WMT22 as shipped: 6 of 20 systems, 11,250 of 37,500 items, under 15,652 labels)."""
+    (WMT22 as shipped: 6 of 20 systems, 11,250 of 37,500 items, under 15,652 labels).
+    ``codes``: each item's group among ``names``."""
     labeled = ~np.isnan(y)
     n, big = int(labeled.sum()), y.size
-    codes, names = pd.factorize(groups)
     empty = np.bincount(codes, weights=labeled, minlength=names.size) == 0
     if n == 0 or not empty.any():
         return None
@@ -357,7 +359,7 @@ def groups_never_drawn(y: np.ndarray, groups: np.ndarray, column: str | None) ->
 LABELED_TOGETHER = 0.5
 
 
-def labeled_by_prompt(y: np.ndarray, prompts: np.ndarray, groups: np.ndarray | None) -> str | None:
+def labeled_by_prompt(y: np.ndarray, prompts: np.ndarray, codes: np.ndarray | None) -> str | None:
     """A note when the labels were evidently drawn by prompt (the items of a prompt
     labeled together) while the pool records no prompt-level design: its intervals then
     take the items as drawn one by one, and can be far too narrow (WMT22 as shipped: every
@@ -365,10 +367,9 @@ def labeled_by_prompt(y: np.ndarray, prompts: np.ndarray, groups: np.ndarray | N
     item, 0.143 clustered by segment). Over the groups with labels, the prompts' labeled
     counts are tested for more spread than independent draws give (Pearson's dispersion,
     chi-square on P - 1 df), and the intra-prompt correlation of being labeled is
-    estimated from it."""
+    estimated from it. ``codes``: each item's group (None: no groups)."""
     labeled = ~np.isnan(y)
-    if groups is not None:  # a group never labeled is no evidence on how labels were drawn
-        codes, _ = pd.factorize(groups)
+    if codes is not None:  # a group never labeled is no evidence on how labels were drawn
         keep = (np.bincount(codes, weights=labeled) > 0)[codes]
         labeled, prompts = labeled[keep], prompts[keep]
     n, big = int(labeled.sum()), labeled.size

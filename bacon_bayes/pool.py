@@ -406,7 +406,7 @@ class EvalPool:
             judge_names = tuple(str(j) for j in judges)
         _check_infinite(long, rows)
         # optional columns
-        groups = None
+        groups = codes = names = None
         if group is not None:
             _need_column(df, group, "group")
             g = df[group]
@@ -458,11 +458,11 @@ class EvalPool:
             _check_propensity(b, ~np.isnan(y), rows, prompt_propensity)
             inclusion = Inclusion.from_prompt(np.asarray(pi), b)
         waves, wave_names = (None, None) if wave is None else _waves(df, wave, y, rows)
-        if propensity is None and groups is not None:
-            said = groups_never_drawn(y, groups, group)
+        if propensity is None and codes is not None and names is not None:
+            said = groups_never_drawn(y, codes, names, group)
             notes += [said] if said else []
         if prompts is not None and inclusion is None:
-            said = labeled_by_prompt(y, prompts, groups)
+            said = labeled_by_prompt(y, prompts, codes)
             notes += [said] if said else []
         return cls(
             ids=ids,
