@@ -462,7 +462,7 @@ class EvalPool:
             said = groups_never_drawn(y, codes, names, group)
             notes += [said] if said else []
         if prompts is not None and inclusion is None:
-            said = labeled_by_prompt(y, prompts, codes)
+            said = labeled_by_prompt(y, prompts, codes, pi)
             notes += [said] if said else []
         return cls(
             ids=ids,

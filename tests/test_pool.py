@@ -286,3 +286,16 @@ def test_labels_drawn_by_prompt_without_the_design_are_said():
         apart = np.random.default_rng(seed).random(q.size) < 0.3
         notes = EvalPool.from_frame(frame.assign(y=np.where(apart, y, np.nan)), **kw).notes
         assert not any("drawn by prompt" in n for n in notes), notes
+    # two of six systems never labeled, read without the group column: still said
+    kw_ungrouped = {k: v for k, v in kw.items() if k != "group"}
+    some = together & np.isin(g, list("abcd"))
+    notes = EvalPool.from_frame(frame.assign(y=np.where(some, y, np.nan)), **kw_ungrouped).notes
+    assert any("the labels look drawn by prompt" in n for n in notes), notes
+    # items drawn one by one at rates that follow the prompt (an adaptive wave's), with
+    # the design's probabilities given: no evidence of prompts drawn, nothing said
+    for seed in range(5):
+        rate = np.where(q % 2 == 0, 0.6, 0.05)  # hard prompts: every system's item likely
+        drawn = np.random.default_rng(seed).random(q.size) < rate
+        given = frame.assign(y=np.where(drawn, y, np.nan), pi=rate)
+        notes = EvalPool.from_frame(given, **kw, propensity="pi").notes
+        assert not any("drawn by prompt" in n for n in notes), notes
