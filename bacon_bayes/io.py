@@ -193,6 +193,14 @@ class FileRows:
         return self
 
 
+def keep_file_rows(frame: pd.DataFrame, out: pd.DataFrame, kept: np.ndarray) -> None:
+    """Record in ``out`` (``frame``'s rows where ``kept``) the file rows they came from,
+    so that :func:`file_line` still names a cell's line in the file."""
+    before = frame.attrs.get("file rows")
+    rows = np.flatnonzero(np.asarray(kept, dtype=bool))
+    out.attrs["file rows"] = FileRows(rows if before is None else before.rows[rows])
+
+
 def file_line(frame: pd.DataFrame, row: int) -> int:
     """The line of a CSV (from 1) that holds ``frame``'s row ``row`` (from 0): past the
     header and the lines above it that the reader skipped (``frame.attrs["header line"]``,
@@ -444,9 +452,7 @@ def without_unscored(
         kept = judges.loc[~judges["item"].isin(ids[empty])].reset_index(drop=True)
         out = frame.loc[~empty] if item is None else frame.loc[~empty].reset_index(drop=True)
     if empty.any():  # messages name the CSV lines of the rows kept
-        before = frame.attrs.get("file rows")
-        rows = np.flatnonzero(~np.asarray(empty))
-        out.attrs["file rows"] = FileRows(rows if before is None else before.rows[rows])
+        keep_file_rows(frame, out, ~np.asarray(empty))
     labels = int((empty & frame[label].notna()).sum())
     what = f", {labels} of them labeled (their labels unused)" if labels else " and no label"
     note = (

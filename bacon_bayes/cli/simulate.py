@@ -33,17 +33,14 @@ def _table(args: argparse.Namespace) -> Any:
     if args.labels:
         frame, args.item = join_labels(frame, args.labels, args.label, args.item or meta.item)
     if args.drop_unlabeled and args.label in frame.columns:
-        import numpy as np
-
-        from bacon_bayes.io import FileRows, as_numbers
+        from bacon_bayes.io import as_numbers, keep_file_rows
 
         kept = as_numbers(frame[args.label]).notna().to_numpy()
         if not kept.all():
             print(f"--drop-unlabeled left out {int((~kept).sum())} row(s) without a label")
-            before = frame.attrs.get("file rows")
-            rows = np.flatnonzero(kept)
-            frame = frame.loc[kept].reset_index(drop=True)
-            frame.attrs["file rows"] = FileRows(rows if before is None else before.rows[rows])
+            out = frame.loc[kept].reset_index(drop=True)
+            keep_file_rows(frame, out, kept)
+            frame = out
     return frame
 
 
