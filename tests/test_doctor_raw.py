@@ -5,11 +5,13 @@ responses. Small synthetic frames, shaped like WMT22's and SummEval's raw files.
 
 from __future__ import annotations
 
+import re
 import shlex
 
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.cli import main
 from bacon_bayes.doctor.roles import find_roles
 from bacon_bayes.readers import TableMeta
 from bacon_bayes.scale import sentinel_codes
@@ -279,3 +281,21 @@ def test_a_labeled_reference_system_no_metric_scores_has_a_printed_way_out(tmp_p
     assert any(note in n for n in result["pool"]["notes"]), result["pool"]["notes"]
     names = {row["name"] for row in result["groups"]["aee"]["rows"]}
     assert "sys5" not in names and len(names) == 5
+
+
+def test_the_finer_of_two_shared_columns_is_the_prompt(tmp_path, capsys) -> None:
+    """WMT22 as shipped: its documents and its segments are both shared by every system;
+    doctor took the document (about 8 rows a system, named like a prompt) where the
+    segment is what each system answers once."""
+    rng = np.random.default_rng(0)
+    seg = np.tile(np.arange(120), 4)
+    frame = pd.DataFrame(
+        {"system": np.repeat(list("abcd"), 120), "doc": [f"d{k}" for k in seg // 8],
+         "segment": [f"s{k}" for k in seg], "judge": rng.normal(size=480),
+         "human": np.where(rng.random(480) < 0.2, rng.normal(size=480), np.nan)}
+    )  # fmt: skip
+    path = tmp_path / "mt.csv"
+    frame.to_csv(path, index=False)
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^  prompt +segment ", out, re.M), out
