@@ -124,7 +124,7 @@ def test_known_propensities_and_no_prompt_column():
 def test_missing_cje_is_a_validation_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "cje", None)
     frame = table(prompts=10)
-    with pytest.raises(ValidationError, match=r"pip install 'bacon_bayes\[peers\]'"):
+    with pytest.raises(ValidationError, match=r"pip install 'cje-eval"):
         run(frame, paired_draw(frame, 0.5, 0))
 
 
