@@ -588,3 +588,22 @@ def test_a_small_adaptive_wave_after_targeted_waves_promises_little(monkeypatch)
     ]  # type: ignore[index]
     assert ratio[0] > 0.95, ratio  # a wave of 3 labels: no gain worth a step
     assert 0.5 < ratio[1] < ratio[0], ratio  # a large one gains, as the model says
+
+
+def test_a_top_lead_under_one_standard_error_is_cautioned(capsys):
+    """Systems truly equal: `bacon estimate`'s line says the top group's lead is
+    indistinguishable from zero, while `bacon plan --top` recommended 1,171 of 1,200 labels
+    without a word of it (the README walk). The plan now says so beside the recommendation."""
+    from bacon_bayes.planning.plan import smallest_lead
+
+    rng = np.random.default_rng(4)
+    g = np.repeat([f"s{k}" for k in range(6)], 200)
+    y = rng.normal(size=g.size)
+    frame = pd.DataFrame({"id": np.arange(g.size), "system": g, "j": y + rng.normal(size=g.size),
+                          "y": np.where(rng.random(g.size) < 0.1, y, np.nan)})  # fmt: skip
+    pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous",
+                               group="system", item="id")  # fmt: skip
+    result = plan(pool, Goal(kind="top"))
+    lead = smallest_lead(result.pilot)
+    assert lead is not None and lead < 1.0
+    assert "caution: the top group's lead in the pilot is" in result.to_text()

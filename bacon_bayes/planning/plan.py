@@ -210,6 +210,13 @@ class PlanResult:
             )
             if best.command:
                 lines.append(f"  run: {best.command}")
+        lead = smallest_lead(self.pilot) if self.goal.kind == "top" else None
+        if lead is not None and lead < 1.0:  # as bacon estimate's line says of it
+            lines.append(
+                f"  caution: the top group's lead in the pilot is {lead:.1f} standard errors, "
+                "under one: this plan takes it as the truth, and if the groups are equal no "
+                "number of labels resolves the top"
+            )
         lines += ["", "assumptions:", *(f"  - {a}" for a in self.pilot.assumptions)]
         return "\n".join(lines)
 
@@ -590,12 +597,11 @@ def _labels_range(ev: _Evaluator, design: str) -> tuple[int | None, int | None]:
     return out[0], out[1]
 
 
-def _lead_note(st: PilotStatistics) -> str:
-    """The top group's smallest lead in standard errors of the pilot, and what one
-    standard error less would cost: the labels a lead needs grow as 1 / lead^2, so the
-    range of the labels needed (the variance's alone) does not hold the gaps' error."""
+def smallest_lead(st: PilotStatistics) -> float | None:
+    """The top group's smallest lead over another group, in standard errors of the pilot
+    (None without a pilot or a second group with an estimate)."""
     if st.n_labeled == 0 or not np.isfinite(st.means).any():
-        return ""
+        return None
     p = predict(st, "uniform", st.n_labeled)
     top = int(np.nanargmax(st.means))
     leads = [
@@ -603,9 +609,16 @@ def _lead_note(st: PilotStatistics) -> str:
         for k in range(len(st.names))
         if k != top and np.isfinite(st.means[k])
     ]
-    if not leads:
+    return float(min(leads)) if leads else None
+
+
+def _lead_note(st: PilotStatistics) -> str:
+    """The top group's smallest lead in standard errors of the pilot, and what one
+    standard error less would cost: the labels a lead needs grow as 1 / lead^2, so the
+    range of the labels needed (the variance's alone) does not hold the gaps' error."""
+    z = smallest_lead(st)
+    if z is None:
         return ""
-    z = float(min(leads))
     cost = f"about {(z / (z - 1.0)) ** 2:.1f}x the labels" if z > 1.0 else "no finite number"
     return (
         f"; its smallest lead is {z:.1f} standard errors of the pilot: one less would need "
