@@ -361,11 +361,12 @@ def groups_never_drawn(
 #: variance cost is small) unsaid. WMT22 without its group column (19 systems a segment,
 #: 14 of them labeled on 1,118 segments and none on the rest) reads 0.44.
 LABELED_TOGETHER = 0.2
+#: how :func:`labeled_by_prompt`'s note begins (a population target's intervals, clustered
+#: by prompt, need it not)
+BY_PROMPT = "the labels look drawn by prompt"
 
 
-def labeled_by_prompt(
-    y: np.ndarray, prompts: np.ndarray, codes: np.ndarray | None, pi: np.ndarray | None = None
-) -> str | None:
+def labeled_by_prompt(y: np.ndarray, prompts: np.ndarray, codes: np.ndarray | None) -> str | None:
     """A note when the labels were evidently drawn by prompt (the items of a prompt
     labeled together) while the pool records no prompt-level design: its intervals then
     take the items as drawn one by one, and can be far too narrow (WMT22 as shipped: every
@@ -373,21 +374,17 @@ def labeled_by_prompt(
     item, 0.143 clustered by segment). Over the groups with labels, the prompts' labeled
     counts are tested for more spread than independent draws give (Pearson's dispersion,
     chi-square on P - 1 df), and the intra-prompt correlation of being labeled is
-    estimated from it. ``codes``: each item's group (None: no groups); ``pi``: the items'
-    inclusion probabilities when the pool records them (an item-level design whose rates
-    follow the prompts, such as an adaptive wave's, is then no evidence), else one rate."""
+    estimated from it. ``codes``: each item's group (None: no groups). Only for a pool
+    read without its design (no inclusion probabilities): one whose design is recorded
+    (a study's) is estimated by it."""
     labeled = ~np.isnan(y)
-    rate = np.full(y.size, np.nan) if pi is None else np.asarray(pi, dtype=float)
-    if pi is not None and not np.isfinite(rate).all():
-        return None  # the design's probabilities of some items unknown: nothing to test
     if codes is not None:  # a group never labeled is no evidence on how labels were drawn
         keep = (np.bincount(codes, weights=labeled) > 0)[codes]
-        labeled, prompts, rate = labeled[keep], prompts[keep], rate[keep]
+        labeled, prompts = labeled[keep], prompts[keep]
     n, big = int(labeled.sum()), labeled.size
     if n < 2 or n == big:
         return None
-    if pi is None:
-        rate = np.full(big, n / big)
+    rate = np.full(big, n / big)
     pcodes = pd.factorize(prompts)[0]
     size = np.bincount(pcodes).astype(float)
     count = np.bincount(pcodes, weights=labeled)
@@ -404,7 +401,7 @@ def labeled_by_prompt(
         return None
     whole = int(((count == size) & many).sum())
     return (
-        f"the labels look drawn by prompt: the items of a prompt are labeled together "
+        f"{BY_PROMPT}: the items of a prompt are labeled together "
         f"(correlation {min(icc, 1.0):.2f} over {df + 1} prompts; {whole} wholly labeled), "
         "but the pool records no prompt-level design, so its intervals take the items as "
         "drawn one by one and can be far too narrow. Give the design's probabilities "

@@ -461,8 +461,8 @@ class EvalPool:
         if propensity is None and codes is not None and names is not None:
             said = groups_never_drawn(y, codes, names, group)
             notes += [said] if said else []
-        if prompts is not None and inclusion is None:
-            said = labeled_by_prompt(y, prompts, codes, pi)
+        if prompts is not None and propensity is None:  # the design unknown
+            said = labeled_by_prompt(y, prompts, codes)
             notes += [said] if said else []
         return cls(
             ids=ids,

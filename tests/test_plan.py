@@ -544,6 +544,11 @@ def test_a_wholly_labeled_table_is_refused_with_the_way_forward(tmp_path, capsys
     assert main([*argv, "--half-width", "0.1", "--from-scratch", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert {d["design"] for d in out["designs"]} >= {"uniform", "paired"}
+    # the top group's lead over exact means is no number of standard errors (it printed
+    # 7.5e+30 and 'new: beyond the pilot's 600' for labels drawn from none)
+    assert main([*argv, "--top", "--from-scratch"]) == 0
+    text = capsys.readouterr().out
+    assert "smallest lead" not in text and "drawn from no labels" in text
 
 
 def test_a_goal_the_pilot_meets_says_no_wave_is_needed(capsys):

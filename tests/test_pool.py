@@ -291,8 +291,9 @@ def test_labels_drawn_by_prompt_without_the_design_are_said():
     some = together & np.isin(g, list("abcd"))
     notes = EvalPool.from_frame(frame.assign(y=np.where(some, y, np.nan)), **kw_ungrouped).notes
     assert any("the labels look drawn by prompt" in n for n in notes), notes
-    # items drawn one by one at rates that follow the prompt (an adaptive wave's), with
-    # the design's probabilities given: no evidence of prompts drawn, nothing said
+    # a design recorded (a study's, or a table's --propensity): the estimator uses it, and
+    # items drawn one by one at rates that follow the prompt (an adaptive wave's) are no
+    # evidence of prompts drawn: nothing said
     for seed in range(5):
         rate = np.where(q % 2 == 0, 0.6, 0.05)  # hard prompts: every system's item likely
         drawn = np.random.default_rng(seed).random(q.size) < rate

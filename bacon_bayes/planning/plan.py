@@ -157,6 +157,8 @@ class PlanResult:
     alpha: float
     top_group: str | None = None
     pooling: str = "auto"
+    #: labels drawn by each design from none (``from_scratch``), not added to the pilot's
+    from_scratch: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -179,12 +181,14 @@ class PlanResult:
             f"{f'{metric} @{b:g}':>18}" for b in budgets
         )
         at = f"{metric} @B: the goal's predicted {metric} with B labels in all"
-        lines += [
-            "",
-            "labels needed: in all (the pilot's included) to reach the goal; new: beyond "
-            f"the pilot's {self.pilot.n_labeled}; {at}",
-            head,
-        ]
+        needed = (
+            "labels needed: each design's, drawn from no labels (--from-scratch: the "
+            f"pilot's {self.pilot.n_labeled} only inform the plan); {at}"
+            if self.from_scratch
+            else "labels needed: in all (the pilot's included) to reach the goal; new: beyond "
+            f"the pilot's {self.pilot.n_labeled}; {at}"
+        )
+        lines += ["", needed, head]
         if any(d.labels_range is not None for d in self.designs):
             fixed = (
                 "judge model is"
@@ -571,7 +575,9 @@ def plan(
         )
     _withheld_notes(st, rows, pooling)
     st.assumptions.append(ONE_LOOK)
-    return PlanResult(goal, rows, None if best is None else best.design, st, alpha, top, pooling)
+    return PlanResult(
+        goal, rows, None if best is None else best.design, st, alpha, top, pooling, from_scratch
+    )
 
 
 #: what the plan's intervals are, beside the ones a study folder reports by default
@@ -605,10 +611,10 @@ def smallest_lead(st: PilotStatistics) -> float | None:
     p = predict(st, "uniform", st.n_labeled)
     top = int(np.nanargmax(st.means))
     leads = [
-        (st.means[top] - st.means[k]) / math.sqrt(max(p.cov[top, top] + p.cov[k, k], 1e-300))
+        (st.means[top] - st.means[k]) / math.sqrt(p.cov[top, top] + p.cov[k, k])
         for k in range(len(st.names))
-        if k != top and np.isfinite(st.means[k])
-    ]
+        if k != top and np.isfinite(st.means[k]) and p.cov[top, top] + p.cov[k, k] > 0
+    ]  # a wholly labeled pilot has exact means: no lead in standard errors
     return float(min(leads)) if leads else None
 
 
