@@ -6,7 +6,7 @@ import argparse
 import json
 import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bacon_bayes.cli.pairwise import add_pairwise_arguments
 from bacon_bayes.cli.pool_args import (
@@ -180,6 +180,7 @@ def run(args: argparse.Namespace) -> int:
     beside = _study_beside(args)
     if beside:
         result.pilot.assumptions.append(beside)
+    _within_budget(args, result)
     unsamplable = _unsamplable(args)
     if unsamplable:  # a command bacon sample would refuse: none printed, and why
         for row in result.designs:
@@ -190,6 +191,27 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(result.to_text())
     return 0
+
+
+def _within_budget(args: argparse.Namespace, result: Any) -> None:
+    """On a study that records a labelling budget: a design needing more labels gets no
+    printed command (bacon sample refuses a wave past the budget), and the plan says so."""
+    from bacon_bayes.study.folder import CONFIG_FILE, StudyConfig
+
+    root = Path(args.file)
+    if not (root / CONFIG_FILE).is_file():
+        return
+    most = StudyConfig.read(root).max_labels
+    over = [d for d in result.designs if most and (d.labels_needed or 0) > most]
+    for row in over:
+        row.command = None
+    if over:
+        result.pilot.assumptions.append(
+            f"the study records a labelling budget of {most} (max_labels): "
+            f"{', '.join(d.design for d in over)} need more, and bacon sample refuses a wave "
+            "past it (its alpha-spending intervals end there); labels past it get one look's "
+            "intervals only (bacon estimate --fixed)"
+        )
 
 
 def _study_beside(args: argparse.Namespace) -> str:

@@ -328,13 +328,15 @@ def spending_times(looks: np.ndarray, max_labels: int | None) -> np.ndarray | No
             f"{int(looks[over[0]])} labels at look {int(over[0]) + 1} already reached "
             f"max_labels={max_labels}, and later waves came after it: the alpha-spending plan "
             "is used up. Raise max_labels to the budget planned from the start, or use the "
-            "confidence sequence (no max_labels)."
+            "confidence sequence (no max_labels); a study's labels past its recorded budget "
+            "get one look's intervals (bacon estimate --fixed)."
         )
     if looks[-1] > max_labels:
         raise ValidationError(
             f"{int(looks[-1])} labels exceed max_labels={max_labels}; the alpha-spending "
             "plan ends at its maximum. Give the budget planned from the start (at least the "
-            "labels so far), or use the confidence sequence (no max_labels)."
+            "labels so far), or use the confidence sequence (no max_labels); a study's labels "
+            "past its recorded budget get one look's intervals (bacon estimate --fixed)."
         )
     return looks / float(max_labels)
 

@@ -435,6 +435,29 @@ def validate_wave_options(
     _checked(study, design, budget, show, options)
 
 
+def _check_max_labels(study: Study, n: int) -> None:
+    """Refuse a wave that takes the study past the budget it records: its alpha-spending
+    intervals end there (and bacon estimate refuses the study after it)."""
+    most = study.config.max_labels
+    if most is None:
+        return
+    sent = int((study.first_wave() >= 0).sum())
+    if sent + n <= most:
+        return
+    left = most - sent
+    room = (
+        f"draw at most {left} (--budget {left}), or size the wave with --until GOAL"
+        if left > 0
+        else "its budget is spent"
+    )
+    raise ValidationError(
+        f"this wave's {n} items would take the study to {sent + n}, past the labelling "
+        f"budget it records (max_labels = {most}), where its alpha-spending intervals end: "
+        f"{room}. Labels past the budget get one look's intervals only (bacon estimate "
+        "--fixed)"
+    )
+
+
 def _checked(
     study: Study,
     design: str,
@@ -468,6 +491,7 @@ def _checked(
         _check_pi_column(study, options.get("pi_column"))
         return column, prompts
     n = _check_budget(design, budget, study.n_items, n_open)
+    _check_max_labels(study, round(n))
     folds = _whole(options.get("folds", 5), "folds", 2)
     if design == "stratified":
         _check_strata(study, options)

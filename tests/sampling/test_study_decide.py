@@ -332,3 +332,25 @@ def test_status_reads_the_study_scale_and_asks_nothing_more_of_a_settled_sign(
             assert "more labels" not in line, (name, line)
         numbers = [float(x) for x in re.findall(r"\[([-+.\de]+), ([-+.\de]+)\]", line)[0]]
         assert -4 <= numbers[0] <= numbers[1] <= 4
+
+
+def test_a_wave_past_the_recorded_budget_is_refused(
+    grouped: tuple[Path, Path], capsys: pytest.CaptureFixture
+) -> None:
+    """A TriviaQA study recording max_labels = 400: `bacon plan STUDY --top` printed a
+    wave of 939, `bacon sample` drew it without a word, and then estimate and status
+    refused the study (labels past the alpha-spending plan), naming no way on. Now the
+    wave is refused with the budget's rest, the plan prints no such command and says why,
+    and the refusal of a study past its budget names --fixed."""
+    root, _ = grouped
+    assert bacon("sample", str(root), "--max-labels", "100") == 0  # 40 labels in
+    capsys.readouterr()
+    assert bacon("sample", str(root), "--budget", "80") == 2
+    err = capsys.readouterr().err
+    assert "past the labelling budget it records (max_labels = 100)" in err
+    assert "--budget 60" in err and "--fixed" in err
+    assert bacon("plan", str(root), "--half-width", "0.02", "--engine", "freq") == 0
+    out = capsys.readouterr().out
+    assert "bacon sample refuses a wave past it" in out and "run: bacon sample" not in out
+    assert bacon("sample", str(root), "--budget", "60") == 0
+    assert Study.open(root).status()["selected"].sum() == 100
