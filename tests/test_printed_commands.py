@@ -275,3 +275,27 @@ def test_a_pool_without_ids_gets_a_line_that_adds_them(tmp_path, monkeypatch, ca
     ids = pd.read_csv("pool_ids.csv")["id"]
     assert ids.is_unique and ids.iloc[0] == "a:0"
     assert main(["sample", "pool_ids.csv", *argv, "--budget", "10", "--out", "todo.csv"]) == 0
+
+
+def test_a_new_study_says_it_has_no_judges_and_refuses_unscored_rows(tmp_path, monkeypatch, capsys):
+    """The TriviaQA re-walk: a study started without --judge recorded none and said
+    nothing (estimate failed later); one whose pool kept rows no judge scored drew some of
+    them and then could not be estimated at all (--drop-unscored is for tables)."""
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(
+        {"id": [f"i{k}" for k in range(60)], "system": np.repeat(list("ab"), 30),
+         "judge": rng.normal(size=60), "human": np.nan}
+    )  # fmt: skip
+    frame.loc[[5, 9], "judge"] = np.nan
+    frame.to_csv("pool.csv", index=False)
+    base = ["sample", "pool.csv", "--label", "human", "--group", "system", "--budget", "10"]
+    assert main([*base, "--judge", "judge"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        "2 row(s) of pool file pool.csv have no score from any judge (the first at line 7)" in err
+    )
+    assert not Path("pool.study").exists()
+    frame.drop(index=[5, 9]).to_csv("pool.csv", index=False)
+    assert main(base) == 0
+    assert "no --judge given, so the study records no judges" in capsys.readouterr().out

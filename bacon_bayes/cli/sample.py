@@ -238,7 +238,32 @@ def _study_root(args: argparse.Namespace) -> tuple[Path, StudyConfig | None]:
         _check_same_study(root, config, args)
         print(f"study {root} exists (created earlier from {source}): drawing its next wave")
         return root, None
+    _check_new_study(config, source)
     return root, config
+
+
+def _check_new_study(config: StudyConfig, source: Path) -> None:
+    """A new study's judges: said when none is given (estimate and the adaptive designs
+    need them), and rows none of them scored refused (a study estimates every pool item,
+    and such a row would stop it at its first estimate)."""
+    if not config.judges:
+        print(
+            "note: no --judge given, so the study records no judges; bacon estimate and the "
+            "adaptive designs need them: start it with --judge COLUMN to use them"
+        )
+        return
+    from bacon_bayes.io import file_line, read_table
+
+    frame = read_table(source)
+    unscored = frame[list(config.judges)].isna().all(axis=1).to_numpy()
+    if unscored.any():
+        first = int(unscored.argmax())
+        raise ValidationError(
+            f"{int(unscored.sum())} row(s) of pool file {source} have no score from any judge "
+            f"(the first at line {file_line(frame, first)}): a study estimates every item of "
+            "its pool, and such rows would stop its first estimate. Leave them out of the "
+            "pool file (or score them), then start the study"
+        )
 
 
 def _remove_new_study(root: Path, existed: bool, lock_existed: bool) -> None:
@@ -338,7 +363,7 @@ def _add_ids(args: argparse.Namespace, source: Path) -> str:
         ids = f"df[{pair[0]!r}].astype(str) + ':' + df[{pair[1]!r}].astype(str)"
     else:
         ids = "range(len(df))"
-    out = source.with_name(source.name.split(".")[0] + "_ids.csv")
+    out = Path(source.name.split(".")[0] + "_ids.csv")  # here: a data folder may be shared
     if "".join(source.suffixes).lower().endswith(".parquet"):
         read = f"pd.read_parquet('{source}')"
     else:
