@@ -566,3 +566,16 @@ def test_sample_pairwise_population_target_round_trip(capsys, tmp_path):
     code, _, err = _run(["sample", str(src), "--budget", "10", "--target", "population"],
                         capsys)  # fmt: skip
     assert code == 2 and "--target population applies to --pairwise" in err
+
+
+def test_every_comparison_voted_says_the_strengths_are_exact(tmp_path, capsys):
+    """Arena as shipped has every vote: doctor's command gave intervals of width 0, 20
+    one-model tiers and 'width ratio nan', without a word of why."""
+    frame = pd.read_csv(SAMPLE)
+    frame["label"] = frame["human_full"]
+    path = tmp_path / "all_voted.csv"
+    frame.to_csv(path, index=False)
+    assert main(["estimate", str(path), "--pairwise", "--engine", "freq"]) == 0
+    out = capsys.readouterr().out
+    assert "every comparison has its human vote: the pool's strengths are exact" in out
+    assert "width ratio nan" not in out

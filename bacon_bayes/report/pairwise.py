@@ -57,9 +57,23 @@ class PairSummary:
         return float(w1[both].mean() / w0[both].mean())
 
     def labels_line(self) -> str:
-        """The labels-alone comparison line."""
+        """The labels-alone comparison line (and, when every comparison has its vote and
+        the target is the pool, that the strengths are exact)."""
         if self.labels is None:
             return f"labels alone: no Bradley-Terry fit ({self.labels_error})"
+        s = self.strengths
+        if (
+            s.details.get("target") == "pool"
+            and int(s.details.get("n_labeled_comparisons", 0))
+            >= int(s.details.get("n_comparisons", -1))
+            > 0
+        ):
+            return (
+                "every comparison has its human vote: the pool's strengths are exact "
+                "(intervals of width 0) and the judges add nothing to them; --target "
+                "population for a population beyond these comparisons, bacon simulate to "
+                "measure what the judges would save at a budget"
+            )
         ratio = self.width_ratio
         n = int(self.strengths.details.get("n_labeled_comparisons", 0))
         return (
