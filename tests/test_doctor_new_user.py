@@ -214,3 +214,24 @@ def test_a_benchmark_table_of_human_ratings_and_aspects(tmp_path, capsys) -> Non
     assert rows["judge:llama|coherence"].startswith("  judge ")
     assert "every item is labeled: the means of these items are exact" in out
     assert "bacon simulate" in out
+
+
+def test_doctor_says_how_the_labels_were_drawn(tmp_path, capsys) -> None:
+    """WMT22 as shipped: doctor said "except 6 with fewer than 5 labels" of systems no
+    one rated, and nothing of the labels drawn by segment, which estimate's notes say.
+    Doctor now says both, as the estimate will."""
+    rng = np.random.default_rng(2)
+    q = np.tile(np.arange(100), 6)
+    g = np.repeat([f"s{k}" for k in range(6)], 100)
+    y = rng.normal(size=q.size)
+    drawn = np.isin(q, rng.choice(100, 40, replace=False)) & ~np.isin(g, ["s4", "s5"])
+    frame = pd.DataFrame({"system": g, "segment": [f"q{k}" for k in q],
+                          "judge": y + rng.normal(0, 0.5, q.size),
+                          "human": np.where(drawn, y, np.nan)})  # fmt: skip
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out.replace("\n", " ")
+    assert "except 2 without labels (s4, s5)" in out
+    assert "2 of 6 'system' groups (200 of 600 items) have no label" in out
+    assert "the labels look drawn by prompt" in out

@@ -266,8 +266,26 @@ def profile(
     p.too_few = _too_few(frame, roles, y)
     p.command = None if p.too_few or roles.long else _command(p, frame, labels)
     p.judges_note = _many_judges(roles, y, [str(c) for c in frame.columns])
-    p.can = _can(p, y)
+    p.can = _can(p, y) + _design_notes(frame, roles, y)
     return p
+
+
+def _design_notes(frame: pd.DataFrame, roles: Roles, y: np.ndarray | None) -> list[str]:
+    """What the pool's own notes will say of how the labels were drawn (whole groups
+    never labeled, a prompt's items labeled together), said before the estimate."""
+    from bacon_bayes.inclusion import groups_never_drawn, labeled_by_prompt
+
+    if y is None or not np.isfinite(y).any():
+        return []
+    codes = names = None
+    if roles.group:
+        codes, names = pd.factorize(frame[roles.group].astype(str))
+    out = []
+    if codes is not None and names is not None:
+        out.append(groups_never_drawn(y, codes, np.asarray(names), roles.group))
+    if roles.prompt:
+        out.append(labeled_by_prompt(y, frame[roles.prompt].astype(str).to_numpy(), codes))
+    return [n for n in out if n]
 
 
 def _many_judges(roles: Roles, y: np.ndarray | None, columns: list[str]) -> str:
@@ -391,9 +409,16 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
             out.append(f"a mean per {r.group} and their comparisons (each has >= 5 labels)")
         else:
             few = p.labels_per_group[p.labels_per_group["labels"] < MIN_GROUP_LABELS]
+            some = few[few["labels"] > 0]
+            parts = [f"{len(none)} without labels ({_names(none, r.group)})"] if len(none) else []
+            parts += (
+                [f"{len(some)} with fewer than {MIN_GROUP_LABELS} ({_names(some, r.group)})"]
+                if len(some)
+                else []
+            )
             out.append(
-                f"means per {r.group}, except {len(few)} with fewer than {MIN_GROUP_LABELS} "
-                f"labels ({_names(few, r.group)}): label more of those for their intervals"
+                f"means per {r.group}, except {' and '.join(parts)}: label those for their "
+                "intervals"
             )
     if r.prompt:
         out.append(f"folds split by {r.prompt} (items answering one prompt stay together)")
