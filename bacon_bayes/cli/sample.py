@@ -243,26 +243,12 @@ def _study_root(args: argparse.Namespace) -> tuple[Path, StudyConfig | None]:
 
 
 def _check_new_study(config: StudyConfig, source: Path) -> None:
-    """A new study's judges: said when none is given (estimate and the adaptive designs
-    need them), and rows none of them scored refused (a study estimates every pool item,
-    and such a row would stop it at its first estimate)."""
+    """A new study without judges is said (estimate and the adaptive designs need them);
+    rows no judge scored are refused by :func:`~bacon_bayes.study.create_study`."""
     if not config.judges:
         print(
             "note: no --judge given, so the study records no judges; bacon estimate and the "
             "adaptive designs need them: start it with --judge COLUMN to use them"
-        )
-        return
-    from bacon_bayes.io import file_line, read_table
-
-    frame = read_table(source)
-    unscored = frame[list(config.judges)].isna().all(axis=1).to_numpy()
-    if unscored.any():
-        first = int(unscored.argmax())
-        raise ValidationError(
-            f"{int(unscored.sum())} row(s) of pool file {source} have no score from any judge "
-            f"(the first at line {file_line(frame, first)}): a study estimates every item of "
-            "its pool, and such rows would stop its first estimate. Leave them out of the "
-            "pool file (or score them), then start the study"
         )
 
 

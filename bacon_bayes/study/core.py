@@ -17,7 +17,7 @@ from bacon_bayes.inclusion import (
     sequential_inclusion,
     sequential_propensity,
 )
-from bacon_bayes.io import reading
+from bacon_bayes.io import file_line, reading
 from bacon_bayes.sampling.adaptive import combine_waves
 from bacon_bayes.study.folder import (
     CONFIG_FILE,
@@ -385,14 +385,37 @@ def _read_labels(path: Path | None, label: str) -> pd.DataFrame:
 def create_study(root: str | Path, config: StudyConfig) -> Study:
     """Create a study folder with ``study.toml`` (refuses to overwrite one)."""
     root = Path(root)
+    if (root / CONFIG_FILE).exists():
+        raise ValidationError(
+            f"{root} already holds a study; pass the folder instead of the pool file"
+        )
+    path = pool_file(root, config)  # read and checked before the folder is made
+    _refuse_unscored(read_pool(path, config.item), config, path)
     with study_lock(root, create=True):
-        if (root / CONFIG_FILE).exists():
+        if (root / CONFIG_FILE).exists():  # made meanwhile by another process
             raise ValidationError(
                 f"{root} already holds a study; pass the folder instead of the pool file"
             )
-        read_pool(pool_file(root, config), config.item)
         atomic_write_text(root / CONFIG_FILE, config.to_toml())
     return Study.open(root)
+
+
+def _refuse_unscored(frame: pd.DataFrame, config: StudyConfig, path: Path) -> None:
+    """Refuse a pool whose rows none of the study's judges scored: a study estimates every
+    item of its pool, and such rows would stop its first estimate (a table's
+    ``--drop-unscored`` has no study counterpart)."""
+    judges = [j for j in config.judges if j in frame.columns]
+    if not judges:
+        return
+    unscored = frame[judges].isna().all(axis=1).to_numpy()
+    if unscored.any():
+        first = int(unscored.argmax())
+        raise ValidationError(
+            f"{int(unscored.sum())} row(s) of pool file {path} have no score from any judge "
+            f"(the first at line {file_line(frame, first)}): a study estimates every item of "
+            "its pool, and such rows would stop its first estimate. Leave them out of the "
+            "pool file (or score them), then start the study"
+        )
 
 
 @dataclass(frozen=True)
