@@ -264,6 +264,7 @@ def test_a_pool_without_ids_gets_a_line_that_adds_them(tmp_path, monkeypatch, ca
         {"system": np.repeat(list("abc"), 40), "seg": np.tile(np.arange(40), 3),
          "judge": rng.normal(size=120), "human": np.nan}
     )  # fmt: skip
+    frame.loc[[3, 7], "judge"] = np.nan  # rows no judge scored: a study would refuse them
     frame.to_csv("pool.csv", sep=";", index=False)
     argv = ["--label", "human", "--judge", "judge", "--group", "system", "--prompt", "seg"]
     assert main(["sample", "pool.csv", *argv, "--budget", "10"]) == 2
@@ -271,9 +272,10 @@ def test_a_pool_without_ids_gets_a_line_that_adds_them(tmp_path, monkeypatch, ca
     line = err.split("or add one: ", 1)[1].split(" and sample ")[0]
     code = shlex.split(line)[2]
     assert "df['system'].astype(str) + ':' + df['seg'].astype(str)" in code and "sep=';'" in code
+    assert "dropna(subset=['judge'], how='all')" in code
     subprocess.run([sys.executable, "-c", code], check=True)
     ids = pd.read_csv("pool_ids.csv")["id"]
-    assert ids.is_unique and ids.iloc[0] == "a:0"
+    assert ids.is_unique and ids.iloc[0] == "a:0" and len(ids) == 118
     assert main(["sample", "pool_ids.csv", *argv, "--budget", "10", "--out", "todo.csv"]) == 0
 
 

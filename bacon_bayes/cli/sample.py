@@ -349,6 +349,10 @@ def _add_ids(args: argparse.Namespace, source: Path) -> str:
         ids = f"df[{pair[0]!r}].astype(str) + ':' + df[{pair[1]!r}].astype(str)"
     else:
         ids = "range(len(df))"
+    # rows no judge scored would be refused by the study: the line leaves them out
+    judges = [str(j) for j in file_judge_columns(args.judge, source, required=False)]
+    unscored = bool(judges) and bool(frame[judges].isna().all(axis=1).any())
+    drop = f"df = df.dropna(subset={judges!r}, how='all'); " if unscored else ""
     out = Path(source.name.split(".")[0] + "_ids.csv")  # here: a data folder may be shared
     if "".join(source.suffixes).lower().endswith(".parquet"):
         read = f"pd.read_parquet('{source}')"
@@ -356,8 +360,9 @@ def _add_ids(args: argparse.Namespace, source: Path) -> str:
         how = {k: v for k, v in csv_options(source).items() if k in ("sep", "decimal", "encoding")}
         read = f"pd.read_csv('{source}'{''.join(f', {k}={v!r}' for k, v in how.items())})"
     return (
-        f"python -c \"import pandas as pd; df = {read}; df.insert(0, 'id', {ids}); "
+        f"python -c \"import pandas as pd; df = {read}; {drop}df.insert(0, 'id', {ids}); "
         f"df.to_csv('{out}', index=False)\" and sample {out}"
+        + (" (the line leaves out the rows no judge scored)" if unscored else "")
     )
 
 
