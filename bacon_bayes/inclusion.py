@@ -384,16 +384,14 @@ def labeled_by_prompt(y: np.ndarray, prompts: np.ndarray, codes: np.ndarray | No
     n, big = int(labeled.sum()), labeled.size
     if n < 2 or n == big:
         return None
-    rate = np.full(big, n / big)
+    rate = n / big  # in (0, 1): some labeled, some not
     pcodes = pd.factorize(prompts)[0]
     size = np.bincount(pcodes).astype(float)
     count = np.bincount(pcodes, weights=labeled)
-    expected = np.bincount(pcodes, weights=rate)
-    spread = np.bincount(pcodes, weights=rate * (1.0 - rate))
-    many = (size >= 2) & (spread > 0)
+    many = size >= 2
     if many.sum() < 10:
         return None
-    pearson = float((((count - expected) ** 2) / np.where(many, spread, 1.0))[many].sum())
+    pearson = float((((count - size * rate) ** 2) / (size * rate * (1.0 - rate)))[many].sum())
     df = int(many.sum()) - 1
     mean_size = float(size[many].mean())
     icc = (pearson / df - 1.0) / max(mean_size - 1.0, 1e-9)
