@@ -259,19 +259,24 @@ def test_several_surrogates_shrink_like_their_combination():
     assert np.all(two.ci_high - two.ci_low >= (one.ci_high - one.ci_low) * 0.999)
 
 
+def _two_never_labeled() -> EvalPool:
+    """12 systems of 100 items, s0 a point above the rest, 30% labeled but for s10 and s11,
+    which no one labeled."""
+    rng = np.random.default_rng(0)
+    g = np.repeat([f"s{i}" for i in range(12)], 100)
+    y = rng.normal(size=g.size) + (g == "s0")
+    lab = (rng.random(g.size) < 0.3) & ~np.isin(g, ["s10", "s11"])
+    frame = pd.DataFrame({"y": np.where(lab, y, np.nan), "j": y + rng.normal(size=g.size), "g": g})
+    return EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous", group="g")
+
+
 def test_groups_without_labels_leave_the_others_separate():
     """WMT22 as shipped: six systems without a label beside 14 of 1,118 each. The groups
     without labels get no interval either way, yet `auto` shrank all 14 (each then held
     only on average over the groups); now it keeps them separate, each on its own."""
     assert shrink.choose_pooling("auto", np.array([0] * 6 + [1118] * 14)) == "separate"
     assert shrink.choose_pooling("auto", np.array([0, 3] + [40] * 10)) == "shrink"
-    rng = np.random.default_rng(0)
-    g = np.repeat([f"s{i}" for i in range(12)], 100)
-    y = rng.normal(size=g.size) + (g == "s0")
-    lab = (rng.random(g.size) < 0.3) & ~np.isin(g, ["s10", "s11"])
-    frame = pd.DataFrame({"y": np.where(lab, y, np.nan), "j": y + rng.normal(size=g.size), "g": g})
-    pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous", group="g")
-    table = Calibrator(engine="freq").fit(pool).estimate_groups(simultaneous=False)
+    table = Calibrator(engine="freq").fit(_two_never_labeled()).estimate_groups(simultaneous=False)
     assert table.details["guarantee"] == "per group"
     assert np.isfinite(table.ci_low[:10]).all() and np.isnan(table.ci_low[10:]).all()
 
@@ -280,13 +285,7 @@ def test_a_group_without_labels_that_could_rank_first_is_marked(capsys):
     """`could rank first: s0, s11, s10` put two systems no human rated beside the leader, as
     if they were close: their rank intervals span every rank because nothing is known of
     them. They are marked."""
-    rng = np.random.default_rng(0)
-    g = np.repeat([f"s{i}" for i in range(12)], 100)
-    y = rng.normal(size=g.size) + (g == "s0")
-    lab = (rng.random(g.size) < 0.3) & ~np.isin(g, ["s10", "s11"])
-    frame = pd.DataFrame({"y": np.where(lab, y, np.nan), "j": y + rng.normal(size=g.size), "g": g})
     from bacon_bayes.report.comparisons import comparisons
 
-    pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous", group="g")
-    line = comparisons(Calibrator(engine="freq").fit(pool), 0.05, "g").best_line()
+    line = comparisons(Calibrator(engine="freq").fit(_two_never_labeled()), 0.05, "g").best_line()
     assert "could rank first: s0, s1" in line and line.count("(no labels)") == 2, line
