@@ -370,8 +370,8 @@ def labeled_by_prompt(y: np.ndarray, prompts: np.ndarray, codes: np.ndarray | No
     """A note when the labels were evidently drawn by prompt (the items of a prompt
     labeled together) while the pool records no prompt-level design: its intervals then
     take the items as drawn one by one, and can be far too narrow (WMT22 as shipped: every
-    labeled system on the same 1,118 of 1,875 segments; the pool mean's se 0.063 item by
-    item, 0.143 clustered by segment). Over the groups with labels, the prompts' labeled
+    labeled system on the same 1,118 of 1,875 segments; the pool mean's se 0.064 item by
+    item, 0.147 clustered by segment: VALIDATION.md). Over the groups with labels, the prompts' labeled
     counts are tested for more spread than independent draws give (Pearson's dispersion,
     chi-square on P - 1 df), and the intra-prompt correlation of being labeled is
     estimated from it. ``codes``: each item's group (None: no groups). Only for a pool
