@@ -371,12 +371,12 @@ def labeled_by_prompt(y: np.ndarray, prompts: np.ndarray, codes: np.ndarray | No
     labeled together) while the pool records no prompt-level design: its intervals then
     take the items as drawn one by one, and can be far too narrow (WMT22 as shipped: every
     labeled system on the same 1,118 of 1,875 segments; the pool mean's se 0.064 item by
-    item, 0.147 clustered by segment: VALIDATION.md). Over the groups with labels, the prompts' labeled
-    counts are tested for more spread than independent draws give (Pearson's dispersion,
-    chi-square on P - 1 df), and the intra-prompt correlation of being labeled is
-    estimated from it. ``codes``: each item's group (None: no groups). Only for a pool
-    read without its design (no inclusion probabilities): one whose design is recorded
-    (a study's) is estimated by it."""
+    item, 0.147 clustered by segment: VALIDATION.md). Over the groups with labels, the
+    prompts' labeled counts are tested for more spread than independent draws give
+    (Pearson's dispersion, chi-square on P - 1 df), and the intra-prompt correlation of
+    being labeled is estimated from it. ``codes``: each item's group (None: no groups).
+    Only for a pool read without its design (no inclusion probabilities): one whose design
+    is recorded (a study's) is estimated by it."""
     labeled = ~np.isnan(y)
     if codes is not None:  # a group never labeled is no evidence on how labels were drawn
         keep = (np.bincount(codes, weights=labeled) > 0)[codes]
