@@ -612,3 +612,19 @@ def test_a_top_lead_under_one_standard_error_is_cautioned(capsys):
     lead = smallest_lead(result.pilot)
     assert lead is not None and lead < 1.0
     assert "caution: the top group's lead in the pilot is" in result.to_text()
+
+
+def test_groups_without_labels_keep_the_top_unresolved_until_labeled():
+    """Two of 12 systems with no label, the rest with 30 each: the estimator has no interval
+    for those two, so the top is not resolved (rank interval [1, 3]). Since `auto` keeps
+    separate means beside groups without labels, the plan counted those separate means as
+    every interval given, and said 0 more labels would resolve the top."""
+    rng = np.random.default_rng(0)
+    g = np.repeat([f"s{i}" for i in range(12)], 100)
+    y = rng.normal(size=g.size) + (g == "s0")
+    lab = (rng.random(g.size) < 0.3) & ~np.isin(g, ["s10", "s11"])
+    frame = pd.DataFrame({"y": np.where(lab, y, np.nan), "j": y + rng.normal(size=g.size), "g": g})
+    pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous", group="g")
+    result = plan(pool, Goal(kind="top"), designs=("uniform",))
+    (row,) = result.designs
+    assert row.new_labels is not None and row.new_labels > 0

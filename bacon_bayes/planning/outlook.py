@@ -172,6 +172,8 @@ class Outlook:
     prior: ShrinkPrior | None
     var: np.ndarray
     df: float
+    #: each group's chance of no label or of 10 or more (never a 1-9 that makes auto shrink)
+    p_unshrunk: np.ndarray | None = None
     #: the estimator's spread and kurtosis estimates at this budget, on average
 
     def withheld(self, groups: list[int], shrunk: bool) -> float:
@@ -187,8 +189,14 @@ class Outlook:
             return 1.0 - self.withheld(groups, False), 0.0
         if self.pooling == "shrink":
             return 0.0, 1.0 - self.withheld(groups, True)
-        # auto: separate only when every group has 10 or more (none withheld)
-        return 1.0 - self.p_shrink, max(self.p_shrink - self.withheld(groups, True), 0.0)
+        # auto: separate when no group has 1-9 labels; a group there has none (its interval
+        # withheld) or 10 or more, the first with chance p_zero / p_unshrunk
+        sep = 1.0 - self.p_shrink
+        if self.p_unshrunk is not None:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                zero = np.where(self.p_unshrunk > 0, self.p_zero / self.p_unshrunk, 0.0)
+            sep *= float(np.prod(1.0 - zero[groups]))
+        return sep, max(self.p_shrink - self.withheld(groups, True), 0.0)
 
 
 def outlook(
@@ -219,7 +227,7 @@ def outlook(
     var = np.diag(p.cov).copy()
     return Outlook(
         design=p.design, pooling=pooling, p_shrink=p_shrink, p_zero=p_zero, p_few=p_few,
-        comonotone=clustered, prior=prior, var=var, df=max(p.n - m, 1.0),
+        comonotone=clustered, prior=prior, var=var, df=max(p.n - m, 1.0), p_unshrunk=enough,
     )  # fmt: skip
 
 
