@@ -187,3 +187,20 @@ def test_report_renders_in_headless_chromium_without_errors(page, tmp_path):
     assert found, re.search(r"<html[^>]*>", phone)
     width, overflow, narrowest = map(int, found.groups())
     assert width == 390 and overflow <= 0 and narrowest >= 300, found.groups()
+
+
+def test_the_report_says_what_the_pool_notes_of_its_labels(tmp_path):
+    """`bacon estimate` prints the pool's notes (two systems no one labeled, where random
+    draws would have reached them); the report showed none of them."""
+    rng = np.random.default_rng(0)
+    g = np.repeat([f"s{i}" for i in range(6)], 100)
+    y = rng.normal(size=g.size)
+    lab = (rng.random(g.size) < 0.3) & ~np.isin(g, ["s4", "s5"])
+    frame = pd.DataFrame({"y": np.where(lab, y, np.nan), "j": y + rng.normal(size=g.size), "g": g})
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    out = tmp_path / "r.html"
+    argv = ["report", str(tmp_path / "t.csv"), "--label", "y", "--judge", "j", "--group", "g"]
+    assert main([*argv, "--engine", "freq", "--out", str(out)]) == 0
+    assert "Note: 2 of 6 &#x27;g&#x27; groups (200 of 600 items) have no label (s4, s5)" in (
+        out.read_text()
+    )

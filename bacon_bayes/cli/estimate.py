@@ -122,11 +122,10 @@ def _estimate(
     args: argparse.Namespace, save: Output | None, history: Output | None, _said: list[str]
 ) -> int:
     from bacon_bayes.frozen import unvalidated
-    from bacon_bayes.inclusion import BY_PROMPT
     from bacon_bayes.order import unique_codes
     from bacon_bayes.planning import resolution_note
     from bacon_bayes.report.comparisons import comparisons, target_description
-    from bacon_bayes.report.text import estimate_output, naive_note, scale_note
+    from bacon_bayes.report.text import estimate_output, naive_note, pool_notes, scale_note
     from bacon_bayes.surrogates import ALONE_BELOW, JUDGE_RIDGE, SMALL_BUDGET, in_means
 
     records = open_ledger(history)  # a damaged ledger stops here, before any work
@@ -241,10 +240,9 @@ def _estimate(
         f"{fitted}\n{target_line(cal)}"
     )
     missing = cal.features_.report["missing"]
-    notes = [n for n in pool.notes if cal.target == "pool" or not n.startswith(BY_PROMPT)]
     text = (
         estimate_output(
-            header, notes, missing, pool.label_name, args.alpha, means, quants, groups,
+            header, pool_notes(cal), missing, pool.label_name, args.alpha, means, quants, groups,
             group,
         )
         + ("" if compared is None else "\n" + compared.to_text(args.pairs))

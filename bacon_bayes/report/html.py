@@ -22,7 +22,7 @@ from bacon_bayes.report.comparisons import comparisons, target_description
 from bacon_bayes.report.doctor import data_check
 from bacon_bayes.report.tables import esc as _esc
 from bacon_bayes.report.tables import scroll_table as _table
-from bacon_bayes.report.text import estimates_frame, guarantee_note, naive_note
+from bacon_bayes.report.text import estimates_frame, guarantee_note, naive_note, pool_notes
 from bacon_bayes.scale import is_binary
 from bacon_bayes.surrogates import in_means
 
@@ -128,6 +128,7 @@ def _settings(cal: Calibrator) -> str:
     body = '<div class="scroll"><table>'
     body += "".join(f"<tr><th>{_esc(k)}</th><td>{_esc(v)}</td></tr>" for k, v in rows)
     body += "</table></div>"
+    body += "".join(f'<p class="note">Note: {_esc(n.rstrip("."))}.</p>' for n in pool_notes(cal))
     diags = [getattr(m, "diagnostics_", None) for m in cal.crossfit_.models]
     if any(d is not None for d in diags):
         frame = pd.DataFrame(

@@ -176,6 +176,17 @@ def scale_note(cal: Calibrator, means: list, groups: list | None) -> str:
     )
 
 
+def pool_notes(cal: Calibrator) -> list[str]:
+    """What the calibrator's pool says of its table (how its labels were drawn, judge
+    scores imputed...), as the estimate and the report show it: the note that the labels
+    look drawn by prompt only for the pool target (the population's intervals are
+    clustered by prompt)."""
+    from bacon_bayes.inclusion import BY_PROMPT
+
+    notes = cal.pool_.notes
+    return [n for n in notes if cal.target == "pool" or not n.startswith(BY_PROMPT)]
+
+
 def naive_note(pool: EvalPool, bounds: tuple[float, float], rows: str = "") -> str:
     """Why the naive baseline (the raw judge average) is left out, "" when it is shown
     (:func:`bacon_bayes.scale.naive_left_out` on the pool's labels and judges; ``bounds``:
