@@ -473,8 +473,12 @@ class Calibrator:
             return pairs_mod.strength_differences(self, alpha, simultaneous, method)
         table = self.estimate_groups(alpha, simultaneous, method, pooling=pooling)
         lo, hi = self.bounds_
-        diffs = est.compare(table)
-        diffs = sequential.differences(self, table, diffs, max_labels) if anytime else diffs
+        if anytime:  # on the Student-t basis (est.compare's resampled)
+            diffs = sequential.differences(
+                self, table, est.compare(table, resampled=False), max_labels
+            )
+        else:
+            diffs = est.compare(table)
         return diffs.clip(lo - hi, hi - lo)
 
     def rank_groups(

@@ -77,7 +77,9 @@ def group_looks(
     :func:`~bacon_bayes.estimate.moderate.moderated_variance` (Smyth 2004, over the groups
     with two labels or more), Student-t on ``n_g - 1 + d0`` df; the bootstrap branch takes
     the larger of the own and the moderated variance, its studentised resamples' critical
-    value never below the moderated t's with normal residuals."""
+    value never narrower than the moderated t's interval with normal residuals (on the
+    larger of the moderated variance and the own one times its worth in labels over
+    ``n_g - 1``)."""
     m = n_g.size
     reps = yl.shape[0]
     n = int(n_g.sum())
@@ -131,8 +133,12 @@ def group_looks(
                 resid[r, at], w[at], gl[r, at], ALPHA, "none", moderation=ab,
                 seed=0 if seeds is None else int(seeds[r]),
             )  # fmt: skip
-            crit = np.maximum(crit, stats.t.isf(ALPHA / 2, cnts[r] - 1.0 + d0))
-            var, df = np.maximum(var, own_var[r]), np.full(m, np.inf)
+            floor = stats.t.isf(ALPHA / 2, cnts[r] - 1.0 + d0)
+            worth = np.clip((df - d0) / np.maximum(cnts[r] - 1.0, 1.0), 0.0, 1.0)
+            floor_var = np.maximum(var, worth * own_var[r])
+            var = np.maximum(var, own_var[r])
+            crit = np.maximum(crit, floor * np.sqrt(floor_var / np.maximum(var, 1e-300)))
+            df = np.full(m, np.inf)
         else:
             crit = stats.t.isf(ALPHA / 2, np.maximum(df, 1.0))
         out[1, r, use, k] = np.sqrt(np.maximum(var[use[ok]], 0.0))

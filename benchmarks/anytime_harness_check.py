@@ -31,8 +31,9 @@ POOLINGS = ("separate", "auto")
 def package_intervals(t: v.Table, order: np.ndarray, labels: np.ndarray) -> dict:
     """Per pooling (4, R, m, K): the package's estimate, se, interval ends (NaN: none); and
     under ``"<pooling> pair"`` (4, R, K) the same of the table's pair's difference
-    (``compare_groups``)."""
+    (``compare_groups(anytime=True)``'s fixed basis: ``compare(resampled=False)``)."""
     from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.estimate import compare
 
     frame = pd.read_csv(v.SUMMEVAL)
     judges = [c for c in frame.columns if c.startswith("judge:") and c.endswith("|relevance")]
@@ -57,7 +58,9 @@ def package_intervals(t: v.Table, order: np.ndarray, labels: np.ndarray) -> dict
                         out[p][:, r, names.index(name), k] = (
                             tab.estimate[j], tab.se[j], tab.ci_low[j], tab.ci_high[j]
                         )  # fmt: skip
-                d = cal.compare_groups(simultaneous=False, pooling=p)
+                # the basis of compare_groups(anytime=True), which the harness computes
+                lo, hi = cal.bounds_
+                d = compare(tab, resampled=False).clip(lo - hi, hi - lo)
                 key, flip = f"{names[a]} - {names[b]}", 1.0
                 if key not in d.names:
                     key, flip = f"{names[b]} - {names[a]}", -1.0

@@ -1,8 +1,10 @@
 """Group means of the per-group AEE (``pooling="separate"``) on real tables, pointwise and
 simultaneous, on ``bacon simulate``'s uniform draws (:func:`benchmarks.sparse_groups.draw`):
 coverage of each system's full-label mean, the joint coverage of the simultaneous
-intervals and their width. Made to check the bootstrap branch's critical values (every
-group with at least 10 labels): run it at two commits and compare with ``--compare``.
+intervals and their width; the same of the pairwise differences (``compare_groups``:
+averaged over the pairs with an interval, joint, width). Made to check the bootstrap
+branch's critical values (every group with at least 10 labels): run it at two commits and
+compare with ``--compare``.
 
     PYTHONPATH=. .venv/bin/python -m benchmarks.group_bootstrap_check TRIALS OUT.csv \\
         trivia@0.05,summeval_relevance@0.2,wmt22@0.1 [--data /tmp/mc_data]
@@ -42,15 +44,21 @@ def run(trials: int, specs: list[str], data: Path) -> pd.DataFrame:
             for sim in (False, True):
                 try:
                     t = cal.estimate_groups(0.05, simultaneous=sim)
+                    d = cal.compare_groups(0.05, simultaneous=sim)
                 except ValidationError:
                     continue
                 hit = (t.ci_low <= truth.loc[list(t.names)].to_numpy()) & (
                     truth.loc[list(t.names)].to_numpy() <= t.ci_high
                 )
+                gap = np.array([truth[a] - truth[b] for a, b in d.details["pairs"]])
+                ok = np.isfinite(d.ci_low)
+                d_hit = ((d.ci_low <= gap) & (gap <= d.ci_high))[ok]
                 rows.append(
                     {"cell": cell, "trial": trial, "simultaneous": sim,
                      "interval": t.details.get("interval"), "all": bool(hit.all()),
                      "width": float(np.mean(t.ci_high - t.ci_low)),
+                     "pairs_all": bool(d_hit.all()), "pairs_average": float(d_hit.mean()),
+                     "pairs_width": float(np.mean((d.ci_high - d.ci_low)[ok])),
                      **{f"c_{n}": bool(h) for n, h in zip(t.names, hit, strict=True)}}
                 )  # fmt: skip
         print(f"{cell}: {time.perf_counter() - start:.0f} s", flush=True)
@@ -59,7 +67,8 @@ def run(trials: int, specs: list[str], data: Path) -> pd.DataFrame:
 
 def summary(d: pd.DataFrame) -> pd.DataFrame:
     """Per cell and kind: draws, bootstrap share, coverage averaged over groups, the lowest
-    group's, the joint coverage and the mean width."""
+    group's, the joint coverage and the mean width; the pairs' average, joint coverage and
+    mean width."""
     out = []
     for (cell, sim), g in d.groupby(["cell", "simultaneous"], sort=False):
         per = g[[c for c in g.columns if c.startswith("c_")]].dropna(axis=1, how="all").mean()
@@ -67,7 +76,8 @@ def summary(d: pd.DataFrame) -> pd.DataFrame:
             {"cell": cell, "simultaneous": sim, "draws": len(g),
              "bootstrap": (g["interval"] == "bootstrap").mean(), "average": per.mean(),
              "lowest": per.min(), "lowest_group": per.idxmin()[2:], "joint": g["all"].mean(),
-             "width": g["width"].mean()}
+             "width": g["width"].mean(), "pairs_average": g["pairs_average"].mean(),
+             "pairs_joint": g["pairs_all"].mean(), "pairs_width": g["pairs_width"].mean()}
         )  # fmt: skip
     return pd.DataFrame(out)
 

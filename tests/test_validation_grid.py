@@ -89,8 +89,9 @@ def test_full_grid_writes_validation_md():
         'groups (max-T over groups; `interval="bootstrap"`, the default). The Student-t '
         'version (`interval="t"`) covered only 0.85 at nominal 0.90 and 0.91-0.92 at 0.95 '
         "in `zero_inflated` and `unequal_pi` (about 50 skewed or unequally weighted labels "
-        "per group; studentised errors with sd 1.05-1.11). Differences use the joint "
-        "normal with Student-t df.\n"
+        "per group; studentised errors with sd 1.05-1.11). Differences take their "
+        "critical values from the same resamples, studentised the same way; groups and "
+        "differences are never narrower than the moderated t's interval.\n"
     )
     bad = [r for r in results if not r.in_band]
     assert not bad, sim.coverage_table(bad)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
@@ -177,7 +178,36 @@ def bootstrap_t_critical_values(
     ``se`` cannot be that small: the critical values blow up (binary labels with a
     good surrogate: 6-12 at 15-20 labels a domain).
     """
-    many = np.ndim(resid) == 2
+    dev, se = bootstrap_resamples(
+        resid, weight, codes, hajek=hajek, n_boot=n_boot, seed=seed, moderation=moderation
+    )
+    crit = np.array(
+        [resample_critical_values(d, s, alpha, method) for d, s in zip(dev, se, strict=True)]
+    )
+    return crit if np.ndim(resid) == 2 else crit[0]
+
+
+def resample_critical_values(
+    dev: np.ndarray, se: np.ndarray, alpha: float, method: str
+) -> np.ndarray:
+    """The domains' critical values from their resamples (:func:`bootstrap_resamples`, one
+    residual vector: ``dev`` and ``se`` of shape (n_boot, m))."""
+    return _quantiles(_abs_t(dev, se), alpha, method)
+
+
+def bootstrap_resamples(
+    resid: np.ndarray,
+    weight: np.ndarray,
+    codes: np.ndarray,
+    *,
+    hajek: bool = True,
+    n_boot: int = 2000,
+    seed: int = 0,
+    moderation: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The resamples of :func:`bootstrap_t_critical_values` (same arguments): each
+    domain's deviation ``mean* - mean`` and studentising ``se*`` (moderated), both of
+    shape (k, n_boot, m) (``k`` residual vectors, ``m`` domains)."""
     cols = np.asarray(resid, dtype=float).reshape(len(codes), -1)
     m = int(codes.max()) + 1
     order = np.argsort(codes, kind="stable")
@@ -195,12 +225,13 @@ def bootstrap_t_critical_values(
     ab = np.zeros((2, k + 1, m))  # a spare row: the kernel reads r + 1 on an odd count
     if moderation is not None:
         ab[:, :k] = [np.broadcast_to(np.asarray(v, dtype=float), (k, m)) for v in moderation]
-    abs_t = np.empty((len(us), n_boot, m))
+    dev = np.empty((k + 1, n_boot, m))  # a spare row, as ab's
+    se = np.empty((k + 1, n_boot, m))
     kernel = _resample_t()
     key = np.uint64(np.random.SeedSequence(seed).generate_state(1, np.uint64)[0])
 
     # two residual vectors per sweep of the picks, beside the weights (one cache line)
-    pairs = [(r, r + 1 < len(us)) for r in range(0, len(us), 2)]
+    pairs = [(r, r + 1 < k) for r in range(0, k, 2)]
     data = [np.column_stack([w, us[r], us[r + two]]) for r, two in pairs]
     mods = [np.ascontiguousarray(ab[:, r : r + 2]) for r, _ in pairs]
 
@@ -208,14 +239,45 @@ def bootstrap_t_critical_values(
         # resamples first..last-1, all groups at once (group sizes kept); a pick is a
         # function of (seed, resample, position) only, so any split gives the same picks
         for (r, two), d, mod in zip(pairs, data, mods, strict=True):
-            kernel(first, last, key, d, start, size, hajek, two, mod, abs_t[r], abs_t[r + two])
+            kernel(first, last, key, d, start, size, hajek, two, mod, dev[r], se[r],
+                   dev[r + 1], se[r + 1])  # fmt: skip
 
     parts = max(1, min(4, os.cpu_count() or 1, n_boot))
     cuts = np.linspace(0, n_boot, parts + 1).astype(int)
     with ThreadPoolExecutor(parts) as pool:  # the loop releases the GIL
         list(pool.map(resample, cuts[:-1].tolist(), cuts[1:].tolist()))
-    crit = np.array([_quantiles(t, alpha, method) for t in abs_t])
-    return crit if many else crit[0]
+    return dev[:k], se[:k]
+
+
+def _abs_t(dev: np.ndarray, se: np.ndarray) -> np.ndarray:
+    """``|dev| / se``; a resample of one repeated item has se 0, and ``|T|`` is then
+    infinite unless it hits the estimate exactly."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.abs(dev) / se
+    return np.where(se > 0, t, np.where(np.abs(dev) > 1e-12, np.inf, 0.0))
+
+
+def bootstrap_pair_critical_values(
+    dev: np.ndarray, se: np.ndarray, pairs: Sequence[tuple[int, int]], alpha: float, method: str
+) -> np.ndarray:
+    """Critical values of the differences ``a - b`` of disjoint domain means, for each
+    pair ``(a, b)``, from the same resamples as the domains' (:func:`bootstrap_resamples`,
+    one residual vector: ``dev`` and ``se`` of shape (n_boot, m)):
+    ``T*_ab = (dev*_a - dev*_b) / sqrt(se*_a^2 + se*_b^2)``, studentised as each domain's
+    is, max-|T*| over the pairs (``"maxt"``) or per pair (``"bonferroni"``, ``"none"``)."""
+    a = np.array([p[0] for p in pairs], dtype=int)
+    b = np.array([p[1] for p in pairs], dtype=int)
+    v = se * se
+    n_boot = dev.shape[0]
+    if method == "maxt" and a.size > 1:
+        most = np.empty(n_boot)
+        step = max(1, 2_000_000 // max(a.size, 1))  # resamples per chunk: bounded memory
+        for lo in range(0, n_boot, step):
+            hi = min(n_boot, lo + step)
+            t = _abs_t(dev[lo:hi, a] - dev[lo:hi, b], np.sqrt(v[lo:hi, a] + v[lo:hi, b]))
+            most[lo:hi] = t.max(axis=1)
+        return np.full(a.size, np.quantile(most, 1.0 - alpha, method="higher"))
+    return _quantiles(_abs_t(dev[:, a] - dev[:, b], np.sqrt(v[:, a] + v[:, b])), alpha, method)
 
 
 def _centred(resid: np.ndarray, w: np.ndarray, g: np.ndarray, m: int, size, hajek: bool):
@@ -275,16 +337,17 @@ def _quantiles(abs_t: np.ndarray, alpha: float, method: str) -> np.ndarray:
 
 
 def _resample_t_py(  # pragma: no cover
-    first, last, key, data, start, size, hajek, two, mod, out, out_v
+    first, last, key, data, start, size, hajek, two, mod, dev, se, dev_v, se_v
 ):
-    """``|T*|`` of each group in resamples ``first..last-1`` into those rows of ``out``
-    (residuals ``data[:, 1]``) and of ``out_v`` (``data[:, 2]``, when ``two``); ``data[:,
+    """The deviation ``mean*`` and studentising ``se*`` of each group in resamples
+    ``first..last-1`` into those rows of ``dev``, ``se`` (residuals ``data[:, 1]``) and of
+    ``dev_v``, ``se_v`` (``data[:, 2]``, when ``two``); ``data[:,
     0]`` holds the weights, rows sorted by group (group ``k``: rows ``start[k]`` to
     ``start[k] + size[k]``). Position ``i`` of resample ``b`` picks row ``start[k] +
     floor(U * size[k])``, ``U`` from SplitMix64 at counter ``b * n + i`` (a counter-based
     generator: picks do not depend on how resamples are split over threads); the
-    statistic is the resample's weighted (``hajek``) or plain mean over its standard
-    error, its variance ``v`` raised to ``a + b v`` where that is larger (``mod[0, c,
+    deviation is the resample's weighted (``hajek``) or plain mean, its standard
+    error's variance ``v`` raised to ``a + b v`` where that is larger (``mod[0, c,
     k]``, ``mod[1, c, k]``: column ``c`` (0 or 1), group ``k``). Compiled."""
     n = data.shape[0]
     gamma = np.uint64(0x9E3779B97F4A7C15)
@@ -292,7 +355,7 @@ def _resample_t_py(  # pragma: no cover
     m2 = np.uint64(0x94D049BB133111EB)
     s30, s27, s31, s32 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32)
 
-    def abs_t(s0, s1, s2, s3, s4, n, a, b):
+    def mean_se(s0, s1, s2, s3, s4, n, a, b):
         if hajek:
             mean = s1 / s0
             # sum w^2 (u - mean)^2 from sums of w^2 u^2, w^2 u and w^2
@@ -302,13 +365,7 @@ def _resample_t_py(  # pragma: no cover
             mean = s1 / n
             var = max(s2 / n - mean * mean, 0.0) / n
         var = var * n / max(n - 1.0, 1.0)
-        se = np.sqrt(max(var, a + b * var))
-        diff = abs(mean)
-        # a resample of one repeated item has se 0: |T| is infinite unless it hits the
-        # estimate exactly
-        if se > 0:
-            return diff / se
-        return np.inf if diff > 1e-12 else 0.0
+        return mean, np.sqrt(max(var, a + b * var))
 
     for b in range(first, last):
         state = key + np.uint64(b) * np.uint64(n) * gamma
@@ -346,9 +403,11 @@ def _resample_t_py(  # pragma: no cover
                         t1 += vs
                         t2 += vs * vs
             nf = np.float64(nk)
-            out[b, k] = abs_t(s0, s1, s2, s3, s4, nf, mod[0, 0, k], mod[1, 0, k])
+            dev[b, k], se[b, k] = mean_se(s0, s1, s2, s3, s4, nf, mod[0, 0, k], mod[1, 0, k])
             if two:
-                out_v[b, k] = abs_t(s0, t1, t2, t3, s4, nf, mod[0, 1, k], mod[1, 1, k])
+                dev_v[b, k], se_v[b, k] = mean_se(
+                    s0, t1, t2, t3, s4, nf, mod[0, 1, k], mod[1, 1, k]
+                )
 
 
 @lru_cache(maxsize=1)
