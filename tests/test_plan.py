@@ -631,3 +631,23 @@ def test_groups_without_labels_keep_the_top_unresolved_until_labeled():
     result = plan(pool, Goal(kind="top"), designs=("uniform",))
     (row,) = result.designs
     assert row.new_labels is not None and row.new_labels > 0
+
+
+def test_a_group_without_pilot_labels_is_not_read_as_mean_zero():
+    """The top-group power took a group without pilot labels as a mean of 0: on labels
+    near 5 the top then led it by 6 and every draw resolved it. Such a group's mean is now
+    what the estimator gives it (its surrogate's mean plus the pool's correction): here
+    the judges see it above the pilot's top, so that top is rarely resolved."""
+    from bacon_bayes.planning.plan import _Evaluator
+
+    rng = np.random.default_rng(2)
+    g = np.repeat([f"s{k}" for k in range(6)], 200)
+    y = 5.0 + rng.normal(size=g.size) + (g == "s0") + 1.5 * (g == "s5")
+    lab = (rng.random(g.size) < 0.15) & (g != "s5")
+    frame = pd.DataFrame({"y": np.where(lab, y, np.nan), "j": y + rng.normal(0, 0.3, g.size),
+                          "g": g})  # fmt: skip
+    pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous", group="g")
+    st = pilot_statistics(pool)
+    assert np.isnan(st.means[5])
+    power = _Evaluator(st, Goal("top"), 0.05, False).metric("uniform", 600)
+    assert power < 0.3, power
