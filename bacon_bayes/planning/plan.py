@@ -356,7 +356,7 @@ class _Evaluator:
         L[np.arange(len(others)), others] = -1.0
         L[:, t] = 1.0
         dcov = L @ p.cov @ L.T
-        gaps = L @ estimated_means(self.st)
+        gaps = L @ self.st.estimated_means()
         vals, vecs = np.linalg.eigh(dcov)
         root = vecs * np.sqrt(np.clip(vals, 0.0, None))
         # einsum, not BLAS: 8000 x 9 by 9 x 9 took 40 ms with two BLAS threads on a busy
@@ -601,19 +601,6 @@ def _labels_range(ev: _Evaluator, design: str) -> tuple[int | None, int | None]:
         other = _Evaluator(scaled, ev.goal, ev.alpha, ev.from_scratch, ev.pooling)
         out.append(other.labels_needed(design, ev.low))
     return out[0], out[1]
-
-
-def estimated_means(st: PilotStatistics) -> np.ndarray:
-    """Each group's mean in the pilot; a group without pilot labels gets what the
-    estimator gives it (its surrogate's mean plus the pool's mean correction, UNVALIDATED),
-    not 0: on labels near 5 a 0 made the top lead it by 5 and resolve it in every draw."""
-    means = st.means
-    missing = ~np.isfinite(means)
-    if not missing.any() or st.surrogate_means is None or st.corrections is None:
-        return np.nan_to_num(means)
-    has = st.labels > 0
-    pooled = float(np.average(st.corrections[has], weights=st.labels[has])) if has.any() else 0.0
-    return np.where(missing, st.surrogate_means + pooled, means)
 
 
 def smallest_lead(st: PilotStatistics) -> float | None:

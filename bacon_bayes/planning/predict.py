@@ -184,6 +184,20 @@ class PilotStatistics:
     #: what :func:`predict` keeps between budgets (the adaptive wave's sorted items)
     cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
+    def estimated_means(self) -> np.ndarray:
+        """Each group's mean in the pilot; a group without pilot labels gets what the
+        estimator gives it (its surrogate's mean plus the pool's mean correction,
+        UNVALIDATED), not 0: on labels near 5 a 0 made the top lead it by 5 and resolve it
+        in every draw."""
+        missing = ~np.isfinite(self.means)
+        if not missing.any() or self.surrogate_means is None or self.corrections is None:
+            return np.nan_to_num(self.means)
+        has = self.labels > 0
+        pooled = (
+            float(np.average(self.corrections[has], weights=self.labels[has])) if has.any() else 0.0
+        )
+        return np.where(missing, self.surrogate_means + pooled, self.means)
+
     @property
     def has_prompts(self) -> bool:
         return self.n_prompts > 0
