@@ -38,6 +38,7 @@ from bacon_bayes.estimate.tables import (
     ONE_LABEL,
     GroupArrays,
     Pairs,
+    all_pairs,
     correlation,
     group_codes,
     group_table,
@@ -306,22 +307,19 @@ def _pair_bootstrap(
     the bootstrap branch's groups"): the Student-t on the pair's fewer labels less one
     that :func:`compare` took before covered 0.926-0.948 at nominal 0.90 on the
     simulated regimes and 0.987-1.000 jointly at 0.95 on SummEval, TriviaQA and WMT22."""
-    m = names.size
-    pairs = [(a, b) for a in range(m) for b in range(a + 1, m)]
+    pairs, contrast = all_pairs(names.size)
     out: dict[str, list[float]] = {}
-    for rule in dict.fromkeys([simultaneous, "none"]):
-        crit = bootstrap_pair_critical_values(dev, se, pairs, alpha, rule)
-        if pairs:
-            a, b = (np.array(x) for x in zip(*pairs, strict=True))
-            contrast = np.zeros((len(pairs), m))
-            contrast[np.arange(len(pairs)), a], contrast[np.arange(len(pairs)), b] = 1.0, -1.0
-            corr = correlation(contrast @ np.diag(var) @ contrast.T)
-            floor = simultaneous_critical_value(
-                corr, alpha, rule, np.minimum(normal_df[a], normal_df[b])
+    if pairs:
+        a, b = contrast.argmax(axis=1), contrast.argmin(axis=1)
+        corr = correlation(contrast @ np.diag(var) @ contrast.T)
+        df = np.minimum(normal_df[a], normal_df[b])
+        scale = np.sqrt((floor_var[a] + floor_var[b]) / np.maximum(var[a] + var[b], 1e-300))
+        for rule in dict.fromkeys([simultaneous, "none"]):
+            crit = np.maximum(
+                bootstrap_pair_critical_values(dev, se, pairs, alpha, rule),
+                simultaneous_critical_value(corr, alpha, rule, df) * scale,
             )
-            scale = (floor_var[a] + floor_var[b]) / np.maximum(var[a] + var[b], 1e-300)
-            crit = np.maximum(crit, floor * np.sqrt(scale))
-        out[rule] = [float(c) for c in crit]
+            out[rule] = [float(c) for c in crit]
     return {"groups": [str(n) for n in names], "critical_value": out}
 
 

@@ -113,6 +113,16 @@ def sums_by(codes: np.ndarray, f: np.ndarray, m: int) -> np.ndarray:
     return np.stack([np.bincount(codes, weights=col, minlength=m) for col in f.T], axis=1)
 
 
+def all_pairs(m: int) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """All pairs ``(a, b)``, ``a`` before ``b``, of ``m`` groups and the contrast matrix of
+    the differences ``a - b`` (one row a pair)."""
+    pairs = [(a, b) for a in range(m) for b in range(a + 1, m)]
+    contrast = np.zeros((len(pairs), m))
+    for k, (a, b) in enumerate(pairs):
+        contrast[k, a], contrast[k, b] = 1.0, -1.0
+    return pairs, contrast
+
+
 @dataclass(frozen=True)
 class Pairs:
     """All pairs ``(a, b)``, ``a`` before ``b``, of a group table's rows: the contrast
@@ -126,11 +136,7 @@ class Pairs:
 
     @classmethod
     def of(cls, table: EstimateTable) -> Pairs:
-        m = len(table)
-        pairs = [(a, b) for a in range(m) for b in range(a + 1, m)]
-        contrast = np.zeros((len(pairs), m))
-        for k, (a, b) in enumerate(pairs):
-            contrast[k, a], contrast[k, b] = 1.0, -1.0
+        pairs, contrast = all_pairs(len(table))
         return cls(
             pairs,
             contrast,
