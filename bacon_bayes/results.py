@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -22,7 +23,9 @@ def sure_sign(low: Any, high: Any) -> np.ndarray:
 
 
 def _plain(value: Any) -> Any:
-    """Turn numpy scalars/arrays into JSON-ready Python values."""
+    """Turn numpy scalars/arrays into JSON-ready Python values: NaN as ``None`` and an
+    infinity as the string ``"inf"`` / ``"-inf"`` (standard JSON has neither; ``float``
+    reads the strings back, :func:`_unplain`)."""
     if isinstance(value, np.ndarray):
         return [_plain(v) for v in value.tolist()]
     if isinstance(value, np.generic):
@@ -32,8 +35,23 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     if isinstance(value, float) and not math.isfinite(value):
-        return None if math.isnan(value) else value
+        return None if math.isnan(value) else ("inf" if value > 0 else "-inf")
     return value
+
+
+def json_text(value: Any) -> str:
+    """Standard JSON (indented) of a command's result: what :func:`_plain` makes of it,
+    so no ``NaN`` or ``Infinity``, which strict readers refuse."""
+    return json.dumps(_plain(value), indent=2, allow_nan=False)
+
+
+def _unplain(value: Any) -> Any:
+    """The infinities of :func:`_plain` back as floats, in nested dicts and lists."""
+    if isinstance(value, dict):
+        return {k: _unplain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unplain(v) for v in value]
+    return float(value) if value in ("inf", "-inf") else value
 
 
 def _kind(details: dict[str, Any]) -> str:
@@ -111,7 +129,7 @@ class Estimate:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Estimate:
         """Inverse of :meth:`to_dict` (exact: JSON keeps every float digit)."""
-        fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        fields = {k: _unplain(data[k]) for k in cls.__dataclass_fields__ if k in data}
         for k in ("estimate", "se", "ci_low", "ci_high"):
             fields[k] = float("nan") if fields[k] is None else float(fields[k])
         return cls(**fields)

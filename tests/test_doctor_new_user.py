@@ -130,7 +130,12 @@ def test_an_error_score_is_bounded_at_zero_only(tmp_path, capsys) -> None:
     command = shlex.split(out.split("run:\n", 1)[1].strip())
     assert "--scale=-inf:0" in command
     assert main([*command[1:], "--json"]) == 0
-    res = json.loads(capsys.readouterr().out)
+
+    def strict(word: str) -> None:  # standard JSON has no NaN or Infinity
+        raise AssertionError(f"non-standard JSON constant {word}")
+
+    res = json.loads(capsys.readouterr().out, parse_constant=strict)
+    assert res["mean"]["aee"]["details"]["range"] == ["-inf", 0.0]
     highs = [row["ci_high"] for row in res["groups"]["aee"]["rows"]]
     assert max(highs) <= 0 and res["mean"]["aee"]["ci_high"] <= 0
     unbounded = [a for a in command[1:] if a != "--scale=-inf:0"]

@@ -295,3 +295,7 @@ def test_estimate_to_dict_is_json_ready(pool):
         assert d[key] == getattr(e, key)
     assert "aee mean" in str(e)
     assert est.Estimate.from_dict(d) == e  # saved results round-trip exactly
+    # an error score's open scale end: standard JSON (no Infinity), read back exactly
+    clipped = e.clip(-np.inf, 0.0)
+    text = json.dumps(clipped.to_dict(), allow_nan=False)
+    assert est.Estimate.from_dict(json.loads(text)) == clipped

@@ -4,7 +4,6 @@ version moved, on the human scale (:mod:`bacon_bayes.drift`)."""
 from __future__ import annotations
 
 import argparse
-import json
 
 import numpy as np
 
@@ -44,6 +43,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from bacon_bayes.calibrator import Calibrator
     from bacon_bayes.cli.ledger import drift_from_args
+    from bacon_bayes.results import json_text
 
     if not args.judge_version:
         raise ValidationError(
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     assert table is not None
     if args.json:
         rows = table.replace({np.nan: None}).to_dict("records")
-        print(json.dumps({"alpha": args.alpha, "drift": rows}, indent=2))
+        print(json_text({"alpha": args.alpha, "drift": rows}))
         return 0
     print(
         f"Judge drift on {args.anchor!r} ({1 - args.alpha:.0%} intervals): shift_judge = mean "

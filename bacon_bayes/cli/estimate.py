@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import json
 import sys
 
 import numpy as np
@@ -126,6 +125,7 @@ def _estimate(
     from bacon_bayes.planning import resolution_note
     from bacon_bayes.report.comparisons import comparisons, target_description
     from bacon_bayes.report.text import estimate_output, naive_note, pool_notes, scale_note
+    from bacon_bayes.results import json_text
     from bacon_bayes.surrogates import ALONE_BELOW, JUDGE_RIDGE, SMALL_BUDGET, in_means
 
     records = open_ledger(history)  # a damaged ledger stops here, before any work
@@ -161,7 +161,7 @@ def _estimate(
         if args.json:
             out = {"n_items": pool.n_items, "n_labeled": pool.n_labeled}
             out |= {"unvalidated": unvalidated(cal), "round": round_json(cal, args)}
-            text = json.dumps(out, indent=2)
+            text = json_text(out)
         else:
             text = f"{round_header(cal, args)}\n{unvalidated_text(cal, pool.label_name)}"
         finish(validated=False)
@@ -212,7 +212,7 @@ def _estimate(
             out["interval_kind"] = out["mean"]["aee"]["details"]["interval_kind"]
         if saved is not None:
             out["round"] = round_json(cal, args)
-        text = json.dumps(out, indent=2)
+        text = json_text(out)
         finish()
         print(text)
         return 0

@@ -9,7 +9,6 @@ the options and prints.
 from __future__ import annotations
 
 import argparse
-import json
 from typing import TYPE_CHECKING, Any
 
 from bacon_bayes.errors import ValidationError
@@ -176,6 +175,7 @@ def run_estimate(args: argparse.Namespace, cal: Calibrator, inputs: list[Any]) -
     import contextlib
 
     from bacon_bayes.outputs import claim
+    from bacon_bayes.results import json_text
 
     if args.save and not str(args.save).endswith(".nc"):
         raise ValidationError(f"--save {args.save!r} should end in .nc (a NetCDF file)")
@@ -192,7 +192,7 @@ def run_estimate(args: argparse.Namespace, cal: Calibrator, inputs: list[Any]) -
             save.written()
             said = f"saved the fitted calibrator to {str(args.save)!r} (id {cal.save_id_})"
     if args.json:
-        print(json.dumps(summary.to_dict(), indent=2))
+        print(json_text(summary.to_dict()))
     else:
         print(summary.to_text())
     if said:

@@ -199,11 +199,10 @@ def sample_command(args: argparse.Namespace, design: str, n_new: int) -> str | N
 def run_plan(args: argparse.Namespace, engine_line: str) -> int:
     """``bacon plan FILE --pairwise``: labels per design for ``--half-width H`` (the mean
     half-width of the strengths) or ``--difference A B --delta D`` (power)."""
-    import json
-
     from bacon_bayes.cli.pairwise import fit_pairs
     from bacon_bayes.cli.pool_args import calibrator_from_args
     from bacon_bayes.planning.pairwise import pilot_from_calibrator, plan_pairwise
+    from bacon_bayes.results import json_text
 
     for dest, default in _NOT_PLAN:
         if getattr(args, dest, default) not in (default, None):
@@ -240,7 +239,7 @@ def run_plan(args: argparse.Namespace, engine_line: str) -> int:
                "needed": result.needed, "recommended": best, "new_labels": new,
                "predicted": result.predicted, "command": command,
                "variance": result.variance}  # fmt: skip
-        print(json.dumps(doc, indent=2))
+        print(json_text(doc))
         return 0
     lines = [f"pilot: {fitted}", engine_line, f"goal: {result.goal}, level {1 - args.alpha:g}"]
     lines.append(f"variance: {result.variance}")

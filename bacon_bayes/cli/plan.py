@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -140,6 +139,7 @@ def _list(text: str | None, what: str) -> list[str] | None:
 
 def run(args: argparse.Namespace) -> int:
     from bacon_bayes.planning import plan
+    from bacon_bayes.results import json_text
 
     if args.pairwise:  # comparisons: Bradley-Terry strengths (cli/pairwise_design.py)
         from bacon_bayes.cli.pairwise_design import run_plan
@@ -187,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
             row.command = None
         result.pilot.assumptions.append(unsamplable)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
+        print(json_text(result.to_dict()))
     else:
         print(result.to_text())
     return 0
@@ -307,6 +307,7 @@ def _plan_round(args: argparse.Namespace, goal: Goal) -> int:
     """``--calibrator``: the fresh labels a half-width needs with the frozen calibrator."""
     from bacon_bayes.calibrator import Calibrator
     from bacon_bayes.frozen import fresh_labels_for
+    from bacon_bayes.results import json_text
 
     if goal.kind != "half-width":
         raise ValidationError(
@@ -317,5 +318,5 @@ def _plan_round(args: argparse.Namespace, goal: Goal) -> int:
     round_defaults(args, saved)
     cal = saved.apply(pool_from_args(args))
     result = fresh_labels_for(cal, goal.half_width, args.alpha, goal.group)
-    print(json.dumps(result, indent=2) if args.json else plan_text(result, args))
+    print(json_text(result) if args.json else plan_text(result, args))
     return 0

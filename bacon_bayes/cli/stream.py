@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -87,6 +86,7 @@ def wants_stream(args: argparse.Namespace) -> bool:
 def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | None) -> int:
     """Estimate from a streamed pool and print the tables of ``bacon estimate``."""
     from bacon_bayes.report.text import estimate_output
+    from bacon_bayes.results import json_text
 
     for name in UNSTREAMED:
         if getattr(args, name, None):
@@ -132,7 +132,7 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
             out["naive_left_out"] = left_out
         if compared is not None:
             out["comparisons"] = compared.to_dict()
-        print(json.dumps(out, indent=2))
+        print(json_text(out))
         return 0
     fit = result.fit
     header = (

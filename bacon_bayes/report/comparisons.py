@@ -20,7 +20,7 @@ import pandas as pd
 from bacon_bayes.order import unique_codes
 from bacon_bayes.report.tables import fixed
 from bacon_bayes.report.text import guarantee_note
-from bacon_bayes.results import sure_sign
+from bacon_bayes.results import _plain, sure_sign
 
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
@@ -238,19 +238,7 @@ def _ci(lo: float, hi: float) -> str:
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    out = []
-    for row in frame.to_dict(orient="records"):
-        out.append(
-            {
-                str(k): (None if isinstance(v, float) and np.isnan(v) else _plain(v))
-                for k, v in row.items()
-            }
-        )
-    return out
-
-
-def _plain(v: Any) -> Any:
-    return v.item() if isinstance(v, np.generic) else v
+    return [_plain(row) for row in frame.to_dict(orient="records")]
 
 
 def comparisons(
