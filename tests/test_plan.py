@@ -651,3 +651,28 @@ def test_a_group_without_pilot_labels_is_not_read_as_mean_zero():
     assert np.isnan(st.means[5])
     power = _Evaluator(st, Goal("top"), 0.05, False).metric("uniform", 600)
     assert power < 0.3, power
+
+
+def test_adaptive_is_not_recommended_for_a_group_goal_on_binary_labels():
+    """On 0/1 labels `bacon sample` warns that adaptive waves make group means miss more
+    often than their intervals say; the plan recommended adaptive for the top group and a
+    pair there (a tester's TriviaQA study). It still may for the pool mean."""
+    rng = np.random.default_rng(3)
+    n = 3000
+    g = np.array([f"m{k}" for k in range(6)])[rng.integers(0, 6, n)]
+    sure = rng.random(n) < 0.8  # the judges agree on most answers, not on the rest
+    p = np.where(sure, np.where(rng.random(n) < 0.7, 0.97, 0.03), rng.uniform(0.3, 0.7, n))
+    p = np.clip(p + np.char.replace(g, "m", "").astype(int) * 0.01, 0, 1)
+    y = (rng.random(n) < p).astype(float)
+    df = pd.DataFrame({"item": np.arange(n), "system": g, "j1": p + rng.normal(0, 0.05, n),
+                       "j2": p + rng.normal(0, 0.05, n)})  # fmt: skip
+    df["label"] = np.where(rng.random(n) < 0.05, y, np.nan)
+    pool = EvalPool.from_frame(df, label="label", judges=["j1", "j2"], group="system",
+                               item="item", outcome="categorical")  # fmt: skip
+    for goal in (Goal("top"), Goal("difference", pair=("m5", "m0"), delta=0.05, power=0.8)):
+        result = plan(pool, goal)
+        rows = {r.design: r for r in result.designs}
+        assert rows["adaptive"].labels_needed < rows["uniform"].labels_needed
+        assert result.recommended != "adaptive"
+        assert rows["adaptive"].note.startswith("not recommended for a group goal on 0/1")
+    assert plan(pool, Goal("half-width", half_width=0.02)).recommended == "adaptive"

@@ -65,6 +65,7 @@ of that width would give.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -80,6 +81,7 @@ from bacon_bayes.estimate.shrink import (
     spread,
 )
 from bacon_bayes.planning.predict import PilotStatistics, Prediction
+from bacon_bayes.scale import is_binary
 
 __all__ = [
     "POOLINGS",
@@ -96,6 +98,27 @@ POOLINGS = ("auto", "shrink", "separate")
 SPREAD_DRAWS = 64
 #: Of those, the draws the shrunk width and power are averaged over.
 SPREAD_POINTS = 8
+
+
+#: The adaptive row's note where a group goal has 0/1 labels (``bacon sample`` says the same
+#: on such a wave).
+ADAPTIVE_BINARY_NOTE = (
+    "not recommended for a group goal on 0/1 labels: adaptive waves make group means miss "
+    "more often than their intervals say, a wrong label where the judges agree entering "
+    "with a large weight (VALIDATION.md, TriviaQA)"
+)
+
+
+def without_adaptive_on_binary(candidates: list[Any], y: np.ndarray) -> list[Any]:
+    """The plan's candidate rows (``.design``, ``.note``) for a group goal, less adaptive
+    when the labels are 0/1, its row noted why: the design ``bacon sample`` warns against
+    for group means there is never the one recommended."""
+    if not is_binary(np.asarray(y, dtype=float)):
+        return candidates
+    for r in candidates:
+        if r.design == "adaptive":
+            r.note = ADAPTIVE_BINARY_NOTE + (f"; {r.note}" if r.note else "")
+    return [r for r in candidates if r.design != "adaptive"]
 
 
 def power_t(delta: float, se: float, df: float, alpha: float) -> float:

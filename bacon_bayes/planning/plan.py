@@ -22,6 +22,7 @@ from bacon_bayes.planning.outlook import (
     contrast_metrics,
     outlook,
     shrink_prior,
+    without_adaptive_on_binary,
 )
 from bacon_bayes.planning.predict import (
     DESIGNS,
@@ -552,7 +553,7 @@ def plan(
                 if r.design != "paired" or (r.labels_needed or 0) < uni.labels_needed
             ]
     if goal.kind != "half-width" or goal.group or goal.pair:
-        candidates = _paired_beyond_error(ev, candidates, low)
+        candidates = without_adaptive_on_binary(_paired_beyond_error(ev, candidates, low), pool.y)
     best = min(candidates, key=lambda r: (r.labels_needed, DESIGNS.index(r.design)), default=None)
     if best is not None and ranges and math.isfinite(st.variance_df):
         best.labels_range = _labels_range(ev, best.design)
