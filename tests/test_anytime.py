@@ -36,6 +36,22 @@ def test_spending_boundaries_hold_the_canonical_process_at_alpha() -> None:
     np.testing.assert_allclose(finer[0], c)
 
 
+def test_a_last_look_past_the_maximum_spends_what_is_left() -> None:
+    """A wave of random size overran ``max_labels``: its spending time is 1, its
+    correlations come from the labels it has; the process crosses with alpha over all the
+    looks, no more. A look after the maximum was reached refuses."""
+    looks = np.array([40.0, 90.0, 150.0, 215.0])  # max_labels 200: the last wave overran
+    times = at.spending_times(looks, 200)
+    assert times[-1] == 1.0 and times[-2] == pytest.approx(0.75)
+    c = at.spending_critical_values(looks, at.obf_spending(times, ALPHA))
+    rng = np.random.default_rng(4)
+    steps = rng.standard_normal((200_000, looks.size)) * np.sqrt(np.diff(looks, prepend=0.0))
+    z = np.abs(np.cumsum(steps, axis=1) / np.sqrt(looks))
+    assert abs((z >= c).any(axis=1).mean() - ALPHA) < 0.0015
+    with pytest.raises(ValidationError, match="already reached"):
+        at.spending_times(np.array([40.0, 200.0, 230.0]), 200)
+
+
 def test_confidence_sequence_covers_the_canonical_process_and_is_tightest_at_the_plan() -> None:
     u_star = at.mixture_tuning(ALPHA)
     grid = np.geomspace(u_star / 20, u_star * 20, 401)
@@ -177,8 +193,10 @@ def test_calibrator_anytime_intervals_name_their_kind_and_widen_the_fixed_ones()
     assert spend.details["anytime"]["alpha_spent"] == pytest.approx(ALPHA)
     assert fixed.width < spend.width <= 1.35 * fixed.width < seq.width
     assert spend.estimate == fixed.estimate
-    with pytest.raises(ValidationError, match="exceed max_labels"):
-        cal.estimate_mean(anytime=True, max_labels=budget - 1)
+    # the last wave overran the budget: what is left of alpha is spent at it
+    over = cal.estimate_mean(anytime=True, max_labels=budget - 1)
+    assert over.details["anytime"]["alpha_spent"] == pytest.approx(ALPHA)
+    assert fixed.width < over.width <= 1.35 * fixed.width
     groups, any_groups = cal.estimate_groups(), cal.estimate_groups(anytime=True)
     assert (any_groups.ci_high - any_groups.ci_low > groups.ci_high - groups.ci_low).all()
     assert any_groups.to_dict()["details"]["interval_kind"] == "confidence sequence"

@@ -230,6 +230,15 @@ def test_the_printed_sample_command_shows_the_labellers_the_response(tmp_path, c
     assert main(["sample", "bare", "--show", "response"]) == 2
     err = capsys.readouterr().err
     assert "bacon status bare --pending-out bare/todo-wave2.csv --show response" in err
+    # a pool without a response text: the hint's command named `--show COLUMN`, which
+    # fails as printed; it names a pool column now, and runs
+    frame.drop(columns="response").to_csv("plain.csv", index=False)
+    argv = ["sample", "plain.csv", "--study", "plain", "--label", "human", "--judge", "judge_0"]
+    assert main([*argv, "--budget", "10", "--out", "plain_todo.csv"]) == 0
+    hint = next(line for line in capsys.readouterr().out.splitlines() if "ids only" in line)
+    assert "COLUMN" not in hint
+    rewrite = shlex.split(hint.split("`")[1])
+    assert main(rewrite[1:]) == 0
 
 
 def test_a_plan_on_a_pool_file_names_the_study_started_from_it(tmp_path, monkeypatch, capsys):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -447,9 +448,11 @@ def _until(args: argparse.Namespace, root: Path, config: StudyConfig | None) -> 
         if config is not None:
             return replace(config, max_labels=args.max_labels)
         if StudyConfig.read(root).max_labels is None and last_labeled_wave(root) is not None:
-            print(
-                f"note: max_labels = {args.max_labels} is recorded after labels came in; the "
-                "alpha-spending intervals hold if it was not chosen from the estimates seen"
+            raise ValidationError(  # recorded now, it would narrow the intervals already seen
+                f"study {root} has labels and no recorded budget, so its intervals are the "
+                "confidence sequence: a budget recorded now, after estimates were seen, "
+                "would void the alpha-spending intervals. Record it with the first wave "
+                "(bacon sample POOL --study DIR --max-labels N), or drop --max-labels"
             )
         record_max_labels(root, args.max_labels)
         if not args.until and args.budget is None:
@@ -517,6 +520,14 @@ def run(args: argparse.Namespace) -> int:
                 from bacon_bayes.io import people_csv
 
                 out.write_text(people_csv(todo))
+            except KeyboardInterrupt:  # after the wave's commit: running again draws another
+                print(
+                    f"wave {wave} is recorded in the study, its to-label file not written: "
+                    f"write it with `bacon status {root} --pending-out {out.given}` (running "
+                    "the same command again draws another wave)",
+                    file=sys.stderr,
+                )
+                raise
             except BaconError as exc:
                 raise ValidationError(
                     f"{exc} Wave {wave} is recorded in the study: write its to-label file "
@@ -574,9 +585,26 @@ def run(args: argparse.Namespace) -> int:
         f"written to {out.given}; fill in column {todo.columns[1]!r} and run "
         f"`bacon label import {out.given} --study {root}`"
     )
+    over = _overrun(Study.open(root))
+    if over:
+        print(over)
     if not show:
         print(_show_hint(Study.open(root), root, out.given))
     return 0
+
+
+def _overrun(study: Any) -> str:
+    """A note when the wave just drawn (of random size) took the study past its recorded
+    labelling budget: the alpha-spending intervals spend what is left at it."""
+    most = study.config.max_labels
+    sent = int((study.first_wave() >= 0).sum())
+    if most is None or sent <= most:
+        return ""
+    return (
+        f"note: this wave's size is random and it took the study to {sent} items, "
+        f"{sent - most} past its labelling budget (max_labels = {most}); its alpha-spending "
+        "intervals spend what is left of alpha at this wave, and no wave can follow it"
+    )
 
 
 def _refuse_show_alone(root: Path, show: str) -> None:
@@ -622,8 +650,16 @@ def _show_hint(study: Any, root: Path, todo: Any) -> str:
         found = response_column(pool, label=label, item=cfg.item, **known)
     except BaconError:
         found = None
-    column = "COLUMN" if found is None else shlex.quote(found)
-    what = "the pool's response text (the column bacon doctor finds)" if found else "pool columns"
+    what = "the pool's response text (the column bacon doctor finds)"
+    if found is None:  # no text column: name one the labellers could see (runnable)
+        taken = {cfg.item, cfg.label, *cfg.judges}
+        others = [str(c) for c in pool.columns if c not in taken]
+        if not others:
+            return "the to-label file holds ids only (the pool has no other column to show)"
+        found = others[0]
+        rest = ", ".join(others[1:6]) + (" ..." if len(others) > 6 else "")
+        what = f"{found}" + (f" (other pool columns: {rest})" if rest else "")
+    column = shlex.quote(found)
     return (
         "the to-label file holds ids only: the labellers see nothing to judge unless they "
         f"look the ids up; `{_rewrite_command(root, todo, column)}` rewrites it (every "

@@ -17,7 +17,10 @@ replaced by a sequential one. Two kinds, named in every result
     integration of the score process on a grid (Armitage, McPherson & Rowe 1969;
     Jennison & Turnbull 2000, ch. 19). Valid at whatever look the user stops, up to the
     maximum; at the last look a little wider than the fixed interval (10 equal looks: 2.12
-    against 1.96; 5 looks: 2.06). Labels past ``max_labels`` refuse: the budget is spent.
+    against 1.96; 5 looks: 2.06). A last look past ``max_labels`` (a wave of random
+    size that overran it) spends what is left of ``alpha`` there, its spending time taken
+    as 1 and its correlations from the labels it has (overrunning, Jennison & Turnbull
+    2000, 7.2.2); a look after one that reached the maximum refuses: the budget is spent.
 ``"confidence sequence"`` (no maximum)
     The asymptotic confidence sequence of Waudby-Smith, Arnold, Wu, Ramdas & Howard (Ann.
     Statist. 2024, Thm 2.2): Robbins' two-sided normal mixture on the estimate's running
@@ -315,8 +318,9 @@ def _kind(max_labels: int | None) -> Kind:
 
 
 def spending_times(looks: np.ndarray, max_labels: int | None) -> np.ndarray | None:
-    """``n_k / max_labels`` of the pool's labels at the looks (None: no maximum); refuses
-    when the labels passed the maximum before the latest look (its alpha is spent)."""
+    """``n_k / max_labels`` of the pool's labels at the looks, at most 1 (None: no
+    maximum); refuses when the labels reached the maximum before the latest look (its
+    alpha is spent)."""
     if max_labels is None:
         return None
     looks = np.asarray(looks, dtype=float)
@@ -331,14 +335,7 @@ def spending_times(looks: np.ndarray, max_labels: int | None) -> np.ndarray | No
             "confidence sequence (no max_labels); a study's labels past its recorded budget "
             "get one look's intervals (bacon estimate --fixed)."
         )
-    if looks[-1] > max_labels:
-        raise ValidationError(
-            f"{int(looks[-1])} labels exceed max_labels={max_labels}; the alpha-spending "
-            "plan ends at its maximum. Give the budget planned from the start (at least the "
-            "labels so far), or use the confidence sequence (no max_labels); a study's labels "
-            "past its recorded budget get one look's intervals (bacon estimate --fixed)."
-        )
-    return looks / float(max_labels)
+    return np.minimum(looks / float(max_labels), 1.0)  # an overrun: the rest spent at it
 
 
 def _row_level(crit: float, df: float | None) -> float:

@@ -350,6 +350,12 @@ def draw_wave(
         # of an earlier wave drawn with the same seed, which would make pi wrong)
         draw_seed = seed if wave == 1 else wave_seed(seed, wave)
         drawn = _design(study, design, budget, seed, eligible, options, prompts, draw_seed)
+        if not (np.asarray(drawn.selected, bool) & eligible).any():  # its share moves weights
+            raise ValidationError(
+                f"this {drawn.name} wave drew no item (its size is random: about "
+                f"{float(drawn.pi[eligible].sum()):.1f} expected) and nothing was recorded; "
+                "run again with another --seed, or a larger --budget"
+            )
         by_prompt = drawn.pi_prompt is not None
         rows = pd.DataFrame(
             {

@@ -18,7 +18,7 @@ from bacon_bayes.study import (
     load_study,
     pending_items,
 )
-from bacon_bayes.study.folder import WAVE_COLUMN
+from bacon_bayes.study.folder import WAVE_COLUMN, record_max_labels
 
 from .conftest import N_POOL, bacon, fill
 
@@ -289,8 +289,10 @@ def test_bacon_estimate_on_a_study_gives_anytime_intervals_over_its_waves(
     # refused (several tried, the narrowest kept, would void the intervals)
     assert bacon("estimate", str(study), "--engine", "freq", "--max-labels", "100") == 2
     assert "records no labelling budget" in capsys.readouterr().err
-    assert bacon("sample", str(study), "--max-labels", "100") == 0
-    assert "recorded after labels came in" in capsys.readouterr().out
+    # recorded after labels came in, it would narrow the intervals already seen: refused
+    assert bacon("sample", str(study), "--max-labels", "100") == 2
+    assert "after estimates were seen" in capsys.readouterr().err
+    record_max_labels(study, 100)  # as if recorded with the first wave
     assert bacon("estimate", str(study), "--engine", "freq", "--max-labels", "90") == 2
     assert "records max_labels = 100" in capsys.readouterr().err
     assert bacon("estimate", str(study), "--engine", "freq", "--json") == 0
@@ -392,3 +394,36 @@ def test_adaptive_wave_on_binary_labels_with_groups_says_not_for_group_means(
     assert "adaptive wave not worth it" not in default
     assert "This wave's share is 0.5" in default and "uniform or stratified" in default
     assert Study.open(root).waves[-1]["params"]["uniform_share"] == 0.5
+
+
+def test_an_empty_wave_is_refused_and_one_past_the_budget_spends_what_is_left(
+    tmp_path: Path, pool_file: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """A wave of random size that drew nothing was recorded and moved the estimates (its
+    planned share enters the weights) with no new label; it is refused. One that overran
+    the recorded budget left the study unusable ("labels exceed max_labels"); its
+    alpha-spending intervals now spend what is left of alpha at it."""
+    import json
+
+    frame = pd.read_csv(pool_file).assign(tiny=1e-12, half=0.5)
+    pool = tmp_path / "pool2.csv"
+    frame.to_csv(pool, index=False)
+    root = tmp_path / "s"
+    assert bacon("sample", str(pool), "--study", str(root), "--budget", "40", "--item", "id",
+                 "--label", "human", "--levels", "1,2,3,4,5", "--outcome", "ordinal",
+                 "--judges", "judge_a,judge_b", "--max-labels", "60",
+                 "--out", str(tmp_path / "w1.csv")) == 0  # fmt: skip
+    label_all_pending(root, pool, tmp_path)
+    capsys.readouterr()
+    assert bacon("sample", str(root), "--design", "poisson", "--pi-column", "tiny") == 2
+    assert "drew no item" in capsys.readouterr().err
+    assert Study.open(root).wave_numbers == [1]
+    assert bacon("sample", str(root), "--design", "poisson", "--pi-column", "half",
+                 "--out", str(tmp_path / "w2.csv")) == 0  # fmt: skip
+    assert "past its labelling budget (max_labels = 60)" in capsys.readouterr().out
+    label_all_pending(root, pool, tmp_path)
+    capsys.readouterr()
+    assert bacon("estimate", str(root), "--engine", "freq", "--json") == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["interval_kind"] == "alpha-spending"
+    assert out["mean"]["aee"]["details"]["anytime"]["alpha_spent"] == pytest.approx(0.05)
