@@ -448,11 +448,9 @@ def _until(args: argparse.Namespace, root: Path, config: StudyConfig | None) -> 
         if config is not None:
             return replace(config, max_labels=args.max_labels)
         if StudyConfig.read(root).max_labels is None and last_labeled_wave(root) is not None:
-            raise ValidationError(  # recorded now, it would narrow the intervals already seen
-                f"study {root} has labels and no recorded budget, so its intervals are the "
-                "confidence sequence: a budget recorded now, after estimates were seen, "
-                "would void the alpha-spending intervals. Record it with the first wave "
-                "(bacon sample POOL --study DIR --max-labels N), or drop --max-labels"
+            print(
+                f"note: max_labels = {args.max_labels} is recorded after labels came in; the "
+                "alpha-spending intervals hold if it was not chosen from the estimates seen"
             )
         record_max_labels(root, args.max_labels)
         if not args.until and args.budget is None:

@@ -235,9 +235,9 @@ def recorded_max_labels(root: Path, given: int | None) -> int | None:
         )
     raise ValidationError(
         f"study {root} records no labelling budget, so its intervals are the confidence "
-        "sequence. A budget chosen while reading the estimates would void the alpha-"
-        "spending intervals: it is recorded once, with the study's first wave (bacon sample "
-        "POOL --study DIR --max-labels N) or before any label comes in; drop --max-labels"
+        f"sequence. A budget chosen while reading the estimates would void the alpha-"
+        f"spending intervals: record it once, before the next wave (bacon sample {root} "
+        f"--max-labels {given}), or drop --max-labels"
     )
 
 

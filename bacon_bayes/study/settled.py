@@ -467,7 +467,14 @@ def until_budget(
     used = int(table["selected"].sum())
     left = float(max_labels - used if max_labels else study.n_items - used)
     budget = wave_budget(q, left)
-    return budget, f"{q.name}: not yet: {q.answer} ({kind}); next wave: {budget} labels"
+    if budget >= left and not max_labels:  # it would draw every open item of the pool
+        raise ValidationError(
+            f"{q.name}: not yet: {q.answer} ({kind}); at the current rate it would take "
+            f"every one of the {int(left)} open items of the pool, so nothing was drawn. "
+            "Draw a wave of your size with --budget N, or ask a goal within reach"
+        )
+    why = f" (all that is left of max_labels = {max_labels})" if budget >= left else ""
+    return budget, f"{q.name}: not yet: {q.answer} ({kind}); next wave: {budget} labels{why}"
 
 
 def look_estimates(

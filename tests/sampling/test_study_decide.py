@@ -157,8 +157,9 @@ def test_sample_until_sizes_the_wave_or_draws_nothing(
     # estimate on the study reads the recorded budget: alpha-spending
     assert bacon("estimate", str(root), "--engine", "freq", "--json") == 0
     assert json.loads(capsys.readouterr().out)["interval_kind"] == "alpha-spending"
-    # a goal past the budget draws what is left of it
+    # a goal past the budget draws what is left of it, and says so
     assert bacon(*args, "--until", "half-width=0.01") == 0
+    assert "all that is left of max_labels = 150)" in capsys.readouterr().out
     assert Study.open(root).status()["selected"].sum() == 150
     # refused: a changed budget, --until with --budget, a pending wave, bad goals
     label_wave(root, pool, 3)
@@ -184,6 +185,10 @@ def test_sample_until_sign_of_a_pair(
     assert bacon("sample", str(root), "--engine", "freq", "--until", "pair=s2:s1") == 0
     out = capsys.readouterr().out
     assert "settled, nothing drawn: sign of s1 - s2" in out and "s1 > s2" in out
+    # out of reach with no budget recorded: it drew every open item of the pool; refused
+    assert bacon("sample", str(root), "--engine", "freq", "--until", "half-width=0.0001") == 2
+    assert "nothing was drawn" in capsys.readouterr().err
+    assert Study.open(root).wave_numbers == [1]
     # --max-labels alone records the budget and draws nothing
     assert bacon("sample", str(root), "--max-labels", "190") == 0
     assert StudyConfig.read(root).max_labels == 190 and Study.open(root).wave_numbers == [1]
