@@ -76,6 +76,28 @@ def test_a_repeated_doc_id_in_json_lines_is_the_prompt_not_the_id(
     assert main(command) == 0, capsys.readouterr().err
 
 
+def test_a_system_written_as_integer_codes_is_the_group_not_a_judge(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``system`` written as 12 integer codes of 100 rows each was taken as a judge
+    (Spearman 0.34 with the label) and the group was none: the command fitted the system
+    id as a score. A column named like a group with a few repeated whole numbers is the
+    group; judges rating on integers (1-5) stay judges."""
+    frame = pd.read_csv(SUMMEVAL)
+    frame = frame[[c for c in frame.columns if not c.endswith(("consistency", "fluency"))]]
+    frame["system"] = frame["system"].str[1:].astype(int)
+    labeled = frame.groupby("system").head(8).index
+    frame.loc[~frame.index.isin(labeled), "expert_mean_coherence"] = np.nan
+    path = tmp_path / "codes.csv"
+    frame.to_csv(path, index=False)
+    out, command = doctor([str(path)], capsys)
+    assert found(out, "group") == ["system"] and "system" not in found(out, "judge")
+    assert "judge:gpt-3.5-turbo-0301|mcq|coherence" in found(out, "judge")  # ratings 1-5
+    assert command is not None and command[command.index("--group") + 1] == "system"
+    assert main(command) == 0, capsys.readouterr().err
+    assert "mean per 'system'" in capsys.readouterr().out
+
+
 def test_inspect_log_with_labels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("inspect_ai")
     from .inspect_fixture import labels, make_log

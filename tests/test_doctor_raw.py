@@ -299,3 +299,21 @@ def test_the_finer_of_two_shared_columns_is_the_prompt(tmp_path, capsys) -> None
     assert main(["doctor", str(path)]) == 0
     out = capsys.readouterr().out
     assert re.search(r"^  prompt +segment ", out, re.M), out
+
+
+def test_integer_codes_named_like_a_group_are_no_judge() -> None:
+    """A ``model`` column of whole numbers too many for a group (60 codes) was a judge;
+    it is left out with the option to use it. ``reward_model`` rating 1-5 (named like a
+    judge, not a group) stays a judge."""
+    rng = np.random.default_rng(0)
+    label = rng.integers(1, 6, 600).astype(float)
+    frame = pd.DataFrame(
+        {
+            "model": np.repeat(np.arange(60), 10),
+            "reward_model": np.clip(label + rng.integers(-1, 2, 600), 1, 5),
+            "human": np.where(rng.random(600) < 0.2, label, np.nan),
+        }
+    )
+    roles = find_roles(frame, TableMeta(format="csv"))
+    assert roles.judges == ["reward_model"] and roles.group is None
+    assert "named like a group (pass --group" in roles.left_out["model"]

@@ -15,6 +15,7 @@ from scipy import stats
 
 from bacon_bayes.doctor.names import (
     GROUP_HINT,
+    GROUP_NAME,
     HUMAN_PROTOCOL,
     ID_LIKE,
     ID_NAMES,
@@ -302,6 +303,8 @@ def _find_judges(
             roles.left_out[c] = "numeric, but named like a count, time or index"
         elif PROMPT_ID.search(c) and _integers(num):
             roles.left_out[c] = "numeric, but named like a prompt id (pass --prompt to use it)"
+        elif GROUP_NAME.match(c) and _integers(num):
+            roles.left_out[c] = "whole numbers, but named like a group (pass --group to use it)"
         elif ID_LIKE.search(c):
             roles.left_out[c] = "numeric, but named like an id"
         elif num.nunique() < 2:
@@ -417,7 +420,7 @@ def _find_group(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: 
         roles.reasons["group"] = f"the {meta.format} file's {meta.group}"
         return
     cands = []
-    for c in _categorical(frame, roles):
+    for c in _categorical(frame, roles) + _group_codes(frame, roles):
         if roles.long and JUDGE_NAME.search(c):
             continue  # names the judge of each row, not the items' group
         counts = frame[c].value_counts()
@@ -427,7 +430,21 @@ def _find_group(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: 
     if cands:
         roles.group = cands[0]
         k = frame[roles.group].nunique()
-        roles.reasons["group"] = f"{k} distinct strings, each repeated (about {n // k} rows each)"
+        kind = "strings" if _is_str(frame[roles.group]) else "integers, named like a group"
+        roles.reasons["group"] = f"{k} distinct {kind}, each repeated (about {n // k} rows each)"
+
+
+def _group_codes(frame: pd.DataFrame, roles: Roles) -> list[str]:
+    """Numeric columns of whole numbers named like a group (:data:`GROUP_NAME`): a
+    system or model written as a code (``system`` 8, 9, ... 23), never a judge."""
+    out = []
+    for c in map(str, frame.columns):
+        num = _numeric(frame[c])
+        if c in (roles.item, roles.label) or num is None or not GROUP_NAME.match(c):
+            continue
+        if not pd.api.types.is_bool_dtype(frame[c]) and num.notna().all() and _integers(num):
+            out.append(c)
+    return out
 
 
 def _prompt_candidates(frame: pd.DataFrame, roles: Roles) -> list[tuple[str, bool]]:
