@@ -45,6 +45,10 @@ COMMON: tuple[tuple[int, int], ...] = (
 CODES: tuple[float, ...] = (-1.0, 0.0, 99.0, 999.0, 9999.0, -99.0, -999.0)
 #: how many times the median level's count a code next to the scale must have to count
 SPIKE = 3
+#: rare negative values count as codes only when this many distinct values at most, each
+#: a whole number or repeated (``-2``, ``-0.5`` twice): many distinct continuous ones are
+#: a metric's real scores below 0 (WMT22's KG-BERTScore), not failures
+NEGATIVE_CODES = 5
 #: largest number of ratings a mean is looked for over
 MAX_RATINGS = 6
 #: an error score (0 = no error, penalties on one side): at least this share of the
@@ -220,7 +224,8 @@ def scale_args(scale: Scale) -> list[str]:
 
 def sentinel_codes(values: np.ndarray | pd.Series) -> tuple[dict[float, int], Scale | None]:
     """Failure codes among a judge's scores: values of :data:`CODES` (and rare negative
-    values, under 5% of the scores) outside the scale of the other values. A code next
+    values that look like codes, under 5% of the scores: :func:`_negative_codes`)
+    outside the scale of the other values. A code next
     to that scale (``0`` below levels ``1..10``: maybe a level of a ``0-10`` scale) counts
     only as a spike, at least :data:`SPIKE` times as frequent as the median level.
 
@@ -241,10 +246,7 @@ def sentinel_codes(values: np.ndarray | pd.Series) -> tuple[dict[float, int], Sc
     v = v[np.isfinite(v)]
     if v.size == 0:
         return {}, None
-    suspect = np.isin(v, CODES)
-    negative = v < 0
-    if negative.mean() < 0.05:
-        suspect |= negative
+    suspect = np.isin(v, CODES) | _negative_codes(v)
     rest = v[~suspect]
     scale = infer_scale(rest)
     if scale is None:
@@ -272,6 +274,18 @@ def sentinel_codes(values: np.ndarray | pd.Series) -> tuple[dict[float, int], Sc
         if not next_to or n >= SPIKE * np.median(levels):
             found[float(c)] = int(n)
     return found, scale
+
+
+def _negative_codes(v: np.ndarray) -> np.ndarray:
+    """Which of the finite values ``v`` are rare negative values that look like codes:
+    under 5% of ``v``, at most :data:`NEGATIVE_CODES` distinct, each a whole number or
+    repeated. None of them otherwise (real scores below 0 are many distinct values)."""
+    negative = v < 0
+    if not negative.any() or negative.mean() >= 0.05:
+        return np.zeros(v.shape, dtype=bool)
+    values, counts = np.unique(v[negative], return_counts=True)
+    codes = values.size <= NEGATIVE_CODES and bool(((counts > 1) | (values % 1 == 0)).all())
+    return negative if codes else np.zeros(v.shape, dtype=bool)
 
 
 def naive_left_out(

@@ -56,6 +56,48 @@ def test_summeval_partly_labeled(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert "mean of 'expert_mean_coherence'" in capsys.readouterr().out
 
 
+def test_a_repeated_doc_id_in_json_lines_is_the_prompt_not_the_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SummEval written as JSON Lines: the reader took ``doc_id`` (each document
+    summarized by every system) as the id by its name alone, doctor said so, and its
+    printed command failed on the duplicate ids. A repeated column is never the id; it is
+    the prompt, as in the CSV."""
+    frame = pd.read_csv(SUMMEVAL).drop(columns="item")
+    frame = frame[[c for c in frame.columns if not c.endswith(("consistency", "fluency"))]]
+    labeled = frame.groupby("system").head(8).index
+    frame.loc[~frame.index.isin(labeled), "expert_mean_coherence"] = np.nan
+    path = tmp_path / "wide.jsonl"
+    frame.to_json(path, orient="records", lines=True)
+    out, command = doctor([str(path)], capsys)
+    assert found(out, "id") == ["-"]
+    assert found(out, "group") == ["system"] and found(out, "prompt") == ["doc_id"]
+    assert command is not None and "--item" not in command
+    assert main(command) == 0, capsys.readouterr().err
+
+
+def test_a_system_written_as_integer_codes_is_the_group_not_a_judge(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``system`` written as 12 integer codes of 100 rows each was taken as a judge
+    (Spearman 0.34 with the label) and the group was none: the command fitted the system
+    id as a score. A column named like a group with a few repeated whole numbers is the
+    group; judges rating on integers (1-5) stay judges."""
+    frame = pd.read_csv(SUMMEVAL)
+    frame = frame[[c for c in frame.columns if not c.endswith(("consistency", "fluency"))]]
+    frame["system"] = frame["system"].str[1:].astype(int)
+    labeled = frame.groupby("system").head(8).index
+    frame.loc[~frame.index.isin(labeled), "expert_mean_coherence"] = np.nan
+    path = tmp_path / "codes.csv"
+    frame.to_csv(path, index=False)
+    out, command = doctor([str(path)], capsys)
+    assert found(out, "group") == ["system"] and "system" not in found(out, "judge")
+    assert "judge:gpt-3.5-turbo-0301|mcq|coherence" in found(out, "judge")  # ratings 1-5
+    assert command is not None and command[command.index("--group") + 1] == "system"
+    assert main(command) == 0, capsys.readouterr().err
+    assert "mean per 'system'" in capsys.readouterr().out
+
+
 def test_inspect_log_with_labels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("inspect_ai")
     from .inspect_fixture import labels, make_log

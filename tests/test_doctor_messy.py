@@ -431,6 +431,31 @@ def test_a_label_column_with_a_few_text_cells_is_named_with_the_fix(tmp_path, ca
     assert "--label 'human' holds labels but for 2 cell(s)" in err and "Traceback" not in err
 
 
+def test_the_summary_names_the_label_column_and_its_text_cells(tmp_path, capsys) -> None:
+    """One 'unsure' cell in a yes/no label column: the summary said "no human labels: pass
+    them with --labels FILE" although the column is there and one cell is bad. It names
+    the column, each bad cell (where, value) and the fix."""
+    frame = messy_table()
+    labeled = np.flatnonzero(frame["human"].notna())
+    frame["human"] = frame["human"].astype(object)
+    frame.loc[labeled[3], "human"] = "unsure"
+    path = tmp_path / "table.csv"
+    frame.to_csv(path, index=False)
+    assert main(["doctor", str(path)]) == 0
+    can = section(capsys.readouterr().out, "what can be computed")
+    assert "no human labels" not in can and "--labels FILE" not in can
+    assert (
+        f"the label column 'human' holds labels but for 'unsure' at line {labeled[3] + 2}: "
+        "empty those cells (an item nobody labeled) or write their labels as numbers" in can
+    )
+    from bacon_bayes.doctor.cells import listed_cells  # the first 3, then a count
+
+    cells = pd.DataFrame({"h": ["1", "x", "2", "y", "z", "w"]})
+    assert (
+        listed_cells(cells, "h", "parquet") == "'x' at row 2, 'y' at row 4, 'z' at row 5 and 1 more"
+    )
+
+
 def test_a_placeholder_on_every_unlabeled_row_is_named_with_the_fix(tmp_path, capsys) -> None:
     """'-' written on every unlabeled row (most rows): the column read as 3 distinct strings
     and doctor found no label. It is named as the label column with the placeholder's cells

@@ -299,3 +299,42 @@ def test_the_finer_of_two_shared_columns_is_the_prompt(tmp_path, capsys) -> None
     assert main(["doctor", str(path)]) == 0
     out = capsys.readouterr().out
     assert re.search(r"^  prompt +segment ", out, re.M), out
+
+
+def test_integer_codes_named_like_a_group_are_no_judge() -> None:
+    """A ``model`` column of whole numbers too many for a group (60 codes) was a judge;
+    it is left out with the option to use it. ``reward_model`` rating 1-5 (named like a
+    judge, not a group) stays a judge."""
+    rng = np.random.default_rng(0)
+    label = rng.integers(1, 6, 600).astype(float)
+    frame = pd.DataFrame(
+        {
+            "model": np.repeat(np.arange(60), 10),
+            "reward_model": np.clip(label + rng.integers(-1, 2, 600), 1, 5),
+            "human": np.where(rng.random(600) < 0.2, label, np.nan),
+        }
+    )
+    roles = find_roles(frame, TableMeta(format="csv"))
+    assert roles.judges == ["reward_model"] and roles.group is None
+    assert "named like a group (pass --group" in roles.left_out["model"]
+
+
+def test_many_distinct_negative_scores_are_no_failure_codes() -> None:
+    """A metric on 0-1 with 4% real scores below 0, all distinct (WMT22's
+    KG-BERTScore-src): doctor listed each as a failure code in one 2,777-character line
+    and advised blanking them. Only code-like negatives (few, whole or repeated) are
+    codes, and a listing names the 5 most frequent."""
+    from bacon_bayes.doctor.scores import score_flags
+
+    rng = np.random.default_rng(1)
+    x = rng.uniform(0, 1, 2400)
+    x[:96] = -rng.uniform(0.01, 0.4, 96)
+    assert sentinel_codes(x)[0] == {}
+    x[:96] = np.repeat([-2.0, -0.5], 48)  # code-like: two values, repeated
+    assert sentinel_codes(x)[0] == {-2.0: 48, -0.5: 48}
+    codes = np.r_[-1, np.repeat([-1, 99, 999, 9999, -99, -999, -5], 2)]
+    (flag,) = score_flags(pd.DataFrame({"j": np.r_[np.tile([1.0, 2, 3, 4, 5], 40), codes]}))
+    assert flag.text.startswith(
+        "3 scores of -1, 2 scores of -999, 2 scores of -99, 2 scores of -5, 2 scores of 99 "
+        "and 2 more values, outside its 1:5 scale"
+    )

@@ -339,6 +339,8 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
     if not r.judges:
         return ["nothing yet: no judge column found; name one with --judge in bacon estimate"]
     n = 0 if y is None else int(np.isfinite(y).sum())
+    if n == 0 and r.label_cells:
+        return [f"only the raw judge average: {r.label_cells} for the command"]
     if n == 0:
         return [
             "only the raw judge average (no human labels): label a sample of items "

@@ -12,6 +12,12 @@ LABEL_HINT = re.compile(r"human|label|gold|expert|rating|truth|annot|manual|turk
 #: a human rating, never a judge (``metricx_xxl_MQM_2020-refA``, a metric, is no match)
 HUMAN_PROTOCOL = re.compile(r"^(mqm|esa|sqm|da|mos)([ _-]?(score|z|raw))?$", re.I)
 GROUP_HINT = re.compile(r"system|model|provider|group|policy|agent|variant", re.I)
+#: a whole column name that names a group (``system``, ``model_id``): integer codes under
+#: it are the group's, never a judge's scores (``reward_model``, a judge, is no match)
+GROUP_NAME = re.compile(
+    r"^(system|model|provider|group|policy|agent|variant)s?([ _.-]?(id|idx|no|nr|code|name))?$",
+    re.I,
+)
 PROMPT_HINT = re.compile(r"prompt|doc|question|source|input|test|task|query", re.I)
 #: numeric columns named like this are prompt ids, never judges
 PROMPT_ID = re.compile(

@@ -13,8 +13,19 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from bacon_bayes.doctor.cells import (
+    FAILED,
+    JUDGE_CELLS_FIX,
+    LABEL_CELLS_FIX,
+    NUMBERS_SHARE,
+    is_str,
+    listed_cells,
+    numeric,
+    text_cells,
+)
 from bacon_bayes.doctor.names import (
     GROUP_HINT,
+    GROUP_NAME,
     HUMAN_PROTOCOL,
     ID_LIKE,
     ID_NAMES,
@@ -29,7 +40,7 @@ from bacon_bayes.doctor.names import (
     other_aspects,
 )
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import as_numbers, file_line
+from bacon_bayes.io import as_numbers
 from bacon_bayes.readers import TableMeta
 
 #: a numeric prompt column has about one row per prompt and group (at most this many)
@@ -39,13 +50,6 @@ ROWS_PER_PROMPT_GROUP = 3
 ROWS_PER_PROMPT_GROUP_STRINGS = 10
 #: a column is dense when at least this share of rows has a value, sparse below
 DENSE = 0.5
-#: a string column is numbers with a few text cells (a judge's failures) from this share
-NUMBERS_SHARE = 0.9
-#: how the reason of such a column begins
-FAILED = "scores but for"
-#: what to do with a few text cells in a judge's column, and in the label's
-JUDGE_CELLS_FIX = "empty those cells (an empty cell is an item the judge did not score)"
-LABEL_CELLS_FIX = "empty those cells (an item nobody labeled) or write their labels as numbers"
 #: judges with |Spearman| below this against the labels are left out
 MIN_RHO = 0.1
 #: mean width (characters, East Asian wide ones counted twice) from which a string
@@ -82,6 +86,9 @@ class Roles:
     long : str or None
         What to do when the table is long (a column names the judge of each row, one
         score column): pivot it to one row per item, one column per judge.
+    label_cells : str
+        When the label column holds labels but for cells of other text (``unsure``), so
+        none was taken: the column, its cells and the fix (``""`` otherwise).
     """
 
     item: str | None = None
@@ -94,46 +101,7 @@ class Roles:
     reasons: dict[str, str] = field(default_factory=dict)
     left_out: dict[str, str] = field(default_factory=dict)
     long: str | None = None
-
-
-def _is_str(s: pd.Series) -> bool:
-    return bool(
-        pd.api.types.is_string_dtype(s)
-        or pd.api.types.is_object_dtype(s)
-        or isinstance(s.dtype, pd.CategoricalDtype)
-    )
-
-
-def _numeric(s: pd.Series) -> pd.Series | None:
-    """The column as floats, or None when it is not numeric (bools count)."""
-    if pd.api.types.is_bool_dtype(s) or pd.api.types.is_numeric_dtype(s):
-        return s.astype(float)
-    return None
-
-
-def _text_cells(frame: pd.DataFrame, column: str, kind: str) -> str | None:
-    """A string column of scores (numbers, or verdict words such as ``yes`` / ``no``) but
-    for a few cells of other text (a judge that wrote ``error`` where it failed), or but
-    for one short placeholder of a missing value (``-`` on every unlabeled row): those
-    cells of ``frame[column]``, counted, with where the first one is (its CSV line,
-    :func:`bacon_bayes.io.file_line`); None for any other column. At least
-    :data:`NUMBERS_SHARE` of the filled cells must be scores."""
-    s = frame[column]
-    if not _is_str(s) or _numeric(s) is not None:
-        return None
-    filled = s[s.notna() & (s.astype(str).str.strip() != "")]
-    num = as_numbers(filled)
-    bad = filled[num.isna()]
-    if filled.empty or bad.empty or num.nunique() < 2:
-        return None
-    # a few text cells among scores, or one short placeholder for a missing one ('-', '?')
-    placeholder = bad.astype(str).str.strip().nunique() == 1 and len(str(bad.iloc[0])) <= 12
-    if num.notna().mean() < NUMBERS_SHARE and not placeholder:
-        return None
-    pos = int(s.index.get_loc(bad.index[0]))
-    where = f"line {file_line(frame, pos)}" if kind in ("csv", "tsv") else f"row {pos + 1}"
-    words = ", ".join(repr(str(v)) for v in bad.astype(str).unique()[:3])
-    return f"{len(bad)} cell(s) of other text ({words}; the first at {where})"
+    label_cells: str = ""
 
 
 def _is_index(values: pd.Series) -> bool:
@@ -145,7 +113,7 @@ def _is_index(values: pd.Series) -> bool:
 def _words(s: pd.Series) -> bool:
     """Strings of several words on most rows (texts, not ids): with a space, or with
     :data:`WIDE_WORDS` wide (CJK) characters, which carry a word each and no spaces."""
-    if not _is_str(s):
+    if not is_str(s):
         return False
     v = s.astype(str).str.strip()
     return float((v.str.contains(r"\s") | (v.str.count(WIDE) >= WIDE_WORDS)).mean()) > 0.5
@@ -184,7 +152,7 @@ def _find_item(
         )
         return
     unique = [c for c in frame.columns if frame[c].notna().all() and frame[c].is_unique]
-    unique = [c for c in unique if _is_str(frame[c]) or pd.api.types.is_integer_dtype(frame[c])]
+    unique = [c for c in unique if is_str(frame[c]) or pd.api.types.is_integer_dtype(frame[c])]
     named = [c for c in unique if str(c).lower() in ID_NAMES]
     unique = [c for c in unique if not _words(frame[c])]  # distinct texts are no ids
     pick = (named or unique or [None])[0]
@@ -207,8 +175,8 @@ def _find_label(
     frame: pd.DataFrame, meta: TableMeta, given: str | None, joined: bool, roles: Roles
 ) -> None:
     if given is not None:
-        if given in frame.columns and _numeric(frame[given]) is None:
-            cells = _text_cells(frame, given, meta.format)
+        if given in frame.columns and numeric(frame[given]) is None:
+            cells = text_cells(frame, given, meta.format)
             raise ValidationError(
                 f"--label {given!r} holds labels but for {cells}: {LABEL_CELLS_FIX}, and run again"
                 if cells
@@ -225,14 +193,14 @@ def _find_label(
         return
     sparse = []
     for c in frame.columns:
-        num = _numeric(frame[c])
+        num = numeric(frame[c])
         if num is not None and c != roles.item and 2 <= num.notna().sum() < DENSE * len(frame):
             sparse.append(str(c))
     if not sparse:
         dense = [
             str(c)
             for c in frame.columns
-            if LABEL_HINT.search(str(c)) and _numeric(frame[c]) is not None and c != roles.item
+            if LABEL_HINT.search(str(c)) and numeric(frame[c]) is not None and c != roles.item
         ]
         few = [c for c in dense if frame[c].notna().sum() < 2]
         dense = [c for c in dense if c not in few]
@@ -264,8 +232,8 @@ def _find_judges(
     if given:
         for j in given:
             _need(frame, j, "--judge")
-            num = _numeric(frame[j])
-            if num is None and (cells := _text_cells(frame, j, meta.format)):
+            num = numeric(frame[j])
+            if num is None and (cells := text_cells(frame, j, meta.format)):
                 raise ValidationError(
                     f"--judge {j!r} holds scores but for {cells}: a judge's failures? "
                     f"{JUDGE_CELLS_FIX.capitalize()} and run again"
@@ -290,7 +258,7 @@ def _find_judges(
     taken = (roles.item, roles.label, roles.group, roles.prompt)
     for c in frame.columns:
         c = str(c)
-        num = _numeric(frame[c])
+        num = numeric(frame[c])
         if num is None or c in taken or c in roles.left_out:
             continue
         share = float(num.notna().mean())
@@ -302,6 +270,8 @@ def _find_judges(
             roles.left_out[c] = "numeric, but named like a count, time or index"
         elif PROMPT_ID.search(c) and _integers(num):
             roles.left_out[c] = "numeric, but named like a prompt id (pass --prompt to use it)"
+        elif GROUP_NAME.match(c) and _integers(num):
+            roles.left_out[c] = "whole numbers, but named like a group (pass --group to use it)"
         elif ID_LIKE.search(c):
             roles.left_out[c] = "numeric, but named like an id"
         elif num.nunique() < 2:
@@ -375,7 +345,7 @@ def _find_failed_scores(
     for c in frame.columns:
         if c in (roles.item, roles.label) or c in (given or ()):
             continue
-        cells = _text_cells(frame, c, meta.format)
+        cells = text_cells(frame, c, meta.format)
         if not cells:
             continue
         sparse = float(as_numbers(frame[c]).notna().mean()) < DENSE  # '-' is no value
@@ -385,6 +355,11 @@ def _find_failed_scores(
                 "again"
             )
             roles.reasons["label"] = f"none: {str(c)!r} holds labels but for text cells (below)"
+            listed = listed_cells(frame, str(c), meta.format)
+            roles.label_cells = (
+                f"the label column {str(c)!r} holds labels but for {listed}: "
+                f"{LABEL_CELLS_FIX}, and run again"
+            )
         else:
             roles.left_out[str(c)] = (
                 f"{FAILED} {cells}: a judge's failures? Not taken as a judge; "
@@ -395,7 +370,7 @@ def _find_failed_scores(
 def _categorical(frame: pd.DataFrame, roles: Roles) -> list[str]:
     failed = {c for c, why in roles.left_out.items() if why.startswith(FAILED)}
     taken = {roles.item, roles.label, *roles.judges, *failed}
-    return [str(c) for c in frame.columns if c not in taken and _is_str(frame[c])]
+    return [str(c) for c in frame.columns if c not in taken and is_str(frame[c])]
 
 
 def _take(frame: pd.DataFrame, given: str | None, role: str, roles: Roles) -> bool:
@@ -417,7 +392,7 @@ def _find_group(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: 
         roles.reasons["group"] = f"the {meta.format} file's {meta.group}"
         return
     cands = []
-    for c in _categorical(frame, roles):
+    for c in _categorical(frame, roles) + _group_codes(frame, roles):
         if roles.long and JUDGE_NAME.search(c):
             continue  # names the judge of each row, not the items' group
         counts = frame[c].value_counts()
@@ -427,7 +402,21 @@ def _find_group(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: 
     if cands:
         roles.group = cands[0]
         k = frame[roles.group].nunique()
-        roles.reasons["group"] = f"{k} distinct strings, each repeated (about {n // k} rows each)"
+        kind = "strings" if is_str(frame[roles.group]) else "integers, named like a group"
+        roles.reasons["group"] = f"{k} distinct {kind}, each repeated (about {n // k} rows each)"
+
+
+def _group_codes(frame: pd.DataFrame, roles: Roles) -> list[str]:
+    """Numeric columns of whole numbers named like a group (:data:`GROUP_NAME`): a
+    system or model written as a code (``system`` 8, 9, ... 23), never a judge."""
+    out = []
+    for c in map(str, frame.columns):
+        num = numeric(frame[c])
+        if c in (roles.item, roles.label) or num is None or not GROUP_NAME.match(c):
+            continue
+        if not pd.api.types.is_bool_dtype(frame[c]) and num.notna().all() and _integers(num):
+            out.append(c)
+    return out
 
 
 def _prompt_candidates(frame: pd.DataFrame, roles: Roles) -> list[tuple[str, bool]]:
@@ -436,7 +425,7 @@ def _prompt_candidates(frame: pd.DataFrame, roles: Roles) -> list[tuple[str, boo
     out = [(c, False) for c in _categorical(frame, roles) if c != roles.group]
     for c in frame.columns:
         c = str(c)
-        num = _numeric(frame[c])
+        num = numeric(frame[c])
         if c in (roles.item, roles.label, roles.group) or num is None:
             continue
         if pd.api.types.is_bool_dtype(frame[c]) or num.isna().any() or not _integers(num):
@@ -454,7 +443,7 @@ def _find_prompt(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles:
         roles.reasons["prompt"] = f"the {meta.format} file's test case, answered by every group"
         return
     best: tuple[float, str, bool] | None = None
-    for c, numeric in _prompt_candidates(frame, roles):
+    for c, in_numbers in _prompt_candidates(frame, roles):
         k = frame[c].nunique()
         if k < 2 or k > n // 2:
             continue
@@ -464,9 +453,9 @@ def _find_prompt(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles:
         # by a few groups only): a prompt is answered by most groups, about once by each
         groups = frame[roles.group].nunique()
         per = n / shared.sum()
-        if numeric and (per > ROWS_PER_PROMPT_GROUP or shared.mean() < 0.8 * groups):
+        if in_numbers and (per > ROWS_PER_PROMPT_GROUP or shared.mean() < 0.8 * groups):
             continue
-        if not numeric and per > ROWS_PER_PROMPT_GROUP_STRINGS:
+        if not in_numbers and per > ROWS_PER_PROMPT_GROUP_STRINGS:
             if share >= 0.8:  # shared by the groups, but many rows of each: say why not
                 roles.left_out[c] = (
                     f"{k} distinct strings shared by the {roles.group} values, but about "
@@ -478,11 +467,11 @@ def _find_prompt(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles:
         # (WMT22's seg_id, one row a system, over its doc, about 15)
         key = share + (0.01 if PROMPT_HINT.search(c) else 0.0) - 0.02 * float(np.log(max(per, 1.0)))
         if share >= 0.8 and (best is None or key > best[0]):
-            best = (key, c, numeric)
+            best = (key, c, in_numbers)
     if best is not None:
-        _, roles.prompt, numeric = best
+        _, roles.prompt, in_numbers = best
         k = frame[roles.prompt].nunique()
-        kind = "numbers" if numeric else "strings"
+        kind = "numbers" if in_numbers else "strings"
         roles.reasons["prompt"] = (
             f"{k} distinct {kind}, each shared by items of several {roles.group} values"
         )
@@ -632,7 +621,7 @@ def _long(frame: pd.DataFrame, roles: Roles) -> str | None:
         str(c)
         for c in frame.columns
         if c not in taken
-        and _numeric(frame[c]) is not None
+        and numeric(frame[c]) is not None
         and frame[c].notna().mean() >= DENSE
         and not ID_LIKE.search(str(c))
     ]

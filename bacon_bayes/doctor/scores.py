@@ -22,6 +22,8 @@ __all__ = ["MIN_CONSTANT_ITEMS", "ScoreFlag", "judge_scales", "score_flags"]
 
 #: fewest scored items of a group for a constant score to be flagged
 MIN_CONSTANT_ITEMS = 3
+#: the most frequent failure codes named; more are counted
+SHOWN_CODES = 5
 
 
 @dataclass(frozen=True)
@@ -51,9 +53,11 @@ def _codes(judge: str, x: np.ndarray) -> ScoreFlag | None:
     codes, scale = sentinel_codes(x)
     if not codes or scale is None:
         return None
-    listed = ", ".join(
-        f"{n} score{'s' if n > 1 else ''} of {c:g}" for c, n in sorted(codes.items())
-    )
+    top = sorted(codes.items(), key=lambda cn: (-cn[1], cn[0]))[:SHOWN_CODES]
+    listed = ", ".join(f"{n} score{'s' if n > 1 else ''} of {c:g}" for c, n in top)
+    if len(codes) > SHOWN_CODES:
+        rest = len(codes) - SHOWN_CODES
+        listed += f" and {rest} more value{'s' if rest > 1 else ''}"
     return ScoreFlag(
         judge,
         "codes",

@@ -19,7 +19,7 @@ import pandas as pd
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import bools_as_floats, read_table, refuse_workbook
 from bacon_bayes.readers.labels import join_labels, label_column
-from bacon_bayes.readers.meta import TableMeta
+from bacon_bayes.readers.meta import TableMeta, id_column
 from bacon_bayes.readers.pairwise import read_pairwise
 
 __all__ = [
@@ -91,8 +91,7 @@ def _read_json(path: Path) -> tuple[pd.DataFrame, TableMeta]:
         return promptfoo.read_promptfoo(doc, str(path))
     if isinstance(doc, list) and doc and all(isinstance(r, dict) for r in doc):
         frame = pd.DataFrame([flatten(r) for r in doc])
-        item = next((c for c in ("id", "item", "item_id") if c in frame.columns), None)
-        return frame, TableMeta(format="json", item=item)
+        return frame, TableMeta(format="json", item=id_column(frame, ("id", "item", "item_id")))
     keys = ", ".join(list(doc)[:8]) if isinstance(doc, dict) else type(doc).__name__
     raise ValidationError(
         f"{str(path)!r} is JSON but neither an Inspect AI log (eval, samples) nor a promptfoo "

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.readers.meta import TableMeta
+from bacon_bayes.readers.meta import TableMeta, id_column
 
 
 def is_json_lines(path: str | Path) -> bool:
@@ -102,9 +102,9 @@ def read_jsonl(path: str | Path) -> tuple[pd.DataFrame, TableMeta]:
     frame : DataFrame
         One row per line.
     meta : TableMeta
-        With ``item`` set when a column is called ``id``, ``item``, ``item_id`` or
-        ``doc_id``.
+        With ``item`` set when a column called ``id``, ``item``, ``item_id`` or
+        ``doc_id`` has distinct values (:func:`~bacon_bayes.readers.meta.id_column`).
     """
     frame = pd.DataFrame([flatten(r) for r in read_lines(path)])
-    item = next((c for c in ("id", "item", "item_id", "doc_id") if c in frame.columns), None)
+    item = id_column(frame, ("id", "item", "item_id", "doc_id"))
     return frame, TableMeta(format="jsonl", item=item)

@@ -61,3 +61,27 @@ class TableMeta:
     model_a: str | None = None
     model_b: str | None = None
     label: str | None = None
+
+
+def id_column(frame: pd.DataFrame, names: tuple[str, ...]) -> str | None:
+    """The first column of ``names`` in ``frame`` whose values are all there and distinct:
+    the items' id. A column named like an id whose values repeat (SummEval's ``doc_id``,
+    one document summarized by every system) is no id, whatever the file's format: the
+    prompt the groups answer in common, perhaps.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read.
+    names : tuple of str
+        Column names taken as an id, in order of preference.
+
+    Returns
+    -------
+    str or None
+        The id column, or None when no such column is unique.
+    """
+    for c in names:
+        if c in frame.columns and frame[c].notna().all() and frame[c].is_unique:
+            return c
+    return None

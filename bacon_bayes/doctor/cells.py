@@ -1,0 +1,82 @@
+"""Cells of other text in a column of scores or labels: a judge that wrote ``error``
+where it failed, a human who wrote ``unsure``, ``-`` on every unlabeled row. Read as
+strings, such a column would pass for a group, a prompt or a category; ``bacon doctor``
+names it, its cells and the fix instead."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from bacon_bayes.io import as_numbers, file_line
+
+#: a string column is numbers with a few text cells (a judge's failures) from this share
+NUMBERS_SHARE = 0.9
+#: how the reason of such a column begins
+FAILED = "scores but for"
+#: what to do with a few text cells in a judge's column, and in the label's
+JUDGE_CELLS_FIX = "empty those cells (an empty cell is an item the judge did not score)"
+LABEL_CELLS_FIX = "empty those cells (an item nobody labeled) or write their labels as numbers"
+#: the cells :func:`listed_cells` names; more are counted
+SHOWN_CELLS = 3
+
+
+def is_str(s: pd.Series) -> bool:
+    """Whether ``s`` holds strings (object, string or categorical dtype)."""
+    return bool(
+        pd.api.types.is_string_dtype(s)
+        or pd.api.types.is_object_dtype(s)
+        or isinstance(s.dtype, pd.CategoricalDtype)
+    )
+
+
+def numeric(s: pd.Series) -> pd.Series | None:
+    """The column as floats, or None when it is not numeric (bools count)."""
+    if pd.api.types.is_bool_dtype(s) or pd.api.types.is_numeric_dtype(s):
+        return s.astype(float)
+    return None
+
+
+def _where(frame: pd.DataFrame, label: object, kind: str) -> str:
+    """Where the row ``label`` of ``frame`` is: its line in a CSV file
+    (:func:`bacon_bayes.io.file_line`), else its row number from 1."""
+    pos = int(frame.index.get_loc(label))
+    return f"line {file_line(frame, pos)}" if kind in ("csv", "tsv") else f"row {pos + 1}"
+
+
+def _other(s: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """The filled cells of ``s`` read as numbers, and the filled cells that are none."""
+    filled = s[s.notna() & (s.astype(str).str.strip() != "")]
+    num = as_numbers(filled)
+    return num, filled[num.isna()]
+
+
+def text_cells(frame: pd.DataFrame, column: str, kind: str) -> str | None:
+    """A string column of scores (numbers, or verdict words such as ``yes`` / ``no``) but
+    for a few cells of other text (a judge that wrote ``error`` where it failed), or but
+    for one short placeholder of a missing value (``-`` on every unlabeled row): those
+    cells of ``frame[column]``, counted, with where the first one is (``kind``: the
+    file's format, :func:`_where`); None for any other column. At least
+    :data:`NUMBERS_SHARE` of the filled cells must be scores."""
+    s = frame[column]
+    if not is_str(s) or numeric(s) is not None:
+        return None
+    num, bad = _other(s)
+    if num.empty or bad.empty or num.nunique() < 2:
+        return None
+    # a few text cells among scores, or one short placeholder for a missing one ('-', '?')
+    placeholder = bad.astype(str).str.strip().nunique() == 1 and len(str(bad.iloc[0])) <= 12
+    if num.notna().mean() < NUMBERS_SHARE and not placeholder:
+        return None
+    words = ", ".join(repr(str(v)) for v in bad.astype(str).unique()[:3])
+    where = _where(frame, bad.index[0], kind)
+    return f"{len(bad)} cell(s) of other text ({words}; the first at {where})"
+
+
+def listed_cells(frame: pd.DataFrame, column: str, kind: str) -> str:
+    """The cells of ``frame[column]`` that are no score, each with where it is (the first
+    :data:`SHOWN_CELLS`, then how many more): ``'unsure' at line 218, 'unsure' at line
+    241``."""
+    _, bad = _other(frame[column])
+    shown = [f"{str(v)!r} at {_where(frame, i, kind)}" for i, v in bad.head(SHOWN_CELLS).items()]
+    more = f" and {len(bad) - SHOWN_CELLS} more" if len(bad) > SHOWN_CELLS else ""
+    return ", ".join(shown) + more
