@@ -61,12 +61,18 @@ class ImportSummary:
     unchanged: int
     blank: int
     labeled_total: int
+    #: blank rows of items labeled before (their label is kept, nothing pends)
+    blank_kept: int = 0
+    #: items of the study's waves still without a label after the import
+    pending: int = 0
 
     def __str__(self) -> str:
+        kept = f" ({self.blank_kept} of them labeled before: kept)" if self.blank_kept else ""
         return (
             f"{self.added} labels added, {self.replaced} replaced, {self.unchanged} already "
-            f"stored, {self.blank} rows without a label left pending; "
-            f"{self.labeled_total} items labeled in total"
+            f"stored, {self.blank} rows without a label left pending{kept}; "
+            f"{self.labeled_total} items labeled in total, {self.pending} selected items "
+            "still pending"
         )
 
 
@@ -239,6 +245,8 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
             unchanged=len(both) - len(differs),
             blank=int(blank.sum()),
             labeled_total=len(labels),
+            blank_kept=int(ids[blank].drop_duplicates().isin(labels["item"]).sum()),
+            pending=int((first >= 0).sum()) - len(labels),
         )
 
 

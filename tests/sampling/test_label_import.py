@@ -142,6 +142,15 @@ def test_partial_files_blank_rows_and_reimport(
     assert (summary.added, summary.unchanged, summary.blank) == (20, 10, 10)
     again = import_labels(labeled_study, full)
     assert (again.added, again.unchanged, again.labeled_total) == (0, 30, 30)
+    assert (summary.blank_kept, summary.pending) == (0, 10) and "10 selected items still" in str(
+        summary
+    )
+    # blank cells of items labeled before: kept, not "left pending"
+    items.loc[:30, "human"] = ""
+    items.to_csv(full, index=False)
+    blanks = import_labels(labeled_study, full)
+    assert (blanks.blank, blanks.blank_kept, blanks.pending) == (40, 30, 10)
+    assert "(30 of them labeled before: kept)" in str(blanks)
     status = Study.open(labeled_study).status()
     assert status[["selected", "labeled", "pending"]].iloc[0].tolist() == [40, 30, 10]
 
