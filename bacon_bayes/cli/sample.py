@@ -226,6 +226,7 @@ def _study_root(args: argparse.Namespace) -> tuple[Path, StudyConfig | None]:
 
     source = Path(args.pool)
     if source.is_dir() and (source / CONFIG_FILE).is_file():
+        _check_folder_options(source, args)
         return source, None
     if source.is_dir():
         raise ValidationError(f"{source} is a folder without {CONFIG_FILE}; pass a pool file")
@@ -304,6 +305,38 @@ def _check_same_study(root: Path, wanted: StudyConfig, args: argparse.Namespace)
             f"study {root} already exists and these new-study options differ from its "
             f"settings: {'; '.join(clashes)}. Drop them to draw the next wave of that study, "
             "or pass --study NEW_FOLDER to start another study"
+        )
+
+
+def _check_folder_options(root: Path, args: argparse.Namespace) -> None:
+    """``bacon sample STUDY`` with new-study options (``--label``, ``--scale``, ``--judge``,
+    ``--group``...) that differ from the study's: refused, not silently ignored."""
+    from bacon_bayes.study import StudyConfig
+
+    recorded = StudyConfig.read(root)
+    given = {
+        "item": args.item, "label": args.label, "outcome": args.outcome,
+        "levels": _numbers(args.levels, "levels"), "scale": _numbers(args.scale, "scale"),
+        "judges": [j for v in args.judge for j in _names(str(v))],
+        "features": args.features, "group": args.group,
+        "existing_labels": args.existing_labels,
+    }  # fmt: skip
+    clashes = []
+    for name, default in _NEW_STUDY_OPTIONS.items():
+        value, have = given[name], getattr(recorded, name)
+        if value == default or value in (None, "", []) or name == "existing_labels":
+            continue
+        if name == "features":
+            value = _names(str(value))
+        same = set(value) == set(have or []) if name in ("judges", "features") else value == have
+        if not same:
+            clashes.append(f"--{name.replace('_', '-')} {value!r} (the study has {have!r})")
+    if clashes:
+        raise ValidationError(
+            f"study {root} records its own settings; these options set a new study's and "
+            f"differ: {'; '.join(clashes)}. Drop them to draw its next wave (another group "
+            f"for the questions: bacon status {root} --group COL), or start another study "
+            "from the pool file with --study NEW_FOLDER"
         )
 
 

@@ -311,6 +311,12 @@ def _study_pool(root: Path, config: StudyConfig) -> pd.DataFrame:
     """The study's pool without its label column (refusing labels already in it unless
     the study ignores them)."""
     pool_path = pool_file(root, config)
+    if not pool_path.is_file():  # a study folder moved without its pool file
+        raise ValidationError(
+            f"pool file {pool_path} does not exist: {root / CONFIG_FILE} names it as "
+            f"pool = {config.pool!r}, relative to the study folder. Move the pool file "
+            "there, or write its path (absolute, or relative to the folder) into that line"
+        )
     pool = read_pool(pool_path, config.item)
     if config.label in pool.columns:
         given = int(pool[config.label].notna().sum())

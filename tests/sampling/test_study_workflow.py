@@ -425,3 +425,33 @@ def test_an_empty_wave_is_refused_and_one_past_the_budget_spends_what_is_left(
     out = json.loads(capsys.readouterr().out)
     assert out["interval_kind"] == "alpha-spending"
     assert out["mean"]["aee"]["details"]["anytime"]["alpha_spent"] == pytest.approx(0.05)
+
+
+def test_new_study_options_on_a_study_folder_are_refused_not_ignored(
+    study: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """`bacon sample STUDY --scale 0:10 --label foo --judge x` drew a wave and silently
+    kept the study's own settings; options that repeat them are fine."""
+    capsys.readouterr()
+    args = ("sample", str(study), "--budget", "5")
+    assert bacon(*args, "--scale", "0:10", "--label", "foo", "--judge", "x") == 2
+    err = capsys.readouterr().err
+    assert "--label 'foo' (the study has 'human')" in err and "--scale [0.0, 10.0]" in err
+    assert "--judges ['x']" in err and Study.open(study).wave_numbers == [1]
+    assert bacon(*args, "--label", "human", "--judge", "judge_b,judge_a") == 0
+    assert Study.open(study).wave_numbers == [1, 2]
+
+
+def test_a_study_moved_without_its_pool_names_the_setting_to_fix(
+    study: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """It said only "pool file elsewhere/pool.csv does not exist"."""
+    import shutil
+
+    moved = tmp_path / "elsewhere" / "study"
+    moved.parent.mkdir()
+    shutil.move(study, moved)
+    capsys.readouterr()
+    assert bacon("status", str(moved)) == 2
+    err = capsys.readouterr().err
+    assert "study.toml names it as pool = '../pool.csv', relative to the study folder" in err
