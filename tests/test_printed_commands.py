@@ -310,3 +310,22 @@ def test_a_new_study_says_it_has_no_judges_and_refuses_unscored_rows(tmp_path, m
     frame.drop(index=[5, 9]).to_csv("pool.csv", index=False)
     assert main(base) == 0
     assert "no --judge given, so the study records no judges" in capsys.readouterr().out
+
+
+def test_the_plan_of_a_group_mean_names_the_interval_estimate_prints(tmp_path, capsys):
+    """`bacon plan --group-mean s2 --half-width H` sizes s2's own (pointwise) interval, while
+    `bacon estimate`'s group table was only simultaneous over the groups (wider): the plan
+    said the goal was met where the table showed s2 at +-0.59 against 0.36. The plan names
+    `--pointwise`, which prints that interval."""
+    import json
+
+    path = table(tmp_path)
+    assert main(["plan", str(path), *READ, "--half-width", "0.5", "--group-mean", "s2"]) == 0
+    assert "its own interval: estimate --pointwise" in capsys.readouterr().out
+    half = {}
+    for extra in ([], ["--pointwise"]):
+        assert main(["estimate", str(path), *READ, "--engine", "freq", "--json", *extra]) == 0
+        rows = json.loads(capsys.readouterr().out)["groups"]["aee"]["rows"]
+        row = next(r for r in rows if r["name"] == "s2")
+        half[bool(extra)] = (row["ci_high"] - row["ci_low"]) / 2
+    assert half[True] < 0.9 * half[False]

@@ -55,6 +55,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     p.add_argument(
+        "--pointwise",
+        action="store_true",
+        help="per-group intervals each at its own level (the interval bacon plan "
+        "--group-mean sizes); default: simultaneous over the groups",
+    )
+    p.add_argument(
         "--pairs",
         choices=("summary", "all"),
         default="summary",
@@ -182,7 +188,9 @@ def _estimate(
                 compared = dataclasses.replace(compared, plan_note=note)
         kw = anytime or {}
         groups = (
-            [cal.estimate_groups(args.alpha, True, m, **kw) for m in methods] if group else None
+            [cal.estimate_groups(args.alpha, not args.pointwise, m, **kw) for m in methods]
+            if group
+            else None
         )
     except ValidationError as exc:  # e.g. --pooling shrink with under 3 groups labeled
         if pool.groups is None:
@@ -203,12 +211,12 @@ def _estimate(
         out["n_prompts"] = None if pool.prompts is None else int(np.unique(pool.prompts).size)
         if compared is not None:
             out["comparisons"] = compared.to_dict()
+        if groups is not None:  # the tables printed: anytime, --pointwise
+            out["groups"] = {t.method: t.to_dict() for t in groups}
         if anytime is not None:  # the estimates' intervals: of the sequence at this wave
             out["mean"] = {
                 m: cal.estimate_mean(args.alpha, m, **anytime).to_dict() for m in methods
             }
-            if groups is not None:
-                out["groups"] = {t.method: t.to_dict() for t in groups}
             out["interval_kind"] = out["mean"]["aee"]["details"]["interval_kind"]
         if saved is not None:
             out["round"] = round_json(cal, args)

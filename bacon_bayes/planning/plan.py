@@ -111,7 +111,9 @@ class Goal:
 
     def describe(self) -> str:
         if self.kind == "half-width":
-            what = f"group {self.group!r}'s mean" if self.group else "the pool mean"
+            what = "the pool mean"
+            if self.group:
+                what = f"group {self.group!r}'s mean (its own interval: estimate --pointwise)"
             if self.pair is not None:
                 what = f"the difference {self.pair[0]} - {self.pair[1]}"
             return f"CI half-width <= {self.half_width:g} for {what}"
