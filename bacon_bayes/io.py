@@ -558,9 +558,17 @@ def read_tree(path: str | Path, what: str, fix: str) -> Any:
 ITEM_COLUMNS = ("id", "item", "item_id")
 
 
+def item_name(column: object) -> str | None:
+    """Which of :data:`ITEM_COLUMNS` a column's name is, case, spaces and hyphens aside
+    (``"Item ID"``, ``"item-id"``: ``"item_id"``); None: none."""
+    key = re.sub(r"[\s\-]+", "_", str(column).strip().lower())
+    return key if key in ITEM_COLUMNS else None
+
+
 def item_column(df: pd.DataFrame, judges: object = ()) -> str | None:
     """The item id column to use without ``--item``: the first of :data:`ITEM_COLUMNS`
-    in the table that is not a judge and has unique, non-missing values (None: none).
+    (:func:`item_name`: ``Item ID`` too) in the table that is not a judge and has unique,
+    non-missing values (None: none).
 
     Parameters
     ----------
@@ -576,8 +584,9 @@ def item_column(df: pd.DataFrame, judges: object = ()) -> str | None:
     """
     taken = set(judges) if isinstance(judges, list | tuple) else set()
     for name in ITEM_COLUMNS:
-        if name in df.columns and name not in taken:
-            col = df[name]
-            if col.notna().all() and col.is_unique:
-                return name
+        for column in df.columns:
+            if item_name(column) == name and column not in taken:
+                col = df[column]
+                if col.notna().all() and col.is_unique:
+                    return str(column)
     return None

@@ -329,3 +329,18 @@ def test_the_plan_of_a_group_mean_names_the_interval_estimate_prints(tmp_path, c
         row = next(r for r in rows if r["name"] == "s2")
         half[bool(extra)] = (row["ci_high"] - row["ci_low"]) / 2
     assert half[True] < 0.9 * half[False]
+
+
+def test_an_id_column_named_item_id_with_a_space_is_found_without_item(tmp_path, capsys):
+    """`bacon doctor` took 'Item ID' as the id, but `bacon plan` and `bacon sample` did not
+    find it without --item (they knew only id, item and item_id)."""
+    frame = pd.read_csv(table(tmp_path)).rename(columns={"id": "Item ID"})
+    path = tmp_path / "spaced.csv"
+    frame.to_csv(path, index=False)
+    study = tmp_path / "spaced.study"
+    assert main(["sample", str(path), "--study", str(study), *READ, "--budget", "20",
+                 "--out", str(tmp_path / "w.csv")]) == 0  # fmt: skip
+    assert 'item = "Item ID"' in (study / "study.toml").read_text()
+    assert "Item ID" in pd.read_csv(tmp_path / "w.csv").columns
+    capsys.readouterr()
+    assert main(["estimate", str(path), *READ, "--engine", "freq", "--json"]) == 0

@@ -344,7 +344,7 @@ def pool_item(args: argparse.Namespace, source: Path) -> str:
     """``--item``, else the id column ``bacon estimate`` would find in the pool file."""
     import pandas as pd
 
-    from bacon_bayes.io import ITEM_COLUMNS, csv_options, item_column, reading
+    from bacon_bayes.io import ITEM_COLUMNS, csv_options, item_column, item_name, reading
 
     if args.item:
         return str(args.item)
@@ -354,11 +354,10 @@ def pool_item(args: argparse.Namespace, source: Path) -> str:
         if "".join(source.suffixes).lower().endswith(".parquet"):
             frame = pd.read_parquet(source)
         else:
-            names = set(ITEM_COLUMNS)
             frame = pd.read_csv(
-                source, dtype=str, usecols=lambda c: c in names, **csv_options(source)
+                source, dtype=str, usecols=lambda c: item_name(c) is not None, **csv_options(source)
             )
-    found = item_column(frame[[c for c in ITEM_COLUMNS if c in frame.columns]])
+    found = item_column(frame[[c for c in frame.columns if item_name(c)]])
     if found is None:
         from bacon_bayes.readers.pair_table import pairwise_hint
 

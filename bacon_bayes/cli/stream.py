@@ -160,7 +160,7 @@ def stream_item(args: argparse.Namespace) -> str | None:
     nor a judge nor the group (as in memory, where it must also be unique: the stream
     reads it for the labeled rows and ``--items-out``); None: items are numbered by row."""
     from bacon_bayes.cli.judge_args import split_judges
-    from bacon_bayes.io import ITEM_COLUMNS
+    from bacon_bayes.io import ITEM_COLUMNS, item_name
     from bacon_bayes.stream.source import dataset_files, file_columns
 
     files = dataset_files(args.file, strict=False)  # the stream names unread files once
@@ -168,7 +168,8 @@ def stream_item(args: argparse.Namespace) -> str | None:
         return None  # the stream refuses the folder itself
     columns = file_columns(files[0])
     taken = {args.label, args.group, *split_judges(args.judge)}
-    return next((c for c in ITEM_COLUMNS if c in columns and c not in taken), None)
+    found = (c for n in ITEM_COLUMNS for c in columns if item_name(c) == n and c not in taken)
+    return next(found, None)
 
 
 def _comparisons(
