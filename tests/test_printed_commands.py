@@ -297,7 +297,47 @@ def test_a_new_study_says_it_has_no_judges_and_refuses_unscored_rows(tmp_path, m
     assert (
         "2 row(s) of pool file pool.csv have no score from any judge (the first at line 7)" in err
     )
+    assert "Pass --drop-unscored to leave them out of the study" in err
     assert not Path("pool.study").exists()
     frame.drop(index=[5, 9]).to_csv("pool.csv", index=False)
     assert main(base) == 0
     assert "no --judge given, so the study records no judges" in capsys.readouterr().out
+
+
+def test_the_printed_commands_keep_the_rows_drop_unscored_left_out(tmp_path, capsys, monkeypatch):
+    """The TriviaQA sweep: `bacon estimate --drop-unscored` printed `bacon plan ... --top`
+    without the flag (the plan then kept the unscored rows and asked for 3,427 labels
+    against 902), and the plan's `bacon sample` command lacked it too, which `bacon
+    sample` did not accept anyway: the study refused the unscored rows."""
+    monkeypatch.chdir(tmp_path)
+    frame = pd.read_csv(table(tmp_path))
+    ref = frame[frame["system"] == "s0"].assign(system="ref", id=lambda f: "r" + f["id"])
+    ref[[f"judge_{j}" for j in range(3)]] = np.nan  # a reference no judge can score
+    pd.concat([frame, ref]).to_csv("pool.csv", index=False)
+    assert main(["estimate", "pool.csv", *READ, "--engine", "freq", "--drop-unscored"]) == 0
+    printed = run_lines(capsys.readouterr().out)
+    assert printed and "--drop-unscored" in printed[0]
+    assert main([*printed[0], "--json"]) == 0  # as printed: the 720 scored rows
+    designs = json.loads(capsys.readouterr().out)["designs"]
+    command = shlex.split(next(d["command"] for d in designs if d["command"]))
+    assert "--drop-unscored" in command
+    assert main(command[1:]) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert "--drop-unscored left out 120 row(s) of pool.csv that no judge scored" in out
+    study = Study.open(tmp_path / "pool.study")
+    assert study.config.drop_unscored and study.n_items == len(frame) == 720
+    assert study.unscored == 120 and len(study.labels) == frame["human"].notna().sum()
+
+
+def test_a_study_estimated_with_pending_items_prints_a_plan_that_reads_them(
+    tmp_path, capsys, monkeypatch
+):
+    """`bacon estimate STUDY --allow-pending` printed `bacon plan STUDY --top`, which
+    refused the study's pending items."""
+    monkeypatch.chdir(tmp_path)
+    table(tmp_path)
+    assert main(["sample", "pool.csv", *READ, "--budget", "30"]) == 0
+    assert main(["estimate", "pool.study", "--engine", "freq", "--allow-pending"]) == 0
+    printed = run_lines(capsys.readouterr().out)
+    assert printed and printed[0][-2:] == ["--allow-pending", "--top"]
+    assert main(printed[0]) == 0, capsys.readouterr().err

@@ -110,6 +110,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     new.add_argument("--features", default="", help="comma-separated feature columns")
     new.add_argument("--group", help="group column")
     new.add_argument(
+        "--drop-unscored",
+        action="store_true",
+        help="leave out the pool's rows no judge scored, their labels too (as bacon "
+        "estimate --drop-unscored does; the study records it and counts them)",
+    )
+    new.add_argument(
         "--existing-labels",
         choices=("wave", "error", "ignore"),
         default="wave",
@@ -283,6 +289,7 @@ _NEW_STUDY_OPTIONS = {
     "features": "",
     "group": None,
     "existing_labels": "wave",
+    "drop_unscored": False,
 }
 
 
@@ -410,6 +417,7 @@ def _new_config(args: argparse.Namespace, source: Path, root: Path) -> StudyConf
         existing_labels=_existing_labels(args, source),
         prompt=args.prompt,
         show=_names(args.show),
+        drop_unscored=args.drop_unscored,
     )
 
 
@@ -528,6 +536,12 @@ def run(args: argparse.Namespace) -> int:
         raise
     if config is not None:
         print(f"created study {root}")
+    if config is not None and study.unscored:
+        print(
+            f"--drop-unscored left out {study.unscored} row(s) of {args.pool} that no judge "
+            f"scored, with any labels they hold: the study's pool is the other {study.n_items} "
+            "(study.toml records drop_unscored = true)"
+        )
     if recorded:
         how = "uniformly" if args.prior_design == "uniform" else f"by {args.prior_design}"
         print(
