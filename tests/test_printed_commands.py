@@ -132,14 +132,35 @@ def test_a_bad_prior_design_or_no_id_is_refused_and_writes_nothing(tmp_path, cap
 
 
 def test_no_sample_command_for_a_file_sample_cannot_read(tmp_path, capsys):
-    """A JSON Lines log (or labels joined with --labels): ``bacon sample`` reads tables
-    and studies only, so the plan prints no command it cannot run, and says why."""
+    """A JSON Lines log: ``bacon sample`` reads tables and studies only, so the plan
+    prints no command it cannot run, and says why."""
     path = table(tmp_path)
     log = tmp_path / "log.jsonl"
     pd.read_csv(path).to_json(log, orient="records", lines=True)
     assert main(["plan", str(log), *READ, "--top"]) == 0
     out = capsys.readouterr().out
     assert not run_lines(out) and "bacon sample draws from a CSV or Parquet table" in out
+
+
+def test_no_sample_command_for_labels_joined_from_another_file_says_why(tmp_path, capsys):
+    """With --labels (or --scores) the plan said 'bacon sample draws from a CSV or Parquet
+    table ..., not 'pool.csv'' of a CSV table: the reason is the second file, which a
+    study's one pool file cannot join; it now says so, and to join them first."""
+    path = table(tmp_path)
+    frame = pd.read_csv(path)
+    frame[["id", "human"]].dropna().to_csv(tmp_path / "labels.csv", index=False)
+    frame.drop(columns="human").to_csv(path, index=False)
+    assert main(["plan", str(path), *READ, "--labels", str(tmp_path / "labels.csv"),
+                 "--half-width", "0.1"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert not run_lines(out) and "not " + repr(str(path)) not in out
+    assert (
+        f"no bacon sample command: a study draws from one pool file holding the judge scores "
+        f"and the labels, and this plan joined the labels (human) from "
+        f"{str(tmp_path / 'labels.csv')!r} onto {str(path)!r}: join them into one CSV or "
+        "Parquet table first (a row per item, by its id 'id'; the label column empty where "
+        "unlabeled)"
+    ) in " ".join(out.split())
 
 
 def test_an_error_score_scale_runs_through_the_study(tmp_path, capsys, monkeypatch):
