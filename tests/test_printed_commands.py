@@ -362,3 +362,28 @@ def test_a_study_estimated_with_pending_items_prints_a_plan_that_reads_them(
     printed = run_lines(capsys.readouterr().out)
     assert printed and printed[0][-2:] == ["--allow-pending", "--top"]
     assert main(printed[0]) == 0, capsys.readouterr().err
+
+
+def test_the_estimates_plan_line_names_the_plans_recommendation(tmp_path, capsys, monkeypatch):
+    """The TriviaQA sweep: `bacon estimate` said '884 in all, paired design' while the
+    `bacon plan ... --top` it printed recommended adaptive (902) and put paired within its
+    error (the line compared uniform and paired only). Here errors wide above a judge
+    score of 0.5: the line said paired (575), the plan stratified (580)."""
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(0)
+    g, p = np.repeat(np.arange(6), 150), np.tile(np.arange(150), 6)
+    z = rng.normal(0, 1, g.size) + 0.6 * (g == 5)
+    y = z + rng.normal(0, 1, g.size) * np.where(z > 0.5, 1.5, 0.1)
+    frame = pd.DataFrame({"id": [f"x{k:04d}" for k in range(g.size)], "doc": p,
+                          "system": [f"s{k}" for k in g]})  # fmt: skip
+    for j in range(3):
+        frame[f"judge_{j}"] = z + rng.normal(0, 0.2, g.size)
+    frame["human"] = np.where(rng.random(g.size) < 0.12, y, np.nan)
+    frame.to_csv("pool.csv", index=False)
+    assert main(["estimate", "pool.csv", *READ, "--engine", "freq"]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("bacon plan: about"))
+    assert main([*run_lines(out)[0], "--json"]) == 0
+    planned = json.loads(capsys.readouterr().out)
+    best = next(d for d in planned["designs"] if d["design"] == planned["recommended"])
+    assert f"({best['labels_needed']} in all, {best['design']} design)" in line, line
