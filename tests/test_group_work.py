@@ -120,6 +120,20 @@ def test_plan_line_still_counts_labels_for_a_real_lead():
     assert line is not None and "would resolve the top system" in line, line
 
 
+def test_plan_line_on_a_large_pool_says_it_compared_fewer_designs(monkeypatch):
+    """Past NOTE_ALL_DESIGNS_ITEMS the line compares uniform (and paired) only, for its
+    cost, and says so; below, every design, as the `bacon plan --top` it prints."""
+    from bacon_bayes.planning import note
+
+    pool = _pool(frame(gap=0.45))
+    full = resolution_note(pool, 0.05, group_column="system")
+    assert full is not None and "compared on a pool this large" not in full
+    monkeypatch.setattr(note, "NOTE_ALL_DESIGNS_ITEMS", pool.n_items - 1)
+    line = resolution_note(pool, 0.05, group_column="system")
+    assert line is not None
+    assert "uniform design; only uniform compared on a pool this large)" in line
+
+
 def test_plan_line_from_the_fitted_calibrator_equals_a_fresh_fit():
     for gap in (0.0, 0.45):
         pool = _pool(frame(gap=gap))

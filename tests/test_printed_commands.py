@@ -132,14 +132,35 @@ def test_a_bad_prior_design_or_no_id_is_refused_and_writes_nothing(tmp_path, cap
 
 
 def test_no_sample_command_for_a_file_sample_cannot_read(tmp_path, capsys):
-    """A JSON Lines log (or labels joined with --labels): ``bacon sample`` reads tables
-    and studies only, so the plan prints no command it cannot run, and says why."""
+    """A JSON Lines log: ``bacon sample`` reads tables and studies only, so the plan
+    prints no command it cannot run, and says why."""
     path = table(tmp_path)
     log = tmp_path / "log.jsonl"
     pd.read_csv(path).to_json(log, orient="records", lines=True)
     assert main(["plan", str(log), *READ, "--top"]) == 0
     out = capsys.readouterr().out
     assert not run_lines(out) and "bacon sample draws from a CSV or Parquet table" in out
+
+
+def test_no_sample_command_for_labels_joined_from_another_file_says_why(tmp_path, capsys):
+    """With --labels (or --scores) the plan said 'bacon sample draws from a CSV or Parquet
+    table ..., not 'pool.csv'' of a CSV table: the reason is the second file, which a
+    study's one pool file cannot join; it now says so, and to join them first."""
+    path = table(tmp_path)
+    frame = pd.read_csv(path)
+    frame[["id", "human"]].dropna().to_csv(tmp_path / "labels.csv", index=False)
+    frame.drop(columns="human").to_csv(path, index=False)
+    assert main(["plan", str(path), *READ, "--labels", str(tmp_path / "labels.csv"),
+                 "--half-width", "0.1"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert not run_lines(out) and "not " + repr(str(path)) not in out
+    assert (
+        f"no bacon sample command: a study draws from one pool file holding the judge scores "
+        f"and the labels, and this plan joined the labels (human) from "
+        f"{str(tmp_path / 'labels.csv')!r} onto {str(path)!r}: join them into one CSV or "
+        "Parquet table first (a row per item, by its id 'id'; the label column empty where "
+        "unlabeled)"
+    ) in " ".join(out.split())
 
 
 def test_an_error_score_scale_runs_through_the_study(tmp_path, capsys, monkeypatch):
@@ -306,6 +327,7 @@ def test_a_new_study_says_it_has_no_judges_and_refuses_unscored_rows(tmp_path, m
     assert (
         "2 row(s) of pool file pool.csv have no score from any judge (the first at line 7)" in err
     )
+    assert "Pass --drop-unscored to leave them out of the study" in err
     assert not Path("pool.study").exists()
     frame.drop(index=[5, 9]).to_csv("pool.csv", index=False)
     assert main(base) == 0
@@ -344,3 +366,67 @@ def test_an_id_column_named_item_id_with_a_space_is_found_without_item(tmp_path,
     assert "Item ID" in pd.read_csv(tmp_path / "w.csv").columns
     capsys.readouterr()
     assert main(["estimate", str(path), *READ, "--engine", "freq", "--json"]) == 0
+
+
+def test_the_printed_commands_keep_the_rows_drop_unscored_left_out(tmp_path, capsys, monkeypatch):
+    """The TriviaQA sweep: `bacon estimate --drop-unscored` printed `bacon plan ... --top`
+    without the flag (the plan then kept the unscored rows and asked for 3,427 labels
+    against 902), and the plan's `bacon sample` command lacked it too, which `bacon
+    sample` did not accept anyway: the study refused the unscored rows."""
+    monkeypatch.chdir(tmp_path)
+    frame = pd.read_csv(table(tmp_path))
+    ref = frame[frame["system"] == "s0"].assign(system="ref", id=lambda f: "r" + f["id"])
+    ref[[f"judge_{j}" for j in range(3)]] = np.nan  # a reference no judge can score
+    pd.concat([frame, ref]).to_csv("pool.csv", index=False)
+    assert main(["estimate", "pool.csv", *READ, "--engine", "freq", "--drop-unscored"]) == 0
+    printed = run_lines(capsys.readouterr().out)
+    assert printed and "--drop-unscored" in printed[0]
+    assert main([*printed[0], "--json"]) == 0  # as printed: the 720 scored rows
+    designs = json.loads(capsys.readouterr().out)["designs"]
+    command = shlex.split(next(d["command"] for d in designs if d["command"]))
+    assert "--drop-unscored" in command
+    assert main(command[1:]) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert "--drop-unscored left out 120 row(s) of pool.csv that no judge scored" in out
+    study = Study.open(tmp_path / "pool.study")
+    assert study.config.drop_unscored and study.n_items == len(frame) == 720
+    assert study.unscored == 120 and len(study.labels) == frame["human"].notna().sum()
+
+
+def test_a_study_estimated_with_pending_items_prints_a_plan_that_reads_them(
+    tmp_path, capsys, monkeypatch
+):
+    """`bacon estimate STUDY --allow-pending` printed `bacon plan STUDY --top`, which
+    refused the study's pending items."""
+    monkeypatch.chdir(tmp_path)
+    table(tmp_path)
+    assert main(["sample", "pool.csv", *READ, "--budget", "30"]) == 0
+    assert main(["estimate", "pool.study", "--engine", "freq", "--allow-pending"]) == 0
+    printed = run_lines(capsys.readouterr().out)
+    assert printed and printed[0][-2:] == ["--allow-pending", "--top"]
+    assert main(printed[0]) == 0, capsys.readouterr().err
+
+
+def test_the_estimates_plan_line_names_the_plans_recommendation(tmp_path, capsys, monkeypatch):
+    """The TriviaQA sweep: `bacon estimate` said '884 in all, paired design' while the
+    `bacon plan ... --top` it printed recommended adaptive (902) and put paired within its
+    error (the line compared uniform and paired only). Here errors wide above a judge
+    score of 0.5: the line said paired (575), the plan stratified (580)."""
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(0)
+    g, p = np.repeat(np.arange(6), 150), np.tile(np.arange(150), 6)
+    z = rng.normal(0, 1, g.size) + 0.6 * (g == 5)
+    y = z + rng.normal(0, 1, g.size) * np.where(z > 0.5, 1.5, 0.1)
+    frame = pd.DataFrame({"id": [f"x{k:04d}" for k in range(g.size)], "doc": p,
+                          "system": [f"s{k}" for k in g]})  # fmt: skip
+    for j in range(3):
+        frame[f"judge_{j}"] = z + rng.normal(0, 0.2, g.size)
+    frame["human"] = np.where(rng.random(g.size) < 0.12, y, np.nan)
+    frame.to_csv("pool.csv", index=False)
+    assert main(["estimate", "pool.csv", *READ, "--engine", "freq"]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("bacon plan: about"))
+    assert main([*run_lines(out)[0], "--json"]) == 0
+    planned = json.loads(capsys.readouterr().out)
+    best = next(d for d in planned["designs"] if d["design"] == planned["recommended"])
+    assert f"({best['labels_needed']} in all, {best['design']} design)" in line, line

@@ -31,7 +31,7 @@ _STUDY_ONLY = (
     ("scale", None), ("levels", None), ("outcome", None), ("existing_labels", "wave"),
     ("prior_design", "uniform"), ("allocation", "proportional"), ("bins", 5),
     ("uniform_share", None), ("per_prompt", 2.0), ("sd_model", "heteroskedastic"),
-    ("max_ratio", 0.95),
+    ("max_ratio", 0.95), ("drop_unscored", False),
 )  # fmt: skip
 
 

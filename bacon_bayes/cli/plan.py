@@ -261,19 +261,35 @@ def _engine(args: argparse.Namespace) -> str:
 def _unsamplable(args: argparse.Namespace) -> str | None:
     """Why ``bacon sample`` cannot draw from FILE as given (None: it can), for the
     assumptions in place of the command."""
-    from bacon_bayes.cli.sample import pool_item
+    from bacon_bayes.cli.study_args import pool_item
     from bacon_bayes.study.folder import CONFIG_FILE
 
-    if not _samplable(args):  # bacon sample reads tables and studies
+    path = Path(args.file)
+    if (path / CONFIG_FILE).is_file():
+        return None
+    joined = [f"{what} from {str(f)!r}" for f, what in
+              ((args.labels, f"the labels ({args.label})"), (args.scores, "the judge scores"))
+              if f]  # fmt: skip
+    if joined:  # a study's pool file is one table: the labels and scores joined are none
+        return (
+            f"no bacon sample command: a study draws from one pool file holding the judge "
+            f"scores and the labels, and this plan joined {' and '.join(joined)} onto "
+            f"{str(args.file)!r}: join them into one CSV or Parquet table first (a row per "
+            f"item, by its id{f' {args.item!r}' if args.item else ''}"
+            + ("; a column per judge" if args.scores else "")
+            + "; the label column empty where unlabeled), and run bacon plan on it for the "
+            "command"
+        )
+    if not "".join(path.suffixes).lower().endswith((".csv", ".csv.gz", ".parquet")):
         return (
             f"bacon sample draws from a CSV or Parquet table (or a study folder), not "
             f"{str(args.file)!r}: write the table out (with its label column) and run "
             "bacon plan on it for the command"
         )
-    if args.item or (Path(args.file) / CONFIG_FILE).is_file():
+    if args.item:
         return None
     try:  # a study records the items a wave draws by id: the table needs an id column
-        pool_item(args, Path(args.file))
+        pool_item(args, path)
     except ValidationError as exc:
         return (
             f"no bacon sample command: {str(exc).split(';')[0]} (a study records the "
@@ -281,18 +297,6 @@ def _unsamplable(args: argparse.Namespace) -> str | None:
             "--item COLUMN, and run bacon plan again for the command"
         )
     return None
-
-
-def _samplable(args: argparse.Namespace) -> bool:
-    """Whether ``bacon sample`` reads FILE as given (a CSV or Parquet table without
-    ``--labels`` or ``--scores`` joined on, or a study folder)."""
-    from bacon_bayes.study.folder import CONFIG_FILE
-
-    path = Path(args.file)
-    if (path / CONFIG_FILE).is_file():
-        return True
-    table = "".join(path.suffixes).lower().endswith((".csv", ".csv.gz", ".parquet"))
-    return table and not args.labels and not args.scores
 
 
 def _shows(args: argparse.Namespace) -> bool:

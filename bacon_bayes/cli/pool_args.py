@@ -375,13 +375,19 @@ def find_response(args: argparse.Namespace, df: pd.DataFrame, meta: Any, **known
 def reading_options(args: argparse.Namespace, pool: EvalPool, *, sample: bool = False) -> str:
     """The options that read ``args.file`` as this command read it, shell-quoted, for a
     command bacon prints (``bacon plan``'s, or with ``sample`` ``bacon sample``'s, which
-    reads neither ``--labels``, ``--scores`` nor a propensity), so it runs as printed."""
+    reads neither ``--labels``, ``--scores`` nor a propensity), so it runs as printed:
+    the rows it left out (``--drop-unscored``) and a study's pending items
+    (``--allow-pending``) too."""
     from bacon_bayes.study.folder import CONFIG_FILE
 
+    study = (Path(args.file) / CONFIG_FILE).is_file()
     given: list[tuple[str, object]] = [("--group", args.group), ("--prompt", args.prompt)]
     if sample:  # a study has its group; --prompt only names its prompts; --show: the text
         given = [given[1], ("--show", getattr(args, "text", None))]  # labellers read
-    if not (Path(args.file) / CONFIG_FILE).is_file():
+    elif study:  # the judges and embedding the study's pool was read with
+        given += [("--judge", j) for j in (pool.judges if args.judge else [])]
+        given += [("--embedding", args.embedding)]
+    if not study:
         given = [("--item", args.item), ("--label", args.label)]
         if not sample:
             given += [("--labels", args.labels), ("--scores", args.scores)]
@@ -397,7 +403,10 @@ def reading_options(args: argparse.Namespace, pool: EvalPool, *, sample: bool = 
             given += [("--prompt-propensity", args.prompt_propensity)]
     # a value starting with "-" as --name=VALUE: argparse reads --scale -inf:0 as two options
     eq = {True: "=", False: " "}
-    return " ".join(f"{k}{eq[str(v)[:1] == '-']}{shlex.quote(str(v))}" for k, v in given if v)
+    words = [f"{k}{eq[str(v)[:1] == '-']}{shlex.quote(str(v))}" for k, v in given if v]
+    flags = {"--drop-unscored": not study, "--allow-pending": study and not sample}
+    words += [f for f, ok in flags.items() if ok and getattr(args, f[2:].replace("-", "_"), False)]
+    return " ".join(words)
 
 
 def plan_command(args: argparse.Namespace, pool: EvalPool) -> str:

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bacon_bayes.cli.judge_args import add_judge_argument, file_judge_columns
+from bacon_bayes.cli.judge_args import add_judge_argument
 from bacon_bayes.cli.pairwise import add_model_columns
+from bacon_bayes.cli.study_args import (
+    names_option,
+    remove_new_study,
+    study_root,
+)
 from bacon_bayes.errors import BaconError, ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
 
@@ -111,6 +115,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     new.add_argument("--features", default="", help="comma-separated feature columns")
     new.add_argument("--group", help="group column")
     new.add_argument(
+        "--drop-unscored",
+        action="store_true",
+        help="leave out the pool's rows no judge scored, their labels too (as bacon "
+        "estimate --drop-unscored does; the study records it and counts them)",
+    )
+    new.add_argument(
         "--existing-labels",
         choices=("wave", "error", "ignore"),
         default="wave",
@@ -206,246 +216,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _numbers(text: str | None, what: str) -> list[float] | None:
-    if not text:
-        return None
-    try:
-        return [float(v) for v in text.replace(":", ",").split(",") if v.strip()]
-    except ValueError as exc:
-        raise ValidationError(f"--{what} must be numbers, got {text!r}") from exc
-
-
-def _names(text: str) -> list[str]:
-    return [v.strip() for v in text.split(",") if v.strip()]
-
-
-def _study_root(args: argparse.Namespace) -> tuple[Path, StudyConfig | None]:
-    """The study folder, and the settings of the study this run is to create (None: the
-    study exists). Nothing is written."""
-    from bacon_bayes.study.folder import CONFIG_FILE, study_beside
-
-    source = Path(args.pool)
-    if source.is_dir() and (source / CONFIG_FILE).is_file():
-        _check_folder_options(source, args)
-        return source, None
-    if source.is_dir():
-        raise ValidationError(f"{source} is a folder without {CONFIG_FILE}; pass a pool file")
-    if source.is_file():
-        from bacon_bayes.io import refuse_workbook
-
-        refuse_workbook(source)
-    root = args.study or study_beside(source)
-    config = _new_config(args, source, root)
-    if (root / CONFIG_FILE).is_file():
-        _check_same_study(root, config, args)
-        print(f"study {root} exists (created earlier from {source}): drawing its next wave")
-        return root, None
-    _check_new_study(config, source)
-    return root, config
-
-
-def _check_new_study(config: StudyConfig, source: Path) -> None:
-    """A new study without judges is said (estimate and the adaptive designs need them);
-    rows no judge scored are refused by :func:`~bacon_bayes.study.create_study`."""
-    if not config.judges:
-        print(
-            "note: no --judge given, so the study records no judges; bacon estimate and the "
-            "adaptive designs need them: start it with --judge COLUMN to use them"
-        )
-
-
-def _remove_new_study(root: Path, existed: bool, lock_existed: bool) -> None:
-    """Undo a study this run created when its first wave was refused after all (nothing
-    else was written into it: the settings, the pool's labels recorded as wave 1, and the
-    lock file if it was not there)."""
-    from bacon_bayes.study.folder import (
-        CONFIG_FILE,
-        LABELS_FILE,
-        LOCK_FILE,
-        MANIFEST_FILE,
-        WAVES_FILE,
-    )
-
-    for name in (MANIFEST_FILE, WAVES_FILE, LABELS_FILE, CONFIG_FILE):
-        (root / name).unlink(missing_ok=True)
-    if not lock_existed:
-        (root / LOCK_FILE).unlink(missing_ok=True)
-    if not existed and not any(root.iterdir()):
-        root.rmdir()
-
-
-#: New-study options, their argparse defaults, and the StudyConfig field each sets.
-_NEW_STUDY_OPTIONS = {
-    "item": None,
-    "label": "label",
-    "outcome": None,
-    "levels": None,
-    "scale": None,
-    "judges": [],
-    "features": "",
-    "group": None,
-    "existing_labels": "wave",
-}
-
-
-def _check_same_study(root: Path, wanted: StudyConfig, args: argparse.Namespace) -> None:
-    """Refuse new-study options given on the command line that differ from the study's."""
-    from bacon_bayes.study import StudyConfig
-
-    recorded = StudyConfig.read(root)
-    clashes = [
-        f"--{name.replace('_', '-')} (study has {getattr(recorded, name)!r}, "
-        f"given {getattr(wanted, name)!r})"
-        for name, default in _NEW_STUDY_OPTIONS.items()
-        if getattr(args, "judge" if name == "judges" else name) != default
-        and getattr(recorded, name) != getattr(wanted, name)
-    ]
-    if clashes:
-        raise ValidationError(
-            f"study {root} already exists and these new-study options differ from its "
-            f"settings: {'; '.join(clashes)}. Drop them to draw the next wave of that study, "
-            "or pass --study NEW_FOLDER to start another study"
-        )
-
-
-def _check_folder_options(root: Path, args: argparse.Namespace) -> None:
-    """``bacon sample STUDY`` with new-study options (``--label``, ``--scale``, ``--judge``,
-    ``--group``...) that differ from the study's: refused, not silently ignored."""
-    from bacon_bayes.study import StudyConfig
-
-    recorded = StudyConfig.read(root)
-    given = {
-        "item": args.item, "label": args.label, "outcome": args.outcome,
-        "levels": _numbers(args.levels, "levels"), "scale": _numbers(args.scale, "scale"),
-        "judges": [j for v in args.judge for j in _names(str(v))],
-        "features": args.features, "group": args.group,
-        "existing_labels": args.existing_labels,
-    }  # fmt: skip
-    clashes = []
-    for name, default in _NEW_STUDY_OPTIONS.items():
-        value, have = given[name], getattr(recorded, name)
-        if value == default or value in (None, "", []) or name == "existing_labels":
-            continue
-        if name == "features":
-            value = _names(str(value))
-        same = set(value) == set(have or []) if name in ("judges", "features") else value == have
-        if not same:
-            clashes.append(f"--{name.replace('_', '-')} {value!r} (the study has {have!r})")
-    if clashes:
-        raise ValidationError(
-            f"study {root} records its own settings; these options set a new study's and "
-            f"differ: {'; '.join(clashes)}. Drop them to draw its next wave (another group "
-            f"for the questions: bacon status {root} --group COL), or start another study "
-            "from the pool file with --study NEW_FOLDER"
-        )
-
-
-def pool_item(args: argparse.Namespace, source: Path) -> str:
-    """``--item``, else the id column ``bacon estimate`` would find in the pool file."""
-    import pandas as pd
-
-    from bacon_bayes.io import ITEM_COLUMNS, csv_options, item_column, item_name, reading
-
-    if args.item:
-        return str(args.item)
-    if not source.is_file():
-        raise ValidationError(f"pool file {source} does not exist; check the path")
-    with reading(source, "pool file", "pass a CSV (.csv, .csv.gz) or Parquet (.parquet) table"):
-        if "".join(source.suffixes).lower().endswith(".parquet"):
-            frame = pd.read_parquet(source)
-        else:
-            frame = pd.read_csv(
-                source, dtype=str, usecols=lambda c: item_name(c) is not None, **csv_options(source)
-            )
-    found = item_column(frame[[c for c in frame.columns if item_name(c)]])
-    if found is None:
-        from bacon_bayes.readers.pair_table import pairwise_hint
-
-        raise ValidationError(
-            f"pool file {source} has no id column with unique values named "
-            f"{', '.join(ITEM_COLUMNS)}; pass --item COLUMN (a study records the items each "
-            f"wave draws by their id), or add one: {_add_ids(args, source)}."
-            f"{pairwise_hint(source)}"
-        )
-    return found
-
-
-def _add_ids(args: argparse.Namespace, source: Path) -> str:
-    """A line of Python that writes the pool with an id column: the group and prompt
-    joined when they name each row once (WMT22's system and seg_id), else the row number."""
-    from bacon_bayes.io import csv_options, read_table
-
-    pair = [c for c in (args.group, getattr(args, "prompt", None)) if c]
-    frame = read_table(source)
-    joined = len(pair) == 2 and set(pair) <= set(frame.columns)
-    if joined and not frame.duplicated(pair).any():
-        ids = f"df[{pair[0]!r}].astype(str) + ':' + df[{pair[1]!r}].astype(str)"
-    else:
-        ids = "range(len(df))"
-    # rows no judge scored would be refused by the study: the line leaves them out
-    judges = [str(j) for j in file_judge_columns(args.judge, source, required=False)]
-    unscored = bool(judges) and bool(frame[judges].isna().all(axis=1).any())
-    drop = f"df = df.dropna(subset={judges!r}, how='all'); " if unscored else ""
-    out = Path(source.name.split(".")[0] + "_ids.csv")  # here: a data folder may be shared
-    if "".join(source.suffixes).lower().endswith(".parquet"):
-        read = f"pd.read_parquet('{source}')"
-    else:
-        how = {k: v for k, v in csv_options(source).items() if k in ("sep", "decimal", "encoding")}
-        read = f"pd.read_csv('{source}'{''.join(f', {k}={v!r}' for k, v in how.items())})"
-    return (
-        f"python -c \"import pandas as pd; df = {read}; {drop}df.insert(0, 'id', {ids}); "
-        f"df.to_csv('{out}', index=False)\" and sample {out}"
-        + (" (the line leaves out the rows no judge scored)" if unscored else "")
-    )
-
-
-def _existing_labels(args: argparse.Namespace, source: Path) -> str | None:
-    """The study's ``existing_labels``: ``wave`` only when the pool has labels."""
-    import pandas as pd
-
-    from bacon_bayes.io import csv_options, reading
-
-    if args.existing_labels != "wave":
-        return "ignore" if args.existing_labels == "ignore" else None
-    label = args.label
-    with reading(source, "pool file", "pass a CSV (.csv, .csv.gz) or Parquet (.parquet) table"):
-        if "".join(source.suffixes).lower().endswith(".parquet"):
-            head = pd.read_parquet(source)
-        else:
-            head = pd.read_csv(source, usecols=lambda c: c == label, **csv_options(source))
-    return "wave" if label in head.columns and head[label].notna().any() else None
-
-
-def _guess_outcome(source: Path, item: str, label: str) -> str:
-    """The label's type when ``--outcome`` is not given, as ``bacon estimate`` guesses it
-    on a table: categorical when the labels already in the pool are 0 and 1 (True/False
-    included), else continuous."""
-    from bacon_bayes.scale import guess_outcome
-    from bacon_bayes.study.folder import read_pool
-
-    return guess_outcome(read_pool(source, item), label)
-
-
-def _new_config(args: argparse.Namespace, source: Path, root: Path) -> StudyConfig:
-    from bacon_bayes.study import StudyConfig
-
-    item = pool_item(args, source)
-    return StudyConfig(
-        pool=os.path.relpath(source.resolve(), root.resolve()),
-        item=item,
-        label=args.label,
-        outcome=args.outcome or _guess_outcome(source, item, args.label),
-        levels=_numbers(args.levels, "levels"),
-        scale=_numbers(args.scale, "scale"),
-        judges=list(file_judge_columns(args.judge, source, required=False)),
-        features=_names(args.features),
-        group=args.group,
-        existing_labels=_existing_labels(args, source),
-        prompt=args.prompt,
-        show=_names(args.show),
-    )
-
-
 def _wave_options(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "strata": args.strata,
@@ -515,14 +285,14 @@ def run(args: argparse.Namespace) -> int:
     if args.target != "pool" or args.difference:
         flag = "--target population" if args.target != "pool" else "--difference"
         raise ValidationError(f"{flag} applies to --pairwise samples; drop it.")
-    root, config = _study_root(args)
+    root, config = study_root(args)
     if config is None and args.show and args.budget is None and not args.until:
         _refuse_show_alone(root, args.show)
     if args.until or args.max_labels is not None:
         config = _until(args, root, config)
         if args.budget is None and config is None:  # settled, or only the budget recorded
             return 0
-    show = _names(args.show)
+    show = names_option(args.show)
     options = _wave_options(args)
     recorded = 0  # labels of the pool recorded as wave 1
     if config is not None:
@@ -565,10 +335,16 @@ def run(args: argparse.Namespace) -> int:
                 ) from exc
     except BaconError:
         if config is not None and not wave:  # a refused first wave leaves no study behind
-            _remove_new_study(root, existed, lock_existed)
+            remove_new_study(root, existed, lock_existed)
         raise
     if config is not None:
         print(f"created study {root}")
+    if config is not None and study.unscored:
+        print(
+            f"--drop-unscored left out {study.unscored} row(s) of {args.pool} that no judge "
+            f"scored, with any labels they hold: the study's pool is the other {study.n_items} "
+            "(study.toml records drop_unscored = true)"
+        )
     if recorded:
         how = "uniformly" if args.prior_design == "uniform" else f"by {args.prior_design}"
         print(

@@ -665,11 +665,13 @@ def _paired_beyond_error(
         replace(st, rho=low_rho), ev.goal, ev.alpha, ev.from_scratch, ev.pooling
     )
     need = pessimistic.labels_needed("paired", low)
-    best_other = min(others)
-    gain = (best_other - (paired_row.labels_needed or 0)) / best_other
+    best_other, mine = min(others), paired_row.labels_needed or 0
+    ratio, more = abs(mine - best_other) / best_other, "more" if mine > best_other else "fewer"
+    than = f"{ratio:.0%} {more} labels than" if ratio >= 0.005 else "about as many labels as"
     kept = need is not None and need < best_other
     paired_row.note = (
-        f"{gain:+.0%} labels against the best other design; with rho {low_rho:.2f} "
+        f"paired needs {than} the best other design ({mine} against {best_other}); with "
+        f"rho {low_rho:.2f} "
         f"({PAIRED_MARGIN_SDS:g} sd below): {need if need is not None else '-'} labels"
         + ("" if kept else ", within the plan's error: not recommended")
         + (f"; {paired_row.note}" if paired_row.note else "")

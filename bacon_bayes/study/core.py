@@ -35,7 +35,9 @@ from bacon_bayes.study.folder import (
     atomic_write_text,
     pool_file,
     read_pool,
+    read_study_pool,
     study_lock,
+    unscored_rows,
 )
 from bacon_bayes.study.prompts import check_recorded_prompts, prompt_ids, study_inclusion
 
@@ -47,7 +49,8 @@ __all__ = ["Study", "StudyData", "create_study", "load_study"]
 
 @dataclass
 class Study:
-    """A study folder read into memory (pool, manifest, labels, wave settings)."""
+    """A study folder read into memory (pool, manifest, labels, wave settings);
+    ``unscored``: the pool file's rows left out as no judge scored them (``drop_unscored``)."""
 
     root: Path
     config: StudyConfig
@@ -55,13 +58,14 @@ class Study:
     manifest: pd.DataFrame
     labels: pd.DataFrame
     waves: list[dict[str, Any]]
+    unscored: int = 0
 
     @classmethod
     def open(cls, root: str | Path) -> Study:
         """Read the study folder ``root``."""
         root = Path(root)
         config = StudyConfig.read(root)
-        pool = _study_pool(root, config)
+        pool, unscored = _study_pool(root, config)
         manifest = _read_manifest(root / MANIFEST_FILE)
         labels = _read_labels(root / LABELS_FILE, config.label)
         waves_path = root / WAVES_FILE
@@ -69,7 +73,7 @@ class Study:
         if waves_path.is_file():
             with reading(waves_path, "study waves", DAMAGED_FIX):
                 waves = json.loads(waves_path.read_text(encoding="utf-8"))
-        study = cls(root, config, pool, manifest, labels, waves)
+        study = cls(root, config, pool, manifest, labels, waves, unscored)
         study._check_consistency()
         return study
 
@@ -79,9 +83,10 @@ class Study:
         checked, no wave and no label yet. Nothing is written (``bacon sample`` checks
         the first wave's options on it before it creates the folder)."""
         root = Path(root)
-        pool = _study_pool(root, config)
+        pool, unscored = _study_pool(root, config)
         manifest = _read_manifest(None)
-        study = cls(root, config, pool, manifest, _read_labels(None, config.label), [])
+        labels = _read_labels(None, config.label)
+        study = cls(root, config, pool, manifest, labels, [], unscored)
         study._check_consistency()
         return study
 
@@ -307,9 +312,9 @@ class Study:
             self.prompts()
 
 
-def _study_pool(root: Path, config: StudyConfig) -> pd.DataFrame:
+def _study_pool(root: Path, config: StudyConfig) -> tuple[pd.DataFrame, int]:
     """The study's pool without its label column (refusing labels already in it unless
-    the study ignores them)."""
+    the study ignores them), and the rows left out as no judge scored them."""
     pool_path = pool_file(root, config)
     if not pool_path.is_file():  # a study folder moved without its pool file
         raise ValidationError(
@@ -317,7 +322,12 @@ def _study_pool(root: Path, config: StudyConfig) -> pd.DataFrame:
             f"pool = {config.pool!r}, relative to the study folder. Move the pool file "
             "there, or write its path (absolute, or relative to the folder) into that line"
         )
-    pool = read_pool(pool_path, config.item)
+    pool, unscored = read_study_pool(root, config)
+    if pool.empty and unscored:
+        raise ValidationError(
+            f"no row of pool file {pool_path} has a score from any of the judges "
+            f"{', '.join(config.judges)}; check the --judge columns"
+        )
     if config.label in pool.columns:
         given = int(pool[config.label].notna().sum())
         if given and config.existing_labels not in ("ignore", "wave"):
@@ -332,7 +342,7 @@ def _study_pool(root: Path, config: StudyConfig) -> pd.DataFrame:
             )
         # empty, set aside by the user, or recorded as wave 1 (labels.csv holds them)
         pool = pool.drop(columns=config.label)
-    return pool
+    return pool, unscored
 
 
 def _read_manifest(path: Path | None) -> pd.DataFrame:
@@ -407,19 +417,17 @@ def create_study(root: str | Path, config: StudyConfig) -> Study:
 
 
 def _refuse_unscored(frame: pd.DataFrame, config: StudyConfig, path: Path) -> None:
-    """Refuse a pool whose rows none of the study's judges scored: a study estimates every
-    item of its pool, and such rows would stop its first estimate (a table's
-    ``--drop-unscored`` has no study counterpart)."""
-    judges = [j for j in config.judges if j in frame.columns]
-    if not judges:
-        return
-    unscored = frame[judges].isna().all(axis=1).to_numpy()
-    if unscored.any():
+    """Refuse a pool whose rows none of the study's judges scored, unless the study leaves
+    them out (``drop_unscored``): a study estimates every item of its pool, and such rows
+    would stop its first estimate."""
+    unscored = unscored_rows(frame, config)
+    if unscored.any() and not config.drop_unscored:
         first = int(unscored.argmax())
         raise ValidationError(
             f"{int(unscored.sum())} row(s) of pool file {path} have no score from any judge "
             f"(the first at line {file_line(frame, first)}): a study estimates every item of "
-            "its pool, and such rows would stop its first estimate. Leave them out of the "
+            "its pool, and such rows would stop its first estimate. Pass --drop-unscored to "
+            "leave them out of the study (study.toml records it), or leave them out of the "
             "pool file (or score them), then start the study"
         )
 

@@ -26,6 +26,9 @@ Layout of a study folder::
                      max_labels = 400       # optional: the labelling budget fixed from
                                             # the start (`bacon sample --max-labels`):
                                             # anytime intervals by alpha-spending
+                     drop_unscored = true   # optional: the pool file's rows none of
+                                            # the judges scored are not the study's
+                                            # items (`bacon sample --drop-unscored`)
     manifest.csv   one row per (pool item, wave): item, wave, pi, selected, design, seed
                    (``--seed``; a wave after the first draws from the stream
                    ``sampling.wave_seed(seed, wave)``, never the uniforms of an earlier one).
@@ -70,7 +73,14 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import bools_as_floats, check_header, csv_options, file_line, reading
+from bacon_bayes.io import (
+    bools_as_floats,
+    check_header,
+    csv_options,
+    file_line,
+    keep_file_rows,
+    reading,
+)
 from bacon_bayes.outputs import PAUSE_ENV, atomic_write_text, remove_dead_temps_in
 
 __all__ = [
@@ -87,10 +97,12 @@ __all__ = [
     "atomic_write_text",
     "pool_file",
     "read_pool",
+    "read_study_pool",
     "record_max_labels",
     "recorded_max_labels",
     "study_inputs",
     "study_lock",
+    "unscored_rows",
 ]
 
 CONFIG_FILE = "study.toml"
@@ -134,6 +146,7 @@ class StudyConfig:
     prompt: str | None = None
     show: list[str] = field(default_factory=list)
     max_labels: int | None = None
+    drop_unscored: bool = False
 
     def __post_init__(self) -> None:
         if self.max_labels is not None and not (
@@ -170,7 +183,7 @@ class StudyConfig:
         """Render as TOML (only strings, numbers and lists of them occur)."""
         lines = ["[study]"]
         for key, value in self.__dict__.items():
-            if value is None or (key == "show" and not value):
+            if value is None or (key in ("show", "drop_unscored") and not value):
                 continue
             lines.append(f"{key} = {_toml_value(value)}")
         return "\n".join(lines) + "\n"
@@ -309,6 +322,27 @@ def read_pool(path: Path, item: str) -> pd.DataFrame:
             "ids must be unique"
         )
     return frame.reset_index(drop=True)
+
+
+def unscored_rows(frame: pd.DataFrame, config: StudyConfig) -> np.ndarray:
+    """Which rows of the pool ``frame`` none of the study's judges scored (none without
+    judges)."""
+    judges = [j for j in config.judges if j in frame.columns]
+    if not judges:
+        return np.zeros(len(frame), dtype=bool)
+    return frame[judges].isna().all(axis=1).to_numpy()
+
+
+def read_study_pool(root: Path, config: StudyConfig) -> tuple[pd.DataFrame, int]:
+    """The study's pool file (:func:`read_pool`), without the rows none of its judges
+    scored when it records ``drop_unscored``; and how many rows were left out."""
+    frame = read_pool(pool_file(root, config), config.item)
+    unscored = unscored_rows(frame, config) if config.drop_unscored else None
+    if unscored is None or not unscored.any():
+        return frame, 0
+    out = frame.loc[~unscored].reset_index(drop=True)
+    keep_file_rows(frame, out, ~unscored)  # messages still name the file's lines
+    return out, int(unscored.sum())
 
 
 def remove_stale_temp_files(root: Path) -> list[Path]:

@@ -32,7 +32,7 @@ from bacon_bayes.study.core import Study
 from bacon_bayes.study.folder import (
     pairwise_wave_note,
     pool_file,
-    read_pool,
+    read_study_pool,
     remove_stale_temp_files,
     study_lock,
 )
@@ -274,7 +274,7 @@ def pool_label_wave(
     """
     cfg = study.config
     path = pool_file(study.root, cfg)
-    frame = read_pool(path, cfg.item)
+    frame = read_study_pool(study.root, cfg)[0]  # the study's rows (drop_unscored)
     if cfg.label not in frame.columns or not frame[cfg.label].notna().any():
         return None
     raw = frame[cfg.label].astype(str).where(frame[cfg.label].notna(), "").str.strip()

@@ -15,8 +15,9 @@ as the labels so far are: a half-width ``h`` at ``n`` labels becomes about
 ``h sqrt(n / (n + m)) c(n + m) / c(n)``, with ``c`` the sequential critical value of a look
 at ``n + m`` labels (one more look with the information grown in proportion). The
 finite-pool correction is left out (which overstates the labels needed when a large share
-of the pool is labeled), and the estimates are taken to stay where they are (a difference
-of ``d`` is settled once the half-width is below ``|d|``): a guide for the size of the next
+of the pool is labeled), and the intervals are taken to narrow about their centres (a
+difference's interval centred on ``c`` excludes 0 once the half-width is below ``|c|``; a
+shrunk interval need not be centred on its estimate): a guide for the size of the next
 wave, not a guarantee.
 """
 
@@ -295,7 +296,7 @@ def _pair_needs(
         return info_of(counts[:, -1] * total / looks[-1])[:, 0]
 
     half = 0.5 * (diffs.ci_high - diffs.ci_low)
-    target = np.abs(diffs.estimate)
+    target = np.abs(0.5 * (diffs.ci_high + diffs.ci_low))  # where its centre excludes 0
     return labels_needed(
         looks, info_of(counts), _levels(note), half, target, grow=grow,
         max_labels=max_labels, cap=cap,
@@ -324,8 +325,10 @@ def questions(
     diffs = cal.compare_groups(alpha, anytime=True, max_labels=max_labels)
     need = _pair_needs(cal, means, diffs, max_labels, left)
     # a settled sign needs no more labels (its interval, shrunk or clipped to the label's
-    # range, need not be centred on the estimate: half its width may exceed |estimate|)
-    need = np.where((diffs.ci_low > 0) | (diffs.ci_high < 0), 0.0, need)
+    # range, need not be centred on the estimate: half its width may exceed |estimate|),
+    # an open one at least one
+    settled = (diffs.ci_low > 0) | (diffs.ci_high < 0)
+    need = np.where(settled, 0.0, np.maximum(need, 1.0))
     cap = _cap_note(max_labels)
     for k, (a, b) in enumerate(diffs.details["pairs"]):
         d, lo, hi = diffs.estimate[k], diffs.ci_low[k], diffs.ci_high[k]

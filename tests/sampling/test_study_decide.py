@@ -359,3 +359,28 @@ def test_a_wave_past_the_recorded_budget_is_refused(
     assert "bacon sample refuses a wave past it" in out and "run: bacon sample" not in out
     assert bacon("sample", str(root), "--budget", "60") == 0
     assert Study.open(root).status()["selected"].sum() == 100
+
+
+def test_an_open_sign_asks_for_more_labels_than_none(
+    grouped: tuple[Path, Path], capsys: pytest.CaptureFixture
+) -> None:
+    """TriviaQA at wave 1: `bacon status` named gpt-4t - llama2-13b-chat, +0.31 [-0.0433,
+    +0.576], 'sign not yet known' and 'about 0 more labels' (half the width, 0.31, was
+    taken against the estimate, 0.31, not the interval's centre, 0.27)."""
+    from bacon_bayes.study import settled
+
+    root, _ = grouped
+    cal = settled.fit_study(root)
+    plain = cal.compare_groups
+
+    def off_centre(*args: object, **kwargs: object) -> object:
+        t = plain(*args, **kwargs)  # type: ignore[arg-type]
+        d = np.abs(t.estimate) + 0.1
+        return replace(t, ci_low=-0.05 * d, ci_high=1.5 * d, estimate=d)
+
+    cal.compare_groups = off_centre  # type: ignore[method-assign]
+    found = [q for q in settled.questions(cal) if q.name.startswith("sign of ")]
+    assert found and not any(q.settled for q in found)
+    assert all(q.more_labels is not None and q.more_labels >= 1 for q in found)
+    lines = settled.question_lines(settled.questions(cal), limit=0)
+    assert not any("about 0 more labels" in line for line in lines), lines
