@@ -362,6 +362,13 @@ def run(args: argparse.Namespace) -> int:
             f"sampling (>= {args.max_ratio:g})"
         )
         print(f"adaptive wave not worth it: {why}; drawing this wave uniformly")
+    elif design.name == "adaptive" and "expected_variance_ratio" in design.params:
+        print(
+            "adaptive wave: it follows the predicted sd, the labels so far predicting a "
+            f"variance {design.params['expected_variance_ratio']:.3f} times a uniform wave's "
+            f"(below --max-ratio {args.max_ratio:g}); uniform share "
+            f"{design.params.get('uniform_share', DEFAULT_UNIFORM_SHARE):g}"
+        )
     share = design.params.get("uniform_share", DEFAULT_UNIFORM_SHARE)  # the notes' wave's
     if design.params.get("few_labels"):
         few = design.params["few_labels"]

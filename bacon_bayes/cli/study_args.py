@@ -132,6 +132,7 @@ def _check_folder_options(root: Path, args: argparse.Namespace) -> None:
         "judges": [j for v in args.judge for j in names_option(str(v))],
         "features": args.features, "group": args.group,
         "existing_labels": args.existing_labels,
+        "drop_unscored": args.drop_unscored,
     }  # fmt: skip
     clashes = []
     for name, default in _NEW_STUDY_OPTIONS.items():

@@ -361,6 +361,8 @@ def test_adaptive_wave_names_the_groups_it_gives_few_labels(
     )
     assert "expects few labels in 1 group(s)" in out and "ref " in out, out
     assert "a larger --uniform-share (this wave's: 0.2)" in out
+    # a wave that follows the sd says so, with the gain it expects (it said nothing)
+    assert "adaptive wave: it follows the predicted sd" in out and "uniform share 0.2" in out
     few = Study.open(root).waves[-1]["params"]["few_labels"]
     assert [g for g, _, _ in few] == ["ref"] and few[0][1] < 0.75 * few[0][2]
 
