@@ -358,10 +358,11 @@ def question_lines(found: list[Question], limit: int | None = None) -> list[str]
     if limit is None or len(pairs) <= limit:
         return [line(q) for q in found]
     open_ = [q for q in pairs if not q.settled]
-    near = sorted(open_, key=lambda q: math.inf if q.more_labels is None else q.more_labels)
+    # only pairs that would settle within the labels left are "near": in table order the
+    # others named pairs no nearer than the rest
+    near = sorted((q for q in open_ if _finite(q.more_labels)), key=lambda q: q.more_labels or 0)
     shown = [
-        f"{q.name[len('sign of ') :]}"
-        + (f" (about {int(q.more_labels)} more labels)" if _finite(q.more_labels) else "")
+        f"{q.name[len('sign of ') :]} (about {int(q.more_labels or 0)} more labels)"
         for q in near[:NEAREST]
     ]
     at = [k for k, q in enumerate(found) if q.name.startswith("sign of ")]
@@ -369,7 +370,11 @@ def question_lines(found: list[Question], limit: int | None = None) -> list[str]
     if open_:
         out.append(
             f"{len(open_)} of {len(pairs)} pairs: sign not yet known"
-            + (f" (nearest to settled: {'; '.join(shown)})" if shown else "")
+            + (
+                f" (nearest to settled: {'; '.join(shown)})"
+                if shown
+                else " (none would settle within the labels left)"
+            )
             + "; --pairs all lists every pair"
         )
     out += [line(q) for q in found[at[-1] + 1 :]]

@@ -284,6 +284,11 @@ def test_status_summarises_many_pairs() -> None:
     assert lines[5].startswith("62 of 66 pairs: sign not yet known")
     assert "M4 - M6 (about 461 more labels); M4 - M5" in lines[5] and "--pairs all" in lines[5]
     assert len(question_lines(found, None)) == len(found)
+    # none would settle within the labels left: no pairs named "nearest" in table order
+    spent = [q if q.settled or not q.name.startswith("sign") else
+             Question(q.name, False, q.answer, float("inf")) for q in found]  # fmt: skip
+    line = question_lines(spent, 15)[5]
+    assert "nearest" not in line and "none would settle within the labels left" in line
     assert len(question_lines(found[:10] + found[-1:], 15)) == 11  # few pairs: all
 
 
