@@ -338,3 +338,18 @@ def test_many_distinct_negative_scores_are_no_failure_codes() -> None:
         "3 scores of -1, 2 scores of -999, 2 scores of -99, 2 scores of -5, 2 scores of 99 "
         "and 2 more values, outside its 1:5 scale"
     )
+
+
+def test_a_second_sparse_label_says_how_to_take_it(tmp_path, capsys) -> None:
+    """WMT22 has two sparse human columns: doctor took one and said only "another column
+    was taken as the label" of the other; it names the one taken and the option."""
+    frame = mt_table()
+    frame["appraise"] = np.where(np.arange(len(frame)) % 6 == 0, 50 + 10 * frame["comet"], np.nan)
+    path = tmp_path / "two_labels.csv"
+    frame.to_csv(path, index=False)
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out
+    label = re.search(r"^  label +(\S+)", out, re.M).group(1)
+    other = ({"mqm", "appraise"} - {label}).pop()
+    line = next(x for x in out.splitlines() if x.startswith(f"  left out  {other}"))
+    assert f"{label} was taken as the label; pass --label {other} to use this one" in line

@@ -6,6 +6,7 @@ Each finding comes with the reason it was made, so ``bacon doctor`` can say why.
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -222,7 +223,11 @@ def _find_label(
     hint = "named like a label, " if LABEL_HINT.search(roles.label) else ""
     roles.reasons["label"] = f"{hint}numeric and sparse: {n} of {len(frame)} rows have a value"
     for c in sparse[1:]:
-        roles.left_out[c] = "numeric and sparse, but another column was taken as the label"
+        k = int(frame[c].notna().sum())
+        roles.left_out[c] = (
+            f"numeric and sparse ({k} of {len(frame)} rows), but {roles.label} was taken as "
+            f"the label; pass --label {shlex.quote(str(c))} to use this one"
+        )
 
 
 def _find_judges(
