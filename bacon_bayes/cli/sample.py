@@ -392,7 +392,12 @@ def run(args: argparse.Namespace) -> int:
         )
     if design.pi_prompt is not None:
         drawn = int(np.unique(Study.open(root).prompts()[design.selected]).size)
-        print(f"wave {wave} draws prompts: {drawn} prompt(s), their unlabeled items")
+        expected = float(Study.open(root).waves[-1]["expected"])
+        print(
+            f"wave {wave} draws prompts: {drawn} prompt(s), their unlabeled items "
+            f"({design.n_selected}; about {expected:.0f} expected: whole prompts are drawn "
+            "at random, so the size varies)"
+        )
     print(
         f"wave {wave} ({design.name}, seed {args.seed}): {design.n_selected} items to label "
         f"written to {out.given}; fill in column {todo.columns[1]!r} and run "

@@ -4,6 +4,7 @@ waves, old manifests, and every refusal leaving the study as it was."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -69,6 +70,9 @@ def pilot_then_paired(tmp_path: Path, pool_file: Path, prompt_first: bool = True
 
 def test_uniform_pilot_then_paired_wave_gives_the_inclusion_of_both(tmp_path, prompt_pool, capsys):
     root = pilot_then_paired(tmp_path, prompt_pool)
+    # whole prompts at random: the wave says its expected size beside the one drawn
+    out = capsys.readouterr().out
+    assert re.search(r"\(\d+; about \d+ expected: whole prompts are drawn at random", out)
     manifest = pd.read_csv(root / MANIFEST_FILE, dtype={"prompt": str}, keep_default_na=False)
     assert list(manifest.columns) == [*MANIFEST_COLUMNS, "pi_prompt", "prompt"]
     w1, w2 = manifest[manifest.wave == 1], manifest[manifest.wave == 2]
