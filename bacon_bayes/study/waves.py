@@ -442,8 +442,10 @@ def validate_wave_options(
 
 
 def _check_max_labels(study: Study, n: int) -> None:
-    """Refuse a wave that takes the study past the budget it records: its alpha-spending
-    intervals end there (and bacon estimate refuses the study after it)."""
+    """Refuse a wave whose (expected) size takes the study past the budget it records: its
+    alpha-spending intervals end there. A wave of random size may still overrun it; its
+    look then spends what is left of alpha (:func:`~bacon_bayes.estimate.anytime.
+    spending_times`), and no wave can follow."""
     most = study.config.max_labels
     if most is None:
         return
