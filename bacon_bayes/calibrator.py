@@ -47,11 +47,13 @@ def label_bounds(outcome: OutcomeSpec, scale: tuple[float, float] | None) -> tup
 
 def quantile_grid(outcome: OutcomeSpec, labels: np.ndarray, surrogate: np.ndarray) -> np.ndarray:
     """Candidate values for quantiles: the outcome's levels, or ``GRID_SIZE // 2``
-    quantiles each of the labels and of the surrogate (and zero for a non-negative label)."""
+    quantiles each of the labels and of the surrogate, every label value seen more than once
+    (an atom, where the CDF jumps: means of a few ratings; :func:`~bacon_bayes.estimate.
+    quantile.label_atoms`) and zero for a non-negative label."""
     if outcome.levels is not None:
         return np.asarray(outcome.levels, dtype=float)
     probs = np.linspace(0, 1, GRID_SIZE // 2)
-    pts = [np.quantile(labels, probs), np.quantile(surrogate, probs)]
+    pts = [np.quantile(labels, probs), np.quantile(surrogate, probs), est.label_atoms(labels)]
     if outcome.kind == "nonnegative":
         pts.append(np.zeros(1))
     return np.unique(np.concatenate(pts))

@@ -69,7 +69,13 @@ from bacon_bayes.estimate.groups import (
     rank_intervals,
 )
 from bacon_bayes.estimate.mean import aee_mean, classical_mean, naive_mean
-from bacon_bayes.estimate.quantile import aee_cdf, aee_quantile, classical_quantile, naive_quantile
+from bacon_bayes.estimate.quantile import (
+    aee_cdf,
+    aee_quantile,
+    classical_quantile,
+    label_atoms,
+    naive_quantile,
+)
 from bacon_bayes.estimate.ratio import RatioEstimates, aee_ratio
 from bacon_bayes.estimate.shrink import choose_pooling, shrunk_differences, shrunk_group_means
 from bacon_bayes.estimate.tables import group_codes
@@ -95,6 +101,7 @@ __all__ = [
     "classical_quantile",
     "compare",
     "group_codes",
+    "label_atoms",
     "mean_core",
     "naive_group_means",
     "naive_mean",

@@ -46,13 +46,25 @@ def aee_cdf(
     return theta, np.sqrt(np.maximum(var, 0.0)), int(n[0])
 
 
-def _invert(grid: np.ndarray, cdf: np.ndarray, p: float, discrete: bool) -> float:
-    """Generalised inverse of a monotone CDF on a grid."""
+def label_atoms(y_lab: np.ndarray) -> np.ndarray:
+    """The values more than one label takes: where a continuous label's CDF jumps (means of
+    a few ratings, scores on a coarse scale). The quantile there is the value itself, not an
+    interpolation toward the grid point below (which no label takes)."""
+    values, counts = np.unique(np.asarray(y_lab, dtype=float), return_counts=True)
+    return values[(counts > 1) & np.isfinite(values)]
+
+
+def _invert(
+    grid: np.ndarray, cdf: np.ndarray, p: float, discrete: bool, atoms: np.ndarray | None = None
+) -> float:
+    """Generalised inverse of a monotone CDF on a grid: linear between grid points, a step
+    at an atom (``atoms``: a mask of the grid) and everywhere when ``discrete``."""
     p = float(np.clip(p, 0.0, 1.0))
     k = int(np.searchsorted(cdf, p, side="left"))
     if k >= grid.size:
         return float(grid[-1])
-    if discrete or k == 0 or cdf[k] == cdf[k - 1]:
+    step = atoms is not None and bool(atoms[k])
+    if discrete or step or k == 0 or cdf[k] == cdf[k - 1]:
         return float(grid[k])
     frac = (p - cdf[k - 1]) / (cdf[k] - cdf[k - 1])
     return float(grid[k - 1] + frac * (grid[k] - grid[k - 1]))
@@ -68,16 +80,18 @@ def _quantile_from_cdf(
     alpha: float,
     discrete: bool,
     method: str,
+    atoms: np.ndarray | None = None,
     **details: object,
 ) -> Estimate:
-    """Woodruff interval: invert the CDF's own confidence band at level ``q``."""
+    """Woodruff interval: invert the CDF's own confidence band at level ``q`` (``atoms``:
+    the grid's mask of values labels take more than once, steps of the inverse)."""
     mono = np.maximum.accumulate(np.clip(cdf, 0.0, 1.0))
-    theta = _invert(grid, mono, q, discrete)
+    theta = _invert(grid, mono, q, discrete, atoms)
     k = int(np.clip(np.searchsorted(grid, theta), 0, grid.size - 1))
     se_f = float(se[k])
     crit = float(_t_crit(alpha, n))
-    lo = _invert(grid, mono, q - crit * se_f, discrete)
-    hi = _invert(grid, mono, q + crit * se_f, discrete)
+    lo = _invert(grid, mono, q - crit * se_f, discrete, atoms)
+    hi = _invert(grid, mono, q + crit * se_f, discrete, atoms)
     zcrit = crit if crit > 0 else 1.0
     return Estimate(
         estimand=f"quantile({q:g})",
@@ -118,7 +132,9 @@ def aee_quantile(
     q : float
         Quantile level in (0, 1).
     discrete : bool
-        Step inverse (ordinal/categorical labels) instead of linear interpolation.
+        Step inverse (ordinal/categorical labels) instead of linear interpolation; a
+        continuous label's values that several labels take are steps too
+        (:func:`label_atoms`: include them in ``grid``).
 
     Notes
     -----
@@ -135,8 +151,11 @@ def aee_quantile(
     cdf, se, n = aee_cdf(
         y, phi, grid, labeled, pi, power_tuning=power_tuning, hajek=hajek, target=target
     )
+    y = np.asarray(y, dtype=float)
+    seen = y[np.isfinite(y)] if labeled is None else y[np.asarray(labeled, dtype=bool)]
+    atoms = np.isin(grid, label_atoms(seen))
     return _quantile_from_cdf(
-        grid, cdf, se, n, np.shape(y)[0], q, alpha, discrete, "aee", target=target
+        grid, cdf, se, n, np.shape(y)[0], q, alpha, discrete, "aee", atoms, target=target
     )
 
 
