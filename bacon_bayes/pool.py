@@ -22,7 +22,7 @@ import pandas as pd
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.inclusion import Inclusion, groups_never_drawn, labeled_by_prompt
 from bacon_bayes.io import as_numbers, csv_lines
-from bacon_bayes.order import unique_codes
+from bacon_bayes.order import natural_sorted, unique_codes
 from bacon_bayes.pairs import Pairs, pairs_frame
 
 Kind = Literal["continuous", "ordinal", "nonnegative", "categorical"]
@@ -582,7 +582,11 @@ def _waves(
         whole = bool((numeric == np.round(numeric)).all())
         values = numeric.astype(np.int64) if whole else numeric
     try:
-        names = sorted(pd.unique(values))
+        uniq = pd.unique(values)
+        # text in natural order: wave9 before wave10 (as group names); numbers and dates as
+        # they compare
+        text = all(isinstance(v, str) for v in uniq)
+        names = natural_sorted(uniq) if text else sorted(uniq)
     except TypeError as exc:
         raise ValidationError(
             f"wave column {col!r} mixes values that cannot be ordered (e.g. numbers and "

@@ -178,6 +178,10 @@ def test_pool_records_waves_and_refuses_a_wave_on_an_unlabeled_row() -> None:
         EvalPool.from_frame(bad, wave="wave", **_kw())
     dates = df.assign(wave=df["wave"].map(lambda w: f"2026-0{int(w)}-01", na_action="ignore"))
     assert EvalPool.from_frame(dates, wave="wave", **_kw()).wave_names[0] == "2026-01-01"
+    # waves named in text: in natural order (wave9 came after wave10, and the looks with it)
+    named = df.assign(wave=df["wave"].map(lambda w: f"wave{int(w) + 7}", na_action="ignore"))
+    assert EvalPool.from_frame(named, wave="wave", **_kw()).wave_names == (
+        "wave8", "wave9", "wave10", "wave11", "wave12")  # fmt: skip
 
 
 def test_calibrator_anytime_intervals_name_their_kind_and_widen_the_fixed_ones() -> None:
