@@ -8,7 +8,19 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what the lazy names are, for type checkers (``py.typed``)
+    from bacon_bayes.calibrator import Calibrator as Calibrator
+    from bacon_bayes.errors import BaconError as BaconError
+    from bacon_bayes.errors import NotFittedError as NotFittedError
+    from bacon_bayes.errors import ValidationError as ValidationError
+    from bacon_bayes.features import FeatureSet as FeatureSet
+    from bacon_bayes.features import build_features as build_features
+    from bacon_bayes.pool import EvalPool as EvalPool
+    from bacon_bayes.pool import OutcomeSpec as OutcomeSpec
+    from bacon_bayes.results import Estimate as Estimate
+    from bacon_bayes.results import EstimateTable as EstimateTable
 
 __version__ = "0.1.0"
 

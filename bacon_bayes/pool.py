@@ -582,11 +582,8 @@ def _waves(
         whole = bool((numeric == np.round(numeric)).all())
         values = numeric.astype(np.int64) if whole else numeric
     try:
-        uniq = pd.unique(values)
-        # text in natural order: wave9 before wave10 (as group names); numbers and dates as
-        # they compare
-        text = all(isinstance(v, str) for v in uniq)
-        names = natural_sorted(uniq) if text else sorted(uniq)
+        uniq = pd.unique(values)  # text in natural order (wave9 before wave10), as groups
+        names = natural_sorted(uniq) if all(isinstance(v, str) for v in uniq) else sorted(uniq)
     except TypeError as exc:
         raise ValidationError(
             f"wave column {col!r} mixes values that cannot be ordered (e.g. numbers and "

@@ -107,3 +107,25 @@ def test_no_module_is_too_long():
         if (n := len(p.read_text().splitlines())) > MAX_LINES
     }
     assert not long, long
+
+
+def test_the_lazy_public_names_are_typed_for_type_checkers() -> None:
+    """`from bacon_bayes import Calibrator` resolved through the lazy `__getattr__` (Any to a
+    type checker) and the package shipped no `py.typed`: mypy passed
+    `x: int = Calibrator().estimate_mean()`. Every lazy name is imported under TYPE_CHECKING,
+    and the marker ships."""
+    import importlib.resources
+
+    import bacon_bayes
+
+    assert importlib.resources.files("bacon_bayes").joinpath("py.typed").is_file()
+    tree = ast.parse(Path(bacon_bayes.__file__).read_text())
+    typed = {
+        a.asname or a.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"
+        for imp in node.body
+        if isinstance(imp, ast.ImportFrom)
+        for a in imp.names
+    }
+    assert typed == set(bacon_bayes._EXPORTS)
