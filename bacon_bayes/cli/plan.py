@@ -172,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
         alpha=args.alpha,
         calibrator=calibrator_from_args(args),
         from_scratch=args.from_scratch,
-        group_column=args.group,
+        group_column=args.group or pool.group_name,  # a study's: its recorded column
         pool_arg=shlex.quote(str(args.file)),
         sample_args=reading_options(args, pool, sample=True),
     )

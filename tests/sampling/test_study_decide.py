@@ -389,3 +389,21 @@ def test_an_open_sign_asks_for_more_labels_than_none(
     assert all(q.more_labels is not None and q.more_labels >= 1 for q in found)
     lines = settled.question_lines(settled.questions(cal), limit=0)
     assert not any("about 0 more labels" in line for line in lines), lines
+
+
+def test_a_plan_on_a_study_prints_a_stratified_wave_that_runs(
+    grouped: tuple[Path, Path], capsys: pytest.CaptureFixture
+) -> None:
+    """`bacon plan STUDY` printed `--strata GROUP` (a placeholder) for the stratified wave:
+    the study's group column was not handed to the command."""
+    import shlex
+
+    root, _ = grouped
+    capsys.readouterr()
+    assert bacon("plan", str(root), "--engine", "freq", "--designs", "stratified",
+                 "--difference", "s2", "s3", "--delta", "0.3") == 0  # fmt: skip
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.strip().startswith("run: bacon sample"))
+    command = shlex.split(line.strip()[len("run:") :])
+    assert "GROUP" not in command and command[command.index("--strata") + 1] == "system"
+    assert bacon(*command[1:]) == 0
