@@ -12,14 +12,15 @@ Every design is one *wave*: it draws from the items that are still eligible
   inclusion probability of the union of waves for every item.
 
 All draws use ``numpy.random.default_rng(seed)``: the same inputs and seed give
-the same selection. A later wave must not draw with the seed of an earlier one: its
-uniforms would be the earlier wave's, so the items left eligible (those whose uniform was
-above the earlier probability) would be drawn far less often than ``pi`` says;
-:func:`wave_seed` gives each wave its own stream.
+the same selection. A later wave drawn with the seed of an earlier one would reuse its
+uniforms, so the items left eligible (those whose uniform was above the earlier
+probability) would be drawn far less often than ``pi`` says: a wave with items not
+eligible draws from a stream keyed by which items are (:func:`wave_seed`).
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,6 +115,16 @@ def _eligible_mask(n_total: int, eligible: np.ndarray | None) -> np.ndarray:
     return mask
 
 
+def _rng(seed: int | None, mask: np.ndarray) -> np.random.Generator:
+    """The wave's generator: with items not eligible (a later wave) its stream is keyed by
+    which items are (:func:`wave_seed`), so a later wave drawn with an earlier wave's seed
+    never reuses its uniforms (it drew 2 items of 100 expected). A first wave: ``seed``."""
+    if seed is None or mask.all():
+        return np.random.default_rng(seed)
+    digest = hashlib.blake2b(np.packbits(mask).tobytes(), digest_size=8).digest()
+    return np.random.default_rng(wave_seed(seed, int.from_bytes(digest, "little")))
+
+
 def _check_size(n: float, n_eligible: int, *, integer: bool) -> float:
     if integer and (float(n) != int(n)):
         raise ValidationError(f"a fixed-size design needs a whole number of items, got {n}")
@@ -135,7 +146,7 @@ def uniform(
     mask = _eligible_mask(n_total, eligible)
     pool = np.flatnonzero(mask)
     n = int(_check_size(n, pool.size, integer=True))
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed, mask)
     chosen = rng.choice(pool, size=n, replace=False) if n else np.empty(0, dtype=int)
     selected = np.zeros(n_total, dtype=bool)
     selected[chosen] = True
@@ -172,7 +183,7 @@ def poisson(
             "every probability must be in [0, 1]"
         )
     mask = _eligible_mask(pi.size, eligible)
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed, mask)
     draws = rng.random(pi.size)
     selected = mask & (draws < pi)
     return Design(selected, pi.copy(), name, seed, dict(params or {}))
@@ -282,7 +293,7 @@ def stratified(
     else:
         raise ValidationError(f"unknown allocation {allocation!r}; use 'proportional' or 'neyman'")
     alloc = allocate(weights, sizes, n)
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed, mask)
     selected = np.zeros(n_total, dtype=bool)
     rates = np.divide(alloc, sizes, out=np.zeros(levels.size), where=sizes > 0)
     for h in range(levels.size):

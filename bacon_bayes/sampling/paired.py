@@ -33,7 +33,7 @@ import numpy as np
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.sampling.adaptive import DEFAULT_UNIFORM_SHARE, adaptive_probabilities
-from bacon_bayes.sampling.designs import Design, _eligible_mask
+from bacon_bayes.sampling.designs import Design, _eligible_mask, _rng
 
 __all__ = [
     "MIN_PILOT_PROMPTS",
@@ -102,7 +102,7 @@ def paired(
             f"cannot draw {n_prompts} prompt(s): {open_prompts.size} prompt(s) have unlabeled "
             "items; the budget must give between one prompt and all of them."
         )
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed, mask)
     drawn = rng.choice(open_prompts, size=int(n_prompts), replace=False)
     selected = mask & np.isin(codes, drawn)
     rate = np.full(codes.size, int(n_prompts) / open_prompts.size)
@@ -134,7 +134,7 @@ def paired_subset(
             f"{expected_per_prompt:g} in expectation; lower the budget or raise per_prompt."
         )
     rate = n_items / expected_per_prompt
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed, mask)
     drawn = rng.random(names.size) < rate
     within = within_p[codes]
     selected = mask & drawn[codes] & (rng.random(codes.size) < within)
@@ -186,7 +186,7 @@ def paired_adaptive(
     sd_p = sd[first]
     prior_p = None if prior is None else np.asarray(prior, dtype=float)[first]
     b_p = adaptive_probabilities(sd_p, float(n_prompts), prior=prior_p, uniform_share=uniform_share)
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed, mask)
     drawn = rng.random(names.size) < b_p
     b = b_p[codes]
     selected = mask & drawn[codes]

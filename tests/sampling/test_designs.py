@@ -234,3 +234,22 @@ def test_sd_wave_choice_needs_labels_per_coefficient_and_a_gain():
     assert sd_wave_choice(0.95, enough, 9) == "uniform"
     assert sd_wave_choice(float("nan"), enough, 9) == "uniform"
     assert sd_wave_choice(0.99, enough, 9, max_ratio=float("inf")) == "adaptive"
+
+
+def test_a_later_wave_with_the_first_wave_s_seed_draws_what_its_pi_says() -> None:
+    """A second wave drawn as the adaptive docstring shows, with the default seed of the
+    first, reused its uniforms: the items left eligible (uniform above 0.3) were almost
+    never under the new probabilities (2 items drawn of 100 expected). A wave with items not
+    eligible now draws from a stream keyed by which items are."""
+    from bacon_bayes import sampling as S
+
+    sd = np.linspace(0.5, 1.5, 1000)
+    counts = []
+    for seed in range(40):
+        w1 = S.bernoulli(1000, 0.3, seed=seed)
+        w2 = S.adaptive(sd, 100, prior=w1.pi, eligible=~w1.selected, seed=seed)
+        counts.append(w2.n_selected - 100)
+    assert abs(np.mean(counts)) < 3 * 10 / np.sqrt(40)  # Poisson sd about 10 a wave
+    # a first wave (every item eligible) draws as before: the seed's own stream
+    p = np.full(1000, 0.3)
+    assert (S.poisson(p, seed=3).selected == (np.random.default_rng(3).random(1000) < p)).all()
