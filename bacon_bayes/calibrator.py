@@ -613,9 +613,14 @@ class Calibrator:
 
     # ---------------------------------------------------------------- reporting
     def summary(self, alpha: float = 0.05, quantiles: tuple[float, ...] = ()) -> dict[str, Any]:
-        """Estimates beside the classical and naive baselines, and what was fitted (JSON-ready)."""
+        """Estimates beside the classical and naive baselines, and what was fitted (JSON-ready);
+        the naive baseline is left out where it is none (judges off the label's scale, rows
+        no judge scored), the reason in ``naive_left_out``."""
+        from bacon_bayes.report.text import naive_note
+
         self._check_fitted()
-        methods: tuple[Method, ...] = ("aee", "classical", "naive")
+        left_out = naive_note(self.pool_, self.bounds_)
+        methods: tuple[Method, ...] = ("aee", "classical") + (() if left_out else ("naive",))
         out: dict[str, Any] = {
             "n_items": self.pool_.n_items,
             "n_labeled": self.pool_.n_labeled,
@@ -640,4 +645,6 @@ class Calibrator:
                 out["groups"] = {m: self.estimate_groups(alpha, True, m).to_dict() for m in methods}
             except ValidationError as exc:  # a group with fewer than 2 labels
                 out["groups"] = {"error": str(exc)}
+        if left_out:
+            out["naive_left_out"] = left_out
         return out

@@ -1,0 +1,40 @@
+"""The Calibrator's API on the shipped example pool: arguments refused the same way
+whatever the path taken, and baselines left out (with the reason) where they are none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes import Calibrator, EvalPool
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "bacon_bayes" / "data" / "example_pool.csv"
+JUDGES = ["gpt4", "gpt35", "llama70b"]
+
+
+def _pool(frame: pd.DataFrame) -> EvalPool:
+    return EvalPool.from_frame(
+        frame, label="human", judges=JUDGES, outcome="continuous", group="system", item="id"
+    )
+
+
+@pytest.fixture(scope="module")
+def frame() -> pd.DataFrame:
+    return pd.read_csv(EXAMPLE)
+
+
+def test_summary_and_report_leave_the_naive_baseline_out_for_unscored_rows(frame, tmp_path):
+    """Rows no judge scored leave the naive average undefined: the summary and the report
+    leave it out with the reason, and give everything else (they raised before)."""
+    d = frame.copy()
+    d.loc[0:5, JUDGES] = np.nan
+    cal = Calibrator(engine="freq").fit(_pool(d))
+    s = cal.summary(quantiles=(0.5,))
+    assert "6 row(s) have no judge score" in s["naive_left_out"]
+    assert set(s["mean"]) == {"aee", "classical"} and set(s["quantiles"]["0.5"]) == set(s["mean"])
+    assert set(s["groups"]) == {"aee", "classical"}
+    page = cal.report(tmp_path / "x.html").read_text()
+    assert "naive (raw judge average) left out: 6 row(s) have no judge score" in page
