@@ -83,7 +83,8 @@ class Calibrator:
         prompts in the pool, its prompts are the sample, and variances are clustered
         by prompt (:mod:`bacon_bayes.estimate.clustered`).
     winsor : (float, float)
-        Quantiles at which judge features are clipped.
+        Quantiles at which judge features are clipped, ``0 <= lower < upper <= 1``
+        (``(0, 1)``: no clipping).
     n_components : int, optional
         PCA components kept from the embedding.
     scale : (float, float), optional

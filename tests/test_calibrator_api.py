@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bacon_bayes import Calibrator, EvalPool
+from bacon_bayes import Calibrator, EvalPool, ValidationError
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "bacon_bayes" / "data" / "example_pool.csv"
 JUDGES = ["gpt4", "gpt35", "llama70b"]
@@ -38,3 +38,15 @@ def test_summary_and_report_leave_the_naive_baseline_out_for_unscored_rows(frame
     assert set(s["groups"]) == {"aee", "classical"}
     page = cal.report(tmp_path / "x.html").read_text()
     assert "naive (raw judge average) left out: 6 row(s) have no judge score" in page
+
+
+@pytest.mark.parametrize("winsor", [(0.9, 0.1), (0.5, 0.5), (-0.1, 0.9), (0.1,)])
+def test_a_winsor_pair_out_of_order_or_range_is_refused_at_fit(frame, winsor):
+    """A reversed or equal pair clipped every judge to a constant, and the estimate
+    silently became the classical mean; it is refused, naming winsor and its form."""
+    with pytest.raises(ValidationError, match=r"winsor .* 0 <= lower < upper <= 1"):
+        Calibrator(engine="freq", winsor=winsor).fit(_pool(frame))
+    from bacon_bayes.stream import estimate_stream
+
+    with pytest.raises(ValidationError, match=r"winsor .* 0 <= lower < upper <= 1"):
+        estimate_stream(EXAMPLE, Calibrator(winsor=winsor), label="human", judges=JUDGES)
