@@ -15,6 +15,7 @@ from bacon_bayes import pairs as pairs_mod
 from bacon_bayes import surrogates as sur
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, ValidationError
+from bacon_bayes.estimate.critical import simultaneous_rule
 from bacon_bayes.features import FeatureSet, build_features
 from bacon_bayes.frozen import grouped_features
 from bacon_bayes.items import item_table
@@ -440,7 +441,7 @@ class Calibrator:
         labels per group, else Student-t) or from Student-t. Intervals are intersected
         with the label's range.
         """
-        how = grouping.simultaneous_rule(simultaneous)
+        how = simultaneous_rule(simultaneous)
         table = grouping.group_means(
             self, alpha, how, method, interval, self.pooling_for(method, pooling)
         )

@@ -12,6 +12,7 @@ import numpy as np
 from bacon_bayes import estimate as est
 from bacon_bayes import surrogates as sur
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate.groups import check_interval
 from bacon_bayes.results import EstimateTable
 
 if TYPE_CHECKING:
@@ -19,13 +20,6 @@ if TYPE_CHECKING:
 
 #: Fewest labels for which a separate group mean gets an interval (fewer: NaN and a note).
 MIN_GROUP_LABELS = 5
-
-
-def simultaneous_rule(simultaneous: bool | str) -> str:
-    """``simultaneous`` as the estimators name it: True ``"maxt"``, False ``"none"``."""
-    if simultaneous is True:
-        return "maxt"
-    return "none" if simultaneous is False else str(simultaneous)
 
 
 def pooling(cal: Calibrator, wanted: str) -> str:
@@ -44,7 +38,9 @@ def group_means(
 ) -> EstimateTable:
     """The group table of ``method`` under pooling ``pooled`` (``how``: the simultaneous
     rule), :func:`finished`; refused when every label is the same (no spread: the
-    groups' variances, and so their intervals and comparisons, are all zero)."""
+    groups' variances, and so their intervals and comparisons, are all zero); ``interval``
+    is checked whatever the pooling."""
+    check_interval(interval)
     if method != "naive":
         _check_spread(cal)
     return finished(_table(cal, alpha, how, method, interval, pooled), cal.bounds_)

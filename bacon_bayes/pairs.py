@@ -222,10 +222,11 @@ def strength_differences(
     :func:`~bacon_bayes.estimate.groups.compare`)."""
     from dataclasses import replace
 
+    from bacon_bayes.estimate.critical import simultaneous_rule
     from bacon_bayes.estimate.groups import compare
 
+    rule = simultaneous_rule(simultaneous)
     table = _strengths(calibrator, alpha, method)
-    rule = {True: "maxt", False: "none"}.get(simultaneous, str(simultaneous))  # type: ignore[call-overload]
     return compare(replace(table, alpha=alpha), simultaneous=rule)
 
 

@@ -50,3 +50,22 @@ def test_a_winsor_pair_out_of_order_or_range_is_refused_at_fit(frame, winsor):
 
     with pytest.raises(ValidationError, match=r"winsor .* 0 <= lower < upper <= 1"):
         estimate_stream(EXAMPLE, Calibrator(winsor=winsor), label="human", judges=JUDGES)
+
+
+@pytest.fixture(scope="module")
+def cal(frame) -> Calibrator:
+    return Calibrator(engine="freq", scale=(1, 5)).fit(_pool(frame))
+
+
+@pytest.mark.parametrize("pooling", ["shrink", "separate"])
+def test_unknown_simultaneous_or_interval_is_refused_whatever_the_pooling(cal, pooling):
+    """Shrunk group means took 'holm' (or 'yes', 0) as family-wise, recorded it as the
+    rule, and took interval='z'; separate means refused them. Both refuse now."""
+    for bad in ("holm", "yes", 0):
+        with pytest.raises(ValidationError, match=f"simultaneous={bad!r} is not known"):
+            cal.estimate_groups(simultaneous=bad, pooling=pooling)
+    with pytest.raises(ValidationError, match="simultaneous='holm' is not known"):
+        cal.compare_groups(simultaneous="holm", pooling=pooling)
+    with pytest.raises(ValidationError, match="interval='z' is not known"):
+        cal.estimate_groups(interval="z", pooling=pooling)  # type: ignore[arg-type]
+    assert cal.estimate_groups(simultaneous=np.True_, pooling=pooling).simultaneous == "maxt"

@@ -50,6 +50,12 @@ from bacon_bayes.results import EstimateTable, sure_sign
 MIN_BOOTSTRAP_LABELS = 10
 
 
+def check_interval(interval: str) -> None:
+    """Refuse an ``interval`` other than ``"bootstrap"`` or ``"t"`` (whatever the pooling)."""
+    if interval not in ("bootstrap", "t"):
+        raise ValidationError(f"interval={interval!r} is not known; use 'bootstrap' or 't'.")
+
+
 def aee_group_means(
     y: np.ndarray,
     f: np.ndarray,
@@ -104,8 +110,7 @@ def aee_group_means(
     unmoderated t 0.800 / 0.810 / 0.915 / 0.965 (200 draws).
     """
     _check_alpha(alpha)
-    if interval not in ("bootstrap", "t"):
-        raise ValidationError(f"interval={interval!r} is not known; use 'bootstrap' or 't'.")
+    check_interval(interval)
     if prompts is not None and use_clustered(prompts, pi, target):
         return clustered_group_means(
             y, f, groups, prompts, labeled, pi, alpha=alpha, simultaneous=simultaneous,
