@@ -13,6 +13,7 @@ from bacon_bayes import estimate as est
 from bacon_bayes import surrogates as sur
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.groups import check_interval
+from bacon_bayes.estimate.tables import labels_only
 from bacon_bayes.results import EstimateTable
 
 if TYPE_CHECKING:
@@ -58,9 +59,10 @@ def _check_spread(cal: Calibrator) -> None:
 
 def finished(table: EstimateTable, bounds: tuple[float, float]) -> EstimateTable:
     """A group table intersected with the label's range ``bounds``; separate means of the
-    labels withhold intervals under :data:`MIN_GROUP_LABELS` labels (in memory and
-    streamed alike)."""
-    table = table.clip(*bounds)
+    labels withhold intervals under :data:`MIN_GROUP_LABELS` labels, and the classical
+    means have none for a group without labels (:func:`~.estimate.tables.labels_only`);
+    in memory and streamed alike."""
+    table = labels_only(table.clip(*bounds))
     if table.method == "naive" or table.details.get("pooling") == "shrink":
         return table  # the raw judge average uses no labels
     if "guarantee" not in table.details:  # prompts' clustered means

@@ -69,3 +69,29 @@ def test_unknown_simultaneous_or_interval_is_refused_whatever_the_pooling(cal, p
     with pytest.raises(ValidationError, match="interval='z' is not known"):
         cal.estimate_groups(interval="z", pooling=pooling)  # type: ignore[arg-type]
     assert cal.estimate_groups(simultaneous=np.True_, pooling=pooling).simultaneous == "maxt"
+
+
+def test_groups_without_labels_have_no_classical_mean_and_no_se_made_up(frame):
+    """M8 with no label and M9 with one: the classical (labels-only) mean of M8 was the
+    pool's labels' mean, noted as the surrogate's mean plus the pool's correction, and the
+    separate means gave M8 and M9 (and their differences) an se of 0."""
+    d = frame.copy()
+    d.loc[d.system == "M8", "human"] = np.nan
+    d.loc[d.index[(d.system == "M9") & d.human.notna()][1:], "human"] = np.nan
+    cal = Calibrator(engine="freq", scale=(1, 5)).fit(_pool(d))
+    for pooling in ("shrink", "separate"):
+        f = cal.estimate_groups(method="classical", pooling=pooling).to_frame().set_index("name")
+        assert f.loc["M8", ["estimate", "se", "ci_low", "ci_high"]].isna().all()
+        assert "no classical (labels-only) mean" in f.loc["M8", "note"]
+        assert np.isfinite(f.loc["M10", ["estimate", "se", "ci_low"]].astype(float)).all()
+        diffs = cal.compare_groups(method="classical", pooling=pooling).to_frame()
+        m8 = diffs["name"].str.startswith("M8 ")
+        assert diffs.loc[m8, "estimate"].isna().all()
+        assert diffs.loc[~m8, "estimate"].notna().all()  # M8's NaN spoils no other pair
+    for method in ("aee", "classical"):
+        f = cal.estimate_groups(method=method, pooling="separate").to_frame().set_index("name")
+        assert f.loc[["M8", "M9"], "se"].isna().all() and f.loc["M10", "se"] > 0
+        diffs = cal.compare_groups(method=method, pooling="separate").to_frame()
+        assert diffs.loc[diffs["name"].str.contains("M8 |M9 "), "se"].isna().all()
+    aee = cal.estimate_groups(pooling="separate").to_frame().set_index("name")
+    assert np.isfinite(aee.loc["M8", "estimate"])  # the surrogate's mean: UNVALIDATED

@@ -58,10 +58,11 @@ def groups_table(tables: Sequence[EstimateTable]) -> str:
         ]
     frame["labels"] = tables[0].n_labeled
     text = frame.to_string(index=False, float_format=lambda v: fixed(v, 4))
-    reasons = {n: r for t in tables for n, r in t.details.get("no_interval", {}).items()}
-    if reasons:
-        why = sorted(set(reasons.values()))
-        text += f"\nno interval for {', '.join(map(str, reasons))}: {'; '.join(why)}"
+    reasons = [(n, r) for t in tables for n, r in t.details.get("no_interval", {}).items()]
+    if reasons:  # every method's reasons (the classical means' differ on groups without labels)
+        names = [n for n in tables[0].names if n in {m for m, _ in reasons}]
+        why = sorted({r for _, r in reasons})
+        text += f"\nno interval for {', '.join(map(str, names))}: {'; '.join(why)}"
     return text
 
 
