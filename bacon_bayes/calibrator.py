@@ -325,6 +325,7 @@ class Calibrator:
         the interval is intersected with the label's range (:attr:`bounds_`). ``anytime``:
         the interval of a sequence valid at every wave whatever the stopping rule (up to
         ``max_labels`` by alpha-spending, else a confidence sequence; :mod:`.sequential`)."""
+        sequential.check_max_labels(anytime, max_labels)
         e = self._mean(alpha, method)
         return (sequential.mean(self, e, max_labels) if anytime else e).clip(*self.bounds_)
 
@@ -441,6 +442,7 @@ class Calibrator:
         labels per group, else Student-t) or from Student-t. Intervals are intersected
         with the label's range.
         """
+        sequential.check_max_labels(anytime, max_labels)
         how = simultaneous_rule(simultaneous)
         table = grouping.group_means(
             self, alpha, how, method, interval, self.pooling_for(method, pooling)
@@ -471,6 +473,7 @@ class Calibrator:
         family-wise with ``simultaneous``); ``anytime``, ``max_labels``: as there (and for
         :meth:`rank_groups`, whose rank intervals then come from these differences). On
         comparisons: differences of Bradley-Terry strengths (:mod:`bacon_bayes.pairs`)."""
+        sequential.check_max_labels(anytime, max_labels)
         if self._pairs(anytime):
             return pairs_mod.strength_differences(self, alpha, simultaneous, method)
         table = self.estimate_groups(alpha, simultaneous, method, pooling=pooling)
@@ -494,6 +497,7 @@ class Calibrator:
     ) -> pd.DataFrame:
         """Groups ranked by mean (1 = highest if ``descending``), simultaneous rank intervals;
         on comparisons, models ranked by strength."""
+        sequential.check_max_labels(anytime, max_labels)
         if self._pairs(anytime):
             return pairs_mod.strength_ranks(self, alpha, method, descending)
         table = self.estimate_groups(alpha, True, method, pooling=pooling)

@@ -95,3 +95,12 @@ def test_groups_without_labels_have_no_classical_mean_and_no_se_made_up(frame):
         assert diffs.loc[diffs["name"].str.contains("M8 |M9 "), "se"].isna().all()
     aee = cal.estimate_groups(pooling="separate").to_frame().set_index("name")
     assert np.isfinite(aee.loc["M8", "estimate"])  # the surrogate's mean: UNVALIDATED
+
+
+def test_max_labels_without_anytime_is_refused(cal):
+    """max_labels is the anytime intervals' horizon: without anytime=True it was ignored."""
+    calls = (cal.estimate_mean, cal.estimate_groups, cal.compare_groups, cal.rank_groups)
+    for call in calls:
+        with pytest.raises(ValidationError, match="max_labels=400 goes with anytime=True"):
+            call(max_labels=400)
+        call(max_labels=None)
