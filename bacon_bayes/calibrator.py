@@ -15,6 +15,7 @@ from bacon_bayes import pairs as pairs_mod
 from bacon_bayes import surrogates as sur
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, ValidationError
+from bacon_bayes.estimate.critical import simultaneous_rule
 from bacon_bayes.features import FeatureSet, build_features
 from bacon_bayes.frozen import grouped_features
 from bacon_bayes.items import item_table
@@ -85,7 +86,8 @@ class Calibrator:
         prompts in the pool, its prompts are the sample, and variances are clustered
         by prompt (:mod:`bacon_bayes.estimate.clustered`).
     winsor : (float, float)
-        Quantiles at which judge features are clipped.
+        Quantiles at which judge features are clipped, ``0 <= lower < upper <= 1``
+        (``(0, 1)``: no clipping).
     n_components : int, optional
         PCA components kept from the embedding.
     scale : (float, float), optional
@@ -325,6 +327,7 @@ class Calibrator:
         the interval is intersected with the label's range (:attr:`bounds_`). ``anytime``:
         the interval of a sequence valid at every wave whatever the stopping rule (up to
         ``max_labels`` by alpha-spending, else a confidence sequence; :mod:`.sequential`)."""
+        sequential.check_max_labels(anytime, max_labels)
         e = self._mean(alpha, method)
         return (sequential.mean(self, e, max_labels) if anytime else e).clip(*self.bounds_)
 
@@ -441,7 +444,8 @@ class Calibrator:
         labels per group, else Student-t) or from Student-t. Intervals are intersected
         with the label's range.
         """
-        how = grouping.simultaneous_rule(simultaneous)
+        sequential.check_max_labels(anytime, max_labels)
+        how = simultaneous_rule(simultaneous)
         table = grouping.group_means(
             self, alpha, how, method, interval, self.pooling_for(method, pooling)
         )
@@ -471,6 +475,7 @@ class Calibrator:
         family-wise with ``simultaneous``); ``anytime``, ``max_labels``: as there (and for
         :meth:`rank_groups`, whose rank intervals then come from these differences). On
         comparisons: differences of Bradley-Terry strengths (:mod:`bacon_bayes.pairs`)."""
+        sequential.check_max_labels(anytime, max_labels)
         if self._pairs(anytime):
             return pairs_mod.strength_differences(self, alpha, simultaneous, method)
         table = self.estimate_groups(alpha, simultaneous, method, pooling=pooling)
@@ -494,6 +499,7 @@ class Calibrator:
     ) -> pd.DataFrame:
         """Groups ranked by mean (1 = highest if ``descending``), simultaneous rank intervals;
         on comparisons, models ranked by strength."""
+        sequential.check_max_labels(anytime, max_labels)
         if self._pairs(anytime):
             return pairs_mod.strength_ranks(self, alpha, method, descending)
         table = self.estimate_groups(alpha, True, method, pooling=pooling)
@@ -615,9 +621,14 @@ class Calibrator:
 
     # ---------------------------------------------------------------- reporting
     def summary(self, alpha: float = 0.05, quantiles: tuple[float, ...] = ()) -> dict[str, Any]:
-        """Estimates beside the classical and naive baselines, and what was fitted (JSON-ready)."""
+        """Estimates beside the classical and naive baselines, and what was fitted (JSON-ready);
+        the naive baseline is left out where it is none (judges off the label's scale, rows
+        no judge scored), the reason in ``naive_left_out``."""
+        from bacon_bayes.report.text import naive_note
+
         self._check_fitted()
-        methods: tuple[Method, ...] = ("aee", "classical", "naive")
+        left_out = naive_note(self.pool_, self.bounds_)
+        methods: tuple[Method, ...] = ("aee", "classical") + (() if left_out else ("naive",))
         out: dict[str, Any] = {
             "n_items": self.pool_.n_items,
             "n_labeled": self.pool_.n_labeled,
@@ -642,4 +653,6 @@ class Calibrator:
                 out["groups"] = {m: self.estimate_groups(alpha, True, m).to_dict() for m in methods}
             except ValidationError as exc:  # a group with fewer than 2 labels
                 out["groups"] = {"error": str(exc)}
+        if left_out:
+            out["naive_left_out"] = left_out
         return out

@@ -62,6 +62,23 @@ class FeatureSet:
         return self.X[:, self.blocks["judge"]]
 
 
+def check_winsor(winsor: Any) -> tuple[float, float]:
+    """``winsor`` as two floats, refused unless quantiles ``0 <= lower < upper <= 1`` (a
+    reversed or equal pair would clip every judge to a constant)."""
+    try:
+        lo, hi = (float(v) for v in winsor)
+        ok = 0.0 <= lo < hi <= 1.0
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ValidationError(
+            f"winsor {winsor!r} must be (lower, upper) quantiles at which judge scores are "
+            "clipped, with 0 <= lower < upper <= 1: e.g. (0.005, 0.995), the default, or "
+            "(0, 1) for no clipping."
+        )
+    return lo, hi
+
+
 def _limits(x: np.ndarray, limits: tuple[float, float]) -> tuple[float, float]:
     obs = x[~np.isnan(x)]
     if obs.size == 0 or limits == (0.0, 1.0):
@@ -90,7 +107,8 @@ def build_features(
     ----------
     pool : EvalPool
     winsor : (lower, upper)
-        Quantiles at which judge features are clipped (``(0, 1)`` turns it off).
+        Quantiles at which judge features are clipped, ``0 <= lower < upper <= 1``
+        (``(0, 1)`` turns it off; :func:`check_winsor`).
     n_components : int, optional
         PCA components of the embedding (default ``min(32, dim, N - 1)``).
     uncertainty : bool
@@ -98,7 +116,7 @@ def build_features(
     seed : int
         Seed of the randomised PCA solver.
     """
-    return _build(pool, winsor, n_components, uncertainty, seed, None)
+    return _build(pool, check_winsor(winsor), n_components, uncertainty, seed, None)
 
 
 def apply_features(pool: EvalPool, like: FeatureSet) -> FeatureSet:

@@ -12,6 +12,8 @@ import numpy as np
 from bacon_bayes import estimate as est
 from bacon_bayes import surrogates as sur
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate.groups import check_interval
+from bacon_bayes.estimate.tables import labels_only
 from bacon_bayes.results import EstimateTable
 
 if TYPE_CHECKING:
@@ -19,13 +21,6 @@ if TYPE_CHECKING:
 
 #: Fewest labels for which a separate group mean gets an interval (fewer: NaN and a note).
 MIN_GROUP_LABELS = 5
-
-
-def simultaneous_rule(simultaneous: bool | str) -> str:
-    """``simultaneous`` as the estimators name it: True ``"maxt"``, False ``"none"``."""
-    if simultaneous is True:
-        return "maxt"
-    return "none" if simultaneous is False else str(simultaneous)
 
 
 def pooling(cal: Calibrator, wanted: str) -> str:
@@ -44,7 +39,9 @@ def group_means(
 ) -> EstimateTable:
     """The group table of ``method`` under pooling ``pooled`` (``how``: the simultaneous
     rule), :func:`finished`; refused when every label is the same (no spread: the
-    groups' variances, and so their intervals and comparisons, are all zero)."""
+    groups' variances, and so their intervals and comparisons, are all zero); ``interval``
+    is checked whatever the pooling."""
+    check_interval(interval)
     if method != "naive":
         _check_spread(cal)
     return finished(_table(cal, alpha, how, method, interval, pooled), cal.bounds_)
@@ -62,9 +59,10 @@ def _check_spread(cal: Calibrator) -> None:
 
 def finished(table: EstimateTable, bounds: tuple[float, float]) -> EstimateTable:
     """A group table intersected with the label's range ``bounds``; separate means of the
-    labels withhold intervals under :data:`MIN_GROUP_LABELS` labels (in memory and
-    streamed alike)."""
-    table = table.clip(*bounds)
+    labels withhold intervals under :data:`MIN_GROUP_LABELS` labels, and the classical
+    means have none for a group without labels (:func:`~.estimate.tables.labels_only`);
+    in memory and streamed alike."""
+    table = labels_only(table.clip(*bounds))
     if table.method == "naive" or table.details.get("pooling") == "shrink":
         return table  # the raw judge average uses no labels
     if "guarantee" not in table.details:  # prompts' clustered means

@@ -405,6 +405,16 @@ def as_numbers(column: pd.Series) -> pd.Series:
     return values if read is None else values.fillna(read[0])
 
 
+def unread(values: np.ndarray, column: pd.Series) -> np.ndarray:
+    """Which cells of ``column`` hold something that did not read as a number (NaN in
+    ``values``, its numbers): neither missing nor blank (``""`` or spaces only, empty as a
+    CSV's empty cell is)."""
+    bad = np.isnan(values) & column.notna().to_numpy()
+    if bad.any():
+        bad[bad] = [not (isinstance(v, str) and not v.strip()) for v in column.to_numpy()[bad]]
+    return bad
+
+
 def bools_as_floats(frame: pd.DataFrame) -> pd.DataFrame:
     """Columns of True/False with empty cells (read as objects: a CSV's blanks, JSON's
     nulls) as 1.0 / 0.0 / NaN, like a column of True/False without blanks, which reads as

@@ -143,9 +143,10 @@ def pairs_frame(
     kw: dict[str, Any] = {"label": "__label", "judges": [str(j) for j in judges]}
     kw.update(outcome="ordinal", levels=(0.0, 0.5, 1.0))
     for col, key in ((item, "item"), (prompt, "prompt")):
-        if col is not None:
-            frame[f"__{key}"] = df[col].to_numpy()
-            kw[key] = f"__{key}"
+        if col is not None:  # under its own name, so errors name it (unless a judge's)
+            name = str(col) if str(col) not in frame or str(col) == kw.get("item") else f"__{key}"
+            frame[name] = df[col].to_numpy()
+            kw[key] = name
     if propensity is not None:  # under its own name: errors name the user's column
         frame[str(propensity)] = df[propensity].to_numpy()
         kw["propensity"] = str(propensity)
@@ -222,10 +223,11 @@ def strength_differences(
     :func:`~bacon_bayes.estimate.groups.compare`)."""
     from dataclasses import replace
 
+    from bacon_bayes.estimate.critical import simultaneous_rule
     from bacon_bayes.estimate.groups import compare
 
+    rule = simultaneous_rule(simultaneous)
     table = _strengths(calibrator, alpha, method)
-    rule = {True: "maxt", False: "none"}.get(simultaneous, str(simultaneous))  # type: ignore[call-overload]
     return compare(replace(table, alpha=alpha), simultaneous=rule)
 
 

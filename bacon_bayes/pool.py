@@ -21,7 +21,7 @@ import pandas as pd
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.inclusion import Inclusion, groups_never_drawn, labeled_by_prompt
-from bacon_bayes.io import as_numbers, csv_lines
+from bacon_bayes.io import as_numbers, csv_lines, unread
 from bacon_bayes.order import natural_sorted, unique_codes
 from bacon_bayes.pairs import Pairs, pairs_frame
 
@@ -97,10 +97,10 @@ class _Rows:
 
 def _numeric(series: pd.Series, role: str, rows: _Rows) -> np.ndarray:
     """Convert to float (verdict words such as ``yes`` / ``no`` as 1 / 0, as the readers
-    take them: :func:`bacon_bayes.io.as_numbers`); any other entry stops with its row and
-    value."""
+    take them: :func:`bacon_bayes.io.as_numbers`; blank strings as empty cells); any other
+    entry stops with its row and value."""
     values = as_numbers(series).to_numpy(dtype=float)
-    bad = np.isnan(values) & series.notna().to_numpy()
+    bad = unread(values, series)
     if bad.any():
         pos = int(np.argmax(bad))
         raise ValidationError(

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
 
 __all__ = [
+    "check_max_labels",
     "differences",
     "group_counts",
     "group_information",
@@ -34,6 +35,17 @@ __all__ = [
     "mean_counts",
     "pool_looks",
 ]
+
+
+def check_max_labels(anytime: bool, max_labels: int | None) -> None:
+    """Refuse ``max_labels`` without ``anytime``: it is the anytime intervals' horizon,
+    which one look's intervals would silently ignore."""
+    if max_labels is not None and not anytime:
+        raise ValidationError(
+            f"max_labels={max_labels!r} goes with anytime=True (it is the label budget the "
+            "anytime intervals spend alpha over); pass anytime=True, or drop max_labels for "
+            "one look's intervals."
+        )
 
 
 def _waves(cal: Calibrator) -> np.ndarray:

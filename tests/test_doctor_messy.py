@@ -346,8 +346,12 @@ def test_true_false_columns_with_blanks_and_unscored_rows(tmp_path, capsys) -> N
     result = estimate_json(command[1:], capsys)
     assert result["pool"]["outcome"] == "categorical"
     assert any("left out 100 row(s)" in note for note in result["pool"]["notes"])
-    assert main(["estimate", *command[1:-1], "--engine", "freq"]) == 2
-    assert "100 row(s) have no judge score at all" in capsys.readouterr().err
+    # without the option the rows stay in: the naive baseline, undefined on them, is left
+    # out with the reason and the option (it failed the whole command)
+    assert main(["estimate", *command[1:-1], "--engine", "freq"]) == 0
+    said = capsys.readouterr().out
+    assert "naive (raw judge avg) left out: 100 row(s) have no judge score at all" in said
+    assert "--drop-unscored" in said
     # judge scores from a long table: the option matches them to the rows by item (the
     # table's index when no --item, else the named column) and gives the same estimates
     frame = pd.read_csv(path)

@@ -119,6 +119,31 @@ def test_bad_input_is_refused_with_location_and_fix(mutate, kw, needles):
         assert needle in str(err.value)
 
 
+def test_blank_strings_in_number_columns_are_empty_cells():
+    """A label (or judge) cell holding "" or spaces only was refused as a non-numeric value
+    while the message said to leave it empty: it is read as empty, as a CSV's empty cell."""
+    df = frame().astype({"y": object, "j1": object})
+    df.loc[6, "y"], df.loc[7, "y"], df.loc[8, "y"], df.loc[0, "j1"] = "", "  ", "\t", " "
+    pool = build(df)
+    assert pool.n_labeled == 6 and pool.report()["missing_judge_scores"]["j1"] == 1
+    df.loc[9, "y"] = "n/a"
+    with pytest.raises(ValidationError, match="label column 'y' has a non-numeric value 'n/a'"):
+        build(df)
+
+
+def test_from_pairs_names_the_users_item_and_prompt_columns():
+    """A duplicate id in from_pairs(item=...) named the internal column '__item'."""
+    pairs = pd.DataFrame(
+        {"prompt_id": [1, 1, 2], "a": ["x", "y", "x"], "b": ["y", "z", "z"],
+         "vote": ["A", "B", None], "j": ["A", "A", "B"]}
+    )  # fmt: skip
+    kw = {"model_a": "a", "model_b": "b", "label": "vote", "judges": ["j"]}
+    with pytest.raises(ValidationError, match="item id column 'prompt_id' has a duplicate id 1"):
+        EvalPool.from_pairs(pairs, **kw, item="prompt_id")
+    pool = EvalPool.from_pairs(pairs.assign(k=[5, 6, 7]), **kw, item="k", prompt="prompt_id")
+    assert list(pool.ids) == [5, 6, 7] and list(pool.prompts) == ["1", "1", "2"]
+
+
 def test_duplicate_column_names_refused():
     df = frame()
     df.columns = ["id", "y", "j1", "j1", "sys", "pi", "emb_0", "emb_1"]

@@ -470,3 +470,14 @@ def test_stream_says_why_it_takes_no_prompt_and_where_the_plan_line_stands(tmp_p
     out = capsys.readouterr().out
     assert "best grp not clear" in out
     assert "not predicted when streaming (the plan needs the pool's items in memory)" in out
+
+
+def test_streamed_blank_strings_are_empty_cells(tmp_path):
+    """As in EvalPool.from_frame: a cell of spaces only in a number column is empty."""
+    rng = np.random.default_rng(1)
+    n = 200
+    y = np.where(np.arange(n) < 60, rng.normal(3, 1, n).round(2).astype(str), " ")
+    frame = pd.DataFrame({"y": y, "j": rng.normal(3, 1, n)})
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    result = estimate_stream(tmp_path / "t.csv", Calibrator(engine="freq"), label="y", judges=["j"])
+    assert result.means[0].n_labeled == 60

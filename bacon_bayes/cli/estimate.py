@@ -198,14 +198,7 @@ def _estimate(
         skipped = f"\nper-{group or 'group'} estimates and comparisons skipped: {exc}"
         group = compared = groups = None
     if args.json:
-        out = cal.summary(args.alpha, tuple(args.quantile))
-        if left_out:
-            out["mean"].pop("naive", None)
-            for q in out["quantiles"].values():
-                q.pop("naive", None)
-            if isinstance(out.get("groups"), dict):
-                out["groups"].pop("naive", None)
-            out["naive_left_out"] = left_out
+        out = cal.summary(args.alpha, tuple(args.quantile))  # naive_left_out said there
         target, note = target_description(cal)
         out["target"] = {"target": target, "note": note}
         out["n_prompts"] = None if pool.prompts is None else int(np.unique(pool.prompts).size)

@@ -16,6 +16,23 @@ from scipy import stats
 from bacon_bayes.compiled import njit_cached
 from bacon_bayes.errors import ValidationError
 
+#: The rules of simultaneous intervals: max-|t|, Bonferroni, none (pointwise).
+SIMULTANEOUS = ("maxt", "bonferroni", "none")
+
+
+def simultaneous_rule(simultaneous: bool | str) -> str:
+    """``simultaneous`` as the estimators name it (True: ``"maxt"``, False: ``"none"``),
+    refused unless one of :data:`SIMULTANEOUS`: the one check of every estimator and
+    pooling."""
+    if isinstance(simultaneous, bool | np.bool_):
+        return "maxt" if simultaneous else "none"
+    if not isinstance(simultaneous, str) or simultaneous not in SIMULTANEOUS:
+        raise ValidationError(
+            f"simultaneous={simultaneous!r} is not known; use True or 'maxt' (max-|t|), "
+            "'bonferroni', or False or 'none' (pointwise)."
+        )
+    return simultaneous
+
 
 def simultaneous_critical_value(
     corr: np.ndarray,
@@ -34,10 +51,7 @@ def simultaneous_critical_value(
     the same pointwise level, which keeps small groups honest.
     """
     m = corr.shape[0]
-    if method not in ("maxt", "bonferroni", "none"):
-        raise ValidationError(
-            f"simultaneous={method!r} is not known; use 'maxt', 'bonferroni' or 'none'."
-        )
+    method = simultaneous_rule(method)
     if method == "none" or m == 1:
         level = alpha
     elif method == "bonferroni":

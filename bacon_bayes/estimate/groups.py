@@ -50,6 +50,12 @@ from bacon_bayes.results import EstimateTable, sure_sign
 MIN_BOOTSTRAP_LABELS = 10
 
 
+def check_interval(interval: str) -> None:
+    """Refuse an ``interval`` other than ``"bootstrap"`` or ``"t"`` (whatever the pooling)."""
+    if interval not in ("bootstrap", "t"):
+        raise ValidationError(f"interval={interval!r} is not known; use 'bootstrap' or 't'.")
+
+
 def aee_group_means(
     y: np.ndarray,
     f: np.ndarray,
@@ -104,8 +110,7 @@ def aee_group_means(
     unmoderated t 0.800 / 0.810 / 0.915 / 0.965 (200 draws).
     """
     _check_alpha(alpha)
-    if interval not in ("bootstrap", "t"):
-        raise ValidationError(f"interval={interval!r} is not known; use 'bootstrap' or 't'.")
+    check_interval(interval)
     if prompts is not None and use_clustered(prompts, pi, target):
         return clustered_group_means(
             y, f, groups, prompts, labeled, pi, alpha=alpha, simultaneous=simultaneous,
@@ -336,7 +341,7 @@ def _without_sparse(
     """:func:`group_tables_from_sums` when some groups have fewer than 2 labels: the others
     as usual, and those rows with an estimate and no interval (one label: the group's
     surrogate mean plus its label's residual; none: plus the pool's mean residual,
-    UNVALIDATED)."""
+    UNVALIDATED; no se either: NaN, their covariance rows 0)."""
     m = names.size
     n_lab = np.bincount(g_lab, minlength=m)
     keep = np.flatnonzero(n_lab >= 2)
@@ -380,8 +385,8 @@ def _without_sparse(
             )
         table = EstimateTable(
             estimand="mean", method="aee", names=tuple(str(n) for n in names), estimate=est,
-            se=np.sqrt(np.diag(cov)), ci_low=low, ci_high=high, cov=cov,
-            n_labeled=n_lab, n_items=np.asarray(n_g, dtype=int),
+            se=np.where(n_lab >= 2, np.sqrt(np.diag(cov)), np.nan), ci_low=low, ci_high=high,
+            cov=cov, n_labeled=n_lab, n_items=np.asarray(n_g, dtype=int),
             alpha=float(kw["alpha"]), simultaneous=str(kw["simultaneous"]),
             critical_value=crit,
             details={"guarantee": "per group"}
@@ -607,9 +612,12 @@ def _compare_answered(
             simultaneous=simultaneous,
             resampled=resampled,
         )  # fmt: skip
-    est = pp.contrast @ table.estimate
+    a, b = np.array(pairs).T  # per pair: a group without an estimate (NaN) spoils no other
+    est = table.estimate[a] - table.estimate[b]
     cov = pp.contrast @ table.cov @ pp.contrast.T
-    se, crit = np.sqrt(np.clip(np.diag(cov), 0.0, None)), np.full(len(pairs), np.nan)
+    se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    se[np.isnan(table.se[a] + table.se[b])] = np.nan
+    crit = np.full(len(pairs), np.nan)
     low, high = np.full(len(pairs), np.nan), np.full(len(pairs), np.nan)
     for k, pair in enumerate(pairs):
         if sub is not None and pair in sub_pairs:

@@ -55,6 +55,7 @@ from bacon_bayes.estimate.core import (
     mean_core,
     variance_coefficients,
 )
+from bacon_bayes.estimate.critical import simultaneous_rule
 from bacon_bayes.estimate.moderate import own_labels, prior_labels, variance_prior
 from bacon_bayes.estimate.robust_ebci import critical_value
 from bacon_bayes.estimate.tables import NO_LABELS, GroupArrays, Pairs
@@ -242,6 +243,7 @@ def shrink_table(
 ) -> EstimateTable:
     """The shrunk group means and their robust intervals from :func:`group_corrections`
     (groups without labels: ``S_g + delta``, no interval)."""
+    simultaneous = simultaneous_rule(simultaneous)
     lab = np.flatnonzero(corr.labeled)
     if lab.size < MIN_SHRINK_GROUPS:
         raise ValidationError(
@@ -383,7 +385,7 @@ def shrunk_differences(table: EstimateTable, simultaneous: str | None = None) ->
     pairs, contrast = pp.pairs, pp.contrast
     if not pairs:
         raise ValidationError("comparisons need at least two groups.")
-    how = simultaneous or table.simultaneous
+    how = simultaneous_rule(simultaneous or table.simultaneous)
     answered = [(a, b) for a, b in pairs if a in parts.pos and b in parts.pos]
     level = table.alpha / (len(answered) if how != "none" and answered else 1)
     est, se, chi = np.empty(len(pairs)), np.full(len(pairs), np.nan), np.full(len(pairs), np.nan)
@@ -396,7 +398,7 @@ def shrunk_differences(table: EstimateTable, simultaneous: str | None = None) ->
             continue
         se[k], chi[k], own[k], own_half[k] = parts.interval(a, b, level)
     cov = contrast @ table.cov @ contrast.T
-    se = np.where(withheld, np.sqrt(np.diag(cov)), se)
+    se = np.where(withheld & ~np.isnan(est), np.sqrt(np.diag(cov)), se)
     low = np.fmin(est - chi * se, own - own_half)
     high = np.fmax(est + chi * se, own + own_half)
     out = EstimateTable(

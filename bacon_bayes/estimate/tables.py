@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -15,6 +15,19 @@ from bacon_bayes.results import EstimateTable
 #: Why a group row has no interval (``EstimateTable.withhold``).
 NO_LABELS = "no labels: the surrogate's mean plus the pool's correction, UNVALIDATED"
 ONE_LABEL = "1 label: no variance of its own (pooling='shrink' borrows one from the others)"
+NO_OWN_LABELS = "no labels: no classical (labels-only) mean for the group"
+
+
+def labels_only(table: EstimateTable) -> EstimateTable:
+    """A classical (labels-only) group table with no estimate, se or interval (NaN) for
+    the groups without labels, the reason in its notes (it held the pool's labels' mean,
+    or their shrinkage centre, there: not the group's); other tables as they are."""
+    none = np.asarray(table.n_labeled) == 0
+    if table.method != "classical" or not none.any():
+        return table
+    table = table.withhold(none, NO_OWN_LABELS)
+    nan = np.where(none, np.nan, 0.0)
+    return replace(table, estimate=table.estimate + nan, se=table.se + nan)
 
 
 def correlation(cov: np.ndarray) -> np.ndarray:

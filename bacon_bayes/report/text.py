@@ -58,10 +58,11 @@ def groups_table(tables: Sequence[EstimateTable]) -> str:
         ]
     frame["labels"] = tables[0].n_labeled
     text = frame.to_string(index=False, float_format=lambda v: fixed(v, 4))
-    reasons = {n: r for t in tables for n, r in t.details.get("no_interval", {}).items()}
-    if reasons:
-        why = sorted(set(reasons.values()))
-        text += f"\nno interval for {', '.join(map(str, reasons))}: {'; '.join(why)}"
+    reasons = [(n, r) for t in tables for n, r in t.details.get("no_interval", {}).items()]
+    if reasons:  # every method's reasons (the classical means' differ on groups without labels)
+        names = [n for n in tables[0].names if n in {m for m, _ in reasons}]
+        why = sorted({r for _, r in reasons})
+        text += f"\nno interval for {', '.join(map(str, names))}: {'; '.join(why)}"
     return text
 
 
@@ -190,7 +191,16 @@ def pool_notes(cal: Calibrator) -> list[str]:
 def naive_note(pool: EvalPool, bounds: tuple[float, float], rows: str = "") -> str:
     """Why the naive baseline (the raw judge average) is left out, "" when it is shown
     (:func:`bacon_bayes.scale.naive_left_out` on the pool's labels and judges; ``bounds``:
-    the label's range; ``rows``: which rows the pool holds, when not the whole table)."""
+    the label's range; ``rows``: which rows the pool holds, when not the whole table).
+    Rows no judge scored leave it undefined, which is said first."""
     from bacon_bayes.scale import naive_left_out
 
-    return naive_left_out(pool.y[pool.labeled], pool.judge_matrix(), bounds, rows)
+    judges = pool.judge_matrix()
+    empty = np.flatnonzero(judges.isna().all(axis=1).to_numpy())
+    if empty.size:
+        return (
+            f"{empty.size} row(s) have no judge score at all (row {empty[0]}, item "
+            f"{pool.ids[empty[0]]!r}, the first), so the raw judge average is undefined for "
+            "them (bacon estimate --drop-unscored leaves those rows out)"
+        )
+    return naive_left_out(pool.y[pool.labeled], judges, bounds, rows)

@@ -23,6 +23,7 @@ import pandas as pd
 
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.features import check_winsor
 from bacon_bayes.outputs import commit_file, commit_folder, oserror_message, temp_path
 from bacon_bayes.results import Estimate, EstimateTable
 from bacon_bayes.stream import estimates as est
@@ -261,6 +262,7 @@ def estimate_stream(
         raise ValidationError(f"--chunk-rows {chunk_rows} must be at least 1.")
     if calibrator.n_components is not None:
         raise ValidationError("embeddings are not streamed; drop n_components.")
+    check_winsor(calibrator.winsor)
     if isinstance(scheduler, str):
         parse_scheduler(scheduler)  # local:0 (which waited for workers forever) refused
     files, columns = resolve_columns(

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import BaconError, ValidationError
-from bacon_bayes.io import csv_options
+from bacon_bayes.io import csv_options, unread
 
 PARQUET = (".parquet", ".pq")
 CSV = (".csv", ".csv.gz", ".csv.bz2", ".csv.zst")
@@ -305,7 +305,8 @@ def _where(piece: Piece, row: int, col: str) -> str:
 
 
 def _numbers(frame: Frame, col: str, piece: Piece, start: int) -> np.ndarray:
-    """Column ``col`` as float64 (NaN = empty); a non-numeric entry stops with its place."""
+    """Column ``col`` as float64 (NaN = empty, or blank); a non-numeric entry stops with
+    its place."""
     if isinstance(frame, pd.DataFrame):
         s = frame[col]
     else:
@@ -322,7 +323,7 @@ def _numbers(frame: Frame, col: str, piece: Piece, start: int) -> np.ndarray:
         return s.to_numpy(dtype=float, na_value=np.nan)
     values = pd.to_numeric(s, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
     _stop_at(
-        np.isnan(values) & s.notna().to_numpy(),
+        unread(values, s),
         lambda k: (
             f"{_where(piece, start + k, col)}: non-numeric value {s.iloc[k]!r}. Fix "
             "the value, or leave the cell empty if it is missing."

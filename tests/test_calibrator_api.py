@@ -1,0 +1,106 @@
+"""The Calibrator's API on the shipped example pool: arguments refused the same way
+whatever the path taken, and baselines left out (with the reason) where they are none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes import Calibrator, EvalPool, ValidationError
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "bacon_bayes" / "data" / "example_pool.csv"
+JUDGES = ["gpt4", "gpt35", "llama70b"]
+
+
+def _pool(frame: pd.DataFrame) -> EvalPool:
+    return EvalPool.from_frame(
+        frame, label="human", judges=JUDGES, outcome="continuous", group="system", item="id"
+    )
+
+
+@pytest.fixture(scope="module")
+def frame() -> pd.DataFrame:
+    return pd.read_csv(EXAMPLE)
+
+
+def test_summary_and_report_leave_the_naive_baseline_out_for_unscored_rows(frame, tmp_path):
+    """Rows no judge scored leave the naive average undefined: the summary and the report
+    leave it out with the reason, and give everything else (they raised before)."""
+    d = frame.copy()
+    d.loc[0:5, JUDGES] = np.nan
+    cal = Calibrator(engine="freq").fit(_pool(d))
+    s = cal.summary(quantiles=(0.5,))
+    assert "6 row(s) have no judge score" in s["naive_left_out"]
+    assert set(s["mean"]) == {"aee", "classical"} and set(s["quantiles"]["0.5"]) == set(s["mean"])
+    assert set(s["groups"]) == {"aee", "classical"}
+    page = cal.report(tmp_path / "x.html").read_text()
+    assert "naive (raw judge average) left out: 6 row(s) have no judge score" in page
+
+
+@pytest.mark.parametrize("winsor", [(0.9, 0.1), (0.5, 0.5), (-0.1, 0.9), (0.1,)])
+def test_a_winsor_pair_out_of_order_or_range_is_refused_at_fit(frame, winsor):
+    """A reversed or equal pair clipped every judge to a constant, and the estimate
+    silently became the classical mean; it is refused, naming winsor and its form."""
+    with pytest.raises(ValidationError, match=r"winsor .* 0 <= lower < upper <= 1"):
+        Calibrator(engine="freq", winsor=winsor).fit(_pool(frame))
+    from bacon_bayes.stream import estimate_stream
+
+    with pytest.raises(ValidationError, match=r"winsor .* 0 <= lower < upper <= 1"):
+        estimate_stream(EXAMPLE, Calibrator(winsor=winsor), label="human", judges=JUDGES)
+
+
+@pytest.fixture(scope="module")
+def cal(frame) -> Calibrator:
+    return Calibrator(engine="freq", scale=(1, 5)).fit(_pool(frame))
+
+
+@pytest.mark.parametrize("pooling", ["shrink", "separate"])
+def test_unknown_simultaneous_or_interval_is_refused_whatever_the_pooling(cal, pooling):
+    """Shrunk group means took 'holm' (or 'yes', 0) as family-wise, recorded it as the
+    rule, and took interval='z'; separate means refused them. Both refuse now."""
+    for bad in ("holm", "yes", 0):
+        with pytest.raises(ValidationError, match=f"simultaneous={bad!r} is not known"):
+            cal.estimate_groups(simultaneous=bad, pooling=pooling)
+    with pytest.raises(ValidationError, match="simultaneous='holm' is not known"):
+        cal.compare_groups(simultaneous="holm", pooling=pooling)
+    with pytest.raises(ValidationError, match="interval='z' is not known"):
+        cal.estimate_groups(interval="z", pooling=pooling)  # type: ignore[arg-type]
+    assert cal.estimate_groups(simultaneous=np.True_, pooling=pooling).simultaneous == "maxt"
+
+
+def test_groups_without_labels_have_no_classical_mean_and_no_se_made_up(frame):
+    """M8 with no label and M9 with one: the classical (labels-only) mean of M8 was the
+    pool's labels' mean, noted as the surrogate's mean plus the pool's correction, and the
+    separate means gave M8 and M9 (and their differences) an se of 0."""
+    d = frame.copy()
+    d.loc[d.system == "M8", "human"] = np.nan
+    d.loc[d.index[(d.system == "M9") & d.human.notna()][1:], "human"] = np.nan
+    cal = Calibrator(engine="freq", scale=(1, 5)).fit(_pool(d))
+    for pooling in ("shrink", "separate"):
+        f = cal.estimate_groups(method="classical", pooling=pooling).to_frame().set_index("name")
+        assert f.loc["M8", ["estimate", "se", "ci_low", "ci_high"]].isna().all()
+        assert "no classical (labels-only) mean" in f.loc["M8", "note"]
+        assert np.isfinite(f.loc["M10", ["estimate", "se", "ci_low"]].astype(float)).all()
+        diffs = cal.compare_groups(method="classical", pooling=pooling).to_frame()
+        m8 = diffs["name"].str.startswith("M8 ")
+        assert diffs.loc[m8, "estimate"].isna().all()
+        assert diffs.loc[~m8, "estimate"].notna().all()  # M8's NaN spoils no other pair
+    for method in ("aee", "classical"):
+        f = cal.estimate_groups(method=method, pooling="separate").to_frame().set_index("name")
+        assert f.loc[["M8", "M9"], "se"].isna().all() and f.loc["M10", "se"] > 0
+        diffs = cal.compare_groups(method=method, pooling="separate").to_frame()
+        assert diffs.loc[diffs["name"].str.contains("M8 |M9 "), "se"].isna().all()
+    aee = cal.estimate_groups(pooling="separate").to_frame().set_index("name")
+    assert np.isfinite(aee.loc["M8", "estimate"])  # the surrogate's mean: UNVALIDATED
+
+
+def test_max_labels_without_anytime_is_refused(cal):
+    """max_labels is the anytime intervals' horizon: without anytime=True it was ignored."""
+    calls = (cal.estimate_mean, cal.estimate_groups, cal.compare_groups, cal.rank_groups)
+    for call in calls:
+        with pytest.raises(ValidationError, match="max_labels=400 goes with anytime=True"):
+            call(max_labels=400)
+        call(max_labels=None)
