@@ -85,6 +85,9 @@ def compiled_nogil(py_func: Any, fastmath: tuple[str, ...] = ()) -> Any:
     """``py_func`` compiled without the GIL, once per process (:func:`njit_cached`: its
     machine code kept in ``cache_dir() / "numba"``); ``fastmath``: the LLVM fast-math
     flags allowed (e.g. ``("reassoc", "contract")``: sums in any order, fused
-    multiply-adds, so loops with sums vectorise). ``compiled_nogil.cache_clear()`` makes
-    the next call build it anew (e.g. after the cache directory changed)."""
-    return njit_cached(py_func, nogil=True, fastmath=set(fastmath))
+    multiply-adds, so loops with sums vectorise). A division by zero gives inf or nan
+    (numpy's rule), never an exception: nutpie reads a non-finite density as a divergence,
+    where a ``ZeroDivisionError`` in the density stopped the sampler with a panic.
+    ``compiled_nogil.cache_clear()`` makes the next call build it anew (e.g. after the
+    cache directory changed)."""
+    return njit_cached(py_func, nogil=True, fastmath=set(fastmath), error_model="numpy")

@@ -228,3 +228,20 @@ def test_nutpie_skips_the_replaced_log_density(clean_env):
     expected = pymc_model.compile_logp()(pymc_model.initial_point())
     np.testing.assert_allclose(value, expected, rtol=1e-8)
     assert grad.shape == x.shape
+
+
+def _ratio(a: float, b: float) -> float:
+    return a / b
+
+
+def test_a_density_dividing_by_zero_gives_inf_not_an_exception(monkeypatch):
+    """A judge density that divided by zero at a point NUTS tried raised ZeroDivisionError
+    inside nutpie's callback, which stopped the sampler with a Rust panic (`bacon judges` on
+    300 SummEval rows, seed 0). The densities' compiled kernels follow numpy's rule: inf or
+    nan, which nutpie reads as a divergence."""
+    from bacon_bayes.compiled import compiled_nogil
+
+    monkeypatch.setenv("BACON_CACHE", "off")  # compiled here (a cached copy keeps its rule)
+    compiled_nogil.cache_clear()
+    assert compiled_nogil(_ratio)(1.0, 0.0) == np.inf
+    compiled_nogil.cache_clear()
