@@ -165,6 +165,11 @@ def test_group_bias_finds_a_favoured_group() -> None:
     assert (tab.drop(index="c")["over"] < 0).all()
     fair = bias.group_bias(label, label + rng.normal(scale=0.5, size=200), groups)
     assert not fair["flagged"].any()
+    # a judge that equals the labels: intervals of width 0 about a rounding error of 0
+    # flagged it (TriviaQA's GPT-4, "-0.00 [-0.00, -0.00]")
+    binary = (label > 0).astype(float)
+    perfect = bias.group_bias(binary, binary.copy(), groups)
+    assert len(perfect) == 4 and not perfect["flagged"].any()
 
 
 def test_a_judge_that_barely_tracks_the_label_gets_no_bias_in_label_points() -> None:

@@ -43,6 +43,7 @@ import pandas as pd
 from scipy import stats
 
 from bacon_bayes.order import natural_key
+from bacon_bayes.results import NUMERICAL_ZERO, sure_sign
 
 #: labeled items at which the length check finds the documented planted bias with power
 #: >= 0.8 (see the module docstring)
@@ -155,7 +156,8 @@ def length_flags(
     over, se = _ratio(coef[..., 2], coef[..., 1], cov[..., 2, 2], cov[..., 1, 1], cov[..., 1, 2])
     n = label.shape[-1]
     half = stats.t.ppf(1 - alpha / 2, n - 3) * se
-    return over, half, np.nan_to_num(np.abs(over) > half, nan=False).astype(bool)
+    sure = np.abs(over) > np.maximum(half, NUMERICAL_ZERO)  # not a rounding error of 0
+    return over, half, np.nan_to_num(sure, nan=False).astype(bool)
 
 
 @dataclass
@@ -276,7 +278,9 @@ def group_bias(
     out = pd.DataFrame(
         {"group": names, "n": size, "over": over, "low": over - half, "high": over + half}
     )
-    out["flagged"] = (out["low"] > 0) | (out["high"] < 0)
+    # sure_sign: a judge that equals the labels has intervals of width 0 about a rounding
+    # error (-0.00 [-0.00, -0.00]), which flagged a perfect judge
+    out["flagged"] = sure_sign(out["low"], out["high"]) != 0
     order = sorted(range(k), key=lambda i: natural_key(names[i]))
     return out.iloc[order].reset_index(drop=True)  # M8 before M10, as everywhere
 
