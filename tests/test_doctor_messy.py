@@ -368,6 +368,10 @@ def test_true_false_columns_with_blanks_and_unscored_rows(tmp_path, capsys) -> N
         again = estimate_json([*argv, *scores, *item], capsys)
         assert any("left out 100 row(s)" in note for note in again["pool"]["notes"])
         assert np.ravel(_all_estimates(again)) == pytest.approx(np.ravel(_all_estimates(result)))
+    # the long table's id column named as --item names (it had to be called 'item')
+    long.rename(columns={"item": "id"}).to_csv(tmp_path / "scores.csv", index=False)
+    again = estimate_json([*argv, *scores, "--item", "id"], capsys)
+    assert np.ravel(_all_estimates(again)) == pytest.approx(np.ravel(_all_estimates(result)))
 
 
 def test_verdict_words_are_read_as_zero_one_and_said(tmp_path, capsys) -> None:

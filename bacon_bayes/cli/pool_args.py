@@ -162,7 +162,11 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
         "joined onto FILE by id (--item, or the id the format has, e.g. an Inspect sample id)",
     )
     add_judge_argument(p)
-    p.add_argument("--scores", help="long judge table (item, judge, run, score...) instead")
+    p.add_argument(
+        "--scores",
+        help="long judge table (item, judge, run, score...) instead; its id column is 'item' "
+        "or the --item column's name",
+    )
     p.add_argument(
         "--outcome",
         choices=KINDS,
@@ -352,7 +356,10 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
     if args.scores:
         if args.judge:
             raise ValidationError("pass either --judge columns or --scores, not both.")
-        return df, read_table(args.scores)
+        scores = read_table(args.scores)
+        if "item" not in scores.columns and args.item in scores.columns:  # named as --item
+            scores = scores.rename(columns={args.item: "item"})
+        return df, scores
     if args.judge:
         return df, expand_judges(args.judge, df.columns)
     if meta.judges:
