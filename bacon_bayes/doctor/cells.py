@@ -80,3 +80,18 @@ def listed_cells(frame: pd.DataFrame, column: str, kind: str) -> str:
     shown = [f"{str(v)!r} at {_where(frame, i, kind)}" for i, v in bad.head(SHOWN_CELLS).items()]
     more = f" and {len(bad) - SHOWN_CELLS} more" if len(bad) > SHOWN_CELLS else ""
     return ", ".join(shown) + more
+
+
+def empty_cells(frame: pd.DataFrame, column: str, kind: str) -> str | None:
+    """Where ``frame[column]`` is empty (the first :data:`SHOWN_CELLS` places, then how
+    many more), or None when no cell is: ``empty at lines 2, 3, 7 and 1 more (4 of 90
+    rows)``."""
+    empty = frame[column].isna().to_numpy()
+    if not empty.any():
+        return None
+    rows = frame.index[empty]
+    places = [_where(frame, i, kind).split() for i in rows[:SHOWN_CELLS]]
+    what = places[0][0] + ("s" if len(rows) > 1 else "")
+    more = f" and {len(rows) - SHOWN_CELLS} more" if len(rows) > SHOWN_CELLS else ""
+    shown = ", ".join(n for _, n in places)
+    return f"empty at {what} {shown}{more} ({len(rows)} of {len(frame)} rows)"
