@@ -5,6 +5,7 @@ case, ids written with leading zeros. Every printed command runs."""
 
 from __future__ import annotations
 
+import re
 import shlex
 from pathlib import Path
 
@@ -45,4 +46,20 @@ def test_empty_cells_in_the_group_column_are_named_with_the_fix(tmp_path: Path, 
         assert "group column 'system' is empty at lines 2, 3, 9 (3 of 360 rows)" in out
         assert "give every item a group (e.g. 'unknown')" in out
         assert cmd and "--group" not in cmd and "--prompt" in cmd
+        runs(cmd, capsys)
+
+
+def test_an_empty_judge_named_by_the_user_is_left_out_of_the_command(
+    tmp_path: Path, capsys
+) -> None:
+    """An all-empty column given with --judge (or matched by a pattern) went into the
+    printed command, which estimate refused ("has no score at all"); doctor leaves it out
+    and says so."""
+    frame = mt_table().rename(columns={"comet": "judge:comet", "matese": "judge:matese"})
+    path = tmp_path / "t.csv"
+    frame.assign(**{"judge:empty": np.nan}).to_csv(path, index=False)
+    for given in (["--judge", "judge:comet", "--judge", "judge:empty"], ["--judge", "judge:*"]):
+        out, cmd = doctor([str(path), *given], capsys)
+        assert re.search(r"judge:empty +--judge, but empty \(no score at all\): left out", out)
+        assert "judge:comet" in cmd and "judge:empty" not in cmd and "judge:*" not in cmd
         runs(cmd, capsys)

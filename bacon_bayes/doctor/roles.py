@@ -248,6 +248,9 @@ def _find_judges(
                     f"--judge {j!r} is not numeric (e.g. {frame[j].dropna().iloc[0]!r}); "
                     "a judge column holds scores"
                 )
+            if num.isna().all():  # bacon estimate refuses a judge without a score
+                roles.left_out[j] = "--judge, but empty (no score at all): left out of the command"
+                continue
             roles.judges.append(j)
             flat = _flat_on_labels(num, label)
             roles.reasons[f"judge:{j}"] = "--judge" + (f"; {flat}" if flat else "")
