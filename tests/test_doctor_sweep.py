@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bacon_bayes import inclusion
 from bacon_bayes.cli import main
 
 from .test_doctor_raw import mt_table
@@ -63,3 +64,32 @@ def test_an_empty_judge_named_by_the_user_is_left_out_of_the_command(
         assert re.search(r"judge:empty +--judge, but empty \(no score at all\): left out", out)
         assert "judge:comet" in cmd and "judge:empty" not in cmd and "judge:*" not in cmd
         runs(cmd, capsys)
+
+
+def test_few_random_labels_over_many_groups_are_no_evidence_of_a_design() -> None:
+    """64 groups, 123 labels drawn at random from 4,000 items: about 9.6 groups get no
+    label on average, and 10 did here. The chance was computed for those 8 groups, picked after
+    seeing the data (1e-07), and the pool said the labels were not drawn from them; the
+    chance of 8 or more empty groups, any of them, is about 0.8. The true positive (whole
+    systems never labeled under many labels) is still said."""
+    sizes = np.repeat([51, 56, 82, 61], 16)
+    codes = np.repeat(np.arange(64), sizes)
+    names = np.array([f"g{k}" for k in range(64)], dtype=object)
+    y = np.full(codes.size, np.nan)
+    hit = np.random.default_rng(3).choice(codes.size, 123, replace=False)
+    y[hit] = 1.0
+    assert (np.bincount(codes, weights=~np.isnan(y), minlength=64) == 0).sum() == 10
+    assert inclusion.groups_never_drawn(y, codes, names, "g") is None
+    rng = np.random.default_rng(0)
+    sims = [(np.bincount(codes[rng.choice(codes.size, 123, replace=False)], minlength=64) == 0)
+            .sum() for _ in range(300)]  # fmt: skip
+    assert 0.6 < np.mean(np.array(sims) >= 8) < 0.95  # what the old chance missed
+    # 6 of 20 systems never labeled under 40% labels: said, with the bound
+    codes = np.repeat(np.arange(20), 100)
+    y = np.where((rng.random(codes.size) < 0.4) & (codes < 14), 1.0, np.nan)
+    names = np.array([f"s{k}" for k in range(20)], dtype=object)
+    note = inclusion.groups_never_drawn(y, codes, names, "system")
+    assert note and "6 of 20 'system' groups (600 of 2000 items) have no label" in note
+    assert "6 or more groups without one with chance at most" in note
+    assert inclusion.empty_groups_chance(np.full(64, 62), 123, 8) == 1.0
+    assert inclusion.empty_groups_chance(np.full(12, 100), 300, 2) < 1e-20
