@@ -105,17 +105,37 @@ _DECIMAL_POINT = re.compile(r"(?<![^;|\t])-?\d*\.\d+(?![^;|\t])")
 
 #: most lines above a CSV's header (a title, a date, a blank line) that are skipped
 MAX_PREAMBLE = 10
+#: a cell that is a number (a decimal point or comma)
+_NUMBER_CELL = re.compile(r"^\s*[-+]?(\d+([.,]\d*)?|[.,]\d+)\s*$")
+
+
+def _group_row(rows: list[list[str]]) -> bool:
+    """Whether ``rows[0]`` is a spreadsheet's row of merged group titles above the header
+    (``Item info;;;Human;LLM judges;;``): some cells empty, the next row's all filled,
+    distinct and no numbers (the header), and numbers in every row below it (the data)."""
+    if len(rows) < 3 or len(rows[1]) != len(rows[0]):
+        return False
+    cells = [c.strip() for c in rows[0]]
+    header = [c.strip() for c in rows[1]]
+    return (
+        any(cells)
+        and not all(cells)
+        and all(header)
+        and len(set(header)) == len(header)
+        and not any(_NUMBER_CELL.match(c) for c in cells + header)
+        and all(any(_NUMBER_CELL.match(c) for c in row) for row in rows[2:])
+    )
 
 
 def _header_line(text: str, sep: str, cut: bool) -> tuple[int, int]:
     """The header's line and its number of fields with ``sep``: the first record (within
     :data:`MAX_PREAMBLE` of the top) with at least 2 fields whose next records have as
-    many, past records with fewer (a spreadsheet export's title, a blank line); ``(0, 0)``
-    when no record is such (``sep`` does not separate this file's cells). Records, not
-    lines: a quoted cell may hold line breaks. ``cut``: the text's last record may be cut
-    short, and is not read."""
+    many, past records with fewer (a spreadsheet export's title, a blank line) and past a
+    row of merged group titles (:func:`_group_row`); ``(0, 0)`` when no record is such
+    (``sep`` does not separate this file's cells). Records, not lines: a quoted cell may
+    hold line breaks. ``cut``: the text's last record may be cut short, and is not read."""
     reader = csv.reader(io.StringIO(text), delimiter=sep)
-    counts: list[int] = []
+    rows: list[list[str]] = []
     starts: list[int] = []  # the line (from 0) each record starts on
     try:
         for _ in range(MAX_PREAMBLE + 7):
@@ -124,14 +144,16 @@ def _header_line(text: str, sep: str, cut: bool) -> tuple[int, int]:
             if row is None:
                 break
             starts.append(start)
-            counts.append(len(row))
+            rows.append(row)
     except csv.Error:
         return 0, 0
     if cut:
-        counts, starts = counts[:-1], starts[:-1]
+        rows, starts = rows[:-1], starts[:-1]
+    counts = [len(row) for row in rows]
     for k in range(min(MAX_PREAMBLE + 1, len(counts))):
         rest = counts[k + 1 : k + 6]
         if counts[k] >= 2 and all(c == counts[k] for c in rest):
+            k += int(_group_row(rows[k : k + 6]))
             return starts[k], counts[k]
     return 0, 0
 

@@ -93,3 +93,24 @@ def test_few_random_labels_over_many_groups_are_no_evidence_of_a_design() -> Non
     assert "6 or more groups without one with chance at most" in note
     assert inclusion.empty_groups_chance(np.full(64, 62), 123, 8) == 1.0
     assert inclusion.empty_groups_chance(np.full(12, 100), 300, 2) < 1e-20
+
+
+def test_a_row_of_merged_group_titles_above_the_header_is_skipped(tmp_path: Path, capsys) -> None:
+    """A spreadsheet's two-row header (``Item info;;;Human;LLM judges``, merged cells,
+    above the real one): the title row was taken for the header, and doctor found no
+    label and no judge; the row is skipped as a one-cell title is, and said."""
+    from bacon_bayes.io import csv_options
+
+    frame = mt_table()[["system", "seg_id", "mqm", "comet", "matese"]]
+    path = tmp_path / "merged.csv"
+    body = frame.to_csv(index=False, sep=";", decimal=",")
+    path.write_text("Item info;;Human;LLM judges;\n" + body, encoding="utf-8-sig")
+    assert csv_options(path) == {"sep": ";", "skiprows": 1, "decimal": ","}
+    out, cmd = doctor([str(path)], capsys)
+    assert "semicolon-separated, decimal commas, 1 line(s) above the header skipped" in out
+    assert cmd[cmd.index("--label") + 1] == "mqm" and "comet" in cmd
+    runs(cmd, capsys)
+    # a header with an unnamed column over rows of text is no group row: read as it is
+    plain = tmp_path / "plain.csv"
+    plain.write_text("a,,c\n" + "x,y,z\n" * 3 + "1,2,3\n" * 3)
+    assert csv_options(plain) == {}
