@@ -114,3 +114,24 @@ def test_a_row_of_merged_group_titles_above_the_header_is_skipped(tmp_path: Path
     plain = tmp_path / "plain.csv"
     plain.write_text("a,,c\n" + "x,y,z\n" * 3 + "1,2,3\n" * 3)
     assert csv_options(plain) == {}
+
+
+def test_labels_written_with_a_unit_are_named_with_the_fix(tmp_path: Path, capsys) -> None:
+    """Labels written as text with a unit ('4 stars'): doctor called the column a
+    category and said there were no human labels to label a sample; it names the column,
+    its cells and the fix. A dense column of sizes ('7B') is no label."""
+    frame = mt_table().rename(columns={"mqm": "human"})
+    frame["human"] = [np.nan if np.isnan(v) else f"{int(-v)} errors" for v in frame["human"]]
+    frame["size"] = np.tile(["7B", "13B", "70B"], len(frame) // 3)
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    out, cmd = doctor([str(path)], capsys)
+    assert not cmd
+    assert re.search(r"label +- +none: 'human' holds labels written as text \(below\)", out)
+    first = frame["human"].dropna().iloc[0]
+    assert f"write them as numbers only ({first.split()[0]}, not {first!r}), and run again" in out
+    assert "label a sample of items" not in out
+    assert not re.search(r"size +labels written", out)
+    frame["human"] = frame["human"].str.replace(" errors", "/25")  # out of a top
+    frame.to_csv(path, index=False)
+    assert "holds labels written as text" in doctor([str(path)], capsys)[0]

@@ -5,6 +5,8 @@ names it, its cells and the fix instead."""
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from bacon_bayes.io import as_numbers, file_line
@@ -18,6 +20,10 @@ JUDGE_CELLS_FIX = "empty those cells (an empty cell is an item the judge did not
 LABEL_CELLS_FIX = "empty those cells (an item nobody labeled) or write their labels as numbers"
 #: the cells :func:`listed_cells` names; more are counted
 SHOWN_CELLS = 3
+#: a number written with a unit (``4 stars``, ``3 pts``) or out of a top (``4/5``)
+UNIT_CELL = re.compile(r"^\s*[-+]?\d+([.,]\d+)?\s*([^\W\d_]+\.?|/\s*\d+)\s*$")
+#: how the reason of a column of labels written with a unit begins
+UNITS = "labels written as text"
 
 
 def is_str(s: pd.Series) -> bool:
@@ -70,6 +76,23 @@ def text_cells(frame: pd.DataFrame, column: str, kind: str) -> str | None:
     words = ", ".join(repr(str(v)) for v in bad.astype(str).unique()[:3])
     where = _where(frame, bad.index[0], kind)
     return f"{len(bad)} cell(s) of other text ({words}; the first at {where})"
+
+
+def unit_cells(s: pd.Series) -> str | None:
+    """A few cells of a string column of numbers written with a unit or out of a top,
+    and the fix (``('4 stars', '3 stars'): write them as numbers only (4, not '4
+    stars')``): at least :data:`NUMBERS_SHARE` of its filled cells such, and at least two
+    numbers; None for any other column."""
+    filled = s.dropna().astype(str)
+    filled = filled[filled.str.strip() != ""]
+    if not is_str(s) or filled.empty or filled.str.match(UNIT_CELL).mean() < NUMBERS_SHARE:
+        return None
+    numbers = filled.str.extract(r"([-+]?\d+(?:[.,]\d+)?)")[0]
+    if numbers.nunique() < 2:
+        return None
+    shown = ", ".join(repr(v) for v in filled.unique()[:SHOWN_CELLS])
+    first = filled.iloc[0]
+    return f"({shown}): write them as numbers only ({numbers.iloc[0]}, not {first!r})"
 
 
 def listed_cells(frame: pd.DataFrame, column: str, kind: str) -> str:

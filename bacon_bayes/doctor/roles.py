@@ -19,10 +19,12 @@ from bacon_bayes.doctor.cells import (
     JUDGE_CELLS_FIX,
     LABEL_CELLS_FIX,
     NUMBERS_SHARE,
+    UNITS,
     is_str,
     listed_cells,
     numeric,
     text_cells,
+    unit_cells,
 )
 from bacon_bayes.doctor.names import (
     GROUP_HINT,
@@ -354,9 +356,14 @@ def _find_failed_scores(
         if c in (roles.item, roles.label) or c in (given or ()):
             continue
         cells = text_cells(frame, c, meta.format)
+        sparse = float(as_numbers(frame[c]).notna().mean()) < DENSE  # '-' is no value
+        units = None if cells or roles.label else unit_cells(frame[c])
+        if units and (frame[c].notna().mean() < DENSE or LABEL_HINT.search(str(c))):
+            roles.left_out[str(c)] = f"{UNITS} {units}, and run again"
+            roles.reasons["label"] = f"none: {str(c)!r} holds {UNITS} (below)"
+            roles.label_cells = f"the label column {str(c)!r} holds {UNITS} {units}, and run again"
         if not cells:
             continue
-        sparse = float(as_numbers(frame[c]).notna().mean()) < DENSE  # '-' is no value
         if roles.label is None and (sparse or LABEL_HINT.search(str(c))):
             roles.left_out[str(c)] = (
                 f"{FAILED} {cells}: labels? Not taken as the label; {LABEL_CELLS_FIX}, and run "
@@ -376,7 +383,7 @@ def _find_failed_scores(
 
 
 def _categorical(frame: pd.DataFrame, roles: Roles) -> list[str]:
-    failed = {c for c, why in roles.left_out.items() if why.startswith(FAILED)}
+    failed = {c for c, why in roles.left_out.items() if why.startswith((FAILED, UNITS))}
     taken = {roles.item, roles.label, *roles.judges, *failed}
     return [str(c) for c in frame.columns if c not in taken and is_str(frame[c])]
 
