@@ -135,3 +135,20 @@ def test_labels_written_with_a_unit_are_named_with_the_fix(tmp_path: Path, capsy
     frame["human"] = frame["human"].str.replace(" errors", "/25")  # out of a top
     frame.to_csv(path, index=False)
     assert "holds labels written as text" in doctor([str(path)], capsys)[0]
+
+
+def test_a_group_given_by_hand_keeps_the_prompt_nested_in_it(tmp_path: Path, capsys) -> None:
+    """With --group system|domain (each segment in one domain, so answered by a quarter
+    of the groups) the segment id was called "numeric, but named like an id" and the
+    command lost --prompt; found, the group is the system and seg_id the prompt. The
+    prompt is the same either way; a judge's integer scores are still no prompt."""
+    frame = mt_table(systems=6, segments=80)
+    frame["sysdom"] = frame["system"] + "|" + frame["domain"]
+    frame["judge_int"] = ((frame["comet"] - 0.6) * 250).round().clip(0, 100).astype(int)
+    path = tmp_path / "t.csv"
+    frame.drop(columns=["source", "reference_A"]).to_csv(path, index=False)
+    for extra in ([], ["--group", "sysdom"]):
+        out, cmd = doctor([str(path), *extra], capsys)
+        assert cmd[cmd.index("--prompt") + 1] == "seg_id", out
+        assert "judge_int" in cmd  # a judge, not the prompt
+    runs(cmd, capsys)

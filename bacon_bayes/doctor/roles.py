@@ -449,6 +449,15 @@ def _prompt_candidates(frame: pd.DataFrame, roles: Roles) -> list[tuple[str, boo
     return out
 
 
+def _in_blocks(pairs: pd.DataFrame, k: int) -> bool:
+    """Whether the ``k`` values (first column) fall in a few blocks, each answered by the
+    same groups (second column): a prompt nested in a part of the group (WMT's segments,
+    each of one domain, with ``system|domain`` the group)."""
+    value, group = pairs.columns
+    sets = pairs.groupby(value, observed=True)[group].apply(frozenset)
+    return sets.nunique() <= max(1, k // 10)
+
+
 def _find_prompt(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: Roles) -> None:
     n = len(frame)
     if _take(frame, given, "prompt", roles) or roles.group is None:
@@ -468,7 +477,8 @@ def _find_prompt(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles:
         # by a few groups only): a prompt is answered by most groups, about once by each
         groups = frame[roles.group].nunique()
         per = n / shared.sum()
-        if in_numbers and (per > ROWS_PER_PROMPT_GROUP or shared.mean() < 0.8 * groups):
+        few = shared.mean() < 0.8 * groups and not _in_blocks(frame[[c, roles.group]], k)
+        if in_numbers and (per > ROWS_PER_PROMPT_GROUP or few):
             continue
         if not in_numbers and per > ROWS_PER_PROMPT_GROUP_STRINGS:
             if share >= 0.8:  # shared by the groups, but many rows of each: say why not
