@@ -152,3 +152,22 @@ def test_a_group_given_by_hand_keeps_the_prompt_nested_in_it(tmp_path: Path, cap
         assert cmd[cmd.index("--prompt") + 1] == "seg_id", out
         assert "judge_int" in cmd  # a judge, not the prompt
     runs(cmd, capsys)
+
+
+def test_group_names_that_differ_only_in_case_or_spaces_are_named(tmp_path: Path, capsys) -> None:
+    """A third of the systems upper-cased, one with a trailing space: doctor said "13
+    distinct strings: no group" without a hint. It says the names differ only in case or
+    spaces, shows some, and how to fix them; a group given by hand gets the same word."""
+    frame = mt_table().drop(columns=["domain"])
+    upper = np.random.default_rng(0).random(len(frame)) < 0.3
+    frame.loc[upper, "system"] = frame.loc[upper, "system"].str.upper()
+    frame.loc[0, "system"] += " "
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    out, _ = doctor([str(path)], capsys)
+    said = re.search(r"system +13 distinct strings, but 6 names once case and spaces .*", out)
+    assert said and "'sys0 ', 'sys0', 'SYS0'" in said[0], out
+    assert "write each name one way" in said[0]
+    out, cmd = doctor([str(path), "--group", "system"], capsys)
+    assert re.search(r"group +system +--group: .*names written several ways \('sys", out)
+    runs(cmd, capsys)

@@ -24,6 +24,17 @@ SHOWN_CELLS = 3
 UNIT_CELL = re.compile(r"^\s*[-+]?\d+([.,]\d+)?\s*([^\W\d_]+\.?|/\s*\d+)\s*$")
 #: how the reason of a column of labels written with a unit begins
 UNITS = "labels written as text"
+#: a number written with a decimal comma (``3,5``)
+DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+,\d+\s*$")
+#: a cell written as a percentage (``85%``)
+PERCENT = re.compile(r"^\s*[-+]?\d+(\.\d*)?\s*%\s*$")
+#: the spellings :func:`case_variants` shows
+SHOWN_SPELLINGS = 2
+#: what to do with names written several ways
+SPELLING_FIX = (
+    "write each name one way, in one case and without spaces around it (e.g. in pandas "
+    "df[col] = df[col].str.strip().str.upper()), and run again"
+)
 
 
 def is_str(s: pd.Series) -> bool:
@@ -118,3 +129,42 @@ def empty_cells(frame: pd.DataFrame, column: str, kind: str) -> str | None:
     more = f" and {len(rows) - SHOWN_CELLS} more" if len(rows) > SHOWN_CELLS else ""
     shown = ", ".join(n for _, n in places)
     return f"empty at {what} {shown}{more} ({len(rows)} of {len(frame)} rows)"
+
+
+def case_variants(s: pd.Series) -> str | None:
+    """Names of ``s`` that differ only in case or in spaces around them, the first
+    :data:`SHOWN_SPELLINGS` sets (``'M10', 'm10'; 'M8 ', 'M8'``), or None."""
+    filled = s.dropna().astype(str)
+    key = filled.str.strip().str.casefold()
+    spellings = filled.groupby(key.to_numpy()).unique()
+    many = spellings[spellings.map(len) > 1]
+    if many.empty:
+        return None
+    sets = ["; ".join(", ".join(map(repr, v)) for v in many.head(SHOWN_SPELLINGS))]
+    more = f" and {len(many) - SHOWN_SPELLINGS} more" if len(many) > SHOWN_SPELLINGS else ""
+    return sets[0] + more
+
+
+def unused_strings(filled: pd.Series, max_groups: int) -> str:
+    """Why a column of strings (its ``filled`` cells) plays no part: numbers written with
+    a decimal comma or as percentages, names of at most ``max_groups`` groups written
+    several ways (:func:`case_variants`), else its distinct strings."""
+    k = filled.nunique()
+    names = filled.str.strip().str.casefold().nunique()
+    if filled.str.match(DECIMAL_COMMA).mean() >= NUMBERS_SHARE:
+        return (
+            f"numbers written with a decimal comma (e.g. {filled.iloc[0]!r}), in a file "
+            "whose cells are not separated by semicolons: save it with a decimal point "
+            "(or as a semicolon-separated CSV) to use the column"
+        )
+    if filled.str.match(PERCENT).mean() >= NUMBERS_SHARE:
+        return (
+            f"percentages written as text (e.g. {filled.iloc[0]!r}), so not a judge: "
+            "write them as numbers (85, or 0.85) to use it as one"
+        )
+    if 2 <= names < k and names <= max_groups:
+        return (
+            f"{k} distinct strings, but {names} names once case and spaces around them are "
+            f"set aside ({case_variants(filled)}): {SPELLING_FIX} for a group"
+        )
+    return f"{k} distinct string(s) (e.g. {filled.iloc[0]!r}): no group, prompt or text"

@@ -5,7 +5,6 @@ Each finding comes with the reason it was made, so ``bacon doctor`` can say why.
 
 from __future__ import annotations
 
-import re
 import shlex
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,13 +17,15 @@ from bacon_bayes.doctor.cells import (
     FAILED,
     JUDGE_CELLS_FIX,
     LABEL_CELLS_FIX,
-    NUMBERS_SHARE,
+    SPELLING_FIX,
     UNITS,
+    case_variants,
     is_str,
     listed_cells,
     numeric,
     text_cells,
     unit_cells,
+    unused_strings,
 )
 from bacon_bayes.doctor.names import (
     GROUP_HINT,
@@ -579,6 +580,9 @@ def find_roles(
         roles.long = _long(frame, roles)
     _find_group(frame, meta, group, roles)
     _find_prompt(frame, meta, prompt, roles)
+    for role in ("group", "prompt"):
+        if (c := getattr(roles, role)) and (spellings := case_variants(frame[c])):
+            roles.reasons[role] += f"; names written several ways ({spellings}): {SPELLING_FIX}"
     _find_judges(frame, meta, judges, roles)
     _find_text(frame, meta, roles)
     for col, words in frame.attrs.get("verdicts", {}).items():  # io.bools_as_floats
@@ -591,12 +595,6 @@ def find_roles(
     return roles
 
 
-#: a number written with a decimal comma (``3,5``)
-DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+,\d+\s*$")
-#: a cell written as a percentage (``85%``)
-PERCENT = re.compile(r"^\s*[-+]?\d+(\.\d*)?\s*%\s*$")
-
-
 def _say_the_rest(frame: pd.DataFrame, roles: Roles) -> None:
     """Every column that plays no part and has no reason yet (strings that are no group,
     prompt or text) gets one: no column is passed over without a word."""
@@ -606,23 +604,7 @@ def _say_the_rest(frame: pd.DataFrame, roles: Roles) -> None:
         if c in used or c in roles.left_out or c == long:
             continue
         filled = frame[c].dropna().astype(str)
-        if filled.empty:
-            roles.left_out[c] = "empty"
-            continue
-        k = filled.nunique()
-        why = f"{k} distinct string(s) (e.g. {filled.iloc[0]!r}): no group, prompt or text"
-        if filled.str.match(DECIMAL_COMMA).mean() >= NUMBERS_SHARE:
-            why = (
-                f"numbers written with a decimal comma (e.g. {filled.iloc[0]!r}), in a file "
-                "whose cells are not separated by semicolons: save it with a decimal point "
-                "(or as a semicolon-separated CSV) to use the column"
-            )
-        elif filled.str.match(PERCENT).mean() >= NUMBERS_SHARE:
-            why = (
-                f"percentages written as text (e.g. {filled.iloc[0]!r}), so not a judge: "
-                "write them as numbers (85, or 0.85) to use it as one"
-            )
-        roles.left_out[c] = why
+        roles.left_out[c] = unused_strings(filled, MAX_GROUPS) if len(filled) else "empty"
 
 
 def response_column(frame: pd.DataFrame, meta: TableMeta | None = None, **known: Any) -> str | None:
