@@ -304,12 +304,38 @@ def refuse_workbook(path: Path) -> None:
         )
 
 
+#: an id written with leading zeros (``0042``)
+_PADDED = r"^\s*[-+]?0\d"
+
+
+def _id_columns(path: Path, how: dict[str, Any]) -> list[str]:
+    """The columns of the CSV at ``path`` (read with ``how``) named like an id
+    (:func:`item_name`), read as text first (:func:`_padded_ids_as_text`)."""
+    with _csv_source(path, whole=False) as source:
+        names = pd.read_csv(**source, **how, nrows=0).columns
+    return [str(c) for c in names if item_name(c)]
+
+
+def _padded_ids_as_text(frame: pd.DataFrame, ids: list[str]) -> None:
+    """Keep as text the id columns (read as text) where an id is written with leading
+    zeros (``0004``: as numbers, ``004`` and ``4`` would be one id, as in a study's
+    items); the others back to the numbers pandas reads them as."""
+    for c in ids:
+        s = frame[c] if c in frame.columns else None
+        if s is None or not pd.api.types.is_string_dtype(s) or s.str.match(_PADDED).any():
+            continue
+        num = pd.to_numeric(s, errors="coerce")
+        if num[s.notna()].notna().all():
+            frame[c] = num
+
+
 def read_table(path: str | Path) -> pd.DataFrame:
     """Read a CSV (optionally compressed) or Parquet file into a DataFrame.
 
     A compressed CSV is decompressed at most to :data:`INFLATE_RATIO` times its size
     (or :data:`INFLATE_FLOOR`); two columns of one name are refused; text cells that
-    :func:`people_csv` neutralised are restored (:func:`restored`).
+    :func:`people_csv` neutralised are restored (:func:`restored`); an id column whose
+    ids are written with leading zeros is read as text (:func:`_padded_ids_as_text`).
     """
     path = Path(path)
     if not path.exists():
@@ -324,12 +350,15 @@ def read_table(path: str | Path) -> pd.DataFrame:
         else:
             how = csv_options(path)
             try:
+                ids = _id_columns(path, how)
                 with _csv_source(path) as source:
-                    frame = pd.read_csv(**source, **how)
+                    frame = pd.read_csv(**source, **how, dtype=dict.fromkeys(ids, str))
             except UnicodeDecodeError:  # UTF-8 in its first 64 KB only: a Windows file
                 how["encoding"] = "cp1252"
+                ids = _id_columns(path, how)
                 with _csv_source(path) as source:
-                    frame = pd.read_csv(**source, **how)
+                    frame = pd.read_csv(**source, **how, dtype=dict.fromkeys(ids, str))
+            _padded_ids_as_text(frame, ids)
     except BaconError:
         raise
     except UnicodeDecodeError as exc:

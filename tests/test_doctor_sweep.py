@@ -171,3 +171,24 @@ def test_group_names_that_differ_only_in_case_or_spaces_are_named(tmp_path: Path
     out, cmd = doctor([str(path), "--group", "system"], capsys)
     assert re.search(r"group +system +--group: .*names written several ways \('sys", out)
     runs(cmd, capsys)
+
+
+def test_ids_written_with_leading_zeros_are_text(tmp_path: Path, capsys) -> None:
+    """Ids '004' and '4' were read as the number 4: estimate said "duplicate id 4" and
+    doctor found no id. Ids written with leading zeros are read as text (as a study reads
+    its items), so they are two ids; plain integer ids stay numbers."""
+    from bacon_bayes.io import read_table
+
+    frame = mt_table()
+    frame.insert(0, "id", [f"{k:04d}" for k in range(len(frame))])
+    frame.loc[5, "id"] = "4"
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    read = read_table(path)
+    assert read["id"].tolist()[3:6] == ["0003", "0004", "4"]
+    out, cmd = doctor([str(path)], capsys)
+    assert re.search(r"id +id +named like an id, every value distinct \(360 rows\)", out)
+    assert cmd[cmd.index("--item") + 1] == "id"
+    runs(cmd, capsys)
+    frame.assign(id=range(len(frame))).to_csv(path, index=False)
+    assert read_table(path)["id"].dtype == np.int64
