@@ -192,3 +192,12 @@ def test_ids_written_with_leading_zeros_are_text(tmp_path: Path, capsys) -> None
     runs(cmd, capsys)
     frame.assign(id=range(len(frame))).to_csv(path, index=False)
     assert read_table(path)["id"].dtype == np.int64
+
+
+def test_numeric_columns_beside_the_judges_given_are_no_strings(tmp_path: Path, capsys) -> None:
+    """With --judge, the other numeric columns were called "8 distinct string(s) (e.g.
+    '8.0'): no group, prompt or text"; they are numbers, not taken as judges."""
+    path = tmp_path / "t.csv"
+    mt_table().to_csv(path, index=False)
+    out, _ = doctor([str(path), "--judge", "comet"], capsys)
+    assert re.search(r"left out +matese +numeric, not taken as a judge \(pass --judge", out)

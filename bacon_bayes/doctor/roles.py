@@ -597,7 +597,8 @@ def find_roles(
 
 def _say_the_rest(frame: pd.DataFrame, roles: Roles) -> None:
     """Every column that plays no part and has no reason yet (strings that are no group,
-    prompt or text) gets one: no column is passed over without a word."""
+    prompt or text; numbers when the judges are given) gets one: no column is passed
+    over without a word."""
     used = {roles.item, roles.label, roles.group, roles.prompt, *roles.judges, *roles.text}
     long = roles.reasons.get("long")
     for c in map(str, frame.columns):
@@ -605,6 +606,8 @@ def _say_the_rest(frame: pd.DataFrame, roles: Roles) -> None:
             continue
         filled = frame[c].dropna().astype(str)
         roles.left_out[c] = unused_strings(filled, MAX_GROUPS) if len(filled) else "empty"
+        if len(filled) and numeric(frame[c]) is not None:
+            roles.left_out[c] = "numeric, not taken as a judge (pass --judge to add it)"
 
 
 def response_column(frame: pd.DataFrame, meta: TableMeta | None = None, **known: Any) -> str | None:
