@@ -307,9 +307,51 @@ def planned_labels(selected: np.ndarray, wave_pi: np.ndarray) -> np.ndarray:
     return np.where(free, np.nan_to_num(wave_pi), 0.0).sum(axis=0)
 
 
-#: Below this chance a random draw of the labels leaves the unlabeled groups without any:
-#: the labels were not drawn from every item (:func:`groups_never_drawn`).
+#: Below this chance a random draw of the labels leaves as many groups without any: the
+#: labels were not drawn from every item (:func:`groups_never_drawn`).
 NEVER_DRAWN = 1e-3
+
+
+def empty_groups_chance(sizes: np.ndarray, n: int, k: int) -> float:
+    """An upper bound on the chance that ``n`` labels drawn without replacement from the
+    items leave ``k`` or more of the groups (any of them, of ``sizes`` items each) without
+    a label.
+
+    With ``K`` the number of empty groups and ``p_g = C(N - s_g, n) / C(N, n)`` the chance
+    that group ``g`` gets no label, for every ``j <= k`` Markov's inequality on ``C(K, j)``
+    gives ``P(K >= k) <= E[C(K, j)] / C(k, j)``; ``E[C(K, j)]``, the sum over sets of ``j``
+    groups of the chance that all are empty, is at most the sum of products of their
+    ``p_g`` (drawn without replacement, one group empty makes another less likely to be),
+    which is at most ``lam^j / j!``, ``lam = sum_g p_g`` (the expected empty groups). The
+    bound is the least over ``j`` of ``lam^j (k - j)! / k!``.
+
+    Parameters
+    ----------
+    sizes : array of int
+        Every group's number of items.
+    n : int
+        The labels drawn.
+    k : int
+        The empty groups seen (at least 1).
+
+    Returns
+    -------
+    float
+        The bound, at most 1.
+    """
+    sizes = np.asarray(sizes, dtype=float)
+    big = float(sizes.sum())
+    rest = big - sizes
+    log_p = np.full(sizes.size, -np.inf)
+    ok = rest >= n
+    log_p[ok] = (
+        special.gammaln(rest[ok] + 1) - special.gammaln(rest[ok] - n + 1)
+        - special.gammaln(big + 1) + special.gammaln(big - n + 1)
+    )  # fmt: skip
+    log_lam = float(special.logsumexp(log_p)) if ok.any() else -np.inf
+    j = np.arange(1, k + 1)
+    log_bound = j * log_lam + special.gammaln(k - j + 1) - special.gammaln(k + 1)
+    return float(min(1.0, np.exp(log_bound.min())))
 
 
 def groups_never_drawn(
@@ -317,40 +359,31 @@ def groups_never_drawn(
 ) -> str | None:
     """A note when whole groups have no label where labels drawn at random from every item
     (what an AEE without ``propensity`` assumes) would almost surely have reached them: the
-    chance that ``n`` labels drawn without replacement from the ``N`` items miss all ``M``
-    items of the unlabeled groups, ``C(N - M, n) / C(N, n)``, is under :data:`NEVER_DRAWN`
-    (WMT22 as shipped: 6 of 20 systems, 11,250 of 37,500 items, under 15,652 labels).
-    ``codes``: each item's group among ``names``."""
+    chance that ``n`` labels drawn without replacement from the ``N`` items leave as many
+    groups (any groups, not those seen empty) without a label is under
+    :data:`NEVER_DRAWN` (:func:`empty_groups_chance`; WMT22 as shipped: 6 of 20 systems,
+    11,250 of 37,500 items, under 15,652 labels). ``codes``: each item's group among
+    ``names``."""
     labeled = ~np.isnan(y)
     n, big = int(labeled.sum()), y.size
     empty = np.bincount(codes, weights=labeled, minlength=names.size) == 0
     if n == 0 or not empty.any():
         return None
     m = int(np.isin(codes, np.flatnonzero(empty)).sum())
-    chance = (
-        0.0
-        if big - m < n
-        else float(
-            np.exp(
-                special.gammaln(big - m + 1) - special.gammaln(big - m - n + 1)
-                - special.gammaln(big + 1) + special.gammaln(big - n + 1)
-            )
-        )
-    )  # fmt: skip
+    k = int(empty.sum())
+    chance = empty_groups_chance(np.bincount(codes, minlength=names.size), n, k)
     if chance >= NEVER_DRAWN:
         return None
     unlabeled = natural_codes(np.asarray(names[empty]))[0]  # in the tables' order
-    shown = ", ".join(map(str, unlabeled[:5])) + (
-        f" and {int(empty.sum()) - 5} more" if empty.sum() > 5 else ""
-    )
+    shown = ", ".join(map(str, unlabeled[:5])) + (f" and {k - 5} more" if k > 5 else "")
     what = f"{column!r} groups" if column else "groups"
     return (
-        f"{int(empty.sum())} of {names.size} {what} ({m} of {big} items) have no label "
-        f"({shown}), which {n} labels drawn at random from every item would leave with "
-        f"chance {chance:.1g}: the labels were not drawn from those items. The pool mean "
-        "and the comparisons assume they were, so over those groups they rest on the judges "
-        "alone; estimate over the labeled groups (leave the others' rows out), or give the "
-        "design's inclusion probabilities (--propensity)"
+        f"{k} of {names.size} {what} ({m} of {big} items) have no label ({shown}), where "
+        f"{n} labels drawn at random from every item would leave {k} or more groups without "
+        f"one with chance at most {chance:.1g}: the labels were not drawn from those items. "
+        "The pool mean and the comparisons assume they were, so over those groups they rest "
+        "on the judges alone; estimate over the labeled groups (leave the others' rows out), "
+        "or give the design's inclusion probabilities (--propensity)"
     )
 
 

@@ -105,17 +105,37 @@ _DECIMAL_POINT = re.compile(r"(?<![^;|\t])-?\d*\.\d+(?![^;|\t])")
 
 #: most lines above a CSV's header (a title, a date, a blank line) that are skipped
 MAX_PREAMBLE = 10
+#: a cell that is a number (a decimal point or comma)
+_NUMBER_CELL = re.compile(r"^\s*[-+]?(\d+([.,]\d*)?|[.,]\d+)\s*$")
+
+
+def _group_row(rows: list[list[str]]) -> bool:
+    """Whether ``rows[0]`` is a spreadsheet's row of merged group titles above the header
+    (``Item info;;;Human;LLM judges;;``): some cells empty, the next row's all filled,
+    distinct and no numbers (the header), and numbers in every row below it (the data)."""
+    if len(rows) < 3 or len(rows[1]) != len(rows[0]):
+        return False
+    cells = [c.strip() for c in rows[0]]
+    header = [c.strip() for c in rows[1]]
+    return (
+        any(cells)
+        and not all(cells)
+        and all(header)
+        and len(set(header)) == len(header)
+        and not any(_NUMBER_CELL.match(c) for c in cells + header)
+        and all(any(_NUMBER_CELL.match(c) for c in row) for row in rows[2:])
+    )
 
 
 def _header_line(text: str, sep: str, cut: bool) -> tuple[int, int]:
     """The header's line and its number of fields with ``sep``: the first record (within
     :data:`MAX_PREAMBLE` of the top) with at least 2 fields whose next records have as
-    many, past records with fewer (a spreadsheet export's title, a blank line); ``(0, 0)``
-    when no record is such (``sep`` does not separate this file's cells). Records, not
-    lines: a quoted cell may hold line breaks. ``cut``: the text's last record may be cut
-    short, and is not read."""
+    many, past records with fewer (a spreadsheet export's title, a blank line) and past a
+    row of merged group titles (:func:`_group_row`); ``(0, 0)`` when no record is such
+    (``sep`` does not separate this file's cells). Records, not lines: a quoted cell may
+    hold line breaks. ``cut``: the text's last record may be cut short, and is not read."""
     reader = csv.reader(io.StringIO(text), delimiter=sep)
-    counts: list[int] = []
+    rows: list[list[str]] = []
     starts: list[int] = []  # the line (from 0) each record starts on
     try:
         for _ in range(MAX_PREAMBLE + 7):
@@ -124,14 +144,16 @@ def _header_line(text: str, sep: str, cut: bool) -> tuple[int, int]:
             if row is None:
                 break
             starts.append(start)
-            counts.append(len(row))
+            rows.append(row)
     except csv.Error:
         return 0, 0
     if cut:
-        counts, starts = counts[:-1], starts[:-1]
+        rows, starts = rows[:-1], starts[:-1]
+    counts = [len(row) for row in rows]
     for k in range(min(MAX_PREAMBLE + 1, len(counts))):
         rest = counts[k + 1 : k + 6]
         if counts[k] >= 2 and all(c == counts[k] for c in rest):
+            k += int(_group_row(rows[k : k + 6]))
             return starts[k], counts[k]
     return 0, 0
 
@@ -282,12 +304,38 @@ def refuse_workbook(path: Path) -> None:
         )
 
 
+#: an id written with leading zeros (``0042``)
+_PADDED = r"^\s*[-+]?0\d"
+
+
+def _id_columns(path: Path, how: dict[str, Any]) -> list[str]:
+    """The columns of the CSV at ``path`` (read with ``how``) named like an id
+    (:func:`item_name`), read as text first (:func:`_padded_ids_as_text`)."""
+    with _csv_source(path, whole=False) as source:
+        names = pd.read_csv(**source, **how, nrows=0).columns
+    return [str(c) for c in names if item_name(c)]
+
+
+def _padded_ids_as_text(frame: pd.DataFrame, ids: list[str]) -> None:
+    """Keep as text the id columns (read as text) where an id is written with leading
+    zeros (``0004``: as numbers, ``004`` and ``4`` would be one id, as in a study's
+    items); the others back to the numbers pandas reads them as."""
+    for c in ids:
+        s = frame[c] if c in frame.columns else None
+        if s is None or not pd.api.types.is_string_dtype(s) or s.str.match(_PADDED).any():
+            continue
+        num = pd.to_numeric(s, errors="coerce")
+        if num[s.notna()].notna().all():
+            frame[c] = num
+
+
 def read_table(path: str | Path) -> pd.DataFrame:
     """Read a CSV (optionally compressed) or Parquet file into a DataFrame.
 
     A compressed CSV is decompressed at most to :data:`INFLATE_RATIO` times its size
     (or :data:`INFLATE_FLOOR`); two columns of one name are refused; text cells that
-    :func:`people_csv` neutralised are restored (:func:`restored`).
+    :func:`people_csv` neutralised are restored (:func:`restored`); an id column whose
+    ids are written with leading zeros is read as text (:func:`_padded_ids_as_text`).
     """
     path = Path(path)
     if not path.exists():
@@ -302,12 +350,15 @@ def read_table(path: str | Path) -> pd.DataFrame:
         else:
             how = csv_options(path)
             try:
+                ids = _id_columns(path, how)
                 with _csv_source(path) as source:
-                    frame = pd.read_csv(**source, **how)
+                    frame = pd.read_csv(**source, **how, dtype=dict.fromkeys(ids, str))
             except UnicodeDecodeError:  # UTF-8 in its first 64 KB only: a Windows file
                 how["encoding"] = "cp1252"
+                ids = _id_columns(path, how)
                 with _csv_source(path) as source:
-                    frame = pd.read_csv(**source, **how)
+                    frame = pd.read_csv(**source, **how, dtype=dict.fromkeys(ids, str))
+            _padded_ids_as_text(frame, ids)
     except BaconError:
         raise
     except UnicodeDecodeError as exc:

@@ -20,6 +20,7 @@ import pandas as pd
 
 from bacon_bayes.crossfit import make_folds
 from bacon_bayes.doctor import agreement, bias
+from bacon_bayes.doctor.cells import empty_cells
 from bacon_bayes.doctor.roles import Roles, find_roles
 from bacon_bayes.doctor.scores import ScoreFlag, judge_scales, score_flags
 from bacon_bayes.errors import ValidationError
@@ -82,6 +83,9 @@ class Profile:
     unscored_where: str = ""
     #: what happens with many judges for few labels ("" otherwise)
     judges_note: str = ""
+    #: group or prompt -> where its column is empty (bacon estimate refuses it, so the
+    #: command leaves it out)
+    empty: dict[str, str] = field(default_factory=dict)
 
     def to_text(self) -> str:
         """The profile as the text ``bacon doctor`` prints."""
@@ -132,9 +136,9 @@ def _command(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] |
         cmd += ["--item", r.item]
     if r.judges != meta.judges:
         cmd += _judge_args(r.judges, [str(c) for c in frame.columns])
-    if r.group and r.group != meta.group:
+    if r.group and r.group != meta.group and "group" not in p.empty:
         cmd += ["--group", r.group]
-    if r.prompt and r.prompt != meta.prompt:
+    if r.prompt and r.prompt != meta.prompt and "prompt" not in p.empty:
         cmd += ["--prompt", r.prompt]
     if p.scale is not None and p.scale.evident and not p.binary:
         cmd += scale_args(p.scale)
@@ -217,6 +221,10 @@ def profile(
     )
     p = Profile(file=file, meta=meta, n_rows=len(frame), roles=roles, alpha=alpha)
     p.read_as = str(frame.attrs.get("read as", ""))
+    for role in ("group", "prompt"):
+        column = getattr(roles, role)
+        if column and (where := empty_cells(frame, column, meta.format)):
+            p.empty[role] = where
     y = frame[roles.label].to_numpy(dtype=float) if roles.label else None
     p.coverage = {j: float(frame[j].notna().mean()) for j in roles.judges}
     scores = frame[roles.judges]
@@ -263,27 +271,45 @@ def profile(
             p.length_note = "no response text column: response length not checked"
         elif not p.length:
             p.length_note = f"too few labeled items (< {bias.MIN_LENGTH_N}) with a response"
-    p.too_few = _too_few(frame, roles, y)
+    p.too_few = _too_few(frame, None if "prompt" in p.empty else roles.prompt, y)
     p.command = None if p.too_few or roles.long else _command(p, frame, labels)
     p.judges_note = _many_judges(roles, y, [str(c) for c in frame.columns])
-    p.can = _can(p, y) + _design_notes(frame, roles, y)
+    p.can = _can(p, y) + _empty_notes(p) + _design_notes(frame, roles, y, p.empty)
     return p
 
 
-def _design_notes(frame: pd.DataFrame, roles: Roles, y: np.ndarray | None) -> list[str]:
+def _empty_notes(p: Profile) -> list[str]:
+    """Where the group or prompt column is empty, and the fix: bacon estimate refuses
+    such a column, so the command leaves it out."""
+    out = []
+    for role, where in p.empty.items():
+        column = getattr(p.roles, role)
+        fix = "a group (e.g. 'unknown')" if role == "group" else "the id of the prompt it answers"
+        out.append(
+            f"{role} column {column!r} is {where}: bacon estimate refuses a {role} column "
+            f"with empty cells, so the command leaves out --{role} {column}; give every item "
+            f"{fix}, and run doctor again for the command with it"
+        )
+    return out
+
+
+def _design_notes(
+    frame: pd.DataFrame, roles: Roles, y: np.ndarray | None, empty: dict[str, str]
+) -> list[str]:
     """What the pool's own notes will say of how the labels were drawn (whole groups
-    never labeled, a prompt's items labeled together), said before the estimate."""
+    never labeled, a prompt's items labeled together), said before the estimate; not of
+    a group or prompt column with ``empty`` cells (the command leaves it out)."""
     from bacon_bayes.inclusion import groups_never_drawn, labeled_by_prompt
 
     if y is None or not np.isfinite(y).any():
         return []
     codes = names = None
-    if roles.group:
+    if roles.group and "group" not in empty:
         codes, names = pd.factorize(frame[roles.group].astype(str))
     out = []
     if codes is not None and names is not None:
         out.append(groups_never_drawn(y, codes, np.asarray(names), roles.group))
-    if roles.prompt:
+    if roles.prompt and "prompt" not in empty:
         out.append(labeled_by_prompt(y, frame[roles.prompt].astype(str).to_numpy(), codes))
     return [n for n in out if n]
 
@@ -319,12 +345,12 @@ def _many_judges(roles: Roles, y: np.ndarray | None, columns: list[str]) -> str:
     return note
 
 
-def _too_few(frame: pd.DataFrame, roles: Roles, y: np.ndarray | None) -> str:
+def _too_few(frame: pd.DataFrame, prompt: str | None, y: np.ndarray | None) -> str:
     """Why ``bacon estimate`` would refuse the labels (too few for its cross-fitting
-    folds, split by prompt when there is one), or ``""``."""
+    folds, split by the ``prompt`` column when there is one), or ``""``."""
     if y is None or not np.isfinite(y).any():
         return ""
-    clusters = frame[roles.prompt].to_numpy() if roles.prompt else None
+    clusters = frame[prompt].to_numpy() if prompt else None
     try:
         make_folds(np.isfinite(y), FOLDS, 0, clusters)
     except ValidationError as exc:
@@ -392,7 +418,7 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
             f"{r.label} is 0/1: bacon estimate takes it as a binary (categorical) label, "
             "the estimates are shares of 1"
         )
-    if p.labels_per_group is not None:
+    if p.labels_per_group is not None and "group" not in p.empty:
         counts = p.labels_per_group["labels"].to_numpy()
         none = p.labels_per_group[p.labels_per_group["labels"] == 0]
         if choose_pooling("auto", counts) == "shrink":
@@ -422,7 +448,7 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
                 f"means per {r.group}, except {' and '.join(parts)}: label those for their "
                 "intervals"
             )
-    if r.prompt:
+    if r.prompt and "prompt" not in p.empty:
         out.append(f"folds split by {r.prompt} (items answering one prompt stay together)")
     return out
 

@@ -5,6 +5,8 @@ names it, its cells and the fix instead."""
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from bacon_bayes.io import as_numbers, file_line
@@ -18,6 +20,21 @@ JUDGE_CELLS_FIX = "empty those cells (an empty cell is an item the judge did not
 LABEL_CELLS_FIX = "empty those cells (an item nobody labeled) or write their labels as numbers"
 #: the cells :func:`listed_cells` names; more are counted
 SHOWN_CELLS = 3
+#: a number written with a unit (``4 stars``, ``3 pts``) or out of a top (``4/5``)
+UNIT_CELL = re.compile(r"^\s*[-+]?\d+([.,]\d+)?\s*([^\W\d_]+\.?|/\s*\d+)\s*$")
+#: how the reason of a column of labels written with a unit begins
+UNITS = "labels written as text"
+#: a number written with a decimal comma (``3,5``)
+DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+,\d+\s*$")
+#: a cell written as a percentage (``85%``)
+PERCENT = re.compile(r"^\s*[-+]?\d+(\.\d*)?\s*%\s*$")
+#: the spellings :func:`case_variants` shows
+SHOWN_SPELLINGS = 2
+#: what to do with names written several ways
+SPELLING_FIX = (
+    "write each name one way, in one case and without spaces around it (e.g. in pandas "
+    "df[col] = df[col].str.strip().str.upper()), and run again"
+)
 
 
 def is_str(s: pd.Series) -> bool:
@@ -72,6 +89,23 @@ def text_cells(frame: pd.DataFrame, column: str, kind: str) -> str | None:
     return f"{len(bad)} cell(s) of other text ({words}; the first at {where})"
 
 
+def unit_cells(s: pd.Series) -> str | None:
+    """A few cells of a string column of numbers written with a unit or out of a top,
+    and the fix (``('4 stars', '3 stars'): write them as numbers only (4, not '4
+    stars')``): at least :data:`NUMBERS_SHARE` of its filled cells such, and at least two
+    numbers; None for any other column."""
+    filled = s.dropna().astype(str)
+    filled = filled[filled.str.strip() != ""]
+    if not is_str(s) or filled.empty or filled.str.match(UNIT_CELL).mean() < NUMBERS_SHARE:
+        return None
+    numbers = filled.str.extract(r"([-+]?\d+(?:[.,]\d+)?)")[0]
+    if numbers.nunique() < 2:
+        return None
+    shown = ", ".join(repr(v) for v in filled.unique()[:SHOWN_CELLS])
+    first = filled.iloc[0]
+    return f"({shown}): write them as numbers only ({numbers.iloc[0]}, not {first!r})"
+
+
 def listed_cells(frame: pd.DataFrame, column: str, kind: str) -> str:
     """The cells of ``frame[column]`` that are no score, each with where it is (the first
     :data:`SHOWN_CELLS`, then how many more): ``'unsure' at line 218, 'unsure' at line
@@ -80,3 +114,57 @@ def listed_cells(frame: pd.DataFrame, column: str, kind: str) -> str:
     shown = [f"{str(v)!r} at {_where(frame, i, kind)}" for i, v in bad.head(SHOWN_CELLS).items()]
     more = f" and {len(bad) - SHOWN_CELLS} more" if len(bad) > SHOWN_CELLS else ""
     return ", ".join(shown) + more
+
+
+def empty_cells(frame: pd.DataFrame, column: str, kind: str) -> str | None:
+    """Where ``frame[column]`` is empty (the first :data:`SHOWN_CELLS` places, then how
+    many more), or None when no cell is: ``empty at lines 2, 3, 7 and 1 more (4 of 90
+    rows)``."""
+    empty = frame[column].isna().to_numpy()
+    if not empty.any():
+        return None
+    rows = frame.index[empty]
+    places = [_where(frame, i, kind).split() for i in rows[:SHOWN_CELLS]]
+    what = places[0][0] + ("s" if len(rows) > 1 else "")
+    more = f" and {len(rows) - SHOWN_CELLS} more" if len(rows) > SHOWN_CELLS else ""
+    shown = ", ".join(n for _, n in places)
+    return f"empty at {what} {shown}{more} ({len(rows)} of {len(frame)} rows)"
+
+
+def case_variants(s: pd.Series) -> str | None:
+    """Names of ``s`` that differ only in case or in spaces around them, the first
+    :data:`SHOWN_SPELLINGS` sets (``'M10', 'm10'; 'M8 ', 'M8'``), or None."""
+    filled = s.dropna().astype(str)
+    key = filled.str.strip().str.casefold()
+    spellings = filled.groupby(key.to_numpy()).unique()
+    many = spellings[spellings.map(len) > 1]
+    if many.empty:
+        return None
+    sets = ["; ".join(", ".join(map(repr, v)) for v in many.head(SHOWN_SPELLINGS))]
+    more = f" and {len(many) - SHOWN_SPELLINGS} more" if len(many) > SHOWN_SPELLINGS else ""
+    return sets[0] + more
+
+
+def unused_strings(filled: pd.Series, max_groups: int) -> str:
+    """Why a column of strings (its ``filled`` cells) plays no part: numbers written with
+    a decimal comma or as percentages, names of at most ``max_groups`` groups written
+    several ways (:func:`case_variants`), else its distinct strings."""
+    k = filled.nunique()
+    names = filled.str.strip().str.casefold().nunique()
+    if filled.str.match(DECIMAL_COMMA).mean() >= NUMBERS_SHARE:
+        return (
+            f"numbers written with a decimal comma (e.g. {filled.iloc[0]!r}), in a file "
+            "whose cells are not separated by semicolons: save it with a decimal point "
+            "(or as a semicolon-separated CSV) to use the column"
+        )
+    if filled.str.match(PERCENT).mean() >= NUMBERS_SHARE:
+        return (
+            f"percentages written as text (e.g. {filled.iloc[0]!r}), so not a judge: "
+            "write them as numbers (85, or 0.85) to use it as one"
+        )
+    if 2 <= names < k and names <= max_groups:
+        return (
+            f"{k} distinct strings, but {names} names once case and spaces around them are "
+            f"set aside ({case_variants(filled)}): {SPELLING_FIX} for a group"
+        )
+    return f"{k} distinct string(s) (e.g. {filled.iloc[0]!r}): no group, prompt or text"

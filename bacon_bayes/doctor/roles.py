@@ -5,7 +5,6 @@ Each finding comes with the reason it was made, so ``bacon doctor`` can say why.
 
 from __future__ import annotations
 
-import re
 import shlex
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,11 +17,15 @@ from bacon_bayes.doctor.cells import (
     FAILED,
     JUDGE_CELLS_FIX,
     LABEL_CELLS_FIX,
-    NUMBERS_SHARE,
+    SPELLING_FIX,
+    UNITS,
+    case_variants,
     is_str,
     listed_cells,
     numeric,
     text_cells,
+    unit_cells,
+    unused_strings,
 )
 from bacon_bayes.doctor.names import (
     GROUP_HINT,
@@ -248,6 +251,9 @@ def _find_judges(
                     f"--judge {j!r} is not numeric (e.g. {frame[j].dropna().iloc[0]!r}); "
                     "a judge column holds scores"
                 )
+            if num.isna().all():  # bacon estimate refuses a judge without a score
+                roles.left_out[j] = "--judge, but empty (no score at all): left out of the command"
+                continue
             roles.judges.append(j)
             flat = _flat_on_labels(num, label)
             roles.reasons[f"judge:{j}"] = "--judge" + (f"; {flat}" if flat else "")
@@ -351,9 +357,14 @@ def _find_failed_scores(
         if c in (roles.item, roles.label) or c in (given or ()):
             continue
         cells = text_cells(frame, c, meta.format)
+        sparse = float(as_numbers(frame[c]).notna().mean()) < DENSE  # '-' is no value
+        units = None if cells or roles.label else unit_cells(frame[c])
+        if units and (frame[c].notna().mean() < DENSE or LABEL_HINT.search(str(c))):
+            roles.left_out[str(c)] = f"{UNITS} {units}, and run again"
+            roles.reasons["label"] = f"none: {str(c)!r} holds {UNITS} (below)"
+            roles.label_cells = f"the label column {str(c)!r} holds {UNITS} {units}, and run again"
         if not cells:
             continue
-        sparse = float(as_numbers(frame[c]).notna().mean()) < DENSE  # '-' is no value
         if roles.label is None and (sparse or LABEL_HINT.search(str(c))):
             roles.left_out[str(c)] = (
                 f"{FAILED} {cells}: labels? Not taken as the label; {LABEL_CELLS_FIX}, and run "
@@ -373,7 +384,7 @@ def _find_failed_scores(
 
 
 def _categorical(frame: pd.DataFrame, roles: Roles) -> list[str]:
-    failed = {c for c, why in roles.left_out.items() if why.startswith(FAILED)}
+    failed = {c for c, why in roles.left_out.items() if why.startswith((FAILED, UNITS))}
     taken = {roles.item, roles.label, *roles.judges, *failed}
     return [str(c) for c in frame.columns if c not in taken and is_str(frame[c])]
 
@@ -439,6 +450,15 @@ def _prompt_candidates(frame: pd.DataFrame, roles: Roles) -> list[tuple[str, boo
     return out
 
 
+def _in_blocks(pairs: pd.DataFrame, k: int) -> bool:
+    """Whether the ``k`` values (first column) fall in a few blocks, each answered by the
+    same groups (second column): a prompt nested in a part of the group (WMT's segments,
+    each of one domain, with ``system|domain`` the group)."""
+    value, group = pairs.columns
+    sets = pairs.groupby(value, observed=True)[group].apply(frozenset)
+    return sets.nunique() <= max(1, k // 10)
+
+
 def _find_prompt(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: Roles) -> None:
     n = len(frame)
     if _take(frame, given, "prompt", roles) or roles.group is None:
@@ -458,7 +478,8 @@ def _find_prompt(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles:
         # by a few groups only): a prompt is answered by most groups, about once by each
         groups = frame[roles.group].nunique()
         per = n / shared.sum()
-        if in_numbers and (per > ROWS_PER_PROMPT_GROUP or shared.mean() < 0.8 * groups):
+        few = shared.mean() < 0.8 * groups and not _in_blocks(frame[[c, roles.group]], k)
+        if in_numbers and (per > ROWS_PER_PROMPT_GROUP or few):
             continue
         if not in_numbers and per > ROWS_PER_PROMPT_GROUP_STRINGS:
             if share >= 0.8:  # shared by the groups, but many rows of each: say why not
@@ -559,6 +580,9 @@ def find_roles(
         roles.long = _long(frame, roles)
     _find_group(frame, meta, group, roles)
     _find_prompt(frame, meta, prompt, roles)
+    for role in ("group", "prompt"):
+        if (c := getattr(roles, role)) and (spellings := case_variants(frame[c])):
+            roles.reasons[role] += f"; names written several ways ({spellings}): {SPELLING_FIX}"
     _find_judges(frame, meta, judges, roles)
     _find_text(frame, meta, roles)
     for col, words in frame.attrs.get("verdicts", {}).items():  # io.bools_as_floats
@@ -571,38 +595,19 @@ def find_roles(
     return roles
 
 
-#: a number written with a decimal comma (``3,5``)
-DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+,\d+\s*$")
-#: a cell written as a percentage (``85%``)
-PERCENT = re.compile(r"^\s*[-+]?\d+(\.\d*)?\s*%\s*$")
-
-
 def _say_the_rest(frame: pd.DataFrame, roles: Roles) -> None:
     """Every column that plays no part and has no reason yet (strings that are no group,
-    prompt or text) gets one: no column is passed over without a word."""
+    prompt or text; numbers when the judges are given) gets one: no column is passed
+    over without a word."""
     used = {roles.item, roles.label, roles.group, roles.prompt, *roles.judges, *roles.text}
     long = roles.reasons.get("long")
     for c in map(str, frame.columns):
         if c in used or c in roles.left_out or c == long:
             continue
         filled = frame[c].dropna().astype(str)
-        if filled.empty:
-            roles.left_out[c] = "empty"
-            continue
-        k = filled.nunique()
-        why = f"{k} distinct string(s) (e.g. {filled.iloc[0]!r}): no group, prompt or text"
-        if filled.str.match(DECIMAL_COMMA).mean() >= NUMBERS_SHARE:
-            why = (
-                f"numbers written with a decimal comma (e.g. {filled.iloc[0]!r}), in a file "
-                "whose cells are not separated by semicolons: save it with a decimal point "
-                "(or as a semicolon-separated CSV) to use the column"
-            )
-        elif filled.str.match(PERCENT).mean() >= NUMBERS_SHARE:
-            why = (
-                f"percentages written as text (e.g. {filled.iloc[0]!r}), so not a judge: "
-                "write them as numbers (85, or 0.85) to use it as one"
-            )
-        roles.left_out[c] = why
+        roles.left_out[c] = unused_strings(filled, MAX_GROUPS) if len(filled) else "empty"
+        if len(filled) and numeric(frame[c]) is not None:
+            roles.left_out[c] = "numeric, not taken as a judge (pass --judge to add it)"
 
 
 def response_column(frame: pd.DataFrame, meta: TableMeta | None = None, **known: Any) -> str | None:
