@@ -329,7 +329,13 @@ class Calibrator:
         ``max_labels`` by alpha-spending, else a confidence sequence; :mod:`.sequential`)."""
         sequential.check_max_labels(anytime, max_labels)
         e = self._mean(alpha, method)
-        return (sequential.mean(self, e, max_labels) if anytime else e).clip(*self.bounds_)
+        if anytime:
+            return sequential.mean(self, e, max_labels).clip(*self.bounds_)
+        p = self.pool_
+        n = est.effective_labels(
+            p.labeled, p.propensity, None if p.inclusion is None else p.prompts
+        )
+        return est.at_range_end(e.clip(*self.bounds_), p.y[p.labeled], *self.bounds_, n)
 
     def _mean(self, alpha: float, method: Method) -> Estimate:
         self._check_fitted()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -118,6 +119,30 @@ def test_a_continuous_label_with_atoms_has_its_own_quantile_and_covers():
             width.append(e.ci_high - e.ci_low)
     assert all(c / reps >= 0.93 for c in cover.values()), cover
     assert np.mean(width) <= 0.5  # an atom's step is 1/3
+
+
+def test_every_label_at_the_range_end_gets_clopper_pearson_s_bound():
+    """87 labels all 'yes' gave the AEE and classical means 1.0000 [1.0000, 1.0000]: the t
+    interval shows no spread. With the label's range known the mean is at least
+    ``1 - (1 - 0.025^(1/87))`` (Clopper-Pearson for 87 of 87); it covers a pool at 0.97,
+    where the t interval of width 0 does not; labels that vary keep theirs."""
+    from bacon_bayes import Calibrator, EvalPool
+
+    rng = np.random.default_rng(4)
+    n = 3000
+    truth = (rng.random(n) < 0.97).astype(float)
+    lab = np.flatnonzero(truth == 1)[rng.permutation(int(truth.sum()))[:87]]
+    y = np.full(n, np.nan)
+    y[lab] = 1.0
+    frame = pd.DataFrame({"y": y, "j": truth + rng.normal(0, 0.3, n)})
+    pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous")
+    cal = Calibrator(engine="freq", scale=(0, 1)).fit(pool)
+    for method in ("aee", "classical"):
+        e = cal.estimate_mean(method=method)
+        assert e.ci_low == pytest.approx(0.025 ** (1 / 87)) and e.ci_high == 1.0
+        assert e.ci_low <= truth.mean() <= e.ci_high
+    plain = est.classical_mean(np.where(rng.random(n) < 0.05, truth, np.nan))
+    assert est.at_range_end(plain, truth[:5], 0.0, 1.0) == plain  # labels vary: unchanged
 
 
 @pytest.mark.parametrize(

@@ -68,7 +68,13 @@ from bacon_bayes.estimate.groups import (
     naive_group_means,
     rank_intervals,
 )
-from bacon_bayes.estimate.mean import aee_mean, classical_mean, naive_mean
+from bacon_bayes.estimate.mean import (
+    aee_mean,
+    at_range_end,
+    classical_mean,
+    effective_labels,
+    naive_mean,
+)
 from bacon_bayes.estimate.quantile import (
     aee_cdf,
     aee_quantile,
@@ -92,6 +98,7 @@ __all__ = [
     "aee_mean",
     "aee_quantile",
     "aee_ratio",
+    "at_range_end",
     "bootstrap_t_critical_values",
     "bradley_terry",
     "bradley_terry_fit",
@@ -100,6 +107,7 @@ __all__ = [
     "classical_mean",
     "classical_quantile",
     "compare",
+    "effective_labels",
     "group_codes",
     "label_atoms",
     "mean_core",

@@ -138,3 +138,45 @@ def naive_mean(judge_avg: np.ndarray, *, alpha: float = 0.05) -> Estimate:
     n = a.size
     se = float(a.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
     return _estimate("mean", "naive", float(a.mean()), se * se, n, n, alpha, n_labeled=0)
+
+
+def at_range_end(
+    e: Estimate, y_lab: np.ndarray, low: float, high: float, n_eff: float | None = None
+) -> Estimate:
+    """``e`` with an interval where every label sits at one end of the label's range
+    ``[low, high]`` (a 0/1 label all 1, ratings all 5): the t interval then has width 0,
+    the labels showing no spread, though the pool's mean may lie below the end.
+
+    Markov's inequality gives ``P(Y = high) <= (mu - low) / (high - low)``, so ``n``
+    independent labels all at ``high`` have chance at most ``((mu - low) / (high -
+    low))^n``; the mean is at least ``high - (high - low)(1 - (alpha / 2)^(1 / n))`` with
+    ``1 - alpha / 2`` (Clopper-Pearson's bound for a proportion with every draw a success).
+    ``n`` is ``n_eff``, the labels' effective number under the design (default their
+    count; :func:`effective_labels`). Returned unchanged otherwise, or when the range is
+    open or every item is labeled."""
+    y_lab = np.asarray(y_lab, dtype=float)
+    if e.ci_high > e.ci_low or y_lab.size == 0 or e.n_labeled >= e.n_items:
+        return e
+    if not (np.isfinite(low) and np.isfinite(high)) or not (
+        (y_lab == high).all() or (y_lab == low).all()
+    ):
+        return e
+    n = float(y_lab.size if n_eff is None else n_eff)
+    reach = (high - low) * (1.0 - (e.alpha / 2.0) ** (1.0 / n))
+    lo, hi = (high - reach, high) if (y_lab == high).all() else (low, low + reach)
+    note = "every label at the range's end: Clopper-Pearson's bound"
+    return replace(e, ci_low=lo, ci_high=hi, details={**e.details, "interval": note})
+
+
+def effective_labels(
+    labeled: np.ndarray, pi: np.ndarray | None, prompts: np.ndarray | None
+) -> float:
+    """The labels' effective number for :func:`at_range_end`: the labeled prompts when the
+    design drew prompts (``prompts``), else Kish's ``(sum w)^2 / sum w^2`` of the labeled
+    items' weights ``w = 1 / pi`` (their count under a uniform design)."""
+    if prompts is not None:
+        return float(np.unique(np.asarray(prompts)[labeled]).size)
+    if pi is None:
+        return float(np.count_nonzero(labeled))
+    w = 1.0 / np.broadcast_to(np.asarray(pi, dtype=float), labeled.shape)[labeled]
+    return float(w.sum() ** 2 / (w**2).sum())
