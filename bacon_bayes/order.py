@@ -101,3 +101,16 @@ def _unique_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return names, inverse.ravel()
     names, inverse = np.unique(np.asarray(distinct).astype(str), return_inverse=True)
     return names, inverse.ravel()[codes]
+
+
+def spelling_variants(names: Iterable[Any]) -> list[list[str]]:
+    """Sets of ``names`` that differ only in case or in spaces around them (``['M10',
+    'm10', 'M10 ']``), each in the order the names come, the sets in the natural order of
+    the name they share: one model or group written several ways, which every table reads
+    as several."""
+    by_key: dict[str, list[str]] = {}
+    for name in map(str, names):
+        seen = by_key.setdefault(name.strip().casefold(), [])
+        if name not in seen:
+            seen.append(name)
+    return [by_key[k] for k in natural_sorted(by_key) if len(by_key[k]) > 1]

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import NotFittedError, ValidationError
-from bacon_bayes.order import natural_sorted
+from bacon_bayes.order import natural_sorted, spelling_variants
 
 if TYPE_CHECKING:
     from bacon_bayes.results import EstimateTable
@@ -49,6 +49,20 @@ class Pairs:
     @property
     def n_models(self) -> int:
         return len(self.names)
+
+    def notes(self) -> tuple[str, ...]:
+        """A note when model names differ only in case or spaces around them: the table
+        reads them as different models (60 models where there were 20)."""
+        many = spelling_variants(self.names)
+        if not many:
+            return ()
+        shown = "; ".join(", ".join(map(repr, v)) for v in many[:3])
+        more = f" and {len(many) - 3} more" if len(many) > 3 else ""
+        return (
+            f"{len(many)} model name(s) are written several ways, read as different models "
+            f"({shown}{more}): write each model one way (e.g. "
+            "df[col].str.strip().str.lower() on both model columns) if they are one",
+        )
 
 
 def _score(value: Any, *, probability: bool, row: Any, col: str, role: str) -> float:

@@ -277,7 +277,8 @@ class EvalPool:
                                        judges=judges, prompt=prompt, item=item,
                                        propensity=propensity)  # fmt: skip
         pool = cls.from_frame(frame, **kw)
-        return replace(pool, label_name=label, prompt_name=prompt, pairs=pairs)
+        return replace(pool, label_name=label, prompt_name=prompt, pairs=pairs,
+                       notes=(*pool.notes, *pairs.notes()))  # fmt: skip
 
     @classmethod
     def from_frame(

@@ -74,6 +74,23 @@ def test_estimate_json_keys_and_agreement_with_the_library(capsys):
     assert w["gpt-4"]["gpt-4"] is None
 
 
+def test_model_names_written_several_ways_are_said() -> None:
+    """Arena rows with 'GPT-4', 'Gpt-4' and 'gpt-4' were read as 60 models of 20, ranked
+    apart, without a word: the pool's notes say which names differ only in case/spaces."""
+    from bacon_bayes import EvalPool
+
+    df = pd.read_csv(SAMPLE)
+    kw = {"model_a": "model_a", "model_b": "model_b", "label": "label", "judges": ["gpt4"]}
+    assert not any("written several ways" in n for n in EvalPool.from_pairs(df, **kw).notes)
+    df.loc[df.index[::3], "model_a"] = df["model_a"].str.upper()
+    notes = [n for n in EvalPool.from_pairs(df, **kw).notes if "written several ways" in n]
+    assert (
+        len(notes) == 1
+        and "20 model name(s)" in notes[0]
+        and "'ALPACA-13B', 'alpaca-13b'" in notes[0]
+    )
+
+
 def test_doctor_prints_diagnostics_and_a_command_that_runs_as_printed(capsys):
     code, out, err = _run(["doctor", SAMPLE], capsys)
     assert code == 0, err

@@ -10,6 +10,7 @@ import re
 import pandas as pd
 
 from bacon_bayes.io import as_numbers, file_line
+from bacon_bayes.order import spelling_variants
 
 #: a string column is numbers with a few text cells (a judge's failures) from this share
 NUMBERS_SHARE = 0.9
@@ -134,15 +135,13 @@ def empty_cells(frame: pd.DataFrame, column: str, kind: str) -> str | None:
 def case_variants(s: pd.Series) -> str | None:
     """Names of ``s`` that differ only in case or in spaces around them, the first
     :data:`SHOWN_SPELLINGS` sets (``'M10', 'm10'; 'M8 ', 'M8'``), or None."""
-    filled = s.dropna().astype(str)
-    key = filled.str.strip().str.casefold()
-    spellings = filled.groupby(key.to_numpy()).unique()
-    many = spellings[spellings.map(len) > 1]
-    if many.empty:
+    many = spelling_variants(s.dropna().astype(str).unique())
+    if not many:
         return None
-    sets = ["; ".join(", ".join(map(repr, v)) for v in many.head(SHOWN_SPELLINGS))]
-    more = f" and {len(many) - SHOWN_SPELLINGS} more" if len(many) > SHOWN_SPELLINGS else ""
-    return sets[0] + more
+    shown = "; ".join(", ".join(map(repr, v)) for v in many[:SHOWN_SPELLINGS])
+    return shown + (
+        f" and {len(many) - SHOWN_SPELLINGS} more" if len(many) > SHOWN_SPELLINGS else ""
+    )
 
 
 def unused_strings(filled: pd.Series, max_groups: int) -> str:
