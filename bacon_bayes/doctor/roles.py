@@ -357,7 +357,6 @@ def _find_failed_scores(
         if c in (roles.item, roles.label) or c in (given or ()):
             continue
         cells = text_cells(frame, c, meta.format)
-        sparse = float(as_numbers(frame[c]).notna().mean()) < DENSE  # '-' is no value
         units = None if cells or roles.label else unit_cells(frame[c])
         if units and (frame[c].notna().mean() < DENSE or LABEL_HINT.search(str(c))):
             roles.left_out[str(c)] = f"{UNITS} {units}, and run again"
@@ -365,6 +364,7 @@ def _find_failed_scores(
             roles.label_cells = f"the label column {str(c)!r} holds {UNITS} {units}, and run again"
         if not cells:
             continue
+        sparse = float(as_numbers(frame[c]).notna().mean()) < DENSE  # '-' is no value
         if roles.label is None and (sparse or LABEL_HINT.search(str(c))):
             roles.left_out[str(c)] = (
                 f"{FAILED} {cells}: labels? Not taken as the label; {LABEL_CELLS_FIX}, and run "
@@ -605,9 +605,12 @@ def _say_the_rest(frame: pd.DataFrame, roles: Roles) -> None:
         if c in used or c in roles.left_out or c == long:
             continue
         filled = frame[c].dropna().astype(str)
-        roles.left_out[c] = unused_strings(filled, MAX_GROUPS) if len(filled) else "empty"
-        if len(filled) and numeric(frame[c]) is not None:
+        if filled.empty:
+            roles.left_out[c] = "empty"
+        elif numeric(frame[c]) is not None:
             roles.left_out[c] = "numeric, not taken as a judge (pass --judge to add it)"
+        else:
+            roles.left_out[c] = unused_strings(filled, MAX_GROUPS)
 
 
 def response_column(frame: pd.DataFrame, meta: TableMeta | None = None, **known: Any) -> str | None:

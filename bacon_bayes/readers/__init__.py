@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import bools_as_floats, read_table, refuse_workbook
+from bacon_bayes.io import ITEM_COLUMNS, bools_as_floats, read_table, refuse_workbook
 from bacon_bayes.readers.labels import join_labels, label_column
 from bacon_bayes.readers.meta import TableMeta, id_column
 from bacon_bayes.readers.pairwise import read_pairwise
@@ -91,7 +91,7 @@ def _read_json(path: Path) -> tuple[pd.DataFrame, TableMeta]:
         return promptfoo.read_promptfoo(doc, str(path))
     if isinstance(doc, list) and doc and all(isinstance(r, dict) for r in doc):
         frame = pd.DataFrame([flatten(r) for r in doc])
-        return frame, TableMeta(format="json", item=id_column(frame, ("id", "item", "item_id")))
+        return frame, TableMeta(format="json", item=id_column(frame, ITEM_COLUMNS))
     keys = ", ".join(list(doc)[:8]) if isinstance(doc, dict) else type(doc).__name__
     raise ValidationError(
         f"{str(path)!r} is JSON but neither an Inspect AI log (eval, samples) nor a promptfoo "

@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.io import ITEM_COLUMNS
 from bacon_bayes.readers.meta import TableMeta, id_column
 
 
@@ -106,5 +107,5 @@ def read_jsonl(path: str | Path) -> tuple[pd.DataFrame, TableMeta]:
         ``doc_id`` has distinct values (:func:`~bacon_bayes.readers.meta.id_column`).
     """
     frame = pd.DataFrame([flatten(r) for r in read_lines(path)])
-    item = id_column(frame, ("id", "item", "item_id", "doc_id"))
+    item = id_column(frame, (*ITEM_COLUMNS, "doc_id"))
     return frame, TableMeta(format="jsonl", item=item)
