@@ -315,7 +315,8 @@ def run(args: argparse.Namespace) -> int:
             wave, design = draw_wave(
                 root, args.design, args.budget, seed=args.seed, show=show, **options
             )
-            todo = pending_items(Study.open(root), wave, show)
+            after = Study.open(root)  # the study with this wave (its pool read once)
+            todo = pending_items(after, wave, show)
             try:
                 from bacon_bayes.io import people_csv
 
@@ -391,8 +392,8 @@ def run(args: argparse.Namespace) -> int:
             "or stratified waves"
         )
     if design.pi_prompt is not None:
-        drawn = int(np.unique(Study.open(root).prompts()[design.selected]).size)
-        expected = float(Study.open(root).waves[-1]["expected"])
+        drawn = int(np.unique(after.prompts()[design.selected]).size)
+        expected = float(after.waves[-1]["expected"])
         print(
             f"wave {wave} draws prompts: {drawn} prompt(s), their unlabeled items "
             f"({design.n_selected}; about {expected:.0f} expected: whole prompts are drawn "
@@ -403,11 +404,11 @@ def run(args: argparse.Namespace) -> int:
         f"written to {out.given}; fill in column {todo.columns[1]!r} and run "
         f"`bacon label import {out.given} --study {root}`"
     )
-    over = _overrun(Study.open(root))
+    over = _overrun(after)
     if over:
         print(over)
     if not show:
-        print(_show_hint(Study.open(root), root, out.given))
+        print(_show_hint(after, root, out.given))
     return 0
 
 
