@@ -157,13 +157,12 @@ def at_range_end(
     y_lab = np.asarray(y_lab, dtype=float)
     if e.ci_high > e.ci_low or y_lab.size == 0 or e.n_labeled >= e.n_items:
         return e
-    if not (np.isfinite(low) and np.isfinite(high)) or not (
-        (y_lab == high).all() or (y_lab == low).all()
-    ):
+    top = bool((y_lab == high).all())
+    if not (np.isfinite(low) and np.isfinite(high)) or not (top or (y_lab == low).all()):
         return e
     n = float(y_lab.size if n_eff is None else n_eff)
     reach = (high - low) * (1.0 - (e.alpha / 2.0) ** (1.0 / n))
-    lo, hi = (high - reach, high) if (y_lab == high).all() else (low, low + reach)
+    lo, hi = (high - reach, high) if top else (low, low + reach)
     note = "every label at the range's end: Clopper-Pearson's bound"
     return replace(e, ci_low=lo, ci_high=hi, details={**e.details, "interval": note})
 
