@@ -114,3 +114,10 @@ def spelling_variants(names: Iterable[Any]) -> list[list[str]]:
         if name not in seen:
             seen.append(name)
     return [by_key[k] for k in natural_sorted(by_key) if len(by_key[k]) > 1]
+
+
+def spellings_text(sets: list[list[str]], most: int) -> str:
+    """The first ``most`` of :func:`spelling_variants`' ``sets`` as text (``'M10', 'm10';
+    'M8 ', 'M8'``), with how many more."""
+    shown = "; ".join(", ".join(map(repr, v)) for v in sets[:most])
+    return shown + (f" and {len(sets) - most} more" if len(sets) > most else "")

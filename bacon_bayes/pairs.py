@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import NotFittedError, ValidationError
-from bacon_bayes.order import natural_sorted, spelling_variants
+from bacon_bayes.order import natural_sorted, spelling_variants, spellings_text
 
 if TYPE_CHECKING:
     from bacon_bayes.results import EstimateTable
@@ -56,11 +56,9 @@ class Pairs:
         many = spelling_variants(self.names)
         if not many:
             return ()
-        shown = "; ".join(", ".join(map(repr, v)) for v in many[:3])
-        more = f" and {len(many) - 3} more" if len(many) > 3 else ""
         return (
             f"{len(many)} model name(s) are written several ways, read as different models "
-            f"({shown}{more}): write each model one way (e.g. "
+            f"({spellings_text(many, 3)}): write each model one way (e.g. "
             "df[col].str.strip().str.lower() on both model columns) if they are one",
         )
 

@@ -10,7 +10,7 @@ import re
 import pandas as pd
 
 from bacon_bayes.io import as_numbers, file_line
-from bacon_bayes.order import spelling_variants
+from bacon_bayes.order import spelling_variants, spellings_text
 
 #: a string column is numbers with a few text cells (a judge's failures) from this share
 NUMBERS_SHARE = 0.9
@@ -138,10 +138,7 @@ def case_variants(s: pd.Series) -> str | None:
     many = spelling_variants(s.dropna().astype(str).unique())
     if not many:
         return None
-    shown = "; ".join(", ".join(map(repr, v)) for v in many[:SHOWN_SPELLINGS])
-    return shown + (
-        f" and {len(many) - SHOWN_SPELLINGS} more" if len(many) > SHOWN_SPELLINGS else ""
-    )
+    return spellings_text(many, SHOWN_SPELLINGS)
 
 
 def unused_strings(filled: pd.Series, max_groups: int) -> str:
