@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import sqlite3
@@ -181,6 +182,7 @@ def case_state_read_only(cmd: Command, root: Path) -> Outcome | None:
         subprocess.run(["mount", "-o", "remount,ro", str(place)], check=True)
         with state_folder(place / "state"):
             code, err = run(_argv(cmd, cmd.out), root)
+    shutil.rmtree(place, ignore_errors=True)  # the mount point, left after unmounting
     return _finish(cmd, root, before, cmd.out, code, err)
 
 
