@@ -691,3 +691,25 @@ def test_adaptive_is_not_recommended_for_a_group_goal_on_binary_labels():
         assert result.recommended != "adaptive"
         assert rows["adaptive"].note.startswith("not recommended for a group goal on 0/1")
     assert plan(pool, Goal("half-width", half_width=0.02)).recommended == "adaptive"
+
+
+def test_the_top_goal_does_not_plan_for_a_leader_that_is_noise():
+    """Twelve truly equal systems, a 3% pilot (about 3 labels each): the top-group power
+    took the pilot's unshrunk means as the truth, and on one of these five pilots predicted
+    power 1.0 at 600 labels (0.26 on average) for a top that no number of labels resolves.
+    The plan's means are now shrunk (:func:`planning_means`): a group whose few labels
+    happened high is not planned for as the clear leader."""
+    from bacon_bayes.planning.plan import _Evaluator
+
+    powers = []
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        g = np.repeat([f"s{k:02d}" for k in range(12)], 100)
+        y = rng.normal(size=g.size)
+        frame = pd.DataFrame({"y": np.where(rng.random(g.size) < 0.03, y, np.nan),
+                              "j": y + rng.normal(0, 1.0, g.size), "g": g})  # fmt: skip
+        pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous", group="g")
+        powers.append(
+            _Evaluator(pilot_statistics(pool), Goal("top"), 0.05, False).metric("uniform", 600)
+        )
+    assert max(powers) < 0.05, powers

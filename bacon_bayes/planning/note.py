@@ -10,7 +10,7 @@ import numpy as np
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.order import natural_sorted, unique_codes
-from bacon_bayes.planning.plan import Goal, plan
+from bacon_bayes.planning.plan import Goal, plan, weakest_lead
 from bacon_bayes.planning.predict import PilotStatistics, pilot_statistics, predict
 from bacon_bayes.pool import EvalPool
 
@@ -102,27 +102,10 @@ def resolution_note(
 
 
 def indistinguishable(st: PilotStatistics) -> tuple[int, int, float, float] | None:
-    """The top group, the group it leads by the fewest standard errors, that lead and
-    its standard error, when the lead is under one standard error (predicted for the
-    pilot's labels, uniform design); else None."""
-    if len(st.names) < 2 or not np.isfinite(st.means).any():
-        return None
-    p = predict(st, "uniform", st.n_labeled)
-    top = int(np.nanargmax(st.means))
-    worst = None
-    for k in range(len(st.names)):
-        if k == top:
-            continue
-        gap = float(st.means[top] - st.means[k])
-        if not np.isfinite(gap):
-            continue
-        se = math.sqrt(max(p.cov[top, top] + p.cov[k, k] - 2.0 * p.cov[top, k], 0.0))
-        z = gap / se if se > 0 else math.inf
-        if worst is None or z < worst[0]:
-            worst = (z, k, gap, se)
-    if worst is None or not worst[0] < 1.0:
-        return None
-    return top, worst[1], worst[2], worst[3]
+    """:func:`~bacon_bayes.planning.plan.weakest_lead` when that lead is under one standard
+    error (predicted for the pilot's labels, uniform design); else None."""
+    lead = weakest_lead(st)
+    return lead if lead is not None and lead[2] < lead[3] else None
 
 
 def _tied_note(st: PilotStatistics, tied: tuple[int, int, float, float], what: str) -> str:
@@ -133,8 +116,7 @@ def _tied_note(st: PilotStatistics, tied: tuple[int, int, float, float], what: s
     shrink = 1.0 - math.sqrt(later.var_pool / now.var_pool) if now.var_pool > 0 else 0.0
     return (
         f"bacon plan: the top {what}'s lead is indistinguishable from zero here: in the "
-        f"pilot's unshrunk means (each {what}'s own labels, which may rank otherwise than "
-        f"the table), {st.names[top]} leads {st.names[other]} by {gap:.3g}, under one "
+        f"pilot's shrunk means, {st.names[top]} leads {st.names[other]} by {gap:.3g}, under one "
         "standard error "
         f"({se:.3g}), so no number of labels to resolve it can be predicted (if the two "
         f"are equal, none would). {more} more labels (uniform) would narrow the intervals "

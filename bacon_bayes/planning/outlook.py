@@ -141,6 +141,7 @@ class ShrinkPrior:
     mu2: float
     deviation: np.ndarray
     deviation_var: np.ndarray
+    centre: float = 0.0
 
 
 def shrink_prior(st: PilotStatistics) -> ShrinkPrior | None:
@@ -159,9 +160,21 @@ def shrink_prior(st: PilotStatistics) -> ShrinkPrior | None:
     w0 = mu2 / (mu2 + var)
     dev = np.zeros(len(st.names))
     dvar = np.full(len(st.names), mu2)
-    dev[lab] = w0 * (d - float(om @ d))
+    centre = float(om @ d)
+    dev[lab] = w0 * (d - centre)
     dvar[lab] = mu2 * (1.0 - w0)
-    return ShrinkPrior(mu2, dev, dvar)
+    return ShrinkPrior(mu2, dev, dvar, centre)
+
+
+def planning_means(st: PilotStatistics, prior: ShrinkPrior | None) -> np.ndarray:
+    """The group means a plan takes as the truth: each group's surrogate mean plus its
+    empirical-Bayes correction (shrunk toward the groups' centre as far as their spread
+    beyond noise allows), so that a group whose one or two labels happened high is not
+    planned for as the clear leader (the winner's curse); the pilot's own means
+    (:meth:`PilotStatistics.estimated_means`) where the spread cannot be read."""
+    if prior is None or st.surrogate_means is None:
+        return st.estimated_means()
+    return st.surrogate_means + prior.centre + prior.deviation
 
 
 def _counts(st: PilotStatistics, design: str, n: float, from_scratch: bool) -> np.ndarray:

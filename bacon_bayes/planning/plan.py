@@ -21,6 +21,7 @@ from bacon_bayes.planning.outlook import (
     Outlook,
     contrast_metrics,
     outlook,
+    planning_means,
     shrink_prior,
     without_adaptive_on_binary,
 )
@@ -282,7 +283,10 @@ class _Evaluator:
         self.low = 2 * st.folds if from_scratch or st.n_labeled == 0 else st.n_labeled
         self.prior = shrink_prior(st)
         self.names = st.names
-        self.top = int(np.nanargmax(st.means)) if goal.kind == "top" else None
+        #: the group means taken as the truth (shrunk: no winner's curse)
+        self.truth = planning_means(st, self.prior)
+        labeled = np.where(np.isfinite(st.means), self.truth, np.nan)  # a top with labels
+        self.top = int(np.nanargmax(labeled)) if goal.kind == "top" else None
         self._levels: dict[str, float] = {}
         self._details: dict[tuple[str, float], dict[str, float]] = {}
         self._powers: dict[tuple[float, bytes, bytes], float] = {}  # by level, cov, df
@@ -359,7 +363,7 @@ class _Evaluator:
         L[np.arange(len(others)), others] = -1.0
         L[:, t] = 1.0
         dcov = L @ p.cov @ L.T
-        gaps = L @ self.st.estimated_means()
+        gaps = L @ self.truth
         vals, vecs = np.linalg.eigh(dcov)
         root = vecs * np.sqrt(np.clip(vals, 0.0, None))
         # einsum, not BLAS: 8000 x 9 by 9 x 9 took 40 ms with two BLAS threads on a busy
@@ -573,8 +577,15 @@ def plan(
         )
     if goal.kind == "top":
         st.assumptions.append(
-            "top group and gaps from the pilot's estimates (the top one was picked as the "
-            "largest, so its gaps are a little optimistic)" + _lead_note(st)
+            (
+                "top group and gaps from the pilot's shrunk means (each group's correction "
+                "pulled toward the others' as far as their spread beyond noise allows: a group "
+                "whose few labels happened high is not taken as the clear leader)"
+                if ev.prior is not None
+                else "top group and gaps from the pilot's estimates (the top one was picked "
+                "as the largest, so its gaps are a little optimistic)"
+            )
+            + _lead_note(st)
         )
     _withheld_notes(st, rows, pooling)
     st.assumptions.append(ONE_LOOK)
@@ -606,19 +617,32 @@ def _labels_range(ev: _Evaluator, design: str) -> tuple[int | None, int | None]:
     return out[0], out[1]
 
 
-def smallest_lead(st: PilotStatistics) -> float | None:
-    """The top group's smallest lead over another group, in standard errors of the pilot
-    (None without a pilot or a second group with an estimate)."""
-    if st.n_labeled == 0 or not np.isfinite(st.means).any():
+def weakest_lead(st: PilotStatistics) -> tuple[int, int, float, float] | None:
+    """The top group on the plan's means (:func:`planning_means`), the group with pilot
+    labels it leads by the fewest standard errors of the pilot (uniform design), that
+    lead and its standard error; None without a pilot or a second group with an estimate,
+    or where every lead is exact (a wholly labeled pilot)."""
+    if len(st.names) < 2 or st.n_labeled == 0 or not np.isfinite(st.means).any():
         return None
     p = predict(st, "uniform", st.n_labeled)
-    top = int(np.nanargmax(st.means))
-    leads = [
-        (st.means[top] - st.means[k]) / math.sqrt(p.cov[top, top] + p.cov[k, k])
-        for k in range(len(st.names))
-        if k != top and np.isfinite(st.means[k]) and p.cov[top, top] + p.cov[k, k] > 0
-    ]  # a wholly labeled pilot has exact means: no lead in standard errors
-    return float(min(leads)) if leads else None
+    means = np.where(np.isfinite(st.means), planning_means(st, shrink_prior(st)), np.nan)
+    top = int(np.nanargmax(means))
+    worst: tuple[float, int, float, float] | None = None
+    for k in np.flatnonzero(np.isfinite(means)):
+        var = p.cov[top, top] + p.cov[k, k] - 2.0 * p.cov[top, k]
+        if k == top or not var > 0:
+            continue
+        gap = float(means[top] - means[k])
+        z = gap / math.sqrt(var)
+        if worst is None or z < worst[0]:
+            worst = (z, int(k), gap, math.sqrt(var))
+    return None if worst is None else (top, worst[1], worst[2], worst[3])
+
+
+def smallest_lead(st: PilotStatistics) -> float | None:
+    """The top group's smallest lead in standard errors (:func:`weakest_lead`)."""
+    lead = weakest_lead(st)
+    return None if lead is None else lead[2] / lead[3]
 
 
 def _lead_note(st: PilotStatistics) -> str:
