@@ -174,3 +174,21 @@ def test_unique_codes_equal_numpy_unique():
     assert unique_codes(kept)[1] is unique_codes(kept)[1]  # a pool's groups: once
     ordered, _ = natural_codes(kept)
     assert list(ordered[:3]) == ["M0", "M1", "M2"] and list(ordered[-2:]) == ["M10", "M11"]
+
+
+def test_a_group_without_an_estimate_gets_no_rank():
+    """The classical (labels-only) mean of a group without labels is NaN: it was ranked
+    last (6 of 6), as if known to be the worst; it now has no rank and its interval spans
+    every rank."""
+    rng = np.random.default_rng(0)
+    g = np.repeat(list("abcdef"), 100)
+    y = rng.normal(size=g.size) + (g == "a")
+    lab = (rng.random(g.size) < 0.1) & (g != "f")
+    frame_ = pd.DataFrame(
+        {"y": np.where(lab, y, np.nan), "j": y + rng.normal(0, 1, g.size), "g": g}
+    )
+    pool = EvalPool.from_frame(frame_, label="y", judges=["j"], outcome="continuous", group="g")
+    ranks = Calibrator(engine="freq").fit(pool).rank_groups(method="classical")
+    row = ranks.set_index("name").loc["f"]
+    assert np.isnan(row["rank"]) and (row["rank_low"], row["rank_high"]) == (1, 6)
+    assert ranks["rank"].dropna().tolist() == [1, 2, 3, 4, 5]

@@ -652,7 +652,8 @@ def rank_intervals(
     ``m - #{h: h surely below g}``, where "surely" uses the simultaneous
     intervals of all pairwise differences (``diffs``, default :func:`compare` of
     ``table``; e.g. anytime ones); the intervals for all groups then hold jointly with
-    at least the difference intervals' confidence.
+    at least the difference intervals' confidence. A group without an estimate (the
+    classical mean of a group without labels) has no rank (NaN; its interval spans all).
     """
     diffs = compare(table) if diffs is None else diffs
     m = len(table)
@@ -667,8 +668,9 @@ def rank_intervals(
     if not descending:
         above = above.T
     order = np.argsort(-table.estimate if descending else table.estimate, kind="stable")
-    rank = np.empty(m, dtype=int)
-    rank[order] = np.arange(1, m + 1)
+    known = int(np.isfinite(table.estimate).sum())  # a group with no estimate: no rank
+    rank = np.full(m, np.nan)
+    rank[order[:known]] = np.arange(1, known + 1)  # argsort puts NaN last
     lower = 1 + above.sum(axis=0)  # groups surely better than g
     upper = m - above.sum(axis=1)  # groups surely worse than g
-    return {"rank": rank, "rank_low": lower, "rank_high": upper}
+    return {"rank": rank.astype(int) if known == m else rank, "rank_low": lower, "rank_high": upper}

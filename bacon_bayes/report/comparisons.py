@@ -308,7 +308,7 @@ def comparisons_of(
         {
             "group": ranks["name"].astype(str),
             "estimate": ranks["estimate"],
-            "rank": ranks["rank"].astype(int),
+            "rank": ranks["rank"].astype("Int64"),
             "rank_low": ranks["rank_low"].astype(int),
             "rank_high": ranks["rank_high"].astype(int),
             "n_labeled": ranks["n_labeled"].astype(int),

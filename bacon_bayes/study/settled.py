@@ -389,7 +389,7 @@ def _best_question(
     means: EstimateTable, diffs: EstimateTable, need: np.ndarray, cap: str
 ) -> Question:
     ranks = rank_intervals(means, diffs=diffs)
-    top = int(np.argmin(ranks["rank"]))
+    top = int(np.nanargmin(ranks["rank"]))
     name = str(means.names[top])
     settled = bool(ranks["rank_high"][top] == 1)
     touching = [k for k, pair in enumerate(diffs.details["pairs"]) if name in pair]
