@@ -285,8 +285,8 @@ class _Evaluator:
         self.names = st.names
         #: the group means taken as the truth (shrunk: no winner's curse)
         self.truth = planning_means(st, self.prior)
-        labeled = np.where(np.isfinite(st.means), self.truth, np.nan)  # a top with labels
-        self.top = int(np.nanargmax(labeled)) if goal.kind == "top" else None
+        # the estimator's leader, a group without pilot labels too (by its surrogate)
+        self.top = int(np.nanargmax(self.truth)) if goal.kind == "top" else None
         self._levels: dict[str, float] = {}
         self._details: dict[tuple[str, float], dict[str, float]] = {}
         self._powers: dict[tuple[float, bytes, bytes], float] = {}  # by level, cov, df
@@ -618,14 +618,13 @@ def _labels_range(ev: _Evaluator, design: str) -> tuple[int | None, int | None]:
 
 
 def weakest_lead(st: PilotStatistics) -> tuple[int, int, float, float] | None:
-    """The top group on the plan's means (:func:`planning_means`), the group with pilot
-    labels it leads by the fewest standard errors of the pilot (uniform design), that
-    lead and its standard error; None without a pilot or a second group with an estimate,
-    or where every lead is exact (a wholly labeled pilot)."""
+    """The top group on the plan's means (:func:`planning_means`), the group it leads by
+    the fewest standard errors of the pilot (uniform design), that lead and its standard
+    error; None without a pilot, or where every lead is exact (a wholly labeled pilot)."""
     if len(st.names) < 2 or st.n_labeled == 0 or not np.isfinite(st.means).any():
         return None
     p = predict(st, "uniform", st.n_labeled)
-    means = np.where(np.isfinite(st.means), planning_means(st, shrink_prior(st)), np.nan)
+    means = planning_means(st, shrink_prior(st))
     top = int(np.nanargmax(means))
     worst: tuple[float, int, float, float] | None = None
     for k in np.flatnonzero(np.isfinite(means)):
