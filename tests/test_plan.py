@@ -715,3 +715,28 @@ def test_the_top_goal_does_not_plan_for_a_leader_that_is_noise():
             _Evaluator(pilot_statistics(pool), Goal("top"), 0.05, False).metric("uniform", 600)
         )
     assert max(powers) < 0.05, powers
+
+
+def test_paired_is_weighed_against_the_designs_that_may_be_recommended():
+    """On 0/1 labels adaptive is not recommended for a group goal; paired was still
+    dropped for needing more labels than adaptive (1144 against 1049), and stratified,
+    which needs more than paired (1356), was recommended (a tester's TriviaQA plan)."""
+    rng = np.random.default_rng(0)
+    P, S = 500, 6
+    prompt = np.repeat(np.arange(P), S)
+    g = np.tile([f"m{k}" for k in range(S)], P)
+    sure, easy = (rng.random(P) < 0.8)[prompt], (rng.random(P) < 0.7)[prompt]
+    p = np.where(sure, np.where(easy, 0.97, 0.03), rng.uniform(0.3, 0.7, P)[prompt])
+    p = np.clip(p + np.char.replace(g, "m", "").astype(int) * 0.01, 0, 1)
+    y = (rng.random(P * S) < p).astype(float)
+    j1, j2 = p + rng.normal(0, 0.05, P * S), p + rng.normal(0, 0.05, P * S)
+    df = pd.DataFrame({"item": np.arange(P * S), "system": g, "prompt": prompt, "j1": j1, "j2": j2})
+    df["label"] = np.where(rng.random(P * S) < 0.05, y, np.nan)
+    pool = EvalPool.from_frame(df, label="label", judges=["j1", "j2"], group="system",
+                               item="item", prompt="prompt", outcome="categorical")  # fmt: skip
+    result = plan(pool, Goal("difference", pair=("m5", "m0"), delta=0.05, power=0.8))
+    rows = {r.design: r for r in result.designs}
+    assert rows["adaptive"].labels_needed < rows["paired"].labels_needed
+    assert rows["paired"].labels_needed < rows["stratified"].labels_needed
+    assert result.recommended == "paired"
+    assert f"against {rows['stratified'].labels_needed})" in rows["paired"].note

@@ -559,7 +559,8 @@ def plan(
                 if r.design != "paired" or (r.labels_needed or 0) < uni.labels_needed
             ]
     if goal.kind != "half-width" or goal.group or goal.pair:
-        candidates = without_adaptive_on_binary(_paired_beyond_error(ev, candidates, low), pool.y)
+        # paired against the designs that may be recommended (not adaptive on 0/1 labels)
+        candidates = _paired_beyond_error(ev, without_adaptive_on_binary(candidates, pool.y), low)
     best = min(candidates, key=lambda r: (r.labels_needed, DESIGNS.index(r.design)), default=None)
     if best is not None and ranges and math.isfinite(st.variance_df):
         best.labels_range = _labels_range(ev, best.design)
