@@ -71,10 +71,11 @@ def pool_looks(cal: Calibrator) -> np.ndarray:
     return anytime.look_counts(_waves(cal))
 
 
-def mean_counts(cal: Calibrator) -> tuple[np.ndarray, float | None]:
+def mean_counts(cal: Calibrator, items: bool = False) -> tuple[np.ndarray, float | None]:
     """The pool mean's labels (or labeled prompts) at each look, and the pool's items (or
-    prompts) for the finite-population correction (None: the population target)."""
-    waves, prompts = _waves(cal), _prompts(cal)
+    prompts) for the finite-population correction (None: the population target);
+    ``items``: labels and items even where the variance is clustered by prompt."""
+    waves, prompts = _waves(cal), None if items else _prompts(cal)
     if prompts is None:
         counts, size = anytime.look_counts(waves), float(cal.pool_.n_items)
     else:  # spending time counts labels, information labeled prompts
@@ -91,11 +92,13 @@ def mean(cal: Calibrator, e: Estimate, max_labels: int | None) -> Estimate:
     return anytime.anytime_estimate(e, pool_looks(cal), info=info, max_labels=max_labels)
 
 
-def group_counts(cal: Calibrator, names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray | None]:
+def group_counts(
+    cal: Calibrator, names: tuple[str, ...], items: bool = False
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Each group's labels (or labeled prompts) at each look, rows in the order of
     ``names``, and the group's items (or prompts) for the finite-population correction
-    (None: the population target)."""
-    waves, prompts = _waves(cal), _prompts(cal)
+    (None: the population target); ``items`` as in :func:`mean_counts`."""
+    waves, prompts = _waves(cal), None if items else _prompts(cal)
     all_names, codes = est.group_codes(cal._groups())
     m = all_names.size
     counts = anytime.look_counts(waves, codes, m, prompts)
