@@ -192,3 +192,30 @@ def test_a_group_without_an_estimate_gets_no_rank():
     row = ranks.set_index("name").loc["f"]
     assert np.isnan(row["rank"]) and (row["rank_low"], row["rank_high"]) == (1, 6)
     assert ranks["rank"].dropna().tolist() == [1, 2, 3, 4, 5]
+
+
+def test_each_missing_interval_says_its_own_reason():
+    """The group table listed every group without an interval, then every reason, in one
+    line (which reason was whose was lost), the UNVALIDATED means looked like any other,
+    and a pair without an interval said nothing (text, JSON and report)."""
+    from bacon_bayes.report.comparisons import comparisons
+    from bacon_bayes.report.text import groups_table
+
+    rng = np.random.default_rng(0)
+    g = np.repeat(list("abcde"), 100)
+    y = rng.normal(size=g.size)
+    lab = (rng.random(g.size) < 0.2) & (g != "e")
+    lab[(g == "d")] = False
+    lab[np.flatnonzero(g == "d")[0]] = True  # d: one label; e: none
+    frame_ = pd.DataFrame(
+        {"y": np.where(lab, y, np.nan), "j": y + rng.normal(0, 1, g.size), "g": g}
+    )
+    pool = EvalPool.from_frame(frame_, label="y", judges=["j"], outcome="continuous", group="g")
+    cal = Calibrator(engine="freq").fit(pool)
+    text = groups_table([cal.estimate_groups(simultaneous=True, pooling="separate")])
+    lines = [s for s in text.splitlines() if s.startswith("no interval for")]
+    assert any(s.startswith("no interval for d: 1 label") for s in lines), lines
+    assert any(s.startswith("no interval for e: no labels") and "UNVALIDATED" in s for s in lines)
+    assert "UNVALIDATED" in next(s for s in text.splitlines() if s.strip().startswith("e "))
+    notes = {d["pair"]: d.get("note") for d in comparisons(cal).to_dict()["differences"]}
+    assert notes["a - b"] == "" and "e: no labels, UNVALIDATED" in notes["a - e"]

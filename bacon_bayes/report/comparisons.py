@@ -198,10 +198,11 @@ class Comparisons:
         other resolved ones, when there are many) or ``"all"``."""
         level = f"{100 * (1 - self.alpha):g}%"
         chosen = self.shown_pairs(pairs)
+        columns = ["pair", "difference", "CI", "resolved"] + (["note"] if "note" in chosen else [])
         shown = chosen.assign(
             CI=[_ci(lo, hi) for lo, hi in zip(chosen["ci_low"], chosen["ci_high"], strict=True)],
             resolved=np.where(chosen["resolved"], "yes", ""),
-        )[["pair", "difference", "CI", "resolved"]]  # fmt: skip
+        )[columns]
         left = len(self.differences) - len(chosen)
         more = (
             f" (shown: {self.best}'s pairs and the resolved ones; --pairs all for the other {left})"
@@ -235,6 +236,21 @@ class Comparisons:
 
 def _ci(lo: float, hi: float) -> str:
     return "no interval" if np.isnan(lo) else f"[{fixed(lo, 3)}, {fixed(hi, 3)}]"
+
+
+def _pair_notes(means: EstimateTable, diffs: EstimateTable) -> list[str]:
+    """Why a pair has no interval: its groups' reasons, short ("M1: 1 label"), and
+    UNVALIDATED where a group's mean rests on the judges alone; "" for the others."""
+    why = means.details.get("no_interval", {})
+    out = []
+    for (a, b), lo in zip(diffs.details["pairs"], diffs.ci_low, strict=True):
+        parts = [
+            f"{g}: {why[g].split(':')[0]}" + (", UNVALIDATED" if "UNVALIDATED" in why[g] else "")
+            for g in (a, b)
+            if g in why
+        ]
+        out.append("; ".join(parts) if np.isnan(lo) else "")
+    return out
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -304,6 +320,9 @@ def comparisons_of(
             "resolved": resolved,
         }
     )
+    notes = _pair_notes(means, diffs)
+    if any(notes):
+        differences["note"] = notes
     ranked = pd.DataFrame(
         {
             "group": ranks["name"].astype(str),

@@ -52,17 +52,26 @@ def groups_table(tables: Sequence[EstimateTable]) -> str:
     for t in tables:
         short = t.method
         frame[f"{short}"] = t.estimate
+        why = t.details.get("no_interval", {})
         frame[f"{short} CI"] = [
-            "no interval" if np.isnan(lo) else f"[{fixed(lo, 3)}, {fixed(hi, 3)}]"
-            for lo, hi in zip(t.ci_low, t.ci_high, strict=True)
+            ("UNVALIDATED" if "UNVALIDATED" in why.get(n, "") else "no interval")
+            if np.isnan(lo)
+            else f"[{fixed(lo, 3)}, {fixed(hi, 3)}]"
+            for n, lo, hi in zip(t.names, t.ci_low, t.ci_high, strict=True)
         ]
     frame["labels"] = tables[0].n_labeled
     text = frame.to_string(index=False, float_format=lambda v: fixed(v, 4))
-    reasons = [(n, r) for t in tables for n, r in t.details.get("no_interval", {}).items()]
-    if reasons:  # every method's reasons (the classical means' differ on groups without labels)
-        names = [n for n in tables[0].names if n in {m for m, _ in reasons}]
-        why = sorted({r for _, r in reasons})
-        text += f"\nno interval for {', '.join(map(str, names))}: {'; '.join(why)}"
+    # every method's reasons (the classical means' differ on groups without labels), one
+    # line per reason with its groups: one line of every group and every reason lost
+    # which reason was whose
+    by_reason: dict[str, list[str]] = {}
+    for t in tables:
+        for name in tables[0].names:
+            reason = t.details.get("no_interval", {}).get(name)
+            if reason is not None and str(name) not in by_reason.setdefault(reason, []):
+                by_reason[reason].append(str(name))
+    for reason, names in by_reason.items():
+        text += f"\nno interval for {', '.join(names)}: {reason}"
     return text
 
 
