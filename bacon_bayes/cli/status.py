@@ -122,5 +122,7 @@ def print_questions(args: argparse.Namespace) -> None:
     limit = None if args.pairs == "all" else SUMMARY_PAIRS
     for text in question_lines(found, limit):
         print(f"  {text}")
+    for caveat in dict.fromkeys(q.caveat for q in found if q.caveat):
+        print(f"  note: {caveat}")
     if cal.pool_.groups is None:
         print("  (no groups: --group COLUMN asks about each pair's sign and the best group)")

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -73,6 +73,17 @@ class Question:
     settled: bool | None
     answer: str
     more_labels: float | None
+    #: a caveat shared by several questions, said once (:data:`SHRUNK_PAIRS`)
+    caveat: str | None = None
+
+
+#: the caveat of pairs whose anytime intervals are shrunk (a group under 10 labels)
+SHRUNK_PAIRS = (
+    "the pairs' intervals are shrunk toward the pool's correction (some group has under 10 "
+    "labels): valid on average over the pairs, not each on its own; once every group has 10 "
+    "labels each gets its own interval, which may be wider, so a sign settled now can reopen "
+    "and the 'more labels' above are low"
+)
 
 
 @dataclass(frozen=True)
@@ -338,14 +349,15 @@ def questions(
     settled = (diffs.ci_low > 0) | (diffs.ci_high < 0)
     need = np.where(settled, 0.0, np.maximum(need, 1.0))
     cap = _cap_note(max_labels)
+    caveat = SHRUNK_PAIRS if diffs.details.get("pooling") == "shrink" else None
     for k, (a, b) in enumerate(diffs.details["pairs"]):
         d, lo, hi = diffs.estimate[k], diffs.ci_low[k], diffs.ci_high[k]
         interval = f"{d:+.3g} [{lo:+.3g}, {hi:+.3g}]"
         settled = bool(lo > 0 or hi < 0)
         verdict = f"{a} {'>' if d > 0 else '<'} {b}" if settled else "sign not yet known"
         answer = f"{interval}: {verdict}" + _more_text(need[k], cap)
-        out.append(Question(f"sign of {a} - {b}", settled, answer, float(need[k])))
-    out.append(_best_question(means, diffs, need, cap))
+        out.append(Question(f"sign of {a} - {b}", settled, answer, float(need[k]), caveat))
+    out.append(replace(_best_question(means, diffs, need, cap), caveat=caveat))
     return out
 
 

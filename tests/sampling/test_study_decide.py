@@ -445,3 +445,30 @@ def test_more_labels_after_a_paired_wave_grow_with_the_items(tmp_path: Path, cap
     eff = anytime.effective_labels(np.array([labels]), n)[0] * (half / 0.15) ** 2
     fewest = 1.0 / (1.0 / eff + 1.0 / n)
     assert more >= fewest - labels, (more, fewest, labels)
+
+
+def test_pairs_settled_on_shrunk_intervals_carry_the_caveat() -> None:
+    """With a few labels a group the pairs' anytime intervals are shrunk (valid on average
+    over the pairs); once every group has 10 labels each gets its own, which may be wider:
+    a tester's study called M20 - M22 settled at wave 2 and open at wave 4. The questions
+    now carry that caveat while the intervals are shrunk, and `bacon status` says it."""
+    from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.study.settled import SHRUNK_PAIRS, questions
+
+    rng = np.random.default_rng(0)
+    g = np.repeat([f"s{k:02d}" for k in range(8)], 60)
+    y = rng.normal(size=g.size) + 0.8 * (g == "s00")
+    j = y + rng.normal(0, 0.7, g.size)
+
+    def asked(share: float) -> list:
+        lab = rng.random(g.size) < share
+        wave = np.where(lab, np.where(rng.random(g.size) < 0.5, 1, 2), np.nan)
+        frame = pd.DataFrame({"y": np.where(lab, y, np.nan), "j": j, "g": g, "w": wave})
+        pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous",
+                                   group="g", wave="w")  # fmt: skip
+        return questions(Calibrator(engine="freq").fit(pool))
+
+    few = [q for q in asked(0.08) if q.name.startswith(("sign of", "best"))]
+    assert few and all(q.caveat == SHRUNK_PAIRS for q in few)
+    many = [q for q in asked(0.6) if q.name.startswith(("sign of", "best"))]
+    assert many and all(q.caveat is None for q in many)
