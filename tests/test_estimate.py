@@ -145,6 +145,29 @@ def test_every_label_at_the_range_end_gets_clopper_pearson_s_bound():
     assert est.at_range_end(plain, truth[:5], 0.0, 1.0) == plain  # labels vary: unchanged
 
 
+def test_labels_all_equal_without_a_bound_get_no_interval():
+    """13 TriviaQA labels all 1, read as continuous with no scale (doctor's command): the
+    AEE and classical means were 1.0000 [1.0000, 1.0000], width 0, where the pool's mean
+    is 0.64. Without the range (or inside it) constant labels bound nothing: the interval
+    is withheld with the reason."""
+    from bacon_bayes import Calibrator, EvalPool
+
+    rng = np.random.default_rng(5)
+    n = 3000
+    truth = (rng.random(n) < 0.64).astype(float)
+    lab = np.flatnonzero(truth == 1)[:13]
+    y = np.full(n, np.nan)
+    y[lab] = 1.0
+    frame = pd.DataFrame({"y": y, "j": truth + rng.normal(0, 0.3, n)})
+    pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous")
+    for scale in (None, (0, 2)):  # no range; a range whose end the labels are not at
+        cal = Calibrator(engine="freq", scale=scale).fit(pool)
+        for method in ("aee", "classical"):
+            e = cal.estimate_mean(method=method)
+            assert np.isnan(e.ci_low) and np.isnan(e.ci_high), (scale, method, e)
+            assert "every label is 1" in e.details[est.mean.RANGE_END]
+
+
 @pytest.mark.parametrize(
     ("call", "needle"),
     [

@@ -140,6 +140,10 @@ def naive_mean(judge_avg: np.ndarray, *, alpha: float = 0.05) -> Estimate:
     return _estimate("mean", "naive", float(a.mean()), se * se, n, n, alpha, n_labeled=0)
 
 
+#: the details key of :func:`at_range_end`'s note
+RANGE_END = "interval_at_range_end"
+
+
 def at_range_end(
     e: Estimate, y_lab: np.ndarray, low: float, high: float, n_eff: float | None = None
 ) -> Estimate:
@@ -152,19 +156,34 @@ def at_range_end(
     low))^n``; the mean is at least ``high - (high - low)(1 - (alpha / 2)^(1 / n))`` with
     ``1 - alpha / 2`` (Clopper-Pearson's bound for a proportion with every draw a success).
     ``n`` is ``n_eff``, the labels' effective number under the design (default their
-    count; :func:`effective_labels`). Returned unchanged otherwise, or when the range is
-    open or every item is labeled."""
+    count; :func:`effective_labels`). Labels all equal elsewhere (inside the range, or
+    with the range open) bound nothing: the interval is withheld (NaN) with the reason,
+    not the t interval's width 0. Returned unchanged otherwise, or when every item is
+    labeled."""
     y_lab = np.asarray(y_lab, dtype=float)
-    if e.ci_high > e.ci_low or y_lab.size == 0 or e.n_labeled >= e.n_items:
+    zero_width = not e.ci_high - e.ci_low > 1e-9 * max(1.0, abs(e.estimate))
+    if not zero_width or y_lab.size == 0 or e.n_labeled >= e.n_items:
         return e
     top = bool((y_lab == high).all())
     if not (np.isfinite(low) and np.isfinite(high)) or not (top or (y_lab == low).all()):
-        return e
+        if np.ptp(y_lab) > 0:
+            return e
+        why = (
+            f"every label is {y_lab[0]:g}: no spread to estimate a variance from, and no "
+            "interval holds without one"
+            + (
+                ""
+                if np.isfinite(low) and np.isfinite(high)
+                else "; with the label's range known (--scale LOW:HIGH, or a 0/1 label read "
+                "as categorical) labels all at its end get a bound"
+            )
+        )
+        return replace(e, ci_low=np.nan, ci_high=np.nan, details={**e.details, RANGE_END: why})
     n = float(y_lab.size if n_eff is None else n_eff)
     reach = (high - low) * (1.0 - (e.alpha / 2.0) ** (1.0 / n))
     lo, hi = (high - reach, high) if top else (low, low + reach)
     note = "every label at the range's end: Clopper-Pearson's bound"
-    return replace(e, ci_low=lo, ci_high=hi, details={**e.details, "interval": note})
+    return replace(e, ci_low=lo, ci_high=hi, details={**e.details, RANGE_END: note})
 
 
 def effective_labels(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.estimate.mean import RANGE_END
 from bacon_bayes.report.tables import fixed
 from bacon_bayes.results import Estimate, EstimateTable
 
@@ -100,6 +101,8 @@ def estimate_output(
     kind = next((m.details["interval_kind"] for m in means if "interval_kind" in m.details), "")
     kind = f" {kind} CI, valid at every wave whatever the stopping rule" if kind else " CI"
     lines += [f"\nmean of {label!r} over the pool ({level}{kind}):", estimates_table(means)]
+    # how a zero-width interval was replaced (estimate.mean.at_range_end), said once
+    lines += [f"note: {n}" for n in dict.fromkeys(m.details.get(RANGE_END) for m in means) if n]
     for q, ests in quantiles.items():
         lines += [f"\nquantile {q:g} ({level} CI{quantile_note}):", estimates_table(ests)]
     if groups:
