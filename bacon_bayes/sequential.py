@@ -83,12 +83,37 @@ def mean_counts(cal: Calibrator, items: bool = False) -> tuple[np.ndarray, float
     return counts, (size if cal.target == "pool" else None)
 
 
+def information(
+    counts: np.ndarray, labels: np.ndarray, n_items: np.ndarray | float | None, prompts: bool
+) -> np.ndarray:
+    """Information at the looks: the labels with the finite-population correction over
+    ``n_items`` (:func:`~bacon_bayes.estimate.anytime.effective_labels`), or, where the
+    variance is clustered by prompt, the labeled prompts ``counts`` with the same
+    correction, the items' (``n / (1 - labels / N)``): infinite only once every item is
+    labeled. (Corrected over the prompts, a prompt with one of its 12 items labeled counted
+    as exhausted, and once every prompt had a label the anytime interval had width 0.)"""
+    if not prompts:
+        return anytime.effective_labels(labels, n_items)
+    if n_items is None:
+        return np.asarray(counts, dtype=float)
+    share = np.asarray(labels, dtype=float) / n_items
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(share < 1, counts / (1.0 - share), np.inf)
+    return np.where(np.asarray(counts) > 0, out, 0.0)
+
+
+def mean_information(cal: Calibrator) -> np.ndarray:
+    """The pool mean's information at each look (:func:`information`)."""
+    counts, _ = mean_counts(cal)
+    labels, n_items = mean_counts(cal, items=True)
+    return information(counts, labels, n_items, _prompts(cal) is not None)
+
+
 def mean(cal: Calibrator, e: Estimate, max_labels: int | None) -> Estimate:
     """The pool mean ``e`` (fixed, at the latest look) with its anytime interval."""
     if e.method == "naive":
         return e  # no labels: nothing is looked at twice
-    counts, size = mean_counts(cal)
-    info = anytime.effective_labels(counts, size)
+    info = mean_information(cal)
     return anytime.anytime_estimate(e, pool_looks(cal), info=info, max_labels=max_labels)
 
 
@@ -115,10 +140,12 @@ def group_counts(
 
 
 def group_information(cal: Calibrator, names: tuple[str, ...]) -> np.ndarray:
-    """Each group's information (effective labels, or prompts) at each look, rows in the
-    order of ``names``."""
-    counts, sizes = group_counts(cal, names)
-    return anytime.effective_labels(counts, None if sizes is None else sizes[:, None])
+    """Each group's information (:func:`information`) at each look, rows in the order of
+    ``names``."""
+    counts, _ = group_counts(cal, names)
+    labels, n_items = group_counts(cal, names, items=True)
+    size = None if n_items is None else n_items[:, None]
+    return information(counts, labels, size, _prompts(cal) is not None)
 
 
 def groups(cal: Calibrator, table: EstimateTable, max_labels: int | None) -> EstimateTable:

@@ -267,8 +267,7 @@ def _mean_question(
         return Question("pool mean", None, interval + " (ask with a half-width)", None)
     note = e.details["anytime"]
     looks = np.asarray(note["labels_at_looks"], float)
-    counts, size = sequential.mean_counts(cal)
-    info = anytime.effective_labels(counts, size)
+    info = sequential.mean_information(cal)
     n_items = sequential.mean_counts(cal, items=True)[1]
     now = anytime.effective_labels(looks[-1], n_items)
 
@@ -302,10 +301,9 @@ def _pair_needs(
 
     note = diffs.details["anytime"]
     looks = np.asarray(note["labels_at_looks"], float)
-    counts, sizes = sequential.group_counts(cal, means.names)
     labels, n_items = sequential.group_counts(cal, means.names, items=True)
     pairs = Pairs.of(means).pairs
-    info = anytime.effective_labels(counts, None if sizes is None else sizes[:, None])
+    info = sequential.group_information(cal, means.names)
     with np.errstate(divide="ignore", invalid="ignore"):
         now = anytime.effective_labels(labels[:, -1], n_items)
 

@@ -409,12 +409,9 @@ def test_a_plan_on_a_study_prints_a_stratified_wave_that_runs(
     assert bacon(*command[1:]) == 0
 
 
-def test_more_labels_after_a_paired_wave_grow_with_the_items(tmp_path: Path, capsys) -> None:
-    """After a wave drew prompts the pool mean's information is counted in labeled prompts;
-    its projection grew that count with the labels, ran into the pool's prompts (most
-    touched, few of their items labeled) and promised the goal in a few labels (a tester's
-    SummEval study: "about 29 more" where about 270 were needed). It now grows as the
-    items' information does."""
+def _uniform_then_paired(tmp_path: Path) -> tuple[Path, Path, int]:
+    """A study of 12 systems answering 50 prompts, a labeled uniform wave of 60 and a
+    labeled paired one of 48; returns (study, pool file, pool size)."""
     rng = np.random.default_rng(1)
     prompts, systems = 50, 12
     n = prompts * systems
@@ -433,6 +430,36 @@ def test_more_labels_after_a_paired_wave_grow_with_the_items(tmp_path: Path, cap
     label_wave(root, pool, 1)
     assert bacon("sample", str(root), "--design", "paired", "--budget", "48") == 0
     label_wave(root, pool, 2)
+    return root, pool, n
+
+
+def test_every_prompt_touched_does_not_end_the_sequence(tmp_path: Path) -> None:
+    """After a paired wave the information counts labeled prompts; corrected over the
+    pool's prompts, it was infinite once every prompt had a label, and the anytime interval
+    had width 0 (a tester's SummEval study: 3.7737 [3.7737, 3.7737] with 391 of 1,200
+    labeled, truth 3.7178). The correction is the items' now."""
+    from bacon_bayes.study.settled import fit_study
+
+    root, pool, n = _uniform_then_paired(tmp_path)
+    assert bacon("sample", str(root), "--design", "stratified", "--strata", "prompt",
+                 "--budget", "150") == 0  # fmt: skip
+    label_wave(root, pool, 3)
+    cal = fit_study(root)
+    assert np.unique(cal.pool_.prompts[cal.pool_.labeled]).size == 50  # every prompt
+    assert cal.pool_.n_labeled < n
+    fixed, seq = cal.estimate_mean(), cal.estimate_mean(anytime=True)
+    assert seq.ci_high - seq.ci_low > fixed.ci_high - fixed.ci_low > 0
+    diffs = cal.compare_groups(simultaneous=False, anytime=True)
+    assert (diffs.ci_high - diffs.ci_low > 0).all()
+
+
+def test_more_labels_after_a_paired_wave_grow_with_the_items(tmp_path: Path, capsys) -> None:
+    """After a wave drew prompts the pool mean's information is counted in labeled prompts;
+    its projection grew that count with the labels, ran into the pool's prompts (most
+    touched, few of their items labeled) and promised the goal in a few labels (a tester's
+    SummEval study: "about 29 more" where about 270 were needed). It now grows as the
+    items' information does."""
+    root, _, n = _uniform_then_paired(tmp_path)
     capsys.readouterr()
     assert bacon("status", str(root), "--half-width", "0.15") == 0
     out = capsys.readouterr().out
