@@ -617,7 +617,7 @@ def test_a_top_lead_under_one_standard_error_is_cautioned(capsys):
     """Systems truly equal: `bacon estimate`'s line says the top group's lead is
     indistinguishable from zero, while `bacon plan --top` recommended 1,171 of 1,200 labels
     without a word of it (the README walk). The plan now says so beside the recommendation."""
-    from bacon_bayes.planning.plan import smallest_lead
+    from bacon_bayes.planning.outlook import smallest_lead
 
     rng = np.random.default_rng(4)
     g = np.repeat([f"s{k}" for k in range(6)], 200)

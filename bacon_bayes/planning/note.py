@@ -10,7 +10,8 @@ import numpy as np
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.order import natural_sorted, unique_codes
-from bacon_bayes.planning.plan import Goal, plan, weakest_lead
+from bacon_bayes.planning.outlook import weakest_lead
+from bacon_bayes.planning.plan import Goal, plan
 from bacon_bayes.planning.predict import PilotStatistics, pilot_statistics, predict
 from bacon_bayes.pool import EvalPool
 
@@ -102,7 +103,7 @@ def resolution_note(
 
 
 def indistinguishable(st: PilotStatistics) -> tuple[int, int, float, float] | None:
-    """:func:`~bacon_bayes.planning.plan.weakest_lead` when that lead is under one standard
+    """:func:`~bacon_bayes.planning.outlook.weakest_lead` when that lead is under one standard
     error (predicted for the pilot's labels, uniform design); else None."""
     lead = weakest_lead(st)
     return lead if lead is not None and lead[2] < lead[3] else None

@@ -64,6 +64,7 @@ of that width would give.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,7 +81,7 @@ from bacon_bayes.estimate.shrink import (
     kurtosis,
     spread,
 )
-from bacon_bayes.planning.predict import PilotStatistics, Prediction
+from bacon_bayes.planning.predict import PilotStatistics, Prediction, predict
 from bacon_bayes.scale import is_binary
 
 __all__ = [
@@ -389,3 +390,30 @@ def contrast_metrics(
         "power": power,
         "p_shrink": o.p_shrink if o.pooling != "separate" else 0.0,
     }
+
+
+def weakest_lead(st: PilotStatistics) -> tuple[int, int, float, float] | None:
+    """The top group on the plan's means (:func:`planning_means`), the group it leads by
+    the fewest standard errors of the pilot (uniform design), that lead and its standard
+    error; None without a pilot, or where every lead is exact (a wholly labeled pilot)."""
+    if len(st.names) < 2 or st.n_labeled == 0 or not np.isfinite(st.means).any():
+        return None
+    p = predict(st, "uniform", st.n_labeled)
+    means = planning_means(st, shrink_prior(st))
+    top = int(np.nanargmax(means))
+    worst: tuple[float, int, float, float] | None = None
+    for k in np.flatnonzero(np.isfinite(means)):
+        var = p.cov[top, top] + p.cov[k, k] - 2.0 * p.cov[top, k]
+        if k == top or not var > 0:
+            continue
+        gap = float(means[top] - means[k])
+        z = gap / math.sqrt(var)
+        if worst is None or z < worst[0]:
+            worst = (z, int(k), gap, math.sqrt(var))
+    return None if worst is None else (top, worst[1], worst[2], worst[3])
+
+
+def smallest_lead(st: PilotStatistics) -> float | None:
+    """The top group's smallest lead in standard errors (:func:`weakest_lead`)."""
+    lead = weakest_lead(st)
+    return None if lead is None else lead[2] / lead[3]
