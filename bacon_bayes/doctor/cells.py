@@ -9,8 +9,9 @@ import re
 
 import pandas as pd
 
-from bacon_bayes.io import as_numbers, file_line
+from bacon_bayes.io import file_line
 from bacon_bayes.order import spelling_variants, spellings_text
+from bacon_bayes.words import as_numbers
 
 #: a string column is numbers with a few text cells (a judge's failures) from this share
 NUMBERS_SHARE = 0.9

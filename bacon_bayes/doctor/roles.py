@@ -44,14 +44,16 @@ from bacon_bayes.doctor.names import (
     other_aspects,
 )
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import as_numbers
 from bacon_bayes.readers import TableMeta
+from bacon_bayes.words import as_numbers
 
 #: a numeric prompt column has about one row per prompt and group (at most this many)
 ROWS_PER_PROMPT_GROUP = 3
 #: a string prompt column may repeat a prompt per group (repeated samples), up to this
 #: many rows on average; more, and it is a category (a domain, a task type), not a prompt
 ROWS_PER_PROMPT_GROUP_STRINGS = 10
+#: a category of fewer values than this is never offered as the prompt (Likert levels)
+FEW_PROMPTS = 10
 #: a column is dense when at least this share of rows has a value, sparse below
 DENSE = 0.5
 #: judges with |Spearman| below this against the labels are left out
@@ -483,10 +485,10 @@ def _find_prompt(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles:
             continue
         if not in_numbers and per > ROWS_PER_PROMPT_GROUP_STRINGS:
             if share >= 0.8:  # shared by the groups, but many rows of each: say why not
+                hint = " (pass --prompt to use it)" if k >= FEW_PROMPTS else ""
                 roles.left_out[c] = (
                     f"{k} distinct strings shared by the {roles.group} values, but about "
-                    f"{per:.0f} rows per value and {roles.group}: a category, not a prompt "
-                    "(pass --prompt to use it)"
+                    f"{per:.0f} rows per value and {roles.group}: a category, not a prompt{hint}"
                 )
             continue
         # the finer of two shared columns: a prompt is answered about once by each group
@@ -585,10 +587,10 @@ def find_roles(
             roles.reasons[role] += f"; names written several ways ({spellings}): {SPELLING_FIX}"
     _find_judges(frame, meta, judges, roles)
     _find_text(frame, meta, roles)
-    for col, words in frame.attrs.get("verdicts", {}).items():  # io.bools_as_floats
+    for col, words in frame.attrs.get("verdicts", {}).items():  # words.bools_as_floats
         key = "label" if col == roles.label else f"judge:{col}"
         if key in roles.reasons:
-            roles.reasons[key] += f"; read from words, {words}"
+            roles.reasons[key] += f"; {words}"
     if roles.item is None:
         roles.reasons["id"] = _no_id(frame, roles)
     _say_the_rest(frame, roles)

@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import BaconError, ValidationError
-from bacon_bayes.io import csv_options, unread
+from bacon_bayes.io import csv_options
+from bacon_bayes.words import unread
 
 PARQUET = (".parquet", ".pq")
 CSV = (".csv", ".csv.gz", ".csv.bz2", ".csv.zst")

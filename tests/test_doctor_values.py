@@ -1,0 +1,74 @@
+"""How doctor (and the commands after it) read the values of a table nobody prepared
+(tester C's findings, session 31): word labels with '-' or '?' on the unlabeled rows,
+Likert answers and percentages, a True/False labels file, ids written 1.0 in one file and
+1 in the other, decimal commas in a label column, a judge whose name holds brackets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes.cli import main
+
+from .messy_tables import Messy, messy_table
+from .test_doctor_messy import doctor, estimate_json, found
+
+
+def _table(labeled: float = 0.25) -> pd.DataFrame:
+    """A messy table with 1-5 labels (one rating) on a quarter of its rows, the LLM
+    judges only."""
+    frame = messy_table(Messy(labeled=labeled, ratings=1, sentinels=0))
+    return frame[["id", "prompt", "system", "human", "llm_a", "llm_b", "llm_c"]]
+
+
+def _doctor_out(tmp_path, frame: pd.DataFrame, capsys) -> str:
+    """``bacon doctor``'s output on ``frame`` written as a CSV (with no command, maybe)."""
+    path = tmp_path / "table.csv"
+    frame.to_csv(path, index=False)
+    assert main(["doctor", str(path)]) == 0
+    return capsys.readouterr().out
+
+
+def _line(out: str, role: str, column: str) -> str:
+    return next(
+        ln
+        for ln in out.splitlines()
+        if ln.split()[: len(role.split()) + 1] == [*role.split(), column]
+    )
+
+
+def test_likert_answers_and_percentages_are_read_and_said(tmp_path, capsys) -> None:
+    """Finding 9: a sparse label of Likert answers ('Strongly disagree' ... 'Strongly
+    agree') and a judge written '80%': both were "a category, not a prompt (pass --prompt
+    to use it)" and doctor found no labels. The answers are read as 1-5, the percentages
+    as the number written, each said; the command runs on them."""
+    frame = _table()
+    answers = ["Strongly disagree", "Disagree", "Neither agree nor disagree", "Agree"]
+    answers += ["Strongly agree"]
+    level = frame["human"].to_numpy()
+    frame["human"] = [answers[int(v) - 1] if v == v else None for v in level]
+    frame = frame.rename(columns={"human": "expert_says"})
+    frame["llm_a"] = [f"{20 * v:.0f}%" for v in frame["llm_a"]]
+    path = tmp_path / "likert.csv"
+    frame.to_csv(path, index=False)
+    out, command = doctor([str(path)], capsys)
+    assert found(out, "label") == ["expert_says"]
+    label = _line(out, "label", "expert_says")
+    assert "Likert answers as 'Strongly disagree' = 1, 'Disagree' = 2" in label
+    assert "'Strongly agree' = 5" in label
+    judge = _line(out, "judge", "llm_a")
+    assert "read as numbers, the percent sign dropped (" in judge and "%' = " in judge
+    assert "pass --prompt" not in out
+    result = estimate_json(command[1:], capsys)
+    labeled = ~np.isnan(level)
+    assert result["mean"]["classical"]["estimate"] == pytest.approx(level[labeled].mean())
+
+
+def test_a_category_of_a_few_values_is_never_offered_as_the_prompt(tmp_path, capsys) -> None:
+    """Finding 9: a column of 5 strings shared by every system, about 20 rows each per
+    system, is a category; "pass --prompt to use it" is no advice for it."""
+    frame = _table()
+    frame["domain"] = np.array(list("abcde"))[np.arange(len(frame)) % 5]
+    left = _line(_doctor_out(tmp_path, frame, capsys), "left out", "domain")
+    assert "a category, not a prompt" in left and "--prompt" not in left
