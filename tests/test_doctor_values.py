@@ -12,7 +12,7 @@ import pytest
 from bacon_bayes.cli import main
 
 from .messy_tables import Messy, messy_table
-from .test_doctor_messy import doctor, estimate_json, found
+from .test_doctor_messy import doctor, estimate_json, found, section
 
 
 def _table(labeled: float = 0.25) -> pd.DataFrame:
@@ -36,6 +36,28 @@ def _line(out: str, role: str, column: str) -> str:
         for ln in out.splitlines()
         if ln.split()[: len(role.split()) + 1] == [*role.split(), column]
     )
+
+
+@pytest.mark.parametrize("marks", [["-"], ["?"], ["-", "?"]])
+def test_a_word_label_with_marks_on_unlabeled_rows_is_named(tmp_path, capsys, marks) -> None:
+    """Finding 1: correct/incorrect on the labeled rows and '-' (or '?') on the others:
+    doctor said "no sparse numeric column", called the column a category, and advised
+    labeling a sample. It names the label column, its marks and the fix; a numeric
+    ``qid`` beside the question is a prompt id, not a judge."""
+    frame = _table()
+    words = np.where(frame["human"] >= 3, "correct", "incorrect")
+    rows = np.arange(len(frame))
+    frame["human"] = np.where(frame["human"].notna(), words, np.array(marks)[rows % len(marks)])
+    frame["qid"] = frame["prompt"]
+    out = _doctor_out(tmp_path, frame, capsys)
+    assert "none: 'human' holds labels but for text cells (below)" in out
+    left = _line(out, "left out", "human")
+    shown = ", ".join(repr(m) for m in marks)
+    assert f"cell(s) of other text ({shown}; the first at line" in left, left
+    can = section(out, "what can be computed")
+    assert "the label column 'human' holds labels but for" in can
+    assert "bacon sample" not in can and "no human labels" not in can
+    assert "named like a prompt id" in _line(out, "left out", "qid")
 
 
 def test_likert_answers_and_percentages_are_read_and_said(tmp_path, capsys) -> None:

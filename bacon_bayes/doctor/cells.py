@@ -15,6 +15,8 @@ from bacon_bayes.words import as_numbers
 
 #: a string column is numbers with a few text cells (a judge's failures) from this share
 NUMBERS_SHARE = 0.9
+#: a cell of punctuation only (``-``, ``?``, ``--``): a mark for a missing value
+MARK = r"\s*[^\w\s]+\s*"
 #: how the reason of such a column begins
 FAILED = "scores but for"
 #: what to do with a few text cells in a judge's column, and in the label's
@@ -63,9 +65,13 @@ def _where(frame: pd.DataFrame, label: object, kind: str) -> str:
 
 
 def _other(s: pd.Series) -> tuple[pd.Series, pd.Series]:
-    """The filled cells of ``s`` read as numbers, and the filled cells that are none."""
+    """The filled cells of ``s`` read as numbers, and the filled cells that are none. The
+    cells of punctuation only (:data:`MARK`, ``-`` on every unlabeled row) are set aside
+    first: the others may be words read only when they are most of the cells (``correct``
+    / ``incorrect``)."""
     filled = s[s.notna() & (s.astype(str).str.strip() != "")]
-    num = as_numbers(filled)
+    marks = filled.astype(str).str.fullmatch(MARK)
+    num = as_numbers(filled[~marks]).reindex(filled.index)
     return num, filled[num.isna()]
 
 
@@ -82,8 +88,11 @@ def text_cells(frame: pd.DataFrame, column: str, kind: str) -> str | None:
     num, bad = _other(s)
     if num.empty or bad.empty or num.nunique() < 2:
         return None
-    # a few text cells among scores, or one short placeholder for a missing one ('-', '?')
-    placeholder = bad.astype(str).str.strip().nunique() == 1 and len(str(bad.iloc[0])) <= 12
+    # a few text cells among scores, or short placeholders for a missing one ('-', '?')
+    marks = bad.astype(str).str.fullmatch(MARK).all()
+    placeholder = marks or (
+        bad.astype(str).str.strip().nunique() == 1 and len(str(bad.iloc[0])) <= 12
+    )
     if num.notna().mean() < NUMBERS_SHARE and not placeholder:
         return None
     words = ", ".join(repr(str(v)) for v in bad.astype(str).unique()[:3])
