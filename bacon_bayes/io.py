@@ -360,6 +360,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
                 with _csv_source(path) as source:
                     frame = pd.read_csv(**source, **how, dtype=dict.fromkeys(ids, str))
             _padded_ids_as_text(frame, ids)
+            marked = _other_decimal_mark(frame, how)
     except BaconError:
         raise
     except UnicodeDecodeError as exc:
@@ -377,9 +378,41 @@ def read_table(path: str | Path) -> pd.DataFrame:
         return bools_as_floats(frame)
     _refuse_repeated_header(path, frame, 2 + int(how.get("skiprows", 0)))
     out = bools_as_floats(restored(frame))
-    out.attrs["read as"] = read_as(how)
+    out.attrs["read as"] = ", ".join(filter(None, (read_as(how), marked)))
     out.attrs["header line"] = int(how.get("skiprows", 0))
     return out
+
+
+#: a cell that is a number with a decimal comma, or with a decimal point, or whole
+_MARKED = {",": r"^\s*[-+]?\d+(,\d+)?\s*$", ".": r"^\s*[-+]?(\d+(\.\d*)?|\.\d+)\s*$"}
+#: numbers with a point every three digits, in a file of decimal commas: 1.234 is a thousand
+_THOUSANDS = r"^\s*[-+]?\d{1,3}(\.\d{3})+\s*$"
+
+
+def _other_decimal_mark(frame: pd.DataFrame, how: dict[str, Any]) -> str:
+    """Read as numbers, in place, the text columns of a CSV not separated by commas
+    (read with ``how``) whose filled cells are all numbers written with the other decimal
+    mark than the file's (a column of ``4,00`` typed in by hand in a spreadsheet whose
+    other columns have decimal points, or the reverse), and say which (``""``: none)."""
+    if how.get("sep", ",") == ",":
+        return ""
+    mark = "." if how.get("decimal") == "," else ","
+    read = []
+    for c in frame.columns:
+        s = frame[c]
+        if item_name(c) or not (pd.api.types.is_object_dtype(s) or pd.api.types.is_string_dtype(s)):
+            continue
+        filled = s.dropna().astype(str)
+        filled = filled[filled.str.strip() != ""]
+        if filled.empty or not filled.str.contains(mark, regex=False).any():
+            continue
+        if not filled.str.match(_MARKED[mark]).all() or filled.str.match(_THOUSANDS).all():
+            continue
+        text = s.astype(str).str.replace(",", ".", regex=False).where(s.notna())
+        frame[c] = pd.to_numeric(text, errors="coerce")
+        read.append(repr(str(c)))
+    name = "decimal points" if mark == "." else "decimal commas"
+    return f"{name} in column(s) {', '.join(read)}" if read else ""
 
 
 def _refuse_repeated_header(path: Path, frame: pd.DataFrame, first: int) -> None:

@@ -94,3 +94,38 @@ def test_a_category_of_a_few_values_is_never_offered_as_the_prompt(tmp_path, cap
     frame["domain"] = np.array(list("abcde"))[np.arange(len(frame)) % 5]
     left = _line(_doctor_out(tmp_path, frame, capsys), "left out", "domain")
     assert "a category, not a prompt" in left and "--prompt" not in left
+
+
+def test_a_label_with_decimal_commas_beside_judges_with_points(tmp_path, capsys) -> None:
+    """Finding 14: a semicolon-separated file whose label was typed with decimal commas
+    ('4,00') and whose judges have decimal points: the label read as text (a category)
+    and doctor found no labels. Each column is read with its own decimal mark, and the
+    first line says so."""
+    frame = _table()
+    frame["human"] = [f"{v:.2f}".replace(".", ",") if v == v else "" for v in frame["human"]]
+    frame["llm_a"] = frame["llm_a"] + 0.5
+    path = tmp_path / "semicolons.csv"
+    frame.to_csv(path, index=False, sep=";")
+    assert "4,00" in path.read_text() and ".5;" in path.read_text()
+    out, command = doctor([str(path)], capsys)
+    assert "semicolon-separated, decimal commas in column(s) 'human'" in out.splitlines()[0]
+    assert found(out, "label") == ["human"]
+    result = estimate_json(command[1:], capsys)
+    values = pd.to_numeric(frame["human"].str.replace(",", "."), errors="coerce")
+    assert result["mean"]["classical"]["estimate"] == pytest.approx(values.mean())
+
+
+def test_a_label_with_decimal_commas_in_a_comma_file_is_named(tmp_path, capsys) -> None:
+    """Finding 14: in a comma-separated file (quoted cells), a label written '4,00' was "a
+    category, not a prompt (pass --prompt to use it)" and the table had "no labels";
+    judges written so got the decimal-comma fix. The label gets it too, as the label."""
+    frame = _table()
+    frame["human"] = [f"{v:.2f}".replace(".", ",") if v == v else None for v in frame["human"]]
+    out = _doctor_out(tmp_path, frame, capsys)
+    assert "none: 'human' holds numbers written with a decimal comma (below)" in out
+    left = _line(out, "left out", "human")
+    assert "numbers written with a decimal comma (e.g. '" in left and "labels?" in left
+    can = section(out, "what can be computed")
+    assert "save it with a decimal point" in can and "bacon sample" not in can
+    assert main(["doctor", str(tmp_path / "table.csv"), "--label", "human"]) == 2
+    assert "holds numbers written with a decimal comma" in capsys.readouterr().err

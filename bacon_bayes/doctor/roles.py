@@ -14,12 +14,15 @@ import pandas as pd
 from scipy import stats
 
 from bacon_bayes.doctor.cells import (
+    COMMAS,
+    COMMAS_FIX,
     FAILED,
     JUDGE_CELLS_FIX,
     LABEL_CELLS_FIX,
     SPELLING_FIX,
     UNITS,
     case_variants,
+    decimal_commas,
     is_str,
     listed_cells,
     numeric,
@@ -183,9 +186,12 @@ def _find_label(
     if given is not None:
         if given in frame.columns and numeric(frame[given]) is None:
             cells = text_cells(frame, given, meta.format)
+            commas = decimal_commas(frame[given])
             raise ValidationError(
                 f"--label {given!r} holds labels but for {cells}: {LABEL_CELLS_FIX}, and run again"
                 if cells
+                else f"--label {given!r} holds {COMMAS} {commas}: {COMMAS_FIX}, and run again"
+                if commas
                 else f"--label {given!r} is not numeric (e.g. "
                 f"{frame[given].dropna().iloc[0]!r}); a label column holds numbers (or "
                 "verdict words such as yes / no)"
@@ -360,10 +366,19 @@ def _find_failed_scores(
             continue
         cells = text_cells(frame, c, meta.format)
         units = None if cells or roles.label else unit_cells(frame[c])
-        if units and (frame[c].notna().mean() < DENSE or LABEL_HINT.search(str(c))):
+        label_like = frame[c].notna().mean() < DENSE or LABEL_HINT.search(str(c))  # sparse
+        if units and label_like:
             roles.left_out[str(c)] = f"{UNITS} {units}, and run again"
             roles.reasons["label"] = f"none: {str(c)!r} holds {UNITS} (below)"
             roles.label_cells = f"the label column {str(c)!r} holds {UNITS} {units}, and run again"
+        commas = None if cells or units else decimal_commas(frame[c])
+        if commas and roles.label is None and label_like:
+            fix = f"{COMMAS_FIX}, and run again"
+            roles.left_out[str(c)] = f"{COMMAS} {commas}: labels? Not taken as the label; {fix}"
+            roles.reasons["label"] = f"none: {str(c)!r} holds {COMMAS} (below)"
+            roles.label_cells = f"the label column {str(c)!r} holds {COMMAS} {commas}: {fix}"
+        elif commas:
+            roles.left_out[str(c)] = f"{COMMAS} {commas}: {COMMAS_FIX} to use the column"
         if not cells:
             continue
         sparse = float(as_numbers(frame[c]).notna().mean()) < DENSE  # '-' is no value
@@ -386,7 +401,7 @@ def _find_failed_scores(
 
 
 def _categorical(frame: pd.DataFrame, roles: Roles) -> list[str]:
-    failed = {c for c, why in roles.left_out.items() if why.startswith((FAILED, UNITS))}
+    failed = {c for c, why in roles.left_out.items() if why.startswith((FAILED, UNITS, COMMAS))}
     taken = {roles.item, roles.label, *roles.judges, *failed}
     return [str(c) for c in frame.columns if c not in taken and is_str(frame[c])]
 
