@@ -96,6 +96,43 @@ def test_a_category_of_a_few_values_is_never_offered_as_the_prompt(tmp_path, cap
     assert "a category, not a prompt" in left and "--prompt" not in left
 
 
+def test_a_true_false_labels_file_is_a_binary_label(tmp_path, capsys) -> None:
+    """Finding 10: a labels file of True/False (pandas' way of writing a bool column):
+    doctor refused it ("not numeric (e.g. True)") and estimate took it as a continuous
+    label, with share intervals past 1. Both read it as 1/0, a binary label."""
+    frame = messy_table(Messy(label_scale="0-1", ratings=1, labeled=0.25, sentinels=0))
+    frame = frame[["id", "prompt", "system", "human", "llm_a", "llm_b", "llm_c"]]
+    labels = frame.loc[frame["human"].notna(), ["id", "human"]]
+    labels = labels.assign(human=labels["human"].astype(bool))
+    main_path, labels_path = tmp_path / "main.csv", tmp_path / "labels.csv"
+    frame.drop(columns="human").to_csv(main_path, index=False)
+    labels.to_csv(labels_path, index=False)
+    assert "True" in labels_path.read_text()
+    out, command = doctor([str(main_path), "--labels", str(labels_path)], capsys)
+    assert "bacon estimate takes it as a binary (categorical) label" in out
+    result = estimate_json(command[1:], capsys)
+    assert result["pool"]["outcome"] == "categorical"
+    assert result["mean"]["classical"]["estimate"] == pytest.approx(labels["human"].mean())
+
+
+def test_ids_written_as_floats_join_ids_written_as_integers(tmp_path, capsys) -> None:
+    """Finding 11: the table's ids written 1.0, 2.0 (pandas' way for an integer column
+    with a missing value), the labels file's 1, 2: "145 ids are not in the table ...
+    check that the labels belong to this file". They are one id, and join."""
+    frame = _table()
+    frame["id"] = np.arange(1, len(frame) + 1).astype(float)
+    labels = frame.loc[frame["human"].notna(), ["id", "human"]]
+    labels = labels.assign(id=labels["id"].astype(int))
+    main_path, labels_path = tmp_path / "main.csv", tmp_path / "labels.csv"
+    frame.drop(columns="human").to_csv(main_path, index=False)
+    labels.to_csv(labels_path, index=False)
+    assert "1.0," in main_path.read_text() and "\n1," not in main_path.read_text()
+    out, command = doctor([str(main_path), "--labels", str(labels_path)], capsys)
+    assert f"from --labels: {len(labels)} of {len(frame)} rows labeled" in out
+    result = estimate_json(command[1:], capsys)
+    assert result["mean"]["classical"]["estimate"] == pytest.approx(labels["human"].mean())
+
+
 def test_a_label_with_decimal_commas_beside_judges_with_points(tmp_path, capsys) -> None:
     """Finding 14: a semicolon-separated file whose label was typed with decimal commas
     ('4,00') and whose judges have decimal points: the label read as text (a category)
