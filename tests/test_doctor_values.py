@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from bacon_bayes.cli import main
+from bacon_bayes.stream.source import expand_columns
 
 from .messy_tables import Messy, messy_table
 from .test_doctor_messy import doctor, estimate_json, found, section
@@ -166,3 +167,20 @@ def test_a_label_with_decimal_commas_in_a_comma_file_is_named(tmp_path, capsys) 
     assert "save it with a decimal point" in can and "bacon sample" not in can
     assert main(["doctor", str(tmp_path / "table.csv"), "--label", "human"]) == 2
     assert "holds numbers written with a decimal comma" in capsys.readouterr().err
+
+
+def test_a_judge_named_with_brackets_is_its_column(tmp_path, capsys) -> None:
+    """Finding 2: a judge column ``gpt4 [rts]``: doctor's command passed --judge 'gpt4
+    [rts]', which estimate read as a pattern with a set of characters ("matches no
+    column"). A column's whole name is that column; patterns still expand."""
+    columns = ["gpt4 [rts]", "gpt4 r", "llama*70b", "llama-70b"]
+    assert expand_columns(["gpt4 [rts]"], columns) == ["gpt4 [rts]"]
+    assert expand_columns(["llama*70b"], columns) == ["llama*70b"]
+    assert expand_columns(["gpt4 [r]"], columns) == ["gpt4 r"]
+    assert expand_columns(["llama*"], columns) == ["llama*70b", "llama-70b"]
+    frame = _table().rename(columns={"llm_a": "gpt4 [v2]"})
+    path = tmp_path / "brackets.csv"
+    frame.to_csv(path, index=False)
+    _, command = doctor([str(path)], capsys)
+    assert "gpt4 [v2]" in command
+    assert estimate_json(command[1:], capsys)["pool"]["judges"][0] == "gpt4 [v2]"
