@@ -19,6 +19,7 @@ import pandas as pd
 
 from bacon_bayes.errors import BaconError, ValidationError
 from bacon_bayes.outputs import write_file
+from bacon_bayes.words import bools_as_floats
 
 
 @contextmanager
@@ -359,6 +360,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
                 with _csv_source(path) as source:
                     frame = pd.read_csv(**source, **how, dtype=dict.fromkeys(ids, str))
             _padded_ids_as_text(frame, ids)
+            marked = _other_decimal_mark(frame, how)
     except BaconError:
         raise
     except UnicodeDecodeError as exc:
@@ -376,9 +378,41 @@ def read_table(path: str | Path) -> pd.DataFrame:
         return bools_as_floats(frame)
     _refuse_repeated_header(path, frame, 2 + int(how.get("skiprows", 0)))
     out = bools_as_floats(restored(frame))
-    out.attrs["read as"] = read_as(how)
+    out.attrs["read as"] = ", ".join(filter(None, (read_as(how), marked)))
     out.attrs["header line"] = int(how.get("skiprows", 0))
     return out
+
+
+#: a cell that is a number with a decimal comma, or with a decimal point, or whole
+_MARKED = {",": r"^\s*[-+]?\d+(,\d+)?\s*$", ".": r"^\s*[-+]?(\d+(\.\d*)?|\.\d+)\s*$"}
+#: numbers with a point every three digits, in a file of decimal commas: 1.234 is a thousand
+_THOUSANDS = r"^\s*[-+]?\d{1,3}(\.\d{3})+\s*$"
+
+
+def _other_decimal_mark(frame: pd.DataFrame, how: dict[str, Any]) -> str:
+    """Read as numbers, in place, the text columns of a CSV not separated by commas
+    (read with ``how``) whose filled cells are all numbers written with the other decimal
+    mark than the file's (a column of ``4,00`` typed in by hand in a spreadsheet whose
+    other columns have decimal points, or the reverse), and say which (``""``: none)."""
+    if how.get("sep", ",") == ",":
+        return ""
+    mark = "." if how.get("decimal") == "," else ","
+    read = []
+    for c in frame.columns:
+        s = frame[c]
+        if item_name(c) or not (pd.api.types.is_object_dtype(s) or pd.api.types.is_string_dtype(s)):
+            continue
+        filled = s.dropna().astype(str)
+        filled = filled[filled.str.strip() != ""]
+        if filled.empty or not filled.str.contains(mark, regex=False).any():
+            continue
+        if not filled.str.match(_MARKED[mark]).all() or filled.str.match(_THOUSANDS).all():
+            continue
+        text = s.astype(str).str.replace(",", ".", regex=False).where(s.notna())
+        frame[c] = pd.to_numeric(text, errors="coerce")
+        read.append(repr(str(c)))
+    name = "decimal points" if mark == "." else "decimal commas"
+    return f"{name} in column(s) {', '.join(read)}" if read else ""
 
 
 def _refuse_repeated_header(path: Path, frame: pd.DataFrame, first: int) -> None:
@@ -402,92 +436,6 @@ def _refuse_repeated_header(path: Path, frame: pd.DataFrame, first: int) -> None
         "with cat?): delete those lines, or join the files with their header once (e.g. "
         "pandas.concat), and run again."
     )
-
-
-#: two-word verdicts read as 1 / 0 (any case, spaces around ignored): a person's or a
-#: judge's yes-or-no answer written as words
-VERDICT_WORDS = {
-    "yes": "no", "y": "n", "true": "false", "correct": "incorrect", "right": "wrong",
-    "pass": "fail", "passed": "failed", "accept": "reject", "accepted": "rejected",
-    "good": "bad", "valid": "invalid",
-}  # fmt: skip
-_VERDICT = {**dict.fromkeys(VERDICT_WORDS, 1.0), **dict.fromkeys(VERDICT_WORDS.values(), 0.0)}
-
-
-_NEGATIVE = {no: yes for yes, no in VERDICT_WORDS.items()}
-#: a column of more distinct values than this is no column of verdict words ...
-_MOST_WORDINGS = 64
-#: ... and one with more of them in its first this many rows is turned away unread
-_PEEK = 4096
-
-
-def verdict_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
-    """The cells of ``column`` written as one pair of :data:`VERDICT_WORDS` as 1.0 / 0.0
-    (NaN in every other cell), and the pair in words (``'correct' = 1, 'incorrect' = 0``);
-    None when the column is not strings or no pair covers most of its filled cells."""
-    if not (pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)):
-        return None
-    try:  # a column of ids or texts is turned away by its first rows, unread
-        if len(pd.unique(column.iloc[:_PEEK].dropna())) > _MOST_WORDINGS:
-            return None
-        filled = column.dropna()
-        distinct = pd.unique(filled)
-    except TypeError:  # lists or dicts in the cells (a JSON reader's)
-        return None
-    if filled.empty or len(distinct) > _MOST_WORDINGS:
-        return None
-    word = {v: v.strip().lower() for v in distinct if isinstance(v, str)}
-    if not any(w in _VERDICT for w in word.values()):
-        return None
-    pair = filled.map({v: w if w in VERDICT_WORDS else _NEGATIVE.get(w) for v, w in word.items()})
-    top = pair.value_counts()
-    if top.empty or top.iloc[0] <= len(filled) / 2:
-        return None
-    yes = str(top.index[0])
-    ours = {v: _VERDICT[w] for v, w in word.items() if w in (yes, VERDICT_WORDS[yes])}
-    return column.map(ours).astype(float), f"{yes!r} = 1, {VERDICT_WORDS[yes]!r} = 0"
-
-
-def as_numbers(column: pd.Series) -> pd.Series:
-    """``column`` as floats: numbers, and the verdict words of its pair
-    (:func:`verdict_numbers`) as 1 / 0; NaN in the empty cells and in any other."""
-    values = pd.to_numeric(column, errors="coerce")
-    read = verdict_numbers(column)
-    return values if read is None else values.fillna(read[0])
-
-
-def unread(values: np.ndarray, column: pd.Series) -> np.ndarray:
-    """Which cells of ``column`` hold something that did not read as a number (NaN in
-    ``values``, its numbers): neither missing nor blank (``""`` or spaces only, empty as a
-    CSV's empty cell is)."""
-    bad = np.isnan(values) & column.notna().to_numpy()
-    if bad.any():
-        bad[bad] = [not (isinstance(v, str) and not v.strip()) for v in column.to_numpy()[bad]]
-    return bad
-
-
-def bools_as_floats(frame: pd.DataFrame) -> pd.DataFrame:
-    """Columns of True/False with empty cells (read as objects: a CSV's blanks, JSON's
-    nulls) as 1.0 / 0.0 / NaN, like a column of True/False without blanks, which reads as
-    numbers everywhere (a human verdict recorded for some rows only, a judge that skipped
-    some); so are columns whose every filled cell is one pair of :data:`VERDICT_WORDS`
-    (``yes`` / ``no``, ``correct`` / ``incorrect``, any case), each recorded with its pair
-    in ``frame.attrs["verdicts"]`` for doctor to say how it was read."""
-    swap, said = {}, {}
-    for col, s in frame.items():
-        if not pd.api.types.is_object_dtype(s) and not pd.api.types.is_string_dtype(s):
-            continue
-        if s.isna().any() and pd.api.types.infer_dtype(s, skipna=True) == "boolean":
-            swap[col] = s.astype(float)  # compiled, not per cell
-        elif (read := verdict_numbers(s)) is not None and read[0].notna().sum() == s.notna().sum():
-            swap[col], said[col] = read
-    if not swap:
-        return frame
-    out = frame.copy()
-    for col, values in swap.items():  # not assign(**swap): a column name need not be a str
-        out[col] = values
-    out.attrs["verdicts"] = {**frame.attrs.get("verdicts", {}), **said}
-    return out
 
 
 def without_unscored(

@@ -21,9 +21,10 @@ import pandas as pd
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.inclusion import Inclusion, groups_never_drawn, labeled_by_prompt
-from bacon_bayes.io import as_numbers, csv_lines, unread
+from bacon_bayes.io import csv_lines
 from bacon_bayes.order import natural_sorted, unique_codes
 from bacon_bayes.pairs import Pairs, pairs_frame
+from bacon_bayes.words import as_numbers, unread
 
 Kind = Literal["continuous", "ordinal", "nonnegative", "categorical"]
 KINDS: tuple[str, ...] = ("continuous", "ordinal", "nonnegative", "categorical")
@@ -96,9 +97,8 @@ class _Rows:
 
 
 def _numeric(series: pd.Series, role: str, rows: _Rows) -> np.ndarray:
-    """Convert to float (verdict words such as ``yes`` / ``no`` as 1 / 0, as the readers
-    take them: :func:`bacon_bayes.io.as_numbers`; blank strings as empty cells); any other
-    entry stops with its row and value."""
+    """Convert to float (words as the readers take them, :func:`bacon_bayes.words.as_numbers`:
+    ``yes`` / ``no`` as 1 / 0; blank strings as empty cells); any other stops with its row."""
     values = as_numbers(series).to_numpy(dtype=float)
     bad = unread(values, series)
     if bad.any():

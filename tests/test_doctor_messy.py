@@ -479,7 +479,8 @@ def test_a_placeholder_on_every_unlabeled_row_is_named_with_the_fix(tmp_path, ca
 def test_every_column_gets_a_part_or_a_reason(tmp_path, capsys) -> None:
     """A judge's percentages written as text ('85%') and a column of free notes played no
     part in doctor's output and were not named at all; now every column of the table has
-    a line (its part, or why it has none), percentages with the fix."""
+    a line (its part, or why it has none); percentages are read as the number written
+    (tester C's finding 9), and said."""
     frame = messy_table()
     rng = np.random.default_rng(6)
     frame["llm_pct"] = [f"{v:.0f}%" for v in 100 * frame.attrs["quality"]]
@@ -494,16 +495,14 @@ def test_every_column_gets_a_part_or_a_reason(tmp_path, capsys) -> None:
     }
     assert set(frame.columns) <= named, set(frame.columns) - named
     left = {ln.split()[2]: ln for ln in block.splitlines() if ln.startswith("  left out")}
-    assert (
-        "percentages written as text" in left["llm_pct"]
-        and "write them as numbers" in left["llm_pct"]
-    )
+    pct = next(ln for ln in block.splitlines() if ln.split()[:2] == ["judge", "llm_pct"])
+    assert "read as numbers, the percent sign dropped ('" in pct
     assert "80 distinct string(s)" in left["note"] and "0% of rows" in left["blank"]
 
 
 def test_verdict_words_only_as_one_whole_pair() -> None:
     """A column is read as 1 / 0 only when every filled cell is one pair's word."""
-    from bacon_bayes.io import bools_as_floats
+    from bacon_bayes.words import bools_as_floats
 
     frame = pd.DataFrame(
         {
@@ -517,7 +516,7 @@ def test_verdict_words_only_as_one_whole_pair() -> None:
     assert read["v"].tolist()[:2] == [1.0, 0.0] and np.isnan(read["v"][2]) and read["v"][3] == 1
     for col in ("mixed", "other", "group"):
         assert read[col].tolist() == frame[col].tolist(), col
-    assert read.attrs["verdicts"] == {"v": "'pass' = 1, 'fail' = 0"}
+    assert read.attrs["verdicts"] == {"v": "read from words, 'pass' = 1, 'fail' = 0"}
 
 
 def test_items_per_group_are_those_the_command_keeps(tmp_path, capsys) -> None:

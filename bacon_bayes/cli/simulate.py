@@ -33,7 +33,8 @@ def _table(args: argparse.Namespace) -> Any:
     if args.labels:
         frame, args.item = join_labels(frame, args.labels, args.label, args.item or meta.item)
     if args.drop_unlabeled and args.label in frame.columns:
-        from bacon_bayes.io import as_numbers, keep_file_rows
+        from bacon_bayes.io import keep_file_rows
+        from bacon_bayes.words import as_numbers
 
         kept = as_numbers(frame[args.label]).notna().to_numpy()
         if not kept.all():

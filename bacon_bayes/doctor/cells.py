@@ -9,11 +9,14 @@ import re
 
 import pandas as pd
 
-from bacon_bayes.io import as_numbers, file_line
+from bacon_bayes.io import file_line
 from bacon_bayes.order import spelling_variants, spellings_text
+from bacon_bayes.words import as_numbers
 
 #: a string column is numbers with a few text cells (a judge's failures) from this share
 NUMBERS_SHARE = 0.9
+#: a cell of punctuation only (``-``, ``?``, ``--``): a mark for a missing value
+MARK = r"\s*[^\w\s]+\s*"
 #: how the reason of such a column begins
 FAILED = "scores but for"
 #: what to do with a few text cells in a judge's column, and in the label's
@@ -25,10 +28,11 @@ SHOWN_CELLS = 3
 UNIT_CELL = re.compile(r"^\s*[-+]?\d+([.,]\d+)?\s*([^\W\d_]+\.?|/\s*\d+)\s*$")
 #: how the reason of a column of labels written with a unit begins
 UNITS = "labels written as text"
-#: a number written with a decimal comma (``3,5``)
-DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+,\d+\s*$")
-#: a cell written as a percentage (``85%``)
-PERCENT = re.compile(r"^\s*[-+]?\d+(\.\d*)?\s*%\s*$")
+#: a number written with a decimal comma (``3,5``), or a whole one
+DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+(,\d+)?\s*$")
+#: how the reason of a column of numbers written with a decimal comma begins, and the fix
+COMMAS = "numbers written with a decimal comma"
+COMMAS_FIX = "save it with a decimal point (or as a semicolon-separated CSV)"
 #: the spellings :func:`case_variants` shows
 SHOWN_SPELLINGS = 2
 #: what to do with names written several ways
@@ -62,9 +66,13 @@ def _where(frame: pd.DataFrame, label: object, kind: str) -> str:
 
 
 def _other(s: pd.Series) -> tuple[pd.Series, pd.Series]:
-    """The filled cells of ``s`` read as numbers, and the filled cells that are none."""
+    """The filled cells of ``s`` read as numbers, and the filled cells that are none. The
+    cells of punctuation only (:data:`MARK`, ``-`` on every unlabeled row) are set aside
+    first: the others may be words read only when they are most of the cells (``correct``
+    / ``incorrect``)."""
     filled = s[s.notna() & (s.astype(str).str.strip() != "")]
-    num = as_numbers(filled)
+    marks = filled.astype(str).str.fullmatch(MARK)
+    num = as_numbers(filled[~marks]).reindex(filled.index)
     return num, filled[num.isna()]
 
 
@@ -81,8 +89,11 @@ def text_cells(frame: pd.DataFrame, column: str, kind: str) -> str | None:
     num, bad = _other(s)
     if num.empty or bad.empty or num.nunique() < 2:
         return None
-    # a few text cells among scores, or one short placeholder for a missing one ('-', '?')
-    placeholder = bad.astype(str).str.strip().nunique() == 1 and len(str(bad.iloc[0])) <= 12
+    # a few text cells among scores, or short placeholders for a missing one ('-', '?')
+    marks = bad.astype(str).str.fullmatch(MARK).all()
+    placeholder = marks or (
+        bad.astype(str).str.strip().nunique() == 1 and len(str(bad.iloc[0])) <= 12
+    )
     if num.notna().mean() < NUMBERS_SHARE and not placeholder:
         return None
     words = ", ".join(repr(str(v)) for v in bad.astype(str).unique()[:3])
@@ -105,6 +116,21 @@ def unit_cells(s: pd.Series) -> str | None:
     shown = ", ".join(repr(v) for v in filled.unique()[:SHOWN_CELLS])
     first = filled.iloc[0]
     return f"({shown}): write them as numbers only ({numbers.iloc[0]}, not {first!r})"
+
+
+def decimal_commas(s: pd.Series) -> str | None:
+    """A string column of numbers written with a decimal comma (``4,00``), which a file
+    whose cells are separated by commas reads as text: an example and why it is text
+    (``(e.g. '4,00'), in a file whose cells are not separated by semicolons``); at least
+    :data:`NUMBERS_SHARE` of its filled cells such, one with a comma at least. None for
+    any other column."""
+    if not is_str(s):
+        return None
+    filled = s.dropna().astype(str)
+    commas = filled[filled.str.contains(",", regex=False)]
+    if commas.empty or filled.str.match(DECIMAL_COMMA).mean() < NUMBERS_SHARE:
+        return None
+    return f"(e.g. {commas.iloc[0]!r}), in a file whose cells are not separated by semicolons"
 
 
 def listed_cells(frame: pd.DataFrame, column: str, kind: str) -> str:
@@ -142,22 +168,11 @@ def case_variants(s: pd.Series) -> str | None:
 
 
 def unused_strings(filled: pd.Series, max_groups: int) -> str:
-    """Why a column of strings (its ``filled`` cells) plays no part: numbers written with
-    a decimal comma or as percentages, names of at most ``max_groups`` groups written
-    several ways (:func:`case_variants`), else its distinct strings."""
+    """Why a column of strings (its ``filled`` cells) plays no part: names of at most
+    ``max_groups`` groups written several ways (:func:`case_variants`), else its distinct
+    strings."""
     k = filled.nunique()
     names = filled.str.strip().str.casefold().nunique()
-    if filled.str.match(DECIMAL_COMMA).mean() >= NUMBERS_SHARE:
-        return (
-            f"numbers written with a decimal comma (e.g. {filled.iloc[0]!r}), in a file "
-            "whose cells are not separated by semicolons: save it with a decimal point "
-            "(or as a semicolon-separated CSV) to use the column"
-        )
-    if filled.str.match(PERCENT).mean() >= NUMBERS_SHARE:
-        return (
-            f"percentages written as text (e.g. {filled.iloc[0]!r}), so not a judge: "
-            "write them as numbers (85, or 0.85) to use it as one"
-        )
     if 2 <= names < k and names <= max_groups:
         return (
             f"{k} distinct strings, but {names} names once case and spaces around them are "

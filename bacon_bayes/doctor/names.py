@@ -19,9 +19,10 @@ GROUP_NAME = re.compile(
     re.I,
 )
 PROMPT_HINT = re.compile(r"prompt|doc|question|source|input|test|task|query", re.I)
-#: numeric columns named like this are prompt ids, never judges
+#: numeric columns named like this are prompt ids, never judges (``qid`` too)
 PROMPT_ID = re.compile(
-    r"^(prompt|question|doc|task|input|source|query|example|test|case)[ _-]?(id|idx|index|no|nr)?$",
+    r"^((prompt|question|doc|task|input|source|query|example|test|case)[ _-]?"
+    r"(id|idx|index|no|nr)?|q[ _-]?(id|idx|no|nr))$",
     re.I,
 )
 RESPONSE_HINT = re.compile(

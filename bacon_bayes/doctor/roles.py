@@ -14,12 +14,15 @@ import pandas as pd
 from scipy import stats
 
 from bacon_bayes.doctor.cells import (
+    COMMAS,
+    COMMAS_FIX,
     FAILED,
     JUDGE_CELLS_FIX,
     LABEL_CELLS_FIX,
     SPELLING_FIX,
     UNITS,
     case_variants,
+    decimal_commas,
     is_str,
     listed_cells,
     numeric,
@@ -44,14 +47,16 @@ from bacon_bayes.doctor.names import (
     other_aspects,
 )
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import as_numbers
 from bacon_bayes.readers import TableMeta
+from bacon_bayes.words import as_numbers
 
 #: a numeric prompt column has about one row per prompt and group (at most this many)
 ROWS_PER_PROMPT_GROUP = 3
 #: a string prompt column may repeat a prompt per group (repeated samples), up to this
 #: many rows on average; more, and it is a category (a domain, a task type), not a prompt
 ROWS_PER_PROMPT_GROUP_STRINGS = 10
+#: a category of fewer values than this is never offered as the prompt (Likert levels)
+FEW_PROMPTS = 10
 #: a column is dense when at least this share of rows has a value, sparse below
 DENSE = 0.5
 #: judges with |Spearman| below this against the labels are left out
@@ -181,9 +186,12 @@ def _find_label(
     if given is not None:
         if given in frame.columns and numeric(frame[given]) is None:
             cells = text_cells(frame, given, meta.format)
+            commas = decimal_commas(frame[given])
             raise ValidationError(
                 f"--label {given!r} holds labels but for {cells}: {LABEL_CELLS_FIX}, and run again"
                 if cells
+                else f"--label {given!r} holds {COMMAS} {commas}: {COMMAS_FIX}, and run again"
+                if commas
                 else f"--label {given!r} is not numeric (e.g. "
                 f"{frame[given].dropna().iloc[0]!r}); a label column holds numbers (or "
                 "verdict words such as yes / no)"
@@ -358,10 +366,19 @@ def _find_failed_scores(
             continue
         cells = text_cells(frame, c, meta.format)
         units = None if cells or roles.label else unit_cells(frame[c])
-        if units and (frame[c].notna().mean() < DENSE or LABEL_HINT.search(str(c))):
+        label_like = frame[c].notna().mean() < DENSE or LABEL_HINT.search(str(c))  # sparse
+        if units and label_like:
             roles.left_out[str(c)] = f"{UNITS} {units}, and run again"
             roles.reasons["label"] = f"none: {str(c)!r} holds {UNITS} (below)"
             roles.label_cells = f"the label column {str(c)!r} holds {UNITS} {units}, and run again"
+        commas = None if cells or units else decimal_commas(frame[c])
+        if commas and roles.label is None and label_like:
+            fix = f"{COMMAS_FIX}, and run again"
+            roles.left_out[str(c)] = f"{COMMAS} {commas}: labels? Not taken as the label; {fix}"
+            roles.reasons["label"] = f"none: {str(c)!r} holds {COMMAS} (below)"
+            roles.label_cells = f"the label column {str(c)!r} holds {COMMAS} {commas}: {fix}"
+        elif commas:
+            roles.left_out[str(c)] = f"{COMMAS} {commas}: {COMMAS_FIX} to use the column"
         if not cells:
             continue
         sparse = float(as_numbers(frame[c]).notna().mean()) < DENSE  # '-' is no value
@@ -384,7 +401,7 @@ def _find_failed_scores(
 
 
 def _categorical(frame: pd.DataFrame, roles: Roles) -> list[str]:
-    failed = {c for c, why in roles.left_out.items() if why.startswith((FAILED, UNITS))}
+    failed = {c for c, why in roles.left_out.items() if why.startswith((FAILED, UNITS, COMMAS))}
     taken = {roles.item, roles.label, *roles.judges, *failed}
     return [str(c) for c in frame.columns if c not in taken and is_str(frame[c])]
 
@@ -483,10 +500,10 @@ def _find_prompt(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles:
             continue
         if not in_numbers and per > ROWS_PER_PROMPT_GROUP_STRINGS:
             if share >= 0.8:  # shared by the groups, but many rows of each: say why not
+                hint = " (pass --prompt to use it)" if k >= FEW_PROMPTS else ""
                 roles.left_out[c] = (
                     f"{k} distinct strings shared by the {roles.group} values, but about "
-                    f"{per:.0f} rows per value and {roles.group}: a category, not a prompt "
-                    "(pass --prompt to use it)"
+                    f"{per:.0f} rows per value and {roles.group}: a category, not a prompt{hint}"
                 )
             continue
         # the finer of two shared columns: a prompt is answered about once by each group
@@ -585,10 +602,10 @@ def find_roles(
             roles.reasons[role] += f"; names written several ways ({spellings}): {SPELLING_FIX}"
     _find_judges(frame, meta, judges, roles)
     _find_text(frame, meta, roles)
-    for col, words in frame.attrs.get("verdicts", {}).items():  # io.bools_as_floats
+    for col, words in frame.attrs.get("verdicts", {}).items():  # words.bools_as_floats
         key = "label" if col == roles.label else f"judge:{col}"
         if key in roles.reasons:
-            roles.reasons[key] += f"; read from words, {words}"
+            roles.reasons[key] += f"; {words}"
     if roles.item is None:
         roles.reasons["id"] = _no_id(frame, roles)
     _say_the_rest(frame, roles)

@@ -17,10 +17,11 @@ from typing import Any
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import ITEM_COLUMNS, bools_as_floats, read_table, refuse_workbook
+from bacon_bayes.io import ITEM_COLUMNS, read_table, refuse_workbook
 from bacon_bayes.readers.labels import join_labels, label_column
 from bacon_bayes.readers.meta import TableMeta, id_column
 from bacon_bayes.readers.pairwise import read_pairwise
+from bacon_bayes.words import bools_as_floats
 
 __all__ = [
     "FORMATS",

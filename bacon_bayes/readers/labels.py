@@ -16,6 +16,15 @@ def _few(values: list[str], n: int = 5) -> str:
     return shown + (f" and {len(values) - n} more" if len(values) > n else "")
 
 
+def _id_text(ids: pd.Series) -> pd.Series:
+    """Ids as the text they are compared by: whole numbers read as floats (``1.0``, what
+    pandas writes for a column of integers with a missing value) as ``1``, so that a
+    table's ``1.0`` and a labels file's ``1`` are one id."""
+    if pd.api.types.is_float_dtype(ids) and bool((ids.dropna() % 1 == 0).all()):
+        return ids.astype("Int64").astype(str)
+    return ids.astype(str)
+
+
 def read_labels(path: str | Path) -> pd.DataFrame:
     """The labels file ``path``: JSON Lines (``.jsonl``, ``.ndjson``, or any file of one
     object per line), a JSON array of records (``.json``), else CSV or Parquet."""
@@ -115,14 +124,13 @@ def join_labels(
             f"the table already has a column {label!r}; name the labels file's label column "
             "differently (and pass that name as --label), or drop --labels."
         )
-    ids = labels[key].astype(str)
+    ids, table_ids = _id_text(labels[key]), _id_text(frame[key])
     dup = ids[ids.duplicated()].unique().tolist()
     if dup:
         raise ValidationError(
             f"labels file {name!r}: ids {_few(dup)} appear more than once in column {key!r}; "
             "keep one label per item (average repeated labels first)."
         )
-    table_ids = frame[key].astype(str)
     if table_ids.duplicated().any():
         raise ValidationError(
             f"the table's id column {key!r} repeats {table_ids[table_ids.duplicated()].iloc[0]!r}"
@@ -133,9 +141,9 @@ def join_labels(
         raise ValidationError(
             f"labels file {name!r}: {len(unknown)} ids are not in the table's column {key!r}: "
             f"{_few(unknown)}; check that the labels belong to this file (ids are compared as "
-            "text)."
+            "text, 1.0 as 1)."
         )
-    values = pd.to_numeric(labels[label], errors="coerce")
+    values = pd.to_numeric(labels[label], errors="coerce").astype(float)  # True/False: 1/0
     bad = labels[label].notna() & values.isna()
     if bad.any():
         row = int(bad.to_numpy().nonzero()[0][0])

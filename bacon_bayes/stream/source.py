@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import BaconError, ValidationError
-from bacon_bayes.io import csv_options, unread
+from bacon_bayes.io import csv_options
+from bacon_bayes.words import unread
 
 PARQUET = (".parquet", ".pq")
 CSV = (".csv", ".csv.gz", ".csv.bz2", ".csv.zst")
@@ -183,13 +184,16 @@ def file_columns(path: Path) -> list[str]:
 
 def expand_columns(patterns: Sequence[str], columns: Sequence[Any]) -> list[Any]:
     """Shell-style judge patterns (e.g. ``'judge:*'``) expanded against ``columns`` (order
-    kept, no repeats); a name without ``*?[`` is taken as given."""
+    kept, no repeats); a name without ``*?[``, or one that is a column's whole name
+    (``gpt4 [v2]``, whose brackets a pattern reads as a set of characters), is taken as
+    given."""
     out: list[Any] = []
     for pat in patterns:
+        exact = [c for c in columns if str(c) == pat]
         hits = (
             [c for c in columns if fnmatch.fnmatchcase(str(c), pat)]
-            if any(ch in pat for ch in "*?[")
-            else [pat]
+            if any(ch in pat for ch in "*?[") and not exact
+            else exact or [pat]
         )
         if not hits:
             raise ValidationError(f"--judge pattern {pat!r} matches no column; check the pattern.")

@@ -74,7 +74,6 @@ import pandas as pd
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import (
-    bools_as_floats,
     check_header,
     csv_options,
     file_line,
@@ -82,6 +81,7 @@ from bacon_bayes.io import (
     reading,
 )
 from bacon_bayes.outputs import PAUSE_ENV, atomic_write_text, remove_dead_temps_in
+from bacon_bayes.words import bools_as_floats
 
 __all__ = [
     "CONFIG_FILE",

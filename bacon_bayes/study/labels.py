@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import as_numbers, csv_options, file_line, refuse_workbook, restored
+from bacon_bayes.io import csv_options, file_line, refuse_workbook, restored
 from bacon_bayes.study.core import Study
 from bacon_bayes.study.folder import (
     pairwise_wave_note,
@@ -36,6 +36,7 @@ from bacon_bayes.study.folder import (
     remove_stale_temp_files,
     study_lock,
 )
+from bacon_bayes.words import as_numbers
 
 __all__ = [
     "PRIOR_DESIGNS",
@@ -369,6 +370,6 @@ def record_pool_labels(root: str | Path, prior: str = "uniform") -> int:
 
 def _numbers(raw: pd.Series) -> pd.Series:
     """Labels written as text as numbers (NaN where not one): True/False and the other
-    verdict words (any case, :func:`bacon_bayes.io.as_numbers`) as 1/0, as every reader
+    verdict words (any case, :func:`bacon_bayes.words.as_numbers`) as 1/0, as every reader
     takes them."""
     return as_numbers(raw)

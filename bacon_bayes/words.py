@@ -1,0 +1,135 @@
+"""Numbers written as words in a table's cells: verdict words (``yes`` / ``no``) as 1 / 0,
+the answers of a Likert agreement item as 1-5, percentages (``85%``) as the number
+written; every reader of a user's table reads its columns through these."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+#: two-word verdicts read as 1 / 0 (any case, spaces around ignored): a person's or a
+#: judge's yes-or-no answer written as words
+VERDICT_WORDS = {
+    "yes": "no", "y": "n", "true": "false", "correct": "incorrect", "right": "wrong",
+    "pass": "fail", "passed": "failed", "accept": "reject", "accepted": "rejected",
+    "good": "bad", "valid": "invalid",
+}  # fmt: skip
+_VERDICT = {**dict.fromkeys(VERDICT_WORDS, 1.0), **dict.fromkeys(VERDICT_WORDS.values(), 0.0)}
+#: the five answers of a Likert agreement item, read as 1-5 in this order (any case; the
+#: middle one written several ways)
+LIKERT = (
+    ("strongly disagree",),
+    ("disagree",),
+    ("neither agree nor disagree", "neither agree or disagree", "neutral", "undecided"),
+    ("agree",),
+    ("strongly agree",),
+)
+_LIKERT = {w: k + 1.0 for k, words in enumerate(LIKERT) for w in words}
+#: a number written as a percentage (``85%``), read as the number written (85)
+_PERCENT = r"^\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*%\s*$"
+
+
+_NEGATIVE = {no: yes for yes, no in VERDICT_WORDS.items()}
+#: a column of more distinct values than this is no column of verdict words ...
+_MOST_WORDINGS = 64
+#: ... and one with more of them in its first this many rows is turned away unread
+_PEEK = 4096
+
+
+def word_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
+    """The cells of ``column`` written as words or percentages, as floats (NaN in every
+    other cell), and how they were read, in words: one pair of :data:`VERDICT_WORDS` as
+    1 / 0 (``read from words, 'correct' = 1, 'incorrect' = 0``), the :data:`LIKERT`
+    answers as 1-5 (3 of them at least), percentages as the number written (``'85%'`` as
+    85). None when the column is not strings or no reading covers most of its filled
+    cells."""
+    if not (pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)):
+        return None
+    try:  # a column of ids or texts is turned away by its first rows, unread
+        if (percent := _percents(column)) is not None:
+            return percent
+        if len(pd.unique(column.iloc[:_PEEK].dropna())) > _MOST_WORDINGS:
+            return None
+        filled = column.dropna()
+        distinct = pd.unique(filled)
+    except TypeError:  # lists or dicts in the cells (a JSON reader's)
+        return None
+    if filled.empty or len(distinct) > _MOST_WORDINGS:
+        return None
+    word = {v: " ".join(v.split()).lower() for v in distinct if isinstance(v, str)}
+    likert = {v: _LIKERT[w] for v, w in word.items() if w in _LIKERT}
+    if len(set(likert.values())) >= 3 and filled.isin(list(likert)).mean() > 0.5:
+        said = ", ".join(f"{v.strip()!r} = {k:g}" for v, k in sorted(likert.items(), key=_second))
+        return column.map(likert).astype(float), f"read from words, Likert answers as {said}"
+    if not any(w in _VERDICT for w in word.values()):
+        return None
+    pair = filled.map({v: w if w in VERDICT_WORDS else _NEGATIVE.get(w) for v, w in word.items()})
+    top = pair.value_counts()
+    if top.empty or top.iloc[0] <= len(filled) / 2:
+        return None
+    yes = str(top.index[0])
+    ours = {v: _VERDICT[w] for v, w in word.items() if w in (yes, VERDICT_WORDS[yes])}
+    said = f"read from words, {yes!r} = 1, {VERDICT_WORDS[yes]!r} = 0"
+    return column.map(ours).astype(float), said
+
+
+def _second(pair: tuple[Any, float]) -> float:
+    return pair[1]
+
+
+def _percents(column: pd.Series) -> tuple[pd.Series, str] | None:
+    """:func:`word_numbers` of a column of percentages (most of its first filled cells
+    such), else None."""
+    head = column.iloc[:_PEEK].dropna()
+    if head.empty or head.astype(str).str.match(_PERCENT).mean() <= 0.5:
+        return None
+    number = column.astype(str).str.extract(_PERCENT)[0].astype(float).where(column.notna())
+    first = number.first_valid_index()
+    said = f"{str(column[first]).strip()!r} = {number[first]:g}"
+    return number, f"read as numbers, the percent sign dropped ({said})"
+
+
+def as_numbers(column: pd.Series) -> pd.Series:
+    """``column`` as floats: numbers, and the words or percentages :func:`word_numbers`
+    reads (the verdict words of its pair as 1 / 0 ...); NaN in the empty cells and in
+    any other."""
+    values = pd.to_numeric(column, errors="coerce")
+    read = word_numbers(column)
+    return values if read is None else values.fillna(read[0])
+
+
+def unread(values: np.ndarray, column: pd.Series) -> np.ndarray:
+    """Which cells of ``column`` hold something that did not read as a number (NaN in
+    ``values``, its numbers): neither missing nor blank (``""`` or spaces only, empty as a
+    CSV's empty cell is)."""
+    bad = np.isnan(values) & column.notna().to_numpy()
+    if bad.any():
+        bad[bad] = [not (isinstance(v, str) and not v.strip()) for v in column.to_numpy()[bad]]
+    return bad
+
+
+def bools_as_floats(frame: pd.DataFrame) -> pd.DataFrame:
+    """Columns of True/False with empty cells (read as objects: a CSV's blanks, JSON's
+    nulls) as 1.0 / 0.0 / NaN, like a column of True/False without blanks, which reads as
+    numbers everywhere (a human verdict recorded for some rows only, a judge that skipped
+    some); so are columns whose every filled cell :func:`word_numbers` reads (one pair of
+    :data:`VERDICT_WORDS` such as ``yes`` / ``no``, the :data:`LIKERT` answers,
+    percentages), each recorded with how it was read in ``frame.attrs["verdicts"]`` for
+    doctor to say."""
+    swap, said = {}, {}
+    for col, s in frame.items():
+        if not pd.api.types.is_object_dtype(s) and not pd.api.types.is_string_dtype(s):
+            continue
+        if s.isna().any() and pd.api.types.infer_dtype(s, skipna=True) == "boolean":
+            swap[col] = s.astype(float)  # compiled, not per cell
+        elif (read := word_numbers(s)) is not None and read[0].notna().sum() == s.notna().sum():
+            swap[col], said[col] = read
+    if not swap:
+        return frame
+    out = frame.copy()
+    for col, values in swap.items():  # not assign(**swap): a column name need not be a str
+        out[col] = values
+    out.attrs["verdicts"] = {**frame.attrs.get("verdicts", {}), **said}
+    return out

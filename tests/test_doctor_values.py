@@ -1,0 +1,186 @@
+"""How doctor (and the commands after it) read the values of a table nobody prepared
+(tester C's findings, session 31): word labels with '-' or '?' on the unlabeled rows,
+Likert answers and percentages, a True/False labels file, ids written 1.0 in one file and
+1 in the other, decimal commas in a label column, a judge whose name holds brackets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes.cli import main
+from bacon_bayes.stream.source import expand_columns
+
+from .messy_tables import Messy, messy_table
+from .test_doctor_messy import doctor, estimate_json, found, section
+
+
+def _table(labeled: float = 0.25) -> pd.DataFrame:
+    """A messy table with 1-5 labels (one rating) on a quarter of its rows, the LLM
+    judges only."""
+    frame = messy_table(Messy(labeled=labeled, ratings=1, sentinels=0))
+    return frame[["id", "prompt", "system", "human", "llm_a", "llm_b", "llm_c"]]
+
+
+def _doctor_out(tmp_path, frame: pd.DataFrame, capsys) -> str:
+    """``bacon doctor``'s output on ``frame`` written as a CSV (with no command, maybe)."""
+    path = tmp_path / "table.csv"
+    frame.to_csv(path, index=False)
+    assert main(["doctor", str(path)]) == 0
+    return capsys.readouterr().out
+
+
+def _line(out: str, role: str, column: str) -> str:
+    return next(
+        ln
+        for ln in out.splitlines()
+        if ln.split()[: len(role.split()) + 1] == [*role.split(), column]
+    )
+
+
+@pytest.mark.parametrize("marks", [["-"], ["?"], ["-", "?"]])
+def test_a_word_label_with_marks_on_unlabeled_rows_is_named(tmp_path, capsys, marks) -> None:
+    """Finding 1: correct/incorrect on the labeled rows and '-' (or '?') on the others:
+    doctor said "no sparse numeric column", called the column a category, and advised
+    labeling a sample. It names the label column, its marks and the fix; a numeric
+    ``qid`` beside the question is a prompt id, not a judge."""
+    frame = _table()
+    words = np.where(frame["human"] >= 3, "correct", "incorrect")
+    rows = np.arange(len(frame))
+    frame["human"] = np.where(frame["human"].notna(), words, np.array(marks)[rows % len(marks)])
+    frame["qid"] = frame["prompt"]
+    out = _doctor_out(tmp_path, frame, capsys)
+    assert "none: 'human' holds labels but for text cells (below)" in out
+    left = _line(out, "left out", "human")
+    shown = ", ".join(repr(m) for m in marks)
+    assert f"cell(s) of other text ({shown}; the first at line" in left, left
+    can = section(out, "what can be computed")
+    assert "the label column 'human' holds labels but for" in can
+    assert "bacon sample" not in can and "no human labels" not in can
+    assert "named like a prompt id" in _line(out, "left out", "qid")
+
+
+def test_likert_answers_and_percentages_are_read_and_said(tmp_path, capsys) -> None:
+    """Finding 9: a sparse label of Likert answers ('Strongly disagree' ... 'Strongly
+    agree') and a judge written '80%': both were "a category, not a prompt (pass --prompt
+    to use it)" and doctor found no labels. The answers are read as 1-5, the percentages
+    as the number written, each said; the command runs on them."""
+    frame = _table()
+    answers = ["Strongly disagree", "Disagree", "Neither agree nor disagree", "Agree"]
+    answers += ["Strongly agree"]
+    level = frame["human"].to_numpy()
+    frame["human"] = [answers[int(v) - 1] if v == v else None for v in level]
+    frame = frame.rename(columns={"human": "expert_says"})
+    frame["llm_a"] = [f"{20 * v:.0f}%" for v in frame["llm_a"]]
+    path = tmp_path / "likert.csv"
+    frame.to_csv(path, index=False)
+    out, command = doctor([str(path)], capsys)
+    assert found(out, "label") == ["expert_says"]
+    label = _line(out, "label", "expert_says")
+    assert "Likert answers as 'Strongly disagree' = 1, 'Disagree' = 2" in label
+    assert "'Strongly agree' = 5" in label
+    judge = _line(out, "judge", "llm_a")
+    assert "read as numbers, the percent sign dropped (" in judge and "%' = " in judge
+    assert "pass --prompt" not in out
+    result = estimate_json(command[1:], capsys)
+    labeled = ~np.isnan(level)
+    assert result["mean"]["classical"]["estimate"] == pytest.approx(level[labeled].mean())
+
+
+def test_a_category_of_a_few_values_is_never_offered_as_the_prompt(tmp_path, capsys) -> None:
+    """Finding 9: a column of 5 strings shared by every system, about 20 rows each per
+    system, is a category; "pass --prompt to use it" is no advice for it."""
+    frame = _table()
+    frame["domain"] = np.array(list("abcde"))[np.arange(len(frame)) % 5]
+    left = _line(_doctor_out(tmp_path, frame, capsys), "left out", "domain")
+    assert "a category, not a prompt" in left and "--prompt" not in left
+
+
+def test_a_true_false_labels_file_is_a_binary_label(tmp_path, capsys) -> None:
+    """Finding 10: a labels file of True/False (pandas' way of writing a bool column):
+    doctor refused it ("not numeric (e.g. True)") and estimate took it as a continuous
+    label, with share intervals past 1. Both read it as 1/0, a binary label."""
+    frame = messy_table(Messy(label_scale="0-1", ratings=1, labeled=0.25, sentinels=0))
+    frame = frame[["id", "prompt", "system", "human", "llm_a", "llm_b", "llm_c"]]
+    labels = frame.loc[frame["human"].notna(), ["id", "human"]]
+    labels = labels.assign(human=labels["human"].astype(bool))
+    main_path, labels_path = tmp_path / "main.csv", tmp_path / "labels.csv"
+    frame.drop(columns="human").to_csv(main_path, index=False)
+    labels.to_csv(labels_path, index=False)
+    assert "True" in labels_path.read_text()
+    out, command = doctor([str(main_path), "--labels", str(labels_path)], capsys)
+    assert "bacon estimate takes it as a binary (categorical) label" in out
+    result = estimate_json(command[1:], capsys)
+    assert result["pool"]["outcome"] == "categorical"
+    assert result["mean"]["classical"]["estimate"] == pytest.approx(labels["human"].mean())
+
+
+def test_ids_written_as_floats_join_ids_written_as_integers(tmp_path, capsys) -> None:
+    """Finding 11: the table's ids written 1.0, 2.0 (pandas' way for an integer column
+    with a missing value), the labels file's 1, 2: "145 ids are not in the table ...
+    check that the labels belong to this file". They are one id, and join."""
+    frame = _table()
+    frame["id"] = np.arange(1, len(frame) + 1).astype(float)
+    labels = frame.loc[frame["human"].notna(), ["id", "human"]]
+    labels = labels.assign(id=labels["id"].astype(int))
+    main_path, labels_path = tmp_path / "main.csv", tmp_path / "labels.csv"
+    frame.drop(columns="human").to_csv(main_path, index=False)
+    labels.to_csv(labels_path, index=False)
+    assert "1.0," in main_path.read_text() and "\n1," not in main_path.read_text()
+    out, command = doctor([str(main_path), "--labels", str(labels_path)], capsys)
+    assert f"from --labels: {len(labels)} of {len(frame)} rows labeled" in out
+    result = estimate_json(command[1:], capsys)
+    assert result["mean"]["classical"]["estimate"] == pytest.approx(labels["human"].mean())
+
+
+def test_a_label_with_decimal_commas_beside_judges_with_points(tmp_path, capsys) -> None:
+    """Finding 14: a semicolon-separated file whose label was typed with decimal commas
+    ('4,00') and whose judges have decimal points: the label read as text (a category)
+    and doctor found no labels. Each column is read with its own decimal mark, and the
+    first line says so."""
+    frame = _table()
+    frame["human"] = [f"{v:.2f}".replace(".", ",") if v == v else "" for v in frame["human"]]
+    frame["llm_a"] = frame["llm_a"] + 0.5
+    path = tmp_path / "semicolons.csv"
+    frame.to_csv(path, index=False, sep=";")
+    assert "4,00" in path.read_text() and ".5;" in path.read_text()
+    out, command = doctor([str(path)], capsys)
+    assert "semicolon-separated, decimal commas in column(s) 'human'" in out.splitlines()[0]
+    assert found(out, "label") == ["human"]
+    result = estimate_json(command[1:], capsys)
+    values = pd.to_numeric(frame["human"].str.replace(",", "."), errors="coerce")
+    assert result["mean"]["classical"]["estimate"] == pytest.approx(values.mean())
+
+
+def test_a_label_with_decimal_commas_in_a_comma_file_is_named(tmp_path, capsys) -> None:
+    """Finding 14: in a comma-separated file (quoted cells), a label written '4,00' was "a
+    category, not a prompt (pass --prompt to use it)" and the table had "no labels";
+    judges written so got the decimal-comma fix. The label gets it too, as the label."""
+    frame = _table()
+    frame["human"] = [f"{v:.2f}".replace(".", ",") if v == v else None for v in frame["human"]]
+    out = _doctor_out(tmp_path, frame, capsys)
+    assert "none: 'human' holds numbers written with a decimal comma (below)" in out
+    left = _line(out, "left out", "human")
+    assert "numbers written with a decimal comma (e.g. '" in left and "labels?" in left
+    can = section(out, "what can be computed")
+    assert "save it with a decimal point" in can and "bacon sample" not in can
+    assert main(["doctor", str(tmp_path / "table.csv"), "--label", "human"]) == 2
+    assert "holds numbers written with a decimal comma" in capsys.readouterr().err
+
+
+def test_a_judge_named_with_brackets_is_its_column(tmp_path, capsys) -> None:
+    """Finding 2: a judge column ``gpt4 [rts]``: doctor's command passed --judge 'gpt4
+    [rts]', which estimate read as a pattern with a set of characters ("matches no
+    column"). A column's whole name is that column; patterns still expand."""
+    columns = ["gpt4 [rts]", "gpt4 r", "llama*70b", "llama-70b"]
+    assert expand_columns(["gpt4 [rts]"], columns) == ["gpt4 [rts]"]
+    assert expand_columns(["llama*70b"], columns) == ["llama*70b"]
+    assert expand_columns(["gpt4 [r]"], columns) == ["gpt4 r"]
+    assert expand_columns(["llama*"], columns) == ["llama*70b", "llama-70b"]
+    frame = _table().rename(columns={"llm_a": "gpt4 [v2]"})
+    path = tmp_path / "brackets.csv"
+    frame.to_csv(path, index=False)
+    _, command = doctor([str(path)], capsys)
+    assert "gpt4 [v2]" in command
+    assert estimate_json(command[1:], capsys)["pool"]["judges"][0] == "gpt4 [v2]"
