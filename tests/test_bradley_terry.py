@@ -411,3 +411,23 @@ def test_from_pairs_bad_input() -> None:
     bad.loc[2, "left"] = None
     with pytest.raises(ValidationError, match="empty at row 2"):
         EvalPool.from_pairs(bad, **kw)
+
+
+def test_one_new_model_that_lost_its_one_comparison_leaves_the_others_alone() -> None:
+    """A ninth model compared once, and losing: its strength is infinite. The fallback gave
+    every compared pair a virtual tie, which pulled every strength toward 0 (a 20-model
+    arena leaderboard shrank 2.5x and intervals missed), dropped the judges (lambda 0), and
+    its variance entered every strength through the mean-zero anchor. Now only its pairs
+    get a tie, the surrogate weight is kept, and the anchor is the others' mean."""
+    rng = np.random.default_rng(4)
+    d = simulate(rng, 2000)
+    y = _masked(d["y"], 400, rng)
+    base = bradley_terry(d["a"], d["b"], y, d["judges"] / 2.0, n_models=M)
+    a, b = np.append(d["a"], M), np.append(d["b"], M - 1)  # the new model vs the best
+    y2, judges = np.append(y, 0.0), np.vstack([d["judges"], [[0, 0]]]) / 2.0
+    more = bradley_terry(a, b, y2, judges, n_models=M + 1)
+    assert np.isnan(more.ci_low[M]) and "fallback" in more.details
+    assert more.details["power_lambda"] > 0.2
+    np.testing.assert_allclose(more.estimate[:M], base.estimate, atol=0.05)
+    width = (more.ci_high - more.ci_low)[:M] / (base.ci_high - base.ci_low)
+    assert np.all((width > 0.9) & (width < 1.15)), width

@@ -75,8 +75,8 @@ DIVERGED = 25.0
 INFINITE = (
     "its labeled comparisons are all won (or all lost, ties counting both ways): the "
     "maximum-likelihood strength is infinite (the surrogate could not keep it finite); "
-    "every estimate is then the labels' fit with one virtual tie per compared pair, and "
-    "this model has no interval"
+    "each of its compared pairs gets one virtual tie, which keeps its estimate finite, "
+    "and it has no interval"
 )
 
 
@@ -195,10 +195,6 @@ def _newton(a, b, m, v, vz, start=None) -> tuple[np.ndarray, bool]:
     return t, False
 
 
-def _mean_zero(t: np.ndarray) -> np.ndarray:
-    return t - t.mean()
-
-
 def bradley_terry_fit(
     a: np.ndarray,
     b: np.ndarray,
@@ -229,7 +225,7 @@ def bradley_terry_fit(
             "the Bradley-Terry fit does not converge: some model wins (or loses) all its "
             "comparisons, so its maximum-likelihood strength is infinite."
         )
-    return _mean_zero(t)
+    return t - t.mean()
 
 
 def _design_meat(z: np.ndarray, c: np.ndarray, centre: bool) -> np.ndarray:
@@ -436,9 +432,10 @@ def bradley_terry(
         of ``1 - yhat`` over its comparisons is below the pool's sum (else there is no
         finite root for any ``lambda``). When the tuned ``lambda`` leaves no finite root,
         the largest of ``lambda`` times 0.8, 0.6, ..., 0.05 with one is used
-        (``details["power_lambda_reduced_from"]``); failing that every estimate comes
-        from the labels with one virtual tie (of the labels' mean weight) per compared
-        pair, and the runaway models get no interval. A model without labeled
+        (``details["power_lambda_reduced_from"]``); failing that each compared pair of
+        a runaway model gets one virtual tie (of the labels' mean weight), at the
+        surrogate weight where that has a root, else from the labels alone, and the
+        runaway models get no interval. A model without labeled
         comparisons (AEE only; the labels alone refuse it) keeps the surrogate's estimate,
         ``lambda`` at least ``MIN_LAMBDA``, and gets no interval (UNVALIDATED).
         (``details["no_interval"]``, ``details["fallback"]``).
@@ -517,11 +514,16 @@ def bradley_terry(
     wl[idx] = w
     yz = np.where(lab, y, 0.0)
 
-    def solve(lam_: float, start=None):
+    def solve(lam_: float, start=None, ties: np.ndarray | None = None):
+        """The AEE root at ``lam_``; ``ties``: pairs given a virtual tie each."""
         fz = np.zeros(n_all) if f is None else f
         v = lam_ + wl * (1.0 - lam_)
         vz = lam_ * fz + wl * (yz - lam_ * fz)
-        return _newton(a, b, m, v, vz, start)
+        if ties is None or not len(ties):
+            return _newton(a, b, m, v, vz, start)
+        tie = np.full(len(ties), float(w.mean()))
+        a2, b2 = np.concatenate([a, ties[:, 0]]), np.concatenate([b, ties[:, 1]])
+        return _newton(a2, b2, m, np.concatenate([v, tie]), np.concatenate([vz, tie / 2]))
 
     if f is None:
         lam_v = 0.0
@@ -551,14 +553,24 @@ def bradley_terry(
                 break
     withheld = np.zeros(m, dtype=bool)
     if not ok:
-        # infinite strengths: flag the runaway models, refit the labels with a virtual
-        # tie of the labels' mean weight per compared pair
+        # infinite strengths: a virtual tie on each pair of a runaway model only (on
+        # every pair, one new model with one lost comparison shrank a leaderboard 2.5x)
         withheld = np.abs(t - np.median(t)) > DIVERGED
         pairs = np.unique(np.stack([a, b], axis=1), axis=0)
-        a2, b2 = np.concatenate([a, pairs[:, 0]]), np.concatenate([b, pairs[:, 1]])
-        lam_v, tie = 0.0, np.full(len(pairs), float(w.mean()))
-        t, ok = _newton(a2, b2, m, np.concatenate([wl, tie]), np.concatenate([wl * yz, tie / 2]))
-        details["fallback"] = "labels alone with one virtual tie per compared pair"
+        ties = pairs[withheld[pairs[:, 0]] | withheld[pairs[:, 1]]]
+        if not len(ties):  # no single runaway: every pair, as before
+            ties = pairs
+        for lam_try in dict.fromkeys((lam_v, 0.0)):
+            t, ok = solve(lam_try, ties=ties)
+            if ok:
+                break
+        lam_v = lam_try
+        details["fallback"] = (
+            "one virtual tie per compared pair of a model whose labeled comparisons are "
+            "all won or all lost" + ("" if lam_v > 0 else ", the labels alone")
+        )
+        if (~withheld).sum() >= 2:  # anchor on the others (not through the runaway)
+            jac = (np.eye(m) - np.outer(np.ones(m), ~withheld) / (~withheld).sum())[:, 1:]
     s = expit(t[a] - t[b])
     wt = lam_v * s * (1.0 - s)
     wt[idx] += (1.0 - lam_v) * w * s[idx] * (1.0 - s[idx])
@@ -595,7 +607,7 @@ def bradley_terry(
     df = effective_df(x @ h_inv.T @ jac.T, q, clusters=lab_codes)
     inflate = t_variance_factor(df)
     cov = cov * np.outer(inflate, inflate)
-    est = _mean_zero(t)
+    est = t - (t[~withheld].mean() if (~withheld).sum() >= 2 else t.mean())
     if scale == "elo":
         est, cov = ELO * est + ELO_CENTRE, ELO * ELO * cov
     how = "maxt" if simultaneous else "none"
@@ -604,7 +616,9 @@ def bradley_terry(
     n_it = np.bincount(a, minlength=m) + np.bincount(b, minlength=m)
     table = group_table(
         "strength", "classical" if f is None else "aee", names, est, cov, n_lab, n_it,
-        alpha, how, crit, scale=scale, anchor="mean zero" if scale == "logit" else "mean 1000",
+        alpha, how, crit, scale=scale,
+        anchor=("mean zero" if scale == "logit" else "mean 1000")
+        + (" over the models with an interval" if withheld.any() else ""),
         ties="quasi-likelihood (tie = half a win)", target=target, power_lambda=lam_v,
         n_comparisons=n_all, n_labeled_comparisons=int(idx.size),
         effective_df=[float(v) for v in df], **details,
