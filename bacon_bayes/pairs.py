@@ -51,16 +51,24 @@ class Pairs:
         return len(self.names)
 
     def notes(self) -> tuple[str, ...]:
-        """A note when model names differ only in case or spaces around them: the table
-        reads them as different models (60 models where there were 20)."""
-        many = spelling_variants(self.names)
-        if not many:
-            return ()
-        return (
-            f"{len(many)} model name(s) are written several ways, read as different models "
-            f"({spellings_text(many, 3)}): write each model one way (e.g. "
-            "df[col].str.strip().str.lower() on both model columns) if they are one",
-        )
+        """A note when model names differ only in case or spaces around them
+        (:func:`spellings_note`)."""
+        note = spellings_note(self.names)
+        return (note,) if note else ()
+
+
+def spellings_note(names: Sequence[str]) -> str:
+    """A note when model ``names`` differ only in case or spaces around them: the table
+    reads them as different models (60 models where there were 20); "" otherwise. Said by
+    a pool of comparisons and by ``bacon doctor`` on a table of them."""
+    many = spelling_variants(names)
+    if not many:
+        return ""
+    return (
+        f"{len(many)} model name(s) are written several ways, read as different models "
+        f"({spellings_text(many, 3)}): write each model one way (e.g. "
+        "df[col].str.strip().str.lower() on both model columns) if they are one"
+    )
 
 
 def _score(value: Any, *, probability: bool, row: Any, col: str, role: str) -> float:

@@ -91,6 +91,23 @@ def test_model_names_written_several_ways_are_said() -> None:
     )
 
 
+def test_model_names_written_several_ways_are_said_by_doctor_and_estimate(capsys, tmp_path):
+    """The pool's note on names written several ways reached only the HTML report:
+    `bacon doctor` and `bacon estimate --pairwise` (text and JSON) said nothing while
+    ranking 'GPT-4' and 'gpt-4' apart (tester D, finding 1)."""
+    df = pd.read_csv(SAMPLE)
+    df.loc[df.index[::3], "model_a"] = df["model_a"].str.upper()
+    path = tmp_path / "cases.csv"
+    df.to_csv(path, index=False)
+    said = "model name(s) are written several ways, read as different models"
+    code, out, err = _run(["doctor", str(path)], capsys)
+    assert code == 0 and said in out, err
+    code, out, err = _run(["estimate", str(path), "--pairwise", *FREQ], capsys)
+    assert code == 0 and f"note: 20 {said}" in out, err
+    code, out, err = _run(["estimate", str(path), "--pairwise", *FREQ, "--json"], capsys)
+    assert code == 0 and any(said in n for n in json.loads(out)["notes"]), err
+
+
 def test_doctor_prints_diagnostics_and_a_command_that_runs_as_printed(capsys):
     code, out, err = _run(["doctor", SAMPLE], capsys)
     assert code == 0, err
