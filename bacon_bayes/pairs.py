@@ -24,14 +24,21 @@ from bacon_bayes.order import natural_sorted, spelling_variants, spellings_text
 if TYPE_CHECKING:
     from bacon_bayes.results import EstimateTable
 
-#: verdict spellings (lower case, stripped) and the score of model A they mean
+#: verdict spellings (lower case, stripped) and the score of model A they mean: every
+#: word the readers take for a verdict (:mod:`bacon_bayes.readers.pairwise`)
 VERDICTS: dict[str, float] = {
     "a": 1.0,
     "model_a": 1.0,
+    "model_1": 1.0,
     "b": 0.0,
     "model_b": 0.0,
+    "model_2": 0.0,
     "tie": 0.5,
     "tie (bothbad)": 0.5,
+    "tie (inconsistent)": 0.5,
+    "bothbad": 0.5,
+    "both_bad": 0.5,
+    "draw": 0.5,
     "1": 1.0,
     "0": 0.0,
     "0.5": 0.5,

@@ -156,6 +156,31 @@ def test_a_judge_with_a_failure_word_is_not_dropped_silently(capsys, tmp_path):
     assert "empty those cells" in out
 
 
+def test_a_judge_naming_the_winning_model_is_read_and_its_command_runs(capsys, tmp_path):
+    """A judge column holding the winner's model name (or 'tie') was left out by doctor
+    without a word, and a judge writing 'draw' was listed, but its printed command failed
+    (the pool knew fewer verdict words than the reader): tester C, finding 12."""
+    frame = pd.read_csv(SAMPLE)
+    side = frame["gpt4"].str.strip().str.upper()
+    frame["gpt4"] = np.where(
+        side == "A", frame["model_a"], np.where(side == "B", frame["model_b"], "tie")
+    )
+    frame["gpt35"] = frame["gpt35"].replace({"tie": "draw"})
+    path = tmp_path / "names.csv"
+    frame.to_csv(path, index=False)
+    code, out, err = _run(["doctor", str(path)], capsys)
+    assert code == 0, err
+    judges = next(line for line in out.splitlines() if line.strip().startswith("judges:"))
+    assert "gpt4" in judges and "names the winning model" in out
+    command = out.strip().splitlines()[-1].strip()
+    code, out, err = _run(shlex.split(command)[1:], capsys)
+    assert code == 0 and "Bradley-Terry strengths" in out, err
+    frame.loc[4, "gpt4"] = "gpt-9"  # neither model of its row: said, with its line
+    frame.to_csv(path, index=False)
+    code, out, err = _run(["doctor", str(path)], capsys)
+    assert "that name neither model of their row ('gpt-9' at line 6 the first)" in out, err
+
+
 def test_estimate_without_pairwise_on_comparisons_says_to_add_it(capsys):
     """`bacon estimate` on a comparisons table without --pairwise stopped at "--label is
     required" or "no judges given", not saying the table holds comparisons."""
