@@ -86,6 +86,8 @@ class Profile:
     #: group or prompt -> where its column is empty (bacon estimate refuses it, so the
     #: command leaves it out)
     empty: dict[str, str] = field(default_factory=dict)
+    #: what the bias checks negated (a reversed judge, an error-score label)
+    bias_note: str = ""
 
     def to_text(self) -> str:
         """The profile as the text ``bacon doctor`` prints."""
@@ -263,9 +265,14 @@ def profile(
     if y is not None and roles.judges:
         length = bias.words(frame[roles.response]) if roles.response else None
         groups = frame[roles.group].to_numpy() if roles.group else None
+        error = p.scale is not None and not np.isfinite([p.scale.low, p.scale.high]).all()
+        how = bias.orient(y, frame[roles.judges], roles.label or "", error)
+        for j in how.reversed:
+            roles.reasons[f"judge:{j}"] += "; falls as the label rises: a reversed scale?"
         p.length, p.groups, p.length_skipped = bias.judge_biases(
-            y, frame[roles.judges], length, groups, alpha
+            how.label, how.scores, length, groups, alpha
         )
+        p.bias_note = how.note
         p.length_left_out = bias.without_text(y, length)
         if length is None:
             p.length_note = "no response text column: response length not checked"
@@ -545,9 +552,10 @@ def _text(p: Profile) -> str:
             lines.append(f"  lowest  {_f(vals[lo])}: {names[iu[0][lo]]} ~ {names[iu[1][lo]]}")
         if p.judges_alpha is not None:
             value, how, on = p.judges_alpha
+            which = f" ({', '.join(on)})" if len(on) < len(r.judges) else ""
             lines.append(
-                f"  Krippendorff's alpha (interval) of the {len(on)} judges on one scale: "
-                f"{_f(value)} ({how})"
+                f"  Krippendorff's alpha (interval) of the {len(on)} judges on one scale"
+                f"{which}: {_f(value)} ({how})"
             )
     lines += _flags_text(p) + _bias_text(p)
     lines += ["", "what can be computed:"] + [f"  - {c}" for c in p.can]
@@ -604,6 +612,7 @@ def _bias_text(p: Profile) -> list[str]:
         return []
     level = f"{1 - p.alpha:.0%}"
     lines = ["", "what the judges seem biased by (on the labeled items):"]
+    lines += [f"  ({p.bias_note})"] if p.bias_note else []
     w = _width(r.judges)
     if p.length:
         per = bias.unit_words(p.length[0].per)
