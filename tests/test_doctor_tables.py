@@ -92,3 +92,82 @@ def test_an_error_score_label_has_its_biases_checked(tmp_path, capsys):
     out = doctor(path, capsys)
     assert "an error score (0 = no error)" in out
     assert "every judge falls as penalty rises (an error score: higher = worse)" in out
+
+
+def test_summary_rows_at_the_end_are_named_not_taken_for_items(tmp_path, capsys):
+    """A spreadsheet's footer ('Total' and 'mean' rows) was read as two items: no scale,
+    advice to give them a group, and an estimate of 7.15 on a 1-5 label (finding 5)."""
+    table = relevance_table()
+    path = tmp_path / "totals.csv"
+    text = table.to_csv(index=False)
+    text += "Total,,,,5577,4408.5,4699,532.3\nmean,,,,4.648,3.674,3.916,3.671\n"
+    path.write_text(text)
+    out = doctor(path, capsys)
+    assert "lines 1202, 1203 look like a spreadsheet's summary rows ('Total' in item; " in out
+    assert "delete them from the file" in out and command(out) is None
+    assert "scale     1:5" in out and "unknown" not in out  # profiled without them
+    path.write_text(table.to_csv(index=False))  # deleted: the command is back
+    assert command(doctor(path, capsys)) is not None
+
+
+def test_a_long_table_is_pivoted_by_its_item_column_keeping_the_label(tmp_path, capsys):
+    """The recipe for a long table keyed the pivot by the system, so pivot_table averaged
+    each system's 100 items into one row, and it dropped the label (finding 6)."""
+    table = relevance_table().drop(columns=["summary", "doc_id"])
+    long = table.melt(["item", "system", "relevance"], list(JUDGES), "judge", "score")
+    long["relevance"] = long["relevance"].where(long["judge"] == "gpt4")  # on one row only
+    path = tmp_path / "long.csv"
+    long.sort_values(["item", "judge"]).to_csv(path, index=False)
+    out = doctor(path, capsys)
+    assert "left out  item      keys the items of the long table" in out
+    flat = out.replace("\n", " ")
+    recipe = flat.split("in pandas: ", 1)[1].split(" (pivot refuses", 1)[0]
+    assert "df.pivot(index='item'" in recipe and "pivot_table" not in recipe
+    exec(recipe.replace("'wide.csv'", repr(str(tmp_path / "wide.csv"))), {"df": long})
+    wide = pd.read_csv(tmp_path / "wide.csv").set_index("item").sort_index()
+    expect = table.set_index("item").sort_index()
+    assert len(wide) == len(table)
+    pd.testing.assert_series_equal(wide["relevance"], expect["relevance"])
+    pd.testing.assert_series_equal(wide["gpt35"], expect["gpt35"])
+
+
+def test_one_row_per_annotator_is_said_and_no_command_takes_ratings_for_items(tmp_path, capsys):
+    """Labeled items on three rows (one per expert) were counted as three items each, and
+    the printed command (without --item) gave intervals covering 80% (finding 7)."""
+    table = relevance_table()
+    labeled = table[table["relevance"].notna()]
+    raters = pd.concat(
+        [labeled.assign(annotator=f"expert{k}", rating=labeled["relevance"] + d)
+         for k, d in ((1, 0.0), (2, 0.5), (3, -0.5))]
+    )  # fmt: skip
+    rows = pd.concat([raters, table[table["relevance"].isna()].assign(rating=np.nan)])
+    rows = rows.drop(columns="relevance").sort_values("item", kind="stable")
+    path = tmp_path / "raters.csv"
+    rows.to_csv(path, index=False)
+    out = doctor(path, capsys)
+    assert f"named like an id, but {len(labeled)} ids occur on several rows (up to 3)" in out
+    assert "one row per rater ('annotator'), the judges the same on each" in out
+    assert command(out) is None
+    fix = out.replace("\n", " ").split("e.g. in pandas: ", 1)[1].split("; then run", 1)[0]
+    scope = {"df": rows}
+    exec(fix, scope)
+    scope["df"].to_csv(path, index=False)
+    again = command(doctor(path, capsys))
+    assert again is not None and again[again.index("--item") + 1] == "item"
+
+
+def test_repeated_ids_with_conflicting_labels_are_named(tmp_path, capsys):
+    """20 labeled rows pasted again with another label: doctor demoted the id column and
+    printed a command without --item, which took them for 20 more items (finding 8)."""
+    table = relevance_table()
+    again = table[table["relevance"].notna()].head(20)
+    again = again.assign(relevance=6 - again["relevance"])
+    path = tmp_path / "dupes.csv"
+    pd.concat([table, again]).sort_values("item", kind="stable").to_csv(path, index=False)
+    out = doctor(path, capsys)
+    row = next(ln for ln in out.splitlines() if ln.startswith("  id "))
+    first = int(again["item"].iloc[0])
+    assert "named like an id, but 20 ids occur on several rows (up to 2)" in row
+    assert f"{first} at lines {first + 1}, {first + 2}" in row
+    assert "of them with different labels" in row
+    assert command(out) is None and "settle the labels of each repeated id" in out
