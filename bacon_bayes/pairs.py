@@ -24,14 +24,21 @@ from bacon_bayes.order import natural_sorted, spelling_variants, spellings_text
 if TYPE_CHECKING:
     from bacon_bayes.results import EstimateTable
 
-#: verdict spellings (lower case, stripped) and the score of model A they mean
+#: verdict spellings (lower case, stripped) and the score of model A they mean: every
+#: word the readers take for a verdict (:mod:`bacon_bayes.readers.pairwise`)
 VERDICTS: dict[str, float] = {
     "a": 1.0,
     "model_a": 1.0,
+    "model_1": 1.0,
     "b": 0.0,
     "model_b": 0.0,
+    "model_2": 0.0,
     "tie": 0.5,
     "tie (bothbad)": 0.5,
+    "tie (inconsistent)": 0.5,
+    "bothbad": 0.5,
+    "both_bad": 0.5,
+    "draw": 0.5,
     "1": 1.0,
     "0": 0.0,
     "0.5": 0.5,
@@ -51,16 +58,24 @@ class Pairs:
         return len(self.names)
 
     def notes(self) -> tuple[str, ...]:
-        """A note when model names differ only in case or spaces around them: the table
-        reads them as different models (60 models where there were 20)."""
-        many = spelling_variants(self.names)
-        if not many:
-            return ()
-        return (
-            f"{len(many)} model name(s) are written several ways, read as different models "
-            f"({spellings_text(many, 3)}): write each model one way (e.g. "
-            "df[col].str.strip().str.lower() on both model columns) if they are one",
-        )
+        """A note when model names differ only in case or spaces around them
+        (:func:`spellings_note`)."""
+        note = spellings_note(self.names)
+        return (note,) if note else ()
+
+
+def spellings_note(names: Sequence[str]) -> str:
+    """A note when model ``names`` differ only in case or spaces around them: the table
+    reads them as different models (60 models where there were 20); "" otherwise. Said by
+    a pool of comparisons and by ``bacon doctor`` on a table of them."""
+    many = spelling_variants(names)
+    if not many:
+        return ""
+    return (
+        f"{len(many)} model name(s) are written several ways, read as different models "
+        f"({spellings_text(many, 3)}): write each model one way (e.g. "
+        "df[col].str.strip().str.lower() on both model columns) if they are one"
+    )
 
 
 def _score(value: Any, *, probability: bool, row: Any, col: str, role: str) -> float:

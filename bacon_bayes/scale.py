@@ -22,6 +22,7 @@ __all__ = [
     "COMMON",
     "Scale",
     "error_scale",
+    "falls_with",
     "guess_outcome",
     "infer_scale",
     "naive_left_out",
@@ -296,12 +297,15 @@ def naive_left_out(
 ) -> str:
     """Why the raw judge average is no baseline for the label ("" when it is one): every
     judge must be on the label's scale (every score inside it, and its inferred scale
-    within it and spanning at least half of it: :meth:`Scale.covers`).
+    within it and spanning at least half of it: :meth:`Scale.covers`) and must not fall
+    as the label rises (:func:`falls_with`: a rank with 1 = best averages against it).
 
     Parameters
     ----------
     labels : ndarray
-        The labels seen (NaN ignored).
+        The labels, one per row of ``judges`` (NaN where unlabeled): a judge that falls
+        as they rise (:func:`falls_with`) is no baseline either. (Labels of another
+        length: only their scale is read.)
     judges : DataFrame
         One column per judge (its mean score per item).
     bounds : tuple of float, optional
@@ -328,7 +332,7 @@ def naive_left_out(
             "no evident scale for the label (continuous values): the raw judge average is "
             "not comparable to it"
         )
-    off = []
+    off, falls = [], []
     for j in judges.columns:
         x = judges[j].to_numpy(dtype=float)
         own = infer_scale(x)
@@ -338,10 +342,41 @@ def naive_left_out(
             outside = int(((f < label.low - 1e-9) | (f > label.high + 1e-9)).sum())
             count = f"; {outside} scores outside{rows and ' on the ' + rows})"
             off.append(f"{j} ({what}" + (count if outside else ")"))
-    if not off:
-        return ""
-    shown = ", ".join(off[:4]) + (f" and {len(off) - 4} more" if len(off) > 4 else "")
-    return f"not every judge is on the label's scale {label.text}: {shown}"
+        elif len(labels) == len(x) and (rho := falls_with(labels, x)) is not None:
+            falls.append(f"{j} (Spearman {rho:.2f})")
+    said = []
+    if off:
+        shown = ", ".join(off[:4]) + (f" and {len(off) - 4} more" if len(off) > 4 else "")
+        said.append(f"not every judge is on the label's scale {label.text}: {shown}")
+    if falls:
+        said.append(
+            f"{', '.join(falls)} {'falls' if len(falls) == 1 else 'fall'} as the label rises, "
+            "a reversed scale (1 = best)? the calibrated estimate handles it, the raw judge "
+            "average does not"
+        )
+    return "; ".join(said)
+
+
+#: a judge falls with the label when its Spearman correlation's upper 95% bound (Fisher
+#: z) is below 0, on at least this many labeled items
+FALLS_MIN_N = 10
+
+
+def falls_with(labels: np.ndarray, x: np.ndarray) -> float | None:
+    """The Spearman correlation of a judge's scores ``x`` with ``labels`` (one per item,
+    NaN where unlabeled) when the judge falls steadily as the label rises (its 95% upper
+    bound below 0, Fisher z with the Bonett-Wright variance 1.06 / (n - 3)): a reversed
+    scale (a rank, 1 = best; an error count) or a reversed label; None otherwise."""
+    both = np.isfinite(labels) & np.isfinite(x)
+    n = int(both.sum())
+    if n < FALLS_MIN_N:
+        return None
+    a, b = pd.Series(labels[both]).rank(), pd.Series(x[both]).rank()
+    if a.nunique() < 2 or b.nunique() < 2:
+        return None
+    rho = float(np.corrcoef(a, b)[0, 1])
+    upper = np.arctanh(np.clip(rho, -0.999999, 0.999999)) + 1.96 * np.sqrt(1.06 / (n - 3))
+    return rho if upper < 0 else None
 
 
 def is_binary(values: np.ndarray) -> bool:

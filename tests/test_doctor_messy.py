@@ -170,8 +170,10 @@ def test_doctor_checks_every_judge_or_says_why(tmp_path, capsys) -> None:
     for j in judges:
         assert f"    {j} " in groups, j
         assert f"    {j} " in lengths, j
-    # the error rate falls as the label rises: no bias in label points, and it says so
-    assert re.search(r"    ter +not checked: its score does not rise", groups)
+    # the error rate falls as the label rises: checked on minus its score, and it says so
+    # (it was "not checked: its score does not rise with the label", read as no bias)
+    assert re.search(r"    ter +none", groups) and "does not rise" not in out
+    assert "ter falls as the label rises (a reversed scale?): checked on minus its score" in out
 
 
 def test_doctor_finds_a_numeric_prompt_column(tmp_path, capsys) -> None:

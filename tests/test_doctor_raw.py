@@ -158,7 +158,7 @@ def test_a_long_table_is_said_to_be_one_and_how_to_pivot_it(tmp_path, capsys) ->
     assert main(["doctor", str(path)]) == 0
     out = capsys.readouterr().out
     assert "long      judge_model" in out and "run:" not in out
-    snippet = re.search(r"in pandas: (.*?) \(move a column", out.replace("\n", " ")).group(1)
+    snippet = re.search(r"in pandas: (.*?) \(pivot refuses", out.replace("\n", " ")).group(1)
     df = frame
     exec(snippet.replace("'wide.csv'", repr(str(tmp_path / "wide.csv"))), {"df": df})
     wide = pd.read_csv(tmp_path / "wide.csv")

@@ -91,6 +91,23 @@ def test_model_names_written_several_ways_are_said() -> None:
     )
 
 
+def test_model_names_written_several_ways_are_said_by_doctor_and_estimate(capsys, tmp_path):
+    """The pool's note on names written several ways reached only the HTML report:
+    `bacon doctor` and `bacon estimate --pairwise` (text and JSON) said nothing while
+    ranking 'GPT-4' and 'gpt-4' apart (tester D, finding 1)."""
+    df = pd.read_csv(SAMPLE)
+    df.loc[df.index[::3], "model_a"] = df["model_a"].str.upper()
+    path = tmp_path / "cases.csv"
+    df.to_csv(path, index=False)
+    said = "model name(s) are written several ways, read as different models"
+    code, out, err = _run(["doctor", str(path)], capsys)
+    assert code == 0 and said in out, err
+    code, out, err = _run(["estimate", str(path), "--pairwise", *FREQ], capsys)
+    assert code == 0 and f"note: 20 {said}" in out, err
+    code, out, err = _run(["estimate", str(path), "--pairwise", *FREQ, "--json"], capsys)
+    assert code == 0 and any(said in n for n in json.loads(out)["notes"]), err
+
+
 def test_doctor_prints_diagnostics_and_a_command_that_runs_as_printed(capsys):
     code, out, err = _run(["doctor", SAMPLE], capsys)
     assert code == 0, err
@@ -137,6 +154,31 @@ def test_a_judge_with_a_failure_word_is_not_dropped_silently(capsys, tmp_path):
     assert "gpt4" not in judges
     assert "column 'gpt4' holds verdicts but for 1 cell(s) of other words ('error' at line 5" in out
     assert "empty those cells" in out
+
+
+def test_a_judge_naming_the_winning_model_is_read_and_its_command_runs(capsys, tmp_path):
+    """A judge column holding the winner's model name (or 'tie') was left out by doctor
+    without a word, and a judge writing 'draw' was listed, but its printed command failed
+    (the pool knew fewer verdict words than the reader): tester C, finding 12."""
+    frame = pd.read_csv(SAMPLE)
+    side = frame["gpt4"].str.strip().str.upper()
+    frame["gpt4"] = np.where(
+        side == "A", frame["model_a"], np.where(side == "B", frame["model_b"], "tie")
+    )
+    frame["gpt35"] = frame["gpt35"].replace({"tie": "draw"})
+    path = tmp_path / "names.csv"
+    frame.to_csv(path, index=False)
+    code, out, err = _run(["doctor", str(path)], capsys)
+    assert code == 0, err
+    judges = next(line for line in out.splitlines() if line.strip().startswith("judges:"))
+    assert "gpt4" in judges and "names the winning model" in out
+    command = out.strip().splitlines()[-1].strip()
+    code, out, err = _run(shlex.split(command)[1:], capsys)
+    assert code == 0 and "Bradley-Terry strengths" in out, err
+    frame.loc[4, "gpt4"] = "gpt-9"  # neither model of its row: said, with its line
+    frame.to_csv(path, index=False)
+    code, out, err = _run(["doctor", str(path)], capsys)
+    assert "that name neither model of their row ('gpt-9' at line 6 the first)" in out, err
 
 
 def test_estimate_without_pairwise_on_comparisons_says_to_add_it(capsys):

@@ -22,6 +22,7 @@ from bacon_bayes.crossfit import make_folds
 from bacon_bayes.doctor import agreement, bias
 from bacon_bayes.doctor.cells import empty_cells
 from bacon_bayes.doctor.roles import Roles, find_roles
+from bacon_bayes.doctor.rows import check_ids, without_summary
 from bacon_bayes.doctor.scores import ScoreFlag, judge_scales, score_flags
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.shrink import MIN_SEPARATE_LABELS, choose_pooling
@@ -86,6 +87,10 @@ class Profile:
     #: group or prompt -> where its column is empty (bacon estimate refuses it, so the
     #: command leaves it out)
     empty: dict[str, str] = field(default_factory=dict)
+    #: what the bias checks negated (a reversed judge, an error-score label)
+    bias_note: str = ""
+    #: why no command is printed: rows that are not one item each (:mod:`.rows`)
+    blocked: list[str] = field(default_factory=list)
 
     def to_text(self) -> str:
         """The profile as the text ``bacon doctor`` prints."""
@@ -208,6 +213,7 @@ def profile(
     -------
     Profile
     """
+    frame, summary = without_summary(frame, meta.format)
     roles = find_roles(
         frame,
         meta,
@@ -220,6 +226,7 @@ def profile(
         item_joined=item_joined,
     )
     p = Profile(file=file, meta=meta, n_rows=len(frame), roles=roles, alpha=alpha)
+    p.blocked = [b for b in (summary, check_ids(frame, roles, meta.format)) if b]
     p.read_as = str(frame.attrs.get("read as", ""))
     for role in ("group", "prompt"):
         column = getattr(roles, role)
@@ -263,16 +270,21 @@ def profile(
     if y is not None and roles.judges:
         length = bias.words(frame[roles.response]) if roles.response else None
         groups = frame[roles.group].to_numpy() if roles.group else None
+        error = p.scale is not None and not np.isfinite([p.scale.low, p.scale.high]).all()
+        how = bias.orient(y, frame[roles.judges], roles.label or "", error)
+        for j in how.reversed:
+            roles.reasons[f"judge:{j}"] += "; falls as the label rises: a reversed scale?"
         p.length, p.groups, p.length_skipped = bias.judge_biases(
-            y, frame[roles.judges], length, groups, alpha
+            how.label, how.scores, length, groups, alpha
         )
+        p.bias_note = how.note
         p.length_left_out = bias.without_text(y, length)
         if length is None:
             p.length_note = "no response text column: response length not checked"
         elif not p.length:
             p.length_note = f"too few labeled items (< {bias.MIN_LENGTH_N}) with a response"
     p.too_few = _too_few(frame, None if "prompt" in p.empty else roles.prompt, y)
-    p.command = None if p.too_few or roles.long else _command(p, frame, labels)
+    p.command = None if p.too_few or roles.long or p.blocked else _command(p, frame, labels)
     p.judges_note = _many_judges(roles, y, [str(c) for c in frame.columns])
     p.can = _can(p, y) + _empty_notes(p) + _design_notes(frame, roles, y, p.empty)
     return p
@@ -360,8 +372,8 @@ def _too_few(frame: pd.DataFrame, prompt: str | None, y: np.ndarray | None) -> s
 
 def _can(p: Profile, y: np.ndarray | None) -> list[str]:
     r = p.roles
-    if r.long:
-        return [f"nothing yet: {r.long}"]
+    if r.long or p.blocked:
+        return [f"nothing yet: {b}" for b in ([r.long] if r.long else p.blocked)]
     if not r.judges:
         return ["nothing yet: no judge column found; name one with --judge in bacon estimate"]
     n = 0 if y is None else int(np.isfinite(y).sum())
@@ -545,9 +557,10 @@ def _text(p: Profile) -> str:
             lines.append(f"  lowest  {_f(vals[lo])}: {names[iu[0][lo]]} ~ {names[iu[1][lo]]}")
         if p.judges_alpha is not None:
             value, how, on = p.judges_alpha
+            which = f" ({', '.join(on)})" if len(on) < len(r.judges) else ""
             lines.append(
-                f"  Krippendorff's alpha (interval) of the {len(on)} judges on one scale: "
-                f"{_f(value)} ({how})"
+                f"  Krippendorff's alpha (interval) of the {len(on)} judges on one scale"
+                f"{which}: {_f(value)} ({how})"
             )
     lines += _flags_text(p) + _bias_text(p)
     lines += ["", "what can be computed:"] + [f"  - {c}" for c in p.can]
@@ -604,6 +617,7 @@ def _bias_text(p: Profile) -> list[str]:
         return []
     level = f"{1 - p.alpha:.0%}"
     lines = ["", "what the judges seem biased by (on the labeled items):"]
+    lines += [f"  ({p.bias_note})"] if p.bias_note else []
     w = _width(r.judges)
     if p.length:
         per = bias.unit_words(p.length[0].per)

@@ -285,6 +285,61 @@ def group_bias(
     return out.iloc[order].reset_index(drop=True)  # M8 before M10, as everywhere
 
 
+@dataclass
+class Orientation:
+    """How the bias checks take the label and the judges: a judge that falls steadily as
+    the label rises (:func:`~bacon_bayes.scale.falls_with`) negated, or the label when it
+    is an error score that every such judge falls with (see :func:`orient`)."""
+
+    label: np.ndarray
+    scores: pd.DataFrame
+    #: the judges negated, each with its Spearman correlation with the label
+    reversed: dict[str, float]
+    #: what was negated, for the text ("" when nothing was)
+    note: str = ""
+
+
+def orient(label: np.ndarray, scores: pd.DataFrame, name: str, error_score: bool) -> Orientation:
+    """The label and judges for :func:`judge_biases`, so that a judge scoring an item
+    better than its label warrants shows a positive over-rating, whichever way the scales
+    run: a label that every judge falls with (none rising), when it is an error score
+    (``error_score``; MQM as a penalty, higher = worse) or when several judges fall, is
+    negated (the judges rate quality, the usual WMT setup); else each judge that falls as
+    the label rises (a rank, 1 = best) is. A judge that falls has a negative slope on the
+    label, which left it unchecked, and the text read "no bias"."""
+    from bacon_bayes.scale import falls_with
+
+    falls, rises = {}, []
+    for j in map(str, scores.columns):
+        x = scores[j].to_numpy(dtype=float)
+        if (rho := falls_with(label, x)) is not None:
+            falls[j] = rho
+        elif falls_with(-label, x) is not None:
+            rises.append(j)
+    if not falls:
+        return Orientation(label, scores, {})
+    if not rises and (error_score or len(falls) > 1):  # the label runs the other way
+        what = " (an error score: higher = worse)" if error_score else " (higher = worse?)"
+        return Orientation(
+            -label,
+            scores,
+            {},
+            f"every judge falls as {name} rises{what}: biases checked on -{name}, so an "
+            "over-rating is an item rated better than its label warrants",
+        )
+    flipped = scores.copy()
+    for j in falls:
+        flipped[j] = -flipped[j]
+    verb = "falls" if len(falls) == 1 else "fall"
+    return Orientation(
+        label,
+        flipped,
+        falls,
+        f"{', '.join(falls)} {verb} as the label rises (a reversed scale?): checked on minus "
+        "its score, so an over-rating is a score better than the label warrants",
+    )
+
+
 def judge_biases(
     label: np.ndarray,
     scores: pd.DataFrame,

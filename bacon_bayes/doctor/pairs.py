@@ -301,11 +301,13 @@ def pair_doctor_text(
     """``bacon doctor`` on a table of comparisons: what was found, the per-judge pair
     diagnostics with their intervals, and the command to run."""
     from bacon_bayes.order import natural_sorted
+    from bacon_bayes.pairs import spellings_note
 
     label, judges = roles.label, list(roles.judges)
     diag = pair_judge_diagnostics(df, label, judges, level=1 - alpha)
     a, b = df[roles.model_a], df[roles.model_b]
     models = natural_sorted(set(a.astype(str)) | set(b.astype(str)))
+    spellings = spellings_note(models)  # as the pool of these comparisons will say
     n_lab = int((verdict_codes(df[label], label, human=True) >= 0).sum())
 
     def span(v: float, lo: float, hi: float) -> str:
@@ -330,7 +332,7 @@ def pair_doctor_text(
         f"  model A: {roles.model_a}, model B: {roles.model_b}, human vote: {label}",
         f"  judges: {', '.join(judges)}",
         f"  prompt: {roles.prompt or 'none'}, id: {roles.item or 'row number'}",
-        *(f"  note: {n}" for n in roles.notes),
+        *(f"  note: {n}" for n in [*roles.notes, *([spellings] if spellings else [])]),
         "",
         f"judges on pairs ({level:g}% intervals; the first row is the humans' own):",
         pd.DataFrame(rows).to_string(index=False),

@@ -46,6 +46,7 @@ from bacon_bayes.doctor.names import (
     SCORE_NAME,
     other_aspects,
 )
+from bacon_bayes.doctor.rows import pivot_recipe
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.readers import TableMeta
 from bacon_bayes.words import as_numbers
@@ -608,6 +609,7 @@ def find_roles(
             roles.reasons[key] += f"; {words}"
     if roles.item is None:
         roles.reasons["id"] = _no_id(frame, roles)
+    roles.left_out.pop(roles.reasons.get("long", ""), None)  # the long table's judge names
     _say_the_rest(frame, roles)
     return roles
 
@@ -672,15 +674,12 @@ def _long(frame: pd.DataFrame, roles: Roles) -> str | None:
     spec = [judge, *(c for c in short if c not in keys)]
     k = frame[judge].nunique()
     roles.reasons["long"] = judge
+    recipe, key = pivot_recipe(frame, spec, score, roles.label, keys)
+    roles.left_out.update(dict.fromkeys(key, "keys the items of the long table (below)"))
     return (
         f"a long table: {judge!r} names the judge of each row ({k} judges, about {n // k} "
         f"rows each) and {score!r} holds its score, while bacon reads one row per item "
-        f"with one column per judge. Pivot it, e.g. in pandas: wide = df.pivot_table("
-        f"index={keys}, columns={spec}, values={score!r}); wide.columns = ['|'.join(map("
-        "str, c)) if isinstance(c, tuple) else str(c) for c in wide.columns]; "
-        "wide.reset_index().to_csv('wide.csv', index=False) (move a column between index "
-        "and columns if it keys the items or the judges instead), add the labels, and run "
-        "bacon doctor on wide.csv"
+        f"with one column per judge; {recipe}"
     )
 
 

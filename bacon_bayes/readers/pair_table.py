@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
@@ -65,13 +66,48 @@ def _almost_verdicts(column: pd.Series, kind: str) -> str | None:
     bad = values[~ok]
     if bad.empty or ok.mean() < 0.9:
         return None
-    pos = int(column.index.get_loc(bad.index[0]))
-    where = f"line {pos + 2}" if kind == "csv" else f"row {pos}"
     return (
         f"column {str(column.name)!r} holds verdicts but for {len(bad)} cell(s) of other "
-        f"words ({bad.iloc[0]!r} at {where} the first), so it is not taken as a judge: "
+        f"words ({_first(column, bad, kind)} the first), so it is not taken as a judge: "
         "empty those cells (a comparison the judge failed on is missing), or name the "
         "judges with --judge once they are fixed"
+    )
+
+
+def _first(column: pd.Series, bad: pd.Series, kind: str) -> str:
+    """The first of the ``bad`` cells of ``column`` and where it is (its CSV line, else
+    its row from 0): ``'error' at line 5``."""
+    pos = int(column.index.get_loc(bad.index[0]))
+    return f"{bad.iloc[0]!r} at " + (f"line {pos + 2}" if kind == "csv" else f"row {pos}")
+
+
+def _winner_names(
+    frame: pd.DataFrame, column: str, a: str, b: str, kind: str
+) -> pd.Series | str | None:
+    """A column whose verdicts name the winning model of each row (``koala-13b``, or a
+    tie word) read as A / B / tie against the models in ``a`` and ``b``; or, when at least
+    90% of its cells are such and others name neither model of their row, why it is no
+    judge and the fix; None for any other column (no cell names a model)."""
+    values = frame[column]
+    filled = np.array([not _missing(v) for v in values], dtype=bool)
+    if not filled.any() or not all(isinstance(v, str) for v in values[filled]):
+        return None
+    word = values.str.strip().str.casefold()
+    out = word.map(_WORDS).where(word.map(_WORDS) == "tie")
+    is_a = word == frame[a].astype(str).str.strip().str.casefold()
+    is_b = word == frame[b].astype(str).str.strip().str.casefold()
+    out = out.mask(is_a & ~is_b, "A").mask(is_b & ~is_a, "B")
+    named = int((is_a | is_b)[filled].sum())
+    bad = values[filled & out.isna()]
+    if named == 0 or len(bad) > 0.1 * filled.sum():
+        return None
+    if bad.empty:
+        return out
+    return (
+        f"column {column!r} names the winning model of each comparison (or a tie) but for "
+        f"{len(bad)} cell(s) that name neither model of their row ({_first(values, bad, kind)} "
+        "the first), so it is not taken as a judge: write those as the winner's name, tie, or "
+        "leave them empty, and run again"
     )
 
 
@@ -217,6 +253,17 @@ def read_pair_table(
     roles = {a, b, lab, pro, item}
     if callable(judges):
         judges = judges([str(c) for c in frame.columns])
+    for c in map(str, frame.columns):  # verdicts that name the winner: read as A / B / tie
+        if c not in roles and (judges is None or c in judges) and not _all_verdicts(frame[c]):
+            named = _winner_names(frame, c, a, b, kind)
+            if isinstance(named, pd.Series):
+                frame[c] = named
+                notes.append(
+                    f"column {c!r} names the winning model of each comparison (or a tie): "
+                    f"read as A / B / tie against {a!r} and {b!r}"
+                )
+            elif named and not judges:
+                notes.append(named)
     if judges:
         for j in judges:
             if j not in frame.columns:

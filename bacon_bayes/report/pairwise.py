@@ -19,6 +19,7 @@ import pandas as pd
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.bradley_terry import rank_sets, tiers, win_probability
 from bacon_bayes.report.tables import esc, fixed, scroll_table
+from bacon_bayes.report.text import pool_notes
 from bacon_bayes.results import EstimateTable, _plain
 
 if TYPE_CHECKING:
@@ -42,6 +43,8 @@ class PairSummary:
     alpha: float
     fitted: str
     engine: str = ""
+    #: what the pool says of its table (model names written several ways ...)
+    notes: tuple[str, ...] = ()
 
     @property
     def width_ratio(self) -> float:
@@ -137,6 +140,7 @@ class PairSummary:
         ]
         notes = self.strengths.details.get("no_interval", {})
         lines += [f"note: {name}: {why}" for name, why in notes.items()]
+        lines += [f"note: {note}" for note in self.notes]
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -159,6 +163,7 @@ class PairSummary:
                 "labels_alone": None if self.labels is None else rows(self.labels),
                 "labels_alone_error": self.labels_error or None,
                 "width_ratio": self.width_ratio,
+                "notes": list(self.notes),
                 "win_probability": {
                     str(i): {str(j): float(self.win.loc[i, j]) for j in self.win.columns}
                     for i in self.win.index
@@ -204,6 +209,7 @@ def pair_summary(
         alpha=alpha,
         fitted=fitted,
         engine=str(getattr(cal, "engine_", "")),
+        notes=tuple(pool_notes(cal)),
     )
 
 

@@ -215,4 +215,4 @@ def naive_note(pool: EvalPool, bounds: tuple[float, float], rows: str = "") -> s
             f"{pool.ids[empty[0]]!r}, the first), so the raw judge average is undefined for "
             "them (bacon estimate --drop-unscored leaves those rows out)"
         )
-    return naive_left_out(pool.y[pool.labeled], judges, bounds, rows)
+    return naive_left_out(np.asarray(pool.y, dtype=float), judges, bounds, rows)

@@ -1,0 +1,248 @@
+"""Rows of a table that are not one item each: a spreadsheet's summary rows at its end
+(``Total``, ``mean``), ids that repeat (one row per annotator, rows pasted twice), and a
+long table's rows (one per item and judge), with the recipe that pivots it. ``bacon
+doctor`` names them, where they are and the fix, and prints no command that would take
+them for items."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from bacon_bayes.doctor.cells import _where as where_is
+from bacon_bayes.doctor.cells import is_str
+from bacon_bayes.doctor.names import ID_NAMES, JUDGE_NAME
+
+if TYPE_CHECKING:
+    from bacon_bayes.doctor.roles import Roles
+
+#: the words a spreadsheet's summary row starts with (any case, a trailing colon ignored)
+SUMMARY_WORDS = frozenset(
+    {"total", "totals", "grand total", "subtotal", "sum", "mean", "means", "average", "avg"}
+    | {"median", "std", "sd", "stdev", "min", "max", "count", "overall"}
+)
+#: summary rows are looked for among the table's last this many rows
+SUMMARY_TAIL = 5
+#: a column named like an id repeats a few ids (not a category) when at least this share
+#: of its values are distinct
+MOSTLY_DISTINCT = 0.5
+#: the repeated ids :func:`repeated_ids` names
+SHOWN_IDS = 3
+
+
+def _summary_word(value: object) -> str | None:
+    if not isinstance(value, str):
+        return None
+    word = value.strip().rstrip(":").strip().casefold()
+    return value.strip() if word in SUMMARY_WORDS else None
+
+
+def summary_rows(frame: pd.DataFrame, kind: str) -> tuple[int, str]:
+    """The table's trailing summary rows: rows among its last :data:`SUMMARY_TAIL` with a
+    cell that is a summary word (``Total``, ``mean``) in a string column that has no such
+    word on its other rows. Returns how many rows precede them (``len(frame)`` when there
+    are none) and what to say (where they are and the fix; ``""`` for none)."""
+    tail = frame.tail(SUMMARY_TAIL)
+    found: dict[int, str] = {}
+    for c in frame.columns:
+        if not is_str(frame[c]):
+            continue
+        words = [_summary_word(v) for v in frame[c].tolist()]
+        if sum(w is not None for w in words) > SUMMARY_TAIL:
+            continue  # a column of such words is data (a statistic's name), not a footer
+        for pos in range(len(frame) - len(tail), len(frame)):
+            if (word := words[pos]) is not None:
+                found.setdefault(pos, f"{word!r} in {c}")
+    first = len(frame)
+    while first - 1 in found:  # the summary rows end the table
+        first -= 1
+    if first == len(frame):
+        return len(frame), ""
+    places = lines(frame, list(frame.index[first:]), kind)
+    rows = range(first, len(frame))
+    said = "; ".join(found[k] for k in rows)
+    return first, (
+        f"{places} look{'s' if len(rows) == 1 else ''} like a spreadsheet's summary "
+        f"row{'s' if len(rows) > 1 else ''} ({said}), not items: the profile leaves "
+        f"{'them' if len(rows) > 1 else 'it'} out, bacon estimate would take "
+        f"{'them' if len(rows) > 1 else 'it'} for items; delete "
+        f"{'them' if len(rows) > 1 else 'it'} from the file, and run doctor again for the "
+        "command"
+    )
+
+
+def lines(frame: pd.DataFrame, rows: list[object], kind: str) -> str:
+    """Where the ``rows`` (index labels) of ``frame`` are: ``lines 6, 7`` (``rows 6, 7``
+    outside a CSV file)."""
+    places = [where_is(frame, r, kind).split() for r in rows]
+    return places[0][0] + ("s " if len(rows) > 1 else " ") + ", ".join(n for _, n in places)
+
+
+def without_summary(frame: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, str]:
+    """``frame`` without its trailing summary rows (:func:`summary_rows`), columns they
+    made strings read as numbers again (as the file would read without them), and what
+    to say of them (``""`` for none)."""
+    keep, said = summary_rows(frame, kind)
+    if not said:
+        return frame, ""
+    out = frame.iloc[:keep].copy()
+    for c in out.columns:
+        if is_str(out[c]):
+            num = pd.to_numeric(out[c], errors="coerce")
+            if num.notna().sum() == out[c].notna().sum() > 0:
+                out[c] = num
+    return out, said
+
+
+def id_with_repeats(frame: pd.DataFrame, taken: set[str]) -> str | None:
+    """A complete column named like an id (:data:`ID_NAMES`) whose values are mostly
+    distinct but some repeat (None: none): the items' id, with rows repeated."""
+    for c in map(str, frame.columns):
+        s = frame[c]
+        if c.lower() not in ID_NAMES or c in taken or s.isna().any() or s.is_unique:
+            continue
+        if s.nunique() >= MOSTLY_DISTINCT * len(s):
+            return c
+    return None
+
+
+def check_ids(frame: pd.DataFrame, roles: Roles, kind: str) -> str:
+    """Take a column named like an id whose ids repeat for the id (none was found, as
+    none is unique), or check the id taken: when ids repeat (and the table is not long),
+    its reason says which and where, a rater column is named, and the fix is returned
+    (``""`` when every id is once). A repeated id must not pass for a judge or be left
+    out of the printed command, which then takes every row for an item."""
+    if roles.long:
+        return ""
+    item = roles.item
+    if item is None:
+        taken = {roles.label, roles.group, roles.prompt, *roles.text}
+        item = id_with_repeats(frame, {c for c in taken if c})
+    if item is None or frame[item].is_unique:
+        return ""
+    what, fix, rater = repeated_ids(frame, item, roles.label, roles.judges, kind)
+    roles.item = item
+    roles.reasons["id"] = what
+    roles.left_out.pop(item, None)
+    if item in roles.judges:
+        roles.judges.remove(item)
+        roles.reasons.pop(f"judge:{item}", None)
+    if rater is not None:
+        roles.left_out[rater] = f"names the rater of each row of an item (the {item} repeats)"
+    return f"the ids of {item!r} repeat (see the id row above){fix}"
+
+
+def repeated_ids(
+    frame: pd.DataFrame, item: str, label: str | None, judges: list[str], kind: str
+) -> tuple[str, str, str | None]:
+    """What to say of the ids of ``frame[item]`` that occur on several rows: how many,
+    the first few with their lines, those whose ``label`` differs between their rows; the
+    fix (average the ratings per item when a column names the rater of each row, else
+    keep one row per id); and that rater column (None: none)."""
+    s = frame[item]
+    ids = list(dict.fromkeys(s[s.duplicated(keep=False)].tolist()))  # 5, not np.int64(5)
+    shown = [f"{v!r} at {lines(frame, list(s.index[s == v][:3]), kind)}" for v in ids[:SHOWN_IDS]]
+    more = f" and {len(ids) - SHOWN_IDS} more" if len(ids) > SHOWN_IDS else ""
+    most = int(s.value_counts().max())
+    text = (
+        f"named like an id, but {len(ids)} ids occur on several rows (up to {most}): "
+        f"{'; '.join(shown)}{more}"
+    )
+    rows = frame[s.isin(ids)]
+    clash = pd.Series(dtype=float)
+    if label is not None:
+        labels = rows.groupby(item, sort=False)[label].nunique()
+        clash = labels[labels > 1]
+        if len(clash):
+            one = clash.index.tolist()[0]
+            first = rows.loc[rows[item] == one, label].dropna().unique()
+            text += (
+                f"; {len(clash)} of them with different labels ({one!r}: "
+                f"{' and '.join(f'{v:g}' for v in first)})"
+            )
+    same = bool(judges) and bool((rows.groupby(item)[judges].nunique() <= 1).all().all())
+    rater = next(
+        (
+            str(c)
+            for c in frame.columns
+            if c not in (item, label) and is_str(frame[c]) and JUDGE_NAME.search(str(c))
+            and (rows.groupby(item)[c].nunique() > 1).all()
+        ),
+        None,
+    )  # fmt: skip
+    if rater is not None and label is not None:
+        fix = (
+            f": one row per rater ({rater!r}){', the judges the same on each' if same else ''}"
+            ". Average the ratings per item first, e.g. in pandas: cols = {c: 'first' for c "
+            f"in df.columns if c not in ({item!r}, {rater!r})}}; cols[{label!r}] = 'mean'; "
+            f"df = df.groupby({item!r}, as_index=False, sort=False).agg(cols); then run "
+            "doctor on that table"
+        )
+    elif len(clash) or not rows.astype(str).duplicated(keep=False).all():
+        fix = (
+            ": bacon estimate refuses repeated ids (--item), or takes each row for an item "
+            f"without it; settle {'the labels of ' if len(clash) else ''}each repeated id "
+            f"and keep one row per id (e.g. df.drop_duplicates({item!r}) once they agree, "
+            "or average the labels per id), and run doctor again"
+        )
+    else:
+        fix = ": those rows repeat whole (pasted twice?): df.drop_duplicates(), and run again"
+    return text, fix, rater
+
+
+def pivot_recipe(
+    frame: pd.DataFrame, judge: list[str], score: str, label: str | None, keys: list[str]
+) -> tuple[str, list[str]]:
+    """How to pivot a long table (the ``judge`` columns name the judge of each row, e.g.
+    model and method; ``score`` holds its score) to one row per item: keyed by the column
+    holding one row per item and judge (an id named so first), else by ``keys`` when
+    those do; the columns with one value per item (group, prompt, the label, which may
+    sit on one of its rows only) joined back; ``pivot``, which refuses an item scored
+    twice by a judge, where ``pivot_table`` averaged every item of a group into one row.
+    Returns the recipe and the columns that key the items (none: it says to add one)."""
+    others = [str(c) for c in frame.columns if c not in (*judge, score)]
+    one = [
+        c
+        for c in others
+        if c != label
+        and frame[c].notna().all()
+        and frame[c].nunique() < len(frame)
+        and not frame.duplicated([c, *judge]).any()
+    ]
+    one.sort(key=lambda c: c.lower() not in ID_NAMES)
+    key = one[:1] or (keys if keys and not frame.duplicated([*keys, *judge]).any() else [])
+    columns = repr(judge[0]) if len(judge) == 1 else repr(judge)
+    if not key:
+        return (
+            f"no column keys the items (one row per item and judge), so the rows cannot "
+            f"be told apart: add the item's id to each row, then pivot with pandas' pivot "
+            f"(index the id, columns {columns}, values {score!r})"
+        ), []
+    index = repr(key[0]) if len(key) == 1 else repr(key)
+    by = frame.groupby(key, sort=False)
+    per = [c for c in others if c not in key and bool((by[c].nunique() <= 1).all())]
+    clash = label is not None and label not in per
+    recipe = (
+        f"wide = df.pivot(index={index}, columns={columns}, values={score!r}); "
+        + (
+            "wide.columns = ['|'.join(map(str, c)) for c in wide.columns]; "
+            if len(judge) > 1
+            else ""
+        )
+        + (f"wide = df.groupby({index})[{per!r}].first().join(wide); " if per else "")
+        + "wide.reset_index().to_csv('wide.csv', index=False)"
+    )
+    return (
+        f"{index} keys the items (one row per item and judge). Pivot it, e.g. in pandas: "
+        f"{recipe} (pivot refuses an item a judge scored twice, where pivot_table would "
+        "average them), "
+        + (
+            f"settle the label {label!r}, which differs between rows of one item, "
+            if clash
+            else "add the labels, "
+            if label is None
+            else ""
+        )
+        + "and run bacon doctor on wide.csv"
+    ), key

@@ -1,0 +1,173 @@
+"""``bacon doctor`` on tables a user brings unprepared (tester C's findings): a judge on a
+reversed scale, an error score as the label, spreadsheet summary rows, a long table,
+one row per annotator and repeated ids. Each is said, with where and the fix, and no
+printed command treats the table as what it is not."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes.cli import main
+
+SUMMEVAL = Path(__file__).resolve().parents[1] / "bacon_bayes" / "data" / "summeval_sample.csv.gz"
+JUDGES = {
+    "gpt4": "judge:gpt-4-0314|rts|relevance",
+    "gpt35": "judge:gpt-3.5-turbo-0301|rts|relevance",
+    "llama70b": "judge:llama-2-70b-chat-hf|rts|relevance",
+}
+
+
+def relevance_table(share: float = 0.15, seed: int = 0) -> pd.DataFrame:
+    """SummEval relevance, one row per summary: id, system, document, text, three judges
+    and the experts' mean relevance on a random ``share`` of the rows."""
+    f = pd.read_csv(SUMMEVAL)
+    out = pd.DataFrame({"item": np.arange(1, len(f) + 1), "system": f["system"]})
+    out["doc_id"], out["summary"] = f["doc_id"], f["summary"]
+    for name, column in JUDGES.items():
+        out[name] = f[column].astype(float)
+    keep = np.random.default_rng(seed).random(len(f)) < share
+    out["relevance"] = f["expert_mean_relevance"].where(keep)
+    return out
+
+
+def doctor(path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(["doctor", str(path)]) == 0
+    return capsys.readouterr().out
+
+
+def command(out: str) -> list[str] | None:
+    """doctor's printed command without ``bacon`` (None when it prints none)."""
+    lines = out.splitlines()
+    return shlex.split(lines[lines.index("run:") + 1])[1:] if "run:" in lines else None
+
+
+def test_a_reversed_judge_is_said_and_kept_out_of_the_naive_baseline(tmp_path, capsys):
+    """A judge on 1:5 with 1 = best was an ordinary judge to doctor, "not checked ... no
+    bias" in the bias section, and its raw scores were averaged into the naive baseline
+    (3.47 against a truth of 3.72) without a note (finding 3)."""
+    table = relevance_table()
+    table["llama70b_rank"] = 6 - table.pop("llama70b")
+    path = tmp_path / "rank.csv"
+    table.to_csv(path, index=False)
+    out = doctor(path, capsys)
+    row = next(ln for ln in out.splitlines() if ln.startswith("  judge     llama70b_rank"))
+    assert "falls as the label rises: a reversed scale?" in row
+    assert "no raw-judge average: llama70b_rank (Spearman -0." in out
+    assert "does not rise with the label" not in out  # its biases are checked, on -score
+    assert "llama70b_rank falls as the label rises (a reversed scale?)" in out
+    assert main([*command(out), "--engine", "freq"]) == 0
+    est = capsys.readouterr().out
+    assert "naive (raw judge avg) left out: llama70b_rank (Spearman -0." in est
+    assert "naive (raw judge avg)  " not in est
+
+
+def test_an_error_score_label_has_its_biases_checked(tmp_path, capsys):
+    """A penalty as the label (higher = worse) with judges of quality: every bias check
+    was "not checked: its score does not rise with the label: no bias in label points",
+    which reads as a clean bill (finding 13). Checked on -label, the over-ratings are
+    those of the same table with the label written the other way; an MQM-like penalty
+    (0 = no error, a one-sided scale) is said to be an error score."""
+    table = relevance_table(0.3)
+    table["penalty"] = (4.4 - table.pop("relevance")).clip(lower=0).round(3)
+    path = tmp_path / "penalty.csv"
+    table.to_csv(path, index=False)
+    out = doctor(path, capsys)
+    assert "every judge falls as penalty rises (higher = worse?): biases checked on -penalty" in out
+    assert "does not rise with the label" not in out
+    table["quality"] = -table.pop("penalty")
+    table.to_csv(path, index=False)
+    flipped = doctor(path, capsys)
+
+    def biases(text: str) -> list[str]:
+        return [ln for ln in text.splitlines() if ln.startswith("    ")]
+
+    assert biases(out) == biases(flipped) and biases(out)
+    table["penalty"] = table.pop("quality") * -10  # 0 to 30.7: no common scale
+    table.to_csv(path, index=False)
+    out = doctor(path, capsys)
+    assert "an error score (0 = no error)" in out
+    assert "every judge falls as penalty rises (an error score: higher = worse)" in out
+
+
+def test_summary_rows_at_the_end_are_named_not_taken_for_items(tmp_path, capsys):
+    """A spreadsheet's footer ('Total' and 'mean' rows) was read as two items: no scale,
+    advice to give them a group, and an estimate of 7.15 on a 1-5 label (finding 5)."""
+    table = relevance_table()
+    path = tmp_path / "totals.csv"
+    text = table.to_csv(index=False)
+    text += "Total,,,,5577,4408.5,4699,532.3\nmean,,,,4.648,3.674,3.916,3.671\n"
+    path.write_text(text)
+    out = doctor(path, capsys)
+    assert "lines 1202, 1203 look like a spreadsheet's summary rows ('Total' in item; " in out
+    assert "delete them from the file" in out and command(out) is None
+    assert "scale     1:5" in out and "unknown" not in out  # profiled without them
+    path.write_text(table.to_csv(index=False))  # deleted: the command is back
+    assert command(doctor(path, capsys)) is not None
+
+
+def test_a_long_table_is_pivoted_by_its_item_column_keeping_the_label(tmp_path, capsys):
+    """The recipe for a long table keyed the pivot by the system, so pivot_table averaged
+    each system's 100 items into one row, and it dropped the label (finding 6)."""
+    table = relevance_table().drop(columns=["summary", "doc_id"])
+    long = table.melt(["item", "system", "relevance"], list(JUDGES), "judge", "score")
+    long["relevance"] = long["relevance"].where(long["judge"] == "gpt4")  # on one row only
+    path = tmp_path / "long.csv"
+    long.sort_values(["item", "judge"]).to_csv(path, index=False)
+    out = doctor(path, capsys)
+    assert "left out  item      keys the items of the long table" in out
+    flat = out.replace("\n", " ")
+    recipe = flat.split("in pandas: ", 1)[1].split(" (pivot refuses", 1)[0]
+    assert "df.pivot(index='item'" in recipe and "pivot_table" not in recipe
+    exec(recipe.replace("'wide.csv'", repr(str(tmp_path / "wide.csv"))), {"df": long})
+    wide = pd.read_csv(tmp_path / "wide.csv").set_index("item").sort_index()
+    expect = table.set_index("item").sort_index()
+    assert len(wide) == len(table)
+    pd.testing.assert_series_equal(wide["relevance"], expect["relevance"])
+    pd.testing.assert_series_equal(wide["gpt35"], expect["gpt35"])
+
+
+def test_one_row_per_annotator_is_said_and_no_command_takes_ratings_for_items(tmp_path, capsys):
+    """Labeled items on three rows (one per expert) were counted as three items each, and
+    the printed command (without --item) gave intervals covering 80% (finding 7)."""
+    table = relevance_table()
+    labeled = table[table["relevance"].notna()]
+    raters = pd.concat(
+        [labeled.assign(annotator=f"expert{k}", rating=labeled["relevance"] + d)
+         for k, d in ((1, 0.0), (2, 0.5), (3, -0.5))]
+    )  # fmt: skip
+    rows = pd.concat([raters, table[table["relevance"].isna()].assign(rating=np.nan)])
+    rows = rows.drop(columns="relevance").sort_values("item", kind="stable")
+    path = tmp_path / "raters.csv"
+    rows.to_csv(path, index=False)
+    out = doctor(path, capsys)
+    assert f"named like an id, but {len(labeled)} ids occur on several rows (up to 3)" in out
+    assert "one row per rater ('annotator'), the judges the same on each" in out
+    assert command(out) is None
+    fix = out.replace("\n", " ").split("e.g. in pandas: ", 1)[1].split("; then run", 1)[0]
+    scope = {"df": rows}
+    exec(fix, scope)
+    scope["df"].to_csv(path, index=False)
+    again = command(doctor(path, capsys))
+    assert again is not None and again[again.index("--item") + 1] == "item"
+
+
+def test_repeated_ids_with_conflicting_labels_are_named(tmp_path, capsys):
+    """20 labeled rows pasted again with another label: doctor demoted the id column and
+    printed a command without --item, which took them for 20 more items (finding 8)."""
+    table = relevance_table()
+    again = table[table["relevance"].notna()].head(20)
+    again = again.assign(relevance=6 - again["relevance"])
+    path = tmp_path / "dupes.csv"
+    pd.concat([table, again]).sort_values("item", kind="stable").to_csv(path, index=False)
+    out = doctor(path, capsys)
+    row = next(ln for ln in out.splitlines() if ln.startswith("  id "))
+    first = int(again["item"].iloc[0])
+    assert "named like an id, but 20 ids occur on several rows (up to 2)" in row
+    assert f"{first} at lines {first + 1}, {first + 2}" in row
+    assert "of them with different labels" in row
+    assert command(out) is None and "settle the labels of each repeated id" in out
