@@ -3,11 +3,14 @@ numeric column, with why; the other sparse columns left out, each with why."""
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
+from bacon_bayes.doctor.agreement import alpha, same_scale
 from bacon_bayes.doctor.cells import (
     COMMAS,
     COMMAS_FIX,
@@ -17,6 +20,7 @@ from bacon_bayes.doctor.cells import (
     text_cells,
 )
 from bacon_bayes.doctor.names import LABEL_HINT
+from bacon_bayes.doctor.relation import label_rho
 from bacon_bayes.errors import ValidationError
 
 #: a column is dense when at least this share of rows has a value, sparse below
@@ -25,12 +29,14 @@ DENSE = 0.5
 
 @dataclass
 class LabelChoice:
-    """The label column found (None: none), why (``""``: nothing to say), and the other
-    candidates left out, each with why."""
+    """The label column found (None: none), why (``""``: nothing to say), the other
+    candidates left out, each with why, and what to say of several raters."""
 
     label: str | None = None
     reason: str = ""
     left_out: dict[str, str] = field(default_factory=dict)
+    #: several raters of the same items, their agreement and the fix (``""``: one rater)
+    raters: str = ""
 
 
 def _values(s: pd.Series) -> str:
@@ -43,7 +49,9 @@ def choose_label(
 ) -> LabelChoice:
     """The label column of ``frame`` (a file of format ``kind``): ``given`` (``--label``,
     from a ``--labels`` file when ``joined``), refused when it is not numeric, else the
-    sparse numeric column named like a label with the most values (not the ``item``)."""
+    sparse numeric column (not the ``item``) that varies (a constant one is a confidence
+    or a flag), named like a label, with the most values, that the judges relate to most;
+    other raters of the items it rates are said, with their agreement."""
     if given is not None:
         if given in frame.columns and numeric(frame[given]) is None:
             cells = text_cells(frame, given, kind)
@@ -69,18 +77,112 @@ def choose_label(
             sparse.append(str(c))
     if not sparse:
         return LabelChoice(reason=_no_sparse(frame, item))
-    sparse.sort(key=lambda c: (not LABEL_HINT.search(c), -frame[c].notna().sum()))
+    constant = {c for c in sparse if frame[c].nunique() < 2}
+    related = _judges_relate(frame, sparse, item) if len(sparse) > 1 else {}
+    best = max(related.values(), default=0.0)
+    sparse.sort(
+        key=lambda c: (
+            c in constant,  # a confidence or a flag filled beside the labels
+            not LABEL_HINT.search(c),
+            related.get(c, 0.0) < best / 2,  # a time or a count filled beside them
+            -frame[c].notna().sum(),
+        )
+    )
     label = sparse[0]
     n = int(frame[label].notna().sum())
     hint = "named like a label, " if LABEL_HINT.search(label) else ""
     out = LabelChoice(label, f"{hint}numeric and sparse: {n} of {len(frame)} rows have a value")
+    if label in constant:
+        out.reason += f", {_constant(frame[label])}"
+    raters = _raters(frame, label, [c for c in sparse[1:] if c not in constant])
+    if raters:
+        out.raters = _raters_note(frame, [label, *raters])
+        out.reason += f"; one of {len(raters) + 1} raters of the same items (below)"
     for c in sparse[1:]:
         k = int(frame[c].notna().sum())
+        use = f"pass --label {shlex.quote(str(c))} to use this one"
         out.left_out[c] = (
-            f"numeric and sparse ({k} of {len(frame)} rows), but {label} was taken as "
-            f"the label; pass --label {shlex.quote(str(c))} to use this one"
+            f"numeric and sparse ({k} of {len(frame)} rows), but {_constant(frame[c])}; "
+            f"{use} anyway"
+            if c in constant
+            else f"another rater of the items {label} rates (below); {use} alone"
+            if c in raters
+            else f"numeric and sparse ({k} of {len(frame)} rows), but {label} was taken as "
+            f"the label; {use}"
         )
     return out
+
+
+def _constant(s: pd.Series) -> str:
+    """What a candidate filled with one value is (a confidence, a flag) rather than a label."""
+    value = numeric(s)
+    shown = f"{value.dropna().iloc[0]:g}" if value is not None else str(s.dropna().iloc[0])
+    return (
+        f"the same value ({shown}) on every one of its {int(s.notna().sum())} rows: a "
+        "confidence or a flag, not a label? (a constant label has nothing to estimate)"
+    )
+
+
+def _judges_relate(frame: pd.DataFrame, sparse: list[str], item: str | None) -> dict[str, float]:
+    """Each sparse candidate's largest |Spearman| with a dense numeric column (a judge's
+    scores): labels are what judges score; a candidate no judge relates to is likelier a
+    confidence, a time or a count filled on the same rows."""
+    dense = [
+        c
+        for c in frame.columns
+        if c != item
+        and c not in sparse
+        and (num := numeric(frame[c])) is not None
+        and num.notna().mean() >= DENSE
+    ]
+    out = {}
+    for c in sparse:
+        y = frame[c].astype(float)
+        rhos = [label_rho(frame[d].astype(float), y) for d in dense]
+        out[c] = max((abs(r) for r in rhos if r is not None and np.isfinite(r)), default=0.0)
+    return out
+
+
+#: digits and lone letters in a column's name: what tells raters apart (``rater 1``,
+#: ``expert2_relevance``, ``annotator_b``)
+_RATER_MARK = re.compile(r"\d+|(?<![a-z])[a-z](?![a-z])")
+#: share of the rows either rater filled that both filled, from which they rate one sample
+SAME_ROWS = 0.8
+
+
+def _raters(frame: pd.DataFrame, label: str, others: list[str]) -> list[str]:
+    """The other sparse columns that rate the items ``label`` rates: named alike but for
+    a number or a letter (``rater 1``, ``rater 2``), filled on (nearly) the same rows, on
+    the label's scale."""
+    key = _RATER_MARK.sub("#", label.lower())
+    filled = frame[label].notna()
+    y = frame[label].to_numpy(dtype=float)
+    out = []
+    for c in others:
+        if _RATER_MARK.sub("#", c.lower()) != key or key == c.lower():
+            continue
+        both = filled & frame[c].notna()
+        x = frame[c].to_numpy(dtype=float)
+        if both.sum() >= SAME_ROWS * (filled | frame[c].notna()).sum() and same_scale(x, y):
+            out.append(c)
+    return out
+
+
+def _raters_note(frame: pd.DataFrame, raters: list[str]) -> str:
+    """Several raters of the same items: their agreement, what the command estimates (the
+    first rater's mean), and how to make their mean the label."""
+    both = frame[raters].notna().all(axis=1)
+    value, _ = alpha(frame[raters].to_numpy(dtype=float).T)
+    agree = f"Krippendorff's interval alpha {value:.2f}" if np.isfinite(value) else ""
+    names = ", ".join(raters[:-1]) + f" and {raters[-1]}"
+    return (
+        f"{names} rate the same {int(both.sum())} items: several raters per item"
+        + (f" ({agree} between them)" if agree else "")
+        + f". The command estimates {raters[0]}'s mean rating alone; the usual label is "
+        f"their mean, less noisy than one rater's (e.g. in pandas: df['label'] = "
+        f"df[{raters!r}].mean(axis=1); df.to_csv('with_label.csv', index=False)), then run "
+        "bacon doctor on with_label.csv"
+    )
 
 
 def _no_sparse(frame: pd.DataFrame, item: str | None) -> str:

@@ -94,6 +94,9 @@ class Roles:
     label_cells : str
         When the label column holds labels but for cells of other text (``unsure``), so
         none was taken: the column, its cells and the fix (``""`` otherwise).
+    raters : str
+        When other columns rate the items the label rates (``rater 1``, ``rater 2``):
+        who, their agreement, and how to take their mean as the label (``""`` otherwise).
     """
 
     item: str | None = None
@@ -107,6 +110,7 @@ class Roles:
     left_out: dict[str, str] = field(default_factory=dict)
     long: str | None = None
     label_cells: str = ""
+    raters: str = ""
 
 
 def _is_index(values: pd.Series) -> bool:
@@ -495,6 +499,7 @@ def find_roles(
     roles.label, roles.left_out = found.label, {**roles.left_out, **found.left_out}
     if found.reason:
         roles.reasons["label"] = found.reason
+    roles.raters = found.raters
     _find_failed_scores(frame, meta, judges, roles)
     if not meta.judges and not judges:
         roles.long = _long(frame, roles)
