@@ -86,3 +86,74 @@ def test_a_constant_confidence_column_is_not_taken_for_the_label(tmp_path, capsy
     frame.to_csv(path, index=False)
     out, _ = doctor([str(path)], capsys)
     assert found(out, "label") == ["Human-Eval"]
+
+
+def _noise_judge(frame: pd.DataFrame, labels: np.ndarray, below: float) -> np.ndarray:
+    """A judge of pure noise on 1-5 whose Spearman with ``labels`` is under ``below``."""
+    from bacon_bayes.doctor.relation import label_rho
+
+    for seed in range(100):
+        x = np.random.default_rng(seed).integers(1, 6, len(frame)).astype(float)
+        rho = label_rho(pd.Series(x), pd.Series(labels))
+        if rho is not None and abs(rho) < below:
+            return x
+    raise AssertionError("no seed gives such a judge")
+
+
+def test_a_judge_is_called_unrelated_only_when_the_labels_can_tell(tmp_path, capsys) -> None:
+    """Finding 17: a fixed |Spearman| < 0.1 cut left out real judges on a 30-label pilot
+    (its Spearman's standard error is ~0.18) and called them "unrelated". Now a judge
+    under the cut is left out only when its 95% interval excludes moderate correlations
+    (0.3); on a pilot it is kept, said with its interval."""
+    frame = _table(labeled=30)
+    frame["human"] = _rating(frame, 0.7, 1)
+    frame["llm_w"] = _noise_judge(frame, frame["human"].to_numpy(), 0.1)
+    path = tmp_path / "pilot.csv"
+    frame.to_csv(path, index=False)
+    out, command = doctor([str(path)], capsys)
+    line = next(ln for ln in out.splitlines() if ln.startswith("  judge     llm_w"))
+    assert "no clear relation to the label yet (Spearman " in line
+    assert "on 30 labels): kept, more labels will tell" in line
+    assert "llm_w" in command
+    # on 150 labels the same noise is plainly unrelated: left out, with its interval
+    frame = _table(labeled=150)
+    frame["human"] = _rating(frame, 0.7, 1)
+    frame["llm_w"] = _noise_judge(frame, frame["human"].to_numpy(), 0.05)
+    frame.to_csv(path, index=False)
+    out, command = doctor([str(path)], capsys)
+    line = next(ln for ln in out.splitlines() if ln.startswith("  left out  llm_w"))
+    assert "unrelated to the label (Spearman" in line and "on 150 labels)" in line
+    assert "llm_w" not in command
+
+
+def test_a_copy_of_the_label_is_named_and_left_out_of_the_command(tmp_path, capsys) -> None:
+    """From finding 4: a column equal to the label on every labeled row (a leaked
+    reference score) was taken as a judge with no remark, and the interval of the printed
+    command collapsed to ~1e-6 wide, missing the truth. doctor names it a copy of the
+    label and leaves it out of the command; named with --judge, it warns."""
+    frame = _table(labeled=100)
+    ratings = [_rating(frame, 0.7, k) for k in (1, 2, 3)]
+    full = np.mean(ratings, axis=0)  # the mean of 3 ratings, on the labeled rows
+    frame["ref_score"] = np.round(frame.attrs["q"] * 3) / 3
+    frame.loc[np.isfinite(full), "ref_score"] = full[np.isfinite(full)]
+    frame["relevance"] = full
+    path = tmp_path / "leak.csv"
+    frame.to_csv(path, index=False)
+    out, command = doctor([str(path)], capsys)
+    line = next(ln for ln in out.splitlines() if ln.startswith("  left out  ref_score"))
+    mean = f"{frame['ref_score'].mean():.4g}"
+    assert "equals the label on all 100 labeled rows: a copy of the label?" in line
+    assert f"its mean ({mean}) is exact; left out of the judges and the command" in line
+    assert "ref_score" not in command and "judge_*" in command
+    out, command = doctor([str(path), "--judge", "judge_*", "--judge", "ref_score"], capsys)
+    line = next(ln for ln in out.splitlines() if ln.startswith("  judge     ref_score"))
+    assert "--judge; equals the label on all 100" in line and "certainty" in line
+    # a good judge that agrees with a 0/1 pilot's 30 verdicts is no copy
+    frame["verdict"] = np.where(np.isfinite(full), (full >= 3).astype(float), np.nan)
+    frame["judge_v"] = (np.round(frame.attrs["q"] * 3) / 3 >= 3).astype(float)
+    frame.loc[np.isfinite(full), "judge_v"] = frame["verdict"]
+    frame = frame.drop(columns=["relevance", "ref_score"])
+    frame.loc[frame.index[np.isfinite(full)][30:], "verdict"] = np.nan
+    frame.to_csv(path, index=False)
+    out, command = doctor([str(path)], capsys)
+    assert "copy of the label" not in out and "judge_*" in command  # judge_v too

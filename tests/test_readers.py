@@ -386,12 +386,14 @@ def test_rows_of_empty_cells_are_skipped_and_said(
     assert file_line(read, 30) == 33  # row 30: line 32 of the table, + the blank line
     frame.loc[30, "judge_b"] = 1.0
     frame["judge_b"] = frame["judge_b"].astype(float)
+    frame["Unnamed: 6"] = np.nan  # an empty column Excel wrote too: said to be empty
     path.write_text("\n".join([*frame.to_csv(index=False).splitlines(), blank, blank]) + "\n")
     assert main(["doctor", str(path)]) == 0
     out = capsys.readouterr().out
     assert "2 empty row(s) skipped (every cell empty, line(s) 122, 123), 120 rows" in out
     assert "id        item" in out and "unknown" not in out and "--drop-unscored" not in out
     assert "--item item --judge judge_a --judge judge_b --group system" in out
+    assert "Unnamed: 6 empty (no value on any row)" in out
     argv = ["estimate", str(path), "--label", "human", "--judge", "judge_*", "--engine", "freq"]
     assert main(argv) == 0
     out = capsys.readouterr().out

@@ -45,7 +45,12 @@ from bacon_bayes.doctor.names import (
     SCORE_NAME,
     other_aspects,
 )
-from bacon_bayes.doctor.relation import MIN_RHO, flat_on_labels, label_rho
+from bacon_bayes.doctor.relation import (
+    copy_of_label,
+    flat_on_labels,
+    label_rho,
+    weak_relation,
+)
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.readers import TableMeta
 from bacon_bayes.words import as_numbers
@@ -194,7 +199,15 @@ def _find_judges(
                 continue
             roles.judges.append(j)
             flat = flat_on_labels(num, label)
-            roles.reasons[f"judge:{j}"] = "--judge" + (f"; {flat}" if flat else "")
+            copy = copy_of_label(num, label)
+            roles.reasons[f"judge:{j}"] = "--judge" + (
+                f"; {flat}"
+                if flat
+                else f"; {copy}; with it as a judge, the intervals claim a certainty they "
+                "do not have"
+                if copy
+                else ""
+            )
         return
     if meta.judges:
         for j in meta.judges:
@@ -211,7 +224,9 @@ def _find_judges(
         if num is None or c in taken or c in roles.left_out:
             continue
         share = float(num.notna().mean())
-        if share < DENSE:
+        if share == 0:
+            roles.left_out[c] = "empty (no value on any row)"
+        elif share < DENSE:
             roles.left_out[c] = f"numeric but sparse ({share:.0%} of rows)"
         elif LABEL_HINT.search(c) or HUMAN_PROTOCOL.match(c):
             roles.left_out[c] = "numeric and dense, but named like a human rating"
@@ -229,16 +244,20 @@ def _find_judges(
             roles.left_out[c] = "numeric, a row number (0, 1, 2, ...)"
         elif flat := flat_on_labels(num, label):
             roles.left_out[c] = f"numeric and dense, but {flat} (pass --judge to use it anyway)"
+        elif copy := copy_of_label(num, label):
+            roles.left_out[c] = (
+                f"numeric and dense, but {copy}; left out of the judges and the command "
+                "(pass --judge to use it anyway)"
+            )
         else:
-            rho = label_rho(num, label)
-            if rho is not None and (np.isnan(rho) or abs(rho) < MIN_RHO):
-                roles.left_out[c] = (
-                    f"numeric and dense, but unrelated to the label (Spearman {rho:.2f})"
-                )
+            rho, weak = label_rho(num, label), weak_relation(num, label)
+            if weak and weak[1]:
+                roles.left_out[c] = f"numeric and dense, but {weak[0]}"
                 continue
             roles.judges.append(c)
             why = f"numeric and dense ({share:.0%} of rows scored)"
-            why += f", Spearman {rho:.2f} with the label" if rho is not None else ""
+            why += f", {weak[0]}" if weak else ""
+            why += f", Spearman {rho:.2f} with the label" if rho is not None and not weak else ""
             roles.reasons[f"judge:{c}"] = why
     for j, why in other_aspects(roles.label, roles.judges, [str(c) for c in frame.columns]).items():
         roles.judges.remove(j)
