@@ -131,8 +131,9 @@ def _group_row(rows: list[list[str]]) -> bool:
 def _header_line(text: str, sep: str, cut: bool) -> tuple[int, int]:
     """The header's line and its number of fields with ``sep``: the first record (within
     :data:`MAX_PREAMBLE` of the top) with at least 2 fields whose next records have as
-    many, past records with fewer (a spreadsheet export's title, a blank line) and past a
-    row of merged group titles (:func:`_group_row`); ``(0, 0)`` when no record is such
+    many and at least 2 of them filled, past records with fewer (a spreadsheet export's
+    title, a blank line, a title padded with commas to the table's width) and past a row
+    of merged group titles (:func:`_group_row`); ``(0, 0)`` when no record is such
     (``sep`` does not separate this file's cells). Records, not lines: a quoted cell may
     hold line breaks. ``cut``: the text's last record may be cut short, and is not read."""
     reader = csv.reader(io.StringIO(text), delimiter=sep)
@@ -153,7 +154,8 @@ def _header_line(text: str, sep: str, cut: bool) -> tuple[int, int]:
     counts = [len(row) for row in rows]
     for k in range(min(MAX_PREAMBLE + 1, len(counts))):
         rest = counts[k + 1 : k + 6]
-        if counts[k] >= 2 and all(c == counts[k] for c in rest):
+        named = sum(bool(c.strip()) for c in rows[k]) >= 2  # not a title padded with commas
+        if counts[k] >= 2 and named and all(c == counts[k] for c in rest):
             k += int(_group_row(rows[k : k + 6]))
             return starts[k], counts[k]
     return 0, 0
@@ -359,7 +361,8 @@ def read_table(path: str | Path) -> pd.DataFrame:
                 ids = _id_columns(path, how)
                 with _csv_source(path) as source:
                     frame = pd.read_csv(**source, **how, dtype=dict.fromkeys(ids, str))
-            _padded_ids_as_text(frame, ids)
+            frame, blank = _without_blank_rows(frame, 2 + how.get("skiprows", 0))
+            _padded_ids_as_text(frame, ids)  # ids as numbers once the blank rows are gone
             marked = _other_decimal_mark(frame, how)
     except BaconError:
         raise
@@ -378,9 +381,25 @@ def read_table(path: str | Path) -> pd.DataFrame:
         return bools_as_floats(frame)
     _refuse_repeated_header(path, frame, 2 + int(how.get("skiprows", 0)))
     out = bools_as_floats(restored(frame))
-    out.attrs["read as"] = ", ".join(filter(None, (read_as(how), marked)))
+    out.attrs["read as"] = ", ".join(filter(None, (read_as(how), marked, blank)))
+    out.attrs["blank rows"] = blank
     out.attrs["header line"] = int(how.get("skiprows", 0))
     return out
+
+
+def _without_blank_rows(frame: pd.DataFrame, first: int) -> tuple[pd.DataFrame, str]:
+    """``frame`` without its rows whose every cell is empty (a spreadsheet's CSV writes
+    ``,,,,`` for a row it once held: no item), and what was skipped, with the lines
+    (``first``: the file line of the first row; ``""`` when none was). Pandas skips
+    blank lines, not these; kept, they passed for items with no score, id or group."""
+    blank = frame.isna().all(axis=1).to_numpy()
+    if not blank.any() or blank.all():
+        return frame, ""
+    out = frame.loc[~blank].reset_index(drop=True)
+    keep_file_rows(frame, out, ~blank)
+    rows = np.flatnonzero(blank) + first
+    lines = ", ".join(map(str, rows[:5])) + (" ..." if rows.size > 5 else "")
+    return out, f"{rows.size} empty row(s) skipped (every cell empty, line(s) {lines})"
 
 
 #: a cell that is a number with a decimal comma, or with a decimal point, or whole
@@ -429,7 +448,8 @@ def _refuse_repeated_header(path: Path, frame: pd.DataFrame, first: int) -> None
         same &= frame[c].astype(str).str.strip().to_numpy() == name
         if not same.any():
             return
-    rows = np.flatnonzero(same)
+    kept = frame.attrs.get("file rows")  # past the blank rows left out
+    rows = np.flatnonzero(same) if kept is None else kept.rows[np.flatnonzero(same)]
     lines = ", ".join(str(first + int(r)) for r in rows[:5]) + (" ..." if rows.size > 5 else "")
     raise ValidationError(
         f"{str(path)!r} repeats its header as a row at line(s) {lines} (CSV files joined "

@@ -499,7 +499,7 @@ def test_every_column_gets_a_part_or_a_reason(tmp_path, capsys) -> None:
     left = {ln.split()[2]: ln for ln in block.splitlines() if ln.startswith("  left out")}
     pct = next(ln for ln in block.splitlines() if ln.split()[:2] == ["judge", "llm_pct"])
     assert "read as numbers, the percent sign dropped ('" in pct
-    assert "80 distinct string(s)" in left["note"] and "0% of rows" in left["blank"]
+    assert "80 distinct string(s)" in left["note"] and "empty" in left["blank"]
 
 
 def test_verdict_words_only_as_one_whole_pair() -> None:

@@ -328,6 +328,78 @@ def test_a_title_above_the_header_is_skipped(
     assert len(read_table(path)) == n
 
 
+def _excel_export(n: int = 120) -> pd.DataFrame:
+    """A table as a spreadsheet holds it: integer ids, a group, two judges, a sparse label."""
+    rng = np.random.default_rng(1)
+    truth = rng.integers(1, 6, n).astype(float)
+    return pd.DataFrame(
+        {"item": np.arange(1, n + 1), "system": np.where(np.arange(n) % 2, "A", "B"),
+         "judge_a": truth + rng.normal(0, 0.5, n), "judge_b": truth + rng.normal(0, 0.8, n),
+         "human": np.where(np.arange(n) % 4 == 0, truth, np.nan)}
+    )  # fmt: skip
+
+
+def test_a_title_block_padded_with_commas_is_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Finding 18: Excel writes a title block as lines padded with commas to the table's
+    width. One such line passed (as a row of group titles), two did not: the first title
+    became the header, every column 'Unnamed: N', and doctor advised emptying the header
+    names. A line with fewer than two filled cells is no header."""
+    from bacon_bayes.io import csv_options, read_table
+
+    frame = _excel_export()
+    pad = "," * (len(frame.columns) - 1)
+    path = tmp_path / "export.csv"
+    title = f"Relevance study export{pad}\nGenerated 2024-05-01{pad}\n"
+    path.write_text(title + frame.to_csv(index=False))
+    assert csv_options(path) == {"skiprows": 2}
+    assert list(read_table(path).columns) == list(frame.columns)
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "2 line(s) above the header skipped" in out and "Unnamed" not in out
+    assert "--judge judge_a --judge judge_b" in out
+
+
+def test_rows_of_empty_cells_are_skipped_and_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Finding 19: Excel writes ',,,,' for rows it once held. Taken as items, they cost
+    the id column (its ids turned to floats), the group and prompt ('empty at lines ...',
+    with advice to give them a group 'unknown'). Rows whose every cell is empty are
+    skipped, said with their lines by doctor and in estimate's notes; line numbers of
+    later rows stay the file's."""
+    from bacon_bayes.io import file_line, read_table
+
+    frame = _excel_export()
+    frame["judge_b"] = frame["judge_b"].astype(object)
+    frame.loc[30, "judge_b"] = "error"  # line 32 of the file, past a blank row at line 10
+    body = frame.to_csv(index=False).splitlines()
+    blank = "," * (len(frame.columns) - 1)
+    path = tmp_path / "export.csv"
+    path.write_text("\n".join([*body[:9], blank, *body[9:], blank, blank]) + "\n")
+    read = read_table(path)
+    assert len(read) == len(frame) and pd.api.types.is_integer_dtype(read["item"])
+    assert read.attrs["read as"] == (
+        "3 empty row(s) skipped (every cell empty, line(s) 10, 123, 124)"
+    )
+    assert file_line(read, 30) == 33  # row 30: line 32 of the table, + the blank line
+    frame.loc[30, "judge_b"] = 1.0
+    frame["judge_b"] = frame["judge_b"].astype(float)
+    frame["Unnamed: 6"] = np.nan  # an empty column Excel wrote too: said to be empty
+    path.write_text("\n".join([*frame.to_csv(index=False).splitlines(), blank, blank]) + "\n")
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "2 empty row(s) skipped (every cell empty, line(s) 122, 123), 120 rows" in out
+    assert "id        item" in out and "unknown" not in out and "--drop-unscored" not in out
+    assert "--item item --judge judge_a --judge judge_b --group system" in out
+    assert "Unnamed: 6 empty (no value on any row)" in out
+    argv = ["estimate", str(path), "--label", "human", "--judge", "judge_*", "--engine", "freq"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "note: 2 empty row(s) skipped (every cell empty, line(s) 122, 123)" in out
+
+
 def test_a_header_repeated_as_a_row_is_refused_naming_its_line(tmp_path: Path) -> None:
     """Two CSV files joined with cat: the second header is a row, every column turns to
     text, and doctor called each judge a column with a failure cell. Now the reader says

@@ -299,6 +299,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
         hint = pairwise_hint(args.file)
         raise ValidationError(f"--label is required for a table; name the column of labels.{hint}")
     df, judges = table_from_args(args)
+    blank = str(df.attrs.get("blank rows", ""))  # rows of empty cells, which are no items
     dropped = ""
     if getattr(args, "drop_unscored", False):
         df, judges, dropped = without_unscored(df, judges, args.label, args.item)
@@ -327,8 +328,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
             f"{args.label!r} takes only 0 and 1: estimated as a binary (categorical) label; "
             "pass --outcome continuous for the former ridge"
         )
-    if dropped:
-        notes.append(dropped)
+    notes += [note for note in (blank, dropped) if note]
     return dataclasses.replace(pool, notes=(*pool.notes, *notes)) if notes else pool
 
 

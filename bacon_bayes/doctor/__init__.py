@@ -287,6 +287,7 @@ def profile(
     p.command = None if p.too_few or roles.long or p.blocked else _command(p, frame, labels)
     p.judges_note = _many_judges(roles, y, [str(c) for c in frame.columns])
     p.can = _can(p, y) + _empty_notes(p) + _design_notes(frame, roles, y, p.empty)
+    p.can[1:1] = [roles.raters] * bool(roles.raters)  # beside what the label's mean is
     return p
 
 

@@ -5,13 +5,11 @@ Each finding comes with the reason it was made, so ``bacon doctor`` can say why.
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from bacon_bayes.doctor.cells import (
     COMMAS,
@@ -30,6 +28,7 @@ from bacon_bayes.doctor.cells import (
     unit_cells,
     unused_strings,
 )
+from bacon_bayes.doctor.label import DENSE, choose_label
 from bacon_bayes.doctor.names import (
     GROUP_HINT,
     GROUP_NAME,
@@ -46,6 +45,12 @@ from bacon_bayes.doctor.names import (
     SCORE_NAME,
     other_aspects,
 )
+from bacon_bayes.doctor.relation import (
+    copy_of_label,
+    flat_on_labels,
+    label_rho,
+    weak_relation,
+)
 from bacon_bayes.doctor.rows import pivot_recipe
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.readers import TableMeta
@@ -58,10 +63,6 @@ ROWS_PER_PROMPT_GROUP = 3
 ROWS_PER_PROMPT_GROUP_STRINGS = 10
 #: a category of fewer values than this is never offered as the prompt (Likert levels)
 FEW_PROMPTS = 10
-#: a column is dense when at least this share of rows has a value, sparse below
-DENSE = 0.5
-#: judges with |Spearman| below this against the labels are left out
-MIN_RHO = 0.1
 #: mean width (characters, East Asian wide ones counted twice) from which a string
 #: column counts as text
 TEXT_CHARS = 40
@@ -99,6 +100,9 @@ class Roles:
     label_cells : str
         When the label column holds labels but for cells of other text (``unsure``), so
         none was taken: the column, its cells and the fix (``""`` otherwise).
+    raters : str
+        When other columns rate the items the label rates (``rater 1``, ``rater 2``):
+        who, their agreement, and how to take their mean as the label (``""`` otherwise).
     """
 
     item: str | None = None
@@ -112,6 +116,7 @@ class Roles:
     left_out: dict[str, str] = field(default_factory=dict)
     long: str | None = None
     label_cells: str = ""
+    raters: str = ""
 
 
 def _is_index(values: pd.Series) -> bool:
@@ -172,76 +177,6 @@ def _find_item(
         roles.reasons["id"] = f"{why}every value distinct ({len(frame)} rows)"
 
 
-def _values(s: pd.Series) -> str:
-    n = int(s.notna().sum())
-    return f"{n} value{'' if n == 1 else 's'}"
-
-
-def _sparse_share(s: pd.Series) -> float:
-    return float(s.notna().mean())
-
-
-def _find_label(
-    frame: pd.DataFrame, meta: TableMeta, given: str | None, joined: bool, roles: Roles
-) -> None:
-    if given is not None:
-        if given in frame.columns and numeric(frame[given]) is None:
-            cells = text_cells(frame, given, meta.format)
-            commas = decimal_commas(frame[given])
-            raise ValidationError(
-                f"--label {given!r} holds labels but for {cells}: {LABEL_CELLS_FIX}, and run again"
-                if cells
-                else f"--label {given!r} holds {COMMAS} {commas}: {COMMAS_FIX}, and run again"
-                if commas
-                else f"--label {given!r} is not numeric (e.g. "
-                f"{frame[given].dropna().iloc[0]!r}); a label column holds numbers (or "
-                "verdict words such as yes / no)"
-            )
-        if given in frame.columns:
-            roles.label = given
-            n = int(frame[given].notna().sum())
-            roles.reasons["label"] = (
-                f"{'from --labels' if joined else '--label'}: {n} of {len(frame)} rows labeled"
-            )
-        return
-    sparse = []
-    for c in frame.columns:
-        num = numeric(frame[c])
-        if num is not None and c != roles.item and 2 <= num.notna().sum() < DENSE * len(frame):
-            sparse.append(str(c))
-    if not sparse:
-        dense = [
-            str(c)
-            for c in frame.columns
-            if LABEL_HINT.search(str(c)) and numeric(frame[c]) is not None and c != roles.item
-        ]
-        few = [c for c in dense if frame[c].notna().sum() < 2]
-        dense = [c for c in dense if c not in few]
-        said = [f"{c}, named like a label, has {_values(frame[c])}" for c in few]
-        if dense:
-            shown = ", ".join(dense[:4]) + (f" and {len(dense) - 4} more" if len(dense) > 4 else "")
-            said.append(
-                f"numeric columns named like human ratings, with a value on most rows: {shown}"
-            )
-        if said:
-            roles.reasons["label"] = (
-                f"no numeric column with a value on 2 or more but under {DENSE:.0%} of rows; "
-                f"{'; '.join(said)}; pass --label NAME to use one as the label"
-            )
-        return
-    sparse.sort(key=lambda c: (not LABEL_HINT.search(c), -frame[c].notna().sum()))
-    roles.label = sparse[0]
-    n = int(frame[roles.label].notna().sum())
-    hint = "named like a label, " if LABEL_HINT.search(roles.label) else ""
-    roles.reasons["label"] = f"{hint}numeric and sparse: {n} of {len(frame)} rows have a value"
-    for c in sparse[1:]:
-        k = int(frame[c].notna().sum())
-        roles.left_out[c] = (
-            f"numeric and sparse ({k} of {len(frame)} rows), but {roles.label} was taken as "
-            f"the label; pass --label {shlex.quote(str(c))} to use this one"
-        )
-
-
 def _find_judges(
     frame: pd.DataFrame, meta: TableMeta, given: list[str] | None, roles: Roles
 ) -> None:
@@ -264,8 +199,16 @@ def _find_judges(
                 roles.left_out[j] = "--judge, but empty (no score at all): left out of the command"
                 continue
             roles.judges.append(j)
-            flat = _flat_on_labels(num, label)
-            roles.reasons[f"judge:{j}"] = "--judge" + (f"; {flat}" if flat else "")
+            flat = flat_on_labels(num, label)
+            copy = copy_of_label(num, label)
+            roles.reasons[f"judge:{j}"] = "--judge" + (
+                f"; {flat}"
+                if flat
+                else f"; {copy}; with it as a judge, the intervals claim a certainty they "
+                "do not have"
+                if copy
+                else ""
+            )
         return
     if meta.judges:
         for j in meta.judges:
@@ -282,7 +225,9 @@ def _find_judges(
         if num is None or c in taken or c in roles.left_out:
             continue
         share = float(num.notna().mean())
-        if share < DENSE:
+        if share == 0:
+            roles.left_out[c] = "empty (no value on any row)"
+        elif share < DENSE:
             roles.left_out[c] = f"numeric but sparse ({share:.0%} of rows)"
         elif LABEL_HINT.search(c) or HUMAN_PROTOCOL.match(c):
             roles.left_out[c] = "numeric and dense, but named like a human rating"
@@ -298,18 +243,22 @@ def _find_judges(
             roles.left_out[c] = "numeric but constant"
         elif _is_index(num):
             roles.left_out[c] = "numeric, a row number (0, 1, 2, ...)"
-        elif flat := _flat_on_labels(num, label):
+        elif flat := flat_on_labels(num, label):
             roles.left_out[c] = f"numeric and dense, but {flat} (pass --judge to use it anyway)"
+        elif copy := copy_of_label(num, label):
+            roles.left_out[c] = (
+                f"numeric and dense, but {copy}; left out of the judges and the command "
+                "(pass --judge to use it anyway)"
+            )
         else:
-            rho = _rho(num, label)
-            if rho is not None and (np.isnan(rho) or abs(rho) < MIN_RHO):
-                roles.left_out[c] = (
-                    f"numeric and dense, but unrelated to the label (Spearman {rho:.2f})"
-                )
+            rho, weak = label_rho(num, label), weak_relation(num, label)
+            if weak and weak[1]:
+                roles.left_out[c] = f"numeric and dense, but {weak[0]}"
                 continue
             roles.judges.append(c)
             why = f"numeric and dense ({share:.0%} of rows scored)"
-            why += f", Spearman {rho:.2f} with the label" if rho is not None else ""
+            why += f", {weak[0]}" if weak else ""
+            why += f", Spearman {rho:.2f} with the label" if rho is not None and not weak else ""
             roles.reasons[f"judge:{c}"] = why
     for j, why in other_aspects(roles.label, roles.judges, [str(c) for c in frame.columns]).items():
         roles.judges.remove(j)
@@ -329,32 +278,6 @@ def _need(frame: pd.DataFrame, column: str, option: str) -> None:
 def _integers(num: pd.Series) -> bool:
     v = num.dropna().to_numpy()
     return bool(v.size and np.all(v == np.round(v)))
-
-
-def _flat_on_labels(x: pd.Series, label: pd.Series | None) -> str | None:
-    """Why a judge that varies over the table is no judge for these labels: it gives the
-    same score (or none) on every labeled item, so the labels cannot calibrate it (no
-    correlation, no slope; the estimator would extrapolate its other values blind). None
-    with fewer than 5 labels or when its scores vary on the labeled items."""
-    if label is None or int(label.notna().sum()) < 5:
-        return None
-    on = x[label.notna()].dropna()
-    if on.nunique() >= 2:
-        return None
-    n = int(label.notna().sum())
-    what = "no score on any" if on.empty else f"the same score ({on.iloc[0]:g}) on every"
-    return f"{what} one of the {n} labeled items: the labels cannot calibrate it"
-
-
-def _rho(x: pd.Series, label: pd.Series | None) -> float | None:
-    """Spearman correlation on the rows with both (None without 5 such rows, or where
-    either is constant on them: no correlation is defined)."""
-    if label is None:
-        return None
-    both = x.notna() & label.notna()
-    if both.sum() < 5 or x[both].nunique() < 2 or label[both].nunique() < 2:
-        return None
-    return float(stats.spearmanr(x[both], label[both]).statistic)
 
 
 def _find_failed_scores(
@@ -592,7 +515,11 @@ def find_roles(
     """
     roles = Roles()
     _find_item(frame, meta, item, roles, item_joined)
-    _find_label(frame, meta, label, labels_joined, roles)
+    found = choose_label(frame, meta.format, label, labels_joined, roles.item)
+    roles.label, roles.left_out = found.label, {**roles.left_out, **found.left_out}
+    if found.reason:
+        roles.reasons["label"] = found.reason
+    roles.raters = found.raters
     _find_failed_scores(frame, meta, judges, roles)
     if not meta.judges and not judges:
         roles.long = _long(frame, roles)

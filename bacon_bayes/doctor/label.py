@@ -1,0 +1,207 @@
+"""Which column holds the human labels: the one named (``--label``), else a sparse
+numeric column, with why; the other sparse columns left out, each with why."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.doctor.agreement import alpha, same_scale
+from bacon_bayes.doctor.cells import (
+    COMMAS,
+    COMMAS_FIX,
+    LABEL_CELLS_FIX,
+    decimal_commas,
+    numeric,
+    text_cells,
+)
+from bacon_bayes.doctor.names import LABEL_HINT
+from bacon_bayes.doctor.relation import label_rho
+from bacon_bayes.errors import ValidationError
+
+#: a column is dense when at least this share of rows has a value, sparse below
+DENSE = 0.5
+
+
+@dataclass
+class LabelChoice:
+    """The label column found (None: none), why (``""``: nothing to say), the other
+    candidates left out, each with why, and what to say of several raters."""
+
+    label: str | None = None
+    reason: str = ""
+    left_out: dict[str, str] = field(default_factory=dict)
+    #: several raters of the same items, their agreement and the fix (``""``: one rater)
+    raters: str = ""
+
+
+def _values(s: pd.Series) -> str:
+    n = int(s.notna().sum())
+    return f"{n} value{'' if n == 1 else 's'}"
+
+
+def choose_label(
+    frame: pd.DataFrame, kind: str, given: str | None, joined: bool, item: str | None
+) -> LabelChoice:
+    """The label column of ``frame`` (a file of format ``kind``): ``given`` (``--label``,
+    from a ``--labels`` file when ``joined``), refused when it is not numeric, else the
+    sparse numeric column (not the ``item``) that varies (a constant one is a confidence
+    or a flag), named like a label, with the most values, that the judges relate to most;
+    other raters of the items it rates are said, with their agreement."""
+    if given is not None:
+        if given in frame.columns and numeric(frame[given]) is None:
+            cells = text_cells(frame, given, kind)
+            commas = decimal_commas(frame[given])
+            raise ValidationError(
+                f"--label {given!r} holds labels but for {cells}: {LABEL_CELLS_FIX}, and run again"
+                if cells
+                else f"--label {given!r} holds {COMMAS} {commas}: {COMMAS_FIX}, and run again"
+                if commas
+                else f"--label {given!r} is not numeric (e.g. "
+                f"{frame[given].dropna().iloc[0]!r}); a label column holds numbers (or "
+                "verdict words such as yes / no)"
+            )
+        if given not in frame.columns:
+            return LabelChoice()
+        n = int(frame[given].notna().sum())
+        how = "from --labels" if joined else "--label"
+        return LabelChoice(given, f"{how}: {n} of {len(frame)} rows labeled")
+    sparse = []
+    for c in frame.columns:
+        num = numeric(frame[c])
+        if num is not None and c != item and 2 <= num.notna().sum() < DENSE * len(frame):
+            sparse.append(str(c))
+    if not sparse:
+        return LabelChoice(reason=_no_sparse(frame, item))
+    constant = {c for c in sparse if frame[c].nunique() < 2}
+    related = _judges_relate(frame, sparse, item) if len(sparse) > 1 else {}
+    best = max(related.values(), default=0.0)
+    sparse.sort(
+        key=lambda c: (
+            c in constant,  # a confidence or a flag filled beside the labels
+            not LABEL_HINT.search(c),
+            related.get(c, 0.0) < best / 2,  # a time or a count filled beside them
+            -frame[c].notna().sum(),
+        )
+    )
+    label = sparse[0]
+    n = int(frame[label].notna().sum())
+    hint = "named like a label, " if LABEL_HINT.search(label) else ""
+    out = LabelChoice(label, f"{hint}numeric and sparse: {n} of {len(frame)} rows have a value")
+    if label in constant:
+        out.reason += f", {_constant(frame[label])}"
+    raters = _raters(frame, label, [c for c in sparse[1:] if c not in constant])
+    if raters:
+        out.raters = _raters_note(frame, [label, *raters])
+        out.reason += f"; one of {len(raters) + 1} raters of the same items (below)"
+    for c in sparse[1:]:
+        k = int(frame[c].notna().sum())
+        use = f"pass --label {shlex.quote(str(c))} to use this one"
+        out.left_out[c] = (
+            f"numeric and sparse ({k} of {len(frame)} rows), but {_constant(frame[c])}; "
+            f"{use} anyway"
+            if c in constant
+            else f"another rater of the items {label} rates (below); {use} alone"
+            if c in raters
+            else f"numeric and sparse ({k} of {len(frame)} rows), but {label} was taken as "
+            f"the label; {use}"
+        )
+    return out
+
+
+def _constant(s: pd.Series) -> str:
+    """What a candidate filled with one value is (a confidence, a flag) rather than a label."""
+    value = numeric(s)
+    shown = f"{value.dropna().iloc[0]:g}" if value is not None else str(s.dropna().iloc[0])
+    return (
+        f"the same value ({shown}) on every one of its {int(s.notna().sum())} rows: a "
+        "confidence or a flag, not a label? (a constant label has nothing to estimate)"
+    )
+
+
+def _judges_relate(frame: pd.DataFrame, sparse: list[str], item: str | None) -> dict[str, float]:
+    """Each sparse candidate's largest |Spearman| with a dense numeric column (a judge's
+    scores): labels are what judges score; a candidate no judge relates to is likelier a
+    confidence, a time or a count filled on the same rows."""
+    dense = [
+        c
+        for c in frame.columns
+        if c != item
+        and c not in sparse
+        and (num := numeric(frame[c])) is not None
+        and num.notna().mean() >= DENSE
+    ]
+    out = {}
+    for c in sparse:
+        y = frame[c].astype(float)
+        rhos = [label_rho(frame[d].astype(float), y) for d in dense]
+        out[c] = max((abs(r) for r in rhos if r is not None and np.isfinite(r)), default=0.0)
+    return out
+
+
+#: digits and lone letters in a column's name: what tells raters apart (``rater 1``,
+#: ``expert2_relevance``, ``annotator_b``)
+_RATER_MARK = re.compile(r"\d+|(?<![a-z])[a-z](?![a-z])")
+#: share of the rows either rater filled that both filled, from which they rate one sample
+SAME_ROWS = 0.8
+
+
+def _raters(frame: pd.DataFrame, label: str, others: list[str]) -> list[str]:
+    """The other sparse columns that rate the items ``label`` rates: named alike but for
+    a number or a letter (``rater 1``, ``rater 2``), filled on (nearly) the same rows, on
+    the label's scale."""
+    key = _RATER_MARK.sub("#", label.lower())
+    filled = frame[label].notna()
+    y = frame[label].to_numpy(dtype=float)
+    out = []
+    for c in others:
+        if _RATER_MARK.sub("#", c.lower()) != key or key == c.lower():
+            continue
+        both = filled & frame[c].notna()
+        x = frame[c].to_numpy(dtype=float)
+        if both.sum() >= SAME_ROWS * (filled | frame[c].notna()).sum() and same_scale(x, y):
+            out.append(c)
+    return out
+
+
+def _raters_note(frame: pd.DataFrame, raters: list[str]) -> str:
+    """Several raters of the same items: their agreement, what the command estimates (the
+    first rater's mean), and how to make their mean the label."""
+    both = frame[raters].notna().all(axis=1)
+    value, _ = alpha(frame[raters].to_numpy(dtype=float).T)
+    agree = f"Krippendorff's interval alpha {value:.2f}" if np.isfinite(value) else ""
+    names = ", ".join(raters[:-1]) + f" and {raters[-1]}"
+    return (
+        f"{names} rate the same {int(both.sum())} items: several raters per item"
+        + (f" ({agree} between them)" if agree else "")
+        + f". The command estimates {raters[0]}'s mean rating alone; the usual label is "
+        f"their mean, less noisy than one rater's (e.g. in pandas: df['label'] = "
+        f"df[{raters!r}].mean(axis=1); df.to_csv('with_label.csv', index=False)), then run "
+        "bacon doctor on with_label.csv"
+    )
+
+
+def _no_sparse(frame: pd.DataFrame, item: str | None) -> str:
+    """Why no column was taken as the label when none is sparse: the columns named like
+    one, with too few values or with a value on most rows (``""``: none such)."""
+    dense = [
+        str(c)
+        for c in frame.columns
+        if LABEL_HINT.search(str(c)) and numeric(frame[c]) is not None and c != item
+    ]
+    few = [c for c in dense if frame[c].notna().sum() < 2]
+    dense = [c for c in dense if c not in few]
+    said = [f"{c}, named like a label, has {_values(frame[c])}" for c in few]
+    if dense:
+        shown = ", ".join(dense[:4]) + (f" and {len(dense) - 4} more" if len(dense) > 4 else "")
+        said.append(f"numeric columns named like human ratings, with a value on most rows: {shown}")
+    if not said:
+        return ""
+    return (
+        f"no numeric column with a value on 2 or more but under {DENSE:.0%} of rows; "
+        f"{'; '.join(said)}; pass --label NAME to use one as the label"
+    )

@@ -1,0 +1,91 @@
+"""How a numeric column relates to the labels, for ``bacon doctor``'s choice of judges:
+its Spearman correlation on the labeled rows, or why the labels cannot calibrate it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+#: judges with |Spearman| below this against the labels are left out, when its interval
+#: rules out :data:`MODERATE_RHO` (a pilot's few labels do not)
+MIN_RHO = 0.1
+#: a moderate correlation: a judge is called unrelated only when its interval excludes it
+MODERATE_RHO = 0.3
+#: fewest labeled rows on which a judge equal to labels of 3 or more levels is a copy of
+#: the label, and of 0/1 labels (a good judge may agree with 20 verdicts; with 200, no)
+COPY_ROWS = 20
+COPY_ROWS_BINARY = 200
+
+
+def flat_on_labels(x: pd.Series, label: pd.Series | None) -> str | None:
+    """Why a judge that varies over the table is no judge for these labels: it gives the
+    same score (or none) on every labeled item, so the labels cannot calibrate it (no
+    correlation, no slope; the estimator would extrapolate its other values blind). None
+    with fewer than 5 labels or when its scores vary on the labeled items."""
+    if label is None or int(label.notna().sum()) < 5:
+        return None
+    on = x[label.notna()].dropna()
+    if on.nunique() >= 2:
+        return None
+    n = int(label.notna().sum())
+    what = "no score on any" if on.empty else f"the same score ({on.iloc[0]:g}) on every"
+    return f"{what} one of the {n} labeled items: the labels cannot calibrate it"
+
+
+def label_rho(x: pd.Series, label: pd.Series | None) -> float | None:
+    """Spearman correlation on the rows with both (None without 5 such rows, or where
+    either is constant on them: no correlation is defined)."""
+    if label is None:
+        return None
+    both = x.notna() & label.notna()
+    if both.sum() < 5 or x[both].nunique() < 2 or label[both].nunique() < 2:
+        return None
+    return float(stats.spearmanr(x[both], label[both]).statistic)
+
+
+def rho_interval(rho: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Confidence interval of a Spearman correlation ``rho`` on ``n`` pairs: Fisher's z
+    with Bonett and Wright's (2000) variance, ``(1 + rho**2 / 2) / (n - 3)``."""
+    z = float(np.arctanh(np.clip(rho, -0.9999, 0.9999)))
+    half = float(stats.norm.ppf(0.5 + level / 2)) * np.sqrt((1 + rho**2 / 2) / max(n - 3, 1))
+    return float(np.tanh(z - half)), float(np.tanh(z + half))
+
+
+def weak_relation(x: pd.Series, label: pd.Series | None) -> tuple[str, bool] | None:
+    """What to say of a judge whose Spearman correlation with the labels is under
+    :data:`MIN_RHO`, and whether to leave it out: only when its 95% interval lies within
+    :data:`MODERATE_RHO` of 0; on a pilot's few labels the interval reaches moderate
+    values, so the relation is not clear yet and the judge is kept. None: related (or no
+    correlation defined)."""
+    rho = label_rho(x, label)
+    if rho is None or abs(rho) >= MIN_RHO:
+        return None
+    n = int((x.notna() & label.notna()).sum()) if label is not None else 0
+    if np.isnan(rho):
+        return f"unrelated to the label (no Spearman correlation on its {n} labels)", True
+    low, high = rho_interval(rho, n)
+    said = f"Spearman {rho:.2f}, 95% CI {low:.2f} to {high:.2f} on {n} labels"
+    if max(abs(low), abs(high)) < MODERATE_RHO:
+        return f"unrelated to the label ({said})", True
+    return f"no clear relation to the label yet ({said}): kept, more labels will tell", False
+
+
+def copy_of_label(x: pd.Series, label: pd.Series | None) -> str | None:
+    """Why a judge equal to the label on every labeled row is a copy of it (a leaked
+    reference, the label pasted twice), where no real judge would agree on so many
+    (:data:`COPY_ROWS`, :data:`COPY_ROWS_BINARY`); None otherwise. As a judge it makes
+    every labeled residual 0, and the intervals claim a certainty they do not have."""
+    if label is None:
+        return None
+    on = label.notna()
+    n, levels = int(on.sum()), label[on].nunique()
+    if levels < 2 or n < (COPY_ROWS if levels > 2 else COPY_ROWS_BINARY):
+        return None
+    a, b = x[on].to_numpy(dtype=float), label[on].to_numpy(dtype=float)
+    if not np.isfinite(a).all() or not np.allclose(a, b, rtol=0, atol=1e-9):
+        return None
+    return (
+        f"equals the label on all {n} labeled rows: a copy of the label? If it is the label "
+        f"of every item, its mean ({float(x.mean()):.4g}) is exact"
+    )
