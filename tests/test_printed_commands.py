@@ -353,6 +353,31 @@ def test_the_plan_of_a_group_mean_names_the_interval_estimate_prints(tmp_path, c
     assert half[True] < 0.9 * half[False]
 
 
+def test_the_plan_of_a_difference_names_the_pair_interval_estimate_pointwise_prints(
+    tmp_path, capsys
+):
+    """`bacon plan --difference A B` sizes the pair's own (pointwise) interval, while
+    `bacon estimate` printed only simultaneous pair intervals, `--pointwise` too (finding
+    A12: 1.4x the plan's half-width). `--pointwise` now prints each pair at its own level,
+    the header says so, and the plan names the option."""
+    path = table(tmp_path)
+    goal = ["--half-width", "0.5", "--difference", "s1", "s2"]
+    assert main(["plan", str(path), *READ, *goal]) == 0
+    assert "the pair's own interval: estimate --pointwise" in capsys.readouterr().out
+    half, guarantee = {}, {}
+    for extra in ([], ["--pointwise"]):
+        assert main(["estimate", str(path), *READ, "--engine", "freq", "--json", *extra]) == 0
+        compared = json.loads(capsys.readouterr().out)["comparisons"]
+        row = next(r for r in compared["differences"] if r["pair"] == "s1 - s2")
+        half[bool(extra)] = (row["ci_high"] - row["ci_low"]) / 2
+        guarantee[bool(extra)] = (compared["guarantee"], compared["pointwise"])
+    assert half[True] < 0.8 * half[False]
+    assert guarantee[False][1] is False and guarantee[True][1] is True
+    assert main(["estimate", str(path), *READ, "--engine", "freq", "--pointwise"]) == 0
+    head = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("comparisons"))
+    assert "the interval bacon plan --difference sizes" in head
+
+
 def test_an_id_column_named_item_id_with_a_space_is_found_without_item(tmp_path, capsys):
     """`bacon doctor` took 'Item ID' as the id, but `bacon plan` and `bacon sample` did not
     find it without --item (they knew only id, item and item_id)."""

@@ -57,8 +57,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--pointwise",
         action="store_true",
-        help="per-group intervals each at its own level (the interval bacon plan "
-        "--group-mean sizes); default: simultaneous over the groups",
+        help="group and pair intervals each at its own level (the ones bacon plan "
+        "--group-mean and --difference size); default: simultaneous over the groups and "
+        "over the pairs (the rank intervals are simultaneous either way)",
     )
     p.add_argument(
         "--pairs",
@@ -179,7 +180,9 @@ def _estimate(
     compared, groups, skipped = None, None, ""
     try:
         if pool.groups is not None and unique_codes(pool.groups)[0].size > 1:
-            compared = comparisons(cal, args.alpha, group, anytime=anytime)
+            compared = comparisons(
+                cal, args.alpha, group, anytime=anytime, simultaneous=not args.pointwise
+            )
             if not compared.best_clear:  # the plan's line: only where it is printed
                 # the fitted frequentist calibrator's residuals are the plan's pilot
                 mine = cal if saved is None and cal.engine_ == "freq" else None
