@@ -13,7 +13,7 @@ from bacon_bayes import estimate as est
 from bacon_bayes import surrogates as sur
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.groups import check_interval
-from bacon_bayes.estimate.tables import labels_only
+from bacon_bayes.estimate.tables import labels_only, own_guarantee
 from bacon_bayes.results import EstimateTable
 
 if TYPE_CHECKING:
@@ -65,8 +65,9 @@ def finished(table: EstimateTable, bounds: tuple[float, float]) -> EstimateTable
     table = labels_only(table.clip(*bounds))
     if table.method == "naive" or table.details.get("pooling") == "shrink":
         return table  # the raw judge average uses no labels
-    if "guarantee" not in table.details:  # prompts' clustered means
-        table = replace(table, details={**table.details, "guarantee": "per group"})
+    if "guarantee" not in table.details:
+        guarantee = own_guarantee(table.estimand, table.simultaneous)
+        table = replace(table, details={**table.details, "guarantee": guarantee})
     few = (np.asarray(table.n_labeled) < MIN_GROUP_LABELS) & np.isfinite(table.ci_low)
     return table.withhold(
         few, f"fewer than {MIN_GROUP_LABELS} labels in the group: no useful interval"

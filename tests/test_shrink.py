@@ -207,7 +207,8 @@ def test_calibrator_answers_every_group_with_a_label(sparse_frame):
     ranks = cal.rank_groups()
     assert len(ranks) == 12
     separate = cal.estimate_groups(pooling="separate")
-    assert separate.details["guarantee"] == "per group" and len(separate) == 12
+    assert separate.details["guarantee"] == "family-wise (all hold together)"
+    assert len(separate) == 12
     # printed, a shrunk table says its rows' guarantee (not each row's alone) and interval
     assert "holding on average over groups" in str(table) and "robust EBCI" in str(table)
     assert "shrunk" not in str(separate)
@@ -268,6 +269,18 @@ def _two_never_labeled() -> EvalPool:
     lab = (rng.random(g.size) < 0.3) & ~np.isin(g, ["s10", "s11"])
     frame = pd.DataFrame({"y": np.where(lab, y, np.nan), "j": y + rng.normal(size=g.size), "g": g})
     return EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous", group="g")
+
+
+def test_every_separate_table_and_comparison_states_its_own_guarantee():
+    """Finding A14: separate tables said "per group" also when simultaneous (family-wise),
+    and separate comparisons said nothing (None)."""
+    cal = Calibrator(engine="freq", pooling="separate").fit(_two_never_labeled())
+    joint = "family-wise (all hold together)"
+    for sim, group, pair in ((True, joint, joint), (False, "per group", "per pair")):
+        assert cal.estimate_groups(simultaneous=sim).details["guarantee"] == group
+        assert cal.compare_groups(simultaneous=sim).details["guarantee"] == pair
+        naive = cal.estimate_groups(simultaneous=sim, method="naive")
+        assert naive.details["guarantee"] == group
 
 
 def test_groups_without_labels_leave_the_others_separate():
