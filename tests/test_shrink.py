@@ -283,6 +283,35 @@ def test_every_separate_table_and_comparison_states_its_own_guarantee():
         assert naive.details["guarantee"] == group
 
 
+def test_population_target_with_prompts_says_why_groups_stay_separate(tmp_path, capsys):
+    """Finding A11: with --target population (intervals clustered by prompt) `auto` kept
+    the groups separate without a word, 8 of 10 groups losing their intervals; an explicit
+    --pooling shrink there ran silently. Both now say why, in the table and the text."""
+    rng = np.random.default_rng(1)
+    g = np.repeat([f"s{i}" for i in range(10)], 60)
+    prompt = np.tile(np.arange(60), 10)
+    y = rng.normal(size=60)[prompt] + rng.normal(size=g.size)
+    lab = rng.random(g.size) < np.where(np.isin(g, ["s0", "s1"]), 0.5, 0.05)
+    frame = pd.DataFrame({"y": np.where(lab, y, np.nan), "j": y + rng.normal(size=g.size),
+                          "g": g, "doc": prompt})  # fmt: skip
+    pool = EvalPool.from_frame(
+        frame, label="y", judges=["j"], outcome="continuous", group="g", prompt="doc"
+    )
+    for target, note in (("pool", None), ("population", "kept each group's own mean")):
+        table = Calibrator(engine="freq", target=target).fit(pool).estimate_groups()
+        assert (note or "") in (table.details.get("pooling_note") or ""), target
+        assert (note is None) == ("pooling_note" not in table.details)
+    shrunk = Calibrator(engine="freq", target="population", pooling="shrink").fit(pool)
+    assert "pooling 'shrink' asked for" in shrunk.estimate_groups().details["pooling_note"]
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    read = ["--label", "y", "--judge", "j", "--group", "g", "--prompt", "doc"]
+    assert main(["estimate", str(tmp_path / "t.csv"), *read, "--engine", "freq",
+                 "--target", "population"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "note: pooling 'auto' kept each group's own mean (separate)" in out
+    assert "the groups share prompts" in out and "--target pool" in out
+
+
 def test_groups_without_labels_leave_the_others_separate():
     """WMT22 as shipped: six systems without a label beside 14 of 1,118 each. The groups
     without labels get no interval either way, yet `auto` shrank all 14 (each then held

@@ -126,7 +126,8 @@ def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
         help="group means: shrink (each group's correction shrunk toward the pool's; "
         "robust empirical-Bayes intervals valid on average over the groups; every group "
         "with a label gets one), separate (each group's own AEE, valid per group; none "
-        "under 5 labels) or auto (default: shrink when a group with labels has fewer than 10)",
+        "under 5 labels) or auto (default: shrink when a group with labels has fewer than "
+        "10, unless the intervals are clustered by prompt)",
     )
     p.add_argument(
         "--group-effects",
