@@ -378,6 +378,26 @@ def test_the_plan_of_a_difference_names_the_pair_interval_estimate_pointwise_pri
     assert "the interval bacon plan --difference sizes" in head
 
 
+def test_plan_takes_pooling_and_estimate_s_plan_command_carries_it(tmp_path, capsys):
+    """Finding A15: `bacon plan --pooling separate` was refused (the library takes it), so
+    a user estimating with separate means could not plan for them; the `bacon plan`
+    command `bacon estimate --pooling separate` prints now asks for that pooling."""
+    from bacon_bayes.cli import build_parser
+    from bacon_bayes.cli.pool_args import plan_command, pool_from_args
+
+    path = table(tmp_path)
+    goal = ["--half-width", "0.5", "--group-mean", "s2", "--json"]
+    for pooling in ("separate", "shrink"):
+        assert main(["plan", str(path), *READ, *goal, "--pooling", pooling]) == 0
+        assert json.loads(capsys.readouterr().out)["pooling"] == pooling
+    args = build_parser().parse_args(["estimate", str(path), *READ, "--pooling", "separate"])
+    pool = pool_from_args(args)
+    words = shlex.split(plan_command(args, pool))
+    assert words[words.index("--pooling") + 1] == "separate"
+    assert main([*words[1:], "--json"]) == 0  # runs as printed
+    assert json.loads(capsys.readouterr().out)["pooling"] == "separate"
+
+
 def test_an_id_column_named_item_id_with_a_space_is_found_without_item(tmp_path, capsys):
     """`bacon doctor` took 'Item ID' as the id, but `bacon plan` and `bacon sample` did not
     find it without --item (they knew only id, item and item_id)."""

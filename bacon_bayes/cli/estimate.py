@@ -187,7 +187,8 @@ def _estimate(
                 # the fitted frequentist calibrator's residuals are the plan's pilot
                 mine = cal if saved is None and cal.engine_ == "freq" else None
                 note = resolution_note(pool, args.alpha, group_column=group, calibrator=mine,
-                                       plan_command=plan_command(args, pool))  # fmt: skip
+                                       plan_command=plan_command(args, pool),
+                                       pooling=args.pooling)  # fmt: skip
                 compared = dataclasses.replace(compared, plan_note=note)
         kw = anytime or {}
         groups = (

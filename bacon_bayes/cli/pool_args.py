@@ -119,6 +119,20 @@ def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
         "design-based; default) or population (the prompts, or items, are a sample of a "
         "larger population; with --prompt the variance is clustered by prompt)",
     )
+    add_pooling_argument(p)
+    p.add_argument(
+        "--group-effects",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="Bayesian engine: the judge model's group level (a random intercept per group "
+        "on the label link; auto: with 3 or more groups)",
+    )
+    add_round_arguments(p)
+
+
+def add_pooling_argument(p: argparse.ArgumentParser) -> None:
+    """``--pooling auto|shrink|separate``: the group means' pooling (estimate, report,
+    plan)."""
     p.add_argument(
         "--pooling",
         choices=("auto", "shrink", "separate"),
@@ -129,14 +143,6 @@ def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
         "under 5 labels) or auto (default: shrink when a group with labels has fewer than "
         "10, unless the intervals are clustered by prompt)",
     )
-    p.add_argument(
-        "--group-effects",
-        choices=("auto", "on", "off"),
-        default="auto",
-        help="Bayesian engine: the judge model's group level (a random intercept per group "
-        "on the label link; auto: with 3 or more groups)",
-    )
-    add_round_arguments(p)
 
 
 def add_fit_arguments(p: argparse.ArgumentParser) -> None:
@@ -421,6 +427,8 @@ def plan_command(args: argparse.Namespace, pool: EvalPool) -> str:
     """``bacon plan FILE ... --top``: the table behind the comparisons' plan line."""
     extra = "" if args.alpha == 0.05 else f" --alpha {args.alpha:g}"
     extra += f" --model {shlex.quote(args.model)}" if getattr(args, "model", None) else ""
+    pooling = getattr(args, "pooling", "auto")
+    extra += f" --pooling {pooling}" if pooling != "auto" else ""
     options = reading_options(args, pool)
     return f"bacon plan {shlex.quote(str(args.file))} {options}{extra} --top".replace("  ", " ")
 

@@ -39,6 +39,7 @@ def resolution_note(
     group_column: str | None = None,
     calibrator: Calibrator | None = None,
     plan_command: str | None = None,
+    pooling: str = "auto",
 ) -> str | None:
     """One line for the comparisons: the labels that :func:`plan` says would resolve the
     top group from the rest with ``power``, under its recommended design (None when the
@@ -46,7 +47,8 @@ def resolution_note(
     label, or when the search fails for a reason the user cannot act on). ``calibrator``:
     one already fitted on ``pool`` (its residuals are the pilot's; default: a frequentist
     one is fitted). ``plan_command``: the ``bacon plan ... --top`` command that prints
-    the table of every design, as it runs (a ``run:`` line after the sentence).
+    the table of every design, as it runs (a ``run:`` line after the sentence);
+    ``pooling``: the group estimator's, as :func:`plan` takes it.
 
     A plan takes the pilot's gaps between the groups as the truth. When the top group's
     lead over some group is under one standard error (:func:`indistinguishable`), that
@@ -85,7 +87,7 @@ def resolution_note(
     try:  # one budget for the (unprinted) table: the labels in hand, evaluated anyway
         result = plan(pool, Goal("top", power=power), alpha=alpha, group_column=group_column,
                       pilot=st, designs=designs, budgets=[float(st.n_labeled)],
-                      ranges=False)  # fmt: skip
+                      ranges=False, pooling=pooling)  # fmt: skip
     except ValidationError:  # a design the search cannot draw: nothing the user can act on
         return None
     best = next((d for d in result.designs if d.design == result.recommended), None)
