@@ -145,6 +145,16 @@ def add_pooling_argument(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_scale_argument(p: argparse.ArgumentParser, study: bool = True) -> None:
+    """``--scale LOW:HIGH``, the label's allowed range (estimate, report, plan, simulate;
+    ``study``: the command reads study folders, whose own scale is the default)."""
+    p.add_argument(
+        "--scale",
+        help="allowed label range LOW:HIGH (e.g. 1:5; -inf:0 as --scale=-inf:0); intervals "
+        "never extend past it" + (" (a study's own scale is used when not given)" if study else ""),
+    )
+
+
 def add_fit_arguments(p: argparse.ArgumentParser) -> None:
     """``--alpha``, ``--folds`` and ``--seed`` of a calibrator's fit (estimate, report,
     plan)."""
@@ -208,11 +218,7 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
         help="item text column (bacon report: the data check measures response length from "
         "it, and finds one itself when not given)",
     )
-    p.add_argument(
-        "--scale",
-        help="allowed label range LOW:HIGH (e.g. 1:5); intervals never extend past it "
-        "(a study's own scale is used when not given)",
-    )
+    add_scale_argument(p)
     p.add_argument(
         "--allow-pending",
         action="store_true",
