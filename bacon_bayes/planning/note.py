@@ -54,7 +54,8 @@ def resolution_note(
     lead over some group is under one standard error (:func:`indistinguishable`), that
     gap is noise: the labels it would ask for mean nothing (on 10 equal systems, hundreds
     of thousands), so the line says the lead is indistinguishable from zero and what
-    doubling the labels would do to the intervals instead.
+    doubling the labels would do to the intervals instead, and that ``bacon plan --top``
+    (its command, when given) takes the lead as the truth, with that caution.
 
     The designs compared are those of ``bacon plan ... --top``, so that the line names its
     recommendation, up to :data:`NOTE_ALL_DESIGNS_ITEMS` items (TriviaQA: it said paired,
@@ -80,7 +81,12 @@ def resolution_note(
         )
     tied = indistinguishable(st)
     if tied is not None:
-        return _tied_note(st, tied, what)
+        return _tied_note(st, tied, what) + (
+            " `bacon plan --top` takes the pilot's lead as the truth and gives, with this "
+            f"caution, the labels each design would then need:{run}"
+            if run
+            else ""
+        )
     few = pool.n_items > NOTE_ALL_DESIGNS_ITEMS  # uniform and paired: `bacon plan` has all
     designs = (NOTE_DESIGNS if pool.prompts is not None else NOTE_DESIGNS[:1]) if few else None
     only = f"; only {' and '.join(designs)} compared on a pool this large" if designs else ""
@@ -121,9 +127,9 @@ def _tied_note(st: PilotStatistics, tied: tuple[int, int, float, float], what: s
         f"bacon plan: the top {what}'s lead is indistinguishable from zero here: in the "
         f"pilot's shrunk means, {st.names[top]} leads {st.names[other]} by {gap:.3g}, under one "
         "standard error "
-        f"({se:.3g}), so no number of labels to resolve it can be predicted (if the two "
-        f"are equal, none would). {more} more labels (uniform) would narrow the intervals "
-        f"by about {shrink:.0%}."
+        f"({se:.3g}), so the labels needed to resolve it cannot be told from this pilot "
+        f"(if the two are equal, none would). {more} more labels (uniform) would narrow the "
+        f"intervals by about {shrink:.0%}."
     )
 
 
