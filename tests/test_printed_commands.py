@@ -375,7 +375,13 @@ def test_the_plan_of_a_difference_names_the_pair_interval_estimate_pointwise_pri
     assert guarantee[False][1] is False and guarantee[True][1] is True
     assert main(["estimate", str(path), *READ, "--engine", "freq", "--pointwise"]) == 0
     head = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("comparisons"))
-    assert "the interval bacon plan --difference sizes" in head
+    assert "the interval bacon plan --difference sizes" in head and "--fixed" not in head
+    # anytime pairs (a study's default) are wider than the plan's one look: --fixed
+    from bacon_bayes.report.comparisons import Comparisons
+
+    anytime = Comparisons("g", 0.05, "pool", "", False, pd.DataFrame(), pd.DataFrame(),
+                          guarantee="pointwise; valid at every wave", pointwise=True)  # fmt: skip
+    assert "sizes, at one look: --fixed" in anytime._pointwise_note()
 
 
 def test_plan_takes_pooling_and_estimate_s_plan_command_carries_it(tmp_path, capsys):

@@ -31,7 +31,7 @@ __all__ = ["Comparisons", "comparisons", "comparisons_of", "target_description",
 
 #: What the header adds to pointwise pair intervals (``bacon estimate --pointwise``).
 POINTWISE_NOTE = (
-    " (the interval bacon plan --difference sizes; the rank intervals below stay simultaneous)"
+    " (the interval bacon plan --difference sizes{}; the rank intervals below stay simultaneous)"
 )
 
 #: More pairs than this: the text shows the best group's and the resolved ones.
@@ -221,8 +221,7 @@ class Comparisons:
         )
         lines = [
             f"\ncomparisons of {self.group!r} (AEE differences, {level} CIs, "
-            f"{self.guarantee}{POINTWISE_NOTE if self.pointwise else ''}; target: "
-            f"{self.target}):",
+            f"{self.guarantee}{self._pointwise_note()}; target: {self.target}):",
             f"{self.pairing_note()}",
             shown.to_string(index=False, float_format=lambda v: fixed(v, 4)),
             f"{self.n_resolved} of {len(self.differences)} pairs resolved (interval excludes "
@@ -232,6 +231,14 @@ class Comparisons:
         if self.plan_note and not self.best_clear:
             lines.append(self.plan_note)
         return "\n".join(lines)
+
+    def _pointwise_note(self) -> str:
+        """:data:`POINTWISE_NOTE` for pointwise pairs (anytime ones: the plan's is one
+        look's, ``--fixed``); "" for simultaneous ones."""
+        if not self.pointwise:
+            return ""
+        anytime = "every wave" in self.guarantee
+        return POINTWISE_NOTE.format(", at one look: --fixed" if anytime else "")
 
     def best_line(self) -> str:
         """Whether the best group is clear, in words."""
