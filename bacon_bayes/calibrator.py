@@ -442,7 +442,11 @@ class Calibrator:
         shrinks when some group has fewer than 10 labels and at least three groups have
         labels (:meth:`pooling_for`). Either way a group without labels keeps its
         surrogate's mean, marked UNVALIDATED, and never blocks the others;
-        ``details["guarantee"]`` says which guarantee the intervals carry.
+        ``details["guarantee"]`` says which guarantee the intervals carry. Where the
+        intervals are clustered by prompt (``target="population"`` with prompts, or a
+        design that drew prompts) ``"auto"`` keeps the groups separate (their means are
+        correlated, which the shrinkage does not model): ``details["pooling_note"]`` says
+        so where it would otherwise shrink, and warns on an explicit ``"shrink"``.
 
         ``simultaneous``: True/"maxt" (max-|t| of the joint distribution),
         "bonferroni", or False/"none" (pointwise). ``interval`` (separate): critical
@@ -452,8 +456,9 @@ class Calibrator:
         """
         sequential.check_max_labels(anytime, max_labels)
         how = simultaneous_rule(simultaneous)
+        wanted = self.pooling if pooling is None else pooling
         table = grouping.group_means(
-            self, alpha, how, method, interval, self.pooling_for(method, pooling)
+            self, alpha, how, method, interval, self.pooling_for(method, pooling), wanted
         )
         return sequential.groups(self, table, max_labels).clip(*self.bounds_) if anytime else table
 

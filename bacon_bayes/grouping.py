@@ -13,7 +13,8 @@ from bacon_bayes import estimate as est
 from bacon_bayes import surrogates as sur
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.groups import check_interval
-from bacon_bayes.estimate.tables import labels_only
+from bacon_bayes.estimate.tables import labels_only, own_guarantee
+from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.results import EstimateTable
 
 if TYPE_CHECKING:
@@ -27,24 +28,70 @@ def pooling(cal: Calibrator, wanted: str) -> str:
     """The pooling of ``cal``'s group means when ``wanted`` (``"auto"`` decided by
     :func:`~bacon_bayes.estimate.choose_pooling` on each group's labels; the groups of a
     design that drew prompts share them, and stay separate)."""
+    return est.choose_pooling(wanted, *_labels_and_clustering(cal))
+
+
+def _labels_and_clustering(cal: Calibrator) -> tuple[np.ndarray, bool]:
+    """Each group's labels, and whether the intervals are clustered by prompt."""
     names, codes = est.group_codes(cal._groups())
     n_lab = np.bincount(codes[cal.pool_.labeled], minlength=names.size)
     p = cal.pool_
-    clustered = p.prompts is not None and est.use_clustered(p.prompts, p.design, cal.target)
-    return est.choose_pooling(wanted, n_lab, clustered)
+    return n_lab, p.prompts is not None and est.use_clustered(p.prompts, p.design, cal.target)
+
+
+def pooling_note(cal: Calibrator, wanted: str) -> str | None:
+    """Why the groups are not shrunk where ``"auto"`` would shrink them but for the
+    intervals being clustered by prompt (and what that costs the groups with few labels),
+    or a warning on an explicit ``"shrink"`` there; None otherwise (``details
+    ["pooling_note"]`` of the group tables, printed by ``bacon estimate``)."""
+    n_lab, clustered = _labels_and_clustering(cal)
+    if not clustered or est.choose_pooling("auto", n_lab, False) != "shrink":
+        return None
+    drawn = isinstance(cal.pool_.design, Inclusion) and cal.pool_.design.clustered
+    why = "the design drew prompts" if drawn else "the target is the population of prompts"
+    shared = (
+        f"{why}, so the intervals are clustered by prompt, and the groups share prompts: "
+        "their means are correlated, which the shrinkage does not model"
+    )
+    if wanted == "shrink":
+        return (
+            f"pooling 'shrink' asked for, but {shared}; the shrunk intervals are not "
+            "clustered by prompt, and their guarantee (on average over the groups) is not "
+            "measured here; pooling 'auto' keeps the groups separate here"
+        )
+    if wanted != "auto":
+        return None
+    few = int(np.count_nonzero((n_lab > 0) & (n_lab < MIN_GROUP_LABELS)))
+    fix = "" if drawn else ", or --target pool (this pool's items), where they are shrunk"
+    return (
+        f"pooling 'auto' kept each group's own mean (separate), not shrunk: {shared}. "
+        f"A group with fewer than {MIN_GROUP_LABELS} labels ({few} here) gets no interval: "
+        f"label those groups to {MIN_GROUP_LABELS} or more{fix}"
+    )
 
 
 def group_means(
-    cal: Calibrator, alpha: float, how: str, method: str, interval: str, pooled: str
+    cal: Calibrator,
+    alpha: float,
+    how: str,
+    method: str,
+    interval: str,
+    pooled: str,
+    wanted: str | None = None,
 ) -> EstimateTable:
     """The group table of ``method`` under pooling ``pooled`` (``how``: the simultaneous
     rule), :func:`finished`; refused when every label is the same (no spread: the
     groups' variances, and so their intervals and comparisons, are all zero); ``interval``
-    is checked whatever the pooling."""
+    is checked whatever the pooling; ``wanted``: the pooling asked for, whose
+    :func:`pooling_note` goes in ``details["pooling_note"]``."""
     check_interval(interval)
     if method != "naive":
         _check_spread(cal)
-    return finished(_table(cal, alpha, how, method, interval, pooled), cal.bounds_)
+    table = finished(_table(cal, alpha, how, method, interval, pooled), cal.bounds_)
+    note = None if method == "naive" or wanted is None else pooling_note(cal, wanted)
+    if note is None:
+        return table
+    return replace(table, details={**table.details, "pooling_note": note})
 
 
 def _check_spread(cal: Calibrator) -> None:
@@ -65,8 +112,9 @@ def finished(table: EstimateTable, bounds: tuple[float, float]) -> EstimateTable
     table = labels_only(table.clip(*bounds))
     if table.method == "naive" or table.details.get("pooling") == "shrink":
         return table  # the raw judge average uses no labels
-    if "guarantee" not in table.details:  # prompts' clustered means
-        table = replace(table, details={**table.details, "guarantee": "per group"})
+    if "guarantee" not in table.details:
+        guarantee = own_guarantee(table.estimand, table.simultaneous)
+        table = replace(table, details={**table.details, "guarantee": guarantee})
     few = (np.asarray(table.n_labeled) < MIN_GROUP_LABELS) & np.isfinite(table.ci_low)
     return table.withhold(
         few, f"fewer than {MIN_GROUP_LABELS} labels in the group: no useful interval"

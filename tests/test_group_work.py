@@ -112,6 +112,12 @@ def test_plan_line_says_equal_systems_are_indistinguishable(table, capsys):
     # the leader it names is the shrunk means' (unshrunk, a 2-label system can lead):
     # it says so
     assert "in the pilot's shrunk means" in line
+    # finding A10: it said no number could be predicted while the `bacon plan --top` it
+    # stands for gives one, with a caution; it now names that plan and what it assumes
+    assert "`bacon plan --top` takes the pilot's lead as the truth" in line
+    lines = out.splitlines()
+    run = lines[lines.index(line) + 1].strip()
+    assert run.startswith("run: bacon plan ") and run.endswith(" --top")
 
 
 def test_plan_line_still_counts_labels_for_a_real_lead():

@@ -325,3 +325,26 @@ def test_labels_drawn_by_prompt_without_the_design_are_said():
         given = frame.assign(y=np.where(drawn, y, np.nan), pi=rate)
         notes = EvalPool.from_frame(given, **kw, propensity="pi").notes
         assert not any("drawn by prompt" in n for n in notes), notes
+
+
+def test_half_the_groups_never_labeled_under_few_labels_is_said():
+    """Finding A17: 27 labels leaving 6 of 12 systems of 100 items empty (chance about
+    1e-5 under a random draw) passed as random: the Markov-type bound said 0.0024, above
+    the 0.001 the note needs. The chance is now a seeded Monte Carlo's where the bound
+    cannot decide; a random-looking draw stays unsaid."""
+    from bacon_bayes import inclusion
+
+    sizes = np.full(12, 100)
+    assert inclusion.empty_groups_chance(sizes, 27, 6) > inclusion.NEVER_DRAWN
+    chance = inclusion.empty_groups_probability(sizes, 27, 6)
+    assert chance < inclusion.NEVER_DRAWN
+    assert chance == inclusion.empty_groups_probability(sizes, 27, 6)  # seeded
+    assert inclusion.empty_groups_probability(sizes, 27, 3) > 0.05  # about what chance gives
+    codes = np.repeat(np.arange(12), 100)
+    names = np.array([f"M{k}" for k in range(12)], dtype=object)
+    y = np.full(codes.size, np.nan)
+    for g, count in zip(range(6), (9, 14, 1, 1, 1, 1), strict=True):
+        y[np.flatnonzero(codes == g)[:count]] = 3.0
+    note = inclusion.groups_never_drawn(y, codes, names, "system")
+    assert note and "6 of 12 'system' groups (600 of 1200 items) have no label" in note
+    assert "the labels were not drawn from those items" in note

@@ -353,6 +353,57 @@ def test_the_plan_of_a_group_mean_names_the_interval_estimate_prints(tmp_path, c
     assert half[True] < 0.9 * half[False]
 
 
+def test_the_plan_of_a_difference_names_the_pair_interval_estimate_pointwise_prints(
+    tmp_path, capsys
+):
+    """`bacon plan --difference A B` sizes the pair's own (pointwise) interval, while
+    `bacon estimate` printed only simultaneous pair intervals, `--pointwise` too (finding
+    A12: 1.4x the plan's half-width). `--pointwise` now prints each pair at its own level,
+    the header says so, and the plan names the option."""
+    path = table(tmp_path)
+    goal = ["--half-width", "0.5", "--difference", "s1", "s2"]
+    assert main(["plan", str(path), *READ, *goal]) == 0
+    assert "the pair's own interval: estimate --pointwise" in capsys.readouterr().out
+    half, guarantee = {}, {}
+    for extra in ([], ["--pointwise"]):
+        assert main(["estimate", str(path), *READ, "--engine", "freq", "--json", *extra]) == 0
+        compared = json.loads(capsys.readouterr().out)["comparisons"]
+        row = next(r for r in compared["differences"] if r["pair"] == "s1 - s2")
+        half[bool(extra)] = (row["ci_high"] - row["ci_low"]) / 2
+        guarantee[bool(extra)] = (compared["guarantee"], compared["pointwise"])
+    assert half[True] < 0.8 * half[False]
+    assert guarantee[False][1] is False and guarantee[True][1] is True
+    assert main(["estimate", str(path), *READ, "--engine", "freq", "--pointwise"]) == 0
+    head = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("comparisons"))
+    assert "the interval bacon plan --difference sizes" in head and "--fixed" not in head
+    # anytime pairs (a study's default) are wider than the plan's one look: --fixed
+    from bacon_bayes.report.comparisons import Comparisons
+
+    anytime = Comparisons("g", 0.05, "pool", "", False, pd.DataFrame(), pd.DataFrame(),
+                          guarantee="pointwise; valid at every wave", pointwise=True)  # fmt: skip
+    assert "sizes, at one look: --fixed" in anytime._pointwise_note()
+
+
+def test_plan_takes_pooling_and_estimate_s_plan_command_carries_it(tmp_path, capsys):
+    """Finding A15: `bacon plan --pooling separate` was refused (the library takes it), so
+    a user estimating with separate means could not plan for them; the `bacon plan`
+    command `bacon estimate --pooling separate` prints now asks for that pooling."""
+    from bacon_bayes.cli import build_parser
+    from bacon_bayes.cli.pool_args import plan_command, pool_from_args
+
+    path = table(tmp_path)
+    goal = ["--half-width", "0.5", "--group-mean", "s2", "--json"]
+    for pooling in ("separate", "shrink"):
+        assert main(["plan", str(path), *READ, *goal, "--pooling", pooling]) == 0
+        assert json.loads(capsys.readouterr().out)["pooling"] == pooling
+    args = build_parser().parse_args(["estimate", str(path), *READ, "--pooling", "separate"])
+    pool = pool_from_args(args)
+    words = shlex.split(plan_command(args, pool))
+    assert words[words.index("--pooling") + 1] == "separate"
+    assert main([*words[1:], "--json"]) == 0  # runs as printed
+    assert json.loads(capsys.readouterr().out)["pooling"] == "separate"
+
+
 def test_an_id_column_named_item_id_with_a_space_is_found_without_item(tmp_path, capsys):
     """`bacon doctor` took 'Item ID' as the id, but `bacon plan` and `bacon sample` did not
     find it without --item (they knew only id, item and item_id)."""

@@ -207,7 +207,8 @@ def test_calibrator_answers_every_group_with_a_label(sparse_frame):
     ranks = cal.rank_groups()
     assert len(ranks) == 12
     separate = cal.estimate_groups(pooling="separate")
-    assert separate.details["guarantee"] == "per group" and len(separate) == 12
+    assert separate.details["guarantee"] == "family-wise (all hold together)"
+    assert len(separate) == 12
     # printed, a shrunk table says its rows' guarantee (not each row's alone) and interval
     assert "holding on average over groups" in str(table) and "robust EBCI" in str(table)
     assert "shrunk" not in str(separate)
@@ -268,6 +269,47 @@ def _two_never_labeled() -> EvalPool:
     lab = (rng.random(g.size) < 0.3) & ~np.isin(g, ["s10", "s11"])
     frame = pd.DataFrame({"y": np.where(lab, y, np.nan), "j": y + rng.normal(size=g.size), "g": g})
     return EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous", group="g")
+
+
+def test_every_separate_table_and_comparison_states_its_own_guarantee():
+    """Finding A14: separate tables said "per group" also when simultaneous (family-wise),
+    and separate comparisons said nothing (None)."""
+    cal = Calibrator(engine="freq", pooling="separate").fit(_two_never_labeled())
+    joint = "family-wise (all hold together)"
+    for sim, group, pair in ((True, joint, joint), (False, "per group", "per pair")):
+        assert cal.estimate_groups(simultaneous=sim).details["guarantee"] == group
+        assert cal.compare_groups(simultaneous=sim).details["guarantee"] == pair
+        naive = cal.estimate_groups(simultaneous=sim, method="naive")
+        assert naive.details["guarantee"] == group
+
+
+def test_population_target_with_prompts_says_why_groups_stay_separate(tmp_path, capsys):
+    """Finding A11: with --target population (intervals clustered by prompt) `auto` kept
+    the groups separate without a word, 8 of 10 groups losing their intervals; an explicit
+    --pooling shrink there ran silently. Both now say why, in the table and the text."""
+    rng = np.random.default_rng(1)
+    g = np.repeat([f"s{i}" for i in range(10)], 60)
+    prompt = np.tile(np.arange(60), 10)
+    y = rng.normal(size=60)[prompt] + rng.normal(size=g.size)
+    lab = rng.random(g.size) < np.where(np.isin(g, ["s0", "s1"]), 0.5, 0.05)
+    frame = pd.DataFrame({"y": np.where(lab, y, np.nan), "j": y + rng.normal(size=g.size),
+                          "g": g, "doc": prompt})  # fmt: skip
+    pool = EvalPool.from_frame(
+        frame, label="y", judges=["j"], outcome="continuous", group="g", prompt="doc"
+    )
+    for target, note in (("pool", None), ("population", "kept each group's own mean")):
+        table = Calibrator(engine="freq", target=target).fit(pool).estimate_groups()
+        assert (note or "") in (table.details.get("pooling_note") or ""), target
+        assert (note is None) == ("pooling_note" not in table.details)
+    shrunk = Calibrator(engine="freq", target="population", pooling="shrink").fit(pool)
+    assert "pooling 'shrink' asked for" in shrunk.estimate_groups().details["pooling_note"]
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    read = ["--label", "y", "--judge", "j", "--group", "g", "--prompt", "doc"]
+    assert main(["estimate", str(tmp_path / "t.csv"), *read, "--engine", "freq",
+                 "--target", "population"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "note: pooling 'auto' kept each group's own mean (separate)" in out
+    assert "the groups share prompts" in out and "--target pool" in out
 
 
 def test_groups_without_labels_leave_the_others_separate():

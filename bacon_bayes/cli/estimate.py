@@ -57,8 +57,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--pointwise",
         action="store_true",
-        help="per-group intervals each at its own level (the interval bacon plan "
-        "--group-mean sizes); default: simultaneous over the groups",
+        help="group and pair intervals each at its own level (the ones bacon plan "
+        "--group-mean and --difference size); default: simultaneous over the groups and "
+        "over the pairs (the rank intervals are simultaneous either way)",
     )
     p.add_argument(
         "--pairs",
@@ -179,12 +180,15 @@ def _estimate(
     compared, groups, skipped = None, None, ""
     try:
         if pool.groups is not None and unique_codes(pool.groups)[0].size > 1:
-            compared = comparisons(cal, args.alpha, group, anytime=anytime)
+            compared = comparisons(
+                cal, args.alpha, group, anytime=anytime, simultaneous=not args.pointwise
+            )
             if not compared.best_clear:  # the plan's line: only where it is printed
                 # the fitted frequentist calibrator's residuals are the plan's pilot
                 mine = cal if saved is None and cal.engine_ == "freq" else None
                 note = resolution_note(pool, args.alpha, group_column=group, calibrator=mine,
-                                       plan_command=plan_command(args, pool))  # fmt: skip
+                                       plan_command=plan_command(args, pool),
+                                       pooling=args.pooling)  # fmt: skip
                 compared = dataclasses.replace(compared, plan_note=note)
         kw = anytime or {}
         groups = (

@@ -11,6 +11,7 @@ from bacon_bayes.cli.pairwise import add_pairwise_arguments
 from bacon_bayes.cli.pool_args import (
     add_fit_arguments,
     add_pool_arguments,
+    add_pooling_argument,
     calibrator_from_args,
     pool_from_args,
     reading_options,
@@ -76,6 +77,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "engine was used",
     )
     add_fit_arguments(p)
+    add_pooling_argument(p)
     p.add_argument(
         "--from-scratch",
         action="store_true",
@@ -175,6 +177,7 @@ def run(args: argparse.Namespace) -> int:
         group_column=args.group or pool.group_name,  # a study's: its recorded column
         pool_arg=shlex.quote(str(args.file)),
         sample_args=reading_options(args, pool, sample=True),
+        pooling=args.pooling,
     )
     result.pilot.assumptions.insert(0, engine)
     beside = _study_beside(args)

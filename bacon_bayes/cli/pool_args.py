@@ -119,15 +119,7 @@ def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
         "design-based; default) or population (the prompts, or items, are a sample of a "
         "larger population; with --prompt the variance is clustered by prompt)",
     )
-    p.add_argument(
-        "--pooling",
-        choices=("auto", "shrink", "separate"),
-        default="auto",
-        help="group means: shrink (each group's correction shrunk toward the pool's; "
-        "robust empirical-Bayes intervals valid on average over the groups; every group "
-        "with a label gets one), separate (each group's own AEE, valid per group; none "
-        "under 5 labels) or auto (default: shrink when a group with labels has fewer than 10)",
-    )
+    add_pooling_argument(p)
     p.add_argument(
         "--group-effects",
         choices=("auto", "on", "off"),
@@ -136,6 +128,31 @@ def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
         "on the label link; auto: with 3 or more groups)",
     )
     add_round_arguments(p)
+
+
+def add_pooling_argument(p: argparse.ArgumentParser) -> None:
+    """``--pooling auto|shrink|separate``: the group means' pooling (estimate, report,
+    plan)."""
+    p.add_argument(
+        "--pooling",
+        choices=("auto", "shrink", "separate"),
+        default="auto",
+        help="group means: shrink (each group's correction shrunk toward the pool's; "
+        "robust empirical-Bayes intervals valid on average over the groups; every group "
+        "with a label gets one), separate (each group's own AEE, valid per group; none "
+        "under 5 labels) or auto (default: shrink when a group with labels has fewer than "
+        "10, unless the intervals are clustered by prompt)",
+    )
+
+
+def add_scale_argument(p: argparse.ArgumentParser, study: bool = True) -> None:
+    """``--scale LOW:HIGH``, the label's allowed range (estimate, report, plan, simulate;
+    ``study``: the command reads study folders, whose own scale is the default)."""
+    p.add_argument(
+        "--scale",
+        help="allowed label range LOW:HIGH (e.g. 1:5; -inf:0 as --scale=-inf:0); intervals "
+        "never extend past it" + (" (a study's own scale is used when not given)" if study else ""),
+    )
 
 
 def add_fit_arguments(p: argparse.ArgumentParser) -> None:
@@ -201,11 +218,7 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
         help="item text column (bacon report: the data check measures response length from "
         "it, and finds one itself when not given)",
     )
-    p.add_argument(
-        "--scale",
-        help="allowed label range LOW:HIGH (e.g. 1:5); intervals never extend past it "
-        "(a study's own scale is used when not given)",
-    )
+    add_scale_argument(p)
     p.add_argument(
         "--allow-pending",
         action="store_true",
@@ -420,6 +433,8 @@ def plan_command(args: argparse.Namespace, pool: EvalPool) -> str:
     """``bacon plan FILE ... --top``: the table behind the comparisons' plan line."""
     extra = "" if args.alpha == 0.05 else f" --alpha {args.alpha:g}"
     extra += f" --model {shlex.quote(args.model)}" if getattr(args, "model", None) else ""
+    pooling = getattr(args, "pooling", "auto")
+    extra += f" --pooling {pooling}" if pooling != "auto" else ""
     options = reading_options(args, pool)
     return f"bacon plan {shlex.quote(str(args.file))} {options}{extra} --top".replace("  ", " ")
 

@@ -105,7 +105,12 @@ def run(args: argparse.Namespace) -> int:
         group = getattr(args, "group", None)
         command = None if str(args.file).endswith(".nc") else plan_command(args, cal.pool_)
         note = resolution_note(
-            cal.pool_, args.alpha, group_column=group, calibrator=mine, plan_command=command
+            cal.pool_,
+            args.alpha,
+            group_column=group,
+            calibrator=mine,
+            plan_command=command,
+            pooling=args.pooling,
         )
         cal.report(
             out.path,

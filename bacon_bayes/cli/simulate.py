@@ -7,7 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from bacon_bayes.cli.judge_args import add_judge_argument, file_judge_columns
-from bacon_bayes.cli.pool_args import SURROGATES_HELP, parse_surrogates
+from bacon_bayes.cli.pool_args import (
+    SURROGATES_HELP,
+    add_scale_argument,
+    parse_scale,
+    parse_surrogates,
+)
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
 
@@ -93,6 +98,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="type of the label (continuous)",
     )
     p.add_argument("--levels", help="levels of an ordinal/categorical label, e.g. 1,2,3,4,5")
+    add_scale_argument(p, study=False)
     p.add_argument("--group", help="group column (per-group estimates and rankings)")
     p.add_argument(
         "--prompt",
@@ -249,6 +255,40 @@ def adaptive_notes(trials: Any) -> list[str]:
     return lines
 
 
+def group_trial_notes(summary: Any) -> list[str]:
+    """A line per design, method and budget whose group metrics rest on fewer trials than
+    its other metrics (``group_trials``), and why.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The Monte Carlo's summary rows.
+
+    Returns
+    -------
+    list of str
+        Empty when every method's group metrics rest on all its trials.
+    """
+    if "group_trials" not in summary:
+        return []
+    short = summary[summary["group_trials"].fillna(0) < summary["trials"]]
+    lines = [
+        f"note: {r['method']} ({r['design']}) at budget {r['budget']:g}: its group metrics "
+        f"(simultaneous coverage, ranks, differences) rest on {int(r['group_trials'] or 0)} "
+        f"of {int(r['trials'])} trials"
+        for _, r in short.iterrows()
+    ]
+    if lines:
+        lines += [
+            "  the other trials left some group without an estimate (the labels-only mean "
+            "of a group the draw gave no label), so they are left out of every group metric "
+            "of that method; methods' group metrics are then over different trials: raise "
+            "the budget to compare them over the same ones"
+        ]
+        lines.insert(0, "")
+    return lines
+
+
 def run_monte_carlo(args: argparse.Namespace, tally: Any) -> int:
     """The Monte Carlo over label draws (trials.parquet, summary.csv, plots)."""
     from bacon_bayes.simulation.montecarlo import (
@@ -279,6 +319,7 @@ def run_monte_carlo(args: argparse.Namespace, tally: Any) -> int:
         alpha=args.alpha,
         pilot_share=PILOT_SHARE if args.pilot_share is None else args.pilot_share,
         surrogates=None if extras is None else tuple(extras),
+        scale=parse_scale(args.scale),
     )
     with _claim(args, MONTE_CARLO_FILES) as held:
         frame = _table(args)
@@ -297,7 +338,7 @@ def run_monte_carlo(args: argparse.Namespace, tally: Any) -> int:
         cols += ["diff_simultaneous_coverage", "kendall", "rank_width"]
         print("\npairwise differences of group means (RMSE: median over pairs):")
         print(summary[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}"))
-    for line in adaptive_notes(trials):
+    for line in adaptive_notes(trials) + group_trial_notes(summary):
         print(line)
     print(f"\nwritten to {out}/ (trials.parquet, summary.csv, rmse_width.png, coverage.png)")
     return 0

@@ -42,6 +42,7 @@ from bacon_bayes.estimate.tables import (
     correlation,
     group_codes,
     group_table,
+    own_guarantee,
 )
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.results import EstimateTable, sure_sign
@@ -244,7 +245,7 @@ def group_tables_from_sums(
     tables = []
     for i, (est, var, resid, lam_out) in enumerate(fits):
         crit = df = score = None
-        moderation: dict[str, Any] = {"guarantee": "per group"}
+        moderation: dict[str, Any] = {}
         if boot:
             # never narrower than the moderated t's interval with normal residuals (n_g - 1
             # + d0 df) on the larger of the moderated variance and the own one as far as
@@ -389,7 +390,7 @@ def _without_sparse(
             cov=cov, n_labeled=n_lab, n_items=np.asarray(n_g, dtype=int),
             alpha=float(kw["alpha"]), simultaneous=str(kw["simultaneous"]),
             critical_value=crit,
-            details={"guarantee": "per group"}
+            details={"guarantee": own_guarantee("mean", str(kw["simultaneous"]))}
             if sub is None
             else _full_details(sub.details, keep, m),
         )  # fmt: skip
@@ -638,6 +639,7 @@ def _compare_answered(
         details={
             "pairs": pp.named(table),
             **{k: table.details[k] for k in keys if k in table.details},
+            "guarantee": own_guarantee("difference", simultaneous or table.simultaneous),
         },
     )  # fmt: skip
     return out.withhold(np.isnan(low), "a group of the pair has no interval")

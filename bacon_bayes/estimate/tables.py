@@ -16,6 +16,16 @@ from bacon_bayes.results import EstimateTable
 NO_LABELS = "no labels: the surrogate's mean plus the pool's correction, UNVALIDATED"
 ONE_LABEL = "1 label: no variance of its own (pooling='shrink' borrows one from the others)"
 NO_OWN_LABELS = "no labels: no classical (labels-only) mean for the group"
+#: ``details["guarantee"]`` of a table of each row's own intervals taken jointly.
+JOINT = "family-wise (all hold together)"
+
+
+def own_guarantee(estimand: str, simultaneous: str) -> str:
+    """``details["guarantee"]`` of a table of each group's (pair's, model's) own
+    intervals, not shrunk: :data:`JOINT` when they are simultaneous, else per row."""
+    if simultaneous != "none":
+        return JOINT
+    return {"difference": "per pair", "strength": "per model"}.get(estimand, "per group")
 
 
 def labels_only(table: EstimateTable) -> EstimateTable:
@@ -57,6 +67,7 @@ def group_table(
         crit = simultaneous_critical_value(correlation(cov), alpha, simultaneous, df)
     if df is not None:
         details["df"] = [float(v) for v in df]
+    details.setdefault("guarantee", own_guarantee(estimand, simultaneous))
     return EstimateTable(
         estimand=estimand,
         method=method,

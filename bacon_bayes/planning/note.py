@@ -39,6 +39,7 @@ def resolution_note(
     group_column: str | None = None,
     calibrator: Calibrator | None = None,
     plan_command: str | None = None,
+    pooling: str = "auto",
 ) -> str | None:
     """One line for the comparisons: the labels that :func:`plan` says would resolve the
     top group from the rest with ``power``, under its recommended design (None when the
@@ -46,13 +47,15 @@ def resolution_note(
     label, or when the search fails for a reason the user cannot act on). ``calibrator``:
     one already fitted on ``pool`` (its residuals are the pilot's; default: a frequentist
     one is fitted). ``plan_command``: the ``bacon plan ... --top`` command that prints
-    the table of every design, as it runs (a ``run:`` line after the sentence).
+    the table of every design, as it runs (a ``run:`` line after the sentence);
+    ``pooling``: the group estimator's, as :func:`plan` takes it.
 
     A plan takes the pilot's gaps between the groups as the truth. When the top group's
     lead over some group is under one standard error (:func:`indistinguishable`), that
     gap is noise: the labels it would ask for mean nothing (on 10 equal systems, hundreds
     of thousands), so the line says the lead is indistinguishable from zero and what
-    doubling the labels would do to the intervals instead.
+    doubling the labels would do to the intervals instead, and that ``bacon plan --top``
+    (its command, when given) takes the lead as the truth, with that caution.
 
     The designs compared are those of ``bacon plan ... --top``, so that the line names its
     recommendation, up to :data:`NOTE_ALL_DESIGNS_ITEMS` items (TriviaQA: it said paired,
@@ -78,14 +81,19 @@ def resolution_note(
         )
     tied = indistinguishable(st)
     if tied is not None:
-        return _tied_note(st, tied, what)
+        return _tied_note(st, tied, what) + (
+            " `bacon plan --top` takes the pilot's lead as the truth and gives, with this "
+            f"caution, the labels each design would then need:{run}"
+            if run
+            else ""
+        )
     few = pool.n_items > NOTE_ALL_DESIGNS_ITEMS  # uniform and paired: `bacon plan` has all
     designs = (NOTE_DESIGNS if pool.prompts is not None else NOTE_DESIGNS[:1]) if few else None
     only = f"; only {' and '.join(designs)} compared on a pool this large" if designs else ""
     try:  # one budget for the (unprinted) table: the labels in hand, evaluated anyway
         result = plan(pool, Goal("top", power=power), alpha=alpha, group_column=group_column,
                       pilot=st, designs=designs, budgets=[float(st.n_labeled)],
-                      ranges=False)  # fmt: skip
+                      ranges=False, pooling=pooling)  # fmt: skip
     except ValidationError:  # a design the search cannot draw: nothing the user can act on
         return None
     best = next((d for d in result.designs if d.design == result.recommended), None)
@@ -119,9 +127,9 @@ def _tied_note(st: PilotStatistics, tied: tuple[int, int, float, float], what: s
         f"bacon plan: the top {what}'s lead is indistinguishable from zero here: in the "
         f"pilot's shrunk means, {st.names[top]} leads {st.names[other]} by {gap:.3g}, under one "
         "standard error "
-        f"({se:.3g}), so no number of labels to resolve it can be predicted (if the two "
-        f"are equal, none would). {more} more labels (uniform) would narrow the intervals "
-        f"by about {shrink:.0%}."
+        f"({se:.3g}), so the labels needed to resolve it cannot be told from this pilot "
+        f"(if the two are equal, none would). {more} more labels (uniform) would narrow the "
+        f"intervals by about {shrink:.0%}."
     )
 
 

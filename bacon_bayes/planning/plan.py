@@ -39,11 +39,12 @@ from bacon_bayes.pool import EvalPool
 
 __all__ = ["DesignPlan", "Goal", "PlanResult", "plan"]
 
+#: The interval a pair's goal sizes and the option that prints it (default: simultaneous)
+OWN_PAIR = "the pair's own interval: estimate --pointwise"
 #: Draws of the simulation behind the top group's power.
 POWER_DRAWS = 8000
-#: sd of a named pair's own within-prompt correlation around the pool's average one
-#: (WMT22: 0.16-0.55 over its 120 pairs of systems): part of the plan's error on the
-#: paired design's gain for a difference.
+#: sd of a named pair's own within-prompt correlation around the pool's average one (WMT22:
+#: 0.16-0.55 over its 120 pairs of systems): the plan's error on paired's gain for a pair.
 PAIR_RHO_SD = 0.1
 #: The paired design is recommended only when it still needs fewer labels than the
 #: best other design with the within-prompt correlation this many sds below the plan's.
@@ -117,12 +118,13 @@ class Goal:
             if self.group:
                 what = f"group {self.group!r}'s mean (its own interval: estimate --pointwise)"
             if self.pair is not None:
-                what = f"the difference {self.pair[0]} - {self.pair[1]}"
+                what = f"the difference {self.pair[0]} - {self.pair[1]} ({OWN_PAIR})"
             return f"CI half-width <= {self.half_width:g} for {what}"
         if self.kind == "difference":
             a, b = self.pair or ("", "")
-            return f"power {self.power:g} to detect {a} - {b} = {self.delta:g}"
-        return f"power {self.power:g} that the top group is resolved from every other"
+            return f"power {self.power:g} to detect {a} - {b} = {self.delta:g} ({OWN_PAIR})"
+        top = "its simultaneous difference intervals, as estimate prints them by default"
+        return f"power {self.power:g} that the top group is resolved from every other ({top})"
 
 
 @dataclass

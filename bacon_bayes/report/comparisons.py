@@ -29,6 +29,11 @@ if TYPE_CHECKING:
 __all__ = ["Comparisons", "comparisons", "comparisons_of", "target_description", "target_text"]
 
 
+#: What the header adds to pointwise pair intervals (``bacon estimate --pointwise``).
+POINTWISE_NOTE = (
+    " (the interval bacon plan --difference sizes{}; the rank intervals below stay simultaneous)"
+)
+
 #: More pairs than this: the text shows the best group's and the resolved ones.
 SUMMARY_PAIRS = 15
 
@@ -81,7 +86,7 @@ class Comparisons:
         cancels in their difference.
     differences : DataFrame
         One row per pair: ``pair``, ``difference``, ``ci_low``, ``ci_high``,
-        ``resolved`` (the simultaneous interval excludes 0).
+        ``resolved`` (the interval excludes 0; simultaneous unless ``pointwise``).
     ranks : DataFrame
         ``group``, ``estimate``, ``rank``, ``rank_low``, ``rank_high``, best first.
     plan_note : str, optional
@@ -95,6 +100,9 @@ class Comparisons:
         Prompts the pool has (0: none), paired or not.
     prompt_column : str, optional
         Their column.
+    pointwise : bool
+        Whether each pair's interval is at its own level (``bacon estimate --pointwise``:
+        the interval ``bacon plan --difference`` sizes); the ranks stay simultaneous.
     """
 
     group: str
@@ -109,6 +117,7 @@ class Comparisons:
     guarantee: str = "simultaneous, max-|t|: all hold together"
     n_prompts: int = 0
     prompt_column: str | None = None
+    pointwise: bool = False
 
     @property
     def n_resolved(self) -> int:
@@ -166,6 +175,7 @@ class Comparisons:
             "paired": self.paired,
             "prompt": self.prompt,
             "guarantee": self.guarantee,
+            "pointwise": self.pointwise,
             "n_pairs": len(self.differences),
             "n_resolved": self.n_resolved,
             "best": self.best,
@@ -211,7 +221,7 @@ class Comparisons:
         )
         lines = [
             f"\ncomparisons of {self.group!r} (AEE differences, {level} CIs, "
-            f"{self.guarantee}; target: {self.target}):",
+            f"{self.guarantee}{self._pointwise_note()}; target: {self.target}):",
             f"{self.pairing_note()}",
             shown.to_string(index=False, float_format=lambda v: fixed(v, 4)),
             f"{self.n_resolved} of {len(self.differences)} pairs resolved (interval excludes "
@@ -221,6 +231,14 @@ class Comparisons:
         if self.plan_note and not self.best_clear:
             lines.append(self.plan_note)
         return "\n".join(lines)
+
+    def _pointwise_note(self) -> str:
+        """:data:`POINTWISE_NOTE` for pointwise pairs (anytime ones: the plan's is one
+        look's, ``--fixed``); "" for simultaneous ones."""
+        if not self.pointwise:
+            return ""
+        anytime = "every wave" in self.guarantee
+        return POINTWISE_NOTE.format(", at one look: --fixed" if anytime else "")
 
     def best_line(self) -> str:
         """Whether the best group is clear, in words."""
@@ -263,18 +281,21 @@ def comparisons(
     group: str | None = None,
     plan_note: str | None = None,
     anytime: dict[str, Any] | None = None,
+    simultaneous: bool = True,
 ) -> Comparisons:
     """The comparisons of a fitted calibrator's groups (at least two groups); ``group``:
     the grouping's name (default: the pool's group column, else ``"group"``);
     ``plan_note``: the plan's line on the labels that would resolve the rest; ``anytime``:
-    ``compare_groups``'s ``anytime`` and ``max_labels`` for the differences and the ranks."""
+    ``compare_groups``'s ``anytime`` and ``max_labels`` for the differences and the ranks;
+    ``simultaneous=False``: each pair's interval at its own level (the one ``bacon plan
+    --difference`` sizes), the ranks still from the simultaneous ones."""
     pool = cal.pool_
     target, note = target_description(cal)
     n_prompts = 0 if pool.prompts is None else int(unique_codes(pool.prompts)[0].size)
     return comparisons_of(
         cal.estimate_groups(alpha, True), cal.bounds_, alpha, group or pool.group_name or
         "group", (target, note), plan_note=plan_note, prompt=pool.prompt_name,
-        n_prompts=n_prompts, diffs=cal.compare_groups(alpha, **(anytime or {})),
+        n_prompts=n_prompts, diffs=cal.compare_groups(alpha, simultaneous, **(anytime or {})),
         ranks=cal.rank_groups(alpha, **(anytime or {})),
     )  # fmt: skip
 
@@ -337,4 +358,5 @@ def comparisons_of(
     return Comparisons(
         group, alpha, target[0], target[1], paired, differences, ranked, plan_note,
         prompt if paired else None, guarantee_note(diffs), n_prompts, prompt,
+        diffs.simultaneous == "none",
     )  # fmt: skip

@@ -224,10 +224,12 @@ def _groups(cal: Calibrator, alpha: float, anytime: dict[str, Any]) -> str:
     tables = [cal.estimate_groups(alpha, True, m, **anytime) for m in ("aee", "classical")]
     means = tables[0].to_frame()
     ranks = cal.rank_groups(alpha, **anytime)[["name", "rank", "rank_low", "rank_high"]]
+    notes = dict.fromkeys(t.details.get("pooling_note") for t in tables)
     level = f"{100 * (1 - alpha):g}%"
     return (
         _img(figures.groups_figure(tables), "group means")
         + f"<p>{level} intervals: <b>{_esc(guarantee_note(tables[0]))}</b>.</p>"
+        + "".join(f"<p class='note'>{_esc(_sentence(n))}.</p>" for n in notes if n)
         + _table(means.merge(ranks, on="name"), 3)
         + "<p class='note'>rank low - rank high: the ranks each group can take, read from "
         "the intervals of the pairwise differences (a group ranks above another only where "

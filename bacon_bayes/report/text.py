@@ -110,6 +110,8 @@ def estimate_output(
             f"\nmean per {group!r} ({level} CIs, {guarantee_note(groups[0])}):",
             groups_table(groups),
         ]
+        notes = dict.fromkeys(t.details.get("pooling_note") for t in groups)
+        lines += [f"note: {n}" for n in notes if n]
     return "\n".join(lines)
 
 

@@ -112,6 +112,9 @@ class SimulationSpec:
     pilot_share: float = PILOT_SHARE
     #: extra surrogates of the AEE (``Calibrator(surrogates=...)``; None: its default)
     surrogates: tuple[str, ...] | None = None
+    #: the label's allowed range (``Calibrator(scale=...)``, ``--scale LOW:HIGH``): the
+    #: intervals measured are the ones ``bacon estimate --scale`` reports
+    scale: tuple[float, float] | None = None
 
     def check(self, frame: pd.DataFrame) -> None:
         """Refuse what cannot run, before any trial (column, row and fix named)."""
@@ -204,8 +207,9 @@ class SimulationSpec:
         """The unfitted calibrator of the AEE and classical rows of one trial."""
         extras = None if self.surrogates is None else list(self.surrogates)
         return Calibrator(
-            engine=self.engine, seed=seed, folds=self.folds, surrogates=extras, target=self.target
-        )
+            engine=self.engine, seed=seed, folds=self.folds, surrogates=extras,
+            target=self.target, scale=self.scale,
+        )  # fmt: skip
 
 
 def trial_seed(seed: int, budget: float, trial: int) -> np.random.SeedSequence:
@@ -567,7 +571,7 @@ def summarise(trials: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
 
 def _group_summary(t: pd.DataFrame, groups: Sequence[str]) -> dict[str, float]:
     """Group metrics over the trials where every group got estimates (``group_trials``:
-    how many; a draw that left a group with fewer than 2 labels has none)."""
+    how many; the classical mean of a group the draw gave no label has none)."""
     t = t[t[[f"group:{g}:estimate" for g in groups]].notna().all(axis=1)]
     if t.empty:
         return {"group_trials": 0}

@@ -281,3 +281,28 @@ def test_bayesian_trials_share_the_judge_stage_and_record_convergence():
     assert sampled == [True, False]
     assert trials["max_rhat"].between(0.99, 1.01).all()
     assert summarise(trials)["max_rhat"].item() == trials["max_rhat"].max()
+
+
+def test_scale_bounds_the_group_intervals_and_short_group_metrics_are_said(tmp_path, capsys):
+    """Finding A5: `bacon simulate` took no --scale, so its group intervals on a bounded
+    label reached past the scale (not the ones `bacon estimate --scale` reports); and a
+    method whose group metrics rested on fewer trials (a group left without labels) said
+    nothing on the console."""
+    frame = table(n=240)
+    frame["system"] = np.array([f"s{k}" for k in range(12)])[np.arange(240) % 12]
+    frame["y"] = frame["y"].clip(1, 5)
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    args = ["simulate", str(tmp_path / "t.csv"), "--label", "y", "--judge", "j1,j2",
+            "--group", "system", "--item", "item", "--budgets", "0.05", "--trials", "3",
+            "--scale", "1:5", "--out", str(tmp_path / "sim")]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    trials = pd.read_parquet(tmp_path / "sim" / "trials.parquet")
+    ends = trials[[c for c in trials if c.startswith("group:") and c.endswith(("_low", "_high"))
+                   and "rank" not in c]].to_numpy(float)  # fmt: skip
+    assert np.nanmin(ends) >= 1 and np.nanmax(ends) <= 5
+    summary = pd.read_csv(tmp_path / "sim" / "summary.csv").set_index("method")
+    short = summary.loc["classical", "group_trials"]
+    assert short < 3  # 12 labels over 12 systems: some system goes without in most draws
+    assert "classical (uniform) at budget 0.05: its group metrics" in out
+    assert f"rest on {int(short)} of 3 trials" in out and "aee (uniform)" not in out
