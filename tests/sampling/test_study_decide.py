@@ -357,13 +357,30 @@ def test_a_wave_past_the_recorded_budget_is_refused(
     capsys.readouterr()
     assert bacon("sample", str(root), "--budget", "80") == 2
     err = capsys.readouterr().err
-    assert "past the labelling budget it records (max_labels = 100)" in err
+    assert "past the labelling budget (max_labels = 100)" in err
     assert "--budget 60" in err and "--fixed" in err
     assert bacon("plan", str(root), "--half-width", "0.02", "--engine", "freq") == 0
     out = capsys.readouterr().out
     assert "bacon sample refuses a wave past it" in out and "run: bacon sample" not in out
     assert bacon("sample", str(root), "--budget", "60") == 0
     assert Study.open(root).status()["selected"].sum() == 100
+
+
+def test_a_refused_wave_records_no_budget(
+    grouped: tuple[Path, Path], capsys: pytest.CaptureFixture
+) -> None:
+    """Finding 5 (s31 B): `bacon sample STUDY --budget 196 --max-labels 1000` was refused
+    (past the budget) but had written max_labels = 1000 into study.toml for good, and
+    every later --max-labels was refused. Nothing is written; a wave that is drawn records
+    the budget with it."""
+    root, _ = grouped  # 40 labels in, no budget recorded
+    before = {p.name: p.read_bytes() for p in root.iterdir() if p.is_file()}
+    assert bacon("sample", str(root), "--budget", "80", "--max-labels", "100") == 2
+    assert "draw at most 60" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in root.iterdir() if p.is_file()} == before
+    assert bacon("sample", str(root), "--budget", "60", "--max-labels", "120") == 0
+    assert "recorded after labels came in" in capsys.readouterr().out
+    assert Study.open(root).config.max_labels == 120
 
 
 def test_an_open_sign_asks_for_more_labels_than_none(
