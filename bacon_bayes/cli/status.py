@@ -67,6 +67,16 @@ def run(args: argparse.Namespace) -> int:
     if args.max_labels is not None and args.max_labels < 1:
         raise ValidationError(f"--max-labels {args.max_labels}: give a positive number of labels")
     study = Study.open(args.study)
+    if args.group is not None and args.group not in study.pool.columns:
+        import difflib
+
+        columns = [str(c) for c in study.pool.columns]
+        close = difflib.get_close_matches(str(args.group), columns, n=3)
+        hint = f"did you mean {', '.join(map(repr, close))}? " if close else ""
+        raise ValidationError(
+            f"--group {args.group!r} is not a column of the study's pool; {hint}pass one "
+            f"of its columns: {', '.join(columns)}"
+        )
     table = study.status()
     print(f"study {args.study}: {study.n_items} pool items, {len(study.labels)} labeled")
     if table.empty:

@@ -383,6 +383,19 @@ def test_a_refused_wave_records_no_budget(
     assert Study.open(root).config.max_labels == 120
 
 
+def test_status_refuses_a_misspelt_group_column(
+    grouped: tuple[Path, Path], capsys: pytest.CaptureFixture
+) -> None:
+    """Finding 12 (s31 B): `bacon status STUDY --group System` exited 0 with "questions:
+    not answered yet (...)", listing bacon's own columns; refused now, exit 2, naming the
+    pool's columns."""
+    root, _ = grouped
+    assert bacon("status", str(root), "--group", "System") == 2
+    captured = capsys.readouterr()
+    assert "--group 'System' is not a column" in captured.err and "'system'" in captured.err
+    assert "inclusion_probability" not in captured.err and captured.out == ""
+
+
 def test_an_open_sign_asks_for_more_labels_than_none(
     grouped: tuple[Path, Path], capsys: pytest.CaptureFixture
 ) -> None:
