@@ -278,3 +278,8 @@ def test_bacon_estimate_anytime_on_a_table(tmp_path, capsys) -> None:
     assert "alpha-spending: valid at every wave" in out  # the groups' and pairs' notes
     assert main([*argv, "--wave", "wave", "--max-labels", "10"]) == 2
     assert "already reached max_labels=10" in capsys.readouterr().err
+    # finding 13 (s31 B): --wave alone gave one look's intervals, silently
+    assert main([*argv, "--wave", "wave"]) == 0
+    assert "95% confidence sequence CI, valid at every wave" in capsys.readouterr().out
+    assert main([*argv, "--wave", "wave", "--fixed"]) == 0
+    assert "over the pool (95% CI)" in capsys.readouterr().out

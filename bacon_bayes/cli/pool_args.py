@@ -34,9 +34,15 @@ def add_anytime_arguments(p: argparse.ArgumentParser) -> None:
         "sequence; the label's waves come from --wave or the study",
     )
     p.add_argument(
-        "--fixed", action="store_true", help="study folder: the fixed intervals of one look"
+        "--fixed",
+        action="store_true",
+        help="one look's fixed intervals (a study folder, or a table with --wave)",
     )
-    p.add_argument("--wave", help="column of the wave each label came in (tables; --anytime)")
+    p.add_argument(
+        "--wave",
+        help="column of the wave each label came in (tables; numbers or ISO dates): gives "
+        "the --anytime intervals (--fixed: one look's)",
+    )
     p.add_argument(
         "--max-labels",
         type=int,
@@ -50,7 +56,8 @@ def add_anytime_arguments(p: argparse.ArgumentParser) -> None:
 
 def anytime_from_args(args: argparse.Namespace) -> dict[str, Any] | None:
     """``anytime=True`` and ``max_labels`` for the estimates (None: fixed intervals):
-    ``--anytime`` or ``--max-labels``, or a study folder without ``--fixed``."""
+    ``--anytime``, ``--max-labels`` or a table's ``--wave``, or a study folder without
+    ``--fixed``."""
     from bacon_bayes.study.folder import CONFIG_FILE
 
     study = (Path(args.file) / CONFIG_FILE).is_file()
@@ -59,6 +66,7 @@ def anytime_from_args(args: argparse.Namespace) -> dict[str, Any] | None:
         if wanted:
             raise ValidationError("--fixed gives one look's intervals; drop --anytime/--max-labels")
         return None
+    wanted = wanted or bool(getattr(args, "wave", None))  # a table's waves: read at each
     if not (wanted or study):
         return None
     if not study and not getattr(args, "wave", None):
