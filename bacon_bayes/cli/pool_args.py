@@ -48,9 +48,11 @@ def add_anytime_arguments(p: argparse.ArgumentParser) -> None:
         type=int,
         metavar="N",
         help="the labelling budget fixed from the start: --anytime intervals by "
-        "alpha-spending (O'Brien-Fleming type) up to N labels, narrower than a confidence "
-        "sequence (a study folder's default: the one `bacon sample --max-labels` recorded, "
-        "and no other)",
+        "alpha-spending (O'Brien-Fleming type) up to N labels: narrower than a confidence "
+        "sequence near N (about 1.1 times the fixed width at the last wave), wider at the "
+        "first looks (about 3 times the fixed width at an eighth of N, more for a "
+        "calibrated mean resting on few labels); a study folder's default: the one "
+        "`bacon sample --max-labels` recorded, and no other",
     )
 
 

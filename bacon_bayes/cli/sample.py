@@ -82,8 +82,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--max-labels",
         type=int,
         metavar="N",
-        help="the labelling budget fixed from the start, recorded in the study: its anytime "
-        "intervals are alpha-spending, and --until waves stop at it",
+        help="the labelling budget fixed from the start, recorded in the study with the "
+        "wave drawn: its anytime intervals are alpha-spending (narrower than a confidence "
+        "sequence near N, wider at the first waves), and --until waves stop at it",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the draw (0)")
     p.add_argument("--out", type=Path, help="CSV of the items to label (default: todo-waveK.csv)")
