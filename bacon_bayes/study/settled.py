@@ -36,6 +36,7 @@ from scipy import stats
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate import anytime
 from bacon_bayes.estimate.groups import rank_intervals
+from bacon_bayes.order import natural_sorted
 
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
@@ -307,10 +308,11 @@ def _pair_needs(
     with np.errstate(divide="ignore", invalid="ignore"):
         now = anytime.effective_labels(labels[:, -1], n_items)
 
-        def grow(total: float) -> np.ndarray:  # each group's labels grow with the pool's
+    def grow(total: float) -> np.ndarray:  # each group's labels grow with the pool's
+        with np.errstate(divide="ignore", invalid="ignore"):  # a group without labels
             later = anytime.effective_labels(labels[:, -1] * total / looks[-1], n_items)
             ratio = np.where(np.isinf(now), 1.0, np.where(now > 0, later / now, 0.0))
-            return anytime.pair_information((info[:, -1] * ratio)[:, None], pairs)[:, 0]
+        return anytime.pair_information((info[:, -1] * ratio)[:, None], pairs)[:, 0]
 
     half = 0.5 * (diffs.ci_high - diffs.ci_low)
     target = np.abs(0.5 * (diffs.ci_high + diffs.ci_low))  # where its centre excludes 0
@@ -461,6 +463,26 @@ def wave_budget(question: Question, left: float) -> int:
     return int(left if m is None or not np.isfinite(m) else max(1.0, min(m, left)))
 
 
+def _refuse_unlabeled_groups(root: str | Path, cal: Calibrator, goal: Goal) -> None:
+    """A group of ``goal`` (its pair; every group for ``best``) without a label has no
+    interval and no rate to project: say so and how to label it, rather than an interval
+    of NaN that "the whole pool would not settle"."""
+    if goal.kind == "half-width" or cal.pool_.groups is None:
+        return
+    groups = np.asarray(cal.pool_.groups).astype(str)
+    asked = goal.pair or tuple(map(str, natural_sorted(np.unique(groups))))
+    bare = [g for g in asked if not cal.pool_.labeled[groups == g].any()]
+    if bare:
+        column = cal.pool_.group_name or "GROUP"
+        raise ValidationError(
+            f"--until {'best' if goal.kind == 'best' else 'sign=' + ','.join(asked)}: "
+            f"group{'s' if len(bare) > 1 else ''} {', '.join(map(repr, bare))} "
+            f"{'have' if len(bare) > 1 else 'has'} no labels yet, so no interval and no "
+            "rate to size a wave from; nothing was drawn. Label every group first: bacon "
+            f"sample {root} --design stratified --strata {column} --budget N"
+        )
+
+
 def until_budget(
     root: str | Path,
     goal: str,
@@ -490,6 +512,7 @@ def until_budget(
     kind = "alpha-spending" if max_labels else "confidence sequence"
     if q.settled:
         return None, f"settled, nothing drawn: {q.name}: {q.answer} ({kind})"
+    _refuse_unlabeled_groups(root, cal, wanted)
     used = int(table["selected"].sum())
     left = float(max_labels - used if max_labels else study.n_items - used)
     budget = wave_budget(q, left)

@@ -199,6 +199,31 @@ def test_sample_until_sign_of_a_pair(
     assert parse_goal("half-width=0.1").half_width == 0.1
 
 
+def test_until_a_pair_with_an_unlabeled_group_says_so(
+    grouped: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Finding 4 (s31 B): `--until sign=M11,M17` where M11 had no label said "[+nan, +nan]
+    ... would take every one of the 1185 open items"; it names the group without labels
+    and the stratified wave that labels it, and draws nothing."""
+    _, pool = grouped
+    frame = pd.read_csv(pool)
+    frame.loc[frame.index[-3:], "system"] = "s4"  # a group of 3 items
+    frame.to_csv(pool, index=False)
+    root = tmp_path / "rare"
+    assert bacon("sample", str(pool), "--study", str(root), "--budget", "20", "--item", "id",
+                 "--label", "human", "--judge", "judge_a,judge_b", "--group", "system",
+                 "--show", "system", "--out", str(tmp_path / "rare1.csv")) == 0  # fmt: skip
+    import_labels(root, fill(tmp_path / "rare1.csv", pool, tmp_path / "rare_filled.csv"))
+    assert "s4" not in set(pd.read_csv(tmp_path / "rare1.csv")["system"].astype(str))
+    capsys.readouterr()
+    for goal in ("sign=s4,s1", "best"):
+        assert bacon("sample", str(root), "--engine", "freq", "--until", goal) == 2
+        err = capsys.readouterr().err
+        assert "'s4' has no labels yet" in err and "nan" not in err
+        assert f"bacon sample {root} --design stratified --strata system" in err
+    assert Study.open(root).wave_numbers == [1]
+
+
 def test_report_plots_the_sequence_across_the_waves(
     grouped: tuple[Path, Path], capsys: pytest.CaptureFixture, tmp_path: Path
 ) -> None:
