@@ -84,6 +84,19 @@ def anytime_from_args(args: argparse.Namespace) -> dict[str, Any] | None:
     return {"anytime": True, "max_labels": max_labels}
 
 
+def plan_note_anytime(args: argparse.Namespace, anytime: dict[str, Any] | None) -> str | None:
+    """``resolution_note``'s ``anytime``: None for fixed intervals, else the command that
+    projects the anytime intervals' labels (``bacon status STUDY``; empty on a table)."""
+    import shlex
+
+    from bacon_bayes.study.folder import CONFIG_FILE
+
+    if anytime is None:
+        return None
+    study = (Path(args.file) / CONFIG_FILE).is_file()
+    return f"bacon status {shlex.quote(str(args.file))}" if study else ""
+
+
 SURROGATES_HELP = (
     "extra surrogates combined with the model's in the AEE means, comma-separated: freq, "
     "ridge, hurdle, ordinal, multinomial, judge_mean, judge_pc1, judge_ridge (the judges' "

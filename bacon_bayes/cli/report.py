@@ -16,6 +16,7 @@ from bacon_bayes.cli.pool_args import (
     calibrator_from_args,
     fit_from_args,
     plan_command,
+    plan_note_anytime,
     read_files,
 )
 from bacon_bayes.errors import ValidationError
@@ -105,7 +106,12 @@ def run(args: argparse.Namespace) -> int:
         group = getattr(args, "group", None)
         command = None if str(args.file).endswith(".nc") else plan_command(args, cal.pool_)
         note = resolution_note(
-            cal.pool_, args.alpha, group_column=group, calibrator=mine, plan_command=command
+            cal.pool_,
+            args.alpha,
+            group_column=group,
+            calibrator=mine,
+            plan_command=command,
+            anytime=plan_note_anytime(args, anytime),
         )
         cal.report(
             out.path,
