@@ -51,6 +51,8 @@ __all__ = [
     "last_labeled_wave",
     "look_estimates",
     "parse_goal",
+    "pending_text",
+    "pending_waves",
     "question_lines",
     "questions",
     "until_budget",
@@ -137,6 +139,21 @@ def last_labeled_wave(root: str | Path) -> int | None:
     return done
 
 
+def pending_waves(root: str | Path) -> dict[int, int]:
+    """The waves of a study with selected items still without a label, and how many."""
+    from bacon_bayes.study import Study
+
+    table = Study.open(root).status()
+    if table.empty:
+        return {}
+    return {int(w): int(n) for w, n in zip(table["wave"], table["pending"], strict=True) if n}
+
+
+def pending_text(pending: dict[int, int]) -> str:
+    """``wave 5 (50 items)`` for :func:`pending_waves`' waves."""
+    return ", ".join(f"wave {w} ({n} item{'s' if n > 1 else ''})" for w, n in pending.items())
+
+
 def fit_study(
     root: str | Path,
     *,
@@ -146,11 +163,13 @@ def fit_study(
     folds: int = 5,
     seed: int = 0,
     group: str | None = None,
+    allow_pending: bool = False,
 ) -> Calibrator:
     """A calibrator fitted on the study as it stood after ``wave`` (default: the latest
     wave whose labels are all in), on the label's range the study recorded (its
     ``scale``, as ``bacon estimate`` reads it); ``group`` overrides the study's group
-    column."""
+    column; ``allow_pending``: items without a label up to ``wave`` are missing at random
+    (:func:`~bacon_bayes.study.load_study`)."""
     from bacon_bayes.calibrator import Calibrator
     from bacon_bayes.study import StudyConfig, load_study
 
@@ -160,7 +179,7 @@ def fit_study(
             f"study {root} has no wave with all its labels in yet; import them with "
             "`bacon label import`"
         )
-    pool = load_study(root, up_to_wave=wave).to_pool(group=group)
+    pool = load_study(root, up_to_wave=wave, allow_pending=allow_pending).to_pool(group=group)
     scale = StudyConfig.read(Path(root)).label_range
     return Calibrator(model, engine=engine, folds=folds, seed=seed, scale=scale).fit(pool)
 
@@ -501,10 +520,13 @@ def until_budget(
     table = study.status()
     wave = last_labeled_wave(root)
     if wave is None or wave != int(table["wave"].max()):
+        waiting = pending_waves(root)
         raise ValidationError(
             f"--until decides from the labels of every wave so far; import the labels of "
-            f"wave {int(table['wave'].max()) if not table.empty else 1} first "
-            f"(`bacon status {root} --pending-out FILE` lists them)"
+            f"{pending_text(waiting) or 'wave 1'} first (`bacon status {root} --pending-out "
+            "FILE` lists them). If they will never come, draw the next wave with --budget "
+            f"N, and read `bacon status {root} --allow-pending`, which treats them as "
+            "missing at random"
         )
     max_labels = max_labels or study.config.max_labels
     cal = fit_study(root, wave=wave, **fit)

@@ -224,6 +224,30 @@ def test_until_a_pair_with_an_unlabeled_group_says_so(
     assert Study.open(root).wave_numbers == [1]
 
 
+def test_a_wave_that_never_comes_back_is_named_and_status_can_go_past_it(
+    grouped: tuple[Path, Path], capsys: pytest.CaptureFixture
+) -> None:
+    """Finding 9 (s31 B): wave 5 came back empty, wave 6 was labeled whole; `--until` said
+    "import the labels of wave 6 first" and `status` answered at wave 4 for good, with no
+    --allow-pending. The pending wave is named, with the way on, and `status
+    --allow-pending` answers after the latest wave (the pending items missing at random)."""
+    root, pool = grouped
+    assert bacon("sample", str(root), "--budget", "20") == 0  # wave 2: never labeled
+    assert bacon("sample", str(root), "--budget", "30") == 0  # wave 3: labeled
+    label_wave(root, pool, 3)
+    capsys.readouterr()
+    assert bacon("sample", str(root), "--engine", "freq", "--until", "half-width=0.1") == 2
+    err = capsys.readouterr().err
+    assert "import the labels of wave 2 (20 items) first" in err and "--allow-pending" in err
+    assert bacon("status", str(root)) == 0
+    out = capsys.readouterr().out
+    assert "note: wave 2 (20 items) still without labels" in out
+    assert "questions after wave 1 (40 labels;" in out
+    assert bacon("status", str(root), "--allow-pending") == 0
+    out = capsys.readouterr().out
+    assert "questions after wave 3 (70 labels; wave 2 (20 items) pending: missing at random" in out
+
+
 def test_report_plots_the_sequence_across_the_waves(
     grouped: tuple[Path, Path], capsys: pytest.CaptureFixture, tmp_path: Path
 ) -> None:
