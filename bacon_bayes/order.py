@@ -1,5 +1,6 @@
-"""Natural order of names (``M8`` before ``M10``) for tables and plots, and the distinct
-names of a large array by hashing (:func:`unique_codes`)."""
+"""Natural order of names (``M8`` before ``M10``) for tables and plots, the order of
+waves (:func:`wave_order`), and the distinct names of a large array by hashing
+(:func:`unique_codes`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.errors import ValidationError
+
 _DIGITS = re.compile(r"(\d+)")
+#: dates whose order text cannot give: day or month first (20/11/2023, 11.20.23), or a
+#: month's name (20 Nov 2023, Nov 20, 2023); ISO dates (2023-11-20) sort naturally
+_UNORDERED_DATE = re.compile(
+    r"^\s*\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b"
+    r"|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?(\s|,|-|/|$)",
+    re.IGNORECASE,
+)
 
 #: :func:`unique_codes` of read-only arrays, by id, while the array lives
 _KEPT: dict[int, tuple[weakref.ref, np.ndarray, np.ndarray]] = {}
@@ -38,6 +48,29 @@ def natural_key(name: Any) -> tuple:
 def natural_sorted(names: Iterable[Any]) -> list:
     """``names`` in natural order (see :func:`natural_key`)."""
     return sorted(names, key=natural_key)
+
+
+def wave_order(names: Iterable[str], column: str) -> list[str]:
+    """The waves ``names`` (text) in natural order: ``wave9`` before ``wave10``, ISO dates
+    (``2023-11-20``, with a time or not) in time order.
+
+    Raises
+    ------
+    ValidationError
+        A date written day or month first, or with a month's name, whose order its text
+        does not give (``01/10/2024`` sorted before ``11/20/2023``): naming the column,
+        the value and the fix.
+    """
+    names = list(names)
+    dated = [v for v in names if _UNORDERED_DATE.search(v) and _DIGITS.search(v)]
+    if dated:
+        raise ValidationError(
+            f"wave column {column!r} holds dates such as {dated[0]!r}, whose order its text "
+            "does not give (day or month first, or a month's name: in text order "
+            "01/10/2024 comes before 11/20/2023); write the waves as ISO dates "
+            "(2023-11-20) or as wave numbers (1, 2, 3)."
+        )
+    return natural_sorted(names)
 
 
 def natural_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -22,7 +22,7 @@ import pandas as pd
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.inclusion import Inclusion, groups_never_drawn, labeled_by_prompt
 from bacon_bayes.io import csv_lines
-from bacon_bayes.order import natural_sorted, unique_codes
+from bacon_bayes.order import unique_codes, wave_order
 from bacon_bayes.pairs import Pairs, pairs_frame
 from bacon_bayes.words import as_numbers, unread
 
@@ -332,10 +332,10 @@ class EvalPool:
             (for labels drawn by prompt outside ``bacon sample``; equal to ``propensity``
             when every item of a drawn prompt was labeled).
         wave : str, optional
-            Column of the wave (labelling round) each label came in: integers, dates or
-            anything orderable; the looks of the anytime intervals
-            (``Calibrator.estimate_mean(anytime=True)``). Every labeled row needs one, and an
-            unlabeled row must have none.
+            Column of the wave (labelling round) each label came in: integers, ISO dates
+            (2023-11-20; other date text is refused) or anything orderable; the looks of
+            the anytime intervals (``Calibrator.estimate_mean(anytime=True)``). Every
+            labeled row needs one, and an unlabeled row must have none.
         """
         if not isinstance(df, pd.DataFrame):
             raise ValidationError(f"expected a pandas DataFrame, got {type(df).__name__}.")
@@ -584,7 +584,7 @@ def _waves(
         values = numeric.astype(np.int64) if whole else numeric
     try:
         uniq = pd.unique(values)  # text in natural order (wave9 before wave10), as groups
-        names = natural_sorted(uniq) if all(isinstance(v, str) for v in uniq) else sorted(uniq)
+        names = wave_order(uniq, col) if all(isinstance(v, str) for v in uniq) else sorted(uniq)
     except TypeError as exc:
         raise ValidationError(
             f"wave column {col!r} mixes values that cannot be ordered (e.g. numbers and "

@@ -184,6 +184,29 @@ def test_pool_records_waves_and_refuses_a_wave_on_an_unlabeled_row() -> None:
         "wave8", "wave9", "wave10", "wave11", "wave12")  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    "written",
+    [
+        ["11/20/2025", "12/15/2025", "01/10/2026", "02/05/2026", "03/01/2026"],  # m/d/Y
+        ["20/11/2025", "15/12/2025", "10/01/2026", "05/02/2026", "01/03/2026"],  # d/m/Y
+        ["20.11.25", "15.12.25", "10.01.26", "05.02.26", "01.03.26"],
+        ["20 Nov 2025", "15 Dec 2025", "10 Jan 2026", "5 Feb 2026", "1 Mar 2026"],
+        ["Nov 20, 2025", "Dec 15, 2025", "Jan 10, 2026", "Feb 5, 2026", "Mar 1, 2026"],
+    ],
+)
+def test_waves_dated_day_or_month_first_are_refused_not_sorted_as_text(written) -> None:
+    """Finding 10 (s31 B): a wave column of dates as a spreadsheet writes them was ordered
+    as text (01/10/2026 first), silently: the looks in the wrong order. Refused, naming
+    the column and ISO dates; ISO dates (with a time or not) keep their time order."""
+    df = _pool()
+    dates = df.assign(wave=df["wave"].map(lambda w: written[int(w) - 1], na_action="ignore"))
+    with pytest.raises(ValidationError, match=r"wave column 'wave' .*ISO dates \(2023-11-20\)"):
+        EvalPool.from_frame(dates, wave="wave", **_kw())
+    iso = ["2025-11-20 9:00", "2025-11-20 10:30", "2026-1-10", "2026-02-05", "2026-03-01"]
+    dates = df.assign(wave=df["wave"].map(lambda w: iso[int(w) - 1], na_action="ignore"))
+    assert EvalPool.from_frame(dates, wave="wave", **_kw()).wave_names == tuple(iso)
+
+
 def test_calibrator_anytime_intervals_name_their_kind_and_widen_the_fixed_ones() -> None:
     pool = EvalPool.from_frame(_pool(), wave="wave", **_kw())
     cal = Calibrator(engine="freq").fit(pool)
@@ -255,3 +278,8 @@ def test_bacon_estimate_anytime_on_a_table(tmp_path, capsys) -> None:
     assert "alpha-spending: valid at every wave" in out  # the groups' and pairs' notes
     assert main([*argv, "--wave", "wave", "--max-labels", "10"]) == 2
     assert "already reached max_labels=10" in capsys.readouterr().err
+    # finding 13 (s31 B): --wave alone gave one look's intervals, silently
+    assert main([*argv, "--wave", "wave"]) == 0
+    assert "95% confidence sequence CI, valid at every wave" in capsys.readouterr().out
+    assert main([*argv, "--wave", "wave", "--fixed"]) == 0
+    assert "over the pool (95% CI)" in capsys.readouterr().out

@@ -470,6 +470,30 @@ def test_the_estimate_plan_line_is_a_sentence_for_the_user(monkeypatch):
     assert line.startswith("bacon plan: the labels that would resolve the top sys cannot be")
 
 
+def test_the_plan_line_under_anytime_intervals_says_its_count_is_one_look_s(monkeypatch):
+    """Finding 8 (s31 B): on a study, `bacon estimate` printed "best source not clear" and
+    then "bacon plan: about 0 more labels (221 in all) would resolve the top source": the
+    plan's count is for one look's interval, the table above it the anytime one. Under
+    anytime intervals the line says so and names the command that projects those."""
+    from types import SimpleNamespace
+
+    from bacon_bayes.planning import note
+
+    pool = pilot_pool(synthetic(prompts=80, seed=2), 0.2)
+    monkeypatch.setattr(note, "indistinguishable", lambda st: None)
+    for more in (0, 31):
+        row = SimpleNamespace(design="uniform", new_labels=more, labels_needed=80 + more)
+        found = SimpleNamespace(designs=[row], recommended="uniform")
+        monkeypatch.setattr(note, "plan", lambda *a, found=found, **k: found)
+        line = note.resolution_note(pool, group_column="sys", anytime="bacon status x.study")
+        assert line is not None and "about 0 more labels" not in line
+        assert "in one look's interval (bacon estimate --fixed), not in the anytime" in line
+        assert "bacon status x.study" in line
+        assert ("the labels in hand would" in line) == (more == 0)
+        fixed = note.resolution_note(pool, group_column="sys")
+        assert fixed is not None and "one look's" not in fixed
+
+
 def test_top_says_how_much_the_pilots_gaps_could_move_the_labels(table, capsys):
     assert _bacon(table, "--top") == 0
     out = capsys.readouterr().out

@@ -22,6 +22,7 @@ from bacon_bayes.cli.pool_args import (
     group_name,
     parse_levels,
     plan_command,
+    plan_note_anytime,
     read_files,
     target_line,
 )
@@ -188,7 +189,8 @@ def _estimate(
                 mine = cal if saved is None and cal.engine_ == "freq" else None
                 note = resolution_note(pool, args.alpha, group_column=group, calibrator=mine,
                                        plan_command=plan_command(args, pool),
-                                       pooling=args.pooling)  # fmt: skip
+                                       pooling=args.pooling,
+                                       anytime=plan_note_anytime(args, anytime))  # fmt: skip
                 compared = dataclasses.replace(compared, plan_note=note)
         kw = anytime or {}
         groups = (

@@ -34,23 +34,32 @@ def add_anytime_arguments(p: argparse.ArgumentParser) -> None:
         "sequence; the label's waves come from --wave or the study",
     )
     p.add_argument(
-        "--fixed", action="store_true", help="study folder: the fixed intervals of one look"
+        "--fixed",
+        action="store_true",
+        help="one look's fixed intervals (a study folder, or a table with --wave)",
     )
-    p.add_argument("--wave", help="column of the wave each label came in (tables; --anytime)")
+    p.add_argument(
+        "--wave",
+        help="column of the wave each label came in (tables; numbers or ISO dates): gives "
+        "the --anytime intervals (--fixed: one look's)",
+    )
     p.add_argument(
         "--max-labels",
         type=int,
         metavar="N",
         help="the labelling budget fixed from the start: --anytime intervals by "
-        "alpha-spending (O'Brien-Fleming type) up to N labels, narrower than a confidence "
-        "sequence (a study folder's default: the one `bacon sample --max-labels` recorded, "
-        "and no other)",
+        "alpha-spending (O'Brien-Fleming type) up to N labels: narrower than a confidence "
+        "sequence near N (about 1.1 times the fixed width at the last wave), wider at the "
+        "first looks (about 3 times the fixed width at an eighth of N, more for a "
+        "calibrated mean resting on few labels); a study folder's default: the one "
+        "`bacon sample --max-labels` recorded, and no other",
     )
 
 
 def anytime_from_args(args: argparse.Namespace) -> dict[str, Any] | None:
     """``anytime=True`` and ``max_labels`` for the estimates (None: fixed intervals):
-    ``--anytime`` or ``--max-labels``, or a study folder without ``--fixed``."""
+    ``--anytime``, ``--max-labels`` or a table's ``--wave``, or a study folder without
+    ``--fixed``."""
     from bacon_bayes.study.folder import CONFIG_FILE
 
     study = (Path(args.file) / CONFIG_FILE).is_file()
@@ -59,6 +68,7 @@ def anytime_from_args(args: argparse.Namespace) -> dict[str, Any] | None:
         if wanted:
             raise ValidationError("--fixed gives one look's intervals; drop --anytime/--max-labels")
         return None
+    wanted = wanted or bool(getattr(args, "wave", None))  # a table's waves: read at each
     if not (wanted or study):
         return None
     if not study and not getattr(args, "wave", None):
@@ -72,6 +82,19 @@ def anytime_from_args(args: argparse.Namespace) -> dict[str, Any] | None:
 
         max_labels = recorded_max_labels(Path(args.file), max_labels)
     return {"anytime": True, "max_labels": max_labels}
+
+
+def plan_note_anytime(args: argparse.Namespace, anytime: dict[str, Any] | None) -> str | None:
+    """``resolution_note``'s ``anytime``: None for fixed intervals, else the command that
+    projects the anytime intervals' labels (``bacon status STUDY``; empty on a table)."""
+    import shlex
+
+    from bacon_bayes.study.folder import CONFIG_FILE
+
+    if anytime is None:
+        return None
+    study = (Path(args.file) / CONFIG_FILE).is_file()
+    return f"bacon status {shlex.quote(str(args.file))}" if study else ""
 
 
 SURROGATES_HELP = (

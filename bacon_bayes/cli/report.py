@@ -16,6 +16,7 @@ from bacon_bayes.cli.pool_args import (
     calibrator_from_args,
     fit_from_args,
     plan_command,
+    plan_note_anytime,
     read_files,
 )
 from bacon_bayes.errors import ValidationError
@@ -111,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
             calibrator=mine,
             plan_command=command,
             pooling=args.pooling,
+            anytime=plan_note_anytime(args, anytime),
         )
         cal.report(
             out.path,

@@ -82,8 +82,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--max-labels",
         type=int,
         metavar="N",
-        help="the labelling budget fixed from the start, recorded in the study: its anytime "
-        "intervals are alpha-spending, and --until waves stop at it",
+        help="the labelling budget fixed from the start, recorded in the study with the "
+        "wave drawn: its anytime intervals are alpha-spending (narrower than a confidence "
+        "sequence near N, wider at the first waves), and --until waves stop at it",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the draw (0)")
     p.add_argument("--out", type=Path, help="CSV of the items to label (default: todo-waveK.csv)")
@@ -233,12 +234,16 @@ def _wave_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _until(args: argparse.Namespace, root: Path, config: StudyConfig | None) -> StudyConfig | None:
-    """Record ``--max-labels`` and size the wave for ``--until`` (``args.budget``; None when
-    the goal is settled). Returns the settings of a study this run creates."""
+def _until(
+    args: argparse.Namespace, root: Path, config: StudyConfig | None
+) -> tuple[StudyConfig | None, str]:
+    """Check ``--max-labels`` (recorded now only when no wave is drawn: a wave records it,
+    and a refused one leaves none) and size the wave for ``--until`` (``args.budget``; None
+    when the goal is settled). Returns the settings of a study this run creates, and a
+    note to print once the wave that records the budget is drawn."""
     from dataclasses import replace
 
-    from bacon_bayes.study.folder import StudyConfig, record_max_labels
+    from bacon_bayes.study.folder import check_max_labels, record_max_labels
     from bacon_bayes.study.settled import last_labeled_wave, until_budget
 
     if args.until and (config is not None or args.budget is not None):
@@ -246,22 +251,27 @@ def _until(args: argparse.Namespace, root: Path, config: StudyConfig | None) -> 
             "--until sizes the next wave of a study with labeled waves: drop --budget, and "
             "draw the first wave with --budget"
         )
+    note = ""
     if args.max_labels is not None:
         if config is not None:
-            return replace(config, max_labels=args.max_labels)
-        if StudyConfig.read(root).max_labels is None and last_labeled_wave(root) is not None:
-            print(
-                f"note: max_labels = {args.max_labels} is recorded after labels came in; the "
-                "alpha-spending intervals hold if it was not chosen from the estimates seen"
-            )
-        record_max_labels(root, args.max_labels)
-        if not args.until and args.budget is None:
-            print(f"study {root} records max_labels = {args.max_labels}; draw with --until")
+            return replace(config, max_labels=args.max_labels), note
+        if check_max_labels(root, args.max_labels).max_labels is None:
+            if last_labeled_wave(root) is not None:
+                note = (
+                    f"note: max_labels = {args.max_labels} is recorded after labels came in; "
+                    "the alpha-spending intervals hold if it was not chosen from the "
+                    "estimates seen"
+                )
+            if not args.until and args.budget is None:
+                record_max_labels(root, args.max_labels)
+                if note:
+                    print(note)
+                print(f"study {root} records max_labels = {args.max_labels}; draw with --until")
     if args.until:
         fit = {"engine": args.engine, "model": args.model, "folds": args.folds}
         args.budget, line = until_budget(root, args.until, max_labels=args.max_labels, **fit)
         print(line)
-    return config
+    return config, note
 
 
 def run(args: argparse.Namespace) -> int:
@@ -288,8 +298,9 @@ def run(args: argparse.Namespace) -> int:
     root, config = study_root(args)
     if config is None and args.show and args.budget is None and not args.until:
         _refuse_show_alone(root, args.show)
+    budget_note = ""  # --max-labels recorded with this wave after labels came in
     if args.until or args.max_labels is not None:
-        config = _until(args, root, config)
+        config, budget_note = _until(args, root, config)
         if args.budget is None and config is None:  # settled, or only the budget recorded
             return 0
     show = names_option(args.show)
@@ -313,7 +324,13 @@ def run(args: argparse.Namespace) -> int:
         out_path = args.out or root / f"todo-wave{max(study.wave_numbers, default=0) + 1}.csv"
         with claim(out_path, inputs=study_inputs(root), force=args.force) as out:
             wave, design = draw_wave(
-                root, args.design, args.budget, seed=args.seed, show=show, **options
+                root,
+                args.design,
+                args.budget,
+                seed=args.seed,
+                show=show,
+                max_labels=args.max_labels,
+                **options,
             )
             after = Study.open(root)  # the study with this wave (its pool read once)
             todo = pending_items(after, wave, show)
@@ -404,6 +421,8 @@ def run(args: argparse.Namespace) -> int:
         f"written to {out.given}; fill in column {todo.columns[1]!r} and run "
         f"`bacon label import {out.given} --study {root}`"
     )
+    if budget_note:
+        print(budget_note)
     over = _overrun(after)
     if over:
         print(over)

@@ -47,6 +47,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("--model", help="outcome family of the calibrator")
     q.add_argument("--no-questions", action="store_true", help="only the counts per wave")
     q.add_argument(
+        "--allow-pending",
+        action="store_true",
+        help="answer after the latest wave, the items still without a label treated as "
+        "missing at random (as bacon estimate --allow-pending); by default the questions "
+        "wait at the last wave before one with pending items",
+    )
+    q.add_argument(
         "--pairs",
         choices=("summary", "all"),
         default="summary",
@@ -67,6 +74,16 @@ def run(args: argparse.Namespace) -> int:
     if args.max_labels is not None and args.max_labels < 1:
         raise ValidationError(f"--max-labels {args.max_labels}: give a positive number of labels")
     study = Study.open(args.study)
+    if args.group is not None and args.group not in study.pool.columns:
+        import difflib
+
+        columns = [str(c) for c in study.pool.columns]
+        close = difflib.get_close_matches(str(args.group), columns, n=3)
+        hint = f"did you mean {', '.join(map(repr, close))}? " if close else ""
+        raise ValidationError(
+            f"--group {args.group!r} is not a column of the study's pool; {hint}pass one "
+            f"of its columns: {', '.join(columns)}"
+        )
     table = study.status()
     print(f"study {args.study}: {study.n_items} pool items, {len(study.labels)} labeled")
     if table.empty:
@@ -98,25 +115,51 @@ def print_questions(args: argparse.Namespace) -> None:
     """Whether each question is settled (a question that cannot be answered yet says why)."""
     from bacon_bayes.errors import BaconError
     from bacon_bayes.report.comparisons import SUMMARY_PAIRS
+    from bacon_bayes.study import Study
     from bacon_bayes.study.folder import recorded_max_labels
-    from bacon_bayes.study.settled import fit_study, last_labeled_wave, question_lines, questions
+    from bacon_bayes.study.settled import (
+        fit_study,
+        last_labeled_wave,
+        pending_text,
+        pending_waves,
+        question_lines,
+        questions,
+    )
 
-    wave = last_labeled_wave(args.study)
+    waiting = pending_waves(args.study)
+    wave, latest = last_labeled_wave(args.study), max(Study.open(args.study).wave_numbers)
+    if args.allow_pending:
+        wave = latest
+    elif waiting and latest > min(waiting):  # a wave drawn after one still pending
+        print(
+            f"note: {pending_text(waiting)} still without labels, so the questions wait at "
+            f"{'no wave' if wave is None else f'wave {wave}'} and the later waves' labels "
+            "are not used; import them, or, if they will never come, --allow-pending "
+            "answers after the latest wave with them missing at random (right only if "
+            "whether a label came back has nothing to do with its value)"
+        )
     if wave is None:
         print("questions: no wave has all its labels in yet")
         return
     max_labels = recorded_max_labels(Path(args.study), args.max_labels)
     try:
         cal = fit_study(
-            args.study, wave=wave, engine=args.engine, model=args.model, group=args.group
+            args.study,
+            wave=wave,
+            engine=args.engine,
+            model=args.model,
+            group=args.group,
+            allow_pending=args.allow_pending,
         )
         found = questions(cal, alpha=args.alpha, half_width=args.half_width, max_labels=max_labels)
     except BaconError as exc:
         print(f"questions: not answered yet ({exc})")
         return
     kind = "alpha-spending" if max_labels else "confidence sequence"
+    missing = f"; {pending_text(waiting)} pending: missing at random" if args.allow_pending else ""
+    missing = missing if waiting else ""
     print(
-        f"questions after wave {wave} ({cal.pool_.n_labeled} labels; {kind}, "
+        f"questions after wave {wave} ({cal.pool_.n_labeled} labels{missing}; {kind}, "
         f"{100 * (1 - args.alpha):g}% at every wave):"
     )
     limit = None if args.pairs == "all" else SUMMARY_PAIRS

@@ -40,6 +40,7 @@ def resolution_note(
     calibrator: Calibrator | None = None,
     plan_command: str | None = None,
     pooling: str = "auto",
+    anytime: str | None = None,
 ) -> str | None:
     """One line for the comparisons: the labels that :func:`plan` says would resolve the
     top group from the rest with ``power``, under its recommended design (None when the
@@ -49,6 +50,9 @@ def resolution_note(
     one is fitted). ``plan_command``: the ``bacon plan ... --top`` command that prints
     the table of every design, as it runs (a ``run:`` line after the sentence);
     ``pooling``: the group estimator's, as :func:`plan` takes it.
+    ``anytime``: the comparisons above the line are anytime intervals; the plan's count is
+    one look's (``--fixed``), which the line says, naming this command (``bacon status
+    STUDY``: empty for none) for the anytime intervals' own projection.
 
     A plan takes the pilot's gaps between the groups as the truth. When the top group's
     lead over some group is under one standard error (:func:`indistinguishable`), that
@@ -102,11 +106,24 @@ def resolution_note(
             f"bacon plan: no design resolves the top {what} from the rest "
             f"with {power:.0%} power within this pool{only}.{run}"
         )
+    table = "; the table of every design:" + (run or " `bacon plan` with --top")
+    if anytime is not None:  # the plan's count is one look's interval, not those above
+        status = f" ({anytime} projects those)" if anytime else ""
+        count = (
+            "the labels in hand would"
+            if best.new_labels == 0
+            else f"about {best.new_labels} more labels ({best.labels_needed} in all, "
+            f"{best.design} design{only}) would"
+        )
+        return (
+            f"bacon plan: {count} resolve the top {what} from the rest with {power:.0%} "
+            "power in one look's interval (bacon estimate --fixed), not in the anytime "
+            f"intervals above, which need more{status}{table}"
+        )
     return (
         f"bacon plan: about {best.new_labels} more labels ({best.labels_needed} in all, "
         f"{best.design} design{only}) would resolve the top {what} from the "
-        f"rest with {power:.0%} power; the table of every design:"
-        + (run or " `bacon plan` with --top")
+        f"rest with {power:.0%} power{table}"
     )
 
 

@@ -23,7 +23,8 @@ one prompt (:class:`bacon_bayes.inclusion.Inclusion`, :func:`design_inclusion`).
   (:func:`design_inclusion`, which serves the draw's top-up).
 
 A pool whose prompts have unequal numbers of items is fine; the budget of a paired
-design is counted in prompts (:func:`prompts_for_budget`).
+design is counted in prompts (:func:`prompts_for_budget`; a paired-adaptive wave's in
+expected items, :func:`adaptive_prompts_for_budget`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ __all__ = [
     "MIN_PILOT_PROMPTS",
     "PAIRED_DESIGNS",
     "adaptive_choice",
+    "adaptive_prompts_for_budget",
     "design_inclusion",
     "paired",
     "paired_adaptive",
@@ -159,6 +161,21 @@ def prompt_sd(prompts: np.ndarray, var: np.ndarray) -> np.ndarray:
     return np.sqrt(mean_var)[codes]
 
 
+def _per_prompt(
+    prompts: np.ndarray, sd: np.ndarray, prior: np.ndarray | None, eligible: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """Prompt names, every item's prompt code, the eligible items, and per prompt its sd
+    and prior (the values of its first item)."""
+    names, codes = _codes(prompts)
+    mask = _eligible_mask(codes.size, eligible)
+    sd = np.asarray(sd, dtype=float)
+    if sd.shape != codes.shape:
+        raise ValidationError("give one predicted sd per item.")
+    first = np.unique(codes, return_index=True)[1]
+    prior_p = None if prior is None else np.asarray(prior, dtype=float)[first]
+    return names, codes, mask, sd[first], prior_p
+
+
 def paired_adaptive(
     prompts: np.ndarray,
     sd: np.ndarray,
@@ -177,14 +194,7 @@ def paired_adaptive(
     (the new wave tops the union up to the target, as
     :func:`~bacon_bayes.sampling.adaptive.top_up_probabilities` does for items).
     """
-    names, codes = _codes(prompts)
-    mask = _eligible_mask(codes.size, eligible)
-    sd = np.asarray(sd, dtype=float)
-    if sd.shape != codes.shape:
-        raise ValidationError("give one predicted sd per item.")
-    first = np.unique(codes, return_index=True)[1]
-    sd_p = sd[first]
-    prior_p = None if prior is None else np.asarray(prior, dtype=float)[first]
+    names, codes, mask, sd_p, prior_p = _per_prompt(prompts, sd, prior, eligible)
     b_p = adaptive_probabilities(sd_p, float(n_prompts), prior=prior_p, uniform_share=uniform_share)
     rng = _rng(seed, mask)
     drawn = rng.random(names.size) < b_p
@@ -192,6 +202,39 @@ def paired_adaptive(
     selected = mask & drawn[codes]
     params = {"n_prompts": float(n_prompts), "uniform_share": float(uniform_share)}
     return Design(selected, b.copy(), "paired-adaptive", seed, params, pi_prompt=b)
+
+
+def adaptive_prompts_for_budget(
+    prompts: np.ndarray,
+    sd: np.ndarray,
+    n_items: float,
+    *,
+    prior: np.ndarray | None = None,
+    eligible: np.ndarray | None = None,
+    uniform_share: float = DEFAULT_UNIFORM_SHARE,
+) -> float:
+    """The ``n_prompts`` of :func:`paired_adaptive` whose wave selects ``n_items`` items in
+    expectation (``sum_p b_p x open items of p``; at most every prompt it can draw).
+
+    The probabilities favour prompts of a high predicted sd, which are often those with
+    many open items: sized by the mean open items per prompt (:func:`prompts_for_budget`),
+    a wave expected 20-33% more items than its budget (TriviaQA)."""
+    names, codes, mask, sd_p, prior_p = _per_prompt(prompts, sd, prior, eligible)
+    open_p = np.bincount(codes[mask], minlength=names.size).astype(float)
+    weight = np.ones(names.size) if prior_p is None else 1.0 - prior_p
+
+    def items(m: float) -> float:
+        b_p = adaptive_probabilities(sd_p, m, prior=prior_p, uniform_share=uniform_share)
+        return float(np.sum(b_p * open_p))
+
+    live = (sd_p > 0) | (uniform_share > 0)
+    low, high = 0.0, float(weight[live].sum())
+    if high <= 0 or float(open_p[live].sum()) <= n_items:  # every prompt it can draw
+        return high
+    for _ in range(60):  # the expected items rise with n_prompts
+        mid = 0.5 * (low + high)
+        low, high = (mid, high) if items(mid) < n_items else (low, mid)
+    return high
 
 
 def design_inclusion(waves: list[Design]) -> Inclusion:

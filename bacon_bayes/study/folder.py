@@ -95,6 +95,7 @@ __all__ = [
     "WAVE_COLUMN",
     "StudyConfig",
     "atomic_write_text",
+    "check_max_labels",
     "pool_file",
     "read_pool",
     "read_study_pool",
@@ -215,19 +216,27 @@ def study_beside(source: Path) -> Path:
     return source.with_name(source.name.split(".")[0] + ".study")
 
 
+def check_max_labels(root: Path, max_labels: int) -> StudyConfig:
+    """The study's settings; refused when ``study.toml`` records another labelling budget
+    (alpha-spending's maximum is fixed once). Writes nothing."""
+    config = StudyConfig.read(root)
+    if config.max_labels is not None and config.max_labels != max_labels:
+        raise ValidationError(
+            f"study {root} records max_labels = {config.max_labels}; the alpha-spending "
+            f"plan's budget cannot change to {max_labels} once recorded (its intervals "
+            f"would no longer hold). Drop --max-labels, or give {config.max_labels}"
+        )
+    return config
+
+
 def record_max_labels(root: Path, max_labels: int) -> StudyConfig:
     """Record the labelling budget in ``study.toml`` (refused when a different one is
-    recorded: alpha-spending's maximum is fixed once)."""
+    recorded: :func:`check_max_labels`). A wave drawn with the budget records it itself
+    (:func:`~bacon_bayes.study.waves.draw_wave`), and a refused one leaves none."""
     with study_lock(root):
-        config = StudyConfig.read(root)
+        config = check_max_labels(root, max_labels)
         if config.max_labels == max_labels:
             return config
-        if config.max_labels is not None:
-            raise ValidationError(
-                f"study {root} records max_labels = {config.max_labels}; the alpha-spending "
-                f"plan's budget cannot change to {max_labels} once recorded (its intervals "
-                f"would no longer hold). Drop --max-labels, or give {config.max_labels}"
-            )
         config = replace(config, max_labels=int(max_labels))
         atomic_write_text(root / CONFIG_FILE, config.to_toml())
     return config

@@ -8,6 +8,7 @@ imported. The whole file is refused - nothing is written - when any row has
 
 * an id that is not in the pool, or an id no sampling wave selected;
 * a label that is not a number, or is outside the study's ``scale`` / ``levels``;
+* in a categorical study without ``levels``: a label none of its stored labels has;
 * a duplicate id with a different label in the same file;
 * a label that differs from the one already stored (unless ``replace=True``).
 
@@ -30,6 +31,7 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import csv_options, file_line, refuse_workbook, restored
 from bacon_bayes.study.core import Study
 from bacon_bayes.study.folder import (
+    CONFIG_FILE,
     pairwise_wave_note,
     pool_file,
     read_study_pool,
@@ -134,12 +136,43 @@ def _check_scale(
     if cfg.outcome == "nonnegative":
         bad |= present & (values < 0)
         rule = rule or "non-negative"
+    if cfg.outcome == "categorical" and cfg.levels is None:
+        _check_new_levels(study, values, raw, path, frame)
     if bad.any():
         raise ValidationError(
             f"label file {path}: labels outside the study's scale (must be {rule}) at "
             f"{_rows(bad, frame, cfg.item, raw)}; fix those rows and import again (a study "
             "keeps the --scale it was created with: if that is too narrow, start a new one "
             "with the label's whole scale, bacon sample POOL --study NEW --scale LOW:HIGH)"
+        )
+
+
+def _check_new_levels(
+    study: Study, values: np.ndarray, raw: pd.Series, path: Path, frame: pd.DataFrame
+) -> None:
+    """A categorical study without ``levels``: its levels are those of its stored labels
+    (whole numbers while none is stored); a label off them is refused, not taken as a
+    new category (a typo 2 or 0.5 in 0/1 labels made the outcome three-level)."""
+    cfg = study.config
+    seen = np.unique(study.labels[cfg.label].to_numpy(dtype=float))
+    seen = seen[~np.isnan(seen)]
+    present = ~np.isnan(values)
+    if seen.size:
+        bad = present & (np.min(np.abs(values[:, None] - seen[None, :]), axis=1) > 1e-9)
+        listed = ", ".join(f"{v:g}" for v in seen)
+        known = f"the study's levels so far are {listed}, those of its stored labels"
+    else:
+        bad = present & (values != np.round(values))
+        known = "a categorical label codes its categories as whole numbers"
+    if bad.any():
+        new = np.unique(values[bad])
+        levels = ", ".join(f"{v:g}" for v in np.union1d(seen, new))
+        raise ValidationError(
+            f"label file {path}: labels that are not one of the study's categories at "
+            f"{_rows(bad, frame, cfg.item, raw)} ({known}; the study records no levels); "
+            "fix those rows and import again, or, if they are real categories, declare "
+            f"every level first: add levels = [{levels}] under [study] in "
+            f"{study.root / CONFIG_FILE}"
         )
 
 

@@ -31,6 +31,7 @@ from bacon_bayes.sampling import DEFAULT_UNIFORM_SHARE, Design
 from bacon_bayes.sampling.paired import (
     PAIRED_DESIGNS,
     adaptive_choice,
+    adaptive_prompts_for_budget,
     design_inclusion,
     paired,
     paired_adaptive,
@@ -177,7 +178,6 @@ def paired_wave(
         wave.params.update({"requested": "paired-adaptive", "choice": choice})
         return wave
     if design == "paired-adaptive":
-        expected = n_prompts
         sd, how = item_sd()
         b = study.wave_prompt_probabilities()
         drew = np.isfinite(b).any(axis=0)
@@ -186,10 +186,13 @@ def paired_wave(
             prior = 1.0 - np.prod(1.0 - b[:, drew], axis=1)
         given = options.get("uniform_share")
         share = DEFAULT_UNIFORM_SHARE if given is None else float(given)
+        sd = prompt_sd(prompts, sd**2)
         wave = paired_adaptive(
             prompts,
-            prompt_sd(prompts, sd**2),
-            expected,
+            sd,
+            adaptive_prompts_for_budget(
+                prompts, sd, n, prior=prior, eligible=eligible, uniform_share=share
+            ),
             prior=prior,
             eligible=eligible,
             uniform_share=share,

@@ -36,6 +36,7 @@ from scipy import stats
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate import anytime
 from bacon_bayes.estimate.groups import rank_intervals
+from bacon_bayes.order import natural_sorted
 
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
@@ -50,6 +51,8 @@ __all__ = [
     "last_labeled_wave",
     "look_estimates",
     "parse_goal",
+    "pending_text",
+    "pending_waves",
     "question_lines",
     "questions",
     "until_budget",
@@ -136,6 +139,21 @@ def last_labeled_wave(root: str | Path) -> int | None:
     return done
 
 
+def pending_waves(root: str | Path) -> dict[int, int]:
+    """The waves of a study with selected items still without a label, and how many."""
+    from bacon_bayes.study import Study
+
+    table = Study.open(root).status()
+    if table.empty:
+        return {}
+    return {int(w): int(n) for w, n in zip(table["wave"], table["pending"], strict=True) if n}
+
+
+def pending_text(pending: dict[int, int]) -> str:
+    """``wave 5 (50 items)`` for :func:`pending_waves`' waves."""
+    return ", ".join(f"wave {w} ({n} item{'s' if n > 1 else ''})" for w, n in pending.items())
+
+
 def fit_study(
     root: str | Path,
     *,
@@ -145,11 +163,13 @@ def fit_study(
     folds: int = 5,
     seed: int = 0,
     group: str | None = None,
+    allow_pending: bool = False,
 ) -> Calibrator:
     """A calibrator fitted on the study as it stood after ``wave`` (default: the latest
     wave whose labels are all in), on the label's range the study recorded (its
     ``scale``, as ``bacon estimate`` reads it); ``group`` overrides the study's group
-    column."""
+    column; ``allow_pending``: items without a label up to ``wave`` are missing at random
+    (:func:`~bacon_bayes.study.load_study`)."""
     from bacon_bayes.calibrator import Calibrator
     from bacon_bayes.study import StudyConfig, load_study
 
@@ -159,7 +179,7 @@ def fit_study(
             f"study {root} has no wave with all its labels in yet; import them with "
             "`bacon label import`"
         )
-    pool = load_study(root, up_to_wave=wave).to_pool(group=group)
+    pool = load_study(root, up_to_wave=wave, allow_pending=allow_pending).to_pool(group=group)
     scale = StudyConfig.read(Path(root)).label_range
     return Calibrator(model, engine=engine, folds=folds, seed=seed, scale=scale).fit(pool)
 
@@ -307,10 +327,11 @@ def _pair_needs(
     with np.errstate(divide="ignore", invalid="ignore"):
         now = anytime.effective_labels(labels[:, -1], n_items)
 
-        def grow(total: float) -> np.ndarray:  # each group's labels grow with the pool's
+    def grow(total: float) -> np.ndarray:  # each group's labels grow with the pool's
+        with np.errstate(divide="ignore", invalid="ignore"):  # a group without labels
             later = anytime.effective_labels(labels[:, -1] * total / looks[-1], n_items)
             ratio = np.where(np.isinf(now), 1.0, np.where(now > 0, later / now, 0.0))
-            return anytime.pair_information((info[:, -1] * ratio)[:, None], pairs)[:, 0]
+        return anytime.pair_information((info[:, -1] * ratio)[:, None], pairs)[:, 0]
 
     half = 0.5 * (diffs.ci_high - diffs.ci_low)
     target = np.abs(0.5 * (diffs.ci_high + diffs.ci_low))  # where its centre excludes 0
@@ -461,6 +482,26 @@ def wave_budget(question: Question, left: float) -> int:
     return int(left if m is None or not np.isfinite(m) else max(1.0, min(m, left)))
 
 
+def _refuse_unlabeled_groups(root: str | Path, cal: Calibrator, goal: Goal) -> None:
+    """A group of ``goal`` (its pair; every group for ``best``) without a label has no
+    interval and no rate to project: say so and how to label it, rather than an interval
+    of NaN that "the whole pool would not settle"."""
+    if goal.kind == "half-width" or cal.pool_.groups is None:
+        return
+    groups = np.asarray(cal.pool_.groups).astype(str)
+    asked = goal.pair or tuple(map(str, natural_sorted(np.unique(groups))))
+    bare = [g for g in asked if not cal.pool_.labeled[groups == g].any()]
+    if bare:
+        column = cal.pool_.group_name or "GROUP"
+        raise ValidationError(
+            f"--until {'best' if goal.kind == 'best' else 'sign=' + ','.join(asked)}: "
+            f"group{'s' if len(bare) > 1 else ''} {', '.join(map(repr, bare))} "
+            f"{'have' if len(bare) > 1 else 'has'} no labels yet, so no interval and no "
+            "rate to size a wave from; nothing was drawn. Label every group first: bacon "
+            f"sample {root} --design stratified --strata {column} --budget N"
+        )
+
+
 def until_budget(
     root: str | Path,
     goal: str,
@@ -479,10 +520,13 @@ def until_budget(
     table = study.status()
     wave = last_labeled_wave(root)
     if wave is None or wave != int(table["wave"].max()):
+        waiting = pending_waves(root)
         raise ValidationError(
             f"--until decides from the labels of every wave so far; import the labels of "
-            f"wave {int(table['wave'].max()) if not table.empty else 1} first "
-            f"(`bacon status {root} --pending-out FILE` lists them)"
+            f"{pending_text(waiting) or 'wave 1'} first (`bacon status {root} --pending-out "
+            "FILE` lists them). If they will never come, draw the next wave with --budget "
+            f"N, and read `bacon status {root} --allow-pending`, which treats them as "
+            "missing at random"
         )
     max_labels = max_labels or study.config.max_labels
     cal = fit_study(root, wave=wave, **fit)
@@ -490,6 +534,7 @@ def until_budget(
     kind = "alpha-spending" if max_labels else "confidence sequence"
     if q.settled:
         return None, f"settled, nothing drawn: {q.name}: {q.answer} ({kind})"
+    _refuse_unlabeled_groups(root, cal, wanted)
     used = int(table["selected"].sum())
     left = float(max_labels - used if max_labels else study.n_items - used)
     budget = wave_budget(q, left)

@@ -315,6 +315,7 @@ def draw_wave(
     *,
     seed: int = 0,
     show: Sequence[str] = (),
+    max_labels: int | None = None,
     **options: object,
 ) -> tuple[int, Design]:
     """Draw the next wave of ``design`` in the study ``root`` and commit it.
@@ -337,11 +338,18 @@ def draw_wave(
     when the study names none yet; another than the study's is refused); the
     wave records every item's prompt probability and prompt in the manifest.
 
+    ``max_labels``: the labelling budget to record with the wave in a study that records
+    none yet (``bacon sample --max-labels``); the wave is checked against it, and a
+    refused wave records nothing.
+
     Returns the wave number and the design.
     """
     root = Path(root)
     with study_lock(root):
         study = Study.open(root)
+        recorded = study.config
+        if max_labels is not None and recorded.max_labels is None:
+            study.config = replace(recorded, max_labels=int(max_labels))
         column, prompts = _checked(study, design, budget, show, options)
         remove_stale_temp_files(root)  # the first write: every option was checked
         eligible = study.first_wave() < 0
@@ -385,7 +393,7 @@ def draw_wave(
             config = replace(config, prompt=column)
         if show and list(show) != config.show:  # the to-label files of later waves too
             config = replace(config, show=list(show))
-        if config != study.config:
+        if config != recorded:
             atomic_write_text(root / CONFIG_FILE, config.to_toml())
         manifest = (
             pd.concat([study.manifest, rows], ignore_index=True) if len(study.manifest) else rows
@@ -460,7 +468,7 @@ def _check_max_labels(study: Study, n: int) -> None:
     )
     raise ValidationError(
         f"this wave's {n} items would take the study to {sent + n}, past the labelling "
-        f"budget it records (max_labels = {most}), where its alpha-spending intervals end: "
+        f"budget (max_labels = {most}), where its alpha-spending intervals end: "
         f"{room}. Labels past the budget get one look's intervals only (bacon estimate "
         "--fixed)"
     )

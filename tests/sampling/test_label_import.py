@@ -131,6 +131,32 @@ def test_scale_of_a_continuous_study(tmp_path: Path, pool_file: Path) -> None:
     assert Study.open(root).labels["human"].tolist() == [4.7], "labels round-trip exactly"
 
 
+def test_categorical_study_without_levels_refuses_a_new_level(
+    tmp_path: Path, pool_file: Path
+) -> None:
+    """Finding 3 (s31 B): a 0/1 study created without --levels took a label 2 or 0.5
+    (a typo) as a new category, silently, and every mean moved; refused now, naming the
+    row and the study's levels, until the levels are declared in study.toml."""
+    root = tmp_path / "cat"
+    assert bacon("sample", str(pool_file), "--study", str(root), "--budget", "0.2",
+                 "--item", "id", "--outcome", "categorical", "--label", "human",
+                 "--out", str(tmp_path / "t.csv")) == 0  # fmt: skip
+    items = selected_ids(root)
+    with pytest.raises(ValidationError, match=r"whole numbers"):
+        import_labels(root, write(tmp_path, [(items[0], "0.5")]))
+    import_labels(root, write(tmp_path, [(i, str(k % 2)) for k, i in enumerate(items[:10])]))
+    for typo, replace in (("2", True), ("0.5", True), ("2", False)):
+        item = items[0] if replace else items[20]
+        before = snapshot(root)
+        with pytest.raises(ValidationError, match=rf"{item}', human='{typo}'.*levels so far "
+                           r"are 0, 1.*add levels = \[0, .*study.toml"):  # fmt: skip
+            import_labels(root, write(tmp_path, [(item, typo)]), replace=replace)
+        assert snapshot(root) == before
+    config = root / "study.toml"
+    config.write_text(config.read_text() + "levels = [0, 1, 2]\n")
+    assert import_labels(root, write(tmp_path, [(items[20], "2")])).added == 1
+
+
 def test_partial_files_blank_rows_and_reimport(
     labeled_study: Path, pool_file: Path, tmp_path: Path
 ) -> None:

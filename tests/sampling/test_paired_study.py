@@ -148,6 +148,7 @@ def test_other_paired_designs_after_a_pilot(tmp_path, prompt_pool, design):
     prompts = study.prompts()
     for seg in np.unique(prompts):  # one prompt probability per prompt
         assert np.ptp(b[prompts == seg]) == pytest.approx(0.0)
+    assert pi[study.first_wave() != 1].sum() == pytest.approx(60, rel=1e-3)  # the budget
     if design == "paired-adaptive":
         assert np.allclose(pi, b)  # every unlabeled item of a drawn prompt
         assert study.waves_info()[1]["params"]["sd_model"] == "heteroskedastic"
@@ -171,6 +172,43 @@ def test_other_paired_designs_after_a_pilot(tmp_path, prompt_pool, design):
     assert np.allclose(pool.inclusion.pi, expected)
     assert np.allclose(pool.propensity, pool.inclusion.pi)
     assert bacon("estimate", str(root), "--engine", "freq") == 0  # end to end, clustered
+
+
+def test_paired_adaptive_wave_expects_its_budget_on_prompts_of_unequal_size(tmp_path):
+    """Finding 6 (s31 B): a paired-adaptive wave was sized by the mean open items per
+    prompt, while its probabilities follow the prompts' sd: when the sd goes with the
+    prompt's size it expected more items than its budget (TriviaQA: 20-33% more, past
+    --max-labels). 20 prompts of 8 noisy items, 40 of 2 quiet ones: it expects 60."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for p in range(60):
+        big = p < 20
+        base = rng.normal(6 if big else 2, 0.5)
+        for g in range(8 if big else 2):
+            t = base + rng.normal(0, 1.5 if big else 0.2)
+            judged = (t + rng.normal(0, 2 if big else 0.1, 2)).round(3)
+            rows.append(
+                {
+                    "id": f"it{len(rows):03d}",
+                    "system": f"s{g}",
+                    "seg": f"p{p:02d}",
+                    "judge_a": judged[0],
+                    "judge_b": judged[1],
+                    "truth": round(t, 3),
+                }
+            )
+    pool = tmp_path / "pool.csv"
+    pd.DataFrame(rows).to_csv(pool, index=False)
+    root = tmp_path / "study"
+    assert bacon("sample", str(pool), "--study", str(root), *NEW, "--prompt", "seg",
+                 "--budget", "60") == 0  # fmt: skip
+    label_wave(root, pool, 1, tmp_path)
+    assert bacon("sample", str(root), "--design", "paired-adaptive", "--budget", "60",
+                 "--seed", "2", "--engine", "freq") == 0  # fmt: skip
+    study = Study.open(root)
+    assert "requested" not in study.waves_info()[1]["params"]  # adaptive, not stepped back
+    pi = study.wave_probabilities()[:, 1]
+    assert pi[study.first_wave() != 1].sum() == pytest.approx(60, rel=1e-3)
 
 
 def test_paired_adaptive_after_a_pilot_of_few_prompts_draws_paired(tmp_path, prompt_pool):

@@ -199,6 +199,55 @@ def test_sample_until_sign_of_a_pair(
     assert parse_goal("half-width=0.1").half_width == 0.1
 
 
+def test_until_a_pair_with_an_unlabeled_group_says_so(
+    grouped: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Finding 4 (s31 B): `--until sign=M11,M17` where M11 had no label said "[+nan, +nan]
+    ... would take every one of the 1185 open items"; it names the group without labels
+    and the stratified wave that labels it, and draws nothing."""
+    _, pool = grouped
+    frame = pd.read_csv(pool)
+    frame.loc[frame.index[-3:], "system"] = "s4"  # a group of 3 items
+    frame.to_csv(pool, index=False)
+    root = tmp_path / "rare"
+    assert bacon("sample", str(pool), "--study", str(root), "--budget", "20", "--item", "id",
+                 "--label", "human", "--judge", "judge_a,judge_b", "--group", "system",
+                 "--show", "system", "--out", str(tmp_path / "rare1.csv")) == 0  # fmt: skip
+    import_labels(root, fill(tmp_path / "rare1.csv", pool, tmp_path / "rare_filled.csv"))
+    assert "s4" not in set(pd.read_csv(tmp_path / "rare1.csv")["system"].astype(str))
+    capsys.readouterr()
+    for goal in ("sign=s4,s1", "best"):
+        assert bacon("sample", str(root), "--engine", "freq", "--until", goal) == 2
+        err = capsys.readouterr().err
+        assert "'s4' has no labels yet" in err and "nan" not in err
+        assert f"bacon sample {root} --design stratified --strata system" in err
+    assert Study.open(root).wave_numbers == [1]
+
+
+def test_a_wave_that_never_comes_back_is_named_and_status_can_go_past_it(
+    grouped: tuple[Path, Path], capsys: pytest.CaptureFixture
+) -> None:
+    """Finding 9 (s31 B): wave 5 came back empty, wave 6 was labeled whole; `--until` said
+    "import the labels of wave 6 first" and `status` answered at wave 4 for good, with no
+    --allow-pending. The pending wave is named, with the way on, and `status
+    --allow-pending` answers after the latest wave (the pending items missing at random)."""
+    root, pool = grouped
+    assert bacon("sample", str(root), "--budget", "20") == 0  # wave 2: never labeled
+    assert bacon("sample", str(root), "--budget", "30") == 0  # wave 3: labeled
+    label_wave(root, pool, 3)
+    capsys.readouterr()
+    assert bacon("sample", str(root), "--engine", "freq", "--until", "half-width=0.1") == 2
+    err = capsys.readouterr().err
+    assert "import the labels of wave 2 (20 items) first" in err and "--allow-pending" in err
+    assert bacon("status", str(root)) == 0
+    out = capsys.readouterr().out
+    assert "note: wave 2 (20 items) still without labels" in out
+    assert "questions after wave 1 (40 labels;" in out
+    assert bacon("status", str(root), "--allow-pending") == 0
+    out = capsys.readouterr().out
+    assert "questions after wave 3 (70 labels; wave 2 (20 items) pending: missing at random" in out
+
+
 def test_report_plots_the_sequence_across_the_waves(
     grouped: tuple[Path, Path], capsys: pytest.CaptureFixture, tmp_path: Path
 ) -> None:
@@ -357,13 +406,43 @@ def test_a_wave_past_the_recorded_budget_is_refused(
     capsys.readouterr()
     assert bacon("sample", str(root), "--budget", "80") == 2
     err = capsys.readouterr().err
-    assert "past the labelling budget it records (max_labels = 100)" in err
+    assert "past the labelling budget (max_labels = 100)" in err
     assert "--budget 60" in err and "--fixed" in err
     assert bacon("plan", str(root), "--half-width", "0.02", "--engine", "freq") == 0
     out = capsys.readouterr().out
     assert "bacon sample refuses a wave past it" in out and "run: bacon sample" not in out
     assert bacon("sample", str(root), "--budget", "60") == 0
     assert Study.open(root).status()["selected"].sum() == 100
+
+
+def test_a_refused_wave_records_no_budget(
+    grouped: tuple[Path, Path], capsys: pytest.CaptureFixture
+) -> None:
+    """Finding 5 (s31 B): `bacon sample STUDY --budget 196 --max-labels 1000` was refused
+    (past the budget) but had written max_labels = 1000 into study.toml for good, and
+    every later --max-labels was refused. Nothing is written; a wave that is drawn records
+    the budget with it."""
+    root, _ = grouped  # 40 labels in, no budget recorded
+    before = {p.name: p.read_bytes() for p in root.iterdir() if p.is_file()}
+    assert bacon("sample", str(root), "--budget", "80", "--max-labels", "100") == 2
+    assert "draw at most 60" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in root.iterdir() if p.is_file()} == before
+    assert bacon("sample", str(root), "--budget", "60", "--max-labels", "120") == 0
+    assert "recorded after labels came in" in capsys.readouterr().out
+    assert Study.open(root).config.max_labels == 120
+
+
+def test_status_refuses_a_misspelt_group_column(
+    grouped: tuple[Path, Path], capsys: pytest.CaptureFixture
+) -> None:
+    """Finding 12 (s31 B): `bacon status STUDY --group System` exited 0 with "questions:
+    not answered yet (...)", listing bacon's own columns; refused now, exit 2, naming the
+    pool's columns."""
+    root, _ = grouped
+    assert bacon("status", str(root), "--group", "System") == 2
+    captured = capsys.readouterr()
+    assert "--group 'System' is not a column" in captured.err and "'system'" in captured.err
+    assert "inclusion_probability" not in captured.err and captured.out == ""
 
 
 def test_an_open_sign_asks_for_more_labels_than_none(
