@@ -248,7 +248,8 @@ def shrink_table(
     if lab.size < MIN_SHRINK_GROUPS:
         raise ValidationError(
             f"{lab.size} group(s) have labels; shrinkage needs at least {MIN_SHRINK_GROUPS}. "
-            "Label items in more groups, or use pooling='separate'."
+            "Label items in more groups, or use separate means (pooling='separate'; "
+            "--pooling separate on the command line)."
         )
     d, var, df = corr.d[lab], corr.var[lab], corr.df[lab]
     mu2, om = spread(d, var)
