@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.cli import main
+
 from .test_doctor_messy import doctor, found, section
 
 
@@ -148,6 +150,12 @@ def test_a_copy_of_the_label_is_named_and_left_out_of_the_command(tmp_path, caps
     out, command = doctor([str(path), "--judge", "judge_*", "--judge", "ref_score"], capsys)
     line = next(ln for ln in out.splitlines() if ln.startswith("  judge     ref_score"))
     assert "--judge; equals the label on all 100" in line and "certainty" in line
+    # bacon estimate given it as a judge says so too (its interval is ~1e-6 wide)
+    assert main(["estimate", str(path), "--label", "relevance", "--judge", "judge_*",
+                 "--judge", "ref_score", "--engine", "freq"]) == 0  # fmt: skip
+    note = next(ln for ln in capsys.readouterr().out.splitlines() if "ref_score" in ln)
+    assert note.startswith("note: judge 'ref_score' equals the label on all 100")
+    assert "leave it out of the judges" in note
     # a good judge that agrees with a 0/1 pilot's 30 verdicts is no copy
     frame["verdict"] = np.where(np.isfinite(full), (full >= 3).astype(float), np.nan)
     frame["judge_v"] = (np.round(frame.attrs["q"] * 3) / 3 >= 3).astype(float)
