@@ -152,6 +152,8 @@ def summary_from_args(
     args: argparse.Namespace, cal: Calibrator
 ) -> tuple[Calibrator, PairSummary, Any, Any]:
     """Fit and summarise: the calibrator, the summary, the frame and its roles."""
+    from dataclasses import replace
+
     from bacon_bayes.report.pairwise import pair_summary
 
     cal, frame, roles, fitted = fit_pairs(args, cal)
@@ -159,7 +161,8 @@ def summary_from_args(
         cal, args.alpha, simultaneous=getattr(args, "simultaneous", False),
         scale="elo" if args.elo else "logit", fitted=fitted,
     )  # fmt: skip
-    return cal, summary, frame, roles
+    # the columns like a judge's that were left out, as doctor says them
+    return cal, replace(summary, notes=(*summary.notes, *roles.left_out)), frame, roles
 
 
 def check_args(args: argparse.Namespace) -> None:

@@ -1,0 +1,120 @@
+"""Tables of comparisons a user brings (tester D): rows no comparison can be made of,
+votes in a separate file, judges written as probabilities, a saved calibrator's report,
+options that do not apply; each said with its CSV line and the fix, and every printed
+command running as printed."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .test_pairwise_cli import FREQ, SAMPLE, _run
+
+
+def _arena(tmp_path, name: str, edit=None) -> str:
+    frame = pd.read_csv(SAMPLE)
+    if edit is not None:
+        edit(frame)
+    path = tmp_path / name
+    frame.to_csv(path, index=False)
+    return str(path)
+
+
+def test_doctor_names_rows_that_compare_a_model_with_itself_or_none(capsys, tmp_path):
+    """A self-comparison or an empty model cell passed doctor, which printed a command
+    that failed on it ('row 7 compares ...', a 0-based index, not the CSV line); the
+    empty cell was also counted as a 21st model. Doctor now names those rows by their CSV
+    line and prints no command until they are fixed; estimate names the same lines."""
+
+    def itself(frame: pd.DataFrame) -> None:
+        frame.loc[7, "model_b"] = frame.loc[7, "model_a"]
+
+    def empty(frame: pd.DataFrame) -> None:
+        frame.loc[9, "model_b"] = None
+
+    for name, edit, said in (
+        ("self.csv", itself, "compare a model with itself (line 9;"),
+        ("none.csv", empty, "have an empty model cell in 'model_a' or 'model_b' (line 11)"),
+    ):
+        path = _arena(tmp_path, name, edit)
+        code, out, err = _run(["doctor", path], capsys)
+        assert code == 0, err
+        assert "20 models" in out.splitlines()[0]
+        assert said in out
+        assert not out.strip().splitlines()[-1].strip().startswith("bacon estimate")
+        code, _, err = _run(["estimate", path, "--pairwise", *FREQ], capsys)
+        assert code == 2 and said in err, err
+
+
+def test_pool_errors_name_the_csv_line(capsys, tmp_path):
+    """The pairs pool's errors gave pandas' 0-based row index; they give the CSV line,
+    as the other commands' do (a frame built in memory: its row from 0)."""
+    from bacon_bayes import EvalPool
+    from bacon_bayes.errors import ValidationError
+    from bacon_bayes.io import read_table
+
+    def dup(frame: pd.DataFrame) -> None:
+        frame.loc[5, "id"] = frame.loc[3, "id"]
+
+    frame = read_table(_arena(tmp_path, "dup.csv", dup))
+    try:
+        EvalPool.from_pairs(frame, model_a="model_a", model_b="model_b", label="label",
+                            judges=["gpt4"], item="id")  # fmt: skip
+    except ValidationError as exc:
+        assert "at line 7" in str(exc), exc
+    else:
+        raise AssertionError("a repeated id was taken")
+    code, out, err = _run(["doctor", str(tmp_path / "dup.csv")], capsys)
+    assert code == 0, err
+    assert "column 'id' repeats ids" in out and "line 5 and line 7" in out
+
+
+def test_a_labels_file_of_votes_written_as_words(capsys, tmp_path):
+    """A pairwise --labels file of A / B / tie votes was refused ('label 'A' is not a
+    number'); it is read with the verdict words the table's own vote column takes, and
+    gives the strengths of the same votes written 1 / 0 / 0.5."""
+    frame = pd.read_csv(SAMPLE)
+    votes = frame.loc[frame["label"].notna(), ["id", "label"]].rename(columns={"label": "vote"})
+    frame.drop(columns="label").to_csv(tmp_path / "t.csv", index=False)
+    votes.to_csv(tmp_path / "words.csv", index=False)
+    number = votes.assign(vote=votes["vote"].map({"A": 1.0, "B": 0.0, "tie": 0.5}))
+    number.to_csv(tmp_path / "numbers.csv", index=False)
+    outs = []
+    for name in ("words.csv", "numbers.csv"):
+        argv = ["--labels", str(tmp_path / name), "--label", "vote"]
+        code, out, err = _run(["doctor", str(tmp_path / "t.csv"), *argv], capsys)
+        assert code == 0 and "400 with a human vote" in out, err
+        code, out, err = _run(["estimate", str(tmp_path / "t.csv"), "--pairwise", *argv, *FREQ],
+                              capsys)  # fmt: skip
+        assert code == 0, err
+        outs.append(out)
+    assert outs[0] == outs[1]
+    votes.iloc[[3], 1] = "maybe"
+    votes.to_csv(tmp_path / "words.csv", index=False)
+    argv = ["--labels", str(tmp_path / "words.csv"), "--label", "vote"]
+    code, _, err = _run(["estimate", str(tmp_path / "t.csv"), "--pairwise", *argv, *FREQ], capsys)
+    assert code == 2 and "line 5: 'maybe' is not a verdict" in err, err
+
+
+def test_a_judge_of_probabilities_is_said_and_diagnosed(capsys, tmp_path):
+    """A judge written as the probability that A wins (documented as accepted) was left
+    out by doctor and estimate without a word, and doctor refused it when named. It is
+    said, with the options that take it; named, doctor diagnoses it and estimate uses it."""
+
+    def probabilities(frame: pd.DataFrame) -> None:
+        frame["gpt4"] = frame["gpt4"].map({"A": 0.9, "B": 0.1, "tie": 0.5})
+
+    path = _arena(tmp_path, "mixed.csv", probabilities)
+    said = "column 'gpt4' holds numbers from 0 to 1"
+    fix = "--judge claude3_opus --judge gpt35 --judge gpt4"
+    code, out, err = _run(["doctor", path], capsys)
+    assert code == 0 and said in out and fix in out, err
+    code, out, err = _run(["estimate", path, "--pairwise", *FREQ], capsys)
+    assert code == 0 and said in out and fix in out, err
+    code, out, err = _run(["doctor", path, *fix.split()], capsys)
+    assert code == 0, err
+    gpt4 = next(line for line in out.splitlines() if line.strip().startswith("gpt4 "))
+    assert gpt4.split()[1] == "3000" and "0.828" in gpt4  # its AUC, as the verdicts'
+    assert "gpt4: probabilities that A wins" in out
+    command = out.strip().splitlines()[-1].strip()
+    code, out, err = _run(command.split()[1:], capsys)
+    assert code == 0 and "judges claude3_opus, gpt35, gpt4" in out, err
