@@ -68,6 +68,21 @@ def test_pool_errors_name_the_csv_line(capsys, tmp_path):
     assert "column 'id' repeats ids" in out and "line 5 and line 7" in out
 
 
+def test_report_of_a_saved_pairwise_calibrator_without_pairwise(capsys, tmp_path):
+    """`bacon report SAVED.nc` of a calibrator of comparisons, without --pairwise, wrote a
+    means page of the label (P(A wins) 0.508, judge bias, items); it writes the pairwise
+    page, as with --pairwise."""
+    saved = str(tmp_path / "cal.nc")
+    code, _, err = _run(["estimate", SAMPLE, "--pairwise", *FREQ, "--save", saved], capsys)
+    assert code == 0, err
+    page = tmp_path / "page.html"
+    code, _, err = _run(["report", saved, "--out", str(page)], capsys)
+    assert code == 0, err
+    html = page.read_text()
+    assert "pairwise preferences" in html and "Win probabilities" in html
+    assert "Population estimates" not in html
+
+
 def test_a_labels_file_of_votes_written_as_words(capsys, tmp_path):
     """A pairwise --labels file of A / B / tie votes was refused ('label 'A' is not a
     number'); it is read with the verdict words the table's own vote column takes, and

@@ -205,8 +205,12 @@ def run_estimate(args: argparse.Namespace, cal: Calibrator, inputs: list[Any]) -
     return 0
 
 
-def run_report(args: argparse.Namespace, cal: Calibrator, inputs: list[Any]) -> int:
-    """``bacon report FILE --pairwise ... --out page.html`` (as :func:`run_estimate`)."""
+def run_report(
+    args: argparse.Namespace, cal: Calibrator, inputs: list[Any], saved: Calibrator | None = None
+) -> int:
+    """``bacon report FILE --pairwise ... --out page.html`` (as :func:`run_estimate`;
+    ``saved``: FILE's calibrator, read already, when FILE is a saved one, which is of
+    comparisons with or without ``--pairwise``)."""
     from bacon_bayes.doctor.pairs import pool_pair_diagnostics
     from bacon_bayes.outputs import atomic_write_text, claim
     from bacon_bayes.report.pairwise import render_pairwise_report
@@ -219,7 +223,12 @@ def run_report(args: argparse.Namespace, cal: Calibrator, inputs: list[Any]) -> 
             from bacon_bayes.calibrator import Calibrator
             from bacon_bayes.report.pairwise import pair_summary
 
-            cal = Calibrator.load(args.file)
+            cal = saved or Calibrator.load(args.file)
+            if getattr(cal.pool_, "pairs", None) is None:
+                raise ValidationError(
+                    f"{args.file} holds a calibrator of scores, not of comparisons; drop "
+                    "--pairwise for its report."
+                )
             scale = "elo" if args.elo else "logit"
             summary = pair_summary(cal, args.alpha, scale=scale, fitted=f"saved {args.file}")
         else:
