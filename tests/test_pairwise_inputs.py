@@ -133,3 +133,42 @@ def test_a_judge_of_probabilities_is_said_and_diagnosed(capsys, tmp_path):
     command = out.strip().splitlines()[-1].strip()
     code, out, err = _run(command.split()[1:], capsys)
     assert code == 0 and "judges claude3_opus, gpt35, gpt4" in out, err
+
+
+def test_tiers_agree_with_the_rank_sets(capsys):
+    """Tiers were cut greedily: tier 2 opened at koala-13b and took mpt-7b-chat,
+    wizardlm-13b and gpt4all-13b-snoozy, whose rank sets (1-20) say they may rank first.
+    A model now joins the first tier whose leader it cannot be told from: every model that
+    may rank first is in tier 1, and a lower tier's models are resolved below the leaders
+    above them (same in --json)."""
+    import json
+
+    from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.estimate.bradley_terry import _simultaneous_diffs, tiers
+
+    code, out, err = _run(["estimate", SAMPLE, "--pairwise", *FREQ, "--json"], capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    first = {r["name"] for r in doc["rank_sets"] if r["rank_low"] == 1}
+    assert {"mpt-7b-chat", "wizardlm-13b", "gpt4all-13b-snoozy"} <= first
+    assert first <= set(doc["tiers"][0])
+    pool = EvalPool.from_pairs(
+        pd.read_csv(SAMPLE), model_a="model_a", model_b="model_b", label="label",
+        judges=["gpt4", "claude3_opus", "gpt35"], prompt="prompt", item="id",
+    )  # fmt: skip
+    table = Calibrator(engine="freq").fit(pool).estimate_bradley_terry(0.05)
+    assert tiers(table) == doc["tiers"]
+    diffs = _simultaneous_diffs(table, 0.05)
+    below = {
+        frozenset(pair)
+        for k, pair in enumerate(diffs.details["pairs"])
+        if diffs.ci_low[k] > 0 or diffs.ci_high[k] < 0
+    }
+    for k, tier in enumerate(doc["tiers"]):
+        assert all(frozenset((tier[0], m)) not in below for m in tier[1:])
+        for upper in doc["tiers"][:k]:
+            assert all(frozenset((upper[0], m)) in below for m in tier)
+    assert (
+        "a model joins the first tier whose leader"
+        in _run(["estimate", SAMPLE, "--pairwise", *FREQ], capsys)[1]
+    )
