@@ -5,6 +5,8 @@ command running as printed."""
 
 from __future__ import annotations
 
+import shlex
+
 import pandas as pd
 
 from .test_pairwise_cli import FREQ, SAMPLE, _run
@@ -172,3 +174,39 @@ def test_tiers_agree_with_the_rank_sets(capsys):
         "a model joins the first tier whose leader"
         in _run(["estimate", SAMPLE, "--pairwise", *FREQ], capsys)[1]
     )
+
+
+def test_model_columns_imply_pairwise_and_verdict_columns_get_the_hint(capsys, tmp_path):
+    """`bacon doctor FILE --model-a L --model-b R` profiled the comparisons as a table of
+    scores ('group left_model', 'no judge column found'), the options dropped silently,
+    with no hint at --pairwise. The model columns now imply --pairwise; without them, the
+    A / B / tie columns bring the --pairwise command, which runs."""
+    names = {"model_a": "left_model", "model_b": "right_model", "label": "vote"}
+
+    def rename(frame: pd.DataFrame) -> None:
+        frame.columns = [names.get(c, c) for c in frame.columns]
+
+    path = _arena(tmp_path, "names.csv", rename)
+    models = ["--model-a", "left_model", "--model-b", "right_model"]
+    code, out, err = _run(["doctor", path, *models, "--label", "vote"], capsys)
+    assert code == 0 and "pairwise comparisons" in out.splitlines()[0], err
+    code, _, err = _run(["doctor", path, *models], capsys)
+    assert code == 2 and "--label COL" in err  # read as comparisons: their votes asked for
+    code, out, err = _run(["doctor", path], capsys)
+    assert code == 0, err
+    hint = out.strip().splitlines()[-1]
+    assert "hold A / B / tie verdicts" in hint, out[-400:]
+    command = hint[hint.index("bacon doctor") :]
+    assert command.endswith("--model-a left_model --model-b right_model --label vote")
+    code, out, err = _run(shlex.split(command)[1:], capsys)
+    assert code == 0 and out.strip().splitlines()[-1].strip().startswith("bacon estimate"), err
+
+
+def test_doctor_says_how_it_read_a_semicolon_file(capsys, tmp_path):
+    """The pairwise doctor read a semicolon-separated file without saying so, as the
+    README promises doctor does on its first line."""
+    path = tmp_path / "semi.csv"
+    pd.read_csv(SAMPLE).to_csv(path, index=False, sep=";")
+    code, out, err = _run(["doctor", str(path)], capsys)
+    assert code == 0 and "(csv, semicolon-separated)" in out.splitlines()[0], err
+

@@ -246,7 +246,7 @@ def test_diagnostics_reject_non_verdicts() -> None:
     # no tie rate or kappa (it has no verdicts)
     df = pd.DataFrame({"label": ["A", "B", "A"], "j": [0.7, 0.2, 0.9]})
     row = pair_judge_diagnostics(df, "label", ["j"]).iloc[1]
-    assert row["position_bias"] == pytest.approx(0.2 * 2 - 1 + 0.8 * 2 / 3 + 0.2 / 3)
+    assert row["position_bias"] == pytest.approx((0.4 - 0.6 + 0.8) / 3)
     assert row["auc"] == 1.0 and np.isnan(row["tie_rate"]) and np.isnan(row["kappa"])
     with pytest.raises(ValidationError, match="column 'k' is not in the table"):
         pair_judge_diagnostics(df, "label", ["k"])

@@ -375,12 +375,14 @@ def pair_doctor_text(
         for _, r in diag.iterrows()
     ]
     level = round(100 * (1 - alpha), 1)
+    how = str(df.attrs.get("read as", ""))  # a CSV not comma-separated UTF-8: how it was read
+    read = f"{roles.format}, {how}" if how else roles.format
     probs = [  # judges of probabilities: no verdicts, so no tie rate
         str(r["judge"]) for _, r in diag.iterrows()
         if r["role"] == "judge" and r["n"] > 0 and not np.isfinite(r["tie_rate"])
     ]  # fmt: skip
     found = [
-        f"{path}: pairwise comparisons ({roles.format}), {len(df)} rows, "
+        f"{path}: pairwise comparisons ({read}), {len(df)} rows, "
         f"{len(models)} models, {n_lab} with a human vote",
         f"  model A: {roles.model_a}, model B: {roles.model_b}, human vote: {label}",
         f"  judges: {', '.join(judges)}",

@@ -33,7 +33,7 @@ from bacon_bayes.readers.pairwise import (
     sniff_pairwise,
 )
 
-__all__ = ["PairRoles", "looks_pairwise", "pairwise_hint", "read_pair_table"]
+__all__ = ["PairRoles", "comparisons_hint", "looks_pairwise", "pairwise_hint", "read_pair_table"]
 
 LABEL_NAMES = ("label", "winner", "human_label")
 #: the columns ``bacon sample --pairwise`` adds: the wave drawn and every inclusion probability
@@ -194,6 +194,45 @@ def pairwise_hint(path: str | Path, columns: Sequence[str] | None = None) -> str
     return (
         f" {Path(path).name} holds comparisons (model A vs model B): add --pairwise "
         f"(bacon doctor {Path(path).name} prints the whole command)."
+    )
+
+
+def comparisons_hint(frame: pd.DataFrame, path: str | Path) -> str:
+    """For ``bacon doctor`` without ``--pairwise``: a sentence saying that ``frame``'s
+    columns of A / B / tie verdicts look like comparisons, with the ``--pairwise`` command
+    (its two model columns when two columns of text share their names); "" when no column
+    holds such verdicts."""
+    verdicts = [
+        str(c) for c in frame.columns
+        if _all_verdicts(frame[c].tolist())
+        and {"A", "B"} <= {_WORDS.get(str(v).strip().lower()) for v in frame[c].dropna().unique()}
+    ]  # fmt: skip
+    if not verdicts:
+        return ""
+    text = [
+        str(c) for c in frame.columns
+        if c not in verdicts and pd.api.types.is_string_dtype(frame[c])
+        and 1 < frame[c].nunique() <= len(frame) / 2
+    ]  # fmt: skip
+    pair = next(
+        (
+            (a, b) for k, a in enumerate(text) for b in text[k + 1 :]
+            if len(set(frame[a].dropna()) & set(frame[b].dropna()))
+            >= 0.5 * len(set(frame[a].dropna()) | set(frame[b].dropna()))
+        ),
+        None,
+    )  # fmt: skip
+    models = "--model-a COL --model-b COL" if pair is None else (
+        f"--model-a {shlex.quote(pair[0])} --model-b {shlex.quote(pair[1])}"
+    )  # fmt: skip
+    gaps = {c: int(frame[c].isna().sum()) for c in verdicts}
+    votes = max(verdicts, key=lambda c: gaps[c])  # the human votes: the sparsest column
+    if not any(c in frame.columns for c in LABEL_NAMES) and gaps[votes]:
+        models += f" --label {shlex.quote(votes)}"
+    return (
+        f"columns {', '.join(verdicts)} hold A / B / tie verdicts: if each row compares two "
+        f"models, read the table as comparisons: bacon doctor {shlex.quote(str(path))} "
+        f"--pairwise {models}"
     )
 
 
