@@ -258,7 +258,8 @@ def test_bad_input_exits_2_naming_the_fix(capsys, tmp_path):
     # these were read and silently ignored (no scale, text, unscored rows, study or
     # group pairs for comparisons)
     for given in (["--scale", "0:1"], ["--text", "prompt"], ["--drop-unscored"],
-                  ["--allow-pending"], ["--fixed"], ["--pairs", "all"]):  # fmt: skip
+                  ["--allow-pending"], ["--fixed"], ["--pairs", "all"], ["--refit"],
+                  ["--pointwise"], ["--tolerance", "0.1"], ["--round", "r2"]):  # fmt: skip
         code, _, err = _run(["estimate", SAMPLE, "--pairwise", *given, *FREQ], capsys)
         assert code == 2 and f"{given[0]} does not apply" in err, given
     df = pd.read_csv(SAMPLE).iloc[:200].rename(columns={"model_a": "left"})

@@ -202,6 +202,18 @@ def test_model_columns_imply_pairwise_and_verdict_columns_get_the_hint(capsys, t
     assert code == 0 and out.strip().splitlines()[-1].strip().startswith("bacon estimate"), err
 
 
+def test_options_that_do_not_apply_to_comparisons_and_the_outcome_help(capsys):
+    """--refit and --pointwise (and --tolerance, --round) were read and ignored with
+    --pairwise; they are refused as the other next-round options are. --help gave
+    --outcome's default as continuous, though a 0/1 label is estimated as categorical."""
+    for given in (["--refit"], ["--pointwise"]):
+        code, _, err = _run(["estimate", SAMPLE, "--pairwise", *given, *FREQ], capsys)
+        assert code == 2 and f"{given[0]} does not apply to --pairwise" in err, given
+    for command in ("estimate", "report", "plan"):
+        _, out, _ = _run([command, "--help"], capsys)
+        assert "continuous, or categorical for a label of 0 and 1" in " ".join(out.split())
+
+
 def test_doctor_says_how_it_read_a_semicolon_file(capsys, tmp_path):
     """The pairwise doctor read a semicolon-separated file without saying so, as the
     README promises doctor does on its first line."""

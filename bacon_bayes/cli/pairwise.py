@@ -31,6 +31,10 @@ NOT_PAIRWISE: tuple[tuple[str, str, Any], ...] = (
     ("--outcome", "outcome", None),
     ("--levels", "levels", None),
     ("--calibrator", "calibrator", None),
+    ("--refit", "refit", False),
+    ("--tolerance", "tolerance", None),
+    ("--round", "round", None),
+    ("--pointwise", "pointwise", False),
     ("--history", "history", None),
     ("--anytime", "anytime", False),
     ("--max-labels", "max_labels", None),
@@ -83,7 +87,12 @@ def add_pairwise_arguments(p: argparse.ArgumentParser, *, report: bool = False) 
 def _refuse_options(args: argparse.Namespace) -> None:
     for flag, dest, default in NOT_PAIRWISE:
         if getattr(args, dest, default) not in (default, None, False, []):
-            raise ValidationError(f"{flag} does not apply to --pairwise comparisons; drop {flag}.")
+            extra = " (the strengths' intervals are per model unless --simultaneous)"
+            raise ValidationError(
+                f"{flag} does not apply to --pairwise comparisons; drop {flag}"
+                + (extra if flag == "--pointwise" else "")
+                + "."
+            )
 
 
 def read_pairs(args: argparse.Namespace) -> tuple[pd.DataFrame, PairRoles]:
