@@ -222,3 +222,38 @@ def test_doctor_says_how_it_read_a_semicolon_file(capsys, tmp_path):
     code, out, err = _run(["doctor", str(path)], capsys)
     assert code == 0 and "(csv, semicolon-separated)" in out.splitlines()[0], err
 
+
+def test_plan_with_labels_hands_over_to_sample(capsys, tmp_path, monkeypatch):
+    """`bacon plan --pairwise --labels` (MT-Bench with FastChat's human judgments) could not
+    print its `bacon sample` command ('write the table out', with no command for it), and
+    `bacon sample` took no --labels: it drew from zero votes, or failed on '0 prompts'.
+    sample takes --labels as estimate and plan do; the plan's command runs as printed, the
+    table written holds the votes, and its estimate command runs once the wave is voted."""
+    import shutil
+
+    from .test_pairwise_cli import DATA
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("mt_bench_gpt-4_pair.jsonl", "mt_bench_human_judgments.json"):
+        shutil.copy(DATA / name, tmp_path / name)
+    argv = ["plan", "mt_bench_gpt-4_pair.jsonl", "--pairwise", "--labels",
+            "mt_bench_human_judgments.json", "--half-width", "1.0"]  # fmt: skip
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    command = out.strip().splitlines()[-1].strip()
+    assert command.startswith("bacon sample ") and "--labels" in command, out[-400:]
+    code, out, err = _run(shlex.split(command)[1:], capsys)
+    assert code == 0, err
+    assert "expected: each comparison is drawn on its own" in out  # finding 11
+    wave = pd.read_csv(tmp_path / "mt_bench_gpt-4_pair-wave.csv")
+    voted = int(wave["label"].notna().sum())
+    assert voted > 0 and not (wave["to_label"].eq(1) & wave["label"].notna()).any()
+    wave.loc[wave["to_label"].eq(1), "label"] = "A"
+    wave.to_csv(tmp_path / "mt_bench_gpt-4_pair-wave.csv", index=False)
+    estimate = out.strip().splitlines()[-1].strip()
+    code, out, err = _run([*shlex.split(estimate)[1:], *FREQ], capsys)
+    assert code == 0 and "comparisons of 6 models" in out, err
+    code, _, err = _run(["sample", "x.csv", "--labels", "v.csv", "--budget", "5"], capsys)
+    assert code == 2 and "--labels applies to --pairwise" in err
+    _, out, _ = _run(["sample", "--help"], capsys)
+    assert "the expected count" in " ".join(out.split())
