@@ -257,3 +257,21 @@ def test_plan_with_labels_hands_over_to_sample(capsys, tmp_path, monkeypatch):
     assert code == 2 and "--labels applies to --pairwise" in err
     _, out, _ = _run(["sample", "--help"], capsys)
     assert "the expected count" in " ".join(out.split())
+
+
+def test_every_vote_in_advises_no_simulate_and_simulate_names_vote_words(capsys, tmp_path):
+    """A fully voted table of comparisons advised `bacon simulate`, which cannot read
+    comparisons, and simulate called its full column of A / B / tie votes 'empty or not a
+    number'. The advice is one that runs; simulate says the cells are text (votes)."""
+    frame = pd.read_csv(SAMPLE)
+    frame["label"] = frame["human_full"]
+    path = tmp_path / "full.csv"
+    frame.to_csv(path, index=False)
+    code, out, err = _run(["estimate", str(path), "--pairwise", *FREQ], capsys)
+    assert code == 0 and "every comparison has its human vote" in out, err
+    assert "bacon simulate" not in out
+    argv = ["simulate", str(path), "--label", "label", "--judge", "gpt4", "--trials", "2",
+            "--budgets", "0.1", "--out", str(tmp_path / "sim")]  # fmt: skip
+    code, _, err = _run(argv, capsys)
+    assert code == 2 and "holds 'B', not a number, at line 2 (3000 such rows)" in err, err
+    assert "votes on comparisons" in err and "empty" not in err

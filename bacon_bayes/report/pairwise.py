@@ -74,8 +74,8 @@ class PairSummary:
             return (
                 "every comparison has its human vote: the pool's strengths are exact "
                 "(intervals of width 0) and the judges add nothing to them; --target "
-                "population for a population beyond these comparisons, bacon simulate to "
-                "measure what the judges would save at a budget"
+                "population for a population beyond these comparisons (to see what the "
+                "judges would save, estimate a copy of the table with most votes emptied)"
             )
         ratio = self.width_ratio
         n = int(self.strengths.details.get("n_labeled_comparisons", 0))
