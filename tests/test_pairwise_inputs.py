@@ -105,6 +105,14 @@ def test_a_labels_file_of_votes_written_as_words(capsys, tmp_path):
         assert code == 0, err
         outs.append(out)
     assert outs[0] == outs[1]
+    votes.rename(columns={"vote": "label"}).to_csv(tmp_path / "label.csv", index=False)
+    for argv in (["--labels", str(tmp_path / "words.csv"), "--label", "vote"],
+                 ["--labels", str(tmp_path / "label.csv")]):  # fmt: skip
+        out_csv = str(tmp_path / "wave.csv")
+        code, out, err = _run(["sample", str(tmp_path / "t.csv"), "--pairwise", *argv,
+                               "--budget", "50", "--out", out_csv, "--force"], capsys)  # fmt: skip
+        assert code == 0, err
+        assert pd.read_csv(out_csv)[argv[-1] if len(argv) > 2 else "label"].notna().sum() == 400
     votes.iloc[[3], 1] = "maybe"
     votes.to_csv(tmp_path / "words.csv", index=False)
     argv = ["--labels", str(tmp_path / "words.csv"), "--label", "vote"]

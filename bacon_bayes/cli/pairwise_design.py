@@ -37,7 +37,8 @@ _STUDY_ONLY = (
 
 def reading_args(args: argparse.Namespace) -> argparse.Namespace:
     """The options :func:`bacon_bayes.cli.pairwise.read_pairs` reads, from ``sample``'s."""
-    label = None if args.label == "label" else args.label  # "label" is found by name
+    # "label" is found by name; a --labels file's column is named (it may be "label")
+    label = None if args.label == "label" and not args.labels else args.label
     return argparse.Namespace(
         file=args.pool, model_a=args.model_a, model_b=args.model_b, label=label,
         prompt=args.prompt, item=args.item, labels=args.labels, judge=list(args.judge or []),
