@@ -226,7 +226,7 @@ def keep_file_rows(frame: pd.DataFrame, out: pd.DataFrame, kept: np.ndarray) -> 
     out.attrs["file rows"] = FileRows(rows if before is None else before.rows[rows])
 
 
-def file_line(frame: pd.DataFrame, row: int) -> int:
+def file_line(frame: pd.DataFrame | pd.Series, row: int) -> int:
     """The line of a CSV (from 1) that holds ``frame``'s row ``row`` (from 0): past the
     header and the lines above it that the reader skipped (``frame.attrs["header line"]``,
     set by :func:`read_table` and the study's readers), and past the rows left out before
@@ -243,6 +243,13 @@ def csv_lines(frame: pd.DataFrame) -> np.ndarray | None:
     kept = frame.attrs.get("file rows")
     rows = np.arange(len(frame)) if kept is None else kept.rows
     return rows + 2 + int(frame.attrs["header line"])
+
+
+def row_place(frame: pd.DataFrame | pd.Series, pos: int) -> str:
+    """Where ``frame``'s row ``pos`` (from 0) is, for messages: ``line 7`` of the CSV it
+    was read from (:func:`file_line`), else ``row 5`` (from 0, a frame built in memory).
+    A column of such a frame knows its lines as well."""
+    return f"line {file_line(frame, pos)}" if "header line" in frame.attrs else f"row {pos}"
 
 
 def read_as(options: dict[str, Any]) -> str:

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import NotFittedError, ValidationError
+from bacon_bayes.io import row_place
 from bacon_bayes.order import natural_sorted, spelling_variants, spellings_text
 
 if TYPE_CHECKING:
@@ -78,8 +79,14 @@ def spellings_note(names: Sequence[str]) -> str:
     )
 
 
-def _score(value: Any, *, probability: bool, row: Any, col: str, role: str) -> float:
-    """One cell as the score of model A (NaN when empty)."""
+def _score(value: Any, *, probability: bool) -> float:
+    """One cell as the score of model A (NaN when empty).
+
+    Raises
+    ------
+    ValueError
+        A value that is no verdict (:func:`_scores` says where it is).
+    """
     if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA:
         return np.nan
     if isinstance(value, str):
@@ -95,23 +102,64 @@ def _score(value: Any, *, probability: bool, row: Any, col: str, role: str) -> f
             num = np.nan
         if num in (0.0, 0.5, 1.0) or (probability and 0.0 <= num <= 1.0):
             return num
-    allowed = "'A', 'B', 'tie' (or model_a / model_b / 'tie (bothbad)'), 1, 0.5 or 0"
-    if probability:
-        allowed += ", or a probability in [0, 1] that A wins"
-    raise ValidationError(
-        f"{role} column {col!r} has {value!r} at row {row!r}, which is not a verdict; "
-        f"use {allowed} (empty = missing)."
-    )
+    raise ValueError(value)
 
 
 def _scores(df: pd.DataFrame, col: str, *, probability: bool, role: str) -> np.ndarray:
-    return np.array(
-        [
-            _score(v, probability=probability, row=r, col=col, role=role)
-            for r, v in zip(df.index, df[col].to_numpy(dtype=object), strict=True)
-        ],
-        dtype=float,
-    )
+    out = np.empty(len(df), dtype=float)
+    for pos, value in enumerate(df[col].to_numpy(dtype=object)):
+        try:
+            out[pos] = _score(value, probability=probability)
+        except ValueError:
+            allowed = "'A', 'B', 'tie' (or model_a / model_b / 'tie (bothbad)'), 1, 0.5 or 0"
+            if probability:
+                allowed += ", or a probability in [0, 1] that A wins"
+            raise ValidationError(
+                f"{role} column {col!r} has {value!r} at {row_place(df, pos)}, which is not "
+                f"a verdict; use {allowed} (empty = missing)."
+            ) from None
+    return out
+
+
+def model_problems(df: pd.DataFrame, model_a: str, model_b: str) -> dict[str, np.ndarray]:
+    """The rows (positions from 0) no comparison can be made of: ``"empty"``, a model cell
+    empty (or blank); ``"self"``, a model compared with itself (model A equals model B)."""
+    ma, mb = df[model_a], df[model_b]
+
+    def empty(s: pd.Series) -> np.ndarray:
+        blank = s.astype(str).str.strip().eq("").to_numpy()
+        return s.isna().to_numpy() | blank
+
+    gone = empty(ma) | empty(mb)
+    same = ~gone & (ma.astype(str) == mb.astype(str)).to_numpy()
+    return {"empty": np.flatnonzero(gone), "self": np.flatnonzero(same)}
+
+
+def model_problems_text(df: pd.DataFrame, model_a: str, model_b: str) -> list[str]:
+    """:func:`model_problems` in words, each with where the rows are (their CSV lines)
+    and the fix; [] when every row compares two models."""
+    bad = model_problems(df, model_a, model_b)
+    out = []
+    for kind, rows in bad.items():
+        if not len(rows):
+            continue
+        places = ", ".join(row_place(df, int(r)) for r in rows[:5])
+        more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
+        first = int(rows[0])
+        if kind == "empty":
+            out.append(
+                f"{len(rows)} comparison(s) have an empty model cell in {model_a!r} or "
+                f"{model_b!r} ({places}{more}): every comparison needs both models; fill "
+                "the model in or drop the row"
+            )
+        else:
+            model = str(df[model_a].iloc[first])
+            out.append(
+                f"{len(rows)} comparison(s) compare a model with itself ({places}{more}; "
+                f"the first: {model!r} in both {model_a!r} and {model_b!r}): drop the row or "
+                "fix the model names"
+            )
+    return out
 
 
 def pairs_frame(
@@ -142,20 +190,10 @@ def pairs_frame(
                 f"{role} column {col!r} is not in the table (columns: "
                 f"{', '.join(map(str, df.columns[:12]))}); pass the name of an existing column."
             )
+    problems = model_problems_text(df, model_a, model_b)
+    if problems:
+        raise ValidationError(problems[0] + ".")
     ma, mb = df[model_a], df[model_b]
-    for col, s in ((model_a, ma), (model_b, mb)):
-        if s.isna().any():
-            row = df.index[int(np.argmax(s.isna().to_numpy()))]
-            raise ValidationError(
-                f"model column {col!r} is empty at row {row!r}; every comparison needs both models."
-            )
-    same = (ma.astype(str) == mb.astype(str)).to_numpy()
-    if same.any():
-        row = df.index[int(np.argmax(same))]
-        raise ValidationError(
-            f"row {row!r} compares model {str(ma.loc[row])!r} with itself ({model_a!r} equals "
-            f"{model_b!r}); drop the row or fix the model names."
-        )
     names = tuple(natural_sorted(set(ma.astype(str)) | set(mb.astype(str))))
     code = {n: k for k, n in enumerate(names)}
     a = np.array([code[v] for v in ma.astype(str)], dtype=np.intp)
@@ -167,6 +205,7 @@ def pairs_frame(
         },
         index=df.index,
     )
+    frame.attrs.update(df.attrs)  # the CSV's lines, so the pool's errors name them
     kw: dict[str, Any] = {"label": "__label", "judges": [str(j) for j in judges]}
     kw.update(outcome="ordinal", levels=(0.0, 0.5, 1.0))
     for col, key in ((item, "item"), (prompt, "prompt")):

@@ -393,7 +393,7 @@ def test_from_pairs_bad_input() -> None:
     kw = {"model_a": "left", "model_b": "right", "label": "vote", "judges": ["j1", "j2"]}
     bad = df.copy()
     bad.loc[7, "right"] = bad.loc[7, "left"]
-    with pytest.raises(ValidationError, match="row 7 compares model"):
+    with pytest.raises(ValidationError, match=r"compare a model with itself \(row 7;"):
         EvalPool.from_pairs(bad, **kw)
     bad = df.copy()
     lab = bad.index[bad["vote"].notna()][0]
@@ -409,7 +409,7 @@ def test_from_pairs_bad_input() -> None:
         EvalPool.from_pairs(df, **{**kw, "label": "winner"})
     bad = df.copy()
     bad.loc[2, "left"] = None
-    with pytest.raises(ValidationError, match="empty at row 2"):
+    with pytest.raises(ValidationError, match=r"empty model cell in 'left' or 'right' \(row 2\)"):
         EvalPool.from_pairs(bad, **kw)
 
 

@@ -235,7 +235,7 @@ def test_a_bad_human_vote_is_not_called_a_judge_s(capsys, tmp_path):
     frame.loc[3, "label"] = "model_c"
     frame.to_csv(tmp_path / "bad.csv", index=False)
     code, _, err = _run(["doctor", str(tmp_path / "bad.csv")], capsys)
-    assert code == 2 and "human vote column 'label', row 3: 'model_c'" in err, err
+    assert code == 2 and "human vote column 'label', line 5: 'model_c'" in err, err
     assert "leave the judge out" not in err and "leave the cell empty" in err
 
 
@@ -258,7 +258,8 @@ def test_bad_input_exits_2_naming_the_fix(capsys, tmp_path):
     # these were read and silently ignored (no scale, text, unscored rows, study or
     # group pairs for comparisons)
     for given in (["--scale", "0:1"], ["--text", "prompt"], ["--drop-unscored"],
-                  ["--allow-pending"], ["--fixed"], ["--pairs", "all"]):  # fmt: skip
+                  ["--allow-pending"], ["--fixed"], ["--pairs", "all"], ["--refit"],
+                  ["--pointwise"], ["--tolerance", "0.1"], ["--round", "r2"]):  # fmt: skip
         code, _, err = _run(["estimate", SAMPLE, "--pairwise", *given, *FREQ], capsys)
         assert code == 2 and f"{given[0]} does not apply" in err, given
     df = pd.read_csv(SAMPLE).iloc[:200].rename(columns={"model_a": "left"})
@@ -271,7 +272,7 @@ def test_bad_input_exits_2_naming_the_fix(capsys, tmp_path):
     code, _, err = _run(
         ["estimate", str(tmp_path / "t.csv"), "--pairwise", "--judge", "gpt4", *FREQ], capsys
     )
-    assert code == 2 and "'gpt4'" in err and "row 7" in err and "'maybe'" in err
+    assert code == 2 and "'gpt4'" in err and "line 9" in err and "'maybe'" in err
     code, _, err = _run(["estimate", str(DATA / "arena_conversations.jsonl"), "--pairwise"], capsys)
     assert code == 2 and "--judge COL" in err
 

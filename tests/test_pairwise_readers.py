@@ -239,9 +239,15 @@ def test_diagnostics_on_shipped_sample() -> None:
 
 
 def test_diagnostics_reject_non_verdicts() -> None:
-    df = pd.DataFrame({"label": ["A", "B"], "j": [0.7, 0.2]})
-    with pytest.raises(ValidationError, match=r"column 'j', row 0: 0.7 is not a verdict"):
+    df = pd.DataFrame({"label": ["A", "B"], "j": ["A", "maybe"]})
+    with pytest.raises(ValidationError, match=r"column 'j', row 1: 'maybe' is not a verdict"):
         pair_judge_diagnostics(df, "label", ["j"])
+    # a judge of probabilities that A wins: its position bias (mean of 2p - 1) and AUC,
+    # no tie rate or kappa (it has no verdicts)
+    df = pd.DataFrame({"label": ["A", "B", "A"], "j": [0.7, 0.2, 0.9]})
+    row = pair_judge_diagnostics(df, "label", ["j"]).iloc[1]
+    assert row["position_bias"] == pytest.approx((0.4 - 0.6 + 0.8) / 3)
+    assert row["auc"] == 1.0 and np.isnan(row["tie_rate"]) and np.isnan(row["kappa"])
     with pytest.raises(ValidationError, match="column 'k' is not in the table"):
         pair_judge_diagnostics(df, "label", ["k"])
 

@@ -47,8 +47,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "files and for tables with model_a and model_b columns): per-judge position bias, "
         "tie rate, kappa and AUC, and the `bacon estimate --pairwise` command",
     )
-    p.add_argument("--model-a", help="pairwise: column of model A (default: model_a)")
-    p.add_argument("--model-b", help="pairwise: column of model B (default: model_b)")
+    p.add_argument(
+        "--model-a", help="pairwise: column of model A (default: model_a; implies --pairwise)"
+    )
+    p.add_argument(
+        "--model-b", help="pairwise: column of model B (default: model_b; implies --pairwise)"
+    )
     p.set_defaults(func=run)
 
 
@@ -56,12 +60,12 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.doctor import profile
     from bacon_bayes.errors import ValidationError
     from bacon_bayes.readers import join_labels, label_column, read_any
-    from bacon_bayes.readers.pair_table import looks_pairwise
+    from bacon_bayes.readers.pair_table import comparisons_hint, looks_pairwise
 
     if not 0 < args.alpha < 1:
         raise ValidationError(f"--alpha must be between 0 and 1, got {args.alpha}")
-    if args.pairwise or looks_pairwise(args.file):
-        return run_doctor(args)
+    if args.pairwise or args.model_a or args.model_b or looks_pairwise(args.file):
+        return run_doctor(args)  # --model-a / --model-b name comparisons' columns
     frame, meta = read_any(args.file)
     if looks_pairwise(args.file, list(frame.columns)):
         return run_doctor(args)
@@ -89,4 +93,7 @@ def run(args: argparse.Namespace) -> int:
         prompt=args.prompt,
     )
     print(found.to_text())
+    hint = comparisons_hint(frame, args.file)  # verdict columns: comparisons, read without
+    if hint:
+        print(f"\nnote: {hint}")
     return 0

@@ -31,6 +31,10 @@ NOT_PAIRWISE: tuple[tuple[str, str, Any], ...] = (
     ("--outcome", "outcome", None),
     ("--levels", "levels", None),
     ("--calibrator", "calibrator", None),
+    ("--refit", "refit", False),
+    ("--tolerance", "tolerance", None),
+    ("--round", "round", None),
+    ("--pointwise", "pointwise", False),
     ("--history", "history", None),
     ("--anytime", "anytime", False),
     ("--max-labels", "max_labels", None),
@@ -83,7 +87,12 @@ def add_pairwise_arguments(p: argparse.ArgumentParser, *, report: bool = False) 
 def _refuse_options(args: argparse.Namespace) -> None:
     for flag, dest, default in NOT_PAIRWISE:
         if getattr(args, dest, default) not in (default, None, False, []):
-            raise ValidationError(f"{flag} does not apply to --pairwise comparisons; drop {flag}.")
+            extra = " (the strengths' intervals are per model unless --simultaneous)"
+            raise ValidationError(
+                f"{flag} does not apply to --pairwise comparisons; drop {flag}"
+                + (extra if flag == "--pointwise" else "")
+                + "."
+            )
 
 
 def read_pairs(args: argparse.Namespace) -> tuple[pd.DataFrame, PairRoles]:
@@ -152,6 +161,8 @@ def summary_from_args(
     args: argparse.Namespace, cal: Calibrator
 ) -> tuple[Calibrator, PairSummary, Any, Any]:
     """Fit and summarise: the calibrator, the summary, the frame and its roles."""
+    from dataclasses import replace
+
     from bacon_bayes.report.pairwise import pair_summary
 
     cal, frame, roles, fitted = fit_pairs(args, cal)
@@ -159,7 +170,8 @@ def summary_from_args(
         cal, args.alpha, simultaneous=getattr(args, "simultaneous", False),
         scale="elo" if args.elo else "logit", fitted=fitted,
     )  # fmt: skip
-    return cal, summary, frame, roles
+    # the columns like a judge's that were left out, as doctor says them
+    return cal, replace(summary, notes=(*summary.notes, *roles.left_out)), frame, roles
 
 
 def check_args(args: argparse.Namespace) -> None:
@@ -202,8 +214,12 @@ def run_estimate(args: argparse.Namespace, cal: Calibrator, inputs: list[Any]) -
     return 0
 
 
-def run_report(args: argparse.Namespace, cal: Calibrator, inputs: list[Any]) -> int:
-    """``bacon report FILE --pairwise ... --out page.html`` (as :func:`run_estimate`)."""
+def run_report(
+    args: argparse.Namespace, cal: Calibrator, inputs: list[Any], saved: Calibrator | None = None
+) -> int:
+    """``bacon report FILE --pairwise ... --out page.html`` (as :func:`run_estimate`;
+    ``saved``: FILE's calibrator, read already, when FILE is a saved one, which is of
+    comparisons with or without ``--pairwise``)."""
     from bacon_bayes.doctor.pairs import pool_pair_diagnostics
     from bacon_bayes.outputs import atomic_write_text, claim
     from bacon_bayes.report.pairwise import render_pairwise_report
@@ -216,7 +232,12 @@ def run_report(args: argparse.Namespace, cal: Calibrator, inputs: list[Any]) -> 
             from bacon_bayes.calibrator import Calibrator
             from bacon_bayes.report.pairwise import pair_summary
 
-            cal = Calibrator.load(args.file)
+            cal = saved or Calibrator.load(args.file)
+            if getattr(cal.pool_, "pairs", None) is None:
+                raise ValidationError(
+                    f"{args.file} holds a calibrator of scores, not of comparisons; drop "
+                    "--pairwise for its report."
+                )
             scale = "elo" if args.elo else "logit"
             summary = pair_summary(cal, args.alpha, scale=scale, fitted=f"saved {args.file}")
         else:

@@ -37,10 +37,11 @@ _STUDY_ONLY = (
 
 def reading_args(args: argparse.Namespace) -> argparse.Namespace:
     """The options :func:`bacon_bayes.cli.pairwise.read_pairs` reads, from ``sample``'s."""
-    label = None if args.label == "label" else args.label  # "label" is found by name
+    # "label" is found by name; a --labels file's column is named (it may be "label")
+    label = None if args.label == "label" and not args.labels else args.label
     return argparse.Namespace(
         file=args.pool, model_a=args.model_a, model_b=args.model_b, label=label,
-        prompt=args.prompt, item=args.item, labels=None, judge=list(args.judge or []),
+        prompt=args.prompt, item=args.item, labels=args.labels, judge=list(args.judge or []),
         engine="freq" if args.engine == "auto" else args.engine, propensity=None,
     )  # fmt: skip
 
@@ -135,7 +136,9 @@ def run_sample(args: argparse.Namespace) -> int:
         engine += f", {pilot.clustering}"
     print(
         f"{args.design} wave (seed {args.seed}{engine}): {int(drawn.sum())} comparisons to "
-        f"label, marked {TO_LABEL} = 1 in {given} (the whole table; column {PROPENSITY!r} "
+        f"label ({n:.0f} expected: each comparison is drawn on its own with its inclusion "
+        "probability, so the count varies), marked "
+        f"{TO_LABEL} = 1 in {given} (the whole table; column {PROPENSITY!r} "
         f"holds every comparison's inclusion probability). Fill in column {roles.label!r} "
         f"({_spelling(frame[roles.label])}) on those rows, then run:\n  "
         f"{estimate_command(args, str(given), roles.prompt)}"
@@ -172,13 +175,13 @@ def _budgets(args: argparse.Namespace, n_rows: int) -> list[int]:
 def sample_command(args: argparse.Namespace, design: str, n_new: int) -> str | None:
     """The ``bacon sample --pairwise`` command drawing ``n_new`` comparisons by ``design``
     on FILE as the plan read it (None: ``sample`` cannot read it so)."""
-    if args.labels or (args.propensity and args.propensity != PROPENSITY):
+    if args.propensity and args.propensity != PROPENSITY:
         return None
     parts = ["bacon", "sample", shlex.quote(str(args.file)), "--pairwise", "--design", design,
              "--budget", str(n_new)]  # fmt: skip
     for flag, value in (("--model-a", args.model_a), ("--model-b", args.model_b),
-                        ("--label", args.label), ("--prompt", args.prompt),
-                        ("--item", args.item)):  # fmt: skip
+                        ("--label", args.label), ("--labels", args.labels),
+                        ("--prompt", args.prompt), ("--item", args.item)):  # fmt: skip
         if value:
             parts += [flag, shlex.quote(str(value))]
     for j in args.judge or []:
@@ -257,8 +260,9 @@ def run_plan(args: argparse.Namespace, engine_line: str) -> int:
         lines.append(f"the {n0} votes so far reach the goal: nothing to draw")
     elif command is None:
         lines.append(
-            "bacon sample --pairwise reads FILE with its own label column (not --labels) "
-            f"and the propensity column {PROPENSITY!r}: write the table out for the command"
+            "bacon sample --pairwise takes the earlier waves' inclusion probabilities from a "
+            f"column named {PROPENSITY!r}: rename column {args.propensity!r} to "
+            f"{PROPENSITY!r} in FILE, then run bacon plan again for the command"
         )
     else:
         lines += ["draw the recommended wave with:", f"  {command}"]

@@ -210,7 +210,8 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--outcome",
         choices=KINDS,
-        help="type of the label (default continuous; with --calibrator, the saved calibrator's)",
+        help="type of the label (default: continuous, or categorical for a label of 0 and 1 "
+        "only; with --calibrator, the saved calibrator's)",
     )
     p.add_argument("--levels", help="comma-separated levels of an ordinal/categorical label")
     p.add_argument(

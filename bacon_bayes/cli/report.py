@@ -61,9 +61,12 @@ def run(args: argparse.Namespace) -> int:
 
     if args.out.suffix.lower() not in (".html", ".htm"):
         raise ValidationError(f"--out {str(args.out)!r} should end in .html")
+    loaded = Calibrator.load(args.file) if str(args.file).endswith(".nc") else None
+    if not args.pairwise and getattr(loaded, "pool_", None) is not None:
+        args.pairwise = loaded.pool_.pairs is not None  # type: ignore[union-attr]
     if args.pairwise:  # comparisons: strengths, win probabilities, tiers (cli/pairwise.py)
         check_pairwise(args)
-        return run_report(args, calibrator_from_args(args), read_files(args))
+        return run_report(args, calibrator_from_args(args), read_files(args), saved=loaded)
     from bacon_bayes.history import check_project, project_of, read_history
     from bacon_bayes.planning import resolution_note
     from bacon_bayes.report.rounds import drift_html, round_section
@@ -79,8 +82,8 @@ def run(args: argparse.Namespace) -> int:
                 )
             records = read_history(args.history)
         anytime = None if str(args.file).endswith(".nc") else anytime_from_args(args)
-        if str(args.file).endswith(".nc"):
-            cal = saved = Calibrator.load(args.file)
+        if loaded is not None:
+            cal = saved = loaded
         else:
             args.find_text = True  # the data check's length table: doctor's response column
             cal, saved = fit_from_args(args)

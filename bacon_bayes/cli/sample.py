@@ -57,7 +57,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--budget",
         type=float,
-        help="new items this wave: fraction of the pool if < 1, else a count",
+        help="new items this wave: fraction of the pool if < 1, else a count (with "
+        "--pairwise, the expected count: each comparison is drawn on its own, so the count "
+        "drawn varies)",
     )
     p.add_argument(
         "--design",
@@ -200,6 +202,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     add_model_columns(pw)
     pw.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="the human votes in another file, as bacon estimate --pairwise reads them (a "
+        "CSV/Parquet joined by id, --label its column; MT-Bench: FastChat's human "
+        "judgments); the table written holds them in its label column",
+    )
+    pw.add_argument(
         "--target",
         choices=("pool", "population"),
         default="pool",
@@ -292,8 +301,9 @@ def run(args: argparse.Namespace) -> int:
         from bacon_bayes.cli.pairwise_design import run_sample
 
         return run_sample(args)
-    if args.target != "pool" or args.difference:
+    if args.target != "pool" or args.difference or args.labels:
         flag = "--target population" if args.target != "pool" else "--difference"
+        flag = "--labels" if args.labels else flag
         raise ValidationError(f"{flag} applies to --pairwise samples; drop it.")
     root, config = study_root(args)
     if config is None and args.show and args.budget is None and not args.until:

@@ -5,8 +5,10 @@ Definitions (one row per judge, and a reference row for the humans):
 
 - ``position_bias``: the share of ``A`` verdicts minus the share of ``B`` among the
   judge's verdicts (all rows it judged), with a Wald interval for the mean of
-  ``1[A] - 1[B]``. Where the two positions are assigned at random (Chatbot Arena), an
-  unbiased judge has 0 up to the models' own mix; the human row gives the reference.
+  ``1[A] - 1[B]`` (a judge of probabilities ``p`` that A wins: the mean of ``2 p - 1``,
+  the same for verdicts scored 1 / 0.5 / 0; it has no tie rate or kappa). Where the two
+  positions are assigned at random (Chatbot Arena), an unbiased judge has 0 up to the
+  models' own mix; the human row gives the reference.
 - ``excess_position_bias``: the same difference for the judge minus for the human, on the
   rows both voted on: the paired mean of ``(1[A] - 1[B])_judge - (1[A] - 1[B])_human``
   with a Wald interval. It is the position bias net of which models met where.
@@ -30,6 +32,7 @@ import pandas as pd
 from scipy import stats
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.io import row_place
 from bacon_bayes.readers.pair_table import WAVE_COLUMNS, PairRoles
 from bacon_bayes.readers.pairwise import to_verdict
 
@@ -44,6 +47,10 @@ __all__ = [
     "wilson",
 ]
 
+#: what doctor's legend says of judges of probabilities
+PROBABILITIES = (
+    "probabilities that A wins, position bias the mean of 2p - 1 (no tie rate or kappa)."
+)
 #: verdict -> code (0 = A, 1 = B, 2 = tie) and the judge's score of model_a
 CODES = {"A": 0, "B": 1, "tie": 2}
 SCORE = np.array([1.0, 0.0, 0.5])
@@ -65,13 +72,13 @@ def verdict_codes(values: pd.Series, name: str, *, human: bool = False) -> np.nd
         try:
             v = to_verdict(u, f"column {name!r}")
         except ValidationError:
-            row = values.index[np.flatnonzero(values.to_numpy(dtype=object) == u)[0]]
+            where = row_place(values, int(np.flatnonzero(values.to_numpy(dtype=object) == u)[0]))
             judge = (
                 " A judge's probability that A wins is no verdict: threshold it, or leave "
                 "the judge out of these diagnostics."
             )
             raise ValidationError(
-                f"{'human vote ' if human else ''}column {name!r}, row {row!r}: {u!r} is not "
+                f"{'human vote ' if human else ''}column {name!r}, {where}: {u!r} is not "
                 "a verdict; write A, B or tie (or model_a / model_b / tie (bothbad); 1 = A "
                 "wins, 0 = B wins, 0.5 = tie), or leave the cell empty where nobody voted."
                 + ("" if human else judge)
@@ -172,7 +179,47 @@ def _side(codes: np.ndarray) -> np.ndarray:
     return (codes == 0).astype(float) - (codes == 1).astype(float)
 
 
-def _shares(codes: np.ndarray, level: float) -> dict[str, float]:
+def judge_codes(values: pd.Series, name: str) -> tuple[np.ndarray | None, np.ndarray]:
+    """A judge's verdicts as codes (:func:`verdict_codes`) and its scores of model A (1 /
+    0.5 / 0; NaN where missing); for a judge of probabilities that A wins (numbers in
+    [0, 1], not all 1 / 0.5 / 0), no codes and the probabilities as its scores.
+
+    Raises
+    ------
+    ValidationError
+        A value that is neither a verdict nor, in a column of numbers, a probability.
+    """
+    try:
+        codes = verdict_codes(values, name)
+    except ValidationError:
+        number = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+        if (
+            np.isnan(number[values.notna().to_numpy()]).any()
+            or not ((number[np.isfinite(number)] >= 0) & (number[np.isfinite(number)] <= 1)).all()
+        ):
+            raise
+        return None, number
+    return codes, np.where(codes >= 0, SCORE[np.clip(codes, 0, 2)], np.nan)
+
+
+def _shares(
+    codes: np.ndarray | None, level: float, score: np.ndarray | None = None
+) -> dict[str, float]:
+    """Shares of A / B / tie verdicts and the position bias; ``codes`` None: a judge of
+    probabilities ``score``, whose position bias is the mean of ``2 p - 1`` (for verdicts
+    the same as ``1[A] - 1[B]``) and whose shares are those of ``p > 0.5`` and ``p < 0.5``
+    (no tie rate)."""
+    if codes is None:
+        assert score is not None
+        p = score[np.isfinite(score)]
+        n = len(p)
+        bias, blo, bhi = mean_interval(2 * p - 1, level)
+        return {
+            "n": n, "p_a": float((p > 0.5).mean()) if n else np.nan,
+            "p_b": float((p < 0.5).mean()) if n else np.nan, "tie_rate": np.nan,
+            "tie_lo": np.nan, "tie_hi": np.nan, "position_bias": bias,
+            "position_lo": max(blo, -1.0), "position_hi": min(bhi, 1.0),
+        }  # fmt: skip
     seen = codes[codes >= 0]
     n = len(seen)
     ties = int((seen == 2).sum())
@@ -238,16 +285,15 @@ def pair_judge_diagnostics(
     if label:
         out.append({"judge": label, "role": "human", **_shares(human, level)})
     for j in judges:
-        codes = verdict_codes(df[j], j)
-        row: dict[str, object] = {"judge": j, "role": "judge", **_shares(codes, level)}
-        both = (codes >= 0) & (human >= 0)
+        codes, score = judge_codes(df[j], j)
+        row: dict[str, object] = {"judge": j, "role": "judge", **_shares(codes, level, score)}
+        both = np.isfinite(score) & (human >= 0)
         row["n_labeled"] = int(both.sum())
-        exc, elo, ehi = mean_interval(_side(codes[both]) - _side(human[both]), level)
+        exc, elo, ehi = mean_interval(2 * score[both] - 1 - _side(human[both]), level)
         row.update(excess_position_bias=exc, excess_lo=elo, excess_hi=ehi)
-        kap, se, agree = cohen_kappa(codes[both], human[both])
+        kap, se, agree = (np.nan,) * 3 if codes is None else cohen_kappa(codes[both], human[both])
         row.update(agreement=agree, kappa=kap, kappa_se=se)
         row.update(kappa_lo=kap - z * se, kappa_hi=kap + z * se)
-        score = SCORE[np.clip(codes, 0, 2)]
         pos = score[both & (human == 0)]
         neg = score[both & (human == 1)]
         auc, ase = auc_delong(pos, neg)
@@ -301,11 +347,14 @@ def pair_doctor_text(
     """``bacon doctor`` on a table of comparisons: what was found, the per-judge pair
     diagnostics with their intervals, and the command to run."""
     from bacon_bayes.order import natural_sorted
-    from bacon_bayes.pairs import spellings_note
+    from bacon_bayes.pairs import model_problems, model_problems_text, spellings_note
 
     label, judges = roles.label, list(roles.judges)
     diag = pair_judge_diagnostics(df, label, judges, level=1 - alpha)
-    a, b = df[roles.model_a], df[roles.model_b]
+    blocked = model_problems_text(df, roles.model_a, roles.model_b)
+    empty = np.zeros(len(df), dtype=bool)
+    empty[model_problems(df, roles.model_a, roles.model_b)["empty"]] = True
+    a, b = df[roles.model_a][~empty], df[roles.model_b][~empty]
     models = natural_sorted(set(a.astype(str)) | set(b.astype(str)))
     spellings = spellings_note(models)  # as the pool of these comparisons will say
     n_lab = int((verdict_codes(df[label], label, human=True) >= 0).sum())
@@ -326,19 +375,26 @@ def pair_doctor_text(
         for _, r in diag.iterrows()
     ]
     level = round(100 * (1 - alpha), 1)
+    how = str(df.attrs.get("read as", ""))  # a CSV not comma-separated UTF-8: how it was read
+    read = f"{roles.format}, {how}" if how else roles.format
+    probs = [  # judges of probabilities: no verdicts, so no tie rate
+        str(r["judge"]) for _, r in diag.iterrows()
+        if r["role"] == "judge" and r["n"] > 0 and not np.isfinite(r["tie_rate"])
+    ]  # fmt: skip
     found = [
-        f"{path}: pairwise comparisons ({roles.format}), {len(df)} rows, "
+        f"{path}: pairwise comparisons ({read}), {len(df)} rows, "
         f"{len(models)} models, {n_lab} with a human vote",
         f"  model A: {roles.model_a}, model B: {roles.model_b}, human vote: {label}",
         f"  judges: {', '.join(judges)}",
         f"  prompt: {roles.prompt or 'none'}, id: {roles.item or 'row number'}",
-        *(f"  note: {n}" for n in [*roles.notes, *([spellings] if spellings else [])]),
+        *(f"  note: {n}" for n in [*roles.notes, *roles.left_out, spellings] if n),
         "",
         f"judges on pairs ({level:g}% intervals; the first row is the humans' own):",
         pd.DataFrame(rows).to_string(index=False),
         "  position bias: share of A verdicts minus share of B; excess over human: the same",
         "  net of the humans' on the comparisons both voted on; kappa: Cohen's, against the",
         "  human votes; AUC: discrimination on the decisive human votes (0.5 = none).",
+        *([f"  {', '.join(probs)}: {PROBABILITIES}"] if probs else []),
         "",
     ]
     if n_lab < 2:
@@ -348,6 +404,10 @@ def pair_doctor_text(
             "(MT-Bench: pass FastChat's human judgments file with --labels FILE), then run "
             "bacon doctor again for the command."
         )
+        return "\n".join(found)
+    if blocked:  # bacon estimate would refuse these rows: no command until they are fixed
+        found += [f"not yet: {why}." for why in blocked]
+        found.append("then run bacon doctor again for the bacon estimate command.")
         return "\n".join(found)
     head = "run (frequentist engine, seconds; drop --engine freq for the Bayesian judge model):"
     to_label = WAVE_COLUMNS[0]

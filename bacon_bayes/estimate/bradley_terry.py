@@ -681,9 +681,9 @@ def rank_sets(table: EstimateTable, alpha: float = 0.05) -> pd.DataFrame:
 
 def tiers(table: EstimateTable, alpha: float = 0.05) -> list[list[str]]:
     """Models in tiers, strongest first: going down the estimates, a model joins the
-    current tier when the simultaneous interval of its difference to the tier's leader
-    contains 0, and opens a new tier otherwise (so every member is indistinguishable
-    from its leader at joint level ``1 - alpha``)."""
+    first tier whose leader it is not distinguishable from at joint level ``1 - alpha``
+    (simultaneous intervals of the differences), else opens a tier. A model below tier 1
+    is resolved below the leaders above it; one whose rank set holds 1 is in tier 1."""
     diffs = _simultaneous_diffs(table, alpha)
     sure = set()
     for k, (p, q) in enumerate(diffs.details["pairs"]):
@@ -693,8 +693,6 @@ def tiers(table: EstimateTable, alpha: float = 0.05) -> list[list[str]]:
     order = [table.names[k] for k in np.argsort(-table.estimate, kind="stable")]
     out: list[list[str]] = []
     for name in order:
-        if out and (out[-1][0], name) not in sure:
-            out[-1].append(name)
-        else:
-            out.append([name])
+        tier = next((t for t in out if (t[0], name) not in sure), None)
+        out.append([name]) if tier is None else tier.append(name)
     return out

@@ -7,8 +7,9 @@ from pathlib import Path
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import read_table
+from bacon_bayes.io import read_table, row_place
 from bacon_bayes.readers.jsonl import is_json_lines, json_records, read_jsonl
+from bacon_bayes.readers.pairwise import to_verdict
 
 
 def _few(values: list[str], n: int = 5) -> str:
@@ -75,7 +76,7 @@ def label_column(frame: pd.DataFrame, path: str | Path, item: str | None) -> str
 
 
 def join_labels(
-    frame: pd.DataFrame, path: str | Path, label: str, item: str | None
+    frame: pd.DataFrame, path: str | Path, label: str, item: str | None, *, verdicts: bool = False
 ) -> tuple[pd.DataFrame, str]:
     """Join the labels of ``path`` onto ``frame`` by id.
 
@@ -91,6 +92,10 @@ def join_labels(
         where an item has no label.
     item : str, optional
         The id column (``--item``, or the reader's); found by name when None.
+    verdicts : bool
+        The labels are votes on comparisons: ``A`` / ``B`` / ``tie`` (any spelling
+        :func:`~bacon_bayes.readers.pairwise.to_verdict` reads, 1 / 0 / 0.5 too), joined
+        as ``A`` / ``B`` / ``tie``; otherwise numbers.
 
     Returns
     -------
@@ -143,14 +148,32 @@ def join_labels(
             f"{_few(unknown)}; check that the labels belong to this file (ids are compared as "
             "text, 1.0 as 1)."
         )
-    values = pd.to_numeric(labels[label], errors="coerce").astype(float)  # True/False: 1/0
-    bad = labels[label].notna() & values.isna()
-    if bad.any():
-        row = int(bad.to_numpy().nonzero()[0][0])
-        raise ValidationError(
-            f"labels file {name!r} row {row + 2}: label {labels[label].iloc[row]!r} is not a "
-            "number; labels must be numbers (empty = unlabeled)."
-        )
+    values = _votes(labels[label], name) if verdicts else _numbers(labels[label], name)
     out = frame.copy()
     out[label] = table_ids.map(dict(zip(ids, values, strict=True))).to_numpy()
     return out, key
+
+
+def _numbers(column: pd.Series, name: str) -> pd.Series:
+    """A labels file's labels as floats (True/False: 1/0); refuses any other value, named
+    with its line."""
+    values = pd.to_numeric(column, errors="coerce").astype(float)
+    bad = column.notna() & values.isna()
+    if bad.any():
+        row = int(bad.to_numpy().nonzero()[0][0])
+        raise ValidationError(
+            f"labels file {name!r} {row_place(column, row)}: label {column.iloc[row]!r} is "
+            "not a number; labels must be numbers (empty = unlabeled; votes on comparisons, "
+            "A / B / tie, with --pairwise)."
+        )
+    return values
+
+
+def _votes(column: pd.Series, name: str) -> pd.Series:
+    """A labels file's votes on comparisons as ``A`` / ``B`` / ``tie`` (NaN: no vote);
+    refuses any other value, named with its line."""
+    out = [
+        to_verdict(value, f"labels file {name!r} {row_place(column, row)}")
+        for row, value in enumerate(column.tolist())
+    ]
+    return pd.Series(out, index=column.index, dtype=object)

@@ -14,6 +14,7 @@ the comparisons' inclusion probabilities, which its votes must be weighted by.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import csv_options
+from bacon_bayes.io import csv_options, row_place
 from bacon_bayes.readers.pairwise import (
     _WORDS,
     _all_verdicts,
@@ -32,7 +33,7 @@ from bacon_bayes.readers.pairwise import (
     sniff_pairwise,
 )
 
-__all__ = ["PairRoles", "looks_pairwise", "pairwise_hint", "read_pair_table"]
+__all__ = ["PairRoles", "comparisons_hint", "looks_pairwise", "pairwise_hint", "read_pair_table"]
 
 LABEL_NAMES = ("label", "winner", "human_label")
 #: the columns ``bacon sample --pairwise`` adds: the wave drawn and every inclusion probability
@@ -54,9 +55,11 @@ class PairRoles:
     format: str = "csv"
     notes: list[str] = field(default_factory=list)
     propensity: str | None = None  # the inclusion probabilities of a drawn wave's table
+    #: columns that look like a judge's but are not taken for one: why, and the fix
+    left_out: list[str] = field(default_factory=list)
 
 
-def _almost_verdicts(column: pd.Series, kind: str) -> str | None:
+def _almost_verdicts(column: pd.Series) -> str | None:
     """Why a column of verdicts but for a few other words (a judge's failures written as
     ``error``) is no judge, and the fix; None for any other column."""
     values = column[[not _missing(v) for v in column]]
@@ -68,22 +71,40 @@ def _almost_verdicts(column: pd.Series, kind: str) -> str | None:
         return None
     return (
         f"column {str(column.name)!r} holds verdicts but for {len(bad)} cell(s) of other "
-        f"words ({_first(column, bad, kind)} the first), so it is not taken as a judge: "
+        f"words ({_first(column, bad)} the first), so it is not taken as a judge: "
         "empty those cells (a comparison the judge failed on is missing), or name the "
         "judges with --judge once they are fixed"
     )
 
 
-def _first(column: pd.Series, bad: pd.Series, kind: str) -> str:
+def _numbers_not_words(column: pd.Series, judges: Sequence[str]) -> str | None:
+    """Why a column of numbers from 0 to 1 (a judge's verdicts as 1 / 0.5 / 0, or its
+    probabilities that A wins) is not taken as a judge, and the options that take it; None
+    for any other column and for the columns ``bacon sample --pairwise`` adds."""
+    if str(column.name) in WAVE_COLUMNS or pd.api.types.is_bool_dtype(column):
+        return None
+    number = pd.to_numeric(column, errors="coerce")
+    filled = column.notna()
+    if not filled.any() or number[filled].isna().any() or number.nunique() < 2:
+        return None
+    if not number[filled].between(0, 1).all():
+        return None
+    named = " ".join(f"--judge {shlex.quote(j)}" for j in [*judges, str(column.name)])
+    return (
+        f"column {str(column.name)!r} holds numbers from 0 to 1, not verdict words (A / B / "
+        "tie), so it is not taken as a judge; if it is one (1 = A wins, 0.5 = tie, 0 = B "
+        f"wins, or its probability that A wins), name the judges: {named}"
+    )
+
+
+def _first(column: pd.Series, bad: pd.Series) -> str:
     """The first of the ``bad`` cells of ``column`` and where it is (its CSV line, else
     its row from 0): ``'error' at line 5``."""
     pos = int(column.index.get_loc(bad.index[0]))
-    return f"{bad.iloc[0]!r} at " + (f"line {pos + 2}" if kind == "csv" else f"row {pos}")
+    return f"{bad.iloc[0]!r} at {row_place(column, pos)}"
 
 
-def _winner_names(
-    frame: pd.DataFrame, column: str, a: str, b: str, kind: str
-) -> pd.Series | str | None:
+def _winner_names(frame: pd.DataFrame, column: str, a: str, b: str) -> pd.Series | str | None:
     """A column whose verdicts name the winning model of each row (``koala-13b``, or a
     tie word) read as A / B / tie against the models in ``a`` and ``b``; or, when at least
     90% of its cells are such and others name neither model of their row, why it is no
@@ -105,10 +126,30 @@ def _winner_names(
         return out
     return (
         f"column {column!r} names the winning model of each comparison (or a tie) but for "
-        f"{len(bad)} cell(s) that name neither model of their row ({_first(values, bad, kind)} "
+        f"{len(bad)} cell(s) that name neither model of their row ({_first(values, bad)} "
         "the first), so it is not taken as a judge: write those as the winner's name, tie, or "
         "leave them empty, and run again"
     )
+
+
+def _repeated_ids(frame: pd.DataFrame) -> list[str]:
+    """A note on the first column named like an id whose ids repeat (so it is not taken
+    for the id): the first id seen twice, where, and what the comparisons are keyed by."""
+    col = next((c for c in ID_NAMES if c in frame.columns), None)
+    if col is None:
+        return []
+    values = frame[col]
+    twice = values.duplicated(keep=False).to_numpy() & values.notna().to_numpy()
+    if not twice.any():
+        return []
+    first = values.iloc[[int(np.argmax(twice))]].tolist()[0]  # 71, not np.int64(71)
+    at = " and ".join(row_place(values, int(k)) for k in np.flatnonzero(values.eq(first))[:2])
+    more = f"; {int(twice.sum())} rows share an id" if twice.sum() > 2 else ""
+    return [
+        f"column {col!r} repeats ids ({first!r} at {at}{more}), so it is "
+        "not taken for the id and the comparisons are keyed by their row number; give each "
+        f"comparison its own id in {col!r} if the ids should key them (e.g. for --labels)"
+    ]
 
 
 def _kind(path: Path) -> str:
@@ -153,6 +194,45 @@ def pairwise_hint(path: str | Path, columns: Sequence[str] | None = None) -> str
     return (
         f" {Path(path).name} holds comparisons (model A vs model B): add --pairwise "
         f"(bacon doctor {Path(path).name} prints the whole command)."
+    )
+
+
+def comparisons_hint(frame: pd.DataFrame, path: str | Path) -> str:
+    """For ``bacon doctor`` without ``--pairwise``: a sentence saying that ``frame``'s
+    columns of A / B / tie verdicts look like comparisons, with the ``--pairwise`` command
+    (its two model columns when two columns of text share their names); "" when no column
+    holds such verdicts."""
+    verdicts = [
+        str(c) for c in frame.columns
+        if _all_verdicts(frame[c].tolist())
+        and {"A", "B"} <= {_WORDS.get(str(v).strip().lower()) for v in frame[c].dropna().unique()}
+    ]  # fmt: skip
+    if not verdicts:
+        return ""
+    text = [
+        str(c) for c in frame.columns
+        if c not in verdicts and pd.api.types.is_string_dtype(frame[c])
+        and 1 < frame[c].nunique() <= len(frame) / 2
+    ]  # fmt: skip
+    pair = next(
+        (
+            (a, b) for k, a in enumerate(text) for b in text[k + 1 :]
+            if len(set(frame[a].dropna()) & set(frame[b].dropna()))
+            >= 0.5 * len(set(frame[a].dropna()) | set(frame[b].dropna()))
+        ),
+        None,
+    )  # fmt: skip
+    models = "--model-a COL --model-b COL" if pair is None else (
+        f"--model-a {shlex.quote(pair[0])} --model-b {shlex.quote(pair[1])}"
+    )  # fmt: skip
+    gaps = {c: int(frame[c].isna().sum()) for c in verdicts}
+    votes = max(verdicts, key=lambda c: gaps[c])  # the human votes: the sparsest column
+    if not any(c in frame.columns for c in LABEL_NAMES) and gaps[votes]:
+        models += f" --label {shlex.quote(votes)}"
+    return (
+        f"columns {', '.join(verdicts)} hold A / B / tie verdicts: if each row compares two "
+        f"models, read the table as comparisons: bacon doctor {shlex.quote(str(path))} "
+        f"--pairwise {models}"
     )
 
 
@@ -239,10 +319,11 @@ def read_pair_table(
     item = _guess(frame, item, () if labels is None else ID_NAMES, "--item")
     if item is None:
         item = next((c for c in ID_NAMES if c in frame.columns and frame[c].is_unique), None)
+        notes += [] if item else _repeated_ids(frame)
     if labels is not None:
         if label is None:
             raise ValidationError("--labels needs --label, the labels file's label column.")
-        frame, item = join_labels(frame, labels, label, item)
+        frame, item = join_labels(frame, labels, label, item, verdicts=True)
     lab = _guess(frame, label, LABEL_NAMES, "--label")
     if lab is None:
         raise ValidationError(
@@ -251,11 +332,12 @@ def read_pair_table(
         )
     pro = _guess(frame, prompt, PROMPT_NAMES, "--prompt")
     roles = {a, b, lab, pro, item}
+    left_out: list[str] = []  # columns like a judge's that are not taken for one, and why
     if callable(judges):
         judges = judges([str(c) for c in frame.columns])
     for c in map(str, frame.columns):  # verdicts that name the winner: read as A / B / tie
         if c not in roles and (judges is None or c in judges) and not _all_verdicts(frame[c]):
-            named = _winner_names(frame, c, a, b, kind)
+            named = _winner_names(frame, c, a, b)
             if isinstance(named, pd.Series):
                 frame[c] = named
                 notes.append(
@@ -263,7 +345,7 @@ def read_pair_table(
                     f"read as A / B / tie against {a!r} and {b!r}"
                 )
             elif named and not judges:
-                notes.append(named)
+                left_out.append(named)
     if judges:
         for j in judges:
             if j not in frame.columns:
@@ -281,8 +363,8 @@ def read_pair_table(
         ]
         for c in frame.columns:
             if c not in roles and str(c) not in found and not str(c).lower().startswith("human"):
-                note = _almost_verdicts(frame[c], kind)
-                notes += [note] if note else []
+                note = _almost_verdicts(frame[c]) or _numbers_not_words(frame[c], found)
+                left_out += [note] if note else []
     if not found:
         raise ValidationError(
             f"{str(path)!r} has no judge verdict columns (A / B / tie); name them with "
@@ -301,4 +383,5 @@ def read_pair_table(
             f"wrote; its votes are weighted by the inclusion probabilities in {weights!r} "
             f"(--propensity {weights})"
         )
-    return frame, PairRoles(a, b, lab, found, pro, item, fmt or kind, notes, weights)
+    roles_found = PairRoles(a, b, lab, found, pro, item, fmt or kind, notes, weights, left_out)
+    return frame, roles_found

@@ -74,8 +74,8 @@ class PairSummary:
             return (
                 "every comparison has its human vote: the pool's strengths are exact "
                 "(intervals of width 0) and the judges add nothing to them; --target "
-                "population for a population beyond these comparisons, bacon simulate to "
-                "measure what the judges would save at a budget"
+                "population for a population beyond these comparisons (to see what the "
+                "judges would save, estimate a copy of the table with most votes emptied)"
             )
         ratio = self.width_ratio
         n = int(self.strengths.details.get("n_labeled_comparisons", 0))
@@ -133,7 +133,8 @@ class PairSummary:
             f"rank sets ({level:g}% simultaneous over all models; 1 = strongest):",
             ranks.to_string(index=False),
             "",
-            f"tiers (models in one tier are not distinguishable at joint {level:g}%):",
+            f"tiers (a model joins the first tier whose leader it is not distinguishable "
+            f"from at joint {level:g}%; so a lower tier's models are below the leaders above):",
             *(f"  {k}. {', '.join(t)}" for k, t in enumerate(self.tiers, start=1)),
             "",
             self.labels_line(),
@@ -263,9 +264,11 @@ def _strengths_html(summary: PairSummary) -> str:
         + "<p class='note'>P(row model beats column model) = sigmoid of the strength "
         "difference (a tie counts half).</p>"
         + "<h3>Tiers and rank sets</h3>"
-        + f"<ol>{tier_items}</ol><p class='note'>Models in one tier are not distinguishable "
-        f"at joint {100 * (1 - summary.alpha):g}% (simultaneous intervals of the "
-        "differences).</p>" + scroll_table(ranks, 3)
+        + f"<ol>{tier_items}</ol><p class='note'>Going down the strengths, a model joins the "
+        "first tier whose leader (its first model) it is not distinguishable from at joint "
+        f"{100 * (1 - summary.alpha):g}% (simultaneous intervals of the differences), else "
+        "opens a tier: a lower tier's models are resolved below the leaders above them, and "
+        "a model that may rank first is in tier 1.</p>" + scroll_table(ranks, 3)
     )
 
 

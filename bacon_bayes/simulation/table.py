@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import file_line
+from bacon_bayes.io import row_place
+from bacon_bayes.pairs import VERDICTS
 
 __all__ = ["check_table"]
 
@@ -36,11 +37,27 @@ def check_table(
             "the embedding columns (e.g. emb_) or leave out --embedding."
         )
     y = pd.to_numeric(frame[label], errors="coerce")
+    empty = frame[label].isna() | frame[label].astype(str).str.strip().eq("")
+    words = (y.isna() & ~empty).to_numpy()
+    if words.any():  # cells of text, not empty ones: say which
+        row = int(np.flatnonzero(words)[0])
+        value = frame[label].iloc[row]
+        votes = str(value).strip().lower() in VERDICTS
+        raise ValidationError(
+            f"label column {label!r} holds {value!r}, not a number, at {row_place(frame, row)} "
+            f"({int(words.sum())} such rows): "
+            + (
+                "if these are votes on comparisons (A / B / tie), bacon simulate does not "
+                "take comparisons (bacon estimate --pairwise estimates them); otherwise "
+                if votes
+                else ""
+            )
+            + "write the labels as numbers."
+        )
     if y.isna().any():
         row = int(np.flatnonzero(y.isna().to_numpy())[0])
-        where = f"line {file_line(frame, row)}" if "header line" in frame.attrs else f"row {row}"
         raise ValidationError(
-            f"label column {label!r} is empty or not a number at {where} "
+            f"label column {label!r} is empty at {row_place(frame, row)} "
             f"({int(y.isna().sum())} rows): bacon simulate needs a fully labeled table "
             "(it hides the labels itself); fill them in, or leave those rows out "
             "(--drop-unlabeled)."

@@ -214,7 +214,7 @@ def test_cli_writes_the_table_and_keeps_it_beside_a_monte_carlo(tmp_path, capsys
         ({"--trials": "10"}, "--trials belong to the Monte Carlo"),
         ({"--folds": "1"}, "at least 2 folds"),
         ({"--ablation": "everything"}, None),  # argparse refuses the choice
-        ({"unlabeled": True}, "empty or not a number at line 5"),
+        ({"unlabeled": True}, "is empty at line 5"),
     ],
 )
 def test_bad_input_is_refused_and_nothing_is_written(tmp_path, capsys, change, message):

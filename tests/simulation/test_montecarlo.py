@@ -141,7 +141,7 @@ def test_extra_surrogates_reach_the_aee_rows_and_none_is_none(tmp_path, capsys):
 def test_a_table_with_unlabeled_rows_is_refused_with_the_row():
     frame = table()
     frame.loc[7, "y"] = np.nan
-    with pytest.raises(ValidationError, match=r"empty or not a number at row 7"):
+    with pytest.raises(ValidationError, match=r"is empty at row 7"):
         simulate(frame, SPEC)
 
 

@@ -1,0 +1,285 @@
+"""Tables of comparisons a user brings (tester D): rows no comparison can be made of,
+votes in a separate file, judges written as probabilities, a saved calibrator's report,
+options that do not apply; each said with its CSV line and the fix, and every printed
+command running as printed."""
+
+from __future__ import annotations
+
+import shlex
+
+import pandas as pd
+
+from .test_pairwise_cli import FREQ, SAMPLE, _run
+
+
+def _arena(tmp_path, name: str, edit=None) -> str:
+    frame = pd.read_csv(SAMPLE)
+    if edit is not None:
+        edit(frame)
+    path = tmp_path / name
+    frame.to_csv(path, index=False)
+    return str(path)
+
+
+def test_doctor_names_rows_that_compare_a_model_with_itself_or_none(capsys, tmp_path):
+    """A self-comparison or an empty model cell passed doctor, which printed a command
+    that failed on it ('row 7 compares ...', a 0-based index, not the CSV line); the
+    empty cell was also counted as a 21st model. Doctor now names those rows by their CSV
+    line and prints no command until they are fixed; estimate names the same lines."""
+
+    def itself(frame: pd.DataFrame) -> None:
+        frame.loc[7, "model_b"] = frame.loc[7, "model_a"]
+
+    def empty(frame: pd.DataFrame) -> None:
+        frame.loc[9, "model_b"] = None
+
+    for name, edit, said in (
+        ("self.csv", itself, "compare a model with itself (line 9;"),
+        ("none.csv", empty, "have an empty model cell in 'model_a' or 'model_b' (line 11)"),
+    ):
+        path = _arena(tmp_path, name, edit)
+        code, out, err = _run(["doctor", path], capsys)
+        assert code == 0, err
+        assert "20 models" in out.splitlines()[0]
+        assert said in out
+        assert not out.strip().splitlines()[-1].strip().startswith("bacon estimate")
+        code, _, err = _run(["estimate", path, "--pairwise", *FREQ], capsys)
+        assert code == 2 and said in err, err
+
+
+def test_pool_errors_name_the_csv_line(capsys, tmp_path):
+    """The pairs pool's errors gave pandas' 0-based row index; they give the CSV line,
+    as the other commands' do (a frame built in memory: its row from 0)."""
+    from bacon_bayes import EvalPool
+    from bacon_bayes.errors import ValidationError
+    from bacon_bayes.io import read_table
+
+    def dup(frame: pd.DataFrame) -> None:
+        frame.loc[5, "id"] = frame.loc[3, "id"]
+
+    frame = read_table(_arena(tmp_path, "dup.csv", dup))
+    try:
+        EvalPool.from_pairs(frame, model_a="model_a", model_b="model_b", label="label",
+                            judges=["gpt4"], item="id")  # fmt: skip
+    except ValidationError as exc:
+        assert "at line 7" in str(exc), exc
+    else:
+        raise AssertionError("a repeated id was taken")
+    code, out, err = _run(["doctor", str(tmp_path / "dup.csv")], capsys)
+    assert code == 0, err
+    assert "column 'id' repeats ids" in out and "line 5 and line 7" in out
+
+
+def test_report_of_a_saved_pairwise_calibrator_without_pairwise(capsys, tmp_path):
+    """`bacon report SAVED.nc` of a calibrator of comparisons, without --pairwise, wrote a
+    means page of the label (P(A wins) 0.508, judge bias, items); it writes the pairwise
+    page, as with --pairwise."""
+    saved = str(tmp_path / "cal.nc")
+    code, _, err = _run(["estimate", SAMPLE, "--pairwise", *FREQ, "--save", saved], capsys)
+    assert code == 0, err
+    page = tmp_path / "page.html"
+    code, _, err = _run(["report", saved, "--out", str(page)], capsys)
+    assert code == 0, err
+    html = page.read_text()
+    assert "pairwise preferences" in html and "Win probabilities" in html
+    assert "Population estimates" not in html
+
+
+def test_a_labels_file_of_votes_written_as_words(capsys, tmp_path):
+    """A pairwise --labels file of A / B / tie votes was refused ('label 'A' is not a
+    number'); it is read with the verdict words the table's own vote column takes, and
+    gives the strengths of the same votes written 1 / 0 / 0.5."""
+    frame = pd.read_csv(SAMPLE)
+    votes = frame.loc[frame["label"].notna(), ["id", "label"]].rename(columns={"label": "vote"})
+    frame.drop(columns="label").to_csv(tmp_path / "t.csv", index=False)
+    votes.to_csv(tmp_path / "words.csv", index=False)
+    number = votes.assign(vote=votes["vote"].map({"A": 1.0, "B": 0.0, "tie": 0.5}))
+    number.to_csv(tmp_path / "numbers.csv", index=False)
+    outs = []
+    for name in ("words.csv", "numbers.csv"):
+        argv = ["--labels", str(tmp_path / name), "--label", "vote"]
+        code, out, err = _run(["doctor", str(tmp_path / "t.csv"), *argv], capsys)
+        assert code == 0 and "400 with a human vote" in out, err
+        code, out, err = _run(["estimate", str(tmp_path / "t.csv"), "--pairwise", *argv, *FREQ],
+                              capsys)  # fmt: skip
+        assert code == 0, err
+        outs.append(out)
+    assert outs[0] == outs[1]
+    votes.rename(columns={"vote": "label"}).to_csv(tmp_path / "label.csv", index=False)
+    for argv in (["--labels", str(tmp_path / "words.csv"), "--label", "vote"],
+                 ["--labels", str(tmp_path / "label.csv")]):  # fmt: skip
+        out_csv = str(tmp_path / "wave.csv")
+        code, out, err = _run(["sample", str(tmp_path / "t.csv"), "--pairwise", *argv,
+                               "--budget", "50", "--out", out_csv, "--force"], capsys)  # fmt: skip
+        assert code == 0, err
+        assert pd.read_csv(out_csv)[argv[-1] if len(argv) > 2 else "label"].notna().sum() == 400
+    votes.iloc[[3], 1] = "maybe"
+    votes.to_csv(tmp_path / "words.csv", index=False)
+    argv = ["--labels", str(tmp_path / "words.csv"), "--label", "vote"]
+    code, _, err = _run(["estimate", str(tmp_path / "t.csv"), "--pairwise", *argv, *FREQ], capsys)
+    assert code == 2 and "line 5: 'maybe' is not a verdict" in err, err
+
+
+def test_a_judge_of_probabilities_is_said_and_diagnosed(capsys, tmp_path):
+    """A judge written as the probability that A wins (documented as accepted) was left
+    out by doctor and estimate without a word, and doctor refused it when named. It is
+    said, with the options that take it; named, doctor diagnoses it and estimate uses it."""
+
+    def probabilities(frame: pd.DataFrame) -> None:
+        frame["gpt4"] = frame["gpt4"].map({"A": 0.9, "B": 0.1, "tie": 0.5})
+
+    path = _arena(tmp_path, "mixed.csv", probabilities)
+    said = "column 'gpt4' holds numbers from 0 to 1"
+    fix = "--judge claude3_opus --judge gpt35 --judge gpt4"
+    code, out, err = _run(["doctor", path], capsys)
+    assert code == 0 and said in out and fix in out, err
+    code, out, err = _run(["estimate", path, "--pairwise", *FREQ], capsys)
+    assert code == 0 and said in out and fix in out, err
+    code, out, err = _run(["doctor", path, *fix.split()], capsys)
+    assert code == 0, err
+    gpt4 = next(line for line in out.splitlines() if line.strip().startswith("gpt4 "))
+    assert gpt4.split()[1] == "3000" and "0.828" in gpt4  # its AUC, as the verdicts'
+    assert "gpt4: probabilities that A wins" in out
+    command = out.strip().splitlines()[-1].strip()
+    code, out, err = _run(command.split()[1:], capsys)
+    assert code == 0 and "judges claude3_opus, gpt35, gpt4" in out, err
+
+
+def test_tiers_agree_with_the_rank_sets(capsys):
+    """Tiers were cut greedily: tier 2 opened at koala-13b and took mpt-7b-chat,
+    wizardlm-13b and gpt4all-13b-snoozy, whose rank sets (1-20) say they may rank first.
+    A model now joins the first tier whose leader it cannot be told from: every model that
+    may rank first is in tier 1, and a lower tier's models are resolved below the leaders
+    above them (same in --json)."""
+    import json
+
+    from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.estimate.bradley_terry import _simultaneous_diffs, tiers
+
+    code, out, err = _run(["estimate", SAMPLE, "--pairwise", *FREQ, "--json"], capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    first = {r["name"] for r in doc["rank_sets"] if r["rank_low"] == 1}
+    assert {"mpt-7b-chat", "wizardlm-13b", "gpt4all-13b-snoozy"} <= first
+    assert first <= set(doc["tiers"][0])
+    pool = EvalPool.from_pairs(
+        pd.read_csv(SAMPLE), model_a="model_a", model_b="model_b", label="label",
+        judges=["gpt4", "claude3_opus", "gpt35"], prompt="prompt", item="id",
+    )  # fmt: skip
+    table = Calibrator(engine="freq").fit(pool).estimate_bradley_terry(0.05)
+    assert tiers(table) == doc["tiers"]
+    diffs = _simultaneous_diffs(table, 0.05)
+    below = {
+        frozenset(pair)
+        for k, pair in enumerate(diffs.details["pairs"])
+        if diffs.ci_low[k] > 0 or diffs.ci_high[k] < 0
+    }
+    for k, tier in enumerate(doc["tiers"]):
+        assert all(frozenset((tier[0], m)) not in below for m in tier[1:])
+        for upper in doc["tiers"][:k]:
+            assert all(frozenset((upper[0], m)) in below for m in tier)
+    assert (
+        "a model joins the first tier whose leader"
+        in _run(["estimate", SAMPLE, "--pairwise", *FREQ], capsys)[1]
+    )
+
+
+def test_model_columns_imply_pairwise_and_verdict_columns_get_the_hint(capsys, tmp_path):
+    """`bacon doctor FILE --model-a L --model-b R` profiled the comparisons as a table of
+    scores ('group left_model', 'no judge column found'), the options dropped silently,
+    with no hint at --pairwise. The model columns now imply --pairwise; without them, the
+    A / B / tie columns bring the --pairwise command, which runs."""
+    names = {"model_a": "left_model", "model_b": "right_model", "label": "vote"}
+
+    def rename(frame: pd.DataFrame) -> None:
+        frame.columns = [names.get(c, c) for c in frame.columns]
+
+    path = _arena(tmp_path, "names.csv", rename)
+    models = ["--model-a", "left_model", "--model-b", "right_model"]
+    code, out, err = _run(["doctor", path, *models, "--label", "vote"], capsys)
+    assert code == 0 and "pairwise comparisons" in out.splitlines()[0], err
+    code, _, err = _run(["doctor", path, *models], capsys)
+    assert code == 2 and "--label COL" in err  # read as comparisons: their votes asked for
+    code, out, err = _run(["doctor", path], capsys)
+    assert code == 0, err
+    hint = out.strip().splitlines()[-1]
+    assert "hold A / B / tie verdicts" in hint, out[-400:]
+    command = hint[hint.index("bacon doctor") :]
+    assert command.endswith("--model-a left_model --model-b right_model --label vote")
+    code, out, err = _run(shlex.split(command)[1:], capsys)
+    assert code == 0 and out.strip().splitlines()[-1].strip().startswith("bacon estimate"), err
+
+
+def test_options_that_do_not_apply_to_comparisons_and_the_outcome_help(capsys):
+    """--refit and --pointwise (and --tolerance, --round) were read and ignored with
+    --pairwise; they are refused as the other next-round options are. --help gave
+    --outcome's default as continuous, though a 0/1 label is estimated as categorical."""
+    for given in (["--refit"], ["--pointwise"]):
+        code, _, err = _run(["estimate", SAMPLE, "--pairwise", *given, *FREQ], capsys)
+        assert code == 2 and f"{given[0]} does not apply to --pairwise" in err, given
+    for command in ("estimate", "report", "plan"):
+        _, out, _ = _run([command, "--help"], capsys)
+        assert "continuous, or categorical for a label of 0 and 1" in " ".join(out.split())
+
+
+def test_doctor_says_how_it_read_a_semicolon_file(capsys, tmp_path):
+    """The pairwise doctor read a semicolon-separated file without saying so, as the
+    README promises doctor does on its first line."""
+    path = tmp_path / "semi.csv"
+    pd.read_csv(SAMPLE).to_csv(path, index=False, sep=";")
+    code, out, err = _run(["doctor", str(path)], capsys)
+    assert code == 0 and "(csv, semicolon-separated)" in out.splitlines()[0], err
+
+
+def test_plan_with_labels_hands_over_to_sample(capsys, tmp_path, monkeypatch):
+    """`bacon plan --pairwise --labels` (MT-Bench with FastChat's human judgments) could not
+    print its `bacon sample` command ('write the table out', with no command for it), and
+    `bacon sample` took no --labels: it drew from zero votes, or failed on '0 prompts'.
+    sample takes --labels as estimate and plan do; the plan's command runs as printed, the
+    table written holds the votes, and its estimate command runs once the wave is voted."""
+    import shutil
+
+    from .test_pairwise_cli import DATA
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("mt_bench_gpt-4_pair.jsonl", "mt_bench_human_judgments.json"):
+        shutil.copy(DATA / name, tmp_path / name)
+    argv = ["plan", "mt_bench_gpt-4_pair.jsonl", "--pairwise", "--labels",
+            "mt_bench_human_judgments.json", "--half-width", "1.0"]  # fmt: skip
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    command = out.strip().splitlines()[-1].strip()
+    assert command.startswith("bacon sample ") and "--labels" in command, out[-400:]
+    code, out, err = _run(shlex.split(command)[1:], capsys)
+    assert code == 0, err
+    assert "expected: each comparison is drawn on its own" in out  # finding 11
+    wave = pd.read_csv(tmp_path / "mt_bench_gpt-4_pair-wave.csv")
+    voted = int(wave["label"].notna().sum())
+    assert voted > 0 and not (wave["to_label"].eq(1) & wave["label"].notna()).any()
+    wave.loc[wave["to_label"].eq(1), "label"] = "A"
+    wave.to_csv(tmp_path / "mt_bench_gpt-4_pair-wave.csv", index=False)
+    estimate = out.strip().splitlines()[-1].strip()
+    code, out, err = _run([*shlex.split(estimate)[1:], *FREQ], capsys)
+    assert code == 0 and "comparisons of 6 models" in out, err
+    code, _, err = _run(["sample", "x.csv", "--labels", "v.csv", "--budget", "5"], capsys)
+    assert code == 2 and "--labels applies to --pairwise" in err
+    _, out, _ = _run(["sample", "--help"], capsys)
+    assert "the expected count" in " ".join(out.split())
+
+
+def test_every_vote_in_advises_no_simulate_and_simulate_names_vote_words(capsys, tmp_path):
+    """A fully voted table of comparisons advised `bacon simulate`, which cannot read
+    comparisons, and simulate called its full column of A / B / tie votes 'empty or not a
+    number'. The advice is one that runs; simulate says the cells are text (votes)."""
+    frame = pd.read_csv(SAMPLE)
+    frame["label"] = frame["human_full"]
+    path = tmp_path / "full.csv"
+    frame.to_csv(path, index=False)
+    code, out, err = _run(["estimate", str(path), "--pairwise", *FREQ], capsys)
+    assert code == 0 and "every comparison has its human vote" in out, err
+    assert "bacon simulate" not in out
+    argv = ["simulate", str(path), "--label", "label", "--judge", "gpt4", "--trials", "2",
+            "--budgets", "0.1", "--out", str(tmp_path / "sim")]  # fmt: skip
+    code, _, err = _run(argv, capsys)
+    assert code == 2 and "holds 'B', not a number, at line 2 (3000 such rows)" in err, err
+    assert "votes on comparisons" in err and "empty" not in err
