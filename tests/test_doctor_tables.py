@@ -106,6 +106,12 @@ def test_summary_rows_at_the_end_are_named_not_taken_for_items(tmp_path, capsys)
     assert "lines 1202, 1203 look like a spreadsheet's summary rows ('Total' in item; " in out
     assert "delete them from the file" in out and command(out) is None
     assert "scale     1:5" in out and "unknown" not in out  # profiled without them
+    # bacon estimate, run on the table without doctor, refuses them (it took them for items)
+    assert main(["estimate", str(path), "--label", "relevance", "--judge", "gpt4",
+                 "--engine", "freq"]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert "lines 1202, 1203 look like a spreadsheet's summary rows" in err
+    assert "delete them from the file" in err
     path.write_text(table.to_csv(index=False))  # deleted: the command is back
     assert command(doctor(path, capsys)) is not None
 

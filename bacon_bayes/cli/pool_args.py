@@ -382,6 +382,12 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
     from bacon_bayes.readers.pair_table import pairwise_hint
 
     df, meta = read_any(args.file)
+    if meta.format in ("csv", "tsv", "parquet"):  # a spreadsheet's 'Total' rows: no items
+        from bacon_bayes.doctor.rows import summary_rows
+
+        footer = summary_rows(df, meta.format, command=True)[1]
+        if footer:
+            raise ValidationError(footer)
     args.item = args.item or meta.item
     if meta.format not in ("csv", "parquet"):
         args.group = args.group or meta.group

@@ -38,11 +38,12 @@ def _summary_word(value: object) -> str | None:
     return value.strip() if word in SUMMARY_WORDS else None
 
 
-def summary_rows(frame: pd.DataFrame, kind: str) -> tuple[int, str]:
+def summary_rows(frame: pd.DataFrame, kind: str, command: bool = False) -> tuple[int, str]:
     """The table's trailing summary rows: rows among its last :data:`SUMMARY_TAIL` with a
     cell that is a summary word (``Total``, ``mean``) in a string column that has no such
     word on its other rows. Returns how many rows precede them (``len(frame)`` when there
-    are none) and what to say (where they are and the fix; ``""`` for none)."""
+    are none) and what to say (where they are and the fix; ``""`` for none): doctor's,
+    or with ``command`` a command's refusal."""
     tail = frame.tail(SUMMARY_TAIL)
     found: dict[int, str] = {}
     for c in frame.columns:
@@ -62,13 +63,17 @@ def summary_rows(frame: pd.DataFrame, kind: str) -> tuple[int, str]:
     places = lines(frame, list(frame.index[first:]), kind)
     rows = range(first, len(frame))
     said = "; ".join(found[k] for k in rows)
-    return first, (
+    them = "them" if len(rows) > 1 else "it"
+    what = (
         f"{places} look{'s' if len(rows) == 1 else ''} like a spreadsheet's summary "
-        f"row{'s' if len(rows) > 1 else ''} ({said}), not items: the profile leaves "
-        f"{'them' if len(rows) > 1 else 'it'} out, bacon estimate would take "
-        f"{'them' if len(rows) > 1 else 'it'} for items; delete "
-        f"{'them' if len(rows) > 1 else 'it'} from the file, and run doctor again for the "
-        "command"
+        f"row{'s' if len(rows) > 1 else ''} ({said}), not items"
+    )
+    if command:
+        they = "they" if len(rows) > 1 else "it"
+        return first, f"{what}: {they} would be read as items; delete {them} from the file."
+    return first, (
+        f"{what}: the profile leaves {them} out, bacon estimate would take {them} for "
+        f"items; delete {them} from the file, and run doctor again for the command"
     )
 
 
