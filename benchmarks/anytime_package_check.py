@@ -8,7 +8,10 @@ also every pairwise difference (``compare_groups(simultaneous=False, anytime=Tru
 ``--design paired``: each wave draws prompts (SummEval's documents, WMT22's segments,
 TriviaQA's questions) uniformly and labels every item of them (the pool gets ``prompt=``
 and the prompts' inclusion probabilities, so variances are clustered by prompt).
-``--design adaptive``: each sequence is a study folder (:mod:`bacon_bayes.study`, in a
+``--design mixed``: a study folder as for adaptive, its waves uniform with every other one
+paired on the table's prompts (waves that label single items and waves that label whole
+prompts in one study: the anytime information's finite-population correction is the
+items'). ``--design adaptive``: each sequence is a study folder (:mod:`bacon_bayes.study`, in a
 temporary directory): a uniform first wave, then ``bacon sample STUDY --design adaptive``
 waves (:func:`bacon_bayes.study.draw_wave`: the study's cross-fitted ridge on the judges,
 the heteroskedastic sd model of its residuals on the earlier waves' labels, Poisson draws
@@ -28,7 +31,8 @@ than twice a uniform one; the figures before 2026-11-29's change were at 0.2).
 
     PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_package_check SEQUENCES [LOOKS]
         [--data /tmp/mc_data] [--out stem] [--table trivia|wmt22|summeval]
-        [--differences] [--design uniform|paired|adaptive] [--max-ratio inf] [--margin 0.1]
+        [--differences] [--design uniform|paired|adaptive|mixed] [--max-ratio inf]
+        [--margin 0.1]
         [--uniform-share S]
 """
 
@@ -115,11 +119,12 @@ def _fixed_looks(
 
 def _study_looks(
     frame: pd.DataFrame, judges: list[str], looks: int, kw: dict, r: int, folder: Path,
-    adaptive: dict[str, float], waves: dict[str, int], margin: float,
+    adaptive: dict[str, float], waves: dict[str, int], margin: float, mixed: str | None = None,
 ) -> Iterator[tuple[int, EvalPool, np.ndarray, int]]:  # fmt: skip
     """Each look's pool (as the study folder gives it), labeled rows and ``max_labels`` of
     one sequence of a study: a uniform first wave, then adaptive waves (``adaptive``: their
-    options); ``waves`` counts the designs drawn."""
+    options), or (``mixed``: the prompt column) uniform waves with every other one paired;
+    ``waves`` counts the designs drawn."""
     root = folder / f"s{r}"
     root.mkdir()
     config = StudyConfig(
@@ -133,7 +138,10 @@ def _study_looks(
     ids = frame["item"].to_numpy()
     for k in range(1, looks + 1):
         budget = max(1, round((total - used) / (looks - k + 1)))  # whole, fixed before the draw
-        design, options = ("uniform", {}) if k == 1 else ("adaptive", adaptive)
+        if mixed is not None:  # uniform waves, every other one paired on the prompts
+            design, options = ("paired", {"prompt": mixed}) if k % 2 == 0 else ("uniform", {})
+        else:
+            design, options = ("uniform", {}) if k == 1 else ("adaptive", adaptive)
         _, drawn = draw_wave(root, design, budget, seed=1000 * r + k, **options)
         waves[drawn.name] = waves.get(drawn.name, 0) + 1
         chosen = drawn.selected.astype(bool)
@@ -165,14 +173,16 @@ def run(
     adaptive = {"max_ratio": max_ratio}
     if uniform_share is not None:
         adaptive["uniform_share"] = uniform_share
-    if design == "adaptive":  # the study folders' pool file (labels come by import)
+    mixed = PROMPTS[table] if design == "mixed" else None
+    if design in ("adaptive", "mixed"):  # the study folders' pool file (labels by import)
         if "item" not in frame.columns:
             frame = frame.assign(item=[f"row{i}" for i in range(len(frame))])
-        frame[["item", kw["group"], *judges]].to_csv(folder / "pool.csv", index=False)
+        cols = ["item", kw["group"], *judges] + ([mixed] if mixed else [])
+        frame[cols].to_csv(folder / "pool.csv", index=False)
     for r in range(sequences):
         sequence = (
-            _study_looks(frame, judges, looks, kw, r, folder, adaptive, waves, margin)
-            if design == "adaptive"
+            _study_looks(frame, judges, looks, kw, r, folder, adaptive, waves, margin, mixed)
+            if design in ("adaptive", "mixed")
             else _fixed_looks(frame, judges, looks, kw, prompt, r)
         )
         max_labels = 0
@@ -260,7 +270,9 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--table", choices=tuple(TABLES), default="trivia")
     p.add_argument("--differences", action="store_true", help="also every pairwise difference")
-    p.add_argument("--design", choices=("uniform", "paired", "adaptive"), default="uniform")
+    p.add_argument(
+        "--design", choices=("uniform", "paired", "adaptive", "mixed"), default="uniform"
+    )
     p.add_argument("--max-ratio", type=float, default=np.inf, help="adaptive waves' max_ratio")
     p.add_argument(
         "--uniform-share", type=float, default=None, help="adaptive waves' uniform_share"
