@@ -170,6 +170,11 @@ def test_group_bias_finds_a_favoured_group() -> None:
     binary = (label > 0).astype(float)
     perfect = bias.group_bias(binary, binary.copy(), groups)
     assert len(perfect) == 4 and not perfect["flagged"].any()
+    # a group under 2 labeled items is not checked, and named (doctor said "over 12
+    # groups" of a 16-system table without saying which were left out)
+    few = np.where((groups == "d") & (np.arange(200) > 150), np.nan, label)
+    tab = bias.group_bias(few, judge, groups)
+    assert "d" not in set(tab["group"]) and tab.attrs["left_out"] == ["d"]
 
 
 def test_a_judge_that_barely_tracks_the_label_gets_no_bias_in_label_points() -> None:

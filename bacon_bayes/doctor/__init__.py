@@ -26,7 +26,7 @@ from bacon_bayes.doctor.rows import check_ids, without_summary
 from bacon_bayes.doctor.scores import ScoreFlag, judge_scales, score_flags
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.shrink import MIN_SEPARATE_LABELS, choose_pooling
-from bacon_bayes.order import natural_key
+from bacon_bayes.order import natural_key, natural_sorted
 from bacon_bayes.readers import TableMeta
 from bacon_bayes.scale import (
     Scale,
@@ -640,10 +640,18 @@ def _bias_text(p: Profile) -> list[str]:
     tables = {j: t for j, t in p.groups.items() if not t.empty}
     if tables:
         k = max(len(t) for t in tables.values())
+        left = natural_sorted({g for t in tables.values() for g in t.attrs.get("left_out", [])})
         lines.append(
             f"  {r.group}: over-rating in label points (judge ~ label + {r.group}, each level "
-            f"against the average), simultaneous {level} intervals over {k} groups; those "
-            "excluding 0:"
+            f"against the average), simultaneous {level} intervals over {k} groups"
+            + (
+                f" (not checked, under 2 labeled items with a score: {', '.join(left[:5])}"
+                + (f" and {len(left) - 5} more" if len(left) > 5 else "")
+                + ")"
+                if left
+                else ""
+            )
+            + "; those excluding 0:"
         )
     elif p.groups:
         lines.append(f"  {r.group}: over-rating per {r.group} (judge ~ label + {r.group}):")

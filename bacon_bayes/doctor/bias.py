@@ -244,7 +244,8 @@ def group_bias(
     DataFrame
         ``group``, ``n``, ``over``, ``low``, ``high``, ``flagged`` (empty with fewer than
         2 groups of 2 labels, too few labels for the fit, or a judge that does not rise
-        with the label; ``attrs["why"]`` says which).
+        with the label; ``attrs["why"]`` says which); ``attrs["left_out"]``: the groups
+        with fewer than 2 labeled items, not checked.
     """
     ok = np.isfinite(label) & np.isfinite(judge) & pd.notna(groups)
     names, codes, sizes = np.unique(
@@ -282,7 +283,10 @@ def group_bias(
     # error (-0.00 [-0.00, -0.00]), which flagged a perfect judge
     out["flagged"] = sure_sign(out["low"], out["high"]) != 0
     order = sorted(range(k), key=lambda i: natural_key(names[i]))
-    return out.iloc[order].reset_index(drop=True)  # M8 before M10, as everywhere
+    out = out.iloc[order].reset_index(drop=True)  # M8 before M10, as everywhere
+    seen = np.unique(np.asarray(groups[pd.notna(groups)]).astype(str))
+    out.attrs["left_out"] = [str(g) for g in seen if g not in set(names)]  # under 2 labels
+    return out
 
 
 @dataclass

@@ -149,8 +149,8 @@ def _groups(check: PoolCheck) -> str:
         GROUPS_HEAD
         + shown
         + note
-        + f"<details><summary>All {len(frame)} rows ({len(tables)} judges x {k} "
-        "groups)</summary>" + scroll_table(frame, 3) + "</details>"
+        + f"<details><summary>All {len(frame)} rows ({len(tables)} judges, each over the "
+        "groups with 2 or more labeled items)</summary>" + scroll_table(frame, 3) + "</details>"
     )
 
 
