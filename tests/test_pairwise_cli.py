@@ -175,6 +175,7 @@ def test_a_judge_naming_the_winning_model_is_read_and_its_command_runs(capsys, t
     command = out.strip().splitlines()[-1].strip()
     code, out, err = _run(shlex.split(command)[1:], capsys)
     assert code == 0 and "Bradley-Terry strengths" in out, err
+    assert "note: column 'gpt4' names the winning model" in out  # estimate says it too
     frame.loc[4, "gpt4"] = "gpt-9"  # neither model of its row: said, with its line
     frame.to_csv(path, index=False)
     code, out, err = _run(["doctor", str(path)], capsys)

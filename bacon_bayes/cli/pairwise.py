@@ -170,8 +170,10 @@ def summary_from_args(
         cal, args.alpha, simultaneous=getattr(args, "simultaneous", False),
         scale="elo" if args.elo else "logit", fitted=fitted,
     )  # fmt: skip
-    # the columns like a judge's that were left out, as doctor says them
-    return cal, replace(summary, notes=(*summary.notes, *roles.left_out)), frame, roles
+    # how the reader took the columns (verdicts naming the winning model, ...) and those
+    # like a judge's that were left out, as doctor says them
+    notes = tuple(dict.fromkeys((*summary.notes, *roles.notes, *roles.left_out)))
+    return cal, replace(summary, notes=notes), frame, roles
 
 
 def check_args(args: argparse.Namespace) -> None:
