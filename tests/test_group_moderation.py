@@ -8,7 +8,7 @@ import pytest
 
 from bacon_bayes import estimate as est
 from bacon_bayes.demo import load_summeval
-from bacon_bayes.estimate import moderate
+from bacon_bayes.estimate import groups, moderate
 from bacon_bayes.simulation.regimes import Coverage
 from benchmarks.group_score_interval import coverage
 
@@ -62,7 +62,8 @@ def _band(reps: int) -> tuple[float, float]:
 def test_groups_with_labels_at_the_bound_keep_simultaneous_coverage(monkeypatch):
     """Ten labels of a group mostly at the scale's top: the moderated t holds the
     simultaneous coverage in band; the group's own variance alone falls below it, and so
-    does the classical mean when the prior may count for fewer than 4 labels."""
+    does the classical mean when the prior may count for fewer than 4 labels, and the
+    AEE's when neither the prior nor the residual floor keeps it."""
     band = _band(400)
     for method in ("aee", "classical"):
         cov = _coverage("saturated", 400, method)
@@ -70,6 +71,8 @@ def test_groups_with_labels_at_the_bound_keep_simultaneous_coverage(monkeypatch)
     monkeypatch.setattr(moderate, "MIN_PRIOR_LABELS", 0.0)
     assert _coverage("saturated", 400, "classical") < band[0]
     monkeypatch.setattr(moderate, "prior_labels", lambda *a, **k: 0.0)
+    assert band[0] <= _coverage("saturated", 100)  # the residual floor alone holds it
+    monkeypatch.setattr(groups, "residual_floor", lambda y: 0.0)
     assert _coverage("saturated", 100) < band[0]  # 0.26 (400 draws)
 
 

@@ -50,13 +50,19 @@ import numpy as np
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.combine import combined_core
-from bacon_bayes.estimate.core import _check_alpha, _estimate, mean_core, variance_coefficients
+from bacon_bayes.estimate.core import (
+    _check_alpha,
+    _estimate,
+    mean_core,
+    residual_floor,
+    variance_coefficients,
+)
 from bacon_bayes.estimate.critical import (
     min_simultaneous_prompts,
     prompt_contrast_critical_values,
     simultaneous_critical_value,
 )
-from bacon_bayes.estimate.moderate import variance_prior
+from bacon_bayes.estimate.moderate import floor_variance, variance_prior
 from bacon_bayes.estimate.tables import (
     NO_LABELS,
     ONE_LABEL,
@@ -280,8 +286,8 @@ def clustered_fit(
     df = np.maximum(n_prompts - 1.0, 1.0)
     if target == "population":  # a few prompts' influences can carry the variance
         df = satterthwaite_prompts(psi, df)
-    if target == "pool" and m > 1:
-        cov = _floor(cov, r, fit[idx], pi_lab, g_lab, n_g)
+    if target == "pool":
+        cov = _floor(cov, r, fit[idx], pi_lab, g_lab, n_g, residual_floor(y_lab))
     return {
         "estimate": est,
         "cov": cov,
@@ -314,9 +320,12 @@ def _floor(
     pi_lab: np.ndarray,
     g_lab: np.ndarray,
     n_g: np.ndarray,
+    per_label: float,
 ) -> np.ndarray:
     """Each group's variance raised to at least what all labels predict for its items
-    (:func:`~bacon_bayes.estimate.moderate.variance_prior`), the correlations kept.
+    (:func:`~bacon_bayes.estimate.moderate.variance_prior`, with several groups) and to
+    ``per_label`` through the design formula (:func:`~.core.residual_floor`), the
+    correlations kept.
 
     A group whose few dozen labeled prompts the surrogate happens to predict almost
     perfectly (a bounded label near its bound: a rare miss not drawn) otherwise gets a
@@ -328,7 +337,10 @@ def _floor(
     makes the prior worth only a few labels).
     """
     c = variance_coefficients(1.0 / pi_lab, pi_lab, "pool")
-    floor = FLOOR_SHARE * variance_prior(r, f_lab, c, g_lab, n_g.size, n_g)
+    floor = floor_variance(per_label, c, g_lab, n_g)
+    if n_g.size > 1:
+        prior = variance_prior(r, f_lab, c, g_lab, n_g.size, n_g, per_label)
+        floor = np.maximum(floor, FLOOR_SHARE * prior)
     own = np.clip(np.diag(cov), 0.0, None)
     var = np.maximum(own, floor)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -24,6 +24,42 @@ def variance_coefficients(w: np.ndarray, pi: np.ndarray, target: Target) -> np.n
     return w * w * (1.0 - pi) if target == "pool" else w * w
 
 
+#: Labels' worth of the residual-variance floor's pseudo-count: Agresti & Coull's "plus
+#: four" (two misses and two hits added to what the labels show).
+FLOOR_PSEUDO_LABELS = 4.0
+
+
+def residual_floor(y_lab: np.ndarray) -> float:
+    """The least residual variance per label that ``n`` labels can establish.
+
+    Labels on a coarse scale (0/1 verdicts, whole ratings) that the judges predict well
+    show residuals near 0 until a miss is drawn, and a judge wrong on 5% of items misses
+    none of 20 labels a third of the time: the residuals' spread then reads near 0 and
+    the interval collapses around an estimate that is off by the misses not drawn. The
+    floor is the variance of a miss of one label step (the smallest gap between the
+    labels seen) at the rate Agresti & Coull's plus-four rule gives 0 misses in ``n``,
+    ``p0 = 2 / (n + 4)``: ``step^2 p0 (1 - p0)``. It binds only where labels are coarse
+    against the residuals' spread (0/1 labels, few dozen of them); finely graded labels
+    have a small step and the floor vanishes. 0 with fewer than two distinct labels.
+    """
+    vals = np.unique(np.asarray(y_lab, dtype=float))
+    if vals.size < 2:
+        return 0.0
+    step = float(np.diff(vals).min())
+    p0 = 0.5 * FLOOR_PSEUDO_LABELS / (np.size(y_lab) + FLOOR_PSEUDO_LABELS)
+    return step * step * p0 * (1.0 - p0)
+
+
+def floored_variance(
+    var: float, y_lab: np.ndarray, pi_lab: np.ndarray, n_items: int, target: Target
+) -> float:
+    """``var``, the variance of a mean over ``n_items``, raised to at least what
+    :func:`residual_floor`'s per-label variance gives through the same design formula
+    (``sum c_i v0 / N^2``)."""
+    c = variance_coefficients(1.0 / pi_lab, pi_lab, target)
+    return max(float(var), residual_floor(y_lab) * float(c.sum()) / float(n_items) ** 2)
+
+
 def mean_core(
     y_lab: np.ndarray,
     f_lab: np.ndarray,

@@ -23,6 +23,7 @@ from bacon_bayes.estimate.core import (
     Target,
     _check_alpha,
     mean_core,
+    residual_floor,
 )
 from bacon_bayes.estimate.critical import (
     bootstrap_pair_critical_values,
@@ -222,6 +223,7 @@ def group_tables_from_sums(
     # the labels alone (a surrogate that is zero everywhere, untuned): the moderation's
     # prior is a function of the group's mean, and the interval a score interval
     alone = [not sur[3] and not np.any(sur[0]) for sur in surrogates]
+    floor_each = residual_floor(y_lab)
     if boot:
         # the bootstrap learns the tails' shape, not the variance a few labels missed: a
         # group whose labels showed none of the pool's rare large residuals (binary
@@ -229,7 +231,8 @@ def group_tables_from_sums(
         # in the interval and in every resample's studentisation alike
         mods = [
             moderated_variance(
-                var, resid, y_lab - resid, pi_lab, g_lab, n_g, target, est if alone[i] else None
+                var, resid, y_lab - resid, pi_lab, g_lab, n_g, target, est if alone[i] else None,
+                0.0 if alone[i] else floor_each,
             )
             for i, (est, var, resid, _) in enumerate(fits)
         ]  # fmt: skip
@@ -269,7 +272,15 @@ def group_tables_from_sums(
         else:
             own_var = var
             var, df, d0, mv = moderated_variance(
-                var, resid, y_lab - resid, pi_lab, g_lab, n_g, target, est if alone[i] else None
+                var,
+                resid,
+                y_lab - resid,
+                pi_lab,
+                g_lab,
+                n_g,
+                target,
+                est if alone[i] else None,
+                0.0 if alone[i] else floor_each,
             )
             moderation["prior_labels"] = d0
             if mv is not None:

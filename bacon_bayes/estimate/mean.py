@@ -21,6 +21,7 @@ from bacon_bayes.estimate.core import (
     _check_alpha,
     _estimate,
     _prepare,
+    floored_variance,
     mean_core,
     satterthwaite_df,
 )
@@ -98,7 +99,7 @@ def aee_mean(
         "mean",
         "aee",
         float(theta),
-        float(var),
+        floored_variance(float(var), y_lab, pi_lab, n_items, target),
         int(n),
         n_items,
         alpha,

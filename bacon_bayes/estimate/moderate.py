@@ -34,7 +34,13 @@ def _within_group(resid: np.ndarray, g_lab: np.ndarray, m: int) -> tuple[np.ndar
 
 
 def variance_prior(
-    resid: np.ndarray, f_lab: np.ndarray, c: np.ndarray, g_lab: np.ndarray, m: int, n_g: np.ndarray
+    resid: np.ndarray,
+    f_lab: np.ndarray,
+    c: np.ndarray,
+    g_lab: np.ndarray,
+    m: int,
+    n_g: np.ndarray,
+    floor: float = 0.0,
 ) -> np.ndarray:
     """Each group's residual variance as predicted from all labels (the moderation's prior).
 
@@ -43,12 +49,13 @@ def variance_prior(
     group whose few labels all sit at a bound of the scale still gets the spread that
     items with surrogates like its own show elsewhere. The prediction goes through the
     same design-based formula as the group's own variance (``sum c_i s^2(f_i) / N_g^2``).
+    ``floor``: the least variance per label (:func:`~.core.residual_floor`).
     """
     u2 = _within_group(resid, g_lab, m)[1] ** 2 * resid.size / max(resid.size - m, 1)
     pooled = float(u2.mean())
     design = np.column_stack([np.ones_like(f_lab), f_lab])
     coef = np.linalg.lstsq(design, u2, rcond=None)[0]
-    s2 = np.maximum(design @ coef, 0.1 * pooled)
+    s2 = np.maximum(design @ coef, max(0.1 * pooled, floor))
     return np.bincount(g_lab, weights=c * s2, minlength=m) / n_g.astype(float) ** 2
 
 
@@ -195,6 +202,7 @@ def moderated_variance(
     n_g: np.ndarray,
     target: Target,
     est: np.ndarray | None = None,
+    floor: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray, float, MeanVariance | None]:
     """Each group's moderated variance, its Student-t df, the prior's worth ``d0`` and,
     for the labels alone, the mean-variance function of the prior.
@@ -207,17 +215,25 @@ def moderated_variance(
     :func:`variance_prior`, :func:`prior_labels`). With
     ``est`` (the groups' estimates from the labels alone, ``resid`` then the labels) the
     prior is :class:`MeanVariance`'s at ``est``, and :func:`score_bounds` gives the
-    interval.
+    interval. ``floor``: the least variance per label (:func:`~.core.residual_floor`;
+    surrogate residuals only), which the moderated variance keeps too.
     """
     m = n_g.size
     c = variance_coefficients(1.0 / pi_lab, pi_lab, target)
     mv = None
     if est is None:
         own = own_labels(resid, g_lab, m)
-        prior = variance_prior(resid, f_lab, c, g_lab, m, n_g)
+        prior = variance_prior(resid, f_lab, c, g_lab, m, n_g, floor)
     else:  # the score interval's prior at mu is what makes labels at a bound heavy-tailed
         own = np.bincount(g_lab, minlength=m).astype(float) - 1.0
         mv = MeanVariance.fit(resid, c, g_lab, m, n_g)
         prior = mv.prior(est)
     d0 = prior_labels(var, own, prior, most=g_lab.size - m)
-    return (d0 * prior + own * var) / (d0 + own), own + d0, d0, mv
+    mod = np.maximum((d0 * prior + own * var) / (d0 + own), floor_variance(floor, c, g_lab, n_g))
+    return mod, own + d0, d0, mv
+
+
+def floor_variance(floor: float, c: np.ndarray, g_lab: np.ndarray, n_g: np.ndarray) -> np.ndarray:
+    """Each group's variance of its mean at ``floor`` per label (the design formula
+    ``sum c_i floor / N_g^2``)."""
+    return floor * np.bincount(g_lab, weights=c, minlength=n_g.size) / n_g.astype(float) ** 2

@@ -53,10 +53,16 @@ from bacon_bayes.estimate.core import (
     Target,
     _check_alpha,
     mean_core,
+    residual_floor,
     variance_coefficients,
 )
 from bacon_bayes.estimate.critical import simultaneous_rule
-from bacon_bayes.estimate.moderate import own_labels, prior_labels, variance_prior
+from bacon_bayes.estimate.moderate import (
+    floor_variance,
+    own_labels,
+    prior_labels,
+    variance_prior,
+)
 from bacon_bayes.estimate.robust_ebci import critical_value
 from bacon_bayes.estimate.tables import NO_LABELS, GroupArrays, Pairs
 from bacon_bayes.inclusion import Inclusion
@@ -159,12 +165,13 @@ def group_corrections(
         own_var[g] = float(var)
         d[g] = float(theta) - s_mean[g]
     c = variance_coefficients(w, pi_lab, target)
-    prior = variance_prior(resid, fitted, c, g_lab, m, n_g)
+    floor = residual_floor(y_lab)
+    prior = variance_prior(resid, fitted, c, g_lab, m, n_g, floor)
     if g_lab.size - np.count_nonzero(n_lab) < 2 or not prior.any():
         # no spread within any group (too few labels, or each group's labels all equal:
         # 0/1 labels of few items): the residuals' spread around their mean stands in
         # (it holds the groups' differences too, so it errs wide)
-        s2 = float(np.var(resid, ddof=1)) if resid.size > 1 else 0.0
+        s2 = max(float(np.var(resid, ddof=1)) if resid.size > 1 else 0.0, floor)
         prior = np.bincount(g_lab, weights=c * s2, minlength=m) / n_g.astype(float) ** 2
     own = own_labels(resid, g_lab, m)
     several = n_lab >= 2
@@ -172,6 +179,7 @@ def group_corrections(
     mod = np.where(
         several, (d0 * prior + np.maximum(own, 0) * own_var) / (d0 + np.maximum(own, 0)), prior
     )
+    mod = np.maximum(mod, floor_variance(floor, c, g_lab, n_g))
     return Corrections(d, mod * price, np.maximum(own, 0) + d0, s_mean, n_lab >= 1, lam)
 
 

@@ -19,7 +19,7 @@ import pandas as pd
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.combine import combined_core, min_labels
-from bacon_bayes.estimate.core import _estimate, mean_core, satterthwaite_df
+from bacon_bayes.estimate.core import _estimate, floored_variance, mean_core, satterthwaite_df
 from bacon_bayes.estimate.groups import group_tables_from_sums
 from bacon_bayes.estimate.quantile import _quantile_from_cdf
 from bacon_bayes.estimate.shrink import choose_pooling, group_corrections, shrink_table
@@ -92,7 +92,8 @@ def mean_estimates(fit: StreamFit, scan: Scan, sums: Sums, alpha: float) -> list
         )
         t_df = satterthwaite_df(lab.y, f_lab, pi, lam, float(df), **kw)
         aee = _estimate(
-            "mean", "aee", float(theta), float(var), int(n), N, alpha, df=t_df,
+            "mean", "aee", float(theta), floored_variance(float(var), lab.y, pi, N, kw["target"]),
+            int(n), N, alpha, df=t_df,
             power_lambda=[float(v) for v in lam], target=kw["target"],
         )  # fmt: skip
         aee = _noted(aee, fit)
@@ -100,14 +101,16 @@ def mean_estimates(fit: StreamFit, scan: Scan, sums: Sums, alpha: float) -> list
         theta, var, lam, n = mean_core(lab.y, cf.mean, pi, f_sum, N, power_tuning=tuning, **kw)
         t_df = satterthwaite_df(lab.y, cf.mean, pi, lam, float(n) - 1.0, **kw)
         aee = _estimate(
-            "mean", "aee", float(theta), float(var), int(n), N, alpha, df=t_df,
+            "mean", "aee", float(theta), floored_variance(float(var), lab.y, pi, N, kw["target"]),
+            int(n), N, alpha, df=t_df,
             power_lambda=float(lam), target=kw["target"],
         )  # fmt: skip
     zeros = np.zeros(len(lab))
     theta, var, _, n = mean_core(lab.y, zeros, pi, 0.0, N, power_tuning=False, **kw)
     t_df = satterthwaite_df(lab.y, zeros, pi, 1.0, float(n) - 1.0, **kw)
     classical = _estimate(
-        "mean", "classical", float(theta), float(var), int(n), N, alpha, df=t_df,
+        "mean", "classical", float(theta), floored_variance(float(var), lab.y, pi, N, kw["target"]),
+        int(n), N, alpha, df=t_df,
         target=kw["target"],
     )  # fmt: skip
     n_all, grand, m2 = _pooled(scan.groups)
