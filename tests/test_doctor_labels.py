@@ -65,6 +65,31 @@ def test_raters_of_the_same_rows_are_said_with_their_mean_as_the_label(tmp_path,
     assert "several raters" not in out and "rater 1 was taken as the label" in out
 
 
+def test_the_raters_mean_the_recipe_adds_is_taken_as_the_label(tmp_path, capsys) -> None:
+    """Finding T1-15: after the user added the mean column the raters' recipe printed,
+    doctor still took 'annotator_1' and printed the same recipe again. The column equal
+    to the raters' mean on their rows is the label now, the raters named as its parts."""
+    frame = _table()
+    raters = [f"annotator_{k}" for k in (1, 2, 3)]
+    for k, name in enumerate(raters, 1):
+        frame[name] = _rating(frame, 0.7, k)
+    frame["label"] = frame[raters].mean(axis=1)  # the recipe's pandas line
+    path = tmp_path / "with_label.csv"
+    frame.to_csv(path, index=False)
+    out, command = doctor([str(path)], capsys)
+    assert found(out, "label") == ["label"]
+    assert "the mean of the 3 raters annotator_1, annotator_2 and annotator_3" in out
+    assert "several raters per item" not in out
+    assert command[command.index("--label") + 1] == "label"
+    left = next(ln for ln in out.splitlines() if "left out  annotator_2" in ln)
+    assert "one of the raters whose mean label is; pass --label annotator_2" in left
+    # a column that is not their mean (another rater's) takes nothing from them
+    frame["label"] = _rating(frame, 0.7, 9)
+    frame.to_csv(path, index=False)
+    out, _ = doctor([str(path)], capsys)
+    assert "whose mean" not in out
+
+
 def test_a_constant_confidence_column_is_not_taken_for_the_label(tmp_path, capsys) -> None:
     """Finding 20: 'human_confidence' (1 on every labeled row) before 'Human-Eval' (the
     0/1 verdicts): doctor took the first, and its command estimated a constant (1.0000

@@ -137,6 +137,33 @@ def test_a_long_table_is_pivoted_by_its_item_column_keeping_the_label(tmp_path, 
     pd.testing.assert_series_equal(wide["gpt35"], expect["gpt35"])
 
 
+def test_a_long_table_with_a_labels_file_gets_its_pivot_first(tmp_path, capsys, monkeypatch):
+    """Finding T1-16: a long table with its labels in another file stopped with "the
+    table's id column 'item' repeats" (the join came first). Doctor now says the table is
+    long, prints its pivot and how to add the labels to the pivoted table, which runs."""
+    table = relevance_table().drop(columns=["summary", "doc_id"])
+    labels = table.loc[table["relevance"].notna(), ["item", "relevance"]]
+    long = table.drop(columns="relevance").melt(["item", "system"], list(JUDGES), "judge", "score")
+    monkeypatch.chdir(tmp_path)
+    long.to_csv("long.csv", index=False)
+    labels.to_csv("labels.csv", index=False)
+    assert main(["doctor", "long.csv", "--labels", "labels.csv", "--label", "relevance"]) == 0
+    out = capsys.readouterr().out
+    assert "long      judge" in out and "run:" not in out
+    flat = out.replace("\n", " ")
+    assert "the table's id column 'item' repeats" in flat
+    then = flat.split("once it is pivoted, add them with: ", 1)[1].strip()
+    assert then == "bacon doctor wide.csv --labels labels.csv --label relevance"
+    exec(flat.split("in pandas: ", 1)[1].split(" (pivot refuses", 1)[0], {"df": long})
+    assert main(shlex.split(then)[1:]) == 0
+    again = command(capsys.readouterr().out)
+    assert again is not None and again[again.index("--label") + 1] == "relevance"
+    # a table that is not long keeps the join's error
+    long.drop(columns="judge").to_csv("long.csv", index=False)
+    assert main(["doctor", "long.csv", "--labels", "labels.csv", "--label", "relevance"]) == 2
+    assert "the table's id column 'item' repeats" in capsys.readouterr().err
+
+
 def test_one_row_per_annotator_is_said_and_no_command_takes_ratings_for_items(tmp_path, capsys):
     """Labeled items on three rows (one per expert) were counted as three items each, and
     the printed command (without --item) gave intervals covering 80% (finding 7)."""

@@ -262,6 +262,26 @@ def test_the_printed_sample_command_shows_the_labellers_the_response(tmp_path, c
     assert main(rewrite[1:]) == 0
 
 
+def test_the_show_hint_names_the_question_not_a_constant_column(tmp_path, capsys, monkeypatch):
+    """Finding T1-17: without a response text the hint named the pool's first other
+    column: `--show lp` (one value on every row) or the system, not the question a
+    labeller needs. Constant columns are skipped and the prompt comes first."""
+    monkeypatch.chdir(tmp_path)
+    frame = pd.read_csv(table(tmp_path))
+    frame.insert(1, "lp", "zh-en")
+    frame["question"] = [f"What is asked in document {d}, and why?" for d in frame["doc"]]
+    frame.drop(columns="doc").to_csv("pool.csv", index=False)
+    argv = ["sample", "pool.csv", "--study", "s", "--label", "human", "--judge", "judge_0",
+            "--group", "system", "--budget", "10", "--out", "todo.csv"]  # fmt: skip
+    assert main(argv) == 0
+    hint = next(line for line in capsys.readouterr().out.splitlines() if "ids only" in line)
+    assert "--show question` rewrites it" in hint and "lp" not in hint
+    assert hint.index("judge_1") < hint.index("system")  # the group last among the others
+    rewrite = shlex.split(hint.split("`")[1])
+    assert main(rewrite[1:]) == 0
+    assert "question" in pd.read_csv("todo.csv").columns
+
+
 def test_a_plan_on_a_pool_file_names_the_study_started_from_it(tmp_path, monkeypatch, capsys):
     """`bacon plan pool.csv` beside the pool.study a printed `bacon sample pool.csv` made:
     the plan counted only the file's labels and its printed sample added a wave to that

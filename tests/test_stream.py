@@ -481,3 +481,36 @@ def test_streamed_blank_strings_are_empty_cells(tmp_path):
     frame.to_csv(tmp_path / "t.csv", index=False)
     result = estimate_stream(tmp_path / "t.csv", Calibrator(engine="freq"), label="y", judges=["j"])
     assert result.means[0].n_labeled == 60
+
+
+def test_streamed_cells_read_as_in_memory_and_errors_name_csv_lines(tmp_path, capsys):
+    """Finding T1-14: streamed, verdict words ('Correct') and percentages ('80%') were
+    refused that the in-memory command reads, and a bad cell was named by its row from 0
+    where the other commands name its CSV line."""
+    rng = np.random.default_rng(2)
+    n = 400
+    y = np.where(rng.random(n) < 0.6, 1.0, 0.0)
+    judge = np.clip(np.round(100 * (0.3 + 0.4 * y + 0.2 * rng.random(n))), 0, 100)
+    labeled = rng.random(n) < 0.3
+    numbers = pd.DataFrame({"id": [f"q{i}" for i in range(n)], "j": judge})
+    numbers["human"] = np.where(labeled, y, np.nan)
+    words = numbers.assign(
+        j=[f"{v:g}%" for v in judge],
+        human=np.where(labeled, np.where(y == 1, "Correct", "Incorrect"), None),
+    )
+    numbers.to_csv(tmp_path / "numbers.csv", index=False)
+    words.to_csv(tmp_path / "words.csv", index=False)
+    args = ["--label", "human", "--item", "id", "--judge", "j", "--engine", "freq",
+            "--outcome", "continuous", "--json", "--chunk-rows", "100"]  # fmt: skip
+    assert main(["estimate", str(tmp_path / "numbers.csv"), *args]) == 0
+    want = json.loads(capsys.readouterr().out)
+    assert main(["estimate", str(tmp_path / "words.csv"), *args]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["streamed"] and got["mean"] == want["mean"]
+    words.loc[6, "human"] = "unsure"  # line 8 of the CSV (header on line 1)
+    words.to_csv(tmp_path / "bad.csv", index=False)
+    assert main(["estimate", str(tmp_path / "bad.csv"), *args[:-3]]) == 2
+    assert "line 8" in capsys.readouterr().err  # in memory
+    assert main(["estimate", str(tmp_path / "bad.csv"), *args]) == 2
+    err = capsys.readouterr().err
+    assert "line 8, column 'human': non-numeric value 'unsure'" in err

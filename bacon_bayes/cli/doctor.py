@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from bacon_bayes.cli.judge_args import add_judge_argument, judge_columns
 from bacon_bayes.cli.pairwise import run_doctor
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from bacon_bayes.readers import TableMeta
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -72,7 +78,12 @@ def run(args: argparse.Namespace) -> int:
     item = args.item
     if args.labels:
         args.label = args.label or label_column(frame, args.labels, args.item or meta.item)
-        frame, item = join_labels(frame, args.labels, args.label, args.item or meta.item)
+        try:
+            frame, item = join_labels(frame, args.labels, args.label, args.item or meta.item)
+        except ValidationError as exc:  # a long table's ids repeat: its pivot comes first
+            if not _long_before_labels(frame, meta, args, exc):
+                raise
+            return 0
     elif args.label and args.label not in frame.columns:
         raise ValidationError(
             f"--label {args.label!r} is not a column of {args.file!r} (columns: "
@@ -97,3 +108,36 @@ def run(args: argparse.Namespace) -> int:
     if hint:
         print(f"\nnote: {hint}")
     return 0
+
+
+def _long_before_labels(
+    frame: pd.DataFrame, meta: TableMeta, args: argparse.Namespace, exc: Exception
+) -> bool:
+    """When the labels cannot be joined onto ``frame`` (``exc``) because it is a long
+    table (one row per item and judge), print doctor's profile of it without the labels,
+    its pivot recipe, and how to add the labels once pivoted; False when it is no long
+    table (the join's error stands)."""
+    import shlex
+
+    from bacon_bayes.doctor import profile
+
+    found = profile(
+        frame,
+        meta,
+        args.file,
+        item=args.item,
+        alpha=args.alpha,
+        group=args.group,
+        prompt=args.prompt,
+    )
+    if not found.roles.long:
+        return False
+    then = shlex.join(
+        ["bacon", "doctor", "wide.csv", "--labels", args.labels, "--label", args.label]
+    )
+    print(found.to_text())
+    print(
+        f"\nnote: the labels of {args.labels!r} are joined onto one row per item, so not "
+        f"before the pivot ({str(exc).rstrip('.')}); once it is pivoted, add them with: {then}"
+    )
+    return True

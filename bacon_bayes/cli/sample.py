@@ -485,25 +485,31 @@ def _rewrite_command(root: Path, todo: Any, column: str) -> str:
 def _show_hint(study: Any, root: Path, todo: Any) -> str:
     """Without ``--show`` (none recorded): what the to-label file ``todo`` lacks, the
     ``bacon status`` command that rewrites it with the pool's response text (the column
-    ``bacon doctor`` finds) and the option that keeps it in later waves' files."""
+    ``bacon doctor`` finds; else the prompt or other text it finds, else another pool
+    column that varies, the group last) and the option that keeps it in later waves'
+    files."""
     import shlex
 
-    from bacon_bayes.doctor.roles import response_column
+    from bacon_bayes.doctor.roles import find_roles
+    from bacon_bayes.readers import TableMeta
 
     cfg, pool = study.config, study.pool
     known = {"group": cfg.group, "prompt": cfg.prompt, "judges": list(cfg.judges) or None}
     known = {k: v for k, v in known.items() if v and set(np.atleast_1d(v)) <= set(pool)}
     label = cfg.label if cfg.label in pool else None
     try:
-        found = response_column(pool, label=label, item=cfg.item, **known)
+        roles = find_roles(pool, TableMeta("csv"), label=label, item=cfg.item, **known)
     except BaconError:
-        found = None
+        roles = None
+    found = roles.response if roles is not None else None
     what = "the pool's response text (the column bacon doctor finds)"
-    if found is None:  # no text column: name one the labellers could see (runnable)
+    if found is None:  # no response text: name one the labellers could see (runnable)
         taken = {cfg.item, cfg.label, *cfg.judges}
-        others = [str(c) for c in pool.columns if c not in taken]
+        first = [roles.prompt, *roles.text] if roles is not None else [cfg.prompt]
+        others = [str(c) for c in pool.columns if c not in taken and pool[c].nunique() > 1]
         if not others:
             return "the to-label file holds ids only (the pool has no other column to show)"
+        others.sort(key=lambda c: (first.index(c) if c in first else len(first), c == cfg.group))
         found = others[0]
         rest = ", ".join(others[1:6]) + (" ..." if len(others) > 6 else "")
         what = f"{found}" + (f" (other pool columns: {rest})" if rest else "")

@@ -88,12 +88,17 @@ def choose_label(
             -frame[c].notna().sum(),
         )
     )
+    mean, rated = _raters_mean(frame, [c for c in sparse if c not in constant])
+    if mean is not None:  # the label doctor's raters recipe adds, over any one rater
+        sparse.insert(0, sparse.pop(sparse.index(mean)))
     label = sparse[0]
     n = int(frame[label].notna().sum())
     hint = "named like a label, " if LABEL_HINT.search(label) else ""
     out = LabelChoice(label, f"{hint}numeric and sparse: {n} of {len(frame)} rows have a value")
     if label in constant:
         out.reason += f", {_constant(frame[label])}"
+    if mean is not None:
+        out.reason += f"; the mean of the {len(rated)} raters {_and(rated)}"
     raters = _raters(frame, label, [c for c in sparse[1:] if c not in constant])
     if raters:
         out.raters = _raters_note(frame, [label, *raters])
@@ -107,6 +112,8 @@ def choose_label(
             if c in constant
             else f"another rater of the items {label} rates (below); {use} alone"
             if c in raters
+            else f"one of the raters whose mean {label} is; {use} alone"
+            if c in rated
             else f"numeric and sparse ({k} of {len(frame)} rows), but {label} was taken as "
             f"the label; {use}"
         )
@@ -168,15 +175,40 @@ def _raters(frame: pd.DataFrame, label: str, others: list[str]) -> list[str]:
     return out
 
 
+#: a column within this of the raters' mean on every row they rate is their mean (one
+#: written to two decimals)
+MEAN_TOLERANCE = 0.01
+
+
+def _raters_mean(frame: pd.DataFrame, sparse: list[str]) -> tuple[str | None, list[str]]:
+    """A column of ``sparse`` that is the mean of several raters of the same items (also
+    in ``sparse``) on every row they rate, as :func:`_raters_note`'s recipe makes it, and
+    those raters; ``(None, [])`` when there is none."""
+    for first in sparse:
+        raters = [first, *_raters(frame, first, [c for c in sparse if c != first])]
+        if len(raters) < 2:
+            continue
+        mean = frame[raters].astype(float).mean(axis=1)
+        rows = mean.notna().to_numpy()
+        for c in sparse:
+            value = frame[c].to_numpy(dtype=float)[rows]
+            if c not in raters and np.allclose(value, mean[rows], atol=MEAN_TOLERANCE):
+                return c, raters
+    return None, []
+
+
+def _and(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + f" and {names[-1]}"
+
+
 def _raters_note(frame: pd.DataFrame, raters: list[str]) -> str:
     """Several raters of the same items: their agreement, what the command estimates (the
     first rater's mean), and how to make their mean the label."""
     both = frame[raters].notna().all(axis=1)
     value, _ = alpha(frame[raters].to_numpy(dtype=float).T)
     agree = f"Krippendorff's interval alpha {value:.2f}" if np.isfinite(value) else ""
-    names = ", ".join(raters[:-1]) + f" and {raters[-1]}"
     return (
-        f"{names} rate the same {int(both.sum())} items: several raters per item"
+        f"{_and(raters)} rate the same {int(both.sum())} items: several raters per item"
         + (f" ({agree} between them)" if agree else "")
         + f". The command estimates {raters[0]}'s mean rating alone; the usual label is "
         f"their mean, less noisy than one rater's (e.g. in pandas: df['label'] = "

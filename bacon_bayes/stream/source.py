@@ -17,7 +17,7 @@ import pandas as pd
 
 from bacon_bayes.errors import BaconError, ValidationError
 from bacon_bayes.io import csv_options
-from bacon_bayes.words import unread
+from bacon_bayes.words import as_numbers, unread
 
 PARQUET = (".parquet", ".pq")
 CSV = (".csv", ".csv.gz", ".csv.bz2", ".csv.zst")
@@ -300,17 +300,29 @@ def read_frames(
     except BaconError:
         raise
     except Exception as exc:
-        where = f" (after its row {offset - piece.start + piece.file_start})"
+        where = f" (after its {_place(piece, offset)})"
         raise _unreadable(path, exc, where) from exc
 
 
+def _place(piece: Piece, row: int) -> str:
+    """Where global row ``row`` of ``piece`` is, as the in-memory commands say it: the
+    CSV line (from 1, past the header and any title above it), or the Parquet file's row
+    (from 0)."""
+    within = row - piece.start + piece.file_start
+    if piece.row_group is not None:
+        return f"row {within}"
+    return f"line {within + 2 + int(csv_options(piece.path).get('skiprows', 0))}"
+
+
 def _where(piece: Piece, row: int, col: str) -> str:
-    return f"file {piece.path!r}, row {row - piece.start + piece.file_start}, column {col!r}"
+    return f"file {piece.path!r}, {_place(piece, row)}, column {col!r}"
 
 
 def _numbers(frame: Frame, col: str, piece: Piece, start: int) -> np.ndarray:
-    """Column ``col`` as float64 (NaN = empty, or blank); a non-numeric entry stops with
-    its place."""
+    """Column ``col`` as float64 (NaN = empty, or blank), its cells read as the in-memory
+    reader reads them (verdict words, Likert answers, percentages:
+    :func:`bacon_bayes.words.as_numbers`, on the frame's rows); a non-numeric entry stops
+    with its place."""
     if isinstance(frame, pd.DataFrame):
         s = frame[col]
     else:
@@ -325,7 +337,7 @@ def _numbers(frame: Frame, col: str, piece: Piece, start: int) -> np.ndarray:
         s = pd.Series(arr.to_numpy(zero_copy_only=False), dtype=object)
     if pd.api.types.is_bool_dtype(s) or pd.api.types.is_numeric_dtype(s):
         return s.to_numpy(dtype=float, na_value=np.nan)
-    values = pd.to_numeric(s, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    values = as_numbers(s).to_numpy(dtype=float, na_value=np.nan)
     _stop_at(
         unread(values, s),
         lambda k: (
@@ -498,8 +510,7 @@ class RawChunk:
         """Raise the error that names the first unusable value (the sweep found one)."""
         to_chunk(self.frame, self.start, self.piece, self.columns)
         raise ValidationError(  # pragma: no cover (to_chunk raises)
-            f"file {self.piece.path!r}: an unusable value after row "
-            f"{self.start - self.piece.start + self.piece.file_start}."
+            f"file {self.piece.path!r}: an unusable value after {_place(self.piece, self.start)}."
         )
 
 
