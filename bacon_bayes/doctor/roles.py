@@ -52,6 +52,7 @@ from bacon_bayes.doctor.relation import (
     weak_relation,
 )
 from bacon_bayes.doctor.rows import pivot_recipe
+from bacon_bayes.doctor.scores import timestamp_like
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.readers import TableMeta
 from bacon_bayes.words import as_numbers
@@ -76,6 +77,8 @@ WIDE = (
 #: this many wide characters make a string several words (a CJK phrase has no spaces)
 WIDE_WORDS = 4
 MAX_GROUPS = 50
+#: how to take as a judge a numeric column doctor left out
+ANYWAY = " (pass --judge to use it anyway)"
 
 
 @dataclass
@@ -232,7 +235,9 @@ def _find_judges(
         elif LABEL_HINT.search(c) or HUMAN_PROTOCOL.match(c):
             roles.left_out[c] = "numeric and dense, but named like a human rating"
         elif NOT_JUDGE.search(c):
-            roles.left_out[c] = "numeric, but named like a count, time or index"
+            roles.left_out[c] = f"numeric, but named like a count, time or index{ANYWAY}"
+        elif when := timestamp_like(num):
+            roles.left_out[c] = f"numeric, but {when}{ANYWAY}"
         elif PROMPT_ID.search(c) and _integers(num):
             roles.left_out[c] = "numeric, but named like a prompt id (pass --prompt to use it)"
         elif GROUP_NAME.match(c) and _integers(num):
