@@ -31,6 +31,22 @@ def test_the_labels_line_counts_the_labels(tmp_path, capsys) -> None:
     assert f"labels: {labeled.size} of {len(frame)} items" in out, out
 
 
+def test_doctor_and_estimate_number_a_parquet_row_alike(tmp_path, capsys) -> None:
+    """Finding 9: doctor said "row 116" (from 1) where estimate said "row 115" (from 0)
+    for the same cell of a Parquet file. Both count from 0, and doctor says so."""
+    frame = _table()
+    frame["llm_c"] = frame["llm_c"].map(lambda v: f"{v:g}")  # text, as Parquet keeps it
+    frame.loc[frame.index[[115, 300]], "llm_c"] = "error"
+    path = tmp_path / "t.parquet"
+    frame.attrs = {}
+    frame.to_parquet(path)
+    assert main(["doctor", str(path)]) == 0
+    left = _line(capsys.readouterr().out, "left out", "llm_c")
+    assert "the first at row 115 (rows counted from 0)" in left, left
+    assert main(["estimate", str(path), "--label", "human", "--judge", "llm_c"]) == 2
+    assert f"at row 115 (item {frame['id'][115]!r})" in capsys.readouterr().err
+
+
 def test_export_metadata_is_never_a_judge(tmp_path, capsys) -> None:
     """Finding 10: on a pilot (about 30 labels, too few to call a column unrelated) a
     Unix timestamp `created_at`, `duration_ms` and `n_words` went into the command as

@@ -461,9 +461,9 @@ def test_the_summary_names_the_label_column_and_its_text_cells(tmp_path, capsys)
     from bacon_bayes.doctor.cells import listed_cells  # the first 3, then a count
 
     cells = pd.DataFrame({"h": ["1", "x", "2", "y", "z", "w"]})
-    assert (
-        listed_cells(cells, "h", "parquet") == "'x' at row 2, 'y' at row 4, 'z' at row 5 and 1 more"
-    )
+    assert listed_cells(cells, "h", "parquet") == (
+        "'x' at row 1, 'y' at row 3, 'z' at row 4 and 1 more (rows counted from 0)"
+    )  # from 0, as bacon estimate counts a Parquet file's rows
 
 
 def test_a_placeholder_on_every_unlabeled_row_is_named_with_the_fix(tmp_path, capsys) -> None:

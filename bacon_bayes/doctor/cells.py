@@ -60,9 +60,16 @@ def numeric(s: pd.Series) -> pd.Series | None:
 
 def _where(frame: pd.DataFrame, label: object, kind: str) -> str:
     """Where the row ``label`` of ``frame`` is: its line in a CSV file
-    (:func:`bacon_bayes.io.file_line`), else its row number from 1."""
+    (:func:`bacon_bayes.io.file_line`), else its row number from 0, as ``bacon estimate``
+    counts it (and pandas' ``iloc``; :func:`from_zero` says so)."""
     pos = int(frame.index.get_loc(label))
-    return f"line {file_line(frame, pos)}" if kind in ("csv", "tsv") else f"row {pos + 1}"
+    return f"line {file_line(frame, pos)}" if kind in ("csv", "tsv") else f"row {pos}"
+
+
+def from_zero(kind: str) -> str:
+    """What to say after rows numbered by :func:`_where` in a file of format ``kind``:
+    that they count from 0 (``""`` for a CSV file, whose lines are said)."""
+    return "" if kind in ("csv", "tsv") else " (rows counted from 0)"
 
 
 def _other(s: pd.Series) -> tuple[pd.Series, pd.Series]:
@@ -98,7 +105,7 @@ def text_cells(frame: pd.DataFrame, column: str, kind: str) -> str | None:
         return None
     words = ", ".join(repr(str(v)) for v in bad.astype(str).unique()[:3])
     where = _where(frame, bad.index[0], kind)
-    return f"{len(bad)} cell(s) of other text ({words}; the first at {where})"
+    return f"{len(bad)} cell(s) of other text ({words}; the first at {where}{from_zero(kind)})"
 
 
 def unit_cells(s: pd.Series) -> str | None:
@@ -140,7 +147,7 @@ def listed_cells(frame: pd.DataFrame, column: str, kind: str) -> str:
     _, bad = _other(frame[column])
     shown = [f"{str(v)!r} at {_where(frame, i, kind)}" for i, v in bad.head(SHOWN_CELLS).items()]
     more = f" and {len(bad) - SHOWN_CELLS} more" if len(bad) > SHOWN_CELLS else ""
-    return ", ".join(shown) + more
+    return ", ".join(shown) + more + from_zero(kind)
 
 
 def empty_cells(frame: pd.DataFrame, column: str, kind: str) -> str | None:
@@ -155,7 +162,7 @@ def empty_cells(frame: pd.DataFrame, column: str, kind: str) -> str | None:
     what = places[0][0] + ("s" if len(rows) > 1 else "")
     more = f" and {len(rows) - SHOWN_CELLS} more" if len(rows) > SHOWN_CELLS else ""
     shown = ", ".join(n for _, n in places)
-    return f"empty at {what} {shown}{more} ({len(rows)} of {len(frame)} rows)"
+    return f"empty at {what} {shown}{more}{from_zero(kind)} ({len(rows)} of {len(frame)} rows)"
 
 
 def case_variants(s: pd.Series) -> str | None:
