@@ -4,6 +4,7 @@ written; every reader of a user's table reads its columns through these."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -110,21 +111,82 @@ def unread(values: np.ndarray, column: pd.Series) -> np.ndarray:
     return bad
 
 
-def bools_as_floats(frame: pd.DataFrame) -> pd.DataFrame:
+#: cells that say "no value" in a column of numbers, any case: the words a CSV reader
+#: (pandas) reads as empty, kept as text by a Parquet or JSON file, and the dashes a
+#: spreadsheet writes in an empty cell
+MISSING_WORDS = frozenset(
+    {"na", "n/a", "nan", "null", "none", "<na>", "#n/a", "#na", "-", "--", "\u2013", "\u2014"}
+)
+#: a number written with leading zeros (``0042``): an id, kept as text
+_PADDED = r"^\s*[-+]?0\d"
+
+
+def text_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
+    """A string column of numbers (or of what :func:`word_numbers` reads) but for cells of
+    :data:`MISSING_WORDS`, as floats with those cells empty, and how it was read, in words
+    (``read as numbers from text; 'n/a', 'NA' as empty cells``): what a Parquet or JSON
+    file that stores scores as text holds, and a CSV column of numbers with ``-`` in its
+    empty cells. None for any other column (ids written with leading zeros among them)."""
+    if not (pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)):
+        return None
+    try:  # a column of texts or names is turned away by its first cells, unread
+        head = _filled(column.iloc[:_PEEK])
+        head = head[~head.str.casefold().isin(MISSING_WORDS)]
+        if len(head) and pd.to_numeric(head, errors="coerce").notna().mean() <= 0.5:
+            if word_numbers(column.loc[head.index]) is None:
+                return None
+        text = _filled(column)
+    except TypeError:  # lists or dicts in the cells (a JSON reader's)
+        return None
+    gone = text.str.casefold().isin(MISSING_WORDS)
+    rest = text[~gone]
+    if rest.empty:
+        return None
+    values, how = None, "read as numbers"
+    if pd.to_numeric(rest.iloc[:_PEEK], errors="coerce").notna().mean() > 0.5:
+        if rest.str.match(_PADDED).any():
+            return None
+        values = pd.to_numeric(rest, errors="coerce")
+    if values is None or values.isna().any():  # words, or a column of texts or names
+        read = word_numbers(column.loc[rest.index])
+        if read is None or read[0].isna().any():
+            return None
+        values, how = read
+    if gone.any():
+        shown = ", ".join(repr(w) for w in pd.unique(text[gone])[:3])
+        how += f", {shown} as empty cells ({int(gone.sum())} of them)"
+    elif how == "read as numbers":
+        how += " (written as text)"
+    return values.reindex(column.index), how
+
+
+def _filled(column: pd.Series) -> pd.Series:
+    """The filled cells of ``column`` as stripped strings (blank ones left out)."""
+    text = column[column.notna()].astype(str).str.strip()
+    return text[text != ""]
+
+
+def bools_as_floats(
+    frame: pd.DataFrame, numbers: bool = False, ids: Iterable[object] = ()
+) -> pd.DataFrame:
     """Columns of True/False with empty cells (read as objects: a CSV's blanks, JSON's
     nulls) as 1.0 / 0.0 / NaN, like a column of True/False without blanks, which reads as
     numbers everywhere (a human verdict recorded for some rows only, a judge that skipped
     some); so are columns whose every filled cell :func:`word_numbers` reads (one pair of
     :data:`VERDICT_WORDS` such as ``yes`` / ``no``, the :data:`LIKERT` answers,
-    percentages), each recorded with how it was read in ``frame.attrs["verdicts"]`` for
-    doctor to say."""
+    percentages), and with ``numbers`` the columns :func:`text_numbers` reads (not the
+    ``ids`` columns), each recorded with how it was read in ``frame.attrs["verdicts"]``
+    for doctor to say."""
     swap, said = {}, {}
+    keep = set(ids)
     for col, s in frame.items():
         if not pd.api.types.is_object_dtype(s) and not pd.api.types.is_string_dtype(s):
             continue
         if s.isna().any() and pd.api.types.infer_dtype(s, skipna=True) == "boolean":
             swap[col] = s.astype(float)  # compiled, not per cell
         elif (read := word_numbers(s)) is not None and read[0].notna().sum() == s.notna().sum():
+            swap[col], said[col] = read
+        elif numbers and col not in keep and (read := text_numbers(s)) is not None:
             swap[col], said[col] = read
     if not swap:
         return frame

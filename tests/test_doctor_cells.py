@@ -7,15 +7,40 @@ of labels, and a wholly labeled table without --label."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from bacon_bayes.cli import main
 
-from .test_doctor_messy import doctor, estimate_json, section
+from .test_doctor_messy import doctor, estimate_json, found, section
 from .test_doctor_values import _line, _table
 
 
 def _estimate(path, judge: str, capsys) -> dict:
     return estimate_json([str(path), "--label", "human", "--judge", judge], capsys)["mean"]
+
+
+def test_decimal_commas_beside_dashes_are_read_in_every_column(tmp_path, capsys) -> None:
+    """Finding 1: a semicolon CSV of decimal commas, a judge's halves written '3,5' and a
+    few cells '-': doctor read the column as text and told the user to empty the '3,5'
+    cells with the '-' ones. '3,5' is 3.5 in every column of such a file, and '-' is an
+    empty cell (as 'NA' is), in doctor and estimate alike."""
+    frame = _table()
+    rng = np.random.default_rng(3)
+    half = rng.random(len(frame)) < 0.2
+    frame["llm_a"] = frame["llm_a"] - 0.5 * (half & (frame["llm_a"] > 1))
+    cells = frame["llm_a"].map(lambda v: f"{v:g}".replace(".", ",")).astype(object)
+    dash = rng.permutation(len(frame))[:9]
+    cells.iloc[dash] = "-"
+    path = tmp_path / "eu.csv"
+    frame.assign(llm_a=cells).to_csv(path, sep=";", decimal=",", index=False)
+    out, _ = doctor([str(path)], capsys)
+    assert "decimal commas" in out.splitlines()[0]
+    assert "llm_a" in found(out, "judge") and "other text" not in out, out
+    assert "'-' as empty cells (9 of them)" in _line(out, "judge", "llm_a")
+    expected = frame.assign(llm_a=frame["llm_a"].where(~np.isin(np.arange(len(frame)), dash)))
+    plain = tmp_path / "plain.csv"
+    expected.to_csv(plain, index=False)
+    assert _estimate(path, "llm_a", capsys) == _estimate(plain, "llm_a", capsys)
 
 
 def test_the_labels_line_counts_the_labels(tmp_path, capsys) -> None:
@@ -29,6 +54,35 @@ def test_the_labels_line_counts_the_labels(tmp_path, capsys) -> None:
     frame.to_csv(path, index=False)
     out, _ = doctor([str(path)], capsys)
     assert f"labels: {labeled.size} of {len(frame)} items" in out, out
+
+
+@pytest.mark.parametrize("missing", [None, "NA", "n/a"])
+def test_numbers_stored_as_text_in_parquet_are_read_as_estimate_reads_them(
+    tmp_path, capsys, missing
+) -> None:
+    """Finding 8: a Parquet file whose scores and labels are strings ('4', '4.5'): doctor
+    found no label and no judge and offered the label as --prompt, while estimate read
+    them; 'NA' / 'n/a' cells (empty cells in a CSV) stopped both. Doctor reads them as
+    numbers, says so, and prints the command it prints for the CSV."""
+    frame = _table()
+    text = frame.copy()
+    for c in ["human", "llm_a", "llm_b", "llm_c"]:
+        text[c] = frame[c].map(lambda v: missing if np.isnan(v) else f"{v:g}").astype(object)
+    text.loc[text.index[:5], "llm_b"] = missing  # a judge's failures, as the labels' gaps
+    frame.loc[frame.index[:5], "llm_b"] = np.nan
+    csv = tmp_path / "t.csv"
+    frame.to_csv(csv, index=False)
+    path = tmp_path / "t.parquet"
+    text.attrs = {}
+    text.to_parquet(path)
+    out, cmd = doctor([str(path)], capsys)
+    _, csv_cmd = doctor([str(csv)], capsys)
+    assert cmd[2:] == csv_cmd[2:] and "--label" in cmd, out
+    assert "read as numbers" in _line(out, "label", "human")
+    assert "--prompt to use it" not in out
+    if missing:
+        assert f"{missing!r} as empty cells" in _line(out, "judge", "llm_b")
+    assert _estimate(path, "llm_b", capsys) == _estimate(csv, "llm_b", capsys)
 
 
 def test_doctor_and_estimate_number_a_parquet_row_alike(tmp_path, capsys) -> None:

@@ -1,5 +1,6 @@
 """Cells of other text in a column of scores or labels: a judge that wrote ``error``
-where it failed, a human who wrote ``unsure``, ``-`` on every unlabeled row. Read as
+where it failed, a human who wrote ``unsure``, ``?`` on every unlabeled row (``-`` and
+``n/a`` are read as empty cells, :func:`bacon_bayes.words.text_numbers`). Read as
 strings, such a column would pass for a group, a prompt or a category; ``bacon doctor``
 names it, its cells and the fix instead."""
 
@@ -86,7 +87,7 @@ def _other(s: pd.Series) -> tuple[pd.Series, pd.Series]:
 def text_cells(frame: pd.DataFrame, column: str, kind: str) -> str | None:
     """A string column of scores (numbers, or verdict words such as ``yes`` / ``no``) but
     for a few cells of other text (a judge that wrote ``error`` where it failed), or but
-    for one short placeholder of a missing value (``-`` on every unlabeled row): those
+    for one short placeholder of a missing value (``?`` on every unlabeled row): those
     cells of ``frame[column]``, counted, with where the first one is (``kind``: the
     file's format, :func:`_where`); None for any other column. At least
     :data:`NUMBERS_SHARE` of the filled cells must be scores."""

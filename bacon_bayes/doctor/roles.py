@@ -429,7 +429,8 @@ def _find_prompt(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles:
             continue
         if not in_numbers and per > ROWS_PER_PROMPT_GROUP_STRINGS:
             if share >= 0.8:  # shared by the groups, but many rows of each: say why not
-                hint = " (pass --prompt to use it)" if k >= FEW_PROMPTS else ""
+                ids = k >= FEW_PROMPTS and as_numbers(frame[c]).notna().mean() < 0.5  # no scores
+                hint = " (pass --prompt to use it)" if ids else ""
                 roles.left_out[c] = (
                     f"{k} distinct strings shared by the {roles.group} values, but about "
                     f"{per:.0f} rows per value and {roles.group}: a category, not a prompt{hint}"
