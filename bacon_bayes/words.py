@@ -4,6 +4,7 @@ written; every reader of a user's table reads its columns through these."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -30,6 +31,8 @@ LIKERT = (
 _LIKERT = {w: k + 1.0 for k, words in enumerate(LIKERT) for w in words}
 #: a number written as a percentage (``85%``), read as the number written (85)
 _PERCENT = r"^\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*%\s*$"
+#: a score written out of its top (``4/5``, ``3.5 / 5``), read as the score written (4)
+_FRACTION = r"^\s*(\d+(?:\.\d+)?)\s*/\s*(\d+)\s*$"
 
 
 _NEGATIVE = {no: yes for yes, no in VERDICT_WORDS.items()}
@@ -51,6 +54,8 @@ def word_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
     try:  # a column of ids or texts is turned away by its first rows, unread
         if (percent := _percents(column)) is not None:
             return percent
+        if (fraction := _fractions(column)) is not None:
+            return fraction
         if len(pd.unique(column.iloc[:_PEEK].dropna())) > _MOST_WORDINGS:
             return None
         filled = column.dropna()
@@ -90,6 +95,40 @@ def _percents(column: pd.Series) -> tuple[pd.Series, str] | None:
     first = number.first_valid_index()
     said = f"{str(column[first]).strip()!r} = {number[first]:g}"
     return number, f"read as numbers, the percent sign dropped ({said})"
+
+
+def _fractions(column: pd.Series) -> tuple[pd.Series, str] | None:
+    """:func:`word_numbers` of a column of scores written out of one top (``4/5``, most of
+    its first filled cells such, every one out of the same top, none above it), read as
+    the score written (4); else None."""
+    head = column.iloc[:_PEEK].dropna()
+    if head.empty or head.astype(str).str.match(_FRACTION).mean() <= 0.5:
+        return None
+    parts = column.astype(str).str.extract(_FRACTION).astype(float)
+    score, top = parts[0].where(column.notna()), parts[1].where(column.notna())
+    tops = top.dropna().unique()
+    if len(tops) != 1 or tops[0] < 2 or (score > tops[0]).any() or (score < 0).any():
+        return None
+    first = score.first_valid_index()
+    said = f"{str(column[first]).strip()!r} = {score[first]:g}"
+    return score, f"read as numbers, the top '/{tops[0]:g}' dropped ({said})"
+
+
+def fraction_fix(value: object) -> str:
+    """How to write a score written as a fraction that was not read (``'5/10'`` in a
+    column whose cells have several tops), a sentence: as one number on one scale
+    (``Write each ... (e.g. 0.5 for '5/10')``); ``""`` for a value that is no fraction."""
+    parts = re.match(_FRACTION, str(value))
+    if parts is None or float(parts[2]) == 0:
+        return ""
+    share = float(parts[1]) / float(parts[2])
+    return f"Write each as one number on one scale (e.g. {share:g} for {str(value).strip()!r})"
+
+
+def cell_fix(value: object) -> str:
+    """What to do with a cell ``value`` of a column of numbers that reads as none, a
+    sentence (a fraction: :func:`fraction_fix`)."""
+    return f"{fraction_fix(value) or 'Fix the value'}, or leave the cell empty if it is missing."
 
 
 def as_numbers(column: pd.Series) -> pd.Series:

@@ -56,6 +56,30 @@ def test_the_labels_line_counts_the_labels(tmp_path, capsys) -> None:
     assert f"labels: {labeled.size} of {len(frame)} items" in out, out
 
 
+def test_scores_written_as_fractions_are_read_or_named(tmp_path, capsys) -> None:
+    """Finding 4: a judge's scores written '4/5' were called a category (or "no group,
+    prompt or text") and estimate stopped at '4/5'. Out of one top they are read as the
+    score written, and said; out of several tops they are named with the fix, in doctor
+    and in estimate's refusal."""
+    frame = _table()
+    plain = tmp_path / "plain.csv"
+    frame.to_csv(plain, index=False)
+    frame["llm_a"] = frame["llm_a"].map(lambda v: f"{v:g}/5")
+    path = tmp_path / "fractions.csv"
+    frame.to_csv(path, index=False)
+    out, _ = doctor([str(path)], capsys)
+    assert "llm_a" in found(out, "judge"), out
+    assert "read as numbers, the top '/5' dropped" in _line(out, "judge", "llm_a")
+    assert _estimate(path, "llm_a", capsys) == _estimate(plain, "llm_a", capsys)
+    frame.loc[frame.index[1], "llm_a"] = "5/10"
+    frame.to_csv(path, index=False)
+    assert main(["doctor", str(path)]) == 0
+    left = _line(capsys.readouterr().out, "left out", "llm_a")
+    assert "as fractions out of 5 and 10: write each as one number on one scale" in left
+    assert main(["estimate", str(path), "--label", "human", "--judge", "llm_a"]) == 2
+    assert "Write each as one number on one scale (e.g. 0.4 for '2/5')" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("missing", [None, "NA", "n/a"])
 def test_numbers_stored_as_text_in_parquet_are_read_as_estimate_reads_them(
     tmp_path, capsys, missing

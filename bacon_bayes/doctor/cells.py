@@ -11,8 +11,8 @@ import re
 import pandas as pd
 
 from bacon_bayes.io import file_line
-from bacon_bayes.order import spelling_variants, spellings_text
-from bacon_bayes.words import as_numbers
+from bacon_bayes.order import natural_sorted, spelling_variants, spellings_text
+from bacon_bayes.words import as_numbers, fraction_fix
 
 #: a string column is numbers with a few text cells (a judge's failures) from this share
 NUMBERS_SHARE = 0.9
@@ -27,8 +27,9 @@ LABEL_CELLS_FIX = "empty those cells (an item nobody labeled) or write their lab
 SHOWN_CELLS = 3
 #: a number written with a unit (``4 stars``, ``3 pts``) or out of a top (``4/5``)
 UNIT_CELL = re.compile(r"^\s*[-+]?\d+([.,]\d+)?\s*([^\W\d_]+\.?|/\s*\d+)\s*$")
-#: how the reason of a column of labels written with a unit begins
+#: how the reason of a column of labels written with a unit begins, and of scores
 UNITS = "labels written as text"
+SCORE_UNITS = "scores written as text"
 #: a number written with a decimal comma (``3,5``), or a whole one
 DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+(,\d+)?\s*$")
 #: how the reason of a column of numbers written with a decimal comma begins, and the fix
@@ -123,6 +124,9 @@ def unit_cells(s: pd.Series) -> str | None:
         return None
     shown = ", ".join(repr(v) for v in filled.unique()[:SHOWN_CELLS])
     first = filled.iloc[0]
+    if fix := fraction_fix(first):
+        tops = natural_sorted(filled.str.extract(r"/\s*(\d+)")[0].dropna().unique())
+        return f"({shown}), as fractions out of {' and '.join(tops)}: {fix[0].lower()}{fix[1:]}"
     return f"({shown}): write them as numbers only ({numbers.iloc[0]}, not {first!r})"
 
 

@@ -17,6 +17,7 @@ from bacon_bayes.doctor.cells import (
     FAILED,
     JUDGE_CELLS_FIX,
     LABEL_CELLS_FIX,
+    SCORE_UNITS,
     SPELLING_FIX,
     UNITS,
     case_variants,
@@ -294,8 +295,11 @@ def _find_failed_scores(
         if c in (roles.item, roles.label) or c in (given or ()):
             continue
         cells = text_cells(frame, c, meta.format)
-        units = None if cells or roles.label else unit_cells(frame[c])
+        units = None if cells else unit_cells(frame[c])
         label_like = frame[c].notna().mean() < DENSE or LABEL_HINT.search(str(c))  # sparse
+        if units and not (label_like and roles.label is None):
+            roles.left_out[str(c)] = f"{SCORE_UNITS} {units}, and run again"
+            continue
         if units and label_like:
             roles.left_out[str(c)] = f"{UNITS} {units}, and run again"
             roles.reasons["label"] = f"none: {str(c)!r} holds {UNITS} (below)"
@@ -330,7 +334,8 @@ def _find_failed_scores(
 
 
 def _categorical(frame: pd.DataFrame, roles: Roles) -> list[str]:
-    failed = {c for c, why in roles.left_out.items() if why.startswith((FAILED, UNITS, COMMAS))}
+    done = (FAILED, UNITS, SCORE_UNITS, COMMAS)
+    failed = {c for c, why in roles.left_out.items() if why.startswith(done)}
     taken = {roles.item, roles.label, *roles.judges, *failed}
     return [str(c) for c in frame.columns if c not in taken and is_str(frame[c])]
 
