@@ -371,6 +371,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
             frame, blank = _without_blank_rows(frame, 2 + how.get("skiprows", 0))
             _padded_ids_as_text(frame, ids)  # ids as numbers once the blank rows are gone
             marked = _other_decimal_mark(frame, how)
+            _own_decimal_commas(frame, how)
     except BaconError:
         raise
     except UnicodeDecodeError as exc:
@@ -384,10 +385,11 @@ def read_table(path: str | Path) -> pd.DataFrame:
             "Pass a CSV (.csv, .csv.gz) or Parquet (.parquet) file."
         ) from exc
     check_header(path, frame)
+    ids = [c for c in frame.columns if item_name(c)]
     if name.endswith((".parquet", ".pq")):
-        return bools_as_floats(frame)
+        return bools_as_floats(frame, numbers=True, ids=ids)
     _refuse_repeated_header(path, frame, 2 + int(how.get("skiprows", 0)))
-    out = bools_as_floats(restored(frame))
+    out = bools_as_floats(restored(frame), numbers=True, ids=ids)
     out.attrs["read as"] = ", ".join(filter(None, (read_as(how), marked, blank)))
     out.attrs["blank rows"] = blank
     out.attrs["header line"] = int(how.get("skiprows", 0))
@@ -439,6 +441,26 @@ def _other_decimal_mark(frame: pd.DataFrame, how: dict[str, Any]) -> str:
         read.append(repr(str(c)))
     name = "decimal points" if mark == "." else "decimal commas"
     return f"{name} in column(s) {', '.join(read)}" if read else ""
+
+
+#: a cell that is a number with a decimal comma
+_COMMA_NUMBER = r"^\s*[-+]?\d+,\d+\s*$"
+
+
+def _own_decimal_commas(frame: pd.DataFrame, how: dict[str, Any]) -> None:
+    """In a CSV of decimal commas (read with ``how``), write with a decimal point, in
+    place, the cells of its text columns that are numbers with a decimal comma (``3,5``):
+    pandas reads them only in a column of nothing but numbers, so a ``-`` or an ``error``
+    cell left them as text beside the column's whole numbers. Not in id columns."""
+    if how.get("decimal") != ",":
+        return
+    for c in frame.columns:
+        s = frame[c]
+        if item_name(c) or not (pd.api.types.is_object_dtype(s) or pd.api.types.is_string_dtype(s)):
+            continue
+        commas = s.str.match(_COMMA_NUMBER, na=False)
+        if commas.any():
+            frame[c] = s.where(~commas, s.str.replace(",", ".", regex=False))
 
 
 def _refuse_repeated_header(path: Path, frame: pd.DataFrame, first: int) -> None:

@@ -24,7 +24,7 @@ from bacon_bayes.inclusion import Inclusion, groups_never_drawn, labeled_by_prom
 from bacon_bayes.io import csv_lines
 from bacon_bayes.order import unique_codes, wave_order
 from bacon_bayes.pairs import Pairs, pairs_frame
-from bacon_bayes.words import as_numbers, unread
+from bacon_bayes.words import as_numbers, cell_fix, unread
 
 Kind = Literal["continuous", "ordinal", "nonnegative", "categorical"]
 KINDS: tuple[str, ...] = ("continuous", "ordinal", "nonnegative", "categorical")
@@ -105,7 +105,7 @@ def _numeric(series: pd.Series, role: str, rows: _Rows) -> np.ndarray:
         pos = int(np.argmax(bad))
         raise ValidationError(
             f"{role} column {series.name!r} has a non-numeric value {series.iloc[pos]!r} at "
-            f"{rows(pos)}. Fix the value, or leave the cell empty if it is missing."
+            f"{rows(pos)}. {cell_fix(series.iloc[pos])}"
         )
     return values
 

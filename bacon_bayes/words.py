@@ -4,6 +4,8 @@ written; every reader of a user's table reads its columns through these."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -29,6 +31,8 @@ LIKERT = (
 _LIKERT = {w: k + 1.0 for k, words in enumerate(LIKERT) for w in words}
 #: a number written as a percentage (``85%``), read as the number written (85)
 _PERCENT = r"^\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*%\s*$"
+#: a score written out of its top (``4/5``, ``3.5 / 5``), read as the score written (4)
+_FRACTION = r"^\s*(\d+(?:\.\d+)?)\s*/\s*(\d+)\s*$"
 
 
 _NEGATIVE = {no: yes for yes, no in VERDICT_WORDS.items()}
@@ -50,6 +54,8 @@ def word_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
     try:  # a column of ids or texts is turned away by its first rows, unread
         if (percent := _percents(column)) is not None:
             return percent
+        if (fraction := _fractions(column)) is not None:
+            return fraction
         if len(pd.unique(column.iloc[:_PEEK].dropna())) > _MOST_WORDINGS:
             return None
         filled = column.dropna()
@@ -91,6 +97,40 @@ def _percents(column: pd.Series) -> tuple[pd.Series, str] | None:
     return number, f"read as numbers, the percent sign dropped ({said})"
 
 
+def _fractions(column: pd.Series) -> tuple[pd.Series, str] | None:
+    """:func:`word_numbers` of a column of scores written out of one top (``4/5``, most of
+    its first filled cells such, every one out of the same top, none above it), read as
+    the score written (4); else None."""
+    head = column.iloc[:_PEEK].dropna()
+    if head.empty or head.astype(str).str.match(_FRACTION).mean() <= 0.5:
+        return None
+    parts = column.astype(str).str.extract(_FRACTION).astype(float)
+    score, top = parts[0].where(column.notna()), parts[1].where(column.notna())
+    tops = top.dropna().unique()
+    if len(tops) != 1 or tops[0] < 2 or (score > tops[0]).any() or (score < 0).any():
+        return None
+    first = score.first_valid_index()
+    said = f"{str(column[first]).strip()!r} = {score[first]:g}"
+    return score, f"read as numbers, the top '/{tops[0]:g}' dropped ({said})"
+
+
+def fraction_fix(value: object) -> str:
+    """How to write a score written as a fraction that was not read (``'5/10'`` in a
+    column whose cells have several tops), a sentence: as one number on one scale
+    (``Write each ... (e.g. 0.5 for '5/10')``); ``""`` for a value that is no fraction."""
+    parts = re.match(_FRACTION, str(value))
+    if parts is None or float(parts[2]) == 0:
+        return ""
+    share = float(parts[1]) / float(parts[2])
+    return f"Write each as one number on one scale (e.g. {share:g} for {str(value).strip()!r})"
+
+
+def cell_fix(value: object) -> str:
+    """What to do with a cell ``value`` of a column of numbers that reads as none, a
+    sentence (a fraction: :func:`fraction_fix`)."""
+    return f"{fraction_fix(value) or 'Fix the value'}, or leave the cell empty if it is missing."
+
+
 def as_numbers(column: pd.Series) -> pd.Series:
     """``column`` as floats: numbers, and the words or percentages :func:`word_numbers`
     reads (the verdict words of its pair as 1 / 0 ...); NaN in the empty cells and in
@@ -110,21 +150,82 @@ def unread(values: np.ndarray, column: pd.Series) -> np.ndarray:
     return bad
 
 
-def bools_as_floats(frame: pd.DataFrame) -> pd.DataFrame:
+#: cells that say "no value" in a column of numbers, any case: the words a CSV reader
+#: (pandas) reads as empty, kept as text by a Parquet or JSON file, and the dashes a
+#: spreadsheet writes in an empty cell
+MISSING_WORDS = frozenset(
+    {"na", "n/a", "nan", "null", "none", "<na>", "#n/a", "#na", "-", "--", "\u2013", "\u2014"}
+)
+#: a number written with leading zeros (``0042``): an id, kept as text
+_PADDED = r"^\s*[-+]?0\d"
+
+
+def text_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
+    """A string column of numbers (or of what :func:`word_numbers` reads) but for cells of
+    :data:`MISSING_WORDS`, as floats with those cells empty, and how it was read, in words
+    (``read as numbers from text; 'n/a', 'NA' as empty cells``): what a Parquet or JSON
+    file that stores scores as text holds, and a CSV column of numbers with ``-`` in its
+    empty cells. None for any other column (ids written with leading zeros among them)."""
+    if not (pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)):
+        return None
+    try:  # a column of texts or names is turned away by its first cells, unread
+        head = _filled(column.iloc[:_PEEK])
+        head = head[~head.str.casefold().isin(MISSING_WORDS)]
+        if len(head) and pd.to_numeric(head, errors="coerce").notna().mean() <= 0.5:
+            if word_numbers(column.loc[head.index]) is None:
+                return None
+        text = _filled(column)
+    except TypeError:  # lists or dicts in the cells (a JSON reader's)
+        return None
+    gone = text.str.casefold().isin(MISSING_WORDS)
+    rest = text[~gone]
+    if rest.empty:
+        return None
+    values, how = None, "read as numbers"
+    if pd.to_numeric(rest.iloc[:_PEEK], errors="coerce").notna().mean() > 0.5:
+        if rest.str.match(_PADDED).any():
+            return None
+        values = pd.to_numeric(rest, errors="coerce")
+    if values is None or values.isna().any():  # words, or a column of texts or names
+        read = word_numbers(column.loc[rest.index])
+        if read is None or read[0].isna().any():
+            return None
+        values, how = read
+    if gone.any():
+        shown = ", ".join(repr(w) for w in pd.unique(text[gone])[:3])
+        how += f", {shown} as empty cells ({int(gone.sum())} of them)"
+    elif how == "read as numbers":
+        how += " (written as text)"
+    return values.reindex(column.index), how
+
+
+def _filled(column: pd.Series) -> pd.Series:
+    """The filled cells of ``column`` as stripped strings (blank ones left out)."""
+    text = column[column.notna()].astype(str).str.strip()
+    return text[text != ""]
+
+
+def bools_as_floats(
+    frame: pd.DataFrame, numbers: bool = False, ids: Iterable[object] = ()
+) -> pd.DataFrame:
     """Columns of True/False with empty cells (read as objects: a CSV's blanks, JSON's
     nulls) as 1.0 / 0.0 / NaN, like a column of True/False without blanks, which reads as
     numbers everywhere (a human verdict recorded for some rows only, a judge that skipped
     some); so are columns whose every filled cell :func:`word_numbers` reads (one pair of
     :data:`VERDICT_WORDS` such as ``yes`` / ``no``, the :data:`LIKERT` answers,
-    percentages), each recorded with how it was read in ``frame.attrs["verdicts"]`` for
-    doctor to say."""
+    percentages), and with ``numbers`` the columns :func:`text_numbers` reads (not the
+    ``ids`` columns), each recorded with how it was read in ``frame.attrs["verdicts"]``
+    for doctor to say."""
     swap, said = {}, {}
+    keep = set(ids)
     for col, s in frame.items():
         if not pd.api.types.is_object_dtype(s) and not pd.api.types.is_string_dtype(s):
             continue
         if s.isna().any() and pd.api.types.infer_dtype(s, skipna=True) == "boolean":
             swap[col] = s.astype(float)  # compiled, not per cell
         elif (read := word_numbers(s)) is not None and read[0].notna().sum() == s.notna().sum():
+            swap[col], said[col] = read
+        elif numbers and col not in keep and (read := text_numbers(s)) is not None:
             swap[col], said[col] = read
     if not swap:
         return frame

@@ -461,20 +461,20 @@ def test_the_summary_names_the_label_column_and_its_text_cells(tmp_path, capsys)
     from bacon_bayes.doctor.cells import listed_cells  # the first 3, then a count
 
     cells = pd.DataFrame({"h": ["1", "x", "2", "y", "z", "w"]})
-    assert (
-        listed_cells(cells, "h", "parquet") == "'x' at row 2, 'y' at row 4, 'z' at row 5 and 1 more"
-    )
+    assert listed_cells(cells, "h", "parquet") == (
+        "'x' at row 1, 'y' at row 3, 'z' at row 4 and 1 more (rows counted from 0)"
+    )  # from 0, as bacon estimate counts a Parquet file's rows
 
 
 def test_a_placeholder_on_every_unlabeled_row_is_named_with_the_fix(tmp_path, capsys) -> None:
-    """'-' written on every unlabeled row (most rows): the column read as 3 distinct strings
+    """'?' written on every unlabeled row (most rows): the column read as 3 distinct strings
     and doctor found no label. It is named as the label column with the placeholder's cells
-    and the fix, under any name."""
+    and the fix, under any name. ('-' is an empty cell, as 'n/a' is: test_doctor_cells.py.)"""
     frame = messy_table().rename(columns={"human": "score_h"})
-    frame["score_h"] = frame["score_h"].astype(object).where(frame["score_h"].notna(), "-")
+    frame["score_h"] = frame["score_h"].astype(object).where(frame["score_h"].notna(), "?")
     _, left = _label_left_out(tmp_path, frame, "score_h", capsys)
-    unlabeled = int((frame["score_h"] == "-").sum())
-    assert f"{unlabeled} cell(s) of other text ('-'; the first at line" in left
+    unlabeled = int((frame["score_h"] == "?").sum())
+    assert f"{unlabeled} cell(s) of other text ('?'; the first at line" in left
     assert "labels? Not taken as the label" in left
 
 

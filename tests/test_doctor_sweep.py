@@ -132,9 +132,14 @@ def test_labels_written_with_a_unit_are_named_with_the_fix(tmp_path: Path, capsy
     assert f"write them as numbers only ({first.split()[0]}, not {first!r}), and run again" in out
     assert "label a sample of items" not in out
     assert not re.search(r"size +labels written", out)
-    frame["human"] = frame["human"].str.replace(" errors", "/25")  # out of a top
+    frame["human"] = frame["human"].str.replace(" errors", "/25")  # out of one top: read
     frame.to_csv(path, index=False)
-    assert "holds labels written as text" in doctor([str(path)], capsys)[0]
+    out, cmd = doctor([str(path)], capsys)
+    assert "--label" in cmd and "read as numbers, the top '/25' dropped" in out
+    frame.loc[frame["human"].first_valid_index(), "human"] = "3/20"  # two tops: named
+    frame.to_csv(path, index=False)
+    out = doctor([str(path)], capsys)[0]
+    assert "holds labels written as text" in out and "as fractions out of 20 and 25" in out
 
 
 def test_a_group_given_by_hand_keeps_the_prompt_nested_in_it(tmp_path: Path, capsys) -> None:

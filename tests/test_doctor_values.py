@@ -39,12 +39,13 @@ def _line(out: str, role: str, column: str) -> str:
     )
 
 
-@pytest.mark.parametrize("marks", [["-"], ["?"], ["-", "?"]])
+@pytest.mark.parametrize("marks", [["?"], ["-", "?"]])
 def test_a_word_label_with_marks_on_unlabeled_rows_is_named(tmp_path, capsys, marks) -> None:
-    """Finding 1: correct/incorrect on the labeled rows and '-' (or '?') on the others:
-    doctor said "no sparse numeric column", called the column a category, and advised
-    labeling a sample. It names the label column, its marks and the fix; a numeric
-    ``qid`` beside the question is a prompt id, not a judge."""
+    """Finding 1: correct/incorrect on the labeled rows and '?' on the others: doctor said
+    "no sparse numeric column", called the column a category, and advised labeling a
+    sample. It names the label column, its marks and the fix; a numeric ``qid`` beside
+    the question is a prompt id, not a judge. ('-' alone is an empty cell, as 'n/a' is:
+    tests/test_doctor_cells.py.)"""
     frame = _table()
     words = np.where(frame["human"] >= 3, "correct", "incorrect")
     rows = np.arange(len(frame))

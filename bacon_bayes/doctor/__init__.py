@@ -21,6 +21,7 @@ import pandas as pd
 from bacon_bayes.crossfit import make_folds
 from bacon_bayes.doctor import agreement, bias
 from bacon_bayes.doctor.cells import empty_cells
+from bacon_bayes.doctor.label import full_labels
 from bacon_bayes.doctor.roles import Roles, find_roles
 from bacon_bayes.doctor.rows import check_ids, without_summary
 from bacon_bayes.doctor.scores import ScoreFlag, judge_scales, score_flags
@@ -78,6 +79,11 @@ class Profile:
     binary: bool = False
     command: list[str] | None = None
     can: list[str] = field(default_factory=list)
+    #: rows with a label (every row of the table, whether a judge scored it or not)
+    n_labels: int = 0
+    #: without a label column, what the one named like it with a value on most rows can
+    #: compute (:func:`.label.full_labels`; ``""``: none such)
+    full_labels: str = ""
     too_few: str = ""
     #: rows without any judge score: (without a label, with a label), and where they are
     unscored: tuple[int, int] = (0, 0)
@@ -233,6 +239,8 @@ def profile(
         if column and (where := empty_cells(frame, column, meta.format)):
             p.empty[role] = where
     y = frame[roles.label].to_numpy(dtype=float) if roles.label else None
+    p.n_labels = 0 if y is None else int(np.isfinite(y).sum())
+    p.full_labels = "" if roles.label else full_labels(frame, roles.item, file)
     p.coverage = {j: float(frame[j].notna().mean()) for j in roles.judges}
     scores = frame[roles.judges]
     p.scales = judge_scales(scores)
@@ -380,6 +388,8 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
     n = 0 if y is None else int(np.isfinite(y).sum())
     if n == 0 and r.label_cells:
         return [f"only the raw judge average: {r.label_cells} for the command"]
+    if n == 0 and p.full_labels:
+        return [p.full_labels]
     if n == 0:
         return [
             "only the raw judge average (no human labels): label a sample of items "
@@ -515,8 +525,7 @@ def _text(p: Profile) -> str:
                 "--drop-unscored)"
             )
     elif r.label:
-        n = int(p.with_label["n"].max()) if p.with_label is not None else 0
-        lines += ["", f"labels: {n} of {p.n_rows} items"]
+        lines += ["", f"labels: {p.n_labels} of {p.n_rows} items"]
     if r.judges:
         head = "judges: coverage (share of items scored)"
         lines += ["", head + (" and agreement with the labels" if p.with_label is not None else "")]

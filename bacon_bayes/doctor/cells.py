@@ -1,5 +1,6 @@
 """Cells of other text in a column of scores or labels: a judge that wrote ``error``
-where it failed, a human who wrote ``unsure``, ``-`` on every unlabeled row. Read as
+where it failed, a human who wrote ``unsure``, ``?`` on every unlabeled row (``-`` and
+``n/a`` are read as empty cells, :func:`bacon_bayes.words.text_numbers`). Read as
 strings, such a column would pass for a group, a prompt or a category; ``bacon doctor``
 names it, its cells and the fix instead."""
 
@@ -10,8 +11,8 @@ import re
 import pandas as pd
 
 from bacon_bayes.io import file_line
-from bacon_bayes.order import spelling_variants, spellings_text
-from bacon_bayes.words import as_numbers
+from bacon_bayes.order import natural_sorted, spelling_variants, spellings_text
+from bacon_bayes.words import as_numbers, fraction_fix
 
 #: a string column is numbers with a few text cells (a judge's failures) from this share
 NUMBERS_SHARE = 0.9
@@ -26,8 +27,9 @@ LABEL_CELLS_FIX = "empty those cells (an item nobody labeled) or write their lab
 SHOWN_CELLS = 3
 #: a number written with a unit (``4 stars``, ``3 pts``) or out of a top (``4/5``)
 UNIT_CELL = re.compile(r"^\s*[-+]?\d+([.,]\d+)?\s*([^\W\d_]+\.?|/\s*\d+)\s*$")
-#: how the reason of a column of labels written with a unit begins
+#: how the reason of a column of labels written with a unit begins, and of scores
 UNITS = "labels written as text"
+SCORE_UNITS = "scores written as text"
 #: a number written with a decimal comma (``3,5``), or a whole one
 DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+(,\d+)?\s*$")
 #: how the reason of a column of numbers written with a decimal comma begins, and the fix
@@ -60,9 +62,16 @@ def numeric(s: pd.Series) -> pd.Series | None:
 
 def _where(frame: pd.DataFrame, label: object, kind: str) -> str:
     """Where the row ``label`` of ``frame`` is: its line in a CSV file
-    (:func:`bacon_bayes.io.file_line`), else its row number from 1."""
+    (:func:`bacon_bayes.io.file_line`), else its row number from 0, as ``bacon estimate``
+    counts it (and pandas' ``iloc``; :func:`from_zero` says so)."""
     pos = int(frame.index.get_loc(label))
-    return f"line {file_line(frame, pos)}" if kind in ("csv", "tsv") else f"row {pos + 1}"
+    return f"line {file_line(frame, pos)}" if kind in ("csv", "tsv") else f"row {pos}"
+
+
+def from_zero(kind: str) -> str:
+    """What to say after rows numbered by :func:`_where` in a file of format ``kind``:
+    that they count from 0 (``""`` for a CSV file, whose lines are said)."""
+    return "" if kind in ("csv", "tsv") else " (rows counted from 0)"
 
 
 def _other(s: pd.Series) -> tuple[pd.Series, pd.Series]:
@@ -79,7 +88,7 @@ def _other(s: pd.Series) -> tuple[pd.Series, pd.Series]:
 def text_cells(frame: pd.DataFrame, column: str, kind: str) -> str | None:
     """A string column of scores (numbers, or verdict words such as ``yes`` / ``no``) but
     for a few cells of other text (a judge that wrote ``error`` where it failed), or but
-    for one short placeholder of a missing value (``-`` on every unlabeled row): those
+    for one short placeholder of a missing value (``?`` on every unlabeled row): those
     cells of ``frame[column]``, counted, with where the first one is (``kind``: the
     file's format, :func:`_where`); None for any other column. At least
     :data:`NUMBERS_SHARE` of the filled cells must be scores."""
@@ -98,7 +107,7 @@ def text_cells(frame: pd.DataFrame, column: str, kind: str) -> str | None:
         return None
     words = ", ".join(repr(str(v)) for v in bad.astype(str).unique()[:3])
     where = _where(frame, bad.index[0], kind)
-    return f"{len(bad)} cell(s) of other text ({words}; the first at {where})"
+    return f"{len(bad)} cell(s) of other text ({words}; the first at {where}{from_zero(kind)})"
 
 
 def unit_cells(s: pd.Series) -> str | None:
@@ -115,6 +124,9 @@ def unit_cells(s: pd.Series) -> str | None:
         return None
     shown = ", ".join(repr(v) for v in filled.unique()[:SHOWN_CELLS])
     first = filled.iloc[0]
+    if fix := fraction_fix(first):
+        tops = natural_sorted(filled.str.extract(r"/\s*(\d+)")[0].dropna().unique())
+        return f"({shown}), as fractions out of {' and '.join(tops)}: {fix[0].lower()}{fix[1:]}"
     return f"({shown}): write them as numbers only ({numbers.iloc[0]}, not {first!r})"
 
 
@@ -140,7 +152,7 @@ def listed_cells(frame: pd.DataFrame, column: str, kind: str) -> str:
     _, bad = _other(frame[column])
     shown = [f"{str(v)!r} at {_where(frame, i, kind)}" for i, v in bad.head(SHOWN_CELLS).items()]
     more = f" and {len(bad) - SHOWN_CELLS} more" if len(bad) > SHOWN_CELLS else ""
-    return ", ".join(shown) + more
+    return ", ".join(shown) + more + from_zero(kind)
 
 
 def empty_cells(frame: pd.DataFrame, column: str, kind: str) -> str | None:
@@ -155,7 +167,7 @@ def empty_cells(frame: pd.DataFrame, column: str, kind: str) -> str | None:
     what = places[0][0] + ("s" if len(rows) > 1 else "")
     more = f" and {len(rows) - SHOWN_CELLS} more" if len(rows) > SHOWN_CELLS else ""
     shown = ", ".join(n for _, n in places)
-    return f"empty at {what} {shown}{more} ({len(rows)} of {len(frame)} rows)"
+    return f"empty at {what} {shown}{more}{from_zero(kind)} ({len(rows)} of {len(frame)} rows)"
 
 
 def case_variants(s: pd.Series) -> str | None:

@@ -217,14 +217,48 @@ def _raters_note(frame: pd.DataFrame, raters: list[str]) -> str:
     )
 
 
-def _no_sparse(frame: pd.DataFrame, item: str | None) -> str:
-    """Why no column was taken as the label when none is sparse: the columns named like
-    one, with too few values or with a value on most rows (``""``: none such)."""
-    dense = [
+def _named_like_labels(frame: pd.DataFrame, item: str | None) -> list[str]:
+    """The numeric columns of ``frame`` named like a label (not the ``item``)."""
+    return [
         str(c)
         for c in frame.columns
         if LABEL_HINT.search(str(c)) and numeric(frame[c]) is not None and c != item
     ]
+
+
+def full_labels(frame: pd.DataFrame, item: str | None, file: str) -> str:
+    """What ``frame`` (read from ``file``) can compute when none of its columns was taken
+    as the label but numeric ones named like a label have a value on most rows (at
+    least :data:`DENSE`; the labels of a wholly labeled table): their means, with
+    ``--label`` (``""``: no such column)."""
+    full = [c for c in _named_like_labels(frame, item) if frame[c].notna().mean() >= DENSE]
+    if not full:
+        return ""
+    c, k, n = full[0], len(full), int(frame[full[0]].notna().sum())
+    named = c if k == 1 else f"{', '.join(full[:-1])} and {full[-1]}"
+    args = f"{shlex.quote(file)} {shlex.join(['--label', c])}"
+    every = n == len(frame)
+    return (
+        f"no label column was taken: {named} "
+        f"{'is named like a human rating' if k == 1 else 'are named like human ratings'} "
+        f"with a value on most rows. If {c} holds the human labels, "
+        + ("every item is labeled" if every else f"{n} of {len(frame)} rows are labeled")
+        + f": bacon doctor {args} gives the command"
+        + (
+            ", and the means of these items are exact (intervals of width 0, the judges add "
+            "nothing to them)"
+            if every
+            else ""
+        )
+        + f"; bacon simulate {args} --out DIR measures what the judges would save at a label "
+        "budget (it hides the labels and draws samples of them)"
+    )
+
+
+def _no_sparse(frame: pd.DataFrame, item: str | None) -> str:
+    """Why no column was taken as the label when none is sparse: the columns named like
+    one, with too few values or with a value on most rows (``""``: none such)."""
+    dense = _named_like_labels(frame, item)
     few = [c for c in dense if frame[c].notna().sum() < 2]
     dense = [c for c in dense if c not in few]
     said = [f"{c}, named like a label, has {_values(frame[c])}" for c in few]

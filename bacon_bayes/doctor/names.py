@@ -41,8 +41,12 @@ JUDGE_NAME = re.compile(r"judge|grader|evaluator|scorer|rater|annotator", re.I)
 SCORE_NAME = re.compile(r"score|rating|grade|verdict|value", re.I)
 #: numeric columns named like an id (``seg_id``, ``row_id``): never judges
 ID_LIKE = re.compile(r"(^|[_ .-])(id|ids|idx|index|no|nr)$", re.I)
+#: numeric columns named like a count, a time or an index, never judges: an export's
+#: metadata (``created_at``, ``duration_ms``, ``tstamp``, ``n_words``) as well
 NOT_JUDGE = re.compile(
-    r"^(epochs?|run|index|row|n|count)$|latency|tokens|cost|_idx$|idx$|propensit|seed|time",
+    r"^(epochs?|run|index|row|n|count)$|latency|tokens|cost|_idx$|idx$|propensit|seed|time"
+    r"|duration|elapsed|tstamp|_at$|_ms$|(^|[_ .-])(date|created|updated|epoch)"
+    r"|^(n|num)[_ ]?(words|chars|characters|sentences|lines|turns|retries|attempts)$",
     re.I,
 )
 

@@ -17,6 +17,7 @@ from bacon_bayes.doctor.cells import (
     FAILED,
     JUDGE_CELLS_FIX,
     LABEL_CELLS_FIX,
+    SCORE_UNITS,
     SPELLING_FIX,
     UNITS,
     case_variants,
@@ -52,6 +53,7 @@ from bacon_bayes.doctor.relation import (
     weak_relation,
 )
 from bacon_bayes.doctor.rows import pivot_recipe
+from bacon_bayes.doctor.scores import timestamp_like
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.readers import TableMeta
 from bacon_bayes.words import as_numbers
@@ -76,6 +78,8 @@ WIDE = (
 #: this many wide characters make a string several words (a CJK phrase has no spaces)
 WIDE_WORDS = 4
 MAX_GROUPS = 50
+#: how to take as a judge a numeric column doctor left out
+ANYWAY = " (pass --judge to use it anyway)"
 
 
 @dataclass
@@ -232,7 +236,9 @@ def _find_judges(
         elif LABEL_HINT.search(c) or HUMAN_PROTOCOL.match(c):
             roles.left_out[c] = "numeric and dense, but named like a human rating"
         elif NOT_JUDGE.search(c):
-            roles.left_out[c] = "numeric, but named like a count, time or index"
+            roles.left_out[c] = f"numeric, but named like a count, time or index{ANYWAY}"
+        elif when := timestamp_like(num):
+            roles.left_out[c] = f"numeric, but {when}{ANYWAY}"
         elif PROMPT_ID.search(c) and _integers(num):
             roles.left_out[c] = "numeric, but named like a prompt id (pass --prompt to use it)"
         elif GROUP_NAME.match(c) and _integers(num):
@@ -289,8 +295,11 @@ def _find_failed_scores(
         if c in (roles.item, roles.label) or c in (given or ()):
             continue
         cells = text_cells(frame, c, meta.format)
-        units = None if cells or roles.label else unit_cells(frame[c])
+        units = None if cells else unit_cells(frame[c])
         label_like = frame[c].notna().mean() < DENSE or LABEL_HINT.search(str(c))  # sparse
+        if units and not (label_like and roles.label is None):
+            roles.left_out[str(c)] = f"{SCORE_UNITS} {units}, and run again"
+            continue
         if units and label_like:
             roles.left_out[str(c)] = f"{UNITS} {units}, and run again"
             roles.reasons["label"] = f"none: {str(c)!r} holds {UNITS} (below)"
@@ -325,7 +334,8 @@ def _find_failed_scores(
 
 
 def _categorical(frame: pd.DataFrame, roles: Roles) -> list[str]:
-    failed = {c for c, why in roles.left_out.items() if why.startswith((FAILED, UNITS, COMMAS))}
+    done = (FAILED, UNITS, SCORE_UNITS, COMMAS)
+    failed = {c for c, why in roles.left_out.items() if why.startswith(done)}
     taken = {roles.item, roles.label, *roles.judges, *failed}
     return [str(c) for c in frame.columns if c not in taken and is_str(frame[c])]
 
@@ -424,7 +434,8 @@ def _find_prompt(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles:
             continue
         if not in_numbers and per > ROWS_PER_PROMPT_GROUP_STRINGS:
             if share >= 0.8:  # shared by the groups, but many rows of each: say why not
-                hint = " (pass --prompt to use it)" if k >= FEW_PROMPTS else ""
+                ids = k >= FEW_PROMPTS and as_numbers(frame[c]).notna().mean() < 0.5  # no scores
+                hint = " (pass --prompt to use it)" if ids else ""
                 roles.left_out[c] = (
                     f"{k} distinct strings shared by the {roles.group} values, but about "
                     f"{per:.0f} rows per value and {roles.group}: a category, not a prompt{hint}"

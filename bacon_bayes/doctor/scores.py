@@ -18,12 +18,33 @@ import pandas as pd
 from bacon_bayes.order import natural_key
 from bacon_bayes.scale import infer_scale, sentinel_codes
 
-__all__ = ["MIN_CONSTANT_ITEMS", "ScoreFlag", "judge_scales", "score_flags"]
+__all__ = ["MIN_CONSTANT_ITEMS", "ScoreFlag", "judge_scales", "score_flags", "timestamp_like"]
 
 #: fewest scored items of a group for a constant score to be flagged
 MIN_CONSTANT_ITEMS = 3
 #: the most frequent failure codes named; more are counted
 SHOWN_CODES = 5
+
+
+#: seconds since 1970 of the years 2000 to 2100, the span of a timestamp's values
+EPOCH_SECONDS = (9.46e8, 4.11e9)
+#: a timestamp's units, each with its count in a second
+EPOCH_UNITS = {"seconds": 1.0, "milliseconds": 1e3, "microseconds": 1e6, "nanoseconds": 1e9}
+
+
+def timestamp_like(values: pd.Series) -> str | None:
+    """What a numeric column whose every value is a time since 1970 (years 2000 to
+    2100, in one unit) is, in words (``values such as 1714000001: seconds since 1970, a
+    timestamp``): an export's metadata, not a judge's scores. None for any other."""
+    v = values.dropna().to_numpy(dtype=float)
+    if v.size < 2 or np.unique(v).size < 2:
+        return None
+    lo, hi = EPOCH_SECONDS
+    for unit, per in EPOCH_UNITS.items():
+        if lo * per <= v.min() and v.max() <= hi * per:
+            rising = " rising with the rows," if np.all(np.diff(v) >= 0) else ""
+            return f"values such as {v[0]:.0f}:{rising} {unit} since 1970, a timestamp"
+    return None
 
 
 @dataclass(frozen=True)

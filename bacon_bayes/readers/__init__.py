@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import ITEM_COLUMNS, read_table, refuse_workbook
+from bacon_bayes.io import ITEM_COLUMNS, item_name, read_table, refuse_workbook
 from bacon_bayes.readers.labels import join_labels, label_column
 from bacon_bayes.readers.meta import TableMeta, id_column
 from bacon_bayes.readers.pairwise import read_pairwise
@@ -143,7 +143,9 @@ def read_any(path: str | Path) -> tuple[pd.DataFrame, TableMeta]:
             frame, meta = lm_eval.read_lm_eval(path)
         else:
             frame, meta = read_jsonl(path)
-        return bools_as_floats(frame), meta
+        ids = [c for c in frame.columns if item_name(c) or c == meta.item]
+        numbers = meta.format in ("json", "jsonl")  # records as a table: numbers as text too
+        return bools_as_floats(frame, numbers=numbers, ids=ids), meta
     except RecursionError:  # parsing or flattening a document nested thousands deep
         raise ValidationError(
             f"{str(path)!r} is nested too deeply to read (objects or lists inside each other "

@@ -1,0 +1,163 @@
+"""How doctor (and estimate, which reads the same cells) reads cell values of tables
+nobody prepared (tester T1's findings, session 32): decimal commas beside '-', scores
+written as fractions, numbers stored as text in Parquet, 'NA' / 'n/a' / '-' as empty
+cells in every format, one row numbering, export metadata that is no judge, the count
+of labels, and a wholly labeled table without --label."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bacon_bayes.cli import main
+
+from .test_doctor_messy import doctor, estimate_json, found, section
+from .test_doctor_values import _line, _table
+
+
+def _estimate(path, judge: str, capsys) -> dict:
+    return estimate_json([str(path), "--label", "human", "--judge", judge], capsys)["mean"]
+
+
+def test_decimal_commas_beside_dashes_are_read_in_every_column(tmp_path, capsys) -> None:
+    """Finding 1: a semicolon CSV of decimal commas, a judge's halves written '3,5' and a
+    few cells '-': doctor read the column as text and told the user to empty the '3,5'
+    cells with the '-' ones. '3,5' is 3.5 in every column of such a file, and '-' is an
+    empty cell (as 'NA' is), in doctor and estimate alike."""
+    frame = _table()
+    rng = np.random.default_rng(3)
+    half = rng.random(len(frame)) < 0.2
+    frame["llm_a"] = frame["llm_a"] - 0.5 * (half & (frame["llm_a"] > 1))
+    cells = frame["llm_a"].map(lambda v: f"{v:g}".replace(".", ",")).astype(object)
+    dash = rng.permutation(len(frame))[:9]
+    cells.iloc[dash] = "-"
+    path = tmp_path / "eu.csv"
+    frame.assign(llm_a=cells).to_csv(path, sep=";", decimal=",", index=False)
+    out, _ = doctor([str(path)], capsys)
+    assert "decimal commas" in out.splitlines()[0]
+    assert "llm_a" in found(out, "judge") and "other text" not in out, out
+    assert "'-' as empty cells (9 of them)" in _line(out, "judge", "llm_a")
+    expected = frame.assign(llm_a=frame["llm_a"].where(~np.isin(np.arange(len(frame)), dash)))
+    plain = tmp_path / "plain.csv"
+    expected.to_csv(plain, index=False)
+    assert _estimate(path, "llm_a", capsys) == _estimate(plain, "llm_a", capsys)
+
+
+def test_the_labels_line_counts_the_labels(tmp_path, capsys) -> None:
+    """Finding 2: "labels: N of M items" printed the most labeled items one judge scored
+    (0 with no judge), not the number of labels."""
+    frame = _table().drop(columns=["system", "prompt"])  # no group: the labels line
+    labeled = np.flatnonzero(frame["human"].notna())
+    for k, judge in enumerate(["llm_a", "llm_b", "llm_c"]):
+        frame.loc[labeled[k], judge] = np.nan  # each judge misses one labeled item
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    out, _ = doctor([str(path)], capsys)
+    assert f"labels: {labeled.size} of {len(frame)} items" in out, out
+
+
+def test_scores_written_as_fractions_are_read_or_named(tmp_path, capsys) -> None:
+    """Finding 4: a judge's scores written '4/5' were called a category (or "no group,
+    prompt or text") and estimate stopped at '4/5'. Out of one top they are read as the
+    score written, and said; out of several tops they are named with the fix, in doctor
+    and in estimate's refusal."""
+    frame = _table()
+    plain = tmp_path / "plain.csv"
+    frame.to_csv(plain, index=False)
+    frame["llm_a"] = frame["llm_a"].map(lambda v: f"{v:g}/5")
+    path = tmp_path / "fractions.csv"
+    frame.to_csv(path, index=False)
+    out, _ = doctor([str(path)], capsys)
+    assert "llm_a" in found(out, "judge"), out
+    assert "read as numbers, the top '/5' dropped" in _line(out, "judge", "llm_a")
+    assert _estimate(path, "llm_a", capsys) == _estimate(plain, "llm_a", capsys)
+    frame.loc[frame.index[1], "llm_a"] = "5/10"
+    frame.to_csv(path, index=False)
+    assert main(["doctor", str(path)]) == 0
+    left = _line(capsys.readouterr().out, "left out", "llm_a")
+    assert "as fractions out of 5 and 10: write each as one number on one scale" in left
+    assert main(["estimate", str(path), "--label", "human", "--judge", "llm_a"]) == 2
+    assert "Write each as one number on one scale (e.g. 0.4 for '2/5')" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("missing", [None, "NA", "n/a"])
+def test_numbers_stored_as_text_in_parquet_are_read_as_estimate_reads_them(
+    tmp_path, capsys, missing
+) -> None:
+    """Finding 8: a Parquet file whose scores and labels are strings ('4', '4.5'): doctor
+    found no label and no judge and offered the label as --prompt, while estimate read
+    them; 'NA' / 'n/a' cells (empty cells in a CSV) stopped both. Doctor reads them as
+    numbers, says so, and prints the command it prints for the CSV."""
+    frame = _table()
+    text = frame.copy()
+    for c in ["human", "llm_a", "llm_b", "llm_c"]:
+        text[c] = frame[c].map(lambda v: missing if np.isnan(v) else f"{v:g}").astype(object)
+    text.loc[text.index[:5], "llm_b"] = missing  # a judge's failures, as the labels' gaps
+    frame.loc[frame.index[:5], "llm_b"] = np.nan
+    csv = tmp_path / "t.csv"
+    frame.to_csv(csv, index=False)
+    path = tmp_path / "t.parquet"
+    text.attrs = {}
+    text.to_parquet(path)
+    out, cmd = doctor([str(path)], capsys)
+    _, csv_cmd = doctor([str(csv)], capsys)
+    assert cmd[2:] == csv_cmd[2:] and "--label" in cmd, out
+    assert "read as numbers" in _line(out, "label", "human")
+    assert "--prompt to use it" not in out
+    if missing:
+        assert f"{missing!r} as empty cells" in _line(out, "judge", "llm_b")
+    assert _estimate(path, "llm_b", capsys) == _estimate(csv, "llm_b", capsys)
+
+
+def test_doctor_and_estimate_number_a_parquet_row_alike(tmp_path, capsys) -> None:
+    """Finding 9: doctor said "row 116" (from 1) where estimate said "row 115" (from 0)
+    for the same cell of a Parquet file. Both count from 0, and doctor says so."""
+    frame = _table()
+    frame["llm_c"] = frame["llm_c"].map(lambda v: f"{v:g}")  # text, as Parquet keeps it
+    frame.loc[frame.index[[115, 300]], "llm_c"] = "error"
+    path = tmp_path / "t.parquet"
+    frame.attrs = {}
+    frame.to_parquet(path)
+    assert main(["doctor", str(path)]) == 0
+    left = _line(capsys.readouterr().out, "left out", "llm_c")
+    assert "the first at row 115 (rows counted from 0)" in left, left
+    assert main(["estimate", str(path), "--label", "human", "--judge", "llm_c"]) == 2
+    assert f"at row 115 (item {frame['id'][115]!r})" in capsys.readouterr().err
+
+
+def test_export_metadata_is_never_a_judge(tmp_path, capsys) -> None:
+    """Finding 10: on a pilot (about 30 labels, too few to call a column unrelated) a
+    Unix timestamp `created_at`, `duration_ms` and `n_words` went into the command as
+    judges. Named like metadata, or holding times since 1970 whatever the name, they are
+    left out with why and how to use one anyway."""
+    frame = _table(labeled=0.03)
+    q = frame.attrs["quality"]
+    rng = np.random.default_rng(1)
+    n = len(frame)
+    frame["created_at"] = 1_714_000_000 + np.cumsum(rng.integers(1, 900, n))
+    frame["duration_ms"] = (3000 - 1500 * q + rng.normal(0, 200, n)).round()
+    frame["n_words"] = (40 + 60 * q + rng.normal(0, 5, n)).round()
+    frame["finished"] = 1000 * frame["created_at"] + frame["duration_ms"] + 200 * q
+    path = tmp_path / "pilot.csv"
+    frame.to_csv(path, index=False)
+    out, cmd = doctor([str(path)], capsys)
+    judges = [cmd[k + 1] for k, a in enumerate(cmd) if a == "--judge"]
+    assert judges == ["llm_*"] or set(judges) == {"llm_a", "llm_b", "llm_c"}, cmd
+    for c in ["created_at", "duration_ms", "n_words", "finished"]:
+        assert "(pass --judge to use it anyway)" in _line(out, "left out", c), c
+    assert "milliseconds since 1970, a timestamp" in _line(out, "left out", "finished")
+
+
+def test_a_wholly_labeled_table_without_label_points_to_it(tmp_path, capsys) -> None:
+    """Finding 12: every row labeled, no --label: doctor ended with "only the raw judge
+    average (no human labels): label a sample of items". It names the full label column,
+    the doctor command with --label and bacon simulate."""
+    frame = _table(labeled=1.0)
+    path = tmp_path / "full.csv"
+    frame.to_csv(path, index=False)
+    assert main(["doctor", str(path)]) == 0
+    can = section(capsys.readouterr().out, "what can be computed")
+    assert "no human labels" not in can and "bacon sample" not in can, can
+    assert f"bacon doctor {path} --label human gives the command" in can
+    assert f"bacon simulate {path} --label human --out DIR" in can
+    assert "every item is labeled" in can
