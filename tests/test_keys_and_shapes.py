@@ -9,6 +9,7 @@ import pandas as pd
 
 from bacon_bayes.cli import main
 
+from .test_doctor_tables import command, doctor, relevance_table
 from .test_printed_commands import READ, table
 
 
@@ -33,3 +34,51 @@ def test_group_names_written_several_ways_are_said_by_estimate_and_plan(tmp_path
     assert "df['system'] = df['system'].str.strip().str.upper()" in note[0]
     assert main(["plan", str(path), *READ, "--top"]) == 0
     assert "group name(s) are written several ways" in capsys.readouterr().out
+
+
+def _blank_ids(folder, repeat: bool = True):
+    """SummEval relevance with ids 'S0000'..., three blank ids (lines 7-9) and, with
+    ``repeat``, the id of line 22 written again on line 23; the labels in a second file."""
+    frame = relevance_table()
+    frame["item"] = [f"S{k:04d}" for k in range(len(frame))]
+    frame.loc[5:7, "item"] = None
+    if repeat:
+        frame.loc[21, "item"] = frame.loc[20, "item"]
+    labels = frame[["item", "relevance"]].dropna().drop_duplicates("item")
+    frame.drop(columns="relevance").to_csv(folder / "pool.csv", index=False)
+    labels.to_csv(folder / "labels.csv", index=False)
+    return folder / "pool.csv", folder / "labels.csv"
+
+
+def test_an_id_column_with_blank_cells_is_the_id_and_its_repeats_are_checked(tmp_path, capsys):
+    """Three blank ids made doctor leave 'item' out as "no group, prompt or text" and skip
+    the check of its repeated id; the join said the id "repeats nan" (finding 5)."""
+    pool, labels = _blank_ids(tmp_path)
+    out = doctor(pool, capsys)
+    row = next(ln for ln in out.splitlines() if ln.startswith("  id "))
+    assert "item" in row and "3 row(s) have no id (lines 7, 8, 9)" in row
+    assert "1 ids occur on several rows (up to 2): 'S0020' at lines 22, 23" in row
+    assert command(out) is None and "give every row its id" in out
+    for argv in (["doctor", str(pool)], ["estimate", str(pool), "--judge", "gpt4"]):
+        assert main([*argv, "--labels", str(labels), "--label", "relevance"]) == 2
+        err = capsys.readouterr().err
+        assert "id column 'item' is empty at lines 7, 8, 9 (3 of 1200 rows have no id)" in err
+        assert "nan" not in err
+
+
+def test_a_repeated_id_in_a_join_is_named_with_its_lines(tmp_path, capsys):
+    pool, labels = _blank_ids(tmp_path)
+    frame = pd.read_csv(pool)
+    frame.loc[5:7, "item"] = ["x5", "x6", "x7"]
+    frame.to_csv(pool, index=False)
+    assert main(["estimate", str(pool), "--judge", "gpt4", "--labels", str(labels),
+                 "--label", "relevance"]) == 2  # fmt: skip
+    assert "repeats 'S0020' (at lines 22, 23)" in capsys.readouterr().err
+
+
+def test_blank_ids_alone_are_named_too(tmp_path, capsys):
+    pool, _ = _blank_ids(tmp_path, repeat=False)
+    out = doctor(pool, capsys)
+    row = next(ln for ln in out.splitlines() if ln.startswith("  id "))
+    assert row.split()[1] == "item" and row.endswith("3 row(s) have no id (lines 7, 8, 9)")
+    assert "the ids of 'item' are missing on some rows (see the id row above)" in out

@@ -101,11 +101,12 @@ def without_summary(frame: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, str]:
 
 
 def id_with_repeats(frame: pd.DataFrame, taken: set[str]) -> str | None:
-    """A complete column named like an id (:data:`ID_NAMES`) whose values are mostly
-    distinct but some repeat (None: none): the items' id, with rows repeated."""
+    """A column named like an id (:data:`ID_NAMES`) whose values are mostly distinct but
+    some repeat or some cells are empty (None: none): the items' id, with rows repeated
+    or without an id."""
     for c in map(str, frame.columns):
         s = frame[c]
-        if c.lower() not in ID_NAMES or c in taken or s.isna().any() or s.is_unique:
+        if c.lower() not in ID_NAMES or c in taken or (s.notna().all() and s.is_unique):
             continue
         if s.nunique() >= MOSTLY_DISTINCT * len(s):
             return c
@@ -124,9 +125,18 @@ def check_ids(frame: pd.DataFrame, roles: Roles, kind: str) -> str:
     if item is None:
         taken = {roles.label, roles.group, roles.prompt, *roles.text}
         item = id_with_repeats(frame, {c for c in taken if c})
-    if item is None or frame[item].is_unique:
+    if item is None or (frame[item].notna().all() and frame[item].is_unique):
         return ""
     what, fix, rater = repeated_ids(frame, item, roles.label, roles.judges, kind)
+    blank = list(frame.index[frame[item].isna()])
+    trouble = "repeat"
+    if blank:  # the ids of the other rows checked all the same
+        more = f" and {len(blank) - SHOWN_IDS} more" if len(blank) > SHOWN_IDS else ""
+        said = f"{len(blank)} row(s) have no id ({lines(frame, blank[:SHOWN_IDS], kind)}{more})"
+        repeats = what.removeprefix("named like an id, but ")
+        what = f"named like an id, but {said}" + (f"; {repeats}" if repeats else "")
+        trouble = "are missing on some rows" + (" and repeat" if repeats else "")
+        fix = ": give every row its id" + (f";{fix[1:]}" if fix else ", and run doctor again")
     roles.item = item
     roles.reasons["id"] = what
     roles.left_out.pop(item, None)
@@ -135,7 +145,7 @@ def check_ids(frame: pd.DataFrame, roles: Roles, kind: str) -> str:
         roles.reasons.pop(f"judge:{item}", None)
     if rater is not None:
         roles.left_out[rater] = f"names the rater of each row of an item (the {item} repeats)"
-    return f"the ids of {item!r} repeat (see the id row above){fix}"
+    return f"the ids of {item!r} {trouble} (see the id row above){fix}"
 
 
 def repeated_ids(
@@ -146,7 +156,9 @@ def repeated_ids(
     fix (average the ratings per item when a column names the rater of each row, else
     keep one row per id); and that rater column (None: none)."""
     s = frame[item]
-    ids = list(dict.fromkeys(s[s.duplicated(keep=False)].tolist()))  # 5, not np.int64(5)
+    ids = list(dict.fromkeys(s[s.notna() & s.duplicated(keep=False)].tolist()))  # not np.int64
+    if not ids:  # empty cells only (:func:`check_ids` says where)
+        return "", "", None
     shown = [f"{v!r} at {lines(frame, list(s.index[s == v][:3]), kind)}" for v in ids[:SHOWN_IDS]]
     more = f" and {len(ids) - SHOWN_IDS} more" if len(ids) > SHOWN_IDS else ""
     most = int(s.value_counts().max())
