@@ -82,3 +82,46 @@ def test_blank_ids_alone_are_named_too(tmp_path, capsys):
     row = next(ln for ln in out.splitlines() if ln.startswith("  id "))
     assert row.split()[1] == "item" and row.endswith("3 row(s) have no id (lines 7, 8, 9)")
     assert "the ids of 'item' are missing on some rows (see the id row above)" in out
+
+
+def _metric_long(folder):
+    """A long table as a melt of a wide one: one row per item and metric (4 metrics, the
+    column named ``metric``), the item's label repeated on each of its rows."""
+    wide = relevance_table(0.2)
+    wide["item"] = [f"seg{k}" for k in range(len(wide))]
+    long = wide.melt(
+        id_vars=["item", "system", "doc_id", "relevance"],
+        value_vars=["gpt4", "gpt35", "llama70b"],
+        var_name="metric",
+        value_name="score",
+    )
+    path = folder / "long.csv"
+    long.to_csv(path, index=False)
+    return path
+
+
+def test_a_long_table_is_told_by_its_shape_when_its_judge_column_is_named_metric(tmp_path, capsys):
+    """A melt whose judge column is 'metric' passed for one row per item: doctor printed
+    an estimate command over the repeated rows, every label counted 3 times (finding 6)."""
+    path = _metric_long(tmp_path)
+    out = doctor(path, capsys)
+    assert command(out) is None
+    assert "'metric' seems to name the judge of each row ('item' holds each id on 3 rows" in out
+    assert "wide = df.pivot(index='item', columns='metric', values='score')" in out
+    # estimate without --item reads each row as an item: said, with the fix
+    assert main(["estimate", str(path), "--label", "relevance", "--judge", "score",
+                 "--engine", "freq"]) == 0  # fmt: skip
+    est = capsys.readouterr().out
+    assert "column 'item' is named like the item id but 1200 of its ids are on several rows" in est
+    assert "(up to 3, e.g. 'seg0'), " in est and "pass --item item" in est
+
+
+def test_a_table_keyed_by_prompt_is_not_taken_for_a_long_one(tmp_path, capsys):
+    """'item' naming the document each system answers (one row per document and system,
+    the label differing between systems) is no long table, labeled or not."""
+    wide = relevance_table(0.3).drop(columns=["item", "gpt35", "llama70b"])
+    wide = wide.rename(columns={"doc_id": "item"})
+    for name, frame in (("labeled", wide), ("bare", wide.drop(columns="relevance"))):
+        path = tmp_path / f"{name}.csv"
+        frame.to_csv(path, index=False)
+        assert "long table" not in doctor(path, capsys)

@@ -302,7 +302,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     A study folder brings its own labels and the inclusion probabilities its
     waves recorded; those are always used.
     """
-    from bacon_bayes.io import item_column, without_unscored
+    from bacon_bayes.io import item_column, repeated_item_note, without_unscored
     from bacon_bayes.pool import EvalPool
     from bacon_bayes.readers.pair_table import pairwise_hint
     from bacon_bayes.study import load_study
@@ -365,7 +365,8 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
             f"{args.label!r} takes only 0 and 1: estimated as a binary (categorical) label; "
             "pass --outcome continuous for the former ridge"
         )
-    notes += [note for note in (blank, dropped) if note]
+    repeats = "" if args.item or args.scores else repeated_item_note(df, args.label, judges)
+    notes += [note for note in (repeats, blank, dropped) if note]
     return dataclasses.replace(pool, notes=(*pool.notes, *notes)) if notes else pool
 
 
