@@ -125,3 +125,29 @@ def test_a_table_keyed_by_prompt_is_not_taken_for_a_long_one(tmp_path, capsys):
         path = tmp_path / f"{name}.csv"
         frame.to_csv(path, index=False)
         assert "long table" not in doctor(path, capsys)
+
+
+def test_a_long_tables_repeated_rows_are_named_and_its_key_kept(tmp_path, capsys):
+    """A long table keyed by (system, doc_id) with a few rows repeated: doctor said "no
+    column keys the items: add the item's id", an id the table has (finding 7)."""
+    wide = relevance_table().drop(columns=["item", "summary", "relevance"])
+    long = wide.melt(id_vars=["system", "doc_id"], var_name="judge", value_name="score")
+    again = long.iloc[[3, 4, 5]]
+    other = long.iloc[[7]].assign(score=long["score"].iloc[7] % 5 + 1)
+    long = pd.concat([long, again, other], ignore_index=True)
+    path = tmp_path / "long.csv"
+    long.to_csv(path, index=False)
+    out = doctor(path, capsys).replace("\n", " ")
+    assert "no column keys the items" not in out
+    first = long.iloc[7]
+    assert (
+        "['system', 'doc_id'] keys the items (one row per item and judge), but 4 rows repeat "
+        "an item and judge (3 of them exact copies of another row; 1 differs from another row "
+        f"of their item and judge, e.g. system {first['system']!r}, doc_id {first['doc_id']!r}, "
+        f"judge {first['judge']!r} at lines 9, {len(long) + 1})"
+    ) in out
+    recipe = out.split("e.g. in pandas: ", 1)[1].split(" (pivot refuses", 1)[0]
+    assert recipe.startswith("df = df.drop_duplicates(); df = df.drop_duplicates(")
+    scope = {"df": pd.read_csv(path)}
+    exec(recipe.replace("wide.csv", str(tmp_path / "wide.csv")), scope)
+    assert len(pd.read_csv(tmp_path / "wide.csv")) == len(wide)

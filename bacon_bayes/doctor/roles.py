@@ -526,7 +526,7 @@ def find_roles(
     roles.raters = found.raters
     _find_failed_scores(frame, meta, judges, roles)
     if not meta.judges and not judges:
-        roles.long = _long(frame, roles)
+        roles.long = _long(frame, roles, meta.format)
     _find_group(frame, meta, group, roles)
     _find_prompt(frame, meta, prompt, roles)
     for role in ("group", "prompt"):
@@ -570,7 +570,7 @@ def response_column(frame: pd.DataFrame, meta: TableMeta | None = None, **known:
     return find_roles(frame, meta or TableMeta("csv"), **known).response
 
 
-def _long(frame: pd.DataFrame, roles: Roles) -> str | None:
+def _long(frame: pd.DataFrame, roles: Roles, kind: str) -> str | None:
     """What to do when ``frame`` is a long table of judge scores (a column of a few
     repeated strings named like a judge, a dense numeric score): pivot it; else None."""
     n = len(frame)
@@ -607,7 +607,7 @@ def _long(frame: pd.DataFrame, roles: Roles) -> str | None:
     spec = [judge, *(c for c in short if c not in keys)]
     k = frame[judge].nunique()
     roles.reasons["long"] = judge
-    recipe, key = pivot_recipe(frame, spec, score, roles.label, keys)
+    recipe, key = pivot_recipe(frame, spec, score, roles.label, keys, kind)
     roles.left_out.update(dict.fromkeys(key, "keys the items of the long table (below)"))
     names_it = f"seems to name the judge of each row ({shape[1]}; " if shape else "names the judge"
     return (

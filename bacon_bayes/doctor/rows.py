@@ -29,6 +29,9 @@ SUMMARY_TAIL = 5
 MOSTLY_DISTINCT = 0.5
 #: the repeated ids :func:`repeated_ids` names
 SHOWN_IDS = 3
+#: a long table's key holds the items with a few rows repeated when at most this share
+#: of its rows repeat an item and judge (:func:`pivot_recipe`)
+REPEATED_SHARE = 0.05
 
 
 def _summary_word(value: object) -> str | None:
@@ -209,7 +212,12 @@ def repeated_ids(
 
 
 def pivot_recipe(
-    frame: pd.DataFrame, judge: list[str], score: str, label: str | None, keys: list[str]
+    frame: pd.DataFrame,
+    judge: list[str],
+    score: str,
+    label: str | None,
+    keys: list[str],
+    kind: str = "csv",
 ) -> tuple[str, list[str]]:
     """How to pivot a long table (the ``judge`` columns name the judge of each row, e.g.
     model and method; ``score`` holds its score) to one row per item: keyed by the column
@@ -217,6 +225,9 @@ def pivot_recipe(
     those do; the columns with one value per item (group, prompt, the label, which may
     sit on one of its rows only) joined back; ``pivot``, which refuses an item scored
     twice by a judge, where ``pivot_table`` averaged every item of a group into one row.
+    A key that holds a few items twice for a judge (rows pasted twice, a judge run
+    again: under :data:`REPEATED_SHARE` of the rows) still keys them: the repeated rows
+    are named (``kind``: where, as :func:`lines` says) and the recipe drops them first.
     Returns the recipe and the columns that key the items (none: it says to add one)."""
     others = [str(c) for c in frame.columns if c not in (*judge, score)]
     one = [
@@ -229,6 +240,13 @@ def pivot_recipe(
     ]
     one.sort(key=lambda c: c.lower() not in ID_NAMES)
     key = one[:1] or (keys if keys and not frame.duplicated([*keys, *judge]).any() else [])
+    repeats, first = "", ""
+    if not key:  # a key but for a few repeated rows: an id named so, else ``keys``
+        near = [[c] for c in others if c.lower() in ID_NAMES and c != label] + [keys]
+        near = [k for k in near if k and not frame[k].isna().any().any()]
+        key = next((k for k in near if frame.duplicated([*k, *judge]).mean() <= REPEATED_SHARE), [])
+        if key:
+            repeats, first = _repeated_rows(frame, [*key, *judge], kind)
     columns = repr(judge[0]) if len(judge) == 1 else repr(judge)
     if not key:
         return (
@@ -241,7 +259,8 @@ def pivot_recipe(
     per = [c for c in others if c not in key and bool((by[c].nunique() <= 1).all())]
     clash = label is not None and label not in per
     recipe = (
-        f"wide = df.pivot(index={index}, columns={columns}, values={score!r}); "
+        first
+        + f"wide = df.pivot(index={index}, columns={columns}, values={score!r}); "
         + (
             "wide.columns = ['|'.join(map(str, c)) for c in wide.columns]; "
             if len(judge) > 1
@@ -251,7 +270,8 @@ def pivot_recipe(
         + "wide.reset_index().to_csv('wide.csv', index=False)"
     )
     return (
-        f"{index} keys the items (one row per item and judge). Pivot it, e.g. in pandas: "
+        f"{index} keys the items (one row per item and judge){repeats}. Pivot it, e.g. in "
+        "pandas: "
         f"{recipe} (pivot refuses an item a judge scored twice, where pivot_table would "
         "average them), "
         + (
@@ -263,3 +283,29 @@ def pivot_recipe(
         )
         + "and run bacon doctor on wide.csv"
     ), key
+
+
+def _repeated_rows(frame: pd.DataFrame, key: list[str], kind: str) -> tuple[str, str]:
+    """What to say of the rows of a long table that repeat an item and judge (``key``):
+    how many, how many are exact copies of another row, one that differs from another of
+    its item and judge with its lines; and the pandas that drops them (the copies, then
+    all but the first row of each item and judge)."""
+    extra = int(frame.duplicated(key).sum())
+    copies = int(frame.duplicated().sum())
+    drop = "df = df.drop_duplicates(); "
+    if copies == extra:
+        return f", but {extra} rows repeat another whole (pasted twice?): drop them first", drop
+    rest = frame.drop_duplicates()
+    differ = rest[rest.duplicated(key, keep=False)]
+    one = differ.iloc[0]
+    same = differ.index[(differ[key] == one[key]).all(axis=1)]
+    example = ", ".join(f"{c} {one[c]!r}" for c in key)
+    said = (
+        f", but {extra} rows repeat an item and judge ({copies} of them exact copies of "
+        f"another row; {extra - copies} differ{'s' if extra - copies == 1 else ''} from "
+        "another row of their item and judge, "
+        f"e.g. {example} at {lines(frame, list(same[:3]), kind)}): drop the copies and "
+        "settle the others (the recipe keeps the first row of each; average them instead "
+        "if they are repeated runs of the judge)"
+    )
+    return said, f"{drop}df = df.drop_duplicates({key!r}); "
