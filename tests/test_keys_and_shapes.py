@@ -10,6 +10,7 @@ import pandas as pd
 from bacon_bayes.cli import main
 
 from .test_doctor_tables import command, doctor, relevance_table
+from .test_pairwise_cli import SAMPLE
 from .test_printed_commands import READ, table
 
 
@@ -151,3 +152,30 @@ def test_a_long_tables_repeated_rows_are_named_and_its_key_kept(tmp_path, capsys
     scope = {"df": pd.read_csv(path)}
     exec(recipe.replace("wide.csv", str(tmp_path / "wide.csv")), scope)
     assert len(pd.read_csv(tmp_path / "wide.csv")) == len(wide)
+
+
+def test_labels_without_label_take_the_files_one_other_column(tmp_path, capsys):
+    """`--labels FILE` without `--label` was refused by pairwise estimate ("--labels needs
+    --label") while doctor took the file's one column besides the id; estimate on a table
+    refused it too (finding 11). Every path takes that column now, and its numbers are
+    those of --label named."""
+    frame = pd.read_csv(SAMPLE)
+    votes = frame.loc[frame["label"].notna(), ["id", "label"]].rename(columns={"label": "vote"})
+    frame.drop(columns="label").to_csv(tmp_path / "t.csv", index=False)
+    votes.to_csv(tmp_path / "votes.csv", index=False)
+    pairs = ["estimate", str(tmp_path / "t.csv"), "--pairwise", "--engine", "freq"]
+    pool, labels = _blank_ids(tmp_path)
+    frame = pd.read_csv(pool)
+    frame.loc[5:7, "item"] = ["x5", "x6", "x7"]
+    frame.loc[21, "item"] = "x21"
+    frame.to_csv(pool, index=False)
+    table = ["estimate", str(pool), "--judge", "gpt4", "--engine", "freq"]
+    for argv, file, name in ((pairs, "votes.csv", "vote"), (table, labels, "relevance")):
+        outs = []
+        for label in ([], ["--label", name]):
+            assert main([*argv, "--labels", str(tmp_path / file), *label]) == 0
+            outs.append(capsys.readouterr().out)
+        assert outs[0] == outs[1]
+    (tmp_path / "two.csv").write_text("id,vote,who\n1,A,x\n")
+    assert main([*pairs, "--labels", str(tmp_path / "two.csv")]) == 2
+    assert "several columns besides the id" in capsys.readouterr().err
