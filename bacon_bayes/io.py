@@ -648,3 +648,30 @@ def item_column(df: pd.DataFrame, judges: object = ()) -> str | None:
                 if col.notna().all() and col.is_unique:
                     return str(column)
     return None
+
+
+def repeated_item_note(df: pd.DataFrame, label: str, judges: object = ()) -> str:
+    """What to say when no id column is given and one named like the id (:func:`item_name`)
+    repeats ids, so that the rows are read as items by position: an item on several rows
+    (a long table's, one row per item and judge) counts several times, its label too;
+    with the fix. ``""`` when no such column repeats."""
+    taken = set(judges) if isinstance(judges, list | tuple) else set()
+    for column in df.columns:
+        if item_name(column) is None or column in taken or column == label:
+            continue
+        col = df[column]
+        counts = col.value_counts()
+        repeated = counts[counts > 1]
+        if repeated.empty:
+            continue
+        rows = int((col.isin(repeated.index) & df[label].notna()).sum())
+        labels = f", {rows} labeled rows among them" if rows else ""
+        return (
+            f"column {column!r} is named like the item id but {len(repeated)} of its ids are "
+            f"on several rows (up to {int(counts.max())}, e.g. {repeated.index[0]!r})"
+            f"{labels}: each row is read as an item, so an item on several rows counts as "
+            "several, its label too, and the intervals come out too narrow; keep one row "
+            "per item (a long table, one row per item and judge: pivot it; bacon doctor "
+            f"says how) and pass --item {column}"
+        )
+    return ""

@@ -154,3 +154,26 @@ def spellings_text(sets: list[list[str]], most: int) -> str:
     'M8 ', 'M8'``), with how many more."""
     shown = "; ".join(", ".join(map(repr, v)) for v in sets[:most])
     return shown + (f" and {len(sets) - most} more" if len(sets) > most else "")
+
+
+def spellings_note(names: Iterable[Any], what: str, fix: str) -> str:
+    """A note when ``names`` (of ``what``: models, groups) differ only in case or spaces
+    around them: every table reads them as different ``what`` (60 models where there
+    were 20), with ``fix``, how to write each one way; "" otherwise. Said by a pool and
+    by ``bacon doctor``."""
+    many = spelling_variants(names)
+    if not many:
+        return ""
+    return (
+        f"{len(many)} {what[:-1]} name(s) are written several ways, read as different "
+        f"{what} ({spellings_text(many, 3)}): {fix} if they are one"
+    )
+
+
+def group_spellings(names: Iterable[Any], column: str | None) -> str:
+    """:func:`spellings_note` of the group names of ``column`` (estimate, report and plan
+    by groups): 'M8', 'm8' and 'M8 ' are three groups, each with its own mean and
+    interval."""
+    col = repr(column or "group")
+    fix = f"write each group one way (e.g. df[{col}] = df[{col}].str.strip().str.upper())"
+    return spellings_note(names, "groups", fix)

@@ -20,7 +20,8 @@ import pandas as pd
 
 from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.io import row_place
-from bacon_bayes.order import natural_sorted, spelling_variants, spellings_text
+from bacon_bayes.order import natural_sorted
+from bacon_bayes.order import spellings_note as order_spellings_note
 
 if TYPE_CHECKING:
     from bacon_bayes.results import EstimateTable
@@ -69,14 +70,8 @@ def spellings_note(names: Sequence[str]) -> str:
     """A note when model ``names`` differ only in case or spaces around them: the table
     reads them as different models (60 models where there were 20); "" otherwise. Said by
     a pool of comparisons and by ``bacon doctor`` on a table of them."""
-    many = spelling_variants(names)
-    if not many:
-        return ""
-    return (
-        f"{len(many)} model name(s) are written several ways, read as different models "
-        f"({spellings_text(many, 3)}): write each model one way (e.g. "
-        "df[col].str.strip().str.lower() on both model columns) if they are one"
-    )
+    fix = "write each model one way (e.g. df[col].str.strip().str.lower() on both model columns)"
+    return order_spellings_note(names, "models", fix)
 
 
 def _score(value: Any, *, probability: bool) -> float:

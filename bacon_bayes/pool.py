@@ -22,7 +22,7 @@ import pandas as pd
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.inclusion import Inclusion, groups_never_drawn, labeled_by_prompt
 from bacon_bayes.io import csv_lines
-from bacon_bayes.order import unique_codes, wave_order
+from bacon_bayes.order import group_spellings, unique_codes, wave_order
 from bacon_bayes.pairs import Pairs, pairs_frame
 from bacon_bayes.words import as_numbers, cell_fix, unread
 
@@ -459,9 +459,9 @@ class EvalPool:
             _check_propensity(b, ~np.isnan(y), rows, prompt_propensity)
             inclusion = Inclusion.from_prompt(np.asarray(pi), b)
         waves, wave_names = (None, None) if wave is None else _waves(df, wave, y, rows)
-        if propensity is None and codes is not None and names is not None:
-            said = groups_never_drawn(y, codes, names, group)
-            notes += [said] if said else []
+        if codes is not None and names is not None:  # names written several ways; unlabeled
+            drawn = groups_never_drawn(y, codes, names, group) if propensity is None else None
+            notes += [n for n in (group_spellings(names, group), drawn) if n]
         if prompts is not None and propensity is None:  # the design unknown
             said = labeled_by_prompt(y, prompts, codes)
             notes += [said] if said else []

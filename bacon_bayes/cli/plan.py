@@ -180,6 +180,11 @@ def run(args: argparse.Namespace) -> int:
         pooling=args.pooling,
     )
     result.pilot.assumptions.insert(0, engine)
+    if pool.groups is not None:  # 'M8' and 'm8' planned as two groups: said, as estimate says
+        from bacon_bayes.order import group_spellings, unique_codes
+
+        spellings = group_spellings(unique_codes(pool.groups)[0], pool.group_name)
+        result.pilot.assumptions += [spellings] if spellings else []
     beside = _study_beside(args)
     if beside:
         result.pilot.assumptions.append(beside)

@@ -194,11 +194,15 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
         "lm-eval-harness sample log (samples_*.jsonl), promptfoo results (.json) or JSON "
         "Lines; or a study folder (bacon sample)",
     )
-    p.add_argument("--label", help="column of human labels (empty = unlabeled); tables only")
+    p.add_argument(
+        "--label",
+        help="column of human labels (empty = unlabeled); tables only (with --labels, "
+        "default: the labels file's one column besides the id)",
+    )
     p.add_argument(
         "--labels",
         metavar="FILE",
-        help="CSV or Parquet file of human labels (an id column and the --label column), "
+        help="CSV or Parquet file of human labels (an id column and the label column), "
         "joined onto FILE by id (--item, or the id the format has, e.g. an Inspect sample id)",
     )
     add_judge_argument(p)
@@ -302,7 +306,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     A study folder brings its own labels and the inclusion probabilities its
     waves recorded; those are always used.
     """
-    from bacon_bayes.io import item_column, without_unscored
+    from bacon_bayes.io import item_column, repeated_item_note, without_unscored
     from bacon_bayes.pool import EvalPool
     from bacon_bayes.readers.pair_table import pairwise_hint
     from bacon_bayes.study import load_study
@@ -332,7 +336,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
             text=args.text,
             prompt=args.prompt,
         )
-    if not args.label:
+    if not args.label and not getattr(args, "labels", None):  # --labels: its one column
         hint = pairwise_hint(args.file)
         raise ValidationError(f"--label is required for a table; name the column of labels.{hint}")
     df, judges = table_from_args(args)
@@ -365,7 +369,8 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
             f"{args.label!r} takes only 0 and 1: estimated as a binary (categorical) label; "
             "pass --outcome continuous for the former ridge"
         )
-    notes += [note for note in (blank, dropped) if note]
+    repeats = "" if args.item or args.scores else repeated_item_note(df, args.label, judges)
+    notes += [note for note in (repeats, blank, dropped) if note]
     return dataclasses.replace(pool, notes=(*pool.notes, *notes)) if notes else pool
 
 
@@ -379,6 +384,7 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
     finds fills ``--text``."""
     from bacon_bayes.io import read_table
     from bacon_bayes.readers import join_labels, read_any
+    from bacon_bayes.readers.labels import label_column
     from bacon_bayes.readers.pair_table import pairwise_hint
 
     df, meta = read_any(args.file)
@@ -393,6 +399,7 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
         args.group = args.group or meta.group
         args.prompt = args.prompt or meta.prompt
     if getattr(args, "labels", None):
+        args.label = args.label or label_column(df, args.labels, args.item)
         df, args.item = join_labels(df, args.labels, args.label, args.item)
     label = args.label if args.label in df.columns else None
     find_response(args, df, meta, label=label, item=args.item if args.item in df else None)

@@ -55,6 +55,7 @@ from bacon_bayes.doctor.relation import (
 from bacon_bayes.doctor.rows import pivot_recipe
 from bacon_bayes.doctor.scores import timestamp_like
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.io import item_name
 from bacon_bayes.readers import TableMeta
 from bacon_bayes.words import as_numbers
 
@@ -80,6 +81,9 @@ WIDE_WORDS = 4
 MAX_GROUPS = 50
 #: how to take as a judge a numeric column doctor left out
 ANYWAY = " (pass --judge to use it anyway)"
+#: a long table told by its shape: this share of its ids on exactly as many rows as a
+#: column of strings has values, one row per value (:func:`_judge_by_shape`)
+LONG_SHARE = 0.9
 
 
 @dataclass
@@ -533,7 +537,7 @@ def find_roles(
     roles.raters = found.raters
     _find_failed_scores(frame, meta, judges, roles)
     if not meta.judges and not judges:
-        roles.long = _long(frame, roles)
+        roles.long = _long(frame, roles, meta.format)
     _find_group(frame, meta, group, roles)
     _find_prompt(frame, meta, prompt, roles)
     for role in ("group", "prompt"):
@@ -577,7 +581,7 @@ def response_column(frame: pd.DataFrame, meta: TableMeta | None = None, **known:
     return find_roles(frame, meta or TableMeta("csv"), **known).response
 
 
-def _long(frame: pd.DataFrame, roles: Roles) -> str | None:
+def _long(frame: pd.DataFrame, roles: Roles, kind: str) -> str | None:
     """What to do when ``frame`` is a long table of judge scores (a column of a few
     repeated strings named like a judge, a dense numeric score): pivot it; else None."""
     n = len(frame)
@@ -586,6 +590,8 @@ def _long(frame: pd.DataFrame, roles: Roles) -> str | None:
         for c in _categorical(frame, roles)
         if JUDGE_NAME.search(c) and 2 <= frame[c].nunique() <= MAX_GROUPS
     ]
+    shape = None if names else _judge_by_shape(frame, roles)
+    names = names or ([shape[0]] if shape else [])
     taken = (roles.item, roles.label)
     dense = [
         str(c)
@@ -612,13 +618,41 @@ def _long(frame: pd.DataFrame, roles: Roles) -> str | None:
     spec = [judge, *(c for c in short if c not in keys)]
     k = frame[judge].nunique()
     roles.reasons["long"] = judge
-    recipe, key = pivot_recipe(frame, spec, score, roles.label, keys)
+    recipe, key = pivot_recipe(frame, spec, score, roles.label, keys, kind)
     roles.left_out.update(dict.fromkeys(key, "keys the items of the long table (below)"))
+    names_it = f"seems to name the judge of each row ({shape[1]}; " if shape else "names the judge"
     return (
-        f"a long table: {judge!r} names the judge of each row ({k} judges, about {n // k} "
-        f"rows each) and {score!r} holds its score, while bacon reads one row per item "
-        f"with one column per judge; {recipe}"
+        f"a long table: {judge!r} {names_it}"
+        + ("" if shape else " of each row (")
+        + f"{k} judges, about {n // k} rows each) and {score!r} holds its score, while "
+        f"bacon reads one row per item with one column per judge; {recipe}"
     )
+
+
+def _judge_by_shape(frame: pd.DataFrame, roles: Roles) -> tuple[str, str] | None:
+    """A long table told by its shape when no column is named like a judge (WMT's
+    ``metric``, a ``model`` column): the id column (``item``, ``id``) holds most ids on
+    ``k`` rows (none on more), one per value of a column of ``k`` strings, and the label
+    never differs between the rows of an id. A column named like a group (``system``,
+    the groups of a table keyed by prompt) counts only when the label repeats on the
+    rows of an id. Returns that column and why, or None."""
+    ids = [str(c) for c in frame.columns if item_name(c) is not None or str(c).lower() == "uid"]
+    label = roles.label
+    for key in dict.fromkeys([c for c in (roles.item, *ids) if c is not None]):
+        counts = frame[key].value_counts()
+        k = int(counts.max()) if len(counts) else 0
+        if k < 2 or (counts == k).mean() < LONG_SHARE or frame[key].isna().any():
+            continue
+        labels = frame.groupby(key)[label] if label else None
+        if labels is not None and (labels.nunique() > 1).any():
+            continue  # the rows of an id are items of their own: it names a prompt
+        repeated = labels is not None and bool((labels.count() > 1).any())
+        for c in _categorical(frame, roles):
+            if c == key or frame[c].nunique() != k or frame.duplicated([key, c]).any():
+                continue
+            if repeated or not GROUP_HINT.search(c):
+                return c, f"{key!r} holds each id on {k} rows, one per value of {c!r}"
+    return None
 
 
 def _no_id(frame: pd.DataFrame, roles: Roles) -> str:

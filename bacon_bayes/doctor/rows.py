@@ -29,6 +29,9 @@ SUMMARY_TAIL = 5
 MOSTLY_DISTINCT = 0.5
 #: the repeated ids :func:`repeated_ids` names
 SHOWN_IDS = 3
+#: a long table's key holds the items with a few rows repeated when at most this share
+#: of its rows repeat an item and judge (:func:`pivot_recipe`)
+REPEATED_SHARE = 0.05
 
 
 def _summary_word(value: object) -> str | None:
@@ -101,11 +104,12 @@ def without_summary(frame: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, str]:
 
 
 def id_with_repeats(frame: pd.DataFrame, taken: set[str]) -> str | None:
-    """A complete column named like an id (:data:`ID_NAMES`) whose values are mostly
-    distinct but some repeat (None: none): the items' id, with rows repeated."""
+    """A column named like an id (:data:`ID_NAMES`) whose values are mostly distinct but
+    some repeat or some cells are empty (None: none): the items' id, with rows repeated
+    or without an id."""
     for c in map(str, frame.columns):
         s = frame[c]
-        if c.lower() not in ID_NAMES or c in taken or s.isna().any() or s.is_unique:
+        if c.lower() not in ID_NAMES or c in taken or (s.notna().all() and s.is_unique):
             continue
         if s.nunique() >= MOSTLY_DISTINCT * len(s):
             return c
@@ -124,9 +128,18 @@ def check_ids(frame: pd.DataFrame, roles: Roles, kind: str) -> str:
     if item is None:
         taken = {roles.label, roles.group, roles.prompt, *roles.text}
         item = id_with_repeats(frame, {c for c in taken if c})
-    if item is None or frame[item].is_unique:
+    if item is None or (frame[item].notna().all() and frame[item].is_unique):
         return ""
     what, fix, rater = repeated_ids(frame, item, roles.label, roles.judges, kind)
+    blank = list(frame.index[frame[item].isna()])
+    trouble = "repeat"
+    if blank:  # the ids of the other rows checked all the same
+        more = f" and {len(blank) - SHOWN_IDS} more" if len(blank) > SHOWN_IDS else ""
+        said = f"{len(blank)} row(s) have no id ({lines(frame, blank[:SHOWN_IDS], kind)}{more})"
+        repeats = what.removeprefix("named like an id, but ")
+        what = f"named like an id, but {said}" + (f"; {repeats}" if repeats else "")
+        trouble = "are missing on some rows" + (" and repeat" if repeats else "")
+        fix = ": give every row its id" + (f";{fix[1:]}" if fix else ", and run doctor again")
     roles.item = item
     roles.reasons["id"] = what
     roles.left_out.pop(item, None)
@@ -135,7 +148,7 @@ def check_ids(frame: pd.DataFrame, roles: Roles, kind: str) -> str:
         roles.reasons.pop(f"judge:{item}", None)
     if rater is not None:
         roles.left_out[rater] = f"names the rater of each row of an item (the {item} repeats)"
-    return f"the ids of {item!r} repeat (see the id row above){fix}"
+    return f"the ids of {item!r} {trouble} (see the id row above){fix}"
 
 
 def repeated_ids(
@@ -146,7 +159,9 @@ def repeated_ids(
     fix (average the ratings per item when a column names the rater of each row, else
     keep one row per id); and that rater column (None: none)."""
     s = frame[item]
-    ids = list(dict.fromkeys(s[s.duplicated(keep=False)].tolist()))  # 5, not np.int64(5)
+    ids = list(dict.fromkeys(s[s.notna() & s.duplicated(keep=False)].tolist()))  # not np.int64
+    if not ids:  # empty cells only (:func:`check_ids` says where)
+        return "", "", None
     shown = [f"{v!r} at {lines(frame, list(s.index[s == v][:3]), kind)}" for v in ids[:SHOWN_IDS]]
     more = f" and {len(ids) - SHOWN_IDS} more" if len(ids) > SHOWN_IDS else ""
     most = int(s.value_counts().max())
@@ -197,7 +212,12 @@ def repeated_ids(
 
 
 def pivot_recipe(
-    frame: pd.DataFrame, judge: list[str], score: str, label: str | None, keys: list[str]
+    frame: pd.DataFrame,
+    judge: list[str],
+    score: str,
+    label: str | None,
+    keys: list[str],
+    kind: str = "csv",
 ) -> tuple[str, list[str]]:
     """How to pivot a long table (the ``judge`` columns name the judge of each row, e.g.
     model and method; ``score`` holds its score) to one row per item: keyed by the column
@@ -205,6 +225,9 @@ def pivot_recipe(
     those do; the columns with one value per item (group, prompt, the label, which may
     sit on one of its rows only) joined back; ``pivot``, which refuses an item scored
     twice by a judge, where ``pivot_table`` averaged every item of a group into one row.
+    A key that holds a few items twice for a judge (rows pasted twice, a judge run
+    again: under :data:`REPEATED_SHARE` of the rows) still keys them: the repeated rows
+    are named (``kind``: where, as :func:`lines` says) and the recipe drops them first.
     Returns the recipe and the columns that key the items (none: it says to add one)."""
     others = [str(c) for c in frame.columns if c not in (*judge, score)]
     one = [
@@ -217,6 +240,13 @@ def pivot_recipe(
     ]
     one.sort(key=lambda c: c.lower() not in ID_NAMES)
     key = one[:1] or (keys if keys and not frame.duplicated([*keys, *judge]).any() else [])
+    repeats, first = "", ""
+    if not key:  # a key but for a few repeated rows: an id named so, else ``keys``
+        near = [[c] for c in others if c.lower() in ID_NAMES and c != label] + [keys]
+        near = [k for k in near if k and not frame[k].isna().any().any()]
+        key = next((k for k in near if frame.duplicated([*k, *judge]).mean() <= REPEATED_SHARE), [])
+        if key:
+            repeats, first = _repeated_rows(frame, [*key, *judge], kind)
     columns = repr(judge[0]) if len(judge) == 1 else repr(judge)
     if not key:
         return (
@@ -229,7 +259,8 @@ def pivot_recipe(
     per = [c for c in others if c not in key and bool((by[c].nunique() <= 1).all())]
     clash = label is not None and label not in per
     recipe = (
-        f"wide = df.pivot(index={index}, columns={columns}, values={score!r}); "
+        first
+        + f"wide = df.pivot(index={index}, columns={columns}, values={score!r}); "
         + (
             "wide.columns = ['|'.join(map(str, c)) for c in wide.columns]; "
             if len(judge) > 1
@@ -239,7 +270,8 @@ def pivot_recipe(
         + "wide.reset_index().to_csv('wide.csv', index=False)"
     )
     return (
-        f"{index} keys the items (one row per item and judge). Pivot it, e.g. in pandas: "
+        f"{index} keys the items (one row per item and judge){repeats}. Pivot it, e.g. in "
+        "pandas: "
         f"{recipe} (pivot refuses an item a judge scored twice, where pivot_table would "
         "average them), "
         + (
@@ -251,3 +283,29 @@ def pivot_recipe(
         )
         + "and run bacon doctor on wide.csv"
     ), key
+
+
+def _repeated_rows(frame: pd.DataFrame, key: list[str], kind: str) -> tuple[str, str]:
+    """What to say of the rows of a long table that repeat an item and judge (``key``):
+    how many, how many are exact copies of another row, one that differs from another of
+    its item and judge with its lines; and the pandas that drops them (the copies, then
+    all but the first row of each item and judge)."""
+    extra = int(frame.duplicated(key).sum())
+    copies = int(frame.duplicated().sum())
+    drop = "df = df.drop_duplicates(); "
+    if copies == extra:
+        return f", but {extra} rows repeat another whole (pasted twice?): drop them first", drop
+    rest = frame.drop_duplicates()
+    differ = rest[rest.duplicated(key, keep=False)]
+    one = differ.iloc[0]
+    same = differ.index[(differ[key] == one[key]).all(axis=1)]
+    example = ", ".join(f"{c} {one[c]!r}" for c in key)
+    said = (
+        f", but {extra} rows repeat an item and judge ({copies} of them exact copies of "
+        f"another row; {extra - copies} differ{'s' if extra - copies == 1 else ''} from "
+        "another row of their item and judge, "
+        f"e.g. {example} at {lines(frame, list(same[:3]), kind)}): drop the copies and "
+        "settle the others (the recipe keeps the first row of each; average them instead "
+        "if they are repeated runs of the judge)"
+    )
+    return said, f"{drop}df = df.drop_duplicates({key!r}); "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -129,6 +130,8 @@ def join_labels(
             f"the table already has a column {label!r}; name the labels file's label column "
             "differently (and pass that name as --label), or drop --labels."
         )
+    _no_blank_ids(labels[key], f"labels file {name!r}: its id column {key!r}")
+    _no_blank_ids(frame[key], f"the table's id column {key!r}")
     ids, table_ids = _id_text(labels[key]), _id_text(frame[key])
     dup = ids[ids.duplicated()].unique().tolist()
     if dup:
@@ -137,9 +140,11 @@ def join_labels(
             "keep one label per item (average repeated labels first)."
         )
     if table_ids.duplicated().any():
+        first = table_ids[table_ids.duplicated()].iloc[0]
+        rows = (table_ids == first).to_numpy().nonzero()[0][:3]
         raise ValidationError(
-            f"the table's id column {key!r} repeats {table_ids[table_ids.duplicated()].iloc[0]!r}"
-            "; labels can only be joined on an id that names one row."
+            f"the table's id column {key!r} repeats {first!r} (at {_places(frame, rows)}); "
+            "labels can only be joined on an id that names one row: keep one row per id."
         )
     unknown = ids[~ids.isin(set(table_ids))].tolist()
     if unknown:
@@ -152,6 +157,24 @@ def join_labels(
     out = frame.copy()
     out[label] = table_ids.map(dict(zip(ids, values, strict=True))).to_numpy()
     return out, key
+
+
+def _no_blank_ids(ids: pd.Series, what: str) -> None:
+    """Refuse empty cells in a column of ids (``what``: whose), naming where they are."""
+    blank = ids.isna().to_numpy().nonzero()[0]
+    if blank.size:
+        more = f" and {blank.size - 5} more" if blank.size > 5 else ""
+        raise ValidationError(
+            f"{what} is empty at {_places(ids, blank[:5])}{more} ({blank.size} of {ids.size} "
+            "rows have no id); labels are joined by id: give every row its id."
+        )
+
+
+def _places(frame: pd.DataFrame | pd.Series, rows: Sequence[int]) -> str:
+    """Where the ``rows`` (positions) of ``frame`` are: ``lines 7, 8`` (``rows``
+    outside a CSV file; :func:`~bacon_bayes.io.row_place`)."""
+    places = [row_place(frame, int(r)).split() for r in rows]
+    return places[0][0] + ("s " if len(places) > 1 else " ") + ", ".join(n for _, n in places)
 
 
 def _numbers(column: pd.Series, name: str) -> pd.Series:

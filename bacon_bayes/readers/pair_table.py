@@ -285,6 +285,7 @@ def read_pair_table(
     """
     from bacon_bayes.io import read_table
     from bacon_bayes.readers import join_labels
+    from bacon_bayes.readers.labels import label_column
 
     path = Path(path)
     if not path.is_file():
@@ -321,8 +322,7 @@ def read_pair_table(
         item = next((c for c in ID_NAMES if c in frame.columns and frame[c].is_unique), None)
         notes += [] if item else _repeated_ids(frame)
     if labels is not None:
-        if label is None:
-            raise ValidationError("--labels needs --label, the labels file's label column.")
+        label = label or label_column(frame, labels, item)  # the file's one other column
         frame, item = join_labels(frame, labels, label, item, verdicts=True)
     lab = _guess(frame, label, LABEL_NAMES, "--label")
     if lab is None:

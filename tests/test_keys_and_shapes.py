@@ -1,0 +1,181 @@
+"""What a table's keys and shape say: group names written several ways (estimate, report
+and plan by groups), an id column with blank cells, a long table whose judge column is
+not named like one, repeated rows of a long table, and a pairwise labels file's one
+column."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from bacon_bayes.cli import main
+
+from .test_doctor_tables import command, doctor, relevance_table
+from .test_pairwise_cli import SAMPLE
+from .test_printed_commands import READ, table
+
+
+def _respelled(folder):
+    """The printed-commands table with system s1 also written 'S1' and 's1 '."""
+    path = table(folder)
+    frame = pd.read_csv(path)
+    s1 = frame.index[frame["system"] == "s1"]
+    frame.loc[s1[::3], "system"] = "S1"
+    frame.loc[s1[1::3], "system"] = "s1 "
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_group_names_written_several_ways_are_said_by_estimate_and_plan(tmp_path, capsys):
+    path = _respelled(tmp_path)
+    assert main(["estimate", str(path), *READ, "--engine", "freq"]) == 0
+    out = capsys.readouterr().out
+    note = [line for line in out.splitlines() if "written several ways" in line]
+    assert len(note) == 1, out
+    assert "1 group name(s)" in note[0] and all(f"{n!r}" in note[0] for n in ("s1", "S1", "s1 "))
+    assert "df['system'] = df['system'].str.strip().str.upper()" in note[0]
+    assert main(["plan", str(path), *READ, "--top"]) == 0
+    assert "group name(s) are written several ways" in capsys.readouterr().out
+
+
+def _blank_ids(folder, repeat: bool = True):
+    """SummEval relevance with ids 'S0000'..., three blank ids (lines 7-9) and, with
+    ``repeat``, the id of line 22 written again on line 23; the labels in a second file."""
+    frame = relevance_table()
+    frame["item"] = [f"S{k:04d}" for k in range(len(frame))]
+    frame.loc[5:7, "item"] = None
+    if repeat:
+        frame.loc[21, "item"] = frame.loc[20, "item"]
+    labels = frame[["item", "relevance"]].dropna().drop_duplicates("item")
+    frame.drop(columns="relevance").to_csv(folder / "pool.csv", index=False)
+    labels.to_csv(folder / "labels.csv", index=False)
+    return folder / "pool.csv", folder / "labels.csv"
+
+
+def test_an_id_column_with_blank_cells_is_the_id_and_its_repeats_are_checked(tmp_path, capsys):
+    """Three blank ids made doctor leave 'item' out as "no group, prompt or text" and skip
+    the check of its repeated id; the join said the id "repeats nan" (finding 5)."""
+    pool, labels = _blank_ids(tmp_path)
+    out = doctor(pool, capsys)
+    row = next(ln for ln in out.splitlines() if ln.startswith("  id "))
+    assert "item" in row and "3 row(s) have no id (lines 7, 8, 9)" in row
+    assert "1 ids occur on several rows (up to 2): 'S0020' at lines 22, 23" in row
+    assert command(out) is None and "give every row its id" in out
+    for argv in (["doctor", str(pool)], ["estimate", str(pool), "--judge", "gpt4"]):
+        assert main([*argv, "--labels", str(labels), "--label", "relevance"]) == 2
+        err = capsys.readouterr().err
+        assert "id column 'item' is empty at lines 7, 8, 9 (3 of 1200 rows have no id)" in err
+        assert "nan" not in err
+
+
+def test_a_repeated_id_in_a_join_is_named_with_its_lines(tmp_path, capsys):
+    pool, labels = _blank_ids(tmp_path)
+    frame = pd.read_csv(pool)
+    frame.loc[5:7, "item"] = ["x5", "x6", "x7"]
+    frame.to_csv(pool, index=False)
+    assert main(["estimate", str(pool), "--judge", "gpt4", "--labels", str(labels),
+                 "--label", "relevance"]) == 2  # fmt: skip
+    assert "repeats 'S0020' (at lines 22, 23)" in capsys.readouterr().err
+
+
+def test_blank_ids_alone_are_named_too(tmp_path, capsys):
+    pool, _ = _blank_ids(tmp_path, repeat=False)
+    out = doctor(pool, capsys)
+    row = next(ln for ln in out.splitlines() if ln.startswith("  id "))
+    assert row.split()[1] == "item" and row.endswith("3 row(s) have no id (lines 7, 8, 9)")
+    assert "the ids of 'item' are missing on some rows (see the id row above)" in out
+
+
+def _metric_long(folder):
+    """A long table as a melt of a wide one: one row per item and metric (4 metrics, the
+    column named ``metric``), the item's label repeated on each of its rows."""
+    wide = relevance_table(0.2)
+    wide["item"] = [f"seg{k}" for k in range(len(wide))]
+    long = wide.melt(
+        id_vars=["item", "system", "doc_id", "relevance"],
+        value_vars=["gpt4", "gpt35", "llama70b"],
+        var_name="metric",
+        value_name="score",
+    )
+    path = folder / "long.csv"
+    long.to_csv(path, index=False)
+    return path
+
+
+def test_a_long_table_is_told_by_its_shape_when_its_judge_column_is_named_metric(tmp_path, capsys):
+    """A melt whose judge column is 'metric' passed for one row per item: doctor printed
+    an estimate command over the repeated rows, every label counted 3 times (finding 6)."""
+    path = _metric_long(tmp_path)
+    out = doctor(path, capsys)
+    assert command(out) is None
+    assert "'metric' seems to name the judge of each row ('item' holds each id on 3 rows" in out
+    assert "wide = df.pivot(index='item', columns='metric', values='score')" in out
+    # estimate without --item reads each row as an item: said, with the fix
+    assert main(["estimate", str(path), "--label", "relevance", "--judge", "score",
+                 "--engine", "freq"]) == 0  # fmt: skip
+    est = capsys.readouterr().out
+    assert "column 'item' is named like the item id but 1200 of its ids are on several rows" in est
+    assert "(up to 3, e.g. 'seg0'), " in est and "pass --item item" in est
+
+
+def test_a_table_keyed_by_prompt_is_not_taken_for_a_long_one(tmp_path, capsys):
+    """'item' naming the document each system answers (one row per document and system,
+    the label differing between systems) is no long table, labeled or not."""
+    wide = relevance_table(0.3).drop(columns=["item", "gpt35", "llama70b"])
+    wide = wide.rename(columns={"doc_id": "item"})
+    for name, frame in (("labeled", wide), ("bare", wide.drop(columns="relevance"))):
+        path = tmp_path / f"{name}.csv"
+        frame.to_csv(path, index=False)
+        assert "long table" not in doctor(path, capsys)
+
+
+def test_a_long_tables_repeated_rows_are_named_and_its_key_kept(tmp_path, capsys):
+    """A long table keyed by (system, doc_id) with a few rows repeated: doctor said "no
+    column keys the items: add the item's id", an id the table has (finding 7)."""
+    wide = relevance_table().drop(columns=["item", "summary", "relevance"])
+    long = wide.melt(id_vars=["system", "doc_id"], var_name="judge", value_name="score")
+    again = long.iloc[[3, 4, 5]]
+    other = long.iloc[[7]].assign(score=long["score"].iloc[7] % 5 + 1)
+    long = pd.concat([long, again, other], ignore_index=True)
+    path = tmp_path / "long.csv"
+    long.to_csv(path, index=False)
+    out = doctor(path, capsys).replace("\n", " ")
+    assert "no column keys the items" not in out
+    first = long.iloc[7]
+    assert (
+        "['system', 'doc_id'] keys the items (one row per item and judge), but 4 rows repeat "
+        "an item and judge (3 of them exact copies of another row; 1 differs from another row "
+        f"of their item and judge, e.g. system {first['system']!r}, doc_id {first['doc_id']!r}, "
+        f"judge {first['judge']!r} at lines 9, {len(long) + 1})"
+    ) in out
+    recipe = out.split("e.g. in pandas: ", 1)[1].split(" (pivot refuses", 1)[0]
+    assert recipe.startswith("df = df.drop_duplicates(); df = df.drop_duplicates(")
+    scope = {"df": pd.read_csv(path)}
+    exec(recipe.replace("wide.csv", str(tmp_path / "wide.csv")), scope)
+    assert len(pd.read_csv(tmp_path / "wide.csv")) == len(wide)
+
+
+def test_labels_without_label_take_the_files_one_other_column(tmp_path, capsys):
+    """`--labels FILE` without `--label` was refused by pairwise estimate ("--labels needs
+    --label") while doctor took the file's one column besides the id; estimate on a table
+    refused it too (finding 11). Every path takes that column now, and its numbers are
+    those of --label named."""
+    frame = pd.read_csv(SAMPLE)
+    votes = frame.loc[frame["label"].notna(), ["id", "label"]].rename(columns={"label": "vote"})
+    frame.drop(columns="label").to_csv(tmp_path / "t.csv", index=False)
+    votes.to_csv(tmp_path / "votes.csv", index=False)
+    pairs = ["estimate", str(tmp_path / "t.csv"), "--pairwise", "--engine", "freq"]
+    pool, labels = _blank_ids(tmp_path)
+    frame = pd.read_csv(pool)
+    frame.loc[5:7, "item"] = ["x5", "x6", "x7"]
+    frame.loc[21, "item"] = "x21"
+    frame.to_csv(pool, index=False)
+    table = ["estimate", str(pool), "--judge", "gpt4", "--engine", "freq"]
+    for argv, file, name in ((pairs, "votes.csv", "vote"), (table, labels, "relevance")):
+        outs = []
+        for label in ([], ["--label", name]):
+            assert main([*argv, "--labels", str(tmp_path / file), *label]) == 0
+            outs.append(capsys.readouterr().out)
+        assert outs[0] == outs[1]
+    (tmp_path / "two.csv").write_text("id,vote,who\n1,A,x\n")
+    assert main([*pairs, "--labels", str(tmp_path / "two.csv")]) == 2
+    assert "several columns besides the id" in capsys.readouterr().err
