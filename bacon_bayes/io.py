@@ -371,7 +371,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
             frame, blank = _without_blank_rows(frame, 2 + how.get("skiprows", 0))
             _padded_ids_as_text(frame, ids)  # ids as numbers once the blank rows are gone
             marked = _other_decimal_mark(frame, how)
-            _own_decimal_commas(frame, how)
+            own_decimal_commas(frame, how)
     except BaconError:
         raise
     except UnicodeDecodeError as exc:
@@ -447,13 +447,14 @@ def _other_decimal_mark(frame: pd.DataFrame, how: dict[str, Any]) -> str:
 _COMMA_NUMBER = r"^\s*[-+]?\d+,\d+\s*$"
 
 
-def _own_decimal_commas(frame: pd.DataFrame, how: dict[str, Any]) -> None:
+def own_decimal_commas(frame: pd.DataFrame, how: dict[str, Any]) -> pd.DataFrame:
     """In a CSV of decimal commas (read with ``how``), write with a decimal point, in
     place, the cells of its text columns that are numbers with a decimal comma (``3,5``):
     pandas reads them only in a column of nothing but numbers, so a ``-`` or an ``error``
-    cell left them as text beside the column's whole numbers. Not in id columns."""
+    cell left them as text beside the column's whole numbers. Not in id columns. Returns
+    ``frame`` (the streamed reader's chunks go through it too)."""
     if how.get("decimal") != ",":
-        return
+        return frame
     for c in frame.columns:
         s = frame[c]
         if item_name(c) or not (pd.api.types.is_object_dtype(s) or pd.api.types.is_string_dtype(s)):
@@ -461,6 +462,7 @@ def _own_decimal_commas(frame: pd.DataFrame, how: dict[str, Any]) -> None:
         commas = s.str.match(_COMMA_NUMBER, na=False)
         if commas.any():
             frame[c] = s.where(~commas, s.str.replace(",", ".", regex=False))
+    return frame
 
 
 def _refuse_repeated_header(path: Path, frame: pd.DataFrame, first: int) -> None:

@@ -514,3 +514,28 @@ def test_streamed_cells_read_as_in_memory_and_errors_name_csv_lines(tmp_path, ca
     assert main(["estimate", str(tmp_path / "bad.csv"), *args]) == 2
     err = capsys.readouterr().err
     assert "line 8, column 'human': non-numeric value 'unsure'" in err
+
+
+def test_streamed_dashes_and_decimal_commas_read_as_in_memory(tmp_path, capsys):
+    """A decimal-comma CSV whose judge column holds '-' in its empty cells and '3,5'
+    beside whole numbers: the in-memory reader takes '-' as empty and '3,5' as 3.5; the
+    streamed one stopped at the first '-', then at the first '3,5'."""
+    rng = np.random.default_rng(3)
+    n = 400
+    y = np.round(rng.uniform(1, 5, n) * 2) / 2
+    judge = np.clip(np.round((y + rng.normal(0, 0.6, n)) * 2) / 2, 1, 5)
+    other = np.clip(np.round(y + rng.normal(0, 0.8, n)), 1, 5)
+    clean = pd.DataFrame({"id": [f"q{i}" for i in range(n)], "j": judge, "k": other})
+    clean["human"] = np.where(rng.random(n) < 0.3, y, np.nan)
+    dashed = clean.astype({"j": object})
+    dashed.loc[[5, 50, 150], "j"] = "-"
+    clean.loc[[5, 50, 150], "j"] = np.nan
+    for name, frame in (("clean", clean), ("dashed", dashed)):
+        frame.to_csv(tmp_path / f"{name}.csv", index=False, sep=";", decimal=",")
+    args = ["--label", "human", "--item", "id", "--judge", "j", "--judge", "k", "--engine",
+            "freq", "--outcome", "continuous", "--json", "--chunk-rows", "100"]  # fmt: skip
+    assert main(["estimate", str(tmp_path / "clean.csv"), *args]) == 0
+    want = json.loads(capsys.readouterr().out)
+    assert main(["estimate", str(tmp_path / "dashed.csv"), *args]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["streamed"] and got["mean"] == want["mean"]

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import BaconError, ValidationError
-from bacon_bayes.io import csv_options
-from bacon_bayes.words import as_numbers, unread
+from bacon_bayes.io import csv_options, own_decimal_commas
+from bacon_bayes.words import MISSING_WORDS, as_numbers, unread
 
 PARQUET = (".parquet", ".pq")
 CSV = (".csv", ".csv.gz", ".csv.bz2", ".csv.zst")
@@ -291,9 +291,13 @@ def read_frames(
             )
         else:
             dtype = {columns.group: "category"} if columns.group else None
-            frames = pd.read_csv(
-                path, usecols=columns.names, chunksize=chunk_rows, dtype=dtype, **csv_options(path)
-            )  # type: ignore[call-overload]
+            how = csv_options(path)
+            frames = (
+                own_decimal_commas(frame, how)
+                for frame in pd.read_csv(
+                    path, usecols=columns.names, chunksize=chunk_rows, dtype=dtype, **how
+                )  # type: ignore[call-overload]
+            )
         for frame in frames:
             yield offset, frame
             offset += len(frame)
@@ -321,7 +325,8 @@ def _where(piece: Piece, row: int, col: str) -> str:
 def _numbers(frame: Frame, col: str, piece: Piece, start: int) -> np.ndarray:
     """Column ``col`` as float64 (NaN = empty, or blank), its cells read as the in-memory
     reader reads them (verdict words, Likert answers, percentages:
-    :func:`bacon_bayes.words.as_numbers`, on the frame's rows); a non-numeric entry stops
+    :func:`bacon_bayes.words.as_numbers`, on the frame's rows; the cells of
+    :data:`~bacon_bayes.words.MISSING_WORDS` empty); a non-numeric entry stops
     with its place."""
     if isinstance(frame, pd.DataFrame):
         s = frame[col]
@@ -337,6 +342,8 @@ def _numbers(frame: Frame, col: str, piece: Piece, start: int) -> np.ndarray:
         s = pd.Series(arr.to_numpy(zero_copy_only=False), dtype=object)
     if pd.api.types.is_bool_dtype(s) or pd.api.types.is_numeric_dtype(s):
         return s.to_numpy(dtype=float, na_value=np.nan)
+    gone = s.astype(str).str.strip().str.casefold().isin(MISSING_WORDS) & s.notna()
+    s = s.where(~gone)  # '-', 'NA', 'n/a': empty cells, as the in-memory reader takes them
     values = as_numbers(s).to_numpy(dtype=float, na_value=np.nan)
     _stop_at(
         unread(values, s),
