@@ -143,6 +143,11 @@ def test_every_label_at_the_range_end_gets_clopper_pearson_s_bound():
         assert e.ci_low <= truth.mean() <= e.ci_high
     plain = est.classical_mean(np.where(rng.random(n) < 0.05, truth, np.nan))
     assert est.at_range_end(plain, truth[:5], 0.0, 1.0) == plain  # labels vary: unchanged
+    # the bound has no se: the text printed "se 0.0000" beside it (tester T2's finding 3)
+    from bacon_bayes.report.text import estimates_table
+
+    row = estimates_table([cal.estimate_mean()]).splitlines()[1].split()
+    assert row[3] == "-", row
 
 
 def test_labels_all_equal_without_a_bound_get_no_interval():

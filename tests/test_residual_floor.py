@@ -93,3 +93,21 @@ def test_shrunk_group_means_from_three_labels_a_group_hold_on_average():
     assert len(ours) > 200
     assert np.mean(hits) >= 0.93
     assert np.mean(ours) <= 0.9 * np.mean(alone)
+
+
+def test_a_floored_variance_says_so_in_the_details_and_an_unfloored_one_does_not():
+    """Tester T2's finding 1: the floor raised se from 0.007 to 0.040 with no trace."""
+    rng = np.random.default_rng(0)
+    f, y = _lenient_judge(rng, 0.0)
+    lab = np.zeros(N, dtype=bool)
+    lab[rng.choice(N, 30, replace=False)] = True
+    key = core.VARIANCE_FLOOR
+    e = est.aee_mean(np.where(lab, y, np.nan), f)
+    assert "2 / (30 + 4)" in e.details[key]
+    noisy = np.where(rng.random(N) < 0.3, 1.0 - f, f)
+    assert key not in est.aee_mean(np.where(lab, noisy, np.nan), f).details
+    groups = np.repeat(np.arange(4), N // 4)
+    t = est.aee_group_means(np.where(lab, y, np.nan), f, groups)
+    assert "(every group)" in t.details[key]
+    s = est.shrunk_group_means(np.where(lab, y, np.nan), f, groups)
+    assert "(every group)" in s.details[key]

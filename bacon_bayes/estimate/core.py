@@ -6,7 +6,7 @@ docstring of :mod:`bacon_bayes.estimate`)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from scipy import stats
@@ -50,14 +50,31 @@ def residual_floor(y_lab: np.ndarray) -> float:
     return step * step * p0 * (1.0 - p0)
 
 
+#: the details key of the note a mean or group table gets where the floor binds
+VARIANCE_FLOOR = "variance_floor"
+
+
+def floor_note(n_labels: int, names: list[str] | None = None) -> str:
+    """Where :func:`residual_floor` raised a variance, in words (``names``: the groups)."""
+    where = f" ({', '.join(names)})" if names else ""
+    return (
+        f"se raised to the residual floor{where}: the residuals showed less spread than "
+        f"{n_labels} labels can establish, so it is a miss of one label step at the "
+        f"plus-four rate 2 / ({n_labels} + 4) (README, 'plus-four')"
+    )
+
+
 def floored_variance(
     var: float, y_lab: np.ndarray, pi_lab: np.ndarray, n_items: int, target: Target
-) -> float:
+) -> tuple[float, dict[str, Any]]:
     """``var``, the variance of a mean over ``n_items``, raised to at least what
     :func:`residual_floor`'s per-label variance gives through the same design formula
-    (``sum c_i v0 / N^2``)."""
+    (``sum c_i v0 / N^2``), and the details that say so where it binds."""
     c = variance_coefficients(1.0 / pi_lab, pi_lab, target)
-    return max(float(var), residual_floor(y_lab) * float(c.sum()) / float(n_items) ** 2)
+    floor = residual_floor(y_lab) * float(c.sum()) / float(n_items) ** 2
+    if floor <= var:
+        return float(var), {}
+    return floor, {VARIANCE_FLOOR: floor_note(int(np.size(y_lab)))}
 
 
 def mean_core(

@@ -24,6 +24,7 @@ from bacon_bayes.estimate.core import (
     _check_alpha,
     mean_core,
     residual_floor,
+    variance_coefficients,
 )
 from bacon_bayes.estimate.critical import (
     bootstrap_pair_critical_values,
@@ -32,7 +33,7 @@ from bacon_bayes.estimate.critical import (
     resample_moderation,
     simultaneous_critical_value,
 )
-from bacon_bayes.estimate.moderate import moderated_variance, score_bounds
+from bacon_bayes.estimate.moderate import floor_details, moderated_variance, score_bounds
 from bacon_bayes.estimate.shrink import shrunk_differences
 from bacon_bayes.estimate.tables import (
     NO_LABELS,
@@ -285,6 +286,9 @@ def group_tables_from_sums(
             moderation["prior_labels"] = d0
             if mv is not None:
                 score = (own_var, np.asarray(df - d0), d0, mv)
+        if not alone[i]:
+            c = variance_coefficients(1.0 / pi_lab, pi_lab, target)
+            moderation.update(floor_details(var, floor_each, c, g_lab, n_g, names))
         table = group_table(
             "mean", "aee", names, est, np.diag(var), n_lab, n_g, alpha, simultaneous, crit, df,
             power_lambda=lam_out, target=target, interval="bootstrap" if boot else "t",

@@ -95,17 +95,19 @@ def aee_mean(
         theta, var, lam, n, df = combined_core(y_lab, f[idx], pi_lab, f.sum(axis=0), n_items, **kw)
         lam_out = [float(v) for v in lam]
     t_df = satterthwaite_df(y_lab, f[idx], pi_lab, lam, float(df), hajek=hajek, target=target)
+    v, floor = floored_variance(float(var), y_lab, pi_lab, n_items, target)
     return _estimate(
         "mean",
         "aee",
         float(theta),
-        floored_variance(float(var), y_lab, pi_lab, n_items, target),
+        v,
         int(n),
         n_items,
         alpha,
         df=t_df,
         power_lambda=lam_out,
         target=target,
+        **floor,
     )
 
 

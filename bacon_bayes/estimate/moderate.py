@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from bacon_bayes.estimate.core import Target, variance_coefficients
+from bacon_bayes.estimate.core import VARIANCE_FLOOR, Target, floor_note, variance_coefficients
 
 #: Fewest labels' worth of the prior: where the groups' variances scatter more than
 #: sampling alone explains (labels piled up at a bound of the scale), the prior still
@@ -231,6 +231,24 @@ def moderated_variance(
     d0 = prior_labels(var, own, prior, most=g_lab.size - m)
     mod = np.maximum((d0 * prior + own * var) / (d0 + own), floor_variance(floor, c, g_lab, n_g))
     return mod, own + d0, d0, mv
+
+
+def floor_details(
+    var: np.ndarray,
+    floor: float,
+    c: np.ndarray,
+    g_lab: np.ndarray,
+    n_g: np.ndarray,
+    names: np.ndarray,
+) -> dict[str, str]:
+    """The group table's note where groups' variances ``var`` sit at their residual floor
+    (``floor`` per label, :func:`floor_variance`), naming them; empty otherwise."""
+    floor_var = floor_variance(floor, c, g_lab, n_g)
+    hit = (floor_var > 0) & (var <= floor_var * (1.0 + 1e-9))
+    if not hit.any():
+        return {}
+    said = ["every group"] if hit.all() else [str(v) for v in names[hit]]
+    return {VARIANCE_FLOOR: floor_note(g_lab.size, said)}
 
 
 def floor_variance(floor: float, c: np.ndarray, g_lab: np.ndarray, n_g: np.ndarray) -> np.ndarray:

@@ -40,7 +40,7 @@ checks its surrogate there).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -58,6 +58,7 @@ from bacon_bayes.estimate.core import (
 )
 from bacon_bayes.estimate.critical import simultaneous_rule
 from bacon_bayes.estimate.moderate import (
+    floor_details,
     floor_variance,
     own_labels,
     prior_labels,
@@ -110,6 +111,7 @@ class Corrections:
     surrogate_mean: np.ndarray
     labeled: np.ndarray  # which groups have at least one label
     lam: Any
+    floor: tuple[np.ndarray, float, np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 def group_corrections(
@@ -180,7 +182,8 @@ def group_corrections(
         several, (d0 * prior + np.maximum(own, 0) * own_var) / (d0 + np.maximum(own, 0)), prior
     )
     mod = np.maximum(mod, floor_variance(floor, c, g_lab, n_g))
-    return Corrections(d, mod * price, np.maximum(own, 0) + d0, s_mean, n_lab >= 1, lam)
+    noted = (mod, floor, c, g_lab, n_g)
+    return Corrections(d, mod * price, np.maximum(own, 0) + d0, s_mean, n_lab >= 1, lam, noted)
 
 
 def spread(d: np.ndarray, var: np.ndarray) -> tuple[float, np.ndarray]:
@@ -315,6 +318,8 @@ def shrink_table(
             **details,
         },
     )
+    if corr.floor is not None and (note := floor_details(*corr.floor, names)):
+        table = replace(table, details={**table.details, **note})
     return table.withhold(~corr.labeled, NO_LABELS)
 
 

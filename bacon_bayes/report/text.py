@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.estimate.core import VARIANCE_FLOOR
 from bacon_bayes.estimate.mean import RANGE_END
 from bacon_bayes.report.tables import fixed
 from bacon_bayes.results import Estimate, EstimateTable
@@ -31,7 +32,7 @@ def estimates_frame(estimates: Sequence[Estimate]) -> pd.DataFrame:
             {
                 "method": METHOD_LABEL.get(e.method, e.method),
                 "estimate": e.estimate,
-                "se": e.se,
+                "se": np.nan if RANGE_END in e.details else e.se,  # a bound, no se
                 "ci_low": e.ci_low,
                 "ci_high": e.ci_high,
                 "width": e.width,
@@ -43,8 +44,11 @@ def estimates_frame(estimates: Sequence[Estimate]) -> pd.DataFrame:
 
 
 def estimates_table(estimates: Sequence[Estimate]) -> str:
-    """Side-by-side rows of estimates of one estimand (e.g. AEE vs baselines)."""
-    return estimates_frame(estimates).to_string(index=False, float_format=lambda v: fixed(v, 4))
+    """Side-by-side rows of estimates of one estimand (e.g. AEE vs baselines); ``-`` for
+    the se of an interval that is a bound (every label at the range's end)."""
+    frame = estimates_frame(estimates)
+    frame["se"] = [fixed(v, 4) if np.isfinite(v) else "-" for v in frame["se"]]
+    return frame.to_string(index=False, float_format=lambda v: fixed(v, 4))
 
 
 def groups_table(tables: Sequence[EstimateTable]) -> str:
@@ -102,7 +106,8 @@ def estimate_output(
     kind = f" {kind} CI, valid at every wave whatever the stopping rule" if kind else " CI"
     lines += [f"\nmean of {label!r} over the pool ({level}{kind}):", estimates_table(means)]
     # how a zero-width interval was replaced (estimate.mean.at_range_end), said once
-    lines += [f"note: {n}" for n in dict.fromkeys(m.details.get(RANGE_END) for m in means) if n]
+    for key in (RANGE_END, VARIANCE_FLOOR):
+        lines += [f"note: {n}" for n in dict.fromkeys(m.details.get(key) for m in means) if n]
     for q, ests in quantiles.items():
         lines += [f"\nquantile {q:g} ({level} CI{quantile_note}):", estimates_table(ests)]
     if groups:
@@ -110,7 +115,8 @@ def estimate_output(
             f"\nmean per {group!r} ({level} CIs, {guarantee_note(groups[0])}):",
             groups_table(groups),
         ]
-        notes = dict.fromkeys(t.details.get("pooling_note") for t in groups)
+        keys = ("pooling_note", VARIANCE_FLOOR)
+        notes = dict.fromkeys(t.details.get(k) for t in groups for k in keys)
         lines += [f"note: {n}" for n in notes if n]
     return "\n".join(lines)
 

@@ -91,27 +91,27 @@ def mean_estimates(fit: StreamFit, scan: Scan, sums: Sums, alpha: float) -> list
             lab.y, f_lab, pi, f_sums, N, power_tuning=tuning, **kw
         )
         t_df = satterthwaite_df(lab.y, f_lab, pi, lam, float(df), **kw)
+        v, floor = floored_variance(float(var), lab.y, pi, N, kw["target"])
         aee = _estimate(
-            "mean", "aee", float(theta), floored_variance(float(var), lab.y, pi, N, kw["target"]),
-            int(n), N, alpha, df=t_df,
-            power_lambda=[float(v) for v in lam], target=kw["target"],
+            "mean", "aee", float(theta), v, int(n), N, alpha, df=t_df,
+            power_lambda=[float(v) for v in lam], target=kw["target"], **floor,
         )  # fmt: skip
         aee = _noted(aee, fit)
     else:
         theta, var, lam, n = mean_core(lab.y, cf.mean, pi, f_sum, N, power_tuning=tuning, **kw)
         t_df = satterthwaite_df(lab.y, cf.mean, pi, lam, float(n) - 1.0, **kw)
+        v, floor = floored_variance(float(var), lab.y, pi, N, kw["target"])
         aee = _estimate(
-            "mean", "aee", float(theta), floored_variance(float(var), lab.y, pi, N, kw["target"]),
-            int(n), N, alpha, df=t_df,
-            power_lambda=float(lam), target=kw["target"],
+            "mean", "aee", float(theta), v, int(n), N, alpha, df=t_df,
+            power_lambda=float(lam), target=kw["target"], **floor,
         )  # fmt: skip
     zeros = np.zeros(len(lab))
     theta, var, _, n = mean_core(lab.y, zeros, pi, 0.0, N, power_tuning=False, **kw)
     t_df = satterthwaite_df(lab.y, zeros, pi, 1.0, float(n) - 1.0, **kw)
+    v, floor = floored_variance(float(var), lab.y, pi, N, kw["target"])
     classical = _estimate(
-        "mean", "classical", float(theta), floored_variance(float(var), lab.y, pi, N, kw["target"]),
-        int(n), N, alpha, df=t_df,
-        target=kw["target"],
+        "mean", "classical", float(theta), v, int(n), N, alpha, df=t_df,
+        target=kw["target"], **floor,
     )  # fmt: skip
     n_all, grand, m2 = _pooled(scan.groups)
     se2 = m2 / (n_all - 1) / n_all if n_all > 1 else float("nan")

@@ -282,7 +282,8 @@ def _mean_question(
     from bacon_bayes import sequential
 
     half = 0.5 * (e.ci_high - e.ci_low)
-    interval = f"{e.estimate:.4g} [{e.ci_low:.4g}, {e.ci_high:.4g}], half-width {half:.3g}"
+    shown = _beside(half, half_width)
+    interval = f"{e.estimate:.4g} [{e.ci_low:.4g}, {e.ci_high:.4g}], half-width {shown}"
     if half_width is None:
         return Question("pool mean", None, interval + " (ask with a half-width)", None)
     note = e.details["anytime"]
@@ -307,6 +308,16 @@ def _mean_question(
     sign = "<=" if settled else ">"
     answer = f"{interval} {sign} {half_width:g}" + _more_text(m, _cap_note(max_labels))
     return Question(f"pool mean within +-{half_width:g}", settled, answer, m)
+
+
+def _beside(value: float, goal: float | None) -> str:
+    """``value`` to 3 significant digits, or as many more as tell it from ``goal`` (a
+    half-width of 0.10043 against a goal of 0.1 read "0.1 > 0.1")."""
+    for digits in range(3, 10):
+        text = f"{value:.{digits}g}"
+        if goal is None or value == goal or float(text) != goal:
+            return text
+    return text
 
 
 def _cap_note(max_labels: int | None) -> str:

@@ -578,3 +578,13 @@ def test_pairs_settled_on_shrunk_intervals_carry_the_caveat() -> None:
     assert few and all(q.caveat == SHRUNK_PAIRS for q in few)
     many = [q for q in asked(0.6) if q.name.startswith(("sign of", "best"))]
     assert many and all(q.caveat is None for q in many)
+
+
+def test_a_half_width_just_over_the_goal_is_not_printed_as_the_goal():
+    """Tester T2's finding 2: status read "half-width 0.1 > 0.1" for 0.10043 against 0.1."""
+    from bacon_bayes.study.settled import _beside
+
+    assert _beside(0.10043, 0.1) == "0.1004"
+    assert _beside(0.1, 0.1) == "0.1"
+    assert _beside(0.2345678, 0.1) == "0.235"
+    assert _beside(0.0999999, 0.1) != "0.1"
