@@ -16,6 +16,8 @@ import pandas as pd
 
 from bacon_bayes import __version__
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate.core import VARIANCE_FLOOR
+from bacon_bayes.estimate.mean import RANGE_END
 from bacon_bayes.outputs import atomic_write_text
 from bacon_bayes.report import figures
 from bacon_bayes.report.comparisons import comparisons, target_description
@@ -206,10 +208,12 @@ def _estimates(cal: Calibrator, alpha: float, truth: float | None, anytime: dict
         if kind
         else "one look's: valid when the number of labels was fixed before looking"
     )
+    said = dict.fromkeys(e.details.get(k) for e in ests for k in (RANGE_END, VARIANCE_FLOOR))
     note = (
         f"<p class='note'>{100 * (1 - alpha):g}% intervals ({_esc(guarantee)}). "
         "aee: calibrated judges plus labels (valid CI with any model); "
         f"classical: labels only; {naive}</p>"
+        + "".join(f"<p class='note'>{_esc(n)}</p>" for n in said if n)
     )
     return (
         _img(figures.estimates_figure(ests, truth), "population estimates")
@@ -224,7 +228,8 @@ def _groups(cal: Calibrator, alpha: float, anytime: dict[str, Any]) -> str:
     tables = [cal.estimate_groups(alpha, True, m, **anytime) for m in ("aee", "classical")]
     means = tables[0].to_frame()
     ranks = cal.rank_groups(alpha, **anytime)[["name", "rank", "rank_low", "rank_high"]]
-    notes = dict.fromkeys(t.details.get("pooling_note") for t in tables)
+    keys = ("pooling_note", VARIANCE_FLOOR)
+    notes = dict.fromkeys(t.details.get(k) for t in tables for k in keys)
     level = f"{100 * (1 - alpha):g}%"
     return (
         _img(figures.groups_figure(tables), "group means")
