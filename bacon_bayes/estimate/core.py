@@ -58,9 +58,9 @@ def floor_note(n_labels: int, names: list[str] | None = None) -> str:
     """Where :func:`residual_floor` raised a variance, in words (``names``: the groups)."""
     where = f" ({', '.join(names)})" if names else ""
     return (
-        f"se raised to the residual floor{where}: the residuals showed less spread than "
-        f"{n_labels} labels can establish, so it is a miss of one label step at the "
-        f"plus-four rate 2 / ({n_labels} + 4) (README, 'plus-four')"
+        f"the standard error was raised to the residual floor{where}: the residuals showed "
+        f"less spread than {n_labels} labels can establish, so it is a miss of one label "
+        f"step at the plus-four rate 2 / ({n_labels} + 4) (README, 'plus-four')"
     )
 
 
