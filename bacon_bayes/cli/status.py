@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from bacon_bayes.study import Study
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -96,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         f"{totals['pending']} pending"
     )
     if not args.no_questions:
-        print_questions(args)
+        print_questions(args, study, table)
     if args.pending_out:
         show = [c.strip() for c in args.show.split(",") if c.strip()] or None
         pending = pending_items(study, show=show)
@@ -111,11 +117,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def print_questions(args: argparse.Namespace) -> None:
-    """Whether each question is settled (a question that cannot be answered yet says why)."""
+def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame) -> None:
+    """Whether each question is settled (a question that cannot be answered yet says why);
+    ``study``: the open study, ``table`` its status."""
     from bacon_bayes.errors import BaconError
     from bacon_bayes.report.comparisons import SUMMARY_PAIRS
-    from bacon_bayes.study import Study
     from bacon_bayes.study.folder import recorded_max_labels
     from bacon_bayes.study.settled import (
         fit_study,
@@ -126,8 +132,8 @@ def print_questions(args: argparse.Namespace) -> None:
         questions,
     )
 
-    waiting = pending_waves(args.study)
-    wave, latest = last_labeled_wave(args.study), max(Study.open(args.study).wave_numbers)
+    waiting = pending_waves(table)
+    wave, latest = last_labeled_wave(args.study), max(study.wave_numbers)
     if args.allow_pending:
         wave = latest
     elif waiting and latest > min(waiting):  # a wave drawn after one still pending

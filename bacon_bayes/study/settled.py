@@ -139,11 +139,9 @@ def last_labeled_wave(root: str | Path) -> int | None:
     return done
 
 
-def pending_waves(root: str | Path) -> dict[int, int]:
-    """The waves of a study with selected items still without a label, and how many."""
-    from bacon_bayes.study import Study
-
-    table = Study.open(root).status()
+def pending_waves(table: pd.DataFrame) -> dict[int, int]:
+    """The waves with selected items still without a label, and how many, from a study's
+    status table (:meth:`~bacon_bayes.study.Study.status`)."""
     if table.empty:
         return {}
     return {int(w): int(n) for w, n in zip(table["wave"], table["pending"], strict=True) if n}
@@ -531,7 +529,7 @@ def until_budget(
     table = study.status()
     wave = last_labeled_wave(root)
     if wave is None or wave != int(table["wave"].max()):
-        waiting = pending_waves(root)
+        waiting = pending_waves(table)
         raise ValidationError(
             f"--until decides from the labels of every wave so far; import the labels of "
             f"{pending_text(waiting) or 'wave 1'} first (`bacon status {root} --pending-out "
