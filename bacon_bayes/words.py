@@ -160,6 +160,13 @@ MISSING_WORDS = frozenset(
 _PADDED = r"^\s*[-+]?0\d"
 
 
+def says_missing(column: pd.Series) -> pd.Series:
+    """Which cells of ``column`` say "no value" (:data:`MISSING_WORDS`, any case, spaces
+    around): empty cells of a column of numbers, in memory (:func:`text_numbers`) and
+    streamed alike."""
+    return column.notna() & column.astype(str).str.strip().str.casefold().isin(MISSING_WORDS)
+
+
 def text_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
     """A string column of numbers (or of what :func:`word_numbers` reads) but for cells of
     :data:`MISSING_WORDS`, as floats with those cells empty, and how it was read, in words
@@ -170,14 +177,14 @@ def text_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
         return None
     try:  # a column of texts or names is turned away by its first cells, unread
         head = _filled(column.iloc[:_PEEK])
-        head = head[~head.str.casefold().isin(MISSING_WORDS)]
+        head = head[~says_missing(head)]
         if len(head) and pd.to_numeric(head, errors="coerce").notna().mean() <= 0.5:
             if word_numbers(column.loc[head.index]) is None:
                 return None
         text = _filled(column)
     except TypeError:  # lists or dicts in the cells (a JSON reader's)
         return None
-    gone = text.str.casefold().isin(MISSING_WORDS)
+    gone = says_missing(text)
     rest = text[~gone]
     if rest.empty:
         return None

@@ -225,6 +225,7 @@ def group_tables_from_sums(
     # prior is a function of the group's mean, and the interval a score interval
     alone = [not sur[3] and not np.any(sur[0]) for sur in surrogates]
     floor_each = residual_floor(y_lab)
+    coef = variance_coefficients(1.0 / pi_lab, pi_lab, target)  # for floor_details
     if boot:
         # the bootstrap learns the tails' shape, not the variance a few labels missed: a
         # group whose labels showed none of the pool's rare large residuals (binary
@@ -287,8 +288,7 @@ def group_tables_from_sums(
             if mv is not None:
                 score = (own_var, np.asarray(df - d0), d0, mv)
         if not alone[i]:
-            c = variance_coefficients(1.0 / pi_lab, pi_lab, target)
-            moderation.update(floor_details(var, floor_each, c, g_lab, n_g, names))
+            moderation.update(floor_details(var, floor_each, coef, g_lab, n_g, names))
         table = group_table(
             "mean", "aee", names, est, np.diag(var), n_lab, n_g, alpha, simultaneous, crit, df,
             power_lambda=lam_out, target=target, interval="bootstrap" if boot else "t",

@@ -17,7 +17,7 @@ import pandas as pd
 
 from bacon_bayes.errors import BaconError, ValidationError
 from bacon_bayes.io import csv_options, own_decimal_commas
-from bacon_bayes.words import MISSING_WORDS, as_numbers, unread
+from bacon_bayes.words import as_numbers, says_missing, unread
 
 PARQUET = (".parquet", ".pq")
 CSV = (".csv", ".csv.gz", ".csv.bz2", ".csv.zst")
@@ -342,8 +342,7 @@ def _numbers(frame: Frame, col: str, piece: Piece, start: int) -> np.ndarray:
         s = pd.Series(arr.to_numpy(zero_copy_only=False), dtype=object)
     if pd.api.types.is_bool_dtype(s) or pd.api.types.is_numeric_dtype(s):
         return s.to_numpy(dtype=float, na_value=np.nan)
-    gone = s.astype(str).str.strip().str.casefold().isin(MISSING_WORDS) & s.notna()
-    s = s.where(~gone)  # '-', 'NA', 'n/a': empty cells, as the in-memory reader takes them
+    s = s.where(~says_missing(s))  # '-', 'NA', 'n/a': empty cells, as in memory
     values = as_numbers(s).to_numpy(dtype=float, na_value=np.nan)
     _stop_at(
         unread(values, s),
