@@ -9,7 +9,7 @@ import gzip
 import io
 import lzma
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -250,6 +250,13 @@ def row_place(frame: pd.DataFrame | pd.Series, pos: int) -> str:
     was read from (:func:`file_line`), else ``row 5`` (from 0, a frame built in memory).
     A column of such a frame knows its lines as well."""
     return f"line {file_line(frame, pos)}" if "header line" in frame.attrs else f"row {pos}"
+
+
+def plural_places(places: Iterable[str]) -> str:
+    """Places each said as ``line 7`` (or ``row 5``, :func:`row_place`) as one phrase:
+    ``line 7``, ``lines 7, 8, 12``."""
+    parts = [p.split() for p in places]
+    return parts[0][0] + ("s " if len(parts) > 1 else " ") + ", ".join(n for _, n in parts)
 
 
 def read_as(options: dict[str, Any]) -> str:

@@ -10,7 +10,7 @@ import re
 
 import pandas as pd
 
-from bacon_bayes.io import file_line
+from bacon_bayes.io import file_line, plural_places
 from bacon_bayes.order import natural_sorted, spelling_variants, spellings_text
 from bacon_bayes.words import as_numbers, fraction_fix
 
@@ -163,11 +163,9 @@ def empty_cells(frame: pd.DataFrame, column: str, kind: str) -> str | None:
     if not empty.any():
         return None
     rows = frame.index[empty]
-    places = [_where(frame, i, kind).split() for i in rows[:SHOWN_CELLS]]
-    what = places[0][0] + ("s" if len(rows) > 1 else "")
+    shown = plural_places(_where(frame, i, kind) for i in rows[:SHOWN_CELLS])
     more = f" and {len(rows) - SHOWN_CELLS} more" if len(rows) > SHOWN_CELLS else ""
-    shown = ", ".join(n for _, n in places)
-    return f"empty at {what} {shown}{more}{from_zero(kind)} ({len(rows)} of {len(frame)} rows)"
+    return f"empty at {shown}{more}{from_zero(kind)} ({len(rows)} of {len(frame)} rows)"
 
 
 def case_variants(s: pd.Series) -> str | None:

@@ -235,7 +235,7 @@ def full_labels(frame: pd.DataFrame, item: str | None, file: str) -> str:
     if not full:
         return ""
     c, k, n = full[0], len(full), int(frame[full[0]].notna().sum())
-    named = c if k == 1 else f"{', '.join(full[:-1])} and {full[-1]}"
+    named = c if k == 1 else _and(full)
     args = f"{shlex.quote(file)} {shlex.join(['--label', c])}"
     every = n == len(frame)
     return (

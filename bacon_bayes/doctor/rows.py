@@ -13,6 +13,7 @@ import pandas as pd
 from bacon_bayes.doctor.cells import _where as where_is
 from bacon_bayes.doctor.cells import is_str
 from bacon_bayes.doctor.names import ID_NAMES, JUDGE_NAME
+from bacon_bayes.io import plural_places
 
 if TYPE_CHECKING:
     from bacon_bayes.doctor.roles import Roles
@@ -83,8 +84,7 @@ def summary_rows(frame: pd.DataFrame, kind: str, command: bool = False) -> tuple
 def lines(frame: pd.DataFrame, rows: list[object], kind: str) -> str:
     """Where the ``rows`` (index labels) of ``frame`` are: ``lines 6, 7`` (``rows 6, 7``
     outside a CSV file)."""
-    places = [where_is(frame, r, kind).split() for r in rows]
-    return places[0][0] + ("s " if len(rows) > 1 else " ") + ", ".join(n for _, n in places)
+    return plural_places(where_is(frame, r, kind) for r in rows)
 
 
 def without_summary(frame: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import read_table, row_place
+from bacon_bayes.io import plural_places, read_table, row_place
 from bacon_bayes.readers.jsonl import is_json_lines, json_records, read_jsonl
 from bacon_bayes.readers.pairwise import to_verdict
 
@@ -173,8 +173,7 @@ def _no_blank_ids(ids: pd.Series, what: str) -> None:
 def _places(frame: pd.DataFrame | pd.Series, rows: Sequence[int]) -> str:
     """Where the ``rows`` (positions) of ``frame`` are: ``lines 7, 8`` (``rows``
     outside a CSV file; :func:`~bacon_bayes.io.row_place`)."""
-    places = [row_place(frame, int(r)).split() for r in rows]
-    return places[0][0] + ("s " if len(places) > 1 else " ") + ", ".join(n for _, n in places)
+    return plural_places(row_place(frame, int(r)) for r in rows)
 
 
 def _numbers(column: pd.Series, name: str) -> pd.Series:
