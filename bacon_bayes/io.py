@@ -659,28 +659,42 @@ def item_column(df: pd.DataFrame, judges: object = ()) -> str | None:
     return None
 
 
-def repeated_item_note(df: pd.DataFrame, label: str, judges: object = ()) -> str:
-    """What to say when no id column is given and one named like the id (:func:`item_name`)
-    repeats ids, so that the rows are read as items by position: an item on several rows
-    (a long table's, one row per item and judge) counts several times, its label too;
-    with the fix. ``""`` when no such column repeats."""
+def repeated_item_note(
+    df: pd.DataFrame, label: str, judges: object = (), group: str | None = None
+) -> str:
+    """What to say when no id column is given and one named like the id (:func:`item_name`),
+    or one named like an id within ``group`` (WMT's ``system`` and ``seg_id``, the label the
+    same on its rows), repeats: each row is read as an item, so an item on several rows (a
+    long table's) counts several times, its label too; with the fix. ``""``: none does."""
+    from bacon_bayes.doctor.names import ID_LIKE  # (the doctor package imports this module)
+
     taken = set(judges) if isinstance(judges, list | tuple) else set()
     for column in df.columns:
-        if item_name(column) is None or column in taken or column == label:
+        if column in taken or column == label or column == group:
             continue
-        col = df[column]
-        counts = col.value_counts()
-        repeated = counts[counts > 1]
-        if repeated.empty:
+        within = group is not None and ID_LIKE.search(str(column)) is not None
+        if not (key := [column] if item_name(column) else [group, column] if within else []):
             continue
-        rows = int((col.isin(repeated.index) & df[label].notna()).sum())
+        if not (repeats := df.duplicated(key, keep=False)).any():
+            continue
+        by = df.groupby(key, sort=False)
+        if len(key) > 1 and (by[label].nunique() > 1).any():
+            continue  # its rows differ in their label: items of their own (several answers)
+        counts = by.size()
+        first = counts.index[int(np.argmax(counts.to_numpy() > 1))]
+        first = repr(first) if len(key) == 1 else " / ".join(map(str, first))
+        rows, many = int((repeats & df[label].notna()).sum()), int((counts > 1).sum())
         labels = f", {rows} labeled rows among them" if rows else ""
+        what = (
+            f"column {column!r} is named like the item id but {many} of its ids are"
+            if len(key) == 1
+            else f"columns {group!r} and {column!r} name an item, but {many} of them are"
+        )
         return (
-            f"column {column!r} is named like the item id but {len(repeated)} of its ids are "
-            f"on several rows (up to {int(counts.max())}, e.g. {repeated.index[0]!r})"
-            f"{labels}: each row is read as an item, so an item on several rows counts as "
-            "several, its label too, and the intervals come out too narrow; keep one row "
-            "per item (a long table, one row per item and judge: pivot it; bacon doctor "
-            f"says how) and pass --item {column}"
+            f"{what} on several rows (up to {int(counts.max())}, e.g. {first}){labels}: each "
+            "row is read as an item, so an item on several rows counts as several, its label "
+            "too, and the intervals come out too narrow; keep one row per item (a long "
+            "table, one row per item and judge: pivot it; bacon doctor says how)"
+            + (f" and pass --item {column}" if len(key) == 1 else "")
         )
     return ""

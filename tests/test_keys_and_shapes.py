@@ -117,6 +117,40 @@ def test_a_long_table_is_told_by_its_shape_when_its_judge_column_is_named_metric
     assert "(up to 3, e.g. 'seg0'), " in est and "pass --item item" in est
 
 
+def test_a_long_table_keyed_by_system_and_segment_is_told_and_pivoted(
+    tmp_path, capsys, monkeypatch
+):
+    """WMT's own layout: one row per system, segment and metric, no item column (the item
+    is the system and its seg_id). Doctor printed an estimate command over the repeated
+    rows, each label counted 3 times; estimate said nothing."""
+    wide = relevance_table(0.2).drop(columns=["item", "summary", "doc_id"])
+    wide["seg_id"] = wide.groupby("system").cumcount() + 1
+    long = wide.melt(id_vars=["system", "seg_id", "relevance"], var_name="metric",
+                     value_name="score")  # fmt: skip
+    path = tmp_path / "long.csv"
+    long.to_csv(path, index=False)
+    out = doctor(path, capsys)
+    assert command(out) is None
+    assert "'system' and 'seg_id' hold each id on 3 rows, one per value of 'metric'" in out
+    recipe = out[out.index("wide = df.pivot(") : out.index("wide.csv', index=False)") + 23]
+    assert "index=['system', 'seg_id'], columns='metric'" in recipe
+    assert "left out  system" not in out  # the group, not a left-out key
+    monkeypatch.chdir(tmp_path)
+    frame = {"df": long}
+    exec(recipe, frame)  # the printed pivot, run as printed
+    back = pd.read_csv("wide.csv")
+    assert len(back) == len(wide)
+    assert back["relevance"].notna().sum() == wide["relevance"].notna().sum()
+    assert main(["estimate", str(path), "--label", "relevance", "--judge", "score",
+                 "--group", "system", "--engine", "freq"]) == 0  # fmt: skip
+    est = capsys.readouterr().out
+    assert "columns 'system' and 'seg_id' name an item, but 1200 of them are on several rows" in est
+    # the pivoted table says nothing of the kind
+    assert main(["estimate", "wide.csv", "--label", "relevance", "--judge", "gpt4",
+                 "--group", "system", "--engine", "freq"]) == 0  # fmt: skip
+    assert "several rows" not in capsys.readouterr().out
+
+
 def test_a_table_keyed_by_prompt_is_not_taken_for_a_long_one(tmp_path, capsys):
     """'item' naming the document each system answers (one row per document and system,
     the label differing between systems) is no long table, labeled or not."""
@@ -179,3 +213,16 @@ def test_labels_without_label_take_the_files_one_other_column(tmp_path, capsys):
     (tmp_path / "two.csv").write_text("id,vote,who\n1,A,x\n")
     assert main([*pairs, "--labels", str(tmp_path / "two.csv")]) == 2
     assert "several columns besides the id" in capsys.readouterr().err
+
+
+def test_several_answers_to_a_question_are_no_long_table():
+    """Two answers of a system to each question, labeled apart: items of their own."""
+    from bacon_bayes.io import repeated_item_note
+
+    frame = pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4, "question_id": [1, 1, 2, 2] * 2,
+                          "ok": [1, 0, 1, 1, 0, 1, 1, 0], "judge": range(8)})  # fmt: skip
+    assert repeated_item_note(frame, "ok", ["judge"], "system") == ""
+    frame["ok"] = [1, 1, 0, 0, 1, 1, 0, 0]  # the same label on an item's rows: one item
+    assert "columns 'system' and 'question_id' name an item" in repeated_item_note(
+        frame, "ok", ["judge"], "system"
+    )

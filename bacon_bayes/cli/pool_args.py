@@ -369,7 +369,8 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
             f"{args.label!r} takes only 0 and 1: estimated as a binary (categorical) label; "
             "pass --outcome continuous for the former ridge"
         )
-    repeats = "" if args.item or args.scores else repeated_item_note(df, args.label, judges)
+    repeated = not (args.item or args.scores)
+    repeats = repeated_item_note(df, args.label, judges, args.group) if repeated else ""
     notes += [note for note in (repeats, blank, dropped) if note]
     return dataclasses.replace(pool, notes=(*pool.notes, *notes)) if notes else pool
 

@@ -540,6 +540,8 @@ def find_roles(
         roles.long = _long(frame, roles, meta.format)
     _find_group(frame, meta, group, roles)
     _find_prompt(frame, meta, prompt, roles)
+    for c in (roles.group, roles.prompt):  # a long table's key may be the group too
+        roles.left_out.pop(c or "", None)
     for role in ("group", "prompt"):
         if (c := getattr(roles, role)) and (spellings := case_variants(frame[c])):
             roles.reasons[role] += f"; names written several ways ({spellings}): {SPELLING_FIX}"
@@ -613,6 +615,8 @@ def _long(frame: pd.DataFrame, roles: Roles, kind: str) -> str | None:
         and (_code(frame[c]) or text_width(frame[c]) < TEXT_CHARS)
     ]
     keys = [c for c in short if GROUP_HINT.search(c) or PROMPT_HINT.search(c) or c in ID_NAMES]
+    if shape is not None and len(shape[2]) > 1:
+        keys = shape[2]  # the group and an id within it key the items
     if not keys or frame.duplicated(keys).mean() < 0.5:
         return None  # the rows are items (each once): a rater column of a wide table
     spec = [judge, *(c for c in short if c not in keys)]
@@ -629,29 +633,38 @@ def _long(frame: pd.DataFrame, roles: Roles, kind: str) -> str | None:
     )
 
 
-def _judge_by_shape(frame: pd.DataFrame, roles: Roles) -> tuple[str, str] | None:
+def _judge_by_shape(frame: pd.DataFrame, roles: Roles) -> tuple[str, str, list[str]] | None:
     """A long table told by its shape when no column is named like a judge (WMT's
-    ``metric``, a ``model`` column): the id column (``item``, ``id``) holds most ids on
+    ``metric``, a ``model`` column): the id column (``item``, ``id``), or the group and
+    an id that counts within it (a column named like a group: WMT's ``system`` and
+    ``seg_id``), holds most ids on
     ``k`` rows (none on more), one per value of a column of ``k`` strings, and the label
     never differs between the rows of an id. A column named like a group (``system``,
     the groups of a table keyed by prompt) counts only when the label repeats on the
-    rows of an id. Returns that column and why, or None."""
+    rows of an id. Returns that column, why, and the columns keying the items; or None."""
     ids = [str(c) for c in frame.columns if item_name(c) is not None or str(c).lower() == "uid"]
     label = roles.label
-    for key in dict.fromkeys([c for c in (roles.item, *ids) if c is not None]):
-        counts = frame[key].value_counts()
-        k = int(counts.max()) if len(counts) else 0
-        if k < 2 or (counts == k).mean() < LONG_SHARE or frame[key].isna().any():
+    singles = [[c] for c in dict.fromkeys([c for c in (roles.item, *ids) if c is not None])]
+    groups = [c for c in _categorical(frame, roles) if GROUP_HINT.search(c)]
+    within = [str(c) for c in frame.columns if c in ids or ID_LIKE.search(str(c))]
+    pairs = [[g, c] for g in groups for c in within if c != g]
+    for key in singles + pairs:
+        if frame[key].isna().any().any():
             continue
-        labels = frame.groupby(key)[label] if label else None
+        counts = frame.groupby(key, sort=False).size()
+        k = int(counts.max()) if len(counts) else 0
+        if k < 2 or (counts == k).mean() < LONG_SHARE:
+            continue
+        labels = frame.groupby(key, sort=False)[label] if label else None
         if labels is not None and (labels.nunique() > 1).any():
             continue  # the rows of an id are items of their own: it names a prompt
         repeated = labels is not None and bool((labels.count() > 1).any())
+        held = f"{key[0]!r} holds" if len(key) == 1 else f"{key[0]!r} and {key[1]!r} hold"
         for c in _categorical(frame, roles):
-            if c == key or frame[c].nunique() != k or frame.duplicated([key, c]).any():
+            if c in key or frame[c].nunique() != k or frame.duplicated([*key, c]).any():
                 continue
             if repeated or not GROUP_HINT.search(c):
-                return c, f"{key!r} holds each id on {k} rows, one per value of {c!r}"
+                return c, f"{held} each id on {k} rows, one per value of {c!r}", key
     return None
 
 
