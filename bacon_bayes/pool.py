@@ -21,7 +21,7 @@ import pandas as pd
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.inclusion import Inclusion, groups_never_drawn, labeled_by_prompt
-from bacon_bayes.io import csv_lines
+from bacon_bayes.io import csv_lines, plural_places
 from bacon_bayes.order import group_spellings, unique_codes, wave_order
 from bacon_bayes.pairs import Pairs, pairs_frame
 from bacon_bayes.words import as_numbers, cell_fix, unread
@@ -352,22 +352,22 @@ class EvalPool:
         notes: list[str] = []
         # ids
         if item is None:
-            ids = df.index.to_numpy()
-            id_role = "index"
+            ids, id_role = df.index.to_numpy(), "index"
         else:
             _need_column(df, item, "item id")
-            ids = df[item].to_numpy()
-            id_role = f"item id column {item!r}"
+            ids, id_role = df[item].to_numpy(), f"item id column {item!r}"
         rows = _Rows(ids, csv_lines(df))
         if pd.isna(ids).any():
             pos = int(np.argmax(pd.isna(ids)))
             raise ValidationError(f"{id_role} is empty at {rows.at(pos)}; give every item an id.")
-        dup = pd.Index(ids).duplicated()
-        if dup.any():
-            pos = int(np.argmax(dup))
+        if (dup := pd.Index(ids).duplicated(keep=False)).any():
+            at, more = np.flatnonzero(ids == ids[dup][0]), pd.Index(ids[dup]).nunique() - 1
+            also = f" (and {more} more repeated id{'s' * (more > 1)})" if more else ""
             raise ValidationError(
-                f"{id_role} has a duplicate id {_py(ids[pos])!r} at {rows.at(pos)}; ids must be "
-                "unique (one row per item). Aggregate repeated rows or pass a long judge table."
+                f"{id_role} has a duplicate id {_py(ids[at[0]])!r} at "
+                f"{plural_places(rows.at(p) for p in at[:5])}{', ...' * (at.size > 5)}{also}; "
+                "ids must be unique (one row per item). Aggregate repeated rows or pass a long "
+                "judge table."
             )
         # label
         _need_column(df, label, "label")

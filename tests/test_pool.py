@@ -49,7 +49,12 @@ def test_valid_pool_keeps_every_row():
         (lambda d: d, {"judges": ["j1", "j1"]}, ["listed twice"]),
         (lambda d: d, {"judges": ["y", "j1"]}, ["also listed as a judge"]),
         (lambda d: d, {"outcome": "binary"}, ["outcome 'binary'", "Use one of"]),
-        (lambda d: d.assign(id=["x"] * 12), {}, ["duplicate id 'x'", "row 1", "unique"]),
+        (lambda d: d.assign(id=["x"] * 12), {}, ["duplicate id 'x' at rows 0, 1, 2, 3, 4, ...;"]),
+        (
+            lambda d: d.assign(id=["x", "y", "z", "x", "y", "w", *d.id[6:]]),
+            {},
+            ["duplicate id 'x' at rows 0, 3 (and 1 more repeated id); ids must be unique"],
+        ),
         (lambda d: d.assign(id=[None, *list(d.id[1:])]), {}, ["empty at row 0", "give every item"]),
         (
             lambda d: d.assign(y=["bad", *list(d.y[1:])]),
