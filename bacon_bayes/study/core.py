@@ -534,6 +534,10 @@ def load_study(
             "pass --allow-pending (allow_pending=True in Python): the pending items are then "
             "treated as missing at random"
         )
+    back = np.unique(study.first_wave()[~np.isnan(values)])
+    if 0 < len(back) < len(study.wave_numbers):  # a wave none of whose labels came back:
+        study.manifest = study.manifest[study.manifest["wave"].isin(back)]  # as if not drawn
+        values = np.where(study.first_wave() >= 0, values, np.nan)
     frame = study.pool.copy()
     frame[study.config.label] = values
     for reserved in (PROPENSITY_COLUMN, WAVE_COLUMN):

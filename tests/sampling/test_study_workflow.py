@@ -62,7 +62,7 @@ def test_three_waves_and_recorded_probabilities(
     data = load_study(study, allow_pending=True)
     frame = data.frame
     labeled = frame[data.label].notna()
-    union = combine_waves(list(probs.T))
+    union = combine_waves(list(probs[:, :2].T))  # wave 3, none of it back, counts as not drawn
     # an adaptive wave (fitted on wave 1's labels): the labels weigh wave by wave, with
     # each wave's share of the expected labels and the probability that drew them
     assert np.allclose(frame.loc[~labeled, PROPENSITY_COLUMN], union[~labeled])
@@ -457,3 +457,28 @@ def test_a_study_moved_without_its_pool_names_the_setting_to_fix(
     assert bacon("status", str(moved)) == 2
     err = capsys.readouterr().err
     assert "study.toml names it as pool = '../pool.csv', relative to the study folder" in err
+
+
+def test_a_wave_none_of_whose_labels_came_back_changes_nothing(
+    study: Path, pool_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Drawing a wave and importing none of its labels changed `--allow-pending`'s interval
+    of the labels in hand (2x wider in a tester's study with an adaptive wave), and so
+    `status --allow-pending` (tester T4, finding 2): such a wave counts as not drawn."""
+    import json
+
+    label_all_pending(study, pool_file, tmp_path)
+    draw_wave(study, "adaptive", 30, seed=4, max_ratio=np.inf)
+    label_all_pending(study, pool_file, tmp_path)
+    capsys.readouterr()
+
+    def mean(*extra: str) -> dict:
+        assert bacon("estimate", str(study), "--engine", "freq", "--json", *extra) == 0
+        return json.loads(capsys.readouterr().out)["mean"]["aee"]
+
+    before = mean()
+    draw_wave(study, "uniform", 60, seed=5)
+    after = mean("--allow-pending")
+    assert load_study(study, allow_pending=True).n_pending == 60
+    for key in ("estimate", "se", "ci_low", "ci_high"):
+        assert after[key] == pytest.approx(before[key], rel=1e-12), key
