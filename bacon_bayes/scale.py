@@ -392,3 +392,11 @@ def guess_outcome(df: pd.DataFrame, label: str) -> str:
         return "continuous"
     seen = df[label].dropna().to_numpy(dtype=float)
     return "categorical" if is_binary(seen) else "continuous"
+
+
+def binary_note(label: str) -> str:
+    """What to say where :func:`guess_outcome` read a label as binary unasked."""
+    return (
+        f"{label!r} takes only 0 and 1: estimated as a binary (categorical) label; pass "
+        "--outcome continuous for the former ridge"
+    )

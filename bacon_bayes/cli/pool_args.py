@@ -335,6 +335,8 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
             embedding=args.embedding,
             text=args.text,
             prompt=args.prompt,
+            outcome=args.outcome,
+            levels=parse_levels(args.levels),
         )
     if not args.label and not getattr(args, "labels", None):  # --labels: its one column
         hint = pairwise_hint(args.file)
@@ -344,7 +346,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     dropped = ""
     if getattr(args, "drop_unscored", False):
         df, judges, dropped = without_unscored(df, judges, args.label, args.item)
-    from bacon_bayes.scale import guess_outcome
+    from bacon_bayes.scale import binary_note, guess_outcome
 
     levels = parse_levels(args.levels)
     outcome = args.outcome or guess_outcome(df, args.label)
@@ -365,10 +367,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     )
     notes = []
     if outcome != (args.outcome or "continuous"):
-        notes.append(
-            f"{args.label!r} takes only 0 and 1: estimated as a binary (categorical) label; "
-            "pass --outcome continuous for the former ridge"
-        )
+        notes.append(binary_note(args.label))
     repeated = not (args.item or args.scores)
     repeats = repeated_item_note(df, args.label, judges, args.group) if repeated else ""
     notes += [note for note in (repeats, blank, dropped) if note]

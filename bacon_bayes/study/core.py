@@ -19,6 +19,7 @@ from bacon_bayes.inclusion import (
 )
 from bacon_bayes.io import file_line, reading
 from bacon_bayes.sampling.adaptive import combine_waves
+from bacon_bayes.scale import binary_note, guess_outcome
 from bacon_bayes.study.folder import (
     CONFIG_FILE,
     DAMAGED_FIX,
@@ -458,11 +459,16 @@ class StudyData:
     wave: str | None = None
 
     def pool_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for ``EvalPool.from_frame(data.frame, **kwargs)``."""
+        """Keyword arguments for ``EvalPool.from_frame(data.frame, **kwargs)``: the study's
+        settings, a label recorded as continuous and found to take only 0 and 1 read as
+        binary (as a table's is, :func:`bacon_bayes.scale.guess_outcome`)."""
+        outcome = self.outcome
+        if outcome == "continuous":  # the default a study takes before its first labels
+            outcome = guess_outcome(self.frame, self.label)
         return {
             "label": self.label,
             "judges": list(self.judges),
-            "outcome": self.outcome,
+            "outcome": outcome,
             "levels": self.levels,
             "group": self.group,
             "propensity": self.propensity,
@@ -480,8 +486,11 @@ class StudyData:
         from bacon_bayes.pool import EvalPool
 
         kwargs = self.pool_kwargs() | {k: v for k, v in overrides.items() if v is not None}
+        guessed = kwargs["outcome"] != self.outcome and overrides.get("outcome") is None
+        notes = (binary_note(self.label),) if guessed else ()
         if self.inclusion is None:
-            return EvalPool.from_frame(self.frame, **kwargs)
+            pool = EvalPool.from_frame(self.frame, **kwargs)
+            return replace(pool, notes=(*pool.notes, *notes))
         column = kwargs.get("prompt")
         if column is None:  # a study whose waves drew prompts always records its column
             raise ValidationError("the study's waves drew prompts; pass --prompt COLUMN")
@@ -494,7 +503,7 @@ class StudyData:
                 "study",
             )
         pool = EvalPool.from_frame(self.frame, **kwargs)
-        return replace(pool, inclusion=self.inclusion)
+        return replace(pool, inclusion=self.inclusion, notes=(*pool.notes, *notes))
 
 
 def load_study(

@@ -482,3 +482,32 @@ def test_a_wave_none_of_whose_labels_came_back_changes_nothing(
     assert load_study(study, allow_pending=True).n_pending == 60
     for key in ("estimate", "se", "ci_low", "ci_high"):
         assert after[key] == pytest.approx(before[key], rel=1e-12), key
+
+
+def test_a_study_of_0_1_labels_is_estimated_as_binary_and_takes_outcome(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """A study sampled before its first labels records 'continuous'; its 0/1 labels stayed a
+    ridge's for ever and `estimate STUDY --outcome categorical` was ignored without a word,
+    intervals reaching past 1 (tester T4, finding 1). Read as a table's would be, and the
+    option taken."""
+    rng = np.random.default_rng(3)
+    truth = (rng.random(N_POOL) < 0.7).astype(int)
+    judge = np.where(rng.random(N_POOL) < 0.85, truth, 1 - truth)
+    pool = tmp_path / "pool.csv"
+    pd.DataFrame({"id": [f"q{i}" for i in range(N_POOL)], "judge": judge, "truth": truth}).to_csv(
+        pool, index=False
+    )
+    root = tmp_path / "study"
+    assert bacon("sample", str(pool), "--study", str(root), "--budget", "60", "--item", "id",
+                 "--label", "human", "--judges", "judge",
+                 "--out", str(tmp_path / "todo.csv")) == 0  # fmt: skip
+    assert Study.open(root).config.outcome == "continuous"
+    label_all_pending(root, pool, tmp_path)
+    capsys.readouterr()
+    assert bacon("estimate", str(root), "--engine", "freq") == 0
+    out = capsys.readouterr().out
+    assert "model multinomial (freq)" in out and "'human' takes only 0 and 1" in out
+    assert bacon("estimate", str(root), "--engine", "freq", "--outcome", "continuous") == 0
+    out = capsys.readouterr().out
+    assert "model ridge (freq)" in out and "takes only 0 and 1" not in out
