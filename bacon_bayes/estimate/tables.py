@@ -172,3 +172,18 @@ class Pairs:
     def named(self, table: EstimateTable) -> list[list[str]]:
         """The pairs by the groups' names (``details["pairs"]``)."""
         return [[table.names[a], table.names[b]] for a, b in self.pairs]
+
+
+def pair_notes(means: EstimateTable, diffs: EstimateTable) -> list[str]:
+    """Why a pair has no interval: its groups' reasons, short ("M1: 1 label"), and
+    UNVALIDATED where a group's mean rests on the judges alone; "" for the others."""
+    why = means.details.get("no_interval", {})
+    out = []
+    for (a, b), lo in zip(diffs.details["pairs"], diffs.ci_low, strict=True):
+        parts = [
+            f"{g}: {why[g].split(':')[0]}" + (", UNVALIDATED" if "UNVALIDATED" in why[g] else "")
+            for g in (a, b)
+            if g in why
+        ]
+        out.append("; ".join(parts) if np.isnan(lo) else "")
+    return out

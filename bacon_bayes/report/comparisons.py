@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.estimate.tables import pair_notes
 from bacon_bayes.order import unique_codes
 from bacon_bayes.report.tables import fixed
 from bacon_bayes.report.text import guarantee_note
@@ -256,21 +257,6 @@ def _ci(lo: float, hi: float) -> str:
     return "no interval" if np.isnan(lo) else f"[{fixed(lo, 3)}, {fixed(hi, 3)}]"
 
 
-def _pair_notes(means: EstimateTable, diffs: EstimateTable) -> list[str]:
-    """Why a pair has no interval: its groups' reasons, short ("M1: 1 label"), and
-    UNVALIDATED where a group's mean rests on the judges alone; "" for the others."""
-    why = means.details.get("no_interval", {})
-    out = []
-    for (a, b), lo in zip(diffs.details["pairs"], diffs.ci_low, strict=True):
-        parts = [
-            f"{g}: {why[g].split(':')[0]}" + (", UNVALIDATED" if "UNVALIDATED" in why[g] else "")
-            for g in (a, b)
-            if g in why
-        ]
-        out.append("; ".join(parts) if np.isnan(lo) else "")
-    return out
-
-
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return [_plain(row) for row in frame.to_dict(orient="records")]
 
@@ -341,7 +327,7 @@ def comparisons_of(
             "resolved": resolved,
         }
     )
-    notes = _pair_notes(means, diffs)
+    notes = pair_notes(means, diffs)
     if any(notes):
         differences["note"] = notes
     ranked = pd.DataFrame(

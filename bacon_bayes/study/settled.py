@@ -36,6 +36,7 @@ from scipy import stats
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate import anytime
 from bacon_bayes.estimate.groups import rank_intervals
+from bacon_bayes.estimate.tables import pair_notes
 from bacon_bayes.order import natural_sorted
 
 if TYPE_CHECKING:
@@ -378,8 +379,14 @@ def questions(
     need = np.where(settled, 0.0, np.maximum(need, 1.0))
     cap = _cap_note(max_labels)
     caveat = SHRUNK_PAIRS if diffs.details.get("pooling") == "shrink" else None
+    withheld, why = pair_notes(means, diffs), means.details.get("no_interval", {})
     for k, (a, b) in enumerate(diffs.details["pairs"]):
         d, lo, hi = diffs.estimate[k], diffs.ci_low[k], diffs.ci_high[k]
+        if withheld[k]:  # a group without an interval: its labels come first
+            first = " and ".join(g for g in (a, b) if g in why) or "these groups"
+            answer = f"{d:+.3g}, no interval ({withheld[k]}): label {first} first"
+            out.append(Question(f"sign of {a} - {b}", False, answer, None, caveat))
+            continue
         interval = f"{d:+.3g} [{lo:+.3g}, {hi:+.3g}]"
         settled = bool(lo > 0 or hi < 0)
         verdict = f"{a} {'>' if d > 0 else '<'} {b}" if settled else "sign not yet known"

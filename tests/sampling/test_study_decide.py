@@ -222,6 +222,12 @@ def test_until_a_pair_with_an_unlabeled_group_says_so(
         assert "'s4' has no labels yet" in err and "nan" not in err
         assert f"bacon sample {root} --design stratified --strata system" in err
     assert Study.open(root).wave_numbers == [1]
+    # status names why the pairs with s4 have no interval, not "[+nan, +nan] ... not within
+    # the pool's unlabeled items" (tester T4, finding 4)
+    assert bacon("status", str(root), "--pairs", "all") == 0
+    lines = question_lines(capsys.readouterr().out)
+    assert "no interval (s4: no labels, UNVALIDATED): label s4 first" in lines["sign of s1 - s4"]
+    assert all("nan" not in line for line in lines.values())
 
 
 def test_a_wave_that_never_comes_back_is_named_and_status_can_go_past_it(
