@@ -62,7 +62,7 @@ def test_pool_errors_name_the_csv_line(capsys, tmp_path):
         EvalPool.from_pairs(frame, model_a="model_a", model_b="model_b", label="label",
                             judges=["gpt4"], item="id")  # fmt: skip
     except ValidationError as exc:
-        assert "at line 7" in str(exc), exc
+        assert "at lines 5, 7;" in str(exc), exc
     else:
         raise AssertionError("a repeated id was taken")
     code, out, err = _run(["doctor", str(tmp_path / "dup.csv")], capsys)
