@@ -182,6 +182,41 @@ def test_a_judge_naming_the_winning_model_is_read_and_its_command_runs(capsys, t
     assert "that name neither model of their row ('gpt-9' at line 6 the first)" in out, err
 
 
+def test_lmsys_one_hot_votes_are_read_as_one_vote(capsys, tmp_path):
+    """LMSYS's one-hot vote (winner_model_a / winner_model_b / winner_tie) was no label to
+    doctor; `--label winner_model_a` read every tie as a B win, and doctor offered the other
+    two human columns as judges (tester T3, finding 1)."""
+    frame = pd.read_csv(SAMPLE)
+    vote = frame.pop("label")
+    for name, side in (("winner_model_a", "A"), ("winner_model_b", "B"), ("winner_tie", "tie")):
+        frame[name] = np.where(vote.isna(), np.nan, (vote == side).astype(float))
+    path = tmp_path / "one_hot.csv"
+    frame.drop(columns="human_full").to_csv(path, index=False)
+    code, out, err = _run(["doctor", str(path)], capsys)
+    assert code == 0, err
+    assert "human vote: winner" in out and "read as A / B / tie (column 'winner')" in out
+    judges = next(line for line in out.splitlines() if line.strip().startswith("judges:"))
+    assert "winner_" not in judges and "--judge winner_" not in out
+    code, printed, err = _run(shlex.split(out.strip().splitlines()[-1].strip())[1:], capsys)
+    assert code == 0, err
+    reference = tmp_path / "labeled.csv"
+    frame.drop(columns=["human_full", "winner_model_a", "winner_model_b", "winner_tie"]).assign(
+        label=vote
+    ).to_csv(reference, index=False)
+    code, same, err = _run(["estimate", str(reference), "--pairwise", "--engine", "freq",
+                            "--judge", "gpt4", "--judge", "claude3_opus", "--judge", "gpt35",
+                            "--prompt", "prompt", "--item", "id"], capsys)  # fmt: skip
+    table = lambda text: text[text.index("Bradley-Terry") :].splitlines()[2:12]  # noqa: E731
+    assert code == 0 and table(same) == table(printed), err
+    code, _, err = _run(["estimate", str(path), "--pairwise", "--label", "winner_model_a",
+                         "--engine", "freq"], capsys)  # fmt: skip
+    assert code == 2 and "every tie reads as a loss. Drop --label" in err
+    frame.loc[3, ["winner_model_a", "winner_model_b", "winner_tie"]] = [1.0, 1.0, 0.0]  # two
+    frame.to_csv(path, index=False)
+    code, _, err = _run(["doctor", str(path)], capsys)
+    assert code == 2 and "line 5: winner_model_a 1, winner_model_b 1, winner_tie 0" in err
+
+
 def test_estimate_without_pairwise_on_comparisons_says_to_add_it(capsys):
     """`bacon estimate` on a comparisons table without --pairwise stopped at "--label is
     required" or "no judges given", not saying the table holds comparisons."""

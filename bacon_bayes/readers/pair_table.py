@@ -39,6 +39,8 @@ LABEL_NAMES = ("label", "winner", "human_label")
 #: the columns ``bacon sample --pairwise`` adds: the wave drawn and every inclusion probability
 WAVE_COLUMNS = ("to_label", "propensity")
 PROMPT_NAMES = ("prompt", "question_id", "prompt_id")
+#: LMSYS's one-hot human vote (arena-human-preference-55k): read as one vote in ``winner``
+ONE_HOT = ("winner_model_a", "winner_model_b", "winner_tie")
 ID_NAMES = ("id", "item", "item_id", "battle_id")
 
 
@@ -130,6 +132,40 @@ def _winner_names(frame: pd.DataFrame, column: str, a: str, b: str) -> pd.Series
         "the first), so it is not taken as a judge: write those as the winner's name, tie, or "
         "leave them empty, and run again"
     )
+
+
+def _one_hot_vote(frame: pd.DataFrame, label: str | None) -> pd.DataFrame:
+    """``frame`` with LMSYS's one-hot human vote (:data:`ONE_HOT`, 0/1 each, empty where
+    nobody voted) as one column ``winner`` of A / B / tie, where no label column is named
+    or ``winner`` is (as the printed commands name it); unchanged without the three."""
+    cols = {str(c).lower(): str(c) for c in frame.columns}
+    trio = [cols.get(c) for c in ONE_HOT]
+    if not all(trio):
+        return frame
+    if label in trio:
+        raise ValidationError(
+            f"--label {label!r} is one of the three columns of one vote ({', '.join(ONE_HOT)}): "
+            "with it alone every tie reads as a loss. Drop --label: bacon reads the three "
+            "as one vote (A / B / tie)."
+        )
+    if (label or "winner") != "winner" or "winner" in frame.columns:
+        return frame
+    votes = frame[trio].apply(pd.to_numeric, errors="coerce")
+    voted = votes.notna().any(axis=1).to_numpy()
+    ok = (votes.fillna(0).isin([0, 1]).all(axis=1) & (votes.sum(axis=1) == 1)).to_numpy()
+    if (bad := voted & ~ok).any():
+        k = int(np.argmax(bad))
+        raise ValidationError(
+            f"{row_place(frame, k)}: {', '.join(f'{c} {votes[c].iloc[k]:g}' for c in trio)}; "
+            "a vote has exactly one of the three at 1 and the others at 0 (all empty: no "
+            "vote). Fix that row."
+        )
+    out = frame.copy()
+    out["winner"] = np.where(
+        voted, np.array(["A", "B", "tie"])[votes.fillna(0).to_numpy().argmax(1)], None
+    )
+    out.attrs["one-hot vote"] = trio
+    return out
 
 
 def _repeated_ids(frame: pd.DataFrame) -> list[str]:
@@ -324,6 +360,7 @@ def read_pair_table(
     if labels is not None:
         label = label or label_column(frame, labels, item)  # the file's one other column
         frame, item = join_labels(frame, labels, label, item, verdicts=True)
+    frame = _one_hot_vote(frame, label)
     lab = _guess(frame, label, LABEL_NAMES, "--label")
     if lab is None:
         raise ValidationError(
@@ -331,7 +368,12 @@ def read_pair_table(
             "name it with --label COL (A / B / tie, empty where no human voted)."
         )
     pro = _guess(frame, prompt, PROMPT_NAMES, "--prompt")
-    roles = {a, b, lab, pro, item}
+    roles = {a, b, lab, pro, item, *frame.attrs.get("one-hot vote", [])}
+    if "one-hot vote" in frame.attrs:
+        notes.append(
+            f"columns {', '.join(map(repr, frame.attrs['one-hot vote']))}: one human vote, "
+            "read as A / B / tie (column 'winner')"
+        )
     left_out: list[str] = []  # columns like a judge's that are not taken for one, and why
     if callable(judges):
         judges = judges([str(c) for c in frame.columns])
