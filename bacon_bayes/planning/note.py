@@ -85,7 +85,7 @@ def resolution_note(
         )
     tied = indistinguishable(st)
     if tied is not None:
-        return _tied_note(st, tied, what) + (
+        return _tied_note(st, tied, what, _other_surrogate(calibrator)) + (
             " `bacon plan --top` takes the pilot's lead as the truth and gives, with this "
             f"caution, the labels each design would then need:{run}"
             if run
@@ -134,7 +134,18 @@ def indistinguishable(st: PilotStatistics) -> tuple[int, int, float, float] | No
     return lead if lead is not None and lead[2] < lead[3] else None
 
 
-def _tied_note(st: PilotStatistics, tied: tuple[int, int, float, float], what: str) -> str:
+def _other_surrogate(cal: Calibrator | None) -> str:
+    """Where the estimates above take other surrogates than the plan's (the model's own):
+    said, since close groups may then be ordered otherwise (tester T4, finding 3)."""
+    names = [n for n in getattr(cal, "surrogate_names_", []) if "not in the means" not in n]
+    if cal is None or not getattr(cal, "extras_", None) or not names:
+        return ""
+    return f" (the model's own surrogate; the estimates above take {' + '.join(names)})"
+
+
+def _tied_note(
+    st: PilotStatistics, tied: tuple[int, int, float, float], what: str, which: str = ""
+) -> str:
     top, other, gap, se = tied
     n0, N = st.n_labeled, st.n_items
     more = min(n0, N - n0)
@@ -142,7 +153,8 @@ def _tied_note(st: PilotStatistics, tied: tuple[int, int, float, float], what: s
     shrink = 1.0 - math.sqrt(later.var_pool / now.var_pool) if now.var_pool > 0 else 0.0
     return (
         f"bacon plan: the top {what}'s lead is indistinguishable from zero here: in the "
-        f"pilot's shrunk means, {st.names[top]} leads {st.names[other]} by {gap:.3g}, under one "
+        f"pilot's shrunk means{which}, {st.names[top]} leads {st.names[other]} by {gap:.3g}, "
+        "under one "
         "standard error "
         f"({se:.3g}), so the labels needed to resolve it cannot be told from this pilot "
         f"(if the two are equal, none would). {more} more labels (uniform) would narrow the "
