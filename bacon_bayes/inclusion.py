@@ -51,12 +51,17 @@ class Inclusion:
         The wave-by-wave estimator (:func:`sequential_inclusion`): the wave (0..W-1) that
         drew each labeled item (-1: unlabeled) and each wave's planned share of the
         labels. None: the union of the waves (independent of earlier labels).
+    selected : ndarray, optional
+        The wave (0..W-1) that selected each item (-1: none), recorded where waves of
+        items and waves of prompts mix: the pool mean then weighs its waves by their
+        precision (:meth:`precision_weighted`). It changes no other estimate.
     """
 
     prompt: np.ndarray
     within: np.ndarray
     drawn: np.ndarray | None = None
     shares: np.ndarray | None = None
+    selected: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         b = np.atleast_2d(np.asarray(self.prompt, dtype=float))
@@ -80,6 +85,11 @@ class Inclusion:
                 raise ValidationError("the waves' shares must be finite, >= 0, not all 0.")
             object.__setattr__(self, "drawn", k)
             object.__setattr__(self, "shares", lam / lam.sum())
+        if self.selected is not None:
+            sel = np.asarray(self.selected, dtype=np.intp)
+            if sel.shape != (b.shape[1],) or (sel >= b.shape[0]).any():
+                raise ValidationError("give one selecting wave per item (-1: none).")
+            object.__setattr__(self, "selected", sel)
 
     @classmethod
     def items(cls, pi: np.ndarray) -> Inclusion:
@@ -171,6 +181,50 @@ class Inclusion:
         a_i, a_j = self.within[k[i], idx[i]], self.within[k[j], idx[j]]
         pair = np.where(k[i] == k[j], lam2[i] * (1.0 - b) / (b**2 * a_i * a_j), 0.0)
         return diag, pair
+
+    @property
+    def mixed(self) -> bool:
+        """Whether some waves draw items (``b = 1``) and some draw prompts (``b < 1``)."""
+        b = np.where(np.isfinite(self.prompt), self.prompt, 1.0)
+        return bool((b >= 1.0).all(axis=1).any() and (b < 1.0).any())
+
+    def precision_weighted(self, labeled: np.ndarray, codes: np.ndarray, rho: float) -> Inclusion:
+        """The wave-by-wave estimator of the pool mean with each wave's share its
+        predicted precision, where waves of items and of prompts mix (``selected``).
+
+        The union weighs every label alike, so a wave of whole prompts, whose labels
+        share their prompt's error, counted as many independent labels and widened the
+        pool mean's interval (WMT22: 0.239 to 0.314 after 773 paired labels more). Each
+        wave's total ``T_w`` (:func:`sequential_propensity`) has, for residuals of common
+        variance ``s^2`` and correlation ``rho`` between two items of one prompt, the
+        variance ``s^2 (sum_{U_w} (1 - p) / p + rho sum_k (1 - b_k) / b_k m_k (m_k - 1))``
+        over the items ``U_w`` no earlier wave selected (``m_k`` of prompt ``k``): a
+        function of the design and of ``rho`` only, not of the wave's own residuals. The
+        shares ``1 / V_w`` (normalised) minimise the variance of ``sum_w lam_w T_w``; its
+        increments stay uncorrelated, as for the planned shares. With ``rho = 0`` and equal
+        probabilities within each wave they give every label the union's weight.
+        ``labeled``: the items with a label; ``codes``: every item's prompt code."""
+        if self.selected is None:
+            raise ValidationError("precision weights need the wave that selected each item.")
+        sel, waves = self.selected, self.prompt.shape[0]
+        var = np.zeros(waves)
+        for w in range(waves):
+            b, a = self.prompt[w], self.within[w]
+            p = b * a
+            free = np.isfinite(p) & (p > 0) & ((sel < 0) | (sel >= w))
+            var[w] = float(np.sum((1.0 - p[free]) / p[free]))
+            by_prompt = free & (b < 1.0)
+            if by_prompt.any() and rho > 0:
+                m = np.bincount(codes[by_prompt]).astype(float)
+                bk = np.zeros(m.size)
+                bk[codes[by_prompt]] = b[by_prompt]
+                k = m > 1
+                var[w] += rho * float(np.sum((1.0 - bk[k]) / bk[k] * m[k] * (m[k] - 1.0)))
+        used = np.unique(sel[labeled & (sel >= 0)])
+        shares = np.zeros(waves)
+        shares[used] = 1.0 / np.maximum(var[used], 1e-12)
+        drawn = np.where(labeled, sel, -1)
+        return Inclusion(self.prompt, self.within, drawn, shares, self.selected)
 
     @property
     def clustered(self) -> bool:
@@ -283,7 +337,8 @@ def sequential_inclusion(
     n_waves = inclusion.prompt.shape[0]
     if planned is None:
         planned = np.bincount(waves[waves >= 0], minlength=n_waves).astype(float)
-    out = Inclusion(inclusion.prompt, inclusion.within, waves, np.asarray(planned, dtype=float))
+    planned = np.asarray(planned, dtype=float)
+    out = Inclusion(inclusion.prompt, inclusion.within, waves, planned, inclusion.selected)
     _ = out.pi  # refuses a labeled item whose drawing wave gave it no probability
     return out
 

@@ -117,6 +117,8 @@ def _pool_tree(pool: EvalPool) -> dict[str, xr.Dataset]:
         if pool.inclusion.drawn is not None:  # the wave-by-wave estimator's waves
             data["wave_drawn"] = (("item",), np.asarray(pool.inclusion.drawn, dtype=np.int64))
             data["wave_share"] = (("wave",), np.asarray(pool.inclusion.shares))
+        if pool.inclusion.selected is not None:  # the pool mean's waves by precision
+            data["wave_selected"] = (("item",), np.asarray(pool.inclusion.selected, np.int64))
     if pool.pairs is not None:  # a pool of comparisons: the two models' codes and names
         data["pair_a"] = (("item",), np.asarray(pool.pairs.a, dtype=np.int64))
         data["pair_b"] = (("item",), np.asarray(pool.pairs.b, dtype=np.int64))
@@ -195,6 +197,7 @@ def _pool_from_tree(tree: xr.DataTree) -> EvalPool:
             ds["wave_within_pi"].values,
             ds["wave_drawn"].values if "wave_drawn" in ds else None,
             ds["wave_share"].values if "wave_share" in ds else None,
+            ds["wave_selected"].values if "wave_selected" in ds else None,
         )
         if "wave_prompt_pi" in ds
         else None,

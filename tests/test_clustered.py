@@ -3,6 +3,8 @@ prompt, and coverage of the clustered intervals both ways (pool and population t
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -318,3 +320,37 @@ def test_waves_of_items_and_of_prompts_in_one_study_keep_their_variance() -> Non
     # prompts drawn): 0.85 before, 0.90 now; the realised prompts of the paired waves are
     # not conditioned on in a mix (the union does not say which wave labeled an item)
     assert 0.88 <= np.mean(z) <= 0.99, np.mean(z)
+
+
+def test_a_mix_of_waves_weighs_them_by_precision_for_the_pool_mean() -> None:
+    """The union weighed a paired wave's labels like independent ones, so 60 labels of 5
+    prompts widened the pool mean's interval more than they narrowed it (a tester's WMT22
+    study: half-width 0.239 to 0.314 after 773 paired labels). With the wave that selected
+    each item recorded, each wave weighs by its predicted precision
+    (`Inclusion.precision_weighted`): smaller error and narrower intervals that hold."""
+    rng = np.random.default_rng(11)
+    P, per = 100, 12
+    prompt = np.repeat(np.arange(P), per)
+    N = prompt.size
+    out: dict[str, list] = {"union": [], "precision": []}
+    for _ in range(300):
+        y = rng.normal(0, 1, P)[prompt] + rng.normal(0, 1, N)  # residuals share the prompt
+        f = y + rng.normal(0, 1, N) - rng.normal(0, 1, P)[prompt]
+        first = np.zeros(N, bool)
+        first[rng.choice(N, 60, replace=False)] = True  # a uniform wave of items
+        drawn = np.isin(prompt, rng.choice(P, 5, replace=False))  # then a paired wave
+        lab = first | drawn
+        inc = Inclusion.union(
+            [Inclusion.items(np.full(N, 60 / N)), Inclusion.from_prompt(np.full(N, 0.05),
+                                                                         np.full(N, 0.05))]
+        )  # fmt: skip
+        selected = np.where(first, 0, np.where(drawn, 1, -1))
+        for name, design in (("union", inc), ("precision", replace(inc, selected=selected))):
+            e = clustered_mean(np.where(lab, y, np.nan), f, prompt, lab, design)
+            out[name].append((e.estimate - y.mean(), e.ci_high - e.ci_low,
+                              e.ci_low <= y.mean() <= e.ci_high))  # fmt: skip
+    union, prec = (np.array(out[k], dtype=float) for k in ("union", "precision"))
+    rmse = np.sqrt((prec[:, 0] ** 2).mean() / (union[:, 0] ** 2).mean())
+    assert rmse < 0.8, rmse  # 0.69 here
+    assert prec[:, 1].mean() < 0.85 * union[:, 1].mean()  # 0.76 here
+    assert 0.92 <= prec[:, 2].mean() <= 0.98, prec[:, 2].mean()  # 0.947; the union 0.913

@@ -434,6 +434,27 @@ def item_pi(pi: np.ndarray | float | Inclusion | None, target: str) -> np.ndarra
     return pi.pi if isinstance(pi, Inclusion) else pi
 
 
+def residual_correlation(
+    y: np.ndarray, f: np.ndarray, labeled: np.ndarray, codes: np.ndarray
+) -> float:
+    """The correlation of two labeled items' residuals (label on the surrogates, least
+    squares) when they share a prompt, in [0, 1]; 0 without such a pair. What a wave of
+    whole prompts loses to its prompts' shared errors
+    (:meth:`~bacon_bayes.inclusion.Inclusion.precision_weighted`)."""
+    F = np.asarray(f, dtype=float).reshape(np.shape(y)[0], -1)[labeled]
+    X = np.column_stack([np.ones(len(F)), F])
+    yl = np.asarray(y, dtype=float)[labeled]
+    r = yl - X @ np.linalg.lstsq(X, yl, rcond=None)[0]
+    c = codes[labeled]
+    count = np.bincount(c).astype(float)
+    pairs = float(np.sum(count * (count - 1.0)))
+    s2 = float(np.mean(r * r))
+    if pairs == 0 or s2 <= 0:
+        return 0.0
+    within = float(np.sum(np.bincount(c, r) ** 2 - np.bincount(c, r * r)))
+    return float(np.clip(within / pairs / s2, 0.0, 1.0))
+
+
 def clustered_mean(
     y: np.ndarray,
     f: np.ndarray,
@@ -450,6 +471,10 @@ def clustered_mean(
     interval on the labeled prompts (module docstring)."""
     _check_alpha(alpha)
     n = np.shape(y)[0]
+    if isinstance(pi, Inclusion) and pi.selected is not None and pi.mixed and target == "pool":
+        lab = ~np.isnan(np.asarray(y, float)) if labeled is None else np.asarray(labeled, bool)
+        codes = prompt_codes(np.asarray(prompts))
+        pi = pi.precision_weighted(lab, codes, residual_correlation(y, f, lab, codes))
     fit = clustered_fit(
         y, f, np.zeros(n, dtype=np.intp), 1, prompts, labeled, pi,
         power_tuning=power_tuning, hajek=hajek, target=target,

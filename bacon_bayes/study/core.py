@@ -184,6 +184,10 @@ class Study:
         item weighted by the probability of the wave that drew it, its variance clustered
         by prompt within each wave) and its probabilities."""
         inclusion = self.inclusion()
+        if inclusion is not None and inclusion.mixed:  # the pool mean weighs its waves
+            first = self.first_wave()
+            code = np.searchsorted(np.asarray(self.wave_numbers), first)
+            inclusion = replace(inclusion, selected=np.where(first >= 0, code, -1))
         if not self.label_dependent():
             return self.inclusion_probability(), inclusion
         waves, planned = self._wave_sequence(labeled)

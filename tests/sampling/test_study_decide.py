@@ -494,15 +494,17 @@ def test_a_plan_on_a_study_prints_a_stratified_wave_that_runs(
     assert bacon(*command[1:]) == 0
 
 
-def _uniform_then_paired(tmp_path: Path) -> tuple[Path, Path, int]:
+def _uniform_then_paired(tmp_path: Path, shared: float = 0.0) -> tuple[Path, Path, int]:
     """A study of 12 systems answering 50 prompts, a labeled uniform wave of 60 and a
-    labeled paired one of 48; returns (study, pool file, pool size)."""
+    labeled paired one of 48; returns (study, pool file, pool size). ``shared``: the sd of
+    an error of the judge's that every item of a prompt shares."""
     rng = np.random.default_rng(1)
     prompts, systems = 50, 12
     n = prompts * systems
     truth = rng.integers(1, 6, n)
+    miss = np.repeat(rng.normal(0, shared, prompts), systems) + rng.normal(0, 1.0, n)
     frame = pd.DataFrame({"id": [f"i{k:03d}" for k in range(n)],
-                          "judge_a": np.clip(truth + rng.normal(0, 1.0, n), 1, 5).round(2),
+                          "judge_a": np.clip(truth + miss, 1, 5).round(2),
                           "system": np.tile([f"s{k:02d}" for k in range(systems)], prompts),
                           "prompt": np.repeat(np.arange(prompts), systems),
                           "truth": truth})  # fmt: skip
@@ -594,3 +596,30 @@ def test_a_half_width_just_over_the_goal_is_not_printed_as_the_goal():
     assert _beside(0.1, 0.1) == "0.1"
     assert _beside(0.2345678, 0.1) == "0.235"
     assert _beside(0.0999999, 0.1) != "0.1"
+
+
+def test_a_study_mixing_items_and_prompts_weighs_its_waves_for_the_pool_mean(
+    tmp_path: Path,
+) -> None:
+    """A uniform wave then a paired one: the pool mean weighs each wave by its predicted
+    precision (`Inclusion.precision_weighted`), the groups as before; the waves that
+    selected the items round-trip with a saved calibrator, and the estimates with them."""
+    import dataclasses
+
+    from bacon_bayes import Calibrator
+    from bacon_bayes.study import load_study
+
+    root, _, _ = _uniform_then_paired(tmp_path, shared=1.0)
+    pool = load_study(root).to_pool()
+    assert pool.inclusion is not None and pool.inclusion.mixed
+    assert set(np.unique(pool.inclusion.selected)) == {-1, 0, 1}
+    cal = Calibrator(engine="freq", seed=0).fit(pool)
+    union = dataclasses.replace(pool, inclusion=dataclasses.replace(pool.inclusion, selected=None))
+    plain = Calibrator(engine="freq", seed=0).fit(union)
+    mine, union_mean = cal.estimate_mean(), plain.estimate_mean()
+    assert mine.estimate != union_mean.estimate and mine.se < union_mean.se
+    same = cal.estimate_groups(simultaneous=False), plain.estimate_groups(simultaneous=False)
+    assert np.array_equal(same[0].ci_low, same[1].ci_low)  # groups keep the union
+    back = Calibrator.load(cal.save(tmp_path / "cal.nc"))
+    assert np.array_equal(back.pool_.inclusion.selected, pool.inclusion.selected)
+    assert back.estimate_mean().to_dict() == cal.estimate_mean().to_dict()
