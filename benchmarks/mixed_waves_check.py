@@ -1,17 +1,24 @@
 """One look's intervals in a study whose waves mix draws of items and draws of prompts
-(issue 41): each of ``--studies`` study folders on the shipped SummEval sample (relevance)
-draws waves of 24 items by ``--schedule`` (``u``: uniform, ``p``: paired on the
-documents), labels them with the experts' mean, and fits ``Calibrator(engine="freq")``
-once at the end. Printed: the studentised errors' sd and the share of 95% intervals that
-miss, for the systems' separate means and the pool mean.
+(issue 41): each of ``--studies`` study folders draws waves by ``--schedule`` (``u``:
+uniform, ``p``: paired on the prompts, ``a``: adaptive; one letter per wave of
+``--wave`` items, or ``u80,p320,u100`` for sizes of their own), labels them with the
+table's labels, and fits ``Calibrator(engine="freq")`` once at the end. Printed: the
+studentised errors' sd and the share of 95% intervals that miss, for the systems'
+separate means and the pool mean, and the pool mean's RMSE and mean se; the pool mean
+twice, as loaded (each wave weighed by its precision where items and prompts mix:
+``Inclusion.precision_weighted``) and by the union of the waves (``selected`` dropped).
+
+Tables: the shipped SummEval sample (relevance, prompts the documents; default), or
+WMT22 (``--table wmt22``: ``python -m benchmarks.comparison_data /tmp/mc_data``; its
+first 250 source segments x 16 systems, 4 metrics as judges, prompts the segments).
 
 ``--no-inclusion`` drops the pool's prompt-level record (its variance then item by item,
 the union of the waves' probabilities kept), to tell where the variance goes wrong.
 
 Usage::
 
-    python -m benchmarks.mixed_waves_check --studies 40 --schedule uuuuuuuuuu
-    python -m benchmarks.mixed_waves_check --studies 40 --schedule upupupupup
+    python -m benchmarks.mixed_waves_check --studies 100 --schedule upupupupup
+    python -m benchmarks.mixed_waves_check --studies 200 --table wmt22 --schedule u80,p320,u100
 """
 
 from __future__ import annotations
@@ -30,27 +37,52 @@ from bacon_bayes.study import StudyConfig, create_study, import_labels, load_stu
 from bacon_bayes.study.waves import draw_wave
 
 TABLE = Path(__file__).resolve().parents[1] / "bacon_bayes" / "data" / "summeval_sample.csv.gz"
-PROMPT, GROUP, LABEL = "doc_id", "system", "expert_mean_relevance"
+WMT_JUDGES = ["COMETKiwi-src", "BLEURT-20-refA", "metricx_xxl_MQM_2020-refA", "chrF-refA"]
+DESIGNS = {"u": ("uniform", {}), "p": ("paired", {}), "a": ("adaptive", {"engine": "freq"})}
 
 
-def run(studies: int, schedule: str, inclusion: bool = True) -> dict[str, float]:
-    """The studentised errors of the systems' means and the pool mean over ``studies``."""
-    frame = pd.read_csv(TABLE)
+def _table(name: str, data: str) -> tuple[pd.DataFrame, list[str], str, str]:
+    """The table (column ``item`` and the label ``y``), its judges, group and prompt."""
+    if name == "wmt22":
+        frame = pd.read_parquet(Path(data) / "wmt22.parquet")
+        frame = frame[frame["seg_id"].isin(np.sort(frame["seg_id"].unique())[:250])]
+        return frame.reset_index(drop=True), WMT_JUDGES, "system", "seg_id"
+    frame = pd.read_csv(TABLE).rename(columns={"expert_mean_relevance": "y"})
     judges = [c for c in frame.columns if c.startswith("judge:") and c.endswith("|relevance")]
+    return frame, judges, "system", "doc_id"
+
+
+def _waves(schedule: str, wave: int) -> list[tuple[str, int]]:
+    if "," in schedule or any(ch.isdigit() for ch in schedule):
+        return [(w[0], int(w[1:])) for w in schedule.split(",")]
+    return [(kind, wave) for kind in schedule]
+
+
+def run(
+    studies: int, schedule: str, inclusion: bool = True, *, table: str = "summeval",
+    data: str = "/tmp/mc_data", wave: int = 24,
+) -> dict[str, float]:  # fmt: skip
+    """The studentised errors of the systems' means and the pool mean over ``studies``."""
+    frame, judges, group, prompt = _table(table, data)
     frame = frame.assign(item=[f"row{i}" for i in range(len(frame))])
     folder = Path(tempfile.mkdtemp(prefix="mixed_waves_"))
-    frame[["item", GROUP, PROMPT, *judges]].to_csv(folder / "pool.csv", index=False)
-    truth, mean = frame.groupby(GROUP)[LABEL].mean(), float(frame[LABEL].mean())
-    ids, y = frame["item"].to_numpy(), frame[LABEL].to_numpy()
-    groups, pool_z = [], []
+    frame[["item", group, prompt, *judges]].to_csv(folder / "pool.csv", index=False)
+    truth, mean = frame.groupby(group)["y"].mean(), float(frame["y"].mean())
+    ids, y = frame["item"].to_numpy(), frame["y"].to_numpy()
+    groups: list[float] = []
+    pool_err: dict[str, list[tuple[float, float]]] = {"precision": [], "union": []}
     for r in range(studies):
         root = folder / f"s{r}"
         config = StudyConfig(pool=str(folder / "pool.csv"), item="item", label="label",
-                             judges=judges, outcome="continuous", group=GROUP)  # fmt: skip
+                             judges=judges, outcome="continuous", group=group,
+                             prompt=prompt)  # fmt: skip
         create_study(root, config)
-        for k, kind in enumerate(schedule, 1):
-            design, options = ("paired", {"prompt": PROMPT}) if kind == "p" else ("uniform", {})
-            chosen = draw_wave(root, design, 24, seed=1000 * r + k, **options)[1].selected
+        for k, (kind, size) in enumerate(_waves(schedule, wave), 1):
+            design, options = DESIGNS[kind]
+            options = {**options, "prompt": prompt} if kind == "p" else options
+            if kind == "a":
+                options["max_ratio"] = np.inf
+            chosen = draw_wave(root, design, size, seed=1000 * r + k, **options)[1].selected
             path = root / f"labels{k}.csv"
             chosen = chosen.astype(bool)
             pd.DataFrame({"item": ids[chosen], "label": y[chosen]}).to_csv(path, index=False)
@@ -62,31 +94,49 @@ def run(studies: int, schedule: str, inclusion: bool = True) -> dict[str, float]
         t = cal.estimate_groups(simultaneous=False, pooling="separate")
         groups += list((t.estimate - truth[list(t.names)].to_numpy()) / t.se)
         e = cal.estimate_mean()
-        pool_z.append((e.estimate - mean) / e.se)
+        pool_err["precision"].append((e.estimate - mean, e.se))
+        if pool.inclusion is not None and pool.inclusion.selected is not None:
+            union = dataclasses.replace(pool.inclusion, selected=None)
+            cal = Calibrator(engine="freq", seed=r).fit(dataclasses.replace(pool, inclusion=union))
+            e = cal.estimate_mean()
+        pool_err["union"].append((e.estimate - mean, e.se))
         shutil.rmtree(root)
     shutil.rmtree(folder)
-    g, p = np.array(groups), np.array(pool_z)
-    return {
-        "group_sd": float(np.nanstd(g)),
-        "group_miss": float(np.nanmean(np.abs(g) > 1.96)),
-        "pool_mean_z": float(p.mean()),
-        "pool_sd": float(p.std()),
-        "pool_miss": float(np.mean(np.abs(p) > 1.96)),
-    }
+    g = np.array(groups)
+    out = {"group_sd": float(np.nanstd(g)), "group_miss": float(np.nanmean(np.abs(g) > 1.96))}
+    for name, rows in pool_err.items():
+        err, se = np.array(rows).T
+        z = err / se
+        out |= {
+            f"{name}_z_mean": float(z.mean()), f"{name}_sd": float(z.std()),
+            f"{name}_miss": float(np.mean(np.abs(z) > 1.96)),
+            f"{name}_rmse": float(np.sqrt(np.mean(err**2))), f"{name}_se": float(se.mean()),
+        }  # fmt: skip
+    return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--studies", type=int, default=40)
     ap.add_argument("--schedule", default="upupupupup")
+    ap.add_argument("--wave", type=int, default=24)
+    ap.add_argument("--table", choices=("summeval", "wmt22"), default="summeval")
+    ap.add_argument("--data", default="/tmp/mc_data")
     ap.add_argument("--no-inclusion", action="store_true")
     args = ap.parse_args()
-    out = run(args.studies, args.schedule, not args.no_inclusion)
+    out = run(args.studies, args.schedule, not args.no_inclusion, table=args.table,
+              data=args.data, wave=args.wave)  # fmt: skip
     print(
-        f"{args.schedule} ({args.studies} studies{', no inclusion' if args.no_inclusion else ''}):"
-        f" systems z sd {out['group_sd']:.2f}, miss {out['group_miss']:.3f} | pool mean z "
-        f"mean {out['pool_mean_z']:+.2f} sd {out['pool_sd']:.2f}, miss {out['pool_miss']:.3f}"
+        f"{args.table} {args.schedule} ({args.studies} studies"
+        f"{', no inclusion' if args.no_inclusion else ''}): systems z sd {out['group_sd']:.2f},"
+        f" miss {out['group_miss']:.3f}"
     )
+    for name in ("precision", "union"):
+        print(
+            f"  pool mean, {name:9s}: z mean {out[name + '_z_mean']:+.2f} sd "
+            f"{out[name + '_sd']:.2f}, miss {out[name + '_miss']:.3f}, RMSE "
+            f"{out[name + '_rmse']:.4f}, mean se {out[name + '_se']:.4f}"
+        )
 
 
 if __name__ == "__main__":
