@@ -217,6 +217,23 @@ def test_lmsys_one_hot_votes_are_read_as_one_vote(capsys, tmp_path):
     assert code == 2 and "line 5: winner_model_a 1, winner_model_b 1, winner_tie 0" in err
 
 
+def test_no_vote_yet_asks_for_a_uniform_pilot_that_runs(capsys, tmp_path, monkeypatch):
+    """With no human vote yet, plan and a stratified wave said "label items of at least 5
+    prompts or lower --folds", which cannot help (tester T3, finding 15): they name the
+    uniform pilot, with a command that runs."""
+    monkeypatch.chdir(tmp_path)
+    pd.read_csv(SAMPLE).assign(label=np.nan).to_csv("bare.csv", index=False)
+    for argv in (["plan", "bare.csv", "--pairwise", "--half-width", "0.3"],
+                 ["sample", "bare.csv", "--pairwise", "--design", "stratified", "--budget",
+                  "100", "--engine", "freq"]):  # fmt: skip
+        code, _, err = _run(argv, capsys)
+        assert code == 2 and "--folds" not in err and "Draw a uniform pilot first" in err, err
+    command = shlex.split(err.split("vote on it: ")[1])
+    assert command[-1] == "200"  # 2% of 3,000 comparisons is 60; 10 for each of 20 models
+    code, out, err = _run(command[1:], capsys)
+    assert code == 0 and "uniform wave" in out, err
+
+
 def test_estimate_without_pairwise_on_comparisons_says_to_add_it(capsys):
     """`bacon estimate` on a comparisons table without --pairwise stopped at "--label is
     required" or "no judges given", not saying the table holds comparisons."""

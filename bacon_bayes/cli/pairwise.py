@@ -9,6 +9,7 @@ the options and prints.
 from __future__ import annotations
 
 import argparse
+import shlex
 from typing import TYPE_CHECKING, Any
 
 from bacon_bayes.errors import ValidationError
@@ -136,6 +137,15 @@ def fit_pairs(
     from bacon_bayes.pool import EvalPool
 
     frame, roles = read_pairs(args)
+    if not frame[roles.label].notna().any():  # no fit, no plan and no wave fitted on votes
+        models = len(set(frame[roles.model_a]) | set(frame[roles.model_b]))
+        n = min(len(frame), max(round(0.02 * len(frame)), 10 * models))
+        raise ValidationError(
+            f"no human vote in {roles.label!r} yet: the strengths, a plan and a stratified or "
+            f"adaptive wave are fitted on the votes. Draw a uniform pilot first (2% of the "
+            f"comparisons, at least 10 per model), and vote on it: bacon sample "
+            f"{shlex.quote(str(args.file))} --pairwise --design uniform --budget {n}"
+        )
     propensity = getattr(args, "propensity", None) or roles.propensity  # a wave's table
     if propensity:
         _check_drawn_voted(frame, roles.label, roles.item)
