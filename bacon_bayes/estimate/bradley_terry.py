@@ -55,11 +55,16 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 from scipy import stats
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 from scipy.special import expit
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate.bt_guards import (
+    check_graph,
+    floor_covariance,
+    separated,
+    vote_warnings,
+    withhold_unvalidated,
+)
 from bacon_bayes.estimate.clustered import prompt_codes
 from bacon_bayes.estimate.core import _check_alpha, variance_coefficients
 from bacon_bayes.estimate.critical import simultaneous_critical_value
@@ -72,18 +77,6 @@ ELO = 400.0 / np.log(10.0)
 ELO_CENTRE = 1000.0
 #: a strength beyond this many log-odds units from the mean counts as infinite
 DIVERGED = 25.0
-INFINITE = (
-    "its labeled comparisons are all won (or all lost, ties counting both ways): the "
-    "maximum-likelihood strength is infinite (the surrogate could not keep it finite); "
-    "each of its compared pairs gets one virtual tie, which keeps its estimate finite, "
-    "and it has no interval"
-)
-
-
-NO_LABELED = (
-    "no labeled comparison: its strength rests on the surrogate alone (UNVALIDATED), so it "
-    "has no interval"
-)
 #: the smallest surrogate weight when some model has no labeled comparison
 MIN_LAMBDA = 0.05
 #: the fewest effective labeled comparisons in the variance inflation ``nu / (nu - 2)``
@@ -114,26 +107,6 @@ def _codes(a: np.ndarray, b: np.ndarray, n_models: int | None, names) -> tuple:
             "drop it or fix model_a / model_b."
         )
     return a.astype(np.intp), b.astype(np.intp), m, names
-
-
-def _check_graph(a: np.ndarray, b: np.ndarray, m: int, names: Sequence[str], what: str) -> None:
-    """Refuse models without comparisons and a comparison graph in several pieces."""
-    seen = np.bincount(a, minlength=m) + np.bincount(b, minlength=m)
-    if (seen == 0).any():
-        missing = [names[int(k)] for k in np.flatnonzero(seen == 0)]
-        raise ValidationError(
-            f"model(s) {', '.join(map(repr, missing))} have no {what}; their strength is not "
-            "estimable. Add comparisons with them or drop them from the names."
-        )
-    graph = coo_matrix((np.ones(a.size), (a, b)), shape=(m, m))
-    n_comp, lab = connected_components(graph, directed=False)
-    if n_comp > 1:
-        parts = [[names[int(k)] for k in np.flatnonzero(lab == c)] for c in range(n_comp)]
-        raise ValidationError(
-            f"the {what} fall apart into {n_comp} groups of models never compared with each "
-            f"other ({'; '.join(', '.join(p) for p in parts)}): strengths across groups are "
-            "not identified. Add comparisons between the groups."
-        )
 
 
 def _by_pair(a, b, m, v, vz) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -218,7 +191,7 @@ def bradley_terry_fit(
     keep = np.isfinite(y)
     w = np.ones(y.size) if weights is None else np.asarray(weights, dtype=float)
     a, b, y, w = a[keep], b[keep], y[keep], w[keep]
-    _check_graph(a, b, m, names, "comparisons")
+    check_graph(a, b, m, names, "comparisons")
     t, ok = _newton(a, b, m, w, w * y)
     if not ok:
         raise ValidationError(
@@ -438,7 +411,11 @@ def bradley_terry(
         runaway models get no interval. A model without labeled
         comparisons (AEE only; the labels alone refuse it) keeps the surrogate's estimate,
         ``lambda`` at least ``MIN_LAMBDA``, and gets no interval (UNVALIDATED).
-        (``details["no_interval"]``, ``details["fallback"]``).
+        (``details["no_interval"]``, ``details["fallback"]``). So does a model with
+        fewer than ``MIN_LABELED`` labeled comparisons or separated by its votes (all
+        won or all lost, alone or as a group), its ``se`` NaN; each variance is at least
+        the vote floor, and ``details["warnings"]`` says when every vote is a tie or the
+        labeled comparisons fall apart into groups (:mod:`~.bt_guards`).
     """
     _check_alpha(alpha)
     if target not in ("pool", "population"):
@@ -502,9 +479,9 @@ def bradley_terry(
                 "it must lie in (0, 1]."
             )
         centre = False
-    _check_graph(a, b, m, names, "comparisons")
+    check_graph(a, b, m, names, "comparisons")
     if f is None:
-        _check_graph(a[idx], b[idx], m, names, "labeled comparisons")
+        check_graph(a[idx], b[idx], m, names, "labeled comparisons")
     w = 1.0 / pi_l
     c = variance_coefficients(w, pi_l, "pool")
     jac = (np.eye(m) - 1.0 / m)[:, 1:]
@@ -536,8 +513,8 @@ def bradley_terry(
         lam_v = _tune(t0, a, b, m, idx, y_l, f, c, centre, jac, w, codes)
         t1, _ = solve(lam_v, t0)
         lam_v = _tune(t1, a, b, m, idx, y_l, f, c, centre, jac, w, codes)
-    unlabeled = (np.bincount(a[idx], minlength=m) + np.bincount(b[idx], minlength=m)) == 0
-    if unlabeled.any() and lam_v < MIN_LAMBDA:
+    n_lab = np.bincount(a[idx], minlength=m) + np.bincount(b[idx], minlength=m)
+    if (n_lab == 0).any() and lam_v < MIN_LAMBDA:
         # a model without labeled comparisons is identified by the surrogate part only
         lam_v = MIN_LAMBDA
         details["power_lambda_floor"] = MIN_LAMBDA
@@ -552,10 +529,12 @@ def bradley_terry(
                 lam_v *= shrink
                 break
     withheld = np.zeros(m, dtype=bool)
+    group = separated(a[idx], b[idx], y_l, m)  # all won / all lost (module bt_guards)
     if not ok:
-        # infinite strengths: a virtual tie on each pair of a runaway model only (on
-        # every pair, one new model with one lost comparison shrank a leaderboard 2.5x)
-        withheld = np.abs(t - np.median(t)) > DIVERGED
+        # infinite strengths: a virtual tie on each pair of a runaway or separated model
+        # only (on every pair, one new model with one lost comparison shrank a
+        # leaderboard 2.5x)
+        withheld = (np.abs(t - np.median(t)) > DIVERGED) | (group >= 0)
         pairs = np.unique(np.stack([a, b], axis=1), axis=0)
         ties = pairs[withheld[pairs[:, 0]] | withheld[pairs[:, 1]]]
         if not len(ties):  # no single runaway: every pair, as before
@@ -565,6 +544,7 @@ def bradley_terry(
             if ok:
                 break
         lam_v = lam_try
+        withheld |= np.abs(t - np.median(t)) > DIVERGED  # still runaway: no interval
         details["fallback"] = (
             "one virtual tie per compared pair of a model whose labeled comparisons are "
             "all won or all lost" + ("" if lam_v > 0 else ", the labels alone")
@@ -607,12 +587,19 @@ def bradley_terry(
     df = effective_df(x @ h_inv.T @ jac.T, q, clusters=lab_codes)
     inflate = t_variance_factor(df)
     cov = cov * np.outer(inflate, inflate)
+    # the least variance the votes establish (bt_guards.vote_floor): all ties, unanimity
+    unit = jac @ h_inv @ ((q[:, None] * x).T @ x) @ h_inv.T @ jac.T
+    unit *= np.outer(inflate, inflate) * idx.size / max(idx.size - spent, 1)
+    cov, floor_details = floor_covariance(cov, unit, n_lab, names)
+    details.update(floor_details)
+    warn = vote_warnings(a[idx], b[idx], y_l, m, names)
+    if warn:
+        details["warnings"] = warn
     est = t - (t[~withheld].mean() if (~withheld).sum() >= 2 else t.mean())
     if scale == "elo":
         est, cov = ELO * est + ELO_CENTRE, ELO * ELO * cov
     how = "maxt" if simultaneous else "none"
     crit = simultaneous_critical_value(correlation(cov), alpha, how)
-    n_lab = np.bincount(a[idx], minlength=m) + np.bincount(b[idx], minlength=m)
     n_it = np.bincount(a, minlength=m) + np.bincount(b, minlength=m)
     table = group_table(
         "strength", "classical" if f is None else "aee", names, est, cov, n_lab, n_it,
@@ -627,8 +614,8 @@ def bradley_terry(
         cov0 = table.cov.copy()
         cov0[withheld, :] = 0.0
         cov0[:, withheld] = 0.0
-        table = replace(table, cov=cov0, se=np.where(withheld, np.nan, table.se))
-    return table.withhold(withheld, INFINITE).withhold(unlabeled, NO_LABELED)
+        table = replace(table, cov=cov0)
+    return withhold_unvalidated(table, n_lab, group, withheld)
 
 
 def _to_logit(table: EstimateTable) -> float:

@@ -43,6 +43,13 @@ has ``E[That_p That_p'] = T_p T_p' + sum_{i in p} (1 - pi0_i) / pi0_i v_i v_i'``
 ``clusters``), the estimator's. Without repeating prompts the population target adds
 ``sum_pilot (1 / pi0_i) g_i g_i'``, ``g_i = (y_i - s_i) C x_i`` (the full pool's score
 variance), to the pool's ``V(n)``, with ``q = 1 / pi^2``.
+
+A model the pilot gives no interval (no or too few labeled comparisons, all won or all
+lost: :mod:`bacon_bayes.estimate.bt_guards`) has no residuals, or unrepresentative ones,
+in the sums, which then predicted it the most precise model (0.04 logit where the others
+had 0.3). Its comparisons enter the design sums instead each once (``1 / pi0 = 1``) with
+the other labeled comparisons' weighted mean ``r^2`` (``PairwisePilot.imputed``, said
+in the plan's ``variance`` line).
 """
 
 from __future__ import annotations
@@ -103,6 +110,9 @@ class PairwisePilot:
     target: str = "pool"  # the estimate's target: "pool" or "population"
     surr: np.ndarray | None = None  # (N,) surrogate term lam (f - s) (population target)
     prompts: np.ndarray | None = None  # (N,) prompt codes when clustered by prompt
+    #: models the pilot gives no interval (no, or too few, labeled comparisons; all won
+    #: or all lost): their comparisons' residual variance is imputed (:meth:`covariance`)
+    imputed: tuple[str, ...] = ()
 
     @property
     def n_labeled(self) -> int:
@@ -115,6 +125,39 @@ class PairwisePilot:
             return f"comparisons independent (target {self.target})"
         n_p = int(np.unique(self.prompts).size)
         return f"clustered by prompt (target population, {n_p} prompts)"
+
+    @property
+    def imputed_note(self) -> str:
+        """What the plan assumed for the models the pilot's votes do not check ("" if none)."""
+        if not self.imputed:
+            return ""
+        return (
+            f"{', '.join(self.imputed)}: no interval in the pilot (too few labeled "
+            "comparisons, or all won or all lost); their comparisons are predicted with the "
+            "other labeled comparisons' mean squared residual, as if none were labeled yet"
+        )
+
+    @cached_property
+    def _rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The rows of the Horvitz-Thompson sums, their weights and squared residuals:
+        the labeled comparisons, except those of an :attr:`imputed` model, whose every
+        comparison enters once (weight 1) with the others' weighted mean squared
+        residual (a model without a labeled comparison would else look exact)."""
+        lab = np.flatnonzero(np.isfinite(self.resid))
+        w = 1.0 / self.pi0[lab]
+        r2 = self.resid[lab] ** 2
+        if not self.imputed:
+            return lab, w, r2
+        odd = np.isin(np.arange(self.theta.size), [self.names.index(n) for n in self.imputed])
+        thin = odd[self.a] | odd[self.b]
+        keep = ~thin[lab]
+        fill = float(np.average(r2[keep], weights=w[keep])) if keep.any() else 0.25
+        extra = np.flatnonzero(thin)
+        return (
+            np.concatenate([lab[keep], extra]),
+            np.concatenate([w[keep], np.ones(extra.size)]),
+            np.concatenate([r2[keep], np.full(extra.size, fill)]),
+        )
 
     @cached_property
     def _directions(self) -> np.ndarray:
@@ -176,14 +219,13 @@ class PairwisePilot:
     def covariance(self, pi: np.ndarray, n_total: float) -> np.ndarray:
         """Predicted covariance of the mean-zero strengths (log-odds) under union ``pi``
         with ``n_total`` labels, as the estimator of ``target`` reports it."""
-        lab = np.flatnonzero(np.isfinite(self.resid))
+        lab, w, r2 = self._rows
         m = self.theta.size
         g = self._directions[:, lab]  # (M, n0): C x_i
         p = pi[lab]
-        w = 1.0 / self.pi0[lab]
         # the estimator's t-variance inflation on each strength's effective labeled
         # comparisons, its sums predicted over the pilot (a row is labeled with chance p)
-        c = w * (1.0 - p) / p * self.resid[lab] ** 2
+        c = w * (1.0 - p) / p * r2
         if self.prompts is not None:
             cr1 = (n_total - 1.0) / max(n_total - m, 1.0)
             meat = ((g * c) @ g.T + self._population) * cr1
@@ -261,6 +303,7 @@ def pairwise_pilot(
         strength_map(a, b, theta), target,
         lam * (f - s) if target == "population" else None,
         prompt_codes(np.asarray(prompts)) if clustered else None,
+        tuple(table.details.get("no_interval", {})),
     )  # fmt: skip
 
 
@@ -397,7 +440,8 @@ def plan_pairwise(
         needed[name] = int(np.ceil(hi))
     ok = {d: n for d, n in needed.items() if n is not None}
     best = min(ok, key=lambda d: ok[d]) if ok else None
-    return PairwisePlan(goal, needed, predicted, best, pilot.clustering)
+    how = pilot.clustering + (f"; {pilot.imputed_note}" if pilot.imputed else "")
+    return PairwisePlan(goal, needed, predicted, best, how)
 
 
 def draw_pairwise_wave(

@@ -140,9 +140,18 @@ class PairSummary:
             self.labels_line(),
         ]
         notes = self.strengths.details.get("no_interval", {})
+        lines += [f"note: {why}" for why in self.warnings()]
         lines += [f"note: {name}: {why}" for name, why in notes.items()]
         lines += [f"note: {note}" for note in self.notes]
         return "\n".join(lines)
+
+    def warnings(self) -> list[str]:
+        """What the votes leave unchecked in the whole table (every vote a tie, labeled
+        comparisons in separate groups) and where the variance floor bound."""
+        d = self.strengths.details
+        return list(d.get("warnings", [])) + (
+            [d["variance_floor"]] if d.get("variance_floor") else []
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: rows keyed ``name``/``estimate``/``ci_low``/``ci_high`` as in every
@@ -164,7 +173,7 @@ class PairSummary:
                 "labels_alone": None if self.labels is None else rows(self.labels),
                 "labels_alone_error": self.labels_error or None,
                 "width_ratio": self.width_ratio,
-                "notes": list(self.notes),
+                "notes": list(self.notes) + self.warnings(),
                 "win_probability": {
                     str(i): {str(j): float(self.win.loc[i, j]) for j in self.win.columns}
                     for i in self.win.index
@@ -259,6 +268,7 @@ def _strengths_html(summary: PairSummary) -> str:
         "orange: the human votes alone. Sorted by strength, strongest on top.</p>"
         + scroll_table(frame, 3)
         + f"<p>{esc(summary.labels_line())}</p>"
+        + "".join(f"<p class='note'>Note: {esc(w)}</p>" for w in summary.warnings())
         + "<h3>Win probabilities</h3>"
         + f'<img src="{figures.win_matrix_figure(summary.win)}" alt="win probabilities">'
         + "<p class='note'>P(row model beats column model) = sigmoid of the strength "
