@@ -140,3 +140,22 @@ def test_plan_imputes_a_model_without_labeled_comparisons() -> None:
     union = pilot.design("uniform")(300.0)
     sd = np.sqrt(np.diag(pilot.covariance(union, 600.0)))
     assert sd[5] > 0.5 * np.median(sd[:5]), sd
+
+
+def test_a_model_without_votes_has_no_se_and_no_win_probability_interval() -> None:
+    """Finding 13: a model with no labeled comparison showed no interval but kept a small
+    se in the table and JSON, and `win_probability` built an interval from it (covered
+    0.57-0.93). Its se is null and a win probability involving it has no interval, with
+    the reason; one between two checked models keeps its interval."""
+    from bacon_bayes.estimate.bradley_terry import win_probability
+
+    rng = np.random.default_rng(2)
+    a, b, y, f = _sim(rng)
+    y_lab = _keep(y, a, b, rng, 300, 2, 0)
+    t = bradley_terry(a, b, y_lab, f, _pi(a, b, 300, 2, 1), n_models=M)
+    assert np.isnan(t.se[2]) and np.isfinite(np.delete(t.se, 2)).all()
+    names = t.names
+    p = win_probability(t, names[2], names[0])
+    assert np.isnan(p.ci_low) and np.isnan(p.se) and names[2] in p.details["no_interval"]
+    q = win_probability(t, names[1], names[0])
+    assert 0 < q.ci_low < q.estimate < q.ci_high < 1

@@ -636,7 +636,8 @@ def win_probability(table: EstimateTable, i: str, j: str, alpha: float = 0.05) -
     k = _to_logit(table)
     d = k * float(table.estimate[p] - table.estimate[q])
     var = k * k * float(table.cov[p, p] + table.cov[q, q] - 2.0 * table.cov[p, q])
-    se_d = float(np.sqrt(max(var, 0.0)))
+    why = {n: r for n, r in table.details.get("no_interval", {}).items() if n in (i, j)}
+    se_d = np.nan if why else float(np.sqrt(max(var, 0.0)))  # no interval where a model has none
     z = float(stats.norm.isf(alpha / 2.0))
     sig = expit(np.array([d, d - z * se_d, d + z * se_d]))
     return Estimate(
@@ -649,7 +650,7 @@ def win_probability(table: EstimateTable, i: str, j: str, alpha: float = 0.05) -
         n_labeled=int(table.details.get("n_labeled_comparisons", 0)),
         n_items=int(table.details.get("n_comparisons", 0)),
         alpha=alpha,
-        details={"logit_difference": d, "se_logit": se_d},
+        details={"logit_difference": d, "se_logit": se_d, **({"no_interval": why} if why else {})},
     )
 
 

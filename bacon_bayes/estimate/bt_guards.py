@@ -209,7 +209,8 @@ def withhold_unvalidated(
     n = np.asarray(n_labeled)
     m = n.size
     few = (n > 0) & (n < MIN_LABELED)
-    table = replace(table, se=np.where(runaway | few | (group >= 0), np.nan, table.se))
+    withheld = runaway | few | (group >= 0) | (n == 0)
+    table = replace(table, se=np.where(withheld, np.nan, table.se))
     for k in np.flatnonzero((group >= 0) & ~runaway):
         others = [table.names[j] for j in np.flatnonzero(group == group[k]) if j != k]
         table = table.withhold(np.arange(m) == k, separated_note(others))
