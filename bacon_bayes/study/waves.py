@@ -595,13 +595,16 @@ def _check_pi_column(study: Study, column: object) -> None:
             f"inclusion probability{given}"
         )
     values = pd.to_numeric(pool[column], errors="coerce").to_numpy(float)
-    bad = ~np.isfinite(values) | (values < 0) | (values > 1)
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
+    never = (values == 0) & (study.inclusion_probability() == 0)  # no wave can draw them
+    bad = np.flatnonzero(~np.isfinite(values) | (values < 0) | (values > 1) | never)
+    if bad.size:
+        row, more = int(bad[0]), f" and in {bad.size - 1} other rows" if bad.size > 1 else ""
         raise ValidationError(
             f"--pi-column {column!r} holds {pool[column].tolist()[row]!r} in row "
-            f"{file_line(pool, row)} of "
-            "the pool file; every item needs a probability between 0 and 1"
+            f"{file_line(pool, row)} of the pool file (item {str(study.ids[row])!r}){more}; "
+            "every item needs a probability of at most 1, and above 0 unless an earlier "
+            "wave could draw it (the estimates weight each item by 1/probability): drop "
+            "items outside the population from the pool file"
         )
 
 

@@ -118,6 +118,27 @@ def test_poisson_wave_from_a_column(tmp_path: Path, pool_file: Path) -> None:
     assert np.array_equal(Study.open(root).inclusion_probability(), frame["p"].to_numpy())
 
 
+def test_poisson_zero_probability_is_refused_at_sample_time(
+    tmp_path: Path, pool_file: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """A --pi-column of zeros was recorded, and every later estimate failed naming the
+    study's internal column (T4 finding 7): refused at once, naming the user's column and
+    row, with nothing recorded."""
+    frame = pd.read_csv(pool_file)
+    frame["p"] = 0.3
+    frame.loc[[3, 7, 9], "p"] = 0.0
+    frame.to_csv(pool_file, index=False)
+    root = tmp_path / "poisson"
+    argv = ["--design", "poisson", "--pi-column", "p", "--item", "id"]
+    capsys.readouterr()
+    assert bacon("sample", str(pool_file), "--study", str(root), *argv) == 2
+    err = capsys.readouterr().err
+    assert "--pi-column 'p' holds 0.0 in row 5 of the pool file" in err
+    assert f"(item {frame.loc[3, 'id']!r}) and in 2 other rows" in err
+    assert "inclusion_probability" not in err
+    assert not root.exists()
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
