@@ -58,6 +58,7 @@ from bacon_bayes.study.folder import (
     CONFIG_FILE,
     MODEL_DESIGNS,
     atomic_write_text,
+    check_max_labels,
     remove_stale_temp_files,
     study_lock,
 )
@@ -339,8 +340,8 @@ def draw_wave(
     wave records every item's prompt probability and prompt in the manifest.
 
     ``max_labels``: the labelling budget to record with the wave in a study that records
-    none yet (``bacon sample --max-labels``); the wave is checked against it, and a
-    refused wave records nothing.
+    none yet and has no label (``bacon sample --max-labels``); the wave is checked
+    against it, and a refused wave records nothing.
 
     Returns the wave number and the design.
     """
@@ -348,8 +349,8 @@ def draw_wave(
     with study_lock(root):
         study = Study.open(root)
         recorded = study.config
-        if max_labels is not None and recorded.max_labels is None:
-            study.config = replace(recorded, max_labels=int(max_labels))
+        if max_labels is not None:  # refused: another recorded, or none and labels in
+            study.config = replace(check_max_labels(root, max_labels), max_labels=max_labels)
         column, prompts = _checked(study, design, budget, show, options)
         remove_stale_temp_files(root)  # the first write: every option was checked
         eligible = study.first_wave() < 0

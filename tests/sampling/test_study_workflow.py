@@ -20,7 +20,7 @@ from bacon_bayes.study import (
 )
 from bacon_bayes.study.folder import WAVE_COLUMN
 
-from .conftest import N_POOL, bacon, fill
+from .conftest import N_POOL, bacon, fill, record_budget
 
 
 def label_all_pending(root: Path, pool_file: Path, tmp_path: Path) -> None:
@@ -310,8 +310,9 @@ def test_bacon_estimate_on_a_study_gives_anytime_intervals_over_its_waves(
     # refused (several tried, the narrowest kept, would void the intervals)
     assert bacon("estimate", str(study), "--engine", "freq", "--max-labels", "100") == 2
     assert "records no labelling budget" in capsys.readouterr().err
-    assert bacon("sample", str(study), "--max-labels", "100") == 0
-    assert "recorded after labels came in" in capsys.readouterr().out
+    assert bacon("sample", str(study), "--max-labels", "100") == 2  # labels came in
+    assert "has labels already" in capsys.readouterr().err
+    record_budget(study, 100)  # as if recorded before the first labels
     assert bacon("estimate", str(study), "--engine", "freq", "--max-labels", "90") == 2
     assert "records max_labels = 100" in capsys.readouterr().err
     assert bacon("estimate", str(study), "--engine", "freq", "--json") == 0
