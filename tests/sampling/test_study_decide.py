@@ -18,7 +18,7 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate import anytime
 from bacon_bayes.study import Study, StudyConfig, draw_wave, import_labels
 from bacon_bayes.study.folder import record_max_labels
-from bacon_bayes.study.settled import labels_needed, parse_goal
+from bacon_bayes.study.settled import POINT_PROJECTION, labels_needed, parse_goal
 
 from .conftest import N_POOL, bacon, fill, record_budget
 
@@ -75,7 +75,12 @@ def test_status_says_which_questions_are_settled(
     # s1 is well above: s1 - s2 is settled, s2 - s3 (truly 0) is not, with a guess
     assert lines["sign of s1 - s2"].startswith("settled") and "s1 > s2" in lines["sign of s1 - s2"]
     assert lines["sign of s2 - s3"].startswith("not yet")
-    assert "more labels at the current rate (approximate)" in out
+    # a sign's projection holds the estimate where it is, and says so: it settles by then
+    # about half the time at best (T4 finding 9: followed, it fell short wave after wave)
+    assert lines["sign of s2 - s3"].endswith(
+        "more labels at the current rate if the estimate holds"
+    )
+    assert "note: " + POINT_PROJECTION in out and "even odds at best" in POINT_PROJECTION
     assert "best group (highest mean)" in lines
     # a tight half-width is not met yet, and says about how many more labels
     assert bacon("status", str(root), "--half-width", "0.1") == 0
@@ -154,6 +159,7 @@ def test_sample_until_sizes_the_wave_or_draws_nothing(
     assert bacon(*args, "--until", "half-width=0.15", "--max-labels", "150") == 0
     out = capsys.readouterr().out
     predicted = int(re.search(r"next wave: (\d+) labels", out)[1])  # type: ignore[index]
+    assert "half the time" not in out  # a half-width is no point projection
     status = Study.open(root).status()
     assert status["selected"].tolist() == [40, predicted] and 0 < predicted <= 110
     label_wave(root, pool, 2)
@@ -199,7 +205,11 @@ def test_sample_until_sign_of_a_pair(
     assert Study.open(root).wave_numbers == [1]
     record_budget(root, 190)  # recorded from the start
     assert bacon("sample", str(root), "--engine", "freq", "--until", "sign=s2,s3") == 0
-    assert "(alpha-spending); next wave:" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "(alpha-spending); next wave:" in out
+    # the wave is a point projection: no invitation to run --until again in small steps
+    assert "settles the question about half the time at best" in out
+    assert "a larger wave, --budget N, has better odds than --until again" in out
     assert Study.open(root).wave_numbers == [1, 2]
     assert parse_goal("best").kind == "best"
     assert parse_goal("half-width=0.1").half_width == 0.1
