@@ -489,6 +489,10 @@ def test_the_plan_line_under_anytime_intervals_says_its_count_is_one_look_s(monk
         assert line is not None and "about 0 more labels" not in line
         assert "in one look's interval (bacon estimate --fixed), not in the anytime" in line
         assert "bacon status x.study" in line
+        # status's count is a point projection, not 80% power: no order asserted between
+        # the two (T4 finding 10: "need more" here, and status then gave fewer)
+        assert "bacon status x.study gives another count for those" in line
+        assert "not 80% power), which may be fewer or more than this one" in line
         assert ("the labels in hand would" in line) == (more == 0)
         fixed = note.resolution_note(pool, group_column="sys")
         assert fixed is not None and "one look's" not in fixed

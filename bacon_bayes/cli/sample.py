@@ -85,8 +85,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         type=int,
         metavar="N",
         help="the labelling budget fixed from the start, recorded in the study with the "
-        "wave drawn: its anytime intervals are alpha-spending (narrower than a confidence "
-        "sequence near N, wider at the first waves), and --until waves stop at it",
+        "wave drawn (refused once labels have come in): its anytime intervals are "
+        "alpha-spending (narrower than a confidence sequence near N, wider at the first "
+        "waves), and --until waves stop at it",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the draw (0)")
     p.add_argument("--out", type=Path, help="CSV of the items to label (default: todo-waveK.csv)")
@@ -243,44 +244,33 @@ def _wave_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _until(
-    args: argparse.Namespace, root: Path, config: StudyConfig | None
-) -> tuple[StudyConfig | None, str]:
+def _until(args: argparse.Namespace, root: Path, config: StudyConfig | None) -> StudyConfig | None:
     """Check ``--max-labels`` (recorded now only when no wave is drawn: a wave records it,
-    and a refused one leaves none) and size the wave for ``--until`` (``args.budget``; None
-    when the goal is settled). Returns the settings of a study this run creates, and a
-    note to print once the wave that records the budget is drawn."""
+    and a refused one leaves none; refused once labels have come in) and size the wave for
+    ``--until`` (``args.budget``; None when the goal is settled). Returns the settings of a
+    study this run creates."""
     from dataclasses import replace
 
     from bacon_bayes.study.folder import check_max_labels, record_max_labels
-    from bacon_bayes.study.settled import last_labeled_wave, until_budget
+    from bacon_bayes.study.settled import until_budget
 
     if args.until and (config is not None or args.budget is not None):
         raise ValidationError(
             "--until sizes the next wave of a study with labeled waves: drop --budget, and "
             "draw the first wave with --budget"
         )
-    note = ""
     if args.max_labels is not None:
         if config is not None:
-            return replace(config, max_labels=args.max_labels), note
+            return replace(config, max_labels=args.max_labels)
         if check_max_labels(root, args.max_labels).max_labels is None:
-            if last_labeled_wave(root) is not None:
-                note = (
-                    f"note: max_labels = {args.max_labels} is recorded after labels came in; "
-                    "the alpha-spending intervals hold if it was not chosen from the "
-                    "estimates seen"
-                )
             if not args.until and args.budget is None:
                 record_max_labels(root, args.max_labels)
-                if note:
-                    print(note)
                 print(f"study {root} records max_labels = {args.max_labels}; draw with --until")
     if args.until:
         fit = {"engine": args.engine, "model": args.model, "folds": args.folds}
         args.budget, line = until_budget(root, args.until, max_labels=args.max_labels, **fit)
         print(line)
-    return config, note
+    return config
 
 
 def run(args: argparse.Namespace) -> int:
@@ -308,9 +298,8 @@ def run(args: argparse.Namespace) -> int:
     root, config = study_root(args)
     if config is None and args.show and args.budget is None and not args.until:
         _refuse_show_alone(root, args.show)
-    budget_note = ""  # --max-labels recorded with this wave after labels came in
     if args.until or args.max_labels is not None:
-        config, budget_note = _until(args, root, config)
+        config = _until(args, root, config)
         if args.budget is None and config is None:  # settled, or only the budget recorded
             return 0
     show = names_option(args.show)
@@ -431,8 +420,6 @@ def run(args: argparse.Namespace) -> int:
         f"written to {out.given}; fill in column {todo.columns[1]!r} and run "
         f"`bacon label import {out.given} --study {root}`"
     )
-    if budget_note:
-        print(budget_note)
     over = _overrun(after)
     if over:
         print(over)

@@ -129,6 +129,7 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
         pending_text,
         pending_waves,
         question_lines,
+        question_notes,
         questions,
     )
 
@@ -171,7 +172,7 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
     limit = None if args.pairs == "all" else SUMMARY_PAIRS
     for text in question_lines(found, limit):
         print(f"  {text}")
-    for caveat in dict.fromkeys(q.caveat for q in found if q.caveat):
-        print(f"  note: {caveat}")
+    for note in question_notes(found):
+        print(f"  note: {note}")
     if cal.pool_.groups is None:
         print("  (no groups: --group COLUMN asks about each pair's sign and the best group)")

@@ -52,7 +52,9 @@ def resolution_note(
     ``pooling``: the group estimator's, as :func:`plan` takes it.
     ``anytime``: the comparisons above the line are anytime intervals; the plan's count is
     one look's (``--fixed``), which the line says, naming this command (``bacon status
-    STUDY``: empty for none) for the anytime intervals' own projection.
+    STUDY``: empty for none) for the anytime intervals' own projection, and that it is
+    another kind of count (the estimates held where they are, not the power), which may
+    be fewer or more.
 
     A plan takes the pilot's gaps between the groups as the truth. When the top group's
     lead over some group is under one standard error (:func:`indistinguishable`), that
@@ -108,7 +110,15 @@ def resolution_note(
         )
     table = "; the table of every design:" + (run or " `bacon plan` with --top")
     if anytime is not None:  # the plan's count is one look's interval, not those above
-        status = f" ({anytime} projects those)" if anytime else ""
+        # status's count answers another question (a point projection, not this power):
+        # it may be fewer or more (T4 finding 10: "need more" here, fewer there)
+        status = (
+            f". {anytime} gives another count for those: the labels that settle it if the "
+            f"current estimates hold (even odds at best, not {power:.0%} power), which may "
+            "be fewer or more than this one"
+            if anytime
+            else ""
+        )
         count = (
             "the labels in hand would"
             if best.new_labels == 0
@@ -118,7 +128,7 @@ def resolution_note(
         return (
             f"bacon plan: {count} resolve the top {what} from the rest with {power:.0%} "
             "power in one look's interval (bacon estimate --fixed), not in the anytime "
-            f"intervals above, which need more{status}{table}"
+            f"intervals above, which need more labels for that power{status}{table}"
         )
     return (
         f"bacon plan: about {best.new_labels} more labels ({best.labels_needed} in all, "

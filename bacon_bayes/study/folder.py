@@ -96,6 +96,7 @@ __all__ = [
     "StudyConfig",
     "atomic_write_text",
     "check_max_labels",
+    "labels_came_in",
     "pool_file",
     "read_pool",
     "read_study_pool",
@@ -218,7 +219,9 @@ def study_beside(source: Path) -> Path:
 
 def check_max_labels(root: Path, max_labels: int) -> StudyConfig:
     """The study's settings; refused when ``study.toml`` records another labelling budget
-    (alpha-spending's maximum is fixed once). Writes nothing."""
+    (alpha-spending's maximum is fixed once), or records none while labels have come in
+    (a budget picked after the looks could be chosen from the estimates seen, and the
+    looks taken were read with the confidence sequence). Writes nothing."""
     config = StudyConfig.read(root)
     if config.max_labels is not None and config.max_labels != max_labels:
         raise ValidationError(
@@ -226,13 +229,32 @@ def check_max_labels(root: Path, max_labels: int) -> StudyConfig:
             f"plan's budget cannot change to {max_labels} once recorded (its intervals "
             f"would no longer hold). Drop --max-labels, or give {config.max_labels}"
         )
+    if config.max_labels is None and labels_came_in(root):
+        raise ValidationError(
+            f"study {root} has labels already and records no labelling budget: one "
+            f"recorded now (max_labels = {max_labels}) could be chosen from the estimates "
+            "seen, and would void the alpha-spending intervals it gives (95% at every "
+            "wave). Its intervals stay the confidence sequence, which needs no budget and "
+            "holds whenever you stop; drop --max-labels. A budget is recorded only before "
+            "the first labels come in"
+        )
     return config
 
 
+def labels_came_in(root: Path) -> bool:
+    """Whether the study folder ``root`` holds any label (``labels.csv`` has a row)."""
+    path = root / LABELS_FILE
+    if not path.is_file():
+        return False
+    with path.open(encoding="utf-8") as handle:
+        return sum(1 for line in handle if line.strip()) > 1
+
+
 def record_max_labels(root: Path, max_labels: int) -> StudyConfig:
-    """Record the labelling budget in ``study.toml`` (refused when a different one is
-    recorded: :func:`check_max_labels`). A wave drawn with the budget records it itself
-    (:func:`~bacon_bayes.study.waves.draw_wave`), and a refused one leaves none."""
+    """Record the labelling budget in ``study.toml`` (refused when another one is
+    recorded, or labels have come in: :func:`check_max_labels`). A wave drawn with the
+    budget records it itself (:func:`~bacon_bayes.study.waves.draw_wave`), and a refused
+    one leaves none."""
     with study_lock(root):
         config = check_max_labels(root, max_labels)
         if config.max_labels == max_labels:
@@ -246,7 +268,8 @@ def recorded_max_labels(root: Path, given: int | None) -> int | None:
     """The budget of a study's alpha-spending intervals: the one ``study.toml`` records
     (None: none, the confidence sequence). A ``given`` one must be the recorded one: a
     budget picked when reading the estimates (several tried, the narrowest kept) would
-    void the intervals, so it is recorded once, by ``bacon sample --max-labels``."""
+    void the intervals, so it is recorded once, by ``bacon sample --max-labels`` before
+    the first labels come in."""
     recorded = StudyConfig.read(root).max_labels
     if given is None or given == recorded:
         return recorded
@@ -255,11 +278,17 @@ def recorded_max_labels(root: Path, given: int | None) -> int | None:
             f"study {root} records max_labels = {recorded}; its alpha-spending intervals "
             f"use that budget, fixed once, not {given}. Drop --max-labels, or give {recorded}"
         )
+    if labels_came_in(root):  # no command that records the budget just tried
+        raise ValidationError(
+            f"study {root} records no labelling budget, so its intervals are the "
+            "confidence sequence (95% at every wave, no budget needed). A budget chosen "
+            "while reading the estimates would void the alpha-spending intervals, so it "
+            "can be recorded only before the first labels come in; drop --max-labels"
+        )
     raise ValidationError(
         f"study {root} records no labelling budget, so its intervals are the confidence "
-        f"sequence. A budget chosen while reading the estimates would void the alpha-"
-        f"spending intervals: record it once, before the next wave (bacon sample {root} "
-        f"--max-labels {given}), or drop --max-labels"
+        f"sequence. Record the budget fixed from the start before any label comes in "
+        f"(bacon sample {root} --max-labels {given}), or drop --max-labels"
     )
 
 

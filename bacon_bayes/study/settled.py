@@ -12,13 +12,20 @@ stated level.
 
 More labels (approximate). At the current rate, ``m`` more labels spread over the groups
 as the labels so far are: a half-width ``h`` at ``n`` labels becomes about
-``h sqrt(n / (n + m)) c(n + m) / c(n)``, with ``c`` the sequential critical value of a look
-at ``n + m`` labels (one more look with the information grown in proportion). The
-finite-pool correction is left out (which overstates the labels needed when a large share
-of the pool is labeled), and the intervals are taken to narrow about their centres (a
-difference's interval centred on ``c`` excludes 0 once the half-width is below ``|c|``; a
-shrunk interval need not be centred on its estimate): a guide for the size of the next
-wave, not a guarantee.
+``h sqrt(I(n) / I(n + m)) c(n + m) / c(n)``, with ``c`` the sequential critical value of a
+look at ``n + m`` labels (one more look with the information ``I`` grown in proportion,
+with the finite-pool correction the intervals take: :func:`~bacon_bayes.estimate.anytime.
+effective_labels`). The intervals are taken to narrow about their centres (a difference's
+interval centred on ``c`` excludes 0 once the half-width is below ``|c|``; a shrunk
+interval need not be centred on its estimate). For a sign or the best group this is a
+point projection: if the estimate holds, the question settles by then; it moves as the
+labels come, and on WMT22 (refA - refB, 16 systems) it moved toward 0, so that waves of
+the projected size (196, 54, 67 labels) each left it open; it settles by then about half
+the time at best, which ``bacon status`` and ``bacon sample --until`` say
+(:data:`POINT_PROJECTION`). The finite-pool correction also shrinks a group's standard
+error faster than a study mixing designs saw (WMT22: about halfway between it and the
+labels' square root; TriviaQA: as it says). A guide for the size of the next wave, not a
+guarantee.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ if TYPE_CHECKING:
     from bacon_bayes.results import Estimate, EstimateTable
 
 __all__ = [
+    "POINT_PROJECTION",
     "Goal",
     "Question",
     "fit_study",
@@ -55,6 +63,7 @@ __all__ = [
     "pending_text",
     "pending_waves",
     "question_lines",
+    "question_notes",
     "questions",
     "until_budget",
     "wave_budget",
@@ -267,12 +276,34 @@ def labels_needed(
     return out
 
 
-def _more_text(m: float | None, cap_note: str) -> str:
+#: what a sign's or the best group's "more labels" assume (:func:`question_notes`)
+POINT_PROJECTION = (
+    "a sign's or the best group's 'more labels' keep the estimate where it is and narrow its "
+    "interval by the labels: even odds at best that the question settles by then (it does "
+    "sooner if the estimate moves away from 0, later or never if it moves toward it)"
+)
+
+
+def _more_text(m: float | None, cap_note: str, point: bool = False) -> str:
+    """The projection's words; ``point``: a sign's or the best group's, which holds the
+    estimate where it is (:data:`POINT_PROJECTION`)."""
     if m is None or m == 0:
         return ""
     if not np.isfinite(m):
         return f"; not within {cap_note} at the current rate"
+    if point:
+        return f"; about {int(m)} more labels at the current rate if the estimate holds"
     return f"; about {int(m)} more labels at the current rate (approximate)"
+
+
+def question_notes(found: list[Question]) -> list[str]:
+    """The notes under the questions: their caveats, once each, and what the projection of
+    an open sign or best group assumes (:data:`POINT_PROJECTION`)."""
+    notes = list(dict.fromkeys(q.caveat for q in found if q.caveat))
+    point = [q for q in found if q.name.startswith(("sign of ", "best group"))]
+    if any(q.settled is False and _finite(q.more_labels) for q in point):
+        notes.append(POINT_PROJECTION)
+    return notes
 
 
 def _mean_question(
@@ -390,7 +421,7 @@ def questions(
         interval = f"{d:+.3g} [{lo:+.3g}, {hi:+.3g}]"
         settled = bool(lo > 0 or hi < 0)
         verdict = f"{a} {'>' if d > 0 else '<'} {b}" if settled else "sign not yet known"
-        answer = f"{interval}: {verdict}" + _more_text(need[k], cap)
+        answer = f"{interval}: {verdict}" + _more_text(need[k], cap, point=True)
         out.append(Question(f"sign of {a} - {b}", settled, answer, float(need[k]), caveat))
     out.append(replace(_best_question(means, diffs, need, cap), caveat=caveat))
     return out
@@ -453,7 +484,7 @@ def _best_question(
         answer = f"{name} (rank interval [1, 1])"
     else:
         lo, hi = int(ranks["rank_low"][top]), int(ranks["rank_high"][top])
-        answer = f"{name} leads, rank interval [{lo}, {hi}]" + _more_text(m, cap)
+        answer = f"{name} leads, rank interval [{lo}, {hi}]" + _more_text(m, cap, point=True)
     return Question("best group (highest mean)", settled, answer, float(0.0 if settled else m))
 
 
@@ -561,6 +592,11 @@ def until_budget(
             "Draw a wave of your size with --budget N, or ask a goal within reach"
         )
     why = f" (all that is left of max_labels = {max_labels})" if budget >= left else ""
+    if wanted.kind != "half-width" and not why:  # a point projection: not worth re-running
+        why = (
+            " (it settles the question about half the time at best; a larger wave, "
+            "--budget N, has better odds than --until again in small steps)"
+        )
     return budget, f"{q.name}: not yet: {q.answer} ({kind}); next wave: {budget} labels{why}"
 
 

@@ -58,6 +58,7 @@ from bacon_bayes.study.folder import (
     CONFIG_FILE,
     MODEL_DESIGNS,
     atomic_write_text,
+    check_max_labels,
     remove_stale_temp_files,
     study_lock,
 )
@@ -339,8 +340,8 @@ def draw_wave(
     wave records every item's prompt probability and prompt in the manifest.
 
     ``max_labels``: the labelling budget to record with the wave in a study that records
-    none yet (``bacon sample --max-labels``); the wave is checked against it, and a
-    refused wave records nothing.
+    none yet and has no label (``bacon sample --max-labels``); the wave is checked
+    against it, and a refused wave records nothing.
 
     Returns the wave number and the design.
     """
@@ -348,8 +349,8 @@ def draw_wave(
     with study_lock(root):
         study = Study.open(root)
         recorded = study.config
-        if max_labels is not None and recorded.max_labels is None:
-            study.config = replace(recorded, max_labels=int(max_labels))
+        if max_labels is not None:  # refused: another recorded, or none and labels in
+            study.config = replace(check_max_labels(root, max_labels), max_labels=max_labels)
         column, prompts = _checked(study, design, budget, show, options)
         remove_stale_temp_files(root)  # the first write: every option was checked
         eligible = study.first_wave() < 0
@@ -595,13 +596,16 @@ def _check_pi_column(study: Study, column: object) -> None:
             f"inclusion probability{given}"
         )
     values = pd.to_numeric(pool[column], errors="coerce").to_numpy(float)
-    bad = ~np.isfinite(values) | (values < 0) | (values > 1)
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
+    never = (values == 0) & (study.inclusion_probability() == 0)  # no wave can draw them
+    bad = np.flatnonzero(~np.isfinite(values) | (values < 0) | (values > 1) | never)
+    if bad.size:
+        row, more = int(bad[0]), f" and in {bad.size - 1} other rows" if bad.size > 1 else ""
         raise ValidationError(
             f"--pi-column {column!r} holds {pool[column].tolist()[row]!r} in row "
-            f"{file_line(pool, row)} of "
-            "the pool file; every item needs a probability between 0 and 1"
+            f"{file_line(pool, row)} of the pool file (item {str(study.ids[row])!r}){more}; "
+            "every item needs a probability of at most 1, and above 0 unless an earlier "
+            "wave could draw it (the estimates weight each item by 1/probability): drop "
+            "items outside the population from the pool file"
         )
 
 

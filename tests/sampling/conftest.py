@@ -58,3 +58,14 @@ def fill(todo: Path, pool_file: Path, out: Path, rows: slice | None = None) -> P
         items = items.iloc[rows]
     items.to_csv(out, index=False)
     return out
+
+
+def record_budget(root: Path, max_labels: int) -> None:
+    """Write ``max_labels`` into the study's ``study.toml``, as a budget recorded from the
+    start would be (bacon refuses to record one once labels have come in)."""
+    from dataclasses import replace
+
+    from bacon_bayes.study import StudyConfig
+
+    config = replace(StudyConfig.read(root), max_labels=max_labels)
+    (root / "study.toml").write_text(config.to_toml(), encoding="utf-8")

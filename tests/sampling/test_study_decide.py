@@ -14,11 +14,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate import anytime
-from bacon_bayes.study import Study, StudyConfig, import_labels
-from bacon_bayes.study.settled import labels_needed, parse_goal
+from bacon_bayes.study import Study, StudyConfig, draw_wave, import_labels
+from bacon_bayes.study.folder import record_max_labels
+from bacon_bayes.study.settled import POINT_PROJECTION, labels_needed, parse_goal
 
-from .conftest import N_POOL, bacon, fill
+from .conftest import N_POOL, bacon, fill, record_budget
 
 
 @pytest.fixture
@@ -73,18 +75,27 @@ def test_status_says_which_questions_are_settled(
     # s1 is well above: s1 - s2 is settled, s2 - s3 (truly 0) is not, with a guess
     assert lines["sign of s1 - s2"].startswith("settled") and "s1 > s2" in lines["sign of s1 - s2"]
     assert lines["sign of s2 - s3"].startswith("not yet")
-    assert "more labels at the current rate (approximate)" in out
+    # a sign's projection holds the estimate where it is, and says so: it settles by then
+    # about half the time at best (T4 finding 9: followed, it fell short wave after wave)
+    assert lines["sign of s2 - s3"].endswith(
+        "more labels at the current rate if the estimate holds"
+    )
+    assert "note: " + POINT_PROJECTION in out and "even odds at best" in POINT_PROJECTION
     assert "best group (highest mean)" in lines
     # a tight half-width is not met yet, and says about how many more labels
     assert bacon("status", str(root), "--half-width", "0.1") == 0
     line = question_lines(capsys.readouterr().out)["pool mean within +-0.1"]
     assert line.startswith("not yet") and re.search(r"about \d+ more labels", line)
     # a budget makes it alpha-spending, narrower than the sequence near its end; it is the
-    # study's, recorded once (bacon sample --max-labels), not one tried while reading
+    # study's, recorded before the first labels, not one tried while reading: the refusal
+    # prints no command that records it, and bacon sample refuses it too (T4 finding 8)
     assert bacon("status", str(root), "--half-width", "0.1", "--max-labels", "50") == 2
-    assert "bacon sample" in capsys.readouterr().err
-    assert bacon("sample", str(root), "--max-labels", "50") == 0
-    capsys.readouterr()
+    err = capsys.readouterr().err
+    assert "bacon sample" not in err and "only before the first labels come in" in err
+    assert bacon("sample", str(root), "--max-labels", "50") == 2
+    assert "has labels already" in capsys.readouterr().err
+    assert StudyConfig.read(root).max_labels is None
+    record_budget(root, 50)  # as if recorded with the first wave
     assert bacon("status", str(root), "--half-width", "0.1") == 0
     out = capsys.readouterr().out
     assert "alpha-spending" in out
@@ -141,11 +152,14 @@ def test_sample_until_sizes_the_wave_or_draws_nothing(
     assert bacon(*args, "--until", "half-width=0.5") == 0
     assert "settled, nothing drawn" in capsys.readouterr().out
     assert Study.open(root).wave_numbers == [1]
-    # the budget is recorded; the wave is the predicted labels for the goal
+    # a budget recorded from the start; the wave is the predicted labels for the goal
+    assert bacon(*args, "--until", "half-width=0.15", "--max-labels", "150") == 2
+    assert "has labels already" in capsys.readouterr().err
+    record_budget(root, 150)
     assert bacon(*args, "--until", "half-width=0.15", "--max-labels", "150") == 0
     out = capsys.readouterr().out
-    assert StudyConfig.read(root).max_labels == 150
     predicted = int(re.search(r"next wave: (\d+) labels", out)[1])  # type: ignore[index]
+    assert "half the time" not in out  # a half-width is no point projection
     status = Study.open(root).status()
     assert status["selected"].tolist() == [40, predicted] and 0 < predicted <= 110
     label_wave(root, pool, 2)
@@ -189,11 +203,13 @@ def test_sample_until_sign_of_a_pair(
     assert bacon("sample", str(root), "--engine", "freq", "--until", "half-width=0.0001") == 2
     assert "nothing was drawn" in capsys.readouterr().err
     assert Study.open(root).wave_numbers == [1]
-    # --max-labels alone records the budget and draws nothing
-    assert bacon("sample", str(root), "--max-labels", "190") == 0
-    assert StudyConfig.read(root).max_labels == 190 and Study.open(root).wave_numbers == [1]
+    record_budget(root, 190)  # recorded from the start
     assert bacon("sample", str(root), "--engine", "freq", "--until", "sign=s2,s3") == 0
-    assert "(alpha-spending); next wave:" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "(alpha-spending); next wave:" in out
+    # the wave is a point projection: no invitation to run --until again in small steps
+    assert "settles the question about half the time at best" in out
+    assert "a larger wave, --budget N, has better odds than --until again" in out
     assert Study.open(root).wave_numbers == [1, 2]
     assert parse_goal("best").kind == "best"
     assert parse_goal("half-width=0.1").half_width == 0.1
@@ -408,7 +424,7 @@ def test_a_wave_past_the_recorded_budget_is_refused(
     wave is refused with the budget's rest, the plan prints no such command and says why,
     and the refusal of a study past its budget names --fixed."""
     root, _ = grouped
-    assert bacon("sample", str(root), "--max-labels", "100") == 0  # 40 labels in
+    record_budget(root, 100)  # 40 labels in
     capsys.readouterr()
     assert bacon("sample", str(root), "--budget", "80") == 2
     err = capsys.readouterr().err
@@ -422,20 +438,53 @@ def test_a_wave_past_the_recorded_budget_is_refused(
 
 
 def test_a_refused_wave_records_no_budget(
-    grouped: tuple[Path, Path], capsys: pytest.CaptureFixture
+    study: Path, pool_file: Path, capsys: pytest.CaptureFixture
 ) -> None:
     """Finding 5 (s31 B): `bacon sample STUDY --budget 196 --max-labels 1000` was refused
     (past the budget) but had written max_labels = 1000 into study.toml for good, and
     every later --max-labels was refused. Nothing is written; a wave that is drawn records
-    the budget with it."""
-    root, _ = grouped  # 40 labels in, no budget recorded
+    the budget with it, while no label has come in."""
+    root = study  # one wave of 40 sent out, no label back yet
     before = {p.name: p.read_bytes() for p in root.iterdir() if p.is_file()}
     assert bacon("sample", str(root), "--budget", "80", "--max-labels", "100") == 2
     assert "draw at most 60" in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in root.iterdir() if p.is_file()} == before
     assert bacon("sample", str(root), "--budget", "60", "--max-labels", "120") == 0
-    assert "recorded after labels came in" in capsys.readouterr().out
     assert Study.open(root).config.max_labels == 120
+
+
+def test_a_budget_is_refused_once_labels_came_in(
+    study: Path, pool_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """T4 finding 8: `bacon status STUDY --max-labels N` was refused with the command that
+    records N (`bacon sample STUDY --max-labels N`), which recorded it after nine waves
+    with a note, and the anytime half-width fell from 0.291 to 0.2005. A budget is
+    recorded only before the first labels come in; after, every way to record it is
+    refused, with nothing written, and no refusal prints a command that records it."""
+    assert bacon("sample", str(study), "--max-labels", "100") == 0  # no label yet: fine
+    assert StudyConfig.read(study).max_labels == 100
+    root = tmp_path / "late"
+    assert bacon("sample", str(pool_file), "--study", str(root), "--budget", "40",
+                 "--item", "id", "--label", "human", "--levels", "1,2,3,4,5",
+                 "--outcome", "ordinal", "--judges", "judge_a,judge_b",
+                 "--out", str(tmp_path / "w1.csv")) == 0  # fmt: skip
+    import_labels(root, fill(tmp_path / "w1.csv", pool_file, tmp_path / "f1.csv"))
+    before = {p.name: p.read_bytes() for p in root.iterdir() if p.is_file()}
+    capsys.readouterr()
+    for extra in (["--max-labels", "100"], ["--budget", "20", "--max-labels", "100"]):
+        assert bacon("sample", str(root), *extra) == 2
+        err = capsys.readouterr().err
+        assert "has labels already" in err and "confidence sequence" in err
+    with pytest.raises(ValidationError, match="has labels already"):
+        draw_wave(root, "uniform", 20, max_labels=100)
+    with pytest.raises(ValidationError, match="has labels already"):
+        record_max_labels(root, 100)
+    for command in ("status", "estimate"):
+        assert bacon(command, str(root), "--max-labels", "100") == 2
+        err = capsys.readouterr().err
+        assert "--max-labels 100" not in err.replace("drop --max-labels", "")
+        assert "only before the first labels come in" in err
+    assert {p.name: p.read_bytes() for p in root.iterdir() if p.is_file()} == before
 
 
 def test_status_refuses_a_misspelt_group_column(

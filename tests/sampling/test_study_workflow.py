@@ -20,7 +20,7 @@ from bacon_bayes.study import (
 )
 from bacon_bayes.study.folder import WAVE_COLUMN
 
-from .conftest import N_POOL, bacon, fill
+from .conftest import N_POOL, bacon, fill, record_budget
 
 
 def label_all_pending(root: Path, pool_file: Path, tmp_path: Path) -> None:
@@ -116,6 +116,27 @@ def test_poisson_wave_from_a_column(tmp_path: Path, pool_file: Path) -> None:
     argv = ["--design", "poisson", "--pi-column", "p", "--item", "id"]
     assert bacon("sample", str(pool_file), "--study", str(root), *argv) == 0
     assert np.array_equal(Study.open(root).inclusion_probability(), frame["p"].to_numpy())
+
+
+def test_poisson_zero_probability_is_refused_at_sample_time(
+    tmp_path: Path, pool_file: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """A --pi-column of zeros was recorded, and every later estimate failed naming the
+    study's internal column (T4 finding 7): refused at once, naming the user's column and
+    row, with nothing recorded."""
+    frame = pd.read_csv(pool_file)
+    frame["p"] = 0.3
+    frame.loc[[3, 7, 9], "p"] = 0.0
+    frame.to_csv(pool_file, index=False)
+    root = tmp_path / "poisson"
+    argv = ["--design", "poisson", "--pi-column", "p", "--item", "id"]
+    capsys.readouterr()
+    assert bacon("sample", str(pool_file), "--study", str(root), *argv) == 2
+    err = capsys.readouterr().err
+    assert "--pi-column 'p' holds 0.0 in row 5 of the pool file" in err
+    assert f"(item {frame.loc[3, 'id']!r}) and in 2 other rows" in err
+    assert "inclusion_probability" not in err
+    assert not root.exists()
 
 
 @pytest.mark.parametrize(
@@ -289,8 +310,9 @@ def test_bacon_estimate_on_a_study_gives_anytime_intervals_over_its_waves(
     # refused (several tried, the narrowest kept, would void the intervals)
     assert bacon("estimate", str(study), "--engine", "freq", "--max-labels", "100") == 2
     assert "records no labelling budget" in capsys.readouterr().err
-    assert bacon("sample", str(study), "--max-labels", "100") == 0
-    assert "recorded after labels came in" in capsys.readouterr().out
+    assert bacon("sample", str(study), "--max-labels", "100") == 2  # labels came in
+    assert "has labels already" in capsys.readouterr().err
+    record_budget(study, 100)  # as if recorded before the first labels
     assert bacon("estimate", str(study), "--engine", "freq", "--max-labels", "90") == 2
     assert "records max_labels = 100" in capsys.readouterr().err
     assert bacon("estimate", str(study), "--engine", "freq", "--json") == 0
