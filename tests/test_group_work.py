@@ -18,6 +18,7 @@ from bacon_bayes import Calibrator, EvalPool
 from bacon_bayes import estimate as est
 from bacon_bayes.cli import main
 from bacon_bayes.crossfit import CrossFitResult
+from bacon_bayes.errors import ValidationError
 from bacon_bayes.order import natural_codes, unique_codes
 from bacon_bayes.planning import resolution_note
 
@@ -237,3 +238,25 @@ def test_each_missing_interval_says_its_own_reason():
     assert "UNVALIDATED" in next(s for s in text.splitlines() if s.strip().startswith("e "))
     notes = {d["pair"]: d.get("note") for d in comparisons(cal).to_dict()["differences"]}
     assert notes["a - b"] == "" and "e: no labels, UNVALIDATED" in notes["a - e"]
+
+
+def test_too_many_groups_to_compare_are_said_not_a_memory_error(tmp_path, capsys):
+    """400 groups (a prompt column taken as the group) built a 79,800 x 79,800 pair
+    covariance and died with a MemoryError traceback (tester T4, finding 12): past
+    MAX_COMPARED groups the comparisons are refused with the reason, and estimate says so."""
+    from bacon_bayes.estimate.tables import MAX_COMPARED, all_pairs
+
+    with pytest.raises(ValidationError, match="201 groups give 20,100 pairwise comparisons"):
+        all_pairs(MAX_COMPARED + 1)
+    rng = np.random.default_rng(0)
+    n = 4 * (MAX_COMPARED + 1)
+    y = rng.normal(size=n)
+    frame = pd.DataFrame({"question": np.repeat(np.arange(MAX_COMPARED + 1), 4),
+                          "j": y + rng.normal(size=n),
+                          "y": np.where(np.arange(n) % 2 == 0, y, np.nan)})  # fmt: skip
+    frame.to_csv(tmp_path / "q.csv", index=False)
+    assert main(["estimate", str(tmp_path / "q.csv"), "--label", "y", "--judge", "j", "--group",
+                 "question", "--engine", "freq"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "comparisons skipped: 201 groups give 20,100 pairwise comparisons" in out
+    assert "pass it as --prompt instead" in out

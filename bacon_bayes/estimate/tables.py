@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.core import _prepare
 from bacon_bayes.estimate.critical import simultaneous_critical_value
 from bacon_bayes.order import natural_codes
@@ -137,9 +138,20 @@ def sums_by(codes: np.ndarray, f: np.ndarray, m: int) -> np.ndarray:
     return np.stack([np.bincount(codes, weights=col, minlength=m) for col in f.T], axis=1)
 
 
+#: the most groups compared pair by pair: 200 give 19,900 pairs, whose covariance takes
+#: 3.2 GB (400 groups: 47 GB, and a MemoryError where a message was due)
+MAX_COMPARED = 200
+
+
 def all_pairs(m: int) -> tuple[list[tuple[int, int]], np.ndarray]:
     """All pairs ``(a, b)``, ``a`` before ``b``, of ``m`` groups and the contrast matrix of
-    the differences ``a - b`` (one row a pair)."""
+    the differences ``a - b`` (one row a pair); refused past :data:`MAX_COMPARED` groups."""
+    if m > MAX_COMPARED:
+        raise ValidationError(
+            f"{m} groups give {m * (m - 1) // 2:,} pairwise comparisons, too many to compare "
+            f"at once (at most {MAX_COMPARED} groups); group by a coarser column, or, where "
+            "the column names the prompt each item answers, pass it as --prompt instead"
+        )
     pairs = [(a, b) for a in range(m) for b in range(a + 1, m)]
     contrast = np.zeros((len(pairs), m))
     for k, (a, b) in enumerate(pairs):
