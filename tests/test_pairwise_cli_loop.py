@@ -32,3 +32,24 @@ def test_a_uniform_plan_carries_the_engine_to_the_estimate_command(capsys, tmp_p
     assert code == 0, err
     estimate = _printed(out, "estimate")
     assert estimate[estimate.index("--engine") + 1] == "freq", estimate
+
+
+def test_judge_verdicts_spelled_as_fastchat_s_pair_judge_are_read(capsys, tmp_path):
+    """T3 #5: a judge column of [[A]] / [[B]] / [[C]] (FastChat's pair judge; C: a tie) was
+    left out without a word; it is read, and other words naming A and B are said."""
+    df = pd.read_csv(SAMPLE)
+    spelled = df.assign(gpt4=df["gpt4"].map({"A": "[[A]]", "B": "[[B]]", "tie": "[[C]]"}))
+    spelled.to_csv(tmp_path / "s.csv", index=False)
+    code, out, err = _run(["doctor", str(tmp_path / "s.csv")], capsys)
+    assert code == 0, err
+    assert "judges: gpt4, claude3_opus, gpt35" in out, out[:600]
+    code, out, err = _run(["estimate", str(tmp_path / "s.csv"), "--pairwise", *FREQ], capsys)
+    assert code == 0 and "judges gpt4, claude3_opus, gpt35" in out, err
+    words = df.assign(gpt4=df["gpt4"].map({"A": "Model A", "B": "Model B", "tie": "Tie"}))
+    words.to_csv(tmp_path / "w.csv", index=False)
+    for argv in (["doctor", str(tmp_path / "w.csv")],
+                 ["estimate", str(tmp_path / "w.csv"), "--pairwise", *FREQ]):  # fmt: skip
+        code, out, err = _run(argv, capsys)
+        assert code == 0, err
+        assert "column 'gpt4' holds words naming A and B that are not verdicts" in out, out
+        assert "--judge claude3_opus --judge gpt35 --judge gpt4" in out

@@ -14,6 +14,7 @@ the comparisons' inclusion probabilities, which its votes must be weighted by.
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -96,6 +97,25 @@ def _numbers_not_words(column: pd.Series, judges: Sequence[str]) -> str | None:
         f"column {str(column.name)!r} holds numbers from 0 to 1, not verdict words (A / B / "
         "tie), so it is not taken as a judge; if it is one (1 = A wins, 0.5 = tie, 0 = B "
         f"wins, or its probability that A wins), name the judges: {named}"
+    )
+
+
+def _other_words(column: pd.Series, judges: Sequence[str]) -> str | None:
+    """Why a column of a few words naming A and B but not as verdicts (``Model A``,
+    ``Response B``) is not taken as a judge, and the fix; None for any other column."""
+    values = column[[not _missing(v) for v in column]]
+    if values.empty or not all(isinstance(v, str) for v in values):
+        return None
+    words = list(dict.fromkeys(values.str.strip()))
+    letters = [{x for x in "AB" if re.search(rf"(?<![A-Za-z]){x}(?![A-Za-z])", w)} for w in words]
+    if len(words) > 10 or {"A"} not in letters or {"B"} not in letters:
+        return None
+    named = " ".join(f"--judge {shlex.quote(j)}" for j in [*judges, str(column.name)])
+    return (
+        f"column {str(column.name)!r} holds words naming A and B that are not verdicts "
+        f"({', '.join(map(repr, words[:4]))}), so it is not taken as a judge; if it is one, "
+        "write its verdicts as A, B or tie (also model_a / model_b, [[A]] / [[B]] / [[C]], "
+        f"or 1 / 0 / 0.5) and name the judges: {named}"
     )
 
 
@@ -405,7 +425,11 @@ def read_pair_table(
         ]
         for c in frame.columns:
             if c not in roles and str(c) not in found and not str(c).lower().startswith("human"):
-                note = _almost_verdicts(frame[c]) or _numbers_not_words(frame[c], found)
+                note = (
+                    _almost_verdicts(frame[c])
+                    or _numbers_not_words(frame[c], found)
+                    or _other_words(frame[c], found)
+                )
                 left_out += [note] if note else []
     if not found:
         raise ValidationError(
