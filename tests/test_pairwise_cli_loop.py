@@ -5,6 +5,8 @@ another way and judges that always say the same (tester T3's findings)."""
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 
 from .test_pairwise_cli import SAMPLE, _printed, _run
@@ -53,3 +55,33 @@ def test_judge_verdicts_spelled_as_fastchat_s_pair_judge_are_read(capsys, tmp_pa
         assert code == 0, err
         assert "column 'gpt4' holds words naming A and B that are not verdicts" in out, out
         assert "--judge claude3_opus --judge gpt35 --judge gpt4" in out
+
+
+def test_a_labels_file_with_several_votes_per_comparison_takes_the_majority(capsys, tmp_path):
+    """T3 #10: several votes on one comparison in a --pairwise labels file were refused
+    with advice (average them) whose result the next run refused; they give the majority
+    (a tie where they split evenly), as the MT-Bench reader does, and it is said."""
+    df = pd.read_csv(SAMPLE)
+    voted = df[df["label"].notna()]
+    df.drop(columns="label").to_csv(tmp_path / "pool.csv", index=False)
+    labels = voted[["id", "label"]]
+    flip = {"A": "B", "B": "A", "tie": "A"}
+    second = labels.head(20).assign(label=labels.head(20)["label"].map(flip))
+    third = labels.head(5)  # three votes, two alike: the majority is the first vote
+    pd.concat([labels, second, third]).to_csv(tmp_path / "votes.csv", index=False)
+    argv = ["estimate", str(tmp_path / "pool.csv"), "--pairwise", "--labels",
+            str(tmp_path / "votes.csv"), *FREQ, "--json"]  # fmt: skip
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    assert "20 comparisons have several votes" in out and "the majority" in out, out[-800:]
+    # the same as one vote per comparison: the first where there were three, a tie where two
+    fixed = labels.copy()
+    fixed.loc[fixed.index[5:20], "label"] = "tie"
+    fixed.to_csv(tmp_path / "one.csv", index=False)
+    code, one, err = _run([*argv[:4], str(tmp_path / "one.csv"), *argv[5:]], capsys)
+    assert code == 0, err
+    strengths = lambda text: json.loads(text)["strengths"]  # noqa: E731
+    assert strengths(out) == strengths(one)
+    code, doc, err = _run(["doctor", str(tmp_path / "pool.csv"), "--labels",
+                           str(tmp_path / "votes.csv"), "--pairwise"], capsys)  # fmt: skip
+    assert code == 0 and "20 comparisons have several votes" in doc, err

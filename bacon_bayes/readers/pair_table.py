@@ -380,6 +380,12 @@ def read_pair_table(
     if labels is not None:
         label = label or label_column(frame, labels, item)  # the file's one other column
         frame, item = join_labels(frame, labels, label, item, verdicts=True)
+        if several := frame.attrs.get("several votes"):
+            notes.append(
+                f"{several} comparisons have several votes in the labels file: label = the "
+                "majority (a tie where they split evenly); to count every vote, give each "
+                "its own row (and id) in the table of comparisons"
+            )
     frame = _one_hot_vote(frame, label)
     lab = _guess(frame, label, LABEL_NAMES, "--label")
     if lab is None:
