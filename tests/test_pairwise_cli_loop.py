@@ -85,3 +85,27 @@ def test_a_labels_file_with_several_votes_per_comparison_takes_the_majority(caps
     code, doc, err = _run(["doctor", str(tmp_path / "pool.csv"), "--labels",
                            str(tmp_path / "votes.csv"), "--pairwise"], capsys)  # fmt: skip
     assert code == 0 and "20 comparisons have several votes" in doc, err
+
+
+def test_a_judge_that_always_says_the_same_is_left_out_alike(capsys, tmp_path):
+    """T3 #11: a judge saying A on every comparison was listed by doctor and put in its
+    command, which the Bayesian engine refused while the frequentist one took it without
+    a word; it is left out with a note by doctor and estimate, and refused when named."""
+    df = pd.read_csv(SAMPLE).assign(gpt35="A")
+    df.to_csv(tmp_path / "a.csv", index=False)
+    code, out, err = _run(["doctor", str(tmp_path / "a.csv")], capsys)
+    assert code == 0, err
+    assert "judges: gpt4, claude3_opus" in out
+    assert "column 'gpt35' says A on every comparison" in out
+    command = _printed(out, "estimate")
+    assert "gpt35" not in command
+    code, est, err = _run(command, capsys)
+    assert code == 0 and "judges gpt4, claude3_opus;" in est, err
+    code, est, err = _run(["estimate", str(tmp_path / "a.csv"), "--pairwise", *FREQ], capsys)
+    assert code == 0 and "judges gpt4, claude3_opus;" in est, err
+    assert "column 'gpt35' says A on every comparison" in est
+    for engine in (FREQ, ["--engine", "bayes"]):
+        code, _, err = _run(["estimate", str(tmp_path / "a.csv"), "--pairwise", "--judge",
+                             "gpt4", "--judge", "gpt35", *engine], capsys)  # fmt: skip
+        assert code == 2 and "--judge 'gpt35' says A on every comparison" in err, err
+        assert "drop --judge gpt35" in err

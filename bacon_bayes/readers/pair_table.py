@@ -119,6 +119,37 @@ def _other_words(column: pd.Series, judges: Sequence[str]) -> str | None:
     )
 
 
+def _one_verdict(column: pd.Series) -> str | None:
+    """The one verdict a judge gives every comparison it judged (``A``: it always prefers
+    the first answer), None when it gives two or more."""
+    words = {str(v).strip().lower() for v in column if not _missing(v)}
+    said = {_WORDS.get(w, w) for w in words}
+    return str(column.dropna().iloc[0]).strip() if len(said) == 1 else None
+
+
+def _same_verdict(frame: pd.DataFrame, found: list[str], named: bool) -> list[str]:
+    """Notes on the judges of ``found`` that say the same on every comparison, taken out of
+    ``found`` (they carry nothing on which model is better: the Bayesian engine refuses
+    them); a judge the user ``named`` is refused."""
+    notes = []
+    for j in list(found):
+        if (verdict := _one_verdict(frame[j])) is None:
+            continue
+        n = int(frame[j].notna().sum())
+        said = f"says {verdict} on every comparison it judged ({n})"
+        if named:
+            raise ValidationError(
+                f"--judge {j!r} {said}: it carries no information on which model is better; "
+                f"drop --judge {shlex.quote(j)} (or check how its verdicts were parsed)."
+            )
+        found.remove(j)
+        notes.append(
+            f"column {j!r} {said}, so it is not taken as a judge: it carries no information "
+            "on which model is better (check how its verdicts were parsed)"
+        )
+    return notes
+
+
 def _first(column: pd.Series, bad: pd.Series) -> str:
     """The first of the ``bad`` cells of ``column`` and where it is (its CSV line, else
     its row from 0): ``'error' at line 5``."""
@@ -437,10 +468,11 @@ def read_pair_table(
                     or _other_words(frame[c], found)
                 )
                 left_out += [note] if note else []
+    left_out += _same_verdict(frame, found, named=bool(judges))
     if not found:
         raise ValidationError(
             f"{str(path)!r} has no judge verdict columns (A / B / tie); name them with "
-            "--judge COL (repeatable)."
+            "--judge COL (repeatable)." + "".join(f" Note: {n}." for n in left_out[-1:])
         )
     bad = [j for j in found if j in roles]
     if bad:
