@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
+import pytest
 
 from .test_pairwise_cli import SAMPLE, _printed, _run
 
@@ -109,3 +111,54 @@ def test_a_judge_that_always_says_the_same_is_left_out_alike(capsys, tmp_path):
                              "gpt4", "--judge", "gpt35", *engine], capsys)  # fmt: skip
         assert code == 2 and "--judge 'gpt35' says A on every comparison" in err, err
         assert "drop --judge gpt35" in err
+
+
+def test_estimate_reports_the_difference_a_plan_sized(capsys, tmp_path):
+    """T3 #6: plan --difference A B sized a wave for the pointwise test of A - B, but
+    estimate showed only per-model intervals and simultaneous tiers; --difference A B
+    prints the difference with its pointwise interval and P(A beats B) (text, JSON, the
+    report), and sample's printed estimate command asks for it."""
+    from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.estimate.bradley_terry import win_probability
+    from bacon_bayes.estimate.bt_difference import strength_difference
+
+    df = pd.read_csv(SAMPLE)
+    pool = EvalPool.from_pairs(df, model_a="model_a", model_b="model_b", label="label",
+                               judges=["gpt4", "claude3_opus", "gpt35"], item="id",
+                               prompt="prompt")  # fmt: skip
+    table = Calibrator(engine="freq").fit(pool).estimate_bradley_terry()
+    d = strength_difference(table, "gpt-4", "claude-v1")
+    p, q = table.names.index("gpt-4"), table.names.index("claude-v1")
+    assert d.estimate == pytest.approx(table.estimate[p] - table.estimate[q])
+    var = table.cov[p, p] + table.cov[q, q] - 2 * table.cov[p, q]
+    assert d.se == pytest.approx(np.sqrt(var))
+    assert d.ci_high - d.estimate == pytest.approx(1.959964 * d.se, rel=1e-5)
+    win = win_probability(table, "gpt-4", "claude-v1")
+    assert d.details["win_probability"]["ci_low"] == win.ci_low
+    argv = ["estimate", SAMPLE, "--pairwise", *FREQ, "--difference", "gpt-4", "claude-v1"]
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    line = next(v for v in out.splitlines() if v.startswith("difference gpt-4 - claude-v1"))
+    assert f"[{d.ci_low:.3f}, {d.ci_high:.3f}], 95% pointwise" in line, line
+    assert f"P(gpt-4 beats claude-v1) {win.estimate:.3f}" in line
+    code, out, err = _run([*argv, "--json"], capsys)
+    assert code == 0, err
+    doc = json.loads(out)["difference"]
+    assert doc["estimand"] == "gpt-4 - claude-v1" and doc["ci_low"] == pytest.approx(d.ci_low)
+    code, _, err = _run(["estimate", SAMPLE, "--difference", "gpt-4", "claude-v1"], capsys)
+    assert code == 2 and "add --pairwise" in err, err
+    code, _, err = _run([*argv[:-2], "gpt-4", "gpt-5"], capsys)
+    assert code == 2 and "'gpt-5' is not in the table" in err, err
+    code, out, err = _run(["report", SAMPLE, "--pairwise", *FREQ, "--difference", "gpt-4",
+                           "claude-v1", "--out", str(tmp_path / "r.html")], capsys)  # fmt: skip
+    assert code == 0, err
+    assert "difference gpt-4 - claude-v1: " in (tmp_path / "r.html").read_text()
+    # the wave drawn for the difference: its estimate command asks for it
+    src = tmp_path / "arena.csv"
+    df.to_csv(src, index=False)
+    code, out, err = _run(["sample", str(src), "--pairwise", "--design", "stratified",
+                           "--budget", "100", "--difference", "gpt-4", "claude-v1",
+                           *FREQ], capsys)  # fmt: skip
+    assert code == 0, err
+    command = _printed(out, "estimate")
+    assert command[command.index("--difference") + 1 :][:2] == ["gpt-4", "claude-v1"]

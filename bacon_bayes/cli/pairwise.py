@@ -61,8 +61,11 @@ def add_model_columns(g: Any) -> None:
     g.add_argument("--model-b", help="column of model B (default: model_b)")
 
 
-def add_pairwise_arguments(p: argparse.ArgumentParser, *, report: bool = False) -> None:
-    """``--pairwise``, ``--model-a``, ``--model-b``, ``--elo`` and ``--simultaneous``."""
+def add_pairwise_arguments(
+    p: argparse.ArgumentParser, *, report: bool = False, difference: bool = True
+) -> None:
+    """``--pairwise``, ``--model-a``, ``--model-b``, ``--elo``, ``--difference`` (not
+    with ``difference=False``: plan's is its goal) and ``--simultaneous``."""
     g = p.add_argument_group("pairwise comparisons (--pairwise)")
     g.add_argument(
         "--pairwise",
@@ -76,6 +79,14 @@ def add_pairwise_arguments(p: argparse.ArgumentParser, *, report: bool = False) 
     g.add_argument(
         "--elo", action="store_true", help="strengths in Elo points (mean 1000), not log-odds"
     )
+    if difference:
+        g.add_argument(
+            "--difference",
+            nargs=2,
+            metavar=("A", "B"),
+            help="the strength of model A minus model B with its pointwise interval and P(A "
+            "beats B): the test bacon plan --pairwise --difference sizes a wave for",
+        )
     if not report:
         g.add_argument(
             "--simultaneous",
@@ -168,12 +179,21 @@ def summary_from_args(
     cal, frame, roles, fitted = fit_pairs(args, cal)
     summary = pair_summary(
         cal, args.alpha, simultaneous=getattr(args, "simultaneous", False),
-        scale="elo" if args.elo else "logit", fitted=fitted,
+        scale="elo" if args.elo else "logit", fitted=fitted, difference=args.difference,
     )  # fmt: skip
     # how the reader took the columns (verdicts naming the winning model, ...) and those
     # like a judge's that were left out, as doctor says them
     notes = tuple(dict.fromkeys((*summary.notes, *roles.notes, *roles.left_out)))
     return cal, replace(summary, notes=notes), frame, roles
+
+
+def refuse_difference(args: argparse.Namespace) -> None:
+    """``--difference A B`` without ``--pairwise``: refused (it is two models' strengths)."""
+    if getattr(args, "difference", None):
+        raise ValidationError(
+            "--difference A B is the difference of two models' strengths: it applies to "
+            "--pairwise comparisons; add --pairwise, or drop --difference."
+        )
 
 
 def check_args(args: argparse.Namespace) -> None:
@@ -241,7 +261,10 @@ def run_report(
                     "--pairwise for its report."
                 )
             scale = "elo" if args.elo else "logit"
-            summary = pair_summary(cal, args.alpha, scale=scale, fitted=f"saved {args.file}")
+            summary = pair_summary(
+                cal, args.alpha, scale=scale, fitted=f"saved {args.file}",
+                difference=args.difference,
+            )  # fmt: skip
         else:
             cal, summary, _, _ = summary_from_args(args, cal)
         # from the pool's verdicts, which a saved calibrator keeps: the same table either way

@@ -60,6 +60,8 @@ def estimate_command(args: argparse.Namespace, out: str, prompt: str | None = No
             parts += [flag, shlex.quote(str(value))]
     if population:
         parts += ["--target", "population"]
+    if getattr(args, "difference", None):  # the difference the wave was aimed at
+        parts += ["--difference", *map(shlex.quote, map(str, args.difference))]
     if args.label != "label":
         parts += ["--label", shlex.quote(args.label)]
     for j in args.judge or []:
