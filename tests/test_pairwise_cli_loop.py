@@ -162,3 +162,27 @@ def test_estimate_reports_the_difference_a_plan_sized(capsys, tmp_path):
     assert code == 0, err
     command = _printed(out, "estimate")
     assert command[command.index("--difference") + 1 :][:2] == ["gpt-4", "claude-v1"]
+
+
+def test_votes_on_comparisons_no_wave_drew_are_said(capsys, tmp_path):
+    """T3 #9: votes filled in on comparisons a wave did not draw were weighted by a
+    propensity that does not describe how they were chosen, without a word."""
+    src = tmp_path / "arena.csv"
+    pd.read_csv(SAMPLE).to_csv(src, index=False)
+    argv = ["sample", str(src), "--pairwise", "--budget", "300", *FREQ, "--seed", "1"]
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    wave = tmp_path / "arena-wave.csv"
+    df = pd.read_csv(wave)
+    drawn = df["to_label"] == 1
+    df.loc[drawn, "label"] = df.loc[drawn, "human_full"]
+    df.to_csv(wave, index=False)
+    command = _printed(out, "estimate")
+    code, est, err = _run(command, capsys)
+    assert code == 0 and "seem to be on comparisons no wave drew" not in est, err
+    extra = df.index[~drawn & df["label"].isna()][:200]
+    df.loc[extra, "label"] = df.loc[extra, "human_full"]
+    df.to_csv(wave, index=False)
+    code, est, err = _run(command, capsys)
+    assert code == 0, err
+    assert "seem to be on comparisons no wave drew (to_label = 0" in est, est[-900:]

@@ -139,6 +139,30 @@ def _check_drawn_voted(frame: pd.DataFrame, label: str, item: str | None) -> Non
         )
 
 
+def _votes_beyond_waves(frame: pd.DataFrame, label: str, propensity: str) -> list[str]:
+    """A note when a ``bacon sample --pairwise`` table has far more votes than its
+    inclusion probabilities expect (their sum, the pilot's votes and the waves' expected
+    draws; beyond 4 sd of the draws): votes filled in on comparisons no wave drew."""
+    import numpy as np
+    import pandas as pd
+
+    if TO_LABEL not in frame.columns or propensity not in frame.columns:
+        return []
+    pi = pd.to_numeric(frame[propensity], errors="coerce").to_numpy(dtype=float)
+    n, expected = int(frame[label].notna().sum()), float(np.nansum(pi))
+    if n - expected <= 4.0 * float(np.sqrt(np.nansum(pi * (1.0 - pi)))) + 5.0:
+        return []
+    return [
+        f"{n} comparisons have a vote in {label!r}, where the inclusion probabilities in "
+        f"{propensity!r} expect about {expected:.0f} (the votes before the wave and those it "
+        f"drew): about {n - expected:.0f} seem to be on comparisons no wave drew ({TO_LABEL} "
+        "= 0, no vote when bacon sample read the table). Their propensity does not say how "
+        "they were chosen, so the strengths may be biased: keep only the votes the table "
+        f"had then and those on the {TO_LABEL} = 1 rows (empty the others), and draw more "
+        "with a further bacon sample --pairwise"
+    ]
+
+
 def fit_pairs(
     args: argparse.Namespace, cal: Calibrator
 ) -> tuple[Calibrator, pd.DataFrame, PairRoles, str]:
@@ -150,6 +174,7 @@ def fit_pairs(
     propensity = getattr(args, "propensity", None) or roles.propensity  # a wave's table
     if propensity:
         _check_drawn_voted(frame, roles.label, roles.item)
+        roles.notes += _votes_beyond_waves(frame, roles.label, propensity)
     pool = EvalPool.from_pairs(
         frame, model_a=roles.model_a, model_b=roles.model_b, label=roles.label,
         judges=roles.judges, prompt=roles.prompt, item=roles.item, propensity=propensity,
