@@ -41,6 +41,9 @@ VERDICTS: dict[str, float] = {
     "bothbad": 0.5,
     "both_bad": 0.5,
     "draw": 0.5,
+    "[[a]]": 1.0,  # the MT-Bench / FastChat pair judge's raw verdicts ([[C]]: a tie)
+    "[[b]]": 0.0,
+    "[[c]]": 0.5,
     "1": 1.0,
     "0": 0.0,
     "0.5": 0.5,

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 from bacon_bayes.cli.ledger import add_history_arguments, append_round, check_ledger, open_ledger
-from bacon_bayes.cli.pairwise import add_pairwise_arguments, run_estimate
+from bacon_bayes.cli.pairwise import add_pairwise_arguments, refuse_difference, run_estimate
 from bacon_bayes.cli.pairwise import check_args as check_pairwise
 from bacon_bayes.cli.pool_args import (
     add_anytime_arguments,
@@ -85,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
     if args.pairwise:  # comparisons: Bradley-Terry strengths (cli/pairwise.py)
         check_pairwise(args)
         return run_estimate(args, calibrator_from_args(args), read_files(args))
+    refuse_difference(args)
     if args.save and not str(args.save).endswith(".nc"):
         raise ValidationError(f"--save {args.save!r} should end in .nc (a NetCDF file)")
     if args.round and not args.history:

@@ -62,8 +62,11 @@ def add_model_columns(g: Any) -> None:
     g.add_argument("--model-b", help="column of model B (default: model_b)")
 
 
-def add_pairwise_arguments(p: argparse.ArgumentParser, *, report: bool = False) -> None:
-    """``--pairwise``, ``--model-a``, ``--model-b``, ``--elo`` and ``--simultaneous``."""
+def add_pairwise_arguments(
+    p: argparse.ArgumentParser, *, report: bool = False, difference: bool = True
+) -> None:
+    """``--pairwise``, ``--model-a``, ``--model-b``, ``--elo``, ``--difference`` (not
+    with ``difference=False``: plan's is its goal) and ``--simultaneous``."""
     g = p.add_argument_group("pairwise comparisons (--pairwise)")
     g.add_argument(
         "--pairwise",
@@ -77,6 +80,14 @@ def add_pairwise_arguments(p: argparse.ArgumentParser, *, report: bool = False) 
     g.add_argument(
         "--elo", action="store_true", help="strengths in Elo points (mean 1000), not log-odds"
     )
+    if difference:
+        g.add_argument(
+            "--difference",
+            nargs=2,
+            metavar=("A", "B"),
+            help="the strength of model A minus model B with its pointwise interval and P(A "
+            "beats B): the test bacon plan --pairwise --difference sizes a wave for",
+        )
     if not report:
         g.add_argument(
             "--simultaneous",
@@ -129,6 +140,30 @@ def _check_drawn_voted(frame: pd.DataFrame, label: str, item: str | None) -> Non
         )
 
 
+def _votes_beyond_waves(frame: pd.DataFrame, label: str, propensity: str) -> list[str]:
+    """A note when a ``bacon sample --pairwise`` table has far more votes than its
+    inclusion probabilities expect (their sum, the pilot's votes and the waves' expected
+    draws; beyond 4 sd of the draws): votes filled in on comparisons no wave drew."""
+    import numpy as np
+    import pandas as pd
+
+    if TO_LABEL not in frame.columns or propensity not in frame.columns:
+        return []
+    pi = pd.to_numeric(frame[propensity], errors="coerce").to_numpy(dtype=float)
+    n, expected = int(frame[label].notna().sum()), float(np.nansum(pi))
+    if n - expected <= 4.0 * float(np.sqrt(np.nansum(pi * (1.0 - pi)))) + 5.0:
+        return []
+    return [
+        f"{n} comparisons have a vote in {label!r}, where the inclusion probabilities in "
+        f"{propensity!r} expect about {expected:.0f} (the votes before the wave and those it "
+        f"drew): about {n - expected:.0f} seem to be on comparisons no wave drew ({TO_LABEL} "
+        "= 0, no vote when bacon sample read the table). Their propensity does not say how "
+        "they were chosen, so the strengths may be biased: keep only the votes the table "
+        f"had then and those on the {TO_LABEL} = 1 rows (empty the others), and draw more "
+        "with a further bacon sample --pairwise"
+    ]
+
+
 def fit_pairs(
     args: argparse.Namespace, cal: Calibrator
 ) -> tuple[Calibrator, pd.DataFrame, PairRoles, str]:
@@ -149,6 +184,7 @@ def fit_pairs(
     propensity = getattr(args, "propensity", None) or roles.propensity  # a wave's table
     if propensity:
         _check_drawn_voted(frame, roles.label, roles.item)
+        roles.notes += _votes_beyond_waves(frame, roles.label, propensity)
     pool = EvalPool.from_pairs(
         frame, model_a=roles.model_a, model_b=roles.model_b, label=roles.label,
         judges=roles.judges, prompt=roles.prompt, item=roles.item, propensity=propensity,
@@ -178,12 +214,21 @@ def summary_from_args(
     cal, frame, roles, fitted = fit_pairs(args, cal)
     summary = pair_summary(
         cal, args.alpha, simultaneous=getattr(args, "simultaneous", False),
-        scale="elo" if args.elo else "logit", fitted=fitted,
+        scale="elo" if args.elo else "logit", fitted=fitted, difference=args.difference,
     )  # fmt: skip
     # how the reader took the columns (verdicts naming the winning model, ...) and those
     # like a judge's that were left out, as doctor says them
     notes = tuple(dict.fromkeys((*summary.notes, *roles.notes, *roles.left_out)))
     return cal, replace(summary, notes=notes), frame, roles
+
+
+def refuse_difference(args: argparse.Namespace) -> None:
+    """``--difference A B`` without ``--pairwise``: refused (it is two models' strengths)."""
+    if getattr(args, "difference", None):
+        raise ValidationError(
+            "--difference A B is the difference of two models' strengths: it applies to "
+            "--pairwise comparisons; add --pairwise, or drop --difference."
+        )
 
 
 def check_args(args: argparse.Namespace) -> None:
@@ -251,7 +296,10 @@ def run_report(
                     "--pairwise for its report."
                 )
             scale = "elo" if args.elo else "logit"
-            summary = pair_summary(cal, args.alpha, scale=scale, fitted=f"saved {args.file}")
+            summary = pair_summary(
+                cal, args.alpha, scale=scale, fitted=f"saved {args.file}",
+                difference=args.difference,
+            )  # fmt: skip
         else:
             cal, summary, _, _ = summary_from_args(args, cal)
         # from the pool's verdicts, which a saved calibrator keeps: the same table either way

@@ -60,12 +60,15 @@ def estimate_command(args: argparse.Namespace, out: str, prompt: str | None = No
             parts += [flag, shlex.quote(str(value))]
     if population:
         parts += ["--target", "population"]
+    if getattr(args, "difference", None):  # the difference the wave was aimed at
+        parts += ["--difference", *map(shlex.quote, map(str, args.difference))]
     if args.label != "label":
         parts += ["--label", shlex.quote(args.label)]
     for j in args.judge or []:
         parts += ["--judge", shlex.quote(j)]
-    if args.engine != "auto":
-        parts += ["--engine", args.engine]
+    # the pilot's engine (auto: freq, as the pilot and the plan read it), not estimate's
+    # default, the Bayesian one
+    parts += ["--engine", "freq" if args.engine == "auto" else args.engine]
     if args.model:  # the estimator the pilot was fitted with
         parts += ["--model", shlex.quote(args.model)]
     parts += [] if args.folds == 5 else ["--folds", str(args.folds)]
@@ -191,11 +194,13 @@ def sample_command(args: argparse.Namespace, design: str, n_new: int) -> str | N
     if design != "uniform":  # the pilot is fitted again to draw the wave
         if args.difference is not None:  # aimed at the difference the plan sized it for
             parts += ["--difference", *map(shlex.quote, map(str, args.difference))]
-        parts += ["--engine", args.engine]
-        parts += [] if args.folds == 5 else ["--folds", str(args.folds)]
         parts += [] if args.seed == 0 else ["--seed", str(args.seed)]
-        if args.model:
-            parts += ["--model", shlex.quote(args.model)]
+    # the engine, folds and model the plan's pilot was fitted with, which sample puts in
+    # its estimate command (a uniform wave too: without them, estimate's default engine)
+    parts += ["--engine", args.engine]
+    parts += [] if args.folds == 5 else ["--folds", str(args.folds)]
+    if args.model:
+        parts += ["--model", shlex.quote(args.model)]
     return " ".join(parts)
 
 

@@ -98,7 +98,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="a saved calibrator of an earlier round, frozen on this pool: the fresh labels "
         "a --half-width needs, from its residual variance (and this pool's fresh labels)",
     )
-    add_pairwise_arguments(p, report=True)
+    add_pairwise_arguments(p, report=True, difference=False)
     p.set_defaults(func=run, preset=None, surrogates="none")
 
 

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from bacon_bayes.cli.ledger import add_drift_arguments, drift_from_args
-from bacon_bayes.cli.pairwise import add_pairwise_arguments, run_report
+from bacon_bayes.cli.pairwise import add_pairwise_arguments, refuse_difference, run_report
 from bacon_bayes.cli.pairwise import check_args as check_pairwise
 from bacon_bayes.cli.pool_args import (
     add_anytime_arguments,
@@ -67,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     if args.pairwise:  # comparisons: strengths, win probabilities, tiers (cli/pairwise.py)
         check_pairwise(args)
         return run_report(args, calibrator_from_args(args), read_files(args), saved=loaded)
+    refuse_difference(args)
     from bacon_bayes.history import check_project, project_of, read_history
     from bacon_bayes.planning import resolution_note
     from bacon_bayes.report.rounds import drift_html, round_section

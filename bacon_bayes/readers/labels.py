@@ -10,7 +10,7 @@ import pandas as pd
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import plural_places, read_table, row_place
 from bacon_bayes.readers.jsonl import is_json_lines, json_records, read_jsonl
-from bacon_bayes.readers.pairwise import to_verdict
+from bacon_bayes.readers.pairwise import _majority, to_verdict
 
 
 def _few(values: list[str], n: int = 5) -> str:
@@ -108,7 +108,9 @@ def join_labels(
     Raises
     ------
     ValidationError
-        A missing column, duplicate ids in the labels file, ids that are not in the table
+        A missing column, duplicate ids in the labels file (votes on comparisons: several
+        votes on one comparison give the majority, ``tie`` where they split evenly; their
+        number in ``attrs["several votes"]``), ids that are not in the table
         (the first few named), a label column the table already has.
     """
     labels = read_labels(path)
@@ -134,6 +136,15 @@ def join_labels(
     _no_blank_ids(frame[key], f"the table's id column {key!r}")
     ids, table_ids = _id_text(labels[key]), _id_text(frame[key])
     dup = ids[ids.duplicated()].unique().tolist()
+    several = 0
+    if dup and verdicts:  # several votes on a comparison: the majority, as MT-Bench's
+        votes = _votes(labels[label], name)
+        labels = pd.DataFrame({key: ids.to_numpy(), label: votes.to_numpy()})
+        labels = labels.groupby(key, sort=False)[label].agg(
+            lambda v: _majority([x for x in v if isinstance(x, str)])
+        )
+        labels = labels.reset_index()
+        ids, several, dup = labels[key], len(dup), []
     if dup:
         raise ValidationError(
             f"labels file {name!r}: ids {_few(dup)} appear more than once in column {key!r}; "
@@ -156,6 +167,8 @@ def join_labels(
     values = _votes(labels[label], name) if verdicts else _numbers(labels[label], name)
     out = frame.copy()
     out[label] = table_ids.map(dict(zip(ids, values, strict=True))).to_numpy()
+    if several:
+        out.attrs["several votes"] = several
     return out, key
 
 

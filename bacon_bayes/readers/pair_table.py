@@ -14,6 +14,7 @@ the comparisons' inclusion probabilities, which its votes must be weighted by.
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -97,6 +98,56 @@ def _numbers_not_words(column: pd.Series, judges: Sequence[str]) -> str | None:
         "tie), so it is not taken as a judge; if it is one (1 = A wins, 0.5 = tie, 0 = B "
         f"wins, or its probability that A wins), name the judges: {named}"
     )
+
+
+def _other_words(column: pd.Series, judges: Sequence[str]) -> str | None:
+    """Why a column of a few words naming A and B but not as verdicts (``Model A``,
+    ``Response B``) is not taken as a judge, and the fix; None for any other column."""
+    values = column[[not _missing(v) for v in column]]
+    if values.empty or not all(isinstance(v, str) for v in values):
+        return None
+    words = list(dict.fromkeys(values.str.strip()))
+    letters = [{x for x in "AB" if re.search(rf"(?<![A-Za-z]){x}(?![A-Za-z])", w)} for w in words]
+    if len(words) > 10 or {"A"} not in letters or {"B"} not in letters:
+        return None
+    named = " ".join(f"--judge {shlex.quote(j)}" for j in [*judges, str(column.name)])
+    return (
+        f"column {str(column.name)!r} holds words naming A and B that are not verdicts "
+        f"({', '.join(map(repr, words[:4]))}), so it is not taken as a judge; if it is one, "
+        "write its verdicts as A, B or tie (also model_a / model_b, [[A]] / [[B]] / [[C]], "
+        f"or 1 / 0 / 0.5) and name the judges: {named}"
+    )
+
+
+def _one_verdict(column: pd.Series) -> str | None:
+    """The one verdict a judge gives every comparison it judged (``A``: it always prefers
+    the first answer), None when it gives two or more."""
+    words = {str(v).strip().lower() for v in column if not _missing(v)}
+    said = {_WORDS.get(w, w) for w in words}
+    return str(column.dropna().iloc[0]).strip() if len(said) == 1 else None
+
+
+def _same_verdict(frame: pd.DataFrame, found: list[str], named: bool) -> list[str]:
+    """Notes on the judges of ``found`` that say the same on every comparison, taken out of
+    ``found`` (they carry nothing on which model is better: the Bayesian engine refuses
+    them); a judge the user ``named`` is refused."""
+    notes = []
+    for j in list(found):
+        if (verdict := _one_verdict(frame[j])) is None:
+            continue
+        n = int(frame[j].notna().sum())
+        said = f"says {verdict} on every comparison it judged ({n})"
+        if named:
+            raise ValidationError(
+                f"--judge {j!r} {said}: it carries no information on which model is better; "
+                f"drop --judge {shlex.quote(j)} (or check how its verdicts were parsed)."
+            )
+        found.remove(j)
+        notes.append(
+            f"column {j!r} {said}, so it is not taken as a judge: it carries no information "
+            "on which model is better (check how its verdicts were parsed)"
+        )
+    return notes
 
 
 def _first(column: pd.Series, bad: pd.Series) -> str:
@@ -360,6 +411,12 @@ def read_pair_table(
     if labels is not None:
         label = label or label_column(frame, labels, item)  # the file's one other column
         frame, item = join_labels(frame, labels, label, item, verdicts=True)
+        if several := frame.attrs.get("several votes"):
+            notes.append(
+                f"{several} comparisons have several votes in the labels file: label = the "
+                "majority (a tie where they split evenly); to count every vote, give each "
+                "its own row (and id) in the table of comparisons"
+            )
     frame = _one_hot_vote(frame, label)
     lab = _guess(frame, label, LABEL_NAMES, "--label")
     if lab is None:
@@ -405,12 +462,17 @@ def read_pair_table(
         ]
         for c in frame.columns:
             if c not in roles and str(c) not in found and not str(c).lower().startswith("human"):
-                note = _almost_verdicts(frame[c]) or _numbers_not_words(frame[c], found)
+                note = (
+                    _almost_verdicts(frame[c])
+                    or _numbers_not_words(frame[c], found)
+                    or _other_words(frame[c], found)
+                )
                 left_out += [note] if note else []
+    left_out += _same_verdict(frame, found, named=bool(judges))
     if not found:
         raise ValidationError(
             f"{str(path)!r} has no judge verdict columns (A / B / tie); name them with "
-            "--judge COL (repeatable)."
+            "--judge COL (repeatable)." + "".join(f" Note: {n}." for n in left_out[-1:])
         )
     bad = [j for j in found if j in roles]
     if bad:

@@ -54,6 +54,10 @@ _WORDS = {
     "bothbad": "tie",
     "both_bad": "tie",
     "draw": "tie",
+    # the MT-Bench / FastChat pair judge's raw verdicts ([[C]]: a tie)
+    "[[a]]": "A",
+    "[[b]]": "B",
+    "[[c]]": "tie",
 }
 _NUMBERS = {1.0: "A", 0.0: "B", 0.5: "tie"}
 
@@ -70,7 +74,8 @@ def to_verdict(value: Any, where: str = "") -> str | float:
     """One verdict as ``A``, ``B``, ``tie`` or NaN (missing).
 
     Accepts A/B/tie (any case), the Arena spellings ``model_a``/``model_b``/``tie``/
-    ``tie (bothbad)``, FastChat's ``model_1``/``model_2``, and 1/0/0.5 (model_a's score).
+    ``tie (bothbad)``, FastChat's ``model_1``/``model_2``, its pair judge's ``[[A]]``/
+    ``[[B]]``/``[[C]]`` (C: a tie), and 1/0/0.5 (model_a's score).
 
     Raises
     ------

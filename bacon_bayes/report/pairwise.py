@@ -10,6 +10,7 @@ ratio of their mean interval widths, the rank sets and tiers (simultaneous, from
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -18,9 +19,10 @@ import pandas as pd
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.bradley_terry import rank_sets, tiers, win_probability
+from bacon_bayes.estimate.bt_difference import strength_difference
 from bacon_bayes.report.tables import esc, fixed, scroll_table
 from bacon_bayes.report.text import pool_notes
-from bacon_bayes.results import EstimateTable, _plain
+from bacon_bayes.results import Estimate, EstimateTable, _plain
 
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
@@ -45,6 +47,8 @@ class PairSummary:
     engine: str = ""
     #: what the pool says of its table (model names written several ways ...)
     notes: tuple[str, ...] = ()
+    #: ``--difference A B``: the two models' difference, pointwise (the plan's test)
+    difference: Estimate | None = None
 
     @property
     def width_ratio(self) -> float:
@@ -112,6 +116,30 @@ class PairSummary:
         why = d.get("clustering", "no prompt column")
         return f"comparisons independent, not clustered by prompt ({why})"
 
+    def difference_lines(self) -> list[str]:
+        """The ``--difference A B`` lines: the difference with its pointwise interval,
+        whether it separates the two, and ``P(A beats B)`` ([] without one)."""
+        d = self.difference
+        if d is None:
+            return []
+        i, j = d.details["models"]
+        level = f"{round(100 * (1 - d.alpha), 1):g}%"
+        if not np.isfinite(d.ci_low):
+            return [f"difference {i} - {j}: {fixed(d.estimate, 3)}, no interval "
+                    f"({d.details['no_interval']})"]  # fmt: skip
+        win = d.details["win_probability"]
+        said = (f"{i} is stronger" if d.ci_low > 0 else f"{j} is stronger" if d.ci_high < 0
+                else "not separated")  # fmt: skip
+        m = len(self.strengths)
+        return [
+            f"difference {i} - {j}: {fixed(d.estimate, 3)} [{fixed(d.ci_low, 3)}, "
+            f"{fixed(d.ci_high, 3)}], {level} pointwise (the test bacon plan --pairwise "
+            f"--difference sizes): {said}; P({i} beats {j}) {win['estimate']:.3f} "
+            f"[{win['ci_low']:.3f}, {win['ci_high']:.3f}]",
+            f"  (the rank sets and tiers hold jointly over all {m * (m - 1) // 2} pairs of "
+            "models: a stricter level than this one pair's)",
+        ]
+
     def to_text(self) -> str:
         frame = self.strengths_frame()
         frame["CI"] = [
@@ -129,6 +157,7 @@ class PairSummary:
             self.fitted,
             self.header(),
             shown.to_string(index=False),
+            *self.difference_lines(),
             "",
             f"rank sets ({level:g}% simultaneous over all models; 1 = strongest):",
             ranks.to_string(index=False),
@@ -166,6 +195,7 @@ class PairSummary:
                 "engine": self.engine,
                 "alpha": self.alpha,
                 "simultaneous": self.strengths.simultaneous,
+                "difference": None if self.difference is None else self.difference.to_dict(),
                 "strengths": rows(self.strengths),
                 "details": self.strengths.details,
                 "rank_sets": self.ranks.to_dict(orient="records"),
@@ -201,9 +231,12 @@ def pair_summary(
     simultaneous: bool = False,
     scale: str = "logit",
     fitted: str = "",
+    difference: Sequence[str] | None = None,
 ) -> PairSummary:
-    """The strengths of a fitted pairwise calibrator and everything shown beside them."""
+    """The strengths of a fitted pairwise calibrator and everything shown beside them
+    (``difference``: two models, their difference pointwise, :func:`strength_difference`)."""
     table = cal.estimate_bradley_terry(alpha, simultaneous, scale=scale)
+    diff = None if difference is None else strength_difference(table, *difference, alpha=alpha)
     labels, error = None, ""
     try:
         labels = cal.estimate_bradley_terry(alpha, simultaneous, scale=scale, method="labels")
@@ -220,6 +253,7 @@ def pair_summary(
         fitted=fitted,
         engine=str(getattr(cal, "engine_", "")),
         notes=tuple(pool_notes(cal)),
+        difference=diff,
     )
 
 
@@ -267,6 +301,7 @@ def _strengths_html(summary: PairSummary) -> str:
         + "<p class='note'>Blue: the strengths from the judges and the human votes (AEE); "
         "orange: the human votes alone. Sorted by strength, strongest on top.</p>"
         + scroll_table(frame, 3)
+        + "".join(f"<p>{esc(line)}</p>" for line in summary.difference_lines())
         + f"<p>{esc(summary.labels_line())}</p>"
         + "".join(f"<p class='note'>Note: {esc(w)}</p>" for w in summary.warnings())
         + "<h3>Win probabilities</h3>"
