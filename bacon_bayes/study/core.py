@@ -182,7 +182,11 @@ class Study:
         wave drew prompts (paired-adaptive, or adaptive beside paired waves) the same
         waves with it (:func:`bacon_bayes.inclusion.sequential_inclusion`: each labeled
         item weighted by the probability of the wave that drew it, its variance clustered
-        by prompt within each wave) and its probabilities."""
+        by prompt within each wave) and its probabilities. With every item labeled, 1 for
+        each (a wave-by-wave weighting would make the means differ from the labels' own,
+        with intervals of width 0 that missed them)."""
+        if labeled.all():  # every item labeled: the pool's means are its labels' means
+            return np.ones(self.n_items), None
         inclusion = self.inclusion()
         if inclusion is not None and inclusion.mixed:  # the pool mean weighs its waves
             first = self.first_wave()
