@@ -204,6 +204,18 @@ class Inclusion:
         increments stay uncorrelated, as for the planned shares. With ``rho = 0`` and equal
         probabilities within each wave they give every label the union's weight.
         ``labeled``: the items with a label; ``codes``: every item's prompt code."""
+        var = self.wave_variances(codes, rho)
+        sel = self.selected
+        assert sel is not None
+        used = np.unique(sel[labeled & (sel >= 0)])
+        shares = np.zeros(var.size)
+        shares[used] = 1.0 / np.maximum(var[used], 1e-12)
+        drawn = np.where(labeled, sel, -1)
+        return Inclusion(self.prompt, self.within, drawn, shares, self.selected)
+
+    def wave_variances(self, codes: np.ndarray, rho: float) -> np.ndarray:
+        """Each wave's predicted variance of its total over ``s^2`` (the residuals' common
+        variance), :meth:`precision_weighted`'s ``V_w``."""
         if self.selected is None:
             raise ValidationError("precision weights need the wave that selected each item.")
         sel, waves = self.selected, self.prompt.shape[0]
@@ -220,11 +232,7 @@ class Inclusion:
                 bk[codes[by_prompt]] = b[by_prompt]
                 k = m > 1
                 var[w] += rho * float(np.sum((1.0 - bk[k]) / bk[k] * m[k] * (m[k] - 1.0)))
-        used = np.unique(sel[labeled & (sel >= 0)])
-        shares = np.zeros(waves)
-        shares[used] = 1.0 / np.maximum(var[used], 1e-12)
-        drawn = np.where(labeled, sel, -1)
-        return Inclusion(self.prompt, self.within, drawn, shares, self.selected)
+        return var
 
     @property
     def clustered(self) -> bool:

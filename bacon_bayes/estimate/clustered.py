@@ -455,6 +455,24 @@ def residual_correlation(
     return float(np.clip(within / pairs / s2, 0.0, 1.0))
 
 
+def _waves_df(weighted: Inclusion, labeled: np.ndarray, codes: np.ndarray) -> float:
+    """Satterthwaite's degrees of freedom of a precision-weighted mean's variance, the sum
+    of its waves' parts ``lam_w^2 V_w`` (in proportion ``lam_w``, as ``lam_w = 1 / V_w``),
+    each resting on its own units: a wave of prompts on its labeled prompts (a paired wave
+    of 10 prompts carries a variance known to 9 df, however many items the pool's other
+    waves touched), a wave of items on its labels."""
+    assert weighted.drawn is not None and weighted.shares is not None
+    drawn, part = weighted.drawn, weighted.shares
+    df = np.full(part.size, np.inf)
+    for w in np.flatnonzero(part > 0):
+        mine = labeled & (drawn == w)
+        by_prompt = bool((weighted.prompt[w][mine] < 1.0).any())
+        units = np.unique(codes[mine]).size if by_prompt else int(mine.sum())
+        df[w] = max(units - 1.0, 1.0)
+    used = part > 0
+    return float(part[used].sum() ** 2 / np.sum(part[used] ** 2 / df[used]))
+
+
 def clustered_mean(
     y: np.ndarray,
     f: np.ndarray,
@@ -471,17 +489,19 @@ def clustered_mean(
     interval on the labeled prompts (module docstring)."""
     _check_alpha(alpha)
     n = np.shape(y)[0]
+    df_waves = np.inf
     if isinstance(pi, Inclusion) and pi.selected is not None and pi.mixed and target == "pool":
         lab = ~np.isnan(np.asarray(y, float)) if labeled is None else np.asarray(labeled, bool)
         codes = prompt_codes(np.asarray(prompts))
         pi = pi.precision_weighted(lab, codes, residual_correlation(y, f, lab, codes))
+        df_waves = _waves_df(pi, lab, codes)
     fit = clustered_fit(
         y, f, np.zeros(n, dtype=np.intp), 1, prompts, labeled, pi,
         power_tuning=power_tuning, hajek=hajek, target=target,
     )  # fmt: skip
     return _estimate(
         "mean", "aee", float(fit["estimate"][0]), float(fit["cov"][0, 0]),
-        int(fit["n_labeled"][0]), n, alpha, df=float(fit["df"][0]),
+        int(fit["n_labeled"][0]), n, alpha, df=min(float(fit["df"][0]), df_waves),
         power_lambda=fit["power_lambda"],
         target=target, interval="t (clustered by prompt)",
         labeled_prompts=int(fit["n_prompts"][0]), clustered_by_prompt=True,
