@@ -186,3 +186,48 @@ def test_votes_on_comparisons_no_wave_drew_are_said(capsys, tmp_path):
     code, est, err = _run(command, capsys)
     assert code == 0, err
     assert "seem to be on comparisons no wave drew (to_label = 0" in est, est[-900:]
+
+
+def test_plan_pairwise_predicts_at_the_default_budgets_and_plans_a_difference_width(capsys):
+    """T3 #14: the --budgets default of the help (0.05,0.1,0.2) was not applied (empty
+    ``predicted``), and --difference A B --half-width H, documented as the half-width of
+    A - B, was refused for --pairwise. Both now work: the width of A - B is ``z sqrt(c'
+    V c)``, the interval ``bacon estimate --difference A B`` prints."""
+    from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.planning.pairwise import pilot_from_calibrator, plan_pairwise
+
+    pair = ["--difference", "gpt-4", "claude-v1"]
+    code, out, err = _run(["plan", SAMPLE, "--pairwise", *pair, "--delta", "0.5", "--json"],
+                          capsys)  # fmt: skip
+    assert code == 0, err
+    doc = json.loads(out)
+    # 5% and 10% of 3000 are below the pilot's 400 votes: its next vote, and 20%
+    assert all(list(p) == ["401", "600"] for p in doc["predicted"].values()), doc["predicted"]
+    code, out, err = _run(["plan", SAMPLE, "--pairwise", *pair, "--half-width", "0.4",
+                           "--json"], capsys)  # fmt: skip
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["goal"] == "gpt-4 - claude-v1 half-width 0.4 (logit)"
+    df = pd.read_csv(SAMPLE)
+    pool = EvalPool.from_pairs(df, model_a="model_a", model_b="model_b", label="label",
+                               judges=["gpt4", "claude3_opus", "gpt35"], prompt="prompt",
+                               item="id")  # fmt: skip
+    pilot = pilot_from_calibrator(Calibrator(engine="freq").fit(pool))
+    width = plan_pairwise(pilot, pair=("gpt-4", "claude-v1"), half_width=0.4, budgets=[600])
+    assert doc["needed"] == width.needed
+    # the width goal and the power goal read the same se of A - B: power 0.5 for a delta
+    # equal to the half-width (z = delta / se) needs the same labels, up to the bisection
+    power = plan_pairwise(pilot, pair=("gpt-4", "claude-v1"), delta=0.4, power=0.5)
+    for d, n in width.needed.items():
+        assert n is not None and abs(n - power.needed[d]) <= 2, (d, n, power.needed[d])
+    # the stratified and adaptive designs aim at A - B, so they need fewer than uniform
+    assert width.needed["stratified"] < width.needed["uniform"]
+    assert width.predicted["uniform"][600] > 0.4 >= width.predicted["stratified"][600]
+    command = doc["command"].split()
+    assert command[command.index("--difference") + 1 :][:2] == ["gpt-4", "claude-v1"]
+    code, _, err = _run(["plan", SAMPLE, "--pairwise", *pair, "--half-width", "0.4",
+                         "--delta", "0.5"], capsys)  # fmt: skip
+    assert code == 2 and "--delta D (power to detect it) or --half-width H" in err, err
+    code, _, err = _run(["plan", SAMPLE, "--pairwise", "--half-width", "0.4", "--delta",
+                         "0.5"], capsys)  # fmt: skip
+    assert code == 2 and "--delta D goes with --difference A B" in err, err

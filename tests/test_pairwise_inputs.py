@@ -283,3 +283,33 @@ def test_every_vote_in_advises_no_simulate_and_simulate_names_vote_words(capsys,
     code, _, err = _run(argv, capsys)
     assert code == 2 and "holds 'B', not a number, at line 2 (3000 such rows)" in err, err
     assert "votes on comparisons" in err and "empty" not in err
+
+
+def test_doctor_says_a_judge_that_copies_the_votes_and_leaves_it_out(capsys, tmp_path):
+    """T3 #16: a column holding every human vote (here human_full renamed) was taken as a
+    judge without the "copy of the label?" note estimate gives, its AUC printed as "1.000
+    [nan, nan]", and it went into the printed command, whose estimate then said to leave
+    it out. Doctor now says so, leaves it out of the command (pass --judge to keep it), and
+    prints an undefined interval as "(no CI)"."""
+
+    def leak(frame: pd.DataFrame) -> None:
+        frame["crowd"] = frame.pop("human_full")
+
+    path = _arena(tmp_path, "leak.csv", leak)
+    code, out, err = _run(["doctor", path], capsys)
+    assert code == 0, err
+    assert "nan" not in out, out
+    assert "judge 'crowd' equals the label on all 400 labeled rows: a copy of the label?" in out
+    assert "left out of the command below (pass --judge to use it anyway)" in out
+    row = next(v for v in out.splitlines() if v.lstrip().startswith("crowd "))
+    assert row.endswith("1.000 (no CI)") and "no CI: too few votes" in out, row
+    command = out.strip().splitlines()[-1].split()
+    assert "crowd" not in command and command.count("--judge") == 3, command
+    code, out, err = _run(command[1:], capsys)  # runs as printed, without the copy's note
+    assert code == 0, err
+    assert "copy of the label" not in out + err
+    # named: kept (the user's choice), with estimate's note
+    code, out, err = _run(["doctor", path, "--judge", "gpt4", "--judge", "crowd"], capsys)
+    assert code == 0, err
+    assert "a copy of the label?" in out and ": leave it out of the judges" in out
+    assert "--judge crowd" in out.strip().splitlines()[-1]

@@ -315,5 +315,8 @@ def run_doctor(args: argparse.Namespace) -> int:
     from bacon_bayes.doctor.pairs import pair_doctor_text
 
     frame, roles = read_pairs(args)
-    print(pair_doctor_text(frame, roles, args.file, alpha=args.alpha, labels=args.labels))
+    text = pair_doctor_text(
+        frame, roles, args.file, alpha=args.alpha, labels=args.labels, named=bool(args.judge)
+    )
+    print(text)
     return 0

@@ -165,14 +165,16 @@ _NOT_PLAN = (
 )  # fmt: skip
 
 
-def _budgets(args: argparse.Namespace, n_rows: int) -> list[int]:
-    if not args.budgets:
-        return []
+def _budgets(args: argparse.Namespace, n_rows: int, n0: int) -> list[int]:
+    """The labels in all at which the plan predicts (``--budgets``; default shares 0.05,
+    0.1 and 0.2 of the comparisons, as ``bacon plan``'s), none below the pilot's ``n0``."""
+    from bacon_bayes.planning.plan import _budget_labels
+
     try:
-        values = [float(v) for v in args.budgets.split(",") if v.strip()]
+        values = [float(v) for v in (args.budgets or "").split(",") if v.strip()]
     except ValueError as exc:
         raise ValidationError(f"--budgets must be numbers, got {args.budgets!r}") from exc
-    return [round(v * n_rows) if v < 1 else int(v) for v in values]
+    return _budget_labels(values or None, n_rows, n0)
 
 
 def sample_command(args: argparse.Namespace, design: str, n_new: int) -> str | None:
@@ -206,7 +208,8 @@ def sample_command(args: argparse.Namespace, design: str, n_new: int) -> str | N
 
 def run_plan(args: argparse.Namespace, engine_line: str) -> int:
     """``bacon plan FILE --pairwise``: labels per design for ``--half-width H`` (the mean
-    half-width of the strengths) or ``--difference A B --delta D`` (power)."""
+    half-width of the strengths), ``--difference A B --half-width H`` (of A - B) or
+    ``--difference A B --delta D`` (power)."""
     from bacon_bayes.cli.pairwise import fit_pairs
     from bacon_bayes.cli.pool_args import calibrator_from_args
     from bacon_bayes.planning.pairwise import pilot_from_calibrator, plan_pairwise
@@ -216,13 +219,19 @@ def run_plan(args: argparse.Namespace, engine_line: str) -> int:
         if getattr(args, dest, default) not in (default, None):
             flag = "--" + dest.replace("_", "-")
             raise ValidationError(f"{flag} does not apply to --pairwise; drop {flag}.")
-    if (args.half_width is None) == (args.difference is None):
+    if args.half_width is None and args.difference is None:
         raise ValidationError(
-            "--pairwise plans for one goal: --half-width H (the strengths' mean half-width) "
-            "or --difference A B --delta D [--power P] (power to separate two models)."
+            "--pairwise plans for one goal: --half-width H (the strengths' mean half-width), "
+            "--difference A B --half-width H (the half-width of A - B) or --difference A B "
+            "--delta D [--power P] (power to separate two models)."
         )
-    if args.difference is not None and args.delta is None:
-        raise ValidationError("--difference A B needs --delta D (the difference to detect).")
+    if args.difference is None and args.delta is not None:
+        raise ValidationError("--delta D goes with --difference A B (the difference to detect).")
+    if args.difference is not None and (args.delta is None) == (args.half_width is None):
+        raise ValidationError(
+            "--difference A B takes --delta D (power to detect it) or --half-width H (the "
+            "half-width of A - B), one of the two."
+        )
     designs = [d.strip() for d in args.designs.split(",")] if args.designs else None
     for d in designs or []:
         if d not in PAIRWISE_DESIGNS:
@@ -236,7 +245,7 @@ def run_plan(args: argparse.Namespace, engine_line: str) -> int:
         pilot, half_width=args.half_width, alpha=args.alpha, scale=scale,
         pair=None if args.difference is None else tuple(args.difference), delta=args.delta,
         power=args.power, designs=designs or PAIRWISE_DESIGNS,
-        budgets=_budgets(args, pilot.pi0.size),
+        budgets=_budgets(args, pilot.pi0.size, pilot.n_labeled),
     )  # fmt: skip
     n0 = pilot.n_labeled
     best = result.recommended

@@ -55,8 +55,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--difference",
         nargs=2,
         metavar=("A", "B"),
-        help="two groups to compare: with --delta, the power to detect it; with "
-        "--half-width, the CI half-width of A - B",
+        help="two groups (with --pairwise, two models) to compare: with --delta, the power "
+        "to detect it; with --half-width, the CI half-width of A - B",
     )
     goal.add_argument("--delta", type=float, help="with --difference: difference to detect")
     goal.add_argument("--top", action="store_true", help="resolve the top group from the rest")

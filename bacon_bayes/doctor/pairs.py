@@ -51,6 +51,11 @@ __all__ = [
 PROBABILITIES = (
     "probabilities that A wins, position bias the mean of 2p - 1 (no tie rate or kappa)."
 )
+#: what doctor's legend says of a value shown without its interval
+NO_CI = (
+    "no CI: too few votes for an interval, or an AUC of 1 or 0 (the decisive votes all on",
+    "one side of the judge's verdicts), where its interval is not defined.",
+)
 #: verdict -> code (0 = A, 1 = B, 2 = tie) and the judge's score of model_a
 CODES = {"A": 0, "B": 1, "tie": 2}
 SCORE = np.array([1.0, 0.0, 0.5])
@@ -320,6 +325,18 @@ def pool_pair_diagnostics(pool: Any, level: float = 0.95) -> pd.DataFrame:
     return pair_judge_diagnostics(frame, pool.label_name, list(pool.judges), level=level)
 
 
+def label_copies(df: pd.DataFrame, label: str, judges: Sequence[str]) -> dict[str, str]:
+    """The judges whose verdicts equal the human vote on every voted comparison, each with
+    :func:`~bacon_bayes.doctor.relation.copy_of_label`'s why (a leaked label, which as a
+    judge gives intervals of almost no width)."""
+    from bacon_bayes.doctor.relation import copy_of_label
+
+    codes = verdict_codes(df[label], label, human=True)
+    human = pd.Series(np.where(codes >= 0, SCORE[np.clip(codes, 0, 2)], np.nan))
+    found = {j: copy_of_label(pd.Series(judge_codes(df[j], j)[1]), human) for j in judges}
+    return {j: why for j, why in found.items() if why}
+
+
 def estimate_command(path: str, roles: PairRoles, labels: str | None = None) -> str:
     """The ``bacon estimate FILE --pairwise ...`` command for a table whose columns
     ``roles`` (:class:`~bacon_bayes.readers.pair_table.PairRoles`) names, shell-quoted
@@ -342,15 +359,25 @@ def estimate_command(path: str, roles: PairRoles, labels: str | None = None) -> 
 
 def pair_doctor_text(
     df: pd.DataFrame, roles: PairRoles, path: str, *, alpha: float = 0.05,
-    labels: str | None = None,
+    labels: str | None = None, named: bool = False,
 ) -> str:  # fmt: skip
     """``bacon doctor`` on a table of comparisons: what was found, the per-judge pair
-    diagnostics with their intervals, and the command to run."""
+    diagnostics with their intervals, and the command to run. A judge that copies the
+    human votes is said, and left out of the command unless ``named`` (``--judge``)."""
+    from dataclasses import replace
+
+    from bacon_bayes.doctor.relation import COPY_HARM
     from bacon_bayes.order import natural_sorted
     from bacon_bayes.pairs import model_problems, model_problems_text, spellings_note
 
     label, judges = roles.label, list(roles.judges)
     diag = pair_judge_diagnostics(df, label, judges, level=1 - alpha)
+    copies = label_copies(df, label, judges)
+    fix = "leave it out of the judges" if named else (
+        "left out of the command below (pass --judge to use it anyway)"
+    )  # fmt: skip
+    copied = [f"judge {j!r} {why}; {COPY_HARM}: {fix}" for j, why in copies.items()]
+    kept = replace(roles, judges=[j for j in judges if named or j not in copies])
     blocked = model_problems_text(df, roles.model_a, roles.model_b)
     empty = np.zeros(len(df), dtype=bool)
     empty[model_problems(df, roles.model_a, roles.model_b)["empty"]] = True
@@ -360,7 +387,11 @@ def pair_doctor_text(
     n_lab = int((verdict_codes(df[label], label, human=True) >= 0).sum())
 
     def span(v: float, lo: float, hi: float) -> str:
-        return "-" if not np.isfinite(v) else f"{v:.3f} [{lo:.3f}, {hi:.3f}]"
+        if not np.isfinite(v):
+            return "-"
+        return (
+            f"{v:.3f} [{lo:.3f}, {hi:.3f}]" if np.isfinite([lo, hi]).all() else f"{v:.3f} (no CI)"
+        )
 
     rows = [
         {
@@ -387,7 +418,7 @@ def pair_doctor_text(
         f"  model A: {roles.model_a}, model B: {roles.model_b}, human vote: {label}",
         f"  judges: {', '.join(judges)}",
         f"  prompt: {roles.prompt or 'none'}, id: {roles.item or 'row number'}",
-        *(f"  note: {n}" for n in [*roles.notes, *roles.left_out, spellings] if n),
+        *(f"  note: {n}" for n in [*roles.notes, *roles.left_out, spellings, *copied] if n),
         "",
         f"judges on pairs ({level:g}% intervals; the first row is the humans' own):",
         pd.DataFrame(rows).to_string(index=False),
@@ -395,6 +426,7 @@ def pair_doctor_text(
         "  net of the humans' on the comparisons both voted on; kappa: Cohen's, against the",
         "  human votes; AUC: discrimination on the decisive human votes (0.5 = none).",
         *([f"  {', '.join(probs)}: {PROBABILITIES}"] if probs else []),
+        *(f"  {line}" for line in (NO_CI if "(no CI)" in str(rows) else ())),
         "",
     ]
     if n_lab < 2:
@@ -420,5 +452,11 @@ def pair_doctor_text(
                 "first), and its propensities hold only for the whole wave; fill them in, "
                 "then run (frequentist engine):"
             )
-    found += [head, "  " + estimate_command(path, roles, labels)]
+    if not kept.judges:
+        found.append(
+            "no judge left for the command: every judge copies the human votes; add a column "
+            "of model verdicts, then run bacon doctor again for the command."
+        )
+        return "\n".join(found)
+    found += [head, "  " + estimate_command(path, kept, labels)]
     return "\n".join(found)

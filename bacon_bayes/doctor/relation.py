@@ -16,6 +16,11 @@ MODERATE_RHO = 0.3
 #: the label, and of 0/1 labels (a good judge may agree with 20 verdicts; with 200, no)
 COPY_ROWS = 20
 COPY_ROWS_BINARY = 200
+#: what a copy of the label does as a judge (the notes of estimate and doctor)
+COPY_HARM = (
+    "as a judge it makes every labeled residual 0, and the intervals claim a certainty they "
+    "do not have"
+)
 
 
 def flat_on_labels(x: pd.Series, label: pd.Series | None) -> str | None:

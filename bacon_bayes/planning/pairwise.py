@@ -14,8 +14,9 @@ effective labeled comparisons (``nu = (sum q)^2 / sum q^2``, ``q = (1 - pi) / pi
 x)^2`` over the labeled, predicted over the pilot): a Horvitz-Thompson estimate over the
 pilot of the covariance the estimator will report. The labels a goal needs are found by
 bisection on ``n`` (the variance falls as ``n`` grows). Goals: the strengths' half-width
-(``"mean"`` over the models or ``"max"``), or power for the difference of two models
-``A - B``.
+(``"mean"`` over the models or ``"max"``), the half-width of the difference of two models
+``A - B`` (``z sqrt(c' V c)``, as ``bacon estimate --difference A B`` reports it), or the
+power to detect that difference.
 
 That is the pool target's covariance (``target="pool"``, the default). For
 ``target="population"`` the plan predicts the population variance the estimator reports,
@@ -355,8 +356,11 @@ def _metric(
     if kind in ("mean", "max"):
         half = z * unit * np.sqrt(np.clip(np.diag(cov), 0.0, None))
         return float(half.mean() if kind == "mean" else half.max())
-    assert contrast is not None and delta is not None
+    assert contrast is not None
     se = unit * float(np.sqrt(max(float(contrast @ cov @ contrast), 1e-300)))
+    if kind == "difference":  # the half-width of A - B's interval
+        return z * se
+    assert delta is not None
     d = abs(delta) / se
     return float(stats.norm.cdf(d - z) + stats.norm.cdf(-d - z))
 
@@ -380,10 +384,12 @@ def plan_pairwise(
     ----------
     half_width : float, optional
         Target half-width of the strengths' intervals, the ``over="mean"`` of the models'
-        or their ``"max"``.
+        or their ``"max"``; with ``pair`` (and no ``delta``), of the interval of
+        ``pair[0] - pair[1]``.
     pair, delta, power : optional
         Or: power ``power`` to detect a difference ``delta`` between ``pair[0]`` and
-        ``pair[1]`` (two-sided level ``alpha``); the designs then aim at that difference.
+        ``pair[1]`` (two-sided level ``alpha``). With ``pair``, the designs aim at that
+        difference.
     scale : {"logit", "elo"}
         Units of ``half_width`` / ``delta``.
     budgets : sequence of int
@@ -393,23 +399,28 @@ def plan_pairwise(
         raise ValidationError(f"scale={scale!r} is not known; use 'logit' or 'elo'.")
     unit = ELO if scale == "elo" else 1.0
     contrast = None
-    if (half_width is None) == (pair is None):
-        raise ValidationError("give exactly one goal: half_width=, or pair= with delta=.")
-    if half_width is not None:
+    if (half_width is None) == (delta is None) or (delta is not None and pair is None):
+        raise ValidationError(
+            "give exactly one goal: half_width= (of the strengths, or of pair= A - B), or "
+            "pair= with delta=."
+        )
+    if half_width is not None and not half_width > 0:
+        raise ValidationError("half_width must be positive.")
+    if pair is not None:
+        missing = [p for p in pair if p not in pilot.names]
+        if missing or pair[0] == pair[1] or not 0 < power < 1:
+            raise ValidationError(
+                f"pair must name two different models of {pilot.names}, and power be in (0, 1)."
+            )
+        contrast = pilot.contrast(pair)
+    if pair is not None and half_width is not None:
+        kind, goal = "difference", f"{pair[0]} - {pair[1]} half-width {half_width:g} ({scale})"
+    elif half_width is not None:
         if over not in ("mean", "max"):
             raise ValidationError(f"over={over!r} is not known; use 'mean' or 'max'.")
-        if not half_width > 0:
-            raise ValidationError("half_width must be positive.")
         kind, goal = over, f"{over} strength half-width {half_width:g} ({scale})"
     else:
         assert pair is not None
-        missing = [p for p in pair if p not in pilot.names]
-        if missing or pair[0] == pair[1] or delta is None or not 0 < power < 1:
-            raise ValidationError(
-                f"pair must name two different models of {pilot.names}, with delta= and "
-                "power in (0, 1)."
-            )
-        contrast = pilot.contrast(pair)
         kind, goal = "power", f"power {power:g} for {pair[0]} - {pair[1]} = {delta:g} ({scale})"
     n0 = pilot.n_labeled
     room = float(np.sum(1.0 - pilot.pi0))
@@ -425,7 +436,7 @@ def plan_pairwise(
     needed: dict[str, int | None] = {}
     predicted: dict[str, dict[int, float]] = {}
     for name in designs:
-        rule = pilot.design(name, contrast if kind == "power" else None)
+        rule = pilot.design(name, contrast)
         predicted[name] = {int(n): value(rule, n) for n in budgets}
         if reached(value(rule, n0)):
             needed[name] = n0

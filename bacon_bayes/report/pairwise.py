@@ -264,6 +264,8 @@ def _diagnostics_table(diag: pd.DataFrame) -> str:
     def span(v: float, lo: float, hi: float) -> str:
         if not np.isfinite(v):
             return ""
+        if not np.isfinite([lo, hi]).all():  # an AUC of 1 or 0, too few votes
+            return f"{fixed(v, 3)} (no CI)"
         return f"{fixed(v, 3)} [{fixed(lo, 3)}, {fixed(hi, 3)}]"
 
     shown = pd.DataFrame(

@@ -202,7 +202,7 @@ def pool_notes(cal: Calibrator) -> list[str]:
     scores imputed...), as the estimate and the report show it: the note that the labels
     look drawn by prompt only for the pool target (the population's intervals are
     clustered by prompt)."""
-    from bacon_bayes.doctor.relation import copy_of_label
+    from bacon_bayes.doctor.relation import COPY_HARM, copy_of_label
     from bacon_bayes.inclusion import BY_PROMPT
 
     pool = cal.pool_
@@ -212,10 +212,7 @@ def pool_notes(cal: Calibrator) -> list[str]:
     for judge in pool.judges:  # a leaked label used as a judge (doctor leaves it out)
         why = copy_of_label(scores[judge].reset_index(drop=True), label)
         if why:
-            notes.append(
-                f"judge {judge!r} {why}; as a judge it makes every labeled residual 0, and "
-                "the intervals claim a certainty they do not have: leave it out of the judges"
-            )
+            notes.append(f"judge {judge!r} {why}; {COPY_HARM}: leave it out of the judges")
     return notes
 
 
