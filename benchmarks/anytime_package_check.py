@@ -3,7 +3,8 @@ harness's 150 segments x 16 systems) or SummEval relevance (the shipped sample, 
 systems, the judges' relevance scores): ``Calibrator(engine="freq")``
 ``estimate_groups(simultaneous=False, anytime=True, max_labels)`` at every look of nested
 uniform waves up to 20% (a fit per look, so a few hundred sequences at most), per model the
-chance that some look's interval misses the model's full-label mean. ``--differences``:
+chance that some look's interval misses the model's full-label mean; the pool mean's too
+(``estimate_mean(anytime=True, max_labels)``, kind "pool mean"). ``--differences``:
 also every pairwise difference (``compare_groups(simultaneous=False, anytime=True)``).
 ``--design paired``: each wave draws prompts (SummEval's documents, WMT22's segments,
 TriviaQA's questions) uniformly and labels every item of them (the pool gets ``prompt=``
@@ -194,6 +195,13 @@ def run(
                 refused[k] = refused.get(k, 0) + 1
                 continue
             n_lab = frame.loc[lab, kw["group"]].value_counts()
+            e = cal.estimate_mean(anytime=True, max_labels=max_labels)
+            rows.append(
+                {"sequence": r, "look": k, "kind": "pool mean", "group": "(pool)",
+                 "estimate": e.estimate, "low": e.ci_low, "high": e.ci_high,
+                 "truth": float(frame["y"].mean()), "labels": int(lab.sum()),
+                 "interval": e.details.get("interval"), "total": int(lab.sum())}
+            )  # fmt: skip
             for j, name in enumerate(tab.names):
                 rows.append(
                     {"sequence": r, "look": k, "kind": "group", "group": name,

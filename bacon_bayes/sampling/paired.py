@@ -165,14 +165,19 @@ def _per_prompt(
     prompts: np.ndarray, sd: np.ndarray, prior: np.ndarray | None, eligible: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """Prompt names, every item's prompt code, the eligible items, and per prompt its sd
-    and prior (the values of its first item)."""
+    (its first item's) and prior (the mean over its eligible items, else its first item's)."""
     names, codes = _codes(prompts)
     mask = _eligible_mask(codes.size, eligible)
     sd = np.asarray(sd, dtype=float)
     if sd.shape != codes.shape:
         raise ValidationError("give one predicted sd per item.")
     first = np.unique(codes, return_index=True)[1]
-    prior_p = None if prior is None else np.asarray(prior, dtype=float)[first]
+    prior_p = None
+    if prior is not None:
+        prior = np.asarray(prior, dtype=float)
+        count = np.bincount(codes[mask], minlength=names.size)
+        total = np.bincount(codes[mask], weights=prior[mask], minlength=names.size)
+        prior_p = np.where(count > 0, total / np.maximum(count, 1), prior[first])
     return names, codes, mask, sd[first], prior_p
 
 
