@@ -231,3 +231,14 @@ def test_plan_pairwise_predicts_at_the_default_budgets_and_plans_a_difference_wi
     code, _, err = _run(["plan", SAMPLE, "--pairwise", "--half-width", "0.4", "--delta",
                          "0.5"], capsys)  # fmt: skip
     assert code == 2 and "--delta D goes with --difference A B" in err, err
+
+
+def test_plan_on_all_tie_votes_refuses_with_the_estimates_warning(capsys, tmp_path):
+    """Every vote a tie: the plan said "the 400 votes so far reach the goal: nothing to
+    draw" without the warning estimate gives (tester T5, finding 4)."""
+    frame = pd.read_csv(SAMPLE)
+    frame["label"] = np.where(frame["label"].notna(), "tie", None)
+    frame.to_csv(tmp_path / "ties.csv", index=False)
+    code, _, err = _run(["plan", str(tmp_path / "ties.csv"), "--pairwise", "--difference",
+                         "gpt-4", "claude-v1", "--delta", "0.5"], capsys)  # fmt: skip
+    assert code == 2 and "every human vote is a tie" in err and "nothing to draw" not in err

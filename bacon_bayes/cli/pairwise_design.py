@@ -212,6 +212,7 @@ def run_plan(args: argparse.Namespace, engine_line: str) -> int:
     ``--difference A B --delta D`` (power)."""
     from bacon_bayes.cli.pairwise import fit_pairs
     from bacon_bayes.cli.pool_args import calibrator_from_args
+    from bacon_bayes.estimate.bt_guards import ALL_TIES
     from bacon_bayes.planning.pairwise import pilot_from_calibrator, plan_pairwise
     from bacon_bayes.results import json_text
 
@@ -239,6 +240,11 @@ def run_plan(args: argparse.Namespace, engine_line: str) -> int:
                 f"--designs {d} is not a pairwise design; use {PAIRWISE_DESIGNS}."
             )
     cal, _, _, fitted = fit_pairs(args, calibrator_from_args(args))
+    votes = cal.pool_.y[cal.pool_.labeled]
+    if votes.size and bool((votes == 0.5).all()):  # the estimate's warning, and no plan
+        raise ValidationError(
+            ALL_TIES.format(n=votes.size) + "; a plan from them would call any goal reached"
+        )
     pilot = pilot_from_calibrator(cal)
     scale = "elo" if args.elo else "logit"
     result = plan_pairwise(
