@@ -555,6 +555,13 @@ def load_study(
     if 0 < len(back) < len(study.wave_numbers):  # a wave none of whose labels came back:
         study.manifest = study.manifest[study.manifest["wave"].isin(back)]  # as if not drawn
         values = np.where(study.first_wave() >= 0, values, np.nan)
+    if pending.any():  # missing at random within a wave: its items drawn at the rate back
+        first = study.first_wave()
+        manifest = study.manifest.copy()
+        for w in study.wave_numbers:
+            rate = np.mean(~np.isnan(values[first == w]))
+            manifest.loc[manifest["wave"] == w, "pi"] *= rate
+        study.manifest = manifest
     frame = study.pool.copy()
     frame[study.config.label] = values
     for reserved in (PROPENSITY_COLUMN, WAVE_COLUMN):
