@@ -546,7 +546,10 @@ def _adaptive_ratios(
         st.cache.clear()  # one entry: from scratch, each budget has its own pilot
         st.cache[key] = (wave, v_g, inverse, rows, we2, flat)
     wave, v_g, inverse, rows, we2, flat = st.cache[key]
-    gain = inverse(n - n0) - v_g  # sum v (1 / pi - 1) per group, pi the union with the wave
+    # sum v (1 / pi - 1) per group, pi the union with the wave; a wave topped up over earlier
+    # ones draws at most its room in expectation (the plan's search reaches every open item)
+    new = min(n - n0, wave.room)
+    gain = inverse(new) - v_g
     # against the union with a uniform wave of the same size (the earlier waves kept: after
     # targeted waves a uniform design from scratch is no reference)
     rate = min(1.0, (n - n0) / max(wave.room, 1e-300))
@@ -561,7 +564,7 @@ def _adaptive_ratios(
     # hopeful: TriviaQA's pilot read 0.63 for a wave of 3 labels, where the model over
     # the whole pool reads 0.964 and bacon sample's own check 0.977) and the model's
     # predictive variance over the whole pool
-    emp = max(1.0 if flat else wave.variance_ratio(n - n0, rows, we2), model_pool)
+    emp = max(1.0 if flat else wave.variance_ratio(new, rows, we2), model_pool)
     if sd_wave_choice(emp, round(n0), st.n_features) != "adaptive":
         return np.ones(m), 1.0, f"steps back to uniform: predicted ratio {emp:.3f}"
     calib = emp / model_pool if model_pool > 0 else 1.0

@@ -367,3 +367,21 @@ def test_half_a_paired_wave_back_is_no_narrower_than_all_of_it(tmp_path, prompt_
     todo.iloc[1::2].to_csv(tmp_path / "rest.csv", index=False)
     assert bacon("label", "import", str(tmp_path / "rest.csv"), "--study", str(root)) == 0
     assert half > se()
+
+
+def test_an_adaptive_wave_is_predicted_up_to_every_open_item(tmp_path, prompt_pool):
+    """The plan's search reaches every open item, but a wave topped up over earlier ones
+    draws at most its room in expectation (sum of 1 - prior): `bacon plan STUDY --top`,
+    printed by estimate, died with "cannot draw 557 new items ...; lower the budget", a
+    budget the user never gave (tester T5, finding 6)."""
+    from bacon_bayes.planning.predict import pilot_statistics, predict
+
+    root = tmp_path / "study"
+    assert bacon("sample", str(prompt_pool), "--study", str(root), *NEW, "--prompt", "seg",
+                 "--budget", "100") == 0  # fmt: skip
+    label_wave(root, prompt_pool, 1, tmp_path)
+    assert bacon("sample", str(root), "--design", "paired", "--budget", "60") == 0
+    label_wave(root, prompt_pool, 2, tmp_path)
+    st = pilot_statistics(load_study(root).to_pool())
+    at_all = predict(st, "adaptive", st.n_items)  # 143 open items, a room of 140
+    assert np.isfinite(at_all.var_pool) and at_all.var_pool >= 0
