@@ -65,10 +65,15 @@ group means, in expectation over the residuals, is::
 * ``paired``: prompts drawn, every open item of a drawn prompt labeled. After an
   item-level pilot at rate ``p0`` the prompt wave at rate ``b`` gives ``pi = 1 - (1 - p0)
   (1 - b)`` and ``pi_ij = 1 - 2 q + (1 - p0) q`` (``q = 1 - pi``); from scratch ``D = (1 -
-  pi) / pi``. A difference of two groups then loses ``2 D P_ab C_ab / (N_a N_b)``; the pool
-  mean gains ``D sum_{a != b} P_ab C_ab / N^2``: **paired is worse for the pool mean
-  whenever the within-prompt covariance is positive** (by ``1 + (G - 1) rho`` for ``G``
-  groups of equal variance), and :func:`plan` never recommends it there.
+  pi) / pi``. A difference of two groups then loses ``2 D P_ab C_ab / (N_a N_b)``; from
+  scratch the pool mean gains ``D sum_{a != b} P_ab C_ab / N^2``: **paired is worse for the
+  pool mean whenever the within-prompt covariance is positive** (by ``1 + (G - 1) rho`` for
+  ``G`` groups of equal variance), and :func:`plan` never recommends it there. After a
+  pilot a study weighs the two waves by their precision for the pool mean
+  (:meth:`~bacon_bayes.inclusion.Inclusion.precision_weighted`): ``1 / (1 / V_0 + 1 /
+  V_b)``, the pilot's ``V_0 = (1 - p0) / p0 s^2 / N`` and the wave's over the open items
+  ``V_b = (1 - b) / b (s^2 (1 - p0) + S (1 - p0)^2 / N) / N`` (``S`` the summed
+  within-prompt covariances): never wider than the pilot alone.
 * ``adaptive``: a wave with probabilities following the predictive sd
   (:func:`~bacon_bayes.sampling.adaptive.adaptive_probabilities`, topping up the pilot).
   Each variance is the uniform one times ``R = sum v_i (1 / pi_i - 1) / sum v_i (1 / pi_u
@@ -630,23 +635,6 @@ def _paired_excess(pi: np.ndarray, p0: float) -> np.ndarray:
     return (1.0 - 2.0 * q + (1.0 - p0) * q) / (pi * pi) - 1.0
 
 
-def _widens(st: PilotStatistics, p0: float, shared_sum: float) -> str:
-    """A note when a paired wave on the pilot would widen the pool mean's interval: its
-    prompts' shared residual outweighs its labels until about the budget named (WMT22,
-    a 4.7% uniform pilot: 0.239 to 0.314 with 773 paired labels more, as predicted)."""
-    N = float(st.n_items)
-    if p0 <= 0 or shared_sum <= 0:
-        return ""
-    n = np.linspace(st.n_labeled, N, 400)[1:]
-    pi = n / N
-    var = (1 - pi) / pi * st.s2_pool / N + _paired_excess(pi, p0) * shared_sum / N**2
-    if var[0] <= (1 - p0) / p0 * st.s2_pool / N:
-        return ""
-    back = n[var <= (1 - p0) / p0 * st.s2_pool / N]
-    until = f"until about {back[0]:.0f} labels in all" if back.size else "at every budget"
-    return f"; the pool mean's interval is wider than the pilot's labels alone give {until}"
-
-
 def predict(
     st: PilotStatistics, design: str, n: float, *, from_scratch: bool = False
 ) -> Prediction:
@@ -684,11 +672,15 @@ def predict(
         np.fill_diagonal(off, 0.0)
         cov = cov + off
         shared_sum = float((st.shared * C).sum() - np.trace(st.shared * C))
-        var_pool = var_pool + D * shared_sum / N**2
         b = (pi - p0) / (1.0 - p0)
+        if p0 > 0 and b > 0:  # a study weighs the pilot and the paired wave by precision
+            wave = (1.0 - b) / b * (st.s2_pool * (1.0 - p0) + shared_sum * (1.0 - p0) ** 2 / N)
+            var_pool = 1.0 / (p0 / ((1.0 - p0) * st.s2_pool / N) + N / wave)
+        else:  # from scratch: one paired draw, the union
+            var_pool = var_pool + D * shared_sum / N**2
         labeled_prompts = st.n_prompts * (1.0 - (1.0 - b) * (1.0 - p0) ** st.per_prompt)
         df_pool = max(labeled_prompts - 1.0, 1.0)
-        note = f"{n / st.per_prompt:.0f} prompts' worth of labels" + _widens(st, p0, shared_sum)
+        note = f"{n / st.per_prompt:.0f} prompts' worth of labels"
     elif design == "adaptive":
         ratio_g, ratio_pool, note = _adaptive_ratios(st, n, from_scratch)
         cov = np.diag(var_g * ratio_g)
