@@ -242,3 +242,18 @@ def test_plan_on_all_tie_votes_refuses_with_the_estimates_warning(capsys, tmp_pa
     code, _, err = _run(["plan", str(tmp_path / "ties.csv"), "--pairwise", "--difference",
                          "gpt-4", "claude-v1", "--delta", "0.5"], capsys)  # fmt: skip
     assert code == 2 and "every human vote is a tie" in err and "nothing to draw" not in err
+
+
+def test_a_difference_of_a_model_with_itself_is_refused():
+    """`--difference A A` printed a width-0 interval (tester T5, finding 8)."""
+    from bacon_bayes.errors import ValidationError
+    from bacon_bayes.estimate.bradley_terry import bradley_terry
+    from bacon_bayes.estimate.bt_difference import strength_difference
+
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 4, 400)
+    b = (a + rng.integers(1, 4, 400)) % 4
+    y = np.where(rng.random(400) < 0.3, (rng.random(400) < 0.5).astype(float), np.nan)
+    t = bradley_terry(a, b, y, np.full(400, 0.5), n_models=4)
+    with pytest.raises(ValidationError, match="names one model twice"):
+        strength_difference(t, t.names[1], t.names[1])

@@ -178,7 +178,8 @@ def fit_pairs(
         raise ValidationError(
             f"no human vote in {roles.label!r} yet: the strengths, a plan and a stratified or "
             f"adaptive wave are fitted on the votes. Draw a uniform pilot first (2% of the "
-            f"comparisons, at least 10 per model), and vote on it: bacon sample "
+            f"comparisons, at least 10 per model on average: a model in few comparisons gets "
+            f"fewer, and a stratified wave after it reaches those), and vote on it: bacon sample "
             f"{shlex.quote(str(args.file))} --pairwise --design uniform --budget {n}"
         )
     propensity = getattr(args, "propensity", None) or roles.propensity  # a wave's table

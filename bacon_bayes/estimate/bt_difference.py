@@ -16,6 +16,7 @@ from dataclasses import replace
 import numpy as np
 from scipy import stats
 
+from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.bradley_terry import ELO, win_probability
 from bacon_bayes.results import Estimate, EstimateTable
 
@@ -42,6 +43,8 @@ def strength_difference(table: EstimateTable, i: str, j: str, alpha: float = 0.0
         model has no interval (no or too few labeled comparisons, separated votes) the
         difference has none either (NaN; ``details["no_interval"]`` names the model).
     """
+    if i == j:
+        raise ValidationError(f"--difference {i} {j} names one model twice; name two models.")
     win = win_probability(table, i, j, alpha)  # checks alpha and the names
     p, q = table.names.index(i), table.names.index(j)
     d = float(table.estimate[p] - table.estimate[q])
