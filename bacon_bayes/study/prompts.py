@@ -27,7 +27,7 @@ import pandas as pd
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.io import file_line
-from bacon_bayes.sampling import DEFAULT_UNIFORM_SHARE, Design
+from bacon_bayes.sampling import Design
 from bacon_bayes.sampling.paired import (
     PAIRED_DESIGNS,
     adaptive_choice,
@@ -189,8 +189,9 @@ def paired_wave(
             # estimate then missed; tester T5, finding 1)
             pi = np.nan_to_num(study.wave_probabilities()[:, drew])
             prior = 1.0 - np.prod(1.0 - pi, axis=1)
-        given = options.get("uniform_share")
-        share = DEFAULT_UNIFORM_SHARE if given is None else float(given)
+        from bacon_bayes.study.waves import uniform_share  # (waves imports this module)
+
+        share = uniform_share(study, options)  # 0.5 on a study with groups, as adaptive
         sd = prompt_sd(prompts, sd**2)
         wave = paired_adaptive(
             prompts,

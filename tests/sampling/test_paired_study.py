@@ -152,6 +152,8 @@ def test_other_paired_designs_after_a_pilot(tmp_path, prompt_pool, design):
     if design == "paired-adaptive":
         assert np.allclose(pi, b)  # every unlabeled item of a drawn prompt
         assert study.waves_info()[1]["params"]["sd_model"] == "heteroskedastic"
+        # a study with groups: the group default share, as an adaptive wave's (T5, finding 1)
+        assert study.waves_info()[1]["params"]["uniform_share"] == 0.5
     else:
         assert np.any(pi < b)  # a subset of the items of prompts with more than 2 open
     label_wave(root, prompt_pool, 2, tmp_path)
