@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
     from bacon_bayes.study import StudyConfig
 
 #: As ``bacon_bayes.study.DESIGNS``, ``bacon_bayes.sampling.DEFAULT_UNIFORM_SHARE`` and
-#: ``MIN_LABELS_PER_COEFFICIENT``, ``bacon_bayes.study.waves.GROUP_UNIFORM_SHARE``,
+#: ``MIN_LABELS_PER_COEFFICIENT``, ``bacon_bayes.study.prompts.GROUP_UNIFORM_SHARE``,
 #: ``bacon_bayes.study.prompts.DEFAULT_PER_PROMPT`` (the parser is built without the
 #: library; tests/test_cli_startup.py checks).
 DESIGNS = (

@@ -15,7 +15,7 @@ Default uniform share ``s = 0.2``: every eligible item keeps at least 20% of
 the uniform rate, so if the sd model is wrong the inverse-probability weights
 are at most 5 times the uniform ones (variance inflation bounded by 5x in the
 worst case) while a correct model keeps most of its gain. A study with groups
-draws with 0.5 (:data:`bacon_bayes.study.waves.GROUP_UNIFORM_SHARE`): a group
+draws with 0.5 (:data:`bacon_bayes.study.prompts.GROUP_UNIFORM_SHARE`): a group
 mean rests on few labels, and weights up to 5x broke group means on real tables.
 
 Waves
