@@ -674,8 +674,9 @@ def predict(
         shared_sum = float((st.shared * C).sum() - np.trace(st.shared * C))
         b = (pi - p0) / (1.0 - p0)
         if p0 > 0 and b > 0:  # a study weighs the pilot and the paired wave by precision
+            own = (1.0 - p0) / p0 * st.s2_pool / N
             wave = (1.0 - b) / b * (st.s2_pool * (1.0 - p0) + shared_sum * (1.0 - p0) ** 2 / N)
-            var_pool = 1.0 / (p0 / ((1.0 - p0) * st.s2_pool / N) + N / wave)
+            var_pool = own * wave / N / (own + wave / N) if own > 0 and wave > 0 else 0.0
         else:  # from scratch: one paired draw, the union
             var_pool = var_pool + D * shared_sum / N**2
         labeled_prompts = st.n_prompts * (1.0 - (1.0 - b) * (1.0 - p0) ** st.per_prompt)
