@@ -351,6 +351,13 @@ def sequential_inclusion(
     return out
 
 
+def paired_excess(pi: np.ndarray, p0: float) -> np.ndarray:
+    """``pi_ij / pi^2 - 1`` of two items of one prompt when a paired wave brings an
+    item-level pilot's share ``p0`` of the labels to ``pi`` (``bacon plan``'s paired rows)."""
+    q = 1.0 - pi
+    return (1.0 - 2.0 * q + (1.0 - p0) * q) / (pi * pi) - 1.0
+
+
 def planned_labels(selected: np.ndarray, wave_pi: np.ndarray) -> np.ndarray:
     """Each wave's expected new labels, known before its draw: the sum of its
     probabilities over the items no earlier wave selected (the ``planned`` shares of

@@ -14,10 +14,10 @@ from sklearn.linear_model import LinearRegression
 from bacon_bayes import EvalPool
 from bacon_bayes.cli import main
 from bacon_bayes.estimate import aee_group_means, compare
+from bacon_bayes.inclusion import paired_excess
 from bacon_bayes.planning import Goal, pilot_statistics, plan, predict
 from bacon_bayes.planning.predict import (
     JUDGE_ICC_SHARE,
-    _paired_excess,
     _prompt_correlation,
     judge_prompt_correlation,
 )
@@ -792,7 +792,7 @@ def test_a_paired_wave_on_a_pilot_is_predicted_as_a_study_weighs_it():
     N = st.n_items
     pi, p0 = (st.n_labeled + 30) / N, st.n_labeled / N
     union = (1 - pi) / pi * st.s2_pool / N
-    union += float(_paired_excess(np.array([pi]), p0)[0]) * near_shared(st) / N**2
+    union += float(paired_excess(np.array([pi]), p0)[0]) * near_shared(st) / N**2
     assert near.var_pool < union
     assert "wider than the pilot" not in near.note
 

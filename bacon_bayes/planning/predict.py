@@ -69,11 +69,10 @@ group means, in expectation over the residuals, is::
   scratch the pool mean gains ``D sum_{a != b} P_ab C_ab / N^2``: **paired is worse for the
   pool mean whenever the within-prompt covariance is positive** (by ``1 + (G - 1) rho`` for
   ``G`` groups of equal variance), and :func:`plan` never recommends it there. After a
-  pilot a study weighs the two waves by their precision for the pool mean
-  (:meth:`~bacon_bayes.inclusion.Inclusion.precision_weighted`): ``1 / (1 / V_0 + 1 /
-  V_b)``, the pilot's ``V_0 = (1 - p0) / p0 s^2 / N`` and the wave's over the open items
-  ``V_b = (1 - b) / b (s^2 (1 - p0) + S (1 - p0)^2 / N) / N`` (``S`` the summed
-  within-prompt covariances): never wider than the pilot alone.
+  pilot a study weighs the waves by precision (:meth:`~bacon_bayes.inclusion.Inclusion.
+  precision_weighted`): ``1 / (1 / V_0 + 1 / V_b)``, ``V_0`` the pilot's (``(1 - p0) / p0
+  s^2 / N``, or the study's estimate now where its waves mix items and prompts) and ``V_b =
+  (1 - b) / b (s^2 (1 - p0) + S (1 - p0)^2 / N) / N`` the wave's (``S = 0`` for items).
 * ``adaptive``: a wave with probabilities following the predictive sd
   (:func:`~bacon_bayes.sampling.adaptive.adaptive_probabilities`, topping up the pilot).
   Each variance is the uniform one times ``R = sum v_i (1 / pi_i - 1) / sum v_i (1 / pi_u
@@ -111,7 +110,7 @@ from bacon_bayes.crossfit import make_folds
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.clustered import pair_index, prompt_codes
 from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
-from bacon_bayes.inclusion import Inclusion
+from bacon_bayes.inclusion import Inclusion, paired_excess
 from bacon_bayes.order import unique_codes
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.sampling.adaptive import adaptive_wave, sd_wave_choice
@@ -186,6 +185,8 @@ class PilotStatistics:
     #: labels the residual variance is worth (its effective number and the model's
     #: prior): the df of its chi-square interval (inf: no pilot, no interval)
     variance_df: float = math.inf
+    #: the pool mean's variance as estimated now where a study's waves mix items and prompts
+    var_now: float | None = None
     #: what :func:`predict` keeps between budgets (the adaptive wave's sorted items)
     cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -381,6 +382,8 @@ def pilot_statistics(
     f_means = np.bincount(codes, f, m) / np.maximum(sizes, 1.0)
     surrogate = lam * f_means
     means = np.where(labels > 0, surrogate + rbar, np.nan)
+    inc = pool.inclusion  # a study mixing waves: its estimate now (T5, finding 2: +-0.035
+    mixed = inc is not None and inc.selected is not None and inc.mixed  # read for 0.055)
     return PilotStatistics(
         n_items=n_items, n_labeled=n0, names=names, codes=codes, sizes=sizes, labels=labels,
         sigma2=sigma2, s2_pool=s2_pool, rho=rho, rho_raw=rho_raw, n_pairs=n_pairs,
@@ -390,6 +393,7 @@ def pilot_statistics(
         assumptions=notes, corrections=np.where(labels > 0, rbar, np.nan), rho_sd=rho_sd,
         surrogate_means=surrogate, variance_df=n_eff + PRIOR_LABELS,
         group_prompts=_group_prompts(codes, prompts, m),
+        var_now=float(cal.estimate_mean().se ** 2) if mixed else None,
     )  # fmt: skip
 
 
@@ -628,11 +632,9 @@ def _group_df(st: PilotStatistics, design: str, n: float, low: float) -> np.ndar
     return own if k < 0 else np.maximum(own, best[k])
 
 
-def _paired_excess(pi: np.ndarray, p0: float) -> np.ndarray:
-    """``pi_ij / pi^2 - 1`` of two items of one prompt when a paired wave brings the pilot's
-    share ``p0`` of the labels to ``pi``."""
-    q = 1.0 - pi
-    return (1.0 - 2.0 * q + (1.0 - p0) * q) / (pi * pi) - 1.0
+def _harmonic(a: float, b: float) -> float:
+    """``1 / (1 / a + 1 / b)``: two independent estimates' variances weighed by precision."""
+    return a * b / (a + b) if a > 0 and b > 0 and np.isfinite(a + b) else min(a, b)
 
 
 def predict(
@@ -665,7 +667,7 @@ def predict(
                 "answers), or leave paired out of --designs."
             )
         p0 = 0.0 if from_scratch else st.n_labeled / N
-        D = _paired_excess(np.array([pi]), p0)[0]
+        D = paired_excess(np.array([pi]), p0)[0]
         sd = np.sqrt(st.sigma2)
         C = st.rho * np.outer(sd, sd)
         off = D * st.shared * C / np.outer(st.sizes, st.sizes)
@@ -674,18 +676,23 @@ def predict(
         shared_sum = float((st.shared * C).sum() - np.trace(st.shared * C))
         b = (pi - p0) / (1.0 - p0)
         if p0 > 0 and b > 0:  # a study weighs the pilot and the paired wave by precision
-            own = (1.0 - p0) / p0 * st.s2_pool / N
+            own = st.var_now if st.var_now is not None else (1.0 - p0) / p0 * st.s2_pool / N
             wave = (1.0 - b) / b * (st.s2_pool * (1.0 - p0) + shared_sum * (1.0 - p0) ** 2 / N)
-            var_pool = own * wave / N / (own + wave / N) if own > 0 and wave > 0 else 0.0
+            var_pool = _harmonic(own, wave / N)
         else:  # from scratch: one paired draw, the union
             var_pool = var_pool + D * shared_sum / N**2
         labeled_prompts = st.n_prompts * (1.0 - (1.0 - b) * (1.0 - p0) ** st.per_prompt)
         df_pool = max(labeled_prompts - 1.0, 1.0)
         note = f"{n / st.per_prompt:.0f} prompts' worth of labels"
-    elif design == "adaptive":
-        ratio_g, ratio_pool, note = _adaptive_ratios(st, n, from_scratch)
-        cov = np.diag(var_g * ratio_g)
-        var_pool = var_pool * ratio_pool
-    elif design not in ("uniform", "stratified"):
+    elif design not in ("uniform", "stratified", "adaptive"):
         raise ValidationError(f"design {design!r} is not known; use {', '.join(DESIGNS)}.")
+    else:  # a study mixing waves: its estimate now and the new wave's, by precision
+        ratio_g, ratio_pool, note = (
+            _adaptive_ratios(st, n, from_scratch) if design == "adaptive" else (1.0, 1.0, "")
+        )
+        cov, var_pool = np.diag(var_g * ratio_g), var_pool * ratio_pool
+        if st.var_now is not None and not from_scratch:
+            b, p0 = (n - st.n_labeled) / max(N - st.n_labeled, 1.0), st.n_labeled / N
+            wave = (1.0 - b) / b * st.s2_pool * (1.0 - p0) / N if b > 0 else np.inf
+            var_pool = _harmonic(st.var_now, wave * ratio_pool)
     return Prediction(design, n, cov, var_pool, df, df_pool, n_g, note)

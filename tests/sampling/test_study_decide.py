@@ -672,3 +672,23 @@ def test_a_study_mixing_items_and_prompts_weighs_its_waves_for_the_pool_mean(
     back = Calibrator.load(cal.save(tmp_path / "cal.nc"))
     assert np.array_equal(back.pool_.inclusion.selected, pool.inclusion.selected)
     assert back.estimate_mean().to_dict() == cal.estimate_mean().to_dict()
+
+
+def test_a_plan_on_a_mixed_study_starts_from_its_estimate(tmp_path: Path) -> None:
+    """After paired waves `bacon plan STUDY` took the labels in hand as a uniform draw
+    (SummEval: +-0.035 predicted where estimate gives +-0.055; tester T5, finding 2, and
+    T4, finding 5). On a study whose waves mix items and prompts it starts from the pool
+    mean's variance as estimated, and adds each new wave by precision, as the study will."""
+    from bacon_bayes import Calibrator
+    from bacon_bayes.planning.predict import pilot_statistics, predict
+    from bacon_bayes.study import load_study
+
+    root, _, n = _uniform_then_paired(tmp_path, shared=1.0)
+    pool = load_study(root).to_pool()
+    st = pilot_statistics(pool)
+    now = Calibrator(engine="freq").fit(pool).estimate_mean().se ** 2
+    assert st.var_now == pytest.approx(now, rel=1e-12)
+    assert predict(st, "uniform", st.n_labeled).var_pool == pytest.approx(now, rel=1e-9)
+    more = [predict(st, "uniform", st.n_labeled + k).var_pool for k in (50, 200)]
+    assert now > more[0] > more[1] > 0
+    assert predict(st, "uniform", n).var_pool == 0.0  # every item labeled
