@@ -415,6 +415,9 @@ def test_adaptive_wave_on_binary_labels_with_groups_says_not_for_group_means(
     root, _, default = _uniform_then_adaptive(frame, "model", tmp_path / "b", capsys)
     assert "adaptive wave not worth it" not in default
     assert "This wave's share is 0.5" in default and "uniform or stratified" in default
+    # and the pool mean's interval too can come out wider than a uniform wave's (tester T4,
+    # finding 6), however the variance is predicted
+    assert "the pool mean's interval wider than a uniform wave's" in default
     assert Study.open(root).waves[-1]["params"]["uniform_share"] == 0.5
 
 
