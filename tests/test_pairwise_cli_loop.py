@@ -257,3 +257,18 @@ def test_a_difference_of_a_model_with_itself_is_refused():
     t = bradley_terry(a, b, y, np.full(400, 0.5), n_models=4)
     with pytest.raises(ValidationError, match="names one model twice"):
         strength_difference(t, t.names[1], t.names[1])
+
+
+def test_a_model_of_few_votes_with_a_rank_set_of_every_rank_is_said(capsys, tmp_path):
+    """A model with 3 votes had a strength interval narrower than a 28-vote model's, a rank
+    set of 1-20 and tier 1, and nothing said why (tester T5, finding 7)."""
+    frame = pd.read_csv(SAMPLE)
+    mine = frame.index[((frame["model_a"] == "llama-13b") | (frame["model_b"] == "llama-13b"))
+                       & frame["label"].notna()]  # fmt: skip
+    frame.loc[mine[3:], "label"] = None
+    frame.to_csv(tmp_path / "few.csv", index=False)
+    code, out, err = _run(["estimate", str(tmp_path / "few.csv"), "--pairwise", "--engine",
+                           "freq"], capsys)  # fmt: skip
+    assert code == 0, err
+    assert "note: llama-13b: rank set 1-20 and tier 1 beside an interval of its own" in out
+    assert "its 3 labeled comparisons" in out

@@ -242,19 +242,46 @@ def pair_summary(
         labels = cal.estimate_bradley_terry(alpha, simultaneous, scale=scale, method="labels")
     except ValidationError as exc:  # e.g. a model without labeled comparisons
         error = str(exc)
+    ranks = rank_sets(table, alpha)
     return PairSummary(
         strengths=table,
         labels=labels,
         labels_error=error,
-        ranks=rank_sets(table, alpha),
+        ranks=ranks,
         tiers=tiers(table, alpha),
         win=win_matrix(table),
         alpha=alpha,
         fitted=fitted,
         engine=str(getattr(cal, "engine_", "")),
-        notes=tuple(pool_notes(cal)),
+        notes=(*pool_notes(cal), *_unresolved_ranks(table, ranks)),
         difference=diff,
     )
+
+
+#: fewer labeled comparisons than this, and a rank set of every rank: said
+FEW_FOR_RANKS = 10
+
+
+def _unresolved_ranks(table: EstimateTable, ranks: pd.DataFrame) -> list[str]:
+    """Why a model with an interval of its own has a rank set of every rank (tester T5,
+    finding 7: 3 votes, a strength interval narrower than a 28-vote model's, rank set 1-20
+    and tier 1): the rank sets hold for every pair at once, on each model's few labeled
+    comparisons' degrees of freedom."""
+    m, out = len(table), []
+    for row in ranks.itertuples():
+        k = table.names.index(row.name)
+        n = int(table.n_labeled[k])
+        if (
+            np.isfinite(table.ci_low[k])
+            and n < FEW_FOR_RANKS
+            and row.rank_high - row.rank_low >= m - 1
+        ):
+            out.append(
+                f"{row.name}: rank set 1-{m} and tier 1 beside an interval of its own: the rank "
+                f"sets and tiers hold for every pair at once, and its {n} labeled comparisons "
+                "give them few degrees of freedom; more votes on its comparisons resolve it"
+            )
+    return out
 
 
 # ---------------------------------------------------------------- HTML
