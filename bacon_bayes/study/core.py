@@ -187,14 +187,13 @@ class Study:
         with intervals of width 0 that missed them)."""
         if labeled.all():  # every item labeled: the pool's means are its labels' means
             return np.ones(self.n_items), None
-        inclusion = self.inclusion()
+        inclusion, selected = self.inclusion(), self.selecting_waves()
         if inclusion is not None and inclusion.mixed:  # the pool mean weighs its waves
-            first = self.first_wave()
-            code = np.searchsorted(np.asarray(self.wave_numbers), first)
-            inclusion = replace(inclusion, selected=np.where(first >= 0, code, -1))
+            inclusion = replace(inclusion, selected=selected)
         if not self.label_dependent():
             return self.inclusion_probability(), inclusion
-        waves, planned = self._wave_sequence(labeled)
+        waves = np.where(labeled, selected, -1)
+        planned = planned_labels(selected, self.wave_probabilities())
         if inclusion is not None:
             inclusion = sequential_inclusion(inclusion, waves, planned)
             return inclusion.pi, inclusion
@@ -202,14 +201,12 @@ class Study:
         drawn = probs[np.arange(self.n_items), np.maximum(waves, 0)]
         return sequential_propensity(waves, drawn, self.inclusion_probability(), planned), None
 
-    def _wave_sequence(self, labeled: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The wave code (0..K-1) that drew each labeled item (-1 otherwise) and each
-        wave's planned new labels (:func:`bacon_bayes.inclusion.planned_labels`)."""
+    def selecting_waves(self) -> np.ndarray:
+        """The wave code (0..K-1, in order) that selected each item; -1: none (the
+        wave-by-wave estimators' ``drawn`` on the labeled items, and ``planned_labels``'s
+        ``selected``)."""
         first = self.first_wave()
-        code = np.searchsorted(np.asarray(self.wave_numbers), first)
-        waves = np.where(labeled & (first >= 0), code, -1)
-        planned = planned_labels(np.where(first >= 0, code, -1), self.wave_probabilities())
-        return waves, planned
+        return np.where(first >= 0, np.searchsorted(np.asarray(self.wave_numbers), first), -1)
 
     def first_wave(self) -> np.ndarray:
         """Wave that selected each item (-1 for items never selected)."""
@@ -541,9 +538,9 @@ def load_study(
         study.manifest = study.manifest[study.manifest["wave"] <= up_to_wave]
     if not study.wave_numbers:
         raise ValidationError(f"study {path} has no sampling wave yet; run `bacon sample` first")
-    values = np.where(study.first_wave() >= 0, study.label_values(), np.nan)
-    pending = study.first_wave() >= 0
-    pending &= np.isnan(values)
+    first = study.first_wave()
+    values = np.where(first >= 0, study.label_values(), np.nan)
+    pending = (first >= 0) & np.isnan(values)
     if pending.any() and not allow_pending:
         raise ValidationError(
             f"study {path}: {int(pending.sum())} selected items have no label yet (e.g. "
@@ -551,12 +548,12 @@ def load_study(
             "pass --allow-pending (allow_pending=True in Python): the pending items are then "
             "treated as missing at random"
         )
-    back = np.unique(study.first_wave()[~np.isnan(values)])
+    back = np.unique(first[~np.isnan(values)])
     if 0 < len(back) < len(study.wave_numbers):  # a wave none of whose labels came back:
         study.manifest = study.manifest[study.manifest["wave"].isin(back)]  # as if not drawn
-        values = np.where(study.first_wave() >= 0, values, np.nan)
-    if pending.any():  # missing at random within a wave: its items drawn at the rate back
         first = study.first_wave()
+        values = np.where(first >= 0, values, np.nan)
+    if pending.any():  # missing at random within a wave: its items drawn at the rate back
         manifest = study.manifest.copy()
         for w in study.wave_numbers:
             rate = np.mean(~np.isnan(values[first == w]))
@@ -570,7 +567,7 @@ def load_study(
     propensity, inclusion = study.estimation_weights(~np.isnan(values))
     frame[PROPENSITY_COLUMN] = propensity
     # each label's wave: the one that selected its item (the looks of anytime intervals)
-    frame[WAVE_COLUMN] = np.where(np.isnan(values), np.nan, study.first_wave())
+    frame[WAVE_COLUMN] = np.where(np.isnan(values), np.nan, first)
     cfg = study.config
     return StudyData(
         frame=frame,
