@@ -54,13 +54,19 @@ def label_wave(root: Path, pool_file: Path, wave: int, tmp_path: Path) -> None:
     assert bacon("label", "import", str(out), "--study", str(root)) == 0
 
 
-def pilot_then_paired(tmp_path: Path, pool_file: Path, prompt_first: bool = True) -> Path:
+def labeled_pilot(tmp_path: Path, pool_file: Path, budget: int, prompt: bool = True) -> Path:
+    """A study of ``pool_file`` (its prompt column recorded unless not ``prompt``) whose
+    first wave, uniform of ``budget`` items, is labeled."""
     root = tmp_path / "study"
-    given = ("--prompt", "seg") if prompt_first else ()
-    assert (
-        bacon("sample", str(pool_file), "--study", str(root), *NEW, *given, "--budget", "30") == 0
-    )
+    given = ("--prompt", "seg") if prompt else ()
+    assert bacon("sample", str(pool_file), "--study", str(root), *NEW, *given,
+                 "--budget", str(budget)) == 0  # fmt: skip
     label_wave(root, pool_file, 1, tmp_path)
+    return root
+
+
+def pilot_then_paired(tmp_path: Path, pool_file: Path, prompt_first: bool = True) -> Path:
+    root = labeled_pilot(tmp_path, pool_file, 30, prompt_first)
     assert (
         bacon("sample", str(root), "--design", "paired", "--prompt", "seg", "--budget", "60") == 0
     )
@@ -136,11 +142,7 @@ def test_old_manifest_without_prompt_columns_loads_as_item_level(tmp_path, promp
 
 @pytest.mark.parametrize("design", ["paired-subset", "paired-adaptive"])
 def test_other_paired_designs_after_a_pilot(tmp_path, prompt_pool, design):
-    root = tmp_path / "study"
-    code = bacon("sample", str(prompt_pool), "--study", str(root), *NEW, "--prompt", "seg",
-                 "--budget", "60")  # fmt: skip
-    assert code == 0
-    label_wave(root, prompt_pool, 1, tmp_path)
+    root = labeled_pilot(tmp_path, prompt_pool, 60)
     assert bacon("sample", str(root), "--design", design, "--budget", "60", "--seed", "2") == 0
     study = Study.open(root)
     pi, b = study.wave_probabilities()[:, 1], study.wave_prompt_probabilities()[:, 1]
@@ -201,10 +203,7 @@ def test_paired_adaptive_wave_expects_its_budget_on_prompts_of_unequal_size(tmp_
             )
     pool = tmp_path / "pool.csv"
     pd.DataFrame(rows).to_csv(pool, index=False)
-    root = tmp_path / "study"
-    assert bacon("sample", str(pool), "--study", str(root), *NEW, "--prompt", "seg",
-                 "--budget", "60") == 0  # fmt: skip
-    label_wave(root, pool, 1, tmp_path)
+    root = labeled_pilot(tmp_path, pool, 60)
     assert bacon("sample", str(root), "--design", "paired-adaptive", "--budget", "60",
                  "--seed", "2", "--engine", "freq") == 0  # fmt: skip
     study = Study.open(root)
@@ -326,10 +325,7 @@ def test_a_paired_adaptive_wave_after_a_subset_wave_tops_up_the_items(tmp_path, 
     paired-adaptive wave after it topped up against b, so most open items got probability 0
     in it and the wave-by-wave pool mean missed 0.53 of the time on TriviaQA (tester T5,
     finding 1). It tops up against the items' own probabilities now."""
-    root = tmp_path / "study"
-    assert bacon("sample", str(prompt_pool), "--study", str(root), *NEW, "--prompt", "seg",
-                 "--budget", "30") == 0  # fmt: skip
-    label_wave(root, prompt_pool, 1, tmp_path)
+    root = labeled_pilot(tmp_path, prompt_pool, 30)
     assert bacon("sample", str(root), "--design", "paired-subset", "--budget", "60",
                  "--per-prompt", "1", "--seed", "2") == 0  # fmt: skip
     label_wave(root, prompt_pool, 2, tmp_path)
@@ -350,10 +346,7 @@ def test_half_a_paired_wave_back_is_no_narrower_than_all_of_it(tmp_path, prompt_
     wave, its items are drawn at the rate of labels back."""
     from bacon_bayes import Calibrator
 
-    root = tmp_path / "study"
-    assert bacon("sample", str(prompt_pool), "--study", str(root), *NEW, "--prompt", "seg",
-                 "--budget", "40") == 0  # fmt: skip
-    label_wave(root, prompt_pool, 1, tmp_path)
+    root = labeled_pilot(tmp_path, prompt_pool, 40)
     assert bacon("sample", str(root), "--design", "paired", "--budget", "60", "--seed", "4") == 0
     todo = pd.read_csv(root / "todo-wave2.csv", dtype=str)
     truth = pd.read_csv(prompt_pool, dtype={"id": str}).set_index("id")["truth"]
@@ -378,10 +371,7 @@ def test_an_adaptive_wave_is_predicted_up_to_every_open_item(tmp_path, prompt_po
     budget the user never gave (tester T5, finding 6)."""
     from bacon_bayes.planning.predict import pilot_statistics, predict
 
-    root = tmp_path / "study"
-    assert bacon("sample", str(prompt_pool), "--study", str(root), *NEW, "--prompt", "seg",
-                 "--budget", "100") == 0  # fmt: skip
-    label_wave(root, prompt_pool, 1, tmp_path)
+    root = labeled_pilot(tmp_path, prompt_pool, 100)
     assert bacon("sample", str(root), "--design", "paired", "--budget", "60") == 0
     label_wave(root, prompt_pool, 2, tmp_path)
     st = pilot_statistics(load_study(root).to_pool())
