@@ -212,7 +212,7 @@ def run_plan(args: argparse.Namespace, engine_line: str) -> int:
     ``--difference A B --delta D`` (power)."""
     from bacon_bayes.cli.pairwise import fit_pairs
     from bacon_bayes.cli.pool_args import calibrator_from_args
-    from bacon_bayes.estimate.bt_guards import ALL_TIES
+    from bacon_bayes.estimate.bt_guards import ALL_TIES, all_ties
     from bacon_bayes.planning.pairwise import pilot_from_calibrator, plan_pairwise
     from bacon_bayes.results import json_text
 
@@ -241,7 +241,7 @@ def run_plan(args: argparse.Namespace, engine_line: str) -> int:
             )
     cal, _, _, fitted = fit_pairs(args, calibrator_from_args(args))
     votes = cal.pool_.y[cal.pool_.labeled]
-    if votes.size and bool((votes == 0.5).all()):  # the estimate's warning, and no plan
+    if all_ties(votes):  # the estimate's warning, and no plan
         raise ValidationError(
             ALL_TIES.format(n=votes.size) + "; a plan from them would call any goal reached"
         )

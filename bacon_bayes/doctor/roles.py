@@ -651,11 +651,12 @@ def _judge_by_shape(frame: pd.DataFrame, roles: Roles) -> tuple[str, str, list[s
     for key in singles + pairs:
         if frame[key].isna().any().any():
             continue
-        counts = frame.groupby(key, sort=False).size()
+        by = frame.groupby(key, sort=False)
+        counts = by.size()
         k = int(counts.max()) if len(counts) else 0
         if k < 2 or (counts == k).mean() < LONG_SHARE:
             continue
-        labels = frame.groupby(key, sort=False)[label] if label else None
+        labels = by[label] if label else None
         if labels is not None and (labels.nunique() > 1).any():
             continue  # the rows of an id are items of their own: it names a prompt
         repeated = labels is not None and bool((labels.count() > 1).any())

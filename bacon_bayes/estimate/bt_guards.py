@@ -119,7 +119,8 @@ def separated(a: np.ndarray, b: np.ndarray, y: np.ndarray, m: int) -> np.ndarray
     """
     a, b, y = np.asarray(a), np.asarray(b), np.asarray(y, dtype=float)
     out = np.full(m, -1)
-    seen = (np.bincount(a, minlength=m) + np.bincount(b, minlength=m)) > 0
+    votes = np.bincount(a, minlength=m) + np.bincount(b, minlength=m)
+    seen = votes > 0
     if not a.size:
         return out
     src = np.concatenate([a[y >= 0.5], b[y <= 0.5]])
@@ -128,7 +129,6 @@ def separated(a: np.ndarray, b: np.ndarray, y: np.ndarray, m: int) -> np.ndarray
     _, strong = connected_components(directed, directed=True, connection="strong")
     undirected = coo_matrix((np.ones(a.size), (a, b)), shape=(m, m))
     _, weak = connected_components(undirected, directed=False)
-    votes = np.bincount(a, minlength=m) + np.bincount(b, minlength=m)
     for c in np.unique(weak[seen]):
         members = np.flatnonzero((weak == c) & seen)
         comps = np.unique(strong[members])
@@ -182,12 +182,18 @@ def floor_covariance(
     }
 
 
+def all_ties(y: np.ndarray) -> bool:
+    """Whether there are votes and every one is a tie (0.5): they order no models."""
+    y = np.asarray(y, dtype=float)
+    return bool(y.size) and bool((y == 0.5).all())
+
+
 def vote_warnings(
     a: np.ndarray, b: np.ndarray, y: np.ndarray, m: int, names: Sequence[str]
 ) -> list[str]:
     """What the labeled comparisons ``a``-``b`` with votes ``y`` leave unchecked, for the
     whole table (``details["warnings"]``)."""
-    out = [ALL_TIES.format(n=y.size)] if y.size and bool((y == 0.5).all()) else []
+    out = [ALL_TIES.format(n=y.size)] if all_ties(y) else []
     parts = groups(a, b, m, names)
     if len(parts) > 1:
         out.append(
