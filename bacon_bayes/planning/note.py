@@ -164,8 +164,7 @@ def _tied_note(
     return (
         f"bacon plan: the top {what}'s lead is indistinguishable from zero here: in the "
         f"pilot's shrunk means{which}, {st.names[top]} leads {st.names[other]} by {gap:.3g}, "
-        "under one "
-        "standard error "
+        "under one standard error "
         f"({se:.3g}), so the labels needed to resolve it cannot be told from this pilot "
         f"(if the two are equal, none would). {more} more labels (uniform) would narrow the "
         f"intervals by about {shrink:.0%}."
