@@ -272,3 +272,10 @@ def test_a_model_of_few_votes_with_a_rank_set_of_every_rank_is_said(capsys, tmp_
     assert code == 0, err
     assert "note: llama-13b: rank set 1-20 and tier 1 beside an interval of its own" in out
     assert "its 3 labeled comparisons" in out
+    # and on the report's page, under the rank sets
+    page = tmp_path / "few.html"
+    code, _, err = _run(["report", str(tmp_path / "few.csv"), "--pairwise", "--engine", "freq",
+                         "--out", str(page)], capsys)  # fmt: skip
+    assert code == 0, err
+    html = page.read_text()
+    assert html.index("llama-13b: rank set 1-20 and tier 1") > html.index("Tiers and rank sets")

@@ -32,6 +32,10 @@ __all__ = ["PairSummary", "pair_summary", "render_pairwise_report", "win_matrix"
 STRENGTH_AXIS = "strength (intervals as in the table; x: no interval)"
 
 
+#: fewer labeled comparisons than this, and a rank set of every rank: said (rank_notes)
+FEW_FOR_RANKS = 10
+
+
 @dataclass(frozen=True)
 class PairSummary:
     """What the pairwise commands show (see the module docstring)."""
@@ -171,8 +175,30 @@ class PairSummary:
         notes = self.strengths.details.get("no_interval", {})
         lines += [f"note: {why}" for why in self.warnings()]
         lines += [f"note: {name}: {why}" for name, why in notes.items()]
-        lines += [f"note: {note}" for note in self.notes]
+        lines += [f"note: {note}" for note in (*self.notes, *self.rank_notes())]
         return "\n".join(lines)
+
+    def rank_notes(self) -> list[str]:
+        """Why a model with an interval of its own has a rank set of every rank (tester T5,
+        finding 7: 3 votes, a strength interval narrower than a 28-vote model's, rank set
+        1-20 and tier 1): the rank sets hold for every pair at once, on each model's few
+        labeled comparisons' degrees of freedom (under :data:`FEW_FOR_RANKS` of them)."""
+        t, m, out = self.strengths, len(self.strengths), []
+        for row in self.ranks.itertuples():
+            k = t.names.index(row.name)
+            n = int(t.n_labeled[k])
+            if (
+                np.isfinite(t.ci_low[k])
+                and n < FEW_FOR_RANKS
+                and row.rank_high - row.rank_low >= m - 1
+            ):
+                out.append(
+                    f"{row.name}: rank set 1-{m} and tier 1 beside an interval of its own: the "
+                    f"rank sets and tiers hold for every pair at once, and its {n} labeled "
+                    "comparisons give them few degrees of freedom; more votes on its "
+                    "comparisons resolve it"
+                )
+        return out
 
     def warnings(self) -> list[str]:
         """What the votes leave unchecked in the whole table (every vote a tie, labeled
@@ -203,7 +229,7 @@ class PairSummary:
                 "labels_alone": None if self.labels is None else rows(self.labels),
                 "labels_alone_error": self.labels_error or None,
                 "width_ratio": self.width_ratio,
-                "notes": list(self.notes) + self.warnings(),
+                "notes": list(self.notes) + self.rank_notes() + self.warnings(),
                 "win_probability": {
                     str(i): {str(j): float(self.win.loc[i, j]) for j in self.win.columns}
                     for i in self.win.index
@@ -242,46 +268,19 @@ def pair_summary(
         labels = cal.estimate_bradley_terry(alpha, simultaneous, scale=scale, method="labels")
     except ValidationError as exc:  # e.g. a model without labeled comparisons
         error = str(exc)
-    ranks = rank_sets(table, alpha)
     return PairSummary(
         strengths=table,
         labels=labels,
         labels_error=error,
-        ranks=ranks,
+        ranks=rank_sets(table, alpha),
         tiers=tiers(table, alpha),
         win=win_matrix(table),
         alpha=alpha,
         fitted=fitted,
         engine=str(getattr(cal, "engine_", "")),
-        notes=(*pool_notes(cal), *_unresolved_ranks(table, ranks)),
+        notes=tuple(pool_notes(cal)),
         difference=diff,
     )
-
-
-#: fewer labeled comparisons than this, and a rank set of every rank: said
-FEW_FOR_RANKS = 10
-
-
-def _unresolved_ranks(table: EstimateTable, ranks: pd.DataFrame) -> list[str]:
-    """Why a model with an interval of its own has a rank set of every rank (tester T5,
-    finding 7: 3 votes, a strength interval narrower than a 28-vote model's, rank set 1-20
-    and tier 1): the rank sets hold for every pair at once, on each model's few labeled
-    comparisons' degrees of freedom."""
-    m, out = len(table), []
-    for row in ranks.itertuples():
-        k = table.names.index(row.name)
-        n = int(table.n_labeled[k])
-        if (
-            np.isfinite(table.ci_low[k])
-            and n < FEW_FOR_RANKS
-            and row.rank_high - row.rank_low >= m - 1
-        ):
-            out.append(
-                f"{row.name}: rank set 1-{m} and tier 1 beside an interval of its own: the rank "
-                f"sets and tiers hold for every pair at once, and its {n} labeled comparisons "
-                "give them few degrees of freedom; more votes on its comparisons resolve it"
-            )
-    return out
 
 
 # ---------------------------------------------------------------- HTML
@@ -342,7 +341,9 @@ def _strengths_html(summary: PairSummary) -> str:
         "first tier whose leader (its first model) it is not distinguishable from at joint "
         f"{100 * (1 - summary.alpha):g}% (simultaneous intervals of the differences), else "
         "opens a tier: a lower tier's models are resolved below the leaders above them, and "
-        "a model that may rank first is in tier 1.</p>" + scroll_table(ranks, 3)
+        "a model that may rank first is in tier 1.</p>"
+        + scroll_table(ranks, 3)
+        + "".join(f"<p class='note'>Note: {esc(n)}</p>" for n in summary.rank_notes())
     )
 
 
