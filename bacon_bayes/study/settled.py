@@ -374,11 +374,13 @@ def _pair_needs(
             ratio = np.where(np.isinf(now), 1.0, np.where(now > 0, later / now, 0.0))
         return anytime.pair_information((info[:, -1] * ratio)[:, None], pairs)[:, 0]
 
-    half = 0.5 * (diffs.ci_high - diffs.ci_low)
-    target = np.abs(0.5 * (diffs.ci_high + diffs.ci_low))  # where its centre excludes 0
+    # the estimate held, its interval's reach toward 0 must fall below |estimate| (a shrunk
+    # interval need not be centred on the estimate: its centre may lie far from it)
+    d = diffs.estimate
+    reach = np.where(d < 0, diffs.ci_high - d, d - diffs.ci_low)
     return labels_needed(
-        looks, anytime.pair_information(info, pairs), _levels(note), half, target, grow=grow,
-        max_labels=max_labels, cap=cap,
+        looks, anytime.pair_information(info, pairs), _levels(note), reach, np.abs(d),
+        grow=grow, max_labels=max_labels, cap=cap,
     )  # fmt: skip
 
 

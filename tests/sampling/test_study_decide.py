@@ -692,3 +692,31 @@ def test_a_plan_on_a_mixed_study_starts_from_its_estimate(tmp_path: Path) -> Non
     more = [predict(st, "uniform", st.n_labeled + k).var_pool for k in (50, 200)]
     assert now > more[0] > more[1] > 0
     assert predict(st, "uniform", n).var_pool == 0.0  # every item labeled
+
+
+def test_an_open_sign_holds_the_estimate_not_the_interval_s_centre(
+    grouped: tuple[Path, Path],
+) -> None:
+    """A tester's shrunk interval, -0.197 [-3.19, +0.871] at 100 labels: 'about 70 more
+    labels ... if the estimate holds' took the interval's centre (-1.16) for the estimate;
+    at 170 labels it was -0.255 [-1.49, +0.501]. Held at -0.197, the reach toward 0 (1.07)
+    must fall below 0.197: more labels than if the estimate were at the centre."""
+    from bacon_bayes.study import settled
+
+    root, _ = grouped
+    cal = settled.fit_study(root)
+    plain = cal.compare_groups
+
+    def needs(estimate: float) -> list[float]:
+        def shrunk(*args: object, **kwargs: object) -> object:
+            t = plain(*args, **kwargs)  # type: ignore[arg-type]
+            s = np.abs(t.estimate) + 0.1
+            return replace(t, estimate=estimate * s, ci_low=-3.19 * s, ci_high=0.871 * s)
+
+        cal.compare_groups = shrunk  # type: ignore[method-assign]
+        found = [q for q in settled.questions(cal) if q.name.startswith("sign of ")]
+        assert found and not any(q.settled for q in found)
+        return [float(q.more_labels) for q in found]  # type: ignore[arg-type]
+
+    held, centred = needs(-0.197), needs(-1.16)
+    assert all(h > 1.5 * c for h, c in zip(held, centred, strict=True)), (held, centred)
