@@ -117,6 +117,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _labels_after(table: pd.DataFrame, wave: int | None) -> int:
+    """The labels back from the waves after ``wave`` (all of them for None)."""
+    later = table["wave"] > (0 if wave is None else wave)
+    return int(table.loc[later, "labeled"].sum())
+
+
 def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame) -> None:
     """Whether each question is settled (a question that cannot be answered yet says why);
     ``study``: the open study, ``table`` its status."""
@@ -137,13 +143,15 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
     wave, latest = last_labeled_wave(args.study), max(study.wave_numbers)
     if args.allow_pending:
         wave = latest
-    elif waiting and latest > min(waiting):  # a wave drawn after one still pending
+    elif waiting and (unused := _labels_after(table, wave)):  # labels in hand not used
         print(
             f"note: {pending_text(waiting)} still without labels, so the questions wait at "
-            f"{'no wave' if wave is None else f'wave {wave}'} and the later waves' labels "
-            "are not used; import them, or, if they will never come, --allow-pending "
-            "answers after the latest wave with them missing at random (right only if "
-            "whether a label came back has nothing to do with its value)"
+            f"{'no wave' if wave is None else f'wave {wave}'} and the {unused} label"
+            f"{'s' if unused > 1 else ''} back from the waves after it "
+            f"{'are' if unused > 1 else 'is'} not used; import the rest, or, if they will "
+            "never come, --allow-pending answers after the latest wave with them missing "
+            "at random (right only if whether a label came back has nothing to do with its "
+            "value)"
         )
     if wave is None:
         print("questions: no wave has all its labels in yet")

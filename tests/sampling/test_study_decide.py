@@ -270,6 +270,29 @@ def test_a_wave_that_never_comes_back_is_named_and_status_can_go_past_it(
     assert "questions after wave 3 (70 labels; wave 2 (20 items) pending: missing at random" in out
 
 
+def test_status_says_why_a_partly_labeled_latest_wave_is_not_used(
+    grouped: tuple[Path, Path], capsys: pytest.CaptureFixture
+) -> None:
+    """Tester T3, finding 2: half of the latest wave imported, `bacon status` answered
+    "after wave 1" and said nothing of the labels in hand (the note came only when a later
+    wave had been drawn). A latest wave wholly pending holds no labels back: no note."""
+    root, pool = grouped
+    assert bacon("sample", str(root), "--budget", "30") == 0  # wave 2
+    capsys.readouterr()
+    assert bacon("status", str(root)) == 0
+    assert "still without labels" not in capsys.readouterr().out
+    todo = root / "todo-wave2.csv"
+    filled = fill(todo, pool, todo.with_name("filled2.csv"))
+    half = pd.read_csv(filled).iloc[:12]
+    half.to_csv(tmp := todo.with_name("half2.csv"), index=False)
+    import_labels(root, tmp)
+    assert bacon("status", str(root)) == 0
+    out = capsys.readouterr().out
+    assert "note: wave 2 (18 items) still without labels" in out
+    assert "the 12 labels back from the waves after it are not used" in out
+    assert "--allow-pending" in out and "questions after wave 1 (40 labels;" in out
+
+
 def test_report_plots_the_sequence_across_the_waves(
     grouped: tuple[Path, Path], capsys: pytest.CaptureFixture, tmp_path: Path
 ) -> None:
