@@ -296,7 +296,16 @@ class Study:
                     "the pool file changed after sampling - restore it"
                 )
         for wave in self.wave_numbers:
-            count = int((self.manifest["wave"] == wave).sum())
+            rows = self.manifest["wave"] == wave
+            count = int(rows.sum())
+            if count < self.n_items:  # every id known (above): the pool has new ones
+                seen = self.index.isin(self.manifest.loc[rows, "item"])
+                raise ValidationError(
+                    f"the pool file {pool_file(self.root, self.config)} has "
+                    f"{self.n_items - count} item(s) wave {wave} never saw (e.g. "
+                    f"{str(self.index[~seen][0])!r}): it changed after sampling - restore "
+                    "it, or start a new study (--study NEW_FOLDER) for the grown pool"
+                )
             if count != self.n_items:
                 raise ValidationError(
                     f"{self.root / MANIFEST_FILE}: wave {wave} has {count} rows but the pool "

@@ -169,6 +169,21 @@ def test_pool_problems_are_named(tmp_path: Path, pool_file: Path) -> None:
         Study.open(tmp_path)
 
 
+def test_a_pool_grown_after_sampling_is_named_not_the_manifest(
+    study: Path, pool_file: Path
+) -> None:
+    """Tester T3, finding 3: rows appended to the pool file after sampling were blamed on
+    the study ("the manifest is damaged"); the pool file changed, and the error says so."""
+    frame = pd.read_csv(pool_file, dtype={"id": str})
+    more = frame.iloc[:5].assign(id=lambda f: f["id"] + "x")
+    pd.concat([frame, more]).to_csv(pool_file, index=False)
+    with pytest.raises(ValidationError, match="has 5 item") as caught:
+        Study.open(study)
+    message = str(caught.value)
+    assert "changed after sampling" in message and "x'" in message
+    assert "damaged" not in message and "new study" in message
+
+
 def draw_wave_new(pool: Path, root: Path, item: str = "id") -> None:
     from bacon_bayes.study import StudyConfig, create_study
 
