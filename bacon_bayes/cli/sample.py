@@ -20,7 +20,7 @@ from bacon_bayes.errors import BaconError, ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
 
 if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
-    from bacon_bayes.study import StudyConfig
+    from bacon_bayes.study import Study, StudyConfig
 
 #: As ``bacon_bayes.study.DESIGNS``, ``bacon_bayes.sampling.DEFAULT_UNIFORM_SHARE`` and
 #: ``MIN_LABELS_PER_COEFFICIENT``, ``bacon_bayes.study.prompts.GROUP_UNIFORM_SHARE``,
@@ -273,6 +273,23 @@ def _until(args: argparse.Namespace, root: Path, config: StudyConfig | None) -> 
     return config
 
 
+def _refuse_unimported(study: Study, out: Path, root: Path) -> None:
+    """Refuse to write the new to-label file over one holding labels not imported yet
+    (even with --force, which would drop them)."""
+    import shlex
+
+    from bacon_bayes.study.labels import unimported_labels
+
+    if out.is_file() and (n := unimported_labels(study, out)):
+        command = f"bacon label import {shlex.quote(str(out))} --study {shlex.quote(str(root))}"
+        raise ValidationError(
+            f"--out {out} holds {n} label(s) the study has not imported yet; import them "
+            f"first ({command}) and "
+            "run again, or write the new wave elsewhere (--out OTHER.csv); --force does not "
+            "replace it (move the file away if those labels are to be dropped)"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     """Draw the wave, write the to-label file and print a summary.
 
@@ -321,6 +338,7 @@ def run(args: argparse.Namespace) -> int:
         study = Study.open(root)
         show = show or study.config.show
         out_path = args.out or root / f"todo-wave{max(study.wave_numbers, default=0) + 1}.csv"
+        _refuse_unimported(study, Path(out_path), root)
         with claim(out_path, inputs=study_inputs(root), force=args.force) as out:
             wave, design = draw_wave(
                 root,

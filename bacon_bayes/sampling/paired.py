@@ -76,14 +76,21 @@ def _codes(prompts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def prompts_for_budget(
-    prompts: np.ndarray, n_items: float, eligible: np.ndarray | None = None
+    prompts: np.ndarray,
+    n_items: float,
+    eligible: np.ndarray | None = None,
+    most: float | None = None,
 ) -> int:
-    """Prompts a paired design draws for about ``n_items`` labels (at least one)."""
+    """Prompts a paired design draws for about ``n_items`` labels (at least one); with
+    ``most``, no more than keep the expected labels within it (rounded down)."""
     names, codes = _codes(prompts)
     mask = _eligible_mask(codes.size, eligible)
     open_items = np.bincount(codes[mask], minlength=names.size)
     per_prompt = float(open_items[open_items > 0].mean()) if (open_items > 0).any() else 1.0
-    return max(1, round(n_items / per_prompt))
+    k = max(1, round(n_items / per_prompt))
+    if most is not None and k * per_prompt > most:
+        k = max(1, int(most // per_prompt))
+    return k
 
 
 def paired(

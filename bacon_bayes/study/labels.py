@@ -176,6 +176,21 @@ def _check_new_levels(
         )
 
 
+def unimported_labels(study: Study, path: Path) -> int:
+    """How many labels the file ``path`` (a filled-in to-label file) holds for items the
+    study drew but has no label of yet; 0 for a file that is not one."""
+    try:
+        frame, column = _read_label_file(path, study.config.item, study.config.label)
+    except ValidationError:
+        return 0
+    filled = frame.loc[frame[column].str.strip() != "", study.config.item].str.strip()
+    position = study.index.get_indexer(filled)
+    known = position >= 0
+    drawn = study.first_wave()[position[known]] >= 0
+    new = ~filled[known][drawn].isin(study.labels["item"])
+    return int(new.sum())
+
+
 def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) -> ImportSummary:
     """Merge the labels in ``path`` into the study folder ``root``.
 

@@ -132,10 +132,17 @@ def _prompts_needed(
 
 
 def check_paired_wave(
-    design: str, n: float, eligible: np.ndarray, prompts: np.ndarray, options: dict[str, Any]
+    design: str,
+    n: float,
+    eligible: np.ndarray,
+    prompts: np.ndarray,
+    options: dict[str, Any],
+    left: float | None = None,
 ) -> float:
     """Refuse a paired wave of ``n`` new items that cannot be drawn (too few prompts for
-    the folds, ``per_prompt`` below one); the number of prompts it draws (expected)."""
+    the folds, ``per_prompt`` below one); the number of prompts it draws (expected), so
+    that its expected items stay within ``left`` (the study's labels left under its
+    ``max_labels``; whole prompts rounded to the nearest overran it)."""
     folds = int(options.get("folds", 5))
     covered = ~eligible
     if design == "paired-subset":
@@ -149,7 +156,7 @@ def check_paired_wave(
         per_drawn = float(np.minimum(size, per).mean()) if size.size else 1.0
         n_prompts = n / per_drawn
     else:
-        n_prompts = float(prompts_for_budget(prompts, n, eligible))
+        n_prompts = float(prompts_for_budget(prompts, n, eligible, most=left))
     _prompts_needed(prompts, covered, n_prompts, folds, n)
     return n_prompts
 
@@ -175,6 +182,12 @@ def uniform_share(study: Study, options: dict[str, Any]) -> float:
     return GROUP_UNIFORM_SHARE if study.config.group else DEFAULT_UNIFORM_SHARE
 
 
+def labels_left(study: Study) -> float | None:
+    """The labels the study may still draw under its ``max_labels`` (None: no budget)."""
+    most = study.config.max_labels
+    return None if most is None else float(most - int((study.first_wave() >= 0).sum()))
+
+
 def paired_wave(
     study: Study,
     design: str,
@@ -188,7 +201,7 @@ def paired_wave(
     """Draw a wave of a paired design of ``n`` new items (in expectation) over the
     study's ``prompts``. ``item_sd`` gives every item's predicted sd of its residual and
     what was used (paired-adaptive only: the study's adaptive sd model)."""
-    n_prompts = check_paired_wave(design, n, eligible, prompts, options)
+    n_prompts = check_paired_wave(design, n, eligible, prompts, options, labels_left(study))
     if design == "paired":
         return paired(prompts, round(n_prompts), eligible=eligible, seed=seed)
     if design == "paired-subset":

@@ -66,6 +66,7 @@ from bacon_bayes.study.prompts import (
     GROUP_UNIFORM_SHARE,
     PAIRED_DESIGNS,
     check_paired_wave,
+    labels_left,
     paired_wave,
     uniform_share,
 )
@@ -443,10 +444,10 @@ def _check_max_labels(study: Study, n: int) -> None:
     most = study.config.max_labels
     if most is None:
         return
-    sent = int((study.first_wave() >= 0).sum())
+    left = int(labels_left(study))  # type: ignore[arg-type]
+    sent = most - left
     if sent + n <= most:
         return
-    left = most - sent
     room = (
         f"draw at most {left} (--budget {left}), or size the wave with --until GOAL"
         if left > 0
@@ -518,7 +519,7 @@ def _checked(
             )
     if design in PAIRED_DESIGNS:
         assert prompts is not None  # _prompt_column names one for the paired designs
-        check_paired_wave(design, n, eligible, prompts, options)
+        check_paired_wave(design, n, eligible, prompts, options, labels_left(study))
     if design in _MODEL_DESIGNS:
         study_features(study)
         _check_model_labels(study, folds)

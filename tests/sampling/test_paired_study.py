@@ -377,3 +377,17 @@ def test_an_adaptive_wave_is_predicted_up_to_every_open_item(tmp_path, prompt_po
     st = pilot_statistics(load_study(root).to_pool())
     at_all = predict(st, "adaptive", st.n_items)  # 143 open items, a room of 140
     assert np.isfinite(at_all.var_pool) and at_all.var_pool >= 0
+
+
+def test_a_paired_wave_expects_no_more_than_the_budget_left(tmp_path, prompt_pool, capsys):
+    """Tester T3, finding 4: 'next wave: 50 labels (all that is left of max_labels = 150)'
+    drew 5 whole prompts of 11 open items (55 expected, 59 drawn): the prompts were rounded
+    to the nearest. Here 25 labels are left and prompts hold 4.5 open items: 6 prompts
+    (27 expected) overran, 5 (22.5) do not."""
+    root = tmp_path / "study"
+    assert bacon("sample", str(prompt_pool), "--study", str(root), *NEW, "--prompt", "seg",
+                 "--budget", "30", "--max-labels", "55") == 0  # fmt: skip
+    label_wave(root, prompt_pool, 1, tmp_path)
+    assert bacon("sample", str(root), "--design", "paired", "--budget", "25") == 0
+    wave = Study.open(root).waves[-1]
+    assert wave["expected"] <= 25 and round(wave["params"]["n_prompts"]) == 5, wave

@@ -344,6 +344,28 @@ def test_bacon_estimate_on_a_study_gives_anytime_intervals_over_its_waves(
     assert bacon("estimate", str(study), "--engine", "freq", "--wave", "wave") == 2
 
 
+def test_a_new_wave_never_overwrites_labels_not_imported(
+    study: Path, pool_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Tester T3, finding 5: `bacon sample --out todo2.csv` over wave 2's to-label file,
+    filled in but not imported, was refused with 'pass --force to replace it', and --force
+    dropped its 40 labels. The refusal names the labels and the import; --force too is
+    refused. Once they are imported the file may be replaced."""
+    import_labels(study, fill(tmp_path / "todo.csv", pool_file, tmp_path / "f1.csv"))
+    todo2 = tmp_path / "todo2.csv"
+    assert bacon("sample", str(study), "--budget", "20", "--out", str(todo2)) == 0
+    fill(todo2, pool_file, todo2)
+    capsys.readouterr()
+    for force in ((), ("--force",)):
+        code = bacon("sample", str(study), "--budget", "20", "--out", str(todo2), *force)
+        err = capsys.readouterr().err
+        assert code == 2 and "holds 20 label(s) the study has not imported yet" in err, err
+        assert f"bacon label import {todo2}" in err
+    assert Study.open(study).waves[-1]["wave"] == 2 and pd.read_csv(todo2)["human"].notna().all()
+    import_labels(study, todo2)
+    assert bacon("sample", str(study), "--budget", "20", "--out", str(todo2), "--force") == 0
+
+
 def test_pending_labels_error_names_the_option(study: Path, capsys: pytest.CaptureFixture) -> None:
     """`bacon report STUDY` with labels pending says which option allows them (it said
     "allow pending items" without naming --allow-pending), and that option takes."""
