@@ -501,3 +501,39 @@ def test_the_estimates_plan_line_names_the_plans_recommendation(tmp_path, capsys
     planned = json.loads(capsys.readouterr().out)
     best = next(d for d in planned["designs"] if d["design"] == planned["recommended"])
     assert f"({best['labels_needed']} in all, {best['design']} design)" in line, line
+
+
+@pytest.mark.parametrize("messy", ["words", "spreadsheet"])
+def test_the_printed_sample_command_reads_the_pool_as_plan_does(
+    tmp_path, capsys, monkeypatch, messy
+):
+    """Findings T2-1 and T2-6: `bacon sample` read its pool with a reader of its own, so
+    the command `bacon plan` printed failed on a table plan had read: labels written as
+    Yes/No with '-', 'NA', 'n/a' in the unlabeled rows ("labels that are not numbers"), or
+    a spreadsheet's Windows-1252 CSV with a title line and empty rows (`,,,`) at the end
+    ("id column 'id' is empty"). It reads the pool as every command does now."""
+    monkeypatch.chdir(tmp_path)
+    frame = pd.read_csv(table(tmp_path), dtype={"id": str})
+    labeled = frame["human"].notna()
+    if messy == "words":
+        rng = np.random.default_rng(3)
+        empty = rng.choice(np.array(["-", "NA", "n/a", ""], dtype=object), len(frame))
+        frame["human"] = np.where(labeled, np.where(frame["human"] > 0, "Yes", "No"), empty)
+        frame.to_csv("pool.csv", index=False)
+    else:
+        frame["system"] = frame["system"].str.replace("s", "syst\u00e8me ")
+        text = frame.to_csv(index=False, lineterminator="\r\n")
+        comma = "," * (frame.shape[1] - 1)
+        with open("pool.csv", "w", encoding="cp1252", newline="") as out:
+            out.write(f"Scores export{comma}\r\n{text}{comma}\r\n{comma}\r\n")
+    assert main(["plan", "pool.csv", *READ, "--half-width", "0.03"]) == 0
+    (command,) = run_lines(capsys.readouterr().out)
+    assert command[0] == "sample"
+    assert main(command) == 0, capsys.readouterr().err
+    said = capsys.readouterr().out
+    study = Study.open(tmp_path / "pool.study")
+    assert len(study.labels) == int(labeled.sum()) and study.n_items == len(frame)
+    if messy == "words":
+        assert set(study.labels["human"]) == {0.0, 1.0}
+    else:
+        assert "2 empty row(s) skipped" in said and "Windows-1252 text" in said
