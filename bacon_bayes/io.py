@@ -346,15 +346,15 @@ def _padded_ids_as_text(frame: pd.DataFrame, ids: list[str]) -> None:
             frame[c] = num
 
 
-def read_table(path: str | Path) -> pd.DataFrame:
+def read_table(path: str | Path, text: Iterable[str] = ()) -> pd.DataFrame:
     """Read a CSV (optionally compressed) or Parquet file into a DataFrame.
 
     A compressed CSV is decompressed at most to :data:`INFLATE_RATIO` times its size
     (or :data:`INFLATE_FLOOR`); two columns of one name are refused; text cells that
-    :func:`people_csv` neutralised are restored (:func:`restored`); an id column whose
-    ids are written with leading zeros is read as text (:func:`_padded_ids_as_text`).
+    :func:`people_csv` neutralised are restored (:func:`restored`); ids written with
+    leading zeros (:func:`_padded_ids_as_text`) and the ``text`` columns are read as text.
     """
-    path = Path(path)
+    path, text = Path(path), list(text)
     if not path.exists():
         raise ValidationError(f"file {str(path)!r} does not exist; check the path.")
     if path.is_dir():
@@ -369,14 +369,14 @@ def read_table(path: str | Path) -> pd.DataFrame:
             try:
                 ids = _id_columns(path, how)
                 with _csv_source(path) as source:
-                    frame = pd.read_csv(**source, **how, dtype=dict.fromkeys(ids, str))
+                    frame = pd.read_csv(**source, **how, dtype=dict.fromkeys(ids + text, str))
             except UnicodeDecodeError:  # UTF-8 in its first 64 KB only: a Windows file
                 how["encoding"] = "cp1252"
                 ids = _id_columns(path, how)
                 with _csv_source(path) as source:
-                    frame = pd.read_csv(**source, **how, dtype=dict.fromkeys(ids, str))
+                    frame = pd.read_csv(**source, **how, dtype=dict.fromkeys(ids + text, str))
             frame, blank = _without_blank_rows(frame, 2 + how.get("skiprows", 0))
-            _padded_ids_as_text(frame, ids)  # ids as numbers once the blank rows are gone
+            _padded_ids_as_text(frame, [c for c in ids if c not in text])  # blank rows gone
             marked = _other_decimal_mark(frame, how)
             own_decimal_commas(frame, how)
     except BaconError:
@@ -392,7 +392,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
             "Pass a CSV (.csv, .csv.gz) or Parquet (.parquet) file."
         ) from exc
     check_header(path, frame)
-    ids = [c for c in frame.columns if item_name(c)]
+    ids = [c for c in frame.columns if item_name(c) or c in text]
     if name.endswith((".parquet", ".pq")):
         return bools_as_floats(frame, numbers=True, ids=ids)
     _refuse_repeated_header(path, frame, 2 + int(how.get("skiprows", 0)))

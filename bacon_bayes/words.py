@@ -73,11 +73,38 @@ def word_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
         return None
     pair = filled.map({v: w if w in VERDICT_WORDS else _NEGATIVE.get(w) for v, w in word.items()})
     top = pair.value_counts()
-    if top.empty or top.iloc[0] <= len(filled) / 2:
+    if top.empty or top.iloc[0] < len(filled):  # not one pair: several ways, or other text
+        if (mixed := _mixed_verdicts(column, distinct, word)) is not None:
+            return mixed
+    if top.iloc[0] <= len(filled) / 2:
         return None
     yes = str(top.index[0])
     ours = {v: _VERDICT[w] for v, w in word.items() if w in (yes, VERDICT_WORDS[yes])}
     said = f"read from words, {yes!r} = 1, {VERDICT_WORDS[yes]!r} = 0"
+    return column.map(ours).astype(float), said
+
+
+def _mixed_verdicts(
+    column: pd.Series, distinct: np.ndarray, word: dict[Any, str]
+) -> tuple[pd.Series, str] | None:
+    """:func:`word_numbers` of a column of verdicts written several ways (two annotators'
+    habits: ``Yes`` / ``No`` and ``1`` / ``0``, or ``yes`` and ``True``): every filled cell
+    a word of one pair of :data:`VERDICT_WORDS`, a bool's spelling (``True`` / ``False``)
+    or the number 1 or 0, read as 1 / 0 with each way named; else None (two pairs of
+    words, ``yes`` and ``correct``, are words of a category)."""
+    ours: dict[Any, float] = {}
+    for v in distinct:
+        if v in word and word[v] in _VERDICT:
+            ours[v] = _VERDICT[word[v]]
+        elif (k := pd.to_numeric(pd.Series([v]), errors="coerce").iloc[0]) in (0, 1):
+            ours[v] = float(k)
+        else:
+            return None
+    ways = {_NEGATIVE.get(w, w) if (w := word.get(v, "")) in _VERDICT else "1" for v in ours}
+    if len(ways - {"1", "true"}) > 1:
+        return None
+    shown = ", ".join(f"{w!r} / {VERDICT_WORDS.get(w, '0')!r}" for w in sorted(ways))
+    said = f"read from verdicts written {len(ways)} ways ({shown}) as 1 / 0: write them one way"
     return column.map(ours).astype(float), said
 
 

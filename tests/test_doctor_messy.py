@@ -456,7 +456,7 @@ def test_the_summary_names_the_label_column_and_its_text_cells(tmp_path, capsys)
     assert "no human labels" not in can and "--labels FILE" not in can
     assert (
         f"the label column 'human' holds labels but for 'unsure' at line {labeled[3] + 2}: "
-        "empty those cells (an item nobody labeled) or write their labels as numbers" in can
+        "empty those cells (an item nobody labeled) or write each item's label in them" in can
     )
     from bacon_bayes.doctor.cells import listed_cells  # the first 3, then a count
 

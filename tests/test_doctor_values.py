@@ -45,21 +45,51 @@ def test_a_word_label_with_marks_on_unlabeled_rows_is_named(tmp_path, capsys, ma
     "no sparse numeric column", called the column a category, and advised labeling a
     sample. It names the label column, its marks and the fix; a numeric ``qid`` beside
     the question is a prompt id, not a judge. ('-' alone is an empty cell, as 'n/a' is:
-    tests/test_doctor_cells.py.)"""
+    tests/test_doctor_cells.py; beside '?', T2-8, it is not counted or shown among the
+    text cells, which it was: 1162 of them where the 601 '?' were the problem.)"""
     frame = _table()
     words = np.where(frame["human"] >= 3, "correct", "incorrect")
     rows = np.arange(len(frame))
-    frame["human"] = np.where(frame["human"].notna(), words, np.array(marks)[rows % len(marks)])
+    unlabeled = np.array(marks, dtype=object)[rows % len(marks)]
+    frame["human"] = np.where(frame["human"].notna(), words, unlabeled)
     frame["qid"] = frame["prompt"]
     out = _doctor_out(tmp_path, frame, capsys)
     assert "none: 'human' holds labels but for text cells (below)" in out
     left = _line(out, "left out", "human")
-    shown = ", ".join(repr(m) for m in marks)
-    assert f"cell(s) of other text ({shown}; the first at line" in left, left
+    asked = int((frame["human"] == "?").sum())
+    assert f"{asked} cell(s) of other text ('?'; the first at line" in left, left
+    assert "as numbers" not in left  # the words are labels as they are
     can = section(out, "what can be computed")
-    assert "the label column 'human' holds labels but for" in can
+    assert "the label column 'human' holds labels but for" in can and "'-' at" not in can
     assert "bacon sample" not in can and "no human labels" not in can
     assert "named like a prompt id" in _line(out, "left out", "qid")
+
+
+@pytest.mark.parametrize(("ways", "pairs"), [(("Yes", "1"), 2), ((" Yes", "YES ", "True", "1"), 3)])
+def test_verdicts_written_several_ways_are_the_label(tmp_path, capsys, ways, pairs) -> None:
+    """Finding T2-7: a label column whose verdicts two annotators wrote their own way
+    ('Yes' / 'No' and '1' / '0', or yes, True and 1): doctor said "no sparse numeric
+    column" and advised labeling a sample, and with --label "'1' is not numeric". Each
+    cell is read as 1 / 0, the ways are said with the fix, and estimate reads the same."""
+    frame = messy_table(Messy(label_scale="0-1", ratings=1, labeled=0.25, sentinels=0))
+    frame = frame[["id", "prompt", "system", "human", "llm_a", "llm_b", "llm_c"]]
+    level = frame["human"].to_numpy()
+    no = {"Yes": "No", " Yes": "no ", "YES ": "NO", "True": "False", "1": "0"}
+    way = np.array(ways, dtype=object)[np.arange(len(frame)) % len(ways)]
+    pairs_ = zip(level, way, strict=True)
+    frame["human"] = [(w if v == 1 else no[w]) if v == v else None for v, w in pairs_]
+    path = tmp_path / "ways.csv"
+    frame.to_csv(path, index=False)
+    out, command = doctor([str(path)], capsys)
+    assert found(out, "label") == ["human"], out
+    label = _line(out, "label", "human")
+    assert f"read from verdicts written {pairs} ways (" in label, label
+    assert "'1' / '0'" in label and "write them one way" in label
+    assert "bacon sample" not in section(out, "what can be computed")
+    assert main(["doctor", str(path), "--label", "human"]) == 0
+    assert "not numeric" not in capsys.readouterr().err
+    result = estimate_json(command[1:], capsys)
+    assert result["mean"]["classical"]["estimate"] == pytest.approx(np.nanmean(level))
 
 
 def test_likert_answers_and_percentages_are_read_and_said(tmp_path, capsys) -> None:

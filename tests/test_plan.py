@@ -802,3 +802,32 @@ def near_shared(st) -> float:
     sd = np.sqrt(st.sigma2)
     C = st.rho * np.outer(sd, sd)
     return float((st.shared * C).sum() - np.trace(st.shared * C))
+
+
+def test_a_goal_reached_only_by_labeling_every_item_is_no_recommendation(monkeypatch):
+    """Finding T2-5: with the top's lead 0.0 standard errors the power was 0 at every
+    budget, and only the whole pool (every mean exact) met the goal: the plan recommended
+    labeling all 1200 items, with an "80% range: 1199 to 1197", reversed and below the
+    point. A goal met only by the whole pool is met by no design now, and the range runs
+    low to high around the labels needed."""
+    from bacon_bayes.planning.plan import _Evaluator, _labels_range
+
+    rng = np.random.default_rng(4)
+    g = np.repeat([f"s{k}" for k in range(6)], 200)
+    y = rng.normal(size=g.size)
+    frame = pd.DataFrame({"system": g, "j": y + rng.normal(size=g.size),
+                          "y": np.where(rng.random(g.size) < 0.1, y, np.nan)})  # fmt: skip
+    pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous", group="system")
+    N = pool.n_items
+    monkeypatch.setattr(_Evaluator, "metric", lambda self, design, n: float(n >= N))
+    result = plan(pool, Goal(kind="top"), designs=("uniform", "stratified"))
+    assert all(d.labels_needed is None for d in result.designs)
+    assert result.recommended is None
+    assert "recommendation: no design reaches the goal short of labeling all." in result.to_text()
+    # the range's ends from the variance's interval, in either order, hold the point
+    ev = _Evaluator(result.pilot, Goal(kind="top"), 0.05, False)
+    ends = iter([1199, 1197])
+    monkeypatch.setattr(_Evaluator, "labels_needed", lambda self, design, low: next(ends))
+    assert _labels_range(ev, "uniform", 1198) == (1197, 1199)
+    ends = iter([1150, None])
+    assert _labels_range(ev, "uniform", 1190) == (1150, None)

@@ -501,3 +501,104 @@ def test_the_estimates_plan_line_names_the_plans_recommendation(tmp_path, capsys
     planned = json.loads(capsys.readouterr().out)
     best = next(d for d in planned["designs"] if d["design"] == planned["recommended"])
     assert f"({best['labels_needed']} in all, {best['design']} design)" in line, line
+
+
+@pytest.mark.parametrize("messy", ["words", "spreadsheet"])
+def test_the_printed_sample_command_reads_the_pool_as_plan_does(
+    tmp_path, capsys, monkeypatch, messy
+):
+    """Findings T2-1 and T2-6: `bacon sample` read its pool with a reader of its own, so
+    the command `bacon plan` printed failed on a table plan had read: labels written as
+    Yes/No with '-', 'NA', 'n/a' in the unlabeled rows ("labels that are not numbers"), or
+    a spreadsheet's Windows-1252 CSV with a title line and empty rows (`,,,`) at the end
+    ("id column 'id' is empty"). It reads the pool as every command does now."""
+    monkeypatch.chdir(tmp_path)
+    frame = pd.read_csv(table(tmp_path), dtype={"id": str})
+    labeled = frame["human"].notna()
+    if messy == "words":
+        rng = np.random.default_rng(3)
+        empty = rng.choice(np.array(["-", "NA", "n/a", ""], dtype=object), len(frame))
+        frame["human"] = np.where(labeled, np.where(frame["human"] > 0, "Yes", "No"), empty)
+        frame.to_csv("pool.csv", index=False)
+    else:
+        frame["system"] = frame["system"].str.replace("s", "syst\u00e8me ")
+        text = frame.to_csv(index=False, lineterminator="\r\n")
+        comma = "," * (frame.shape[1] - 1)
+        with open("pool.csv", "w", encoding="cp1252", newline="") as out:
+            out.write(f"Scores export{comma}\r\n{text}{comma}\r\n{comma}\r\n")
+    assert main(["plan", "pool.csv", *READ, "--half-width", "0.03"]) == 0
+    (command,) = run_lines(capsys.readouterr().out)
+    assert command[0] == "sample"
+    assert main(command) == 0, capsys.readouterr().err
+    said = capsys.readouterr().out
+    study = Study.open(tmp_path / "pool.study")
+    assert len(study.labels) == int(labeled.sum()) and study.n_items == len(frame)
+    if messy == "words":
+        assert set(study.labels["human"]) == {0.0, 1.0}
+    else:
+        assert "2 empty row(s) skipped" in said and "Windows-1252 text" in said
+
+
+def test_a_long_table_keyed_by_two_columns_gets_lines_that_run_with_its_labels(
+    tmp_path, capsys, monkeypatch
+):
+    """Finding T2-4: a long table whose items are keyed by system and doc_id, and a labels
+    file keyed the same way: doctor's pivot wrote no id, and its `bacon doctor wide.csv
+    --labels ...` failed as printed ("cannot tell which column joins the labels file").
+    The pivot now writes an id of the two keys, doctor prints a line giving the labels
+    the same id, and its command joins on it; each runs as printed."""
+    import subprocess
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(4)
+    systems, docs = [f"M{k}" for k in range(6)], [f"doc-{k:03d}" for k in range(40)]
+    items = pd.DataFrame([(s, d) for s in systems for d in docs], columns=["system", "doc_id"])
+    truth = rng.normal(3, 1, len(items))
+    long = pd.concat(
+        [items.assign(judge=j, score=truth + rng.normal(0, 0.7, len(items))) for j in "abc"]
+    )
+    long.to_csv("long.csv", index=False)
+    labeled = rng.random(len(items)) < 0.3
+    items.assign(relevance=truth)[labeled].to_csv("labels.csv", index=False)
+    assert main(["doctor", "long.csv", "--labels", "labels.csv", "--label", "relevance"]) == 0
+    flat = capsys.readouterr().out.replace("\n", " ")
+    exec(flat.split("in pandas: ", 1)[1].split(" (pivot refuses", 1)[0], {"df": long})
+    line = flat.split("the labels have its id (", 1)[1].split("), add them with: ", 1)[0]
+    words = shlex.split(line)
+    assert words[0] == "python"
+    subprocess.run([sys.executable, *words[1:]], check=True)
+    then = shlex.split(flat.split("add them with: ", 1)[1].strip())
+    assert then[:3] == ["bacon", "doctor", "wide.csv"] and then[-2:] == ["--item", "id"]
+    assert main(then[1:]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    estimate = shlex.split(lines[lines.index("run:") + 1])
+    assert main([*estimate[1:], "--engine", "freq", "--json"]) == 0
+    mean = json.loads(capsys.readouterr().out)["mean"]["classical"]["estimate"]
+    assert mean == pytest.approx(truth[labeled].mean())
+
+
+def test_the_simulate_command_doctor_prints_runs(tmp_path, capsys, monkeypatch):
+    """Finding T2-9: on a wholly labeled table with rows no judge scored nor anyone
+    labeled (TriviaQA's gpt-4t as shipped), doctor printed `bacon simulate FILE --label L
+    --out DIR`, which failed twice as printed (no judges; unlabeled rows), and with
+    --label it printed no simulate command at all. With --label it prints one carrying
+    the judges, group, prompt and --drop-unlabeled, which runs (here with few trials)."""
+    monkeypatch.chdir(tmp_path)
+    frame = pd.read_csv(table(tmp_path))
+    rng = np.random.default_rng(1)
+    frame["human"] = frame["judge_0"] + rng.normal(0, 0.5, len(frame))
+    blank = frame.iloc[:30].assign(id=[f"y{k}" for k in range(30)], human=np.nan)
+    blank[["judge_0", "judge_1", "judge_2"]] = np.nan
+    pd.concat([frame, blank]).to_csv("pool.csv", index=False)
+    assert main(["doctor", "pool.csv"]) == 0
+    out = capsys.readouterr().out.replace("\n", " ")
+    assert "bacon doctor pool.csv --label human gives the command" in out
+    assert "--out DIR" not in out and "also prints the bacon simulate command" in out
+    assert main(["doctor", "pool.csv", "--label", "human"]) == 0
+    said = capsys.readouterr().out
+    line = next(ln for ln in said.splitlines() if "bacon simulate measures" in ln)
+    words = shlex.split(line.split("draws samples of them): ", 1)[1])
+    assert words[:2] == ["bacon", "simulate"] and "--drop-unlabeled" in words
+    assert main([*words[1:], "--trials", "2", "--budgets", "0.2", "--designs", "uniform"]) == 0
+    assert (tmp_path / "simulation" / "summary.csv").is_file()

@@ -132,12 +132,42 @@ def _long_before_labels(
     )
     if not found.roles.long:
         return False
-    then = shlex.join(
-        ["bacon", "doctor", "wide.csv", "--labels", args.labels, "--label", args.label]
-    )
+    labels, item, first = args.labels, [], "once it is pivoted"
+    if line := _labels_with_id(args.labels, found.roles.long_key):
+        labels, item = line[1], ["--item", "id"]
+        first = f"once it is pivoted and the labels have its id ({line[0]})"
+    then = shlex.join(["bacon", "doctor", "wide.csv", "--labels", labels, "--label", args.label])
     print(found.to_text())
     print(
         f"\nnote: the labels of {args.labels!r} are joined onto one row per item, so not "
-        f"before the pivot ({str(exc).rstrip('.')}); once it is pivoted, add them with: {then}"
+        f"before the pivot ({str(exc).rstrip('.')}); {first}, add them with: "
+        + shlex.join([*shlex.split(then), *item])
     )
     return True
+
+
+def _labels_with_id(path: str, key: list[str]) -> tuple[str, str] | None:
+    """A shell line that writes the labels file ``path`` with the ``id`` column the long
+    table's pivot recipe gives items keyed by several columns (``key``), and the file it
+    writes; None when the key is one column or the labels file lacks one of them (a
+    CSV or Parquet file: others are left to the user)."""
+    from pathlib import Path
+
+    from bacon_bayes.doctor.rows import keyed_id
+    from bacon_bayes.io import csv_options
+    from bacon_bayes.readers.labels import read_labels
+
+    source = Path(path)
+    name = "".join(source.suffixes).lower()
+    if len(key) < 2 or not set(key) <= set(read_labels(source).columns):
+        return None
+    if name.endswith(".parquet"):
+        read = f"pd.read_parquet('{path}')"
+    elif name.endswith((".csv", ".tsv", ".txt", ".csv.gz")):
+        how = {k: v for k, v in csv_options(source).items() if k in ("sep", "decimal", "encoding")}
+        read = f"pd.read_csv('{path}'{''.join(f', {k}={v!r}' for k, v in how.items())})"
+    else:
+        return None
+    out = source.name.split(".")[0] + "_id.csv"  # here, beside wide.csv
+    write = f"{keyed_id(key, 'lab')}; lab.to_csv('{out}', index=False)"
+    return f'python -c "import pandas as pd; lab = {read}; {write}"', out

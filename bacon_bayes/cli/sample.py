@@ -374,6 +374,8 @@ def run(args: argparse.Namespace) -> int:
         raise
     if config is not None:
         print(f"created study {root}")
+        if read := study.pool.attrs.get("read as"):  # as doctor and estimate read it
+            print(f"pool file {args.pool} read as: {read}")
     if config is not None and study.unscored:
         print(
             f"--drop-unscored left out {study.unscored} row(s) of {args.pool} that no judge "

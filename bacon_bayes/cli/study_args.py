@@ -154,22 +154,15 @@ def _check_folder_options(root: Path, args: argparse.Namespace) -> None:
 
 
 def pool_item(args: argparse.Namespace, source: Path) -> str:
-    """``--item``, else the id column ``bacon estimate`` would find in the pool file."""
-    import pandas as pd
-
-    from bacon_bayes.io import ITEM_COLUMNS, csv_options, item_column, item_name, reading
+    """``--item``, else the id column ``bacon estimate`` would find in the pool file (read
+    as it reads it: a spreadsheet's empty rows are no items)."""
+    from bacon_bayes.io import ITEM_COLUMNS, item_column, item_name, read_table
 
     if args.item:
         return str(args.item)
     if not source.is_file():
         raise ValidationError(f"pool file {source} does not exist; check the path")
-    with reading(source, "pool file", "pass a CSV (.csv, .csv.gz) or Parquet (.parquet) table"):
-        if "".join(source.suffixes).lower().endswith(".parquet"):
-            frame = pd.read_parquet(source)
-        else:
-            frame = pd.read_csv(
-                source, dtype=str, usecols=lambda c: item_name(c) is not None, **csv_options(source)
-            )
+    frame = read_table(source)
     found = item_column(frame[[c for c in frame.columns if item_name(c)]])
     if found is None:
         from bacon_bayes.readers.pair_table import pairwise_hint
@@ -213,20 +206,14 @@ def _add_ids(args: argparse.Namespace, source: Path) -> str:
 
 
 def _existing_labels(args: argparse.Namespace, source: Path) -> str | None:
-    """The study's ``existing_labels``: ``wave`` only when the pool has labels."""
-    import pandas as pd
-
-    from bacon_bayes.io import csv_options, reading
+    """The study's ``existing_labels``: ``wave`` only when the pool has labels (read as
+    every command reads them: ``-`` or ``NA`` is no label)."""
+    from bacon_bayes.io import read_table
 
     if args.existing_labels != "wave":
         return "ignore" if args.existing_labels == "ignore" else None
-    label = args.label
-    with reading(source, "pool file", "pass a CSV (.csv, .csv.gz) or Parquet (.parquet) table"):
-        if "".join(source.suffixes).lower().endswith(".parquet"):
-            head = pd.read_parquet(source)
-        else:
-            head = pd.read_csv(source, usecols=lambda c: c == label, **csv_options(source))
-    return "wave" if label in head.columns and head[label].notna().any() else None
+    table = read_table(source)
+    return "wave" if args.label in table.columns and table[args.label].notna().any() else None
 
 
 def _guess_outcome(source: Path, item: str, label: str) -> str:

@@ -21,7 +21,7 @@ import pandas as pd
 from bacon_bayes.crossfit import make_folds
 from bacon_bayes.doctor import agreement, bias
 from bacon_bayes.doctor.cells import empty_cells
-from bacon_bayes.doctor.label import full_labels
+from bacon_bayes.doctor.label import DENSE, full_labels, simulate_command
 from bacon_bayes.doctor.roles import Roles, find_roles
 from bacon_bayes.doctor.rows import check_ids, without_summary
 from bacon_bayes.doctor.scores import ScoreFlag, judge_scales, score_flags
@@ -413,13 +413,16 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
         f"the mean label over {'all ' if kept == p.n_rows else ''}{kept} items from {n} labels "
         f"and {len(r.judges)} judge(s): calibrated (AEE), {baselines}, with intervals"
     ]
-    if n == kept:
+    if p.command and not p.unscored[1] and n >= DENSE * kept:  # mostly labeled
+        simulate = shlex.join(simulate_command(p.command, n < p.n_rows))
         out.append(
-            "every item is labeled: the means of these items are exact (intervals of width "
-            "0) and the judges add nothing to them; bacon simulate measures what the judges "
-            "would save at a label budget (it hides the labels and draws samples of them), "
-            "and --target population gives intervals for a population beyond these items"
-        )
+            ("every item is labeled: the means of these items are exact (intervals of width "
+             "0) and the judges add nothing to them, and --target population gives intervals "
+             "for a population beyond these items; " if n == kept else
+             f"{n} of {kept} items are labeled; ")
+            + "bacon simulate measures what the judges would save at a label budget (it "
+            f"hides the labels and draws samples of them): {simulate}"
+        )  # fmt: skip
     if p.judges_note:
         out.append(p.judges_note)
     if p.unscored[1]:

@@ -12,7 +12,7 @@ import pandas as pd
 
 from bacon_bayes.io import file_line, plural_places
 from bacon_bayes.order import natural_sorted, spelling_variants, spellings_text
-from bacon_bayes.words import as_numbers, fraction_fix
+from bacon_bayes.words import as_numbers, fraction_fix, says_missing
 
 #: a string column is numbers with a few text cells (a judge's failures) from this share
 NUMBERS_SHARE = 0.9
@@ -22,7 +22,7 @@ MARK = r"\s*[^\w\s]+\s*"
 FAILED = "scores but for"
 #: what to do with a few text cells in a judge's column, and in the label's
 JUDGE_CELLS_FIX = "empty those cells (an empty cell is an item the judge did not score)"
-LABEL_CELLS_FIX = "empty those cells (an item nobody labeled) or write their labels as numbers"
+LABEL_CELLS_FIX = "empty those cells (an item nobody labeled) or write each item's label in them"
 #: the cells :func:`listed_cells` names; more are counted
 SHOWN_CELLS = 3
 #: a number written with a unit (``4 stars``, ``3 pts``) or out of a top (``4/5``)
@@ -76,10 +76,11 @@ def from_zero(kind: str) -> str:
 
 def _other(s: pd.Series) -> tuple[pd.Series, pd.Series]:
     """The filled cells of ``s`` read as numbers, and the filled cells that are none. The
-    cells of punctuation only (:data:`MARK`, ``-`` on every unlabeled row) are set aside
-    first: the others may be words read only when they are most of the cells (``correct``
-    / ``incorrect``)."""
-    filled = s[s.notna() & (s.astype(str).str.strip() != "")]
+    cells that say "no value" (``-``, ``n/a``: :func:`bacon_bayes.words.says_missing`)
+    are empty ones, and the other cells of punctuation only (:data:`MARK`, ``?`` on every
+    unlabeled row) are set aside first: the others may be words read only when they are
+    most of the cells (``correct`` / ``incorrect``)."""
+    filled = s[s.notna() & (s.astype(str).str.strip() != "") & ~says_missing(s)]
     marks = filled.astype(str).str.fullmatch(MARK)
     num = as_numbers(filled[~marks]).reindex(filled.index)
     return num, filled[num.isna()]

@@ -250,9 +250,29 @@ def full_labels(frame: pd.DataFrame, item: str | None, file: str) -> str:
             if every
             else ""
         )
-        + f"; bacon simulate {args} --out DIR measures what the judges would save at a label "
-        "budget (it hides the labels and draws samples of them)"
+        + "; with --label it also prints the bacon simulate command that measures what the "
+        "judges would save at a label budget (it hides the labels and draws samples of them)"
     )
+
+
+#: the folder the printed ``bacon simulate`` command writes
+SIMULATE_OUT = "simulation"
+
+
+def simulate_command(estimate: list[str], unlabeled: bool) -> list[str]:
+    """The ``bacon simulate`` command of a table whose ``bacon estimate`` command is
+    ``estimate`` (the same file, labels, judges, group and prompt; simulate takes no
+    scale), which runs as printed: the rows without a label left out when there are any
+    (``unlabeled``; the rows no judge scored hold none then), written to
+    :data:`SIMULATE_OUT`."""
+    out = ["bacon", "simulate"]
+    words = iter(estimate[2:])
+    for word in words:
+        if word == "--scale":
+            next(words)
+        elif not word.startswith("--scale=") and word != "--drop-unscored":
+            out.append(word)
+    return out + ["--drop-unlabeled"] * unlabeled + ["--out", SIMULATE_OUT]
 
 
 def _no_sparse(frame: pd.DataFrame, item: str | None) -> str:

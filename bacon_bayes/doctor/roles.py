@@ -104,7 +104,8 @@ class Roles:
         Column -> why it plays no part.
     long : str or None
         What to do when the table is long (a column names the judge of each row, one
-        score column): pivot it to one row per item, one column per judge.
+        score column): pivot it to one row per item, one column per judge; ``long_key``:
+        the columns that key its items.
     label_cells : str
         When the label column holds labels but for cells of other text (``unsure``), so
         none was taken: the column, its cells and the fix (``""`` otherwise).
@@ -123,6 +124,7 @@ class Roles:
     reasons: dict[str, str] = field(default_factory=dict)
     left_out: dict[str, str] = field(default_factory=dict)
     long: str | None = None
+    long_key: list[str] = field(default_factory=list)
     label_cells: str = ""
     raters: str = ""
 
@@ -623,6 +625,7 @@ def _long(frame: pd.DataFrame, roles: Roles, kind: str) -> str | None:
     k = frame[judge].nunique()
     roles.reasons["long"] = judge
     recipe, key = pivot_recipe(frame, spec, score, roles.label, keys, kind)
+    roles.long_key = key
     roles.left_out.update(dict.fromkeys(key, "keys the items of the long table (below)"))
     names_it = f"seems to name the judge of each row ({shape[1]}; " if shape else "names the judge"
     return (

@@ -228,6 +228,7 @@ def pivot_recipe(
     A key that holds a few items twice for a judge (rows pasted twice, a judge run
     again: under :data:`REPEATED_SHARE` of the rows) still keys them: the repeated rows
     are named (``kind``: where, as :func:`lines` says) and the recipe drops them first.
+    Keyed by several columns, the pivoted table gets an ``id`` of them (:func:`keyed_id`).
     Returns the recipe and the columns that key the items (none: it says to add one)."""
     others = [str(c) for c in frame.columns if c not in (*judge, score)]
     one = [
@@ -267,7 +268,9 @@ def pivot_recipe(
             else ""
         )
         + (f"wide = df.groupby({index})[{per!r}].first().join(wide); " if per else "")
-        + "wide.reset_index().to_csv('wide.csv', index=False)"
+        + "wide = wide.reset_index(); "
+        + (f"{keyed_id(key, 'wide')}; " if len(key) > 1 and "id" not in others else "")
+        + "wide.to_csv('wide.csv', index=False)"
     )
     return (
         f"{index} keys the items (one row per item and judge){repeats}. Pivot it, e.g. in "
@@ -283,6 +286,13 @@ def pivot_recipe(
         )
         + "and run bacon doctor on wide.csv"
     ), key
+
+
+def keyed_id(key: list[str], table: str) -> str:
+    """The pandas statement that gives ``table`` (a frame's name in a recipe) an ``id``
+    column of the items' ``key`` columns joined (``M10|doc7``): the one column a study
+    records the items by, and a labels file is joined on (``--item id``)."""
+    return f"{table}.insert(0, 'id', {table}[{key!r}].astype(str).agg('|'.join, axis=1))"
 
 
 def _repeated_rows(frame: pd.DataFrame, key: list[str], kind: str) -> tuple[str, str]:

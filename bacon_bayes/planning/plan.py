@@ -197,11 +197,8 @@ class PlanResult:
         )
         lines += ["", needed, head]
         if any(d.labels_range is not None for d in self.designs):
-            fixed = (
-                "judge model is"
-                if self.goal.kind == "half-width"
-                else ("judge model and the gaps between groups are")
-            )
+            gaps = "judge model and the gaps between groups are"
+            fixed = "judge model is" if self.goal.kind == "half-width" else gaps
             lines.insert(-1, f"{RANGE_LEVEL:.0%} range: only the pilot's residual variance is "
                          f"taken as uncertain (its chi-square interval); the {fixed} taken "
                          "as the pilot's, so the true spread is wider")  # fmt: skip
@@ -213,7 +210,7 @@ class PlanResult:
         lines.append("")
         best = next((d for d in self.designs if d.design == self.recommended), None)
         if best is None:
-            lines.append("recommendation: none of the designs reaches the goal within the pool.")
+            lines.append("recommendation: no design reaches the goal short of labeling all.")
         else:
             lines.append(
                 f"recommended: {best.design} ({best.labels_needed} labels in all, "
@@ -383,14 +380,14 @@ class _Evaluator:
         return value >= self.goal.power
 
     def labels_needed(self, design: str, low: int) -> int | None:
-        """Fewest labels in all (at least ``low``) that reach the goal; None: not even
-        the whole pool. The metric need not be monotone in ``n`` (the estimator stops
-        shrinking once every group has 10 labels, and its separate intervals can be the
-        wider ones): budgets grow by :data:`SCAN_STEP` to the first that reaches the
-        goal, then bisection below it."""
-        N = self.st.n_items
-        if self.reached(self.metric(design, low)):
-            return low
+        """Fewest labels in all (at least ``low``) that reach the goal; None: none short
+        of the whole pool (its means exact: no plan). The metric need not be monotone in
+        ``n`` (the estimator stops shrinking once every group has 10 labels, and its
+        separate intervals can be the wider ones): budgets grow by :data:`SCAN_STEP` to
+        the first that reaches the goal, then bisection below it."""
+        N = self.st.n_items - 1  # the largest budget that leaves an item to the judges
+        if low > N or self.reached(self.metric(design, low)):
+            return low if low <= N else None
         lo = low
         while lo < N:
             hi = min(N, max(lo + 1, math.ceil(lo * SCAN_STEP)))
@@ -542,10 +539,10 @@ def plan(
         need = ev.labels_needed(d, low)
         new = None if need is None else need - (0 if from_scratch else n0)
         cells = [_cell(ev, d, b, metric_name) for b in at]
-        # the design's note at its labels needed (at the first budget when it cannot reach
+        # the design's note at its labels needed (at the last budget when it cannot reach
         # the goal): a note of a budget below them said an adaptive wave steps back while
         # its row priced the wave that follows the sd (TriviaQA: 202 labels, "too small")
-        where = need if need is not None else (at[0] if at else N)
+        where = need if need is not None else (at[-1] if at else N)
         note = predict(st, d, where, from_scratch=from_scratch).note
         if d == "paired" and st.rho_weight < ROUGH_WEIGHT:
             note = f"ROUGH (within-prompt correlation mostly the judges' prior); {note}"
@@ -566,7 +563,7 @@ def plan(
         candidates = _paired_beyond_error(ev, without_adaptive_on_binary(candidates, pool.y), low)
     best = min(candidates, key=lambda r: (r.labels_needed, DESIGNS.index(r.design)), default=None)
     if best is not None and ranges and math.isfinite(st.variance_df):
-        best.labels_range = _labels_range(ev, best.design)
+        best.labels_range = _labels_range(ev, best.design, best.labels_needed)
     top = None if ev.top is None else st.names[ev.top]
     if (
         pooling == "separate"
@@ -607,10 +604,10 @@ ONE_LOOK = (
 )
 
 
-def _labels_range(ev: _Evaluator, design: str) -> tuple[int | None, int | None]:
+def _labels_range(ev: _Evaluator, design: str, point: int) -> tuple[int | None, int | None]:
     """Labels needed in all with the pilot's residual variances at the ends of their
-    :data:`RANGE_LEVEL` chi-square interval (``variance_df`` labels): the variance
-    scaled by ``df / chi2_{1 - a/2}`` and ``df / chi2_{a/2}``."""
+    :data:`RANGE_LEVEL` chi-square interval (``variance_df`` labels), low to high and
+    holding ``point`` (near the whole pool the metric need not fall with the variance)."""
     st, df = ev.st, ev.st.variance_df
     out = []
     for q in ((1.0 + RANGE_LEVEL) / 2.0, (1.0 - RANGE_LEVEL) / 2.0):
@@ -618,7 +615,8 @@ def _labels_range(ev: _Evaluator, design: str) -> tuple[int | None, int | None]:
         scaled = replace(st, sigma2=st.sigma2 * f, s2_pool=st.s2_pool * f, cache={})
         other = _Evaluator(scaled, ev.goal, ev.alpha, ev.from_scratch, ev.pooling)
         out.append(other.labels_needed(design, ev.low))
-    return out[0], out[1]
+    found = [point, *(v for v in out if v is not None)]
+    return min(found), None if None in out else max(found)
 
 
 def _lead_note(st: PilotStatistics) -> str:

@@ -73,15 +73,8 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import (
-    check_header,
-    csv_options,
-    file_line,
-    keep_file_rows,
-    reading,
-)
+from bacon_bayes.io import csv_options, file_line, keep_file_rows, read_table, reading
 from bacon_bayes.outputs import PAUSE_ENV, atomic_write_text, remove_dead_temps_in
-from bacon_bayes.words import bools_as_floats
 
 __all__ = [
     "CONFIG_FILE",
@@ -326,21 +319,15 @@ def study_inputs(root: Path) -> list[Path]:
 
 
 def read_pool(path: Path, item: str) -> pd.DataFrame:
-    """Read a pool table (CSV, optionally compressed, or Parquet) with string ids."""
+    """Read a pool table (CSV, optionally compressed, or Parquet) with string ids, as
+    every command reads a table (:func:`bacon_bayes.io.read_table`: a spreadsheet's
+    encoding, title lines and empty rows; verdict words and ``-`` / ``NA`` cells in a
+    column of numbers), the id column ``item`` as written."""
     if not path.is_file():
         raise ValidationError(f"pool file {path} does not exist")
-    suffixes = "".join(path.suffixes).lower()
-    with reading(path, "pool file", "pass a CSV (.csv, .csv.gz) or Parquet (.parquet) table"):
-        if suffixes.endswith(".parquet"):
-            frame = pd.read_parquet(path)
-            if item in frame:
-                frame[item] = frame[item].astype(str)
-        else:
-            how = csv_options(path)
-            frame = pd.read_csv(path, dtype={item: str}, keep_default_na=True, **how)
-            frame.attrs["header line"] = int(how.get("skiprows", 0))
-    check_header(path, frame)  # two columns of one name: refused, as every reader does
-    frame = bools_as_floats(frame)  # True/False with blanks: 1/0, as every reader does
+    frame = read_table(path, text=[item])
+    if item in frame and not pd.api.types.is_string_dtype(frame[item]):  # Parquet's
+        frame[item] = frame[item].astype(str).where(frame[item].notna())
     if item not in frame.columns:
         raise ValidationError(
             f"pool file {path} has no id column {item!r}; columns are "
