@@ -27,6 +27,7 @@ from bacon_bayes.doctor.rows import check_ids, without_summary
 from bacon_bayes.doctor.scores import ScoreFlag, judge_scales, score_flags
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.shrink import MIN_SEPARATE_LABELS, choose_pooling
+from bacon_bayes.io import row_place
 from bacon_bayes.order import natural_key, natural_sorted
 from bacon_bayes.readers import TableMeta
 from bacon_bayes.scale import (
@@ -34,6 +35,7 @@ from bacon_bayes.scale import (
     error_scale,
     infer_scale,
     is_binary,
+    label_codes,
     naive_left_out,
     scale_args,
 )
@@ -296,6 +298,8 @@ def profile(
     p.judges_note = _many_judges(roles, y, [str(c) for c in frame.columns])
     p.can = _can(p, y) + _empty_notes(p) + _design_notes(frame, roles, y, p.empty)
     p.can[1:1] = [roles.raters] * bool(roles.raters)  # beside what the label's mean is
+    if y is not None and (codes := label_codes(y, str(roles.label), lambda k: row_place(frame, k))):
+        p.can.insert(0, codes)  # 0 for 'not rated': it decides all the rest
     return p
 
 

@@ -22,6 +22,8 @@ from bacon_bayes.doctor.cells import (
 from bacon_bayes.doctor.names import LABEL_HINT
 from bacon_bayes.doctor.relation import label_rho
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.io import row_place
+from bacon_bayes.scale import label_codes
 
 #: a column is dense when at least this share of rows has a value, sparse below
 DENSE = 0.5
@@ -235,6 +237,8 @@ def full_labels(frame: pd.DataFrame, item: str | None, file: str) -> str:
     if not full:
         return ""
     c, k, n = full[0], len(full), int(frame[full[0]].notna().sum())
+    if codes := label_codes(frame[c].to_numpy(dtype=float), c, lambda r: row_place(frame, r)):
+        return f"no label column was taken: {codes}"  # 0 for 'not rated': labels on few rows
     named = c if k == 1 else _and(full)
     args = f"{shlex.quote(file)} {shlex.join(['--label', c])}"
     every = n == len(frame)

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.doctor.label import DENSE
 from bacon_bayes.order import natural_key
-from bacon_bayes.scale import infer_scale, sentinel_codes
+from bacon_bayes.scale import infer_scale, listed_codes, sentinel_codes
 
 __all__ = ["MIN_CONSTANT_ITEMS", "ScoreFlag", "judge_scales", "score_flags", "timestamp_like"]
 
@@ -74,17 +75,18 @@ def _codes(judge: str, x: np.ndarray) -> ScoreFlag | None:
     codes, scale = sentinel_codes(x)
     if not codes or scale is None:
         return None
-    top = sorted(codes.items(), key=lambda cn: (-cn[1], cn[0]))[:SHOWN_CODES]
-    listed = ", ".join(f"{n} score{'s' if n > 1 else ''} of {c:g}" for c, n in top)
-    if len(codes) > SHOWN_CODES:
-        rest = len(codes) - SHOWN_CODES
-        listed += f" and {rest} more value{'s' if rest > 1 else ''}"
-    return ScoreFlag(
-        judge,
-        "codes",
+    listed = listed_codes(codes, "score", SHOWN_CODES)
+    text = (
         f"{listed}, outside its {scale.text} scale ({scale.how}): failure codes? They enter "
-        "the estimates as scores; blank those cells (empty = not scored) and run again",
+        "the estimates as scores; blank those cells (empty = not scored) and run again"
     )
+    rest = int((np.isfinite(x) & ~np.isin(x, list(codes))).sum())
+    if rest < DENSE * x.size:  # a sparse column of labels, with 0 for 'not rated'?
+        text += (
+            f"; without them {judge} has a value on {rest} of {x.size} rows: the human "
+            "labels, with a code for 'not rated'? Blanked, doctor takes them as the label"
+        )
+    return ScoreFlag(judge, "codes", text)
 
 
 def _constant(judge: str, x: np.ndarray, groups: np.ndarray) -> list[ScoreFlag]:

@@ -1,0 +1,60 @@
+"""Tables nobody prepared (tester T2's findings 10-20, session 34): a label column with 0
+for 'not rated', a filled-in to-label file with '-' and ids written 181.0, ..."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.cli import main
+
+from .messy_tables import Messy, messy_table
+from .test_doctor_messy import section
+
+
+def _table(labeled: float = 0.25) -> pd.DataFrame:
+    """A messy table with 1-5 labels (one rating) on some rows, the LLM judges only."""
+    frame = messy_table(Messy(labeled=labeled, ratings=1, sentinels=0))
+    return frame[["id", "prompt", "system", "human", "llm_a", "llm_b", "llm_c"]]
+
+
+def _run(argv: list[str], capsys) -> str:
+    assert main(argv) == 0, argv
+    return capsys.readouterr().out
+
+
+def test_zero_for_not_rated_in_the_label_is_said(tmp_path, capsys) -> None:
+    """Finding 15: 0 on every unrated row of a 1-5 label column. Doctor flagged the 0s
+    only while it took the column for a judge; with --label it took 1200 of 1200 rows as
+    labeled and said nothing, and estimate printed an 'exact' mean of 0.56 on a 1-5 scale
+    without a note. Now both say the code, where, and the fix."""
+    frame = _table()
+    frame["human"] = frame["human"].fillna(0.0)
+    path = tmp_path / "zeros.csv"
+    frame.to_csv(path, index=False)
+    zeros = int((frame["human"] == 0).sum())
+    first = int(np.argmax(frame["human"].to_numpy() == 0))
+    said = f"label 'human' has {zeros} labels of 0 (of its {len(frame)} labels; the first: "
+    out = _run(["doctor", str(path), "--label", "human"], capsys)
+    can = section(out, "what can be computed")
+    assert f"{said}line {first + 2}), outside the 1:5 scale of the others" in can, can
+    assert "a code for 'not rated'? They enter the estimates as labels; if so, blank" in can
+    # unasked, named like a label and filled on every row: the codes, not 'every item
+    # is labeled'; named otherwise, a judge: without its codes it is sparse, so labels
+    out = _run(["doctor", str(path)], capsys)
+    assert f"no label column was taken: {said}line {first + 2})" in out, out
+    other = tmp_path / "relevance.csv"
+    frame.rename(columns={"human": "relevance"}).to_csv(other, index=False)
+    out = _run(["doctor", str(other)], capsys)
+    assert f"without them relevance has a value on {len(frame) - zeros} of" in out, out
+    assert "doctor takes them as the label" in out
+    args = ["estimate", str(path), "--label", "human", "--item", "id", "--engine", "freq"]
+    out = _run([*args, "--judge", "llm_a", "--judge", "llm_c"], capsys)
+    note = next(ln for ln in out.splitlines() if ln.startswith("note: label 'human'"))
+    assert f"{said}item {str(frame['id'][first])!r})" in note, note
+    # real labels, blanks where unrated: nothing said
+    frame["human"] = frame["human"].replace(0.0, np.nan)
+    frame.to_csv(path, index=False)
+    out = _run([*args, "--judge", "llm_a", "--judge", "llm_c"], capsys)
+    assert "not rated" not in out
+    assert "not rated" not in _run(["doctor", str(path), "--label", "human"], capsys)
