@@ -3,6 +3,8 @@ for 'not rated', a filled-in to-label file with '-' and ids written 181.0, ...""
 
 from __future__ import annotations
 
+import shlex
+
 import numpy as np
 import pandas as pd
 
@@ -58,3 +60,24 @@ def test_zero_for_not_rated_in_the_label_is_said(tmp_path, capsys) -> None:
     out = _run([*args, "--judge", "llm_a", "--judge", "llm_c"], capsys)
     assert "not rated" not in out
     assert "not rated" not in _run(["doctor", str(path), "--label", "human"], capsys)
+
+
+def test_infinite_judge_scores_are_flagged_and_left_out_of_the_command(tmp_path, capsys) -> None:
+    """Finding 17: a log-probability judge with -inf scores passed doctor unflagged
+    ('100% of rows scored') and the command it printed was refused by estimate ('an
+    infinite score at line 39'). Doctor names the scores and the first line, and its
+    command, leaving that judge out, runs."""
+    frame = _table()
+    frame["logprob"] = np.log(frame["llm_a"] / 5.0)
+    frame.loc[frame.index[[3, 10, 11]], "logprob"] = -np.inf
+    path = tmp_path / "inf.csv"
+    frame.to_csv(path, index=False)
+    assert main(["doctor", str(path), "--label", "human", "--item", "id"]) == 0
+    out = capsys.readouterr().out
+    flags = section(out, "the judges' scores")
+    assert "logprob infinite 3 scores of -inf (the first at line 5): bacon estimate refuses" in (
+        " ".join(flags.split())
+    ), flags
+    command = shlex.split(out.splitlines()[out.splitlines().index("run:") + 1])
+    assert "logprob" not in command and "llm_*" in command, command
+    assert main([*command[1:], "--engine", "freq"]) == 0

@@ -147,8 +147,11 @@ def _command(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] |
     cmd += ["--label", r.label]
     if r.item and (r.item != meta.item):
         cmd += ["--item", r.item]
-    if r.judges != meta.judges:
-        cmd += _judge_args(r.judges, [str(c) for c in frame.columns])
+    judges = [j for j in r.judges if j not in {f.judge for f in p.flags if f.kind == "infinite"}]
+    if not judges:
+        return None
+    if judges != meta.judges:
+        cmd += _judge_args(judges, [str(c) for c in frame.columns])
     if r.group and r.group != meta.group and "group" not in p.empty:
         cmd += ["--group", r.group]
     if r.prompt and r.prompt != meta.prompt and "prompt" not in p.empty:
@@ -613,15 +616,14 @@ def _flags_text(p: Profile) -> list[str]:
     group = p.roles.group or "group"
     lines = [
         "",
-        f"the judges' scores (failure codes outside a judge's scale; one score on every "
-        f"item of a {group}):",
+        f"the judges' scores (failure codes outside a judge's scale, infinite scores; one "
+        f"score on every item of a {group}):",
     ]
     if not p.flags:
         return [*lines, f"  nothing found in the {len(p.roles.judges)} judges"]
     w = _width(f.judge for f in p.flags)
     for f in p.flags:
-        what = "codes   " if f.kind == "codes" else "constant"
-        lines.append(f"  {f.judge:<{w}} {what} {f.text}")
+        lines.append(f"  {f.judge:<{w}} {f.kind:<8} {f.text}")
     return lines
 
 
