@@ -81,3 +81,21 @@ def test_infinite_judge_scores_are_flagged_and_left_out_of_the_command(tmp_path,
     command = shlex.split(out.splitlines()[out.splitlines().index("run:") + 1])
     assert "logprob" not in command and "llm_*" in command, command
     assert main([*command[1:], "--engine", "freq"]) == 0
+
+
+def test_a_judge_named_with_spaces_around_it_is_that_column(tmp_path, capsys) -> None:
+    """Finding 12: header cells with spaces around them ('GPT-4 ', as Excel exports
+    write): doctor printed --judge 'GPT-4 ', and --judge stripped it to 'GPT-4', not a
+    column ("Did you mean 'GPT-4 '?"). A column's whole name is that column; other
+    values are still stripped (a comma list 'llm_a, llm_b')."""
+    from bacon_bayes.cli.judge_args import split_judges
+
+    frame = _table().rename(columns={"llm_a": "llm_a ", "llm_b": " llm_b", "id": " id"})
+    path = tmp_path / "spaces.csv"
+    frame.to_csv(path, index=False)
+    assert split_judges(["llm_a ", " llm_c"], frame.columns) == ["llm_a ", "llm_c"]
+    assert split_judges(["llm_a , llm_c"], frame.columns) == ["llm_a ", "llm_c"]
+    out = _run(["doctor", str(path)], capsys)
+    command = shlex.split(out.splitlines()[out.splitlines().index("run:") + 1])
+    assert "llm_a " in command and " llm_b" in command, command
+    assert main([*command[1:], "--engine", "freq"]) == 0
