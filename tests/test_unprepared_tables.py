@@ -99,3 +99,26 @@ def test_a_judge_named_with_spaces_around_it_is_that_column(tmp_path, capsys) ->
     command = shlex.split(out.splitlines()[out.splitlines().index("run:") + 1])
     assert "llm_a " in command and " llm_b" in command, command
     assert main([*command[1:], "--engine", "freq"]) == 0
+
+
+def test_an_empty_prompt_on_a_row_the_command_drops_keeps_the_prompt(tmp_path, capsys) -> None:
+    """Finding 11: a half-empty export row (no judge score, no label, no prompt) made
+    doctor leave --prompt out of its command, though the command's --drop-unscored
+    removes that very row. The prompt column is checked on the rows the command keeps;
+    an empty prompt on a kept row still takes --prompt out."""
+    frame = _table()
+    frame["prompt"] = "q" + frame["prompt"].astype(str)  # strings: taken as the prompt
+    unlabeled = int(np.flatnonzero(frame["human"].isna())[0])
+    frame.loc[frame.index[unlabeled], ["llm_a", "llm_b", "llm_c", "prompt"]] = np.nan
+    path = tmp_path / "half_empty.csv"
+    frame.to_csv(path, index=False)
+    out = _run(["doctor", str(path), "--label", "human", "--item", "id"], capsys)
+    command = shlex.split(out.splitlines()[out.splitlines().index("run:") + 1])
+    assert "--prompt" in command and "--drop-unscored" in command, command
+    assert "prompt column 'prompt' is empty" not in out
+    _run([*command[1:], "--engine", "freq"], capsys)
+    frame.loc[frame.index[unlabeled + 1], "prompt"] = np.nan  # a row the command keeps
+    frame.to_csv(path, index=False)
+    out = _run(["doctor", str(path), "--label", "human", "--item", "id"], capsys)
+    assert f"prompt column 'prompt' is empty at line {unlabeled + 3} (1 of" in out, out
+    assert "--prompt" not in out.split("run:")[1]
