@@ -122,3 +122,35 @@ def test_an_empty_prompt_on_a_row_the_command_drops_keeps_the_prompt(tmp_path, c
     out = _run(["doctor", str(path), "--label", "human", "--item", "id"], capsys)
     assert f"prompt column 'prompt' is empty at line {unlabeled + 3} (1 of" in out, out
     assert "--prompt" not in out.split("run:")[1]
+
+
+def test_labels_split_over_two_columns_by_round_are_said(tmp_path, capsys) -> None:
+    """Finding 19: the labels of two annotation rounds exported as human_round1 and
+    human_round2, on different rows: doctor took one and offered the other as a choice,
+    so the command estimated from half the labels. It says they label different items,
+    how many joined, and the recipe joining them; two columns on the same items are no
+    rounds."""
+    frame = _table(labeled=0.3)
+    rows = np.flatnonzero(frame["human"].notna())
+    frame["human_round1"] = frame["human"].where(np.isin(np.arange(len(frame)), rows[::2]))
+    frame["human_round2"] = frame["human"].where(np.isin(np.arange(len(frame)), rows[1::2]))
+    frame = frame.drop(columns="human")
+    path = tmp_path / "rounds.csv"
+    frame.to_csv(path, index=False)
+    out = _run(["doctor", str(path)], capsys)
+    can = " ".join(section(out, "what can be computed").split())
+    n1, n2 = len(rows[::2]), len(rows[1::2])
+    assert (
+        f"human_round1 and human_round2 label different items (human_round1: {n1}, "
+        f"human_round2: {n2}; no item in two)" in can
+    ), can
+    assert f"joined, {len(rows)} items are labeled" in can
+    recipe = "df['label'] = df['human_round1'].fillna(df['human_round2'])"
+    assert recipe in can
+    joined = frame.assign(label=frame["human_round1"].fillna(frame["human_round2"]))
+    assert joined["label"].notna().sum() == len(rows)
+    # the same items rated twice: no rounds
+    frame["human_round2"] = frame["human_round1"].clip(upper=4.0)
+    frame.to_csv(path, index=False)
+    out = _run(["doctor", str(path)], capsys)
+    assert "label different items" not in out
