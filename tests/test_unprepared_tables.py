@@ -154,3 +154,19 @@ def test_labels_split_over_two_columns_by_round_are_said(tmp_path, capsys) -> No
     frame.to_csv(path, index=False)
     out = _run(["doctor", str(path)], capsys)
     assert "label different items" not in out
+
+
+def test_a_utf16_file_is_read_by_its_byte_order_mark(tmp_path, capsys) -> None:
+    """Finding 14: a UTF-16 CSV (Excel's "Unicode Text", BOM FF FE) was read as
+    Windows-1252: column names full of NUL bytes, no label, no judge. It is decoded by
+    its byte-order mark, said, and its command runs."""
+    frame = _table()
+    path = tmp_path / "utf16.csv"
+    frame.to_csv(path, sep="\t", index=False, encoding="utf-16")
+    assert path.read_bytes()[:2] == b"\xff\xfe"
+    out = _run(["doctor", str(path)], capsys)
+    assert out.startswith(f"bacon doctor: {path} (csv, tab-separated, UTF-16 text, {len(frame)} ")
+    command = shlex.split(out.splitlines()[out.splitlines().index("run:") + 1])
+    assert command[command.index("--label") + 1] == "human", command
+    assert "\x00" not in out
+    _run([*command[1:], "--engine", "freq"], capsys)
