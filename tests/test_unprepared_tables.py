@@ -7,6 +7,7 @@ import shlex
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from bacon_bayes.cli import main
 
@@ -170,3 +171,34 @@ def test_a_utf16_file_is_read_by_its_byte_order_mark(tmp_path, capsys) -> None:
     assert command[command.index("--label") + 1] == "human", command
     assert "\x00" not in out
     _run([*command[1:], "--engine", "freq"], capsys)
+
+
+@pytest.mark.parametrize(
+    ("spell", "what"),
+    [
+        (lambda i: f"{i} ", "spaces around them"),
+        (str.lower, "case"),
+        (lambda i: f"00{i}", "leading zeros"),
+    ],
+)
+def test_label_ids_written_otherwise_name_the_cause(tmp_path, capsys, spell, what) -> None:
+    """Finding 20: --labels ids that differ from the table's only by spaces around them,
+    case or leading zeros: the error said "check that the labels belong to this file".
+    It says how they differ, with an example; unrelated ids keep the old advice."""
+    frame = _table()
+    frame["id"] = "S" + frame["id"].astype(str) if what != "leading zeros" else frame.index
+    labels = frame.loc[frame["human"].notna(), ["id", "human"]]
+    frame = frame.drop(columns="human")
+    table, file = tmp_path / "table.csv", tmp_path / "labels.csv"
+    frame.to_csv(table, index=False)
+    first = str(labels["id"].iloc[0])
+    labels.assign(id=labels["id"].astype(str).map(spell)).to_csv(file, index=False)
+    assert main(["doctor", str(table), "--labels", str(file), "--item", "id"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        f"all of them match an id of the table but for {what} (e.g. {spell(first)!r} is "
+        f"{first!r}): write the labels file's ids as the table does" in err
+    ), err
+    labels.assign(id="X" + labels["id"].astype(str) + "Y").to_csv(file, index=False)
+    assert main(["doctor", str(table), "--labels", str(file), "--item", "id"]) == 2
+    assert "check that the labels belong to this file" in capsys.readouterr().err
