@@ -202,3 +202,19 @@ def test_label_ids_written_otherwise_name_the_cause(tmp_path, capsys, spell, wha
     labels.assign(id="X" + labels["id"].astype(str) + "Y").to_csv(file, index=False)
     assert main(["doctor", str(table), "--labels", str(file), "--item", "id"]) == 2
     assert "check that the labels belong to this file" in capsys.readouterr().err
+
+
+def test_a_judge_written_as_score_colon_number_is_named(tmp_path, capsys) -> None:
+    """Finding 13: a judge column written 'Score: 4' on every row (a raw LLM reply) was
+    left out as "8 distinct string(s): no group, prompt or text". Doctor says it holds
+    numbers with text around them and gives the pandas line that reads them."""
+    frame = _table()
+    rng = np.random.default_rng(1)  # many distinct scores (few: a category, said so)
+    score = (frame["llm_c"] + rng.normal(0, 0.3, len(frame))).round(2)
+    frame["llm_c"] = "Score: " + score.map("{:g}".format)
+    path = tmp_path / "score_colon.csv"
+    frame.to_csv(path, index=False)
+    out = _run(["doctor", str(path)], capsys)
+    left = next(ln for ln in out.splitlines() if ln.startswith("  left out  llm_c"))
+    assert "numbers written with text around them (e.g. 'Score: " in left, left
+    assert "df['llm_c'] = df['llm_c'].str.extract(r'" in left
