@@ -166,11 +166,11 @@ def csv_options(path: str | Path) -> dict[str, Any]:
     ``sep`` when its header has more fields by :data:`SEPARATORS` than by commas (a
     spreadsheet's semicolons where the comma is the decimal mark, a TSV's tabs);
     ``decimal=","`` when its first rows write more numbers with a decimal comma than with a
-    point; ``encoding="cp1252"`` when its first 64 KB are not UTF-8 (a Windows
-    spreadsheet's CSV: é written as one byte); ``skiprows`` when up to
-    :data:`MAX_PREAMBLE` lines (a title, a blank line) stand above the header. ``{}`` for a
-    plain file (and for anything that cannot be read: its reader says why).
-    :func:`read_as` says the options in words."""
+    point; ``encoding="cp1252"`` when its first 64 KB are not UTF-8 (a Windows spreadsheet's
+    CSV: é as one byte), ``"utf-16"`` after its byte-order mark (Excel's "Unicode Text");
+    ``skiprows`` when up to :data:`MAX_PREAMBLE` lines (a title, a blank line) stand above
+    the header. ``{}`` for a plain file (and for anything that cannot be read: its reader
+    says why). :func:`read_as` says the options in words."""
     path = Path(path)
     try:
         opener = _OPENERS.get(path.suffix.lower(), open)
@@ -178,9 +178,9 @@ def csv_options(path: str | Path) -> dict[str, Any]:
             head = raw.read(1 << 16)
     except (OSError, EOFError, ValueError, lzma.LZMAError):
         return {}
-    out: dict[str, Any] = {}
-    try:
-        text = head.decode("utf-8")
+    out: dict[str, Any] = {"encoding": "utf-16"} if head[:2] in (b"\xff\xfe", b"\xfe\xff") else {}
+    try:  # UTF-16 by its byte-order mark (Excel's "Unicode Text"), a cut character replaced
+        text = head.decode("utf-16", errors="replace") if out else head.decode("utf-8")
     except UnicodeDecodeError as exc:
         if exc.start < len(head) - 3:  # not a character cut at the end of the 64 KB
             out["encoding"] = "cp1252"
@@ -264,10 +264,10 @@ def read_as(options: dict[str, Any]) -> str:
     names = {";": "semicolon", "\t": "tab", "|": "bar"}
     said = [f"{names[options['sep']]}-separated"] if "sep" in options else []
     said += ["decimal commas"] if options.get("decimal") == "," else []
-    said += ["Windows-1252 text"] if options.get("encoding") == "cp1252" else []
+    said += [{"cp1252": "Windows-1252 text", "utf-16": "UTF-16 text"}.get(options.get("encoding"))]
     skip = options.get("skiprows", 0)
     said += [f"{skip} line(s) above the header skipped"] if skip else []
-    return ", ".join(said)
+    return ", ".join(filter(None, said))
 
 
 def check_header(path: Path, frame: pd.DataFrame) -> None:

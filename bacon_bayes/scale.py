@@ -12,6 +12,7 @@ of; it says how (:attr:`Scale.how`). :func:`sentinel_codes` finds failure codes 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +26,8 @@ __all__ = [
     "falls_with",
     "guess_outcome",
     "infer_scale",
+    "label_codes",
+    "listed_codes",
     "naive_left_out",
     "scale_args",
     "sentinel_codes",
@@ -275,6 +278,49 @@ def sentinel_codes(values: np.ndarray | pd.Series) -> tuple[dict[float, int], Sc
         if not next_to or n >= SPIKE * np.median(levels):
             found[float(c)] = int(n)
     return found, scale
+
+
+def listed_codes(codes: dict[float, int], noun: str, shown: int = 5) -> str:
+    """Codes and their counts, the most frequent first, as ``1017 scores of 0, 3 scores
+    of 99`` (``noun``: ``score``), the first ``shown`` of them and how many more."""
+    top = sorted(codes.items(), key=lambda cn: (-cn[1], cn[0]))[:shown]
+    listed = ", ".join(f"{n} {noun}{'s' if n > 1 else ''} of {c:g}" for c, n in top)
+    if len(codes) > shown:
+        rest = len(codes) - shown
+        listed += f" and {rest} more value{'s' if rest > 1 else ''}"
+    return listed
+
+
+def label_codes(values: np.ndarray, name: str, place: Callable[[int], str]) -> str:
+    """What to say of codes for "not rated" in a label column (``0`` on every unrated
+    row, ``-1``, ``99``...): :func:`sentinel_codes` of the labels, ``""`` when none.
+
+    Parameters
+    ----------
+    values : ndarray
+        The labels, one per row (NaN where empty).
+    name : str
+        The label column.
+    place : callable
+        A row's position (from 0) -> where it is, for the message (``line 3``).
+
+    Returns
+    -------
+    str
+        The codes, where the first is, the scale of the other labels and the fix.
+    """
+    v = np.asarray(values, dtype=float)
+    codes, scale = sentinel_codes(v)
+    if not codes or scale is None:
+        return ""
+    first = int(np.flatnonzero(np.isin(v, list(codes)))[0])
+    n = int(np.isfinite(v).sum())
+    return (
+        f"label {name!r} has {listed_codes(codes, 'label')} (of its {n} labels; the first: "
+        f"{place(first)}), outside the {scale.text} scale of the others "
+        f"({scale.how}): a code for 'not rated'? They enter the estimates as labels; if so, "
+        "blank those cells (empty = not labeled) and run again"
+    )
 
 
 def _negative_codes(v: np.ndarray) -> np.ndarray:

@@ -279,3 +279,17 @@ def test_a_model_of_few_votes_with_a_rank_set_of_every_rank_is_said(capsys, tmp_
     assert code == 0, err
     html = page.read_text()
     assert html.index("llama-13b: rank set 1-20 and tier 1") > html.index("Tiers and rank sets")
+
+
+def test_every_judge_column_of_words_is_named_when_none_is_read(capsys, tmp_path):
+    """T2 #18 (s34): three judge columns written 'A is better' / 'B is better' / 'Tie':
+    the error's note named only the last one, so a user who fixed it got the next error.
+    Every such column is named."""
+    df = pd.read_csv(SAMPLE)
+    said = {"A": "A is better", "B": "B is better", "tie": "Tie"}
+    words = df.assign(**{j: df[j].map(said) for j in ("gpt4", "claude3_opus", "gpt35")})
+    words.to_csv(tmp_path / "w.csv", index=False)
+    code, _, err = _run(["doctor", str(tmp_path / "w.csv")], capsys)
+    assert code == 2
+    for j in ("gpt4", "claude3_opus", "gpt35"):
+        assert f"column '{j}' holds words naming A and B that are not verdicts" in err, err

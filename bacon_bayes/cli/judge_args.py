@@ -83,7 +83,7 @@ def add_item_argument(p: argparse.ArgumentParser | Any) -> None:
 
 def split_judges(values: Sequence[str], columns: Sequence[Any] | None = None) -> list[str]:
     """The ``--judge`` values with comma-separated lists split (a value that is a column
-    name of ``columns`` is kept whole, commas and all).
+    name of ``columns`` is kept whole, commas and spaces around it and all).
 
     Parameters
     ----------
@@ -101,7 +101,8 @@ def split_judges(values: Sequence[str], columns: Sequence[Any] | None = None) ->
     out: list[str] = []
     for value in values:
         parts = [value] if value in known else value.split(",")
-        out.extend(p.strip() for p in parts if p.strip())
+        # a column's whole name as it is ('GPT-4 ', spaces and all), else stripped
+        out.extend(p if p in known else p.strip() for p in parts if p.strip())
     return out
 
 

@@ -27,6 +27,7 @@ from bacon_bayes.doctor.rows import check_ids, without_summary
 from bacon_bayes.doctor.scores import ScoreFlag, judge_scales, score_flags
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.shrink import MIN_SEPARATE_LABELS, choose_pooling
+from bacon_bayes.io import row_place
 from bacon_bayes.order import natural_key, natural_sorted
 from bacon_bayes.readers import TableMeta
 from bacon_bayes.scale import (
@@ -34,6 +35,7 @@ from bacon_bayes.scale import (
     error_scale,
     infer_scale,
     is_binary,
+    label_codes,
     naive_left_out,
     scale_args,
 )
@@ -145,8 +147,11 @@ def _command(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] |
     cmd += ["--label", r.label]
     if r.item and (r.item != meta.item):
         cmd += ["--item", r.item]
-    if r.judges != meta.judges:
-        cmd += _judge_args(r.judges, [str(c) for c in frame.columns])
+    judges = [j for j in r.judges if j not in {f.judge for f in p.flags if f.kind == "infinite"}]
+    if not judges:
+        return None
+    if judges != meta.judges:
+        cmd += _judge_args(judges, [str(c) for c in frame.columns])
     if r.group and r.group != meta.group and "group" not in p.empty:
         cmd += ["--group", r.group]
     if r.prompt and r.prompt != meta.prompt and "prompt" not in p.empty:
@@ -234,10 +239,6 @@ def profile(
     p = Profile(file=file, meta=meta, n_rows=len(frame), roles=roles, alpha=alpha)
     p.blocked = [b for b in (summary, check_ids(frame, roles, meta.format)) if b]
     p.read_as = str(frame.attrs.get("read as", ""))
-    for role in ("group", "prompt"):
-        column = getattr(roles, role)
-        if column and (where := empty_cells(frame, column, meta.format)):
-            p.empty[role] = where
     y = frame[roles.label].to_numpy(dtype=float) if roles.label else None
     p.n_labels = 0 if y is None else int(np.isfinite(y).sum())
     p.full_labels = "" if roles.label else full_labels(frame, roles.item, file)
@@ -262,6 +263,11 @@ def profile(
         if empty.any() and roles.group:
             top = frame.loc[empty, roles.group].value_counts().head(3)
             p.unscored_where = ", ".join(f"{k}: {v}" for k, v in top.items())
+    for role in ("group", "prompt"):  # on the rows the command keeps
+        if column := getattr(roles, role):
+            cells = frame[[column]].where(~dropped[:, None], "-")  # the rows left out: filled
+            if where := empty_cells(cells, column, meta.format):
+                p.empty[role] = where
     if roles.group and y is not None:  # the items the command estimates from
         kept = frame.assign(_labeled=np.isfinite(y))[~dropped]
         counts = kept.groupby(roles.group, observed=True)["_labeled"].agg(
@@ -291,11 +297,14 @@ def profile(
             p.length_note = "no response text column: response length not checked"
         elif not p.length:
             p.length_note = f"too few labeled items (< {bias.MIN_LENGTH_N}) with a response"
-    p.too_few = _too_few(frame, None if "prompt" in p.empty else roles.prompt, y)
+    kept, y_kept = frame[~dropped], None if y is None else y[~dropped]  # what the command uses
+    p.too_few = _too_few(kept, None if "prompt" in p.empty else roles.prompt, y_kept)
     p.command = None if p.too_few or roles.long or p.blocked else _command(p, frame, labels)
     p.judges_note = _many_judges(roles, y, [str(c) for c in frame.columns])
-    p.can = _can(p, y) + _empty_notes(p) + _design_notes(frame, roles, y, p.empty)
+    p.can = _can(p, y) + _empty_notes(p) + _design_notes(kept, roles, y_kept, p.empty)
     p.can[1:1] = [roles.raters] * bool(roles.raters)  # beside what the label's mean is
+    if y is not None and (codes := label_codes(y, str(roles.label), lambda k: row_place(frame, k))):
+        p.can.insert(0, codes)  # 0 for 'not rated': it decides all the rest
     return p
 
 
@@ -612,15 +621,14 @@ def _flags_text(p: Profile) -> list[str]:
     group = p.roles.group or "group"
     lines = [
         "",
-        f"the judges' scores (failure codes outside a judge's scale; one score on every "
-        f"item of a {group}):",
+        f"the judges' scores (failure codes outside a judge's scale, infinite scores; one "
+        f"score on every item of a {group}):",
     ]
     if not p.flags:
         return [*lines, f"  nothing found in the {len(p.roles.judges)} judges"]
     w = _width(f.judge for f in p.flags)
     for f in p.flags:
-        what = "codes   " if f.kind == "codes" else "constant"
-        lines.append(f"  {f.judge:<{w}} {what} {f.text}")
+        lines.append(f"  {f.judge:<{w}} {f.kind:<8} {f.text}")
     return lines
 
 

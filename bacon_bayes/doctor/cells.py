@@ -189,4 +189,21 @@ def unused_strings(filled: pd.Series, max_groups: int) -> str:
             f"{k} distinct strings, but {names} names once case and spaces around them are "
             f"set aside ({case_variants(filled)}): {SPELLING_FIX} for a group"
         )
+    parts = filled.str.extract(_WRAPPED)  # 'Score: 4': one number, the same text around it
+    said = parts[0].str.cat(parts[2].astype(str), sep=" ")
+    if parts[1].notna().all() and said.nunique() == 1 and _SCORE_WORD.search(said.iloc[0]):
+        name = filled.name
+        return (
+            f"numbers written with text around them (e.g. {filled.iloc[0]!r}), "
+            f"{parts[1].nunique()} distinct: a judge's scores? Write the numbers alone (e.g. in "
+            f"pandas: df[{name!r}] = df[{name!r}].str.extract(r'{_NUMBER}', "
+            "expand=False).astype(float)) and run again"
+        )
     return f"{k} distinct string(s) (e.g. {filled.iloc[0]!r}): no group, prompt or text"
+
+
+#: what the text around a score says (``Score: 4``, ``4 stars``), unlike a ``batch 35``
+_SCORE_WORD = re.compile(r"score|rating|rated|grade|stars?\b|points?\b", re.I)
+#: a number in a cell, and a cell of one number with text around it (``Score: 4``)
+_NUMBER = r"([-+]?\d*\.?\d+)"
+_WRAPPED = rf"^(\D*?)\s*{_NUMBER}\s*(\D*)$"

@@ -22,6 +22,8 @@ from bacon_bayes.doctor.cells import (
 from bacon_bayes.doctor.names import LABEL_HINT
 from bacon_bayes.doctor.relation import label_rho
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.io import row_place
+from bacon_bayes.scale import label_codes
 
 #: a column is dense when at least this share of rows has a value, sparse below
 DENSE = 0.5
@@ -100,9 +102,13 @@ def choose_label(
     if mean is not None:
         out.reason += f"; the mean of the {len(rated)} raters {_and(rated)}"
     raters = _raters(frame, label, [c for c in sparse[1:] if c not in constant])
+    rounds = _rounds(frame, label, [c for c in sparse[1:] if c not in constant])
     if raters:
         out.raters = _raters_note(frame, [label, *raters])
         out.reason += f"; one of {len(raters) + 1} raters of the same items (below)"
+    elif rounds:  # one label written in several columns, each on its own items
+        out.raters = _rounds_note(frame, [label, *rounds])
+        out.reason += f"; one of {len(rounds) + 1} columns labeling different items (below)"
     for c in sparse[1:]:
         k = int(frame[c].notna().sum())
         use = f"pass --label {shlex.quote(str(c))} to use this one"
@@ -112,6 +118,8 @@ def choose_label(
             if c in constant
             else f"another rater of the items {label} rates (below); {use} alone"
             if c in raters
+            else f"labels other items than {label} (below); {use} alone"
+            if c in rounds
             else f"one of the raters whose mean {label} is; {use} alone"
             if c in rated
             else f"numeric and sparse ({k} of {len(frame)} rows), but {label} was taken as "
@@ -175,6 +183,39 @@ def _raters(frame: pd.DataFrame, label: str, others: list[str]) -> list[str]:
     return out
 
 
+def _rounds(frame: pd.DataFrame, label: str, others: list[str]) -> list[str]:
+    """The other sparse columns named like ``label`` but for a number or a letter
+    (``human_round1``, ``human_round2``) that label other rows than it, none in common,
+    on its scale: one label's rounds (or annotators) exported as several columns."""
+    key = _RATER_MARK.sub("#", label.lower())
+    y = frame[label].to_numpy(dtype=float)
+    filled = np.isfinite(y)
+    out = []
+    for c in others:
+        x = frame[c].to_numpy(dtype=float)
+        if _RATER_MARK.sub("#", c.lower()) != key or key == c.lower():
+            continue
+        if not (filled & np.isfinite(x)).any() and same_scale(x, y):
+            filled |= np.isfinite(x)
+            out.append(c)
+    return out
+
+
+def _rounds_note(frame: pd.DataFrame, columns: list[str]) -> str:
+    """One label's rounds in several columns on different items: what the command
+    estimates (the first column's labels alone) and how to join them into one label."""
+    counts = ", ".join(f"{c}: {int(frame[c].notna().sum())}" for c in columns)
+    joined = f"df[{columns[0]!r}]" + "".join(f".fillna(df[{c!r}])" for c in columns[1:])
+    total = int(frame[columns].notna().any(axis=1).sum())
+    return (
+        f"{_and(columns)} label different items ({counts}; no item in two): one label's "
+        f"rounds (or annotators) in several columns? The command estimates from "
+        f"{columns[0]}'s labels alone; joined, {total} items are labeled (e.g. in pandas: "
+        f"df['label'] = {joined}; df.to_csv('with_label.csv', index=False)), then run "
+        "bacon doctor on with_label.csv"
+    )
+
+
 #: a column within this of the raters' mean on every row they rate is their mean (one
 #: written to two decimals)
 MEAN_TOLERANCE = 0.01
@@ -235,6 +276,8 @@ def full_labels(frame: pd.DataFrame, item: str | None, file: str) -> str:
     if not full:
         return ""
     c, k, n = full[0], len(full), int(frame[full[0]].notna().sum())
+    if codes := label_codes(frame[c].to_numpy(dtype=float), c, lambda r: row_place(frame, r)):
+        return f"no label column was taken: {codes}"  # 0 for 'not rated': labels on few rows
     named = c if k == 1 else _and(full)
     args = f"{shlex.quote(file)} {shlex.join(['--label', c])}"
     every = n == len(frame)

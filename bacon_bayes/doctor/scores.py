@@ -1,5 +1,5 @@
-"""What is wrong with a judge's scores themselves: failure codes outside its scale, and a
-score that is the same on every item of a group.
+"""What is wrong with a judge's scores themselves: failure codes outside its scale,
+infinite scores, and a score that is the same on every item of a group.
 
 :func:`score_flags` checks every judge: sentinel codes (``-1``, ``0``, ``99``, ``999``...)
 outside the scale of its other scores (:func:`bacon_bayes.scale.sentinel_codes`), and
@@ -15,8 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.doctor.label import DENSE
+from bacon_bayes.io import row_place
 from bacon_bayes.order import natural_key
-from bacon_bayes.scale import infer_scale, sentinel_codes
+from bacon_bayes.scale import infer_scale, listed_codes, sentinel_codes
 
 __all__ = ["MIN_CONSTANT_ITEMS", "ScoreFlag", "judge_scales", "score_flags", "timestamp_like"]
 
@@ -56,8 +58,9 @@ class ScoreFlag:
     judge : str
         The judge column.
     kind : str
-        ``"codes"`` (failure codes outside its scale) or ``"constant"`` (one score on
-        every item of a group).
+        ``"codes"`` (failure codes outside its scale), ``"infinite"`` (scores of
+        ``-inf`` or ``inf``, which the command leaves out) or ``"constant"`` (one score
+        on every item of a group).
     text : str
         What was found and what to do, in words.
     group : str
@@ -74,16 +77,35 @@ def _codes(judge: str, x: np.ndarray) -> ScoreFlag | None:
     codes, scale = sentinel_codes(x)
     if not codes or scale is None:
         return None
-    top = sorted(codes.items(), key=lambda cn: (-cn[1], cn[0]))[:SHOWN_CODES]
-    listed = ", ".join(f"{n} score{'s' if n > 1 else ''} of {c:g}" for c, n in top)
-    if len(codes) > SHOWN_CODES:
-        rest = len(codes) - SHOWN_CODES
-        listed += f" and {rest} more value{'s' if rest > 1 else ''}"
+    listed = listed_codes(codes, "score", SHOWN_CODES)
+    text = (
+        f"{listed}, outside its {scale.text} scale ({scale.how}): failure codes? They enter "
+        "the estimates as scores; blank those cells (empty = not scored) and run again"
+    )
+    rest = int((np.isfinite(x) & ~np.isin(x, list(codes))).sum())
+    if rest < DENSE * x.size:  # a sparse column of labels, with 0 for 'not rated'?
+        text += (
+            f"; without them {judge} has a value on {rest} of {x.size} rows: the human "
+            "labels, with a code for 'not rated'? Blanked, doctor takes them as the label"
+        )
+    return ScoreFlag(judge, "codes", text)
+
+
+def _infinite(judge: str, scores: pd.DataFrame) -> ScoreFlag | None:
+    """Infinite scores (a log-probability of 0 is ``-inf``): ``bacon estimate`` refuses
+    them, so doctor's command leaves the judge out."""
+    x = scores[judge].to_numpy(dtype=float)
+    inf = np.flatnonzero(np.isinf(x))
+    if not inf.size:
+        return None
+    kinds = " and ".join(f"{v:g}" for v in np.unique(x[inf]))
     return ScoreFlag(
         judge,
-        "codes",
-        f"{listed}, outside its {scale.text} scale ({scale.how}): failure codes? They enter "
-        "the estimates as scores; blank those cells (empty = not scored) and run again",
+        "infinite",
+        f"{inf.size} score{'s' * (inf.size > 1)} of {kinds} (the first at "
+        f"{row_place(scores, int(inf[0]))}): bacon estimate refuses an infinite score, so the "
+        f"command leaves {judge} out; leave those cells empty (not scored) or write a finite "
+        "value, and run doctor again for the command with it",
     )
 
 
@@ -130,9 +152,7 @@ def score_flags(scores: pd.DataFrame, groups: np.ndarray | None = None) -> list[
     out: list[ScoreFlag] = []
     for j in scores.columns:
         x = scores[j].to_numpy(dtype=float)
-        flag = _codes(str(j), x)
-        if flag is not None:
-            out.append(flag)
+        out += [f for f in (_codes(str(j), x), _infinite(j, scores)) if f is not None]
         if groups is not None:
             out += _constant(str(j), x, groups)
     return out

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -159,10 +159,12 @@ def join_labels(
         )
     unknown = ids[~ids.isin(set(table_ids))].tolist()
     if unknown:
+        near = _near_ids(unknown, table_ids)
         raise ValidationError(
             f"labels file {name!r}: {len(unknown)} ids are not in the table's column {key!r}: "
-            f"{_few(unknown)}; check that the labels belong to this file (ids are compared as "
-            "text, 1.0 as 1)."
+            f"{_few(unknown)}; "
+            + (near or "check that the labels belong to this file")
+            + " (ids are compared as text, 1.0 as 1)."
         )
     values = _votes(labels[label], name) if verdicts else _numbers(labels[label], name)
     out = frame.copy()
@@ -170,6 +172,33 @@ def join_labels(
     if several:
         out.attrs["several votes"] = several
     return out, key
+
+
+#: how an id may be written otherwise than the table writes it, each with the form that
+#: ignores it (the last ignores them all)
+_ID_FORMS: tuple[tuple[str, Callable[[str], str]], ...] = (
+    ("spaces around them", str.strip),
+    ("case", str.casefold),
+    ("leading zeros", lambda s: s.lstrip("0") or "0"),
+    ("spaces, case and leading zeros", lambda s: s.strip().casefold().lstrip("0") or "0"),
+)
+
+
+def _near_ids(unknown: list[str], table_ids: pd.Series) -> str:
+    """What the ids not in the table have in common with the table's: that most match
+    one but for spaces around them, case or leading zeros, with an example and the fix
+    (``""`` when they do not)."""
+    for what, form in _ID_FORMS:
+        known = {form(t): t for t in table_ids}
+        found = [(u, known[form(u)]) for u in unknown if form(u) in known]
+        if len(found) * 2 >= len(unknown):  # most of them: the way they are written
+            every = "all" if len(found) == len(unknown) else f"{len(found)}"
+            u, t = found[0]
+            return (
+                f"{every} of them match an id of the table but for {what} (e.g. {u!r} is "
+                f"{t!r}): write the labels file's ids as the table does"
+            )
+    return ""
 
 
 def _no_blank_ids(ids: pd.Series, what: str) -> None:

@@ -472,7 +472,7 @@ def read_pair_table(
     if not found:
         raise ValidationError(
             f"{str(path)!r} has no judge verdict columns (A / B / tie); name them with "
-            "--judge COL (repeatable)." + "".join(f" Note: {n}." for n in left_out[-1:])
+            "--judge COL (repeatable)." + "".join(f" Note: {n}." for n in left_out)
         )
     bad = [j for j in found if j in roles]
     if bad:

@@ -204,9 +204,14 @@ def pool_notes(cal: Calibrator) -> list[str]:
     clustered by prompt)."""
     from bacon_bayes.doctor.relation import COPY_HARM, copy_of_label
     from bacon_bayes.inclusion import BY_PROMPT
+    from bacon_bayes.scale import label_codes
 
     pool = cal.pool_
     notes = [n for n in pool.notes if cal.target == "pool" or not n.startswith(BY_PROMPT)]
+    if pool.outcome.kind != "categorical":  # 0 for 'not rated' (a 0/1 label has no codes)
+        y = np.where(pool.labeled, pool.y, np.nan)
+        notes += [label_codes(y, pool.label_name, lambda k: f"item {str(pool.ids[k])!r}")]
+        notes = [n for n in notes if n]
     label = pd.Series(np.where(pool.labeled, pool.y, np.nan))
     scores = pool.judge_matrix("mean")
     for judge in pool.judges:  # a leaked label used as a judge (doctor leaves it out)

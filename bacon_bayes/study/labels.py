@@ -38,7 +38,7 @@ from bacon_bayes.study.folder import (
     remove_stale_temp_files,
     study_lock,
 )
-from bacon_bayes.words import as_numbers
+from bacon_bayes.words import as_numbers, says_missing
 
 __all__ = [
     "PRIOR_DESIGNS",
@@ -68,9 +68,13 @@ class ImportSummary:
     blank_kept: int = 0
     #: items of the study's waves still without a label after the import
     pending: int = 0
+    #: how cells that say "no value" were read (``"'-', 'NA' read as empty cells (3 of
+    #: them)"``; ``""``: none)
+    marked: str = ""
 
     def __str__(self) -> str:
         kept = f" ({self.blank_kept} of them labeled before: kept)" if self.blank_kept else ""
+        kept += f" ({self.marked})" if self.marked else ""
         return (
             f"{self.added} labels added, {self.replaced} replaced, {self.unchanged} already "
             f"stored, {self.blank} rows without a label left pending{kept}; "
@@ -217,19 +221,21 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
         frame, column = _read_label_file(path, cfg.item, cfg.label)
         ids = frame[cfg.item].str.strip()
         raw = frame[column].str.strip()
-        blank = raw == ""
+        missing = says_missing(raw)  # '-', 'NA', 'n/a': empty cells, as every reader's
+        blank = (raw == "") | missing
         empty = (ids == "").to_numpy()
         if empty.any():
             raise ValidationError(
                 f"label file {path}: empty id at {_rows(empty, frame, cfg.item, raw)}"
             )
-        position = study.index.get_indexer(ids)
+        position = _positions(study.index, ids)
         unknown = position < 0
         if unknown.any():
             raise ValidationError(
                 f"label file {path}: ids not in the pool at "
                 f"{_rows(unknown, frame, cfg.item, raw)}; check the id column"
             )
+        ids = pd.Series(np.asarray(study.index)[position], index=ids.index)  # 181.0 as 181
         first = pd.Series(study.first_wave(), index=study.index)
         outside = (first.to_numpy()[position] < 0) & ~blank.to_numpy()
         if outside.any():
@@ -243,7 +249,9 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
         if not_number.any():
             raise ValidationError(
                 f"label file {path}: labels that are not numbers at "
-                f"{_rows(not_number.to_numpy(), frame, cfg.item, raw)}"
+                f"{_rows(not_number.to_numpy(), frame, cfg.item, raw)}; write each label as "
+                "a number (or a verdict word such as yes / no), or leave the cell empty for "
+                "an item not labeled, and import again"
             )
         _check_scale(study, numeric, raw, path, frame)
         filled = pd.DataFrame({"item": ids[~blank], "value": numeric[~blank]})
@@ -296,7 +304,32 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
             labeled_total=len(labels),
             blank_kept=int(ids[blank].drop_duplicates().isin(labels["item"]).sum()),
             pending=int((first >= 0).sum()) - len(labels),
+            marked=_marked(raw[missing]),
         )
+
+
+#: an id written as a whole number with a decimal point (``181.0``, what a column of
+#: integer ids becomes through pandas with a missing value)
+_WHOLE = r"^([-+]?\d+)\.0*$"
+
+
+def _positions(index: pd.Index, ids: pd.Series) -> np.ndarray:
+    """Each id's position among the pool's ids (-1 where none): an id written ``181.0``
+    is the pool's ``181``, as the ``--labels`` join compares them (1.0 as 1); by the
+    text, so an id of 17 digits loses none."""
+    position = index.get_indexer(ids)
+    off = position < 0
+    if off.any():
+        position[off] = index.get_indexer(ids[off].str.replace(_WHOLE, r"\1", regex=True))
+    return position
+
+
+def _marked(cells: pd.Series) -> str:
+    """How the cells that say "no value" were read, ``""`` for none."""
+    if cells.empty:
+        return ""
+    shown = ", ".join(repr(w) for w in pd.unique(cells)[:3])
+    return f"{shown} read as empty cells ({len(cells)} of them)"
 
 
 def pool_label_wave(

@@ -252,3 +252,41 @@ def test_unreadable_label_file(labeled_study: Path, tmp_path: Path) -> None:
     with pytest.raises(ValidationError, match=r"is a spreadsheet workbook.*Save the sheet as CSV"):
         import_labels(labeled_study, path)
     assert snapshot(labeled_study) == before
+
+
+def test_cells_that_say_no_value_are_left_pending(
+    study: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Finding 10 (s34 T2): '-', 'NA' and 'n/a' written by labellers for items they
+    skipped were refused as "labels that are not numbers", with no fix, though every
+    other reader takes them as empty cells. They are left pending, said; a label that is
+    no number is refused with the fix."""
+    ids = selected_ids(study)
+    rows = [(ids[0], "-"), (ids[1], "NA"), (ids[2], "n/a"), (ids[3], "3")]
+    summary = import_labels(study, write(tmp_path, rows))
+    assert (summary.added, summary.blank, summary.pending) == (1, 3, 39)
+    assert "3 rows without a label left pending ('-', 'NA', 'n/a' read as empty cells (3 " in (
+        str(summary)
+    )
+    with pytest.raises(ValidationError, match="or leave the cell empty for an item not labeled"):
+        import_labels(study, write(tmp_path, [(ids[4], "maybe")]))
+
+
+def test_ids_written_with_a_decimal_point_are_the_pool_ids(tmp_path: Path, pool_file: Path) -> None:
+    """Finding 16 (s34 T2): a to-label file filled in through pandas has its integer ids
+    written 181.0; label import said "ids not in the pool" though the --labels join takes
+    1.0 as 1. They are the pool's ids now, compared as text (an id of 17 digits, past
+    2^53, keeps every digit); the labels are stored under the pool's ids."""
+    frame = pd.read_csv(pool_file)
+    frame["id"] = [9007199254740993 + 2 * i for i in range(len(frame))]
+    frame.to_csv(pool_file, index=False)
+    root = tmp_path / "ints"
+    assert bacon("sample", str(pool_file), "--study", str(root), "--budget", "10", "--item",
+                 "id", "--label", "human", "--scale", "1:5", "--judges", "judge_a,judge_b",
+                 "--out", str(tmp_path / "t.csv")) == 0  # fmt: skip
+    ids = selected_ids(root)
+    summary = import_labels(root, write(tmp_path, [(f"{i}.0", "3") for i in ids]))
+    assert summary.added == len(ids) == 10
+    assert sorted(Study.open(root).labels["item"].astype(str)) == sorted(ids)
+    with pytest.raises(ValidationError, match="ids not in the pool"):  # another id
+        import_labels(root, write(tmp_path, [(f"{ids[0]}.5", "3")]))

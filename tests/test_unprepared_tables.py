@@ -1,0 +1,220 @@
+"""Tables nobody prepared (tester T2's findings 10-20, session 34): a label column with 0
+for 'not rated', a filled-in to-label file with '-' and ids written 181.0, ..."""
+
+from __future__ import annotations
+
+import shlex
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes.cli import main
+
+from .messy_tables import Messy, messy_table
+from .test_doctor_messy import section
+
+
+def _table(labeled: float = 0.25) -> pd.DataFrame:
+    """A messy table with 1-5 labels (one rating) on some rows, the LLM judges only."""
+    frame = messy_table(Messy(labeled=labeled, ratings=1, sentinels=0))
+    return frame[["id", "prompt", "system", "human", "llm_a", "llm_b", "llm_c"]]
+
+
+def _run(argv: list[str], capsys) -> str:
+    assert main(argv) == 0, argv
+    return capsys.readouterr().out
+
+
+def test_zero_for_not_rated_in_the_label_is_said(tmp_path, capsys) -> None:
+    """Finding 15: 0 on every unrated row of a 1-5 label column. Doctor flagged the 0s
+    only while it took the column for a judge; with --label it took 1200 of 1200 rows as
+    labeled and said nothing, and estimate printed an 'exact' mean of 0.56 on a 1-5 scale
+    without a note. Now both say the code, where, and the fix."""
+    frame = _table()
+    frame["human"] = frame["human"].fillna(0.0)
+    path = tmp_path / "zeros.csv"
+    frame.to_csv(path, index=False)
+    zeros = int((frame["human"] == 0).sum())
+    first = int(np.argmax(frame["human"].to_numpy() == 0))
+    said = f"label 'human' has {zeros} labels of 0 (of its {len(frame)} labels; the first: "
+    out = _run(["doctor", str(path), "--label", "human"], capsys)
+    can = section(out, "what can be computed")
+    assert f"{said}line {first + 2}), outside the 1:5 scale of the others" in can, can
+    assert "a code for 'not rated'? They enter the estimates as labels; if so, blank" in can
+    # unasked, named like a label and filled on every row: the codes, not 'every item
+    # is labeled'; named otherwise, a judge: without its codes it is sparse, so labels
+    out = _run(["doctor", str(path)], capsys)
+    assert f"no label column was taken: {said}line {first + 2})" in out, out
+    other = tmp_path / "relevance.csv"
+    frame.rename(columns={"human": "relevance"}).to_csv(other, index=False)
+    out = _run(["doctor", str(other)], capsys)
+    assert f"without them relevance has a value on {len(frame) - zeros} of" in out, out
+    assert "doctor takes them as the label" in out
+    args = ["estimate", str(path), "--label", "human", "--item", "id", "--engine", "freq"]
+    out = _run([*args, "--judge", "llm_a", "--judge", "llm_c"], capsys)
+    note = next(ln for ln in out.splitlines() if ln.startswith("note: label 'human'"))
+    assert f"{said}item {str(frame['id'][first])!r})" in note, note
+    # real labels, blanks where unrated: nothing said
+    frame["human"] = frame["human"].replace(0.0, np.nan)
+    frame.to_csv(path, index=False)
+    out = _run([*args, "--judge", "llm_a", "--judge", "llm_c"], capsys)
+    assert "not rated" not in out
+    assert "not rated" not in _run(["doctor", str(path), "--label", "human"], capsys)
+
+
+def test_infinite_judge_scores_are_flagged_and_left_out_of_the_command(tmp_path, capsys) -> None:
+    """Finding 17: a log-probability judge with -inf scores passed doctor unflagged
+    ('100% of rows scored') and the command it printed was refused by estimate ('an
+    infinite score at line 39'). Doctor names the scores and the first line, and its
+    command, leaving that judge out, runs."""
+    frame = _table()
+    frame["logprob"] = np.log(frame["llm_a"] / 5.0)
+    frame.loc[frame.index[[3, 10, 11]], "logprob"] = -np.inf
+    path = tmp_path / "inf.csv"
+    frame.to_csv(path, index=False)
+    assert main(["doctor", str(path), "--label", "human", "--item", "id"]) == 0
+    out = capsys.readouterr().out
+    flags = section(out, "the judges' scores")
+    assert "logprob infinite 3 scores of -inf (the first at line 5): bacon estimate refuses" in (
+        " ".join(flags.split())
+    ), flags
+    command = shlex.split(out.splitlines()[out.splitlines().index("run:") + 1])
+    assert "logprob" not in command and "llm_*" in command, command
+    assert main([*command[1:], "--engine", "freq"]) == 0
+
+
+def test_a_judge_named_with_spaces_around_it_is_that_column(tmp_path, capsys) -> None:
+    """Finding 12: header cells with spaces around them ('GPT-4 ', as Excel exports
+    write): doctor printed --judge 'GPT-4 ', and --judge stripped it to 'GPT-4', not a
+    column ("Did you mean 'GPT-4 '?"). A column's whole name is that column; other
+    values are still stripped (a comma list 'llm_a, llm_b')."""
+    from bacon_bayes.cli.judge_args import split_judges
+
+    frame = _table().rename(columns={"llm_a": "llm_a ", "llm_b": " llm_b", "id": " id"})
+    path = tmp_path / "spaces.csv"
+    frame.to_csv(path, index=False)
+    assert split_judges(["llm_a ", " llm_c"], frame.columns) == ["llm_a ", "llm_c"]
+    assert split_judges(["llm_a , llm_c"], frame.columns) == ["llm_a ", "llm_c"]
+    out = _run(["doctor", str(path)], capsys)
+    command = shlex.split(out.splitlines()[out.splitlines().index("run:") + 1])
+    assert "llm_a " in command and " llm_b" in command, command
+    assert main([*command[1:], "--engine", "freq"]) == 0
+
+
+def test_an_empty_prompt_on_a_row_the_command_drops_keeps_the_prompt(tmp_path, capsys) -> None:
+    """Finding 11: a half-empty export row (no judge score, no label, no prompt) made
+    doctor leave --prompt out of its command, though the command's --drop-unscored
+    removes that very row. The prompt column is checked on the rows the command keeps;
+    an empty prompt on a kept row still takes --prompt out."""
+    frame = _table()
+    frame["prompt"] = "q" + frame["prompt"].astype(str)  # strings: taken as the prompt
+    unlabeled = int(np.flatnonzero(frame["human"].isna())[0])
+    frame.loc[frame.index[unlabeled], ["llm_a", "llm_b", "llm_c", "prompt"]] = np.nan
+    path = tmp_path / "half_empty.csv"
+    frame.to_csv(path, index=False)
+    out = _run(["doctor", str(path), "--label", "human", "--item", "id"], capsys)
+    command = shlex.split(out.splitlines()[out.splitlines().index("run:") + 1])
+    assert "--prompt" in command and "--drop-unscored" in command, command
+    assert "prompt column 'prompt' is empty" not in out
+    _run([*command[1:], "--engine", "freq"], capsys)
+    frame.loc[frame.index[unlabeled + 1], "prompt"] = np.nan  # a row the command keeps
+    frame.to_csv(path, index=False)
+    out = _run(["doctor", str(path), "--label", "human", "--item", "id"], capsys)
+    assert f"prompt column 'prompt' is empty at line {unlabeled + 3} (1 of" in out, out
+    assert "--prompt" not in out.split("run:")[1]
+
+
+def test_labels_split_over_two_columns_by_round_are_said(tmp_path, capsys) -> None:
+    """Finding 19: the labels of two annotation rounds exported as human_round1 and
+    human_round2, on different rows: doctor took one and offered the other as a choice,
+    so the command estimated from half the labels. It says they label different items,
+    how many joined, and the recipe joining them; two columns on the same items are no
+    rounds."""
+    frame = _table(labeled=0.3)
+    rows = np.flatnonzero(frame["human"].notna())
+    frame["human_round1"] = frame["human"].where(np.isin(np.arange(len(frame)), rows[::2]))
+    frame["human_round2"] = frame["human"].where(np.isin(np.arange(len(frame)), rows[1::2]))
+    frame = frame.drop(columns="human")
+    path = tmp_path / "rounds.csv"
+    frame.to_csv(path, index=False)
+    out = _run(["doctor", str(path)], capsys)
+    can = " ".join(section(out, "what can be computed").split())
+    n1, n2 = len(rows[::2]), len(rows[1::2])
+    assert (
+        f"human_round1 and human_round2 label different items (human_round1: {n1}, "
+        f"human_round2: {n2}; no item in two)" in can
+    ), can
+    assert f"joined, {len(rows)} items are labeled" in can
+    recipe = "df['label'] = df['human_round1'].fillna(df['human_round2'])"
+    assert recipe in can
+    joined = frame.assign(label=frame["human_round1"].fillna(frame["human_round2"]))
+    assert joined["label"].notna().sum() == len(rows)
+    # the same items rated twice: no rounds
+    frame["human_round2"] = frame["human_round1"].clip(upper=4.0)
+    frame.to_csv(path, index=False)
+    out = _run(["doctor", str(path)], capsys)
+    assert "label different items" not in out
+
+
+def test_a_utf16_file_is_read_by_its_byte_order_mark(tmp_path, capsys) -> None:
+    """Finding 14: a UTF-16 CSV (Excel's "Unicode Text", BOM FF FE) was read as
+    Windows-1252: column names full of NUL bytes, no label, no judge. It is decoded by
+    its byte-order mark, said, and its command runs."""
+    frame = _table()
+    path = tmp_path / "utf16.csv"
+    frame.to_csv(path, sep="\t", index=False, encoding="utf-16")
+    assert path.read_bytes()[:2] == b"\xff\xfe"
+    out = _run(["doctor", str(path)], capsys)
+    assert out.startswith(f"bacon doctor: {path} (csv, tab-separated, UTF-16 text, {len(frame)} ")
+    command = shlex.split(out.splitlines()[out.splitlines().index("run:") + 1])
+    assert command[command.index("--label") + 1] == "human", command
+    assert "\x00" not in out
+    _run([*command[1:], "--engine", "freq"], capsys)
+
+
+@pytest.mark.parametrize(
+    ("spell", "what"),
+    [
+        (lambda i: f"{i} ", "spaces around them"),
+        (str.lower, "case"),
+        (lambda i: f"00{i}", "leading zeros"),
+    ],
+)
+def test_label_ids_written_otherwise_name_the_cause(tmp_path, capsys, spell, what) -> None:
+    """Finding 20: --labels ids that differ from the table's only by spaces around them,
+    case or leading zeros: the error said "check that the labels belong to this file".
+    It says how they differ, with an example; unrelated ids keep the old advice."""
+    frame = _table()
+    frame["id"] = "S" + frame["id"].astype(str) if what != "leading zeros" else frame.index
+    labels = frame.loc[frame["human"].notna(), ["id", "human"]]
+    frame = frame.drop(columns="human")
+    table, file = tmp_path / "table.csv", tmp_path / "labels.csv"
+    frame.to_csv(table, index=False)
+    first = str(labels["id"].iloc[0])
+    labels.assign(id=labels["id"].astype(str).map(spell)).to_csv(file, index=False)
+    assert main(["doctor", str(table), "--labels", str(file), "--item", "id"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        f"all of them match an id of the table but for {what} (e.g. {spell(first)!r} is "
+        f"{first!r}): write the labels file's ids as the table does" in err
+    ), err
+    labels.assign(id="X" + labels["id"].astype(str) + "Y").to_csv(file, index=False)
+    assert main(["doctor", str(table), "--labels", str(file), "--item", "id"]) == 2
+    assert "check that the labels belong to this file" in capsys.readouterr().err
+
+
+def test_a_judge_written_as_score_colon_number_is_named(tmp_path, capsys) -> None:
+    """Finding 13: a judge column written 'Score: 4' on every row (a raw LLM reply) was
+    left out as "8 distinct string(s): no group, prompt or text". Doctor says it holds
+    numbers with text around them and gives the pandas line that reads them."""
+    frame = _table()
+    rng = np.random.default_rng(1)  # many distinct scores (few: a category, said so)
+    score = (frame["llm_c"] + rng.normal(0, 0.3, len(frame))).round(2)
+    frame["llm_c"] = "Score: " + score.map("{:g}".format)
+    path = tmp_path / "score_colon.csv"
+    frame.to_csv(path, index=False)
+    out = _run(["doctor", str(path)], capsys)
+    left = next(ln for ln in out.splitlines() if ln.startswith("  left out  llm_c"))
+    assert "numbers written with text around them (e.g. 'Score: " in left, left
+    assert "df['llm_c'] = df['llm_c'].str.extract(r'" in left
