@@ -260,6 +260,15 @@ def _until(args: argparse.Namespace, root: Path, config: StudyConfig | None) -> 
             "draw the first wave with --budget"
         )
     if args.max_labels is not None:
+        if config is not None and config.existing_labels == "wave":
+            raise ValidationError(
+                f"the pool file {args.pool} holds labels already (recorded as wave 1): a "
+                f"labelling budget recorded with them (--max-labels {args.max_labels}) "
+                "could be chosen from their estimates, and would void the alpha-spending "
+                "intervals it gives (95% at every wave). Drop --max-labels (the study's "
+                "intervals are then the confidence sequence, which needs no budget), or "
+                "start the study without the pool's labels (--existing-labels ignore)"
+            )
         if config is not None:
             return replace(config, max_labels=args.max_labels)
         if check_max_labels(root, args.max_labels).max_labels is None:

@@ -476,6 +476,26 @@ def test_a_refused_wave_records_no_budget(
     assert Study.open(root).config.max_labels == 120
 
 
+def test_a_budget_is_refused_with_the_pool_s_own_labels(
+    pool_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Tester T3, finding 8: a pool holding a pilot's labels (recorded as wave 1) took
+    `--max-labels 400` with them, though the same budget is refused once labels came in
+    (it could be chosen from the pilot's estimates). Refused alike, nothing created."""
+    frame = pd.read_csv(pool_file)
+    frame["human"] = frame["truth"].where(np.arange(len(frame)) < 40)
+    pilot = tmp_path / "pilot.csv"
+    frame.to_csv(pilot, index=False)
+    root = tmp_path / "pilot.study"
+    args = ["sample", str(pilot), "--study", str(root), "--budget", "20", "--item", "id",
+            "--label", "human", "--judges", "judge_a,judge_b"]  # fmt: skip
+    assert bacon(*args, "--max-labels", "100") == 2
+    err = capsys.readouterr().err
+    assert "holds labels already" in err and "--existing-labels ignore" in err
+    assert not root.exists()
+    assert bacon(*args) == 0 and StudyConfig.read(root).max_labels is None
+
+
 def test_a_budget_is_refused_once_labels_came_in(
     study: Path, pool_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
