@@ -587,7 +587,8 @@ def withhold_few_prompts(
     reason = (
         f"{int(shared.min())} labeled prompt(s): a simultaneous {level:g}% interval needs at "
         f"least {need} (with G prompts, symmetric prompt errors all share a sign with chance "
-        "2^(1-G), above alpha); label more prompts, or ask for pointwise intervals"
+        "2^(1-G), above alpha); label more prompts, or ask for pointwise intervals "
+        "(bacon estimate --pointwise; simultaneous='none' in Python)"
     )
     few = shared < need
     out = diffs.withhold(few, reason)

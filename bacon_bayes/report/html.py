@@ -188,7 +188,10 @@ def _comparisons(
         f"<b>target</b>: {_esc(c.target)} ({_esc(c.target_note)}); "
         f"<b>{_esc(c.pairing_note())}</b>.</p>"
         f"<p>{c.n_resolved} of {len(diffs)} pairs resolved (interval excludes 0). "
-        f"{_esc(_sentence(c.best_line()))}.</p>" + plan + _table(diffs, 3)
+        f"{_esc(_sentence(c.best_line()))}.</p>"
+        + plan
+        + _table(diffs, 3)
+        + "".join(f"<p>{_esc(line)}</p>" for line in c.withheld_lines())
     )
 
 
