@@ -802,3 +802,11 @@ def near_shared(st) -> float:
     sd = np.sqrt(st.sigma2)
     C = st.rho * np.outer(sd, sd)
     return float((st.shared * C).sum() - np.trace(st.shared * C))
+
+
+def test_a_group_mean_goal_reads_without_a_doubled_quote():
+    """T1 finding 4: the goal line read "group 'Online-W''s mean"."""
+    from bacon_bayes.planning.plan import Goal
+
+    text = Goal("half-width", half_width=0.8, group="Online-W").describe()
+    assert "for the mean of group 'Online-W' (its own interval" in text and "''s" not in text

@@ -116,7 +116,7 @@ class Goal:
         if self.kind == "half-width":
             what = "the pool mean"
             if self.group:
-                what = f"group {self.group!r}'s mean (its own interval: estimate --pointwise)"
+                what = f"the mean of group {self.group!r} (its own interval: estimate --pointwise)"
             if self.pair is not None:
                 what = f"the difference {self.pair[0]} - {self.pair[1]} ({OWN_PAIR})"
             return f"CI half-width <= {self.half_width:g} for {what}"
