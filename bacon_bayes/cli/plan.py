@@ -64,7 +64,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--budgets",
         help="labels in all at which to report the precision, comma-separated: shares of "
-        "the pool (< 1) or counts (default 0.05,0.1,0.2)",
+        "the pool (< 1) or counts (default 0.05,0.1,0.2 past the pilot, topped up with 2, 4 "
+        "and 8 times the pilot)",
     )
     p.add_argument("--designs", help=f"designs to compare (default all of {', '.join(DESIGNS)})")
     p.add_argument("--model", help="outcome family of the pilot's calibrator")
