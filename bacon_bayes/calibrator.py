@@ -446,7 +446,8 @@ class Calibrator:
         intervals are clustered by prompt (``target="population"`` with prompts, or a
         design that drew prompts) ``"auto"`` keeps the groups separate (their means are
         correlated, which the shrinkage does not model): ``details["pooling_note"]`` says
-        so where it would otherwise shrink, and warns on an explicit ``"shrink"``.
+        so where it would otherwise shrink, and warns on an explicit ``"shrink"``. The
+        classical means are each group's own labels' mean unless ``"shrink"`` is asked for.
 
         ``simultaneous``: True/"maxt" (max-|t| of the joint distribution),
         "bonferroni", or False/"none" (pointwise). ``interval`` (separate): critical
@@ -463,13 +464,18 @@ class Calibrator:
         return sequential.groups(self, table, max_labels).clip(*self.bounds_) if anytime else table
 
     def pooling_for(self, method: Method = "aee", pooling: Pooling | None = None) -> str:
-        """The pooling ``estimate_groups`` uses for ``method`` (the naive average is
-        never shrunk; ``pooling=None``: the calibrator's), by
-        :func:`~bacon_bayes.estimate.shrink.choose_pooling` on the groups' labels."""
+        """The pooling ``estimate_groups`` uses for ``method`` (``pooling=None``: the
+        calibrator's), by :func:`~bacon_bayes.estimate.shrink.choose_pooling` on the
+        groups' labels. The naive average is never shrunk, and the classical means are
+        each group's own labels' mean unless ``"shrink"`` is asked for: ``"auto"`` keeps
+        them separate (the labels-only baseline a user computes by hand)."""
         if method == "naive":
             return "separate"
         self._check_fitted()
-        return grouping.pooling(self, self.pooling if pooling is None else pooling)
+        wanted = self.pooling if pooling is None else pooling
+        if method == "classical" and wanted == "auto":
+            return "separate"
+        return grouping.pooling(self, wanted)
 
     def compare_groups(
         self,

@@ -493,11 +493,17 @@ def groups_never_drawn(
     return (
         f"{k} of {names.size} {what} ({m} of {big} items) have no label ({shown}), where "
         f"{n} labels drawn at random from every item would leave {k} or more groups without "
-        f"one with chance at most {chance:.1g}: the labels were not drawn from those items. "
+        f"one with chance {_at_most(chance)}: the labels were not drawn from those items. "
         "The pool mean and the comparisons assume they were, so over those groups they rest "
         "on the judges alone; estimate over the labeled groups (leave the others' rows out), "
         "or give the design's inclusion probabilities (--propensity)"
     )
+
+
+def _at_most(chance: float) -> str:
+    """ "at most 3e-05"; "under 1e-300" for a chance that underflows to 0 (WMT22 as shipped
+    printed "at most 0")."""
+    return f"at most {chance:.1g}" if chance >= 1e-300 else "under 1e-300"
 
 
 #: An intra-prompt correlation of being labeled above this, with a dispersion test under

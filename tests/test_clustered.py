@@ -11,7 +11,7 @@ import pytest
 
 from bacon_bayes.crossfit import make_folds
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.estimate import aee_group_means, aee_mean, compare
+from bacon_bayes.estimate import aee_group_means, aee_mean, classical_group_means, compare
 from bacon_bayes.estimate.clustered import clustered_mean
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.pool import EvalPool
@@ -354,3 +354,33 @@ def test_a_mix_of_waves_weighs_them_by_precision_for_the_pool_mean() -> None:
     assert rmse < 0.8, rmse  # 0.69 here
     assert prec[:, 1].mean() < 0.85 * union[:, 1].mean()  # 0.76 here
     assert 0.92 <= prec[:, 2].mean() <= 0.98, prec[:, 2].mean()  # 0.947; the union 0.913
+
+
+@pytest.mark.parametrize("target", ["pool", "population"])
+def test_labels_alone_at_a_bound_get_a_score_interval_not_a_point(target) -> None:
+    """T1 finding 6: on intervals clustered by prompt the classical (labels-only) group
+    means had no score interval, so a system whose ten 0/1 labels were all 1 got the
+    interval [1, 1] under --target population (TriviaQA, gpt-4t; its mean over the pool
+    0.85). Now the interval holds every mean the same critical value does not reject with
+    the variance the labels predict at that mean (Wilson's, for a proportion): the best
+    system's pointwise intervals from 10 paired prompts cover it in band, where a draw
+    of ten 1s used to miss."""
+    w = _binary_world()
+    truth = np.array([w["y"][w["group"] == str(k)].mean() for k in range(G)])
+    draws, covered, at_bound = 200, [], 0
+    for t in range(draws):
+        d = paired(w["prompt"], 10, seed=t)
+        y = np.where(d.selected, w["y"], np.nan)
+        table = classical_group_means(
+            y, w["group"], pi=design_inclusion([d]), prompts=w["prompt"], target=target,
+            simultaneous="none",
+        )  # fmt: skip
+        assert table.details["interval"] == "score t (clustered by prompt)"
+        t_low = table.estimate - table.critical_value * table.se
+        assert np.all(table.ci_low <= t_low + 1e-12)  # never narrower than the t interval
+        if table.estimate[0] == 1.0:
+            at_bound += 1
+            assert table.ci_low[0] < 0.85
+        covered.append(table.ci_low[0] <= truth[0] <= table.ci_high[0])
+    assert at_bound > draws // 3
+    assert np.mean(covered) >= coverage_band(draws, 0.95, conf=0.99)[0], np.mean(covered)

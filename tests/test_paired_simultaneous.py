@@ -117,3 +117,16 @@ def test_difference_summary_counts_every_pair_whatever_the_groups_order() -> Non
         row[f"diff:{a} - {b}:sim_low"], row[f"diff:{a} - {b}:sim_high"] = d + miss - 1, d + 1
     out = difference_summary(pd.DataFrame([row]), sorted(truth))
     assert out["diff_simultaneous_coverage"] == 0.0 and out["diff_coverage"] == 1.0
+
+
+def test_a_group_without_an_interval_keeps_the_others_pairs_reason() -> None:
+    """T1 finding 5: with one group withheld, the pairs of the others (five labeled
+    prompts: no simultaneous interval) were all said to lack one because "a group of the
+    pair has no interval"; they keep their own reason, the group's pairs theirs."""
+    table = _table(_world("normal"), 5, seed=0).withhold(np.arange(GROUPS) == 0, "test: none")
+    sim = compare(table)
+    notes = dict(zip(sim.names, sim.notes, strict=True))
+    assert np.isnan(sim.ci_low).all()
+    assert notes["0 - 1"] == "a group of the pair has no interval"
+    assert "5 labeled prompt(s)" in notes["1 - 2"] and "needs at least 6" in notes["1 - 2"]
+    assert "5 labeled prompt(s)" in sim.details["simultaneous_withheld"]

@@ -831,3 +831,23 @@ def test_a_goal_reached_only_by_labeling_every_item_is_no_recommendation(monkeyp
     assert _labels_range(ev, "uniform", 1198) == (1197, 1199)
     ends = iter([1150, None])
     assert _labels_range(ev, "uniform", 1190) == (1150, None)
+
+
+def test_a_group_mean_goal_reads_without_a_doubled_quote():
+    """T1 finding 4: the goal line read "group 'Online-W''s mean"."""
+    from bacon_bayes.planning.plan import Goal
+
+    text = Goal("half-width", half_width=0.8, group="Online-W").describe()
+    assert "for the mean of group 'Online-W' (its own interval" in text and "''s" not in text
+
+
+def test_default_budgets_past_a_large_pilot_are_multiples_of_it():
+    """T1 finding 7: a study's pilot of 198 labels of 1,200 items showed the columns
+    "power @199" and "@240" (5 and 10% of the pool, under the pilot, were raised to
+    pilot + 1 and merged); the budgets past the pilot are topped up with multiples of it."""
+    from bacon_bayes.planning.plan import _budget_labels
+
+    assert _budget_labels(None, 1200, 17) == [60, 120, 240]
+    assert _budget_labels(None, 1200, 198) == [240, 396, 792]
+    assert _budget_labels(None, 1200, 700) == [1200]
+    assert _budget_labels(None, 1200, 0) == [60, 120, 240]

@@ -353,3 +353,16 @@ def test_half_the_groups_never_labeled_under_few_labels_is_said():
     note = inclusion.groups_never_drawn(y, codes, names, "system")
     assert note and "6 of 12 'system' groups (600 of 1200 items) have no label" in note
     assert "the labels were not drawn from those items" in note
+
+
+def test_a_chance_that_underflows_is_not_printed_as_at_most_0():
+    """T1 finding 3: WMT22 as shipped (4 of 20 systems of 1,875 items unlabeled under
+    30,000 labels) printed "with chance at most 0"; it reads "under 1e-300" now."""
+    from bacon_bayes import inclusion
+
+    codes = np.repeat(np.arange(20), 1875)
+    names = np.array([f"S{k}" for k in range(20)], dtype=object)
+    y = np.where(codes < 16, 1.0, np.nan)
+    note = inclusion.groups_never_drawn(y, codes, names, "system")
+    assert note and "without one with chance under 1e-300:" in note
+    assert "at most 0:" not in note

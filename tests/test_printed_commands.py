@@ -602,3 +602,28 @@ def test_the_simulate_command_doctor_prints_runs(tmp_path, capsys, monkeypatch):
     assert words[:2] == ["bacon", "simulate"] and "--drop-unlabeled" in words
     assert main([*words[1:], "--trials", "2", "--budgets", "0.2", "--designs", "uniform"]) == 0
     assert (tmp_path / "simulation" / "summary.csv").is_file()
+
+
+def test_a_plan_beside_a_study_with_a_pending_wave_prints_no_command_that_fails(
+    tmp_path, monkeypatch, capsys
+):
+    """T1 finding 2: a study made from the pool holds a wave of items not yet labeled (a
+    printed `bacon sample --design paired` queued most of the pool); a second plan said a
+    study existed, and printed a `bacon sample --budget 130` that failed: only 47 items
+    were still unselected. Now it names the pending wave and how many items sample can
+    still draw, and prints only commands that run."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(
+        Path(__file__).resolve().parents[1] / "bacon_bayes/data/example_pool.csv", "pool.csv"
+    )
+    args = ["--item", "id", "--group", "system", "--judge", "gpt*", "--label", "human"]
+    assert main(["sample", "pool.csv", *args, "--budget", "1050"]) == 0  # 30 left open
+    capsys.readouterr()
+    assert main(["plan", "pool.csv", *args, "--half-width", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "its wave 2 holds 1050 items selected but not yet labeled" in out
+    assert "bacon sample draws only from the 30 items no wave selected" in out
+    assert "bacon label import them" in out and "bacon plan pool.study" in out
+    for command in run_lines(out):
+        if command[0] == "sample":
+            assert main(command) == 0  # a command printed runs

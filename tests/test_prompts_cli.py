@@ -150,3 +150,36 @@ def test_prompt_options_that_cannot_apply_are_refused(table, capsys):
     assert "--prompt is not supported when streaming" in capsys.readouterr().err
     assert main(estimate(table, "--prompt", "seg", "--prompt-propensity", "pi_prompt")) == 2
     assert "prompt_propensity needs propensity" in capsys.readouterr().err
+
+
+def test_pairs_withheld_for_few_prompts_say_why_in_text_json_and_report(tmp_path, capsys):
+    """T1 finding 5: a system labeled on 5 prompts under --target population gets its own
+    interval, but its pairs' simultaneous intervals are withheld (6 prompts at 95%); the
+    text printed "no interval" with no note, --json ci_low null with no reason, and the
+    report a blank cell. Now each says why: the note column and a "no interval for"
+    line, the differences' note and "no_interval" in --json, the line on the page."""
+    data = frame()
+    s0 = data["system"] == "s0"
+    first = sorted(data.loc[s0 & data["human"].notna(), "seg"])[:5]
+    data.loc[s0 & ~data["seg"].isin(first), "human"] = np.nan
+    path = tmp_path / "few.csv"
+    data.to_csv(path, index=False)
+    argv = estimate(path, "--prompt", "seg", "--target", "population")
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    row = next(x for x in out.splitlines() if x.startswith("s0 - s1 "))
+    assert "no interval" in row and row.endswith("5 labeled prompt(s)")
+    line = next(x for x in out.splitlines() if x.startswith("no interval for s0 - s1"))
+    assert "s0 - s1, s0 - s2, s0 - s3: 5 labeled prompt(s): a simultaneous 95%" in line
+    assert "label more prompts, or ask for pointwise intervals (bacon estimate --pointwise" in line
+    assert main([*argv, "--json"]) == 0
+    c = json.loads(capsys.readouterr().out)["comparisons"]
+    withheld = [d for d in c["differences"] if d["ci_low"] is None]
+    assert [d["pair"] for d in withheld] == ["s0 - s1", "s0 - s2", "s0 - s3"]
+    assert {d["note"] for d in withheld} == {"5 labeled prompt(s)"}
+    assert set(c["no_interval"]) == {"s0 - s1", "s0 - s2", "s0 - s3"}
+    assert "needs at least 6" in c["no_interval"]["s0 - s1"]
+    page = tmp_path / "few.html"
+    assert main(["report", *argv[1:], "--out", str(page)]) == 0
+    text = page.read_text()
+    assert "no interval for s0 - s1, s0 - s2, s0 - s3: 5 labeled prompt(s)" in text

@@ -4,6 +4,8 @@ and too wide both fail), the per-group floor, and sparse groups that no longer b
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -331,3 +333,46 @@ def test_a_group_without_labels_that_could_rank_first_is_marked(capsys):
 
     line = comparisons(Calibrator(engine="freq").fit(_two_never_labeled()), 0.05, "g").best_line()
     assert "could rank first: s0, s1" in line and line.count("(no labels)") == 2, line
+
+
+def test_the_labels_only_column_is_each_groups_own_labels_mean(tmp_path, capsys):
+    """T1 finding 1: where 'auto' shrinks the AEE group means (a group under 10 labels),
+    the classical (labels only) column was the labels shrunk toward the pool's label mean
+    too (TriviaQA, mistral-7b-chat's 3 of 12 = 0.25 printed as 0.49). It is each group's
+    own labels' mean now, the note under the table says so, and an explicit
+    pooling='shrink' still shrinks it (said as well); the streamed estimate agrees."""
+    rng = np.random.default_rng(3)
+    y, f, g, lab = _draw(rng, np.array([-1.5, -0.5, 0.0, 0.5, 1.5]), frac=0.1)
+    names = np.array([f"S{k}" for k in g])
+    df = pd.DataFrame({"y": np.where(lab, y, np.nan), "j": f, "g": names})
+    own = df.groupby("g")["y"].mean()
+    assert df.groupby("g")["y"].count().min() < 10  # auto shrinks the AEE
+    pool = EvalPool.from_frame(df, label="y", judges=["j"], group="g", outcome="continuous")
+    cal = Calibrator(engine="freq").fit(pool)
+    assert cal.estimate_groups().details["pooling"] == "shrink"
+    table = cal.estimate_groups(method="classical").to_frame().set_index("name")
+    assert table["estimate"].to_numpy() == pytest.approx(own[table.index].to_numpy())
+    shrunk = cal.estimate_groups(method="classical", pooling="shrink")
+    assert shrunk.details["pooling"] == "shrink"
+    assert np.abs(shrunk.estimate - own[list(shrunk.names)].to_numpy()).max() > 0.05
+    path = tmp_path / "g.csv"
+    df.to_csv(path, index=False)
+    argv = ["estimate", str(path), "--label", "y", "--judge", "j", "--group", "g",
+            "--engine", "freq"]  # fmt: skip
+    for extra, said in (
+        ((), "classical (labels only): each group's own labels' mean, not shrunk like the AEE"),
+        (("--pooling", "shrink"), "classical (labels only): the groups' labels shrunk toward"),
+    ):
+        assert main([*argv, *extra]) == 0
+        assert f"note: {said}" in capsys.readouterr().out
+    assert main([*argv, "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["groups"]["classical"]["rows"]
+    assert [r["estimate"] for r in rows] == pytest.approx(own[[r["name"] for r in rows]].to_list())
+    folder = tmp_path / "ds"  # a dataset folder: streamed
+    folder.mkdir()
+    df.to_parquet(folder / "part-0.parquet")
+    assert main(["estimate", str(folder), *argv[2:], "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["streamed"] and out["groups"]["aee"]["details"]["pooling"] == "shrink"
+    rows = out["groups"]["classical"]["rows"]
+    assert [r["estimate"] for r in rows] == pytest.approx(own[[r["name"] for r in rows]].to_list())

@@ -64,7 +64,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--budgets",
         help="labels in all at which to report the precision, comma-separated: shares of "
-        "the pool (< 1) or counts (default 0.05,0.1,0.2)",
+        "the pool (< 1) or counts (default 0.05,0.1,0.2 past the pilot, topped up with 2, 4 "
+        "and 8 times the pilot)",
     )
     p.add_argument("--designs", help=f"designs to compare (default all of {', '.join(DESIGNS)})")
     p.add_argument("--model", help="outcome family of the pilot's calibrator")
@@ -185,9 +186,7 @@ def run(args: argparse.Namespace) -> int:
 
         spellings = group_spellings(unique_codes(pool.groups)[0], pool.group_name)
         result.pilot.assumptions += [spellings] if spellings else []
-    beside = _study_beside(args)
-    if beside:
-        result.pilot.assumptions.append(beside)
+    _study_beside(args, result)
     _within_budget(args, result)
     unsamplable = _unsamplable(args)
     if unsamplable:  # a command bacon sample would refuse: none printed, and why
@@ -222,21 +221,48 @@ def _within_budget(args: argparse.Namespace, result: Any) -> None:
         )
 
 
-def _study_beside(args: argparse.Namespace) -> str:
+def _study_beside(args: argparse.Namespace, result: Any) -> None:
     """A study already started from the planned pool file (the folder the printed ``bacon
-    sample`` adds its wave to): its labels are not in this plan, said with the fix."""
+    sample`` adds its wave to): its labels are not in this plan, said with the fix; where
+    its waves hold items not yet labeled, ``bacon sample`` draws only from the items no
+    wave selected, so a design needing more gets no printed command (it would fail), and
+    the plan says to import the pending labels first."""
     from bacon_bayes.study import Study
     from bacon_bayes.study.folder import CONFIG_FILE, study_beside
 
     source = Path(args.file)
     root = study_beside(source)
     if not source.is_file() or not (root / CONFIG_FILE).is_file():
-        return ""
-    labeled = int(Study.open(root).status()["labeled"].sum())
-    return (
-        f"a study {root} was started from this pool ({labeled} labels so far): this plan "
-        f"counts only the labels in {source}, and the bacon sample below adds a wave to "
-        f"that study; plan on it (bacon plan {root} ...) to count its labels"
+        return
+    study = Study.open(root)
+    status = study.status()
+    labeled = int(status["labeled"].sum())
+    waiting = status[status["pending"] > 0]
+    if waiting.empty:
+        result.pilot.assumptions.append(
+            f"a study {root} was started from this pool ({labeled} labels so far): this plan "
+            f"counts only the labels in {source}, and the bacon sample below adds a wave to "
+            f"that study; plan on it (bacon plan {root} ...) to count its labels"
+        )
+        return
+    pending = int(waiting["pending"].sum())
+    waves = ", ".join(str(w) for w in waiting["wave"])
+    n_open = int((study.first_wave() < 0).sum())
+    over = [d for d in result.designs if d.command and (d.new_labels or 0) > n_open]
+    for row in over:
+        row.command = None
+    cut = (
+        f"; bacon sample draws only from the {n_open} items no wave selected, so "
+        f"{', '.join(d.design for d in over)} get no command here (it would fail)"
+        if over
+        else ""
+    )
+    result.pilot.assumptions.append(
+        f"a study {root} was started from this pool ({labeled} labels so far), and its wave "
+        f"{waves} holds {pending} items selected but not yet labeled: this plan counts only "
+        f"the labels in {source}{cut}; label those items, bacon label import them (bacon "
+        f"status {root} lists the waves), then plan on the study (bacon plan {root} ...) to "
+        "count them"
     )
 
 

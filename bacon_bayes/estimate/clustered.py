@@ -62,7 +62,12 @@ from bacon_bayes.estimate.critical import (
     prompt_contrast_critical_values,
     simultaneous_critical_value,
 )
-from bacon_bayes.estimate.moderate import floor_variance, variance_prior
+from bacon_bayes.estimate.moderate import (
+    MeanVariance,
+    floor_variance,
+    score_bounds,
+    variance_prior,
+)
 from bacon_bayes.estimate.tables import (
     NO_LABELS,
     ONE_LABEL,
@@ -296,6 +301,7 @@ def clustered_fit(
         "n_items": n_g,
         "n_prompts": n_prompts,
         "power_lambda": float(lam[0]) if lam.size == 1 else [float(v) for v in lam],
+        "labeled": (y_lab, pi_lab, g_lab),
     }
 
 
@@ -386,8 +392,38 @@ def clustered_group_means(
         target=target, interval="t (clustered by prompt)",
         labeled_prompts=[int(v) for v in fit["n_prompts"]], clustered_by_prompt=True,
     )  # fmt: skip
+    if not power_tuning and not np.any(f):  # the labels alone (classical_group_means)
+        table = _labels_score(table, fit, target)
     n_lab = np.asarray(fit["n_labeled"])
     return table.withhold(n_lab == 1, ONE_LABEL).withhold(n_lab == 0, NO_LABELS)
+
+
+def _labels_score(
+    table: EstimateTable, fit: dict[str, Any], target: ClusterTarget
+) -> EstimateTable:
+    """The labels alone's intervals widened to hold the score interval: every mean ``mu``
+    that the same critical value does not reject with the variance the labels' spread
+    predicts *at* ``mu`` (:class:`~.moderate.MeanVariance`, as the item-level groups'
+    score interval, :func:`~.moderate.score_bounds`). A group whose labels all sit at a
+    bound of the scale (ten 0/1 labels all 1) has a clustered variance of zero, and its
+    interval would be that one point; the score interval reaches away from the bound, as
+    Wilson's does for a proportion (``details["interval"] == "score t (clustered by
+    prompt)"``)."""
+    y_lab, pi_lab, g_lab = fit["labeled"]
+    n_g = np.asarray(fit["n_items"], dtype=float)
+    c = variance_coefficients(1.0 / pi_lab, pi_lab, target)
+    mv = MeanVariance.fit(y_lab, c, g_lab, n_g.size, n_g)
+    crit = np.broadcast_to(np.asarray(table.critical_value, dtype=float), table.estimate.shape)
+    zero = np.zeros_like(table.estimate)
+    low, high = score_bounds(table.estimate, zero, zero, 1.0, mv, crit)
+    details = {**table.details, "interval": "score t (clustered by prompt)"}
+    details["label_range"] = [mv.lo, mv.hi]
+    return replace(
+        table,
+        ci_low=np.fmin(table.ci_low, low),
+        ci_high=np.fmax(table.ci_high, high),
+        details=details,
+    )
 
 
 def _critical(fit: dict[str, Any], alpha: float, simultaneous: str) -> np.ndarray | None:
@@ -551,7 +587,8 @@ def withhold_few_prompts(
     reason = (
         f"{int(shared.min())} labeled prompt(s): a simultaneous {level:g}% interval needs at "
         f"least {need} (with G prompts, symmetric prompt errors all share a sign with chance "
-        "2^(1-G), above alpha); label more prompts, or ask for pointwise intervals"
+        "2^(1-G), above alpha); label more prompts, or ask for pointwise intervals "
+        "(bacon estimate --pointwise; simultaneous='none' in Python)"
     )
     few = shared < need
     out = diffs.withhold(few, reason)

@@ -657,7 +657,12 @@ def _compare_answered(
             "guarantee": own_guarantee("difference", simultaneous or table.simultaneous),
         },
     )  # fmt: skip
-    return out.withhold(np.isnan(low), "a group of the pair has no interval")
+    out = out.withhold(~answered[a] | ~answered[b], "a group of the pair has no interval")
+    # pairs of answered groups withheld in their own family: its reasons (too few prompts)
+    said = ("no_interval", "simultaneous_withheld")
+    own = {k: v for k, v in (sub.details if sub else {}).items() if k in said}
+    reasons = {**own.get("no_interval", {}), **out.details["no_interval"]}
+    return replace(out, details={**out.details, **own, "no_interval": reasons})
 
 
 def rank_intervals(

@@ -187,15 +187,33 @@ class Pairs:
 
 
 def pair_notes(means: EstimateTable, diffs: EstimateTable) -> list[str]:
-    """Why a pair has no interval: its groups' reasons, short ("M1: 1 label"), and
-    UNVALIDATED where a group's mean rests on the judges alone; "" for the others."""
+    """Why a pair has no interval, short: its groups' reasons ("M1: 1 label"), and
+    UNVALIDATED where a group's mean rests on the judges alone, or else the pair's own
+    (:func:`pair_reasons`: "5 labeled prompt(s)"); "" for the others."""
     why = means.details.get("no_interval", {})
+    own = pair_reasons(means, diffs)
     out = []
-    for (a, b), lo in zip(diffs.details["pairs"], diffs.ci_low, strict=True):
+    for name, (a, b), lo in zip(diffs.names, diffs.details["pairs"], diffs.ci_low, strict=True):
         parts = [
             f"{g}: {why[g].split(':')[0]}" + (", UNVALIDATED" if "UNVALIDATED" in why[g] else "")
             for g in (a, b)
             if g in why
         ]
+        if not parts and name in own:
+            parts = [own[name].split(":")[0]]
         out.append("; ".join(parts) if np.isnan(lo) else "")
     return out
+
+
+def pair_reasons(means: EstimateTable, diffs: EstimateTable) -> dict[str, str]:
+    """The pairs withheld for a reason of their own (not their groups': too few labeled
+    prompts for a simultaneous interval, :func:`~.clustered.withhold_few_prompts`), by
+    name, with the whole reason."""
+    why = means.details.get("no_interval", {})
+    return {
+        name: reason
+        for name, (a, b) in zip(diffs.names, diffs.details["pairs"], strict=True)
+        if (reason := diffs.details.get("no_interval", {}).get(name)) is not None
+        and a not in why
+        and b not in why
+    }

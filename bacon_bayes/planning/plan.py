@@ -116,7 +116,7 @@ class Goal:
         if self.kind == "half-width":
             what = "the pool mean"
             if self.group:
-                what = f"group {self.group!r}'s mean (its own interval: estimate --pointwise)"
+                what = f"the mean of group {self.group!r} (its own interval: estimate --pointwise)"
             if self.pair is not None:
                 what = f"the difference {self.pair[0]} - {self.pair[1]} ({OWN_PAIR})"
             return f"CI half-width <= {self.half_width:g} for {what}"
@@ -403,8 +403,12 @@ class _Evaluator:
 
 
 def _budget_labels(budgets: list[float] | None, N: int, n0: int) -> list[int]:
+    """A plan's budgets (labels in all): ``budgets`` (shares or counts), else 5, 10 and 20%
+    of the pool past the pilot ``n0``, topped up to three by 2, 4 and 8 times the pilot."""
     if not budgets:
-        return sorted({min(N, max(n0 + 1, round(f * N))) for f in (0.05, 0.1, 0.2)})
+        out = [b for f in (0.05, 0.1, 0.2) if n0 < (b := round(f * N))]
+        out += [b for k in (2, 4, 8) if n0 < (b := min(N, k * n0))]
+        return sorted(list(dict.fromkeys(out))[:3]) or [N]
     out = []
     for b in budgets:
         if not b > 0:
@@ -418,12 +422,8 @@ def _command(
 ) -> str | None:
     if new <= 0:
         return None
-    extra = {
-        "uniform": "",
-        "stratified": f" --strata {shlex.quote(group_col or 'GROUP')}",
-        "paired": "",
-        "adaptive": " --sd-model calibrator",
-    }[design]
+    strata = f" --strata {shlex.quote(group_col or 'GROUP')}"
+    extra = {"stratified": strata, "adaptive": " --sd-model calibrator"}.get(design, "")
     tail = f" {sample_args}" if sample_args else ""
     return f"bacon sample {pool_arg} --design {design} --budget {new}{extra}{tail}"
 
@@ -456,7 +456,7 @@ def plan(
         The half-width, difference or top-group goal.
     budgets : list of float, optional
         Labels in all at which to report the goal's metric: shares of the pool (< 1) or
-        counts (default 5%, 10% and 20% of the pool).
+        counts (default 5%, 10% and 20% of the pool past the pilot, or its multiples).
     designs : tuple of str, optional
         Designs to compare (default: every one the pool allows: stratified needs groups,
         paired needs prompts, adaptive a pilot).

@@ -11,13 +11,13 @@ excludes 0; the best group is *clear* when its rank interval is ``[1, 1]``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.estimate.tables import pair_notes
+from bacon_bayes.estimate.tables import pair_notes, pair_reasons
 from bacon_bayes.order import unique_codes
 from bacon_bayes.report.tables import fixed
 from bacon_bayes.report.text import guarantee_note
@@ -104,6 +104,10 @@ class Comparisons:
     pointwise : bool
         Whether each pair's interval is at its own level (``bacon estimate --pointwise``:
         the interval ``bacon plan --difference`` sizes); the ranks stay simultaneous.
+    withheld : dict
+        The pairs withheld for a reason of their own (too few labeled prompts for a
+        simultaneous interval), by name, with the whole reason (the ``note`` column has
+        its first words); a pair withheld for its groups is said by the group table.
     """
 
     group: str
@@ -119,6 +123,7 @@ class Comparisons:
     n_prompts: int = 0
     prompt_column: str | None = None
     pointwise: bool = False
+    withheld: dict[str, str] = field(default_factory=dict)
 
     @property
     def n_resolved(self) -> int:
@@ -191,6 +196,7 @@ class Comparisons:
             ),
             "ranks": _records(self.ranks.assign(name=self.ranks["group"])),
             "plan": self.plan_note,
+            "no_interval": dict(self.withheld),
         }
 
     def shown_pairs(self, pairs: str = "summary") -> pd.DataFrame:
@@ -225,6 +231,7 @@ class Comparisons:
             f"{self.guarantee}{self._pointwise_note()}; target: {self.target}):",
             f"{self.pairing_note()}",
             shown.to_string(index=False, float_format=lambda v: fixed(v, 4)),
+            *self.withheld_lines(chosen["pair"]),
             f"{self.n_resolved} of {len(self.differences)} pairs resolved (interval excludes "
             f"0){more}",
             self.best_line(),
@@ -232,6 +239,24 @@ class Comparisons:
         if self.plan_note and not self.best_clear:
             lines.append(self.plan_note)
         return "\n".join(lines)
+
+    def withheld_lines(self, shown: pd.Series | None = None) -> list[str]:
+        """One line per reason of :attr:`withheld`: "no interval for <pairs>: <reason>",
+        naming the ``shown`` pairs (default: all) and counting the others."""
+        names = set(self.differences["pair"] if shown is None else shown)
+        by_reason: dict[str, list[str]] = {}
+        for pair, reason in self.withheld.items():
+            by_reason.setdefault(reason, []).append(pair)
+        lines = []
+        for reason, pairs in by_reason.items():
+            named = [p for p in pairs if p in names]
+            rest = f"{len(pairs) - len(named)} pair(s) not shown"
+            if named:
+                listed = ", ".join(named) + (f" and {rest}" if len(named) < len(pairs) else "")
+            else:
+                listed = rest
+            lines.append(f"no interval for {listed}: {reason}")
+        return lines
 
     def _pointwise_note(self) -> str:
         """:data:`POINTWISE_NOTE` for pointwise pairs (anytime ones: the plan's is one
@@ -344,5 +369,5 @@ def comparisons_of(
     return Comparisons(
         group, alpha, target[0], target[1], paired, differences, ranked, plan_note,
         prompt if paired else None, guarantee_note(diffs), n_prompts, prompt,
-        diffs.simultaneous == "none",
+        diffs.simultaneous == "none", pair_reasons(means, diffs),
     )  # fmt: skip

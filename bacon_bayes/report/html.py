@@ -24,7 +24,13 @@ from bacon_bayes.report.comparisons import comparisons, target_description
 from bacon_bayes.report.doctor import data_check
 from bacon_bayes.report.tables import esc as _esc
 from bacon_bayes.report.tables import scroll_table as _table
-from bacon_bayes.report.text import estimates_frame, guarantee_note, naive_note, pool_notes
+from bacon_bayes.report.text import (
+    classical_note,
+    estimates_frame,
+    guarantee_note,
+    naive_note,
+    pool_notes,
+)
 from bacon_bayes.scale import is_binary
 from bacon_bayes.surrogates import in_means
 
@@ -188,7 +194,10 @@ def _comparisons(
         f"<b>target</b>: {_esc(c.target)} ({_esc(c.target_note)}); "
         f"<b>{_esc(c.pairing_note())}</b>.</p>"
         f"<p>{c.n_resolved} of {len(diffs)} pairs resolved (interval excludes 0). "
-        f"{_esc(_sentence(c.best_line()))}.</p>" + plan + _table(diffs, 3)
+        f"{_esc(_sentence(c.best_line()))}.</p>"
+        + plan
+        + _table(diffs, 3)
+        + "".join(f"<p>{_esc(line)}</p>" for line in c.withheld_lines())
     )
 
 
@@ -234,7 +243,11 @@ def _groups(cal: Calibrator, alpha: float, anytime: dict[str, Any]) -> str:
     return (
         _img(figures.groups_figure(tables), "group means")
         + f"<p>{level} intervals: <b>{_esc(guarantee_note(tables[0]))}</b>.</p>"
-        + "".join(f"<p class='note'>{_esc(_sentence(n))}.</p>" for n in notes if n)
+        + "".join(
+            f"<p class='note'>{_esc(_sentence(n))}.</p>"
+            for n in (*notes, classical_note(tables))
+            if n
+        )
         + _table(means.merge(ranks, on="name"), 3)
         + "<p class='note'>rank low - rank high: the ranks each group can take, read from "
         "the intervals of the pairwise differences (a group ranks above another only where "

@@ -117,8 +117,28 @@ def estimate_output(
         ]
         keys = ("pooling_note", VARIANCE_FLOOR)
         notes = dict.fromkeys(t.details.get(k) for t in groups for k in keys)
-        lines += [f"note: {n}" for n in notes if n]
+        lines += [f"note: {n}" for n in (*notes, classical_note(groups)) if n]
     return "\n".join(lines)
+
+
+def classical_note(tables: Sequence[EstimateTable]) -> str | None:
+    """What the classical (labels-only) column of group tables shrunk by the AEE is: each
+    group's own labels' mean (``pooling="auto"``), or shrunk too (``"shrink"`` asked for);
+    None when the AEE is not shrunk (the header's guarantee is every column's)."""
+    by = {t.method: t for t in tables}
+    aee, classical = by.get("aee"), by.get("classical")
+    if aee is None or classical is None or aee.details.get("pooling") != "shrink":
+        return None
+    if classical.details.get("pooling") == "shrink":
+        return (
+            "classical (labels only): the groups' labels shrunk toward the pool's label "
+            "mean as well (pooling 'shrink'); --pooling auto gives each group's own labels' "
+            "mean"
+        )
+    return (
+        "classical (labels only): each group's own labels' mean, not shrunk like the AEE "
+        f"column ({guarantee_note(classical)})"
+    )
 
 
 def guarantee_note(table: EstimateTable) -> str:

@@ -229,23 +229,31 @@ def group_estimates(
         (np.zeros(len(lab)), none, none.sum(), False),
     ]
     n_lab = np.bincount(codes, minlength=names.size)
-    if choose_pooling(cal.pooling, n_lab) == "shrink":
-        aee, classical = (
-            shrink_table(
-                names,
-                group_corrections(
-                    lab.y, np.asarray(f), pi, codes, s, t, n_g, int(n_g.sum()),
-                    power_tuning=tuned, **_settings(cal),
-                ),
-                n_lab, n_g, alpha=alpha, simultaneous=simultaneous, target=cal.target,
-            )
-            for f, s, t, tuned in surrogates
-        )  # fmt: skip
-    else:
-        aee, classical = group_tables_from_sums(
-            lab.y, pi, codes, names, surrogates, n_g, int(n_g.sum()), alpha=alpha,
-            simultaneous=simultaneous, seed=cal.seed, **_settings(cal),
-        )  # fmt: skip
+    pooled = choose_pooling(cal.pooling, n_lab) == "shrink"
+    # the labels alone: their own means unless shrinkage is asked for (Calibrator.pooling_for)
+    shrunk = (pooled, pooled and cal.pooling == "shrink")
+    own = iter(
+        group_tables_from_sums(
+            lab.y, pi, codes, names, [s for s, k in zip(surrogates, shrunk, strict=True) if not k],
+            n_g, int(n_g.sum()), alpha=alpha, simultaneous=simultaneous, seed=cal.seed,
+            **_settings(cal),
+        )
+        if not all(shrunk)
+        else []
+    )  # fmt: skip
+    aee, classical = (
+        shrink_table(
+            names,
+            group_corrections(
+                lab.y, np.asarray(f), pi, codes, s, t, n_g, int(n_g.sum()),
+                power_tuning=tuned, **_settings(cal),
+            ),
+            n_lab, n_g, alpha=alpha, simultaneous=simultaneous, target=cal.target,
+        )
+        if k
+        else next(own)
+        for (f, s, t, tuned), k in zip(surrogates, shrunk, strict=True)
+    )  # fmt: skip
     classical = replace(classical, method="classical")
     if fit.extras:
         aee = _noted(aee, fit)

@@ -416,7 +416,7 @@ def questions(
     for k, (a, b) in enumerate(diffs.details["pairs"]):
         d, lo, hi = diffs.estimate[k], diffs.ci_low[k], diffs.ci_high[k]
         if withheld[k]:  # a group without an interval: its labels come first
-            first = " and ".join(g for g in (a, b) if g in why) or "these groups"
+            first = " and ".join(g for g in (a, b) if g in why) or f"more prompts of {a} and {b}"
             answer = f"{d:+.3g}, no interval ({withheld[k]}): label {first} first"
             out.append(Question(f"sign of {a} - {b}", False, answer, None, caveat))
             continue
