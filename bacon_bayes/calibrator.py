@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -14,7 +15,7 @@ from bacon_bayes import grouping, sequential
 from bacon_bayes import pairs as pairs_mod
 from bacon_bayes import surrogates as sur
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
-from bacon_bayes.errors import NotFittedError, ValidationError
+from bacon_bayes.errors import NotFittedError, PoolWarning, ValidationError
 from bacon_bayes.estimate.critical import simultaneous_rule
 from bacon_bayes.features import FeatureSet, build_features
 from bacon_bayes.frozen import grouped_features
@@ -215,7 +216,11 @@ class Calibrator:
         return apply_preset(model, preset), family, "bayes"
 
     def fit(self, pool: EvalPool) -> Calibrator:
-        """Build features, cross-fit the outcome model; returns self."""
+        """Build features, cross-fit the outcome model; returns self. Warns
+        (:class:`~bacon_bayes.errors.PoolWarning`) of rows no judge scored and of judges
+        unfit for the labels (:func:`~bacon_bayes.doctor.pooled.judge_warnings`)."""
+        from bacon_bayes.doctor.pooled import judge_warnings
+
         if not isinstance(pool, EvalPool):
             raise ValidationError(
                 f"fit expects an EvalPool (build one with EvalPool.from_frame), got "
@@ -224,6 +229,8 @@ class Calibrator:
         if self.target not in ("pool", "population", "superpopulation"):
             raise ValidationError(f"target {self.target!r} must be 'pool' or 'population'.")
         self._check_scale(pool)
+        for note in judge_warnings(pool):
+            warnings.warn(note, PoolWarning, stacklevel=2)
         self.pool_ = pool
         self.features_ = build_features(
             pool, winsor=self.winsor, n_components=self.n_components, seed=self.seed
