@@ -61,6 +61,13 @@ def quantile_grid(outcome: OutcomeSpec, labels: np.ndarray, surrogate: np.ndarra
     return np.unique(np.concatenate(pts))
 
 
+def _read_only(a: np.ndarray) -> np.ndarray:
+    """A read-only view of ``a``: what the calibrator hands out and keeps using."""
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
 class Calibrator:
     """Calibrate AI-judge scores against a few human labels.
 
@@ -291,9 +298,10 @@ class Calibrator:
 
     @property
     def surrogate_(self) -> np.ndarray:
-        """Cross-fitted ``E[Y|x]`` per item (out-of-fold for labeled items)."""
+        """Cross-fitted ``E[Y|x]`` per item (out-of-fold for labeled items); read-only, as
+        ``pool_.y`` (an edit in place would change every later item score: copy it)."""
         self._check_fitted()
-        return self.crossfit_.mean
+        return _read_only(self.crossfit_.mean)
 
     @property
     def surrogate_names_(self) -> tuple[str, ...]:
@@ -306,8 +314,8 @@ class Calibrator:
         """The model's surrogate (N,), or (N, 1 + k) with the extras, for the AEE means."""
         self._check_fitted()
         if not self.extras_:
-            return self.crossfit_.surrogate(domains)
-        return sur.matrix(self.crossfit_, self.extras_, self.pool_, domains)
+            return _read_only(self.crossfit_.surrogate(domains))
+        return _read_only(sur.matrix(self.crossfit_, self.extras_, self.pool_, domains))
 
     def _kw(self, prompts: bool = True) -> dict[str, Any]:
         """Settings of the estimators (quantiles take item-level designs only: no prompts);

@@ -187,3 +187,18 @@ def test_fit_says_the_rows_no_judge_scored_per_group(frame, tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out.count("have no judge score at all (M8: ") == 1 and "Warning" not in err
 
+
+def test_the_surrogate_handed_out_is_read_only(cal):
+    """T4 #6: ``cal.surrogate_`` was the calibrator's own array, writable: ``s += 0.5`` in
+    a notebook shifted every later item score and interval (not the means). It is a
+    read-only view now, as ``pool_.y`` is, and so is the memoized surrogate matrix."""
+    before = cal.item_scores()
+    s = cal.surrogate_
+    with pytest.raises(ValueError, match="read-only"):
+        s += 0.5
+    with pytest.raises(ValueError, match="read-only"):
+        cal.surrogate_matrix()[:3] = 0.0
+    pd.testing.assert_frame_equal(cal.item_scores(), before)
+    mine = cal.surrogate_.copy()  # a copy is the user's to edit
+    mine += 0.5
+    assert np.allclose(mine - cal.surrogate_, 0.5)
