@@ -457,7 +457,8 @@ class Calibrator:
         shrinks when some group has fewer than 10 labels and at least three groups have
         labels (:meth:`pooling_for`). Either way a group without labels keeps its
         surrogate's mean, marked UNVALIDATED, and never blocks the others;
-        ``details["guarantee"]`` says which guarantee the intervals carry. Where the
+        ``details["guarantee"]`` says which guarantee the intervals carry (and
+        ``details["se"]`` that a shrunk mean's se is its noise alone). Where the
         intervals are clustered by prompt (``target="population"`` with prompts, or a
         design that drew prompts) ``"auto"`` keeps the groups separate (their means are
         correlated, which the shrinkage does not model): ``details["pooling_note"]`` says

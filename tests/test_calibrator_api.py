@@ -202,3 +202,18 @@ def test_the_surrogate_handed_out_is_read_only(cal):
     mine = cal.surrogate_.copy()  # a copy is the user's to edit
     mine += 0.5
     assert np.allclose(mine - cal.surrogate_, 0.5)
+
+
+def test_a_shrunk_tables_se_says_it_is_the_noise_alone(cal):
+    """T4 #9: the se of shrunk group means is the noise part of their error only (M22,
+    2 labels: se 0.091 beside an interval 2.5 times as wide as groups with 12-18 labels),
+    and nothing said so. The table's details, its text and its differences say it now."""
+    table = cal.estimate_groups(simultaneous=False)
+    assert table.details["pooling"] == "shrink"
+    sparse = int(np.argmin(table.n_labeled))
+    half = (table.ci_high - table.ci_low)[sparse] / 2
+    assert half > 1.96 * table.se[sparse] * 1.5  # the interval is no estimate +- 1.96 se
+    said = table.details["se"]
+    assert said.startswith("se is the noise part of each shrunk estimate's error only")
+    assert said in str(table) and "use ci_low and ci_high, not se" in said
+    assert cal.compare_groups(simultaneous=False).details["se"] == said
