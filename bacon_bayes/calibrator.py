@@ -629,7 +629,14 @@ class Calibrator:
             probable classes reaching ``level`` (posterior) or split-conformal
             sets from out-of-fold class probabilities (score ``1 - p(true class)``).
         threshold : float, optional
-            Flag items whose label is more likely than not below it.
+            Adds ``p_below``, the model's predictive probability that the item's label
+            lies below ``threshold``, and ``flag``, ``p_below > 0.5``. Unlike the
+            intervals, ``p_below`` is the model's own probability, not calibrated on the
+            labels, and it is overconfident where the judges say little (SummEval's
+            coherence at 120 labels: of the items put at 0.7 or more, 45% were below),
+            so ``flag`` marks the items the model leans to put below, not items more
+            likely than not below; ``upper < threshold`` marks those whose interval
+            lies below it.
         randomize : bool
             Posterior sets of whole levels (ordinal, categorical) hold at least
             ``level`` of the predictive mass, often much more, so they cover more

@@ -217,3 +217,20 @@ def test_a_shrunk_tables_se_says_it_is_the_noise_alone(cal):
     assert said.startswith("se is the noise part of each shrunk estimate's error only")
     assert said in str(table) and "use ci_low and ci_high, not se" in said
     assert cal.compare_groups(simultaneous=False).details["se"] == said
+
+
+def test_p_below_is_said_to_be_the_models_own_probability():
+    """T4 #3: ``p_below`` is the model's predictive probability, never calibrated on the
+    labels (of the items it put at 0.7 or more, 43-61% were below), while the docstring
+    said ``flag`` marked items "more likely than not below". The docstring, the demo and
+    the README now say what it is."""
+    import inspect
+
+    from bacon_bayes import demo
+
+    doc = " ".join(str(Calibrator.item_scores.__doc__).split())
+    assert "is the model's own probability, not calibrated on the labels" in doc
+    assert "not items more likely than not below" in doc
+    assert "the model's own probability of a label below 3, not calibrated" in (
+        inspect.getsource(demo)
+    )
