@@ -577,7 +577,8 @@ class Calibrator:
 
         ``bias``: the judge's expected score minus the human label at the pool's typical
         item, on the label's scale, with ``bias_low``/``bias_high``; NaN (and
-        ``same_scale`` False) for a judge that does not score on the label's scale, for
+        ``same_scale`` False) for a judge that does not score on the label's scale, or
+        falls as the label rises (a reversed scale, said in a ``note`` column), for
         which ``noise_human`` (its error once calibrated to the human scale) is the
         figure to read. Also offset, scale and noise of ``judge = offset + scale *
         human + noise``.

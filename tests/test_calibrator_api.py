@@ -234,3 +234,20 @@ def test_p_below_is_said_to_be_the_models_own_probability():
     assert "the model's own probability of a label below 3, not calibrated" in (
         inspect.getsource(demo)
     )
+
+
+def test_judge_bias_gives_no_bias_to_a_judge_on_a_reversed_scale(frame):
+    """T4 #10: a judge written on a reversed 1-5 scale (6 - gpt4) got a bias of -2.35
+    [-2.45, -2.25], as if it under-rated, though it is gpt4 (+0.95) in disguise and the
+    summary already called its scale reversed. It gets no bias now (NaN, same_scale
+    False), with a note naming the reversal; the other judges keep theirs."""
+    d = frame.assign(gpt4_rank=6 - frame["gpt4"])
+    pool = EvalPool.from_frame(d, label="human", judges=["gpt4", "gpt35", "gpt4_rank"],
+                               outcome="continuous", group="system", item="id")  # fmt: skip
+    table = Calibrator(engine="freq", scale=(1, 5)).fit(pool).judge_bias().set_index("judge")
+    row = table.loc["gpt4_rank"]
+    assert np.isnan(row[["bias", "bias_low", "bias_high"]].astype(float)).all()
+    assert not row["same_scale"] and row["scale"] < 0
+    assert row["note"].startswith("falls as the label rises (Spearman -0.")
+    assert "a reversed scale (1 = best)?" in row["note"]
+    assert table.loc["gpt4", "bias"] > 0.5 and table.loc["gpt4", "note"] == ""
