@@ -157,11 +157,9 @@ def unscored_note(pool: EvalPool, scores: pd.DataFrame) -> str:
         counts = pd.Series(np.asarray(pool.groups)[empty]).value_counts()
         shown = ", ".join(f"{g}: {n}" for g, n in counts.head(5).items())
         where = f"{shown}{', ...' if len(counts) > 5 else ''}; {where}"
-    labeled = int((empty & pool.labeled).sum())
-    also = f", {labeled} of them labeled" if labeled else ""
-    return (
+    return (  # the same text whichever rows are labeled: said once over simulated draws
         f"{int(empty.sum())} of the {pool.n_items} rows have no judge score at all ({where})"
-        f"{also}: each gets the same made-up score (the model at imputed judge scores) and "
+        ": each gets the same made-up score (the model at imputed judge scores) and "
         "enters every estimate; score them with a judge, or leave them out (drop them from "
         "the DataFrame; bacon estimate --drop-unscored)"
     )
