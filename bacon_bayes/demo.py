@@ -79,7 +79,8 @@ def run_demo(
             index=False, float_format=lambda v: f"{v:.3f}"
         ),
         "",
-        "3. Items to look at: lowest-scoring unlabeled summaries (90% conformal intervals):",
+        "3. Items to look at: lowest-scoring unlabeled summaries (90% conformal intervals;",
+        "   p_below: the model's own probability of a label below 3, not calibrated):",
         cal.item_scores(0.9, threshold=3.0)
         .query("~labeled")
         .nsmallest(5, "score")[["item", "group", "score", "lower", "upper", "p_below", "flag"]]

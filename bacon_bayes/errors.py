@@ -16,3 +16,9 @@ class ValidationError(BaconError, ValueError):
 
 class NotFittedError(BaconError, RuntimeError):
     """A method that needs a fitted object was called before ``fit``."""
+
+
+class PoolWarning(UserWarning):
+    """A pool the estimates can use but whose intervals may not hold as it is (rows no judge
+    scored, a judge that copies the label or depends on which rows were labeled); the
+    message says which and how to fix it. ``bacon estimate`` prints these as notes."""

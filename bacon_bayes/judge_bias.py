@@ -240,6 +240,36 @@ def informativeness(
     return out
 
 
+def _without_reversed(cal: Calibrator, table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with no bias for a judge that falls as the label rises (a reversed scale,
+    1 = best: :func:`~bacon_bayes.scale.falls_with`, the check the naive baseline's note
+    makes): its mean minus the label's mean says nothing of over- or under-rating. Its
+    ``same_scale`` is False and a ``note`` column names the reversal."""
+    from bacon_bayes.scale import falls_with
+
+    if "bias" not in table:
+        return table
+    pool = cal.pool_
+    labels = np.where(pool.labeled, pool.y, np.nan)
+    scores = pool.judge_matrix().to_numpy(dtype=float)
+    rho = [falls_with(labels, scores[:, j]) for j in range(scores.shape[1])]
+    if all(r is None for r in rho):
+        return table
+    falls = np.array([r is not None for r in rho])
+    table = table.copy()
+    for k in ("bias", "bias_low", "bias_high"):
+        table[k] = table[k].where(~falls)
+    table["same_scale"] = table["same_scale"] & ~falls
+    table["note"] = [
+        ""
+        if r is None
+        else f"falls as the label rises (Spearman {r:.2f}): a reversed scale "
+        "(1 = best)? No bias on the label's scale; score it as high - score to read one"
+        for r in rho
+    ]
+    return table
+
+
 def calibrator_judge_bias(cal: Calibrator, level: float, plot_path: str | None) -> pd.DataFrame:
     """:meth:`Calibrator.judge_bias` (documented there): the Bayesian engine's posterior
     table or :func:`freq_judge_bias`, with the categorical rates and the forest plot."""
@@ -260,6 +290,7 @@ def calibrator_judge_bias(cal: Calibrator, level: float, plot_path: str | None) 
                 table[k] = table[k].where(on)
     else:
         table = freq_judge_bias(cal, level)
+    table = _without_reversed(cal, table)
     if cal.pool_.outcome.kind == "categorical":
         if "type" not in table:
             kind = np.where(categorical_judges(cal), "categorical", "continuous")

@@ -221,7 +221,9 @@ class EstimateTable:
         return [reasons.get(name, "") for name in self.names]
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per quantity (with a ``note`` column when some row has no interval)."""
+        """One row per quantity (with a ``note`` column when some row has no interval).
+        The ``se`` of shrunk group means is their noise only (``details["se"]`` says so):
+        their intervals are wider than ``estimate +- 1.96 se``."""
         frame = pd.DataFrame(
             {
                 "name": list(self.names),
@@ -266,4 +268,5 @@ class EstimateTable:
                 f"\nshrunk toward the other groups; intervals {self.details['interval']}, "
                 f"holding {self.details['guarantee']}"
             )
+            head += f"\n{self.details['se']}" if "se" in self.details else ""
         return head + "\n" + self.to_frame().to_string(index=False, float_format="%.4f")

@@ -104,3 +104,150 @@ def test_max_labels_without_anytime_is_refused(cal):
         with pytest.raises(ValidationError, match="max_labels=400 goes with anytime=True"):
             call(max_labels=400)
         call(max_labels=None)
+
+
+def _fit_warnings(d: pd.DataFrame, judges: list[str]) -> list[str]:
+    import warnings
+
+    from bacon_bayes.errors import PoolWarning
+
+    pool = EvalPool.from_frame(
+        d, label="human", judges=judges, outcome="continuous", group="system", item="id"
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        Calibrator(engine="freq", scale=(1, 5)).fit(pool)
+    return [str(w.message) for w in caught if issubclass(w.category, PoolWarning)]
+
+
+def test_fit_warns_of_a_judge_scored_on_the_labeled_rows_only_or_copying_the_label(frame):
+    """T4 #7: a column filled only on the labeled rows (a rater's own score) or equal to
+    the label there was taken silently as a judge, and the pool mean's interval held 80%
+    of the time (or excluded the truth). fit now warns, naming the judge, the share of
+    labeled and unlabeled rows it scored, and the fix; bacon estimate says it as a note."""
+    labeled = frame["human"].notna()
+    rater = np.where(labeled, frame["human"].round() + 0.1, np.nan)
+    said = _fit_warnings(frame.assign(rater1=rater), [*JUDGES, "rater1"])
+    assert said == [
+        "judge 'rater1' scored 120 of the 120 labeled rows (100%) but 0 of the 1080 unlabeled "
+        "ones (0%): its scores depend on which rows were labeled, so the model learns it on "
+        "rows unlike those it is applied to and the intervals do not hold; drop it from the "
+        "judges, or score the unlabeled rows too"
+    ]
+    copied = frame.assign(copy=frame["human"].fillna(frame["gpt4"]))  # the label, leaked
+    said = _fit_warnings(copied, [*JUDGES, "copy"])
+    assert len(said) == 1 and said[0].startswith("judge 'copy' equals the label on all 120")
+    assert said[0].endswith("leave it out of the judges")
+    assert _fit_warnings(frame, JUDGES) == []  # the judges as shipped: nothing to say
+
+
+@pytest.mark.parametrize("k", [0, 1, 10])
+def test_fit_warns_of_a_judge_scored_on_the_unlabeled_rows_and_few_labeled(frame, k):
+    """T4 #17: a judge run after labelling, on the rows still to label (and k labeled
+    ones), moved the pool mean out of its own interval (coverage 0.32 at k=1) with no
+    note. fit now warns with both shares and the fix; a judge missing at random on a
+    third of the rows is no such judge."""
+    labeled = frame["human"].notna().to_numpy()
+    scored = ~labeled
+    scored[np.flatnonzero(labeled)[:k]] = True
+    said = _fit_warnings(frame.assign(new=np.where(scored, frame["gpt35"], np.nan)),
+                         [*JUDGES, "new"])  # fmt: skip
+    assert len(said) == 1, said
+    assert said[0].startswith(
+        f"judge 'new' scored {k} of the 120 labeled rows ({k / 120:.0%}) but 1080 of the 1080 "
+        "unlabeled ones (100%): "
+    )
+    assert said[0].endswith("drop it from the judges, or score the labeled rows too")
+    holes = np.random.default_rng(0).random(len(frame)) < 0.3
+    assert _fit_warnings(frame.assign(new=frame["gpt35"].mask(holes)), [*JUDGES, "new"]) == []
+
+
+def test_fit_says_the_rows_no_judge_scored_per_group(frame, tmp_path, capsys):
+    """T4 #15: rows no judge scored were taken silently from Python, each given one
+    made-up score that entered every estimate. fit now warns with their count per group,
+    the first one and the fix; bacon estimate says it once, among its notes."""
+    from bacon_bayes.cli import main
+
+    d = frame.copy()
+    empty = d["system"].isin(["M8", "M9"]) & d["human"].isna()
+    d.loc[empty, JUDGES] = np.nan
+    said = _fit_warnings(d, JUDGES)
+    first = d.loc[empty, "id"].iloc[0]
+    assert said == [
+        f"{int(empty.sum())} of the 1200 rows have no judge score at all (M8: "
+        f"{int((empty & d.system.eq('M8')).sum())}, M9: {int((empty & d.system.eq('M9')).sum())}"
+        f"; the first item {first!r}): each gets the same made-up score (the model at imputed "
+        "judge scores) and enters every estimate; score them with a judge, or leave them out "
+        "(drop them from the DataFrame; bacon estimate --drop-unscored)"
+    ]
+    d.to_csv(tmp_path / "pool.csv", index=False)
+    args = ["estimate", str(tmp_path / "pool.csv"), "--label", "human", "--item", "id"]
+    judges = [w for j in JUDGES for w in ("--judge", j)]
+    assert main([*args, *judges, "--group", "system", "--engine", "freq"]) == 0
+    out, err = capsys.readouterr()
+    assert out.count("have no judge score at all (M8: ") == 1 and "Warning" not in err
+
+
+def test_the_surrogate_handed_out_is_read_only(cal):
+    """T4 #6: ``cal.surrogate_`` was the calibrator's own array, writable: ``s += 0.5`` in
+    a notebook shifted every later item score and interval (not the means). It is a
+    read-only view now, as ``pool_.y`` is, and so is the memoized surrogate matrix."""
+    before = cal.item_scores()
+    s = cal.surrogate_
+    with pytest.raises(ValueError, match="read-only"):
+        s += 0.5
+    with pytest.raises(ValueError, match="read-only"):
+        cal.surrogate_matrix()[:3] = 0.0
+    pd.testing.assert_frame_equal(cal.item_scores(), before)
+    mine = cal.surrogate_.copy()  # a copy is the user's to edit
+    mine += 0.5
+    assert np.allclose(mine - cal.surrogate_, 0.5)
+
+
+def test_a_shrunk_tables_se_says_it_is_the_noise_alone(cal):
+    """T4 #9: the se of shrunk group means is the noise part of their error only (M22,
+    2 labels: se 0.091 beside an interval 2.5 times as wide as groups with 12-18 labels),
+    and nothing said so. The table's details, its text and its differences say it now."""
+    table = cal.estimate_groups(simultaneous=False)
+    assert table.details["pooling"] == "shrink"
+    sparse = int(np.argmin(table.n_labeled))
+    half = (table.ci_high - table.ci_low)[sparse] / 2
+    assert half > 1.96 * table.se[sparse] * 1.5  # the interval is no estimate +- 1.96 se
+    said = table.details["se"]
+    assert said.startswith("se is the noise part of each shrunk estimate's error only")
+    assert said in str(table) and "use ci_low and ci_high, not se" in said
+    assert cal.compare_groups(simultaneous=False).details["se"] == said
+
+
+def test_p_below_is_said_to_be_the_models_own_probability():
+    """T4 #3: ``p_below`` is the model's predictive probability, never calibrated on the
+    labels (of the items it put at 0.7 or more, 43-61% were below), while the docstring
+    said ``flag`` marked items "more likely than not below". The docstring, the demo and
+    the README now say what it is."""
+    import inspect
+
+    from bacon_bayes import demo
+
+    doc = " ".join(str(Calibrator.item_scores.__doc__).split())
+    assert "is the model's own probability, not calibrated on the labels" in doc
+    assert "not items more likely than not below" in doc
+    assert "the model's own probability of a label below 3, not calibrated" in (
+        inspect.getsource(demo)
+    )
+
+
+def test_judge_bias_gives_no_bias_to_a_judge_on_a_reversed_scale(frame):
+    """T4 #10: a judge written on a reversed 1-5 scale (6 - gpt4) got a bias of -2.35
+    [-2.45, -2.25], as if it under-rated, though it is gpt4 (+0.95) in disguise and the
+    summary already called its scale reversed. It gets no bias now (NaN, same_scale
+    False), with a note naming the reversal; the other judges keep theirs."""
+    d = frame.assign(gpt4_rank=6 - frame["gpt4"])
+    pool = EvalPool.from_frame(d, label="human", judges=["gpt4", "gpt35", "gpt4_rank"],
+                               outcome="continuous", group="system", item="id")  # fmt: skip
+    table = Calibrator(engine="freq", scale=(1, 5)).fit(pool).judge_bias().set_index("judge")
+    row = table.loc["gpt4_rank"]
+    assert np.isnan(row[["bias", "bias_low", "bias_high"]].astype(float)).all()
+    assert not row["same_scale"] and row["scale"] < 0
+    assert row["note"].startswith("falls as the label rises (Spearman -0.")
+    assert "a reversed scale (1 = best)?" in row["note"]
+    assert table.loc["gpt4", "bias"] > 0.5 and table.loc["gpt4", "note"] == ""

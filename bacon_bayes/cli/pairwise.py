@@ -169,6 +169,7 @@ def fit_pairs(
 ) -> tuple[Calibrator, pd.DataFrame, PairRoles, str]:
     """``cal`` (the unfitted calibrator the options describe) fitted on FILE's
     comparisons; the frame, its roles and the line saying what was fitted."""
+    from bacon_bayes.cli.pool_args import fit_noted
     from bacon_bayes.pool import EvalPool
 
     frame, roles = read_pairs(args)
@@ -190,7 +191,7 @@ def fit_pairs(
         frame, model_a=roles.model_a, model_b=roles.model_b, label=roles.label,
         judges=roles.judges, prompt=roles.prompt, item=roles.item, propensity=propensity,
     )  # fmt: skip
-    cal.fit(pool)
+    fit_noted(cal, pool)  # its warnings: among the notes
     split = " split by prompt" if pool.prompts is not None else ""
     engine = "Bayesian judge model" if cal.engine_ == "bayes" else "frequentist"
     fitted = (

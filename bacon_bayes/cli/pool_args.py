@@ -7,12 +7,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import shlex
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bacon_bayes.cli.judge_args import add_judge_argument, judge_columns
 from bacon_bayes.cli.rounds import add_round_arguments, apply_saved, load_saved
-from bacon_bayes.errors import ValidationError
+from bacon_bayes.errors import PoolWarning, ValidationError
 
 if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
     import pandas as pd
@@ -525,9 +526,17 @@ def fit_from_args(args: argparse.Namespace) -> tuple[Calibrator, Calibrator | No
     fresh = calibrator_from_args(args) if saved is None else None  # a bad preset: first
     pool = pool_from_args(args)
     if fresh is not None:
-        return fresh.fit(pool), None
+        return fit_noted(fresh, pool), None
     assert saved is not None
     return apply_saved(saved, pool, args), saved
+
+
+def fit_noted(cal: Calibrator, pool: EvalPool) -> Calibrator:
+    """``cal.fit(pool)`` without its :class:`~bacon_bayes.errors.PoolWarning`: the commands
+    print those among their notes (:func:`bacon_bayes.report.text.pool_notes`)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PoolWarning)
+        return cal.fit(pool)
 
 
 def read_files(args: argparse.Namespace) -> list[str | None]:

@@ -16,11 +16,12 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.doctor import agreement, bias
+from bacon_bayes.doctor.relation import COPY_HARM, copy_of_label, coverage_split
 
 if TYPE_CHECKING:
     from bacon_bayes.pool import EvalPool
 
-__all__ = ["PoolCheck", "profile_pool"]
+__all__ = ["PoolCheck", "judge_warnings", "profile_pool"]
 
 #: the label's column in the frame the agreement functions read (not a judge's name)
 _LABEL = "\x00label"
@@ -122,3 +123,43 @@ def profile_pool(
     elif not check.length:
         check.length_note = f"too few labeled items (< {bias.MIN_LENGTH_N}) with a text"
     return check
+
+
+def judge_warnings(pool: EvalPool) -> list[str]:
+    """What makes the pool's judges unfit for its labels, said by ``Calibrator.fit`` (as
+    warnings) and by ``bacon estimate`` and ``bacon report`` (as notes): rows no judge
+    scored (each gets one made-up score and enters every estimate), a judge equal to the
+    label on every labeled row (:func:`~bacon_bayes.doctor.relation.copy_of_label`), and a
+    judge scored on a far larger share of the labeled rows than of the others, or the other
+    way round (:func:`~bacon_bayes.doctor.relation.coverage_split`)."""
+    scores = pool.judge_matrix()
+    labeled = pool.labeled
+    notes = [unscored_note(pool, scores)]
+    label = pd.Series(np.where(labeled, pool.y, np.nan))
+    for judge in pool.judges:
+        column = scores[judge].reset_index(drop=True)
+        if why := coverage_split(column.notna().to_numpy(), labeled):
+            notes.append(f"judge {judge!r} {why}")
+        elif why := copy_of_label(column, label):
+            notes.append(f"judge {judge!r} {why}; {COPY_HARM}: leave it out of the judges")
+    return [n for n in notes if n]
+
+
+def unscored_note(pool: EvalPool, scores: pd.DataFrame) -> str:
+    """The rows no judge scored (per group, the first named), which the model gives one
+    made-up score each and every estimate takes in; "" when every row has a score."""
+    empty = scores.isna().all(axis=1).to_numpy()
+    if not empty.any():
+        return ""
+    first = int(np.argmax(empty))
+    where = f"the first item {str(pool.ids[first])!r}"
+    if pool.groups is not None:
+        counts = pd.Series(np.asarray(pool.groups)[empty]).value_counts()
+        shown = ", ".join(f"{g}: {n}" for g, n in counts.head(5).items())
+        where = f"{shown}{', ...' if len(counts) > 5 else ''}; {where}"
+    return (  # the same text whichever rows are labeled: said once over simulated draws
+        f"{int(empty.sum())} of the {pool.n_items} rows have no judge score at all ({where})"
+        ": each gets the same made-up score (the model at imputed judge scores) and "
+        "enters every estimate; score them with a judge, or leave them out (drop them from "
+        "the DataFrame; bacon estimate --drop-unscored)"
+    )

@@ -94,3 +94,44 @@ def copy_of_label(x: pd.Series, label: pd.Series | None) -> str | None:
         f"equals the label on all {n} labeled rows: a copy of the label? If it is the label "
         f"of every item, its mean ({float(x.mean()):.4g}) is exact"
     )
+
+
+#: a judge's share of scored rows may differ this much between labeled and unlabeled rows
+#: (with :data:`SPLIT_P`) before it is said to depend on which rows were labeled
+SPLIT_SHARE = 0.5
+#: Fisher's exact test: the difference in shares is no chance of a uniform label draw
+SPLIT_P = 1e-3
+
+
+def coverage_split(scored: np.ndarray, labeled: np.ndarray) -> str | None:
+    """Why a judge scored on a far larger share of the labeled rows than of the unlabeled
+    ones, or the other way round, is no judge for these labels: the model learns it on the
+    rows where it is there (or missing) and applies it where it is missing (or there), and
+    the labeled residuals, on which the correction and the variance rest, do not represent
+    the others (a rater's own score, or a judge run after labelling on the rows still to
+    label). None when the shares differ by less than :data:`SPLIT_SHARE`, or by chance
+    (Fisher's exact test, :data:`SPLIT_P`), or without rows of both kinds.
+
+    ``scored``, ``labeled``: boolean per row, the judge has a score / the row a label."""
+    scored, labeled = np.asarray(scored, dtype=bool), np.asarray(labeled, dtype=bool)
+    n_lab, n_un = int(labeled.sum()), int((~labeled).sum())
+    if n_lab == 0 or n_un == 0:
+        return None
+    s_lab, s_un = int((scored & labeled).sum()), int((scored & ~labeled).sum())
+    a, b = s_lab / n_lab, s_un / n_un
+    if abs(a - b) < SPLIT_SHARE:
+        return None
+    table = [[s_lab, n_lab - s_lab], [s_un, n_un - s_un]]
+    if stats.fisher_exact(table).pvalue >= SPLIT_P:
+        return None
+    harm = (
+        "the labels cannot calibrate it, so it only adds noise"
+        if s_lab == 0
+        else "its scores depend on which rows were labeled, so the model learns it on rows "
+        "unlike those it is applied to and the intervals do not hold"
+    )
+    return (
+        f"scored {s_lab} of the {n_lab} labeled rows ({a:.0%}) but {s_un} of the {n_un} "
+        f"unlabeled ones ({b:.0%}): {harm}; drop it from the judges, or score the "
+        f"{'unlabeled' if a > b else 'labeled'} rows too"
+    )

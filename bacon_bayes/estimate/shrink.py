@@ -78,6 +78,14 @@ MIN_KURTOSIS = 3.0
 AVERAGE = "on average over groups; each group at least 1 - 2 alpha"
 AVERAGE_PAIRS = "on average over pairs; each pair at least 1 - 2 alpha"
 FAMILY = "family-wise (each interval at alpha/K on average over the K)"
+#: what a shrunk table's ``se`` is (``details["se"]``, said by its text): not the error of
+#: the estimate, whose shrinkage bias the interval allows for beside the noise
+SE_NOTE = (
+    "se is the noise part of each shrunk estimate's error only, not its shrinkage bias: "
+    "the interval is estimate +- critical_value * se, widened to the row's own interval "
+    "where that is wider, so it is wider than estimate +- 1.96 se (the more so the fewer "
+    "its labels); use ci_low and ci_high, not se, for its uncertainty"
+)
 
 
 def choose_pooling(pooling: str, n_lab: np.ndarray, clustered: bool = False) -> str:
@@ -306,6 +314,7 @@ def shrink_table(
             "pooling": "shrink",
             "interval": "robust EBCI",
             "guarantee": AVERAGE if simultaneous == "none" else FAMILY,
+            "se": SE_NOTE,
             "prior_sd": float(np.sqrt(mu2)),
             "kurtosis": kappa,
             "centre": centre,
@@ -434,6 +443,7 @@ def shrunk_differences(table: EstimateTable, simultaneous: str | None = None) ->
             "pooling": "shrink",
             "interval": "robust EBCI",
             "guarantee": AVERAGE_PAIRS if how == "none" else FAMILY,
+            "se": SE_NOTE,
             **{k: det[k] for k in ("target", "range") if k in det},
         },
     )

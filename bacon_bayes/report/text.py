@@ -222,7 +222,7 @@ def pool_notes(cal: Calibrator) -> list[str]:
     scores imputed...), as the estimate and the report show it: the note that the labels
     look drawn by prompt only for the pool target (the population's intervals are
     clustered by prompt)."""
-    from bacon_bayes.doctor.relation import COPY_HARM, copy_of_label
+    from bacon_bayes.doctor.pooled import judge_warnings
     from bacon_bayes.inclusion import BY_PROMPT
     from bacon_bayes.scale import label_codes
 
@@ -232,13 +232,7 @@ def pool_notes(cal: Calibrator) -> list[str]:
         y = np.where(pool.labeled, pool.y, np.nan)
         notes += [label_codes(y, pool.label_name, lambda k: f"item {str(pool.ids[k])!r}")]
         notes = [n for n in notes if n]
-    label = pd.Series(np.where(pool.labeled, pool.y, np.nan))
-    scores = pool.judge_matrix("mean")
-    for judge in pool.judges:  # a leaked label used as a judge (doctor leaves it out)
-        why = copy_of_label(scores[judge].reset_index(drop=True), label)
-        if why:
-            notes.append(f"judge {judge!r} {why}; {COPY_HARM}: leave it out of the judges")
-    return notes
+    return notes + judge_warnings(pool)  # what fit warns of: unscored rows, unfit judges
 
 
 def naive_note(pool: EvalPool, bounds: tuple[float, float], rows: str = "") -> str:
