@@ -19,6 +19,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.arguments import judge_columns
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.inclusion import Inclusion, groups_never_drawn, labeled_by_prompt
 from bacon_bayes.io import csv_lines, plural_places
@@ -379,16 +380,7 @@ class EvalPool:
             long = _long_from_table(judges, ids, notes)
             judge_names = tuple(dict.fromkeys(long["judge"].astype(str)))
         else:
-            if isinstance(judges, str):
-                judges = [judges]
-            if len(judges) == 0:
-                raise ValidationError("no judge columns given; pass at least one judge.")
-            if label in judges:
-                raise ValidationError(
-                    f"label column {label!r} is also listed as a judge; a label cannot be a judge."
-                )
-            if len(set(judges)) != len(judges):
-                raise ValidationError("a judge column is listed twice; list each judge once.")
+            judges = judge_columns(judges, label, df.columns)
             frames = []
             for j in judges:
                 _need_column(df, j, "judge")

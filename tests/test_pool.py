@@ -353,3 +353,23 @@ def test_half_the_groups_never_labeled_under_few_labels_is_said():
     note = inclusion.groups_never_drawn(y, codes, names, "system")
     assert note and "6 of 12 'system' groups (600 of 1200 items) have no label" in note
     assert "the labels were not drawn from those items" in note
+
+
+@pytest.mark.parametrize(
+    ("judges", "needles"),
+    [
+        (lambda d: d[["j1", "j2"]].to_numpy(), ["numpy array of shape (12, 2)", "not names"]),
+        (lambda d: d["j1"], ["pandas Series ('j1')", "judges=['j1']"]),
+        (lambda d: [d["j1"].to_numpy()], ["judges must be the names of the judge columns"]),
+    ],
+)
+def test_judge_scores_passed_for_judge_names_are_refused(judges, needles):
+    """Finding T4-2: a score matrix or Series as ``judges`` named no column (raw TypeError,
+    or 'a judge column is listed twice'); names as a list, Index or array still work."""
+    d = frame()
+    with pytest.raises(ValidationError) as err:
+        build(d, judges=judges(d))
+    for needle in needles:
+        assert needle in str(err.value)
+    assert build(d, judges=pd.Index(["j1", "j2"])).judges == ("j1", "j2")
+    assert build(d, judges=np.array(["j1", "j2"])).judges == ("j1", "j2")
