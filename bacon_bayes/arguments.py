@@ -75,3 +75,56 @@ def judge_columns(judges: Any, label: str, columns: pd.Index) -> list[Any]:
         twice = next(j for k, j in enumerate(values) if j in values[:k])
         raise ValidationError(f"judge column {twice!r} is listed twice; list each judge once.")
     return values
+
+
+def _cli(example: str, sep: str) -> str:
+    """The command line's spelling of a Python list or pair (``[1, 2]`` -> ``1<sep>2``)."""
+    return example.strip("()[]").replace(", ", sep)
+
+
+def as_pair(value: Any, name: str, example: str) -> tuple[float, float] | None:
+    """``value`` as two numbers ``(low, high)`` (None stays None); a string such as the
+    command line's ``"1:5"``, one number or three stop with the Python form ``example``."""
+    if value is None:
+        return None
+    fix = f"must be two numbers (low, high), e.g. {name}={example}"
+    if isinstance(value, (str, bytes)) or np.ndim(value) != 1 or len(value) != 2:
+        raise ValidationError(
+            f"{name}={value!r} {fix} (the command line's --{name} {_cli(example, ':')})."
+        )
+    try:
+        low, high = (float(v) for v in value)
+    except (TypeError, ValueError):
+        raise ValidationError(f"{name}={value!r} {fix}.") from None
+    return low, high
+
+
+def number_list(value: Any, name: str, example: str) -> np.ndarray:
+    """``value`` as a 1-D float array; a string such as the command line's ``"1,2,3"``
+    or one number stop with the Python form ``example``."""
+    fix = f"must be a list of numbers, e.g. {name}={example}"
+    if isinstance(value, (str, bytes)) or np.ndim(value) != 1:
+        raise ValidationError(
+            f"{name}={value!r} {fix} (the command line's --{name} {_cli(example, ',')})."
+        )
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValidationError(f"{name}={value!r} {fix}.") from None
+
+
+def number(value: Any, name: str, example: str) -> float:
+    """``value`` as one number; a string, a list or a bool stop with ``example``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        many = np.ndim(value) == 1 and not isinstance(value, (str, bytes))
+        raise ValidationError(
+            f"{name}={value!r} must be one number, e.g. {name}={example}"
+            + ("; call once per value." if many else ".")
+        )
+    return float(value)
+
+
+def flag(value: Any, name: str) -> None:
+    """Refuse a ``value`` that is not True or False (``"no"`` would be taken as True)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValidationError(f"{name}={value!r} must be True or False.")

@@ -13,6 +13,7 @@ from bacon_bayes import estimate as est
 from bacon_bayes import grouping, sequential
 from bacon_bayes import pairs as pairs_mod
 from bacon_bayes import surrogates as sur
+from bacon_bayes.arguments import as_pair, flag
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.estimate.critical import simultaneous_rule
@@ -160,9 +161,9 @@ class Calibrator:
 
     # ------------------------------------------------------------------ fitting
     def _check_scale(self, pool: EvalPool) -> None:
-        if self.scale is None:
+        if (pair := as_pair(self.scale, "scale", "(1, 5)")) is None:
             return
-        lo, hi = (float(v) for v in self.scale)
+        lo, hi = pair
         if not lo < hi:
             raise ValidationError(f"scale {self.scale!r} must be (low, high) with low < high.")
         y = pool.y
@@ -224,6 +225,8 @@ class Calibrator:
         if self.target not in ("pool", "population", "superpopulation"):
             raise ValidationError(f"target {self.target!r} must be 'pool' or 'population'.")
         self._check_scale(pool)
+        flag(self.power_tuning, "power_tuning")
+        flag(self.hajek, "hajek")
         self.pool_ = pool
         self.features_ = build_features(
             pool, winsor=self.winsor, n_components=self.n_components, seed=self.seed

@@ -27,6 +27,7 @@ them; models with a ``fit_folds`` method fit every fold at once.
 
 from __future__ import annotations
 
+import numbers
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -51,8 +52,10 @@ def make_folds(
     """
     labeled = np.asarray(labeled, dtype=bool)
     n = int(labeled.sum())
-    if folds < 2:
-        raise ValidationError(f"folds={folds}; cross-fitting needs at least 2 folds (default 5).")
+    if isinstance(folds, bool) or not isinstance(folds, numbers.Integral) or folds < 2:
+        raise ValidationError(
+            f"folds={folds!r}; cross-fitting needs a whole number of at least 2 folds (default 5)."
+        )
     if clusters is not None:
         return _cluster_folds(labeled, folds, seed, np.asarray(clusters))
     if n < 2 * folds:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.arguments import number
 from bacon_bayes.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -244,7 +245,7 @@ def item_table(
     if p.groups is not None:
         out.insert(1, "group", p.groups)
     if threshold is not None:
-        below = np.nextafter(threshold, -np.inf)
+        below = np.nextafter(number(threshold, "threshold", "3"), -np.inf)
         out["p_below"] = cdf(np.array([below]))[:, 0]
         out["flag"] = out["p_below"] > 0.5
     return out

@@ -19,7 +19,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.arguments import judge_columns
+from bacon_bayes.arguments import judge_columns, number_list
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.inclusion import Inclusion, groups_never_drawn, labeled_by_prompt
 from bacon_bayes.io import csv_lines, plural_places
@@ -501,7 +501,7 @@ def _outcome_spec(
                 "in Python) declares them, e.g. when some level has no label yet."
             )
             return OutcomeSpec(kind, tuple(float(v) for v in seen))  # type: ignore[arg-type]
-        lv = np.asarray(levels, dtype=float)
+        lv = number_list(levels, "levels", "[1, 2, 3, 4, 5]")
         if lv.size < 2 or np.unique(lv).size != lv.size:
             raise ValidationError(f"levels {list(levels)} must hold at least two distinct values.")
         return OutcomeSpec(kind, tuple(float(v) for v in np.sort(lv)))  # type: ignore[arg-type]

@@ -3,6 +3,7 @@ whatever the path taken, and baselines left out (with the reason) where they are
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -104,3 +105,43 @@ def test_max_labels_without_anytime_is_refused(cal):
         with pytest.raises(ValidationError, match="max_labels=400 goes with anytime=True"):
             call(max_labels=400)
         call(max_labels=None)
+
+
+@pytest.mark.parametrize(
+    ("settings", "needle"),
+    [
+        ({"scale": "1:5"}, "scale='1:5' must be two numbers (low, high), e.g. scale=(1, 5)"),
+        ({"scale": 5}, "scale=5 must be two numbers"),
+        ({"scale": (1, 5, 7)}, "scale=(1, 5, 7) must be two numbers"),
+        ({"folds": "5"}, "folds='5'; cross-fitting needs a whole number"),
+        ({"folds": 2.5}, "folds=2.5; cross-fitting needs a whole number"),
+        ({"power_tuning": "no"}, "power_tuning='no' must be True or False"),
+    ],
+)
+def test_calibrator_settings_of_the_wrong_type_are_refused_at_fit(frame, settings, needle):
+    """Finding T4-8: the command line's spellings and other wrong types gave raw
+    TypeError / ValueError, or ran (folds=2.5, power_tuning='no' taken as True)."""
+    with pytest.raises(ValidationError, match=re.escape(needle)):
+        Calibrator(engine="freq", **settings).fit(_pool(frame))
+
+
+@pytest.mark.parametrize(
+    ("call", "needle"),
+    [
+        (lambda c: c.estimate_mean(alpha="0.05"), "between 0 and 1 (a number, e.g. 0.05)"),
+        (lambda c: c.estimate_quantile([0.25, 0.5]), "between 0 and 1; call once per level"),
+        (lambda c: c.item_scores(threshold="3"), "threshold='3' must be one number"),
+    ],
+)
+def test_estimand_arguments_of_the_wrong_type_are_refused(cal, call, needle):
+    """Finding T4-8: a string alpha, a list of quantile levels or a string threshold."""
+    with pytest.raises(ValidationError, match=re.escape(needle)):
+        call(cal)
+
+
+def test_levels_written_as_on_the_command_line_are_refused_with_the_python_form(frame):
+    """Finding T4-8: ``levels="1,2,3,4,5"`` (the CLI's spelling) gave a raw ValueError."""
+    with pytest.raises(ValidationError, match=re.escape("levels=[1, 2, 3, 4, 5] (the command")):
+        EvalPool.from_frame(
+            frame, label="gpt4", judges=["gpt35"], outcome="ordinal", levels="1,2,3,4,5"
+        )
