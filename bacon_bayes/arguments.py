@@ -7,13 +7,30 @@ the form it takes, not a traceback from deep inside numpy.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+import difflib
+from collections.abc import Hashable, Iterable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
+
+
+def suggest(name: str, columns: Iterable[str]) -> str:
+    """`` Did you mean 'x'?`` naming the columns closest to ``name`` (empty for none)."""
+    close = difflib.get_close_matches(str(name), [str(c) for c in columns], n=3)
+    return f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+
+
+def need_column(df: pd.DataFrame, col: str, role: str) -> None:
+    """Refuse a column name ``col`` (the ``role`` argument) that ``df`` does not have."""
+    if col not in df.columns:
+        raise ValidationError(
+            f"{role} column {col!r} is not in the table.{suggest(col, df.columns)} "
+            f"Pass the name of an existing column (columns: {', '.join(map(str, df.columns[:12]))}"
+            f"{', ...' if len(df.columns) > 12 else ''})."
+        )
 
 
 def _kind(value: Any) -> str:

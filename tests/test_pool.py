@@ -373,3 +373,22 @@ def test_judge_scores_passed_for_judge_names_are_refused(judges, needles):
         assert needle in str(err.value)
     assert build(d, judges=pd.Index(["j1", "j2"])).judges == ("j1", "j2")
     assert build(d, judges=np.array(["j1", "j2"])).judges == ("j1", "j2")
+
+
+def test_with_labels_checks_lengths_and_the_new_items_inclusion_probabilities():
+    """Finding T4-16: mismatched lengths gave a raw numpy ValueError; on a pool with a
+    propensity column the new labels came without probabilities and fit failed later."""
+    pool = build(frame())
+    with pytest.raises(ValidationError, match=r"got 2 id\(s\) and 1 value\(s\)"):
+        pool.with_labels(["it10", "it11"], [3.0])
+    with pytest.raises(ValidationError, match="has no inclusion probabilities"):
+        pool.with_labels(["it11"], [3.0], propensity=[0.5])
+    d = frame().assign(pi=[0.5] * 6 + [np.nan] * 6)
+    drawn = build(d, propensity="pi")
+    with pytest.raises(ValidationError, match=r"propensity=\[\.\.\.\]"):
+        drawn.with_labels(["it10", "it11"], [3.0, 4.0])
+    with pytest.raises(ValidationError, match="must lie in \\(0, 1\\]"):
+        drawn.with_labels(["it11"], [3.0], propensity=[0.0])
+    newer = drawn.with_labels(["it10", "it11"], [3.0, 4.0], propensity=[0.25, 0.5])
+    assert newer.propensity[-2:].tolist() == [0.25, 0.5] and np.isnan(drawn.propensity[-1])
+    assert newer.with_labels(["it0"], [2.0]).propensity[0] == 0.5  # relabeled: kept
