@@ -372,8 +372,12 @@ class Calibrator:
     def quantile_grid(self) -> np.ndarray:
         """Candidate values for quantiles: the levels, or labels and surrogate quantiles."""
         self._check_fitted()
-        p = self.pool_
-        return quantile_grid(p.outcome, p.y[p.labeled], self.surrogate_)
+        p, labels = self.pool_, self.pool_.y[self.pool_.labeled]
+        if not labels.size and hasattr(self, "frozen_"):  # a new pool without labels: the
+            probs = np.linspace(0, 1, GRID_SIZE // 2)  # labels the old residuals spread to
+            r = np.quantile(self.frozen_.residuals, probs)
+            labels = np.add.outer(np.quantile(self.surrogate_, probs), r).ravel()
+        return quantile_grid(p.outcome, labels, self.surrogate_)
 
     def estimate_quantile(self, q: float, alpha: float = 0.05, method: Method = "aee") -> Estimate:
         """Quantile ``q`` of the human labels over the pool (Woodruff interval, intersected
