@@ -260,7 +260,8 @@ class Calibrator:
     ) -> pd.DataFrame:
         """Calibrated score and ``level`` interval of every item of a new pool
         (:meth:`item_scores` of :meth:`apply`; conformal intervals come from the new
-        pool's labels, or without any from this calibrator's own residuals)."""
+        pool's labels, or without enough of them for ``level`` from these and this
+        calibrator's own residuals)."""
         return self.apply(pool).item_scores(level, method)
 
     def save(self, path: str | Path) -> Path:

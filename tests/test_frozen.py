@@ -165,3 +165,17 @@ def test_posterior_item_intervals_of_a_new_pool_without_labels(old):
     width = (items["upper"] - items["lower"]).mean()
     conformal = old.predict(pool(new, np.zeros(2000, bool)))
     assert abs(width / (conformal["upper"] - conformal["lower"]).mean() - 1) < 0.15
+
+
+def test_a_few_fresh_labels_do_not_block_conformal_item_intervals(old):
+    """Finding T4-11: with 1-8 fresh labels (too few for a 90% conformal interval of their
+    own) predict refused, though it worked with none; the old residuals join them."""
+    new = table(300, 13)
+    none = old.predict(pool(new, np.zeros(300, bool)), level=0.9)
+    labeled = np.zeros(300, bool)
+    labeled[:3] = True
+    few = old.predict(pool(new, labeled), level=0.9)
+    width = few["upper"] - few["lower"]
+    assert (
+        width.notna().all() and abs(width.mean() / (none["upper"] - none["lower"]).mean() - 1) < 0.1
+    )
