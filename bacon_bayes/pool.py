@@ -29,7 +29,7 @@ from bacon_bayes.inclusion import (
 from bacon_bayes.io import csv_lines, plural_places
 from bacon_bayes.order import group_spellings, unique_codes, wave_order
 from bacon_bayes.pairs import Pairs, pairs_frame
-from bacon_bayes.words import as_numbers, cell_fix, unread
+from bacon_bayes.words import as_numbers, cell_fix, id_text, unread
 
 Kind = Literal["continuous", "ordinal", "nonnegative", "categorical"]
 KINDS: tuple[str, ...] = ("continuous", "ordinal", "nonnegative", "categorical")
@@ -652,6 +652,9 @@ def _long_from_table(long: pd.DataFrame, ids: np.ndarray, notes: list[str]) -> p
                 "Its columns must include item, judge, score (optional run, entropy, perplexity)."
             )
     pos = pd.Index(ids).get_indexer(long["item"].to_numpy())
+    # ids as text in one table and numbers in the other ('0', 0): one id
+    if (pos < 0).any() and (text := pd.Index(id_text(pd.Series(ids)))).is_unique:
+        pos = text.get_indexer(id_text(long["item"]))
     if (pos < 0).any():
         k = int(np.argmax(pos < 0))
         raise ValidationError(

@@ -392,3 +392,13 @@ def test_with_labels_checks_lengths_and_the_new_items_inclusion_probabilities():
     newer = drawn.with_labels(["it10", "it11"], [3.0, 4.0], propensity=[0.25, 0.5])
     assert newer.propensity[-2:].tolist() == [0.25, 0.5] and np.isnan(drawn.propensity[-1])
     assert newer.with_labels(["it0"], [2.0]).propensity[0] == 0.5  # relabeled: kept
+
+
+def test_long_table_ids_as_text_match_number_ids():
+    """Finding T4-13: a long judge table with ids '0', '1' (a CSV read as text) beside a
+    pool whose ids are 0, 1 was refused as 'item '0' ... not in the pool'."""
+    df = frame().assign(num=range(12))
+    long = long_table(df).assign(item=lambda t: t["item"].str[2:])  # 'it3' -> '3'
+    pool = build(df, item="num", judges=long)
+    assert pool.judges == ("j1", "j2") and len(pool.judge_scores) == 48
+    assert build(df, item="num", judges=long.assign(item=long["item"].astype(int))).n_items == 12
