@@ -516,12 +516,14 @@ class Calibrator:
         anytime: bool = False,
         max_labels: int | None = None,
     ) -> pd.DataFrame:
-        """Groups ranked by mean (1 = highest if ``descending``), simultaneous rank intervals;
-        on comparisons, models ranked by strength."""
+        """Groups ranked by mean (1 = highest if ``descending``), simultaneous rank intervals
+        beside the group means' intervals (``anytime``: both anytime); on comparisons,
+        models ranked by strength."""
         sequential.check_max_labels(anytime, max_labels)
         if self._pairs(anytime):
             return pairs_mod.strength_ranks(self, alpha, method, descending)
-        table = self.estimate_groups(alpha, True, method, pooling=pooling)
+        table = self.estimate_groups(alpha, True, method, pooling=pooling, anytime=anytime,
+                                     max_labels=max_labels)  # fmt: skip
         d = self.compare_groups(alpha, True, method, pooling, True, max_labels) if anytime else None
         ranks = est.rank_intervals(table, descending=descending, diffs=d)
         frame = table.to_frame()
