@@ -357,8 +357,16 @@ class Calibrator:
         if method == "classical":
             return est.classical_mean(p.y, pi=p.design, alpha=alpha, **self._kw())
         if method == "naive":
-            return est.naive_mean(p.judge_average(), alpha=alpha)
+            return self._naive(est.naive_mean(p.judge_average(), alpha=alpha))
         raise ValidationError(f"method {method!r} must be 'aee', 'classical' or 'naive'.")
+
+    def _naive(self, e: _Result) -> _Result:
+        """A naive estimate with why it is none of the label's, where :meth:`summary` leaves
+        it out for that (``details["not_comparable"]``, printed with it)."""
+        from bacon_bayes.report.text import naive_note
+
+        why = naive_note(self.pool_, self.bounds_)
+        return replace(e, details={**e.details, "not_comparable": why}) if why else e
 
     def _note_surrogates(self, e: _Result, combined: bool = True) -> _Result:
         """Name the surrogates behind an AEE estimate (nothing to add for a single one)."""
@@ -414,7 +422,7 @@ class Calibrator:
                 **self._kw(prompts=False),
             )
         if method == "naive":
-            return est.naive_quantile(p.judge_average(), q, alpha=alpha)
+            return self._naive(est.naive_quantile(p.judge_average(), q, alpha=alpha))
         raise ValidationError(f"method {method!r} must be 'aee', 'classical' or 'naive'.")
 
     def _groups(self) -> np.ndarray:
@@ -468,6 +476,7 @@ class Calibrator:
         table = grouping.group_means(
             self, alpha, how, method, interval, self.pooling_for(method, pooling), wanted
         )
+        table = self._naive(table) if method == "naive" else table
         return sequential.groups(self, table, max_labels).clip(*self.bounds_) if anytime else table
 
     def pooling_for(self, method: Method = "aee", pooling: Pooling | None = None) -> str:

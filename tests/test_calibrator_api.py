@@ -145,3 +145,23 @@ def test_levels_written_as_on_the_command_line_are_refused_with_the_python_form(
         EvalPool.from_frame(
             frame, label="gpt4", judges=["gpt35"], outcome="ordinal", levels="1,2,3,4,5"
         )
+
+
+def test_a_naive_estimate_off_the_label_s_scale_says_so(frame):
+    """Finding T4-4: the summary leaves the raw judge average out when the judges score on
+    another scale, but estimate_mean/groups/quantile(method="naive") gave it bare."""
+    scaled = frame.assign(**{j: frame[j] * 20 for j in JUDGES})  # judges on 0-100
+    cal = Calibrator(engine="freq", scale=(1, 5)).fit(_pool(scaled))
+    why = cal.summary()["naive_left_out"]
+    assert why
+    for e in (
+        cal.estimate_mean(method="naive"),
+        cal.estimate_quantile(0.5, method="naive"),
+        cal.estimate_groups(method="naive"),
+    ):
+        assert e.details["not_comparable"] == why
+        assert f"not an estimate of the label: {why}" in str(e)
+    assert (
+        "not_comparable"
+        not in Calibrator(engine="freq").fit(_pool(frame)).estimate_mean(method="naive").details
+    )
