@@ -271,7 +271,8 @@ class Calibrator:
         if hasattr(self, "frozen_"):
             raise ValidationError(
                 "this calibrator applies another one to a new pool (Calibrator.apply); save "
-                "the calibrator it came from, or fit one on the new pool (--refit)"
+                "the calibrator it came from, or fit one on the new pool (--refit; "
+                "apply(pool, refit=True) in Python)"
             )
         return save_calibrator(self, path)
 

@@ -550,7 +550,8 @@ def labeled_by_prompt(y: np.ndarray, prompts: np.ndarray, codes: np.ndarray | No
         f"(correlation {min(icc, 1.0):.2f} over {df + 1} prompts; {whole} wholly labeled), "
         "but the pool records no prompt-level design, so its intervals take the items as "
         "drawn one by one and can be far too narrow. Give the design's probabilities "
-        "(--propensity with --prompt-propensity), or use --target population, whose "
+        "(--propensity with --prompt-propensity; propensity= with prompt_propensity= in "
+        "Python), or use --target population (Calibrator(target='population')), whose "
         "intervals are clustered by prompt"
     )
 

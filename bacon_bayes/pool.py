@@ -213,7 +213,7 @@ class EvalPool:
                 f"{int(empty.sum())} row(s) have no judge score at all "
                 f"({_Rows(self.ids)(pos)} the first), so the naive judge average is "
                 "undefined; score them with at least one judge, or leave them out (bacon "
-                "estimate --drop-unscored leaves out the rows no judge scored)."
+                "estimate --drop-unscored; in Python, drop those rows from the DataFrame)."
             )
         return avg
 

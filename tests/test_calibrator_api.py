@@ -165,3 +165,23 @@ def test_a_naive_estimate_off_the_label_s_scale_says_so(frame):
         "not_comparable"
         not in Calibrator(engine="freq").fit(_pool(frame)).estimate_mean(method="naive").details
     )
+
+
+def test_python_errors_give_the_python_spelling_beside_the_flag(frame, tmp_path):
+    """Finding T4-12: errors raised from the Python API prescribed --folds, --outcome,
+    --refit, --drop-unscored only, flags a notebook user has not got."""
+    with pytest.raises(ValidationError, match=re.escape("--folds (folds= in Python)")):
+        Calibrator(engine="freq", folds=200).fit(_pool(frame))
+    cal = Calibrator(engine="freq").fit(_pool(frame))
+    with pytest.raises(ValidationError, match=re.escape("apply(pool, refit=True) in Python")):
+        cal.apply(_pool(frame)).save(tmp_path / "x.nc")
+    ordinal = EvalPool.from_frame(
+        frame.assign(human=frame["human"].round()), label="human", judges=JUDGES,
+        outcome="ordinal", item="id",
+    )  # fmt: skip
+    with pytest.raises(ValidationError, match=re.escape("outcome='continuous' in EvalPool")):
+        cal.apply(ordinal)
+    unscored = frame.copy()
+    unscored.loc[0, JUDGES] = np.nan
+    with pytest.raises(ValidationError, match="in Python, drop those rows from the DataFrame"):
+        Calibrator(engine="freq").fit(_pool(unscored)).estimate_mean(method="naive")
