@@ -140,6 +140,10 @@ class Estimate:
             fields[k] = float("nan") if fields[k] is None else float(fields[k])
         return cls(**fields)
 
+    def __repr__(self) -> str:
+        """The readable form :meth:`__str__` prints (a notebook shows this one)."""
+        return str(self)
+
     def __str__(self) -> str:
         level = round(100 * (1 - self.alpha), 1)
         kind = _kind(self.details)
@@ -257,6 +261,10 @@ class EstimateTable:
                 "details": self.details,
             }
         )
+
+    def __repr__(self) -> str:
+        """The readable form :meth:`__str__` prints (a notebook shows this one)."""
+        return str(self)
 
     def __str__(self) -> str:
         level = round(100 * (1 - self.alpha), 1)

@@ -185,3 +185,11 @@ def test_python_errors_give_the_python_spelling_beside_the_flag(frame, tmp_path)
     unscored.loc[0, JUDGES] = np.nan
     with pytest.raises(ValidationError, match="in Python, drop those rows from the DataFrame"):
         Calibrator(engine="freq").fit(_pool(unscored)).estimate_mean(method="naive")
+
+
+def test_a_notebook_shows_the_readable_table_not_the_dataclass_dump(cal):
+    """Finding T4-14: a cell ending in ``cal.estimate_groups()`` showed the dataclass repr
+    (arrays and the covariance matrix); it now shows what ``print`` shows."""
+    for result in (cal.estimate_mean(), cal.estimate_groups(), cal.compare_groups()):
+        assert repr(result) == str(result) and "cov=" not in repr(result)
+    assert "shrunk toward the other groups" in repr(cal.estimate_groups(pooling="shrink"))
