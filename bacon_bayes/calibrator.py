@@ -14,6 +14,7 @@ from bacon_bayes import estimate as est
 from bacon_bayes import grouping, sequential
 from bacon_bayes import pairs as pairs_mod
 from bacon_bayes import surrogates as sur
+from bacon_bayes.arguments import as_pair, flag
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, PoolWarning, ValidationError
 from bacon_bayes.estimate.critical import simultaneous_rule
@@ -168,9 +169,9 @@ class Calibrator:
 
     # ------------------------------------------------------------------ fitting
     def _check_scale(self, pool: EvalPool) -> None:
-        if self.scale is None:
+        if (pair := as_pair(self.scale, "scale", "(1, 5)")) is None:
             return
-        lo, hi = (float(v) for v in self.scale)
+        lo, hi = pair
         if not lo < hi:
             raise ValidationError(f"scale {self.scale!r} must be (low, high) with low < high.")
         y = pool.y
@@ -236,6 +237,8 @@ class Calibrator:
         if self.target not in ("pool", "population", "superpopulation"):
             raise ValidationError(f"target {self.target!r} must be 'pool' or 'population'.")
         self._check_scale(pool)
+        flag(self.power_tuning, "power_tuning")
+        flag(self.hajek, "hajek")
         for note in judge_warnings(pool):
             warnings.warn(note, PoolWarning, stacklevel=2)
         self.pool_ = pool
@@ -271,7 +274,8 @@ class Calibrator:
     ) -> pd.DataFrame:
         """Calibrated score and ``level`` interval of every item of a new pool
         (:meth:`item_scores` of :meth:`apply`; conformal intervals come from the new
-        pool's labels, or without any from this calibrator's own residuals)."""
+        pool's labels, or without enough of them for ``level`` from these and this
+        calibrator's own residuals)."""
         return self.apply(pool).item_scores(level, method)
 
     def save(self, path: str | Path) -> Path:
@@ -281,7 +285,8 @@ class Calibrator:
         if hasattr(self, "frozen_"):
             raise ValidationError(
                 "this calibrator applies another one to a new pool (Calibrator.apply); save "
-                "the calibrator it came from, or fit one on the new pool (--refit)"
+                "the calibrator it came from, or fit one on the new pool (--refit; "
+                "apply(pool, refit=True) in Python)"
             )
         return save_calibrator(self, path)
 
@@ -368,8 +373,16 @@ class Calibrator:
         if method == "classical":
             return est.classical_mean(p.y, pi=p.design, alpha=alpha, **self._kw())
         if method == "naive":
-            return est.naive_mean(p.judge_average(), alpha=alpha)
+            return self._naive(est.naive_mean(p.judge_average(), alpha=alpha))
         raise ValidationError(f"method {method!r} must be 'aee', 'classical' or 'naive'.")
+
+    def _naive(self, e: _Result) -> _Result:
+        """A naive estimate with why it is none of the label's, where :meth:`summary` leaves
+        it out for that (``details["not_comparable"]``, printed with it)."""
+        from bacon_bayes.report.text import naive_note
+
+        why = naive_note(self.pool_, self.bounds_)
+        return replace(e, details={**e.details, "not_comparable": why}) if why else e
 
     def _note_surrogates(self, e: _Result, combined: bool = True) -> _Result:
         """Name the surrogates behind an AEE estimate (nothing to add for a single one)."""
@@ -384,8 +397,12 @@ class Calibrator:
     def quantile_grid(self) -> np.ndarray:
         """Candidate values for quantiles: the levels, or labels and surrogate quantiles."""
         self._check_fitted()
-        p = self.pool_
-        return quantile_grid(p.outcome, p.y[p.labeled], self.surrogate_)
+        p, labels = self.pool_, self.pool_.y[self.pool_.labeled]
+        if not labels.size and hasattr(self, "frozen_"):  # a new pool without labels: the
+            probs = np.linspace(0, 1, GRID_SIZE // 2)  # labels the old residuals spread to
+            r = np.quantile(self.frozen_.residuals, probs)
+            labels = np.add.outer(np.quantile(self.surrogate_, probs), r).ravel()
+        return quantile_grid(p.outcome, labels, self.surrogate_)
 
     def estimate_quantile(self, q: float, alpha: float = 0.05, method: Method = "aee") -> Estimate:
         """Quantile ``q`` of the human labels over the pool (Woodruff interval, intersected
@@ -421,7 +438,7 @@ class Calibrator:
                 **self._kw(prompts=False),
             )
         if method == "naive":
-            return est.naive_quantile(p.judge_average(), q, alpha=alpha)
+            return self._naive(est.naive_quantile(p.judge_average(), q, alpha=alpha))
         raise ValidationError(f"method {method!r} must be 'aee', 'classical' or 'naive'.")
 
     def _groups(self) -> np.ndarray:
@@ -477,6 +494,7 @@ class Calibrator:
         table = grouping.group_means(
             self, alpha, how, method, interval, self.pooling_for(method, pooling), wanted
         )
+        table = self._naive(table) if method == "naive" else table
         return sequential.groups(self, table, max_labels).clip(*self.bounds_) if anytime else table
 
     def pooling_for(self, method: Method = "aee", pooling: Pooling | None = None) -> str:
@@ -530,12 +548,14 @@ class Calibrator:
         anytime: bool = False,
         max_labels: int | None = None,
     ) -> pd.DataFrame:
-        """Groups ranked by mean (1 = highest if ``descending``), simultaneous rank intervals;
-        on comparisons, models ranked by strength."""
+        """Groups ranked by mean (1 = highest if ``descending``), simultaneous rank intervals
+        beside the group means' intervals (``anytime``: both anytime); on comparisons,
+        models ranked by strength."""
         sequential.check_max_labels(anytime, max_labels)
         if self._pairs(anytime):
             return pairs_mod.strength_ranks(self, alpha, method, descending)
-        table = self.estimate_groups(alpha, True, method, pooling=pooling)
+        table = self.estimate_groups(alpha, True, method, pooling=pooling, anytime=anytime,
+                                     max_labels=max_labels)  # fmt: skip
         d = self.compare_groups(alpha, True, method, pooling, True, max_labels) if anytime else None
         ranks = est.rank_intervals(table, descending=descending, diffs=d)
         frame = table.to_frame()

@@ -27,6 +27,7 @@ them; models with a ``fit_folds`` method fit every fold at once.
 
 from __future__ import annotations
 
+import numbers
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -51,15 +52,17 @@ def make_folds(
     """
     labeled = np.asarray(labeled, dtype=bool)
     n = int(labeled.sum())
-    if folds < 2:
-        raise ValidationError(f"folds={folds}; cross-fitting needs at least 2 folds (default 5).")
+    if isinstance(folds, bool) or not isinstance(folds, numbers.Integral) or folds < 2:
+        raise ValidationError(
+            f"folds={folds!r}; cross-fitting needs a whole number of at least 2 folds (default 5)."
+        )
     if clusters is not None:
         return _cluster_folds(labeled, folds, seed, np.asarray(clusters))
     if n < 2 * folds:
         raise ValidationError(
             f"{n} labeled item(s) are too few for {folds} folds (each fold model needs "
             f"training data and each fold at least 2 items): label at least {2 * folds} items "
-            "or lower --folds."
+            "or lower --folds (folds= in Python)."
         )
     ids = np.full(labeled.size, -1, dtype=int)
     perm = np.random.default_rng(seed).permutation(np.flatnonzero(labeled))
@@ -75,7 +78,7 @@ def _cluster_folds(labeled: np.ndarray, folds: int, seed: int, clusters: np.ndar
         raise ValidationError(
             f"the labels cover {present.size} prompt(s), fewer than the {folds} cross-fitting "
             f"folds (folds split by prompt, at least one prompt each): label items of at "
-            f"least {folds} prompts or lower --folds."
+            f"least {folds} prompts or lower --folds (folds= in Python)."
         )
     sizes = np.bincount(lab_codes, minlength=names.size)
     order = np.random.default_rng(seed).permutation(present)
@@ -90,7 +93,8 @@ def _cluster_folds(labeled: np.ndarray, folds: int, seed: int, clusters: np.ndar
     if load.min() < 2:
         raise ValidationError(
             f"a cross-fitting fold gets {int(load.min())} labeled item(s) when folds split by "
-            f"prompt; label more items or lower --folds (each fold needs at least 2)."
+            "prompt; label more items or lower --folds (folds= in Python; each fold needs at "
+            "least 2)."
         )
     ids = np.full(labeled.size, -1, dtype=int)
     ids[labeled] = fold_of[lab_codes]

@@ -143,7 +143,8 @@ def apply_features(pool: EvalPool, like: FeatureSet) -> FeatureSet:
     ):
         raise ValidationError(
             f"the calibrator uses a {_embedding_dim(like.embedding)}-dimensional embedding; "
-            "give the new pool the same embedding columns (--embedding PREFIX)"
+            "give the new pool the same embedding columns (--embedding PREFIX; embedding= in "
+            "EvalPool.from_frame)"
         )
     return _build(pool, (0.0, 1.0), None, True, 0, like)
 

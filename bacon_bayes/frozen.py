@@ -107,7 +107,8 @@ def check_compatible(cal: Calibrator, pool: EvalPool) -> None:
         raise ValidationError(
             f"the calibrator was fitted on a {old.kind} label and the new pool's label "
             f"{pool.label_name!r} is {new.kind}; give the new pool the same outcome type "
-            f"(--outcome {old.kind}) or fit a new calibrator"
+            f"(--outcome {old.kind}; outcome={old.kind!r} in EvalPool.from_frame) or fit a "
+            "new calibrator"
         )
     if old.levels is not None and tuple(old.levels) != tuple(new.levels or ()):
         raise ValidationError(

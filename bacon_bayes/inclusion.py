@@ -29,6 +29,7 @@ prompt labeled together (:func:`labeled_by_prompt`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -555,6 +556,49 @@ def labeled_by_prompt(y: np.ndarray, prompts: np.ndarray, codes: np.ndarray | No
         f"(correlation {min(icc, 1.0):.2f} over {df + 1} prompts; {whole} wholly labeled), "
         "but the pool records no prompt-level design, so its intervals take the items as "
         "drawn one by one and can be far too narrow. Give the design's probabilities "
-        "(--propensity with --prompt-propensity), or use --target population, whose "
+        "(--propensity with --prompt-propensity; propensity= with prompt_propensity= in "
+        "Python), or use --target population (Calibrator(target='population')), whose "
         "intervals are clustered by prompt"
     )
+
+
+def added_propensity(
+    pi: np.ndarray | None,
+    inclusion: Inclusion | None,
+    pos: np.ndarray,
+    given: Sequence[float] | None,
+) -> np.ndarray | None:
+    """The inclusion probabilities of a pool given labels at ``pos`` (``with_labels``):
+    ``given`` for those items; a pool that records none takes none, one that does needs
+    them for every item it did not have labeled."""
+    fresh = pos[np.isnan(pi[pos])] if pi is not None else pos
+    if inclusion is not None and fresh.size:
+        raise ValidationError(
+            "this pool's labels were drawn by prompt (prompt_propensity); new labels need "
+            "their prompts' probabilities: rebuild it with EvalPool.from_frame(..., "
+            "propensity=COLUMN, prompt_propensity=COLUMN)."
+        )
+    if pi is None:
+        if given is not None:
+            raise ValidationError(
+                "this pool has no inclusion probabilities (no propensity column), so "
+                "with_labels takes none: drop propensity=, or rebuild the pool with "
+                "EvalPool.from_frame(..., propensity=COLUMN)."
+            )
+        return None
+    out = pi.copy()
+    if given is not None:
+        if np.ndim(given) != 1 or len(given) != pos.size:
+            raise ValidationError(
+                f"with_labels got {pos.size} id(s) and propensity of length {np.size(given)}; "
+                "give one inclusion probability per id."
+            )
+        out[pos] = np.asarray(given, dtype=float)
+    elif fresh.size:
+        raise ValidationError(
+            f"{fresh.size} item(s) labeled here have no inclusion probability, which this "
+            "pool records for every labeled item (propensity column); give them: "
+            "with_labels(ids, values, propensity=[...]), the probability the design gave "
+            "each item."
+        )
+    return out

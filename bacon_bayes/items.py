@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.arguments import number
 from bacon_bayes.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -185,7 +186,8 @@ def item_table(
     ``cdf``: each item's out-of-fold predictive CDF at given points; ``grid``: the points
     for posterior intervals; ``bounds``: the label range; ``seed``: randomised posterior
     sets under this seed (None: not randomised); ``frozen_residuals``: a saved
-    calibrator's residuals, for conformal intervals on a pool without labels.
+    calibrator's residuals, for conformal intervals on a pool without labels (or with too
+    few for ``level``: then with them).
     """
     if not 0 < level < 1:
         raise ValidationError(f"level={level!r} must lie strictly between 0 and 1 (e.g. 0.9).")
@@ -211,8 +213,9 @@ def item_table(
         hi = np.where(some, np.where(keep, lv, -np.inf).max(axis=1), np.nan)
     elif method == "conformal":
         resid = p.y[lab] - f[lab]
-        if not resid.size and frozen_residuals is not None:  # a new pool without labels
-            resid = frozen_residuals
+        if frozen_residuals is not None and np.ceil((resid.size + 1) * level) > resid.size:
+            # a new pool with no fresh labels, or too few for ``level``: the old ones too
+            resid = np.concatenate([frozen_residuals, resid])
         q = conformal_halfwidth(resid, level)
         lo, hi = f - q, f + q
         if levels is not None:
@@ -244,7 +247,7 @@ def item_table(
     if p.groups is not None:
         out.insert(1, "group", p.groups)
     if threshold is not None:
-        below = np.nextafter(threshold, -np.inf)
+        below = np.nextafter(number(threshold, "threshold", "3"), -np.inf)
         out["p_below"] = cdf(np.array([below]))[:, 0]
         out["flag"] = out["p_below"] > 0.5
     return out

@@ -29,7 +29,7 @@ whatever the model (its errors only widen it), for the pool as the other estimat
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -86,7 +86,9 @@ def freq_judge_bias(cal: Calibrator, level: float = 0.9) -> pd.DataFrame:
     Columns: ``judge``, ``same_scale``, ``bias`` with ``bias_low``/``bias_high`` (the
     central ``level`` interval; NaN when the judge is not on the label's scale),
     ``judge_mean``, ``human_mean``, ``offset``, ``scale``, ``noise``, ``noise_human``
-    and ``n_labeled`` (labeled items the judge scored).
+    and ``n_labeled`` (labeled items the judge scored). A judge that scored fewer than 2
+    labeled items has its ``judge_mean`` only, and a ``note`` saying so (the column is
+    there only then).
     """
     pool = cal.pool_
     low, high = label_range(cal)
@@ -104,6 +106,9 @@ def freq_judge_bias(cal: Calibrator, level: float = 0.9) -> pd.DataFrame:
         seen = np.isfinite(s)
         fit = lab & seen
         on_scale = same_scale(s, low, high)
+        if fit.sum() < 2:  # no variance of the human mean, no line: the others still
+            rows.append(_too_few_labeled(judge, on_scale, s[seen], int(fit.sum())))
+            continue
         human = est.aee_mean(
             np.where(lab, y, np.nan)[seen],
             f[seen],
@@ -129,9 +134,26 @@ def freq_judge_bias(cal: Calibrator, level: float = 0.9) -> pd.DataFrame:
                 "noise": noise,
                 "noise_human": noise / abs(scale) if scale != 0 else np.inf,
                 "n_labeled": int(fit.sum()),
+                "note": "",
             }
         )
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    return table if table["note"].any() else table.drop(columns="note")
+
+
+def _too_few_labeled(judge: str, on_scale: bool, scores: np.ndarray, n: int) -> dict[str, Any]:
+    """The bias row of a judge that scored fewer than 2 labeled items: its mean only."""
+    nan = float("nan")
+    return {
+        "judge": judge,
+        "same_scale": on_scale,
+        **dict.fromkeys(["bias", "bias_low", "bias_high"], nan),
+        "judge_mean": float(scores.mean()),
+        **dict.fromkeys(["human_mean", "offset", "scale", "noise", "noise_human"], nan),
+        "n_labeled": n,
+        "note": f"judge {judge!r} scored {n} labeled item(s); its bias and line need at "
+        "least 2: have it score labeled items, or label items it scored.",
+    }
 
 
 def categorical_judges(cal: Calibrator) -> np.ndarray:
@@ -229,6 +251,7 @@ def informativeness(
     var = float(label_sd) ** 2
     with np.errstate(invalid="ignore", divide="ignore"):
         signal = np.where(np.isfinite(noise), var / (var + noise**2), 0.0)
+    signal[np.isnan(noise)] = np.nan  # no line (too few labeled scores): no verdict
     flat = np.zeros(len(table), dtype=bool)
     if {"scale_low", "scale_high"} <= set(table):
         flat = (table["scale_low"].to_numpy(float) <= 0) & (

@@ -9,9 +9,8 @@ row and the fix; nothing is dropped silently.
 
 from __future__ import annotations
 
-import difflib
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Literal
@@ -19,12 +18,18 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.arguments import judge_columns, need_column, number_list, suggest
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.inclusion import Inclusion, groups_never_drawn, labeled_by_prompt
+from bacon_bayes.inclusion import (
+    Inclusion,
+    added_propensity,
+    groups_never_drawn,
+    labeled_by_prompt,
+)
 from bacon_bayes.io import csv_lines, plural_places
 from bacon_bayes.order import group_spellings, unique_codes, wave_order
 from bacon_bayes.pairs import Pairs, pairs_frame
-from bacon_bayes.words import as_numbers, cell_fix, unread
+from bacon_bayes.words import as_numbers, cell_fix, id_text, unread
 
 Kind = Literal["continuous", "ordinal", "nonnegative", "categorical"]
 KINDS: tuple[str, ...] = ("continuous", "ordinal", "nonnegative", "categorical")
@@ -59,20 +64,6 @@ class OutcomeSpec:
         if self.kind == "nonnegative":
             return 0.0, math.inf
         return -math.inf, math.inf
-
-
-def _suggest(name: str, columns: Iterable[str]) -> str:
-    close = difflib.get_close_matches(str(name), [str(c) for c in columns], n=3)
-    return f" Did you mean {', '.join(map(repr, close))}?" if close else ""
-
-
-def _need_column(df: pd.DataFrame, col: str, role: str) -> None:
-    if col not in df.columns:
-        raise ValidationError(
-            f"{role} column {col!r} is not in the table.{_suggest(col, df.columns)} "
-            f"Pass the name of an existing column (columns: {', '.join(map(str, df.columns[:12]))}"
-            f"{', ...' if len(df.columns) > 12 else ''})."
-        )
 
 
 def _py(value: Any) -> Any:
@@ -222,29 +213,41 @@ class EvalPool:
                 f"{int(empty.sum())} row(s) have no judge score at all "
                 f"({_Rows(self.ids)(pos)} the first), so the naive judge average is "
                 "undefined; score them with at least one judge, or leave them out (bacon "
-                "estimate --drop-unscored leaves out the rows no judge scored)."
+                "estimate --drop-unscored; in Python, drop those rows from the DataFrame)."
             )
         return avg
 
-    def with_labels(self, ids: Sequence[Any], values: Sequence[float]) -> EvalPool:
-        """Return a copy with labels set for ``ids`` (validated like the originals)."""
-        index = pd.Index(self.ids)
-        pos = index.get_indexer(list(ids))
+    def with_labels(
+        self, ids: Sequence[Any], values: Sequence[float], propensity: Sequence[float] | None = None
+    ) -> EvalPool:
+        """Return a copy with labels set for ``ids`` (validated like the originals); on a pool
+        with inclusion probabilities, ``propensity`` gives those of the items it labels."""
+        ids, new = list(ids), np.asarray(values, dtype=float)
+        if new.ndim != 1 or new.size != len(ids):
+            raise ValidationError(
+                f"with_labels got {len(ids)} id(s) and {new.size} value(s); give one label "
+                "value per id, in the same order."
+            )
+        pos = pd.Index(self.ids).get_indexer(ids)
         if (pos < 0).any():
-            missing = list(ids)[int(np.argmax(pos < 0))]
+            missing = ids[int(np.argmax(pos < 0))]
             raise ValidationError(f"item {missing!r} is not in the pool; check the item ids.")
         y = self.y.copy()
-        y[pos] = np.asarray(values, dtype=float)
+        y[pos] = new
+        pi = added_propensity(self.propensity, self.inclusion, pos, propensity)
+        if pi is not None:
+            _check_propensity(pi, ~np.isnan(y), _Rows(self.ids), "propensity")
         _check_labels(y, self.outcome, _Rows(self.ids), self.label_name)
         if self.waves is None or self.wave_names is None:
-            return replace(self, y=y)
+            return replace(self, y=y, propensity=pi)
         # labels added to a pool with waves: a new wave after the recorded ones
         waves = np.where(np.isnan(y), -1, self.waves)
         fresh = (waves < 0) & ~np.isnan(y)
         if not fresh.any():
-            return replace(self, y=y, waves=waves)
+            return replace(self, y=y, waves=waves, propensity=pi)
         waves[fresh] = len(self.wave_names)
-        return replace(self, y=y, waves=waves, wave_names=(*self.wave_names, "added"))
+        added = (*self.wave_names, "added")
+        return replace(self, y=y, waves=waves, wave_names=added, propensity=pi)
 
     def report(self) -> dict[str, Any]:
         """Counts a user should see: items, labels, judges, missing scores, notes."""
@@ -346,7 +349,7 @@ class EvalPool:
             raise ValidationError("the table has no rows; pass at least one item per row.")
         if outcome not in KINDS:
             raise ValidationError(
-                f"outcome {outcome!r} is not known.{_suggest(outcome, KINDS)} "
+                f"outcome {outcome!r} is not known.{suggest(outcome, KINDS)} "
                 f"Use one of {', '.join(KINDS)}."
             )
         notes: list[str] = []
@@ -354,7 +357,7 @@ class EvalPool:
         if item is None:
             ids, id_role = df.index.to_numpy(), "index"
         else:
-            _need_column(df, item, "item id")
+            need_column(df, item, "item id")
             ids, id_role = df[item].to_numpy(), f"item id column {item!r}"
         rows = _Rows(ids, csv_lines(df))
         if pd.isna(ids).any():
@@ -370,7 +373,7 @@ class EvalPool:
                 "judge table."
             )
         # label
-        _need_column(df, label, "label")
+        need_column(df, label, "label")
         y = _numeric(df[label], "label", rows)
         spec = _outcome_spec(outcome, levels, y, notes)
         _check_labels(y, spec, rows, label)
@@ -379,19 +382,10 @@ class EvalPool:
             long = _long_from_table(judges, ids, notes)
             judge_names = tuple(dict.fromkeys(long["judge"].astype(str)))
         else:
-            if isinstance(judges, str):
-                judges = [judges]
-            if len(judges) == 0:
-                raise ValidationError("no judge columns given; pass at least one judge.")
-            if label in judges:
-                raise ValidationError(
-                    f"label column {label!r} is also listed as a judge; a label cannot be a judge."
-                )
-            if len(set(judges)) != len(judges):
-                raise ValidationError("a judge column is listed twice; list each judge once.")
+            judges = judge_columns(judges, label, df.columns)
             frames = []
             for j in judges:
-                _need_column(df, j, "judge")
+                need_column(df, j, "judge")
                 s = _numeric(df[j], "judge", rows)
                 if np.isnan(s).all():
                     raise ValidationError(
@@ -409,7 +403,7 @@ class EvalPool:
         # optional columns
         groups = codes = names = None
         if group is not None:
-            _need_column(df, group, "group")
+            need_column(df, group, "group")
             g = df[group]
             if g.isna().any():
                 pos = int(np.argmax(g.isna().to_numpy()))
@@ -425,19 +419,19 @@ class EvalPool:
             unique_codes(groups, factorized=(codes, names))
         texts = None
         if text is not None:
-            _need_column(df, text, "text")
+            need_column(df, text, "text")
             texts = df[text].fillna("").astype(str).to_numpy()
         emb = None
         if embedding is not None:
             emb = _embedding(df, embedding, rows)
         pi = None
         if propensity is not None:
-            _need_column(df, propensity, "propensity")
+            need_column(df, propensity, "propensity")
             pi = _numeric(df[propensity], "propensity", rows)
             _check_propensity(pi, ~np.isnan(y), rows, propensity)
         prompts = None
         if prompt is not None:
-            _need_column(df, prompt, "prompt")
+            need_column(df, prompt, "prompt")
             pr = df[prompt]
             if pr.isna().any():
                 pos = int(np.argmax(pr.isna().to_numpy()))
@@ -454,7 +448,7 @@ class EvalPool:
                     "prompt_propensity needs propensity (the items' probabilities) and "
                     "prompt (the prompt column) too."
                 )
-            _need_column(df, prompt_propensity, "prompt propensity")
+            need_column(df, prompt_propensity, "prompt propensity")
             b = _numeric(df[prompt_propensity], "prompt propensity", rows)
             _check_propensity(b, ~np.isnan(y), rows, prompt_propensity)
             inclusion = Inclusion.from_prompt(np.asarray(pi), b)
@@ -509,7 +503,7 @@ def _outcome_spec(
                 "in Python) declares them, e.g. when some level has no label yet."
             )
             return OutcomeSpec(kind, tuple(float(v) for v in seen))  # type: ignore[arg-type]
-        lv = np.asarray(levels, dtype=float)
+        lv = number_list(levels, "levels", "[1, 2, 3, 4, 5]")
         if lv.size < 2 or np.unique(lv).size != lv.size:
             raise ValidationError(f"levels {list(levels)} must hold at least two distinct values.")
         return OutcomeSpec(kind, tuple(float(v) for v in np.sort(lv)))  # type: ignore[arg-type]
@@ -565,7 +559,7 @@ def _waves(
     df: pd.DataFrame, col: str, y: np.ndarray, rows: _Rows
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """Each label's wave code (0..K-1 in the waves' order; -1 unlabeled) and the waves."""
-    _need_column(df, col, "wave")
+    need_column(df, col, "wave")
     given = df[col].notna().to_numpy()
     labeled = ~np.isnan(y)
     for bad, what in ((labeled & ~given, "is empty at labeled"), (~labeled & given, "has a wave "
@@ -637,7 +631,7 @@ def _embedding(df: pd.DataFrame, embedding: Sequence[str] | str, rows: _Rows) ->
     else:
         cols = list(embedding)
         for c in cols:
-            _need_column(df, c, "embedding")
+            need_column(df, c, "embedding")
     emb = np.column_stack([_numeric(df[c], "embedding", rows) for c in cols])
     bad = ~np.isfinite(emb)
     if bad.any():
@@ -654,10 +648,13 @@ def _long_from_table(long: pd.DataFrame, ids: np.ndarray, notes: list[str]) -> p
     for col in LONG_COLUMNS:
         if col not in long.columns:
             raise ValidationError(
-                f"long judge table needs column {col!r}.{_suggest(col, long.columns)} "
+                f"long judge table needs column {col!r}.{suggest(col, long.columns)} "
                 "Its columns must include item, judge, score (optional run, entropy, perplexity)."
             )
     pos = pd.Index(ids).get_indexer(long["item"].to_numpy())
+    # ids as text in one table and numbers in the other ('0', 0): one id
+    if (pos < 0).any() and (text := pd.Index(id_text(pd.Series(ids)))).is_unique:
+        pos = text.get_indexer(id_text(long["item"]))
     if (pos < 0).any():
         k = int(np.argmax(pos < 0))
         raise ValidationError(

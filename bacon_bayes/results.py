@@ -60,6 +60,12 @@ def _kind(details: dict[str, Any]) -> str:
     return f"{kind} " if kind else ""
 
 
+def _not_comparable(details: dict[str, Any]) -> str:
+    """A naive baseline's line saying why it estimates nothing of the label (or "")."""
+    why = details.get("not_comparable")
+    return f"\nnot an estimate of the label: {why}" if why else ""
+
+
 @dataclass(frozen=True)
 class Estimate:
     """One estimated quantity with its standard error and confidence interval.
@@ -134,6 +140,10 @@ class Estimate:
             fields[k] = float("nan") if fields[k] is None else float(fields[k])
         return cls(**fields)
 
+    def __repr__(self) -> str:
+        """The readable form :meth:`__str__` prints (a notebook shows this one)."""
+        return str(self)
+
     def __str__(self) -> str:
         level = round(100 * (1 - self.alpha), 1)
         kind = _kind(self.details)
@@ -141,7 +151,7 @@ class Estimate:
             f"{self.method:>9} {self.estimand}: {self.estimate:.4f} "
             f"(se {self.se:.4f}; {level:g}% {kind}CI {self.ci_low:.4f} to {self.ci_high:.4f}; "
             f"{self.n_labeled} labeled of {self.n_items})"
-        )
+        ) + _not_comparable(self.details)
 
 
 @dataclass(frozen=True)
@@ -254,6 +264,10 @@ class EstimateTable:
             }
         )
 
+    def __repr__(self) -> str:
+        """The readable form :meth:`__str__` prints (a notebook shows this one)."""
+        return str(self)
+
     def __str__(self) -> str:
         level = round(100 * (1 - self.alpha), 1)
         kind = _kind(self.details)
@@ -269,4 +283,5 @@ class EstimateTable:
                 f"holding {self.details['guarantee']}"
             )
             head += f"\n{self.details['se']}" if "se" in self.details else ""
+        head += _not_comparable(self.details)
         return head + "\n" + self.to_frame().to_string(index=False, float_format="%.4f")

@@ -268,3 +268,12 @@ def bools_as_floats(
         out[col] = values
     out.attrs["verdicts"] = {**frame.attrs.get("verdicts", {}), **said}
     return out
+
+
+def id_text(ids: pd.Series) -> pd.Series:
+    """Ids as the text they are compared by: whole numbers read as floats (``1.0``, what
+    pandas writes for a column of integers with a missing value) as ``1``, so that a
+    table's ``1.0`` and a labels file's ``1`` are one id."""
+    if pd.api.types.is_float_dtype(ids) and bool((ids.dropna() % 1 == 0).all()):
+        return ids.astype("Int64").astype(str)
+    return ids.astype(str)

@@ -237,6 +237,19 @@ def test_calibrator_anytime_intervals_name_their_kind_and_widen_the_fixed_ones()
     assert cal.estimate_mean(method="naive", anytime=True).details.get("interval_kind") is None
 
 
+def test_anytime_ranks_sit_beside_the_anytime_group_intervals() -> None:
+    """Finding T4-1: ``rank_groups(anytime=True)`` showed the one-look group intervals in
+    ``ci_low``/``ci_high`` beside anytime rank intervals."""
+    cal = Calibrator(engine="freq").fit(EvalPool.from_frame(_pool(), wave="wave", **_kw()))
+    for budget in (None, cal.pool_.n_labeled):
+        ranks = cal.rank_groups(anytime=True, max_labels=budget).set_index("name")
+        table = cal.estimate_groups(anytime=True, max_labels=budget).to_frame().set_index("name")
+        assert np.allclose(ranks.loc[table.index, "ci_low"], table["ci_low"])
+        assert np.allclose(ranks.loc[table.index, "ci_high"], table["ci_high"])
+    fixed = cal.rank_groups().set_index("name")
+    assert (fixed["ci_high"] - fixed["ci_low"] < ranks["ci_high"] - ranks["ci_low"]).all()
+
+
 def test_anytime_without_waves_says_how_to_give_them() -> None:
     pool = EvalPool.from_frame(_pool(), **_kw())
     cal = Calibrator(engine="freq").fit(pool)

@@ -3,6 +3,7 @@ whatever the path taken, and baselines left out (with the reason) where they are
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -251,3 +252,91 @@ def test_judge_bias_gives_no_bias_to_a_judge_on_a_reversed_scale(frame):
     assert row["note"].startswith("falls as the label rises (Spearman -0.")
     assert "a reversed scale (1 = best)?" in row["note"]
     assert table.loc["gpt4", "bias"] > 0.5 and table.loc["gpt4", "note"] == ""
+
+
+@pytest.mark.parametrize(
+    ("settings", "needle"),
+    [
+        ({"scale": "1:5"}, "scale='1:5' must be two numbers (low, high), e.g. scale=(1, 5)"),
+        ({"scale": 5}, "scale=5 must be two numbers"),
+        ({"scale": (1, 5, 7)}, "scale=(1, 5, 7) must be two numbers"),
+        ({"folds": "5"}, "folds='5'; cross-fitting needs a whole number"),
+        ({"folds": 2.5}, "folds=2.5; cross-fitting needs a whole number"),
+        ({"power_tuning": "no"}, "power_tuning='no' must be True or False"),
+    ],
+)
+def test_calibrator_settings_of_the_wrong_type_are_refused_at_fit(frame, settings, needle):
+    """Finding T4-8: the command line's spellings and other wrong types gave raw
+    TypeError / ValueError, or ran (folds=2.5, power_tuning='no' taken as True)."""
+    with pytest.raises(ValidationError, match=re.escape(needle)):
+        Calibrator(engine="freq", **settings).fit(_pool(frame))
+
+
+@pytest.mark.parametrize(
+    ("call", "needle"),
+    [
+        (lambda c: c.estimate_mean(alpha="0.05"), "between 0 and 1 (a number, e.g. 0.05)"),
+        (lambda c: c.estimate_quantile([0.25, 0.5]), "between 0 and 1; call once per level"),
+        (lambda c: c.item_scores(threshold="3"), "threshold='3' must be one number"),
+    ],
+)
+def test_estimand_arguments_of_the_wrong_type_are_refused(cal, call, needle):
+    """Finding T4-8: a string alpha, a list of quantile levels or a string threshold."""
+    with pytest.raises(ValidationError, match=re.escape(needle)):
+        call(cal)
+
+
+def test_levels_written_as_on_the_command_line_are_refused_with_the_python_form(frame):
+    """Finding T4-8: ``levels="1,2,3,4,5"`` (the CLI's spelling) gave a raw ValueError."""
+    with pytest.raises(ValidationError, match=re.escape("levels=[1, 2, 3, 4, 5] (the command")):
+        EvalPool.from_frame(
+            frame, label="gpt4", judges=["gpt35"], outcome="ordinal", levels="1,2,3,4,5"
+        )
+
+
+def test_a_naive_estimate_off_the_label_s_scale_says_so(frame):
+    """Finding T4-4: the summary leaves the raw judge average out when the judges score on
+    another scale, but estimate_mean/groups/quantile(method="naive") gave it bare."""
+    scaled = frame.assign(**{j: frame[j] * 20 for j in JUDGES})  # judges on 0-100
+    cal = Calibrator(engine="freq", scale=(1, 5)).fit(_pool(scaled))
+    why = cal.summary()["naive_left_out"]
+    assert why
+    for e in (
+        cal.estimate_mean(method="naive"),
+        cal.estimate_quantile(0.5, method="naive"),
+        cal.estimate_groups(method="naive"),
+    ):
+        assert e.details["not_comparable"] == why
+        assert f"not an estimate of the label: {why}" in str(e)
+    assert (
+        "not_comparable"
+        not in Calibrator(engine="freq").fit(_pool(frame)).estimate_mean(method="naive").details
+    )
+
+
+def test_python_errors_give_the_python_spelling_beside_the_flag(frame, tmp_path):
+    """Finding T4-12: errors raised from the Python API prescribed --folds, --outcome,
+    --refit, --drop-unscored only, flags a notebook user has not got."""
+    with pytest.raises(ValidationError, match=re.escape("--folds (folds= in Python)")):
+        Calibrator(engine="freq", folds=200).fit(_pool(frame))
+    cal = Calibrator(engine="freq").fit(_pool(frame))
+    with pytest.raises(ValidationError, match=re.escape("apply(pool, refit=True) in Python")):
+        cal.apply(_pool(frame)).save(tmp_path / "x.nc")
+    ordinal = EvalPool.from_frame(
+        frame.assign(human=frame["human"].round()), label="human", judges=JUDGES,
+        outcome="ordinal", item="id",
+    )  # fmt: skip
+    with pytest.raises(ValidationError, match=re.escape("outcome='continuous' in EvalPool")):
+        cal.apply(ordinal)
+    unscored = frame.copy()
+    unscored.loc[0, JUDGES] = np.nan
+    with pytest.raises(ValidationError, match="in Python, drop those rows from the DataFrame"):
+        Calibrator(engine="freq").fit(_pool(unscored)).estimate_mean(method="naive")
+
+
+def test_a_notebook_shows_the_readable_table_not_the_dataclass_dump(cal):
+    """Finding T4-14: a cell ending in ``cal.estimate_groups()`` showed the dataclass repr
+    (arrays and the covariance matrix); it now shows what ``print`` shows."""
+    for result in (cal.estimate_mean(), cal.estimate_groups(), cal.compare_groups()):
+        assert repr(result) == str(result) and "cov=" not in repr(result)
+    assert "shrunk toward the other groups" in repr(cal.estimate_groups(pooling="shrink"))

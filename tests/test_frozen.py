@@ -152,3 +152,30 @@ def test_a_judge_missing_only_in_the_new_round_is_named(old, tmp_path, capsys):
     args = ["estimate", str(tmp_path / "new.csv"), "--label", "y", "--item", "item"]
     assert main([*args, "--calibrator", str(saved)]) == 0
     assert "note: 'j2' (" in capsys.readouterr().out
+
+
+def test_posterior_item_intervals_of_a_new_pool_without_labels(old):
+    """Finding T4-5: ``predict(new, method="posterior")`` on an unlabeled pool built its
+    grid from the new pool's labels (none) and crashed with an IndexError; its grid now
+    spreads the old residuals around the new surrogate, and the intervals cover."""
+    new = table(2000, 12)
+    items = old.predict(pool(new, np.zeros(2000, bool)), method="posterior")
+    inside = (items["lower"] <= new["y"]) & (new["y"] <= items["upper"])
+    assert 0.85 <= inside.mean() <= 0.95
+    width = (items["upper"] - items["lower"]).mean()
+    conformal = old.predict(pool(new, np.zeros(2000, bool)))
+    assert abs(width / (conformal["upper"] - conformal["lower"]).mean() - 1) < 0.15
+
+
+def test_a_few_fresh_labels_do_not_block_conformal_item_intervals(old):
+    """Finding T4-11: with 1-8 fresh labels (too few for a 90% conformal interval of their
+    own) predict refused, though it worked with none; the old residuals join them."""
+    new = table(300, 13)
+    none = old.predict(pool(new, np.zeros(300, bool)), level=0.9)
+    labeled = np.zeros(300, bool)
+    labeled[:3] = True
+    few = old.predict(pool(new, labeled), level=0.9)
+    width = few["upper"] - few["lower"]
+    assert (
+        width.notna().all() and abs(width.mean() / (none["upper"] - none["lower"]).mean() - 1) < 0.1
+    )

@@ -61,6 +61,22 @@ def test_bias_table_sees_the_offsets_not_the_scale_mixture():
     assert spearmanr(table["bias"].iloc[:8], OFFSETS).statistic >= 0.95
 
 
+def test_a_judge_with_fewer_than_two_labeled_scores_keeps_the_others_rows():
+    """Finding T4-18: a judge run on the unlabeled items and 0-1 labeled ones failed the
+    whole table ('Label more items', naming no judge); it now gets its mean and a note."""
+    pool, _ = simulated_pool(0)
+    frame = pool.judge_matrix().reset_index(drop=True).assign(y=pool.y)
+    frame["late"] = np.where(np.isnan(pool.y), frame["j0"], np.nan)
+    frame.loc[np.flatnonzero(pool.labeled)[0], "late"] = 3.0
+    judges = [*pool.judges, "late"]
+    late = EvalPool.from_frame(frame, label="y", judges=judges, outcome="continuous")
+    table = Calibrator(engine="freq", scale=(1, 6)).fit(late).judge_bias()
+    assert table["bias"].iloc[:8].notna().all() and np.isnan(table["bias"].iloc[-1])
+    assert table["n_labeled"].iloc[-1] == 1 and np.isfinite(table["judge_mean"].iloc[-1])
+    assert "judge 'late' scored 1 labeled item(s)" in table["note"].iloc[-1]
+    assert table["note"].iloc[:-1].eq("").all()
+
+
 @pytest.mark.slow
 def test_bayesian_bias_recovers_offsets_and_covers():
     """The Bayesian bias is model-based: its target is the judge's bias at the typical

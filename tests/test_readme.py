@@ -200,3 +200,26 @@ def test_the_tool_logs_are_what_their_script_writes(tmp_path):
     frame, meta = read_any(OUT / "run.eval")
     assert len(frame) == N_SAMPLES and frame["id"].tolist()[:2] == ["q000", "q001"]
     assert meta.judges == ["model_graded_qa"]
+
+
+def test_the_readme_withholds_group_intervals_only_where_the_code_does():
+    """Finding T4-19: "a group with fewer than 5 labels gets no interval" stood unqualified,
+    while the default (shrunk) group means give a 1-label group one; the sentence now
+    names the separate means it holds for, and both halves are checked here."""
+    from bacon_bayes import Calibrator, EvalPool
+
+    text = " ".join(README.read_text().split())
+    for claim in re.findall(r"[^.;]*fewer than 5 labels gets? no interval[^.;]*", text):
+        assert "separate" in claim, claim
+    frame = pd.read_csv(ROOT / "bacon_bayes" / "data" / "example_pool.csv")
+    one = frame.index[(frame["system"] == "M8") & frame["human"].notna()]
+    frame.loc[one[1:], "human"] = float("nan")  # M8: one label
+    pool = EvalPool.from_frame(
+        frame, label="human", judges=["gpt4", "gpt35", "llama70b"], outcome="continuous",
+        group="system", item="id",
+    )  # fmt: skip
+    cal = Calibrator(engine="freq", scale=(1, 5)).fit(pool)
+    shrunk = cal.estimate_groups().to_frame().set_index("name").loc["M8"]
+    separate = cal.estimate_groups(pooling="separate").to_frame().set_index("name").loc["M8"]
+    assert shrunk["n_labeled"] == 1 and pd.notna(shrunk["ci_low"])
+    assert pd.isna(separate["ci_low"])

@@ -208,8 +208,10 @@ def _t_crit(alpha: float, n: np.ndarray | float) -> np.ndarray:
 
 
 def _check_alpha(alpha: float) -> None:
-    if not 0.0 < alpha < 1.0:
-        raise ValidationError(f"alpha={alpha!r} must lie strictly between 0 and 1 (e.g. 0.05).")
+    if not isinstance(alpha, (int, float, np.number)) or not 0.0 < alpha < 1.0:
+        raise ValidationError(
+            f"alpha={alpha!r} must lie strictly between 0 and 1 (a number, e.g. 0.05)."
+        )
 
 
 def _prepare(

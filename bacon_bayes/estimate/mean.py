@@ -177,8 +177,8 @@ def at_range_end(
             + (
                 ""
                 if np.isfinite(low) and np.isfinite(high)
-                else "; with the label's range known (--scale LOW:HIGH, or a 0/1 label read "
-                "as categorical) labels all at its end get a bound"
+                else "; with the label's range known (--scale LOW:HIGH, scale=(LOW, HIGH) in "
+                "Python, or a 0/1 label read as categorical) labels all at its end get a bound"
             )
         )
         return replace(e, ci_low=np.nan, ci_high=np.nan, details={**e.details, RANGE_END: why})

@@ -143,8 +143,11 @@ def aee_quantile(
     sandwich ``se(F) / density``, without a separate density estimate.
     """
     _check_alpha(alpha)
-    if not 0.0 < q < 1.0:
-        raise ValidationError(f"quantile level q={q!r} must lie strictly between 0 and 1.")
+    if not isinstance(q, (int, float, np.number)) or not 0.0 < q < 1.0:
+        raise ValidationError(
+            f"quantile level q={q!r} must be one number strictly between 0 and 1"
+            + ("; call once per level." if np.ndim(q) else ".")
+        )
     grid = np.asarray(grid, dtype=float)
     if grid.ndim != 1 or np.any(np.diff(grid) <= 0):
         raise ValidationError("grid must be a strictly increasing 1-D array of candidate values.")

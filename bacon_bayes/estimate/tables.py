@@ -150,7 +150,8 @@ def all_pairs(m: int) -> tuple[list[tuple[int, int]], np.ndarray]:
         raise ValidationError(
             f"{m} groups give {m * (m - 1) // 2:,} pairwise comparisons, too many to compare "
             f"at once (at most {MAX_COMPARED} groups); group by a coarser column, or, where "
-            "the column names the prompt each item answers, pass it as --prompt instead"
+            "the column names the prompt each item answers, pass it as --prompt instead "
+            "(prompt= in EvalPool.from_frame)"
         )
     pairs = [(a, b) for a in range(m) for b in range(a + 1, m)]
     contrast = np.zeros((len(pairs), m))

@@ -11,20 +11,12 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import plural_places, read_table, row_place
 from bacon_bayes.readers.jsonl import is_json_lines, json_records, read_jsonl
 from bacon_bayes.readers.pairwise import _majority, to_verdict
+from bacon_bayes.words import id_text
 
 
 def _few(values: list[str], n: int = 5) -> str:
     shown = ", ".join(repr(v) for v in values[:n])
     return shown + (f" and {len(values) - n} more" if len(values) > n else "")
-
-
-def _id_text(ids: pd.Series) -> pd.Series:
-    """Ids as the text they are compared by: whole numbers read as floats (``1.0``, what
-    pandas writes for a column of integers with a missing value) as ``1``, so that a
-    table's ``1.0`` and a labels file's ``1`` are one id."""
-    if pd.api.types.is_float_dtype(ids) and bool((ids.dropna() % 1 == 0).all()):
-        return ids.astype("Int64").astype(str)
-    return ids.astype(str)
 
 
 def read_labels(path: str | Path) -> pd.DataFrame:
@@ -134,7 +126,7 @@ def join_labels(
         )
     _no_blank_ids(labels[key], f"labels file {name!r}: its id column {key!r}")
     _no_blank_ids(frame[key], f"the table's id column {key!r}")
-    ids, table_ids = _id_text(labels[key]), _id_text(frame[key])
+    ids, table_ids = id_text(labels[key]), id_text(frame[key])
     dup = ids[ids.duplicated()].unique().tolist()
     several = 0
     if dup and verdicts:  # several votes on a comparison: the majority, as MT-Bench's

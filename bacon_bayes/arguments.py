@@ -1,0 +1,147 @@
+"""Checks of the Python API's arguments: their types and forms.
+
+A notebook user who passes the wrong kind of value (a Series of scores for the judges'
+names, the command line's ``"1:5"`` for a scale) gets a message naming the argument and
+the form it takes, not a traceback from deep inside numpy.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Hashable, Iterable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.errors import ValidationError
+
+
+def suggest(name: str, columns: Iterable[str]) -> str:
+    """`` Did you mean 'x'?`` naming the columns closest to ``name`` (empty for none)."""
+    close = difflib.get_close_matches(str(name), [str(c) for c in columns], n=3)
+    return f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+
+
+def need_column(df: pd.DataFrame, col: str, role: str) -> None:
+    """Refuse a column name ``col`` (the ``role`` argument) that ``df`` does not have."""
+    if col not in df.columns:
+        raise ValidationError(
+            f"{role} column {col!r} is not in the table.{suggest(col, df.columns)} "
+            f"Pass the name of an existing column (columns: {', '.join(map(str, df.columns[:12]))}"
+            f"{', ...' if len(df.columns) > 12 else ''})."
+        )
+
+
+def _kind(value: Any) -> str:
+    """What ``value`` is, in words (``a numpy array of shape (1200, 3)``)."""
+    if isinstance(value, pd.Series):
+        return f"a pandas Series{f' ({value.name!r})' if value.name is not None else ''}"
+    if isinstance(value, np.ndarray):
+        return f"a numpy array of shape {value.shape}"
+    return f"{type(value).__name__} {value!r}"
+
+
+def judge_columns(judges: Any, label: str, columns: pd.Index) -> list[Any]:
+    """The judge columns named by ``judges`` of ``EvalPool.from_frame`` (a name or a list
+    of names), checked: at least one, the label not among them, none twice.
+
+    Parameters
+    ----------
+    judges : str or sequence of column names
+        The argument as given (a long table is handled by the caller).
+    label : str
+        The label column.
+    columns : Index
+        The table's columns (a list of values that are not columns is judged by them).
+
+    Returns
+    -------
+    list
+        The judge columns, in the order given.
+    """
+    if isinstance(judges, str):
+        return [judges]
+    named = isinstance(judges, (list, tuple, pd.Index)) or (
+        isinstance(judges, (np.ndarray, pd.Series)) and np.ndim(judges) == 1
+    )
+    values = list(judges) if named else []
+    if (
+        not named
+        or not all(isinstance(j, Hashable) for j in values)
+        or (
+            isinstance(judges, (np.ndarray, pd.Series))
+            and np.asarray(judges).dtype.kind in "fiub"
+            and not all(j in columns for j in values)
+        )
+    ):
+        name = getattr(judges, "name", None)
+        example = [name] if name in columns else ["judge_a", "judge_b"]
+        raise ValidationError(
+            f"judges must be the names of the judge columns or a long table with columns "
+            f"item, judge, score; got {_kind(judges)}, which looks like scores, not names. "
+            f"Pass the column names, e.g. judges={example!r}."
+        )
+    if len(values) == 0:
+        raise ValidationError("no judge columns given; pass at least one judge.")
+    if label in values:
+        raise ValidationError(
+            f"label column {label!r} is also listed as a judge; a label cannot be a judge."
+        )
+    if len(set(values)) != len(values):
+        twice = next(j for k, j in enumerate(values) if j in values[:k])
+        raise ValidationError(f"judge column {twice!r} is listed twice; list each judge once.")
+    return values
+
+
+def _cli(example: str, sep: str) -> str:
+    """The command line's spelling of a Python list or pair (``[1, 2]`` -> ``1<sep>2``)."""
+    return example.strip("()[]").replace(", ", sep)
+
+
+def as_pair(value: Any, name: str, example: str) -> tuple[float, float] | None:
+    """``value`` as two numbers ``(low, high)`` (None stays None); a string such as the
+    command line's ``"1:5"``, one number or three stop with the Python form ``example``."""
+    if value is None:
+        return None
+    fix = f"must be two numbers (low, high), e.g. {name}={example}"
+    if isinstance(value, (str, bytes)) or np.ndim(value) != 1 or len(value) != 2:
+        raise ValidationError(
+            f"{name}={value!r} {fix} (the command line's --{name} {_cli(example, ':')})."
+        )
+    try:
+        low, high = (float(v) for v in value)
+    except (TypeError, ValueError):
+        raise ValidationError(f"{name}={value!r} {fix}.") from None
+    return low, high
+
+
+def number_list(value: Any, name: str, example: str) -> np.ndarray:
+    """``value`` as a 1-D float array; a string such as the command line's ``"1,2,3"``
+    or one number stop with the Python form ``example``."""
+    fix = f"must be a list of numbers, e.g. {name}={example}"
+    if isinstance(value, (str, bytes)) or np.ndim(value) != 1:
+        raise ValidationError(
+            f"{name}={value!r} {fix} (the command line's --{name} {_cli(example, ',')})."
+        )
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValidationError(f"{name}={value!r} {fix}.") from None
+
+
+def number(value: Any, name: str, example: str) -> float:
+    """``value`` as one number; a string, a list or a bool stop with ``example``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        many = np.ndim(value) == 1 and not isinstance(value, (str, bytes))
+        raise ValidationError(
+            f"{name}={value!r} must be one number, e.g. {name}={example}"
+            + ("; call once per value." if many else ".")
+        )
+    return float(value)
+
+
+def flag(value: Any, name: str) -> None:
+    """Refuse a ``value`` that is not True or False (``"no"`` would be taken as True)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValidationError(f"{name}={value!r} must be True or False.")
