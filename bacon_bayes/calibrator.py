@@ -18,18 +18,19 @@ from bacon_bayes.arguments import as_pair, flag
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, PoolWarning, ValidationError
 from bacon_bayes.estimate.critical import simultaneous_rule
+from bacon_bayes.estimate.quantile import GRID_SIZE, quantile_grid
 from bacon_bayes.features import FeatureSet, build_features
 from bacon_bayes.frozen import grouped_features
 from bacon_bayes.items import item_table
 from bacon_bayes.memo import memoized
 from bacon_bayes.outcome import registry
-from bacon_bayes.pool import EvalPool, OutcomeSpec
+from bacon_bayes.pool import EvalPool
 from bacon_bayes.results import Estimate, EstimateTable
+from bacon_bayes.scale import label_bounds
 
 Method = Literal["aee", "classical", "naive"]
 ItemMethod = Literal["conformal", "posterior"]
 _Result = TypeVar("_Result", Estimate, EstimateTable)
-GRID_SIZE = 400
 #: Families for which ``engine="auto"`` takes the frequentist model although a Bayesian
 #: one exists: the Bayesian multinomial (Dawid-Skene) model predicts TriviaQA's binary
 #: verdicts worse than the multinomial logistic (log-loss 0.172 vs 0.159, AEE SE 0.0109
@@ -37,29 +38,6 @@ GRID_SIZE = 400
 AUTO_FREQUENTIST = frozenset({"multinomial"})
 MIN_GROUP_LABELS = grouping.MIN_GROUP_LABELS
 Pooling = Literal["auto", "shrink", "separate"]
-
-
-def label_bounds(outcome: OutcomeSpec, scale: tuple[float, float] | None) -> tuple[float, float]:
-    """The label's range: the outcome's own (levels, a non-negative zero), narrowed to
-    ``scale`` when given."""
-    lo, hi = outcome.bounds
-    if scale is not None:
-        lo, hi = max(lo, float(scale[0])), min(hi, float(scale[1]))
-    return lo, hi
-
-
-def quantile_grid(outcome: OutcomeSpec, labels: np.ndarray, surrogate: np.ndarray) -> np.ndarray:
-    """Candidate values for quantiles: the outcome's levels, or ``GRID_SIZE // 2``
-    quantiles each of the labels and of the surrogate, every label value seen more than once
-    (an atom, where the CDF jumps: means of a few ratings; :func:`~bacon_bayes.estimate.
-    quantile.label_atoms`) and zero for a non-negative label."""
-    if outcome.levels is not None:
-        return np.asarray(outcome.levels, dtype=float)
-    probs = np.linspace(0, 1, GRID_SIZE // 2)
-    pts = [np.quantile(labels, probs), np.quantile(surrogate, probs), est.label_atoms(labels)]
-    if outcome.kind == "nonnegative":
-        pts.append(np.zeros(1))
-    return np.unique(np.concatenate(pts))
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:

@@ -14,9 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    from bacon_bayes.pool import OutcomeSpec
 
 __all__ = [
     "CODES",
@@ -446,3 +450,12 @@ def binary_note(label: str) -> str:
         f"{label!r} takes only 0 and 1: estimated as a binary (categorical) label; pass "
         "--outcome continuous for the former ridge"
     )
+
+
+def label_bounds(outcome: OutcomeSpec, scale: tuple[float, float] | None) -> tuple[float, float]:
+    """The label's range: the outcome's own (levels, a non-negative zero), narrowed to
+    ``scale`` when given."""
+    lo, hi = outcome.bounds
+    if scale is not None:
+        lo, hi = max(lo, float(scale[0])), min(hi, float(scale[1]))
+    return lo, hi

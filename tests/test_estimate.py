@@ -97,7 +97,7 @@ def test_a_continuous_label_with_atoms_has_its_own_quantile_and_covers():
     CDF's jump at the atom below). At an atom the inverse is a step now; at 10% labels the
     Woodruff interval covers the pool's quantile (conservatively, as on any atom) and stays
     within about an atom's step."""
-    from bacon_bayes.calibrator import quantile_grid
+    from bacon_bayes.estimate.quantile import quantile_grid
     from bacon_bayes.pool import OutcomeSpec
 
     rng = np.random.default_rng(0)

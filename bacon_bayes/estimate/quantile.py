@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import stats
@@ -11,6 +12,13 @@ from scipy import stats
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.core import Target, _check_alpha, _prepare, _t_crit, mean_core
 from bacon_bayes.results import Estimate
+
+if TYPE_CHECKING:
+    from bacon_bayes.pool import OutcomeSpec
+
+#: Candidate values of a quantile: half of them quantiles of the labels, half of the
+#: surrogate (:func:`quantile_grid`).
+GRID_SIZE = 400
 
 
 def aee_cdf(
@@ -205,3 +213,17 @@ def naive_quantile(judge_avg: np.ndarray, q: float, *, alpha: float = 0.05) -> E
     return Estimate(
         f"quantile({q:g})", "naive", theta, (hi - lo) / (2 * z), lo, hi, 0, n, alpha, {}
     )
+
+
+def quantile_grid(outcome: OutcomeSpec, labels: np.ndarray, surrogate: np.ndarray) -> np.ndarray:
+    """Candidate values for quantiles: the outcome's levels, or ``GRID_SIZE // 2``
+    quantiles each of the labels and of the surrogate, every label value seen more than once
+    (an atom, where the CDF jumps: means of a few ratings; :func:`~bacon_bayes.estimate.
+    quantile.label_atoms`) and zero for a non-negative label."""
+    if outcome.levels is not None:
+        return np.asarray(outcome.levels, dtype=float)
+    probs = np.linspace(0, 1, GRID_SIZE // 2)
+    pts = [np.quantile(labels, probs), np.quantile(surrogate, probs), label_atoms(labels)]
+    if outcome.kind == "nonnegative":
+        pts.append(np.zeros(1))
+    return np.unique(np.concatenate(pts))

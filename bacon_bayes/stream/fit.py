@@ -22,13 +22,15 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from bacon_bayes import surrogates as sur
-from bacon_bayes.calibrator import Calibrator, label_bounds, quantile_grid
+from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.crossfit import CrossFitResult, cross_fit, make_folds
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate.quantile import quantile_grid
 from bacon_bayes.features import FeatureSet
 from bacon_bayes.items import conformal_halfwidth, snap_to_levels
 from bacon_bayes.outcome.ridge import RidgeOutcome
 from bacon_bayes.pool import EvalPool
+from bacon_bayes.scale import label_bounds
 from bacon_bayes.stream.scan import LabeledRows, Scan, exact_quantile
 from bacon_bayes.stream.source import Chunk, Columns
 
