@@ -113,7 +113,7 @@ def test_a_foreign_output_is_refused_and_force_replaces_it(command, root, tmp_pa
 
 def test_sample_refuses_a_to_label_file_with_labels_filled_in_and_draws_no_wave(root):
     outcome = fault("foreign file", "sample", root)
-    refused(outcome, "--out 'todo.csv' exists and was not written by bacon")  # study unchanged
+    refused(outcome, "--out todo.csv holds 20 label(s) the study has not imported yet")  # unchanged
     assert set(pd.read_csv(root / "todo.csv")["human"]) == {3}
     assert len(pd.read_csv(root / "study" / "manifest.csv")) == 120
     waves = json.loads((root / "study" / "waves.json").read_text())
