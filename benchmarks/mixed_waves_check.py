@@ -1,7 +1,8 @@
 """One look's intervals in a study whose waves mix draws of items and draws of prompts
 (issue 41): each of ``--studies`` study folders draws waves by ``--schedule`` (``u``:
 uniform, ``p``: paired on the prompts, ``a``: adaptive; one letter per wave of
-``--wave`` items, or ``u80,p320,u100`` for sizes of their own), labels them with the
+``--wave`` items, or ``u80,p320,u100`` for sizes of their own; ``s``: stratified by
+system), labels them with the
 table's labels, and fits ``Calibrator(engine="freq")`` once at the end. Printed: the
 studentised errors' sd and the share of 95% intervals that miss, for the systems'
 separate means and the pool mean, and the pool mean's RMSE and mean se; the pool mean
@@ -10,7 +11,8 @@ twice, as loaded (each wave weighed by its precision where items and prompts mix
 
 Tables: the shipped SummEval sample (relevance, prompts the documents; default), or
 WMT22 (``--table wmt22``: ``python -m benchmarks.comparison_data /tmp/mc_data``; its
-first 250 source segments x 16 systems, 4 metrics as judges, prompts the segments).
+first 250 source segments x 16 systems, 4 metrics as judges, prompts the segments), or
+TriviaQA (``--table trivia``: 8 models' 0/1 verdicts on 400 questions, 9 judges).
 
 ``--no-inclusion`` drops the pool's prompt-level record (its variance then item by item,
 the union of the waves' probabilities kept), to tell where the variance goes wrong.
@@ -38,11 +40,15 @@ from bacon_bayes.study.waves import draw_wave
 
 TABLE = Path(__file__).resolve().parents[1] / "bacon_bayes" / "data" / "summeval_sample.csv.gz"
 WMT_JUDGES = ["COMETKiwi-src", "BLEURT-20-refA", "metricx_xxl_MQM_2020-refA", "chrF-refA"]
-DESIGNS = {"u": ("uniform", {}), "p": ("paired", {}), "a": ("adaptive", {"engine": "freq"})}
+DESIGNS = {"u": ("uniform", {}), "p": ("paired", {}), "a": ("adaptive", {"engine": "freq"}),
+           "s": ("stratified", {})}  # fmt: skip
 
 
 def _table(name: str, data: str) -> tuple[pd.DataFrame, list[str], str, str]:
     """The table (column ``item`` and the label ``y``), its judges, group and prompt."""
+    if name == "trivia":  # 3,200 answers of 8 models to 400 questions, 0/1 verdicts
+        frame = pd.read_csv(Path(data) / "trivia.csv")
+        return frame, list(frame.columns[:9]), "model", "question"
     if name == "wmt22":
         frame = pd.read_parquet(Path(data) / "wmt22.parquet")
         frame = frame[frame["seg_id"].isin(np.sort(frame["seg_id"].unique())[:250])]
@@ -80,6 +86,7 @@ def run(
         for k, (kind, size) in enumerate(_waves(schedule, wave), 1):
             design, options = DESIGNS[kind]
             options = {**options, "prompt": prompt} if kind == "p" else options
+            options = {**options, "strata": group} if kind == "s" else options
             if kind == "a":
                 options["max_ratio"] = np.inf
             chosen = draw_wave(root, design, size, seed=1000 * r + k, **options)[1].selected
@@ -120,7 +127,7 @@ def main() -> None:
     ap.add_argument("--studies", type=int, default=40)
     ap.add_argument("--schedule", default="upupupupup")
     ap.add_argument("--wave", type=int, default=24)
-    ap.add_argument("--table", choices=("summeval", "wmt22"), default="summeval")
+    ap.add_argument("--table", choices=("summeval", "wmt22", "trivia"), default="summeval")
     ap.add_argument("--data", default="/tmp/mc_data")
     ap.add_argument("--no-inclusion", action="store_true")
     args = ap.parse_args()

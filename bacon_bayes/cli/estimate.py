@@ -17,6 +17,7 @@ from bacon_bayes.cli.pool_args import (
     add_calibrator_arguments,
     add_pool_arguments,
     anytime_from_args,
+    budget_spent,
     calibrator_from_args,
     fit_from_args,
     group_name,
@@ -188,10 +189,11 @@ def _estimate(
             if not compared.best_clear:  # the plan's line: only where it is printed
                 # the fitted frequentist calibrator's residuals are the plan's pilot
                 mine = cal if saved is None and cal.engine_ == "freq" else None
-                note = resolution_note(pool, args.alpha, group_column=group, calibrator=mine,
-                                       plan_command=plan_command(args, pool),
-                                       pooling=args.pooling,
-                                       anytime=plan_note_anytime(args, anytime))  # fmt: skip
+                note = budget_spent(anytime, pool.n_labeled) or resolution_note(
+                    pool, args.alpha, group_column=group, calibrator=mine,
+                    plan_command=plan_command(args, pool), pooling=args.pooling,
+                    anytime=plan_note_anytime(args, anytime),
+                )  # fmt: skip
                 compared = dataclasses.replace(compared, plan_note=note)
         kw = anytime or {}
         groups = (

@@ -85,6 +85,20 @@ def anytime_from_args(args: argparse.Namespace) -> dict[str, Any] | None:
     return {"anytime": True, "max_labels": max_labels}
 
 
+def budget_spent(anytime: dict[str, Any] | None, n_labeled: int) -> str | None:
+    """The line that replaces the plan's where the labelling budget of alpha-spending
+    intervals is spent: no wave may follow (tester T3, finding 7: "400 more labels would
+    narrow the intervals" on a study whose budget was spent)."""
+    most = (anytime or {}).get("max_labels")
+    if most is None or n_labeled < most:
+        return None
+    return (
+        f"the labelling budget (max_labels = {most}) is spent: these alpha-spending "
+        "intervals are the study's last; labels past it get one look's intervals only "
+        "(bacon estimate --fixed)"
+    )
+
+
 def plan_note_anytime(args: argparse.Namespace, anytime: dict[str, Any] | None) -> str | None:
     """``resolution_note``'s ``anytime``: None for fixed intervals, else the command that
     projects the anytime intervals' labels (``bacon status STUDY``; empty on a table)."""

@@ -13,6 +13,7 @@ from bacon_bayes.cli.pool_args import (
     add_calibrator_arguments,
     add_pool_arguments,
     anytime_from_args,
+    budget_spent,
     calibrator_from_args,
     fit_from_args,
     plan_command,
@@ -109,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         mine = cal if saved is None and cal.engine_ == "freq" else None  # the plan's pilot
         group = getattr(args, "group", None)
         command = None if str(args.file).endswith(".nc") else plan_command(args, cal.pool_)
-        note = resolution_note(
+        note = budget_spent(anytime, cal.pool_.n_labeled) or resolution_note(
             cal.pool_,
             args.alpha,
             group_column=group,

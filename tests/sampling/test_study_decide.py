@@ -763,3 +763,31 @@ def test_an_open_sign_holds_the_estimate_not_the_interval_s_centre(
 
     held, centred = needs(-0.197), needs(-1.16)
     assert all(h > 1.5 * c for h, c in zip(held, centred, strict=True)), (held, centred)
+
+
+def test_a_spent_budget_gets_no_plan_for_more_labels(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Tester T3, finding 7: a study whose recorded budget (400) was spent read "400 more
+    labels (uniform) would narrow the intervals by about 50%" under its alpha-spending
+    intervals, while `bacon sample` refused any wave. The line says the budget is spent."""
+    rng = np.random.default_rng(1)
+    system = rng.choice(["s1", "s2", "s3"], N_POOL)  # three equal systems: the top is open
+    truth = rng.integers(1, 6, N_POOL)
+    judge = truth + rng.normal(0, 1.5, N_POOL)
+    frame = pd.DataFrame(
+        {"id": [f"d{i:03d}" for i in range(N_POOL)], "system": system, "judge_a": judge,
+         "truth": truth}
+    )  # fmt: skip
+    pool = tmp_path / "pool.csv"
+    frame.to_csv(pool, index=False)
+    root = tmp_path / "study"
+    assert bacon("sample", str(pool), "--study", str(root), "--budget", "60", "--item", "id",
+                 "--label", "human", "--judge", "judge_a", "--group", "system",
+                 "--max-labels", "60", "--out", str(tmp_path / "todo.csv")) == 0  # fmt: skip
+    import_labels(root, fill(tmp_path / "todo.csv", pool, tmp_path / "filled.csv"))
+    capsys.readouterr()
+    assert bacon("estimate", str(root), "--engine", "freq") == 0
+    out = capsys.readouterr().out
+    assert "the labelling budget (max_labels = 60) is spent" in out, out
+    assert "would narrow the intervals" not in out and "more labels" not in out
