@@ -145,5 +145,8 @@ def study_looks(args: argparse.Namespace, cal: object) -> str:
     from bacon_bayes.study.settled import look_estimates
 
     budget = StudyConfig.read(Path(args.file)).max_labels
-    looks = look_estimates(args.file, cal, alpha=args.alpha, max_labels=budget)  # type: ignore[arg-type]
+    looks = look_estimates(
+        args.file, cal, alpha=args.alpha, max_labels=budget,  # type: ignore[arg-type]
+        allow_pending=bool(getattr(args, "allow_pending", False)),
+    )  # fmt: skip
     return sequence_html(looks, args.alpha)

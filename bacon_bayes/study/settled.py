@@ -603,12 +603,19 @@ def until_budget(
 
 
 def look_estimates(
-    root: str | Path, cal: Calibrator, *, alpha: float = 0.05, max_labels: int | None = None
+    root: str | Path,
+    cal: Calibrator,
+    *,
+    alpha: float = 0.05,
+    max_labels: int | None = None,
+    allow_pending: bool = False,
 ) -> pd.DataFrame:
     """The pool mean at every look of a study (each wave up to the latest fully labeled
-    one): a calibrator with ``cal``'s settings fitted on the study as it stood then
-    (:func:`~bacon_bayes.study.load_study` with ``up_to_wave``), its fixed interval and the
-    anytime one (``max_labels``: alpha-spending, else the confidence sequence).
+    one, or up to the latest with ``allow_pending``, its items without labels missing at
+    random, as the estimate it goes with): a calibrator with ``cal``'s settings fitted on
+    the study as it stood then (:func:`~bacon_bayes.study.load_study` with
+    ``up_to_wave``), its fixed interval and the anytime one (``max_labels``:
+    alpha-spending, else the confidence sequence).
 
     Columns: wave, labels, estimate, fixed_low, fixed_high, anytime_low, anytime_high,
     interval_kind."""
@@ -616,13 +623,14 @@ def look_estimates(
 
     from bacon_bayes.study import Study, load_study
 
-    last = last_labeled_wave(root)
-    waves = [w for w in Study.open(root).wave_numbers if last is not None and w <= last]
+    numbers = Study.open(root).wave_numbers
+    last = max(numbers, default=None) if allow_pending else last_labeled_wave(root)
+    waves = [w for w in numbers if last is not None and w <= last]
     settings = inspect.signature(type(cal).__init__).parameters
     kwargs = {k: getattr(cal, k) for k in settings if k != "self" and hasattr(cal, k)}
     rows = []
     for wave in waves:
-        pool = load_study(root, up_to_wave=wave).to_pool(
+        pool = load_study(root, up_to_wave=wave, allow_pending=allow_pending).to_pool(
             judges=list(cal.pool_.judges),
             group=cal.pool_.group_name,
             prompt=cal.pool_.prompt_name,

@@ -318,6 +318,27 @@ def test_report_plots_the_sequence_across_the_waves(
     assert table["fixed_low"].iloc[-1] == pytest.approx(fixed["ci_low"], abs=1e-3)
 
 
+def test_the_sequence_under_allow_pending_reaches_the_look_reported(
+    grouped: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Tester T3, finding 6: `bacon report STUDY --allow-pending` reported the look at the
+    latest wave (part of it pending) while its sequence across the waves stopped before
+    it. The sequence now ends at the look the page reports."""
+    root, pool = grouped
+    assert bacon("sample", str(root), "--budget", "40", "--seed", "3") == 0
+    todo = root / "todo-wave2.csv"
+    half = pd.read_csv(fill(todo, pool, todo.with_name("filled2.csv"))).iloc[:20]
+    half.to_csv(tmp := tmp_path / "half.csv", index=False)
+    import_labels(root, tmp)
+    out = tmp_path / "report.html"
+    assert bacon("report", str(root), "--engine", "freq", "--allow-pending", "--out", str(out)) == 0
+    section = out.read_text().split("Across the study", 1)[1].split("</section>", 1)[0]
+    cells = [re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row) for row in section.split("<tr")[1:]]
+    table = pd.DataFrame(cells[1:], columns=cells[0])
+    assert table["wave"].astype(int).tolist() == [1, 2]
+    assert table["labels"].astype(int).tolist() == [40, 60]
+
+
 def _population_and_resolved(path: Path) -> tuple[float, float, str]:
     """The report's AEE population interval and its comparisons' "N of M pairs resolved"."""
     html = path.read_text()
