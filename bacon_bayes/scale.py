@@ -28,6 +28,7 @@ __all__ = [
     "Scale",
     "error_scale",
     "falls_with",
+    "far_labels",
     "guess_outcome",
     "infer_scale",
     "label_codes",
@@ -187,6 +188,107 @@ def infer_scale(values: np.ndarray | pd.Series) -> Scale | None:
     return Scale(float(snap[0]), float(snap[1]), how, 0)
 
 
+#: labels far outside the others (typos: 77 among 1-10 labels) are looked for beyond
+#: these quantiles of the labels, among at least :data:`FAR_MIN` of them
+FAR_SHARE = 0.02
+FAR_MIN = 20
+#: and beyond its ends by more than this share of its width
+FAR_BEYOND = 0.01
+
+
+def far_outside(values: np.ndarray | pd.Series) -> tuple[np.ndarray, Scale | None]:
+    """Values far outside the scale of the others: typos, such as 77 among 1-10 labels
+    or 250 and -5 among 0-100 ones.
+
+    The others' scale is :func:`infer_scale` of the values between the
+    :data:`FAR_SHARE` and ``1 - FAR_SHARE`` quantiles, when it is a common one
+    (:data:`COMMON`; counts of 0-8 errors have no such bound) and one value lies beyond
+    it by more than half its width (250 on 0:100, 77 on 1:10): the tails of labels with
+    no bound (5.6 among values around 3) often lie a little past a common scale they
+    happen to fit. Then every value outside it is far, but for ratings continuing it one
+    step at a time (a rare 5 after levels 1-4), values within :data:`FAR_BEYOND` of its
+    width (1.0005 on 0:1, a rounding), and codes for 'not rated' on several rows
+    (:func:`sentinel_codes`: ``99`` three times), left to :func:`label_codes` (one
+    ``-5`` is a typo).
+
+    Parameters
+    ----------
+    values : array-like of float
+        Labels (NaN where empty).
+
+    Returns
+    -------
+    far : ndarray of bool
+        Which values lie far outside (none among fewer than :data:`FAR_MIN` values).
+    scale : Scale or None
+        The scale of the other values when some are far outside it, else None.
+    """
+    v = np.asarray(values, dtype=float)
+    none = np.zeros(v.shape, dtype=bool)
+    f = v[np.isfinite(v)]
+    if f.size < FAR_MIN:
+        return none, None
+    lo, hi = np.quantile(f, [FAR_SHARE, 1 - FAR_SHARE])
+    scale = infer_scale(f[(f >= lo) & (f <= hi)])
+    if scale is None or (scale.low, scale.high) not in COMMON:  # 0-8 errors: no bound
+        return none, None
+    low, high = scale.low, scale.high
+
+    def seen(x: float) -> bool:
+        return bool(np.isclose(f, x, rtol=0, atol=1e-3).any())
+
+    while scale.ratings and seen(high) and (up := f[(f > high) & (f <= high + 1)]).size:
+        high = float(up.max())  # the next rating seen: the scale goes on
+    while scale.ratings and seen(low) and (down := f[(f < low) & (f >= low - 1)]).size:
+        low = float(down.min())
+    margin = FAR_BEYOND * (scale.high - scale.low)
+    low, high = low - margin, high + margin
+    codes = np.isin(v, [c for c, n in sentinel_codes(f)[0].items() if n > 1])
+    far = np.isfinite(v) & ((v < low) | (v > high)) & ~codes
+    width = scale.high - scale.low
+    if not (np.abs(v[far] - np.clip(v[far], low, high)) > width / 2).any():
+        return none, None  # tails past a scale they happen to fit: no bound
+    clean = infer_scale(v[~far & ~codes]) if far.any() else None
+    if clean is None or not clean.evident:
+        return none, None
+    far &= (v < clean.low - 1e-9) | (v > clean.high + 1e-9)
+    return far, clean if far.any() else None
+
+
+def far_labels(
+    values: np.ndarray, name: str, place: Callable[[int], str]
+) -> tuple[str, Scale | None]:
+    """What to say of labels far outside the scale of the others (:func:`far_outside`):
+    how many, the scale, each label and where it is, as a question; the caller adds
+    the fix. ``("", None)`` when there are none.
+
+    Parameters
+    ----------
+    values, name, place
+        The labels (NaN where empty), the label column and where a row is, as
+        :func:`label_codes` takes them.
+
+    Returns
+    -------
+    said : str
+        The labels far outside, or ``""``.
+    scale : Scale or None
+        The scale of the others.
+    """
+    v = np.asarray(values, dtype=float)
+    far, scale = far_outside(v)
+    if scale is None:
+        return "", None
+    rows = np.flatnonzero(far)
+    shown = ", ".join(f"{v[k]:g} at {place(int(k))}" for k in rows[:5])
+    shown += f" and {rows.size - 5} more" if rows.size > 5 else ""
+    n = int(np.isfinite(v).sum()) - rows.size
+    return (
+        f"label {name!r} has {rows.size} value{'s' if rows.size > 1 else ''} far outside the "
+        f"{scale.text} scale of its other {n} labels ({scale.how}): {shown}; typos?"
+    ), scale
+
+
 def error_scale(values: np.ndarray | pd.Series) -> Scale | None:
     """The one-sided scale of an error score: values all <= 0 (or all >= 0) with a mass
     at 0 (no error), like MQM (0 best, -25 or lower for a bad segment) or error counts.
@@ -315,6 +417,8 @@ def label_codes(values: np.ndarray, name: str, place: Callable[[int], str]) -> s
     """
     v = np.asarray(values, dtype=float)
     codes, scale = sentinel_codes(v)
+    far = v[far_outside(v)[0]]  # typos, said by far_labels
+    codes = {c: n for c, n in codes.items() if c not in far}
     if not codes or scale is None:
         return ""
     first = int(np.flatnonzero(np.isin(v, list(codes)))[0])

@@ -1,4 +1,4 @@
-"""Tables nobody prepared (tester T2's findings 10-20, session 34): a label column with 0
+"""Tables nobody prepared (tester T2's findings 2-3 and 10-20, session 34): a label column with 0
 for 'not rated', a filled-in to-label file with '-' and ids written 181.0, ..."""
 
 from __future__ import annotations
@@ -218,3 +218,45 @@ def test_a_judge_written_as_score_colon_number_is_named(tmp_path, capsys) -> Non
     left = next(ln for ln in out.splitlines() if ln.startswith("  left out  llm_c"))
     assert "numbers written with text around them (e.g. 'Score: " in left, left
     assert "df['llm_c'] = df['llm_c'].str.extract(r'" in left
+
+
+@pytest.mark.parametrize(
+    ("spec", "typos", "scale"),
+    [
+        (Messy(labeled=0.25, ratings=1, sentinels=0), (44.0,), "1:5"),
+        (Messy(labeled=0.25, label_scale="0-100", sentinels=0), (250.0, -5.0, 1000.0), "0:100"),
+    ],
+)
+def test_label_typos_far_outside_the_others_are_named(
+    tmp_path, capsys, spec: Messy, typos: tuple[float, ...], scale: str
+) -> None:
+    """Findings 2 and 3: a typo among the labels (77 among 1-10 labels; 250, -5 and 1000
+    among 0-100 ones) widened the inferred scale to 0:100, or left none (``-``), and
+    doctor said nothing of it: its command estimated with the typos in. Doctor names each
+    and where it is, keeps the scale the other labels show, and prints the command to
+    run once they are fixed; estimate without --scale says them too."""
+    frame = messy_table(spec)[["id", "prompt", "system", "human", "llm_a", "llm_b", "llm_c"]]
+    rows = frame.index[frame["human"].notna()][[3, 10, 20][: len(typos)]]
+    frame.loc[rows, "human"] = typos
+    path = tmp_path / "typos.csv"
+    frame.to_csv(path, index=False)
+    out = _run(["doctor", str(path)], capsys)
+    line = next(ln for ln in out.splitlines() if ln.startswith("  scale"))
+    assert line.split()[1] == scale and "without the labels far outside it (below)" in line
+    can = section(out, "what can be computed")
+    n, k = int(frame["human"].notna().sum()), len(typos)
+    said = f"label 'human' has {k} value{'s' if k > 1 else ''} far outside the {scale} scale "
+    assert f"{said}of its other {n - k} labels (" in can, can
+    shown = ", ".join(f"{v:g} at line {r + 2}" for v, r in zip(typos, rows, strict=True))
+    assert f"): {shown}; typos? Fix them (or empty those cells" in can, can
+    run = out.split("\nrun, once those labels are fixed:\n", 1)[1].strip()
+    assert shlex.split(run)[-2:] == ["--scale", scale] and "\nrun:\n" not in out
+    out = _run([*shlex.split(run)[1:-2], "--engine", "freq"], capsys)  # no --scale: said
+    assert f"\nnote: {said}of its other {n - k} labels (" in out, out
+    assert (
+        f"fix them (or empty those cells: not labeled) and run again with --scale {scale}\n" in out
+    )
+    frame.loc[rows, "human"] = np.nan  # fixed: the plain command, nothing said
+    frame.to_csv(path, index=False)
+    out = _run(["doctor", str(path)], capsys)
+    assert "far outside" not in out and f"--scale {scale}\n" in out.split("\nrun:\n", 1)[1]

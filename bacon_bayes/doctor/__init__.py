@@ -8,7 +8,6 @@ seems biased by (:mod:`.bias`) and builds the ``bacon estimate`` command to run;
 
 from __future__ import annotations
 
-import dataclasses
 import fnmatch
 import re
 import shlex
@@ -21,7 +20,7 @@ import pandas as pd
 from bacon_bayes.crossfit import make_folds
 from bacon_bayes.doctor import agreement, bias
 from bacon_bayes.doctor.cells import empty_cells
-from bacon_bayes.doctor.label import DENSE, full_labels, simulate_command
+from bacon_bayes.doctor.label import DENSE, full_labels, label_scale, simulate_command
 from bacon_bayes.doctor.roles import Roles, find_roles
 from bacon_bayes.doctor.rows import check_ids, without_summary
 from bacon_bayes.doctor.scores import ScoreFlag, judge_scales, score_flags
@@ -33,7 +32,6 @@ from bacon_bayes.readers import TableMeta
 from bacon_bayes.scale import (
     Scale,
     error_scale,
-    infer_scale,
     is_binary,
     label_codes,
     naive_left_out,
@@ -97,6 +95,8 @@ class Profile:
     empty: dict[str, str] = field(default_factory=dict)
     #: what the bias checks negated (a reversed judge, an error-score label)
     bias_note: str = ""
+    #: labels far outside the others' scale, and the fix (``""``: none; :func:`.label_scale`)
+    far: str = ""
     #: why no command is printed: rows that are not one item each (:mod:`.rows`)
     blocked: list[str] = field(default_factory=list)
 
@@ -163,27 +163,6 @@ def _command(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] |
     return cmd
 
 
-def _judges_top(scale: Scale | None, judge_scales: dict[str, str]) -> Scale | None:
-    """An integer label scale whose top the labels may not have reached yet (1:4 with
-    judges on 1:5) taken to the judges' top: a scale too wide only widens intervals, one
-    too narrow clips them wrongly and refuses the next wave's top labels."""
-    if scale is None or scale.ratings != 1 or "every level seen" not in scale.how:
-        return scale
-    tops = [
-        hi
-        for lo, hi in (map(float, t.split(":")) for t in judge_scales.values() if t != "-")
-        if lo == scale.low and scale.high < hi <= 10 and scale.high - scale.low >= 2
-    ]
-    if not tops:
-        return scale
-    top = min(tops)
-    how = (
-        f"{scale.how}, and judges score up to {top:g}: taken as {scale.low:g}:{top:g} "
-        f"(--scale {scale.text} if {scale.high:g} is the top)"
-    )
-    return dataclasses.replace(scale, high=top, how=how)
-
-
 def profile(
     frame: pd.DataFrame,
     meta: TableMeta,
@@ -247,13 +226,14 @@ def profile(
     p.scales = judge_scales(scores)
     p.flags = score_flags(scores, frame[roles.group].to_numpy() if roles.group else None)
     if y is not None:
-        p.scale, p.binary = _judges_top(infer_scale(y), p.scales), is_binary(y)
+        p.scale, p.far = label_scale(y, str(roles.label), lambda k: row_place(frame, k), p.scales)
+        p.binary = is_binary(y)
         if p.scale is None or not p.scale.evident:  # an error score: bounded at 0 only
             p.scale = error_scale(y) or p.scale
         if roles.judges:
             ends = None if p.scale is None else (p.scale.low, p.scale.high)
             one_end = ends is not None and not np.isfinite(ends).all()  # an error scale
-            p.naive_note = naive_left_out(y, scores, ends if one_end else None)
+            p.naive_note = naive_left_out(y, scores, ends if one_end or p.far else None)
     dropped = np.zeros(len(frame), dtype=bool)  # rows the command leaves out
     if roles.judges:
         empty = scores.isna().all(axis=1).to_numpy()
@@ -303,8 +283,8 @@ def profile(
     p.judges_note = _many_judges(roles, y, [str(c) for c in frame.columns])
     p.can = _can(p, y) + _empty_notes(p) + _design_notes(kept, roles, y_kept, p.empty)
     p.can[1:1] = [roles.raters] * bool(roles.raters)  # beside what the label's mean is
-    if y is not None and (codes := label_codes(y, str(roles.label), lambda k: row_place(frame, k))):
-        p.can.insert(0, codes)  # 0 for 'not rated': it decides all the rest
+    codes = label_codes(y, str(roles.label), lambda k: row_place(frame, k)) if y is not None else ""
+    p.can[:0] = [n for n in (codes, p.far) if n]  # 0 for 'not rated', typos: they decide the rest
     return p
 
 
@@ -587,7 +567,8 @@ def _text(p: Profile) -> str:
     lines += _flags_text(p) + _bias_text(p)
     lines += ["", "what can be computed:"] + [f"  - {c}" for c in p.can]
     if p.command is not None:
-        lines += ["", "run:", "  " + shlex.join(p.command)]
+        lines += ["", "run, once those labels are fixed:" if p.far else "run:"]
+        lines += ["  " + shlex.join(p.command)]
     return "\n".join(lines)
 
 

@@ -3,8 +3,10 @@ numeric column, with why; the other sparse columns left out, each with why."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,7 +25,7 @@ from bacon_bayes.doctor.names import LABEL_HINT
 from bacon_bayes.doctor.relation import label_rho
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import row_place
-from bacon_bayes.scale import label_codes
+from bacon_bayes.scale import Scale, far_labels, infer_scale, label_codes
 
 #: a column is dense when at least this share of rows has a value, sparse below
 DENSE = 0.5
@@ -334,3 +336,57 @@ def _no_sparse(frame: pd.DataFrame, item: str | None) -> str:
         f"no numeric column with a value on 2 or more but under {DENSE:.0%} of rows; "
         f"{'; '.join(said)}; pass --label NAME to use one as the label"
     )
+
+
+def label_scale(
+    y: np.ndarray, name: str, place: Callable[[int], str], judge_scales: dict[str, str]
+) -> tuple[Scale | None, str]:
+    """The label's scale, the one the labels show (:func:`~bacon_bayes.scale.infer_scale`)
+    without the ones far outside the others' (typos: 77 among 1-10 labels), and what to
+    say of those (``""``: none) with the fix: the command takes the others' scale, which
+    ``bacon estimate`` refuses them against.
+
+    Parameters
+    ----------
+    y, name, place
+        The labels (NaN where empty), the label column and where a row is, as
+        :func:`~bacon_bayes.scale.label_codes` takes them.
+    judge_scales : dict
+        Judge -> its scale as ``LOW:HIGH`` (``-``: none), for :func:`_judges_top`.
+
+    Returns
+    -------
+    scale : Scale or None
+    far : str
+    """
+    said, clean = far_labels(y, name, place)
+    if clean is None:
+        return _judges_top(infer_scale(y), judge_scales), ""
+    how = f"{clean.how}; without the labels far outside it (below)"
+    scale = _judges_top(dataclasses.replace(clean, how=how), judge_scales) or clean
+    return scale, (
+        f"{said} Fix them (or empty those cells: not labeled) and the command below runs: "
+        f"it takes --scale {scale.text}, the others' scale, and bacon estimate refuses "
+        "labels outside it; if they are right, widen its --scale to hold them"
+    )
+
+
+def _judges_top(scale: Scale | None, judge_scales: dict[str, str]) -> Scale | None:
+    """An integer label scale whose top the labels may not have reached yet (1:4 with
+    judges on 1:5) taken to the judges' top: a scale too wide only widens intervals, one
+    too narrow clips them wrongly and refuses the next wave's top labels."""
+    if scale is None or scale.ratings != 1 or "every level seen" not in scale.how:
+        return scale
+    tops = [
+        hi
+        for lo, hi in (map(float, t.split(":")) for t in judge_scales.values() if t != "-")
+        if lo == scale.low and scale.high < hi <= 10 and scale.high - scale.low >= 2
+    ]
+    if not tops:
+        return scale
+    top = min(tops)
+    how = (
+        f"{scale.how}, and judges score up to {top:g}: taken as {scale.low:g}:{top:g} "
+        f"(--scale {scale.text} if {scale.high:g} is the top)"
+    )
+    return dataclasses.replace(scale, high=top, how=how)

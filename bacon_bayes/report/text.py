@@ -224,13 +224,19 @@ def pool_notes(cal: Calibrator) -> list[str]:
     clustered by prompt)."""
     from bacon_bayes.doctor.pooled import judge_warnings
     from bacon_bayes.inclusion import BY_PROMPT
-    from bacon_bayes.scale import label_codes
+    from bacon_bayes.scale import far_labels, label_codes
 
     pool = cal.pool_
     notes = [n for n in pool.notes if cal.target == "pool" or not n.startswith(BY_PROMPT)]
     if pool.outcome.kind != "categorical":  # 0 for 'not rated' (a 0/1 label has no codes)
         y = np.where(pool.labeled, pool.y, np.nan)
         notes += [label_codes(y, pool.label_name, lambda k: f"item {str(pool.ids[k])!r}")]
+        far, scale = far_labels(y, pool.label_name, lambda k: f"item {str(pool.ids[k])!r}")
+        if scale is not None and not np.isfinite(cal.bounds_).any():  # --scale refuses them
+            notes += [
+                f"{far} They enter the estimates as labels: fix them (or empty those cells: "
+                f"not labeled) and run again with --scale {scale.text}"
+            ]
         notes = [n for n in notes if n]
     return notes + judge_warnings(pool)  # what fit warns of: unscored rows, unfit judges
 
