@@ -340,3 +340,24 @@ def test_a_notebook_shows_the_readable_table_not_the_dataclass_dump(cal):
     for result in (cal.estimate_mean(), cal.estimate_groups(), cal.compare_groups()):
         assert repr(result) == str(result) and "cov=" not in repr(result)
     assert "shrunk toward the other groups" in repr(cal.estimate_groups(pooling="shrink"))
+
+
+def test_estimate_json_carries_the_notes_the_text_prints(frame, tmp_path, capsys):
+    """`bacon estimate --json` left out the notes its text prints (a judge scored only on
+    the labeled rows, rows no judge scored): they are its ``notes``."""
+    import json
+
+    from bacon_bayes.cli import main
+
+    labeled = frame["human"].notna()
+    d = frame.assign(rater1=np.where(labeled, frame["human"].round() + 0.1, np.nan))
+    path = tmp_path / "pool.csv"
+    d.to_csv(path, index=False)
+    args = [str(path), "--label", "human", "--item", "id", "--engine", "freq",
+            *[a for j in [*JUDGES, "rater1"] for a in ("--judge", j)]]  # fmt: skip
+    assert main(["estimate", *args, "--json"]) == 0
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    assert any(n.startswith("judge 'rater1' scored 120 of the 120 labeled rows") for n in notes)
+    assert main(["estimate", *args]) == 0
+    text = capsys.readouterr().out
+    assert all(n[:60] in text.replace("\n", " ") or n[:60] in text for n in notes), notes

@@ -211,6 +211,7 @@ def _estimate(
         target, note = target_description(cal)
         out["target"] = {"target": target, "note": note}
         out["n_prompts"] = None if pool.prompts is None else int(np.unique(pool.prompts).size)
+        out["notes"] = pool_notes(cal)  # as the text prints them (unfit judges, unscored rows)
         if compared is not None:
             out["comparisons"] = compared.to_dict()
         if groups is not None:  # the tables printed: anytime, --pointwise
