@@ -13,6 +13,8 @@ from bacon_bayes.cli.judge_args import file_judge_columns
 from bacon_bayes.errors import ValidationError
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from bacon_bayes.study import StudyConfig
 
 
@@ -153,16 +155,14 @@ def _check_folder_options(root: Path, args: argparse.Namespace) -> None:
         )
 
 
-def pool_item(args: argparse.Namespace, source: Path) -> str:
+def pool_item(args: argparse.Namespace, source: Path, frame: pd.DataFrame | None = None) -> str:
     """``--item``, else the id column ``bacon estimate`` would find in the pool file (read
-    as it reads it: a spreadsheet's empty rows are no items)."""
-    from bacon_bayes.io import ITEM_COLUMNS, item_column, item_name, read_table
+    as it reads it: a spreadsheet's empty rows are no items; ``frame``: the file read)."""
+    from bacon_bayes.io import ITEM_COLUMNS, item_column, item_name
 
     if args.item:
         return str(args.item)
-    if not source.is_file():
-        raise ValidationError(f"pool file {source} does not exist; check the path")
-    frame = read_table(source)
+    frame = _pool_table(source) if frame is None else frame
     found = item_column(frame[[c for c in frame.columns if item_name(c)]])
     if found is None:
         from bacon_bayes.readers.pair_table import pairwise_hint
@@ -205,42 +205,41 @@ def _add_ids(args: argparse.Namespace, source: Path) -> str:
     )
 
 
-def _existing_labels(args: argparse.Namespace, source: Path) -> str | None:
-    """The study's ``existing_labels``: ``wave`` only when the pool has labels (read as
-    every command reads them: ``-`` or ``NA`` is no label)."""
+def _pool_table(source: Path) -> pd.DataFrame:
+    """The pool file read as every command reads a table (refused when it is missing)."""
     from bacon_bayes.io import read_table
 
+    if not source.is_file():
+        raise ValidationError(f"pool file {source} does not exist; check the path")
+    return read_table(source)
+
+
+def _existing_labels(args: argparse.Namespace, table: pd.DataFrame) -> str | None:
+    """The study's ``existing_labels``: ``wave`` only when the pool (``table``) has labels
+    (read as every command reads them: ``-`` or ``NA`` is no label)."""
     if args.existing_labels != "wave":
         return "ignore" if args.existing_labels == "ignore" else None
-    table = read_table(source)
     return "wave" if args.label in table.columns and table[args.label].notna().any() else None
 
 
-def _guess_outcome(source: Path, item: str, label: str) -> str:
-    """The label's type when ``--outcome`` is not given, as ``bacon estimate`` guesses it
-    on a table: categorical when the labels already in the pool are 0 and 1 (True/False
-    included), else continuous."""
-    from bacon_bayes.scale import guess_outcome
-    from bacon_bayes.study.folder import read_pool
-
-    return guess_outcome(read_pool(source, item), label)
-
-
 def _new_config(args: argparse.Namespace, source: Path, root: Path) -> StudyConfig:
+    from bacon_bayes.scale import guess_outcome
     from bacon_bayes.study import StudyConfig
 
-    item = pool_item(args, source)
+    table = _pool_table(source)  # read once for the id column, the labels' type and count
+    item = pool_item(args, source, table)
     return StudyConfig(
         pool=os.path.relpath(source.resolve(), root.resolve()),
         item=item,
         label=args.label,
-        outcome=args.outcome or _guess_outcome(source, item, args.label),
+        # as bacon estimate guesses it: categorical for labels of 0 and 1, else continuous
+        outcome=args.outcome or guess_outcome(table, args.label),
         levels=numbers_option(args.levels, "levels"),
         scale=numbers_option(args.scale, "scale"),
         judges=list(file_judge_columns(args.judge, source, required=False)),
         features=names_option(args.features),
         group=args.group,
-        existing_labels=_existing_labels(args, source),
+        existing_labels=_existing_labels(args, table),
         prompt=args.prompt,
         show=names_option(args.show),
         drop_unscored=args.drop_unscored,
