@@ -463,7 +463,7 @@ def _overrun(study: Any) -> str:
     """A note when the wave just drawn (of random size) took the study past its recorded
     labelling budget: the alpha-spending intervals spend what is left at it."""
     most = study.config.max_labels
-    sent = int((study.first_wave() >= 0).sum())
+    sent = study.n_selected
     if most is None or sent <= most:
         return ""
     return (

@@ -218,6 +218,11 @@ class Study:
             out[any_] = waves[np.argmax(chosen[any_], axis=1)]
         return out
 
+    @property
+    def n_selected(self) -> int:
+        """Items some wave selected (the labels drawn, counted against ``max_labels``)."""
+        return int((self.first_wave() >= 0).sum())
+
     def label_values(self) -> np.ndarray:
         """Label of every item (NaN where not labeled yet)."""
         series = self.labels.set_index("item")[self.config.label]

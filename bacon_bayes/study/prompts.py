@@ -185,7 +185,7 @@ def uniform_share(study: Study, options: dict[str, Any]) -> float:
 def labels_left(study: Study) -> float | None:
     """The labels the study may still draw under its ``max_labels`` (None: no budget)."""
     most = study.config.max_labels
-    return None if most is None else float(most - int((study.first_wave() >= 0).sum()))
+    return None if most is None else float(most - study.n_selected)
 
 
 def paired_wave(

@@ -444,10 +444,10 @@ def _check_max_labels(study: Study, n: int) -> None:
     most = study.config.max_labels
     if most is None:
         return
-    left = int(labels_left(study))  # type: ignore[arg-type]
-    sent = most - left
+    sent = study.n_selected
     if sent + n <= most:
         return
+    left = most - sent
     room = (
         f"draw at most {left} (--budget {left}), or size the wave with --until GOAL"
         if left > 0
