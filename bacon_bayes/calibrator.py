@@ -202,11 +202,7 @@ class Calibrator:
         return apply_preset(model, preset), family, "bayes"
 
     def fit(self, pool: EvalPool) -> Calibrator:
-        """Build features, cross-fit the outcome model; returns self. Warns
-        (:class:`~bacon_bayes.errors.PoolWarning`) of rows no judge scored and of judges
-        unfit for the labels (:func:`~bacon_bayes.doctor.pooled.judge_warnings`)."""
-        from bacon_bayes.doctor.pooled import judge_warnings
-
+        """Build features, cross-fit the model; returns self (warns of :meth:`pool_warnings`)."""
         if not isinstance(pool, EvalPool):
             raise ValidationError(
                 f"fit expects an EvalPool (build one with EvalPool.from_frame), got "
@@ -217,8 +213,6 @@ class Calibrator:
         self._check_scale(pool)
         flag(self.power_tuning, "power_tuning")
         flag(self.hajek, "hajek")
-        for note in judge_warnings(pool):
-            warnings.warn(note, PoolWarning, stacklevel=2)
         self.pool_ = pool
         self.features_ = build_features(
             pool, winsor=self.winsor, n_components=self.n_components, seed=self.seed
@@ -233,7 +227,17 @@ class Calibrator:
         size = (pool.n_labeled, self.features_.X.shape[1]) if self.power_tuning else None
         names = sur.resolve(self.surrogates, self.model_name_, self.engine_, scored, size)
         self.extras_ = sur.fit_extras(names, pool, self.features_, self.crossfit_)
+        for note in self.pool_warnings():  # kept: the commands print them among their notes
+            warnings.warn(note, PoolWarning, stacklevel=2)
         return self
+
+    @memoized
+    def pool_warnings(self) -> tuple[str, ...]:
+        """Unscored rows and unfit judges (:func:`bacon_bayes.doctor.pooled.judge_warnings`)."""
+        from bacon_bayes.doctor.pooled import judge_warnings
+
+        self._check_fitted()
+        return tuple(judge_warnings(self.pool_))
 
     def apply(self, pool: EvalPool, refit: bool = False) -> Calibrator:
         """This calibration, frozen, on a new pool (the next round: new items, systems or
@@ -355,12 +359,10 @@ class Calibrator:
         raise ValidationError(f"method {method!r} must be 'aee', 'classical' or 'naive'.")
 
     def _naive(self, e: _Result) -> _Result:
-        """A naive estimate with why it is none of the label's, where :meth:`summary` leaves
-        it out for that (``details["not_comparable"]``, printed with it)."""
-        from bacon_bayes.report.text import naive_note
+        """A naive estimate with why it is none of the label's (``details["not_comparable"]``)."""
+        from bacon_bayes.report.text import naive_noted
 
-        why = naive_note(self.pool_, self.bounds_)
-        return replace(e, details={**e.details, "not_comparable": why}) if why else e
+        return naive_noted(e, self.pool_, self.bounds_)
 
     def _note_surrogates(self, e: _Result, combined: bool = True) -> _Result:
         """Name the surrogates behind an AEE estimate (nothing to add for a single one)."""

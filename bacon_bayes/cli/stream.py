@@ -116,12 +116,12 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
         if out is not None:
             out.written()
     from bacon_bayes.report.comparisons import target_text
-    from bacon_bayes.report.text import naive_note
 
     target = target_text(result.fit.calibrator.target, result.n_items)
     compared = _comparisons(result, args, target)
-    # the labeled rows' judge scores against the label's scale, as in memory
-    left_out = naive_note(result.fit.pool, result.fit.model.bounds, "rows held in memory")
+    # why the naive average is none of the label's, as the estimates carry it
+    naive = [e.details.get("not_comparable", "") for e in result.means if e.method == "naive"]
+    left_out = naive[0] if naive else ""
     if left_out:
         result.means = [e for e in result.means if e.method != "naive"]
         result.groups = result.groups and [t for t in result.groups if t.method != "naive"]

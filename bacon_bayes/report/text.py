@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -13,6 +13,8 @@ from bacon_bayes.estimate.core import VARIANCE_FLOOR
 from bacon_bayes.estimate.mean import RANGE_END
 from bacon_bayes.report.tables import fixed
 from bacon_bayes.results import Estimate, EstimateTable
+
+_Result = TypeVar("_Result", Estimate, EstimateTable)
 
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
@@ -222,7 +224,6 @@ def pool_notes(cal: Calibrator) -> list[str]:
     scores imputed...), as the estimate and the report show it: the note that the labels
     look drawn by prompt only for the pool target (the population's intervals are
     clustered by prompt)."""
-    from bacon_bayes.doctor.pooled import judge_warnings
     from bacon_bayes.inclusion import BY_PROMPT
     from bacon_bayes.scale import far_labels, label_codes
 
@@ -230,15 +231,26 @@ def pool_notes(cal: Calibrator) -> list[str]:
     notes = [n for n in pool.notes if cal.target == "pool" or not n.startswith(BY_PROMPT)]
     if pool.outcome.kind != "categorical":  # 0 for 'not rated' (a 0/1 label has no codes)
         y = np.where(pool.labeled, pool.y, np.nan)
-        notes += [label_codes(y, pool.label_name, lambda k: f"item {str(pool.ids[k])!r}")]
-        far, scale = far_labels(y, pool.label_name, lambda k: f"item {str(pool.ids[k])!r}")
+
+        def place(k: int) -> str:
+            return f"item {str(pool.ids[k])!r}"
+
+        notes += [label_codes(y, pool.label_name, place)]
+        far, scale = far_labels(y, pool.label_name, place)
         if scale is not None and not np.isfinite(cal.bounds_).any():  # --scale refuses them
             notes += [
                 f"{far} They enter the estimates as labels: fix them (or empty those cells: "
                 f"not labeled) and run again with --scale {scale.text}"
             ]
         notes = [n for n in notes if n]
-    return notes + judge_warnings(pool)  # what fit warns of: unscored rows, unfit judges
+    return notes + list(cal.pool_warnings())  # what fit warns of: unscored rows, unfit judges
+
+
+def naive_noted(e: _Result, pool: EvalPool, bounds: tuple[float, float], rows: str = "") -> _Result:
+    """The naive estimate (or table) ``e`` with why it is none of the label's
+    (:func:`naive_note`) in ``details["not_comparable"]``, which it prints."""
+    why = naive_note(pool, bounds, rows)
+    return replace(e, details={**e.details, "not_comparable": why}) if why else e
 
 
 def naive_note(pool: EvalPool, bounds: tuple[float, float], rows: str = "") -> str:

@@ -26,11 +26,14 @@ from bacon_bayes.estimate.shrink import choose_pooling, group_corrections, shrin
 from bacon_bayes.estimate.tables import group_table
 from bacon_bayes.grouping import finished
 from bacon_bayes.order import natural_sorted
+from bacon_bayes.report.text import naive_noted
 from bacon_bayes.results import Estimate, EstimateTable
 from bacon_bayes.stream.fit import StreamFit, Sums
 from bacon_bayes.stream.scan import LabeledRows, Scan
 
 METHODS = ("aee", "classical", "naive")
+#: the rows the streamed naive estimates' note is judged on (:func:`naive_noted`)
+MEMORY = "rows held in memory"
 
 
 def _settings(cal: Calibrator) -> dict[str, Any]:
@@ -115,9 +118,8 @@ def mean_estimates(fit: StreamFit, scan: Scan, sums: Sums, alpha: float) -> list
     )  # fmt: skip
     n_all, grand, m2 = _pooled(scan.groups)
     se2 = m2 / (n_all - 1) / n_all if n_all > 1 else float("nan")
-    naive = _not_comparable(
-        _estimate("mean", "naive", grand, se2, n_all, n_all, alpha, n_labeled=0), fit
-    )
+    naive = _estimate("mean", "naive", grand, se2, n_all, n_all, alpha, n_labeled=0)
+    naive = naive_noted(naive, fit.pool, fit.bounds, MEMORY)
     return [e.clip(*fit.bounds) for e in (aee, classical, naive)]
 
 
@@ -135,15 +137,6 @@ def _check_extras(fit: StreamFit, k: int, tuning: bool) -> None:
             f"{n} labels are too few to tune the weights of {k} surrogates (at least "
             f"{min_labels(k)} are needed); label more items or combine fewer surrogates."
         )
-
-
-def _not_comparable(e: Any, fit: StreamFit) -> Any:
-    """The naive estimate with why it is none of the label's (``details["not_comparable"]``),
-    as :meth:`Calibrator._naive` gives it, judged on the rows held in memory."""
-    from bacon_bayes.report.text import naive_note
-
-    why = naive_note(fit.pool, fit.bounds, "rows held in memory")
-    return replace(e, details={**e.details, "not_comparable": why}) if why else e
 
 
 def _noted(e: Any, fit: StreamFit, combined: bool = True) -> Any:
@@ -273,5 +266,7 @@ def group_estimates(
         "mean", "naive", names, table["avg_mean"].to_numpy(), np.diag(var), n_g, n_g, alpha,
         simultaneous,
     )  # fmt: skip
-    naive = _not_comparable(replace(naive, n_labeled=np.zeros(names.size, dtype=int)), fit)
+    naive = naive_noted(
+        replace(naive, n_labeled=np.zeros(names.size, dtype=int)), fit.pool, fit.bounds, MEMORY
+    )
     return [finished(t, fit.bounds) for t in (aee, classical, naive)]
