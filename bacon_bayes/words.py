@@ -76,7 +76,7 @@ def word_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
     if top.empty or top.iloc[0] < len(filled):  # not one pair: several ways, or other text
         if (mixed := _mixed_verdicts(column, distinct, word)) is not None:
             return mixed
-    if top.iloc[0] <= len(filled) / 2:
+    if top.empty or top.iloc[0] <= len(filled) / 2:
         return None
     yes = str(top.index[0])
     ours = {v: _VERDICT[w] for v, w in word.items() if w in (yes, VERDICT_WORDS[yes])}
