@@ -72,6 +72,9 @@ DESIGNS = ("uniform", "stratified", "adaptive", *PAIRED_DESIGNS)
 PILOT_SHARE = 0.3
 
 METHODS = ("classical", "aee", "ppi", "ppi-aipw", "cje")
+#: Rows of methods that estimate the pool mean only (no group means): they have no group
+#: metrics (``group_trials`` NaN), whatever the draw.
+POOL_ONLY = frozenset({"ppi-mean", "ppi-ridge", "ppi-aipw"})
 #: The files of a Monte Carlo's output folder (an ablation's files written there stay).
 FILES = ("trials.parquet", "summary.csv", "settings.json", "rmse_width.png", "coverage.png")
 #: the dask setting that has a LocalCluster's nannies set MALLOC_TRIM_THRESHOLD_ in workers
@@ -555,7 +558,9 @@ def summarise(trials: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
         )  # fmt: skip
         if "max_rhat" in t and t["max_rhat"].notna().any():
             row["max_rhat"] = t["max_rhat"].max()
-        if groups and f"group:{groups[0]}:estimate" in t:
+        if row["method"] in POOL_ONLY and groups:
+            row["group_trials"] = math.nan
+        elif groups and f"group:{groups[0]}:estimate" in t:
             row.update(_group_summary(t, groups))
             row.update(difference_summary(t, groups))
         rows.append(row)
