@@ -74,7 +74,7 @@ PILOT_SHARE = 0.3
 METHODS = ("classical", "aee", "ppi", "ppi-aipw", "cje")
 #: Rows of methods that estimate the pool mean only (no group means): they have no group
 #: metrics (``group_trials`` NaN), whatever the draw.
-POOL_ONLY = frozenset({"ppi-mean", "ppi-ridge", "ppi-aipw"})
+POOL_ONLY = frozenset({"ppi-mean", "ppi-ridge", *PPI_AIPW_METHODS})
 #: The files of a Monte Carlo's output folder (an ablation's files written there stay).
 FILES = ("trials.parquet", "summary.csv", "settings.json", "rmse_width.png", "coverage.png")
 #: the dask setting that has a LocalCluster's nannies set MALLOC_TRIM_THRESHOLD_ in workers
