@@ -240,7 +240,7 @@ def _draw(
 
 def _adaptive(
     frame: pd.DataFrame, spec: SimulationSpec, n: int, seed: int
-) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+) -> tuple[np.ndarray, np.ndarray | None, dict[str, Any]]:
     """Two waves: a uniform pilot of ``spec.pilot_share`` of the budget, then the rest with
     probabilities proportional to the outcome model's predictive sd (its family's
     predictive variance, fitted on the pilot), mixed with a uniform share, when the pilot
@@ -277,15 +277,15 @@ def _adaptive(
         e2 = (frame[spec.label].to_numpy(float) - cal.surrogate_) ** 2
         ratio = expected_variance_ratio(sd, e2, lab, prior=pilot_pi, n=n - n1)
         choice = sd_wave_choice(ratio, n1, n_features)
-    if choice == "adaptive":
-        wave = adaptive(sd, n - n1, prior=pilot_pi, eligible=~lab, seed=seed + 1)
-        chosen, wave_pi = wave.selected, wave.pi
-    else:
-        chosen = np.zeros(size, dtype=bool)
-        chosen[order[n1:]] = True
-        wave_pi = np.full(size, (n - n1) / (size - n1))
-    pi = combine_waves([pilot_pi, wave_pi])
-    return lab | chosen, pi, {"adaptive_choice": choice, "expected_ratio": ratio}
+    if choice != "adaptive":
+        # the uniform design's trial exactly: its labels and no probabilities (n / N, but
+        # computed through two waves it differed in the last bits, which flipped tied
+        # ranks and moved the simultaneous intervals)
+        lab[order[n1:]] = True
+        return lab, None, {"adaptive_choice": choice, "expected_ratio": ratio}
+    wave = adaptive(sd, n - n1, prior=pilot_pi, eligible=~lab, seed=seed + 1)
+    pi = combine_waves([pilot_pi, wave.pi])
+    return lab | wave.selected, pi, {"adaptive_choice": choice, "expected_ratio": ratio}
 
 
 def _pool(

@@ -328,3 +328,19 @@ def test_pool_only_peers_are_said_to_give_no_group_estimates(tmp_path, capsys):
     summary = pd.read_csv(tmp_path / "sim" / "summary.csv").set_index("method")
     assert summary.loc[["ppi-mean", "ppi-ridge"], "group_trials"].isna().all()
     assert summary.loc["classical", "group_trials"] == 2
+
+
+def test_adaptive_trials_that_fall_back_equal_the_uniform_ones_exactly(tmp_path, capsys):
+    """Tester C finding 9: "those trials equal the uniform design's" yet their group
+    estimates differed in the last bits (the fallback's probabilities, n / N through two
+    waves), which flipped tied ranks (kendall 0.6375 against 0.6406) and moved the
+    simultaneous intervals: now every number of such a trial is the uniform one's."""
+    args = _grouped_simulation(tmp_path, 3, "0.05", "3", "--designs", "uniform,adaptive")
+    assert main(args) == 0
+    assert "3 of 3 trials fell back to uniform" in capsys.readouterr().out
+    trials = pd.read_parquet(tmp_path / "sim" / "trials.parquet")
+    numbers = [c for c in trials if c.startswith(("estimate", "ci_", "group:", "diff:"))]
+    assert any(c.startswith("diff:") and c.endswith("sim_low") for c in numbers)
+    keys = ["method", "trial"]
+    by = {d: t.set_index(keys)[numbers].sort_index() for d, t in trials.groupby("design")}
+    pd.testing.assert_frame_equal(by["adaptive"], by["uniform"], check_exact=True)
