@@ -574,8 +574,8 @@ class Calibrator:
         ablation). Keyword arguments go to :func:`bacon_bayes.report.html.render_report`."""
         from bacon_bayes.report.html import read_simulate_folder, write_report
 
-        summary, ablation = (None, None) if simulate is None else read_simulate_folder(simulate)
-        return write_report(self, path, simulate=summary, ablation=ablation, **kwargs)
+        found = {} if simulate is None else read_simulate_folder(simulate)
+        return write_report(self, path, **found, **kwargs)
 
     # ------------------------------------------------------------- judge bias
     def judge_bias(self, level: float = 0.9, plot_path: str | None = None) -> pd.DataFrame:

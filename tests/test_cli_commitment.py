@@ -362,7 +362,7 @@ def test_judge_writes_no_table_when_every_call_failed(tmp_path, capsys):
     assert _judge(items, url, out, "--force") == 2
     err = capsys.readouterr().err
     assert f"bacon judge: error: 6 calls failed: 6 connection ({url})" in err, err
-    assert "was not written" in err and "Fix the endpoint" in err
+    assert "was not written" in err and "connection: fix the endpoint" in err
     assert out.read_text() == "the user's earlier scores\n"
     assert not (tmp_path / "scores.csv.cache.sqlite").exists()  # no call answered: no cache
     fresh = tmp_path / "fresh.csv"
@@ -385,3 +385,42 @@ def test_judge_names_the_failures_of_a_partly_failed_run(tmp_path, capsys):
     assert f"2 calls failed: 2 http_400 ({srv.url})" in err, err
     table = pd.read_csv(out)
     assert table["score"].notna().sum() == 4 and table["score"].isna().sum() == 2
+
+
+@pytest.mark.parametrize(
+    ("code", "body", "said", "unsaid"),
+    [
+        (
+            400,
+            '{"error": {"message": "context length exceeded"}}',
+            ["http_400: the server refused the request as sent", "context length exceeded",
+             "sending it again gets the same answer"],
+            ["fix the endpoint", "run the same command again"],
+        ),
+        (
+            429,
+            "{}",
+            ["http_429: the server limits the request rate", "--rate", "--max-attempts"],
+            ["fix the endpoint"],
+        ),
+    ],
+)  # fmt: skip
+def test_judge_advice_follows_the_failure_kind(tmp_path, capsys, code, body, said, unsaid):
+    """Tester C finding 7: a 429 or a 400 (context too long) was told to fix the endpoint,
+    model or key, and a 400 that is not retried was promised a rerun would retry it."""
+    from bacon_bayes.testing.fake_server import FakeChatServer, Status, default_script
+
+    status = Status(code, body, {"Retry-After": "0"})
+    items = _essays(tmp_path, 4)
+    with FakeChatServer(lambda request: status) as srv:
+        assert _judge(items, srv.url, tmp_path / "all.csv") == 2
+    err = capsys.readouterr().err
+    assert all(s in err for s in said) and not any(s in err for s in unsaid), err
+
+    def script(request):
+        return status if "number 1 " in request.user_text else default_script(request)
+
+    with FakeChatServer(script) as srv:
+        assert _judge(items, srv.url, tmp_path / "some.csv") == 0
+    err = capsys.readouterr().err
+    assert all(s in err for s in said) and not any(s in err for s in unsaid), err

@@ -3,6 +3,7 @@ renders it without script errors (skipped with a message when Chromium is missin
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -204,3 +205,40 @@ def test_the_report_says_what_the_pool_notes_of_its_labels(tmp_path):
     assert "Note: 2 of 6 &#x27;g&#x27; groups (200 of 600 items) have no label (s4, s5)" in (
         out.read_text()
     )
+
+
+def test_a_simulation_of_another_table_is_said_in_the_report(tmp_path, capsys):
+    """Tester C finding 8: `bacon report --simulate` embedded a simulation of another
+    label and other judges (the README's SummEval run in a report of pool.csv) and never
+    said what it simulated: the section now states the folder's settings, and warns (on
+    the page and the console) when they name another label or other judges."""
+    rng = np.random.default_rng(4)
+    n = 200
+    q = rng.normal(3, 0.8, n)
+    frame = pd.DataFrame({"id": np.arange(n), "ja": q + rng.normal(0, 0.5, n),
+                          "jb": q + rng.normal(0, 0.7, n),
+                          "y": np.where(np.arange(n) % 4 == 0, q, np.nan)})  # fmt: skip
+    table = tmp_path / "pool.csv"
+    frame.to_csv(table, index=False)
+    sim = tmp_path / "sim"
+    sim.mkdir()
+    summary = {"design": "uniform", "method": "aee", "budget": [0.1], "rmse": [0.1],
+               "width": [0.3], "coverage": [0.95]}  # fmt: skip
+    pd.DataFrame(summary).to_csv(sim / "summary.csv", index=False)
+    args = ["report", str(table), "--label", "y", "--judge", "ja,jb", "--item", "id",
+            "--engine", "freq", "--simulate", str(sim)]  # fmt: skip
+    settings = {"label": "expert", "judges": ["judge:a", "judge:b"], "budgets": [0.1],
+                "trials": 10, "designs": ["uniform"], "methods": ["aee"]}  # fmt: skip
+    (sim / "settings.json").write_text(json.dumps(settings))
+    assert main([*args, "--out", str(tmp_path / "other.html")]) == 0
+    said = "The simulation was run on label 'expert', not this report's 'y' and judges"
+    assert said in capsys.readouterr().out
+    text = (tmp_path / "other.html").read_text()
+    assert "Simulated on label &#x27;expert&#x27;; 2 judge(s) (judge:a, judge:b)" in text, text
+    assert "not this report&#x27;s &#x27;y&#x27;" in text and "trials 10" in text
+    (sim / "settings.json").write_text(json.dumps({**settings, "label": "y",
+                                                    "judges": ["jb", "ja"]}))  # fmt: skip
+    assert main([*args, "--out", str(tmp_path / "same.html")]) == 0
+    assert "The simulation was run on" not in capsys.readouterr().out
+    text = (tmp_path / "same.html").read_text()
+    assert "Simulated on label &#x27;y&#x27;" in text and "The simulation was run on" not in text

@@ -200,8 +200,8 @@ def _score(
                 Path(cache + suffix).unlink(missing_ok=True)
         raise ValidationError(
             f"{summary.failures()}. No call produced a score, so {out.given} was not written "
-            "(a file already there is left as it was). Fix the endpoint, model name or API "
-            "key (--judge MODEL@URL, --api-key-env) and run the same command again"
+            "(a file already there is left as it was). "
+            + summary.advice(rerun="run the same command again")
         )
     write_table(result.table, out.path)
     out.written()
@@ -209,8 +209,10 @@ def _score(
     print(f"wrote {len(result.table)} rows to {out.given} (cache: {cache})", file=sys.stderr)
     if n_failed:
         print(
-            f"{summary.failures()}; they are NA in the output (see 'reason') and not cached, "
-            "so running the same command again retries only them.",
+            f"{summary.failures()}; they are NA in the output (see 'reason') and not "
+            "cached. "
+            + summary.advice(rerun="run the same command again (it makes only the failed calls)")
+            + ".",
             file=sys.stderr,
         )
     return 0

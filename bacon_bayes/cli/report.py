@@ -71,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
     refuse_difference(args)
     from bacon_bayes.history import check_project, project_of, read_history
     from bacon_bayes.planning import resolution_note
+    from bacon_bayes.report.html import read_simulate_settings, simulate_mismatch
     from bacon_bayes.report.rounds import drift_html, round_section
 
     inputs = [*read_files(args), args.simulate, args.history, args.anchor]
@@ -129,6 +130,10 @@ def run(args: argparse.Namespace) -> int:
             anytime=anytime,
         )
         path = out.written()
+        if args.simulate is not None:
+            mismatch = simulate_mismatch(cal.pool_, read_simulate_settings(args.simulate))
+            if mismatch:
+                print(f"note: {mismatch}")
     print(f"report written to {path} (open it in a browser; it works offline)")
     return 0
 

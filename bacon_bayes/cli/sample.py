@@ -57,9 +57,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--budget",
         type=float,
-        help="new items this wave: fraction of the pool if < 1, else a count (with "
-        "--pairwise, the expected count: each comparison is drawn on its own, so the count "
-        "drawn varies)",
+        help="new items this wave: fraction of the pool if < 1, else a count. With "
+        "--design adaptive, bernoulli or two-stage, a paired design or --pairwise it is the "
+        "expected count: each item, prompt or comparison is drawn on its own, so the count "
+        "drawn varies around it",
     )
     p.add_argument(
         "--design",
@@ -445,6 +446,13 @@ def run(args: argparse.Namespace) -> int:
             f"wave {wave} draws prompts: {drawn} prompt(s), their unlabeled items "
             f"({design.n_selected}; about {expected:.0f} expected: whole prompts are drawn "
             "at random, so the size varies)"
+        )
+    elif design.random_size:
+        expected = float(after.waves[-1]["expected"])
+        budget = "" if args.budget is None else "--budget is its expected size: "
+        print(
+            f"wave {wave} draws each item on its own: {design.n_selected} items, about "
+            f"{expected:.0f} expected ({budget}the count drawn varies around it)"
         )
     print(
         f"wave {wave} ({design.name}, seed {args.seed}): {design.n_selected} items to label "

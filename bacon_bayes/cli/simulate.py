@@ -269,8 +269,12 @@ def group_trial_notes(summary: Any) -> list[str]:
     list of str
         Empty when every method's group metrics rest on all its trials.
     """
+    from bacon_bayes.simulation.montecarlo import POOL_ONLY
+
     if "group_trials" not in summary:
         return []
+    pool_only = sorted(set(summary.loc[summary["method"].isin(POOL_ONLY), "method"]))
+    summary = summary[~summary["method"].isin(POOL_ONLY)]
     short = summary[summary["group_trials"].fillna(0) < summary["trials"]]
     lines = [
         f"note: {r['method']} ({r['design']}) at budget {r['budget']:g}: its group metrics "
@@ -285,6 +289,13 @@ def group_trial_notes(summary: Any) -> list[str]:
             "of that method; methods' group metrics are then over different trials: raise "
             "the budget to compare them over the same ones"
         ]
+    if pool_only:
+        lines.append(
+            f"note: {', '.join(pool_only)} estimate the pool mean only, not group means: "
+            "they have no group metrics (simultaneous coverage, ranks, differences) at any "
+            "budget"
+        )
+    if lines:
         lines.insert(0, "")
     return lines
 

@@ -2,7 +2,10 @@
 
 Every parser returns one :class:`Parsed` per dimension (a single ``""`` dimension for
 one-score templates). A reply that cannot be read gives ``score = NaN`` and a
-``reason``; the caller keeps the reply verbatim.
+``reason`` (a fixed cause, then after ``;`` what the reply had); the caller keeps the
+reply verbatim. The one-number parsers read a reply's one number: a digit inside a
+longer number or a decimal, a score out of another scale ("7/10") and a reply with
+several different numbers are not read.
 """
 
 from __future__ import annotations
@@ -52,24 +55,67 @@ def _na(reason: str, dimension: str = "") -> Parsed:
 
 
 def _first_digit(reply: str, levels: Sequence[float]) -> Parsed:
-    digits = "".join(str(int(v)) for v in levels)
-    match = re.search(f"[{re.escape(digits)}]", reply)
-    if match is None:
-        return _na(f"no digit in {{{','.join(digits)}}} in the reply")
-    return Parsed("", float(match.group()), None, match.span())
+    read = _one_number(reply, levels)
+    if isinstance(read, str):
+        return _na(read)
+    value, span, text = read
+    if value not in {float(v) for v in levels}:
+        return _na(f"number not one of the levels {_levels(levels)}; the reply has {text}")
+    return Parsed("", value, None, span)
 
 
-_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)")
+#: A number standing alone: not part of a longer number, a decimal or a word ("GPT4", "2nd").
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?![\w]|\.\d)")
+#: "N/M" or "N out of M": M is the scale's top, not a score.
+_OUT_OF = re.compile(r"\s*(?:/|out\s+of)\s*$", re.IGNORECASE)
+
+
+def _levels(levels: Sequence[float]) -> str:
+    return ", ".join(f"{v:g}" for v in levels)
+
+
+def _one_number(
+    reply: str, levels: Sequence[float] | None
+) -> tuple[float, tuple[int, int], str] | str:
+    """The reply's one score (value, span, text), or why there is none.
+
+    "N/M" and "N out of M" give N when M is the scale's top; a reply with several
+    different numbers is ambiguous (a reason, not the first of them).
+    """
+    found = list(_NUMBER.finditer(reply))
+    if not found:
+        return "no number in the reply"
+    scores = []
+    for k, match in enumerate(found):
+        previous = found[k - 1] if k else None
+        if previous is not None and _OUT_OF.search(reply[previous.end() : match.start()]):
+            top = float(match.group())
+            if levels and top != max(levels):
+                given = reply[previous.start() : match.end()]
+                return (
+                    f"a score on another scale than {min(levels):g}..{max(levels):g}; "
+                    f"the reply has {given}"
+                )
+            continue
+        scores.append(match)
+    if len({float(m.group()) for m in scores}) > 1:
+        shown = ", ".join(m.group() for m in scores[:6]) + (", ..." if len(scores) > 6 else "")
+        return f"several numbers in the reply, unclear which is the score; the reply has {shown}"
+    return float(scores[0].group()), scores[0].span(), scores[0].group()
 
 
 def _number(reply: str, levels: Sequence[float] | None) -> Parsed:
-    match = _NUMBER.search(reply)
-    if match is None:
-        return _na("no number in the reply")
-    value = float(match.group())
+    read = _one_number(reply, levels)
+    if isinstance(read, str):
+        return _na(read)
+    value, span, text = read
     if levels and not min(levels) <= value <= max(levels):
-        return _na(f"number {match.group()} outside the scale {min(levels):g}..{max(levels):g}")
-    return Parsed("", value, None, match.span())
+        return _na(
+            f"number outside the scale {min(levels):g}..{max(levels):g}; the reply has {text}"
+        )
+    if levels and value not in {float(v) for v in levels}:
+        return _na(f"number not one of the levels {_levels(levels)}; the reply has {text}")
+    return Parsed("", value, None, span)
 
 
 def _labelled_lines(

@@ -61,6 +61,12 @@ class _Call:
     record: dict[str, Any]
 
 
+#: failures that say the endpoint, model or key is wrong (unknown host, no such model)
+_ACCESS_FAILURES = frozenset({"connection", "http_401", "http_403", "http_404"})
+#: 4xx answers that a later attempt may cure (408 is a server-side timeout)
+_TRANSIENT = frozenset({"http_408", "http_429"})
+
+
 @dataclass
 class JurySummary:
     """What a run did: calls made live, taken from the cache, failed (by reason), tokens."""
@@ -74,6 +80,8 @@ class JurySummary:
     failed_at: Counter = field(default_factory=Counter)
     retried: Counter = field(default_factory=Counter)
     unparsed: Counter = field(default_factory=Counter)
+    #: the server's message (redacted) of the first failed call of each reason
+    failed_detail: dict[str, str] = field(default_factory=dict)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     elapsed: float = 0.0
@@ -101,6 +109,47 @@ class JurySummary:
         causes = self.failed_at or self.failed
         shown = ", ".join(f"{count} {cause}" for cause, count in causes.most_common())
         return f"{n} call{'s' if n != 1 else ''} failed: {shown}"
+
+    def advice(self, *, rerun: str) -> str:
+        """What to do about the failed calls, by their kind (``""`` when none failed).
+
+        ``rerun`` is what running the command again does (e.g. "run the same command
+        again; it retries only them"); it is promised only for failures that a new attempt
+        may cure, never for a request the server refused as sent.
+        """
+        kinds = set(self.failed)
+        out = []
+        access = sorted(k for k in kinds if k in _ACCESS_FAILURES)
+        if access:
+            out.append(
+                f"{', '.join(access)}: fix the endpoint, model name or API key "
+                f"(--judge MODEL@URL, --api-key-env), then {rerun}"
+            )
+        if "http_429" in kinds:
+            out.append(
+                "http_429: the server limits the request rate; lower --rate or "
+                f"--concurrency, or raise --max-attempts, then {rerun}"
+            )
+        refused = sorted(
+            k
+            for k in kinds
+            if k.startswith("http_4") and k not in _ACCESS_FAILURES and k not in _TRANSIENT
+        )
+        for kind in refused:
+            said = self.failed_detail.get(kind, "")
+            out.append(
+                f"{kind}: the server refused the request as sent"
+                + (f" ({said})" if said else "")
+                + "; sending it again gets the same answer, so change what is sent "
+                "(the template, the item texts, --max-tokens) or the model"
+            )
+        transient = sorted(kinds - set(access) - set(refused) - {"http_429"})
+        if transient:
+            out.append(
+                f"{', '.join(transient)}: the server or the network failed for now; {rerun} "
+                "later (or raise --timeout or --max-attempts)"
+            )
+        return ". ".join(out)
 
     def __str__(self) -> str:
         def fmt(c: Counter) -> str:
@@ -362,6 +411,7 @@ async def _execute(
                 exc.reason, f"{detail}; {why}".strip("; "), retryable=exc.retryable
             )
             summary.failed[exc.reason] += 1
+            summary.failed_detail.setdefault(exc.reason, detail)
             summary.failed_at[f"{exc.reason} ({call.judge.base_url})"] += 1
             return
 

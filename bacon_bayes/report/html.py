@@ -8,6 +8,7 @@ user text (item ids, judge and group names) is HTML-escaped.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +37,7 @@ from bacon_bayes.surrogates import in_means
 
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
+    from bacon_bayes.pool import EvalPool
 
 __all__ = ["SECTIONS", "render_report", "sequence_html", "write_report"]
 
@@ -379,8 +381,17 @@ def binary_items(items: pd.DataFrame) -> pd.DataFrame:
 ABLATION_COLUMNS = ("config", "type", "family", "engine", "r2", "rmse", "spearman", "note")
 
 
-def _simulation(summary: pd.DataFrame | None, ablation: pd.DataFrame | None = None) -> str:
+def _simulation(
+    summary: pd.DataFrame | None,
+    ablation: pd.DataFrame | None = None,
+    settings: dict[str, Any] | None = None,
+    mismatch: str = "",
+) -> str:
     body = ""
+    if settings:
+        body += f"<p class='note'>{_esc(simulate_settings_line(settings))}</p>"
+    if mismatch:
+        body += f"<p class='warn'>{_esc(mismatch)}</p>"
     if summary is not None:
         body += _img(figures.simulate_figure(summary), "simulation curves") + _table(summary, 4)
     if ablation is not None:
@@ -405,15 +416,69 @@ def read_simulate_summary(folder: str | Path) -> pd.DataFrame:
     return frame
 
 
-def read_simulate_folder(folder: str | Path) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
-    """The Monte Carlo summary and the oracle ablation of a ``bacon simulate`` folder
-    (either may be absent, not both)."""
+def read_simulate_settings(folder: str | Path) -> dict[str, Any]:
+    """The settings of a ``bacon simulate`` folder (``settings.json``, else
+    ``ablation_settings.json``); ``{}`` when it has neither or they cannot be read."""
+    for name in ("settings.json", "ablation_settings.json"):
+        path = Path(folder) / name
+        if path.is_file():
+            try:
+                read = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return {}
+            return read if isinstance(read, dict) else {}
+    return {}
+
+
+def _names(names: list[str], most: int = 4) -> str:
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
+
+
+def simulate_settings_line(settings: dict[str, Any]) -> str:
+    """One sentence of what a ``bacon simulate`` folder simulated (its settings.json)."""
+    judges = [str(j) for j in settings.get("judges") or []]
+    said = [f"label {settings.get('label')!r}", f"{len(judges)} judge(s) ({_names(judges)})"]
+    for key in ("group", "budgets", "trials", "designs", "methods"):
+        value = settings.get(key)
+        if value not in (None, [], ""):
+            shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+            said.append(f"{key} {shown}")
+    return "Simulated on " + "; ".join(said) + " (the folder's settings)."
+
+
+def simulate_mismatch(pool: EvalPool, settings: dict[str, Any]) -> str:
+    """Why a ``bacon simulate`` folder is not a simulation of ``pool`` (another label or
+    other judges), or ``""`` when its settings name this pool's label and judges."""
+    diffs = []
+    label = settings.get("label")
+    if label is not None and str(label) != pool.label_name:
+        diffs.append(f"label {label!r}, not this report's {pool.label_name!r}")
+    judges = [str(j) for j in settings.get("judges") or []]
+    if judges and sorted(judges) != sorted(pool.judges):
+        diffs.append(f"judges {_names(judges)}, not this report's {_names(list(pool.judges))}")
+    if not diffs:
+        return ""
+    return (
+        f"The simulation was run on {' and '.join(diffs)}: its errors, coverage and label "
+        "savings are those of that table, not of this pool. Run bacon simulate on this "
+        "pool's table, label and judges to measure them here."
+    )
+
+
+def read_simulate_folder(folder: str | Path) -> dict[str, Any]:
+    """The Monte Carlo summary, the oracle ablation (either may be absent, not both) and
+    the settings of a ``bacon simulate`` folder, as the keyword arguments ``simulate``,
+    ``ablation`` and ``simulate_settings`` of :func:`render_report`."""
     path = Path(folder)
     ablation_csv = path / "ablation.csv"
     ablation = pd.read_csv(ablation_csv) if ablation_csv.is_file() else None
-    if ablation is not None and not (path / "summary.csv").is_file():
-        return None, ablation
-    return read_simulate_summary(path), ablation
+    only_ablation = ablation is not None and not (path / "summary.csv").is_file()
+    return {
+        "simulate": None if only_ablation else read_simulate_summary(path),
+        "ablation": ablation,
+        "simulate_settings": read_simulate_settings(path),
+    }
 
 
 def render_report(
@@ -428,6 +493,7 @@ def render_report(
     plan_note: str | None = None,
     extra: dict[str, str] | None = None,
     anytime: dict[str, Any] | None = None,
+    simulate_settings: dict[str, Any] | None = None,
 ) -> str:
     """The report page of a fitted Calibrator as one HTML string (``plan_note``: the
     plan's line on the labels that would resolve the comparisons, see
@@ -435,7 +501,9 @@ def render_report(
     appended to that section or making it, e.g. ``round`` and the judge drift under
     ``bias`` from :mod:`bacon_bayes.report.rounds`; ``anytime``: ``anytime=True`` and
     ``max_labels`` for the estimates, group tables, comparisons and ranks, as
-    ``bacon estimate`` gives them on a study folder; None: one look's intervals)."""
+    ``bacon estimate`` gives them on a study folder; None: one look's intervals;
+    ``simulate_settings``: the simulate folder's settings, said in its section, with a
+    warning when they name another label or other judges than this pool's)."""
     cal._check_fitted()
     title = title or f"bacon_bayes report: {cal.pool_.label_name}"
     parts = {
@@ -452,7 +520,8 @@ def render_report(
         "items": _items(cal, level),
     }
     if simulate is not None or ablation is not None:
-        parts["simulation"] = _simulation(simulate, ablation)
+        mismatch = simulate_mismatch(cal.pool_, simulate_settings or {})
+        parts["simulation"] = _simulation(simulate, ablation, simulate_settings, mismatch)
     for key, body in (extra or {}).items():
         if key not in SECTIONS:
             raise ValueError(f"extra: unknown section {key!r}; known: {', '.join(SECTIONS)}")

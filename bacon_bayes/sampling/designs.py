@@ -72,6 +72,10 @@ class Design:
         For designs that draw prompts (:mod:`bacon_bayes.sampling.paired`): the
         probability that this wave draws the item's prompt; ``pi / pi_prompt`` is then
         the item's probability given a drawn prompt. None: items are drawn on their own.
+    random_size : bool
+        Whether each item is drawn on its own (a Poisson draw: bernoulli, poisson,
+        adaptive, two-stage), so the wave's size varies around its expected size
+        ``pi[eligible].sum()`` rather than equalling the budget.
     """
 
     selected: np.ndarray
@@ -80,6 +84,7 @@ class Design:
     seed: int | None
     params: dict[str, Any] = field(default_factory=dict)
     pi_prompt: np.ndarray | None = None
+    random_size: bool = False
 
     @property
     def indices(self) -> np.ndarray:
@@ -161,7 +166,9 @@ def bernoulli(
     if not 0 <= rate <= 1:
         raise ValidationError(f"Bernoulli rate must be in [0, 1], got {rate}")
     design = poisson(np.full(n_total, float(rate)), eligible=eligible, seed=seed)
-    return Design(design.selected, design.pi, "bernoulli", seed, {"rate": float(rate)})
+    return Design(
+        design.selected, design.pi, "bernoulli", seed, {"rate": float(rate)}, random_size=True
+    )
 
 
 def poisson(
@@ -186,7 +193,7 @@ def poisson(
     rng = _rng(seed, mask)
     draws = rng.random(pi.size)
     selected = mask & (draws < pi)
-    return Design(selected, pi.copy(), name, seed, dict(params or {}))
+    return Design(selected, pi.copy(), name, seed, dict(params or {}), random_size=True)
 
 
 def bin_feature(x: np.ndarray, n_bins: int = 5) -> np.ndarray:

@@ -72,6 +72,9 @@ DESIGNS = ("uniform", "stratified", "adaptive", *PAIRED_DESIGNS)
 PILOT_SHARE = 0.3
 
 METHODS = ("classical", "aee", "ppi", "ppi-aipw", "cje")
+#: Rows of methods that estimate the pool mean only (no group means): they have no group
+#: metrics (``group_trials`` NaN), whatever the draw.
+POOL_ONLY = frozenset({"ppi-mean", "ppi-ridge", *PPI_AIPW_METHODS})
 #: The files of a Monte Carlo's output folder (an ablation's files written there stay).
 FILES = ("trials.parquet", "summary.csv", "settings.json", "rmse_width.png", "coverage.png")
 #: the dask setting that has a LocalCluster's nannies set MALLOC_TRIM_THRESHOLD_ in workers
@@ -237,7 +240,7 @@ def _draw(
 
 def _adaptive(
     frame: pd.DataFrame, spec: SimulationSpec, n: int, seed: int
-) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+) -> tuple[np.ndarray, np.ndarray | None, dict[str, Any]]:
     """Two waves: a uniform pilot of ``spec.pilot_share`` of the budget, then the rest with
     probabilities proportional to the outcome model's predictive sd (its family's
     predictive variance, fitted on the pilot), mixed with a uniform share, when the pilot
@@ -274,15 +277,15 @@ def _adaptive(
         e2 = (frame[spec.label].to_numpy(float) - cal.surrogate_) ** 2
         ratio = expected_variance_ratio(sd, e2, lab, prior=pilot_pi, n=n - n1)
         choice = sd_wave_choice(ratio, n1, n_features)
-    if choice == "adaptive":
-        wave = adaptive(sd, n - n1, prior=pilot_pi, eligible=~lab, seed=seed + 1)
-        chosen, wave_pi = wave.selected, wave.pi
-    else:
-        chosen = np.zeros(size, dtype=bool)
-        chosen[order[n1:]] = True
-        wave_pi = np.full(size, (n - n1) / (size - n1))
-    pi = combine_waves([pilot_pi, wave_pi])
-    return lab | chosen, pi, {"adaptive_choice": choice, "expected_ratio": ratio}
+    if choice != "adaptive":
+        # the uniform design's trial exactly: its labels and no probabilities (n / N, but
+        # computed through two waves it differed in the last bits, which flipped tied
+        # ranks and moved the simultaneous intervals)
+        lab[order[n1:]] = True
+        return lab, None, {"adaptive_choice": choice, "expected_ratio": ratio}
+    wave = adaptive(sd, n - n1, prior=pilot_pi, eligible=~lab, seed=seed + 1)
+    pi = combine_waves([pilot_pi, wave.pi])
+    return lab | wave.selected, pi, {"adaptive_choice": choice, "expected_ratio": ratio}
 
 
 def _pool(
@@ -555,7 +558,9 @@ def summarise(trials: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
         )  # fmt: skip
         if "max_rhat" in t and t["max_rhat"].notna().any():
             row["max_rhat"] = t["max_rhat"].max()
-        if groups and f"group:{groups[0]}:estimate" in t:
+        if row["method"] in POOL_ONLY and groups:
+            row["group_trials"] = math.nan
+        elif groups and f"group:{groups[0]}:estimate" in t:
             row.update(_group_summary(t, groups))
             row.update(difference_summary(t, groups))
         rows.append(row)

@@ -163,7 +163,7 @@ def test_unparseable_reply_is_kept_verbatim_and_cached(serve, tmp_path):
     res = run_jury(essays(2), [judge(srv)], ESSAY, retry=FAST_RETRY, cache=cache)
     t = res.table
     assert t["score"].isna().all() and (t["raw"] == "This essay is rather good!").all()
-    assert t["reason"].str.startswith("no digit").all()
+    assert t["reason"].str.startswith("no number").all()
     assert res.summary.unparsed and res.summary.made == 2
     again = run_jury(essays(2), [judge(srv)], ESSAY, retry=FAST_RETRY, cache=cache)
     assert srv.count() == 2 and again.summary.cached == 2

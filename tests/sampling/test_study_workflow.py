@@ -426,6 +426,33 @@ def test_adaptive_wave_names_the_groups_it_gives_few_labels(
     assert [g for g, _, _ in few] == ["ref"] and few[0][1] < 0.75 * few[0][2]
 
 
+def test_adaptive_wave_says_its_budget_is_an_expected_size(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Tester C finding 4: an adaptive wave is a Poisson draw (219 items for --budget 200)
+    and neither the output nor --help said so; a uniform wave draws the budget exactly."""
+    rng = np.random.default_rng(2)
+    n = 300
+    truth = rng.integers(1, 6, n)
+    judge = (truth + rng.normal(0, 0.8, n)).round(2)
+    ids = [f"i{k}" for k in range(n)]
+    frame = pd.DataFrame(
+        {"id": ids, "system": rng.choice(["a", "b"], n), "judge": judge, "truth": truth}
+    )
+    root, first, out = _uniform_then_adaptive(frame, "system", tmp_path, capsys)
+    drawn = Study.open(root).waves[-1]
+    assert drawn["design"] == "adaptive"
+    assert "draws each item on its own" not in first
+    assert (
+        f"wave 2 draws each item on its own: {len(pd.read_csv(tmp_path / 'w2.csv'))} items, "
+        f"about {drawn['expected']:.0f} expected (--budget is its expected size: the count "
+        "drawn varies around it)" in out
+    ), out
+    with pytest.raises(SystemExit):
+        bacon("sample", "--help")
+    assert "With --design adaptive, bernoulli or two-" in " ".join(capsys.readouterr().out.split())
+
+
 def test_adaptive_wave_on_binary_labels_with_groups_says_not_for_group_means(
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:

@@ -3,6 +3,8 @@ and intervals whose coverage is in the binomial band (too low and too wide both 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -283,19 +285,26 @@ def test_bayesian_trials_share_the_judge_stage_and_record_convergence():
     assert summarise(trials)["max_rhat"].item() == trials["max_rhat"].max()
 
 
+def _grouped_simulation(
+    tmp_path: Path, systems: int, budget: str, trials: str, *extra: str
+) -> list[str]:
+    """`bacon simulate` arguments for a table of 240 items in ``systems`` systems (label
+    ``y`` within 1..5), written to tmp_path/t.csv, out to tmp_path/sim."""
+    frame = table(n=240)
+    frame["system"] = np.array([f"s{k}" for k in range(systems)])[np.arange(240) % systems]
+    frame["y"] = frame["y"].clip(1, 5)
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    return ["simulate", str(tmp_path / "t.csv"), "--label", "y", "--judge", "j1,j2",
+            "--group", "system", "--item", "item", "--budgets", budget, "--trials", trials,
+            "--out", str(tmp_path / "sim"), *extra]  # fmt: skip
+
+
 def test_scale_bounds_the_group_intervals_and_short_group_metrics_are_said(tmp_path, capsys):
     """Finding A5: `bacon simulate` took no --scale, so its group intervals on a bounded
     label reached past the scale (not the ones `bacon estimate --scale` reports); and a
     method whose group metrics rested on fewer trials (a group left without labels) said
     nothing on the console."""
-    frame = table(n=240)
-    frame["system"] = np.array([f"s{k}" for k in range(12)])[np.arange(240) % 12]
-    frame["y"] = frame["y"].clip(1, 5)
-    frame.to_csv(tmp_path / "t.csv", index=False)
-    args = ["simulate", str(tmp_path / "t.csv"), "--label", "y", "--judge", "j1,j2",
-            "--group", "system", "--item", "item", "--budgets", "0.05", "--trials", "3",
-            "--scale", "1:5", "--out", str(tmp_path / "sim")]  # fmt: skip
-    assert main(args) == 0
+    assert main(_grouped_simulation(tmp_path, 12, "0.05", "3", "--scale", "1:5")) == 0
     out = capsys.readouterr().out
     trials = pd.read_parquet(tmp_path / "sim" / "trials.parquet")
     ends = trials[[c for c in trials if c.startswith("group:") and c.endswith(("_low", "_high"))
@@ -306,3 +315,32 @@ def test_scale_bounds_the_group_intervals_and_short_group_metrics_are_said(tmp_p
     assert short < 3  # 12 labels over 12 systems: some system goes without in most draws
     assert "classical (uniform) at budget 0.05: its group metrics" in out
     assert f"rest on {int(short)} of 3 trials" in out and "aee (uniform)" not in out
+
+
+def test_pool_only_peers_are_said_to_give_no_group_estimates(tmp_path, capsys):
+    """Tester C finding 1: ppi-mean and ppi-ridge (pool mean only) were said to rest on
+    0 of N trials because "the draw left some group without an estimate", with the advice
+    to raise the budget, which never helps: they are said to give no group means."""
+    assert main(_grouped_simulation(tmp_path, 3, "0.3", "2", "--methods", "classical,ppi")) == 0
+    out = capsys.readouterr().out
+    assert "ppi-mean, ppi-ridge estimate the pool mean only, not group means" in out, out
+    assert "rest on 0 of" not in out and "raise the budget" not in out
+    summary = pd.read_csv(tmp_path / "sim" / "summary.csv").set_index("method")
+    assert summary.loc[["ppi-mean", "ppi-ridge"], "group_trials"].isna().all()
+    assert summary.loc["classical", "group_trials"] == 2
+
+
+def test_adaptive_trials_that_fall_back_equal_the_uniform_ones_exactly(tmp_path, capsys):
+    """Tester C finding 9: "those trials equal the uniform design's" yet their group
+    estimates differed in the last bits (the fallback's probabilities, n / N through two
+    waves), which flipped tied ranks (kendall 0.6375 against 0.6406) and moved the
+    simultaneous intervals: now every number of such a trial is the uniform one's."""
+    args = _grouped_simulation(tmp_path, 3, "0.05", "3", "--designs", "uniform,adaptive")
+    assert main(args) == 0
+    assert "3 of 3 trials fell back to uniform" in capsys.readouterr().out
+    trials = pd.read_parquet(tmp_path / "sim" / "trials.parquet")
+    numbers = [c for c in trials if c.startswith(("estimate", "ci_", "group:", "diff:"))]
+    assert any(c.startswith("diff:") and c.endswith("sim_low") for c in numbers)
+    keys = ["method", "trial"]
+    by = {d: t.set_index(keys)[numbers].sort_index() for d, t in trials.groupby("design")}
+    pd.testing.assert_frame_equal(by["adaptive"], by["uniform"], check_exact=True)
