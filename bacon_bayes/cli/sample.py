@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
     from bacon_bayes.study import Study, StudyConfig
 
 #: As ``bacon_bayes.study.DESIGNS``, ``bacon_bayes.sampling.DEFAULT_UNIFORM_SHARE`` and
-#: ``MIN_LABELS_PER_COEFFICIENT``, ``bacon_bayes.study.prompts.GROUP_UNIFORM_SHARE``,
+#: ``MIN_LABELS_PER_COEFFICIENT``, ``bacon_bayes.sampling.GROUP_UNIFORM_SHARE``,
 #: ``bacon_bayes.study.prompts.DEFAULT_PER_PROMPT`` (the parser is built without the
 #: library; tests/test_cli_startup.py checks).
 DESIGNS = (
@@ -308,7 +308,7 @@ def run(args: argparse.Namespace) -> int:
     to-label file is claimed (:func:`bacon_bayes.outputs.claim`) before the wave is
     drawn, so a refused command leaves no study behind and an existing study unchanged.
     """
-    from bacon_bayes.sampling import SMALL_PILOT
+    from bacon_bayes.sampling import OPTIMISTIC_RATIO, SMALL_PILOT
     from bacon_bayes.study import Study, create_study, draw_wave, pending_items
     from bacon_bayes.study.folder import LOCK_FILE, study_inputs
     from bacon_bayes.study.labels import pool_label_wave, record_pool_labels
@@ -414,7 +414,8 @@ def run(args: argparse.Namespace) -> int:
             "adaptive wave: it follows the predicted sd, the labels so far predicting a "
             f"variance {design.params['expected_variance_ratio']:.3f} times a uniform wave's "
             f"(below --max-ratio {args.max_ratio:g}); uniform share "
-            f"{design.params.get('uniform_share', DEFAULT_UNIFORM_SHARE):g}"
+            f"{design.params.get('uniform_share', DEFAULT_UNIFORM_SHARE):g}. That ratio is "
+            f"{OPTIMISTIC_RATIO}"
         )
     share = design.params.get("uniform_share", DEFAULT_UNIFORM_SHARE)  # the notes' wave's
     if design.params.get("few_labels"):

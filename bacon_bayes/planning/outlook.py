@@ -92,6 +92,8 @@ __all__ = [
     "outlook",
     "power_t",
     "shrink_prior",
+    "withheld_notes",
+    "without_adaptive_on_binary",
 ]
 
 POOLINGS = ("auto", "shrink", "separate")
@@ -101,24 +103,27 @@ SPREAD_DRAWS = 64
 SPREAD_POINTS = 8
 
 
-#: The adaptive row's note where a group goal has 0/1 labels (``bacon sample`` says the same
-#: on such a wave).
+#: The adaptive row's note on 0/1 labels, for a group goal or the pool mean of a pool with
+#: groups (``bacon sample`` warns of both on such a wave; tester C finding 3).
 ADAPTIVE_BINARY_NOTE = (
-    "not recommended for a group goal on 0/1 labels: adaptive waves make group means miss "
-    "more often than their intervals say, a wrong label where the judges agree entering "
-    "with a large weight (VALIDATION.md, TriviaQA)"
+    "not recommended on 0/1 labels{goal}: adaptive waves make group means miss more often "
+    "than their intervals say, a wrong label where the judges agree entering with a large "
+    "weight, and the same weights can leave the pool mean's interval wider than a uniform "
+    "wave's whatever the variance predicted (VALIDATION.md; a tester's TriviaQA study: 4 "
+    "of 7 adaptive waves of 120, up to 2.7 times)"
 )
 
 
-def without_adaptive_on_binary(candidates: list[Any], y: np.ndarray) -> list[Any]:
-    """The plan's candidate rows (``.design``, ``.note``) for a group goal, less adaptive
-    when the labels are 0/1, its row noted why: the design ``bacon sample`` warns against
-    for group means there is never the one recommended."""
+def without_adaptive_on_binary(candidates: list[Any], y: np.ndarray, group_goal: bool) -> list[Any]:
+    """The plan's candidate rows (``.design``, ``.note``) less adaptive when the labels are
+    0/1, its row noted why: the design ``bacon sample`` warns against on 0/1 labels with
+    groups (for group means and for the pool mean) is never the one recommended."""
     if not is_binary(np.asarray(y, dtype=float)):
         return candidates
+    goal = " for a group goal" if group_goal else " with groups"
     for r in candidates:
         if r.design == "adaptive":
-            r.note = ADAPTIVE_BINARY_NOTE + (f"; {r.note}" if r.note else "")
+            r.note = ADAPTIVE_BINARY_NOTE.format(goal=goal) + (f"; {r.note}" if r.note else "")
     return [r for r in candidates if r.design != "adaptive"]
 
 
@@ -417,3 +422,24 @@ def smallest_lead(st: PilotStatistics) -> float | None:
     """The top group's smallest lead in standard errors (:func:`weakest_lead`)."""
     lead = weakest_lead(st)
     return None if lead is None else lead[2] / lead[3]
+
+
+def withheld_notes(st: PilotStatistics, rows: list[Any], pooling: str) -> None:
+    """An assumption line on the estimator the plan predicts, and where the plan's rows
+    (``.design``, ``.at_budgets``) have intervals likely withheld."""
+    if len(st.names) < 2:
+        return
+    st.assumptions.append(
+        f"group estimator: pooling {pooling!r} (auto: shrunk toward the pool's correction "
+        "while some group with labels has under 10, separate means for designs drawing "
+        "prompts); "
+        "an interval is withheld for a group without labels (shrunk) or under 5 (separate), "
+        "and a withheld pair counts as not detected"
+    )
+    for r in rows:
+        risky = [b for b in r.at_budgets if b.get("withheld", 0.0) > 0.01]
+        if risky:
+            st.assumptions.append(
+                f"{r.design}: the goal's interval is withheld in "
+                + ", ".join(f"{b['withheld']:.0%} of draws at {b['labels']:g}" for b in risky)
+            )

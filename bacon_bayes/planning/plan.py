@@ -24,10 +24,12 @@ from bacon_bayes.planning.outlook import (
     planning_means,
     shrink_prior,
     smallest_lead,
+    withheld_notes,
     without_adaptive_on_binary,
 )
 from bacon_bayes.planning.predict import (
     DESIGNS,
+    POWER_DRAWS,
     ROUGH_WEIGHT,
     PilotStatistics,
     Prediction,
@@ -36,13 +38,12 @@ from bacon_bayes.planning.predict import (
     predict,
 )
 from bacon_bayes.pool import EvalPool
+from bacon_bayes.sampling import OPTIMISTIC_RATIO
 
 __all__ = ["DesignPlan", "Goal", "PlanResult", "plan"]
 
 #: The interval a pair's goal sizes and the option that prints it (default: simultaneous)
 OWN_PAIR = "the pair's own interval: estimate --pointwise"
-#: Draws of the simulation behind the top group's power.
-POWER_DRAWS = 8000
 #: sd of a named pair's own within-prompt correlation around the pool's average one (WMT22:
 #: 0.16-0.55 over its 120 pairs of systems): the plan's error on paired's gain for a pair.
 PAIR_RHO_SD = 0.1
@@ -418,14 +419,25 @@ def _budget_labels(budgets: list[float] | None, N: int, n0: int) -> list[int]:
 
 
 def _command(
-    design: str, new: int, group_col: str | None, pool_arg: str, sample_args: str = ""
-) -> str | None:
+    design: str, new: int, group_col: str | None, pool_arg: str, sample_args: str = "",
+    adaptive: str = " --sd-model calibrator",
+) -> str | None:  # fmt: skip
     if new <= 0:
         return None
     strata = f" --strata {shlex.quote(group_col or 'GROUP')}"
-    extra = {"stratified": strata, "adaptive": " --sd-model calibrator"}.get(design, "")
+    extra = {"stratified": strata, "adaptive": adaptive}.get(design, "")
     tail = f" {sample_args}" if sample_args else ""
     return f"bacon sample {pool_arg} --design {design} --budget {new}{extra}{tail}"
+
+
+def _adaptive_options(cal: Calibrator, st: PilotStatistics) -> str:
+    """The printed adaptive wave's options: the sd of the judge model the plan priced it
+    with (its engine and family) and the uniform share it took (tester C finding 5: a
+    plan at 0.2 and engine freq priced 0.734, the wave drawn predicted 0.894)."""
+    model = f" --model {shlex.quote(cal.model)}" if isinstance(cal.model, str) else ""
+    return (
+        f" --sd-model calibrator --engine {cal.engine}{model} --uniform-share {st.uniform_share:g}"
+    )
 
 
 def plan(
@@ -531,6 +543,7 @@ def plan(
     N, n0 = st.n_items, st.n_labeled
     low = ev.low
     at = _budget_labels(budgets, N, 0 if from_scratch else n0)
+    wave = _adaptive_options(calibrator or Calibrator(engine=engine), st)
     metric_name = "half-width" if goal.kind == "half-width" else "power"
     rows = []
     for d in designs:
@@ -546,31 +559,28 @@ def plan(
         note = predict(st, d, where, from_scratch=from_scratch).note
         if d == "paired" and st.rho_weight < ROUGH_WEIGHT:
             note = f"ROUGH (within-prompt correlation mostly the judges' prior); {note}"
-        cmd = None if new is None else _command(d, new, group_column, pool_arg, sample_args)
+        cmd = None if new is None else _command(d, new, group_column, pool_arg, sample_args, wave)
         rows.append(DesignPlan(d, need, new, cells, cmd, note))
+    if any("predicted variance ratio" in r.note for r in rows if r.design == "adaptive"):
+        st.assumptions.append(f"adaptive: its predicted variance ratio is {OPTIMISTIC_RATIO}")
     candidates = [r for r in rows if r.labels_needed is not None]
-    if goal.kind == "half-width" and goal.group is None and goal.pair is None:
-        # the pool mean: paired is never better unless prompts share negatively
-        uni = next((r for r in rows if r.design == "uniform"), None)
-        if uni is not None and uni.labels_needed is not None:
+    group_goal = goal.kind != "half-width" or goal.group is not None or goal.pair is not None
+    if not group_goal:  # the pool mean: paired is never better unless prompts share negatively
+        uni = next((r.labels_needed for r in rows if r.design == "uniform"), None)
+        if uni is not None:
             candidates = [
-                r
-                for r in candidates
-                if r.design != "paired" or (r.labels_needed or 0) < uni.labels_needed
+                c for c in candidates if c.design != "paired" or (c.labels_needed or 0) < uni
             ]
-    if goal.kind != "half-width" or goal.group or goal.pair:
-        # paired against the designs that may be recommended (not adaptive on 0/1 labels)
-        candidates = _paired_beyond_error(ev, without_adaptive_on_binary(candidates, pool.y), low)
+    if group_goal or pool.groups is not None:  # bacon sample warns on 0/1 labels with groups
+        candidates = without_adaptive_on_binary(candidates, pool.y, group_goal)
+    if group_goal:  # paired against the designs that may be recommended
+        candidates = _paired_beyond_error(ev, candidates, low)
     best = min(candidates, key=lambda r: (r.labels_needed, DESIGNS.index(r.design)), default=None)
     if best is not None and ranges and math.isfinite(st.variance_df):
         best.labels_range = _labels_range(ev, best.design, best.labels_needed)
     top = None if ev.top is None else st.names[ev.top]
-    if (
-        pooling == "separate"
-        and at
-        and len(names) > 1
-        and moderated_share(st, "uniform", at[-1] / N) > 0.5
-    ):
+    last_share = moderated_share(st, "uniform", at[-1] / N) if at and len(names) > 1 else 0.0
+    if pooling == "separate" and last_share > 0.5:
         st.assumptions.append(
             f"at {at[-1]} labels a group likely has under {MIN_BOOTSTRAP_LABELS}: its interval "
             "is then the estimator's moderated t, taken with its prior (the variance all "
@@ -588,7 +598,7 @@ def plan(
             )
             + _lead_note(st)
         )
-    _withheld_notes(st, rows, pooling)
+    withheld_notes(st, rows, pooling)
     st.assumptions.append(ONE_LOOK)
     return PlanResult(
         goal, rows, None if best is None else best.design, st, alpha, top, pooling, from_scratch
@@ -675,24 +685,3 @@ def _paired_beyond_error(
         + (f"; {paired_row.note}" if paired_row.note else "")
     )
     return candidates if kept else [r for r in candidates if r.design != "paired"]
-
-
-def _withheld_notes(st: PilotStatistics, rows: list[DesignPlan], pooling: str) -> None:
-    """An assumption line on the estimator the plan predicts, and where intervals are
-    likely withheld."""
-    if len(st.names) < 2:
-        return
-    st.assumptions.append(
-        f"group estimator: pooling {pooling!r} (auto: shrunk toward the pool's correction "
-        "while some group with labels has under 10, separate means for designs drawing "
-        "prompts); "
-        "an interval is withheld for a group without labels (shrunk) or under 5 (separate), "
-        "and a withheld pair counts as not detected"
-    )
-    for r in rows:
-        risky = [b for b in r.at_budgets if b.get("withheld", 0.0) > 0.01]
-        if risky:
-            st.assumptions.append(
-                f"{r.design}: the goal's interval is withheld in "
-                + ", ".join(f"{b['withheld']:.0%} of draws at {b['labels']:g}" for b in risky)
-            )

@@ -112,8 +112,10 @@ from bacon_bayes.estimate.clustered import pair_index, prompt_codes
 from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
 from bacon_bayes.inclusion import Inclusion, paired_excess
 from bacon_bayes.order import unique_codes
+from bacon_bayes.planning.prior import JUDGE_ICC_SHARE, judge_prompt_correlation, no_pilot
 from bacon_bayes.pool import EvalPool
-from bacon_bayes.sampling.adaptive import adaptive_wave, sd_wave_choice
+from bacon_bayes.sampling import DEFAULT_UNIFORM_SHARE, sd_wave_choice
+from bacon_bayes.sampling.adaptive import adaptive_wave, default_uniform_share
 
 __all__ = [
     "DESIGNS",
@@ -128,17 +130,10 @@ __all__ = [
 DESIGNS = ("uniform", "stratified", "paired", "adaptive")
 #: Labels a group's moderated residual variance gives the model's prediction for it.
 PRIOR_LABELS = 20.0
-#: The within-prompt residual correlation's prior: this share of the judges' own
-#: within-prompt correlation (:func:`judge_prompt_correlation`). Read off the shipped
-#: tables with every label known: 0.56 TriviaQA, 0.48 WMT22 zh-en, 0.49 SummEval relevance.
-JUDGE_ICC_SHARE = 0.5
 #: Prior sd of the within-prompt residual correlation around the judges' prior.
 ICC_PRIOR_SD = 0.1
 #: Below this weight on the pilot's pairs the paired rows are marked rough.
 ROUGH_WEIGHT = 0.5
-#: Without a pilot: share of the label's variance (taken as the judge average's, per
-#: group) the judges are assumed to leave unexplained.
-NO_PILOT_RESIDUAL_SHARE = 0.5
 #: Adaptive design from scratch (the comparison with ``bacon simulate``): the share of
 #: the budget its uniform pilot takes (``simulation.montecarlo.PILOT_SHARE``).
 SCRATCH_PILOT_SHARE = 0.3
@@ -187,6 +182,8 @@ class PilotStatistics:
     variance_df: float = math.inf
     #: the pool mean's variance as estimated now where a study's waves mix items and prompts
     var_now: float | None = None
+    #: the adaptive wave's uniform share, as ``bacon sample`` draws it on this pool
+    uniform_share: float = DEFAULT_UNIFORM_SHARE
     #: what :func:`predict` keeps between budgets (the adaptive wave's sorted items)
     cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -393,6 +390,7 @@ def pilot_statistics(
         assumptions=notes, corrections=np.where(labels > 0, rbar, np.nan), rho_sd=rho_sd,
         surrogate_means=surrogate, variance_df=n_eff + PRIOR_LABELS,
         group_prompts=_group_prompts(codes, prompts, m),
+        uniform_share=default_uniform_share(pool.groups is not None),
         var_now=float(cal.estimate_mean().se ** 2) if mixed else None,
     )  # fmt: skip
 
@@ -450,28 +448,6 @@ def _data_weight(raw_var: float, n_pairs: int) -> float:
     return tau2 / (tau2 + raw_var)
 
 
-def judge_prompt_correlation(pool: EvalPool, codes: np.ndarray) -> float:
-    """The judges' own within-prompt correlation between items of different groups: the
-    z-scored judges' average, centred and scaled within each group, correlated over every
-    pair of items of one prompt (one-way ANOVA moments; 0 without prompts)."""
-    if pool.prompts is None:
-        return 0.0
-    X = pool.judge_matrix().to_numpy(dtype=float)
-    sd = np.nanstd(X, axis=0)
-    X = (X - np.nanmean(X, axis=0)) / np.where(sd > 0, sd, 1.0)
-    seen = np.isfinite(X)
-    avg = np.where(seen, X, 0.0).sum(axis=1) / np.maximum(seen.sum(axis=1), 1)  # unscored: 0
-    m = int(codes.max()) + 1
-    mean_g = np.bincount(codes, avg, m) / np.maximum(np.bincount(codes, minlength=m), 1)
-    e = avg - mean_g[codes]
-    var_g = np.bincount(codes, e * e, m) / np.maximum(np.bincount(codes, minlength=m), 1)
-    z = e / np.sqrt(np.where(var_g > 0, var_g, 1.0))[codes]
-    p = prompt_codes(pool.prompts)
-    total, square, size = np.bincount(p, z), np.bincount(p, z * z), np.bincount(p)
-    pairs = float(np.sum(size * (size - 1.0)))
-    return float(np.sum(total**2 - square) / pairs) if pairs > 0 else 0.0
-
-
 def _no_pilot(
     pool: EvalPool,
     names: tuple[str, ...],
@@ -481,23 +457,9 @@ def _no_pilot(
     n_prompts: int,
     per_prompt: float,
 ) -> PilotStatistics:
-    avg = pool.judge_average()
     m = len(names)
-    var_g = np.array([np.var(avg[codes == k], ddof=1) if sizes[k] > 1 else 0.0 for k in range(m)])
-    sigma2 = NO_PILOT_RESIDUAL_SHARE * var_g
-    fallback = NO_PILOT_RESIDUAL_SHARE * float(np.var(avg, ddof=1))
-    sigma2 = np.where(sigma2 > 0, sigma2, fallback)
-    rho = JUDGE_ICC_SHARE * judge_prompt_correlation(pool, codes)
-    notes = [
-        "NO PILOT: the numbers are rough. Assumed: the label varies like the judges' average "
-        f"within each group, and the judges leave {NO_PILOT_RESIDUAL_SHARE:.0%} of that "
-        "variance unexplained (residual variance = "
-        f"{NO_PILOT_RESIDUAL_SHARE:g} x the judge average's variance); a within-prompt "
-        f"residual correlation of {rho:.3f} ({JUDGE_ICC_SHARE:g} x the judges' own); "
-        "group gaps from the judge averages; the "
-        "adaptive design needs a pilot and is not predicted. Label a pilot (e.g. `bacon "
-        "sample --design uniform --budget 0.03`) and plan again.",
-    ]
+    sigma2, fallback, rho, notes = no_pilot(pool, codes, sizes)
+    avg = pool.judge_average()
     return PilotStatistics(
         n_items=pool.n_items, n_labeled=0, names=names, codes=codes, sizes=sizes,
         labels=np.zeros(m, dtype=int), sigma2=sigma2, s2_pool=fallback, rho=rho, rho_raw=0.0,
@@ -545,8 +507,10 @@ def _adaptive_ratios(
     if np.ptp(st.pred_var) == 0 and np.ptp(prior) == 0:  # one sd, one prior: uniform exactly
         return np.ones(m), 1.0, "steps back to uniform: predicted ratio 1.000"
     key = ("adaptive", n0 if from_scratch else None)
+    # bacon simulate draws at the default share; bacon sample at the pool's (0.5 with groups)
+    share = DEFAULT_UNIFORM_SHARE if from_scratch else st.uniform_share
     if key not in st.cache:
-        wave = adaptive_wave(np.sqrt(st.pred_var), prior)
+        wave = adaptive_wave(np.sqrt(st.pred_var), prior, uniform_share=share)
         v_g = np.bincount(st.codes, st.pred_var, m)
         inverse = wave.inverse_sums(st.pred_var, st.codes, m)
         rows = np.flatnonzero(np.isfinite(st.resid2))
@@ -578,7 +542,8 @@ def _adaptive_ratios(
         return np.ones(m), 1.0, f"steps back to uniform: predicted ratio {emp:.3f}"
     calib = emp / model_pool if model_pool > 0 else 1.0
     per_group = gain / np.maximum(uniform_sums, 1e-300)
-    return per_group * calib, emp, f"predicted variance ratio {emp:.3f} against uniform"
+    say = f"predicted variance ratio {emp:.3f} against uniform (uniform share {share:g})"
+    return per_group * calib, emp, say
 
 
 def moderated_share(st: PilotStatistics, design: str, pi: float) -> float:

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 from bacon_bayes.sampling.adaptive import (
     DEFAULT_UNIFORM_SHARE,
+    GROUP_UNIFORM_SHARE,
     MAX_VARIANCE_RATIO,
     MIN_LABELS_PER_COEFFICIENT,
+    OPTIMISTIC_RATIO,
     SMALL_PILOT,
     adaptive,
     adaptive_probabilities,
@@ -47,8 +49,10 @@ from bacon_bayes.sampling.two_stage import (
 
 __all__ = [
     "DEFAULT_UNIFORM_SHARE",
+    "GROUP_UNIFORM_SHARE",
     "MAX_VARIANCE_RATIO",
     "MIN_LABELS_PER_COEFFICIENT",
+    "OPTIMISTIC_RATIO",
     "SMALL_PILOT",
     "Design",
     "HeteroskedasticSD",

@@ -15,7 +15,7 @@ Default uniform share ``s = 0.2``: every eligible item keeps at least 20% of
 the uniform rate, so if the sd model is wrong the inverse-probability weights
 are at most 5 times the uniform ones (variance inflation bounded by 5x in the
 worst case) while a correct model keeps most of its gain. A study with groups
-draws with 0.5 (:data:`bacon_bayes.study.prompts.GROUP_UNIFORM_SHARE`): a group
+draws with 0.5 (:data:`GROUP_UNIFORM_SHARE`): a group
 mean rests on few labels, and weights up to 5x broke group means on real tables.
 
 Waves
@@ -57,7 +57,9 @@ from bacon_bayes.sampling.designs import Design, poisson
 
 __all__ = [
     "DEFAULT_UNIFORM_SHARE",
+    "GROUP_UNIFORM_SHARE",
     "MAX_VARIANCE_RATIO",
+    "OPTIMISTIC_RATIO",
     "SMALL_PILOT",
     "TopUp",
     "adaptive",
@@ -65,12 +67,43 @@ __all__ = [
     "adaptive_wave",
     "cap_probabilities",
     "combine_waves",
+    "default_uniform_share",
     "expected_variance_ratio",
     "sd_wave_choice",
     "top_up_probabilities",
 ]
 
 DEFAULT_UNIFORM_SHARE = 0.2
+
+#: An adaptive wave's ``uniform_share`` on a study with groups, unless given: no weight
+#: past twice a uniform wave's. Group means rest on a few labels each, and heavier weights
+#: broke them (TriviaQA, 150 sequences of 10 waves: some look missed 0.077 on average over
+#: 8 models and 0.240 for one at 0.2; at 0.5 over 1,000 sequences 0.028, the worst three
+#: 0.062-0.066; VALIDATION.md), while the
+#: pool mean's predicted gain is the same (variance ratio against uniform at 0.2 / 0.5:
+#: TriviaQA 1.018 / 0.898, WMT22 0.750 / 0.744, SummEval 0.961 / 0.966). Over 20 waves
+#: TriviaQA's worst model still missed 0.167 at 0.5: a wave on 0/1 labels with groups says
+#: to draw uniform or stratified waves for group means, at any share.
+GROUP_UNIFORM_SHARE = 0.5
+
+
+def default_uniform_share(groups: bool) -> float:
+    """The adaptive wave's uniform share unless one is given: :data:`GROUP_UNIFORM_SHARE`
+    with groups (``bacon sample`` on a study with a group column, and ``bacon plan``
+    pricing the wave it prints), else :data:`DEFAULT_UNIFORM_SHARE`."""
+    return GROUP_UNIFORM_SHARE if groups else DEFAULT_UNIFORM_SHARE
+
+
+#: What the predicted variance ratio of an adaptive wave is worth, said wherever it is
+#: printed (``bacon sample``, ``bacon plan``; tester C finding 6): the pilot's sd model
+#: over-fits most where it promises most.
+OPTIMISTIC_RATIO = (
+    "a model's prediction from the labels so far, and optimistic: in a tester's WMT22 "
+    "study (15 uniform pilots of 150, each followed by an adaptive and a uniform wave of "
+    "150) it predicted 0.75 on average where the intervals gave 0.93 (squared width "
+    "ratio), the waves promising most gaining least, some with an interval wider than "
+    "the uniform wave's"
+)
 
 #: A wave follows the predicted sd only when it is expected to lower the variance
 #: against uniform sampling below this ratio (:func:`expected_variance_ratio`); else the

@@ -28,7 +28,7 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.io import file_line
 from bacon_bayes.sampling import Design
-from bacon_bayes.sampling.adaptive import DEFAULT_UNIFORM_SHARE
+from bacon_bayes.sampling.adaptive import default_uniform_share
 from bacon_bayes.sampling.paired import (
     PAIRED_DESIGNS,
     adaptive_choice,
@@ -161,25 +161,11 @@ def check_paired_wave(
     return n_prompts
 
 
-#: An adaptive wave's ``uniform_share`` on a study with groups, unless given: no weight
-#: past twice a uniform wave's. Group means rest on a few labels each, and heavier weights
-#: broke them (TriviaQA, 150 sequences of 10 waves: some look missed 0.077 on average over
-#: 8 models and 0.240 for one at 0.2; at 0.5 over 1,000 sequences 0.028, the worst three
-#: 0.062-0.066; VALIDATION.md), while the
-#: pool mean's predicted gain is the same (variance ratio against uniform at 0.2 / 0.5:
-#: TriviaQA 1.018 / 0.898, WMT22 0.750 / 0.744, SummEval 0.961 / 0.966). Over 20 waves
-#: TriviaQA's worst model still missed 0.167 at 0.5: a wave on 0/1 labels with groups says
-#: to draw uniform or stratified waves for group means, at any share.
-GROUP_UNIFORM_SHARE = 0.5
-
-
 def uniform_share(study: Study, options: dict[str, Any]) -> float:
     """The adaptive wave's uniform share: the one given, else :data:`GROUP_UNIFORM_SHARE`
     on a study with groups and ``DEFAULT_UNIFORM_SHARE`` on one without."""
     given = options.get("uniform_share")
-    if given is not None:
-        return float(given)
-    return GROUP_UNIFORM_SHARE if study.config.group else DEFAULT_UNIFORM_SHARE
+    return float(given) if given is not None else default_uniform_share(bool(study.config.group))
 
 
 def labels_left(study: Study) -> float | None:

@@ -37,6 +37,7 @@ from bacon_bayes.io import file_line
 from bacon_bayes.outcome.ridge import RidgeOutcome
 from bacon_bayes.sampling import (
     DEFAULT_UNIFORM_SHARE,
+    GROUP_UNIFORM_SHARE,
     MAX_VARIANCE_RATIO,
     Design,
     adaptive,
@@ -63,7 +64,6 @@ from bacon_bayes.study.folder import (
     study_lock,
 )
 from bacon_bayes.study.prompts import (
-    GROUP_UNIFORM_SHARE,
     PAIRED_DESIGNS,
     check_paired_wave,
     labels_left,

@@ -422,6 +422,8 @@ def test_adaptive_wave_names_the_groups_it_gives_few_labels(
     assert "a larger --uniform-share (this wave's: 0.2)" in out
     # a wave that follows the sd says so, with the gain it expects (it said nothing)
     assert "adaptive wave: it follows the predicted sd" in out and "uniform share 0.2" in out
+    # the ratio it prints is said to be a hopeful model's (tester C finding 6)
+    assert "That ratio is a model's prediction from the labels so far, and optimistic" in out
     few = Study.open(root).waves[-1]["params"]["few_labels"]
     assert [g for g, _, _ in few] == ["ref"] and few[0][1] < 0.75 * few[0][2]
 
