@@ -681,7 +681,7 @@ def repeated_item_note(
         if len(key) > 1 and (by[label].nunique() > 1).any():
             continue  # its rows differ in their label: items of their own (several answers)
         counts = by.size()
-        first = counts.index[int(np.argmax(counts.to_numpy() > 1))]
+        first = counts.index.to_list()[int(np.argmax(counts.to_numpy() > 1))]  # no np.int64
         first = repr(first) if len(key) == 1 else " / ".join(map(str, first))
         rows, many = int((repeats & df[label].notna()).sum()), int((counts > 1).sum())
         labels = f", {rows} labeled rows among them" if rows else ""
