@@ -321,7 +321,8 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     A study folder brings its own labels and the inclusion probabilities its
     waves recorded; those are always used.
     """
-    from bacon_bayes.io import item_column, repeated_item_note, without_unscored
+    from bacon_bayes.doctor.rows import repeated_item_note
+    from bacon_bayes.io import item_column, without_unscored
     from bacon_bayes.pool import EvalPool
     from bacon_bayes.readers.pair_table import pairwise_hint
     from bacon_bayes.study import load_study
