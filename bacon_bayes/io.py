@@ -375,6 +375,7 @@ def read_table(path: str | Path, text: Iterable[str] = ()) -> pd.DataFrame:
                 ids = _id_columns(path, how)
                 with _csv_source(path) as source:
                     frame = pd.read_csv(**source, **how, dtype=dict.fromkeys(ids + text, str))
+            kept = _kept_na_words(path, how, frame)
             frame, blank = _without_blank_rows(frame, 2 + how.get("skiprows", 0))
             _padded_ids_as_text(frame, [c for c in ids if c not in text])  # blank rows gone
             marked = _other_decimal_mark(frame, how)
@@ -400,7 +401,42 @@ def read_table(path: str | Path, text: Iterable[str] = ()) -> pd.DataFrame:
     out.attrs["read as"] = ", ".join(filter(None, (read_as(how), marked, blank)))
     out.attrs["blank rows"] = blank
     out.attrs["header line"] = int(how.get("skiprows", 0))
+    out.attrs["kept words"] = kept
     return out
+
+
+def _kept_na_words(path: Path, how: dict[str, Any], frame: pd.DataFrame) -> dict[str, str]:
+    """Keep as written, in place, the cells of ``frame``'s text columns that pandas read
+    as missing but that hold a word (``NA``, ``None``, ``null``: a group or model so
+    named, read as empty, its rows then refused or dropped as groupless); returns, per
+    column, what was kept with the fix where the words mean no value. A column of numbers
+    with a few words (a judge's ``NA``) keeps them missing."""
+    rows = ~frame.isna().all(axis=1).to_numpy()  # a row of nothing stays blank
+    cols = [k for k, (_, s) in enumerate(frame.items()) if (s.isna() & rows).any() and _text(s)]
+    if not cols:
+        return {}
+    with _csv_source(path) as source:
+        raw = pd.read_csv(**source, **how, usecols=cols, dtype=str, keep_default_na=False)
+    said = {}
+    for k, written in zip(cols, raw.columns, strict=True):
+        column = frame.columns[k]
+        words = frame[column].isna().to_numpy() & rows & raw[written].str.strip().ne("")
+        if words.any():
+            frame.loc[words, column] = raw.loc[words, written]
+            shown = ", ".join(map(repr, raw.loc[words, written].unique()[:5]))
+            said[str(column)] = (
+                f"the words {shown} ({int(words.sum())} cell(s)) are kept as written, not "
+                "read as missing values; where one means no value, leave that cell empty"
+            )
+    return said
+
+
+def _text(column: pd.Series) -> bool:
+    """Whether ``column`` holds text: read as strings, under half of its cells numbers."""
+    if not (pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)):
+        return False
+    filled = column.dropna()
+    return bool(filled.empty or pd.to_numeric(filled, errors="coerce").isna().mean() > 0.5)
 
 
 def _without_blank_rows(frame: pd.DataFrame, first: int) -> tuple[pd.DataFrame, str]:

@@ -366,6 +366,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
 
     levels = parse_levels(args.levels)
     outcome = args.outcome or guess_outcome(df, args.label)
+    item = args.item or (None if args.scores else item_column(df, judges))
     pool = EvalPool.from_frame(
         df,
         label=args.label,
@@ -373,7 +374,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
         outcome=outcome,
         levels=levels,
         group=args.group,
-        item=args.item or (None if args.scores else item_column(df, judges)),
+        item=item,
         propensity=args.propensity,
         embedding=args.embedding,
         text=args.text,
@@ -387,6 +388,9 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     repeated = not (args.item or args.scores)
     repeats = repeated_item_note(df, args.label, judges, args.group) if repeated else ""
     notes += [note for note in (repeats, blank, dropped) if note]
+    kept = df.attrs.get("kept words", {})  # NA, None, null in a text column: io.read_table
+    used = dict.fromkeys((item, args.group, args.prompt))
+    notes += [f"column {c!r}: {kept[c]}" for c in used if c in kept]
     return dataclasses.replace(pool, notes=(*pool.notes, *notes)) if notes else pool
 
 

@@ -553,6 +553,10 @@ def find_roles(
         key = "label" if col == roles.label else f"judge:{col}"
         if key in roles.reasons:
             roles.reasons[key] += f"; {words}"
+    named = {roles.item: "id", roles.group: "group", roles.prompt: "prompt"}
+    for col, kept in frame.attrs.get("kept words", {}).items():  # io.read_table: NA, None
+        if (key := named.get(col, f"text:{col}")) in roles.reasons:
+            roles.reasons[key] += f"; {kept}"
     if roles.item is None:
         roles.reasons["id"] = _no_id(frame, roles)
     roles.left_out.pop(roles.reasons.get("long", ""), None)  # the long table's judge names
