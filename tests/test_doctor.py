@@ -154,6 +154,25 @@ def test_alpha_and_kappa() -> None:
     assert agreement.kappa(half, half) == pytest.approx(1.0)
 
 
+def test_no_alpha_among_judges_that_only_lie_within_the_labels_range() -> None:
+    """Tester D finding 6: an error score on -27..0 (WMT's MQM) and two metrics on their
+    own ranges inside it (COMET -2.2..1, MetricX -0.1..1.1) got an alpha "of the 2
+    judges on one scale", and the report "on the label's scale": each lay within the
+    label's range, one way only. Judges must share the label's scale both ways."""
+    rng = np.random.default_rng(0)
+    label = -np.round(rng.gamma(0.6, 4.0, 400) + 0.1 * rng.integers(0, 3, 400), 1)
+    label[0] = -27.0  # MQM-like: 0.1 steps (minor punctuation), no inferred scale
+    frame = pd.DataFrame({"comet": rng.normal(0.3, 0.4, 400).clip(-2.2, 1.03),
+                          "metricx": rng.uniform(-0.12, 1.1, 400)})  # fmt: skip
+    between, judged = agreement.among_judges(frame, ["comet", "metricx"], label)
+    assert judged is None and between.shape == (2, 2)
+    for j in ("close", "closer"):  # near the label, on its -27..0
+        frame[j] = np.clip(label + rng.normal(0.0, 0.5, 400), -27, 0)
+        frame.loc[0, j] = -27.0
+    judged = agreement.among_judges(frame, ["comet", "close", "closer"], label)[1]
+    assert judged is not None and judged[2] == ["close", "closer"]
+
+
 def test_group_bias_finds_a_favoured_group() -> None:
     rng = np.random.default_rng(1)
     groups = np.repeat(np.array(["a", "b", "c", "d"]), 50)
