@@ -83,19 +83,41 @@ def test_a_system_written_as_integer_codes_is_the_group_not_a_judge(
     (Spearman 0.34 with the label) and the group was none: the command fitted the system
     id as a score. A column named like a group with a few repeated whole numbers is the
     group; judges rating on integers (1-5) stay judges."""
-    frame = pd.read_csv(SUMMEVAL)
-    frame = frame[[c for c in frame.columns if not c.endswith(("consistency", "fluency"))]]
-    frame["system"] = frame["system"].str[1:].astype(int)
-    labeled = frame.groupby("system").head(8).index
-    frame.loc[~frame.index.isin(labeled), "expert_mean_coherence"] = np.nan
-    path = tmp_path / "codes.csv"
-    frame.to_csv(path, index=False)
-    out, command = doctor([str(path)], capsys)
+    out, command = doctor([str(_system_codes(tmp_path, "system"))], capsys)
     assert found(out, "group") == ["system"] and "system" not in found(out, "judge")
     assert "judge:gpt-3.5-turbo-0301|mcq|coherence" in found(out, "judge")  # ratings 1-5
     assert command is not None and command[command.index("--group") + 1] == "system"
     assert main(command) == 0, capsys.readouterr().err
     assert "mean per 'system'" in capsys.readouterr().out
+
+
+def _system_codes(folder: Path, system: str, doc: str = "doc_id") -> Path:
+    """SummEval's coherence with the systems as 12 integer codes in column ``system``
+    (and with ``doc`` other than doc_id, the documents numbered 1..100), 8 labels each."""
+    frame = pd.read_csv(SUMMEVAL)
+    frame = frame[[c for c in frame.columns if not c.endswith(("consistency", "fluency"))]]
+    frame[system] = frame.pop("system").str[1:].astype(int)
+    if doc != "doc_id":
+        frame[doc] = pd.factorize(frame.pop("doc_id"))[0] + 1
+    labeled = frame.groupby(system).head(8).index
+    frame.loc[~frame.index.isin(labeled), "expert_mean_coherence"] = np.nan
+    path = folder / "codes.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_system_codes_named_like_nothing_are_the_group(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Tester D finding 5: systems written as 12 integers in a column ``ver`` (documents
+    as 1..100 in ``src``) became a judge, its Spearman just which systems are good, and
+    the command had no --group. A column of a few whole numbers, each on a row with every
+    value of another column of codes, is taken for the group, saying why."""
+    out, command = doctor([str(_system_codes(tmp_path, "ver", "src"))], capsys)
+    assert found(out, "group") == ["ver"] and "ver" not in found(out, "judge")
+    assert "on a row with every value of 'src': a system or model id" in out
+    assert found(out, "prompt") == ["src"]
+    assert command is not None and command[command.index("--group") + 1] == "ver"
 
 
 def test_inspect_log_with_labels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
