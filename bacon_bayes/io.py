@@ -19,7 +19,7 @@ import pandas as pd
 
 from bacon_bayes.errors import BaconError, ValidationError
 from bacon_bayes.outputs import write_file
-from bacon_bayes.words import bools_as_floats
+from bacon_bayes.words import bools_as_floats, word_numbers
 
 
 @contextmanager
@@ -410,7 +410,8 @@ def _kept_na_words(path: Path, how: dict[str, Any], frame: pd.DataFrame) -> dict
     as missing but that hold a word (``NA``, ``None``, ``null``: a group or model so
     named, read as empty, its rows then refused or dropped as groupless); returns, per
     column, what was kept with the fix where the words mean no value. A column of numbers
-    with a few words (a judge's ``NA``) keeps them missing."""
+    with a few words (a judge's ``NA``), of verdict words (``yes``/``no``) or where the
+    words fill half the rows (a label's unlabeled rows, a vote's) keeps them missing."""
     rows = ~frame.isna().all(axis=1).to_numpy()  # a row of nothing stays blank
     cols = [k for k, (_, s) in enumerate(frame.items()) if (s.isna() & rows).any() and _text(s)]
     if not cols:
@@ -421,7 +422,7 @@ def _kept_na_words(path: Path, how: dict[str, Any], frame: pd.DataFrame) -> dict
     for k, written in zip(cols, raw.columns, strict=True):
         column = frame.columns[k]
         words = frame[column].isna().to_numpy() & rows & raw[written].str.strip().ne("")
-        if words.any():
+        if words.any() and words.sum() < 0.5 * rows.sum():  # a sparse label's NA: unlabeled
             frame.loc[words, column] = raw.loc[words, written]
             shown = ", ".join(map(repr, raw.loc[words, written].unique()[:5]))
             said[str(column)] = (
@@ -436,7 +437,9 @@ def _text(column: pd.Series) -> bool:
     if not (pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)):
         return False
     filled = column.dropna()
-    return bool(filled.empty or pd.to_numeric(filled, errors="coerce").isna().mean() > 0.5)
+    if filled.empty or word_numbers(column) is not None:
+        return False
+    return bool(pd.to_numeric(filled, errors="coerce").isna().mean() > 0.5)
 
 
 def _without_blank_rows(frame: pd.DataFrame, first: int) -> tuple[pd.DataFrame, str]:

@@ -285,6 +285,12 @@ def test_groups_named_na_none_and_null_are_kept_as_names(tmp_path, capsys) -> No
         assert re.search(rf"^\s*{name} +[\d.]+ +\[", est, re.MULTILINE), name
     from bacon_bayes.io import read_table
 
+    frame["verdict"] = np.where(
+        frame.index % 4 == 0, np.where(frame.index % 8 == 0, "yes", "no"), "NA"
+    )
+    frame["category"] = np.where(frame.index % 4 == 0, "good", "NA")  # a sparse label's
+    frame.to_csv(path, index=False)
     read = read_table(path)
     assert read["llm_c"].isna().sum() == 1 and read["llm_c"].dtype == float
     assert read.attrs["kept words"].keys() == {"system"}
+    assert read["verdict"].isna().mean() == 0.75 and read["category"].isna().mean() == 0.75
