@@ -120,6 +120,34 @@ def test_system_codes_named_like_nothing_are_the_group(
     assert command is not None and command[command.index("--group") + 1] == "ver"
 
 
+def test_human_ratings_of_other_aspects_are_no_judges(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Tester D finding 7: SummEval wholly labeled, its expert means named by aspect alone
+    (``coherence``, ``consistency``...) beside ``judge:<model>|<method>|<aspect>``. Without
+    --label doctor took the four human ratings as judges and told the team to label a
+    sample; with --label coherence it kept the other three as judges (its simulate then
+    counted them as free scores). They are human ratings of the aspects now, one --label
+    each."""
+    frame = pd.read_csv(SUMMEVAL)
+    frame = frame.drop(columns=[c for c in frame.columns if c.startswith("expert") and
+                                not c.startswith("expert_mean")])  # fmt: skip
+    frame.columns = [c.removeprefix("expert_mean_") for c in frame.columns]
+    path = tmp_path / "aspects.csv"
+    frame.to_csv(path, index=False)
+    aspects = ["coherence", "consistency", "fluency", "relevance"]
+    out, command = doctor([str(path)], capsys)
+    assert not set(aspects) & set(found(out, "judge"))
+    left = [ln.split()[2] for ln in out.splitlines() if ln.startswith("  left out  ")]
+    assert set(aspects) <= set(left), left
+    assert "every item is labeled: bacon doctor" in out and "--label coherence gives" in out
+    assert "(--label consistency, --label fluency and --label relevance likewise)" in out
+    out, command = doctor([str(path), "--label", "coherence"], capsys)
+    assert not set(aspects) & set(found(out, "judge")), found(out, "judge")
+    assert "a human rating of consistency, a label rather than a judge" in out
+    assert command is not None and "consistency" not in command
+
+
 def test_inspect_log_with_labels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("inspect_ai")
     from .inspect_fixture import labels, make_log

@@ -45,6 +45,7 @@ from bacon_bayes.doctor.names import (
     PROMPT_ID,
     RESPONSE_HINT,
     SCORE_NAME,
+    aspect_ratings,
     other_aspects,
 )
 from bacon_bayes.doctor.relation import (
@@ -230,6 +231,7 @@ def _find_judges(
             roles.left_out[c] = "a score that is not model-graded (pass --judge to use it)"
         return
     taken = (roles.item, roles.label, roles.group, roles.prompt)
+    rated = aspect_ratings([str(c) for c in frame.columns])
     for c in frame.columns:
         c = str(c)
         num = numeric(frame[c])
@@ -242,6 +244,12 @@ def _find_judges(
             roles.left_out[c] = f"numeric but sparse ({share:.0%} of rows)"
         elif LABEL_HINT.search(c) or HUMAN_PROTOCOL.match(c):
             roles.left_out[c] = "numeric and dense, but named like a human rating"
+        elif c in rated:
+            roles.left_out[c] = (
+                f"numeric and dense, but named as an aspect the judges score ({rated[c]}): a "
+                f"human rating of {c}, a label rather than a judge (--label {c} for its "
+                f"mean){ANYWAY}"
+            )
         elif NOT_JUDGE.search(c):
             roles.left_out[c] = f"numeric, but named like a count, time or index{ANYWAY}"
         elif when := timestamp_like(num):
