@@ -36,7 +36,7 @@ import numpy as np
 from sklearn.base import clone
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.order import unique_codes
+from bacon_bayes.order import natural_codes, unique_codes
 from bacon_bayes.progress import bar
 
 
@@ -71,7 +71,9 @@ def make_folds(
 
 
 def _cluster_folds(labeled: np.ndarray, folds: int, seed: int, clusters: np.ndarray) -> np.ndarray:
-    names, codes = np.unique(clusters.astype(str), return_inverse=True)
+    # prompts in natural order, so the seeded deal is the same whether a file gave them as
+    # numbers (1, 2, 10) or as text ('00001', '00002', '00010'): CSV vs Parquet or JSON
+    names, codes = natural_codes(clusters)
     lab_codes = codes[labeled]
     present = np.unique(lab_codes)
     if present.size < folds:

@@ -33,6 +33,7 @@ from scipy import stats
 from bacon_bayes.crossfit import cross_fit_with, freeze
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.features import FeatureSet, apply_features
+from bacon_bayes.order import names_text
 from bacon_bayes.pool import EvalPool
 
 if TYPE_CHECKING:  # the calibrator calls this module, never the other way round
@@ -304,7 +305,7 @@ def fresh_labels_for(
             raise ValidationError("--group-mean needs the pool's group column (--group COL)")
         rows = np.asarray(pool.groups).astype(str) == str(group)
         if not rows.any():
-            names = ", ".join(map(str, np.unique(np.asarray(pool.groups).astype(str))))
+            names = names_text(np.unique(np.asarray(pool.groups).astype(str)))
             raise ValidationError(f"no group {group!r} in the pool; groups are {names}")
     size = int(rows.sum())
 

@@ -37,7 +37,7 @@ import pandas as pd
 from scipy import special, stats
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.order import natural_codes
+from bacon_bayes.order import names_text, natural_codes
 
 
 @dataclass(frozen=True)
@@ -489,7 +489,7 @@ def groups_never_drawn(
     if chance >= NEVER_DRAWN:
         return None
     unlabeled = natural_codes(np.asarray(names[empty]))[0]  # in the tables' order
-    shown = ", ".join(map(str, unlabeled[:5])) + (f" and {k - 5} more" if k > 5 else "")
+    shown = names_text(unlabeled[:5]) + (f" and {k - 5} more" if k > 5 else "")
     what = f"{column!r} groups" if column else "groups"
     return (
         f"{k} of {names.size} {what} ({m} of {big} items) have no label ({shown}), where "

@@ -19,7 +19,7 @@ import pandas as pd
 
 from bacon_bayes.errors import BaconError, ValidationError
 from bacon_bayes.outputs import write_file
-from bacon_bayes.words import bools_as_floats
+from bacon_bayes.words import bools_as_floats, word_numbers
 
 
 @contextmanager
@@ -375,6 +375,7 @@ def read_table(path: str | Path, text: Iterable[str] = ()) -> pd.DataFrame:
                 ids = _id_columns(path, how)
                 with _csv_source(path) as source:
                     frame = pd.read_csv(**source, **how, dtype=dict.fromkeys(ids + text, str))
+            kept = _kept_na_words(path, how, frame)
             frame, blank = _without_blank_rows(frame, 2 + how.get("skiprows", 0))
             _padded_ids_as_text(frame, [c for c in ids if c not in text])  # blank rows gone
             marked = _other_decimal_mark(frame, how)
@@ -400,7 +401,45 @@ def read_table(path: str | Path, text: Iterable[str] = ()) -> pd.DataFrame:
     out.attrs["read as"] = ", ".join(filter(None, (read_as(how), marked, blank)))
     out.attrs["blank rows"] = blank
     out.attrs["header line"] = int(how.get("skiprows", 0))
+    out.attrs["kept words"] = kept
     return out
+
+
+def _kept_na_words(path: Path, how: dict[str, Any], frame: pd.DataFrame) -> dict[str, str]:
+    """Keep as written, in place, the cells of ``frame``'s text columns that pandas read
+    as missing but that hold a word (``NA``, ``None``, ``null``: a group or model so
+    named, read as empty, its rows then refused or dropped as groupless); returns, per
+    column, what was kept with the fix where the words mean no value. A column of numbers
+    with a few words (a judge's ``NA``), of verdict words (``yes``/``no``) or where the
+    words fill half the rows (a label's unlabeled rows, a vote's) keeps them missing."""
+    rows = ~frame.isna().all(axis=1).to_numpy()  # a row of nothing stays blank
+    cols = [k for k, (_, s) in enumerate(frame.items()) if (s.isna() & rows).any() and _text(s)]
+    if not cols:
+        return {}
+    with _csv_source(path) as source:
+        raw = pd.read_csv(**source, **how, usecols=cols, dtype=str, keep_default_na=False)
+    said = {}
+    for k, written in zip(cols, raw.columns, strict=True):
+        column = frame.columns[k]
+        words = frame[column].isna().to_numpy() & rows & raw[written].str.strip().ne("")
+        if words.any() and words.sum() < 0.5 * rows.sum():  # a sparse label's NA: unlabeled
+            frame.loc[words, column] = raw.loc[words, written]
+            shown = ", ".join(map(repr, raw.loc[words, written].unique()[:5]))
+            said[str(column)] = (
+                f"the words {shown} ({int(words.sum())} cell(s)) are kept as written, not "
+                "read as missing values; where one means no value, leave that cell empty"
+            )
+    return said
+
+
+def _text(column: pd.Series) -> bool:
+    """Whether ``column`` holds text: read as strings, under half of its cells numbers."""
+    if not (pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)):
+        return False
+    filled = column.dropna()
+    if filled.empty or word_numbers(column) is not None:
+        return False
+    return bool(pd.to_numeric(filled, errors="coerce").isna().mean() > 0.5)
 
 
 def _without_blank_rows(frame: pd.DataFrame, first: int) -> tuple[pd.DataFrame, str]:
@@ -657,44 +696,3 @@ def item_column(df: pd.DataFrame, judges: object = ()) -> str | None:
                 if col.notna().all() and col.is_unique:
                     return str(column)
     return None
-
-
-def repeated_item_note(
-    df: pd.DataFrame, label: str, judges: object = (), group: str | None = None
-) -> str:
-    """What to say when no id column is given and one named like the id (:func:`item_name`),
-    or one named like an id within ``group`` (WMT's ``system`` and ``seg_id``, the label the
-    same on its rows), repeats: each row is read as an item, so an item on several rows (a
-    long table's) counts several times, its label too; with the fix. ``""``: none does."""
-    from bacon_bayes.doctor.names import ID_LIKE  # (the doctor package imports this module)
-
-    taken = set(judges) if isinstance(judges, list | tuple) else set()
-    for column in df.columns:
-        if column in taken or column == label or column == group:
-            continue
-        within = group is not None and ID_LIKE.search(str(column)) is not None
-        if not (key := [column] if item_name(column) else [group, column] if within else []):
-            continue
-        if not (repeats := df.duplicated(key, keep=False)).any():
-            continue
-        by = df.groupby(key, sort=False)
-        if len(key) > 1 and (by[label].nunique() > 1).any():
-            continue  # its rows differ in their label: items of their own (several answers)
-        counts = by.size()
-        first = counts.index[int(np.argmax(counts.to_numpy() > 1))]
-        first = repr(first) if len(key) == 1 else " / ".join(map(str, first))
-        rows, many = int((repeats & df[label].notna()).sum()), int((counts > 1).sum())
-        labels = f", {rows} labeled rows among them" if rows else ""
-        what = (
-            f"column {column!r} is named like the item id but {many} of its ids are"
-            if len(key) == 1
-            else f"columns {group!r} and {column!r} name an item, but {many} of them are"
-        )
-        return (
-            f"{what} on several rows (up to {int(counts.max())}, e.g. {first}){labels}: each "
-            "row is read as an item, so an item on several rows counts as several, its label "
-            "too, and the intervals come out too narrow; keep one row per item (a long "
-            "table, one row per item and judge: pivot it; bacon doctor says how)"
-            + (f" and pass --item {column}" if len(key) == 1 else "")
-        )
-    return ""

@@ -23,6 +23,8 @@ _UNORDERED_DATE = re.compile(
     re.IGNORECASE,
 )
 
+#: marks that separate the names of a list in a message (:func:`name_text`)
+_LIST_MARKS = re.compile(r"[,;]")
 #: :func:`unique_codes` of read-only arrays, by id, while the array lives
 _KEPT: dict[int, tuple[weakref.ref, np.ndarray, np.ndarray]] = {}
 
@@ -134,6 +136,21 @@ def _unique_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return names, inverse.ravel()
     names, inverse = np.unique(np.asarray(distinct).astype(str), return_inverse=True)
     return names, inverse.ravel()[codes]
+
+
+def name_text(name: Any) -> str:
+    """``name`` as a list of names shows it: as written, or quoted (``'Lan, Bridge'``)
+    where it holds a comma or semicolon, is empty or has spaces around it, so that a
+    list joined by ", " or "; " reads as the names it holds."""
+    text = str(name)
+    if not text or text != text.strip() or _LIST_MARKS.search(text):
+        return repr(text)
+    return text
+
+
+def names_text(names: Iterable[Any], sep: str = ", ") -> str:
+    """``names`` joined by ``sep``, each as :func:`name_text` shows it."""
+    return sep.join(map(name_text, names))
 
 
 def spelling_variants(names: Iterable[Any]) -> list[list[str]]:

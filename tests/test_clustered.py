@@ -196,6 +196,19 @@ def test_folds_split_by_prompt() -> None:
         make_folds(np.isin(prompts, [0, 1, 2]), 5, 0, prompts)
 
 
+def test_folds_same_whether_prompts_are_numbers_or_padded_text() -> None:
+    """Tester D finding 1: a prompt column read as integers from CSV and as zero-padded
+    text ('00001') from Parquet or JSON gets the same seeded fold deal."""
+    prompts = np.repeat(np.arange(1, 121), 3)
+    labeled = np.zeros(prompts.size, dtype=bool)
+    labeled[::4] = True
+    as_text = np.array([f"{p:05d}" for p in prompts], dtype=object)
+    for seed in range(3):
+        np.testing.assert_array_equal(
+            make_folds(labeled, 5, seed, prompts), make_folds(labeled, 5, seed, as_text)
+        )
+
+
 def test_pool_prompt_column_errors() -> None:
     df = pd.DataFrame({"y": [1.0, np.nan, 2.0], "j": [1.0, 2.0, 3.0], "q": ["a", None, "b"]})
     with pytest.raises(ValidationError, match=r"prompt column 'q' is empty at row 1"):

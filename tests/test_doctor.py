@@ -83,19 +83,69 @@ def test_a_system_written_as_integer_codes_is_the_group_not_a_judge(
     (Spearman 0.34 with the label) and the group was none: the command fitted the system
     id as a score. A column named like a group with a few repeated whole numbers is the
     group; judges rating on integers (1-5) stay judges."""
-    frame = pd.read_csv(SUMMEVAL)
-    frame = frame[[c for c in frame.columns if not c.endswith(("consistency", "fluency"))]]
-    frame["system"] = frame["system"].str[1:].astype(int)
-    labeled = frame.groupby("system").head(8).index
-    frame.loc[~frame.index.isin(labeled), "expert_mean_coherence"] = np.nan
-    path = tmp_path / "codes.csv"
-    frame.to_csv(path, index=False)
-    out, command = doctor([str(path)], capsys)
+    out, command = doctor([str(_system_codes(tmp_path, "system"))], capsys)
     assert found(out, "group") == ["system"] and "system" not in found(out, "judge")
     assert "judge:gpt-3.5-turbo-0301|mcq|coherence" in found(out, "judge")  # ratings 1-5
     assert command is not None and command[command.index("--group") + 1] == "system"
     assert main(command) == 0, capsys.readouterr().err
     assert "mean per 'system'" in capsys.readouterr().out
+
+
+def _system_codes(folder: Path, system: str, doc: str = "doc_id") -> Path:
+    """SummEval's coherence with the systems as 12 integer codes in column ``system``
+    (and with ``doc`` other than doc_id, the documents numbered 1..100), 8 labels each."""
+    frame = pd.read_csv(SUMMEVAL)
+    frame = frame[[c for c in frame.columns if not c.endswith(("consistency", "fluency"))]]
+    frame[system] = frame.pop("system").str[1:].astype(int)
+    if doc != "doc_id":
+        frame[doc] = pd.factorize(frame.pop("doc_id"))[0] + 1
+    labeled = frame.groupby(system).head(8).index
+    frame.loc[~frame.index.isin(labeled), "expert_mean_coherence"] = np.nan
+    path = folder / "codes.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_system_codes_named_like_nothing_are_the_group(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Tester D finding 5: systems written as 12 integers in a column ``ver`` (documents
+    as 1..100 in ``src``) became a judge, its Spearman just which systems are good, and
+    the command had no --group. A column of a few whole numbers, each on a row with every
+    value of another column of codes, is taken for the group, saying why."""
+    out, command = doctor([str(_system_codes(tmp_path, "ver", "src"))], capsys)
+    assert found(out, "group") == ["ver"] and "ver" not in found(out, "judge")
+    assert "on a row with every value of 'src': a system or model id" in out
+    assert found(out, "prompt") == ["src"]
+    assert command is not None and command[command.index("--group") + 1] == "ver"
+
+
+def test_human_ratings_of_other_aspects_are_no_judges(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Tester D finding 7: SummEval wholly labeled, its expert means named by aspect alone
+    (``coherence``, ``consistency``...) beside ``judge:<model>|<method>|<aspect>``. Without
+    --label doctor took the four human ratings as judges and told the team to label a
+    sample; with --label coherence it kept the other three as judges (its simulate then
+    counted them as free scores). They are human ratings of the aspects now, one --label
+    each."""
+    frame = pd.read_csv(SUMMEVAL)
+    frame = frame.drop(columns=[c for c in frame.columns if c.startswith("expert") and
+                                not c.startswith("expert_mean")])  # fmt: skip
+    frame.columns = [c.removeprefix("expert_mean_") for c in frame.columns]
+    path = tmp_path / "aspects.csv"
+    frame.to_csv(path, index=False)
+    aspects = ["coherence", "consistency", "fluency", "relevance"]
+    out, command = doctor([str(path)], capsys)
+    assert not set(aspects) & set(found(out, "judge"))
+    left = [ln.split()[2] for ln in out.splitlines() if ln.startswith("  left out  ")]
+    assert set(aspects) <= set(left), left
+    assert "every item is labeled: bacon doctor" in out and "--label coherence gives" in out
+    assert "(--label consistency, --label fluency and --label relevance likewise)" in out
+    out, command = doctor([str(path), "--label", "coherence"], capsys)
+    assert not set(aspects) & set(found(out, "judge")), found(out, "judge")
+    assert "a human rating of consistency, a label rather than a judge" in out
+    assert command is not None and "consistency" not in command
 
 
 def test_inspect_log_with_labels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -152,6 +202,25 @@ def test_alpha_and_kappa() -> None:
     assert agreement.kappa(a, a[::-1]) == pytest.approx(-1.0)
     half = np.array([0, 0.5, 1, 1, 0.5, 0])  # steps of 0.5 are levels
     assert agreement.kappa(half, half) == pytest.approx(1.0)
+
+
+def test_no_alpha_among_judges_that_only_lie_within_the_labels_range() -> None:
+    """Tester D finding 6: an error score on -27..0 (WMT's MQM) and two metrics on their
+    own ranges inside it (COMET -2.2..1, MetricX -0.1..1.1) got an alpha "of the 2
+    judges on one scale", and the report "on the label's scale": each lay within the
+    label's range, one way only. Judges must share the label's scale both ways."""
+    rng = np.random.default_rng(0)
+    label = -np.round(rng.gamma(0.6, 4.0, 400) + 0.1 * rng.integers(0, 3, 400), 1)
+    label[0] = -27.0  # MQM-like: 0.1 steps (minor punctuation), no inferred scale
+    frame = pd.DataFrame({"comet": rng.normal(0.3, 0.4, 400).clip(-2.2, 1.03),
+                          "metricx": rng.uniform(-0.12, 1.1, 400)})  # fmt: skip
+    between, judged = agreement.among_judges(frame, ["comet", "metricx"], label)
+    assert judged is None and between.shape == (2, 2)
+    for j in ("close", "closer"):  # near the label, on its -27..0
+        frame[j] = np.clip(label + rng.normal(0.0, 0.5, 400), -27, 0)
+        frame.loc[0, j] = -27.0
+    judged = agreement.among_judges(frame, ["comet", "close", "closer"], label)[1]
+    assert judged is not None and judged[2] == ["close", "closer"]
 
 
 def test_group_bias_finds_a_favoured_group() -> None:

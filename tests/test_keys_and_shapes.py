@@ -215,9 +215,18 @@ def test_labels_without_label_take_the_files_one_other_column(tmp_path, capsys):
     assert "several columns besides the id" in capsys.readouterr().err
 
 
+def test_a_repeated_numeric_id_is_named_as_written():
+    """Tester D finding 4: the note read "e.g. np.int64(0)" for a numeric id column."""
+    from bacon_bayes.doctor.rows import repeated_item_note
+
+    frame = pd.DataFrame({"id": [0, 1, 2, 0], "y": [1.0, None, 2.0, 1.0], "judge": range(4)})
+    note = repeated_item_note(frame, "y", ["judge"])
+    assert "(up to 2, e.g. 0), 2 labeled rows among them" in note, note
+
+
 def test_several_answers_to_a_question_are_no_long_table():
     """Two answers of a system to each question, labeled apart: items of their own."""
-    from bacon_bayes.io import repeated_item_note
+    from bacon_bayes.doctor.rows import repeated_item_note
 
     frame = pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4, "question_id": [1, 1, 2, 2] * 2,
                           "ok": [1, 0, 1, 1, 0, 1, 1, 0], "judge": range(8)})  # fmt: skip

@@ -262,14 +262,15 @@ def test_several_surrogates_shrink_like_their_combination():
     assert np.all(two.ci_high - two.ci_low >= (one.ci_high - one.ci_low) * 0.999)
 
 
-def _two_never_labeled() -> EvalPool:
+def _two_never_labeled(rename: dict[str, str] | None = None) -> EvalPool:
     """12 systems of 100 items, s0 a point above the rest, 30% labeled but for s10 and s11,
-    which no one labeled."""
+    which no one labeled; ``rename``: systems given other names."""
     rng = np.random.default_rng(0)
     g = np.repeat([f"s{i}" for i in range(12)], 100)
     y = rng.normal(size=g.size) + (g == "s0")
     lab = (rng.random(g.size) < 0.3) & ~np.isin(g, ["s10", "s11"])
     frame = pd.DataFrame({"y": np.where(lab, y, np.nan), "j": y + rng.normal(size=g.size), "g": g})
+    frame["g"] = frame["g"].replace(rename or {})
     return EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous", group="g")
 
 
@@ -333,6 +334,17 @@ def test_a_group_without_labels_that_could_rank_first_is_marked(capsys):
 
     line = comparisons(Calibrator(engine="freq").fit(_two_never_labeled()), 0.05, "g").best_line()
     assert "could rank first: s0, s1" in line and line.count("(no labels)") == 2, line
+
+
+def test_could_rank_first_quotes_a_group_name_holding_a_comma():
+    """Tester D finding 2: `could rank first: refA, Lan, Bridge, Online-Y` read as four
+    systems where 'Lan, Bridge' is one. Names holding a comma or semicolon are quoted."""
+    from bacon_bayes.report.comparisons import comparisons
+
+    renamed = _two_never_labeled({"s0": "Lan, Bridge", "s11": "W;x"})
+    line = comparisons(Calibrator(engine="freq").fit(renamed), 0.05, "g").best_line()
+    assert "could rank first: 'Lan, Bridge', " in line, line
+    assert "'W;x' (no labels)" in line, line
 
 
 def test_the_labels_only_column_is_each_groups_own_labels_mean(tmp_path, capsys):

@@ -3,6 +3,7 @@ for 'not rated', a filled-in to-label file with '-' and ids written 181.0, ...""
 
 from __future__ import annotations
 
+import re
 import shlex
 
 import numpy as np
@@ -260,3 +261,36 @@ def test_label_typos_far_outside_the_others_are_named(
     frame.to_csv(path, index=False)
     out = _run(["doctor", str(path)], capsys)
     assert "far outside" not in out and f"--scale {scale}\n" in out.split("\nrun:\n", 1)[1]
+
+
+def test_groups_named_na_none_and_null_are_kept_as_names(tmp_path, capsys) -> None:
+    """Tester D finding 8: systems named NA, None and null were read as missing (pandas'
+    default): doctor called the cells empty and left the command without --group, and
+    estimate refused the group column at a line that holds 'null'. They are names now,
+    said by both; a judge's NA among numbers stays a missing score."""
+    frame = _table()
+    frame["system"] = frame["system"].replace({"M1": "NA", "M2": "None", "M3": "null"})
+    frame["llm_c"] = frame["llm_c"].astype(object)
+    frame.loc[5, "llm_c"] = "NA"
+    path = tmp_path / "na_groups.csv"
+    frame.to_csv(path, index=False)
+    out = _run(["doctor", str(path), "--label", "human"], capsys)
+    kept = "the words 'NA', 'None', 'null' (288 cell(s)) are kept as written"
+    assert kept in section(out, "columns found") and "--group system" in out, out
+    assert "is empty at" not in out
+    est = _run(["estimate", str(path), "--label", "human", "--judge", "llm_a,llm_b,llm_c",
+                "--group", "system", "--engine", "freq"], capsys)  # fmt: skip
+    assert f"note: column 'system': {kept}" in est
+    for name in ("NA", "None", "null"):  # a row of the table of means per system
+        assert re.search(rf"^\s*{name} +[\d.]+ +\[", est, re.MULTILINE), name
+    from bacon_bayes.io import read_table
+
+    frame["verdict"] = np.where(
+        frame.index % 4 == 0, np.where(frame.index % 8 == 0, "yes", "no"), "NA"
+    )
+    frame["category"] = np.where(frame.index % 4 == 0, "good", "NA")  # a sparse label's
+    frame.to_csv(path, index=False)
+    read = read_table(path)
+    assert read["llm_c"].isna().sum() == 1 and read["llm_c"].dtype == float
+    assert read.attrs["kept words"].keys() == {"system"}
+    assert read["verdict"].isna().mean() == 0.75 and read["category"].isna().mean() == 0.75

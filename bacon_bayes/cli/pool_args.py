@@ -321,7 +321,8 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     A study folder brings its own labels and the inclusion probabilities its
     waves recorded; those are always used.
     """
-    from bacon_bayes.io import item_column, repeated_item_note, without_unscored
+    from bacon_bayes.doctor.rows import repeated_item_note
+    from bacon_bayes.io import item_column, without_unscored
     from bacon_bayes.pool import EvalPool
     from bacon_bayes.readers.pair_table import pairwise_hint
     from bacon_bayes.study import load_study
@@ -365,6 +366,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
 
     levels = parse_levels(args.levels)
     outcome = args.outcome or guess_outcome(df, args.label)
+    item = args.item or (None if args.scores else item_column(df, judges))
     pool = EvalPool.from_frame(
         df,
         label=args.label,
@@ -372,7 +374,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
         outcome=outcome,
         levels=levels,
         group=args.group,
-        item=args.item or (None if args.scores else item_column(df, judges)),
+        item=item,
         propensity=args.propensity,
         embedding=args.embedding,
         text=args.text,
@@ -386,6 +388,9 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     repeated = not (args.item or args.scores)
     repeats = repeated_item_note(df, args.label, judges, args.group) if repeated else ""
     notes += [note for note in (repeats, blank, dropped) if note]
+    kept = df.attrs.get("kept words", {})  # NA, None, null in a text column: io.read_table
+    used = dict.fromkeys((item, args.group, args.prompt))
+    notes += [f"column {c!r}: {kept[c]}" for c in used if c in kept]
     return dataclasses.replace(pool, notes=(*pool.notes, *notes)) if notes else pool
 
 

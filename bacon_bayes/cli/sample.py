@@ -308,6 +308,7 @@ def run(args: argparse.Namespace) -> int:
     to-label file is claimed (:func:`bacon_bayes.outputs.claim`) before the wave is
     drawn, so a refused command leaves no study behind and an existing study unchanged.
     """
+    from bacon_bayes.order import name_text
     from bacon_bayes.sampling import OPTIMISTIC_RATIO, SMALL_PILOT
     from bacon_bayes.study import Study, create_study, draw_wave, pending_items
     from bacon_bayes.study.folder import LOCK_FILE, study_inputs
@@ -420,7 +421,7 @@ def run(args: argparse.Namespace) -> int:
     share = design.params.get("uniform_share", DEFAULT_UNIFORM_SHARE)  # the notes' wave's
     if design.params.get("few_labels"):
         few = design.params["few_labels"]
-        shown = ", ".join(f"{g} {a:g} (uniform {u:g})" for g, a, u in few[:4])
+        shown = ", ".join(f"{name_text(g)} {a:g} (uniform {u:g})" for g, a, u in few[:4])
         more = f" and {len(few) - 4} more" if len(few) > 4 else ""
         print(
             f"note: the adaptive wave expects few labels in {len(few)} group(s), against a "

@@ -109,6 +109,12 @@ def same_scale(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(fa.min() >= fb.min() - 0.05 * span and fa.max() <= fb.max() + 0.05 * span)
 
 
+def one_scale(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether ``a`` and ``b`` share a scale both ways (:func:`same_scale` each within the
+    other: a judge on 0.1-1.1 lies within an error score's -27-0 but is not on its scale)."""
+    return same_scale(a, b) and same_scale(b, a)
+
+
 def with_label(frame: pd.DataFrame, judges: list[str], label: str) -> pd.DataFrame:
     """Each judge against the labels: ``n`` pairs, Spearman, weighted kappa (both ordinal,
     one scale) and interval alpha (one scale); NaN where it does not apply."""
@@ -117,7 +123,7 @@ def with_label(frame: pd.DataFrame, judges: list[str], label: str) -> pd.DataFra
     for j in judges:
         x = frame[j].to_numpy(dtype=float)
         both = np.isfinite(x) & np.isfinite(y)
-        scale = same_scale(x, y) and same_scale(y, x)
+        scale = one_scale(x, y)
         k = kappa(x, y) if scale and is_ordinal(x) and is_ordinal(y) else float("nan")
         a = alpha(np.vstack([x, y]))[0] if scale else float("nan")
         rows.append(
@@ -142,7 +148,7 @@ def among_judges(
     """Spearman's rho of every pair of judges (:func:`between_judges`), and Krippendorff's
     alpha of the judges on the scale of ``ref`` (the labels, or a judge), how it was
     computed and which judges (None with fewer than two on that scale)."""
-    on = [j for j in judges if same_scale(frame[j].to_numpy(dtype=float), ref)]
+    on = [j for j in judges if one_scale(frame[j].to_numpy(dtype=float), ref)]
     if len(on) < 2:
         return between_judges(frame, judges), None
     value, how = alpha(frame[on].to_numpy(dtype=float).T)

@@ -21,7 +21,7 @@ from bacon_bayes.doctor.cells import (
     numeric,
     text_cells,
 )
-from bacon_bayes.doctor.names import LABEL_HINT
+from bacon_bayes.doctor.names import LABEL_HINT, aspect_ratings
 from bacon_bayes.doctor.relation import label_rho
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import row_place
@@ -261,11 +261,15 @@ def _raters_note(frame: pd.DataFrame, raters: list[str]) -> str:
 
 
 def _named_like_labels(frame: pd.DataFrame, item: str | None) -> list[str]:
-    """The numeric columns of ``frame`` named like a label (not the ``item``)."""
+    """The numeric columns of ``frame`` named like a label, or like an aspect the judges
+    score (:func:`~bacon_bayes.doctor.names.aspect_ratings`; not the ``item``)."""
+    rated = aspect_ratings([str(c) for c in frame.columns])
     return [
         str(c)
         for c in frame.columns
-        if LABEL_HINT.search(str(c)) and numeric(frame[c]) is not None and c != item
+        if (LABEL_HINT.search(str(c)) or str(c) in rated)
+        and numeric(frame[c]) is not None
+        and c != item
     ]
 
 
@@ -289,6 +293,7 @@ def full_labels(frame: pd.DataFrame, item: str | None, file: str) -> str:
         f"with a value on most rows. If {c} holds the human labels, "
         + ("every item is labeled" if every else f"{n} of {len(frame)} rows are labeled")
         + f": bacon doctor {args} gives the command"
+        + (f" ({_and([f'--label {d}' for d in full[1:]])} likewise)" if k > 1 else "")
         + (
             ", and the means of these items are exact (intervals of width 0, the judges add "
             "nothing to them)"

@@ -75,3 +75,18 @@ def other_aspects(label: str | None, judges: list[str], columns: list[str]) -> d
                 if twin in names and twin != low:
                     drop[j] = f"scores {u!r}, another aspect than the label's {t!r} ({names[twin]})"
     return drop
+
+
+def aspect_ratings(columns: list[str]) -> dict[str, str]:
+    """Columns named by one word that at least two other columns' names hold among others
+    (SummEval's ``consistency`` beside ``judge:gpt-4|rts|consistency``): the human rating
+    of an aspect the judges score, each with one of those judges."""
+    words = {c: _TOKEN.findall(c.lower()) for c in columns}
+    out = {}
+    for c, own in words.items():
+        if len(own) != 1 or own[0].isdigit():
+            continue
+        scored = [d for d, w in words.items() if d != c and len(w) > 1 and own[0] in w]
+        if len(scored) >= 2:
+            out[c] = scored[0]
+    return out

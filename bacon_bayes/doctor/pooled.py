@@ -17,6 +17,7 @@ import pandas as pd
 
 from bacon_bayes.doctor import agreement, bias
 from bacon_bayes.doctor.relation import COPY_HARM, copy_of_label, coverage_split
+from bacon_bayes.order import name_text
 
 if TYPE_CHECKING:
     from bacon_bayes.pool import EvalPool
@@ -155,7 +156,7 @@ def unscored_note(pool: EvalPool, scores: pd.DataFrame) -> str:
     where = f"the first item {str(pool.ids[first])!r}"
     if pool.groups is not None:
         counts = pd.Series(np.asarray(pool.groups)[empty]).value_counts()
-        shown = ", ".join(f"{g}: {n}" for g, n in counts.head(5).items())
+        shown = ", ".join(f"{name_text(g)}: {n}" for g, n in counts.head(5).items())
         where = f"{shown}{', ...' if len(counts) > 5 else ''}; {where}"
     return (  # the same text whichever rows are labeled: said once over simulated draws
         f"{int(empty.sum())} of the {pool.n_items} rows have no judge score at all ({where})"

@@ -29,6 +29,7 @@ from bacon_bayes.doctor.cells import (
     unit_cells,
     unused_strings,
 )
+from bacon_bayes.doctor.codes import crossed_codes, group_codes, integers
 from bacon_bayes.doctor.label import DENSE, choose_label
 from bacon_bayes.doctor.names import (
     GROUP_HINT,
@@ -44,6 +45,7 @@ from bacon_bayes.doctor.names import (
     PROMPT_ID,
     RESPONSE_HINT,
     SCORE_NAME,
+    aspect_ratings,
     other_aspects,
 )
 from bacon_bayes.doctor.relation import (
@@ -229,6 +231,7 @@ def _find_judges(
             roles.left_out[c] = "a score that is not model-graded (pass --judge to use it)"
         return
     taken = (roles.item, roles.label, roles.group, roles.prompt)
+    rated = aspect_ratings([str(c) for c in frame.columns])
     for c in frame.columns:
         c = str(c)
         num = numeric(frame[c])
@@ -241,13 +244,19 @@ def _find_judges(
             roles.left_out[c] = f"numeric but sparse ({share:.0%} of rows)"
         elif LABEL_HINT.search(c) or HUMAN_PROTOCOL.match(c):
             roles.left_out[c] = "numeric and dense, but named like a human rating"
+        elif c in rated:
+            roles.left_out[c] = (
+                f"numeric and dense, but named as an aspect the judges score ({rated[c]}): a "
+                f"human rating of {c}, a label rather than a judge (--label {c} for its "
+                f"mean){ANYWAY}"
+            )
         elif NOT_JUDGE.search(c):
             roles.left_out[c] = f"numeric, but named like a count, time or index{ANYWAY}"
         elif when := timestamp_like(num):
             roles.left_out[c] = f"numeric, but {when}{ANYWAY}"
-        elif PROMPT_ID.search(c) and _integers(num):
+        elif PROMPT_ID.search(c) and integers(num):
             roles.left_out[c] = "numeric, but named like a prompt id (pass --prompt to use it)"
-        elif GROUP_NAME.match(c) and _integers(num):
+        elif GROUP_NAME.match(c) and integers(num):
             roles.left_out[c] = "whole numbers, but named like a group (pass --group to use it)"
         elif ID_LIKE.search(c):
             roles.left_out[c] = "numeric, but named like an id"
@@ -285,11 +294,6 @@ def _need(frame: pd.DataFrame, column: str, option: str) -> None:
             f"{option} {column!r} is not a column of the table (columns: {shown}); pass one "
             "of those"
         )
-
-
-def _integers(num: pd.Series) -> bool:
-    v = num.dropna().to_numpy()
-    return bool(v.size and np.all(v == np.round(v)))
 
 
 def _find_failed_scores(
@@ -365,31 +369,26 @@ def _find_group(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: 
         roles.reasons["group"] = f"the {meta.format} file's {meta.group}"
         return
     cands = []
-    for c in _categorical(frame, roles) + _group_codes(frame, roles):
+    taken = (roles.item, roles.label)
+    crossed = crossed_codes(frame, taken, MAX_GROUPS) if not roles.long else {}
+    for c in _categorical(frame, roles) + group_codes(frame, taken) + list(crossed):
         if roles.long and JUDGE_NAME.search(c):
             continue  # names the judge of each row, not the items' group
         counts = frame[c].value_counts()
         if 2 <= len(counts) <= min(MAX_GROUPS, n // 2) and counts.min() >= 2:
             cands.append(c)
-    cands.sort(key=lambda c: (not GROUP_HINT.search(c), frame[c].nunique()))
+    cands.sort(key=lambda c: (not GROUP_HINT.search(c), c in crossed, frame[c].nunique()))
     if cands:
         roles.group = cands[0]
         k = frame[roles.group].nunique()
         kind = "strings" if is_str(frame[roles.group]) else "integers, named like a group"
         roles.reasons["group"] = f"{k} distinct {kind}, each repeated (about {n // k} rows each)"
-
-
-def _group_codes(frame: pd.DataFrame, roles: Roles) -> list[str]:
-    """Numeric columns of whole numbers named like a group (:data:`GROUP_NAME`): a
-    system or model written as a code (``system`` 8, 9, ... 23), never a judge."""
-    out = []
-    for c in map(str, frame.columns):
-        num = numeric(frame[c])
-        if c in (roles.item, roles.label) or num is None or not GROUP_NAME.match(c):
-            continue
-        if not pd.api.types.is_bool_dtype(frame[c]) and num.notna().all() and _integers(num):
-            out.append(c)
-    return out
+        if roles.group in crossed:
+            roles.reasons["group"] = (
+                f"{k} distinct integers, each on about {n // k} rows and on a row with every "
+                f"value of {crossed[roles.group]!r}: a system or model id, though not named "
+                "like one (a score? pass it with --judge)"
+            )
 
 
 def _prompt_candidates(frame: pd.DataFrame, roles: Roles) -> list[tuple[str, bool]]:
@@ -401,7 +400,7 @@ def _prompt_candidates(frame: pd.DataFrame, roles: Roles) -> list[tuple[str, boo
         num = numeric(frame[c])
         if c in (roles.item, roles.label, roles.group) or num is None:
             continue
-        if pd.api.types.is_bool_dtype(frame[c]) or num.isna().any() or not _integers(num):
+        if pd.api.types.is_bool_dtype(frame[c]) or num.isna().any() or not integers(num):
             continue
         out.append((c, True))
     return out
@@ -553,6 +552,10 @@ def find_roles(
         key = "label" if col == roles.label else f"judge:{col}"
         if key in roles.reasons:
             roles.reasons[key] += f"; {words}"
+    named = {roles.item: "id", roles.group: "group", roles.prompt: "prompt"}
+    for col, kept in frame.attrs.get("kept words", {}).items():  # io.read_table: NA, None
+        if (key := named.get(col, f"text:{col}")) in roles.reasons:
+            roles.reasons[key] += f"; {kept}"
     if roles.item is None:
         roles.reasons["id"] = _no_id(frame, roles)
     roles.left_out.pop(roles.reasons.get("long", ""), None)  # the long table's judge names

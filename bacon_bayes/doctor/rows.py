@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
 from bacon_bayes.doctor.cells import _where as where_is
 from bacon_bayes.doctor.cells import is_str
-from bacon_bayes.doctor.names import ID_NAMES, JUDGE_NAME
-from bacon_bayes.io import plural_places
+from bacon_bayes.doctor.names import ID_LIKE, ID_NAMES, JUDGE_NAME
+from bacon_bayes.io import item_name, plural_places
 
 if TYPE_CHECKING:
     from bacon_bayes.doctor.roles import Roles
@@ -319,3 +320,42 @@ def _repeated_rows(frame: pd.DataFrame, key: list[str], kind: str) -> tuple[str,
         "if they are repeated runs of the judge)"
     )
     return said, f"{drop}df = df.drop_duplicates({key!r}); "
+
+
+def repeated_item_note(
+    df: pd.DataFrame, label: str, judges: object = (), group: str | None = None
+) -> str:
+    """What to say when no id column is given and one named like the id (:func:`item_name`),
+    or one named like an id within ``group`` (WMT's ``system`` and ``seg_id``, the label the
+    same on its rows), repeats: each row is read as an item, so an item on several rows (a
+    long table's) counts several times, its label too; with the fix. ``""``: none does."""
+    taken = set(judges) if isinstance(judges, list | tuple) else set()
+    for column in df.columns:
+        if column in taken or column == label or column == group:
+            continue
+        within = group is not None and ID_LIKE.search(str(column)) is not None
+        if not (key := [column] if item_name(column) else [group, column] if within else []):
+            continue
+        if not (repeats := df.duplicated(key, keep=False)).any():
+            continue
+        by = df.groupby(key, sort=False)
+        if len(key) > 1 and (by[label].nunique() > 1).any():
+            continue  # its rows differ in their label: items of their own (several answers)
+        counts = by.size()
+        first = counts.index.to_list()[int(np.argmax(counts.to_numpy() > 1))]  # no np.int64
+        first = repr(first) if len(key) == 1 else " / ".join(map(str, first))
+        rows, many = int((repeats & df[label].notna()).sum()), int((counts > 1).sum())
+        labels = f", {rows} labeled rows among them" if rows else ""
+        what = (
+            f"column {column!r} is named like the item id but {many} of its ids are"
+            if len(key) == 1
+            else f"columns {group!r} and {column!r} name an item, but {many} of them are"
+        )
+        return (
+            f"{what} on several rows (up to {int(counts.max())}, e.g. {first}){labels}: each "
+            "row is read as an item, so an item on several rows counts as several, its label "
+            "too, and the intervals come out too narrow; keep one row per item (a long "
+            "table, one row per item and judge: pivot it; bacon doctor says how)"
+            + (f" and pass --item {column}" if len(key) == 1 else "")
+        )
+    return ""

@@ -15,7 +15,7 @@ from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.critical import simultaneous_critical_value
 from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
-from bacon_bayes.order import unique_codes
+from bacon_bayes.order import names_text, unique_codes
 from bacon_bayes.planning.outlook import (
     POOLINGS,
     Outlook,
@@ -101,7 +101,7 @@ class Goal:
         for name in wanted:
             if name not in names:
                 raise ValidationError(
-                    f"group {name!r} is not in the pool; its groups are {', '.join(names)}."
+                    f"group {name!r} is not in the pool; its groups are {names_text(names)}."
                 )
         if self.kind == "difference" and (self.pair is None or self.pair[0] == self.pair[1]):
             raise ValidationError("a difference needs two different groups: --difference A B.")

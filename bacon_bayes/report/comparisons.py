@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.estimate.tables import pair_notes, pair_reasons
-from bacon_bayes.order import unique_codes
+from bacon_bayes.order import name_text, names_text, unique_codes
 from bacon_bayes.report.tables import fixed
 from bacon_bayes.report.text import guarantee_note
 from bacon_bayes.results import _plain, sure_sign
@@ -152,7 +152,7 @@ class Comparisons:
         first = self.ranks.loc[self.ranks["rank_low"] == 1]
         counts = first["n_labeled"] if "n_labeled" in first else [1] * len(first)
         return ", ".join(
-            f"{g} (no labels)" if n == 0 else str(g)
+            f"{name_text(g)} (no labels)" if n == 0 else name_text(g)
             for g, n in zip(first["group"], counts, strict=True)
         )
 
@@ -252,7 +252,7 @@ class Comparisons:
             named = [p for p in pairs if p in names]
             rest = f"{len(pairs) - len(named)} pair(s) not shown"
             if named:
-                listed = ", ".join(named) + (f" and {rest}" if len(named) < len(pairs) else "")
+                listed = names_text(named) + (f" and {rest}" if len(named) < len(pairs) else "")
             else:
                 listed = rest
             lines.append(f"no interval for {listed}: {reason}")

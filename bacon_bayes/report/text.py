@@ -11,6 +11,7 @@ import pandas as pd
 
 from bacon_bayes.estimate.core import VARIANCE_FLOOR
 from bacon_bayes.estimate.mean import RANGE_END
+from bacon_bayes.order import names_text
 from bacon_bayes.report.tables import fixed
 from bacon_bayes.results import Estimate, EstimateTable
 
@@ -78,7 +79,7 @@ def groups_table(tables: Sequence[EstimateTable]) -> str:
             if reason is not None and str(name) not in by_reason.setdefault(reason, []):
                 by_reason[reason].append(str(name))
     for reason, names in by_reason.items():
-        text += f"\nno interval for {', '.join(names)}: {reason}"
+        text += f"\nno interval for {names_text(names)}: {reason}"
     return text
 
 

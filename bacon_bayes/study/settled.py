@@ -44,7 +44,7 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate import anytime
 from bacon_bayes.estimate.groups import rank_intervals
 from bacon_bayes.estimate.tables import pair_notes
-from bacon_bayes.order import natural_sorted
+from bacon_bayes.order import name_text, names_text, natural_sorted
 
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
@@ -450,7 +450,7 @@ def question_lines(found: list[Question], limit: int | None = None) -> list[str]
     # others named pairs no nearer than the rest
     near = sorted((q for q in open_ if _finite(q.more_labels)), key=lambda q: q.more_labels or 0)
     shown = [
-        f"{q.name[len('sign of ') :]} (about {int(q.more_labels or 0)} more labels)"
+        f"{name_text(q.name[len('sign of ') :])} (about {int(q.more_labels or 0)} more labels)"
         for q in near[:NEAREST]
     ]
     at = [k for k, q in enumerate(found) if q.name.startswith("sign of ")]
@@ -511,7 +511,7 @@ def goal_question(
         if name not in names:
             raise ValidationError(
                 f"--until sign={a},{b}: no group {name!r}; the groups are "
-                + ", ".join(sorted(names))
+                + names_text(sorted(names))
             )
     for q in found:
         if q.name in (f"sign of {a} - {b}", f"sign of {b} - {a}"):

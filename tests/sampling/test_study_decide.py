@@ -407,6 +407,19 @@ def test_status_summarises_many_pairs() -> None:
     assert len(question_lines(found[:10] + found[-1:], 15)) == 11  # few pairs: all
 
 
+def test_status_quotes_a_pair_whose_group_holds_a_semicolon() -> None:
+    """Tester D finding 2: the nearest pairs are joined by "; ", so 'Lan, Bridge - Online
+    W;x' read as two entries; a pair holding a comma or semicolon is quoted."""
+    from bacon_bayes.study.settled import Question, question_lines
+
+    found = [
+        Question(f"sign of M{k} - M{k + 1}", False, "+0.1 [-0.2, +0.4]", 900.0) for k in range(20)
+    ]
+    found[0] = Question("sign of Lan, Bridge - Online W;x", False, "+0.1 [-0.2, +0.4]", 100.0)
+    line = question_lines(found, 15)[0]
+    assert "nearest to settled: 'Lan, Bridge - Online W;x' (about 100 more labels); M1" in line
+
+
 def test_status_reads_the_study_scale_and_asks_nothing_more_of_a_settled_sign(
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
