@@ -132,8 +132,7 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
             out["naive_left_out"] = left_out
         if compared is not None:
             out["comparisons"] = compared.to_dict()
-        if too_many:
-            out["notes"] = [too_many]
+        out["notes"] = [*result.fit.notes, *([too_many] if too_many else [])]  # as printed
         print(json_text(out))
         return 0
     fit = result.fit
@@ -230,7 +229,7 @@ def _estimate(
         calibrator,
         label=args.label,
         judges=split_judges(args.judge),
-        outcome=args.outcome or "continuous",
+        outcome=args.outcome,  # None: guessed from the labels, as in memory
         levels=levels,
         group=args.group,
         item=args.item,
