@@ -40,8 +40,16 @@ from bacon_bayes.items import class_probabilities
 
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
+    from bacon_bayes.pool import EvalPool
 
-__all__ = ["categorical_judges", "freq_judge_bias", "human_rates", "label_range", "same_scale"]
+__all__ = [
+    "categorical_judges",
+    "freq_judge_bias",
+    "human_rates",
+    "label_range",
+    "on_label_scale",
+    "same_scale",
+]
 
 #: Share of the label's range by which a judge's scores may overshoot it and still be
 #: read as "on the label's scale" (judges that average runs stray a little).
@@ -54,8 +62,13 @@ PSEUDO_EVENTS = 1.0
 
 def label_range(cal: Calibrator) -> tuple[float, float]:
     """The label's range: its bounds (levels, ``scale``) where finite, else the labels'."""
-    lo, hi = cal.bounds_
-    y = cal.pool_.y[cal.pool_.labeled]
+    return _pool_range(cal.pool_, cal.bounds_)
+
+
+def _pool_range(pool: EvalPool, bounds: tuple[float, float]) -> tuple[float, float]:
+    """``bounds`` where finite, else the pool's labels' lowest and highest."""
+    lo, hi = bounds
+    y = pool.y[pool.labeled]
     return (lo if np.isfinite(lo) else float(y.min()), hi if np.isfinite(hi) else float(y.max()))
 
 
@@ -263,7 +276,7 @@ def informativeness(
     return out
 
 
-def _without_reversed(cal: Calibrator, table: pd.DataFrame) -> pd.DataFrame:
+def _without_reversed(pool: EvalPool, table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with no bias for a judge that falls as the label rises (a reversed scale,
     1 = best: :func:`~bacon_bayes.scale.falls_with`, the check the naive baseline's note
     makes): its mean minus the label's mean says nothing of over- or under-rating. Its
@@ -272,7 +285,6 @@ def _without_reversed(cal: Calibrator, table: pd.DataFrame) -> pd.DataFrame:
 
     if "bias" not in table:
         return table
-    pool = cal.pool_
     labels = np.where(pool.labeled, pool.y, np.nan)
     scores = pool.judge_matrix().to_numpy(dtype=float)
     rho = [falls_with(labels, scores[:, j]) for j in range(scores.shape[1])]
@@ -293,6 +305,39 @@ def _without_reversed(cal: Calibrator, table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+def on_label_scale(
+    table: pd.DataFrame, pool: EvalPool, bounds: tuple[float, float]
+) -> pd.DataFrame:
+    """The Bayesian engine's bias table with ``bias`` only for judges on the label's scale.
+
+    Parameters
+    ----------
+    table : DataFrame
+        :func:`bacon_bayes.bayes.bias.judge_bias`'s table, one row per judge of ``pool``.
+    pool : EvalPool
+        The pool the judge model was fitted to.
+    bounds : tuple of float
+        The label's range (infinite ends: the labels' own).
+
+    Returns
+    -------
+    DataFrame
+        ``table`` with a ``same_scale`` column, and ``bias``, ``bias_low``, ``bias_high``
+        NaN where a judge does not score on the label's scale (:func:`same_scale`) or
+        falls as the label rises (said in a ``note`` column).
+    """
+    if "bias" not in table:
+        return table
+    low, high = _pool_range(pool, bounds)
+    scores = pool.judge_matrix().to_numpy(dtype=float)
+    on = np.array([same_scale(scores[:, j], low, high) for j in range(len(table))])
+    table = table.copy()
+    table.insert(1, "same_scale", on)
+    for k in ("bias", "bias_low", "bias_high"):
+        table[k] = table[k].where(on)
+    return _without_reversed(pool, table)
+
+
 def calibrator_judge_bias(cal: Calibrator, level: float, plot_path: str | None) -> pd.DataFrame:
     """:meth:`Calibrator.judge_bias` (documented there): the Bayesian engine's posterior
     table or :func:`freq_judge_bias`, with the categorical rates and the forest plot."""
@@ -303,17 +348,9 @@ def calibrator_judge_bias(cal: Calibrator, level: float, plot_path: str | None) 
 
     models = cal.crossfit_.models
     if all(hasattr(m, "posterior_") and hasattr(m, "family") for m in models):
-        table = judge_bias(models, level=level)
-        if "bias" in table:
-            low, high = label_range(cal)
-            scores = cal.pool_.judge_matrix().to_numpy(dtype=float)
-            on = np.array([same_scale(scores[:, j], low, high) for j in range(len(table))])
-            table.insert(1, "same_scale", on)
-            for k in ("bias", "bias_low", "bias_high"):
-                table[k] = table[k].where(on)
+        table = on_label_scale(judge_bias(models, level=level), cal.pool_, cal.bounds_)
     else:
-        table = freq_judge_bias(cal, level)
-    table = _without_reversed(cal, table)
+        table = _without_reversed(cal.pool_, freq_judge_bias(cal, level))
     if cal.pool_.outcome.kind == "categorical":
         if "type" not in table:
             kind = np.where(categorical_judges(cal), "categorical", "continuous")

@@ -258,5 +258,30 @@ def test_too_many_groups_to_compare_are_said_not_a_memory_error(tmp_path, capsys
     assert main(["estimate", str(tmp_path / "q.csv"), "--label", "y", "--judge", "j", "--group",
                  "question", "--engine", "freq"]) == 0  # fmt: skip
     out = capsys.readouterr().out
-    assert "comparisons skipped: 201 groups give 20,100 pairwise comparisons" in out
+    assert "skipped, the group means kept: 201 groups give 20,100 pairwise comparisons" in out
     assert "pass it as --prompt instead" in out
+    # tester D finding 10: the per-group means are printed all the same, streamed too
+    assert "mean per 'question'" in out
+    assert any(line.split()[:1] == ["200"] for line in out.splitlines())
+    assert main(["estimate", str(tmp_path / "q.csv"), "--label", "y", "--judge", "j", "--group",
+                 "question", "--engine", "freq", "--chunk-rows", "300", "--json"]) == 0  # fmt: skip
+    streamed = json.loads(capsys.readouterr().out)
+    assert len(streamed["groups"]["aee"]["rows"]) == MAX_COMPARED + 1
+    assert "201 groups give 20,100 pairwise comparisons" in streamed["notes"][0]
+
+
+def test_more_groups_than_compared_keep_their_bootstrap_means():
+    """Tester D finding 10: groups of 10 or more labels each (the bootstrap branch)
+    computed every pair's critical values with the means, so past MAX_COMPARED groups the
+    means were refused too; the pairs are refused by compare alone."""
+    from bacon_bayes.estimate.tables import MAX_COMPARED
+
+    m = MAX_COMPARED + 1
+    rng = np.random.default_rng(1)
+    g = np.repeat(np.arange(m), 12)
+    y = rng.normal(size=g.size) + 0.1 * g % 3
+    f = y + rng.normal(size=g.size)
+    table = est.aee_group_means(y, f, g.astype(str), np.arange(g.size) % 12 < 10)
+    assert len(table) == m and np.isfinite(table.ci_low).all()
+    with pytest.raises(ValidationError, match="201 groups give"):
+        est.compare(table)

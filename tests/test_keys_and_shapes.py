@@ -109,12 +109,14 @@ def test_a_long_table_is_told_by_its_shape_when_its_judge_column_is_named_metric
     assert command(out) is None
     assert "'metric' seems to name the judge of each row ('item' holds each id on 3 rows" in out
     assert "wide = df.pivot(index='item', columns='metric', values='score')" in out
-    # estimate without --item reads each row as an item: said, with the fix
+    # estimate without --item would read each row as an item: refused, with the fix
+    # (a note before, the intervals printed 3 times too narrow: tester D finding 3)
     assert main(["estimate", str(path), "--label", "relevance", "--judge", "score",
-                 "--engine", "freq"]) == 0  # fmt: skip
-    est = capsys.readouterr().out
-    assert "column 'item' is named like the item id but 1200 of its ids are on several rows" in est
-    assert "(up to 3, e.g. 'seg0'), " in est and "pass --item item" in est
+                 "--engine", "freq"]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert "column 'metric' names the judge of each row (3 values, about 1200 rows each)" in err
+    assert "each item and its label would count about 3 times" in err
+    assert "wide = df.pivot(index='item', columns='metric', values='score')" in err
 
 
 def test_a_long_table_keyed_by_system_and_segment_is_told_and_pivoted(
@@ -142,9 +144,9 @@ def test_a_long_table_keyed_by_system_and_segment_is_told_and_pivoted(
     assert len(back) == len(wide)
     assert back["relevance"].notna().sum() == wide["relevance"].notna().sum()
     assert main(["estimate", str(path), "--label", "relevance", "--judge", "score",
-                 "--group", "system", "--engine", "freq"]) == 0  # fmt: skip
-    est = capsys.readouterr().out
-    assert "columns 'system' and 'seg_id' name an item, but 1200 of them are on several rows" in est
+                 "--group", "system", "--engine", "freq"]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert "['system', 'seg_id'] the item, and the label 'relevance' repeats on the rows" in err
     # the pivoted table says nothing of the kind
     assert main(["estimate", "wide.csv", "--label", "relevance", "--judge", "gpt4",
                  "--group", "system", "--engine", "freq"]) == 0  # fmt: skip
@@ -160,6 +162,33 @@ def test_a_table_keyed_by_prompt_is_not_taken_for_a_long_one(tmp_path, capsys):
         path = tmp_path / f"{name}.csv"
         frame.to_csv(path, index=False)
         assert "long table" not in doctor(path, capsys)
+    assert main(["estimate", str(tmp_path / "labeled.csv"), "--label", "relevance",
+                 "--judge", "gpt4", "--group", "system", "--prompt", "item",
+                 "--engine", "freq"]) == 0  # fmt: skip
+    assert "looks long" not in capsys.readouterr().out
+
+
+def test_estimate_refuses_a_long_table_whatever_the_options(tmp_path, capsys):
+    """Tester D finding 3: a long table (one row per summary and judge, the label on each
+    of a labeled summary's rows) passed to estimate without --group was estimated as if
+    every row were an item, each label counted 3 times, the interval too narrow and no
+    note; with --group only a note. Refused, whatever the options, with the pivot."""
+    wide = relevance_table(0.2).drop(columns=["item", "summary"])
+    long = wide.melt(id_vars=["system", "doc_id", "relevance"], var_name="judge",
+                     value_name="score")  # fmt: skip
+    path = tmp_path / "long.csv"
+    long.to_csv(path, index=False)
+    base = ["estimate", str(path), "--label", "relevance", "--judge", "score", "--engine", "freq"]
+    for extra in ([], ["--prompt", "doc_id"], ["--group", "system"]):
+        assert main([*base, *extra]) == 2
+        err = capsys.readouterr().err
+        assert "the table looks long, one row per item and judge: column 'judge'" in err
+        assert "index=['system', 'doc_id'], columns='judge', values='score'" in err
+    # the label on one row of its item only: told by the judge column's name
+    long.loc[long["judge"] != "gpt4", "relevance"] = None
+    long.to_csv(path, index=False)
+    assert main(base) == 2
+    assert "column 'judge' names the judge of each row" in capsys.readouterr().err
 
 
 def test_a_long_tables_repeated_rows_are_named_and_its_key_kept(tmp_path, capsys):

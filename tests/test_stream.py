@@ -540,3 +540,27 @@ def test_streamed_dashes_and_decimal_commas_read_as_in_memory(tmp_path, capsys):
     assert main(["estimate", str(tmp_path / "dashed.csv"), *args]) == 0
     got = json.loads(capsys.readouterr().out)
     assert got["streamed"] and got["mean"] == want["mean"]
+
+
+def test_streamed_zero_one_label_is_binary_as_in_memory(tmp_path, capsys):
+    """Tester D finding 12: a 0/1 label streamed without --outcome was fitted by the ridge,
+    its group intervals ran past 1 and nothing said which outcome it took; it is read as
+    binary as in memory, said in a note."""
+    rng = np.random.default_rng(4)
+    n = 600
+    p = np.repeat([0.95, 0.5, 0.2], n // 3)
+    y = (rng.random(n) < p).astype(float)
+    frame = pd.DataFrame({"id": np.arange(n), "g": np.repeat(["a", "b", "c"], n // 3),
+                          "j": np.clip(p + rng.normal(0, 0.2, n), 0, 1),
+                          "human": np.where(rng.random(n) < 0.15, y, np.nan)})  # fmt: skip
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    args = ["estimate", str(tmp_path / "t.csv"), "--label", "human", "--item", "id",
+            "--judge", "j", "--group", "g", "--engine", "freq", "--json"]  # fmt: skip
+    assert main([*args, "--chunk-rows", "100"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["streamed"] and got["model"] == "multinomial"
+    assert any("takes only 0 and 1: estimated as a binary" in note for note in got["notes"])
+    for table in got["groups"].values():
+        assert all(0 <= row["ci_low"] and row["ci_high"] <= 1 for row in table["rows"])
+    assert main([*args[:-1], "--chunk-rows", "100"]) == 0
+    assert "note: 'human' takes only 0 and 1" in capsys.readouterr().out

@@ -133,7 +133,7 @@ def _estimate(
     from bacon_bayes.frozen import unvalidated
     from bacon_bayes.order import unique_codes
     from bacon_bayes.planning import resolution_note
-    from bacon_bayes.report.comparisons import comparisons, target_description
+    from bacon_bayes.report.comparisons import comparisons, target_description, uncompared
     from bacon_bayes.report.text import estimate_output, naive_note, pool_notes, scale_note
     from bacon_bayes.results import json_text
     from bacon_bayes.surrogates import ALONE_BELOW, JUDGE_RIDGE, SMALL_BUDGET, in_means
@@ -182,7 +182,17 @@ def _estimate(
     methods = tuple(m for m in METHODS if m != "naive" or not left_out)
     compared, groups, skipped = None, None, ""
     try:
-        if pool.groups is not None and unique_codes(pool.groups)[0].size > 1:
+        kw = anytime or {}
+        groups = (
+            [cal.estimate_groups(args.alpha, not args.pointwise, m, **kw) for m in methods]
+            if group
+            else None
+        )
+        n_groups = 0 if pool.groups is None else unique_codes(pool.groups)[0].size
+        too_many = uncompared(n_groups, group or "group")
+        if too_many:  # the means printed, the pairs past what one covariance holds
+            skipped = f"\n{too_many}"
+        elif n_groups > 1:
             compared = comparisons(
                 cal, args.alpha, group, anytime=anytime, simultaneous=not args.pointwise
             )
@@ -195,12 +205,6 @@ def _estimate(
                     anytime=plan_note_anytime(args, anytime),
                 )  # fmt: skip
                 compared = dataclasses.replace(compared, plan_note=note)
-        kw = anytime or {}
-        groups = (
-            [cal.estimate_groups(args.alpha, not args.pointwise, m, **kw) for m in methods]
-            if group
-            else None
-        )
     except ValidationError as exc:  # e.g. --pooling shrink with under 3 groups labeled
         if pool.groups is None:
             raise
@@ -211,7 +215,8 @@ def _estimate(
         target, note = target_description(cal)
         out["target"] = {"target": target, "note": note}
         out["n_prompts"] = None if pool.prompts is None else int(np.unique(pool.prompts).size)
-        out["notes"] = pool_notes(cal)  # as the text prints them (unfit judges, unscored rows)
+        # as the text prints them (unfit judges, unscored rows, comparisons skipped)
+        out["notes"] = pool_notes(cal) + ([skipped.strip()] if skipped else [])
         if compared is not None:
             out["comparisons"] = compared.to_dict()
         if groups is not None:  # the tables printed: anytime, --pointwise

@@ -69,10 +69,10 @@ def _fit(args: argparse.Namespace, pool: Any, out: Output) -> int:
     from bacon_bayes.bayes.bias import forest_plot, judge_bias
     from bacon_bayes.bayes.workflow import fit_pool
     from bacon_bayes.calibrator import Calibrator
-    from bacon_bayes.judge_bias import human_rates, informativeness
+    from bacon_bayes.judge_bias import human_rates, informativeness, on_label_scale
 
     model = fit_pool(pool, draws=args.draws, seed=args.seed)
-    table = judge_bias(model, level=args.level)
+    table = on_label_scale(judge_bias(model, level=args.level), pool, pool.outcome.bounds)
     if args.outcome == "categorical":  # rates against people: design-based, any model
         cal = Calibrator(engine="freq", seed=args.seed).fit(pool)
         table = pd.concat([table, human_rates(cal, args.level).drop(columns="judge")], axis=1)

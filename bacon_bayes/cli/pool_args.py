@@ -431,7 +431,13 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
             scores = scores.rename(columns={args.item: "item"})
         return df, scores
     if args.judge:
-        return df, expand_judges(args.judge, df.columns)
+        judges = expand_judges(args.judge, df.columns)
+        if not args.item and label and meta.format in ("csv", "tsv", "parquet"):
+            from bacon_bayes.doctor.rows import long_table  # rows that are no items
+
+            if long := long_table(df, label, judges, meta.format):
+                raise ValidationError(long)
+        return df, judges
     if meta.judges:
         return df, meta.scores if meta.scores is not None else list(meta.judges)
     found = f" ({'; '.join(meta.notes)})" if meta.notes else ""

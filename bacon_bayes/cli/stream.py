@@ -118,7 +118,7 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
     from bacon_bayes.report.comparisons import target_text
 
     target = target_text(result.fit.calibrator.target, result.n_items)
-    compared = _comparisons(result, args, target)
+    compared, too_many = _comparisons(result, args, target)
     # why the naive average is none of the label's, as the estimates carry it
     naive = [e.details.get("not_comparable", "") for e in result.means if e.method == "naive"]
     left_out = naive[0] if naive else ""
@@ -132,6 +132,7 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
             out["naive_left_out"] = left_out
         if compared is not None:
             out["comparisons"] = compared.to_dict()
+        out["notes"] = [*result.fit.notes, *([too_many] if too_many else [])]  # as printed
         print(json_text(out))
         return 0
     fit = result.fit
@@ -147,6 +148,7 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
             result.groups, args.group, quantile_note="; the naive baseline is not streamed",
         )
         + ("" if compared is None else "\n" + compared.to_text(args.pairs))
+        + (f"\n{too_many}" if too_many else "")
         + (f"\nnaive (raw judge avg) left out: {left_out}" if left_out else "")
     )  # fmt: skip
     if result.items_out is not None:
@@ -174,16 +176,20 @@ def stream_item(args: argparse.Namespace) -> str | None:
 
 def _comparisons(
     result: StreamResult, args: argparse.Namespace, target: tuple[str, str]
-) -> Comparisons | None:
-    """The comparisons of the streamed groups, as in memory (None: under two groups)."""
+) -> tuple[Comparisons | None, str | None]:
+    """The comparisons of the streamed groups, as in memory (None: under two groups), and
+    the note where they are too many to compare."""
     if not result.groups or len(result.groups[0].names) < 2:
-        return None
-    from bacon_bayes.report.comparisons import comparisons_of
+        return None, None
+    from bacon_bayes.report.comparisons import comparisons_of, uncompared
 
+    too_many = uncompared(len(result.groups[0].names), args.group or "group")
+    if too_many:
+        return None, too_many
     compared = comparisons_of(
         result.groups[0], result.fit.bounds, args.alpha, args.group or "group", target
     )
-    return compared if compared.best_clear else replace(compared, plan_note=STREAM_PLAN)
+    return (compared if compared.best_clear else replace(compared, plan_note=STREAM_PLAN)), None
 
 
 def summary(result: StreamResult, args: argparse.Namespace) -> dict[str, Any]:
@@ -223,7 +229,7 @@ def _estimate(
         calibrator,
         label=args.label,
         judges=split_judges(args.judge),
-        outcome=args.outcome or "continuous",
+        outcome=args.outcome,  # None: guessed from the labels, as in memory
         levels=levels,
         group=args.group,
         item=args.item,

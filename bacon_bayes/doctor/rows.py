@@ -34,6 +34,8 @@ SHOWN_IDS = 3
 #: a long table's key holds the items with a few rows repeated when at most this share
 #: of its rows repeat an item and judge (:func:`pivot_recipe`)
 REPEATED_SHARE = 0.05
+#: the most judges a long table's judge column holds (:func:`long_table`)
+LONG_JUDGES = 50
 
 
 def _summary_word(value: object) -> str | None:
@@ -359,3 +361,62 @@ def repeated_item_note(
             + (f" and pass --item {column}" if len(key) == 1 else "")
         )
     return ""
+
+
+def long_table(frame: pd.DataFrame, label: str, judges: list[str], kind: str = "csv") -> str | None:
+    """Why ``frame``, read with one row per item, is a long table (one row per item and
+    judge), and the recipe that pivots it; None where it is not.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table as ``bacon estimate`` reads it, no item column given.
+    label, judges : str, list of str
+        The label column and the judge score columns.
+    kind : str
+        The file's format (``csv``: rows named by their line).
+
+    Returns
+    -------
+    str or None
+        Long: a column of a few repeated strings (at most :data:`LONG_JUDGES`) tells
+        apart the rows of items keyed by the other columns (each item on several rows,
+        those rows not repeating a value of it but for :data:`REPEATED_SHARE`), while it
+        is named like a judge (the item's score differing between its rows) or most
+        labeled items' label repeats on their rows.
+    """
+    if label not in frame or not frame[label].notna().any() or not judges:
+        return None
+    for c in frame.columns:
+        col = frame[c]
+        if c == label or c in judges or not is_str(col) or col.isna().any():
+            continue
+        k = int(col.nunique())
+        key = [x for x in frame.columns if x not in (c, label, *judges)]
+        if not 2 <= k <= LONG_JUDGES or not key or frame.duplicated(key).mean() < 0.5:
+            continue
+        if frame.duplicated([*key, c]).mean() > REPEATED_SHARE:
+            continue  # the column does not tell an item's rows apart
+        by = frame.groupby(key, dropna=False, sort=False)
+        counts = by[label].count()
+        counts = counts[counts > 0]  # the labeled items' labeled rows
+        repeated = bool((counts > 1).mean() >= 0.5 and (by[label].nunique() <= 1).all())
+        varied = (by[judges[0]].nunique() > 1).mean() >= 0.25  # scores differ by judge
+        if not (repeated or (JUDGE_NAME.search(str(c)) and varied)):
+            continue
+        recipe, _ = pivot_recipe(frame, [str(c)], judges[0], label, key, kind)
+        labels = (
+            f", and the label {label!r} repeats on the rows of {int((counts > 1).sum())} "
+            "labeled items"
+            if repeated
+            else ""
+        )
+        return (
+            f"the table looks long, one row per item and judge: column {c!r} names the "
+            f"judge of each row ({k} values, about {len(frame) // k} rows each), {key!r} "
+            f"the item{labels}. bacon reads one row per item, so each item and its label "
+            f"would count about {k} times and the intervals come out too narrow. {recipe}, "
+            "then pass its judge columns to --judge (if each row is an item after all, "
+            "give each an id and pass --item)"
+        )
+    return None

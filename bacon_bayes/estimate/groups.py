@@ -36,6 +36,7 @@ from bacon_bayes.estimate.critical import (
 from bacon_bayes.estimate.moderate import floor_details, moderated_variance, score_bounds
 from bacon_bayes.estimate.shrink import shrunk_differences
 from bacon_bayes.estimate.tables import (
+    MAX_COMPARED,
     NO_LABELS,
     ONE_LABEL,
     GroupArrays,
@@ -268,9 +269,10 @@ def group_tables_from_sums(
                 resample_critical_values(devs[i], ses[i], alpha, simultaneous),
                 floor * np.sqrt(floor_var / np.maximum(var, 1e-300)),
             )
-            moderation["pair_bootstrap"] = _pair_bootstrap(
-                devs[i], ses[i], var, floor_var, normal_df, names, alpha, simultaneous
-            )
+            if m <= MAX_COMPARED:  # past it compare refuses the pairs (tables.all_pairs)
+                moderation["pair_bootstrap"] = _pair_bootstrap(
+                    devs[i], ses[i], var, floor_var, normal_df, names, alpha, simultaneous
+                )
         else:
             own_var = var
             var, df, d0, mv = moderated_variance(
@@ -468,8 +470,7 @@ def _group_fit(
         est, var = np.array([r[0] for r in fits]), np.array([r[1] for r in fits])
         return est, var, y_lab - lam_all * f_lab, float(lam_all)
     # k surrogates: one weight vector tuned on all labels; each group's variance is the
-    # fixed-weight one, times the pool-level price of estimating the k weights on all n
-    # labels (combine.inflation)
+    # fixed-weight one, times the price of tuning the k weights on all n (combine.inflation)
     lam = combined_core(
         y_lab, f_lab, pi_lab, np.asarray(f_total), n_items, power_tuning=power_tuning, **kw
     )[2]

@@ -143,16 +143,25 @@ def sums_by(codes: np.ndarray, f: np.ndarray, m: int) -> np.ndarray:
 MAX_COMPARED = 200
 
 
+def too_many_pairs(m: int) -> str | None:
+    """Why ``m`` groups are not compared pair by pair (past :data:`MAX_COMPARED`), with
+    the fix; None where they are."""
+    if m <= MAX_COMPARED:
+        return None
+    return (
+        f"{m} groups give {m * (m - 1) // 2:,} pairwise comparisons, too many to compare "
+        f"at once (at most {MAX_COMPARED} groups); group by a coarser column, or, where "
+        "the column names the prompt each item answers, pass it as --prompt instead "
+        "(prompt= in EvalPool.from_frame)"
+    )
+
+
 def all_pairs(m: int) -> tuple[list[tuple[int, int]], np.ndarray]:
     """All pairs ``(a, b)``, ``a`` before ``b``, of ``m`` groups and the contrast matrix of
     the differences ``a - b`` (one row a pair); refused past :data:`MAX_COMPARED` groups."""
-    if m > MAX_COMPARED:
-        raise ValidationError(
-            f"{m} groups give {m * (m - 1) // 2:,} pairwise comparisons, too many to compare "
-            f"at once (at most {MAX_COMPARED} groups); group by a coarser column, or, where "
-            "the column names the prompt each item answers, pass it as --prompt instead "
-            "(prompt= in EvalPool.from_frame)"
-        )
+    too_many = too_many_pairs(m)
+    if too_many:
+        raise ValidationError(too_many)
     pairs = [(a, b) for a in range(m) for b in range(a + 1, m)]
     contrast = np.zeros((len(pairs), m))
     for k, (a, b) in enumerate(pairs):

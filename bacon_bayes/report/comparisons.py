@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.estimate.tables import pair_notes, pair_reasons
+from bacon_bayes.estimate.tables import pair_notes, pair_reasons, too_many_pairs
 from bacon_bayes.order import name_text, names_text, unique_codes
 from bacon_bayes.report.tables import fixed
 from bacon_bayes.report.text import guarantee_note
@@ -27,7 +27,14 @@ if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
     from bacon_bayes.results import EstimateTable
 
-__all__ = ["Comparisons", "comparisons", "comparisons_of", "target_description", "target_text"]
+__all__ = [
+    "Comparisons",
+    "comparisons",
+    "comparisons_of",
+    "target_description",
+    "target_text",
+    "uncompared",
+]
 
 
 #: What the header adds to pointwise pair intervals (``bacon estimate --pointwise``).
@@ -284,6 +291,19 @@ def _ci(lo: float, hi: float) -> str:
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return [_plain(row) for row in frame.to_dict(orient="records")]
+
+
+def uncompared(n_groups: int, group: str) -> str | None:
+    """The note of ``bacon estimate`` where its ``n_groups`` groups are too many to
+    compare pair by pair: their means are printed, their differences and ranks skipped
+    (why, and the fix); None where they are compared."""
+    why = too_many_pairs(n_groups)
+    if why is None:
+        return None
+    return (
+        f"comparisons of {group!r} (differences and rank intervals) skipped, the group means "
+        f"kept: {why}"
+    )
 
 
 def comparisons(

@@ -30,7 +30,7 @@ from bacon_bayes.features import FeatureSet
 from bacon_bayes.items import conformal_halfwidth, snap_to_levels
 from bacon_bayes.outcome.ridge import RidgeOutcome
 from bacon_bayes.pool import EvalPool
-from bacon_bayes.scale import label_bounds
+from bacon_bayes.scale import binary_note, is_binary, label_bounds
 from bacon_bayes.stream.scan import LabeledRows, Scan, exact_quantile
 from bacon_bayes.stream.source import Chunk, Columns
 
@@ -352,18 +352,22 @@ def fit_stream(
     columns: Columns,
     calibrator: Calibrator,
     *,
-    outcome: str,
+    outcome: str | None,
     levels: Any = None,
     quantiles: bool = False,
     item_level: float | None = None,
 ) -> StreamFit:
     """Fit the fold models on the labeled rows with the first pass's feature statistics.
 
-    ``quantiles``: fix the grid of the predictive CDF (the levels, or quantiles of the
-    labels and of the labeled items' out-of-fold surrogates). ``item_level``: the
-    coverage of written item intervals (split-conformal half-width).
+    ``outcome`` None: guessed from the labels as in memory (0 and 1 only: binary,
+    categorical, said in the notes; else continuous). ``quantiles``: fix the grid of the
+    predictive CDF (the levels, or quantiles of the labels and of the labeled items'
+    out-of-fold surrogates). ``item_level``: the coverage of written item intervals
+    (split-conformal half-width).
     """
     lab = scan.labeled
+    guessed = outcome is None and is_binary(lab.y)  # as scale.guess_outcome in memory
+    outcome = "categorical" if guessed else outcome or "continuous"
     with ThreadPoolExecutor(1) as side:  # the pool's checks beside the feature statistics
         pool_job = side.submit(labeled_pool, lab, columns, outcome, levels)
         feats = FeatureStats.from_scan(scan, columns.judges, calibrator.winsor)
@@ -398,4 +402,5 @@ def fit_stream(
         bounds=label_bounds(pool.outcome, calibrator.scale),
         linear=linear_form(list(cf.models)),
     )
-    return StreamFit(shipped, pool, lab, cf, calibrator, name, engine, pool.notes, extras)
+    notes = (*pool.notes, binary_note(columns.label)) if guessed else pool.notes
+    return StreamFit(shipped, pool, lab, cf, calibrator, name, engine, notes, extras)

@@ -217,7 +217,7 @@ def estimate_stream(
     *,
     label: str,
     judges: list[str],
-    outcome: str = "continuous",
+    outcome: str | None = "continuous",
     levels: Any = None,
     group: str | None = None,
     item: str | None = None,
@@ -241,7 +241,8 @@ def estimate_stream(
         Unfitted; its settings (model, engine, folds, seed, winsor, scale...) are used.
     label, judges, outcome, levels, group, item, propensity
         As for :meth:`bacon_bayes.EvalPool.from_frame` (wide judge columns; patterns like
-        ``judge_*`` allowed).
+        ``judge_*`` allowed). ``outcome=None``: guessed from the labels as ``bacon
+        estimate`` does in memory (0 and 1 only: categorical, said in the notes).
     quantiles : floats
         Quantile levels to estimate (on a fixed grid, see :func:`fit_stream`).
     chunk_rows : int

@@ -54,3 +54,32 @@ def test_judges_prints_table_and_writes_plot(tmp_path, capsys):
     # the human-scale mapping divides both scales alike: their ratio is 1.5 / 0.8
     ratio = float(rows["b"][col]) / float(rows["a"][col])
     assert ratio == pytest.approx(1.5 / 0.8, rel=0.25)
+
+
+def test_bias_only_for_judges_on_the_labels_scale(tmp_path, capsys, monkeypatch):
+    """Tester D finding 11: ``bacon judges`` printed and plotted a bias of +58 for a 0-100
+    judge against a 1-5 label; as ``Calibrator.judge_bias``, bias is blank off the scale."""
+    from bacon_bayes.bayes import bias, workflow
+
+    rng = np.random.default_rng(0)
+    q = rng.uniform(1, 5, 300)
+    pd.DataFrame(
+        {"y": np.where(np.arange(300) < 60, np.round(q), np.nan), "on": q + 0.3, "pct": 25 * q}
+    ).to_csv(tmp_path / "t.csv", index=False)
+    stub = pd.DataFrame(
+        {"judge": ["on", "pct"], "bias": [1.0, 57.8], "bias_low": [0.9, 56.9],
+         "bias_high": [1.1, 58.8], "offset": [1.0, 0.0], "scale": [1.0, 25.0]}
+    )  # fmt: skip
+    plotted = []
+    monkeypatch.setattr(workflow, "fit_pool", lambda pool, **kw: None)
+    monkeypatch.setattr(bias, "judge_bias", lambda model, level: stub)
+    monkeypatch.setattr(bias, "forest_plot", lambda table, path: plotted.append(table))
+    args = ["judges", str(tmp_path / "t.csv"), "--label", "y", "--judge", "on", "--judge", "pct",
+            "--outcome", "continuous", "--plot", str(tmp_path / "b.png")]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "57.8" not in out
+    (table,) = plotted
+    assert table["same_scale"].tolist() == [True, False]
+    assert table["bias"].iloc[0] == 1.0
+    assert table[["bias", "bias_low", "bias_high"]].iloc[1].isna().all()
