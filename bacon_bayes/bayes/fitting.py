@@ -334,6 +334,7 @@ class JudgeModelFitting:
 
     def _fit_many(self, X, y, fold_ids, n_folds: int, holdout: bool) -> list[JudgeModel]:
         y = self._check_y(X, y)
+        self._check_settings()
         mode = self._inference()
         fold_ids = np.asarray(fold_ids).ravel()
         if fold_ids.shape != y.shape:
