@@ -29,6 +29,7 @@ from bacon_bayes.io import reading
 __all__ = [
     "apply_preset",
     "available_presets",
+    "calibrator_model",
     "load_preset",
     "model_from_preset",
     "prior_problem",
@@ -37,6 +38,8 @@ __all__ = [
 
 SAMPLER_KEYS = {"sampler", "draws", "tune", "chains", "target_accept", "low_rank", "predict_draws"}
 MODEL_KEYS = {"judge_weights", "inference", "label_draws", "positive_scale", "group_effects"}
+#: The families a preset may name (``pairwise``: for a table of pairwise comparisons).
+PRESET_FAMILIES = ("gaussian", "hurdle", "multinomial", "ordinal", "pairwise")
 #: Sampler settings that count draws or chains: positive integers.
 COUNTS = ("draws", "tune", "chains", "predict_draws", "label_draws")
 #: Prior scales for which 0 means "off" (a homoskedastic label noise, one evidence weight).
@@ -111,6 +114,12 @@ def load_preset(name: str) -> dict[str, Any]:
             f"preset {name!r} has no 'family' (is it a preset file?); {fix}, with "
             'family = "ordinal" | "gaussian" | "hurdle" | "multinomial"'
         )
+    if data["family"] not in PRESET_FAMILIES:
+        raise ValidationError(
+            f"preset {name!r}: family {data['family']!r} is not known; a preset's family is "
+            'one of "gaussian", "hurdle", "multinomial", "ordinal" (or "pairwise" for a '
+            "table of pairwise comparisons)"
+        )
     for section, known in (("priors", None), ("sampler", SAMPLER_KEYS), ("model", MODEL_KEYS)):
         if not isinstance(data.get(section, {}), dict):
             raise ValidationError(
@@ -150,6 +159,43 @@ def model_from_preset(name: str, columns: Any, **overrides: Any) -> Any:
     kwargs = {**preset["sampler"], **preset["model"], "priors": dict(preset["priors"])}
     _check_options(name, cls, preset["model"])
     return cls(columns, **{**kwargs, **overrides})
+
+
+def calibrator_model(name: str, model: Any, engine: str, pool: Any, features: Any) -> Any:
+    """The unfitted judge model a Calibrator builds from preset ``name``, with the
+    Calibrator's ``model`` and ``engine`` arguments (which must agree with a preset) and
+    ``pool`` (whose outcome the preset's family must fit). Messages name the command
+    line's options and Python's arguments."""
+    from bacon_bayes.outcome import registry
+
+    preset = load_preset(name)
+    family = preset["family"]
+    if model is not None and model != family:
+        raise ValidationError(
+            f"preset {name!r} is for the {family} model but --model {model} (model="
+            f"{model!r}) was given; drop one of them"
+        )
+    if engine not in ("auto", "bayes"):
+        raise ValidationError(
+            f"presets configure the Bayesian engine, so --engine {engine} (engine="
+            f"{engine!r}) cannot use preset {name!r}: use --engine bayes or auto "
+            "(engine='bayes'), or drop --preset (preset=)"
+        )
+    kind = pool.outcome.kind
+    if kind not in registry.KINDS_FOR_MODEL.get(family, ()):
+        fits = [
+            n for n in available_presets()
+            if kind in registry.KINDS_FOR_MODEL.get(load_preset(n)["family"], ())
+        ]  # fmt: skip
+        instead = f"use --preset {' or '.join(fits)} (preset={fits[0]!r}), or " if fits else ""
+        fitted = registry.KINDS_FOR_MODEL[family][0]
+        raise ValidationError(
+            f"preset {name!r} is for the {family} model, which does not fit label "
+            f"{pool.label_name!r}: its labels are {kind}; {instead}if they are {fitted}, "
+            f"say so (--outcome {fitted}; outcome={fitted!r} in EvalPool.from_frame)"
+        )
+    built = registry.make_model(family, "bayes", pool.outcome, features)
+    return apply_preset(built, preset)
 
 
 def _check_options(name: str, cls: Any, options: dict[str, Any]) -> None:

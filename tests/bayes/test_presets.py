@@ -77,6 +77,29 @@ def test_bad_preset_value_on_the_command_line_is_exit_2(tmp_path, capsys):
     assert "target_accept must be a number between 0 and 1" in err and "got 1.5" in err
 
 
+def test_preset_errors_on_the_command_line_name_real_fixes(tmp_path, capsys):
+    """Tester B finding 10: a preset that does not fit the labels names the presets that
+    do and --outcome (not 'ridge', which is no preset); the frequentist engine's refusal
+    says --engine bayes; an unknown family lists the preset families only."""
+    from bacon_bayes.cli import main
+
+    pool = str(ROOT / "bacon_bayes" / "data" / "example_pool.csv")
+    args = ["estimate", pool, "--label", "human", "--judge", "gpt*", "--preset", "ordinal"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "preset 'ordinal' is for the ordinal model" in err and "labels are continuous" in err
+    assert "use --preset gaussian" in err and "--outcome ordinal" in err and "ridge" not in err
+    assert main([*args, "--engine", "freq"]) == 2
+    err = capsys.readouterr().err
+    assert "--engine freq (engine='freq') cannot use preset 'ordinal'" in err
+    assert "use --engine bayes" in err
+    typo = tmp_path / "typo.toml"
+    typo.write_text('family = "gaussion"\n')
+    with pytest.raises(ValidationError, match="family 'gaussion' is not known") as info:
+        load_preset(str(typo))
+    assert "ridge" not in str(info.value) and '"gaussian", "hurdle"' in str(info.value)
+
+
 def test_bad_settings_in_python_stop_before_sampling():
     """Tester B finding 1, the Python API: the model's own settings are checked too."""
     import numpy as np
