@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.pool import EvalPool
     from bacon_bayes.readers import read_any
 
+    check_options(args)
     df = read_any(args.file)[0]
     pool = EvalPool.from_frame(
         df,
@@ -59,6 +60,18 @@ def run(args: argparse.Namespace) -> int:
     )
     with claim(args.plot, option="--plot", inputs=[args.file], force=args.force) as out:
         return _fit(args, pool, out)
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """Refuse ``--level`` outside (0, 1) and ``--draws`` below 1 before any work."""
+    from bacon_bayes.errors import ValidationError
+
+    if not 0 < args.level < 1:
+        raise ValidationError(f"--level must be between 0 and 1 (e.g. 0.9), got {args.level:g}")
+    if args.draws < 1:
+        raise ValidationError(
+            f"--draws must be a positive whole number (e.g. 500), got {args.draws}"
+        )
 
 
 def _fit(args: argparse.Namespace, pool: Any, out: Output) -> int:
