@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import warnings
 from typing import Any
 
+from bacon_bayes.cli import sampler_settings
 from bacon_bayes.cli.judge_args import add_judge_argument
+from bacon_bayes.errors import ConvergenceWarning
 from bacon_bayes.outputs import FORCE_HELP, Output, claim
 
 
@@ -80,11 +83,14 @@ def _fit(args: argparse.Namespace, pool: Any, out: Output) -> int:
     import pandas as pd
 
     from bacon_bayes.bayes.bias import forest_plot, judge_bias
+    from bacon_bayes.bayes.diagnostics import convergence_note
     from bacon_bayes.bayes.workflow import fit_pool
     from bacon_bayes.calibrator import Calibrator
     from bacon_bayes.judge_bias import human_rates, informativeness
 
-    model = fit_pool(pool, draws=args.draws, seed=args.seed)
+    with warnings.catch_warnings():  # printed below the table, in the command's words
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = fit_pool(pool, draws=args.draws, seed=args.seed)
     table = judge_bias(model, level=args.level)
     if args.outcome == "categorical":  # rates against people: design-based, any model
         cal = Calibrator(engine="freq", seed=args.seed).fit(pool)
@@ -93,6 +99,8 @@ def _fit(args: argparse.Namespace, pool: Any, out: Output) -> int:
     if labels.size > 1:  # signal share and the uninformative verdict (continuous, ordinal)
         table = informativeness(table, float(np.std(labels, ddof=1)))
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    if note := convergence_note([model.diagnostics_], sampler_settings(args)):
+        print(f"note: {note}")
     forest_plot(table, out.path)
     out.written()
     print(f"forest plot written to {out.given}")
