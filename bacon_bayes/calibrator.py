@@ -184,22 +184,10 @@ class Calibrator:
         return registry.make_model(name, engine, pool.outcome, features), name, engine
 
     def _preset_model(self, pool: EvalPool, features: FeatureSet) -> tuple[Any, str, str]:
-        from bacon_bayes.presets import apply_preset, load_preset
+        from bacon_bayes.presets import calibrator_model
 
-        preset = load_preset(str(self.preset))
-        family = preset["family"]
-        if self.model is not None and self.model != family:
-            raise ValidationError(
-                f"preset {self.preset!r} is for the {family!r} model but model={self.model!r} "
-                "was given; drop one of them."
-            )
-        if self.engine not in ("auto", "bayes"):
-            raise ValidationError(
-                f"presets configure the Bayesian engine; engine={self.engine!r} cannot use "
-                f"preset {self.preset!r} (use engine='bayes' or drop the preset)."
-            )
-        model = registry.make_model(family, "bayes", pool.outcome, features)
-        return apply_preset(model, preset), family, "bayes"
+        model = calibrator_model(str(self.preset), self.model, self.engine, pool, features)
+        return model, model.family, "bayes"
 
     def fit(self, pool: EvalPool) -> Calibrator:
         """Build features, cross-fit the model; returns self (warns of :meth:`pool_warnings`)."""

@@ -5,6 +5,8 @@ Every message names what is wrong (column, row, value) and how to fix it.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class BaconError(Exception):
     """Base class of all bacon_bayes errors (the CLI prints these without a traceback)."""
@@ -22,3 +24,12 @@ class PoolWarning(UserWarning):
     """A pool the estimates can use but whose intervals may not hold as it is (rows no judge
     scored, a judge that copies the label or depends on which rows were labeled); the
     message says which and how to fix it. ``bacon estimate`` prints these as notes."""
+
+
+class ConvergenceWarning(UserWarning):
+    """The sampler did not converge well enough to trust the posterior.
+
+    ``diagnostics``: the fit's :class:`~bacon_bayes.bayes.diagnostics.Diagnostics` (None
+    when raised by hand), from which the command line words its own advice."""
+
+    diagnostics: Any = None

@@ -3,23 +3,42 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
+
+from bacon_bayes.errors import ConvergenceWarning
 
 __all__ = [
     "ConvergenceWarning",
     "Diagnostics",
     "check_convergence",
+    "convergence_note",
     "merge_diagnostics",
     "warn_if_poor",
 ]
 
 RHAT_MAX = 1.01
 
-
-class ConvergenceWarning(UserWarning):
-    """The sampler did not converge well enough to trust the posterior."""
+#: How a Python user sets each sampler setting the advice names (``Diagnostics.advice``).
+PYTHON_SETTINGS: dict[str, str] = {
+    "draws": "draws=",
+    "tune": "tune=",
+    "chains": "chains=",
+    "target_accept": "target_accept=",
+    "priors": "priors= or a preset",
+}
+#: The same through a preset file, the command line's way (``--preset FILE.toml``).
+PRESET_SETTINGS: dict[str, str] = {
+    **{k: f"[sampler] {k} in a --preset FILE.toml" for k in ("draws", "tune", "chains")},
+    "target_accept": "[sampler] target_accept in a --preset FILE.toml",
+    "priors": "a --preset FILE.toml with a [priors] table",
+}
+#: The target_accept the advice suggests next, by the one in use: below 0.95 -> 0.95,
+#: below 0.99 -> 0.99; from 0.99 on, raising it is no advice.
+ACCEPT_STEPS = (0.95, 0.99)
 
 
 @dataclass(frozen=True)
@@ -36,6 +55,8 @@ class Diagnostics:
     n_chains: int
     sampler: str
     seconds: float
+    #: target_accept of the run these diagnostics are of (None: not recorded, older files)
+    target_accept: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -45,25 +66,62 @@ class Diagnostics:
     def to_dict(self) -> dict[str, float | int | str | bool]:
         return {**asdict(self), "ok": self.ok}
 
-    def advice(self) -> str:
-        """What to try, given what went wrong."""
+    def advice(self, settings: Mapping[str, str] = PYTHON_SETTINGS) -> str:
+        """What to try, given what went wrong; ``settings``: how the user sets each
+        sampler setting (``draws``, ``tune``, ``chains``, ``target_accept``, ``priors``;
+        a setting left out is not advised)."""
         tips = []
         if self.n_divergent:
-            tips.append(
-                f"{self.n_divergent} divergent transitions: raise target_accept (e.g. 0.95), "
-                "or use stronger priors (a preset), or check for a judge that barely varies"
-            )
+            ways = []
+            ta, raise_to = self.target_accept, ACCEPT_STEPS[0]
+            if ta is not None:
+                raise_to = next((s for s in ACCEPT_STEPS if ta < s), None)
+            if raise_to is not None and "target_accept" in settings:
+                now = "" if ta is None else f" above its {ta:g}"
+                ways.append(
+                    f"raise target_accept{now}, e.g. to {raise_to:g} ({settings['target_accept']})"
+                )
+            if "priors" in settings:
+                ways.append(f"use tighter priors ({settings['priors']})")
+            ways.append("check for a judge that barely varies")
+            already = "" if raise_to is not None else f" (target_accept is already {ta:g})"
+            tips.append(f"{self.n_divergent} divergent transitions{already}: {', or '.join(ways)}")
+        more = [
+            f"{what} ({settings[key]})"
+            for key, what in (("tune", "tuning"), ("draws", "draws"), ("chains", "chains"))
+            if key in settings
+        ]
         if self.max_rhat > RHAT_MAX:
-            tips.append(
-                f"R-hat {self.max_rhat:.3f} on {self.worst_rhat} (> {RHAT_MAX}): run more "
-                "tuning and draws (tune=, draws=) or more chains"
-            )
+            listed = " or ".join([", ".join(more[:-1]), more[-1]] if len(more) > 1 else more)
+            todo = f": run more {listed}" if more else ""
+            tips.append(f"R-hat {self.max_rhat:.3f} on {self.worst_rhat} (> {RHAT_MAX}){todo}")
         if self.min_ess_bulk < 100 * self.n_chains:
+            todo = f": increase draws ({settings['draws']})" if "draws" in settings else ""
             tips.append(
-                f"bulk ESS only {self.min_ess_bulk:.0f} on {self.worst_ess}: "
-                "increase draws= for stable intervals"
+                f"bulk ESS only {self.min_ess_bulk:.0f} on {self.worst_ess}{todo} for stable "
+                "intervals"
             )
         return "; ".join(tips)
+
+
+def convergence_note(
+    diagnostics: Sequence[Diagnostics | None], settings: Mapping[str, str] = PYTHON_SETTINGS
+) -> str:
+    """One line saying that the fits of ``diagnostics`` (one per fold, None: no sampler)
+    did not converge, which ones, and what to try; "" when every one converged."""
+    bad = [(k, d) for k, d in enumerate(diagnostics) if d is not None and not d.ok]
+    if not bad:
+        return ""
+    worst = max(bad, key=lambda kd: (kd[1].n_divergent > 0, kd[1].max_rhat))[1]
+    which = (
+        ""
+        if len(diagnostics) == 1
+        else f" in fold {', '.join(str(k + 1) for k, _ in bad)} of {len(diagnostics)}"
+    )
+    return (
+        f"the Bayesian fit did not converge{which} ({worst.sampler} sampler); its numbers "
+        f"are printed as they came out, to be read with care: {worst.advice(settings)}"
+    )
 
 
 def _flat_min(ds) -> tuple[float, str]:
@@ -75,8 +133,16 @@ def _flat_min(ds) -> tuple[float, str]:
     return best, name
 
 
-def check_convergence(idata, *, sampler: str, seconds: float, warn: bool = True) -> Diagnostics:
-    """Compute R-hat, ESS and divergences of ``idata``; warn with advice when poor.
+def check_convergence(
+    idata: Any,
+    *,
+    sampler: str,
+    seconds: float,
+    warn: bool = True,
+    target_accept: float | None = None,
+) -> Diagnostics:
+    """Compute R-hat, ESS and divergences of ``idata`` (sampled at ``target_accept``);
+    warn with advice when poor.
 
     Warns (``ConvergenceWarning``) when max R-hat > 1.01 or any transition diverged.
     """
@@ -108,27 +174,33 @@ def check_convergence(idata, *, sampler: str, seconds: float, warn: bool = True)
         n_chains=int(post.sizes["chain"]),
         sampler=sampler,
         seconds=float(seconds),
+        target_accept=target_accept,
     )
     if warn:
         warn_if_poor(diag, stacklevel=3)
     return diag
 
 
-def warn_if_poor(diag: Diagnostics, stacklevel: int = 1) -> None:
+def warn_if_poor(diag: Diagnostics, stacklevel: int = 1, where: str = "") -> None:
     """A ``ConvergenceWarning`` with advice when ``diag`` is not :attr:`~Diagnostics.ok`
-    (``stacklevel`` counted from the caller)."""
+    (``stacklevel`` counted from the caller; ``where``: which fit, e.g. ``" in fold 3 of
+    5"``); the warning carries ``diag``."""
     if not diag.ok:
-        warnings.warn(
-            f"the {diag.sampler} sampler did not converge: {diag.advice()}",
-            ConvergenceWarning,
-            stacklevel=stacklevel + 1,
+        warning = ConvergenceWarning(
+            f"the {diag.sampler} sampler did not converge{where} (the fit is kept as it is): "
+            f"{diag.advice()}"
         )
+        warning.diagnostics = diag
+        warnings.warn(warning, stacklevel=stacklevel + 1)
 
 
 def merge_diagnostics(parts: list[Diagnostics]) -> Diagnostics:
     """One summary of several sampler runs behind one posterior (a cut fit's stages):
-    worst R-hat and ESS, all divergences, total time, the smallest draw count."""
+    worst R-hat and ESS, all divergences, total time, the smallest draw count, the
+    target_accept of the runs that diverged (else of all; the largest)."""
     rhat = max(parts, key=lambda d: d.max_rhat)
+    diverged = [d.target_accept for d in parts if d.n_divergent] or [d.target_accept for d in parts]
+    accept = [a for a in diverged if a is not None]
     ess = min(parts, key=lambda d: d.min_ess_bulk)
     return Diagnostics(
         max_rhat=rhat.max_rhat,
@@ -141,4 +213,5 @@ def merge_diagnostics(parts: list[Diagnostics]) -> Diagnostics:
         n_chains=min(d.n_chains for d in parts),
         sampler=parts[0].sampler,
         seconds=sum(d.seconds for d in parts),
+        target_accept=max(accept) if accept else None,
     )

@@ -287,16 +287,20 @@ class JudgeModelFitting:
         data = _data(arrays, {})
         idata, secs = self._sample(compiled, data, self.seed, desc="judge model")
         engine = compiled.engine
-        diag = check_convergence(idata, sampler=engine, seconds=secs, warn=False)
+        accept = self.target_accept
+        diag = check_convergence(
+            idata, sampler=engine, seconds=secs, warn=False, target_accept=accept
+        )
         if not diag.ok:
-            accept = self.target_accept
             if diag.n_divergent:
                 accept = max(accept, RETRY_TARGET_ACCEPT)
             idata, more = self._sample(
                 compiled, data, self.seed + 1, 2 * self.draws, 2 * self.tune, accept,
                 "judge model, longer",
             )  # fmt: skip
-            diag = check_convergence(idata, sampler=engine, seconds=secs + more, warn=False)
+            diag = check_convergence(
+                idata, sampler=engine, seconds=secs + more, warn=False, target_accept=accept
+            )
         if self.warn:
             warn_if_poor(diag)
         return idata, diag
@@ -334,6 +338,7 @@ class JudgeModelFitting:
 
     def _fit_many(self, X, y, fold_ids, n_folds: int, holdout: bool) -> list[JudgeModel]:
         y = self._check_y(X, y)
+        self._check_settings()
         mode = self._inference()
         fold_ids = np.asarray(fold_ids).ravel()
         if fold_ids.shape != y.shape:
@@ -451,7 +456,7 @@ class JudgeModelFitting:
         collapsed = "g" in data and self.collapses_groups
         for k, (block, link, (_, const)) in enumerate(zip(blocks, links, folds, strict=True)):
             if self.warn:
-                warn_if_poor(link)
+                warn_if_poor(link, where=f" in fold {k + 1} of {len(folds)}" * (len(folds) > 1))
             diag = merge_diagnostics([judge_diag, link])
             if collapsed:  # before the alignment: stage 2's own latent scale
                 self._with_group_draws(block, data, k)
@@ -487,7 +492,11 @@ class JudgeModelFitting:
     ) -> tuple[list[Any], list[Diagnostics]]:
         """Each fold's block of a stage-2 run and its convergence (not warned about)."""
         blocks = [_unweighted(_fold_block(idata, k), self, c) for k, (_, c) in enumerate(folds)]
-        diags = [check_convergence(b, sampler=engine, seconds=secs, warn=False) for b in blocks]
+        accept = self.target_accept
+        diags = [
+            check_convergence(b, sampler=engine, seconds=secs, warn=False, target_accept=accept)
+            for b in blocks
+        ]
         return blocks, diags
 
     def _latent_alignment(
@@ -530,4 +539,6 @@ class JudgeModelFitting:
         return resolve_engine(self.sampler)
 
     def _diagnose(self, idata: Any, secs: float, engine: str) -> Diagnostics:
-        return check_convergence(idata, sampler=engine, seconds=secs, warn=self.warn)
+        return check_convergence(
+            idata, sampler=engine, seconds=secs, warn=self.warn, target_accept=self.target_accept
+        )

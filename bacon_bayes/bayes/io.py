@@ -121,8 +121,9 @@ def model_from_tree(tree: xr.DataTree, source: str = "the file") -> JudgeModel:
         posterior=tree["posterior"].to_dataset(), sample_stats=tree["sample_stats"].to_dataset()
     )
     model.posterior_ = _thin(model.idata_.posterior, model.predict_draws)
-    model.diagnostics_ = Diagnostics(
-        **{k: v for k, v in config["diagnostics"].items() if k != "ok"}
+    model.diagnostics_ = Diagnostics(  # files before target_accept was kept: the model's
+        **{"target_accept": model.target_accept}
+        | {k: v for k, v in config["diagnostics"].items() if k != "ok"}
     )
     model.fit_id_ = str(attrs["fit_id"])
     return model

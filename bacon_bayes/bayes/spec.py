@@ -10,6 +10,7 @@ import numpy as np
 from bacon_bayes.bayes.closed_forms import collapse_judges
 from bacon_bayes.bayes.defaults import GROUP_PRIORS, JUDGE_PRIORS
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.presets import COUNTS, prior_problem, setting_problem
 
 
 class JudgeModelSpec:
@@ -31,8 +32,17 @@ class JudgeModelSpec:
                 raise ValidationError(
                     f"unknown prior {key!r} for the {self.family} model; known: {sorted(out)}"
                 )
+            if (problem := prior_problem(key, val)) is not None:
+                raise ValidationError(problem)
             out[key] = float(val)
         return out
+
+    def _check_settings(self) -> None:
+        """Refuse sampler settings the sampler cannot run with (``draws=0``,
+        ``target_accept=1.5``), before any sampling."""
+        for name in (*COUNTS, "target_accept", "low_rank"):
+            if (problem := setting_problem(name, getattr(self, name, 1))) is not None:
+                raise ValidationError(problem)
 
     # ---------------------------------------------------------- family hooks
     def _prepare_labels(self, y: np.ndarray) -> None:

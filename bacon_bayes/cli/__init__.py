@@ -11,6 +11,8 @@ import argparse
 import importlib
 import os
 import sys
+import warnings
+from typing import Any
 
 COMMANDS: tuple[str, ...] = (
     "estimate",
@@ -70,7 +72,9 @@ def _run(args: argparse.Namespace, name: str) -> int:
     from bacon_bayes.errors import BaconError
 
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():
+            warnings.showwarning = _shown(args, name, warnings.showwarning)
+            return int(args.func(args) or 0)
     except BaconError as exc:
         print(f"{name}: error: {exc}", file=sys.stderr)
         return 2
@@ -89,6 +93,37 @@ def _run(args: argparse.Namespace, name: str) -> int:
             file=sys.stderr,
         )
         return 2
+
+
+def sampler_settings(args: argparse.Namespace) -> dict[str, str]:
+    """How the command sets the sampler settings a convergence advice names: a preset
+    file (``--preset``), ``--draws`` (``bacon judges``), or none."""
+    if hasattr(args, "preset"):
+        from bacon_bayes.bayes.diagnostics import PRESET_SETTINGS
+
+        return PRESET_SETTINGS
+    if hasattr(args, "draws"):
+        return {"draws": f"--draws, now {args.draws}"}
+    return {}
+
+
+def _shown(args: argparse.Namespace, name: str, show: Any) -> Any:
+    """``warnings.showwarning`` for a command: a ``ConvergenceWarning`` is one line in the
+    tool's words (``bacon X: warning: ...``, advice in the command's options), not
+    Python's warning with a file and a source line; other warnings as ``show`` does."""
+    from bacon_bayes.errors import ConvergenceWarning
+
+    def shown(message: Any, category: Any, *rest: Any, **kw: Any) -> None:
+        diag = getattr(message, "diagnostics", None)
+        if not (issubclass(category, ConvergenceWarning) and diag is not None):
+            show(message, category, *rest, **kw)
+            return
+        from bacon_bayes.bayes.diagnostics import convergence_note
+
+        note = convergence_note([diag], sampler_settings(args))
+        print(f"{name}: warning: {note}", file=sys.stderr)
+
+    return shown
 
 
 if __name__ == "__main__":  # pragma: no cover

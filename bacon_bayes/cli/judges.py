@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import warnings
 from typing import Any
 
+from bacon_bayes.cli import sampler_settings
 from bacon_bayes.cli.judge_args import add_judge_argument
+from bacon_bayes.errors import ConvergenceWarning
 from bacon_bayes.outputs import FORCE_HELP, Output, claim
 
 
@@ -49,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.pool import EvalPool
     from bacon_bayes.readers import read_any
 
+    check_options(args)
     df = read_any(args.file)[0]
     pool = EvalPool.from_frame(
         df,
@@ -61,17 +65,32 @@ def run(args: argparse.Namespace) -> int:
         return _fit(args, pool, out)
 
 
+def check_options(args: argparse.Namespace) -> None:
+    """Refuse ``--level`` outside (0, 1) and ``--draws`` below 1 before any work."""
+    from bacon_bayes.errors import ValidationError
+
+    if not 0 < args.level < 1:
+        raise ValidationError(f"--level must be between 0 and 1 (e.g. 0.9), got {args.level:g}")
+    if args.draws < 1:
+        raise ValidationError(
+            f"--draws must be a positive whole number (e.g. 500), got {args.draws}"
+        )
+
+
 def _fit(args: argparse.Namespace, pool: Any, out: Output) -> int:
     """Fit the judge model, print the bias table and write the forest plot."""
     import numpy as np
     import pandas as pd
 
     from bacon_bayes.bayes.bias import forest_plot, judge_bias
+    from bacon_bayes.bayes.diagnostics import convergence_note
     from bacon_bayes.bayes.workflow import fit_pool
     from bacon_bayes.calibrator import Calibrator
     from bacon_bayes.judge_bias import human_rates, informativeness, on_label_scale
 
-    model = fit_pool(pool, draws=args.draws, seed=args.seed)
+    with warnings.catch_warnings():  # printed below the table, in the command's words
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = fit_pool(pool, draws=args.draws, seed=args.seed)
     table = on_label_scale(judge_bias(model, level=args.level), pool, pool.outcome.bounds)
     if args.outcome == "categorical":  # rates against people: design-based, any model
         cal = Calibrator(engine="freq", seed=args.seed).fit(pool)
@@ -80,6 +99,8 @@ def _fit(args: argparse.Namespace, pool: Any, out: Output) -> int:
     if labels.size > 1:  # signal share and the uninformative verdict (continuous, ordinal)
         table = informativeness(table, float(np.std(labels, ddof=1)))
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    if note := convergence_note([model.diagnostics_], sampler_settings(args)):
+        print(f"note: {note}")
     forest_plot(table, out.path)
     out.written()
     print(f"forest plot written to {out.given}")

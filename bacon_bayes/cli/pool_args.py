@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from bacon_bayes.cli.judge_args import add_judge_argument, judge_columns
 from bacon_bayes.cli.rounds import add_round_arguments, apply_saved, load_saved
-from bacon_bayes.errors import PoolWarning, ValidationError
+from bacon_bayes.errors import ConvergenceWarning, PoolWarning, ValidationError
 
 if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
     import pandas as pd
@@ -557,10 +557,12 @@ def fit_from_args(args: argparse.Namespace) -> tuple[Calibrator, Calibrator | No
 
 
 def fit_noted(cal: Calibrator, pool: EvalPool) -> Calibrator:
-    """``cal.fit(pool)`` without its :class:`~bacon_bayes.errors.PoolWarning`: the commands
-    print those among their notes (:func:`bacon_bayes.report.text.pool_notes`)."""
+    """``cal.fit(pool)`` without its :class:`~bacon_bayes.errors.PoolWarning` and
+    :class:`~bacon_bayes.errors.ConvergenceWarning`: the commands print those among their
+    notes (:func:`bacon_bayes.report.text.pool_notes`)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PoolWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)
         return cal.fit(pool)
 
 

@@ -14,18 +14,72 @@ the same from a checkout and from an installed wheel. A preset has::
 
 from __future__ import annotations
 
+import math
+import numbers
 import tomllib
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import reading
 
-__all__ = ["apply_preset", "available_presets", "load_preset", "model_from_preset"]
+__all__ = [
+    "apply_preset",
+    "available_presets",
+    "calibrator_model",
+    "load_preset",
+    "model_from_preset",
+    "prior_problem",
+    "setting_problem",
+]
 
 SAMPLER_KEYS = {"sampler", "draws", "tune", "chains", "target_accept", "low_rank", "predict_draws"}
 MODEL_KEYS = {"judge_weights", "inference", "label_draws", "positive_scale", "group_effects"}
+#: The families a preset may name (``pairwise``: for a table of pairwise comparisons).
+PRESET_FAMILIES = ("gaussian", "hurdle", "multinomial", "ordinal", "pairwise")
+#: Sampler settings that count draws or chains: positive integers.
+COUNTS = ("draws", "tune", "chains", "predict_draws", "label_draws")
+#: Prior scales for which 0 means "off" (a homoskedastic label noise, one evidence weight).
+ZERO_OFF_PRIORS = frozenset({"label_noise_embedding_sd", "judge_evidence_sd"})
+
+
+def setting_problem(name: str, value: Any) -> str | None:
+    """What is wrong with the sampler setting ``name`` = ``value`` (its allowed values
+    named), or None when it is fine (or not a setting checked here)."""
+    whole = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if name in COUNTS and not (whole and value >= 1):
+        return f"{name} must be a positive whole number (e.g. 1000), got {value!r}"
+    if name == "target_accept" and not (_number(value) and 0 < value < 1):
+        return (
+            "target_accept must be a number between 0 and 1, both excluded (e.g. 0.95), "
+            f"got {value!r}"
+        )
+    if name == "low_rank" and not isinstance(value, bool | np.bool_):
+        return f"low_rank must be true or false, got {value!r}"
+    return None
+
+
+def prior_problem(name: str, value: Any) -> str | None:
+    """What is wrong with the prior ``name`` = ``value``, None when it is fine: a finite
+    number; a location (``..._mu``) any, a scale positive (0 allowed where it turns the
+    term off, :data:`ZERO_OFF_PRIORS`)."""
+    if not _number(value):
+        return f"prior {name!r} must be a finite number, got {value!r}"
+    if name.endswith("_mu"):
+        return None
+    if name in ZERO_OFF_PRIORS and value < 0:
+        return f"prior {name!r} is a scale: it must be 0 (off) or positive, got {value!r}"
+    if name not in ZERO_OFF_PRIORS and value <= 0:
+        return f"prior {name!r} is a scale: it must be a positive number (e.g. 1.0), got {value!r}"
+    return None
+
+
+def _number(value: Any) -> bool:
+    """Whether ``value`` is a finite real number (not a bool, not a string)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def available_presets() -> list[str]:
@@ -60,6 +114,12 @@ def load_preset(name: str) -> dict[str, Any]:
             f"preset {name!r} has no 'family' (is it a preset file?); {fix}, with "
             'family = "ordinal" | "gaussian" | "hurdle" | "multinomial"'
         )
+    if data["family"] not in PRESET_FAMILIES:
+        raise ValidationError(
+            f"preset {name!r}: family {data['family']!r} is not known; a preset's family is "
+            'one of "gaussian", "hurdle", "multinomial", "ordinal" (or "pairwise" for a '
+            "table of pairwise comparisons)"
+        )
     for section, known in (("priors", None), ("sampler", SAMPLER_KEYS), ("model", MODEL_KEYS)):
         if not isinstance(data.get(section, {}), dict):
             raise ValidationError(
@@ -73,6 +133,12 @@ def load_preset(name: str) -> dict[str, Any]:
                 f"preset {name!r}: unknown {section} settings {sorted(unknown)}; "
                 f"known: {sorted(known)}"
             )
+    for section, check in (("priors", prior_problem), ("sampler", setting_problem)):
+        for key, value in data.get(section, {}).items():
+            if (problem := check(key, value)) is not None:
+                raise ValidationError(f"preset {name!r}: [{section}] {problem}; fix it in the file")
+    if problem := setting_problem("label_draws", data.get("model", {}).get("label_draws", 1)):
+        raise ValidationError(f"preset {name!r}: [model] {problem}; fix it in the file")
     data.setdefault("priors", {})
     data.setdefault("sampler", {})
     data.setdefault("model", {})
@@ -93,6 +159,43 @@ def model_from_preset(name: str, columns: Any, **overrides: Any) -> Any:
     kwargs = {**preset["sampler"], **preset["model"], "priors": dict(preset["priors"])}
     _check_options(name, cls, preset["model"])
     return cls(columns, **{**kwargs, **overrides})
+
+
+def calibrator_model(name: str, model: Any, engine: str, pool: Any, features: Any) -> Any:
+    """The unfitted judge model a Calibrator builds from preset ``name``, with the
+    Calibrator's ``model`` and ``engine`` arguments (which must agree with a preset) and
+    ``pool`` (whose outcome the preset's family must fit). Messages name the command
+    line's options and Python's arguments."""
+    from bacon_bayes.outcome import registry
+
+    preset = load_preset(name)
+    family = preset["family"]
+    if model is not None and model != family:
+        raise ValidationError(
+            f"preset {name!r} is for the {family} model but --model {model} (model="
+            f"{model!r}) was given; drop one of them"
+        )
+    if engine not in ("auto", "bayes"):
+        raise ValidationError(
+            f"presets configure the Bayesian engine, so --engine {engine} (engine="
+            f"{engine!r}) cannot use preset {name!r}: use --engine bayes or auto "
+            "(engine='bayes'), or drop --preset (preset=)"
+        )
+    kind = pool.outcome.kind
+    if kind not in registry.KINDS_FOR_MODEL.get(family, ()):
+        fits = [
+            n for n in available_presets()
+            if kind in registry.KINDS_FOR_MODEL.get(load_preset(n)["family"], ())
+        ]  # fmt: skip
+        instead = f"use --preset {' or '.join(fits)} (preset={fits[0]!r}), or " if fits else ""
+        fitted = registry.KINDS_FOR_MODEL[family][0]
+        raise ValidationError(
+            f"preset {name!r} is for the {family} model, which does not fit label "
+            f"{pool.label_name!r}: its labels are {kind}; {instead}if they are {fitted}, "
+            f"say so (--outcome {fitted}; outcome={fitted!r} in EvalPool.from_frame)"
+        )
+    built = registry.make_model(family, "bayes", pool.outcome, features)
+    return apply_preset(built, preset)
 
 
 def _check_options(name: str, cls: Any, options: dict[str, Any]) -> None:

@@ -244,7 +244,21 @@ def pool_notes(cal: Calibrator) -> list[str]:
                 f"not labeled) and run again with --scale {scale.text}"
             ]
         notes = [n for n in notes if n]
-    return notes + list(cal.pool_warnings())  # what fit warns of: unscored rows, unfit judges
+    notes += list(cal.pool_warnings())  # what fit warns of: unscored rows, unfit judges
+    return notes + [n for n in [convergence(cal)] if n]
+
+
+def convergence(cal: Calibrator) -> str:
+    """That the calibrator's Bayesian fits did not converge, in which folds and what to
+    try through a preset (``bacon estimate`` and ``bacon report`` set the sampler so);
+    "" when they did, or for the frequentist engine."""
+    models = getattr(getattr(cal, "crossfit_", None), "models", [])
+    diags = [getattr(m, "diagnostics_", None) for m in models]
+    if all(d is None for d in diags):
+        return ""
+    from bacon_bayes.bayes.diagnostics import PRESET_SETTINGS, convergence_note
+
+    return convergence_note(diags, PRESET_SETTINGS)
 
 
 def naive_noted(e: _Result, pool: EvalPool, bounds: tuple[float, float], rows: str = "") -> _Result:

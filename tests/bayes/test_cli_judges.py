@@ -15,6 +15,28 @@ def test_missing_file_is_a_clean_error(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("option", "said"),
+    [
+        (["--level", "1.5"], "--level must be between 0 and 1 (e.g. 0.9), got 1.5"),
+        (["--draws", "0"], "--draws must be a positive whole number (e.g. 500), got 0"),
+    ],
+)
+def test_bad_level_or_draws_stop_before_the_fit(tmp_path, capsys, monkeypatch, option, said):
+    """Tester B finding 6: checked before the table is read and the model fitted (the
+    level was refused only after a full NUTS fit; --draws 0 ended in a traceback)."""
+    import bacon_bayes.bayes.workflow as workflow
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("fitted before checking the options")
+
+    monkeypatch.setattr(workflow, "fit_pool", no_fit)
+    df = pd.DataFrame({"y": [1.0, 2.0, np.nan, 3.0], "a": [1.0, 2.0, 3.0, 4.0]})
+    df.to_csv(tmp_path / "t.csv", index=False)
+    code = main(["judges", str(tmp_path / "t.csv"), "--label", "y", "--judge", "a", *option])
+    assert code == 2 and said in capsys.readouterr().err
+
+
 @pytest.mark.slow
 def test_judges_prints_table_and_writes_plot(tmp_path, capsys):
     rng = np.random.default_rng(0)

@@ -33,3 +33,111 @@ def test_good_fit_is_silent(gaussian_folds):
         warnings.simplefilter("error", ConvergenceWarning)
         diag = check_convergence(fit.idata_, sampler=fit.diagnostics_.sampler, seconds=1.0)
     assert diag.ok and diag.max_rhat <= 1.01
+
+
+def _diag(**kw):
+    from bacon_bayes.bayes.diagnostics import Diagnostics
+
+    base = dict(
+        max_rhat=1.0, worst_rhat="offset", min_ess_bulk=900.0, min_ess_tail=900.0,
+        worst_ess="offset", n_divergent=0, n_draws=500, n_chains=2, sampler="nutpie",
+        seconds=1.0,
+    )  # fmt: skip
+    return Diagnostics(**{**base, **kw})
+
+
+def test_divergence_advice_is_relative_to_the_target_accept_in_use():
+    """Tester B finding 4: a multinomial fit at 0.95 was told to raise target_accept to
+    0.95; the advice now starts from the value the run used."""
+    assert (
+        "raise target_accept above its 0.8, e.g. to 0.95"
+        in _diag(n_divergent=3, target_accept=0.8).advice()
+    )
+    at_95 = _diag(n_divergent=2, target_accept=0.95).advice()
+    assert "raise target_accept above its 0.95, e.g. to 0.99 (target_accept=)" in at_95
+    assert "e.g. 0.95" not in at_95 and "e.g. to 0.95" not in at_95
+    at_99 = _diag(n_divergent=2, target_accept=0.99).advice()
+    assert "target_accept is already 0.99" in at_99 and "raise target_accept" not in at_99
+    from bacon_bayes.bayes.diagnostics import merge_diagnostics
+
+    merged = merge_diagnostics([_diag(target_accept=0.8), _diag(n_divergent=1, target_accept=0.95)])
+    assert merged.target_accept == 0.95  # the run that diverged
+
+
+def test_command_line_advice_names_the_commands_options(monkeypatch, capsys):
+    """Tester B finding 2: a ConvergenceWarning reaching the command line is one line in
+    the tool's words naming options the command has (bacon judges: --draws; no tune=,
+    no file path of the package), and bacon judges/estimate print a note with their
+    output."""
+    import argparse
+
+    import bacon_bayes.cli.judges as judges
+    from bacon_bayes.bayes.diagnostics import warn_if_poor
+    from bacon_bayes.cli import main, sampler_settings
+
+    bad = _diag(max_rhat=1.014, worst_rhat="confusion", target_accept=0.8)
+
+    def run(args):
+        warn_if_poor(bad)
+        return 0
+
+    monkeypatch.setattr(judges, "run", run)
+    assert main(["judges", "t.csv", "--label", "y", "--judge", "a"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("bacon judges: warning: the Bayesian fit did not converge")
+    assert "R-hat 1.014 on confusion" in err and "draws (--draws, now 500)" in err
+    assert "tune=" not in err and ".py" not in err and len(err.strip().splitlines()) == 1
+    preset = sampler_settings(argparse.Namespace(preset=None))
+    assert "[sampler] tune in a --preset FILE.toml" in bad.advice(preset)
+
+
+def test_estimate_notes_say_the_bayesian_fit_did_not_converge():
+    from types import SimpleNamespace
+
+    from bacon_bayes.report.text import convergence
+
+    fits = [_diag(), _diag(n_divergent=2, target_accept=0.95), _diag()]
+    cal = SimpleNamespace(
+        crossfit_=SimpleNamespace(models=[SimpleNamespace(diagnostics_=d) for d in fits])
+    )
+    note = convergence(cal)
+    assert note.startswith("the Bayesian fit did not converge in fold 2 of 3")
+    assert "e.g. to 0.99 ([sampler] target_accept in a --preset FILE.toml)" in note
+    assert convergence(SimpleNamespace(crossfit_=SimpleNamespace(models=[object()]))) == ""
+
+
+def test_judges_prints_the_note_below_its_table(tmp_path, monkeypatch, capsys):
+    """Tester B finding 2: the printed table of bacon judges says the fit did not
+    converge (a redirected stdout kept no trace of it), with --draws as the advice."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    import bacon_bayes.bayes.bias as bias
+    import bacon_bayes.bayes.workflow as workflow
+    import bacon_bayes.judge_bias as jb
+    from bacon_bayes.bayes.diagnostics import warn_if_poor
+    from bacon_bayes.cli import main
+
+    bad = _diag(n_divergent=16, target_accept=0.8)
+
+    def fit_pool(pool, **kw):
+        warn_if_poor(bad)
+        return SimpleNamespace(diagnostics_=bad)
+
+    monkeypatch.setattr(workflow, "fit_pool", fit_pool)
+    monkeypatch.setattr(bias, "judge_bias", lambda m, level: pd.DataFrame({"judge": ["a"]}))
+    monkeypatch.setattr(bias, "forest_plot", lambda table, path: path.write_bytes(b"png"))
+    monkeypatch.setattr(jb, "informativeness", lambda table, sd: table)
+    pd.DataFrame({"y": [1.0, 2.0, None, 3.0], "a": [1.0, 2.0, 3.0, 4.0]}).to_csv(
+        tmp_path / "t.csv", index=False
+    )
+    plot = str(tmp_path / "p.png")
+    assert (
+        main(["judges", str(tmp_path / "t.csv"), "--label", "y", "--judge", "a", "--plot", plot])
+        == 0
+    )
+    out, err = capsys.readouterr()
+    assert "note: the Bayesian fit did not converge (nutpie sampler)" in out
+    assert "16 divergent transitions" in out and "--draws" not in out.split("divergent")[1]
+    assert "warning" not in err and "ConvergenceWarning" not in err

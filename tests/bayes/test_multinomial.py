@@ -202,9 +202,9 @@ def test_auto_engine_picks_the_logistic_for_categorical_and_presets_wire_up(sim,
     assert model.levels == (0.0, 1.0)
     model, _, engine = Calibrator(preset="multinomial")._resolve_model(pool, cal.features_)
     assert engine == "bayes" and model.draws == 400 and model.priors["offdiag_logit_mu"] == -2.0
-    with pytest.raises(ValidationError, match="engine='freq' cannot use preset"):
+    with pytest.raises(ValidationError, match=r"--engine freq \(engine='freq'\) cannot use preset"):
         Calibrator(preset="multinomial", engine="freq")._resolve_model(pool, cal.features_)
-    with pytest.raises(ValidationError, match="is for the 'multinomial' model but model='ordinal'"):
+    with pytest.raises(ValidationError, match=r"but --model ordinal \(model='ordinal'\)"):
         Calibrator("ordinal", preset="multinomial")._resolve_model(pool, cal.features_)
 
 

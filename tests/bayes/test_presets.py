@@ -46,6 +46,75 @@ def test_preset_model_options_reach_the_model_and_foreign_ones_fail(tmp_path):
         load_preset(str(bad))
 
 
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ('[priors]\noffset_sd = "wide"', r"\[priors\] prior 'offset_sd' must be a finite.*'wide'"),
+        ("[priors]\noffset_sd = -1.0", r"'offset_sd' is a scale: it must be a positive.*-1.0"),
+        ("[sampler]\ndraws = 0", r"\[sampler\] draws must be a positive whole number.*got 0"),
+        ("[sampler]\nchains = 1.5", r"chains must be a positive whole number.*got 1.5"),
+        ("[sampler]\ntarget_accept = 1.5", r"target_accept must be a number between 0 and 1.*1.5"),
+        ("[model]\nlabel_draws = -3", r"\[model\] label_draws must be a positive whole number"),
+    ],
+)
+def test_bad_preset_values_stop_with_the_key_value_and_range(tmp_path, body, said):
+    """Tester B finding 1: a bad value stops when the preset is read (exit 2 on the
+    command line), before any sampling (target_accept=1.5 used to hang the sampler)."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text(f'family = "gaussian"\n{body}\n')
+    with pytest.raises(ValidationError, match=said):
+        load_preset(str(bad))
+
+
+def test_bad_preset_value_on_the_command_line_is_exit_2(tmp_path, capsys):
+    from bacon_bayes.cli import main
+
+    bad = tmp_path / "ta.toml"
+    bad.write_text('family = "gaussian"\n[sampler]\ntarget_accept = 1.5\n')
+    pool = ROOT / "bacon_bayes" / "data" / "example_pool.csv"
+    assert main(["estimate", str(pool), "--label", "human", "--preset", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "target_accept must be a number between 0 and 1" in err and "got 1.5" in err
+
+
+def test_preset_errors_on_the_command_line_name_real_fixes(tmp_path, capsys):
+    """Tester B finding 10: a preset that does not fit the labels names the presets that
+    do and --outcome (not 'ridge', which is no preset); the frequentist engine's refusal
+    says --engine bayes; an unknown family lists the preset families only."""
+    from bacon_bayes.cli import main
+
+    pool = str(ROOT / "bacon_bayes" / "data" / "example_pool.csv")
+    args = ["estimate", pool, "--label", "human", "--judge", "gpt*", "--preset", "ordinal"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "preset 'ordinal' is for the ordinal model" in err and "labels are continuous" in err
+    assert "use --preset gaussian" in err and "--outcome ordinal" in err and "ridge" not in err
+    assert main([*args, "--engine", "freq"]) == 2
+    err = capsys.readouterr().err
+    assert "--engine freq (engine='freq') cannot use preset 'ordinal'" in err
+    assert "use --engine bayes" in err
+    typo = tmp_path / "typo.toml"
+    typo.write_text('family = "gaussion"\n')
+    with pytest.raises(ValidationError, match="family 'gaussion' is not known") as info:
+        load_preset(str(typo))
+    assert "ridge" not in str(info.value) and '"gaussian", "hurdle"' in str(info.value)
+
+
+def test_bad_settings_in_python_stop_before_sampling():
+    """Tester B finding 1, the Python API: the model's own settings are checked too."""
+    import numpy as np
+
+    from bacon_bayes.bayes import ColumnSpec, GaussianJudgeModel
+
+    X, y = np.zeros((4, 2)), np.array([1.0, 2.0, np.nan, np.nan])
+    with pytest.raises(ValidationError, match=r"target_accept must be .* got 1.5"):
+        GaussianJudgeModel(ColumnSpec.simple(2), target_accept=1.5).fit(X, y)
+    with pytest.raises(ValidationError, match="'label_noise_sd' is a scale"):
+        GaussianJudgeModel(ColumnSpec.simple(2), priors={"label_noise_sd": 0}).resolved_priors()
+    ok = GaussianJudgeModel(ColumnSpec.simple(2), priors={"label_noise_embedding_sd": 0})
+    assert ok.resolved_priors()["label_noise_embedding_sd"] == 0  # 0: the term is off
+
+
 def test_models_folder_is_the_packaged_presets():
     assert (ROOT / "models").resolve() == (ROOT / "bacon_bayes" / "presets").resolve()
 
