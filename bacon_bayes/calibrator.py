@@ -626,12 +626,12 @@ class Calibrator:
         level : float
             Coverage of the item intervals.
         method : {"conformal", "posterior"}
-            ``conformal``: split-conformal from out-of-fold residuals (holds
-            without trusting the model); ``posterior``: central interval of the
-            model's predictive distribution (where it has an atom at its lower end,
-            e.g. a hurdle's zero, the upper end moves down so the interval holds
-            ``level``, not more). For a categorical outcome both give a
-            class set (column ``set``, its model probability ``set_prob``;
+            ``conformal``: split-conformal from out-of-fold residuals weighted by the
+            labels' inclusion probabilities (holds without trusting the model);
+            ``posterior``: central interval of the model's predictive distribution
+            (where it has an atom at its lower end, e.g. a hurdle's zero, the upper end
+            moves down so the interval holds ``level``, not more). For a categorical
+            outcome both give a class set (column ``set``, its model probability ``set_prob``;
             ``lower``/``upper`` are its smallest and largest level): the most
             probable classes reaching ``level`` (posterior) or split-conformal
             sets from out-of-fold class probabilities (score ``1 - p(true class)``).

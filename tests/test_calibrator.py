@@ -100,6 +100,30 @@ def test_conformal_item_intervals_cover_held_out_items():
     assert 0.88 <= np.mean(covered) <= 0.92, covered
 
 
+def test_conformal_item_intervals_weigh_unequal_inclusion_probabilities():
+    """Tester B finding 7: labels drawn with unequal probabilities (the easy items, on
+    which the judges agree, 9 times as likely as the hard ones): weighted split-conformal
+    90% intervals cover 0.885-0.92 of the unlabeled items over 30 pools (Monte Carlo sd
+    of the mean about 0.004; unweighted they covered 0.83)."""
+    rng = np.random.default_rng(11)
+    covered = []
+    for seed in range(30):
+        n = 3000
+        latent, hard = rng.normal(size=n), rng.random(n)
+        y = latent + (0.2 + 1.5 * hard) * rng.normal(size=n)
+        df = pd.DataFrame({f"j{k}": latent + hard * rng.normal(size=n) for k in (1, 2)})
+        df["pi"] = 0.4 / (1 + 8 * hard)
+        lab = rng.random(n) < df["pi"].to_numpy()
+        df["y"] = np.where(lab, y, np.nan)
+        pool = EvalPool.from_frame(
+            df, label="y", judges=["j1", "j2"], outcome="continuous", propensity="pi"
+        )
+        items = Calibrator(engine="freq", seed=seed).fit(pool).item_scores(0.9)
+        inside = (items.lower <= y) & (y <= items.upper)
+        covered.append(inside[~lab].mean())
+    assert 0.885 <= np.mean(covered) <= 0.92, np.mean(covered)
+
+
 def test_unfitted_and_bad_arguments(summeval):
     with pytest.raises(NotFittedError, match="call fit"):
         Calibrator().estimate_mean()
