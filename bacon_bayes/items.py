@@ -216,16 +216,22 @@ def conformal_sets(
     level: float,
     weights: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
-    """Split-conformal class sets (score ``1 - p(true class)``, out-of-fold).
+    """Split-conformal class sets (score ``1 - p(true class)``, out-of-fold), never empty.
 
     Every class whose score is within the conformal threshold of the labeled items'
     scores (:func:`conformal_quantile`; ``weights``: the labeled items' and every
     item's likelihood ratios, :func:`design_weights`) enters the set; a new item's
     label is in its set with probability at least ``level``, whatever the model.
+    Where no class passes (the model is unsure of the item: a 0/1 label near
+    ``P = 0.5`` when the model is right on more than ``level`` of the items), the
+    set is every class: "cannot tell" in place of an empty set. Such a set always
+    holds the label, so the sets cover ``level`` plus about the share of such items.
     """
     cal_w, test_w = (None, None) if weights is None else weights
     q = conformal_quantile(1.0 - np.asarray(oof_true_prob, dtype=float), level, cal_w, test_w)
-    return (1.0 - probs) <= q[:, None] + 1e-12
+    keep = (1.0 - probs) <= q[:, None] + 1e-12
+    keep[~keep.any(axis=1)] = True
+    return keep
 
 
 def item_table(
