@@ -614,15 +614,15 @@ class Calibrator:
         level : float
             Coverage of the item intervals.
         method : {"conformal", "posterior"}
-            ``conformal``: split-conformal from out-of-fold residuals (holds
-            without trusting the model); ``posterior``: central interval of the
-            model's predictive distribution (where it has an atom at its lower end,
-            e.g. a hurdle's zero, the upper end moves down so the interval holds
-            ``level``, not more). For a categorical outcome both give a
-            class set (column ``set``, its model probability ``set_prob``;
-            ``lower``/``upper`` are its smallest and largest level): the most
-            probable classes reaching ``level`` (posterior) or split-conformal
-            sets from out-of-fold class probabilities (score ``1 - p(true class)``).
+            ``conformal``: split-conformal from out-of-fold residuals weighted by the
+            labels' inclusion probabilities (holds without trusting the model);
+            ``posterior``: central interval of the model's predictive distribution
+            (where it has an atom at its lower end, e.g. a hurdle's zero, the upper end
+            moves down so the interval holds ``level``, not more). For a categorical
+            outcome both give a class set (column ``set``, its model probability
+            ``set_prob``; ``lower``/``upper``: its smallest and largest level): the most
+            probable classes reaching ``level`` (posterior) or split-conformal sets, never
+            empty: every class where the model cannot tell (``items.conformal_sets``).
         threshold : float, optional
             Adds ``p_below``, the model's predictive probability that the item's label
             lies below ``threshold``, and ``flag``, ``p_below > 0.5``. Unlike the

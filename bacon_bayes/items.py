@@ -10,28 +10,81 @@ import pandas as pd
 
 from bacon_bayes.arguments import number
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.inclusion import Inclusion
 
 if TYPE_CHECKING:
     from bacon_bayes.pool import EvalPool
 
 
-def conformal_halfwidth(oof_residuals: np.ndarray, level: float) -> float:
-    """Split-conformal half-width from out-of-fold absolute residuals.
+def conformal_quantile(
+    scores: np.ndarray,
+    level: float,
+    weights: np.ndarray | None = None,
+    test_weights: np.ndarray | None = None,
+) -> np.ndarray:
+    """Split-conformal threshold on out-of-fold scores, one per test item.
 
-    With ``n`` residuals the ``ceil((n + 1) level) / n`` empirical quantile of
-    ``|r|`` gives intervals ``f +- q`` that cover a new exchangeable item with
-    probability at least ``level`` (and at most ``level + 1/(n+1)``), whatever
-    the model.
+    Unweighted (``weights=None``): with ``n`` scores the ``ceil((n + 1) level)``-th
+    smallest, so that ``score <= q`` holds for a new exchangeable item with probability
+    at least ``level`` (and at most ``level + 1/(n+1)``), whatever the model; one value.
+
+    Weighted (Tibshirani, Barber, Candes & Ramdas 2019, covariate shift with a known
+    likelihood ratio): the calibration scores weighted by ``weights``, the test item by
+    its own ``test_weights`` entry put at ``+inf``; each test item's threshold is the
+    ``level`` quantile of that distribution (``inf`` where the calibration weights do not
+    reach ``level``: an item far less likely to be labeled than those labeled). Equal
+    weights give the unweighted threshold. Fewer than ``level / (1 - level)`` scores: an
+    error.
     """
-    r = np.sort(np.abs(np.asarray(oof_residuals, dtype=float)))
-    n = r.size
+    s = np.asarray(scores, dtype=float)
+    order = np.argsort(s, kind="stable")
+    s = s[order]
+    n = s.size
     k = int(np.ceil((n + 1) * level))
     if k > n:
         raise ValidationError(
             f"{n} labeled items are too few for a {level:.0%} conformal interval; "
             f"label at least {int(np.ceil(level / (1 - level)))} items or lower the level."
         )
-    return float(r[k - 1])
+    if weights is None:
+        return np.array([s[k - 1]])
+    w = np.asarray(weights, dtype=float)[order]
+    unit = w.mean() if w.mean() > 0 else 1.0  # equal weights: cumulative counts, exact
+    cum = np.cumsum(w / unit)
+    need = level * (cum[-1] + np.asarray(test_weights, dtype=float) / unit)
+    at = np.searchsorted(cum, need * (1 - 1e-12), side="left")
+    return np.where(at < n, s[np.minimum(at, n - 1)], np.inf)
+
+
+def conformal_halfwidth(oof_residuals: np.ndarray, level: float) -> float:
+    """Split-conformal half-width from out-of-fold residuals (unweighted
+    :func:`conformal_quantile` of ``|r|``): intervals ``f +- q``."""
+    return float(conformal_quantile(np.abs(np.asarray(oof_residuals, dtype=float)), level)[0])
+
+
+def design_weights(pool: EvalPool) -> tuple[np.ndarray, np.ndarray] | None:
+    """The likelihood ratios of weighted conformal intervals: ``(1 - pi) / pi`` of the
+    labeled items and of every item, or ``None`` where the labels were drawn with equal
+    probabilities (the labeled and the unlabeled items are exchangeable).
+
+    Labels drawn with inclusion probability ``pi(x)`` are distributed as ``pi(x) p(x)``
+    and the unlabeled items as ``(1 - pi(x)) p(x)``, so ``(1 - pi) / pi`` reweighs the
+    labeled items' scores to the unlabeled items'. An item without a recorded
+    probability (an unlabeled row left empty) takes the smallest one recorded: its
+    interval is as wide as the least likely drawn item's.
+    """
+    design = pool.design
+    if design is None:
+        return None
+    pi = np.asarray(design.pi if isinstance(design, Inclusion) else design, dtype=float)
+    known = pi[np.isfinite(pi)]
+    if known.size == 0 or np.ptp(known) <= 1e-12 * float(known.max()):
+        return None
+    pi = np.where(np.isfinite(pi), pi, known.min())
+    lab = pool.labeled
+    with np.errstate(divide="ignore"):
+        ratio = (1.0 - pi) / pi
+    return ratio[lab], ratio
 
 
 def cdf_interval(
@@ -157,15 +210,28 @@ def top_mass_sets(
     return keep
 
 
-def conformal_sets(probs: np.ndarray, oof_true_prob: np.ndarray, level: float) -> np.ndarray:
-    """Split-conformal class sets (score ``1 - p(true class)``, out-of-fold).
+def conformal_sets(
+    probs: np.ndarray,
+    oof_true_prob: np.ndarray,
+    level: float,
+    weights: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
+    """Split-conformal class sets (score ``1 - p(true class)``, out-of-fold), never empty.
 
-    Every class whose score is within the ``ceil((n + 1) level) / n`` quantile of
-    the labeled items' scores enters the set; a new exchangeable item's label is
-    in its set with probability at least ``level``, whatever the model.
+    Every class whose score is within the conformal threshold of the labeled items'
+    scores (:func:`conformal_quantile`; ``weights``: the labeled items' and every
+    item's likelihood ratios, :func:`design_weights`) enters the set; a new item's
+    label is in its set with probability at least ``level``, whatever the model.
+    Where no class passes (the model is unsure of the item: a 0/1 label near
+    ``P = 0.5`` when the model is right on more than ``level`` of the items), the
+    set is every class: "cannot tell" in place of an empty set. Such a set always
+    holds the label, so the sets cover ``level`` plus about the share of such items.
     """
-    q = conformal_halfwidth(1.0 - np.asarray(oof_true_prob, dtype=float), level)
-    return (1.0 - probs) <= q + 1e-12
+    cal_w, test_w = (None, None) if weights is None else weights
+    q = conformal_quantile(1.0 - np.asarray(oof_true_prob, dtype=float), level, cal_w, test_w)
+    keep = (1.0 - probs) <= q[:, None] + 1e-12
+    keep[~keep.any(axis=1)] = True
+    return keep
 
 
 def item_table(
@@ -205,7 +271,7 @@ def item_table(
             keep = top_mass_sets(probs, level, rng)
         else:
             true = probs[lab, np.searchsorted(lv, p.y[lab])]
-            keep = conformal_sets(probs, true, level)
+            keep = conformal_sets(probs, true, level, design_weights(p))
         sets = [lv[row].tolist() for row in keep]
         set_prob = (probs * keep).sum(axis=1)
         some = keep.any(axis=1)
@@ -213,10 +279,12 @@ def item_table(
         hi = np.where(some, np.where(keep, lv, -np.inf).max(axis=1), np.nan)
     elif method == "conformal":
         resid = p.y[lab] - f[lab]
+        weights = design_weights(p)
         if frozen_residuals is not None and np.ceil((resid.size + 1) * level) > resid.size:
             # a new pool with no fresh labels, or too few for ``level``: the old ones too
             resid = np.concatenate([frozen_residuals, resid])
-        q = conformal_halfwidth(resid, level)
+            weights = None
+        q = conformal_quantile(np.abs(resid), level, *(weights or (None, None)))
         lo, hi = f - q, f + q
         if levels is not None:
             lo, hi = snap_to_levels(lo, hi, levels)

@@ -363,7 +363,8 @@ def binary_note(level: float) -> str:
     """What the item rows of a 0/1 label show."""
     return (
         "a 0/1 label: each item's probability of a 1 (the calibrated surrogate) and its "
-        f"{level:.0%} conformal prediction set of labels ({{0}}, {{1}}, or {{0, 1}}: either), "
+        f"{level:.0%} conformal prediction set of labels ({{0}}, {{1}}, or {{0, 1}} where "
+        "the model cannot tell; never empty), "
         "with the model's probability of that set; the set is for the item's label, not "
         "an interval for its probability; lowest probabilities first"
     )
