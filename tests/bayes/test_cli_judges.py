@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -93,7 +95,7 @@ def test_bias_only_for_judges_on_the_labels_scale(tmp_path, capsys, monkeypatch)
          "bias_high": [1.1, 58.8], "offset": [1.0, 0.0], "scale": [1.0, 25.0]}
     )  # fmt: skip
     plotted = []
-    monkeypatch.setattr(workflow, "fit_pool", lambda pool, **kw: None)
+    monkeypatch.setattr(workflow, "fit_pool", lambda pool, **kw: SimpleNamespace(diagnostics_=None))
     monkeypatch.setattr(bias, "judge_bias", lambda model, level: stub)
     monkeypatch.setattr(bias, "forest_plot", lambda table, path: plotted.append(table))
     args = ["judges", str(tmp_path / "t.csv"), "--label", "y", "--judge", "on", "--judge", "pct",
