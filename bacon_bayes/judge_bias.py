@@ -13,7 +13,7 @@ estimate of the mean human label over the items the judge scored; its interval i
 AEE interval reflected, so it holds its level whenever the AEE interval does (design-
 based, valid with any surrogate). ``offset``, ``scale`` and ``noise`` come from a
 design-weighted linear regression of the judge's scores on the labels
-(``judge = offset + scale * label + noise``), ``noise_human = noise / scale``.
+(``judge = offset + scale * label + noise``), ``noise_human = noise / |scale|``.
 The Bayesian engine's version is in :mod:`bacon_bayes.bayes.bias`.
 
 Categorical labels, either engine (:func:`human_rates`): each categorical judge (every
