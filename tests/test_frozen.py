@@ -179,3 +179,16 @@ def test_a_few_fresh_labels_do_not_block_conformal_item_intervals(old):
     assert (
         width.notna().all() and abs(width.mean() / (none["upper"] - none["lower"]).mean() - 1) < 0.1
     )
+
+
+def test_too_few_labels_for_item_intervals_of_a_new_pool_counts_old_and_fresh(old):
+    """Tester B finding 13: the refusal counted the old round's residuals as "labeled
+    items" and asked for labels without saying that the new pool's count with them."""
+    n_old = old.pool_.n_labeled  # 150 or so: a 99.5% interval needs 199
+    labeled = np.zeros(300, bool)
+    labeled[:5] = True
+    with pytest.raises(ValidationError) as caught:
+        old.predict(pool(table(300, 14), labeled), level=0.995)
+    message = str(caught.value)
+    assert f"5 fresh labels in this pool and the calibrator's {n_old} saved residuals" in message
+    assert f"needs 199 together; label {199 - 5 - n_old} more items of this pool" in message
