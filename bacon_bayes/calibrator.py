@@ -592,7 +592,9 @@ class Calibrator:
         means for continuous judges. The draws of the cross-fitting fold models are
         pooled: every fold model saw all items' judge scores and the labels outside its
         fold, so the interval is a little wider than a fit on all labels would give, which
-        errs on the honest side.
+        errs on the honest side. Applied to a new pool (:meth:`apply`), either engine:
+        the new pool's table from the data, its fresh labels correcting (the fold
+        models' posterior is the earlier round's).
 
         Categorical labels, either engine: a ``type`` column (categorical judges: every
         score an outcome level) and each categorical judge's rates against the human

@@ -42,6 +42,7 @@ import pandas as pd
 from scipy import stats
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.judge_bias import posterior_table
 from bacon_bayes.pool import EvalPool
 
 __all__ = [
@@ -63,8 +64,7 @@ def scale_words(cal: Any) -> str:
     figure as its ``scale`` (frequentist table), or not (a Bayesian calibrator's table
     has the slope against the latent quality, larger where the labels are noisy)."""
     words = "the judge's slope against the labels themselves, on the calibrator's labeled items"
-    models = getattr(getattr(cal, "crossfit_", None), "models", [])
-    if models and all(hasattr(m, "posterior_") for m in models):
+    if posterior_table(cal):
         return (
             f"{words}; not the scale of this Bayesian calibrator's judge-bias table, which is "
             "against the latent quality the judges share (the labels' own noise left out) "

@@ -293,6 +293,16 @@ def _without_reversed(cal: Calibrator, table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+def posterior_table(cal: Calibrator) -> bool:
+    """Whether ``cal``'s judge-bias table is its Bayesian fold models' posterior one: a
+    Bayesian calibrator fitted on its pool. One applied to a new pool (``apply``, frozen
+    or refit) gets the new pool's table from its fresh labels (:func:`freq_judge_bias`),
+    as the frequentist engine does: its fold models' posterior is the earlier round's."""
+    applied = hasattr(cal, "frozen_") or hasattr(cal, "refit_")
+    models = cal.crossfit_.models
+    return not applied and all(hasattr(m, "posterior_") and hasattr(m, "family") for m in models)
+
+
 def calibrator_judge_bias(cal: Calibrator, level: float, plot_path: str | None) -> pd.DataFrame:
     """:meth:`Calibrator.judge_bias` (documented there): the Bayesian engine's posterior
     table or :func:`freq_judge_bias`, with the categorical rates and the forest plot."""
@@ -301,9 +311,8 @@ def calibrator_judge_bias(cal: Calibrator, level: float, plot_path: str | None) 
         raise ValidationError(f"level must be between 0 and 1, got {level}")
     from bacon_bayes.bayes.bias import forest_plot, judge_bias
 
-    models = cal.crossfit_.models
-    if all(hasattr(m, "posterior_") and hasattr(m, "family") for m in models):
-        table = judge_bias(models, level=level)
+    if posterior_table(cal):
+        table = judge_bias(cal.crossfit_.models, level=level)
         if "bias" in table:
             low, high = label_range(cal)
             scores = cal.pool_.judge_matrix().to_numpy(dtype=float)

@@ -87,7 +87,8 @@ def test_drift_says_its_scale_is_not_a_bayesian_judge_bias_tables():
     and drift said its scale was the table's."""
     rng = np.random.default_rng(4)
     cal = Calibrator(engine="freq").fit(_pool(rng))
-    cal.crossfit_.models = [types.SimpleNamespace(posterior_={}) for _ in range(2)]
+    bayes = types.SimpleNamespace(posterior_={}, family="gaussian")  # stands in for a fold model
+    cal.crossfit_.models = [bayes, bayes]
     words = scale_words(cal)
     assert "against the labels themselves" in words
     assert "not the scale of this Bayesian calibrator's judge-bias table" in words
