@@ -26,7 +26,7 @@ from bacon_bayes.memo import memoized
 from bacon_bayes.outcome import registry
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.results import Estimate, EstimateTable
-from bacon_bayes.scale import label_bounds
+from bacon_bayes.scale import label_bounds, labels_outside
 
 Method = Literal["aee", "classical", "naive"]
 ItemMethod = Literal["conformal", "posterior"]
@@ -152,13 +152,8 @@ class Calibrator:
         lo, hi = pair
         if not lo < hi:
             raise ValidationError(f"scale {self.scale!r} must be (low, high) with low < high.")
-        y = pool.y
-        out = np.flatnonzero(pool.labeled & ((y < lo) | (y > hi)))
-        if out.size:
-            raise ValidationError(
-                f"label {pool.label_name!r} is {y[out[0]]:g} in row {out[0]}, outside the "
-                f"scale {lo:g}:{hi:g} ({out.size} labels outside); fix the labels or the scale."
-            )
+        if (where := labels_outside(pool, lo, hi)) is not None:
+            raise ValidationError(f"{where}; fix the labels or the scale.")
 
     @property
     def bounds_(self) -> tuple[float, float]:
@@ -585,7 +580,9 @@ class Calibrator:
         means for continuous judges. The draws of the cross-fitting fold models are
         pooled: every fold model saw all items' judge scores and the labels outside its
         fold, so the interval is a little wider than a fit on all labels would give, which
-        errs on the honest side.
+        errs on the honest side. Applied to a new pool (:meth:`apply`), either engine:
+        the new pool's table from the data, its fresh labels correcting (the fold
+        models' posterior is the earlier round's).
 
         Categorical labels, either engine: a ``type`` column (categorical judges: every
         score an outcome level) and each categorical judge's rates against the human

@@ -11,12 +11,14 @@ are present:
 * ``shift_human`` is that shift **on the human scale**: ``d / s``, with ``s`` the judge's
   ``scale`` against the human label, the slope of the design-weighted regression
   ``judge = offset + scale * label + noise`` on the calibrator's labeled items (the
-  ``scale`` column of :meth:`bacon_bayes.Calibrator.judge_bias`, frequentist engine;
-  :func:`judge_scales`). It is the change of the human label that would move the judge's
-  expected score as much as the new version moved it; equivalently, the mean change of
-  the judge's reading on the human scale, ``(score - offset) / scale``, between the two
-  versions. A judge that scores 0.3 higher on a 1-5 scale with ``scale`` 0.6 has
-  ``shift_human`` 0.5: the new version reads half a label point higher. Its interval is
+  ``scale`` column of :meth:`bacon_bayes.Calibrator.judge_bias` of a frequentist
+  calibrator, not of a Bayesian one, whose table's slope is against the latent quality:
+  :func:`judge_scales`, :func:`scale_words`). It is the change of the human label that
+  would move the judge's expected score as much as the new version moved it;
+  equivalently, the mean change of the judge's reading on the human scale,
+  ``(score - offset) / scale``, between the two versions. A judge that scores 0.3
+  higher on a 1-5 scale with ``scale`` 0.6 has ``shift_human`` 0.5: the new version
+  reads half a label point higher. Its interval is
   Fieller's interval for the ratio of the two independent estimates ``d`` (anchor items)
   and ``s`` (the calibrator's labels, sandwich standard error), with the Student-t
   quantile of the smaller of their degrees of freedom; it is finite only when ``s`` is
@@ -40,9 +42,13 @@ import pandas as pd
 from scipy import stats
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.judge_bias import posterior_table
 from bacon_bayes.pool import EvalPool
 
-__all__ = ["MIN_ANCHOR_ITEMS", "judge_drift", "judge_scales", "parse_versions", "ratio_interval"]
+__all__ = [
+    "MIN_ANCHOR_ITEMS", "judge_drift", "judge_scales", "parse_versions", "ratio_interval",
+    "scale_words",
+]  # fmt: skip
 
 #: Fewest anchor items scored by both versions for a drift estimate.
 MIN_ANCHOR_ITEMS = 3
@@ -51,6 +57,20 @@ COLUMNS = (
     "judge", "new", "n_anchor", "shift_judge", "shift_judge_low", "shift_judge_high",
     "scale", "scale_se", "shift_human", "shift_low", "shift_high", "note",
 )  # fmt: skip
+
+
+def scale_words(cal: Any) -> str:
+    """What drift's ``scale`` is, for a reader of ``cal``'s judge-bias table: the same
+    figure as its ``scale`` (frequentist table), or not (a Bayesian calibrator's table
+    has the slope against the latent quality, larger where the labels are noisy)."""
+    words = "the judge's slope against the labels themselves, on the calibrator's labeled items"
+    if posterior_table(cal):
+        return (
+            f"{words}; not the scale of this Bayesian calibrator's judge-bias table, which is "
+            "against the latent quality the judges share (the labels' own noise left out) "
+            "and so differs"
+        )
+    return f"{words}, the scale of its judge-bias table"
 
 
 def judge_scales(pool: EvalPool) -> pd.DataFrame:

@@ -41,10 +41,10 @@ def conformal_quantile(
     s = s[order]
     n = s.size
     k = int(np.ceil((n + 1) * level))
-    if k > n:
+    if n < conformal_needed(level):
         raise ValidationError(
             f"{n} labeled items are too few for a {level:.0%} conformal interval; "
-            f"label at least {int(np.ceil(level / (1 - level)))} items or lower the level."
+            f"label at least {conformal_needed(level)} items or lower the level."
         )
     if weights is None:
         return np.array([s[k - 1]])
@@ -85,6 +85,15 @@ def design_weights(pool: EvalPool) -> tuple[np.ndarray, np.ndarray] | None:
     with np.errstate(divide="ignore"):
         ratio = (1.0 - pi) / pi
     return ratio[lab], ratio
+
+
+def conformal_needed(level: float) -> int:
+    """The fewest labeled residuals a split-conformal interval at ``level`` needs: the
+    least ``n`` with ``ceil((n + 1) level) <= n``."""
+    n = max(int(np.ceil(level / (1 - level))) - 1, 1)
+    while np.ceil((n + 1) * level) > n:
+        n += 1
+    return n
 
 
 def cdf_interval(
@@ -234,6 +243,19 @@ def conformal_sets(
     return keep
 
 
+def _enough_with_old(fresh: int, old: int, level: float) -> None:
+    """Refuse a conformal interval that the new pool's ``fresh`` labels and the saved
+    calibrator's ``old`` residuals are too few for together, saying how many to add."""
+    need = conformal_needed(level)
+    if fresh + old < need:
+        raise ValidationError(
+            f"{fresh} fresh labels in this pool and the calibrator's {old} saved residuals "
+            f"(its own round's labels) are too few for a {level:.0%} conformal interval, "
+            f"which needs {need} together; label {need - fresh - old} more items of this "
+            "pool (they count with the saved ones) or lower the level."
+        )
+
+
 def item_table(
     pool: EvalPool,
     surrogate: np.ndarray,
@@ -280,8 +302,9 @@ def item_table(
     elif method == "conformal":
         resid = p.y[lab] - f[lab]
         weights = design_weights(p)
-        if frozen_residuals is not None and np.ceil((resid.size + 1) * level) > resid.size:
+        if frozen_residuals is not None and resid.size < conformal_needed(level):
             # a new pool with no fresh labels, or too few for ``level``: the old ones too
+            _enough_with_old(resid.size, frozen_residuals.size, level)
             resid = np.concatenate([frozen_residuals, resid])
             weights = None
         q = conformal_quantile(np.abs(resid), level, *(weights or (None, None)))

@@ -13,7 +13,7 @@ estimate of the mean human label over the items the judge scored; its interval i
 AEE interval reflected, so it holds its level whenever the AEE interval does (design-
 based, valid with any surrogate). ``offset``, ``scale`` and ``noise`` come from a
 design-weighted linear regression of the judge's scores on the labels
-(``judge = offset + scale * label + noise``), ``noise_human = noise / scale``.
+(``judge = offset + scale * label + noise``), ``noise_human = noise / |scale|``.
 The Bayesian engine's version is in :mod:`bacon_bayes.bayes.bias`.
 
 Categorical labels, either engine (:func:`human_rates`): each categorical judge (every
@@ -338,6 +338,16 @@ def on_label_scale(
     return _without_reversed(pool, table)
 
 
+def posterior_table(cal: Calibrator) -> bool:
+    """Whether ``cal``'s judge-bias table is its Bayesian fold models' posterior one: a
+    Bayesian calibrator fitted on its pool. One applied to a new pool (``apply``, frozen
+    or refit) gets the new pool's table from its fresh labels (:func:`freq_judge_bias`),
+    as the frequentist engine does: its fold models' posterior is the earlier round's."""
+    applied = hasattr(cal, "frozen_") or hasattr(cal, "refit_")
+    models = cal.crossfit_.models
+    return not applied and all(hasattr(m, "posterior_") and hasattr(m, "family") for m in models)
+
+
 def calibrator_judge_bias(cal: Calibrator, level: float, plot_path: str | None) -> pd.DataFrame:
     """:meth:`Calibrator.judge_bias` (documented there): the Bayesian engine's posterior
     table or :func:`freq_judge_bias`, with the categorical rates and the forest plot."""
@@ -346,9 +356,9 @@ def calibrator_judge_bias(cal: Calibrator, level: float, plot_path: str | None) 
         raise ValidationError(f"level must be between 0 and 1, got {level}")
     from bacon_bayes.bayes.bias import forest_plot, judge_bias
 
-    models = cal.crossfit_.models
-    if all(hasattr(m, "posterior_") and hasattr(m, "family") for m in models):
-        table = on_label_scale(judge_bias(models, level=level), cal.pool_, cal.bounds_)
+    if posterior_table(cal):
+        table = judge_bias(cal.crossfit_.models, level=level)
+        table = on_label_scale(table, cal.pool_, cal.bounds_)
     else:
         table = _without_reversed(cal.pool_, freq_judge_bias(cal, level))
     if cal.pool_.outcome.kind == "categorical":

@@ -43,6 +43,7 @@ from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.io import read_tree, reading, write_tree
 from bacon_bayes.pairs import Pairs
 from bacon_bayes.pool import EvalPool, OutcomeSpec
+from bacon_bayes.scale import labels_outside
 
 __all__ = ["constructor_args", "load_calibrator", "save_calibrator"]
 
@@ -343,6 +344,12 @@ def _calibrator_from_tree(tree: Any, path: str | Path, cls: type[Calibrator]) ->
             config[key] = tuple(config[key])
     cal = cls(**config)
     cal.pool_ = _pool_from_tree(tree)
+    scale = cal.scale  # fit refuses labels outside the scale; so does loading
+    if scale is not None and (where := labels_outside(cal.pool_, *scale)) is not None:
+        raise ValidationError(
+            f"calibrator file {str(path)!r}: its saved scale does not hold its saved labels: "
+            f"{where}; the file was changed or damaged. {_FIX}"
+        )
     if "features" in tree.children:  # a refit: the features of an earlier round's pool
         arrays = {k: v.values for k, v in tree["features"].to_dataset().data_vars.items()}
         cal.features_ = apply_features(cal.pool_, from_arrays(arrays))

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 if TYPE_CHECKING:
-    from bacon_bayes.pool import OutcomeSpec
+    from bacon_bayes.pool import EvalPool, OutcomeSpec
 
 __all__ = [
     "CODES",
@@ -563,3 +563,16 @@ def label_bounds(outcome: OutcomeSpec, scale: tuple[float, float] | None) -> tup
     if scale is not None:
         lo, hi = max(lo, float(scale[0])), min(hi, float(scale[1]))
     return lo, hi
+
+
+def labels_outside(pool: EvalPool, low: float, high: float) -> str | None:
+    """Where the labels of ``pool`` leave ``[low, high]``, in words (the first such row
+    and how many), or None when all lie within it."""
+    y = pool.y
+    out = np.flatnonzero(pool.labeled & ((y < low) | (y > high)))
+    if not out.size:
+        return None
+    return (
+        f"label {pool.label_name!r} is {y[out[0]]:g} in row {out[0]}, outside the scale "
+        f"{low:g}:{high:g} ({out.size} labels outside)"
+    )

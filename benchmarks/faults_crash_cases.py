@@ -94,7 +94,8 @@ def equal_labels(path: Path, n: int = 120, value: float | None = 3.0) -> None:
 
 def edit_config(source: Path, dest: Path, edit: str) -> None:
     """A copy of the saved calibrator ``source`` whose settings are changed: ``list``
-    (a JSON list), ``folds`` (-3), ``seed`` (-1), ``winsor`` (reversed), ``unknown``."""
+    (a JSON list), ``folds`` (-3), ``seed`` (-1), ``winsor`` (reversed), ``scale`` (one
+    that leaves out saved labels), ``unknown``."""
     import h5py
 
     shutil.copy(source, dest)
@@ -108,6 +109,8 @@ def edit_config(source: Path, dest: Path, edit: str) -> None:
             config["seed"] = -1
         elif edit == "winsor":
             config["winsor"] = [0.9, 0.1]
+        elif edit == "scale":
+            config["scale"] = [2.9, 3.1]
         else:
             config["colour"] = "red"
         handle.attrs["config"] = json.dumps(config)

@@ -10,7 +10,13 @@ import pandas as pd
 import pytest
 
 from bacon_bayes import Calibrator, EvalPool
-from bacon_bayes.drift import judge_drift, judge_scales, parse_versions, ratio_interval
+from bacon_bayes.drift import (
+    judge_drift,
+    judge_scales,
+    parse_versions,
+    ratio_interval,
+    scale_words,
+)
 from bacon_bayes.errors import ValidationError
 
 OFFSET, SCALE = 0.5, 0.8
@@ -72,6 +78,20 @@ def test_scales_match_the_judge_bias_table_and_drift_runs_on_a_calibrator():
     assert row.n_anchor == 50 and row.shift_low < row.shift_human < row.shift_high
     assert row.shift_judge == pytest.approx((anchor.j_v2 - anchor.j).mean())
     assert row.shift_human == pytest.approx(row.shift_judge / row.scale)
+    assert scale_words(cal).endswith("the scale of its judge-bias table")
+
+
+def test_drift_says_its_scale_is_not_a_bayesian_judge_bias_tables():
+    """Tester B finding 12: a Bayesian calibrator's judge-bias table has each judge's slope
+    against the latent quality (gpt35: 2.686), drift the slope against the labels (0.529),
+    and drift said its scale was the table's."""
+    rng = np.random.default_rng(4)
+    cal = Calibrator(engine="freq").fit(_pool(rng))
+    bayes = types.SimpleNamespace(posterior_={}, family="gaussian")  # stands in for a fold model
+    cal.crossfit_.models = [bayes, bayes]
+    words = scale_words(cal)
+    assert "against the labels themselves" in words
+    assert "not the scale of this Bayesian calibrator's judge-bias table" in words
 
 
 def test_bad_input_is_named():

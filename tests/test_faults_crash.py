@@ -141,6 +141,8 @@ def saved(tmp_path_factory) -> Path:
         ("folds", "folds=-3 must be a whole number >= 2"),
         ("seed", "seed=-1 must be null or a whole number >= 0"),
         ("winsor", "winsor=[0.9, 0.1] must be two quantiles"),
+        # tester B finding 9: a valid scale that the saved labels leave
+        ("scale", "its saved scale does not hold its saved labels: label 'y' is"),
         ("unknown", "unknown saved setting 'colour'"),
     ],
 )

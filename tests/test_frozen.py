@@ -179,3 +179,38 @@ def test_a_few_fresh_labels_do_not_block_conformal_item_intervals(old):
     assert (
         width.notna().all() and abs(width.mean() / (none["upper"] - none["lower"]).mean() - 1) < 0.1
     )
+
+
+def test_too_few_labels_for_item_intervals_of_a_new_pool_counts_old_and_fresh(old):
+    """Tester B finding 13: the refusal counted the old round's residuals as "labeled
+    items" and asked for labels without saying that the new pool's count with them."""
+    n_old = old.pool_.n_labeled  # 150 or so: a 99.5% interval needs 199
+    labeled = np.zeros(300, bool)
+    labeled[:5] = True
+    with pytest.raises(ValidationError) as caught:
+        old.predict(pool(table(300, 14), labeled), level=0.995)
+    message = str(caught.value)
+    assert f"5 fresh labels in this pool and the calibrator's {n_old} saved residuals" in message
+    assert f"needs 199 together; label {199 - 5 - n_old} more items of this pool" in message
+
+
+def test_an_applied_bayesian_calibrators_judge_bias_is_the_new_pools(old):
+    """Tester B finding 5: applied to a new pool, a Bayesian calibrator's judge-bias table
+    was its fold models' posterior, the earlier round's biases, printed as this pool's;
+    the frequentist engine measures them on the new pool. Both now do the latter. (The
+    fold models here stand in for Bayesian ones: any use of their posterior fails.)"""
+    import types
+
+    from bacon_bayes.judge_bias import freq_judge_bias, posterior_table
+
+    new = table(800, 15, shift=0.3)
+    labeled = np.random.default_rng(5).random(800) < 0.1
+    applied = old.apply(pool(new, labeled))
+    applied.crossfit_.models = [
+        types.SimpleNamespace(posterior_={}, family="gaussian") for _ in applied.crossfit_.models
+    ]
+    assert not posterior_table(applied)
+    got = applied.judge_bias(0.9)
+    pd.testing.assert_frame_equal(got, freq_judge_bias(applied, 0.9))
+    truth = new[JUDGES].mean().to_numpy() - new["y"].mean()  # j1 is on the label's scale
+    assert got["bias_low"][0] <= truth[0] <= got["bias_high"][0]

@@ -174,6 +174,9 @@ def test_bacon_drift(rounds, tmp_path, capsys):
     row = json.loads(capsys.readouterr().out)["drift"][0]
     assert row["shift_judge"] == pytest.approx(0.5)
     assert row["shift_low"] < row["shift_human"] < row["shift_high"]
+    assert main([*args, "--judge-version", f"{JUDGES[0]}=v2"]) == 0
+    head = capsys.readouterr().out.splitlines()[0]  # what its scale is (tester B finding 12)
+    assert "against the labels themselves" in head and "the scale of its judge-bias table" in head
     assert main([*args, "--judge-version", "v2=v2"]) == 2
     assert "not a judge of the calibrator" in capsys.readouterr().err
     assert main([*args, "--judge-version", f"{JUDGES[0]}"]) == 2

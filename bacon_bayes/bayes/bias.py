@@ -8,8 +8,8 @@ family the latent z is mapped to the expected human score ``h(z) = E[y | z]``
 by its least-squares line over the population distribution of z (per draw);
 offset and scale are then per unit of expected human score. The hurdle family is
 treated the same way with ``h(z) = E[y | z]``.
-``noise_human = noise / scale`` is the judge's error in human units (lower is
-more reliable).
+``noise_human = noise / |scale|`` is the judge's error in human units (lower is
+more reliable; never negative, also for a judge whose scale runs against the label's).
 
 For the multinomial (Dawid-Skene) family a judge's bias is its confusion matrix
 ``theta_j[k, l] = P(judge says level l | true level k)`` (:func:`confusion_draws`):
@@ -170,7 +170,8 @@ def bias_draws(model: Any) -> dict[str, np.ndarray]:
         "offset": offset,
         "scale": scale,
         "noise": noise,
-        "noise_human": noise / scale,
+        # per draw, a standard deviation: positive whichever way the judge's scale runs
+        "noise_human": noise / np.abs(scale),
     }
 
 

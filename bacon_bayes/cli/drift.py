@@ -43,6 +43,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from bacon_bayes.calibrator import Calibrator
     from bacon_bayes.cli.ledger import drift_from_args
+    from bacon_bayes.drift import scale_words
     from bacon_bayes.results import json_text
 
     if not args.judge_version:
@@ -52,14 +53,15 @@ def run(args: argparse.Namespace) -> int:
     cal = Calibrator.load(args.calibrator)
     table = drift_from_args(cal, args)
     assert table is not None
+    scale = scale_words(cal)
     if args.json:
         rows = table.replace({np.nan: None}).to_dict("records")
-        print(json_text({"alpha": args.alpha, "drift": rows}))
+        print(json_text({"alpha": args.alpha, "scale_is": scale, "drift": rows}))
         return 0
     print(
         f"Judge drift on {args.anchor!r} ({1 - args.alpha:.0%} intervals): shift_judge = mean "
-        "new - old score (judge's scale); shift_human = shift_judge / scale (the judge's "
-        f"slope against the label in {args.calibrator!r}), on the label's scale"
+        "new - old score (judge's scale); shift_human = shift_judge / scale, on the label's "
+        f"scale; scale in {args.calibrator!r}: {scale}"
     )
     shown = table.drop(columns="note") if not table["note"].astype(bool).any() else table
     print(shown.to_string(index=False, float_format=lambda v: f"{v:.4f}"))

@@ -32,10 +32,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_judge_argument(p, legacy="list")
     p.add_argument(
         "--outcome",
-        default="ordinal",
         choices=["ordinal", "continuous", "nonnegative", "categorical"],
         help="outcome type (ordinal -> ordinal model, continuous -> gaussian model, "
-        "nonnegative -> hurdle model, categorical -> multinomial Dawid-Skene model)",
+        "nonnegative -> hurdle model, categorical -> multinomial Dawid-Skene model; "
+        "default from the labels: categorical for 0 and 1, ordinal for at most 10 whole "
+        "numbers, nonnegative for labels >= 0 with 20%% or more zeros, else continuous)",
     )
     p.add_argument("--levels", help="comma-separated outcome levels (default: labels seen)")
     p.add_argument("--level", type=float, default=0.9, help="interval level (default 0.9)")
@@ -47,6 +48,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from bacon_bayes.bayes.workflow import guess_kind, model_line
     from bacon_bayes.cli.judge_args import judge_columns
     from bacon_bayes.cli.pool_args import parse_levels
     from bacon_bayes.pool import EvalPool
@@ -54,13 +56,15 @@ def run(args: argparse.Namespace) -> int:
 
     check_options(args)
     df = read_any(args.file)[0]
+    kind, why = (args.outcome, "") if args.outcome else guess_kind(df, args.label, args.levels)
     pool = EvalPool.from_frame(
         df,
         label=args.label,
         judges=judge_columns(args.judge, df.columns),
-        outcome=args.outcome,
+        outcome=kind,
         levels=parse_levels(args.levels),
     )
+    print(model_line(pool, why))
     with claim(args.plot, option="--plot", inputs=[args.file], force=args.force) as out:
         return _fit(args, pool, out)
 
@@ -92,7 +96,7 @@ def _fit(args: argparse.Namespace, pool: Any, out: Output) -> int:
         warnings.simplefilter("ignore", ConvergenceWarning)
         model = fit_pool(pool, draws=args.draws, seed=args.seed)
     table = on_label_scale(judge_bias(model, level=args.level), pool, pool.outcome.bounds)
-    if args.outcome == "categorical":  # rates against people: design-based, any model
+    if pool.outcome.kind == "categorical":  # rates against people: design-based, any model
         cal = Calibrator(engine="freq", seed=args.seed).fit(pool)
         table = pd.concat([table, human_rates(cal, args.level).drop(columns="judge")], axis=1)
     labels = pool.y[pool.labeled]

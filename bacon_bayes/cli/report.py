@@ -69,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         check_pairwise(args)
         return run_report(args, calibrator_from_args(args), read_files(args), saved=loaded)
     refuse_difference(args)
+    from bacon_bayes.drift import scale_words
     from bacon_bayes.history import check_project, project_of, read_history
     from bacon_bayes.planning import resolution_note
     from bacon_bayes.report.html import read_simulate_settings, simulate_mismatch
@@ -93,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         extra = {}
         drift = drift_from_args(saved or cal, args)
         if drift is not None:
-            extra["bias"] = drift_html(drift, args.alpha)
+            extra["bias"] = drift_html(drift, args.alpha, scale_words(saved or cal))
         if records is not None:
             check_project(records, project_of(cal), args.history)
         if records is not None or hasattr(cal, "frozen_") or hasattr(cal, "refit_"):

@@ -299,14 +299,23 @@ def _bias(cal: Calibrator, level: float) -> str:
 
 def _engine_note(cal: Calibrator) -> str:
     """What the judge's line is drawn against, by engine (the figures differ by it)."""
-    if getattr(cal, "engine_", None) == "bayes":
+    from bacon_bayes.judge_bias import posterior_table
+
+    if posterior_table(cal):
         return (
             "Bayesian engine: each judge's line is on the latent quality the judges share, "
             "so the labels' own noise is not counted against the judge."
         )
+    applied = hasattr(cal, "frozen_") or hasattr(cal, "refit_")
     return (
-        "Frequentist engine: each judge's line is fitted on the labeled items against the "
-        "labels themselves, so their own noise (e.g. raters' disagreement) counts against "
+        (
+            f"This pool's table, from its {cal.pool_.n_labeled} labels (the calibrator was "
+            "fitted on an earlier round; its judges' biases are measured again here): "
+            if applied
+            else "Frequentist engine: "
+        )
+        + "each judge's line is fitted on the labeled items against the labels "
+        "themselves, so their own noise (e.g. raters' disagreement) counts against "
         "the judge: noise and signal are then higher and lower than the Bayesian engine's."
     )
 

@@ -192,14 +192,15 @@ def round_section(
     return body
 
 
-def drift_html(table: pd.DataFrame, alpha: float) -> str:
-    """The judge-drift table (:func:`bacon_bayes.drift.judge_drift`) with its reading."""
+def drift_html(table: pd.DataFrame, alpha: float, scale: str) -> str:
+    """The judge-drift table (:func:`bacon_bayes.drift.judge_drift`) with its reading;
+    ``scale``: what its scale is (:func:`bacon_bayes.drift.scale_words`)."""
     return (
         "<h3>Judge drift on the anchor set</h3><p class='note'>The same anchor items scored "
         "by the old and the new version of each judge. <b>shift_judge</b>: mean new minus "
         "old score on the judge's own scale (paired interval); <b>shift_human</b>: that "
-        "shift divided by the judge's <b>scale</b> against the human label (the judge-bias "
-        "table's), the change of the human label that would move the judge as much: how "
+        f"shift divided by the judge's <b>scale</b> ({_esc(scale)}), "
+        "the change of the human label that would move the judge as much: how "
         f"much higher the new version reads on the label's scale ({1 - alpha:.0%} Fieller "
         "interval, which also carries the scale's uncertainty). An interval covering 0: "
         "no drift shown.</p>" + _table(table, 4)

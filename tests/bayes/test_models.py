@@ -194,3 +194,36 @@ def test_bias_is_judge_minus_human_at_the_typical_item(gaussian_folds, gaussian_
     covered = (table["bias_low"] <= truth) & (truth <= table["bias_high"])
     assert covered.sum() >= 3, table[["judge", "bias", "bias_low", "bias_high"]].assign(truth=truth)
     np.testing.assert_allclose(table["bias"], truth, atol=0.25)
+
+
+def test_noise_in_human_units_is_positive_for_a_reversed_scale():
+    """Tester B finding 3: a judge whose scores fall as the label rises (an error count
+    label, a 0-1 metric) has a negative scale; its noise in human units, a standard
+    deviation, is noise / |scale| per draw, never negative."""
+    from types import SimpleNamespace
+
+    rng = np.random.default_rng(0)
+    d, J = 200, 2
+    post = {
+        "intercept": rng.normal(0.0, 0.05, d),
+        "slope": -np.exp(rng.normal(0.0, 0.1, d)),  # the label falls as the latent rises
+        "offset": rng.normal(0.0, 0.1, (d, J)),
+        "log_scale": rng.normal(0.0, 0.1, (d, J)),
+        "log_noise": rng.normal(-1.0, 0.1, (d, J)),
+    }
+    model = SimpleNamespace(
+        family="gaussian",
+        posterior_=post,
+        constants_={"y_center": 2.0, "y_scale": 1.5},
+        design_=SimpleNamespace(
+            judge_center=np.array([0.5, 50.0]), judge_scale=np.array([0.2, 20.0])
+        ),
+        judge_weight_names=("judge_weight",),
+        columns=SimpleNamespace(judges=["metric", "chrF"]),
+    )
+    draws = bias_draws(model)
+    assert np.all(draws["scale"] < 0)
+    assert np.all(draws["noise_human"] > 0)
+    np.testing.assert_allclose(draws["noise_human"], draws["noise"] / np.abs(draws["scale"]))
+    table = judge_bias(model, level=0.9)
+    assert np.all(table[["noise_human", "noise_human_low", "noise_human_high"]] > 0)
