@@ -71,9 +71,15 @@ def make_folds(
 
 
 def _cluster_folds(labeled: np.ndarray, folds: int, seed: int, clusters: np.ndarray) -> np.ndarray:
-    # prompts in natural order, so the seeded deal is the same whether a file gave them as
-    # numbers (1, 2, 10) or as text ('00001', '00002', '00010'): CSV vs Parquet or JSON
-    names, codes = natural_codes(clusters)
+    # prompt numbers in numeric order, so the seeded deal is the same whether a file gave
+    # them as numbers (1, 2, 10) or as text ('00001', '00002', '00010'): CSV vs Parquet or
+    # JSON; other prompt names in string order, as ever (the folds of every table whose
+    # prompts are not all numbers stay as they were)
+    text = clusters.astype(str)
+    if all(s.strip().isdigit() for s in np.unique(text)):
+        names, codes = natural_codes(clusters)
+    else:
+        names, codes = np.unique(text, return_inverse=True)
     lab_codes = codes[labeled]
     present = np.unique(lab_codes)
     if present.size < folds:

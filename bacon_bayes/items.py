@@ -78,13 +78,19 @@ def design_weights(pool: EvalPool) -> tuple[np.ndarray, np.ndarray] | None:
         return None
     pi = np.asarray(design.pi if isinstance(design, Inclusion) else design, dtype=float)
     known = pi[np.isfinite(pi)]
-    if known.size == 0 or np.ptp(known) <= 1e-12 * float(known.max()):
+    if known.size == 0 or not unequal(float(known.min()), float(known.max())):
         return None
     pi = np.where(np.isfinite(pi), pi, known.min())
     lab = pool.labeled
     with np.errstate(divide="ignore"):
         ratio = (1.0 - pi) / pi
     return ratio[lab], ratio
+
+
+def unequal(low: float, high: float) -> bool:
+    """Whether propensities from ``low`` to ``high`` differ (beyond rounding): conformal
+    intervals are then weighted (:func:`design_weights`)."""
+    return bool(np.isfinite(low) and high - low > 1e-12 * high)
 
 
 def conformal_needed(level: float) -> int:

@@ -9,8 +9,8 @@ import numpy as np
 
 from bacon_bayes.bayes.closed_forms import collapse_judges
 from bacon_bayes.bayes.defaults import GROUP_PRIORS, JUDGE_PRIORS
+from bacon_bayes.bayes.settings import COUNTS, prior_problem, setting_problem
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.presets import COUNTS, prior_problem, setting_problem
 
 
 class JudgeModelSpec:

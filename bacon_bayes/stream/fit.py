@@ -27,7 +27,7 @@ from bacon_bayes.crossfit import CrossFitResult, cross_fit, make_folds
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.quantile import quantile_grid
 from bacon_bayes.features import FeatureSet
-from bacon_bayes.items import conformal_halfwidth, snap_to_levels
+from bacon_bayes.items import conformal_halfwidth, conformal_quantile, snap_to_levels, unequal
 from bacon_bayes.outcome.ridge import RidgeOutcome
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.scale import binary_note, is_binary, label_bounds
@@ -137,6 +137,10 @@ class StreamModel:
     levels: np.ndarray | None = None
     #: the label's range, which written item intervals are intersected with
     bounds: tuple[float, float] = (-np.inf, np.inf)
+    #: weighted conformal intervals (labels drawn with unequal propensities): the labeled
+    #: rows' absolute out-of-fold residuals and ``(1 - pi) / pi``, the level, and the
+    #: propensity of a row without one (the smallest recorded), as in memory
+    weighted: tuple[np.ndarray, np.ndarray, float, float] | None = None
 
     linear: tuple[np.ndarray, np.ndarray] | None = None
 
@@ -277,8 +281,15 @@ def predict_chunk(
     if groups is not None:
         out["group"] = groups
     out["score"] = score
-    if model.halfwidth is not None:
-        lo, hi = score - model.halfwidth, score + model.halfwidth
+    if model.halfwidth is not None or model.weighted is not None:
+        half: Any = model.halfwidth
+        if model.weighted is not None:
+            resid, weights, level, floor = model.weighted
+            pi = np.full(score.size, floor) if chunk.pi is None else chunk.pi
+            pi = np.where(np.isfinite(pi), pi, floor)
+            with np.errstate(divide="ignore"):
+                half = conformal_quantile(resid, level, weights, (1.0 - pi) / pi)
+        lo, hi = score - half, score + half
         if model.levels is not None:
             lo, hi = snap_to_levels(lo, hi, model.levels)
         out["lower"], out["upper"] = np.clip(lo, *model.bounds), np.clip(hi, *model.bounds)
@@ -387,8 +398,13 @@ def fit_stream(
         cf = cross_fit(model, fs.X, lab.y, fold_ids=fold_ids, pi=lab.pi, threads=THREADS)
     levels_arr = None if pool.outcome.levels is None else np.asarray(pool.outcome.levels)
     grid = quantile_grid(pool.outcome, lab.y, cf.mean) if quantiles else None
-    half = None
-    if item_level is not None:
+    half, weighted = None, None
+    if item_level is not None and lab.pi is not None and unequal(*scan.pi_range):
+        with np.errstate(divide="ignore"):
+            ratio = (1.0 - lab.pi) / lab.pi
+        weighted = (np.abs(lab.y - cf.mean), ratio, item_level, scan.pi_range[0])
+        conformal_quantile(weighted[0], item_level)  # too few labels: refused here
+    elif item_level is not None:
         half = conformal_halfwidth(lab.y - cf.mean, item_level)
     shipped = StreamModel(
         features=feats,
@@ -398,6 +414,7 @@ def fit_stream(
         lab_rows=lab.rows,
         lab_score=cf.mean,
         halfwidth=half,
+        weighted=weighted,
         levels=levels_arr,
         bounds=label_bounds(pool.outcome, calibrator.scale),
         linear=linear_form(list(cf.models)),

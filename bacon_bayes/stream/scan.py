@@ -194,6 +194,8 @@ class Scan:
     high: list[Tail]
     labeled_parts: list[LabeledRows]
     n_labeled: int = field(default=0)
+    #: the smallest and largest propensity recorded (infinite: none)
+    pi_range: tuple[float, float] = (np.inf, -np.inf)
 
     @classmethod
     def of(cls, chunk: RawChunk, keep: int, *cuts: Scan | None, guess: Guess | None = None) -> Scan:
@@ -240,10 +242,14 @@ class Scan:
             "obs": obs[present],
             "total": total[present],
         }
+        pi_range = (np.inf, -np.inf)
         if chunk.pi is not None:
             codes = chunk.group_codes
             stats["pi_sum"] = np.bincount(codes, np.nan_to_num(chunk.pi), G)[present]
             stats["pi_nan"] = np.bincount(codes, np.isnan(chunk.pi), G)[present]
+            known = chunk.pi[np.isfinite(chunk.pi)]
+            if known.size:
+                pi_range = (float(known.min()), float(known.max()))
         return cls(
             n_rows=int(chunk.y.size),
             keep=keep,
@@ -253,6 +259,7 @@ class Scan:
             high=high,
             labeled_parts=[labeled],
             n_labeled=len(labeled),
+            pi_range=pi_range,
         )
 
     @property
@@ -301,6 +308,10 @@ class Scan:
             high=[a.merge(b, regroup) for a, b in zip(self.high, other.high, strict=True)],
             labeled_parts=self.labeled_parts + other.labeled_parts,
             n_labeled=self.n_labeled + other.n_labeled,
+            pi_range=(
+                min(self.pi_range[0], other.pi_range[0]),
+                max(self.pi_range[1], other.pi_range[1]),
+            ),
         )
 
 

@@ -1,0 +1,52 @@
+"""Allowed values of the judge models' sampler settings and priors, checked where a
+preset is read (:mod:`bacon_bayes.presets`) and where a model is built
+(:class:`~bacon_bayes.bayes.spec.JudgeModelSpec`), with the message that names them."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+#: Sampler settings that count draws or chains: positive integers.
+COUNTS = ("draws", "tune", "chains", "predict_draws", "label_draws")
+#: Prior scales for which 0 means "off" (a homoskedastic label noise, one evidence weight).
+ZERO_OFF_PRIORS = frozenset({"label_noise_embedding_sd", "judge_evidence_sd"})
+
+
+def setting_problem(name: str, value: Any) -> str | None:
+    """What is wrong with the sampler setting ``name`` = ``value`` (its allowed values
+    named), or None when it is fine (or not a setting checked here)."""
+    whole = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if name in COUNTS and not (whole and value >= 1):
+        return f"{name} must be a positive whole number (e.g. 1000), got {value!r}"
+    if name == "target_accept" and not (_number(value) and 0 < value < 1):
+        return (
+            "target_accept must be a number between 0 and 1, both excluded (e.g. 0.95), "
+            f"got {value!r}"
+        )
+    if name == "low_rank" and not isinstance(value, bool | np.bool_):
+        return f"low_rank must be true or false, got {value!r}"
+    return None
+
+
+def prior_problem(name: str, value: Any) -> str | None:
+    """What is wrong with the prior ``name`` = ``value``, None when it is fine: a finite
+    number; a location (``..._mu``) any, a scale positive (0 allowed where it turns the
+    term off, :data:`ZERO_OFF_PRIORS`)."""
+    if not _number(value):
+        return f"prior {name!r} must be a finite number, got {value!r}"
+    if name.endswith("_mu"):
+        return None
+    if name in ZERO_OFF_PRIORS and value < 0:
+        return f"prior {name!r} is a scale: it must be 0 (off) or positive, got {value!r}"
+    if name not in ZERO_OFF_PRIORS and value <= 0:
+        return f"prior {name!r} is a scale: it must be a positive number (e.g. 1.0), got {value!r}"
+    return None
+
+
+def _number(value: Any) -> bool:
+    """Whether ``value`` is a finite real number (not a bool, not a string)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
