@@ -244,7 +244,7 @@ def test_compare_and_rank_groups_hand_over_to_the_strengths():
     import pandas as pd
 
     from bacon_bayes import Calibrator, EvalPool
-    from bacon_bayes.estimate.bradley_terry import rank_sets
+    from bacon_bayes.estimate.bt_ranks import rank_sets
     from bacon_bayes.estimate.groups import compare
 
     a, b, y, v = _sim(2)

@@ -44,7 +44,8 @@ VOTE_STEP = 0.5
 INFINITE = (
     "its labeled comparisons are all won (or all lost, ties counting both ways): the "
     "maximum-likelihood strength is infinite (the surrogate could not keep it finite); "
-    "each of its compared pairs gets one virtual tie, which keeps its estimate finite, "
+    "each of its comparisons is counted once more with the judges' predicted vote "
+    "(a tie without judges), which keeps its estimate finite: a guess, not a measurement, "
     "and it has no interval"
 )
 NO_LABELED = (
