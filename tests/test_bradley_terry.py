@@ -453,4 +453,6 @@ def test_a_new_models_lost_vote_never_raises_its_strength(verdicts) -> None:
     assert est[0.0] < est[np.nan] < est[1.0], est
     for t in tables.values():
         assert np.isnan(t.ci_low[M]) and set_aside(t) == [f"model{M}"]
+    for v in (0.0, 1.0):  # (finding 5: not "label 2 more of its comparisons")
+        assert "only 1 comparison in the table: add 2 more" in tables[v].notes[M]
         assert len(rank_sets(t)) == M and tiers(t) == tiers(base)

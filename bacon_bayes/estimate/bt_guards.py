@@ -59,13 +59,23 @@ ALL_TIES = (
 )
 
 
-def few_labeled_note(n: int) -> str:
-    """Why a model with ``n`` (1 to ``MIN_LABELED - 1``) labeled comparisons has no interval."""
+def few_labeled_note(n: int, n_compared: int | None = None) -> str:
+    """Why a model with ``n`` (1 to ``MIN_LABELED - 1``) labeled comparisons, of
+    ``n_compared`` in the table, has no interval, and the fix."""
+    more = MIN_LABELED - n
+    fix = f"label {more} more of its comparisons"
+    if n_compared is not None and n_compared < MIN_LABELED:  # no more to label
+        fix = (
+            f"it has only {n_compared} comparison{'s' if n_compared != 1 else ''} in the "
+            f"table: add {MIN_LABELED - n_compared} more of it (with the judges' verdicts) "
+            "and label them"
+        )
+    elif n_compared is not None and n_compared - n < more:
+        fix = f"label its {n_compared - n} unlabeled comparisons and add more"
     return (
         f"only {n} labeled comparison{'s' if n != 1 else ''}, fewer than {MIN_LABELED}: too "
         "few to check its strength (with 1 and 2 a 95% interval covered 55% and 88% of the "
-        f"time), so it has no interval (UNVALIDATED); label {MIN_LABELED - n} more of its "
-        "comparisons"
+        f"time), so it has no interval (UNVALIDATED); {fix}"
     )
 
 
@@ -223,5 +233,6 @@ def withhold_unvalidated(
         table = table.withhold(np.arange(m) == k, separated_note(others))
     table = table.withhold(runaway, INFINITE)
     for k in np.flatnonzero(few):
-        table = table.withhold(np.arange(m) == k, few_labeled_note(int(n[k])))
+        note = few_labeled_note(int(n[k]), int(table.n_items[k]))
+        table = table.withhold(np.arange(m) == k, note)
     return table.withhold(n == 0, NO_LABELED)
