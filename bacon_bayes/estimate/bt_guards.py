@@ -107,6 +107,22 @@ def check_graph(a: np.ndarray, b: np.ndarray, m: int, names: Sequence[str], what
         )
 
 
+def graph_problem(model_a: Sequence[str], model_b: Sequence[str]) -> str:
+    """Why comparisons named by their two models (``model_a``, ``model_b``) give no
+    strengths, when the models fall apart into groups never compared with each other (as
+    :func:`check_graph` says it, for doctor and ``bacon sample`` before a wave is drawn);
+    "" when connected."""
+    names, codes = np.unique(np.concatenate([np.asarray(model_a, dtype=str),
+                                             np.asarray(model_b, dtype=str)]),
+                             return_inverse=True)  # fmt: skip
+    n = len(model_a)
+    try:
+        check_graph(codes[:n], codes[n:], names.size, [str(x) for x in names], "comparisons")
+    except ValidationError as exc:
+        return str(exc)
+    return ""
+
+
 def groups(a: np.ndarray, b: np.ndarray, m: int, names: Sequence[str]) -> list[list[str]]:
     """The models in connected groups of the comparisons ``a``-``b`` (models without one
     left out)."""
