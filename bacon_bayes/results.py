@@ -209,6 +209,24 @@ class EstimateTable:
             details={**self.details, "range": [low, high]},
         )
 
+    def take(self, rows: np.ndarray) -> EstimateTable:
+        """The table of the ``rows`` (indices) alone: their estimates, covariance and
+        per-row details; the reasons of withheld intervals left out."""
+        keep = np.asarray(rows, dtype=int)
+        m = len(self)
+        details = {
+            k: ([v[g] for g in keep] if isinstance(v, list) and len(v) == m else v)
+            for k, v in self.details.items()
+            if k != "no_interval"
+        }
+        return replace(
+            self, names=tuple(self.names[g] for g in keep), estimate=self.estimate[keep],
+            se=self.se[keep], ci_low=self.ci_low[keep], ci_high=self.ci_high[keep],
+            cov=self.cov[np.ix_(keep, keep)], n_labeled=self.n_labeled[keep],
+            n_items=self.n_items[keep], critical_value=self.critical_value[keep],
+            details=details,
+        )  # fmt: skip
+
     def withhold(self, rows: np.ndarray, reason: str) -> EstimateTable:
         """No interval (NaN) for the ``rows`` (boolean mask), with ``reason`` recorded per
         name in ``details["no_interval"]`` and shown in :meth:`to_frame`'s ``note``."""

@@ -14,10 +14,9 @@ from bacon_bayes.estimate.bradley_terry import (
     ELO,
     bradley_terry,
     bradley_terry_fit,
-    rank_sets,
-    tiers,
     win_probability,
 )
+from bacon_bayes.estimate.bt_ranks import rank_sets, set_aside, tiers
 from bacon_bayes.estimate.groups import compare, rank_intervals
 from bacon_bayes.pool import EvalPool
 
@@ -321,7 +320,8 @@ def test_infinite_mle_is_withheld_not_crashed() -> None:
     aee = bradley_terry(d["a"], d["b"], y, d["judges"] / 2.0, n_models=M)
     assert "fallback" in aee.details and np.isnan(aee.ci_low[7])
     assert np.isfinite(aee.ci_low[:7]).all() and np.isfinite(aee.estimate).all()
-    assert len(rank_sets(aee)) == M and sum(map(len, tiers(aee))) == M
+    assert len(rank_sets(aee)) == M - 1 and sum(map(len, tiers(aee))) == M - 1
+    assert set_aside(aee) == ["model7"]  # no interval: neither ranked nor in a tier
     # ordinary labels (model7 loses some): everything finite
     y2 = _masked(d["y"], 200, np.random.default_rng(9))
     aee2 = bradley_terry(d["a"], d["b"], y2, d["judges"] / 2.0, n_models=M)
@@ -417,8 +417,9 @@ def test_one_new_model_that_lost_its_one_comparison_leaves_the_others_alone() ->
     """A ninth model compared once, and losing: its strength is infinite. The fallback gave
     every compared pair a virtual tie, which pulled every strength toward 0 (a 20-model
     arena leaderboard shrank 2.5x and intervals missed), dropped the judges (lambda 0), and
-    its variance entered every strength through the mean-zero anchor. Now only its pairs
-    get a tie, the surrogate weight is kept, and the anchor is the others' mean."""
+    its variance entered every strength through the mean-zero anchor. Now only its labeled
+    comparison counts twice, the surrogate weight is kept, and the anchor is the others'
+    mean."""
     rng = np.random.default_rng(4)
     d = simulate(rng, 2000)
     y = _masked(d["y"], 400, rng)
@@ -431,3 +432,27 @@ def test_one_new_model_that_lost_its_one_comparison_leaves_the_others_alone() ->
     np.testing.assert_allclose(more.estimate[:M], base.estimate, atol=0.05)
     width = (more.ci_high - more.ci_low)[:M] / (base.ci_high - base.ci_low)
     assert np.all((width > 0.9) & (width < 1.15)), width
+
+
+@pytest.mark.parametrize("verdicts", [[0, 1], [1, 1], [2, 1]])
+def test_a_new_models_lost_vote_never_raises_its_strength(verdicts) -> None:
+    """Tester A, finding 1: a new model's one comparison, labeled a loss, put it above its
+    unlabeled (judges-only) strength: the fallback's virtual tie pulled it toward 1/2,
+    above the judges' 1/4. Now the loss puts it below the judges' value, a win above,
+    and the others' tiers and rank sets leave it aside (finding 2: one labeled win put
+    all models in tier 1)."""
+    rng = np.random.default_rng(4)
+    d = simulate(rng, 2000)
+    y = _masked(d["y"], 400, rng)
+    base = bradley_terry(d["a"], d["b"], y, d["judges"] / 2.0, n_models=M)
+    a, b = np.append(d["a"], M), np.append(d["b"], M - 1)  # the new model vs the best
+    judges = np.vstack([d["judges"], [verdicts]]) / 2.0
+    tables = {v: bradley_terry(a, b, np.append(y, v), judges, n_models=M + 1)
+              for v in (np.nan, 0.0, 1.0)}  # fmt: skip
+    est = {v: t.estimate[M] - t.estimate[M - 1] for v, t in tables.items()}
+    assert est[0.0] < est[np.nan] < est[1.0], est
+    for t in tables.values():
+        assert np.isnan(t.ci_low[M]) and set_aside(t) == [f"model{M}"]
+    for v in (0.0, 1.0):  # (finding 5: not "label 2 more of its comparisons")
+        assert "only 1 comparison in the table: add 2 more" in tables[v].notes[M]
+        assert len(rank_sets(t)) == M and tiers(t) == tiers(base)

@@ -692,3 +692,24 @@ def test_every_comparison_voted_says_the_strengths_are_exact(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "every comparison has its human vote: the pool's strengths are exact" in out
     assert "width ratio nan" not in out
+
+
+def test_comparisons_in_two_groups_get_no_command_and_no_wave(capsys, tmp_path):
+    """Tester A, finding 4: on comparisons that fall apart into two groups of models,
+    doctor printed an estimate command that always failed, and sample drew a wave (92
+    votes to pay for) that could never be estimated. Now doctor says not yet and sample
+    refuses before drawing."""
+    frame = pd.read_csv(SAMPLE)
+    top = {"gpt-4", "claude-v1", "claude-instant-v1", "gpt-3.5-turbo", "palm-2"}
+    a_in, b_in = frame["model_a"].isin(top), frame["model_b"].isin(top)
+    path = tmp_path / "apart.csv"
+    frame[a_in == b_in].to_csv(path, index=False)
+    code, out, _ = _run(["doctor", str(path)], capsys)
+    assert "not yet: the comparisons fall apart into 2 groups" in out
+    assert "bacon estimate" not in out.split("not yet")[1].split("\n")[0]
+    assert "--pairwise --model-a" not in out
+    out_csv = tmp_path / "wave.csv"
+    code, _, err = _run(["sample", str(path), "--pairwise", "--budget", "100",
+                         "--out", str(out_csv)], capsys)  # fmt: skip
+    assert code == 2 and "fall apart into 2 groups" in err and "nothing was drawn" in err
+    assert not out_csv.exists()

@@ -165,8 +165,33 @@ def test_plan_predicts_the_realised_half_width():
     assert hi.needed["uniform"] > lo.needed["uniform"]
     with pytest.raises(ValidationError, match="exactly one goal"):
         plan_pairwise(pil)
-    with pytest.raises(ValidationError, match="two different models"):
+    with pytest.raises(ValidationError, match="model 'nope' is not in the table"):
         plan_pairwise(pil, pair=("model0", "nope"), delta=0.5)
+
+
+def test_plan_errors_name_the_bad_value_and_a_model_in_one_comparison_is_refused():
+    """Tester A, findings 3 and 5: one lumped error (pair or power) named neither; and a
+    model in one comparison got a promised half-width of 1e-150 (certainty sampling) while
+    the estimate gives it no interval below 3 labeled comparisons, and its variance
+    leaked into every model's mean-zero strength (a mean half-width of 3.1 for 0.3)."""
+    a, b, y, v = _sim()
+    rng = np.random.default_rng(3)
+    _, pil = _pilot(a, b, y, v, rng, 200)
+    with pytest.raises(ValidationError, match="model 'nope' is not in the table"):
+        plan_pairwise(pil, pair=("nope", "model1"), half_width=0.3)
+    with pytest.raises(ValidationError, match=r"power 1\.5 is not a probability"):
+        plan_pairwise(pil, pair=("model0", "model1"), delta=0.3, power=1.5)
+    with pytest.raises(ValidationError, match="name two different models"):
+        plan_pairwise(pil, pair=("model0", "model0"), half_width=0.3)
+    base = plan_pairwise(pil, half_width=0.3, budgets=[600])
+    a2, b2 = np.append(a, M), np.append(b, 4)  # a new model, one unlabeled comparison
+    y0 = np.append(np.where(np.isfinite(pil.resid), y, np.nan), np.nan)
+    more = pairwise_pilot(a2, b2, y0, _surrogate(np.append(v, 0.0)), n_models=M + 1)
+    with pytest.raises(ValidationError, match=r"model5 has 1 comparison in the table, fewer"):
+        plan_pairwise(more, pair=("model5", "model4"), half_width=0.5)
+    plan = plan_pairwise(more, half_width=0.3, budgets=[600], designs=["uniform"])
+    assert plan.predicted["uniform"][600] == pytest.approx(base.predicted["uniform"][600], rel=0.05)
+    assert "left out of the mean: model5" in plan.variance
 
 
 def test_plan_from_a_calibrator():
@@ -244,7 +269,7 @@ def test_compare_and_rank_groups_hand_over_to_the_strengths():
     import pandas as pd
 
     from bacon_bayes import Calibrator, EvalPool
-    from bacon_bayes.estimate.bradley_terry import rank_sets
+    from bacon_bayes.estimate.bt_ranks import rank_sets
     from bacon_bayes.estimate.groups import compare
 
     a, b, y, v = _sim(2)

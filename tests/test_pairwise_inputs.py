@@ -154,7 +154,7 @@ def test_tiers_agree_with_the_rank_sets(capsys):
     import json
 
     from bacon_bayes import Calibrator, EvalPool
-    from bacon_bayes.estimate.bradley_terry import _simultaneous_diffs, tiers
+    from bacon_bayes.estimate.bt_ranks import _simultaneous_diffs, tiers
 
     code, out, err = _run(["estimate", SAMPLE, "--pairwise", *FREQ, "--json"], capsys)
     assert code == 0, err

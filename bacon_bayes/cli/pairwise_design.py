@@ -81,6 +81,7 @@ def run_sample(args: argparse.Namespace) -> int:
 
     from bacon_bayes.calibrator import Calibrator
     from bacon_bayes.cli.pairwise import fit_pairs, read_pairs
+    from bacon_bayes.estimate.bt_guards import graph_problem
     from bacon_bayes.io import people_csv
     from bacon_bayes.outputs import claim
     from bacon_bayes.planning.pairwise import draw_pairwise_wave, pilot_from_calibrator
@@ -100,6 +101,9 @@ def run_sample(args: argparse.Namespace) -> int:
     frame, roles = read_pairs(rargs)
     if PROPENSITY in frame.columns:  # an earlier wave's: the prior of this one
         rargs.propensity = PROPENSITY
+    apart = graph_problem(frame[roles.model_a].astype(str), frame[roles.model_b].astype(str))
+    if apart:  # no wave of votes can be estimated (tester A finding 4)
+        raise ValidationError(f"{apart.rstrip('.')}, then draw a wave; nothing was drawn.")
     labeled = frame[roles.label].notna().to_numpy()
     n_rows = labeled.size
     n = args.budget * n_rows if args.budget < 1 else args.budget

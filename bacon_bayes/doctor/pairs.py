@@ -367,6 +367,7 @@ def pair_doctor_text(
     from dataclasses import replace
 
     from bacon_bayes.doctor.relation import COPY_HARM
+    from bacon_bayes.estimate.bt_guards import graph_problem
     from bacon_bayes.order import natural_sorted
     from bacon_bayes.pairs import model_problems, model_problems_text, spellings_note
 
@@ -437,6 +438,8 @@ def pair_doctor_text(
             "bacon doctor again for the command."
         )
         return "\n".join(found)
+    if not blocked and (apart := graph_problem(a.astype(str), b.astype(str))):
+        blocked = [apart.rstrip(".")]  # tester A finding 4: the command always failed
     if blocked:  # bacon estimate would refuse these rows: no command until they are fixed
         found += [f"not yet: {why}." for why in blocked]
         found.append("then run bacon doctor again for the bacon estimate command.")

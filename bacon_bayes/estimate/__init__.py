@@ -53,10 +53,9 @@ from __future__ import annotations
 from bacon_bayes.estimate.bradley_terry import (
     bradley_terry,
     bradley_terry_fit,
-    rank_sets,
-    tiers,
     win_probability,
 )
+from bacon_bayes.estimate.bt_ranks import rank_sets, set_aside, tiers
 from bacon_bayes.estimate.clustered import use_clustered
 from bacon_bayes.estimate.core import Target, mean_core
 from bacon_bayes.estimate.critical import bootstrap_t_critical_values, simultaneous_critical_value
@@ -116,6 +115,7 @@ __all__ = [
     "naive_quantile",
     "rank_intervals",
     "rank_sets",
+    "set_aside",
     "shrunk_differences",
     "shrunk_group_means",
     "simultaneous_critical_value",

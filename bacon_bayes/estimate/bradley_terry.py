@@ -53,12 +53,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
-import pandas as pd
 from scipy import stats
 from scipy.special import expit
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.bt_guards import (
+    MIN_LABELED,
     check_graph,
     floor_covariance,
     separated,
@@ -68,7 +68,6 @@ from bacon_bayes.estimate.bt_guards import (
 from bacon_bayes.estimate.clustered import prompt_codes
 from bacon_bayes.estimate.core import _check_alpha, variance_coefficients
 from bacon_bayes.estimate.critical import simultaneous_critical_value
-from bacon_bayes.estimate.groups import compare, rank_intervals
 from bacon_bayes.estimate.tables import correlation, group_table
 from bacon_bayes.results import Estimate, EstimateTable
 
@@ -81,6 +80,8 @@ DIVERGED = 25.0
 MIN_LAMBDA = 0.05
 #: the fewest effective labeled comparisons in the variance inflation ``nu / (nu - 2)``
 MIN_DF = 3.0
+#: a surest vote the judges' prediction counts as in the fallback (0 or 1 has no root)
+SURE = 0.01
 
 
 def _codes(a: np.ndarray, b: np.ndarray, n_models: int | None, names) -> tuple:
@@ -405,10 +406,12 @@ def bradley_terry(
         of ``1 - yhat`` over its comparisons is below the pool's sum (else there is no
         finite root for any ``lambda``). When the tuned ``lambda`` leaves no finite root,
         the largest of ``lambda`` times 0.8, 0.6, ..., 0.05 with one is used
-        (``details["power_lambda_reduced_from"]``); failing that each compared pair of
-        a runaway model gets one virtual tie (of the labels' mean weight), at the
-        surrogate weight where that has a root, else from the labels alone, and the
-        runaway models get no interval. A model without labeled
+        (``details["power_lambda_reduced_from"]``); failing that each comparison of a
+        runaway model is counted once more with the surrogate's vote (kept within
+        ``SURE`` of 0 and 1) in place of the human one (a tie without a surrogate), at
+        its weight in the equation, so a lost vote puts it below what the
+        judges alone give, at the surrogate weight where that has a root, else from the
+        labels alone, and the runaway models get no interval. A model without labeled
         comparisons (AEE only; the labels alone refuse it) keeps the surrogate's estimate,
         ``lambda`` at least ``MIN_LAMBDA``, and gets no interval (UNVALIDATED).
         (``details["no_interval"]``, ``details["fallback"]``). So does a model with
@@ -491,16 +494,18 @@ def bradley_terry(
     wl[idx] = w
     yz = np.where(lab, y, 0.0)
 
-    def solve(lam_: float, start=None, ties: np.ndarray | None = None):
-        """The AEE root at ``lam_``; ``ties``: pairs given a virtual tie each."""
+    def solve(lam_: float, start=None, virtual: tuple | None = None):
+        """The AEE root at ``lam_``; ``virtual``: comparisons added as ``(a, b, weight,
+        vote)``, a NaN weight the surrogate's, ``lam_``."""
         fz = np.zeros(n_all) if f is None else f
         v = lam_ + wl * (1.0 - lam_)
         vz = lam_ * fz + wl * (yz - lam_ * fz)
-        if ties is None or not len(ties):
+        if virtual is None:
             return _newton(a, b, m, v, vz, start)
-        tie = np.full(len(ties), float(w.mean()))
-        a2, b2 = np.concatenate([a, ties[:, 0]]), np.concatenate([b, ties[:, 1]])
-        return _newton(a2, b2, m, np.concatenate([v, tie]), np.concatenate([vz, tie / 2]))
+        va, vb, vw, vy = virtual
+        vw = np.where(np.isnan(vw), lam_, vw)
+        a2, b2 = np.concatenate([a, va]), np.concatenate([b, vb])
+        return _newton(a2, b2, m, np.concatenate([v, vw]), np.concatenate([vz, vw * vy]))
 
     if f is None:
         lam_v = 0.0
@@ -530,27 +535,39 @@ def bradley_terry(
                 break
     withheld = np.zeros(m, dtype=bool)
     group = separated(a[idx], b[idx], y_l, m)  # all won / all lost (module bt_guards)
-    if not ok:
-        # infinite strengths: a virtual tie on each pair of a runaway or separated model
-        # only (on every pair, one new model with one lost comparison shrank a
-        # leaderboard 2.5x)
+    if not ok or (lam_v == 0 and (group >= 0).any()):
+        # (the labels alone with a separated group: infinite, whatever Newton stopped at)
+        # infinite strengths: each comparison of a runaway or separated model counted
+        # once more, at its weight, with the judges' vote (a tie without judges) kept off
+        # 0 and 1. Not a virtual tie per pair: a tie pulls toward 1/2, so a lost vote
+        # raised a model the judges put low (tester A finding 1); and not on every pair:
+        # one new model with one lost comparison shrank a leaderboard 2.5x
         withheld = (np.abs(t - np.median(t)) > DIVERGED) | (group >= 0)
-        pairs = np.unique(np.stack([a, b], axis=1), axis=0)
-        ties = pairs[withheld[pairs[:, 0]] | withheld[pairs[:, 1]]]
-        if not len(ties):  # no single runaway: every pair, as before
-            ties = pairs
+        mine = np.flatnonzero(withheld[a] | withheld[b])
+        vote = np.full(mine.size, 0.5) if f is None else np.clip(f[mine], SURE, 1.0 - SURE)
+        virtual = (a[mine], b[mine], np.where(lab[mine], wl[mine], np.nan), vote)
+        if not mine.size:  # no runaway: a virtual tie on every compared pair
+            pairs = np.unique(np.stack([a, b], axis=1), axis=0)
+            tie = np.full(len(pairs), float(w.mean()))
+            virtual = (pairs[:, 0], pairs[:, 1], tie, np.full(len(pairs), 0.5))
         for lam_try in dict.fromkeys((lam_v, 0.0)):
-            t, ok = solve(lam_try, ties=ties)
+            t, ok = solve(lam_try, virtual=virtual)
             if ok:
                 break
         lam_v = lam_try
         withheld |= np.abs(t - np.median(t)) > DIVERGED  # still runaway: no interval
         details["fallback"] = (
-            "one virtual tie per compared pair of a model whose labeled comparisons are "
-            "all won or all lost" + ("" if lam_v > 0 else ", the labels alone")
+            "each comparison of a model whose labeled comparisons are all won or all lost "
+            "(or whose strength ran away) counted once more with the judges' predicted vote"
+            + (" (a tie without judges)" if f is None else "")
+            + ("" if lam_v > 0 else ", the labels alone")
         )
-        if (~withheld).sum() >= 2:  # anchor on the others (not through the runaway)
-            jac = (np.eye(m) - np.outer(np.ones(m), ~withheld) / (~withheld).sum())[:, 1:]
+    # the anchor: the models with an interval (not through a runaway or a guess the votes
+    # do not check: one new model's judged strength moved every other; tester A finding 1)
+    anchor = ~(withheld | (group >= 0) | (n_lab < MIN_LABELED))
+    if anchor.sum() < 2:
+        anchor[:] = True
+    jac = (np.eye(m) - np.outer(np.ones(m), anchor) / anchor.sum())[:, 1:]
     s = expit(t[a] - t[b])
     wt = lam_v * s * (1.0 - s)
     wt[idx] += (1.0 - lam_v) * w * s[idx] * (1.0 - s[idx])
@@ -595,7 +612,7 @@ def bradley_terry(
     warn = vote_warnings(a[idx], b[idx], y_l, m, names)
     if warn:
         details["warnings"] = warn
-    est = t - (t[~withheld].mean() if (~withheld).sum() >= 2 else t.mean())
+    est = t - t[anchor].mean()
     if scale == "elo":
         est, cov = ELO * est + ELO_CENTRE, ELO * ELO * cov
     how = "maxt" if simultaneous else "none"
@@ -605,7 +622,7 @@ def bradley_terry(
         "strength", "classical" if f is None else "aee", names, est, cov, n_lab, n_it,
         alpha, how, crit, scale=scale,
         anchor=("mean zero" if scale == "logit" else "mean 1000")
-        + (" over the models with an interval" if withheld.any() else ""),
+        + ("" if anchor.all() else " over the models with an interval"),
         ties="quasi-likelihood (tie = half a win)", target=target, power_lambda=lam_v,
         n_comparisons=n_all, n_labeled_comparisons=int(idx.size),
         effective_df=[float(v) for v in df], **details,
@@ -652,35 +669,3 @@ def win_probability(table: EstimateTable, i: str, j: str, alpha: float = 0.05) -
         alpha=alpha,
         details={"logit_difference": d, "se_logit": se_d, **({"no_interval": why} if why else {})},
     )
-
-
-def _simultaneous_diffs(table: EstimateTable, alpha: float) -> EstimateTable:
-    return compare(replace(table, alpha=alpha), simultaneous="maxt")
-
-
-def rank_sets(table: EstimateTable, alpha: float = 0.05) -> pd.DataFrame:
-    """Each model's rank (1 = strongest) and a rank set ``[rank_low, rank_high]``
-    holding for all models jointly with ``1 - alpha`` (from the simultaneous max-|t|
-    intervals of all pairwise differences; :func:`~bacon_bayes.estimate.groups.rank_intervals`)."""
-    ranks = rank_intervals(table, diffs=_simultaneous_diffs(table, alpha))
-    frame = pd.DataFrame({"name": list(table.names), "estimate": table.estimate, **ranks})
-    return frame.sort_values("rank", kind="stable").reset_index(drop=True)
-
-
-def tiers(table: EstimateTable, alpha: float = 0.05) -> list[list[str]]:
-    """Models in tiers, strongest first: going down the estimates, a model joins the
-    first tier whose leader it is not distinguishable from at joint level ``1 - alpha``
-    (simultaneous intervals of the differences), else opens a tier. A model below tier 1
-    is resolved below the leaders above it; one whose rank set holds 1 is in tier 1."""
-    diffs = _simultaneous_diffs(table, alpha)
-    sure = set()
-    for k, (p, q) in enumerate(diffs.details["pairs"]):
-        if diffs.ci_low[k] > 0 or diffs.ci_high[k] < 0:
-            sure.add((p, q))
-            sure.add((q, p))
-    order = [table.names[k] for k in np.argsort(-table.estimate, kind="stable")]
-    out: list[list[str]] = []
-    for name in order:
-        tier = next((t for t in out if (t[0], name) not in sure), None)
-        out.append([name]) if tier is None else tier.append(name)
-    return out

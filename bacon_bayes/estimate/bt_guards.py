@@ -44,7 +44,8 @@ VOTE_STEP = 0.5
 INFINITE = (
     "its labeled comparisons are all won (or all lost, ties counting both ways): the "
     "maximum-likelihood strength is infinite (the surrogate could not keep it finite); "
-    "each of its compared pairs gets one virtual tie, which keeps its estimate finite, "
+    "each of its comparisons is counted once more with the judges' predicted vote "
+    "(a tie without judges), which keeps its estimate finite: a guess, not a measurement, "
     "and it has no interval"
 )
 NO_LABELED = (
@@ -58,13 +59,23 @@ ALL_TIES = (
 )
 
 
-def few_labeled_note(n: int) -> str:
-    """Why a model with ``n`` (1 to ``MIN_LABELED - 1``) labeled comparisons has no interval."""
+def few_labeled_note(n: int, n_compared: int | None = None) -> str:
+    """Why a model with ``n`` (1 to ``MIN_LABELED - 1``) labeled comparisons, of
+    ``n_compared`` in the table, has no interval, and the fix."""
+    more = MIN_LABELED - n
+    fix = f"label {more} more of its comparisons"
+    if n_compared is not None and n_compared < MIN_LABELED:  # no more to label
+        fix = (
+            f"it has only {n_compared} comparison{'s' if n_compared != 1 else ''} in the "
+            f"table: add {MIN_LABELED - n_compared} more of it (with the judges' verdicts) "
+            "and label them"
+        )
+    elif n_compared is not None and n_compared - n < more:
+        fix = f"label its {n_compared - n} unlabeled comparisons and add more"
     return (
         f"only {n} labeled comparison{'s' if n != 1 else ''}, fewer than {MIN_LABELED}: too "
         "few to check its strength (with 1 and 2 a 95% interval covered 55% and 88% of the "
-        f"time), so it has no interval (UNVALIDATED); label {MIN_LABELED - n} more of its "
-        "comparisons"
+        f"time), so it has no interval (UNVALIDATED); {fix}"
     )
 
 
@@ -94,6 +105,22 @@ def check_graph(a: np.ndarray, b: np.ndarray, m: int, names: Sequence[str], what
             f"each other ({'; '.join(', '.join(p) for p in parts)}): strengths across groups "
             "are not identified. Add comparisons between the groups."
         )
+
+
+def graph_problem(model_a: Sequence[str], model_b: Sequence[str]) -> str:
+    """Why comparisons named by their two models (``model_a``, ``model_b``) give no
+    strengths, when the models fall apart into groups never compared with each other (as
+    :func:`check_graph` says it, for doctor and ``bacon sample`` before a wave is drawn);
+    "" when connected."""
+    names, codes = np.unique(np.concatenate([np.asarray(model_a, dtype=str),
+                                             np.asarray(model_b, dtype=str)]),
+                             return_inverse=True)  # fmt: skip
+    n = len(model_a)
+    try:
+        check_graph(codes[:n], codes[n:], names.size, [str(x) for x in names], "comparisons")
+    except ValidationError as exc:
+        return str(exc)
+    return ""
 
 
 def groups(a: np.ndarray, b: np.ndarray, m: int, names: Sequence[str]) -> list[list[str]]:
@@ -222,5 +249,6 @@ def withhold_unvalidated(
         table = table.withhold(np.arange(m) == k, separated_note(others))
     table = table.withhold(runaway, INFINITE)
     for k in np.flatnonzero(few):
-        table = table.withhold(np.arange(m) == k, few_labeled_note(int(n[k])))
+        note = few_labeled_note(int(n[k]), int(table.n_items[k]))
+        table = table.withhold(np.arange(m) == k, note)
     return table.withhold(n == 0, NO_LABELED)

@@ -604,7 +604,6 @@ def _compare_answered(
 ) -> EstimateTable:
     """:func:`compare` over the groups with an interval (one family); a pair with a group
     without one keeps its difference and gets no interval."""
-    m = len(table)
     keep = np.flatnonzero(answered)
     pp = Pairs.of(table)
     pairs = pp.pairs
@@ -613,22 +612,7 @@ def _compare_answered(
     )}  # fmt: skip
     sub = None
     if keep.size >= 2:
-        details = {
-            k: ([v[g] for g in keep] if isinstance(v, list) and len(v) == m else v)
-            for k, v in table.details.items()
-            if k != "no_interval"
-        }
-        sub = compare(
-            replace(
-                table, names=tuple(table.names[g] for g in keep), estimate=table.estimate[keep],
-                se=table.se[keep], ci_low=table.ci_low[keep], ci_high=table.ci_high[keep],
-                cov=table.cov[np.ix_(keep, keep)], n_labeled=table.n_labeled[keep],
-                n_items=table.n_items[keep], critical_value=table.critical_value[keep],
-                details=details,
-            ),
-            simultaneous=simultaneous,
-            resampled=resampled,
-        )  # fmt: skip
+        sub = compare(table.take(keep), simultaneous=simultaneous, resampled=resampled)
     a, b = np.array(pairs).T  # per pair: a group without an estimate (NaN) spoils no other
     est = table.estimate[a] - table.estimate[b]
     cov = pp.contrast @ table.cov @ pp.contrast.T

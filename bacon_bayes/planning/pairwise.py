@@ -72,6 +72,7 @@ from bacon_bayes.estimate.bradley_terry import (
     prompt_scatter,
     t_variance_factor,
 )
+from bacon_bayes.estimate.bt_guards import MIN_LABELED
 from bacon_bayes.estimate.clustered import prompt_codes
 from bacon_bayes.sampling.designs import wave_seed
 from bacon_bayes.sampling.pairwise import (
@@ -137,6 +138,18 @@ class PairwisePilot:
             "comparisons, or all won or all lost); their comparisons are predicted with the "
             "other labeled comparisons' mean squared residual, as if none were labeled yet"
         )
+
+    @property
+    def n_compared(self) -> np.ndarray:
+        """Each model's comparisons in the table, labeled or not."""
+        m = self.theta.size
+        return np.bincount(self.a, minlength=m) + np.bincount(self.b, minlength=m)
+
+    @property
+    def never_checked(self) -> tuple[str, ...]:
+        """The models with fewer comparisons in the table than the estimator needs labeled
+        for an interval (``MIN_LABELED``): no wave gives them one."""
+        return tuple(self.names[k] for k in np.flatnonzero(self.n_compared < MIN_LABELED))
 
     @cached_property
     def _rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -299,9 +312,15 @@ def pairwise_pilot(
             raise ValidationError("var must hold one finite variance per comparison.")
         sd = np.sqrt(var + (1.0 - lam) ** 2 * (f - s) ** 2)
     clustered = table.details.get("clustered_by") == "prompt"  # as the estimator decides
+    # anchored as the estimate is, on the models with an interval: those with fewer
+    # comparisons than an interval needs never have one (their variance leaked into every
+    # model's through a mean-zero anchor, 3.1 logits of half-width for 0.3)
+    seen = np.bincount(a, minlength=theta.size) + np.bincount(b, minlength=theta.size)
+    anchor = seen >= MIN_LABELED if (seen >= MIN_LABELED).sum() >= 2 else seen >= 0
+    shift = np.eye(theta.size) - np.outer(np.ones(theta.size), anchor) / anchor.sum()
     return PairwisePilot(
         a.astype(np.intp), b.astype(np.intp), tuple(table.names), theta, lam, resid, pi0, sd,
-        strength_map(a, b, theta), target,
+        shift @ strength_map(a, b, theta), target,
         lam * (f - s) if target == "population" else None,
         prompt_codes(np.asarray(prompts)) if clustered else None,
         tuple(table.details.get("no_interval", {})),
@@ -350,11 +369,12 @@ class PairwisePlan:
 
 def _metric(
     cov: np.ndarray, kind: str, alpha: float, unit: float, contrast: np.ndarray | None,
-    delta: float | None,
+    delta: float | None, keep: np.ndarray | None = None,
 ) -> float:  # fmt: skip
     z = float(stats.norm.isf(alpha / 2.0))
-    if kind in ("mean", "max"):
+    if kind in ("mean", "max"):  # over the models ``keep`` (that can get an interval)
         half = z * unit * np.sqrt(np.clip(np.diag(cov), 0.0, None))
+        half = half if keep is None else half[keep]
         return float(half.mean() if kind == "mean" else half.max())
     assert contrast is not None
     se = unit * float(np.sqrt(max(float(contrast @ cov @ contrast), 1e-300)))
@@ -406,12 +426,12 @@ def plan_pairwise(
         )
     if half_width is not None and not half_width > 0:
         raise ValidationError("half_width must be positive.")
+    if delta is not None and not 0 < power < 1:
+        raise ValidationError(
+            f"power {power:g} is not a probability; give one in (0, 1), e.g. 0.8."
+        )
     if pair is not None:
-        missing = [p for p in pair if p not in pilot.names]
-        if missing or pair[0] == pair[1] or not 0 < power < 1:
-            raise ValidationError(
-                f"pair must name two different models of {pilot.names}, and power be in (0, 1)."
-            )
+        _check_pair(pilot, pair)
         contrast = pilot.contrast(pair)
     if pair is not None and half_width is not None:
         kind, goal = "difference", f"{pair[0]} - {pair[1]} half-width {half_width:g} ({scale})"
@@ -426,9 +446,13 @@ def plan_pairwise(
     room = float(np.sum(1.0 - pilot.pi0))
     n_pool = pilot.pi0.size
 
+    # the models that can never get an interval count in no mean or max of half-widths
+    keep = pilot.n_compared >= MIN_LABELED
+    keep = keep if 2 <= keep.sum() < keep.size else None
+
     def value(rule: Callable[[float], np.ndarray], n_total: float) -> float:
         pi = rule(min(max(n_total - n0, 0.0), room))
-        return _metric(pilot.covariance(pi, n_total), kind, alpha, unit, contrast, delta)
+        return _metric(pilot.covariance(pi, n_total), kind, alpha, unit, contrast, delta, keep)
 
     def reached(v: float) -> bool:
         return v >= power if kind == "power" else v <= half_width  # type: ignore[operator]
@@ -452,7 +476,34 @@ def plan_pairwise(
     ok = {d: n for d, n in needed.items() if n is not None}
     best = min(ok, key=lambda d: ok[d]) if ok else None
     how = pilot.clustering + (f"; {pilot.imputed_note}" if pilot.imputed else "")
+    if keep is not None and kind in ("mean", "max"):
+        how += (
+            f"; left out of the {kind}: {', '.join(pilot.never_checked)}, with fewer than "
+            f"{MIN_LABELED} comparisons in the table (no interval at any budget)"
+        )
     return PairwisePlan(goal, needed, predicted, best, how)
+
+
+def _check_pair(pilot: PairwisePilot, pair: Sequence[str]) -> None:
+    """Refuse a pair with an unknown model, one model twice, or a model with fewer
+    comparisons in the table than an interval needs labeled (tester A, findings 3, 5:
+    certainty sampling of its one comparison promised a half-width of 1e-150)."""
+    unknown = [p for p in pair if p not in pilot.names]
+    if unknown:
+        raise ValidationError(
+            f"model {unknown[0]!r} is not in the table ({', '.join(pilot.names)})."
+        )
+    if len(pair) != 2 or pair[0] == pair[1]:
+        raise ValidationError(f"{' '.join(pair)}: name two different models.")
+    for p in pair:
+        n = int(pilot.n_compared[pilot.names.index(p)])
+        if n < MIN_LABELED:
+            raise ValidationError(
+                f"{p} has {n} comparison{'s' if n != 1 else ''} in the table, fewer than the "
+                f"{MIN_LABELED} labeled ones a model needs for an interval: no wave reaches "
+                f"this goal. Add comparisons of {p} (with the judges' verdicts) to the table "
+                "first, or plan for another pair."
+            )
 
 
 def draw_pairwise_wave(

@@ -18,8 +18,9 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.estimate.bradley_terry import rank_sets, tiers, win_probability
+from bacon_bayes.estimate.bradley_terry import win_probability
 from bacon_bayes.estimate.bt_difference import strength_difference
+from bacon_bayes.estimate.bt_ranks import rank_sets, set_aside, tiers
 from bacon_bayes.report.tables import esc, fixed, scroll_table
 from bacon_bayes.report.text import pool_notes
 from bacon_bayes.results import Estimate, EstimateTable, _plain
@@ -94,12 +95,29 @@ class PairSummary:
             f"{ratio:.2f}"
         )
 
+    @property
+    def set_aside(self) -> list[str]:
+        """The models without an interval: not ranked, in no tier (strongest first)."""
+        return set_aside(self.strengths)
+
+    def set_aside_line(self) -> str:
+        """What the rank sets and tiers leave out, and why ("" when nothing)."""
+        if not self.set_aside:
+            return ""
+        return (
+            f"set aside, not ranked and in no tier: {', '.join(self.set_aside)} (no interval: "
+            "the votes do not check the strength; the notes below say why)"
+        )
+
     def strengths_frame(self) -> pd.DataFrame:
-        """Model, strength, interval, labeled and all comparisons, strongest first."""
+        """Model, strength, interval, labeled and all comparisons, strongest first; the
+        models without an interval after those with one."""
         names = {"name": "model", "estimate": "strength", "n_labeled": "labeled"}
         frame = self.strengths.to_frame().drop(columns="se")
         frame = frame.rename(columns={**names, "n_items": "comparisons"})
-        return frame.sort_values("strength", ascending=False, kind="stable").reset_index(drop=True)
+        frame = frame.assign(_aside=~np.isfinite(frame["ci_low"]))
+        frame = frame.sort_values(["_aside", "strength"], ascending=[True, False], kind="stable")
+        return frame.drop(columns="_aside").reset_index(drop=True)
 
     def header(self) -> str:
         d = self.strengths.details
@@ -163,12 +181,14 @@ class PairSummary:
             shown.to_string(index=False),
             *self.difference_lines(),
             "",
-            f"rank sets ({level:g}% simultaneous over all models; 1 = strongest):",
+            f"rank sets ({level:g}% simultaneous over all models"
+            f"{' with an interval' if self.set_aside else ''}; 1 = strongest):",
             ranks.to_string(index=False),
             "",
             f"tiers (a model joins the first tier whose leader it is not distinguishable "
             f"from at joint {level:g}%; so a lower tier's models are below the leaders above):",
             *(f"  {k}. {', '.join(t)}" for k, t in enumerate(self.tiers, start=1)),
+            *([self.set_aside_line()] if self.set_aside else []),
             "",
             self.labels_line(),
         ]
@@ -183,7 +203,7 @@ class PairSummary:
         finding 7: 3 votes, a strength interval narrower than a 28-vote model's, rank set
         1-20 and tier 1): the rank sets hold for every pair at once, on each model's few
         labeled comparisons' degrees of freedom (under :data:`FEW_FOR_RANKS` of them)."""
-        t, m, out = self.strengths, len(self.strengths), []
+        t, m, out = self.strengths, len(self.ranks), []
         for row in self.ranks.itertuples():
             k = t.names.index(row.name)
             n = int(t.n_labeled[k])
@@ -226,6 +246,7 @@ class PairSummary:
                 "details": self.strengths.details,
                 "rank_sets": self.ranks.to_dict(orient="records"),
                 "tiers": self.tiers,
+                "set_aside": self.set_aside,
                 "labels_alone": None if self.labels is None else rows(self.labels),
                 "labels_alone_error": self.labels_error or None,
                 "width_ratio": self.width_ratio,
@@ -337,7 +358,9 @@ def _strengths_html(summary: PairSummary) -> str:
         + "<p class='note'>P(row model beats column model) = sigmoid of the strength "
         "difference (a tie counts half).</p>"
         + "<h3>Tiers and rank sets</h3>"
-        + f"<ol>{tier_items}</ol><p class='note'>Going down the strengths, a model joins the "
+        + f"<ol>{tier_items}</ol>"
+        + (f"<p>{esc(summary.set_aside_line())}</p>" if summary.set_aside else "")
+        + "<p class='note'>Going down the strengths, a model joins the "
         "first tier whose leader (its first model) it is not distinguishable from at joint "
         f"{100 * (1 - summary.alpha):g}% (simultaneous intervals of the differences), else "
         "opens a tier: a lower tier's models are resolved below the leaders above them, and "
