@@ -156,7 +156,7 @@ def run(
         if r < verify:
             other = _study_pool(folder, r, frame, judges, group, prompt, waves)
             a, b = (Calibrator(engine="freq", seed=r).fit(p).estimate_mean() for p in (pool, other))
-            if not np.isclose(a.estimate, b.estimate, rtol=0, atol=1e-12) or a.se != b.se:
+            if not np.allclose([a.estimate, a.se], [b.estimate, b.se], rtol=1e-12, atol=0):
                 raise SystemExit(
                     f"study {r}: in memory {a.estimate} ({a.se}), folder {b.estimate} ({b.se})"
                 )
