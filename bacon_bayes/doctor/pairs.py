@@ -56,6 +56,11 @@ NO_CI = (
     "no CI: too few votes for an interval, or an AUC of 1 or 0 (the decisive votes all on",
     "one side of the judge's verdicts), where its interval is not defined.",
 )
+#: what :func:`~bacon_bayes.doctor.relation.copy_of_label` says a copy of every
+#: comparison's human vote is good for (a pool mean of it means nothing for strengths)
+PAIR_WHOLE = (
+    "If it is the human vote of every comparison, --label {j} gives the strengths from all of them"
+)
 #: verdict -> code (0 = A, 1 = B, 2 = tie) and the judge's score of model_a
 CODES = {"A": 0, "B": 1, "tie": 2}
 SCORE = np.array([1.0, 0.0, 0.5])
@@ -325,16 +330,25 @@ def pool_pair_diagnostics(pool: Any, level: float = 0.95) -> pd.DataFrame:
     return pair_judge_diagnostics(frame, pool.label_name, list(pool.judges), level=level)
 
 
-def label_copies(df: pd.DataFrame, label: str, judges: Sequence[str]) -> dict[str, str]:
-    """The judges whose verdicts equal the human vote on every voted comparison, each with
-    :func:`~bacon_bayes.doctor.relation.copy_of_label`'s why (a leaked label, which as a
-    judge gives intervals of almost no width)."""
-    from bacon_bayes.doctor.relation import copy_of_label
+def unfit_judges(df: pd.DataFrame, label: str, judges: Sequence[str]) -> dict[str, str]:
+    """The judges the human votes cannot calibrate, each with why: scored on a far other
+    share of the voted comparisons than of the others
+    (:func:`~bacon_bayes.doctor.relation.coverage_split`, tester A finding 6), or equal to
+    the human vote on every voted comparison
+    (:func:`~bacon_bayes.doctor.relation.copy_of_label`: a leaked label, which as a judge
+    gives intervals of almost no width), the order ``judge_warnings`` says them in."""
+    from bacon_bayes.doctor.relation import COPY_HARM, copy_of_label, coverage_split
 
     codes = verdict_codes(df[label], label, human=True)
     human = pd.Series(np.where(codes >= 0, SCORE[np.clip(codes, 0, 2)], np.nan))
-    found = {j: copy_of_label(pd.Series(judge_codes(df[j], j)[1]), human) for j in judges}
-    return {j: why for j, why in found.items() if why}
+    found = {}
+    for j in judges:
+        score = judge_codes(df[j], j)[1]
+        if why := coverage_split(np.isfinite(score), codes >= 0):
+            found[j] = why
+        elif why := copy_of_label(pd.Series(score), human, whole=PAIR_WHOLE.format(j=j)):
+            found[j] = f"{why}; {COPY_HARM}"
+    return found
 
 
 def estimate_command(path: str, roles: PairRoles, labels: str | None = None) -> str:
@@ -373,12 +387,13 @@ def pair_doctor_text(
 
     label, judges = roles.label, list(roles.judges)
     diag = pair_judge_diagnostics(df, label, judges, level=1 - alpha)
-    copies = label_copies(df, label, judges)
-    fix = "leave it out of the judges" if named else (
-        "left out of the command below (pass --judge to use it anyway)"
-    )  # fmt: skip
-    copied = [f"judge {j!r} {why}; {COPY_HARM}: {fix}" for j, why in copies.items()]
-    kept = replace(roles, judges=[j for j in judges if named or j not in copies])
+    unfit = unfit_judges(df, label, judges)
+    fix = "; left out of the command below (pass --judge to use it anyway)"
+    copied = []
+    for j, why in unfit.items():  # a split's why ends with its fix, a copy's with its harm
+        named_fix = ": leave it out of the judges" if why.endswith(COPY_HARM) else ""
+        copied.append(f"judge {j!r} {why}{named_fix if named else fix}")
+    kept = replace(roles, judges=[j for j in judges if named or j not in unfit])
     blocked = model_problems_text(df, roles.model_a, roles.model_b)
     empty = np.zeros(len(df), dtype=bool)
     empty[model_problems(df, roles.model_a, roles.model_b)["empty"]] = True
@@ -457,8 +472,9 @@ def pair_doctor_text(
             )
     if not kept.judges:
         found.append(
-            "no judge left for the command: every judge copies the human votes; add a column "
-            "of model verdicts, then run bacon doctor again for the command."
+            "no judge left for the command: the notes above leave out every judge; add a "
+            "column of model verdicts on every comparison, then run bacon doctor again for "
+            "the command."
         )
         return "\n".join(found)
     found += [head, "  " + estimate_command(path, kept, labels)]
