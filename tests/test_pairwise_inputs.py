@@ -343,3 +343,26 @@ def test_doctor_leaves_out_a_judge_scored_only_on_the_voted_rows_or_only_on_the_
         code, out, err = _run(command[1:], capsys)  # runs as printed, without that note
         assert code == 0, err
         assert "drop it from the judges" not in out + err
+
+
+def test_doctor_hint_names_only_the_command_judges_and_no_copies(capsys, tmp_path):
+    """Tester A finding 8: the "name the judges" hint of a column of numbers listed a judge
+    the next note left out as a copy of the votes, and proposed columns that copy the votes
+    or a judge's verdicts (as 1 / 0.5 / 0). The hint now lists the command's judges, and
+    such columns are said to be copies instead."""
+    to_y = {"A": 1.0, "B": 0.0, "tie": 0.5}
+
+    def extra(frame: pd.DataFrame) -> None:
+        frame["truth_label"] = frame["human_full"]  # a copy of the votes, as verdicts
+        frame["truth_y"] = frame.pop("human_full").map(to_y)  # and as numbers
+        frame["gpt4_y"] = frame["gpt4"].map(to_y)  # a judge twice
+        frame["score"] = frame["gpt35"].map({"A": 0.8, "B": 0.3, "tie": 0.5})  # maybe one
+
+    path = _arena(tmp_path, "truth.csv", extra)
+    code, out, err = _run(["doctor", path], capsys)
+    assert code == 0, err
+    assert "column 'truth_y' equals the label on all 400 labeled rows" in out, out
+    assert "column 'gpt4_y' holds the verdicts of judge 'gpt4' as numbers" in out
+    hint = next(line for line in out.splitlines() if "column 'score'" in line)
+    assert hint.endswith("--judge gpt4 --judge claude3_opus --judge gpt35 --judge score"), hint
+    assert "--judge truth" not in out and "--judge gpt4_y" not in out

@@ -351,6 +351,46 @@ def unfit_judges(df: pd.DataFrame, label: str, judges: Sequence[str]) -> dict[st
     return found
 
 
+def maybe_judge_notes(df: pd.DataFrame, roles: PairRoles, judges: Sequence[str]) -> list[str]:
+    """The notes on the columns that may be a judge's verdicts (``roles.maybe_judges``),
+    each with the ``--judge`` options that take it beside ``judges`` (the printed
+    command's); a column equal to the human vote on every voted comparison, or to a judge's
+    verdicts on every comparison, is said to be one instead, and not proposed (tester A
+    finding 8)."""
+    from bacon_bayes.doctor.relation import COPY_HARM, copy_of_label
+    from bacon_bayes.readers.pair_table import name_judges
+
+    codes = verdict_codes(df[roles.label], roles.label, human=True)
+    human = pd.Series(np.where(codes >= 0, SCORE[np.clip(codes, 0, 2)], np.nan))
+    scores = {j: judge_codes(df[j], j)[1] for j in roles.judges}
+    out = []
+    for c, why in roles.maybe_judges.items():
+        try:
+            score = judge_codes(df[c], c)[1]
+        except ValidationError:  # words naming A and B: not read as verdicts
+            out.append(f"{why} {name_judges(judges, c)}")
+            continue
+        seen = np.isfinite(score)
+        twin = next(
+            (
+                j for j, s in scores.items()
+                if seen.any() and np.array_equal(seen, np.isfinite(s)) and (score == s)[seen].all()
+            ),
+            None,
+        )  # fmt: skip
+        if copy := copy_of_label(pd.Series(score), human, whole=PAIR_WHOLE.format(j=c)):
+            out.append(f"column {c!r} {copy}; {COPY_HARM}: not taken as a judge")
+        elif twin is not None:
+            out.append(
+                f"column {c!r} holds the verdicts of judge {twin!r} as numbers (1 = A wins, "
+                "0.5 = tie, 0 = B wins) on every comparison: the same judge twice, so it is "
+                "not taken as a judge"
+            )
+        else:
+            out.append(f"{why} {name_judges(judges, c)}")
+    return out
+
+
 def estimate_command(path: str, roles: PairRoles, labels: str | None = None) -> str:
     """The ``bacon estimate FILE --pairwise ...`` command for a table whose columns
     ``roles`` (:class:`~bacon_bayes.readers.pair_table.PairRoles`) names, shell-quoted
@@ -394,6 +434,7 @@ def pair_doctor_text(
         named_fix = ": leave it out of the judges" if why.endswith(COPY_HARM) else ""
         copied.append(f"judge {j!r} {why}{named_fix if named else fix}")
     kept = replace(roles, judges=[j for j in judges if named or j not in unfit])
+    maybe = maybe_judge_notes(df, roles, kept.judges)  # tester A finding 8
     blocked = model_problems_text(df, roles.model_a, roles.model_b)
     empty = np.zeros(len(df), dtype=bool)
     empty[model_problems(df, roles.model_a, roles.model_b)["empty"]] = True
@@ -434,7 +475,7 @@ def pair_doctor_text(
         f"  model A: {roles.model_a}, model B: {roles.model_b}, human vote: {label}",
         f"  judges: {', '.join(judges)}",
         f"  prompt: {roles.prompt or 'none'}, id: {roles.item or 'row number'}",
-        *(f"  note: {n}" for n in [*roles.notes, *roles.left_out, spellings, *copied] if n),
+        *(f"  note: {n}" for n in [*roles.notes, *roles.left_out, *maybe, spellings, *copied] if n),
         "",
         f"judges on pairs ({level:g}% intervals; the first row is the humans' own):",
         pd.DataFrame(rows).to_string(index=False),
