@@ -544,6 +544,16 @@ def test_plan_pairwise_difference_json_and_refusals(capsys):
     pred = doc["predicted"]["uniform"]
     assert set(pred) == {"1500", "2000"} and pred["1500"] < pred["2000"]  # power grows
     assert doc["command"].startswith("bacon sample ") and "--pairwise" in doc["command"]
+    assert doc["notes"] == []
+    # tester A finding 7: a budget below the pilot's 400 votes is said, not merged away
+    argv = ["plan", SAMPLE, "--pairwise", "--half-width", "0.3", "--designs", "uniform",
+            "--engine", "freq", "--budgets", "200,300,2000"]  # fmt: skip
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    assert "note: --budgets 200, 300: below the 400 labels the pilot has" in out, out
+    assert "at 400" not in out and "at 300" not in out and "at 2000" in out
+    code, _, err = _run([*argv[:-1], "0.01"], capsys)
+    assert code == 2 and "every budget is below the 400 labels" in err, err
     code, _, err = _run(["plan", SAMPLE, "--pairwise", "--top"], capsys)
     assert code == 2 and "--top does not apply to --pairwise" in err
     for given in (["--scale", "0:1"], ["--drop-unscored"], ["--text", "prompt"]):  # ignored

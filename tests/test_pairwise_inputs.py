@@ -301,6 +301,8 @@ def test_doctor_says_a_judge_that_copies_the_votes_and_leaves_it_out(capsys, tmp
     assert "nan" not in out, out
     assert "judge 'crowd' equals the label on all 400 labeled rows: a copy of the label?" in out
     assert "left out of the command below (pass --judge to use it anyway)" in out
+    # tester A finding 8: a pool mean of the votes says nothing of strengths
+    assert "its mean (" not in out and "--label crowd gives the strengths from all" in out
     row = next(v for v in out.splitlines() if v.lstrip().startswith("crowd "))
     assert row.endswith("1.000 (no CI)") and "no CI: too few votes" in out, row
     command = out.strip().splitlines()[-1].split()
@@ -313,3 +315,54 @@ def test_doctor_says_a_judge_that_copies_the_votes_and_leaves_it_out(capsys, tmp
     assert code == 0, err
     assert "a copy of the label?" in out and ": leave it out of the judges" in out
     assert "--judge crowd" in out.strip().splitlines()[-1]
+
+
+def test_doctor_leaves_out_a_judge_scored_only_on_the_voted_rows_or_only_on_the_others(
+    capsys, tmp_path
+):
+    """Tester A finding 6: a judge run only on the comparisons sent to humans (or only on
+    the others) went into doctor's command, whose estimate then said its intervals do not
+    hold. Doctor now says so and leaves it out of the command (the estimate's own check,
+    ``relation.coverage_split``), which then runs without that note."""
+
+    for name, keep, said in (
+        ("labonly.csv", "notna", "scored 400 of the 400 labeled rows (100%) but 0 of"),
+        ("unlabonly.csv", "isna", "scored 0 of the 400 labeled rows (0%) but"),
+    ):
+
+        def blank(frame: pd.DataFrame, keep: str = keep) -> None:
+            frame.loc[~getattr(frame["label"], keep)(), "gpt4"] = None
+
+        path = _arena(tmp_path, name, blank)
+        code, out, err = _run(["doctor", path], capsys)
+        assert code == 0, err
+        assert f"judge 'gpt4' {said}" in out, out
+        assert "; left out of the command below (pass --judge to use it anyway)" in out
+        command = out.strip().splitlines()[-1].split()
+        assert "gpt4" not in command and command.count("--judge") >= 1, command
+        code, out, err = _run(command[1:], capsys)  # runs as printed, without that note
+        assert code == 0, err
+        assert "drop it from the judges" not in out + err
+
+
+def test_doctor_hint_names_only_the_command_judges_and_no_copies(capsys, tmp_path):
+    """Tester A finding 8: the "name the judges" hint of a column of numbers listed a judge
+    the next note left out as a copy of the votes, and proposed columns that copy the votes
+    or a judge's verdicts (as 1 / 0.5 / 0). The hint now lists the command's judges, and
+    such columns are said to be copies instead."""
+    to_y = {"A": 1.0, "B": 0.0, "tie": 0.5}
+
+    def extra(frame: pd.DataFrame) -> None:
+        frame["truth_label"] = frame["human_full"]  # a copy of the votes, as verdicts
+        frame["truth_y"] = frame.pop("human_full").map(to_y)  # and as numbers
+        frame["gpt4_y"] = frame["gpt4"].map(to_y)  # a judge twice
+        frame["score"] = frame["gpt35"].map({"A": 0.8, "B": 0.3, "tie": 0.5})  # maybe one
+
+    path = _arena(tmp_path, "truth.csv", extra)
+    code, out, err = _run(["doctor", path], capsys)
+    assert code == 0, err
+    assert "column 'truth_y' equals the label on all 400 labeled rows" in out, out
+    assert "column 'gpt4_y' holds the verdicts of judge 'gpt4' as numbers" in out
+    hint = next(line for line in out.splitlines() if "column 'score'" in line)
+    assert hint.endswith("--judge gpt4 --judge claude3_opus --judge gpt35 --judge score"), hint
+    assert "--judge truth" not in out and "--judge gpt4_y" not in out

@@ -846,9 +846,37 @@ def test_default_budgets_past_a_large_pilot_are_multiples_of_it():
     """T1 finding 7: a study's pilot of 198 labels of 1,200 items showed the columns
     "power @199" and "@240" (5 and 10% of the pool, under the pilot, were raised to
     pilot + 1 and merged); the budgets past the pilot are topped up with multiples of it."""
-    from bacon_bayes.planning.plan import _budget_labels
+    from bacon_bayes.planning.budgets import budget_labels
 
-    assert _budget_labels(None, 1200, 17) == [60, 120, 240]
-    assert _budget_labels(None, 1200, 198) == [240, 396, 792]
-    assert _budget_labels(None, 1200, 700) == [1200]
-    assert _budget_labels(None, 1200, 0) == [60, 120, 240]
+    assert budget_labels(None, 1200, 17) == [60, 120, 240]
+    assert budget_labels(None, 1200, 198) == [240, 396, 792]
+    assert budget_labels(None, 1200, 700) == [1200]
+    assert budget_labels(None, 1200, 0) == [60, 120, 240]
+
+
+def test_budgets_below_the_pilot_are_said_not_replaced(capsys):
+    """Tester A finding 7: --budgets below the pilot's labels were replaced by the pilot's
+    count without a word (two identical columns, or a pairwise budget merged away). They
+    are left out with a note (one at the pilot's count is kept: the precision it has);
+    none at or past the pilot is refused."""
+    from importlib.resources import files
+
+    from bacon_bayes.errors import ValidationError
+    from bacon_bayes.planning.budgets import budget_labels
+
+    notes: list[str] = []
+    assert budget_labels([50, 100, 120, 300, 5000, 1300], 1200, 120, notes) == [120, 300, 1200]
+    assert notes == [
+        "--budgets 50, 100: below the 120 labels the pilot has (a budget counts the labels "
+        "in all), so left out",
+        "--budgets 5000, 1300: beyond the pool's 1200 items, so taken as 1200",
+    ]
+    with pytest.raises(ValidationError, match=r"--budgets 0.01 \(12 labels\): every budget"):
+        budget_labels([0.01], 1200, 120)
+    assert budget_labels([0.01, 0.5], 1200, 0) == [12, 600]  # from scratch: all kept
+    example = str(files("bacon_bayes") / "data" / "example_pool.csv")
+    code = main(["plan", example, "--label", "human", "--judge", "gpt4", "--half-width",
+                 "0.1", "--budgets", "50,100,300", "--engine", "freq"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0 and "half-width @300" in out and "@120" not in out, out
+    assert "--budgets 50, 100: below the 120 labels the pilot has" in out

@@ -220,7 +220,7 @@ def summary_from_args(
     )  # fmt: skip
     # how the reader took the columns (verdicts naming the winning model, ...) and those
     # like a judge's that were left out, as doctor says them
-    notes = tuple(dict.fromkeys((*summary.notes, *roles.notes, *roles.left_out)))
+    notes = tuple(dict.fromkeys((*summary.notes, *roles.notes, *roles.left_out_notes())))
     return cal, replace(summary, notes=notes), frame, roles
 
 

@@ -169,16 +169,17 @@ _NOT_PLAN = (
 )  # fmt: skip
 
 
-def _budgets(args: argparse.Namespace, n_rows: int, n0: int) -> list[int]:
+def _budgets(args: argparse.Namespace, n_rows: int, n0: int, notes: list[str]) -> list[int]:
     """The labels in all at which the plan predicts (``--budgets``; default shares 0.05,
-    0.1 and 0.2 of the comparisons, as ``bacon plan``'s), none below the pilot's ``n0``."""
-    from bacon_bayes.planning.plan import _budget_labels
+    0.1 and 0.2 of the comparisons, as ``bacon plan``'s), past the pilot's ``n0`` (those
+    left out said in ``notes``)."""
+    from bacon_bayes.planning.budgets import budget_labels
 
     try:
         values = [float(v) for v in (args.budgets or "").split(",") if v.strip()]
     except ValueError as exc:
         raise ValidationError(f"--budgets must be numbers, got {args.budgets!r}") from exc
-    return _budget_labels(values or None, n_rows, n0)
+    return budget_labels(values or None, n_rows, n0, notes)
 
 
 def sample_command(args: argparse.Namespace, design: str, n_new: int) -> str | None:
@@ -251,11 +252,12 @@ def run_plan(args: argparse.Namespace, engine_line: str) -> int:
         )
     pilot = pilot_from_calibrator(cal)
     scale = "elo" if args.elo else "logit"
+    notes: list[str] = []  # budgets left out (tester A finding 7)
     result = plan_pairwise(
         pilot, half_width=args.half_width, alpha=args.alpha, scale=scale,
         pair=None if args.difference is None else tuple(args.difference), delta=args.delta,
         power=args.power, designs=designs or PAIRWISE_DESIGNS,
-        budgets=_budgets(args, pilot.pi0.size, pilot.n_labeled),
+        budgets=_budgets(args, pilot.pi0.size, pilot.n_labeled, notes),
     )  # fmt: skip
     n0 = pilot.n_labeled
     best = result.recommended
@@ -265,11 +267,12 @@ def run_plan(args: argparse.Namespace, engine_line: str) -> int:
         doc = {"fitted": fitted, "engine": engine_line, "goal": result.goal, "labeled": n0,
                "needed": result.needed, "recommended": best, "new_labels": new,
                "predicted": result.predicted, "command": command,
-               "variance": result.variance}  # fmt: skip
+               "variance": result.variance, "notes": notes}  # fmt: skip
         print(json_text(doc))
         return 0
     lines = [f"pilot: {fitted}", engine_line, f"goal: {result.goal}, level {1 - args.alpha:g}"]
     lines.append(f"variance: {result.variance}")
+    lines += [f"note: {n}" for n in notes]
     lines.append("labels in all (the pilot's included) per design:")
     for d, n in result.needed.items():
         mark = "  <- recommended" if d == best else ""

@@ -56,6 +56,11 @@ NO_CI = (
     "no CI: too few votes for an interval, or an AUC of 1 or 0 (the decisive votes all on",
     "one side of the judge's verdicts), where its interval is not defined.",
 )
+#: what :func:`~bacon_bayes.doctor.relation.copy_of_label` says a copy of every
+#: comparison's human vote is good for (a pool mean of it means nothing for strengths)
+PAIR_WHOLE = (
+    "If it is the human vote of every comparison, --label {j} gives the strengths from all of them"
+)
 #: verdict -> code (0 = A, 1 = B, 2 = tie) and the judge's score of model_a
 CODES = {"A": 0, "B": 1, "tie": 2}
 SCORE = np.array([1.0, 0.0, 0.5])
@@ -325,16 +330,65 @@ def pool_pair_diagnostics(pool: Any, level: float = 0.95) -> pd.DataFrame:
     return pair_judge_diagnostics(frame, pool.label_name, list(pool.judges), level=level)
 
 
-def label_copies(df: pd.DataFrame, label: str, judges: Sequence[str]) -> dict[str, str]:
-    """The judges whose verdicts equal the human vote on every voted comparison, each with
-    :func:`~bacon_bayes.doctor.relation.copy_of_label`'s why (a leaked label, which as a
-    judge gives intervals of almost no width)."""
-    from bacon_bayes.doctor.relation import copy_of_label
+def unfit_judges(df: pd.DataFrame, label: str, judges: Sequence[str]) -> dict[str, str]:
+    """The judges the human votes cannot calibrate, each with why: scored on a far other
+    share of the voted comparisons than of the others
+    (:func:`~bacon_bayes.doctor.relation.coverage_split`, tester A finding 6), or equal to
+    the human vote on every voted comparison
+    (:func:`~bacon_bayes.doctor.relation.copy_of_label`: a leaked label, which as a judge
+    gives intervals of almost no width), the order ``judge_warnings`` says them in."""
+    from bacon_bayes.doctor.relation import COPY_HARM, copy_of_label, coverage_split
 
     codes = verdict_codes(df[label], label, human=True)
     human = pd.Series(np.where(codes >= 0, SCORE[np.clip(codes, 0, 2)], np.nan))
-    found = {j: copy_of_label(pd.Series(judge_codes(df[j], j)[1]), human) for j in judges}
-    return {j: why for j, why in found.items() if why}
+    found = {}
+    for j in judges:
+        score = judge_codes(df[j], j)[1]
+        if why := coverage_split(np.isfinite(score), codes >= 0):
+            found[j] = why
+        elif why := copy_of_label(pd.Series(score), human, whole=PAIR_WHOLE.format(j=j)):
+            found[j] = f"{why}; {COPY_HARM}"
+    return found
+
+
+def maybe_judge_notes(df: pd.DataFrame, roles: PairRoles, judges: Sequence[str]) -> list[str]:
+    """The notes on the columns that may be a judge's verdicts (``roles.maybe_judges``),
+    each with the ``--judge`` options that take it beside ``judges`` (the printed
+    command's); a column equal to the human vote on every voted comparison, or to a judge's
+    verdicts on every comparison, is said to be one instead, and not proposed (tester A
+    finding 8)."""
+    from bacon_bayes.doctor.relation import COPY_HARM, copy_of_label
+    from bacon_bayes.readers.pair_table import name_judges
+
+    codes = verdict_codes(df[roles.label], roles.label, human=True)
+    human = pd.Series(np.where(codes >= 0, SCORE[np.clip(codes, 0, 2)], np.nan))
+    scores = {j: judge_codes(df[j], j)[1] for j in roles.judges}
+    out = []
+    for c, why in roles.maybe_judges.items():
+        try:
+            score = judge_codes(df[c], c)[1]
+        except ValidationError:  # words naming A and B: not read as verdicts
+            out.append(f"{why} {name_judges(judges, c)}")
+            continue
+        seen = np.isfinite(score)
+        twin = next(
+            (
+                j for j, s in scores.items()
+                if seen.any() and np.array_equal(seen, np.isfinite(s)) and (score == s)[seen].all()
+            ),
+            None,
+        )  # fmt: skip
+        if copy := copy_of_label(pd.Series(score), human, whole=PAIR_WHOLE.format(j=c)):
+            out.append(f"column {c!r} {copy}; {COPY_HARM}: not taken as a judge")
+        elif twin is not None:
+            out.append(
+                f"column {c!r} holds the verdicts of judge {twin!r} as numbers (1 = A wins, "
+                "0.5 = tie, 0 = B wins) on every comparison: the same judge twice, so it is "
+                "not taken as a judge"
+            )
+        else:
+            out.append(f"{why} {name_judges(judges, c)}")
+    return out
 
 
 def estimate_command(path: str, roles: PairRoles, labels: str | None = None) -> str:
@@ -373,12 +427,14 @@ def pair_doctor_text(
 
     label, judges = roles.label, list(roles.judges)
     diag = pair_judge_diagnostics(df, label, judges, level=1 - alpha)
-    copies = label_copies(df, label, judges)
-    fix = "leave it out of the judges" if named else (
-        "left out of the command below (pass --judge to use it anyway)"
-    )  # fmt: skip
-    copied = [f"judge {j!r} {why}; {COPY_HARM}: {fix}" for j, why in copies.items()]
-    kept = replace(roles, judges=[j for j in judges if named or j not in copies])
+    unfit = unfit_judges(df, label, judges)
+    fix = "; left out of the command below (pass --judge to use it anyway)"
+    copied = []
+    for j, why in unfit.items():  # a split's why ends with its fix, a copy's with its harm
+        named_fix = ": leave it out of the judges" if why.endswith(COPY_HARM) else ""
+        copied.append(f"judge {j!r} {why}{named_fix if named else fix}")
+    kept = replace(roles, judges=[j for j in judges if named or j not in unfit])
+    maybe = maybe_judge_notes(df, roles, kept.judges)  # tester A finding 8
     blocked = model_problems_text(df, roles.model_a, roles.model_b)
     empty = np.zeros(len(df), dtype=bool)
     empty[model_problems(df, roles.model_a, roles.model_b)["empty"]] = True
@@ -419,7 +475,7 @@ def pair_doctor_text(
         f"  model A: {roles.model_a}, model B: {roles.model_b}, human vote: {label}",
         f"  judges: {', '.join(judges)}",
         f"  prompt: {roles.prompt or 'none'}, id: {roles.item or 'row number'}",
-        *(f"  note: {n}" for n in [*roles.notes, *roles.left_out, spellings, *copied] if n),
+        *(f"  note: {n}" for n in [*roles.notes, *roles.left_out, *maybe, spellings, *copied] if n),
         "",
         f"judges on pairs ({level:g}% intervals; the first row is the humans' own):",
         pd.DataFrame(rows).to_string(index=False),
@@ -457,8 +513,9 @@ def pair_doctor_text(
             )
     if not kept.judges:
         found.append(
-            "no judge left for the command: every judge copies the human votes; add a column "
-            "of model verdicts, then run bacon doctor again for the command."
+            "no judge left for the command: the notes above leave out every judge; add a "
+            "column of model verdicts on every comparison, then run bacon doctor again for "
+            "the command."
         )
         return "\n".join(found)
     found += [head, "  " + estimate_command(path, kept, labels)]

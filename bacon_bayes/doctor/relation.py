@@ -76,11 +76,12 @@ def weak_relation(x: pd.Series, label: pd.Series | None) -> tuple[str, bool] | N
     return f"no clear relation to the label yet ({said}): kept, more labels will tell", False
 
 
-def copy_of_label(x: pd.Series, label: pd.Series | None) -> str | None:
+def copy_of_label(x: pd.Series, label: pd.Series | None, whole: str | None = None) -> str | None:
     """Why a judge equal to the label on every labeled row is a copy of it (a leaked
     reference, the label pasted twice), where no real judge would agree on so many
     (:data:`COPY_ROWS`, :data:`COPY_ROWS_BINARY`); None otherwise. As a judge it makes
-    every labeled residual 0, and the intervals claim a certainty they do not have."""
+    every labeled residual 0, and the intervals claim a certainty they do not have.
+    ``whole``: what a copy of every row's label gives (default: its exact mean)."""
     if label is None:
         return None
     on = label.notna()
@@ -90,10 +91,8 @@ def copy_of_label(x: pd.Series, label: pd.Series | None) -> str | None:
     a, b = x[on].to_numpy(dtype=float), label[on].to_numpy(dtype=float)
     if not np.isfinite(a).all() or not np.allclose(a, b, rtol=0, atol=1e-9):
         return None
-    return (
-        f"equals the label on all {n} labeled rows: a copy of the label? If it is the label "
-        f"of every item, its mean ({float(x.mean()):.4g}) is exact"
-    )
+    whole = whole or f"If it is the label of every item, its mean ({float(x.mean()):.4g}) is exact"
+    return f"equals the label on all {n} labeled rows: a copy of the label? {whole}"
 
 
 #: a judge's share of scored rows may differ this much between labeled and unlabeled rows

@@ -16,6 +16,7 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.critical import simultaneous_critical_value
 from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
 from bacon_bayes.order import names_text, unique_codes
+from bacon_bayes.planning.budgets import budget_labels
 from bacon_bayes.planning.outlook import (
     POOLINGS,
     Outlook,
@@ -403,21 +404,6 @@ class _Evaluator:
         return hi
 
 
-def _budget_labels(budgets: list[float] | None, N: int, n0: int) -> list[int]:
-    """A plan's budgets (labels in all): ``budgets`` (shares or counts), else 5, 10 and 20%
-    of the pool past the pilot ``n0``, topped up to three by 2, 4 and 8 times the pilot."""
-    if not budgets:
-        out = [b for f in (0.05, 0.1, 0.2) if n0 < (b := round(f * N))]
-        out += [b for k in (2, 4, 8) if n0 < (b := min(N, k * n0))]
-        return sorted(list(dict.fromkeys(out))[:3]) or [N]
-    out = []
-    for b in budgets:
-        if not b > 0:
-            raise ValidationError(f"budget {b!r} must be > 0 (a share of the pool or a count).")
-        out.append(min(N, max(n0, round(b * N) if b < 1 else int(b))))
-    return out
-
-
 def _command(
     design: str, new: int, group_col: str | None, pool_arg: str, sample_args: str = "",
     adaptive: str = " --sd-model calibrator",
@@ -542,7 +528,7 @@ def plan(
     ev = _Evaluator(st, goal, alpha, from_scratch, pooling)
     N, n0 = st.n_items, st.n_labeled
     low = ev.low
-    at = _budget_labels(budgets, N, 0 if from_scratch else n0)
+    at = budget_labels(budgets, N, 0 if from_scratch else n0, st.assumptions)
     wave = _adaptive_options(calibrator or Calibrator(engine=engine), st)
     metric_name = "half-width" if goal.kind == "half-width" else "power"
     rows = []

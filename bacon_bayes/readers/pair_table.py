@@ -60,6 +60,23 @@ class PairRoles:
     propensity: str | None = None  # the inclusion probabilities of a drawn wave's table
     #: columns that look like a judge's but are not taken for one: why, and the fix
     left_out: list[str] = field(default_factory=list)
+    #: columns of numbers or words that may be a judge's verdicts, not taken for one: why
+    #: (the ``--judge`` options that take it are added by :meth:`left_out_notes`)
+    maybe_judges: dict[str, str] = field(default_factory=dict)
+
+    def left_out_notes(self) -> list[str]:
+        """:attr:`left_out`, then the notes on :attr:`maybe_judges`, each with the
+        ``--judge`` options that take it beside :attr:`judges` (doctor's, beside the judges
+        of its command: :func:`~bacon_bayes.doctor.pairs.maybe_judge_notes`)."""
+        return [
+            *self.left_out,
+            *(f"{why} {name_judges(self.judges, c)}" for c, why in self.maybe_judges.items()),
+        ]
+
+
+def name_judges(judges: Sequence[str], column: str) -> str:
+    """The ``--judge`` options that take ``column`` as a judge beside ``judges``."""
+    return " ".join(f"--judge {shlex.quote(j)}" for j in [*judges, column])
 
 
 def _almost_verdicts(column: pd.Series) -> str | None:
@@ -80,10 +97,10 @@ def _almost_verdicts(column: pd.Series) -> str | None:
     )
 
 
-def _numbers_not_words(column: pd.Series, judges: Sequence[str]) -> str | None:
+def _numbers_not_words(column: pd.Series) -> str | None:
     """Why a column of numbers from 0 to 1 (a judge's verdicts as 1 / 0.5 / 0, or its
-    probabilities that A wins) is not taken as a judge, and the options that take it; None
-    for any other column and for the columns ``bacon sample --pairwise`` adds."""
+    probabilities that A wins) is not taken as a judge (the options that take it follow);
+    None for any other column and for the columns ``bacon sample --pairwise`` adds."""
     if str(column.name) in WAVE_COLUMNS or pd.api.types.is_bool_dtype(column):
         return None
     number = pd.to_numeric(column, errors="coerce")
@@ -92,17 +109,17 @@ def _numbers_not_words(column: pd.Series, judges: Sequence[str]) -> str | None:
         return None
     if not number[filled].between(0, 1).all():
         return None
-    named = " ".join(f"--judge {shlex.quote(j)}" for j in [*judges, str(column.name)])
     return (
         f"column {str(column.name)!r} holds numbers from 0 to 1, not verdict words (A / B / "
         "tie), so it is not taken as a judge; if it is one (1 = A wins, 0.5 = tie, 0 = B "
-        f"wins, or its probability that A wins), name the judges: {named}"
+        "wins, or its probability that A wins), name the judges:"
     )
 
 
-def _other_words(column: pd.Series, judges: Sequence[str]) -> str | None:
+def _other_words(column: pd.Series) -> str | None:
     """Why a column of a few words naming A and B but not as verdicts (``Model A``,
-    ``Response B``) is not taken as a judge, and the fix; None for any other column."""
+    ``Response B``) is not taken as a judge, and the fix (the options that take it
+    follow); None for any other column."""
     values = column[[not _missing(v) for v in column]]
     if values.empty or not all(isinstance(v, str) for v in values):
         return None
@@ -110,12 +127,11 @@ def _other_words(column: pd.Series, judges: Sequence[str]) -> str | None:
     letters = [{x for x in "AB" if re.search(rf"(?<![A-Za-z]){x}(?![A-Za-z])", w)} for w in words]
     if len(words) > 10 or {"A"} not in letters or {"B"} not in letters:
         return None
-    named = " ".join(f"--judge {shlex.quote(j)}" for j in [*judges, str(column.name)])
     return (
         f"column {str(column.name)!r} holds words naming A and B that are not verdicts "
         f"({', '.join(map(repr, words[:4]))}), so it is not taken as a judge; if it is one, "
         "write its verdicts as A, B or tie (also model_a / model_b, [[A]] / [[B]] / [[C]], "
-        f"or 1 / 0 / 0.5) and name the judges: {named}"
+        "or 1 / 0 / 0.5) and name the judges:"
     )
 
 
@@ -432,6 +448,7 @@ def read_pair_table(
             "read as A / B / tie (column 'winner')"
         )
     left_out: list[str] = []  # columns like a judge's that are not taken for one, and why
+    maybe: dict[str, str] = {}  # of those, the ones --judge takes
     if callable(judges):
         judges = judges([str(c) for c in frame.columns])
     for c in map(str, frame.columns):  # verdicts that name the winner: read as A / B / tie
@@ -462,17 +479,17 @@ def read_pair_table(
         ]
         for c in frame.columns:
             if c not in roles and str(c) not in found and not str(c).lower().startswith("human"):
-                note = (
-                    _almost_verdicts(frame[c])
-                    or _numbers_not_words(frame[c], found)
-                    or _other_words(frame[c], found)
-                )
-                left_out += [note] if note else []
+                if note := _almost_verdicts(frame[c]):
+                    left_out.append(note)
+                elif note := _numbers_not_words(frame[c]) or _other_words(frame[c]):
+                    maybe[str(c)] = note
     left_out += _same_verdict(frame, found, named=bool(judges))
     if not found:
+        notes_out = PairRoles(a, b, lab, [], left_out=left_out, maybe_judges=maybe)
         raise ValidationError(
             f"{str(path)!r} has no judge verdict columns (A / B / tie); name them with "
-            "--judge COL (repeatable)." + "".join(f" Note: {n}." for n in left_out)
+            "--judge COL (repeatable)."
+            + "".join(f" Note: {n}." for n in notes_out.left_out_notes())
         )
     bad = [j for j in found if j in roles]
     if bad:
@@ -487,5 +504,7 @@ def read_pair_table(
             f"wrote; its votes are weighted by the inclusion probabilities in {weights!r} "
             f"(--propensity {weights})"
         )
-    roles_found = PairRoles(a, b, lab, found, pro, item, fmt or kind, notes, weights, left_out)
+    roles_found = PairRoles(
+        a, b, lab, found, pro, item, fmt or kind, notes, weights, left_out, maybe
+    )
     return frame, roles_found
