@@ -144,7 +144,7 @@ def _settings(cal: Calibrator) -> str:
         frame = pd.DataFrame(
             [
                 {
-                    "fold": k,
+                    "fold": k + 1,  # counted from 1, as the convergence note names them
                     "max R-hat": d.max_rhat,
                     "min bulk ESS": d.min_ess_bulk,
                     "min tail ESS": d.min_ess_tail,
