@@ -19,6 +19,7 @@ from bacon_bayes.estimate.bradley_terry import (
 from bacon_bayes.estimate.bt_ranks import rank_sets, set_aside, tiers
 from bacon_bayes.estimate.groups import compare, rank_intervals
 from bacon_bayes.pool import EvalPool
+from bacon_bayes.report.pairwise import win_matrix
 
 M = 8
 STRENGTH = np.linspace(-1.0, 1.0, M)
@@ -456,3 +457,4 @@ def test_a_new_models_lost_vote_never_raises_its_strength(verdicts) -> None:
     for v in (0.0, 1.0):  # (finding 5: not "label 2 more of its comparisons")
         assert "only 1 comparison in the table: add 2 more" in tables[v].notes[M]
         assert len(rank_sets(t)) == M and tiers(t) == tiers(base)
+        assert list(win_matrix(t).index)[-1] == f"model{M}"  # last, however strong

@@ -261,8 +261,11 @@ class PairSummary:
 
 def win_matrix(table: EstimateTable) -> pd.DataFrame:
     """``P(row beats column)`` for every two models (:func:`win_probability`), NaN on the
-    diagonal; rows and columns strongest first."""
-    order = [table.names[k] for k in np.argsort(-table.estimate, kind="stable")]
+    diagonal; rows and columns strongest first, the models set aside (no interval,
+    :func:`set_aside`) last, as in the strengths table."""
+    aside = set_aside(table)
+    ranked = [table.names[k] for k in np.argsort(-table.estimate, kind="stable")]
+    order = [m for m in ranked if m not in aside] + aside
     out = pd.DataFrame(np.nan, index=order, columns=order)
     for i in order:
         for j in order:
