@@ -122,3 +122,6 @@ def test_without_labels_the_label_is_not_taken_to_vary_like_the_judges_average()
     assert 0.6 * real < st.s2_pool < 1.5 * real, (st.s2_pool, real)
     text = plan(blank, Goal("half-width", half_width=0.05)).to_text()
     assert "NO PILOT" in text and "How rough" in text
+    # no command without its pool in the note (a checker pasted `bacon sample --design
+    # uniform --budget 0.03`: "the following arguments are required: pool")
+    assert "`bacon sample --design" not in text and "--budget 0.03" in text

@@ -78,7 +78,7 @@ def no_pilot(
         "SummEval relevance this put the pool's residual variance at 0.39 where every "
         "label known gives 0.48, and the labels for a half-width of 0.1 at 136 against "
         "163 (0.8 times); where the judges score on another scale than the label it is "
-        "no guide at all. Label "
-        "a pilot (e.g. `bacon sample --design uniform --budget 0.03`) and plan again."
+        "no guide at all. Label a pilot (bacon sample on this table with the columns "
+        "above, --design uniform --budget 0.03) and plan again."
     )
     return sigma2, fallback, rho, [note]
