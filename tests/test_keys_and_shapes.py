@@ -184,6 +184,14 @@ def test_estimate_refuses_a_long_table_whatever_the_options(tmp_path, capsys):
         err = capsys.readouterr().err
         assert "the table looks long, one row per item and judge: column 'judge'" in err
         assert "index=['system', 'doc_id'], columns='judge', values='score'" in err
+    # an id numbering the rows (as `bacon sample`'s fix for a table without ids adds one)
+    # keys no item: still refused, pivoted on the item's columns (checker V2: it passed)
+    long.insert(0, "id", range(len(long)))
+    long.to_csv(path, index=False)
+    assert main(base) == 2
+    err = capsys.readouterr().err
+    assert "the table looks long" in err and "index=['system', 'doc_id']" in err, err
+    long = long.drop(columns="id")
     # the label on one row of its item only: told by the judge column's name
     long.loc[long["judge"] != "gpt4", "relevance"] = None
     long.to_csv(path, index=False)

@@ -246,7 +246,11 @@ def pivot_recipe(
     key = one[:1] or (keys if keys and not frame.duplicated([*keys, *judge]).any() else [])
     repeats, first = "", ""
     if not key:  # a key but for a few repeated rows: an id named so, else ``keys``
-        near = [[c] for c in others if c.lower() in ID_NAMES and c != label] + [keys]
+        near = [
+            [c]
+            for c in others
+            if c.lower() in ID_NAMES and c != label and frame[c].nunique() < len(frame)
+        ] + [keys]  # an id numbering the rows keys no item
         near = [k for k in near if k and not frame[k].isna().any().any()]
         key = next((k for k in near if frame.duplicated([*k, *judge]).mean() <= REPEATED_SHARE), [])
         if key:
@@ -387,12 +391,15 @@ def long_table(frame: pd.DataFrame, label: str, judges: list[str], kind: str = "
     """
     if label not in frame or not frame[label].notna().any() or not judges:
         return None
+    # an id column numbering the rows (one printed fix adds one) names no item of a long
+    # table: its rows are told apart by the other columns, as without it
+    row_numbers = [x for x in frame.columns if item_name(x) and frame[x].is_unique]
     for c in frame.columns:
         col = frame[c]
         if c == label or c in judges or not is_str(col) or col.isna().any():
             continue
         k = int(col.nunique())
-        key = [x for x in frame.columns if x not in (c, label, *judges)]
+        key = [x for x in frame.columns if x not in (c, label, *judges, *row_numbers)]
         if not 2 <= k <= LONG_JUDGES or not key or frame.duplicated(key).mean() < 0.5:
             continue
         if frame.duplicated([*key, c]).mean() > REPEATED_SHARE:
