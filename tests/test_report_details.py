@@ -122,3 +122,18 @@ def test_long_histogram_titles_wrap_instead_of_being_cut():
     title = wrap_title("judge:gpt-3.5-turbo-0301|altmcq|relevance")
     assert title.replace("\n", "") == "judge:gpt-3.5-turbo-0301|altmcq|relevance"
     assert max(map(len, title.split("\n"))) <= 26
+
+
+def test_a_name_the_font_lacks_draws_without_a_raw_warning() -> None:
+    """Checker V2: a group named 华为 TSC made `bacon report` print matplotlib's raw
+    'Glyph ... missing from font(s)' UserWarning with this package's file path."""
+    import warnings
+
+    from bacon_bayes.report.figures import _plt, data_uri
+
+    plt = _plt()
+    fig, ax = plt.subplots()
+    ax.set_title("华为 TSC")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert data_uri(fig).startswith("data:image/png;base64,")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import io
 import re
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,9 +27,13 @@ def _plt() -> Any:
 
 
 def data_uri(fig: Any, dpi: int = 100) -> str:
-    """The figure as an inline PNG (closed afterwards)."""
+    """The figure as an inline PNG (closed afterwards). A name the font lacks glyphs for
+    (华为 TSC) draws as boxes, without matplotlib's warning naming this file: the page's
+    tables beside the figure spell it."""
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+        fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
     _plt().close(fig)
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
