@@ -181,6 +181,8 @@ def test_plan_errors_name_the_bad_value_and_a_model_in_one_comparison_is_refused
         plan_pairwise(pil, pair=("nope", "model1"), half_width=0.3)
     with pytest.raises(ValidationError, match=r"power 1\.5 is not a probability"):
         plan_pairwise(pil, pair=("model0", "model1"), delta=0.3, power=1.5)
+    with pytest.raises(ValidationError, match="delta 0 is no difference to detect"):
+        plan_pairwise(pil, pair=("model0", "model1"), delta=0.0)  # checker V1: "not reachable"
     with pytest.raises(ValidationError, match="name two different models"):
         plan_pairwise(pil, pair=("model0", "model0"), half_width=0.3)
     base = plan_pairwise(pil, half_width=0.3, budgets=[600])

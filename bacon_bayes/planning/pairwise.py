@@ -426,6 +426,11 @@ def plan_pairwise(
         )
     if half_width is not None and not half_width > 0:
         raise ValidationError("half_width must be positive.")
+    if delta is not None and not (np.isfinite(delta) and delta != 0):
+        raise ValidationError(
+            f"delta {delta:g} is no difference to detect: give the smallest difference "
+            f"worth finding, e.g. --delta 0.3 (delta=0.3; {scale} units)."
+        )
     if delta is not None and not 0 < power < 1:
         raise ValidationError(
             f"power {power:g} is not a probability; give one in (0, 1), e.g. 0.8."
