@@ -80,11 +80,17 @@ def design_weights(pool: EvalPool) -> tuple[np.ndarray, np.ndarray] | None:
     known = pi[np.isfinite(pi)]
     if known.size == 0 or not unequal(float(known.min()), float(known.max())):
         return None
-    pi = np.where(np.isfinite(pi), pi, known.min())
-    lab = pool.labeled
+    ratio = likelihood_ratio(pi, float(known.min()))
+    return ratio[pool.labeled], ratio
+
+
+def likelihood_ratio(pi: np.ndarray, floor: float) -> np.ndarray:
+    """``(1 - pi) / pi``, an unlabeled item's weight against a labeled one's
+    (:func:`design_weights`), with ``floor`` for a probability not recorded (NaN) and
+    ``inf`` for a probability 0."""
+    pi = np.where(np.isfinite(pi), pi, floor)
     with np.errstate(divide="ignore"):
-        ratio = (1.0 - pi) / pi
-    return ratio[lab], ratio
+        return (1.0 - pi) / pi
 
 
 def unequal(low: float, high: float) -> bool:

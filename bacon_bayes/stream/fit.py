@@ -27,7 +27,13 @@ from bacon_bayes.crossfit import CrossFitResult, cross_fit, make_folds
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.quantile import quantile_grid
 from bacon_bayes.features import FeatureSet
-from bacon_bayes.items import conformal_halfwidth, conformal_quantile, snap_to_levels, unequal
+from bacon_bayes.items import (
+    conformal_halfwidth,
+    conformal_quantile,
+    likelihood_ratio,
+    snap_to_levels,
+    unequal,
+)
 from bacon_bayes.outcome.ridge import RidgeOutcome
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.scale import binary_note, is_binary, label_bounds
@@ -285,10 +291,8 @@ def predict_chunk(
         half: Any = model.halfwidth
         if model.weighted is not None:
             resid, weights, level, floor = model.weighted
-            pi = np.full(score.size, floor) if chunk.pi is None else chunk.pi
-            pi = np.where(np.isfinite(pi), pi, floor)
-            with np.errstate(divide="ignore"):
-                half = conformal_quantile(resid, level, weights, (1.0 - pi) / pi)
+            pi = np.full(score.size, np.nan) if chunk.pi is None else chunk.pi
+            half = conformal_quantile(resid, level, weights, likelihood_ratio(pi, floor))
         lo, hi = score - half, score + half
         if model.levels is not None:
             lo, hi = snap_to_levels(lo, hi, model.levels)
@@ -400,9 +404,9 @@ def fit_stream(
     grid = quantile_grid(pool.outcome, lab.y, cf.mean) if quantiles else None
     half, weighted = None, None
     if item_level is not None and lab.pi is not None and unequal(*scan.pi_range):
-        with np.errstate(divide="ignore"):
-            ratio = (1.0 - lab.pi) / lab.pi
-        weighted = (np.abs(lab.y - cf.mean), ratio, item_level, scan.pi_range[0])
+        floor = scan.pi_range[0]
+        ratio = likelihood_ratio(lab.pi, floor)
+        weighted = (np.abs(lab.y - cf.mean), ratio, item_level, floor)
         conformal_quantile(weighted[0], item_level)  # too few labels: refused here
     elif item_level is not None:
         half = conformal_halfwidth(lab.y - cf.mean, item_level)
