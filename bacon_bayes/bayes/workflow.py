@@ -13,6 +13,7 @@ from bacon_bayes.bayes.hurdle import HurdleJudgeModel
 from bacon_bayes.bayes.multinomial import MultinomialJudgeModel
 from bacon_bayes.bayes.ordinal import OrdinalJudgeModel
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.scale import is_binary
 
 __all__ = ["fit_pool", "guess_kind", "model_line"]
 
@@ -68,7 +69,7 @@ def guess_kind(df: pd.DataFrame, label: str, levels: str | None = None) -> tuple
     values = np.unique(y)
     if levels:
         return "ordinal", "--levels given"
-    if values.size == 2 and (values == [0.0, 1.0]).all():
+    if is_binary(values):
         return "categorical", "the labels are 0 and 1 only"
     if 1 < values.size <= MAX_ORDINAL_LEVELS and np.all(values == np.round(values)):
         return "ordinal", f"the labels are whole numbers with {values.size} values"

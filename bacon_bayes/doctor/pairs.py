@@ -209,7 +209,19 @@ def judge_codes(values: pd.Series, name: str) -> tuple[np.ndarray | None, np.nda
         ):
             raise
         return None, number
-    return codes, np.where(codes >= 0, SCORE[np.clip(codes, 0, 2)], np.nan)
+    return codes, _code_scores(codes)
+
+
+def _code_scores(codes: np.ndarray) -> np.ndarray:
+    """Model A's score of each verdict code (1 = A wins, 0.5 = tie, 0 = B wins; NaN: none)."""
+    return np.where(codes >= 0, SCORE[np.clip(codes, 0, 2)], np.nan)
+
+
+def _human_votes(df: pd.DataFrame, label: str) -> tuple[np.ndarray, pd.Series]:
+    """The human vote's codes and :func:`_code_scores` (a Series, as ``copy_of_label``
+    takes it)."""
+    codes = verdict_codes(df[label], label, human=True)
+    return codes, pd.Series(_code_scores(codes))
 
 
 def _shares(
@@ -339,8 +351,7 @@ def unfit_judges(df: pd.DataFrame, label: str, judges: Sequence[str]) -> dict[st
     gives intervals of almost no width), the order ``judge_warnings`` says them in."""
     from bacon_bayes.doctor.relation import COPY_HARM, copy_of_label, coverage_split
 
-    codes = verdict_codes(df[label], label, human=True)
-    human = pd.Series(np.where(codes >= 0, SCORE[np.clip(codes, 0, 2)], np.nan))
+    codes, human = _human_votes(df, label)
     found = {}
     for j in judges:
         score = judge_codes(df[j], j)[1]
@@ -360,8 +371,7 @@ def maybe_judge_notes(df: pd.DataFrame, roles: PairRoles, judges: Sequence[str])
     from bacon_bayes.doctor.relation import COPY_HARM, copy_of_label
     from bacon_bayes.readers.pair_table import name_judges
 
-    codes = verdict_codes(df[roles.label], roles.label, human=True)
-    human = pd.Series(np.where(codes >= 0, SCORE[np.clip(codes, 0, 2)], np.nan))
+    _, human = _human_votes(df, roles.label)
     scores = {j: judge_codes(df[j], j)[1] for j in roles.judges}
     out = []
     for c, why in roles.maybe_judges.items():
