@@ -28,8 +28,9 @@ def _answered(table: EstimateTable) -> np.ndarray:
 def set_aside(table: EstimateTable) -> list[str]:
     """The models without an interval, strongest first: neither ranked nor in a tier
     (their reasons in ``details["no_interval"]``)."""
+    answered = _answered(table)
     order = np.argsort(-table.estimate, kind="stable")
-    return [table.names[k] for k in order if not _answered(table)[k]]
+    return [table.names[k] for k in order if not answered[k]]
 
 
 def _simultaneous_diffs(table: EstimateTable, alpha: float) -> EstimateTable:

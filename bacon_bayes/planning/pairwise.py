@@ -142,8 +142,7 @@ class PairwisePilot:
     @property
     def n_compared(self) -> np.ndarray:
         """Each model's comparisons in the table, labeled or not."""
-        m = self.theta.size
-        return np.bincount(self.a, minlength=m) + np.bincount(self.b, minlength=m)
+        return _compared(self.a, self.b, self.theta.size)
 
     @property
     def never_checked(self) -> tuple[str, ...]:
@@ -315,7 +314,7 @@ def pairwise_pilot(
     # anchored as the estimate is, on the models with an interval: those with fewer
     # comparisons than an interval needs never have one (their variance leaked into every
     # model's through a mean-zero anchor, 3.1 logits of half-width for 0.3)
-    seen = np.bincount(a, minlength=theta.size) + np.bincount(b, minlength=theta.size)
+    seen = _compared(a, b, theta.size)
     anchor = seen >= MIN_LABELED if (seen >= MIN_LABELED).sum() >= 2 else seen >= 0
     shift = np.eye(theta.size) - np.outer(np.ones(theta.size), anchor) / anchor.sum()
     return PairwisePilot(
@@ -487,6 +486,11 @@ def plan_pairwise(
             f"{MIN_LABELED} comparisons in the table (no interval at any budget)"
         )
     return PairwisePlan(goal, needed, predicted, best, how)
+
+
+def _compared(a: np.ndarray, b: np.ndarray, m: int) -> np.ndarray:
+    """Each of ``m`` models' comparisons (as model A or B), labeled or not."""
+    return np.bincount(a, minlength=m) + np.bincount(b, minlength=m)
 
 
 def _check_pair(pilot: PairwisePilot, pair: Sequence[str]) -> None:
