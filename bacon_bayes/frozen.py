@@ -229,6 +229,12 @@ def tunes(cal: Calibrator, n_fresh: int) -> bool:
     return bool(cal.power_tuning) and n_fresh >= TUNING_MIN_LABELS
 
 
+def applied(cal: Calibrator) -> bool:
+    """Whether ``cal`` is a saved calibrator applied to a new pool (frozen or refit), its
+    fold models the earlier round's."""
+    return hasattr(cal, "frozen_") or hasattr(cal, "refit_")
+
+
 def unvalidated(cal: Calibrator, group: bool = True) -> dict[str, Any]:
     """The frozen surrogate's own mean of the pool (and of each group): no fresh label
     checks it, so it has no interval and is only as good as the old calibration's

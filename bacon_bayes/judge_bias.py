@@ -343,9 +343,11 @@ def posterior_table(cal: Calibrator) -> bool:
     Bayesian calibrator fitted on its pool. One applied to a new pool (``apply``, frozen
     or refit) gets the new pool's table from its fresh labels (:func:`freq_judge_bias`),
     as the frequentist engine does: its fold models' posterior is the earlier round's."""
-    applied = hasattr(cal, "frozen_") or hasattr(cal, "refit_")
+    from bacon_bayes.frozen import applied
+
     models = cal.crossfit_.models
-    return not applied and all(hasattr(m, "posterior_") and hasattr(m, "family") for m in models)
+    bayes = all(hasattr(m, "posterior_") and hasattr(m, "family") for m in models)
+    return bayes and not applied(cal)
 
 
 def calibrator_judge_bias(cal: Calibrator, level: float, plot_path: str | None) -> pd.DataFrame:

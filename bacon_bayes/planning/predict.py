@@ -110,6 +110,7 @@ from bacon_bayes.crossfit import make_folds
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.clustered import pair_index, prompt_codes
 from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
+from bacon_bayes.frozen import applied
 from bacon_bayes.inclusion import Inclusion, paired_excess
 from bacon_bayes.order import unique_codes
 from bacon_bayes.planning.prior import JUDGE_ICC_SHARE, judge_prompt_correlation, no_pilot
@@ -288,7 +289,7 @@ def pilot_statistics(
     cal = calibrator or Calibrator(engine=engine)
     # a calibrator fitted on this pool (not a saved one applied to it) is not fitted again
     fitted = getattr(cal, "pool_", None) is pool
-    if not fitted or hasattr(cal, "frozen_") or hasattr(cal, "refit_"):
+    if not fitted or applied(cal):
         try:
             make_folds(lab, cal.folds, cal.seed, prompts)
         except ValidationError as exc:

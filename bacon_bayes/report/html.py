@@ -299,6 +299,7 @@ def _bias(cal: Calibrator, level: float) -> str:
 
 def _engine_note(cal: Calibrator) -> str:
     """What the judge's line is drawn against, by engine (the figures differ by it)."""
+    from bacon_bayes.frozen import applied
     from bacon_bayes.judge_bias import posterior_table
 
     if posterior_table(cal):
@@ -306,12 +307,11 @@ def _engine_note(cal: Calibrator) -> str:
             "Bayesian engine: each judge's line is on the latent quality the judges share, "
             "so the labels' own noise is not counted against the judge."
         )
-    applied = hasattr(cal, "frozen_") or hasattr(cal, "refit_")
     return (
         (
             f"This pool's table, from its {cal.pool_.n_labeled} labels (the calibrator was "
             "fitted on an earlier round; its judges' biases are measured again here): "
-            if applied
+            if applied(cal)
             else "Frequentist engine: "
         )
         + "each judge's line is fitted on the labeled items against the labels "
