@@ -55,7 +55,9 @@ class Calibrator:
     model : str, optional
         Outcome family: ``ridge``/``gaussian``, ``hurdle``, ``ordinal``,
         ``multinomial`` (default: by the pool's outcome type), or an unfitted
-        estimator following the outcome-model protocol.
+        estimator following the outcome-model protocol (:mod:`bacon_bayes.outcome`;
+        a scikit-learn regressor with ``predict`` only: no quantiles, posterior or
+        thresholded item scores, each refused naming the method it lacks).
     engine : {"auto", "bayes", "freq"}
         ``"bayes"``: hierarchical PyMC judge models; ``"freq"``: scikit-learn
         models; ``"auto"``: Bayesian where the family has one (gaussian, ordinal,

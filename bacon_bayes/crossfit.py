@@ -184,6 +184,11 @@ class CrossFitResult:
 
     def var(self) -> np.ndarray:
         """Predictive variance of ``Y`` per item (of the fold mixture for unlabeled items)."""
+        _need(
+            self.models,
+            "predict_var",
+            "the predictive variance (adaptive designs, plans, simulations)",
+        )
         means = self.fold_predictions()
         second = [
             np.asarray(m.predict_var(self.X), dtype=float) + mu**2
@@ -194,9 +199,50 @@ class CrossFitResult:
 
     def cdf(self, t: np.ndarray) -> np.ndarray:
         """``P(Y_i <= t_k | x_i)``, shape (N, len(t))."""
+        _need(
+            self.models,
+            "predict_cdf",
+            "quantiles, item_scores(threshold=...) and item_scores(method='posterior'), "
+            "the rates of categorical judges",
+        )
         t = np.asarray(t, dtype=float)
         return self._combine(
             [np.asarray(m.predict_cdf(self.X, t), dtype=float) for m in self.models]
+        )
+
+
+#: What the outcome-model protocol (:mod:`bacon_bayes.outcome`) asks of each method.
+_PROTOCOL = {
+    "predict_var": "predict_var(X), the conditional variance of Y per item, shape (n,)",
+    "predict_cdf": "predict_cdf(X, t), P(Y <= t_k | x_i), shape (n, len(t))",
+}
+
+
+def _need(models: list[Any], method: str, purpose: str) -> None:
+    """Refuse ``purpose`` when the fold models lack ``method`` of the outcome-model
+    protocol (a plain scikit-learn regressor has ``predict`` only), naming what works."""
+    if all(callable(getattr(m, method, None)) for m in models):
+        return
+    name = type(models[0]).__name__
+    raise ValidationError(
+        f"the outcome model {name} has no {method}: {purpose} need the model's "
+        f"{_PROTOCOL[method]}. Add that method to the model, or use a built-in model "
+        "(model=None, or 'ridge', 'ordinal', 'hurdle', 'multinomial'); the mean, group "
+        "tables, conformal item_scores() and judge_bias() work with fit and predict alone."
+    )
+
+
+def check_protocol(model: Any) -> None:
+    """Refuse an outcome model without ``fit`` and ``predict`` (the least the
+    cross-fitting needs), naming the protocol."""
+    missing = [m for m in ("fit", "predict") if not callable(getattr(model, m, None))]
+    if missing:
+        raise ValidationError(
+            f"model={type(model).__name__} has no {' or '.join(missing)}: an outcome model "
+            "is an unfitted scikit-learn style estimator with fit(X, y) and predict(X) "
+            "(and, for quantiles and posterior item scores, "
+            f"{_PROTOCOL['predict_cdf']}; for designs, {_PROTOCOL['predict_var']}). "
+            "Pass a model name ('ridge', ...) or such an estimator."
         )
 
 
@@ -234,6 +280,7 @@ def cross_fit(
         Fold models fitted at once (on threads: for models whose fit releases the GIL,
         e.g. ridge's linear algebra); the models do not depend on it.
     """
+    check_protocol(model)
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     if fold_ids is None:

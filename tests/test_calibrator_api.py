@@ -361,3 +361,26 @@ def test_estimate_json_carries_the_notes_the_text_prints(frame, tmp_path, capsys
     assert main(["estimate", *args]) == 0
     text = capsys.readouterr().out
     assert all(n[:60] in text.replace("\n", " ") or n[:60] in text for n in notes), notes
+
+
+def test_a_scikit_learn_model_without_predict_cdf_is_refused_by_name(frame):
+    """A plain scikit-learn regressor as ``model=`` gives the mean, groups and conformal
+    item scores; what needs its predictive CDF (quantiles, thresholded and posterior item
+    scores) is refused naming ``predict_cdf`` and the fix (it raised AttributeError from
+    inside the cross-fitting before). A model without ``predict`` is refused at fit."""
+    from sklearn.linear_model import Ridge
+
+    cal = Calibrator(model=Ridge(), scale=(1, 5)).fit(_pool(frame))
+    assert np.isfinite(cal.estimate_mean().estimate)
+    assert len(cal.item_scores()) == len(frame)
+    for call in (
+        lambda: cal.estimate_quantile(0.5),
+        lambda: cal.item_scores(threshold=3),
+        lambda: cal.item_scores(method="posterior"),
+        lambda: cal.summary(quantiles=(0.5,)),
+        lambda: cal.crossfit_.var(),
+    ):
+        with pytest.raises(ValidationError, match=r"Ridge has no predict_(cdf|var).*built-in"):
+            call()
+    with pytest.raises(ValidationError, match="has no fit or predict"):
+        Calibrator(model=object()).fit(_pool(frame))
