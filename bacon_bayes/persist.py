@@ -94,12 +94,66 @@ def _is_judge_model(model: Any) -> bool:
     return type(model).__module__.startswith("bacon_bayes.bayes.")
 
 
-def _column(values: np.ndarray) -> tuple[np.ndarray, str]:
-    """An array netCDF can hold, and the dtype to restore."""
+def _column(values: np.ndarray, name: str = "ids") -> tuple[np.ndarray, str]:
+    """An array netCDF can hold, and the dtype to restore: an object array of text as
+    text; one of other values (ids that mix numbers and text, tz-aware timestamps,
+    bytes, tuples of a MultiIndex) as one typed JSON cell per value (:func:`_encode`),
+    so that each comes back as it was, not as text."""
     values = np.asarray(values)
-    if values.dtype.kind == "O":
+    if values.dtype.kind != "O":
+        return values, values.dtype.str
+    if all(type(v) is str for v in values.flat):
         return values.astype(str), "object"
-    return values, values.dtype.str
+    return np.array([json.dumps(_encode(v, name)) for v in values], dtype=str), "json"
+
+
+def _encode(value: Any, name: str) -> Any:
+    """One cell as JSON with its type (:func:`_decode` reverses it); a type it cannot
+    keep is refused, naming the column and the fix."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return ["none"]
+    if isinstance(value, str):
+        return ["str", value]
+    if isinstance(value, (bool, np.bool_)):
+        return ["bool", bool(value)]
+    if isinstance(value, (int, np.integer)):
+        return ["int", int(value)]
+    if isinstance(value, (float, np.floating)):
+        return ["float", float(value)]
+    if isinstance(value, (bytes, np.bytes_)):
+        return ["bytes", bytes(value).hex()]
+    if isinstance(value, (pd.Timestamp, np.datetime64)) or type(value).__name__ == "datetime":
+        ts = pd.Timestamp(value)
+        return ["time", int(ts.value), None if ts.tz is None else str(ts.tz)]
+    if isinstance(value, (pd.Timedelta, np.timedelta64)):
+        return ["delta", int(pd.Timedelta(value).value)]
+    if isinstance(value, tuple):
+        return ["tuple", [_encode(v, name) for v in value]]
+    raise ValidationError(
+        f"cannot save the pool's {name}: a value {value!r} of type {type(value).__name__} "
+        "(text, numbers, bytes, timestamps and tuples of them are kept). Convert the "
+        f"column to text (df[col].astype(str)) before EvalPool.from_frame, then fit and save."
+    )
+
+
+def _decode(cell: Any) -> Any:
+    """A value of :func:`_encode`'s JSON, with its type."""
+    kind, rest = cell[0], cell[1:]
+    if kind == "none":
+        return None
+    if kind == "bytes":
+        return bytes.fromhex(rest[0])
+    if kind == "time":
+        return (
+            pd.Timestamp(rest[0], tz="UTC").tz_convert(rest[1])
+            if rest[1]
+            else pd.Timestamp(rest[0])
+        )
+    if kind == "delta":
+        return pd.Timedelta(rest[0])
+    if kind == "tuple":
+        return tuple(_decode(v) for v in rest[0])
+    return rest[0]  # str, bool, int, float: JSON keeps them
 
 
 def _pool_tree(pool: EvalPool) -> dict[str, xr.Dataset]:
@@ -108,7 +162,7 @@ def _pool_tree(pool: EvalPool) -> dict[str, xr.Dataset]:
     for name in ("ids", "y", *_OPTIONAL):
         value = getattr(pool, name)
         if value is not None:
-            arr, dtypes[name] = _column(value)
+            arr, dtypes[name] = _column(value, name)
             data[name] = (("item",), arr)
     if pool.embedding is not None:
         data["embedding"] = (("item", "embedding_dim"), np.asarray(pool.embedding))
@@ -140,7 +194,7 @@ def _pool_tree(pool: EvalPool) -> dict[str, xr.Dataset]:
     score_dtypes = {}
     score_data = {}
     for col in scores.columns:
-        arr, score_dtypes[col] = _column(scores[col].to_numpy())
+        arr, score_dtypes[col] = _column(scores[col].to_numpy(), f"judge scores' {col}")
         score_data[col] = (("score_row",), arr)
     judge_scores = xr.Dataset(
         score_data,
@@ -150,6 +204,11 @@ def _pool_tree(pool: EvalPool) -> dict[str, xr.Dataset]:
 
 
 def _restore(arr: np.ndarray, dtype: str) -> np.ndarray:
+    if dtype == "json":  # values of several types, each kept (:func:`_column`)
+        out = np.empty(arr.shape, dtype=object)
+        for i, cell in enumerate(arr.flat):
+            out.flat[i] = _decode(json.loads(str(cell)))
+        return out
     return arr.astype(object) if dtype == "object" else arr.astype(np.dtype(dtype))
 
 

@@ -193,3 +193,44 @@ def test_pairs_round_trip(tmp_path) -> None:
     back = Calibrator.load(tmp_path / "pop.nc")
     a, b = pop.estimate_bradley_terry(), back.estimate_bradley_terry()
     assert a.details["clustered_by"] == "prompt" and a.to_dict() == b.to_dict()
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [
+        pd.date_range("2024-01-01", periods=300, freq="h", tz="Europe/Paris"),
+        [i if i % 2 else f"s{i}" for i in range(300)],  # ints and text: 1 is not '1'
+        [b"x%d" % i for i in range(300)],
+        pd.MultiIndex.from_arrays([np.arange(300) // 3, np.array(["a", "b", "c"] * 100)]),
+    ],
+    ids=["tz-timestamps", "mixed-int-str", "bytes", "multiindex"],
+)
+def test_item_ids_keep_their_type_through_save_and_load(ids, tmp_path):
+    """Ids of every type a pool takes come back as they were (they came back as text,
+    so joins on ``item`` silently lost rows; a MultiIndex pool could not be saved)."""
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=300)
+    df = pd.DataFrame(
+        {"j1": z + rng.normal(0, 0.5, 300), "human": np.where(np.arange(300) % 4 == 0, z, np.nan)}
+    )
+    df.index = ids if isinstance(ids, pd.MultiIndex) else pd.Index(ids, dtype=object)
+    pool = EvalPool.from_frame(df, label="human", judges=["j1"], outcome="continuous")
+    cal = Calibrator(engine="freq").fit(pool)
+    back = Calibrator.load(cal.save(tmp_path / "cal.nc"))
+    assert [(type(i), i) for i in back.pool_.ids] == [(type(i), i) for i in pool.ids]
+    assert list(back.item_scores().item) == list(cal.item_scores().item)
+    assert back.pool_.with_labels([pool.ids[1]], [0.5]).n_labeled == pool.n_labeled + 1
+
+
+def test_item_ids_of_a_type_save_cannot_keep_are_refused_with_the_fix(tmp_path):
+    class Key:  # hashable, but not a value a file can hold
+        def __init__(self, k):
+            self.k = k
+
+    df = pd.DataFrame({"j1": np.arange(20.0), "human": [1.0, np.nan] * 10})
+    df.index = pd.Index([Key(i) for i in range(20)], dtype=object)
+    cal = Calibrator(engine="freq").fit(
+        EvalPool.from_frame(df, label="human", judges=["j1"], outcome="continuous")
+    )
+    with pytest.raises(ValidationError, match=r"cannot save the pool's ids.*astype\(str\)"):
+        cal.save(tmp_path / "cal.nc")
