@@ -572,13 +572,14 @@ class Calibrator:
         falls as the label rises (a reversed scale, said in a ``note`` column), for
         which ``noise_human`` (its error once calibrated to the human scale) is the
         figure to read. Also offset, scale and noise of ``judge = offset + scale *
-        human + noise``.
-
-        Frequentist engine: from the data (:mod:`bacon_bayes.judge_bias`; the interval
-        of ``bias`` is the AEE interval of the human mean, reflected). Bayesian engine:
-        posterior means and intervals of the measurement model
-        (:mod:`bacon_bayes.bayes.bias`); multinomial: false-positive/false-negative rates
-        (binary) or per-class accuracy relative to the model's latent class, and class
+        human + noise``. Frequentist engine: ``human`` is the label, from the data
+        (:mod:`bacon_bayes.judge_bias`; the interval of ``bias`` is the AEE interval of
+        the human mean, reflected). Bayesian engine: ``human`` is the quality the
+        judges share on the label's scale, ``E[label | latent]``, of sd ``quality_sd``
+        (below the labels': ``scale`` and ``noise_human`` are per unit of it, read
+        against it), posterior means and intervals of the measurement model
+        (:mod:`bacon_bayes.bayes.bias`); multinomial: false-positive/false-negative
+        rates (binary) or per-class accuracy relative to the model's latent class, and class
         means for continuous judges. The draws of the cross-fitting fold models are
         pooled: every fold model saw all items' judge scores and the labels outside its
         fold, so the interval is a little wider than a fit on all labels would give, which

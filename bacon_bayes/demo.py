@@ -41,6 +41,14 @@ def summeval_pool(
     return pool, float(full.mean())
 
 
+def _against(bias: pd.DataFrame) -> str:
+    """What the judges' noise reads against: the Bayesian table's shared quality (its sd
+    ``quality_sd``, :mod:`bacon_bayes.bayes.bias`) or the expert labels."""
+    if "quality_sd" in bias:
+        return f"around the quality the judges share (sd {bias['quality_sd'].iloc[0]:.2f})"
+    return "around the expert labels"
+
+
 def run_demo(
     dimension: str = "relevance",
     fraction: float = 0.1,
@@ -74,7 +82,7 @@ def run_demo(
         ),
         "",
         "2. Judge bias: judge minus expert at a typical summary, 1-5 scale (90% intervals);",
-        "   noise_human: the judge's error once calibrated to the expert scale:",
+        f"   noise_human: its error once calibrated to the expert scale, {_against(bias)}:",
         bias[["judge", "bias", "bias_low", "bias_high", "noise_human"]].to_string(
             index=False, float_format=lambda v: f"{v:.3f}"
         ),

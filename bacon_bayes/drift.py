@@ -67,7 +67,8 @@ def scale_words(cal: Any) -> str:
     if posterior_table(cal):
         return (
             f"{words}; not the scale of this Bayesian calibrator's judge-bias table, which is "
-            "against the latent quality the judges share (the labels' own noise left out) "
+            "against the quality the judges share on the label's scale (what the label "
+            "holds beyond it left out: the raters' noise and what every judge misses) "
             "and so differs"
         )
     return f"{words}, the scale of its judge-bias table"

@@ -14,7 +14,10 @@ AEE interval reflected, so it holds its level whenever the AEE interval does (de
 based, valid with any surrogate). ``offset``, ``scale`` and ``noise`` come from a
 design-weighted linear regression of the judge's scores on the labels
 (``judge = offset + scale * label + noise``), ``noise_human = noise / |scale|``.
-The Bayesian engine's version is in :mod:`bacon_bayes.bayes.bias`.
+The Bayesian engine's version is in :mod:`bacon_bayes.bayes.bias`: its line is on the
+human-scale quality the judges share (``E[label | latent]``), whose sd, its table's
+``quality_sd``, is smaller than the labels', so its ``scale`` is larger and its
+``noise_human`` smaller than this table's, per unit of that quality.
 
 Categorical labels, either engine (:func:`human_rates`): each categorical judge (every
 score it gave is an outcome level) gets its confusion rates against the human label over
@@ -236,9 +239,12 @@ def informativeness(
 ) -> pd.DataFrame:
     """How much of each judge follows the label: ``signal`` and ``verdict`` columns.
 
-    ``signal = sd**2 / (sd**2 + noise_human**2)`` with ``sd`` the labels' standard
-    deviation: the share of a calibrated judge's variance that follows the label (the
-    squared correlation with the label that the judge's linear model implies). A judge is
+    ``signal = sd**2 / (sd**2 + noise_human**2)`` with ``sd`` the standard deviation of
+    what the judge's line is on: the labels' (frequentist table), or the human-scale
+    quality's, ``quality_sd`` (the Bayesian table, whose ``noise_human`` is per unit of
+    that quality, :mod:`bacon_bayes.bayes.bias`): the share of a calibrated judge's
+    variance that follows it (the squared correlation the judge's linear model
+    implies). A judge is
     ``"uninformative"`` when its signal is below ``min_signal`` or, where the table has
     an interval for ``scale``, when that interval includes 0 (its scores may not move
     with the label at all).
@@ -249,7 +255,8 @@ def informativeness(
         A judge-bias table (``Calibrator.judge_bias``, either engine) with
         ``noise_human``; returned unchanged without it (categorical labels).
     label_sd : float
-        Standard deviation of the human labels.
+        Standard deviation of the human labels (used where the table has no
+        ``quality_sd``).
     min_signal : float
         Threshold of the ``signal`` share (0.05).
 
@@ -261,7 +268,8 @@ def informativeness(
     if "noise_human" not in table:
         return table
     noise = np.abs(table["noise_human"].to_numpy(dtype=float))
-    var = float(label_sd) ** 2
+    sd = table["quality_sd"].to_numpy(float) if "quality_sd" in table else float(label_sd)
+    var = np.asarray(sd, dtype=float) ** 2
     with np.errstate(invalid="ignore", divide="ignore"):
         signal = np.where(np.isfinite(noise), var / (var + noise**2), 0.0)
     signal[np.isnan(noise)] = np.nan  # no line (too few labeled scores): no verdict

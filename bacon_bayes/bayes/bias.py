@@ -8,8 +8,18 @@ family the latent z is mapped to the expected human score ``h(z) = E[y | z]``
 by its least-squares line over the population distribution of z (per draw);
 offset and scale are then per unit of expected human score. The hurdle family is
 treated the same way with ``h(z) = E[y | z]``.
-``noise_human = noise / |scale|`` is the judge's error in human units (lower is
+``noise_human = noise / |scale|`` is the judge's error in units of q (lower is
 more reliable; never negative, also for a judge whose scale runs against the label's).
+
+q is on the label's scale but is not the label: it is the part of the label that
+the judges' shared latent quality predicts, and its spread, ``quality_sd`` (the sd of
+q over the population, per draw), is smaller than the labels' sd by all that the
+label holds beyond it (the raters' own noise, and what every judge misses). ``scale``
+and ``noise_human`` are per unit of q, so they read against ``quality_sd``, not
+against the labels' sd: ``quality_sd**2 / (quality_sd**2 + noise_human**2)`` is the
+share of the judge's variance that follows q. The frequentist engine's line is on
+the label itself (:func:`bacon_bayes.judge_bias.freq_judge_bias`); the two differ by
+that much, on the SummEval example pool about fourfold (q's sd 0.32, labels' 0.75).
 
 For the multinomial (Dawid-Skene) family a judge's bias is its confusion matrix
 ``theta_j[k, l] = P(judge says level l | true level k)`` (:func:`confusion_draws`):
@@ -78,7 +88,7 @@ def _human_line(model: Any, post: dict[str, np.ndarray]) -> tuple[np.ndarray, np
     if hasattr(model, "_expected_given_z"):
         nodes, weights_1d = np.polynomial.hermite_e.hermegauss(40)
         weights_1d = weights_1d / weights_1d.sum()
-        spread = np.sqrt(1.0 + (post["theta"] ** 2).sum(axis=1)) if "theta" in post else np.ones(n)
+        spread = _latent_sd(post, n)
         z = spread[:, None] * nodes[None, :]
         h = np.zeros_like(z)  # E[y | z], averaging over the judge-weight terms' noise
         for u, weight in _normal_grid(S):
@@ -90,6 +100,12 @@ def _human_line(model: Any, post: dict[str, np.ndarray]) -> tuple[np.ndarray, np
         beta = (dz * (h - hm) * weights_1d).sum(axis=1) / (dz**2 * weights_1d).sum(axis=1)
         return (hm[:, 0] - beta * zm[:, 0]), beta
     raise ValidationError(f"judge bias is not defined for the {model.family} family")
+
+
+def _latent_sd(post: dict[str, np.ndarray], n: int) -> np.ndarray:
+    """Per draw, the sd of the latent z over the population (``N(q' theta, 1)`` with the
+    embedding rows of unit variance: ``sqrt(1 + |theta|^2)``)."""
+    return np.sqrt(1.0 + (post["theta"] ** 2).sum(axis=1)) if "theta" in post else np.ones(n)
 
 
 def _normal_grid(S: np.ndarray, points: int = 12):
@@ -142,8 +158,9 @@ def confusion_draws(model: Any) -> dict[str, np.ndarray]:
 
 def bias_draws(model: Any) -> dict[str, np.ndarray]:
     """Posterior draws (d, J) of bias (judge minus human at the pool's typical item),
-    offset, scale, noise and noise_human on the raw scales (the multinomial family:
-    :func:`confusion_draws`)."""
+    offset, scale, noise and noise_human on the raw scales, and ``quality_sd``, the sd
+    of the human-scale quality q the line is on (the same for every judge; see the
+    module's note) (the multinomial family: :func:`confusion_draws`)."""
     if not hasattr(model, "posterior_"):
         raise NotFittedError("fit the model before asking for judge bias")
     if model.family == "multinomial":
@@ -172,6 +189,11 @@ def bias_draws(model: Any) -> dict[str, np.ndarray]:
         "noise": noise,
         # per draw, a standard deviation: positive whichever way the judge's scale runs
         "noise_human": noise / np.abs(scale),
+        # the sd of q = alpha + beta z over the population: what scale and noise_human
+        # are per unit of (not the labels' sd, which also holds what q does not)
+        "quality_sd": np.broadcast_to(
+            (np.abs(beta) * _latent_sd(post, beta.shape[0]))[:, None], scale.shape
+        ).copy(),
     }
 
 

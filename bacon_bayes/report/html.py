@@ -284,17 +284,25 @@ def _bias(cal: Calibrator, level: float) -> str:
         "adjusted for the number of judges). "
         "<b>noise (human units)</b> (<code>noise_human</code>, the figure in the plot): the "
         "judge's error once calibrated to the label's scale, its residual sd around its "
-        "line on the label, <b>noise (judge units)</b>, divided by its slope, "
-        "<b>scale</b> (lower is better; compare it with the labels' sd, "
-        f"{sd:.3g}). <b>signal</b>: sd<sup>2</sup> / (sd<sup>2</sup> + noise (human "
-        "units)<sup>2</sup>), the share of the calibrated judge's variance that follows "
-        f"the label; below {MIN_SIGNAL:g}, or with a scale interval that includes 0, the "
+        "line, <b>noise (judge units)</b>, divided by its slope, "
+        "<b>scale</b> (lower is better; compare it with the sd of what the line is on, "
+        f"{_line_sd(table, sd)}). <b>signal</b>: sd<sup>2</sup> / (sd<sup>2</sup> + noise "
+        "(human units)<sup>2</sup>), the share of the calibrated judge's variance that "
+        f"follows it; below {MIN_SIGNAL:g}, or with a scale interval that includes 0, the "
         "judge is marked <b>uninformative</b>: it tells almost nothing about the label. "
         f"{_engine_note(cal)} "
         "Categorical labels: <b>fpr_human</b>/<b>fnr_human</b> (or <b>acc_human_</b>level) "
         "are each categorical judge's rates against the human label over the pool.</p>"
     )
     return _img(uri, "judge bias forest plot") + note + _table(_bias_columns(table), 3)
+
+
+def _line_sd(table: pd.DataFrame, label_sd: float) -> str:
+    """The sd the judges' noise reads against: the labels', or the Bayesian table's
+    human-scale quality's (:mod:`bacon_bayes.bayes.bias`)."""
+    if "quality_sd" in table:
+        return f"the shared quality's sd, <b>quality sd</b>, {table['quality_sd'].iloc[0]:.3g}"
+    return f"the labels' sd, {label_sd:.3g}"
 
 
 def _engine_note(cal: Calibrator) -> str:
@@ -304,8 +312,11 @@ def _engine_note(cal: Calibrator) -> str:
 
     if posterior_table(cal):
         return (
-            "Bayesian engine: each judge's line is on the latent quality the judges share, "
-            "so the labels' own noise is not counted against the judge."
+            "Bayesian engine: each judge's line is on the quality the judges share, on "
+            "the label's scale (E[label | latent], sd <b>quality sd</b>), not on the "
+            "label: what the label holds beyond it (the raters' own noise, and what every "
+            "judge misses) is not counted against the judge, so its scale is larger and "
+            "its noise smaller than a line on the labels would give."
         )
     return (
         (

@@ -227,3 +227,38 @@ def test_noise_in_human_units_is_positive_for_a_reversed_scale():
     np.testing.assert_allclose(draws["noise_human"], draws["noise"] / np.abs(draws["scale"]))
     table = judge_bias(model, level=0.9)
     assert np.all(table[["noise_human", "noise_human_low", "noise_human_high"]] > 0)
+
+
+def test_bayesian_noise_reads_against_the_shared_qualitys_sd_not_the_labels():
+    """Tester D finding 3: the Bayesian table's scale and noise_human are per unit of the
+    human-scale quality the judges share, q = E[label | latent], whose sd (0.32 on the
+    SummEval pool) is far below the labels' (0.75). The table now gives that sd,
+    ``quality_sd``, and the signal reads noise_human against it: the judge's share of
+    variance that follows q, c^2 / (c^2 + s^2) in its standardised units (read against
+    the labels' sd, it was 0.78 for gpt4 where the model says 0.39)."""
+    from types import SimpleNamespace
+
+    from bacon_bayes.judge_bias import informativeness
+
+    d, J = 400, 2
+    post = {
+        "intercept": np.zeros(d),
+        "slope": np.full(d, 0.4),  # q = 3 + 0.5 * 0.4 z: sd 0.2, while the labels' is ~0.5
+        "offset": np.zeros((d, J)),
+        "log_scale": np.log(np.full((d, J), [1.0, 0.5])),
+        "log_noise": np.log(np.full((d, J), [0.5, 1.0])),
+    }
+    model = SimpleNamespace(
+        family="gaussian",
+        posterior_=post,
+        constants_={"y_center": 3.0, "y_scale": 0.5},
+        design_=SimpleNamespace(judge_center=np.array([3.0, 3.0]), judge_scale=np.ones(2)),
+        judge_weight_names=("judge_weight",),
+        columns=SimpleNamespace(judges=["sharp", "vague"]),
+    )
+    draws = bias_draws(model)
+    np.testing.assert_allclose(draws["quality_sd"], 0.2)
+    np.testing.assert_allclose(draws["scale"][0], [5.0, 2.5])  # per unit of q
+    table = informativeness(judge_bias(model, level=0.9), label_sd=0.5)
+    c, s = np.array([1.0, 0.5]), np.array([0.5, 1.0])
+    np.testing.assert_allclose(table["signal"], c**2 / (c**2 + s**2))  # 0.8, 0.2
