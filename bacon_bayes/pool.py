@@ -383,6 +383,7 @@ class EvalPool:
             judge_names = tuple(dict.fromkeys(long["judge"].astype(str)))
         else:
             judges = judge_columns(judges, label, df.columns)
+            judge_names = tuple(str(j) for j in judges)  # a column named 0 is the judge '0'
             frames = []
             for j in judges:
                 need_column(df, j, "judge")
@@ -394,11 +395,10 @@ class EvalPool:
                 keep = ~np.isnan(s)
                 frames.append(
                     pd.DataFrame(
-                        {"pos": np.flatnonzero(keep), "judge": j, "run": 0, "score": s[keep]}
+                        {"pos": np.flatnonzero(keep), "judge": str(j), "run": 0, "score": s[keep]}
                     )
                 )
             long = pd.concat(frames, ignore_index=True)
-            judge_names = tuple(str(j) for j in judges)
         _check_infinite(long, rows)
         # optional columns
         groups = codes = names = None
