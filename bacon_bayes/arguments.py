@@ -7,6 +7,7 @@ the form it takes, not a traceback from deep inside numpy.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import inspect
 from collections.abc import Hashable, Iterable
@@ -238,3 +239,28 @@ def _same(value: Any, default: Any) -> bool:
         return bool(value == default) and type(value) is type(default)
     except (TypeError, ValueError):
         return False
+
+
+def values_equal(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` hold the same values: arrays and frames compared element by
+    element (NaN equal to NaN), dataclasses field by field, anything else by ``==``; for
+    ``==`` of objects holding arrays, which would otherwise raise."""
+    if isinstance(a, (pd.DataFrame, pd.Series)) or isinstance(b, (pd.DataFrame, pd.Series)):
+        return type(a) is type(b) and a.equals(b)
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.shape != b.shape:
+            return False
+        try:
+            return bool(np.array_equal(a, b, equal_nan=True))
+        except TypeError:  # object arrays: NaN ids are refused, so plain equality
+            return bool(np.array_equal(a, b))
+    if dataclasses.is_dataclass(a) and not isinstance(a, type):
+        return type(a) is type(b) and all(
+            values_equal(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a)
+        )
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b, strict=True))
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return a is b

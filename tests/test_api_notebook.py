@@ -129,3 +129,56 @@ def test_calibrator_repr_and_params_in_the_scikit_learn_manner(frame):
 
     copy = clone(c)
     assert copy is not c and copy.get_params() == c.get_params()
+
+
+def test_a_datetime_wave_column_names_its_waves_by_their_dates(frame):
+    """``pd.to_datetime`` waves were named by their microseconds ('1704412800000000')."""
+    d = frame.copy()
+    dates = np.array(["2024-01-05", "2024-02-10", "2024-12-01"])
+    d["wave"] = None
+    lab = d["human"].notna().to_numpy()
+    d.loc[lab, "wave"] = dates[np.arange(lab.sum()) % 3]
+    as_text = _pool(d, wave="wave")
+    d["wave"] = pd.to_datetime(d["wave"])
+    as_dates = _pool(d, wave="wave")
+    assert as_dates.wave_names == as_text.wave_names == tuple(dates)
+    np.testing.assert_array_equal(as_dates.waves, as_text.waves)
+    d.loc[lab, "wave"] += pd.Timedelta(hours=9)
+    assert _pool(d, wave="wave").wave_names[0] == "2024-01-05T09:00:00"
+
+
+def test_a_repeated_long_table_row_is_named_as_the_user_finds_it(frame):
+    """The message cited a position after reset_index as 'row 5100' (the user's row label
+    was another), and named neither the row repeated nor how many repeats there were."""
+    long = frame.melt(id_vars="id", value_vars=JUDGES, var_name="judge", value_name="score")
+    long = long.rename(columns={"id": "item"})
+    long.index = long.index + 1000
+    twice = pd.concat([long, long.iloc[[4, 7]]])
+    with pytest.raises(
+        ValidationError,
+        match=r"row at position 3600 \(index 1004\) repeats row at position 4 \(index 1004\)"
+        r": item 'd000-M12', judge 'gpt4', run 0 \(and 1 more repeated row\);",
+    ):
+        _pool(frame, twice)
+
+
+@pytest.mark.parametrize("word", ["-", "n/a"])
+def test_missing_words_in_a_judge_column_are_empty_cells_as_on_the_command_line(frame, word):
+    """``bacon estimate`` reads '-' / 'n/a' as empty (note: 3 imputed, AEE 3.6947 on the
+    tester's file); ``from_frame`` refused the same table."""
+    d = frame.copy()
+    d["gpt4"] = d["gpt4"].astype(object)
+    d.loc[[3, 10, 20], "gpt4"] = word
+    pool = _pool(d)
+    assert pool.judge_matrix()["gpt4"].isna().sum() == 3
+    assert f"judge column 'gpt4': {word!r} read as empty cells (3 of them)" in pool.notes[0]
+    d.loc[3, "gpt4"] = "error"
+    with pytest.raises(ValidationError, match=r"non-numeric value 'error' at row 3"):
+        _pool(d)
+
+
+def test_pools_compare_by_value_and_other_tables_are_refused_with_the_fix(frame):
+    a, b = _pool(frame, group="system"), _pool(frame, group="system")
+    assert a == b and a != _pool(frame, JUDGES[:2], group="system") and a != 1
+    with pytest.raises(ValidationError, match=r"got builtins.dict; convert it first.*to_pandas"):
+        EvalPool.from_frame(frame.to_dict(), label="human", judges=JUDGES, outcome="continuous")
