@@ -428,6 +428,8 @@ class EvalPool:
                     f"group column {group!r} is empty at {rows(pos)}; give every item "
                     "a group (e.g. 'unknown') or leave out group."
                 )
+            if pd.api.types.is_float_dtype(g) and (g == np.round(g)).all():
+                g = g.astype(np.int64)  # group 8, not 8.0
             # each distinct value to str once (a million arrow strings one by one: 1.5 s)
             codes, distinct = pd.factorize(g)
             names = np.array([str(v) for v in pd.Series(distinct).astype(str)], dtype=object)

@@ -182,3 +182,19 @@ def test_pools_compare_by_value_and_other_tables_are_refused_with_the_fix(frame)
     assert a == b and a != _pool(frame, JUDGES[:2], group="system") and a != 1
     with pytest.raises(ValidationError, match=r"got builtins.dict; convert it first.*to_pandas"):
         EvalPool.from_frame(frame.to_dict(), label="human", judges=JUDGES, outcome="continuous")
+
+
+def test_group_comparisons_count_both_groups_labels_as_their_items(cal):
+    """A difference's n_labeled was the smaller group's (7) while its n_items was the sum
+    (200): both are now the two groups' sums."""
+    means, diffs = cal.estimate_groups(), cal.compare_groups().to_frame().set_index("name")
+    a, b = means.names[:2]
+    row = diffs.loc[f"{a} - {b}"]
+    assert row["n_labeled"] == means[a].n_labeled + means[b].n_labeled
+    assert row["n_items"] == means[a].n_items + means[b].n_items
+
+
+def test_whole_float_group_codes_are_named_as_integers(frame):
+    d = frame.assign(code=frame["system"].str[1:].astype(float))
+    pool = _pool(d, group="code")
+    assert "8" in set(pool.groups) and "8.0" not in set(pool.groups)
