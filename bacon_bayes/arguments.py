@@ -7,7 +7,9 @@ the form it takes, not a traceback from deep inside numpy.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import inspect
 from collections.abc import Hashable, Iterable
 from typing import Any
 
@@ -91,6 +93,13 @@ def judge_columns(judges: Any, label: str, columns: pd.Index) -> list[Any]:
     if len(set(values)) != len(values):
         twice = next(j for k, j in enumerate(values) if j in values[:k])
         raise ValidationError(f"judge column {twice!r} is listed twice; list each judge once.")
+    text = [str(j) for j in values]  # a judge's name is text: the column 0 is the judge '0'
+    if len(set(text)) != len(text):
+        twice = next(j for k, j in enumerate(text) if j in text[:k])
+        raise ValidationError(
+            f"two judge columns are both named {twice!r} as text (e.g. 0 and '0'); "
+            "rename one of them."
+        )
     return values
 
 
@@ -145,3 +154,113 @@ def flag(value: Any, name: str) -> None:
     """Refuse a ``value`` that is not True or False (``"no"`` would be taken as True)."""
     if not isinstance(value, (bool, np.bool_)):
         raise ValidationError(f"{name}={value!r} must be True or False.")
+
+
+def whole(value: Any, name: str, least: int, default: str, none_ok: bool = False) -> None:
+    """Refuse a ``value`` that is not a whole number ``>= least`` (None too, unless
+    ``none_ok``), naming the argument ``name`` and its ``default`` (words)."""
+    if value is None and none_ok:
+        return
+    ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if not ok or value < least:
+        raise ValidationError(
+            f"{name}={value!r} must be a whole number of at least {least} (default {default})."
+        )
+
+
+def choice(value: Any, name: str, allowed: Iterable[str]) -> None:
+    """Refuse a ``value`` not among ``allowed``, naming the argument and the choices."""
+    allowed = tuple(allowed)
+    if not isinstance(value, str) or value not in allowed:
+        raise ValidationError(
+            f"{name}={value!r} is not known.{suggest(str(value), allowed)} "
+            f"Use one of {', '.join(map(repr, allowed))}."
+        )
+
+
+#: the group poolings a Calibrator takes
+POOLINGS = ("auto", "shrink", "separate")
+
+
+def check_settings(cal: Any, embedding: np.ndarray | None) -> None:
+    """Refuse a Calibrator's settings of the wrong type or value at ``fit`` (not at the
+    first estimate that uses them), each named with its form; ``embedding``: the pool's."""
+    if cal.target not in ("pool", "population", "superpopulation"):
+        raise ValidationError(f"target {cal.target!r} must be 'pool' or 'population'.")
+    flag(cal.power_tuning, "power_tuning")
+    flag(cal.hajek, "hajek")
+    whole(cal.seed, "seed", 0, "0; None draws a fresh seed at each fit", none_ok=True)
+    choice(cal.pooling, "pooling", POOLINGS)
+    whole(cal.n_components, "n_components", 1, "None: min(32, its width)", none_ok=True)
+    if cal.n_components is not None and embedding is None:
+        raise ValidationError(
+            f"n_components={cal.n_components!r} is the number of the embedding's principal "
+            "components, and the pool has no embedding; build it with "
+            "EvalPool.from_frame(..., embedding=COLUMNS) or drop n_components."
+        )
+
+
+class Settings:
+    """``repr``, ``get_params`` and ``set_params`` in scikit-learn's manner for an
+    estimator whose ``__init__`` stores each argument under its own name."""
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's arguments as set (``deep`` is accepted for scikit-learn)."""
+        names = [p for p in inspect.signature(type(self).__init__).parameters if p != "self"]
+        return {name: getattr(self, name) for name in names}
+
+    def set_params(self, **params: Any) -> Any:
+        """Set constructor arguments (checked at the next ``fit``); returns self."""
+        valid = self.get_params()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValidationError(
+                    f"{name!r} is not a setting of {type(self).__name__}.{suggest(name, valid)} "
+                    f"Its settings: {', '.join(valid)}."
+                )
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        """The settings that differ from the defaults (``Calibrator(engine='freq')``)."""
+        defaults = {
+            p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values()
+        }
+        shown = [
+            f"{k}={v!r}"
+            for k, v in self.get_params().items()
+            if not (_same(v, defaults.get(k, inspect.Parameter.empty)))
+        ]
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+
+def _same(value: Any, default: Any) -> bool:
+    try:
+        return bool(value == default) and type(value) is type(default)
+    except (TypeError, ValueError):
+        return False
+
+
+def values_equal(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` hold the same values: arrays and frames compared element by
+    element (NaN equal to NaN), dataclasses field by field, anything else by ``==``; for
+    ``==`` of objects holding arrays, which would otherwise raise."""
+    if isinstance(a, (pd.DataFrame, pd.Series)) or isinstance(b, (pd.DataFrame, pd.Series)):
+        return type(a) is type(b) and a.equals(b)
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.shape != b.shape:
+            return False
+        try:
+            return bool(np.array_equal(a, b, equal_nan=True))
+        except TypeError:  # object arrays: NaN ids are refused, so plain equality
+            return bool(np.array_equal(a, b))
+    if dataclasses.is_dataclass(a) and not isinstance(a, type):
+        return type(a) is type(b) and all(
+            values_equal(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a)
+        )
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b, strict=True))
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return a is b

@@ -14,7 +14,7 @@ from bacon_bayes import estimate as est
 from bacon_bayes import grouping, sequential
 from bacon_bayes import pairs as pairs_mod
 from bacon_bayes import surrogates as sur
-from bacon_bayes.arguments import as_pair, flag
+from bacon_bayes.arguments import Settings, as_pair, check_settings
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, PoolWarning, ValidationError
 from bacon_bayes.estimate.critical import simultaneous_rule
@@ -47,7 +47,7 @@ def _read_only(a: np.ndarray) -> np.ndarray:
     return view
 
 
-class Calibrator:
+class Calibrator(Settings):
     """Calibrate AI-judge scores against a few human labels.
 
     Parameters
@@ -64,7 +64,8 @@ class Calibrator:
         hurdle), else frequentist; categorical labels take the frequentist multinomial
         logistic, which predicts better (:data:`AUTO_FREQUENTIST`).
     folds, seed : int
-        Cross-fitting folds and seed (results are deterministic under the seed).
+        Cross-fitting folds and seed (results are deterministic under the seed;
+        ``seed=None`` draws a fresh one at each fit, so results then vary from run to run).
     power_tuning : bool
         PPI++ weighting of the surrogate (can only lower the variance).
     hajek : bool
@@ -193,11 +194,8 @@ class Calibrator:
                 f"fit expects an EvalPool (build one with EvalPool.from_frame), got "
                 f"{type(pool).__name__}."
             )
-        if self.target not in ("pool", "population", "superpopulation"):
-            raise ValidationError(f"target {self.target!r} must be 'pool' or 'population'.")
+        check_settings(self, pool.embedding)
         self._check_scale(pool)
-        flag(self.power_tuning, "power_tuning")
-        flag(self.hajek, "hajek")
         self.pool_ = pool
         self.features_ = build_features(
             pool, winsor=self.winsor, n_components=self.n_components, seed=self.seed
@@ -407,6 +405,13 @@ class Calibrator:
         raise ValidationError(f"method {method!r} must be 'aee', 'classical' or 'naive'.")
 
     def _groups(self) -> np.ndarray:
+        if self._pairs():
+            raise ValidationError(
+                "a pool of comparisons (EvalPool.from_pairs) has no group per row: each row "
+                "pairs two models. The models' values are Bradley-Terry strengths: "
+                "cal.estimate_bradley_terry() (compare_groups and rank_groups give their "
+                "differences and ranks)."
+            )
         if self.pool_.groups is None:
             raise ValidationError(
                 "the pool has no group column; build it with EvalPool.from_frame(..., group=COL)."
@@ -460,7 +465,9 @@ class Calibrator:
             self, alpha, how, method, interval, self.pooling_for(method, pooling), wanted
         )
         table = self._naive(table) if method == "naive" else table
-        return sequential.groups(self, table, max_labels).clip(*self.bounds_) if anytime else table
+        if anytime:
+            table = sequential.groups(self, table, max_labels).clip(*self.bounds_)
+        return table.read_only()  # kept and shared by every later call (memoized)
 
     def pooling_for(self, method: Method = "aee", pooling: Pooling | None = None) -> str:
         """The pooling ``estimate_groups`` uses for ``method`` (``pooling=None``: the

@@ -1,17 +1,18 @@
 """Natural order of names (``M8`` before ``M10``) for tables and plots, the order of
-waves (:func:`wave_order`), and the distinct names of a large array by hashing
-(:func:`unique_codes`)."""
+waves (:func:`wave_order`; a pool's wave codes, :func:`wave_codes`), and the distinct
+names of a large array by hashing (:func:`unique_codes`)."""
 
 from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.arguments import need_column
 from bacon_bayes.errors import ValidationError
 
 _DIGITS = re.compile(r"(\d+)")
@@ -194,3 +195,54 @@ def group_spellings(names: Iterable[Any], column: str | None) -> str:
     col = repr(column or "group")
     fix = f"write each group one way (e.g. df[{col}] = df[{col}].str.strip().str.upper())"
     return spellings_note(names, "groups", fix)
+
+
+def wave_codes(
+    df: pd.DataFrame, col: str, y: np.ndarray, rows: Callable[[int], str]
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Each label's wave code (0..K-1 in the waves' order; -1 unlabeled) and the waves'
+    names, from the wave column ``col`` of ``df`` (``y``: the labels; ``rows``: a row's
+    place in words, for messages). Dates (a datetime column) are named as ISO dates
+    (``2024-01-05``, with the time where one is not midnight)."""
+    need_column(df, col, "wave")
+    given = df[col].notna().to_numpy()
+    labeled = ~np.isnan(y)
+    for bad, what in ((labeled & ~given, "is empty at labeled"), (~labeled & given, "has a wave "
+                      "at unlabeled")):  # fmt: skip
+        if bad.any():
+            pos = int(np.argmax(bad))
+            raise ValidationError(
+                f"wave column {col!r} {what} {rows(pos)}; every labeled row needs "
+                "the wave its label came in, and an unlabeled row none (empty the cell or add "
+                "the label)."
+            )
+    values = df[col][labeled]
+    if pd.api.types.is_datetime64_any_dtype(values):  # dates, not their microseconds
+        stamps = pd.DatetimeIndex(values)
+        days = stamps.unique().sort_values()
+        text = days.strftime("%Y-%m-%d") if (days == days.normalize()).all() else days.map(
+            lambda t: t.isoformat()
+        )  # fmt: skip
+        return _codes(labeled, days.get_indexer(stamps)), tuple(str(t) for t in text)
+    numeric = pd.to_numeric(values, errors="coerce")
+    if numeric.notna().all():  # numbers: whole ones as integers (wave 2, not 2.0)
+        whole = bool((numeric == np.round(numeric)).all())
+        values = numeric.astype(np.int64) if whole else numeric
+    try:
+        uniq = pd.unique(values)  # text in natural order (wave9 before wave10), as groups
+        names = wave_order(uniq, col) if all(isinstance(v, str) for v in uniq) else sorted(uniq)
+    except TypeError as exc:
+        raise ValidationError(
+            f"wave column {col!r} mixes values that cannot be ordered (e.g. numbers and "
+            "text); give every wave a number or a date."
+        ) from exc
+    plain = [v.item() if isinstance(v, np.generic) else v for v in names]
+    return _codes(labeled, pd.Index(names).get_indexer(values)), tuple(map(str, plain))
+
+
+def _codes(labeled: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """The labeled rows' wave ``codes``, -1 at the others; read-only."""
+    out = np.full(labeled.size, -1, dtype=np.intp)
+    out[labeled] = codes
+    out.setflags(write=False)
+    return out

@@ -175,7 +175,10 @@ def pairs_frame(
     judges as scores of model A), their :class:`Pairs`, and ``from_frame``'s keywords
     (:meth:`EvalPool.from_pairs` puts the three together)."""
     if not isinstance(df, pd.DataFrame):
-        raise ValidationError(f"expected a pandas DataFrame, got {type(df).__name__}.")
+        raise ValidationError(
+            f"expected a pandas DataFrame, got {type(df).__module__}.{type(df).__name__}; "
+            "convert it first (a pyarrow Table or polars DataFrame: .to_pandas())."
+        )
     judges = [judges] if isinstance(judges, str) else list(judges)
     if not judges:
         raise ValidationError("pass at least one judge column (judges=[...]).")

@@ -18,7 +18,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.arguments import judge_columns, need_column, number_list, suggest
+from bacon_bayes.arguments import judge_columns, need_column, number_list, suggest, values_equal
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.inclusion import (
     Inclusion,
@@ -27,9 +27,9 @@ from bacon_bayes.inclusion import (
     labeled_by_prompt,
 )
 from bacon_bayes.io import csv_lines, plural_places
-from bacon_bayes.order import group_spellings, unique_codes, wave_order
+from bacon_bayes.order import group_spellings, unique_codes, wave_codes
 from bacon_bayes.pairs import Pairs, pairs_frame
-from bacon_bayes.words import as_numbers, cell_fix, id_text, unread
+from bacon_bayes.words import as_numbers, cell_fix, id_text, says_missing, unread
 
 Kind = Literal["continuous", "ordinal", "nonnegative", "categorical"]
 KINDS: tuple[str, ...] = ("continuous", "ordinal", "nonnegative", "categorical")
@@ -87,11 +87,21 @@ class _Rows:
         return f"{self.at(pos)} (item {_py(self.ids[pos])!r})"
 
 
-def _numeric(series: pd.Series, role: str, rows: _Rows) -> np.ndarray:
+def _numeric(
+    series: pd.Series, role: str, rows: _Rows, notes: list[str] | None = None
+) -> np.ndarray:
     """Convert to float (words as the readers take them, :func:`bacon_bayes.words.as_numbers`:
-    ``yes`` / ``no`` as 1 / 0; blank strings as empty cells); any other stops with its row."""
+    ``yes`` / ``no`` as 1 / 0; blank strings and the words of ``MISSING_WORDS``, ``-``,
+    ``n/a``, as empty cells, as ``bacon estimate`` reads them, said in ``notes``); any
+    other stops with its row."""
     values = as_numbers(series).to_numpy(dtype=float)
     bad = unread(values, series)
+    if (gone := bad & says_missing(series).to_numpy()).any():
+        bad &= ~gone
+        shown = ", ".join(repr(w) for w in pd.unique(series[gone])[:3])
+        if notes is not None:
+            notes.append(f"{role} column {series.name!r}: {shown} read as empty cells "
+                         f"({int(gone.sum())} of them), as bacon estimate reads them")  # fmt: skip
     if bad.any():
         pos = int(np.argmax(bad))
         raise ValidationError(
@@ -131,6 +141,10 @@ class EvalPool:
     wave_names: tuple[str, ...] | None = None
     #: a pool of comparisons (:meth:`from_pairs`): the two models of each row
     pairs: Pairs | None = None
+
+    def __eq__(self, other: object) -> bool:
+        """Same items, labels, scores and settings (arrays compared by value)."""
+        return values_equal(self, other) if isinstance(other, EvalPool) else NotImplemented
 
     @property
     def design(self) -> Inclusion | np.ndarray | None:
@@ -341,7 +355,10 @@ class EvalPool:
             labeled row needs one, and an unlabeled row must have none.
         """
         if not isinstance(df, pd.DataFrame):
-            raise ValidationError(f"expected a pandas DataFrame, got {type(df).__name__}.")
+            raise ValidationError(
+                f"expected a pandas DataFrame, got {type(df).__module__}.{type(df).__name__}; "
+                "convert it first (a pyarrow Table or polars DataFrame: .to_pandas())."
+            )
         if df.columns.duplicated().any():
             dup = df.columns[df.columns.duplicated()][0]
             raise ValidationError(f"column {dup!r} appears twice; rename one of them.")
@@ -374,7 +391,7 @@ class EvalPool:
             )
         # label
         need_column(df, label, "label")
-        y = _numeric(df[label], "label", rows)
+        y = _numeric(df[label], "label", rows, notes)
         spec = _outcome_spec(outcome, levels, y, notes)
         _check_labels(y, spec, rows, label)
         # judges
@@ -383,10 +400,11 @@ class EvalPool:
             judge_names = tuple(dict.fromkeys(long["judge"].astype(str)))
         else:
             judges = judge_columns(judges, label, df.columns)
+            judge_names = tuple(str(j) for j in judges)  # a column named 0 is the judge '0'
             frames = []
             for j in judges:
                 need_column(df, j, "judge")
-                s = _numeric(df[j], "judge", rows)
+                s = _numeric(df[j], "judge", rows, notes)
                 if np.isnan(s).all():
                     raise ValidationError(
                         f"judge column {j!r} has no score at all; drop it from the judges."
@@ -394,11 +412,10 @@ class EvalPool:
                 keep = ~np.isnan(s)
                 frames.append(
                     pd.DataFrame(
-                        {"pos": np.flatnonzero(keep), "judge": j, "run": 0, "score": s[keep]}
+                        {"pos": np.flatnonzero(keep), "judge": str(j), "run": 0, "score": s[keep]}
                     )
                 )
             long = pd.concat(frames, ignore_index=True)
-            judge_names = tuple(str(j) for j in judges)
         _check_infinite(long, rows)
         # optional columns
         groups = codes = names = None
@@ -411,6 +428,8 @@ class EvalPool:
                     f"group column {group!r} is empty at {rows(pos)}; give every item "
                     "a group (e.g. 'unknown') or leave out group."
                 )
+            if pd.api.types.is_float_dtype(g) and (g == np.round(g)).all():
+                g = g.astype(np.int64)  # group 8, not 8.0
             # each distinct value to str once (a million arrow strings one by one: 1.5 s)
             codes, distinct = pd.factorize(g)
             names = np.array([str(v) for v in pd.Series(distinct).astype(str)], dtype=object)
@@ -427,7 +446,7 @@ class EvalPool:
         pi = None
         if propensity is not None:
             need_column(df, propensity, "propensity")
-            pi = _numeric(df[propensity], "propensity", rows)
+            pi = _numeric(df[propensity], "propensity", rows, notes)
             _check_propensity(pi, ~np.isnan(y), rows, propensity)
         prompts = None
         if prompt is not None:
@@ -452,7 +471,7 @@ class EvalPool:
             b = _numeric(df[prompt_propensity], "prompt propensity", rows)
             _check_propensity(b, ~np.isnan(y), rows, prompt_propensity)
             inclusion = Inclusion.from_prompt(np.asarray(pi), b)
-        waves, wave_names = (None, None) if wave is None else _waves(df, wave, y, rows)
+        waves, wave_names = (None, None) if wave is None else wave_codes(df, wave, y, rows)
         if codes is not None and names is not None:  # names written several ways; unlabeled
             drawn = groups_never_drawn(y, codes, names, group) if propensity is None else None
             notes += [n for n in (group_spellings(names, group), drawn) if n]
@@ -555,41 +574,6 @@ def _check_labels(y: np.ndarray, spec: OutcomeSpec, rows: _Rows, label: str) -> 
             )
 
 
-def _waves(
-    df: pd.DataFrame, col: str, y: np.ndarray, rows: _Rows
-) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Each label's wave code (0..K-1 in the waves' order; -1 unlabeled) and the waves."""
-    need_column(df, col, "wave")
-    given = df[col].notna().to_numpy()
-    labeled = ~np.isnan(y)
-    for bad, what in ((labeled & ~given, "is empty at labeled"), (~labeled & given, "has a wave "
-                      "at unlabeled")):  # fmt: skip
-        if bad.any():
-            pos = int(np.argmax(bad))
-            raise ValidationError(
-                f"wave column {col!r} {what} {rows(pos)}; every labeled row needs "
-                "the wave its label came in, and an unlabeled row none (empty the cell or add "
-                "the label)."
-            )
-    values = df[col][labeled]
-    numeric = pd.to_numeric(values, errors="coerce")
-    if numeric.notna().all():  # numbers: whole ones as integers (wave 2, not 2.0)
-        whole = bool((numeric == np.round(numeric)).all())
-        values = numeric.astype(np.int64) if whole else numeric
-    try:
-        uniq = pd.unique(values)  # text in natural order (wave9 before wave10), as groups
-        names = wave_order(uniq, col) if all(isinstance(v, str) for v in uniq) else sorted(uniq)
-    except TypeError as exc:
-        raise ValidationError(
-            f"wave column {col!r} mixes values that cannot be ordered (e.g. numbers and "
-            "text); give every wave a number or a date."
-        ) from exc
-    codes = np.full(y.size, -1, dtype=np.intp)
-    codes[labeled] = pd.Index(names).get_indexer(values)
-    codes.setflags(write=False)
-    return codes, tuple(str(_py(v)) for v in names)
-
-
 def _check_infinite(long: pd.DataFrame, rows: _Rows) -> None:
     scores = long["score"].to_numpy(dtype=float)
     bad = _too_large(scores)
@@ -658,8 +642,8 @@ def _long_from_table(long: pd.DataFrame, ids: np.ndarray, notes: list[str]) -> p
     if (pos < 0).any():
         k = int(np.argmax(pos < 0))
         raise ValidationError(
-            f"long judge table row {k} refers to item {_py(long['item'].iloc[k])!r}, which is "
-            "not in the pool; remove the row or add the item."
+            f"long judge table {_row(long, k)} refers to item {_py(long['item'].iloc[k])!r}, "
+            "which is not in the pool; remove the row or add the item."
         )
     ids_arr = np.asarray(ids)
     score = _numeric(long["score"].rename("score"), "long-table", _Rows(ids_arr[pos]))
@@ -677,10 +661,16 @@ def _long_from_table(long: pd.DataFrame, ids: np.ndarray, notes: list[str]) -> p
     dup = out.duplicated(["pos", "judge", "run"])
     if dup.any():
         k = int(np.argmax(dup.to_numpy()))
+        key = out.iloc[k][["pos", "judge", "run"]]
+        first = int(np.argmax((out[["pos", "judge", "run"]] == key).all(axis=1).to_numpy()))
+        more = int(dup.sum()) - 1
+        also = f" (and {more} more repeated row{'s' * (more > 1)})" if more else ""
         raise ValidationError(
-            f"long judge table row {k} repeats item {_py(long['item'].iloc[k])!r}, judge "
-            f"{out['judge'].iloc[k]!r}, run {_py(out['run'].iloc[k])!r}; give repeated runs "
-            "distinct run numbers or drop the duplicate."
+            f"long judge table {_row(long, k)} repeats {_row(long, first)}: item "
+            f"{_py(long['item'].iloc[k])!r}, judge {out['judge'].iloc[k]!r}, run "
+            f"{_py(out['run'].iloc[k])!r}{also}; "
+            "give repeated runs distinct run numbers or drop the duplicates "
+            "(judges.drop_duplicates(['item', 'judge']))."
         )
     # unparseable/failed calls arrive as NaN scores: they are missing scores, counted later
     for j, sub in out.groupby("judge", sort=False):
@@ -695,3 +685,11 @@ def _long_from_table(long: pd.DataFrame, ids: np.ndarray, notes: list[str]) -> p
             "they count as missing scores."
         )
     return out[out["score"].notna()].reset_index(drop=True)
+
+
+def _row(table: pd.DataFrame, k: int) -> str:
+    """Row ``k`` (a position) of a user's table as they find it: ``row 5`` under a plain
+    index, else its position and index label (``row at position 5100 (index 21800)``)."""
+    if table.index.equals(pd.RangeIndex(len(table))):
+        return f"row {k}"
+    return f"row at position {k} (index {_py(table.index[k])!r})"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -54,10 +55,18 @@ def _unplain(value: Any) -> Any:
     return float(value) if value in ("inf", "-inf") else value
 
 
+#: A table's details that describe each of its rows' interval, kept by ``table[name]``.
+_ROW_DETAILS = ("interval_kind", "interval", "pooling", "guarantee")
+
+
 def _kind(details: dict[str, Any]) -> str:
-    """An anytime interval's kind before "CI" in text (``""`` for a fixed interval)."""
-    kind = details.get("interval_kind")
-    return f"{kind} " if kind else ""
+    """An interval's kind before "CI" in text: anytime (``interval_kind``), shrunk and
+    simultaneous (a row of a group table); ``""`` for a plain interval."""
+    words = [details.get("interval_kind")]
+    words.append("shrunk" if details.get("pooling") == "shrink" else None)
+    sim = details.get("simultaneous")
+    words.append(f"simultaneous ({sim})" if sim not in (None, "none") else None)
+    return "".join(f"{w} " for w in words if w)
 
 
 def _not_comparable(details: dict[str, Any]) -> str:
@@ -180,7 +189,32 @@ class EstimateTable:
     def __len__(self) -> int:
         return len(self.names)
 
+    def __iter__(self) -> Iterator[Estimate]:
+        """The rows, in order, each as an :class:`Estimate` (``table[name]``)."""
+        return (self[name] for name in self.names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names
+
+    def read_only(self) -> EstimateTable:
+        """The table with read-only views of its arrays: what a fitted object hands out
+        and keeps (an edit in place, e.g. ``table.estimate.sort()``, would misalign every
+        later call's names and values; copy an array to change it)."""
+        views: dict[str, Any] = {}
+        for f in ("estimate", "se", "ci_low", "ci_high", "cov", "n_labeled", "n_items",
+                  "critical_value"):  # fmt: skip
+            view = np.asarray(getattr(self, f)).view()
+            view.flags.writeable = False
+            views[f] = view
+        return replace(self, **views)
+
     def __getitem__(self, name: str) -> Estimate:
+        if name not in self.names:
+            shown = ", ".join(self.names[:12]) + (", ..." if len(self.names) > 12 else "")
+            raise KeyError(
+                f"{name!r} is not a row of this table; its names: {shown} "
+                "(iterate over the table for its rows, or use .to_frame())."
+            )
         k = self.names.index(name)
         return Estimate(
             estimand=f"{self.estimand}[{name}]",
@@ -193,7 +227,7 @@ class EstimateTable:
             n_items=int(self.n_items[k]),
             alpha=self.alpha,
             details={"simultaneous": self.simultaneous}
-            | {k: v for k, v in self.details.items() if k == "interval_kind"},
+            | {k: v for k, v in self.details.items() if k in _ROW_DETAILS},
         )
 
     def clip(self, low: float, high: float) -> EstimateTable:
@@ -288,7 +322,7 @@ class EstimateTable:
 
     def __str__(self) -> str:
         level = round(100 * (1 - self.alpha), 1)
-        kind = _kind(self.details)
+        kind = _kind({"interval_kind": self.details.get("interval_kind")})
         head = (
             f"{self.method} {self.estimand} ({level:g}% {kind}CI, simultaneous: "
             f"{self.simultaneous})"

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bacon_bayes import estimate as est
+from bacon_bayes.arguments import whole
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate import anytime
 from bacon_bayes.estimate.tables import Pairs
@@ -46,6 +47,7 @@ def check_max_labels(anytime: bool, max_labels: int | None) -> None:
             "anytime intervals spend alpha over); pass anytime=True, or drop max_labels for "
             "one look's intervals."
         )
+    whole(max_labels, "max_labels", 1, "None: no budget, a confidence sequence", none_ok=True)
 
 
 def _waves(cal: Calibrator) -> np.ndarray:

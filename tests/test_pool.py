@@ -131,8 +131,10 @@ def test_blank_strings_in_number_columns_are_empty_cells():
     df.loc[6, "y"], df.loc[7, "y"], df.loc[8, "y"], df.loc[0, "j1"] = "", "  ", "\t", " "
     pool = build(df)
     assert pool.n_labeled == 6 and pool.report()["missing_judge_scores"]["j1"] == 1
-    df.loc[9, "y"] = "n/a"
-    with pytest.raises(ValidationError, match="label column 'y' has a non-numeric value 'n/a'"):
+    df.loc[9, "y"] = "n/a"  # read as empty, as bacon estimate (and pandas' read_csv) do
+    assert build(df).n_labeled == 6 and "'n/a' read as empty" in build(df).notes[0]
+    df.loc[9, "y"] = "unsure"
+    with pytest.raises(ValidationError, match="label column 'y' has a non-numeric value 'unsure'"):
         build(df)
 
 
@@ -236,7 +238,10 @@ def test_judge_matrix_summarises_runs_like_pandas():
             lambda t: t.assign(item=["zz", *list(t.item[1:])]),
             ["row 0 refers to item 'zz'", "not in"],
         ),
-        (lambda t: pd.concat([t, t.iloc[:1]]), ["repeats item 'it0'", "distinct run numbers"]),
+        (
+            lambda t: pd.concat([t, t.iloc[:1]]),
+            ["repeats row at position 0 (index 0): item 'it0'", "distinct run numbers"],
+        ),
         (lambda t: t.assign(score=["x", *list(t.score[1:])]), ["non-numeric value 'x'"]),
         (
             lambda t: t.assign(score=np.where(t.judge == "j2", np.nan, t.score)),
