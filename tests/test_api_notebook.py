@@ -184,13 +184,14 @@ def test_pools_compare_by_value_and_other_tables_are_refused_with_the_fix(frame)
         EvalPool.from_frame(frame.to_dict(), label="human", judges=JUDGES, outcome="continuous")
 
 
-def test_group_comparisons_count_both_groups_labels_as_their_items(cal):
-    """A difference's n_labeled was the smaller group's (7) while its n_items was the sum
-    (200): both are now the two groups' sums."""
+def test_a_difference_counts_the_smaller_groups_labels_and_both_groups_items(cal):
+    """A difference's n_labeled is the smaller group's: it sets the difference's df where
+    the groups give none (summing them, as a fixer tried, narrowed the intervals: a
+    14-label pair's t critical value fell from t_13 to 2.05); its n_items is the sum."""
     means, diffs = cal.estimate_groups(), cal.compare_groups().to_frame().set_index("name")
     a, b = means.names[:2]
     row = diffs.loc[f"{a} - {b}"]
-    assert row["n_labeled"] == means[a].n_labeled + means[b].n_labeled
+    assert row["n_labeled"] == min(means[a].n_labeled, means[b].n_labeled)
     assert row["n_items"] == means[a].n_items + means[b].n_items
 
 

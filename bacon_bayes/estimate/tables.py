@@ -172,8 +172,9 @@ def all_pairs(m: int) -> tuple[list[tuple[int, int]], np.ndarray]:
 @dataclass(frozen=True)
 class Pairs:
     """All pairs ``(a, b)``, ``a`` before ``b``, of a group table's rows: the contrast
-    matrix of the differences ``a - b``, their names and label and item counts (both
-    groups', summed alike)."""
+    matrix of the differences ``a - b``, their names, label counts (the smaller group's:
+    it sets a difference's Student-t df, ``n - 1``, where the groups give none) and item
+    counts (both groups')."""
 
     pairs: list[tuple[int, int]]
     contrast: np.ndarray
@@ -188,7 +189,7 @@ class Pairs:
             pairs,
             contrast,
             tuple(f"{table.names[a]} - {table.names[b]}" for a, b in pairs),
-            np.array([table.n_labeled[a] + table.n_labeled[b] for a, b in pairs], dtype=int),
+            np.array([min(table.n_labeled[a], table.n_labeled[b]) for a, b in pairs], dtype=int),
             np.array([table.n_items[a] + table.n_items[b] for a, b in pairs], dtype=int),
         )
 
