@@ -246,3 +246,27 @@ def _codes(labeled: np.ndarray, codes: np.ndarray) -> np.ndarray:
     out[labeled] = codes
     out.setflags(write=False)
     return out
+
+
+#: which way a group mean is better: the one word every "best", "top" and "leads" reads
+#: (``bacon estimate/report/plan/status/sample --better``, a study's ``better``)
+BETTER = ("higher", "lower")
+
+
+def check_better(better: str | None) -> str:
+    """``better`` (``"higher"``, the default for None, or ``"lower"``: an error score such
+    as MQM, where the best group has the lowest mean), refused with the fix otherwise."""
+    if better is None:
+        return "higher"
+    if better not in BETTER:
+        raise ValidationError(
+            f"better={better!r} is not a direction; give 'higher' (a higher mean is better, "
+            "the default) or 'lower' (an error score such as MQM: the lowest mean is best)"
+        )
+    return better
+
+
+def best_words(better: str | None) -> str:
+    """What "best" means, for the lines that name the best or top group: ``"highest
+    mean"`` or ``"lowest mean"``."""
+    return f"{'lowest' if check_better(better) == 'lower' else 'highest'} mean"

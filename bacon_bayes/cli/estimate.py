@@ -17,6 +17,7 @@ from bacon_bayes.cli.pool_args import (
     add_calibrator_arguments,
     add_pool_arguments,
     anytime_from_args,
+    better_from_args,
     budget_spent,
     calibrator_from_args,
     fit_from_args,
@@ -193,16 +194,18 @@ def _estimate(
         if too_many:  # the means printed, the pairs past what one covariance holds
             skipped = f"\n{too_many}"
         elif n_groups > 1:
+            better = better_from_args(args)
             compared = comparisons(
-                cal, args.alpha, group, anytime=anytime, simultaneous=not args.pointwise
-            )
+                cal, args.alpha, group, anytime=anytime, simultaneous=not args.pointwise,
+                better=better,
+            )  # fmt: skip
             if not compared.best_clear:  # the plan's line: only where it is printed
                 # the fitted frequentist calibrator's residuals are the plan's pilot
                 mine = cal if saved is None and cal.engine_ == "freq" else None
                 note = budget_spent(anytime, pool.n_labeled) or resolution_note(
                     pool, args.alpha, group_column=group, calibrator=mine,
                     plan_command=plan_command(args, pool), pooling=args.pooling,
-                    anytime=plan_note_anytime(args, anytime),
+                    anytime=plan_note_anytime(args, anytime), better=better or "higher",
                 )  # fmt: skip
                 compared = dataclasses.replace(compared, plan_note=note)
     except ValidationError as exc:  # e.g. --pooling shrink with under 3 groups labeled

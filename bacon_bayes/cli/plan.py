@@ -9,9 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 from bacon_bayes.cli.pairwise import add_pairwise_arguments
 from bacon_bayes.cli.pool_args import (
+    add_better_argument,
     add_fit_arguments,
     add_pool_arguments,
     add_pooling_argument,
+    better_from_args,
     calibrator_from_args,
     pool_from_args,
     reading_options,
@@ -79,6 +81,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     add_fit_arguments(p)
     add_pooling_argument(p)
+    add_better_argument(p)
     p.add_argument(
         "--from-scratch",
         action="store_true",
@@ -131,7 +134,7 @@ def goal_from_args(args: argparse.Namespace) -> Goal:
         if args.delta is None:
             raise ValidationError("--difference A B needs --delta D (the difference to detect).")
         return Goal("difference", pair=tuple(args.difference), delta=args.delta, power=args.power)
-    return Goal("top", power=args.power)
+    return Goal("top", power=args.power, better=better_from_args(args) or "higher")
 
 
 def _list(text: str | None, what: str) -> list[str] | None:
@@ -177,7 +180,8 @@ def run(args: argparse.Namespace) -> int:
         from_scratch=args.from_scratch,
         group_column=args.group or pool.group_name,  # a study's: its recorded column
         pool_arg=shlex.quote(str(args.file)),
-        sample_args=reading_options(args, pool, sample=True),
+        sample_args=reading_options(args, pool, sample=True)
+        + (" --better lower" if goal.better == "lower" else ""),  # the study records it
         pooling=args.pooling,
     )
     result.pilot.assumptions.insert(0, engine)

@@ -158,6 +158,7 @@ def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
         "larger population; with --prompt the variance is clustered by prompt)",
     )
     add_pooling_argument(p)
+    add_better_argument(p)
     p.add_argument(
         "--group-effects",
         choices=("auto", "on", "off"),
@@ -181,6 +182,33 @@ def add_pooling_argument(p: argparse.ArgumentParser) -> None:
         "under 5 labels) or auto (default: shrink when a group with labels has fewer than "
         "10, unless the intervals are clustered by prompt)",
     )
+
+
+def add_better_argument(p: argparse.ArgumentParser, study: bool = True) -> None:
+    """``--better higher|lower``: which way a group mean is better, read by every "best",
+    "top" and "leads" (estimate, report, plan, status, sample; ``study``: the command
+    reads study folders, whose recorded direction is the default)."""
+    p.add_argument(
+        "--better",
+        choices=("higher", "lower"),
+        help="which way a group's mean is better: higher (the default) or lower (an error "
+        "score such as MQM: the best group is the lowest mean); the best group, plan "
+        "--top and --until best follow it"
+        + (" (a study's own, recorded by bacon sample, is used when not given)" if study else ""),
+    )
+
+
+def better_from_args(args: argparse.Namespace) -> str | None:
+    """``--better``, else the direction a study folder records when it is ``lower``;
+    None when neither says (higher, with the hint where the label looks like an error
+    score)."""
+    from bacon_bayes.study.folder import CONFIG_FILE, StudyConfig
+
+    given = getattr(args, "better", None)
+    if given is None and (Path(args.file) / CONFIG_FILE).is_file():
+        recorded = StudyConfig.read(Path(args.file)).better
+        given = recorded if recorded == "lower" else None
+    return given
 
 
 def add_scale_argument(p: argparse.ArgumentParser, study: bool = True) -> None:
@@ -498,6 +526,7 @@ def plan_command(args: argparse.Namespace, pool: EvalPool) -> str:
     extra += f" --model {shlex.quote(args.model)}" if getattr(args, "model", None) else ""
     pooling = getattr(args, "pooling", "auto")
     extra += f" --pooling {pooling}" if pooling != "auto" else ""
+    extra += " --better lower" if getattr(args, "better", None) == "lower" else ""
     options = reading_options(args, pool)
     return f"bacon plan {shlex.quote(str(args.file))} {options}{extra} --top".replace("  ", " ")
 

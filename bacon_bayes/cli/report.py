@@ -13,6 +13,7 @@ from bacon_bayes.cli.pool_args import (
     add_calibrator_arguments,
     add_pool_arguments,
     anytime_from_args,
+    better_from_args,
     budget_spent,
     calibrator_from_args,
     fit_from_args,
@@ -112,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
         mine = cal if saved is None and cal.engine_ == "freq" else None  # the plan's pilot
         group = getattr(args, "group", None)
         command = None if str(args.file).endswith(".nc") else plan_command(args, cal.pool_)
+        better = None if str(args.file).endswith(".nc") else better_from_args(args)
         note = budget_spent(anytime, cal.pool_.n_labeled) or resolution_note(
             cal.pool_,
             args.alpha,
@@ -120,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
             plan_command=command,
             pooling=args.pooling,
             anytime=plan_note_anytime(args, anytime),
+            better=better or "higher",
         )
         cal.report(
             out.path,
@@ -129,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
             plan_note=note,
             extra=extra,
             anytime=anytime,
+            better=better,
         )
         path = out.written()
         if args.simulate is not None:

@@ -82,6 +82,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "sign=A,B (a pair of groups), or best; draws nothing when it is settled",
     )
     p.add_argument(
+        "--better",
+        choices=("higher", "lower"),
+        help="which way a group's mean is better, for --until best: higher or lower (an "
+        "error score such as MQM); a new study records it (bacon status reads it), an "
+        "existing one's is the default",
+    )
+    p.add_argument(
         "--max-labels",
         type=int,
         metavar="N",
@@ -278,7 +285,9 @@ def _until(args: argparse.Namespace, root: Path, config: StudyConfig | None) -> 
                 print(f"study {root} records max_labels = {args.max_labels}; draw with --until")
     if args.until:
         fit = {"engine": args.engine, "model": args.model, "folds": args.folds}
-        args.budget, line = until_budget(root, args.until, max_labels=args.max_labels, **fit)
+        args.budget, line = until_budget(
+            root, args.until, max_labels=args.max_labels, better=args.better, **fit
+        )
         print(line)
     return config
 

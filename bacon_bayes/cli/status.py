@@ -43,6 +43,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "confidence sequence",
     )
     q.add_argument("--group", help="group column whose pairs and best group to ask about")
+    q.add_argument(
+        "--better",
+        choices=("higher", "lower"),
+        help="which way a group's mean is better for the best group: higher or lower (an "
+        "error score such as MQM); default: the study's (bacon sample --better), else higher",
+    )
     q.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
     q.add_argument(
         "--engine",
@@ -166,7 +172,9 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
             group=args.group,
             allow_pending=args.allow_pending,
         )
-        found = questions(cal, alpha=args.alpha, half_width=args.half_width, max_labels=max_labels)
+        better = args.better or study.config.better
+        found = questions(cal, alpha=args.alpha, half_width=args.half_width,
+                          max_labels=max_labels, better=better)  # fmt: skip
     except BaconError as exc:
         print(f"questions: not answered yet ({exc})")
         return

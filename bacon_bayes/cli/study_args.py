@@ -243,4 +243,5 @@ def _new_config(args: argparse.Namespace, source: Path, root: Path) -> StudyConf
         prompt=args.prompt,
         show=names_option(args.show),
         drop_unscored=args.drop_unscored,
+        better=getattr(args, "better", None) or "higher",
     )

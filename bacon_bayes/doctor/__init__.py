@@ -95,6 +95,8 @@ class Profile:
     empty: dict[str, str] = field(default_factory=dict)
     #: what the bias checks negated (a reversed judge, an error-score label)
     bias_note: str = ""
+    #: the hint to pass --better lower (an error-score label; "" otherwise)
+    better_hint: str = ""
     #: labels far outside the others' scale, and the fix (``""``: none; :func:`.label_scale`)
     far: str = ""
     #: why no command is printed: rows that are not one item each (:mod:`.rows`)
@@ -265,13 +267,13 @@ def profile(
         length = bias.words(frame[roles.response]) if roles.response else None
         groups = frame[roles.group].to_numpy() if roles.group else None
         error = p.scale is not None and not np.isfinite([p.scale.low, p.scale.high]).all()
-        how = bias.orient(y, frame[roles.judges], roles.label or "", error)
+        how, p.length, p.groups, p.length_skipped = bias.oriented_biases(
+            y, frame[roles.judges], length, groups, roles.label or "", error, alpha
+        )
         for j in how.reversed:
             roles.reasons[f"judge:{j}"] += "; falls as the label rises: a reversed scale?"
-        p.length, p.groups, p.length_skipped = bias.judge_biases(
-            how.label, how.scores, length, groups, alpha
-        )
         p.bias_note = how.note
+        p.better_hint = bias.better_lower_hint(roles.label or "", how.label_negated)
         p.length_left_out = bias.without_text(y, length)
         if length is None:
             p.length_note = "no response text column: response length not checked"
@@ -283,6 +285,7 @@ def profile(
     p.judges_note = _many_judges(roles, y, [str(c) for c in frame.columns])
     p.can = _can(p, y) + _empty_notes(p) + _design_notes(kept, roles, y_kept, p.empty)
     p.can[1:1] = [roles.raters] * bool(roles.raters)  # beside what the label's mean is
+    p.can += [p.better_hint] if p.better_hint and roles.group else []  # "best" of groups
     codes = label_codes(y, str(roles.label), lambda k: row_place(frame, k)) if y is not None else ""
     p.can[:0] = [n for n in (codes, p.far) if n]  # 0 for 'not rated', typos: they decide the rest
     return p

@@ -36,6 +36,7 @@ average level; simultaneous (Sidak) intervals over the groups, covering 0.95-0.9
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -301,6 +302,8 @@ class Orientation:
     reversed: dict[str, float]
     #: what was negated, for the text ("" when nothing was)
     note: str = ""
+    #: whether the label was negated (an error score: a lower label is better)
+    label_negated: bool = False
 
 
 def orient(label: np.ndarray, scores: pd.DataFrame, name: str, error_score: bool) -> Orientation:
@@ -330,6 +333,7 @@ def orient(label: np.ndarray, scores: pd.DataFrame, name: str, error_score: bool
             {},
             f"every judge falls as {name} rises{what}: biases checked on -{name}, so an "
             "over-rating is an item rated better than its label warrants",
+            True,
         )
     flipped = scores.copy()
     for j in falls:
@@ -341,6 +345,43 @@ def orient(label: np.ndarray, scores: pd.DataFrame, name: str, error_score: bool
         falls,
         f"{', '.join(falls)} {verb} as the label rises (a reversed scale?): checked on minus "
         "its score, so an over-rating is a score better than the label warrants",
+    )
+
+
+def oriented_biases(
+    label: np.ndarray,
+    scores: pd.DataFrame,
+    length: np.ndarray | None,
+    groups: np.ndarray | None,
+    name: str,
+    error_score: bool,
+    alpha: float = 0.05,
+) -> tuple[Orientation, list[LengthBias], dict[str, pd.DataFrame], dict[str, str]]:
+    """:func:`judge_biases` on the label and judges as :func:`orient` takes them: the one
+    place ``bacon doctor`` (on a table) and ``bacon report``'s data check (on a pool)
+    orient the checks, so that both check an error-score label on -label alike."""
+    how = orient(label, scores, name, error_score)
+    found, by_group, skipped = judge_biases(how.label, how.scores, length, groups, alpha)
+    return how, found, by_group, skipped
+
+
+#: a label's name that reads as an error score (lower is better): MQM, error, loss...
+_ERROR_NAME = re.compile(r"mqm|error|loss|penalt|mistake|(^|[^a-z])(wer|ter|cer)([^a-z]|$)", re.I)
+
+
+def better_lower_hint(name: str, label_negated: bool) -> str:
+    """The hint to pass ``--better lower`` where the label looks like an error score:
+    its name reads as one (MQM, error, loss, penalty, WER/TER), or every judge falls as it
+    rises (:func:`orient` negated it); "" otherwise. Without it "best" and "top" mean the
+    highest mean, the worst group of an error score."""
+    named = bool(_ERROR_NAME.search(name))
+    if not (named or label_negated):
+        return ""
+    why = f"its name {name!r} reads as one" if named else f"every judge falls as {name!r} rises"
+    return (
+        f"label {name!r} looks like an error score, where lower is better ({why}): 'best' "
+        "and 'top' here mean the highest mean; pass --better lower to rank the lowest mean "
+        "first (bacon estimate, report, plan --top, status, sample --until best)"
     )
 
 

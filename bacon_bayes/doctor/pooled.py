@@ -22,7 +22,7 @@ from bacon_bayes.order import name_text
 if TYPE_CHECKING:
     from bacon_bayes.pool import EvalPool
 
-__all__ = ["PoolCheck", "judge_warnings", "profile_pool"]
+__all__ = ["PoolCheck", "better_hint", "judge_warnings", "profile_pool"]
 
 #: the label's column in the frame the agreement functions read (not a judge's name)
 _LABEL = "\x00label"
@@ -57,6 +57,9 @@ class PoolCheck:
         Judge -> why it has no length check.
     alpha : float
         1 - confidence level of the bias intervals.
+    bias_note : str
+        What the bias checks negated (an error-score label, a reversed judge), as
+        ``bacon doctor`` says it.
     """
 
     judges: list[str]
@@ -70,10 +73,20 @@ class PoolCheck:
     length_left_out: int = 0
     groups: dict[str, pd.DataFrame] = field(default_factory=dict)
     length_skipped: dict[str, str] = field(default_factory=dict)
+    bias_note: str = ""
+
+
+def _error_score(bounds: tuple[float, float] | None) -> bool:
+    """A label whose range is open at one end (``0:inf``, ``-inf:0``): an error score, as
+    ``bacon doctor`` reads an open scale."""
+    return bounds is not None and not bool(np.isfinite(bounds).all())
 
 
 def profile_pool(
-    pool: EvalPool, alpha: float = 0.05, text: np.ndarray | pd.Series | None = None
+    pool: EvalPool,
+    alpha: float = 0.05,
+    text: np.ndarray | pd.Series | None = None,
+    bounds: tuple[float, float] | None = None,
 ) -> PoolCheck:
     """``bacon doctor``'s agreement and bias checks on a pool.
 
@@ -87,6 +100,10 @@ def profile_pool(
         The response text of each item, aligned with the pool's items (default
         ``pool.text``); empty strings count as no text. Without one the length check is
         skipped (``length_note`` says so).
+    bounds : tuple of float, optional
+        The label's range (the calibrator's ``bounds_``): one open at one end is an error
+        score, whose bias checks run on -label where every judge falls with it, as
+        ``bacon doctor``'s (:func:`~bacon_bayes.doctor.bias.oriented_biases`).
 
     Returns
     -------
@@ -115,9 +132,10 @@ def profile_pool(
     if text is not None:
         length = bias.words(pd.Series(np.asarray(text, dtype=object)).replace("", pd.NA))
     groups = None if pool.groups is None else np.asarray(pool.groups)
-    check.length, check.groups, check.length_skipped = bias.judge_biases(
-        y, frame[judges], length, groups, alpha
+    how, check.length, check.groups, check.length_skipped = bias.oriented_biases(
+        y, frame[judges], length, groups, pool.label_name, _error_score(bounds), alpha
     )
+    check.bias_note = how.note
     check.length_left_out = bias.without_text(y, length)
     if length is None:
         check.length_note = "no response text (pass --text COLUMN): response length not checked"
@@ -164,3 +182,16 @@ def unscored_note(pool: EvalPool, scores: pd.DataFrame) -> str:
         "enters every estimate; score them with a judge, or leave them out (drop them from "
         "the DataFrame; bacon estimate --drop-unscored)"
     )
+
+
+def better_hint(pool: EvalPool, bounds: tuple[float, float] | None = None) -> str | None:
+    """The hint to pass ``--better lower`` where the pool's label looks like an error
+    score (:func:`~bacon_bayes.doctor.bias.better_lower_hint`: its name, or every judge
+    falling as it rises, as the bias checks orient it); None otherwise."""
+    y = np.asarray(pool.y, dtype=float)
+    if np.isfinite(y).sum() < 2:
+        return None
+    scores = pool.judge_matrix()
+    frame = pd.DataFrame(scores.to_numpy(dtype=float), columns=[str(j) for j in pool.judges])
+    how = bias.orient(y, frame, pool.label_name, _error_score(bounds))
+    return bias.better_lower_hint(pool.label_name, how.label_negated) or None

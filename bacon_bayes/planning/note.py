@@ -41,6 +41,7 @@ def resolution_note(
     plan_command: str | None = None,
     pooling: str = "auto",
     anytime: str | None = None,
+    better: str = "higher",
 ) -> str | None:
     """One line for the comparisons: the labels that :func:`plan` says would resolve the
     top group from the rest with ``power``, under its recommended design (None when the
@@ -54,7 +55,8 @@ def resolution_note(
     one look's (``--fixed``), which the line says, naming this command (``bacon status
     STUDY``: empty for none) for the anytime intervals' own projection, and that it is
     another kind of count (the estimates held where they are, not the power), which may
-    be fewer or more.
+    be fewer or more. ``better``: which way a mean is better (``"lower"``: the top group
+    is the lowest mean, an error score), as ``bacon plan --top --better`` takes it.
 
     A plan takes the pilot's gaps between the groups as the truth. When the top group's
     lead over some group is under one standard error (:func:`indistinguishable`), that
@@ -85,9 +87,9 @@ def resolution_note(
             f"bacon plan: the labels that would resolve the top {what} cannot be predicted "
             f"from this pilot yet ({str(exc).rstrip('.')})."
         )
-    tied = indistinguishable(st)
+    tied = indistinguishable(st, better)
     if tied is not None:
-        return _tied_note(st, tied, what, _other_surrogate(calibrator)) + (
+        return _tied_note(st, tied, what, _other_surrogate(calibrator), better) + (
             " `bacon plan --top` takes the pilot's lead as the truth and gives, with this "
             f"caution, the labels each design would then need:{run}"
             if run
@@ -97,9 +99,10 @@ def resolution_note(
     designs = (NOTE_DESIGNS if pool.prompts is not None else NOTE_DESIGNS[:1]) if few else None
     only = f"; only {' and '.join(designs)} compared on a pool this large" if designs else ""
     try:  # one budget for the (unprinted) table: the labels in hand, evaluated anyway
-        result = plan(pool, Goal("top", power=power), alpha=alpha, group_column=group_column,
-                      pilot=st, designs=designs, budgets=[float(st.n_labeled)],
-                      ranges=False, pooling=pooling)  # fmt: skip
+        top = Goal("top", power=power, better=better)
+        result = plan(pool, top, alpha=alpha, group_column=group_column, pilot=st,
+                      designs=designs, budgets=[float(st.n_labeled)], ranges=False,
+                      pooling=pooling)  # fmt: skip
     except ValidationError:  # a design the search cannot draw: nothing the user can act on
         return None
     best = next((d for d in result.designs if d.design == result.recommended), None)
@@ -137,10 +140,12 @@ def resolution_note(
     )
 
 
-def indistinguishable(st: PilotStatistics) -> tuple[int, int, float, float] | None:
+def indistinguishable(
+    st: PilotStatistics, better: str = "higher"
+) -> tuple[int, int, float, float] | None:
     """:func:`~bacon_bayes.planning.outlook.weakest_lead` when that lead is under one standard
     error (predicted for the pilot's labels, uniform design); else None."""
-    lead = weakest_lead(st)
+    lead = weakest_lead(st, better)
     return lead if lead is not None and lead[2] < lead[3] else None
 
 
@@ -154,7 +159,11 @@ def _other_surrogate(cal: Calibrator | None) -> str:
 
 
 def _tied_note(
-    st: PilotStatistics, tied: tuple[int, int, float, float], what: str, which: str = ""
+    st: PilotStatistics,
+    tied: tuple[int, int, float, float],
+    what: str,
+    which: str = "",
+    better: str = "higher",
 ) -> str:
     top, other, gap, se = tied
     n0, N = st.n_labeled, st.n_items
@@ -163,7 +172,8 @@ def _tied_note(
     shrink = 1.0 - math.sqrt(later.var_pool / now.var_pool) if now.var_pool > 0 else 0.0
     return (
         f"bacon plan: the top {what}'s lead is indistinguishable from zero here: in the "
-        f"pilot's shrunk means{which}, {st.names[top]} leads {st.names[other]} by {gap:.3g}, "
+        f"pilot's shrunk means{which}, {st.names[top]} leads {st.names[other]} by {gap:.3g}"
+        f"{' (lower is better)' if better == 'lower' else ''}, "
         "under one standard error "
         f"({se:.3g}), so the labels needed to resolve it cannot be told from this pilot "
         f"(if the two are equal, none would). {more} more labels (uniform) would narrow the "

@@ -397,14 +397,18 @@ def contrast_metrics(
     }
 
 
-def weakest_lead(st: PilotStatistics) -> tuple[int, int, float, float] | None:
-    """The top group on the plan's means (:func:`planning_means`), the group it leads by
-    the fewest standard errors of the pilot (uniform design), that lead and its standard
-    error; None without a pilot, or where every lead is exact (a wholly labeled pilot)."""
+def weakest_lead(
+    st: PilotStatistics, better: str = "higher"
+) -> tuple[int, int, float, float] | None:
+    """The top group on the plan's means (:func:`planning_means`; the highest, or the
+    lowest with ``better="lower"``), the group it leads by the fewest standard errors of
+    the pilot (uniform design), that lead (positive: in the better direction) and its
+    standard error; None without a pilot, or where every lead is exact (a wholly labeled
+    pilot)."""
     if len(st.names) < 2 or st.n_labeled == 0 or not np.isfinite(st.means).any():
         return None
     p = predict(st, "uniform", st.n_labeled)
-    means = planning_means(st, shrink_prior(st))
+    means = planning_means(st, shrink_prior(st)) * (-1.0 if better == "lower" else 1.0)
     top = int(np.nanargmax(means))
     worst: tuple[float, int, float, float] | None = None
     for k in np.flatnonzero(np.isfinite(means)):
@@ -418,9 +422,9 @@ def weakest_lead(st: PilotStatistics) -> tuple[int, int, float, float] | None:
     return None if worst is None else (top, worst[1], worst[2], worst[3])
 
 
-def smallest_lead(st: PilotStatistics) -> float | None:
+def smallest_lead(st: PilotStatistics, better: str = "higher") -> float | None:
     """The top group's smallest lead in standard errors (:func:`weakest_lead`)."""
-    lead = weakest_lead(st)
+    lead = weakest_lead(st, better)
     return None if lead is None else lead[2] / lead[3]
 
 

@@ -15,7 +15,7 @@ from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.critical import simultaneous_critical_value
 from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
-from bacon_bayes.order import names_text, unique_codes
+from bacon_bayes.order import best_words, check_better, names_text, unique_codes
 from bacon_bayes.planning.budgets import budget_labels
 from bacon_bayes.planning.outlook import (
     POOLINGS,
@@ -71,7 +71,8 @@ class Goal:
     mean, or of the difference ``pair[0] - pair[1]``; ``"difference"``: power ``power``
     to detect ``delta`` between ``pair[0]`` and ``pair[1]``; ``"top"``: power ``power``
     that the top group's simultaneous difference intervals against every other group
-    all exclude 0.
+    all exclude 0, the top being the highest mean, or the lowest with ``better="lower"``
+    (an error score such as MQM).
     """
 
     kind: GoalKind
@@ -80,6 +81,7 @@ class Goal:
     pair: tuple[str, str] | None = None
     delta: float | None = None
     power: float = 0.8
+    better: str = "higher"
 
     def check(self, names: tuple[str, ...]) -> None:
         """Refuse a goal that cannot be planned (the message names the fix)."""
@@ -87,6 +89,7 @@ class Goal:
             raise ValidationError(
                 f"goal {self.kind!r} is not known; use 'half-width', 'difference' or 'top'."
             )
+        check_better(self.better)
         if self.kind == "half-width" and not (self.half_width or 0) > 0:
             raise ValidationError(f"half-width {self.half_width!r} must be > 0 (e.g. 0.05).")
         if self.kind != "half-width" and not 0 < self.power < 1:
@@ -126,7 +129,10 @@ class Goal:
             a, b = self.pair or ("", "")
             return f"power {self.power:g} to detect {a} - {b} = {self.delta:g} ({OWN_PAIR})"
         top = "its simultaneous difference intervals, as estimate prints them by default"
-        return f"power {self.power:g} that the top group is resolved from every other ({top})"
+        return (
+            f"power {self.power:g} that the top group ({best_words(self.better)}) is resolved "
+            f"from every other ({top})"
+        )
 
 
 @dataclass
@@ -184,7 +190,8 @@ class PlanResult:
         metric = "half-width" if self.goal.kind == "half-width" else "power"
         lines = [f"goal: {self.goal.describe()} (alpha {self.alpha:g})"]
         if self.top_group is not None:
-            lines.append(f"top group in the pilot: {self.top_group}")
+            best = best_words(self.goal.better)
+            lines.append(f"top group in the pilot ({best}): {self.top_group}")
         budgets = [b["labels"] for b in self.designs[0].at_budgets] if self.designs else []
         head = f"{'design':<12}{'labels needed':>15}{'new':>8}" + "".join(
             f"{f'{metric} @{b:g}':>18}" for b in budgets
@@ -220,7 +227,7 @@ class PlanResult:
             )
             if best.command:
                 lines.append(f"  run: {best.command}")
-        lead = smallest_lead(self.pilot) if self.goal.kind == "top" else None
+        lead = smallest_lead(self.pilot, self.goal.better) if self.goal.kind == "top" else None
         if lead is not None and lead < 1.0:  # as bacon estimate's line says of it
             lines.append(
                 f"  caution: the top group's lead in the pilot is {lead:.1f} standard errors, "
@@ -288,7 +295,9 @@ class _Evaluator:
         #: the group means taken as the truth (shrunk: no winner's curse)
         self.truth = planning_means(st, self.prior)
         # the estimator's leader, a group without pilot labels too (by its surrogate)
-        self.top = int(np.nanargmax(self.truth)) if goal.kind == "top" else None
+        #: +1: the top is the highest mean; -1: the lowest (``better="lower"``)
+        self.sign = -1.0 if goal.better == "lower" else 1.0
+        self.top = int(np.nanargmax(self.sign * self.truth)) if goal.kind == "top" else None
         self._levels: dict[str, float] = {}
         self._details: dict[tuple[str, float], dict[str, float]] = {}
         self._powers: dict[tuple[float, bytes, bytes], float] = {}  # by level, cov, df
@@ -365,7 +374,7 @@ class _Evaluator:
         L[np.arange(len(others)), others] = -1.0
         L[:, t] = 1.0
         dcov = L @ p.cov @ L.T
-        gaps = L @ self.truth
+        gaps = L @ (self.sign * self.truth)  # the top's leads, in the better direction
         vals, vecs = np.linalg.eigh(dcov)
         root = vecs * np.sqrt(np.clip(vals, 0.0, None))
         # einsum, not BLAS: 8000 x 9 by 9 x 9 took 40 ms with two BLAS threads on a busy
@@ -580,9 +589,10 @@ def plan(
                 "whose few labels happened high is not taken as the clear leader)"
                 if ev.prior is not None
                 else "top group and gaps from the pilot's estimates (the top one was picked "
-                "as the largest, so its gaps are a little optimistic)"
+                f"as the {'smallest' if goal.better == 'lower' else 'largest'}, so its gaps "
+                "are a little optimistic)"
             )
-            + _lead_note(st)
+            + _lead_note(st, goal.better)
         )
     withheld_notes(st, rows, pooling)
     st.assumptions.append(ONE_LOOK)
@@ -615,11 +625,11 @@ def _labels_range(ev: _Evaluator, design: str, point: int) -> tuple[int | None, 
     return min(found), None if None in out else max(found)
 
 
-def _lead_note(st: PilotStatistics) -> str:
+def _lead_note(st: PilotStatistics, better: str = "higher") -> str:
     """The top group's smallest lead in standard errors of the pilot, and what one
     standard error less would cost: the labels a lead needs grow as 1 / lead^2, so the
     range of the labels needed (the variance's alone) does not hold the gaps' error."""
-    z = smallest_lead(st)
+    z = smallest_lead(st, better)
     if z is None:
         return ""
     cost = f"about {(z / (z - 1.0)) ** 2:.1f}x the labels" if z > 1.0 else "no finite number"

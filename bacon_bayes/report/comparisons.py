@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.estimate.tables import pair_notes, pair_reasons, too_many_pairs
-from bacon_bayes.order import name_text, names_text, unique_codes
+from bacon_bayes.order import best_words, check_better, name_text, names_text, unique_codes
 from bacon_bayes.report.tables import fixed
 from bacon_bayes.report.text import guarantee_note
 from bacon_bayes.results import _plain, sure_sign
@@ -115,6 +115,12 @@ class Comparisons:
         The pairs withheld for a reason of their own (too few labeled prompts for a
         simultaneous interval), by name, with the whole reason (the ``note`` column has
         its first words); a pair withheld for its groups is said by the group table.
+    better : str
+        Which way a mean is better (``"higher"`` or ``"lower"``: an error score), which
+        the ranks, "best" and the shown pairs follow.
+    direction_note : str, optional
+        Where ``better`` was not given and the label looks like an error score: the hint
+        to pass ``--better lower``.
     """
 
     group: str
@@ -131,6 +137,8 @@ class Comparisons:
     prompt_column: str | None = None
     pointwise: bool = False
     withheld: dict[str, str] = field(default_factory=dict)
+    better: str = "higher"
+    direction_note: str | None = None
 
     @property
     def n_resolved(self) -> int:
@@ -193,6 +201,7 @@ class Comparisons:
             "n_resolved": self.n_resolved,
             "best": self.best,
             "best_clear": self.best_clear,
+            "better": self.better,
             "could_be_first": self.could_be_first,
             # "name" and "estimate" as in every group table's rows (the older "pair",
             # "difference" and "group" are kept)
@@ -243,6 +252,8 @@ class Comparisons:
             f"0){more}",
             self.best_line(),
         ]
+        if self.direction_note:
+            lines.append(f"note: {self.direction_note}")
         if self.plan_note and not self.best_clear:
             lines.append(self.plan_note)
         return "\n".join(lines)
@@ -274,12 +285,16 @@ class Comparisons:
         return POINTWISE_NOTE.format(", at one look: --fixed" if anytime else "")
 
     def best_line(self) -> str:
-        """Whether the best group is clear, in words."""
+        """Whether the best group is clear, in words (best: the highest mean, or the
+        lowest where :attr:`better` is ``"lower"``, said)."""
         top = self.ranks.iloc[0]
+        best = f"best {self.group}" + (
+            f" ({best_words(self.better)})" if self.better == "lower" else ""
+        )
         if self.best_clear:
-            return f"best {self.group}: {self.best} (rank interval [1, 1]: clear)"
+            return f"{best}: {self.best} (rank interval [1, 1]: clear)"
         return (
-            f"best {self.group} not clear: {self.best} ranks first by estimate (rank "
+            f"{best} not clear: {self.best} ranks first by estimate (rank "
             f"interval [{int(top['rank_low'])}, {int(top['rank_high'])}]); could rank first: "
             f"{self._could_be_first_text()}"
         )
@@ -313,21 +328,30 @@ def comparisons(
     plan_note: str | None = None,
     anytime: dict[str, Any] | None = None,
     simultaneous: bool = True,
+    better: str | None = None,
 ) -> Comparisons:
     """The comparisons of a fitted calibrator's groups (at least two groups); ``group``:
     the grouping's name (default: the pool's group column, else ``"group"``);
     ``plan_note``: the plan's line on the labels that would resolve the rest; ``anytime``:
     ``compare_groups``'s ``anytime`` and ``max_labels`` for the differences and the ranks;
     ``simultaneous=False``: each pair's interval at its own level (the one ``bacon plan
-    --difference`` sizes), the ranks still from the simultaneous ones."""
+    --difference`` sizes), the ranks still from the simultaneous ones; ``better``: which
+    way a mean is better (``"higher"``, the default, or ``"lower"``), which the ranks
+    follow; not given, a label that looks like an error score gets the hint to give it
+    (:func:`~bacon_bayes.doctor.pooled.better_hint`)."""
+    from bacon_bayes.doctor.pooled import better_hint
+
     pool = cal.pool_
+    way = check_better(better)
     target, note = target_description(cal)
     n_prompts = 0 if pool.prompts is None else int(unique_codes(pool.prompts)[0].size)
     return comparisons_of(
         cal.estimate_groups(alpha, True), cal.bounds_, alpha, group or pool.group_name or
         "group", (target, note), plan_note=plan_note, prompt=pool.prompt_name,
         n_prompts=n_prompts, diffs=cal.compare_groups(alpha, simultaneous, **(anytime or {})),
-        ranks=cal.rank_groups(alpha, **(anytime or {})),
+        ranks=cal.rank_groups(alpha, descending=way == "higher", **(anytime or {})),
+        better=way,
+        direction_note=better_hint(pool, cal.bounds_) if better is None else None,
     )  # fmt: skip
 
 
@@ -343,6 +367,8 @@ def comparisons_of(
     n_prompts: int = 0,
     diffs: EstimateTable | None = None,
     ranks: pd.DataFrame | None = None,
+    better: str = "higher",
+    direction_note: str | None = None,
 ) -> Comparisons:
     """The comparisons of the AEE group table ``means`` (simultaneous intervals, at
     least two groups), as :meth:`~bacon_bayes.calibrator.Calibrator.compare_groups` and
@@ -351,7 +377,9 @@ def comparisons_of(
     difference lies within ``hi - lo``); ``target``: the target and its sentence;
     ``prompt``: the prompt column, named when the intervals are clustered by it;
     ``n_prompts``: the prompts the pool has; ``diffs``, ``ranks``: the differences and
-    ranks when the caller has them (the calibrator's, anytime ones included)."""
+    ranks when the caller has them (the calibrator's, anytime ones included); ``better``:
+    which way a mean is better (the ranks, "best"); ``direction_note``: the hint to give
+    it."""
     from bacon_bayes import estimate as est
 
     lo, hi = bounds
@@ -359,7 +387,7 @@ def comparisons_of(
         diffs = est.compare(means).clip(lo - hi, hi - lo)
     if ranks is None:
         frame = means.to_frame()
-        for k, v in est.rank_intervals(means, descending=True).items():
+        for k, v in est.rank_intervals(means, descending=check_better(better) == "higher").items():
             frame[k] = v
         ranks = frame.sort_values("rank").reset_index(drop=True)
     resolved = sure_sign(diffs.ci_low, diffs.ci_high) != 0
@@ -389,5 +417,6 @@ def comparisons_of(
     return Comparisons(
         group, alpha, target[0], target[1], paired, differences, ranked, plan_note,
         prompt if paired else None, guarantee_note(diffs), n_prompts, prompt,
-        diffs.simultaneous == "none", pair_reasons(means, diffs),
+        diffs.simultaneous == "none", pair_reasons(means, diffs), check_better(better),
+        direction_note,
     )  # fmt: skip

@@ -164,7 +164,10 @@ def _adjust(check: PoolCheck, n_judges: int) -> str:
 
 
 def data_check(
-    pool: EvalPool, alpha: float = 0.05, text: np.ndarray | pd.Series | None = None
+    pool: EvalPool,
+    alpha: float = 0.05,
+    text: np.ndarray | pd.Series | None = None,
+    bounds: tuple[float, float] | None = None,
 ) -> str:
     """The body of the report's "Data check" section (see the module docstring).
 
@@ -176,17 +179,24 @@ def data_check(
         1 - confidence level of the bias intervals.
     text : array-like of str, optional
         The items' response text (default ``pool.text``).
+    bounds : tuple of float, optional
+        The label's range (the calibrator's ``bounds_``): an error score's bias checks run
+        on -label as ``bacon doctor``'s do.
 
     Returns
     -------
     str
         HTML.
     """
-    check = profile_pool(pool, alpha, text)
+    check = profile_pool(pool, alpha, text, bounds)
     intro = _note(
         "What <code>bacon doctor</code> checks, on this pool: the judges' mean score per "
         "item and the human labels. Nothing here changes the estimates (their intervals "
         "are valid whatever the judges' biases); it says which judges to trust and what "
         "to look into."
     )
-    return intro + _agreement(check) + _between(check) + _length(check) + _groups(check)
+    oriented = _note(esc(f"Bias checks: {check.bias_note}.")) if check.bias_note else ""
+    return (
+        intro + _agreement(check) + _between(check) + oriented + _length(check)
+        + _groups(check)
+    )  # fmt: skip

@@ -185,9 +185,14 @@ def _design(pool: Any, uniform: bool) -> str:
 
 
 def _comparisons(
-    cal: Calibrator, alpha: float, plan_note: str | None, anytime: dict[str, Any]
+    cal: Calibrator,
+    alpha: float,
+    plan_note: str | None,
+    anytime: dict[str, Any],
+    better: str | None = None,
 ) -> str:
-    c = comparisons(cal, alpha, plan_note=plan_note, anytime=anytime or None)
+    c = comparisons(cal, alpha, plan_note=plan_note, anytime=anytime or None, better=better)
+    hint = f"<p>Note: {_esc(c.direction_note)}.</p>" if c.direction_note else ""
     plan = f"<p>{_esc(c.plan_note)}</p>" if c.plan_note and not c.best_clear else ""
     diffs = c.differences.assign(resolved=np.where(c.differences["resolved"], "yes", ""))
     level = f"{100 * (1 - alpha):g}%"
@@ -197,6 +202,7 @@ def _comparisons(
         f"<b>{_esc(c.pairing_note())}</b>.</p>"
         f"<p>{c.n_resolved} of {len(diffs)} pairs resolved (interval excludes 0). "
         f"{_esc(_sentence(c.best_line()))}.</p>"
+        + hint
         + plan
         + _table(diffs, 3)
         + "".join(f"<p>{_esc(line)}</p>" for line in c.withheld_lines())
@@ -233,12 +239,16 @@ def _estimates(cal: Calibrator, alpha: float, truth: float | None, anytime: dict
     )
 
 
-def _groups(cal: Calibrator, alpha: float, anytime: dict[str, Any]) -> str:
+def _groups(
+    cal: Calibrator, alpha: float, anytime: dict[str, Any], better: str | None = None
+) -> str:
     if cal.pool_.groups is None:
         return '<p class="note">The pool has no group column (pass --group).</p>'
     tables = [cal.estimate_groups(alpha, True, m, **anytime) for m in ("aee", "classical")]
     means = tables[0].to_frame()
-    ranks = cal.rank_groups(alpha, **anytime)[["name", "rank", "rank_low", "rank_high"]]
+    down = better != "lower"  # rank 1: the highest mean, or the lowest (an error score)
+    ranks = cal.rank_groups(alpha, descending=down, **anytime)
+    ranks = ranks[["name", "rank", "rank_low", "rank_high"]]
     keys = ("pooling_note", VARIANCE_FLOOR)
     notes = dict.fromkeys(t.details.get(k) for t in tables for k in keys)
     level = f"{100 * (1 - alpha):g}%"
@@ -515,6 +525,7 @@ def render_report(
     extra: dict[str, str] | None = None,
     anytime: dict[str, Any] | None = None,
     simulate_settings: dict[str, Any] | None = None,
+    better: str | None = None,
 ) -> str:
     """The report page of a fitted Calibrator as one HTML string (``plan_note``: the
     plan's line on the labels that would resolve the comparisons, see
@@ -524,17 +535,20 @@ def render_report(
     ``max_labels`` for the estimates, group tables, comparisons and ranks, as
     ``bacon estimate`` gives them on a study folder; None: one look's intervals;
     ``simulate_settings``: the simulate folder's settings, said in its section, with a
-    warning when they name another label or other judges than this pool's)."""
+    warning when they name another label or other judges than this pool's; ``better``:
+    which way a group mean is better, ``"higher"`` or ``"lower"``, for the comparisons'
+    ranks and best group; None: higher, with a hint where the label looks like an error
+    score)."""
     cal._check_fitted()
     title = title or f"bacon_bayes report: {cal.pool_.label_name}"
     parts = {
         "settings": _settings(cal),
-        "doctor": data_check(cal.pool_, alpha),
+        "doctor": data_check(cal.pool_, alpha, bounds=cal.bounds_),
         "estimates": _estimates(cal, alpha, truth, anytime or {}),
-        "groups": _groups(cal, alpha, anytime or {}),
+        "groups": _groups(cal, alpha, anytime or {}, better),
     }
     if cal.pool_.groups is not None and np.unique(cal.pool_.groups).size > 1:
-        parts["comparisons"] = _comparisons(cal, alpha, plan_note, anytime or {})
+        parts["comparisons"] = _comparisons(cal, alpha, plan_note, anytime or {}, better)
     parts |= {
         "bias": _bias(cal, level),
         "calibration": _calibration(cal),

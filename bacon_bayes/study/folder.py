@@ -74,6 +74,7 @@ import pandas as pd
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import csv_options, file_line, keep_file_rows, read_table, reading
+from bacon_bayes.order import BETTER
 from bacon_bayes.outputs import PAUSE_ENV, atomic_write_text, remove_dead_temps_in
 
 __all__ = [
@@ -142,6 +143,9 @@ class StudyConfig:
     show: list[str] = field(default_factory=list)
     max_labels: int | None = None
     drop_unscored: bool = False
+    #: which way a group mean is better: "higher" (default) or "lower" (an error score),
+    #: read by bacon status's best group and bacon sample --until best
+    better: str = "higher"
 
     def __post_init__(self) -> None:
         if self.max_labels is not None and not (
@@ -166,6 +170,10 @@ class StudyConfig:
                 f"study.toml: scale must be [smallest, largest] with smallest < largest, "
                 f"got {self.scale}"
             )
+        if self.better not in BETTER:
+            raise ValidationError(
+                f'study.toml: better must be "higher" or "lower", got {self.better!r}'
+            )
         if self.label == self.item:
             raise ValidationError("study.toml: label and item must be different column names")
 
@@ -179,6 +187,8 @@ class StudyConfig:
         lines = ["[study]"]
         for key, value in self.__dict__.items():
             if value is None or (key in ("show", "drop_unscored") and not value):
+                continue
+            if key == "better" and value == "higher":  # the default: studies as before
                 continue
             lines.append(f"{key} = {_toml_value(value)}")
         return "\n".join(lines) + "\n"

@@ -44,7 +44,7 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate import anytime
 from bacon_bayes.estimate.groups import rank_intervals
 from bacon_bayes.estimate.tables import pair_notes
-from bacon_bayes.order import name_text, names_text, natural_sorted
+from bacon_bayes.order import best_words, check_better, name_text, names_text, natural_sorted
 
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
@@ -390,10 +390,13 @@ def questions(
     alpha: float = 0.05,
     half_width: float | None = None,
     max_labels: int | None = None,
+    better: str = "higher",
 ) -> list[Question]:
     """The pool mean (within ``half_width``), each pair's sign and the best group (with
-    two or more groups), from the anytime intervals of ``cal``'s pool (whose waves are
-    the looks); ``max_labels``: alpha-spending, else the confidence sequence."""
+    two or more groups; the highest mean, or the lowest with ``better="lower"``: an
+    error score), from the anytime intervals of ``cal``'s pool (whose waves are the
+    looks); ``max_labels``: alpha-spending, else the confidence sequence."""
+    better = check_better(better)
     pool = cal.pool_
     left = (
         float(max_labels - pool.n_labeled) if max_labels else float(pool.n_items - pool.n_labeled)
@@ -425,7 +428,7 @@ def questions(
         verdict = f"{a} {'>' if d > 0 else '<'} {b}" if settled else "sign not yet known"
         answer = f"{interval}: {verdict}" + _more_text(need[k], cap, point=True)
         out.append(Question(f"sign of {a} - {b}", settled, answer, float(need[k]), caveat))
-    out.append(replace(_best_question(means, diffs, need, cap), caveat=caveat))
+    out.append(replace(_best_question(means, diffs, need, cap, better), caveat=caveat))
     return out
 
 
@@ -474,9 +477,9 @@ def _finite(m: float | None) -> bool:
 
 
 def _best_question(
-    means: EstimateTable, diffs: EstimateTable, need: np.ndarray, cap: str
+    means: EstimateTable, diffs: EstimateTable, need: np.ndarray, cap: str, better: str
 ) -> Question:
-    ranks = rank_intervals(means, diffs=diffs)
+    ranks = rank_intervals(means, descending=better == "higher", diffs=diffs)
     top = int(np.nanargmin(ranks["rank"]))
     name = str(means.names[top])
     settled = bool(ranks["rank_high"][top] == 1)
@@ -487,13 +490,21 @@ def _best_question(
     else:
         lo, hi = int(ranks["rank_low"][top]), int(ranks["rank_high"][top])
         answer = f"{name} leads, rank interval [{lo}, {hi}]" + _more_text(m, cap, point=True)
-    return Question("best group (highest mean)", settled, answer, float(0.0 if settled else m))
+    return Question(
+        f"best group ({best_words(better)})", settled, answer, float(0.0 if settled else m)
+    )
 
 
 def goal_question(
-    cal: Calibrator, goal: Goal, *, alpha: float = 0.05, max_labels: int | None = None
+    cal: Calibrator,
+    goal: Goal,
+    *,
+    alpha: float = 0.05,
+    max_labels: int | None = None,
+    better: str = "higher",
 ) -> Question:
-    """The question ``goal`` asks, answered as :func:`questions` does."""
+    """The question ``goal`` asks, answered as :func:`questions` does (``better``: which
+    way the best group's mean is better)."""
     if goal.kind == "half-width":
         return questions(cal, alpha=alpha, half_width=goal.half_width, max_labels=max_labels)[0]
     names = () if cal.pool_.groups is None else {str(g) for g in np.unique(cal.pool_.groups)}
@@ -502,7 +513,7 @@ def goal_question(
             f"--until {goal.kind}: the study has no groups to compare; give the study's "
             "group column (study.toml `group`), or ask for half-width=H"
         )
-    found = questions(cal, alpha=alpha, max_labels=max_labels)
+    found = questions(cal, alpha=alpha, max_labels=max_labels, better=better)
     if goal.kind == "best":
         return found[-1]
     assert goal.pair is not None
@@ -557,11 +568,14 @@ def until_budget(
     *,
     max_labels: int | None = None,
     alpha: float = 0.05,
+    better: str | None = None,
     **fit: Any,
 ) -> tuple[int | None, str]:
     """The size of the next wave of a study for ``goal`` (:func:`parse_goal`), and a line
     saying why; None when the goal is settled (draw nothing). ``max_labels`` (default: the
-    study's) caps the wave at what is left of it; ``fit``: :func:`fit_study`'s options."""
+    study's) caps the wave at what is left of it; ``better`` (default: the study's, else
+    higher) which way the best group's mean is better; ``fit``: :func:`fit_study`'s
+    options."""
     from bacon_bayes.study import Study
 
     wanted = parse_goal(goal)
@@ -579,7 +593,8 @@ def until_budget(
         )
     max_labels = max_labels or study.config.max_labels
     cal = fit_study(root, wave=wave, **fit)
-    q = goal_question(cal, wanted, alpha=alpha, max_labels=max_labels)
+    better = check_better(better or study.config.better)
+    q = goal_question(cal, wanted, alpha=alpha, max_labels=max_labels, better=better)
     kind = "alpha-spending" if max_labels else "confidence sequence"
     if q.settled:
         return None, f"settled, nothing drawn: {q.name}: {q.answer} ({kind})"

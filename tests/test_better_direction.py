@@ -1,0 +1,173 @@
+"""Which way a group mean is better (``better="lower"``: an error score such as MQM):
+the best group, the plan's top group and a study's best-group question follow it, the
+default (higher) is unchanged, a label that looks like an error score gets the hint, and
+the report's data check orients the bias checks as ``bacon doctor`` does (tester A,
+findings 1 and 11; tester C, finding 3)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes import Calibrator, EvalPool
+from bacon_bayes.errors import ValidationError
+
+#: true mean error per system: A is the best (fewest errors), D the worst
+TRUE = {"A": 1.0, "B": 2.0, "C": 3.0, "D": 6.0}
+
+
+def _frame(seed: int = 0, n: int = 100) -> pd.DataFrame:
+    """An MQM-like table: the label an error score (>= 0, lower is better), two judges
+    scoring quality (falling as the error rises), every third item labeled."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for g, mu in TRUE.items():
+        err = rng.gamma(2.0, mu / 2.0, size=n)
+        for k in range(n):
+            rows.append(
+                {
+                    "id": f"{g}{k}",
+                    "system": g,
+                    "label": err[k] if k % 3 == 0 else np.nan,
+                    "q1": -err[k] + rng.normal(0, 0.5),
+                    "q2": -0.5 * err[k] + rng.normal(0, 0.5),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def fitted() -> Calibrator:
+    pool = EvalPool.from_frame(
+        _frame(), label="label", judges=["q1", "q2"], outcome="continuous", group="system",
+        item="id",
+    )  # fmt: skip
+    return Calibrator(engine="freq", target="pool").fit(pool)
+
+
+def test_best_group_follows_better(fitted):
+    from bacon_bayes.report.comparisons import comparisons
+
+    low = comparisons(fitted, better="lower")
+    assert low.best == "A" and low.better == "lower"
+    assert "best system (lowest mean)" in low.best_line()
+    assert low.to_dict()["better"] == "lower"
+    assert low.direction_note is None  # given: no hint
+    high = comparisons(fitted)  # the default, unchanged: the highest mean ranks first
+    assert high.best == "D"
+    assert high.best_line().startswith("best system") and "lowest" not in high.best_line()
+    # not given on an error-score label: the hint to pass --better lower
+    assert high.direction_note and "--better lower" in high.direction_note
+    with pytest.raises(ValidationError, match=r"higher.*lower"):
+        comparisons(fitted, better="down")
+
+
+def test_plan_top_follows_better(fitted):
+    from bacon_bayes.planning.outlook import weakest_lead
+    from bacon_bayes.planning.plan import Goal
+    from bacon_bayes.planning.predict import pilot_statistics
+
+    st = pilot_statistics(fitted.pool_, fitted)
+    names = list(st.names)
+    top_low, _, lead_low, _ = weakest_lead(st, "lower")
+    top_high, _, lead_high, _ = weakest_lead(st)
+    assert names[top_low] == "A" and lead_low > 0
+    assert names[top_high] == "D" and lead_high > 0
+    assert "lowest mean" in Goal("top", better="lower").describe()
+    with pytest.raises(ValidationError, match="lower"):
+        Goal("top", better="worse").check(tuple(names))
+
+
+def test_plan_top_group_lower(fitted):
+    from bacon_bayes.planning.plan import Goal, plan
+    from bacon_bayes.planning.predict import pilot_statistics
+
+    st = pilot_statistics(fitted.pool_, fitted)
+    n = float(st.n_labeled)
+    got = plan(fitted.pool_, Goal("top", better="lower"), pilot=st, designs=("uniform",),
+               budgets=[n], ranges=False, group_column="system")  # fmt: skip
+    assert got.top_group == "A"
+    assert "top group in the pilot (lowest mean): A" in got.to_text()
+
+
+def test_study_best_question_follows_better(fitted):
+    from bacon_bayes.study.settled import _best_question
+
+    means = fitted.estimate_groups(0.05, True)
+    diffs = fitted.compare_groups(0.05)
+    need = np.zeros(len(diffs.estimate))
+    low = _best_question(means, diffs, need, "", "lower")
+    assert low.name == "best group (lowest mean)" and low.answer.startswith("A")
+    high = _best_question(means, diffs, need, "", "higher")
+    assert high.name == "best group (highest mean)" and high.answer.startswith("D")
+
+
+def test_study_records_better(tmp_path):
+    from bacon_bayes.study.folder import CONFIG_FILE, StudyConfig
+
+    cfg = StudyConfig(pool="p.csv", item="id", better="lower")
+    assert 'better = "lower"' in cfg.to_toml()
+    (tmp_path / CONFIG_FILE).write_text(cfg.to_toml(), encoding="utf-8")
+    assert StudyConfig.read(tmp_path).better == "lower"
+    assert "better" not in StudyConfig(pool="p.csv", item="id").to_toml()  # default unwritten
+    with pytest.raises(ValidationError, match="better"):
+        StudyConfig(pool="p.csv", item="id", better="down")
+
+
+def test_cli_better_option():
+    import argparse
+
+    from bacon_bayes.cli import build_parser
+
+    parser = build_parser()
+    for cmd in (["estimate", "t.csv"], ["report", "t.csv", "--out", "r.html"], ["plan", "t.csv"]):
+        assert parser.parse_args([*cmd, "--better", "lower"]).better == "lower"
+    assert parser.parse_args(["status", "s.study", "--better", "lower"]).better == "lower"
+    assert parser.parse_args(["sample", "t.csv", "--better", "lower"]).better == "lower"
+    with pytest.raises(SystemExit):
+        parser.parse_args(["estimate", "t.csv", "--better", "worse"])
+    assert isinstance(parser, argparse.ArgumentParser)
+
+
+def test_hint_by_name_or_falling_judges():
+    from bacon_bayes.doctor.bias import better_lower_hint
+
+    assert "--better lower" in better_lower_hint("mqm_score", False)
+    assert "--better lower" in better_lower_hint("Error", False)
+    assert "--better lower" in better_lower_hint("label", True)
+    assert better_lower_hint("quality", False) == ""
+    assert better_lower_hint("terrific", False) == ""  # not TER
+
+
+def test_report_data_check_orients_as_doctor():
+    """A11: on an error-score label the report's group-bias check runs on -label, as
+    doctor's does, with the same tables (it said 'does not rise with the label')."""
+    from bacon_bayes.doctor import profile
+    from bacon_bayes.doctor.pooled import profile_pool
+    from bacon_bayes.readers.meta import TableMeta
+
+    frame = _frame()
+    pool = EvalPool.from_frame(
+        frame, label="label", judges=["q1", "q2"], outcome="nonnegative", group="system",
+        item="id",
+    )  # fmt: skip
+    check = profile_pool(pool, bounds=(0.0, math.inf))
+    assert "biases checked on -label" in check.bias_note
+    assert all(not t.empty for t in check.groups.values()), {
+        j: t.attrs.get("why") for j, t in check.groups.items()
+    }
+    full = profile(frame, TableMeta("csv"), "t.csv", label="label", judges=["q1", "q2"],
+                   group="system", item="id")  # fmt: skip
+    for j in ("q1", "q2"):
+        pd.testing.assert_frame_equal(check.groups[j], full.groups[j])
+    assert "--better lower" in " ".join(full.can)
+
+
+def test_report_page_says_it(fitted, tmp_path):
+    from bacon_bayes.report.html import render_report
+
+    page = render_report(fitted, better="lower")
+    assert "best system (lowest mean)" in page.replace("Best", "best")
