@@ -326,8 +326,9 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     from bacon_bayes.pool import EvalPool
     from bacon_bayes.readers.pair_table import pairwise_hint
     from bacon_bayes.study import load_study
-    from bacon_bayes.study.folder import CONFIG_FILE
+    from bacon_bayes.study.folder import CONFIG_FILE, refuse_missing
 
+    refuse_missing(args.file)  # a typo: said, not answered with a table's options
     if (Path(args.file) / CONFIG_FILE).is_file():
         for flag in ("propensity", "prompt_propensity", "wave"):
             if getattr(args, flag, None):
