@@ -198,7 +198,14 @@ def add_fit_arguments(p: argparse.ArgumentParser) -> None:
     plan)."""
     p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
     p.add_argument("--folds", type=int, default=5, help="cross-fitting folds (5)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the fold split (0)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the fold split (0); the split follows "
+        "the rows' order too, so a reordered table (sorted, another tool's Parquet) acts "
+        "like another seed",
+    )
 
 
 def add_pool_arguments(p: argparse.ArgumentParser) -> None:
