@@ -66,6 +66,10 @@ class Calibrator(Settings):
     folds, seed : int
         Cross-fitting folds and seed (results are deterministic under the seed;
         ``seed=None`` draws a fresh one at each fit, so results then vary from run to run).
+        The folds are dealt to the labeled items by their position in the pool, not by
+        their ids (:func:`bacon_bayes.crossfit.make_folds`): the same pool in another row
+        order gives other folds and other estimates, as another seed would. Row order
+        acts like the seed (with prompts, folds are dealt by prompt name instead).
     power_tuning : bool
         PPI++ weighting of the surrogate (can only lower the variance).
     hajek : bool

@@ -45,6 +45,11 @@ def make_folds(
 ) -> np.ndarray:
     """Fold id per item: ``-1`` for unlabeled, ``0..K-1`` for labeled (seeded, balanced).
 
+    Items are dealt by their position in ``labeled``, not by any id: the same items in
+    another order get other folds under the same seed, so a pool's row order acts like
+    the seed (its estimates move as another seed's would). Tables validated so far rely
+    on this deal, so it is kept; keep a file's row order to reproduce a result.
+
     With ``clusters`` (the prompt of every item), every labeled item of a prompt falls in
     the same fold: no fold model predicts an item from labels of its own prompt. Prompts
     are dealt to the folds in a seeded order, each to the fold with the fewest labels so

@@ -30,7 +30,8 @@ labels (:data:`MODEL_ALONE`); the frequentist engine follows the small-budget ru
 the number of labels per coefficient of the model (:func:`freq_default`, below; the
 name ``"small-budget"`` asks for it explicitly, ``surrogates=[]`` for the model alone).
 Without power tuning, and in the streamed fit, the frequentist default is the model's
-surrogate alone.
+surrogate alone (the stream notes where the rule would have chosen otherwise, and refuses
+the rule asked for by name there: ``bacon_bayes.stream.fit``).
 
 Measured on SummEval relevance over 40 label draws (BENCHMARKS.md), the Bayesian
 posterior mean with the judge mean had RMSE 0.869x / mean SE 0.968x the ridge's at 3%

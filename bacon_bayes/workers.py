@@ -6,7 +6,8 @@ ending with the process that started them.
   connect: a bad value, a scheduler that cannot be reached within
   :data:`CONNECT_TIMEOUT` seconds, or the ``dask`` extra not installed is a
   :class:`~bacon_bayes.errors.ValidationError` naming the fix, never a hang or a
-  traceback.
+  traceback. :func:`close_dask` closes what it opened, a local cluster without its
+  nannies' warnings about killing a worker process slow to exit.
 * :func:`die_with_parent`: run in every worker process, it ends the worker when the
   process that started it dies, even by SIGKILL (which runs no clean-up of the
   parent): on Linux the kernel sends the worker SIGKILL (``PR_SET_PDEATHSIG``), and on
@@ -22,6 +23,7 @@ ending with the process that started them.
 from __future__ import annotations
 
 import ctypes
+import logging
 import multiprocessing
 import os
 import sys
@@ -35,6 +37,7 @@ from bacon_bayes.errors import ValidationError
 __all__ = [
     "CONNECT_TIMEOUT",
     "WATCH_INTERVAL",
+    "close_dask",
     "connect_dask",
     "die_with_parent",
     "parse_scheduler",
@@ -127,6 +130,31 @@ def connect_dask(
             f"({detail}); start one (`dask scheduler`, then `dask worker ADDRESS`), check "
             "the address, or use local:N"
         ) from exc
+
+
+#: the logger of the nannies of a local cluster: on closing, a worker process slow to
+#: exit (a loaded machine; numba and PyTensor to tear down) is killed with a warning that
+#: reads like a failure ("Worker process still alive after 4.0 seconds, killing")
+_NANNY_LOGGER = "distributed.nanny"
+
+
+def close_dask(scheduler: Any, client: Any, cluster: Any) -> None:
+    """Close what :func:`connect_dask` opened for ``scheduler``: the client (not a client
+    handed in as ``scheduler``: its owner closes it), and the local cluster when this
+    process started one (``cluster`` not None), its nannies' warnings about killing a
+    worker process slow to exit kept out of the command's output (the cluster's work is
+    done; its workers end either way)."""
+    nanny = logging.getLogger(_NANNY_LOGGER)
+    level = nanny.level
+    if cluster is not None:
+        nanny.setLevel(logging.ERROR)
+    try:
+        if client is not scheduler:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    finally:
+        nanny.setLevel(level)
 
 
 # -- ending with the parent --------------------------------------------------------

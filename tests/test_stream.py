@@ -564,3 +564,29 @@ def test_streamed_zero_one_label_is_binary_as_in_memory(tmp_path, capsys):
         assert all(0 <= row["ci_low"] and row["ci_high"] <= 1 for row in table["rows"])
     assert main([*args[:-1], "--chunk-rows", "100"]) == 0
     assert "note: 'human' takes only 0 and 1" in capsys.readouterr().out
+
+
+def test_stream_says_the_small_budget_rule_is_not_streamed(tmp_path, capsys):
+    """Finding A8: with fewer than 20 labels per model coefficient the in-memory estimate
+    uses the judges' leave-one-out ridge (the small-budget rule) and the stream the
+    model's surrogate; the stream did not say so, and took --surrogates small-budget
+    without a word."""
+    df = frame(n=400, seed=6)  # 21 labels, 3 coefficients: 7 each, below the rule's 20
+    df.to_csv(tmp_path / "pool.csv", index=False)
+    common = ["estimate", str(tmp_path / "pool.csv"), "--label", "label", "--judge", "j*",
+              "--group", "grp", "--propensity", "pi", "--engine", "freq", "--json"]  # fmt: skip
+    assert main(common) == 0
+    memory = json.loads(capsys.readouterr().out)
+    assert memory["surrogates"] == ["ridge (freq), not in the means", "judge_ridge"]
+    assert main([*common, "--chunk-rows", "100"]) == 0
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    said = [n for n in notes if "small-budget rule" in n]
+    assert len(said) == 1 and "model's surrogate alone" in said[0]
+    assert "judge_ridge" in said[0] and "not streamed" in said[0]
+    assert main([*common, "--chunk-rows", "100", "--surrogates", "small-budget"]) == 2
+    err = capsys.readouterr().err
+    assert "--surrogates small-budget" in err and "not streamed" in err
+    assert "--surrogates none" in err
+    # where the rule keeps the model's surrogate, the two agree and nothing is said
+    assert main([*common, "--chunk-rows", "100", "--surrogates", "none"]) == 0
+    assert not [n for n in json.loads(capsys.readouterr().out)["notes"] if "small-budget" in n]

@@ -156,6 +156,7 @@ def _labels_with_id(path: str, key: list[str]) -> tuple[str, str] | None:
     from bacon_bayes.doctor.rows import keyed_id
     from bacon_bayes.io import csv_options
     from bacon_bayes.readers.labels import read_labels
+    from bacon_bayes.study.folder import file_stem
 
     source = Path(path)
     name = "".join(source.suffixes).lower()
@@ -168,6 +169,6 @@ def _labels_with_id(path: str, key: list[str]) -> tuple[str, str] | None:
         read = f"pd.read_csv('{path}'{''.join(f', {k}={v!r}' for k, v in how.items())})"
     else:
         return None
-    out = source.name.split(".")[0] + "_id.csv"  # here, beside wide.csv
+    out = file_stem(source) + "_id.csv"  # here, beside wide.csv
     write = f"{keyed_id(key, 'lab')}; lab.to_csv('{out}', index=False)"
     return f'python -c "import pandas as pd; lab = {read}; {write}"', out

@@ -85,6 +85,7 @@ def run_sample(args: argparse.Namespace) -> int:
     from bacon_bayes.io import people_csv
     from bacon_bayes.outputs import claim
     from bacon_bayes.planning.pairwise import draw_pairwise_wave, pilot_from_calibrator
+    from bacon_bayes.study.folder import file_stem
 
     for dest, default in _STUDY_ONLY:
         if getattr(args, dest, default) not in (default, None):
@@ -131,7 +132,7 @@ def run_sample(args: argparse.Namespace) -> int:
         pair=args.difference if args.design != "uniform" else None,
     )  # fmt: skip
     source = Path(args.pool)
-    out_path = args.out or source.with_name(source.name.split(".")[0] + "-wave.csv")
+    out_path = args.out or source.with_name(file_stem(source) + "-wave.csv")
     table = frame.copy()
     table[TO_LABEL] = drawn.astype(int)
     table[PROPENSITY] = union

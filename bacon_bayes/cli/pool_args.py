@@ -226,7 +226,14 @@ def add_fit_arguments(p: argparse.ArgumentParser) -> None:
     plan)."""
     p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
     p.add_argument("--folds", type=int, default=5, help="cross-fitting folds (5)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the fold split (0)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the fold split (0); the split follows "
+        "the rows' order too, so a reordered table (sorted, another tool's Parquet) acts "
+        "like another seed",
+    )
 
 
 def add_pool_arguments(p: argparse.ArgumentParser) -> None:
@@ -354,8 +361,9 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     from bacon_bayes.pool import EvalPool
     from bacon_bayes.readers.pair_table import pairwise_hint
     from bacon_bayes.study import load_study
-    from bacon_bayes.study.folder import CONFIG_FILE
+    from bacon_bayes.study.folder import CONFIG_FILE, refuse_missing
 
+    refuse_missing(args.file)  # a typo: said, not answered with a table's options
     if (Path(args.file) / CONFIG_FILE).is_file():
         for flag in ("propensity", "prompt_propensity", "wave"):
             if getattr(args, flag, None):

@@ -97,6 +97,9 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
                 f"{flag} is not supported when streaming (a Parquet dataset, --chunk-rows, "
                 f"--scheduler); drop {flag} or pass a single table without streaming options."
             )
+    from bacon_bayes.study.folder import refuse_missing
+
+    refuse_missing(args.file)  # a typo: said, not answered with a table's options
     if not args.label:
         raise ValidationError("--label is required; name the column of labels.")
     args.item = args.item or stream_item(args)

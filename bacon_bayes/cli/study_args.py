@@ -49,11 +49,29 @@ def study_root(args: argparse.Namespace) -> tuple[Path, StudyConfig | None]:
     root = args.study or study_beside(source)
     config = _new_config(args, source, root)
     if (root / CONFIG_FILE).is_file():
+        recorded = _check_same_pool(root, source)
         _check_same_study(root, config, args)
-        print(f"study {root} exists (created earlier from {source}): drawing its next wave")
+        print(f"study {root} exists (created earlier from {recorded}): drawing its next wave")
         return root, None
     _check_new_study(config, source)
     return root, config
+
+
+def _check_same_pool(root: Path, source: Path) -> Path:
+    """The pool file the study at ``root`` was created from; refused when it is not
+    ``source`` (another file whose study folder name is the same, or ``--study`` naming
+    another pool's study): its wave would draw from the recorded pool, not ``source``."""
+    from bacon_bayes.study import StudyConfig
+    from bacon_bayes.study.folder import pool_file
+
+    recorded = pool_file(root, StudyConfig.read(root))
+    if recorded.resolve() != source.resolve():
+        raise ValidationError(
+            f"study {root} was created from the pool file {recorded}, not {source}: its next "
+            f"wave would draw from {recorded}. To start a study of {source}, pass --study "
+            f"NEW_FOLDER; to draw the next wave of {root}, run bacon sample {root}"
+        )
+    return recorded
 
 
 def _check_new_study(config: StudyConfig, source: Path) -> None:
@@ -180,6 +198,7 @@ def _add_ids(args: argparse.Namespace, source: Path) -> str:
     """A line of Python that writes the pool with an id column: the group and prompt
     joined when they name each row once (WMT22's system and seg_id), else the row number."""
     from bacon_bayes.io import csv_options, read_table
+    from bacon_bayes.study.folder import file_stem
 
     pair = [c for c in (args.group, getattr(args, "prompt", None)) if c]
     frame = read_table(source)
@@ -192,7 +211,7 @@ def _add_ids(args: argparse.Namespace, source: Path) -> str:
     judges = [str(j) for j in file_judge_columns(args.judge, source, required=False)]
     unscored = bool(judges) and bool(frame[judges].isna().all(axis=1).any())
     drop = f"df = df.dropna(subset={judges!r}, how='all'); " if unscored else ""
-    out = Path(source.name.split(".")[0] + "_ids.csv")  # here: a data folder may be shared
+    out = Path(file_stem(source) + "_ids.csv")  # here: a data folder may be shared
     if "".join(source.suffixes).lower().endswith(".parquet"):
         read = f"pd.read_parquet('{source}')"
     else:

@@ -58,7 +58,7 @@ from bacon_bayes.simulation.peers import (
     ppi_aipw_rows,
 )
 from bacon_bayes.simulation.table import check_table
-from bacon_bayes.workers import connect_dask, parse_scheduler, process_pool
+from bacon_bayes.workers import close_dask, connect_dask, parse_scheduler, process_pool
 
 __all__ = [
     "DESIGNS", "METHODS", "SimulationSpec", "check_table", "simulate", "summarise", "trial_seed",
@@ -515,9 +515,7 @@ def _on_dask(scheduler: str, frame: pd.DataFrame, spec: SimulationSpec, chunks: 
         for chunk, future in zip(chunks, futures, strict=True):
             yield chunk, future.result()
     finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        close_dask(scheduler, client, cluster)
 
 
 def _run_chunk_on(frame: pd.DataFrame, spec: SimulationSpec, tasks: list) -> list[dict]:

@@ -18,7 +18,7 @@ from bacon_bayes.stream.fit import StreamFit, StreamModel, Sums, first_pass_sums
 from bacon_bayes.stream.passes import guess_cuts, predict_piece, scan_piece
 from bacon_bayes.stream.scan import Guess, Scan
 from bacon_bayes.stream.source import Columns, Piece, read_frames
-from bacon_bayes.workers import connect_dask
+from bacon_bayes.workers import close_dask, connect_dask
 
 
 def _read_piece(piece: Piece, spec: Columns) -> pd.DataFrame:
@@ -124,6 +124,4 @@ def run_dask(
         ]
         return scan, fit, client.compute(_tree(sums)).result()
     finally:
-        if cluster is not None:
-            client.close()
-            cluster.close()
+        close_dask(scheduler, client, cluster)

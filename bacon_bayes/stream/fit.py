@@ -397,6 +397,7 @@ def fit_stream(
                 f"surrogate {extra!r} is not streamed (only {sur.JUDGE_MEAN!r}); drop it "
                 "from surrogates or estimate in memory."
             )
+    budget_note = _small_budget(calibrator, engine, len(lab), fs.X.shape[1])
     fold_ids = make_folds(np.ones(len(lab), dtype=bool), calibrator.folds, calibrator.seed)
     with threadpool_limits(1, user_api="blas"):  # small problems: threads cost more
         cf = cross_fit(model, fs.X, lab.y, fold_ids=fold_ids, pi=lab.pi, threads=THREADS)
@@ -424,4 +425,35 @@ def fit_stream(
         linear=linear_form(list(cf.models)),
     )
     notes = (*pool.notes, binary_note(columns.label)) if guessed else pool.notes
+    notes = (*notes, budget_note) if budget_note else notes
     return StreamFit(shipped, pool, lab, cf, calibrator, name, engine, notes, extras)
+
+
+def _small_budget(calibrator: Calibrator, engine: str, n_labels: int, n_coef: int) -> str | None:
+    """Where the frequentist small-budget rule (:func:`bacon_bayes.surrogates.freq_default`)
+    would give the in-memory estimate the judges' leave-one-out ridge, which is not
+    streamed: refused when asked for by name (``surrogates=["small-budget"]``), else the
+    note that says the streamed AEE means use the model's surrogate instead. None when
+    the rule would keep the model's surrogate (the two estimates then agree)."""
+    asked = calibrator.surrogates is not None and sur.SMALL_BUDGET in calibrator.surrogates
+    by_rule = calibrator.surrogates is None or asked
+    if engine != "freq" or not calibrator.power_tuning or not by_rule:
+        return None
+    if not sur.freq_default(n_labels, n_coef):
+        return None
+    why = (
+        f"{n_labels} labels are {n_labels / max(n_coef, 1):.1f} per model coefficient, "
+        f"below {sur.ALONE_BELOW:g}, where the small-budget rule uses the judges' "
+        f"leave-one-out ridge ({sur.JUDGE_RIDGE}) alone, which is not streamed"
+    )
+    if asked:
+        raise ValidationError(
+            f"surrogates {sur.SMALL_BUDGET!r} (--surrogates {sur.SMALL_BUDGET}): {why}. "
+            "Estimate in memory (one table, without --chunk-rows/--scheduler/--items-out) "
+            "for that rule, or pass --surrogates none for the model's surrogate alone."
+        )
+    return (
+        f"AEE means from the model's surrogate alone: {why} (the in-memory estimate of "
+        "this table would use it: one table, without --chunk-rows/--scheduler/--items-out; "
+        "--surrogates none gives this one in memory)"
+    )

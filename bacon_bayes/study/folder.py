@@ -214,10 +214,58 @@ class StudyConfig:
         return cls(**data)
 
 
+#: what ends a file's name without naming it: compression, then the table's format
+_COMPRESSIONS = (".gz", ".bz2", ".xz", ".zip", ".zst")
+
+
+def file_stem(source: str | Path) -> str:
+    """A file's name without its format's suffix (``pool`` for ``pool.csv`` and
+    ``pool.csv.gz``), the rest whole: ``pool_p0.03`` for ``pool_p0.03.csv``, so files
+    that differ after a dot never share the names made from them. A last suffix without a
+    letter (``.03`` of ``pool_p0.03``) is part of the name, not a format."""
+    name = Path(source).name
+    low = name.lower()
+    for ending in _COMPRESSIONS:
+        if low.endswith(ending) and len(name) > len(ending):
+            name = name[: -len(ending)]
+            break
+    suffix = Path(name).suffix
+    if suffix and any(c.isalpha() for c in suffix) and len(name) > len(suffix):
+        name = name[: -len(suffix)]
+    return name
+
+
 def study_beside(source: Path) -> Path:
     """The study folder ``bacon sample POOL`` starts beside a pool file (``pool.study``
-    for ``pool.csv``) when no ``--study`` is given."""
-    return source.with_name(source.name.split(".")[0] + ".study")
+    for ``pool.csv``, ``pool_p0.03.study`` for ``pool_p0.03.csv``: :func:`file_stem`)
+    when no ``--study`` is given. A study started from this very file under the name
+    earlier versions gave (the name cut at its first dot, ``pool_p0.study``) is kept."""
+    root = source.with_name(file_stem(source) + ".study")
+    older = source.with_name(source.name.split(".")[0] + ".study")
+    if older == root or (root / CONFIG_FILE).is_file() or not (older / CONFIG_FILE).is_file():
+        return root
+    with contextlib.suppress(ValidationError, OSError):
+        if pool_file(older, StudyConfig.read(older)).resolve() == source.resolve():
+            return older
+    return root
+
+
+def refuse_missing(path: str | Path) -> None:
+    """Refuse a table or study folder named on the command line that does not exist
+    (a typo): said as such, and how a study folder is made when the name looks like one,
+    rather than asking for options a table would need."""
+    p = Path(path)
+    if p.exists():
+        return
+    study = p.suffix.lower() == ".study" or p.name.lower() == "study"
+    hint = (
+        " (it is named like a study folder: bacon sample POOL_FILE starts one beside the "
+        "pool file, POOL.study, or where --study DIR says)"
+        if study
+        else ""
+    )
+    what = "" if study else "file "  # as the readers say it of a table
+    raise ValidationError(f"{what}{str(p)!r} does not exist; check the path{hint}.")
 
 
 def check_max_labels(root: Path, max_labels: int) -> StudyConfig:
