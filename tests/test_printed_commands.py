@@ -276,10 +276,38 @@ def test_the_show_hint_names_the_question_not_a_constant_column(tmp_path, capsys
     assert main(argv) == 0
     hint = next(line for line in capsys.readouterr().out.splitlines() if "ids only" in line)
     assert "--show question` rewrites it" in hint and "lp" not in hint
-    assert hint.index("judge_1") < hint.index("system")  # the group last among the others
+    assert "judge_1" not in hint and "system" not in hint  # never a score nor the group
     rewrite = shlex.split(hint.split("`")[1])
     assert main(rewrite[1:]) == 0
     assert "question" in pd.read_csv("todo.csv").columns
+
+
+def test_the_show_hint_never_offers_scores_labels_or_the_group(tmp_path, capsys, monkeypatch):
+    """Tester B finding 7 (round 36): without a response text the hint offered `--show
+    system` and other judges' scores (gpt35, ...), and in a pool with an expert rating
+    beside the label, that rating (`human`) first: each would anchor or unblind the
+    labellers. It offers the item's content only (the prompt, text), else says there is
+    none and why the others are not shown."""
+    monkeypatch.chdir(tmp_path)
+    pool = Path(__file__).resolve().parents[1] / "bacon_bayes/data/example_pool.csv"
+    frame = pd.read_csv(pool)
+    frame["relevance"] = frame["human"]  # the label asked; `human` an existing rating
+    frame.to_csv("pool.csv", index=False)
+    argv = ["sample", "pool.csv", "--item", "id", "--label", "relevance", "--judge", "gpt4",
+            "--judge", "llama70b", "--group", "system", "--budget", "10"]  # fmt: skip
+    assert main([*argv, "--study", "a", "--out", "a.csv"]) == 0
+    hint = next(line for line in capsys.readouterr().out.splitlines() if "ids only" in line)
+    assert "--show doc_id` rewrites it" in hint
+    for column in ("system", "human", "gpt35", "gpt35_mcq", "llama13b", "llama7b"):
+        assert column not in hint.split("`")[-1] and f"--show {column}" not in hint
+    # no prompt nor text: no runnable command showing a group or scores, the reason said
+    frame.drop(columns="doc_id").to_csv("bare.csv", index=False)
+    argv[1] = "bare.csv"
+    assert main([*argv, "--study", "b", "--out", "b.csv"]) == 0
+    hint = next(line for line in capsys.readouterr().out.splitlines() if "ids only" in line)
+    assert "the pool has no text of the items to show the labellers" in hint
+    assert "`" not in hint and "--show system" not in hint and "gpt35" not in hint
+    assert "Never show them the judges' scores, other labels or the group" in hint
 
 
 def test_a_plan_on_a_pool_file_names_the_study_started_from_it(tmp_path, monkeypatch, capsys):
