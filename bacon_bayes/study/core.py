@@ -85,6 +85,7 @@ class Study:
         the first wave's options on it before it creates the folder)."""
         root = Path(root)
         pool, unscored = _study_pool(root, config)
+        _refuse_text_judges(pool, config, pool_file(root, config))
         manifest = _read_manifest(None)
         labels = _read_labels(None, config.label)
         study = cls(root, config, pool, manifest, labels, [], unscored)
@@ -363,6 +364,30 @@ def _study_pool(root: Path, config: StudyConfig) -> tuple[pd.DataFrame, int]:
         # empty, set aside by the user, or recorded as wave 1 (labels.csv holds them)
         pool = pool.drop(columns=config.label)
     return pool, unscored
+
+
+def _refuse_text_judges(frame: pd.DataFrame, config: StudyConfig, path: Path) -> None:
+    """Refuse a judge column holding text that reads as no number (verdicts A / B / tie of
+    a table of comparisons): the study's first estimate would stop on it, after the
+    labelling. Before the study is made, naming the line and the fix."""
+    from bacon_bayes.readers.pair_table import pairwise_hint
+    from bacon_bayes.words import as_numbers, cell_fix, says_missing, unread
+
+    for judge in config.judges:
+        column = frame[judge] if judge in frame else None
+        if column is None:
+            continue
+        bad = unread(as_numbers(column).to_numpy(dtype=float), column)
+        bad &= ~says_missing(column).to_numpy()
+        if bad.any():
+            pos = int(bad.argmax())
+            value = column.iloc[pos]
+            raise ValidationError(
+                f"judge column {judge!r} of pool file {path} has a non-numeric value "
+                f"{value!r} at line {file_line(frame, pos)} ({int(bad.sum())} such cells): a "
+                "study's estimates need the judges' scores as numbers."
+                + (pairwise_hint(path) or f" {cell_fix(value)}")
+            )
 
 
 def _read_manifest(path: Path | None) -> pd.DataFrame:
