@@ -357,6 +357,45 @@ def test_a_pool_without_ids_gets_a_line_that_adds_them(tmp_path, monkeypatch, ca
     assert main(["sample", "pool_ids.csv", *argv, "--budget", "10", "--out", "todo.csv"]) == 0
 
 
+def test_a_long_table_gets_the_pivot_and_a_repeated_id_a_line_that_runs(
+    tmp_path, monkeypatch, capsys
+):
+    """Tester B finding 19 (round 36): on a long table (a row per item and judge) `bacon
+    sample` printed a line inserting `id`, which crashed (the table has one, repeated)
+    and would have made each item-judge row an item. It prints the pivot now, as
+    estimate does; and a table whose `id` repeats gets a line adding another id column."""
+    import subprocess
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    wide = pd.read_csv(Path(__file__).resolve().parents[1] / "bacon_bayes/data/example_pool.csv")
+    keys, judges = ["id", "doc_id", "system", "human"], ["gpt4", "gpt35", "llama70b"]
+    long = wide.melt(id_vars=keys, value_vars=judges, var_name="judge", value_name="score")
+    long.to_csv("long.csv", index=False)
+    argv = ["--label", "human", "--judge", "score", "--budget", "10"]
+    assert main(["sample", "long.csv", *argv]) == 2
+    err = capsys.readouterr().err
+    assert "the table looks long, one row per item and judge" in err
+    assert "wide = df.pivot(index='id', columns='judge', values='score')" in err
+    assert "python -c" not in err and not Path("long.study").exists()
+    # an id column that repeats, in a table that is not long: the line adds `item`
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"id": np.repeat(np.arange(30), 2), "judge": rng.normal(size=60),
+                          "human": np.nan})  # fmt: skip
+    frame.to_csv("pool.csv", index=False)
+    assert (
+        main(["sample", "pool.csv", "--label", "human", "--judge", "judge", "--budget", "10"]) == 2
+    )
+    err = capsys.readouterr().err
+    line, then = err.split("or add one: ", 1)[1].split(" and sample ")
+    code = shlex.split(line)[2]
+    assert "df.insert(0, 'item', range(len(df)))" in code
+    subprocess.run([sys.executable, "-c", code], check=True)
+    assert then.startswith("pool_ids.csv.") and pd.read_csv("pool_ids.csv")["item"].is_unique
+    argv = ["--label", "human", "--judge", "judge", "--budget", "10", "--out", "todo.csv"]
+    assert main(["sample", "pool_ids.csv", *argv]) == 0
+
+
 def test_a_new_study_says_it_has_no_judges_and_refuses_unscored_rows(tmp_path, monkeypatch, capsys):
     """The TriviaQA re-walk: a study started without --judge recorded none and said
     nothing (estimate failed later); one whose pool kept rows no judge scored drew some of
