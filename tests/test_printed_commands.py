@@ -305,7 +305,7 @@ def test_the_show_hint_never_offers_scores_labels_or_the_group(tmp_path, capsys,
     argv[1] = "bare.csv"
     assert main([*argv, "--study", "b", "--out", "b.csv"]) == 0
     hint = next(line for line in capsys.readouterr().out.splitlines() if "ids only" in line)
-    assert "the pool has no text of the items to show the labellers" in hint
+    assert "bacon doctor finds no text of the items to show the labellers" in hint
     assert "`" not in hint and "--show system" not in hint and "gpt35" not in hint
     assert "Never show them the judges' scores, other labels or the group" in hint
 

@@ -557,8 +557,8 @@ def _show_hint(study: Any, root: Path, todo: Any) -> str:
         shown = _item_content(pool, cfg, roles)
         if not shown:
             return (
-                "the to-label file holds ids only, and the pool has no text of the items "
-                "to show the labellers (no response, prompt or other text column): add the "
+                "the to-label file holds ids only, and bacon doctor finds no text of the "
+                "items to show the labellers (a response, prompt or other text column): add the "
                 "items' text to the pool and pass --show COLUMN on the next bacon sample. "
                 "Never show them the judges' scores, other labels or the group (system): "
                 "they would anchor or unblind the labels the calibration takes as independent"
