@@ -579,8 +579,9 @@ class Calibrator(Settings):
 
         ``bias``: the judge's expected score minus the human label at the pool's typical
         item, on the label's scale, with ``bias_low``/``bias_high``; NaN (and
-        ``same_scale`` False) for a judge that does not score on the label's scale, or
-        falls as the label rises (a reversed scale, said in a ``note`` column), for
+        ``same_scale`` False) for a judge that does not score on the label's scale (its
+        scores against the range, and ``scale=`` when that range is the labels seen, said
+        in a ``note`` column) or falls as the label rises (a reversed scale, said so), for
         which ``noise_human`` (its error once calibrated to the human scale) is the
         figure to read. Also offset, scale and noise of ``judge = offset + scale *
         human + noise``. Frequentist engine: ``human`` is the label, from the data

@@ -87,6 +87,26 @@ def same_scale(scores: np.ndarray, low: float, high: float) -> bool:
     return bool(q1 >= low - slack and q99 <= high + slack and q99 - q1 >= 0.25 * (high - low))
 
 
+def off_scale_note(scores: np.ndarray, low: float, high: float, seen: bool) -> str:
+    """Why a judge not on the label's scale (:func:`same_scale`) gets no bias: where its
+    scores lie against ``[low, high]``, the label's range (``seen``: the labels' own, no
+    scale given, so a judge on the label's full scale may fall outside it)."""
+    s = scores[np.isfinite(scores)]
+    if s.size == 0:
+        return "no scores: no bias"
+    q1, q99 = np.quantile(s, [0.01, 0.99])
+    where = (
+        "the labels seen, no scale given: if the judge scores on the label's scale, give "
+        "it as --scale LOW:HIGH (scale=(LOW, HIGH) in Python)"
+        if seen
+        else "its scale"
+    )
+    return (
+        f"no bias: its scores ({q1:.4g} to {q99:.4g}, 1st-99th percentile) are not on the "
+        f"label's range {low:.4g}:{high:.4g} ({where}); offset and scale relate them"
+    )
+
+
 def _weighted_line(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, float, float]:
     """Weighted least squares ``y = a + b x``: (a, b, residual sd)."""
     w = w / w.sum()
@@ -108,6 +128,7 @@ def freq_judge_bias(cal: Calibrator, level: float = 0.9) -> pd.DataFrame:
     """
     pool = cal.pool_
     low, high = label_range(cal)
+    seen_range = not np.isfinite(cal.bounds_).all()
     scores = pool.judge_matrix().to_numpy(dtype=float)
     y, lab = pool.y, pool.labeled
     pi = (
@@ -150,7 +171,7 @@ def freq_judge_bias(cal: Calibrator, level: float = 0.9) -> pd.DataFrame:
                 "noise": noise,
                 "noise_human": noise / abs(scale) if scale != 0 else np.inf,
                 "n_labeled": int(fit.sum()),
-                "note": "",
+                "note": "" if on_scale else off_scale_note(s, low, high, seen_range),
             }
         )
     table = pd.DataFrame(rows)
@@ -303,12 +324,13 @@ def _without_reversed(pool: EvalPool, table: pd.DataFrame) -> pd.DataFrame:
     for k in ("bias", "bias_low", "bias_high"):
         table[k] = table[k].where(~falls)
     table["same_scale"] = table["same_scale"] & ~falls
+    kept = table["note"] if "note" in table else [""] * len(table)
     table["note"] = [
-        ""
+        old
         if r is None
         else f"falls as the label rises (Spearman {r:.2f}): a reversed scale "
         "(1 = best)? No bias on the label's scale; score it as high - score to read one"
-        for r in rho
+        for r, old in zip(rho, kept, strict=True)
     ]
     return table
 
@@ -343,6 +365,10 @@ def on_label_scale(
     table.insert(1, "same_scale", on)
     for k in ("bias", "bias_low", "bias_high"):
         table[k] = table[k].where(on)
+    if not on.all():
+        seen = not np.isfinite(bounds).all()
+        notes = [off_scale_note(scores[:, j], low, high, seen) for j in range(len(table))]
+        table["note"] = np.where(on, "", notes)
     return _without_reversed(pool, table)
 
 

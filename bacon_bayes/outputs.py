@@ -563,15 +563,16 @@ def _check_name(resolved: Path, shown: str) -> None:
 
 
 def _refuse_foreign(
-    path: Path, option: str, folder: bool, force: bool, writes: set[str], given: Path
+    path: Path, option: str, folder: bool, force: bool, writes: set[str], given: Path, appends: bool
 ) -> None:
     shown = f"{option} {str(given)!r}"
-    fix = f"pass --force to replace it, or choose another path for {option}"
+    verb = "append to" if appends else "replace"  # a ledger: --force appends to it as it is
+    fix = f"pass --force to {verb} it{' as it is' * appends}, or choose another path for {option}"
     if not folder:  # an empty file too: it may be another program's (a lock)
         if path.exists() and not force and not written_by_bacon(path):
             raise ValidationError(
                 f"{shown} exists and was not written by bacon, or was changed since it was: "
-                f"refusing to replace it; {fix}"
+                f"refusing to {verb} it; {fix}"
             )
         return
     if not path.is_dir():
@@ -660,6 +661,7 @@ def claim(
     force: bool = False,
     writes: Iterable[str] = (),
     suffixes: Sequence[str] = (),
+    appends: bool = False,
 ) -> Iterator[Output]:
     """Hold the output ``path`` for the duration of a command (see the module docstring).
 
@@ -675,7 +677,8 @@ def claim(
     folder
         Whether the output is a folder.
     force
-        Replace an existing output that bacon did not write (``--force``).
+        Replace an existing output that bacon did not write (``--force``); with ``appends``
+        (a ledger the command appends to), append to it as it is.
     writes
         For a folder: the file names the command writes into it (``force`` may replace
         those only).
@@ -692,6 +695,6 @@ def claim(
     state_dir()  # a state folder that cannot be used: refused before any work
     with output_lock(resolved, f"{option} {str(path)!r}"):
         remove_leftovers(resolved)
-        _refuse_foreign(resolved, option, folder, force, set(writes), path)
+        _refuse_foreign(resolved, option, folder, force, set(writes), path, appends)
         pause("claimed")
         yield Output(path, option)

@@ -15,3 +15,36 @@ def test_every_timing_in_the_readme_is_in_benchmarks():
     assert timings, "the README quotes its speed figures from BENCHMARKS.md"
     missing = [t for t in timings if t not in benchmarks]
     assert not missing, f"README timings not in BENCHMARKS.md: {missing}"
+
+
+def _options() -> dict[str, set[str]]:
+    """Each ``bacon`` command's options (``label import`` as ``label``)."""
+    import argparse
+
+    from bacon_bayes.cli import build_parser
+
+    def of(parser: argparse.ArgumentParser) -> set[str]:
+        found = {o for a in parser._actions for o in a.option_strings}
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for child in action.choices.values():
+                    found |= of(child)
+        return found
+
+    (commands,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    return {name: of(parser) for name, parser in commands.choices.items()}
+
+
+def test_every_option_the_docs_give_a_bacon_command_exists():
+    options = _options()
+    docs = ["README.md", "EXPERIMENTS.md", "BENCHMARKS.md", "VALIDATION.md"]
+    paths = [ROOT / d for d in docs] + sorted((ROOT / "docs").rglob("*.md"))
+    unknown = []
+    for path in paths:
+        text = re.sub(r"\\\n\s*", " ", path.read_text())  # a command continued over lines
+        for match in re.finditer(r"\bbacon ([a-z]+)\b([^`\n]*)", text):
+            command, rest = match.groups()
+            for option in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", rest):
+                if command in options and option not in options[command] | {"--help"}:
+                    unknown.append(f"{path.name}: bacon {command} {option}")
+    assert not unknown, f"options no command has: {unknown}"

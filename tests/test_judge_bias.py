@@ -74,7 +74,8 @@ def test_a_judge_with_fewer_than_two_labeled_scores_keeps_the_others_rows():
     assert table["bias"].iloc[:8].notna().all() and np.isnan(table["bias"].iloc[-1])
     assert table["n_labeled"].iloc[-1] == 1 and np.isfinite(table["judge_mean"].iloc[-1])
     assert "judge 'late' scored 1 labeled item(s)" in table["note"].iloc[-1]
-    assert table["note"].iloc[:-1].eq("").all()
+    assert table["note"].iloc[:8].eq("").all()
+    assert table["note"].iloc[8].startswith("no bias: its scores")  # 'prob', a 0-1 judge
 
 
 @pytest.mark.slow
@@ -92,3 +93,27 @@ def test_bayesian_bias_recovers_offsets_and_covers():
         covered.append((on["bias_low"] <= OFFSETS) & (OFFSETS <= on["bias_high"]))
     assert np.median(rhos) >= 0.95
     assert 0.80 <= float(np.mean(covered)) <= 0.97
+
+
+def test_a_judge_off_the_labels_seen_range_gets_a_note_naming_why_and_scale():
+    """Tester B finding 5 (round 36): with no scale given, 1-5 judges on the example pool
+    (labels seen 1.667-5) got ``same_scale`` False and a NaN bias with no word why; the
+    note names their scores, the range it was read on and ``scale=``."""
+    from pathlib import Path
+
+    import bacon_bayes
+
+    frame = pd.read_csv(Path(bacon_bayes.__file__).parent / "data" / "example_pool.csv")
+    pool = EvalPool.from_frame(frame, label="human", judges=["gpt4", "gpt35", "llama70b"],
+                               outcome="continuous", item="id")  # fmt: skip
+    table = Calibrator(engine="freq").fit(pool).judge_bias().set_index("judge")
+    assert table["same_scale"].tolist() == [False, False, True]
+    assert table.loc["gpt4", "note"].startswith(
+        "no bias: its scores (1 to 5, 1st-99th percentile) are not on the label's range "
+        "1.667:5 (the labels seen, no scale given"
+    )
+    assert "scale=(LOW, HIGH) in Python" in table.loc["gpt4", "note"]
+    assert table.loc["llama70b", "note"] == ""
+    scaled = Calibrator(engine="freq", scale=(1, 5)).fit(pool).judge_bias().set_index("judge")
+    assert scaled["same_scale"].all() and "note" not in scaled
+    assert scaled.loc["gpt4", "bias"] == pytest.approx(0.953, abs=0.001)

@@ -242,6 +242,41 @@ def test_estimate_without_pairwise_on_comparisons_says_to_add_it(capsys):
         assert code == 2 and "holds comparisons (model A vs model B): add --pairwise" in err, err
 
 
+def test_comparisons_with_label_and_judges_but_no_pairwise_say_to_add_it(
+    capsys, tmp_path, monkeypatch
+):
+    """Tester B finding 14 (round 36): with --label and --judge given, estimate and plan
+    stopped at "non-numeric value 'A'" without the --pairwise hint, and bacon sample with
+    the --existing-labels ignore it suggested made a study whose judge held A/B/tie,
+    refused only at its first estimate, after the labelling."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(SAMPLE, "arena.csv.gz")
+    read = ["arena.csv.gz", "--label", "label", "--judge", "gpt4"]
+    hint = "arena.csv.gz holds comparisons (model A vs model B): add --pairwise"
+    for argv in (["estimate", *read, *FREQ], ["plan", *read, "--half-width", "0.1"]):
+        code, _, err = _run(argv, capsys)
+        assert code == 2 and hint in err, err
+    code, _, err = _run(["sample", *read, "--budget", "100"], capsys)
+    assert code == 2 and hint in err and "--existing-labels ignore" not in err, err
+    code, _, err = _run(["sample", *read, "--budget", "100", "--existing-labels", "ignore"], capsys)
+    assert code == 2 and hint in err, err
+    assert "judge column 'gpt4' of pool file arena.csv.gz has a non-numeric value 'B'" in err
+    assert not Path("arena.study").exists() and not list(Path().glob("todo*"))
+
+
+def test_a_judge_column_of_words_is_refused_before_a_study_is_made(capsys, tmp_path):
+    """The same check on a table that holds no comparisons: a judge column of words that
+    read as no number is refused with its line and the fix, before the study exists."""
+    frame = pd.DataFrame({"id": [f"i{k}" for k in range(40)], "judge": [3.0] * 39 + ["good"]})
+    frame["judge"] = frame["judge"].astype(object)
+    frame["y"] = [float(k % 5) if k < 10 else None for k in range(40)]
+    frame.to_csv(tmp_path / "pool.csv", index=False)
+    argv = ["sample", str(tmp_path / "pool.csv"), "--label", "y", "--judge", "judge"]
+    code, _, err = _run([*argv, "--budget", "5", "--existing-labels", "ignore"], capsys)
+    assert code == 2 and "has a non-numeric value 'good' at line 41 (1 such cells)" in err, err
+    assert "--pairwise" not in err and not (tmp_path / "pool.study").exists()
+
+
 def test_study_commands_on_a_pairwise_wave_say_it_needs_none(capsys, tmp_path):
     """`bacon label import WAVE --study S` and `bacon status WAVE` on the table `bacon
     sample --pairwise` wrote said "create one with bacon sample POOL_FILE --study DIR",

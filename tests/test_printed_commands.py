@@ -276,10 +276,38 @@ def test_the_show_hint_names_the_question_not_a_constant_column(tmp_path, capsys
     assert main(argv) == 0
     hint = next(line for line in capsys.readouterr().out.splitlines() if "ids only" in line)
     assert "--show question` rewrites it" in hint and "lp" not in hint
-    assert hint.index("judge_1") < hint.index("system")  # the group last among the others
+    assert "judge_1" not in hint and "system" not in hint  # never a score nor the group
     rewrite = shlex.split(hint.split("`")[1])
     assert main(rewrite[1:]) == 0
     assert "question" in pd.read_csv("todo.csv").columns
+
+
+def test_the_show_hint_never_offers_scores_labels_or_the_group(tmp_path, capsys, monkeypatch):
+    """Tester B finding 7 (round 36): without a response text the hint offered `--show
+    system` and other judges' scores (gpt35, ...), and in a pool with an expert rating
+    beside the label, that rating (`human`) first: each would anchor or unblind the
+    labellers. It offers the item's content only (the prompt, text), else says there is
+    none and why the others are not shown."""
+    monkeypatch.chdir(tmp_path)
+    pool = Path(__file__).resolve().parents[1] / "bacon_bayes/data/example_pool.csv"
+    frame = pd.read_csv(pool)
+    frame["relevance"] = frame["human"]  # the label asked; `human` an existing rating
+    frame.to_csv("pool.csv", index=False)
+    argv = ["sample", "pool.csv", "--item", "id", "--label", "relevance", "--judge", "gpt4",
+            "--judge", "llama70b", "--group", "system", "--budget", "10"]  # fmt: skip
+    assert main([*argv, "--study", "a", "--out", "a.csv"]) == 0
+    hint = next(line for line in capsys.readouterr().out.splitlines() if "ids only" in line)
+    assert "--show doc_id` rewrites it" in hint
+    for column in ("system", "human", "gpt35", "gpt35_mcq", "llama13b", "llama7b"):
+        assert column not in hint.split("`")[-1] and f"--show {column}" not in hint
+    # no prompt nor text: no runnable command showing a group or scores, the reason said
+    frame.drop(columns="doc_id").to_csv("bare.csv", index=False)
+    argv[1] = "bare.csv"
+    assert main([*argv, "--study", "b", "--out", "b.csv"]) == 0
+    hint = next(line for line in capsys.readouterr().out.splitlines() if "ids only" in line)
+    assert "bacon doctor finds no text of the items to show the labellers" in hint
+    assert "`" not in hint and "--show system" not in hint and "gpt35" not in hint
+    assert "Never show them the judges' scores, other labels or the group" in hint
 
 
 def test_a_plan_on_a_pool_file_names_the_study_started_from_it(tmp_path, monkeypatch, capsys):
@@ -327,6 +355,45 @@ def test_a_pool_without_ids_gets_a_line_that_adds_them(tmp_path, monkeypatch, ca
     ids = pd.read_csv("pool_ids.csv")["id"]
     assert ids.is_unique and ids.iloc[0] == "a:0" and len(ids) == 118
     assert main(["sample", "pool_ids.csv", *argv, "--budget", "10", "--out", "todo.csv"]) == 0
+
+
+def test_a_long_table_gets_the_pivot_and_a_repeated_id_a_line_that_runs(
+    tmp_path, monkeypatch, capsys
+):
+    """Tester B finding 19 (round 36): on a long table (a row per item and judge) `bacon
+    sample` printed a line inserting `id`, which crashed (the table has one, repeated)
+    and would have made each item-judge row an item. It prints the pivot now, as
+    estimate does; and a table whose `id` repeats gets a line adding another id column."""
+    import subprocess
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    wide = pd.read_csv(Path(__file__).resolve().parents[1] / "bacon_bayes/data/example_pool.csv")
+    keys, judges = ["id", "doc_id", "system", "human"], ["gpt4", "gpt35", "llama70b"]
+    long = wide.melt(id_vars=keys, value_vars=judges, var_name="judge", value_name="score")
+    long.to_csv("long.csv", index=False)
+    argv = ["--label", "human", "--judge", "score", "--budget", "10"]
+    assert main(["sample", "long.csv", *argv]) == 2
+    err = capsys.readouterr().err
+    assert "the table looks long, one row per item and judge" in err
+    assert "wide = df.pivot(index='id', columns='judge', values='score')" in err
+    assert "python -c" not in err and not Path("long.study").exists()
+    # an id column that repeats, in a table that is not long: the line adds `item`
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"id": np.repeat(np.arange(30), 2), "judge": rng.normal(size=60),
+                          "human": np.nan})  # fmt: skip
+    frame.to_csv("pool.csv", index=False)
+    assert (
+        main(["sample", "pool.csv", "--label", "human", "--judge", "judge", "--budget", "10"]) == 2
+    )
+    err = capsys.readouterr().err
+    line, then = err.split("or add one: ", 1)[1].split(" and sample ")
+    code = shlex.split(line)[2]
+    assert "df.insert(0, 'item', range(len(df)))" in code
+    subprocess.run([sys.executable, "-c", code], check=True)
+    assert then.startswith("pool_ids.csv.") and pd.read_csv("pool_ids.csv")["item"].is_unique
+    argv = ["--label", "human", "--judge", "judge", "--budget", "10", "--out", "todo.csv"]
+    assert main(["sample", "pool_ids.csv", *argv]) == 0
 
 
 def test_a_new_study_says_it_has_no_judges_and_refuses_unscored_rows(tmp_path, monkeypatch, capsys):

@@ -274,3 +274,17 @@ def test_a_damaged_or_foreign_ledger_is_refused_and_left_alone(rounds, tmp_path,
     assert "was not written by bacon" in capsys.readouterr().err
     assert _new_round(rounds, "--history", str(ledger), "--force") == 0
     assert [r["round"] for r in _lines(ledger)] == ["first", "new.csv"]
+
+
+def test_a_changed_ledger_is_refused_saying_force_appends_to_it(rounds, tmp_path, capsys):
+    # --history appends: the refusal of a hand-edited ledger may not say --force replaces it
+    ledger = _ledger(rounds, tmp_path)
+    edited = ledger.read_bytes().replace(b'"round": "r1"', b'"round": "first"')
+    ledger.write_bytes(edited)
+    assert _new_round(rounds, "--history", str(ledger)) == 2
+    err = capsys.readouterr().err
+    assert "refusing to append to it; pass --force to append to it as it is" in err
+    assert "replace" not in err
+    assert _new_round(rounds, "--history", str(ledger), "--force") == 0
+    lines = ledger.read_bytes().splitlines(keepends=True)
+    assert len(lines) == 2 and lines[0] == edited  # the edited line kept, the round appended

@@ -26,3 +26,29 @@ def test_simulate_joins_a_labels_file_by_id(tmp_path, capsys):
     args[-1] = str(tmp_path / "sim2")
     assert main(args) == 2
     assert not (tmp_path / "sim2").exists()
+
+
+def test_simulate_refuses_a_long_table_with_the_pivot(tmp_path, capsys):
+    """Tester B finding 20 (round 36): on a long table (a row per item and judge) simulate
+    said only that labels were missing, and with --drop-unlabeled ran on 360 rows, each of
+    the 120 labeled items (and its label) counted three times and three judges merged in
+    one column. It refuses it now, as estimate does, with the pivot; --item lets it be."""
+    from pathlib import Path
+
+    import bacon_bayes
+
+    wide = pd.read_csv(Path(bacon_bayes.__file__).parent / "data" / "example_pool.csv")
+    keys, judges = ["id", "doc_id", "system", "human"], ["gpt4", "gpt35", "llama70b"]
+    long = wide.melt(id_vars=keys, value_vars=judges, var_name="judge", value_name="score")
+    long.to_csv(tmp_path / "long.csv", index=False)
+    args = ["simulate", str(tmp_path / "long.csv"), "--label", "human", "--judge", "score",
+            "--trials", "2", "--budgets", "0.2"]  # fmt: skip
+    runs = [["--out", "a"], ["--drop-unlabeled", "--out", "b"], ["--ablation", "--out", "c"]]
+    for *extra, out in runs:
+        argv = [*args, *extra] if "--ablation" not in extra else [*args[:6], *extra]
+        argv.append(str(tmp_path / out))
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "the table looks long, one row per item and judge" in err, err
+        assert "wide = df.pivot(index='id', columns='judge', values='score')" in err
+    assert not any((tmp_path / d).exists() for d in "abc")

@@ -111,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
                     option="--history",
                     inputs=[*inputs, args.save],
                     force=args.force,
+                    appends=True,
                 )
             )
         return _run(args, save, history)

@@ -39,6 +39,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "numbers, nonnegative for labels >= 0 with 20%% or more zeros, else continuous)",
     )
     p.add_argument("--levels", help="comma-separated outcome levels (default: labels seen)")
+    p.add_argument(
+        "--scale",
+        help="the label's scale LOW:HIGH (e.g. 1:5): a judge scoring on it gets a bias "
+        "(default: the levels, else the range of the labels seen, which a judge on the "
+        "full scale may overrun)",
+    )
     p.add_argument("--level", type=float, default=0.9, help="interval level (default 0.9)")
     p.add_argument("--plot", default="judge_bias.png", help="forest plot PNG path")
     p.add_argument("--force", action="store_true", help="--plot: " + FORCE_HELP)
@@ -50,11 +56,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from bacon_bayes.bayes.workflow import guess_kind, model_line
     from bacon_bayes.cli.judge_args import judge_columns
-    from bacon_bayes.cli.pool_args import parse_levels
+    from bacon_bayes.cli.pool_args import parse_levels, parse_scale
     from bacon_bayes.pool import EvalPool
     from bacon_bayes.readers import read_any
 
     check_options(args)
+    scale = parse_scale(args.scale)
     df = read_any(args.file)[0]
     kind, why = (args.outcome, "") if args.outcome else guess_kind(df, args.label, args.levels)
     pool = EvalPool.from_frame(
@@ -65,8 +72,21 @@ def run(args: argparse.Namespace) -> int:
         levels=parse_levels(args.levels),
     )
     print(model_line(pool, why))
+    bounds = label_scale(pool, scale)
     with claim(args.plot, option="--plot", inputs=[args.file], force=args.force) as out:
-        return _fit(args, pool, out)
+        return _fit(args, pool, out, bounds)
+
+
+def label_scale(pool: Any, scale: tuple[float, float] | None) -> tuple[float, float]:
+    """The label's range the bias is read on: the outcome's, narrowed to ``--scale``;
+    labels outside ``--scale`` refused, naming the first."""
+    from bacon_bayes.errors import ValidationError
+    from bacon_bayes.scale import label_bounds, labels_outside
+
+    bounds = label_bounds(pool.outcome, scale)
+    if scale is not None and (outside := labels_outside(pool, *bounds)):
+        raise ValidationError(f"{outside}: fix those labels, or widen --scale")
+    return bounds
 
 
 def check_options(args: argparse.Namespace) -> None:
@@ -81,7 +101,7 @@ def check_options(args: argparse.Namespace) -> None:
         )
 
 
-def _fit(args: argparse.Namespace, pool: Any, out: Output) -> int:
+def _fit(args: argparse.Namespace, pool: Any, out: Output, bounds: tuple[float, float]) -> int:
     """Fit the judge model, print the bias table and write the forest plot."""
     import numpy as np
     import pandas as pd
@@ -95,14 +115,18 @@ def _fit(args: argparse.Namespace, pool: Any, out: Output) -> int:
     with warnings.catch_warnings():  # printed below the table, in the command's words
         warnings.simplefilter("ignore", ConvergenceWarning)
         model = fit_pool(pool, draws=args.draws, seed=args.seed)
-    table = on_label_scale(judge_bias(model, level=args.level), pool, pool.outcome.bounds)
+    table = on_label_scale(judge_bias(model, level=args.level), pool, bounds)
     if pool.outcome.kind == "categorical":  # rates against people: design-based, any model
         cal = Calibrator(engine="freq", seed=args.seed).fit(pool)
         table = pd.concat([table, human_rates(cal, args.level).drop(columns="judge")], axis=1)
     labels = pool.y[pool.labeled]
     if labels.size > 1:  # signal share and the uninformative verdict (continuous, ordinal)
         table = informativeness(table, float(np.std(labels, ddof=1)))
+    notes = table.pop("note") if "note" in table else pd.Series("", index=table.index)
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    for judge, why in zip(table["judge"], notes, strict=True):
+        if isinstance(why, str) and why:  # why a judge has no bias: below, not a wide column
+            print(f"note: {judge}: {why}")
     if note := convergence_note([model.diagnostics_], sampler_settings(args)):
         print(f"note: {note}")
     forest_plot(table, out.path)

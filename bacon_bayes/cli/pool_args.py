@@ -356,9 +356,6 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     A study folder brings its own labels and the inclusion probabilities its
     waves recorded; those are always used.
     """
-    from bacon_bayes.doctor.rows import repeated_item_note
-    from bacon_bayes.io import item_column, without_unscored
-    from bacon_bayes.pool import EvalPool
     from bacon_bayes.readers.pair_table import pairwise_hint
     from bacon_bayes.study import load_study
     from bacon_bayes.study.folder import CONFIG_FILE, refuse_missing
@@ -393,6 +390,22 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     if not args.label and not getattr(args, "labels", None):  # --labels: its one column
         hint = pairwise_hint(args.file)
         raise ValidationError(f"--label is required for a table; name the column of labels.{hint}")
+    try:
+        return _table_pool(args)
+    except ValidationError as exc:  # a table of comparisons read without --pairwise
+        hint = "" if "--pairwise" in str(exc) else pairwise_hint(args.file)
+        if not hint:
+            raise
+        text = str(exc).rstrip()
+        raise ValidationError(f"{text}{'' if text.endswith('.') else '.'}{hint}") from exc
+
+
+def _table_pool(args: argparse.Namespace) -> EvalPool:
+    """:func:`pool_from_args` on a table."""
+    from bacon_bayes.doctor.rows import repeated_item_note
+    from bacon_bayes.io import item_column, without_unscored
+    from bacon_bayes.pool import EvalPool
+
     df, judges = table_from_args(args)
     blank = str(df.attrs.get("blank rows", ""))  # rows of empty cells, which are no items
     dropped = ""

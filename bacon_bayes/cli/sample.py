@@ -508,6 +508,28 @@ def _refuse_show_alone(root: Path, show: str) -> None:
     )
 
 
+def _item_content(pool: Any, cfg: Any, roles: Any) -> list[str]:
+    """The pool columns holding the items' content a labeller may see: the prompt column
+    and the text columns ``bacon doctor`` finds (the prompt first), that vary. Never the
+    id, a label, a judge's scores (taken or not), the group or another numeric column:
+    they would unblind or anchor the labels."""
+    import pandas as pd
+
+    taken = {cfg.item, cfg.label, cfg.group, *cfg.judges}
+    if roles is not None:
+        taken |= {roles.item, roles.label, roles.group, *roles.judges}
+    prompt = cfg.prompt or (roles.prompt if roles is not None else None)
+    text = [c for c in (roles.text if roles is not None else []) if c != prompt]
+    shown = []
+    for c in [prompt, *text]:
+        if c is None or c in taken or c not in pool or pool[c].nunique() < 2:
+            continue
+        if c != prompt and pd.api.types.is_numeric_dtype(pool[c]):
+            continue  # a number is no text (a score or a code)
+        shown.append(str(c))
+    return shown
+
+
 def _rewrite_command(root: Path, todo: Any, column: str) -> str:
     """The ``bacon status`` command that rewrites the pending items' to-label file ``todo``
     with the pool columns ``column`` (already quoted for the shell, or a placeholder)."""
@@ -522,9 +544,9 @@ def _rewrite_command(root: Path, todo: Any, column: str) -> str:
 def _show_hint(study: Any, root: Path, todo: Any) -> str:
     """Without ``--show`` (none recorded): what the to-label file ``todo`` lacks, the
     ``bacon status`` command that rewrites it with the pool's response text (the column
-    ``bacon doctor`` finds; else the prompt or other text it finds, else another pool
-    column that varies, the group last) and the option that keeps it in later waves'
-    files."""
+    ``bacon doctor`` finds; else the prompt or other text it finds, :func:`_item_content`,
+    never a score, label or group; else that the pool has none) and the option that keeps
+    it in later waves' files."""
     import shlex
 
     from bacon_bayes.doctor.roles import find_roles
@@ -540,16 +562,18 @@ def _show_hint(study: Any, root: Path, todo: Any) -> str:
         roles = None
     found = roles.response if roles is not None else None
     what = "the pool's response text (the column bacon doctor finds)"
-    if found is None:  # no response text: name one the labellers could see (runnable)
-        taken = {cfg.item, cfg.label, *cfg.judges}
-        first = [roles.prompt, *roles.text] if roles is not None else [cfg.prompt]
-        others = [str(c) for c in pool.columns if c not in taken and pool[c].nunique() > 1]
-        if not others:
-            return "the to-label file holds ids only (the pool has no other column to show)"
-        others.sort(key=lambda c: (first.index(c) if c in first else len(first), c == cfg.group))
-        found = others[0]
-        rest = ", ".join(others[1:6]) + (" ..." if len(others) > 6 else "")
-        what = f"{found}" + (f" (other pool columns: {rest})" if rest else "")
+    if found is None:  # no response text: the item's prompt or other text, never a score
+        shown = _item_content(pool, cfg, roles)
+        if not shown:
+            return (
+                "the to-label file holds ids only, and bacon doctor finds no text of the "
+                "items to show the labellers (a response, prompt or other text column): add the "
+                "items' text to the pool and pass --show COLUMN on the next bacon sample. "
+                "Never show them the judges' scores, other labels or the group (system): "
+                "they would anchor or unblind the labels the calibration takes as independent"
+            )
+        found, rest = shown[0], ", ".join(shown[1:6]) + (" ..." if len(shown) > 6 else "")
+        what = f"{found}" + (f" (other text columns: {rest})" if rest else "")
     column = shlex.quote(found)
     return (
         "the to-label file holds ids only: the labellers see nothing to judge unless they "

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from bacon_bayes.cli.judge_args import add_judge_argument, file_judge_columns
+from bacon_bayes.cli.judge_args import add_judge_argument, file_judge_columns, judge_columns
 from bacon_bayes.cli.pool_args import (
     SURROGATES_HELP,
     add_scale_argument,
@@ -37,6 +37,12 @@ def _table(args: argparse.Namespace) -> Any:
     frame, meta = read_any(args.data)
     if args.labels:
         frame, args.item = join_labels(frame, args.labels, args.label, args.item or meta.item)
+    if not args.item and args.label in frame.columns and meta.format in ("csv", "tsv", "parquet"):
+        from bacon_bayes.doctor.rows import long_table  # rows that are no items, as estimate
+
+        judges = judge_columns(args.judge, list(frame.columns), required=False)
+        if long := long_table(frame, args.label, [str(j) for j in judges], meta.format):
+            raise ValidationError(long)
     if args.drop_unlabeled and args.label in frame.columns:
         from bacon_bayes.io import keep_file_rows
         from bacon_bayes.words import as_numbers

@@ -183,8 +183,13 @@ def pool_item(args: argparse.Namespace, source: Path, frame: pd.DataFrame | None
     frame = _pool_table(source) if frame is None else frame
     found = item_column(frame[[c for c in frame.columns if item_name(c)]])
     if found is None:
+        from bacon_bayes.doctor.rows import long_table
         from bacon_bayes.readers.pair_table import pairwise_hint
 
+        judges = [str(j) for j in file_judge_columns(args.judge, source, required=False)]
+        kind = "parquet" if "".join(source.suffixes).lower().endswith(".parquet") else "csv"
+        if args.label in frame and (long := long_table(frame, args.label, judges, kind)):
+            raise ValidationError(long)  # rows of items and judges: pivot, not ids
         raise ValidationError(
             f"pool file {source} has no id column with unique values named "
             f"{', '.join(ITEM_COLUMNS)}; pass --item COLUMN (a study records the items each "
@@ -197,7 +202,7 @@ def pool_item(args: argparse.Namespace, source: Path, frame: pd.DataFrame | None
 def _add_ids(args: argparse.Namespace, source: Path) -> str:
     """A line of Python that writes the pool with an id column: the group and prompt
     joined when they name each row once (WMT22's system and seg_id), else the row number."""
-    from bacon_bayes.io import csv_options, read_table
+    from bacon_bayes.io import ITEM_COLUMNS, csv_options, read_table
     from bacon_bayes.study.folder import file_stem
 
     pair = [c for c in (args.group, getattr(args, "prompt", None)) if c]
@@ -212,14 +217,17 @@ def _add_ids(args: argparse.Namespace, source: Path) -> str:
     unscored = bool(judges) and bool(frame[judges].isna().all(axis=1).any())
     drop = f"df = df.dropna(subset={judges!r}, how='all'); " if unscored else ""
     out = Path(file_stem(source) + "_ids.csv")  # here: a data folder may be shared
+    # a name the table does not hold (its `id` may repeat), found by sample as the id
+    name = next((c for c in ITEM_COLUMNS if c not in frame.columns), "row_id")
+    item = "" if name in ITEM_COLUMNS else f" --item {name}"
     if "".join(source.suffixes).lower().endswith(".parquet"):
         read = f"pd.read_parquet('{source}')"
     else:
         how = {k: v for k, v in csv_options(source).items() if k in ("sep", "decimal", "encoding")}
         read = f"pd.read_csv('{source}'{''.join(f', {k}={v!r}' for k, v in how.items())})"
     return (
-        f"python -c \"import pandas as pd; df = {read}; {drop}df.insert(0, 'id', {ids}); "
-        f"df.to_csv('{out}', index=False)\" and sample {out}"
+        f"python -c \"import pandas as pd; df = {read}; {drop}df.insert(0, '{name}', {ids}); "
+        f"df.to_csv('{out}', index=False)\" and sample {out}{item}"
         + (" (the line leaves out the rows no judge scored)" if unscored else "")
     )
 

@@ -85,6 +85,7 @@ class Study:
         the first wave's options on it before it creates the folder)."""
         root = Path(root)
         pool, unscored = _study_pool(root, config)
+        _refuse_text_judges(pool, config, pool_file(root, config))
         manifest = _read_manifest(None)
         labels = _read_labels(None, config.label)
         study = cls(root, config, pool, manifest, labels, [], unscored)
@@ -363,6 +364,60 @@ def _study_pool(root: Path, config: StudyConfig) -> tuple[pd.DataFrame, int]:
         # empty, set aside by the user, or recorded as wave 1 (labels.csv holds them)
         pool = pool.drop(columns=config.label)
     return pool, unscored
+
+
+def none_left(study: Study) -> str:
+    """Why no wave can be drawn when every pool item was selected, and the ways on: a pool
+    whose every row held a label (recorded as wave 1) starts as if unlabeled or goes to
+    ``bacon simulate``; a study whose waves took every item imports and estimates."""
+    import shlex
+
+    cfg, n, q = study.config, study.n_items, shlex.quote
+    path = pool_file(study.root, cfg)
+    if cfg.existing_labels == "wave" and study.wave_numbers == [1]:
+        judges = " ".join(f"--judge {q(j)}" for j in cfg.judges)
+        return (
+            f"every pool item has already been selected: all {n} rows of pool file {path} "
+            f"hold a label in column {cfg.label!r}, recorded as wave 1, so no item is left "
+            "to draw. To start a study on it as if unlabeled (its labels unused), add "
+            "--existing-labels ignore; to measure what the judges would save on this fully "
+            f"labeled table, `bacon simulate {q(str(path))} --label {q(cfg.label)} {judges} "
+            f"--out simulation`; to estimate from them, `bacon estimate {q(str(path))} "
+            f"--label {q(cfg.label)} {judges}`"
+        )
+    pending = int(study.status()["pending"].sum())
+    waves = len(study.wave_numbers)
+    return (
+        f"every pool item has already been selected: the {waves} wave(s) of study "
+        f"{study.root} drew all {n} items ({pending} still without a label), so no item is "
+        "left to draw. Import the labels that are back (bacon label import FILE --study "
+        f"{q(str(study.root))}) and estimate (bacon estimate {q(str(study.root))}), or "
+        "start a new study (--study NEW_FOLDER) on a larger pool"
+    )
+
+
+def _refuse_text_judges(frame: pd.DataFrame, config: StudyConfig, path: Path) -> None:
+    """Refuse a judge column holding text that reads as no number (verdicts A / B / tie of
+    a table of comparisons): the study's first estimate would stop on it, after the
+    labelling. Before the study is made, naming the line and the fix."""
+    from bacon_bayes.readers.pair_table import pairwise_hint
+    from bacon_bayes.words import as_numbers, cell_fix, says_missing, unread
+
+    for judge in config.judges:
+        column = frame[judge] if judge in frame else None
+        if column is None:
+            continue
+        bad = unread(as_numbers(column).to_numpy(dtype=float), column)
+        bad &= ~says_missing(column).to_numpy()
+        if bad.any():
+            pos = int(bad.argmax())
+            value = column.iloc[pos]
+            raise ValidationError(
+                f"judge column {judge!r} of pool file {path} has a non-numeric value "
+                f"{value!r} at line {file_line(frame, pos)} ({int(bad.sum())} such cells): a "
+                "study's estimates need the judges' scores as numbers."
+                + (pairwise_hint(path) or f" {cell_fix(value)}")
+            )
 
 
 def _read_manifest(path: Path | None) -> pd.DataFrame:

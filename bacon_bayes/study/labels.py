@@ -363,10 +363,13 @@ def pool_label_wave(
     numeric = _numbers(raw.where(raw != ""))
     bad = (numeric.isna() & (raw != "")).to_numpy()
     if bad.any():
+        from bacon_bayes.readers.pair_table import pairwise_hint
+
+        hint = pairwise_hint(path)  # votes A / B / tie: --pairwise, never ignore them
         raise ValidationError(
             f"pool file {path}: labels that are not numbers in column {cfg.label!r} at "
-            f"{_rows(bad, frame, cfg.item, raw)}; fix them or start with "
-            "--existing-labels ignore"
+            f"{_rows(bad, frame, cfg.item, raw)}; "
+            + (hint.strip() if hint else "fix them or start with --existing-labels ignore")
         )
     _check_scale(study, numeric, raw, path, frame)
     values = numeric.to_numpy(dtype=float)

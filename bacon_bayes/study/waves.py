@@ -54,7 +54,7 @@ from bacon_bayes.sampling import (
     wave_seed,
 )
 from bacon_bayes.scale import is_binary
-from bacon_bayes.study.core import Study
+from bacon_bayes.study.core import Study, none_left
 from bacon_bayes.study.folder import (
     CONFIG_FILE,
     MODEL_DESIGNS,
@@ -489,7 +489,7 @@ def _checked(
     eligible = study.first_wave() < 0
     n_open = int(eligible.sum())
     if not n_open:
-        raise ValidationError("every pool item has already been selected")
+        raise ValidationError(none_left(study))
     if design == "poisson":
         _check_pi_column(study, options.get("pi_column"))
         return column, prompts

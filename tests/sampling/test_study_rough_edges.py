@@ -3,6 +3,7 @@ run with other new-study options, and errors that name the pool as the user gave
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +53,39 @@ def test_labels_already_in_the_pool_are_a_first_wave_or_an_explicit_decision(
     assert bacon("sample", str(pool_file), *NEW, "--study", str(tmp_path / "b"),
                  "--existing-labels", "ignore", "--out", out) == 0  # fmt: skip
     assert Study.open(tmp_path / "b").labels.empty, "pool labels are not used as study labels"
+
+
+def test_a_pool_with_nothing_left_to_draw_says_why_and_the_ways_on(
+    pool_file, tmp_path, capsys, monkeypatch
+):
+    """Tester B finding 21 (round 36): on a wholly labeled pool bacon sample said only
+    "every pool item has already been selected". It names the cause (every row's label
+    recorded as wave 1) and the ways on: --existing-labels ignore, bacon simulate and
+    bacon estimate, whose printed commands run; a study whose waves took every item says
+    so and what to do."""
+    monkeypatch.chdir(tmp_path)
+    frame = pd.read_csv(pool_file)
+    _with_label(pool_file, frame["truth"])
+    assert bacon("sample", "pool.csv", *NEW) == 2
+    err = capsys.readouterr().err
+    assert (
+        "every pool item has already been selected: all 200 rows of pool file pool.csv hold a "
+        "label in column 'human', recorded as wave 1, so no item is left to draw" in err
+    )
+    assert "add --existing-labels ignore" in err and not Path("pool.study").exists()
+    simulate, estimate = (shlex.split(code) for code in err.split("`")[1::2])
+    assert simulate[:2] == ["bacon", "simulate"] and estimate[:2] == ["bacon", "estimate"]
+    assert bacon(*estimate[1:], "--engine", "freq") == 0
+    assert bacon("sample", "pool.csv", *NEW, "--existing-labels", "ignore") == 0
+    # a study whose waves drew every item
+    _with_label(pool_file, float("nan"))
+    grow = ["--study", "s", "--out", "s1.csv"]
+    assert bacon("sample", "pool.csv", *NEW[:-1], "200", *grow) == 0
+    capsys.readouterr()
+    assert bacon("sample", "s", "--budget", "10", "--out", "s2.csv") == 2
+    err = capsys.readouterr().err
+    assert "the 1 wave(s) of study s drew all 200 items (200 still without a label)" in err
+    assert "bacon label import FILE --study s" in err and "bacon estimate s" in err
 
 
 def test_a_second_run_says_what_it_did_and_refuses_conflicting_options(pool_file, tmp_path, capsys):
