@@ -447,8 +447,9 @@ def run(args: argparse.Namespace) -> int:
             "--uniform-share 0.2; at 0.5, 0.066 over 10 waves but 0.167 over 20; "
             f"VALIDATION.md). This wave's share is {share:g}. For group means draw uniform "
             "or stratified waves. The same weights can leave the pool mean's interval wider "
-            "than a uniform wave's, whatever the variance predicted above (a tester's "
-            "TriviaQA study: 4 of 7 adaptive waves of 120, up to 2.7 times)"
+            "than a uniform wave's, whatever the variance predicted above (TriviaQA: 4 of 7 "
+            "adaptive waves of 120, up to 2.7 times; VALIDATION.md, 'Adaptive waves: the "
+            "predicted variance ratio against the realised one')"
         )
     if design.pi_prompt is not None:
         drawn = int(np.unique(after.prompts()[design.selected]).size)

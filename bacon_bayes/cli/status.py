@@ -134,6 +134,7 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
     ``study``: the open study, ``table`` its status."""
     from bacon_bayes.errors import BaconError
     from bacon_bayes.report.comparisons import SUMMARY_PAIRS
+    from bacon_bayes.study.core import PENDING_READ
     from bacon_bayes.study.folder import recorded_max_labels
     from bacon_bayes.study.settled import (
         fit_study,
@@ -185,6 +186,9 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
         f"questions after wave {wave} ({cal.pool_.n_labeled} labels{missing}; {kind}, "
         f"{100 * (1 - args.alpha):g}% at every wave):"
     )
+    for note in cal.pool_.notes:  # a read of partly returned waves (alpha-spending)
+        if PENDING_READ in note:
+            print(f"  note: {note}")
     limit = None if args.pairs == "all" else SUMMARY_PAIRS
     for text in question_lines(found, limit):
         print(f"  {text}")

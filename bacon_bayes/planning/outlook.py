@@ -109,8 +109,9 @@ ADAPTIVE_BINARY_NOTE = (
     "not recommended on 0/1 labels{goal}: adaptive waves make group means miss more often "
     "than their intervals say, a wrong label where the judges agree entering with a large "
     "weight, and the same weights can leave the pool mean's interval wider than a uniform "
-    "wave's whatever the variance predicted (VALIDATION.md; a tester's TriviaQA study: 4 "
-    "of 7 adaptive waves of 120, up to 2.7 times)"
+    "wave's whatever the variance predicted (TriviaQA: 4 of 7 adaptive waves of 120, up "
+    "to 2.7 times; VALIDATION.md, 'Adaptive waves: the predicted variance ratio against "
+    "the realised one')"
 )
 
 

@@ -591,8 +591,21 @@ def sequence_html(looks: pd.DataFrame, alpha: float = 0.05) -> str:
         + _img(figures.sequence_figure(looks, alpha), "pool mean at each wave")
         + f"<p>Blue: the anytime interval, {_esc(why)}: the intervals of all waves hold "
         "together, whenever you stop. Grey: the fixed interval of each wave read alone "
-        "(valid at one planned look only).</p>" + _table(looks, 4)
+        "(valid at one planned look only).</p>"
+        f"<p class='note'>{_esc(RECOMPUTED_LOOKS)}</p>" + _table(looks, 4)
     )
+
+
+#: What the table of past looks is (tester C s36 finding 6): each wave's look refitted now,
+#: not the numbers printed then.
+RECOMPUTED_LOOKS = (
+    "Each wave's row is recomputed now, with this report's settings (engine, model, judges) "
+    "and the study's as they are today (its prompt column, which splits the cross-fitting "
+    "folds by prompt, included), on the labels of the waves up to it: where a setting "
+    "changed since, its estimate and intervals differ from what bacon estimate or bacon "
+    "status printed at that wave (the sequence you read then is the one the guarantee "
+    "speaks of; the study does not record it)."
+)
 
 
 def write_report(cal: Calibrator, path: str | Path, **kwargs: Any) -> Path:

@@ -98,11 +98,12 @@ def default_uniform_share(groups: bool) -> float:
 #: printed (``bacon sample``, ``bacon plan``; tester C finding 6): the pilot's sd model
 #: over-fits most where it promises most.
 OPTIMISTIC_RATIO = (
-    "a model's prediction from the labels so far, and optimistic: in a tester's WMT22 "
-    "study (15 uniform pilots of 150, each followed by an adaptive and a uniform wave of "
-    "150) it predicted 0.75 on average where the intervals gave 0.93 (squared width "
-    "ratio), the waves promising most gaining least, some with an interval wider than "
-    "the uniform wave's"
+    "a model's prediction from the labels so far, and optimistic: on WMT22 (15 uniform "
+    "pilots of 150, each followed by an adaptive and a uniform wave of 150) it predicted "
+    "0.75 on average where the intervals gave 0.93 (squared width ratio), the waves "
+    "promising most gaining least, some with an interval wider than the uniform wave's "
+    "(VALIDATION.md, 'Adaptive waves: the predicted variance ratio against the realised "
+    "one')"
 )
 
 #: A wave follows the predicted sd only when it is expected to lower the variance

@@ -531,6 +531,8 @@ class StudyData:
     inclusion: Inclusion | None = None
     recorded_prompts: np.ndarray | None = None
     wave: str | None = None
+    #: what a read of partly returned waves is to the anytime intervals (:func:`load_study`)
+    pending_note: str | None = None
 
     def pool_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``EvalPool.from_frame(data.frame, **kwargs)``: the study's
@@ -562,6 +564,7 @@ class StudyData:
         kwargs = self.pool_kwargs() | {k: v for k, v in overrides.items() if v is not None}
         guessed = kwargs["outcome"] != self.outcome and overrides.get("outcome") is None
         notes = (binary_note(self.label),) if guessed else ()
+        notes += (self.pending_note,) if self.pending_note else ()
         if self.inclusion is None:
             pool = EvalPool.from_frame(self.frame, **kwargs)
             return replace(pool, notes=(*pool.notes, *notes))
@@ -578,6 +581,37 @@ class StudyData:
             )
         pool = EvalPool.from_frame(self.frame, **kwargs)
         return replace(pool, inclusion=self.inclusion, notes=(*pool.notes, *notes))
+
+
+#: the words that mark :func:`pending_read_note`'s note among a pool's notes
+PENDING_READ = "the alpha-spending plan counts a wave once, when all its labels are in,"
+
+
+def pending_read_note(first: np.ndarray, pending: np.ndarray, max_labels: int | None) -> str | None:
+    """The note of a read with waves partly returned (``--allow-pending``) under
+    alpha-spending: the plan counts each wave once, at all its labels, so a read before
+    its labels are all in is no look of it; stopping on it is not covered (tester C s36
+    finding 7: looks [60, 90] read, [60, 113] once the wave was in). The confidence
+    sequence holds at every count of labels: no note. None when nothing is pending."""
+    partly = [
+        int(w)
+        for w in np.unique(first[pending])
+        if (first == w).sum() > (first[pending] == w).sum()
+    ]
+    if not partly or max_labels is None:
+        return None
+    waves = ", ".join(
+        f"wave {w} ({int((first == w).sum() - (first[pending] == w).sum())} of "
+        f"{int((first == w).sum())} labels back)"
+        for w in partly
+    )
+    return (
+        f"read with {waves}, the rest missing at random: {PENDING_READ} so this read is "
+        "no look of it and "
+        "stopping on its interval is not covered by 'valid at every wave' (the alpha it "
+        "would spend is set aside nowhere); read again once the labels are in. If they "
+        "will never come, this is the wave's look"
+    )
 
 
 def load_study(
@@ -617,6 +651,7 @@ def load_study(
             "pass --allow-pending (allow_pending=True in Python): the pending items are then "
             "treated as missing at random"
         )
+    note = pending_read_note(first, pending, study.config.max_labels)
     back = np.unique(first[~np.isnan(values)])
     if 0 < len(back) < len(study.wave_numbers):  # a wave none of whose labels came back:
         study.manifest = study.manifest[study.manifest["wave"].isin(back)]  # as if not drawn
@@ -648,6 +683,7 @@ def load_study(
         levels=cfg.levels,
         group=cfg.group,
         n_pending=int(pending.sum()),
+        pending_note=note,
         prompt=cfg.prompt,
         inclusion=inclusion,
         recorded_prompts=study.recorded_prompts(),

@@ -11,13 +11,15 @@ confidence sequence; so reading them after every wave and stopping once settled 
 stated level.
 
 More labels (approximate). At the current rate, ``m`` more labels spread over the groups
-as the labels so far are: a half-width ``h`` at ``n`` labels becomes about
-``h sqrt(I(n) / I(n + m)) c(n + m) / c(n)``, with ``c`` the sequential critical value of a
-look at ``n + m`` labels (one more look with the information ``I`` grown in proportion,
-with the finite-pool correction the intervals take: :func:`~bacon_bayes.estimate.anytime.
-effective_labels`). The intervals are taken to narrow about their centres (a difference's
-interval centred on ``c`` excludes 0 once the half-width is below ``|c|``; a shrunk
-interval need not be centred on its estimate). For a sign or the best group this is a
+as a uniform wave over the open items spreads them (so labelling the whole pool labels
+every group wholly and settles every sign with a non-zero estimate): a half-width ``h``
+at ``n`` labels becomes about ``h sqrt(I(n) / I(n + m)) c(n + m) / c(n)``, with ``c``
+the sequential critical value of a look at ``n + m`` labels (one more look with the
+information ``I`` grown in proportion, with the finite-pool correction the intervals
+take: :func:`~bacon_bayes.estimate.anytime.effective_labels`). The intervals are taken
+to narrow about their centres (a difference's interval centred on ``c`` excludes 0 once
+the half-width is below ``|c|``; a shrunk interval need not be centred on its estimate).
+For a sign or the best group this is a
 point projection: if the estimate holds, the question settles by then; it moves as the
 labels come, and on WMT22 (refA - refB, 16 systems) it moved toward 0, so that waves of
 the projected size (196, 54, 67 labels) each left it open; it settles by then about half
@@ -368,11 +370,28 @@ def _pair_needs(
     with np.errstate(divide="ignore", invalid="ignore"):
         now = anytime.effective_labels(labels[:, -1], n_items)
 
-    def grow(total: float) -> np.ndarray:  # each group's labels grow with the pool's
+    def grow(total: float) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):  # a group without labels
-            later = anytime.effective_labels(labels[:, -1] * total / looks[-1], n_items)
+            later = anytime.effective_labels(group_labels(total), n_items)
             ratio = np.where(np.isinf(now), 1.0, np.where(now > 0, later / now, 0.0))
-        return anytime.pair_information((info[:, -1] * ratio)[:, None], pairs)[:, 0]
+            each = info[:, -1] * ratio
+            # a pair of wholly labeled groups is known exactly (infinite information;
+            # ``pair_information`` says 0 there, its fixed interval's convention)
+            inv = 1.0 / each
+            return np.array([1.0 / (inv[a] + inv[b]) for a, b in pairs])
+
+    def group_labels(total: float) -> np.ndarray:
+        """Each group's labels when the pool has ``total``: the labels to come spread as a
+        uniform wave over the open items spreads them, so that labelling the whole pool
+        labels every group wholly (scaled with the pool's labels, a group under-sampled so
+        far never reached its items: "not within the pool's unlabeled items" for a sign
+        that labelling the pool settles for certain); the labels so far scaled with the
+        pool's where the target is the population (no items to run out of)."""
+        if n_items is None:
+            return labels[:, -1] * total / looks[-1]
+        open_ = np.maximum(n_items - labels[:, -1], 0.0)
+        share = open_ / open_.sum() if open_.sum() > 0 else np.zeros_like(open_)
+        return labels[:, -1] + max(total - looks[-1], 0.0) * share
 
     # the estimate held, its interval's reach toward 0 must fall below |estimate| (a shrunk
     # interval need not be centred on the estimate: its centre may lie far from it)
@@ -601,12 +620,22 @@ def until_budget(
     _refuse_unlabeled_groups(root, cal, wanted)
     used = int(table["selected"].sum())
     left = float(max_labels - used if max_labels else study.n_items - used)
-    budget = wave_budget(q, left)
-    if budget >= left and not max_labels:  # it would draw every open item of the pool
+    if left >= 1 and not _finite(q.more_labels):
+        # out of reach (or no interval to project): one behaviour under both kinds; the
+        # rest of a fixed budget spent on a goal it will not meet used to end the study
+        where = f"max_labels = {max_labels}" if max_labels else "the pool's open items"
         raise ValidationError(
-            f"{q.name}: not yet: {q.answer} ({kind}); at the current rate it would take "
-            f"every one of the {int(left)} open items of the pool, so nothing was drawn. "
+            f"{q.name}: not yet: {q.answer} ({kind}); at the current rate even the "
+            f"{int(left)} labels left ({where}) would not settle it, so nothing was drawn. "
             "Draw a wave of your size with --budget N, or ask a goal within reach"
+        )
+    budget = wave_budget(q, left)
+    if budget >= left and not max_labels:  # a census of the pool, not a wave
+        raise ValidationError(
+            f"{q.name}: not yet: {q.answer} ({kind}); at the current rate only labelling "
+            f"every one of the {int(left)} open items of the pool settles it, so nothing was "
+            f"drawn. Label them all with --budget {int(left)}, draw a wave of your size with "
+            "--budget N, or ask a goal within reach"
         )
     why = f" (all that is left of max_labels = {max_labels})" if budget >= left else ""
     if wanted.kind != "half-width" and not why:  # a point projection: not worth re-running

@@ -1,0 +1,80 @@
+"""What labelling the rest of the pool (or of the budget) can settle, and what ``bacon
+sample --until`` does with a goal out of reach (tester C, session 36, findings 4 and 10)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes.study import Study, import_labels
+
+from .conftest import bacon, fill, record_budget
+
+
+def _study(tmp_path: Path) -> tuple[Path, Path]:
+    """Two systems of 150 items each whose means are 0.1 apart, and a uniform pilot of 30
+    that drew far fewer of ``b`` than of ``a``."""
+    rng = np.random.default_rng(7)
+    n = 300
+    system = np.repeat(["a", "b"], n // 2)
+    truth = np.clip(rng.integers(1, 6, n) + 0.1 * (system == "a"), 1, 5).round(1)
+    frame = pd.DataFrame(
+        {
+            "id": [f"d{i:03d}" for i in range(n)],
+            "judge_a": np.clip(truth + rng.normal(0, 1.5, n), 1, 5).round(2),
+            "system": system,
+            "truth": truth,
+        }
+    )
+    pool = tmp_path / "pool.csv"
+    frame.to_csv(pool, index=False)
+    root = tmp_path / "study"
+    assert bacon(
+        "sample", str(pool), "--study", str(root), "--budget", "30", "--item", "id",
+        "--label", "human", "--judge", "judge_a", "--group", "system", "--seed", "3",
+        "--out", str(tmp_path / "todo1.csv"),
+    ) == 0  # fmt: skip
+    import_labels(root, fill(tmp_path / "todo1.csv", pool, tmp_path / "filled1.csv"))
+    return root, pool
+
+
+def test_labelling_the_whole_pool_settles_every_sign(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Finding 4: a group's labels were projected to grow with the pool's (labels x total /
+    n), so a group under-sampled so far never reached its items and a sign that labelling
+    the pool settles for certain (every mean exact) read "not within the pool's unlabeled
+    items"; the labels to come now spread as a uniform wave over the open items does."""
+    root, _ = _study(tmp_path)
+    drawn = pd.read_csv(tmp_path / "todo1.csv")
+    assert drawn["id"].str[1:].astype(int).lt(150).sum() > 15  # group b under-sampled
+    capsys.readouterr()
+    assert bacon("status", str(root), "--engine", "freq", "--pairs", "all") == 0
+    out = capsys.readouterr().out
+    assert "not within the pool's unlabeled items" not in out, out
+    line = next(s for s in out.splitlines() if "sign of a - b" in s)
+    more = int(line.split("about ")[1].split(" more")[0])
+    assert 0 < more <= 270, line
+
+
+def test_a_goal_out_of_reach_draws_nothing_under_either_interval(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Finding 10: under --max-labels a goal the budget would not meet drew all that was
+    left of it (the study ended, the goal unmet, as predicted), while the confidence
+    sequence refused. Both refuse now, say why and how to draw anyway."""
+    root, _ = _study(tmp_path)
+    record_budget(root, 60)
+    capsys.readouterr()
+    args = ("sample", str(root), "--engine", "freq", "--until")
+    assert bacon(*args, "half-width=0.001") == 2
+    err = capsys.readouterr().err
+    assert "even the 30 labels left (max_labels = 60) would not settle it" in err, err
+    assert "nothing was drawn" in err and "--budget N" in err
+    assert Study.open(root).wave_numbers == [1]
+    # a goal within the budget still draws its wave
+    assert bacon(*args, "half-width=2") in (0,)
+    assert "settled, nothing drawn" in capsys.readouterr().out
