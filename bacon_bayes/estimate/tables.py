@@ -41,6 +41,17 @@ def labels_only(table: EstimateTable) -> EstimateTable:
     return replace(table, estimate=table.estimate + nan, se=table.se + nan)
 
 
+def unvalidated(table: EstimateTable, rows: np.ndarray) -> EstimateTable:
+    """The ``rows`` (a group without labels) withheld with :data:`NO_LABELS` and no se
+    (NaN): the judges' mean alone has no standard error of the group's mean (a shrunk
+    table's covariance there is the groups' prior spread, kept in ``cov`` for the
+    differences' estimates, not an se to build an interval from)."""
+    rows = np.asarray(rows, dtype=bool)
+    if not rows.any():
+        return table
+    return replace(table.withhold(rows, NO_LABELS), se=np.where(rows, np.nan, table.se))
+
+
 def correlation(cov: np.ndarray) -> np.ndarray:
     sd = np.sqrt(np.clip(np.diag(cov), 1e-300, None))
     return cov / np.outer(sd, sd)

@@ -1,0 +1,67 @@
+"""What a group table says of rows without an interval (tester A, session 36): the
+classical column's reasons named as the classical column's, no se on a group whose
+mean has no labels (UNVALIDATED), and pairs given by their two groups' names in JSON."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes import Calibrator, EvalPool
+
+
+@pytest.fixture(scope="module")
+def cal() -> Calibrator:
+    """Six groups: three with 8 labels, one with 3, one with 1 and one with none, so the
+    AEE means are shrunk (every labeled group gets an interval) and the classical ones
+    withhold theirs."""
+    rng = np.random.default_rng(5)
+    names = ["a", "b", "c", "d", "e", "f"]
+    g = np.repeat(names, 60)
+    y = rng.normal(size=g.size) + np.repeat(np.arange(6) * 0.2, 60)
+    take = {"a": 8, "b": 8, "c": 8, "d": 3, "e": 1, "f": 0}
+    lab = np.zeros(g.size, dtype=bool)
+    for k, name in enumerate(names):
+        lab[k * 60 : k * 60 + take[name]] = True
+    judge = y + rng.normal(0, 0.7, g.size)
+    frame = pd.DataFrame({"y": np.where(lab, y, np.nan), "j": judge, "g": g})
+    pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous", group="g")
+    return Calibrator(engine="freq", pooling="shrink").fit(pool)
+
+
+def test_classical_reasons_name_the_classical_column(cal):
+    """The notes under the group table read as the AEE column's: "no interval for e: 1
+    label: no variance of its own (pooling='shrink' borrows one ...)" beside an AEE
+    interval for e, which contradicts itself."""
+    from bacon_bayes.report.text import groups_table
+
+    tables = [
+        cal.estimate_groups(0.05, True, "aee"),
+        cal.estimate_groups(0.05, True, "classical", pooling="separate"),
+        cal.estimate_groups(0.05, True, "naive"),
+    ]
+    assert np.isfinite(tables[0].ci_low[4])  # e: the shrunk AEE mean has an interval
+    lines = [s for s in groups_table(tables).splitlines() if "no interval for" in s]
+    one = next(s for s in lines if "1 label" in s)
+    assert one.startswith("classical: no interval for e: 1 label"), lines
+    assert "pooling='shrink' borrows" not in one and "classical mean has none" in one
+    few = next(s for s in lines if "fewer than" in s)
+    assert few.startswith("classical: no interval for d"), lines
+    assert any(s.startswith("aee: no interval for f: no labels") for s in lines), lines
+    assert any(s.startswith("classical: no interval for f: no labels") for s in lines), lines
+    assert not any(s.startswith("no interval for") for s in lines), lines
+
+
+@pytest.mark.parametrize("pooling", ["shrink", "separate"])
+def test_a_group_without_labels_has_no_se(cal, pooling):
+    """A shrunk table gave the UNVALIDATED group a numeric se (the groups' prior spread,
+    the same for a group of 5 items and one of 100) beside "no interval", in --json and
+    the report: estimate +- 1.96 se was the interval the tool refuses to give."""
+    table = cal.estimate_groups(0.05, True, "aee", pooling=pooling)
+    frame = table.to_frame().set_index("name")
+    assert np.isnan(frame.loc["f", "se"]) and np.isnan(frame.loc["f", "ci_low"])
+    assert "UNVALIDATED" in frame.loc["f", "note"]
+    assert np.isfinite(frame.loc["f", "estimate"])
+    assert np.isfinite(frame.loc[["a", "b", "c", "d"], "se"]).all()
+    assert table.to_dict()["rows"][5]["se"] is None
