@@ -65,3 +65,25 @@ def test_a_group_without_labels_has_no_se(cal, pooling):
     assert np.isfinite(frame.loc["f", "estimate"])
     assert np.isfinite(frame.loc[["a", "b", "c", "d"], "se"]).all()
     assert table.to_dict()["rows"][5]["se"] is None
+
+
+def test_pairs_carry_their_two_groups_when_names_hold_the_separator():
+    """A pair was only the string "a - b" (also in --json): with groups named
+    "llama2 - 7b" and "llama2 - 7b - chat" it could not be split back into its groups."""
+    from bacon_bayes.report.comparisons import comparisons
+
+    rng = np.random.default_rng(1)
+    names = ["llama2 - 7b", "llama2 - 7b - chat", "gpt"]
+    g = np.repeat(names, 40)
+    y = rng.normal(size=g.size) + np.repeat([0.0, 0.3, 2.0], 40)
+    lab = np.tile(np.arange(40) < 20, 3)
+    frame = pd.DataFrame({"y": np.where(lab, y, np.nan), "j": y + rng.normal(0, 0.5, g.size)})
+    frame["g"] = g
+    pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous", group="g")
+    c = comparisons(Calibrator(engine="freq").fit(pool))
+    rows = {tuple(r["groups"]): r for r in c.to_dict()["differences"]}
+    want = {frozenset((a, b)) for i, a in enumerate(names) for b in names[i + 1 :]}
+    assert set(map(frozenset, rows)) == want
+    assert all(r["pair"] == f"{a} - {b}" for (a, b), r in rows.items())
+    # the text quotes a name that holds " - ", so each pair reads as its two groups
+    assert "'llama2 - 7b' - 'llama2 - 7b - chat'" in c.to_text("all")

@@ -94,7 +94,8 @@ class Comparisons:
         cancels in their difference.
     differences : DataFrame
         One row per pair: ``pair``, ``difference``, ``ci_low``, ``ci_high``,
-        ``resolved`` (the interval excludes 0; simultaneous unless ``pointwise``).
+        ``resolved`` (the interval excludes 0; simultaneous unless ``pointwise``),
+        ``group_a``, ``group_b`` (the pair's groups: ``pair`` is ``"a - b"``).
     ranks : DataFrame
         ``group``, ``estimate``, ``rank``, ``rank_low``, ``rank_high``, best first.
     plan_note : str, optional
@@ -196,11 +197,21 @@ class Comparisons:
             "could_be_first": self.could_be_first,
             # "name" and "estimate" as in every group table's rows (the older "pair",
             # "difference" and "group" are kept)
-            "differences": _records(
-                self.differences.assign(
-                    name=self.differences["pair"], estimate=self.differences["difference"]
+            # "groups": the pair's two groups, a before b (its name "a - b" cannot be
+            # split back where a group's name holds " - ")
+            "differences": [
+                {**row, "groups": [a, b]}
+                for row, a, b in zip(
+                    _records(
+                        self.differences.assign(
+                            name=self.differences["pair"],
+                            estimate=self.differences["difference"],
+                        )
+                    ),
+                    *_sides(self.differences),
+                    strict=True,
                 )
-            ),
+            ],
             "ranks": _records(self.ranks.assign(name=self.ranks["group"])),
             "plan": self.plan_note,
             "no_interval": dict(self.withheld),
@@ -212,9 +223,9 @@ class Comparisons:
         frame = self.differences
         if pairs == "all" or len(frame) <= SUMMARY_PAIRS:
             return frame
-        sides = frame["pair"].astype(str).str.split(" - ", n=1, regex=False)
-        best = sides.map(lambda ab: self.best in ab)
-        return frame[best.to_numpy() | frame["resolved"].to_numpy()]
+        a, b = _sides(frame)
+        best = (a == self.best) | (b == self.best)
+        return frame[best | frame["resolved"].to_numpy()]
 
     def to_text(self, pairs: str = "summary") -> str:
         """The "Comparisons" block of ``bacon estimate`` (with the plan's line when the
@@ -224,6 +235,7 @@ class Comparisons:
         chosen = self.shown_pairs(pairs)
         columns = ["pair", "difference", "CI", "resolved"] + (["note"] if "note" in chosen else [])
         shown = chosen.assign(
+            pair=[pair_text(a, b) for a, b in zip(*_sides(chosen), strict=True)],
             CI=[_ci(lo, hi) for lo, hi in zip(chosen["ci_low"], chosen["ci_high"], strict=True)],
             resolved=np.where(chosen["resolved"], "yes", ""),
         )[columns]
@@ -283,6 +295,23 @@ class Comparisons:
             f"interval [{int(top['rank_low'])}, {int(top['rank_high'])}]); could rank first: "
             f"{self._could_be_first_text()}"
         )
+
+
+def _sides(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The two groups of each pair of ``frame``: its ``group_a`` and ``group_b`` columns
+    (a frame built without them: its ``pair`` names split at the first " - ")."""
+    if "group_a" in frame and "group_b" in frame:
+        return frame["group_a"].astype(str).to_numpy(), frame["group_b"].astype(str).to_numpy()
+    sides = [[*str(p).split(" - ", 1), ""] for p in frame["pair"]]
+    return np.array([s[0] for s in sides], dtype=object), np.array(
+        [s[1] for s in sides], dtype=object
+    )
+
+
+def pair_text(a: str, b: str) -> str:
+    """The pair ``a - b`` as the text shows it: a name holding " - " quoted (``'gpt-4o -
+    2024' - base``), so the pair reads as its two groups."""
+    return " - ".join(repr(n) if " - " in n else n for n in (str(a), str(b)))
 
 
 def _ci(lo: float, hi: float) -> str:
@@ -363,6 +392,7 @@ def comparisons_of(
             frame[k] = v
         ranks = frame.sort_values("rank").reset_index(drop=True)
     resolved = sure_sign(diffs.ci_low, diffs.ci_high) != 0
+    sides = [(str(a), str(b)) for a, b in diffs.details["pairs"]]
     differences = pd.DataFrame(
         {
             "pair": list(diffs.names),
@@ -370,6 +400,8 @@ def comparisons_of(
             "ci_low": diffs.ci_low,
             "ci_high": diffs.ci_high,
             "resolved": resolved,
+            "group_a": [a for a, _ in sides],
+            "group_b": [b for _, b in sides],
         }
     )
     notes = pair_notes(means, diffs)

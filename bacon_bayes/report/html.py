@@ -190,6 +190,7 @@ def _comparisons(
     c = comparisons(cal, alpha, plan_note=plan_note, anytime=anytime or None)
     plan = f"<p>{_esc(c.plan_note)}</p>" if c.plan_note and not c.best_clear else ""
     diffs = c.differences.assign(resolved=np.where(c.differences["resolved"], "yes", ""))
+    diffs = diffs.drop(columns=["group_a", "group_b"], errors="ignore")  # for --json
     level = f"{100 * (1 - alpha):g}%"
     return (
         f"<p>AEE differences of group means with {level} intervals ({_esc(c.guarantee)}); "
