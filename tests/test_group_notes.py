@@ -87,3 +87,51 @@ def test_pairs_carry_their_two_groups_when_names_hold_the_separator():
     assert all(r["pair"] == f"{a} - {b}" for (a, b), r in rows.items())
     # the text quotes a name that holds " - ", so each pair reads as its two groups
     assert "'llama2 - 7b' - 'llama2 - 7b - chat'" in c.to_text("all")
+
+
+def test_pairs_take_the_groups_joint_intervals_where_those_are_narrower():
+    """With many sparse groups on a label bounded below (MQM error >= 0), the groups'
+    joint intervals, cut at 0, implied pair intervals 1.8x narrower than the pairs' own
+    simultaneous ones (WMT22, 48 groups): -114 was printed as a possible difference of
+    two means each printed as at most 43. The table now takes the implied family when it
+    is narrower in all (one family for every pair, so the joint guarantee holds)."""
+    from bacon_bayes.estimate.tables import implied_by_groups
+    from bacon_bayes.report.text import guarantee_note
+    from bacon_bayes.results import EstimateTable
+
+    names = ("a", "b", "c")
+    low, high = np.zeros(3), np.array([4.0, 5.0, 6.0])
+    groups = EstimateTable(
+        "mean", "aee", names, np.array([1.0, 2.0, 3.0]), np.ones(3), low, high, np.eye(3),
+        np.full(3, 3), np.full(3, 50), 0.05, "maxt", np.full(3, 3.0),
+    )  # fmt: skip
+    wide = EstimateTable(
+        "difference", "aee", ("a - b", "a - c", "b - c"), np.array([-1.0, -2.0, -1.0]),
+        np.ones(3), np.full(3, -12.0), np.full(3, 10.0), np.eye(3), np.full(3, 6),
+        np.full(3, 100), 0.05, "maxt", np.full(3, 5.0),
+        details={"pairs": [["a", "b"], ["a", "c"], ["b", "c"]]},
+    )  # fmt: skip
+    got = implied_by_groups(groups, wide)
+    assert list(got.ci_low) == [-5.0, -6.0, -6.0] and list(got.ci_high) == [4.0, 4.0, 5.0]
+    assert "read off the groups' joint intervals" in guarantee_note(got)
+    narrow = replace_ci(wide, -2.0, 1.0)
+    assert implied_by_groups(groups, narrow) is narrow  # the pairs' own: narrower, kept
+    pointwise = replace_ci(wide, -12.0, 10.0, simultaneous="none")
+    assert implied_by_groups(groups, pointwise) is pointwise  # never pair by pair
+
+
+def replace_ci(table, low, high, **kw):
+    from dataclasses import replace
+
+    n = len(table)
+    return replace(table, ci_low=np.full(n, low), ci_high=np.full(n, high), **kw)
+
+
+def test_compare_groups_and_ranks_use_the_narrower_family(cal):
+    diffs = cal.compare_groups()
+    table = cal.estimate_groups()
+    if diffs.details.get("implied_by_groups"):
+        k = diffs.details["pairs"].index(["a", "b"])
+        assert diffs.ci_low[k] == pytest.approx(table.ci_low[0] - table.ci_high[1])
+    ranks = cal.rank_groups()
+    assert {"rank_low", "rank_high"} <= set(ranks.columns)

@@ -179,6 +179,12 @@ def guarantee_note(table: EstimateTable) -> str:
         )
         return f"{guarantee_note(plain)}; {kind}: valid at every wave, whatever the stopping rule"
     joint = table.simultaneous != "none"
+    if table.details.get("implied_by_groups"):
+        return (
+            "jointly valid, read off the groups' joint intervals: [low a - high b, high a "
+            "- low b], narrower in all than the pairs' own here; they hold whenever the "
+            "group intervals all do"
+        )
     if table.details.get("pooling") == "shrink":
         what = "pairs" if table.estimand == "difference" else "groups"
         floor = f"{100 * (1 - 2 * table.alpha):g}%"
