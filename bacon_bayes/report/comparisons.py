@@ -17,7 +17,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.estimate.tables import pair_notes, pair_reasons, too_many_pairs
+from bacon_bayes.estimate.tables import (
+    implied_by_groups,
+    pair_notes,
+    pair_reasons,
+    too_many_pairs,
+)
 from bacon_bayes.order import name_text, names_text, unique_codes
 from bacon_bayes.report.tables import fixed
 from bacon_bayes.report.text import guarantee_note
@@ -384,11 +389,11 @@ def comparisons_of(
     from bacon_bayes import estimate as est
 
     lo, hi = bounds
-    if diffs is None:
-        diffs = est.compare(means).clip(lo - hi, hi - lo)
+    if diffs is None:  # the groups' joint intervals where they imply narrower ones
+        diffs = implied_by_groups(means, est.compare(means)).clip(lo - hi, hi - lo)
     if ranks is None:
         frame = means.to_frame()
-        for k, v in est.rank_intervals(means, descending=True).items():
+        for k, v in est.rank_intervals(means, descending=True, diffs=diffs).items():
             frame[k] = v
         ranks = frame.sort_values("rank").reset_index(drop=True)
     resolved = sure_sign(diffs.ci_low, diffs.ci_high) != 0
