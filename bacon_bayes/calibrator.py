@@ -19,6 +19,7 @@ from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, PoolWarning, ValidationError
 from bacon_bayes.estimate.critical import simultaneous_rule
 from bacon_bayes.estimate.quantile import GRID_SIZE, quantile_grid
+from bacon_bayes.estimate.tables import implied_by_groups
 from bacon_bayes.features import FeatureSet, build_features
 from bacon_bayes.frozen import grouped_features
 from bacon_bayes.items import item_table
@@ -511,8 +512,8 @@ class Calibrator(Settings):
             diffs = sequential.differences(
                 self, table, est.compare(table, resampled=False), max_labels
             )
-        else:
-            diffs = est.compare(table)
+        else:  # the groups' joint intervals, where they imply narrower ones
+            diffs = implied_by_groups(table, est.compare(table))
         return diffs.clip(lo - hi, hi - lo)
 
     def rank_groups(
@@ -532,7 +533,7 @@ class Calibrator(Settings):
             return pairs_mod.strength_ranks(self, alpha, method, descending)
         table = self.estimate_groups(alpha, True, method, pooling=pooling, anytime=anytime,
                                      max_labels=max_labels)  # fmt: skip
-        d = self.compare_groups(alpha, True, method, pooling, True, max_labels) if anytime else None
+        d = self.compare_groups(alpha, True, method, pooling, anytime, max_labels)
         ranks = est.rank_intervals(table, descending=descending, diffs=d)
         frame = table.to_frame()
         for k, v in ranks.items():

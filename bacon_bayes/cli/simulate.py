@@ -355,7 +355,12 @@ def run_monte_carlo(args: argparse.Namespace, tally: Any) -> int:
         cols += ["diff_simultaneous_coverage", "kendall", "rank_width"]
         print("\npairwise differences of group means (RMSE: median over pairs):")
         print(summary[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}"))
-    for line in adaptive_notes(trials) + group_trial_notes(summary):
+    from bacon_bayes.simulation.paired_draws import withheld_notes
+
+    notes = adaptive_notes(trials) + group_trial_notes(summary)
+    if sim_notes := withheld_notes(summary, spec.alpha):
+        notes += ["", *sim_notes]
+    for line in notes:
         print(line)
     print(f"\nwritten to {out}/ (trials.parquet, summary.csv, rmse_width.png, coverage.png)")
     return 0

@@ -69,11 +69,11 @@ from bacon_bayes.estimate.moderate import (
     variance_prior,
 )
 from bacon_bayes.estimate.tables import (
-    NO_LABELS,
     ONE_LABEL,
     correlation,
     group_codes,
     group_table,
+    unvalidated,
 )
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.results import Estimate, EstimateTable
@@ -395,7 +395,7 @@ def clustered_group_means(
     if not power_tuning and not np.any(f):  # the labels alone (classical_group_means)
         table = _labels_score(table, fit, target)
     n_lab = np.asarray(fit["n_labeled"])
-    return table.withhold(n_lab == 1, ONE_LABEL).withhold(n_lab == 0, NO_LABELS)
+    return unvalidated(table.withhold(n_lab == 1, ONE_LABEL), n_lab == 0)
 
 
 def _labels_score(

@@ -37,7 +37,6 @@ from bacon_bayes.estimate.moderate import floor_details, moderated_variance, sco
 from bacon_bayes.estimate.shrink import shrunk_differences
 from bacon_bayes.estimate.tables import (
     MAX_COMPARED,
-    NO_LABELS,
     ONE_LABEL,
     GroupArrays,
     Pairs,
@@ -46,6 +45,7 @@ from bacon_bayes.estimate.tables import (
     group_codes,
     group_table,
     own_guarantee,
+    unvalidated,
 )
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.results import EstimateTable, sure_sign
@@ -412,7 +412,7 @@ def _without_sparse(
             else _full_details(sub.details, keep, m),
         )  # fmt: skip
         table = table.withhold(n_lab == 1, ONE_LABEL)
-        tables.append(table.withhold(n_lab == 0, NO_LABELS))
+        tables.append(unvalidated(table, n_lab == 0))
     return tables
 
 

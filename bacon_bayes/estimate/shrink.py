@@ -65,7 +65,7 @@ from bacon_bayes.estimate.moderate import (
     variance_prior,
 )
 from bacon_bayes.estimate.robust_ebci import critical_value
-from bacon_bayes.estimate.tables import NO_LABELS, GroupArrays, Pairs
+from bacon_bayes.estimate.tables import GroupArrays, Pairs, unvalidated
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.results import EstimateTable
 
@@ -329,7 +329,7 @@ def shrink_table(
     )
     if corr.floor is not None and (note := floor_details(*corr.floor, names)):
         table = replace(table, details={**table.details, **note})
-    return table.withhold(~corr.labeled, NO_LABELS)
+    return unvalidated(table, ~corr.labeled)
 
 
 def _propagation(

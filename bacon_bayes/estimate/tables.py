@@ -41,6 +41,65 @@ def labels_only(table: EstimateTable) -> EstimateTable:
     return replace(table, estimate=table.estimate + nan, se=table.se + nan)
 
 
+def unvalidated(table: EstimateTable, rows: np.ndarray) -> EstimateTable:
+    """The ``rows`` (a group without labels) withheld with :data:`NO_LABELS` and no se
+    (NaN): the judges' mean alone has no standard error of the group's mean (a shrunk
+    table's covariance there is the groups' prior spread, kept in ``cov`` for the
+    differences' estimates, not an se to build an interval from)."""
+    rows = np.asarray(rows, dtype=bool)
+    if not rows.any():
+        return table
+    return replace(table.withhold(rows, NO_LABELS), se=np.where(rows, np.nan, table.se))
+
+
+#: ``details["implied_by_groups"]`` of differences read off the groups' joint intervals.
+IMPLIED = (
+    "each pair's interval is [low a - high b, high a - low b] from the groups' joint "
+    "intervals (narrower in all than the pairs' own simultaneous ones, chosen for the "
+    "whole table by their widths): they hold whenever the group intervals all do"
+)
+
+
+def implied_by_groups(table: EstimateTable, diffs: EstimateTable) -> EstimateTable:
+    """``diffs``, or, where the intervals that ``table``'s joint group intervals imply
+    for the differences (``[low_a - high_b, high_a - low_b]``, within the label's range as
+    the groups' are) are narrower in all (their summed widths) than ``diffs``' own, those
+    for every pair that has both: all hold whenever the group intervals all do, so they
+    are a joint family at the groups' level (``details["implied_by_groups"]``).
+
+    The whole table takes one family or the other, never pair by pair (a mix holds only at
+    1 - 2 alpha). Both are simultaneous; the rule looks at widths, which depend on the
+    standard errors, and on the estimates only where a group's interval is cut at the
+    range's end. Measured on the tester's Monte Carlo draws (session 36, the groups' and
+    pairs' simultaneous intervals of each draw): all pairs covered 1.00 / 1.00 (WMT22 48
+    system x document groups, 100 and 80 draws, implied family chosen in 94% / 99%),
+    0.985 (SummEval 3%, 200), 0.95 (SummEval consistency 3%, 200; pairs' own 0.96),
+    1.00 / 0.995 (TriviaQA 0.5% / 1%), 0.98 / 0.993 (WMT22 16 systems, 1%). Only for
+    simultaneous tables with a family-wise guarantee (``table`` and ``diffs``)."""
+    if table.simultaneous == "none" or diffs.simultaneous == "none" or len(table) < 2:
+        return diffs
+    index = {name: k for k, name in enumerate(table.names)}
+    pairs = diffs.details.get("pairs")
+    if pairs is None:
+        return diffs
+    a = np.array([index[p[0]] for p in pairs], dtype=int)
+    b = np.array([index[p[1]] for p in pairs], dtype=int)
+    low = table.ci_low[a] - table.ci_high[b]
+    high = table.ci_high[a] - table.ci_low[b]
+    both = np.isfinite(low) & np.isfinite(high) & np.isfinite(diffs.ci_low)
+    both &= np.isfinite(diffs.ci_high)
+    if not both.any():
+        return diffs
+    if np.sum((high - low)[both]) >= np.sum((diffs.ci_high - diffs.ci_low)[both]):
+        return diffs
+    return replace(
+        diffs,
+        ci_low=np.where(both, low, diffs.ci_low),
+        ci_high=np.where(both, high, diffs.ci_high),
+        details={**diffs.details, "implied_by_groups": IMPLIED},
+    )
+
+
 def correlation(cov: np.ndarray) -> np.ndarray:
     sd = np.sqrt(np.clip(np.diag(cov), 1e-300, None))
     return cov / np.outer(sd, sd)

@@ -17,7 +17,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.estimate.tables import pair_notes, pair_reasons, too_many_pairs
+from bacon_bayes.estimate.tables import (
+    implied_by_groups,
+    pair_notes,
+    pair_reasons,
+    too_many_pairs,
+)
 from bacon_bayes.order import best_words, check_better, name_text, names_text, unique_codes
 from bacon_bayes.report.tables import fixed
 from bacon_bayes.report.text import guarantee_note
@@ -94,7 +99,8 @@ class Comparisons:
         cancels in their difference.
     differences : DataFrame
         One row per pair: ``pair``, ``difference``, ``ci_low``, ``ci_high``,
-        ``resolved`` (the interval excludes 0; simultaneous unless ``pointwise``).
+        ``resolved`` (the interval excludes 0; simultaneous unless ``pointwise``),
+        ``group_a``, ``group_b`` (the pair's groups: ``pair`` is ``"a - b"``).
     ranks : DataFrame
         ``group``, ``estimate``, ``rank``, ``rank_low``, ``rank_high``, best first.
     plan_note : str, optional
@@ -205,11 +211,21 @@ class Comparisons:
             "could_be_first": self.could_be_first,
             # "name" and "estimate" as in every group table's rows (the older "pair",
             # "difference" and "group" are kept)
-            "differences": _records(
-                self.differences.assign(
-                    name=self.differences["pair"], estimate=self.differences["difference"]
+            # "groups": the pair's two groups, a before b (its name "a - b" cannot be
+            # split back where a group's name holds " - ")
+            "differences": [
+                {**row, "groups": [a, b]}
+                for row, a, b in zip(
+                    _records(
+                        self.differences.assign(
+                            name=self.differences["pair"],
+                            estimate=self.differences["difference"],
+                        )
+                    ),
+                    *_sides(self.differences),
+                    strict=True,
                 )
-            ),
+            ],
             "ranks": _records(self.ranks.assign(name=self.ranks["group"])),
             "plan": self.plan_note,
             "no_interval": dict(self.withheld),
@@ -221,9 +237,9 @@ class Comparisons:
         frame = self.differences
         if pairs == "all" or len(frame) <= SUMMARY_PAIRS:
             return frame
-        sides = frame["pair"].astype(str).str.split(" - ", n=1, regex=False)
-        best = sides.map(lambda ab: self.best in ab)
-        return frame[best.to_numpy() | frame["resolved"].to_numpy()]
+        a, b = _sides(frame)
+        best = (a == self.best) | (b == self.best)
+        return frame[best | frame["resolved"].to_numpy()]
 
     def to_text(self, pairs: str = "summary") -> str:
         """The "Comparisons" block of ``bacon estimate`` (with the plan's line when the
@@ -233,6 +249,7 @@ class Comparisons:
         chosen = self.shown_pairs(pairs)
         columns = ["pair", "difference", "CI", "resolved"] + (["note"] if "note" in chosen else [])
         shown = chosen.assign(
+            pair=[pair_text(a, b) for a, b in zip(*_sides(chosen), strict=True)],
             CI=[_ci(lo, hi) for lo, hi in zip(chosen["ci_low"], chosen["ci_high"], strict=True)],
             resolved=np.where(chosen["resolved"], "yes", ""),
         )[columns]
@@ -298,6 +315,23 @@ class Comparisons:
             f"interval [{int(top['rank_low'])}, {int(top['rank_high'])}]); could rank first: "
             f"{self._could_be_first_text()}"
         )
+
+
+def _sides(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The two groups of each pair of ``frame``: its ``group_a`` and ``group_b`` columns
+    (a frame built without them: its ``pair`` names split at the first " - ")."""
+    if "group_a" in frame and "group_b" in frame:
+        return frame["group_a"].astype(str).to_numpy(), frame["group_b"].astype(str).to_numpy()
+    sides = [[*str(p).split(" - ", 1), ""] for p in frame["pair"]]
+    return np.array([s[0] for s in sides], dtype=object), np.array(
+        [s[1] for s in sides], dtype=object
+    )
+
+
+def pair_text(a: str, b: str) -> str:
+    """The pair ``a - b`` as the text shows it: a name holding " - " quoted (``'gpt-4o -
+    2024' - base``), so the pair reads as its two groups."""
+    return " - ".join(repr(n) if " - " in n else n for n in (str(a), str(b)))
 
 
 def _ci(lo: float, hi: float) -> str:
@@ -383,14 +417,16 @@ def comparisons_of(
     from bacon_bayes import estimate as est
 
     lo, hi = bounds
-    if diffs is None:
-        diffs = est.compare(means).clip(lo - hi, hi - lo)
+    if diffs is None:  # the groups' joint intervals where they imply narrower ones
+        diffs = implied_by_groups(means, est.compare(means)).clip(lo - hi, hi - lo)
     if ranks is None:
         frame = means.to_frame()
-        for k, v in est.rank_intervals(means, descending=check_better(better) == "higher").items():
+        descending = check_better(better) == "higher"
+        for k, v in est.rank_intervals(means, descending=descending, diffs=diffs).items():
             frame[k] = v
         ranks = frame.sort_values("rank").reset_index(drop=True)
     resolved = sure_sign(diffs.ci_low, diffs.ci_high) != 0
+    sides = [(str(a), str(b)) for a, b in diffs.details["pairs"]]
     differences = pd.DataFrame(
         {
             "pair": list(diffs.names),
@@ -398,6 +434,8 @@ def comparisons_of(
             "ci_low": diffs.ci_low,
             "ci_high": diffs.ci_high,
             "resolved": resolved,
+            "group_a": [a for a, _ in sides],
+            "group_b": [b for _, b in sides],
         }
     )
     notes = pair_notes(means, diffs)

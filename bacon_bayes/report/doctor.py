@@ -133,8 +133,10 @@ def _groups(check: PoolCheck) -> str:
         "group's items than items of other groups with the same label (judge ~ label + "
         "group, each group's level against the average, so the figures are relative: a "
         "judge that favours one group shows the others slightly under-rated), with "
-        f"simultaneous {1 - check.alpha:.0%} (Sidak) intervals "
-        f"over the {k} groups. <b>flagged</b> (listed first): the interval excludes 0."
+        f"simultaneous {1 - check.alpha:.0%} (Sidak, Fieller) intervals over the {k} "
+        "groups, each on its own labels' degrees of freedom (a group with few labels "
+        "gets a wide interval, unbounded where the judge barely tracks the label). "
+        "<b>flagged</b> (listed first): the interval excludes 0."
     )
     note = _note(reading + _adjust(check, len(tables)) + skipped)
     if len(frame) <= MAX_GROUP_ROWS:

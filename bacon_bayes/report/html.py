@@ -195,6 +195,7 @@ def _comparisons(
     hint = f"<p>Note: {_esc(c.direction_note)}.</p>" if c.direction_note else ""
     plan = f"<p>{_esc(c.plan_note)}</p>" if c.plan_note and not c.best_clear else ""
     diffs = c.differences.assign(resolved=np.where(c.differences["resolved"], "yes", ""))
+    diffs = diffs.drop(columns=["group_a", "group_b"], errors="ignore")  # for --json
     level = f"{100 * (1 - alpha):g}%"
     return (
         f"<p>AEE differences of group means with {level} intervals ({_esc(c.guarantee)}); "

@@ -11,9 +11,16 @@ import pandas as pd
 
 from bacon_bayes.estimate.core import VARIANCE_FLOOR
 from bacon_bayes.estimate.mean import RANGE_END
+from bacon_bayes.estimate.tables import ONE_LABEL
 from bacon_bayes.order import names_text
 from bacon_bayes.report.tables import fixed
 from bacon_bayes.results import Estimate, EstimateTable
+
+#: :data:`~.estimate.tables.ONE_LABEL` said of the classical column beside shrunk AEE means.
+ONE_LABEL_SHRUNK = (
+    "1 label: no variance of its own (the aee column's shrunk means borrow one from the "
+    "other groups; the classical mean has none)"
+)
 
 _Result = TypeVar("_Result", Estimate, EstimateTable)
 
@@ -69,18 +76,35 @@ def groups_table(tables: Sequence[EstimateTable]) -> str:
         ]
     frame["labels"] = tables[0].n_labeled
     text = frame.to_string(index=False, float_format=lambda v: fixed(v, 4))
-    # every method's reasons (the classical means' differ on groups without labels), one
-    # line per reason with its groups: one line of every group and every reason lost
-    # which reason was whose
-    by_reason: dict[str, list[str]] = {}
+    return text + "".join(f"\n{line}" for line in withheld_lines(tables))
+
+
+def withheld_lines(tables: Sequence[EstimateTable]) -> list[str]:
+    """One line per reason a group has no interval, with its groups, prefixed with the
+    column it concerns (``classical: no interval for ...``) when several columns use
+    labels and the reason is not every such column's (the classical means withhold
+    intervals the shrunk AEE means give)."""
+    used = [t.method for t in tables if t.method != "naive"]
+    shrunk = any(t.details.get("pooling") == "shrink" for t in tables if t.method == "aee")
+    by_reason: dict[str, dict[str, list[str]]] = {}
     for t in tables:
-        for name in tables[0].names:
-            reason = t.details.get("no_interval", {}).get(name)
-            if reason is not None and str(name) not in by_reason.setdefault(reason, []):
-                by_reason[reason].append(str(name))
-    for reason, names in by_reason.items():
-        text += f"\nno interval for {names_text(names)}: {reason}"
-    return text
+        for name, reason in t.details.get("no_interval", {}).items():
+            by_reason.setdefault(reason, {}).setdefault(str(name), []).append(t.method)
+    # the groups of one reason, split by the columns they lack an interval in
+    lines: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for reason, groups in by_reason.items():
+        for name in (str(n) for n in tables[0].names):
+            if name in groups:
+                lines.setdefault((reason, tuple(groups[name])), []).append(name)
+    out = []
+    for (reason, methods), names in lines.items():
+        prefix = ""
+        if len(used) > 1 and sorted(set(methods)) != sorted(used):
+            prefix = f"{' and '.join(dict.fromkeys(methods))}: "
+            if reason == ONE_LABEL and shrunk and "aee" not in methods:
+                reason = ONE_LABEL_SHRUNK
+        out.append(f"{prefix}no interval for {names_text(names)}: {reason}")
+    return out
 
 
 def estimate_output(
@@ -155,6 +179,12 @@ def guarantee_note(table: EstimateTable) -> str:
         )
         return f"{guarantee_note(plain)}; {kind}: valid at every wave, whatever the stopping rule"
     joint = table.simultaneous != "none"
+    if table.details.get("implied_by_groups"):
+        return (
+            "jointly valid, read off the groups' joint intervals: [low a - high b, high a "
+            "- low b], narrower in all than the pairs' own here; they hold whenever the "
+            "group intervals all do"
+        )
     if table.details.get("pooling") == "shrink":
         what = "pairs" if table.estimand == "difference" else "groups"
         floor = f"{100 * (1 - 2 * table.alpha):g}%"

@@ -34,7 +34,13 @@ from bacon_bayes.sampling.paired import (
     prompts_for_budget,
 )
 
-__all__ = ["PAIRED_DESIGNS", "difference_columns", "difference_summary", "draw_paired"]
+__all__ = [
+    "PAIRED_DESIGNS",
+    "difference_columns",
+    "difference_summary",
+    "draw_paired",
+    "withheld_notes",
+]
 
 
 def draw_paired(
@@ -127,6 +133,9 @@ def difference_summary(t: pd.DataFrame, groups: Sequence[str]) -> dict[str, floa
     sim = all(f"diff:{n}:sim_low" in t for n in names)
     sim_low = cols("sim_low") if sim else np.full(err.shape, np.nan)
     sim_high = cols("sim_high") if sim else sim_low
+    # a pair with a pointwise interval but no simultaneous one: the estimator withheld it
+    # (too few labeled prompts shared, a paired design's small budget): counted apart
+    withheld = np.isnan(sim_low) & ~missing if sim else np.zeros(err.shape, dtype=bool)
     sim = sim and bool(np.isfinite(sim_low).any())  # a peer's pointwise intervals only
     sim_inside = ((sim_low <= truth) & (truth <= sim_high)) | np.isnan(sim_low)
     out = {
@@ -138,9 +147,43 @@ def difference_summary(t: pd.DataFrame, groups: Sequence[str]) -> dict[str, floa
         "diff_no_interval": float(missing.mean()),
         "diff_simultaneous_coverage": float(np.all(sim_inside, axis=1).mean()) if sim else math.nan,
         "diff_resolved": float(((sim_low > 0) | (sim_high < 0)).mean()) if sim else math.nan,
+        # the share of pairs, and the trials, whose simultaneous interval was withheld
+        # beside a pointwise one (diff_no_interval counts the pointwise ones)
+        "diff_sim_withheld": float(withheld.mean()),
+        "diff_sim_withheld_trials": float(withheld.any(axis=1).sum()),
     }
     low = [f"group:{g}:rank_low" for g in groups]
     if all(c in t for c in low):
         high = t[[f"group:{g}:rank_high" for g in groups]].to_numpy(float)
         out["rank_width"] = float((high - t[low].to_numpy(float)).mean())
     return out
+
+
+def withheld_notes(summary: pd.DataFrame, alpha: float) -> list[str]:
+    """A line per design, method and budget whose simultaneous difference intervals were
+    withheld in some trials (``diff_sim_withheld_trials``): the estimator gives none to a
+    pair whose groups share fewer labeled prompts than a simultaneous interval needs, so
+    ``diff_simultaneous_coverage`` and ``diff_resolved`` rest on the other trials (NaN:
+    none) and the rank intervals, built on those intervals, span every rank there."""
+    from bacon_bayes.estimate.critical import min_simultaneous_prompts
+
+    if "diff_sim_withheld_trials" not in summary:
+        return []
+    short = summary[summary["diff_sim_withheld_trials"].fillna(0) > 0]
+    need = min_simultaneous_prompts(alpha)
+    lines = [
+        f"note: {r['design']} ({r['method']}) at budget {r['budget']:g}: simultaneous "
+        f"difference intervals withheld in {int(r['diff_sim_withheld_trials'])} of "
+        f"{int(r['diff_trials'])} trials ({100 * r['diff_sim_withheld']:.0f}% of pairs): "
+        f"their groups share fewer than {need} labeled prompts"
+        for _, r in short.iterrows()
+    ]
+    if lines:
+        lines.append(
+            "  there diff_simultaneous_coverage counts a withheld interval as covered and "
+            "diff_resolved as unresolved (both NaN when every trial withheld them), and the "
+            "rank intervals, built on them, span every rank (rank_width is the full range); "
+            "a budget with more prompts gives them; the pointwise intervals (diff_coverage) "
+            "are kept"
+        )
+    return lines
