@@ -627,3 +627,27 @@ def test_a_plan_beside_a_study_with_a_pending_wave_prints_no_command_that_fails(
     for command in run_lines(out):
         if command[0] == "sample":
             assert main(command) == 0  # a command printed runs
+
+
+def test_the_printed_plan_and_sample_commands_carry_folds(tmp_path):
+    """Tester B finding 22: `bacon estimate --folds 4` printed `bacon plan ... --top`
+    without `--folds` (on an 8-label pilot that plan was refused for too few labels for 5
+    folds; on a larger one it fitted another pilot); the plan's `bacon sample` command
+    dropped it too. Both now carry the cross-fit the command ran (plan: its seed too)."""
+    from bacon_bayes.cli import build_parser
+    from bacon_bayes.cli.pool_args import plan_command, pool_from_args, reading_options
+
+    path = table(tmp_path)
+    fit = ["--folds", "4", "--seed", "3"]
+    args = build_parser().parse_args(["estimate", str(path), *READ, *fit])
+    pool = pool_from_args(args)
+    words = shlex.split(plan_command(args, pool))
+    assert words[words.index("--folds") + 1] == "4" and words[words.index("--seed") + 1] == "3"
+    planned = build_parser().parse_args(words[1:])
+    assert (planned.folds, planned.seed) == (4, 3)
+    sample = shlex.split(reading_options(planned, pool, sample=True))
+    assert sample[sample.index("--folds") + 1] == "4" and "--seed" not in sample
+    drawn = build_parser().parse_args(["sample", str(path), "--budget", "10", *sample])
+    assert drawn.folds == 4 and drawn.seed == 0  # sample's seed: the draw's, left alone
+    default = build_parser().parse_args(["estimate", str(path), *READ])
+    assert "--folds" not in plan_command(default, pool)

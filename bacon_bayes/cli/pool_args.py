@@ -459,8 +459,8 @@ def reading_options(args: argparse.Namespace, pool: EvalPool, *, sample: bool = 
     """The options that read ``args.file`` as this command read it, shell-quoted, for a
     command bacon prints (``bacon plan``'s, or with ``sample`` ``bacon sample``'s, which
     reads neither ``--labels``, ``--scores`` nor a propensity), so it runs as printed:
-    the rows it left out (``--drop-unscored``) and a study's pending items
-    (``--allow-pending``) too."""
+    the rows it left out (``--drop-unscored``), a study's pending items
+    (``--allow-pending``) and the cross-fit's ``--folds`` (``--seed``: plan's) too."""
     from bacon_bayes.study.folder import CONFIG_FILE
 
     study = (Path(args.file) / CONFIG_FILE).is_file()
@@ -489,6 +489,12 @@ def reading_options(args: argparse.Namespace, pool: EvalPool, *, sample: bool = 
     words = [f"{k}{eq[str(v)[:1] == '-']}{shlex.quote(str(v))}" for k, v in given if v]
     flags = {"--drop-unscored": not study, "--allow-pending": study and not sample}
     words += [f for f, ok in flags.items() if ok and getattr(args, f[2:].replace("-", "_"), False)]
+    # the cross-fit this command ran (plan and sample both take --folds; tester B finding
+    # 22: a plan printed without it was refused for too few labels for 5 folds); --seed
+    # splits plan's folds as estimate's, but is the draw's seed in bacon sample
+    fit = [("--folds", getattr(args, "folds", 5), 5)]
+    fit += [] if sample else [("--seed", getattr(args, "seed", 0), 0)]
+    words += [f"{k} {v}" for k, v, default in fit if v is not None and v != default]
     return " ".join(words)
 
 
