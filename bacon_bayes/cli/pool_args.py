@@ -342,6 +342,15 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
                 "drew from. Drop --drop-unscored, or score the study's unscored items."
             )
         data = load_study(args.file, allow_pending=args.allow_pending)
+        if (
+            data.n_pending
+            and data.frame[data.label].isna().all()
+            and getattr(args, "command", None) != "plan"
+        ):
+            from bacon_bayes.study.core import no_label_back
+
+            waves = f"0 of {data.n_pending}"  # estimate, report: no pilot is no estimate
+            raise ValidationError(no_label_back(args.file, waves))
         judges = expand_judges(args.judge, data.frame.columns) if args.judge else None
         known = {"judges": judges or data.judges, "group": args.group or data.group}
         find_response(args, data.frame, None, label=data.label, item=data.item, **known)

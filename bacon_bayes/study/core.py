@@ -525,6 +525,17 @@ class StudyData:
         return replace(pool, inclusion=self.inclusion, notes=(*pool.notes, *notes))
 
 
+def no_label_back(path: str | Path, waves: str) -> str:
+    """The error of a study none of whose selected items has a label yet: nothing to
+    estimate, and ``--allow-pending`` cannot help (only ``bacon plan`` plans meanwhile, on
+    stated assumptions, as on a table without labels)."""
+    return (
+        f"study {path}: no label yet ({waves} selected items labeled), so there is "
+        f"nothing to estimate: import some with `bacon label import FILE --study {path}` "
+        f"first (meanwhile `bacon plan {path} --allow-pending` plans without a pilot)"
+    )
+
+
 def load_study(
     path: str | Path, *, allow_pending: bool = False, up_to_wave: int | None = None
 ) -> StudyData:
@@ -555,7 +566,11 @@ def load_study(
     first = study.first_wave()
     values = np.where(first >= 0, study.label_values(), np.nan)
     pending = (first >= 0) & np.isnan(values)
-    if pending.any() and not allow_pending:
+    if pending.any() and np.isnan(values).all():  # nothing back: nothing to estimate
+        waves = ", ".join(f"wave {w}: 0 of {int(np.sum(first == w))}" for w in study.wave_numbers)
+        if not allow_pending:  # --allow-pending could not help (tester B finding 18)
+            raise ValidationError(no_label_back(path, waves))
+    elif pending.any() and not allow_pending:
         raise ValidationError(
             f"study {path}: {int(pending.sum())} selected items have no label yet (e.g. "
             f"{str(study.ids[pending][0])!r}); import their labels with `bacon label import`, or "
@@ -567,7 +582,8 @@ def load_study(
         study.manifest = study.manifest[study.manifest["wave"].isin(back)]  # as if not drawn
         first = study.first_wave()
         values = np.where(first >= 0, values, np.nan)
-    if pending.any():  # missing at random within a wave: its items drawn at the rate back
+    if pending.any() and not np.isnan(values).all():  # missing at random within a wave:
+        # its items drawn at the rate back (none back: no pilot, no weights, see below)
         manifest = study.manifest.copy()
         for w in study.wave_numbers:
             rate = np.mean(~np.isnan(values[first == w]))
@@ -578,7 +594,10 @@ def load_study(
     for reserved in (PROPENSITY_COLUMN, WAVE_COLUMN):
         if reserved in frame.columns:
             raise ValidationError(f"pool file has a reserved column {reserved!r}; rename it")
-    propensity, inclusion = study.estimation_weights(~np.isnan(values))
+    if np.isnan(values).all():  # no label yet: a pool without a pilot (bacon plan plans
+        propensity, inclusion = np.full(study.n_items, np.nan), None  # on assumptions)
+    else:
+        propensity, inclusion = study.estimation_weights(~np.isnan(values))
     frame[PROPENSITY_COLUMN] = propensity
     # each label's wave: the one that selected its item (the looks of anytime intervals)
     frame[WAVE_COLUMN] = np.where(np.isnan(values), np.nan, first)
