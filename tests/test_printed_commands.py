@@ -214,7 +214,7 @@ def test_plan_without_a_goal_names_the_goals_with_a_command_that_runs(
     err = capsys.readouterr().err
     for goal in ("--half-width", "--group-mean s0", "--difference s0 s1 --delta", "--top"):
         assert goal in err, err
-    assert "labels alone give now" in err
+    assert "the pilot's interval gives now" in err
     example = shlex.split(err.split("for example:", 1)[1].strip())
     assert example[0] == "bacon" and "--half-width" in example
     assert main(example[1:]) == 0
@@ -651,3 +651,39 @@ def test_the_printed_plan_and_sample_commands_carry_folds(tmp_path):
     assert drawn.folds == 4 and drawn.seed == 0  # sample's seed: the draw's, left alone
     default = build_parser().parse_args(["estimate", str(path), *READ])
     assert "--folds" not in plan_command(default, pool)
+
+
+def test_the_example_goal_halves_the_interval_the_pilot_gives(tmp_path, capsys, monkeypatch):
+    """Tester B finding 3: with 60 of 70 items labeled, `bacon plan` without a goal
+    offered "--half-width 0.052 (half the 0.1 the 60 labels alone give now)", where
+    estimate gave the labels alone 0.039 (finite-population correction) and the judges'
+    interval 0.018: the example plan then needed no label. The example now halves the
+    interval the pilot gives (the labels-alone one corrected where no fit is at hand), so
+    it asks for labels."""
+    from scipy import stats
+
+    from bacon_bayes.planning.note import goal_examples
+    from bacon_bayes.pool import EvalPool
+
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(1)
+    y = rng.normal(0, 1, 70)
+    frame = pd.DataFrame({"id": [f"i{k}" for k in range(70)], "human": y})
+    frame["judge_0"] = y + rng.normal(0, 0.3, 70)
+    frame.loc[60:, "human"] = np.nan
+    frame.to_csv("pool.csv", index=False)
+    pool = EvalPool.from_frame(
+        frame, label="human", judges=["judge_0"], item="id", outcome="continuous"
+    )
+    sd = float(np.std(y[:60], ddof=1))
+    alone = stats.t.ppf(0.975, 59) * sd * np.sqrt((1 - 60 / 70) / 60)
+    goal, why = goal_examples(pool)[0]
+    assert goal == f"--half-width {float(f'{alone / 2:.2g}'):g}" and "labels alone" in why
+    assert goal_examples(pool, now=0.018)[0][0] == "--half-width 0.009"
+    assert main(["plan", "pool.csv", "--label", "human", "--judge", "judge_0"]) == 2
+    err = capsys.readouterr().err
+    assert "the pilot's interval gives now" in err, err
+    example = shlex.split(err.split("for example:", 1)[1].strip())
+    assert main([*example[1:], "--json"]) == 0
+    designs = json.loads(capsys.readouterr().out)["designs"]
+    assert any((d["new_labels"] or 0) > 0 for d in designs), designs  # not already met
