@@ -880,3 +880,23 @@ def test_budgets_below_the_pilot_are_said_not_replaced(capsys):
     out = capsys.readouterr().out
     assert code == 0 and "half-width @300" in out and "@120" not in out, out
     assert "--budgets 50, 100: below the 120 labels the pilot has" in out
+
+
+def test_auto_withholds_a_pair_only_where_a_group_of_it_has_no_label():
+    """Tester A finding 5: `bacon plan --difference M8 M9` (M9 5 items) predicted 0.745 of
+    uniform draws withheld at 221 labels, up from 0.682 at 110, where the estimator
+    withheld 0.33 (the draws with no M9 label): the shrunk branch was taken as
+    p_shrink - P(withheld), as if shrinking were independent of the pair's counts. Under
+    auto both branches withhold only a group without labels."""
+    from bacon_bayes.planning.outlook import Outlook
+
+    zero, few = np.array([0.33, 0.0, 0.0]), np.array([0.5, 0.0, 0.0])
+    enough = np.array([0.7, 1.0, 1.0])  # group 0: 1-9 labels with chance 0.3
+    o = Outlook(
+        design="uniform", pooling="auto", p_shrink=0.3, p_zero=zero, p_few=few,
+        comonotone=False, prior=None, var=np.ones(3), df=10.0, p_unshrunk=enough,
+    )  # fmt: skip
+    sep, shr = o.branches([0, 1])
+    assert 1 - sep - shr == pytest.approx(0.33)  # was 0.63
+    assert sep == pytest.approx(0.37) and shr == pytest.approx(0.30)
+    assert sum(o.branches([1, 2])) == pytest.approx(1.0)
