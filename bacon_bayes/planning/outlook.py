@@ -82,6 +82,7 @@ from bacon_bayes.estimate.shrink import (
     spread,
 )
 from bacon_bayes.planning.predict import PilotStatistics, Prediction, predict
+from bacon_bayes.sampling.designs import allocate
 from bacon_bayes.scale import is_binary
 
 __all__ = [
@@ -189,8 +190,10 @@ def _counts(st: PilotStatistics, design: str, n: float, from_scratch: bool) -> n
     N = st.n_items
     have = (np.zeros(len(st.names)) if from_scratch else st.labels.astype(float))[:, None]
     n0 = 0.0 if from_scratch else float(st.n_labeled)
-    if design == "stratified":
-        count = np.maximum(have, np.round(n * st.sizes[:, None] / N))
+    if design == "stratified":  # the pilot's labels and the new ones as bacon sample
+        open_g = (st.sizes - have[:, 0]).astype(int)  # allocates them over the open items
+        new = min(max(round(n - n0), 0), int(open_g.sum()))
+        count = have + allocate(open_g.astype(float), open_g, new)[:, None]
         return (k == count).astype(float)
     if design == "paired" and st.group_prompts is not None:
         shared = st.group_prompts[:, None]
@@ -266,7 +269,8 @@ def outlook(
     p_few = probs[:, :MIN_GROUP_LABELS].sum(axis=1)
     # P(n_g = 0 or n_g >= MIN_SEPARATE_LABELS): a group without labels shrinks no other
     enough = 1.0 - probs[:, 1:].sum(axis=1)
-    clustered = p.design == "paired" and st.has_prompts
+    # separate means for a study whose waves drew prompts: none at the pilot's own size
+    clustered = p.design == "paired" and st.has_prompts and (from_scratch or p.n > st.n_labeled)
     if m < MIN_SHRINK_GROUPS or (pooling == "auto" and clustered):
         p_shrink = 0.0
         pooling = "separate" if pooling == "auto" else pooling
