@@ -517,6 +517,17 @@ def plan_command(args: argparse.Namespace, pool: EvalPool) -> str:
     return f"bacon plan {shlex.quote(str(args.file))} {options}{extra} --top".replace("  ", " ")
 
 
+def round_plan_command(args: argparse.Namespace, pool: EvalPool) -> str:
+    """``bacon plan FILE ... --calibrator PATH``: the plan of a saved calibrator's fresh
+    labels (its goal left to the user: a half-width)."""
+    extra = "" if args.alpha == 0.05 else f" --alpha {args.alpha:g}"
+    options = reading_options(args, pool)
+    return (
+        f"bacon plan {shlex.quote(str(args.file))} {options} "
+        f"--calibrator {shlex.quote(str(args.calibrator))}{extra}"
+    ).replace("  ", " ")
+
+
 def group_name(args: argparse.Namespace) -> str | None:
     """``--group``, else the group column recorded in a study folder's settings."""
     from bacon_bayes.study.folder import CONFIG_FILE, StudyConfig

@@ -31,6 +31,22 @@ NOTE_DESIGNS = ("uniform", "paired")
 NOTE_ALL_DESIGNS_ITEMS = 100_000
 
 
+def round_plan_note(group_column: str | None, command: str) -> str:
+    """The comparisons' plan line after a round estimated with a saved calibrator (frozen
+    or refit): ``bacon plan --top`` plans a fresh calibration of the pool, not the
+    estimator just printed, and with ``--calibrator`` plan answers a half-width only, so
+    no top-group plan is offered (tester B finding 4: the printed command planned a fresh
+    3-judge fit on the round's 41 labels, and adding --calibrator was refused).
+    ``command``: ``bacon plan FILE ... --calibrator PATH`` as this command read FILE."""
+    what = group_column or "group"
+    return (
+        f"bacon plan: the labels that would resolve the top {what} are not predicted for a "
+        "saved calibrator (`bacon plan --top` plans a fresh calibration of this pool, not "
+        "the estimates above); for the fresh labels it needs for a half-width of a "
+        f"{what}'s mean: {command} --half-width H --group-mean NAME"
+    )
+
+
 def resolution_note(
     pool: EvalPool,
     alpha: float = 0.05,
