@@ -687,3 +687,28 @@ def test_the_example_goal_halves_the_interval_the_pilot_gives(tmp_path, capsys, 
     assert main([*example[1:], "--json"]) == 0
     designs = json.loads(capsys.readouterr().out)["designs"]
     assert any((d["new_labels"] or 0) > 0 for d in designs), designs  # not already met
+
+
+def test_labels_missing_whole_groups_are_not_recorded_as_a_uniform_wave(
+    tmp_path, capsys, monkeypatch
+):
+    """Tester B finding 8: labels that estimate calls non-random (two systems with none)
+    were recorded by the printed `bacon sample` as "a first wave drawn uniformly", no
+    warning. sample now refuses that with the ways out, and the plan's printed sample
+    command records them by group (--prior-design stratified:GROUP) and runs."""
+    monkeypatch.chdir(tmp_path)
+    frame = pd.read_csv(table(tmp_path))
+    frame.loc[frame["system"].isin(["s4", "s5"]), "human"] = np.nan
+    frame.to_csv("pool.csv", index=False)
+    argv = ["sample", "pool.csv", *READ, "--budget", "40"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "cannot be recorded as drawn uniformly" in err and "(s4, s5)" in err
+    assert "--prior-design stratified:system" in err and "--existing-labels ignore" in err
+    assert not (tmp_path / "pool.study").exists()
+    assert main(["plan", "pool.csv", *READ, "--half-width", "0.03", "--json"]) == 0
+    designs = json.loads(capsys.readouterr().out)["designs"]
+    command = shlex.split(next(d["command"] for d in designs if d["command"]))
+    assert command[command.index("--prior-design") + 1] == "stratified:system"
+    assert main(command[1:]) == 0, capsys.readouterr().err
+    assert "recorded as a first wave drawn by stratified:system" in capsys.readouterr().out

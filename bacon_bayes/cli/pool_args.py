@@ -490,6 +490,7 @@ def reading_options(args: argparse.Namespace, pool: EvalPool, *, sample: bool = 
         given += [("--scale", args.scale)]
         if sample:
             given += [("--show", args.text)]
+            given += [("--prior-design", _prior_design(args, pool))]
         else:
             given += [("--propensity", args.propensity), ("--embedding", args.embedding)]
             given += [("--prompt-propensity", args.prompt_propensity)]
@@ -505,6 +506,16 @@ def reading_options(args: argparse.Namespace, pool: EvalPool, *, sample: bool = 
     fit += [] if sample else [("--seed", getattr(args, "seed", 0), 0)]
     words += [f"{k} {v}" for k, v, default in fit if v is not None and v != default]
     return " ".join(words)
+
+
+def _prior_design(args: argparse.Namespace, pool: EvalPool) -> str | None:
+    """``bacon sample``'s ``--prior-design`` for the pool's labels: by group where whole
+    groups have none that a uniform draw would have reached (sample refuses to record
+    them as uniform), else None (its default, uniform)."""
+    from bacon_bayes.study.labels import NOT_DRAWN
+
+    never = args.group and any(NOT_DRAWN in note for note in pool.notes)
+    return f"stratified:{args.group}" if never else None
 
 
 def plan_command(args: argparse.Namespace, pool: EvalPool) -> str:

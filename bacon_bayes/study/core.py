@@ -598,6 +598,15 @@ def load_study(
         propensity, inclusion = np.full(study.n_items, np.nan), None  # on assumptions)
     else:
         propensity, inclusion = study.estimation_weights(~np.isnan(values))
+    never = np.isnan(values) & ~(np.asarray(propensity, dtype=float) > 0)
+    if np.isfinite(values).any() and never.any():  # e.g. a first wave by stratum, some none
+        raise ValidationError(
+            f"study {path}: {int(never.sum())} items (e.g. {str(study.ids[never][0])!r}) "
+            f"could not be drawn by the waves whose labels are back (waves "
+            f"{', '.join(str(w) for w in study.wave_numbers)}), so no estimate reaches them: "
+            "import the labels of a later wave that drew from them (`bacon label import`), "
+            "or draw one with `bacon sample`"
+        )
     frame[PROPENSITY_COLUMN] = propensity
     # each label's wave: the one that selected its item (the looks of anytime intervals)
     frame[WAVE_COLUMN] = np.where(np.isnan(values), np.nan, first)
