@@ -880,3 +880,55 @@ def test_budgets_below_the_pilot_are_said_not_replaced(capsys):
     out = capsys.readouterr().out
     assert code == 0 and "half-width @300" in out and "@120" not in out, out
     assert "--budgets 50, 100: below the 120 labels the pilot has" in out
+
+
+def test_auto_withholds_a_pair_only_where_a_group_of_it_has_no_label():
+    """Tester A finding 5: `bacon plan --difference M8 M9` (M9 5 items) predicted 0.745 of
+    uniform draws withheld at 221 labels, up from 0.682 at 110, where the estimator
+    withheld 0.33 (the draws with no M9 label): the shrunk branch was taken as
+    p_shrink - P(withheld), as if shrinking were independent of the pair's counts. Under
+    auto both branches withhold only a group without labels."""
+    from bacon_bayes.planning.outlook import Outlook
+
+    zero, few = np.array([0.33, 0.0, 0.0]), np.array([0.5, 0.0, 0.0])
+    enough = np.array([0.7, 1.0, 1.0])  # group 0: 1-9 labels with chance 0.3
+    o = Outlook(
+        design="uniform", pooling="auto", p_shrink=0.3, p_zero=zero, p_few=few,
+        comonotone=False, prior=None, var=np.ones(3), df=10.0, p_unshrunk=enough,
+    )  # fmt: skip
+    sep, shr = o.branches([0, 1])
+    assert 1 - sep - shr == pytest.approx(0.33)  # was 0.63
+    assert sep == pytest.approx(0.37) and shr == pytest.approx(0.30)
+    assert sum(o.branches([1, 2])) == pytest.approx(1.0)
+
+
+def test_every_design_predicts_the_pilot_alike_at_the_pilots_size():
+    """Tester B finding 16: at a budget equal to the pilot (no new label) uniform
+    predicted power 0.053 and p_shrink 1.0 on README's plan, stratified and paired 0.146
+    and 0.0: a balanced allocation (and a paired wave's separate means) that did not
+    exist. With no new label every design is the pilot, its own group counts; past it,
+    the stratified counts start from them as bacon sample's allocation does."""
+    from bacon_bayes.planning.outlook import _counts, contrast_metrics, outlook
+
+    st = pilot_statistics(pilot_pool(synthetic(groups=6, prompts=40, seed=4), 0.06))
+    assert st.labels.min() < st.labels.max()  # a pilot that is not balanced
+    n0 = st.n_labeled
+    got = {}
+    for design in ("uniform", "stratified", "paired", "adaptive"):
+        p = predict(st, design, n0)
+        o = outlook(st, p)
+        got[design] = (np.diag(p.cov), o.p_shrink, contrast_metrics(o, p, [0, 5], delta=0.3))
+        assert np.allclose(p.labels, st.labels)
+    first = got["uniform"]
+    for cov, p_shrink, metrics in got.values():
+        assert np.allclose(cov, first[0]) and p_shrink == pytest.approx(first[1])
+        assert metrics == pytest.approx(first[2])
+    # past the pilot: the pilot's counts plus the new labels over the open items
+    from bacon_bayes.planning.predict import group_labels
+
+    labels, spread = group_labels(st, "stratified", n0 + 60)
+    open_g = st.sizes - st.labels
+    assert np.allclose(labels, st.labels + 60 * open_g / open_g.sum()) and not spread.any()
+    count = _counts(st, "stratified", n0 + 60, False).argmax(axis=1)
+    small = st.labels + 60 * open_g / open_g.sum() < 10
+    assert np.all(np.abs(count[small] - labels[small]) <= 1)

@@ -214,7 +214,7 @@ def test_plan_without_a_goal_names_the_goals_with_a_command_that_runs(
     err = capsys.readouterr().err
     for goal in ("--half-width", "--group-mean s0", "--difference s0 s1 --delta", "--top"):
         assert goal in err, err
-    assert "labels alone give now" in err
+    assert "the pilot's interval gives now" in err
     example = shlex.split(err.split("for example:", 1)[1].strip())
     assert example[0] == "bacon" and "--half-width" in example
     assert main(example[1:]) == 0
@@ -694,3 +694,88 @@ def test_a_plan_beside_a_study_with_a_pending_wave_prints_no_command_that_fails(
     for command in run_lines(out):
         if command[0] == "sample":
             assert main(command) == 0  # a command printed runs
+
+
+def test_the_printed_plan_and_sample_commands_carry_folds(tmp_path):
+    """Tester B finding 22: `bacon estimate --folds 4` printed `bacon plan ... --top`
+    without `--folds` (on an 8-label pilot that plan was refused for too few labels for 5
+    folds; on a larger one it fitted another pilot); the plan's `bacon sample` command
+    dropped it too. Both now carry the cross-fit the command ran (plan: its seed too)."""
+    from bacon_bayes.cli import build_parser
+    from bacon_bayes.cli.pool_args import plan_command, pool_from_args, reading_options
+
+    path = table(tmp_path)
+    fit = ["--folds", "4", "--seed", "3"]
+    args = build_parser().parse_args(["estimate", str(path), *READ, *fit])
+    pool = pool_from_args(args)
+    words = shlex.split(plan_command(args, pool))
+    assert words[words.index("--folds") + 1] == "4" and words[words.index("--seed") + 1] == "3"
+    planned = build_parser().parse_args(words[1:])
+    assert (planned.folds, planned.seed) == (4, 3)
+    sample = shlex.split(reading_options(planned, pool, sample=True))
+    assert sample[sample.index("--folds") + 1] == "4" and "--seed" not in sample
+    drawn = build_parser().parse_args(["sample", str(path), "--budget", "10", *sample])
+    assert drawn.folds == 4 and drawn.seed == 0  # sample's seed: the draw's, left alone
+    default = build_parser().parse_args(["estimate", str(path), *READ])
+    assert "--folds" not in plan_command(default, pool)
+
+
+def test_the_example_goal_halves_the_interval_the_pilot_gives(tmp_path, capsys, monkeypatch):
+    """Tester B finding 3: with 60 of 70 items labeled, `bacon plan` without a goal
+    offered "--half-width 0.052 (half the 0.1 the 60 labels alone give now)", where
+    estimate gave the labels alone 0.039 (finite-population correction) and the judges'
+    interval 0.018: the example plan then needed no label. The example now halves the
+    interval the pilot gives (the labels-alone one corrected where no fit is at hand), so
+    it asks for labels."""
+    from scipy import stats
+
+    from bacon_bayes.planning.note import goal_examples
+    from bacon_bayes.pool import EvalPool
+
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(1)
+    y = rng.normal(0, 1, 70)
+    frame = pd.DataFrame({"id": [f"i{k}" for k in range(70)], "human": y})
+    frame["judge_0"] = y + rng.normal(0, 0.3, 70)
+    frame.loc[60:, "human"] = np.nan
+    frame.to_csv("pool.csv", index=False)
+    pool = EvalPool.from_frame(
+        frame, label="human", judges=["judge_0"], item="id", outcome="continuous"
+    )
+    sd = float(np.std(y[:60], ddof=1))
+    alone = stats.t.ppf(0.975, 59) * sd * np.sqrt((1 - 60 / 70) / 60)
+    goal, why = goal_examples(pool)[0]
+    assert goal == f"--half-width {float(f'{alone / 2:.2g}'):g}" and "labels alone" in why
+    assert goal_examples(pool, now=0.018)[0][0] == "--half-width 0.009"
+    assert main(["plan", "pool.csv", "--label", "human", "--judge", "judge_0"]) == 2
+    err = capsys.readouterr().err
+    assert "the pilot's interval gives now" in err, err
+    example = shlex.split(err.split("for example:", 1)[1].strip())
+    assert main([*example[1:], "--json"]) == 0
+    designs = json.loads(capsys.readouterr().out)["designs"]
+    assert any((d["new_labels"] or 0) > 0 for d in designs), designs  # not already met
+
+
+def test_labels_missing_whole_groups_are_not_recorded_as_a_uniform_wave(
+    tmp_path, capsys, monkeypatch
+):
+    """Tester B finding 8: labels that estimate calls non-random (two systems with none)
+    were recorded by the printed `bacon sample` as "a first wave drawn uniformly", no
+    warning. sample now refuses that with the ways out, and the plan's printed sample
+    command records them by group (--prior-design stratified:GROUP) and runs."""
+    monkeypatch.chdir(tmp_path)
+    frame = pd.read_csv(table(tmp_path))
+    frame.loc[frame["system"].isin(["s4", "s5"]), "human"] = np.nan
+    frame.to_csv("pool.csv", index=False)
+    argv = ["sample", "pool.csv", *READ, "--budget", "40"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "cannot be recorded as drawn uniformly" in err and "(s4, s5)" in err
+    assert "--prior-design stratified:system" in err and "--existing-labels ignore" in err
+    assert not (tmp_path / "pool.study").exists()
+    assert main(["plan", "pool.csv", *READ, "--half-width", "0.03", "--json"]) == 0
+    designs = json.loads(capsys.readouterr().out)["designs"]
+    command = shlex.split(next(d["command"] for d in designs if d["command"]))
+    assert command[command.index("--prior-design") + 1] == "stratified:system"
+    assert main(command[1:]) == 0, capsys.readouterr().err
+    assert "recorded as a first wave drawn by stratified:system" in capsys.readouterr().out

@@ -288,3 +288,25 @@ def test_a_changed_ledger_is_refused_saying_force_appends_to_it(rounds, tmp_path
     assert _new_round(rounds, "--history", str(ledger), "--force") == 0
     lines = ledger.read_bytes().splitlines(keepends=True)
     assert len(lines) == 2 and lines[0] == edited  # the edited line kept, the round appended
+
+
+def test_a_round_with_a_saved_calibrator_offers_no_fresh_top_plan(rounds, capsys):
+    """Tester B finding 4: after a frozen (or refit) round, estimate printed `bacon plan
+    ... --top`, which fitted a fresh calibrator on the round's labels (not the estimates
+    just printed), and adding --calibrator to it was refused. The line now says why no
+    top-group plan is offered and names the plan that takes the calibrator, which runs
+    once its H and NAME are filled in."""
+    import shlex
+
+    for extra in ([], ["--refit"]):
+        capsys.readouterr()
+        assert _new_round(rounds, "--pointwise", *extra) == 0
+        out = capsys.readouterr().out
+        line = next(t for t in out.splitlines() if t.startswith("bacon plan:"))
+        assert "--top" not in out.split("bacon plan:", 1)[1].replace("`bacon plan --top`", "")
+        assert "not predicted for a saved calibrator" in line
+    command = line.split("mean: ", 1)[1].replace(" H ", " 0.3 ").replace("NAME", "M17")
+    words = shlex.split(command)
+    assert "--calibrator" in words and words[0] == "bacon"
+    assert main(words[1:]) == 0, capsys.readouterr().err
+    assert "with calibrator" in capsys.readouterr().out

@@ -26,6 +26,7 @@ from bacon_bayes.cli.pool_args import (
     plan_command,
     plan_note_anytime,
     read_files,
+    round_plan_command,
     target_line,
 )
 from bacon_bayes.cli.rounds import (
@@ -135,6 +136,7 @@ def _estimate(
     from bacon_bayes.frozen import unvalidated
     from bacon_bayes.order import unique_codes
     from bacon_bayes.planning import resolution_note
+    from bacon_bayes.planning.note import round_plan_note
     from bacon_bayes.report.comparisons import comparisons, target_description, uncompared
     from bacon_bayes.report.text import estimate_output, naive_note, pool_notes, scale_note
     from bacon_bayes.results import json_text
@@ -203,10 +205,14 @@ def _estimate(
             if not compared.best_clear:  # the plan's line: only where it is printed
                 # the fitted frequentist calibrator's residuals are the plan's pilot
                 mine = cal if saved is None and cal.engine_ == "freq" else None
-                note = budget_spent(anytime, pool.n_labeled) or resolution_note(
-                    pool, args.alpha, group_column=group, calibrator=mine,
-                    plan_command=plan_command(args, pool), pooling=args.pooling,
-                    anytime=plan_note_anytime(args, anytime), better=better or "higher",
+                note = budget_spent(anytime, pool.n_labeled) or (
+                    round_plan_note(group, round_plan_command(args, pool))
+                    if saved is not None
+                    else resolution_note(
+                        pool, args.alpha, group_column=group, calibrator=mine,
+                        plan_command=plan_command(args, pool), pooling=args.pooling,
+                        anytime=plan_note_anytime(args, anytime), better=better or "higher",
+                    )
                 )  # fmt: skip
                 compared = dataclasses.replace(compared, plan_note=note)
     except ValidationError as exc:  # e.g. --pooling shrink with under 3 groups labeled

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,6 +16,7 @@ from bacon_bayes.cli.pool_args import (
     add_pooling_argument,
     better_from_args,
     calibrator_from_args,
+    fit_noted,
     pool_from_args,
     reading_options,
 )
@@ -276,7 +278,7 @@ def _no_goal(args: argparse.Namespace) -> str:
     from bacon_bayes.planning.note import goal_examples
 
     pool = pool_from_args(args)
-    goals = goal_examples(pool, args.alpha)
+    goals = goal_examples(pool, args.alpha, _half_width_now(args, pool))
     width = max(len(goal) for goal, _ in goals)
     lines = [f"  {goal:<{width}}  {what}" for goal, what in goals]
     head = f"bacon plan {shlex.quote(str(args.file))} {reading_options(args, pool)}".strip()
@@ -285,6 +287,22 @@ def _no_goal(args: argparse.Namespace) -> str:
         + "\n".join(lines)
         + f"\nfor example:\n  {head} {goals[0][0]}"
     )
+
+
+def _half_width_now(args: argparse.Namespace, pool: Any) -> float | None:
+    """The pool mean's half-width the pilot gives now, from the calibrator the plan would
+    fit (the example goal halves it); None where it cannot be fitted (the example then
+    halves the labels-alone one)."""
+    if not pool.labeled.any():
+        return None
+    _engine(args)
+    try:
+        cal = fit_noted(calibrator_from_args(args), pool)
+        est = cal.estimate_mean(alpha=args.alpha)
+    except ValidationError:
+        return None
+    half = (est.ci_high - est.ci_low) / 2
+    return float(half) if math.isfinite(half) and half > 0 else None
 
 
 def _engine(args: argparse.Namespace) -> str:

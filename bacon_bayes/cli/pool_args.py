@@ -375,6 +375,15 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
                 "drew from. Drop --drop-unscored, or score the study's unscored items."
             )
         data = load_study(args.file, allow_pending=args.allow_pending)
+        if (
+            data.n_pending
+            and data.frame[data.label].isna().all()
+            and getattr(args, "command", None) != "plan"
+        ):
+            from bacon_bayes.study.folder import no_label_back
+
+            waves = f"0 of {data.n_pending}"  # estimate, report: no pilot is no estimate
+            raise ValidationError(no_label_back(args.file, waves))
         judges = expand_judges(args.judge, data.frame.columns) if args.judge else None
         known = {"judges": judges or data.judges, "group": args.group or data.group}
         find_response(args, data.frame, None, label=data.label, item=data.item, **known)
@@ -508,8 +517,8 @@ def reading_options(args: argparse.Namespace, pool: EvalPool, *, sample: bool = 
     """The options that read ``args.file`` as this command read it, shell-quoted, for a
     command bacon prints (``bacon plan``'s, or with ``sample`` ``bacon sample``'s, which
     reads neither ``--labels``, ``--scores`` nor a propensity), so it runs as printed:
-    the rows it left out (``--drop-unscored``) and a study's pending items
-    (``--allow-pending``) too."""
+    the rows it left out (``--drop-unscored``), a study's pending items
+    (``--allow-pending``) and the cross-fit's ``--folds`` (``--seed``: plan's) too."""
     from bacon_bayes.study.folder import CONFIG_FILE
 
     study = (Path(args.file) / CONFIG_FILE).is_file()
@@ -530,6 +539,7 @@ def reading_options(args: argparse.Namespace, pool: EvalPool, *, sample: bool = 
         given += [("--scale", args.scale)]
         if sample:
             given += [("--show", args.text)]
+            given += [("--prior-design", _prior_design(args, pool))]
         else:
             given += [("--propensity", args.propensity), ("--embedding", args.embedding)]
             given += [("--prompt-propensity", args.prompt_propensity)]
@@ -538,7 +548,23 @@ def reading_options(args: argparse.Namespace, pool: EvalPool, *, sample: bool = 
     words = [f"{k}{eq[str(v)[:1] == '-']}{shlex.quote(str(v))}" for k, v in given if v]
     flags = {"--drop-unscored": not study, "--allow-pending": study and not sample}
     words += [f for f, ok in flags.items() if ok and getattr(args, f[2:].replace("-", "_"), False)]
+    # the cross-fit this command ran (plan and sample both take --folds; tester B finding
+    # 22: a plan printed without it was refused for too few labels for 5 folds); --seed
+    # splits plan's folds as estimate's, but is the draw's seed in bacon sample
+    fit = [("--folds", getattr(args, "folds", 5), 5)]
+    fit += [] if sample else [("--seed", getattr(args, "seed", 0), 0)]
+    words += [f"{k} {v}" for k, v, default in fit if v is not None and v != default]
     return " ".join(words)
+
+
+def _prior_design(args: argparse.Namespace, pool: EvalPool) -> str | None:
+    """``bacon sample``'s ``--prior-design`` for the pool's labels: by group where whole
+    groups have none that a uniform draw would have reached (sample refuses to record
+    them as uniform), else None (its default, uniform)."""
+    from bacon_bayes.study.labels import NOT_DRAWN
+
+    never = args.group and any(NOT_DRAWN in note for note in pool.notes)
+    return f"stratified:{args.group}" if never else None
 
 
 def plan_command(args: argparse.Namespace, pool: EvalPool) -> str:
@@ -550,6 +576,17 @@ def plan_command(args: argparse.Namespace, pool: EvalPool) -> str:
     extra += " --better lower" if getattr(args, "better", None) == "lower" else ""
     options = reading_options(args, pool)
     return f"bacon plan {shlex.quote(str(args.file))} {options}{extra} --top".replace("  ", " ")
+
+
+def round_plan_command(args: argparse.Namespace, pool: EvalPool) -> str:
+    """``bacon plan FILE ... --calibrator PATH``: the plan of a saved calibrator's fresh
+    labels (its goal left to the user: a half-width)."""
+    extra = "" if args.alpha == 0.05 else f" --alpha {args.alpha:g}"
+    options = reading_options(args, pool)
+    return (
+        f"bacon plan {shlex.quote(str(args.file))} {options} "
+        f"--calibrator {shlex.quote(str(args.calibrator))}{extra}"
+    ).replace("  ", " ")
 
 
 def group_name(args: argparse.Namespace) -> str | None:

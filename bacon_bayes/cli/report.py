@@ -20,6 +20,7 @@ from bacon_bayes.cli.pool_args import (
     plan_command,
     plan_note_anytime,
     read_files,
+    round_plan_command,
 )
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
@@ -73,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.drift import scale_words
     from bacon_bayes.history import check_project, project_of, read_history
     from bacon_bayes.planning import resolution_note
+    from bacon_bayes.planning.note import round_plan_note
     from bacon_bayes.report.html import read_simulate_settings, simulate_mismatch
     from bacon_bayes.report.rounds import drift_html, round_section
 
@@ -114,15 +116,19 @@ def run(args: argparse.Namespace) -> int:
         group = getattr(args, "group", None)
         command = None if str(args.file).endswith(".nc") else plan_command(args, cal.pool_)
         better = None if str(args.file).endswith(".nc") else better_from_args(args)
-        note = budget_spent(anytime, cal.pool_.n_labeled) or resolution_note(
-            cal.pool_,
-            args.alpha,
-            group_column=group,
-            calibrator=mine,
-            plan_command=command,
-            pooling=args.pooling,
-            anytime=plan_note_anytime(args, anytime),
-            better=better or "higher",
+        note = budget_spent(anytime, cal.pool_.n_labeled) or (
+            round_plan_note(group, round_plan_command(args, cal.pool_))
+            if getattr(args, "calibrator", None) and cal.pool_.groups is not None
+            else resolution_note(
+                cal.pool_,
+                args.alpha,
+                group_column=group,
+                calibrator=mine,
+                plan_command=command,
+                pooling=args.pooling,
+                anytime=plan_note_anytime(args, anytime),
+                better=better or "higher",
+            )
         )
         cal.report(
             out.path,

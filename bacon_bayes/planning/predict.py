@@ -603,6 +603,20 @@ def _harmonic(a: float, b: float) -> float:
     return a * b / (a + b) if a > 0 and b > 0 and np.isfinite(a + b) else min(a, b)
 
 
+def group_labels(
+    st: PilotStatistics, design: str, n: float, from_scratch: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each group's expected labels at ``n`` in all and the variance of the draw's part
+    (0 for stratified, whose allocation is fixed): from scratch ``n N_g / N``; topping up
+    the pilot its own labels ``l_g`` plus the new ones, which ``bacon sample`` spreads
+    over the open items (every design about the open items' share)."""
+    have = np.zeros(len(st.names)) if from_scratch else st.labels.astype(float)
+    new = max(n - (0.0 if from_scratch else st.n_labeled), 0.0)
+    share = (st.sizes - have) / max(float((st.sizes - have).sum()), 1.0)
+    spread = np.zeros_like(have) if design == "stratified" else new * share * (1.0 - share)
+    return have + new * share, spread
+
+
 def predict(
     st: PilotStatistics, design: str, n: float, *, from_scratch: bool = False
 ) -> Prediction:
@@ -616,11 +630,20 @@ def predict(
     n = float(min(max(n, 2.0 if from_scratch else max(st.n_labeled, 2.0)), N))
     pi = n / N
     sig2 = st.sigma2
-    n_g = pi * st.sizes
+    if design not in DESIGNS:
+        raise ValidationError(f"design {design!r} is not known; use {', '.join(DESIGNS)}.")
+    n_g, spread = group_labels(st, design, n, from_scratch)
+    if not from_scratch and n <= st.n_labeled and design != "adaptive":  # no new label:
+        design, kind = "uniform", design  # the pilot (tester B finding 16: 0.053 vs 0.146)
+    else:
+        kind = design
     fpc = (1.0 - pi) / pi
-    var_g = fpc * sig2 / st.sizes
+    # a group's labels as Hajek's: (1/n_g - 1/N_g) sigma_g^2 (a pilot group without a label
+    # as if it had its share of the pilot, or one: its interval is withheld anyway)
+    floor = np.minimum(pi * st.sizes, 1.0)
+    var_g = sig2 * np.maximum(1.0 / np.maximum(n_g, floor) - 1.0 / st.sizes, 0.0)
     if design in ("uniform", "adaptive"):  # random group sizes
-        var_g = var_g * (1.0 + (1.0 - st.sizes / N) / np.maximum(n_g, 1.0))
+        var_g = var_g * (1.0 + spread / np.maximum(n_g, 1.0) ** 2)
     cov = np.diag(var_g)
     var_pool = fpc * st.s2_pool / N
     df = _group_df(st, design, n, 2.0 if from_scratch else max(st.n_labeled, 2.0))
@@ -661,4 +684,4 @@ def predict(
             b, p0 = (n - st.n_labeled) / max(N - st.n_labeled, 1.0), st.n_labeled / N
             wave = (1.0 - b) / b * st.s2_pool * (1.0 - p0) / N if b > 0 else np.inf
             var_pool = _harmonic(st.var_now, wave * ratio_pool)
-    return Prediction(design, n, cov, var_pool, df, df_pool, n_g, note)
+    return Prediction(kind, n, cov, var_pool, df, df_pool, n_g, note)

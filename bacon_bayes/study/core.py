@@ -34,6 +34,8 @@ from bacon_bayes.study.folder import (
     WAVES_FILE,
     StudyConfig,
     atomic_write_text,
+    no_label_back,
+    pending_read_note,
     pool_file,
     read_pool,
     read_study_pool,
@@ -583,37 +585,6 @@ class StudyData:
         return replace(pool, inclusion=self.inclusion, notes=(*pool.notes, *notes))
 
 
-#: the words that mark :func:`pending_read_note`'s note among a pool's notes
-PENDING_READ = "the alpha-spending plan counts a wave once, when all its labels are in,"
-
-
-def pending_read_note(first: np.ndarray, pending: np.ndarray, max_labels: int | None) -> str | None:
-    """The note of a read with waves partly returned (``--allow-pending``) under
-    alpha-spending: the plan counts each wave once, at all its labels, so a read before
-    its labels are all in is no look of it; stopping on it is not covered (tester C s36
-    finding 7: looks [60, 90] read, [60, 113] once the wave was in). The confidence
-    sequence holds at every count of labels: no note. None when nothing is pending."""
-    partly = [
-        int(w)
-        for w in np.unique(first[pending])
-        if (first == w).sum() > (first[pending] == w).sum()
-    ]
-    if not partly or max_labels is None:
-        return None
-    waves = ", ".join(
-        f"wave {w} ({int((first == w).sum() - (first[pending] == w).sum())} of "
-        f"{int((first == w).sum())} labels back)"
-        for w in partly
-    )
-    return (
-        f"read with {waves}, the rest missing at random: {PENDING_READ} so this read is "
-        "no look of it and "
-        "stopping on its interval is not covered by 'valid at every wave' (the alpha it "
-        "would spend is set aside nowhere); read again once the labels are in. If they "
-        "will never come, this is the wave's look"
-    )
-
-
 def load_study(
     path: str | Path, *, allow_pending: bool = False, up_to_wave: int | None = None
 ) -> StudyData:
@@ -644,7 +615,11 @@ def load_study(
     first = study.first_wave()
     values = np.where(first >= 0, study.label_values(), np.nan)
     pending = (first >= 0) & np.isnan(values)
-    if pending.any() and not allow_pending:
+    if pending.any() and np.isnan(values).all():  # nothing back: nothing to estimate
+        waves = ", ".join(f"wave {w}: 0 of {int(np.sum(first == w))}" for w in study.wave_numbers)
+        if not allow_pending:  # --allow-pending could not help (tester B finding 18)
+            raise ValidationError(no_label_back(path, waves))
+    elif pending.any() and not allow_pending:
         raise ValidationError(
             f"study {path}: {int(pending.sum())} selected items have no label yet (e.g. "
             f"{str(study.ids[pending][0])!r}); import their labels with `bacon label import`, or "
@@ -657,7 +632,8 @@ def load_study(
         study.manifest = study.manifest[study.manifest["wave"].isin(back)]  # as if not drawn
         first = study.first_wave()
         values = np.where(first >= 0, values, np.nan)
-    if pending.any():  # missing at random within a wave: its items drawn at the rate back
+    if pending.any() and not np.isnan(values).all():  # missing at random within a wave:
+        # its items drawn at the rate back (none back: no pilot, no weights, see below)
         manifest = study.manifest.copy()
         for w in study.wave_numbers:
             rate = np.mean(~np.isnan(values[first == w]))
@@ -668,7 +644,19 @@ def load_study(
     for reserved in (PROPENSITY_COLUMN, WAVE_COLUMN):
         if reserved in frame.columns:
             raise ValidationError(f"pool file has a reserved column {reserved!r}; rename it")
-    propensity, inclusion = study.estimation_weights(~np.isnan(values))
+    if np.isnan(values).all():  # no label yet: a pool without a pilot (bacon plan plans
+        propensity, inclusion = np.full(study.n_items, np.nan), None  # on assumptions)
+    else:
+        propensity, inclusion = study.estimation_weights(~np.isnan(values))
+    never = np.isnan(values) & ~(np.asarray(propensity, dtype=float) > 0)
+    if np.isfinite(values).any() and never.any():  # e.g. a first wave by stratum, some none
+        raise ValidationError(
+            f"study {path}: {int(never.sum())} items (e.g. {str(study.ids[never][0])!r}) "
+            f"could not be drawn by the waves whose labels are back (waves "
+            f"{', '.join(str(w) for w in study.wave_numbers)}), so no estimate reaches them: "
+            "import the labels of a later wave that drew from them (`bacon label import`), "
+            "or draw one with `bacon sample`"
+        )
     frame[PROPENSITY_COLUMN] = propensity
     # each label's wave: the one that selected its item (the looks of anytime intervals)
     frame[WAVE_COLUMN] = np.where(np.isnan(values), np.nan, first)

@@ -480,3 +480,45 @@ def study_lock(root: Path, *, create: bool = False) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+#: the words that mark :func:`pending_read_note`'s note among a pool's notes
+PENDING_READ = "the alpha-spending plan counts a wave once, when all its labels are in,"
+
+
+def pending_read_note(first: np.ndarray, pending: np.ndarray, max_labels: int | None) -> str | None:
+    """The note of a read with waves partly returned (``--allow-pending``) under
+    alpha-spending: the plan counts each wave once, at all its labels, so a read before
+    its labels are all in is no look of it; stopping on it is not covered (tester C s36
+    finding 7: looks [60, 90] read, [60, 113] once the wave was in). The confidence
+    sequence holds at every count of labels: no note. None when nothing is pending."""
+    partly = [
+        int(w)
+        for w in np.unique(first[pending])
+        if (first == w).sum() > (first[pending] == w).sum()
+    ]
+    if not partly or max_labels is None:
+        return None
+    waves = ", ".join(
+        f"wave {w} ({int((first == w).sum() - (first[pending] == w).sum())} of "
+        f"{int((first == w).sum())} labels back)"
+        for w in partly
+    )
+    return (
+        f"read with {waves}, the rest missing at random: {PENDING_READ} so this read is "
+        "no look of it and "
+        "stopping on its interval is not covered by 'valid at every wave' (the alpha it "
+        "would spend is set aside nowhere); read again once the labels are in. If they "
+        "will never come, this is the wave's look"
+    )
+
+
+def no_label_back(path: str | Path, waves: str) -> str:
+    """The error of a study none of whose selected items has a label yet: nothing to
+    estimate, and ``--allow-pending`` cannot help (only ``bacon plan`` plans meanwhile, on
+    stated assumptions, as on a table without labels)."""
+    return (
+        f"study {path}: no label yet ({waves} selected items labeled), so there is "
+        f"nothing to estimate: import some with `bacon label import FILE --study {path}` "
+        f"first (meanwhile `bacon plan {path} --allow-pending` plans without a pilot)"
+    )

@@ -332,6 +332,39 @@ def _marked(cells: pd.Series) -> str:
     return f"{shown} read as empty cells ({len(cells)} of them)"
 
 
+#: How :func:`bacon_bayes.inclusion.groups_never_drawn`'s note goes on past its finding.
+NOT_DRAWN = ": the labels were not drawn from those items"
+
+
+def _refuse_uniform(
+    frame: pd.DataFrame,
+    labeled: np.ndarray,
+    values: np.ndarray,
+    group: str | None,
+    label: str,
+    path: Path,
+) -> None:
+    """Refuse to record the pool's labels as a uniform first wave where whole groups have
+    none that a uniform draw would almost surely have reached (the check ``bacon
+    estimate`` notes; tester B finding 8: recorded silently, every later estimate gave
+    those groups' items a first-wave probability they never had)."""
+    from bacon_bayes.inclusion import groups_never_drawn
+
+    if group is None or group not in frame.columns:
+        return
+    names, codes = np.unique(frame[group].astype(str).to_numpy(), return_inverse=True)
+    note = groups_never_drawn(values, codes, names, group)
+    if note is None:
+        return
+    raise ValidationError(
+        f"pool file {path}: the {int(labeled.sum())} labels already in column {label!r} "
+        f"cannot be recorded as drawn uniformly: {note.split(NOT_DRAWN, 1)[0]}. Say how "
+        f"they were drawn with --prior-design stratified:{group} (each {group!r} group at "
+        "its own rate) or --prior-design COLUMN (a column of inclusion probabilities), or "
+        "leave them out with --existing-labels ignore"
+    )
+
+
 def pool_label_wave(
     study: Study, prior: str = "uniform"
 ) -> tuple[np.ndarray, np.ndarray, str] | None:
@@ -375,6 +408,7 @@ def pool_label_wave(
     values = numeric.to_numpy(dtype=float)
     labeled = ~np.isnan(values)
     if prior == "uniform":
+        _refuse_uniform(frame, labeled, values, cfg.group, cfg.label, path)
         pi = np.full(values.size, labeled.mean())
     elif prior.startswith("stratified:"):
         column = _prior_column(frame, prior.split(":", 1)[1], path)

@@ -366,14 +366,36 @@ def test_a_new_wave_never_overwrites_labels_not_imported(
     assert bacon("sample", str(study), "--budget", "20", "--out", str(todo2), "--force") == 0
 
 
-def test_pending_labels_error_names_the_option(study: Path, capsys: pytest.CaptureFixture) -> None:
+def test_pending_labels_error_names_the_option(
+    study: Path, pool_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     """`bacon report STUDY` with labels pending says which option allows them (it said
     "allow pending items" without naming --allow-pending), and that option takes."""
+    todo = tmp_path / "todo.csv"
+    import_labels(study, fill(todo, pool_file, tmp_path / "half.csv", slice(0, 20)))
     assert bacon("estimate", str(study), "--engine", "freq") == 2
     err = capsys.readouterr().err
-    assert "--allow-pending" in err
-    bacon("estimate", str(study), "--engine", "freq", "--allow-pending")  # no label yet
-    assert "no label yet" not in capsys.readouterr().err  # the option took
+    assert "--allow-pending" in err and "20 selected items have no label yet" in err
+    assert bacon("estimate", str(study), "--engine", "freq", "--allow-pending") == 0
+
+
+def test_a_study_with_no_label_back_says_so_and_plans_without_a_pilot(
+    study: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Tester B finding 18: on a study whose only wave had no label back, estimate,
+    report and plan offered --allow-pending, which then failed on "propensity column
+    'inclusion_probability' is 0.0 at line 2", a column the user never made. Now estimate
+    and report say no label has come back and how to import some, whether or not
+    --allow-pending is given; plan --allow-pending plans without a pilot, as on a table
+    without labels."""
+    for extra in ([], ["--allow-pending"]):
+        assert bacon("estimate", str(study), "--engine", "freq", *extra) == 2
+        err = capsys.readouterr().err
+        assert "no label yet" in err and "0 of 40 selected items labeled" in err, err
+        assert "inclusion_probability" not in err and "bacon label import" in err
+    assert bacon("plan", str(study), "--half-width", "0.3", "--allow-pending") == 0
+    assert "NO PILOT" in capsys.readouterr().out
+    assert load_study(study, allow_pending=True).frame["human"].isna().all()
 
 
 def _uniform_then_adaptive(
