@@ -403,14 +403,16 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
         f"and {len(r.judges)} judge(s): calibrated (AEE), {baselines}, with intervals"
     ]
     if p.command and not p.unscored[1] and n >= DENSE * kept:  # mostly labeled
-        simulate = shlex.join(simulate_command(p.command, n < p.n_rows))
+        words = simulate_command(p.command, n < p.n_rows, n)
         out.append(
             ("every item is labeled: the means of these items are exact (intervals of width "
              "0) and the judges add nothing to them, and --target population gives intervals "
              "for a population beyond these items; " if n == kept else
              f"{n} of {kept} items are labeled; ")
-            + "bacon simulate measures what the judges would save at a label budget (it "
-            f"hides the labels and draws samples of them): {simulate}"
+            + ("bacon simulate measures what the judges would save at a label budget (it "
+               f"hides the labels and draws samples of them): {shlex.join(words)}" if words
+               else f"bacon simulate needs more labeled rows than {n} (two labels per "
+               "cross-fitting fold at a share of them under 1)")
         )  # fmt: skip
     if p.judges_note:
         out.append(p.judges_note)

@@ -308,13 +308,35 @@ def full_labels(frame: pd.DataFrame, item: str | None, file: str) -> str:
 #: the folder the printed ``bacon simulate`` command writes
 SIMULATE_OUT = "simulation"
 
+#: ``bacon simulate``'s default label shares and folds (``cli.simulate.MONTE_CARLO``,
+#: ``--folds``), and the shares the printed command falls back on when a default share
+#: gives fewer than two labels per fold
+SIMULATE_BUDGETS = (0.05, 0.1, 0.2)
+SIMULATE_FOLDS = 5
+_LARGER_BUDGETS = (0.3, 0.5, 0.8)
 
-def simulate_command(estimate: list[str], unlabeled: bool) -> list[str]:
+
+def simulate_budgets(rows: int) -> list[float] | None:
+    """The label shares of the printed ``bacon simulate`` command on a table of ``rows``
+    labeled rows: ``[]`` when its default shares all give two labels per cross-fitting
+    fold (the command then names none), else up to three shares that do, ``None`` when no
+    share under one does (the table is too small to simulate on)."""
+    carry = [b for b in SIMULATE_BUDGETS + _LARGER_BUDGETS if round(b * rows) >= 2 * SIMULATE_FOLDS]
+    if carry[:1] == [SIMULATE_BUDGETS[0]]:
+        return []
+    return carry[:3] or None
+
+
+def simulate_command(estimate: list[str], unlabeled: bool, rows: int) -> list[str] | None:
     """The ``bacon simulate`` command of a table whose ``bacon estimate`` command is
     ``estimate`` (the same file, labels, judges, group and prompt; simulate takes no
     scale), which runs as printed: the rows without a label left out when there are any
-    (``unlabeled``; the rows no judge scored hold none then), written to
-    :data:`SIMULATE_OUT`."""
+    (``unlabeled``; the rows no judge scored hold none then), with ``--budgets`` the
+    ``rows`` labeled rows carry (:func:`simulate_budgets`), written to
+    :data:`SIMULATE_OUT`; None when the labeled rows are too few for any budget."""
+    budgets = simulate_budgets(rows)
+    if budgets is None:
+        return None
     out = ["bacon", "simulate"]
     words = iter(estimate[2:])
     for word in words:
@@ -322,6 +344,8 @@ def simulate_command(estimate: list[str], unlabeled: bool) -> list[str]:
             next(words)
         elif not word.startswith("--scale=") and word != "--drop-unscored":
             out.append(word)
+    if budgets:
+        out += ["--budgets", ",".join(f"{b:g}" for b in budgets)]
     return out + ["--drop-unlabeled"] * unlabeled + ["--out", SIMULATE_OUT]
 
 
