@@ -122,7 +122,7 @@ def choose_label(
             if c in raters
             else f"labels other items than {label} (below); {use} alone"
             if c in rounds
-            else f"one of the raters whose mean {label} is; {use} alone"
+            else f"one of the raters whose mean is the label column '{label}'; {use} alone"
             if c in rated
             else f"numeric and sparse ({k} of {len(frame)} rows), but {label} was taken as "
             f"the label; {use}"
