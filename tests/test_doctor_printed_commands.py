@@ -8,6 +8,7 @@ import shlex
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from bacon_bayes.cli import main
@@ -73,6 +74,10 @@ def test_a_pilot_too_small_for_five_folds_gets_commands_that_run(tmp_path, capsy
     estimate = shlex.split(lines[lines.index("run:") + 1])
     assert estimate[:3] == ["bacon", "estimate", "few.csv"] and estimate[-2:] == ["--folds", "4"]
     assert main([*estimate[1:], "--engine", "freq", "--json"]) == 0
+    # the report on these options: 8 labels are too few for 90% conformal item intervals,
+    # said in their place (the report was refused)
+    assert main(["report", *estimate[2:], "--engine", "freq", "--out", "r.html"]) == 0
+    assert "No item intervals: 8 labeled items are too few" in Path("r.html").read_text()
     capsys.readouterr()
     read = ["--label", "human", "--judge", "gpt*"]
     assert main(["plan", "few.csv", *read]) == 2
@@ -85,3 +90,94 @@ def test_a_pilot_too_small_for_five_folds_gets_commands_that_run(tmp_path, capsy
     said = capsys.readouterr().err.replace("\n", " ")
     assert "--folds 4 is the most these labels carry" in said
     assert "plan without a pilot: on a copy of the table with the label column" in said
+
+
+@pytest.mark.parametrize("dates", [False, True])
+def test_doctor_takes_a_wave_column_as_the_labels_waves(dates, tmp_path, capsys, monkeypatch):
+    """B F15: a column 'wave' (1/2, or ISO dates, on the labeled rows) was offered as a
+    label ('pass --label wave') or called a category, and the printed estimate dropped
+    --wave, so its intervals held at one look only. Now doctor names it the waves, puts
+    --wave wave in its command (which gives the confidence sequence), and leaves it out
+    of its simulate command (simulate draws its own waves)."""
+    import pandas as pd
+
+    monkeypatch.chdir(tmp_path)
+    frame = pd.read_csv(POOL)
+    labeled = frame.index[frame["human"].notna()]
+    wave = pd.Series(1 + (labeled >= labeled[60]), index=labeled)
+    frame["wave"] = wave.map({1: "2026-01-05", 2: "2026-02-09"}) if dates else wave
+    frame.to_csv("waves.csv", index=False)
+    assert main(["doctor", "waves.csv"]) == 0
+    out = capsys.readouterr().out
+    assert "pass --label wave" not in out and "left out  wave" not in out
+    kind = "ISO dates" if dates else "numbers"
+    assert f"wave      wave      named like a wave, {kind} on exactly the labeled rows" in out
+    lines = out.splitlines()
+    estimate = shlex.split(lines[lines.index("run:") + 1])
+    assert estimate[estimate.index("--label") + 1] == "human"
+    assert estimate[estimate.index("--wave") + 1] == "wave"
+    assert main([*estimate[1:], "--engine", "freq"]) == 0
+    assert "valid at every wave" in capsys.readouterr().out
+
+
+def _judge_table() -> pd.DataFrame:
+    """The shape of bacon judge's output: 12 items x 2 judges x 3 runs, extra columns."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(3)
+    rows = [(f"e{i}", j, r) for i in range(12) for j in ("gpt", "llama") for r in (1, 2, 3)]
+    frame = pd.DataFrame(rows, columns=["item", "judge", "run"])
+    frame["score"] = rng.integers(1, 6, len(frame)).astype(float)
+    frame["raw"] = frame["score"].map(lambda v: f"{v:g}")
+    frame["expected_score"] = frame["score"] + rng.normal(0, 0.3, len(frame))
+    frame["level_probs"] = '{"1": 0.1, "2": 0.2, "3": 0.4, "4": 0.2, "5": 0.1}'
+    frame["model"] = frame["judge"].map({"gpt": "gpt-4o-mini", "llama": "llama-3.1-8b"})
+    return frame
+
+
+def test_doctor_names_bacon_judges_own_table_and_its_runs(tmp_path, capsys, monkeypatch):
+    """B F11: on the item x judge x run table bacon judge writes, doctor took score, raw
+    and expected_score as three judges and model as the group; a long table with a run
+    column was said to have 'no column keys the items' though its id was there. Now
+    doctor says what bacon judge's table is (--scores, or a pivot averaging the runs),
+    and keys a long table with runs by its id, averaging the runs; both recipes run."""
+    import pandas as pd
+
+    monkeypatch.chdir(tmp_path)
+    scores = _judge_table()
+    scores.to_parquet("scores.parquet")
+    assert main(["doctor", "scores.parquet"]) == 0
+    out = capsys.readouterr().out
+    assert "judge     score" not in out and "group     model" not in out
+    assert "id        item" in out
+    flat = out.replace("\n", " ")
+    assert "the long item x judge x run table bacon judge writes (12 items, 2 judges" in flat
+    assert "--scores FILE" in flat
+    recipe = flat.split("e.g. in pandas: ", 1)[1].split(" (the mean of", 1)[0]
+    exec(recipe, {"df": scores})
+    wide = pd.read_csv("wide.csv")
+    assert wide.shape == (12, 3)
+    assert wide["gpt"].iloc[0] == pytest.approx(scores["score"].iloc[:3].mean())
+    # a long table with the labels, an id and a run column
+    pool = pd.read_csv(POOL).head(240)
+    long = pool.melt(
+        id_vars=["id", "doc_id", "system", "human"],
+        value_vars=["gpt4", "gpt35"],
+        var_name="judge",
+        value_name="score",
+    )
+    long = pd.concat([long.assign(run=1), long.assign(run=2)], ignore_index=True)
+    long.to_csv("long.csv", index=False)
+    assert main(["doctor", "long.csv"]) == 0
+    flat = capsys.readouterr().out.replace("\n", " ")
+    assert "no column keys the items" not in flat
+    assert "'id' keys the items (one row per item and judge in each run of 'run')" in flat
+    recipe = flat.split("e.g. in pandas: ", 1)[1].split(" (each judge's mean", 1)[0]
+    assert "aggfunc='mean'" in recipe
+    exec(recipe, {"df": long})
+    assert main(["doctor", "wide.csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    estimate = shlex.split(lines[lines.index("run:") + 1])
+    assert estimate[:3] == ["bacon", "estimate", "wide.csv"]
+    assert main([*estimate[1:], "--engine", "freq", "--json"]) == 0

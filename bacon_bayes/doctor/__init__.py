@@ -85,7 +85,7 @@ class Profile:
     #: compute (:func:`.label.full_labels`; ``""``: none such)
     full_labels: str = ""
     too_few: str = ""
-    #: the folds the command lowers to when ``too_few`` (None: too few for 2 folds)
+    #: the folds the command lowers to when ``too_few`` (None: too few for any)
     folds: int | None = None
     #: rows without any judge score: (without a label, with a label), and where they are
     unscored: tuple[int, int] = (0, 0)
@@ -160,6 +160,7 @@ def _command(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] |
         cmd += ["--prompt", r.prompt]
     if p.scale is not None and p.scale.evident and not p.binary:
         cmd += scale_args(p.scale)
+    cmd += ["--wave", r.wave] if r.wave else []
     if any(p.unscored):
         cmd += ["--drop-unscored"]
     return cmd
@@ -365,7 +366,7 @@ def _too_few(
 ) -> tuple[str, int | None]:
     """Why ``bacon estimate`` would refuse the labels (too few for its cross-fitting
     folds, split by the ``prompt`` column when there is one), or ``""``; and the most
-    folds they carry then (``--folds``; None when not even 2)."""
+    folds they carry then (``--folds``; None when too few for any)."""
     if y is None or not np.isfinite(y).any():
         return "", None
     clusters = frame[prompt].to_numpy() if prompt else None
@@ -517,6 +518,8 @@ def _text(p: Profile) -> str:
         row("judge", None, "none: no dense numeric column related to the label")
     row("group", r.group, r.reasons.get("group", "none: no column of a few repeated strings"))
     row("prompt", r.prompt, r.reasons.get("prompt", "none: no strings shared across groups"))
+    if r.wave:
+        row("wave", r.wave, r.reasons["wave"])
     for t in r.text:
         row("text", t, r.reasons[f"text:{t}"] + (" (the response)" if t == r.response else ""))
     for c, why in r.left_out.items():

@@ -79,6 +79,8 @@ def choose_label(
         num = numeric(frame[c])
         if num is not None and c != item and 2 <= num.notna().sum() < DENSE * len(frame):
             sparse.append(str(c))
+    waves = [c for c in sparse if _wave_kind(frame, c, [d for d in sparse if d != c])]
+    sparse = [c for c in sparse if c not in waves] or sparse  # a wave column: no label
     if not sparse:
         return LabelChoice(reason=_no_sparse(frame, item))
     constant = {c for c in sparse if frame[c].nunique() < 2}
@@ -128,6 +130,45 @@ def choose_label(
             f"the label; {use}"
         )
     return out
+
+
+#: a column named for the labels' waves (looks): wave, label_wave, wave_id, Waves
+WAVE_NAME = re.compile(r"(^|[^a-z])waves?([^a-z]|$)", re.IGNORECASE)
+
+
+def _wave_kind(frame: pd.DataFrame, column: str, labels: list[str]) -> str:
+    """What ``column`` holds when it is the wave of each label of one of ``labels``:
+    named like a wave, filled on exactly that label's rows, with numbers or ISO dates
+    (``bacon estimate --wave``); ``""`` when it is not."""
+    if not WAVE_NAME.search(str(column)):
+        return ""
+    given = frame[column].notna().to_numpy()
+    if not any((frame[c].notna().to_numpy() == given).all() for c in labels) or not given.any():
+        return ""
+    values = frame[column][given]
+    if pd.api.types.is_datetime64_any_dtype(values):
+        return "dates"
+    if pd.to_numeric(values, errors="coerce").notna().all():
+        return "numbers"
+    text = values.astype(str).str.strip()
+    iso = text.str.fullmatch(r"\d{4}-\d{2}-\d{2}([ T][\d:.]+)?").all()
+    return "ISO dates" if iso else ""
+
+
+def wave_column(frame: pd.DataFrame, label: str | None, item: str | None) -> tuple[str, str] | None:
+    """The column of each ``label``'s wave (look), and why: named like a wave, filled on
+    exactly the labeled rows, with numbers or ISO dates; ``bacon estimate --wave`` takes
+    it for intervals valid at every look. None when there is none."""
+    if label is None or label not in frame.columns:
+        return None
+    for c in map(str, frame.columns):
+        if c not in (label, item) and (kind := _wave_kind(frame, c, [label])):
+            k = frame[c].dropna().nunique()
+            return c, (
+                f"named like a wave, {kind} on exactly the labeled rows ({k} wave(s)): the "
+                "wave each label came in (--wave: intervals valid at every look)"
+            )
+    return None
 
 
 def _constant(s: pd.Series) -> str:
@@ -330,7 +371,7 @@ def simulate_budgets(rows: int) -> list[float] | None:
 def simulate_command(estimate: list[str], unlabeled: bool, rows: int) -> list[str] | None:
     """The ``bacon simulate`` command of a table whose ``bacon estimate`` command is
     ``estimate`` (the same file, labels, judges, group and prompt; simulate takes no
-    scale), which runs as printed: the rows without a label left out when there are any
+    scale and no waves), which runs as printed: the rows without a label left out when there are any
     (``unlabeled``; the rows no judge scored hold none then), with ``--budgets`` the
     ``rows`` labeled rows carry (:func:`simulate_budgets`), written to
     :data:`SIMULATE_OUT`; None when the labeled rows are too few for any budget."""
@@ -340,7 +381,7 @@ def simulate_command(estimate: list[str], unlabeled: bool, rows: int) -> list[st
     out = ["bacon", "simulate"]
     words = iter(estimate[2:])
     for word in words:
-        if word == "--scale":
+        if word in ("--scale", "--wave"):  # simulate draws its own waves
             next(words)
         elif not word.startswith("--scale=") and word != "--drop-unscored":
             out.append(word)

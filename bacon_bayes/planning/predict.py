@@ -260,7 +260,7 @@ def _shared_prompts(codes: np.ndarray, prompts: np.ndarray | None, m: int) -> np
 def pilot_folds(pool: EvalPool, folds: int, seed: int) -> int | None:
     """The cross-fitting folds a plan on ``pool``'s pilot takes when its labels are too
     few for ``folds`` (the most they carry, :func:`bacon_bayes.crossfit.most_folds`); None
-    when ``folds`` work, or when there is no pilot or not even 2 folds work."""
+    when ``folds`` work, or when there is no pilot or too few labels for any."""
     lab = pool.labeled
     if not lab.any():
         return None
