@@ -75,6 +75,28 @@ def make_folds(
     return ids
 
 
+#: the fewest folds a command bacon prints lowers ``--folds`` to (8 labels at least): with
+#: 2 or 3, each fold model trains on a half or two thirds of a pilot already too small
+#: for the default, and bacon prints no command
+FEWEST_LOWERED_FOLDS = 4
+
+
+def most_folds(
+    labeled: np.ndarray, folds: int, seed: int, clusters: np.ndarray | None = None
+) -> int | None:
+    """The most cross-fitting folds, under ``folds``, that :func:`make_folds` deals the
+    labels into (at least 2 labeled items per fold); None when not even
+    :data:`FEWEST_LOWERED_FOLDS` work. For the commands bacon prints on a pilot too small
+    for the default folds."""
+    for k in range(int(folds) - 1, FEWEST_LOWERED_FOLDS - 1, -1):
+        try:
+            make_folds(labeled, k, seed, clusters)
+        except ValidationError:
+            continue
+        return k
+    return None
+
+
 def _cluster_folds(labeled: np.ndarray, folds: int, seed: int, clusters: np.ndarray) -> np.ndarray:
     # prompt numbers in numeric order, so the seeded deal is the same whether a file gave
     # them as numbers (1, 2, 10) or as text ('00001', '00002', '00010'): CSV vs Parquet or

@@ -42,7 +42,7 @@ def conformal_quantile(
     n = s.size
     k = int(np.ceil((n + 1) * level))
     if n < conformal_needed(level):
-        raise ValidationError(
+        raise TooFewForConformal(
             f"{n} labeled items are too few for a {level:.0%} conformal interval; "
             f"label at least {conformal_needed(level)} items or lower the level."
         )
@@ -97,6 +97,11 @@ def unequal(low: float, high: float) -> bool:
     """Whether propensities from ``low`` to ``high`` differ (beyond rounding): conformal
     intervals are then weighted (:func:`design_weights`)."""
     return bool(np.isfinite(low) and high - low > 1e-12 * high)
+
+
+class TooFewForConformal(ValidationError):
+    """Too few labeled items (residuals) for a conformal interval at the level asked:
+    the report says so in place of its item intervals."""
 
 
 def conformal_needed(level: float) -> int:
@@ -260,7 +265,7 @@ def _enough_with_old(fresh: int, old: int, level: float) -> None:
     calibrator's ``old`` residuals are too few for together, saying how many to add."""
     need = conformal_needed(level)
     if fresh + old < need:
-        raise ValidationError(
+        raise TooFewForConformal(
             f"{fresh} fresh labels in this pool and the calibrator's {old} saved residuals "
             f"(its own round's labels) are too few for a {level:.0%} conformal interval, "
             f"which needs {need} together; label {need - fresh - old} more items of this "

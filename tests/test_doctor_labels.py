@@ -82,7 +82,8 @@ def test_the_raters_mean_the_recipe_adds_is_taken_as_the_label(tmp_path, capsys)
     assert "several raters per item" not in out
     assert command[command.index("--label") + 1] == "label"
     left = next(ln for ln in out.splitlines() if "left out  annotator_2" in ln)
-    assert "one of the raters whose mean label is; pass --label annotator_2" in left
+    # B F9: it read "one of the raters whose mean label is;"
+    assert "one of the raters whose mean is the label column 'label'; pass --label " in left
     # a column that is not their mean (another rater's) takes nothing from them
     frame["label"] = _rating(frame, 0.7, 9)
     frame.to_csv(path, index=False)

@@ -276,16 +276,26 @@ def _no_goal(args: argparse.Namespace) -> str:
     """The goals a plan answers, each with a command that runs as printed (example values
     from FILE's labels): a plan's labels depend on the question, so none is assumed."""
     from bacon_bayes.planning.note import goal_examples
+    from bacon_bayes.planning.predict import pilot_folds
 
     pool = pool_from_args(args)
     goals = goal_examples(pool, args.alpha, _half_width_now(args, pool))
     width = max(len(goal) for goal, _ in goals)
     lines = [f"  {goal:<{width}}  {what}" for goal, what in goals]
     head = f"bacon plan {shlex.quote(str(args.file))} {reading_options(args, pool)}".strip()
+    cal = calibrator_from_args(args)
+    folds = pilot_folds(pool, cal.folds, cal.seed)  # a pilot too small for the folds given
+    fewer = f" --folds {folds}" if folds else ""
+    why = (
+        f"\n({int(pool.labeled.sum())} pilot labels are too few for {cal.folds} "
+        f"cross-fitting folds: --folds {folds} is the most they carry)"
+        if folds
+        else ""
+    )
     return (
         "name the question to plan for (the labels needed depend on it), one of:\n"
         + "\n".join(lines)
-        + f"\nfor example:\n  {head} {goals[0][0]}"
+        + f"\nfor example:\n  {head} {goals[0][0]}{fewer}{why}"
     )
 
 

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from bacon_bayes.cli.judge_args import add_judge_argument, file_judge_columns, judge_columns
+from bacon_bayes.cli.judge_args import add_judge_argument, judge_columns
 from bacon_bayes.cli.pool_args import (
     SURROGATES_HELP,
     add_scale_argument,
@@ -31,10 +31,18 @@ def _floats(text: str, what: str) -> tuple[float, ...]:
 
 
 def _table(args: argparse.Namespace) -> Any:
-    """DATA in any format the readers take, with ``--labels`` joined by id."""
+    """DATA in any format the readers take, with ``--labels`` joined by id; without
+    ``--judge``, the judges are the ones the file's format names (an Inspect AI log's
+    model-graded scorers, an lm-eval log's metrics), as ``bacon estimate`` takes them."""
     from bacon_bayes.readers import join_labels, read_any
 
     frame, meta = read_any(args.data)
+    if args.judge:
+        args.judge = judge_columns(args.judge, list(frame.columns))
+    elif meta.judges:
+        args.judge = list(meta.judges)  # an Inspect log's epochs: their mean, a column each
+    else:
+        judge_columns(args.judge, list(frame.columns))  # refused: no judges given
     if args.labels:
         frame, args.item = join_labels(frame, args.labels, args.label, args.item or meta.item)
     if not args.item and args.label in frame.columns and meta.format in ("csv", "tsv", "parquet"):
@@ -57,10 +65,11 @@ def _table(args: argparse.Namespace) -> Any:
 
 
 def _table_args(args: argparse.Namespace) -> dict:
-    """The spec fields that describe the table (shared by the Monte Carlo and ablation)."""
+    """The spec fields that describe the table (shared by the Monte Carlo and ablation);
+    after :func:`_table`, which resolves the judges."""
     return {
         "label": args.label,
-        "judges": tuple(file_judge_columns(args.judge, args.data)),
+        "judges": tuple(args.judge),
         "outcome": args.outcome,
         "levels": _floats(args.levels, "levels") if args.levels else None,
         "item": args.item,
@@ -205,6 +214,7 @@ def run_ablation(args: argparse.Namespace, tally: Any) -> int:
             f"{flags} belong to the Monte Carlo, not to --ablation; run the two as separate "
             "commands (the ablation adds only its ablation* files to DIR)."
         )
+    frame = _table(args)
     spec = AblationSpec(
         **_table_args(args),
         models=_list(args.models) if args.models else None,
@@ -214,7 +224,6 @@ def run_ablation(args: argparse.Namespace, tally: Any) -> int:
         seed=args.seed,
     )
     with _claim(args, FILES) as out:
-        frame = _table(args)
         table = ablation(frame, spec, progress=tally)
         paths = write_ablation(out.path, table, spec)
         out.written()
@@ -322,6 +331,7 @@ def run_monte_carlo(args: argparse.Namespace, tally: Any) -> int:
     if args.workers < 1:
         raise ValidationError(f"--workers must be at least 1, got {args.workers}")
     extras = parse_surrogates(args.surrogates)
+    frame = _table(args)
     spec = SimulationSpec(
         **_table_args(args),
         group=args.group,
@@ -339,7 +349,6 @@ def run_monte_carlo(args: argparse.Namespace, tally: Any) -> int:
         scale=parse_scale(args.scale),
     )
     with _claim(args, MONTE_CARLO_FILES) as held:
-        frame = _table(args)
         spec.check(frame)
         trials = simulate(
             frame, spec, workers=args.workers, scheduler=args.scheduler, progress=tally

@@ -134,8 +134,7 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
     ``study``: the open study, ``table`` its status."""
     from bacon_bayes.errors import BaconError
     from bacon_bayes.report.comparisons import SUMMARY_PAIRS
-    from bacon_bayes.study.folder import PENDING_READ
-    from bacon_bayes.study.folder import recorded_max_labels
+    from bacon_bayes.study.folder import PENDING_READ, recorded_max_labels
     from bacon_bayes.study.settled import (
         fit_study,
         last_labeled_wave,

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.crossfit import make_folds
+from bacon_bayes.crossfit import make_folds, most_folds
 from bacon_bayes.doctor import agreement, bias
 from bacon_bayes.doctor.cells import empty_cells
 from bacon_bayes.doctor.label import DENSE, full_labels, label_scale, simulate_command
@@ -85,6 +85,8 @@ class Profile:
     #: compute (:func:`.label.full_labels`; ``""``: none such)
     full_labels: str = ""
     too_few: str = ""
+    #: the folds the command lowers to when ``too_few`` (None: too few for any)
+    folds: int | None = None
     #: rows without any judge score: (without a label, with a label), and where they are
     unscored: tuple[int, int] = (0, 0)
     unscored_where: str = ""
@@ -160,6 +162,7 @@ def _command(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] |
         cmd += ["--prompt", r.prompt]
     if p.scale is not None and p.scale.evident and not p.binary:
         cmd += scale_args(p.scale)
+    cmd += ["--wave", r.wave] if r.wave else []
     if any(p.unscored):
         cmd += ["--drop-unscored"]
     return cmd
@@ -280,8 +283,11 @@ def profile(
         elif not p.length:
             p.length_note = f"too few labeled items (< {bias.MIN_LENGTH_N}) with a response"
     kept, y_kept = frame[~dropped], None if y is None else y[~dropped]  # what the command uses
-    p.too_few = _too_few(kept, None if "prompt" in p.empty else roles.prompt, y_kept)
-    p.command = None if p.too_few or roles.long or p.blocked else _command(p, frame, labels)
+    p.too_few, p.folds = _too_few(kept, None if "prompt" in p.empty else roles.prompt, y_kept)
+    blocked = (p.too_few and p.folds is None) or roles.long or p.blocked
+    p.command = None if blocked else _command(p, frame, labels)
+    if p.command and p.folds:  # a small pilot: the most folds its labels carry
+        p.command += ["--folds", str(p.folds)]
     p.judges_note = _many_judges(roles, y, [str(c) for c in frame.columns])
     p.can = _can(p, y) + _empty_notes(p) + _design_notes(kept, roles, y_kept, p.empty)
     p.can[1:1] = [roles.raters] * bool(roles.raters)  # beside what the label's mean is
@@ -358,17 +364,20 @@ def _many_judges(roles: Roles, y: np.ndarray | None, columns: list[str]) -> str:
     return note
 
 
-def _too_few(frame: pd.DataFrame, prompt: str | None, y: np.ndarray | None) -> str:
+def _too_few(
+    frame: pd.DataFrame, prompt: str | None, y: np.ndarray | None
+) -> tuple[str, int | None]:
     """Why ``bacon estimate`` would refuse the labels (too few for its cross-fitting
-    folds, split by the ``prompt`` column when there is one), or ``""``."""
+    folds, split by the ``prompt`` column when there is one), or ``""``; and the most
+    folds they carry then (``--folds``; None when too few for any)."""
     if y is None or not np.isfinite(y).any():
-        return ""
+        return "", None
     clusters = frame[prompt].to_numpy() if prompt else None
     try:
         make_folds(np.isfinite(y), FOLDS, 0, clusters)
     except ValidationError as exc:
-        return str(exc)
-    return ""
+        return str(exc), most_folds(np.isfinite(y), FOLDS, 0, clusters)
+    return "", None
 
 
 def _can(p: Profile, y: np.ndarray | None) -> list[str]:
@@ -387,7 +396,7 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
             "only the raw judge average (no human labels): label a sample of items "
             "(bacon sample), then pass them with --labels FILE --label COLUMN"
         ]
-    if p.too_few:
+    if p.too_few and p.folds is None:
         return [
             f"only the raw judge average: {n} label(s) are too few for bacon estimate "
             f"({p.too_few.rstrip('.')}); label more items (bacon sample), then run doctor "
@@ -406,15 +415,24 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
         f"and {len(r.judges)} judge(s): calibrated (AEE), {baselines}, with intervals"
     ]
     if p.command and not p.unscored[1] and n >= DENSE * kept:  # mostly labeled
-        simulate = shlex.join(simulate_command(p.command, n < p.n_rows))
+        words = simulate_command(p.command, n < p.n_rows, n)
         out.append(
             ("every item is labeled: the means of these items are exact (intervals of width "
              "0) and the judges add nothing to them, and --target population gives intervals "
              "for a population beyond these items; " if n == kept else
              f"{n} of {kept} items are labeled; ")
-            + "bacon simulate measures what the judges would save at a label budget (it "
-            f"hides the labels and draws samples of them): {simulate}"
+            + ("bacon simulate measures what the judges would save at a label budget (it "
+               f"hides the labels and draws samples of them): {shlex.join(words)}" if words
+               else f"bacon simulate needs more labeled rows than {n} (two labels per "
+               "cross-fitting fold at a share of them under 1)")
         )  # fmt: skip
+    if p.folds:
+        why = re.split(r"[;:] label ", p.too_few)[0]
+        out.append(
+            f"{n} labels are too few for bacon estimate's default {FOLDS} cross-fitting folds "
+            f"({why}): the command takes --folds {p.folds}, the most they carry; label more "
+            "items (bacon sample) for the default"
+        )
     if p.judges_note:
         out.append(p.judges_note)
     if p.unscored[1]:
@@ -503,6 +521,8 @@ def _text(p: Profile) -> str:
         row("judge", None, "none: no dense numeric column related to the label")
     row("group", r.group, r.reasons.get("group", "none: no column of a few repeated strings"))
     row("prompt", r.prompt, r.reasons.get("prompt", "none: no strings shared across groups"))
+    if r.wave:
+        row("wave", r.wave, r.reasons["wave"])
     for t in r.text:
         row("text", t, r.reasons[f"text:{t}"] + (" (the response)" if t == r.response else ""))
     for c, why in r.left_out.items():

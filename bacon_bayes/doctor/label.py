@@ -79,6 +79,8 @@ def choose_label(
         num = numeric(frame[c])
         if num is not None and c != item and 2 <= num.notna().sum() < DENSE * len(frame):
             sparse.append(str(c))
+    waves = [c for c in sparse if _wave_kind(frame, c, [d for d in sparse if d != c])]
+    sparse = [c for c in sparse if c not in waves] or sparse  # a wave column: no label
     if not sparse:
         return LabelChoice(reason=_no_sparse(frame, item))
     constant = {c for c in sparse if frame[c].nunique() < 2}
@@ -122,12 +124,51 @@ def choose_label(
             if c in raters
             else f"labels other items than {label} (below); {use} alone"
             if c in rounds
-            else f"one of the raters whose mean {label} is; {use} alone"
+            else f"one of the raters whose mean is the label column '{label}'; {use} alone"
             if c in rated
             else f"numeric and sparse ({k} of {len(frame)} rows), but {label} was taken as "
             f"the label; {use}"
         )
     return out
+
+
+#: a column named for the labels' waves (looks): wave, label_wave, wave_id, Waves
+WAVE_NAME = re.compile(r"(^|[^a-z])waves?([^a-z]|$)", re.IGNORECASE)
+
+
+def _wave_kind(frame: pd.DataFrame, column: str, labels: list[str]) -> str:
+    """What ``column`` holds when it is the wave of each label of one of ``labels``:
+    named like a wave, filled on exactly that label's rows, with numbers or ISO dates
+    (``bacon estimate --wave``); ``""`` when it is not."""
+    if not WAVE_NAME.search(str(column)):
+        return ""
+    given = frame[column].notna().to_numpy()
+    if not any((frame[c].notna().to_numpy() == given).all() for c in labels) or not given.any():
+        return ""
+    values = frame[column][given]
+    if pd.api.types.is_datetime64_any_dtype(values):
+        return "dates"
+    if pd.to_numeric(values, errors="coerce").notna().all():
+        return "numbers"
+    text = values.astype(str).str.strip()
+    iso = text.str.fullmatch(r"\d{4}-\d{2}-\d{2}([ T][\d:.]+)?").all()
+    return "ISO dates" if iso else ""
+
+
+def wave_column(frame: pd.DataFrame, label: str | None, item: str | None) -> tuple[str, str] | None:
+    """The column of each ``label``'s wave (look), and why: named like a wave, filled on
+    exactly the labeled rows, with numbers or ISO dates; ``bacon estimate --wave`` takes
+    it for intervals valid at every look. None when there is none."""
+    if label is None or label not in frame.columns:
+        return None
+    for c in map(str, frame.columns):
+        if c not in (label, item) and (kind := _wave_kind(frame, c, [label])):
+            k = frame[c].dropna().nunique()
+            return c, (
+                f"named like a wave, {kind} on exactly the labeled rows ({k} wave(s)): the "
+                "wave each label came in (--wave: intervals valid at every look)"
+            )
+    return None
 
 
 def _constant(s: pd.Series) -> str:
@@ -308,20 +349,44 @@ def full_labels(frame: pd.DataFrame, item: str | None, file: str) -> str:
 #: the folder the printed ``bacon simulate`` command writes
 SIMULATE_OUT = "simulation"
 
+#: ``bacon simulate``'s default label shares and folds (``cli.simulate.MONTE_CARLO``,
+#: ``--folds``), and the shares the printed command falls back on when a default share
+#: gives fewer than two labels per fold
+SIMULATE_BUDGETS = (0.05, 0.1, 0.2)
+SIMULATE_FOLDS = 5
+_LARGER_BUDGETS = (0.3, 0.5, 0.8)
 
-def simulate_command(estimate: list[str], unlabeled: bool) -> list[str]:
+
+def simulate_budgets(rows: int) -> list[float] | None:
+    """The label shares of the printed ``bacon simulate`` command on a table of ``rows``
+    labeled rows: ``[]`` when its default shares all give two labels per cross-fitting
+    fold (the command then names none), else up to three shares that do, ``None`` when no
+    share under one does (the table is too small to simulate on)."""
+    carry = [b for b in SIMULATE_BUDGETS + _LARGER_BUDGETS if round(b * rows) >= 2 * SIMULATE_FOLDS]
+    if carry[:1] == [SIMULATE_BUDGETS[0]]:
+        return []
+    return carry[:3] or None
+
+
+def simulate_command(estimate: list[str], unlabeled: bool, rows: int) -> list[str] | None:
     """The ``bacon simulate`` command of a table whose ``bacon estimate`` command is
     ``estimate`` (the same file, labels, judges, group and prompt; simulate takes no
-    scale), which runs as printed: the rows without a label left out when there are any
-    (``unlabeled``; the rows no judge scored hold none then), written to
-    :data:`SIMULATE_OUT`."""
+    scale and no waves), which runs as printed: the rows without a label left out when there are any
+    (``unlabeled``; the rows no judge scored hold none then), with ``--budgets`` the
+    ``rows`` labeled rows carry (:func:`simulate_budgets`), written to
+    :data:`SIMULATE_OUT`; None when the labeled rows are too few for any budget."""
+    budgets = simulate_budgets(rows)
+    if budgets is None:
+        return None
     out = ["bacon", "simulate"]
     words = iter(estimate[2:])
     for word in words:
-        if word == "--scale":
+        if word in ("--scale", "--wave"):  # simulate draws its own waves
             next(words)
         elif not word.startswith("--scale=") and word != "--drop-unscored":
             out.append(word)
+    if budgets:
+        out += ["--budgets", ",".join(f"{b:g}" for b in budgets)]
     return out + ["--drop-unlabeled"] * unlabeled + ["--out", SIMULATE_OUT]
 
 

@@ -30,7 +30,7 @@ from bacon_bayes.doctor.cells import (
     unused_strings,
 )
 from bacon_bayes.doctor.codes import crossed_codes, group_codes, integers
-from bacon_bayes.doctor.label import DENSE, choose_label
+from bacon_bayes.doctor.label import DENSE, choose_label, wave_column
 from bacon_bayes.doctor.names import (
     GROUP_HINT,
     GROUP_NAME,
@@ -54,7 +54,7 @@ from bacon_bayes.doctor.relation import (
     label_rho,
     weak_relation,
 )
-from bacon_bayes.doctor.rows import pivot_recipe
+from bacon_bayes.doctor.rows import pivot_recipe, scores_table
 from bacon_bayes.doctor.scores import timestamp_like
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import item_name
@@ -114,6 +114,8 @@ class Roles:
     raters : str
         When other columns rate the items the label rates (``rater 1``, ``rater 2``):
         who, their agreement, and how to take their mean as the label (``""`` otherwise).
+    wave : str or None
+        The column of each label's wave (``--wave``), when one is named so.
     """
 
     item: str | None = None
@@ -129,6 +131,7 @@ class Roles:
     long_key: list[str] = field(default_factory=list)
     label_cells: str = ""
     raters: str = ""
+    wave: str | None = None
 
 
 def _is_index(values: pd.Series) -> bool:
@@ -536,7 +539,11 @@ def find_roles(
     if found.reason:
         roles.reasons["label"] = found.reason
     roles.raters = found.raters
+    if wave := wave_column(frame, roles.label, roles.item):  # each label's wave (look)
+        roles.wave, roles.reasons["wave"] = wave
     _find_failed_scores(frame, meta, judges, roles)
+    if not meta.judges and not judges and scores_table(frame, roles):
+        return roles  # bacon judge's own table: read by --scores, or pivoted
     if not meta.judges and not judges:
         roles.long = _long(frame, roles, meta.format)
     _find_group(frame, meta, group, roles)
@@ -559,6 +566,7 @@ def find_roles(
     if roles.item is None:
         roles.reasons["id"] = _no_id(frame, roles)
     roles.left_out.pop(roles.reasons.get("long", ""), None)  # the long table's judge names
+    roles.left_out.pop(roles.wave or "", None)
     _say_the_rest(frame, roles)
     return roles
 
@@ -567,7 +575,8 @@ def _say_the_rest(frame: pd.DataFrame, roles: Roles) -> None:
     """Every column that plays no part and has no reason yet (strings that are no group,
     prompt or text; numbers when the judges are given) gets one: no column is passed
     over without a word."""
-    used = {roles.item, roles.label, roles.group, roles.prompt, *roles.judges, *roles.text}
+    used = {roles.item, roles.label, roles.group, roles.prompt, roles.wave, *roles.judges}
+    used |= set(roles.text)
     long = roles.reasons.get("long")
     for c in map(str, frame.columns):
         if c in used or c in roles.left_out or c == long:

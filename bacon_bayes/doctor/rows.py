@@ -6,6 +6,7 @@ them for items."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -214,6 +215,47 @@ def repeated_ids(
     return text, fix, rater
 
 
+#: a column numbering a judge's repeated runs on an item (bacon judge's ``run``)
+RUN_NAME = re.compile(r"^(runs?|epochs?|repeats?|trials?|run_id|sample_idx)$", re.IGNORECASE)
+
+
+def scores_table(frame: pd.DataFrame, roles: Roles) -> bool:
+    """Whether ``frame`` is the long item x judge x run table ``bacon judge`` writes
+    (columns ``item``, ``judge``, ``run``, ``score``, one row per item, judge and run),
+    which ``bacon estimate --scores`` reads beside the items table; if so, ``roles`` says
+    so: ``long`` what to do, the item column, and every other column's part."""
+    core = ["item", "judge", "run", "score"]
+    if not set(core) <= set(map(str, frame.columns)):
+        return False
+    if frame.duplicated(core[:3]).any() or not frame["item"].duplicated().any():
+        return False
+    items, k, runs = (int(frame[c].nunique()) for c in core[:3])
+    roles.item, roles.reasons["id"] = "item", f"the items bacon judge scored ({items})"
+    roles.reasons["long"], roles.long_key = "judge", ["item"]
+    roles.left_out = {str(c): "a column of bacon judge's table (below)" for c in frame.columns}
+    for c in ("item", "judge"):
+        del roles.left_out[c]
+    roles.long = (
+        f"the long item x judge x run table bacon judge writes ({items} items, {k} judges, "
+        f"{runs} run(s)): bacon estimate reads it as --scores beside the table of the items "
+        "and their labels, e.g. bacon estimate ITEMS.csv --label COL --item ID --scores "
+        "FILE (each judge's mean over runs, and their spread, as features); to look at "
+        "it here, pivot it to one row per item, e.g. in pandas: wide = "
+        "df.pivot_table(index='item', columns='judge', values='score', "
+        "aggfunc='mean').reset_index(); wide.to_csv('wide.csv', index=False) (the mean of "
+        "each judge's runs), and run bacon doctor on wide.csv"
+    )
+    return True
+
+
+def _run_column(frame: pd.DataFrame, others: list[str], judge: list[str]) -> str | None:
+    """The column numbering runs (:data:`RUN_NAME`) under which the rows of a long table
+    repeat an item and judge; None when there is none."""
+    return next(
+        (c for c in others if RUN_NAME.match(c) and frame.duplicated([*judge, c]).any()), None
+    )
+
+
 def pivot_recipe(
     frame: pd.DataFrame,
     judge: list[str],
@@ -234,6 +276,12 @@ def pivot_recipe(
     Keyed by several columns, the pivoted table gets an ``id`` of them (:func:`keyed_id`).
     Returns the recipe and the columns that key the items (none: it says to add one)."""
     others = [str(c) for c in frame.columns if c not in (*judge, score)]
+    run = _run_column(frame, others, judge)  # repeated runs: averaged by the pivot
+    if run is not None:
+        others.remove(run)
+        frame = frame.drop_duplicates(
+            [c for c in frame.columns if c not in (run, score)]
+        )  # an item's rows of one judge: one per run, alike but for the run and score
     one = [
         c
         for c in others
@@ -268,7 +316,12 @@ def pivot_recipe(
     clash = label is not None and label not in per
     recipe = (
         first
-        + f"wide = df.pivot(index={index}, columns={columns}, values={score!r}); "
+        + (
+            f"wide = df.pivot(index={index}, columns={columns}, values={score!r}); "
+            if run is None
+            else f"wide = df.pivot_table(index={index}, columns={columns}, values={score!r}, "
+            "aggfunc='mean'); "
+        )
         + (
             "wide.columns = ['|'.join(map(str, c)) for c in wide.columns]; "
             if len(judge) > 1
@@ -280,10 +333,16 @@ def pivot_recipe(
         + "wide.to_csv('wide.csv', index=False)"
     )
     return (
-        f"{index} keys the items (one row per item and judge){repeats}. Pivot it, e.g. in "
+        f"{index} keys the items (one row per item and judge"
+        + (f" in each run of {run!r}" if run else "")
+        + f"){repeats}. Pivot it, e.g. in "
         "pandas: "
-        f"{recipe} (pivot refuses an item a judge scored twice, where pivot_table would "
-        "average them), "
+        f"{recipe} "
+        + (
+            "(pivot refuses an item a judge scored twice, where pivot_table would average them), "
+            if run is None
+            else f"(each judge's mean over its runs, numbered in {run!r}), "
+        )
         + (
             f"settle the label {label!r}, which differs between rows of one item, "
             if clash

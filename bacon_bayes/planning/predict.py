@@ -106,7 +106,7 @@ import numpy as np
 from scipy import stats
 
 from bacon_bayes.calibrator import Calibrator
-from bacon_bayes.crossfit import make_folds
+from bacon_bayes.crossfit import make_folds, most_folds
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.clustered import pair_index, prompt_codes
 from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
@@ -257,6 +257,20 @@ def _shared_prompts(codes: np.ndarray, prompts: np.ndarray | None, m: int) -> np
     return shared
 
 
+def pilot_folds(pool: EvalPool, folds: int, seed: int) -> int | None:
+    """The cross-fitting folds a plan on ``pool``'s pilot takes when its labels are too
+    few for ``folds`` (the most they carry, :func:`bacon_bayes.crossfit.most_folds`); None
+    when ``folds`` work, or when there is no pilot or too few labels for any."""
+    lab = pool.labeled
+    if not lab.any():
+        return None
+    try:
+        make_folds(lab, folds, seed, pool.prompts)
+    except ValidationError:
+        return most_folds(lab, folds, seed, pool.prompts)
+    return None
+
+
 def pilot_statistics(
     pool: EvalPool, calibrator: Calibrator | None = None, *, engine: str = "freq"
 ) -> PilotStatistics:
@@ -293,9 +307,12 @@ def pilot_statistics(
         try:
             make_folds(lab, cal.folds, cal.seed, prompts)
         except ValidationError as exc:
+            k = most_folds(lab, cal.folds, cal.seed, prompts)
+            fewer = f" --folds {k} is the most these labels carry." if k else ""
             raise ValidationError(
-                f"too few pilot labels for cross-fitting: {exc} Or plan without a pilot "
-                "(no labels)."
+                f"too few pilot labels for cross-fitting: {exc}{fewer} Or plan without a "
+                f"pilot: on a copy of the table with the label column ({pool.label_name!r}) "
+                "emptied."
             ) from None
         cal.fit(pool)
     pi0 = _pilot_pi(pool)

@@ -377,7 +377,12 @@ def _calibration(cal: Calibrator) -> str:
 
 
 def _items(cal: Calibrator, level: float) -> str:
-    items = cal.item_scores(level).sort_values("score", kind="stable")
+    from bacon_bayes.items import TooFewForConformal
+
+    try:
+        items = cal.item_scores(level).sort_values("score", kind="stable")
+    except TooFewForConformal as exc:  # a small pilot: the rest of the report stands
+        return f"<p class='note'>No item intervals: {_esc(str(exc))}</p>"
     levels = cal.pool_.outcome.levels
     binary = "set" in items and levels is not None and is_binary(np.asarray(levels, float))
     shown = items.head(MAX_ITEM_ROWS)
