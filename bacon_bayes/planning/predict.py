@@ -99,6 +99,7 @@ as the largest).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -187,6 +188,12 @@ class PilotStatistics:
     uniform_share: float = DEFAULT_UNIFORM_SHARE
     #: what :func:`predict` keeps between budgets (the adaptive wave's sorted items)
     cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    #: the group table's estimates under a pooling, in ``names``' order, and the pooling
+    #: the estimator takes: the means ``bacon estimate`` prints for the pilot (None
+    #: without a fitted calibrator)
+    table_means: Callable[[str], tuple[np.ndarray, str]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def estimated_means(self) -> np.ndarray:
         """Each group's mean in the pilot; a group without pilot labels gets what the
@@ -393,7 +400,25 @@ def pilot_statistics(
         group_prompts=_group_prompts(codes, prompts, m),
         uniform_share=default_uniform_share(pool.groups is not None),
         var_now=float(cal.estimate_mean().se ** 2) if mixed else None,
+        table_means=None if pool.groups is None else _table_means(cal, names),
     )  # fmt: skip
+
+
+def _table_means(
+    cal: Calibrator, names: tuple[str, ...]
+) -> Callable[[str], tuple[np.ndarray, str]]:
+    """The fitted calibrator's group estimates under a pooling, NaN for a group it lacks,
+    and the pooling it takes (``"auto"`` decided). The points do not depend on the
+    intervals: the table is asked for as ``bacon estimate``'s comparisons ask for it (its
+    defaults), so that it is computed once."""
+
+    def means(pooling: str) -> tuple[np.ndarray, str]:
+        how: Any = None if pooling == cal.pooling else pooling
+        t = cal.estimate_groups(pooling=how)
+        at = {str(n): float(v) for n, v in zip(t.names, t.estimate, strict=True)}
+        return np.array([at.get(n, math.nan) for n in names]), cal.pooling_for("aee", how)
+
+    return means
 
 
 def _prompt_correlation(
