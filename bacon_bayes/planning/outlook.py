@@ -222,7 +222,9 @@ def _counts(st: PilotStatistics, design: str, n: float, from_scratch: bool) -> n
         # none at the pilot's budget (WMT22: four unlabeled systems counted as labeled
         # there, and the plan said 0 more labels would resolve the top)
         open_items = st.sizes[:, None] - have
-        count = np.round(have + max(n - n0, 0.0) * open_items / max(N - n0, 1.0))
+        # the labels each group surely gets (the wave rounds its shares: 3 labels over four
+        # equal groups leave one without)
+        count = np.floor(have + max(n - n0, 0.0) * open_items / max(N - n0, 1.0) + 1e-9)
         return (k == count).astype(float)
     if design == "paired" and st.group_prompts is not None:
         shared = st.group_prompts[:, None]
