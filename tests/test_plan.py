@@ -469,7 +469,7 @@ def test_the_estimate_plan_line_is_a_sentence_for_the_user(monkeypatch):
             "cannot draw 500 items: only 400 are still unlabeled; lower the budget"
         )
 
-    monkeypatch.setattr(note, "indistinguishable", lambda st, better="higher": None)
+    monkeypatch.setattr(note, "indistinguishable", lambda st, pooling="auto", better="higher": None)
     monkeypatch.setattr(note, "plan", refuse)
     assert note.resolution_note(pool, group_column="sys") is None  # nothing to act on
     monkeypatch.setattr(note, "pilot_statistics", refuse)
@@ -488,7 +488,7 @@ def test_the_plan_line_under_anytime_intervals_says_its_count_is_one_look_s(monk
     from bacon_bayes.planning import note
 
     pool = pilot_pool(synthetic(prompts=80, seed=2), 0.2)
-    monkeypatch.setattr(note, "indistinguishable", lambda st, better="higher": None)
+    monkeypatch.setattr(note, "indistinguishable", lambda st, pooling="auto", better="higher": None)
     for more in (0, 31):
         row = SimpleNamespace(design="uniform", new_labels=more, labels_needed=80 + more)
         found = SimpleNamespace(designs=[row], recommended="uniform")

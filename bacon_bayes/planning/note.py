@@ -10,7 +10,7 @@ import numpy as np
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.order import natural_sorted, unique_codes
-from bacon_bayes.planning.outlook import weakest_lead
+from bacon_bayes.planning.outlook import planning_basis, shrink_prior, weakest_lead
 from bacon_bayes.planning.plan import Goal, plan
 from bacon_bayes.planning.predict import PilotStatistics, pilot_statistics, predict
 from bacon_bayes.pool import EvalPool
@@ -103,9 +103,11 @@ def resolution_note(
             f"bacon plan: the labels that would resolve the top {what} cannot be predicted "
             f"from this pilot yet ({str(exc).rstrip('.')})."
         )
-    tied = indistinguishable(st, better)
+    tied = indistinguishable(st, pooling, better)
     if tied is not None:
-        return _tied_note(st, tied, what, _other_surrogate(calibrator), better) + (
+        basis = planning_basis(st, shrink_prior(st), pooling)[1]
+        which = "" if "bacon estimate" in basis else _other_surrogate(calibrator)
+        return _tied_note(st, tied, what, which, basis, better) + (
             " `bacon plan --top` takes the pilot's lead as the truth and gives, with this "
             f"caution, the labels each design would then need:{run}"
             if run
@@ -149,19 +151,33 @@ def resolution_note(
             "power in one look's interval (bacon estimate --fixed), not in the anytime "
             f"intervals above, which need more labels for that power{status}{table}"
         )
+    unlabeled = int(np.count_nonzero(st.labels == 0))
+    guess = (
+        f" (the {unlabeled} {what}{'s' if unlabeled > 1 else ''} without labels taken at "
+        "the judges' estimate plus the pool's correction, UNVALIDATED)"
+        if unlabeled
+        else ""
+    )
+    if best.new_labels == 0:  # the plan's power at the labels in hand, this draw short
+        return (
+            f"bacon plan: were the pilot's gaps the truth, the labels in hand "
+            f"({best.labels_needed} in all, {best.design} design{only}) would resolve the "
+            f"top {what} from the rest with {power:.0%} power{guess}; a top left open "
+            f"with them says the gaps are smaller than they look{table}"
+        )
     return (
         f"bacon plan: about {best.new_labels} more labels ({best.labels_needed} in all, "
         f"{best.design} design{only}) would resolve the top {what} from the "
-        f"rest with {power:.0%} power{table}"
+        f"rest with {power:.0%} power{guess}{table}"
     )
 
 
 def indistinguishable(
-    st: PilotStatistics, better: str = "higher"
+    st: PilotStatistics, pooling: str = "auto", better: str = "higher"
 ) -> tuple[int, int, float, float] | None:
     """:func:`~bacon_bayes.planning.outlook.weakest_lead` when that lead is under one standard
     error (predicted for the pilot's labels, uniform design); else None."""
-    lead = weakest_lead(st, better)
+    lead = weakest_lead(st, pooling, better)
     return lead if lead is not None and lead[2] < lead[3] else None
 
 
@@ -179,6 +195,7 @@ def _tied_note(
     tied: tuple[int, int, float, float],
     what: str,
     which: str = "",
+    basis: str = "the pilot's shrunk means",
     better: str = "higher",
 ) -> str:
     top, other, gap, se = tied
@@ -187,8 +204,8 @@ def _tied_note(
     now, later = predict(st, "uniform", n0), predict(st, "uniform", n0 + more)
     shrink = 1.0 - math.sqrt(later.var_pool / now.var_pool) if now.var_pool > 0 else 0.0
     return (
-        f"bacon plan: the top {what}'s lead is indistinguishable from zero here: in the "
-        f"pilot's shrunk means{which}, {st.names[top]} leads {st.names[other]} by {gap:.3g}"
+        f"bacon plan: the top {what}'s lead is indistinguishable from zero here: in "
+        f"{basis}{which}, {st.names[top]} leads {st.names[other]} by {gap:.3g}"
         f"{' (lower is better)' if better == 'lower' else ''}, "
         "under one standard error "
         f"({se:.3g}), so the labels needed to resolve it cannot be told from this pilot "

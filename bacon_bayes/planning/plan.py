@@ -17,12 +17,15 @@ from bacon_bayes.estimate.critical import simultaneous_critical_value
 from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
 from bacon_bayes.order import best_words, check_better, names_text, unique_codes
 from bacon_bayes.planning.budgets import budget_labels
+from bacon_bayes.planning.degrees import moderated_share
 from bacon_bayes.planning.outlook import (
     POOLINGS,
     Outlook,
     contrast_metrics,
+    labels_in_group_alone,
+    lead_note,
     outlook,
-    planning_means,
+    planning_basis,
     shrink_prior,
     smallest_lead,
     withheld_notes,
@@ -34,7 +37,6 @@ from bacon_bayes.planning.predict import (
     ROUGH_WEIGHT,
     PilotStatistics,
     Prediction,
-    moderated_share,
     pilot_statistics,
     predict,
 )
@@ -227,7 +229,12 @@ class PlanResult:
             )
             if best.command:
                 lines.append(f"  run: {best.command}")
-        lead = smallest_lead(self.pilot, self.goal.better) if self.goal.kind == "top" else None
+            lines += self._group_alone(best)
+        lead = (
+            smallest_lead(self.pilot, self.pooling, self.goal.better)
+            if self.goal.kind == "top"
+            else None
+        )
         if lead is not None and lead < 1.0:  # as bacon estimate's line says of it
             lines.append(
                 f"  caution: the top group's lead in the pilot is {lead:.1f} standard errors, "
@@ -250,6 +257,26 @@ class PlanResult:
             for v in names
         ]
         return "; " + ", ".join(parts)
+
+    def _group_alone(self, best: DesignPlan) -> list[str]:
+        """The labels the goal's group needs when they all go to it, where that is far
+        fewer than the recommended design's new labels (which it spreads over every group:
+        bacon sample draws no wave in one group alone)."""
+        g, st = self.goal.group, self.pilot
+        if g is None or self.goal.half_width is None or not best.new_labels:
+            return []
+        k = st.names.index(g)
+        alone = labels_in_group_alone(st, k, self.goal.half_width, self.alpha)
+        have = int(st.labels[k])
+        if alone is None or 2 * (alone - have) > best.new_labels:
+            return []
+        return [
+            f"  {g!r} alone: about {alone} labels in it ({alone - have} more, of its "
+            f"{int(st.sizes[k])} items) would reach the goal (its own AEE interval, the "
+            "finite group counted), but bacon sample draws no wave in one group alone: "
+            f"every design above spreads its labels over every group, {best.design}'s "
+            f"{best.new_labels} more mostly elsewhere"
+        ]
 
     def _range(self, best: DesignPlan) -> str:
         if best.labels_range is None:
@@ -292,8 +319,8 @@ class _Evaluator:
         self.low = 2 * st.folds if from_scratch or st.n_labeled == 0 else st.n_labeled
         self.prior = shrink_prior(st)
         self.names = st.names
-        #: the group means taken as the truth (shrunk: no winner's curse)
-        self.truth = planning_means(st, self.prior)
+        #: the group means taken as the truth: the pilot's table, as the estimator gives it
+        self.truth, self.basis = planning_basis(st, self.prior, pooling)
         # the estimator's leader, a group without pilot labels too (by its surrogate)
         #: +1: the top is the highest mean; -1: the lowest (``better="lower"``)
         self.sign = -1.0 if goal.better == "lower" else 1.0
@@ -583,16 +610,17 @@ def plan(
         )
     if goal.kind == "top":
         st.assumptions.append(
-            (
-                "top group and gaps from the pilot's shrunk means (each group's correction "
-                "pulled toward the others' as far as their spread beyond noise allows: a group "
-                "whose few labels happened high is not taken as the clear leader)"
-                if ev.prior is not None
-                else "top group and gaps from the pilot's estimates (the top one was picked "
-                f"as the {'smallest' if goal.better == 'lower' else 'largest'}, so its gaps "
-                "are a little optimistic)"
+            f"top group and gaps from {ev.basis}"
+            + (
+                ": each group's correction pulled toward the others' as far as their spread "
+                "beyond noise allows, so a group whose few labels happened high is not taken "
+                "as the clear leader"
+                if "shrunk" in ev.basis
+                else ": the top one was picked as the "
+                f"{'smallest' if goal.better == 'lower' else 'largest'}, so its gaps are a "
+                "little optimistic"
             )
-            + _lead_note(st, goal.better)
+            + lead_note(st, pooling, goal.better)
         )
     withheld_notes(st, rows, pooling)
     st.assumptions.append(ONE_LOOK)
@@ -623,20 +651,6 @@ def _labels_range(ev: _Evaluator, design: str, point: int) -> tuple[int | None, 
         out.append(other.labels_needed(design, ev.low))
     found = [point, *(v for v in out if v is not None)]
     return min(found), None if None in out else max(found)
-
-
-def _lead_note(st: PilotStatistics, better: str = "higher") -> str:
-    """The top group's smallest lead in standard errors of the pilot, and what one
-    standard error less would cost: the labels a lead needs grow as 1 / lead^2, so the
-    range of the labels needed (the variance's alone) does not hold the gaps' error."""
-    z = smallest_lead(st, better)
-    if z is None:
-        return ""
-    cost = f"about {(z / (z - 1.0)) ** 2:.1f}x the labels" if z > 1.0 else "no finite number"
-    return (
-        f"; its smallest lead is {z:.1f} standard errors of the pilot: one less would need "
-        f"{cost} (the range above is the residual variance's alone)"
-    )
 
 
 def _cell(ev: _Evaluator, design: str, n: int, metric_name: str) -> dict[str, float]:

@@ -99,20 +99,20 @@ as the largest).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.crossfit import make_folds, most_folds
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.clustered import pair_index, prompt_codes
-from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
 from bacon_bayes.frozen import applied
 from bacon_bayes.inclusion import Inclusion, paired_excess
 from bacon_bayes.order import unique_codes
+from bacon_bayes.planning.degrees import group_df
 from bacon_bayes.planning.prior import JUDGE_ICC_SHARE, judge_prompt_correlation, no_pilot
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.sampling import DEFAULT_UNIFORM_SHARE, sd_wave_choice
@@ -122,7 +122,6 @@ __all__ = [
     "DESIGNS",
     "PilotStatistics",
     "Prediction",
-    "moderated_share",
     "pilot_statistics",
     "predict",
 ]
@@ -187,6 +186,12 @@ class PilotStatistics:
     uniform_share: float = DEFAULT_UNIFORM_SHARE
     #: what :func:`predict` keeps between budgets (the adaptive wave's sorted items)
     cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    #: the group table's estimates under a pooling, in ``names``' order, and the pooling
+    #: the estimator takes: the means ``bacon estimate`` prints for the pilot (None
+    #: without a fitted calibrator)
+    table_means: Callable[[str], tuple[np.ndarray, str]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def estimated_means(self) -> np.ndarray:
         """Each group's mean in the pilot; a group without pilot labels gets what the
@@ -410,7 +415,25 @@ def pilot_statistics(
         group_prompts=_group_prompts(codes, prompts, m),
         uniform_share=default_uniform_share(pool.groups is not None),
         var_now=float(cal.estimate_mean().se ** 2) if mixed else None,
+        table_means=None if pool.groups is None else _table_means(cal, names),
     )  # fmt: skip
+
+
+def _table_means(
+    cal: Calibrator, names: tuple[str, ...]
+) -> Callable[[str], tuple[np.ndarray, str]]:
+    """The fitted calibrator's group estimates under a pooling, NaN for a group it lacks,
+    and the pooling it takes (``"auto"`` decided). The points do not depend on the
+    intervals: the table is asked for as ``bacon estimate``'s comparisons ask for it (its
+    defaults), so that it is computed once."""
+
+    def means(pooling: str) -> tuple[np.ndarray, str]:
+        how: Any = None if pooling == cal.pooling else pooling
+        t = cal.estimate_groups(pooling=how)
+        at = {str(n): float(v) for n, v in zip(t.names, t.estimate, strict=True)}
+        return np.array([at.get(n, math.nan) for n in names]), cal.pooling_for("aee", how)
+
+    return means
 
 
 def _prompt_correlation(
@@ -564,57 +587,6 @@ def _adaptive_ratios(
     return per_group * calib, emp, say
 
 
-def moderated_share(st: PilotStatistics, design: str, pi: float) -> float:
-    """Probability that a draw at rate ``pi`` leaves some group under
-    :data:`~bacon_bayes.estimate.groups.MIN_BOOTSTRAP_LABELS` labels, so that the group
-    intervals take the moderated t (Binomial group counts; fixed ones when stratified)."""
-    if len(st.names) < 2:
-        return 0.0
-    if design == "stratified":
-        return float(np.any(np.round(pi * st.sizes) < MIN_BOOTSTRAP_LABELS))
-    enough = stats.binom.sf(MIN_BOOTSTRAP_LABELS - 1, st.sizes.astype(int), pi)
-    return float(1.0 - np.prod(enough))
-
-
-#: Budgets from the pilot's to the whole pool over which the groups' df are kept.
-DF_GRID = 512
-
-
-def _raw_df(st: PilotStatistics, design: str, m: np.ndarray) -> np.ndarray:
-    """(len(m), G) df of the groups at the budgets ``m``: ``n_g - 1``, plus the pooled
-    residuals' ``n - G`` in the proportion of draws that leave some group under
-    :data:`~bacon_bayes.estimate.groups.MIN_BOOTSTRAP_LABELS` labels (the estimator's
-    moderated t, whose prior is the variance all labels predict)."""
-    pi = m / st.n_items
-    df = np.maximum(np.outer(pi, st.sizes) - 1.0, 1.0)
-    if design != "paired" and len(st.names) >= 2:
-        if design == "stratified":
-            share = np.any(np.round(np.outer(pi, st.sizes)) < MIN_BOOTSTRAP_LABELS, axis=1)
-        else:  # moderated_share at every budget at once
-            sizes = st.sizes.astype(int)[None, :]
-            enough = stats.binom.sf(MIN_BOOTSTRAP_LABELS - 1, sizes, pi[:, None])
-            share = 1.0 - np.prod(enough, axis=1)
-        df = df + (share * np.maximum(m - len(st.names), 0.0))[:, None]
-    return df
-
-
-def _group_df(st: PilotStatistics, design: str, n: float, low: float) -> np.ndarray:
-    """The groups' df at ``n`` labels (:func:`_raw_df`), the most of any budget from
-    ``low`` to ``n``: the estimator's moderated t gives its pooled df up once every group
-    has 10 labels (a step of its interval rule, not of what the labels tell), which made
-    the power to resolve the top group fall from 121 labels to 240 on SummEval (issue
-    43); a plan never predicts less for more labels. The budgets are a fixed grid of
-    :data:`DF_GRID` from ``low`` to the pool (kept in ``st.cache``), and ``n``."""
-    key = ("group_df", design, float(low))
-    if key not in st.cache:
-        grid = np.linspace(low, st.n_items, DF_GRID)
-        st.cache[key] = (grid, np.maximum.accumulate(_raw_df(st, design, grid), axis=0))
-    grid, best = st.cache[key]
-    own = _raw_df(st, design, np.array([float(n)]))[0]
-    k = int(np.searchsorted(grid, n, side="right")) - 1
-    return own if k < 0 else np.maximum(own, best[k])
-
-
 def _harmonic(a: float, b: float) -> float:
     """``1 / (1 / a + 1 / b)``: two independent estimates' variances weighed by precision."""
     return a * b / (a + b) if a > 0 and b > 0 and np.isfinite(a + b) else min(a, b)
@@ -663,7 +635,7 @@ def predict(
         var_g = var_g * (1.0 + spread / np.maximum(n_g, 1.0) ** 2)
     cov = np.diag(var_g)
     var_pool = fpc * st.s2_pool / N
-    df = _group_df(st, design, n, 2.0 if from_scratch else max(st.n_labeled, 2.0))
+    df = group_df(st, design, n, 2.0 if from_scratch else max(st.n_labeled, 2.0))
     df_pool = max(n - 1.0, 1.0)
     note = ""
     if design == "paired":
