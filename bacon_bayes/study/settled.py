@@ -15,7 +15,11 @@ as the labels so far are: a half-width ``h`` at ``n`` labels becomes about
 ``h sqrt(I(n) / I(n + m)) c(n + m) / c(n)``, with ``c`` the sequential critical value of a
 look at ``n + m`` labels (one more look with the information ``I`` grown in proportion,
 with the finite-pool correction the intervals take: :func:`~bacon_bayes.estimate.anytime.
-effective_labels`). The intervals are taken to narrow about their centres (a difference's
+effective_labels`; where the pool mean weighs waves of items and of prompts by their
+precision, by what a uniform wave adds to it: :func:`~bacon_bayes.sequential.
+uniform_wave_gain`); a Student-t row's ``c`` is read at its df grown with the labels
+(:func:`~bacon_bayes.estimate.anytime.studentised`), not kept at a pilot's few. The
+intervals are taken to narrow about their centres (a difference's
 interval centred on ``c`` excludes 0 once the half-width is below ``|c|``; a shrunk
 interval need not be centred on its estimate). For a sign or the best group this is a
 point projection: if the estimate holds, the question settles by then; it moves as the
