@@ -76,11 +76,13 @@ def test_status_says_which_questions_are_settled(
     assert lines["sign of s1 - s2"].startswith("settled") and "s1 > s2" in lines["sign of s1 - s2"]
     assert lines["sign of s2 - s3"].startswith("not yet")
     # a sign's projection holds the estimate where it is, and says so: it settles by then
-    # about half the time at best (T4 finding 9: followed, it fell short wave after wave)
+    # only if the estimate does not move toward 0 (T4 finding 9: followed on WMT22, it fell
+    # short wave after wave; tester C: 12 of 14 TriviaQA pilots settled in one wave)
     assert lines["sign of s2 - s3"].endswith(
         "more labels at the current rate if the estimate holds"
     )
-    assert "note: " + POINT_PROJECTION in out and "even odds at best" in POINT_PROJECTION
+    assert "note: " + POINT_PROJECTION in out
+    assert "later or never if it moves toward 0" in POINT_PROJECTION
     assert "best group (highest mean)" in lines
     # a tight half-width is not met yet, and says about how many more labels
     assert bacon("status", str(root), "--half-width", "0.1") == 0
@@ -159,7 +161,7 @@ def test_sample_until_sizes_the_wave_or_draws_nothing(
     assert bacon(*args, "--until", "half-width=0.15", "--max-labels", "150") == 0
     out = capsys.readouterr().out
     predicted = int(re.search(r"next wave: (\d+) labels", out)[1])  # type: ignore[index]
-    assert "half the time" not in out  # a half-width is no point projection
+    assert "sized as if the estimate holds" not in out  # a half-width is no point projection
     status = Study.open(root).status()
     assert status["selected"].tolist() == [40, predicted] and 0 < predicted <= 110
     label_wave(root, pool, 2)
@@ -208,7 +210,7 @@ def test_sample_until_sign_of_a_pair(
     out = capsys.readouterr().out
     assert "(alpha-spending); next wave:" in out
     # the wave is a point projection: no invitation to run --until again in small steps
-    assert "settles the question about half the time at best" in out
+    assert "sized as if the estimate holds: if it moves toward 0 the question stays open" in out
     assert "a larger wave, --budget N, has better odds than --until again" in out
     assert Study.open(root).wave_numbers == [1, 2]
     assert parse_goal("best").kind == "best"

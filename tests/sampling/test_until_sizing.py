@@ -71,3 +71,39 @@ def test_labels_needed_lets_a_student_t_row_reach_the_normal_boundary() -> None:
     totals = np.arange(101, 5000)
     first = totals[np.argmax([width(t) <= target[0] for t in totals])] - 100
     assert abs(got - first) <= 0.03 * first + 2, (got, first)
+
+
+def test_shrunk_pairs_are_projected_on_the_intervals_the_labels_will_give() -> None:
+    """While some group has under 10 labels the pairs' intervals are shrunk, with robust
+    critical values carrying a bias allowance; a wave of hundreds gives every group its own
+    interval. The projection kept the shrunk intervals' width and asked 2-3 times what
+    settled the sign (a tester's TriviaQA pilots: 984 and 990 asked, the signs then settled
+    with lower bounds 0.094 and 0.137). Where the projected labels bring every group to 10,
+    the count is now the separate intervals' (their df growing with the labels)."""
+    import pandas as pd
+
+    from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.study.projection import pair_needs
+    from bacon_bayes.study.settled import SHRUNK_PAIRS
+
+    rng = np.random.default_rng(1)
+    g = np.repeat([f"s{k}" for k in range(6)], 300)
+    y = (rng.random(g.size) < 0.5 + 0.2 * (g == "s0")).astype(float)
+    j = y + rng.normal(0, 0.8, g.size)
+    lab = rng.random(g.size) < 0.05  # 9-22 labels a group
+    wave = np.where(lab, 1.0, np.nan)
+    frame = pd.DataFrame({"y": np.where(lab, y, np.nan), "j": j, "g": g, "w": wave})
+    pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous",
+                               group="g", wave="w")  # fmt: skip
+    cal = Calibrator(engine="freq").fit(pool)
+    found = {q.name: q for q in questions(cal)}
+    q = found["sign of s0 - s1"]
+    assert q.caveat == SHRUNK_PAIRS and not q.settled
+    means = cal.estimate_groups(0.05, True, pooling="separate")
+    diffs = cal.compare_groups(0.05, anytime=True, pooling="separate")
+    left = float(pool.n_items - pool.n_labeled)
+    own = pair_needs(cal, means, diffs, None, left)[
+        [tuple(p) for p in diffs.details["pairs"]].index(("s0", "s1"))
+    ]
+    assert min(means.n_labeled) * (pool.n_labeled + own) / pool.n_labeled >= 10
+    assert q.more_labels == max(own, 1.0), (q.more_labels, own)
