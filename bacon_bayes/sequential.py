@@ -12,6 +12,8 @@ then: a study's ``load_study(path, up_to_wave=K)``, or the labels of waves up to
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -20,7 +22,9 @@ from bacon_bayes import estimate as est
 from bacon_bayes.arguments import whole
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate import anytime
+from bacon_bayes.estimate.clustered import prompt_codes, residual_correlation
 from bacon_bayes.estimate.tables import Pairs
+from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.results import Estimate, EstimateTable
 
 if TYPE_CHECKING:
@@ -35,6 +39,7 @@ __all__ = [
     "mean",
     "mean_counts",
     "pool_looks",
+    "uniform_wave_gain",
 ]
 
 
@@ -109,6 +114,47 @@ def mean_information(cal: Calibrator) -> np.ndarray:
     counts, _ = mean_counts(cal)
     labels, n_items = mean_counts(cal, items=True)
     return information(counts, labels, n_items, _prompts(cal) is not None)
+
+
+def uniform_wave_gain(cal: Calibrator) -> Callable[[float], float] | None:
+    """How much a uniform wave of ``m`` more labels multiplies the pool mean's information
+    (its variance now over its variance after), where the estimator weighs mixed waves of
+    items and of prompts by their predicted precision
+    (:meth:`~bacon_bayes.inclusion.Inclusion.precision_weighted`); None where it does not.
+
+    The weighted mean's variance is ``s^2 / N^2 / sum_w 1 / V_w``; a uniform wave of ``m``
+    of the ``U`` items no wave selected adds ``1 / V_u``, ``V_u = U (U - m) / m``. Grown in
+    proportion to the labels instead, the information kept the past waves' worth per
+    label, which an adaptive wave and a paired one (its labels sharing their prompts'
+    errors) make low: on a TriviaQA study (uniform 80, stratified 80, adaptive 112,
+    paired 87 labels, worth about 233 uniform ones) "about 295 more labels" for a
+    half-width of 0.03, which uniform waves of 150-200 reached."""
+    p = cal.pool_
+    design = p.design
+    if not (
+        _prompts(cal) is not None
+        and isinstance(design, Inclusion)
+        and design.selected is not None
+        and design.mixed
+        and cal.target == "pool"
+    ):
+        return None
+    codes = prompt_codes(np.asarray(p.prompts))
+    rho = residual_correlation(p.y, cal.surrogate_matrix(), p.labeled, codes)
+    var = design.wave_variances(codes, rho)
+    sel = design.selected
+    used = np.unique(sel[p.labeled & (sel >= 0)])
+    precision = float(np.sum(1.0 / np.maximum(var[used], 1e-12)))
+    open_items = float(np.sum(sel < 0))
+
+    def gain(m: float) -> float:
+        if m <= 0 or precision <= 0:
+            return 1.0
+        if m >= open_items:
+            return math.inf
+        return 1.0 + m / (open_items * (open_items - m)) / precision
+
+    return gain
 
 
 def mean(cal: Calibrator, e: Estimate, max_labels: int | None) -> Estimate:

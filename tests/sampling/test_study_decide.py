@@ -76,11 +76,13 @@ def test_status_says_which_questions_are_settled(
     assert lines["sign of s1 - s2"].startswith("settled") and "s1 > s2" in lines["sign of s1 - s2"]
     assert lines["sign of s2 - s3"].startswith("not yet")
     # a sign's projection holds the estimate where it is, and says so: it settles by then
-    # about half the time at best (T4 finding 9: followed, it fell short wave after wave)
+    # only if the estimate does not move toward 0 (T4 finding 9: followed on WMT22, it fell
+    # short wave after wave; tester C: 12 of 14 TriviaQA pilots settled in one wave)
     assert lines["sign of s2 - s3"].endswith(
         "more labels at the current rate if the estimate holds"
     )
-    assert "note: " + POINT_PROJECTION in out and "even odds at best" in POINT_PROJECTION
+    assert "note: " + POINT_PROJECTION in out
+    assert "later or never if it moves toward 0" in POINT_PROJECTION
     assert "best group (highest mean)" in lines
     # a tight half-width is not met yet, and says about how many more labels
     assert bacon("status", str(root), "--half-width", "0.1") == 0
@@ -159,7 +161,7 @@ def test_sample_until_sizes_the_wave_or_draws_nothing(
     assert bacon(*args, "--until", "half-width=0.15", "--max-labels", "150") == 0
     out = capsys.readouterr().out
     predicted = int(re.search(r"next wave: (\d+) labels", out)[1])  # type: ignore[index]
-    assert "half the time" not in out  # a half-width is no point projection
+    assert "sized as if the estimate holds" not in out  # a half-width is no point projection
     status = Study.open(root).status()
     assert status["selected"].tolist() == [40, predicted] and 0 < predicted <= 110
     label_wave(root, pool, 2)
@@ -211,7 +213,7 @@ def test_sample_until_sign_of_a_pair(
     out = capsys.readouterr().out
     assert "(alpha-spending); next wave:" in out
     # the wave is a point projection: no invitation to run --until again in small steps
-    assert "settles the question about half the time at best" in out
+    assert "sized as if the estimate holds: if it moves toward 0 the question stays open" in out
     assert "a larger wave, --budget N, has better odds than --until again" in out
     assert Study.open(root).wave_numbers == [1, 2]
     assert parse_goal("best").kind == "best"
@@ -674,7 +676,11 @@ def test_more_labels_after_a_paired_wave_grow_with_the_items(tmp_path: Path, cap
     its projection grew that count with the labels, ran into the pool's prompts (most
     touched, few of their items labeled) and promised the goal in a few labels (a tester's
     SummEval study: "about 29 more" where about 270 were needed). It now grows as the
-    items' information does."""
+    items' information does. (The half-width's few df, 13 here from the paired wave's
+    prompts, grow with the labels too: the bound below takes the normal boundary's width;
+    a wave of the size asked gives the goal's half-width, 0.152 on average over 4 draws.)"""
+    from bacon_bayes.study.settled import fit_study
+
     root, _, n = _uniform_then_paired(tmp_path)
     capsys.readouterr()
     assert bacon("status", str(root), "--half-width", "0.15") == 0
@@ -685,6 +691,9 @@ def test_more_labels_after_a_paired_wave_grow_with_the_items(tmp_path: Path, cap
     more = int(re.search(r"about (\d+) more labels", line)[1])  # type: ignore[index]
     # the items' information alone (no critical value growing, no prompt sharing) needs
     # labels' = n / ((1 - f) r^2 + f), r = target / half; the projection asks at least that
+    # (half on the normal boundary: without the few df's Student-t inflation)
+    note = fit_study(root).estimate_mean(anytime=True).details["anytime"]
+    half *= note["critical_value"] / note["anytime_critical_value"]
     eff = anytime.effective_labels(np.array([labels]), n)[0] * (half / 0.15) ** 2
     fewest = 1.0 / (1.0 / eff + 1.0 / n)
     assert more >= fewest - labels, (more, fewest, labels)

@@ -1,0 +1,207 @@
+"""About how many more labels bring an anytime interval to a goal (``bacon status``,
+``bacon sample --until``; :mod:`bacon_bayes.study.settled` asks the questions): the
+projection the module docstring of :mod:`~bacon_bayes.study.settled` describes, for one
+row (:func:`labels_needed`) and for the pairs of groups (:func:`pair_needs`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from scipy import stats
+
+from bacon_bayes.estimate import anytime
+
+if TYPE_CHECKING:
+    from bacon_bayes.calibrator import Calibrator
+    from bacon_bayes.results import EstimateTable
+
+__all__ = ["labels_needed", "levels", "pair_needs", "separate_needs"]
+
+#: Candidate totals (geometric, from ``n + 1`` to the cap) on which ``c(n + m)`` is computed.
+CANDIDATES = 24
+
+
+def levels(note: dict[str, Any]) -> np.ndarray:
+    """Each row's pointwise level (recorded; in older notes, from the sequential critical
+    value and widening)."""
+    if "level" in note:
+        return np.atleast_1d(np.asarray(note["level"], float))
+    z = np.atleast_1d(np.asarray(note["critical_value"], float))
+    z = z / np.atleast_1d(np.asarray(note["widening"], float))
+    return 2.0 * stats.norm.sf(z)
+
+
+def labels_needed(
+    looks: np.ndarray,
+    info: np.ndarray,
+    levels: np.ndarray,
+    half: np.ndarray,
+    target: np.ndarray,
+    *,
+    grow: Callable[[float], np.ndarray],
+    max_labels: int | None,
+    cap: float,
+    df: np.ndarray | None = None,
+) -> np.ndarray:
+    """About how many more labels bring each row's anytime half-width to its target.
+
+    Parameters
+    ----------
+    looks : array, shape (K,)
+        The pool's labels at the looks so far.
+    info : array, shape (R, K)
+        Each row's information at the looks.
+    levels : array, shape (R,)
+        Each row's pointwise level.
+    half, target : array, shape (R,)
+        The anytime half-width now, and the one wanted.
+    grow : callable
+        Each row's information (shape (R,)) when the pool has ``total`` labels.
+    max_labels : int, optional
+        Alpha-spending's maximum (None: the confidence sequence).
+    cap : float
+        The most labels that may still come (budget left, or unlabeled items).
+    df : array, shape (R,), optional
+        Each row's Student-t df now (NaN: none; :func:`~bacon_bayes.estimate.anytime.
+        studentised`), taken to grow with the labels: a row's critical value falls from
+        its own at few df toward the normal boundary's. Kept at the few df of a small
+        pilot (10 labels a group, df 9: 6.8 where the normal boundary was 4.0), it
+        asked 3-4 times the labels that settled a sign (TriviaQA: 1,406 where 400-500
+        did).
+
+    Returns
+    -------
+    ndarray, shape (R,)
+        0 where already met, ``inf`` where not within ``cap`` (or no information).
+    """
+    looks = np.asarray(looks, float)
+    info = np.atleast_2d(np.asarray(info, float))
+    half, target = np.asarray(half, float), np.asarray(target, float)
+    n = float(looks[-1])
+    out = np.where(half <= target, 0.0, np.inf)
+    todo = (out > 0) & np.isfinite(half) & (target > 0) & np.isfinite(info[:, -1])
+    if cap < 1 or not todo.any():
+        return out
+    times = anytime.spending_times(looks, max_labels)
+    dfs = np.full(half.shape, np.nan) if df is None else np.asarray(df, float)
+    dfs = dfs[todo]
+
+    def scale(c: np.ndarray, total: float) -> np.ndarray:  # on the row's own t scale
+        return anytime.studentised(c, dfs * total / n)
+
+    now = scale(anytime.sequential_critical_values(info[todo], levels[todo], times=times), n)
+    base, h, goal = info[todo, -1], half[todo], target[todo]
+
+    def shrink(total: float) -> np.ndarray:  # sqrt(I_now / I_total), 0 once exact
+        with np.errstate(divide="ignore"):
+            return np.sqrt(base / np.asarray(grow(total), float)[todo])
+
+    totals = np.unique(np.round(np.geomspace(n + 1, n + cap, CANDIDATES)))
+    ratio = np.empty((base.size, totals.size))  # c(total) / c(n)
+    for j, total in enumerate(totals):  # one more look at ``total`` labels
+        grown = np.column_stack([info[todo], np.asarray(grow(total), float)[todo]])
+        more = None if max_labels is None else np.append(looks, total) / float(max_labels)
+        c = anytime.sequential_critical_values(grown, levels[todo], times=more)
+        ratio[:, j] = np.where(c == 0, 0.0, scale(c, total) / now)
+    widths = h[:, None] * np.column_stack([shrink(t) for t in totals]) * ratio
+    ok = widths <= goal[:, None]
+    need = np.full(base.size, np.inf)
+    for r in np.flatnonzero(ok.any(axis=1)):
+        j = int(ok[r].argmax())
+        # between two candidates: the larger of their critical values (a little more)
+        c_ratio = ratio[r, j] if j == 0 else max(ratio[r, j], ratio[r, j - 1])
+        lo, hi = (n if j == 0 else totals[j - 1]), totals[j]
+        while hi - lo > 1:  # the width falls with the labels
+            mid = math.floor(0.5 * (lo + hi))
+            lo, hi = (mid, hi) if h[r] * shrink(mid)[r] * c_ratio > goal[r] else (lo, mid)
+        need[r] = hi - n
+    out[todo] = need
+    return out
+
+
+def pair_needs(
+    cal: Calibrator, means: EstimateTable, diffs: EstimateTable, max_labels: int | None, cap: float
+) -> np.ndarray:
+    from bacon_bayes import sequential
+    from bacon_bayes.estimate.tables import Pairs
+
+    note = diffs.details["anytime"]
+    looks = np.asarray(note["labels_at_looks"], float)
+    labels, n_items = sequential.group_counts(cal, means.names, items=True)
+    pairs = Pairs.of(means).pairs
+    info = sequential.group_information(cal, means.names)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        now = anytime.effective_labels(labels[:, -1], n_items)
+
+    def grow(total: float) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):  # a group without labels
+            later = anytime.effective_labels(group_labels(total), n_items)
+            ratio = np.where(np.isinf(now), 1.0, np.where(now > 0, later / now, 0.0))
+            # a pair of wholly labeled groups is known exactly (infinite information;
+            # ``pair_information`` says 0 there, its fixed interval's convention)
+            inv = 1.0 / (info[:, -1] * ratio)
+            return np.array([1.0 / (inv[a] + inv[b]) for a, b in pairs])
+
+    def group_labels(total: float) -> np.ndarray:
+        """Each group's labels when the pool has ``total``: the labels to come spread as a
+        uniform wave over the open items spreads them, so that labelling the whole pool
+        labels every group wholly (scaled with the pool's labels, a group under-sampled so
+        far never reached its items: "not within the pool's unlabeled items" for a sign
+        that labelling the pool settles for certain); the labels so far scaled with the
+        pool's where the target is the population (no items to run out of)."""
+        if n_items is None:
+            return labels[:, -1] * total / looks[-1]
+        open_ = np.maximum(n_items - labels[:, -1], 0.0)
+        share = open_ / open_.sum() if open_.sum() > 0 else np.zeros_like(open_)
+        return labels[:, -1] + max(total - looks[-1], 0.0) * share
+
+    # the estimate held, its interval's reach toward 0 must fall below |estimate| (a shrunk
+    # interval need not be centred on the estimate: its centre may lie far from it)
+    d = diffs.estimate
+    reach = np.where(d < 0, diffs.ci_high - d, d - diffs.ci_low)
+    return labels_needed(
+        looks, anytime.pair_information(info, pairs), levels(note), reach, np.abs(d),
+        grow=grow, max_labels=max_labels, cap=cap, df=_row_dfs(diffs),
+    )  # fmt: skip
+
+
+def separate_needs(
+    cal: Calibrator,
+    alpha: float,
+    max_labels: int | None,
+    cap: float,
+    shrunk: np.ndarray,
+    shrunk_pairs: list[tuple[str, str]],
+) -> np.ndarray:
+    """The pairs' "more labels" while the intervals are shrunk (some group under
+    :data:`~bacon_bayes.estimate.shrink.MIN_SEPARATE_LABELS` labels): once every labeled
+    group has that many the pairs get their own intervals, so where the projected labels
+    bring every group there the count is the separate intervals' projection (their few df
+    growing with the labels); below, the shrunk one. Projected from the shrunk intervals,
+    whose robust critical values carry a bias allowance the later ones do not, the count
+    stayed 2-3 times what settled the sign (TriviaQA pilots of 100: 984 and 990 asked, the
+    signs settled with lower bounds 0.094 and 0.137)."""
+    from bacon_bayes.estimate.shrink import MIN_SEPARATE_LABELS
+
+    means = cal.estimate_groups(alpha, True, pooling="separate")
+    diffs = cal.compare_groups(alpha, anytime=True, max_labels=max_labels, pooling="separate")
+    if diffs.details["pairs"] != shrunk_pairs:
+        return shrunk
+    own = pair_needs(cal, means, diffs, max_labels, cap)
+    labels = np.asarray(means.n_labeled, float)
+    fewest = float(labels[labels > 0].min()) if (labels > 0).any() else 0.0
+    n = float(cal.pool_.n_labeled)
+    grown = fewest * (n + own) / n >= MIN_SEPARATE_LABELS
+    return np.where(grown & np.isfinite(own), own, shrunk)
+
+
+def _row_dfs(table: EstimateTable) -> np.ndarray:
+    """Each row's Student-t df, as :func:`~bacon_bayes.estimate.anytime.anytime_table`
+    reads it (NaN: a shrunk table, or a row without one)."""
+    dfs = table.details.get("df")
+    if table.details.get("pooling") == "shrink" or not dfs:
+        return np.full(len(table), np.nan)
+    return np.array([np.nan if v is None else max(float(v), 1.0) for v in dfs])
