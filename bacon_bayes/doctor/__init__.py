@@ -163,6 +163,7 @@ def _command(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] |
     if p.scale is not None and p.scale.evident and not p.binary:
         cmd += scale_args(p.scale)
     cmd += ["--wave", r.wave] if r.wave else []
+    cmd += ["--folds", str(p.folds)] if p.folds else []  # a small pilot: the most it carries
     if any(p.unscored):
         cmd += ["--drop-unscored"]
     return cmd
@@ -286,8 +287,6 @@ def profile(
     p.too_few, p.folds = _too_few(kept, None if "prompt" in p.empty else roles.prompt, y_kept)
     blocked = (p.too_few and p.folds is None) or roles.long or p.blocked
     p.command = None if blocked else _command(p, frame, labels)
-    if p.command and p.folds:  # a small pilot: the most folds its labels carry
-        p.command += ["--folds", str(p.folds)]
     p.judges_note = _many_judges(roles, y, [str(c) for c in frame.columns])
     p.can = _can(p, y) + _empty_notes(p) + _design_notes(kept, roles, y_kept, p.empty)
     p.can[1:1] = [roles.raters] * bool(roles.raters)  # beside what the label's mean is
@@ -367,9 +366,8 @@ def _many_judges(roles: Roles, y: np.ndarray | None, columns: list[str]) -> str:
 def _too_few(
     frame: pd.DataFrame, prompt: str | None, y: np.ndarray | None
 ) -> tuple[str, int | None]:
-    """Why ``bacon estimate`` would refuse the labels (too few for its cross-fitting
-    folds, split by the ``prompt`` column when there is one), or ``""``; and the most
-    folds they carry then (``--folds``; None when too few for any)."""
+    """Why ``bacon estimate`` would refuse the labels (too few for its folds, split by
+    ``prompt`` if any), or ``""``; and the most folds they carry (None: too few for any)."""
     if y is None or not np.isfinite(y).any():
         return "", None
     clusters = frame[prompt].to_numpy() if prompt else None
