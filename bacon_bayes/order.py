@@ -154,6 +154,12 @@ def names_text(names: Iterable[Any], sep: str = ", ") -> str:
     return sep.join(map(name_text, names))
 
 
+def pair_text(a: object, b: object) -> str:
+    """The pair ``a - b`` as the text shows it: a name holding " - " quoted (``'gpt-4o -
+    2024' - base``), so the pair reads as its two groups."""
+    return " - ".join(repr(n) if " - " in n else n for n in (str(a), str(b)))
+
+
 def spelling_variants(names: Iterable[Any]) -> list[list[str]]:
     """Sets of ``names`` that differ only in case or in spaces around them (``['M10',
     'm10', 'M10 ']``), each in the order the names come, the sets in the natural order of

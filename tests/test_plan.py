@@ -932,3 +932,18 @@ def test_every_design_predicts_the_pilot_alike_at_the_pilots_size():
     count = _counts(st, "stratified", n0 + 60, False).argmax(axis=1)
     small = st.labels + 60 * open_g / open_g.sum() < 10
     assert np.all(np.abs(count[small] - labels[small]) <= 1)
+
+
+def test_a_goal_names_a_pair_whose_groups_hold_the_separator_as_two_groups():
+    """Tester A s36 finding 15 (checker: the plan's goal line still read "detect llama2 - 7b
+    - llama2 - 7b - chat"): a pair is shown as its two groups, a name holding " - " quoted,
+    as estimate's table shows it."""
+    from bacon_bayes.planning import Goal
+
+    pair = ("llama2 - 7b", "llama2 - 7b - chat")
+    for goal in (
+        Goal("difference", pair=pair, delta=0.1, power=0.8),
+        Goal("half-width", half_width=0.1, pair=pair),
+    ):
+        assert "'llama2 - 7b' - 'llama2 - 7b - chat'" in goal.describe()
+    assert "M8 - M9 =" in Goal("difference", pair=("M8", "M9"), delta=0.1).describe()

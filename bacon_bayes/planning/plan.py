@@ -15,7 +15,7 @@ from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.critical import simultaneous_critical_value
 from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
-from bacon_bayes.order import best_words, check_better, names_text, unique_codes
+from bacon_bayes.order import best_words, check_better, names_text, pair_text, unique_codes
 from bacon_bayes.planning.budgets import budget_labels
 from bacon_bayes.planning.degrees import moderated_share
 from bacon_bayes.planning.outlook import (
@@ -125,11 +125,11 @@ class Goal:
             if self.group:
                 what = f"the mean of group {self.group!r} (its own interval: estimate --pointwise)"
             if self.pair is not None:
-                what = f"the difference {self.pair[0]} - {self.pair[1]} ({OWN_PAIR})"
+                what = f"the difference {pair_text(*self.pair)} ({OWN_PAIR})"
             return f"CI half-width <= {self.half_width:g} for {what}"
         if self.kind == "difference":
             a, b = self.pair or ("", "")
-            return f"power {self.power:g} to detect {a} - {b} = {self.delta:g} ({OWN_PAIR})"
+            return f"power {self.power:g} to detect {pair_text(a, b)} = {self.delta:g} ({OWN_PAIR})"
         top = "its simultaneous difference intervals, as estimate prints them by default"
         return (
             f"power {self.power:g} that the top group ({best_words(self.better)}) is resolved "

@@ -23,7 +23,14 @@ from bacon_bayes.estimate.tables import (
     pair_reasons,
     too_many_pairs,
 )
-from bacon_bayes.order import best_words, check_better, name_text, names_text, unique_codes
+from bacon_bayes.order import (
+    best_words,
+    check_better,
+    name_text,
+    names_text,
+    pair_text,
+    unique_codes,
+)
 from bacon_bayes.report.tables import fixed
 from bacon_bayes.report.text import guarantee_note
 from bacon_bayes.results import _plain, sure_sign
@@ -326,12 +333,6 @@ def _sides(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return np.array([s[0] for s in sides], dtype=object), np.array(
         [s[1] for s in sides], dtype=object
     )
-
-
-def pair_text(a: str, b: str) -> str:
-    """The pair ``a - b`` as the text shows it: a name holding " - " quoted (``'gpt-4o -
-    2024' - base``), so the pair reads as its two groups."""
-    return " - ".join(repr(n) if " - " in n else n for n in (str(a), str(b)))
 
 
 def _ci(lo: float, hi: float) -> str:
