@@ -171,3 +171,24 @@ def test_report_page_says_it(fitted, tmp_path):
 
     page = render_report(fitted, better="lower")
     assert "best system (lowest mean)" in page.replace("Best", "best")
+
+
+def test_status_suggests_better_lower_on_an_error_score(tmp_path, capsys):
+    """Checker of tester C's finding 3: estimate suggested --better lower on an error
+    score, `bacon status` did not (its best group was the highest error); now it does,
+    and not once the direction is given."""
+    from bacon_bayes.cli import main
+
+    table = tmp_path / "pool.csv"
+    _frame().to_csv(table, index=False)
+    study = tmp_path / "s.study"
+    args = ["--label", "label", "--judge", "q1", "--judge", "q2", "--group", "system"]
+    assert main(["sample", str(table), *args, "--item", "id", "--budget", "8",
+                 "--study", str(study), "--scale", "0:inf"]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["status", str(study), "--group", "system", "--engine", "freq"]) == 0
+    assert "pass --better lower" in capsys.readouterr().out
+    assert main(["status", str(study), "--group", "system", "--engine", "freq",
+                 "--better", "lower"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "pass --better lower" not in out and "lowest mean" in out

@@ -193,5 +193,10 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
         print(f"  {text}")
     for note in question_notes(found):
         print(f"  note: {note}")
+    if better == "higher" and args.better is None and cal.pool_.groups is not None:
+        from bacon_bayes.doctor.pooled import better_hint  # as estimate says it
+
+        if hint := better_hint(cal.pool_, cal.bounds_):
+            print(f"  note: {hint}")
     if cal.pool_.groups is None:
         print("  (no groups: --group COLUMN asks about each pair's sign and the best group)")
