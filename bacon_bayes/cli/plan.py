@@ -193,6 +193,7 @@ def run(args: argparse.Namespace) -> int:
         spellings = group_spellings(unique_codes(pool.groups)[0], pool.group_name)
         result.pilot.assumptions += [spellings] if spellings else []
     _study_beside(args, result)
+    _pending_counted(args, result)
     _within_budget(args, result)
     unsamplable = _unsamplable(args)
     if unsamplable:  # a command bacon sample would refuse: none printed, and why
@@ -204,6 +205,35 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(result.to_text())
     return 0
+
+
+def _pending_counted(args: argparse.Namespace, result: Any) -> None:
+    """On a study read with ``--allow-pending``: the items its waves selected that have no
+    label yet are among the plan's new labels (they are to come), so each printed ``bacon
+    sample`` draws that many fewer, and a design they already cover gets no command
+    (checker of tester B's finding 18, s36: 191 planned in all, and the printed wave drew
+    191 beside the 60 pending: 251)."""
+    import re
+
+    from bacon_bayes.study import Study
+    from bacon_bayes.study.folder import CONFIG_FILE
+
+    root = Path(args.file)
+    if not getattr(args, "allow_pending", False) or not (root / CONFIG_FILE).is_file():
+        return
+    pending = int(Study.open(root).status()["pending"].sum())
+    if not pending:
+        return
+    for row in result.designs:
+        if row.command and row.new_labels is not None:
+            draw = row.new_labels - pending
+            budget = f"--budget {draw}"
+            row.command = re.sub(r"--budget \d+", budget, row.command) if draw > 0 else None
+    result.pilot.assumptions.append(
+        f"{pending} items the study's waves selected have no label yet: they are counted "
+        f"among the new labels, so each bacon sample command draws {pending} fewer (a design "
+        "they already cover gets none); label them and bacon label import them"
+    )
 
 
 def _within_budget(args: argparse.Namespace, result: Any) -> None:

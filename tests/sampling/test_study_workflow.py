@@ -393,9 +393,16 @@ def test_a_study_with_no_label_back_says_so_and_plans_without_a_pilot(
         err = capsys.readouterr().err
         assert "no label yet" in err and "0 of 40 selected items labeled" in err, err
         assert "inclusion_probability" not in err and "bacon label import" in err
-    assert bacon("plan", str(study), "--half-width", "0.3", "--allow-pending") == 0
-    assert "NO PILOT" in capsys.readouterr().out
+    assert bacon("plan", str(study), "--half-width", "0.1", "--allow-pending") == 0
+    out = capsys.readouterr().out
+    assert "NO PILOT" in out
     assert load_study(study, allow_pending=True).frame["human"].isna().all()
+    # the 40 pending items are among the new labels: the printed wave draws 40 fewer (a
+    # checker: 420 planned in all, and the printed wave drew 420 beside 60 pending)
+    line = next(t for t in out.splitlines() if t.startswith("recommended:"))
+    more = int(line.split(" more")[0].rsplit(", ", 1)[1])
+    run = next(t for t in out.splitlines() if t.strip().startswith("run: bacon sample"))
+    assert f"--budget {more - 40}" in run and "40 fewer" in out, out
 
 
 def _uniform_then_adaptive(
