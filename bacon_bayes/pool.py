@@ -245,7 +245,9 @@ class EvalPool:
         pos = pd.Index(self.ids).get_indexer(ids)
         if (pos < 0).any():
             missing = ids[int(np.argmax(pos < 0))]
-            raise ValidationError(f"item {missing!r} is not in the pool; check the item ids.")
+            alike = [v for v in np.asarray(self.ids).tolist() if str(v) == str(missing)]
+            hint = f" (the pool has {alike[0]!r}: pass the ids as the pool's)" if alike else ""
+            raise ValidationError(f"item {missing!r} is not in the pool{hint}; check the item ids.")
         y = self.y.copy()
         y[pos] = new
         pi = added_propensity(self.propensity, self.inclusion, pos, propensity)

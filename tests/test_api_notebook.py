@@ -199,3 +199,13 @@ def test_whole_float_group_codes_are_named_as_integers(frame):
     d = frame.assign(code=frame["system"].str[1:].astype(float))
     pool = _pool(d, group="code")
     assert "8" in set(pool.groups) and "8.0" not in set(pool.groups)
+
+
+def test_with_labels_names_an_id_of_the_pools_other_type():
+    """A checker's note (tester D, finding 11): on integer ids, with_labels(["0"]) said
+    only that item '0' is not in the pool; it now names the pool's 0."""
+    frame = pd.DataFrame({"id": [0, 1, 2, 3], "j": [1.0, 2.0, 3.0, 4.0], "y": [np.nan] * 4})
+    pool = EvalPool.from_frame(frame, label="y", judges=["j"], item="id", outcome="continuous")
+    with pytest.raises(ValidationError, match=r"item '0' is not in the pool \(the pool has 0"):
+        pool.with_labels(["0"], [1.0])
+    assert pool.with_labels([0], [1.0]).n_labeled == 1
