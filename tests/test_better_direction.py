@@ -72,7 +72,7 @@ def test_plan_top_follows_better(fitted):
 
     st = pilot_statistics(fitted.pool_, fitted)
     names = list(st.names)
-    top_low, _, lead_low, _ = weakest_lead(st, "lower")
+    top_low, _, lead_low, _ = weakest_lead(st, better="lower")
     top_high, _, lead_high, _ = weakest_lead(st)
     assert names[top_low] == "A" and lead_low > 0
     assert names[top_high] == "D" and lead_high > 0

@@ -273,7 +273,9 @@ def test_a_name_that_fits_with_its_temporary_name_is_written(root):
 
 @pytest.mark.parametrize("command", ["status --pending-out", "estimate --history", "sample"])
 def test_an_empty_file_of_the_users_is_refused_like_any_other(command, root):
-    refused(fault("empty file at output", command, root), "refusing to replace")
+    # --history appends to its ledger: its refusal says so (tester B, s36, finding 17)
+    verb = "append" if "--history" in command else "replace"
+    refused(fault("empty file at output", command, root), f"refusing to {verb}")
     assert (root / COMMANDS[command].out).read_bytes() == b""
 
 
