@@ -192,3 +192,21 @@ def test_status_suggests_better_lower_on_an_error_score(tmp_path, capsys):
                  "--better", "lower"]) == 0  # fmt: skip
     out = capsys.readouterr().out
     assert "pass --better lower" not in out and "lowest mean" in out
+
+
+def test_a_streamed_estimate_ranks_by_better(tmp_path, capsys):
+    """Fixer A1's note: the streamed estimate (--chunk-rows) ranked the highest mean first
+    whatever --better said; it follows it as the in-memory estimate does."""
+    from bacon_bayes.cli import main
+
+    table = tmp_path / "pool.csv"
+    _frame().to_csv(table, index=False)
+    args = ["estimate", str(table), "--label", "label", "--judge", "q1", "--judge", "q2",
+            "--group", "system", "--item", "id", "--engine", "freq",
+            "--better", "lower"]  # fmt: skip
+    outs = []
+    for extra in ([], ["--chunk-rows", "150"]):
+        assert main([*args, *extra]) == 0
+        outs.append(capsys.readouterr().out)
+    for out in outs:
+        assert "lowest mean" in out and "highest mean" not in out, out

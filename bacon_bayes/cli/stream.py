@@ -184,14 +184,16 @@ def _comparisons(
     the note where they are too many to compare."""
     if not result.groups or len(result.groups[0].names) < 2:
         return None, None
+    from bacon_bayes.cli.pool_args import better_from_args
     from bacon_bayes.report.comparisons import comparisons_of, uncompared
 
     too_many = uncompared(len(result.groups[0].names), args.group or "group")
     if too_many:
         return None, too_many
     compared = comparisons_of(
-        result.groups[0], result.fit.bounds, args.alpha, args.group or "group", target
-    )
+        result.groups[0], result.fit.bounds, args.alpha, args.group or "group", target,
+        better=better_from_args(args) or "higher",
+    )  # fmt: skip
     return (compared if compared.best_clear else replace(compared, plan_note=STREAM_PLAN)), None
 
 
