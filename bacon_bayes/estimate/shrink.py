@@ -420,8 +420,7 @@ def shrunk_differences(table: EstimateTable, simultaneous: str | None = None) ->
             withheld[k] = True
             continue
         se[k], chi[k], own[k], own_half[k] = parts.interval(a, b, level)
-    cov = contrast @ table.cov @ contrast.T
-    se = np.where(withheld & ~np.isnan(est), np.sqrt(np.diag(cov)), se)
+    cov = contrast @ table.cov @ contrast.T  # a withheld pair keeps no se, as its group
     low = np.fmin(est - chi * se, own - own_half)
     high = np.fmax(est + chi * se, own + own_half)
     out = EstimateTable(
