@@ -36,6 +36,7 @@ import pandas as pd
 import xarray as xr
 
 from bacon_bayes import surrogates as sur
+from bacon_bayes.arguments import POOLINGS
 from bacon_bayes.crossfit import CrossFitResult, cross_fit, cross_fit_with
 from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.features import apply_features, build_features, feature_arrays, from_arrays
@@ -367,7 +368,7 @@ _SETTINGS: dict[str, tuple[Any, str]] = {
         lambda v: v is None or (isinstance(v, list) and all(isinstance(x, str) for x in v)),
         "null or a list of names",
     ),
-    "pooling": (lambda v: v in ("auto", "shrink", "separate"), "'auto', 'shrink' or 'separate'"),
+    "pooling": (lambda v: v in POOLINGS, "'auto', 'shrink' or 'separate'"),
     "group_effects": (lambda v: isinstance(v, bool) or v == "auto", "'auto', true or false"),
 }
 

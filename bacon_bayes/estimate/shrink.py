@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 from scipy import optimize, special, stats
 
+from bacon_bayes.arguments import POOLINGS
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.clustered import item_pi
 from bacon_bayes.estimate.combine import combined_core, inflation
@@ -96,7 +97,7 @@ def choose_pooling(pooling: str, n_lab: np.ndarray, clustered: bool = False) -> 
     labels. A group without labels has no interval either way, so it does not take the
     per-group guarantee from the others (WMT22's six unlabeled systems beside 14 of
     1,118 labels each)."""
-    if pooling not in ("auto", "shrink", "separate"):
+    if pooling not in POOLINGS:
         raise ValidationError(
             f"pooling={pooling!r} is not known; use 'auto', 'shrink' or 'separate'."
         )

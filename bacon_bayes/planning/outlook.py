@@ -71,6 +71,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from bacon_bayes.arguments import POOLINGS
 from bacon_bayes.calibrator import MIN_GROUP_LABELS
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.shrink import (
@@ -97,7 +98,6 @@ __all__ = [
     "without_adaptive_on_binary",
 ]
 
-POOLINGS = ("auto", "shrink", "separate")
 #: Draws of the simulation of the estimator's own spread and kurtosis estimates.
 SPREAD_DRAWS = 64
 #: Of those, the draws the shrunk width and power are averaged over.
