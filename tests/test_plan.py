@@ -947,3 +947,23 @@ def test_a_goal_names_a_pair_whose_groups_hold_the_separator_as_two_groups():
     ):
         assert "'llama2 - 7b' - 'llama2 - 7b - chat'" in goal.describe()
     assert "M8 - M9 =" in Goal("difference", pair=("M8", "M9"), delta=0.1).describe()
+
+
+def test_pending_items_come_out_of_each_printed_wave():
+    """A study's selected items without a label yet (``--allow-pending``) are among a
+    plan's new labels: ``plan(pending=)`` prints each ``bacon sample`` wave that many
+    fewer, none for a design they already cover, and says so (the CLI rewrote the printed
+    command with a regex before)."""
+    pool = pilot_pool(synthetic(groups=3, prompts=100, seed=2), 0.1)
+    goal, designs = Goal("half-width", half_width=0.1), ("uniform", "stratified")
+    base = plan(pool, goal, designs=designs, ranges=False)
+    new = {r.design: r.new_labels for r in base.designs}
+    assert all(n and n > 7 for n in new.values()), new
+    less = plan(pool, goal, designs=designs, ranges=False, pending=7)
+    for row in less.designs:
+        assert row.new_labels == new[row.design]  # the plan itself is the same
+        assert f"--budget {new[row.design] - 7}" in (row.command or ""), row.command
+    assert "7 items the study's waves selected have no label yet" in less.pilot.assumptions[-1]
+    covered = plan(pool, goal, designs=designs, ranges=False, pending=max(new.values()))
+    assert all(row.command is None for row in covered.designs)
+    assert not any("no label yet" in a for a in base.pilot.assumptions)

@@ -309,6 +309,7 @@ def plan(
     pilot: PilotStatistics | None = None,
     sample_args: str = "",
     ranges: bool = True,
+    pending: int = 0,
 ) -> PlanResult:
     """Labels each design needs to reach ``goal``, and its precision at ``budgets``.
 
@@ -341,6 +342,11 @@ def plan(
     ranges : bool
         Give the recommended design's labels needed a :data:`RANGE_LEVEL` range from the
         pilot residual variance's chi-square interval (two more searches).
+    pending : int
+        Items a study's waves selected that have no label yet (a study read with
+        ``--allow-pending``): they are among the new labels, so each ``bacon sample``
+        command draws that many fewer and a design they already cover gets none; said in
+        the assumptions.
     pooling : str
         The group estimator's pooling the plan predicts (``"auto"``, the estimator's
         default; ``"shrink"``; ``"separate"``; :mod:`bacon_bayes.planning.outlook`): which
@@ -413,7 +419,8 @@ def plan(
         note = predict(st, d, where, from_scratch=from_scratch).note
         if d == "paired" and st.rho_weight < ROUGH_WEIGHT:
             note = f"ROUGH (within-prompt correlation mostly the judges' prior); {note}"
-        cmd = None if new is None else _command(d, new, group_column, pool_arg, sample_args, wave)
+        draw = None if new is None else new - pending  # the pending items come as well
+        cmd = None if draw is None else _command(d, draw, group_column, pool_arg, sample_args, wave)
         rows.append(DesignPlan(d, need, new, cells, cmd, note))
     if any("predicted variance ratio" in r.note for r in rows if r.design == "adaptive"):
         st.assumptions.append(f"adaptive: its predicted variance ratio is {OPTIMISTIC_RATIO}")
@@ -456,6 +463,12 @@ def plan(
         )
     withheld_notes(st, rows, pooling)
     st.assumptions.append(ONE_LOOK)
+    if pending:
+        st.assumptions.append(
+            f"{pending} items the study's waves selected have no label yet: they are counted "
+            f"among the new labels, so each bacon sample command draws {pending} fewer (a "
+            "design they already cover gets none); label them and bacon label import them"
+        )
     return PlanResult(
         goal, rows, None if best is None else best.design, st, alpha, top, pooling, from_scratch
     )
