@@ -92,7 +92,7 @@ from scipy import stats
 from bacon_bayes import Calibrator, EvalPool
 from bacon_bayes.planning import DESIGNS, Goal, pilot_statistics, plan, predict
 from bacon_bayes.planning.outlook import power_t as _power_t
-from bacon_bayes.planning.plan import _Evaluator
+from bacon_bayes.planning.search import Evaluator
 from bacon_bayes.sampling.designs import stratified, uniform
 from bacon_bayes.sampling.paired import paired, prompts_for_budget
 
@@ -307,7 +307,7 @@ def estimator_check(args: argparse.Namespace) -> pd.DataFrame:
         pool = table_pool(frame, s, labeled, d)
         res = plan(pool, goal, designs=designs, from_scratch=True, alpha=args.alpha)
         plans.append(res)
-        evs.append(_Evaluator(res.pilot, goal, args.alpha, True))
+        evs.append(Evaluator(res.pilot, goal, args.alpha, True))
     first = plans[0]
     need = {r.design: r.labels_needed for r in first.designs}
     cells = [(d, need[d]) for d in designs if need[d] is not None]

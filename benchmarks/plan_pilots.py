@@ -40,7 +40,7 @@ import pandas as pd
 from scipy import optimize, stats
 
 from bacon_bayes.planning import Goal, plan
-from bacon_bayes.planning.plan import _Evaluator
+from bacon_bayes.planning.search import Evaluator
 from benchmarks.plan_check import pilot_draw, realised, spec_from_args, table_pool
 
 PAIRS = ("M11 - M17", "M11 - M13", "M15 - M23")
@@ -71,7 +71,7 @@ def plans(args: argparse.Namespace) -> pd.DataFrame:
             labeled, d = pilot_draw(frame, s, args.pilot_share, "uniform", args.seed + k)
             res = plan(table_pool(frame, s, labeled, d), goal, designs=DESIGNS,
                        from_scratch=True, alpha=args.alpha)  # fmt: skip
-            ev = _Evaluator(res.pilot, goal, args.alpha, True)
+            ev = Evaluator(res.pilot, goal, args.alpha, True)
             need = {r.design: r.labels_needed for r in res.designs}
             rec = res.recommended
             n = need.get(rec) if rec else None
@@ -96,7 +96,7 @@ def details(args: argparse.Namespace) -> pd.DataFrame:
     labeled, d = pilot_draw(frame, s, args.pilot_share, "uniform", args.seed + args.pilot)
     res = plan(table_pool(frame, s, labeled, d), goal, designs=DESIGNS, from_scratch=True,
                alpha=args.alpha)  # fmt: skip
-    ev = _Evaluator(res.pilot, goal, args.alpha, True)
+    ev = Evaluator(res.pilot, goal, args.alpha, True)
     c = pd.read_csv(args.curves).drop_duplicates(["pair", "design", "labels"])
     c = c[c["pair"] == args.pair].set_index(["design", "labels"])
     rows = []

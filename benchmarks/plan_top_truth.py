@@ -23,7 +23,7 @@ from bacon_bayes import EvalPool
 from bacon_bayes.planning import Goal, outlook
 from bacon_bayes.planning.predict import pilot_statistics
 
-plan_module = importlib.import_module("bacon_bayes.planning.plan")
+plan_module = importlib.import_module("bacon_bayes.planning.search")
 
 
 def pilot(seed: int, gap: float, share: float) -> tuple[object, np.ndarray]:
@@ -55,7 +55,7 @@ def main() -> None:
                             "shrunk": outlook.planning_means,
                             "oracle": lambda st, prior, t=truth: t,
                         }[mode]
-                        ev = plan_module._Evaluator(st, Goal("top"), 0.05, False)
+                        ev = plan_module.Evaluator(st, Goal("top"), 0.05, False)
                         powers.append(ev.metric("uniform", 600))
                     row.append(f"{np.mean(powers):.3f}")
                 print(f"| {share:.0%} | {gap:g} | " + " | ".join(row) + " |")

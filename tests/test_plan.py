@@ -326,7 +326,7 @@ def test_shrunk_half_width_matches_the_estimator():
     about 6 labels a group: the plan's shrunk half-width of a group is within 15% of the
     mean half-width of the estimator's robust EB intervals over 100 uniform draws."""
     from bacon_bayes.estimate import shrunk_group_means
-    from bacon_bayes.planning.plan import _Evaluator
+    from bacon_bayes.planning.search import Evaluator
 
     rng = np.random.default_rng(11)
     frame = synthetic(groups=12, prompts=50, seed=11)
@@ -335,7 +335,7 @@ def test_shrunk_half_width_matches_the_estimator():
     # a large pilot: the formulas, not the pilot's noise on the spread (a 30% pilot reads
     # 0.014 for a spread of about 0.07 here, and the prediction is then 0.8x)
     st = pilot_statistics(pilot_pool(frame, 0.8, prompt=False))
-    ev = _Evaluator(st, Goal("half-width", half_width=0.1, group="s3"), 0.05, True)
+    ev = Evaluator(st, Goal("half-width", half_width=0.1, group="s3"), 0.05, True)
     n = 72
     pred = ev.details("uniform", n)
     assert pred["p_shrink"] > 0.99
@@ -690,7 +690,7 @@ def test_a_group_without_pilot_labels_is_not_read_as_mean_zero():
     what the estimator gives it (its surrogate's mean plus the pool's correction): here
     the judges see it above every labeled group, so it is the top the plan sizes for (as
     `bacon estimate` ranks it first), not a labeled group it cannot resolve."""
-    from bacon_bayes.planning.plan import _Evaluator
+    from bacon_bayes.planning.search import Evaluator
 
     rng = np.random.default_rng(2)
     g = np.repeat([f"s{k}" for k in range(6)], 200)
@@ -701,7 +701,7 @@ def test_a_group_without_pilot_labels_is_not_read_as_mean_zero():
     pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous", group="g")
     st = pilot_statistics(pool)
     assert np.isnan(st.means[5])
-    ev = _Evaluator(st, Goal("top"), 0.05, False)
+    ev = Evaluator(st, Goal("top"), 0.05, False)
     assert st.names[ev.top] == "s5"
     assert 0.0 < ev.metric("uniform", 600) <= 1.0
 
@@ -738,7 +738,7 @@ def test_the_top_goal_does_not_plan_for_a_leader_that_is_noise():
     power 1.0 at 600 labels (0.26 on average) for a top that no number of labels resolves.
     The plan's means are now shrunk (:func:`planning_means`): a group whose few labels
     happened high is not planned for as the clear leader."""
-    from bacon_bayes.planning.plan import _Evaluator
+    from bacon_bayes.planning.search import Evaluator
 
     powers = []
     for seed in range(5):
@@ -749,7 +749,7 @@ def test_the_top_goal_does_not_plan_for_a_leader_that_is_noise():
                               "j": y + rng.normal(0, 1.0, g.size), "g": g})  # fmt: skip
         pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous", group="g")
         powers.append(
-            _Evaluator(pilot_statistics(pool), Goal("top"), 0.05, False).metric("uniform", 600)
+            Evaluator(pilot_statistics(pool), Goal("top"), 0.05, False).metric("uniform", 600)
         )
     assert max(powers) < 0.05, powers
 
@@ -811,7 +811,7 @@ def test_a_goal_reached_only_by_labeling_every_item_is_no_recommendation(monkeyp
     labeling all 1200 items, with an "80% range: 1199 to 1197", reversed and below the
     point. A goal met only by the whole pool is met by no design now, and the range runs
     low to high around the labels needed."""
-    from bacon_bayes.planning.plan import _Evaluator, _labels_range
+    from bacon_bayes.planning.search import Evaluator, labels_range
 
     rng = np.random.default_rng(4)
     g = np.repeat([f"s{k}" for k in range(6)], 200)
@@ -820,18 +820,18 @@ def test_a_goal_reached_only_by_labeling_every_item_is_no_recommendation(monkeyp
                           "y": np.where(rng.random(g.size) < 0.1, y, np.nan)})  # fmt: skip
     pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous", group="system")
     N = pool.n_items
-    monkeypatch.setattr(_Evaluator, "metric", lambda self, design, n: float(n >= N))
+    monkeypatch.setattr(Evaluator, "metric", lambda self, design, n: float(n >= N))
     result = plan(pool, Goal(kind="top"), designs=("uniform", "stratified"))
     assert all(d.labels_needed is None for d in result.designs)
     assert result.recommended is None
     assert "recommendation: no design reaches the goal short of labeling all." in result.to_text()
     # the range's ends from the variance's interval, in either order, hold the point
-    ev = _Evaluator(result.pilot, Goal(kind="top"), 0.05, False)
+    ev = Evaluator(result.pilot, Goal(kind="top"), 0.05, False)
     ends = iter([1199, 1197])
-    monkeypatch.setattr(_Evaluator, "labels_needed", lambda self, design, low: next(ends))
-    assert _labels_range(ev, "uniform", 1198) == (1197, 1199)
+    monkeypatch.setattr(Evaluator, "labels_needed", lambda self, design, low: next(ends))
+    assert labels_range(ev, "uniform", 1198) == (1197, 1199)
     ends = iter([1150, None])
-    assert _labels_range(ev, "uniform", 1190) == (1150, None)
+    assert labels_range(ev, "uniform", 1190) == (1150, None)
 
 
 def test_a_group_mean_goal_reads_without_a_doubled_quote():
@@ -947,3 +947,23 @@ def test_a_goal_names_a_pair_whose_groups_hold_the_separator_as_two_groups():
     ):
         assert "'llama2 - 7b' - 'llama2 - 7b - chat'" in goal.describe()
     assert "M8 - M9 =" in Goal("difference", pair=("M8", "M9"), delta=0.1).describe()
+
+
+def test_pending_items_come_out_of_each_printed_wave():
+    """A study's selected items without a label yet (``--allow-pending``) are among a
+    plan's new labels: ``plan(pending=)`` prints each ``bacon sample`` wave that many
+    fewer, none for a design they already cover, and says so (the CLI rewrote the printed
+    command with a regex before)."""
+    pool = pilot_pool(synthetic(groups=3, prompts=100, seed=2), 0.1)
+    goal, designs = Goal("half-width", half_width=0.1), ("uniform", "stratified")
+    base = plan(pool, goal, designs=designs, ranges=False)
+    new = {r.design: r.new_labels for r in base.designs}
+    assert all(n and n > 7 for n in new.values()), new
+    less = plan(pool, goal, designs=designs, ranges=False, pending=7)
+    for row in less.designs:
+        assert row.new_labels == new[row.design]  # the plan itself is the same
+        assert f"--budget {new[row.design] - 7}" in (row.command or ""), row.command
+    assert "7 items the study's waves selected have no label yet" in less.pilot.assumptions[-1]
+    covered = plan(pool, goal, designs=designs, ranges=False, pending=max(new.values()))
+    assert all(row.command is None for row in covered.designs)
+    assert not any("no label yet" in a for a in base.pilot.assumptions)

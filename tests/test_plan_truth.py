@@ -9,8 +9,8 @@ import pandas as pd
 from bacon_bayes import Calibrator
 from bacon_bayes.planning import Goal, plan, resolution_note
 from bacon_bayes.planning.outlook import weakest_lead
-from bacon_bayes.planning.plan import _Evaluator
 from bacon_bayes.planning.predict import pilot_statistics
+from bacon_bayes.planning.search import Evaluator
 from bacon_bayes.pool import EvalPool
 
 
@@ -40,7 +40,7 @@ def test_the_top_goal_takes_the_leader_and_lead_of_the_table_estimate_prints():
     table = cal.estimate_groups()
     assert cal.pooling_for() == "separate"
     st = pilot_statistics(pool, cal)
-    ev = _Evaluator(st, Goal("top"), 0.05, False)
+    ev = Evaluator(st, Goal("top"), 0.05, False)
     own = np.array([table.estimate[table.names.index(n)] for n in st.names])
     np.testing.assert_allclose(ev.truth, own)
     lead = weakest_lead(st)

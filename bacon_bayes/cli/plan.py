@@ -172,6 +172,7 @@ def run(args: argparse.Namespace) -> int:
     if _shows(args):  # a study that copies its recorded columns: no --show
         args.text = None
     engine = _engine(args)
+    pending = _pending(args)
     result = plan(
         pool,
         goal,
@@ -185,15 +186,16 @@ def run(args: argparse.Namespace) -> int:
         sample_args=reading_options(args, pool, sample=True)
         + (" --better lower" if goal.better == "lower" else ""),  # the study records it
         pooling=args.pooling,
+        pending=pending,
     )
     result.pilot.assumptions.insert(0, engine)
     if pool.groups is not None:  # 'M8' and 'm8' planned as two groups: said, as estimate says
         from bacon_bayes.order import group_spellings, unique_codes
 
         spellings = group_spellings(unique_codes(pool.groups)[0], pool.group_name)
-        result.pilot.assumptions += [spellings] if spellings else []
+        last = len(result.pilot.assumptions) - bool(pending)  # before the pending items' note
+        result.pilot.assumptions[last:last] = [spellings] if spellings else []
     _study_beside(args, result)
-    _pending_counted(args, result)
     _within_budget(args, result)
     unsamplable = _unsamplable(args)
     if unsamplable:  # a command bacon sample would refuse: none printed, and why
@@ -207,33 +209,18 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _pending_counted(args: argparse.Namespace, result: Any) -> None:
+def _pending(args: argparse.Namespace) -> int:
     """On a study read with ``--allow-pending``: the items its waves selected that have no
-    label yet are among the plan's new labels (they are to come), so each printed ``bacon
-    sample`` draws that many fewer, and a design they already cover gets no command
-    (checker of tester B's finding 18, s36: 191 planned in all, and the printed wave drew
-    191 beside the 60 pending: 251)."""
-    import re
-
+    label yet, which the plan counts among its new labels (they are to come: each printed
+    ``bacon sample`` draws that many fewer; checker of tester B's finding 18, s36: 191
+    planned in all, and the printed wave drew 191 beside the 60 pending: 251); else 0."""
     from bacon_bayes.study import Study
     from bacon_bayes.study.folder import CONFIG_FILE
 
     root = Path(args.file)
     if not getattr(args, "allow_pending", False) or not (root / CONFIG_FILE).is_file():
-        return
-    pending = int(Study.open(root).status()["pending"].sum())
-    if not pending:
-        return
-    for row in result.designs:
-        if row.command and row.new_labels is not None:
-            draw = row.new_labels - pending
-            budget = f"--budget {draw}"
-            row.command = re.sub(r"--budget \d+", budget, row.command) if draw > 0 else None
-    result.pilot.assumptions.append(
-        f"{pending} items the study's waves selected have no label yet: they are counted "
-        f"among the new labels, so each bacon sample command draws {pending} fewer (a design "
-        "they already cover gets none); label them and bacon label import them"
-    )
+        return 0
+    return int(Study.open(root).status()["pending"].sum())
 
 
 def _within_budget(args: argparse.Namespace, result: Any) -> None:

@@ -46,7 +46,7 @@ def _table(args: argparse.Namespace) -> Any:
     if args.labels:
         frame, args.item = join_labels(frame, args.labels, args.label, args.item or meta.item)
     if not args.item and args.label in frame.columns and meta.format in ("csv", "tsv", "parquet"):
-        from bacon_bayes.doctor.rows import long_table  # rows that are no items, as estimate
+        from bacon_bayes.doctor.long import long_table  # rows that are no items, as estimate
 
         judges = judge_columns(args.judge, list(frame.columns), required=False)
         if long := long_table(frame, args.label, [str(j) for j in judges], meta.format):

@@ -183,7 +183,7 @@ def pool_item(args: argparse.Namespace, source: Path, frame: pd.DataFrame | None
     frame = _pool_table(source) if frame is None else frame
     found = item_column(frame[[c for c in frame.columns if item_name(c)]])
     if found is None:
-        from bacon_bayes.doctor.rows import long_table
+        from bacon_bayes.doctor.long import long_table
         from bacon_bayes.readers.pair_table import pairwise_hint
 
         judges = [str(j) for j in file_judge_columns(args.judge, source, required=False)]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import fnmatch
 import re
 import shlex
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,10 +23,11 @@ from bacon_bayes.doctor.label import DENSE, full_labels, label_scale, simulate_c
 from bacon_bayes.doctor.roles import Roles, find_roles
 from bacon_bayes.doctor.rows import check_ids, without_summary
 from bacon_bayes.doctor.scores import ScoreFlag, judge_scales, score_flags
+from bacon_bayes.doctor.text import profile_text
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.shrink import MIN_SEPARATE_LABELS, choose_pooling
 from bacon_bayes.io import row_place
-from bacon_bayes.order import natural_key, natural_sorted
+from bacon_bayes.order import natural_key
 from bacon_bayes.readers import TableMeta
 from bacon_bayes.scale import (
     Scale,
@@ -106,7 +106,7 @@ class Profile:
 
     def to_text(self) -> str:
         """The profile as the text ``bacon doctor`` prints."""
-        return _text(self)
+        return profile_text(self)
 
 
 def _common_prefix(names: list[str]) -> str:
@@ -491,210 +491,3 @@ def _names(rows: pd.DataFrame, column: str | None) -> str:
     """The first five names, and how many more (doctor counted them all)."""
     more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
     return ", ".join(map(str, rows[column].head(5))) + more
-
-
-def _f(v: float, nd: int = 2) -> str:
-    return "-" if v is None or not np.isfinite(v) else f"{v:.{nd}f}"
-
-
-def _text(p: Profile) -> str:
-    r = p.roles
-    read = f"{p.meta.format}, {p.read_as}" if p.read_as else p.meta.format
-    lines = [f"bacon doctor: {p.file} ({read}, {p.n_rows} rows)", "", "columns found:"]
-    rows: list[tuple[str, str, str]] = []
-
-    def row(role: str, value: str | None, reason: str) -> None:
-        rows.append((role, value or "-", reason))
-
-    if r.long:
-        row("long", r.reasons["long"], "names the judge of each row: pivot the table (below)")
-    row("id", r.item, r.reasons.get("id", "none: rows are items by position"))
-    row("label", r.label, r.reasons.get("label", "none: no sparse numeric column"))
-    if r.label:
-        how = "none evident (continuous values)" if p.scale is None else p.scale.how
-        row("scale", p.scale.text if p.scale else None, how)
-    for j in r.judges:
-        row("judge", j, r.reasons[f"judge:{j}"])
-    if not r.judges:
-        row("judge", None, "none: no dense numeric column related to the label")
-    row("group", r.group, r.reasons.get("group", "none: no column of a few repeated strings"))
-    row("prompt", r.prompt, r.reasons.get("prompt", "none: no strings shared across groups"))
-    if r.wave:
-        row("wave", r.wave, r.reasons["wave"])
-    for t in r.text:
-        row("text", t, r.reasons[f"text:{t}"] + (" (the response)" if t == r.response else ""))
-    for c, why in r.left_out.items():
-        row("left out", c, why)
-    lines += _aligned(rows)
-    for note in p.meta.notes:
-        lines.append(f"  note: {note}")
-    if p.labels_per_group is not None:
-        lines += ["", f"labels per {r.group}:"]
-        lines += ["  " + s for s in p.labels_per_group.to_string(index=False).splitlines()]
-        if any(p.unscored):
-            what = "without a judge score" + ("" if p.unscored[1] else " or a label")
-            lines.append(
-                f"  (items: the rows the command keeps; {sum(p.unscored)} {what} left out, "
-                "--drop-unscored)"
-            )
-    elif r.label:
-        lines += ["", f"labels: {p.n_labels} of {p.n_rows} items"]
-    if r.judges:
-        head = "judges: coverage (share of items scored)"
-        lines += ["", head + (" and agreement with the labels" if p.with_label is not None else "")]
-        tab = pd.DataFrame(
-            {
-                "judge": r.judges,
-                "scale": [p.scales.get(j, "-") for j in r.judges],
-                "coverage": [p.coverage[j] for j in r.judges],
-            }
-        )
-        if p.with_label is not None:
-            tab = tab.merge(p.with_label, on="judge")
-        w = _width(r.judges)  # names flush left, as wide as the longest
-        text = tab.drop(columns="judge").to_string(
-            index=False, float_format=lambda v: f"{v:.2f}", na_rep="-"
-        )
-        names = ["judge", *tab["judge"]]
-        lines += [f"  {n:<{w}} {s}" for n, s in zip(names, text.splitlines(), strict=True)]
-        if p.with_label is not None:
-            lines.append(
-                "  (spearman: rank correlation; kappa_w: Cohen's kappa, quadratic weights, "
-                "ordinal scores on the label's scale; alpha: Krippendorff's interval alpha, "
-                "same scale only)"
-            )
-    if p.between is not None:
-        lines += ["", "agreement between judges (Spearman):"]
-        if len(r.judges) <= 6:
-            text = p.between.to_string(float_format=lambda v: f"{v:.2f}", na_rep="-")
-            lines += ["  " + s for s in text.splitlines()]
-        else:
-            m = p.between.to_numpy()
-            iu = np.triu_indices_from(m, 1)
-            vals = m[iu]
-            order = np.argsort(np.nan_to_num(vals, nan=2.0))
-            lo, hi = order[0], np.argsort(np.nan_to_num(vals, nan=-2.0))[-1]
-            names = p.between.index
-            lines.append(f"  median over {vals.size} pairs {_f(float(np.nanmedian(vals)))}")
-            lines.append(f"  highest {_f(vals[hi])}: {names[iu[0][hi]]} ~ {names[iu[1][hi]]}")
-            lines.append(f"  lowest  {_f(vals[lo])}: {names[iu[0][lo]]} ~ {names[iu[1][lo]]}")
-        if p.judges_alpha is not None:
-            value, how, on = p.judges_alpha
-            which = f" ({', '.join(on)})" if len(on) < len(r.judges) else ""
-            lines.append(
-                f"  Krippendorff's alpha (interval) of the {len(on)} judges on one scale"
-                f"{which}: {_f(value)} ({how})"
-            )
-    lines += _flags_text(p) + _bias_text(p)
-    lines += ["", "what can be computed:"] + [f"  - {c}" for c in p.can]
-    if p.command is not None:
-        lines += ["", "run, once those labels are fixed:" if p.far else "run:"]
-        lines += ["  " + shlex.join(p.command)]
-    return "\n".join(lines)
-
-
-#: The widest column of names in doctor's columns-found table; a longer name has its
-#: reason on the next line.
-NAME_WIDTH = 48
-
-
-def _width(names: Iterable[str]) -> int:
-    """The width of a column of ``names`` in doctor's text tables: the longest name's (at
-    least 8)."""
-    return max([8, *(len(str(n)) for n in names)])
-
-
-def _aligned(rows: list[tuple[str, str, str]]) -> list[str]:
-    """The columns-found rows (role, column, reason) with the reasons in one column: as
-    wide as the longest column name, a longer name's reason on the next line."""
-    width = min(_width(value for _, value, _ in rows), NAME_WIDTH)
-    out = []
-    for role, value, reason in rows:
-        if len(value) > width:
-            out += [f"  {role:<9} {value}", f"  {'':<9} {'':<{width}} {reason}"]
-        else:
-            out.append(f"  {role:<9} {value:<{width}} {reason}")
-    return out
-
-
-def _flags_text(p: Profile) -> list[str]:
-    if not p.roles.judges:
-        return []
-    group = p.roles.group or "group"
-    lines = [
-        "",
-        f"the judges' scores (failure codes outside a judge's scale, infinite scores; one "
-        f"score on every item of a {group}):",
-    ]
-    if not p.flags:
-        return [*lines, f"  nothing found in the {len(p.roles.judges)} judges"]
-    w = _width(f.judge for f in p.flags)
-    for f in p.flags:
-        lines.append(f"  {f.judge:<{w}} {f.kind:<8} {f.text}")
-    return lines
-
-
-def _bias_text(p: Profile) -> list[str]:
-    r = p.roles
-    if not p.length and not p.groups and not p.length_note:
-        return []
-    level = f"{1 - p.alpha:.0%}"
-    lines = ["", "what the judges seem biased by (on the labeled items):"]
-    lines += [f"  ({p.bias_note})"] if p.bias_note else []
-    w = _width(r.judges)
-    if p.length:
-        per = bias.unit_words(p.length[0].per)
-        lines.append(
-            f"  response length ({r.response}, words): over-rating in label points per {per} "
-            f"(judge ~ label + length), {level} CI (HC3):"
-        )
-        for b in p.length:
-            flag = "  <- biased by length" if b.flagged else ""
-            lines.append(
-                f"    {b.judge:<{w}} {b.over:+.3f} [{b.low:+.3f}, {b.high:+.3f}] n={b.n}{flag}"
-            )
-        for j, why in p.length_skipped.items():
-            lines.append(f"    {j:<{w}} not checked: {why}")
-    elif p.length_note:
-        lines.append(f"  response length: {p.length_note}")
-    if p.length_left_out and (p.length or p.length_note):
-        lines.append(f"    ({bias.left_out_note(p.length_left_out)})")
-    tables = {j: t for j, t in p.groups.items() if not t.empty}
-    if tables:
-        k = max(len(t) for t in tables.values())
-        left = natural_sorted({g for t in tables.values() for g in t.attrs.get("left_out", [])})
-        lines.append(
-            f"  {r.group}: over-rating in label points (judge ~ label + {r.group}, each level "
-            f"against the average), simultaneous {level} intervals over {k} groups"
-            + (
-                f" (not checked, under 2 labeled items with a score: {', '.join(left[:5])}"
-                + (f" and {len(left) - 5} more" if len(left) > 5 else "")
-                + ")"
-                if left
-                else ""
-            )
-            + "; those excluding 0:"
-        )
-    elif p.groups:
-        lines.append(f"  {r.group}: over-rating per {r.group} (judge ~ label + {r.group}):")
-    for j, tab in p.groups.items():
-        if tab.empty:
-            lines.append(f"    {j:<{w}} not checked: {tab.attrs.get('why', 'no fit')}")
-            continue
-        flagged = tab[tab["flagged"]].sort_values("over", key=abs, ascending=False)
-        shown = [
-            f"{g} {o:+.2f} [{lo:+.2f}, {hi:+.2f}]"
-            for g, o, lo, hi in flagged[["group", "over", "low", "high"]]
-            .head(3)
-            .itertuples(index=False)
-        ]
-        more = f" and {len(flagged) - 3} more" if len(flagged) > 3 else ""
-        same = [f.group for f in p.flags if f.judge == j and f.kind == "constant"]
-        note = f" (one score on every item of {', '.join(same)}: see above)" if same else ""
-        lines.append(f"    {j:<{w}} {', '.join(shown) + more if shown else 'none'}{note}")
-    if len(p.length) > 1 or len(tables) > 1:
-        lines.append(
-            f"  (each judge at level {level}, not adjusted for the {len(r.judges)} judges "
-            "checked: expect a few flags by chance among many judges)"
-        )
-    return lines

@@ -31,6 +31,7 @@ from bacon_bayes.doctor.cells import (
 )
 from bacon_bayes.doctor.codes import crossed_codes, group_codes, integers
 from bacon_bayes.doctor.label import DENSE, choose_label, wave_column
+from bacon_bayes.doctor.long import find_long, scores_table
 from bacon_bayes.doctor.names import (
     GROUP_HINT,
     GROUP_NAME,
@@ -44,7 +45,6 @@ from bacon_bayes.doctor.names import (
     PROMPT_HINT,
     PROMPT_ID,
     RESPONSE_HINT,
-    SCORE_NAME,
     aspect_ratings,
     other_aspects,
 )
@@ -54,10 +54,16 @@ from bacon_bayes.doctor.relation import (
     label_rho,
     weak_relation,
 )
-from bacon_bayes.doctor.rows import pivot_recipe, scores_table
 from bacon_bayes.doctor.scores import timestamp_like
+from bacon_bayes.doctor.strings import (
+    MAX_GROUPS,
+    TEXT_CHARS,
+    categorical,
+    is_code,
+    several_words,
+    text_width,
+)
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import item_name
 from bacon_bayes.readers import TableMeta
 from bacon_bayes.words import as_numbers
 
@@ -68,24 +74,8 @@ ROWS_PER_PROMPT_GROUP = 3
 ROWS_PER_PROMPT_GROUP_STRINGS = 10
 #: a category of fewer values than this is never offered as the prompt (Likert levels)
 FEW_PROMPTS = 10
-#: mean width (characters, East Asian wide ones counted twice) from which a string
-#: column counts as text
-TEXT_CHARS = 40
-#: East Asian wide and full-width characters (CJK ideographs, kana, hangul, full-width
-#: forms): each carries about a word, and a terminal gives it two columns
-WIDE = (
-    "[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff"
-    "\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60"
-    "\uffe0-\uffe6\U00020000-\U0003fffd]"
-)
-#: this many wide characters make a string several words (a CJK phrase has no spaces)
-WIDE_WORDS = 4
-MAX_GROUPS = 50
 #: how to take as a judge a numeric column doctor left out
 ANYWAY = " (pass --judge to use it anyway)"
-#: a long table told by its shape: this share of its ids on exactly as many rows as a
-#: column of strings has values, one row per value (:func:`_judge_by_shape`)
-LONG_SHARE = 0.9
 
 
 @dataclass
@@ -140,31 +130,6 @@ def _is_index(values: pd.Series) -> bool:
     return bool(len(v) > 2 and np.all(np.diff(v) == 1) and v[0] in (0, 1))
 
 
-def _words(s: pd.Series) -> bool:
-    """Strings of several words on most rows (texts, not ids): with a space, or with
-    :data:`WIDE_WORDS` wide (CJK) characters, which carry a word each and no spaces."""
-    if not is_str(s):
-        return False
-    v = s.astype(str).str.strip()
-    return float((v.str.contains(r"\s") | (v.str.count(WIDE) >= WIDE_WORDS)).mean()) > 0.5
-
-
-def text_width(s: pd.Series) -> float:
-    """Mean width of the strings of ``s`` in characters, East Asian wide characters
-    counted twice (a Chinese sentence of 40 characters is longer than an English one of
-    40 letters: as long as about 80)."""
-    v = s.dropna().astype(str)
-    if v.empty:
-        return 0.0
-    return float((v.str.len() + v.str.count(WIDE)).mean())
-
-
-def _code(s: pd.Series) -> bool:
-    """ASCII strings without spaces on most rows (ids, hashes, names: never texts)."""
-    v = s.dropna().astype(str)
-    return bool(len(v)) and float((v.str.isascii() & ~v.str.contains(r"\s")).mean()) > 0.5
-
-
 def _find_item(
     frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: Roles, joined: bool = False
 ) -> None:
@@ -184,7 +149,7 @@ def _find_item(
     unique = [c for c in frame.columns if frame[c].notna().all() and frame[c].is_unique]
     unique = [c for c in unique if is_str(frame[c]) or pd.api.types.is_integer_dtype(frame[c])]
     named = [c for c in unique if str(c).lower() in ID_NAMES]
-    unique = [c for c in unique if not _words(frame[c])]  # distinct texts are no ids
+    unique = [c for c in unique if not several_words(frame[c])]  # distinct texts are no ids
     pick = (named or unique or [None])[0]
     if pick is not None:
         roles.item = str(pick)
@@ -346,13 +311,6 @@ def _find_failed_scores(
             )
 
 
-def _categorical(frame: pd.DataFrame, roles: Roles) -> list[str]:
-    done = (FAILED, UNITS, SCORE_UNITS, COMMAS)
-    failed = {c for c, why in roles.left_out.items() if why.startswith(done)}
-    taken = {roles.item, roles.label, *roles.judges, *failed}
-    return [str(c) for c in frame.columns if c not in taken and is_str(frame[c])]
-
-
 def _take(frame: pd.DataFrame, given: str | None, role: str, roles: Roles) -> bool:
     """Take the column the user named for ``role`` (group or prompt); False without one."""
     if given is None:
@@ -374,7 +332,7 @@ def _find_group(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: 
     cands = []
     taken = (roles.item, roles.label)
     crossed = crossed_codes(frame, taken, MAX_GROUPS) if not roles.long else {}
-    for c in _categorical(frame, roles) + group_codes(frame, taken) + list(crossed):
+    for c in categorical(frame, roles) + group_codes(frame, taken) + list(crossed):
         if roles.long and JUDGE_NAME.search(c):
             continue  # names the judge of each row, not the items' group
         counts = frame[c].value_counts()
@@ -397,7 +355,7 @@ def _find_group(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: 
 def _prompt_candidates(frame: pd.DataFrame, roles: Roles) -> list[tuple[str, bool]]:
     """Columns that may hold the prompt: strings, and numeric columns of whole numbers
     (each with whether it is numeric)."""
-    out = [(c, False) for c in _categorical(frame, roles) if c != roles.group]
+    out = [(c, False) for c in categorical(frame, roles) if c != roles.group]
     for c in frame.columns:
         c = str(c)
         num = numeric(frame[c])
@@ -470,12 +428,12 @@ def _find_text(frame: pd.DataFrame, meta: TableMeta, roles: Roles) -> None:
         for c in roles.text:
             roles.reasons[f"text:{c}"] = f"the {meta.format} file's {c} text"
     else:
-        for c in _categorical(frame, roles):
+        for c in categorical(frame, roles):
             if c in taken:
                 continue
             chars = float(frame[c].dropna().astype(str).str.len().mean())
             width = text_width(frame[c])
-            if width >= TEXT_CHARS and not _code(frame[c]):
+            if width >= TEXT_CHARS and not is_code(frame[c]):
                 roles.text.append(c)
                 wide = f" ({width:.0f} with wide characters counted twice)"
                 wide = wide if f"{width:.0f}" != f"{chars:.0f}" else ""
@@ -545,7 +503,7 @@ def find_roles(
     if not meta.judges and not judges and scores_table(frame, roles):
         return roles  # bacon judge's own table: read by --scores, or pivoted
     if not meta.judges and not judges:
-        roles.long = _long(frame, roles, meta.format)
+        roles.long = find_long(frame, roles, meta.format)
     _find_group(frame, meta, group, roles)
     _find_prompt(frame, meta, prompt, roles)
     for c in (roles.group, roles.prompt):  # a long table's key may be the group too
@@ -595,93 +553,6 @@ def response_column(frame: pd.DataFrame, meta: TableMeta | None = None, **known:
     ``meta``: the file's, else a plain table's; ``known``: the roles already known, as
     :func:`find_roles` takes them."""
     return find_roles(frame, meta or TableMeta("csv"), **known).response
-
-
-def _long(frame: pd.DataFrame, roles: Roles, kind: str) -> str | None:
-    """What to do when ``frame`` is a long table of judge scores (a column of a few
-    repeated strings named like a judge, a dense numeric score): pivot it; else None."""
-    n = len(frame)
-    names = [
-        c
-        for c in _categorical(frame, roles)
-        if JUDGE_NAME.search(c) and 2 <= frame[c].nunique() <= MAX_GROUPS
-    ]
-    shape = None if names else _judge_by_shape(frame, roles)
-    names = names or ([shape[0]] if shape else [])
-    taken = (roles.item, roles.label)
-    dense = [
-        str(c)
-        for c in frame.columns
-        if c not in taken
-        and numeric(frame[c]) is not None
-        and frame[c].notna().mean() >= DENSE
-        and not ID_LIKE.search(str(c))
-    ]
-    if not names or not dense or len(dense) > 3:
-        return None
-    judge = names[0]
-    score = next((c for c in dense if SCORE_NAME.search(c)), dense[0])
-    short = [
-        c
-        for c in _categorical(frame, roles)
-        if c != judge
-        and not _words(frame[c])
-        and (_code(frame[c]) or text_width(frame[c]) < TEXT_CHARS)
-    ]
-    keys = [c for c in short if GROUP_HINT.search(c) or PROMPT_HINT.search(c) or c in ID_NAMES]
-    if shape is not None and len(shape[2]) > 1:
-        keys = shape[2]  # the group and an id within it key the items
-    if not keys or frame.duplicated(keys).mean() < 0.5:
-        return None  # the rows are items (each once): a rater column of a wide table
-    spec = [judge, *(c for c in short if c not in keys)]
-    k = frame[judge].nunique()
-    roles.reasons["long"] = judge
-    recipe, key = pivot_recipe(frame, spec, score, roles.label, keys, kind)
-    roles.long_key = key
-    roles.left_out.update(dict.fromkeys(key, "keys the items of the long table (below)"))
-    names_it = f"seems to name the judge of each row ({shape[1]}; " if shape else "names the judge"
-    return (
-        f"a long table: {judge!r} {names_it}"
-        + ("" if shape else " of each row (")
-        + f"{k} judges, about {n // k} rows each) and {score!r} holds its score, while "
-        f"bacon reads one row per item with one column per judge; {recipe}"
-    )
-
-
-def _judge_by_shape(frame: pd.DataFrame, roles: Roles) -> tuple[str, str, list[str]] | None:
-    """A long table told by its shape when no column is named like a judge (WMT's
-    ``metric``, a ``model`` column): the id column (``item``, ``id``), or the group and
-    an id that counts within it (a column named like a group: WMT's ``system`` and
-    ``seg_id``), holds most ids on
-    ``k`` rows (none on more), one per value of a column of ``k`` strings, and the label
-    never differs between the rows of an id. A column named like a group (``system``,
-    the groups of a table keyed by prompt) counts only when the label repeats on the
-    rows of an id. Returns that column, why, and the columns keying the items; or None."""
-    ids = [str(c) for c in frame.columns if item_name(c) is not None or str(c).lower() == "uid"]
-    label = roles.label
-    singles = [[c] for c in dict.fromkeys([c for c in (roles.item, *ids) if c is not None])]
-    groups = [c for c in _categorical(frame, roles) if GROUP_HINT.search(c)]
-    within = [str(c) for c in frame.columns if c in ids or ID_LIKE.search(str(c))]
-    pairs = [[g, c] for g in groups for c in within if c != g]
-    for key in singles + pairs:
-        if frame[key].isna().any().any():
-            continue
-        by = frame.groupby(key, sort=False)
-        counts = by.size()
-        k = int(counts.max()) if len(counts) else 0
-        if k < 2 or (counts == k).mean() < LONG_SHARE:
-            continue
-        labels = by[label] if label else None
-        if labels is not None and (labels.nunique() > 1).any():
-            continue  # the rows of an id are items of their own: it names a prompt
-        repeated = labels is not None and bool((labels.count() > 1).any())
-        held = f"{key[0]!r} holds" if len(key) == 1 else f"{key[0]!r} and {key[1]!r} hold"
-        for c in _categorical(frame, roles):
-            if c in key or frame[c].nunique() != k or frame.duplicated([*key, c]).any():
-                continue
-            if repeated or not GROUP_HINT.search(c):
-                return c, f"{held} each id on {k} rows, one per value of {c!r}", key
-    return None
 
 
 def _no_id(frame: pd.DataFrame, roles: Roles) -> str:

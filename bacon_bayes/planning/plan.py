@@ -1,44 +1,40 @@
-"""The goals of a plan, the search for the labels each design needs, and the result
-(:func:`plan`; the statistics behind it: :mod:`bacon_bayes.planning.predict`)."""
+"""The goals of a plan, its designs' rows, the recommendation and the result (:func:`plan`;
+the search for the labels each design needs: :mod:`bacon_bayes.planning.search`; the
+statistics behind it: :mod:`bacon_bayes.planning.predict`)."""
 
 from __future__ import annotations
 
 import math
 import shlex
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal
-
-import numpy as np
-from scipy import stats
 
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.estimate.critical import simultaneous_critical_value
 from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
 from bacon_bayes.order import best_words, check_better, names_text, pair_text, unique_codes
 from bacon_bayes.planning.budgets import budget_labels
 from bacon_bayes.planning.degrees import moderated_share
 from bacon_bayes.planning.outlook import (
     POOLINGS,
-    Outlook,
-    contrast_metrics,
     labels_in_group_alone,
     lead_note,
-    outlook,
-    planning_basis,
-    shrink_prior,
     smallest_lead,
     withheld_notes,
     without_adaptive_on_binary,
 )
 from bacon_bayes.planning.predict import (
     DESIGNS,
-    POWER_DRAWS,
     ROUGH_WEIGHT,
     PilotStatistics,
-    Prediction,
     pilot_statistics,
     predict,
+)
+from bacon_bayes.planning.search import (
+    RANGE_LEVEL,
+    Evaluator,
+    labels_range,
+    paired_beyond_error,
 )
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.sampling import OPTIMISTIC_RATIO
@@ -47,20 +43,6 @@ __all__ = ["DesignPlan", "Goal", "PlanResult", "plan"]
 
 #: The interval a pair's goal sizes and the option that prints it (default: simultaneous)
 OWN_PAIR = "the pair's own interval: estimate --pointwise"
-#: sd of a named pair's own within-prompt correlation around the pool's average one (WMT22:
-#: 0.16-0.55 over its 120 pairs of systems): the plan's error on paired's gain for a pair.
-PAIR_RHO_SD = 0.1
-#: The paired design is recommended only when it still needs fewer labels than the
-#: best other design with the within-prompt correlation this many sds below the plan's.
-PAIRED_MARGIN_SDS = 1.0
-#: Growth factor of the budgets scanned for the first that reaches the goal.
-SCAN_STEP = 1.15
-#: A half-width goal of a group or a pair counts as reached only where its interval is
-#: withheld in at most this share of draws.
-MAX_WITHHELD = 0.05
-#: Level of the range of the recommended design's labels needed (the pilot residual
-#: variance's chi-square interval on its effective labels).
-RANGE_LEVEL = 0.8
 
 GoalKind = Literal["half-width", "difference", "top"]
 
@@ -289,157 +271,6 @@ class PlanResult:
         )
 
 
-def _pairs_level(cov: np.ndarray, alpha: float) -> float:
-    """Pointwise level of the max-|t| critical value over all pairwise differences."""
-    m = cov.shape[0]
-    rows = [(a, b) for a in range(m) for b in range(a + 1, m)]
-    L = np.zeros((len(rows), m))
-    for k, (a, b) in enumerate(rows):
-        L[k, a], L[k, b] = 1.0, -1.0
-    dcov = L @ cov @ L.T
-    sd = np.sqrt(np.clip(np.diag(dcov), 1e-300, None))
-    crit = simultaneous_critical_value(dcov / np.outer(sd, sd), alpha, "maxt", draws=20_000)
-    return float(2.0 * stats.norm.sf(crit[0]))
-
-
-class _Evaluator:
-    """The goal's metric (half-width, or power) of a design at ``n`` labels."""
-
-    def __init__(
-        self,
-        st: PilotStatistics,
-        goal: Goal,
-        alpha: float,
-        from_scratch: bool,
-        pooling: str = "auto",
-    ):
-        self.st, self.goal, self.alpha, self.from_scratch = st, goal, alpha, from_scratch
-        self.pooling = pooling
-        #: The fewest labels a plan considers (the pilot's, or two per fold from scratch).
-        self.low = 2 * st.folds if from_scratch or st.n_labeled == 0 else st.n_labeled
-        self.prior = shrink_prior(st)
-        self.names = st.names
-        #: the group means taken as the truth: the pilot's table, as the estimator gives it
-        self.truth, self.basis = planning_basis(st, self.prior, pooling)
-        # the estimator's leader, a group without pilot labels too (by its surrogate)
-        #: +1: the top is the highest mean; -1: the lowest (``better="lower"``)
-        self.sign = -1.0 if goal.better == "lower" else 1.0
-        self.top = int(np.nanargmax(self.sign * self.truth)) if goal.kind == "top" else None
-        self._levels: dict[str, float] = {}
-        self._details: dict[tuple[str, float], dict[str, float]] = {}
-        self._powers: dict[tuple[float, bytes, bytes], float] = {}  # by level, cov, df
-        self._z = np.random.default_rng(20261127).standard_normal((POWER_DRAWS, len(st.names)))
-
-    def groups(self) -> list[int]:
-        """The goal's groups (none: the pool mean or the top group's)."""
-        g = self.goal
-        if g.pair is not None:
-            return [self.names.index(v) for v in g.pair]
-        return [self.names.index(g.group)] if g.group is not None else []
-
-    def details(self, design: str, n: float) -> dict[str, float]:
-        """The goal's group or pair at ``n``: withheld chance, half-width, power, and the
-        chance the estimator shrinks (:func:`~bacon_bayes.planning.outlook.contrast_metrics`)."""
-        key = (design, float(n))
-        if key in self._details:
-            return self._details[key]
-        p = predict(self.st, design, n, from_scratch=self.from_scratch)
-        o = outlook(
-            self.st, p, pooling=self.pooling, prior=self.prior, from_scratch=self.from_scratch
-        )
-        self._details[key] = self._contrast(o, p)
-        return self._details[key]
-
-    def _contrast(self, o: Outlook, p: Prediction) -> dict[str, float]:
-        groups = self.groups()
-        if not groups:  # the top group: every group needs its interval
-            every = list(range(len(self.names)))
-            sep, shr = o.branches(every)
-            return {"withheld": 1.0 - sep - shr, "p_shrink": o.p_shrink}
-        delta = float(self.goal.delta or 0.0)
-        surrogate_gap = None
-        if len(groups) == 2:
-            a, b = groups
-            gap = self.st.means[a] - self.st.means[b]
-            delta = -delta if np.isfinite(gap) and gap < 0 else delta  # as the pilot sees it
-            if self.st.surrogate_means is not None and self.st.n_labeled > 0:
-                surrogate_gap = float(self.st.surrogate_means[a] - self.st.surrogate_means[b])
-        return contrast_metrics(
-            o, p, groups, delta=delta, alpha=self.alpha, surrogate_gap=surrogate_gap
-        )
-
-    def metric(self, design: str, n: float) -> float:
-        g = self.goal
-        if g.kind == "half-width" and g.group is None and g.pair is None:
-            p = predict(self.st, design, n, from_scratch=self.from_scratch)
-            crit = stats.t.isf(self.alpha / 2.0, p.df_pool)
-            return float(crit * math.sqrt(p.var_pool))
-        if g.kind == "half-width":
-            d = self.details(design, n)
-            return d["half_width"] if d["withheld"] <= MAX_WITHHELD else math.inf
-        if g.kind == "difference":
-            return self.details(design, n)["power"]
-        p = predict(self.st, design, n, from_scratch=self.from_scratch)
-        return self._top_power(design, p) * (1.0 - self.details(design, n)["withheld"])
-
-    def _top_power(self, design: str, p: Prediction) -> float:
-        t = self.top
-        assert t is not None
-        # a design that predicts what another did at this budget (adaptive stepping
-        # back to uniform) has its power: the draws are the same
-        if design not in self._levels:
-            self._levels[design] = _pairs_level(p.cov, self.alpha)
-        level = self._levels[design]
-        key = (level, p.cov.tobytes(), p.df.tobytes())
-        if key not in self._powers:
-            self._powers[key] = self._draw_power(p, t, level)
-        return self._powers[key]
-
-    def _draw_power(self, p: Prediction, t: int, level: float) -> float:
-        others = [k for k in range(len(self.names)) if k != t]
-        L = np.zeros((len(others), len(self.names)))
-        L[np.arange(len(others)), others] = -1.0
-        L[:, t] = 1.0
-        dcov = L @ p.cov @ L.T
-        gaps = L @ (self.sign * self.truth)  # the top's leads, in the better direction
-        vals, vecs = np.linalg.eigh(dcov)
-        root = vecs * np.sqrt(np.clip(vals, 0.0, None))
-        # einsum, not BLAS: 8000 x 9 by 9 x 9 took 40 ms with two BLAS threads on a busy
-        # machine (1.6 ms with one), and the search calls it about 25 times per design
-        draws = gaps + np.einsum("dk,jk->dj", self._z[:, : len(others)], root)
-        se = np.sqrt(np.clip(np.diag(dcov), 1e-300, None))
-        df = np.minimum(p.df[t], p.df[others])
-        crit = stats.t.isf(level / 2.0, df)
-        return float(np.mean(np.all(draws / se > crit, axis=1)))
-
-    def reached(self, value: float) -> bool:
-        if self.goal.kind == "half-width":
-            return value <= float(self.goal.half_width or 0.0)
-        return value >= self.goal.power
-
-    def labels_needed(self, design: str, low: int) -> int | None:
-        """Fewest labels in all (at least ``low``) that reach the goal; None: none short
-        of the whole pool (its means exact: no plan). The metric need not be monotone in
-        ``n`` (the estimator stops shrinking once every group has 10 labels, and its
-        separate intervals can be the wider ones): budgets grow by :data:`SCAN_STEP` to
-        the first that reaches the goal, then bisection below it."""
-        N = self.st.n_items - 1  # the largest budget that leaves an item to the judges
-        if low > N or self.reached(self.metric(design, low)):
-            return low if low <= N else None
-        lo = low
-        while lo < N:
-            hi = min(N, max(lo + 1, math.ceil(lo * SCAN_STEP)))
-            if self.reached(self.metric(design, hi)):
-                break
-            lo = hi
-        else:
-            return None
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            lo, hi = (lo, mid) if self.reached(self.metric(design, mid)) else (mid, hi)
-        return hi
-
-
 def _command(
     design: str, new: int, group_col: str | None, pool_arg: str, sample_args: str = "",
     adaptive: str = " --sd-model calibrator",
@@ -478,6 +309,7 @@ def plan(
     pilot: PilotStatistics | None = None,
     sample_args: str = "",
     ranges: bool = True,
+    pending: int = 0,
 ) -> PlanResult:
     """Labels each design needs to reach ``goal``, and its precision at ``budgets``.
 
@@ -510,6 +342,11 @@ def plan(
     ranges : bool
         Give the recommended design's labels needed a :data:`RANGE_LEVEL` range from the
         pilot residual variance's chi-square interval (two more searches).
+    pending : int
+        Items a study's waves selected that have no label yet (a study read with
+        ``--allow-pending``): they are among the new labels, so each ``bacon sample``
+        command draws that many fewer and a design they already cover gets none; said in
+        the assumptions.
     pooling : str
         The group estimator's pooling the plan predicts (``"auto"``, the estimator's
         default; ``"shrink"``; ``"separate"``; :mod:`bacon_bayes.planning.outlook`): which
@@ -526,8 +363,9 @@ def plan(
         simpler design; paired never for the pool mean where it loses) and the pilot's
         statistics with every assumption made. Paired is recommended for a group goal only
         where it still needs fewer labels with the within-prompt correlation
-        :data:`PAIRED_MARGIN_SDS` sds below the plan's (its gain beyond the plan's error:
-        the correlation's posterior sd, and :data:`PAIR_RHO_SD` for a named pair).
+        :data:`~bacon_bayes.planning.search.PAIRED_MARGIN_SDS` sds below the plan's (its
+        gain beyond the plan's error: the correlation's posterior sd, and
+        :data:`~bacon_bayes.planning.search.PAIR_RHO_SD` for a named pair).
     """
     if pooling not in POOLINGS:
         raise ValidationError(f"pooling {pooling!r} is not known; use {', '.join(POOLINGS)}.")
@@ -561,7 +399,7 @@ def plan(
         if d == "stratified" and pool.groups is None:
             raise ValidationError("the stratified design needs groups: pass --group COL.")
     st = pilot if pilot is not None else pilot_statistics(pool, calibrator, engine=engine)
-    ev = _Evaluator(st, goal, alpha, from_scratch, pooling)
+    ev = Evaluator(st, goal, alpha, from_scratch, pooling)
     N, n0 = st.n_items, st.n_labeled
     low = ev.low
     at = budget_labels(budgets, N, 0 if from_scratch else n0, st.assumptions)
@@ -581,7 +419,8 @@ def plan(
         note = predict(st, d, where, from_scratch=from_scratch).note
         if d == "paired" and st.rho_weight < ROUGH_WEIGHT:
             note = f"ROUGH (within-prompt correlation mostly the judges' prior); {note}"
-        cmd = None if new is None else _command(d, new, group_column, pool_arg, sample_args, wave)
+        draw = None if new is None else new - pending  # the pending items come as well
+        cmd = None if draw is None else _command(d, draw, group_column, pool_arg, sample_args, wave)
         rows.append(DesignPlan(d, need, new, cells, cmd, note))
     if any("predicted variance ratio" in r.note for r in rows if r.design == "adaptive"):
         st.assumptions.append(f"adaptive: its predicted variance ratio is {OPTIMISTIC_RATIO}")
@@ -596,10 +435,10 @@ def plan(
     if group_goal or pool.groups is not None:  # bacon sample warns on 0/1 labels with groups
         candidates = without_adaptive_on_binary(candidates, pool.y, group_goal)
     if group_goal:  # paired against the designs that may be recommended
-        candidates = _paired_beyond_error(ev, candidates, low)
+        candidates = paired_beyond_error(ev, candidates, low)
     best = min(candidates, key=lambda r: (r.labels_needed, DESIGNS.index(r.design)), default=None)
     if best is not None and ranges and math.isfinite(st.variance_df):
-        best.labels_range = _labels_range(ev, best.design, best.labels_needed)
+        best.labels_range = labels_range(ev, best.design, best.labels_needed)
     top = None if ev.top is None else st.names[ev.top]
     last_share = moderated_share(st, "uniform", at[-1] / N) if at and len(names) > 1 else 0.0
     if pooling == "separate" and last_share > 0.5:
@@ -624,6 +463,12 @@ def plan(
         )
     withheld_notes(st, rows, pooling)
     st.assumptions.append(ONE_LOOK)
+    if pending:
+        st.assumptions.append(
+            f"{pending} items the study's waves selected have no label yet: they are counted "
+            f"among the new labels, so each bacon sample command draws {pending} fewer (a "
+            "design they already cover gets none); label them and bacon label import them"
+        )
     return PlanResult(
         goal, rows, None if best is None else best.design, st, alpha, top, pooling, from_scratch
     )
@@ -638,22 +483,7 @@ ONE_LOOK = (
 )
 
 
-def _labels_range(ev: _Evaluator, design: str, point: int) -> tuple[int | None, int | None]:
-    """Labels needed in all with the pilot's residual variances at the ends of their
-    :data:`RANGE_LEVEL` chi-square interval (``variance_df`` labels), low to high and
-    holding ``point`` (near the whole pool the metric need not fall with the variance)."""
-    st, df = ev.st, ev.st.variance_df
-    out = []
-    for q in ((1.0 + RANGE_LEVEL) / 2.0, (1.0 - RANGE_LEVEL) / 2.0):
-        f = df / stats.chi2.ppf(q, df)
-        scaled = replace(st, sigma2=st.sigma2 * f, s2_pool=st.s2_pool * f, cache={})
-        other = _Evaluator(scaled, ev.goal, ev.alpha, ev.from_scratch, ev.pooling)
-        out.append(other.labels_needed(design, ev.low))
-    found = [point, *(v for v in out if v is not None)]
-    return min(found), None if None in out else max(found)
-
-
-def _cell(ev: _Evaluator, design: str, n: int, metric_name: str) -> dict[str, float]:
+def _cell(ev: Evaluator, design: str, n: int, metric_name: str) -> dict[str, float]:
     """One budget's figures: the goal's metric, and for a group or pair goal the chance
     its interval is withheld and that the estimator shrinks."""
     cell = {"labels": float(n), metric_name: ev.metric(design, n)}
@@ -664,34 +494,3 @@ def _cell(ev: _Evaluator, design: str, n: int, metric_name: str) -> dict[str, fl
         cell["withheld"] = d["withheld"]
         cell["p_shrink"] = d["p_shrink"]
     return cell
-
-
-def _paired_beyond_error(
-    ev: _Evaluator, candidates: list[DesignPlan], low: int
-) -> list[DesignPlan]:
-    """Drop paired unless it needs fewer labels than every other candidate even with the
-    within-prompt correlation :data:`PAIRED_MARGIN_SDS` sds lower (the plan's own error on
-    its gain; a named pair adds :data:`PAIR_RHO_SD` for its own correlation)."""
-    paired_row = next((r for r in candidates if r.design == "paired"), None)
-    others = [r.labels_needed for r in candidates if r.design != "paired" and r.labels_needed]
-    if paired_row is None or not others:
-        return candidates
-    st = ev.st
-    sd = math.hypot(st.rho_sd, PAIR_RHO_SD if ev.goal.pair is not None else 0.0)
-    low_rho = max(st.rho - PAIRED_MARGIN_SDS * sd, 0.0)
-    pessimistic = _Evaluator(
-        replace(st, rho=low_rho), ev.goal, ev.alpha, ev.from_scratch, ev.pooling
-    )
-    need = pessimistic.labels_needed("paired", low)
-    best_other, mine = min(others), paired_row.labels_needed or 0
-    ratio, more = abs(mine - best_other) / best_other, "more" if mine > best_other else "fewer"
-    than = f"{ratio:.0%} {more} labels than" if ratio >= 0.005 else "about as many labels as"
-    kept = need is not None and need < best_other
-    paired_row.note = (
-        f"paired needs {than} the best other design ({mine} against {best_other}); with "
-        f"rho {low_rho:.2f} "
-        f"({PAIRED_MARGIN_SDS:g} sd below): {need if need is not None else '-'} labels"
-        + ("" if kept else ", within the plan's error: not recommended")
-        + (f"; {paired_row.note}" if paired_row.note else "")
-    )
-    return candidates if kept else [r for r in candidates if r.design != "paired"]
