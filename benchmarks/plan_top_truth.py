@@ -1,5 +1,5 @@
 """The means `bacon plan --top` takes as the truth: the pilot's own (unshrunk) means, its
-shrunk means (:func:`bacon_bayes.planning.outlook.planning_means`, the default), or the
+shrunk means (:func:`bacon_bayes.planning.outlook.planning_basis`, the default), or the
 true means (an oracle), each giving the plan's predicted power to resolve the top of 12
 systems at 600 of 1,200 labels (uniform), averaged over pilots.
 
@@ -40,7 +40,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pilots", type=int, default=20)
     args = ap.parse_args()
-    kept = plan_module.planning_means
+    kept = plan_module.planning_basis
     print("| pilot | true gap | unshrunk | shrunk | true means |\n|---|---|---|---|---|")
     try:
         for share in (0.03, 0.10):
@@ -50,17 +50,21 @@ def main() -> None:
                     powers = []
                     for seed in range(args.pilots):
                         st, truth = pilot(seed, gap, share)
-                        plan_module.planning_means = {
-                            "unshrunk": lambda st, prior: st.estimated_means(),
+                        means = {
+                            "unshrunk": lambda st, prior, pooling: st.estimated_means(),
                             "shrunk": outlook.planning_means,
-                            "oracle": lambda st, prior, t=truth: t,
+                            "oracle": lambda st, prior, pooling, t=truth: t,
                         }[mode]
+                        plan_module.planning_basis = lambda st, prior, pooling, m=means: (
+                            m(st, prior, pooling),
+                            kept(st, prior, pooling)[1],
+                        )
                         ev = plan_module.Evaluator(st, Goal("top"), 0.05, False)
                         powers.append(ev.metric("uniform", 600))
                     row.append(f"{np.mean(powers):.3f}")
                 print(f"| {share:.0%} | {gap:g} | " + " | ".join(row) + " |")
     finally:
-        plan_module.planning_means = kept
+        plan_module.planning_basis = kept
 
 
 if __name__ == "__main__":
