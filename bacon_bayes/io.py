@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.atomic import write_file
 from bacon_bayes.csv_format import csv_options, csv_source, read_as
 from bacon_bayes.errors import BaconError, ValidationError
-from bacon_bayes.outputs import write_file
 from bacon_bayes.words import bools_as_floats, word_numbers
 
 
