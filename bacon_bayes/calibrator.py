@@ -3,40 +3,32 @@
 from __future__ import annotations
 
 import warnings
-from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
+from bacon_bayes import estimands, grouping, sequential
 from bacon_bayes import estimate as est
-from bacon_bayes import grouping, sequential
 from bacon_bayes import pairs as pairs_mod
 from bacon_bayes import surrogates as sur
 from bacon_bayes.arguments import Settings, as_pair, check_settings
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, PoolWarning, ValidationError
 from bacon_bayes.estimate.critical import simultaneous_rule
-from bacon_bayes.estimate.quantile import GRID_SIZE, quantile_grid
 from bacon_bayes.estimate.tables import implied_by_groups
-from bacon_bayes.features import FeatureSet, build_features
+from bacon_bayes.features import build_features
 from bacon_bayes.frozen import grouped_features
 from bacon_bayes.items import item_table
 from bacon_bayes.memo import memoized
-from bacon_bayes.outcome import registry
+from bacon_bayes.model_choice import resolve_model
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.results import Estimate, EstimateTable
 from bacon_bayes.scale import label_bounds, labels_outside
 
 Method = Literal["aee", "classical", "naive"]
 ItemMethod = Literal["conformal", "posterior"]
-_Result = TypeVar("_Result", Estimate, EstimateTable)
-#: Families for which ``engine="auto"`` takes the frequentist model although a Bayesian
-#: one exists: the Bayesian multinomial (Dawid-Skene) model predicts TriviaQA's binary
-#: verdicts worse than the multinomial logistic (log-loss 0.172 vs 0.159, AEE SE 0.0109
-#: vs 0.0093) at ~265x the time (BENCHMARKS.md); ``engine="bayes"`` still fits it.
-AUTO_FREQUENTIST = frozenset({"multinomial"})
 MIN_GROUP_LABELS = grouping.MIN_GROUP_LABELS
 Pooling = Literal["auto", "shrink", "separate"]
 
@@ -63,7 +55,7 @@ class Calibrator(Settings):
         ``"bayes"``: hierarchical PyMC judge models; ``"freq"``: scikit-learn
         models; ``"auto"``: Bayesian where the family has one (gaussian, ordinal,
         hurdle), else frequentist; categorical labels take the frequentist multinomial
-        logistic, which predicts better (:data:`AUTO_FREQUENTIST`).
+        logistic, which predicts better (:data:`~bacon_bayes.model_choice.AUTO_FREQUENTIST`).
     folds, seed : int
         Cross-fitting folds and seed (results are deterministic under the seed;
         ``seed=None`` draws a fresh one at each fit, so results then vary from run to run).
@@ -168,30 +160,6 @@ class Calibrator(Settings):
         """Range every interval is intersected with: the outcome's and ``scale``."""
         return label_bounds(self.pool_.outcome, self.scale)
 
-    def _resolve_model(self, pool: EvalPool, features: FeatureSet) -> tuple[Any, str, str]:
-        if self.preset is not None:
-            return self._preset_model(pool, features)
-        if self.model is not None and not isinstance(self.model, str):
-            return self.model, type(self.model).__name__, "custom"
-        name = self.model or registry.default_model(pool.outcome)
-        engine = self.engine
-        if engine == "auto":
-            bayes = (name, "bayes") in registry.available("bayes") and name not in AUTO_FREQUENTIST
-            engine = "bayes" if bayes else "freq"
-        elif engine not in ("bayes", "freq"):
-            raise ValidationError(f"engine {engine!r} is not known; use 'auto', 'bayes' or 'freq'.")
-        if engine == "bayes" and self.model is None and name == "ridge":
-            name = "gaussian"  # continuous outcomes: the Bayesian family is the gaussian one
-        if engine == "bayes" and self.model is None:
-            name = pairs_mod.bayes_family(pool, name)
-        return registry.make_model(name, engine, pool.outcome, features), name, engine
-
-    def _preset_model(self, pool: EvalPool, features: FeatureSet) -> tuple[Any, str, str]:
-        from bacon_bayes.presets import calibrator_model
-
-        model = calibrator_model(str(self.preset), self.model, self.engine, pool, features)
-        return model, model.family, "bayes"
-
     def fit(self, pool: EvalPool) -> Calibrator:
         """Build features, cross-fit the model; returns self (warns of :meth:`pool_warnings`)."""
         if not isinstance(pool, EvalPool):
@@ -205,7 +173,7 @@ class Calibrator(Settings):
         self.features_ = build_features(
             pool, winsor=self.winsor, n_components=self.n_components, seed=self.seed
         )
-        self.model_, self.model_name_, self.engine_ = self._resolve_model(pool, self.features_)
+        self.model_, self.model_name_, self.engine_ = resolve_model(self, pool, self.features_)
         X = grouped_features(self, pool)  # a judge model's X: with the pool's groups
         self.crossfit_: CrossFitResult = cross_fit(
             self.model_, X, pool.y, folds=self.folds, seed=self.seed, pi=pool.propensity,
@@ -292,22 +260,6 @@ class Calibrator(Settings):
             return _read_only(self.crossfit_.surrogate(domains))
         return _read_only(sur.matrix(self.crossfit_, self.extras_, self.pool_, domains))
 
-    def _kw(self, prompts: bool = True) -> dict[str, Any]:
-        """Settings of the estimators (quantiles take item-level designs only: no prompts);
-        every estimate asks for them, so a frozen calibrator refuses here when its pool
-        has too few fresh labels."""
-        if hasattr(self, "frozen_"):
-            from bacon_bayes.frozen import MIN_FRESH_LABELS
-
-            if self.pool_.n_labeled < MIN_FRESH_LABELS:
-                raise ValidationError(
-                    f"{self.pool_.n_labeled} fresh label(s) in the new pool; an estimate with "
-                    f"the saved calibrator needs at least {MIN_FRESH_LABELS} (its correction "
-                    "and its width come from them): label more items of the new pool"
-                )
-        kw: dict[str, Any] = {"hajek": self.hajek, "target": self.target}
-        return {**kw, "prompts": self.pool_.prompts} if prompts else kw
-
     # ---------------------------------------------------------------- estimands
     def estimate_mean(
         self, alpha: float = 0.05, method: Method = "aee", anytime: bool = False,
@@ -318,7 +270,7 @@ class Calibrator(Settings):
         the interval of a sequence valid at every wave whatever the stopping rule (up to
         ``max_labels`` by alpha-spending, else a confidence sequence; :mod:`.sequential`)."""
         sequential.check_max_labels(anytime, max_labels)
-        e = self._mean(alpha, method)
+        e = estimands.mean(self, alpha, method)
         if anytime:
             return sequential.mean(self, e, max_labels).clip(*self.bounds_)
         p = self.pool_
@@ -327,87 +279,14 @@ class Calibrator(Settings):
         )
         return est.at_range_end(e.clip(*self.bounds_), p.y[p.labeled], *self.bounds_, n)
 
-    def _mean(self, alpha: float, method: Method) -> Estimate:
-        self._check_fitted()
-        p = self.pool_
-        if method == "aee":
-            e = est.aee_mean(
-                p.y,
-                self.surrogate_matrix(),
-                pi=p.design,
-                alpha=alpha,
-                power_tuning=sur.tuned(self.extras_, self.power_tuning),
-                **self._kw(),
-            )
-            return self._note_surrogates(e)
-        if method == "classical":
-            return est.classical_mean(p.y, pi=p.design, alpha=alpha, **self._kw())
-        if method == "naive":
-            return self._naive(est.naive_mean(p.judge_average(), alpha=alpha))
-        raise ValidationError(f"method {method!r} must be 'aee', 'classical' or 'naive'.")
-
-    def _naive(self, e: _Result) -> _Result:
-        """A naive estimate with why it is none of the label's (``details["not_comparable"]``)."""
-        from bacon_bayes.report.text import naive_noted
-
-        return naive_noted(e, self.pool_, self.bounds_)
-
-    def _note_surrogates(self, e: _Result, combined: bool = True) -> _Result:
-        """Name the surrogates behind an AEE estimate (nothing to add for a single one)."""
-        if not self.extras_:
-            return e
-        names = list(self.surrogate_names_ if combined else self.surrogate_names_[:1])
-        note: dict[str, Any] = {"surrogates": names}
-        if not combined:
-            note["surrogates_note"] = "quantiles use the model's own surrogate only"
-        return replace(e, details={**e.details, **note})
-
     def quantile_grid(self) -> np.ndarray:
         """Candidate values for quantiles: the levels, or labels and surrogate quantiles."""
-        self._check_fitted()
-        p, labels = self.pool_, self.pool_.y[self.pool_.labeled]
-        if not labels.size and hasattr(self, "frozen_"):  # a new pool without labels: the
-            probs = np.linspace(0, 1, GRID_SIZE // 2)  # labels the old residuals spread to
-            r = np.quantile(self.frozen_.residuals, probs)
-            labels = np.add.outer(np.quantile(self.surrogate_, probs), r).ravel()
-        return quantile_grid(p.outcome, labels, self.surrogate_)
+        return estimands.quantile_grid(self)
 
     def estimate_quantile(self, q: float, alpha: float = 0.05, method: Method = "aee") -> Estimate:
         """Quantile ``q`` of the human labels over the pool (Woodruff interval, intersected
         with the label's range)."""
-        return self._quantile(q, alpha, method).clip(*self.bounds_)
-
-    def _quantile(self, q: float, alpha: float, method: Method) -> Estimate:
-        self._check_fitted()
-        p = self.pool_
-        grid = self.quantile_grid()
-        discrete = p.outcome.discrete
-        if method == "aee":
-            e = est.aee_quantile(
-                p.y,
-                self.crossfit_.cdf(grid),
-                grid,
-                q,
-                pi=p.propensity,
-                alpha=alpha,
-                discrete=discrete,
-                power_tuning=self.power_tuning,
-                **self._kw(prompts=False),
-            )
-            return self._note_surrogates(e, combined=False)
-        if method == "classical":
-            return est.classical_quantile(
-                p.y,
-                grid,
-                q,
-                pi=p.propensity,
-                alpha=alpha,
-                discrete=discrete,
-                **self._kw(prompts=False),
-            )
-        if method == "naive":
-            return self._naive(est.naive_quantile(p.judge_average(), q, alpha=alpha))
-        raise ValidationError(f"method {method!r} must be 'aee', 'classical' or 'naive'.")
+        return estimands.quantile(self, q, alpha, method).clip(*self.bounds_)
 
     def _groups(self) -> np.ndarray:
         if self._pairs():
@@ -469,7 +348,7 @@ class Calibrator(Settings):
         table = grouping.group_means(
             self, alpha, how, method, interval, self.pooling_for(method, pooling), wanted
         )
-        table = self._naive(table) if method == "naive" else table
+        table = estimands.naive(self, table) if method == "naive" else table
         if anytime:
             table = sequential.groups(self, table, max_labels).clip(*self.bounds_)
         return table.read_only()  # kept and shared by every later call (memoized)
@@ -666,35 +545,6 @@ class Calibrator(Settings):
         """Estimates beside the classical and naive baselines, and what was fitted (JSON-ready);
         the naive baseline is left out where it is none (judges off the label's scale, rows
         no judge scored), the reason in ``naive_left_out``."""
-        from bacon_bayes.report.text import naive_note
+        from bacon_bayes.report.text import calibrator_summary
 
-        self._check_fitted()
-        left_out = naive_note(self.pool_, self.bounds_)
-        methods: tuple[Method, ...] = ("aee", "classical") + (() if left_out else ("naive",))
-        out: dict[str, Any] = {
-            "n_items": self.pool_.n_items,
-            "n_labeled": self.pool_.n_labeled,
-            "model": self.model_name_,
-            "engine": self.engine_,
-            "surrogates": list(self.surrogate_names_),
-            "preset": self.preset,
-            "folds": self.folds,
-            "seed": self.seed,
-            "alpha": alpha,
-            "frozen": self.frozen_.to_dict() if hasattr(self, "frozen_") else None,
-            "pool": self.pool_.report(),
-            "features": self.features_.report,
-            "mean": {m: self.estimate_mean(alpha, m).to_dict() for m in methods},
-            "quantiles": {
-                str(q): {m: self.estimate_quantile(q, alpha, m).to_dict() for m in methods}
-                for q in quantiles
-            },
-        }
-        if self.pool_.groups is not None:
-            try:
-                out["groups"] = {m: self.estimate_groups(alpha, True, m).to_dict() for m in methods}
-            except ValidationError as exc:  # a group with fewer than 2 labels
-                out["groups"] = {"error": str(exc)}
-        if left_out:
-            out["naive_left_out"] = left_out
-        return out
+        return calibrator_summary(self, alpha, quantiles)

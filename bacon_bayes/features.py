@@ -19,7 +19,8 @@ import numpy as np
 from sklearn.decomposition import PCA
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.pool import UNCERTAINTY_COLUMNS, EvalPool
+from bacon_bayes.pool import EvalPool
+from bacon_bayes.pool_checks import UNCERTAINTY_COLUMNS
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bacon_bayes import estimands
 from bacon_bayes import estimate as est
 from bacon_bayes import surrogates as sur
 from bacon_bayes.errors import ValidationError
@@ -136,11 +137,11 @@ def _table(
     common: dict[str, Any] = {"pi": p.design, "alpha": alpha, "simultaneous": how}
     if pooled == "shrink":
         table = est.shrunk_group_means(
-            p.y, f, groups, power_tuning=tuned, **common, **cal._kw(prompts=False)
+            p.y, f, groups, power_tuning=tuned, **common, **estimands.settings(cal, prompts=False)
         )
-        return cal._note_surrogates(table) if aee else replace(table, method="classical")
-    boot: dict[str, Any] = {"interval": interval, "seed": cal.seed, **cal._kw()}
+        return estimands.note_surrogates(cal, table) if aee else replace(table, method="classical")
+    boot: dict[str, Any] = {"interval": interval, "seed": cal.seed, **estimands.settings(cal)}
     if aee:
         table = est.aee_group_means(p.y, f, groups, power_tuning=tuned, **common, **boot)
-        return cal._note_surrogates(table)
+        return estimands.note_surrogates(cal, table)
     return est.classical_group_means(p.y, groups, **common, **boot)

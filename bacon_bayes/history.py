@@ -39,8 +39,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.atomic import atomic_write_text
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.outputs import atomic_write_text, output_lock
+from bacon_bayes.outputs import output_lock
 
 __all__ = [
     "FORMAT",

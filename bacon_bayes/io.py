@@ -3,11 +3,6 @@ of tables meant for people (spreadsheet formulas neutralised)."""
 
 from __future__ import annotations
 
-import bz2
-import csv
-import gzip
-import io
-import lzma
 import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -17,8 +12,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.atomic import write_file
+from bacon_bayes.csv_format import csv_options, csv_source, read_as
 from bacon_bayes.errors import BaconError, ValidationError
-from bacon_bayes.outputs import write_file
 from bacon_bayes.words import bools_as_floats, word_numbers
 
 
@@ -42,167 +38,6 @@ def reading(path: str | Path, what: str, fix: str) -> Iterator[None]:
             f"a full disk?) or not the kind of file expected ({type(exc).__name__}: {detail}). "
             f"{fix}"
         ) from exc
-
-
-#: a compressed table is refused past this many times its size on disk, decompressed
-#: (tables of scores compress 3-20 times; a decompression bomb about 1,000 times) ...
-INFLATE_RATIO = 100
-#: ... or this many bytes, whichever is more
-INFLATE_FLOOR = 64 << 20
-_OPENERS: dict[str, Any] = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
-
-
-class _Capped(io.RawIOBase):
-    """A decompressing reader that stops with a ValidationError past ``cap`` bytes."""
-
-    def __init__(self, path: Path, cap: int) -> None:
-        self._inner = _OPENERS[path.suffix.lower()](path, "rb")
-        self._path, self._cap, self._read = path, cap, 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        n = int(self._inner.readinto(buffer))
-        self._read += n
-        if self._read > self._cap:
-            raise ValidationError(
-                f"{str(self._path)!r} decompresses to more than {self._cap >> 20} MB "
-                f"({INFLATE_RATIO} times its size on disk, at least {INFLATE_FLOOR >> 20} MB): "
-                "refused as a likely decompression bomb. If the table is real, decompress it "
-                f"yourself (e.g. gunzip -k) and pass the uncompressed file."
-            )
-        return n
-
-    def close(self) -> None:
-        self._inner.close()
-        super().close()
-
-
-@contextmanager
-def _csv_source(path: Path, whole: bool = True) -> Iterator[dict[str, Any]]:
-    """The arguments of ``pd.read_csv`` for ``path``: the path itself, or for a gzip,
-    bzip2 or xz file a reader that stops past :data:`INFLATE_RATIO` times its size
-    (``whole``: decompressed once to the end first, so that a bomb is refused in a
-    second or so, before pandas parses and holds a part of it)."""
-    if path.suffix.lower() not in _OPENERS:
-        yield {"filepath_or_buffer": path}
-        return
-    cap = max(INFLATE_FLOOR, INFLATE_RATIO * path.stat().st_size)
-    if whole:
-        with _Capped(path, cap) as probe:
-            chunk = bytearray(1 << 20)
-            while probe.readinto(chunk):
-                pass
-    with io.BufferedReader(_Capped(path, cap), buffer_size=1 << 20) as reader:
-        yield {"filepath_or_buffer": reader, "compression": None}
-
-
-#: separators of a CSV written by a spreadsheet or a script that is not comma-separated
-SEPARATORS = (";", "\t", "|")
-_DECIMAL_COMMA = re.compile(r"(?<![^;|\t])-?\d+,\d+(?![^;|\t])")
-_DECIMAL_POINT = re.compile(r"(?<![^;|\t])-?\d*\.\d+(?![^;|\t])")
-
-
-#: most lines above a CSV's header (a title, a date, a blank line) that are skipped
-MAX_PREAMBLE = 10
-#: a cell that is a number (a decimal point or comma)
-_NUMBER_CELL = re.compile(r"^\s*[-+]?(\d+([.,]\d*)?|[.,]\d+)\s*$")
-
-
-def _group_row(rows: list[list[str]]) -> bool:
-    """Whether ``rows[0]`` is a spreadsheet's row of merged group titles above the header
-    (``Item info;;;Human;LLM judges;;``): some cells empty, the next row's all filled,
-    distinct and no numbers (the header), and numbers in every row below it (the data)."""
-    if len(rows) < 3 or len(rows[1]) != len(rows[0]):
-        return False
-    cells = [c.strip() for c in rows[0]]
-    header = [c.strip() for c in rows[1]]
-    return (
-        any(cells)
-        and not all(cells)
-        and all(header)
-        and len(set(header)) == len(header)
-        and not any(_NUMBER_CELL.match(c) for c in cells + header)
-        and all(any(_NUMBER_CELL.match(c) for c in row) for row in rows[2:])
-    )
-
-
-def _header_line(text: str, sep: str, cut: bool) -> tuple[int, int]:
-    """The header's line and its number of fields with ``sep``: the first record (within
-    :data:`MAX_PREAMBLE` of the top) with at least 2 fields whose next records have as
-    many and at least 2 of them filled, past records with fewer (a spreadsheet export's
-    title, a blank line, a title padded with commas to the table's width) and past a row
-    of merged group titles (:func:`_group_row`); ``(0, 0)`` when no record is such
-    (``sep`` does not separate this file's cells). Records, not lines: a quoted cell may
-    hold line breaks. ``cut``: the text's last record may be cut short, and is not read."""
-    reader = csv.reader(io.StringIO(text), delimiter=sep)
-    rows: list[list[str]] = []
-    starts: list[int] = []  # the line (from 0) each record starts on
-    try:
-        for _ in range(MAX_PREAMBLE + 7):
-            start = reader.line_num  # lines read so far
-            row = next(reader, None)
-            if row is None:
-                break
-            starts.append(start)
-            rows.append(row)
-    except csv.Error:
-        return 0, 0
-    if cut:
-        rows, starts = rows[:-1], starts[:-1]
-    counts = [len(row) for row in rows]
-    for k in range(min(MAX_PREAMBLE + 1, len(counts))):
-        rest = counts[k + 1 : k + 6]
-        named = sum(bool(c.strip()) for c in rows[k]) >= 2  # not a title padded with commas
-        if counts[k] >= 2 and named and all(c == counts[k] for c in rest):
-            k += int(_group_row(rows[k : k + 6]))
-            return starts[k], counts[k]
-    return 0, 0
-
-
-def csv_options(path: str | Path) -> dict[str, Any]:
-    """The ``pd.read_csv`` options of a CSV that is not plain comma-separated UTF-8 text:
-    ``sep`` when its header has more fields by :data:`SEPARATORS` than by commas (a
-    spreadsheet's semicolons where the comma is the decimal mark, a TSV's tabs);
-    ``decimal=","`` when its first rows write more numbers with a decimal comma than with a
-    point; ``encoding="cp1252"`` when its first 64 KB are not UTF-8 (a Windows spreadsheet's
-    CSV: é as one byte), ``"utf-16"`` after its byte-order mark (Excel's "Unicode Text");
-    ``skiprows`` when up to :data:`MAX_PREAMBLE` lines (a title, a blank line) stand above
-    the header. ``{}`` for a plain file (and for anything that cannot be read: its reader
-    says why). :func:`read_as` says the options in words."""
-    path = Path(path)
-    try:
-        opener = _OPENERS.get(path.suffix.lower(), open)
-        with opener(path, "rb") as raw:
-            head = raw.read(1 << 16)
-    except (OSError, EOFError, ValueError, lzma.LZMAError):
-        return {}
-    out: dict[str, Any] = {"encoding": "utf-16"} if head[:2] in (b"\xff\xfe", b"\xfe\xff") else {}
-    try:  # UTF-16 by its byte-order mark (Excel's "Unicode Text"), a cut character replaced
-        text = head.decode("utf-16", errors="replace") if out else head.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if exc.start < len(head) - 3:  # not a character cut at the end of the 64 KB
-            out["encoding"] = "cp1252"
-        text = head.decode("utf-8" if not out else "cp1252", errors="replace")
-    text = text.lstrip("\ufeff")
-    lines = text.splitlines()
-    if not lines:
-        return out
-    cut = len(head) == 1 << 16
-    found = {sep: _header_line(text, sep, cut) for sep in (",", *SEPARATORS)}
-    sep = max(found, key=lambda c: found[c][1])  # the most fields; a comma on a tie
-    skip, fields = found[sep]
-    if fields < 2:  # no separator gives rows of one width: left to pandas as it is
-        return out
-    out.update({"sep": sep} if sep != "," else {})
-    out.update({"skiprows": skip} if skip else {})
-    if sep != ",":
-        body = lines[skip + 1 : -1] if len(lines) > skip + 2 else lines[skip + 1 :]
-        comma = sum(len(_DECIMAL_COMMA.findall(ln)) for ln in body)  # the last line may
-        point = sum(len(_DECIMAL_POINT.findall(ln)) for ln in body)  # be cut short
-        out.update({"decimal": ","} if comma > point else {})
-    return out
 
 
 class FileRows:
@@ -259,17 +94,6 @@ def plural_places(places: Iterable[str]) -> str:
     return parts[0][0] + ("s " if len(parts) > 1 else " ") + ", ".join(n for _, n in parts)
 
 
-def read_as(options: dict[str, Any]) -> str:
-    """How :func:`csv_options` read a file, in words ("" for a plain CSV)."""
-    names = {";": "semicolon", "\t": "tab", "|": "bar"}
-    said = [f"{names[options['sep']]}-separated"] if "sep" in options else []
-    said += ["decimal commas"] if options.get("decimal") == "," else []
-    said += [{"cp1252": "Windows-1252 text", "utf-16": "UTF-16 text"}.get(options.get("encoding"))]
-    skip = options.get("skiprows", 0)
-    said += [f"{skip} line(s) above the header skipped"] if skip else []
-    return ", ".join(filter(None, said))
-
-
 def check_header(path: Path, frame: pd.DataFrame) -> None:
     """Refuse two columns of one name (pandas renames the second ``name.1`` and a
     ``--judge name`` would take the first, silently)."""
@@ -280,7 +104,7 @@ def check_header(path: Path, frame: pd.DataFrame) -> None:
     ):
         return
     else:
-        with _csv_source(path, whole=False) as source:
+        with csv_source(path, whole=False) as source:
             head = pd.read_csv(
                 **source, **csv_options(path), header=None, nrows=1, dtype=str,
                 keep_default_na=False,
@@ -328,7 +152,7 @@ _PADDED = r"^\s*[-+]?0\d"
 def _id_columns(path: Path, how: dict[str, Any]) -> list[str]:
     """The columns of the CSV at ``path`` (read with ``how``) named like an id
     (:func:`item_name`), read as text first (:func:`_padded_ids_as_text`)."""
-    with _csv_source(path, whole=False) as source:
+    with csv_source(path, whole=False) as source:
         names = pd.read_csv(**source, **how, nrows=0).columns
     return [str(c) for c in names if item_name(c)]
 
@@ -349,9 +173,10 @@ def _padded_ids_as_text(frame: pd.DataFrame, ids: list[str]) -> None:
 def read_table(path: str | Path, text: Iterable[str] = ()) -> pd.DataFrame:
     """Read a CSV (optionally compressed) or Parquet file into a DataFrame.
 
-    A compressed CSV is decompressed at most to :data:`INFLATE_RATIO` times its size
-    (or :data:`INFLATE_FLOOR`); two columns of one name are refused; text cells that
-    :func:`people_csv` neutralised are restored (:func:`restored`); ids written with
+    A compressed CSV is decompressed at most to
+    :data:`~bacon_bayes.csv_format.INFLATE_RATIO` times its size (or
+    :data:`~bacon_bayes.csv_format.INFLATE_FLOOR`); two columns of one name are refused;
+    text cells that :func:`people_csv` neutralised are restored (:func:`restored`); ids written with
     leading zeros (:func:`_padded_ids_as_text`) and the ``text`` columns are read as text.
     """
     path, text = Path(path), list(text)
@@ -368,12 +193,12 @@ def read_table(path: str | Path, text: Iterable[str] = ()) -> pd.DataFrame:
             how = csv_options(path)
             try:
                 ids = _id_columns(path, how)
-                with _csv_source(path) as source:
+                with csv_source(path) as source:
                     frame = pd.read_csv(**source, **how, dtype=dict.fromkeys(ids + text, str))
             except UnicodeDecodeError:  # UTF-8 in its first 64 KB only: a Windows file
                 how["encoding"] = "cp1252"
                 ids = _id_columns(path, how)
-                with _csv_source(path) as source:
+                with csv_source(path) as source:
                     frame = pd.read_csv(**source, **how, dtype=dict.fromkeys(ids + text, str))
             kept = _kept_na_words(path, how, frame)
             frame, blank = _without_blank_rows(frame, 2 + how.get("skiprows", 0))
@@ -416,7 +241,7 @@ def _kept_na_words(path: Path, how: dict[str, Any], frame: pd.DataFrame) -> dict
     cols = [k for k, (_, s) in enumerate(frame.items()) if (s.isna() & rows).any() and _text(s)]
     if not cols:
         return {}
-    with _csv_source(path) as source:
+    with csv_source(path) as source:
         raw = pd.read_csv(**source, **how, usecols=cols, dtype=str, keep_default_na=False)
     said = {}
     for k, written in zip(cols, raw.columns, strict=True):

@@ -42,6 +42,7 @@ from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.features import apply_features, build_features, feature_arrays, from_arrays
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.io import read_tree, reading, write_tree
+from bacon_bayes.model_choice import resolve_model
 from bacon_bayes.pairs import Pairs
 from bacon_bayes.pool import EvalPool, OutcomeSpec
 from bacon_bayes.scale import labels_outside
@@ -443,7 +444,7 @@ def _calibrator_from_tree(tree: Any, path: str | Path, cls: type[Calibrator]) ->
             fold_ids, models, cfd["weights"].values, X, saved, cfd["design_weight"].values
         )
     else:
-        cal.model_, cal.model_name_, cal.engine_ = cal._resolve_model(cal.pool_, cal.features_)
+        cal.model_, cal.model_name_, cal.engine_ = resolve_model(cal, cal.pool_, cal.features_)
         if "refit" in tree.children:
             old = tree["refit"].to_dataset()
             cal.crossfit_ = cross_fit_with(

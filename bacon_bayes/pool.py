@@ -3,8 +3,9 @@
 One row per item. Judge scores come either as wide columns (one per judge) or
 as a long table ``item x judge x run``. The label column holds the human
 label, NaN where the item is not labeled. Every rule that input must meet is
-checked here, and a violation stops with a message that names the column, the
-row and the fix; nothing is dropped silently.
+checked here (the columns' checks in :mod:`bacon_bayes.pool_checks`), and a
+violation stops with a message that names the column, the row and the fix; nothing
+is dropped silently.
 """
 
 from __future__ import annotations
@@ -29,15 +30,19 @@ from bacon_bayes.inclusion import (
 from bacon_bayes.io import csv_lines, plural_places
 from bacon_bayes.order import group_spellings, unique_codes, wave_codes
 from bacon_bayes.pairs import Pairs, pairs_frame
-from bacon_bayes.words import as_numbers, cell_fix, id_text, says_missing, unread
+from bacon_bayes.pool_checks import (
+    Rows,
+    check_infinite,
+    check_labels,
+    check_propensity,
+    embedding_matrix,
+    long_from_table,
+    numeric_column,
+    python_scalar,
+)
 
 Kind = Literal["continuous", "ordinal", "nonnegative", "categorical"]
 KINDS: tuple[str, ...] = ("continuous", "ordinal", "nonnegative", "categorical")
-LONG_COLUMNS = ("item", "judge", "score")
-UNCERTAINTY_COLUMNS = ("entropy", "perplexity")
-#: largest label or judge score taken: beyond it, squares and sums of squares of a pool's
-#: values overflow floating point (1e308) and the fits fail
-MAX_ABS = 1e100
 
 
 @dataclass(frozen=True)
@@ -64,51 +69,6 @@ class OutcomeSpec:
         if self.kind == "nonnegative":
             return 0.0, math.inf
         return -math.inf, math.inf
-
-
-def _py(value: Any) -> Any:
-    """Python scalar for messages (``3``, not ``np.int64(3)``)."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
-@dataclass(frozen=True)
-class _Rows:
-    """Where a table's rows are, for messages: their item ids and, for a table read from
-    a CSV file, their lines in it (:func:`bacon_bayes.io.csv_lines`)."""
-
-    ids: np.ndarray
-    lines: np.ndarray | None = None
-
-    def at(self, pos: int) -> str:
-        """``line 7`` of a CSV file, else ``row 5`` (from 0)."""
-        return f"row {pos}" if self.lines is None else f"line {int(self.lines[pos])}"
-
-    def __call__(self, pos: int) -> str:
-        return f"{self.at(pos)} (item {_py(self.ids[pos])!r})"
-
-
-def _numeric(
-    series: pd.Series, role: str, rows: _Rows, notes: list[str] | None = None
-) -> np.ndarray:
-    """Convert to float (words as the readers take them, :func:`bacon_bayes.words.as_numbers`:
-    ``yes`` / ``no`` as 1 / 0; blank strings and the words of ``MISSING_WORDS``, ``-``,
-    ``n/a``, as empty cells, as ``bacon estimate`` reads them, said in ``notes``); any
-    other stops with its row."""
-    values = as_numbers(series).to_numpy(dtype=float)
-    bad = unread(values, series)
-    if (gone := bad & says_missing(series).to_numpy()).any():
-        bad &= ~gone
-        shown = ", ".join(repr(w) for w in pd.unique(series[gone])[:3])
-        if notes is not None:
-            notes.append(f"{role} column {series.name!r}: {shown} read as empty cells "
-                         f"({int(gone.sum())} of them), as bacon estimate reads them")  # fmt: skip
-    if bad.any():
-        pos = int(np.argmax(bad))
-        raise ValidationError(
-            f"{role} column {series.name!r} has a non-numeric value {series.iloc[pos]!r} at "
-            f"{rows(pos)}. {cell_fix(series.iloc[pos])}"
-        )
-    return values
 
 
 @dataclass(frozen=True)
@@ -225,7 +185,7 @@ class EvalPool:
             pos = int(np.argmax(empty))
             raise ValidationError(
                 f"{int(empty.sum())} row(s) have no judge score at all "
-                f"({_Rows(self.ids)(pos)} the first), so the naive judge average is "
+                f"({Rows(self.ids)(pos)} the first), so the naive judge average is "
                 "undefined; score them with at least one judge, or leave them out (bacon "
                 "estimate --drop-unscored; in Python, drop those rows from the DataFrame)."
             )
@@ -252,8 +212,8 @@ class EvalPool:
         y[pos] = new
         pi = added_propensity(self.propensity, self.inclusion, pos, propensity)
         if pi is not None:
-            _check_propensity(pi, ~np.isnan(y), _Rows(self.ids), "propensity")
-        _check_labels(y, self.outcome, _Rows(self.ids), self.label_name)
+            check_propensity(pi, ~np.isnan(y), Rows(self.ids), "propensity")
+        check_labels(y, self.outcome, Rows(self.ids), self.label_name)
         if self.waves is None or self.wave_names is None:
             return replace(self, y=y, propensity=pi)
         # labels added to a pool with waves: a new wave after the recorded ones
@@ -378,7 +338,7 @@ class EvalPool:
         else:
             need_column(df, item, "item id")
             ids, id_role = df[item].to_numpy(), f"item id column {item!r}"
-        rows = _Rows(ids, csv_lines(df))
+        rows = Rows(ids, csv_lines(df))
         if pd.isna(ids).any():
             pos = int(np.argmax(pd.isna(ids)))
             raise ValidationError(f"{id_role} is empty at {rows.at(pos)}; give every item an id.")
@@ -386,19 +346,19 @@ class EvalPool:
             at, more = np.flatnonzero(ids == ids[dup][0]), pd.Index(ids[dup]).nunique() - 1
             also = f" (and {more} more repeated id{'s' * (more > 1)})" if more else ""
             raise ValidationError(
-                f"{id_role} has a duplicate id {_py(ids[at[0]])!r} at "
+                f"{id_role} has a duplicate id {python_scalar(ids[at[0]])!r} at "
                 f"{plural_places(rows.at(p) for p in at[:5])}{', ...' * (at.size > 5)}{also}; "
                 "ids must be unique (one row per item). Aggregate repeated rows or pass a long "
                 "judge table."
             )
         # label
         need_column(df, label, "label")
-        y = _numeric(df[label], "label", rows, notes)
+        y = numeric_column(df[label], "label", rows, notes)
         spec = _outcome_spec(outcome, levels, y, notes)
-        _check_labels(y, spec, rows, label)
+        check_labels(y, spec, rows, label)
         # judges
         if isinstance(judges, pd.DataFrame):
-            long = _long_from_table(judges, ids, notes)
+            long = long_from_table(judges, ids, notes)
             judge_names = tuple(dict.fromkeys(long["judge"].astype(str)))
         else:
             judges = judge_columns(judges, label, df.columns)
@@ -406,7 +366,7 @@ class EvalPool:
             frames = []
             for j in judges:
                 need_column(df, j, "judge")
-                s = _numeric(df[j], "judge", rows, notes)
+                s = numeric_column(df[j], "judge", rows, notes)
                 if np.isnan(s).all():
                     raise ValidationError(
                         f"judge column {j!r} has no score at all; drop it from the judges."
@@ -418,7 +378,7 @@ class EvalPool:
                     )
                 )
             long = pd.concat(frames, ignore_index=True)
-        _check_infinite(long, rows)
+        check_infinite(long, rows)
         # optional columns
         groups = codes = names = None
         if group is not None:
@@ -444,12 +404,12 @@ class EvalPool:
             texts = df[text].fillna("").astype(str).to_numpy()
         emb = None
         if embedding is not None:
-            emb = _embedding(df, embedding, rows)
+            emb = embedding_matrix(df, embedding, rows)
         pi = None
         if propensity is not None:
             need_column(df, propensity, "propensity")
-            pi = _numeric(df[propensity], "propensity", rows, notes)
-            _check_propensity(pi, ~np.isnan(y), rows, propensity)
+            pi = numeric_column(df[propensity], "propensity", rows, notes)
+            check_propensity(pi, ~np.isnan(y), rows, propensity)
         prompts = None
         if prompt is not None:
             need_column(df, prompt, "prompt")
@@ -470,8 +430,8 @@ class EvalPool:
                     "prompt (the prompt column) too."
                 )
             need_column(df, prompt_propensity, "prompt propensity")
-            b = _numeric(df[prompt_propensity], "prompt propensity", rows)
-            _check_propensity(b, ~np.isnan(y), rows, prompt_propensity)
+            b = numeric_column(df[prompt_propensity], "prompt propensity", rows)
+            check_propensity(b, ~np.isnan(y), rows, prompt_propensity)
             inclusion = Inclusion.from_prompt(np.asarray(pi), b)
         waves, wave_names = (None, None) if wave is None else wave_codes(df, wave, y, rows)
         if codes is not None and names is not None:  # names written several ways; unlabeled
@@ -534,164 +494,3 @@ def _outcome_spec(
             "drop levels or change the outcome type."
         )
     return OutcomeSpec(kind)  # type: ignore[arg-type]
-
-
-def _too_large(values: np.ndarray) -> tuple[int, str, str] | None:
-    """The first of ``values`` beyond :data:`MAX_ABS`: its position, what it is and
-    what to do (None for none)."""
-    big = np.abs(values) > MAX_ABS
-    if not big.any():
-        return None
-    pos = int(np.argmax(big))
-    if np.isinf(values[pos]):
-        return pos, "infinite", "use a finite value"
-    fix = f"rescale the column (beyond +-{MAX_ABS:g}, squares and sums overflow floats)"
-    return pos, f"{float(values[pos]):g}", fix
-
-
-def _check_labels(y: np.ndarray, spec: OutcomeSpec, rows: _Rows, label: str) -> None:
-    lab = ~np.isnan(y)
-    bad = _too_large(y)
-    if bad is not None:
-        pos, what, fix = bad
-        raise ValidationError(
-            f"label column {label!r} is {what} at {rows(pos)}; "
-            f"{fix}, or leave it empty (unlabeled)."
-        )
-    if spec.kind == "nonnegative" and (y[lab] < 0).any():
-        pos = int(np.flatnonzero(lab & (np.nan_to_num(y) < 0))[0])
-        raise ValidationError(
-            f"label column {label!r} is {float(y[pos])!r} at {rows(pos)}, but a "
-            "nonnegative outcome must be >= 0 (e.g. an error count); negate scores such as "
-            "-MQM first."
-        )
-    if spec.levels is not None:
-        ok = np.isin(y, spec.levels) | ~lab
-        if not ok.all():
-            pos = int(np.argmax(~ok))
-            raise ValidationError(
-                f"label column {label!r} is {float(y[pos])!r} at {rows(pos)}, which is "
-                f"not one of the levels {list(spec.levels)}; fix the label, round it to a level, "
-                "or declare the outcome continuous."
-            )
-
-
-def _check_infinite(long: pd.DataFrame, rows: _Rows) -> None:
-    scores = long["score"].to_numpy(dtype=float)
-    bad = _too_large(scores)
-    if bad is not None:
-        k, what, fix = bad
-        score = "an infinite score" if what == "infinite" else f"a score of {what}"
-        raise ValidationError(
-            f"judge {long['judge'].iloc[k]!r} has {score} at "
-            f"{rows(int(long['pos'].iloc[k]))}; {fix}, or leave it empty."
-        )
-
-
-def _check_propensity(pi: np.ndarray, labeled: np.ndarray, rows: _Rows, col: str) -> None:
-    bad = labeled & ~((pi > 0) & (pi <= 1))
-    if bad.any():
-        pos = int(np.argmax(bad))
-        raise ValidationError(
-            f"propensity column {col!r} is {float(pi[pos])!r} at {rows(pos)}; an "
-            "inclusion probability must lie in (0, 1] for every labeled item. Record the "
-            "probability the sampling design gave that item."
-        )
-    bad = ~labeled & ~np.isnan(pi) & ~((pi > 0) & (pi <= 1))
-    if bad.any():
-        pos = int(np.argmax(bad))
-        raise ValidationError(
-            f"propensity column {col!r} is {float(pi[pos])!r} at {rows(pos)}; it must "
-            "lie in (0, 1] (or be empty for an unlabeled item)."
-        )
-
-
-def _embedding(df: pd.DataFrame, embedding: Sequence[str] | str, rows: _Rows) -> np.ndarray:
-    if isinstance(embedding, str):
-        cols = [c for c in df.columns if str(c).startswith(embedding)]
-        if not cols:
-            raise ValidationError(
-                f"no column starts with the embedding prefix {embedding!r}; pass the prefix "
-                "of the embedding columns or a list of their names."
-            )
-    else:
-        cols = list(embedding)
-        for c in cols:
-            need_column(df, c, "embedding")
-    emb = np.column_stack([_numeric(df[c], "embedding", rows) for c in cols])
-    bad = ~np.isfinite(emb)
-    if bad.any():
-        pos, k = np.argwhere(bad)[0]
-        raise ValidationError(
-            f"embedding column {cols[k]!r} is missing or not finite at {rows(pos)}; "
-            "every item needs a complete embedding (re-embed it or drop the embedding)."
-        )
-    return emb
-
-
-def _long_from_table(long: pd.DataFrame, ids: np.ndarray, notes: list[str]) -> pd.DataFrame:
-    """Validate a long judge table and map its item ids to pool positions."""
-    for col in LONG_COLUMNS:
-        if col not in long.columns:
-            raise ValidationError(
-                f"long judge table needs column {col!r}.{suggest(col, long.columns)} "
-                "Its columns must include item, judge, score (optional run, entropy, perplexity)."
-            )
-    pos = pd.Index(ids).get_indexer(long["item"].to_numpy())
-    # ids as text in one table and numbers in the other ('0', 0): one id
-    if (pos < 0).any() and (text := pd.Index(id_text(pd.Series(ids)))).is_unique:
-        pos = text.get_indexer(id_text(long["item"]))
-    if (pos < 0).any():
-        k = int(np.argmax(pos < 0))
-        raise ValidationError(
-            f"long judge table {_row(long, k)} refers to item {_py(long['item'].iloc[k])!r}, "
-            "which is not in the pool; remove the row or add the item."
-        )
-    ids_arr = np.asarray(ids)
-    score = _numeric(long["score"].rename("score"), "long-table", _Rows(ids_arr[pos]))
-    out = pd.DataFrame(
-        {
-            "pos": pos,
-            "judge": long["judge"].astype(str).to_numpy(),
-            "run": long["run"].to_numpy() if "run" in long.columns else 0,
-            "score": score,
-        }
-    )
-    for col in UNCERTAINTY_COLUMNS:
-        if col in long.columns:
-            out[col] = pd.to_numeric(long[col], errors="coerce").to_numpy(dtype=float)
-    dup = out.duplicated(["pos", "judge", "run"])
-    if dup.any():
-        k = int(np.argmax(dup.to_numpy()))
-        key = out.iloc[k][["pos", "judge", "run"]]
-        first = int(np.argmax((out[["pos", "judge", "run"]] == key).all(axis=1).to_numpy()))
-        more = int(dup.sum()) - 1
-        also = f" (and {more} more repeated row{'s' * (more > 1)})" if more else ""
-        raise ValidationError(
-            f"long judge table {_row(long, k)} repeats {_row(long, first)}: item "
-            f"{_py(long['item'].iloc[k])!r}, judge {out['judge'].iloc[k]!r}, run "
-            f"{_py(out['run'].iloc[k])!r}{also}; "
-            "give repeated runs distinct run numbers or drop the duplicates "
-            "(judges.drop_duplicates(['item', 'judge']))."
-        )
-    # unparseable/failed calls arrive as NaN scores: they are missing scores, counted later
-    for j, sub in out.groupby("judge", sort=False):
-        if sub["score"].isna().all():
-            raise ValidationError(
-                f"judge {j!r} has no parseable score in the long table; drop it or re-run it."
-            )
-    n_na = int(out["score"].isna().sum())
-    if n_na:
-        notes.append(
-            f"{n_na} judge score(s) in the long table are NA (failed or unparseable calls); "
-            "they count as missing scores."
-        )
-    return out[out["score"].notna()].reset_index(drop=True)
-
-
-def _row(table: pd.DataFrame, k: int) -> str:
-    """Row ``k`` (a position) of a user's table as they find it: ``row 5`` under a plain
-    index, else its position and index label (``row at position 5100 (index 21800)``)."""
-    if table.index.equals(pd.RangeIndex(len(table))):
-        return f"row {k}"
-    return f"row at position {k} (index {_py(table.index[k])!r})"

@@ -463,7 +463,7 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 
 def _ours(rel: str) -> bool:
-    from bacon_bayes.outputs import is_temp_name
+    from bacon_bayes.atomic import is_temp_name
 
     return any(is_temp_name(part) for part in rel.split("/"))
 

@@ -10,11 +10,12 @@ import pandas as pd
 import pytest
 import xarray as xr
 
-from bacon_bayes import Calibrator, EvalPool, ValidationError
+from bacon_bayes import Calibrator, EvalPool, ValidationError, estimands
 from bacon_bayes import estimate as est
 from bacon_bayes import surrogates as sur
 from bacon_bayes.demo import summeval_pool
 from bacon_bayes.io import write_tree
+from bacon_bayes.model_choice import resolve_model
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +50,7 @@ def test_extra_surrogates_enter_the_mean_and_group_means(pool, combined):
     # the single-surrogate calibrator is the one it always was
     assert (
         single.estimate_mean().to_dict()
-        == single._mean(0.05, "aee").clip(*single.bounds_).to_dict()
+        == estimands.mean(single, 0.05, "aee").clip(*single.bounds_).to_dict()
     )
     assert "surrogates" not in single.estimate_mean().details
 
@@ -58,7 +59,7 @@ def test_defaults_and_names(pool):
     from bacon_bayes.features import build_features
 
     # what fit() resolves for engine="bayes" on a continuous label: gaussian + judge mean
-    _, name, engine = Calibrator(engine="bayes")._resolve_model(pool, build_features(pool))
+    _, name, engine = resolve_model(Calibrator(engine="bayes"), pool, build_features(pool))
     assert sur.resolve(None, name, engine) == ("judge_mean",)
     assert sur.resolve(None, "gaussian", "bayes", judge_mean=False) == ()
     # categorical labels: the multinomial's posterior mean alone (the judge mean only widens)

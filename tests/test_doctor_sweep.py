@@ -99,7 +99,7 @@ def test_a_row_of_merged_group_titles_above_the_header_is_skipped(tmp_path: Path
     """A spreadsheet's two-row header (``Item info;;;Human;LLM judges``, merged cells,
     above the real one): the title row was taken for the header, and doctor found no
     label and no judge; the row is skipped as a one-cell title is, and said."""
-    from bacon_bayes.io import csv_options
+    from bacon_bayes.csv_format import csv_options
 
     frame = mt_table()[["system", "seg_id", "mqm", "comet", "matese"]]
     path = tmp_path / "merged.csv"

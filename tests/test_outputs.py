@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from bacon_bayes import outputs
+from bacon_bayes.atomic import commit_folder, write_file, write_folder
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.outputs import claim, commit_folder, record, write_file, write_folder
+from bacon_bayes.outputs import claim, record
 
 
 def tree(root: Path) -> dict[str, bytes]:

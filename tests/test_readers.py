@@ -221,7 +221,8 @@ def test_tables_not_separated_by_commas_are_read(
     were read as one column, and doctor found nothing in them; now every reader of a user's
     table reads them as their writer meant (the walk of tests/test_messy_walk.py takes one
     through every command)."""
-    from bacon_bayes.io import csv_options, read_table
+    from bacon_bayes.csv_format import csv_options
+    from bacon_bayes.io import read_table
 
     frame = pd.DataFrame(
         {"id": ["a", "b", "c"], "judge": [3.5, 4.25, 1.0], "human": [3.0, None, 4.5],
@@ -295,7 +296,8 @@ def test_a_title_above_the_header_is_skipped(
     column named by the title (pandas put the other fields in the index), and doctor found
     nothing; now the lines above the header are skipped, said, and counted in the CSV line
     numbers doctor gives."""
-    from bacon_bayes.io import csv_options, read_table
+    from bacon_bayes.csv_format import csv_options
+    from bacon_bayes.io import read_table
 
     rng = np.random.default_rng(0)
     n = 120
@@ -346,7 +348,8 @@ def test_a_title_block_padded_with_commas_is_skipped(
     width. One such line passed (as a row of group titles), two did not: the first title
     became the header, every column 'Unnamed: N', and doctor advised emptying the header
     names. A line with fewer than two filled cells is no header."""
-    from bacon_bayes.io import csv_options, read_table
+    from bacon_bayes.csv_format import csv_options
+    from bacon_bayes.io import read_table
 
     frame = _excel_export()
     pad = "," * (len(frame.columns) - 1)

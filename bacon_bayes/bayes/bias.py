@@ -42,8 +42,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.atomic import write_file
 from bacon_bayes.errors import NotFittedError, ValidationError
-from bacon_bayes.outputs import write_file
 
 __all__ = ["bias_draws", "forest_figure", "forest_plot", "judge_bias"]
 

@@ -82,7 +82,7 @@ def _run(args: argparse.Namespace, name: str) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
         return 1
     except OSError as exc:  # a path, permission, disk or network problem: no traceback
-        from bacon_bayes.outputs import oserror_text
+        from bacon_bayes.atomic import oserror_text
 
         print(f"{name}: error: {oserror_text(exc)}", file=sys.stderr)
         return 2

@@ -153,8 +153,8 @@ def _labels_with_id(path: str, key: list[str]) -> tuple[str, str] | None:
     CSV or Parquet file: others are left to the user)."""
     from pathlib import Path
 
+    from bacon_bayes.csv_format import csv_options
     from bacon_bayes.doctor.long import keyed_id
-    from bacon_bayes.io import csv_options
     from bacon_bayes.readers.labels import read_labels
     from bacon_bayes.study.folder import file_stem
 

@@ -279,8 +279,9 @@ def run_report(
     """``bacon report FILE --pairwise ... --out page.html`` (as :func:`run_estimate`;
     ``saved``: FILE's calibrator, read already, when FILE is a saved one, which is of
     comparisons with or without ``--pairwise``)."""
+    from bacon_bayes.atomic import atomic_write_text
     from bacon_bayes.doctor.pairs import pool_pair_diagnostics
-    from bacon_bayes.outputs import atomic_write_text, claim
+    from bacon_bayes.outputs import claim
     from bacon_bayes.report.pairwise import render_pairwise_report
 
     for flag in ("simulate", "history", "anchor"):

@@ -202,7 +202,8 @@ def pool_item(args: argparse.Namespace, source: Path, frame: pd.DataFrame | None
 def _add_ids(args: argparse.Namespace, source: Path) -> str:
     """A line of Python that writes the pool with an id column: the group and prompt
     joined when they name each row once (WMT22's system and seg_id), else the row number."""
-    from bacon_bayes.io import ITEM_COLUMNS, csv_options, read_table
+    from bacon_bayes.csv_format import csv_options
+    from bacon_bayes.io import ITEM_COLUMNS, read_table
     from bacon_bayes.study.folder import file_stem
 
     pair = [c for c in (args.group, getattr(args, "prompt", None)) if c]

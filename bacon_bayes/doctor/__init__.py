@@ -60,7 +60,7 @@ class Profile:
     n_rows: int
     roles: Roles
     alpha: float
-    #: how a CSV that is not comma-separated UTF-8 was read (:func:`bacon_bayes.io.read_as`)
+    #: how a CSV that is not comma-separated UTF-8 was read (:func:`bacon_bayes.csv_format.read_as`)
     read_as: str = ""
     labels_per_group: pd.DataFrame | None = None
     coverage: dict[str, float] = field(default_factory=dict)

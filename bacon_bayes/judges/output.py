@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from bacon_bayes.atomic import write_file
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import people_csv
-from bacon_bayes.outputs import write_file
 
 
 def write_table(df: pd.DataFrame, path: str | Path) -> Path:

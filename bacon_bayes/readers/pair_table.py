@@ -23,8 +23,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.csv_format import csv_options
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import csv_options, row_place
+from bacon_bayes.io import row_place
 from bacon_bayes.readers.pairwise import (
     _WORDS,
     _all_verdicts,

@@ -16,10 +16,10 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes import __version__
+from bacon_bayes.atomic import atomic_write_text
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.core import VARIANCE_FLOOR
 from bacon_bayes.estimate.mean import RANGE_END
-from bacon_bayes.outputs import atomic_write_text
 from bacon_bayes.report import figures
 from bacon_bayes.report.comparisons import comparisons, target_description
 from bacon_bayes.report.doctor import data_check

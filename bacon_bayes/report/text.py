@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.core import VARIANCE_FLOOR
 from bacon_bayes.estimate.mean import RANGE_END
 from bacon_bayes.estimate.tables import ONE_LABEL
@@ -25,7 +26,7 @@ ONE_LABEL_SHRUNK = (
 _Result = TypeVar("_Result", Estimate, EstimateTable)
 
 if TYPE_CHECKING:
-    from bacon_bayes.calibrator import Calibrator
+    from bacon_bayes.calibrator import Calibrator, Method
     from bacon_bayes.pool import EvalPool
 
 METHOD_LABEL = {
@@ -315,3 +316,41 @@ def naive_note(pool: EvalPool, bounds: tuple[float, float], rows: str = "") -> s
             "from the DataFrame)"
         )
     return naive_left_out(np.asarray(pool.y, dtype=float), judges, bounds, rows)
+
+
+def calibrator_summary(
+    cal: Calibrator, alpha: float = 0.05, quantiles: tuple[float, ...] = ()
+) -> dict[str, Any]:
+    """``Calibrator.summary``: the estimates beside the classical and naive baselines, and
+    what was fitted (JSON-ready); the naive baseline left out where it is none, the reason
+    in ``naive_left_out``."""
+    cal._check_fitted()
+    left_out = naive_note(cal.pool_, cal.bounds_)
+    methods: tuple[Method, ...] = ("aee", "classical") + (() if left_out else ("naive",))
+    out: dict[str, Any] = {
+        "n_items": cal.pool_.n_items,
+        "n_labeled": cal.pool_.n_labeled,
+        "model": cal.model_name_,
+        "engine": cal.engine_,
+        "surrogates": list(cal.surrogate_names_),
+        "preset": cal.preset,
+        "folds": cal.folds,
+        "seed": cal.seed,
+        "alpha": alpha,
+        "frozen": cal.frozen_.to_dict() if hasattr(cal, "frozen_") else None,
+        "pool": cal.pool_.report(),
+        "features": cal.features_.report,
+        "mean": {m: cal.estimate_mean(alpha, m).to_dict() for m in methods},
+        "quantiles": {
+            str(q): {m: cal.estimate_quantile(q, alpha, m).to_dict() for m in methods}
+            for q in quantiles
+        },
+    }
+    if cal.pool_.groups is not None:
+        try:
+            out["groups"] = {m: cal.estimate_groups(alpha, True, m).to_dict() for m in methods}
+        except ValidationError as exc:  # a group with fewer than 2 labels
+            out["groups"] = {"error": str(exc)}
+    if left_out:
+        out["naive_left_out"] = left_out
+    return out

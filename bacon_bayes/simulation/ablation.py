@@ -35,11 +35,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from bacon_bayes.atomic import write_folder
 from bacon_bayes.crossfit import cross_fit, make_folds
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.features import FeatureSet, build_features
 from bacon_bayes.outcome import registry
-from bacon_bayes.outputs import write_folder
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.simulation.montecarlo import check_table, spec_pool
 

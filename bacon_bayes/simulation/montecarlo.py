@@ -29,13 +29,13 @@ from scipy import stats
 from threadpoolctl import threadpool_limits
 
 from bacon_bayes import surrogates as sur
+from bacon_bayes.atomic import write_folder
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.crossfit import make_folds
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.features import build_features
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.outcome import registry
-from bacon_bayes.outputs import write_folder
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.sampling.adaptive import (
     adaptive,

@@ -34,6 +34,7 @@ from bacon_bayes.items import (
     snap_to_levels,
     unequal,
 )
+from bacon_bayes.model_choice import resolve_model
 from bacon_bayes.outcome.ridge import RidgeOutcome
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.scale import binary_note, is_binary, label_bounds
@@ -389,7 +390,7 @@ def fit_stream(
         pool = replace(pool_job.result(), label_name=columns.label)
     calibrator._check_scale(pool)
     fs = feats.feature_set(lab.scores)
-    model, name, engine = calibrator._resolve_model(pool, fs)
+    model, name, engine = resolve_model(calibrator, pool, fs)
     extras = sur.resolve(calibrator.surrogates, name, engine)
     for extra in extras:
         if extra != sur.JUDGE_MEAN:

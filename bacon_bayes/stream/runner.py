@@ -21,10 +21,10 @@ from typing import Any
 
 import pandas as pd
 
+from bacon_bayes.atomic import commit_file, commit_folder, oserror_message, temp_path
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.features import check_winsor
-from bacon_bayes.outputs import commit_file, commit_folder, oserror_message, temp_path
 from bacon_bayes.results import Estimate, EstimateTable
 from bacon_bayes.stream import estimates as est
 from bacon_bayes.stream.fit import StreamFit, Sums, first_pass_sums, fit_stream

@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.csv_format import csv_options
 from bacon_bayes.errors import BaconError, ValidationError
-from bacon_bayes.io import csv_options, own_decimal_commas
+from bacon_bayes.io import own_decimal_commas
 from bacon_bayes.words import as_numbers, says_missing, unread
 
 PARQUET = (".parquet", ".pq")

@@ -72,10 +72,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.atomic import PAUSE_ENV, atomic_write_text, remove_dead_temps_in
+from bacon_bayes.csv_format import csv_options
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import csv_options, file_line, keep_file_rows, read_table, reading
+from bacon_bayes.io import file_line, keep_file_rows, read_table, reading
 from bacon_bayes.order import BETTER
-from bacon_bayes.outputs import PAUSE_ENV, atomic_write_text, remove_dead_temps_in
 
 __all__ = [
     "CONFIG_FILE",

@@ -27,8 +27,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.csv_format import csv_options
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import csv_options, file_line, refuse_workbook, restored
+from bacon_bayes.io import file_line, refuse_workbook, restored
 from bacon_bayes.study.core import Study
 from bacon_bayes.study.folder import (
     CONFIG_FILE,

@@ -21,6 +21,7 @@ from bacon_bayes.bayes.multinomial import class_log_joint, confusion_from_logits
 from bacon_bayes.cli import main
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.features import build_features
+from bacon_bayes.model_choice import resolve_model
 from bacon_bayes.simulation.categorical import simulate_categorical
 
 N, N_LABELED, N_CAT = 700, 250, 4
@@ -194,18 +195,18 @@ def test_auto_engine_picks_the_logistic_for_categorical_and_presets_wire_up(sim,
     pool = _pool(_frame(sim, N_LABELED))
     cal = Calibrator()
     cal.features_ = build_features(pool)
-    _, name, engine = cal._resolve_model(pool, cal.features_)
+    _, name, engine = resolve_model(cal, pool, cal.features_)
     assert (name, engine) == ("multinomial", "freq")  # the logistic predicts better
-    model, name, engine = Calibrator(engine="bayes")._resolve_model(pool, cal.features_)
+    model, name, engine = resolve_model(Calibrator(engine="bayes"), pool, cal.features_)
     assert (name, engine) == ("multinomial", "bayes")
     assert isinstance(model, MultinomialJudgeModel)
     assert model.levels == (0.0, 1.0)
-    model, _, engine = Calibrator(preset="multinomial")._resolve_model(pool, cal.features_)
+    model, _, engine = resolve_model(Calibrator(preset="multinomial"), pool, cal.features_)
     assert engine == "bayes" and model.draws == 400 and model.priors["offdiag_logit_mu"] == -2.0
     with pytest.raises(ValidationError, match=r"--engine freq \(engine='freq'\) cannot use preset"):
-        Calibrator(preset="multinomial", engine="freq")._resolve_model(pool, cal.features_)
+        resolve_model(Calibrator(preset="multinomial", engine="freq"), pool, cal.features_)
     with pytest.raises(ValidationError, match=r"but --model ordinal \(model='ordinal'\)"):
-        Calibrator("ordinal", preset="multinomial")._resolve_model(pool, cal.features_)
+        resolve_model(Calibrator("ordinal", preset="multinomial"), pool, cal.features_)
 
 
 def test_cli_preset_argument_builds_the_calibrator():

@@ -53,10 +53,11 @@ def test_bayes_engine_without_a_model_name_uses_the_gaussian_family() -> None:
     """A continuous pool has no Bayesian ridge: engine="bayes" means the gaussian model."""
     from bacon_bayes.bayes import GaussianJudgeModel
     from bacon_bayes.features import build_features
+    from bacon_bayes.model_choice import resolve_model
 
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"a": rng.normal(size=40), "b": rng.normal(size=40)})
     df["y"] = np.where(np.arange(40) < 20, df["a"] + rng.normal(size=40), np.nan)
     pool = EvalPool.from_frame(df, label="y", judges=["a", "b"], outcome="continuous")
-    model, name, engine = Calibrator(engine="bayes")._resolve_model(pool, build_features(pool))
+    model, name, engine = resolve_model(Calibrator(engine="bayes"), pool, build_features(pool))
     assert (name, engine) == ("gaussian", "bayes") and isinstance(model, GaussianJudgeModel)

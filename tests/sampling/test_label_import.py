@@ -12,8 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from bacon_bayes.atomic import is_temp_name
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.outputs import is_temp_name
 from bacon_bayes.study import Study, import_labels
 from bacon_bayes.study.folder import PAUSE_ENV, study_lock
 

@@ -1,0 +1,48 @@
+"""Which outcome model a calibrator fits: the family and engine from its settings, a
+preset's, or the estimator it was given (``Calibrator.fit`` hands over here)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from bacon_bayes import pairs as pairs_mod
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.features import FeatureSet
+from bacon_bayes.outcome import registry
+from bacon_bayes.pool import EvalPool
+
+if TYPE_CHECKING:
+    from bacon_bayes.calibrator import Calibrator
+
+#: Families for which ``engine="auto"`` takes the frequentist model although a Bayesian
+#: one exists: the Bayesian multinomial (Dawid-Skene) model predicts TriviaQA's binary
+#: verdicts worse than the multinomial logistic (log-loss 0.172 vs 0.159, AEE SE 0.0109
+#: vs 0.0093) at ~265x the time (BENCHMARKS.md); ``engine="bayes"`` still fits it.
+AUTO_FREQUENTIST = frozenset({"multinomial"})
+
+
+def resolve_model(cal: Calibrator, pool: EvalPool, features: FeatureSet) -> tuple[Any, str, str]:
+    """The unfitted outcome model of ``cal`` on ``pool``, its family's name and engine."""
+    if cal.preset is not None:
+        return _preset_model(cal, pool, features)
+    if cal.model is not None and not isinstance(cal.model, str):
+        return cal.model, type(cal.model).__name__, "custom"
+    name = cal.model or registry.default_model(pool.outcome)
+    engine = cal.engine
+    if engine == "auto":
+        bayes = (name, "bayes") in registry.available("bayes") and name not in AUTO_FREQUENTIST
+        engine = "bayes" if bayes else "freq"
+    elif engine not in ("bayes", "freq"):
+        raise ValidationError(f"engine {engine!r} is not known; use 'auto', 'bayes' or 'freq'.")
+    if engine == "bayes" and cal.model is None and name == "ridge":
+        name = "gaussian"  # continuous outcomes: the Bayesian family is the gaussian one
+    if engine == "bayes" and cal.model is None:
+        name = pairs_mod.bayes_family(pool, name)
+    return registry.make_model(name, engine, pool.outcome, features), name, engine
+
+
+def _preset_model(cal: Calibrator, pool: EvalPool, features: FeatureSet) -> tuple[Any, str, str]:
+    from bacon_bayes.presets import calibrator_model
+
+    model = calibrator_model(str(cal.preset), cal.model, cal.engine, pool, features)
+    return model, model.family, "bayes"

@@ -1,0 +1,232 @@
+"""The checks of a table's columns as ``EvalPool.from_frame`` reads them: numbers and
+empty cells, labels, judge scores (wide, or a long table), propensities and embeddings,
+each refusal naming the row (its line in a CSV file) and the fix."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.arguments import need_column, suggest
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.words import as_numbers, cell_fix, id_text, says_missing, unread
+
+if TYPE_CHECKING:
+    from bacon_bayes.pool import OutcomeSpec
+
+LONG_COLUMNS = ("item", "judge", "score")
+UNCERTAINTY_COLUMNS = ("entropy", "perplexity")
+#: largest label or judge score taken: beyond it, squares and sums of squares of a pool's
+#: values overflow floating point (1e308) and the fits fail
+MAX_ABS = 1e100
+
+
+def python_scalar(value: Any) -> Any:
+    """Python scalar for messages (``3``, not ``np.int64(3)``)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Where a table's rows are, for messages: their item ids and, for a table read from
+    a CSV file, their lines in it (:func:`bacon_bayes.io.csv_lines`)."""
+
+    ids: np.ndarray
+    lines: np.ndarray | None = None
+
+    def at(self, pos: int) -> str:
+        """``line 7`` of a CSV file, else ``row 5`` (from 0)."""
+        return f"row {pos}" if self.lines is None else f"line {int(self.lines[pos])}"
+
+    def __call__(self, pos: int) -> str:
+        return f"{self.at(pos)} (item {python_scalar(self.ids[pos])!r})"
+
+
+def numeric_column(
+    series: pd.Series, role: str, rows: Rows, notes: list[str] | None = None
+) -> np.ndarray:
+    """Convert to float (words as the readers take them, :func:`bacon_bayes.words.as_numbers`:
+    ``yes`` / ``no`` as 1 / 0; blank strings and the words of ``MISSING_WORDS``, ``-``,
+    ``n/a``, as empty cells, as ``bacon estimate`` reads them, said in ``notes``); any
+    other stops with its row."""
+    values = as_numbers(series).to_numpy(dtype=float)
+    bad = unread(values, series)
+    if (gone := bad & says_missing(series).to_numpy()).any():
+        bad &= ~gone
+        shown = ", ".join(repr(w) for w in pd.unique(series[gone])[:3])
+        if notes is not None:
+            notes.append(f"{role} column {series.name!r}: {shown} read as empty cells "
+                         f"({int(gone.sum())} of them), as bacon estimate reads them")  # fmt: skip
+    if bad.any():
+        pos = int(np.argmax(bad))
+        raise ValidationError(
+            f"{role} column {series.name!r} has a non-numeric value {series.iloc[pos]!r} at "
+            f"{rows(pos)}. {cell_fix(series.iloc[pos])}"
+        )
+    return values
+
+
+def _too_large(values: np.ndarray) -> tuple[int, str, str] | None:
+    """The first of ``values`` beyond :data:`MAX_ABS`: its position, what it is and
+    what to do (None for none)."""
+    big = np.abs(values) > MAX_ABS
+    if not big.any():
+        return None
+    pos = int(np.argmax(big))
+    if np.isinf(values[pos]):
+        return pos, "infinite", "use a finite value"
+    fix = f"rescale the column (beyond +-{MAX_ABS:g}, squares and sums overflow floats)"
+    return pos, f"{float(values[pos]):g}", fix
+
+
+def check_labels(y: np.ndarray, spec: OutcomeSpec, rows: Rows, label: str) -> None:
+    lab = ~np.isnan(y)
+    bad = _too_large(y)
+    if bad is not None:
+        pos, what, fix = bad
+        raise ValidationError(
+            f"label column {label!r} is {what} at {rows(pos)}; "
+            f"{fix}, or leave it empty (unlabeled)."
+        )
+    if spec.kind == "nonnegative" and (y[lab] < 0).any():
+        pos = int(np.flatnonzero(lab & (np.nan_to_num(y) < 0))[0])
+        raise ValidationError(
+            f"label column {label!r} is {float(y[pos])!r} at {rows(pos)}, but a "
+            "nonnegative outcome must be >= 0 (e.g. an error count); negate scores such as "
+            "-MQM first."
+        )
+    if spec.levels is not None:
+        ok = np.isin(y, spec.levels) | ~lab
+        if not ok.all():
+            pos = int(np.argmax(~ok))
+            raise ValidationError(
+                f"label column {label!r} is {float(y[pos])!r} at {rows(pos)}, which is "
+                f"not one of the levels {list(spec.levels)}; fix the label, round it to a level, "
+                "or declare the outcome continuous."
+            )
+
+
+def check_infinite(long: pd.DataFrame, rows: Rows) -> None:
+    scores = long["score"].to_numpy(dtype=float)
+    bad = _too_large(scores)
+    if bad is not None:
+        k, what, fix = bad
+        score = "an infinite score" if what == "infinite" else f"a score of {what}"
+        raise ValidationError(
+            f"judge {long['judge'].iloc[k]!r} has {score} at "
+            f"{rows(int(long['pos'].iloc[k]))}; {fix}, or leave it empty."
+        )
+
+
+def check_propensity(pi: np.ndarray, labeled: np.ndarray, rows: Rows, col: str) -> None:
+    bad = labeled & ~((pi > 0) & (pi <= 1))
+    if bad.any():
+        pos = int(np.argmax(bad))
+        raise ValidationError(
+            f"propensity column {col!r} is {float(pi[pos])!r} at {rows(pos)}; an "
+            "inclusion probability must lie in (0, 1] for every labeled item. Record the "
+            "probability the sampling design gave that item."
+        )
+    bad = ~labeled & ~np.isnan(pi) & ~((pi > 0) & (pi <= 1))
+    if bad.any():
+        pos = int(np.argmax(bad))
+        raise ValidationError(
+            f"propensity column {col!r} is {float(pi[pos])!r} at {rows(pos)}; it must "
+            "lie in (0, 1] (or be empty for an unlabeled item)."
+        )
+
+
+def embedding_matrix(df: pd.DataFrame, embedding: Sequence[str] | str, rows: Rows) -> np.ndarray:
+    if isinstance(embedding, str):
+        cols = [c for c in df.columns if str(c).startswith(embedding)]
+        if not cols:
+            raise ValidationError(
+                f"no column starts with the embedding prefix {embedding!r}; pass the prefix "
+                "of the embedding columns or a list of their names."
+            )
+    else:
+        cols = list(embedding)
+        for c in cols:
+            need_column(df, c, "embedding")
+    emb = np.column_stack([numeric_column(df[c], "embedding", rows) for c in cols])
+    bad = ~np.isfinite(emb)
+    if bad.any():
+        pos, k = np.argwhere(bad)[0]
+        raise ValidationError(
+            f"embedding column {cols[k]!r} is missing or not finite at {rows(pos)}; "
+            "every item needs a complete embedding (re-embed it or drop the embedding)."
+        )
+    return emb
+
+
+def long_from_table(long: pd.DataFrame, ids: np.ndarray, notes: list[str]) -> pd.DataFrame:
+    """Validate a long judge table and map its item ids to pool positions."""
+    for col in LONG_COLUMNS:
+        if col not in long.columns:
+            raise ValidationError(
+                f"long judge table needs column {col!r}.{suggest(col, long.columns)} "
+                "Its columns must include item, judge, score (optional run, entropy, perplexity)."
+            )
+    pos = pd.Index(ids).get_indexer(long["item"].to_numpy())
+    # ids as text in one table and numbers in the other ('0', 0): one id
+    if (pos < 0).any() and (text := pd.Index(id_text(pd.Series(ids)))).is_unique:
+        pos = text.get_indexer(id_text(long["item"]))
+    if (pos < 0).any():
+        k = int(np.argmax(pos < 0))
+        raise ValidationError(
+            f"long judge table {_row(long, k)} refers to item "
+            f"{python_scalar(long['item'].iloc[k])!r}, which is not in the pool; remove the "
+            "row or add the item."
+        )
+    ids_arr = np.asarray(ids)
+    score = numeric_column(long["score"].rename("score"), "long-table", Rows(ids_arr[pos]))
+    out = pd.DataFrame(
+        {
+            "pos": pos,
+            "judge": long["judge"].astype(str).to_numpy(),
+            "run": long["run"].to_numpy() if "run" in long.columns else 0,
+            "score": score,
+        }
+    )
+    for col in UNCERTAINTY_COLUMNS:
+        if col in long.columns:
+            out[col] = pd.to_numeric(long[col], errors="coerce").to_numpy(dtype=float)
+    dup = out.duplicated(["pos", "judge", "run"])
+    if dup.any():
+        k = int(np.argmax(dup.to_numpy()))
+        key = out.iloc[k][["pos", "judge", "run"]]
+        first = int(np.argmax((out[["pos", "judge", "run"]] == key).all(axis=1).to_numpy()))
+        more = int(dup.sum()) - 1
+        also = f" (and {more} more repeated row{'s' * (more > 1)})" if more else ""
+        raise ValidationError(
+            f"long judge table {_row(long, k)} repeats {_row(long, first)}: item "
+            f"{python_scalar(long['item'].iloc[k])!r}, judge {out['judge'].iloc[k]!r}, run "
+            f"{python_scalar(out['run'].iloc[k])!r}{also}; "
+            "give repeated runs distinct run numbers or drop the duplicates "
+            "(judges.drop_duplicates(['item', 'judge']))."
+        )
+    # unparseable/failed calls arrive as NaN scores: they are missing scores, counted later
+    for j, sub in out.groupby("judge", sort=False):
+        if sub["score"].isna().all():
+            raise ValidationError(
+                f"judge {j!r} has no parseable score in the long table; drop it or re-run it."
+            )
+    n_na = int(out["score"].isna().sum())
+    if n_na:
+        notes.append(
+            f"{n_na} judge score(s) in the long table are NA (failed or unparseable calls); "
+            "they count as missing scores."
+        )
+    return out[out["score"].notna()].reset_index(drop=True)
+
+
+def _row(table: pd.DataFrame, k: int) -> str:
+    """Row ``k`` (a position) of a user's table as they find it: ``row 5`` under a plain
+    index, else its position and index label (``row at position 5100 (index 21800)``)."""
+    if table.index.equals(pd.RangeIndex(len(table))):
+        return f"row {k}"
+    return f"row at position {k} (index {python_scalar(table.index[k])!r})"
