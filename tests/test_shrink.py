@@ -440,3 +440,34 @@ def test_small_systems_labeled_whole_beside_sparse_ones_get_exact_means():
             assert (table.estimate[sparse] < table.ci_high[sparse]).all()
             diffs = shrink.shrunk_differences(table)
             assert np.isfinite(diffs.ci_low).all() and np.isfinite(diffs.ci_high).all()
+
+
+@pytest.mark.parametrize("pooling", ["separate", "shrink"])
+def test_groups_labeled_whole_have_their_exact_mean_in_every_column(pooling):
+    """A 3-item and a 1-item system labeled whole beside sparse ones (finding 4): for the
+    pool's items their label mean is their mean, width 0, in the AEE and the classical
+    (labels-only) columns alike, not "fewer than 5 labels" or "1 label: no variance of its
+    own"; their pairs compare. For a population they stay samples: no interval."""
+    rng = np.random.default_rng(3)
+    g = np.repeat(["A", "B", "C", "D", "E"], [40, 40, 40, 3, 1])
+    j = rng.normal(3.0, 1.0, g.size)
+    y = j + rng.normal(0, 0.5, g.size)
+    lab = np.r_[rng.random(120) < 0.25, np.ones(4, bool)]
+    df = pd.DataFrame({"y": np.where(lab, y, np.nan), "j": j, "k": j + rng.normal(0, 0.4, g.size),
+                       "g": g})  # fmt: skip
+    pool = EvalPool.from_frame(df, label="y", judges=["j", "k"], group="g", outcome="continuous")
+    for target in ("pool", "population"):
+        cal = Calibrator(engine="freq", pooling=pooling, target=target).fit(pool)
+        for method in ("aee", "classical"):
+            table = cal.estimate_groups(0.05, False, method).to_frame().set_index("name")
+            whole = table.loc[["D", "E"]]
+            if target == "pool":
+                assert whole.estimate.to_numpy() == pytest.approx([y[120:123].mean(), y[123]])
+                assert (whole.ci_high - whole.ci_low).max() < 1e-9, table
+                assert (whole.ci_low - whole.estimate).abs().max() < 1e-9, table
+            elif pooling == "separate":
+                assert whole.ci_low.isna().all(), table
+        if target == "pool":
+            diffs = cal.compare_groups(0.05, True).to_frame().set_index("name")
+            assert diffs.loc["D - E", "estimate"] == pytest.approx(y[120:123].mean() - y[123])
+            assert diffs.loc["D - E", "ci_high"] - diffs.loc["D - E", "ci_low"] < 1e-9
