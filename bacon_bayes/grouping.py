@@ -118,7 +118,8 @@ def finished(table: EstimateTable, bounds: tuple[float, float]) -> EstimateTable
         table = replace(table, details={**table.details, "guarantee": guarantee})
     few = (np.asarray(table.n_labeled) < MIN_GROUP_LABELS) & np.isfinite(table.ci_low)
     # a group labeled whole has its mean exactly (the pool's items): no interval to doubt
-    few &= ~known_exactly(table.n_labeled, table.n_items, table.details.get("target"))
+    exact = known_exactly(table.n_labeled, table.n_items, table.details.get("target"))
+    few &= ~(exact & (np.abs(table.se) <= 1e-12 * (1.0 + np.abs(table.estimate))))
     return table.withhold(
         few, f"fewer than {MIN_GROUP_LABELS} labels in the group: no useful interval"
     )

@@ -413,7 +413,8 @@ def _without_sparse(
             if sub is None
             else _full_details(sub.details, keep, m),
         )  # fmt: skip
-        exact = (n_lab == 1) & known_exactly(n_lab, n_g, kw["target"])
+        drawn = np.bincount(g_lab, weights=pi_lab < 1.0, minlength=m) == 0  # each for sure
+        exact = (n_lab == 1) & drawn & known_exactly(n_lab, n_g, kw["target"])
         if exact.any():  # one item, labeled: its label is the group's mean (the pool's)
             low, high = np.where(exact, est, low), np.where(exact, est, high)
             table = replace(table, se=np.where(exact, 0.0, table.se), ci_low=low, ci_high=high)
