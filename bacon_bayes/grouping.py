@@ -14,7 +14,7 @@ from bacon_bayes import estimate as est
 from bacon_bayes import surrogates as sur
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.groups import check_interval
-from bacon_bayes.estimate.tables import labels_only, own_guarantee
+from bacon_bayes.estimate.tables import known_exactly, labels_only, own_guarantee
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.results import EstimateTable
 
@@ -117,6 +117,9 @@ def finished(table: EstimateTable, bounds: tuple[float, float]) -> EstimateTable
         guarantee = own_guarantee(table.estimand, table.simultaneous)
         table = replace(table, details={**table.details, "guarantee": guarantee})
     few = (np.asarray(table.n_labeled) < MIN_GROUP_LABELS) & np.isfinite(table.ci_low)
+    # a group labeled whole has its mean exactly (the pool's items): no interval to doubt
+    exact = known_exactly(table.n_labeled, table.n_items, table.details.get("target"))
+    few &= ~(exact & (np.abs(table.se) <= 1e-12 * (1.0 + np.abs(table.estimate))))
     return table.withhold(
         few, f"fewer than {MIN_GROUP_LABELS} labels in the group: no useful interval"
     )

@@ -4,7 +4,7 @@ of tables meant for people (spreadsheet formulas neutralised)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -170,16 +170,21 @@ def _padded_ids_as_text(frame: pd.DataFrame, ids: list[str]) -> None:
             frame[c] = num
 
 
-def read_table(path: str | Path, text: Iterable[str] = ()) -> pd.DataFrame:
+def read_table(
+    path: str | Path, text: Iterable[str] = (), names: Iterable[str] = ()
+) -> pd.DataFrame:
     """Read a CSV (optionally compressed) or Parquet file into a DataFrame.
 
     A compressed CSV is decompressed at most to
     :data:`~bacon_bayes.csv_format.INFLATE_RATIO` times its size (or
     :data:`~bacon_bayes.csv_format.INFLATE_FLOOR`); two columns of one name are refused;
     text cells that :func:`people_csv` neutralised are restored (:func:`restored`); ids written with
-    leading zeros (:func:`_padded_ids_as_text`) and the ``text`` columns are read as text.
+    leading zeros (:func:`_padded_ids_as_text`) and the ``text`` columns are read as text;
+    ``names``: columns that name things (the group, item and prompt columns a command was
+    given), whose words ``NA``, ``N/A``, ``null``, ``nan`` are names as written even among
+    numbers (:func:`_kept_na_words`).
     """
-    path, text = Path(path), list(text)
+    path, text, names = Path(path), list(text), {str(c) for c in names}
     if not path.exists():
         raise ValidationError(f"file {str(path)!r} does not exist; check the path.")
     if path.is_dir():
@@ -200,7 +205,7 @@ def read_table(path: str | Path, text: Iterable[str] = ()) -> pd.DataFrame:
                 ids = _id_columns(path, how)
                 with csv_source(path) as source:
                     frame = pd.read_csv(**source, **how, dtype=dict.fromkeys(ids + text, str))
-            kept = _kept_na_words(path, how, frame)
+            kept = _kept_na_words(path, how, frame, names)
             frame, blank = _without_blank_rows(frame, 2 + how.get("skiprows", 0))
             _padded_ids_as_text(frame, [c for c in ids if c not in text])  # blank rows gone
             marked = _other_decimal_mark(frame, how)
@@ -230,15 +235,23 @@ def read_table(path: str | Path, text: Iterable[str] = ()) -> pd.DataFrame:
     return out
 
 
-def _kept_na_words(path: Path, how: dict[str, Any], frame: pd.DataFrame) -> dict[str, str]:
+def _kept_na_words(
+    path: Path, how: dict[str, Any], frame: pd.DataFrame, names: Collection[str] = ()
+) -> dict[str, str]:
     """Keep as written, in place, the cells of ``frame``'s text columns that pandas read
     as missing but that hold a word (``NA``, ``None``, ``null``: a group or model so
     named, read as empty, its rows then refused or dropped as groupless); returns, per
     column, what was kept with the fix where the words mean no value. A column of numbers
     with a few words (a judge's ``NA``), of verdict words (``yes``/``no``) or where the
-    words fill half the rows (a label's unlabeled rows, a vote's) keeps them missing."""
+    words fill half the rows (a label's unlabeled rows, a vote's) keeps them missing; a
+    column of ``names`` (groups, items, prompts) keeps them always, and where they stand
+    among numbers (systems 8, 9.0, 010 and NA) the whole column is read as written."""
     rows = ~frame.isna().all(axis=1).to_numpy()  # a row of nothing stays blank
-    cols = [k for k, (_, s) in enumerate(frame.items()) if (s.isna() & rows).any() and _text(s)]
+    cols = [
+        k
+        for k, (c, s) in enumerate(frame.items())
+        if (s.isna() & rows).any() and (str(c) in names or _text(s))
+    ]
     if not cols:
         return {}
     with csv_source(path) as source:
@@ -247,8 +260,12 @@ def _kept_na_words(path: Path, how: dict[str, Any], frame: pd.DataFrame) -> dict
     for k, written in zip(cols, raw.columns, strict=True):
         column = frame.columns[k]
         words = frame[column].isna().to_numpy() & rows & raw[written].str.strip().ne("")
-        if words.any() and words.sum() < 0.5 * rows.sum():  # a sparse label's NA: unlabeled
-            frame.loc[words, column] = raw.loc[words, written]
+        named = str(column) in names
+        if words.any() and (named or words.sum() < 0.5 * rows.sum()):  # a label's: unlabeled
+            if named and not _text(frame[column]):  # names among numbers: all as written
+                frame[column] = raw[written].where(raw[written].str.strip().ne("")).to_numpy()
+            else:
+                frame.loc[words, column] = raw.loc[words, written]
             shown = ", ".join(map(repr, raw.loc[words, written].unique()[:5]))
             said[str(column)] = (
                 f"the words {shown} ({int(words.sum())} cell(s)) are kept as written, not "

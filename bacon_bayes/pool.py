@@ -32,10 +32,12 @@ from bacon_bayes.order import group_spellings, unique_codes, wave_codes
 from bacon_bayes.pairs import Pairs, pairs_frame
 from bacon_bayes.pool_checks import (
     Rows,
+    blank_cells,
     check_infinite,
     check_labels,
     check_propensity,
     embedding_matrix,
+    empty_cell_says,
     long_from_table,
     numeric_column,
     python_scalar,
@@ -339,9 +341,12 @@ class EvalPool:
             need_column(df, item, "item id")
             ids, id_role = df[item].to_numpy(), f"item id column {item!r}"
         rows = Rows(ids, csv_lines(df))
-        if pd.isna(ids).any():
-            pos = int(np.argmax(pd.isna(ids)))
-            raise ValidationError(f"{id_role} is empty at {rows.at(pos)}; give every item an id.")
+        if (blank := blank_cells(ids)).any():
+            pos = int(np.argmax(blank))
+            spaces, hint = empty_cell_says(ids, pos, df)
+            raise ValidationError(
+                f"{id_role} is empty{spaces} at {rows.at(pos)}; give every item an id{hint}."
+            )
         if (dup := pd.Index(ids).duplicated(keep=False)).any():
             at, more = np.flatnonzero(ids == ids[dup][0]), pd.Index(ids[dup]).nunique() - 1
             also = f" (and {more} more repeated id{'s' * (more > 1)})" if more else ""
@@ -384,11 +389,12 @@ class EvalPool:
         if group is not None:
             need_column(df, group, "group")
             g = df[group]
-            if g.isna().any():
-                pos = int(np.argmax(g.isna().to_numpy()))
+            if (blank := blank_cells(g)).any():
+                pos = int(np.argmax(blank))
+                spaces, hint = empty_cell_says(g, pos, df)
                 raise ValidationError(
-                    f"group column {group!r} is empty at {rows(pos)}; give every item "
-                    "a group (e.g. 'unknown') or leave out group."
+                    f"group column {group!r} is empty{spaces} at {rows(pos)}; give every item "
+                    f"a group (e.g. 'unknown') or leave out group{hint}."
                 )
             if pd.api.types.is_float_dtype(g) and (g == np.round(g)).all():
                 g = g.astype(np.int64)  # group 8, not 8.0
@@ -414,12 +420,13 @@ class EvalPool:
         if prompt is not None:
             need_column(df, prompt, "prompt")
             pr = df[prompt]
-            if pr.isna().any():
-                pos = int(np.argmax(pr.isna().to_numpy()))
+            if (blank := blank_cells(pr)).any():
+                pos = int(np.argmax(blank))
+                spaces, hint = empty_cell_says(pr, pos, df)
                 raise ValidationError(
-                    f"prompt column {prompt!r} is empty at {rows(pos)} "
-                    f"({int(pr.isna().sum())} rows); give every item the id of the prompt it "
-                    "answers, or leave out prompt."
+                    f"prompt column {prompt!r} is empty{spaces} at {rows(pos)} "
+                    f"({int(blank.sum())} rows); give every item the id of the prompt it "
+                    f"answers, or leave out prompt{hint}."
                 )
             prompts = pr.astype(str).to_numpy()
         inclusion = None

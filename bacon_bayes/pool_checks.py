@@ -46,6 +46,35 @@ class Rows:
         return f"{self.at(pos)} (item {python_scalar(self.ids[pos])!r})"
 
 
+def blank_cells(values: pd.Series | np.ndarray) -> np.ndarray:
+    """Which cells of a column of names (ids, groups, prompts) name nothing: missing, or
+    text of no character but spaces (``''``: a CSV's empty cell reads as missing, the same
+    cell from Python as ``''``; both are empty, in every entry point)."""
+    s = pd.Series(values, copy=False)
+    blank = np.array(s.isna().to_numpy(), dtype=bool)
+    if pd.api.types.is_object_dtype(s) or pd.api.types.is_string_dtype(s):
+        blank |= s.str.strip().eq("").fillna(False).to_numpy(dtype=bool)
+    return blank
+
+
+def empty_cell_says(
+    values: pd.Series | np.ndarray, pos: int, frame: pd.DataFrame
+) -> tuple[str, str]:
+    """What to add to "is empty" for the cell at ``pos``: ``" (spaces only)"`` where it
+    holds spaces; where it is missing in a ``frame`` bacon did not read (Python's, not
+    :func:`~bacon_bayes.io.read_table`'s, which keeps such names), a closing sentence:
+    pandas reads the names NA, N/A, null, nan as missing, and how to keep them."""
+    v = np.asarray(values, dtype=object)[pos]
+    if isinstance(v, str):
+        return (" (spaces only)" if v else ""), ""
+    if "kept words" in frame.attrs:
+        return "", ""
+    return "", (
+        " (if it held a name such as NA, N/A, null or nan: pandas.read_csv reads those as "
+        "missing; read the file with keep_default_na=False to keep them as names)"
+    )
+
+
 def numeric_column(
     series: pd.Series, role: str, rows: Rows, notes: list[str] | None = None
 ) -> np.ndarray:

@@ -124,13 +124,44 @@ class Environment:
         return self.pcs[:, :PROPENSITY_PCS]
 
 
-def find_shared_data(relative: Path = SUMMEVAL_FILE) -> Path | None:
-    """Locate ``shared/data/<relative>``: ``$BACON_SHARED_DATA`` or a ``shared`` folder
-    next to the repository (or one level further up, for git worktrees)."""
+def shared_data_roots() -> list[Path]:
+    """Where ``shared/data`` is looked for, in order (absolute): ``$BACON_SHARED_DATA``,
+    then ``shared/data`` beside the repository (``../shared/data``, as the docs' commands
+    name it) or one level further up, and the same beside the main checkout of a git
+    worktree (a worktree under ``/tmp`` of a repository at ``/work/main`` finds
+    ``/work/shared/data``)."""
     roots = [Path(os.environ["BACON_SHARED_DATA"])] if "BACON_SHARED_DATA" in os.environ else []
     repo = Path(__file__).resolve().parents[1]
-    roots += [parent / "shared" / "data" for parent in (repo.parent, repo.parent.parent)]
-    for root in roots:
+    for checkout in dict.fromkeys([repo, *_main_checkout(repo)]):
+        roots += [
+            parent / "shared" / "data" for parent in (checkout.parent, checkout.parent.parent)
+        ]
+    return [root.absolute() for root in dict.fromkeys(roots)]
+
+
+def _main_checkout(repo: Path) -> list[Path]:
+    """The main working tree of the git worktree at ``repo`` (its ``.git`` file points at
+    ``<main>/.git/worktrees/<name>``, whose ``commondir`` is ``<main>/.git``); none for a
+    main checkout or a copy without git."""
+    dot_git = repo / ".git"
+    if not dot_git.is_file():
+        return []
+    try:
+        line = dot_git.read_text(encoding="utf-8").strip()
+        if not line.startswith("gitdir:"):
+            return []
+        gitdir = (repo / line.removeprefix("gitdir:").strip()).resolve()
+        common = gitdir / "commondir"
+        if common.is_file():
+            gitdir = (gitdir / common.read_text(encoding="utf-8").strip()).resolve()
+    except OSError:
+        return []
+    return [gitdir.parent] if gitdir.name == ".git" else []
+
+
+def find_shared_data(relative: Path = SUMMEVAL_FILE) -> Path | None:
+    """Locate ``shared/data/<relative>`` in :func:`shared_data_roots` (None: absent)."""
+    for root in shared_data_roots():
         if (root / relative).is_file():
             return root / relative
     return None

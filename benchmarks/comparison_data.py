@@ -7,7 +7,9 @@ writes ``OUTDIR/trivia.csv`` (TriviaQA: label ``y`` = Human-Eval as 0/1, the 9 j
 ``OUTDIR/wmt22.parquet`` (WMT22 zh-en, MQM-rated rows: label ``y`` = -MQM, the 10 metrics
 of :mod:`benchmarks.bench_simulate`, ``system``, ``seg_id`` the source segment; 30,000
 rows). SummEval needs nothing: the shipped ``bacon_bayes/data/summeval_sample.csv.gz`` has
-``doc_id`` and ``system``. Skips with a message when the shared data is absent.
+``doc_id`` and ``system``. A table whose shared data is absent is skipped with where it
+was looked for (absolute paths, :func:`~benchmarks.adaptive_experiment.shared_data_roots`);
+the exit status is 1 when nothing was written.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchmarks.adaptive_experiment import find_shared_data
+from benchmarks.adaptive_experiment import find_shared_data, shared_data_roots
 from benchmarks.bench_bayes_multinomial import JUDGES, RELATIVE
 from benchmarks.bench_simulate import METRICS, WMT_FILE
 
@@ -38,21 +40,34 @@ def wmt22(path: Path) -> pd.DataFrame:
     return frame.drop(columns="mqm")
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
+    """Write the tables to OUTDIR; 1 (with where the data were looked for) when none was
+    written, 0 otherwise."""
     args = sys.argv[1:] if argv is None else argv
-    out = Path(args[0] if args else ".")
+    out = Path(args[0] if args else ".").absolute()
     out.mkdir(parents=True, exist_ok=True)
+    wrote = 0
     for name, rel, load, write in (
         ("trivia.csv", RELATIVE, trivia, "to_csv"),
         ("wmt22.parquet", WMT_FILE, wmt22, "to_parquet"),
     ):
         path = find_shared_data(rel)
         if path is None:
-            print(f"skipped {name}: shared/data/{rel} is absent (set BACON_SHARED_DATA)")
+            looked = ", ".join(str(root / rel) for root in shared_data_roots())
+            print(f"skipped {name}: {rel} is absent; looked for {looked}", file=sys.stderr)
             continue
         getattr(load(path), write)(out / name, index=False)
-        print(f"wrote {out / name}")
+        print(f"wrote {out / name} (from {path})")
+        wrote += 1
+    if not wrote:
+        print(
+            "wrote nothing: set BACON_SHARED_DATA to the folder holding the shared data "
+            "(its judging_the_judges_triviaqa/ and wmt22_zhen_mqm/)",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

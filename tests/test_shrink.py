@@ -387,3 +387,87 @@ def test_the_labels_only_column_is_each_groups_own_labels_mean(tmp_path, capsys)
     assert out["streamed"] and out["groups"]["aee"]["details"]["pooling"] == "shrink"
     rows = out["groups"]["classical"]["rows"]
     assert [r["estimate"] for r in rows] == pytest.approx(own[[r["name"] for r in rows]].to_list())
+
+
+def test_wholly_labeled_domain_is_drawn_with_probability_exactly_one():
+    """Conditioning on each domain's labels rescaled 30/630 by 2/(60/630): 1 - 1e-16 for a
+    two-item system labeled whole, which left its variance at 1e-17 instead of 0 (and the
+    robust critical value's root finder without a root, finding 14)."""
+    from bacon_bayes.estimate.core import _prepare
+
+    codes = np.r_[np.repeat(np.arange(6), 100), np.repeat(np.arange(6, 12), 2)]
+    labeled = np.zeros(codes.size, bool)
+    for k in range(6):
+        labeled[k * 100 : k * 100 + 3] = True
+    labeled[600:] = True
+    y = np.where(labeled, 3.0, np.nan)
+    pi_lab = _prepare(y, None, None, None, True, codes)[2]
+    assert (pi_lab[codes[labeled] >= 6] == 1.0).all()
+    assert pi_lab[codes[labeled] < 6] == pytest.approx(0.03)
+
+
+def test_critical_value_at_a_vanishing_bias_is_the_normal_one():
+    """t = 3e-16 (a contrast whose noise all but vanishes): the miss rate at the normal
+    value is alpha to rounding; brentq found no sign change and raised."""
+    alpha = 0.05 / 12
+    z = stats.norm.isf(alpha / 2)
+    assert robust_ebci.critical_value(2.9363711385162047e-16, 9.03, alpha) == pytest.approx(z)
+
+
+def test_small_systems_labeled_whole_beside_sparse_ones_get_exact_means():
+    """Finding 14's design: six 100-item systems with 3 labels each beside six 2-item
+    systems labeled whole. Every draw gives a table (pointwise, simultaneous and the
+    comparisons), the whole systems their exact means with zero-width intervals, the sparse
+    ones finite intervals around their estimates."""
+    rng = np.random.default_rng(55)
+    codes = np.r_[np.repeat(np.arange(6), 100), np.repeat(np.arange(6, 12), 2)]
+    names = np.array([f"M{k}" for k in range(12)])[codes]
+    for _ in range(8):
+        f = rng.normal(3.5, 0.6, codes.size)
+        y = np.clip(np.round(3 * (f + rng.normal(0, 0.5, codes.size))) / 3, 1, 5)
+        labeled = codes >= 6
+        for k in range(6):
+            labeled[rng.choice(np.flatnonzero(codes == k), 3, replace=False)] = True
+        ylab = np.where(labeled, y, np.nan)
+        for how in ("none", "maxt"):
+            table = shrink.shrunk_group_means(ylab, f, names, simultaneous=how)
+            whole = np.arange(6, 12)
+            exact = np.bincount(codes, weights=y)[whole] / 2
+            assert table.estimate[whole] == pytest.approx(exact)
+            assert (table.ci_high[whole] - table.ci_low[whole]).max() < 1e-9
+            sparse = np.arange(6)
+            assert (table.ci_low[sparse] < table.estimate[sparse]).all()
+            assert (table.estimate[sparse] < table.ci_high[sparse]).all()
+            diffs = shrink.shrunk_differences(table)
+            assert np.isfinite(diffs.ci_low).all() and np.isfinite(diffs.ci_high).all()
+
+
+@pytest.mark.parametrize("pooling", ["separate", "shrink"])
+def test_groups_labeled_whole_have_their_exact_mean_in_every_column(pooling):
+    """A 3-item and a 1-item system labeled whole beside sparse ones (finding 4): for the
+    pool's items their label mean is their mean, width 0, in the AEE and the classical
+    (labels-only) columns alike, not "fewer than 5 labels" or "1 label: no variance of its
+    own"; their pairs compare. For a population they stay samples: no interval."""
+    rng = np.random.default_rng(3)
+    g = np.repeat(["A", "B", "C", "D", "E"], [40, 40, 40, 3, 1])
+    j = rng.normal(3.0, 1.0, g.size)
+    y = j + rng.normal(0, 0.5, g.size)
+    lab = np.r_[rng.random(120) < 0.25, np.ones(4, bool)]
+    df = pd.DataFrame({"y": np.where(lab, y, np.nan), "j": j, "k": j + rng.normal(0, 0.4, g.size),
+                       "g": g})  # fmt: skip
+    pool = EvalPool.from_frame(df, label="y", judges=["j", "k"], group="g", outcome="continuous")
+    for target in ("pool", "population"):
+        cal = Calibrator(engine="freq", pooling=pooling, target=target).fit(pool)
+        for method in ("aee", "classical"):
+            table = cal.estimate_groups(0.05, False, method).to_frame().set_index("name")
+            whole = table.loc[["D", "E"]]
+            if target == "pool":
+                assert whole.estimate.to_numpy() == pytest.approx([y[120:123].mean(), y[123]])
+                assert (whole.ci_high - whole.ci_low).max() < 1e-9, table
+                assert (whole.ci_low - whole.estimate).abs().max() < 1e-9, table
+            elif pooling == "separate":
+                assert whole.ci_low.isna().all(), table
+        if target == "pool":
+            diffs = cal.compare_groups(0.05, True).to_frame().set_index("name")
+            assert diffs.loc["D - E", "estimate"] == pytest.approx(y[120:123].mean() - y[123])
+            assert diffs.loc["D - E", "ci_high"] - diffs.loc["D - E", "ci_low"] < 1e-9

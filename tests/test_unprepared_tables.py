@@ -294,3 +294,47 @@ def test_groups_named_na_none_and_null_are_kept_as_names(tmp_path, capsys) -> No
     assert read["llm_c"].isna().sum() == 1 and read["llm_c"].dtype == float
     assert read.attrs["kept words"].keys() == {"system"}
     assert read["verdict"].isna().mean() == 0.75 and read["category"].isna().mean() == 0.75
+
+
+def test_systems_named_by_numbers_and_na_keep_every_name(tmp_path, capsys) -> None:
+    """Tester A finding 3 (session 37): systems named 8, 9.0, 010 and NA. Among numbers
+    the column is not text, so NA was read as missing and estimate refused the group as
+    empty; a column the command names (--group, --item, --prompt) keeps its words as
+    names, the others as written (9.0 and 010 stay themselves)."""
+    frame = _table()
+    names = {"M1": "8", "M2": "9.0", "M3": "010"}
+    frame["system"] = frame["system"].map(lambda s: names.get(s, "NA"))
+    path = tmp_path / "numbered.csv"
+    frame.to_csv(path, index=False)
+    est = _run(["estimate", str(path), "--label", "human", "--judge", "llm_a,llm_b,llm_c",
+                "--group", "system", "--engine", "freq"], capsys)  # fmt: skip
+    assert "note: column 'system': the words 'NA'" in est, est
+    for name in ("8", "9.0", "010", "NA"):
+        assert re.search(rf"^\s*{re.escape(name)} +[\d.]+ +\[", est, re.MULTILINE), name
+
+
+def test_an_empty_or_blank_group_is_refused_in_python_as_on_the_command_line() -> None:
+    """Tester A finding 10: '' (and spaces) as a group from Python made a system of no
+    name, which a CSV's empty cell (read as missing) is refused as; now both are empty,
+    with the same message, and a missing cell in a frame bacon did not read says how
+    pandas' NA words are kept."""
+    from bacon_bayes import EvalPool
+    from bacon_bayes.errors import ValidationError
+
+    frame = _table()
+    frame.attrs = {}  # a frame of the user's, not read by bacon
+    kw = {"label": "human", "judges": ["llm_a", "llm_b"], "group": "system", "item": "id",
+          "outcome": "continuous"}  # fmt: skip
+    for cell, said in (("", "empty at"), ("  ", "empty (spaces only) at"), (np.nan, "empty at")):
+        bad = frame.astype({"system": object})
+        bad.loc[7, "system"] = cell
+        with pytest.raises(ValidationError, match=re.escape(f"group column 'system' is {said}")):
+            EvalPool.from_frame(bad, **kw)
+    bad = frame.astype({"system": object})
+    bad.loc[7, "system"] = np.nan
+    with pytest.raises(ValidationError, match="keep_default_na=False"):
+        EvalPool.from_frame(bad, **kw)
+    bad = frame.astype({"id": object})
+    bad.loc[7, "id"] = ""
+    with pytest.raises(ValidationError, match="item id column 'id' is empty at"):
+        EvalPool.from_frame(bad, **kw)

@@ -465,7 +465,8 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
     from bacon_bayes.readers.labels import label_column
     from bacon_bayes.readers.pair_table import pairwise_hint
 
-    df, meta = read_any(args.file)
+    named = (args.item, getattr(args, "group", None), getattr(args, "prompt", None))
+    df, meta = read_any(args.file, names=[c for c in named if isinstance(c, str)])
     if meta.format in ("csv", "tsv", "parquet"):  # a spreadsheet's 'Total' rows: no items
         from bacon_bayes.doctor.rows import summary_rows
 

@@ -305,7 +305,12 @@ def _conditional_pi(
     else:
         return pi_lab
     scale = n_lab / np.maximum(expected, 1e-300)
-    return np.minimum(pi_lab * scale[codes[idx]], 1.0)
+    out = np.minimum(pi_lab * scale[codes[idx]], 1.0)
+    # a wholly labeled domain's items were all drawn: exactly 1 (not 1 - 1e-16 from the
+    # rounding of the rescaling), so its mean is known and its variance exactly 0
+    whole = (n_lab == sizes)[codes[idx]]
+    out[whole] = 1.0
+    return out
 
 
 def _estimate(

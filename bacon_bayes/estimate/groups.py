@@ -44,7 +44,9 @@ from bacon_bayes.estimate.tables import (
     correlation,
     group_codes,
     group_table,
+    known_exactly,
     own_guarantee,
+    pair_df,
     unvalidated,
 )
 from bacon_bayes.inclusion import Inclusion
@@ -411,7 +413,12 @@ def _without_sparse(
             if sub is None
             else _full_details(sub.details, keep, m),
         )  # fmt: skip
-        table = table.withhold(n_lab == 1, ONE_LABEL)
+        drawn = np.bincount(g_lab, weights=pi_lab < 1.0, minlength=m) == 0  # each for sure
+        exact = (n_lab == 1) & drawn & known_exactly(n_lab, n_g, kw["target"])
+        if exact.any():  # one item, labeled: its label is the group's mean (the pool's)
+            low, high = np.where(exact, est, low), np.where(exact, est, high)
+            table = replace(table, se=np.where(exact, 0.0, table.se), ci_low=low, ci_high=high)
+        table = table.withhold((n_lab == 1) & ~exact, ONE_LABEL)
         tables.append(unvalidated(table, n_lab == 0))
     return tables
 
@@ -568,8 +575,7 @@ def compare(
     if not pairs:
         raise ValidationError("comparisons need at least two groups.")
     names, n_lab, n_it = pp.names, pp.n_labeled, pp.n_items
-    group_df = table.details.get("df")
-    df = None if group_df is None else np.array([min(group_df[a], group_df[b]) for a, b in pairs])
+    df = pair_df(table.details.get("df"), pairs)
     how = simultaneous or table.simultaneous
     keys = ("target", "interval", "clustered_by_prompt")
     extra = {k: table.details[k] for k in keys if k in table.details}

@@ -72,9 +72,16 @@ def _critical_value(t: float, kappa: float, alpha: float) -> float:
     # the bias alone at its largest: |b| <= sqrt(t / p) for mass p, so chi below
     # sqrt(t / alpha) + z covers the worst case; the normal value is the floor
     high = z + math.sqrt(t / alpha) + 1.0
-    return float(
-        optimize.brentq(lambda chi: max_noncoverage(t, kappa, chi) - alpha, z, high, xtol=1e-4)
-    )
+
+    def excess(chi: float) -> float:
+        return max_noncoverage(t, kappa, chi) - alpha
+
+    if excess(z) <= 0:
+        # a bias so small (t near 0: a group or pair whose noise all but vanishes) that
+        # the normal value already covers; rounding can put the miss rate a hair under
+        # alpha there, where no root is left to bracket
+        return z
+    return float(optimize.brentq(excess, z, high, xtol=1e-4))
 
 
 def critical_value(t: float, kappa: float, alpha: float) -> float:

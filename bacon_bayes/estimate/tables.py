@@ -21,6 +21,15 @@ NO_OWN_LABELS = "no labels: no classical (labels-only) mean for the group"
 JOINT = "family-wise (all hold together)"
 
 
+def known_exactly(n_labeled: np.ndarray, n_items: np.ndarray, target: object) -> np.ndarray:
+    """Which groups' means are known exactly: every item labeled, for the pool's items
+    (``target="pool"``; for a population they are a sample still). Their interval is the
+    mean itself, width 0, whatever the number of labels: no variance is estimated, so
+    neither "1 label: no variance of its own" nor "fewer than 5 labels" applies."""
+    n_labeled, n_items = np.asarray(n_labeled), np.asarray(n_items)
+    return (n_labeled > 0) & (n_labeled == n_items) & (target == "pool")
+
+
 def own_guarantee(estimand: str, simultaneous: str) -> str:
     """``details["guarantee"]`` of a table of each group's (pair's, model's) own
     intervals, not shrunk: :data:`JOINT` when they are simultaneous, else per row."""
@@ -103,6 +112,20 @@ def implied_by_groups(table: EstimateTable, diffs: EstimateTable) -> EstimateTab
 def correlation(cov: np.ndarray) -> np.ndarray:
     sd = np.sqrt(np.clip(np.diag(cov), 1e-300, None))
     return cov / np.outer(sd, sd)
+
+
+def pair_df(group_df: list[float | None] | None, pairs: list[tuple[int, int]]) -> np.ndarray | None:
+    """Each pair's df, its groups' fewer; a group with none (a one-item group labeled
+    whole: its mean known exactly, no variance estimated) leaves the other's, and a pair of
+    two such groups (difference known exactly: any df) the table's most."""
+    if group_df is None:
+        return None
+    known = [v for v in group_df if v is not None]
+    most = max(known) if known else 1.0
+    return np.array([
+        min((v for v in (group_df[a], group_df[b]) if v is not None), default=most)
+        for a, b in pairs
+    ])  # fmt: skip
 
 
 def group_table(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -101,13 +102,15 @@ def _read_json(path: Path) -> tuple[pd.DataFrame, TableMeta]:
     )
 
 
-def read_any(path: str | Path) -> tuple[pd.DataFrame, TableMeta]:
+def read_any(path: str | Path, names: Iterable[str] = ()) -> tuple[pd.DataFrame, TableMeta]:
     """Read a table of judge scores in any format bacon knows.
 
     Parameters
     ----------
     path : str or Path
         See :data:`FORMATS`.
+    names : columns that name things (group, item, prompt), for a CSV: their cells
+        ``NA``, ``null``... are names, not missing values (:func:`~bacon_bayes.io.read_table`).
 
     Returns
     -------
@@ -131,7 +134,7 @@ def read_any(path: str | Path) -> tuple[pd.DataFrame, TableMeta]:
         raise ValidationError(f"{str(path)!r} is a folder; pass a file: {FORMATS}.")
     kind = sniff(path)
     if kind in ("csv", "parquet"):
-        return read_table(path), TableMeta(format=kind)
+        return read_table(path, names=names), TableMeta(format=kind)
     limit = sys.getrecursionlimit()  # a library (PyTensor, ...) may have raised it:
     sys.setrecursionlimit(min(limit, MAX_NESTING))  # the depth refused is ours, not theirs
     try:
