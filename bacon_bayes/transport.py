@@ -4,13 +4,23 @@ For a calibrator applied to a new pool (``Calibrator.apply``), the fresh labels'
 ``r = y - f(x)`` under the frozen surrogate ``f`` measure how well the old calibration
 transports: their design-weighted (Hajek) mean, overall and per group (per new system),
 is the surrogate's bias on the new items. Each gets a ``1 - alpha`` interval (Student-t,
-linearised variance) and a verdict against a tolerance ``tol`` on the label's scale:
+linearised variance) and a verdict against a tolerance ``tol`` on the label's scale. A
+group's variance is moderated as the group means' are (:func:`bacon_bayes.estimate.
+moderate.moderated_variance`: its own averaged with what all fresh labels predict for
+its items, on the two worths' summed df), and never below its own: with a handful of
+heavy-tailed residuals a group's own variance is small exactly when its mean missed the
+tail, and the plain Student-t on ``n - 1`` df then covered 0.83-0.94 and flagged groups
+whose calibration nearly holds 6-15% of the time (WMT22, 8 systems, 6 fresh labels each,
+300 draws; moderated: coverage 0.95-0.997 for those, flagged 0-3.7%; the heavy-tailed
+and truly biased M2M100 0.90, caught 7% instead of 4%):
 
 * ``holds``: equivalence shown, the ``1 - 2 alpha`` interval lies inside ``[-tol, tol]``
   (two one-sided tests at level ``alpha``);
 * ``drifted``: not shown equivalent and the ``1 - alpha`` interval excludes zero (the
   surrogate is biased here: a group whose calibration holds exactly is flagged at most at
-  rate ``alpha``);
+  rate ``alpha``, each group on its own: the verdicts are pointwise, not adjusted for
+  the number of groups, so of ``K`` groups that all hold about ``K alpha`` may read
+  ``drifted``; :func:`pointwise_note`);
 * ``not enough labels``: neither; ``labels_to_settle`` is the number of fresh labels of
   the group that would, were the estimate the truth, reach one of the two verdicts with
   probability ``POWER``.
@@ -28,6 +38,7 @@ unlabeled group) and whether a refit is worth it.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -35,9 +46,18 @@ import pandas as pd
 from scipy import stats
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate.core import residual_floor
+from bacon_bayes.estimate.moderate import moderated_variance
 from bacon_bayes.order import natural_sorted
 
-__all__ = ["POWER", "TOLERANCE_SHARE", "flag_rate", "settle_text", "transport_check"]
+__all__ = [
+    "POWER",
+    "TOLERANCE_SHARE",
+    "flag_rate",
+    "pointwise_note",
+    "settle_text",
+    "transport_check",
+]
 
 #: Default tolerance: this share of the old round's residual sd (the typical error of the
 #: surrogate on one item).
@@ -115,22 +135,40 @@ def _settle(estimate: float, se: float, n: int, tol: float, alpha: float) -> int
     return max(math.ceil(min(need)), n + 1) if need else -1
 
 
-def _row(r: np.ndarray, w: np.ndarray, tol: float, alpha: float) -> dict[str, Any]:
+def _own(r: np.ndarray, w: np.ndarray) -> tuple[float, float]:
+    """The Hajek mean of residuals ``r`` with weights ``w`` and its linearised variance."""
+    n = r.size
+    mean = float(np.sum(w * r) / np.sum(w))
+    return mean, float(n / (n - 1) * np.sum((w * (r - mean)) ** 2) / np.sum(w) ** 2)
+
+
+def _row(
+    r: np.ndarray,
+    w: np.ndarray,
+    tol: float,
+    alpha: float,
+    moderated: tuple[float, float] | None = None,
+) -> dict[str, Any]:
+    """One row of the check; ``moderated``: the group's moderated variance and its df
+    (:func:`_moderated`), None for the own variance on ``n - 1`` df."""
     n = r.size
     out: dict[str, Any] = {"n_labels": n}
     if n < MIN_LABELS:
         nan = math.nan
-        out |= dict(estimate=nan, se=nan, ci_low=nan, ci_high=nan, verdict=VERDICTS[2])
+        out |= dict(estimate=nan, se=nan, df=nan, ci_low=nan, ci_high=nan, verdict=VERDICTS[2])
         out["labels_to_settle"] = MIN_LABELS
         return out
-    mean = float(np.sum(w * r) / np.sum(w))
-    se = float(np.sqrt(n / (n - 1) * np.sum((w * (r - mean)) ** 2)) / np.sum(w))
-    t = stats.t.ppf(1 - alpha / 2, n - 1)
-    t_eq = stats.t.ppf(1 - alpha, n - 1)
+    mean, var = _own(r, w)
+    df = float(n - 1)
+    if moderated is not None:
+        var, df = max(var, moderated[0]), moderated[1]
+    se = math.sqrt(var)
+    t = stats.t.ppf(1 - alpha / 2, df)
+    t_eq = stats.t.ppf(1 - alpha, df)
     equivalent = abs(mean) + t_eq * se <= tol
     drifted = not equivalent and abs(mean) > t * se
     verdict = VERDICTS[0] if equivalent else VERDICTS[1] if drifted else VERDICTS[2]
-    out |= dict(estimate=mean, se=se, ci_low=mean - t * se, ci_high=mean + t * se)
+    out |= dict(estimate=mean, se=se, df=df, ci_low=mean - t * se, ci_high=mean + t * se)
     out["verdict"] = verdict
     out["labels_to_settle"] = _settle(mean, se, n, tol, alpha) if verdict == VERDICTS[2] else 0
     return out
@@ -157,7 +195,8 @@ def transport_check(
     table : DataFrame
         One row for the pool (``group`` ``"(all)"``) and one per group (in natural order):
         ``n_items``, ``n_labels``,
-        ``estimate`` (residual mean ``y - f``), ``se``, ``ci_low``, ``ci_high``,
+        ``estimate`` (residual mean ``y - f``), ``se``, ``df`` (of its Student-t: ``n - 1``
+        for the pool, the moderated variance's for a group), ``ci_low``, ``ci_high``,
         ``verdict``, ``labels_to_settle`` (0 when settled; fresh labels of the group in
         all otherwise).
     tolerance : float
@@ -178,15 +217,70 @@ def transport_check(
     r = (pool.y - cal.surrogate_)[lab]
     pi = pool.inclusion.pi if pool.inclusion is not None else pool.propensity
     w = np.ones(r.size) if pi is None else 1.0 / np.asarray(pi, dtype=float)[lab]
-    rows = [{"group": "(all)", "n_items": pool.n_items} | _row(r, w, tolerance, alpha)]
+    rows = [{"group": "(all)", "n_items": pool.n_items} | _row(r, w, tolerance, alpha, None)]
     if pool.groups is not None:
         every = np.asarray(pool.groups).astype(str)
-        groups = every[lab]
-        for name in natural_sorted(np.unique(every)):  # M8 before M10, as every group table
-            keep = groups == name
+        names = natural_sorted(np.unique(every))  # M8 before M10, as every group table
+        each = group_rows(r, w, cal.surrogate_[lab], every[lab], names, tolerance, alpha)
+        for name in names:
             size = int(np.sum(every == name))
-            rows.append({"group": name, "n_items": size} | _row(r[keep], w[keep], tolerance, alpha))
+            rows.append({"group": name, "n_items": size} | each[name])
     return pd.DataFrame(rows), tolerance
+
+
+def group_rows(
+    r: np.ndarray,
+    w: np.ndarray,
+    f: np.ndarray,
+    groups: np.ndarray,
+    names: Sequence[str],
+    tol: float,
+    alpha: float,
+) -> dict[str, dict[str, Any]]:
+    """The check's row of each group in ``names``: the fresh labels' residuals ``r``,
+    design weights ``w``, frozen surrogate ``f`` and groups (str), each group's variance
+    moderated (:func:`_moderated`)."""
+    moderated = _moderated(r, w, f, groups, r + f)
+    return {
+        name: _row(r[groups == name], w[groups == name], tol, alpha, moderated.get(name))
+        for name in names
+    }
+
+
+def _moderated(
+    r: np.ndarray, w: np.ndarray, f: np.ndarray, groups: np.ndarray, y: np.ndarray
+) -> dict[str, tuple[float, float]]:
+    """Each group's (with :data:`MIN_LABELS` fresh labels or more) moderated variance of
+    its residual mean and its df, as the group means moderate theirs: the own variance
+    averaged with the one all fresh labels predict from the frozen surrogate ``f``, the
+    residual floor of the labels ``y`` kept (empty with fewer than two such groups)."""
+    names, codes = np.unique(groups, return_inverse=True)
+    counts = np.bincount(codes, minlength=names.size)
+    keep = counts[codes] >= MIN_LABELS
+    names = names[counts >= MIN_LABELS]
+    if names.size < 2:
+        return {}
+    r, w, f, codes = r[keep], w[keep], f[keep], np.unique(codes[keep], return_inverse=True)[1]
+    own = np.array([_own(r[codes == k], w[codes == k])[1] for k in range(names.size)])
+    weight = np.bincount(codes, weights=w, minlength=names.size)  # the Hajek denominators
+    pi = 1.0 / w  # c = w^2: no finite-population correction, as the own variance
+    var, df, _, _ = moderated_variance(
+        own, r, f, pi, codes, weight, "superpopulation", floor=residual_floor(y[keep])
+    )
+    return {str(n): (float(v), float(d)) for n, v, d in zip(names, var, df, strict=True)}
+
+
+def pointwise_note(table: pd.DataFrame, alpha: float) -> str:
+    """The line under a transport table with several groups: each group's verdict is at
+    level ``alpha`` on its own (not adjusted for the number of groups)."""
+    k = int(np.sum(table["group"] != "(all)"))
+    if k < 2:
+        return ""
+    return (
+        f"each group's verdict is pointwise (level {alpha:g} on its own, not adjusted for the "
+        f"{k} groups): were the calibration to hold on all of them, about {k * alpha:.1f} "
+        "would still read 'drifted' by chance"
+    )
 
 
 def settle_text(labels: float, n_items: int, estimate: float) -> str:

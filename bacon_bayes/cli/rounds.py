@@ -176,7 +176,7 @@ def imputed_note(cal: Calibrator) -> str:
 
 def transport_text(cal: Calibrator, args: argparse.Namespace) -> str:
     """The transport check as a table with its tolerance (and :func:`imputed_note`)."""
-    from bacon_bayes.transport import transport_check
+    from bacon_bayes.transport import pointwise_note, transport_check
 
     if not hasattr(cal, "frozen_"):
         return imputed_note(cal)
@@ -189,9 +189,11 @@ def transport_text(cal: Calibrator, args: argparse.Namespace) -> str:
         for v, cell in zip(table["labels_to_settle"], settle_cells(table), strict=True)
     ]
     text = shown.to_string(index=False, float_format=lambda v: f"{v:.4f}")
+    note = pointwise_note(table, args.alpha)
     return (
         f"\nTransport check: fresh residual mean (label - frozen surrogate), "
         f"{1 - args.alpha:.0%} intervals; tolerance {tol:.4g} on the label's scale\n{text}"
+        + (f"\nnote: {note}" if note else "")
         + imputed_note(cal)
     )
 

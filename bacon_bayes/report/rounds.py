@@ -23,7 +23,7 @@ import pandas as pd
 from bacon_bayes.frozen import MIN_FRESH_LABELS
 from bacon_bayes.history import latest_rounds, round_record
 from bacon_bayes.report import figures
-from bacon_bayes.transport import settle_text, transport_check
+from bacon_bayes.transport import pointwise_note, settle_text, transport_check
 
 __all__ = ["drift_html", "round_section"]
 
@@ -105,6 +105,7 @@ def _transport(cal: Any, tolerance: float | None, alpha: float) -> str:
         )
     table, tol = transport_check(cal, tolerance, alpha)
     shown = table.drop(columns="labels_to_settle").assign(labels_to_settle=settle_cells(table))
+    note = pointwise_note(table, alpha)
     return (
         f"<h3>Transport check</h3><p>Fresh residual mean (label minus the frozen surrogate) "
         f"overall and per group, {1 - alpha:.0%} intervals; tolerance {tol:.4g} on the "
@@ -115,6 +116,7 @@ def _transport(cal: Any, tolerance: float | None, alpha: float) -> str:
         "whatever the verdict; it says whether the old calibration can be trusted where "
         "there are no fresh labels, and whether a refit is worth it.</p>"
         + _table(shown, 4, verdicts=True)
+        + (f"<p class='note'>{_esc(note.capitalize())}.</p>" if note else "")
     )
 
 

@@ -44,7 +44,7 @@ from bacon_bayes.frozen import tunes
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.results import EstimateTable
 from bacon_bayes.simulation.regimes import Coverage
-from bacon_bayes.transport import TOLERANCE_SHARE, _row, flag_rate
+from bacon_bayes.transport import TOLERANCE_SHARE, _row, flag_rate, group_rows
 
 __all__ = [
     "SCENARIOS",
@@ -256,11 +256,10 @@ def transport_rows(world: World, y_lab: np.ndarray, alpha: float) -> dict[str, d
     lab = ~np.isnan(y_lab)
     r = (y_lab - world.f)[lab]
     g = world.groups[lab]
-    out = {"(all)": _row(r, np.ones(r.size), world.tol, alpha)}
-    for name in world.delta:
-        keep = g == name
-        out[name] = _row(r[keep], np.ones(int(keep.sum())), world.tol, alpha)
-    return out
+    out = {"(all)": _row(r, np.ones(r.size), world.tol, alpha, None)}
+    return out | group_rows(
+        r, np.ones(r.size), world.f[lab], g, list(world.delta), world.tol, alpha
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -282,7 +281,8 @@ class TransportRate:
     """How often the transport check's verdict on one group was ``drifted``, against the
     power analysis :func:`~bacon_bayes.transport.flag_rate` (averaged over the draws,
     each with its group's label count ``n_g``): with the Student-t rule on an estimated
-    se (``df = n_g - 1``, the check's own rule) and with the normal approximation."""
+    se (the check's own df: ``n - 1`` for the pool, the moderated variance's for a group)
+    and with the normal approximation."""
 
     scenario: str
     n: int
@@ -427,14 +427,16 @@ def study(
                     )
                 for name, row in transport_rows(w, y_lab, alpha).items():
                     m_g = int(row["n_labels"])
-                    key = (name, m_g)
+                    # the check's df: n - 1 for the pool, the moderated variance's for a group
+                    df_g = round(float(row["df"])) if m_g >= 3 else 0
+                    key = (name, m_g, df_g)
                     if key not in cache:
                         if m_g < 3:
                             cache[key] = (0.0, 0.0)
                         else:
                             se = sd[name] / np.sqrt(m_g)
                             cache[key] = (
-                                flag_rate(delta[name], se, w.tol, alpha, df=m_g - 1),
+                                flag_rate(delta[name], se, w.tol, alpha, df=df_g),
                                 flag_rate(delta[name], se, w.tol, alpha),
                             )
                     flags.setdefault((n, name), []).append(
