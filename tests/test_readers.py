@@ -122,6 +122,18 @@ def test_lm_eval_sample_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert out["n_labeled"] == 60 and out["n_items"] == 80
 
 
+def test_lm_eval_repeated_doc_ids_refused(tmp_path: Path) -> None:
+    """Two task logs put in one file (doc_id 0..n-1 twice) are refused, not merged into n
+    rows pairing one task's labels with the other's scores."""
+    first = write_lm_eval(tmp_path / "a.jsonl", n=20)
+    second = write_lm_eval(tmp_path / "b.jsonl", n=20, seed=3)
+    both = tmp_path / "samples_concat_2026-01-01T00-00-00.jsonl"
+    both.write_text(first.read_text() + second.read_text())
+    with pytest.raises(ValidationError, match=r"doc_id 0 appears twice .* objects 1 and 21"):
+        read_any(both)
+    assert len(read_any(first)[0]) == 20
+
+
 def test_promptfoo_results(tmp_path: Path) -> None:
     path = write_promptfoo(tmp_path / "results.json")
     frame, meta = read_any(path)
