@@ -13,6 +13,7 @@ import pytest
 from bacon_bayes.cli import main
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.readers import join_labels, read_any
+from bacon_bayes.readers.promptfoo import read_promptfoo
 
 from .inspect_fixture import labels, make_log
 from .tool_fixtures import labels_frame, lm_eval_truth, write_lm_eval, write_promptfoo
@@ -146,6 +147,29 @@ def test_promptfoo_results(tmp_path: Path) -> None:
     labels_frame(ids, rng.random(len(ids))).to_csv(tmp_path / "l.csv", index=False)
     args = ["estimate", str(path), "--labels", str(tmp_path / "l.csv"), "--label", "human"]
     assert main(args) == 0
+
+
+def test_promptfoo_same_type_assertions_keyed_by_rubric(tmp_path: Path) -> None:
+    """Two llm-rubric assertions without a metric, listed in a different order by odd tests:
+    each column holds one rubric's scores (named in the judge's kind), not half of each."""
+    doc = json.loads(write_promptfoo(tmp_path / "results.json", n_tests=10).read_text())
+    for r in doc["results"]["results"]:
+        t = r["testIdx"]
+        covers = {"score": 0.9, "assertion": {"type": "llm-rubric", "value": "covers"}}
+        concise = {"score": 0.1, "assertion": {"type": "llm-rubric", "value": "is concise"}}
+        pair = [covers, concise] if t % 2 == 0 else [concise, covers]
+        r["gradingResult"]["componentResults"] = pair
+    frame, meta = read_promptfoo(doc, "results.json")
+    assert meta.judges == ["llm-rubric", "llm-rubric_2"] and not meta.notes
+    assert (frame["llm-rubric"] == 0.9).all() and (frame["llm-rubric_2"] == 0.1).all()
+    assert "'is concise'" in meta.judge_kinds["llm-rubric_2"]
+    # each test its own rubric: told apart by position, and said
+    for r in doc["results"]["results"]:
+        for c in r["gradingResult"]["componentResults"]:
+            c["assertion"]["value"] += f" of test {r['testIdx']}"
+    frame, meta = read_promptfoo(doc, "results.json")
+    assert meta.judges == ["llm-rubric", "llm-rubric_2"]
+    assert any("mixes rubrics" in n for n in meta.notes)
 
 
 def test_generic_jsonl_flattened(tmp_path: Path) -> None:
