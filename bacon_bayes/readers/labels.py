@@ -151,7 +151,7 @@ def join_labels(
         )
     unknown = ids[~ids.isin(set(table_ids))].tolist()
     if unknown:
-        near = _near_ids(unknown, table_ids)
+        near = near_ids(unknown, table_ids)
         raise ValidationError(
             f"labels file {name!r}: {len(unknown)} ids are not in the table's column {key!r}: "
             f"{_few(unknown)}; "
@@ -176,19 +176,31 @@ _ID_FORMS: tuple[tuple[str, Callable[[str], str]], ...] = (
 )
 
 
-def _near_ids(unknown: list[str], table_ids: pd.Series) -> str:
+def near_ids(
+    unknown: list[str],
+    table_ids: pd.Series,
+    whose: str = "the labels file's",
+    table: str = "the table",
+) -> str:
     """What the ids not in the table have in common with the table's: that most match
     one but for spaces around them, case or leading zeros, with an example and the fix
-    (``""`` when they do not)."""
+    (``""`` when they do not). ``whose``: the file the ids were read from, ``table``: where
+    the ids should be, as the message names them (also used by ``bacon label import``)."""
     for what, form in _ID_FORMS:
         known = {form(t): t for t in table_ids}
         found = [(u, known[form(u)]) for u in unknown if form(u) in known]
         if len(found) * 2 >= len(unknown):  # most of them: the way they are written
             every = "all" if len(found) == len(unknown) else f"{len(found)}"
             u, t = found[0]
+            zeros = (
+                " (a spreadsheet drops leading zeros of ids it reads as numbers: format the "
+                "id column as text before saving, or restore the zeros)"
+                if "zeros" in what and len(u.strip()) < len(t.strip())  # zeros lost
+                else ""
+            )
             return (
-                f"{every} of them match an id of the table but for {what} (e.g. {u!r} is "
-                f"{t!r}): write the labels file's ids as the table does"
+                f"{every} of them match an id of {table} but for {what} (e.g. {u!r} is "
+                f"{t!r}): write {whose} ids as the table does{zeros}"
             )
     return ""
 
