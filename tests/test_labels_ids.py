@@ -48,3 +48,30 @@ def test_an_id_column_named_in_another_case_joins(tmp_path, capsys) -> None:
     assert main([*base, "--label", "Score", "--item", "key"]) == 2
     assert main(["doctor", str(tmp_path / "table.csv"), "--item", "key"]) == 2
     assert "--item 'key' is not a column" in capsys.readouterr().err
+
+
+def test_rows_without_a_label_of_ids_not_in_the_table_are_left_out(tmp_path, capsys) -> None:
+    """Finding 20: a labelling tool's export of every task (this table's items, most without
+    a label, and tasks of another pool without one) was refused for the ids the table does
+    not have. A row without a label places nothing: left out, said; an unknown id that
+    brings a label is still refused."""
+    table, labels = _files(tmp_path)
+    labels = labels.rename(columns={"ID": "id", "Score": "human"})
+    every = pd.DataFrame({"id": [*table["id"], 5001, 5002, 5003]})
+    every = every.merge(labels, on="id", how="left")
+    every.to_csv(tmp_path / "all.csv", index=False)
+    joined, _ = join_labels(table, tmp_path / "all.csv", "human", "id")
+    assert int(joined["human"].notna().sum()) == 40
+    assert (
+        "3 row(s) without a label have ids not in the table's column 'id'"
+        in (joined.attrs["labels note"])
+    )
+    args = ["estimate", str(tmp_path / "table.csv"), "--labels", str(tmp_path / "all.csv"),
+            "--label", "human", "--item", "id", "--judge", "judge_a,judge_b", "--engine",
+            "freq"]  # fmt: skip
+    assert main(args) == 0
+    assert "'5001', '5002', '5003'): left out" in capsys.readouterr().out
+    every.loc[every["id"] == 5002, "human"] = 3.0
+    every.to_csv(tmp_path / "all.csv", index=False)
+    with pytest.raises(ValidationError, match=r"1 ids are not in the table's column 'id': '5002'"):
+        join_labels(table, tmp_path / "all.csv", "human", "id")

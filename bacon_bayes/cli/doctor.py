@@ -109,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
         prompt=args.prompt,
     )
     print(found.to_text())
+    if idle := frame.attrs.get("labels note"):  # --labels rows of other ids, no label
+        print(f"\nnote: {idle}")
     hint = comparisons_hint(frame, args.file)  # verdict columns: comparisons, read without
     if hint:
         print(f"\nnote: {hint}")

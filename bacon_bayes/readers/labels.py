@@ -148,8 +148,9 @@ def join_labels(
     ValidationError
         A missing column, duplicate ids in the labels file (votes on comparisons: several
         votes on one comparison give the majority, ``tie`` where they split evenly; their
-        number in ``attrs["several votes"]``), ids that are not in the table
-        (the first few named), a label column the table already has.
+        number in ``attrs["several votes"]``), ids that are not in the table on rows with
+        a label (the first few named; rows without one are left out, said in
+        ``attrs["labels note"]``), a label column the table already has.
     """
     labels = read_labels(path)
     name = str(path)
@@ -196,7 +197,10 @@ def join_labels(
             f"the table's id column {key!r} repeats {first!r} (at {_places(frame, rows)}); "
             "labels can only be joined on an id that names one row: keep one row per id."
         )
-    unknown = ids[~ids.isin(set(table_ids))].tolist()
+    values = _votes(labels[label], name) if verdicts else _numbers(labels[label], name)
+    known = ids.isin(set(table_ids)).to_numpy()
+    labeled = values.notna().to_numpy()
+    unknown = ids[~known & labeled].tolist()  # a row without a label places nothing
     if unknown:
         near = near_ids(unknown, table_ids)
         raise ValidationError(
@@ -205,9 +209,15 @@ def join_labels(
             + (near or "check that the labels belong to this file")
             + " (ids are compared as text, 1.0 as 1)."
         )
-    values = _votes(labels[label], name) if verdicts else _numbers(labels[label], name)
     out = frame.copy()
-    out[label] = table_ids.map(dict(zip(ids, values, strict=True))).to_numpy()
+    if not known.all():  # an export of every task: rows of other tasks, none labeled
+        idle = ids[~known].tolist()
+        out.attrs["labels note"] = (
+            f"labels file {name!r}: {len(idle)} row(s) without a label have ids not in the "
+            f"table's column {key!r} ({_few(idle, 3)}): left out"
+        )
+    pairs = zip(ids[known], values[known], strict=True)
+    out[label] = table_ids.map(dict(pairs)).to_numpy()
     if several:
         out.attrs["several votes"] = several
     return out, key
