@@ -294,3 +294,20 @@ def test_groups_named_na_none_and_null_are_kept_as_names(tmp_path, capsys) -> No
     assert read["llm_c"].isna().sum() == 1 and read["llm_c"].dtype == float
     assert read.attrs["kept words"].keys() == {"system"}
     assert read["verdict"].isna().mean() == 0.75 and read["category"].isna().mean() == 0.75
+
+
+def test_ids_written_as_whole_floats_are_the_id(tmp_path, capsys) -> None:
+    """Finding 3 (s37 B): an id column written 1.0, 2.0, ... (pandas or a spreadsheet once
+    the column had a blank) was "id: none" and "left out: numeric, but named like an id",
+    and the command had no --item. It is the id, said, and the command names it."""
+    frame = _table()
+    frame["id"] = np.arange(1, len(frame) + 1, dtype=float)
+    path = tmp_path / "float_ids.csv"
+    frame.to_csv(path, index=False)
+    assert "1.0" in path.read_text().splitlines()[1]
+    out = _run(["doctor", str(path)], capsys)
+    assert re.search(r"^  id +id +named like an id, every value distinct", out, re.M), out
+    assert "whole numbers written as 1.0" in out
+    assert not re.search(r"left out +id ", out), out
+    command = next(line for line in out.splitlines() if "bacon estimate" in line)
+    assert "--item id" in command
