@@ -13,6 +13,7 @@ import pytest
 from bacon_bayes.cli import main
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.readers import join_labels, read_any
+from bacon_bayes.readers.promptfoo import read_promptfoo
 
 from .inspect_fixture import labels, make_log
 from .tool_fixtures import labels_frame, lm_eval_truth, write_lm_eval, write_promptfoo
@@ -122,6 +123,18 @@ def test_lm_eval_sample_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert out["n_labeled"] == 60 and out["n_items"] == 80
 
 
+def test_lm_eval_repeated_doc_ids_refused(tmp_path: Path) -> None:
+    """Two task logs put in one file (doc_id 0..n-1 twice) are refused, not merged into n
+    rows pairing one task's labels with the other's scores."""
+    first = write_lm_eval(tmp_path / "a.jsonl", n=20)
+    second = write_lm_eval(tmp_path / "b.jsonl", n=20, seed=3)
+    both = tmp_path / "samples_concat_2026-01-01T00-00-00.jsonl"
+    both.write_text(first.read_text() + second.read_text())
+    with pytest.raises(ValidationError, match=r"doc_id 0 appears twice .* objects 1 and 21"):
+        read_any(both)
+    assert len(read_any(first)[0]) == 20
+
+
 def test_promptfoo_results(tmp_path: Path) -> None:
     path = write_promptfoo(tmp_path / "results.json")
     frame, meta = read_any(path)
@@ -134,6 +147,29 @@ def test_promptfoo_results(tmp_path: Path) -> None:
     labels_frame(ids, rng.random(len(ids))).to_csv(tmp_path / "l.csv", index=False)
     args = ["estimate", str(path), "--labels", str(tmp_path / "l.csv"), "--label", "human"]
     assert main(args) == 0
+
+
+def test_promptfoo_same_type_assertions_keyed_by_rubric(tmp_path: Path) -> None:
+    """Two llm-rubric assertions without a metric, listed in a different order by odd tests:
+    each column holds one rubric's scores (named in the judge's kind), not half of each."""
+    doc = json.loads(write_promptfoo(tmp_path / "results.json", n_tests=10).read_text())
+    for r in doc["results"]["results"]:
+        t = r["testIdx"]
+        covers = {"score": 0.9, "assertion": {"type": "llm-rubric", "value": "covers"}}
+        concise = {"score": 0.1, "assertion": {"type": "llm-rubric", "value": "is concise"}}
+        pair = [covers, concise] if t % 2 == 0 else [concise, covers]
+        r["gradingResult"]["componentResults"] = pair
+    frame, meta = read_promptfoo(doc, "results.json")
+    assert meta.judges == ["llm-rubric", "llm-rubric_2"] and not meta.notes
+    assert (frame["llm-rubric"] == 0.9).all() and (frame["llm-rubric_2"] == 0.1).all()
+    assert "'is concise'" in meta.judge_kinds["llm-rubric_2"]
+    # each test its own rubric: told apart by position, and said
+    for r in doc["results"]["results"]:
+        for c in r["gradingResult"]["componentResults"]:
+            c["assertion"]["value"] += f" of test {r['testIdx']}"
+    frame, meta = read_promptfoo(doc, "results.json")
+    assert meta.judges == ["llm-rubric", "llm-rubric_2"]
+    assert any("mixes rubrics" in n for n in meta.notes)
 
 
 def test_generic_jsonl_flattened(tmp_path: Path) -> None:

@@ -270,6 +270,22 @@ def test_item_ids_are_read_for_the_labeled_rows(tmp_path, fmt):
     assert list(pd.read_parquet(res.items_out)["item"]) == list(df["id"])
 
 
+def test_csv_item_ids_keep_their_leading_zeros(tmp_path):
+    """Ids are text as the CSV writes them: ``0001`` comes back as ``0001``, not ``1``, so
+    the item file joins back to the table."""
+    df = frame(n=1200, seed=7)
+    df.insert(0, "id", [f"{i:04d}" for i in range(1, len(df) + 1)])
+    path = tmp_path / "pool.csv"
+    df.to_csv(path, index=False)
+    res = estimate_stream(
+        path, Calibrator(engine="freq", seed=1), label="label", judges=["j*"], group="grp",
+        item="id", chunk_rows=500, progress=False, items_out=tmp_path / "items.csv",
+    )  # fmt: skip
+    items = pd.read_csv(res.items_out, dtype={"item": str})
+    assert list(items["item"]) == list(df["id"])
+    assert list(res.fit.pool.ids) == list(df["id"][df["label"].notna()])
+
+
 def test_items_out_equal_the_in_memory_item_scores(pools):
     _, _, cal, res = pools
     items = pd.read_parquet(res.items_out)

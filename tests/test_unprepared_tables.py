@@ -338,3 +338,20 @@ def test_an_empty_or_blank_group_is_refused_in_python_as_on_the_command_line() -
     bad.loc[7, "id"] = ""
     with pytest.raises(ValidationError, match="item id column 'id' is empty at"):
         EvalPool.from_frame(bad, **kw)
+
+
+def test_ids_written_as_whole_floats_are_the_id(tmp_path, capsys) -> None:
+    """Finding 3 (s37 B): an id column written 1.0, 2.0, ... (pandas or a spreadsheet once
+    the column had a blank) was "id: none" and "left out: numeric, but named like an id",
+    and the command had no --item. It is the id, said, and the command names it."""
+    frame = _table()
+    frame["id"] = np.arange(1, len(frame) + 1, dtype=float)
+    path = tmp_path / "float_ids.csv"
+    frame.to_csv(path, index=False)
+    assert "1.0" in path.read_text().splitlines()[1]
+    out = _run(["doctor", str(path)], capsys)
+    assert re.search(r"^  id +id +named like an id, every value distinct", out, re.M), out
+    assert "whole numbers written as 1.0" in out
+    assert not re.search(r"left out +id ", out), out
+    command = next(line for line in out.splitlines() if "bacon estimate" in line)
+    assert "--item id" in command

@@ -84,6 +84,11 @@ def run(args: argparse.Namespace) -> int:
             if not _long_before_labels(frame, meta, args, exc):
                 raise
             return 0
+    elif args.item and args.item not in frame.columns:
+        raise ValidationError(
+            f"--item {args.item!r} is not a column of {args.file!r} (columns: "
+            f"{', '.join(map(str, frame.columns[:12]))}); pass --item with the table's id column."
+        )
     elif args.label and args.label not in frame.columns:
         raise ValidationError(
             f"--label {args.label!r} is not a column of {args.file!r} (columns: "
@@ -104,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
         prompt=args.prompt,
     )
     print(found.to_text())
+    if idle := frame.attrs.get("labels note"):  # --labels rows of other ids, no label
+        print(f"\nnote: {idle}")
     hint = comparisons_hint(frame, args.file)  # verdict columns: comparisons, read without
     if hint:
         print(f"\nnote: {hint}")
@@ -121,6 +128,8 @@ def _long_before_labels(
 
     from bacon_bayes.doctor import profile
 
+    if args.item is not None and args.item not in frame.columns:
+        return False  # an id column the table lacks: the join's error says so
     found = profile(
         frame,
         meta,

@@ -417,6 +417,7 @@ def _table_pool(args: argparse.Namespace) -> EvalPool:
 
     df, judges = table_from_args(args)
     blank = str(df.attrs.get("blank rows", ""))  # rows of empty cells, which are no items
+    idle = str(df.attrs.get("labels note", ""))  # --labels rows of other ids, no label
     dropped = ""
     if getattr(args, "drop_unscored", False):
         df, judges, dropped = without_unscored(df, judges, args.label, args.item)
@@ -445,7 +446,7 @@ def _table_pool(args: argparse.Namespace) -> EvalPool:
         notes.append(binary_note(args.label))
     repeated = not (args.item or args.scores)
     repeats = repeated_item_note(df, args.label, judges, args.group) if repeated else ""
-    notes += [note for note in (repeats, blank, dropped) if note]
+    notes += [note for note in (repeats, blank, idle, dropped) if note]
     kept = df.attrs.get("kept words", {})  # NA, None, null in a text column: io.read_table
     used = dict.fromkeys((item, args.group, args.prompt))
     notes += [f"column {c!r}: {kept[c]}" for c in used if c in kept]

@@ -130,6 +130,17 @@ def _is_index(values: pd.Series) -> bool:
     return bool(len(v) > 2 and np.all(np.diff(v) == 1) and v[0] in (0, 1))
 
 
+def _whole(values: pd.Series) -> bool:
+    """Integers, or floats that are all whole numbers (``1.0, 2.0``: ids a spreadsheet or
+    pandas wrote as floats once the column had a blank)."""
+    if pd.api.types.is_integer_dtype(values):
+        return True
+    if not pd.api.types.is_float_dtype(values):
+        return False
+    v = values.to_numpy(dtype=float)
+    return bool(np.isfinite(v).all() and (v == np.round(v)).all())
+
+
 def _find_item(
     frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: Roles, joined: bool = False
 ) -> None:
@@ -147,14 +158,16 @@ def _find_item(
         )
         return
     unique = [c for c in frame.columns if frame[c].notna().all() and frame[c].is_unique]
-    unique = [c for c in unique if is_str(frame[c]) or pd.api.types.is_integer_dtype(frame[c])]
+    unique = [c for c in unique if is_str(frame[c]) or _whole(frame[c])]
     named = [c for c in unique if str(c).lower() in ID_NAMES]
     unique = [c for c in unique if not several_words(frame[c])]  # distinct texts are no ids
     pick = (named or unique or [None])[0]
     if pick is not None:
         roles.item = str(pick)
         why = "named like an id, " if named else ""
-        roles.reasons["id"] = f"{why}every value distinct ({len(frame)} rows)"
+        floats = pd.api.types.is_float_dtype(frame[pick])
+        written = "; whole numbers written as 1.0, 2.0, ... (ids compare as 1, 2)" if floats else ""
+        roles.reasons["id"] = f"{why}every value distinct ({len(frame)} rows){written}"
 
 
 def _find_judges(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -30,19 +31,59 @@ def read_labels(path: str | Path) -> pd.DataFrame:
     return read_table(path)
 
 
+def _folded(name: Any) -> str:
+    return str(name).strip().casefold()
+
+
+def _named(columns: Sequence[Any], name: str) -> list[Any]:
+    """The columns called ``name``: itself, else those that differ from it only by case or
+    spaces around the name (``ID`` for ``id``)."""
+    if name in columns:
+        return [name]
+    return [c for c in columns if _folded(c) == _folded(name)]
+
+
 def key_column(frame: pd.DataFrame, labels: pd.DataFrame, item: str | None, label: str) -> str:
     """The id column the labels are joined on: ``item`` (``--item`` or the reader's id),
-    else the one column other than the label that both tables have."""
+    else the one column other than the label that both tables have (by name, else by the
+    name but for case: ``ID`` in one file, ``id`` in the other)."""
     if item is not None:
         return item
     shared = [c for c in labels.columns if c != label and c in frame.columns]
+    if not shared:  # the same name written in another case
+        folded = {_folded(c) for c in frame.columns}
+        near = [c for c in labels.columns if c != label and _folded(c) in folded]
+        shared = near if len(near) == 1 and len(_named(list(frame.columns), near[0])) == 1 else []
     if len(shared) == 1:
-        return shared[0]
+        return str(shared[0])
     raise ValidationError(
         "cannot tell which column joins the labels file to the table "
-        f"(columns in both: {', '.join(shared) or 'none'}); pass --item COLUMN, the id column "
-        "both files have."
+        f"(columns in both: {', '.join(map(str, shared)) or 'none'}; the labels file's: "
+        f"{', '.join(map(str, labels.columns[:12]))}); pass --item COLUMN, the table's id "
+        "column, and give the labels file's id column that name."
     )
+
+
+def _id_columns(frame: pd.DataFrame, labels: pd.DataFrame, key: str, name: str) -> tuple[str, Any]:
+    """The table's and the labels file's column of the id ``key``: each its column of that
+    name, else the one whose name differs only by case (``ID`` and ``id``)."""
+    found = []
+    for where, table in (("labels file " + repr(name), labels), ("the table", frame)):
+        hits = _named(list(table.columns), key)
+        if len(hits) != 1:
+            cols = ", ".join(map(str, table.columns[:12]))
+            why = (
+                f"several columns named like it ({', '.join(map(repr, hits))})"
+                if hits
+                else (f"its columns: {cols}")
+            )
+            raise ValidationError(
+                f"{where} has no id column {key!r} ({why}); pass --item with the table's "
+                "id column and give the labels file's id column that name (e.g. rename its "
+                "header cell)."
+            )
+        found.append(hits[0])
+    return str(found[1]), found[0]
 
 
 def label_column(frame: pd.DataFrame, path: str | Path, item: str | None) -> str:
@@ -55,7 +96,12 @@ def label_column(frame: pd.DataFrame, path: str | Path, item: str | None) -> str
         No such column, or several: the error lists the labels file's columns.
     """
     labels = read_labels(path)
-    keys = {item} if item is not None else {c for c in labels.columns if c in frame.columns}
+    if item is not None:
+        keys = set(_named(list(labels.columns), item))
+    else:  # the columns both files have, by name, else by the name but for case
+        keys = {c for c in labels.columns if c in frame.columns} or {
+            c for c in labels.columns if _folded(c) in {_folded(t) for t in frame.columns}
+        }
     rest = [str(c) for c in labels.columns if c not in keys]
     if len(rest) == 1:
         return rest[0]
@@ -102,8 +148,9 @@ def join_labels(
     ValidationError
         A missing column, duplicate ids in the labels file (votes on comparisons: several
         votes on one comparison give the majority, ``tie`` where they split evenly; their
-        number in ``attrs["several votes"]``), ids that are not in the table
-        (the first few named), a label column the table already has.
+        number in ``attrs["several votes"]``), ids that are not in the table on rows with
+        a label (the first few named; rows without one are left out, said in
+        ``attrs["labels note"]``), a label column the table already has.
     """
     labels = read_labels(path)
     name = str(path)
@@ -112,13 +159,14 @@ def join_labels(
             f"labels file {name!r} has no column {label!r} (its columns: "
             f"{', '.join(map(str, labels.columns[:12]))}); pass --label with its label column."
         )
-    key = key_column(frame, labels, item, label)
-    for where, table in (("labels file " + repr(name), labels), ("the table", frame)):
-        if key not in table.columns:
+    key, theirs = _id_columns(frame, labels, key_column(frame, labels, item, label), name)
+    if theirs != key:  # the labels file's ID for the table's id
+        if key in labels.columns:
             raise ValidationError(
-                f"{where} has no id column {key!r}; name the id column both files share "
-                "with --item."
+                f"labels file {name!r} has columns {theirs!r} and {key!r}; keep one id column "
+                f"named {key!r} as the table's."
             )
+        labels = labels.rename(columns={theirs: key})
     if label in frame.columns:
         raise ValidationError(
             f"the table already has a column {label!r}; name the labels file's label column "
@@ -149,18 +197,27 @@ def join_labels(
             f"the table's id column {key!r} repeats {first!r} (at {_places(frame, rows)}); "
             "labels can only be joined on an id that names one row: keep one row per id."
         )
-    unknown = ids[~ids.isin(set(table_ids))].tolist()
+    values = _votes(labels[label], name) if verdicts else _numbers(labels[label], name)
+    known = ids.isin(set(table_ids)).to_numpy()
+    labeled = values.notna().to_numpy()
+    unknown = ids[~known & labeled].tolist()  # a row without a label places nothing
     if unknown:
-        near = _near_ids(unknown, table_ids)
+        near = near_ids(unknown, table_ids)
         raise ValidationError(
             f"labels file {name!r}: {len(unknown)} ids are not in the table's column {key!r}: "
             f"{_few(unknown)}; "
             + (near or "check that the labels belong to this file")
             + " (ids are compared as text, 1.0 as 1)."
         )
-    values = _votes(labels[label], name) if verdicts else _numbers(labels[label], name)
     out = frame.copy()
-    out[label] = table_ids.map(dict(zip(ids, values, strict=True))).to_numpy()
+    if not known.all():  # an export of every task: rows of other tasks, none labeled
+        idle = ids[~known].tolist()
+        out.attrs["labels note"] = (
+            f"labels file {name!r}: {len(idle)} row(s) without a label have ids not in the "
+            f"table's column {key!r} ({_few(idle, 3)}): left out"
+        )
+    pairs = zip(ids[known], values[known], strict=True)
+    out[label] = table_ids.map(dict(pairs)).to_numpy()
     if several:
         out.attrs["several votes"] = several
     return out, key
@@ -176,19 +233,31 @@ _ID_FORMS: tuple[tuple[str, Callable[[str], str]], ...] = (
 )
 
 
-def _near_ids(unknown: list[str], table_ids: pd.Series) -> str:
+def near_ids(
+    unknown: list[str],
+    table_ids: pd.Series,
+    whose: str = "the labels file's",
+    table: str = "the table",
+) -> str:
     """What the ids not in the table have in common with the table's: that most match
     one but for spaces around them, case or leading zeros, with an example and the fix
-    (``""`` when they do not)."""
+    (``""`` when they do not). ``whose``: the file the ids were read from, ``table``: where
+    the ids should be, as the message names them (also used by ``bacon label import``)."""
     for what, form in _ID_FORMS:
         known = {form(t): t for t in table_ids}
         found = [(u, known[form(u)]) for u in unknown if form(u) in known]
         if len(found) * 2 >= len(unknown):  # most of them: the way they are written
             every = "all" if len(found) == len(unknown) else f"{len(found)}"
             u, t = found[0]
+            zeros = (
+                " (a spreadsheet drops leading zeros of ids it reads as numbers: format the "
+                "id column as text before saving, or restore the zeros)"
+                if "zeros" in what and len(u.strip()) < len(t.strip())  # zeros lost
+                else ""
+            )
             return (
-                f"{every} of them match an id of the table but for {what} (e.g. {u!r} is "
-                f"{t!r}): write the labels file's ids as the table does"
+                f"{every} of them match an id of {table} but for {what} (e.g. {u!r} is "
+                f"{t!r}): write {whose} ids as the table does{zeros}"
             )
     return ""
 

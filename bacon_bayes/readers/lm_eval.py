@@ -58,6 +58,35 @@ def _number(value: Any) -> float | None:
     return None
 
 
+def _refuse_repeated_docs(path: str | Path, lines: list[dict[str, Any]]) -> None:
+    """Refuse a doc_id that comes back with the same filter.
+
+    lm-eval writes one line per document and filter; a repeat means two logs were put in one
+    file (``cat`` of two tasks' logs) or a run was appended to, and merging the lines would
+    pair one document's scores with another's text and labels.
+    """
+    seen: dict[tuple[str, str], int] = {}
+    repeats: list[tuple[Any, str, int, int]] = []
+    for number, r in enumerate(lines, start=1):
+        key = (json.dumps(r["doc_id"]), str(r.get("filter", "none")))
+        if key in seen:
+            repeats.append((r["doc_id"], key[1], seen[key], number))
+        else:
+            seen[key] = number
+    if not repeats:
+        return
+    doc, filt, first, again = repeats[0]
+    documents = len({key[0] for key in seen})
+    more = f" (and {len(repeats) - 1} more repeated doc_ids)" if len(repeats) > 1 else ""
+    raise ValidationError(
+        f"{str(path)!r}: doc_id {doc!r} appears twice with the filter {filt!r}, in objects "
+        f"{first} and {again}{more}; lm-eval writes one line per document and filter, so the "
+        f"file holds {len(lines)} lines for {documents} documents: two logs put together "
+        "(one task's samples after another's?). Read one samples_<task>_<date>.jsonl file "
+        "per task, each with its own labels."
+    )
+
+
 def read_lm_eval(path: str | Path) -> tuple[pd.DataFrame, TableMeta]:
     """Read an lm-eval-harness sample log.
 
@@ -83,6 +112,7 @@ def read_lm_eval(path: str | Path) -> tuple[pd.DataFrame, TableMeta]:
             "metrics and resps); pass the samples_<task>_<date>.jsonl file lm-eval writes "
             "with --log_samples."
         )
+    _refuse_repeated_docs(path, lines)
     filters = list(dict.fromkeys(str(r.get("filter", "none")) for r in lines))
     rows: dict[Any, dict[str, Any]] = {}
     skipped: set[str] = set()

@@ -291,12 +291,15 @@ def read_frames(
                 use_threads=arrow_threads,
             )
         else:
-            dtype = {columns.group: "category"} if columns.group else None
+            # ids are text as written (0001 stays 0001); the group's names are categories
+            dtype: dict[str, Any] = {columns.item: str} if columns.item else {}
+            if columns.group:
+                dtype[columns.group] = "category"
             how = csv_options(path)
             frames = (
                 own_decimal_commas(frame, how)
                 for frame in pd.read_csv(
-                    path, usecols=columns.names, chunksize=chunk_rows, dtype=dtype, **how
+                    path, usecols=columns.names, chunksize=chunk_rows, dtype=dtype or None, **how
                 )  # type: ignore[call-overload]
             )
         for frame in frames:

@@ -30,6 +30,7 @@ import pandas as pd
 from bacon_bayes.csv_format import csv_options
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import file_line, refuse_workbook, restored
+from bacon_bayes.readers.labels import near_ids
 from bacon_bayes.study.core import Study
 from bacon_bayes.study.folder import (
     CONFIG_FILE,
@@ -232,9 +233,11 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
         position = _positions(study.index, ids)
         unknown = position < 0
         if unknown.any():
+            pool_ids = pd.Series(np.asarray(study.index), dtype=object).astype(str)
+            near = near_ids(ids[unknown].tolist(), pool_ids, "the label file's", "the pool")
             raise ValidationError(
                 f"label file {path}: ids not in the pool at "
-                f"{_rows(unknown, frame, cfg.item, raw)}; check the id column"
+                f"{_rows(unknown, frame, cfg.item, raw)}; {near or 'check the id column'}"
             )
         ids = pd.Series(np.asarray(study.index)[position], index=ids.index)  # 181.0 as 181
         first = pd.Series(study.first_wave(), index=study.index)

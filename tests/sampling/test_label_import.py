@@ -290,3 +290,26 @@ def test_ids_written_with_a_decimal_point_are_the_pool_ids(tmp_path: Path, pool_
     assert sorted(Study.open(root).labels["item"].astype(str)) == sorted(ids)
     with pytest.raises(ValidationError, match="ids not in the pool"):  # another id
         import_labels(root, write(tmp_path, [(f"{ids[0]}.5", "3")]))
+
+
+def test_ids_that_lost_their_leading_zeros_are_named(tmp_path: Path, pool_file: Path) -> None:
+    """Finding 13 (s37 B): a to-label file saved by a spreadsheet has ids 0034 written 34;
+    label import says so (as the --labels join does) and gives the fix."""
+    frame = pd.read_csv(pool_file)
+    frame["id"] = [f"{i:04d}" for i in range(1, len(frame) + 1)]
+    frame.to_csv(pool_file, index=False)
+    root = tmp_path / "zeros"
+    assert bacon("sample", str(pool_file), "--study", str(root), "--budget", "10", "--item",
+                 "id", "--label", "human", "--scale", "1:5", "--judges", "judge_a,judge_b",
+                 "--out", str(tmp_path / "t.csv")) == 0  # fmt: skip
+    ids = selected_ids(root)
+    before = snapshot(root)
+    path = write(tmp_path, [(str(int(i)), "3") for i in ids])
+    with pytest.raises(ValidationError) as err:
+        import_labels(root, path)
+    message = str(err.value)
+    assert f"all of them match an id of the pool but for leading zeros (e.g. '{int(ids[0])}'" in (
+        message
+    )
+    assert "format the id column as text before saving" in message
+    assert snapshot(root) == before

@@ -1,0 +1,77 @@
+"""``--labels`` files nobody prepared (tester B's findings 11 and 20, session 37): the id
+column named ``ID`` in the labels file and ``id`` in the table, and an export of every task
+whose unlabelled rows name ids the table does not have."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes.cli import main
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.readers import join_labels
+
+
+def _files(tmp_path, n: int = 120, labeled: int = 40) -> tuple[pd.DataFrame, pd.DataFrame]:
+    rng = np.random.default_rng(0)
+    q = rng.uniform(1, 5, n)
+    system = np.array(["A", "B"])[np.arange(n) % 2]
+    table = pd.DataFrame({"id": np.arange(1, n + 1), "system": system})
+    for name, sd in (("judge_a", 0.5), ("judge_b", 1.0)):
+        table[name] = np.clip(np.round(q + rng.normal(0, sd, n)), 1, 5)
+    rows = rng.choice(n, labeled, replace=False)
+    labels = pd.DataFrame({"ID": table["id"].to_numpy()[rows], "Score": np.round(q[rows], 2)})
+    table.to_csv(tmp_path / "table.csv", index=False)
+    return table, labels
+
+
+def test_an_id_column_named_in_another_case_joins(tmp_path, capsys) -> None:
+    """Finding 11: the labels file's ``ID`` against the table's ``id``. Doctor without
+    --item said "columns in both: none", with --item id "no id column 'id'", and with
+    --item ID crashed with a KeyError traceback. The one column whose name differs only by
+    case is the id column, with or without --item (either spelling)."""
+    table, labels = _files(tmp_path)
+    labels.to_csv(tmp_path / "labels.csv", index=False)
+    for item in (None, "id", "ID"):
+        joined, key = join_labels(table, tmp_path / "labels.csv", "Score", item)
+        assert key == "id" and int(joined["Score"].notna().sum()) == 40
+        mapped = joined.set_index("id")["Score"].dropna()
+        assert mapped.to_dict() == dict(zip(labels["ID"], labels["Score"], strict=True))
+    base = ["doctor", str(tmp_path / "table.csv"), "--labels", str(tmp_path / "labels.csv")]
+    for extra in ([], ["--item", "id"], ["--item", "ID"]):
+        assert main([*base, "--label", "Score", *extra]) == 0, extra
+        assert "40 of 120 rows labeled" in capsys.readouterr().out
+    # no column of that name in either spelling: an error naming the labels file's columns
+    with pytest.raises(ValidationError, match=r"no id column 'key' \(its columns: ID, Score\)"):
+        join_labels(table, tmp_path / "labels.csv", "Score", "key")
+    assert main([*base, "--label", "Score", "--item", "key"]) == 2
+    assert main(["doctor", str(tmp_path / "table.csv"), "--item", "key"]) == 2
+    assert "--item 'key' is not a column" in capsys.readouterr().err
+
+
+def test_rows_without_a_label_of_ids_not_in_the_table_are_left_out(tmp_path, capsys) -> None:
+    """Finding 20: a labelling tool's export of every task (this table's items, most without
+    a label, and tasks of another pool without one) was refused for the ids the table does
+    not have. A row without a label places nothing: left out, said; an unknown id that
+    brings a label is still refused."""
+    table, labels = _files(tmp_path)
+    labels = labels.rename(columns={"ID": "id", "Score": "human"})
+    every = pd.DataFrame({"id": [*table["id"], 5001, 5002, 5003]})
+    every = every.merge(labels, on="id", how="left")
+    every.to_csv(tmp_path / "all.csv", index=False)
+    joined, _ = join_labels(table, tmp_path / "all.csv", "human", "id")
+    assert int(joined["human"].notna().sum()) == 40
+    assert (
+        "3 row(s) without a label have ids not in the table's column 'id'"
+        in (joined.attrs["labels note"])
+    )
+    args = ["estimate", str(tmp_path / "table.csv"), "--labels", str(tmp_path / "all.csv"),
+            "--label", "human", "--item", "id", "--judge", "judge_a,judge_b", "--engine",
+            "freq"]  # fmt: skip
+    assert main(args) == 0
+    assert "'5001', '5002', '5003'): left out" in capsys.readouterr().out
+    every.loc[every["id"] == 5002, "human"] = 3.0
+    every.to_csv(tmp_path / "all.csv", index=False)
+    with pytest.raises(ValidationError, match=r"1 ids are not in the table's column 'id': '5002'"):
+        join_labels(table, tmp_path / "all.csv", "human", "id")
