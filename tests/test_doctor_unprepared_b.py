@@ -7,6 +7,7 @@ names that differ only by spaces."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from bacon_bayes.cli import main
 
@@ -117,4 +118,27 @@ def test_judge_scores_packed_in_text_are_named_with_the_fix(tmp_path, capsys) ->
     assert main(["doctor", str(path), "--judge", "as_json"]) == 2
     err = capsys.readouterr().err
     assert "--judge 'as_json' is not numeric: it holds scores packed in text" in err
+
+
+def test_a_long_table_of_raters_without_item_is_refused_with_the_mean(tmp_path, capsys) -> None:
+    """Finding 18: one row per item and rater (3 raters on the labeled items, the judges
+    the same on each row), estimated without --item, ran on "400 + 200 items" with a note
+    to pivot it: each rating was an item, so the target was a mean over ratings, not
+    items. It is refused, the rater column named and the ratings' mean per item given."""
+    frame = _table(n=200, labeled=40)
+    ratings = [_rating(frame, 0.7, k) for k in (1, 2, 3)]
+    rated = frame.iloc[frame.attrs["rows"]]
+    frame.attrs = {}
+    rated.attrs = {}
+    raters = [rated.assign(rater=f"r{k}", score=r[rated.index]) for k, r in enumerate(ratings)]
+    rest = frame.drop(index=rated.index).assign(rater=np.nan, score=np.nan)
+    long = pd.concat([rest, *raters]).rename(columns={"item": "id"})
+    path = tmp_path / "raters_long.csv"
+    long.to_csv(path, index=False)
+    args = ["estimate", str(path), "--label", "score", "--judge", "judge_*", "--engine", "freq"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "one row per item and rater ('rater' names who)" in err
+    assert "the mean over ratings, not over items" in err
+    assert "cols['score'] = 'mean'" in err and "with --item id" in err and "pivot" not in err
 
