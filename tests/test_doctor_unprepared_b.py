@@ -142,3 +142,27 @@ def test_a_long_table_of_raters_without_item_is_refused_with_the_mean(tmp_path, 
     assert "the mean over ratings, not over items" in err
     assert "cols['score'] = 'mean'" in err and "with --item id" in err and "pivot" not in err
 
+
+def test_group_names_with_spaces_around_are_quoted_in_tables(tmp_path, capsys) -> None:
+    """Finding 19: ``M8`` and `` M8`` (two groups) printed as two rows both reading "M8"
+    in every group table. Names with spaces around them are quoted there, as in the
+    notes; doctor's labels-per-group table says the names are written several ways; and
+    "( and --label X likewise)" lost its stray "and"."""
+    from bacon_bayes.doctor.label import _and
+    from bacon_bayes.order import cell_name, pair_text
+
+    assert (cell_name(" M8"), cell_name("M8"), cell_name("m8 ")) == ("' M8'", "M8", "'m8 '")
+    assert pair_text(" M8", "M9") == "' M8' - M9" and _and(["x"]) == "x"
+    frame = _table(labeled=120)
+    frame["human"] = _rating(frame, 0.7, 1)
+    frame["system"] = np.where(np.arange(len(frame)) % 8 == 0, " A", frame["system"])
+    path = tmp_path / "spaces.csv"
+    frame.to_csv(path, index=False)
+    out, _ = doctor([str(path)], capsys)
+    block = out.split("labels per system:\n", 1)[1].split("\n\n", 1)[0]
+    assert "  ' A'" in block and "names written several ways" in block
+    assert main(["estimate", str(path), "--label", "human", "--judge", "judge_*",
+                 "--group", "system", "--engine", "freq"]) == 0  # fmt: skip
+    table = capsys.readouterr().out.split("mean per 'system'", 1)[1]
+    rows = [ln.strip() for ln in table.splitlines()[2:7]]
+    assert any(r.startswith("' A' ") for r in rows) and any(r.startswith("A ") for r in rows)
