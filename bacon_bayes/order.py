@@ -149,6 +149,14 @@ def name_text(name: Any) -> str:
     return text
 
 
+def cell_name(name: Any) -> str:
+    """``name`` as a table's cell shows it: as written, or quoted (``' M8'``) where it is
+    empty or has spaces around it, which a right-aligned table would hide (``M8`` and
+    ``' M8'`` two rows that read the same)."""
+    text = str(name)
+    return repr(text) if not text or text != text.strip() else text
+
+
 def names_text(names: Iterable[Any], sep: str = ", ") -> str:
     """``names`` joined by ``sep``, each as :func:`name_text` shows it."""
     return sep.join(map(name_text, names))
@@ -156,8 +164,11 @@ def names_text(names: Iterable[Any], sep: str = ", ") -> str:
 
 def pair_text(a: object, b: object) -> str:
     """The pair ``a - b`` as the text shows it: a name holding " - " quoted (``'gpt-4o -
-    2024' - base``), so the pair reads as its two groups."""
-    return " - ".join(repr(n) if " - " in n else n for n in (str(a), str(b)))
+    2024' - base``), so the pair reads as its two groups, and one with spaces around it
+    (``' M8' - M9``), so it reads apart from the name without them."""
+    return " - ".join(
+        repr(n) if " - " in n or n != n.strip() or not n else n for n in (str(a), str(b))
+    )
 
 
 def spelling_variants(names: Iterable[Any]) -> list[list[str]]:

@@ -411,7 +411,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
 
 def _table_pool(args: argparse.Namespace) -> EvalPool:
     """:func:`pool_from_args` on a table."""
-    from bacon_bayes.doctor.rows import repeated_item_note
+    from bacon_bayes.doctor.rows import rater_rows, repeated_item_note
     from bacon_bayes.io import item_column, without_unscored
     from bacon_bayes.pool import EvalPool
 
@@ -423,6 +423,9 @@ def _table_pool(args: argparse.Namespace) -> EvalPool:
         df, judges, dropped = without_unscored(df, judges, args.label, args.item)
     from bacon_bayes.scale import binary_note, guess_outcome
 
+    repeated = not (args.item or args.scores)
+    if repeated and (raters := rater_rows(df, args.label, judges, args.group)):
+        raise ValidationError(raters)  # a mean over ratings, not items
     levels = parse_levels(args.levels)
     outcome = args.outcome or guess_outcome(df, args.label)
     item = args.item or (None if args.scores else item_column(df, judges))
@@ -444,7 +447,6 @@ def _table_pool(args: argparse.Namespace) -> EvalPool:
     notes = []
     if outcome != (args.outcome or "continuous"):
         notes.append(binary_note(args.label))
-    repeated = not (args.item or args.scores)
     repeats = repeated_item_note(df, args.label, judges, args.group) if repeated else ""
     notes += [note for note in (repeats, blank, idle, dropped) if note]
     kept = df.attrs.get("kept words", {})  # NA, None, null in a text column: io.read_table

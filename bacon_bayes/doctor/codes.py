@@ -11,7 +11,7 @@ from collections.abc import Collection
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.doctor.cells import numeric
+from bacon_bayes.doctor.cells import is_str, numeric
 from bacon_bayes.doctor.names import GROUP_NAME
 
 #: the share of a full crossing (every value of one column with every value of the other)
@@ -48,21 +48,38 @@ def group_codes(frame: pd.DataFrame, taken: Collection[object]) -> list[str]:
 
 def crossed_codes(frame: pd.DataFrame, taken: Collection[object], most: int) -> dict[str, str]:
     """Columns of whole numbers named like no group whose at most ``most`` values each
-    meet every value of another such column, each pair on one row (``ver`` 8..23 and
-    ``src`` 1..100 of 1,200 rows: systems crossed with documents): each with that other
-    column. A judge's scores meet another's on many rows each."""
+    meet every value of another such column, or of a column of strings, each pair on as
+    many rows as the others (one) (``ver`` 8..23 and ``src`` 1..100 of 1,200 rows, or
+    ``ckpt`` 1..12 and ``doc_id`` 'dm-test-...': systems crossed with documents): each
+    with that other column. A judge's scores meet another's (or a document's) on many
+    rows each."""
     codes = _codes(frame, taken)
     sizes = {c: int(s.nunique()) for c, s in codes.items()}
     n, out = len(frame), dict[str, str]()
     if n < CROSSED_ROWS:
         return out
+    # the documents may be named by strings (``doc_id`` 'dm-test-8764...') beside a
+    # system written as numbers (``ckpt`` 1..12)
+    words = {str(c): int(frame[c].nunique()) for c in frame.columns}
+    partners = {**sizes, **{c: k for c, k in words.items() if c not in taken and c not in sizes
+                            and is_str(frame[c]) and frame[c].notna().all()}}  # fmt: skip
     for c, k in sizes.items():
         if GROUP_NAME.match(c) or not 2 <= k <= min(most, n // 2):
             continue
-        for d, kd in sizes.items():  # the finer column: the documents the groups share
-            if d == c or kd <= k or n < CROSSED * k * kd or n > k * kd:
+        for d, kd in partners.items():  # the finer column: the documents the groups share
+            if d == c or kd <= k or n < CROSSED * k * kd:
                 continue
-            if not frame.duplicated([c, d]).any():
+            if _balanced(frame[c], frame[d], k * kd):
                 out[c] = d
                 break
     return out
+
+
+def _balanced(c: pd.Series, d: pd.Series, cells: int) -> bool:
+    """Whether the values of ``c`` and ``d`` fill :data:`CROSSED` of their ``cells``
+    pairs, each value of ``c`` meeting each value of ``d`` it meets on as many rows as
+    the others (once; or twice where two systems were given one code)."""
+    pairs = pd.DataFrame({"c": c.to_numpy(), "d": d.to_numpy()}).value_counts()
+    if len(pairs) < CROSSED * cells:
+        return False
+    return bool((pairs.groupby(level="c").nunique() == 1).all())

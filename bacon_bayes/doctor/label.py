@@ -282,6 +282,8 @@ def _raters_mean(frame: pd.DataFrame, sparse: list[str]) -> tuple[str | None, li
 
 
 def _and(names: list[str]) -> str:
+    if len(names) == 1:
+        return names[0]
     return ", ".join(names[:-1]) + f" and {names[-1]}"
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.doctor import agreement, bias
-from bacon_bayes.doctor.relation import COPY_HARM, copy_of_label, coverage_split
+from bacon_bayes.doctor.relation import COPY_HARM, copy_of_label, coverage_split, near_copy
 from bacon_bayes.order import name_text
 
 if TYPE_CHECKING:
@@ -148,7 +148,9 @@ def judge_warnings(pool: EvalPool) -> list[str]:
     """What makes the pool's judges unfit for its labels, said by ``Calibrator.fit`` (as
     warnings) and by ``bacon estimate`` and ``bacon report`` (as notes): rows no judge
     scored (each gets one made-up score and enters every estimate), a judge equal to the
-    label on every labeled row (:func:`~bacon_bayes.doctor.relation.copy_of_label`), and a
+    label on every labeled row (:func:`~bacon_bayes.doctor.relation.copy_of_label`) or
+    nearly (:func:`~bacon_bayes.doctor.relation.near_copy`: the label rounded, or the label
+    where there is one and another judge elsewhere), and a
     judge scored on a far larger share of the labeled rows than of the others, or the other
     way round (:func:`~bacon_bayes.doctor.relation.coverage_split`)."""
     scores = pool.judge_matrix()
@@ -159,7 +161,9 @@ def judge_warnings(pool: EvalPool) -> list[str]:
         column = scores[judge].reset_index(drop=True)
         if why := coverage_split(column.notna().to_numpy(), labeled):
             notes.append(f"judge {judge!r} {why}")
-        elif why := copy_of_label(column, label):
+        elif why := copy_of_label(column, label) or near_copy(
+            column, label, scores.drop(columns=[judge]).reset_index(drop=True)
+        ):
             notes.append(f"judge {judge!r} {why}; {COPY_HARM}: leave it out of the judges")
     return [n for n in notes if n]
 

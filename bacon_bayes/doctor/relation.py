@@ -95,6 +95,62 @@ def copy_of_label(x: pd.Series, label: pd.Series | None, whole: str | None = Non
     return f"equals the label on all {n} labeled rows: a copy of the label? {whole}"
 
 
+#: a column within half a rating step of the label on this share of the labeled rows,
+#: and equal to another column on :data:`ELSEWHERE` of the unlabeled ones, is the label
+#: where there is one and that column elsewhere (a spreadsheet's ``=IF(label<>"", ...)``)
+NEAR_SHARE = 0.9
+ELSEWHERE = 0.95
+
+
+def _half_step(b: np.ndarray) -> float:
+    """Half a rating step of labels ``b``: 0.5 on a scale of ratings (a range of 2 or
+    more: 1-5, 0-100), else half the smallest gap between two of its levels."""
+    levels = np.unique(b)
+    if levels[-1] - levels[0] >= 2:
+        return 0.5
+    return float(np.diff(levels).min()) / 2
+
+
+def near_copy(
+    x: pd.Series, label: pd.Series | None, others: pd.DataFrame | None = None
+) -> str | None:
+    """Why a column that is not an exact copy of the label is one all the same: within
+    half a rating step of it (the label rounded, ``round(human)``) on every labeled row,
+    or on most of them (:data:`NEAR_SHARE`) while equal to another column of ``others``
+    on the unlabeled rows (:data:`ELSEWHERE`: a "final score" that is the label where
+    there is one and a judge's score elsewhere). No judge comes so close to labels of 3
+    levels or more on :data:`COPY_ROWS` rows; as a judge such a column makes the labeled
+    residuals about 0 while its other rows are a judge's raw scores, so the correction is
+    about 0 and the intervals are far too narrow around a biased mean. None otherwise."""
+    if label is None:
+        return None
+    on = label.notna().to_numpy()
+    n, levels = int(on.sum()), label[on].nunique()
+    if levels < 3 or n < COPY_ROWS:
+        return None
+    a, b = x[on].to_numpy(dtype=float), label[on].to_numpy(dtype=float)
+    if not np.isfinite(a).all():
+        return None
+    tol = _half_step(b)
+    close = np.abs(a - b) <= tol + 1e-9
+    within = f"within {tol:g} of the label on {int(close.sum())} of the {n} labeled rows"
+    if close.all():
+        return f"{within} (the label rounded?): a copy of the label"
+    if close.mean() < NEAR_SHARE or others is None or on.all():
+        return None
+    rest = x[~on].to_numpy(dtype=float)
+    for c in others.columns:
+        other = pd.to_numeric(others[c], errors="coerce").to_numpy(dtype=float)[~on]
+        same = np.isclose(rest, other, rtol=0, atol=1e-9)
+        if same.mean() >= ELSEWHERE:
+            return (
+                f"{within}, and equal to {str(c)!r} on {int(same.sum())} of the "
+                f"{len(rest)} unlabeled rows: the label where there is one and {str(c)!r} "
+                "elsewhere, a copy of the label"
+            )
+    return None
+
+
 #: a judge's share of scored rows may differ this much between labeled and unlabeled rows
 #: (with :data:`SPLIT_P`) before it is said to depend on which rows were labeled
 SPLIT_SHARE = 0.5
@@ -134,3 +190,27 @@ def coverage_split(scored: np.ndarray, labeled: np.ndarray) -> str | None:
         f"unlabeled ones ({b:.0%}): {harm}; drop it from the judges, or score the "
         f"{'unlabeled' if a > b else 'labeled'} rows too"
     )
+
+
+def split_judges(frame: pd.DataFrame, judges: list[str]) -> dict[str, str]:
+    """Judges that never score the same row while each scores some: one judge renamed
+    mid-run (``scores.gpt4`` on the first rows, ``scores.gpt-4`` on the others, a scorer
+    renamed ``_v2``), kept as two half-empty judges whose agreement cannot be measured and
+    whose per-judge diagnostics each see part of the rows. Each such judge, the later of a
+    pair in ``judges``, with what to say of it; the first pair a judge is in only."""
+    scored = {j: frame[j].notna().to_numpy() for j in judges}
+    out: dict[str, str] = {}
+    for k, a in enumerate(judges):
+        for b in judges[k + 1 :]:
+            if a in out or b in out or not scored[a].any() or not scored[b].any():
+                continue
+            if (scored[a] & scored[b]).any():
+                continue
+            both = float((scored[a] | scored[b]).mean())
+            out[b] = (
+                f"never on a row with {a!r}: {a!r} scores {scored[a].mean():.0%} of the rows, "
+                f"{b!r} {scored[b].mean():.0%}, the two together {both:.0%}; one judge renamed "
+                f"mid-run? Then merge them into one column (in pandas: df[{a!r}] = "
+                f"df[{a!r}].fillna(df[{b!r}]), then drop {b!r}) and run again"
+            )
+    return out

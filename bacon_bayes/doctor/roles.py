@@ -25,6 +25,7 @@ from bacon_bayes.doctor.cells import (
     is_str,
     listed_cells,
     numeric,
+    packed_cells,
     text_cells,
     unit_cells,
     unused_strings,
@@ -52,6 +53,8 @@ from bacon_bayes.doctor.relation import (
     copy_of_label,
     flat_on_labels,
     label_rho,
+    near_copy,
+    split_judges,
     weak_relation,
 )
 from bacon_bayes.doctor.scores import timestamp_like
@@ -74,6 +77,9 @@ ROWS_PER_PROMPT_GROUP = 3
 ROWS_PER_PROMPT_GROUP_STRINGS = 10
 #: a category of fewer values than this is never offered as the prompt (Likert levels)
 FEW_PROMPTS = 10
+#: a judge scored on fewer rows than this share is not called dense (a column on half the
+#: rows is kept as a judge, its missing scores imputed, but is not dense)
+MOSTLY = 0.9
 #: how to take as a judge a numeric column doctor left out
 ANYWAY = " (pass --judge to use it anyway)"
 
@@ -183,6 +189,8 @@ def _find_judges(
                     f"--judge {j!r} holds scores but for {cells}: a judge's failures? "
                     f"{JUDGE_CELLS_FIX.capitalize()} and run again"
                 )
+            if num is None and (packed := packed_cells(frame[j], j)):
+                raise ValidationError(f"--judge {j!r} is not numeric: it holds {packed}")
             if num is None:
                 raise ValidationError(
                     f"--judge {j!r} is not numeric (e.g. {frame[j].dropna().iloc[0]!r}); "
@@ -193,7 +201,7 @@ def _find_judges(
                 continue
             roles.judges.append(j)
             flat = flat_on_labels(num, label)
-            copy = copy_of_label(num, label)
+            copy = copy_of_label(num, label) or near_copy(num, label, _others(frame, j, roles))
             roles.reasons[f"judge:{j}"] = "--judge" + (
                 f"; {flat}"
                 if flat
@@ -247,7 +255,7 @@ def _find_judges(
             roles.left_out[c] = "numeric, a row number (0, 1, 2, ...)"
         elif flat := flat_on_labels(num, label):
             roles.left_out[c] = f"numeric and dense, but {flat} (pass --judge to use it anyway)"
-        elif copy := copy_of_label(num, label):
+        elif copy := copy_of_label(num, label) or near_copy(num, label, _others(frame, c, roles)):
             roles.left_out[c] = (
                 f"numeric and dense, but {copy}; left out of the judges and the command "
                 "(pass --judge to use it anyway)"
@@ -258,7 +266,8 @@ def _find_judges(
                 roles.left_out[c] = f"numeric and dense, but {weak[0]}"
                 continue
             roles.judges.append(c)
-            why = f"numeric and dense ({share:.0%} of rows scored)"
+            dense = "numeric and dense" if share >= MOSTLY else "numeric"
+            why = f"{dense} ({share:.0%} of rows scored)"
             why += f", {weak[0]}" if weak else ""
             why += f", Spearman {rho:.2f} with the label" if rho is not None and not weak else ""
             roles.reasons[f"judge:{c}"] = why
@@ -266,6 +275,14 @@ def _find_judges(
         roles.judges.remove(j)
         roles.reasons.pop(f"judge:{j}", None)
         roles.left_out[j] = f"numeric and dense, but {why} (pass --judge to use it anyway)"
+
+
+def _others(frame: pd.DataFrame, column: str, roles: Roles) -> pd.DataFrame:
+    """The numeric columns of ``frame`` but ``column``, the label and the id (what a
+    near copy of the label may be elsewhere: :func:`near_copy`)."""
+    skip = {column, roles.label, roles.item}
+    keep = [c for c in frame.columns if c not in skip and numeric(frame[c]) is not None]
+    return pd.DataFrame({c: numeric(frame[c]) for c in keep}, index=frame.index)
 
 
 def _need(frame: pd.DataFrame, column: str, option: str) -> None:
@@ -284,6 +301,9 @@ def _find_failed_scores(
     cells: taken as strings they would pass for a group, prompt or category."""
     for c in frame.columns:
         if c in (roles.item, roles.label) or c in (given or ()):
+            continue
+        if is_str(frame[c]) and (packed := packed_cells(frame[c], str(c))):
+            roles.left_out[str(c)] = f"{packed}; left out of the judges and the command until then"
             continue
         cells = text_cells(frame, c, meta.format)
         units = None if cells else unit_cells(frame[c])
@@ -525,6 +545,8 @@ def find_roles(
         if (c := getattr(roles, role)) and (spellings := case_variants(frame[c])):
             roles.reasons[role] += f"; names written several ways ({spellings}): {SPELLING_FIX}"
     _find_judges(frame, meta, judges, roles)
+    for j, split in split_judges(frame, roles.judges).items():  # one judge renamed mid-run
+        roles.reasons[f"judge:{j}"] += f"; {split}"
     _find_text(frame, meta, roles)
     for col, words in frame.attrs.get("verdicts", {}).items():  # words.bools_as_floats
         key = "label" if col == roles.label else f"judge:{col}"

@@ -246,3 +246,42 @@ def repeated_item_note(
             + (f" and pass --item {column}" if len(key) == 1 else "")
         )
     return ""
+
+
+def rater_rows(df: pd.DataFrame, label: str, judges: object = (), group: str | None = None) -> str:
+    """Why ``bacon estimate`` without ``--item`` refuses a table of one row per item and
+    rater: a column named like the item id repeats, its rows carrying different labels and
+    the same judge scores (three raters of an item, the judges once). Each row would be
+    read as an item, so the estimate would be a mean over ratings, not items (the items
+    rated several times weigh several times) and of single ratings, not of each item's
+    mean: another quantity, whatever the intervals. The fix is the ratings' mean per item
+    (:func:`repeated_ids`' recipe). ``""``: no such column."""
+    if not isinstance(judges, list | tuple) or not judges:
+        return ""
+    for column in df.columns:
+        if column in judges or column in (label, group) or not item_name(column):
+            continue
+        s = df[column]
+        rows = df[s.notna() & s.duplicated(keep=False)]
+        if rows.empty:
+            continue
+        by = rows.groupby(column, sort=False)
+        clash = by[label].nunique()
+        clash = clash[clash > 1]
+        if clash.empty or not bool((by[list(judges)].nunique() <= 1).all().all()):
+            continue
+        _, fix, rater = repeated_ids(df, str(column), label, list(judges), "parquet")
+        one = clash.index.tolist()[0]
+        first = " and ".join(f"{v:g}" for v in rows.loc[rows[column] == one, label].dropna())
+        who = f" ({rater!r} names who)" if rater else ""
+        fix = fix.split(". ", 1)[1] if rater else "Average the ratings per item first"
+        return (
+            f"column {str(column)!r} is named like the item id, but {len(clash)} of its ids "
+            f"are on several rows with different labels and the same judge scores (e.g. "
+            f"{one!r}: {first}): one row per item and rater{who}. Read without --item, each "
+            "row would be an item, so the estimate would be the mean over ratings, not over "
+            "items (an item rated 3 times weighs 3 times), of single ratings rather than "
+            f"each item's mean rating. {fix.removesuffix('then run doctor on that table')}"
+            f"then run bacon estimate on that table with --item {column}"
+        )
+    return ""

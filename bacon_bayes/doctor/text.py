@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.doctor import bias
-from bacon_bayes.order import natural_sorted
+from bacon_bayes.order import cell_name, natural_sorted
 
 if TYPE_CHECKING:
     from bacon_bayes.doctor import Profile
@@ -54,7 +54,13 @@ def profile_text(p: Profile) -> str:
         lines.append(f"  note: {note}")
     if p.labels_per_group is not None:
         lines += ["", f"labels per {r.group}:"]
-        lines += ["  " + s for s in p.labels_per_group.to_string(index=False).splitlines()]
+        shown = p.labels_per_group.copy()
+        shown[r.group] = shown[r.group].map(cell_name)  # ' M8' apart from M8
+        lines += ["  " + s for s in shown.to_string(index=False).splitlines()]
+        if "written several ways" in r.reasons.get("group", ""):
+            lines.append(
+                f"  (names written several ways, each a group of its own: see {r.group} above)"
+            )
         if any(p.unscored):
             what = "without a judge score" + ("" if p.unscored[1] else " or a label")
             lines.append(

@@ -10,7 +10,7 @@ import numpy as np
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.core import _prepare
 from bacon_bayes.estimate.critical import simultaneous_critical_value
-from bacon_bayes.order import natural_codes
+from bacon_bayes.order import cell_name, natural_codes
 from bacon_bayes.results import EstimateTable
 
 #: Why a group row has no interval (``EstimateTable.withhold``).
@@ -289,7 +289,8 @@ def pair_notes(means: EstimateTable, diffs: EstimateTable) -> list[str]:
     out = []
     for name, (a, b), lo in zip(diffs.names, diffs.details["pairs"], diffs.ci_low, strict=True):
         parts = [
-            f"{g}: {why[g].split(':')[0]}" + (", UNVALIDATED" if "UNVALIDATED" in why[g] else "")
+            f"{cell_name(g)}: {why[g].split(':')[0]}"
+            + (", UNVALIDATED" if "UNVALIDATED" in why[g] else "")
             for g in (a, b)
             if g in why
         ]

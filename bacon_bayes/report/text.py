@@ -13,7 +13,7 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.core import VARIANCE_FLOOR
 from bacon_bayes.estimate.mean import RANGE_END
 from bacon_bayes.estimate.tables import ONE_LABEL
-from bacon_bayes.order import names_text
+from bacon_bayes.order import cell_name, names_text
 from bacon_bayes.report.tables import fixed
 from bacon_bayes.results import Estimate, EstimateTable
 
@@ -64,7 +64,7 @@ def estimates_table(estimates: Sequence[Estimate]) -> str:
 
 def groups_table(tables: Sequence[EstimateTable]) -> str:
     """Per-group estimates: one column block per method."""
-    frame = pd.DataFrame({"group": list(tables[0].names)})
+    frame = pd.DataFrame({"group": [cell_name(n) for n in tables[0].names]})  # ' M8' vs M8
     for t in tables:
         short = t.method
         frame[f"{short}"] = t.estimate
