@@ -298,8 +298,13 @@ def fresh_labels_for(
     ``s^2`` comes from the old round's out-of-fold residuals (which assumes the
     calibration transports) and, when the new pool has at least
     :data:`MIN_FRESH_LABELS` fresh labels, also from them (which measures it). For a
-    group, ``N`` is the group's size and the labels in all are scaled by the pool's size
-    over the group's.
+    group, ``N`` is the group's size: the labels the group itself needs
+    (``in_group_from_*``) and, scaled by the pool's size over the group's, the labels in
+    all that a uniform draw over the pool would need to give it that many
+    (``from_old_round``, ``from_fresh_labels``). The fresh residuals are the group's own
+    (at least :data:`MIN_FRESH_LABELS` of them; ``group_labels_now``). ``met_from_*``:
+    whether the labels in hand (the pool's, or the group's) already reach the half-width
+    by that variance.
     """
     if not half_width > 0:
         raise ValidationError(f"--half-width {half_width!r} must be positive")
@@ -316,21 +321,36 @@ def fresh_labels_for(
     size = int(rows.sum())
 
     def needed(resid: np.ndarray) -> int:
+        """Labels of the rows (the pool, or the group) for the half-width."""
         s2 = float(np.var(resid, ddof=1))
-        n = z * z * s2 / (half_width**2 + z * z * s2 / size)
-        return math.ceil(min(n, size) * pool.n_items / size)
+        return math.ceil(min(z * z * s2 / (half_width**2 + z * z * s2 / size), size))
+
+    def in_all(n: int) -> int:
+        """Those labels as labels of the pool in all, drawn uniformly."""
+        return math.ceil(n * pool.n_items / size)
 
     source = cal.frozen_ if hasattr(cal, "frozen_") else None
     if source is None:
         raise ValidationError("planning a round needs a calibrator applied to the new pool")
+    fresh = pool.labeled & rows
+    have = int(fresh.sum())
+    old_n = needed(source.residuals)
     out: dict[str, Any] = {
         "half_width": half_width,
         "group": group,
         "items": size,
-        "from_old_round": needed(source.residuals),
+        "from_old_round": in_all(old_n),
     }
-    fresh = pool.labeled & rows
-    if fresh.sum() >= MIN_FRESH_LABELS:
-        out["from_fresh_labels"] = needed((pool.y - cal.surrogate_)[fresh])
+    if have >= MIN_FRESH_LABELS:
+        fresh_n = needed((pool.y - cal.surrogate_)[fresh])
+        out["from_fresh_labels"] = in_all(fresh_n)
     out["fresh_labels_now"] = int(pool.n_labeled)
+    if group is not None:  # the group's own labels: what its interval rests on
+        out["group_labels_now"] = have
+        out["in_group_from_old_round"] = old_n
+        if have >= MIN_FRESH_LABELS:
+            out["in_group_from_fresh_labels"] = fresh_n
+    out["met_from_old_round"] = have >= old_n
+    if have >= MIN_FRESH_LABELS:
+        out["met_from_fresh_labels"] = have >= fresh_n
     return out

@@ -92,25 +92,58 @@ def round_defaults(args: argparse.Namespace, saved: Calibrator) -> None:
 
 
 def plan_text(result: dict[str, Any], args: argparse.Namespace) -> str:
-    """``bacon plan --calibrator``: the fresh labels a half-width needs."""
-    what = "the pool mean" if result["group"] is None else f"group {result['group']!r}'s mean"
+    """``bacon plan --calibrator``: the fresh labels a half-width needs, each count said
+    as labels of the pool in all (and, for a group, of the group itself), with whether
+    the labels in hand already reach it."""
+    group = result["group"]
+    pool_now = result["fresh_labels_now"]
+    if group is None:
+        what, have = "the pool mean", pool_now
+        counted = f"labels of this pool in all; it has {pool_now}"
+    else:
+        what, have = (
+            f"the mean of group {group!r} ({result['items']} items)",
+            (result["group_labels_now"]),
+        )
+        counted = (
+            f"labels {group!r} needs of its own, and the labels of this pool in all that a "
+            f"uniform draw would take to give it that many; {group!r} has {have} of this "
+            f"pool's {pool_now}"
+        )
     lines = [
-        f"fresh labels (uniform) for a {1 - args.alpha:.0%} interval of half-width "
-        f"{result['half_width']:g} of {what}, with calibrator {args.calibrator!r} frozen:",
-        f"  from the old round's residuals (if the calibration transports): "
-        f"{result['from_old_round']}",
+        f"fresh labels for a {1 - args.alpha:.0%} interval of half-width "
+        f"{result['half_width']:g} of {what}, with calibrator {args.calibrator!r} frozen "
+        f"({counted}):"
     ]
+
+    def count(key: str) -> str:
+        total = result[f"from_{key}"]
+        met = "already met" if result[f"met_from_{key}"] else f"{_more(result, key, have)} more"
+        if group is None:
+            return f"{total} in all: {met}"
+        return f"{result[f'in_group_from_{key}']} in {group!r} ({total} in the pool in all): {met}"
+
+    lines.append(
+        f"  from the old round's residuals (if the calibration transports): {count('old_round')}"
+    )
     if "from_fresh_labels" in result:
+        where = "this pool" if group is None else f"{group!r}"
         lines.append(
-            f"  from this pool's {result['fresh_labels_now']} fresh labels' residuals: "
-            f"{result['from_fresh_labels']}"
+            f"  from the residuals of the {have} fresh labels of {where}: {count('fresh_labels')}"
         )
     else:
+        where = "this pool" if group is None else f"{group!r}"
         lines.append(
-            f"  (label at least {MIN_FRESH_LABELS} items of this pool to measure it on them; "
-            f"{result['fresh_labels_now']} so far)"
+            f"  (label at least {MIN_FRESH_LABELS} items of {where} to measure it on their own "
+            f"residuals; {have} so far)"
         )
     return "\n".join(lines)
+
+
+def _more(result: dict[str, Any], key: str, have: int) -> int:
+    """Labels beyond those in hand (of the pool, or of the group) that a count asks for."""
+    need = result[f"from_{key}"] if result["group"] is None else result[f"in_group_from_{key}"]
+    return int(need) - have
 
 
 def apply_saved(saved: Calibrator, pool: Any, args: argparse.Namespace) -> Calibrator:
