@@ -3,7 +3,9 @@
 
 The saved calibrator's models score the new pool (frozen, :mod:`bacon_bayes.frozen`);
 the new pool's labels correct them. Judges, outcome, levels and scale default to the
-saved calibrator's; model options are the saved calibrator's and are refused.
+saved calibrator's; model options are the saved calibrator's and are refused, except
+``--surrogates``, which picks this round's AEE surrogates (:func:`bacon_bayes.frozen.
+round_surrogates`).
 """
 
 from __future__ import annotations
