@@ -94,9 +94,12 @@ class Calibrator(Settings):
         ``"ordinal"``, ``"multinomial"``) or ``"judge_mean"`` (the raw judge average);
         see :mod:`bacon_bayes.surrogates`. Default: ``["judge_mean"]`` when the
         Bayesian engine runs (its posterior mean combined with the judge mean: measured
-        better than either, while the ridge added only noise), none otherwise; ``[]``
+        better than either, while the ridge added only noise; the multinomial: none);
+        with the frequentist engine the small-budget rule (``"small-budget"``): below 20
+        labels per model coefficient the judges' leave-one-out ridge in place of the
+        model's surrogate (``["judge_ridge", "no_model"]``), none from there on; ``[]``
         for the model's surrogate alone. Quantiles and item scores use the model's own
-        surrogate.
+        surrogate. :meth:`apply` puts the saved model back in the means.
     pooling : {"auto", "shrink", "separate"}
         How group means use the other groups' labels (the default of
         :meth:`estimate_groups`, :meth:`compare_groups` and :meth:`rank_groups`).
@@ -195,17 +198,23 @@ class Calibrator(Settings):
         self._check_fitted()
         return tuple(judge_warnings(self.pool_))
 
-    def apply(self, pool: EvalPool, refit: bool = False) -> Calibrator:
+    def apply(
+        self, pool: EvalPool, refit: bool = False, surrogates: list[str] | None = None
+    ) -> Calibrator:
         """This calibration, frozen, on a new pool (the next round: new items, systems or
         model versions scored by the same judges): a calibrator of ``pool`` whose
         surrogate is this one's fold models (fitted on the old labels only), so every
         estimate uses ``pool``'s own labels for the correction and holds however the
         old calibration transports; at least ``MIN_FRESH_LABELS`` (10) are needed.
         ``refit``: models trained on the old labels and the new ones, cross-fitted over
-        the new (see :mod:`bacon_bayes.frozen`)."""
+        the new (see :mod:`bacon_bayes.frozen`). ``surrogates``: the AEE means' extra
+        surrogates; default this calibrator's, with its model in the means (where the
+        small-budget rule left it out of a fresh fit's) and the judges' ridge refitted
+        on the fresh labels; ``[]`` for the frozen model alone
+        (:func:`bacon_bayes.frozen.round_surrogates`)."""
         from bacon_bayes.frozen import freeze_calibrator, refit_calibrator
 
-        return (refit_calibrator if refit else freeze_calibrator)(self, pool)
+        return (refit_calibrator if refit else freeze_calibrator)(self, pool, surrogates)
 
     def predict(
         self, pool: EvalPool, level: float = 0.9, method: ItemMethod = "conformal"

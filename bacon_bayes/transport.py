@@ -23,7 +23,11 @@ and truly biased M2M100 0.90, caught 7% instead of 4%):
   ``drifted``; :func:`pointwise_note`);
 * ``not enough labels``: neither; ``labels_to_settle`` is the number of fresh labels of
   the group that would, were the estimate the truth, reach one of the two verdicts with
-  probability ``POWER``.
+  probability ``POWER``;
+* ``new``: a group the calibrator's round never had (:func:`bacon_bayes.frozen.
+  new_groups`) whose interval excludes zero: the calibration does not carry to it,
+  which is no drift (nothing of it was calibrated; a Bayesian group level gives it
+  effect 0).
 
 :func:`flag_rate` is the power analysis: the probability that a group with true residual
 mean ``delta`` and standard error ``se`` is flagged ``drifted`` under the rule above (with
@@ -67,6 +71,8 @@ POWER = 0.8
 #: Fewest fresh labels of a group for a verdict.
 MIN_LABELS = 3
 VERDICTS = ("holds", "drifted", "not enough labels")
+#: The verdict of a group new to the calibrator whose interval excludes zero.
+NEW = "new"
 #: Quantiles of the estimated se's distribution that :func:`flag_rate` averages over.
 GRID = 400
 
@@ -219,12 +225,18 @@ def transport_check(
     w = np.ones(r.size) if pi is None else 1.0 / np.asarray(pi, dtype=float)[lab]
     rows = [{"group": "(all)", "n_items": pool.n_items} | _row(r, w, tolerance, alpha, None)]
     if pool.groups is not None:
+        from bacon_bayes.frozen import new_groups
+
+        unseen = set((new_groups(cal) or {}).get("new", []))
         every = np.asarray(pool.groups).astype(str)
         names = natural_sorted(np.unique(every))  # M8 before M10, as every group table
         each = group_rows(r, w, cal.surrogate_[lab], every[lab], names, tolerance, alpha)
         for name in names:
             size = int(np.sum(every == name))
-            rows.append({"group": name, "n_items": size} | each[name])
+            row = {"group": name, "n_items": size} | each[name]
+            if name in unseen and row["verdict"] == VERDICTS[1]:
+                row["verdict"] = NEW
+            rows.append(row)
     return pd.DataFrame(rows), tolerance
 
 

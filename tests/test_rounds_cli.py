@@ -103,7 +103,7 @@ def test_history_records_each_round(rounds, tmp_path, capsys):
     assert len(second["groups"]) == 6
     rows = second["transport"]["rows"]
     assert rows[0]["group"] == "(all)" and len(rows) == 7
-    assert {r["verdict"] for r in rows} <= {"holds", "drifted", "not enough labels"}
+    assert {r["verdict"] for r in rows} <= {"holds", "drifted", "new", "not enough labels"}
     assert third["round"] == "r3"
     assert fourth["n_labels"] == 5 and fourth["mean"]["validated"] is False
     assert "ci_low" not in fourth["mean"] and fourth["transport"] is None

@@ -31,9 +31,11 @@ from bacon_bayes.cli.pool_args import (
 )
 from bacon_bayes.cli.rounds import (
     fresh_enough,
+    new_groups_text,
     refit_text,
     round_header,
     round_json,
+    round_surrogates_note,
     transport_text,
     unvalidated_text,
 )
@@ -256,11 +258,15 @@ def _estimate(
     if cal.extras_:  # visible: which surrogates the AEE means use (e.g. the small-budget rule)
         fitted += f"; AEE means from {' + '.join(used)}"
         by_rule = cal.surrogates is None or SMALL_BUDGET in cal.surrogates
-        if used == [JUDGE_RIDGE] and by_rule:
+        if saved is not None:
+            fitted += round_surrogates_note(cal)
+        elif used == [JUDGE_RIDGE] and by_rule:
             fitted += (
                 f" (the judges' leave-one-out ridge: fewer than {ALONE_BELOW:g} labels per "
                 "model coefficient; --surrogates none for the model's)"
             )
+    if saved is not None:
+        fitted += new_groups_text(cal, args.group or "group")
     header = (
         f"{pool.n_items} items{prompts}, {pool.n_labeled} labeled, {len(pool.judges)} judges; "
         f"{fitted}\n{target_line(cal)}"

@@ -644,7 +644,8 @@ def fit_from_args(args: argparse.Namespace) -> tuple[Calibrator, Calibrator | No
     if fresh is not None:
         return fit_noted(fresh, pool), None
     assert saved is not None
-    return apply_saved(saved, pool, args), saved
+    surrogates = parse_surrogates(getattr(args, "surrogates", None))
+    return apply_saved(saved, pool, args, surrogates), saved
 
 
 def fit_noted(cal: Calibrator, pool: EvalPool) -> Calibrator:

@@ -3,7 +3,9 @@
 
 The saved calibrator's models score the new pool (frozen, :mod:`bacon_bayes.frozen`);
 the new pool's labels correct them. Judges, outcome, levels and scale default to the
-saved calibrator's; model options are the saved calibrator's and are refused.
+saved calibrator's; model options are the saved calibrator's and are refused, except
+``--surrogates``, which picks this round's AEE surrogates (:func:`bacon_bayes.frozen.
+round_surrogates`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ MIN_FRESH_LABELS = 10
 TOLERANCE_SHARE = 0.25
 
 #: Options of a new fit that a saved calibrator fixes, with their defaults.
-FIXED = {"model": None, "engine": "auto", "preset": None, "surrogates": None, "folds": 5, "seed": 0}
+#: (``--surrogates`` is not among them: it picks the surrogates of this round's means.)
+FIXED = {"model": None, "engine": "auto", "preset": None, "folds": 5, "seed": 0}
 
 
 def add_round_arguments(p: argparse.ArgumentParser) -> None:
@@ -92,30 +95,66 @@ def round_defaults(args: argparse.Namespace, saved: Calibrator) -> None:
 
 
 def plan_text(result: dict[str, Any], args: argparse.Namespace) -> str:
-    """``bacon plan --calibrator``: the fresh labels a half-width needs."""
-    what = "the pool mean" if result["group"] is None else f"group {result['group']!r}'s mean"
+    """``bacon plan --calibrator``: the fresh labels a half-width needs, each count said
+    as labels of the pool in all (and, for a group, of the group itself), with whether
+    the labels in hand already reach it."""
+    group = result["group"]
+    pool_now = result["fresh_labels_now"]
+    if group is None:
+        what, have = "the pool mean", pool_now
+        counted = f"labels of this pool in all; it has {pool_now}"
+    else:
+        what, have = (
+            f"the mean of group {group!r} ({result['items']} items)",
+            (result["group_labels_now"]),
+        )
+        counted = (
+            f"labels {group!r} needs of its own, and the labels of this pool in all that a "
+            f"uniform draw would take to give it that many; {group!r} has {have} of this "
+            f"pool's {pool_now}"
+        )
     lines = [
-        f"fresh labels (uniform) for a {1 - args.alpha:.0%} interval of half-width "
-        f"{result['half_width']:g} of {what}, with calibrator {args.calibrator!r} frozen:",
-        f"  from the old round's residuals (if the calibration transports): "
-        f"{result['from_old_round']}",
+        f"fresh labels for a {1 - args.alpha:.0%} interval of half-width "
+        f"{result['half_width']:g} of {what}, with calibrator {args.calibrator!r} frozen "
+        f"({counted}):"
     ]
+
+    def count(key: str) -> str:
+        total = result[f"from_{key}"]
+        met = "already met" if result[f"met_from_{key}"] else f"{_more(result, key, have)} more"
+        if group is None:
+            return f"{total} in all: {met}"
+        return f"{result[f'in_group_from_{key}']} in {group!r} ({total} in the pool in all): {met}"
+
+    lines.append(
+        f"  from the old round's residuals (if the calibration transports): {count('old_round')}"
+    )
     if "from_fresh_labels" in result:
+        where = "this pool" if group is None else f"{group!r}"
         lines.append(
-            f"  from this pool's {result['fresh_labels_now']} fresh labels' residuals: "
-            f"{result['from_fresh_labels']}"
+            f"  from the residuals of the {have} fresh labels of {where}: {count('fresh_labels')}"
         )
     else:
+        where = "this pool" if group is None else f"{group!r}"
         lines.append(
-            f"  (label at least {MIN_FRESH_LABELS} items of this pool to measure it on them; "
-            f"{result['fresh_labels_now']} so far)"
+            f"  (label at least {MIN_FRESH_LABELS} items of {where} to measure it on their own "
+            f"residuals; {have} so far)"
         )
     return "\n".join(lines)
 
 
-def apply_saved(saved: Calibrator, pool: Any, args: argparse.Namespace) -> Calibrator:
-    """The saved calibrator applied to ``pool`` (frozen, or ``--refit``)."""
-    cal = saved.apply(pool, refit=args.refit)
+def _more(result: dict[str, Any], key: str, have: int) -> int:
+    """Labels beyond those in hand (of the pool, or of the group) that a count asks for."""
+    need = result[f"from_{key}"] if result["group"] is None else result[f"in_group_from_{key}"]
+    return int(need) - have
+
+
+def apply_saved(
+    saved: Calibrator, pool: Any, args: argparse.Namespace, surrogates: list[str] | None = None
+) -> Calibrator:
+    """The saved calibrator applied to ``pool`` (frozen, or ``--refit``), with the
+    surrogates of ``--surrogates`` (None: the calibrator's, its model in the means)."""
+    cal = saved.apply(pool, refit=args.refit, surrogates=surrogates)
     cal.target = getattr(args, "target", cal.target)
     return cal
 
@@ -140,6 +179,60 @@ def round_header(cal: Calibrator, args: argparse.Namespace) -> str:
         f"{src['n_labeled']} labels of {src['n_items']} items: frozen surrogate, "
         f"corrected by this pool's {cal.pool_.n_labeled} fresh labels"
     )
+
+
+def new_groups_text(cal: Calibrator, group: str = "group") -> str:
+    """A line naming the groups (systems) new to a frozen calibrator, and those of its
+    round absent here ("" when none or no groups)."""
+    from bacon_bayes.frozen import new_groups
+    from bacon_bayes.order import names_text
+
+    found = new_groups(cal)
+    if found is None or not (found["new"] or found["absent"]):
+        return ""
+    parts = []
+    if found["new"]:
+        how = (
+            "its group level gives them effect 0"
+            if found["group_level"]
+            else "the surrogate is the same function of the judges for every one"
+        )
+        parts.append(
+            f"new to the calibrator (no label of theirs calibrated it; {how}): "
+            f"{names_text(found['new'])}"
+        )
+    if found["absent"]:
+        parts.append(f"in the calibrator's round, not in this pool: {names_text(found['absent'])}")
+    return f"\n{group}s " + "; ".join(parts)
+
+
+def round_surrogates_note(cal: Calibrator) -> str:
+    """How a saved calibrator's model enters this round's AEE means (after the header's
+    ``AEE means from ...``): in them, or not (then nothing of the old round is used)."""
+    from bacon_bayes.frozen import TUNING_MIN_LABELS
+    from bacon_bayes.surrogates import JUDGE_RIDGE, NO_MODEL
+
+    if NO_MODEL in cal.extras_:
+        return (
+            " (the saved model is not in the means: they use nothing of the old round; "
+            "drop --surrogates for the saved model in them)"
+        )
+    mode = "frozen" if hasattr(cal, "frozen_") else "refit"
+    ridge = (
+        "the judges' leave-one-out ridge on this pool's fresh labels"
+        if JUDGE_RIDGE in cal.extras_
+        else ", ".join(n for n in cal.extras_)
+    )
+    if hasattr(cal, "frozen_"):
+        weights = (
+            "tuned weights"
+            if cal.power_tuning
+            else f"equal weights below {TUNING_MIN_LABELS} fresh labels"
+        )
+    else:
+        weights = "tuned weights" if cal.power_tuning else "equal weights"
+    alone = " (--surrogates none: the saved model alone)" if cal.surrogates is None else ""
+    return f" (the saved model, {mode}, beside {ridge}; {weights}){alone}"
 
 
 def unvalidated_text(cal: Calibrator, label: str) -> str:
@@ -190,6 +283,12 @@ def transport_text(cal: Calibrator, args: argparse.Namespace) -> str:
     ]
     text = shown.to_string(index=False, float_format=lambda v: f"{v:.4f}")
     note = pointwise_note(table, args.alpha)
+    if (table["verdict"] == "new").any():
+        text += (
+            "\nnew: a group the calibrator never saw, its fresh residuals off zero: the old "
+            "calibration does not carry to it (not a drift; the estimates hold, corrected by "
+            "its labels)"
+        )
     return (
         f"\nTransport check: fresh residual mean (label - frozen surrogate), "
         f"{1 - args.alpha:.0%} intervals; tolerance {tol:.4g} on the label's scale\n{text}"
@@ -216,11 +315,14 @@ def refit_text(cal: Calibrator, args: argparse.Namespace, saved: Calibrator) -> 
 
 def round_json(cal: Calibrator, args: argparse.Namespace) -> dict[str, Any]:
     """The round's part of ``--json``."""
+    from bacon_bayes.frozen import new_groups
     from bacon_bayes.transport import transport_check
 
     out: dict[str, Any] = {"calibrator": args.calibrator, "refit": bool(args.refit)}
     if hasattr(cal, "frozen_"):
         out["source"] = cal.frozen_.to_dict()
+        if (found := new_groups(cal)) is not None:
+            out["groups"] = found
         if fresh_enough(cal):
             table, tol = transport_check(cal, args.tolerance, args.alpha)
             out["transport"] = {

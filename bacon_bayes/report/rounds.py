@@ -71,6 +71,14 @@ def _source(cal: Any, calibrator: str | None) -> str:
         ]  # fmt: skip
         if src["residual_sd"] is not None:
             rows.append(("old residual sd", f"{src['residual_sd']:.4f}"))
+        from bacon_bayes.frozen import new_groups
+        from bacon_bayes.order import names_text
+
+        found = new_groups(cal) or {"new": [], "absent": []}
+        if found["new"]:
+            rows.append(("new to the calibrator", names_text(found["new"])))
+        if found["absent"]:
+            rows.append(("in its round, not here", names_text(found["absent"])))
     elif hasattr(cal, "refit_"):
         info = cal.refit_
         rows = [

@@ -337,7 +337,7 @@ def calibrator_summary(
         "folds": cal.folds,
         "seed": cal.seed,
         "alpha": alpha,
-        "frozen": cal.frozen_.to_dict() if hasattr(cal, "frozen_") else None,
+        "frozen": _frozen_dict(cal),
         "pool": cal.pool_.report(),
         "features": cal.features_.report,
         "mean": {m: cal.estimate_mean(alpha, m).to_dict() for m in methods},
@@ -354,3 +354,13 @@ def calibrator_summary(
     if left_out:
         out["naive_left_out"] = left_out
     return out
+
+
+def _frozen_dict(cal: Calibrator) -> dict[str, Any] | None:
+    """The round a frozen calibrator came from, with the groups new to it and gone
+    (:func:`bacon_bayes.frozen.new_groups`); None for a calibrator of its own pool."""
+    if not hasattr(cal, "frozen_"):
+        return None
+    from bacon_bayes.frozen import new_groups
+
+    return {**cal.frozen_.to_dict(), "groups": new_groups(cal)}
