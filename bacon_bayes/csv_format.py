@@ -188,3 +188,56 @@ def read_as(options: dict[str, Any]) -> str:
     skip = options.get("skiprows", 0)
     said += [f"{skip} line(s) above the header skipped"] if skip else []
     return ", ".join(filter(None, said))
+
+
+def _line_count(path: Path) -> int | None:
+    """The number of lines of the (possibly compressed) file at ``path``, counted by its
+    line ends (``\\n``, or ``\\r`` in a file of old-Mac line ends); None for UTF-16 text,
+    whose line ends are not single bytes."""
+    opener = _OPENERS.get(path.suffix.lower(), open)
+    newlines = returns = 0
+    last = b""
+    with opener(path, "rb") as raw:
+        if raw.read(2) in (b"\xff\xfe", b"\xfe\xff"):
+            return None
+        raw.seek(0)
+        while chunk := raw.read(1 << 20):
+            newlines += chunk.count(b"\n")
+            returns += chunk.count(b"\r")
+            last = chunk[-1:]
+    ends = newlines if newlines else returns
+    return ends + int(last not in (b"\n", b"\r", b""))
+
+
+def record_lines(path: str | Path, how: dict[str, Any], rows: int) -> Any:
+    """The line of the file (from 1) each of the ``rows`` data records that pandas read
+    from the CSV at ``path`` (with ``how``) starts on, as an array; None when record ``k``
+    is on line ``k + 2`` past the skipped lines (no blank line and no quoted cell holding
+    a line break: the common case, told by counting line ends). Pandas skips blank lines,
+    and a quoted cell (an LLM's reply) may hold several, so a row's number alone does not
+    give its line (the line a message tells the user to go to)."""
+    import numpy as np
+
+    path = Path(path)
+    skip = int(how.get("skiprows", 0))
+    try:
+        if _line_count(path) == skip + 1 + rows:
+            return None
+        opener = _OPENERS.get(path.suffix.lower(), open)
+        encoding = how.get("encoding") or "utf-8-sig"
+        starts: list[int] = []
+        with opener(path, "rt", encoding=encoding, errors="replace", newline="") as text:
+            for _ in range(skip):
+                text.readline()
+            reader = csv.reader(text, delimiter=how.get("sep", ","))
+            next(reader, None)  # the header
+            done = reader.line_num
+            for row in reader:
+                if row and not (len(row) == 1 and not row[0].strip()):
+                    starts.append(skip + done + 1)  # a blank line is no record to pandas
+                done = reader.line_num
+    except (OSError, EOFError, ValueError, csv.Error, lzma.LZMAError):
+        return None
+    if len(starts) != rows:  # read otherwise than pandas did: keep the rows' numbers
+        return None
+    return np.asarray(starts, dtype=np.int64)

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.atomic import write_file
-from bacon_bayes.csv_format import csv_options, csv_source, read_as
+from bacon_bayes.csv_format import csv_options, csv_source, read_as, record_lines
 from bacon_bayes.errors import BaconError, ValidationError
 from bacon_bayes.words import bools_as_floats, word_numbers
 
@@ -65,9 +65,14 @@ def file_line(frame: pd.DataFrame | pd.Series, row: int) -> int:
     """The line of a CSV (from 1) that holds ``frame``'s row ``row`` (from 0): past the
     header and the lines above it that the reader skipped (``frame.attrs["header line"]``,
     set by :func:`read_table` and the study's readers), and past the rows left out before
-    it (``frame.attrs["file rows"]``, :func:`without_unscored`)."""
+    it (``frame.attrs["file rows"]``, :func:`without_unscored`); where blank lines or
+    cells of several lines put records off their row's number, the line each record
+    starts on (``frame.attrs["record lines"]``, :func:`~bacon_bayes.csv_format.record_lines`)."""
     kept = frame.attrs.get("file rows")
-    return int(row if kept is None else kept.rows[row]) + 2 + int(frame.attrs.get("header line", 0))
+    at = int(row if kept is None else kept.rows[row])
+    if (lines := frame.attrs.get("record lines")) is not None:
+        return int(lines.rows[at])
+    return at + 2 + int(frame.attrs.get("header line", 0))
 
 
 def csv_lines(frame: pd.DataFrame) -> np.ndarray | None:
@@ -77,6 +82,8 @@ def csv_lines(frame: pd.DataFrame) -> np.ndarray | None:
         return None
     kept = frame.attrs.get("file rows")
     rows = np.arange(len(frame)) if kept is None else kept.rows
+    if (lines := frame.attrs.get("record lines")) is not None:
+        return np.asarray(lines.rows[rows])
     return rows + 2 + int(frame.attrs["header line"])
 
 
@@ -201,7 +208,10 @@ def read_table(path: str | Path, text: Iterable[str] = ()) -> pd.DataFrame:
                 with csv_source(path) as source:
                     frame = pd.read_csv(**source, **how, dtype=dict.fromkeys(ids + text, str))
             kept = _kept_na_words(path, how, frame)
-            frame, blank = _without_blank_rows(frame, 2 + how.get("skiprows", 0))
+            frame.attrs["header line"] = int(how.get("skiprows", 0))
+            if (starts := record_lines(path, how, len(frame))) is not None:
+                frame.attrs["record lines"] = FileRows(starts)
+            frame, blank = _without_blank_rows(frame)
             _padded_ids_as_text(frame, [c for c in ids if c not in text])  # blank rows gone
             marked = _other_decimal_mark(frame, how)
             own_decimal_commas(frame, how)
@@ -221,11 +231,13 @@ def read_table(path: str | Path, text: Iterable[str] = ()) -> pd.DataFrame:
     ids = [c for c in frame.columns if item_name(c) or c in text]
     if name.endswith((".parquet", ".pq")):
         return bools_as_floats(frame, numbers=True, ids=ids)
-    _refuse_repeated_header(path, frame, 2 + int(how.get("skiprows", 0)))
+    _refuse_repeated_header(path, frame)
     out = bools_as_floats(restored(frame), numbers=True, ids=ids)
     out.attrs["read as"] = ", ".join(filter(None, (read_as(how), marked, blank)))
     out.attrs["blank rows"] = blank
     out.attrs["header line"] = int(how.get("skiprows", 0))
+    if "record lines" in frame.attrs:
+        out.attrs["record lines"] = frame.attrs["record lines"]
     out.attrs["kept words"] = kept
     return out
 
@@ -267,17 +279,17 @@ def _text(column: pd.Series) -> bool:
     return bool(pd.to_numeric(filled, errors="coerce").isna().mean() > 0.5)
 
 
-def _without_blank_rows(frame: pd.DataFrame, first: int) -> tuple[pd.DataFrame, str]:
+def _without_blank_rows(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     """``frame`` without its rows whose every cell is empty (a spreadsheet's CSV writes
     ``,,,,`` for a row it once held: no item), and what was skipped, with the lines
-    (``first``: the file line of the first row; ``""`` when none was). Pandas skips
-    blank lines, not these; kept, they passed for items with no score, id or group."""
+    (:func:`csv_lines`; ``""`` when none was). Pandas skips blank lines, not these;
+    kept, they passed for items with no score, id or group."""
     blank = frame.isna().all(axis=1).to_numpy()
     if not blank.any() or blank.all():
         return frame, ""
     out = frame.loc[~blank].reset_index(drop=True)
     keep_file_rows(frame, out, ~blank)
-    rows = np.flatnonzero(blank) + first
+    rows = np.asarray(csv_lines(frame))[blank]
     lines = ", ".join(map(str, rows[:5])) + (" ..." if rows.size > 5 else "")
     return out, f"{rows.size} empty row(s) skipped (every cell empty, line(s) {lines})"
 
@@ -336,9 +348,9 @@ def own_decimal_commas(frame: pd.DataFrame, how: dict[str, Any]) -> pd.DataFrame
     return frame
 
 
-def _refuse_repeated_header(path: Path, frame: pd.DataFrame, first: int) -> None:
+def _refuse_repeated_header(path: Path, frame: pd.DataFrame) -> None:
     """Refuse rows that repeat the header (CSV files joined with ``cat``), naming their
-    lines (``first``: the file line of the first row)."""
+    lines (:func:`csv_lines`)."""
     text = [
         pd.api.types.is_object_dtype(t) or pd.api.types.is_string_dtype(t) for t in frame.dtypes
     ]
@@ -350,9 +362,8 @@ def _refuse_repeated_header(path: Path, frame: pd.DataFrame, first: int) -> None
         same &= frame[c].astype(str).str.strip().to_numpy() == name
         if not same.any():
             return
-    kept = frame.attrs.get("file rows")  # past the blank rows left out
-    rows = np.flatnonzero(same) if kept is None else kept.rows[np.flatnonzero(same)]
-    lines = ", ".join(str(first + int(r)) for r in rows[:5]) + (" ..." if rows.size > 5 else "")
+    rows = np.asarray(csv_lines(frame))[same]  # past the blank rows left out
+    lines = ", ".join(str(int(r)) for r in rows[:5]) + (" ..." if rows.size > 5 else "")
     raise ValidationError(
         f"{str(path)!r} repeats its header as a row at line(s) {lines} (CSV files joined "
         "with cat?): delete those lines, or join the files with their header once (e.g. "
