@@ -61,3 +61,44 @@ def test_lines_are_the_files_past_blank_lines_and_cells_of_several_lines(
     out = capsys.readouterr().out
     assert f"line {len(lines) + 4} looks like a spreadsheet's summary row" in out
     assert path.read_text().splitlines()[len(lines) + 3].startswith("Total")
+
+
+@pytest.mark.parametrize("word", ["Summe", "Gesamt", "Moyenne", "Totale", "Totaal", "Promedio"])
+def test_summary_rows_in_the_languages_of_decimal_comma_spreadsheets(word: str) -> None:
+    """Finding 16: a German Excel's 'Summe' / 'Gesamt' row passed for one more labelled
+    item (the label's column mean as its label). The summary words of the languages
+    whose CSV conventions bacon reads are known too."""
+    from bacon_bayes.doctor.rows import summary_rows
+
+    frame = _table()
+    frame["id"] = frame["id"].astype(object)
+    row = {"id": word, "judge_a": 3.2, "judge_b": 3.1, "human": 3.4}
+    frame = pd.concat([frame, pd.DataFrame([row])], ignore_index=True)
+    keep, said = summary_rows(frame, "parquet", command=True)
+    assert keep == len(frame) - 1
+    assert f"row 120 looks like a spreadsheet's summary row ({word!r} in id)" in said
+
+
+def test_notes_under_the_table_are_named_not_taken_for_items(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Finding 15: two footnote lines under the table ('Source: ...', 'Note: ...') were
+    read as two items with no group, so doctor dropped the group from its command
+    without a word. They are named with their lines, like a summary row, left out of the
+    profile (the group stays), and refused by estimate."""
+    frame = _table()
+    path = tmp_path / "footer.csv"
+    notes = "\nSource: internal relevance eval, March 2025\nNote: human = mean of 3 experts\n"
+    path.write_text(frame.to_csv(index=False) + notes)
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "lines 123, 124 look like notes under the table" in out
+    assert "group     system" in out
+    argv = ["estimate", str(path), "--label", "human", "--item", "id", "--judge", "judge_*"]
+    assert main([*argv, "--engine", "freq"]) == 2
+    assert "lines 123, 124 look like notes under the table" in capsys.readouterr().err
+    empty = frame.copy()  # an item with only its id is no note
+    empty.loc[len(empty)] = [121, None, None, None, None]
+    path.write_text(empty.to_csv(index=False))
+    assert main(["doctor", str(path)]) == 0
+    assert "under the table" not in capsys.readouterr().out
