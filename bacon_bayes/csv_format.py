@@ -76,6 +76,9 @@ def csv_source(path: Path, whole: bool = True) -> Iterator[dict[str, Any]]:
 SEPARATORS = (";", "\t", "|")
 _DECIMAL_COMMA = re.compile(r"(?<![^;|\t])-?\d+,\d+(?![^;|\t])")
 _DECIMAL_POINT = re.compile(r"(?<![^;|\t])-?\d*\.\d+(?![^;|\t])")
+#: a number with a point every three digits (``1.250``): a decimal point, or a thousands
+#: separator where the comma is the decimal mark; counted for neither
+_GROUPED = re.compile(r"(?<![^;|\t])-?\d{1,3}(\.\d{3})+(?![^;|\t])")
 
 
 #: most lines above a CSV's header (a title, a date, a blank line) that are skipped
@@ -140,7 +143,8 @@ def csv_options(path: str | Path) -> dict[str, Any]:
     ``sep`` when its header has more fields by :data:`SEPARATORS` than by commas (a
     spreadsheet's semicolons where the comma is the decimal mark, a TSV's tabs);
     ``decimal=","`` when its first rows write more numbers with a decimal comma than with a
-    point; ``encoding="cp1252"`` when its first 64 KB are not UTF-8 (a Windows spreadsheet's
+    point (``1.250``, a point every three digits, counted for neither);
+    ``encoding="cp1252"`` when its first 64 KB are not UTF-8 (a Windows spreadsheet's
     CSV: é as one byte), ``"utf-16"`` after its byte-order mark (Excel's "Unicode Text");
     ``skiprows`` when up to :data:`MAX_PREAMBLE` lines (a title, a blank line) stand above
     the header. ``{}`` for a plain file (and for anything that cannot be read: its reader
@@ -175,6 +179,7 @@ def csv_options(path: str | Path) -> dict[str, Any]:
         body = lines[skip + 1 : -1] if len(lines) > skip + 2 else lines[skip + 1 :]
         comma = sum(len(_DECIMAL_COMMA.findall(ln)) for ln in body)  # the last line may
         point = sum(len(_DECIMAL_POINT.findall(ln)) for ln in body)  # be cut short
+        point -= sum(len(_GROUPED.findall(ln)) for ln in body)
         out.update({"decimal": ","} if comma > point else {})
     return out
 

@@ -296,8 +296,12 @@ def _without_blank_rows(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
 
 #: a cell that is a number with a decimal comma, or with a decimal point, or whole
 _MARKED = {",": r"^\s*[-+]?\d+(,\d+)?\s*$", ".": r"^\s*[-+]?(\d+(\.\d*)?|\.\d+)\s*$"}
-#: numbers with a point every three digits, in a file of decimal commas: 1.234 is a thousand
-_THOUSANDS = r"^\s*[-+]?\d{1,3}(\.\d{3})+\s*$"
+#: numbers with the other mark than the file's every three digits (in a file of decimal
+#: commas, ``1.234`` may be a thousand and more)
+_THOUSANDS = {m: rf"^\s*[-+]?\d{{1,3}}(\{m}\d{{3}})+\s*$" for m in ".,"}
+#: whole numbers from here up beside ``1.250``-shaped cells make them thousands; below
+#: :data:`_SMALL`, decimals (``4`` beside ``3.667``); both, or neither: the column is refused
+_LARGE, _SMALL = 100, 10
 
 
 def _other_decimal_mark(frame: pd.DataFrame, how: dict[str, Any]) -> str:
@@ -308,7 +312,7 @@ def _other_decimal_mark(frame: pd.DataFrame, how: dict[str, Any]) -> str:
     if how.get("sep", ",") == ",":
         return ""
     mark = "." if how.get("decimal") == "," else ","
-    read = []
+    read, grouped = [], []
     for c in frame.columns:
         s = frame[c]
         if item_name(c) or not (pd.api.types.is_object_dtype(s) or pd.api.types.is_string_dtype(s)):
@@ -317,13 +321,45 @@ def _other_decimal_mark(frame: pd.DataFrame, how: dict[str, Any]) -> str:
         filled = filled[filled.str.strip() != ""]
         if filled.empty or not filled.str.contains(mark, regex=False).any():
             continue
-        if not filled.str.match(_MARKED[mark]).all() or filled.str.match(_THOUSANDS).all():
+        if not filled.str.match(_MARKED[mark]).all() or filled.str.match(_THOUSANDS[mark]).all():
+            continue
+        if _thousands(c, filled, mark, how):
+            text = s.astype(str).str.replace(mark, "", regex=False).where(s.notna())
+            frame[c] = pd.to_numeric(text, errors="coerce")
+            grouped.append(repr(str(c)))
             continue
         text = s.astype(str).str.replace(",", ".", regex=False).where(s.notna())
         frame[c] = pd.to_numeric(text, errors="coerce")
         read.append(repr(str(c)))
     name = "decimal points" if mark == "." else "decimal commas"
-    return f"{name} in column(s) {', '.join(read)}" if read else ""
+    said = [f"{name} in column(s) {', '.join(read)}"] if read else []
+    if grouped:
+        said.append(f"'{mark}' as a thousands separator in column(s) {', '.join(grouped)}")
+    return ", ".join(said)
+
+
+def _thousands(column: object, filled: pd.Series, mark: str, how: dict[str, Any]) -> bool:
+    """Whether the cells of ``column`` (``filled``, strings) written with ``mark``, the
+    other mark than the file's decimal one, are thousands (``1.250`` beside ``250``,
+    ``500``: one scale) rather than decimals (``3.667`` beside ``4``): every such cell has
+    the mark every three digits and the whole numbers beside them reach :data:`_LARGE`
+    and none is under :data:`_SMALL`. Refused where the column allows both readings."""
+    marked = filled.str.contains(mark, regex=False)
+    if not filled[marked].str.match(_THOUSANDS[mark]).all():
+        return False  # 3.5, 1.25: decimals
+    whole = pd.to_numeric(filled[~marked], errors="coerce").abs()
+    large, small = bool((whole >= _LARGE).any()), bool((whole < _SMALL).any())
+    if large != small:
+        return large
+    shown = filled[marked].iloc[0].strip()
+    own = how.get("decimal", ".")
+    raise ValidationError(
+        f"column {str(column)!r} writes {int(marked.sum())} numbers as {shown!r} in a file "
+        f"whose decimal mark is {own!r}: a thousands separator ({shown.replace(mark, '')}) "
+        f"or a decimal mark ({shown.replace(mark, '.')})? Its other numbers "
+        f"({', '.join(filled[~marked].head(3))}) do not tell. Write that column's numbers "
+        f"without the '{mark}' (1250, or 1{own}25) and run again."
+    )
 
 
 #: a cell that is a number with a decimal comma

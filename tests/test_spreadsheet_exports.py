@@ -102,3 +102,34 @@ def test_notes_under_the_table_are_named_not_taken_for_items(
     path.write_text(empty.to_csv(index=False))
     assert main(["doctor", str(path)]) == 0
     assert "under the table" not in capsys.readouterr().out
+
+
+def test_thousands_separators_in_a_file_of_decimal_commas(tmp_path: Path) -> None:
+    """Finding 7: in a ';' file with decimal commas (a German Excel's), a judge on a
+    250-1250 scale written '1.250' was read as 1.25 beside 250 (the file then taken as
+    one of decimal points), and the scrambled judge dropped as unrelated to the label.
+    A point every three digits is a thousands separator beside whole numbers of 100 and
+    more, a decimal point beside small ones ('3.667' beside '4'), and refused, naming
+    the column, where the column does not tell."""
+    from bacon_bayes.errors import ValidationError
+    from bacon_bayes.io import read_table
+
+    frame = _table()
+    frame["human"] = frame["human"] + np.where(np.arange(len(frame)) % 8 == 0, 0.5, 0.0)
+    big = (frame["judge_a"] * 250).astype(int)
+    frame["judge_a"] = [f"{v // 1000}.{v % 1000:03d}" if v >= 1000 else str(v) for v in big]
+    path = tmp_path / "de.csv"
+    path.write_text(frame.to_csv(index=False, sep=";", decimal=","))
+    read = read_table(path)
+    assert read["judge_a"].tolist() == big.astype(float).tolist()
+    assert read["human"].dropna().tolist() == frame["human"].dropna().tolist()
+    assert "'.' as a thousands separator in column(s) 'judge_a'" in read.attrs["read as"]
+
+    means = frame.assign(judge_a=np.where(np.arange(len(frame)) % 3, "3.667", "4"))
+    path.write_text(means.to_csv(index=False, sep=";", decimal=","))
+    assert set(read_table(path)["judge_a"]) == {3.667, 4.0}
+
+    unclear = frame.assign(judge_a=np.where(np.arange(len(frame)) % 3, "1.250", "50"))
+    path.write_text(unclear.to_csv(index=False, sep=";", decimal=","))
+    with pytest.raises(ValidationError, match=r"column 'judge_a' writes 80 numbers as '1.250'"):
+        read_table(path)
