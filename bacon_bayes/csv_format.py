@@ -76,6 +76,9 @@ def csv_source(path: Path, whole: bool = True) -> Iterator[dict[str, Any]]:
 SEPARATORS = (";", "\t", "|")
 _DECIMAL_COMMA = re.compile(r"(?<![^;|\t])-?\d+,\d+(?![^;|\t])")
 _DECIMAL_POINT = re.compile(r"(?<![^;|\t])-?\d*\.\d+(?![^;|\t])")
+#: a number with a point every three digits (``1.250``): a decimal point, or a thousands
+#: separator where the comma is the decimal mark; counted for neither
+_GROUPED = re.compile(r"(?<![^;|\t])-?\d{1,3}(\.\d{3})+(?![^;|\t])")
 
 
 #: most lines above a CSV's header (a title, a date, a blank line) that are skipped
@@ -140,7 +143,8 @@ def csv_options(path: str | Path) -> dict[str, Any]:
     ``sep`` when its header has more fields by :data:`SEPARATORS` than by commas (a
     spreadsheet's semicolons where the comma is the decimal mark, a TSV's tabs);
     ``decimal=","`` when its first rows write more numbers with a decimal comma than with a
-    point; ``encoding="cp1252"`` when its first 64 KB are not UTF-8 (a Windows spreadsheet's
+    point (``1.250``, a point every three digits, counted for neither);
+    ``encoding="cp1252"`` when its first 64 KB are not UTF-8 (a Windows spreadsheet's
     CSV: é as one byte), ``"utf-16"`` after its byte-order mark (Excel's "Unicode Text");
     ``skiprows`` when up to :data:`MAX_PREAMBLE` lines (a title, a blank line) stand above
     the header. ``{}`` for a plain file (and for anything that cannot be read: its reader
@@ -175,6 +179,7 @@ def csv_options(path: str | Path) -> dict[str, Any]:
         body = lines[skip + 1 : -1] if len(lines) > skip + 2 else lines[skip + 1 :]
         comma = sum(len(_DECIMAL_COMMA.findall(ln)) for ln in body)  # the last line may
         point = sum(len(_DECIMAL_POINT.findall(ln)) for ln in body)  # be cut short
+        point -= sum(len(_GROUPED.findall(ln)) for ln in body)
         out.update({"decimal": ","} if comma > point else {})
     return out
 
@@ -188,3 +193,56 @@ def read_as(options: dict[str, Any]) -> str:
     skip = options.get("skiprows", 0)
     said += [f"{skip} line(s) above the header skipped"] if skip else []
     return ", ".join(filter(None, said))
+
+
+def _line_count(path: Path) -> int | None:
+    """The number of lines of the (possibly compressed) file at ``path``, counted by its
+    line ends (``\\n``, or ``\\r`` in a file of old-Mac line ends); None for UTF-16 text,
+    whose line ends are not single bytes."""
+    opener = _OPENERS.get(path.suffix.lower(), open)
+    newlines = returns = 0
+    last = b""
+    with opener(path, "rb") as raw:
+        if raw.read(2) in (b"\xff\xfe", b"\xfe\xff"):
+            return None
+        raw.seek(0)
+        while chunk := raw.read(1 << 20):
+            newlines += chunk.count(b"\n")
+            returns += chunk.count(b"\r")
+            last = chunk[-1:]
+    ends = newlines if newlines else returns
+    return ends + int(last not in (b"\n", b"\r", b""))
+
+
+def record_lines(path: str | Path, how: dict[str, Any], rows: int) -> Any:
+    """The line of the file (from 1) each of the ``rows`` data records that pandas read
+    from the CSV at ``path`` (with ``how``) starts on, as an array; None when record ``k``
+    is on line ``k + 2`` past the skipped lines (no blank line and no quoted cell holding
+    a line break: the common case, told by counting line ends). Pandas skips blank lines,
+    and a quoted cell (an LLM's reply) may hold several, so a row's number alone does not
+    give its line (the line a message tells the user to go to)."""
+    import numpy as np
+
+    path = Path(path)
+    skip = int(how.get("skiprows", 0))
+    try:
+        if _line_count(path) == skip + 1 + rows:
+            return None
+        opener = _OPENERS.get(path.suffix.lower(), open)
+        encoding = how.get("encoding") or "utf-8-sig"
+        starts: list[int] = []
+        with opener(path, "rt", encoding=encoding, errors="replace", newline="") as text:
+            for _ in range(skip):
+                text.readline()
+            reader = csv.reader(text, delimiter=how.get("sep", ","))
+            next(reader, None)  # the header
+            done = reader.line_num
+            for row in reader:
+                if row and not (len(row) == 1 and not row[0].strip()):
+                    starts.append(skip + done + 1)  # a blank line is no record to pandas
+                done = reader.line_num
+    except (OSError, EOFError, ValueError, csv.Error, lzma.LZMAError):
+        return None
+    if len(starts) != rows:  # read otherwise than pandas did: keep the rows' numbers
+        return None
+    return np.asarray(starts, dtype=np.int64)

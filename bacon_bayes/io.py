@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.atomic import write_file
-from bacon_bayes.csv_format import csv_options, csv_source, read_as
+from bacon_bayes.csv_format import csv_options, csv_source, read_as, record_lines
 from bacon_bayes.errors import BaconError, ValidationError
 from bacon_bayes.words import bools_as_floats, word_numbers
 
@@ -65,9 +65,14 @@ def file_line(frame: pd.DataFrame | pd.Series, row: int) -> int:
     """The line of a CSV (from 1) that holds ``frame``'s row ``row`` (from 0): past the
     header and the lines above it that the reader skipped (``frame.attrs["header line"]``,
     set by :func:`read_table` and the study's readers), and past the rows left out before
-    it (``frame.attrs["file rows"]``, :func:`without_unscored`)."""
+    it (``frame.attrs["file rows"]``, :func:`without_unscored`); where blank lines or
+    cells of several lines put records off their row's number, the line each record
+    starts on (``frame.attrs["record lines"]``, :func:`~bacon_bayes.csv_format.record_lines`)."""
     kept = frame.attrs.get("file rows")
-    return int(row if kept is None else kept.rows[row]) + 2 + int(frame.attrs.get("header line", 0))
+    at = int(row if kept is None else kept.rows[row])
+    if (lines := frame.attrs.get("record lines")) is not None:
+        return int(lines.rows[at])
+    return at + 2 + int(frame.attrs.get("header line", 0))
 
 
 def csv_lines(frame: pd.DataFrame) -> np.ndarray | None:
@@ -77,6 +82,8 @@ def csv_lines(frame: pd.DataFrame) -> np.ndarray | None:
         return None
     kept = frame.attrs.get("file rows")
     rows = np.arange(len(frame)) if kept is None else kept.rows
+    if (lines := frame.attrs.get("record lines")) is not None:
+        return np.asarray(lines.rows[rows])
     return rows + 2 + int(frame.attrs["header line"])
 
 
@@ -206,7 +213,10 @@ def read_table(
                 with csv_source(path) as source:
                     frame = pd.read_csv(**source, **how, dtype=dict.fromkeys(ids + text, str))
             kept = _kept_na_words(path, how, frame, names)
-            frame, blank = _without_blank_rows(frame, 2 + how.get("skiprows", 0))
+            frame.attrs["header line"] = int(how.get("skiprows", 0))
+            if (starts := record_lines(path, how, len(frame))) is not None:
+                frame.attrs["record lines"] = FileRows(starts)
+            frame, blank = _without_blank_rows(frame)
             _padded_ids_as_text(frame, [c for c in ids if c not in text])  # blank rows gone
             marked = _other_decimal_mark(frame, how)
             own_decimal_commas(frame, how)
@@ -226,11 +236,13 @@ def read_table(
     ids = [c for c in frame.columns if item_name(c) or c in text]
     if name.endswith((".parquet", ".pq")):
         return bools_as_floats(frame, numbers=True, ids=ids)
-    _refuse_repeated_header(path, frame, 2 + int(how.get("skiprows", 0)))
+    _refuse_repeated_header(path, frame)
     out = bools_as_floats(restored(frame), numbers=True, ids=ids)
     out.attrs["read as"] = ", ".join(filter(None, (read_as(how), marked, blank)))
     out.attrs["blank rows"] = blank
     out.attrs["header line"] = int(how.get("skiprows", 0))
+    if "record lines" in frame.attrs:
+        out.attrs["record lines"] = frame.attrs["record lines"]
     out.attrs["kept words"] = kept
     return out
 
@@ -284,25 +296,29 @@ def _text(column: pd.Series) -> bool:
     return bool(pd.to_numeric(filled, errors="coerce").isna().mean() > 0.5)
 
 
-def _without_blank_rows(frame: pd.DataFrame, first: int) -> tuple[pd.DataFrame, str]:
+def _without_blank_rows(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     """``frame`` without its rows whose every cell is empty (a spreadsheet's CSV writes
     ``,,,,`` for a row it once held: no item), and what was skipped, with the lines
-    (``first``: the file line of the first row; ``""`` when none was). Pandas skips
-    blank lines, not these; kept, they passed for items with no score, id or group."""
+    (:func:`csv_lines`; ``""`` when none was). Pandas skips blank lines, not these;
+    kept, they passed for items with no score, id or group."""
     blank = frame.isna().all(axis=1).to_numpy()
     if not blank.any() or blank.all():
         return frame, ""
     out = frame.loc[~blank].reset_index(drop=True)
     keep_file_rows(frame, out, ~blank)
-    rows = np.flatnonzero(blank) + first
+    rows = np.asarray(csv_lines(frame))[blank]
     lines = ", ".join(map(str, rows[:5])) + (" ..." if rows.size > 5 else "")
     return out, f"{rows.size} empty row(s) skipped (every cell empty, line(s) {lines})"
 
 
 #: a cell that is a number with a decimal comma, or with a decimal point, or whole
 _MARKED = {",": r"^\s*[-+]?\d+(,\d+)?\s*$", ".": r"^\s*[-+]?(\d+(\.\d*)?|\.\d+)\s*$"}
-#: numbers with a point every three digits, in a file of decimal commas: 1.234 is a thousand
-_THOUSANDS = r"^\s*[-+]?\d{1,3}(\.\d{3})+\s*$"
+#: numbers with the other mark than the file's every three digits (in a file of decimal
+#: commas, ``1.234`` may be a thousand and more)
+_THOUSANDS = {m: rf"^\s*[-+]?\d{{1,3}}(\{m}\d{{3}})+\s*$" for m in ".,"}
+#: whole numbers from here up beside ``1.250``-shaped cells make them thousands; below
+#: :data:`_SMALL`, decimals (``4`` beside ``3.667``); both, or neither: the column is refused
+_LARGE, _SMALL = 100, 10
 
 
 def _other_decimal_mark(frame: pd.DataFrame, how: dict[str, Any]) -> str:
@@ -313,7 +329,7 @@ def _other_decimal_mark(frame: pd.DataFrame, how: dict[str, Any]) -> str:
     if how.get("sep", ",") == ",":
         return ""
     mark = "." if how.get("decimal") == "," else ","
-    read = []
+    read, grouped = [], []
     for c in frame.columns:
         s = frame[c]
         if item_name(c) or not (pd.api.types.is_object_dtype(s) or pd.api.types.is_string_dtype(s)):
@@ -322,13 +338,45 @@ def _other_decimal_mark(frame: pd.DataFrame, how: dict[str, Any]) -> str:
         filled = filled[filled.str.strip() != ""]
         if filled.empty or not filled.str.contains(mark, regex=False).any():
             continue
-        if not filled.str.match(_MARKED[mark]).all() or filled.str.match(_THOUSANDS).all():
+        if not filled.str.match(_MARKED[mark]).all() or filled.str.match(_THOUSANDS[mark]).all():
+            continue
+        if _thousands(c, filled, mark, how):
+            text = s.astype(str).str.replace(mark, "", regex=False).where(s.notna())
+            frame[c] = pd.to_numeric(text, errors="coerce")
+            grouped.append(repr(str(c)))
             continue
         text = s.astype(str).str.replace(",", ".", regex=False).where(s.notna())
         frame[c] = pd.to_numeric(text, errors="coerce")
         read.append(repr(str(c)))
     name = "decimal points" if mark == "." else "decimal commas"
-    return f"{name} in column(s) {', '.join(read)}" if read else ""
+    said = [f"{name} in column(s) {', '.join(read)}"] if read else []
+    if grouped:
+        said.append(f"'{mark}' as a thousands separator in column(s) {', '.join(grouped)}")
+    return ", ".join(said)
+
+
+def _thousands(column: object, filled: pd.Series, mark: str, how: dict[str, Any]) -> bool:
+    """Whether the cells of ``column`` (``filled``, strings) written with ``mark``, the
+    other mark than the file's decimal one, are thousands (``1.250`` beside ``250``,
+    ``500``: one scale) rather than decimals (``3.667`` beside ``4``): every such cell has
+    the mark every three digits and the whole numbers beside them reach :data:`_LARGE`
+    and none is under :data:`_SMALL`. Refused where the column allows both readings."""
+    marked = filled.str.contains(mark, regex=False)
+    if not filled[marked].str.match(_THOUSANDS[mark]).all():
+        return False  # 3.5, 1.25: decimals
+    whole = pd.to_numeric(filled[~marked], errors="coerce").abs()
+    large, small = bool((whole >= _LARGE).any()), bool((whole < _SMALL).any())
+    if large != small:
+        return large
+    shown = filled[marked].iloc[0].strip()
+    own = how.get("decimal", ".")
+    raise ValidationError(
+        f"column {str(column)!r} writes {int(marked.sum())} numbers as {shown!r} in a file "
+        f"whose decimal mark is {own!r}: a thousands separator ({shown.replace(mark, '')}) "
+        f"or a decimal mark ({shown.replace(mark, '.')})? Its other numbers "
+        f"({', '.join(filled[~marked].head(3))}) do not tell. Write that column's numbers "
+        f"without the '{mark}' (1250, or 1{own}25) and run again."
+    )
 
 
 #: a cell that is a number with a decimal comma
@@ -353,9 +401,9 @@ def own_decimal_commas(frame: pd.DataFrame, how: dict[str, Any]) -> pd.DataFrame
     return frame
 
 
-def _refuse_repeated_header(path: Path, frame: pd.DataFrame, first: int) -> None:
+def _refuse_repeated_header(path: Path, frame: pd.DataFrame) -> None:
     """Refuse rows that repeat the header (CSV files joined with ``cat``), naming their
-    lines (``first``: the file line of the first row)."""
+    lines (:func:`csv_lines`)."""
     text = [
         pd.api.types.is_object_dtype(t) or pd.api.types.is_string_dtype(t) for t in frame.dtypes
     ]
@@ -367,9 +415,8 @@ def _refuse_repeated_header(path: Path, frame: pd.DataFrame, first: int) -> None
         same &= frame[c].astype(str).str.strip().to_numpy() == name
         if not same.any():
             return
-    kept = frame.attrs.get("file rows")  # past the blank rows left out
-    rows = np.flatnonzero(same) if kept is None else kept.rows[np.flatnonzero(same)]
-    lines = ", ".join(str(first + int(r)) for r in rows[:5]) + (" ..." if rows.size > 5 else "")
+    rows = np.asarray(csv_lines(frame))[same]  # past the blank rows left out
+    lines = ", ".join(str(int(r)) for r in rows[:5]) + (" ..." if rows.size > 5 else "")
     raise ValidationError(
         f"{str(path)!r} repeats its header as a row at line(s) {lines} (CSV files joined "
         "with cat?): delete those lines, or join the files with their header once (e.g. "

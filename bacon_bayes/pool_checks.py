@@ -13,7 +13,7 @@ import pandas as pd
 
 from bacon_bayes.arguments import need_column, suggest
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.words import as_numbers, cell_fix, id_text, says_missing, unread
+from bacon_bayes.words import as_numbers, cell_fix, id_text, says_missing, unread, word_levels
 
 if TYPE_CHECKING:
     from bacon_bayes.pool import OutcomeSpec
@@ -92,6 +92,11 @@ def numeric_column(
                          f"({int(gone.sum())} of them), as bacon estimate reads them")  # fmt: skip
     if bad.any():
         pos = int(np.argmax(bad))
+        if (levels := word_levels(series)) is not None:  # 'Partially' beside 'Yes' / 'No'
+            raise ValidationError(
+                f"{role} column {series.name!r} holds {levels[0]}, {series.iloc[pos]!r} at "
+                f"{rows(pos)} among them: {levels[1]}, and run again."
+            )
         raise ValidationError(
             f"{role} column {series.name!r} has a non-numeric value {series.iloc[pos]!r} at "
             f"{rows(pos)}. {cell_fix(series.iloc[pos])}"

@@ -29,6 +29,19 @@ LIKERT = (
     ("strongly agree",),
 )
 _LIKERT = {w: k + 1.0 for k, words in enumerate(LIKERT) for w in words}
+#: the five levels of a quality rating, read as 1-5 in this order (any case) when at
+#: least :data:`_QUALITY_SEEN` of them are written (fewer do not tell the scale)
+QUALITY = ("poor", "fair", "good", "very good", "excellent")
+_QUALITY = {w: k + 1.0 for k, w in enumerate(QUALITY)}
+_QUALITY_SEEN = 4
+#: a number written with its level's name (``3 - Good``, ``4: Very good``, ``5) Excellent``),
+#: as labelling tools export a rating, read as the number (3)
+_NAMED = r"^\s*([-+]?\d+(?:\.\d+)?)\s*[-\u2013\u2014:.)=]\s*([^\W\d_][^\n]*?)\s*$"
+#: a word that is a level of a label (:func:`word_levels`) is on at least this share of
+#: its filled cells: rarer, it is a failure or a typo
+LEVEL_SHARE = 0.05
+#: ... and a column of labels written as words has at most this many levels
+MOST_LEVELS = 10
 #: a number written as a percentage (``85%``), read as the number written (85)
 _PERCENT = r"^\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*%\s*$"
 #: a score written out of its top (``4/5``, ``3.5 / 5``), read as the score written (4)
@@ -56,6 +69,8 @@ def word_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
             return percent
         if (fraction := _fractions(column)) is not None:
             return fraction
+        if (named := _named_levels(column)) is not None:
+            return named
         if len(pd.unique(column.iloc[:_PEEK].dropna())) > _MOST_WORDINGS:
             return None
         filled = column.dropna()
@@ -69,6 +84,10 @@ def word_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
     if len(set(likert.values())) >= 3 and filled.isin(list(likert)).mean() > 0.5:
         said = ", ".join(f"{v.strip()!r} = {k:g}" for v, k in sorted(likert.items(), key=_second))
         return column.map(likert).astype(float), f"read from words, Likert answers as {said}"
+    quality = {v: _QUALITY[w] for v, w in word.items() if w in _QUALITY}
+    if len(set(quality.values())) >= _QUALITY_SEEN and filled.isin(list(quality)).mean() > 0.5:
+        said = ", ".join(f"{v.strip()!r} = {k:g}" for v, k in sorted(quality.items(), key=_second))
+        return column.map(quality).astype(float), f"read from words, quality levels as {said}"
     if not any(w in _VERDICT for w in word.values()):
         return None
     pair = filled.map({v: w if w in VERDICT_WORDS else _NEGATIVE.get(w) for v, w in word.items()})
@@ -139,6 +158,75 @@ def _fractions(column: pd.Series) -> tuple[pd.Series, str] | None:
     first = score.first_valid_index()
     said = f"{str(column[first]).strip()!r} = {score[first]:g}"
     return score, f"read as numbers, the top '/{tops[0]:g}' dropped ({said})"
+
+
+def _named_levels(column: pd.Series) -> tuple[pd.Series, str] | None:
+    """:func:`word_numbers` of a column of ratings written with their level's name
+    (``3 - Good``: every filled cell such, each number with one name and each name with
+    one number, 2 numbers at least), read as the number; else None."""
+    head = column.iloc[:_PEEK].dropna()
+    if head.empty or head.astype(str).str.match(_NAMED).mean() <= 0.5:
+        return None
+    filled = column.dropna().astype(str)
+    parts = filled.str.extract(_NAMED)
+    if parts[0].isna().any():
+        return None
+    names = parts[1].str.casefold().str.split().str.join(" ")
+    pairs = pd.DataFrame({"number": parts[0].astype(float), "name": names}).drop_duplicates()
+    if pairs["number"].nunique() < 2 or pairs["number"].duplicated().any():
+        return None
+    if pairs["name"].duplicated().any():
+        return None
+    number = parts[0].astype(float).reindex(column.index)
+    first = number.first_valid_index()
+    said = f"{str(column[first]).strip()!r} = {number[first]:g}"
+    return number, f"read as numbers, the level names after them dropped ({said})"
+
+
+def word_levels(column: pd.Series) -> tuple[str, str] | None:
+    """A column of labels written as 2 to :data:`MOST_LEVELS` words (not numbers) that
+    are not all read as numbers (a third level beside ``Yes`` / ``No``: ``Partially``;
+    ``good`` / ``ok`` / ``bad``), each on at least :data:`LEVEL_SHARE` of its filled cells:
+    the levels with their counts (``'Yes' (152), 'No' (120), 'Partially' (48)``) and how
+    to map them to numbers (a pandas line). None for any other column: a rare word among
+    verdicts is a failure (``error``), which the cells' check names. Emptying a level's
+    cells would delete real labels, all of one kind, and bias the estimate."""
+    if not (pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)):
+        return None
+    try:
+        text = _filled(column)
+    except TypeError:
+        return None
+    text = text[~says_missing(text) & ~text.str.fullmatch(r"[^\w\s]+")]
+    if text.empty or pd.to_numeric(text, errors="coerce").notna().any():
+        return None
+    counts = text.value_counts()
+    if not 2 <= len(counts) <= MOST_LEVELS or counts.iloc[-1] < LEVEL_SHARE * len(text):
+        return None
+    read = word_numbers(column.loc[text.index])
+    if read is not None and read[0].notna().all():
+        return None
+    shown = ", ".join(f"{w!r} ({n})" for w, n in counts.items())
+    word = {w: " ".join(w.split()).lower() for w in counts.index}
+    if any(w in _VERDICT for w in word.values()):
+        values = {w: _VERDICT.get(k, 0.5) for w, k in word.items()}
+        hint = "the numbers your question needs: the middle level 0.5, or 1 or 0"
+    elif any(w in _QUALITY for w in word.values()):
+        values = {w: _QUALITY.get(k, 0.0) for w, k in word.items()}
+        hint = "the numbers of your scale's levels"
+    else:
+        values = {w: float(k + 1) for k, w in enumerate(counts.index)}
+        hint = "in your scale's order"
+    mapping = ", ".join(
+        f"{w!r}: {v:g}" for w, v in sorted(values.items(), key=_second, reverse=True)
+    )
+    name = column.name
+    fix = (
+        "levels, not failures (emptying a level's cells would leave out labels all of one "
+        f"kind and bias the estimate): map them to numbers, e.g. in pandas: df[{name!r}] = "
+        f"df[{name!r}].map({{{mapping}}}) ({hint})"
+    )
+    return f"{len(counts)} words ({shown})", fix
 
 
 def fraction_fix(value: object) -> str:

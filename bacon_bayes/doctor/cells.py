@@ -12,7 +12,7 @@ import pandas as pd
 
 from bacon_bayes.io import file_line, plural_places
 from bacon_bayes.order import natural_sorted, spelling_variants, spellings_text
-from bacon_bayes.words import as_numbers, fraction_fix, says_missing
+from bacon_bayes.words import as_numbers, fraction_fix, says_missing, word_levels
 
 #: a string column is numbers with a few text cells (a judge's failures) from this share
 NUMBERS_SHARE = 0.9
@@ -23,6 +23,9 @@ FAILED = "scores but for"
 #: what to do with a few text cells in a judge's column, and in the label's
 JUDGE_CELLS_FIX = "empty those cells (an empty cell is an item the judge did not score)"
 LABEL_CELLS_FIX = "empty those cells (an item nobody labeled) or write each item's label in them"
+#: how the reason of a column of labels written as words of 3 levels or more begins
+#: (:func:`bacon_bayes.words.word_levels`)
+WORDS = "labels written as"
 #: the cells :func:`listed_cells` names; more are counted
 SHOWN_CELLS = 3
 #: a number written with a unit (``4 stars``, ``3 pts``) or out of a top (``4/5``)
@@ -92,9 +95,11 @@ def text_cells(frame: pd.DataFrame, column: str, kind: str) -> str | None:
     for one short placeholder of a missing value (``?`` on every unlabeled row): those
     cells of ``frame[column]``, counted, with where the first one is (``kind``: the
     file's format, :func:`_where`); None for any other column. At least
-    :data:`NUMBERS_SHARE` of the filled cells must be scores."""
+    :data:`NUMBERS_SHARE` of the filled cells must be scores. A frequent word beside
+    verdict words (``Partially`` beside ``Yes`` / ``No``) is a level, not a failure
+    (:func:`bacon_bayes.words.word_levels`): None."""
     s = frame[column]
-    if not is_str(s) or numeric(s) is not None:
+    if not is_str(s) or numeric(s) is not None or word_levels(s) is not None:
         return None
     num, bad = _other(s)
     if num.empty or bad.empty or num.nunique() < 2:

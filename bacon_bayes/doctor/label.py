@@ -17,6 +17,7 @@ from bacon_bayes.doctor.cells import (
     COMMAS,
     COMMAS_FIX,
     LABEL_CELLS_FIX,
+    WORDS,
     decimal_commas,
     numeric,
     text_cells,
@@ -26,6 +27,7 @@ from bacon_bayes.doctor.relation import label_rho
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import row_place
 from bacon_bayes.scale import Scale, far_labels, infer_scale, label_codes
+from bacon_bayes.words import word_levels
 
 #: a column is dense when at least this share of rows has a value, sparse below
 DENSE = 0.5
@@ -60,9 +62,12 @@ def choose_label(
         if given in frame.columns and numeric(frame[given]) is None:
             cells = text_cells(frame, given, kind)
             commas = decimal_commas(frame[given])
+            levels = word_levels(frame[given])
             raise ValidationError(
                 f"--label {given!r} holds labels but for {cells}: {LABEL_CELLS_FIX}, and run again"
                 if cells
+                else f"--label {given!r} holds {WORDS} {levels[0]}: {levels[1]}, and run again"
+                if levels
                 else f"--label {given!r} holds {COMMAS} {commas}: {COMMAS_FIX}, and run again"
                 if commas
                 else f"--label {given!r} is not numeric (e.g. "

@@ -20,6 +20,7 @@ from bacon_bayes.doctor.cells import (
     SCORE_UNITS,
     SPELLING_FIX,
     UNITS,
+    WORDS,
     case_variants,
     decimal_commas,
     is_str,
@@ -68,7 +69,7 @@ from bacon_bayes.doctor.strings import (
 )
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.readers import TableMeta
-from bacon_bayes.words import as_numbers
+from bacon_bayes.words import as_numbers, word_levels
 
 #: a numeric prompt column has about one row per prompt and group (at most this many)
 ROWS_PER_PROMPT_GROUP = 3
@@ -315,6 +316,14 @@ def _find_failed_scores(
             roles.left_out[str(c)] = f"{UNITS} {units}, and run again"
             roles.reasons["label"] = f"none: {str(c)!r} holds {UNITS} (below)"
             roles.label_cells = f"the label column {str(c)!r} holds {UNITS} {units}, and run again"
+        levels = None if cells or units else word_levels(frame[c])
+        if levels and label_like and roles.label is None:
+            roles.left_out[str(c)] = f"{WORDS} {levels[0]}: {levels[1]}, and run again"
+            roles.reasons["label"] = f"none: {str(c)!r} holds {WORDS} words (below)"
+            roles.label_cells = (
+                f"the label column {str(c)!r} holds {WORDS} {levels[0]}: {levels[1]}, and run again"
+            )
+            continue
         commas = None if cells or units else decimal_commas(frame[c])
         if commas and roles.label is None and label_like:
             fix = f"{COMMAS_FIX}, and run again"

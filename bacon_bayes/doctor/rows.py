@@ -6,6 +6,7 @@ where they are and the fix, and prints no command that would take them for items
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -19,11 +20,23 @@ from bacon_bayes.io import item_name, plural_places
 if TYPE_CHECKING:
     from bacon_bayes.doctor.roles import Roles
 
-#: the words a spreadsheet's summary row starts with (any case, a trailing colon ignored)
+#: the words a spreadsheet's summary row starts with (any case, a trailing colon ignored):
+#: English, and the languages of the spreadsheets whose CSV conventions bacon reads (";",
+#: decimal commas): German, French, Spanish, Italian, Dutch, Portuguese
 SUMMARY_WORDS = frozenset(
     {"total", "totals", "grand total", "subtotal", "sum", "mean", "means", "average", "avg"}
     | {"median", "std", "sd", "stdev", "min", "max", "count", "overall"}
+    | {"summe", "gesamt", "gesamtsumme", "gesamtergebnis", "zwischensumme", "insgesamt"}
+    | {"mittelwert", "durchschnitt", "anzahl", "standardabweichung"}
+    | {"somme", "moyenne", "sous-total", "total général", "médiane", "écart-type"}
+    | {"suma", "promedio", "media", "mediana", "recuento", "total general"}
+    | {"totale", "somma", "totale complessivo", "conteggio"}
+    | {"totaal", "som", "eindtotaal", "subtotaal", "gemiddelde", "gemiddeld", "aantal"}
+    | {"soma", "média", "contagem", "total geral"}
 )
+#: a note under a table (``Source: ...``, ``Note: human = mean of 3 experts``): words,
+#: not a number, alone on its row
+_NOTE = re.compile(r"^\s*\S.*\s\S")
 #: summary rows are looked for among the table's last this many rows
 SUMMARY_TAIL = 5
 #: a column named like an id repeats a few ids (not a category) when at least this share
@@ -40,14 +53,47 @@ def _summary_word(value: object) -> str | None:
     return value.strip() if word in SUMMARY_WORDS else None
 
 
+def _notes(frame: pd.DataFrame) -> dict[int, str]:
+    """The rows among the last :data:`SUMMARY_TAIL` of a table of at least 3 columns
+    whose few filled cells (at most half as many as its other rows have, and a comma in
+    a sentence makes two) are words, the first a phrase (:data:`_NOTE`), no number:
+    notes under the table (``Source: ...``)."""
+    if frame.shape[1] < 3 or len(frame) <= SUMMARY_TAIL:
+        return {}
+    filled = frame.notna().sum(axis=1).to_numpy()
+    most = max(1, int(np.median(filled[:-SUMMARY_TAIL]) // 2))
+    if most < 1 or np.median(filled[:-SUMMARY_TAIL]) < 2:
+        return {}
+    found = {}
+    for pos in range(len(frame) - SUMMARY_TAIL, len(frame)):
+        if not 1 <= filled[pos] <= most:
+            continue
+        cells = frame.iloc[pos][frame.iloc[pos].notna()].tolist()
+        value = cells[0]
+        words = all(isinstance(v, str) and _number(v) is None for v in cells)
+        if words and _NOTE.match(value):
+            shown = value if len(value) <= 40 else value[:37] + "..."
+            found[pos] = f"{shown!r} on a row of its own"
+    return found
+
+
+def _number(value: str) -> float | None:
+    try:
+        return float(value.replace(",", "."))
+    except ValueError:
+        return None
+
+
 def summary_rows(frame: pd.DataFrame, kind: str, command: bool = False) -> tuple[int, str]:
     """The table's trailing summary rows: rows among its last :data:`SUMMARY_TAIL` with a
-    cell that is a summary word (``Total``, ``mean``) in a string column that has no such
-    word on its other rows. Returns how many rows precede them (``len(frame)`` when there
-    are none) and what to say (where they are and the fix; ``""`` for none): doctor's,
-    or with ``command`` a command's refusal."""
+    cell that is a summary word (``Total``, ``Summe``, ``mean``) in a string column that
+    has no such word on its other rows, or a note alone on its row (:func:`_notes`:
+    ``Source: ...``). Returns how many rows precede them (``len(frame)`` when there are
+    none) and what to say (where they are and the fix; ``""`` for none): doctor's, or
+    with ``command`` a command's refusal."""
     tail = frame.tail(SUMMARY_TAIL)
-    found: dict[int, str] = {}
+    notes = _notes(frame)
+    found: dict[int, str] = dict(notes)
     for c in frame.columns:
         if not is_str(frame[c]):
             continue
@@ -66,10 +112,14 @@ def summary_rows(frame: pd.DataFrame, kind: str, command: bool = False) -> tuple
     rows = range(first, len(frame))
     said = "; ".join(found[k] for k in rows)
     them = "them" if len(rows) > 1 else "it"
-    what = (
-        f"{places} look{'s' if len(rows) == 1 else ''} like a spreadsheet's summary "
-        f"row{'s' if len(rows) > 1 else ''} ({said}), not items"
-    )
+    kinds = {k in notes for k in rows}
+    rs = "s" if len(rows) > 1 else ""
+    like = {
+        frozenset({False}): f"a spreadsheet's summary row{rs}",
+        frozenset({True}): f"{'notes' if rs else 'a note'} under the table",
+        frozenset({False, True}): "a spreadsheet's summary rows and notes under the table",
+    }[frozenset(kinds)]
+    what = f"{places} look{'s' if len(rows) == 1 else ''} like {like} ({said}), not items"
     if command:
         they = "they" if len(rows) > 1 else "it"
         return first, f"{what}: {they} would be read as items; delete {them} from the file."

@@ -27,9 +27,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.csv_format import csv_options
+from bacon_bayes.csv_format import csv_options, record_lines
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import file_line, refuse_workbook, restored
+from bacon_bayes.io import FileRows, file_line, refuse_workbook, restored
 from bacon_bayes.readers.labels import near_ids
 from bacon_bayes.study.core import Study
 from bacon_bayes.study.folder import (
@@ -107,6 +107,8 @@ def _read_label_file(path: Path, item: str, label: str) -> tuple[pd.DataFrame, s
         raise ValidationError(f"label file {path} is not a readable CSV: {exc}") from exc
     frame = restored(frame)  # ids a to-label file quoted against spreadsheet formulas
     frame.attrs["header line"] = int(how.get("skiprows", 0))
+    if (starts := record_lines(path, how, len(frame))) is not None:  # blank lines, cells
+        frame.attrs["record lines"] = FileRows(starts)  # of several lines
     if item not in frame.columns:
         raise ValidationError(
             f"label file {path} has no id column {item!r} (columns: {list(frame.columns)})"
