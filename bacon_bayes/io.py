@@ -460,21 +460,27 @@ def people_csv(frame: pd.DataFrame) -> str:
 PEOPLE_SUFFIXES = (".csv", ".parquet")
 
 
-def write_people_table(frame: pd.DataFrame, path: str | Path) -> Path:
+def check_people_suffix(path: str | Path, option: str) -> None:
+    """Refuse a name for a table meant for people that :func:`write_people_table` cannot
+    write as its ending says (checked before the work, after the output's other checks:
+    an input named as the output is refused as such)."""
+    if Path(path).suffix.lower() not in PEOPLE_SUFFIXES:
+        raise ValidationError(
+            f"{option} {str(path)!r}: use a {' or '.join(PEOPLE_SUFFIXES)} file name "
+            "(written as CSV or as Parquet, as its ending says)"
+        )
+
+
+def write_people_table(frame: pd.DataFrame, path: str | Path, option: str = "output") -> Path:
     """Write a table meant for people (a to-label file) atomically, by its name's ending:
     Parquet for ``.parquet`` (a column left empty to fill in, every cell ``""``, as
     numbers, all missing), CSV (:func:`people_csv`) for ``.csv``; any other ending is
     refused (a CSV written into ``todo.parquet`` broke every Parquet reader after it)."""
     path = Path(path)
-    ext = path.suffix.lower()
-    if ext == ".csv":
+    check_people_suffix(path, option)
+    if path.suffix.lower() == ".csv":
         text = people_csv(frame)
         return write_file(path, lambda tmp: tmp.write_text(text, encoding="utf-8", newline=""))
-    if ext != ".parquet":
-        raise ValidationError(
-            f"{str(path)!r}: use a {' or '.join(PEOPLE_SUFFIXES)} file name (written as "
-            "CSV or Parquet by its ending)"
-        )
     try:
         import pyarrow
     except ImportError as exc:

@@ -337,7 +337,7 @@ def run(args: argparse.Namespace) -> int:
     to-label file is claimed (:func:`bacon_bayes.outputs.claim`) before the wave is
     drawn, so a refused command leaves no study behind and an existing study unchanged.
     """
-    from bacon_bayes.io import PEOPLE_SUFFIXES, write_people_table
+    from bacon_bayes.io import check_people_suffix, write_people_table
     from bacon_bayes.order import name_text
     from bacon_bayes.sampling import OPTIMISTIC_RATIO, SMALL_PILOT
     from bacon_bayes.study import Study, create_study, draw_wave, pending_items
@@ -380,9 +380,8 @@ def run(args: argparse.Namespace) -> int:
         show = show or study.config.show
         out_path = args.out or root / f"todo-wave{max(study.wave_numbers, default=0) + 1}.csv"
         _refuse_unimported(study, Path(out_path), root)
-        with claim(
-            out_path, inputs=study_inputs(root), force=args.force, suffixes=PEOPLE_SUFFIXES
-        ) as out:
+        with claim(out_path, inputs=study_inputs(root), force=args.force) as out:
+            check_people_suffix(out.given, "--out")  # before the wave is drawn
             wave, design = draw_wave(
                 root,
                 args.design,

@@ -118,16 +118,13 @@ def run(args: argparse.Namespace) -> int:
         show = [c.strip() for c in args.show.split(",") if c.strip()] or None
         pending = pending_items(study, show=show)
         inputs = study_inputs(args.study)
-        from bacon_bayes.io import PEOPLE_SUFFIXES, write_people_table
+        from bacon_bayes.io import check_people_suffix, write_people_table
 
         with claim(
-            args.pending_out,
-            option="--pending-out",
-            inputs=inputs,
-            force=args.force,
-            suffixes=PEOPLE_SUFFIXES,
-        ) as out:
-            write_people_table(pending, out.path)  # CSV, or Parquet for a .parquet name
+            args.pending_out, option="--pending-out", inputs=inputs, force=args.force
+        ) as out:  # CSV, or Parquet for a .parquet name; another ending refused
+            check_people_suffix(out.given, "--pending-out")
+            write_people_table(pending, out.path)
             out.written()
         print(f"{len(pending)} pending items written to {args.pending_out}")
     return 0
