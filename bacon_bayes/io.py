@@ -503,6 +503,54 @@ def people_csv(frame: pd.DataFrame) -> str:
     return out.to_csv(index=False, lineterminator="\r\n" if carriage else "\n")
 
 
+#: the endings a table meant for people (a to-label file) is written with: CSV, Parquet
+PEOPLE_SUFFIXES = (".csv", ".parquet")
+
+
+def check_people_suffix(path: str | Path, option: str) -> None:
+    """Refuse a name for a table meant for people that :func:`write_people_table` cannot
+    write as its ending says (checked before the work, after the output's other checks:
+    an input named as the output is refused as such)."""
+    if Path(path).suffix.lower() not in PEOPLE_SUFFIXES:
+        raise ValidationError(
+            f"{option} {str(path)!r}: use a {' or '.join(PEOPLE_SUFFIXES)} file name "
+            "(written as CSV or as Parquet, as its ending says)"
+        )
+
+
+def write_people_table(frame: pd.DataFrame, path: str | Path, option: str = "output") -> Path:
+    """Write a table meant for people (a to-label file) atomically, by its name's ending:
+    Parquet for ``.parquet`` (a column left empty to fill in, every cell ``""``, as
+    numbers, all missing), CSV (:func:`people_csv`) for ``.csv``; any other ending is
+    refused (a CSV written into ``todo.parquet`` broke every Parquet reader after it)."""
+    path = Path(path)
+    check_people_suffix(path, option)
+    if path.suffix.lower() == ".csv":
+        text = people_csv(frame)
+        return write_file(path, lambda tmp: tmp.write_text(text, encoding="utf-8", newline=""))
+    try:
+        import pyarrow
+    except ImportError as exc:
+        raise ValidationError(
+            "writing Parquet needs pyarrow: pip install 'bacon_bayes[parquet]', or write "
+            ".csv instead"
+        ) from exc
+    out = frame.copy()
+    for c in out.columns:
+        if len(out) and (out[c].astype(object) == "").all():  # the column to fill in
+            out[c] = np.nan
+    try:
+        table = pyarrow.Table.from_pandas(out, preserve_index=False)
+    except (pyarrow.ArrowInvalid, pyarrow.ArrowTypeError) as exc:
+        raise ValidationError(
+            f"{str(path)!r}: the table cannot be written as Parquet ({exc}); write it as "
+            ".csv instead"
+        ) from exc
+    import pyarrow.parquet as pq
+
+    return write_file(path, lambda tmp: pq.write_table(table, tmp))
+
+
 def restored(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with the cells (and column names) :func:`people_csv` neutralised given
     back as they were (cells starting with a quote then ``= + - @``, a tab, a carriage

@@ -12,12 +12,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     imp = actions.add_parser(
         "import",
-        help="merge a CSV of returned labels into the study",
+        help="merge a file of returned labels (CSV, Parquet, JSON) into the study",
         description="Merge returned labels. The whole file is refused (nothing written) on "
         "unknown or unsampled ids, non-numeric or out-of-scale labels, and conflicting "
         "duplicates; existing labels are never lost.",
     )
-    imp.add_argument("file", type=Path, help="CSV with the id column and the label column")
+    imp.add_argument(
+        "file",
+        type=Path,
+        help="CSV/TSV, Parquet or JSON (records, JSON Lines) with the id and label columns",
+    )
     imp.add_argument("--study", type=Path, default=Path("."), help="study folder (default: .)")
     imp.add_argument(
         "--replace", action="store_true", help="let the file correct labels already stored"

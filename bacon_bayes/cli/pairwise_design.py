@@ -82,7 +82,7 @@ def run_sample(args: argparse.Namespace) -> int:
     from bacon_bayes.calibrator import Calibrator
     from bacon_bayes.cli.pairwise import fit_pairs, read_pairs
     from bacon_bayes.estimate.bt_guards import graph_problem
-    from bacon_bayes.io import people_csv
+    from bacon_bayes.io import check_people_suffix, write_people_table
     from bacon_bayes.outputs import claim
     from bacon_bayes.planning.pairwise import draw_pairwise_wave, pilot_from_calibrator
     from bacon_bayes.study.folder import file_stem
@@ -137,7 +137,9 @@ def run_sample(args: argparse.Namespace) -> int:
     table[TO_LABEL] = drawn.astype(int)
     table[PROPENSITY] = union
     with claim(out_path, inputs=[args.pool], force=args.force) as out:
-        out.write_text(people_csv(table))
+        check_people_suffix(out.given, "--out")
+        write_people_table(table, out.path)  # CSV, or Parquet for a .parquet name
+        out.written()
         given = out.given
     engine = "" if pilot is None else f", pilot fitted with the {rargs.engine} engine"
     if pilot is not None and pilot.target == "population":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,7 @@ from bacon_bayes.cli.study_args import (
     remove_new_study,
     study_root,
 )
-from bacon_bayes.errors import BaconError, ValidationError
+from bacon_bayes.errors import BaconError, PoolWarning, ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
 
 if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
@@ -98,7 +99,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "waves), and --until waves stop at it",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the draw (0)")
-    p.add_argument("--out", type=Path, help="CSV of the items to label (default: todo-waveK.csv)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="file of the items to label, .csv or .parquet (default: todo-waveK.csv)",
+    )
     p.add_argument("--study", type=Path, help="study folder to create (default: POOL.study)")
     p.add_argument(
         "--show",
@@ -262,10 +267,18 @@ def _until(args: argparse.Namespace, root: Path, config: StudyConfig | None) -> 
     from bacon_bayes.study.folder import check_max_labels, record_max_labels
     from bacon_bayes.study.settled import until_budget
 
-    if args.until and (config is not None or args.budget is not None):
+    if args.until and args.budget is not None:
+        first = (
+            " (this study is new: draw its first wave with --budget, then size the next "
+            "ones with --until)"
+            if config is not None
+            else ""
+        )
+        raise ValidationError(f"--until and --budget both size the wave: give one{first}")
+    if args.until and config is not None:
         raise ValidationError(
-            "--until sizes the next wave of a study with labeled waves: drop --budget, and "
-            "draw the first wave with --budget"
+            "--until sizes the next wave from the labels of the waves so far, and this study "
+            "is new: draw its first wave with --budget N, then --until"
         )
     if args.max_labels is not None:
         if config is not None and config.existing_labels == "wave":
@@ -285,9 +298,16 @@ def _until(args: argparse.Namespace, root: Path, config: StudyConfig | None) -> 
                 print(f"study {root} records max_labels = {args.max_labels}; draw with --until")
     if args.until:
         fit = {"engine": args.engine, "model": args.model, "folds": args.folds}
-        args.budget, line = until_budget(
-            root, args.until, max_labels=args.max_labels, better=args.better, **fit
-        )
+        with warnings.catch_warnings(record=True) as caught:  # printed as notes, as
+            warnings.simplefilter("always", PoolWarning)  # bacon estimate prints them
+            args.budget, line = until_budget(
+                root, args.until, max_labels=args.max_labels, better=args.better, **fit
+            )
+        for w in caught:
+            if issubclass(w.category, PoolWarning):
+                print(f"note: {w.message}")
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         print(line)
     return config
 
@@ -317,6 +337,7 @@ def run(args: argparse.Namespace) -> int:
     to-label file is claimed (:func:`bacon_bayes.outputs.claim`) before the wave is
     drawn, so a refused command leaves no study behind and an existing study unchanged.
     """
+    from bacon_bayes.io import check_people_suffix, write_people_table
     from bacon_bayes.order import name_text
     from bacon_bayes.sampling import OPTIMISTIC_RATIO, SMALL_PILOT
     from bacon_bayes.study import Study, create_study, draw_wave, pending_items
@@ -360,6 +381,7 @@ def run(args: argparse.Namespace) -> int:
         out_path = args.out or root / f"todo-wave{max(study.wave_numbers, default=0) + 1}.csv"
         _refuse_unimported(study, Path(out_path), root)
         with claim(out_path, inputs=study_inputs(root), force=args.force) as out:
+            check_people_suffix(out.given, "--out")  # before the wave is drawn
             wave, design = draw_wave(
                 root,
                 args.design,
@@ -372,9 +394,8 @@ def run(args: argparse.Namespace) -> int:
             after = Study.open(root)  # the study with this wave (its pool read once)
             todo = pending_items(after, wave, show)
             try:
-                from bacon_bayes.io import people_csv
-
-                out.write_text(people_csv(todo))
+                write_people_table(todo, out.path)  # CSV, or Parquet for a .parquet name
+                out.written()
             except KeyboardInterrupt:  # after the wave's commit: running again draws another
                 print(
                     f"wave {wave} is recorded in the study, its to-label file not written: "

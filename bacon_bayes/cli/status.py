@@ -4,6 +4,7 @@ its questions are settled by the anytime intervals (:mod:`bacon_bayes.study.sett
 from __future__ import annotations
 
 import argparse
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,7 +21,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``bacon status``."""
     p = subparsers.add_parser("status", help="labeled / pending items per wave of a study")
     p.add_argument("study", type=Path, help="study folder")
-    p.add_argument("--pending-out", type=Path, help="write the pending items to this CSV")
+    p.add_argument(
+        "--pending-out",
+        type=Path,
+        help="write the pending items to this file (.csv or .parquet)",
+    )
     p.add_argument(
         "--show",
         default="",
@@ -113,12 +118,14 @@ def run(args: argparse.Namespace) -> int:
         show = [c.strip() for c in args.show.split(",") if c.strip()] or None
         pending = pending_items(study, show=show)
         inputs = study_inputs(args.study)
+        from bacon_bayes.io import check_people_suffix, write_people_table
+
         with claim(
             args.pending_out, option="--pending-out", inputs=inputs, force=args.force
-        ) as out:
-            from bacon_bayes.io import people_csv
-
-            out.write_text(people_csv(pending))
+        ) as out:  # CSV, or Parquet for a .parquet name; another ending refused
+            check_people_suffix(out.given, "--pending-out")
+            write_people_table(pending, out.path)
+            out.written()
         print(f"{len(pending)} pending items written to {args.pending_out}")
     return 0
 
@@ -132,7 +139,7 @@ def _labels_after(table: pd.DataFrame, wave: int | None) -> int:
 def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame) -> None:
     """Whether each question is settled (a question that cannot be answered yet says why);
     ``study``: the open study, ``table`` its status."""
-    from bacon_bayes.errors import BaconError
+    from bacon_bayes.errors import BaconError, PoolWarning
     from bacon_bayes.report.comparisons import SUMMARY_PAIRS
     from bacon_bayes.study.folder import PENDING_READ, recorded_max_labels
     from bacon_bayes.study.settled import (
@@ -150,10 +157,14 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
     if args.allow_pending:
         wave = latest
     elif waiting and (unused := _labels_after(table, wave)):  # labels in hand not used
+        labels = f"the {unused} label{'s' if unused > 1 else ''}"
+        where = (  # no wave complete: the labels of the first wave(s) themselves
+            f"no question is answered yet and {labels} back so far"
+            if wave is None
+            else f"the questions wait at wave {wave} and {labels} back from the waves after it"
+        )
         print(
-            f"note: {pending_text(waiting)} still without labels, so the questions wait at "
-            f"{'no wave' if wave is None else f'wave {wave}'} and the {unused} label"
-            f"{'s' if unused > 1 else ''} back from the waves after it "
+            f"note: {pending_text(waiting)} still without labels, so {where} "
             f"{'are' if unused > 1 else 'is'} not used; import the rest, or, if they will "
             "never come, --allow-pending answers after the latest wave with them missing "
             "at random (right only if whether a label came back has nothing to do with its "
@@ -164,14 +175,16 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
         return
     max_labels = recorded_max_labels(Path(args.study), args.max_labels)
     try:
-        cal = fit_study(
-            args.study,
-            wave=wave,
-            engine=args.engine,
-            model=args.model,
-            group=args.group,
-            allow_pending=args.allow_pending,
-        )
+        with warnings.catch_warnings():  # printed below as notes, as bacon estimate does
+            warnings.simplefilter("ignore", PoolWarning)
+            cal = fit_study(
+                args.study,
+                wave=wave,
+                engine=args.engine,
+                model=args.model,
+                group=args.group,
+                allow_pending=args.allow_pending,
+            )
         better = args.better or study.config.better
         found = questions(cal, alpha=args.alpha, half_width=args.half_width,
                           max_labels=max_labels, better=better)  # fmt: skip
@@ -188,6 +201,8 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
     for note in cal.pool_.notes:  # a read of partly returned waves (alpha-spending)
         if PENDING_READ in note:
             print(f"  note: {note}")
+    for note in cal.pool_warnings():  # unscored rows, unfit judges: fit's PoolWarning
+        print(f"  note: {note}")
     limit = None if args.pairs == "all" else SUMMARY_PAIRS
     for text in question_lines(found, limit):
         print(f"  {text}")

@@ -119,14 +119,19 @@ _NEW_STUDY_OPTIONS = {
 }
 
 
+def _flag(name: str) -> str:
+    """The option that sets the study setting ``name``, as the user writes it: ``--judge``
+    for ``judges`` (``--judges`` is only its old spelling), ``--drop-unscored``..."""
+    return "--judge" if name == "judges" else f"--{name.replace('_', '-')}"
+
+
 def _check_same_study(root: Path, wanted: StudyConfig, args: argparse.Namespace) -> None:
     """Refuse new-study options given on the command line that differ from the study's."""
     from bacon_bayes.study import StudyConfig
 
     recorded = StudyConfig.read(root)
     clashes = [
-        f"--{name.replace('_', '-')} (study has {getattr(recorded, name)!r}, "
-        f"given {getattr(wanted, name)!r})"
+        f"{_flag(name)} (study has {getattr(recorded, name)!r}, given {getattr(wanted, name)!r})"
         for name, default in _NEW_STUDY_OPTIONS.items()
         if getattr(args, "judge" if name == "judges" else name) != default
         and getattr(recorded, name) != getattr(wanted, name)
@@ -163,7 +168,7 @@ def _check_folder_options(root: Path, args: argparse.Namespace) -> None:
             value = names_option(str(value))
         same = set(value) == set(have or []) if name in ("judges", "features") else value == have
         if not same:
-            clashes.append(f"--{name.replace('_', '-')} {value!r} (the study has {have!r})")
+            clashes.append(f"{_flag(name)} {value!r} (the study has {have!r})")
     if clashes:
         raise ValidationError(
             f"study {root} records its own settings; these options set a new study's and "

@@ -1,7 +1,8 @@
 """Merge a file of returned human labels into a study, refusing anything doubtful.
 
 A label file is a CSV (or the ``todo.csv`` written by ``bacon sample``, filled
-in) with the study's id column and a label column (the study's label name, or
+in), a TSV, a Parquet file or JSON (records or JSON Lines), told by its ending or
+its first bytes, with the study's id column and a label column (the study's label name, or
 ``label``). Labels are numbers (code categories as the numbers listed in
 ``levels``). Rows with an empty label are still pending and are counted, not
 imported. The whole file is refused - nothing is written - when any row has
@@ -29,7 +30,7 @@ import pandas as pd
 
 from bacon_bayes.csv_format import csv_options, record_lines
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import FileRows, file_line, refuse_workbook, restored
+from bacon_bayes.io import FileRows, file_line, refuse_workbook, restored, row_place
 from bacon_bayes.readers.labels import near_ids
 from bacon_bayes.study.core import Study
 from bacon_bayes.study.folder import (
@@ -40,7 +41,7 @@ from bacon_bayes.study.folder import (
     remove_stale_temp_files,
     study_lock,
 )
-from bacon_bayes.words import as_numbers, says_missing
+from bacon_bayes.words import as_numbers, says_missing, word_numbers
 
 __all__ = [
     "PRIOR_DESIGNS",
@@ -73,15 +74,24 @@ class ImportSummary:
     #: how cells that say "no value" were read (``"'-', 'NA' read as empty cells (3 of
     #: them)"``; ``""``: none)
     marked: str = ""
+    #: how labels written as words were read (``"read from words, 'yes' = 1, 'no' = 0
+    #: (20 cells)"``; ``""``: none)
+    words: str = ""
 
     def __str__(self) -> str:
         kept = f" ({self.blank_kept} of them labeled before: kept)" if self.blank_kept else ""
         kept += f" ({self.marked})" if self.marked else ""
+        words = (
+            f"; labels {self.words}: check that mapping fits the label, and write the "
+            "numbers in the file if it does not"
+            if self.words
+            else ""
+        )
         return (
             f"{self.added} labels added, {self.replaced} replaced, {self.unchanged} already "
             f"stored, {self.blank} rows without a label left pending{kept}; "
             f"{self.labeled_total} items labeled in total, {self.pending} selected items "
-            "still pending"
+            f"still pending{words}"
         )
 
 
@@ -89,26 +99,88 @@ def _rows(mask: np.ndarray, frame: pd.DataFrame, item: str, values: pd.Series) -
     lines = np.flatnonzero(mask)
     label = values.name if isinstance(values.name, str) else "label"  # the file's column
     shown = ", ".join(
-        f"line {file_line(frame, i)} ({item}={frame[item].iloc[i]!r}, {label}={values.iloc[i]!r})"
+        f"{row_place(frame, i)} ({item}={frame[item].iloc[i]!r}, {label}={values.iloc[i]!r})"
         for i in lines[:_SHOW]
     )
     more = f" and {lines.size - _SHOW} more" if lines.size > _SHOW else ""
     return shown + more
 
 
+#: the endings of a label file read as Parquet, and as JSON (a pandas ``to_json(orient=
+#: "records")`` array, or JSON Lines); any other file is read as CSV (or TSV, sniffed)
+_PARQUET = (".parquet", ".pq")
+_JSON = (".json", ".jsonl", ".ndjson")
+_FORMATS = "a CSV (or TSV), Parquet (.parquet) or JSON (.json records, .jsonl) file"
+
+
+def _label_format(path: Path) -> str:
+    """``parquet``, ``json`` or ``csv``: by the file's ending, else by its first bytes (a
+    Parquet file's ``PAR1``, a JSON document's ``[`` or ``{``)."""
+    name = path.name.lower()
+    if name.endswith(_PARQUET):
+        return "parquet"
+    if name.endswith(_JSON):
+        return "json"
+    with open(path, "rb") as fh:
+        head = fh.read(64)
+    if head.startswith(b"PAR1"):
+        return "parquet"
+    return "json" if head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"[", b"{") else "csv"
+
+
+def _cell_text(value: object) -> str:
+    """A Parquet or JSON cell as the text a CSV would hold (``""`` for a missing one)."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return ""
+    if isinstance(value, float | np.floating) and np.isnan(value):
+        return ""
+    return str(value)
+
+
+def _typed_label_file(path: Path, kind: str) -> pd.DataFrame:
+    """A Parquet or JSON label file's cells as text, as the CSV reader reads them (its
+    rows named by their place, from 0: no CSV lines)."""
+    from bacon_bayes.readers.jsonl import is_json_lines, json_records, read_jsonl
+
+    try:
+        if kind == "parquet":
+            frame = pd.read_parquet(path)
+        elif path.name.lower().endswith((".jsonl", ".ndjson")) or is_json_lines(path):
+            frame = read_jsonl(path)[0]
+        else:
+            form = 'write the labels as [{"id": ..., "label": ...}, ...] (one object per item)'
+            frame = pd.DataFrame.from_records(json_records(path, form + ", or JSON Lines"))
+    except ValidationError as exc:
+        raise ValidationError(f"label file {path}: {exc}") from exc
+    except (ValueError, OSError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+        what = "Parquet" if kind == "parquet" else "JSON"
+        raise ValidationError(
+            f"label file {path} is not a readable {what} file ({exc}); pass {_FORMATS}"
+        ) from exc
+    cells = {str(c): [_cell_text(v) for v in frame[c].tolist()] for c in frame.columns}
+    return pd.DataFrame(cells, index=pd.RangeIndex(len(frame)), dtype=object)
+
+
 def _read_label_file(path: Path, item: str, label: str) -> tuple[pd.DataFrame, str]:
     if not path.is_file():
         raise ValidationError(f"label file {path} does not exist")
     refuse_workbook(path)  # a to-label file filled in and saved by a spreadsheet as such
-    how = csv_options(path)
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, **how)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise ValidationError(f"label file {path} is not a readable CSV: {exc}") from exc
-    frame = restored(frame)  # ids a to-label file quoted against spreadsheet formulas
-    frame.attrs["header line"] = int(how.get("skiprows", 0))
-    if (starts := record_lines(path, how, len(frame))) is not None:  # blank lines, cells
-        frame.attrs["record lines"] = FileRows(starts)  # of several lines
+    kind = _label_format(path)
+    how: dict = {}
+    if kind != "csv":
+        frame = _typed_label_file(path, kind)
+    else:
+        how = csv_options(path)
+        try:
+            frame = pd.read_csv(path, dtype=str, keep_default_na=False, **how)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+            raise ValidationError(
+                f"label file {path} is not a readable CSV: {exc}; pass {_FORMATS}"
+            ) from exc
+        frame = restored(frame)  # ids a to-label file quoted against spreadsheet formulas
+        frame.attrs["header line"] = int(how.get("skiprows", 0))
+        if (starts := record_lines(path, how, len(frame))) is not None:  # blank lines,
+            frame.attrs["record lines"] = FileRows(starts)  # cells of several lines
     if item not in frame.columns:
         raise ValidationError(
             f"label file {path} has no id column {item!r} (columns: {list(frame.columns)})"
@@ -207,7 +279,8 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
     root : path
         Study folder.
     path : path
-        CSV file with the study's id column and a label column.
+        CSV (or TSV), Parquet or JSON file (records or JSON Lines) with the study's
+        id column and a label column.
     replace : bool
         Allow a label to overwrite a different stored label (a correction).
 
@@ -250,7 +323,7 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
                 f"{_rows(outside, frame, cfg.item, raw)}; their inclusion probability is "
                 "unknown, so their labels would bias the estimates - remove them"
             )
-        numeric = _numbers(raw.where(~blank))
+        numeric, words = _numbers(raw.where(~blank))
         not_number = (numeric.isna() & ~blank) | ~np.isfinite(numeric.fillna(0.0))
         if not_number.any():
             raise ValidationError(
@@ -311,6 +384,7 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
             blank_kept=int(ids[blank].drop_duplicates().isin(labels["item"]).sum()),
             pending=int((first >= 0).sum()) - len(labels),
             marked=_marked(raw[missing]),
+            words=words,
         )
 
 
@@ -399,7 +473,7 @@ def pool_label_wave(
     if cfg.label not in frame.columns or not frame[cfg.label].notna().any():
         return None
     raw = frame[cfg.label].astype(str).where(frame[cfg.label].notna(), "").str.strip()
-    numeric = _numbers(raw.where(raw != ""))
+    numeric = _numbers(raw.where(raw != ""))[0]
     bad = (numeric.isna() & (raw != "")).to_numpy()
     if bad.any():
         from bacon_bayes.readers.pair_table import pairwise_hint
@@ -492,8 +566,15 @@ def record_pool_labels(root: str | Path, prior: str = "uniform") -> int:
         return int(labeled.sum())
 
 
-def _numbers(raw: pd.Series) -> pd.Series:
+def _numbers(raw: pd.Series) -> tuple[pd.Series, str]:
     """Labels written as text as numbers (NaN where not one): True/False and the other
     verdict words (any case, :func:`bacon_bayes.words.as_numbers`) as 1/0, as every reader
-    takes them."""
-    return as_numbers(raw)
+    takes them; and how the cells written as words were read (``"read from words, 'yes' =
+    1, 'no' = 0 (20 cells)"``; ``""``: none), for the import's summary: a label such as
+    "hallucinated" whose ``yes`` means 0 must not be turned into 1 unsaid."""
+    numbers = as_numbers(raw)
+    read = word_numbers(raw)
+    if read is None:
+        return numbers, ""
+    words = int((read[0].notna() & pd.to_numeric(raw, errors="coerce").isna()).sum())
+    return numbers, f"{read[1]} ({words} cells)" if words else ""

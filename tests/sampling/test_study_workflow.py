@@ -559,7 +559,8 @@ def test_new_study_options_on_a_study_folder_are_refused_not_ignored(
     assert bacon(*args, "--scale", "0:10", "--label", "foo", "--judge", "x") == 2
     err = capsys.readouterr().err
     assert "--label 'foo' (the study has 'human')" in err and "--scale [0.0, 10.0]" in err
-    assert "--judges ['x']" in err and Study.open(study).wave_numbers == [1]
+    assert "--judge ['x']" in err and "--judges" not in err  # --judges: the old spelling
+    assert Study.open(study).wave_numbers == [1]
     assert bacon(*args, "--label", "human", "--judge", "judge_b,judge_a") == 0
     assert Study.open(study).wave_numbers == [1, 2]
 
