@@ -97,6 +97,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "alpha-spending (narrower than a confidence sequence near N, wider at the first "
         "waves), and --until waves stop at it",
     )
+    p.add_argument(
+        "--allow-pending",
+        action="store_true",
+        help="a wave whose labels will never come does not block the study: --until "
+        "decides after the latest wave, its items without a label missing at random (as "
+        "bacon status --allow-pending answers), and a wave with no label back counts as not "
+        "drawn, against --max-labels too (its items are not drawn again)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the draw (0)")
     p.add_argument("--out", type=Path, help="CSV of the items to label (default: todo-waveK.csv)")
     p.add_argument("--study", type=Path, help="study folder to create (default: POOL.study)")
@@ -249,6 +257,7 @@ def _wave_options(args: argparse.Namespace) -> dict[str, Any]:
         "engine": args.engine,
         "prompt": args.prompt,
         "per_prompt": args.per_prompt,
+        "allow_pending": args.allow_pending,
     }
 
 
@@ -286,8 +295,9 @@ def _until(args: argparse.Namespace, root: Path, config: StudyConfig | None) -> 
     if args.until:
         fit = {"engine": args.engine, "model": args.model, "folds": args.folds}
         args.budget, line = until_budget(
-            root, args.until, max_labels=args.max_labels, better=args.better, **fit
-        )
+            root, args.until, max_labels=args.max_labels, better=args.better,
+            allow_pending=args.allow_pending, **fit,
+        )  # fmt: skip
         print(line)
     return config
 
