@@ -374,7 +374,14 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
                 "--drop-unscored is for a table: a study's items are the ones its sampling "
                 "drew from. Drop --drop-unscored, or score the study's unscored items."
             )
-        data = load_study(args.file, allow_pending=args.allow_pending)
+        wave, look = None, ""  # estimate, report: the last complete look, as status reads
+        if not args.allow_pending and getattr(args, "command", None) in ("estimate", "report"):
+            from bacon_bayes.study.settled import complete_look
+
+            wave, look = complete_look(args.file)
+        data = load_study(args.file, allow_pending=args.allow_pending, up_to_wave=wave)
+        if look:
+            data = dataclasses.replace(data, pending_note=look)
         if (
             data.n_pending
             and data.frame[data.label].isna().all()

@@ -58,6 +58,7 @@ __all__ = [
     "POINT_PROJECTION",
     "Goal",
     "Question",
+    "complete_look",
     "fit_study",
     "goal_question",
     "labels_needed",
@@ -150,6 +151,40 @@ def last_labeled_wave(root: str | Path) -> int | None:
             break
         done = int(wave)
     return done
+
+
+def complete_look(root: str | Path) -> tuple[int | None, str]:
+    """The wave ``bacon estimate`` and ``bacon report`` read a study at when items are
+    pending and ``--allow-pending`` is not given: its latest wave with every label in, as
+    ``bacon status`` answers (a look of the study, no assumption made; tester C s37
+    finding 8: the next wave drawn, estimate refused while status answered), and the note
+    saying so. ``(None, "")`` when nothing is pending, or no wave has all its labels."""
+    from bacon_bayes.study import Study
+
+    table = Study.open(root).status()
+    waiting = pending_waves(table)
+    wave = None
+    for w, pending in zip(table["wave"], table["pending"], strict=True):
+        if pending:
+            break
+        wave = int(w)
+    if not waiting or wave is None:
+        return None, ""
+    later = table["wave"] > wave
+    unused = int(table.loc[later, "labeled"].sum())
+    unused_text = (
+        f"; the {unused} label{'s' if unused > 1 else ''} back from the waves after it "
+        f"{'are' if unused > 1 else 'is'} not used"
+        if unused
+        else ""
+    )
+    return wave, (
+        f"read as of wave {wave}, the study's latest wave with every label in, as bacon "
+        f"status answers: {pending_text(waiting)} still without labels{unused_text}. This "
+        f"is the look of wave {wave}, no assumption made; --allow-pending reads after wave "
+        f"{int(table['wave'].max())}, the pending items missing at random (a wave with no "
+        "label back counted as not drawn)"
+    )
 
 
 def pending_waves(table: pd.DataFrame) -> dict[int, int]:
