@@ -420,9 +420,21 @@ def unscored_rows(frame: pd.DataFrame, config: StudyConfig) -> np.ndarray:
 def read_study_pool(root: Path, config: StudyConfig) -> tuple[pd.DataFrame, int]:
     """The study's pool file (:func:`read_pool`), without the rows none of its judges
     scored when it records ``drop_unscored``; and how many rows were left out."""
-    frame = read_pool(pool_file(root, config), config.item)
-    unscored = unscored_rows(frame, config) if config.drop_unscored else None
-    if unscored is None or not unscored.any():
+    path = pool_file(root, config)
+    frame = read_pool(path, config.item)
+    unscored = unscored_rows(frame, config)
+    if unscored.any() and not config.drop_unscored and (root / CONFIG_FILE).is_file():
+        first = int(unscored.argmax())  # a study started on scored rows (tester C s37 #10)
+        raise ValidationError(
+            f"{int(unscored.sum())} row(s) of pool file {path} have no score from any of "
+            f"the study's judges ({', '.join(config.judges)}; the first at line "
+            f"{file_line(frame, first)}, {config.item} {str(frame[config.item].iloc[first])!r}):"
+            " the study started with every row scored (a judge re-run that left them "
+            "unscored?), and it estimates every item of its pool. Restore their scores in "
+            "the pool file, or score them again; a started study's items cannot be left out "
+            "(--drop-unscored is for a new study)"
+        )
+    if not config.drop_unscored or not unscored.any():
         return frame, 0
     out = frame.loc[~unscored].reset_index(drop=True)
     keep_file_rows(frame, out, ~unscored)  # messages still name the file's lines

@@ -158,3 +158,26 @@ def test_estimate_and_report_read_the_last_complete_wave_as_status_does(
     report = tmp_path / "r.html"
     assert bacon("report", str(root), "--engine", "freq", "--out", str(report)) == 0
     assert "read as of wave 2" in report.read_text(encoding="utf-8")
+
+
+def test_a_judge_re_run_leaving_rows_unscored_is_refused_naming_them(
+    grouped: tuple[Path, Path], capsys: pytest.CaptureFixture
+) -> None:
+    """Finding 10: blanking the judges on 3 rows of a running study's pool, estimate went
+    on with a made-up score for them and advised --drop-unscored (refused on a study),
+    and sample drew a wave without a word; README says such rows are refused. Now every
+    command on the study refuses, naming the rows and the fix that works."""
+    root, pool = grouped
+    frame = pd.read_csv(pool, dtype={"id": str})
+    frame.loc[[5, 9, 17], ["judge_a", "judge_b"]] = np.nan
+    frame.to_csv(pool, index=False)
+    capsys.readouterr()
+    for argv in (
+        ("estimate", str(root), "--engine", "freq"),
+        ("sample", str(root), "--budget", "10"),
+        ("status", str(root)),
+    ):
+        assert bacon(*argv) == 2, argv
+        err = " ".join(capsys.readouterr().err.split())
+        assert "3 row(s) of pool file" in err and "line 7, id 'doc005'" in err, err
+        assert "Restore their scores in the pool file, or score them again" in err
