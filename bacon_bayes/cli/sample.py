@@ -330,7 +330,7 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.order import name_text
     from bacon_bayes.sampling import OPTIMISTIC_RATIO, SMALL_PILOT
     from bacon_bayes.study import Study, create_study, draw_wave, pending_items
-    from bacon_bayes.study.folder import LOCK_FILE, study_inputs
+    from bacon_bayes.study.folder import LOCK_FILE, show_notes, study_inputs
     from bacon_bayes.study.labels import pool_label_wave, record_pool_labels
     from bacon_bayes.study.waves import validate_wave_options
 
@@ -366,6 +366,7 @@ def run(args: argparse.Namespace) -> int:
         if config is not None and config.existing_labels == "wave":
             recorded = record_pool_labels(root, args.prior_design)
         study = Study.open(root)
+        shown = show_notes(study.config, show) if show else []  # said before the draw
         show = show or study.config.show
         out_path = args.out or root / f"todo-wave{max(study.wave_numbers, default=0) + 1}.csv"
         _refuse_unimported(study, Path(out_path), root)
@@ -484,6 +485,8 @@ def run(args: argparse.Namespace) -> int:
     over = _overrun(after)
     if over:
         print(over)
+    for note in shown:  # judge scores or the group shown; the remembered --show replaced
+        print(note, file=sys.stderr if note.startswith("warning") else sys.stdout)
     if not show:
         print(_show_hint(after, root, out.given))
     return 0

@@ -344,6 +344,40 @@ def recorded_max_labels(root: Path, given: int | None) -> int | None:
     )
 
 
+def show_notes(config: StudyConfig, show: list[str], given: bool = True) -> list[str]:
+    """What ``--show`` columns ``show`` put before the labellers that they must not see
+    (a judge's scores, the group: they anchor or unblind the labels the calibration takes
+    as independent), and, ``given`` on ``bacon sample``, the study's remembered columns it
+    replaces (tester C s37 finding 7: both happened without a word)."""
+    notes = []
+    judges = [c for c in show if c in config.judges]
+    group = [c for c in show if c == config.group]
+    if judges or group:
+        what = " and ".join(
+            part
+            for part in (
+                f"the judge score{'s' if len(judges) > 1 else ''} {', '.join(judges)}"
+                if judges
+                else "",
+                f"the group column {group[0]}" if group else "",
+            )
+            if part
+        )
+        notes.append(
+            f"warning: --show puts {what} in the labellers' file: labellers who see a "
+            "judge's score anchor on it, and the group (system) unblinds them, so their "
+            "labels are no longer independent of what the calibration takes them to check. "
+            "Show the items' text (a response or prompt column) instead"
+        )
+    if given and config.show and list(show) != list(config.show):
+        notes.append(
+            f"note: the study's --show changes from {','.join(config.show)} to "
+            f"{','.join(show)}: later waves' to-label files copy {','.join(show)} (give "
+            f"--show {','.join(config.show)} on the next bacon sample to go back)"
+        )
+    return notes
+
+
 def _toml_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"

@@ -181,3 +181,25 @@ def test_a_judge_re_run_leaving_rows_unscored_is_refused_naming_them(
         err = " ".join(capsys.readouterr().err.split())
         assert "3 row(s) of pool file" in err and "line 7, id 'doc005'" in err, err
         assert "Restore their scores in the pool file, or score them again" in err
+
+
+def test_show_of_a_judge_or_the_group_warns_and_a_replaced_show_is_said(
+    grouped: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Finding 7: `sample STUDY --show judge,group` put a judge's scores and the group in
+    the labellers' file without a word, and replaced the study's remembered --show (doc)
+    silently. Now both are said; `status --pending-out --show` warns alike."""
+    root, _ = grouped
+    capsys.readouterr()
+    assert bacon("sample", str(root), "--budget", "12", "--show", "judge_a,system") == 0
+    out, err = capsys.readouterr()
+    err = " ".join(err.split())
+    assert "warning: --show puts the judge score judge_a and the group column system" in err
+    assert "the study's --show changes from doc to judge_a,system" in " ".join(out.split())
+    assert bacon("sample", str(root), "--budget", "12", "--show", "doc") == 0
+    out, err = capsys.readouterr()
+    assert "warning" not in err and "changes from judge_a,system to doc" in out
+    pending = tmp_path / "pending.csv"
+    assert bacon("status", str(root), "--no-questions", "--pending-out", str(pending),
+                 "--show", "judge_b") == 0  # fmt: skip
+    assert "the judge score judge_b" in capsys.readouterr().err
