@@ -460,7 +460,7 @@ def _check_max_labels(study: Study, n: int, allow_pending: bool = False) -> None
     )
     waves = ", ".join(f"wave {w} ({k} items)" for w, k in never.items())
     unused = (
-        f" The {sum(never.values())} items of {waves}, none of whose labels came back, are "
+        f" The items of {waves}, none of whose labels came back, are "
         "counted in it; if those labels will never come, --allow-pending counts "
         f"{'that wave' if len(never) == 1 else 'those waves'} as not drawn (as bacon "
         f"estimate and status --allow-pending read the study), leaving "
