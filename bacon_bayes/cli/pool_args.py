@@ -374,7 +374,14 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
                 "--drop-unscored is for a table: a study's items are the ones its sampling "
                 "drew from. Drop --drop-unscored, or score the study's unscored items."
             )
-        data = load_study(args.file, allow_pending=args.allow_pending)
+        wave, look = None, ""  # estimate, report: the last complete look, as status reads
+        if not args.allow_pending and getattr(args, "command", None) in ("estimate", "report"):
+            from bacon_bayes.study.settled import complete_look
+
+            wave, look = complete_look(args.file)
+        data = load_study(args.file, allow_pending=args.allow_pending, up_to_wave=wave)
+        if look:  # the printed plan reads the pending items as plan takes them
+            data, args.pending_look = dataclasses.replace(data, pending_note=look), wave
         if (
             data.n_pending
             and data.frame[data.label].isna().all()
@@ -552,6 +559,9 @@ def reading_options(args: argparse.Namespace, pool: EvalPool, *, sample: bool = 
     words = [f"{k}{eq[str(v)[:1] == '-']}{shlex.quote(str(v))}" for k, v in given if v]
     flags = {"--drop-unscored": not study, "--allow-pending": study and not sample}
     words += [f for f, ok in flags.items() if ok and getattr(args, f[2:].replace("-", "_"), False)]
+    if study and not sample and getattr(args, "pending_look", None):
+        words.append("--allow-pending")  # read at its last complete wave: plan counts the
+        # pending items among the new labels (it refuses them without)
     # the cross-fit this command ran (plan and sample both take --folds; tester B finding
     # 22: a plan printed without it was refused for too few labels for 5 folds); --seed
     # splits plan's folds as estimate's, but is the draw's seed in bacon sample

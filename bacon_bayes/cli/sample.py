@@ -98,6 +98,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "alpha-spending (narrower than a confidence sequence near N, wider at the first "
         "waves), and --until waves stop at it",
     )
+    p.add_argument(
+        "--allow-pending",
+        action="store_true",
+        help="a wave whose labels will never come does not block the study: --until "
+        "decides after the latest wave, its items without a label missing at random (as "
+        "bacon status --allow-pending answers), and a wave with no label back counts as not "
+        "drawn, against --max-labels too (its items are not drawn again)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the draw (0)")
     p.add_argument(
         "--out",
@@ -254,6 +262,7 @@ def _wave_options(args: argparse.Namespace) -> dict[str, Any]:
         "engine": args.engine,
         "prompt": args.prompt,
         "per_prompt": args.per_prompt,
+        "allow_pending": args.allow_pending,
     }
 
 
@@ -301,8 +310,9 @@ def _until(args: argparse.Namespace, root: Path, config: StudyConfig | None) -> 
         with warnings.catch_warnings(record=True) as caught:  # printed as notes, as
             warnings.simplefilter("always", PoolWarning)  # bacon estimate prints them
             args.budget, line = until_budget(
-                root, args.until, max_labels=args.max_labels, better=args.better, **fit
-            )
+                root, args.until, max_labels=args.max_labels, better=args.better,
+                allow_pending=args.allow_pending, **fit,
+            )  # fmt: skip
         for w in caught:
             if issubclass(w.category, PoolWarning):
                 print(f"note: {w.message}")
@@ -341,7 +351,7 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.order import name_text
     from bacon_bayes.sampling import OPTIMISTIC_RATIO, SMALL_PILOT
     from bacon_bayes.study import Study, create_study, draw_wave, pending_items
-    from bacon_bayes.study.folder import LOCK_FILE, study_inputs
+    from bacon_bayes.study.folder import LOCK_FILE, show_notes, study_inputs
     from bacon_bayes.study.labels import pool_label_wave, record_pool_labels
     from bacon_bayes.study.waves import validate_wave_options
 
@@ -377,6 +387,7 @@ def run(args: argparse.Namespace) -> int:
         if config is not None and config.existing_labels == "wave":
             recorded = record_pool_labels(root, args.prior_design)
         study = Study.open(root)
+        shown = show_notes(study.config, show) if show else []  # said before the draw
         show = show or study.config.show
         out_path = args.out or root / f"todo-wave{max(study.wave_numbers, default=0) + 1}.csv"
         _refuse_unimported(study, Path(out_path), root)
@@ -495,6 +506,8 @@ def run(args: argparse.Namespace) -> int:
     over = _overrun(after)
     if over:
         print(over)
+    for note in shown:  # judge scores or the group shown; the remembered --show replaced
+        print(note, file=sys.stderr if note.startswith("warning") else sys.stdout)
     if not show:
         print(_show_hint(after, root, out.given))
     return 0

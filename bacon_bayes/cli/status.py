@@ -4,6 +4,7 @@ its questions are settled by the anytime intervals (:mod:`bacon_bayes.study.sett
 from __future__ import annotations
 
 import argparse
+import sys
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -115,8 +116,12 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_questions:
         print_questions(args, study, table)
     if args.pending_out:
+        from bacon_bayes.study.folder import show_notes
+
         show = [c.strip() for c in args.show.split(",") if c.strip()] or None
         pending = pending_items(study, show=show)
+        for note in show_notes(study.config, show or [], given=False):
+            print(note, file=sys.stderr)
         inputs = study_inputs(args.study)
         from bacon_bayes.io import check_people_suffix, write_people_table
 

@@ -587,6 +587,7 @@ def sequence_html(looks: pd.DataFrame, alpha: float = 0.05) -> str:
     if looks.empty:
         return ""
     kind = str(looks["interval_kind"].iloc[-1])
+    changed = looks.attrs.get("changed", [])  # labels replaced after a look
     why = (
         "alpha-spending up to the budget the study recorded (max_labels)"
         if kind == "alpha-spending"
@@ -598,7 +599,9 @@ def sequence_html(looks: pd.DataFrame, alpha: float = 0.05) -> str:
         + f"<p>Blue: the anytime interval, {_esc(why)}: the intervals of all waves hold "
         "together, whenever you stop. Grey: the fixed interval of each wave read alone "
         "(valid at one planned look only).</p>"
-        f"<p class='note'>{_esc(RECOMPUTED_LOOKS)}</p>" + _table(looks, 4)
+        f"<p class='note'>{_esc(RECOMPUTED_LOOKS)}</p>"
+        + "".join(f"<p class='note'>{_esc(_sentence(c))}.</p>" for c in changed)
+        + _table(looks, 4)
     )
 
 
@@ -609,8 +612,9 @@ RECOMPUTED_LOOKS = (
     "and the study's as they are today (its prompt column, which splits the cross-fitting "
     "folds by prompt, included), on the labels of the waves up to it: where a setting "
     "changed since, its estimate and intervals differ from what bacon estimate or bacon "
-    "status printed at that wave (the sequence you read then is the one the guarantee "
-    "speaks of; the study does not record it)."
+    "status printed at that wave, and so do the rows of waves whose labels were replaced "
+    "since (bacon label import --replace; named below when so): the sequence you read then "
+    "is the one the guarantee speaks of, and the study does not record its numbers."
 )
 
 

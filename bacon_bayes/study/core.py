@@ -226,6 +226,13 @@ class Study:
         """Items some wave selected (the labels drawn, counted against ``max_labels``)."""
         return int((self.first_wave() >= 0).sum())
 
+    def never_back(self) -> dict[int, int]:
+        """The waves none of whose selected items has a label yet, and their sizes: read
+        with ``allow_pending`` such a wave counts as not drawn (:func:`load_study`), for the
+        labelling budget too (``bacon sample --allow-pending``)."""
+        first, back = self.first_wave(), self.first_wave()[~np.isnan(self.label_values())]
+        return {w: int((first == w).sum()) for w in self.wave_numbers if w not in set(back)}
+
     def label_values(self) -> np.ndarray:
         """Label of every item (NaN where not labeled yet)."""
         series = self.labels.set_index("item")[self.config.label]

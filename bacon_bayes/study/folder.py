@@ -344,6 +344,40 @@ def recorded_max_labels(root: Path, given: int | None) -> int | None:
     )
 
 
+def show_notes(config: StudyConfig, show: list[str], given: bool = True) -> list[str]:
+    """What ``--show`` columns ``show`` put before the labellers that they must not see
+    (a judge's scores, the group: they anchor or unblind the labels the calibration takes
+    as independent), and, ``given`` on ``bacon sample``, the study's remembered columns it
+    replaces (tester C s37 finding 7: both happened without a word)."""
+    notes = []
+    judges = [c for c in show if c in config.judges]
+    group = [c for c in show if c == config.group]
+    if judges or group:
+        what = " and ".join(
+            part
+            for part in (
+                f"the judge score{'s' if len(judges) > 1 else ''} {', '.join(judges)}"
+                if judges
+                else "",
+                f"the group column {group[0]}" if group else "",
+            )
+            if part
+        )
+        notes.append(
+            f"warning: --show puts {what} in the labellers' file: labellers who see a "
+            "judge's score anchor on it, and the group (system) unblinds them, so their "
+            "labels are no longer independent of what the calibration takes them to check. "
+            "Show the items' text (a response or prompt column) instead"
+        )
+    if given and config.show and list(show) != list(config.show):
+        notes.append(
+            f"note: the study's --show changes from {','.join(config.show)} to "
+            f"{','.join(show)}: later waves' to-label files copy {','.join(show)} (give "
+            f"--show {','.join(config.show)} on the next bacon sample to go back)"
+        )
+    return notes
+
+
 def _toml_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -420,9 +454,21 @@ def unscored_rows(frame: pd.DataFrame, config: StudyConfig) -> np.ndarray:
 def read_study_pool(root: Path, config: StudyConfig) -> tuple[pd.DataFrame, int]:
     """The study's pool file (:func:`read_pool`), without the rows none of its judges
     scored when it records ``drop_unscored``; and how many rows were left out."""
-    frame = read_pool(pool_file(root, config), config.item)
-    unscored = unscored_rows(frame, config) if config.drop_unscored else None
-    if unscored is None or not unscored.any():
+    path = pool_file(root, config)
+    frame = read_pool(path, config.item)
+    unscored = unscored_rows(frame, config)
+    if unscored.any() and not config.drop_unscored and (root / CONFIG_FILE).is_file():
+        first = int(unscored.argmax())  # a study started on scored rows (tester C s37 #10)
+        raise ValidationError(
+            f"{int(unscored.sum())} row(s) of pool file {path} have no score from any of "
+            f"the study's judges ({', '.join(config.judges)}; the first at line "
+            f"{file_line(frame, first)}, {config.item} {str(frame[config.item].iloc[first])!r}):"
+            " the study started with every row scored (a judge re-run that left them "
+            "unscored?), and it estimates every item of its pool. Restore their scores in "
+            "the pool file, or score them again; a started study's items cannot be left out "
+            "(--drop-unscored is for a new study)"
+        )
+    if not config.drop_unscored or not unscored.any():
         return frame, 0
     out = frame.loc[~unscored].reset_index(drop=True)
     keep_file_rows(frame, out, ~unscored)  # messages still name the file's lines

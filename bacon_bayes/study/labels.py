@@ -77,6 +77,9 @@ class ImportSummary:
     #: how labels written as words were read (``"read from words, 'yes' = 1, 'no' = 0
     #: (20 cells)"``; ``""``: none)
     words: str = ""
+    #: the looks this import rewrote: labels replaced, or come back after a later wave's
+    #: (:func:`rewritten_looks`)
+    notes: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         kept = f" ({self.blank_kept} of them labeled before: kept)" if self.blank_kept else ""
@@ -92,7 +95,68 @@ class ImportSummary:
             f"stored, {self.blank} rows without a label left pending{kept}; "
             f"{self.labeled_total} items labeled in total, {self.pending} selected items "
             f"still pending{words}"
+        ) + "".join(f"\nnote: {note}" for note in self.notes)
+
+
+def _looks(first: np.ndarray, labeled: np.ndarray) -> list[int]:
+    """The labels at each look of a study read after its latest wave (``--allow-pending``:
+    a wave with no label back not drawn): cumulative counts over its waves with labels."""
+    waves, counts = np.unique(first[labeled & (first >= 0)], return_counts=True)
+    return [int(c) for c in np.cumsum(counts)] if waves.size else []
+
+
+def rewritten_looks(
+    study: Study, before: np.ndarray, after: np.ndarray, replaced: list[str], source: str
+) -> tuple[list[str], list[dict]]:
+    """What an import changes in the looks already read (tester C s37, findings 4 and 6):
+    labels ``replaced`` (ids) rewrite every look from their wave on; labels of a wave coming
+    back after a later wave's change the looks of reads with ``--allow-pending`` (which
+    counted a wave with none back as not drawn). Returns the notes, and the waves.json
+    entries recording the replacements per wave (``{"wave", "at", "labels", "source",
+    "looks"}``), which the report's wave sequence names. ``before``/``after``: which items
+    hold a label."""
+    first = study.first_wave()
+    read = [int(w) for w in np.unique(first[before & (first >= 0)])]  # waves read before
+    notes, records = [], []
+    now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    if replaced:
+        waves = first[study.index.get_indexer(replaced)]
+        for w in np.unique(waves):
+            looks = [k for k in read if k >= w]
+            records.append(
+                {"wave": int(w), "at": now, "labels": int((waves == w).sum()),
+                 "source": source, "looks": looks}
+            )  # fmt: skip
+        shown = ", ".join(f"{r['labels']} of wave {r['wave']}" for r in records)
+        at = sorted({k for r in records for k in r["looks"]})
+        notes.append(
+            f"labels replaced ({shown}) after the look{'s' if len(at) > 1 else ''} at wave"
+            f"{'s' if len(at) > 1 else ''} {', '.join(map(str, at))}: the estimates of those "
+            "looks change, and bacon report's wave sequence (recomputed on today's labels) "
+            "now differs from what bacon estimate and status printed then; the study "
+            "records the replacement (waves.json) and the report names it"
         )
+    late = [
+        int(w) for w in np.unique(first[after & ~before & (first >= 0)])
+        if any(k > w for k in read)
+    ]  # fmt: skip
+    old, new = _looks(first, before), _looks(first, after)
+    if late and old != new[: len(old)]:
+        later = sorted(k for k in read if k > min(late))
+        notes.append(
+            f"labels of wave{'s' if len(late) > 1 else ''} {', '.join(map(str, late))} came "
+            f"back after those of wave{'s' if len(later) > 1 else ''} "
+            f"{', '.join(map(str, later))}: reads after those waves with --allow-pending "
+            "(a wave with no label back counted as not drawn, one partly back at its rate) "
+            f"are no longer the study's looks, which move from {old} labels to {new}"
+            + (
+                "; the alpha-spending plan counts these looks, so a stop decided on those "
+                "reads is not covered"
+                if study.config.max_labels
+                else ""
+            )
+        )
+    return notes, records
 
 
 def _rows(mask: np.ndarray, frame: pd.DataFrame, item: str, values: pd.Series) -> str:
@@ -372,9 +436,15 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
             labels.loc[at, "imported_at"] = now
         if len(fresh):
             labels = pd.concat([labels, fresh], ignore_index=True) if len(labels) else fresh
+        held = study.index.isin(study.labels["item"])
+        notes, records = rewritten_looks(
+            study, held, study.index.isin(labels["item"]), list(differs), path.name
+        )
         if len(fresh) or len(differs):  # every row was checked: the first write
             remove_stale_temp_files(root)
             study.write_labels(labels)
+            if records:  # after the labels: a write cut between them records no phantom
+                _record_replaced(study, records)
         return ImportSummary(
             added=len(added),
             replaced=len(differs),
@@ -385,7 +455,20 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
             pending=int((first >= 0).sum()) - len(labels),
             marked=_marked(raw[missing]),
             words=words,
+            notes=tuple(notes),
         )
+
+
+def _record_replaced(study: Study, records: list[dict]) -> None:
+    """Add the replacements to their waves' entries of waves.json (``"replaced"``)."""
+    waves = [dict(w) for w in study.waves]
+    for record in records:
+        wave = record.pop("wave")
+        entry = next((w for w in waves if int(w["wave"]) == wave), None)
+        if entry is None:
+            waves.append(entry := {"wave": wave})
+        entry["replaced"] = [*entry.get("replaced", []), record]
+    study.write_waves(sorted(waves, key=lambda w: int(w["wave"])))
 
 
 #: an id written as a whole number with a decimal point (``181.0``, what a column of

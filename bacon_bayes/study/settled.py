@@ -58,6 +58,7 @@ __all__ = [
     "POINT_PROJECTION",
     "Goal",
     "Question",
+    "complete_look",
     "fit_study",
     "goal_question",
     "labels_needed",
@@ -69,6 +70,7 @@ __all__ = [
     "question_lines",
     "question_notes",
     "questions",
+    "replaced_after",
     "until_budget",
     "wave_budget",
 ]
@@ -149,6 +151,40 @@ def last_labeled_wave(root: str | Path) -> int | None:
             break
         done = int(wave)
     return done
+
+
+def complete_look(root: str | Path) -> tuple[int | None, str]:
+    """The wave ``bacon estimate`` and ``bacon report`` read a study at when items are
+    pending and ``--allow-pending`` is not given: its latest wave with every label in, as
+    ``bacon status`` answers (a look of the study, no assumption made; tester C s37
+    finding 8: the next wave drawn, estimate refused while status answered), and the note
+    saying so. ``(None, "")`` when nothing is pending, or no wave has all its labels."""
+    from bacon_bayes.study import Study
+
+    table = Study.open(root).status()
+    waiting = pending_waves(table)
+    wave = None
+    for w, pending in zip(table["wave"], table["pending"], strict=True):
+        if pending:
+            break
+        wave = int(w)
+    if not waiting or wave is None:
+        return None, ""
+    later = table["wave"] > wave
+    unused = int(table.loc[later, "labeled"].sum())
+    unused_text = (
+        f"; the {unused} label{'s' if unused > 1 else ''} back from the waves after it "
+        f"{'are' if unused > 1 else 'is'} not used"
+        if unused
+        else ""
+    )
+    return wave, (
+        f"read as of wave {wave}, the study's latest wave with every label in, as bacon "
+        f"status answers: {pending_text(waiting)} still without labels{unused_text}. This "
+        f"is the look of wave {wave}, no assumption made; --allow-pending reads after wave "
+        f"{int(table['wave'].max())}, the pending items missing at random (a wave with no "
+        "label back counted as not drawn)"
+    )
 
 
 def pending_waves(table: pd.DataFrame) -> dict[int, int]:
@@ -468,37 +504,47 @@ def until_budget(
     max_labels: int | None = None,
     alpha: float = 0.05,
     better: str | None = None,
+    allow_pending: bool = False,
     **fit: Any,
 ) -> tuple[int | None, str]:
     """The size of the next wave of a study for ``goal`` (:func:`parse_goal`), and a line
     saying why; None when the goal is settled (draw nothing). ``max_labels`` (default: the
     study's) caps the wave at what is left of it; ``better`` (default: the study's, else
-    higher) which way the best group's mean is better; ``fit``: :func:`fit_study`'s
-    options."""
+    higher) which way the best group's mean is better; ``allow_pending``: decide after the
+    latest wave, its items without a label missing at random and a wave with none back not
+    drawn, for the budget left too (as ``bacon status --allow-pending`` reads the study);
+    ``fit``: :func:`fit_study`'s options."""
     from bacon_bayes.study import Study
 
     wanted = parse_goal(goal)
     study = Study.open(root)
     table = study.status()
     wave = last_labeled_wave(root)
-    if wave is None or wave != int(table["wave"].max()):
-        waiting = pending_waves(table)
+    waiting = pending_waves(table)
+    if allow_pending and waiting and study.labels.size:
+        wave = int(table["wave"].max())
+    elif wave is None or wave != int(table["wave"].max()):
         raise ValidationError(
             f"--until decides from the labels of every wave so far; import the labels of "
             f"{pending_text(waiting) or 'wave 1'} first (`bacon status {root} --pending-out "
-            "FILE` lists them). If they will never come, draw the next wave with --budget "
-            f"N, and read `bacon status {root} --allow-pending`, which treats them as "
-            "missing at random"
+            "FILE` lists them). If they will never come, add --allow-pending: the wave is "
+            f"then sized as `bacon status {root} --allow-pending` reads the study (the "
+            "pending items missing at random, a wave with no label back not drawn, for the "
+            "budget left too)"
         )
     max_labels = max_labels or study.config.max_labels
-    cal = fit_study(root, wave=wave, **fit)
+    cal = fit_study(root, wave=wave, allow_pending=allow_pending, **fit)
     better = check_better(better or study.config.better)
     q = goal_question(cal, wanted, alpha=alpha, max_labels=max_labels, better=better)
     kind = "alpha-spending" if max_labels else "confidence sequence"
+    if allow_pending and waiting:  # said on every line, as bacon status says it
+        kind += f"; {pending_text(waiting)} pending: missing at random"
     if q.settled:
         return None, f"settled, nothing drawn: {q.name}: {q.answer} ({kind})"
     _refuse_unlabeled_groups(root, cal, wanted)
     used = int(table["selected"].sum())
+    if allow_pending:  # a wave with no label back counts as not drawn, as the read above
+        used -= sum(study.never_back().values())
     left = float(max_labels - used if max_labels else study.n_items - used)
     if left >= 1 and not _finite(q.more_labels):
         # out of reach (or no interval to project): one behaviour under both kinds; the
@@ -542,12 +588,14 @@ def look_estimates(
     alpha-spending, else the confidence sequence).
 
     Columns: wave, labels, estimate, fixed_low, fixed_high, anytime_low, anytime_high,
-    interval_kind."""
+    interval_kind; ``attrs["changed"]``: the rows whose labels were replaced after their
+    look (:func:`replaced_after`)."""
     import inspect
 
     from bacon_bayes.study import Study, load_study
 
-    numbers = Study.open(root).wave_numbers
+    study = Study.open(root)
+    numbers = study.wave_numbers
     last = max(numbers, default=None) if allow_pending else last_labeled_wave(root)
     waves = [w for w in numbers if last is not None and w <= last]
     settings = inspect.signature(type(cal).__init__).parameters
@@ -574,4 +622,28 @@ def look_estimates(
                 "interval_kind": seq.details.get("interval_kind", "fixed"),
             }
         )
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    table.attrs["changed"] = replaced_after(study.waves, waves)
+    return table
+
+
+def replaced_after(waves: list[dict[str, Any]], rows: list[int]) -> list[str]:
+    """Which of the looks ``rows`` (waves) had labels replaced after them (``bacon label
+    import --replace``, recorded per wave in waves.json): one line per replacement, naming
+    the looks whose row now differs from what was printed at them (tester C s37 finding
+    4: the report rewrote wave 1's row, 3.544 to 3.602, naming only changed settings)."""
+    out = []
+    for entry in waves:
+        for r in entry.get("replaced", []):
+            looks = [k for k in r.get("looks", []) if k in rows]
+            if not looks:
+                continue
+            out.append(
+                f"{r['labels']} label{'s' if r['labels'] > 1 else ''} of wave {entry['wave']} "
+                f"replaced on {str(r['at'])[:10]} ({r['source']}), after the look"
+                f"{'s' if len(looks) > 1 else ''} at wave{'s' if len(looks) > 1 else ''} "
+                f"{', '.join(map(str, looks))}: "
+                f"{'those rows differ' if len(looks) > 1 else 'its row differs'} from what "
+                "bacon estimate or status printed then"
+            )
+    return out

@@ -436,28 +436,43 @@ def validate_wave_options(
     _checked(study, design, budget, show, options)
 
 
-def _check_max_labels(study: Study, n: int) -> None:
+def _check_max_labels(study: Study, n: int, allow_pending: bool = False) -> None:
     """Refuse a wave whose (expected) size takes the study past the budget it records: its
     alpha-spending intervals end there. A wave of random size may still overrun it; its
     look then spends what is left of alpha (:func:`~bacon_bayes.estimate.anytime.
-    spending_times`), and no wave can follow."""
+    spending_times`), and no wave can follow. A wave none of whose labels came back counts
+    in it, unless ``allow_pending`` (``bacon sample --allow-pending``) counts it as not
+    drawn, as the estimates read with it do (:meth:`Study.never_back`)."""
     most = study.config.max_labels
     if most is None:
         return
-    sent = study.n_selected
+    never = study.never_back() if study.labels.size else {}
+    sent = study.n_selected - (sum(never.values()) if allow_pending else 0)
     if sent + n <= most:
         return
     left = most - sent
+    pending = int(study.status()["pending"].sum())
+    until = "--until GOAL --allow-pending" if pending and not allow_pending else "--until GOAL"
     room = (
-        f"draw at most {left} (--budget {left}), or size the wave with --until GOAL"
+        f"draw at most {left} (--budget {left}), or size the wave with {until}"
         if left > 0
         else "its budget is spent"
+    )
+    waves = ", ".join(f"wave {w} ({k} items)" for w, k in never.items())
+    unused = (
+        f" The items of {waves}, none of whose labels came back, are "
+        "counted in it; if those labels will never come, --allow-pending counts "
+        f"{'that wave' if len(never) == 1 else 'those waves'} as not drawn (as bacon "
+        f"estimate and status --allow-pending read the study), leaving "
+        f"{left + sum(never.values())}."
+        if never and not allow_pending
+        else ""
     )
     raise ValidationError(
         f"this wave's {n} items would take the study to {sent + n}, past the labelling "
         f"budget (max_labels = {most}), where its alpha-spending intervals end: "
-        f"{room}. Labels past the budget get one look's intervals only (bacon estimate "
-        "--fixed)"
+        f"{room}.{unused} Labels past the budget get one look's intervals only (bacon "
+        "estimate --fixed)"
     )
 
 
@@ -494,7 +509,7 @@ def _checked(
         _check_pi_column(study, options.get("pi_column"))
         return column, prompts
     n = _check_budget(design, budget, study.n_items, n_open)
-    _check_max_labels(study, round(n))
+    _check_max_labels(study, round(n), bool(options.get("allow_pending")))
     folds = _whole(options.get("folds", 5), "folds", 2)
     if design == "stratified":
         _check_strata(study, options)
