@@ -67,8 +67,9 @@ def test_estimate_json_keys_and_agreement_with_the_library(capsys):
         judges=["gpt4", "claude3_opus", "gpt35"], prompt="prompt", item="id",
     )  # fmt: skip
     table = Calibrator(engine="freq").fit(pool).estimate_bradley_terry(0.05, True, scale="elo")
-    assert np.allclose([r["estimate"] for r in doc["strengths"]], table.estimate)
-    assert np.allclose([r["ci_low"] for r in doc["strengths"]], table.ci_low)
+    by_name = {r["name"]: r for r in doc["strengths"]}  # strongest first, not table order
+    assert np.allclose([by_name[n]["estimate"] for n in table.names], table.estimate)
+    assert np.allclose([by_name[n]["ci_low"] for n in table.names], table.ci_low)
     w = doc["win_probability"]
     assert abs(w["gpt-4"]["llama-13b"] + w["llama-13b"]["gpt-4"] - 1) < 1e-9
     assert w["gpt-4"]["gpt-4"] is None
