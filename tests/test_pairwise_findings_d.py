@@ -50,3 +50,10 @@ def test_budget_zero_is_not_called_missing(capsys, tmp_path):
             "--out", str(tmp_path / "zero.csv")]  # fmt: skip
     code, _, err = _run(argv, capsys)
     assert code == 2 and "--budget 0: give a positive number" in err, err
+
+
+def test_judges_on_comparisons_says_it_does_not_take_them(capsys):
+    """Finding 4: `bacon judges` on comparisons said "fix the value 'A'" of a valid vote."""
+    code, _, err = _run(["judges", SAMPLE, "--label", "label", "--judge", "gpt4"], capsys)
+    assert code == 2, err
+    assert "holds comparisons" in err and "bacon doctor" in err and "Fix the value" not in err
