@@ -57,3 +57,28 @@ def test_judges_on_comparisons_says_it_does_not_take_them(capsys):
     code, _, err = _run(["judges", SAMPLE, "--label", "label", "--judge", "gpt4"], capsys)
     assert code == 2, err
     assert "holds comparisons" in err and "bacon doctor" in err and "Fix the value" not in err
+
+
+def test_verdict_words_model_a_model_b_name_their_columns():
+    """Finding 3: with --model-a model_b --model-b model_a, a verdict "model_a" was read as
+    A (the column passed as model B) and the ranking silently reversed."""
+    import numpy as np
+    import pandas as pd
+    import pytest
+
+    from bacon_bayes.errors import ValidationError
+    from bacon_bayes.pairs import pairs_frame
+
+    df = pd.DataFrame({"model_a": ["x", "y", "x"], "model_b": ["y", "z", "z"],
+                       "label": ["model_a", "model_b", "tie"],
+                       "j": ["model_b", "model_a", "tie"]})  # fmt: skip
+    kw = {"label": "label", "judges": ["j"]}
+    right, pr, _ = pairs_frame(df, model_a="model_a", model_b="model_b", **kw)
+    swapped, ps, _ = pairs_frame(df, model_a="model_b", model_b="model_a", **kw)
+    assert right["__label"].tolist() == [1.0, 0.0, 0.5]
+    assert swapped["__label"].tolist() == [0.0, 1.0, 0.5]  # "model_a" is the B column now
+    assert swapped["j"].tolist() == [1.0, 0.0, 0.5]
+    assert np.array_equal(pr.a, ps.b) and np.array_equal(pr.b, ps.a)
+    other = df.rename(columns={"model_b": "right"})
+    with pytest.raises(ValidationError, match="names the column 'model_b'"):
+        pairs_frame(other, model_a="model_a", model_b="right", **kw)
