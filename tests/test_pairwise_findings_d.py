@@ -82,3 +82,18 @@ def test_verdict_words_model_a_model_b_name_their_columns():
     other = df.rename(columns={"model_b": "right"})
     with pytest.raises(ValidationError, match="names the column 'model_b'"):
         pairs_frame(other, model_a="model_a", model_b="right", **kw)
+
+
+def test_a_copy_of_the_vote_under_another_name_is_left_out_of_the_judges(capsys, tmp_path):
+    """Finding 8: `human_full` renamed `reference` was taken as a judge by estimate
+    (intervals 3x too narrow, exit 0, only a note); now left out, with the reason."""
+    import pandas as pd
+
+    df = pd.read_csv(SAMPLE).rename(columns={"human_full": "reference"})
+    path = tmp_path / "ref.csv"
+    df.to_csv(path, index=False)
+    code, out, err = _run(["estimate", str(path), "--pairwise", *FREQ], capsys)
+    assert code == 0, err
+    first = out.splitlines()[0]
+    assert "judges" in first and "reference" not in first, first
+    assert "judge 'reference' equals the label" in out and "left out of the judges" in out
