@@ -44,6 +44,19 @@ VERDICTS: dict[str, float] = {
     "[[a]]": 1.0,  # the MT-Bench / FastChat pair judge's raw verdicts ([[C]]: a tie)
     "[[b]]": 0.0,
     "[[c]]": 0.5,
+    # Arena-Hard's judge scale, a strong preference a win (readers.pairwise._WORDS)
+    **{
+        f"{o}{w}{c}": v
+        for w, v in (
+            ("a>>b", 1.0),
+            ("a>b", 1.0),
+            ("a=b", 0.5),
+            ("b=a", 0.5),
+            ("b>a", 0.0),
+            ("b>>a", 0.0),
+        )
+        for o, c in (("", ""), ("[[", "]]"))
+    },
     "1": 1.0,
     "0": 0.0,
     "0.5": 0.5,

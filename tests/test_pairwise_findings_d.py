@@ -97,3 +97,23 @@ def test_a_copy_of_the_vote_under_another_name_is_left_out_of_the_judges(capsys,
     first = out.splitlines()[0]
     assert "judges" in first and "reference" not in first, first
     assert "judge 'reference' equals the label" in out and "left out of the judges" in out
+
+
+def test_arena_hard_verdicts_are_read(capsys, tmp_path):
+    """Finding 5: a judge column of A>B / B>A / A=B (Arena-Hard's scale) was left out by
+    doctor and estimate without a word; it is read as A / B / tie (A>>B a win)."""
+    import pandas as pd
+
+    from bacon_bayes.readers.pairwise import to_verdict
+
+    assert [to_verdict(v) for v in ("A>>B", "[[A>B]]", "A=B", "B>A", "b>>a")] == [
+        "A", "A", "tie", "B", "B"]  # fmt: skip
+    df = pd.read_csv(SAMPLE)
+    df["gpt4"] = df["gpt4"].map({"A": "A>B", "B": "B>>A", "tie": "A=B"})
+    path = tmp_path / "hard.csv"
+    df.to_csv(path, index=False)
+    code, out, err = _run(["doctor", str(path)], capsys)
+    assert code == 0 and "judges: gpt4" in out, err
+    code, out, err = _run(["estimate", str(path), "--pairwise", *FREQ], capsys)
+    assert code == 0, err
+    assert "judges gpt4" in out.splitlines()[0]
