@@ -44,6 +44,19 @@ VERDICTS: dict[str, float] = {
     "[[a]]": 1.0,  # the MT-Bench / FastChat pair judge's raw verdicts ([[C]]: a tie)
     "[[b]]": 0.0,
     "[[c]]": 0.5,
+    # Arena-Hard's judge scale, a strong preference a win (readers.pairwise._WORDS)
+    **{
+        f"{o}{w}{c}": v
+        for w, v in (
+            ("a>>b", 1.0),
+            ("a>b", 1.0),
+            ("a=b", 0.5),
+            ("b=a", 0.5),
+            ("b>a", 0.0),
+            ("b>>a", 0.0),
+        )
+        for o, c in (("", ""), ("[[", "]]"))
+    },
     "1": 1.0,
     "0": 0.0,
     "0.5": 0.5,
@@ -77,8 +90,21 @@ def spellings_note(names: Sequence[str]) -> str:
     return order_spellings_note(names, "models", fix)
 
 
-def _score(value: Any, *, probability: bool) -> float:
-    """One cell as the score of model A (NaN when empty).
+def verdict_sides(model_a: str, model_b: str) -> dict[str, float | None]:
+    """The score of model A that the verdict words ``model_a`` / ``model_b`` mean when
+    the model columns carry those names: each word names its column, whichever side the
+    command puts it on (tester D finding 3: ``--model-a model_b --model-b model_a`` read
+    "model_a" as A and silently reversed the ranking). None: the word names a column that
+    is neither model; {}: neither model column is so named (the words mean A and B)."""
+    if not {"model_a", "model_b"} & {model_a, model_b}:
+        return {}
+    return {w: 1.0 if w == model_a else 0.0 if w == model_b else None
+            for w in ("model_a", "model_b")}  # fmt: skip
+
+
+def _score(value: Any, *, probability: bool, sides: dict[str, float | None] | None = None) -> float:
+    """One cell as the score of model A (NaN when empty); ``sides``: the words naming the
+    model columns (:func:`verdict_sides`).
 
     Raises
     ------
@@ -89,6 +115,11 @@ def _score(value: Any, *, probability: bool) -> float:
         return np.nan
     if isinstance(value, str):
         key = value.strip().lower()
+        if sides and key in sides:
+            side = sides[key]
+            if side is None:
+                raise LookupError(key)
+            return side
         if key in VERDICTS:
             return VERDICTS[key]
         if key == "":
@@ -103,11 +134,26 @@ def _score(value: Any, *, probability: bool) -> float:
     raise ValueError(value)
 
 
-def _scores(df: pd.DataFrame, col: str, *, probability: bool, role: str) -> np.ndarray:
+def _scores(
+    df: pd.DataFrame,
+    col: str,
+    *,
+    probability: bool,
+    role: str,
+    models: tuple[str, str] = ("", ""),
+) -> np.ndarray:
     out = np.empty(len(df), dtype=float)
+    sides = verdict_sides(*models)
     for pos, value in enumerate(df[col].to_numpy(dtype=object)):
         try:
-            out[pos] = _score(value, probability=probability)
+            out[pos] = _score(value, probability=probability, sides=sides)
+        except LookupError:
+            raise ValidationError(
+                f"{role} column {col!r} has {value!r} at {row_place(df, pos)}, which names "
+                f"the column {str(value).strip()!r}, but the models compared are "
+                f"--model-a {models[0]!r} and --model-b {models[1]!r}: pass that column as "
+                "one of them, or write the verdicts as A / B / tie."
+            ) from None
         except ValueError:
             allowed = "'A', 'B', 'tie' (or model_a / model_b / 'tie (bothbad)'), 1, 0.5 or 0"
             if probability:
@@ -197,12 +243,16 @@ def pairs_frame(
     ma, mb = df[model_a], df[model_b]
     names = tuple(natural_sorted(set(ma.astype(str)) | set(mb.astype(str))))
     code = {n: k for k, n in enumerate(names)}
+    sides = (str(model_a), str(model_b))  # verdicts model_a / model_b name these columns
     a = np.array([code[v] for v in ma.astype(str)], dtype=np.intp)
     b = np.array([code[v] for v in mb.astype(str)], dtype=np.intp)
     frame = pd.DataFrame(
         {
-            "__label": _scores(df, label, probability=False, role="label"),
-            **{str(j): _scores(df, j, probability=True, role="judge verdict") for j in judges},
+            "__label": _scores(df, label, probability=False, role="label", models=sides),
+            **{
+                str(j): _scores(df, j, probability=True, role="judge verdict", models=sides)
+                for j in judges
+            },
         },
         index=df.index,
     )

@@ -159,3 +159,36 @@ def test_a_model_without_votes_has_no_se_and_no_win_probability_interval() -> No
     assert np.isnan(p.ci_low) and np.isnan(p.se) and names[2] in p.details["no_interval"]
     q = win_probability(t, names[1], names[0])
     assert 0 < q.ci_low < q.estimate < q.ci_high < 1
+
+
+def test_a_separated_model_with_judges_is_not_carried_off_by_its_few_won_votes() -> None:
+    """Tester D finding 1: a model that won all its 14 labeled comparisons got 7.26
+    (truth 1.37) from the tuned equation's finite root, its few won votes (weight 1 / pi)
+    against the judges at the small tuned weight; now every separated model gets the
+    fallback's guess (each comparison counted once more with the judges' vote), near
+    what the votes and judges say, and the note says what it is."""
+    m = 8
+    theta = np.linspace(-1.0, 1.2, m)
+    rng = np.random.default_rng(0)
+    n = 8000
+    a = rng.integers(0, m, n)
+    b = (a + rng.integers(1, m, n)) % m
+    p = 1.0 / (1.0 + np.exp(-(theta[a] - theta[b])))
+    y = np.where(rng.random(n) < 0.2, 0.5, (rng.random(n) < p).astype(float))
+    f = 0.25 + 0.5 * np.where(rng.random(n) < 0.6, y, rng.choice([0.0, 0.5, 1.0], n))
+    truth = bradley_terry_fit(a, b, y, m)
+    truth -= truth.mean()
+    top = m - 1
+    mine = (a == top) | (b == top)
+    won = np.flatnonzero(mine & (((a == top) & (y == 1)) | ((b == top) & (y == 0))))
+    pick = np.concatenate(
+        [rng.choice(won, 12, replace=False), rng.choice(np.flatnonzero(~mine), 60, replace=False)]
+    )
+    yl = np.full(n, np.nan)
+    yl[pick] = y[pick]
+    t = bradley_terry(a, b, yl, f, n_models=m)
+    assert t.details["power_lambda"] > 0  # the tuned equation had a finite root (2.05)
+    assert np.isnan(t.ci_low[top])
+    assert abs(t.estimate[top] - truth[top]) < 0.5, (t.estimate[top], truth[top])
+    note = t.notes[top]
+    assert "guess" in note and "rests on the judges" not in note, note

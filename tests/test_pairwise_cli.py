@@ -67,8 +67,9 @@ def test_estimate_json_keys_and_agreement_with_the_library(capsys):
         judges=["gpt4", "claude3_opus", "gpt35"], prompt="prompt", item="id",
     )  # fmt: skip
     table = Calibrator(engine="freq").fit(pool).estimate_bradley_terry(0.05, True, scale="elo")
-    assert np.allclose([r["estimate"] for r in doc["strengths"]], table.estimate)
-    assert np.allclose([r["ci_low"] for r in doc["strengths"]], table.ci_low)
+    by_name = {r["name"]: r for r in doc["strengths"]}  # strongest first, not table order
+    assert np.allclose([by_name[n]["estimate"] for n in table.names], table.estimate)
+    assert np.allclose([by_name[n]["ci_low"] for n in table.names], table.ci_low)
     w = doc["win_probability"]
     assert abs(w["gpt-4"]["llama-13b"] + w["llama-13b"]["gpt-4"] - 1) < 1e-9
     assert w["gpt-4"]["gpt-4"] is None
@@ -374,7 +375,8 @@ def test_estimate_save_then_load_gives_the_same_strengths(capsys, tmp_path):
     assert code == 0, err
     doc = json.loads(out)
     back = Calibrator.load(out_nc).estimate_bradley_terry()
-    assert np.allclose([r["estimate"] for r in doc["strengths"]], back.estimate)
+    by_name = {r["name"]: r["estimate"] for r in doc["strengths"]}  # strongest first
+    assert np.allclose([by_name[n] for n in back.names], back.estimate)
     assert doc["engine"] == "freq"
     page = tmp_path / "saved.html"
     code, _, err = _run(["report", str(out_nc), "--pairwise", "--out", str(page)], capsys)

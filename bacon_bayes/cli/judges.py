@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import warnings
+from pathlib import Path
 from typing import Any
 
 from bacon_bayes.cli import sampler_settings
 from bacon_bayes.cli.judge_args import add_judge_argument
-from bacon_bayes.errors import ConvergenceWarning
+from bacon_bayes.errors import ConvergenceWarning, ValidationError
 from bacon_bayes.outputs import FORCE_HELP, Output, claim
 
 
@@ -63,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
     check_options(args)
     scale = parse_scale(args.scale)
     df = read_any(args.file)[0]
+    refuse_comparisons(args.file, df)
     kind, why = (args.outcome, "") if args.outcome else guess_kind(df, args.label, args.levels)
     pool = EvalPool.from_frame(
         df,
@@ -75,6 +77,24 @@ def run(args: argparse.Namespace) -> int:
     bounds = label_scale(pool, scale)
     with claim(args.plot, option="--plot", inputs=[args.file], force=args.force) as out:
         return _fit(args, pool, out, bounds)
+
+
+def refuse_comparisons(path: str, df: Any) -> None:
+    """``bacon judges`` fits judges of scores: a table of comparisons (model A vs model B,
+    A / B / tie verdicts) is refused with where its judges' terms are (tester D finding 4:
+    it said "fix the value 'A'" of a valid vote)."""
+    from bacon_bayes.readers.pair_table import comparisons_hint, looks_pairwise
+
+    if not (looks_pairwise(path, [str(c) for c in df.columns]) or comparisons_hint(df, path)):
+        return
+    name = Path(path).name
+    raise ValidationError(
+        f"{name} holds comparisons (model A vs model B): bacon judges does not take them. "
+        f"bacon doctor {name} prints each judge's position bias, tie rate, kappa and AUC "
+        "with the human votes; bacon estimate --pairwise fits the strengths, and "
+        "bacon_bayes.bayes.pairwise.pairwise_judge_terms(cal) gives the Bayesian judge "
+        "terms of a calibrator fitted on EvalPool.from_pairs(...)."
+    )
 
 
 def label_scale(pool: Any, scale: tuple[float, float] | None) -> tuple[float, float]:

@@ -164,6 +164,30 @@ def _votes_beyond_waves(frame: pd.DataFrame, label: str, propensity: str) -> lis
     ]
 
 
+def leave_out_unfit(frame: pd.DataFrame, roles: PairRoles) -> None:
+    """The judges found (not named) that the votes cannot calibrate, left out of
+    ``roles.judges`` with why, as ``bacon doctor``'s command leaves them out
+    (:func:`~bacon_bayes.doctor.pairs.unfit_judges`; tester D finding 8: a full copy of the
+    vote named ``reference`` was taken as a judge, intervals 3x too narrow); refused when
+    no judge is left."""
+    from bacon_bayes.doctor.pairs import unfit_judges
+
+    if not frame[roles.label].notna().any():
+        return
+    unfit = unfit_judges(frame, roles.label, roles.judges)
+    if not unfit:
+        return
+    roles.judges = [j for j in roles.judges if j not in unfit]
+    fix = "; left out of the judges (pass --judge to use it anyway)"
+    why = [f"judge {j!r} {w}{fix}" for j, w in unfit.items()]
+    if not roles.judges:
+        raise ValidationError(
+            "no judge left: " + "; ".join(why) + ". Add a column of model verdicts on every "
+            "comparison, or name the judges with --judge."
+        )
+    roles.notes += why
+
+
 def fit_pairs(
     args: argparse.Namespace, cal: Calibrator
 ) -> tuple[Calibrator, pd.DataFrame, PairRoles, str]:
@@ -173,6 +197,8 @@ def fit_pairs(
     from bacon_bayes.pool import EvalPool
 
     frame, roles = read_pairs(args)
+    if not getattr(args, "judge", None):
+        leave_out_unfit(frame, roles)
     if not frame[roles.label].notna().any():  # no fit, no plan and no wave fitted on votes
         models = len(set(frame[roles.model_a]) | set(frame[roles.model_b]))
         n = min(len(frame), max(round(0.02 * len(frame)), 10 * models))

@@ -96,8 +96,13 @@ def run_sample(args: argparse.Namespace) -> int:
             f"--design {args.design} does not apply to --pairwise; use one of "
             f"{', '.join(PAIRWISE_DESIGNS)}."
         )
-    if args.budget is None or not args.budget > 0:
+    if args.budget is None:
         raise ValidationError("--pairwise needs --budget N (new comparisons; < 1: a share).")
+    if not args.budget > 0:
+        raise ValidationError(
+            f"--budget {args.budget:g}: give a positive number of new comparisons to label "
+            "(or a share in (0, 1))."
+        )
     rargs = reading_args(args)
     frame, roles = read_pairs(rargs)
     if PROPENSITY in frame.columns:  # an earlier wave's: the prior of this one

@@ -42,8 +42,9 @@ MIN_LABELED = 3
 VOTE_STEP = 0.5
 
 INFINITE = (
-    "its labeled comparisons are all won (or all lost, ties counting both ways): the "
-    "maximum-likelihood strength is infinite (the surrogate could not keep it finite); "
+    "its strength ran away: the estimating equation has no finite root for it (as when "
+    "its labeled comparisons are all won or all lost and the surrogate cannot keep it "
+    "finite); "
     "each of its comparisons is counted once more with the judges' predicted vote "
     "(a tie without judges), which keeps its estimate finite: a guess, not a measurement, "
     "and it has no interval"
@@ -80,12 +81,16 @@ def few_labeled_note(n: int, n_compared: int | None = None) -> str:
 
 
 def separated_note(group: Sequence[str]) -> str:
-    """Why a model of a separated ``group`` (its other members named) has no interval."""
+    """Why a model of a separated ``group`` (its other members named) has no interval, and
+    what its printed strength is."""
     with_ = f" (with {', '.join(group)}, as a group)" if group else ""
     return (
         f"its labeled comparisons with the other models{with_} are all won or all lost "
         "(ties counting both ways): the votes alone put its strength at plus or minus "
-        "infinity, so its distance to the others rests on the judges and it has no interval"
+        "infinity, so it has no interval; its printed strength is a guess, not a "
+        "measurement: each of its comparisons counted once more with the judges' predicted "
+        "vote (a tie without judges) keeps it finite, between what its votes and the "
+        "judges say"
     )
 
 
@@ -244,10 +249,10 @@ def withhold_unvalidated(
     few = (n > 0) & (n < MIN_LABELED)
     withheld = runaway | few | (group >= 0) | (n == 0)
     table = replace(table, se=np.where(withheld, np.nan, table.se))
-    for k in np.flatnonzero((group >= 0) & ~runaway):
+    for k in np.flatnonzero(group >= 0):
         others = [table.names[j] for j in np.flatnonzero(group == group[k]) if j != k]
         table = table.withhold(np.arange(m) == k, separated_note(others))
-    table = table.withhold(runaway, INFINITE)
+    table = table.withhold(runaway & (group < 0), INFINITE)
     for k in np.flatnonzero(few):
         note = few_labeled_note(int(n[k]), int(table.n_items[k]))
         table = table.withhold(np.arange(m) == k, note)

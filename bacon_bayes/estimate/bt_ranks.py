@@ -74,3 +74,24 @@ def tiers(table: EstimateTable, alpha: float = 0.05) -> list[list[str]]:
         tier = next((t for t in out if (t[0], name) not in sure), None)
         out.append([name]) if tier is None else tier.append(name)
     return out
+
+
+def tier_order_notes(table: EstimateTable, tiered: list[list[str]]) -> list[str]:
+    """Where the ``tiered`` models (:func:`tiers`) are not in the order of their
+    strengths: a tier's leader above models of an earlier tier, which stayed there because
+    their wide intervals do not tell them from that tier's leader (tester D finding 2:
+    koala-13b, 8th, in tier 2 below mpt-7b-chat, 10th, in tier 1). One line per tier."""
+    est = dict(zip(table.names, np.asarray(table.estimate, dtype=float), strict=True))
+    out = []
+    for k, tier in enumerate(tiered[1:], start=2):
+        lead = tier[0]
+        below = [n for t in tiered[: k - 1] for n in t if est[n] < est[lead]]
+        if below:
+            out.append(
+                f"tier {k}'s leader {lead} has a higher strength than {', '.join(below)} "
+                f"of {'tier 1' if k == 2 else 'the tiers above'}: tiers are not in the order "
+                "of the strengths: a model joins the first tier whose leader it is not "
+                "distinguishable from, which a wide interval (few votes) allows, and is "
+                "not resolved above the tiers below"
+            )
+    return out

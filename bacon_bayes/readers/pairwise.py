@@ -39,7 +39,8 @@ __all__ = [
 PAIR_FORMATS = ("arena", "alpacaeval", "mt-bench")
 
 VERDICT_HELP = (
-    "write A, B or tie (also model_a, model_b, tie (bothbad); or 1 = A wins, 0 = B wins, 0.5 = tie)"
+    "write A, B or tie (also model_a, model_b, tie (bothbad), Arena-Hard's A>B / A=B / B>A; "
+    "or 1 = A wins, 0 = B wins, 0.5 = tie)"
 )
 _WORDS = {
     "a": "A",
@@ -58,6 +59,20 @@ _WORDS = {
     "[[a]]": "A",
     "[[b]]": "B",
     "[[c]]": "tie",
+    # Arena-Hard's judge scale (A>>B: much better, A>B: better, A=B: tie), read as who
+    # wins, its brackets or not (tester D finding 5: the column was dropped silently)
+    **{
+        f"{o}{w}{c}": v
+        for w, v in (
+            ("a>>b", "A"),
+            ("a>b", "A"),
+            ("a=b", "tie"),
+            ("b=a", "tie"),
+            ("b>a", "B"),
+            ("b>>a", "B"),
+        )
+        for o, c in (("", ""), ("[[", "]]"))
+    },
 }
 _NUMBERS = {1.0: "A", 0.0: "B", 0.5: "tie"}
 
@@ -75,7 +90,9 @@ def to_verdict(value: Any, where: str = "") -> str | float:
 
     Accepts A/B/tie (any case), the Arena spellings ``model_a``/``model_b``/``tie``/
     ``tie (bothbad)``, FastChat's ``model_1``/``model_2``, its pair judge's ``[[A]]``/
-    ``[[B]]``/``[[C]]`` (C: a tie), and 1/0/0.5 (model_a's score).
+    ``[[B]]``/``[[C]]`` (C: a tie), Arena-Hard's ``A>>B``/``A>B``/``A=B``/``B>A``/``B>>A``
+    (with or without ``[[ ]]``; a strong preference is a win), and 1/0/0.5 (model_a's
+    score).
 
     Raises
     ------

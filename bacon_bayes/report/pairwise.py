@@ -20,7 +20,7 @@ import pandas as pd
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.bradley_terry import win_probability
 from bacon_bayes.estimate.bt_difference import strength_difference
-from bacon_bayes.estimate.bt_ranks import rank_sets, set_aside, tiers
+from bacon_bayes.estimate.bt_ranks import rank_sets, set_aside, tier_order_notes, tiers
 from bacon_bayes.report.tables import esc, fixed, scroll_table
 from bacon_bayes.report.text import pool_notes
 from bacon_bayes.results import Estimate, EstimateTable, _plain
@@ -218,7 +218,7 @@ class PairSummary:
                     "comparisons give them few degrees of freedom; more votes on its "
                     "comparisons resolve it"
                 )
-        return out
+        return out + tier_order_notes(t, self.tiers)
 
     def warnings(self) -> list[str]:
         """What the votes leave unchecked in the whole table (every vote a tie, labeled
@@ -230,10 +230,18 @@ class PairSummary:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: rows keyed ``name``/``estimate``/``ci_low``/``ci_high`` as in every
-        table of bacon's JSON."""
+        table of bacon's JSON, strongest first and the models without an interval last
+        (the text's order)."""
 
         def rows(t: EstimateTable) -> list[dict[str, Any]]:
-            return t.to_frame().to_dict(orient="records")
+            # strongest first, the models without an interval last (as the text; tester
+            # D finding 6: table order put RWKV first)
+            frame = t.to_frame()
+            aside = ~np.isfinite(frame["ci_low"].to_numpy(dtype=float))
+            frame = frame.assign(_aside=aside).sort_values(
+                ["_aside", "estimate"], ascending=[True, False], kind="stable"
+            )
+            return frame.drop(columns="_aside").to_dict(orient="records")
 
         return _plain(
             {
