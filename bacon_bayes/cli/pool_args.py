@@ -568,10 +568,13 @@ def _prior_design(args: argparse.Namespace, pool: EvalPool) -> str | None:
     return f"stratified:{args.group}" if never else None
 
 
-def plan_command(args: argparse.Namespace, pool: EvalPool) -> str:
-    """``bacon plan FILE ... --top``: the table behind the comparisons' plan line."""
+def plan_command(args: argparse.Namespace, pool: EvalPool, engine: str = "freq") -> str:
+    """``bacon plan FILE ... --top``: the table behind the comparisons' plan line.
+    ``engine``: the engine of the calibrator whose table the line quotes (``bayes``
+    carried as ``--engine bayes``: plan's ``auto`` means freq, tester A finding 1)."""
     extra = "" if args.alpha == 0.05 else f" --alpha {args.alpha:g}"
     extra += f" --model {shlex.quote(args.model)}" if getattr(args, "model", None) else ""
+    extra += " --engine bayes" if engine == "bayes" else ""
     pooling = getattr(args, "pooling", "auto")
     extra += f" --pooling {pooling}" if pooling != "auto" else ""
     extra += " --better lower" if getattr(args, "better", None) == "lower" else ""
