@@ -140,7 +140,9 @@ def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
         default="auto",
         choices=("auto", "bayes", "freq"),
         help="auto (default: the Bayesian judge model when the family has one), bayes, or freq "
-        "(the fast frequentist model)",
+        "(the fast frequentist model). Either gives valid intervals; the Bayesian one "
+        "narrows the pool mean's a little with few labels (0.93-0.96x on SummEval), not "
+        "the group means' (1.00-1.07x as wide as freq's; README)",
     )
     p.add_argument("--surrogates", help=SURROGATES_HELP)
     p.add_argument(
@@ -164,7 +166,9 @@ def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
         choices=("auto", "on", "off"),
         default="auto",
         help="Bayesian engine: the judge model's group level (a random intercept per group "
-        "on the label link; auto: with 3 or more groups)",
+        "on the label link; auto: with 3 or more groups). It improves the surrogate (less "
+        "between-group residual spread), not the group means: their intervals were 1-4%% "
+        "wider with it on, at the same error (README)",
     )
     add_round_arguments(p)
 
