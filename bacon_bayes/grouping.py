@@ -14,6 +14,7 @@ from bacon_bayes import estimate as est
 from bacon_bayes import surrogates as sur
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.groups import check_interval
+from bacon_bayes.estimate.shrink import MIN_SEPARATE_LABELS, MIN_SHRINK_GROUPS
 from bacon_bayes.estimate.tables import known_exactly, labels_only, own_guarantee
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.results import EstimateTable
@@ -90,9 +91,72 @@ def group_means(
         _check_spread(cal)
     table = finished(_table(cal, alpha, how, method, interval, pooled), cal.bounds_)
     note = None if method == "naive" or wanted is None else pooling_note(cal, wanted)
+    if note is None and wanted == "auto" and method == "aee":
+        choice = auto_choice(cal, table, alpha, how, interval)
+        if choice is not None:
+            details = {**table.details, "pooling_note": choice["note"], "pooling_auto": choice}
+            return replace(table, details=details)
     if note is None:
         return table
     return replace(table, details={**table.details, "pooling_note": note})
+
+
+def auto_choice(
+    cal: Calibrator, table: EstimateTable, alpha: float, how: str, interval: str
+) -> dict[str, Any] | None:
+    """Why ``pooling="auto"`` chose the pooling of ``table`` (the AEE group table it made)
+    and what the other choice gives: its intervals' width beside these (paired geometric
+    mean over the groups with an interval in both) and its guarantee (tester A finding 9:
+    one more label in the smallest group, 9 -> 10, flipped auto from shrink to separate and
+    widened every interval by 8% with nothing saying why). ``details["pooling_auto"]``,
+    its ``note`` printed; None where the groups are clustered by prompt
+    (:func:`pooling_note` says why there) or there are fewer than two groups."""
+    n_lab, clustered = _labels_and_clustering(cal)
+    chose = table.details.get("pooling", "separate")
+    if clustered or n_lab.size < 2 or chose not in ("shrink", "separate"):
+        return None
+    labeled = n_lab[n_lab > 0]
+    cut, least = MIN_SEPARATE_LABELS, MIN_SHRINK_GROUPS
+    names = [str(v) for v in table.names]
+    if chose == "shrink":
+        few = [f"{n}: {k}" for n, k in zip(names, n_lab, strict=True) if 0 < k < cut]
+        shown = ", ".join(few[:6]) + (f" and {len(few) - 6} more" if len(few) > 6 else "")
+        why = f"{_count(len(few), 'labeled group')} under {cut} labels ({shown})"
+    elif labeled.size < least:
+        why = f"{_count(labeled.size, 'group')} with labels; shrinkage needs {least}"
+    else:
+        why = f"every labeled group has {cut} labels or more (fewest: {int(labeled.min())})"
+    other = "separate" if chose == "shrink" else "shrink"
+    out: dict[str, Any] = {"chose": chose, "why": why, "other": other}
+    head = f"pooling 'auto' chose '{chose}': {why}. "
+    if chose == "separate" and labeled.size < least:
+        out["note"] = head + "--pooling shrink is not available here"
+        return out
+    try:
+        alt = finished(_table(cal, alpha, how, "aee", interval, other), cal.bounds_)
+    except (ValidationError, ArithmeticError, ValueError) as exc:  # said, not hidden
+        out["note"] = head + f"--pooling {other} cannot be computed here ({exc})"
+        return out
+    w0 = np.asarray(table.ci_high) - np.asarray(table.ci_low)
+    w1 = np.asarray(alt.ci_high) - np.asarray(alt.ci_low)
+    both = np.isfinite(w0) & np.isfinite(w1) & (w0 > 0) & (w1 > 0)
+    ratio = float(np.exp(np.mean(np.log(w1[both] / w0[both])))) if both.any() else None
+    withheld = int(np.count_nonzero((n_lab > 0) & ~np.isfinite(np.asarray(alt.ci_low))))
+    out |= {"other_width_ratio": ratio, "other_guarantee": alt.details.get("guarantee")}
+    out["other_withheld"] = withheld
+    size = "" if ratio is None else f"intervals {ratio:.2f}x as wide (geometric mean), "
+    none = (
+        f", none for {_count(withheld, 'labeled group')} under {MIN_GROUP_LABELS} labels"
+        if withheld
+        else ""
+    )
+    rule = "while some labeled group has" if chose == "shrink" else "only while a group has"
+    out["note"] = (
+        head + f"--pooling {other} would give {size}guaranteed "
+        f"{alt.details.get('guarantee', '?')}{none}, against these: "
+        f"{table.details.get('guarantee', '?')}. auto shrinks {rule} fewer than {cut} labels"
+    )
+    return out
 
 
 def _check_spread(cal: Calibrator) -> None:
@@ -148,3 +212,8 @@ def _table(
         table = est.aee_group_means(p.y, f, groups, power_tuning=tuned, **common, **boot)
         return estimands.note_surrogates(cal, table)
     return est.classical_group_means(p.y, groups, **common, **boot)
+
+
+def _count(n: int, what: str) -> str:
+    """``n`` ``what`` with its plural."""
+    return f"{n} {what}{'' if n == 1 else 's'}"

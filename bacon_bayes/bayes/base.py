@@ -11,7 +11,8 @@ the human scale) and centred hierarchical priors across judges on the
 reliability terms::
 
     a_j ~ N(0, 1),  log c_j ~ N(m_c, t_c),  log s_j ~ N(m_s, t_s),
-    t_c, t_s ~ Gamma(2, 2 / prior mean)  (zero-avoiding: few judges).
+    t_c, t_s ~ Gamma(k, k / prior mean), k = defaults.JUDGE_SD_SHAPE = 6  (zero-avoiding:
+    few judges; at k = 2 four SummEval judges diverged in the funnel at t_s near 0.03).
 
 Each judge's scores are standardised over all items before fitting, which makes
 every offset about 0: a hierarchy on the offsets would then collapse its scale

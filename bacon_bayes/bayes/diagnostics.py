@@ -36,6 +36,8 @@ PRESET_SETTINGS: dict[str, str] = {
     "target_accept": "[sampler] target_accept in a --preset FILE.toml",
     "priors": "a --preset FILE.toml with a [priors] table",
 }
+#: ``Diagnostics.stage`` of a cut fit's judge stage (one run shared by every fold).
+SHARED_STAGE = "judge stage"
 #: The target_accept the advice suggests next, by the one in use: below 0.95 -> 0.95,
 #: below 0.99 -> 0.99; from 0.99 on, raising it is no advice.
 ACCEPT_STEPS = (0.95, 0.99)
@@ -57,6 +59,12 @@ class Diagnostics:
     seconds: float
     #: target_accept of the run these diagnostics are of (None: not recorded, older files)
     target_accept: float | None = None
+    #: the part of a cut fit that did not converge ("judge stage": label-free, shared
+    #: by every fold; "label link": the fold's own), "" when it converged or is not said
+    stage: str = ""
+    #: the target_accept the user set, where an automatic retry ran at a higher one
+    #: (``target_accept``); None when the run used the user's
+    asked_accept: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -85,6 +93,11 @@ class Diagnostics:
                 ways.append(f"use tighter priors ({settings['priors']})")
             ways.append("check for a judge that barely varies")
             already = "" if raise_to is not None else f" (target_accept is already {ta:g})"
+            if self.asked_accept is not None and ta is not None and self.asked_accept != ta:
+                already = (
+                    f" left after an automatic retry at target_accept {ta:g} (the setting: "
+                    f"{self.asked_accept:g})"
+                )
             tips.append(f"{self.n_divergent} divergent transitions{already}: {', or '.join(ways)}")
         more = [
             f"{what} ({settings[key]})"
@@ -118,6 +131,11 @@ def convergence_note(
         if len(diagnostics) == 1
         else f" in fold {', '.join(str(k + 1) for k, _ in bad)} of {len(diagnostics)}"
     )
+    if all(d.stage == SHARED_STAGE for _, d in bad):  # one run, the same in every fold
+        shared = f", shared by all {len(diagnostics)} folds" if len(diagnostics) > 1 else ""
+        which = f" in its {SHARED_STAGE} (label-free{shared})"
+    elif all(d.stage for _, d in bad):
+        which += f" (in the {' and the '.join(dict.fromkeys(d.stage for _, d in bad))})"
     return (
         f"the Bayesian fit did not converge{which} ({worst.sampler} sampler); its numbers "
         f"are printed as they came out, to be read with care: {worst.advice(settings)}"
@@ -201,6 +219,9 @@ def merge_diagnostics(parts: list[Diagnostics]) -> Diagnostics:
     rhat = max(parts, key=lambda d: d.max_rhat)
     diverged = [d.target_accept for d in parts if d.n_divergent] or [d.target_accept for d in parts]
     accept = [a for a in diverged if a is not None]
+    top = max(accept) if accept else None
+    asked = [d.asked_accept for d in parts if d.target_accept == top and d.asked_accept]
+    stages = [d.stage for d in parts if not d.ok and d.stage]
     ess = min(parts, key=lambda d: d.min_ess_bulk)
     return Diagnostics(
         max_rhat=rhat.max_rhat,
@@ -213,5 +234,7 @@ def merge_diagnostics(parts: list[Diagnostics]) -> Diagnostics:
         n_chains=min(d.n_chains for d in parts),
         sampler=parts[0].sampler,
         seconds=sum(d.seconds for d in parts),
-        target_accept=max(accept) if accept else None,
+        target_accept=top,
+        stage=" and ".join(dict.fromkeys(stages)),
+        asked_accept=asked[0] if asked else None,
     )

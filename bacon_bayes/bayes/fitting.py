@@ -5,6 +5,7 @@ the latent scale between stage-1 draws, convergence checks."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 import uuid
 from typing import TYPE_CHECKING, Any
@@ -13,6 +14,7 @@ import numpy as np
 
 from bacon_bayes.bayes.columns import Design
 from bacon_bayes.bayes.diagnostics import (
+    SHARED_STAGE,
     Diagnostics,
     check_convergence,
     merge_diagnostics,
@@ -301,6 +303,9 @@ class JudgeModelFitting:
             diag = check_convergence(
                 idata, sampler=engine, seconds=secs + more, warn=False, target_accept=accept
             )
+        if not diag.ok:  # which stage, and the user's target_accept beside the retry's
+            asked = self.target_accept if accept != self.target_accept else None
+            diag = dataclasses.replace(diag, stage=SHARED_STAGE, asked_accept=asked)
         if self.warn:
             warn_if_poor(diag)
         return idata, diag
@@ -497,6 +502,7 @@ class JudgeModelFitting:
             check_convergence(b, sampler=engine, seconds=secs, warn=False, target_accept=accept)
             for b in blocks
         ]
+        diags = [d if d.ok else dataclasses.replace(d, stage="label link") for d in diags]
         return blocks, diags
 
     def _latent_alignment(

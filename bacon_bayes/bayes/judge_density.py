@@ -18,11 +18,13 @@ parallel.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from bacon_bayes.bayes import defaults
 from bacon_bayes.bayes.closed_forms import LOG_2PI
 from bacon_bayes.bayes.nuts import GradDensity, flat_call
 from bacon_bayes.compiled import compiled_nogil
@@ -81,17 +83,19 @@ def _judges_flat_py(x, start, pr, L, obs, U, n_obs, OU, Q, grad):
             z = x[first + t] / sd
             total += -0.5 * z * z - np.log(sd) - 0.5 * LOG_2PI
             grad[first + t] = -z / sd
-    # x_j ~ N(mu, exp(log_t)), mu ~ N(m0, s0), exp(log_t) ~ Gamma(2, 2 / prior mean)
+    # x_j ~ N(mu, exp(log_t)), mu ~ N(m0, s0), exp(log_t) ~ Gamma(k, k / prior mean),
+    # k = pr[9] (defaults.JUDGE_SD_SHAPE), with the log-Jacobian log_t
+    shape = pr[9]
     for part in range(2):
         imu, it, ix = start[1 + 3 * part], start[2 + 3 * part], start[3 + 3 * part]
-        m0, s0, beta = pr[1 + 3 * part], pr[2 + 3 * part], 2.0 / pr[3 + 3 * part]
+        m0, s0, beta = pr[1 + 3 * part], pr[2 + 3 * part], shape / pr[3 + 3 * part]
         mu, log_t = x[imu], x[it]
         tau = np.exp(log_t)
         z = (mu - m0) / s0
         total += -0.5 * z * z - np.log(s0) - 0.5 * LOG_2PI
         grad[imu] = -z / s0
-        total += 2.0 * np.log(beta) + 2.0 * log_t - beta * tau  # lgamma(2) = 0
-        grad[it] = 2.0 - beta * tau
+        total += shape * np.log(beta) - math.lgamma(shape) + shape * log_t - beta * tau
+        grad[it] = shape - beta * tau
         for j in range(J):
             z = (x[ix + j] - mu) / tau
             total += -0.5 * z * z - log_t - 0.5 * LOG_2PI
@@ -205,7 +209,8 @@ def judges_flat_value_and_grad(
     """``(x, data) -> (logp, gradient)`` of the judge stage on nutpie's flat vector
     laid out as ``layout`` (:func:`~bacon_bayes.bayes.nuts.flat_layout`), in numba;
     ``data``: :func:`prepare_judges_numpy` of the data containers."""
-    prior = np.array([pr[name] for name in _PRIORS], dtype=float)
+    shape = defaults.JUDGE_SD_SHAPE  # read now: a compiled kernel cached on disk keeps no global
+    prior = np.array([*(pr[name] for name in _PRIORS), shape], dtype=float)
     keys = ("L_np", "obs_np", "U_np", "count_np", "OU_np", "Q_np")
     kernel = compiled_nogil(_judges_flat_py, fastmath=("reassoc", "contract"))
     return flat_call(kernel, layout, _PARAMS, (prior,), keys)

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from bacon_bayes.bayes import defaults
 from bacon_bayes.bayes.closed_forms import collapse_judges
 from bacon_bayes.bayes.defaults import GROUP_PRIORS, JUDGE_PRIORS
 from bacon_bayes.bayes.settings import COUNTS, prior_problem, setting_problem
@@ -109,10 +110,13 @@ class JudgeModelSpec:
         Q = pm.Data("Q", arrays["Q"])
         a = pm.Normal("offset", 0.0, pr["offset_sd"], dims="judge")
         m_c = pm.Normal("log_scale_mu", pr["log_scale_mu"], pr["log_scale_mu_sd"])
-        t_c = pm.Gamma("log_scale_sd", 2.0, 2.0 / pr["log_scale_sd"])
+        # float64: a whole-number shape given as a Python float becomes a float32 constant,
+        # and its gammaln a float32 one (1.5e-7 off at 6)
+        k = np.float64(defaults.JUDGE_SD_SHAPE)
+        t_c = pm.Gamma("log_scale_sd", k, k / pr["log_scale_sd"])
         log_c = pm.Normal("log_scale", m_c, t_c, dims="judge")
         m_s = pm.Normal("log_noise_mu", pr["log_noise_mu"], pr["log_noise_mu_sd"])
-        t_s = pm.Gamma("log_noise_sd", 2.0, 2.0 / pr["log_noise_sd"])
+        t_s = pm.Gamma("log_noise_sd", k, k / pr["log_noise_sd"])
         log_sd = pm.Normal("log_noise", m_s, t_s, dims="judge")
         if arrays["U"].shape[2]:
             g = pm.Normal("uncertainty", 0.0, pr["uncertainty_sd"], dims="unc")

@@ -205,14 +205,16 @@ def _estimate(
                 better=better,
             )  # fmt: skip
             if not compared.best_clear:  # the plan's line: only where it is printed
-                # the fitted frequentist calibrator's residuals are the plan's pilot
-                mine = cal if saved is None and cal.engine_ == "freq" else None
+                # the fitted calibrator's residuals (either engine) are the plan's pilot,
+                # so the lead quoted is the table's just printed (tester A finding 1)
+                mine = cal if saved is None else None
                 note = budget_spent(anytime, pool.n_labeled) or (
                     round_plan_note(group, round_plan_command(args, pool))
                     if saved is not None
                     else resolution_note(
                         pool, args.alpha, group_column=group, calibrator=mine,
-                        plan_command=plan_command(args, pool), pooling=args.pooling,
+                        plan_command=plan_command(args, pool, cal.engine_),
+                        pooling=args.pooling,
                         anytime=plan_note_anytime(args, anytime), better=better or "higher",
                     )
                 )  # fmt: skip

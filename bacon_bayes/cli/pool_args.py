@@ -140,7 +140,9 @@ def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
         default="auto",
         choices=("auto", "bayes", "freq"),
         help="auto (default: the Bayesian judge model when the family has one), bayes, or freq "
-        "(the fast frequentist model)",
+        "(the fast frequentist model). Either gives valid intervals; the Bayesian one "
+        "narrows the pool mean's a little with few labels (0.93-0.96x on SummEval), not "
+        "the group means' (1.00-1.07x as wide as freq's; README)",
     )
     p.add_argument("--surrogates", help=SURROGATES_HELP)
     p.add_argument(
@@ -164,7 +166,10 @@ def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
         choices=("auto", "on", "off"),
         default="auto",
         help="Bayesian engine: the judge model's group level (a random intercept per group "
-        "on the label link; auto: with 3 or more groups)",
+        "on the label link; auto: with 3 or more groups). It improves the surrogate (less "
+        "between-group residual spread), not the group means: their intervals moved a few "
+        "percent either way with it on (coherence 2-4%% wider, relevance 0-12%% narrower; "
+        "README)",
     )
     add_round_arguments(p)
 
@@ -581,10 +586,13 @@ def _prior_design(args: argparse.Namespace, pool: EvalPool) -> str | None:
     return f"stratified:{args.group}" if never else None
 
 
-def plan_command(args: argparse.Namespace, pool: EvalPool) -> str:
-    """``bacon plan FILE ... --top``: the table behind the comparisons' plan line."""
+def plan_command(args: argparse.Namespace, pool: EvalPool, engine: str = "freq") -> str:
+    """``bacon plan FILE ... --top``: the table behind the comparisons' plan line.
+    ``engine``: the engine of the calibrator whose table the line quotes (``bayes``
+    carried as ``--engine bayes``: plan's ``auto`` means freq, tester A finding 1)."""
     extra = "" if args.alpha == 0.05 else f" --alpha {args.alpha:g}"
     extra += f" --model {shlex.quote(args.model)}" if getattr(args, "model", None) else ""
+    extra += " --engine bayes" if engine == "bayes" else ""
     pooling = getattr(args, "pooling", "auto")
     extra += f" --pooling {pooling}" if pooling != "auto" else ""
     extra += " --better lower" if getattr(args, "better", None) == "lower" else ""

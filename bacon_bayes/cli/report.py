@@ -112,9 +112,11 @@ def run(args: argparse.Namespace) -> int:
         looks = study_looks(args, cal) if saved is None else ""  # a fresh fit's looks
         if looks:
             extra["estimates"] = looks
-        mine = cal if saved is None and cal.engine_ == "freq" else None  # the plan's pilot
+        mine = cal if saved is None else None  # the plan's pilot, either engine
         group = getattr(args, "group", None)
-        command = None if str(args.file).endswith(".nc") else plan_command(args, cal.pool_)
+        command = (
+            None if str(args.file).endswith(".nc") else plan_command(args, cal.pool_, cal.engine_)
+        )
         better = None if str(args.file).endswith(".nc") else better_from_args(args)
         note = budget_spent(anytime, cal.pool_.n_labeled) or (
             round_plan_note(group, round_plan_command(args, cal.pool_))
