@@ -108,11 +108,12 @@ def test_until_with_budget_on_a_running_study_says_give_one(
     assert "--until and --budget both size the wave: give one" in err and "first" not in err
 
 
-def test_status_prints_unscored_rows_as_a_note_not_a_raw_warning(
+def test_status_on_rows_a_judge_re_run_left_unscored_is_a_clean_refusal(
     study: Path, pool_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
     """A judge re-run that left 3 rows unscored: status printed the raw PoolWarning with
-    the package's file path and source line; estimate printed it as a note."""
+    the package's file path and source line. A started study now refuses such rows (they
+    were imputed): one message naming the rows and the fix, no raw warning."""
     full = fill(tmp_path / "todo.csv", pool_file, tmp_path / "all.csv")
     assert bacon("label", "import", str(full), "--study", str(study)) == 0
     pool = pd.read_csv(pool_file)
@@ -121,6 +122,7 @@ def test_status_prints_unscored_rows_as_a_note_not_a_raw_warning(
     capsys.readouterr()
     with warnings.catch_warnings():
         warnings.simplefilter("error", PoolWarning)  # a raw warning fails the command
-        assert bacon("status", str(study), "--engine", "freq") == 0
-    out = capsys.readouterr().out
-    assert "  note: 3 of the 200 rows" in out, out
+        assert bacon("status", str(study), "--engine", "freq") == 2
+    err = capsys.readouterr().err
+    assert "3 row(s) of pool file" in err and "Restore their scores" in err, err
+    assert "PoolWarning" not in err and ".py:" not in err
