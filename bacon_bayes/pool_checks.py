@@ -53,7 +53,10 @@ def blank_cells(values: pd.Series | np.ndarray) -> np.ndarray:
     s = pd.Series(values, copy=False)
     blank = np.array(s.isna().to_numpy(), dtype=bool)
     if pd.api.types.is_object_dtype(s) or pd.api.types.is_string_dtype(s):
-        blank |= s.str.strip().eq("").fillna(False).to_numpy(dtype=bool)
+        try:
+            blank |= s.str.strip().eq("").fillna(False).to_numpy(dtype=bool)
+        except TypeError:  # no text at all (bytes ids): only text can be blank
+            blank |= np.array([isinstance(v, str) and not v.strip() for v in s], dtype=bool)
     return blank
 
 
