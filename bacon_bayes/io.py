@@ -525,6 +525,20 @@ def write_people_table(frame: pd.DataFrame, path: str | Path, option: str = "out
     refused (a CSV written into ``todo.parquet`` broke every Parquet reader after it)."""
     path = Path(path)
     check_people_suffix(path, option)
+    out = frame
+    if path.suffix.lower() == ".parquet":
+        out = frame.copy()
+        for c in out.columns:
+            if len(out) and (out[c].astype(object) == "").all():  # the column to fill in
+                out[c] = np.nan
+    return write_by_suffix(out, path)
+
+
+def write_by_suffix(frame: pd.DataFrame, path: Path) -> Path:
+    """Write ``frame`` atomically as CSV (:func:`people_csv`) when ``path`` ends in
+    ``.csv``, else as Parquet (the ending checked by the caller, with its own message:
+    :func:`write_people_table`, :func:`bacon_bayes.judges.output.write_table`); a table
+    Arrow cannot hold (a column of numbers and text mixed) is refused with the fix."""
     if path.suffix.lower() == ".csv":
         text = people_csv(frame)
         return write_file(path, lambda tmp: tmp.write_text(text, encoding="utf-8", newline=""))
@@ -535,12 +549,8 @@ def write_people_table(frame: pd.DataFrame, path: str | Path, option: str = "out
             "writing Parquet needs pyarrow: pip install 'bacon_bayes[parquet]', or write "
             ".csv instead"
         ) from exc
-    out = frame.copy()
-    for c in out.columns:
-        if len(out) and (out[c].astype(object) == "").all():  # the column to fill in
-            out[c] = np.nan
     try:
-        table = pyarrow.Table.from_pandas(out, preserve_index=False)
+        table = pyarrow.Table.from_pandas(frame, preserve_index=False)
     except (pyarrow.ArrowInvalid, pyarrow.ArrowTypeError) as exc:
         raise ValidationError(
             f"{str(path)!r}: the table cannot be written as Parquet ({exc}); write it as "

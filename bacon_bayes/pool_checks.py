@@ -13,7 +13,16 @@ import pandas as pd
 
 from bacon_bayes.arguments import need_column, suggest
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.words import as_numbers, cell_fix, id_text, says_missing, unread, word_levels
+from bacon_bayes.words import (
+    PACKED,
+    as_numbers,
+    cell_fix,
+    id_text,
+    packed_cells,
+    says_missing,
+    unread,
+    word_levels,
+)
 
 if TYPE_CHECKING:
     from bacon_bayes.pool import OutcomeSpec
@@ -95,6 +104,12 @@ def numeric_column(
                          f"({int(gone.sum())} of them), as bacon estimate reads them")  # fmt: skip
     if bad.any():
         pos = int(np.argmax(bad))
+        if (packed := packed_cells(series, str(series.name))) is not None:  # '{"score": 5}'
+            what = packed.removeprefix(PACKED)
+            raise ValidationError(
+                f"{role} column {series.name!r} holds {PACKED} (every filled cell, the first "
+                f"at {rows(pos)}){what}."
+            )
         if (levels := word_levels(series)) is not None:  # 'Partially' beside 'Yes' / 'No'
             raise ValidationError(
                 f"{role} column {series.name!r} holds {levels[0]}, {series.iloc[pos]!r} at "

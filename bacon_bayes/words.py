@@ -1,9 +1,12 @@
 """Numbers written as words in a table's cells: verdict words (``yes`` / ``no``) as 1 / 0,
 the answers of a Likert agreement item as 1-5, percentages (``85%``) as the number
-written; every reader of a user's table reads its columns through these."""
+written; every reader of a user's table reads its columns through these. Scores packed in
+text (JSON objects, lists of runs, scores a spreadsheet turned into dates:
+:func:`packed_cells`), named with their fix by ``bacon doctor`` and ``bacon estimate``."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -365,3 +368,90 @@ def id_text(ids: pd.Series) -> pd.Series:
     if pd.api.types.is_float_dtype(ids) and bool((ids.dropna() % 1 == 0).all()):
         return ids.astype("Int64").astype(str)
     return ids.astype(str)
+
+
+#: how the reason of a column of scores packed in JSON, in lists or turned into dates begins
+PACKED = "scores packed in text"
+#: a date as a spreadsheet writes it (``04/05/2025``, ``2025-05-04``, ``4-May``)
+_DATE = re.compile(
+    r"^\s*(?:(\d{1,2})[/.-](\d{1,2})[/.-]\d{2,4}|\d{4}-(\d{1,2})-(\d{1,2})"
+    r"|(\d{1,2})[-\s]([A-Za-z]{3,9}))\s*$"
+)
+_MONTHS = {m: k for k, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
+
+
+def _json_cells(v: pd.Series) -> list[object] | None:
+    """The cells of ``v`` read as JSON when every one is an object or a list, else None."""
+    if not v.str.match(r"^\s*[\[{]").all():
+        return None
+    try:
+        return [json.loads(s) for s in v]
+    except ValueError:
+        return None
+
+
+def _is_number(x: object) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool)
+
+
+def _date_parts(s: str) -> tuple[int, int] | None:
+    m = _DATE.match(s)
+    if m is None:
+        return None
+    a, b, c, d, e, f = m.groups()
+    if a is not None:
+        return int(a), int(b)
+    if c is not None:
+        return int(c), int(d)
+    month = _MONTHS.get(f[:3].lower())
+    return None if month is None else (int(e), month)
+
+
+def packed_cells(s: pd.Series, column: str) -> str | None:
+    """What a column of strings that are a judge's scores in another form holds, and the
+    fix: JSON objects with a numeric key (``{"score": 5, "reason": "ok"}``), lists of
+    numbers (``[5, 5, 4]``: several runs in one cell), or dates that are scores out of a
+    top a spreadsheet read as day and month (``4/5`` saved as ``04/05/2025``). None for
+    any other column (real dates on many days, names, texts)."""
+    v = s.dropna().astype(str)
+    v = v[v.str.strip() != ""]
+    if len(v) < 5:
+        return None
+    first = f"e.g. {v.iloc[0]!r}"
+    cells = _json_cells(v)
+    objects = [c for c in cells or () if isinstance(c, dict)]
+    if cells is not None and len(objects) == len(cells):
+        keys = [k for k in objects[0] if all(_is_number(c.get(k)) for c in objects)]
+        if not keys:
+            return None
+        key = next((k for k in keys if "score" in str(k).lower()), keys[0])
+        return (
+            f"{PACKED}: JSON objects ({first}) whose key {key!r} is a number on every row; "
+            f"take it out (in pandas: df[{column!r}] = df[{column!r}].map(lambda s: "
+            f"json.loads(s)[{key!r}])) and run again"
+        )
+    if cells is not None and all(
+        isinstance(c, list) and c and all(_is_number(x) for x in c) for c in cells
+    ):
+        sizes = sorted({len(c) for c in cells})  # type: ignore[arg-type]
+        runs = f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]}"
+        return (
+            f"{PACKED}: lists of numbers ({first}, {runs} to a cell), several runs of a judge "
+            f"in one cell; take their mean (in pandas: df[{column!r}] = df[{column!r}].map("
+            "lambda s: np.mean(json.loads(s)))), or write the long table bacon reads (one row "
+            "per item, judge and run: bacon doctor says how to pivot it), and run again"
+        )
+    parts = [_date_parts(x) for x in v.unique()]
+    if not parts or any(p is None for p in parts):
+        return None
+    for top, score in ((1, 0), (0, 1)):  # the top is the part that never changes
+        tops = {p[top] for p in parts if p is not None}
+        if len(tops) == 1 and all(p[score] <= p[top] for p in parts if p is not None):
+            (t,) = tops
+            return (
+                f"{PACKED}: dates ({first}) whose day or month is {t} in every cell: "
+                f"scores out of {t} (4/{t}) a spreadsheet turned into dates; write them again "
+                "as numbers (format the column as text before pasting or typing 4/5, or as "
+                "the score alone) and run again"
+            )
+    return None

@@ -166,3 +166,30 @@ def test_group_names_with_spaces_around_are_quoted_in_tables(tmp_path, capsys) -
     table = capsys.readouterr().out.split("mean per 'system'", 1)[1]
     rows = [ln.strip() for ln in table.splitlines()[2:7]]
     assert any(r.startswith("' A' ") for r in rows) and any(r.startswith("A ") for r in rows)
+
+
+def test_estimate_names_judge_scores_packed_in_text_as_doctor_does(tmp_path, capsys) -> None:
+    """A judge column of JSON objects, of lists of runs or of scores a spreadsheet turned
+    into dates: ``bacon estimate --judge`` said 'non-numeric value ... Fix the value' (or
+    took 5 distinct cells for word levels to map in order); it now says what the column
+    holds and the fix, as ``bacon doctor`` does (one check, ``words.packed_cells``)."""
+    frame = _table(n=80, labeled=40)
+    frame["human"] = _rating(frame, 0.7, 1)
+    score = frame["judge_a"].astype(int)
+    frame["as_json"] = [f'{{"score": {v}, "reason": "ok"}}' for v in score]
+    frame["as_runs"] = [f"[{v}, {v}, {max(v - 1, 1)}]" for v in score]
+    frame["as_dates"] = [f"{v:02d}/05/2025" for v in score]
+    path = tmp_path / "packed.csv"
+    frame.to_csv(path, index=False)
+    fixes = {
+        "as_json": "json.loads(s)['score']",
+        "as_runs": "take their mean",
+        "as_dates": "scores out of 5",
+    }
+    for column, fix in fixes.items():
+        args = ["estimate", str(path), "--id", "item", "--label", "human", "--judge", column]
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert f"judge column {column!r} holds scores packed in text" in err, err
+        assert "line 2 (item 1)" in err and fix in err
+        assert "Fix the value" not in err and "map them to numbers" not in err

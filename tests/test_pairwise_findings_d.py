@@ -117,3 +117,37 @@ def test_arena_hard_verdicts_are_read(capsys, tmp_path):
     code, out, err = _run(["estimate", str(path), "--pairwise", *FREQ], capsys)
     assert code == 0, err
     assert "judges gpt4" in out.splitlines()[0]
+
+
+def test_doctor_reads_verdict_words_by_the_column_they_name(tmp_path, capsys):
+    """bacon doctor's per-judge diagnostics read the verdict words model_a / model_b by
+    position when --model-a model_b --model-b model_a were passed, while estimate reads
+    them by the column they name: doctor said a position bias of +0.50 for the humans
+    where the A column (model_b) won 1 in 4 comparisons (-0.50). Now it agrees, and
+    refuses a word naming a column that is neither model, as estimate does."""
+    import numpy as np
+    import pandas as pd
+    import pytest
+
+    from bacon_bayes.doctor.pairs import pair_judge_diagnostics
+    from bacon_bayes.errors import ValidationError
+
+    words = ["model_a", "model_a", "model_a", "model_b"] * 10
+    df = pd.DataFrame({"id": range(40), "model_a": ["x", "y"] * 20, "model_b": ["z", "w"] * 20,
+                       "label": words, "j": words[1:] + words[:1]})  # fmt: skip
+    kw = {"label": "label", "judges": ["j"]}
+    right = pair_judge_diagnostics(df, **kw, models=("model_a", "model_b"))
+    swapped = pair_judge_diagnostics(df, **kw, models=("model_b", "model_a"))
+    assert right["position_bias"].tolist() == pytest.approx([0.5, 0.5])
+    assert swapped["position_bias"].tolist() == pytest.approx([-0.5, -0.5])
+    assert np.allclose(swapped["kappa"][1:], right["kappa"][1:])
+    path = tmp_path / "pairs.csv"
+    df.to_csv(path, index=False)
+    code, out, err = _run(["doctor", str(path), "--model-a", "model_b", "--model-b", "model_a"],
+                          capsys)  # fmt: skip
+    assert code == 0, err
+    human = next(line for line in out.splitlines() if line.strip().startswith("label (human)"))
+    assert "-0.500" in human, out
+    with pytest.raises(ValidationError, match="names the column 'model_b'"):
+        pair_judge_diagnostics(df.rename(columns={"model_b": "right"}), **kw,
+                               models=("model_a", "right"))  # fmt: skip

@@ -174,7 +174,7 @@ def leave_out_unfit(frame: pd.DataFrame, roles: PairRoles) -> None:
 
     if not frame[roles.label].notna().any():
         return
-    unfit = unfit_judges(frame, roles.label, roles.judges)
+    unfit = unfit_judges(frame, roles.label, roles.judges, (roles.model_a, roles.model_b))
     if not unfit:
         return
     roles.judges = [j for j in roles.judges if j not in unfit]

@@ -33,6 +33,7 @@ from scipy import stats
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import row_place
+from bacon_bayes.pairs import verdict_sides
 from bacon_bayes.readers.pair_table import WAVE_COLUMNS, PairRoles
 from bacon_bayes.readers.pairwise import to_verdict
 
@@ -66,9 +67,14 @@ CODES = {"A": 0, "B": 1, "tie": 2}
 SCORE = np.array([1.0, 0.0, 0.5])
 
 
-def verdict_codes(values: pd.Series, name: str, *, human: bool = False) -> np.ndarray:
+def verdict_codes(
+    values: pd.Series, name: str, *, human: bool = False, models: tuple[str, str] = ("", "")
+) -> np.ndarray:
     """Verdicts (A/B/tie, model_a/model_b/tie (bothbad), 1/0/0.5) as codes 0/1/2, -1 where
-    missing.
+    missing. ``models``: the columns of model A and model B; where one is named
+    ``model_a`` or ``model_b``, the verdict words ``model_a`` / ``model_b`` mean the column
+    they name, whichever side it is on, as the pool reads them
+    (:func:`bacon_bayes.pairs.verdict_sides`).
 
     Raises
     ------
@@ -77,8 +83,22 @@ def verdict_codes(values: pd.Series, name: str, *, human: bool = False) -> np.nd
     """
     out = np.full(len(values), -1, dtype=int)
     uniques = pd.unique(values.to_numpy(dtype=object))
+    sides = verdict_sides(*models)
     table = {}
     for u in uniques:
+        if isinstance(u, str) and (word := u.strip().lower()) in sides:
+            if (side := sides[word]) is None:
+                where = row_place(
+                    values, int(np.flatnonzero(values.to_numpy(dtype=object) == u)[0])
+                )
+                raise ValidationError(
+                    f"{'human vote ' if human else ''}column {name!r}, {where}: {u!r} names "
+                    f"the column {word!r}, but the models compared are --model-a "
+                    f"{models[0]!r} and --model-b {models[1]!r}: pass that column as one of "
+                    "them, or write the verdicts as A / B / tie."
+                )
+            table[u] = CODES["A"] if side == 1.0 else CODES["B"]
+            continue
         try:
             v = to_verdict(u, f"column {name!r}")
         except ValidationError:
@@ -189,8 +209,11 @@ def _side(codes: np.ndarray) -> np.ndarray:
     return (codes == 0).astype(float) - (codes == 1).astype(float)
 
 
-def judge_codes(values: pd.Series, name: str) -> tuple[np.ndarray | None, np.ndarray]:
-    """A judge's verdicts as codes (:func:`verdict_codes`) and its scores of model A (1 /
+def judge_codes(
+    values: pd.Series, name: str, models: tuple[str, str] = ("", "")
+) -> tuple[np.ndarray | None, np.ndarray]:
+    """A judge's verdicts as codes (:func:`verdict_codes`, ``models`` its) and its scores
+    of model A (1 /
     0.5 / 0; NaN where missing); for a judge of probabilities that A wins (numbers in
     [0, 1], not all 1 / 0.5 / 0), no codes and the probabilities as its scores.
 
@@ -200,7 +223,7 @@ def judge_codes(values: pd.Series, name: str) -> tuple[np.ndarray | None, np.nda
         A value that is neither a verdict nor, in a column of numbers, a probability.
     """
     try:
-        codes = verdict_codes(values, name)
+        codes = verdict_codes(values, name, models=models)
     except ValidationError:
         number = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
         if (
@@ -217,10 +240,12 @@ def _code_scores(codes: np.ndarray) -> np.ndarray:
     return np.where(codes >= 0, SCORE[np.clip(codes, 0, 2)], np.nan)
 
 
-def _human_votes(df: pd.DataFrame, label: str) -> tuple[np.ndarray, pd.Series]:
+def _human_votes(
+    df: pd.DataFrame, label: str, models: tuple[str, str] = ("", "")
+) -> tuple[np.ndarray, pd.Series]:
     """The human vote's codes and :func:`_code_scores` (a Series, as ``copy_of_label``
-    takes it)."""
-    codes = verdict_codes(df[label], label, human=True)
+    takes it); ``models``: :func:`verdict_codes`'."""
+    codes = verdict_codes(df[label], label, human=True, models=models)
     return codes, pd.Series(_code_scores(codes))
 
 
@@ -267,6 +292,7 @@ def pair_judge_diagnostics(
     judges: Sequence[str],
     *,
     level: float = 0.95,
+    models: tuple[str, str] = ("", ""),
 ) -> pd.DataFrame:
     """Per-judge diagnostics of pairwise verdicts against the human votes.
 
@@ -281,6 +307,9 @@ def pair_judge_diagnostics(
         Judge verdict columns.
     level : float
         Confidence level of the intervals.
+    models : (str, str)
+        The columns of model A and model B, by which the verdict words ``model_a`` /
+        ``model_b`` are read (:func:`verdict_codes`); unset, they mean A and B.
 
     Returns
     -------
@@ -302,12 +331,16 @@ def pair_judge_diagnostics(
     if not judges:
         raise ValidationError("no judge columns given; pass judges=[...].")
     z = _z(level)
-    human = verdict_codes(df[label], label, human=True) if label else np.full(len(df), -1)
+    human = (
+        verdict_codes(df[label], label, human=True, models=models)
+        if label
+        else np.full(len(df), -1)
+    )
     out: list[dict[str, object]] = []
     if label:
         out.append({"judge": label, "role": "human", **_shares(human, level)})
     for j in judges:
-        codes, score = judge_codes(df[j], j)
+        codes, score = judge_codes(df[j], j, models)
         row: dict[str, object] = {"judge": j, "role": "judge", **_shares(codes, level, score)}
         both = np.isfinite(score) & (human >= 0)
         row["n_labeled"] = int(both.sum())
@@ -342,7 +375,9 @@ def pool_pair_diagnostics(pool: Any, level: float = 0.95) -> pd.DataFrame:
     return pair_judge_diagnostics(frame, pool.label_name, list(pool.judges), level=level)
 
 
-def unfit_judges(df: pd.DataFrame, label: str, judges: Sequence[str]) -> dict[str, str]:
+def unfit_judges(
+    df: pd.DataFrame, label: str, judges: Sequence[str], models: tuple[str, str] = ("", "")
+) -> dict[str, str]:
     """The judges the human votes cannot calibrate, each with why: scored on a far other
     share of the voted comparisons than of the others
     (:func:`~bacon_bayes.doctor.relation.coverage_split`, tester A finding 6), or equal to
@@ -351,10 +386,10 @@ def unfit_judges(df: pd.DataFrame, label: str, judges: Sequence[str]) -> dict[st
     gives intervals of almost no width), the order ``judge_warnings`` says them in."""
     from bacon_bayes.doctor.relation import COPY_HARM, copy_of_label, coverage_split
 
-    codes, human = _human_votes(df, label)
+    codes, human = _human_votes(df, label, models)
     found = {}
     for j in judges:
-        score = judge_codes(df[j], j)[1]
+        score = judge_codes(df[j], j, models)[1]
         if why := coverage_split(np.isfinite(score), codes >= 0):
             found[j] = why
         elif why := copy_of_label(pd.Series(score), human, whole=PAIR_WHOLE.format(j=j)):
@@ -371,12 +406,13 @@ def maybe_judge_notes(df: pd.DataFrame, roles: PairRoles, judges: Sequence[str])
     from bacon_bayes.doctor.relation import COPY_HARM, copy_of_label
     from bacon_bayes.readers.pair_table import name_judges
 
-    _, human = _human_votes(df, roles.label)
-    scores = {j: judge_codes(df[j], j)[1] for j in roles.judges}
+    models = (roles.model_a, roles.model_b)
+    _, human = _human_votes(df, roles.label, models)
+    scores = {j: judge_codes(df[j], j, models)[1] for j in roles.judges}
     out = []
     for c, why in roles.maybe_judges.items():
         try:
-            score = judge_codes(df[c], c)[1]
+            score = judge_codes(df[c], c, models)[1]
         except ValidationError:  # words naming A and B: not read as verdicts
             out.append(f"{why} {name_judges(judges, c)}")
             continue
@@ -436,8 +472,9 @@ def pair_doctor_text(
     from bacon_bayes.pairs import model_problems, model_problems_text, spellings_note
 
     label, judges = roles.label, list(roles.judges)
-    diag = pair_judge_diagnostics(df, label, judges, level=1 - alpha)
-    unfit = unfit_judges(df, label, judges)
+    columns = (roles.model_a, roles.model_b)  # verdicts model_a / model_b name these columns
+    diag = pair_judge_diagnostics(df, label, judges, level=1 - alpha, models=columns)
+    unfit = unfit_judges(df, label, judges, columns)
     fix = "; left out of the command below (pass --judge to use it anyway)"
     copied = []
     for j, why in unfit.items():  # a split's why ends with its fix, a copy's with its harm
@@ -451,7 +488,7 @@ def pair_doctor_text(
     a, b = df[roles.model_a][~empty], df[roles.model_b][~empty]
     models = natural_sorted(set(a.astype(str)) | set(b.astype(str)))
     spellings = spellings_note(models)  # as the pool of these comparisons will say
-    n_lab = int((verdict_codes(df[label], label, human=True) >= 0).sum())
+    n_lab = int((verdict_codes(df[label], label, human=True, models=columns) >= 0).sum())
 
     def span(v: float, lo: float, hi: float) -> str:
         if not np.isfinite(v):

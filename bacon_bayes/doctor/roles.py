@@ -26,7 +26,6 @@ from bacon_bayes.doctor.cells import (
     is_str,
     listed_cells,
     numeric,
-    packed_cells,
     text_cells,
     unit_cells,
     unused_strings,
@@ -69,7 +68,7 @@ from bacon_bayes.doctor.strings import (
 )
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.readers import TableMeta
-from bacon_bayes.words import as_numbers, word_levels
+from bacon_bayes.words import as_numbers, packed_cells, word_levels
 
 #: a numeric prompt column has about one row per prompt and group (at most this many)
 ROWS_PER_PROMPT_GROUP = 3

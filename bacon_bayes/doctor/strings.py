@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from bacon_bayes.doctor.cells import COMMAS, FAILED, PACKED, SCORE_UNITS, UNITS, WORDS, is_str
+from bacon_bayes.doctor.cells import COMMAS, FAILED, SCORE_UNITS, UNITS, WORDS, is_str
+from bacon_bayes.words import PACKED
 
 if TYPE_CHECKING:
     from bacon_bayes.doctor.roles import Roles
