@@ -4,6 +4,7 @@ here)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,7 @@ from bacon_bayes.estimate.groups import check_interval
 from bacon_bayes.estimate.shrink import MIN_SEPARATE_LABELS, MIN_SHRINK_GROUPS
 from bacon_bayes.estimate.tables import known_exactly, labels_only, own_guarantee
 from bacon_bayes.inclusion import Inclusion
+from bacon_bayes.order import name_text
 from bacon_bayes.results import EstimateTable
 
 if TYPE_CHECKING:
@@ -112,14 +114,30 @@ def auto_choice(
     its ``note`` printed; None where the groups are clustered by prompt
     (:func:`pooling_note` says why there) or there are fewer than two groups."""
     n_lab, clustered = _labels_and_clustering(cal)
+    if clustered:
+        return None
+    return auto_outcome(
+        table,
+        n_lab,
+        lambda other: finished(_table(cal, alpha, how, "aee", interval, other), cal.bounds_),
+    )
+
+
+def auto_outcome(
+    table: EstimateTable, n_lab: np.ndarray, other_table: Callable[[str], EstimateTable]
+) -> dict[str, Any] | None:
+    """:func:`auto_choice` given each group's labels ``n_lab`` and ``other_table``, which
+    makes the AEE group table under the other pooling (``"shrink"`` or ``"separate"``,
+    :func:`finished`); the in-memory and the streamed estimates (``bacon estimate
+    --chunk-rows``) share it. None with fewer than two groups."""
     chose = table.details.get("pooling", "separate")
-    if clustered or n_lab.size < 2 or chose not in ("shrink", "separate"):
+    if n_lab.size < 2 or chose not in ("shrink", "separate"):
         return None
     labeled = n_lab[n_lab > 0]
     cut, least = MIN_SEPARATE_LABELS, MIN_SHRINK_GROUPS
     names = [str(v) for v in table.names]
     if chose == "shrink":
-        few = [f"{n}: {k}" for n, k in zip(names, n_lab, strict=True) if 0 < k < cut]
+        few = [f"{name_text(n)}: {k}" for n, k in zip(names, n_lab, strict=True) if 0 < k < cut]
         shown = ", ".join(few[:6]) + (f" and {len(few) - 6} more" if len(few) > 6 else "")
         why = f"{_count(len(few), 'labeled group')} under {cut} labels ({shown})"
     elif labeled.size < least:
@@ -133,7 +151,7 @@ def auto_choice(
         out["note"] = head + "--pooling shrink is not available here"
         return out
     try:
-        alt = finished(_table(cal, alpha, how, "aee", interval, other), cal.bounds_)
+        alt = other_table(other)
     except (ValidationError, ArithmeticError, ValueError) as exc:  # said, not hidden
         out["note"] = head + f"--pooling {other} cannot be computed here ({exc})"
         return out

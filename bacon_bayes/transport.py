@@ -73,6 +73,11 @@ MIN_LABELS = 3
 VERDICTS = ("holds", "drifted", "not enough labels")
 #: The verdict of a group new to the calibrator whose interval excludes zero.
 NEW = "new"
+#: What :data:`NEW` means, said under every transport table that holds it.
+NEW_NOTE = (
+    "a group the calibrator never saw, its fresh residuals off zero: the old calibration "
+    "does not carry to it (not a drift; the estimates hold, corrected by its labels)"
+)
 #: Quantiles of the estimated se's distribution that :func:`flag_rate` averages over.
 GRID = 400
 

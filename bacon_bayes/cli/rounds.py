@@ -269,7 +269,7 @@ def imputed_note(cal: Calibrator) -> str:
 
 def transport_text(cal: Calibrator, args: argparse.Namespace) -> str:
     """The transport check as a table with its tolerance (and :func:`imputed_note`)."""
-    from bacon_bayes.transport import pointwise_note, transport_check
+    from bacon_bayes.transport import NEW, NEW_NOTE, pointwise_note, transport_check
 
     if not hasattr(cal, "frozen_"):
         return imputed_note(cal)
@@ -283,12 +283,8 @@ def transport_text(cal: Calibrator, args: argparse.Namespace) -> str:
     ]
     text = shown.to_string(index=False, float_format=lambda v: f"{v:.4f}")
     note = pointwise_note(table, args.alpha)
-    if (table["verdict"] == "new").any():
-        text += (
-            "\nnew: a group the calibrator never saw, its fresh residuals off zero: the old "
-            "calibration does not carry to it (not a drift; the estimates hold, corrected by "
-            "its labels)"
-        )
+    if (table["verdict"] == NEW).any():
+        text += f"\n{NEW}: {NEW_NOTE}"
     return (
         f"\nTransport check: fresh residual mean (label - frozen surrogate), "
         f"{1 - args.alpha:.0%} intervals; tolerance {tol:.4g} on the label's scale\n{text}"

@@ -41,12 +41,15 @@ MIN_LABELED = 3
 #: the smallest step between two votes (a tie against a win or a loss)
 VOTE_STEP = 0.5
 
+#: What the reasons of a model whose strength the virtual votes guessed say of it
+#: (:data:`INFINITE`, :func:`separated_note`; :func:`guessed`).
+GUESS = "a guess, not a measurement"
 INFINITE = (
     "its strength ran away: the estimating equation has no finite root for it (as when "
     "its labeled comparisons are all won or all lost and the surrogate cannot keep it "
     "finite); "
     "each of its comparisons is counted once more with the judges' predicted vote "
-    "(a tie without judges), which keeps its estimate finite: a guess, not a measurement, "
+    f"(a tie without judges), which keeps its estimate finite: {GUESS}, "
     "and it has no interval"
 )
 NO_LABELED = (
@@ -87,11 +90,19 @@ def separated_note(group: Sequence[str]) -> str:
     return (
         f"its labeled comparisons with the other models{with_} are all won or all lost "
         "(ties counting both ways): the votes alone put its strength at plus or minus "
-        "infinity, so it has no interval; its printed strength is a guess, not a "
-        "measurement: each of its comparisons counted once more with the judges' predicted "
+        f"infinity, so it has no interval; its printed strength is {GUESS}: each of its "
+        "comparisons counted once more with the judges' predicted "
         "vote (a tie without judges) keeps it finite, between what its votes and the "
         "judges say"
     )
+
+
+def guessed(table: EstimateTable) -> list[str]:
+    """The models of a Bradley-Terry ``table`` whose printed strength is a guess: those
+    that won or lost every voted comparison (alone or as a group), kept finite by the
+    virtual votes (:data:`INFINITE`, :func:`separated_note`), in the table's order."""
+    reasons = table.details.get("no_interval", {})
+    return [str(n) for n in table.names if GUESS in reasons.get(n, "")]
 
 
 def check_graph(a: np.ndarray, b: np.ndarray, m: int, names: Sequence[str], what: str) -> None:

@@ -11,6 +11,7 @@ excludes 0; the best group is *clear* when its rank interval is ``[1, 1]``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -289,12 +290,20 @@ class Comparisons:
         by_reason: dict[str, list[str]] = {}
         for pair, reason in self.withheld.items():
             by_reason.setdefault(reason, []).append(pair)
+        shown_as = {  # ' M8' - M9 as the table shows it; a name with a comma quoted whole
+            p: pair_text(a, b)
+            for p, a, b in zip(self.differences["pair"], *_sides(self.differences), strict=True)
+        }
         lines = []
         for reason, pairs in by_reason.items():
             named = [p for p in pairs if p in names]
             rest = f"{len(pairs) - len(named)} pair(s) not shown"
             if named:
-                listed = names_text(named) + (f" and {rest}" if len(named) < len(pairs) else "")
+                listed = ", ".join(
+                    shown_as[p] if p in shown_as and not re.search("[,;]", p) else names_text([p])
+                    for p in named
+                )
+                listed += f" and {rest}" if len(named) < len(pairs) else ""
             else:
                 listed = rest
             lines.append(f"no interval for {listed}: {reason}")

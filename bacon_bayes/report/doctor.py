@@ -16,6 +16,7 @@ import pandas as pd
 
 from bacon_bayes.doctor.bias import MIN_LENGTH_N, left_out_note, unit_words
 from bacon_bayes.doctor.pooled import PoolCheck, profile_pool
+from bacon_bayes.order import cell_name
 from bacon_bayes.report.tables import esc, scroll_table
 
 if TYPE_CHECKING:
@@ -124,6 +125,7 @@ def _groups(check: PoolCheck) -> str:
         return GROUPS_HEAD + _note(skipped.strip()) if skipped else ""
     frame = pd.concat(tables, ignore_index=True)
     frame = frame[["judge", "group", "n", "over", "low", "high", "flagged"]]
+    frame = frame.assign(group=[cell_name(g) for g in frame["group"]])  # ' M8' beside M8
     flagged = frame["flagged"].astype(bool)
     frame = frame.assign(flagged=np.where(flagged, "yes", ""))
     frame = pd.concat([frame[flagged], frame[~flagged]], ignore_index=True)

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.order import cell_name
 from bacon_bayes.results import Estimate, EstimateTable
 
 METHOD_COLOR = {"aee": "tab:blue", "classical": "tab:orange", "naive": "tab:grey"}
@@ -96,24 +97,49 @@ def groups_figure(
             label=t.method,
         )
         ax.plot(t.estimate[~ok], ypos[~ok] + shift, "x", color=METHOD_COLOR.get(t.method))
-    ax.set_yticks(ypos, [str(n) for n in names])
+    ax.set_yticks(ypos, [cell_name(n) for n in names])
     ax.legend(loc="best", fontsize=8)
     ax.set_xlabel(xlabel)
     ax.grid(axis="x", alpha=0.3)
     return data_uri(fig)
 
 
-def win_matrix_figure(win: pd.DataFrame) -> str:
+#: The mark of a model with a guessed strength on the win-probability heatmap's axes.
+GUESS_MARK = " (guess)"
+
+
+def win_labels(names: Sequence[Any], guessed: Sequence[str] = ()) -> list[str]:
+    """The heatmap's axis labels of ``names``: each model as its cell shows it (``' M8'``
+    quoted), those of ``guessed`` (a guessed strength) marked :data:`GUESS_MARK`."""
+    marked = set(map(str, guessed))
+    return [cell_name(n) + (GUESS_MARK if str(n) in marked else "") for n in names]
+
+
+def win_matrix_figure(win: pd.DataFrame, guessed: Sequence[str] = ()) -> str:
     """Heatmap of ``P(row beats column)`` (rows and columns in the frame's order; the
-    diagonal blank), each cell labelled with its value when the matrix is small."""
+    diagonal blank), each cell labelled with its value when the matrix is small; the
+    models of ``guessed`` (a strength the virtual votes guessed, so their probabilities
+    are guesses too) marked on both axes, their rows hatched."""
     plt = _plt()
     m = len(win)
     size = 1.6 + 0.42 * m
     fig, ax = plt.subplots(figsize=(size + 1.2, size))
     values = win.to_numpy(dtype=float)
     im = ax.imshow(values, cmap="RdBu", vmin=0.0, vmax=1.0)
-    ax.set_xticks(range(m), [str(c) for c in win.columns], rotation=60, ha="right", fontsize=8)
-    ax.set_yticks(range(m), [str(r) for r in win.index], fontsize=8)
+    ax.set_xticks(range(m), win_labels(win.columns, guessed), rotation=60, ha="right", fontsize=8)
+    ax.set_yticks(range(m), win_labels(win.index, guessed), fontsize=8)
+    marked = set(map(str, guessed))
+    for i, name in enumerate(win.index):
+        if str(name) in marked:
+            ax.add_patch(
+                plt.Rectangle((-0.5, i - 0.5), m, 1, fill=False, hatch="//", lw=0, alpha=0.5)
+            )
+    for k, name in enumerate(win.index):
+        if str(name) in marked:
+            ax.get_yticklabels()[k].set_color("dimgrey")
+    for k, name in enumerate(win.columns):
+        if str(name) in marked:
+            ax.get_xticklabels()[k].set_color("dimgrey")
     if m <= 20:
         for i in range(m):
             for j in range(m):

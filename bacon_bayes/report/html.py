@@ -20,6 +20,7 @@ from bacon_bayes.atomic import atomic_write_text
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.core import VARIANCE_FLOOR
 from bacon_bayes.estimate.mean import RANGE_END
+from bacon_bayes.order import cell_name, pair_text
 from bacon_bayes.report import figures
 from bacon_bayes.report.comparisons import comparisons, target_description
 from bacon_bayes.report.doctor import data_check
@@ -71,7 +72,7 @@ td:first-child,th:first-child{text-align:left;white-space:normal;overflow-wrap:b
 min-width:5rem;max-width:18rem}
 img{max-width:100%;height:auto;min-width:300px;display:block;margin:.6rem 0}
 .warn{color:#b00020;font-weight:600}
-.note{color:#666;font-size:.85rem}.bad{color:#b00020}.ok{color:#0a7d32}
+.note{color:#666;font-size:.85rem}.bad{color:#b00020}.ok{color:#0a7d32}.new{color:#1a56a8}
 nav a{margin-right:1rem}
 """
 
@@ -195,6 +196,9 @@ def _comparisons(
     hint = f"<p>Note: {_esc(c.direction_note)}.</p>" if c.direction_note else ""
     plan = f"<p>{_esc(c.plan_note)}</p>" if c.plan_note and not c.best_clear else ""
     diffs = c.differences.assign(resolved=np.where(c.differences["resolved"], "yes", ""))
+    if {"group_a", "group_b"} <= set(diffs):  # ' M8' - M9 as the text shows it
+        sides = zip(diffs["group_a"], diffs["group_b"], strict=True)
+        diffs = diffs.assign(pair=[pair_text(a, b) for a, b in sides])
     diffs = diffs.drop(columns=["group_a", "group_b"], errors="ignore")  # for --json
     level = f"{100 * (1 - alpha):g}%"
     return (
@@ -261,7 +265,7 @@ def _groups(
             for n in (*notes, classical_note(tables))
             if n
         )
-        + _table(means.merge(ranks, on="name"), 3)
+        + _table(_named(means.merge(ranks, on="name"), "name"), 3)
         + "<p class='note'>rank low - rank high: the ranks each group can take, read from "
         "the intervals of the pairwise differences (a group ranks above another only where "
         "their difference excludes 0), so they hold as those do; the differences are in "
@@ -392,7 +396,16 @@ def _items(cal: Calibrator, level: float) -> str:
         shown, what = binary_items(shown), binary_note(level)
     note = f"<p class='note'>{_esc(what)}"
     note += f"; {cut:,} more items not shown.</p>" if cut else ".</p>"
-    return note + _table(shown, 3)
+    return note + _table(_named(shown, "group"), 3)
+
+
+def _named(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    """``frame`` with its ``column`` of group names as the text tables show them
+    (:func:`~bacon_bayes.order.cell_name`: ``' M8'`` quoted, which HTML would show as
+    ``M8``, beside ``M8``)."""
+    if column not in frame:
+        return frame
+    return frame.assign(**{column: [cell_name(v) for v in frame[column]]})
 
 
 def binary_note(level: float) -> str:

@@ -20,6 +20,7 @@ import pandas as pd
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.bradley_terry import win_probability
 from bacon_bayes.estimate.bt_difference import strength_difference
+from bacon_bayes.estimate.bt_guards import guessed
 from bacon_bayes.estimate.bt_ranks import rank_sets, set_aside, tier_order_notes, tiers
 from bacon_bayes.report.tables import esc, fixed, scroll_table
 from bacon_bayes.report.text import pool_notes
@@ -346,6 +347,23 @@ def _diagnostics_table(diag: pd.DataFrame) -> str:
     return scroll_table(shown, 3)
 
 
+def _guess_legend(guesses: Sequence[str]) -> str:
+    """The heatmap legend's line on the models marked with a guessed strength ("" when
+    none)."""
+    from bacon_bayes.order import names_text
+    from bacon_bayes.report.figures import GUESS_MARK
+
+    if not guesses:
+        return ""
+    return (
+        f"<p class='note'><b>{esc(GUESS_MARK.strip())}</b>, hatched rows: "
+        f"{esc(names_text(guesses))}: their votes put their strength at plus or minus "
+        "infinity (labeled comparisons all won or all lost), and the strength shown "
+        "is a guess (each comparison counted once more with the judges' predicted vote), "
+        "so their win probabilities are guesses too, not measurements.</p>"
+    )
+
+
 def _strengths_html(summary: PairSummary) -> str:
     from bacon_bayes.report import figures
 
@@ -355,6 +373,7 @@ def _strengths_html(summary: PairSummary) -> str:
         f"<li>{esc(', '.join(t))}</li>" for t in summary.tiers
     )  # strongest tier first
     ranks = summary.ranks.rename(columns={"name": "model", "estimate": "strength"})
+    guesses = guessed(summary.strengths)
     return (
         f"<p>{esc(summary.fitted)}</p><p>{esc(summary.header())}</p>"
         + f'<img src="{figures.groups_figure(tables, STRENGTH_AXIS)}" alt="strengths">'
@@ -365,9 +384,11 @@ def _strengths_html(summary: PairSummary) -> str:
         + f"<p>{esc(summary.labels_line())}</p>"
         + "".join(f"<p class='note'>Note: {esc(w)}</p>" for w in summary.warnings())
         + "<h3>Win probabilities</h3>"
-        + f'<img src="{figures.win_matrix_figure(summary.win)}" alt="win probabilities">'
+        + f'<img src="{figures.win_matrix_figure(summary.win, guesses)}" '
+        'alt="win probabilities">'
         + "<p class='note'>P(row model beats column model) = sigmoid of the strength "
         "difference (a tie counts half).</p>"
+        + _guess_legend(guesses)
         + "<h3>Tiers and rank sets</h3>"
         + f"<ol>{tier_items}</ol>"
         + (f"<p>{esc(summary.set_aside_line())}</p>" if summary.set_aside else "")

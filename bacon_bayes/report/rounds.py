@@ -22,12 +22,13 @@ import pandas as pd
 
 from bacon_bayes.frozen import MIN_FRESH_LABELS
 from bacon_bayes.history import latest_rounds, round_record
+from bacon_bayes.order import cell_name
 from bacon_bayes.report import figures
-from bacon_bayes.transport import pointwise_note, settle_text, transport_check
+from bacon_bayes.transport import NEW, NEW_NOTE, pointwise_note, settle_text, transport_check
 
 __all__ = ["drift_html", "round_section"]
 
-_VERDICT_CLASS = {"holds": "ok", "drifted": "bad"}
+_VERDICT_CLASS = {"holds": "ok", "drifted": "bad", NEW: "new"}
 
 
 def _esc(value: Any) -> str:
@@ -113,16 +114,18 @@ def _transport(cal: Any, tolerance: float | None, alpha: float) -> str:
         )
     table, tol = transport_check(cal, tolerance, alpha)
     shown = table.drop(columns="labels_to_settle").assign(labels_to_settle=settle_cells(table))
+    shown["group"] = [cell_name(g) for g in shown["group"]]  # ' M8' beside M8
     note = pointwise_note(table, alpha)
+    new = f" <b class='new'>{NEW}</b>: {_esc(NEW_NOTE)}." if (table["verdict"] == NEW).any() else ""
     return (
         f"<h3>Transport check</h3><p>Fresh residual mean (label minus the frozen surrogate) "
         f"overall and per group, {1 - alpha:.0%} intervals; tolerance {tol:.4g} on the "
         "label's scale. <b>holds</b>: equivalence within the tolerance shown; "
         "<b>drifted</b>: the surrogate is biased here (the interval excludes 0); "
         "<b>not enough labels</b>: neither yet, <i>labels_to_settle</i> fresh labels of the "
-        "group would settle it with 80% probability. The estimates above stay valid "
-        "whatever the verdict; it says whether the old calibration can be trusted where "
-        "there are no fresh labels, and whether a refit is worth it.</p>"
+        f"group would settle it with 80% probability.{new} The estimates above stay "
+        "valid whatever the verdict; it says whether the old calibration can be trusted "
+        "where there are no fresh labels, and whether a refit is worth it.</p>"
         + _table(shown, 4, verdicts=True)
         + (f"<p class='note'>{_esc(note.capitalize())}.</p>" if note else "")
     )

@@ -24,7 +24,7 @@ from bacon_bayes.estimate.groups import group_tables_from_sums
 from bacon_bayes.estimate.quantile import _quantile_from_cdf
 from bacon_bayes.estimate.shrink import choose_pooling, group_corrections, shrink_table
 from bacon_bayes.estimate.tables import group_table
-from bacon_bayes.grouping import finished
+from bacon_bayes.grouping import auto_outcome, finished
 from bacon_bayes.order import natural_sorted
 from bacon_bayes.report.text import naive_noted
 from bacon_bayes.results import Estimate, EstimateTable
@@ -269,4 +269,29 @@ def group_estimates(
     naive = naive_noted(
         replace(naive, n_labeled=np.zeros(names.size, dtype=int)), fit.pool, fit.bounds, MEMORY
     )
-    return [finished(t, fit.bounds) for t in (aee, classical, naive)]
+    aee = finished(aee, fit.bounds)
+    if cal.pooling == "auto":  # why auto chose, and the other pooling's widths
+        f, s, t, tuned = surrogates[0]
+
+        def other(pooling: str) -> EstimateTable:
+            if pooling == "shrink":
+                corr = group_corrections(
+                    lab.y, np.asarray(f), pi, codes, s, t, n_g, int(n_g.sum()),
+                    power_tuning=tuned, **_settings(cal),
+                )  # fmt: skip
+                alt = shrink_table(
+                    names, corr, n_lab, n_g, alpha=alpha, simultaneous=simultaneous,
+                    target=cal.target,
+                )  # fmt: skip
+            else:
+                alt = group_tables_from_sums(
+                    lab.y, pi, codes, names, [surrogates[0]], n_g, int(n_g.sum()), alpha=alpha,
+                    simultaneous=simultaneous, seed=cal.seed, **_settings(cal),
+                )[0]  # fmt: skip
+            return finished(alt, fit.bounds)
+
+        choice = auto_outcome(aee, n_lab, other)
+        if choice is not None:
+            details = {**aee.details, "pooling_note": choice["note"], "pooling_auto": choice}
+            aee = replace(aee, details=details)
+    return [aee, *(finished(t, fit.bounds) for t in (classical, naive))]
