@@ -167,3 +167,16 @@ def test_the_round_names_systems_new_to_the_calibrator_and_gone(old, new_frame, 
     assert main([*args, "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["round"]["groups"] == found
+
+
+def test_the_transport_table_quotes_a_group_name_with_spaces_around(old) -> None:
+    """The text transport table printed ' e' as e, two rows that read the same (E1's
+    leftover: the report and the other text tables quote it)."""
+    import argparse
+
+    from bacon_bayes.cli.rounds import transport_text
+
+    frame = table(400, 7, ("a", "b", " e", "e"))
+    cal = old.apply(pool(frame, labels_in(frame, {"a": 12, "b": 12, " e": 12, "e": 12})))
+    text = transport_text(cal, argparse.Namespace(tolerance=None, alpha=0.05))
+    assert "' e'" in text, text

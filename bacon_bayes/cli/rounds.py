@@ -269,6 +269,7 @@ def imputed_note(cal: Calibrator) -> str:
 
 def transport_text(cal: Calibrator, args: argparse.Namespace) -> str:
     """The transport check as a table with its tolerance (and :func:`imputed_note`)."""
+    from bacon_bayes.order import cell_name
     from bacon_bayes.transport import NEW, NEW_NOTE, pointwise_note, transport_check
 
     if not hasattr(cal, "frozen_"):
@@ -277,6 +278,7 @@ def transport_text(cal: Calibrator, args: argparse.Namespace) -> str:
 
     table, tol = transport_check(cal, args.tolerance, args.alpha)
     shown = table.copy()
+    shown["group"] = [cell_name(g) for g in table["group"]]  # ' M8' apart from M8
     shown["labels_to_settle"] = [
         "-" if v == 0 else cell
         for v, cell in zip(table["labels_to_settle"], settle_cells(table), strict=True)
