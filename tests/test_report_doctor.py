@@ -167,3 +167,18 @@ def test_report_on_a_study_finds_the_response_text(tmp_path):
     assert "response length not checked" not in section
     found = {r[0]: r for r in _rows(section, "Response length")}
     assert found["wordy"][-1] == "biased by length" and found["fair"][-1] == ""
+
+
+def test_a_table_of_unbounded_group_intervals_is_one_sentence():
+    """The report's over-rating table on the README's round-1 pool (7-12 labels a group,
+    judges that barely track the label) was 24 rows of [-inf, inf]: it is said in one
+    sentence, the rows kept behind a summary."""
+    path = EXAMPLE.parent / "example_round1.csv"
+    pool = EvalPool.from_frame(
+        pd.read_csv(path), label="human", judges=["gpt4", "gpt35", "llama70b"],
+        outcome="continuous", group="system",
+    )  # fmt: skip
+    html = data_check(pool)
+    part = html.split("<h3>Judges' over-rating by group</h3>", 1)[1]
+    assert "Every interval is unbounded" in part
+    assert part.index("<details>") < part.index("<table")  # the rows only behind it

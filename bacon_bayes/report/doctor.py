@@ -141,6 +141,20 @@ def _groups(check: PoolCheck) -> str:
         "<b>flagged</b> (listed first): the interval excludes 0."
     )
     note = _note(reading + _adjust(check, len(tables)) + skipped)
+    every = (
+        f"<details><summary>All {len(frame)} rows ({len(tables)} judges, each over the "
+        "groups with 2 or more labeled items)</summary>" + scroll_table(frame, 3) + "</details>"
+    )
+    low, high = frame["low"].to_numpy(float), frame["high"].to_numpy(float)
+    if not (np.isfinite(low) | np.isfinite(high)).any():  # a table of (-inf, inf) says less
+        n = frame["n"].to_numpy()
+        said = (
+            f"Every interval is unbounded: within the groups' {n.min()}-{n.max()} labels "
+            "each, the judges track the label too little for an interval to close, so no "
+            "group's over-rating can be measured here (none is flagged; more labels a group "
+            "would)."
+        )
+        return GROUPS_HEAD + _note(said) + note + every
     if len(frame) <= MAX_GROUP_ROWS:
         return GROUPS_HEAD + scroll_table(frame, 3) + note
     n_flagged = int(flagged.sum())
@@ -149,13 +163,7 @@ def _groups(check: PoolCheck) -> str:
         if n_flagged
         else _note("No judge's over-rating of a group is flagged.")
     )
-    return (
-        GROUPS_HEAD
-        + shown
-        + note
-        + f"<details><summary>All {len(frame)} rows ({len(tables)} judges, each over the "
-        "groups with 2 or more labeled items)</summary>" + scroll_table(frame, 3) + "</details>"
-    )
+    return GROUPS_HEAD + shown + note + every
 
 
 def _adjust(check: PoolCheck, n_judges: int) -> str:
