@@ -68,7 +68,9 @@ def sniff(path: Path) -> str:
         return "inspect"  # .eval logs are zip files
     if head.startswith(b"PAR1"):
         return "parquet"
-    text = head.lstrip()
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")  # past a UTF-8 byte order mark
+    if text.startswith(b"["):  # a JSON array (of records)
+        return "json"
     if text.startswith(b"{"):
         first = text.split(b"\n", 1)[0]
         try:

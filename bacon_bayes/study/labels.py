@@ -170,26 +170,17 @@ def _rows(mask: np.ndarray, frame: pd.DataFrame, item: str, values: pd.Series) -
     return shown + more
 
 
-#: the endings of a label file read as Parquet, and as JSON (a pandas ``to_json(orient=
-#: "records")`` array, or JSON Lines); any other file is read as CSV (or TSV, sniffed)
-_PARQUET = (".parquet", ".pq")
-_JSON = (".json", ".jsonl", ".ndjson")
+#: the label files read: a pandas ``to_json(orient="records")`` array or JSON Lines for JSON
 _FORMATS = "a CSV (or TSV), Parquet (.parquet) or JSON (.json records, .jsonl) file"
 
 
 def _label_format(path: Path) -> str:
-    """``parquet``, ``json`` or ``csv``: by the file's ending, else by its first bytes (a
-    Parquet file's ``PAR1``, a JSON document's ``[`` or ``{``)."""
-    name = path.name.lower()
-    if name.endswith(_PARQUET):
-        return "parquet"
-    if name.endswith(_JSON):
-        return "json"
-    with open(path, "rb") as fh:
-        head = fh.read(64)
-    if head.startswith(b"PAR1"):
-        return "parquet"
-    return "json" if head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"[", b"{") else "csv"
+    """``parquet``, ``json`` or ``csv``: the label file's format as
+    :func:`bacon_bayes.readers.sniff` tells it (by its ending, else its first bytes),
+    JSON Lines as ``json``; anything else is read as CSV (or TSV, sniffed)."""
+    from bacon_bayes.readers import sniff
+
+    return {"parquet": "parquet", "json": "json", "jsonl": "json"}.get(sniff(path), "csv")
 
 
 def _cell_text(value: object) -> str:
