@@ -4,21 +4,8 @@ strengths, tiers out of strength order said, --budget 0, and the other checks be
 from __future__ import annotations
 
 import json
-from importlib.resources import files
 
-from bacon_bayes.cli import main
-
-SAMPLE = str(files("bacon_bayes") / "data" / "arena_sample.csv.gz")
-FREQ = ["--engine", "freq"]
-
-
-def _run(argv: list[str], capsys) -> tuple[int, str, str]:
-    try:
-        code = main(argv)
-    except SystemExit as exc:  # argparse refusals
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
+from .test_pairwise_cli import FREQ, SAMPLE, _run
 
 
 def test_json_strengths_strongest_first_and_tiers_out_of_order_said(capsys):

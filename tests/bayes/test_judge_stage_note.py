@@ -12,19 +12,11 @@ from bacon_bayes.bayes import defaults
 from bacon_bayes.bayes.diagnostics import (
     PRESET_SETTINGS,
     SHARED_STAGE,
-    Diagnostics,
     convergence_note,
     merge_diagnostics,
 )
 
-
-def _diag(**kw) -> Diagnostics:
-    base = dict(
-        max_rhat=1.0, worst_rhat="offset", min_ess_bulk=900.0, min_ess_tail=900.0,
-        worst_ess="offset", n_divergent=0, n_draws=500, n_chains=2, sampler="nutpie",
-        seconds=1.0,
-    )  # fmt: skip
-    return Diagnostics(**{**base, **kw})
+from .test_diagnostics import _diag
 
 
 def test_the_judge_sds_prior_keeps_them_off_the_funnels_neck():
