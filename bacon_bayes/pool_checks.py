@@ -96,7 +96,7 @@ def numeric_column(
     other stops with its row."""
     values = as_numbers(series).to_numpy(dtype=float)
     bad = unread(values, series)
-    if (gone := bad & says_missing(series).to_numpy()).any():
+    if bad.any() and (gone := bad & says_missing(series).to_numpy()).any():
         bad &= ~gone
         shown = ", ".join(repr(w) for w in pd.unique(series[gone])[:3])
         if notes is not None:

@@ -94,14 +94,17 @@ def summary_rows(frame: pd.DataFrame, kind: str, command: bool = False) -> tuple
     tail = frame.tail(SUMMARY_TAIL)
     notes = _notes(frame)
     found: dict[int, str] = dict(notes)
+    start = len(frame) - len(tail)
     for c in frame.columns:
         if not is_str(frame[c]):
             continue
-        words = [_summary_word(v) for v in frame[c].tolist()]
-        if sum(w is not None for w in words) > SUMMARY_TAIL:
+        ending = [_summary_word(v) for v in tail[c].tolist()]
+        if all(w is None for w in ending):
+            continue  # the whole column is read only where its tail holds such a word
+        if sum(_summary_word(v) is not None for v in frame[c].tolist()) > SUMMARY_TAIL:
             continue  # a column of such words is data (a statistic's name), not a footer
-        for pos in range(len(frame) - len(tail), len(frame)):
-            if (word := words[pos]) is not None:
+        for pos, word in enumerate(ending, start):
+            if word is not None:
                 found.setdefault(pos, f"{word!r} in {c}")
     first = len(frame)
     while first - 1 in found:  # the summary rows end the table
