@@ -203,7 +203,8 @@ def test_group_verdicts_hold_their_rate_on_heavy_tailed_residuals() -> None:
         drifted += sum(row["verdict"] == "drifted" for row in rows.values())
         covered += sum(row["ci_low"] <= 0.0 <= row["ci_high"] for row in rows.values())
     assert drifted / (k * draws) <= 0.06
-    assert covered / (k * draws) >= 0.94
+    # 800 group draws: 0.975 here; the same intervals twice as wide cover 1.000
+    assert 0.94 <= covered / (k * draws) <= 0.99
 
 
 def test_the_group_verdicts_say_they_are_pointwise() -> None:
