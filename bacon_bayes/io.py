@@ -218,7 +218,8 @@ def read_table(
                 frame.attrs["record lines"] = FileRows(starts)
             frame, blank = _without_blank_rows(frame)
             _padded_ids_as_text(frame, [c for c in ids if c not in text])  # blank rows gone
-            marked = _other_decimal_mark(frame, how)
+            grouped = grouped_numbers(frame, how)
+            marked = ", ".join(filter(None, (grouped, _other_decimal_mark(frame, how))))
             own_decimal_commas(frame, how)
     except BaconError:
         raise
@@ -321,6 +322,17 @@ _THOUSANDS = {m: rf"^\s*[-+]?\d{{1,3}}(\{m}\d{{3}})+\s*$" for m in ".,"}
 _LARGE, _SMALL = 100, 10
 
 
+def _text_cells(frame: pd.DataFrame) -> Iterator[tuple[Any, pd.Series, pd.Series]]:
+    """Each text column of ``frame`` but the ids: its name, itself and its filled cells as
+    strings."""
+    for c in frame.columns:
+        s = frame[c]
+        if item_name(c) or not (pd.api.types.is_object_dtype(s) or pd.api.types.is_string_dtype(s)):
+            continue
+        filled = s.dropna().astype(str)
+        yield c, s, filled[filled.str.strip() != ""]
+
+
 def _other_decimal_mark(frame: pd.DataFrame, how: dict[str, Any]) -> str:
     """Read as numbers, in place, the text columns of a CSV not separated by commas
     (read with ``how``) whose filled cells are all numbers written with the other decimal
@@ -330,12 +342,7 @@ def _other_decimal_mark(frame: pd.DataFrame, how: dict[str, Any]) -> str:
         return ""
     mark = "." if how.get("decimal") == "," else ","
     read, grouped = [], []
-    for c in frame.columns:
-        s = frame[c]
-        if item_name(c) or not (pd.api.types.is_object_dtype(s) or pd.api.types.is_string_dtype(s)):
-            continue
-        filled = s.dropna().astype(str)
-        filled = filled[filled.str.strip() != ""]
+    for c, s, filled in _text_cells(frame):
         if filled.empty or not filled.str.contains(mark, regex=False).any():
             continue
         if not filled.str.match(_MARKED[mark]).all() or filled.str.match(_THOUSANDS[mark]).all():
@@ -377,6 +384,29 @@ def _thousands(column: object, filled: pd.Series, mark: str, how: dict[str, Any]
         f"({', '.join(filled[~marked].head(3))}) do not tell. Write that column's numbers "
         f"without the '{mark}' (1250, or 1{own}25) and run again."
     )
+
+
+def grouped_numbers(frame: pd.DataFrame, how: dict[str, Any]) -> str:
+    """Read as numbers, in place, the text columns of a CSV (read with ``how``) whose cells
+    are numbers with a thousands separator, the other mark than the file's decimal one,
+    where some cell also has the decimal mark after it (``1,537.72`` in a file of decimal
+    points, ``1.537,72`` in one of decimal commas: a spreadsheet's number format "with
+    separators"); such a cell is a number one way only, and ``1,500`` beside it is one of
+    the same column's thousands. Not in id columns. Says which columns (``""``: none); the
+    streamed reader's chunks go through it too."""
+    own = how.get("decimal", ".")
+    other = "," if own == "." else "."
+    t, d = re.escape(other), re.escape(own)
+    both = rf"^\s*[-+]?\d{{1,3}}({t}\d{{3}})+{d}\d+\s*$"
+    number = rf"^\s*[-+]?(\d{{1,3}}({t}\d{{3}})+|\d+)({d}\d*)?\s*$"
+    read = []
+    for c, s, filled in _text_cells(frame):
+        if not filled.str.match(both).any() or not filled.str.match(number).all():
+            continue
+        text = s.astype(str).str.replace(other, "", regex=False).str.replace(own, ".", regex=False)
+        frame[c] = pd.to_numeric(text.where(s.notna() & (s.astype(str).str.strip() != "")))
+        read.append(repr(str(c)))
+    return f"'{other}' as a thousands separator in column(s) {', '.join(read)}" if read else ""
 
 
 #: a cell that is a number with a decimal comma

@@ -5,6 +5,7 @@ as words."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -133,6 +134,41 @@ def test_thousands_separators_in_a_file_of_decimal_commas(tmp_path: Path) -> Non
     path.write_text(unclear.to_csv(index=False, sep=";", decimal=","))
     with pytest.raises(ValidationError, match=r"column 'judge_a' writes 80 numbers as '1.250'"):
         read_table(path)
+
+
+@pytest.mark.parametrize(
+    ("sep", "decimal", "thousands"), [(";", ",", "."), (";", ".", ","), (",", ".", ",")]
+)
+def test_numbers_written_with_separators_and_decimals_are_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], sep: str, decimal: str, thousands: str
+) -> None:
+    """A judge column formatted "with separators" in a spreadsheet (``1.537,72`` in a
+    German export, ``1,537.72`` in a US one, quoted in a comma-separated file) was refused
+    as non-numeric by ``estimate`` and left out as 120 distinct strings by ``doctor``
+    (session 38). A cell with a thousands separator and the file's decimal mark after it
+    is a number one way only; the whole-file and the streamed readers give the clean
+    table's estimates."""
+    from bacon_bayes.io import read_table
+
+    frame = _table()
+    big = frame["judge_a"] * 400.25 + np.arange(len(frame)) % 7  # 400.25 .. 2,007.25
+    frame["judge_a"] = [
+        f"{v:,.2f}".replace(",", "T").replace(".", decimal).replace("T", thousands) for v in big
+    ]
+    path, clean = tmp_path / "grouped.csv", tmp_path / "clean.csv"
+    path.write_text(frame.to_csv(index=False, sep=sep, decimal=decimal))
+    frame.assign(judge_a=big).to_csv(clean, index=False)
+    read = read_table(path)
+    assert read["judge_a"].tolist() == pytest.approx(big.tolist())
+    assert f"'{thousands}' as a thousands separator in column(s) 'judge_a'" in read.attrs["read as"]
+    args = ["--label", "human", "--judge", "judge_a", "--judge", "judge_b", "--engine", "freq"]
+    means = []
+    for more in ([], ["--chunk-rows", "50"]):  # the streamed reader's chunks too
+        for f in (clean, path):
+            assert main(["estimate", str(f), *args, *more, "--json"]) == 0
+            means.append(json.loads(capsys.readouterr().out)["mean"]["aee"]["estimate"])
+    assert means[1] == pytest.approx(means[0], abs=1e-9)
+    assert means[3] == pytest.approx(means[2], abs=1e-9)
 
 
 def _words(column: pd.Series, names: dict[float, str]) -> pd.Series:

@@ -17,7 +17,7 @@ import pandas as pd
 
 from bacon_bayes.csv_format import csv_options
 from bacon_bayes.errors import BaconError, ValidationError
-from bacon_bayes.io import own_decimal_commas
+from bacon_bayes.io import grouped_numbers, own_decimal_commas
 from bacon_bayes.words import as_numbers, says_missing, unread
 
 PARQUET = (".parquet", ".pq")
@@ -297,7 +297,7 @@ def read_frames(
                 dtype[columns.group] = "category"
             how = csv_options(path)
             frames = (
-                own_decimal_commas(frame, how)
+                _written_numbers(frame, how)
                 for frame in pd.read_csv(
                     path, usecols=columns.names, chunksize=chunk_rows, dtype=dtype or None, **how
                 )  # type: ignore[call-overload]
@@ -538,3 +538,10 @@ def raw_chunk(frame: Frame, start: int, piece: Piece, columns: Columns) -> RawCh
     if codes is None or names is None:
         codes, names = np.zeros(n, dtype=np.int32), np.array([""])
     return RawChunk(start, y, cols, pi, codes, names, grouped, frame, piece, columns)
+
+
+def _written_numbers(frame: pd.DataFrame, how: dict[str, Any]) -> pd.DataFrame:
+    """A chunk's numbers written as the file writes them (thousands separators, decimal
+    commas) read as numbers, as the whole-file reader reads them."""
+    grouped_numbers(frame, how)
+    return own_decimal_commas(frame, how)
