@@ -256,7 +256,10 @@ MIN_SIGNAL = 0.05
 
 
 def informativeness(
-    table: pd.DataFrame, label_sd: float, min_signal: float = MIN_SIGNAL
+    table: pd.DataFrame,
+    label_sd: float,
+    min_signal: float = MIN_SIGNAL,
+    falls: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """How much of each judge follows the label: ``signal`` and ``verdict`` columns.
 
@@ -280,11 +283,17 @@ def informativeness(
         ``quality_sd``).
     min_signal : float
         Threshold of the ``signal`` share (0.05).
+    falls : ndarray of bool, optional
+        Per judge: it falls as the label rises (:func:`reversed_judges`). Its verdict is
+        ``"reversed"``, not ``"uninformative"`` (tester G finding 7); in the Bayesian
+        table, whose judge scales are positive by the model, its line does not describe
+        it, so its ``signal`` is NaN rather than the 0 of a judge fitted as noise.
 
     Returns
     -------
     pandas.DataFrame
-        ``table`` with ``signal`` and ``verdict`` (``"uninformative"`` or ``""``).
+        ``table`` with ``signal`` and ``verdict`` (``"uninformative"``, ``"reversed"``
+        or ``""``).
     """
     if "noise_human" not in table:
         return table
@@ -301,8 +310,25 @@ def informativeness(
         )
     out = table.copy()
     out["signal"] = signal
-    out["verdict"] = np.where((signal < min_signal) | flat, "uninformative", "")
+    verdict = np.where((signal < min_signal) | flat, "uninformative", "")
+    if falls is not None:
+        falls = np.asarray(falls, dtype=bool)
+        verdict = np.where(falls, "reversed", verdict)
+        if "quality_sd" in table:  # the judge model's scale is positive: fitted as noise
+            signal = np.where(falls, np.nan, signal)
+    out["signal"] = signal
+    out["verdict"] = verdict
     return out
+
+
+def reversed_judges(pool: EvalPool) -> np.ndarray:
+    """bool per judge of ``pool``: its scores fall as the label rises on the labeled rows
+    (:func:`~bacon_bayes.scale.falls_with`, the check of the naive baseline's note)."""
+    from bacon_bayes.scale import falls_with
+
+    labels = np.where(pool.labeled, pool.y, np.nan)
+    scores = pool.judge_matrix().to_numpy(dtype=float)
+    return np.array([falls_with(labels, scores[:, j]) is not None for j in range(scores.shape[1])])
 
 
 def _without_reversed(pool: EvalPool, table: pd.DataFrame) -> pd.DataFrame:

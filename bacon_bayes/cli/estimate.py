@@ -273,10 +273,9 @@ def _estimate(
         f"{pool.n_items} items{prompts}, {pool.n_labeled} labeled, {len(pool.judges)} judges; "
         f"{fitted}\n{target_line(cal)}"
     )
-    missing = cal.features_.report["missing"]
     text = (
-        estimate_output(
-            header, pool_notes(cal), missing, pool.label_name, args.alpha, means, quants, groups,
+        estimate_output(  # the missing scores said in pool_notes, as each engine treats them
+            header, pool_notes(cal), {}, pool.label_name, args.alpha, means, quants, groups,
             group,
         )
         + ("" if compared is None else "\n" + compared.to_text(args.pairs))

@@ -130,7 +130,13 @@ def _fit(args: argparse.Namespace, pool: Any, out: Output, bounds: tuple[float, 
     from bacon_bayes.bayes.diagnostics import convergence_note
     from bacon_bayes.bayes.workflow import fit_pool
     from bacon_bayes.calibrator import Calibrator
-    from bacon_bayes.judge_bias import human_rates, informativeness, on_label_scale
+    from bacon_bayes.doctor.relation import near_duplicates
+    from bacon_bayes.judge_bias import (
+        human_rates,
+        informativeness,
+        on_label_scale,
+        reversed_judges,
+    )
 
     with warnings.catch_warnings():  # printed below the table, in the command's words
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -141,12 +147,15 @@ def _fit(args: argparse.Namespace, pool: Any, out: Output, bounds: tuple[float, 
         table = pd.concat([table, human_rates(cal, args.level).drop(columns="judge")], axis=1)
     labels = pool.y[pool.labeled]
     if labels.size > 1:  # signal share and the uninformative verdict (continuous, ordinal)
-        table = informativeness(table, float(np.std(labels, ddof=1)))
+        table = informativeness(table, float(np.std(labels, ddof=1)), falls=reversed_judges(pool))
     notes = table.pop("note") if "note" in table else pd.Series("", index=table.index)
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     for judge, why in zip(table["judge"], notes, strict=True):
         if isinstance(why, str) and why:  # why a judge has no bias: below, not a wide column
             print(f"note: {judge}: {why}")
+    labels_all = np.where(pool.labeled, pool.y, np.nan)
+    for note in near_duplicates(pool.judge_matrix().reset_index(drop=True), labels_all):
+        print(f"note: {note}")
     if note := convergence_note([model.diagnostics_], sampler_settings(args)):
         print(f"note: {note}")
     forest_plot(table, out.path)

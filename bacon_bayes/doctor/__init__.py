@@ -20,9 +20,10 @@ from bacon_bayes.crossfit import make_folds, most_folds
 from bacon_bayes.doctor import agreement, bias
 from bacon_bayes.doctor.cells import empty_cells
 from bacon_bayes.doctor.label import DENSE, full_labels, label_scale, simulate_command
+from bacon_bayes.doctor.relation import missingness_notes, near_duplicates
 from bacon_bayes.doctor.roles import Roles, find_roles
 from bacon_bayes.doctor.rows import check_ids, without_summary
-from bacon_bayes.doctor.scores import ScoreFlag, judge_scales, score_flags
+from bacon_bayes.doctor.scores import ScoreFlag, absent_groups, judge_scales, score_flags
 from bacon_bayes.doctor.text import profile_text
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.shrink import MIN_SEPARATE_LABELS, choose_pooling
@@ -291,6 +292,14 @@ def profile(
     p.can = _can(p, y) + _empty_notes(p) + _design_notes(kept, roles, y_kept, p.empty)
     p.can[1:1] = [roles.raters] * bool(roles.raters)  # beside what the label's mean is
     p.can += [p.better_hint] if p.better_hint and roles.group else []  # "best" of groups
+    if roles.judges and y_kept is not None:  # near copies, missing on low labels (G 6, 8)
+        judged = kept[roles.judges].reset_index(drop=True)
+        p.can += near_duplicates(judged, y_kept)
+        p.can += missingness_notes(
+            judged, y_kept, kept[roles.group].to_numpy() if roles.group else None
+        )
+    if roles.judges and roles.group:  # judges absent on whole groups (tester G finding 11)
+        p.can += absent_groups(kept[roles.judges], kept[roles.group].to_numpy())
     codes = label_codes(y, str(roles.label), lambda k: row_place(frame, k)) if y is not None else ""
     p.can[:0] = [n for n in (codes, p.far) if n]  # 0 for 'not rated', typos: they decide the rest
     return p

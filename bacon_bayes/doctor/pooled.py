@@ -16,7 +16,13 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.doctor import agreement, bias
-from bacon_bayes.doctor.relation import COPY_HARM, copy_of_label, coverage_split, near_copy
+from bacon_bayes.doctor.relation import (
+    COPY_HARM,
+    copy_of_label,
+    coverage_split,
+    near_copy,
+)
+from bacon_bayes.doctor.scores import absent_groups, codes_text
 from bacon_bayes.order import name_text
 
 if TYPE_CHECKING:
@@ -152,7 +158,12 @@ def judge_warnings(pool: EvalPool) -> list[str]:
     nearly (:func:`~bacon_bayes.doctor.relation.near_copy`: the label rounded, or the label
     where there is one and another judge elsewhere), and a
     judge scored on a far larger share of the labeled rows than of the others, or the other
-    way round (:func:`~bacon_bayes.doctor.relation.coverage_split`)."""
+    way round (:func:`~bacon_bayes.doctor.relation.coverage_split`); failure codes outside
+    a judge's scale (:func:`~bacon_bayes.doctor.scores.codes_text`) and judges that score
+    no item of whole groups (:func:`~bacon_bayes.doctor.scores.absent_groups`). Notes
+    that change with the rows labeled (a judge's missingness against the label:
+    :func:`~bacon_bayes.doctor.relation.missingness_notes`) are not among them: ``fit``
+    would warn of them anew at each simulated draw."""
     scores = pool.judge_matrix()
     labeled = pool.labeled
     notes = [unscored_note(pool, scores)]
@@ -165,6 +176,10 @@ def judge_warnings(pool: EvalPool) -> list[str]:
             column, label, scores.drop(columns=[judge]).reset_index(drop=True)
         ):
             notes.append(f"judge {judge!r} {why}; {COPY_HARM}: leave it out of the judges")
+        if why := codes_text(column.to_numpy(dtype=float)):
+            notes.append(f"judge {judge!r}: {why}")
+    if pool.groups is not None:
+        notes += absent_groups(scores.reset_index(drop=True), np.asarray(pool.groups))
     return [n for n in notes if n]
 
 

@@ -192,6 +192,139 @@ def coverage_split(scored: np.ndarray, labeled: np.ndarray) -> str | None:
     )
 
 
+#: fewest labeled rows with, and without, a judge's score for its missingness to be
+#: compared across the labels
+MISSING_ROWS = 10
+#: Mann-Whitney's p (before the Bonferroni split over the judges tested) below which a
+#: judge's missingness is said to depend on the label
+MISSING_P = 0.01
+
+
+def label_missingness(
+    scored: np.ndarray, label: np.ndarray, p_max: float = MISSING_P
+) -> str | None:
+    """Why a judge's missing scores look related to the label, from the labeled rows: the
+    labels where it gave no score against those where it did (Mann-Whitney, two-sided,
+    below ``p_max``), with both means and the harm (tester G finding 6: a judge failing
+    on the bad items). The intervals still hold (they rest on the labels, drawn apart
+    from the judge), but what is read of the judge on the rows it scored (its mean, its
+    bias, the naive average) is of a biased subset. None below :data:`MISSING_ROWS`
+    labeled rows of either kind, or when the difference may be chance.
+
+    ``scored``: bool per row, the judge has a score; ``label``: float per row, NaN where
+    unlabeled."""
+    scored = np.asarray(scored, dtype=bool)
+    label = np.asarray(label, dtype=float)
+    on = np.isfinite(label)
+    a, b = label[on & scored], label[on & ~scored]
+    if a.size < MISSING_ROWS or b.size < MISSING_ROWS or np.unique(label[on]).size < 2:
+        return None
+    p = float(stats.mannwhitneyu(a, b, alternative="two-sided").pvalue)
+    if not p < p_max:
+        return None
+    side = "low" if b.mean() < a.mean() else "high"
+    return (
+        f"has no score on {b.size} of the {a.size + b.size} labeled rows, where the label "
+        f"averages {b.mean():.3g} against {a.mean():.3g} where it scored (Mann-Whitney p = "
+        f"{p:.2g}): it fails more on {side} labels. The intervals still hold (they rest on "
+        "the labels), but its mean, its bias and the naive average are of the rows it "
+        "scored, not of the pool; find why it fails there (rescore those rows?)"
+    )
+
+
+def missingness_notes(
+    scores: pd.DataFrame, label: np.ndarray, groups: np.ndarray | None = None
+) -> list[str]:
+    """:func:`label_missingness` of every judge of ``scores`` with a missing score, the
+    level split over them (Bonferroni), each on the rows of the groups it scores some item
+    of (a judge absent on whole groups is said by
+    :func:`~bacon_bayes.doctor.scores.absent_groups`: those groups' means differ, not its
+    failures). Said by ``bacon doctor``, ``bacon estimate`` and ``bacon report``."""
+    label = np.asarray(label, dtype=float)
+    g = None if groups is None else pd.Series(np.asarray(groups, dtype=object)).astype(str)
+    partial = [c for c in scores.columns if scores[c].isna().any()]
+    out = []
+    for c in partial:
+        x = scores[c].to_numpy(dtype=float)
+        rows = np.ones(x.size, dtype=bool)
+        if g is not None:
+            rows = g.isin(set(g[np.isfinite(x)])).to_numpy()
+        if why := label_missingness(np.isfinite(x)[rows], label[rows], MISSING_P / len(partial)):
+            out.append(f"judge {str(c)!r} {why}")
+    return out
+
+
+#: two judges equal on this share of the rows both score, and whose errors given the label
+#: correlate at least :data:`TWIN_RESIDUAL` on the labeled rows, are near copies
+TWIN_SHARE = 0.85
+TWIN_RESIDUAL = 0.75
+
+
+def _residual(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``x`` less its least-squares line on ``y``: the judge's error given the label."""
+    slope, intercept = np.polyfit(y, x, 1)
+    return x - (intercept + slope * y)
+
+
+def _span(values: list[float], fmt: str) -> str:
+    """``values``' range in words: ``0.89-0.92``, one figure when they are all one."""
+    lo, hi = format(min(values), fmt), format(max(values), fmt)
+    return lo if lo == hi else f"{lo}-{hi}"
+
+
+def near_duplicates(scores: pd.DataFrame, label: np.ndarray) -> list[str]:
+    """Sets of judges that are near copies of one another (the same model at another
+    temperature, a prompt reworded): each pair equal on :data:`TWIN_SHARE` of the rows
+    both score, and their errors given the label (residuals of each on the label's line)
+    correlated at least :data:`TWIN_RESIDUAL` on at least :data:`COPY_ROWS` labeled rows.
+    The Bayesian judge model takes the judges' errors as independent given the quality, so
+    it reads their shared error as the quality (tester G finding 8: gpt4's noise 1.10 ->
+    0.04 with two copies, the others' signal down 2-4x). One sentence per set, with the
+    fix; [] when there is none."""
+    y = np.asarray(label, dtype=float)
+    cols = [str(c) for c in scores.columns]
+    x = {c: scores[c].to_numpy(dtype=float) for c in cols}
+    pairs: dict[tuple[str, str], tuple[float, float, int]] = {}
+    for k, a in enumerate(cols):
+        for b in cols[k + 1 :]:
+            both = np.isfinite(x[a]) & np.isfinite(x[b])
+            on = both & np.isfinite(y)
+            if on.sum() < COPY_ROWS or np.unique(y[on]).size < 2:
+                continue
+            equal = float(np.mean(x[a][both] == x[b][both]))
+            if equal < TWIN_SHARE:
+                continue
+            ra, rb = _residual(x[a][on], y[on]), _residual(x[b][on], y[on])
+            if ra.std() == 0 or rb.std() == 0:
+                continue
+            r = float(np.corrcoef(ra, rb)[0, 1])
+            if r >= TWIN_RESIDUAL:
+                pairs[a, b] = (equal, r, int(on.sum()))
+    sets: list[set[str]] = []  # connected sets of near copies
+    for a, b in pairs:
+        joined = [s for s in sets if a in s or b in s]
+        merged = set().union(*joined, {a, b})
+        sets = [s for s in sets if s not in joined] + [merged]
+    out = []
+    for twins in sets:
+        names = [c for c in cols if c in twins]
+        stats_ = [v for (a, b), v in pairs.items() if a in twins]
+        eq, rs = [v[0] for v in stats_], [v[1] for v in stats_]
+        n = max(v[2] for v in stats_)
+        span, rspan = _span(eq, ".0%"), _span(rs, ".2f")
+        listed = ", ".join(repr(c) for c in names)
+        out.append(
+            f"judges {listed} are near copies: equal on {span} of the rows both score, "
+            f"their errors given the label correlated {rspan} (up to {n} labeled rows). The "
+            "Bayesian judge model takes judges' errors as independent given the quality, so "
+            "it reads their shared error as the quality: their noise is understated and the "
+            "other judges' overstated in its per-judge figures (the estimates' intervals "
+            "rest on the labels and hold). Keep one of them, or average them into one judge "
+            f"column (df['mean'] = df[[{listed}]].mean(axis=1))"
+        )
+    return out
+
+
 def split_judges(frame: pd.DataFrame, judges: list[str]) -> dict[str, str]:
     """Judges that never score the same row while each scores some: one judge renamed
     mid-run (``scores.gpt4`` on the first rows, ``scores.gpt-4`` on the others, a scorer

@@ -20,7 +20,15 @@ from bacon_bayes.io import row_place
 from bacon_bayes.order import natural_key
 from bacon_bayes.scale import infer_scale, listed_codes, sentinel_codes
 
-__all__ = ["MIN_CONSTANT_ITEMS", "ScoreFlag", "judge_scales", "score_flags", "timestamp_like"]
+__all__ = [
+    "MIN_CONSTANT_ITEMS",
+    "ScoreFlag",
+    "absent_groups",
+    "codes_text",
+    "judge_scales",
+    "score_flags",
+    "timestamp_like",
+]
 
 #: fewest scored items of a group for a constant score to be flagged
 MIN_CONSTANT_ITEMS = 3
@@ -73,15 +81,63 @@ class ScoreFlag:
     group: str = ""
 
 
-def _codes(judge: str, x: np.ndarray) -> ScoreFlag | None:
+def codes_text(x: np.ndarray) -> str | None:
+    """A judge's failure codes outside its scale, with the fix (``234 scores of -1,
+    outside its 1:5 scale (...): failure codes? ...``); None when it has none. Said by
+    doctor and, through :func:`~bacon_bayes.doctor.pooled.judge_warnings`, by the
+    commands that fit (tester G finding 10)."""
     codes, scale = sentinel_codes(x)
     if not codes or scale is None:
         return None
     listed = listed_codes(codes, "score", SHOWN_CODES)
-    text = (
+    return (
         f"{listed}, outside its {scale.text} scale ({scale.how}): failure codes? They enter "
         "the estimates as scores; blank those cells (empty = not scored) and run again"
     )
+
+
+def absent_groups(scores: pd.DataFrame, groups: np.ndarray) -> list[str]:
+    """Judges that score no item of whole groups while they score items elsewhere, those
+    of one set of groups said once (``judges 'A-refA', 'B-refA' (2) score no item of
+    refA (1875 rows)``): there the judge's missing-score indicator is a dummy of those
+    groups, so their estimates rest on the other judges alone (tester G findings 11, 16).
+    [] when every judge scores some item of every group."""
+    g = pd.Series(np.asarray(groups, dtype=object)).astype(str).to_numpy()
+    ok = pd.notna(np.asarray(groups, dtype=object))
+    names = sorted(pd.unique(g[ok]), key=natural_key)
+    by_set: dict[tuple[str, ...], list[str]] = {}
+    for j in scores.columns:
+        seen = np.isfinite(scores[j].to_numpy(dtype=float)) & ok
+        if not seen.any():
+            continue
+        scored = set(g[seen])
+        if none := tuple(n for n in names if n not in scored):
+            by_set.setdefault(none, []).append(str(j))
+    out = []
+    for none, judges in by_set.items():
+        rows = int(np.isin(g, none).sum())
+        shown = ", ".join(repr(j) for j in judges[:SHOWN_CODES])
+        who = (
+            f"judge {shown} scores"
+            if len(judges) == 1
+            else f"judges {shown}{', ...' if len(judges) > SHOWN_CODES else ''} "
+            f"({len(judges)}) score"
+        )
+        where = ", ".join(none[:10]) + (f", ... ({len(none)} groups)" if len(none) > 10 else "")
+        out.append(
+            f"{who} no item of {where} ({rows} rows): there the estimates rest on the other "
+            "judges alone, so read those groups' intervals as approximate where they have "
+            "few labels (README, Groups: a small skewed group); score them with it, or "
+            "leave it out of the judges to compare every group on the same panel"
+        )
+    return out
+
+
+def _codes(judge: str, x: np.ndarray) -> ScoreFlag | None:
+    text = codes_text(x)
+    if text is None:
+        return None
+    codes, _ = sentinel_codes(x)
     rest = int((np.isfinite(x) & ~np.isin(x, list(codes))).sum())
     if rest < DENSE * x.size:  # a sparse column of labels, with 0 for 'not rated'?
         text += (

@@ -279,11 +279,11 @@ NOISE_NAMES = {"noise_human": "noise (human units)", "noise": "noise (judge unit
 
 def _bias(cal: Calibrator, level: float) -> str:
     from bacon_bayes.bayes.bias import forest_figure
-    from bacon_bayes.judge_bias import MIN_SIGNAL, informativeness
+    from bacon_bayes.judge_bias import MIN_SIGNAL, informativeness, reversed_judges
 
     labels = cal.pool_.y[cal.pool_.labeled]
     sd = float(np.std(labels, ddof=1)) if labels.size > 1 else float("nan")
-    table = informativeness(cal.judge_bias(level), sd)
+    table = informativeness(cal.judge_bias(level), sd, falls=reversed_judges(cal.pool_))
     plotted = table.copy()
     if "verdict" in table:
         weak = table["verdict"] == "uninformative"
@@ -304,7 +304,9 @@ def _bias(cal: Calibrator, level: float) -> str:
         f"{_line_sd(table, sd)}). <b>signal</b>: sd<sup>2</sup> / (sd<sup>2</sup> + noise "
         "(human units)<sup>2</sup>), the share of the calibrated judge's variance that "
         f"follows it; below {MIN_SIGNAL:g}, or with a scale interval that includes 0, the "
-        "judge is marked <b>uninformative</b>: it tells almost nothing about the label. "
+        "judge is marked <b>uninformative</b>: it tells almost nothing about the label; a "
+        "judge whose scores fall as the label rises is marked <b>reversed</b> (score it as "
+        "high - score to read its line). "
         f"{_engine_note(cal)} "
         "Categorical labels: <b>fpr_human</b>/<b>fnr_human</b> (or <b>acc_human_</b>level) "
         "are each categorical judge's rates against the human label over the pool.</p>"

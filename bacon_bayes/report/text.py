@@ -256,11 +256,13 @@ def pool_notes(cal: Calibrator) -> list[str]:
     scores imputed...), as the estimate and the report show it: the note that the labels
     look drawn by prompt only for the pool target (the population's intervals are
     clustered by prompt)."""
+    from bacon_bayes.doctor.relation import missingness_notes
     from bacon_bayes.inclusion import BY_PROMPT
     from bacon_bayes.scale import far_labels, label_codes
 
     pool = cal.pool_
     notes = [n for n in pool.notes if cal.target == "pool" or not n.startswith(BY_PROMPT)]
+    notes += [imputed_note(cal)]
     if pool.outcome.kind != "categorical":  # 0 for 'not rated' (a 0/1 label has no codes)
         y = np.where(pool.labeled, pool.y, np.nan)
 
@@ -276,7 +278,41 @@ def pool_notes(cal: Calibrator) -> list[str]:
             ]
         notes = [n for n in notes if n]
     notes += list(cal.pool_warnings())  # what fit warns of: unscored rows, unfit judges
+    notes += missingness_notes(  # a judge failing more on low (or high) labels
+        pool.judge_matrix().reset_index(drop=True),
+        np.where(pool.labeled, pool.y, np.nan),
+        None if pool.groups is None else np.asarray(pool.groups),
+    )
     return notes + [n for n in [convergence(cal)] if n]
+
+
+def imputed_note(cal: Calibrator) -> str:
+    """What became of the judge scores missing in the calibrator's pool, as that engine
+    and path treat them (tester G finding 12): the frequentist model fills them with its
+    pool's mean beside a missing-score indicator; a saved calibrator applied to this pool
+    has no indicator for a judge that scored every item of its own pool (the old pool's
+    mean, nothing more); the Bayesian judge model leaves them out of its likelihood. ""
+    when no score is missing. Said by ``bacon estimate`` and the report (finding 15)."""
+    report = cal.features_.report
+    missing = {j: n for j, n in report.get("missing", {}).items() if n}
+    if not missing:
+        return ""
+    if cal.engine_ == "bayes":
+        listed = ", ".join(f"{j}: {n}" for j, n in missing.items())
+        return (
+            f"missing judge scores left out of the Bayesian judge model (treated as "
+            f"unobserved, nothing imputed): {listed}"
+        )
+    bare = report.get("imputed_without_indicator", {})
+    flagged = ", ".join(f"{j}: {n}" for j, n in missing.items() if j not in bare)
+    parts = [f"imputed with a missing-score indicator: {flagged}"] if flagged else []
+    if bare:
+        listed = ", ".join(f"{j}: {n}" for j, n in bare.items())
+        parts.append(
+            f"filled with the saved calibrator's pool mean, with no indicator (that pool "
+            f"had no missing score from them): {listed}"
+        )
+    return f"missing judge scores {'; '.join(parts)}"
 
 
 def convergence(cal: Calibrator) -> str:

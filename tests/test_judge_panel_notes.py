@@ -1,0 +1,162 @@
+"""Notes on a ragged or odd judge panel (tester G, session 38: findings 6, 7, 8, 10, 11,
+12, 15, 16): each said with its figure and its fix, none a refusal."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+
+from bacon_bayes.doctor.pooled import judge_warnings
+from bacon_bayes.judge_bias import informativeness
+from bacon_bayes.pool import EvalPool
+
+
+def _table(n: int = 400, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    q = rng.integers(1, 6, n).astype(float)
+    df = pd.DataFrame(
+        {
+            "id": np.arange(n),
+            "system": np.repeat([f"M{k}" for k in range(8)], n // 8),
+            "a": np.clip(q + rng.integers(-1, 2, n), 1, 5),
+            "b": np.clip(q + rng.integers(-1, 2, n), 1, 5),
+            "c": np.clip(q + rng.integers(-1, 2, n), 1, 5),
+        }
+    )
+    df["human"] = np.where(rng.random(n) < 0.4, q, np.nan)
+    return df
+
+
+def _pool(df: pd.DataFrame, judges: list[str]) -> EvalPool:
+    return EvalPool.from_frame(
+        df, label="human", judges=judges, outcome="continuous", group="system", item="id"
+    )
+
+
+def test_failure_codes_are_said_by_the_fitting_commands() -> None:
+    """Finding 10: -1 on a 1-5 judge entered the estimates silently; now a note names the
+    judge, the codes and the fix."""
+    df = _table()
+    df.loc[df.index[::5], "a"] = -1.0
+    notes = judge_warnings(_pool(df, ["a", "b", "c"]))
+    said = [n for n in notes if "failure codes" in n]
+    assert len(said) == 1
+    assert "judge 'a'" in said[0] and "80 scores of -1" in said[0]
+    assert "1:5" in said[0] and "blank those cells" in said[0]
+
+
+def test_judge_absent_on_whole_groups_is_named() -> None:
+    """Findings 11 and 16: a judge that scores no item of whole systems is named with the
+    systems, and the reader told those groups rest on the other judges."""
+    df = _table()
+    df.loc[df["system"].isin(["M2", "M5"]), "b"] = np.nan
+    notes = judge_warnings(_pool(df, ["a", "b", "c"]))
+    said = [n for n in notes if "no item of" in n]
+    assert said == [
+        n for n in said if n.startswith("judge 'b' scores no item of M2, M5 (100 rows)")
+    ]
+    assert len(said) == 1 and "rest on the other judges" in said[0]
+    # a judge missing on whole systems is no judge failing on low labels: those systems'
+    # rows are left out of its missingness test, however their labels differ
+    from bacon_bayes.doctor.relation import missingness_notes
+
+    df.loc[df["system"].isin(["M2", "M5"]), "human"] = 1.0
+    label = df["human"].to_numpy()
+    assert missingness_notes(df[["a", "b", "c"]], label, df["system"].to_numpy()) == []
+    assert missingness_notes(df[["a", "b", "c"]], label)  # without the groups: said
+
+
+def test_label_dependent_missingness_is_flagged() -> None:
+    """Finding 6: a judge failing more on low labels gets a note with both label means."""
+    df = _table(800)
+    rng = np.random.default_rng(1)
+    q = df["human"].fillna(3).to_numpy()
+    fails = rng.random(len(df)) < np.where(q <= 2, 0.7, 0.05)
+    df.loc[fails, "a"] = np.nan
+    from bacon_bayes.calibrator import Calibrator
+    from bacon_bayes.report.text import pool_notes
+
+    cal = Calibrator(engine="freq", seed=0, folds=2).fit(_pool(df, ["a", "b", "c"]))
+    notes = [n for n in pool_notes(cal) if "fails more" in n]
+    assert len(notes) == 1 and notes[0].startswith("judge 'a' has no score on")
+    assert "fails more on low labels" in notes[0] and "Mann-Whitney p" in notes[0]
+
+
+def test_missing_at_random_is_not_flagged() -> None:
+    from bacon_bayes.doctor.relation import label_missingness
+
+    rng = np.random.default_rng(2)
+    scored = rng.random(600) < 0.6
+    label = np.where(rng.random(600) < 0.5, rng.integers(1, 6, 600).astype(float), np.nan)
+    assert label_missingness(scored, label) is None
+
+
+def test_reversed_judge_is_not_called_uninformative() -> None:
+    """Finding 7: the Bayesian table fits a reversed judge as noise (positive scales):
+    verdict 'reversed', no signal figure, rather than 'uninformative' at 0.000."""
+    from bacon_bayes.judge_bias import reversed_judges
+
+    df = _table()
+    df["rev"] = 6 - df["a"]
+    pool = _pool(df, ["a", "rev", "b"])
+    falls = reversed_judges(pool)
+    assert falls.tolist() == [False, True, False]
+    table = pd.DataFrame(
+        {
+            "judge": ["a", "rev", "b"],
+            "noise_human": [0.5, 150.0, 0.6],
+            "quality_sd": [1.0, 1.0, 1.0],
+        }
+    )
+    out = informativeness(table, 1.0, falls=falls)
+    assert out["verdict"].tolist() == ["", "reversed", ""]
+    assert np.isnan(out["signal"][1]) and out["signal"][0] > 0.5
+
+
+def test_near_duplicate_judges_are_flagged() -> None:
+    """Finding 8: copies of one judge (another temperature) named with the harm to the
+    Bayesian per-judge figures and the fix; independent judges are not."""
+    from bacon_bayes.doctor.relation import near_duplicates
+
+    df = _table()
+    rng = np.random.default_rng(3)
+    moved = rng.random(len(df)) < 0.08
+    df["a_t07"] = np.where(moved, np.clip(df["a"] - 1, 1, 5), df["a"])
+    notes = near_duplicates(df[["a", "a_t07", "b", "c"]], df["human"].to_numpy())
+    assert len(notes) == 1 and notes[0].startswith("judges 'a', 'a_t07' are near copies")
+    assert "Keep one of them" in notes[0]
+    assert near_duplicates(df[["a", "b", "c"]], df["human"].to_numpy()) == []
+
+
+def _fake(engine: str, missing: dict[str, int], bare: dict[str, int] | None = None) -> object:
+    report = {"missing": missing} | ({"imputed_without_indicator": bare} if bare else {})
+    return SimpleNamespace(engine_=engine, features_=SimpleNamespace(report=report))
+
+
+def test_imputed_note_says_what_each_path_does() -> None:
+    """Finding 12: no indicator claimed where there is none (frozen calibrator, Bayesian
+    engine)."""
+    from bacon_bayes.report.text import imputed_note
+
+    assert imputed_note(_fake("freq", {"a": 0})) == ""  # type: ignore[arg-type]
+    freq = imputed_note(_fake("freq", {"a": 3, "b": 0}))  # type: ignore[arg-type]
+    assert freq == "missing judge scores imputed with a missing-score indicator: a: 3"
+    frozen = imputed_note(_fake("freq", {"a": 3}, {"a": 3}))  # type: ignore[arg-type]
+    assert "indicator" in frozen and "with no indicator" in frozen
+    assert "imputed with a missing-score indicator" not in frozen
+    bayes = imputed_note(_fake("bayes", {"a": 3}))  # type: ignore[arg-type]
+    assert "indicator" not in bayes and "unobserved" in bayes
+
+
+def test_report_and_estimate_notes_carry_the_imputation() -> None:
+    """Finding 15: the report's notes (pool_notes, its Data and settings section) say the
+    imputed judge scores, as bacon estimate does."""
+    from bacon_bayes.calibrator import Calibrator
+    from bacon_bayes.report.text import pool_notes
+
+    df = _table()
+    df.loc[df.index[::4], "a"] = np.nan
+    cal = Calibrator(engine="freq", seed=0, folds=2).fit(_pool(df, ["a", "b"]))
+    assert "missing judge scores imputed with a missing-score indicator: a: 100" in pool_notes(cal)
