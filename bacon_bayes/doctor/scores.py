@@ -127,8 +127,11 @@ def absent_groups(scores: pd.DataFrame, groups: np.ndarray) -> list[str]:
         out.append(
             f"{who} no item of {where} ({rows} rows): there the estimates rest on the other "
             "judges alone, so read those groups' intervals as approximate where they have "
-            "few labels (README, Groups: a small skewed group); score them with it, or "
-            "leave it out of the judges to compare every group on the same panel"
+            f"few labels (README, Groups: a small skewed group); score those items with "
+            f"{'it' if len(judges) == 1 else 'them'} where it can be done (a reference-based "
+            f"metric cannot score its own reference), or leave "
+            f"{'it' if len(judges) == 1 else 'them'} out of the judges to compare every "
+            "group on the same panel"
         )
     return out
 
