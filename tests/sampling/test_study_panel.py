@@ -87,6 +87,9 @@ def test_a_retired_judge_is_refused_before_the_wave_and_the_change_recorded(stud
     assert "judges changed after wave 1 (c left" in out and "2 judges" in out, out
     assert bacon("status", str(study)) == 0
     assert "judges changed after wave 1 (c left" in capsys.readouterr().out
+    html = study.parent / "r.html"  # the data notes and the recomputed looks say it
+    assert bacon("report", str(study), "--engine", "freq", "--out", str(html)) == 0
+    assert html.read_text().count("judges changed after wave 1 (c left") == 2
     assert bacon("sample", str(study), "--budget", "20") == 0
     assert waves(study) == [1, 2]
 
