@@ -34,6 +34,7 @@ from bacon_bayes.io import reading
 from bacon_bayes.study.folder import (
     CONFIG_FILE,
     DAMAGED_FIX,
+    MANIFEST_FILE,
     WAVES_FILE,
     StudyConfig,
     atomic_write_text,
@@ -229,6 +230,15 @@ def _read_waves(root: Path) -> list[dict[str, Any]]:
         return list(json.loads(path.read_text(encoding="utf-8")))
 
 
+def _committed(root: Path) -> set[int]:
+    """The waves manifest.csv holds (its commit point: :mod:`.folder`)."""
+    path = root / MANIFEST_FILE
+    if not path.is_file():
+        return set()
+    with reading(path, "study manifest", DAMAGED_FIX):
+        return {int(w) for w in pd.read_csv(path, usecols=["wave"])["wave"].unique()}
+
+
 def change_panel(root: str | Path, judges: Sequence[str] | None = None) -> str:
     """Record the study's judges from now on: ``judges`` (default: the recorded ones, their
     current scores), in ``study.toml`` and, once a wave is drawn, as a change of panel after
@@ -260,7 +270,8 @@ def change_panel(root: str | Path, judges: Sequence[str] | None = None) -> str:
                 "every item of its pool: keep a judge that scored them"
             )
         waves = _read_waves(root)
-        last = _last_panel(waves)
+        committed = _committed(root)  # an interrupted draw's entry is no wave
+        last = _last_panel([w for w in waves if int(w["wave"]) in committed])
         now = fingerprints(pool, config.item, new)
         rescored = [
             j
@@ -273,8 +284,9 @@ def change_panel(root: str | Path, judges: Sequence[str] | None = None) -> str:
                 f"the study's judges ({', '.join(new)}) and their scores are as recorded: "
                 "nothing to change"
             )
-        if waves:
-            latest = max(waves, key=lambda w: int(w["wave"]))
+        drawn = [w for w in waves if int(w["wave"]) in committed]
+        if drawn:
+            latest = max(drawn, key=lambda w: int(w["wave"]))
             change = {
                 "from_left": left,
                 "added": added,
@@ -295,13 +307,13 @@ def change_panel(root: str | Path, judges: Sequence[str] | None = None) -> str:
         )
         if p
     )
-    after = f" after wave {latest['wave']}" if waves else ""
+    after = f" after wave {latest['wave']}" if drawn else ""
     return (
         f"recorded the study's judges from now on{after}: {', '.join(new)} ({what}). "
         + (
             f"{_LOOKS[0].upper()}{_LOOKS[1:]} is computed with them; estimate, status and "
             "report say so"
-            if waves
+            if drawn
             else ""
         )
     ).rstrip()

@@ -59,7 +59,8 @@ def rewrite_pool(root: Path, change) -> None:
 
 
 def waves(root: Path) -> list[int]:
-    return [int(w["wave"]) for w in json.loads((root / "waves.json").read_text())]
+    """The waves drawn (manifest.csv, their commit point)."""
+    return sorted(int(w) for w in pd.read_csv(root / "manifest.csv")["wave"].unique())
 
 
 def test_a_retired_judge_is_refused_before_the_wave_and_the_change_recorded(study, capsys):
@@ -77,6 +78,9 @@ def test_a_retired_judge_is_refused_before_the_wave_and_the_change_recorded(stud
         assert "judge column c" in err and "--change-judges" in err, err
     assert bacon("status", str(study)) == 0
     assert "--change-judges" in capsys.readouterr().out
+    entries = json.loads((study / "waves.json").read_text())  # an interrupted draw's entry
+    stale = [*entries, {"wave": 2, "design": "uniform", "seed": 0, "params": {}}]
+    (study / "waves.json").write_text(json.dumps(stale))
     # the documented way: record the judges from now on, then read and draw again
     assert bacon("sample", str(study), "--change-judges", "--judge", "a", "--judge", "b") == 0
     assert "c left" in capsys.readouterr().out
@@ -92,6 +96,8 @@ def test_a_retired_judge_is_refused_before_the_wave_and_the_change_recorded(stud
     assert html.read_text().count("judges changed after wave 1 (c left") == 2
     assert bacon("sample", str(study), "--budget", "20") == 0
     assert waves(study) == [1, 2]
+    first = json.loads((study / "waves.json").read_text())[0]  # kept on the drawn wave 1
+    assert first["panel_changes"][0]["from_left"] == ["c"]
 
 
 def test_a_rescored_judge_is_refused_before_the_wave_and_said_by_every_read(study, capsys):
