@@ -397,7 +397,8 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
             waves = f"0 of {data.n_pending}"  # estimate, report: no pilot is no estimate
             raise ValidationError(no_label_back(args.file, waves))
         judges = expand_judges(args.judge, data.frame.columns) if args.judge else None
-        known = {"judges": judges or data.judges, "group": args.group or data.group}
+        # the study's judges, refused with the fix when one left the pool file
+        known = {"judges": data.panel(judges)[0], "group": args.group or data.group}
         find_response(args, data.frame, None, label=data.label, item=data.item, **known)
         return data.to_pool(
             judges=judges,

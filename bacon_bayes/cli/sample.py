@@ -120,6 +120,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "the study for later waves)",
     )
     p.add_argument("--force", action="store_true", help="--out: " + FORCE_HELP)
+    p.add_argument(
+        "--change-judges",
+        action="store_true",
+        help="an existing study: record its judges from now on, the --judge columns given "
+        "(a judge retired or added), else the recorded ones with their current scores (a "
+        "judge rescored); every look, the earlier ones too, is then computed with them and "
+        "every read says so. With --budget it then draws the wave",
+    )
     new = p.add_argument_group("new study (only with a pool file)")
     new.add_argument(
         "--item",
@@ -364,6 +372,9 @@ def run(args: argparse.Namespace) -> int:
         flag = "--labels" if args.labels else flag
         raise ValidationError(f"{flag} applies to --pairwise samples; drop it.")
     root, config = study_root(args)
+    if args.change_judges:
+        if _change_judges(args, root, config):
+            return 0
     if config is None and args.show and args.budget is None and not args.until:
         _refuse_show_alone(root, args.show)
     if args.until or args.max_labels is not None:
@@ -511,6 +522,20 @@ def run(args: argparse.Namespace) -> int:
     if not show:
         print(_show_hint(after, root, out.given))
     return 0
+
+
+def _change_judges(args: argparse.Namespace, root: Path, config: StudyConfig | None) -> bool:
+    """``--change-judges``: record the study's judges from now on; True when no wave is to
+    be drawn (no --budget nor --until)."""
+    from bacon_bayes.study.panel import change_panel
+
+    if config is not None:
+        raise ValidationError(
+            "--change-judges changes the judges of an existing study; a new study records "
+            "its --judge columns as they are: drop --change-judges"
+        )
+    print(change_panel(root, [j for v in args.judge for j in names_option(str(v))] or None))
+    return args.budget is None and not args.until
 
 
 def _overrun(study: Any) -> str:

@@ -147,6 +147,7 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
     from bacon_bayes.errors import BaconError, PoolWarning
     from bacon_bayes.report.comparisons import SUMMARY_PAIRS
     from bacon_bayes.study.folder import PENDING_READ, recorded_max_labels
+    from bacon_bayes.study.panel import is_panel_note
     from bacon_bayes.study.settled import (
         fit_study,
         last_labeled_wave,
@@ -203,8 +204,8 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
         f"questions after wave {wave} ({cal.pool_.n_labeled} labels{missing}; {kind}, "
         f"{100 * (1 - args.alpha):g}% at every wave):"
     )
-    for note in cal.pool_.notes:  # a read of partly returned waves (alpha-spending)
-        if PENDING_READ in note:
+    for note in cal.pool_.notes:  # partly returned waves (alpha-spending); the judges
+        if PENDING_READ in note or is_panel_note(note):
             print(f"  note: {note}")
     for note in cal.pool_warnings():  # unscored rows, unfit judges: fit's PoolWarning
         print(f"  note: {note}")

@@ -135,6 +135,7 @@ def _check_same_study(root: Path, wanted: StudyConfig, args: argparse.Namespace)
         for name, default in _NEW_STUDY_OPTIONS.items()
         if getattr(args, "judge" if name == "judges" else name) != default
         and getattr(recorded, name) != getattr(wanted, name)
+        and not (name == "judges" and getattr(args, "change_judges", False))
     ]
     if clashes:
         raise ValidationError(
@@ -164,6 +165,8 @@ def _check_folder_options(root: Path, args: argparse.Namespace) -> None:
         value, have = given[name], getattr(recorded, name)
         if value == default or value in (None, "", []) or name == "existing_labels":
             continue
+        if name == "judges" and getattr(args, "change_judges", False):
+            continue  # the study's judges from now on, recorded (study.panel.change_panel)
         if name == "features":
             value = names_option(str(value))
         same = set(value) == set(have or []) if name in ("judges", "features") else value == have

@@ -42,6 +42,7 @@ from bacon_bayes.study.folder import (
     study_lock,
     unscored_rows,
 )
+from bacon_bayes.study.panel import judges_used
 from bacon_bayes.study.prompts import check_recorded_prompts, prompt_ids, study_inclusion
 
 if TYPE_CHECKING:
@@ -542,6 +543,15 @@ class StudyData:
     wave: str | None = None
     #: what a read of partly returned waves is to the anytime intervals (:func:`load_study`)
     pending_note: str | None = None
+    #: the study folder and its waves' settings: the judge panel (:mod:`.panel`)
+    root: str | None = None
+    waves: tuple[dict[str, Any], ...] = ()
+
+    def panel(self, judges: list[str] | None = None) -> tuple[list[str], list[str]]:
+        """The judges a read takes (``judges``, else the study's) and its notes of them:
+        :func:`bacon_bayes.study.panel.judges_used`."""
+        config = StudyConfig(pool="", item=self.item, label=self.label, judges=list(self.judges))
+        return judges_used(self.root, config, self.frame, self.waves, judges)
 
     def pool_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``EvalPool.from_frame(data.frame, **kwargs)``: the study's
@@ -571,8 +581,9 @@ class StudyData:
         from bacon_bayes.pool import EvalPool
 
         kwargs = self.pool_kwargs() | {k: v for k, v in overrides.items() if v is not None}
+        kwargs["judges"], panel = self.panel(overrides.get("judges"))
         guessed = kwargs["outcome"] != self.outcome and overrides.get("outcome") is None
-        notes = (binary_note(self.label),) if guessed else ()
+        notes = (*panel, binary_note(self.label)) if guessed else tuple(panel)
         notes += (self.pending_note,) if self.pending_note else ()
         if self.inclusion is None:
             pool = EvalPool.from_frame(self.frame, **kwargs)
@@ -683,4 +694,6 @@ def load_study(
         inclusion=inclusion,
         recorded_prompts=study.recorded_prompts(),
         wave=WAVE_COLUMN,
+        root=str(path),
+        waves=tuple(study.waves),
     )

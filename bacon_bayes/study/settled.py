@@ -48,6 +48,7 @@ from bacon_bayes.estimate import anytime
 from bacon_bayes.estimate.groups import rank_intervals
 from bacon_bayes.estimate.tables import pair_notes
 from bacon_bayes.order import best_words, check_better, name_text, names_text, natural_sorted
+from bacon_bayes.study.panel import is_panel_note
 from bacon_bayes.study.projection import labels_needed, levels, pair_needs, separate_needs
 
 if TYPE_CHECKING:
@@ -623,7 +624,8 @@ def look_estimates(
             }
         )
     table = pd.DataFrame(rows)
-    table.attrs["changed"] = replaced_after(study.waves, waves)
+    panel = [n for n in cal.pool_.notes if is_panel_note(n)]  # judges changed since
+    table.attrs["changed"] = replaced_after(study.waves, waves) + panel
     return table
 
 

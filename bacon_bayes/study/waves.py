@@ -63,6 +63,7 @@ from bacon_bayes.study.folder import (
     remove_stale_temp_files,
     study_lock,
 )
+from bacon_bayes.study.panel import PANEL_KEY, check_panel, fingerprints
 from bacon_bayes.study.prompts import (
     PAIRED_DESIGNS,
     check_paired_wave,
@@ -371,6 +372,7 @@ def draw_wave(
             "budget": budget,
             "expected": float(drawn.pi[eligible].sum()),
             "params": drawn.params,
+            PANEL_KEY: fingerprints(study.pool, study.config.item, study.config.judges),
             "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         }
         waves = [w for w in study.waves if int(w["wave"]) < wave] + [info]
@@ -487,6 +489,7 @@ def _checked(
     if design not in DESIGNS:
         raise ValidationError(f"unknown design {design!r}; choose one of {', '.join(DESIGNS)}")
     pool = study.pool
+    check_panel(study.root, study.config, pool, study.waves)  # a judge retired or rescored
     for name in show:
         if name not in pool.columns:
             shown = ", ".join(map(str, pool.columns[:12]))
