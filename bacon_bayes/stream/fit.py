@@ -450,11 +450,11 @@ def _small_budget(calibrator: Calibrator, engine: str, n_labels: int, n_coef: in
     if asked:
         raise ValidationError(
             f"surrogates {sur.SMALL_BUDGET!r} (--surrogates {sur.SMALL_BUDGET}): {why}. "
-            "Estimate in memory (one table, without --chunk-rows/--scheduler/--items-out) "
+            "Estimate in memory (one table, without --chunk-rows/--scheduler) "
             "for that rule, or pass --surrogates none for the model's surrogate alone."
         )
     return (
         f"AEE means from the model's surrogate alone: {why} (the in-memory estimate of "
-        "this table would use it: one table, without --chunk-rows/--scheduler/--items-out; "
+        "this table would use it: one table, without --chunk-rows/--scheduler; "
         "--surrogates none gives this one in memory)"
     )

@@ -1,0 +1,73 @@
+"""``bacon estimate --items-out`` on one table writes ``Calibrator.item_scores(0.9)`` of
+the fit it estimates, and asking for the file does not change the estimate (tester E,
+session 38, findings 2, 3 and 6); ``seed=None`` records the seed drawn at fit and
+randomised item sets use it (findings 9 and 10)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes import Calibrator, EvalPool
+from bacon_bayes.cli import build_parser, main
+from bacon_bayes.cli.stream import wants_stream
+
+
+def _binary_table(seed: int = 7, n_items: int = 800, n_labels: int = 150) -> pd.DataFrame:
+    """A 0/1 label, judges that say little about some items (sets that cannot tell)."""
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=n_items)
+    y = (z + rng.normal(0, 1.0, n_items) > -0.3).astype(float)
+    df = pd.DataFrame({"item": [f"q{i:04d}" for i in range(n_items)]})
+    df["model"] = rng.choice(["A", "B", "C", "D"], n_items)
+    for j in range(3):
+        df[f"j{j}"] = (z + rng.normal(0, 1.2, n_items) > 0).astype(float)
+    df["label"] = np.nan
+    drawn = rng.choice(n_items, n_labels, replace=False)
+    df.loc[drawn, "label"] = y[drawn]
+    return df
+
+
+ARGS = ["--label", "label", "--judge", "j*", "--group", "model", "--item", "item",
+        "--outcome", "categorical", "--engine", "freq", "--seed", "0"]  # fmt: skip
+
+
+def test_items_out_on_one_table_writes_the_api_item_scores_and_keeps_the_estimate(tmp_path, capsys):
+    df = _binary_table()
+    path = tmp_path / "pool.csv"
+    df.to_csv(path, index=False)
+    assert main(["estimate", str(path), *ARGS, "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    out = tmp_path / "items.parquet"
+    assert main(["estimate", str(path), *ARGS, "--json", "--items-out", str(out)]) == 0
+    cap = capsys.readouterr()
+    with_items = json.loads(cap.out)
+    assert "streamed" not in with_items  # the in-memory estimator, not the streamed one
+    assert with_items["mean"] == plain["mean"]  # the headline unchanged (finding 3)
+    assert with_items["items_out"] == str(out) and "item scores written" in cap.err
+    pool = EvalPool.from_frame(
+        df, label="label", judges=["j0", "j1", "j2"], group="model", item="item",
+        outcome="categorical",
+    )  # fmt: skip
+    api = Calibrator(engine="freq", seed=0).fit(pool).item_scores(0.9)
+    cli = pd.read_parquet(out)
+    assert list(cli.columns) == list(api.columns)  # set and set_prob too (finding 2)
+    assert list(cli["item"]) == list(api["item"])
+    for c in ("score", "lower", "upper", "set_prob", "rank", "labeled"):
+        np.testing.assert_array_equal(cli[c].to_numpy(), api[c].to_numpy())
+    assert [list(s) for s in cli["set"]] == [list(s) for s in api["set"]]
+    cannot_tell = api["lower"] < api["upper"]
+    assert cannot_tell.any()  # the sets of both classes are written as such, not {1}
+
+
+@pytest.mark.parametrize("engine", ["freq", "bayes"])
+def test_items_out_alone_does_not_stream_one_table(tmp_path, engine):
+    path = tmp_path / "pool.csv"
+    _binary_table().to_csv(path, index=False)
+    parse = build_parser().parse_args
+    base = ["estimate", str(path), "--label", "label", "--judge", "j*", "--engine", engine]
+    assert not wants_stream(parse([*base, "--items-out", str(tmp_path / "i.parquet")]))
+    assert wants_stream(parse([*base, "--items-out", "i.parquet", "--chunk-rows", "100"]))
