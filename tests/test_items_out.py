@@ -71,3 +71,39 @@ def test_items_out_alone_does_not_stream_one_table(tmp_path, engine):
     base = ["estimate", str(path), "--label", "label", "--judge", "j*", "--engine", engine]
     assert not wants_stream(parse([*base, "--items-out", str(tmp_path / "i.parquet")]))
     assert wants_stream(parse([*base, "--items-out", "i.parquet", "--chunk-rows", "100"]))
+
+
+def _ordinal_pool(seed: int = 5, n_items: int = 600, n_labels: int = 120) -> EvalPool:
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=n_items)
+    y = np.clip(np.round(3 + z + rng.normal(0, 0.8, n_items)), 1, 5)
+    df = pd.DataFrame({f"j{j}": np.clip(np.round(3 + z + rng.normal(0, 1, n_items)), 1, 5)
+                       for j in range(3)})  # fmt: skip
+    df["label"] = np.nan
+    drawn = rng.choice(n_items, n_labels, replace=False)
+    df.loc[drawn, "label"] = y[drawn]
+    return EvalPool.from_frame(df, label="label", judges=["j0", "j1", "j2"], outcome="ordinal")
+
+
+def test_seed_none_still_randomises_item_sets():
+    cal = Calibrator(engine="freq", seed=None).fit(_ordinal_pool())
+    plain = cal.item_scores(0.9, "posterior")
+    randomised = cal.item_scores(0.9, "posterior", randomize=True)
+    assert (plain["upper"] != randomised["upper"]).sum() > 0  # not silently ignored (9)
+
+
+def test_seed_none_records_the_seed_drawn_and_it_redoes_the_run(tmp_path):
+    pool = _ordinal_pool()
+    cal = Calibrator(engine="freq", seed=None).fit(pool)
+    assert isinstance(cal.seed_, int) and cal.seed is None  # the setting stays None
+    randomised = cal.item_scores(0.9, "posterior", randomize=True)
+    again = Calibrator(engine="freq", seed=cal.seed_).fit(pool)
+    pd.testing.assert_frame_equal(again.item_scores(0.9, "posterior", randomize=True), randomised)
+    assert again.estimate_mean() == cal.estimate_mean()  # the drawn seed redoes the run
+    summary = cal.summary()
+    assert summary["seed"] == cal.seed_  # recorded (finding 10)
+    loaded = Calibrator.load(cal.save(tmp_path / "cal.nc"))
+    assert loaded.seed is None and loaded.seed_ == cal.seed_
+    pd.testing.assert_frame_equal(loaded.item_scores(0.9, "posterior", randomize=True), randomised)
+    other = Calibrator(engine="freq", seed=None).fit(pool)
+    assert other.seed_ != cal.seed_  # a fresh seed at each fit, as documented

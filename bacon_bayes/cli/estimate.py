@@ -273,7 +273,7 @@ def _estimate(
     split = " split by prompt" if pool.prompts is not None else ""
     fitted = (
         f"model {cal.model_name_} ({cal.engine_}), {cal.folds}-fold cross-fitting{split}, "
-        f"seed {cal.seed}"
+        f"seed {cal.seed_}"
         if saved is None
         else f"model {cal.model_name_} ({cal.engine_}) of {round_header(cal, args)}"
     )
