@@ -107,3 +107,36 @@ def test_seed_none_records_the_seed_drawn_and_it_redoes_the_run(tmp_path):
     pd.testing.assert_frame_equal(loaded.item_scores(0.9, "posterior", randomize=True), randomised)
     other = Calibrator(engine="freq", seed=None).fit(pool)
     assert other.seed_ != cal.seed_  # a fresh seed at each fit, as documented
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_streamed_items_out_of_a_binary_label_are_the_in_memory_class_sets(tmp_path, weighted):
+    """Streamed (--chunk-rows), a categorical label's written sets were the score's
+    interval snapped to the levels: {1} where item_scores says {0, 1} (finding 2)."""
+    from bacon_bayes.stream import estimate_stream
+
+    df = _binary_table()
+    judges = ["j0", "j1", "j2"]
+    if weighted:  # labels drawn with unequal propensities: weighted conformal sets
+        df["pi"] = np.where(df["j0"] > 0, 0.25, 0.15)
+    path = tmp_path / "pool.csv"
+    df.to_csv(path, index=False)
+    pi = "pi" if weighted else None
+    res = estimate_stream(
+        path, Calibrator(engine="freq", seed=0), label="label", judges=judges, group="model",
+        item="item", outcome="categorical", propensity=pi, chunk_rows=300, progress=False,
+        items_out=tmp_path / "items.parquet", threads=1,
+    )  # fmt: skip
+    pool = EvalPool.from_frame(
+        df, label="label", judges=judges, group="model", item="item", outcome="categorical",
+        propensity=pi,
+    )  # fmt: skip
+    api = Calibrator(engine="freq", seed=0).fit(pool).item_scores(0.9)
+    got = pd.read_parquet(res.items_out)
+    assert list(got.columns) == [c for c in api.columns if c != "rank"]
+    np.testing.assert_allclose(got["score"], api["score"], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got["set_prob"], api["set_prob"], rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(got["lower"], api["lower"])
+    np.testing.assert_array_equal(got["upper"], api["upper"])
+    assert [list(s) for s in got["set"]] == [list(s) for s in api["set"]]
+    assert (api["lower"] < api["upper"]).any()  # some "cannot tell" sets among them
