@@ -140,3 +140,17 @@ def test_streamed_items_out_of_a_binary_label_are_the_in_memory_class_sets(tmp_p
     np.testing.assert_array_equal(got["upper"], api["upper"])
     assert [list(s) for s in got["set"]] == [list(s) for s in api["set"]]
     assert (api["lower"] < api["upper"]).any()  # some "cannot tell" sets among them
+
+
+def test_a_streamed_fit_records_the_seed_drawn_for_seed_none(tmp_path):
+    from bacon_bayes.stream import estimate_stream
+
+    path = tmp_path / "pool.csv"
+    _binary_table().to_csv(path, index=False)
+    kw = {"label": "label", "judges": ["j*"], "outcome": "categorical", "group": "model",
+          "item": "item", "chunk_rows": 400, "progress": False, "threads": 1}  # fmt: skip
+    first = estimate_stream(path, Calibrator(engine="freq", seed=None), **kw)
+    assert isinstance(first.fit.seed, int)
+    again = estimate_stream(path, Calibrator(engine="freq", seed=first.fit.seed), **kw)
+    assert again.means[0] == first.means[0]
+    assert again.groups[0].ci_high.tolist() == first.groups[0].ci_high.tolist()

@@ -146,7 +146,7 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
     header = (
         f"{result.n_items} items, {len(fit.labeled)} labeled, {len(fit.model.features.judges)} "
         f"judges; model {fit.model_name} ({fit.engine}), {args.folds}-fold cross-fitting, "
-        f"seed {args.seed}; streamed\ntarget: {target[0]} ({target[1]})"
+        f"seed {fit.seed}; streamed\ntarget: {target[0]} ({target[1]})"
     )
     missing = fit.model.features.report()["missing"]
     print(
@@ -211,7 +211,7 @@ def summary(result: StreamResult, args: argparse.Namespace) -> dict[str, Any]:
         "engine": fit.engine,
         "preset": args.preset,
         "folds": args.folds,
-        "seed": args.seed,
+        "seed": fit.seed,
         "alpha": args.alpha,
         "streamed": True,
         "features": fit.model.features.report(),

@@ -22,6 +22,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from bacon_bayes import surrogates as sur
+from bacon_bayes.arguments import drawn_seed
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.crossfit import CrossFitResult, cross_fit, make_folds
 from bacon_bayes.errors import ValidationError
@@ -356,6 +357,9 @@ class StreamFit:
     #: extra surrogates combined with the model's (:mod:`bacon_bayes.surrogates`; the
     #: judge mean only: its sums over the pool come from the first pass)
     extras: tuple[str, ...] = ()
+    #: the seed of the folds and the bootstrap: the calibrator's, or the one its
+    #: ``seed=None`` drew (as ``Calibrator.seed_``)
+    seed: int = 0
 
     @property
     def surrogate_names(self) -> tuple[str, ...]:
@@ -434,7 +438,8 @@ def fit_stream(
                 "from surrogates or estimate in memory."
             )
     budget_note = _small_budget(calibrator, engine, len(lab), fs.X.shape[1])
-    fold_ids = make_folds(np.ones(len(lab), dtype=bool), calibrator.folds, calibrator.seed)
+    seed = drawn_seed(calibrator.seed)  # seed=None: drawn here, kept as the fit's seed
+    fold_ids = make_folds(np.ones(len(lab), dtype=bool), calibrator.folds, seed)
     with threadpool_limits(1, user_api="blas"):  # small problems: threads cost more
         cf = cross_fit(model, fs.X, lab.y, fold_ids=fold_ids, pi=lab.pi, threads=THREADS)
     levels_arr = None if pool.outcome.levels is None else np.asarray(pool.outcome.levels)
@@ -471,7 +476,7 @@ def fit_stream(
     )
     notes = (*pool.notes, binary_note(columns.label)) if guessed else pool.notes
     notes = (*notes, budget_note) if budget_note else notes
-    return StreamFit(shipped, pool, lab, cf, calibrator, name, engine, notes, extras)
+    return StreamFit(shipped, pool, lab, cf, calibrator, name, engine, notes, extras, seed)
 
 
 def _small_budget(calibrator: Calibrator, engine: str, n_labels: int, n_coef: int) -> str | None:
