@@ -178,6 +178,15 @@ def choice(value: Any, name: str, allowed: Iterable[str]) -> None:
         )
 
 
+def drawn_seed(seed: int | None) -> int:
+    """The seed a fit uses: ``seed``, or for ``None`` a fresh one drawn from the operating
+    system's entropy (kept as the calibrator's ``seed_``, so the run can be redone with
+    ``seed=seed_``)."""
+    if seed is not None:
+        return int(seed)
+    return int(np.random.SeedSequence().generate_state(1)[0] >> 1)  # 0 .. 2**31 - 1
+
+
 #: the group poolings a Calibrator takes
 POOLINGS = ("auto", "shrink", "separate")
 
@@ -189,7 +198,8 @@ def check_settings(cal: Any, embedding: np.ndarray | None) -> None:
         raise ValidationError(f"target {cal.target!r} must be 'pool' or 'population'.")
     flag(cal.power_tuning, "power_tuning")
     flag(cal.hajek, "hajek")
-    whole(cal.seed, "seed", 0, "0; None draws a fresh seed at each fit", none_ok=True)
+    fresh = "0; None draws a fresh seed at each fit (kept as seed_)"
+    whole(cal.seed, "seed", 0, fresh, none_ok=True)
     choice(cal.pooling, "pooling", POOLINGS)
     whole(cal.n_components, "n_components", 1, "None: min(32, its width)", none_ok=True)
     if cal.n_components is not None and embedding is None:

@@ -13,7 +13,7 @@ from bacon_bayes import estimands, grouping, sequential
 from bacon_bayes import estimate as est
 from bacon_bayes import pairs as pairs_mod
 from bacon_bayes import surrogates as sur
-from bacon_bayes.arguments import Settings, as_pair, check_settings
+from bacon_bayes.arguments import Settings, as_pair, check_settings, drawn_seed
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, PoolWarning, ValidationError
 from bacon_bayes.estimate.critical import simultaneous_rule
@@ -58,7 +58,9 @@ class Calibrator(Settings):
         logistic, which predicts better (:data:`~bacon_bayes.model_choice.AUTO_FREQUENTIST`).
     folds, seed : int
         Cross-fitting folds and seed (results are deterministic under the seed;
-        ``seed=None`` draws a fresh one at each fit, so results then vary from run to run).
+        ``seed=None`` draws a fresh one at each fit, so results then vary from run to run;
+        the seed used is kept as ``seed_``, in :meth:`summary` and the saved file, so
+        ``seed=cal.seed_`` redoes the fit).
         The folds are dealt to the labeled items by their position in the pool, not by
         their ids (:func:`bacon_bayes.crossfit.make_folds`): the same pool in another row
         order gives other folds and other estimates, as another seed would. Row order
@@ -112,6 +114,8 @@ class Calibrator(Settings):
 
     #: set by save/load: the id of the saved file; by apply: the round it came from
     save_id_: str | None
+    #: set by fit (and load): the seed the fit used, ``seed`` or the one ``seed=None`` drew
+    seed_: int
     frozen_: Any
     refit_: dict[str, Any]
 
@@ -173,13 +177,14 @@ class Calibrator(Settings):
         check_settings(self, pool.embedding)
         self._check_scale(pool)
         self.pool_ = pool
+        self.seed_ = drawn_seed(self.seed)  # seed=None: the one drawn, kept to redo the fit
         self.features_ = build_features(
-            pool, winsor=self.winsor, n_components=self.n_components, seed=self.seed
+            pool, winsor=self.winsor, n_components=self.n_components, seed=self.seed_
         )
         self.model_, self.model_name_, self.engine_ = resolve_model(self, pool, self.features_)
         X = grouped_features(self, pool)  # a judge model's X: with the pool's groups
         self.crossfit_: CrossFitResult = cross_fit(
-            self.model_, X, pool.y, folds=self.folds, seed=self.seed, pi=pool.propensity,
+            self.model_, X, pool.y, folds=self.folds, seed=self.seed_, pi=pool.propensity,
             clusters=pool.prompts,
         )  # fmt: skip
         scored = bool(pool.judge_matrix().notna().any(axis=1).all())
@@ -538,14 +543,15 @@ class Calibrator(Settings):
             ``level`` of the predictive mass, often much more, so they cover more
             than ``level``. ``True`` drops each set's last level with the probability
             that makes its expected mass exactly ``level`` (randomised prediction
-            sets, drawn under ``seed``); a set can then be empty (``NaN`` ends).
+            sets, drawn under the fit's seed, ``seed_``: ``seed``, or the one drawn at
+            fit for ``seed=None``); a set can then be empty (``NaN`` ends).
             No effect on continuous outcomes or conformal intervals.
         """
         self._check_fitted()
         frozen = self.frozen_.residuals if hasattr(self, "frozen_") else None
         return item_table(
             self.pool_, self.surrogate_, self.crossfit_.cdf, self.quantile_grid, self.bounds_,
-            level, method, threshold=threshold, seed=self.seed if randomize else None,
+            level, method, threshold=threshold, seed=self.seed_ if randomize else None,
             frozen_residuals=frozen,
         )  # fmt: skip
 

@@ -371,7 +371,7 @@ def refit_calibrator(
         X_old,
         y_old,
         folds=cal.folds,
-        seed=cal.seed,
+        seed=cal.seed_,
         pi=pool.propensity,
         clusters=pool.prompts,
     )

@@ -225,7 +225,7 @@ def _table(
             p.y, f, groups, power_tuning=tuned, **common, **estimands.settings(cal, prompts=False)
         )
         return estimands.note_surrogates(cal, table) if aee else replace(table, method="classical")
-    boot: dict[str, Any] = {"interval": interval, "seed": cal.seed, **estimands.settings(cal)}
+    boot: dict[str, Any] = {"interval": interval, "seed": cal.seed_, **estimands.settings(cal)}
     if aee:
         table = est.aee_group_means(p.y, f, groups, power_tuning=tuned, **common, **boot)
         return estimands.note_surrogates(cal, table)

@@ -260,6 +260,20 @@ def conformal_sets(
     return keep
 
 
+def set_columns(
+    probs: np.ndarray, keep: np.ndarray, lv: np.ndarray
+) -> tuple[list[list[float]], np.ndarray, np.ndarray, np.ndarray]:
+    """The class sets ``keep`` (n, K) of the sorted levels ``lv`` as an item table's
+    columns: each set as a list, its model probability, its smallest and largest level
+    (``NaN`` for an empty set); the in-memory and the streamed item tables alike."""
+    sets = [lv[row].tolist() for row in keep]
+    set_prob = (probs * keep).sum(axis=1)
+    some = keep.any(axis=1)
+    lo = np.where(some, np.where(keep, lv, np.inf).min(axis=1), np.nan)
+    hi = np.where(some, np.where(keep, lv, -np.inf).max(axis=1), np.nan)
+    return sets, set_prob, lo, hi
+
+
 def _enough_with_old(fresh: int, old: int, level: float) -> None:
     """Refuse a conformal interval that the new pool's ``fresh`` labels and the saved
     calibrator's ``old`` residuals are too few for together, saying how many to add."""
@@ -311,11 +325,7 @@ def item_table(
         else:
             true = probs[lab, np.searchsorted(lv, p.y[lab])]
             keep = conformal_sets(probs, true, level, design_weights(p))
-        sets = [lv[row].tolist() for row in keep]
-        set_prob = (probs * keep).sum(axis=1)
-        some = keep.any(axis=1)
-        lo = np.where(some, np.where(keep, lv, np.inf).min(axis=1), np.nan)
-        hi = np.where(some, np.where(keep, lv, -np.inf).max(axis=1), np.nan)
+        sets, set_prob, lo, hi = set_columns(probs, keep, lv)
     elif method == "conformal":
         resid = p.y[lab] - f[lab]
         weights = design_weights(p)

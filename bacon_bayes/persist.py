@@ -3,7 +3,8 @@
 One ``xarray.DataTree`` file (h5netcdf), no pickle:
 
 * root attributes: format, bacon_bayes version, an id of this save, the
-  calibrator's configuration (JSON), the resolved model name and engine;
+  calibrator's configuration (JSON), the seed its fit used (``seed_used``: the one
+  drawn where the configuration's seed is null), the resolved model name and engine;
 * ``/pool``: the evaluation pool (ids, labels, groups, text, embedding,
   inclusion probabilities; outcome, judges and notes in its attributes) and
   ``/pool/judge_scores``, the long judge table;
@@ -36,7 +37,7 @@ import pandas as pd
 import xarray as xr
 
 from bacon_bayes import surrogates as sur
-from bacon_bayes.arguments import POOLINGS
+from bacon_bayes.arguments import POOLINGS, drawn_seed
 from bacon_bayes.crossfit import CrossFitResult, cross_fit, cross_fit_with
 from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.features import apply_features, build_features, feature_arrays, from_arrays
@@ -286,6 +287,7 @@ def save_calibrator(cal: Calibrator, path: str | Path) -> Path:
                 "bacon_bayes_version": __version__,
                 "save_id": save_id,
                 "config": json.dumps(_config(cal)),
+                "seed_used": int(cal.seed_),  # seed=None: the one drawn at fit
                 "model_name": cal.model_name_,
                 "engine": cal.engine_,
                 "surrogates": json.dumps(list(cal.extras_)),
@@ -405,6 +407,9 @@ def _calibrator_from_tree(tree: Any, path: str | Path, cls: type[Calibrator]) ->
             config[key] = tuple(config[key])
     cal = cls(**config)
     cal.pool_ = _pool_from_tree(tree)
+    # the seed the saved fit used (saved before it was kept: the setting, or for
+    # seed=None a fresh one, as that fit drew)
+    cal.seed_ = int(tree.attrs["seed_used"]) if "seed_used" in tree.attrs else drawn_seed(cal.seed)
     scale = cal.scale  # fit refuses labels outside the scale; so does loading
     if scale is not None and (where := labels_outside(cal.pool_, *scale)) is not None:
         raise ValidationError(
@@ -416,7 +421,7 @@ def _calibrator_from_tree(tree: Any, path: str | Path, cls: type[Calibrator]) ->
         cal.features_ = apply_features(cal.pool_, from_arrays(arrays))
     else:
         cal.features_ = build_features(
-            cal.pool_, winsor=cal.winsor, n_components=cal.n_components, seed=cal.seed
+            cal.pool_, winsor=cal.winsor, n_components=cal.n_components, seed=cal.seed_
         )
     cfd = tree["crossfit"].to_dataset()
     X = cfd["X"].values

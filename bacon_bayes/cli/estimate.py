@@ -44,6 +44,8 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import Output, claim
 
 METHODS = ("aee", "classical", "naive")
+#: the coverage of the item intervals --items-out writes (as the streamed writer's)
+ITEM_LEVEL = 0.9
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -102,7 +104,11 @@ def run(args: argparse.Namespace) -> int:
         )
     inputs = read_files(args)
     with contextlib.ExitStack() as stack:
-        save = history = None
+        save = history = items = None
+        if args.items_out and not wants_stream(args):  # streamed: claimed by run_stream
+            items = stack.enter_context(
+                claim(args.items_out, option="--items-out", inputs=inputs, force=args.force)
+            )
         if args.save:
             save = stack.enter_context(
                 claim(args.save, option="--save", inputs=inputs, force=args.force)
@@ -117,25 +123,33 @@ def run(args: argparse.Namespace) -> int:
                     appends=True,
                 )
             )
-        return _run(args, save, history)
+        return _run(args, save, history, items)
 
 
 def _run(
-    args: argparse.Namespace, save: Output | None = None, history: Output | None = None
+    args: argparse.Namespace,
+    save: Output | None = None,
+    history: Output | None = None,
+    items: Output | None = None,
 ) -> int:
-    """:func:`run` with its outputs claimed; ends with a line on what ``--save`` wrote
-    (on stderr with ``--json``)."""
+    """:func:`run` with its outputs claimed; ends with a line on what ``--save`` and
+    ``--items-out`` wrote (on stderr with ``--json``)."""
     _said: list[str] = []
-    code = _estimate(args, save, history, _said)
+    code = _estimate(args, save, history, items, _said)
     for line in _said:
         print(line, file=sys.stderr if args.json else sys.stdout)
     return code
 
 
 def _estimate(
-    args: argparse.Namespace, save: Output | None, history: Output | None, _said: list[str]
+    args: argparse.Namespace,
+    save: Output | None,
+    history: Output | None,
+    items: Output | None,
+    _said: list[str],
 ) -> int:
     from bacon_bayes.frozen import unvalidated
+    from bacon_bayes.io import write_by_suffix
     from bacon_bayes.order import unique_codes
     from bacon_bayes.planning import resolution_note
     from bacon_bayes.planning.note import round_plan_note
@@ -151,7 +165,7 @@ def _estimate(
             raise ValidationError(
                 "--calibrator, --history and anytime intervals (--anytime, --max-labels, "
                 "a study folder) are not streamed yet; pass a single table without "
-                "--chunk-rows, --scheduler or --items-out (or --fixed)"
+                "--chunk-rows or --scheduler (or --fixed)"
             )
         return run_stream(args, calibrator_from_args(args), parse_levels(args.levels))
     cal, saved = fit_from_args(args)
@@ -159,8 +173,13 @@ def _estimate(
     pool = cal.pool_
 
     def finish(validated: bool = True) -> None:
-        """Save the calibrator (--save) and append the round (--history): once every
-        estimate is made, so a command that fails on the way saves nothing."""
+        """Write the item scores (--items-out), save the calibrator (--save) and append
+        the round (--history): once every estimate is made, so a command that fails on
+        the way saves nothing."""
+        if items is not None:  # the item scores of this fit, as Calibrator.item_scores
+            write_by_suffix(cal.item_scores(ITEM_LEVEL), items.path)
+            items.written()
+            _said.append(f"item scores written to {str(args.items_out)!r}")
         saved_id = None
         if save is not None:
             cal.save(save.path)
@@ -242,6 +261,8 @@ def _estimate(
             out["interval_kind"] = out["mean"]["aee"]["details"]["interval_kind"]
         if saved is not None:
             out["round"] = round_json(cal, args)
+        if items is not None:
+            out["items_out"] = str(args.items_out)
         text = json_text(out)
         finish()
         print(text)
@@ -252,7 +273,7 @@ def _estimate(
     split = " split by prompt" if pool.prompts is not None else ""
     fitted = (
         f"model {cal.model_name_} ({cal.engine_}), {cal.folds}-fold cross-fitting{split}, "
-        f"seed {cal.seed}"
+        f"seed {cal.seed_}"
         if saved is None
         else f"model {cal.model_name_} ({cal.engine_}) of {round_header(cal, args)}"
     )

@@ -224,7 +224,7 @@ def fit_pairs(
         f"{pool.n_items} comparisons of {pool.pairs.n_models if pool.pairs else 0} models, "
         f"{pool.n_labeled} with a human vote, judges {', '.join(pool.judges)}; surrogate: "
         f"{cal.model_name_} ({engine} engine, --engine {args.engine}), {cal.folds}-fold "
-        f"cross-fitting{split}, seed {cal.seed}"
+        f"cross-fitting{split}, seed {cal.seed_}"
     )
     if propensity:
         fitted += f"; votes weighted by the inclusion probabilities in {propensity!r}"

@@ -122,6 +122,7 @@ def _section(key: str, body: str) -> str:
 def _settings(cal: Calibrator) -> str:
     pool = cal.pool_
     uniform = pool.propensity is None or np.ptp(pool.propensity[pool.labeled]) == 0
+    drawn = " (drawn at fit: seed=None)" if cal.seed is None else ""
     rows = [
         ("items", f"{pool.n_items:,}"),
         ("labeled items", f"{pool.n_labeled:,}"),
@@ -133,7 +134,7 @@ def _settings(cal: Calibrator) -> str:
         ("design", _design(pool, uniform)),
         ("outcome model", f"{cal.model_name_} ({cal.engine_} engine)"),
         ("AEE means from", " + ".join(in_means(cal.surrogate_names_, cal.extras_))),
-        ("cross-fitting", f"{cal.folds} folds, seed {cal.seed}"),
+        ("cross-fitting", f"{cal.folds} folds, seed {cal.seed_}{drawn}"),
         ("label range", "unbounded" if not np.isfinite(cal.bounds_).any() else str(cal.bounds_)),
     ]
     body = '<div class="scroll"><table>'

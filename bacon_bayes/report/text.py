@@ -371,7 +371,7 @@ def calibrator_summary(
         "surrogates": list(cal.surrogate_names_),
         "preset": cal.preset,
         "folds": cal.folds,
-        "seed": cal.seed,
+        "seed": cal.seed_,  # the one used: drawn at fit for seed=None
         "alpha": alpha,
         "frozen": _frozen_dict(cal),
         "pool": cal.pool_.report(),

@@ -239,7 +239,7 @@ def group_estimates(
     own = iter(
         group_tables_from_sums(
             lab.y, pi, codes, names, [s for s, k in zip(surrogates, shrunk, strict=True) if not k],
-            n_g, int(n_g.sum()), alpha=alpha, simultaneous=simultaneous, seed=cal.seed,
+            n_g, int(n_g.sum()), alpha=alpha, simultaneous=simultaneous, seed=fit.seed,
             **_settings(cal),
         )
         if not all(shrunk)
@@ -286,7 +286,7 @@ def group_estimates(
             else:
                 alt = group_tables_from_sums(
                     lab.y, pi, codes, names, [surrogates[0]], n_g, int(n_g.sum()), alpha=alpha,
-                    simultaneous=simultaneous, seed=cal.seed, **_settings(cal),
+                    simultaneous=simultaneous, seed=fit.seed, **_settings(cal),
                 )[0]  # fmt: skip
             return finished(alt, fit.bounds)
 

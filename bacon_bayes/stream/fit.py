@@ -22,15 +22,19 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from bacon_bayes import surrogates as sur
+from bacon_bayes.arguments import drawn_seed
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.crossfit import CrossFitResult, cross_fit, make_folds
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.quantile import quantile_grid
 from bacon_bayes.features import FeatureSet
 from bacon_bayes.items import (
+    class_probabilities,
     conformal_halfwidth,
     conformal_quantile,
+    conformal_sets,
     likelihood_ratio,
+    set_columns,
     snap_to_levels,
     unequal,
 )
@@ -148,6 +152,10 @@ class StreamModel:
     #: rows' absolute out-of-fold residuals and ``(1 - pi) / pi``, the level, and the
     #: propensity of a row without one (the smallest recorded), as in memory
     weighted: tuple[np.ndarray, np.ndarray, float, float] | None = None
+    #: a categorical label's split-conformal class sets, as in memory
+    #: (:func:`~bacon_bayes.items.conformal_sets`): the sorted levels, the labeled rows'
+    #: out-of-fold class probabilities and those of their own class, the level
+    class_sets: tuple[np.ndarray, np.ndarray, np.ndarray, float] | None = None
 
     linear: tuple[np.ndarray, np.ndarray] | None = None
 
@@ -288,7 +296,9 @@ def predict_chunk(
     if groups is not None:
         out["group"] = groups
     out["score"] = score
-    if model.halfwidth is not None or model.weighted is not None:
+    if model.class_sets is not None:
+        _write_class_sets(out, chunk, model, X, lab)
+    elif model.halfwidth is not None or model.weighted is not None:
         half: Any = model.halfwidth
         if model.weighted is not None:
             resid, weights, level, floor = model.weighted
@@ -302,6 +312,32 @@ def predict_chunk(
     out["labeled"] = lab
     out["label"] = chunk.y
     return sums, out
+
+
+def _write_class_sets(
+    out: pd.DataFrame, chunk: Chunk, model: StreamModel, X: np.ndarray, lab: np.ndarray
+) -> None:
+    """A categorical label's class sets of one chunk's items into ``out`` (``lower``,
+    ``upper``, ``set``, ``set_prob``), as ``Calibrator.item_scores`` gives them: labeled
+    rows from their out-of-fold class probabilities, the others from the fold models'
+    share-weighted predictive CDF, weighted by the propensities where they differ."""
+    assert model.class_sets is not None
+    lv, lab_probs, lab_true, level = model.class_sets
+    cdf = sum(
+        w * np.asarray(m.predict_cdf(X, lv), dtype=float)
+        for w, m in zip(model.weights, model.models, strict=True)
+    )
+    probs = class_probabilities(np.asarray(cdf))
+    if lab.any():
+        probs[lab] = lab_probs[np.searchsorted(model.lab_rows, chunk.rows[lab])]
+    weights = None
+    if model.weighted is not None:
+        _, ratio, _, floor = model.weighted
+        pi = np.full(lab.size, np.nan) if chunk.pi is None else chunk.pi
+        weights = (ratio, likelihood_ratio(pi, floor))
+    keep = conformal_sets(probs, lab_true, level, weights)
+    sets, set_prob, out["lower"], out["upper"] = set_columns(probs, keep, lv)
+    out["set"], out["set_prob"] = sets, set_prob
 
 
 @dataclass
@@ -321,6 +357,9 @@ class StreamFit:
     #: extra surrogates combined with the model's (:mod:`bacon_bayes.surrogates`; the
     #: judge mean only: its sums over the pool come from the first pass)
     extras: tuple[str, ...] = ()
+    #: the seed of the folds and the bootstrap: the calibrator's, or the one its
+    #: ``seed=None`` drew (as ``Calibrator.seed_``)
+    seed: int = 0
 
     @property
     def surrogate_names(self) -> tuple[str, ...]:
@@ -399,7 +438,8 @@ def fit_stream(
                 "from surrogates or estimate in memory."
             )
     budget_note = _small_budget(calibrator, engine, len(lab), fs.X.shape[1])
-    fold_ids = make_folds(np.ones(len(lab), dtype=bool), calibrator.folds, calibrator.seed)
+    seed = drawn_seed(calibrator.seed)  # seed=None: drawn here, kept as the fit's seed
+    fold_ids = make_folds(np.ones(len(lab), dtype=bool), calibrator.folds, seed)
     with threadpool_limits(1, user_api="blas"):  # small problems: threads cost more
         cf = cross_fit(model, fs.X, lab.y, fold_ids=fold_ids, pi=lab.pi, threads=THREADS)
     levels_arr = None if pool.outcome.levels is None else np.asarray(pool.outcome.levels)
@@ -412,6 +452,14 @@ def fit_stream(
         conformal_quantile(weighted[0], item_level)  # too few labels: refused here
     elif item_level is not None:
         half = conformal_halfwidth(lab.y - cf.mean, item_level)
+    class_sets = None
+    if item_level is not None and pool.outcome.kind == "categorical":
+        assert levels_arr is not None
+        lv = np.sort(levels_arr.astype(float))
+        probs = class_probabilities(cf.cdf(lv))
+        true = probs[np.arange(len(lab)), np.searchsorted(lv, lab.y)]
+        conformal_quantile(1.0 - true, item_level)  # too few labels: refused here
+        class_sets = (lv, probs, true, item_level)
     shipped = StreamModel(
         features=feats,
         models=list(cf.models),
@@ -421,13 +469,14 @@ def fit_stream(
         lab_score=cf.mean,
         halfwidth=half,
         weighted=weighted,
+        class_sets=class_sets,
         levels=levels_arr,
         bounds=label_bounds(pool.outcome, calibrator.scale),
         linear=linear_form(list(cf.models)),
     )
     notes = (*pool.notes, binary_note(columns.label)) if guessed else pool.notes
     notes = (*notes, budget_note) if budget_note else notes
-    return StreamFit(shipped, pool, lab, cf, calibrator, name, engine, notes, extras)
+    return StreamFit(shipped, pool, lab, cf, calibrator, name, engine, notes, extras, seed)
 
 
 def _small_budget(calibrator: Calibrator, engine: str, n_labels: int, n_coef: int) -> str | None:
@@ -450,11 +499,11 @@ def _small_budget(calibrator: Calibrator, engine: str, n_labels: int, n_coef: in
     if asked:
         raise ValidationError(
             f"surrogates {sur.SMALL_BUDGET!r} (--surrogates {sur.SMALL_BUDGET}): {why}. "
-            "Estimate in memory (one table, without --chunk-rows/--scheduler/--items-out) "
+            "Estimate in memory (one table, without --chunk-rows/--scheduler) "
             "for that rule, or pass --surrogates none for the model's surrogate alone."
         )
     return (
         f"AEE means from the model's surrogate alone: {why} (the in-memory estimate of "
-        "this table would use it: one table, without --chunk-rows/--scheduler/--items-out; "
+        "this table would use it: one table, without --chunk-rows/--scheduler; "
         "--surrogates none gives this one in memory)"
     )
