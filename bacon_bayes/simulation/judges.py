@@ -51,7 +51,10 @@ def simulate_judges(
     latent quality on the human scale (``nonlinear`` > 0 adds a judge-specific
     quadratic bias the model does not have, for misspecification tests). Each
     judge has one uncertainty feature that scales its noise by
-    ``exp(uncertainty_effect * u)``. ``missing`` is the share of missing scores.
+    ``exp(uncertainty_effect * u)``; ``noise`` is each judge's noise sd at ``u = 0``, while
+    a judge model that standardises ``u`` on the scored rows has its noise at their mean
+    ``ubar_j``: ``noise * exp(uncertainty_effect * ubar_j)`` is its truth.
+    ``missing`` is the share of missing scores.
     The hurdle's positive labels are log-normal (``positive_scale="log"``) or squares
     of a normal that is positive but for 0.3% of items (``"sqrt"``).
     """
