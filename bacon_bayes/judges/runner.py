@@ -233,8 +233,8 @@ def _check_inputs(
         raise ValidationError(f"concurrency must be at least 1, got {concurrency}")
     if not (isinstance(timeout, int | float) and math.isfinite(timeout) and timeout > 0):
         raise ValidationError(
-            f"timeout must be a positive number of seconds per attempt, got {timeout!r} "
-            "(0 or less would wait for a hung endpoint forever); e.g. --timeout 60"
+            "timeout (--timeout) must be a positive number of seconds per attempt, got "
+            f"{timeout!r} (0 or less would wait for a hung endpoint forever); e.g. --timeout 60"
         )
 
 

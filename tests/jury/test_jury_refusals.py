@@ -88,7 +88,9 @@ def test_a_long_retry_after_is_said_without_verbose(serve, caplog):
 @pytest.mark.parametrize("timeout", [0, -1, math.nan, math.inf])
 def test_a_timeout_of_zero_or_less_is_refused(serve, timeout):
     srv = serve()
-    with pytest.raises(ValidationError, match="timeout must be a positive number of seconds"):
+    with pytest.raises(
+        ValidationError, match=r"timeout \(--timeout\) must be a positive number of seconds"
+    ):
         run_jury(essays(1), [judge(srv)], ESSAY, timeout=timeout)
     assert srv.count() == 0
 
