@@ -138,3 +138,28 @@ def test_a_scheduler_lost_mid_run_is_one_line_naming_it(dataset, monkeypatch, tm
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_cluster_failures_are_told_apart_from_other_errors():
+    from distributed import KilledWorker
+    from distributed.client import FutureCancelledError
+
+    from bacon_bayes.stream.cluster import cluster_failure
+
+    class Lost:
+        status = "closed"
+
+    killed = cluster_failure(
+        KilledWorker("t", None, 3), Lost(), "local:4", "the second pass", "tcp://127.0.0.1:1"
+    )
+    assert killed.startswith("the workers of the local Dask cluster (local:4) kept dying")
+    assert "fewer workers (local:N)" in killed and "nothing was written" in killed
+    gone = FutureCancelledError("k", "scheduler-connection-lost")
+    lost = cluster_failure(gone, Lost(), "tcp://h:8786", "the first pass", "tcp://h:8786")
+    assert lost.startswith("lost the Dask scheduler at tcp://h:8786 during the first pass")
+    for other in (ValueError("bad cell"), KeyboardInterrupt(), OSError("disk full")):
+
+        class Running:
+            status = "running"
+
+        assert cluster_failure(other, Running(), "local:2", "the first pass", "x") is None

@@ -181,10 +181,10 @@ def cluster_failure(
     written = "nothing was written (outputs are written whole or not at all)"
     if isinstance(exc, KilledWorker):
         return (
-            f"the workers of {where} kept dying during {stage} (a piece of the dataset "
-            f"killed {exc.args[1] if len(exc.args) > 1 else 'its workers'} several times, most "
-            f"often for want of memory); {written}. Give each worker more memory: fewer "
-            "workers (local:N), a smaller --chunk-rows, or larger machines"
+            f"the workers of {where} kept dying during {stage} (one task of the run was on "
+            f"every worker that died, several in turn, most often for want of memory); "
+            f"{written}. Give each worker more memory: fewer workers (local:N), a smaller "
+            "--chunk-rows, or larger machines"
         )
     lost = isinstance(exc, CommClosedError) or (
         isinstance(exc, FutureCancelledError | OSError | TimeoutError)
