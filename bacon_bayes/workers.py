@@ -22,6 +22,7 @@ ending with the process that started them.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import logging
 import multiprocessing
@@ -29,6 +30,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -36,16 +38,25 @@ from bacon_bayes.errors import ValidationError
 
 __all__ = [
     "CONNECT_TIMEOUT",
+    "MIN_WORKER_MEMORY",
     "WATCH_INTERVAL",
+    "Interrupts",
     "close_dask",
     "connect_dask",
     "die_with_parent",
     "parse_scheduler",
     "process_pool",
+    "usable_cores",
+    "usable_memory",
 ]
 
 #: Seconds to wait for a remote Dask scheduler before giving up.
 CONNECT_TIMEOUT = 5.0
+#: Memory a worker process of a ``local:N`` cluster needs at least (its imports alone
+#: take about 300 MiB; Dask pauses and restarts a worker past 80-95% of its share)
+MIN_WORKER_MEMORY = 2**30
+#: Seconds an interrupted run gives its client and local cluster to close
+CLOSE_TIMEOUT = 5.0
 #: Seconds between two looks of a worker's watchdog at its parent.
 WATCH_INTERVAL = 0.5
 _PR_SET_PDEATHSIG = 1
@@ -79,7 +90,46 @@ def parse_scheduler(scheduler: str) -> int | None:
             f"--scheduler {text!r}: local:N needs a whole number of worker processes of at "
             "least 1, e.g. local:2"
         )
+    cores, memory = usable_cores(), usable_memory()
+    fits = max(1, min(cores, memory // MIN_WORKER_MEMORY))
+    if n > cores:
+        raise ValidationError(
+            f"--scheduler {text!r}: this machine has {cores} core{'s' if cores != 1 else ''}, "
+            f"and local:N runs N single-threaded worker processes side by side: more than the "
+            f"cores only slows them down and splits the memory between them. Use "
+            f"local:{fits} (or a Dask scheduler's address for more machines)"
+        )
+    if memory // n < MIN_WORKER_MEMORY:
+        raise ValidationError(
+            f"--scheduler {text!r}: the machine's {memory / 2**30:.1f} GiB split {n} ways "
+            f"leaves each worker {memory / n / 2**20:.0f} MiB, under the "
+            f"{MIN_WORKER_MEMORY / 2**30:g} GiB one needs (Dask pauses and restarts a worker "
+            f"that runs out of its share). Use local:{fits}"
+        )
     return n
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the platform says)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # pragma: no cover - macOS, Windows
+        return os.cpu_count() or 1
+
+
+def usable_memory() -> int:
+    """Bytes of memory a local cluster splits between its workers: the machine's, or a
+    container's limit (cgroups) when lower, as Dask reads it."""
+    try:
+        from distributed.system import MEMORY_LIMIT
+
+        return int(MEMORY_LIMIT)
+    except ImportError:
+        pass
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - no sysconf
+        return 2**62
 
 
 def _import_distributed() -> Any:
@@ -138,23 +188,106 @@ def connect_dask(
 _NANNY_LOGGER = "distributed.nanny"
 
 
-def close_dask(scheduler: Any, client: Any, cluster: Any) -> None:
+def close_dask(scheduler: Any, client: Any, cluster: Any, *, hurry: bool = False) -> None:
     """Close what :func:`connect_dask` opened for ``scheduler``: the client (not a client
     handed in as ``scheduler``: its owner closes it), and the local cluster when this
     process started one (``cluster`` not None), its nannies' warnings about killing a
     worker process slow to exit kept out of the command's output (the cluster's work is
-    done; its workers end either way)."""
+    done; its workers end either way).
+
+    ``hurry`` (an interrupted or failed run): each close gets :data:`CLOSE_TIMEOUT`
+    seconds and its errors are dropped (a scheduler that is gone cannot be told); a
+    local cluster's workers still end with this process.
+    """
     nanny = logging.getLogger(_NANNY_LOGGER)
     level = nanny.level
-    if cluster is not None:
-        nanny.setLevel(logging.ERROR)
+    if cluster is not None or hurry:
+        nanny.setLevel(logging.CRITICAL if hurry else logging.ERROR)
+    quiet = [logging.getLogger(n) for n in ("distributed", "tornado")] if hurry else []
+    levels = [q.level for q in quiet]
+    for q in quiet:  # the lost connection's errors, already said in one line
+        q.setLevel(logging.CRITICAL)
     try:
-        if client is not scheduler:
-            client.close()
-        if cluster is not None:
-            cluster.close()
+        timeout = {"timeout": CLOSE_TIMEOUT} if hurry else {}
+        for closing, do in ((client, client is not scheduler), (cluster, cluster is not None)):
+            if not do:
+                continue
+            try:
+                closing.close(**timeout)
+            except Exception:
+                if not hurry:
+                    raise
     finally:
         nanny.setLevel(level)
+        for q, was in zip(quiet, levels, strict=True):
+            q.setLevel(was)
+
+
+class Interrupts:
+    """Ctrl-C while waiting on Dask, kept for the caller to act on.
+
+    Inside the ``with`` block, SIGINT only sets :attr:`hit` (in the main thread; other
+    threads cannot take signals and get no handler): a KeyboardInterrupt raised at a random
+    point of ``distributed``'s code can land in one of its callbacks (a gc callback, an
+    event-loop task), which swallows it, and the run goes on as if nothing was pressed.
+    The waits poll :attr:`hit` instead and raise KeyboardInterrupt themselves
+    (:meth:`check`); leaving the block puts the previous handler back, and raises
+    KeyboardInterrupt if Ctrl-C was pressed meanwhile.
+    """
+
+    def __init__(self) -> None:
+        self.hit = threading.Event()
+        self._old: Any = None
+        self._raise = False
+
+    def _handler(self, *_: Any) -> None:
+        self.hit.set()
+        if self._raise:
+            raise KeyboardInterrupt
+
+    def __enter__(self) -> Interrupts:
+        import signal
+
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, kind: Any, *rest: Any) -> None:
+        import signal
+
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+            self._old = None
+        if kind is None:
+            self.check()
+
+    def check(self) -> None:
+        """KeyboardInterrupt if Ctrl-C was pressed."""
+        if self.hit.is_set():
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def raising(self) -> Iterator[None]:
+        """Work of this process (not a wait on the cluster): Ctrl-C raises
+        KeyboardInterrupt at once, and is noted too, for :meth:`check`, should a callback
+        swallow it."""
+        self.check()
+        self._raise = True
+        try:
+            yield
+        finally:
+            self._raise = False
+        self.check()
+
+    def wait(self, future: Any, poll: float = 0.2) -> Any:
+        """``future.result()``, returning early by KeyboardInterrupt on Ctrl-C (closing
+        the client then drops the work)."""
+        while True:
+            try:
+                return future.result(timeout=poll)
+            except TimeoutError:
+                if self.hit.is_set():
+                    raise KeyboardInterrupt from None
 
 
 # -- ending with the parent --------------------------------------------------------

@@ -67,10 +67,23 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--rate", type=float, default=None, help="max requests/second per judge")
     p.add_argument("--concurrency", type=int, default=8, help="calls in flight (default 8)")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per attempt")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per attempt (> 0)")
     p.add_argument("--max-attempts", type=int, default=6, help="attempts per call (default 6)")
     p.add_argument("--backoff-base", type=float, default=1.0, help="first backoff, seconds")
-    p.add_argument("--backoff-max", type=float, default=60.0, help="longest backoff, seconds")
+    p.add_argument(
+        "--backoff-max",
+        type=float,
+        default=60.0,
+        help="longest backoff, seconds (a server's Retry-After may ask for longer: see "
+        "--max-retry-after)",
+    )
+    p.add_argument(
+        "--max-retry-after",
+        type=float,
+        default=600.0,
+        help="longest wait a server's Retry-After header gets, seconds (default 600); a "
+        "wait beyond --backoff-max is said without -v",
+    )
     p.add_argument("--cache", default=None, help="SQLite cache (default: OUT.cache.sqlite)")
     p.add_argument(
         "--progress",
@@ -168,7 +181,10 @@ def _score(
     from bacon_bayes.judges.output import write_table
 
     policy = RetryPolicy(
-        max_attempts=args.max_attempts, base_delay=args.backoff_base, max_delay=args.backoff_max
+        max_attempts=args.max_attempts,
+        base_delay=args.backoff_base,
+        max_delay=args.backoff_max,
+        max_retry_after=args.max_retry_after,
     )
     fresh = not Path(cache).exists()  # a cache this run creates: removed if left empty
     try:

@@ -198,8 +198,11 @@ async def complete(
     if status != 200:
         text = raw[:200].decode("utf-8", "replace").replace("\n", " ")
         retryable = status in (408, 429) or status >= 500  # 408 = server-side timeout
+        reason = f"http_{status}"
+        if status == 429 and b"insufficient_quota" in raw:  # OpenAI: the account's credit
+            reason, retryable = "insufficient_quota", False  # is used up: waiting cures nothing
         raise CallFailed(
-            f"http_{status}", redact(text, secrets), retryable=retryable, retry_after=retry_after
+            reason, redact(text, secrets), retryable=retryable, retry_after=retry_after
         )
     try:
         body = json.loads(raw)

@@ -136,15 +136,28 @@ def _labelled_lines(
     return out
 
 
-def _json_object(reply: str) -> object:
+def _json_objects(reply: str) -> tuple[list[object], json.JSONDecodeError | None]:
+    """The reply's top-level JSON objects in order (one inside another is not counted
+    apart), and the first place where a ``{`` did not start valid JSON (or None)."""
+    decoder = json.JSONDecoder()
+    found: list[object] = []
+    first_error = None
     start = reply.find("{")
     while start != -1:
         try:
-            obj, _ = json.JSONDecoder().raw_decode(reply, start)
-            return obj
-        except json.JSONDecodeError:
+            obj, end = decoder.raw_decode(reply, start)
+        except json.JSONDecodeError as exc:
+            first_error = first_error or exc
             start = reply.find("{", start + 1)
-    raise ValueError("no JSON object in the reply")
+            continue
+        found.append(obj)
+        start = reply.find("{", end)
+    return found, first_error
+
+
+def _invalid_json(exc: json.JSONDecodeError) -> str:
+    near = exc.doc[max(0, exc.pos - 20) : exc.pos + 20].replace("\n", " ")
+    return f"the reply's JSON is not valid: {exc.msg} at character {exc.pos} (near {near!r})"
 
 
 def mqm_score(reply: str) -> Parsed:
@@ -152,12 +165,30 @@ def mqm_score(reply: str) -> Parsed:
 
     Sum of error weights (major 5, minor 1, minor punctuation 0.1, non-translation 25,
     neutral 0); source errors are not counted. Lower is better; 0 means no error.
+    Several objects with ``errors`` that score alike give that score; that disagree, NA
+    (unclear which is the answer), as several different numbers do for the numeric parsers.
     """
-    try:
-        obj = _json_object(reply)
-    except ValueError as exc:
-        return _na(str(exc))
-    if not isinstance(obj, dict) or not isinstance(obj.get("errors"), list):
+    objects, error = _json_objects(reply)
+    answers = [o for o in objects if isinstance(o, dict) and "errors" in o]
+    if not answers:
+        if error is not None:  # e.g. a trailing comma: the object with the errors is lost
+            return _na(_invalid_json(error))
+        return _na(
+            "the JSON object has no 'errors' array" if objects else "no JSON object in the reply"
+        )
+    scored = [_mqm_errors(obj) for obj in answers]
+    if len({p.reason if math.isnan(p.score) else p.score for p in scored}) == 1:
+        return scored[0]  # one answer, or several that agree
+    shown = ", ".join("NA" if math.isnan(p.score) else f"{p.score:g}" for p in scored)
+    return _na(
+        f"several JSON objects with 'errors' in the reply, unclear which is the answer; "
+        f"they score {shown}"
+    )
+
+
+def _mqm_errors(obj: dict) -> Parsed:
+    """The MQM score of one reply object (see :func:`mqm_score`)."""
+    if not isinstance(obj.get("errors"), list):
         return _na("the JSON object has no 'errors' array")
     total = 0.0
     for k, err in enumerate(obj["errors"], start=1):

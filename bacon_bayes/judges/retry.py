@@ -54,7 +54,9 @@ class RetryPolicy:
 
     The wait before attempt ``k + 1`` (k = 1, 2, ...) is "equal jitter" backoff:
     ``d/2 + U(0, d/2)`` with ``d = min(max_delay, base_delay * 2**(k-1))``; when the server
-    sent Retry-After the wait is at least that (capped at ``max_retry_after``).
+    sent Retry-After the wait is at least that, capped at ``max_retry_after``: a server's
+    Retry-After may ask for longer than ``max_delay`` (the runner then says so at warning
+    level, not only with ``-v``).
     """
 
     max_attempts: int = 6

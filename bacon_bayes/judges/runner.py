@@ -61,8 +61,17 @@ class _Call:
     record: dict[str, Any]
 
 
-#: failures that say the endpoint, model or key is wrong (unknown host, no such model)
-_ACCESS_FAILURES = frozenset({"connection", "http_401", "http_403", "http_404"})
+#: failures that say the endpoint, model or key is wrong (unknown host, no such model);
+#: ``not_sent``: calls not made once a judge's key was refused (:data:`REFUSALS_TO_STOP`)
+_ACCESS_FAILURES = frozenset(
+    {"connection", "http_401", "http_403", "http_404", "insufficient_quota", "not_sent"}
+)
+#: refusals of the key or account that no other call to the same judge can escape
+_KEY_REFUSALS = frozenset({"http_401", "http_403", "insufficient_quota"})
+#: a judge whose calls were refused this many times in a row (401, 403, quota used up)
+#: gets no more calls in the run: a wrong key on a large panel would otherwise be sent
+#: every call (and a provider may flag a key for it)
+REFUSALS_TO_STOP = 5
 #: 4xx answers that a later attempt may cure (408 is a server-side timeout)
 _TRANSIENT = frozenset({"http_408", "http_429"})
 
@@ -123,7 +132,15 @@ class JurySummary:
         if access:
             out.append(
                 f"{', '.join(access)}: fix the endpoint, model name or API key "
-                f"(--judge MODEL@URL, --api-key-env), then {rerun}"
+                f"(--judge MODEL@URL, --api-key-env)"
+                + (", or add credit to the account" if "insufficient_quota" in kinds else "")
+                + f", then {rerun}"
+                + (
+                    f" (not_sent: calls not made after {REFUSALS_TO_STOP} calls in a row to "
+                    "the same judge were refused)"
+                    if "not_sent" in kinds
+                    else ""
+                )
             )
         if "http_429" in kinds:
             out.append(
@@ -179,7 +196,12 @@ class JuryResult:
 
 
 def _check_inputs(
-    items: pd.DataFrame, judges: Sequence[JudgeSpec], id_col: str, runs: int, concurrency: int
+    items: pd.DataFrame,
+    judges: Sequence[JudgeSpec],
+    id_col: str,
+    runs: int,
+    concurrency: int,
+    timeout: float = 60.0,
 ) -> None:
     if id_col not in items.columns:
         raise ValidationError(
@@ -209,6 +231,11 @@ def _check_inputs(
         raise ValidationError(f"runs must be at least 1, got {runs}")
     if concurrency < 1:
         raise ValidationError(f"concurrency must be at least 1, got {concurrency}")
+    if not (isinstance(timeout, int | float) and math.isfinite(timeout) and timeout > 0):
+        raise ValidationError(
+            "timeout (--timeout) must be a positive number of seconds per attempt, got "
+            f"{timeout!r} (0 or less would wait for a hung endpoint forever); e.g. --timeout 60"
+        )
 
 
 def plan_calls(
@@ -354,9 +381,65 @@ async def _execute(
     secrets = [k for k in keys.values() if k]
     limiters = {name: RateLimiter(judge.rate) for name, judge in judges.items()}
     rng = random.Random(seed)
+    refused: Counter = Counter()  # the judge's key refusals in a row
+    stopped: dict[str, str] = {}  # judge -> why its remaining calls are not sent
+    long_waits: set[str] = set()  # judges whose long Retry-After was said at warning level
+
+    def fail(call: _Call, exc: CallFailed, detail: str, why: str = "") -> None:
+        full = f"{detail}; {why}".strip("; ")
+        failed[call.index] = CallFailed(exc.reason, full, retryable=exc.retryable)
+        summary.failed[exc.reason] += 1
+        summary.failed_detail.setdefault(exc.reason, detail)
+        summary.failed_at[f"{exc.reason} ({call.judge.base_url})"] += 1
+
+    def refusal(call: _Call, exc: CallFailed, detail: str) -> None:
+        """Count a refused key; stop the judge after REFUSALS_TO_STOP in a row."""
+        name = call.judge.name
+        refused[name] += 1
+        if refused[name] < REFUSALS_TO_STOP or name in stopped:
+            return
+        stopped[name] = (
+            f"not sent: {refused[name]} calls in a row to judge {name!r} at "
+            f"{call.judge.base_url} were refused ({exc.reason}: {detail}); fix the endpoint, "
+            "model name or API key, then run the same command again"
+        )
+        log.warning(
+            "judge %s: %d calls in a row refused (%s: %s); its other calls are not sent. "
+            "Fix the endpoint, model name or API key (--judge MODEL@URL, --api-key-env)",
+            name,
+            refused[name],
+            exc.reason,
+            detail,
+        )
+
+    def say_wait(call: _Call, exc: CallFailed, wait: float) -> None:
+        """A server's Retry-After longer than --backoff-max, said without -v (once a judge)."""
+        name = call.judge.name
+        if exc.retry_after is None or wait <= policy.max_delay or name in long_waits:
+            return
+        long_waits.add(name)
+        capped = (
+            f"; bacon waits at most {policy.max_retry_after:g}s (--max-retry-after)"
+            if exc.retry_after > policy.max_retry_after
+            else ""
+        )
+        log.warning(
+            "judge %s: %s, the server asked to wait %gs (Retry-After) before retrying, longer "
+            "than --backoff-max %gs%s; waiting %.0fs. Lower --max-retry-after to wait less "
+            "(further calls that wait are logged with -v)",
+            name,
+            exc.reason,
+            exc.retry_after,
+            policy.max_delay,
+            capped,
+            wait,
+        )
 
     async def attempt_call(http: aiohttp.ClientSession, call: _Call) -> None:
         name = call.judge.name
+        if name in stopped:
+            fail(call, CallFailed("not_sent", retryable=True), stopped[name])
+            return
         for attempt in range(1, policy.max_attempts + 1):
             await limiters[name].acquire()
             summary.requests += 1
@@ -375,6 +458,7 @@ async def _execute(
                     endpoint=call.judge.base_url,
                 )
                 done[call.index] = CachedCall(reply.body, reply.latency)
+                refused[name] = 0
                 summary.made += 1
                 usage = reply.body.get("usage") or {}
                 summary.prompt_tokens += int(usage.get("prompt_tokens") or 0)
@@ -384,6 +468,7 @@ async def _execute(
             if exc.retryable and attempt < policy.max_attempts:
                 wait = policy.delay(attempt, exc.retry_after, rng)
                 summary.retried[exc.reason] += 1
+                say_wait(call, exc, wait)
                 log.info(
                     "judge %s item %r run %d: %s (%s); retry %d/%d in %.2fs",
                     name,
@@ -407,12 +492,9 @@ async def _execute(
                 detail,
                 why,
             )
-            failed[call.index] = CallFailed(
-                exc.reason, f"{detail}; {why}".strip("; "), retryable=exc.retryable
-            )
-            summary.failed[exc.reason] += 1
-            summary.failed_detail.setdefault(exc.reason, detail)
-            summary.failed_at[f"{exc.reason} ({call.judge.base_url})"] += 1
+            fail(call, exc, detail, why)
+            if exc.reason in _KEY_REFUSALS:  # a success in between resets the count
+                refusal(call, exc, detail)
             return
 
     queue = iter(pending)
@@ -547,7 +629,7 @@ def run_jury(
         templates, whose judge is named ``<judge>:<dimension>``), with columns
         :data:`COLUMNS`; NA scores carry a ``reason``. Rows keep item, judge, run order.
     """
-    _check_inputs(items, judges, id_col, runs, concurrency)
+    _check_inputs(items, judges, id_col, runs, concurrency, timeout)
     policy = retry or RetryPolicy()
     start = time.perf_counter()
     calls = plan_calls(items, judges, template, id_col=id_col, runs=runs)

@@ -177,9 +177,31 @@ class PlanResult:
             best = best_words(self.goal.better)
             lines.append(f"top group in the pilot ({best}): {self.top_group}")
         budgets = [b["labels"] for b in self.designs[0].at_budgets] if self.designs else []
-        head = f"{'design':<12}{'labels needed':>15}{'new':>8}" + "".join(
-            f"{f'{metric} @{b:g}':>18}" for b in budgets
-        )
+        table = [
+            [
+                "design",
+                "labels needed",
+                "new",
+                *(f"{metric} @{int(b) if float(b).is_integer() else f'{b:g}'}" for b in budgets),
+            ],
+            *(
+                [
+                    d.design,
+                    "-" if d.labels_needed is None else str(d.labels_needed),
+                    "-" if d.new_labels is None else str(d.new_labels),
+                    *(f"{b[metric]:.4g}" for b in d.at_budgets),
+                ]
+                for d in self.designs
+            ),
+        ]
+        widths = [max(len(row[k]) for row in table if k < len(row)) for k in range(len(table[0]))]
+
+        def row_text(row: list[str]) -> str:  # columns two spaces apart, numbers right
+            cells = [row[0].ljust(widths[0])]
+            cells += [cell.rjust(width) for cell, width in zip(row[1:], widths[1:], strict=False)]
+            return "  ".join(cells)
+
+        head = row_text(table[0]).rstrip()
         at = f"{metric} @B: the goal's predicted {metric} with B labels in all"
         needed = (
             "labels needed: each design's, drawn from no labels (--from-scratch: the "
@@ -195,11 +217,8 @@ class PlanResult:
             lines.insert(-1, f"{RANGE_LEVEL:.0%} range: only the pilot's residual variance is "
                          f"taken as uncertain (its chi-square interval); the {fixed} taken "
                          "as the pilot's, so the true spread is wider")  # fmt: skip
-        for d in self.designs:
-            need = "-" if d.labels_needed is None else str(d.labels_needed)
-            new = "-" if d.new_labels is None else str(d.new_labels)
-            cells = "".join(f"{b[metric]:>18.4g}" for b in d.at_budgets)
-            lines.append(f"{d.design:<12}{need:>15}{new:>8}{cells}  {d.note}")
+        for d, row in zip(self.designs, table[1:], strict=True):
+            lines.append(f"{row_text(row)}  {d.note}".rstrip())
         lines.append("")
         best = next((d for d in self.designs if d.design == self.recommended), None)
         if best is None:

@@ -14,11 +14,12 @@ from typing import Any
 
 import pandas as pd
 
+from bacon_bayes.errors import ValidationError
 from bacon_bayes.stream.fit import StreamFit, StreamModel, Sums, first_pass_sums
 from bacon_bayes.stream.passes import guess_cuts, predict_piece, scan_piece
 from bacon_bayes.stream.scan import Guess, Scan
 from bacon_bayes.stream.source import Columns, Piece, read_frames
-from bacon_bayes.workers import close_dask, connect_dask
+from bacon_bayes.workers import Interrupts, close_dask, connect_dask
 
 
 def _read_piece(piece: Piece, spec: Columns) -> pd.DataFrame:
@@ -94,9 +95,33 @@ def run_dask(
     scheduler: Any,
     items_dir: Path | None,
 ) -> tuple[Scan, StreamFit, Sums]:
-    """Both passes on the cluster; the fit runs here, between them."""
+    """Both passes on the cluster; the fit runs here, between them.
+
+    Ctrl-C while the cluster works ends the run (KeyboardInterrupt) and its local cluster
+    (:class:`bacon_bayes.workers.Interrupts`); a scheduler lost mid-run, or workers that
+    keep dying, end it with a :class:`ValidationError` naming the scheduler and the fix
+    (:func:`cluster_failure`).
+    """
+    with Interrupts() as stop:  # Ctrl-C noted, acted on at the waits (see its doc)
+        return _run(pieces, columns, keep, chunk_rows, fitter, scheduler, items_dir, stop)
+
+
+def _run(
+    pieces: list[Piece],
+    columns: Columns,
+    keep: int,
+    chunk_rows: int,
+    fitter: Callable[[Scan], StreamFit],
+    scheduler: Any,
+    items_dir: Path | None,
+    stop: Interrupts,
+) -> tuple[Scan, StreamFit, Sums]:
     client, cluster = connect(scheduler)  # first: checks that dask is installed
+    address = _address(client, scheduler)  # while connected
+    stage = "the first pass"
+    hurry = False
     try:
+        stop.check()  # pressed while the cluster started
         import dask.dataframe as dd
         from dask import delayed
 
@@ -109,19 +134,76 @@ def run_dask(
                 delayed(_scan_part)(part, piece, columns, keep, chunk_rows, attempt)
                 for part, piece in zip(parts, pieces, strict=True)
             ]
-            scan = client.compute(_tree(scans)).result()
+            scan = stop.wait(client.compute(_tree(scans)))
             if attempt is None or scan.holds():
                 break
-        fit = fitter(scan)
+        stage = "the fit between the passes"
+        with stop.raising():  # work here: Ctrl-C raises at once
+            fit = fitter(scan)
         first = None if items_dir is not None else first_pass_sums(scan, fit.model)
         if first is not None:  # linear fold models: no second pass
             return scan, fit, first
+        stage = "the second pass"
         model = client.scatter(fit.model, broadcast=True)
+        stop.check()
         where = None if items_dir is None else str(items_dir)
         sums = [
             delayed(_predict_part)(part, piece, columns, model, chunk_rows, where, i)
             for i, (part, piece) in enumerate(zip(parts, pieces, strict=True))
         ]
-        return scan, fit, client.compute(_tree(sums)).result()
+        return scan, fit, stop.wait(client.compute(_tree(sums)))
+    except BaseException as exc:
+        why = cluster_failure(exc, client, scheduler, stage, address)
+        hurry = why is not None or isinstance(exc, KeyboardInterrupt)
+        if why is None:
+            raise
+        raise ValidationError(why) from None
     finally:
-        close_dask(scheduler, client, cluster)
+        close_dask(scheduler, client, cluster, hurry=hurry or stop.hit.is_set())
+
+
+def cluster_failure(
+    exc: BaseException, client: Any, scheduler: Any, stage: str, address: str
+) -> str | None:
+    """What to tell the user when ``exc`` says the cluster failed under the run (the
+    scheduler lost, workers that keep dying), or None for any other error (a bad cell,
+    an interrupt), which goes on as it is."""
+    from distributed import KilledWorker
+    from distributed.client import FutureCancelledError
+    from distributed.comm.core import CommClosedError
+
+    local = isinstance(scheduler, str) and scheduler.strip().startswith("local:")
+    where = (
+        f"the local Dask cluster ({scheduler.strip()})"
+        if local
+        else f"the Dask scheduler at {address}"
+    )
+    written = "nothing was written (outputs are written whole or not at all)"
+    if isinstance(exc, KilledWorker):
+        return (
+            f"the workers of {where} kept dying during {stage} (one task of the run was on "
+            f"every worker that died, several in turn, most often for want of memory); "
+            f"{written}. Give each worker more memory: fewer workers (local:N), a smaller "
+            "--chunk-rows, or larger machines"
+        )
+    lost = isinstance(exc, CommClosedError) or (
+        isinstance(exc, FutureCancelledError | OSError | TimeoutError)
+        and getattr(client, "status", "running") != "running"
+    )
+    if isinstance(exc, FutureCancelledError) and "connection-lost" in str(exc):
+        lost = True
+    if not lost:
+        return None
+    fix = (
+        "Run the same command again"
+        if local
+        else "Run the same command again when it is back, or use --scheduler local:N"
+    )
+    return f"lost {where} during {stage}; {written}. {fix}"
+
+
+def _address(client: Any, scheduler: Any) -> str:
+    try:
+        return str(client.scheduler.address)
+    except AttributeError:  # not a distributed Client (a stand-in of the tests)
+        return str(scheduler)

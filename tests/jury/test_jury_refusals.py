@@ -1,0 +1,131 @@
+"""The jury stops a judge whose key is refused, says long Retry-After waits, refuses a
+timeout of 0 or less, and reads MQM replies that are ambiguous or not JSON by their cause."""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import pytest
+
+from bacon_bayes.cli import main
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.judges import RetryPolicy, load_template, run_jury, runner
+from bacon_bayes.judges.parsing import mqm_score
+from bacon_bayes.testing.fake_server import Status, numeric_reply
+from tests.jury.conftest import FAST_RETRY, essays, judge
+
+ESSAY = load_template("essay")
+REFUSALS_TO_STOP = getattr(runner, "REFUSALS_TO_STOP", 5)
+
+
+def test_a_refused_key_stops_that_judge_after_a_few_calls(serve):
+    bad = serve(lambda req: Status(401, '{"error": {"message": "invalid api key"}}'))
+    good = serve()
+    items = essays(200)
+    res = run_jury(
+        items,
+        [judge(bad, "judge-bad"), judge(good, "judge-good")],
+        ESSAY,
+        retry=FAST_RETRY,
+        concurrency=4,
+    )
+    # the calls in flight when the judge is stopped still finish; the other ~190 are not sent
+    assert REFUSALS_TO_STOP <= bad.count() <= REFUSALS_TO_STOP + 4
+    assert good.count() == 200  # the other judge of the panel goes on
+    out = res.table.set_index("judge")
+    assert out.loc["judge-good", "score"].notna().all()
+    assert out.loc["judge-bad", "score"].isna().all()  # nothing dropped: every call has a row
+    reasons = out.loc["judge-bad", "reason"]
+    assert reasons.str.contains("http_401").all()
+    not_sent = reasons[reasons.str.contains("not_sent")]
+    assert len(not_sent) == 200 - bad.count()
+    assert "calls in a row to judge 'judge-bad'" in not_sent.iloc[0]
+    assert res.summary.failed["http_401"] + res.summary.failed["not_sent"] == 200
+    advice = res.summary.advice(rerun="run it again")
+    assert "fix the endpoint, model name or API key" in advice and "not_sent" in advice
+
+
+def test_a_success_between_refusals_keeps_the_judge_going(serve):
+    # every other call refused: never REFUSALS_TO_STOP in a row, so every call is sent
+    srv = serve(
+        lambda req: (
+            Status(403)
+            if int(req.user_text.split("number ")[1][:2]) % 2
+            else numeric_reply(req.user_text)
+        )
+    )
+    res = run_jury(essays(40), [judge(srv)], ESSAY, retry=FAST_RETRY, concurrency=1)
+    assert srv.count() == 40 and res.summary.failed == {"http_403": 20}
+
+
+def test_exhausted_quota_is_not_retried_and_stops_the_judge(serve):
+    body = '{"error": {"message": "You exceeded your quota", "code": "insufficient_quota"}}'
+    srv = serve(lambda req: Status(429, body))
+    res = run_jury(essays(30), [judge(srv)], ESSAY, retry=FAST_RETRY, concurrency=1)
+    assert srv.count() == REFUSALS_TO_STOP  # no retries, then no more calls
+    assert res.summary.retried == {}
+    assert "add credit" in res.summary.advice(rerun="rerun")
+
+
+def test_a_long_retry_after_is_said_without_verbose(serve, caplog):
+    srv = serve(
+        lambda req: (
+            Status(429, headers={"Retry-After": "3600"}) if req.attempt == 0 else numeric_reply("x")
+        )
+    )
+    policy = RetryPolicy(max_attempts=3, base_delay=0.01, max_delay=0.05, max_retry_after=0.3)
+    with caplog.at_level(logging.WARNING, logger="bacon_bayes"):
+        res = run_jury(essays(2), [judge(srv)], ESSAY, retry=policy, concurrency=1)
+    assert res.table["score"].notna().all()
+    said = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(said) == 1, said  # once per judge, not once per call
+    assert "asked to wait 3600s (Retry-After)" in said[0]
+    assert "longer than --backoff-max 0.05s" in said[0]
+    assert "at most 0.3s (--max-retry-after)" in said[0]
+
+
+@pytest.mark.parametrize("timeout", [0, -1, math.nan, math.inf])
+def test_a_timeout_of_zero_or_less_is_refused(serve, timeout):
+    srv = serve()
+    with pytest.raises(
+        ValidationError, match=r"timeout \(--timeout\) must be a positive number of seconds"
+    ):
+        run_jury(essays(1), [judge(srv)], ESSAY, timeout=timeout)
+    assert srv.count() == 0
+
+
+def test_cli_timeout_zero_exits_2_before_any_call(serve, tmp_path, capsys):
+    srv = serve()
+    essays(2).to_csv(tmp_path / "items.csv", index=False)
+    out = tmp_path / "o.parquet"
+    args = ["judge", str(tmp_path / "items.csv"), "--judge", f"m@{srv.url}", "--template"]
+    args += ["essay", "--out", str(out), "--api-key-env", "", "--timeout", "0"]
+    assert main(args) == 2
+    assert "--timeout 60" in capsys.readouterr().err
+    assert srv.count() == 0 and not out.exists()
+    assert not (tmp_path / "o.parquet.cache.sqlite").exists()
+
+
+MAJOR = '{"category": "Accuracy", "severity": "Major", "span": "a"}'
+
+
+def test_mqm_conflicting_objects_are_na_and_agreeing_ones_scored():
+    two = mqm_score(f'{{"errors": [{MAJOR}]}}\n{{"errors": []}}')
+    assert math.isnan(two.score)
+    assert "several JSON objects" in two.reason and "5, 0" in two.reason
+    same = mqm_score(f'{{"errors": [{MAJOR}]}} or again: {{"errors": [{MAJOR}]}}')
+    assert same.score == 5.0 and same.reason is None
+    nested = mqm_score(f'{{"errors": [{MAJOR}], "note": {{"errors": []}}}}')
+    assert nested.score == 5.0  # an object inside the answer is not a second answer
+
+
+def test_mqm_invalid_json_is_named_as_such():
+    parsed = mqm_score('{"errors": [{"category": "Accuracy", "severity": "Minor", "span": "a"},]}')
+    assert math.isnan(parsed.score)
+    assert parsed.reason.startswith("the reply's JSON is not valid")
+    assert "no 'errors' array" not in parsed.reason
+    # a valid object without the array keeps its reason
+    assert mqm_score('{"score": 3}').reason == "the JSON object has no 'errors' array"
+    assert mqm_score("No errors found.").reason == "no JSON object in the reply"
+    assert mqm_score('```json\n{"errors": []}\n```').score == 0.0
