@@ -92,3 +92,46 @@ def test_a_sparse_judge_is_never_the_label_beside_a_dense_human_column(
     out, command = doctor([str(path), "--label", "human"], capsys)
     assert command is not None and command[command.index("--label") + 1] == "human"
     assert "gpt4" in found(out, "judge")
+
+
+def test_a_judge_rescored_on_another_scale_for_some_systems_is_flagged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Finding 9: gpt4 doubled (1-5 -> 2-10) on four systems passed doctor ("nothing
+    found", system bias "none" while every interval was unbounded). Now the scale change
+    is named with the systems, and a bias check that cannot bound any shift says so."""
+    frame = _panel()
+    moved = frame["system"].isin(["M17", "M20", "M22", "M23"])
+    frame.loc[moved, "gpt4"] *= 2
+    frame.to_csv(path := tmp_path / "mixscale.csv", index=False)
+    out, _ = doctor([str(path)], capsys)
+    (line,) = [ln for ln in out.splitlines() if ln.startswith("  gpt4") and " scale " in ln]
+    assert "M17" in line and "M23" in line and "a scale that changes between groups" in line
+    assert "M8" not in line
+    bias_lines = out.split("what the judges seem biased by", 1)[1].split("what can be", 1)[0]
+    assert "gpt4       none" not in bias_lines and "gpt4 none" not in bias_lines
+    assert "not settled" in bias_lines
+    frame = _panel()  # the same panel on one scale: no scale flag
+    frame.to_csv(path := tmp_path / "one_scale.csv", index=False)
+    out, _ = doctor([str(path)], capsys)
+    assert "a scale that changes between groups" not in out
+
+
+def test_a_group_bias_interval_wider_than_the_labels_range_is_no_flag() -> None:
+    """Finding 13: WMT22's MEE-refB was flagged for over-rating refA by +29.57 [+9.71,
+    +178.75] on an MQM label of range 36.1: the point estimate was inside the range, the
+    interval five times wider. Such an interval is too weak to say, as a point estimate
+    past the range already was; a well-measured shift is still flagged."""
+    from bacon_bayes.doctor.bias import group_bias
+
+    rng = np.random.default_rng(16)
+    groups = np.repeat(np.array(list("ABCDEFGH")), 25)
+    label = rng.uniform(0, 10, groups.size)
+    weak = 0.1 * label + rng.normal(0, 0.5, groups.size) + np.where(groups == "A", 0.6, 0)
+    table = group_bias(label, weak, groups)
+    row = table[table["group"] == "A"].iloc[0]
+    assert row["low"] > 0 and row["high"] - row["low"] > np.ptp(label)  # excludes 0, wide
+    assert not row["flagged"] and table.attrs["wide"] == ["A"]
+    strong = label + rng.normal(0, 0.5, groups.size) + np.where(groups == "A", 1.0, 0)
+    table = group_bias(label, strong, groups)
+    assert table.loc[table["group"] == "A", "flagged"].item() and table.attrs["wide"] == []
