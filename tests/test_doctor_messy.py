@@ -172,7 +172,8 @@ def test_doctor_checks_every_judge_or_says_why(tmp_path, capsys) -> None:
         assert f"    {j} " in lengths, j
     # the error rate falls as the label rises: checked on minus its score, and it says so
     # (it was "not checked: its score does not rise with the label", read as no bias)
-    assert re.search(r"    ter +none", groups) and "does not rise" not in out
+    # (at these few labels per system every interval is unbounded: "not settled", not "none")
+    assert re.search(r"    ter +(none|not settled)", groups) and "does not rise" not in out
     assert "ter falls as the label rises (a reversed scale?): checked on minus its score" in out
 
 

@@ -280,7 +280,9 @@ def group_bias(
         ``group``, ``n``, ``over``, ``low``, ``high``, ``flagged`` (empty with fewer than
         2 groups of 2 labels, too few labels for the fit, or a judge that does not rise
         with the label; ``attrs["why"]`` says which); ``attrs["left_out"]``: the groups
-        with fewer than 2 labeled items, not checked.
+        with fewer than 2 labeled items, not checked; ``attrs["wide"]``: the groups
+        whose interval excludes 0 but reaches past the labels' range (too weak to say,
+        not flagged); ``attrs["unbounded"]``: the groups whose interval is unbounded.
     """
     ok = np.isfinite(label) & np.isfinite(judge) & pd.notna(groups)
     names, codes, sizes = np.unique(
@@ -318,11 +320,23 @@ def group_bias(
     # sure_sign: a judge that equals the labels has intervals of width 0 about a rounding
     # error (-0.00 [-0.00, -0.00]), which flagged a perfect judge
     out["flagged"] = sure_sign(out["low"], out["high"]) != 0
+    # an interval wider than the labels' whole range says nothing of the shift's size,
+    # as a point estimate past it says nothing (too_weak): WMT22's MEE-refB over-rated
+    # refA by +29.57 [+9.71, +178.75] on an MQM label of range 36.1, listed beside
+    # meaningful flags (SEScore-refA's +28.71 [+20.48, +45.14] on its own reference stays)
+    wide = out["flagged"] & (out["high"] - out["low"] > float(np.ptp(y)))
+    out.loc[wide, "flagged"] = False
+    out["wide"] = wide
+    out["unbounded"] = ~(np.isfinite(out["low"]) & np.isfinite(out["high"]))
     order = sorted(range(k), key=lambda i: natural_key(names[i]))
     out = out.iloc[order].reset_index(drop=True)  # M8 before M10, as everywhere
     seen = np.unique(np.asarray(groups[pd.notna(groups)]).astype(str))
     out.attrs["left_out"] = [str(g) for g in seen if g not in set(names)]  # under 2 labels
-    return out
+    # unbounded: the slope is not clearly above 0 at the group's few labels, so no shift
+    # there can be told from none
+    for key in ("wide", "unbounded"):
+        out.attrs[key] = [str(g) for g in out.loc[out[key], "group"]]
+    return out.drop(columns=["wide", "unbounded"])
 
 
 @dataclass

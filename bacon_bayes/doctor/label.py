@@ -22,7 +22,7 @@ from bacon_bayes.doctor.cells import (
     numeric,
     text_cells,
 )
-from bacon_bayes.doctor.names import LABEL_HINT, aspect_ratings
+from bacon_bayes.doctor.names import HUMAN_PROTOCOL, LABEL_HINT, aspect_ratings
 from bacon_bayes.doctor.relation import label_rho
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import row_place
@@ -99,6 +99,18 @@ def choose_label(
             -frame[c].notna().sum(),
         )
     )
+    if human := _dense_human(frame, sparse, item):  # a wholly labeled table's label
+        return LabelChoice(
+            reason=f"none: {human!r} is named like a human rating and has a value on most rows",
+            left_out={
+                c: f"numeric and sparse ({int(frame[c].notna().sum())} of {len(frame)} rows), "
+                f"not named like a label, while {human} is named like a human rating with a "
+                f"value on most rows: not taken as the label (a judge that scored part of the "
+                f"items? with --label {human} doctor takes it as a judge); pass --label "
+                f"{shlex.quote(c)} to use it as the label"
+                for c in sparse
+            },
+        )
     mean, rated = _raters_mean(frame, [c for c in sparse if c not in constant])
     if mean is not None:  # the label doctor's raters recipe adds, over any one rater
         sparse.insert(0, sparse.pop(sparse.index(mean)))
@@ -120,6 +132,9 @@ def choose_label(
         out.reason += f"; one of {len(rounds) + 1} columns labeling different items (below)"
     for c in sparse[1:]:
         k = int(frame[c].notna().sum())
+        if c not in constant and c not in raters and c not in rounds and c not in rated:
+            if partial_judge(frame[c], frame[label], label, str(c)):
+                continue  # a judge that scored part of the items: the judges' to take
         use = f"pass --label {shlex.quote(str(c))} to use this one"
         out.left_out[c] = (
             f"numeric and sparse ({k} of {len(frame)} rows), but {_constant(frame[c])}; "
@@ -135,6 +150,40 @@ def choose_label(
             f"the label; {use}"
         )
     return out
+
+
+def named_like_label(name: str) -> bool:
+    """Whether a column's name reads as a human rating's (``human``, ``mqm``)."""
+    return bool(LABEL_HINT.search(name) or HUMAN_PROTOCOL.match(name))
+
+
+def partial_judge(x: pd.Series, label: pd.Series, label_name: str, name: str) -> bool:
+    """Whether a sparse numeric column ``x`` beside the ``label`` is a judge that scored
+    part of the items (a judge run on a subsample to save cost) rather than another
+    label: the label is named like one and ``x`` is not, and ``x`` has scores on
+    unlabeled rows too (a column filled beside the labels alone is a rater's, a
+    confidence or a time) and on more rows than the labels (a column on fewer is likelier
+    another human rating: WMT's Appraise beside MQM), or every row is labeled.
+    ``bacon estimate`` imputes its missing scores, with a missing-score indicator."""
+    if not named_like_label(label_name) or named_like_label(name):
+        return False
+    if label.notna().all():
+        return True
+    return bool((x.notna() & label.isna()).any() and x.notna().sum() > label.notna().sum())
+
+
+def _dense_human(frame: pd.DataFrame, sparse: list[str], item: str | None) -> str | None:
+    """A numeric column named like a human rating with a value on most rows (a wholly
+    labeled table's labels) when no sparse candidate is named like a label: the sparse
+    ones are then judges that scored part of the items, never the label on their own;
+    None otherwise."""
+    if any(named_like_label(c) for c in sparse):
+        return None
+    for c in map(str, frame.columns):
+        num = numeric(frame[c]) if c != item and named_like_label(c) else None
+        if num is not None and num.notna().mean() >= DENSE and num.nunique() >= 2:
+            return c
+    return None
 
 
 #: a column named for the labels' waves (looks): wave, label_wave, wave_id, Waves

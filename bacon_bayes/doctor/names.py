@@ -80,13 +80,28 @@ def other_aspects(label: str | None, judges: list[str], columns: list[str]) -> d
 def aspect_ratings(columns: list[str]) -> dict[str, str]:
     """Columns named by one word that at least two other columns' names hold among others
     (SummEval's ``consistency`` beside ``judge:gpt-4|rts|consistency``): the human rating
-    of an aspect the judges score, each with one of those judges."""
+    of an aspect the judges score, each with one of those judges. A column whose word
+    leads the others' names as a model's does (``gpt35`` beside ``gpt35_mcq`` and
+    ``gpt35_star``, its prompt variants) is a judge, not a rating (:func:`_variant`)."""
     words = {c: _TOKEN.findall(c.lower()) for c in columns}
     out = {}
     for c, own in words.items():
         if len(own) != 1 or own[0].isdigit():
             continue
         scored = [d for d, w in words.items() if d != c and len(w) > 1 and own[0] in w]
+        scored = [d for d in scored if not _variant(own[0], words[d], words)]
         if len(scored) >= 2:
             out[c] = scored[0]
     return out
+
+
+def _variant(word: str, name: list[str], words: dict[str, list[str]]) -> bool:
+    """Whether a column whose words are ``name`` is a variant of the judge ``word`` rather
+    than a judge of the aspect ``word``: ``word`` leads its name (``gpt35_mcq``,
+    ``gpt4_t07``: the same model with another prompt or temperature), and its other words
+    lead no other column's name beside another first word, as an aspect's judges
+    (``coherence_gpt4`` beside ``consistency_gpt4``) would."""
+    if name[0] != word:
+        return False
+    rest = set(name[1:])
+    return not any(w[0] != word and rest <= set(w[1:]) for w in words.values() if len(w) > 1)

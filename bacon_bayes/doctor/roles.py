@@ -31,7 +31,7 @@ from bacon_bayes.doctor.cells import (
     unused_strings,
 )
 from bacon_bayes.doctor.codes import crossed_codes, group_codes, integers
-from bacon_bayes.doctor.label import DENSE, choose_label, wave_column
+from bacon_bayes.doctor.label import DENSE, choose_label, partial_judge, wave_column
 from bacon_bayes.doctor.long import find_long, scores_table
 from bacon_bayes.doctor.names import (
     GROUP_HINT,
@@ -51,6 +51,7 @@ from bacon_bayes.doctor.names import (
 )
 from bacon_bayes.doctor.relation import (
     copy_of_label,
+    coverage_split,
     flat_on_labels,
     label_rho,
     near_copy,
@@ -229,8 +230,13 @@ def _find_judges(
         share = float(num.notna().mean())
         if share == 0:
             roles.left_out[c] = "empty (no value on any row)"
-        elif share < DENSE:
-            roles.left_out[c] = f"numeric but sparse ({share:.0%} of rows)"
+        elif share < DENSE and not (
+            label is not None
+            and roles.label
+            and partial_judge(num, label, roles.label, c)
+            and coverage_split(num.notna().to_numpy(), label.notna().to_numpy()) is None
+        ):
+            roles.left_out[c] = f"numeric but sparse ({share:.0%} of rows){ANYWAY}"
         elif LABEL_HINT.search(c) or HUMAN_PROTOCOL.match(c):
             roles.left_out[c] = "numeric and dense, but named like a human rating"
         elif c in rated:
@@ -268,6 +274,8 @@ def _find_judges(
             roles.judges.append(c)
             dense = "numeric and dense" if share >= MOSTLY else "numeric"
             why = f"{dense} ({share:.0%} of rows scored)"
+            if share < DENSE:  # a judge run on part of the items
+                why += ": a judge that scored part of the items (estimate imputes the rest)"
             why += f", {weak[0]}" if weak else ""
             why += f", Spearman {rho:.2f} with the label" if rho is not None and not weak else ""
             roles.reasons[f"judge:{c}"] = why

@@ -67,8 +67,9 @@ class ScoreFlag:
         The judge column.
     kind : str
         ``"codes"`` (failure codes outside its scale), ``"infinite"`` (scores of
-        ``-inf`` or ``inf``, which the command leaves out) or ``"constant"`` (one score
-        on every item of a group).
+        ``-inf`` or ``inf``, which the command leaves out), ``"constant"`` (one score
+        on every item of a group) or ``"scale"`` (scores far past the judge's range on
+        most groups on a few: a scale that changes between groups).
     text : str
         What was found and what to do, in words.
     group : str
@@ -193,6 +194,50 @@ def _constant(judge: str, x: np.ndarray, groups: np.ndarray) -> list[ScoreFlag]:
     return out
 
 
+#: fewest scored items of a group for its range to be compared with the others'
+MIN_SCALE_ITEMS = 10
+#: share of a group's scores past the other groups' typical range (by half its width)
+#: from which the judge's scale is said to change there
+SCALE_SHARE = 0.2
+
+
+def _scale_change(judge: str, x: np.ndarray, groups: np.ndarray) -> ScoreFlag | None:
+    """A judge whose scores on some groups run far past its range on most groups (a 1-5
+    judge rescored 2-10 on the systems added later): on each group of at least
+    :data:`MIN_SCALE_ITEMS` scores, the share beyond the groups' median range (the median
+    of their lows to the median of their highs) by half its width; flagged from
+    :data:`SCALE_SHARE`. Its scores there are on another scale, which no check of the
+    whole column (its scale, failure codes) nor the group-bias check on a few labels
+    per group sees."""
+    ok = np.isfinite(x) & pd.notna(groups)
+    frame = pd.DataFrame({"g": np.asarray(groups)[ok].astype(str), "x": x[ok]})
+    stats = frame.groupby("g")["x"].agg(["size", "min", "max"])
+    stats = stats[stats["size"] >= MIN_SCALE_ITEMS]
+    if len(stats) < 3:
+        return None
+    low, high = float(stats["min"].median()), float(stats["max"].median())
+    pad = (high - low) / 2
+    if pad <= 0:
+        return None
+    past = frame.assign(out=(frame["x"] > high + pad) | (frame["x"] < low - pad))
+    share = past.groupby("g")["out"].mean().reindex(stats.index)
+    moved = sorted(share.index[share >= SCALE_SHARE], key=natural_key)
+    if not moved or len(moved) > len(stats) / 2:
+        return None
+    spans = ", ".join(f"{g} {stats.loc[g, 'min']:g}-{stats.loc[g, 'max']:g}" for g in moved)
+    rest = len(stats) - len(moved)
+    return ScoreFlag(
+        judge,
+        "scale",
+        f"scores {spans} but about {low:g}-{high:g} on the other {rest} groups (at least "
+        f"{SCALE_SHARE:.0%} of those groups' scores past that range by half its width): a "
+        "scale that changes between groups (a new judge version or rubric)? Its scores "
+        "there are not comparable with the others', and the group comparisons take the "
+        "change for quality: put them on one scale (or give those groups' scores their "
+        "own judge column), and run again",
+    )
+
+
 def score_flags(scores: pd.DataFrame, groups: np.ndarray | None = None) -> list[ScoreFlag]:
     """The findings on every judge column of ``scores`` (see the module docstring).
 
@@ -214,6 +259,7 @@ def score_flags(scores: pd.DataFrame, groups: np.ndarray | None = None) -> list[
         out += [f for f in (_codes(str(j), x), _infinite(j, scores)) if f is not None]
         if groups is not None:
             out += _constant(str(j), x, groups)
+            out += [f for f in [_scale_change(str(j), x, groups)] if f is not None]
     return out
 
 

@@ -154,7 +154,7 @@ def _flags_text(p: Profile) -> list[str]:
     lines = [
         "",
         f"the judges' scores (failure codes outside a judge's scale, infinite scores; one "
-        f"score on every item of a {group}):",
+        f"score on every item of a {group}; a scale that changes between {group}s):",
     ]
     if not p.flags:
         return [*lines, f"  nothing found in the {len(p.roles.judges)} judges"]
@@ -207,6 +207,14 @@ def _bias_text(p: Profile) -> list[str]:
         )
     elif p.groups:
         lines.append(f"  {r.group}: over-rating per {r.group} (judge ~ label + {r.group}):")
+    open_ = [j for j, t in tables.items() if len(t.attrs.get("unbounded", [])) == len(t)]
+    if len(open_) > 1 and len(open_) == len(p.groups):  # one line, not one a judge
+        lines.append(
+            f"    not settled for any judge: no slope on the label is clearly above 0 at "
+            f"these few labels per {r.group}, so every interval is unbounded (more labels "
+            f"per {r.group} to check it)"
+        )
+        return lines
     for j, tab in p.groups.items():
         if tab.empty:
             lines.append(f"    {j:<{w}} not checked: {tab.attrs.get('why', 'no fit')}")
@@ -221,10 +229,41 @@ def _bias_text(p: Profile) -> list[str]:
         more = f" and {len(flagged) - 3} more" if len(flagged) > 3 else ""
         same = [f.group for f in p.flags if f.judge == j and f.kind == "constant"]
         note = f" (one score on every item of {', '.join(same)}: see above)" if same else ""
-        lines.append(f"    {j:<{w}} {', '.join(shown) + more if shown else 'none'}{note}")
+        body = ", ".join(shown) + more if shown else "none"
+        if len(tab.attrs.get("unbounded", [])) == len(tab) and not shown:
+            body = (
+                f"not settled: its slope on the label is not clearly above 0 at these few "
+                f"labels per {r.group}, so every interval is unbounded (more labels per "
+                f"{r.group} to check it)"
+            )
+        else:
+            note += _unsettled(tab)
+        lines.append(f"    {j:<{w}} {body}{note}")
     if len(p.length) > 1 or len(tables) > 1:
         lines.append(
             f"  (each judge at level {level}, not adjusted for the {len(r.judges)} judges "
             "checked: expect a few flags by chance among many judges)"
         )
     return lines
+
+
+def _listed(names: list[str], shown: int = 4) -> str:
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
+
+
+def _unsettled(tab: pd.DataFrame) -> str:
+    """What a judge's group-bias line cannot say: the groups whose interval excludes 0
+    but reaches past the labels' range (too weak to say, not flagged), and the groups
+    whose interval is unbounded (its slope on the label not clearly above 0 at their
+    few labels: no shift there is checked)."""
+    wide, unbounded = tab.attrs.get("wide", []), tab.attrs.get("unbounded", [])
+    out = ""
+    if wide:
+        out += (
+            f"; too weak to say for {_listed(wide)} (an interval wider than the labels' "
+            "whole range)"
+        )
+    if unbounded:
+        out += f"; unbounded for {_listed(unbounded)} (too few labels there to check)"
+    return out
