@@ -163,8 +163,7 @@ def _estimate(
         estimate is made, so a command that fails on the way saves nothing."""
         saved_id = None
         if save is not None:
-            cal.save(save.path)
-            save.written()
+            cal.save(save)  # claimed above, before the work
             saved_id = cal.save_id_
             _said.append(
                 f"saved the fitted calibrator to {str(args.save)!r} (id {saved_id}): pass "
