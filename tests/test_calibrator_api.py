@@ -320,8 +320,11 @@ def test_python_errors_give_the_python_spelling_beside_the_flag(frame, tmp_path)
     with pytest.raises(ValidationError, match=re.escape("--folds (folds= in Python)")):
         Calibrator(engine="freq", folds=200).fit(_pool(frame))
     cal = Calibrator(engine="freq").fit(_pool(frame))
+    fresh = frame.assign(  # a next round's own labels: the fitted pool's are refused
+        human=np.where(frame["human"].isna() & (np.arange(len(frame)) % 10 == 0), 3.0, np.nan)
+    )
     with pytest.raises(ValidationError, match=re.escape("apply(pool, refit=True) in Python")):
-        cal.apply(_pool(frame)).save(tmp_path / "x.nc")
+        cal.apply(_pool(fresh)).save(tmp_path / "x.nc")
     ordinal = EvalPool.from_frame(
         frame.assign(human=frame["human"].round()), label="human", judges=JUDGES,
         outcome="ordinal", item="id",
