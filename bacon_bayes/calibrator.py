@@ -523,9 +523,9 @@ class Calibrator(Settings):
         of the groups' mean effect, and the intervals are about twice ``bacon judges``'
         (``group="system"``: 0.39; ``group_effects=False``: 0.26 again), while
         ``quality_sd`` and ``noise_human`` come out smaller (0.32 and 0.40 against 0.37
-        and 0.45: the group effects hold the systems' share of the quality). Applied to a new pool (:meth:`apply`), either engine:
-        the new pool's table from the data, its fresh labels correcting (the fold
-        models' posterior is the earlier round's).
+        and 0.45: the group effects hold the systems' share of the quality). Applied to
+        a new pool (:meth:`apply`), either engine: the new pool's table from the data,
+        its fresh labels correcting (the fold models' posterior is the earlier round's).
 
         Categorical labels, either engine: a ``type`` column (categorical judges: every
         score an outcome level) and each categorical judge's rates against the human
