@@ -366,9 +366,9 @@ def _check_fresh(cal: Calibrator, pool: EvalPool) -> None:
     raise ValidationError(
         f"{what}: the calibrator's models were trained on these labels, so taken as fresh "
         "ones they would give too narrow intervals that undercover. For the pool it was "
-        "fitted on use the fitted calibrator itself (cal.item_scores(), cal.estimate_mean(), ...: their "
-        "surrogates are cross-fitted out of fold; on the command line, drop "
-        "--calibrator); for a pool with more labels fit a new calibrator on it; to apply "
+        "fitted on use the fitted calibrator itself (cal.item_scores(), "
+        "cal.estimate_mean(), ...: their surrogates are cross-fitted out of fold; on the "
+        "command line, drop --calibrator); for a pool with more labels fit a new calibrator on it; to apply "
         "it to a next round, give that round's items with their own labels only"
     )
 
