@@ -368,8 +368,9 @@ def _check_fresh(cal: Calibrator, pool: EvalPool) -> None:
         "ones they would give too narrow intervals that undercover. For the pool it was "
         "fitted on use the fitted calibrator itself (cal.item_scores(), "
         "cal.estimate_mean(), ...: their surrogates are cross-fitted out of fold; on the "
-        "command line, drop --calibrator); for a pool with more labels fit a new calibrator on it; to apply "
-        "it to a next round, give that round's items with their own labels only"
+        "command line, drop --calibrator); for a pool with more labels fit a new "
+        "calibrator on it; to apply it to a next round, give that round's items with "
+        "their own labels only"
     )
 
 
