@@ -31,8 +31,26 @@ def need_column(df: pd.DataFrame, col: str, role: str) -> None:
         raise ValidationError(
             f"{role} column {col!r} is not in the table.{suggest(col, df.columns)} "
             f"Pass the name of an existing column (columns: {', '.join(map(str, df.columns[:12]))}"
-            f"{', ...' if len(df.columns) > 12 else ''})."
+            f"{', ...' if len(df.columns) > 12 else ''}).{_column_hint(df, col)}"
         )
+
+
+def _column_hint(df: pd.DataFrame, col: Any) -> str:
+    """Why a Python caller's column name may be missing, and the fix: the table's columns
+    are a MultiIndex, or ``col`` is the command line's spelling (a pattern, a comma list)."""
+    if isinstance(df.columns, pd.MultiIndex):
+        return (
+            " The table's columns are a MultiIndex (tuples): flatten them first (df.columns "
+            "= ['_'.join(map(str, c)) for c in df.columns]) and pass the flat names, or "
+            f"pass the whole tuple (e.g. {df.columns[0]!r})."
+        )
+    if isinstance(col, str) and any(c in col for c in "*?[,"):
+        return (
+            " Patterns (gpt*) and comma lists (gpt4,gpt35) are the command line's spelling; "
+            "in Python pass a list of column names, e.g. judges=['gpt4', 'gpt35'] (all "
+            "matching a pattern: [c for c in df.columns if fnmatch.fnmatch(c, 'gpt*')])."
+        )
+    return ""
 
 
 def _kind(value: Any) -> str:

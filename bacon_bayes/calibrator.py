@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -13,7 +13,7 @@ from bacon_bayes import estimands, grouping, sequential
 from bacon_bayes import estimate as est
 from bacon_bayes import pairs as pairs_mod
 from bacon_bayes import surrogates as sur
-from bacon_bayes.arguments import Settings, as_pair, check_settings, drawn_seed
+from bacon_bayes.arguments import Settings, as_pair, check_settings, drawn_seed, flag
 from bacon_bayes.crossfit import CrossFitResult, cross_fit
 from bacon_bayes.errors import NotFittedError, PoolWarning, ValidationError
 from bacon_bayes.estimate.critical import simultaneous_rule
@@ -26,6 +26,9 @@ from bacon_bayes.model_choice import resolve_model
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.results import Estimate, EstimateTable
 from bacon_bayes.scale import label_bounds, labels_outside
+
+if TYPE_CHECKING:
+    from bacon_bayes.outputs import Output
 
 Method = Literal["aee", "classical", "naive"]
 ItemMethod = Literal["conformal", "posterior"]
@@ -230,8 +233,14 @@ class Calibrator(Settings):
         calibrator's own residuals)."""
         return self.apply(pool).item_scores(level, method)
 
-    def save(self, path: str | Path) -> Path:
-        """Write the fitted calibrator to a NetCDF file (see :mod:`bacon_bayes.persist`)."""
+    def save(self, path: str | Path | Output, *, overwrite: bool = False) -> Path:
+        """Write the fitted calibrator to a NetCDF file (see :mod:`bacon_bayes.persist`).
+
+        The commands' rules for outputs (:func:`bacon_bayes.outputs.write_output`): the
+        name must end in ``.nc``, and an existing file is replaced only when bacon wrote
+        it and it is unchanged since (a data table, a file of another program's or one
+        edited since is refused) unless ``overwrite=True``."""
+        from bacon_bayes.outputs import write_output
         from bacon_bayes.persist import save_calibrator
 
         if hasattr(self, "frozen_"):
@@ -240,7 +249,13 @@ class Calibrator(Settings):
                 "the calibrator it came from, or fit one on the new pool (--refit; "
                 "apply(pool, refit=True) in Python)"
             )
-        return save_calibrator(self, path)
+        return write_output(
+            path,
+            lambda target: save_calibrator(self, target),
+            option="Calibrator.save path",
+            suffixes=(".nc",),
+            overwrite=overwrite,
+        )
 
     @classmethod
     def load(cls, path: str | Path) -> Calibrator:
@@ -421,6 +436,7 @@ class Calibrator(Settings):
         """Groups ranked by mean (1 = highest if ``descending``), simultaneous rank intervals
         beside the group means' intervals (``anytime``: both anytime); on comparisons,
         models ranked by strength."""
+        flag(descending, "descending")
         sequential.check_max_labels(anytime, max_labels)
         if self._pairs(anytime):
             return pairs_mod.strength_ranks(self, alpha, method, descending)
@@ -456,16 +472,32 @@ class Calibrator(Settings):
         )
 
     def report(
-        self, path: str | Path, *, simulate: str | Path | None = None, **kwargs: Any
+        self,
+        path: str | Path | Output,
+        *,
+        simulate: str | Path | None = None,
+        overwrite: bool = False,
+        **kwargs: Any,
     ) -> Path:
         """Write one self-contained HTML page of this calibrator's results to ``path``
         (settings and diagnostics, estimates, groups, judge bias, calibration, items;
         with ``simulate``, the curves of a ``bacon simulate`` output folder and its oracle
-        ablation). Keyword arguments go to :func:`bacon_bayes.report.html.render_report`."""
+        ablation). Keyword arguments go to :func:`bacon_bayes.report.html.render_report`.
+        The name must end in ``.html`` (or ``.htm``), and an existing file is replaced
+        only when bacon wrote it and it is unchanged since, unless ``overwrite=True`` (as
+        :meth:`save`)."""
+        from bacon_bayes.outputs import write_output
         from bacon_bayes.report.html import read_simulate_folder, write_report
 
         found = {} if simulate is None else read_simulate_folder(simulate)
-        return write_report(self, path, **found, **kwargs)
+        return write_output(
+            path,
+            lambda target: write_report(self, target, **found, **kwargs),
+            option="Calibrator.report path",
+            suffixes=(".html", ".htm"),
+            overwrite=overwrite,
+            inputs=[simulate],
+        )
 
     # ------------------------------------------------------------- judge bias
     def judge_bias(self, level: float = 0.9, plot_path: str | None = None) -> pd.DataFrame:
@@ -488,10 +520,17 @@ class Calibrator(Settings):
         rates (binary) or per-class accuracy relative to the model's latent class, and class
         means for continuous judges. The draws of the cross-fitting fold models are
         pooled: every fold model saw all items' judge scores and the labels outside its
-        fold, so the interval is a little wider than a fit on all labels would give, which
-        errs on the honest side. Applied to a new pool (:meth:`apply`), either engine:
-        the new pool's table from the data, its fresh labels correcting (the fold
-        models' posterior is the earlier round's).
+        fold, so the interval is wider than a fit on all labels (``bacon judges``) gives,
+        which errs on the honest side: on the example pool (6 judges, seed 0, no groups)
+        gpt4's 90% bias interval is 0.26 wide against ``bacon judges``' 0.20. With groups
+        in the pool the model fits group effects (``group_effects="auto"``; ``bacon
+        judges`` fits none), the human mean at the typical item carries the uncertainty
+        of the groups' mean effect, and the intervals are about twice ``bacon judges``'
+        (``group="system"``: 0.39; ``group_effects=False``: 0.26 again), while
+        ``quality_sd`` and ``noise_human`` come out smaller (0.32 and 0.40 against 0.37
+        and 0.45: the group effects hold the systems' share of the quality). Applied to
+        a new pool (:meth:`apply`), either engine: the new pool's table from the data,
+        its fresh labels correcting (the fold models' posterior is the earlier round's).
 
         Categorical labels, either engine: a ``type`` column (categorical judges: every
         score an outcome level) and each categorical judge's rates against the human
@@ -521,7 +560,13 @@ class Calibrator(Settings):
             Coverage of the item intervals.
         method : {"conformal", "posterior"}
             ``conformal``: split-conformal from out-of-fold residuals weighted by the
-            labels' inclusion probabilities (holds without trusting the model);
+            labels' inclusion probabilities (holds without trusting the model, on
+            average over the pool's items: one residual quantile serves every group, so
+            a group whose residuals spread more is covered less; at 0.9 on SummEval
+            relevance at 120 labels, 0.896 over all items but 0.821 for system M11's,
+            and on WMT22 MQM at 150 labels 0.903 but 0.780 for M2M100's, over 30 label
+            draws: read an item's interval as a statement about the pool's items, not
+            about that item's group);
             ``posterior``: central interval of the model's predictive distribution
             (where it has an atom at its lower end, e.g. a hurdle's zero, the upper end
             moves down so the interval holds ``level``, not more). For a categorical
@@ -533,11 +578,12 @@ class Calibrator(Settings):
             Adds ``p_below``, the model's predictive probability that the item's label
             lies below ``threshold``, and ``flag``, ``p_below > 0.5``. Unlike the
             intervals, ``p_below`` is the model's own probability, not calibrated on the
-            labels, and it is overconfident where the judges say little (SummEval's
-            coherence at 120 labels: of the items put at 0.7 or more, 45% were below),
-            so ``flag`` marks the items the model leans to put below, not items more
-            likely than not below; ``upper < threshold`` marks those whose interval
-            lies below it.
+            labels: nothing guarantees it, and a model that fits badly can be
+            overconfident. On SummEval coherence at 120 labels (six judges, threshold 3,
+            the frequentist engine, 10 label draws) it was about right: of the unlabeled
+            items put at 0.7 or more, 0.74 were below, and of the flagged ones 0.65
+            (the Bayesian engine, 3 draws: 0.77 and 0.64). ``upper < threshold`` marks
+            the items whose interval lies below it, the statement with a guarantee.
         randomize : bool
             Posterior sets of whole levels (ordinal, categorical) hold at least
             ``level`` of the predictive mass, often much more, so they cover more

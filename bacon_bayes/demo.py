@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.calibrator import Calibrator
+from bacon_bayes.outputs import Output
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.report import estimates_table, groups_table
 from bacon_bayes.report.text import guarantee_note
@@ -54,7 +55,7 @@ def run_demo(
     fraction: float = 0.1,
     seed: int = 0,
     engine: str = "bayes",
-    report: str | Path | None = "demo-report.html",
+    report: str | Path | Output | None = "demo-report.html",
 ) -> str:
     """Run the pipeline and return the printed report; also write the HTML page to
     ``report`` (None: no page). ``engine="bayes"`` fits the hierarchical judge model

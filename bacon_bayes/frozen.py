@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from bacon_bayes.crossfit import cross_fit_with, freeze
@@ -47,6 +48,7 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.features import FeatureSet, apply_features
 from bacon_bayes.order import names_text, natural_sorted
 from bacon_bayes.pool import EvalPool
+from bacon_bayes.pool_checks import python_scalar
 
 if TYPE_CHECKING:  # the calibrator calls this module, never the other way round
     from bacon_bayes.calibrator import Calibrator
@@ -312,12 +314,64 @@ def _next_round(cal: Calibrator, pool: EvalPool) -> Calibrator:
             f"{type(pool).__name__}."
         )
     check_compatible(cal, pool)
+    _check_fresh(cal, pool)
     features = apply_features(pool, cal.features_)
     _check_judge_ranges(cal.features_, features, pool)
     new = copy.copy(cal)
     new.pool_ = pool
     new.features_ = features
     return new
+
+
+def trained_on(cal: Calibrator, pool: EvalPool) -> np.ndarray:
+    """Which of ``pool``'s items carry a label ``cal``'s models were trained on: an item
+    labeled in the pool ``cal`` was fitted on with the same id, the same label and the
+    same judge scores (all False for a calibrator applied from another one, whose pool's
+    labels did not train its models)."""
+    old = cal.pool_
+    out = np.zeros(pool.n_items, dtype=bool)
+    if hasattr(cal, "frozen_") or not old.n_labeled or not pool.n_labeled:
+        return out
+    at = pd.Index(old.ids, tupleize_cols=False).get_indexer(pd.Index(pool.ids, tupleize_cols=False))
+    both = (at >= 0) & pool.labeled
+    both[both] &= old.labeled[at[both]] & (old.y[at[both]] == pool.y[both])
+    if not both.any():
+        return out
+    judges = [j for j in pool.judges if j in old.judges]
+    mine = pool.judge_matrix()[judges].to_numpy(dtype=float)[both]
+    theirs = old.judge_matrix()[judges].to_numpy(dtype=float)[at[both]]
+    same = ((mine == theirs) | (np.isnan(mine) & np.isnan(theirs))).all(axis=1)
+    out[np.flatnonzero(both)[same]] = True
+    return out
+
+
+def _check_fresh(cal: Calibrator, pool: EvalPool) -> None:
+    """Refuse a pool whose labels include ones ``cal``'s models were trained on
+    (:func:`trained_on`; ``cal.fit(pool).predict(pool)``): their residuals are in-sample,
+    so the correction and the conformal intervals would rest on them as on fresh labels
+    and come out too narrow."""
+    reused = trained_on(cal, pool)
+    if not reused.any():
+        return
+    n = int(reused.sum())
+    shown = ", ".join(repr(python_scalar(v)) for v in pool.ids[reused][:3])
+    more = f" and {n - 3} more" if n > 3 else ""
+    whole = n == pool.n_labeled == cal.pool_.n_labeled and pool.n_items == cal.pool_.n_items
+    what = (
+        "this is the pool the calibrator was fitted on"
+        if whole
+        else f"{n} of the new pool's {pool.n_labeled} labels (items {shown}{more}) are "
+        "labels the calibrator was fitted on (same item, label and judge scores)"
+    )
+    raise ValidationError(
+        f"{what}: the calibrator's models were trained on these labels, so taken as fresh "
+        "ones they would give too narrow intervals that undercover. For the pool it was "
+        "fitted on use the fitted calibrator itself (cal.item_scores(), "
+        "cal.estimate_mean(), ...: their surrogates are cross-fitted out of fold; on the "
+        "command line, drop --calibrator); for a pool with more labels fit a new "
+        "calibrator on it; to apply it to a next round, give that round's items with "
+        "their own labels only"
+    )
 
 
 def tunes(cal: Calibrator, n_fresh: int) -> bool:

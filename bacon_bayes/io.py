@@ -96,8 +96,12 @@ def row_place(frame: pd.DataFrame | pd.Series, pos: int) -> str:
 
 def plural_places(places: Iterable[str]) -> str:
     """Places each said as ``line 7`` (or ``row 5``, :func:`row_place`) as one phrase:
-    ``line 7``, ``lines 7, 8, 12``."""
-    parts = [p.split() for p in places]
+    ``line 7``, ``lines 7, 8, 12``; places of more words (``row at position 5 (index
+    1042)``) listed as they are."""
+    said = list(places)
+    parts = [p.split() for p in said]
+    if any(len(p) != 2 for p in parts):
+        return ", ".join(said)
     return parts[0][0] + ("s " if len(parts) > 1 else " ") + ", ".join(n for _, n in parts)
 
 

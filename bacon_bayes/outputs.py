@@ -67,6 +67,7 @@ __all__ = [
     "Output",
     "claim",
     "output_lock",
+    "write_output",
 ]
 
 STATE_ENV = "BACON_STATE_DIR"
@@ -291,11 +292,21 @@ def _check_name(resolved: Path, shown: str) -> None:
 
 
 def _refuse_foreign(
-    path: Path, option: str, folder: bool, force: bool, writes: set[str], given: Path, appends: bool
+    path: Path,
+    option: str,
+    folder: bool,
+    force: bool,
+    writes: set[str],
+    given: Path,
+    appends: bool,
+    force_name: str = "--force",
 ) -> None:
     shown = f"{option} {str(given)!r}"
     verb = "append to" if appends else "replace"  # a ledger: --force appends to it as it is
-    fix = f"pass --force to {verb} it{' as it is' * appends}, or choose another path for {option}"
+    fix = (
+        f"pass {force_name} to {verb} it{' as it is' * appends}, or choose another path "
+        f"for {option}"
+    )
     if not folder:  # an empty file too: it may be another program's (a lock)
         if path.exists() and not force and not written_by_bacon(path):
             raise ValidationError(
@@ -319,7 +330,7 @@ def _refuse_foreign(
             "choose a new or empty folder (an output folder of bacon holds only files bacon wrote)"
         )
         if not force and all(p.relative_to(path).as_posix() in writes for p in foreign):
-            hint = f"pass --force to replace them, or {hint}"
+            hint = f"pass {force_name} to replace them, or {hint}"
         raise ValidationError(
             f"{shown} holds files bacon did not write, or that were changed since: "
             f"{names}{more}; refusing to replace them; {hint}"
@@ -390,6 +401,7 @@ def claim(
     writes: Iterable[str] = (),
     suffixes: Sequence[str] = (),
     appends: bool = False,
+    force_name: str = "--force",
 ) -> Iterator[Output]:
     """Hold the output ``path`` for the duration of a command (see the module docstring).
 
@@ -412,6 +424,8 @@ def claim(
         those only).
     suffixes
         The file endings the command can write (checked before any work).
+    force_name
+        How the caller spells ``force`` in the refusal's fix (``overwrite=True`` in Python).
 
     Raises
     ------
@@ -423,6 +437,35 @@ def claim(
     state_dir()  # a state folder that cannot be used: refused before any work
     with output_lock(resolved, f"{option} {str(path)!r}"):
         remove_leftovers(resolved)
-        _refuse_foreign(resolved, option, folder, force, set(writes), path, appends)
+        _refuse_foreign(resolved, option, folder, force, set(writes), path, appends, force_name)
         pause("claimed")
         yield Output(path, option)
+
+
+def write_output(
+    path: str | Path | Output,
+    write: Callable[[Path], Any],
+    *,
+    option: str,
+    suffixes: Sequence[str],
+    overwrite: bool = False,
+    inputs: Iterable[str | Path | None] = (),
+) -> Path:
+    """Write one file from the Python API under the commands' rules (:func:`claim`: the
+    suffix checked, no input replaced, an existing file replaced only when bacon wrote
+    it as it is, or with ``overwrite``), with ``write(path)`` writing it atomically;
+    returns the path. An :class:`Output` a command already holds (its :func:`claim`,
+    which did these checks before the work) is written as it is."""
+    if isinstance(path, Output):
+        write(path.path)
+        return path.written()
+    with claim(
+        path,
+        option=option,
+        inputs=inputs,
+        force=overwrite,
+        suffixes=suffixes,
+        force_name="overwrite=True",
+    ) as out:
+        write(out.path)
+        return out.written()

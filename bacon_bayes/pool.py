@@ -340,7 +340,7 @@ class EvalPool:
         else:
             need_column(df, item, "item id")
             ids, id_role = df[item].to_numpy(), f"item id column {item!r}"
-        rows = Rows(ids, csv_lines(df))
+        rows = Rows(ids, csv_lines(df), df.index)
         if (blank := blank_cells(ids)).any():
             pos = int(np.argmax(blank))
             spaces, hint = empty_cell_says(ids, pos, df)
@@ -355,6 +355,13 @@ class EvalPool:
                 f"{plural_places(rows.at(p) for p in at[:5])}{', ...' * (at.size > 5)}{also}; "
                 "ids must be unique (one row per item). Aggregate repeated rows or pass a long "
                 "judge table."
+                + (
+                    " The ids are the frame's index (no item= column given): a frame joined "
+                    "with pd.concat keeps each part's index; pass item=COLUMN naming the id "
+                    "column, or df.reset_index(drop=True) to number the rows afresh."
+                    if item is None
+                    else ""
+                )
             )
         # label
         need_column(df, label, "label")

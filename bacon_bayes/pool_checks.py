@@ -46,13 +46,20 @@ class Rows:
 
     ids: np.ndarray
     lines: np.ndarray | None = None
+    #: the frame's index (a Python frame's rows are found by it: ``df.loc[1042]``)
+    index: pd.Index | None = None
 
     def at(self, pos: int) -> str:
-        """``line 7`` of a CSV file, else ``row 5`` (from 0)."""
-        return f"row {pos}" if self.lines is None else f"line {int(self.lines[pos])}"
+        """``line 7`` of a CSV file, else ``row 5`` (from 0) under a plain index, else
+        ``row at position 5 (index 1042)``."""
+        if self.lines is not None:
+            return f"line {int(self.lines[pos])}"
+        return f"row {pos}" if self.index is None else _place(self.index, pos)
 
     def __call__(self, pos: int) -> str:
-        return f"{self.at(pos)} (item {python_scalar(self.ids[pos])!r})"
+        """:meth:`at` with the row's item: ``row at position 5 (index 1042, item 'a')``."""
+        place, item = self.at(pos), f"item {python_scalar(self.ids[pos])!r}"
+        return f"{place[:-1]}, {item})" if place.endswith(")") else f"{place} ({item})"
 
 
 def blank_cells(values: pd.Series | np.ndarray) -> np.ndarray:
@@ -279,6 +286,10 @@ def long_from_table(long: pd.DataFrame, ids: np.ndarray, notes: list[str]) -> pd
 def _row(table: pd.DataFrame, k: int) -> str:
     """Row ``k`` (a position) of a user's table as they find it: ``row 5`` under a plain
     index, else its position and index label (``row at position 5100 (index 21800)``)."""
-    if table.index.equals(pd.RangeIndex(len(table))):
+    return _place(table.index, k)
+
+
+def _place(index: pd.Index, k: int) -> str:
+    if index.equals(pd.RangeIndex(len(index))):
         return f"row {k}"
-    return f"row at position {k} (index {python_scalar(table.index[k])!r})"
+    return f"row at position {k} (index {python_scalar(index[k])!r})"

@@ -46,6 +46,13 @@ def json_text(value: Any) -> str:
     return json.dumps(_plain(value), indent=2, allow_nan=False)
 
 
+def _numbers(value: Any) -> Any:
+    """``None`` (a NaN of :func:`_plain`) back as NaN, in nested lists."""
+    if isinstance(value, list):
+        return [_numbers(v) for v in value]
+    return float("nan") if value is None else value
+
+
 def _unplain(value: Any) -> Any:
     """The infinities of :func:`_plain` back as floats, in nested dicts and lists."""
     if isinstance(value, dict):
@@ -314,6 +321,37 @@ class EstimateTable:
                 "cov": self.cov,
                 "details": self.details,
             }
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> EstimateTable:
+        """Inverse of :meth:`to_dict` (exact: JSON keeps every float digit; NaN, written
+        as null, read back as NaN; the details' arrays come back as lists, as
+        :meth:`to_dict` writes them)."""
+        rows = data["rows"]
+
+        def floats(values: Any) -> np.ndarray:
+            return np.array(_numbers(_unplain(values)), dtype=float)
+
+        def column(key: str, dtype: type) -> np.ndarray:
+            return (floats if dtype is float else np.array)([r[key] for r in rows])
+
+        n = len(rows)
+        return cls(
+            estimand=data["estimand"],
+            method=data["method"],
+            names=tuple(r["name"] for r in rows),
+            estimate=column("estimate", float),
+            se=column("se", float),
+            ci_low=column("ci_low", float),
+            ci_high=column("ci_high", float),
+            cov=floats(data["cov"]).reshape(n, n),
+            n_labeled=np.array([r["n_labeled"] for r in rows], dtype=np.int64),
+            n_items=np.array([r["n_items"] for r in rows], dtype=np.int64),
+            alpha=float(data["alpha"]),
+            simultaneous=data["simultaneous"],
+            critical_value=floats(data["critical_value"]),
+            details=_unplain(data.get("details", {})),
         )
 
     def __repr__(self) -> str:

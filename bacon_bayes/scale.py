@@ -572,7 +572,9 @@ def labels_outside(pool: EvalPool, low: float, high: float) -> str | None:
     out = np.flatnonzero(pool.labeled & ((y < low) | (y > high)))
     if not out.size:
         return None
+    item = pool.ids[out[0]]
+    item = item.item() if isinstance(item, np.generic) else item  # 3, not np.int64(3)
     return (
-        f"label {pool.label_name!r} is {y[out[0]]:g} in row {out[0]}, outside the scale "
+        f"label {pool.label_name!r} is {y[out[0]]:g} for item {item!r}, outside the scale "
         f"{low:g}:{high:g} ({out.size} labels outside)"
     )

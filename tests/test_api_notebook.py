@@ -184,14 +184,15 @@ def test_pools_compare_by_value_and_other_tables_are_refused_with_the_fix(frame)
         EvalPool.from_frame(frame.to_dict(), label="human", judges=JUDGES, outcome="continuous")
 
 
-def test_a_difference_counts_the_smaller_groups_labels_and_both_groups_items(cal):
-    """A difference's n_labeled is the smaller group's: it sets the difference's df where
-    the groups give none (summing them, as a fixer tried, narrowed the intervals: a
-    14-label pair's t critical value fell from t_13 to 2.05); its n_items is the sum."""
+def test_a_difference_counts_both_groups_labels_and_items(cal):
+    """A difference's n_labeled and n_items are both groups' (tester E, round 38: "7
+    labeled of 200" read as the labels used); its default df still comes from the
+    smaller group (``Pairs.n_fewer``: summing for the df, as a fixer once did, narrowed
+    the intervals, a 14-label pair's t critical value falling from t_13 to 2.05)."""
     means, diffs = cal.estimate_groups(), cal.compare_groups().to_frame().set_index("name")
     a, b = means.names[:2]
     row = diffs.loc[f"{a} - {b}"]
-    assert row["n_labeled"] == min(means[a].n_labeled, means[b].n_labeled)
+    assert row["n_labeled"] == means[a].n_labeled + means[b].n_labeled
     assert row["n_items"] == means[a].n_items + means[b].n_items
 
 

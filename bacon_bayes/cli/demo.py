@@ -38,6 +38,6 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.demo import run_demo
 
     with claim(args.report, option="--report", force=args.force) as out:
-        print(run_demo(args.dimension, args.fraction, args.seed, args.engine, out.path))
+        print(run_demo(args.dimension, args.fraction, args.seed, args.engine, out))
         out.written()
     return 0

@@ -182,8 +182,7 @@ def _estimate(
             _said.append(f"item scores written to {str(args.items_out)!r}")
         saved_id = None
         if save is not None:
-            cal.save(save.path)
-            save.written()
+            cal.save(save)  # claimed above, before the work
             saved_id = cal.save_id_
             _said.append(
                 f"saved the fitted calibrator to {str(args.save)!r} (id {saved_id}): pass "

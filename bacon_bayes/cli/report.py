@@ -132,8 +132,8 @@ def run(args: argparse.Namespace) -> int:
                 better=better or "higher",
             )
         )
-        cal.report(
-            out.path,
+        path = cal.report(
+            out,
             simulate=args.simulate,
             title=args.title,
             alpha=args.alpha,
@@ -142,7 +142,6 @@ def run(args: argparse.Namespace) -> int:
             anytime=anytime,
             better=better,
         )
-        path = out.written()
         if args.simulate is not None:
             mismatch = simulate_mismatch(cal.pool_, read_simulate_settings(args.simulate))
             if mismatch:

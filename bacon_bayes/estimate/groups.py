@@ -598,6 +598,7 @@ def compare(
         how,
         crit,
         df=df,
+        n_df=pp.n_fewer,
         pairs=pp.named(table),
         **extra,
         **rule,

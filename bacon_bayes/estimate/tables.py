@@ -140,13 +140,18 @@ def group_table(
     simultaneous: str,
     crit: np.ndarray | None = None,
     df: np.ndarray | None = None,
+    n_df: np.ndarray | None = None,
     **details: object,
 ) -> EstimateTable:
+    """A table of ``est`` with covariance ``cov``; without ``crit``, the critical values
+    of ``simultaneous`` at ``df``, by default ``n - 1`` of the label counts ``n_df``
+    (``n_lab`` when not given; a difference's: the smaller group's, :class:`Pairs`)."""
     se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
     n_lab = np.asarray(n_lab)
     if crit is None:
-        if df is None and not np.all(n_lab == 0):
-            df = np.maximum(n_lab - 1, 1)
+        counts = n_lab if n_df is None else np.asarray(n_df)
+        if df is None and not np.all(counts == 0):
+            df = np.maximum(counts - 1, 1)
         crit = simultaneous_critical_value(correlation(cov), alpha, simultaneous, df)
     if df is not None:
         details["df"] = [float(v) for v in df]
@@ -254,15 +259,16 @@ def all_pairs(m: int) -> tuple[list[tuple[int, int]], np.ndarray]:
 @dataclass(frozen=True)
 class Pairs:
     """All pairs ``(a, b)``, ``a`` before ``b``, of a group table's rows: the contrast
-    matrix of the differences ``a - b``, their names, label counts (the smaller group's:
-    it sets a difference's Student-t df, ``n - 1``, where the groups give none) and item
-    counts (both groups')."""
+    matrix of the differences ``a - b``, their names, label and item counts (both
+    groups', the labels a difference rests on) and ``n_fewer``, the smaller group's label
+    count (it sets a difference's Student-t df, ``n - 1``, where the groups give none)."""
 
     pairs: list[tuple[int, int]]
     contrast: np.ndarray
     names: tuple[str, ...]
     n_labeled: np.ndarray
     n_items: np.ndarray
+    n_fewer: np.ndarray
 
     @classmethod
     def of(cls, table: EstimateTable) -> Pairs:
@@ -271,8 +277,9 @@ class Pairs:
             pairs,
             contrast,
             tuple(f"{table.names[a]} - {table.names[b]}" for a, b in pairs),
-            np.array([min(table.n_labeled[a], table.n_labeled[b]) for a, b in pairs], dtype=int),
+            np.array([table.n_labeled[a] + table.n_labeled[b] for a, b in pairs], dtype=int),
             np.array([table.n_items[a] + table.n_items[b] for a, b in pairs], dtype=int),
+            np.array([min(table.n_labeled[a], table.n_labeled[b]) for a, b in pairs], dtype=int),
         )
 
     def named(self, table: EstimateTable) -> list[list[str]]:
