@@ -237,6 +237,49 @@ class CrossFitResult:
             [np.asarray(m.predict_cdf(self.X, t), dtype=float) for m in self.models]
         )
 
+    def cdf_parts(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """What the AEE quantile needs of :meth:`cdf` without its (N, T) array: the labeled
+        items' rows (out of fold, in item order) and the column sums over all N items,
+        the unlabeled items' by :func:`summed_cdf` (memory of a block, not of the pool)."""
+        _need(self.models, "predict_cdf", "quantiles")
+        t = np.asarray(t, dtype=float)
+        lab = self.labeled
+        rows = np.flatnonzero(lab)
+        folds = self.fold_ids[rows]
+        averaged = rows[folds < 0]  # labeled rows no fold model left out (a frozen fit's)
+        phi_lab = np.zeros((rows.size, t.size))
+        for k, (w, m) in enumerate(zip(self.weights, self.models, strict=True)):
+            own = folds == k
+            if own.any():
+                phi_lab[own] = np.asarray(m.predict_cdf(self.X[rows[own]], t), dtype=float)
+            if averaged.size:
+                phi_lab[folds < 0] += w * np.asarray(
+                    m.predict_cdf(self.X[averaged], t), dtype=float
+                )
+        X_unl = self.X[~lab]
+        total = phi_lab.sum(axis=0)
+        for w, m in zip(self.weights, self.models, strict=True):
+            total = total + w * summed_cdf(m, X_unl, t)
+        return phi_lab, total
+
+
+#: numbers in one block of predictive CDFs (items x grid points) summed by :func:`summed_cdf`
+CDF_BLOCK = 2_000_000
+
+
+def summed_cdf(model: Any, X: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """``model.predict_cdf(X, t).sum(axis=0)``: by the model's ``predict_cdf_sum`` when it
+    has one (the ridge: grid x residuals work), else over blocks of rows of ``CDF_BLOCK``
+    numbers, so the (rows, T) array is never whole."""
+    t = np.asarray(t, dtype=float)
+    if callable(getattr(model, "predict_cdf_sum", None)):
+        return np.asarray(model.predict_cdf_sum(X, t), dtype=float)
+    out = np.zeros(t.size)
+    step = max(1, CDF_BLOCK // max(t.size, 1))
+    for start in range(0, X.shape[0], step):
+        out += np.asarray(model.predict_cdf(X[start : start + step], t), dtype=float).sum(0)
+    return out
+
 
 #: What the outcome-model protocol (:mod:`bacon_bayes.outcome`) asks of each method.
 _PROTOCOL = {

@@ -97,11 +97,13 @@ def quantile(cal: Calibrator, q: float, alpha: float, method: str) -> Estimate:
     grid = cal.quantile_grid()
     discrete = p.outcome.discrete
     if method == "aee":
+        phi_lab, phi_total = cal.crossfit_.cdf_parts(grid)  # no (N, grid) array
         e = est.aee_quantile(
             p.y,
-            cal.crossfit_.cdf(grid),
+            phi_lab,
             grid,
             q,
+            phi_total=phi_total,
             pi=p.propensity,
             alpha=alpha,
             discrete=discrete,

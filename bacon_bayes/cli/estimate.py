@@ -88,6 +88,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+#: What a streamed estimate does not do (a saved calibrator holds its pool, which a stream
+#: never has in memory; a ledger's round and a next round's check need it too).
+NOT_STREAMED = (
+    "--calibrator, --save, --history and anytime intervals (--anytime, --max-labels, a study "
+    "folder) are not streamed yet (a saved calibrator holds the whole pool); pass a single "
+    "table without --chunk-rows or --scheduler (or --fixed), or drop them"
+)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.pairwise:  # comparisons: Bradley-Terry strengths (cli/pairwise.py)
         check_pairwise(args)
@@ -102,6 +111,8 @@ def run(args: argparse.Namespace) -> int:
             "--save with a frozen --calibrator would save the old calibration again; "
             "add --refit to save one trained on both rounds, or drop --save"
         )
+    if (args.save or args.history or args.calibrator) and wants_stream(args):
+        raise ValidationError(NOT_STREAMED)  # before --save/--history are claimed
     inputs = read_files(args)
     with contextlib.ExitStack() as stack:
         save = history = items = None
@@ -161,12 +172,8 @@ def _estimate(
     records = open_ledger(history)  # a damaged ledger stops here, before any work
     anytime = anytime_from_args(args)
     if wants_stream(args):
-        if args.calibrator or history is not None or anytime is not None:
-            raise ValidationError(
-                "--calibrator, --history and anytime intervals (--anytime, --max-labels, "
-                "a study folder) are not streamed yet; pass a single table without "
-                "--chunk-rows or --scheduler (or --fixed)"
-            )
+        if args.calibrator or save is not None or history is not None or anytime is not None:
+            raise ValidationError(NOT_STREAMED)
         return run_stream(args, calibrator_from_args(args), parse_levels(args.levels))
     cal, saved = fit_from_args(args)
     check_ledger(cal, records, args)  # another project's ledger: refused before --save

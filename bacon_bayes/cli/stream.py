@@ -135,6 +135,7 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
     if args.json:
         out = summary(result, args)
         out["target"] = {"target": target[0], "note": target[1]}
+        out["n_prompts"] = None  # as in memory; a stream takes no --prompt
         if left_out:
             out["naive_left_out"] = left_out
         if compared is not None:
@@ -209,10 +210,13 @@ def summary(result: StreamResult, args: argparse.Namespace) -> dict[str, Any]:
         "n_labeled": len(fit.labeled),
         "model": fit.model_name,
         "engine": fit.engine,
+        "surrogates": list(fit.surrogate_names),
         "preset": args.preset,
         "folds": args.folds,
         "seed": fit.seed,
         "alpha": args.alpha,
+        "frozen": None,  # a stream takes no --calibrator
+        "pool": result.pool_report(),
         "streamed": True,
         "features": fit.model.features.report(),
         "mean": {e.method: e.to_dict() for e in result.means},

@@ -21,7 +21,7 @@ from bacon_bayes.doctor import agreement, bias
 from bacon_bayes.doctor.cells import empty_cells
 from bacon_bayes.doctor.label import DENSE, full_labels, label_scale, simulate_command
 from bacon_bayes.doctor.relation import missingness_notes, near_duplicates
-from bacon_bayes.doctor.roles import Roles, find_roles
+from bacon_bayes.doctor.roles import GENERIC_FORMATS, Roles, find_roles
 from bacon_bayes.doctor.rows import check_ids, without_summary
 from bacon_bayes.doctor.scores import ScoreFlag, absent_groups, judge_scales, score_flags
 from bacon_bayes.doctor.text import profile_text
@@ -150,7 +150,7 @@ def _command(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] |
     if labels:
         cmd += ["--labels", labels]
     cmd += ["--label", r.label]
-    if r.item and (r.item != meta.item):
+    if r.item and (r.item != meta.item or meta.format in GENERIC_FORMATS):  # as for a CSV
         cmd += ["--item", r.item]
     judges = [j for j in r.judges if j not in {f.judge for f in p.flags if f.kind == "infinite"}]
     if not judges:

@@ -148,19 +148,22 @@ def _whole(values: pd.Series) -> bool:
     return bool(np.isfinite(v).all() and (v == np.round(v)).all())
 
 
+#: Formats whose id column the reader guesses by its name only (no format of an eval tool)
+GENERIC_FORMATS = ("jsonl", "json")
+
+
 def _find_item(
     frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: Roles, joined: bool = False
 ) -> None:
-    if given or meta.item:
+    # a JSON (Lines) file's id is the reader's guess by name: checked as a CSV's column is
+    generic = meta.format in GENERIC_FORMATS
+    if given or (meta.item and not generic):
         roles.item = given or meta.item
-        generic = meta.format in ("jsonl", "json")
         roles.reasons["id"] = (
             "the labels file is joined on it (the id column both files have)"
             if given and joined
             else "--item"
             if given
-            else "named like an id"
-            if generic
             else f"the id of the {meta.format} format"
         )
         return

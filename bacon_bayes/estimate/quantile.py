@@ -31,21 +31,36 @@ def aee_cdf(
     power_tuning: bool = True,
     hajek: bool = True,
     target: Target = "pool",
+    phi_total: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """AEE estimate of the pool CDF ``F(t) = mean_i 1{y_i <= t}`` on a grid.
 
     ``phi[i, k] = P(Y_i <= grid[k] | x_i)`` from the cross-fitted predictive
-    distribution (zeros give the classical estimate). Returns ``(F, se, n)``.
+    distribution (zeros give the classical estimate). With ``phi_total`` (its column sums
+    over all items, :meth:`~bacon_bayes.crossfit.CrossFitResult.cdf_parts`), ``phi`` holds
+    the labeled items' rows only, in item order: no (N, T) array. Returns ``(F, se, n)``.
     """
-    idx, y_lab, pi_lab, n_items = _prepare(y, phi, labeled, pi, hajek)
     grid = np.asarray(grid, dtype=float)
     phi = np.asarray(phi, dtype=float)
+    idx, y_lab, pi_lab, n_items = _prepare(
+        y, None if phi_total is not None else phi, labeled, pi, hajek
+    )
+    if phi_total is None:
+        phi_lab, total = phi[idx], phi.sum(axis=0)
+    elif phi.shape != (idx.size, grid.size) or np.shape(phi_total) != (grid.size,):
+        raise ValidationError(
+            f"with phi_total, phi must hold the {idx.size} labeled items' rows on the "
+            f"{grid.size} grid points and phi_total one sum per grid point; got "
+            f"{phi.shape} and {np.shape(phi_total)}."
+        )
+    else:
+        phi_lab, total = phi, np.asarray(phi_total, dtype=float)
     ind = (y_lab[None, :] <= grid[:, None]).astype(float)
     theta, var, _, n = mean_core(
         ind,
-        phi[idx].T,
+        phi_lab.T,
         np.broadcast_to(pi_lab, ind.shape),
-        phi.sum(axis=0),
+        total,
         n_items,
         power_tuning=power_tuning,
         hajek=hajek,
@@ -128,13 +143,15 @@ def aee_quantile(
     power_tuning: bool = True,
     hajek: bool = True,
     target: Target = "pool",
+    phi_total: np.ndarray | None = None,
 ) -> Estimate:
     """AEE quantile by the augmented estimating equation ``F(theta) = q``.
 
     Parameters
     ----------
     phi : array, shape (N, T)
-        ``P(Y_i <= grid[k] | x_i)`` from the cross-fitted predictive distribution.
+        ``P(Y_i <= grid[k] | x_i)`` from the cross-fitted predictive distribution; with
+        ``phi_total``, the labeled items' rows only (n_labeled, T).
     grid : array, shape (T,)
         Increasing candidate values (include every level for discrete outcomes).
     q : float
@@ -143,6 +160,8 @@ def aee_quantile(
         Step inverse (ordinal/categorical labels) instead of linear interpolation; a
         continuous label's values that several labels take are steps too
         (:func:`label_atoms`: include them in ``grid``).
+    phi_total : array, shape (T,), optional
+        ``phi``'s column sums over all N items, when ``phi`` holds the labeled rows only.
 
     Notes
     -----
@@ -160,7 +179,15 @@ def aee_quantile(
     if grid.ndim != 1 or np.any(np.diff(grid) <= 0):
         raise ValidationError("grid must be a strictly increasing 1-D array of candidate values.")
     cdf, se, n = aee_cdf(
-        y, phi, grid, labeled, pi, power_tuning=power_tuning, hajek=hajek, target=target
+        y,
+        phi,
+        grid,
+        labeled,
+        pi,
+        power_tuning=power_tuning,
+        hajek=hajek,
+        target=target,
+        phi_total=phi_total,
     )
     y = np.asarray(y, dtype=float)
     seen = y[np.isfinite(y)] if labeled is None else y[np.asarray(labeled, dtype=bool)]
@@ -183,10 +210,11 @@ def classical_quantile(
     target: Target = "pool",
 ) -> Estimate:
     """Quantile from the human labels alone (Woodruff interval)."""
-    phi = np.zeros((np.shape(y)[0], np.size(grid)))
+    y = np.asarray(y, dtype=float)
+    n_lab = int(np.sum(~np.isnan(y)) if labeled is None else np.sum(np.asarray(labeled, bool)))
     e = aee_quantile(
         y,
-        phi,
+        np.zeros((n_lab, np.size(grid))),  # the labeled rows only: no (N, T) zeros
         grid,
         q,
         labeled,
@@ -196,6 +224,7 @@ def classical_quantile(
         power_tuning=False,
         hajek=hajek,
         target=target,
+        phi_total=np.zeros(np.size(grid)),
     )
     return replace(e, method="classical")
 

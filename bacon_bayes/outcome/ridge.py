@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from bacon_bayes.outcome.base import BaseEstimator, empirical_cdf, fit_ridge_loo
+from bacon_bayes.outcome.base import (
+    BaseEstimator,
+    empirical_cdf,
+    empirical_cdf_sum,
+    fit_ridge_loo,
+)
 
 
 class RidgeOutcome(BaseEstimator):
@@ -36,3 +41,7 @@ class RidgeOutcome(BaseEstimator):
 
     def predict_cdf(self, X: np.ndarray, t: np.ndarray) -> np.ndarray:
         return empirical_cdf(self.predict(X), self.resid_, t)
+
+    def predict_cdf_sum(self, X: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """``predict_cdf(X, t).sum(axis=0)`` in T x (labels) work and memory, not n x T."""
+        return empirical_cdf_sum(self.predict(X), self.resid_, t)

@@ -127,7 +127,7 @@ def read_any(path: str | Path, names: Iterable[str] = ()) -> tuple[pd.DataFrame,
         A missing file, a folder, or a file of none of these formats.
     """
     from bacon_bayes.readers import inspect_log, lm_eval
-    from bacon_bayes.readers.jsonl import read_jsonl, read_lines
+    from bacon_bayes.readers.jsonl import first_object, read_jsonl
 
     path = Path(path)
     if not path.exists():
@@ -144,7 +144,7 @@ def read_any(path: str | Path, names: Iterable[str] = ()) -> tuple[pd.DataFrame,
             frame, meta = inspect_log.read_inspect(path)
         elif kind == "json":
             frame, meta = _read_json(path)
-        elif lm_eval.looks_like(read_lines(path)[0]):
+        elif lm_eval.looks_like(first_object(path)):  # not the whole file for one line
             frame, meta = lm_eval.read_lm_eval(path)
         else:
             frame, meta = read_jsonl(path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,21 @@ def read_lines(path: str | Path) -> list[dict[str, Any]]:
     ValidationError
         A line that is not a JSON object, named by its line number.
     """
-    rows: list[dict[str, Any]] = []
+    rows = list(iter_lines(path))
+    if not rows:
+        raise ValidationError(f"{str(path)!r} has no JSON objects; it is empty.")
+    return rows
+
+
+def first_object(path: str | Path) -> dict[str, Any]:
+    """The first object of a JSON Lines file, the rest unread (what its format is)."""
+    for obj in iter_lines(path):
+        return obj
+    raise ValidationError(f"{str(path)!r} has no JSON objects; it is empty.")
+
+
+def iter_lines(path: str | Path) -> Iterator[dict[str, Any]]:
+    """The objects of a JSON Lines file one by one (see :func:`read_lines`)."""
     with open(path, encoding="utf-8") as fh:
         for number, line in enumerate(fh, start=1):
             if not line.strip():
@@ -70,10 +85,7 @@ def read_lines(path: str | Path) -> list[dict[str, Any]]:
                     f"{str(path)!r} line {number} is a JSON {type(obj).__name__}, not an "
                     'object; each line must be one object like {"id": 1, "score": 0.5}.'
                 )
-            rows.append(obj)
-    if not rows:
-        raise ValidationError(f"{str(path)!r} has no JSON objects; it is empty.")
-    return rows
+            yield obj
 
 
 def flatten(obj: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -106,6 +118,10 @@ def read_jsonl(path: str | Path) -> tuple[pd.DataFrame, TableMeta]:
         With ``item`` set when a column called ``id``, ``item``, ``item_id`` or
         ``doc_id`` has distinct values (:func:`~bacon_bayes.readers.meta.id_column`).
     """
-    frame = pd.DataFrame([flatten(r) for r in read_lines(path)])
+    rows = [flatten(r) for r in iter_lines(path)]  # flattened as read: one list of records
+    if not rows:
+        raise ValidationError(f"{str(path)!r} has no JSON objects; it is empty.")
+    frame = pd.DataFrame(rows)
+    del rows
     item = id_column(frame, (*ITEM_COLUMNS, "doc_id"))
     return frame, TableMeta(format="jsonl", item=item)

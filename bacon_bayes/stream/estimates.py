@@ -21,7 +21,7 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.combine import combined_core, min_labels
 from bacon_bayes.estimate.core import _estimate, floored_variance, mean_core, satterthwaite_df
 from bacon_bayes.estimate.groups import group_tables_from_sums
-from bacon_bayes.estimate.quantile import _quantile_from_cdf
+from bacon_bayes.estimate.quantile import _quantile_from_cdf, label_atoms
 from bacon_bayes.estimate.shrink import choose_pooling, group_corrections, shrink_table
 from bacon_bayes.estimate.tables import group_table
 from bacon_bayes.grouping import auto_outcome, finished
@@ -169,6 +169,7 @@ def quantile_estimates(
     ind = (lab.y[None, :] <= grid[:, None]).astype(float)
     pis = np.broadcast_to(pi, ind.shape)
     discrete = fit.pool.outcome.discrete
+    atoms = np.isin(grid, label_atoms(lab.y))  # steps of the inverse, as in memory
     phi = cf.cdf(grid)
     out = []
     for method, phi_lab in (("aee", phi), ("classical", np.zeros_like(phi))):
@@ -178,7 +179,17 @@ def quantile_estimates(
         theta, var, _, n = mean_core(ind, phi_lab.T, pis, total, N, power_tuning=tuning, **kw)
         se = np.sqrt(np.maximum(var, 0.0))
         est = _quantile_from_cdf(
-            grid, theta, se, int(n[0]), N, q, alpha, discrete, method, target=kw["target"]
+            grid,
+            theta,
+            se,
+            int(n[0]),
+            N,
+            q,
+            alpha,
+            discrete,
+            method,
+            atoms,
+            target=kw["target"],
         )
         if aee and fit.extras:
             est = _noted(est, fit, combined=False)

@@ -24,7 +24,7 @@ from threadpoolctl import threadpool_limits
 from bacon_bayes import surrogates as sur
 from bacon_bayes.arguments import drawn_seed
 from bacon_bayes.calibrator import Calibrator
-from bacon_bayes.crossfit import CrossFitResult, cross_fit, make_folds
+from bacon_bayes.crossfit import CrossFitResult, cross_fit, make_folds, summed_cdf
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.quantile import quantile_grid
 from bacon_bayes.features import FeatureSet
@@ -44,9 +44,6 @@ from bacon_bayes.pool import EvalPool
 from bacon_bayes.scale import binary_note, is_binary, label_bounds
 from bacon_bayes.stream.scan import LabeledRows, Scan, exact_quantile
 from bacon_bayes.stream.source import Chunk, Columns
-
-#: numbers in one block of predictive CDFs (items x grid points) of the second pass
-CDF_BLOCK = 2_000_000
 
 #: fold models fitted at once (threads; one BLAS thread each)
 THREADS = min(4, os.cpu_count() or 1)
@@ -278,12 +275,7 @@ def predict_chunk(
     cdf = None
     if model.grid is not None:
         Xu = X[unl]
-        cdf = np.zeros((K, model.grid.size))
-        step = max(1, CDF_BLOCK // model.grid.size)  # rows x grid arrays of ~CDF_BLOCK numbers
-        for start in range(0, Xu.shape[0], step):
-            block = Xu[start : start + step]
-            for k, m in enumerate(model.models):
-                cdf[k] += np.asarray(m.predict_cdf(block, model.grid), dtype=float).sum(0)
+        cdf = np.array([summed_cdf(m, Xu, model.grid) for m in model.models])
     sums = Sums(table, cdf, int(chunk.rows.size))
     if not items or score is None:
         return sums, None

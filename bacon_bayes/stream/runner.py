@@ -60,6 +60,26 @@ class StreamResult:
     def n_items(self) -> int:
         return self.scan.n_rows
 
+    def pool_report(self) -> dict[str, Any]:
+        """:meth:`bacon_bayes.EvalPool.report`'s keys with what the stream knows: the
+        counts over every row (missing scores from the first pass), the labeled rows'
+        outcome, no prompts (a stream takes none)."""
+        fit, outcome = self.fit, self.fit.pool.outcome
+        groups = None
+        if fit.labeled.groups is not None:
+            groups = int(self.scan.groups.index.astype(str).nunique())
+        return {
+            "n_items": self.n_items,
+            "n_labeled": len(fit.labeled),
+            "outcome": outcome.kind,
+            "levels": list(outcome.levels) if outcome.levels else None,
+            "judges": list(fit.model.features.judges),
+            "missing_judge_scores": fit.model.features.report()["missing"],
+            "n_groups": groups,
+            "n_prompts": None,
+            "notes": list(fit.pool.notes),
+        }
+
 
 def resolve_columns(
     path: str | Path,
