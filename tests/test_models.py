@@ -81,6 +81,64 @@ def test_hurdle_without_zeros_or_positives(data):
     assert np.allclose(HurdleOutcome().fit(X, np.zeros(latent.size)).predict(X), 0.0)
 
 
+def _zero_inflated(seed, n=400, p=12, n_labels=40):
+    """A zero-inflated table like MQM's: ``p`` correlated judges of one quality ``q``,
+    ``P(y > 0)`` and the log of the positive ``y`` rising with ``q``; ``n_labels`` labels."""
+    rng = np.random.default_rng(seed)
+    q = rng.normal(size=n)
+    X = q[:, None] + rng.normal(scale=0.7, size=(n, p))
+    pos = rng.random(n) < 1 / (1 + np.exp(-(q - 0.3)))
+    y = np.where(pos, np.exp(0.8 + 0.5 * q + rng.normal(scale=0.8, size=n)), 0.0)
+    labeled = np.zeros(n, bool)
+    labeled[rng.choice(n, n_labels, replace=False)] = True
+    return X, y, labeled
+
+
+def test_hurdle_positive_part_does_not_extrapolate_beyond_the_labels():
+    """About one positive label per feature: leave-one-out alone picks a near-
+    interpolating penalty and the exp(linear) positive part put an item at 400 for
+    positive labels up to 17.4 (WMT22 MQM: 158,499 on 0-25). The penalty is now held to
+    n_positive / 10 effective degrees of freedom and the positive part's median to
+    [min / 2, max * 2] of the positive labels."""
+    from sklearn.preprocessing import StandardScaler
+
+    X, y, labeled = _zero_inflated(30)
+    Xl, yl = X[labeled], y[labeled]
+    pos = yl > 0
+    m = HurdleOutcome().fit(Xl, yl)
+    assert m.predict(X).max() < 3 * yl.max()  # was 400.5 against labels up to 17.4
+    median = np.exp(m._log_center(X))
+    assert median.max() <= 2 * yl.max() + 1e-9 and median.min() >= yl[pos].min() / 2 - 1e-9
+    smear = np.mean(np.exp(m.resid_))
+    assert m.predict(X).max() <= 2 * yl.max() * smear + 1e-9
+    Z = StandardScaler().fit_transform(Xl[pos])
+    lam = np.linalg.eigvalsh(np.cov(Z.T, bias=True) * pos.sum())
+    dof = np.sum(lam / (lam + m.pos_ridge_.alpha))
+    assert dof <= pos.sum() / 10  # effective degrees of freedom of the positive part
+    check_distribution(m, X, np.linspace(-1, 60, 40))
+
+
+def test_calibrator_hurdle_item_scores_and_model_only_mean_stay_in_range():
+    """Cross-fitted: one fold model of this 60-label table put an item at 21,457 for
+    labels up to 7.9; the item scores and a mean whose surrogate is the model now stay
+    in the labels' range."""
+    import pandas as pd
+
+    from bacon_bayes import Calibrator, EvalPool
+
+    X, y, labeled = _zero_inflated(11, n_labels=60)
+    frame = pd.DataFrame(X, columns=[f"j{k}" for k in range(X.shape[1])])
+    frame["label"] = np.where(labeled, y, np.nan)
+    pool = EvalPool.from_frame(frame, label="label", judges=list(frame.columns[:-1]),
+                               outcome="nonnegative")  # fmt: skip
+    cal = Calibrator(engine="freq", seed=0, surrogates=[]).fit(pool)
+    items = cal.item_scores(level=0.9)
+    top = y[labeled].max()
+    assert items["score"].max() < 2 * top and items["upper"].max() < 5 * top
+    est = cal.estimate_mean()
+    assert 0 <= est.ci_low and est.ci_high < top
+
+
 def test_ordinal_gradient_probabilities_and_levels(data):
     X, latent, _ = data
     y = 1.0 + np.searchsorted([-1.0, 0.0, 1.0], latent)

@@ -69,15 +69,33 @@ def loo_alpha(Z: np.ndarray, y: np.ndarray, alphas: tuple[float, ...]) -> float:
     return float(alphas[int(np.argmin(np.mean(loo * loo, axis=0)))])
 
 
+def ridge_df(Z: np.ndarray, alphas: tuple[float, ...]) -> np.ndarray:
+    """The effective degrees of freedom of a ridge with intercept on ``Z`` at each
+    penalty of ``alphas`` (the intercept not counted): ``sum_j lam_j / (lam_j + a)``
+    over the eigenvalues ``lam_j`` of the centred Gram matrix."""
+    Zc = Z - Z.mean(axis=0)
+    lam = np.clip(np.linalg.eigvalsh(Zc.T @ Zc), 0.0, None)
+    return np.sum(lam[:, None] / (lam[:, None] + np.asarray(alphas)[None, :]), axis=0)
+
+
 def fit_ridge_loo(
-    X: np.ndarray, y: np.ndarray, alpha: float | None = None
+    X: np.ndarray, y: np.ndarray, alpha: float | None = None, max_df: float | None = None
 ) -> tuple[StandardScaler, Ridge, np.ndarray]:
     """Standardise and fit ridge (penalty ``alpha``, or chosen by efficient
-    leave-one-out when None); return the sorted leave-one-out residuals."""
+    leave-one-out when None); return the sorted leave-one-out residuals.
+
+    ``max_df``: when the penalty is chosen, only penalties whose effective degrees of
+    freedom (:func:`ridge_df`) are at most ``max_df`` are candidates (the largest of
+    :data:`RIDGE_ALPHAS` when none is): leave-one-out on about as many rows as features
+    picks a near-interpolating fit whose leverages hide its error."""
     scaler = StandardScaler().fit(X)
     Z = scaler.transform(X)
     if alpha is None:
-        alpha = loo_alpha(Z, y, RIDGE_ALPHAS)
+        alphas = RIDGE_ALPHAS
+        if max_df is not None:
+            ok = ridge_df(Z, alphas) <= max_df
+            alphas = tuple(a for a, keep in zip(alphas, ok, strict=True) if keep) or alphas[-1:]
+        alpha = loo_alpha(Z, y, alphas)
     ridge = Ridge(alpha=alpha).fit(Z, y)
     Zc = Z - Z.mean(axis=0)
     gram = Zc.T @ Zc + alpha * np.eye(Z.shape[1])
@@ -127,4 +145,5 @@ __all__ = [
     "fit_ridge_loo",
     "level_index",
     "loo_alpha",
+    "ridge_df",
 ]
