@@ -330,6 +330,19 @@ def save_calibrator(cal: Calibrator, path: str | Path) -> Path:
     return path
 
 
+def _refit_folds(
+    cal: Calibrator, model: Any, X: np.ndarray, fold_ids: np.ndarray, old: xr.Dataset | None
+) -> CrossFitResult:
+    """The frequentist fold models of a saved calibrator fitted again (with an earlier
+    round's labels too when it was refit: ``old``)."""
+    if old is not None:
+        return cross_fit_with(
+            model, X, cal.pool_.y, old["X"].values, old["y"].values,
+            fold_ids=fold_ids, pi=cal.pool_.propensity,
+        )  # fmt: skip
+    return cross_fit(model, X, cal.pool_.y, fold_ids=fold_ids, pi=cal.pool_.propensity)
+
+
 def load_calibrator(path: str | Path, cls: type[Calibrator]) -> Calibrator:
     """Read a calibrator written by :func:`save_calibrator` as an instance of ``cls``
     (:class:`~bacon_bayes.calibrator.Calibrator`), ready for every estimate."""
@@ -450,16 +463,16 @@ def _calibrator_from_tree(tree: Any, path: str | Path, cls: type[Calibrator]) ->
         )
     else:
         cal.model_, cal.model_name_, cal.engine_ = resolve_model(cal, cal.pool_, cal.features_)
-        if "refit" in tree.children:
-            old = tree["refit"].to_dataset()
-            cal.crossfit_ = cross_fit_with(
-                cal.model_, X, cal.pool_.y, old["X"].values, old["y"].values,
-                fold_ids=fold_ids, pi=cal.pool_.propensity,
-            )  # fmt: skip
-        else:
-            cal.crossfit_ = cross_fit(
-                cal.model_, X, cal.pool_.y, fold_ids=fold_ids, pi=cal.pool_.propensity
-            )
+        old = tree["refit"].to_dataset() if "refit" in tree.children else None
+        cal.crossfit_ = _refit_folds(cal, cal.model_, X, fold_ids, old)
+        for earlier in getattr(cal.model_, "EARLIER_RELEASES", ()):
+            if np.allclose(cal.crossfit_.mean, saved, rtol=1e-9, atol=1e-12):
+                break
+            # saved by an earlier release: its fold models refitted with its settings
+            model = type(cal.model_)(**{**cal.model_.get_params(), **earlier})
+            crossfit = _refit_folds(cal, model, X, fold_ids, old)
+            if np.allclose(crossfit.mean, saved, rtol=1e-9, atol=1e-12):
+                cal.model_, cal.crossfit_ = model, crossfit
         if not np.allclose(cal.crossfit_.mean, saved, rtol=1e-9, atol=1e-12):
             raise ValidationError(
                 f"{str(path)!r}: refitting the frequentist fold models did not reproduce the "

@@ -265,3 +265,30 @@ def test_semi_supervised_models_see_all_items_with_fold_labels_hidden(data):
         held = cf.fold_ids == k
         assert np.all(np.isnan(m.seen[held]))
         assert np.array_equal(m.seen[(cf.fold_ids >= 0) & ~held], y[(cf.fold_ids >= 0) & ~held])
+
+
+def test_a_hurdle_calibrator_saved_by_an_earlier_release_loads(tmp_path, monkeypatch):
+    """Session 38 bounded the hurdle's positive part; a calibrator saved before it (its
+    fold models unbounded) must still load and give its saved surrogate: loading refits
+    the fold models, and refused it ("refit the calibrator with this version") when the
+    new settings did not reproduce it."""
+    import pandas as pd
+
+    from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.outcome.hurdle import HurdleOutcome
+
+    X, y, labeled = _zero_inflated(11, n_labels=60)
+    frame = pd.DataFrame(X, columns=[f"j{k}" for k in range(X.shape[1])])
+    frame["label"] = np.where(labeled, y, np.nan)
+    pool = EvalPool.from_frame(frame, label="label", judges=list(frame.columns[:-1]),
+                               outcome="nonnegative")  # fmt: skip
+    with monkeypatch.context() as m:  # the earlier release's fit
+        m.setattr(HurdleOutcome.__init__, "__defaults__", (1.0, None, None))
+        old = Calibrator(engine="freq", seed=0, surrogates=[]).fit(pool)
+        old.save(tmp_path / "old.nc")
+    now = Calibrator(engine="freq", seed=0, surrogates=[]).fit(pool)
+    assert not np.allclose(now.crossfit_.mean, old.crossfit_.mean)  # the releases differ
+    loaded = Calibrator.load(tmp_path / "old.nc")
+    assert np.array_equal(loaded.crossfit_.mean, old.crossfit_.mean)
+    assert loaded.model_.positives_per_df is None and loaded.model_.widen is None
+    assert loaded.estimate_mean().estimate == old.estimate_mean().estimate

@@ -33,14 +33,21 @@ class HurdleOutcome(BaseEstimator):
     ----------
     C : float
         Inverse L2 penalty of the gate (on standardised features).
-    positives_per_df : float
-        Positive labels per effective degree of freedom of the positive part's ridge.
-    widen : float
+    positives_per_df : float or None
+        Positive labels per effective degree of freedom of the positive part's ridge
+        (None: no limit, as releases before session 38 fitted).
+    widen : float or None
         Factor (> 1) by which the positive part's median may leave the positive labels'
-        range.
+        range (None: not clipped, as releases before session 38 fitted).
     """
 
-    def __init__(self, C: float = 1.0, positives_per_df: float = 10.0, widen: float = 2.0) -> None:
+    #: the settings earlier releases fitted with: a calibrator they saved reloads with them
+    #: (:func:`bacon_bayes.persist.load_calibrator` refits its fold models)
+    EARLIER_RELEASES = ({"positives_per_df": None, "widen": None},)
+
+    def __init__(
+        self, C: float = 1.0, positives_per_df: float | None = 10.0, widen: float | None = 2.0
+    ) -> None:
         self.C = C
         self.positives_per_df = positives_per_df
         self.widen = widen
@@ -58,11 +65,12 @@ class HurdleOutcome(BaseEstimator):
                 self.scaler_.transform(X), pos.astype(int)
             )
         if pos.sum() >= 3:
+            per_df = self.positives_per_df
             self.pos_scaler_, self.pos_ridge_, self.resid_ = fit_ridge_loo(
-                X[pos], np.log(y[pos]), max_df=pos.sum() / self.positives_per_df
+                X[pos], np.log(y[pos]), max_df=None if per_df is None else pos.sum() / per_df
             )
             logs = np.log(y[pos])
-            pad = float(np.log(self.widen))
+            pad = np.inf if self.widen is None else float(np.log(self.widen))
             self.log_range_ = (float(logs.min()) - pad, float(logs.max()) + pad)
         else:  # too few positives for a regression: constant log-mean
             self.pos_ridge_ = None
