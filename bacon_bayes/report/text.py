@@ -127,9 +127,7 @@ def estimate_output(
     missing = {j: n for j, n in missing.items() if n}
     if missing:
         listed = ", ".join(f"{j}: {n}" for j, n in missing.items())
-        lines.append(
-            f"note: missing judge scores imputed (with a missing-score indicator): {listed}"
-        )
+        lines.append(f"note: missing judge scores imputed with a missing-score indicator: {listed}")
     kind = next((m.details["interval_kind"] for m in means if "interval_kind" in m.details), "")
     kind = f" {kind} CI, valid at every wave whatever the stopping rule" if kind else " CI"
     lines += [f"\nmean of {label!r} over the pool ({level}{kind}):", estimates_table(means)]

@@ -128,7 +128,7 @@ def test_judges_prints_the_note_below_its_table(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(workflow, "fit_pool", fit_pool)
     monkeypatch.setattr(bias, "judge_bias", lambda m, level: pd.DataFrame({"judge": ["a"]}))
     monkeypatch.setattr(bias, "forest_plot", lambda table, path: path.write_bytes(b"png"))
-    monkeypatch.setattr(jb, "informativeness", lambda table, sd: table)
+    monkeypatch.setattr(jb, "informativeness", lambda table, sd, **kw: table)
     pd.DataFrame({"y": [1.0, 2.0, None, 3.0], "a": [1.0, 2.0, 3.0, 4.0]}).to_csv(
         tmp_path / "t.csv", index=False
     )
