@@ -18,7 +18,7 @@ wave sizes):
                 coefficient of the ridge, probabilities proportional to ``(1 - s) sd /
                 mean(sd) + s`` (uniform share ``s``: ``--uniform-share``, by default
                 the package's for a study with groups,
-                :data:`~bacon_bayes.study.waves.GROUP_UNIFORM_SHARE`), ``sd`` the
+                :data:`~bacon_bayes.sampling.GROUP_UNIFORM_SHARE`), ``sd`` the
                 residual sd that the earlier waves' labels show in the quartile bins of the
                 judge mean (residuals of the ridge fitted on the earlier waves), capped at
                 1; uniform before: probabilities that depend on earlier waves.
@@ -80,8 +80,8 @@ from bacon_bayes.estimate import anytime as at
 from bacon_bayes.estimate.core import mean_core
 from bacon_bayes.order import natural_codes
 from bacon_bayes.outcome.base import RIDGE_ALPHAS
+from bacon_bayes.sampling import GROUP_UNIFORM_SHARE
 from bacon_bayes.sampling.adaptive import MIN_LABELS_PER_COEFFICIENT
-from bacon_bayes.study.waves import GROUP_UNIFORM_SHARE
 from benchmarks import anytime_surrogate as sur
 from benchmarks.anytime_groups import POOLINGS, group_looks, group_pi
 from benchmarks.anytime_sim import _pps, _satterthwaite

@@ -79,7 +79,7 @@ def test_the_parsers_constants_are_the_librarys():
     from bacon_bayes.cli import demo as cli_demo
     from bacon_bayes.cli import plan, pool_args, rounds, sample
     from bacon_bayes.cli import stream as cli_stream
-    from bacon_bayes.study import labels, prompts, waves
+    from bacon_bayes.study import labels, prompts
 
     assert pool_args.KINDS == pool.KINDS
     assert cli_demo.DIMENSIONS == demo.DIMENSIONS
@@ -89,7 +89,7 @@ def test_the_parsers_constants_are_the_librarys():
     assert plan.DESIGNS == planning.DESIGNS
     assert sample.DESIGNS == study.DESIGNS
     assert sample.DEFAULT_UNIFORM_SHARE == sampling.DEFAULT_UNIFORM_SHARE
-    assert sample.GROUP_UNIFORM_SHARE == waves.GROUP_UNIFORM_SHARE
+    assert sample.GROUP_UNIFORM_SHARE == sampling.GROUP_UNIFORM_SHARE
     assert sample.MIN_LABELS_PER_COEFFICIENT == sampling.MIN_LABELS_PER_COEFFICIENT
     assert sample.DEFAULT_PER_PROMPT == prompts.DEFAULT_PER_PROMPT
     assert sample.PRIOR_DESIGNS == labels.PRIOR_DESIGNS

@@ -351,7 +351,7 @@ def run(args: argparse.Namespace) -> int:
     """Draw the wave, write the to-label file and print a summary.
 
     Every option is checked before the study folder is created or a wave is
-    committed (:func:`~bacon_bayes.study.waves.validate_wave_options`), and the
+    committed (:func:`~bacon_bayes.study.wave_options.validate_wave_options`), and the
     to-label file is claimed (:func:`bacon_bayes.outputs.claim`) before the wave is
     drawn, so a refused command leaves no study behind and an existing study unchanged.
     """
@@ -361,7 +361,7 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.study import Study, create_study, draw_wave, pending_items
     from bacon_bayes.study.folder import LOCK_FILE, show_notes, study_inputs
     from bacon_bayes.study.labels import pool_label_wave, record_pool_labels
-    from bacon_bayes.study.waves import validate_wave_options
+    from bacon_bayes.study.wave_options import validate_wave_options
 
     if args.pairwise:
         from bacon_bayes.cli.pairwise_design import run_sample
