@@ -96,7 +96,7 @@ def row_place(frame: pd.DataFrame | pd.Series, pos: int) -> str:
 
 def plural_places(places: Iterable[str]) -> str:
     """Places each said as ``line 7`` (or ``row 5``, :func:`row_place`) as one phrase:
-    ``line 7``, ``lines 7, 8, 12``; places of more words (``row at position 5 (index
+    ``line 7``, ``lines 7, 8, 12``; places of more words (``row 5 by position (index
     1042)``) listed as they are."""
     said = list(places)
     parts = [p.split() for p in said]

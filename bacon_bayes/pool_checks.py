@@ -51,13 +51,13 @@ class Rows:
 
     def at(self, pos: int) -> str:
         """``line 7`` of a CSV file, else ``row 5`` (from 0) under a plain index, else
-        ``row at position 5 (index 1042)``."""
+        ``row 5 by position (index 1042)``."""
         if self.lines is not None:
             return f"line {int(self.lines[pos])}"
         return f"row {pos}" if self.index is None else _place(self.index, pos)
 
     def __call__(self, pos: int) -> str:
-        """:meth:`at` with the row's item: ``row at position 5 (index 1042, item 'a')``."""
+        """:meth:`at` with the row's item: ``row 5 by position (index 1042, item 'a')``."""
         place, item = self.at(pos), f"item {python_scalar(self.ids[pos])!r}"
         return f"{place[:-1]}, {item})" if place.endswith(")") else f"{place} ({item})"
 
@@ -285,11 +285,11 @@ def long_from_table(long: pd.DataFrame, ids: np.ndarray, notes: list[str]) -> pd
 
 def _row(table: pd.DataFrame, k: int) -> str:
     """Row ``k`` (a position) of a user's table as they find it: ``row 5`` under a plain
-    index, else its position and index label (``row at position 5100 (index 21800)``)."""
+    index, else its position and index label (``row 5100 by position (index 21800)``)."""
     return _place(table.index, k)
 
 
 def _place(index: pd.Index, k: int) -> str:
     if index.equals(pd.RangeIndex(len(index))):
         return f"row {k}"
-    return f"row at position {k} (index {python_scalar(index[k])!r})"
+    return f"row {k} by position (index {python_scalar(index[k])!r})"

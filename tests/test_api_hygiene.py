@@ -91,7 +91,7 @@ def test_messages_name_the_row_by_its_index_label_and_the_item(frame):
     d.index = d.index * 7 + 1000
     d["human"] = d["human"].astype(object)
     d.loc[1042, "human"] = "4,5"
-    with pytest.raises(ValidationError, match=r"row at position 6 \(index 1042, item 'd000-M14'\)"):
+    with pytest.raises(ValidationError, match=r"row 6 by position \(index 1042, item 'd000-M14'\)"):
         _pool(d)
     d = frame.copy()
     d.index = d.index * 7 + 1000

@@ -156,7 +156,7 @@ def test_a_repeated_long_table_row_is_named_as_the_user_finds_it(frame):
     twice = pd.concat([long, long.iloc[[4, 7]]])
     with pytest.raises(
         ValidationError,
-        match=r"row at position 3600 \(index 1004\) repeats row at position 4 \(index 1004\)"
+        match=r"row 3600 by position \(index 1004\) repeats row 4 by position \(index 1004\)"
         r": item 'd000-M12', judge 'gpt4', run 0 \(and 1 more repeated row\);",
     ):
         _pool(frame, twice)

@@ -160,3 +160,26 @@ def test_report_and_estimate_notes_carry_the_imputation() -> None:
     df.loc[df.index[::4], "a"] = np.nan
     cal = Calibrator(engine="freq", seed=0, folds=2).fit(_pool(df, ["a", "b"]))
     assert "missing judge scores imputed with a missing-score indicator: a: 100" in pool_notes(cal)
+
+
+def test_plan_says_the_pilot_fits_notes_and_no_empty_note_is_printed(tmp_path, capsys) -> None:
+    """Checker of session 38: ``bacon plan`` printed the failure-code note as a raw Python
+    warning (file path and source line); it is among the plan's assumptions. And a
+    categorical label with no missing judge score printed a bare ``note: `` line."""
+    from bacon_bayes.cli import main
+
+    df = _table()
+    df.loc[df.index % 9 == 0, "a"] = -1.0
+    path = tmp_path / "codes.csv"
+    df.to_csv(path, index=False)
+    args = ["--label", "human", "--judge", "a", "--judge", "b", "--engine", "freq"]
+    assert main(["plan", str(path), *args, "--half-width", "0.1"]) == 0
+    out, err = capsys.readouterr()
+    assert "PoolWarning" not in out + err
+    assert "judge 'a': 45 scores of -1, outside its 1:5 scale" in out
+
+    binary = _table().assign(human=lambda d: (d["human"] > 3).where(d["human"].notna()))
+    binary.to_csv(path, index=False)
+    assert main(["estimate", str(path), *args, "--outcome", "categorical"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert not [line for line in lines if line.strip() in ("note:", "note: ")]

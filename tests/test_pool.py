@@ -240,7 +240,7 @@ def test_judge_matrix_summarises_runs_like_pandas():
         ),
         (
             lambda t: pd.concat([t, t.iloc[:1]]),
-            ["repeats row at position 0 (index 0): item 'it0'", "distinct run numbers"],
+            ["repeats row 0 by position (index 0): item 'it0'", "distinct run numbers"],
         ),
         (lambda t: t.assign(score=["x", *list(t.score[1:])]), ["non-numeric value 'x'"]),
         (

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import shlex
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +22,7 @@ from bacon_bayes.cli.pool_args import (
     reading_options,
 )
 from bacon_bayes.cli.rounds import plan_text, round_defaults
-from bacon_bayes.errors import ValidationError
+from bacon_bayes.errors import PoolWarning, ValidationError
 
 if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
     from bacon_bayes.planning import Goal
@@ -173,21 +174,23 @@ def run(args: argparse.Namespace) -> int:
         args.text = None
     engine = _engine(args)
     pending = _pending(args)
-    result = plan(
-        pool,
-        goal,
-        budgets=budgets,
-        designs=None if designs is None else tuple(designs),
-        alpha=args.alpha,
-        calibrator=calibrator_from_args(args),
-        from_scratch=args.from_scratch,
-        group_column=args.group or pool.group_name,  # a study's: its recorded column
-        pool_arg=shlex.quote(str(args.file)),
-        sample_args=reading_options(args, pool, sample=True)
-        + (" --better lower" if goal.better == "lower" else ""),  # the study records it
-        pooling=args.pooling,
-        pending=pending,
-    )
+    with warnings.catch_warnings(record=True) as caught:  # the pilot fit's notes: said below
+        warnings.simplefilter("always", PoolWarning)
+        result = plan(
+            pool,
+            goal,
+            budgets=budgets,
+            designs=None if designs is None else tuple(designs),
+            alpha=args.alpha,
+            calibrator=calibrator_from_args(args),
+            from_scratch=args.from_scratch,
+            group_column=args.group or pool.group_name,  # a study's: its recorded column
+            pool_arg=shlex.quote(str(args.file)),
+            sample_args=reading_options(args, pool, sample=True)
+            + (" --better lower" if goal.better == "lower" else ""),  # the study records it
+            pooling=args.pooling,
+            pending=pending,
+        )
     result.pilot.assumptions.insert(0, engine)
     if pool.groups is not None:  # 'M8' and 'm8' planned as two groups: said, as estimate says
         from bacon_bayes.order import group_spellings, unique_codes
@@ -195,6 +198,12 @@ def run(args: argparse.Namespace) -> int:
         spellings = group_spellings(unique_codes(pool.groups)[0], pool.group_name)
         last = len(result.pilot.assumptions) - bool(pending)  # before the pending items' note
         result.pilot.assumptions[last:last] = [spellings] if spellings else []
+    for w in caught:  # what the pilot's fit warns of (failure codes...) among the notes
+        if issubclass(w.category, PoolWarning):
+            if str(w.message) not in result.pilot.assumptions:
+                result.pilot.assumptions.append(str(w.message))
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     _study_beside(args, result)
     _within_budget(args, result)
     unsamplable = _unsamplable(args)

@@ -274,7 +274,7 @@ def pool_notes(cal: Calibrator) -> list[str]:
                 f"{far} They enter the estimates as labels: fix them (or empty those cells: "
                 f"not labeled) and run again with --scale {scale.text}"
             ]
-        notes = [n for n in notes if n]
+    notes = [n for n in notes if n]  # an empty note (nothing imputed) is no line
     notes += list(cal.pool_warnings())  # what fit warns of: unscored rows, unfit judges
     notes += missingness_notes(  # a judge failing more on low (or high) labels
         pool.judge_matrix().reset_index(drop=True),
