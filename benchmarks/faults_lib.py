@@ -352,7 +352,7 @@ COMMANDS = {
             "pool.csv",
             hold="commit",
             force=False,
-            ledger=False,
+            ledger=True,  # as the commands' outputs since session 38 (outputs.write_output)
         ),
         Command(
             "forest_plot",

@@ -152,7 +152,11 @@ def test_the_transport_table_names_group_sizes_in_natural_order(tmp_path, capsys
     old = Calibrator(engine="freq").fit(pool)
     nc = tmp_path / "old.nc"
     old.save(nc)
-    table, _ = transport_check(Calibrator.load(nc).apply(pool))
+    y2 = rng.normal(0, 1, names.size)  # a next round: its own items and labels
+    fresh = pd.DataFrame({"g": names, "j": y2 + rng.normal(0, 0.5, names.size),
+                          "y": np.where(rng.random(names.size) < 0.5, y2, np.nan)})  # fmt: skip
+    new = EvalPool.from_frame(fresh, label="y", judges=["j"], outcome="continuous", group="g")
+    table, _ = transport_check(Calibrator.load(nc).apply(new))
     assert list(table["group"]) == ["(all)", "M8", "M9", "M10"]
     assert list(table["n_items"]) == [180, 60, 60, 60]
 

@@ -270,7 +270,10 @@ def test_the_anytime_basis_of_a_bootstrap_pair_is_the_student_t():
     assert t.details["interval"] == "bootstrap"
     basis = est.compare(t, resampled=False)
     corr = basis.cov / np.outer(basis.se, basis.se)
-    df = basis.n_labeled - 1.0
+    df = np.asarray(basis.details["df"])  # the pair's fewer labels less one
+    pairs = basis.details["pairs"]
+    fewer = [min(t.n_labeled[int(a)], t.n_labeled[int(b)]) for a, b in pairs]
+    assert np.array_equal(df, np.asarray(fewer) - 1.0)
     assert np.allclose(
         basis.critical_value, est.simultaneous_critical_value(corr, 0.05, "maxt", df)
     )
