@@ -227,6 +227,12 @@ def _check_inputs(
         raise ValidationError(
             f"judge name {twice[0]!r} is used twice; name them apart (NAME=MODEL@URL)"
         )
+    for j in judges:  # before the cache opens (the rate limiter would refuse it later)
+        if j.rate is not None and not (math.isfinite(j.rate) and j.rate > 0):
+            raise ValidationError(
+                f"judge {j.name!r}: rate limit (--rate) must be a positive number of requests "
+                f"per second, got {j.rate!r}; leave it out for no limit"
+            )
     if runs < 1:
         raise ValidationError(f"runs must be at least 1, got {runs}")
     if concurrency < 1:

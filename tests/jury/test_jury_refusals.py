@@ -95,14 +95,19 @@ def test_a_timeout_of_zero_or_less_is_refused(serve, timeout):
     assert srv.count() == 0
 
 
-def test_cli_timeout_zero_exits_2_before_any_call(serve, tmp_path, capsys):
+@pytest.mark.parametrize(
+    ("option", "said"), [("--timeout", "--timeout 60"), ("--rate", "(--rate) must be a positive")]
+)
+def test_cli_timeout_or_rate_zero_exits_2_before_any_call(serve, tmp_path, capsys, option, said):
+    """``--rate 0`` was refused too, but after the cache was created: an empty
+    ``OUT.cache.sqlite`` was left behind (session 38, fixer F2)."""
     srv = serve()
     essays(2).to_csv(tmp_path / "items.csv", index=False)
     out = tmp_path / "o.parquet"
     args = ["judge", str(tmp_path / "items.csv"), "--judge", f"m@{srv.url}", "--template"]
-    args += ["essay", "--out", str(out), "--api-key-env", "", "--timeout", "0"]
+    args += ["essay", "--out", str(out), "--api-key-env", "", option, "0"]
     assert main(args) == 2
-    assert "--timeout 60" in capsys.readouterr().err
+    assert said in capsys.readouterr().err
     assert srv.count() == 0 and not out.exists()
     assert not (tmp_path / "o.parquet.cache.sqlite").exists()
 
