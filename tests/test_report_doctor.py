@@ -182,3 +182,26 @@ def test_a_table_of_unbounded_group_intervals_is_one_sentence():
     part = html.split("<h3>Judges' over-rating by group</h3>", 1)[1]
     assert "Every interval is unbounded" in part
     assert part.index("<details>") < part.index("<table")  # the rows only behind it
+
+
+def test_no_flag_among_unbounded_intervals_is_not_a_clean_bill():
+    """Where nothing is flagged but some intervals are unbounded (a weak judge, a few labels
+    a group), the report said only "No judge's over-rating of a group is flagged" (doctor's
+    text says "not settled"; fixer G1, session 38): it now says how many are unbounded."""
+    import re
+
+    rng = np.random.default_rng(1)
+    n = 1200
+    q = rng.normal(3, 1, n)
+    frame = pd.DataFrame(
+        {"system": np.repeat([f"S{k}" for k in range(30)], 40),
+         "a": q + rng.normal(0, 0.3, n), "b": 0.1 * q + rng.normal(0, 1, n),
+         "human": np.where(rng.random(n) < 0.3, q + rng.normal(0, 0.3, n), np.nan)}
+    )  # fmt: skip
+    pool = EvalPool.from_frame(
+        frame, label="human", judges=["a", "b"], outcome="continuous", group="system"
+    )
+    part = data_check(pool).split("<h3>Judges' over-rating by group</h3>", 1)[1]
+    text = re.sub(r"\s+", " ", re.sub("<[^>]+>", " ", part.split("<h3>", 1)[0]))
+    said = re.search(r"No judge's over-rating of a group is flagged\. (\d+) of the 60 interv", text)
+    assert said is not None and int(said.group(1)) > 0

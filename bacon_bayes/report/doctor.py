@@ -158,10 +158,19 @@ def _groups(check: PoolCheck) -> str:
     if len(frame) <= MAX_GROUP_ROWS:
         return GROUPS_HEAD + scroll_table(frame, 3) + note
     n_flagged = int(flagged.sum())
+    unbounded = int((~(np.isfinite(low) & np.isfinite(high))).sum())
+    open_ = (  # as doctor's text says it: not a clean bill where most could not be bounded
+        f" {unbounded} of the {len(frame)} intervals {'is' if unbounded == 1 else 'are'} "
+        "unbounded: there the judge tracks the "
+        "label too little at these labels for its over-rating to be measured (more labels "
+        "a group would)."
+        if unbounded
+        else ""
+    )
     shown = (
         scroll_table(frame.head(n_flagged), 3)
         if n_flagged
-        else _note("No judge's over-rating of a group is flagged.")
+        else _note("No judge's over-rating of a group is flagged." + open_)
     )
     return GROUPS_HEAD + shown + note + every
 
