@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -272,19 +273,27 @@ def test_cells_that_say_no_value_are_left_pending(
         import_labels(study, write(tmp_path, [(ids[4], "maybe")]))
 
 
+def _study_of_ids(
+    tmp_path: Path, pool_file: Path, make_id: Callable[[int], object]
+) -> tuple[Path, list[str]]:
+    """A study of 10 items drawn from the pool with its ids rewritten by ``make_id`` (of
+    the row number); returns the study and the ids it selected."""
+    frame = pd.read_csv(pool_file)
+    frame["id"] = [make_id(i) for i in range(len(frame))]
+    frame.to_csv(pool_file, index=False)
+    root = tmp_path / "ids"
+    assert bacon("sample", str(pool_file), "--study", str(root), "--budget", "10", "--item",
+                 "id", "--label", "human", "--scale", "1:5", "--judges", "judge_a,judge_b",
+                 "--out", str(tmp_path / "t.csv")) == 0  # fmt: skip
+    return root, selected_ids(root)
+
+
 def test_ids_written_with_a_decimal_point_are_the_pool_ids(tmp_path: Path, pool_file: Path) -> None:
     """Finding 16 (s34 T2): a to-label file filled in through pandas has its integer ids
     written 181.0; label import said "ids not in the pool" though the --labels join takes
     1.0 as 1. They are the pool's ids now, compared as text (an id of 17 digits, past
     2^53, keeps every digit); the labels are stored under the pool's ids."""
-    frame = pd.read_csv(pool_file)
-    frame["id"] = [9007199254740993 + 2 * i for i in range(len(frame))]
-    frame.to_csv(pool_file, index=False)
-    root = tmp_path / "ints"
-    assert bacon("sample", str(pool_file), "--study", str(root), "--budget", "10", "--item",
-                 "id", "--label", "human", "--scale", "1:5", "--judges", "judge_a,judge_b",
-                 "--out", str(tmp_path / "t.csv")) == 0  # fmt: skip
-    ids = selected_ids(root)
+    root, ids = _study_of_ids(tmp_path, pool_file, lambda i: 9007199254740993 + 2 * i)
     summary = import_labels(root, write(tmp_path, [(f"{i}.0", "3") for i in ids]))
     assert summary.added == len(ids) == 10
     assert sorted(Study.open(root).labels["item"].astype(str)) == sorted(ids)
@@ -295,14 +304,7 @@ def test_ids_written_with_a_decimal_point_are_the_pool_ids(tmp_path: Path, pool_
 def test_ids_that_lost_their_leading_zeros_are_named(tmp_path: Path, pool_file: Path) -> None:
     """Finding 13 (s37 B): a to-label file saved by a spreadsheet has ids 0034 written 34;
     label import says so (as the --labels join does) and gives the fix."""
-    frame = pd.read_csv(pool_file)
-    frame["id"] = [f"{i:04d}" for i in range(1, len(frame) + 1)]
-    frame.to_csv(pool_file, index=False)
-    root = tmp_path / "zeros"
-    assert bacon("sample", str(pool_file), "--study", str(root), "--budget", "10", "--item",
-                 "id", "--label", "human", "--scale", "1:5", "--judges", "judge_a,judge_b",
-                 "--out", str(tmp_path / "t.csv")) == 0  # fmt: skip
-    ids = selected_ids(root)
+    root, ids = _study_of_ids(tmp_path, pool_file, lambda i: f"{i + 1:04d}")
     before = snapshot(root)
     path = write(tmp_path, [(str(int(i)), "3") for i in ids])
     with pytest.raises(ValidationError) as err:

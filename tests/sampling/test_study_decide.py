@@ -20,40 +20,14 @@ from bacon_bayes.study import Study, StudyConfig, draw_wave, import_labels
 from bacon_bayes.study.folder import record_max_labels
 from bacon_bayes.study.settled import POINT_PROJECTION, labels_needed, parse_goal
 
-from .conftest import N_POOL, bacon, fill, record_budget
+from .conftest import N_POOL, bacon, fill, grouped_study, label_wave, record_budget
 
 
 @pytest.fixture
 def grouped(tmp_path: Path) -> tuple[Path, Path]:
     """A study of three systems (s1 about 1.5 points above the others) with one labeled uniform
     wave of 40 items; returns (study, pool file)."""
-    rng = np.random.default_rng(0)
-    system = rng.choice(["s1", "s2", "s3"], N_POOL)
-    truth = np.clip(rng.integers(1, 5, N_POOL) + 2 * (system == "s1"), 1, 5)
-    frame = pd.DataFrame(
-        {
-            "id": [f"doc{i:03d}" for i in range(N_POOL)],
-            "judge_a": np.clip(truth + rng.normal(0, 0.7, N_POOL), 1, 5).round(2),
-            "judge_b": np.clip(truth + rng.normal(0.5, 1.0, N_POOL), 1, 5).round(2),
-            "system": system,
-            "truth": truth,
-        }
-    )
-    pool = tmp_path / "pool.csv"
-    frame.to_csv(pool, index=False)
-    root = tmp_path / "study"
-    assert bacon(
-        "sample", str(pool), "--study", str(root), "--budget", "40", "--item", "id",
-        "--label", "human", "--judge", "judge_a,judge_b", "--group", "system",
-        "--out", str(tmp_path / "todo1.csv"),
-    ) == 0  # fmt: skip
-    import_labels(root, fill(tmp_path / "todo1.csv", pool, tmp_path / "filled1.csv"))
-    return root, pool
-
-
-def label_wave(root: Path, pool: Path, wave: int) -> None:
-    todo = root / f"todo-wave{wave}.csv"
-    import_labels(root, fill(todo, pool, todo.with_name(f"filled{wave}.csv")))
+    return grouped_study(tmp_path)
 
 
 def question_lines(out: str) -> dict[str, str]:

@@ -14,41 +14,14 @@ import pytest
 
 from bacon_bayes.study import Study, import_labels
 
-from .conftest import N_POOL, bacon, fill, record_budget
+from .conftest import bacon, grouped_study, label_wave, record_budget
 
 
 @pytest.fixture
 def grouped(tmp_path: Path) -> tuple[Path, Path]:
     """A study of three systems with one labeled uniform wave of 40 items (the doc id
     shown to the labellers); returns (study, pool file)."""
-    rng = np.random.default_rng(0)
-    system = rng.choice(["s1", "s2", "s3"], N_POOL)
-    truth = np.clip(rng.integers(1, 5, N_POOL) + 2 * (system == "s1"), 1, 5)
-    frame = pd.DataFrame(
-        {
-            "id": [f"doc{i:03d}" for i in range(N_POOL)],
-            "judge_a": np.clip(truth + rng.normal(0, 0.7, N_POOL), 1, 5).round(2),
-            "judge_b": np.clip(truth + rng.normal(0.5, 1.0, N_POOL), 1, 5).round(2),
-            "system": system,
-            "doc": [f"d{i % 50}" for i in range(N_POOL)],
-            "truth": truth,
-        }
-    )
-    pool = tmp_path / "pool.csv"
-    frame.to_csv(pool, index=False)
-    root = tmp_path / "study"
-    assert bacon(
-        "sample", str(pool), "--study", str(root), "--budget", "40", "--item", "id",
-        "--label", "human", "--judge", "judge_a,judge_b", "--group", "system",
-        "--show", "doc", "--out", str(tmp_path / "todo1.csv"),
-    ) == 0  # fmt: skip
-    import_labels(root, fill(tmp_path / "todo1.csv", pool, tmp_path / "filled1.csv"))
-    return root, pool
-
-
-def label_wave(root: Path, pool: Path, wave: int) -> str:
-    todo = root / f"todo-wave{wave}.csv"
-    return str(import_labels(root, fill(todo, pool, todo.with_name(f"filled{wave}.csv"))))
+    return grouped_study(tmp_path, doc=True)
 
 
 def test_a_wave_never_labelled_does_not_block_until_or_eat_the_budget(
