@@ -407,8 +407,9 @@ def grouped_numbers(frame: pd.DataFrame, how: dict[str, Any]) -> str:
     for c, s, filled in _text_cells(frame):
         if not filled.str.match(both).any() or not filled.str.match(number).all():
             continue
-        text = s.astype(str).str.replace(other, "", regex=False).str.replace(own, ".", regex=False)
-        frame[c] = pd.to_numeric(text.where(s.notna() & (s.astype(str).str.strip() != "")))
+        written = s.astype(str)
+        text = written.str.replace(other, "", regex=False).str.replace(own, ".", regex=False)
+        frame[c] = pd.to_numeric(text.where(s.notna() & (written.str.strip() != "")))
         read.append(repr(str(c)))
     return f"'{other}' as a thousands separator in column(s) {', '.join(read)}" if read else ""
 

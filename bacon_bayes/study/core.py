@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,12 +16,10 @@ from bacon_bayes.inclusion import (
     sequential_inclusion,
     sequential_propensity,
 )
-from bacon_bayes.io import reading
 from bacon_bayes.sampling.adaptive import combine_waves
 from bacon_bayes.scale import binary_note, guess_outcome
 from bacon_bayes.study.folder import (
     CONFIG_FILE,
-    DAMAGED_FIX,
     LABEL_META_COLUMNS,
     LABELS_FILE,
     MANIFEST_COLUMNS,
@@ -31,14 +28,15 @@ from bacon_bayes.study.folder import (
     PROMPT_COLUMNS,
     PROPENSITY_COLUMN,
     WAVE_COLUMN,
-    WAVES_FILE,
     StudyConfig,
     atomic_write_text,
     no_label_back,
     pending_read_note,
     pool_file,
     read_pool,
+    read_waves,
     study_lock,
+    write_waves,
 )
 from bacon_bayes.study.panel import judges_used
 from bacon_bayes.study.prompts import check_recorded_prompts, prompt_ids, study_inclusion
@@ -77,12 +75,7 @@ class Study:
         pool, unscored = study_pool_frame(root, config)
         manifest = read_manifest(root / MANIFEST_FILE)
         labels = read_labels(root / LABELS_FILE, config.label)
-        waves_path = root / WAVES_FILE
-        waves = []
-        if waves_path.is_file():
-            with reading(waves_path, "study waves", DAMAGED_FIX):
-                waves = json.loads(waves_path.read_text(encoding="utf-8"))
-        study = cls(root, config, pool, manifest, labels, waves, unscored)
+        study = cls(root, config, pool, manifest, labels, read_waves(root), unscored)
         study._check_consistency()
         return study
 
@@ -303,7 +296,7 @@ class Study:
 
     def write_waves(self, waves: list[dict[str, Any]]) -> None:
         """Replace waves.json atomically (call under :func:`study_lock`)."""
-        atomic_write_text(self.root / WAVES_FILE, json.dumps(waves, indent=1, default=float))
+        write_waves(self.root, waves)
         self.waves = waves
 
     # -- checks ----------------------------------------------------------------------

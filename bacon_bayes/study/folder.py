@@ -95,11 +95,13 @@ __all__ = [
     "pool_file",
     "read_pool",
     "read_study_pool",
+    "read_waves",
     "record_max_labels",
     "recorded_max_labels",
     "study_inputs",
     "study_lock",
     "unscored_rows",
+    "write_waves",
 ]
 
 CONFIG_FILE = "study.toml"
@@ -473,6 +475,20 @@ def read_study_pool(root: Path, config: StudyConfig) -> tuple[pd.DataFrame, int]
     out = frame.loc[~unscored].reset_index(drop=True)
     keep_file_rows(frame, out, ~unscored)  # messages still name the file's lines
     return out, int(unscored.sum())
+
+
+def read_waves(root: Path) -> list[dict[str, Any]]:
+    """The study's ``waves.json`` (each wave's settings, as drawn); ``[]`` before any."""
+    path = root / WAVES_FILE
+    if not path.is_file():
+        return []
+    with reading(path, "study waves", DAMAGED_FIX):
+        return list(json.loads(path.read_text(encoding="utf-8")))
+
+
+def write_waves(root: Path, waves: list[dict[str, Any]]) -> None:
+    """Replace ``waves.json`` atomically (call under :func:`study_lock`)."""
+    atomic_write_text(root / WAVES_FILE, json.dumps(waves, indent=1, default=float))
 
 
 def remove_stale_temp_files(root: Path) -> list[Path]:

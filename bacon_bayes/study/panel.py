@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 import shlex
 from collections.abc import Sequence
 from dataclasses import replace
@@ -30,19 +29,19 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import reading
 from bacon_bayes.study.folder import (
     CONFIG_FILE,
-    DAMAGED_FIX,
     MANIFEST_FILE,
-    WAVES_FILE,
     StudyConfig,
     atomic_write_text,
     pool_file,
     read_study_pool,
+    read_waves,
     study_lock,
     unscored_rows,
+    write_waves,
 )
+from bacon_bayes.study.reading import read_manifest
 
 __all__ = [
     "CHANGE_FLAG",
@@ -150,21 +149,21 @@ def check_panel(root: Path | str, config: StudyConfig, pool: pd.DataFrame, waves
         )
 
 
+def _change_words(left: Sequence[str], added: Sequence[str], rescored: Sequence[str]) -> str:
+    """A change of panel in words: ``a left; b added; c rescored`` (the parts it has)."""
+    parts = zip((left, added, rescored), ("left", "added", "rescored"), strict=True)
+    return "; ".join(f"{', '.join(judges)} {verb}" for judges, verb in parts if judges)
+
+
 def _recorded_notes(waves: Any, judges: Sequence[str]) -> list[str]:
     notes = []
     for info in sorted(waves, key=lambda w: int(w["wave"])):
         for change in info.get(CHANGES_KEY, []):
-            what = [
-                part
-                for part in (
-                    f"{', '.join(change['from_left'])} left" if change.get("from_left") else "",
-                    f"{', '.join(change['added'])} added" if change.get("added") else "",
-                    f"{', '.join(change['rescored'])} rescored" if change.get("rescored") else "",
-                )
-                if part
-            ]
+            what = _change_words(
+                change.get("from_left", []), change.get("added", []), change.get("rescored", [])
+            )
             notes.append(
-                f"the study's judges changed after wave {info['wave']} ({'; '.join(what)}; "
+                f"the study's judges changed after wave {info['wave']} ({what}; "
                 f"recorded by bacon sample {CHANGE_FLAG} at {change.get('at', '?')}): {_LOOKS} "
                 f"is computed with the judges now recorded ({', '.join(judges)}) and their "
                 "current scores, so the looks read before differ from these; the surrogate is "
@@ -222,21 +221,9 @@ def is_panel_note(note: str) -> bool:
     return _LOOKS in note
 
 
-def _read_waves(root: Path) -> list[dict[str, Any]]:
-    path = root / WAVES_FILE
-    if not path.is_file():
-        return []
-    with reading(path, "study waves", DAMAGED_FIX):
-        return list(json.loads(path.read_text(encoding="utf-8")))
-
-
 def _committed(root: Path) -> set[int]:
     """The waves manifest.csv holds (its commit point: :mod:`.folder`)."""
-    path = root / MANIFEST_FILE
-    if not path.is_file():
-        return set()
-    with reading(path, "study manifest", DAMAGED_FIX):
-        return {int(w) for w in pd.read_csv(path, usecols=["wave"])["wave"].unique()}
+    return {int(w) for w in read_manifest(root / MANIFEST_FILE)["wave"].unique()}
 
 
 def change_panel(root: str | Path, judges: Sequence[str] | None = None) -> str:
@@ -269,7 +256,7 @@ def change_panel(root: str | Path, judges: Sequence[str] | None = None) -> str:
                 f"{str(pool[config.item].iloc[int(unscored.argmax())])!r}); a study estimates "
                 "every item of its pool: keep a judge that scored them"
             )
-        waves = _read_waves(root)
+        waves = read_waves(root)
         committed = _committed(root)  # an interrupted draw's entry is no wave
         last = _last_panel([w for w in waves if int(w["wave"]) in committed])
         now = fingerprints(pool, config.item, new)
@@ -295,18 +282,9 @@ def change_panel(root: str | Path, judges: Sequence[str] | None = None) -> str:
                 "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             }
             latest[CHANGES_KEY] = [*latest.get(CHANGES_KEY, []), change]
-            text = json.dumps(waves, indent=1, default=float)
-            atomic_write_text(root / WAVES_FILE, text)
+            write_waves(root, waves)
         atomic_write_text(root / CONFIG_FILE, new_config.to_toml())
-    what = "; ".join(
-        p
-        for p in (
-            f"{', '.join(left)} left" if left else "",
-            f"{', '.join(added)} added" if added else "",
-            f"{', '.join(rescored)} rescored" if rescored else "",
-        )
-        if p
-    )
+    what = _change_words(left, added, rescored)
     after = f" after wave {latest['wave']}" if drawn else ""
     return (
         f"recorded the study's judges from now on{after}: {', '.join(new)} ({what}). "
