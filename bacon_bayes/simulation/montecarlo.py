@@ -58,7 +58,13 @@ from bacon_bayes.simulation.peers import (
     ppi_aipw_rows,
 )
 from bacon_bayes.simulation.table import check_table
-from bacon_bayes.workers import close_dask, connect_dask, parse_scheduler, process_pool
+from bacon_bayes.workers import (
+    Interrupts,
+    close_dask,
+    connect_dask,
+    parse_scheduler,
+    process_pool,
+)
 
 __all__ = [
     "DESIGNS", "METHODS", "SimulationSpec", "check_table", "simulate", "summarise", "trial_seed",
@@ -509,13 +515,20 @@ def _on_dask(scheduler: str, frame: pd.DataFrame, spec: SimulationSpec, chunks: 
     # workers spent 40% of their time in the kernel and ran a WMT22 sweep at half the
     # local pool's speed (BENCHMARKS.md)
     client, cluster = connect_dask(scheduler, config={TRIM_KEY: None})
+    hurry = False
     try:
-        shared = client.scatter(frame, broadcast=True)
-        futures = [client.submit(_run_chunk_on, shared, spec, c, pure=False) for c in chunks]
-        for chunk, future in zip(chunks, futures, strict=True):
-            yield chunk, future.result()
+        # Ctrl-C noted while the cluster works and acted on at the waits (a KeyboardInterrupt
+        # raised inside distributed's callbacks is swallowed there); it ends the run
+        with Interrupts() as stop:
+            shared = client.scatter(frame, broadcast=True)
+            futures = [client.submit(_run_chunk_on, shared, spec, c, pure=False) for c in chunks]
+            for chunk, future in zip(chunks, futures, strict=True):
+                yield chunk, stop.wait(future)
+    except BaseException:
+        hurry = True
+        raise
     finally:
-        close_dask(scheduler, client, cluster)
+        close_dask(scheduler, client, cluster, hurry=hurry)
 
 
 def _run_chunk_on(frame: pd.DataFrame, spec: SimulationSpec, tasks: list) -> list[dict]:

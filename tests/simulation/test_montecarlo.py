@@ -241,6 +241,54 @@ def test_a_dask_cluster_on_loopback_gives_the_serial_rows(tmp_path, capsys):
     assert not (tmp_path / "sim").exists()
 
 
+_PRESSED: list[float] = []
+_HANDLERS: list = []
+
+
+def _slow_chunk(frame, spec, tasks):
+    """A chunk long enough to be interrupted: Ctrl-C 0.2 s in (module-level, so the
+    in-process worker runs this very function)."""
+    import os
+    import signal
+    import threading
+    import time
+
+    _HANDLERS.append(signal.getsignal(signal.SIGINT))
+    if not _PRESSED:
+        _PRESSED.append(time.monotonic())
+        threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
+    time.sleep(1.5)
+    return []
+
+
+def test_ctrl_c_ends_a_simulation_on_a_cluster(monkeypatch):
+    """Ctrl-C while a cluster runs the trials ends the run at once (KeyboardInterrupt,
+    the CLI's exit 130), not after the work: distributed's callbacks swallow a
+    KeyboardInterrupt raised inside them, so the wait polls for it."""
+    import signal
+    import time
+
+    pytest.importorskip("distributed")
+    from distributed import LocalCluster
+
+    from bacon_bayes.simulation import montecarlo
+
+    _PRESSED.clear()
+    _HANDLERS.clear()
+    monkeypatch.setattr(montecarlo, "_run_chunk_on", _slow_chunk)
+    spec = SimulationSpec(label="y", judges=("j1", "j2"), budgets=(0.2,), trials=8)
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, host="127.0.0.1",
+        protocol="tcp://", dashboard_address=None,
+    ) as cluster:  # fmt: skip
+        with pytest.raises(KeyboardInterrupt):
+            simulate(table(n=200), spec, scheduler=cluster.scheduler_address)
+        assert _PRESSED and time.monotonic() - _PRESSED[0] < 1.2  # not after the chunks
+    # while the cluster works, Ctrl-C is noted (not raised inside distributed's code)
+    assert _HANDLERS and signal.default_int_handler not in _HANDLERS
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+
+
 def test_embedding_columns_are_features_of_the_monte_carlo_model():
     from tests.simulation.test_ablation import table as with_embedding
 
