@@ -124,6 +124,37 @@ def test_conformal_item_intervals_weigh_unequal_inclusion_probabilities():
     assert 0.885 <= np.mean(covered) <= 0.92, np.mean(covered)
 
 
+def test_conformal_item_intervals_widen_for_a_group_whose_residuals_spread_more():
+    """One residual quantile for the pool covered a group whose residuals spread three
+    times the others' 0.65 at 0.9; each group's scale (``items.group_scales``) brings
+    every group to 0.90-0.91, the coverage over all items 0.90 (8 pools of 2,000 items,
+    200 labels)."""
+    rng = np.random.default_rng(3)
+    by_group, overall = [], []
+    for seed in range(8):
+        n = 2000
+        latent = rng.normal(size=n)
+        group = np.array(list("abcd"))[np.arange(n) % 4]
+        spread = np.where(group == "d", 1.5, 0.5)
+        y = 3 + latent + spread * rng.normal(size=n)
+        df = pd.DataFrame({f"j{k}": latent + rng.normal(0, 0.4, n) for k in (1, 2)})
+        df["system"] = group
+        lab = np.zeros(n, dtype=bool)
+        lab[rng.choice(n, 200, replace=False)] = True
+        df["y"] = np.where(lab, y, np.nan)
+        pool = EvalPool.from_frame(
+            df, label="y", judges=["j1", "j2"], outcome="continuous", group="system"
+        )
+        items = Calibrator(engine="freq", seed=seed).fit(pool).item_scores(0.9)
+        inside = ((items.lower <= y) & (y <= items.upper)).to_numpy()
+        by_group.append([inside[~lab & (group == g)].mean() for g in "abcd"])
+        overall.append(inside[~lab].mean())
+    cover = np.mean(by_group, axis=0)
+    assert 0.85 <= cover[3] <= 0.95, cover  # the spread-out group
+    assert np.all((0.85 <= cover[:3]) & (cover[:3] <= 0.95)), cover
+    assert 0.88 <= np.mean(overall) <= 0.92, np.mean(overall)
+
+
 def test_unfitted_and_bad_arguments(summeval):
     with pytest.raises(NotFittedError, match="call fit"):
         Calibrator().estimate_mean()

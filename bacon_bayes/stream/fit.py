@@ -33,6 +33,7 @@ from bacon_bayes.items import (
     conformal_halfwidth,
     conformal_quantile,
     conformal_sets,
+    group_scales,
     likelihood_ratio,
     set_columns,
     snap_to_levels,
@@ -153,6 +154,11 @@ class StreamModel:
     #: (:func:`~bacon_bayes.items.conformal_sets`): the sorted levels, the labeled rows'
     #: out-of-fold class probabilities and those of their own class, the level
     class_sets: tuple[np.ndarray, np.ndarray, np.ndarray, float] | None = None
+    #: conformal intervals with each group's residual scale
+    #: (:func:`~bacon_bayes.items.group_scales`): the labeled groups' names, their scales,
+    #: and the scale of a group without labels; ``halfwidth``/``weighted`` are then of the
+    #: scaled residuals
+    item_scale: tuple[pd.Index, np.ndarray, float] | None = None
 
     linear: tuple[np.ndarray, np.ndarray] | None = None
 
@@ -296,6 +302,10 @@ def predict_chunk(
             resid, weights, level, floor = model.weighted
             pi = np.full(score.size, np.nan) if chunk.pi is None else chunk.pi
             half = conformal_quantile(resid, level, weights, likelihood_ratio(pi, floor))
+        if model.item_scale is not None:
+            names, by_group, other = model.item_scale
+            at = names.get_indexer(np.asarray(groups).astype(str))
+            half = half * np.where(at >= 0, by_group[np.maximum(at, 0)], other)
         lo, hi = score - half, score + half
         if model.levels is not None:
             lo, hi = snap_to_levels(lo, hi, model.levels)
@@ -436,14 +446,20 @@ def fit_stream(
         cf = cross_fit(model, fs.X, lab.y, fold_ids=fold_ids, pi=lab.pi, threads=THREADS)
     levels_arr = None if pool.outcome.levels is None else np.asarray(pool.outcome.levels)
     grid = quantile_grid(pool.outcome, lab.y, cf.mean) if quantiles else None
-    half, weighted = None, None
+    half, weighted, item_scale = None, None, None
+    resid = lab.y - cf.mean
+    if item_level is not None and lab.groups is not None:  # each group's scale, as in memory
+        names, g_lab = np.unique(lab.groups.astype(str), return_inverse=True)
+        by_group, own = group_scales(resid, g_lab, names.size)
+        item_scale = (pd.Index(names), by_group, float(np.sqrt(np.mean(resid**2))))
+        resid = resid / own
     if item_level is not None and lab.pi is not None and unequal(*scan.pi_range):
         floor = scan.pi_range[0]
         ratio = likelihood_ratio(lab.pi, floor)
-        weighted = (np.abs(lab.y - cf.mean), ratio, item_level, floor)
+        weighted = (np.abs(resid), ratio, item_level, floor)
         conformal_quantile(weighted[0], item_level)  # too few labels: refused here
     elif item_level is not None:
-        half = conformal_halfwidth(lab.y - cf.mean, item_level)
+        half = conformal_halfwidth(resid, item_level)
     class_sets = None
     if item_level is not None and pool.outcome.kind == "categorical":
         assert levels_arr is not None
@@ -461,6 +477,7 @@ def fit_stream(
         lab_score=cf.mean,
         halfwidth=half,
         weighted=weighted,
+        item_scale=item_scale,
         class_sets=class_sets,
         levels=levels_arr,
         bounds=label_bounds(pool.outcome, calibrator.scale),
