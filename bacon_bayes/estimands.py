@@ -80,14 +80,15 @@ def note_surrogates(cal: Calibrator, e: _Result, combined: bool = True) -> _Resu
 
 
 def quantile_grid(cal: Calibrator) -> np.ndarray:
-    """Candidate values for quantiles: the levels, or labels and surrogate quantiles."""
+    """Candidate values for quantiles: the levels, or labels and surrogate quantiles and the
+    label's range ends (``bounds_``)."""
     cal._check_fitted()
     p, labels = cal.pool_, cal.pool_.y[cal.pool_.labeled]
     if not labels.size and hasattr(cal, "frozen_"):  # a new pool without labels: the
         probs = np.linspace(0, 1, GRID_SIZE // 2)  # labels the old residuals spread to
         r = np.quantile(cal.frozen_.residuals, probs)
         labels = np.add.outer(np.quantile(cal.surrogate_, probs), r).ravel()
-    return _quantile_grid(p.outcome, labels, cal.surrogate_)
+    return _quantile_grid(p.outcome, labels, cal.surrogate_, cal.bounds_)
 
 
 def quantile(cal: Calibrator, q: float, alpha: float, method: str) -> Estimate:

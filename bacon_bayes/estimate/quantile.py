@@ -10,7 +10,15 @@ import numpy as np
 from scipy import stats
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.estimate.core import Target, _check_alpha, _prepare, _t_crit, mean_core
+from bacon_bayes.estimate.core import (
+    Target,
+    _check_alpha,
+    _prepare,
+    _t_crit,
+    mean_core,
+    residual_floor,
+    variance_coefficients,
+)
 from bacon_bayes.results import Estimate
 
 if TYPE_CHECKING:
@@ -32,13 +40,16 @@ def aee_cdf(
     hajek: bool = True,
     target: Target = "pool",
     phi_total: np.ndarray | None = None,
+    floor: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """AEE estimate of the pool CDF ``F(t) = mean_i 1{y_i <= t}`` on a grid.
 
     ``phi[i, k] = P(Y_i <= grid[k] | x_i)`` from the cross-fitted predictive
     distribution (zeros give the classical estimate). With ``phi_total`` (its column sums
     over all items, :meth:`~bacon_bayes.crossfit.CrossFitResult.cdf_parts`), ``phi`` holds
-    the labeled items' rows only, in item order: no (N, T) array. Returns ``(F, se, n)``.
+    the labeled items' rows only, in item order: no (N, T) array. ``floor``: each point's
+    variance at least the residual floor of its 0/1 indicator (:func:`cdf_floor`, as the
+    pool mean's; off for the labels alone). Returns ``(F, se, n)``.
     """
     grid = np.asarray(grid, dtype=float)
     phi = np.asarray(phi, dtype=float)
@@ -66,7 +77,27 @@ def aee_cdf(
         hajek=hajek,
         target=target,
     )
+    if floor:
+        var = cdf_floor(var, ind, pi_lab, n_items, target)
     return theta, np.sqrt(np.maximum(var, 0.0)), int(n[0])
+
+
+def cdf_floor(
+    var: np.ndarray, ind: np.ndarray, pi_lab: np.ndarray, n_items: int, target: Target
+) -> np.ndarray:
+    """``var``, the CDF's variance per grid point, raised to at least what the residual
+    floor (:func:`~bacon_bayes.estimate.core.residual_floor`) of that point's 0/1 indicator
+    ``ind[k]`` gives through the design formula, as for the pool mean: at a tail point a
+    few events among the labels, with a weight tuned on them, otherwise read a variance
+    near 0 (H2: SummEval relevance, 24 labels, q=0.1 covered 0.888)."""
+    n = ind.shape[-1]
+    if n < 2:
+        return var
+    one_step = residual_floor(np.r_[0.0, np.ones(n - 1)])  # 0/1 indicator: a step of 1
+    both = (ind.min(axis=-1) < ind.max(axis=-1)).astype(float)
+    c = variance_coefficients(1.0 / pi_lab, pi_lab, target)
+    design = np.asarray(c, dtype=float).sum(axis=-1) / float(n_items) ** 2
+    return np.maximum(var, both * one_step * design)
 
 
 def label_atoms(y_lab: np.ndarray) -> np.ndarray:
@@ -81,8 +112,12 @@ def _invert(
     grid: np.ndarray, cdf: np.ndarray, p: float, discrete: bool, atoms: np.ndarray | None = None
 ) -> float:
     """Generalised inverse of a monotone CDF on a grid: linear between grid points, a step
-    at an atom (``atoms``: a mask of the grid) and everywhere when ``discrete``."""
-    p = float(np.clip(p, 0.0, 1.0))
+    at an atom (``atoms``: a mask of the grid) and everywhere when ``discrete``. ``p`` at
+    1 or above (a band past ``F = 1``) is the grid's top: an estimated ``F`` of 1 at a
+    lower point does not rule out labels above it."""
+    if p >= 1.0:
+        return float(grid[-1])
+    p = max(float(p), 0.0)
     k = int(np.searchsorted(cdf, p, side="left"))
     if k >= grid.size:
         return float(grid[-1])
@@ -107,11 +142,19 @@ def _quantile_from_cdf(
     **details: object,
 ) -> Estimate:
     """Woodruff interval: invert the CDF's own confidence band at level ``q`` (``atoms``:
-    the grid's mask of values labels take more than once, steps of the inverse)."""
+    the grid's mask of values labels take more than once, steps of the inverse).
+
+    The band's se is the CDF's at the estimate (Woodruff's), except where the estimate's
+    point reads ``F = 1`` or se 0 (above every label: its indicator never varies, so its se
+    says nothing): there it is the se at the grid point below, where ``F`` crosses ``q``.
+    Before, such an interval collapsed to a point (H1: SummEval relevance, 24 labels,
+    q=0.98 covered 0.39)."""
     mono = np.maximum.accumulate(np.clip(cdf, 0.0, 1.0))
     theta = _invert(grid, mono, q, discrete, atoms)
     k = int(np.clip(np.searchsorted(grid, theta), 0, grid.size - 1))
     se_f = float(se[k])
+    if (mono[k] >= 1.0 or se_f == 0.0) and k > 0:
+        se_f = max(se_f, float(se[k - 1]))
     crit = float(_t_crit(alpha, n))
     lo = _invert(grid, mono, q - crit * se_f, discrete, atoms)
     hi = _invert(grid, mono, q + crit * se_f, discrete, atoms)
@@ -144,6 +187,7 @@ def aee_quantile(
     hajek: bool = True,
     target: Target = "pool",
     phi_total: np.ndarray | None = None,
+    floor: bool = True,
 ) -> Estimate:
     """AEE quantile by the augmented estimating equation ``F(theta) = q``.
 
@@ -162,6 +206,8 @@ def aee_quantile(
         (:func:`label_atoms`: include them in ``grid``).
     phi_total : array, shape (T,), optional
         ``phi``'s column sums over all N items, when ``phi`` holds the labeled rows only.
+    floor : bool
+        The CDF's variance at least its indicators' residual floor (:func:`cdf_floor`).
 
     Notes
     -----
@@ -188,6 +234,7 @@ def aee_quantile(
         hajek=hajek,
         target=target,
         phi_total=phi_total,
+        floor=floor,
     )
     y = np.asarray(y, dtype=float)
     seen = y[np.isfinite(y)] if labeled is None else y[np.asarray(labeled, dtype=bool)]
@@ -225,6 +272,7 @@ def classical_quantile(
         hajek=hajek,
         target=target,
         phi_total=np.zeros(np.size(grid)),
+        floor=False,
     )
     return replace(e, method="classical")
 
@@ -244,15 +292,23 @@ def naive_quantile(judge_avg: np.ndarray, q: float, *, alpha: float = 0.05) -> E
     )
 
 
-def quantile_grid(outcome: OutcomeSpec, labels: np.ndarray, surrogate: np.ndarray) -> np.ndarray:
+def quantile_grid(
+    outcome: OutcomeSpec,
+    labels: np.ndarray,
+    surrogate: np.ndarray,
+    bounds: tuple[float, float] = (-np.inf, np.inf),
+) -> np.ndarray:
     """Candidate values for quantiles: the outcome's levels, or ``GRID_SIZE // 2``
     quantiles each of the labels and of the surrogate, every label value seen more than once
     (an atom, where the CDF jumps: means of a few ratings; :func:`~bacon_bayes.estimate.
-    quantile.label_atoms`) and zero for a non-negative label."""
+    quantile.label_atoms`), zero for a non-negative label and the finite ends of the
+    label's range ``bounds`` (``scale``), so that an interval can reach them."""
     if outcome.levels is not None:
         return np.asarray(outcome.levels, dtype=float)
     probs = np.linspace(0, 1, GRID_SIZE // 2)
     pts = [np.quantile(labels, probs), np.quantile(surrogate, probs), label_atoms(labels)]
     if outcome.kind == "nonnegative":
         pts.append(np.zeros(1))
+    ends = np.asarray(bounds, dtype=float)
+    pts.append(ends[np.isfinite(ends)])
     return np.unique(np.concatenate(pts))

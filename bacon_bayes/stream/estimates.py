@@ -21,7 +21,7 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.combine import combined_core, min_labels
 from bacon_bayes.estimate.core import _estimate, floored_variance, mean_core, satterthwaite_df
 from bacon_bayes.estimate.groups import group_tables_from_sums
-from bacon_bayes.estimate.quantile import _quantile_from_cdf, label_atoms
+from bacon_bayes.estimate.quantile import _quantile_from_cdf, cdf_floor, label_atoms
 from bacon_bayes.estimate.shrink import choose_pooling, group_corrections, shrink_table
 from bacon_bayes.estimate.tables import group_table
 from bacon_bayes.grouping import auto_outcome, finished
@@ -177,6 +177,8 @@ def quantile_estimates(
         total = phi_lab.sum(axis=0) + (cf.weights[:, None] * cdf_sums).sum(axis=0) * aee
         tuning = fit.calibrator.power_tuning and aee
         theta, var, _, n = mean_core(ind, phi_lab.T, pis, total, N, power_tuning=tuning, **kw)
+        if aee:  # the AEE CDF's floor, as in memory (the labels alone get none)
+            var = cdf_floor(var, ind, pis, N, kw["target"])
         se = np.sqrt(np.maximum(var, 0.0))
         est = _quantile_from_cdf(
             grid,

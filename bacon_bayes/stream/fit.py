@@ -445,7 +445,8 @@ def fit_stream(
     with threadpool_limits(1, user_api="blas"):  # small problems: threads cost more
         cf = cross_fit(model, fs.X, lab.y, fold_ids=fold_ids, pi=lab.pi, threads=THREADS)
     levels_arr = None if pool.outcome.levels is None else np.asarray(pool.outcome.levels)
-    grid = quantile_grid(pool.outcome, lab.y, cf.mean) if quantiles else None
+    bounds = label_bounds(pool.outcome, calibrator.scale)  # the range's ends, as in memory
+    grid = quantile_grid(pool.outcome, lab.y, cf.mean, bounds) if quantiles else None
     half, weighted, item_scale = None, None, None
     resid = lab.y - cf.mean
     if item_level is not None and lab.groups is not None:  # each group's scale, as in memory
@@ -480,7 +481,7 @@ def fit_stream(
         item_scale=item_scale,
         class_sets=class_sets,
         levels=levels_arr,
-        bounds=label_bounds(pool.outcome, calibrator.scale),
+        bounds=bounds,
         linear=linear_form(list(cf.models)),
     )
     notes = (*pool.notes, binary_note(columns.label)) if guessed else pool.notes
