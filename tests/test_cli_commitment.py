@@ -424,3 +424,46 @@ def test_judge_advice_follows_the_failure_kind(tmp_path, capsys, code, body, sai
         assert _judge(items, srv.url, tmp_path / "some.csv") == 0
     err = capsys.readouterr().err
     assert all(s in err for s in said) and not any(s in err for s in unsaid), err
+
+
+def test_a_second_judge_run_on_a_cache_in_use_is_refused(tmp_path, capsys):
+    """Tester J s39 finding 3: two runs sharing one --cache both ran, the second asking
+    again the calls the first had in flight (727 requests for 400 calls), while README
+    says a second run writing an output another one writes is refused. The cache is
+    locked as --out is: while a run holds it (here paused before writing its table,
+    its calls made), another is refused at once; once the first has ended, it runs from
+    the cache."""
+    import os
+    import subprocess
+    import time
+
+    from bacon_bayes.testing.fake_server import FakeChatServer
+
+    items, cache = _essays(tmp_path, 4), str(tmp_path / "shared.sqlite")
+    paused = tmp_path / "paused"
+    repo = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": repo, "BACON_PAUSE_BEFORE_COMMIT": str(paused)}
+    env.pop("BACON_PAUSE_STAGE", None)  # the default: before the table's rename
+    with FakeChatServer() as srv:
+        first = subprocess.Popen(
+            [sys.executable, "-m", "bacon_bayes", "judge", str(items), "--judge",
+             f"m@{srv.url}", "--template", "essay", "--out", str(tmp_path / "a.csv"),
+             "--api-key-env", "", "--cache", cache],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            for _ in range(1200):  # until it pauses (or ends: then the test fails below)
+                if paused.exists() or first.poll() is not None:
+                    break
+                time.sleep(0.05)
+            assert paused.exists() and srv.count() == 4
+            code = _judge(items, srv.url, tmp_path / "b.csv", "--cache", cache)
+        finally:
+            first.kill()
+            first.wait(30)
+        err = " ".join(capsys.readouterr().err.split())
+        assert code == 2, err
+        assert f"--cache {cache!r} is being written by another bacon process" in err, err
+        assert not (tmp_path / "b.csv").exists()
+        assert _judge(items, srv.url, tmp_path / "b.csv", "--cache", cache) == 0
+        assert srv.count() == 4  # every call answered from the cache

@@ -13,7 +13,7 @@ from typing import Any
 
 from bacon_bayes.cli.judge_args import add_item_argument
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.outputs import FORCE_HELP, Output, check_output, claim
+from bacon_bayes.outputs import FORCE_HELP, Output, check_output, claim, output_lock
 
 TABLES = (".parquet", ".csv")
 HELP = "score items with LLM judges through OpenAI-compatible endpoints"
@@ -169,7 +169,10 @@ def _run(args: argparse.Namespace, inputs: list[str | None]) -> int:
     if args.dry_run:
         print(plan_jury(items, judges, template, id_col=args.id, runs=args.runs, cache=cache))
         return 0
-    with claim(out, inputs=[*inputs, cache], force=args.force, suffixes=TABLES) as held:
+    with (
+        claim(out, inputs=[*inputs, cache], force=args.force, suffixes=TABLES) as held,
+        output_lock(Path(cache).resolve(), f"--cache {cache!r}"),  # one run per cache:
+    ):  # another run would ask again the calls this one has in flight
         return _score(args, items, judges, template, held, cache)
 
 

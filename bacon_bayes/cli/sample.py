@@ -359,7 +359,14 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.order import name_text
     from bacon_bayes.sampling import OPTIMISTIC_RATIO, SMALL_PILOT
     from bacon_bayes.study import Study, create_study, draw_wave, pending_items
-    from bacon_bayes.study.folder import LOCK_FILE, show_notes, study_inputs
+    from bacon_bayes.study.folder import (
+        LOCK_FILE,
+        read_waves,
+        record_to_label_written,
+        show_notes,
+        study_inputs,
+        unwritten_to_label,
+    )
     from bacon_bayes.study.labels import pool_label_wave, record_pool_labels
     from bacon_bayes.study.wave_options import validate_wave_options
 
@@ -372,6 +379,12 @@ def run(args: argparse.Namespace) -> int:
         flag = "--labels" if args.labels else flag
         raise ValidationError(f"{flag} applies to --pairwise samples; drop it.")
     root, config = study_root(args)
+    if config is None and unwritten_to_label(read_waves(root)):  # before any draw
+        if lost := Study.open(root).unwritten_note():
+            raise ValidationError(
+                f"study {root}: {lost}; then run this again for the next wave (it is "
+                "refused until then: a new wave would leave those items in no file)"
+            )
     if args.change_judges:
         if _change_judges(args, root, config):
             return 0
@@ -411,6 +424,7 @@ def run(args: argparse.Namespace) -> int:
                 seed=args.seed,
                 show=show,
                 max_labels=args.max_labels,
+                to_label=Path(out.given).absolute(),
                 **options,
             )
             after = Study.open(root)  # the study with this wave (its pool read once)
@@ -421,8 +435,8 @@ def run(args: argparse.Namespace) -> int:
             except KeyboardInterrupt:  # after the wave's commit: running again draws another
                 print(
                     f"wave {wave} is recorded in the study, its to-label file not written: "
-                    f"write it with `bacon status {root} --pending-out {out.given}` (running "
-                    "the same command again draws another wave)",
+                    f"write it with `bacon status {root} --pending-out {out.given}` (the same "
+                    "command is refused until it is written)",
                     file=sys.stderr,
                 )
                 raise
@@ -431,6 +445,7 @@ def run(args: argparse.Namespace) -> int:
                     f"{exc} Wave {wave} is recorded in the study: write its to-label file "
                     f"with `bacon status {root} --pending-out FILE`"
                 ) from exc
+            record_to_label_written(root, [wave])  # a kill before leaves it unwritten
     except BaconError:
         if config is not None and not wave:  # a refused first wave leaves no study behind
             remove_new_study(root, existed, lock_existed)

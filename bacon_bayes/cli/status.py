@@ -113,10 +113,12 @@ def run(args: argparse.Namespace) -> int:
         f"total: {totals['selected']} selected, {totals['labeled']} labeled, "
         f"{totals['pending']} pending"
     )
+    if (lost := study.unwritten_note()) and not args.pending_out:
+        print(f"note: {lost}")
     if not args.no_questions:
         print_questions(args, study, table)
     if args.pending_out:
-        from bacon_bayes.study.folder import show_notes
+        from bacon_bayes.study.folder import record_to_label_written, show_notes
 
         show = [c.strip() for c in args.show.split(",") if c.strip()] or None
         pending = pending_items(study, show=show)
@@ -131,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
             check_people_suffix(out.given, "--pending-out")
             write_people_table(pending, out.path)
             out.written()
+        record_to_label_written(args.study)  # every pending item is in it
         print(f"{len(pending)} pending items written to {args.pending_out}")
     return 0
 

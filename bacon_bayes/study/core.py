@@ -36,6 +36,7 @@ from bacon_bayes.study.folder import (
     read_pool,
     read_waves,
     study_lock,
+    unwritten_to_label,
     write_waves,
 )
 from bacon_bayes.study.panel import judges_used
@@ -260,6 +261,28 @@ class Study:
             columns=["wave", "design", "seed", "expected", "selected", "labeled", "pending"],
         )
 
+    def unwritten_note(self) -> str:
+        """The waves whose to-label file was never written (``bacon sample`` stopped
+        between the wave's commit and the file) with items still pending, and the command
+        that writes them; ``""`` when none."""
+        import shlex
+
+        lost = unwritten_to_label(self.waves)
+        first, pending = self.first_wave(), np.isnan(self.label_values())
+        counts = {w: int(((first == w) & pending).sum()) for w in lost}
+        lost = {w: path for w, path in lost.items() if counts[w]}
+        if not lost:
+            return ""
+        waves = ", ".join(f"wave {w} ({counts[w]} items, {path})" for w, path in lost.items())
+        command = f"bacon status {shlex.quote(str(self.root))} --pending-out " + shlex.quote(
+            lost[max(lost)]
+        )
+        return (
+            f"the to-label file of {waves} was never written (the `bacon sample` that drew "
+            "it was stopped after recording the wave, or is writing it now): those items "
+            f"are in no file; write them with `{command}`"
+        )
+
     def waves_info(self) -> list[dict[str, Any]]:
         """Design, seed and expected size of each committed wave."""
         info = {int(w["wave"]): w for w in self.waves}
@@ -475,6 +498,12 @@ class StudyData:
         return replace(pool, inclusion=self.inclusion, notes=(*pool.notes, *notes))
 
 
+def _lost_note(study: Study) -> str:
+    """:meth:`Study.unwritten_note` as the end of a refusal (``""`` when none)."""
+    note = study.unwritten_note()
+    return f". Note: {note}" if note else ""
+
+
 def load_study(
     path: str | Path, *, allow_pending: bool = False, up_to_wave: int | None = None
 ) -> StudyData:
@@ -508,13 +537,13 @@ def load_study(
     if pending.any() and np.isnan(values).all():  # nothing back: nothing to estimate
         waves = ", ".join(f"wave {w}: 0 of {int(np.sum(first == w))}" for w in study.wave_numbers)
         if not allow_pending:  # --allow-pending could not help (tester B finding 18)
-            raise ValidationError(no_label_back(path, waves))
+            raise ValidationError(f"{no_label_back(path, waves)}{_lost_note(study)}")
     elif pending.any() and not allow_pending:
         raise ValidationError(
             f"study {path}: {int(pending.sum())} selected items have no label yet (e.g. "
             f"{str(study.ids[pending][0])!r}); import their labels with `bacon label import`, or "
             "pass --allow-pending (allow_pending=True in Python): the pending items are then "
-            "treated as missing at random"
+            f"treated as missing at random{_lost_note(study)}"
         )
     note = pending_read_note(first, pending, study.config.max_labels)
     back = np.unique(first[~np.isnan(values)])

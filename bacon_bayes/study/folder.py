@@ -46,6 +46,10 @@ Layout of a study folder::
                    waves only; see :class:`bacon_bayes.inclusion.Inclusion`.
     waves.json     per-wave settings (design parameters, budget, time); a wave exists
                    only once its rows are in manifest.csv (manifest.csv is the commit point).
+                   A wave ``bacon sample`` drew names its to-label file,
+                   ``"to_label": {"path": ..., "written": false}``, marked written once the
+                   file is (the file is written after the commit: a run killed in between
+                   leaves ``false``, and later commands say so).
     labels.csv     item, <label>, wave, source, imported_at: one row per labeled item.
 
 Ids are kept as strings everywhere. Every file is replaced atomically (temp file
@@ -63,6 +67,7 @@ import fcntl
 import json
 import math
 import os
+import time
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -86,6 +91,7 @@ __all__ = [
     "PAUSE_ENV",
     "PROMPT_COLUMNS",
     "PROPENSITY_COLUMN",
+    "TO_LABEL_KEY",
     "WAVES_FILE",
     "WAVE_COLUMN",
     "StudyConfig",
@@ -97,10 +103,12 @@ __all__ = [
     "read_study_pool",
     "read_waves",
     "record_max_labels",
+    "record_to_label_written",
     "recorded_max_labels",
     "study_inputs",
     "study_lock",
     "unscored_rows",
+    "unwritten_to_label",
     "write_waves",
 ]
 
@@ -491,6 +499,33 @@ def write_waves(root: Path, waves: list[dict[str, Any]]) -> None:
     atomic_write_text(root / WAVES_FILE, json.dumps(waves, indent=1, default=float))
 
 
+#: a wave's entry in waves.json: its to-label file, ``{"path": str, "written": bool}``
+TO_LABEL_KEY = "to_label"
+
+
+def unwritten_to_label(waves: list[dict[str, Any]]) -> dict[int, str]:
+    """The waves whose to-label file is recorded as not written, and its path."""
+    return {
+        int(w["wave"]): str(w[TO_LABEL_KEY]["path"])
+        for w in waves
+        if isinstance(w.get(TO_LABEL_KEY), dict) and not w[TO_LABEL_KEY].get("written")
+    }
+
+
+def record_to_label_written(root: Path, waves: list[int] | None = None) -> None:
+    """Mark the to-label files of ``waves`` (None: every wave) written in ``waves.json``
+    (under :func:`study_lock`, waiting up to a minute for another writer)."""
+    with study_lock(root, wait=60.0):
+        entries = read_waves(root)
+        unwritten = unwritten_to_label(entries)
+        marked = [w for w in entries if int(w["wave"]) in unwritten]
+        marked = [w for w in marked if waves is None or int(w["wave"]) in waves]
+        for entry in marked:
+            entry[TO_LABEL_KEY] = {**entry[TO_LABEL_KEY], "written": True}
+        if marked:
+            write_waves(root, entries)
+
+
 def remove_stale_temp_files(root: Path) -> list[Path]:
     """Delete what interrupted writes left in the study folder (call under the lock):
     files and folders that bacon's naming proves temporary (``.NAME.bacon-tmp-PID-N``;
@@ -522,23 +557,30 @@ def pairwise_wave_note(path: str | Path) -> str:
 
 
 @contextlib.contextmanager
-def study_lock(root: Path, *, create: bool = False) -> Iterator[None]:
+def study_lock(root: Path, *, create: bool = False, wait: float = 0.0) -> Iterator[None]:
     """Hold an exclusive lock on the study folder (blocks other writers).
 
     ``create``: make the folder when it is missing (only when creating a study; else a
-    missing folder is refused, so a mistyped ``--study`` creates nothing).
+    missing folder is refused, so a mistyped ``--study`` creates nothing). ``wait``:
+    seconds to wait for another writer before refusing (0: refuse at once).
     """
     if create:
         root.mkdir(parents=True, exist_ok=True)
     elif not (root / CONFIG_FILE).is_file():
         StudyConfig.read(root)  # refuses, naming the folder and how to create a study
     with open(root / LOCK_FILE, "a+") as handle:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            raise ValidationError(
-                f"study {root} is being changed by another bacon process; retry when it ends"
-            ) from exc
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError as exc:
+                if time.monotonic() >= deadline:
+                    raise ValidationError(
+                        f"study {root} is being changed by another bacon process; retry when "
+                        "it ends"
+                    ) from exc
+                time.sleep(0.05)
         try:
             yield
         finally:

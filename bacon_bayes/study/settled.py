@@ -162,7 +162,8 @@ def complete_look(root: str | Path) -> tuple[int | None, str]:
     saying so. ``(None, "")`` when nothing is pending, or no wave has all its labels."""
     from bacon_bayes.study import Study
 
-    table = Study.open(root).status()
+    study = Study.open(root)
+    table = study.status()
     waiting = pending_waves(table)
     wave = None
     for w, pending in zip(table["wave"], table["pending"], strict=True):
@@ -185,6 +186,7 @@ def complete_look(root: str | Path) -> tuple[int | None, str]:
         f"is the look of wave {wave}, no assumption made; --allow-pending reads after wave "
         f"{int(table['wave'].max())}, the pending items missing at random (a wave with no "
         "label back counted as not drawn)"
+        + (f". Note: {lost}" if (lost := study.unwritten_note()) else "")
     )
 
 

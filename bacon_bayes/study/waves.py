@@ -55,6 +55,7 @@ from bacon_bayes.scale import is_binary
 from bacon_bayes.study.core import Study
 from bacon_bayes.study.folder import (
     CONFIG_FILE,
+    TO_LABEL_KEY,
     atomic_write_text,
     check_max_labels,
     remove_stale_temp_files,
@@ -266,6 +267,7 @@ def draw_wave(
     seed: int = 0,
     show: Sequence[str] = (),
     max_labels: int | None = None,
+    to_label: str | Path | None = None,
     **options: object,
 ) -> tuple[int, Design]:
     """Draw the next wave of ``design`` in the study ``root`` and commit it.
@@ -291,6 +293,11 @@ def draw_wave(
     ``max_labels``: the labelling budget to record with the wave in a study that records
     none yet and has no label (``bacon sample --max-labels``); the wave is checked
     against it, and a refused wave records nothing.
+
+    ``to_label``: the to-label file the caller writes after the commit (``bacon sample
+    --out``), recorded as not written until
+    :func:`~bacon_bayes.study.folder.record_to_label_written` marks it, so a run killed
+    in between is found (:meth:`~bacon_bayes.study.Study.unwritten_note`).
 
     Returns the wave number and the design.
     """
@@ -337,6 +344,8 @@ def draw_wave(
             PANEL_KEY: fingerprints(study.pool, study.config.item, study.config.judges),
             "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         }
+        if to_label is not None:
+            info[TO_LABEL_KEY] = {"path": str(to_label), "written": False}
         waves = [w for w in study.waves if int(w["wave"]) < wave] + [info]
         study.write_waves(waves)
         config = study.config

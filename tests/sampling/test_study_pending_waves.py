@@ -182,3 +182,53 @@ def test_show_of_a_judge_or_the_group_warns_and_a_replaced_show_is_said(
     assert bacon("status", str(root), "--no-questions", "--pending-out", str(pending),
                  "--show", "judge_b") == 0  # fmt: skip
     assert "the judge score judge_b" in capsys.readouterr().err
+
+
+#: ``bacon sample`` killed (kill -9) after its wave's commit, before the to-label file
+KILLED_SAMPLE = """
+import os, sys
+import bacon_bayes.io
+bacon_bayes.io.write_people_table = lambda *a, **k: os._exit(137)
+from bacon_bayes.cli import main
+main(sys.argv[1:])
+"""
+
+
+def test_a_wave_whose_to_label_file_was_never_written_is_named_with_its_fix(
+    grouped: tuple[Path, Path], capsys: pytest.CaptureFixture
+) -> None:
+    """Tester J s39 finding 2: a `bacon sample` killed between the wave's commit and its
+    to-label file left 30 items in no file; status said nothing, the same command drew
+    another wave (uniform) or said "import them" (adaptive), estimate's note only called
+    them pending. Now each names the wave and the command that writes it (sample refuses
+    until then), and once it is written the study goes on as before."""
+    import os
+    import subprocess
+    import sys
+
+    root, _ = grouped
+    out = root.parent / "w2.csv"
+    repo = str(Path(__file__).resolve().parents[2])
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_SAMPLE, "sample", str(root), "--budget", "30",
+         "--out", str(out)],
+        env={**os.environ, "PYTHONPATH": repo}, capture_output=True, text=True,
+    )  # fmt: skip
+    assert killed.returncode == 137, killed.stderr
+    assert not out.exists() and Study.open(root).wave_numbers == [1, 2]
+    fix = f"bacon status {root} --pending-out {out}"
+    assert bacon("status", str(root), "--no-questions") == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "wave 2 (30 items" in said and "never written" in said and fix in said
+    for design in ("uniform", "adaptive"):
+        assert bacon("sample", str(root), "--budget", "30", "--design", design) == 2
+        said = " ".join(capsys.readouterr().err.split())
+        assert "never written" in said and fix in said and "import them" not in said
+    assert Study.open(root).wave_numbers == [1, 2]  # no wave drawn over it
+    assert bacon("estimate", str(root), "--engine", "freq") == 0  # at wave 1, as status
+    assert fix in " ".join(capsys.readouterr().out.split())
+    assert bacon("status", str(root), "--no-questions", "--pending-out", str(out)) == 0
+    assert len(pd.read_csv(out)) == 30 and "never written" not in capsys.readouterr().out
+    assert bacon("sample", str(root), "--budget", "20") == 0  # wave 3, its file written
+    assert bacon("status", str(root), "--no-questions") == 0
+    assert "never written" not in capsys.readouterr().out
