@@ -143,8 +143,9 @@ def test_item_intervals_of_a_continuous_label_stay_in_its_scale():
     np.testing.assert_array_equal(items["rank"][inside], wide["rank"][inside])
 
 
-def _floor_pool(seed: int = 3, n: int = 900) -> EvalPool:
-    """An error-like score >= 0 whose judges run below 0: about 100 surrogates under 0."""
+def _floor_pool(seed: int = 3, n: int = 900, binary: bool = False) -> EvalPool:
+    """An error-like score >= 0 whose judges run below 0: about 100 surrogates under 0
+    (``binary``: the label as 0/1, above 0.5 or not)."""
     rng = np.random.default_rng(seed)
     quality = rng.exponential(1.0, n) - 0.3
     frame = pd.DataFrame(
@@ -156,10 +157,11 @@ def _floor_pool(seed: int = 3, n: int = 900) -> EvalPool:
         }
     )
     y = np.maximum(quality + rng.normal(0, 0.4, n), 0)
-    frame["y"] = np.where(rng.random(n) < 0.15, y, np.nan)
+    frame["y"] = np.where(rng.random(n) < 0.15, (y > 0.5) * 1.0 if binary else y, np.nan)
     return EvalPool.from_frame(
-        frame, label="y", judges=["j1", "j2"], outcome="continuous", group="system", item="item"
-    )
+        frame, label="y", judges=["j1", "j2"], group="system", item="item",
+        outcome="categorical" if binary else "continuous",
+    )  # fmt: skip
 
 
 def test_items_clipped_to_a_bound_share_a_rank_and_the_page_lists_them_by_surrogate():
@@ -185,3 +187,15 @@ def test_items_clipped_to_a_bound_share_a_rank_and_the_page_lists_them_by_surrog
     assert shown == list(lowest[: len(shown)])  # the lowest surrogate first, not file order
     ranks = items.set_index("item").loc[shown, "rank"].to_numpy()
     assert (np.diff(ranks) <= 0).all()  # the page's order agrees with its rank column
+
+
+def test_item_note_says_group_coverage_is_approximate():
+    """Tester I, round 39, I11: the Items note said '90% conformal intervals' beside a
+    group column; since each group's interval is scaled by its residual spread they hold
+    over all items and per group only approximately, and the note now says so."""
+    from bacon_bayes.report.html import _items
+
+    page = _items(Calibrator(engine="freq").fit(_floor_pool()), 0.9)
+    assert "90% conformal intervals (over all items; per group only approximately)" in page
+    binary = Calibrator("multinomial", engine="freq").fit(_floor_pool(binary=True))
+    assert "the sets hold over all items, not per group" in _items(binary, 0.9)

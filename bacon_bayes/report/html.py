@@ -396,12 +396,15 @@ def _items(cal: Calibrator, level: float) -> str:
     shown = items.head(MAX_ITEM_ROWS)
     cut = len(items) - len(shown)
     what = f"{level:.0%} conformal intervals"
+    if "group" in items:  # scaled by each group's residual spread (items.group_scales)
+        what += " (over all items; per group only approximately)"
     what += "; lowest scores first" + "".join(
         f"; {n:,} items at the bound {b:g} share rank {r:,}, listed by their unclipped score"
         for b, n, r in _at_bounds(items, None if "set" in items else cal.bounds_)
     )
-    if binary:
+    if binary:  # class sets: one threshold for all groups
         shown, what = binary_items(shown), binary_note(level)
+        what += "; the sets hold over all items, not per group" if "group" in items else ""
     note = f"<p class='note'>{_esc(what)}"
     note += f"; {cut:,} more items not shown.</p>" if cut else ".</p>"
     return note + _table(_named(shown, "group"), 3)
