@@ -554,6 +554,9 @@ class Calibrator(Settings):
     ) -> pd.DataFrame:
         """Calibrated score, interval, rank and flag for every item.
 
+        The score is kept within the label's range (``scale``); ``rank`` is 1 for the
+        highest score, and items whose scores were clipped to the same bound tie.
+
         Parameters
         ----------
         level : float

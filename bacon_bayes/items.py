@@ -402,13 +402,14 @@ def item_table(
         raise ValidationError(f"method {method!r} must be 'conformal' or 'posterior'.")
     if sets is None:  # the label lies in its range, so the intersection keeps coverage
         lo, hi = np.clip(lo, *bounds), np.clip(hi, *bounds)
+    score = f if sets is not None else np.clip(f, *bounds)  # in range too
     out = pd.DataFrame(
         {
             "item": p.ids,
-            "score": f if sets is not None else np.clip(f, *bounds),  # in range too
+            "score": score,
             "lower": lo,
-            "upper": hi,
-            "rank": pd.Series(-f).rank(method="min").astype(int).to_numpy(),
+            "upper": hi,  # rank of the score shown: items clipped to a bound tie
+            "rank": pd.Series(-score).rank(method="min").astype(int).to_numpy(),
             "labeled": lab,
             "label": p.y,
         }

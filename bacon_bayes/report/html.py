@@ -387,19 +387,38 @@ def _items(cal: Calibrator, level: float) -> str:
     from bacon_bayes.items import TooFewForConformal
 
     try:
-        items = cal.item_scores(level).sort_values("score", kind="stable")
+        items = cal.item_scores(level)
     except TooFewForConformal as exc:  # a small pilot: the rest of the report stands
         return f"<p class='note'>No item intervals: {_esc(str(exc))}</p>"
+    items = items.iloc[np.lexsort((cal.surrogate_, items["score"].to_numpy()))]
     levels = cal.pool_.outcome.levels
     binary = "set" in items and levels is not None and is_binary(np.asarray(levels, float))
     shown = items.head(MAX_ITEM_ROWS)
     cut = len(items) - len(shown)
-    what = f"{level:.0%} conformal intervals; lowest scores first"
-    if binary:
+    what = f"{level:.0%} conformal intervals"
+    if "group" in items:  # scaled by each group's residual spread (items.group_scales)
+        what += " (over all items; per group only approximately)"
+    what += "; lowest scores first" + "".join(
+        f"; {n:,} items at the bound {b:g} share rank {r:,}, listed by their unclipped score"
+        for b, n, r in _at_bounds(items, None if "set" in items else cal.bounds_)
+    )
+    if binary:  # class sets: one threshold for all groups
         shown, what = binary_items(shown), binary_note(level)
+        what += "; the sets hold over all items, not per group" if "group" in items else ""
     note = f"<p class='note'>{_esc(what)}"
     note += f"; {cut:,} more items not shown.</p>" if cut else ".</p>"
     return note + _table(_named(shown, "group"), 3)
+
+
+def _at_bounds(items: pd.DataFrame, bounds: Any) -> list[tuple[float, int, int]]:
+    """Each end of the label's range ``bounds`` (falsy: none) that two or more item
+    scores were clipped to: the bound, how many items sit there, and their shared rank."""
+    out = []
+    for b in bounds or ():
+        at = items["score"].to_numpy() == b
+        if np.isfinite(b) and at.sum() > 1:
+            out.append((float(b), int(at.sum()), int(items["rank"].to_numpy()[at].min())))
+    return out
 
 
 def _named(frame: pd.DataFrame, column: str) -> pd.DataFrame:
