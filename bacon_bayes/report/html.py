@@ -32,6 +32,7 @@ from bacon_bayes.report.text import (
     guarantee_note,
     naive_note,
     pool_notes,
+    withheld_lines,
 )
 from bacon_bayes.scale import is_binary
 from bacon_bayes.surrogates import in_means
@@ -262,6 +263,7 @@ def _groups(
     level = f"{100 * (1 - alpha):g}%"
     return (
         _img(figures.groups_figure(tables, _groups_axis(cal, better)), "group means")
+        + _withheld(tables)
         + f"<p>{level} intervals: <b>{_esc(guarantee_note(tables[0]))}</b>.</p>"
         + "".join(
             f"<p class='note'>{_esc(_sentence(n))}.</p>"
@@ -274,6 +276,16 @@ def _groups(
         "their difference excludes 0), so they hold as those do; the differences are in "
         f'<a href="#comparisons">{_esc(SECTIONS["comparisons"])}</a>, below.</p>'
     )
+
+
+def _withheld(tables: list[Any]) -> str:
+    """The caption under the group figure: why a group has no interval (its x), by
+    column; the classical column's reasons are in no table."""
+    lines = withheld_lines(tables)
+    if not lines:
+        return ""
+    said = "<br>".join(_esc(line) for line in lines)
+    return f"<p class='note'>x in the figure, no interval:<br>{said}.</p>"
 
 
 def _groups_axis(cal: Calibrator, better: str | None) -> str:
