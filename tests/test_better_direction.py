@@ -58,7 +58,9 @@ def test_best_group_follows_better(fitted):
     assert low.direction_note is None  # given: no hint
     high = comparisons(fitted)  # the default, unchanged: the highest mean ranks first
     assert high.best == "D"
-    assert high.best_line().startswith("best system") and "lowest" not in high.best_line()
+    # an error score by the look of it: the line says "highest mean", not "best"
+    assert high.best_line().startswith("system with the highest mean")
+    assert "(lowest mean)" not in high.best_line()
     # not given on an error-score label: the hint to pass --better lower
     assert high.direction_note and "--better lower" in high.direction_note
     with pytest.raises(ValidationError, match=r"higher.*lower"):
@@ -210,3 +212,51 @@ def test_a_streamed_estimate_ranks_by_better(tmp_path, capsys):
         outs.append(capsys.readouterr().out)
     for out in outs:
         assert "lowest mean" in out and "highest mean" not in out, out
+
+
+def test_error_score_headline_is_not_best(fitted):
+    """I2 (s39): on a label bacon itself reads as an error score, without --better, the
+    page said "Best system: D (... clear)" for the system with the most errors, the hint
+    a plain note after it; now the hint is a warning before a line that says "highest
+    mean" and that this is the worst system unless higher is better (the text too)."""
+    import re
+
+    from bacon_bayes.report.comparisons import comparisons
+    from bacon_bayes.report.html import _comparisons
+
+    high = comparisons(fitted)
+    assert high.best == "D"
+    line = high.best_line()
+    assert not line.lower().startswith("best") and "highest mean: D" in line, line
+    assert "worst system unless higher is better" in line
+    text = high.to_text()
+    assert "warning: label 'label' looks like an error score" in text
+    assert text.index("warning:") < text.index("highest mean: D"), text
+    page = _comparisons(fitted, 0.05, None, {})
+    assert "Best system" not in page and "best system" not in page
+    warn = re.search(r"<p class='warn'>Warning: label .*?looks like an error score", page)
+    assert warn and warn.start() < page.index("highest mean: D"), page
+    # given either way: no warning, "best" as before
+    for way, best in (("lower", "A"), ("higher", "D")):
+        given = comparisons(fitted, better=way)
+        assert given.best_line().startswith("best system") and f": {best} " in given.best_line()
+        assert "warning" not in given.to_text()
+
+
+def test_group_figure_says_lower_is_better(fitted):
+    """I2 (s39): with --better lower the group figure was byte-identical to the one
+    without it (the highest mean on top, nothing saying lower is better)."""
+    import re
+
+    from bacon_bayes.report.html import _groups
+
+    def figure(better):
+        page = _groups(fitted, 0.05, {}, better)
+        return re.search(r'<img src="([^"]+)" alt="group means">', page)[1]
+
+    assert figure("lower") != figure("higher"), "the same figure either way"
+    from bacon_bayes.report.html import _groups_axis
+
+    assert "lower is better: the best at the bottom" in _groups_axis(fitted, "lower")
+    assert "error score" in _groups_axis(fitted, None)  # the hint, on the figure too
+    assert "better" not in _groups_axis(fitted, "higher")

@@ -367,3 +367,18 @@ def test_group_bias_intervals_hold_with_few_labels_per_group() -> None:
     assert low[0] == -np.inf and high[0] == np.inf  # slope 0.1 with se 0.1: no bound
     low, high = bias.fieller(np.array([0.3]), 1.0, np.array([0.01]), 1e-4, np.array([0.0]), 2.0)
     assert low[0] < 0.3 < high[0] and high[0] - low[0] == pytest.approx(0.4, rel=0.02)
+
+
+def test_the_multiplicity_note_counts_the_judges_checked(capsys) -> None:
+    """s39 nit: on the example pool doctor said "not adjusted for the 6 judges checked"
+    while it had not checked two of them (slope too weak); the report's same sentence
+    counts the checked ones, and so does doctor now."""
+    example = Path(__file__).resolve().parents[1] / "bacon_bayes" / "data" / "example_pool.csv"
+    out, _ = doctor([str(example), "--label", "human", "--group", "system", "--item", "id"],
+                    capsys)  # fmt: skip
+    block = out.split("what the judges seem biased by", 1)[1]
+    judges = [ln.split()[0] for ln in block.splitlines() if ln.startswith("    ")]
+    skipped = [ln.split()[0] for ln in block.splitlines() if "not checked:" in ln]
+    assert skipped, block  # the case: some judge not checked
+    n = len(set(judges)) - len(set(skipped))
+    assert f"not adjusted for the {n} judges checked" in block, block

@@ -287,3 +287,32 @@ def test_more_groups_than_compared_keep_their_bootstrap_means():
     assert len(table) == m and np.isfinite(table.ci_low).all()
     with pytest.raises(ValidationError, match="201 groups give"):
         est.compare(table)
+
+
+def test_tied_plan_line_stops_at_the_study_budget_and_says_whose_intervals():
+    """I3 (s39): on a study of 320 labels with max_labels = 400 the line said "320 more
+    labels (uniform) would narrow the intervals by about 44%", past the budget (bacon
+    sample refuses it), a one-look figure on a page of alpha-spending intervals, and
+    called the study "this pilot". Now: the labels left of the budget, said; the narrowing
+    said to be one look's; "these labels", "the study's"."""
+    import re
+
+    pool = _pool(frame())
+    n0 = pool.n_labeled
+    free = resolution_note(pool, 0.05, group_column="system")
+    assert free is not None and "indistinguishable from zero" in free
+    assert f"{n0} more labels (uniform) would narrow the intervals" in free  # doubling
+    study = resolution_note(pool, 0.05, group_column="system", anytime="bacon status s.study")
+    assert study is not None and "this pilot" not in study, study
+    assert f"{n0} more labels (uniform) would narrow one look's interval" in study
+    line = resolution_note(pool, 0.05, group_column="system", anytime="bacon status s.study",
+                           max_labels=n0 + 20)  # fmt: skip
+    assert line is not None
+    left = f"the 20 left of the study's budget, max_labels = {n0 + 20}"
+    assert f"20 more labels (uniform; {left})" in line
+    assert "would narrow one look's interval of the pool mean (bacon estimate --fixed" in line
+    assert "this pilot" not in line and "the pilot's" not in line, line
+    said = [int(p) for p in re.findall(r"by about (\d+)%", free + line)]
+    assert said[1] < said[0]  # 20 labels narrow less than doubling
+    spent = resolution_note(pool, 0.05, group_column="system", anytime="", max_labels=n0)
+    assert spent is not None and "more labels" not in spent

@@ -137,3 +137,28 @@ def test_a_name_the_font_lacks_draws_without_a_raw_warning() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert data_uri(fig).startswith("data:image/png;base64,")
+
+
+def test_the_group_figure_says_why_a_group_has_no_interval():
+    """I4 (s39): sparse groups: the figure drew the classical means of M8 (1 label) and
+    M9 (2) as a bare x, the page gave no reason (``details["no_interval"]``) and the
+    classical means are in no table; the caption under the figure names each group and
+    why, by column."""
+    from bacon_bayes.report.html import _groups
+
+    frame = _pool()
+    labeled = frame.index[frame["y"].notna()]
+    m8 = labeled[frame.loc[labeled, "system"] == "M8"]
+    m9 = labeled[frame.loc[labeled, "system"] == "M9"]
+    frame.loc[m8[1:], "y"] = np.nan  # M8 keeps 1 label, M9 2
+    frame.loc[m9[2:], "y"] = np.nan
+    pool = EvalPool.from_frame(
+        frame, label="y", judges=["good"], outcome="continuous", group="system"
+    )
+    cal = Calibrator(engine="freq").fit(pool)
+    classical = cal.estimate_groups(0.05, True, "classical").details["no_interval"]
+    assert set(classical) == {"M8", "M9"}, classical
+    page = _groups(cal, 0.05, {})
+    caption = page[page.index('alt="group means">') : page.index("<table")]
+    assert "classical: no interval for M8: 1 label: no variance of its own" in caption
+    assert f"classical: no interval for M9: {classical['M9']}" in caption, caption

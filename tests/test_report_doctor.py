@@ -205,3 +205,39 @@ def test_no_flag_among_unbounded_intervals_is_not_a_clean_bill():
     text = re.sub(r"\s+", " ", re.sub("<[^>]+>", " ", part.split("<h3>", 1)[0]))
     said = re.search(r"No judge's over-rating of a group is flagged\. (\d+) of the 60 interv", text)
     assert said is not None and int(said.group(1)) > 0
+
+
+def _mqm_frame(seed: int = 0, n: int = 400) -> pd.DataFrame:
+    """An MQM-like label: error points >= 0, about half of them 0 (no error), one judge
+    scoring quality (falling as the errors rise), every second item labeled."""
+    rng = np.random.default_rng(seed)
+    err = np.where(rng.random(n) < 0.5, 0.0, rng.gamma(2.0, 2.0, n))
+    return pd.DataFrame(
+        {
+            "id": [f"i{k}" for k in range(n)],
+            "mqm": np.where(np.arange(n) % 2 == 0, err, np.nan),
+            "q": -err + rng.normal(0, 1.0, n),
+        }
+    )
+
+
+def test_the_data_check_says_the_scale_doctor_reads():
+    """I9 (s39): doctor reads an MQM label (all >= 0, half at 0) as 0:inf and says to pass
+    --scale 0:inf / --outcome nonnegative; the report's Data check said nothing of it while
+    its items showed negative error points. It now carries doctor's line where the
+    report's range does not bound the labels so, and not once it does."""
+    from bacon_bayes.doctor import profile
+    from bacon_bayes.readers.meta import TableMeta
+
+    frame = _mqm_frame()
+    doctor = profile(frame, TableMeta("csv"), "t.csv", label="mqm", judges=["q"], item="id")
+    assert doctor.scale is not None and doctor.scale.text == "0:inf"
+    pool = EvalPool.from_frame(frame, label="mqm", judges=["q"], outcome="continuous", item="id")
+    html = data_check(pool, bounds=(-np.inf, np.inf))
+    line = re.search(r"<p class='note'>Label scale: (.*?)</p>", html)
+    assert line, html[:2000]
+    said = line.group(1)
+    assert "bacon doctor reads 0:inf (an error score (0 = no error)" in said, said
+    assert "report&#x27;s label range is unbounded: pass --scale 0:inf" in said, said
+    assert "--outcome nonnegative" in said
+    assert "Label scale" not in data_check(pool, bounds=(0.0, np.inf))

@@ -241,6 +241,7 @@ def _estimate(
                         plan_command=plan_command(args, pool, cal.engine_),
                         pooling=args.pooling,
                         anytime=plan_note_anytime(args, anytime), better=better or "higher",
+                        max_labels=(anytime or {}).get("max_labels"),
                     )
                 )  # fmt: skip
                 compared = dataclasses.replace(compared, plan_note=note)

@@ -130,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
                 pooling=args.pooling,
                 anytime=plan_note_anytime(args, anytime),
                 better=better or "higher",
+                max_labels=(anytime or {}).get("max_labels"),
             )
         )
         path = cal.report(

@@ -16,14 +16,16 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.doctor import agreement, bias
+from bacon_bayes.doctor.label import label_scale
 from bacon_bayes.doctor.relation import (
     COPY_HARM,
     copy_of_label,
     coverage_split,
     near_copy,
 )
-from bacon_bayes.doctor.scores import absent_groups, codes_text
+from bacon_bayes.doctor.scores import absent_groups, codes_text, judge_scales
 from bacon_bayes.order import name_text
+from bacon_bayes.scale import Scale, error_scale
 
 if TYPE_CHECKING:
     from bacon_bayes.pool import EvalPool
@@ -66,6 +68,9 @@ class PoolCheck:
     bias_note : str
         What the bias checks negated (an error-score label, a reversed judge), as
         ``bacon doctor`` says it.
+    scale : Scale or None
+        The label's scale as ``bacon doctor`` reads it from the labels (an error score's
+        ``0:inf``, where no other is evident); None: none evident.
     """
 
     judges: list[str]
@@ -80,6 +85,7 @@ class PoolCheck:
     groups: dict[str, pd.DataFrame] = field(default_factory=dict)
     length_skipped: dict[str, str] = field(default_factory=dict)
     bias_note: str = ""
+    scale: Scale | None = None
 
 
 def _error_score(bounds: tuple[float, float] | None) -> bool:
@@ -130,6 +136,11 @@ def profile_pool(
         check.with_label = agreement.with_label(frame, judges, _LABEL)
     if len(judges) > 1:
         check.between, check.judges_alpha = agreement.among_judges(frame, judges, y)
+    if labeled.any():  # as doctor reads it (the far labels' message is doctor's own)
+        place = lambda k: f"item {str(pool.ids[k])!r}"  # noqa: E731
+        check.scale = label_scale(y, pool.label_name, place, judge_scales(frame[judges]))[0]
+        if check.scale is None or not check.scale.evident:  # an error score: 0 at one end
+            check.scale = error_scale(y) or check.scale
     if labeled.sum() < 2:
         check.length_note = "fewer than 2 labels: no bias checks"
         return check

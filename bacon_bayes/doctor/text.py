@@ -239,9 +239,10 @@ def _bias_text(p: Profile) -> list[str]:
         else:
             note += _unsettled(tab)
         lines.append(f"    {j:<{w}} {body}{note}")
+    checked = {b.judge for b in p.length} | set(tables)  # not those "not checked"
     if len(p.length) > 1 or len(tables) > 1:
         lines.append(
-            f"  (each judge at level {level}, not adjusted for the {len(r.judges)} judges "
+            f"  (each judge at level {level}, not adjusted for the {len(checked)} judges "
             "checked: expect a few flags by chance among many judges)"
         )
     return lines

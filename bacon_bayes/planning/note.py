@@ -58,6 +58,7 @@ def resolution_note(
     pooling: str = "auto",
     anytime: str | None = None,
     better: str = "higher",
+    max_labels: int | None = None,
 ) -> str | None:
     """One line for the comparisons: the labels that :func:`plan` says would resolve the
     top group from the rest with ``power``, under its recommended design (None when the
@@ -73,6 +74,8 @@ def resolution_note(
     another kind of count (the estimates held where they are, not the power), which may
     be fewer or more. ``better``: which way a mean is better (``"lower"``: the top group
     is the lowest mean, an error score), as ``bacon plan --top --better`` takes it.
+    ``max_labels``: the labelling budget a study recorded (the "more labels" of a tied
+    lead stop at what is left of it, said).
 
     A plan takes the pilot's gaps between the groups as the truth. When the top group's
     lead over some group is under one standard error (:func:`indistinguishable`), that
@@ -107,8 +110,11 @@ def resolution_note(
     if tied is not None:
         basis = planning_basis(st, shrink_prior(st), pooling)[1]
         which = "" if "bacon estimate" in basis else _other_surrogate(calibrator)
-        return _tied_note(st, tied, what, which, basis, better) + (
-            " `bacon plan --top` takes the pilot's lead as the truth and gives, with this "
+        if anytime:  # a study's labels, gathered in waves: not a pilot
+            basis = basis.replace("the pilot's", "the study's")
+        whose = "the study's" if anytime else "the pilot's"
+        return _tied_note(st, tied, what, which, basis, better, anytime, max_labels) + (
+            f" `bacon plan --top` takes {whose} lead as the truth and gives, with this "
             f"caution, the labels each design would then need:{run}"
             if run
             else ""
@@ -197,21 +203,40 @@ def _tied_note(
     which: str = "",
     basis: str = "the pilot's shrunk means",
     better: str = "higher",
+    anytime: str | None = None,
+    max_labels: int | None = None,
 ) -> str:
+    """The line of a lead under one standard error: what doubling the labels (at most
+    what is left of ``max_labels``) would do to one look's interval of the pool mean
+    (under ``anytime`` intervals, said to be one look's, not theirs)."""
     top, other, gap, se = tied
     n0, N = st.n_labeled, st.n_items
     more = min(n0, N - n0)
-    now, later = predict(st, "uniform", n0), predict(st, "uniform", n0 + more)
-    shrink = 1.0 - math.sqrt(later.var_pool / now.var_pool) if now.var_pool > 0 else 0.0
-    return (
+    capped = ""
+    if max_labels is not None and max_labels - n0 < more:
+        more = max(int(max_labels) - n0, 0)
+        capped = f"; the {more} left of the study's budget, max_labels = {max_labels}"
+    source = "these labels" if anytime else "this pilot"
+    said = (
         f"bacon plan: the top {what}'s lead is indistinguishable from zero here: in "
         f"{basis}{which}, {st.names[top]} leads {st.names[other]} by {gap:.3g}"
         f"{' (lower is better)' if better == 'lower' else ''}, "
         "under one standard error "
-        f"({se:.3g}), so the labels needed to resolve it cannot be told from this pilot "
-        f"(if the two are equal, none would). {more} more labels (uniform) would narrow the "
-        f"intervals by about {shrink:.0%}."
+        f"({se:.3g}), so the labels needed to resolve it cannot be told from {source} "
+        "(if the two are equal, none would)."
     )
+    if more <= 0:
+        return said
+    now, later = predict(st, "uniform", n0), predict(st, "uniform", n0 + more)
+    shrink = 1.0 - math.sqrt(later.var_pool / now.var_pool) if now.var_pool > 0 else 0.0
+    whose = (
+        "one look's interval of the pool mean (bacon estimate --fixed; not the anytime "
+        "intervals above, whose critical values change with the looks)"
+        if anytime is not None
+        else "the intervals"
+    )
+    narrow = f"{more} more labels (uniform{capped}) would narrow {whose}"
+    return f"{said} {narrow} by about {shrink:.0%}."
 
 
 def _round2(x: float) -> float:

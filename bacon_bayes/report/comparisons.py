@@ -275,10 +275,9 @@ class Comparisons:
             *self.withheld_lines(chosen["pair"]),
             f"{self.n_resolved} of {len(self.differences)} pairs resolved (interval excludes "
             f"0){more}",
+            *([f"warning: {self.direction_note}"] if self.direction_note else []),
             self.best_line(),
         ]
-        if self.direction_note:
-            lines.append(f"note: {self.direction_note}")
         if self.plan_note and not self.best_clear:
             lines.append(self.plan_note)
         return "\n".join(lines)
@@ -324,13 +323,22 @@ class Comparisons:
         best = f"best {self.group}" + (
             f" ({best_words(self.better)})" if self.better == "lower" else ""
         )
+        if self.direction_note:  # looks like an error score, --better not given
+            best = f"{self.group} with the highest mean"
         if self.best_clear:
-            return f"{best}: {self.best} (rank interval [1, 1]: clear)"
-        return (
-            f"{best} not clear: {self.best} ranks first by estimate (rank "
-            f"interval [{int(top['rank_low'])}, {int(top['rank_high'])}]); could rank first: "
-            f"{self._could_be_first_text()}"
-        )
+            line = f"{best}: {self.best} (rank interval [1, 1]: clear)"
+        else:
+            line = (
+                f"{best} not clear: {self.best} ranks first by estimate (rank "
+                f"interval [{int(top['rank_low'])}, {int(top['rank_high'])}]); could rank "
+                f"first: {self._could_be_first_text()}"
+            )
+        if self.direction_note:
+            line += (
+                f"; the label looks like an error score: the highest mean is the worst "
+                f"{self.group} unless higher is better (--better lower ranks the lowest first)"
+            )
+        return line
 
 
 def _sides(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:

@@ -18,6 +18,7 @@ from bacon_bayes.doctor.bias import MIN_LENGTH_N, left_out_note, unit_words
 from bacon_bayes.doctor.pooled import PoolCheck, profile_pool
 from bacon_bayes.order import cell_name
 from bacon_bayes.report.tables import esc, scroll_table
+from bacon_bayes.scale import scale_args
 
 if TYPE_CHECKING:
     from bacon_bayes.pool import EvalPool
@@ -218,6 +219,25 @@ def data_check(
     )
     oriented = _note(esc(f"Bias checks: {check.bias_note}.")) if check.bias_note else ""
     return (
-        intro + _agreement(check) + _between(check) + oriented + _length(check)
-        + _groups(check)
+        intro + _scale(check, bounds) + _agreement(check) + _between(check) + oriented
+        + _length(check) + _groups(check)
     )  # fmt: skip
+
+
+def _scale(check: PoolCheck, bounds: tuple[float, float] | None) -> str:
+    """Doctor's reading of the label's scale where the report's range is open and the
+    labels show a scale it does not bound (an MQM score, all >= 0: estimates and item
+    intervals below 0 otherwise); "" where they agree or nothing is evident."""
+    s = check.scale
+    if s is None or not s.evident or bounds is None or np.isfinite(bounds).all():
+        return ""
+    if (s.low, s.high) == tuple(map(float, bounds)):
+        return ""
+    used = "unbounded" if not np.isfinite(bounds).any() else f"{bounds[0]:g}:{bounds[1]:g}"
+    return _note(
+        esc(
+            f"Label scale: bacon doctor reads {s.text} ({s.how}); this report's label range "
+            f"is {used}: pass {' '.join(scale_args(s))} to keep the estimates and item "
+            "intervals within it."
+        )
+    )

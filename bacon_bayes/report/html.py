@@ -32,6 +32,7 @@ from bacon_bayes.report.text import (
     guarantee_note,
     naive_note,
     pool_notes,
+    withheld_lines,
 )
 from bacon_bayes.scale import is_binary
 from bacon_bayes.surrogates import in_means
@@ -194,7 +195,9 @@ def _comparisons(
     better: str | None = None,
 ) -> str:
     c = comparisons(cal, alpha, plan_note=plan_note, anytime=anytime or None, better=better)
-    hint = f"<p>Note: {_esc(c.direction_note)}.</p>" if c.direction_note else ""
+    # before the best line, as a warning: "best" there is the highest mean, the worst
+    # group of an error score
+    hint = f"<p class='warn'>Warning: {_esc(c.direction_note)}.</p>" if c.direction_note else ""
     plan = f"<p>{_esc(c.plan_note)}</p>" if c.plan_note and not c.best_clear else ""
     diffs = c.differences.assign(resolved=np.where(c.differences["resolved"], "yes", ""))
     if {"group_a", "group_b"} <= set(diffs):  # ' M8' - M9 as the text shows it
@@ -206,9 +209,9 @@ def _comparisons(
         f"<p>AEE differences of group means with {level} intervals ({_esc(c.guarantee)}); "
         f"<b>target</b>: {_esc(c.target)} ({_esc(c.target_note)}); "
         f"<b>{_esc(c.pairing_note())}</b>.</p>"
-        f"<p>{c.n_resolved} of {len(diffs)} pairs resolved (interval excludes 0). "
-        f"{_esc(_sentence(c.best_line()))}.</p>"
         + hint
+        + f"<p>{c.n_resolved} of {len(diffs)} pairs resolved (interval excludes 0). "
+        f"{_esc(_sentence(c.best_line()))}.</p>"
         + plan
         + _table(diffs, 3)
         + "".join(f"<p>{_esc(line)}</p>" for line in c.withheld_lines())
@@ -259,7 +262,8 @@ def _groups(
     notes = dict.fromkeys(t.details.get(k) for t in tables for k in keys)
     level = f"{100 * (1 - alpha):g}%"
     return (
-        _img(figures.groups_figure(tables), "group means")
+        _img(figures.groups_figure(tables, _groups_axis(cal, better)), "group means")
+        + _withheld(tables)
         + f"<p>{level} intervals: <b>{_esc(guarantee_note(tables[0]))}</b>.</p>"
         + "".join(
             f"<p class='note'>{_esc(_sentence(n))}.</p>"
@@ -272,6 +276,30 @@ def _groups(
         "their difference excludes 0), so they hold as those do; the differences are in "
         f'<a href="#comparisons">{_esc(SECTIONS["comparisons"])}</a>, below.</p>'
     )
+
+
+def _withheld(tables: list[Any]) -> str:
+    """The caption under the group figure: why a group has no interval (its x), by
+    column; the classical column's reasons are in no table."""
+    lines = withheld_lines(tables)
+    if not lines:
+        return ""
+    said = "<br>".join(_esc(line) for line in lines)
+    return f"<p class='note'>x in the figure, no interval:<br>{said}.</p>"
+
+
+def _groups_axis(cal: Calibrator, better: str | None) -> str:
+    """The group figure's axis label: which way is better where the highest mean (on top)
+    is not the best (``--better lower``), or may not be (the label looks like an error
+    score and ``better`` was not given)."""
+    from bacon_bayes.doctor.pooled import better_hint
+
+    tail = "intervals as in the table; x: no interval"
+    if better == "lower":
+        return f"group mean (lower is better: the best at the bottom; {tail})"
+    if better is None and better_hint(cal.pool_, cal.bounds_):
+        return f"group mean (an error score? the top is the worst if lower is better; {tail})"
+    return f"group mean ({tail})"
 
 
 #: Report names of the judge-bias table's noise columns (the forest plot's axis label).
