@@ -74,29 +74,51 @@ img{max-width:100%;height:auto;min-width:300px;display:block;margin:.6rem 0}
 .warn{color:#b00020;font-weight:600}
 .note{color:#666;font-size:.85rem}.bad{color:#b00020}.ok{color:#0a7d32}.new{color:#1a56a8}
 nav a{margin-right:1rem}
+th:focus-visible{outline:2px solid #1a56a8}
+@media print{body{max-width:none;margin:0;padding:0}nav{display:none}
+.scroll{overflow:visible}table{font-size:.6rem}th,td{padding:.1rem .2rem}
+tr,img{break-inside:avoid}}
 """
 
 # Records script errors on the page (read back by the browser test) and makes every
-# table sortable by a click on its header.
+# table sortable by a click on its header, or by Enter or Space on it (each header is
+# in the Tab order; aria-sort says which column the rows are sorted by, and which way).
 _SCRIPT = """
 (function(){
   var root=document.documentElement;
   window.addEventListener('error',function(e){
     root.setAttribute('data-errors',(root.getAttribute('data-errors')||'')+e.message+';');
   });
-  function key(td){var t=td.textContent.trim();var n=parseFloat(t);
-    return (t!==''&&!isNaN(n)&&/^[-+0-9.eE]+$/.test(t))?n:t.toLowerCase();}
+  // a cell's sort key: [kind, value], numbers (inf and -inf too) before text, empty
+  // cells last whichever the direction
+  function key(td){var t=td.textContent.trim();
+    if(t==='')return [2,0];
+    if(/^[-+]?inf$/i.test(t))return [0,t.charAt(0)==='-'?-Infinity:Infinity];
+    var n=parseFloat(t);
+    return (!isNaN(n)&&/^[-+0-9.eE]+$/.test(t))?[0,n]:[1,t.toLowerCase()];}
+  function order(x,y,up){if(x[0]!==y[0]||x[0]===2)return x[0]-y[0];
+    return (x[1]<y[1]?-1:x[1]>y[1]?1:0)*(up?1:-1);}
   document.querySelectorAll('table.sortable').forEach(function(table){
-    table.querySelectorAll('th').forEach(function(th,col){
-      th.addEventListener('click',function(){
+    var heads=table.querySelectorAll('th');
+    heads.forEach(function(th,col){
+      function sort(){
         var body=table.tBodies[0];var rows=Array.prototype.slice.call(body.rows);
         var up=th.getAttribute('data-dir')!=='up';th.setAttribute('data-dir',up?'up':'down');
-        rows.sort(function(a,b){var x=key(a.cells[col]),y=key(b.cells[col]);
-          return (x<y?-1:x>y?1:0)*(up?1:-1);});
+        heads.forEach(function(h){if(h!==th)h.removeAttribute('aria-sort');});
+        th.setAttribute('aria-sort',up?'ascending':'descending');
+        rows.sort(function(a,b){return order(key(a.cells[col]),key(b.cells[col]),up);});
         rows.forEach(function(r){body.appendChild(r);});
-      });
+      }
+      // the keyboard's way: Tab to a header, Enter or Space sorts by it
+      th.tabIndex=0;th.title='sort by this column';
+      th.addEventListener('click',sort);
+      th.addEventListener('keydown',function(e){
+        if(e.key==='Enter'||e.key===' '){e.preventDefault();sort();}});
     });
   });
+  // printing: the folded tables unfolded, so the paper has every row
+  window.addEventListener('beforeprint',function(){
+    document.querySelectorAll('details').forEach(function(d){d.open=true;});});
   // layout facts for the browser test: page overflow and the narrowest figure
   window.addEventListener('load',function(){
     var imgs=Array.prototype.map.call(document.images,function(i){return i.clientWidth;});
