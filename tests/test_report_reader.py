@@ -150,3 +150,28 @@ def test_printing_keeps_every_column_and_the_folded_rows(tmp_path):
     words = {w for h in BIAS_HEADERS for w in h.split()}
     assert all(w in text for w in words), sorted(w for w in words if w not in text)
     assert "7.250" in text and "8.125" in text, "the folded table's rows"
+
+
+def test_the_elo_page_gives_the_elo_win_probability_and_the_strengths_unit(tmp_path):
+    """I12: with --elo the caption said P = sigmoid of the strength difference (gpt-4 -
+    claude-v1 = 44.7 Elo points: sigmoid 1.000) beside a matrix of 0.564 =
+    1/(1+10^(-44.7/400)); the strengths axis said no unit in either mode."""
+    from importlib.resources import files
+
+    from bacon_bayes.cli import main
+
+    sample = str(files("bacon_bayes") / "data" / "arena_sample.csv.gz")
+    pages = {}
+    for mode in ("elo", "logit"):
+        out = tmp_path / f"{mode}.html"
+        extra = ["--elo"] if mode == "elo" else []
+        assert main(["report", sample, "--pairwise", "--engine", "freq", *extra,
+                     "--out", str(out)]) == 0  # fmt: skip
+        pages[mode] = out.read_text()
+    assert "sigmoid" not in pages["elo"]
+    assert "1 / (1 + 10^(-d / 400)), d the row model&#x27;s strength" in pages["elo"]
+    assert "in Elo points" in pages["elo"]
+    assert "1 / (1 + exp(-d))" in pages["logit"] and "in log-odds" in pages["logit"]
+    from bacon_bayes.report.pairwise import strength_axis
+
+    assert "(Elo points;" in strength_axis("elo") and "(log-odds;" in strength_axis("logit")
