@@ -175,3 +175,50 @@ def test_the_elo_page_gives_the_elo_win_probability_and_the_strengths_unit(tmp_p
     from bacon_bayes.report.pairwise import strength_axis
 
     assert "(Elo points;" in strength_axis("elo") and "(log-odds;" in strength_axis("logit")
+
+
+def test_a_weak_reversed_judge_is_also_uninformative_and_the_plot_says_what_it_draws(
+    monkeypatch,
+):
+    """I6 (WMT22 MQM): BLEU (signal 0.045) and chrF fall as the error score rises and were
+    marked only "reversed", though the note says a signal below 0.05 is uninformative;
+    the forest plot was titled "(90% intervals)" with no interval drawn (no judge on the
+    label's scale), and did not mark the reversed judges."""
+    from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.bayes import bias
+    from bacon_bayes.report.html import _bias
+
+    rng = np.random.default_rng(1)
+    n = 1000
+    q = rng.normal(3, 0.8, n)
+    frame = pd.DataFrame(
+        {
+            "bleu": 60 - 8 * q + rng.normal(0, 35, n),  # 0-100, falls with the label, weakly
+            "comet": 0.5 + 0.1 * q + rng.normal(0, 0.05, n),  # 0-1, rises
+            "system": np.array(["A", "B", "C"])[np.arange(n) % 3],
+            "y": np.where(rng.random(n) < 0.4, q + rng.normal(0, 0.3, n), np.nan),
+        }
+    )
+    pool = EvalPool.from_frame(
+        frame, label="y", judges=["bleu", "comet"], outcome="continuous", group="system"
+    )
+    cal = Calibrator(engine="freq").fit(pool)
+    drawn = {}
+    original = bias.forest_figure
+
+    def keep(table, *, title=None):  # the figure as drawn, its names and title kept
+        drawn.update(names=table["judge"].tolist(), title=title)
+        return original(table, title=title)
+
+    monkeypatch.setattr(bias, "forest_figure", keep)
+    page = _bias(cal, 0.9)
+    assert "<td>reversed, uninformative</td>" in page
+    assert drawn["names"] == ["bleu (reversed, uninformative)", "comet"]
+    assert drawn["title"] == "Judge bias (estimates, no intervals)"
+    # a strong reversed judge stays "reversed"; a table with a bias interval says its level
+    from bacon_bayes.judge_bias import informativeness
+
+    strong = pd.DataFrame({"judge": ["r"], "noise_human": [0.1]})
+    assert informativeness(strong, 1.0, falls=np.array([True]))["verdict"].item() == "reversed"
+    same = pd.DataFrame({"judge": ["a"], "bias": [0.2], "bias_low": [0.1], "bias_high": [0.3]})
+    assert bias.draws_intervals(same) and not bias.draws_intervals(same.drop(columns="bias_low"))

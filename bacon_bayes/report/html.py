@@ -301,19 +301,18 @@ NOISE_NAMES = {"noise_human": "noise (human units)", "noise": "noise (judge unit
 
 
 def _bias(cal: Calibrator, level: float) -> str:
-    from bacon_bayes.bayes.bias import forest_figure
+    from bacon_bayes.bayes.bias import draws_intervals, forest_figure
     from bacon_bayes.judge_bias import MIN_SIGNAL, informativeness, reversed_judges
 
     labels = cal.pool_.y[cal.pool_.labeled]
     sd = float(np.std(labels, ddof=1)) if labels.size > 1 else float("nan")
     table = informativeness(cal.judge_bias(level), sd, falls=reversed_judges(cal.pool_))
     plotted = table.copy()
-    if "verdict" in table:
-        weak = table["verdict"] == "uninformative"
-        plotted["judge"] = np.where(
-            weak, table["judge"].astype(str) + " (uninformative)", table["judge"].astype(str)
-        )
-    uri = figures.data_uri(forest_figure(plotted, title=f"Judge bias ({level:.0%} intervals)"))
+    if "verdict" in table:  # uninformative, reversed: said beside the name, as in the table
+        names, said = table["judge"].astype(str), table["verdict"].astype(str)
+        plotted["judge"] = np.where(said != "", names + " (" + said + ")", names)
+    drawn = f"{level:.0%} intervals" if draws_intervals(plotted) else "estimates, no intervals"
+    uri = figures.data_uri(forest_figure(plotted, title=f"Judge bias ({drawn})"))
     note = (
         "<p class='note'><b>bias</b>: the judge's expected score minus the human label at "
         "the pool's typical item, on the label's scale (positive: the judge scores higher "
@@ -329,7 +328,8 @@ def _bias(cal: Calibrator, level: float) -> str:
         f"follows it; below {MIN_SIGNAL:g}, or with a scale interval that includes 0, the "
         "judge is marked <b>uninformative</b>: it tells almost nothing about the label; a "
         "judge whose scores fall as the label rises is marked <b>reversed</b> (score it as "
-        "high - score to read its line). "
+        "high - score to read its line), and <b>reversed, uninformative</b> when its line "
+        "is that weak too. "
         f"{_engine_note(cal)} "
         "Categorical labels: <b>fpr_human</b>/<b>fnr_human</b> (or <b>acc_human_</b>level) "
         "are each categorical judge's rates against the human label over the pool.</p>"
