@@ -222,3 +222,46 @@ def test_a_weak_reversed_judge_is_also_uninformative_and_the_plot_says_what_it_d
     assert informativeness(strong, 1.0, falls=np.array([True]))["verdict"].item() == "reversed"
     same = pd.DataFrame({"judge": ["a"], "bias": [0.2], "bias_low": [0.1], "bias_high": [0.3]})
     assert bias.draws_intervals(same) and not bias.draws_intervals(same.drop(columns="bias_low"))
+
+
+def test_the_page_text_nits(tmp_path):
+    """I's minor text nits: ESS printed with 3 decimals (1874.108), the label range as a
+    Python tuple "(1.0, 5.0)", alpha's source as "(krippendorff)" (read as a unit), the
+    naive row under "alpha-spending: valid at every wave" though its interval is one
+    look's, and a simulation table of all 34 summary.csv columns."""
+    from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.doctor.agreement import alpha
+    from bacon_bayes.report.html import _convergence, _estimates, _settings, _simulation
+
+    fold = {"fold": 1, "max R-hat": 1.004, "min bulk ESS": 1874.108, "min tail ESS": 911.6,
+            "divergences": 0, "sampler": "nuts", "seconds": 3.2, "converged": "yes"}  # fmt: skip
+    shown = _convergence(pd.DataFrame([fold, {**fold, "fold": 2, "seconds": 4.1}]))
+    assert "<td>1874</td>" in shown and "<td>912</td>" in shown and "1874.108" not in shown
+
+    rng = np.random.default_rng(0)
+    n = 600
+    q = rng.normal(3, 0.8, n)
+    frame = pd.DataFrame(
+        {
+            "j": np.clip(q + rng.normal(0, 0.5, n), 1, 5),
+            "k": np.clip(q + rng.normal(0.3, 0.7, n), 1, 5),
+            "y": np.where(rng.random(n) < 0.3, np.clip(q, 1, 5), np.nan),
+        }
+    )
+    frame["wave"] = np.where(frame["y"].isna(), np.nan, np.where(np.arange(n) < 300, 1, 2))
+    pool = EvalPool.from_frame(frame, label="y", judges=["j", "k"], outcome="continuous",
+                               wave="wave")  # fmt: skip
+    cal = Calibrator(engine="freq", scale=(1, 5)).fit(pool)
+    assert "<th>label range</th><td>1 to 5</td>" in _settings(cal)
+    caption = _estimates(cal, 0.05, None, {"anytime": True})
+    assert "valid at every wave" in caption
+    assert "naive: raw judge average (no labels, biased; its interval is one look's" in (caption)
+    _, how = alpha(frame[["j", "k"]].to_numpy().T)
+    assert how != "krippendorff" and "computed" in how
+
+    summary = pd.DataFrame({c: [0.5] for c in ["design", "method", "engine", "budget", "by",
+                            "trials", "bias", "sd", "rmse", "width", "coverage"]})  # fmt: skip
+    summary = summary.assign(**{f"diff_{k}": 0.1 for k in range(23)})  # 34 columns
+    page = _simulation(summary)
+    assert page.count("<th>") == 9 and "<th>by</th>" not in page
+    assert "25 more columns" in page and "summary.csv" in page

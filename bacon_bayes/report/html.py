@@ -25,6 +25,7 @@ from bacon_bayes.report import figures
 from bacon_bayes.report.comparisons import comparisons, target_description
 from bacon_bayes.report.doctor import data_check
 from bacon_bayes.report.tables import esc as _esc
+from bacon_bayes.report.tables import fixed
 from bacon_bayes.report.tables import scroll_table as _table
 from bacon_bayes.report.text import (
     classical_note,
@@ -157,7 +158,7 @@ def _settings(cal: Calibrator) -> str:
         ("outcome model", f"{cal.model_name_} ({cal.engine_} engine)"),
         ("AEE means from", " + ".join(in_means(cal.surrogate_names_, cal.extras_))),
         ("cross-fitting", f"{cal.folds} folds, seed {cal.seed_}{drawn}"),
-        ("label range", "unbounded" if not np.isfinite(cal.bounds_).any() else str(cal.bounds_)),
+        ("label range", range_text(cal.bounds_)),
     ]
     body = '<div class="scroll"><table>'
     body += "".join(f"<tr><th>{_esc(k)}</th><td>{_esc(v)}</td></tr>" for k, v in rows)
@@ -187,10 +188,23 @@ def _settings(cal: Calibrator) -> str:
     return body
 
 
+def range_text(bounds: tuple[float, float]) -> str:
+    """The label's range as the settings table says it (``1 to 5``, ``at least 0``; it
+    printed the Python tuple ``(1.0, 5.0)``)."""
+    low, high = (float(b) for b in bounds)
+    if np.isfinite(low) and np.isfinite(high):
+        return f"{low:g} to {high:g}"
+    if np.isfinite(low) or np.isfinite(high):
+        return f"at least {low:g}" if np.isfinite(low) else f"at most {high:g}"
+    return "unbounded"
+
+
 def _convergence(frame: pd.DataFrame) -> str:
     """The convergence table; when every fold reports the same time (the cut fit samples
     the judge stage once and every fold's label link in one run), the time is said once
     instead of repeated as if per fold."""
+    ess = [c for c in ("min bulk ESS", "min tail ESS") if c in frame]  # whole draws
+    frame = frame.assign(**{c: [fixed(v, 0) for v in frame[c].astype(float)] for c in ess})
     seconds = frame["seconds"].to_numpy(dtype=float)
     if len(frame) > 1 and np.allclose(seconds, seconds[0]):
         note = (
@@ -242,12 +256,15 @@ def _estimates(cal: Calibrator, alpha: float, truth: float | None, anytime: dict
     methods = ("aee", "classical") if left_out else ("aee", "classical", "naive")
     ests = [cal.estimate_mean(alpha, m, **anytime) for m in methods]
     frame = estimates_frame(ests)
+    kind = ests[0].details.get("interval_kind")
     naive = (
         f"naive (raw judge average) left out: {_esc(left_out)}."
         if left_out
         else "naive: raw judge average (no labels, biased)."
+        if not kind
+        else "naive: raw judge average (no labels, biased; its interval is one look's, "
+        "not anytime: without labels, no wave is looked at twice)."
     )
-    kind = ests[0].details.get("interval_kind")
     guarantee = (
         f"{kind}: valid at every wave, whatever the stopping rule"
         if kind
@@ -452,6 +469,13 @@ def binary_items(items: pd.DataFrame) -> pd.DataFrame:
     return out.rename(columns={"score": "P(label = 1)", "set": "label set", "set_prob": "P(set)"})
 
 
+#: Columns of a simulate summary shown in the page (of its 34; the rest in summary.csv).
+SIMULATE_COLUMNS = (
+    "design", "method", "engine", "budget", "trials", "bias", "rmse", "width", "coverage",
+    "band_low", "band_high", "label_multiplier", "simultaneous_coverage", "rank_coverage",
+    "diff_coverage", "max_rhat",
+)  # fmt: skip
+
 #: Columns of the oracle ablation shown in the page (when the folder has one).
 ABLATION_COLUMNS = ("config", "type", "family", "engine", "r2", "rmse", "spearman", "note")
 
@@ -468,7 +492,17 @@ def _simulation(
     if mismatch:
         body += f"<p class='warn'>{_esc(mismatch)}</p>"
     if summary is not None:
-        body += _img(figures.simulate_figure(summary), "simulation curves") + _table(summary, 4)
+        cols = [c for c in SIMULATE_COLUMNS if c in summary.columns]
+        more = len(summary.columns) - len(cols)
+        body += _img(figures.simulate_figure(summary), "simulation curves") + _table(
+            summary[cols], 4
+        )
+        if more:
+            body += (
+                f"<p class='note'>{more} more columns (the group metrics' trials, Kendall, "
+                "rank error, the differences' details...) are in the folder's summary.csv."
+                "</p>"
+            )
     if ablation is not None:
         cols = [c for c in ABLATION_COLUMNS if c in ablation.columns]
         body += (
