@@ -265,3 +265,65 @@ def test_the_page_text_nits(tmp_path):
     page = _simulation(summary)
     assert page.count("<th>") == 9 and "<th>by</th>" not in page
     assert "25 more columns" in page and "summary.csv" in page
+
+
+def test_figures_say_their_data_in_words_and_tell_series_apart_by_shape(monkeypatch):
+    """I5 (b, c): alt texts were one word ("calibration", "distributions": figures whose
+    content is in no table); the AEE and classical series (groups, strengths, population)
+    and the anytime and fixed intervals (waves) differed by colour only, same round marker."""
+    import html as html_text
+
+    from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.report import figures
+    from bacon_bayes.report.html import _calibration, _estimates
+
+    rng = np.random.default_rng(4)
+    n = 600
+    q = rng.normal(3, 0.8, n)
+    frame = pd.DataFrame(
+        {
+            "j": q + rng.normal(0.3, 0.5, n),
+            "system": np.array(["A", "B", "C"])[np.arange(n) % 3],
+            "y": np.where(rng.random(n) < 0.3, q, np.nan),
+        }
+    )
+    pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous",
+                               group="system")  # fmt: skip
+    cal = Calibrator(engine="freq").fit(pool)
+
+    def alts(page: str) -> list[str]:
+        return [html_text.unescape(a) for a in re.findall(r'alt="([^"]*)"', page)]
+
+    aee = cal.estimate_mean(0.05, "aee")
+    (estimates,) = alts(_estimates(cal, 0.05, None, {}))
+    assert f"aee {aee.estimate:.3g} [{aee.ci_low:.3g}, {aee.ci_high:.3g}]" in estimates
+    calibration, distributions = alts(_calibration(cal))
+    assert f"on {pool.n_labeled} labeled items" in calibration and "bin means" in calibration
+    assert "label: " in distributions and "j: 600 values" in distributions
+
+    drawn = []
+    monkeypatch.setattr(figures, "data_uri", lambda fig, dpi=100: drawn.append(fig) or "")
+
+    def markers() -> set[str]:
+        lines = [line for ax in drawn.pop().axes for line in ax.lines]
+        return {line.get_marker() for line in lines if len(line.get_xdata())} - {
+            "x",
+            "None",
+            "|",
+            "_",
+        }  # caps
+
+    tables = [cal.estimate_groups(0.05, True, m) for m in ("aee", "classical")]
+    figures.groups_figure(tables)
+    assert markers() == {"o", "s"}
+    assert "(marker 's')" in figures.series_alt("group means", tables)
+    looks = pd.DataFrame(
+        {"wave": [1, 2], "labels": [60, 180], "estimate": [3.1, 3.0], "anytime_low": [2.5, 2.8],
+         "anytime_high": [3.7, 3.2], "fixed_low": [2.8, 2.9], "fixed_high": [3.4, 3.1],
+         "interval_kind": "alpha-spending"}
+    )  # fmt: skip
+    figures.sequence_figure(looks)
+    assert markers() == {"o", "s"}
+    assert "wave 2 (180 labels) 3, anytime [2.8, 3.2], fixed [2.9, 3.1]" in figures.sequence_alt(
+        looks
+    )

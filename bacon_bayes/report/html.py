@@ -33,6 +33,7 @@ from bacon_bayes.report.text import (
     guarantee_note,
     naive_note,
     pool_notes,
+    range_text,
 )
 from bacon_bayes.scale import is_binary
 from bacon_bayes.surrogates import in_means
@@ -188,17 +189,6 @@ def _settings(cal: Calibrator) -> str:
     return body
 
 
-def range_text(bounds: tuple[float, float]) -> str:
-    """The label's range as the settings table says it (``1 to 5``, ``at least 0``; it
-    printed the Python tuple ``(1.0, 5.0)``)."""
-    low, high = (float(b) for b in bounds)
-    if np.isfinite(low) and np.isfinite(high):
-        return f"{low:g} to {high:g}"
-    if np.isfinite(low) or np.isfinite(high):
-        return f"at least {low:g}" if np.isfinite(low) else f"at most {high:g}"
-    return "unbounded"
-
-
 def _convergence(frame: pd.DataFrame) -> str:
     """The convergence table; when every fold reports the same time (the cut fit samples
     the judge stage once and every fold's label link in one run), the time is said once
@@ -278,7 +268,7 @@ def _estimates(cal: Calibrator, alpha: float, truth: float | None, anytime: dict
         + "".join(f"<p class='note'>{_esc(n)}</p>" for n in said if n)
     )
     return (
-        _img(figures.estimates_figure(ests, truth), "population estimates")
+        _img(figures.estimates_figure(ests, truth), figures.estimates_alt(ests))
         + _table(frame, 4)
         + note
     )
@@ -351,7 +341,8 @@ def _bias(cal: Calibrator, level: float) -> str:
         "Categorical labels: <b>fpr_human</b>/<b>fnr_human</b> (or <b>acc_human_</b>level) "
         "are each categorical judge's rates against the human label over the pool.</p>"
     )
-    return _img(uri, "judge bias forest plot") + note + _table(_bias_columns(table), 3)
+    alt = f"judge bias forest plot of {len(table)} judges ({drawn}): the table below"
+    return _img(uri, alt) + note + _table(_bias_columns(table), 3)
 
 
 def _line_sd(table: pd.DataFrame, label_sd: float) -> str:
@@ -409,16 +400,16 @@ def _calibration(cal: Calibrator) -> str:
     pool = cal.pool_
     lab = pool.labeled
     f = cal.surrogate_
-    columns = {"label": pool.y[lab], "surrogate": f}
+    columns = {"label": (y := pool.y[lab]), "surrogate": f}
     scores = pool.judge_matrix()
     for j in pool.judges:
         columns[str(j)] = scores[j].to_numpy(dtype=float)
     return (
         "<p class='note'>Labeled items: the out-of-fold surrogate (the model never saw the "
         "item's label) against the label; a calibrated surrogate follows the identity.</p>"
-        + _img(figures.calibration_figure(f[lab], pool.y[lab]), "calibration")
+        + _img(figures.calibration_figure(f[lab], y), figures.calibration_alt(f[lab], y))
         + "<h3>Distributions of the labels, the surrogate and each judge</h3>"
-        + _img(figures.distributions_figure(columns), "distributions")
+        + _img(figures.distributions_figure(columns), figures.distributions_alt(columns))
     )
 
 
@@ -667,9 +658,9 @@ def sequence_html(looks: pd.DataFrame, alpha: float = 0.05) -> str:
     )
     return (
         "<h3>Across the study's waves</h3>"
-        + _img(figures.sequence_figure(looks, alpha), "pool mean at each wave")
-        + f"<p>Blue: the anytime interval, {_esc(why)}: the intervals of all waves hold "
-        "together, whenever you stop. Grey: the fixed interval of each wave read alone "
+        + _img(figures.sequence_figure(looks, alpha), figures.sequence_alt(looks))
+        + f"<p>Blue circles: the anytime interval, {_esc(why)}: the intervals of all waves "
+        "hold together, whenever you stop. Grey squares: the fixed interval of each wave alone "
         "(valid at one planned look only).</p>"
         f"<p class='note'>{_esc(RECOMPUTED_LOOKS)}</p>"
         + "".join(f"<p class='note'>{_esc(_sentence(c))}.</p>" for c in changed)

@@ -44,6 +44,19 @@ def strength_axis(scale: str) -> str:
     return f"strength ({unit}; intervals as in the table; x: no interval)"
 
 
+def win_alt(win: pd.DataFrame) -> str:
+    """The win-probability heatmap in words: its size and its extremes."""
+    values = win.to_numpy(dtype=float)
+    if not np.isfinite(values).any():
+        return f"win probabilities of {len(win)} models: none"
+    i, j = np.unravel_index(np.nanargmax(values), values.shape)
+    return (
+        f"win probabilities of {len(win)} models, strongest first: the largest, "
+        f"P({win.index[i]} beats {win.columns[j]}) = {values[i, j]:.2f}; the table of "
+        "strengths above gives each model's"
+    )
+
+
 def win_caption(scale: str) -> str:
     """How the win-probability heatmap reads the strengths of ``scale``."""
     unit, formula = STRENGTH_UNITS.get(scale, STRENGTH_UNITS["logit"])
@@ -396,16 +409,18 @@ def _strengths_html(summary: PairSummary) -> str:
     scale = str(summary.strengths.details.get("scale", "logit"))
     return (
         f"<p>{esc(summary.fitted)}</p><p>{esc(summary.header())}</p>"
-        + f'<img src="{figures.groups_figure(tables, strength_axis(scale))}" alt="strengths">'
-        + "<p class='note'>Blue: the strengths from the judges and the human votes (AEE); "
-        "orange: the human votes alone. Sorted by strength, strongest on top.</p>"
+        + f'<img src="{figures.groups_figure(tables, strength_axis(scale))}" '
+        f'alt="{esc(figures.series_alt("strengths of the models", tables))}">'
+        + "<p class='note'>Blue circles: the strengths from the judges and the human votes "
+        "(AEE); orange squares: the human votes alone. Sorted by strength, strongest on "
+        "top.</p>"
         + scroll_table(frame, 3)
         + "".join(f"<p>{esc(line)}</p>" for line in summary.difference_lines())
         + f"<p>{esc(summary.labels_line())}</p>"
         + "".join(f"<p class='note'>Note: {esc(w)}</p>" for w in summary.warnings())
         + "<h3>Win probabilities</h3>"
         + f'<img src="{figures.win_matrix_figure(summary.win, guesses)}" '
-        'alt="win probabilities">'
+        f'alt="{esc(win_alt(summary.win))}">'
         + f"<p class='note'>{esc(win_caption(scale))}</p>"
         + _guess_legend(guesses)
         + "<h3>Tiers and rank sets</h3>"
