@@ -401,7 +401,8 @@ def sequence_figure(looks: pd.DataFrame, alpha: float = 0.05) -> str:
 
 
 def _g(value: float) -> str:
-    return f"{value:.3g}"
+    """Three significant digits, whole numbers from 1,000 up (Elo points: 1267)."""
+    return f"{value:.0f}" if abs(value) >= 1000 else f"{value:.3g}"
 
 
 def estimates_alt(estimates: Sequence[Estimate]) -> str:
@@ -462,4 +463,4 @@ def series_alt(what: str, tables: Sequence[EstimateTable]) -> str:
             f"{cell_name(t.names[hi])} {_g(est[hi])} down to {cell_name(t.names[lo])} "
             f"{_g(est[lo])}" + (f", {none} without an interval" if none else "")
         )
-    return f"{what} of {len(tables[0].names)}, highest on top: " + "; ".join(said)
+    return f"{what} ({len(tables[0].names)}), highest on top: " + "; ".join(said)
