@@ -285,15 +285,17 @@ def informativeness(
         Threshold of the ``signal`` share (0.05).
     falls : ndarray of bool, optional
         Per judge: it falls as the label rises (:func:`reversed_judges`). Its verdict is
-        ``"reversed"``, not ``"uninformative"`` (tester G finding 7); in the Bayesian
-        table, whose judge scales are positive by the model, its line does not describe
-        it, so its ``signal`` is NaN rather than the 0 of a judge fitted as noise.
+        ``"reversed"``, and ``"reversed, uninformative"`` where its (frequentist) line
+        is as weak as an uninformative judge's; in the Bayesian table, whose judge
+        scales are positive by the model, its line does not describe it, so its
+        ``signal`` is NaN rather than the 0 of a judge fitted as noise (tester G
+        finding 7), and its verdict ``"reversed"``.
 
     Returns
     -------
     pandas.DataFrame
-        ``table`` with ``signal`` and ``verdict`` (``"uninformative"``, ``"reversed"``
-        or ``""``).
+        ``table`` with ``signal`` and ``verdict`` (``"uninformative"``, ``"reversed"``,
+        ``"reversed, uninformative"`` or ``""``).
     """
     if "noise_human" not in table:
         return table
@@ -313,9 +315,12 @@ def informativeness(
     verdict = np.where((signal < min_signal) | flat, "uninformative", "")
     if falls is not None:
         falls = np.asarray(falls, dtype=bool)
-        verdict = np.where(falls, "reversed", verdict)
         if "quality_sd" in table:  # the judge model's scale is positive: fitted as noise
+            verdict = np.where(falls, "reversed", verdict)
             signal = np.where(falls, np.nan, signal)
+        else:  # its own line, read as any judge's (BLEU on MQM errors: signal 0.045)
+            said = np.where(verdict == "uninformative", "reversed, uninformative", "reversed")
+            verdict = np.where(falls, said, verdict)
     out["signal"] = signal
     out["verdict"] = verdict
     return out

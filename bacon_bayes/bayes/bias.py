@@ -235,6 +235,29 @@ def forest_plot(table: pd.DataFrame, path: str | Path, *, title: str | None = No
         plt.close(fig)
 
 
+def forest_panels(table: pd.DataFrame) -> list[str]:
+    """The quantities :func:`forest_figure` draws a panel of, in its order."""
+    panels = [k for k in ("bias", "offset", "scale", "noise_human") if k in table]
+    if "bias" in table and not table["bias"].notna().any():
+        panels.remove("bias")  # no judge on the label's scale
+    with_interval = [k for k in table if f"{k}_low" in table and f"{k}_high" in table]
+    if not panels:  # multinomial: every quantity with an interval
+        return with_interval
+    # the frequentist table of a categorical label: its rates against people too
+    return panels + [k for k in with_interval if k.startswith(HUMAN_RATES)]
+
+
+def draws_intervals(table: pd.DataFrame) -> bool:
+    """Whether :func:`forest_figure` draws an interval at all (the frequentist table of
+    judges off the label's scale has none: no bias panel, and points only for offset,
+    scale and noise)."""
+    return any(
+        f"{k}_low" in table and f"{k}_high" in table
+        and bool(np.isfinite(table[[f"{k}_low", f"{k}_high"]].to_numpy(float)).all(1).any())
+        for k in forest_panels(table)
+    )  # fmt: skip
+
+
 def forest_figure(table: pd.DataFrame, *, title: str | None = None) -> Any:
     """The forest plot as a matplotlib figure (one panel per quantity, a row per judge)."""
     import matplotlib
@@ -242,14 +265,7 @@ def forest_figure(table: pd.DataFrame, *, title: str | None = None) -> Any:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = [k for k in ("bias", "offset", "scale", "noise_human") if k in table]
-    if "bias" in table and not table["bias"].notna().any():
-        panels.remove("bias")  # no judge on the label's scale
-    with_interval = [k for k in table if f"{k}_low" in table and f"{k}_high" in table]
-    if not panels:  # multinomial: every quantity with an interval
-        panels = with_interval
-    else:  # the frequentist table of a categorical label: its rates against people too
-        panels += [k for k in with_interval if k.startswith(HUMAN_RATES)]
+    panels = forest_panels(table)
     labels = {
         "bias": "bias (judge - human, typical item)",
         "offset": "offset",

@@ -54,22 +54,26 @@ def interval_alpha(data: np.ndarray) -> float:
     return float(1 - (n - 1) * within / total)
 
 
+#: How the alpha was computed, when by the package (the report printed "(krippendorff)",
+#: read as a unit or a variant of the method).
+PACKAGE = "computed with the krippendorff package"
+
+
 def alpha(data: np.ndarray) -> tuple[float, str]:
     """Krippendorff's interval alpha of ``data`` (raters x units) and where it came from:
     the ``krippendorff`` package when installed, else :func:`interval_alpha`."""
     try:
         import krippendorff
     except ImportError:
-        return interval_alpha(data), "own interval alpha (krippendorff not installed)"
+        return interval_alpha(data), "computed by bacon: krippendorff not installed"
     x = np.asarray(data, dtype=float)
     distinct = np.unique(x[np.isfinite(x)]).size
     if (np.isfinite(x).sum(axis=0) >= 2).sum() < 2 or distinct < 2:
-        return float("nan"), "krippendorff"
+        return float("nan"), PACKAGE
     if distinct > MAX_PACKAGE_VALUES:  # the package builds units x values x values arrays
-        return interval_alpha(data), f"own interval alpha ({distinct} distinct values)"
-    return float(krippendorff.alpha(reliability_data=x, level_of_measurement="interval")), (
-        "krippendorff"
-    )
+        return interval_alpha(data), f"computed by bacon: {distinct} distinct values"
+    x_alpha = krippendorff.alpha(reliability_data=x, level_of_measurement="interval")
+    return float(x_alpha), PACKAGE
 
 
 def kappa(a: np.ndarray, b: np.ndarray) -> float:

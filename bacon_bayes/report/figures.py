@@ -16,6 +16,9 @@ from bacon_bayes.order import cell_name
 from bacon_bayes.results import Estimate, EstimateTable
 
 METHOD_COLOR = {"aee": "tab:blue", "classical": "tab:orange", "naive": "tab:grey"}
+#: Marker of each series of an interval plot (the first, second, third), so the series
+#: differ by shape too, not by colour only (grey print, colour-blind readers).
+SERIES_MARKERS = ("o", "s", "^")
 
 
 def _plt() -> Any:
@@ -48,7 +51,7 @@ def estimates_figure(estimates: Sequence[Estimate], truth: float | None = None) 
             e.estimate,
             k,
             xerr=[[e.estimate - e.ci_low], [e.ci_high - e.estimate]],
-            fmt="o",
+            fmt=SERIES_MARKERS[(len(estimates) - 1 - k) % 3],
             capsize=4,
             color=METHOD_COLOR.get(e.method, "black"),
         )
@@ -90,7 +93,7 @@ def groups_figure(
             t.estimate[ok],
             ypos[ok] + shift,
             xerr=[t.estimate[ok] - t.ci_low[ok], t.ci_high[ok] - t.estimate[ok]],
-            fmt="o",
+            fmt=SERIES_MARKERS[k % 3],
             ms=4,
             capsize=2,
             color=METHOD_COLOR.get(t.method, "black"),
@@ -153,21 +156,30 @@ def win_matrix_figure(win: pd.DataFrame, guessed: Sequence[str] = ()) -> str:
     return data_uri(fig)
 
 
-def calibration_figure(surrogate: np.ndarray, label: np.ndarray, bins: int = 10) -> str:
-    """Out-of-fold surrogate against the label on the labeled items: binned means with
-    their standard errors, the items themselves, and the identity line."""
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(5, 4.2))
-    ax.scatter(surrogate, label, s=8, alpha=0.25, color="grey", label="labeled items")
+def calibration_bins(
+    surrogate: np.ndarray, label: np.ndarray, bins: int = 10
+) -> tuple[list[float], list[float], list[float]]:
+    """The calibration figure's bins (quantiles of the surrogate, 2 items or more): the
+    surrogate's mean, the label's mean and its standard error in each."""
     edges = np.unique(np.quantile(surrogate, np.linspace(0, 1, bins + 1)))
     which = np.clip(np.searchsorted(edges, surrogate, side="right") - 1, 0, len(edges) - 2)
     xs, ys, es = [], [], []
     for b in range(len(edges) - 1):
         inb = which == b
         if inb.sum() >= 2:
-            xs.append(surrogate[inb].mean())
-            ys.append(label[inb].mean())
-            es.append(label[inb].std(ddof=1) / np.sqrt(inb.sum()))
+            xs.append(float(surrogate[inb].mean()))
+            ys.append(float(label[inb].mean()))
+            es.append(float(label[inb].std(ddof=1) / np.sqrt(inb.sum())))
+    return xs, ys, es
+
+
+def calibration_figure(surrogate: np.ndarray, label: np.ndarray, bins: int = 10) -> str:
+    """Out-of-fold surrogate against the label on the labeled items: binned means with
+    their standard errors, the items themselves, and the identity line."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5, 4.2))
+    ax.scatter(surrogate, label, s=8, alpha=0.25, color="grey", label="labeled items")
+    xs, ys, es = calibration_bins(surrogate, label, bins)
     ax.errorbar(xs, ys, yerr=es, fmt="o-", color="tab:blue", capsize=3, label="bin means")
     lo = float(min(np.min(surrogate), np.min(label)))
     hi = float(max(np.max(surrogate), np.max(label)))
@@ -364,13 +376,13 @@ def sequence_figure(looks: pd.DataFrame, alpha: float = 0.05) -> str:
     kind = str(looks["interval_kind"].iloc[-1])
     fig, ax = plt.subplots(figsize=(max(5.0, 1.2 + 0.7 * len(looks)), 3.4))
     est = looks["estimate"].to_numpy(float)
-    for shift, lo, hi, color, name in (
-        (-0.08, "anytime_low", "anytime_high", "tab:blue", f"anytime ({kind})"),
-        (0.08, "fixed_low", "fixed_high", "tab:grey", "fixed (one look alone)"),
+    for shift, lo, hi, color, name, marker in (
+        (-0.08, "anytime_low", "anytime_high", "tab:blue", f"anytime ({kind})", "o"),
+        (0.08, "fixed_low", "fixed_high", "tab:grey", "fixed (one look alone)", "s"),
     ):
         low, high = looks[lo].to_numpy(float), looks[hi].to_numpy(float)
         ax.errorbar(
-            x + shift, est, yerr=[est - low, high - est], fmt="o", ms=4, capsize=3,
+            x + shift, est, yerr=[est - low, high - est], fmt=marker, ms=4, capsize=3,
             color=color, label=name,
         )  # fmt: skip
     ax.plot(x, est, "-", color="black", alpha=0.3, lw=1)
@@ -381,3 +393,74 @@ def sequence_figure(looks: pd.DataFrame, alpha: float = 0.05) -> str:
     ax.legend(loc="best", fontsize=7)
     fig.tight_layout()
     return data_uri(fig)
+
+
+# ---------------------------------------------------------------- alt texts
+# What each figure shows, in words, from the figure's own data (a screen reader, or a
+# page whose images do not load, gets the numbers, not a one-word title).
+
+
+def _g(value: float) -> str:
+    """Three significant digits, whole numbers from 1,000 up (Elo points: 1267)."""
+    return f"{value:.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+
+
+def estimates_alt(estimates: Sequence[Estimate]) -> str:
+    """The population-estimates figure in words."""
+    level = f"{100 * (1 - estimates[0].alpha):g}%"
+    rows = "; ".join(
+        f"{e.method} {_g(e.estimate)} [{_g(e.ci_low)}, {_g(e.ci_high)}]" for e in estimates
+    )
+    return f"population estimates of the {estimates[0].estimand}, {level} intervals: {rows}"
+
+
+def calibration_alt(surrogate: np.ndarray, label: np.ndarray) -> str:
+    """The calibration figure in words: the bins' means against the identity."""
+    xs, ys, _ = calibration_bins(surrogate, label)
+    off = max((abs(y - x) for x, y in zip(xs, ys, strict=True)), default=float("nan"))
+    return (
+        f"calibration: out-of-fold surrogate against the label on {len(label)} labeled "
+        f"items; {len(xs)} bin means, surrogate {_g(min(xs, default=np.nan))} to "
+        f"{_g(max(xs, default=np.nan))}, label {_g(min(ys, default=np.nan))} to "
+        f"{_g(max(ys, default=np.nan))}, at most {_g(off)} from the identity"
+    )
+
+
+def distributions_alt(columns: dict[str, np.ndarray]) -> str:
+    """The distributions figure in words: each histogram's count, range and mean."""
+    said = []
+    for name, values in columns.items():
+        v = np.asarray(values, dtype=float)
+        v = v[np.isfinite(v)]
+        if v.size:
+            said.append(f"{name}: {v.size} values, {_g(v.min())} to {_g(v.max())}, "
+                        f"mean {_g(v.mean())}")  # fmt: skip
+    return "histograms of " + "; ".join(said)
+
+
+def sequence_alt(looks: pd.DataFrame) -> str:
+    """The study's waves figure in words: each wave's estimate, anytime and fixed interval."""
+    rows = "; ".join(
+        f"wave {r.wave} ({r.labels} labels) {_g(r.estimate)}, anytime [{_g(r.anytime_low)}, "
+        f"{_g(r.anytime_high)}], fixed [{_g(r.fixed_low)}, {_g(r.fixed_high)}]"
+        for r in looks.itertuples()
+    )
+    return f"pool mean at each wave: {rows}"
+
+
+def series_alt(what: str, tables: Sequence[EstimateTable]) -> str:
+    """A figure of one row per name (groups, models) in words: per series, the highest
+    and the lowest estimate and how many have no interval."""
+    said = []
+    for t in tables:
+        est = np.asarray(t.estimate, dtype=float)
+        if not np.isfinite(est).any():
+            continue
+        hi, lo = int(np.nanargmax(est)), int(np.nanargmin(est))
+        none = int((~np.isfinite(np.asarray(t.ci_low, dtype=float))).sum())
+        said.append(
+            f"{t.method} (marker {SERIES_MARKERS[len(said) % 3]!r}) from "
+            f"{cell_name(t.names[hi])} {_g(est[hi])} down to {cell_name(t.names[lo])} "
+            f"{_g(est[lo])}" + (f", {none} without an interval" if none else "")
+        )
+    return f"{what} ({len(tables[0].names)}), highest on top: " + "; ".join(said)

@@ -25,6 +25,7 @@ from bacon_bayes.report import figures
 from bacon_bayes.report.comparisons import comparisons, target_description
 from bacon_bayes.report.doctor import data_check
 from bacon_bayes.report.tables import esc as _esc
+from bacon_bayes.report.tables import fixed
 from bacon_bayes.report.tables import scroll_table as _table
 from bacon_bayes.report.text import (
     classical_note,
@@ -32,6 +33,7 @@ from bacon_bayes.report.text import (
     guarantee_note,
     naive_note,
     pool_notes,
+    range_text,
     withheld_lines,
 )
 from bacon_bayes.scale import is_binary
@@ -75,29 +77,51 @@ img{max-width:100%;height:auto;min-width:300px;display:block;margin:.6rem 0}
 .warn{color:#b00020;font-weight:600}
 .note{color:#666;font-size:.85rem}.bad{color:#b00020}.ok{color:#0a7d32}.new{color:#1a56a8}
 nav a{margin-right:1rem}
+th:focus-visible{outline:2px solid #1a56a8}
+@media print{body{max-width:none;margin:0;padding:0}nav{display:none}
+.scroll{overflow:visible}table{font-size:.6rem}th,td{padding:.1rem .2rem}
+tr,img{break-inside:avoid}}
 """
 
 # Records script errors on the page (read back by the browser test) and makes every
-# table sortable by a click on its header.
+# table sortable by a click on its header, or by Enter or Space on it (each header is
+# in the Tab order; aria-sort says which column the rows are sorted by, and which way).
 _SCRIPT = """
 (function(){
   var root=document.documentElement;
   window.addEventListener('error',function(e){
     root.setAttribute('data-errors',(root.getAttribute('data-errors')||'')+e.message+';');
   });
-  function key(td){var t=td.textContent.trim();var n=parseFloat(t);
-    return (t!==''&&!isNaN(n)&&/^[-+0-9.eE]+$/.test(t))?n:t.toLowerCase();}
+  // a cell's sort key: [kind, value], numbers (inf and -inf too) before text, empty
+  // cells last whichever the direction
+  function key(td){var t=td.textContent.trim();
+    if(t==='')return [2,0];
+    if(/^[-+]?inf$/i.test(t))return [0,t.charAt(0)==='-'?-Infinity:Infinity];
+    var n=parseFloat(t);
+    return (!isNaN(n)&&/^[-+0-9.eE]+$/.test(t))?[0,n]:[1,t.toLowerCase()];}
+  function order(x,y,up){if(x[0]!==y[0]||x[0]===2)return x[0]-y[0];
+    return (x[1]<y[1]?-1:x[1]>y[1]?1:0)*(up?1:-1);}
   document.querySelectorAll('table.sortable').forEach(function(table){
-    table.querySelectorAll('th').forEach(function(th,col){
-      th.addEventListener('click',function(){
+    var heads=table.querySelectorAll('th');
+    heads.forEach(function(th,col){
+      function sort(){
         var body=table.tBodies[0];var rows=Array.prototype.slice.call(body.rows);
         var up=th.getAttribute('data-dir')!=='up';th.setAttribute('data-dir',up?'up':'down');
-        rows.sort(function(a,b){var x=key(a.cells[col]),y=key(b.cells[col]);
-          return (x<y?-1:x>y?1:0)*(up?1:-1);});
+        heads.forEach(function(h){if(h!==th)h.removeAttribute('aria-sort');});
+        th.setAttribute('aria-sort',up?'ascending':'descending');
+        rows.sort(function(a,b){return order(key(a.cells[col]),key(b.cells[col]),up);});
         rows.forEach(function(r){body.appendChild(r);});
-      });
+      }
+      // the keyboard's way: Tab to a header, Enter or Space sorts by it
+      th.tabIndex=0;th.title='sort by this column';
+      th.addEventListener('click',sort);
+      th.addEventListener('keydown',function(e){
+        if(e.key==='Enter'||e.key===' '){e.preventDefault();sort();}});
     });
   });
+  // printing: the folded tables unfolded, so the paper has every row
+  window.addEventListener('beforeprint',function(){
+    document.querySelectorAll('details').forEach(function(d){d.open=true;});});
   // layout facts for the browser test: page overflow and the narrowest figure
   window.addEventListener('load',function(){
     var imgs=Array.prototype.map.call(document.images,function(i){return i.clientWidth;});
@@ -136,7 +160,7 @@ def _settings(cal: Calibrator) -> str:
         ("outcome model", f"{cal.model_name_} ({cal.engine_} engine)"),
         ("AEE means from", " + ".join(in_means(cal.surrogate_names_, cal.extras_))),
         ("cross-fitting", f"{cal.folds} folds, seed {cal.seed_}{drawn}"),
-        ("label range", "unbounded" if not np.isfinite(cal.bounds_).any() else str(cal.bounds_)),
+        ("label range", range_text(cal.bounds_)),
     ]
     body = '<div class="scroll"><table>'
     body += "".join(f"<tr><th>{_esc(k)}</th><td>{_esc(v)}</td></tr>" for k, v in rows)
@@ -170,6 +194,8 @@ def _convergence(frame: pd.DataFrame) -> str:
     """The convergence table; when every fold reports the same time (the cut fit samples
     the judge stage once and every fold's label link in one run), the time is said once
     instead of repeated as if per fold."""
+    ess = [c for c in ("min bulk ESS", "min tail ESS") if c in frame]  # whole draws
+    frame = frame.assign(**{c: [fixed(v, 0) for v in frame[c].astype(float)] for c in ess})
     seconds = frame["seconds"].to_numpy(dtype=float)
     if len(frame) > 1 and np.allclose(seconds, seconds[0]):
         note = (
@@ -223,12 +249,15 @@ def _estimates(cal: Calibrator, alpha: float, truth: float | None, anytime: dict
     methods = ("aee", "classical") if left_out else ("aee", "classical", "naive")
     ests = [cal.estimate_mean(alpha, m, **anytime) for m in methods]
     frame = estimates_frame(ests)
+    kind = ests[0].details.get("interval_kind")
     naive = (
         f"naive (raw judge average) left out: {_esc(left_out)}."
         if left_out
         else "naive: raw judge average (no labels, biased)."
+        if not kind
+        else "naive: raw judge average (no labels, biased; its interval is one look's, "
+        "not anytime: without labels, no wave is looked at twice)."
     )
-    kind = ests[0].details.get("interval_kind")
     guarantee = (
         f"{kind}: valid at every wave, whatever the stopping rule"
         if kind
@@ -242,7 +271,7 @@ def _estimates(cal: Calibrator, alpha: float, truth: float | None, anytime: dict
         + "".join(f"<p class='note'>{_esc(n)}</p>" for n in said if n)
     )
     return (
-        _img(figures.estimates_figure(ests, truth), "population estimates")
+        _img(figures.estimates_figure(ests, truth), figures.estimates_alt(ests))
         + _table(frame, 4)
         + note
     )
@@ -307,19 +336,18 @@ NOISE_NAMES = {"noise_human": "noise (human units)", "noise": "noise (judge unit
 
 
 def _bias(cal: Calibrator, level: float) -> str:
-    from bacon_bayes.bayes.bias import forest_figure
+    from bacon_bayes.bayes.bias import draws_intervals, forest_figure
     from bacon_bayes.judge_bias import MIN_SIGNAL, informativeness, reversed_judges
 
     labels = cal.pool_.y[cal.pool_.labeled]
     sd = float(np.std(labels, ddof=1)) if labels.size > 1 else float("nan")
     table = informativeness(cal.judge_bias(level), sd, falls=reversed_judges(cal.pool_))
     plotted = table.copy()
-    if "verdict" in table:
-        weak = table["verdict"] == "uninformative"
-        plotted["judge"] = np.where(
-            weak, table["judge"].astype(str) + " (uninformative)", table["judge"].astype(str)
-        )
-    uri = figures.data_uri(forest_figure(plotted, title=f"Judge bias ({level:.0%} intervals)"))
+    if "verdict" in table:  # uninformative, reversed: said beside the name, as in the table
+        names, said = table["judge"].astype(str), table["verdict"].astype(str)
+        plotted["judge"] = np.where(said != "", names + " (" + said + ")", names)
+    drawn = f"{level:.0%} intervals" if draws_intervals(plotted) else "estimates, no intervals"
+    uri = figures.data_uri(forest_figure(plotted, title=f"Judge bias ({drawn})"))
     note = (
         "<p class='note'><b>bias</b>: the judge's expected score minus the human label at "
         "the pool's typical item, on the label's scale (positive: the judge scores higher "
@@ -335,12 +363,14 @@ def _bias(cal: Calibrator, level: float) -> str:
         f"follows it; below {MIN_SIGNAL:g}, or with a scale interval that includes 0, the "
         "judge is marked <b>uninformative</b>: it tells almost nothing about the label; a "
         "judge whose scores fall as the label rises is marked <b>reversed</b> (score it as "
-        "high - score to read its line). "
+        "high - score to read its line), and <b>reversed, uninformative</b> when its line "
+        "is that weak too. "
         f"{_engine_note(cal)} "
         "Categorical labels: <b>fpr_human</b>/<b>fnr_human</b> (or <b>acc_human_</b>level) "
         "are each categorical judge's rates against the human label over the pool.</p>"
     )
-    return _img(uri, "judge bias forest plot") + note + _table(_bias_columns(table), 3)
+    alt = f"judge bias forest plot of {len(table)} judges ({drawn}): the table below"
+    return _img(uri, alt) + note + _table(_bias_columns(table), 3)
 
 
 def _line_sd(table: pd.DataFrame, label_sd: float) -> str:
@@ -398,16 +428,16 @@ def _calibration(cal: Calibrator) -> str:
     pool = cal.pool_
     lab = pool.labeled
     f = cal.surrogate_
-    columns = {"label": pool.y[lab], "surrogate": f}
+    columns = {"label": (y := pool.y[lab]), "surrogate": f}
     scores = pool.judge_matrix()
     for j in pool.judges:
         columns[str(j)] = scores[j].to_numpy(dtype=float)
     return (
         "<p class='note'>Labeled items: the out-of-fold surrogate (the model never saw the "
         "item's label) against the label; a calibrated surrogate follows the identity.</p>"
-        + _img(figures.calibration_figure(f[lab], pool.y[lab]), "calibration")
+        + _img(figures.calibration_figure(f[lab], y), figures.calibration_alt(f[lab], y))
         + "<h3>Distributions of the labels, the surrogate and each judge</h3>"
-        + _img(figures.distributions_figure(columns), "distributions")
+        + _img(figures.distributions_figure(columns), figures.distributions_alt(columns))
     )
 
 
@@ -477,6 +507,13 @@ def binary_items(items: pd.DataFrame) -> pd.DataFrame:
     return out.rename(columns={"score": "P(label = 1)", "set": "label set", "set_prob": "P(set)"})
 
 
+#: Columns of a simulate summary shown in the page (of its 34; the rest in summary.csv).
+SIMULATE_COLUMNS = (
+    "design", "method", "engine", "budget", "trials", "bias", "rmse", "width", "coverage",
+    "band_low", "band_high", "label_multiplier", "simultaneous_coverage", "rank_coverage",
+    "diff_coverage", "max_rhat",
+)  # fmt: skip
+
 #: Columns of the oracle ablation shown in the page (when the folder has one).
 ABLATION_COLUMNS = ("config", "type", "family", "engine", "r2", "rmse", "spearman", "note")
 
@@ -493,7 +530,17 @@ def _simulation(
     if mismatch:
         body += f"<p class='warn'>{_esc(mismatch)}</p>"
     if summary is not None:
-        body += _img(figures.simulate_figure(summary), "simulation curves") + _table(summary, 4)
+        cols = [c for c in SIMULATE_COLUMNS if c in summary.columns]
+        more = len(summary.columns) - len(cols)
+        body += _img(figures.simulate_figure(summary), "simulation curves") + _table(
+            summary[cols], 4
+        )
+        if more:
+            body += (
+                f"<p class='note'>{more} more columns (the group metrics' trials, Kendall, "
+                "rank error, the differences' details...) are in the folder's summary.csv."
+                "</p>"
+            )
     if ablation is not None:
         cols = [c for c in ABLATION_COLUMNS if c in ablation.columns]
         body += (
@@ -658,9 +705,9 @@ def sequence_html(looks: pd.DataFrame, alpha: float = 0.05) -> str:
     )
     return (
         "<h3>Across the study's waves</h3>"
-        + _img(figures.sequence_figure(looks, alpha), "pool mean at each wave")
-        + f"<p>Blue: the anytime interval, {_esc(why)}: the intervals of all waves hold "
-        "together, whenever you stop. Grey: the fixed interval of each wave read alone "
+        + _img(figures.sequence_figure(looks, alpha), figures.sequence_alt(looks))
+        + f"<p>Blue circles: the anytime interval, {_esc(why)}: the intervals of all waves "
+        "hold together, whenever you stop. Grey squares: the fixed interval of each wave alone "
         "(valid at one planned look only).</p>"
         f"<p class='note'>{_esc(RECOMPUTED_LOOKS)}</p>"
         + "".join(f"<p class='note'>{_esc(_sentence(c))}.</p>" for c in changed)

@@ -31,7 +31,39 @@ if TYPE_CHECKING:
 
 __all__ = ["PairSummary", "pair_summary", "render_pairwise_report", "win_matrix"]
 
-STRENGTH_AXIS = "strength (intervals as in the table; x: no interval)"
+#: Each strength scale's unit and win probability of a strength difference ``d``.
+STRENGTH_UNITS = {
+    "logit": ("log-odds", "1 / (1 + exp(-d))"),
+    "elo": ("Elo points", "1 / (1 + 10^(-d / 400))"),
+}
+
+
+def strength_axis(scale: str) -> str:
+    """The strengths figure's axis label, in the unit of ``scale`` (``logit``, ``elo``)."""
+    unit = STRENGTH_UNITS.get(scale, (scale, ""))[0]
+    return f"strength ({unit}; intervals as in the table; x: no interval)"
+
+
+def win_alt(win: pd.DataFrame) -> str:
+    """The win-probability heatmap in words: its size and its extremes."""
+    values = win.to_numpy(dtype=float)
+    if not np.isfinite(values).any():
+        return f"win probabilities of {len(win)} models: none"
+    i, j = np.unravel_index(np.nanargmax(values), values.shape)
+    return (
+        f"win probabilities of {len(win)} models, strongest first: the largest, "
+        f"P({win.index[i]} beats {win.columns[j]}) = {values[i, j]:.2f}; the table of "
+        "strengths above gives each model's"
+    )
+
+
+def win_caption(scale: str) -> str:
+    """How the win-probability heatmap reads the strengths of ``scale``."""
+    unit, formula = STRENGTH_UNITS.get(scale, STRENGTH_UNITS["logit"])
+    return (
+        f"P(row model beats column model) = {formula}, d the row model's strength minus "
+        f"the column model's, in {unit} (a tie counts half)."
+    )
 
 
 #: fewer labeled comparisons than this, and a rank set of every rank: said (rank_notes)
@@ -374,20 +406,22 @@ def _strengths_html(summary: PairSummary) -> str:
     )  # strongest tier first
     ranks = summary.ranks.rename(columns={"name": "model", "estimate": "strength"})
     guesses = guessed(summary.strengths)
+    scale = str(summary.strengths.details.get("scale", "logit"))
     return (
         f"<p>{esc(summary.fitted)}</p><p>{esc(summary.header())}</p>"
-        + f'<img src="{figures.groups_figure(tables, STRENGTH_AXIS)}" alt="strengths">'
-        + "<p class='note'>Blue: the strengths from the judges and the human votes (AEE); "
-        "orange: the human votes alone. Sorted by strength, strongest on top.</p>"
+        + f'<img src="{figures.groups_figure(tables, strength_axis(scale))}" '
+        f'alt="{esc(figures.series_alt("strengths of the models", tables))}">'
+        + "<p class='note'>Blue circles: the strengths from the judges and the human votes "
+        "(AEE); orange squares: the human votes alone. Sorted by strength, strongest on "
+        "top.</p>"
         + scroll_table(frame, 3)
         + "".join(f"<p>{esc(line)}</p>" for line in summary.difference_lines())
         + f"<p>{esc(summary.labels_line())}</p>"
         + "".join(f"<p class='note'>Note: {esc(w)}</p>" for w in summary.warnings())
         + "<h3>Win probabilities</h3>"
         + f'<img src="{figures.win_matrix_figure(summary.win, guesses)}" '
-        'alt="win probabilities">'
-        + "<p class='note'>P(row model beats column model) = sigmoid of the strength "
-        "difference (a tie counts half).</p>"
+        f'alt="{esc(win_alt(summary.win))}">'
+        + f"<p class='note'>{esc(win_caption(scale))}</p>"
         + _guess_legend(guesses)
         + "<h3>Tiers and rank sets</h3>"
         + f"<ol>{tier_items}</ol>"

@@ -398,3 +398,14 @@ def _frozen_dict(cal: Calibrator) -> dict[str, Any] | None:
     from bacon_bayes.frozen import new_groups
 
     return {**cal.frozen_.to_dict(), "groups": new_groups(cal)}
+
+
+def range_text(bounds: tuple[float, float]) -> str:
+    """The label's range as the settings table says it (``1 to 5``, ``at least 0``; it
+    printed the Python tuple ``(1.0, 5.0)``)."""
+    low, high = (float(b) for b in bounds)
+    if np.isfinite(low) and np.isfinite(high):
+        return f"{low:g} to {high:g}"
+    if np.isfinite(low) or np.isfinite(high):
+        return f"at least {low:g}" if np.isfinite(low) else f"at most {high:g}"
+    return "unbounded"
