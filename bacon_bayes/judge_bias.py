@@ -26,8 +26,10 @@ people give the first) and ``fnr_human`` for two levels, ``acc_human_<level>`` (
 of that level) for more. Each rate is a ratio of two pool means, e.g.
 ``sum_i J_i (1 - Y_i) / sum_i (1 - Y_i)``, estimated by :func:`bacon_bayes.estimate.aee_ratio`
 with the calibrator's cross-fitted class probabilities as surrogates (``J_i P(Y = 0 |
-x_i)`` and ``P(Y = 0 | x_i)``) corrected by the labeled items: the interval holds
-whatever the model (its errors only widen it), for the pool as the other estimates do.
+x_i)`` and ``P(Y = 0 | x_i)``) corrected by the labeled items: the interval (spanning
+the delta method's and Wilson's score form, which keeps its level when few events are
+labeled) holds whatever the model
+(its errors only widen it), for the pool as the other estimates do.
 """
 
 from __future__ import annotations
@@ -241,6 +243,7 @@ def human_rates(cal: Calibrator, level: float = 0.9) -> pd.DataFrame:
         hajek=cal.hajek,
         target=cal.target,
         pseudo=PSEUDO_EVENTS,
+        wilson=True,
     )
     table: dict[str, object] = {"judge": list(pool.judges)}
     for c, (name, _, _) in enumerate(cells):

@@ -79,10 +79,11 @@ def binary_rates(request):
 
 
 def test_rates_against_people_cover_both_ways(binary_rates):
-    """90% intervals of 8 rates per pool over 150 pools (measured 2026-11-25, uniform:
-    0.903, each rate 0.88-0.94, without the add-one variance 0.855 and the rare
+    """90% intervals of 8 rates per pool over 150 pools (measured 2026-11-25, Wald form,
+    uniform: 0.903, each rate 0.88-0.94, without the add-one variance 0.855 and the rare
     false-positive rate of the last judge 0.71, which the per-rate floor catches;
-    weighted: 0.911, each rate 0.85-0.98, without it 0.853)."""
+    weighted: 0.911, each rate 0.85-0.98, without it 0.853. Spanning Wilson's form too,
+    2026-12-01: uniform 0.939, each rate 0.90-0.99; weighted 0.952, each 0.91-0.99)."""
     _, low, high, truth = binary_rates
     covered = (low <= truth) & (truth <= high)
     # a pool's 8 intervals share its label draw: the per-pool share, a Bernoulli at most
@@ -177,3 +178,55 @@ def test_ratio_rejects_mismatched_or_missing_surrogates():
         est.aee_ratio(np.ones(3), np.ones(3), np.ones(3), np.ones(3), lab)
     with pytest.raises(ValidationError, match="NaN"):
         est.aee_ratio(np.ones(4), np.ones(4), np.array([0, np.nan, 0, 0]), np.ones(4), lab)
+
+
+@pytest.mark.parametrize("rate", [0.02, 0.05])
+def test_rate_with_few_labeled_events_keeps_its_upper_end(rate):
+    """A judge's miss rate (about 0.8 * ``rate``) over ~100 labeled positives of 1,000
+    items, 2,000 pools, 90% intervals: the delta method's Wald interval (with the add-one
+    variance) covered 0.92 and 0.90 but missed high in 0.075 and 0.085 of pools (low in
+    0.004 and 0.014; measured 2026-12-01); spanning Wilson's score form too: 0.995 and
+    0.96, high misses 0.002 and 0.024."""
+    rng = np.random.default_rng(11)
+    pools, n = 2000, 1000
+    p = 1 / (1 + np.exp(-rng.normal(size=(pools, n))))  # P(label 1 | x), the surrogate
+    y = (rng.random((pools, n)) < p).astype(float)
+    miss_p = rate * 2 * (1 - p)  # the judge misses more of the doubtful positives
+    a = (rng.random((pools, n)) < miss_p) * y
+    lab = np.zeros(n, dtype=bool)
+    lab[rng.choice(n, 200, replace=False)] = True
+    r = est.aee_ratio(a, y, miss_p * p, p, lab, alpha=0.1, pseudo=1.0, wilson=True)
+    truth = a.sum(axis=1) / y.sum(axis=1)
+    low, high = np.clip(r.ci_low, 0, 1), np.clip(r.ci_high, 0, 1)
+    assert np.isfinite(high).all()
+    lo = stats.binom.ppf(0.001, pools, 0.9) / pools
+    assert lo <= np.mean((low <= truth) & (truth <= high))
+    # each end misses at most 5% (plus 1.5 Monte Carlo se): Wald 0.075, 0.085 high
+    assert np.mean(truth > high) <= 0.058, np.mean(truth > high)
+    assert np.mean(truth < low) <= 0.058, np.mean(truth < low)
+
+
+def test_wilson_rate_without_surrogate_spans_wilsons_and_walds_intervals():
+    rng = np.random.default_rng(3)
+    n = 500
+    b = (rng.random(n) < 0.5).astype(float)
+    a = b * (rng.random(n) < 0.1)
+    lab = rng.random(n) < 0.3
+    r = est.aee_ratio(a, b, 0 * a, 0 * b, lab, alpha=0.1, power_tuning=False, wilson=True,
+                      hajek=False)  # fmt: skip
+    # Wilson's interval from k events in m labeled, with the pool's finite-population
+    # correction (m / (1 - n / N) draws' worth) and the t quantile the ratio uses
+    k, m = a[lab].sum(), b[lab].sum()
+    m_eff = m / (1 - lab.mean())
+    t = stats.t.ppf(0.95, lab.sum() - 1)
+    phat = k / m
+    centre = (phat + t * t / (2 * m_eff)) / (1 + t * t / m_eff)
+    half = t * np.sqrt(phat * (1 - phat) / m_eff + t * t / (4 * m_eff**2)) / (1 + t * t / m_eff)
+    assert r.estimate == pytest.approx(phat)
+    wald = phat + np.array([-1, 1]) * t * r.se
+    np.testing.assert_allclose(r.se, np.sqrt(phat * (1 - phat) / m_eff), rtol=1e-9)
+    np.testing.assert_allclose(
+        [r.ci_low, r.ci_high],
+        [min(centre - half, wald[0]), max(centre + half, wald[1])],
+        rtol=1e-9,
+    )

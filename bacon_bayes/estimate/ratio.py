@@ -9,7 +9,9 @@ AEE estimate with one power-tuning weight for the linearised variable
 with that weight. Its variance is the delta method's: the AEE variance of the mean of
 ``z`` (the same sandwich as :func:`~bacon_bayes.estimate.aee_mean`, with the
 finite-population correction for ``target="pool"``) over the squared denominator.
-Valid whatever the surrogate: its errors only widen the interval.
+Valid whatever the surrogate: its errors only widen the interval. A rate (``wilson``)
+gets the span of that interval and Wilson's score form: the Wald interval's upper end
+falls short when a rate's labeled events are few (a 2% rate over 100 labeled positives).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ def aee_ratio(
     hajek: bool = True,
     target: Target = "pool",
     pseudo: float = 0.0,
+    wilson: bool = False,
 ) -> RatioEstimates:
     """AEE estimate and delta-method interval of ``sum(a) / sum(b)`` over the pool.
 
@@ -74,6 +77,17 @@ def aee_ratio(
         add-one idea of Agresti and Coull: without it a rare cell (e.g. 9 false
         negatives in 3,200 items) whose events all fall outside the labeled sample gets
         a zero-width interval; with a few dozen labeled events it changes little.
+    wilson : bool
+        For a rate (as for ``pseudo``): the interval spans both the Wald interval and
+        Wilson's score form with the AEE variance ``se^2`` in place of ``R (1 - R) /
+        n``, ``n`` the labeled denominator's effective count (:func:`effective_count`):
+        centre ``(R + k / 2) / (1 + k)``, half-width ``t sqrt(se^2 + t^2 / (4 n^2)) /
+        (1 + k)``, ``k = t^2 / n`` (without a surrogate and design, Wilson's interval).
+        Wald's upper end falls short when few events are labeled (a 2% rate over 100
+        labeled positives, none labeled in a fifth of draws: 14% of intervals below the
+        rate), Wilson's lower end when the surrogate makes ``se`` small against ``R (1 -
+        R) / n`` (TriviaQA, 64 labels: 12.5% above GPT-4's 4.6% miss rate); each end
+        of the span holds where its form does.
 
     Returns
     -------
@@ -119,4 +133,24 @@ def aee_ratio(
         ratio = np.where(ok, ratio, np.nan)
         se = np.where(ok, np.sqrt(np.maximum(var, 0.0)) / denom, np.nan)
     crit = _t_crit(alpha, n)
-    return RatioEstimates(ratio, se, ratio - crit * se, ratio + crit * se)
+    if not wilson:
+        return RatioEstimates(ratio, se, ratio - crit * se, ratio + crit * se)
+    count = effective_count(b[..., idx], pi_lab, target)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        k = np.where(count > 0, crit**2 / count, np.inf)
+        centre = np.where(count > 0, (ratio + k / 2) / (1 + k), 0.5)
+        half = np.where(count > 0, crit * np.sqrt(se**2 + k**2 / (4 * crit**2)) / (1 + k), 0.5)
+    low = np.minimum(ratio - crit * se, centre - half)
+    return RatioEstimates(ratio, se, low, np.maximum(ratio + crit * se, centre + half))
+
+
+def effective_count(b_lab: np.ndarray, pi_lab: np.ndarray, target: Target) -> np.ndarray:
+    """The labeled denominator's effective count for :func:`aee_ratio`'s Wilson form:
+    ``(sum w b)^2 / sum c b`` over the labeled items, ``w = 1 / pi`` and ``c`` the
+    variance coefficients (``w^2 (1 - pi)`` for the pool): ``n_b / (1 - n / N)`` for
+    ``n_b`` labeled denominator items drawn uniformly, infinite when all are labeled."""
+    w = 1.0 / pi_lab
+    c = variance_coefficients(w, pi_lab, target)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = (b_lab @ w) ** 2 / (b_lab @ c)
+    return np.where(np.isnan(out), 0.0, out)
