@@ -487,7 +487,8 @@ class Calibrator(Settings):
         only when bacon wrote it and it is unchanged since, unless ``overwrite=True`` (as
         :meth:`save`)."""
         from bacon_bayes.outputs import write_output
-        from bacon_bayes.report.html import read_simulate_folder, write_report
+        from bacon_bayes.report.html import write_report
+        from bacon_bayes.report.simulate_folder import read_simulate_folder
 
         found = {} if simulate is None else read_simulate_folder(simulate)
         return write_output(

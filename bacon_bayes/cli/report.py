@@ -75,8 +75,8 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.history import check_project, project_of, read_history
     from bacon_bayes.planning import resolution_note
     from bacon_bayes.planning.note import round_plan_note
-    from bacon_bayes.report.html import read_simulate_settings, simulate_mismatch
     from bacon_bayes.report.rounds import drift_html, round_section
+    from bacon_bayes.report.simulate_folder import read_simulate_settings, simulate_mismatch
 
     inputs = [*read_files(args), args.simulate, args.history, args.anchor]
     with claim(args.out, inputs=inputs, force=args.force) as out:
