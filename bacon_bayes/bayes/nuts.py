@@ -30,6 +30,7 @@ import numpy as np
 
 from bacon_bayes.bayes.compile_cache import enable_jax_cache
 from bacon_bayes.bayes.native import FlatCall, native_start
+from bacon_bayes.bayes.settings import SAMPLERS, sampler_problem
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.progress import SamplingProgress, WithProgress
 
@@ -44,7 +45,7 @@ __all__ = [
     "with_grad_logp",
 ]
 
-ENGINES = ("auto", "nutpie", "nutpie-jax", "pymc", "numpyro")
+ENGINES = tuple(SAMPLERS)
 
 #: Whether :meth:`CompiledSampler.run_many` has nutpie call a hand-written numba density
 #: through a C function pointer (:mod:`~bacon_bayes.bayes.native`) instead of a Python
@@ -214,8 +215,8 @@ def compile_sampler(
     :class:`GradDensity`); with ``"nutpie-jax"`` it replaces the one PyTensor translates
     to JAX (see :func:`with_grad_logp`); other engines ignore it.
     """
-    if engine not in ENGINES:
-        raise ValidationError(f"sampler {engine!r} is not known; use one of {ENGINES}")
+    if (problem := sampler_problem(engine)) is not None:
+        raise ValidationError(problem)
     engine = resolve_engine(engine)
     if engine == "nutpie":
         import nutpie
