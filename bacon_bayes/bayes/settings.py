@@ -14,10 +14,10 @@ import numpy as np
 
 #: Sampler settings that count draws or chains: positive integers.
 COUNTS = ("draws", "tune", "chains", "predict_draws", "label_draws")
-#: The samplers (:mod:`bacon_bayes.bayes.nuts`) and the packages each imports beyond
-#: numba's nutpie, PyMC's own NUTS.
+#: The samplers (:mod:`bacon_bayes.bayes.nuts`; ``"auto"`` is ``"nutpie-jax"``) and the
+#: packages each imports beyond numba's nutpie, PyMC's own NUTS.
 SAMPLERS: dict[str, tuple[str, ...]] = {
-    "auto": (),
+    "auto": ("jax",),
     "nutpie": (),
     "nutpie-jax": ("jax",),
     "pymc": (),
@@ -60,8 +60,8 @@ def sampler_problem(value: Any) -> str | None:
     install = " ".join(dict.fromkeys(INSTALL[name] for name in missing))
     return (
         f"sampler {what} needs {' and '.join(missing)}, which {verb} not installed: "
-        f'pip install {install}; or use sampler = "nutpie" (numba, no JAX: about twice '
-        "as slow, and its draws differ)"
+        f'pip install {install}; or use sampler = "nutpie" (numba, no JAX: slower, and '
+        "other draws than the default's)"
     )
 
 

@@ -194,3 +194,20 @@ def test_jax_sampler_on_an_install_without_jax_stops_with_the_install_command(
         GaussianJudgeModel(ColumnSpec.simple(2), sampler=sampler).fit(X, y)
     with pytest.raises(ValidationError, match=r"sampler must be one of 'auto', .* got 'jax'"):
         GaussianJudgeModel(ColumnSpec.simple(2), sampler="jax").fit(X, y)
+
+
+def test_default_sampler_does_not_depend_on_what_is_installed(monkeypatch):
+    """Tester J finding 5: ``sampler="auto"`` fell back to numba's nutpie where jax was
+    not installed, so an optional package changed the numbers for the same seed (3.680590
+    vs 3.680618 on the example pool); now it is nutpie-jax everywhere (jax is a core
+    dependency), and a broken install without jax says so instead of sampling otherwise."""
+    import numpy as np
+
+    from bacon_bayes.bayes import ColumnSpec, GaussianJudgeModel
+    from bacon_bayes.bayes.nuts import resolve_engine
+
+    monkeypatch.setitem(sys.modules, "jax", None)
+    assert resolve_engine("auto") == "nutpie-jax"
+    X, y = np.zeros((4, 2)), np.array([1.0, 2.0, np.nan, np.nan])
+    with pytest.raises(ValidationError, match=r"sampler 'auto' \(nutpie-jax\) needs jax"):
+        GaussianJudgeModel(ColumnSpec.simple(2)).fit(X, y)
