@@ -11,8 +11,9 @@
 * ``"numpyro"``: PyMC's JAX bridge to numpyro (re-traced at every fit; diagonal mass
   matrix). (PyMC 5.28's blackjax bridge fails with blackjax 1.7: ``progress_bar``.)
 
-``benchmarks/bench_bayes.py`` measures them; ``"auto"`` (the default) picks the
-fastest measured there that is installed.
+``benchmarks/bench_bayes.py`` measures them; ``"auto"`` (the default) is the fastest
+measured there, ``"nutpie-jax"``, whatever else is installed (jax is a core dependency):
+which optional packages are installed does not change the draws.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import numpy as np
 
 from bacon_bayes.bayes.compile_cache import enable_jax_cache
 from bacon_bayes.bayes.native import FlatCall, native_start
+from bacon_bayes.bayes.settings import SAMPLERS, sampler_problem
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.progress import SamplingProgress, WithProgress
 
@@ -44,7 +46,7 @@ __all__ = [
     "with_grad_logp",
 ]
 
-ENGINES = ("auto", "nutpie", "nutpie-jax", "pymc", "numpyro")
+ENGINES = tuple(SAMPLERS)
 
 #: Whether :meth:`CompiledSampler.run_many` has nutpie call a hand-written numba density
 #: through a C function pointer (:mod:`~bacon_bayes.bayes.native`) instead of a Python
@@ -53,18 +55,15 @@ NATIVE = True
 
 
 def resolve_engine(engine: str) -> str:
-    """``"auto"`` -> ``"nutpie-jax"`` when jax is installed, else ``"nutpie"`` (numba).
+    """``"auto"`` -> ``"nutpie-jax"``, on every install (falling back to numba's
+    ``"nutpie"`` when jax was missing gave other draws for the same seed).
 
     Measured on the benchmark data (``benchmarks/bench_bayes.py``, BENCHMARKS.md): the
     JAX log density compiles in seconds (numba's in 45-90 s) and its gradient is cheaper;
     numpyro (driven by PyMC, diagonal mass matrix) needs twice the leapfrog steps per
     draw and gives a fraction of the ESS.
     """
-    if engine != "auto":
-        return engine
-    from importlib.util import find_spec
-
-    return "nutpie-jax" if find_spec("jax") is not None else "nutpie"
+    return "nutpie-jax" if engine == "auto" else engine
 
 
 @dataclass
@@ -214,8 +213,8 @@ def compile_sampler(
     :class:`GradDensity`); with ``"nutpie-jax"`` it replaces the one PyTensor translates
     to JAX (see :func:`with_grad_logp`); other engines ignore it.
     """
-    if engine not in ENGINES:
-        raise ValidationError(f"sampler {engine!r} is not known; use one of {ENGINES}")
+    if (problem := sampler_problem(engine)) is not None:
+        raise ValidationError(problem)
     engine = resolve_engine(engine)
     if engine == "nutpie":
         import nutpie

@@ -40,8 +40,9 @@ class JudgeModelSpec:
 
     def _check_settings(self) -> None:
         """Refuse sampler settings the sampler cannot run with (``draws=0``,
-        ``target_accept=1.5``), before any sampling."""
-        for name in (*COUNTS, "target_accept", "low_rank"):
+        ``target_accept=1.5``, a sampler whose packages are not installed), before any
+        sampling."""
+        for name in (*COUNTS, "target_accept", "low_rank", "sampler"):
             if (problem := setting_problem(name, getattr(self, name, 1))) is not None:
                 raise ValidationError(problem)
 

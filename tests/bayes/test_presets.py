@@ -159,3 +159,55 @@ def test_presets_load_from_an_installed_wheel(tmp_path):
         text=True,
     )
     assert out.stdout.strip() == "ordinal"
+
+
+@pytest.mark.parametrize(
+    ("sampler", "needs"),
+    [("nutpie-jax", "needs jax, which is"), ("numpyro", "needs jax and numpyro, which are")],
+)
+def test_jax_sampler_on_an_install_without_jax_stops_with_the_install_command(
+    tmp_path, monkeypatch, capsys, sampler, needs
+):
+    """Tester J finding 1: a preset naming a JAX sampler on an install without jax (or
+    numpyro) stops when the preset is read, naming the package and the command that
+    installs it (it ended in a ModuleNotFoundError traceback once the fit compiled); the
+    Python API stops before sampling."""
+    import numpy as np
+
+    from bacon_bayes.bayes import ColumnSpec, GaussianJudgeModel
+    from bacon_bayes.cli import main
+
+    monkeypatch.setitem(sys.modules, "jax", None)  # an install without jax
+    monkeypatch.setitem(sys.modules, "numpyro", None)
+    preset = tmp_path / "jaxpreset.toml"
+    preset.write_text(f'family = "gaussian"\n[sampler]\nsampler = "{sampler}"\n')
+    with pytest.raises(ValidationError, match=f"sampler '{sampler}' {needs} not installed"):
+        load_preset(str(preset))
+    pool = str(ROOT / "bacon_bayes" / "data" / "example_pool.csv")
+    args = ["estimate", pool, "--label", "human", "--judge", "gpt4", "--preset", str(preset)]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "pip install 'bacon_bayes[jax]'" in err and 'sampler = "nutpie"' in err
+    assert ("numpyro" in err.split("pip install")[1]) == (sampler == "numpyro")
+    X, y = np.zeros((4, 2)), np.array([1.0, 2.0, np.nan, np.nan])
+    with pytest.raises(ValidationError, match=f"sampler '{sampler}' {needs}"):
+        GaussianJudgeModel(ColumnSpec.simple(2), sampler=sampler).fit(X, y)
+    with pytest.raises(ValidationError, match=r"sampler must be one of 'auto', .* got 'jax'"):
+        GaussianJudgeModel(ColumnSpec.simple(2), sampler="jax").fit(X, y)
+
+
+def test_default_sampler_does_not_depend_on_what_is_installed(monkeypatch):
+    """Tester J finding 5: ``sampler="auto"`` fell back to numba's nutpie where jax was
+    not installed, so an optional package changed the numbers for the same seed (3.680590
+    vs 3.680618 on the example pool); now it is nutpie-jax everywhere (jax is a core
+    dependency), and a broken install without jax says so instead of sampling otherwise."""
+    import numpy as np
+
+    from bacon_bayes.bayes import ColumnSpec, GaussianJudgeModel
+    from bacon_bayes.bayes.nuts import resolve_engine
+
+    monkeypatch.setitem(sys.modules, "jax", None)
+    assert resolve_engine("auto") == "nutpie-jax"
+    X, y = np.zeros((4, 2)), np.array([1.0, 2.0, np.nan, np.nan])
+    with pytest.raises(ValidationError, match=r"sampler 'auto' \(nutpie-jax\) needs jax"):
+        GaussianJudgeModel(ColumnSpec.simple(2)).fit(X, y)
