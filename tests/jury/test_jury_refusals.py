@@ -1,22 +1,31 @@
 """The jury stops a judge whose key is refused, says long Retry-After waits, refuses a
-timeout of 0 or less, and reads MQM replies that are ambiguous or not JSON by their cause."""
+timeout of 0 or less, refuses a run that could not send (no aiohttp, no API key) before
+writing any file, and reads MQM replies that are ambiguous or not JSON by their cause."""
 
 from __future__ import annotations
 
 import logging
 import math
+import os
+import sys
 
 import pytest
 
 from bacon_bayes.cli import main
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.judges import RetryPolicy, load_template, run_jury, runner
+from bacon_bayes.judges.client import JudgeSpec
 from bacon_bayes.judges.parsing import mqm_score
 from bacon_bayes.testing.fake_server import Status, numeric_reply
 from tests.jury.conftest import FAST_RETRY, essays, judge
 
 ESSAY = load_template("essay")
 REFUSALS_TO_STOP = getattr(runner, "REFUSALS_TO_STOP", 5)
+
+
+def judge_on(url: str) -> JudgeSpec:
+    """A judge at ``url`` that sends no key."""
+    return JudgeSpec(model="m", base_url=url, api_key_env=None)
 
 
 def test_a_refused_key_stops_that_judge_after_a_few_calls(serve):
@@ -110,6 +119,48 @@ def test_cli_timeout_or_rate_zero_exits_2_before_any_call(serve, tmp_path, capsy
     assert said in capsys.readouterr().err
     assert srv.count() == 0 and not out.exists()
     assert not (tmp_path / "o.parquet.cache.sqlite").exists()
+
+
+def _judge_args(tmp_path, url: str, *extra: str) -> list[str]:
+    """``bacon judge`` on two essays written to ``tmp_path``, with a log, to ``o.parquet``."""
+    essays(2).to_csv(tmp_path / "items.csv", index=False)
+    args = ["judge", str(tmp_path / "items.csv"), "--judge", f"m@{url}", "--template", "essay"]
+    return [*args, "--out", str(tmp_path / "o.parquet"), "--log", str(tmp_path / "run.log"), *extra]
+
+
+def test_bacon_judge_without_aiohttp_refuses_before_writing_anything(tmp_path, capsys, monkeypatch):
+    """Without aiohttp, `bacon judge` created its log and cache, then failed at the first
+    call: it refuses before any file is opened, naming the extra to install."""
+    monkeypatch.setitem(sys.modules, "aiohttp", None)  # `import aiohttp` raises ImportError
+    args = _judge_args(tmp_path, "http://127.0.0.1:9/v1", "--api-key-env", "")
+    assert main(args) == 2
+    assert "pip install 'bacon_bayes[judge]'" in capsys.readouterr().err
+    assert sorted(os.listdir(tmp_path)) == ["items.csv"]
+    with pytest.raises(ValidationError, match="needs aiohttp"):  # the library's run too
+        run_jury(essays(1), [judge_on("http://127.0.0.1:9/v1")], ESSAY, cache=tmp_path / "c")
+    assert sorted(os.listdir(tmp_path)) == ["items.csv"]
+
+
+def test_an_unset_api_key_refuses_before_writing_anything(serve, tmp_path, capsys, monkeypatch):
+    """With the variable of --api-key-env unset, `bacon judge` created its log and cache
+    before refusing: it refuses first, naming the variable and the fix, and sends nothing.
+    A cache that already holds every call needs no key."""
+    monkeypatch.delenv("BACON_TEST_NO_KEY", raising=False)
+    srv = serve()
+    args = _judge_args(tmp_path, srv.url, "--api-key-env", "BACON_TEST_NO_KEY")
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "environment variable BACON_TEST_NO_KEY is not set" in err and "--api-key-env ''" in err
+    assert srv.count() == 0 and sorted(os.listdir(tmp_path)) == ["items.csv"]
+    keyed = judge(srv, api_key_env="BACON_TEST_NO_KEY")
+    with pytest.raises(ValidationError, match="BACON_TEST_NO_KEY is not set"):
+        run_jury(essays(1), [keyed], ESSAY, cache=tmp_path / "c.sqlite")
+    assert sorted(os.listdir(tmp_path)) == ["items.csv"]
+    monkeypatch.setenv("BACON_TEST_NO_KEY", "sk-test")  # fill the cache, then drop the key
+    run_jury(essays(1), [keyed], ESSAY, cache=tmp_path / "c.sqlite")
+    monkeypatch.delenv("BACON_TEST_NO_KEY")
+    again = run_jury(essays(1), [keyed], ESSAY, cache=tmp_path / "c.sqlite")
+    assert again.summary.cached == 1 and srv.count() == 1
 
 
 MAJOR = '{"category": "Accuracy", "severity": "Major", "span": "a"}'
