@@ -106,7 +106,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 @contextlib.contextmanager
 def _logging(verbose: bool, log_file: str | None) -> Iterator[None]:
-    """Send the library's log to stderr (and a file) for the duration of the command."""
+    """Send the library's log to stderr (and a file) for the duration of the command. The
+    file is made (or appended to) at the first record, or when the command ends without
+    an error: a refusal before any call logs nothing and leaves no log behind."""
     logger = logging.getLogger("bacon_bayes")
     level = logger.level
     logger.setLevel(logging.INFO if verbose or log_file else logging.WARNING)
@@ -114,12 +116,14 @@ def _logging(verbose: bool, log_file: str | None) -> Iterator[None]:
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     handlers[0].setLevel(logging.INFO if verbose else logging.WARNING)
     if log_file:
-        handlers.append(logging.FileHandler(log_file))
+        handlers.append(logging.FileHandler(log_file, delay=True))
     for handler in handlers:
         handler.setFormatter(fmt)
         logger.addHandler(handler)
     try:
         yield
+        if log_file:  # a run that logged nothing leaves its log too, empty
+            Path(log_file).touch()
     finally:
         for handler in handlers:
             logger.removeHandler(handler)

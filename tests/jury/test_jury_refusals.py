@@ -14,7 +14,7 @@ import pytest
 from bacon_bayes.cli import main
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.judges import RetryPolicy, load_template, run_jury, runner
-from bacon_bayes.judges.client import JudgeSpec
+from bacon_bayes.judges.client import JudgeSpec, parse_judge
 from bacon_bayes.judges.parsing import mqm_score
 from bacon_bayes.testing.fake_server import Status, numeric_reply
 from tests.jury.conftest import FAST_RETRY, essays, judge
@@ -161,6 +161,53 @@ def test_an_unset_api_key_refuses_before_writing_anything(serve, tmp_path, capsy
     monkeypatch.delenv("BACON_TEST_NO_KEY")
     again = run_jury(essays(1), [keyed], ESSAY, cache=tmp_path / "c.sqlite")
     assert again.summary.cached == 1 and srv.count() == 1
+
+
+def test_a_refusal_leaves_no_log_behind(serve, tmp_path, capsys):
+    """`bacon judge --log run.log` created the log before refusing (an id column not in
+    the items, an output bacon did not write): a refusal leaves no new log, and a log
+    that was there (appended to) as it was; a run that succeeds leaves its log."""
+    srv = serve()
+    args = _judge_args(tmp_path, srv.url, "--api-key-env", "")
+    assert main([*args, "--id", "no_such_column"]) == 2
+    assert "no id column 'no_such_column'" in capsys.readouterr().err
+    assert sorted(os.listdir(tmp_path)) == ["items.csv"]
+    (tmp_path / "o.parquet").write_text("not bacon's")  # an output bacon refuses to replace
+    assert main(args) == 2
+    assert "o.parquet" in capsys.readouterr().err and not (tmp_path / "run.log").exists()
+    (tmp_path / "run.log").write_text("an earlier run\n")
+    assert main([*args, "--id", "no_such_column"]) == 2
+    assert (tmp_path / "run.log").read_text() == "an earlier run\n"
+    assert srv.count() == 0
+    (tmp_path / "run.log").unlink()
+    (tmp_path / "o.parquet").unlink()
+    assert main(args) == 0 and (tmp_path / "run.log").exists()  # a run's log, if empty
+
+
+@pytest.mark.parametrize(
+    "url", ["ftp://host/x", "http:///v1", "https://", "localhost:8000/v1", "127.0.0.1:8000"]
+)
+def test_a_judge_endpoint_not_http_with_a_host_is_refused(serve, tmp_path, capsys, url):
+    """`--judge m@ftp://host/x` (or a URL without a host, or without http://) was sent to
+    the default endpoint as model 'm@ftp://host/x', or failed call by call: it is refused
+    before any file or call, naming the judge and the fix."""
+    srv = serve()  # the default endpoint, which must get no call
+    args = _judge_args(tmp_path, url, "--api-key-env", "", "--base-url", srv.url)
+    assert main([*args, "--max-attempts", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "judge 'm'" in err and "http:// or https:// URL with a host" in err, err
+    assert "http://localhost:8000/v1" in err  # the fix's example
+    assert srv.count() == 0 and sorted(os.listdir(tmp_path)) == ["items.csv"]
+
+
+def test_a_judge_base_url_without_a_host_is_refused_in_the_library():
+    for url in ("http://", "https:///v1", "ftp://host/v1"):
+        with pytest.raises(ValidationError, match=r"judge 'm': endpoint .* with a host"):
+            judge_on(url)
+    # a model name holding '@' but no endpoint stays a model name
+    assert parse_judge("claude-3@20240229", base_url="http://h/v1").model == "claude-3@20240229"
+    spec = parse_judge("a=m@http://user:pw@host:8000/v1")
+    assert (spec.name, spec.model, spec.base_url) == ("a", "m", "http://user:pw@host:8000/v1")
 
 
 MAJOR = '{"category": "Accuracy", "severity": "Major", "span": "a"}'
