@@ -23,6 +23,7 @@ from bacon_bayes.cli.pool_args import (
     fit_from_args,
     group_name,
     parse_levels,
+    plan_budget,
     plan_command,
     plan_note_anytime,
     read_files,
@@ -241,7 +242,7 @@ def _estimate(
                         plan_command=plan_command(args, pool, cal.engine_),
                         pooling=args.pooling,
                         anytime=plan_note_anytime(args, anytime), better=better or "higher",
-                        max_labels=(anytime or {}).get("max_labels"),
+                        max_labels=plan_budget(args, anytime),
                     )
                 )  # fmt: skip
                 compared = dataclasses.replace(compared, plan_note=note)

@@ -9,11 +9,14 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bacon_bayes.cli.judge_args import add_item_argument
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, Output, check_output, claim, output_lock
+
+if TYPE_CHECKING:  # pragma: no cover
+    from bacon_bayes.judges.client import JudgeSpec
 
 TABLES = (".parquet", ".csv")
 HELP = "score items with LLM judges through OpenAI-compatible endpoints"
@@ -103,7 +106,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 @contextlib.contextmanager
 def _logging(verbose: bool, log_file: str | None) -> Iterator[None]:
-    """Send the library's log to stderr (and a file) for the duration of the command."""
+    """Send the library's log to stderr (and a file) for the duration of the command. The
+    file is made (or appended to) at the first record, or when the command ends without
+    an error: a refusal before any call logs nothing and leaves no log behind."""
     logger = logging.getLogger("bacon_bayes")
     level = logger.level
     logger.setLevel(logging.INFO if verbose or log_file else logging.WARNING)
@@ -111,12 +116,14 @@ def _logging(verbose: bool, log_file: str | None) -> Iterator[None]:
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     handlers[0].setLevel(logging.INFO if verbose else logging.WARNING)
     if log_file:
-        handlers.append(logging.FileHandler(log_file))
+        handlers.append(logging.FileHandler(log_file, delay=True))
     for handler in handlers:
         handler.setFormatter(fmt)
         logger.addHandler(handler)
     try:
         yield
+        if log_file:  # a run that logged nothing leaves its log too, empty
+            Path(log_file).touch()
     finally:
         for handler in handlers:
             logger.removeHandler(handler)
@@ -134,6 +141,7 @@ def _inputs(args: argparse.Namespace) -> list[str | None]:
 
 def run(args: argparse.Namespace) -> int:
     from bacon_bayes.judges.cache import check_cache
+    from bacon_bayes.judges.preflight import ready_to_send
 
     inputs = _inputs(args)  # every output is checked before the log opens and any call
     check_output(args.out, option="--out", inputs=inputs, suffixes=TABLES)
@@ -141,14 +149,22 @@ def run(args: argparse.Namespace) -> int:
     check_cache(args.cache, inputs=[*inputs, args.out], force=args.force)
     if args.log:  # appended to
         check_output(args.log, option="--log", inputs=[*inputs, args.out, args.cache])
+    judges = _judges(args)
+    if not args.dry_run and not Path(args.cache).exists():  # every call is to send:
+        ready_to_send(judges)  # aiohttp and the keys, before any file is made
     with _logging(args.verbose, args.log):
-        return _run(args, inputs)
+        return _run(args, inputs, judges)
 
 
-def _run(args: argparse.Namespace, inputs: list[str | None]) -> int:
-    from bacon_bayes.judges import load_template, plan_jury
+def _judges(args: argparse.Namespace) -> list[JudgeSpec]:
+    """The panel of ``--judge`` and ``--judges-file``, the command's defaults filled in.
+
+    Raises
+    ------
+    ValidationError
+        No judge given, or one the parser refuses (naming it and the fix).
+    """
     from bacon_bayes.judges.client import load_judges, parse_judge
-    from bacon_bayes.readers import read_any
 
     defaults = {
         "base_url": args.base_url,
@@ -163,6 +179,13 @@ def _run(args: argparse.Namespace, inputs: list[str | None]) -> int:
         judges += load_judges(args.judges_file, **defaults)
     if not judges:
         raise ValidationError("no judge given; pass --judge MODEL or --judges-file FILE")
+    return judges
+
+
+def _run(args: argparse.Namespace, inputs: list[str | None], judges: list[JudgeSpec]) -> int:
+    from bacon_bayes.judges import load_template, plan_jury
+    from bacon_bayes.readers import read_any
+
     template = load_template(args.template)
     items = read_any(args.items)[0]
     out, cache = Path(args.out), args.cache

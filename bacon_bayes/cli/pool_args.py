@@ -99,6 +99,18 @@ def budget_spent(anytime: dict[str, Any] | None, n_labeled: int) -> str | None:
     )
 
 
+def plan_budget(args: argparse.Namespace, anytime: dict[str, Any] | None) -> int | None:
+    """``resolution_note``'s ``max_labels``: the anytime intervals' budget, or under
+    ``--fixed`` the one a study folder records (``bacon sample`` refuses a wave past it
+    either way); None without one."""
+    from bacon_bayes.study.folder import CONFIG_FILE, StudyConfig
+
+    if anytime is not None:
+        return anytime.get("max_labels")
+    root = Path(args.file)
+    return StudyConfig.read(root).max_labels if (root / CONFIG_FILE).is_file() else None
+
+
 def plan_note_anytime(args: argparse.Namespace, anytime: dict[str, Any] | None) -> str | None:
     """``resolution_note``'s ``anytime``: None for fixed intervals, else the command that
     projects the anytime intervals' labels (``bacon status STUDY``; empty on a table)."""

@@ -17,6 +17,7 @@ from bacon_bayes.cli.pool_args import (
     budget_spent,
     calibrator_from_args,
     fit_from_args,
+    plan_budget,
     plan_command,
     plan_note_anytime,
     read_files,
@@ -130,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
                 pooling=args.pooling,
                 anytime=plan_note_anytime(args, anytime),
                 better=better or "higher",
-                max_labels=(anytime or {}).get("max_labels"),
+                max_labels=plan_budget(args, anytime),
             )
         )
         path = cal.report(

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import time
 import tomllib
 import urllib.parse
@@ -73,10 +74,12 @@ class JudgeSpec:
             raise ValidationError("a judge needs a model name")
         if not self.name:
             object.__setattr__(self, "name", self.model)
-        if not self.base_url.startswith(("http://", "https://")):
+        parts = urllib.parse.urlsplit(self.base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValidationError(
-                f"judge {self.name!r}: base URL {self.base_url!r} must start with http:// or "
-                "https://"
+                f"judge {self.name!r}: endpoint {self.base_url!r} must be an http:// or "
+                "https:// URL with a host, e.g. http://localhost:8000/v1; fix it in --judge "
+                "NAME=MODEL@URL, --base-url or the judges file's base_url"
             )
         if not 0 <= self.top_logprobs <= 20:
             raise ValidationError(
@@ -218,17 +221,43 @@ async def complete(
 _SPEC_FIELDS = {f for f in JudgeSpec.__dataclass_fields__}
 
 
+#: ``MODEL@SCHEME://...``: the first ``@`` followed by a URL's scheme starts the endpoint
+_WITH_URL = re.compile(r"(?P<spec>.*?)@(?P<url>[A-Za-z][A-Za-z0-9+.-]*://.*)", re.DOTALL)
+#: ``MODEL@HOST:PORT`` or ``MODEL@HOST/PATH``: an endpoint written without its scheme
+_NO_SCHEME = re.compile(r"[\w.-]+(:\d+)?(/\S*)?")
+
+
 def parse_judge(text: str, **defaults: Any) -> JudgeSpec:
-    """A judge from ``[NAME=]MODEL[@BASE_URL]``; ``defaults`` fill the other fields."""
-    spec, _, url = text.partition("@http")
-    if url:
-        defaults["base_url"] = "http" + url
+    """A judge from ``[NAME=]MODEL[@BASE_URL]``; ``defaults`` fill the other fields.
+
+    The endpoint starts at the first ``@`` followed by a URL's scheme (a model name may
+    hold ``@``, e.g. ``claude-3@20240229``); it must be http(s) with a host, checked by
+    :class:`JudgeSpec`. An endpoint without its scheme (``m@localhost:8000/v1``) is
+    refused: it was sent to the default endpoint as a model name.
+
+    Raises
+    ------
+    ValidationError
+        No model name, or an endpoint that is not an http(s) URL with a host, naming the
+        judge and the fix.
+    """
+    found = _WITH_URL.fullmatch(text)
+    spec = text
+    if found:
+        spec, defaults["base_url"] = found["spec"], found["url"]
     name, eq, model = spec.partition("=")
     if not eq:
         name, model = "", spec
     if not model.strip():
         raise ValidationError(
             f"--judge {text!r}: no model name; use MODEL, NAME=MODEL or NAME=MODEL@BASE_URL"
+        )
+    head, at, tail = model.rpartition("@")
+    if not found and at and _NO_SCHEME.fullmatch(tail) and (":" in tail or "/" in tail):
+        who, fixed = name.strip() or head.strip(), text.removesuffix(tail) + "http://" + tail
+        raise ValidationError(
+            f"judge {who!r}: endpoint {tail!r} must be an http:// or https:// URL with a "
+            f"host, e.g. http://localhost:8000/v1; write --judge {fixed}"
         )
     return JudgeSpec(model=model.strip(), name=name.strip(), **defaults)
 

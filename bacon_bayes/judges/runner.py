@@ -17,10 +17,10 @@ from typing import Any
 
 import pandas as pd
 
-from bacon_bayes.errors import ValidationError
 from bacon_bayes.judges.cache import CachedCall, CallCache, call_key, normalize_endpoint
 from bacon_bayes.judges.client import JudgeSpec, complete, redact, reply_text
 from bacon_bayes.judges.parsing import parse_reply
+from bacon_bayes.judges.preflight import check_inputs, ready_to_send
 from bacon_bayes.judges.retry import CallFailed, RateLimiter, RetryPolicy
 from bacon_bayes.judges.templates import Template
 from bacon_bayes.judges.uncertainty import level_distribution, token_uncertainty
@@ -195,55 +195,6 @@ class JuryResult:
     summary: JurySummary
 
 
-def _check_inputs(
-    items: pd.DataFrame,
-    judges: Sequence[JudgeSpec],
-    id_col: str,
-    runs: int,
-    concurrency: int,
-    timeout: float = 60.0,
-) -> None:
-    if id_col not in items.columns:
-        raise ValidationError(
-            f"items have no id column {id_col!r} (columns: {', '.join(map(str, items.columns))}); "
-            "pass --id COLUMN"
-        )
-    ids = items[id_col]
-    if ids.isna().any():
-        raise ValidationError(
-            f"id column {id_col!r} is empty in row {int(ids.isna().to_numpy().argmax())}; "
-            "give every item an id"
-        )
-    dup = ids[ids.duplicated()]
-    if len(dup):
-        raise ValidationError(
-            f"id column {id_col!r} has duplicate id {dup.tolist()[0]!r}; ids must be unique"
-        )
-    if not judges:
-        raise ValidationError("no judge given; pass at least one --judge MODEL")
-    names = [j.name for j in judges]
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise ValidationError(
-            f"judge name {twice[0]!r} is used twice; name them apart (NAME=MODEL@URL)"
-        )
-    for j in judges:  # before the cache opens (the rate limiter would refuse it later)
-        if j.rate is not None and not (math.isfinite(j.rate) and j.rate > 0):
-            raise ValidationError(
-                f"judge {j.name!r}: rate limit (--rate) must be a positive number of requests "
-                f"per second, got {j.rate!r}; leave it out for no limit"
-            )
-    if runs < 1:
-        raise ValidationError(f"runs must be at least 1, got {runs}")
-    if concurrency < 1:
-        raise ValidationError(f"concurrency must be at least 1, got {concurrency}")
-    if not (isinstance(timeout, int | float) and math.isfinite(timeout) and timeout > 0):
-        raise ValidationError(
-            "timeout (--timeout) must be a positive number of seconds per attempt, got "
-            f"{timeout!r} (0 or less would wait for a hung endpoint forever); e.g. --timeout 60"
-        )
-
-
 def plan_calls(
     items: pd.DataFrame,
     judges: Sequence[JudgeSpec],
@@ -348,7 +299,7 @@ def plan_jury(
     cache: str | Path | None = None,
 ) -> JuryPlan:
     """Validate the inputs and count what :func:`run_jury` would send, without sending."""
-    _check_inputs(items, judges, id_col, runs, 1)
+    check_inputs(items, judges, id_col, runs, 1)
     calls = plan_calls(items, judges, template, id_col=id_col, runs=runs)
     done: dict[int, CachedCall] = {}
     if cache is not None and Path(cache).exists():
@@ -375,12 +326,7 @@ async def _execute(
     progress: Any,
     seed: int | None,
 ) -> None:
-    try:
-        import aiohttp
-    except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ValidationError(
-            "bacon judge needs aiohttp: pip install 'bacon_bayes[judge]'"
-        ) from exc
+    import aiohttp  # checked by ready_to_send before the cache opened
 
     judges = {c.judge.name: c.judge for c in pending}
     keys = {name: judge.api_key() for name, judge in judges.items()}
@@ -634,18 +580,30 @@ def run_jury(
         ``table`` has one row per item x judge x run (x dimension for multi-dimension
         templates, whose judge is named ``<judge>:<dimension>``), with columns
         :data:`COLUMNS`; NA scores carry a ``reason``. Rows keep item, judge, run order.
+
+    Raises
+    ------
+    ValidationError
+        Inputs or settings a run cannot use (:func:`~bacon_bayes.judges.preflight.check_inputs`),
+        or calls to send without aiohttp or a judge's API key
+        (:func:`~bacon_bayes.judges.preflight.ready_to_send`): refused before a new
+        cache file is made; a cache holding every call needs neither.
     """
-    _check_inputs(items, judges, id_col, runs, concurrency, timeout)
+    check_inputs(items, judges, id_col, runs, concurrency, timeout)
     policy = retry or RetryPolicy()
     start = time.perf_counter()
     calls = plan_calls(items, judges, template, id_col=id_col, runs=runs)
     owns = not isinstance(cache, CallCache)
+    if owns and (cache is None or not Path(cache).exists()):  # every call is to send:
+        ready_to_send(judges)  # refused before the cache file is made
     store = CallCache(":memory:" if cache is None else cache) if owns else cache
     summary = JurySummary(calls=len(calls))
     try:
         done = _lookup(store, calls, template, claim=True)
         summary.cached = len(done)
         pending = [c for c in calls if c.index not in done]
+        if pending:  # a cache holding every call needs neither aiohttp nor a key
+            ready_to_send(list({c.judge.name: c.judge for c in pending}.values()))
         failed: dict[int, CallFailed] = {}
         # asked for (True): drawn at once; None: on a terminal, after DELAY; the last
         # frame stays (calls done, time taken)

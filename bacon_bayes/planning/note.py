@@ -11,7 +11,7 @@ from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.order import natural_sorted, unique_codes
 from bacon_bayes.planning.outlook import planning_basis, shrink_prior, weakest_lead
-from bacon_bayes.planning.plan import Goal, plan
+from bacon_bayes.planning.plan import DesignPlan, Goal, plan
 from bacon_bayes.planning.predict import PilotStatistics, pilot_statistics, predict
 from bacon_bayes.pool import EvalPool
 
@@ -75,7 +75,8 @@ def resolution_note(
     be fewer or more. ``better``: which way a mean is better (``"lower"``: the top group
     is the lowest mean, an error score), as ``bacon plan --top --better`` takes it.
     ``max_labels``: the labelling budget a study recorded (the "more labels" of a tied
-    lead stop at what is left of it, said).
+    lead stop at what is left of it, said; labels past it that would resolve the top are
+    not recommended: the line says the labels left do not, :func:`_over_budget`).
 
     A plan takes the pilot's gaps between the groups as the truth. When the top group's
     lead over some group is under one standard error (:func:`indistinguishable`), that
@@ -136,6 +137,15 @@ def resolution_note(
             f"with {power:.0%} power within this pool{only}.{run}"
         )
     table = "; the table of every design:" + (run or " `bacon plan` with --top")
+    short = _over_budget(best, st.n_labeled, max_labels)
+    if short is not None:
+        look = " in one look's interval (bacon estimate --fixed)" if anytime is not None else ""
+        return (
+            f"bacon plan: {short} resolve the top {what} from the rest with "
+            f"{power:.0%} power{look}: the {best.design} design{only} needs about "
+            f"{best.new_labels} more, and bacon sample refuses a wave past the budget"
+            f"{table}"
+        )
     if anytime is not None:  # the plan's count is one look's interval, not those above
         # status's count answers another question (a point projection, not this power):
         # it may be fewer or more (T4 finding 10: "need more" here, fewer there)
@@ -185,6 +195,40 @@ def indistinguishable(
     error (predicted for the pilot's labels, uniform design); else None."""
     lead = weakest_lead(st, pooling, better)
     return lead if lead is not None and lead[2] < lead[3] else None
+
+
+def _over_budget(best: DesignPlan, n_labeled: int, max_labels: int | None) -> str | None:
+    """The labels left of a study's budget, as the plan line says them, when the design
+    ``best`` needs more new labels than are left of ``max_labels`` (tester, session 41:
+    the line recommended 73 more labels where 20 were left, a wave `bacon sample`
+    refuses); None within the budget or without one.
+
+    Parameters
+    ----------
+    best : DesignPlan
+        The recommended design's row of the plan.
+    n_labeled : int
+        The labels in hand.
+    max_labels : int, optional
+        The labelling budget the study recorded.
+
+    Returns
+    -------
+    str or None
+        The line's subject and verb, e.g. ``"the 20 labels left of the study's budget
+        (max_labels = 60) do not"``.
+    """
+    if max_labels is None or best.new_labels is None:
+        return None
+    left = max(int(max_labels) - n_labeled, 0)
+    if best.new_labels <= left:
+        return None
+    budget = f"of the study's budget (max_labels = {max_labels})"
+    if left == 0:
+        return f"no labels are left {budget}: they do not"
+    return f"the {left} label{' left' if left == 1 else 's left'} {budget} " + (
+        "does not" if left == 1 else "do not"
+    )
 
 
 def _other_surrogate(cal: Calibrator | None) -> str:

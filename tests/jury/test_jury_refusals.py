@@ -1,22 +1,31 @@
 """The jury stops a judge whose key is refused, says long Retry-After waits, refuses a
-timeout of 0 or less, and reads MQM replies that are ambiguous or not JSON by their cause."""
+timeout of 0 or less, refuses a run that could not send (no aiohttp, no API key) before
+writing any file, and reads MQM replies that are ambiguous or not JSON by their cause."""
 
 from __future__ import annotations
 
 import logging
 import math
+import os
+import sys
 
 import pytest
 
 from bacon_bayes.cli import main
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.judges import RetryPolicy, load_template, run_jury, runner
+from bacon_bayes.judges.client import JudgeSpec, parse_judge
 from bacon_bayes.judges.parsing import mqm_score
 from bacon_bayes.testing.fake_server import Status, numeric_reply
 from tests.jury.conftest import FAST_RETRY, essays, judge
 
 ESSAY = load_template("essay")
 REFUSALS_TO_STOP = getattr(runner, "REFUSALS_TO_STOP", 5)
+
+
+def judge_on(url: str) -> JudgeSpec:
+    """A judge at ``url`` that sends no key."""
+    return JudgeSpec(model="m", base_url=url, api_key_env=None)
 
 
 def test_a_refused_key_stops_that_judge_after_a_few_calls(serve):
@@ -110,6 +119,95 @@ def test_cli_timeout_or_rate_zero_exits_2_before_any_call(serve, tmp_path, capsy
     assert said in capsys.readouterr().err
     assert srv.count() == 0 and not out.exists()
     assert not (tmp_path / "o.parquet.cache.sqlite").exists()
+
+
+def _judge_args(tmp_path, url: str, *extra: str) -> list[str]:
+    """``bacon judge`` on two essays written to ``tmp_path``, with a log, to ``o.parquet``."""
+    essays(2).to_csv(tmp_path / "items.csv", index=False)
+    args = ["judge", str(tmp_path / "items.csv"), "--judge", f"m@{url}", "--template", "essay"]
+    return [*args, "--out", str(tmp_path / "o.parquet"), "--log", str(tmp_path / "run.log"), *extra]
+
+
+def test_bacon_judge_without_aiohttp_refuses_before_writing_anything(tmp_path, capsys, monkeypatch):
+    """Without aiohttp, `bacon judge` created its log and cache, then failed at the first
+    call: it refuses before any file is opened, naming the extra to install."""
+    monkeypatch.setitem(sys.modules, "aiohttp", None)  # `import aiohttp` raises ImportError
+    args = _judge_args(tmp_path, "http://127.0.0.1:9/v1", "--api-key-env", "")
+    assert main(args) == 2
+    assert "pip install 'bacon_bayes[judge]'" in capsys.readouterr().err
+    assert sorted(os.listdir(tmp_path)) == ["items.csv"]
+    with pytest.raises(ValidationError, match="needs aiohttp"):  # the library's run too
+        run_jury(essays(1), [judge_on("http://127.0.0.1:9/v1")], ESSAY, cache=tmp_path / "c")
+    assert sorted(os.listdir(tmp_path)) == ["items.csv"]
+
+
+def test_an_unset_api_key_refuses_before_writing_anything(serve, tmp_path, capsys, monkeypatch):
+    """With the variable of --api-key-env unset, `bacon judge` created its log and cache
+    before refusing: it refuses first, naming the variable and the fix, and sends nothing.
+    A cache that already holds every call needs no key."""
+    monkeypatch.delenv("BACON_TEST_NO_KEY", raising=False)
+    srv = serve()
+    args = _judge_args(tmp_path, srv.url, "--api-key-env", "BACON_TEST_NO_KEY")
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "environment variable BACON_TEST_NO_KEY is not set" in err and "--api-key-env ''" in err
+    assert srv.count() == 0 and sorted(os.listdir(tmp_path)) == ["items.csv"]
+    keyed = judge(srv, api_key_env="BACON_TEST_NO_KEY")
+    with pytest.raises(ValidationError, match="BACON_TEST_NO_KEY is not set"):
+        run_jury(essays(1), [keyed], ESSAY, cache=tmp_path / "c.sqlite")
+    assert sorted(os.listdir(tmp_path)) == ["items.csv"]
+    monkeypatch.setenv("BACON_TEST_NO_KEY", "sk-test")  # fill the cache, then drop the key
+    run_jury(essays(1), [keyed], ESSAY, cache=tmp_path / "c.sqlite")
+    monkeypatch.delenv("BACON_TEST_NO_KEY")
+    again = run_jury(essays(1), [keyed], ESSAY, cache=tmp_path / "c.sqlite")
+    assert again.summary.cached == 1 and srv.count() == 1
+
+
+def test_a_refusal_leaves_no_log_behind(serve, tmp_path, capsys):
+    """`bacon judge --log run.log` created the log before refusing (an id column not in
+    the items, an output bacon did not write): a refusal leaves no new log, and a log
+    that was there (appended to) as it was; a run that succeeds leaves its log."""
+    srv = serve()
+    args = _judge_args(tmp_path, srv.url, "--api-key-env", "")
+    assert main([*args, "--id", "no_such_column"]) == 2
+    assert "no id column 'no_such_column'" in capsys.readouterr().err
+    assert sorted(os.listdir(tmp_path)) == ["items.csv"]
+    (tmp_path / "o.parquet").write_text("not bacon's")  # an output bacon refuses to replace
+    assert main(args) == 2
+    assert "o.parquet" in capsys.readouterr().err and not (tmp_path / "run.log").exists()
+    (tmp_path / "run.log").write_text("an earlier run\n")
+    assert main([*args, "--id", "no_such_column"]) == 2
+    assert (tmp_path / "run.log").read_text() == "an earlier run\n"
+    assert srv.count() == 0
+    (tmp_path / "run.log").unlink()
+    (tmp_path / "o.parquet").unlink()
+    assert main(args) == 0 and (tmp_path / "run.log").exists()  # a run's log, if empty
+
+
+@pytest.mark.parametrize(
+    "url", ["ftp://host/x", "http:///v1", "https://", "localhost:8000/v1", "127.0.0.1:8000"]
+)
+def test_a_judge_endpoint_not_http_with_a_host_is_refused(serve, tmp_path, capsys, url):
+    """`--judge m@ftp://host/x` (or a URL without a host, or without http://) was sent to
+    the default endpoint as model 'm@ftp://host/x', or failed call by call: it is refused
+    before any file or call, naming the judge and the fix."""
+    srv = serve()  # the default endpoint, which must get no call
+    args = _judge_args(tmp_path, url, "--api-key-env", "", "--base-url", srv.url)
+    assert main([*args, "--max-attempts", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "judge 'm'" in err and "http:// or https:// URL with a host" in err, err
+    assert "http://localhost:8000/v1" in err  # the fix's example
+    assert srv.count() == 0 and sorted(os.listdir(tmp_path)) == ["items.csv"]
+
+
+def test_a_judge_base_url_without_a_host_is_refused_in_the_library():
+    for url in ("http://", "https:///v1", "ftp://host/v1"):
+        with pytest.raises(ValidationError, match=r"judge 'm': endpoint .* with a host"):
+            judge_on(url)
+    # a model name holding '@' but no endpoint stays a model name
+    assert parse_judge("claude-3@20240229", base_url="http://h/v1").model == "claude-3@20240229"
+    spec = parse_judge("a=m@http://user:pw@host:8000/v1")
+    assert (spec.name, spec.model, spec.base_url) == ("a", "m", "http://user:pw@host:8000/v1")
 
 
 MAJOR = '{"category": "Accuracy", "severity": "Major", "span": "a"}'

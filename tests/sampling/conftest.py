@@ -71,15 +71,16 @@ def record_budget(root: Path, max_labels: int) -> None:
     (root / "study.toml").write_text(config.to_toml(), encoding="utf-8")
 
 
-def grouped_study(tmp_path: Path, *, doc: bool = False) -> tuple[Path, Path]:
-    """A study of three systems (s1 about 1.5 points above the others) with one labeled
-    uniform wave of 40 items; with ``doc``, a doc column shown to the labellers. Returns
-    (study, pool file)."""
-    from bacon_bayes.study import import_labels
-
-    rng = np.random.default_rng(0)
-    system = rng.choice(["s1", "s2", "s3"], N_POOL)
-    truth = np.clip(rng.integers(1, 5, N_POOL) + 2 * (system == "s1"), 1, 5)
+def systems_pool(
+    path: Path,
+    rng: np.random.Generator,
+    system: np.ndarray,
+    truth: np.ndarray,
+    *,
+    doc: bool = False,
+) -> Path:
+    """Write to ``path`` a pool of items of ``system`` with true labels ``truth`` and two
+    judges drawn from ``rng`` (judge_b half a point high); with ``doc``, a doc column."""
     frame = pd.DataFrame(
         {
             "id": [f"doc{i:03d}" for i in range(N_POOL)],
@@ -90,8 +91,20 @@ def grouped_study(tmp_path: Path, *, doc: bool = False) -> tuple[Path, Path]:
             "truth": truth,
         }
     )
-    pool = tmp_path / "pool.csv"
-    frame.to_csv(pool, index=False)
+    frame.to_csv(path, index=False)
+    return path
+
+
+def grouped_study(tmp_path: Path, *, doc: bool = False) -> tuple[Path, Path]:
+    """A study of three systems (s1 about 1.5 points above the others) with one labeled
+    uniform wave of 40 items; with ``doc``, a doc column shown to the labellers. Returns
+    (study, pool file)."""
+    from bacon_bayes.study import import_labels
+
+    rng = np.random.default_rng(0)
+    system = rng.choice(["s1", "s2", "s3"], N_POOL)
+    truth = np.clip(rng.integers(1, 5, N_POOL) + 2 * (system == "s1"), 1, 5)
+    pool = systems_pool(tmp_path / "pool.csv", rng, system, truth, doc=doc)
     root = tmp_path / "study"
     assert bacon(
         "sample", str(pool), "--study", str(root), "--budget", "40", "--item", "id",

@@ -20,7 +20,15 @@ from bacon_bayes.study import Study, StudyConfig, draw_wave, import_labels
 from bacon_bayes.study.folder import record_max_labels
 from bacon_bayes.study.settled import POINT_PROJECTION, labels_needed, parse_goal
 
-from .conftest import N_POOL, bacon, fill, grouped_study, label_wave, record_budget
+from .conftest import (
+    N_POOL,
+    bacon,
+    fill,
+    grouped_study,
+    label_wave,
+    record_budget,
+    systems_pool,
+)
 
 
 @pytest.fixture
@@ -811,3 +819,42 @@ def test_a_spent_budget_gets_no_plan_for_more_labels(
     out = capsys.readouterr().out
     assert "the labelling budget (max_labels = 60) is spent" in out, out
     assert "would narrow the intervals" not in out and "more labels" not in out
+
+
+def budget_study(tmp_path: Path, max_labels: int) -> Path:
+    """A study of three systems, s1 a point up on about 45% of its items, with one labeled
+    uniform wave of 40 items and the labelling budget ``max_labels`` recorded with it: the
+    top system is open, and about 73 more labels would resolve it (uniform design)."""
+    tmp_path.mkdir()
+    rng = np.random.default_rng(0)
+    system = rng.choice(["s1", "s2", "s3"], N_POOL)
+    truth = rng.integers(1, 5, N_POOL)
+    truth = np.clip(truth + ((system == "s1") & (rng.random(N_POOL) < 0.45)), 1, 5)
+    pool = systems_pool(tmp_path / "pool.csv", rng, system, truth)
+    root = tmp_path / "study"
+    assert bacon("sample", str(pool), "--study", str(root), "--budget", "40", "--item", "id",
+                 "--label", "human", "--judge", "judge_a,judge_b", "--group", "system",
+                 "--max-labels", str(max_labels), "--out", str(tmp_path / "todo.csv"),
+                 ) == 0  # fmt: skip
+    import_labels(root, fill(tmp_path / "todo.csv", pool, tmp_path / "filled.csv"))
+    return root
+
+
+def test_the_labels_that_resolve_the_top_stop_at_the_recorded_budget(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """A study recording max_labels = 60 with 40 labels in: the plan's line recommended
+    "about 73 more labels (113 in all)" to resolve the top system, past the 20 left, which
+    `bacon sample` refuses. The line says the 20 left do not resolve it, under the anytime
+    intervals and one look's (--fixed) alike; a larger budget keeps the recommendation."""
+    root = budget_study(tmp_path / "small", 60)
+    capsys.readouterr()
+    for fixed in ([], ["--fixed"]):
+        assert bacon("estimate", str(root), "--engine", "freq", *fixed) == 0
+        line = next(s for s in capsys.readouterr().out.splitlines() if "bacon plan:" in s)
+        assert "the 20 labels left of the study's budget (max_labels = 60)" in line, line
+        assert "do not resolve the top system" in line and "73 more labels" not in line, line
+    roomy = budget_study(tmp_path / "roomy", 200)
+    capsys.readouterr()
+    assert bacon("estimate", str(roomy), "--engine", "freq") == 0
+    assert "about 73 more labels (113 in all, uniform design)" in capsys.readouterr().out
