@@ -193,3 +193,32 @@ def test_estimate_names_judge_scores_packed_in_text_as_doctor_does(tmp_path, cap
         assert f"judge column {column!r} holds scores packed in text" in err, err
         assert "line 2 (item 1)" in err and fix in err
         assert "Fix the value" not in err and "map them to numbers" not in err
+
+
+def test_an_error_score_stored_negated_gets_no_lower_is_better_hint(tmp_path, capsys) -> None:
+    """Session 42, WMT22 as shipped: MQM stored as minus the penalty (0 no error, below 0
+    worse) rises with every quality judge, so higher is better; the name 'mqm' made doctor
+    and estimate say "pass --better lower", which would rank the worst system first. The
+    same table with the penalty stored positive (judges falling) keeps the hint."""
+    rng = np.random.default_rng(4)
+    n, systems = 240, {"A": 1.0, "B": 2.0, "C": 4.0}
+    err = np.concatenate([mu * rng.uniform(0.2, 1.8, size=n) for mu in systems.values()])
+    frame = pd.DataFrame(
+        {
+            "id": [f"i{k}" for k in range(err.size)],
+            "system": np.repeat(list(systems), n),
+            "q1": -err + rng.normal(0, 0.5, err.size),
+            "q2": -0.5 * err + rng.normal(0, 0.5, err.size),
+        }
+    )
+    labeled = np.arange(err.size) % 4 == 0
+    for sign, hinted in ((-1.0, False), (1.0, True)):
+        frame["mqm"] = np.where(labeled, sign * err, np.nan)
+        path = tmp_path / f"mqm{sign:+.0f}.csv"
+        frame.to_csv(path, index=False)
+        out, _ = doctor([str(path)], capsys)
+        assert ("--better lower" in out) is hinted, out
+        args = ["estimate", str(path), "--label", "mqm", "--judge", "q1", "--judge", "q2"]
+        assert main([*args, "--group", "system", "--engine", "freq"]) == 0
+        printed = capsys.readouterr().out
+        assert ("warning: label 'mqm' looks like an error score" in printed) is hinted, printed

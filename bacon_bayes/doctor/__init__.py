@@ -278,7 +278,7 @@ def profile(
         for j in how.reversed:
             roles.reasons[f"judge:{j}"] += "; falls as the label rises: a reversed scale?"
         p.bias_note = how.note
-        p.better_hint = bias.better_lower_hint(roles.label or "", how.label_negated)
+        p.better_hint = bias.better_lower_hint(roles.label or "", how.label_negated, y)
         p.length_left_out = bias.without_text(y, length)
         if length is None:
             p.length_note = "no response text column: response length not checked"

@@ -418,12 +418,16 @@ def oriented_biases(
 _ERROR_NAME = re.compile(r"mqm|error|loss|penalt|mistake|(^|[^a-z])(wer|ter|cer)([^a-z]|$)", re.I)
 
 
-def better_lower_hint(name: str, label_negated: bool) -> str:
+def better_lower_hint(name: str, label_negated: bool, label: np.ndarray | None = None) -> str:
     """The hint to pass ``--better lower`` where the label looks like an error score:
     its name reads as one (MQM, error, loss, penalty, WER/TER), or every judge falls as it
     rises (:func:`orient` negated it); "" otherwise. Without it "best" and "top" mean the
-    highest mean, the worst group of an error score."""
-    named = bool(_ERROR_NAME.search(name))
+    highest mean, the worst group of an error score.
+
+    A ``label`` whose values are all at or below 0 (some below) is an error score stored
+    as minus the penalty (WMT's MQM: 0 no error, -25 the worst), already higher = better:
+    its name gives no hint."""
+    named = bool(_ERROR_NAME.search(name)) and not _stored_negated(label)
     if not (named or label_negated):
         return ""
     why = f"its name {name!r} reads as one" if named else f"every judge falls as {name!r} rises"
@@ -432,6 +436,15 @@ def better_lower_hint(name: str, label_negated: bool) -> str:
         "and 'top' here mean the highest mean; pass --better lower to rank the lowest mean "
         "first (bacon estimate, report, plan --top, status, sample --until best)"
     )
+
+
+def _stored_negated(label: np.ndarray | None) -> bool:
+    """Whether ``label``'s known values are all <= 0 with some below (minus a penalty)."""
+    if label is None:
+        return False
+    y = np.asarray(label, dtype=float)
+    y = y[np.isfinite(y)]
+    return bool(y.size) and bool((y <= 0).all() and (y < 0).any())
 
 
 def judge_biases(

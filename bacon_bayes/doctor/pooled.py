@@ -224,4 +224,4 @@ def better_hint(pool: EvalPool, bounds: tuple[float, float] | None = None) -> st
     scores = pool.judge_matrix()
     frame = pd.DataFrame(scores.to_numpy(dtype=float), columns=[str(j) for j in pool.judges])
     how = bias.orient(y, frame, pool.label_name, _error_score(bounds))
-    return bias.better_lower_hint(pool.label_name, how.label_negated) or None
+    return bias.better_lower_hint(pool.label_name, how.label_negated, y) or None
