@@ -292,7 +292,10 @@ def _groups(
     notes = dict.fromkeys(t.details.get(k) for t in tables for k in keys)
     level = f"{100 * (1 - alpha):g}%"
     return (
-        _img(figures.groups_figure(tables, _groups_axis(cal, better)), "group means")
+        _img(
+            figures.groups_figure(tables, _groups_axis(cal, better)),
+            figures.series_alt("group means", tables),
+        )
         + _withheld(tables)
         + f"<p>{level} intervals: <b>{_esc(guarantee_note(tables[0]))}</b>.</p>"
         + "".join(
