@@ -252,7 +252,7 @@ def test_group_figure_says_lower_is_better(fitted):
 
     def figure(better):
         page = _groups(fitted, 0.05, {}, better)
-        return re.search(r'<img src="([^"]+)" alt="group means">', page)[1]
+        return re.search(r'<img src="([^"]+)" alt="group means[^"]*">', page)[1]
 
     assert figure("lower") != figure("higher"), "the same figure either way"
     from bacon_bayes.report.html import _groups_axis
@@ -260,3 +260,46 @@ def test_group_figure_says_lower_is_better(fitted):
     assert "lower is better: the best at the bottom" in _groups_axis(fitted, "lower")
     assert "error score" in _groups_axis(fitted, None)  # the hint, on the figure too
     assert "better" not in _groups_axis(fitted, "higher")
+
+
+def test_json_comparisons_say_best_by_and_the_warning(fitted):
+    """The JSON of the comparisons lacked what the text says: which mean is "best" and
+    the warning that the label looks like an error score (--better not given); both keys
+    are always there, None where there is no warning."""
+    from bacon_bayes.report.comparisons import comparisons
+
+    high = comparisons(fitted).to_dict()
+    assert high["best_by"] == "highest mean"
+    assert high["warning"] and "--better lower" in high["warning"]
+    for way in ("lower", "higher"):
+        given = comparisons(fitted, better=way).to_dict()
+        assert given["best_by"] == f"{'lowest' if way == 'lower' else 'highest'} mean"
+        assert "warning" in given and given["warning"] is None
+
+
+def test_a_streamed_estimate_warns_of_an_error_score_as_in_memory(tmp_path, capsys):
+    """The streamed estimate (--chunk-rows) never warned that the label looks like an
+    error score: it takes the hint from its labeled rows, in the text and the JSON, as
+    the in-memory estimate does; with --better given, no warning."""
+    import json
+
+    from bacon_bayes.cli import main
+
+    table = tmp_path / "pool.csv"
+    _frame().rename(columns={"label": "score"}).to_csv(table, index=False)  # not by name
+    args = ["estimate", str(table), "--label", "score", "--judge", "q1", "--judge", "q2",
+            "--group", "system", "--item", "id", "--engine", "freq"]  # fmt: skip
+    said = {}
+    for extra in ([], ["--chunk-rows", "150"]):
+        assert main([*args, *extra]) == 0
+        text = capsys.readouterr().out
+        assert "warning: label 'score' looks like an error score" in text, text
+        assert "every judge falls as 'score' rises" in text
+        assert main([*args, *extra, "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)["comparisons"]
+        assert out["best_by"] == "highest mean"
+        said[bool(extra)] = out["warning"]
+    assert said[True] == said[False] and "--better lower" in said[True]
+    assert main([*args, "--chunk-rows", "150", "--json", "--better", "higher"]) == 0
+    out = json.loads(capsys.readouterr().out)["comparisons"]
+    assert out["warning"] is None and out["best_by"] == "highest mean"

@@ -117,3 +117,52 @@ def test_a_judge_off_the_labels_seen_range_gets_a_note_naming_why_and_scale():
     scaled = Calibrator(engine="freq", scale=(1, 5)).fit(pool).judge_bias().set_index("judge")
     assert scaled["same_scale"].all() and "note" not in scaled
     assert scaled.loc["gpt4", "bias"] == pytest.approx(0.953, abs=0.001)
+
+
+def test_the_report_plots_offset_and_scale_only_for_judges_on_the_labels_scale(monkeypatch):
+    """A judge off the label's scale (a 0-1 probability against a 1-6 label) has its
+    offset and scale in its own units: drawn beside the others they squashed the panels.
+    The forest plot leaves it out of those two panels (the caption says how many), keeps
+    it in the noise panel, and drops them when no judge is on the label's scale."""
+    import html
+    import re
+
+    from bacon_bayes.report import figures
+    from bacon_bayes.report.html import _bias
+
+    drawn = []
+    monkeypatch.setattr(figures, "data_uri", lambda fig, dpi=100: drawn.append(fig) or "")
+
+    def rows(fig) -> dict[str, int]:  # points per panel, by its x label
+        out = {}
+        for ax in fig.axes:
+            shown = [len(line.get_xdata()) for line in ax.lines if line.get_marker() == "o"]
+            out[ax.get_xlabel()] = sum(shown)
+        return out
+
+    pool, _ = simulated_pool(0, n=400, share=0.3)  # 8 judges on 1-6 and "prob" on 0-1
+    page = _bias(Calibrator(engine="freq", scale=(1, 6)).fit(pool), 0.9)
+    caption = re.search(r"<p class='note'>\((\d+ of \d+ judges left out[^<]*)\)</p>", page)
+    assert caption and caption[1].startswith("1 of 9 judges left out of offset and scale")
+    fig = drawn.pop()
+    assert rows(fig)["offset"] == rows(fig)["scale"] == 8
+    assert rows(fig)["noise (human units)"] == 9
+    assert fig.get_size_inches()[1] >= 0.9 + 0.35 * 9  # the height by every judge
+    offset = next(ax for ax in fig.axes if ax.get_xlabel() == "offset")
+    assert offset.get_title() == "8 of 9 judges (on the label's scale)"
+
+    off = pool.judge_matrix()[["prob"]].assign(y=pool.y, p2=lambda d: 1 - d["prob"] ** 2)
+    alone = EvalPool.from_frame(off, label="y", judges=["prob", "p2"], outcome="continuous")
+    page = html.unescape(_bias(Calibrator(engine="freq", scale=(1, 6)).fit(alone), 0.9))
+    assert "offset and scale not drawn: no judge is on the label's scale" in page
+    labels = {ax.get_xlabel() for ax in drawn.pop().axes}
+    assert "offset" not in labels and "scale" not in labels
+    assert "noise (human units)" in labels
+
+    from bacon_bayes.bayes.bias import forest_figure
+
+    many = pd.DataFrame({"judge": [f"j{k}" for k in range(16)], "same_scale": [True] * 16,
+                         "bias": 0.1, "offset": 0.0, "scale": 1.0, "noise_human": 0.5})  # fmt: skip
+    assert forest_figure(many).get_size_inches()[1] >= 5.5
+    every = forest_figure(many.assign(same_scale=[False] + [True] * 15), every_line=True)
+    assert rows(every)["offset"] == 16  # every_line: every judge, as before

@@ -327,3 +327,48 @@ def test_figures_say_their_data_in_words_and_tell_series_apart_by_shape(monkeypa
     assert "wave 2 (180 labels) 3, anytime [2.8, 3.2], fixed [2.9, 3.1]" in figures.sequence_alt(
         looks
     )
+
+
+def test_the_group_figure_alt_names_each_group_with_its_mean_and_interval():
+    """The group means figure's alt text was "group means": it now names the groups as
+    drawn (highest first) with each series' mean and interval, which marker is which
+    series, which have no interval, and past ten groups counts the rest."""
+    from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.report import figures
+    from bacon_bayes.report.html import _groups
+
+    rng = np.random.default_rng(7)
+    k, n = 16, 1600
+    names = np.array([f"M{i}" for i in range(k)])
+    g = np.arange(n) % k
+    q = rng.normal(0.1 * g, 0.8)
+    labeled = (rng.random(n) < 0.3) & (g != 0)  # M0: no labels, no interval
+    frame = pd.DataFrame({"j": q + rng.normal(0.3, 0.5, n), "system": names[g],
+                          "y": np.where(labeled, q, np.nan)})  # fmt: skip
+    pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous",
+                               group="system")  # fmt: skip
+    cal = Calibrator(engine="freq").fit(pool)
+    (alt,) = [html.unescape(a) for a in re.findall(r'alt="([^"]*)"', _groups(cal, 0.05, {}))]
+    aee = cal.estimate_groups(0.05, True, "aee")
+    top = int(np.nanargmax(aee.estimate))
+    g_ = figures._g
+    said = f"{aee.names[top]} {g_(aee.estimate[top])} [{g_(aee.ci_low[top])}, "
+    assert alt.startswith("group means (16), highest first, 95% intervals")
+    assert "aee (marker 'o') / classical (marker 's')" in alt
+    assert f": {said}" in alt  # the highest first
+    assert alt.count("[") == 2 * figures.MAX_ALT_ROWS
+    assert "; and 6 more" in alt
+    assert len(alt) < 900
+    listed = [n for n in aee.names if f"{n} " in alt.replace(";", " ")]
+    assert len(listed) == figures.MAX_ALT_ROWS
+    assert "; and 6 more (1 without an interval)" in alt  # M0: at the bottom, unnamed
+
+    small = frame[frame["system"].isin(["M0", "M1", "M2", "M3"])]
+    pool = EvalPool.from_frame(small, label="y", judges=["j"], outcome="continuous",
+                               group="system")  # fmt: skip
+    tables = [Calibrator(engine="freq").fit(pool).estimate_groups(0.05, True, m)
+              for m in ("aee", "classical")]  # fmt: skip
+    alt = figures.series_alt("group means", tables)
+    assert "more" not in alt and alt.count("M") == 4
+    assert re.search(r"M0 [-0-9.]+ (\[[^]]*\]|\(no interval\)) / no estimate", alt)
+    assert "marker" not in figures.series_alt("group means", tables[:1])

@@ -224,27 +224,54 @@ def judge_bias(models: Any, level: float = 0.9) -> pd.DataFrame:
     return pd.DataFrame(table)
 
 
-def forest_plot(table: pd.DataFrame, path: str | Path, *, title: str | None = None) -> Path:
-    """Write a forest plot (one panel per quantity, one row per judge) as PNG."""
+def forest_plot(
+    table: pd.DataFrame,
+    path: str | Path,
+    *,
+    title: str | None = None,
+    every_line: bool = False,
+) -> Path:
+    """Write a forest plot (one panel per quantity, one row per judge) as PNG.
+
+    As :func:`forest_figure`: ``offset`` and ``scale`` only for the judges on the
+    label's scale (``every_line``: for every judge).
+    """
     import matplotlib.pyplot as plt
 
-    fig = forest_figure(table, title=title)
+    fig = forest_figure(table, title=title, every_line=every_line)
     try:
         return write_file(path, lambda tmp: fig.savefig(tmp, dpi=120, format="png"))
     finally:
         plt.close(fig)
 
 
-def forest_panels(table: pd.DataFrame) -> list[str]:
-    """The quantities :func:`forest_figure` draws a panel of, in its order."""
+#: The panels of a judge's line, in the judge's units: drawn only for the judges on the
+#: label's scale (:func:`bacon_bayes.judge_bias.label_scale_judges`).
+LINE_PANELS = ("offset", "scale")
+
+
+def line_judges(table: pd.DataFrame, every_line: bool = False) -> np.ndarray:
+    """bool per judge: its ``offset`` and ``scale`` are drawn (on the label's scale, or
+    ``every_line``)."""
+    from bacon_bayes.judge_bias import label_scale_judges
+
+    return np.ones(len(table), dtype=bool) if every_line else label_scale_judges(table)
+
+
+def forest_panels(table: pd.DataFrame, every_line: bool = False) -> list[str]:
+    """The quantities :func:`forest_figure` draws a panel of, in its order (no offset
+    and scale where no judge is on the label's scale, unless ``every_line``)."""
     panels = [k for k in ("bias", "offset", "scale", "noise_human") if k in table]
     if "bias" in table and not table["bias"].notna().any():
         panels.remove("bias")  # no judge on the label's scale
     with_interval = [k for k in table if f"{k}_low" in table and f"{k}_high" in table]
     if not panels:  # multinomial: every quantity with an interval
-        return with_interval
-    # the frequentist table of a categorical label: its rates against people too
-    return panels + [k for k in with_interval if k.startswith(HUMAN_RATES)]
+        panels = with_interval
+    else:  # the frequentist table of a categorical label: its rates against people too
+        panels = panels + [k for k in with_interval if k.startswith(HUMAN_RATES)]
+    if not line_judges(table, every_line).any():
+        panels = [k for k in panels if k not in LINE_PANELS]
+    return panels
 
 
 def draws_intervals(table: pd.DataFrame) -> bool:
@@ -258,14 +285,22 @@ def draws_intervals(table: pd.DataFrame) -> bool:
     )  # fmt: skip
 
 
-def forest_figure(table: pd.DataFrame, *, title: str | None = None) -> Any:
-    """The forest plot as a matplotlib figure (one panel per quantity, a row per judge)."""
+def forest_figure(
+    table: pd.DataFrame, *, title: str | None = None, every_line: bool = False
+) -> Any:
+    """The forest plot as a matplotlib figure (one panel per quantity, a row per judge).
+
+    ``offset`` and ``scale`` are in each judge's units: only the judges on the label's
+    scale (:func:`bacon_bayes.judge_bias.label_scale_judges`) are drawn there, the
+    panels titled "k of n judges" when some are left out and dropped when none is on it
+    (``every_line``: every judge, as before); the other panels have every judge.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = forest_panels(table)
+    panels = forest_panels(table, every_line)
     labels = {
         "bias": "bias (judge - human, typical item)",
         "offset": "offset",
@@ -278,19 +313,24 @@ def forest_figure(table: pd.DataFrame, *, title: str | None = None) -> Any:
     }
     refs = {"bias": 0.0, "offset": 0.0, "scale": 1.0}
     n = len(table)
-    fig, axes = plt.subplots(
+    drawn = line_judges(table, every_line)
+    fig, axes = plt.subplots(  # the height by every judge: the noise panel has them all
         1, len(panels), figsize=(3.2 * len(panels), 0.9 + 0.35 * n), sharey=True
     )
     axes = np.atleast_1d(axes)
     ypos = np.arange(n)[::-1]
     for ax, k in zip(axes, panels, strict=True):
-        mean = table[k].to_numpy(dtype=float)
+        rows = drawn if k in LINE_PANELS else np.ones(n, dtype=bool)
+        mean = table[k].to_numpy(dtype=float)[rows]
         err = None  # points only where the table has no interval (frequentist offset/scale)
         if f"{k}_low" in table and f"{k}_high" in table:
-            err = [mean - table[f"{k}_low"].to_numpy(), table[f"{k}_high"].to_numpy() - mean]
-        ax.errorbar(mean, ypos, xerr=err, fmt="o", color="tab:blue", capsize=3)
+            low, high = table[f"{k}_low"].to_numpy(float), table[f"{k}_high"].to_numpy(float)
+            err = [mean - low[rows], high[rows] - mean]
+        ax.errorbar(mean, ypos[rows], xerr=err, fmt="o", color="tab:blue", capsize=3)
         if k in refs:
             ax.axvline(refs[k], color="grey", lw=0.8, ls="--")
+        if k in LINE_PANELS and not rows.all():
+            ax.set_title(f"{int(rows.sum())} of {n} judges (on the label's scale)", fontsize=8)
         ax.set_xlabel(labels.get(k, k))
         ax.grid(axis="x", alpha=0.3)
     axes[0].set_yticks(ypos, table["judge"].astype(str).tolist())

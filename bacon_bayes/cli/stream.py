@@ -195,11 +195,26 @@ def _comparisons(
     too_many = uncompared(len(result.groups[0].names), args.group or "group")
     if too_many:
         return None, too_many
+    better = better_from_args(args)
     compared = comparisons_of(
         result.groups[0], result.fit.bounds, args.alpha, args.group or "group", target,
-        better=better_from_args(args) or "higher",
+        better=better or "higher",
+        direction_note=None if better is not None else direction_hint(result, args.label),
     )  # fmt: skip
     return (compared if compared.best_clear else replace(compared, plan_note=STREAM_PLAN)), None
+
+
+def direction_hint(result: StreamResult, label: str) -> str | None:
+    """The hint to pass ``--better lower`` where the streamed label looks like an error
+    score, from the labeled rows the fit keeps (as in memory, where the unlabeled rows
+    add nothing: :func:`~bacon_bayes.doctor.pooled.better_hint`)."""
+    import pandas as pd
+
+    from bacon_bayes.doctor.pooled import better_hint_of
+
+    lab = result.fit.labeled
+    scores = pd.DataFrame(lab.scores, columns=[str(j) for j in result.fit.model.features.judges])
+    return better_hint_of(lab.y, scores, label, result.fit.bounds)
 
 
 def summary(result: StreamResult, args: argparse.Namespace) -> dict[str, Any]:

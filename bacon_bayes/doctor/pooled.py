@@ -30,7 +30,7 @@ from bacon_bayes.scale import Scale, error_scale
 if TYPE_CHECKING:
     from bacon_bayes.pool import EvalPool
 
-__all__ = ["PoolCheck", "better_hint", "judge_warnings", "profile_pool"]
+__all__ = ["PoolCheck", "better_hint", "better_hint_of", "judge_warnings", "profile_pool"]
 
 #: the label's column in the frame the agreement functions read (not a judge's name)
 _LABEL = "\x00label"
@@ -216,12 +216,35 @@ def unscored_note(pool: EvalPool, scores: pd.DataFrame) -> str:
 
 def better_hint(pool: EvalPool, bounds: tuple[float, float] | None = None) -> str | None:
     """The hint to pass ``--better lower`` where the pool's label looks like an error
-    score (:func:`~bacon_bayes.doctor.bias.better_lower_hint`: its name, or every judge
-    falling as it rises, as the bias checks orient it); None otherwise."""
-    y = np.asarray(pool.y, dtype=float)
-    if np.isfinite(y).sum() < 2:
-        return None
+    score (:func:`better_hint_of` on the pool's labels and judges); None otherwise."""
     scores = pool.judge_matrix()
     frame = pd.DataFrame(scores.to_numpy(dtype=float), columns=[str(j) for j in pool.judges])
-    how = bias.orient(y, frame, pool.label_name, _error_score(bounds))
-    return bias.better_lower_hint(pool.label_name, how.label_negated, y) or None
+    return better_hint_of(pool.y, frame, pool.label_name, bounds)
+
+
+def better_hint_of(
+    y: np.ndarray,
+    judges: pd.DataFrame,
+    label_name: str,
+    bounds: tuple[float, float] | None = None,
+) -> str | None:
+    """The hint to pass ``--better lower`` where a label looks like an error score
+    (:func:`~bacon_bayes.doctor.bias.better_lower_hint`: its name, or every judge falling
+    as it rises, as the bias checks orient it); None otherwise.
+
+    Parameters
+    ----------
+    y : ndarray
+        The labels, one per row (NaN where unlabeled: only labeled rows count).
+    judges : DataFrame
+        The judges' scores, one column per judge, rows as ``y``.
+    label_name : str
+        The label's column name (a name such as ``mqm`` or ``error`` reads as one).
+    bounds : tuple of float, optional
+        The label's range: one open at one end is an error score's.
+    """
+    y = np.asarray(y, dtype=float)
+    if np.isfinite(y).sum() < 2:
+        return None
+    how = bias.orient(y, judges, label_name, _error_score(bounds))
+    return bias.better_lower_hint(label_name, how.label_negated, y) or None

@@ -216,6 +216,10 @@ class Comparisons:
             "best": self.best,
             "best_clear": self.best_clear,
             "better": self.better,
+            # "best" as the text's best line reads it, and its warning (the label looks
+            # like an error score and --better was not given), None where there is none
+            "best_by": best_words(self.better),
+            "warning": self.direction_note,
             "could_be_first": self.could_be_first,
             # "name" and "estimate" as in every group table's rows (the older "pair",
             # "difference" and "group" are kept)

@@ -448,19 +448,47 @@ def sequence_alt(looks: pd.DataFrame) -> str:
     return f"pool mean at each wave: {rows}"
 
 
+#: Most rows (groups, models) :func:`series_alt` names; the rest are counted.
+MAX_ALT_ROWS = 10
+
+
+def _row_of(t: EstimateTable, name: str) -> tuple[float, float, float]:
+    """``name``'s estimate and interval in ``t`` (NaN where ``t`` lacks it)."""
+    if name not in t.names:
+        return float("nan"), float("nan"), float("nan")
+    k = list(t.names).index(name)
+    return float(t.estimate[k]), float(t.ci_low[k]), float(t.ci_high[k])
+
+
+def _row_alt(t: EstimateTable, name: str) -> str:
+    """One row of ``t`` in words: ``3.41 [3.2, 3.62]``, or without an interval."""
+    est, low, high = _row_of(t, name)
+    if not np.isfinite(est):
+        return "no estimate"
+    if np.isfinite(low) and np.isfinite(high):
+        return f"{_g(est)} [{_g(low)}, {_g(high)}]"
+    return f"{_g(est)} (no interval)"
+
+
 def series_alt(what: str, tables: Sequence[EstimateTable]) -> str:
-    """A figure of one row per name (groups, models) in words: per series, the highest
-    and the lowest estimate and how many have no interval."""
-    said = []
-    for t in tables:
-        est = np.asarray(t.estimate, dtype=float)
-        if not np.isfinite(est).any():
-            continue
-        hi, lo = int(np.nanargmax(est)), int(np.nanargmin(est))
-        none = int((~np.isfinite(np.asarray(t.ci_low, dtype=float))).sum())
-        said.append(
-            f"{t.method} (marker {SERIES_MARKERS[len(said) % 3]!r}) from "
-            f"{cell_name(t.names[hi])} {_g(est[hi])} down to {cell_name(t.names[lo])} "
-            f"{_g(est[lo])}" + (f", {none} without an interval" if none else "")
-        )
-    return f"{what} ({len(tables[0].names)}), highest on top: " + "; ".join(said)
+    """A figure of one row per name (groups, models; :func:`groups_figure`) in words:
+    the rows as drawn, highest first, each with its estimate and interval per series
+    (which marker is which series when there are several), the first
+    :data:`MAX_ALT_ROWS` named and the rest counted, with how many of those lack an
+    interval."""
+    names = list(tables[0].names)
+    order = np.argsort(-group_rows(tables[0]), kind="stable")  # the top row first
+    head = f"{what} ({len(names)}), highest first, {100 * (1 - tables[0].alpha):g}% intervals"
+    if len(tables) > 1:  # the markers as groups_figure draws them: by the table's place
+        legend = " / ".join(f"{t.method} (marker {SERIES_MARKERS[k % 3]!r})"
+                            for k, t in enumerate(tables))  # fmt: skip
+        head += f", each as {legend}"
+    rows = [
+        f"{cell_name(names[i])} " + " / ".join(_row_alt(t, names[i]) for t in tables)
+        for i in order[:MAX_ALT_ROWS]
+    ]
+    rest = [names[i] for i in order[MAX_ALT_ROWS:]]
+    if rest:
+        bare = sum(any(not np.isfinite(_row_of(t, n)[1:]).all() for t in tables) for n in rest)
+        rows.append(f"and {len(rest)} more" + (f" ({bare} without an interval)" if bare else ""))
+    return f"{head}: " + "; ".join(rows)

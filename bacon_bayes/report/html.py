@@ -292,7 +292,10 @@ def _groups(
     notes = dict.fromkeys(t.details.get(k) for t in tables for k in keys)
     level = f"{100 * (1 - alpha):g}%"
     return (
-        _img(figures.groups_figure(tables, _groups_axis(cal, better)), "group means")
+        _img(
+            figures.groups_figure(tables, _groups_axis(cal, better)),
+            figures.series_alt("group means", tables),
+        )
         + _withheld(tables)
         + f"<p>{level} intervals: <b>{_esc(guarantee_note(tables[0]))}</b>.</p>"
         + "".join(
@@ -371,7 +374,27 @@ def _bias(cal: Calibrator, level: float) -> str:
         "are each categorical judge's rates against the human label over the pool.</p>"
     )
     alt = f"judge bias forest plot of {len(table)} judges ({drawn}): the table below"
-    return _img(uri, alt) + note + _table(_bias_columns(table), 3)
+    return _img(uri, alt) + _lines_left_out(table) + note + _table(_bias_columns(table), 3)
+
+
+def _lines_left_out(table: pd.DataFrame) -> str:
+    """The forest plot's caption where judges off the label's scale are left out of its
+    offset and scale panels (in their own units, they would squash the others'), or
+    those panels are dropped (no judge on it); "" where every judge is drawn."""
+    from bacon_bayes.bayes.bias import LINE_PANELS
+    from bacon_bayes.judge_bias import label_scale_judges
+
+    on, n = label_scale_judges(table), len(table)
+    if on.all() or not any(k in table for k in LINE_PANELS):
+        return ""
+    if on.any():
+        said = (
+            f"{n - int(on.sum())} of {n} judges left out of offset and scale: not on the "
+            "label's scale (no bias: scores off its range, or reversed)"
+        )
+    else:
+        said = "offset and scale not drawn: no judge is on the label's scale"
+    return f"<p class='note'>({_esc(said)}; the table below has them.)</p>"
 
 
 def _line_sd(table: pd.DataFrame, label_sd: float) -> str:
