@@ -52,7 +52,6 @@ __all__ = [
     "freq_judge_bias",
     "human_rates",
     "label_range",
-    "label_scale_judges",
     "on_label_scale",
     "same_scale",
 ]
@@ -405,22 +404,6 @@ def on_label_scale(
         notes = [off_scale_note(scores[:, j], low, high, seen) for j in range(len(table))]
         table["note"] = np.where(on, "", notes)
     return _without_reversed(pool, table)
-
-
-def label_scale_judges(table: pd.DataFrame) -> np.ndarray:
-    """bool per row of a judge-bias table: the judge scores on the label's scale, so its
-    ``offset`` and ``scale`` are in the label's units and compare with the others'.
-
-    Read from the table's ``same_scale`` column (:func:`on_label_scale`,
-    :func:`freq_judge_bias`: False off the label's range, or for a judge that falls as
-    the label rises), else from where ``bias`` is given; every judge without either (a
-    table of :func:`bacon_bayes.bayes.bias.judge_bias` alone, which assumes one scale).
-    """
-    if "same_scale" in table:
-        return table["same_scale"].eq(True).to_numpy(dtype=bool)
-    if "bias" in table:
-        return table["bias"].notna().to_numpy(dtype=bool)
-    return np.ones(len(table), dtype=bool)
 
 
 def posterior_table(cal: Calibrator) -> bool:

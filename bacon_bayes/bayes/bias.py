@@ -45,7 +45,7 @@ import pandas as pd
 from bacon_bayes.atomic import write_file
 from bacon_bayes.errors import NotFittedError, ValidationError
 
-__all__ = ["bias_draws", "forest_figure", "forest_plot", "judge_bias"]
+__all__ = ["bias_draws", "forest_figure", "forest_plot", "judge_bias", "label_scale_judges"]
 
 #: Name prefixes of the confusion rates against the human label (a Calibrator's table).
 HUMAN_RATES = ("fpr_human", "fnr_human", "acc_human_")
@@ -224,6 +224,22 @@ def judge_bias(models: Any, level: float = 0.9) -> pd.DataFrame:
     return pd.DataFrame(table)
 
 
+def label_scale_judges(table: pd.DataFrame) -> np.ndarray:
+    """bool per row of a judge-bias table: the judge scores on the label's scale, so its
+    ``offset`` and ``scale`` are in the label's units and compare with the others'.
+
+    Read from the table's ``same_scale`` column (``bacon_bayes.judge_bias``'s
+    ``on_label_scale`` and ``freq_judge_bias``: False off the label's range, or for a
+    judge that falls as the label rises), else from where ``bias`` is given; every judge
+    without either (a table of :func:`judge_bias` alone, which assumes one scale).
+    """
+    if "same_scale" in table:
+        return table["same_scale"].eq(True).to_numpy(dtype=bool)
+    if "bias" in table:
+        return table["bias"].notna().to_numpy(dtype=bool)
+    return np.ones(len(table), dtype=bool)
+
+
 def forest_plot(
     table: pd.DataFrame,
     path: str | Path,
@@ -246,15 +262,13 @@ def forest_plot(
 
 
 #: The panels of a judge's line, in the judge's units: drawn only for the judges on the
-#: label's scale (:func:`bacon_bayes.judge_bias.label_scale_judges`).
+#: label's scale (:func:`label_scale_judges`).
 LINE_PANELS = ("offset", "scale")
 
 
 def line_judges(table: pd.DataFrame, every_line: bool = False) -> np.ndarray:
     """bool per judge: its ``offset`` and ``scale`` are drawn (on the label's scale, or
     ``every_line``)."""
-    from bacon_bayes.judge_bias import label_scale_judges
-
     return np.ones(len(table), dtype=bool) if every_line else label_scale_judges(table)
 
 
@@ -291,7 +305,7 @@ def forest_figure(
     """The forest plot as a matplotlib figure (one panel per quantity, a row per judge).
 
     ``offset`` and ``scale`` are in each judge's units: only the judges on the label's
-    scale (:func:`bacon_bayes.judge_bias.label_scale_judges`) are drawn there, the
+    scale (:func:`label_scale_judges`) are drawn there, the
     panels titled "k of n judges" when some are left out and dropped when none is on it
     (``every_line``: every judge, as before); the other panels have every judge.
     """

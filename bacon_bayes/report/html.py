@@ -381,8 +381,7 @@ def _lines_left_out(table: pd.DataFrame) -> str:
     """The forest plot's caption where judges off the label's scale are left out of its
     offset and scale panels (in their own units, they would squash the others'), or
     those panels are dropped (no judge on it); "" where every judge is drawn."""
-    from bacon_bayes.bayes.bias import LINE_PANELS
-    from bacon_bayes.judge_bias import label_scale_judges
+    from bacon_bayes.bayes.bias import LINE_PANELS, label_scale_judges
 
     on, n = label_scale_judges(table), len(table)
     if on.all() or not any(k in table for k in LINE_PANELS):
