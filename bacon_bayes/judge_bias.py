@@ -89,19 +89,25 @@ def same_scale(scores: np.ndarray, low: float, high: float) -> bool:
     return bool(q1 >= low - slack and q99 <= high + slack and q99 - q1 >= 0.25 * (high - low))
 
 
-def off_scale_note(scores: np.ndarray, low: float, high: float, seen: bool) -> str:
+def off_scale_note(scores: np.ndarray, low: float, high: float, bounds: tuple[float, float]) -> str:
     """Why a judge not on the label's scale (:func:`same_scale`) gets no bias: where its
-    scores lie against ``[low, high]``, the label's range (``seen``: the labels' own, no
-    scale given, so a judge on the label's full scale may fall outside it)."""
+    scores lie against ``[low, high]``, the label's range (read off the labels seen at an
+    end ``bounds`` leaves open, so a judge on the label's full scale may fall outside it)."""
     s = scores[np.isfinite(scores)]
     if s.size == 0:
         return "no scores: no bias"
     q1, q99 = np.quantile(s, [0.01, 0.99])
+    given = int(np.isfinite(bounds).sum())
     where = (
-        "the labels seen, no scale given: if the judge scores on the label's scale, give "
-        "it as --scale LOW:HIGH (scale=(LOW, HIGH) in Python)"
-        if seen
-        else "its scale"
+        "its scale"
+        if given == 2
+        else (
+            "the labels seen, no scale given"
+            if given == 0
+            else "the labels seen at the end the scale leaves open"
+        )
+        + ": if the judge scores on the label's scale, give it as --scale LOW:HIGH "
+        "(scale=(LOW, HIGH) in Python)"
     )
     return (
         f"no bias: its scores ({q1:.4g} to {q99:.4g}, 1st-99th percentile) are not on the "
@@ -130,7 +136,6 @@ def freq_judge_bias(cal: Calibrator, level: float = 0.9) -> pd.DataFrame:
     """
     pool = cal.pool_
     low, high = label_range(cal)
-    seen_range = not np.isfinite(cal.bounds_).all()
     scores = pool.judge_matrix().to_numpy(dtype=float)
     y, lab = pool.y, pool.labeled
     pi = (
@@ -173,7 +178,7 @@ def freq_judge_bias(cal: Calibrator, level: float = 0.9) -> pd.DataFrame:
                 "noise": noise,
                 "noise_human": noise / abs(scale) if scale != 0 else np.inf,
                 "n_labeled": int(fit.sum()),
-                "note": "" if on_scale else off_scale_note(s, low, high, seen_range),
+                "note": "" if on_scale else off_scale_note(s, low, high, cal.bounds_),
             }
         )
     table = pd.DataFrame(rows)
@@ -400,8 +405,7 @@ def on_label_scale(
     for k in ("bias", "bias_low", "bias_high"):
         table[k] = table[k].where(on)
     if not on.all():
-        seen = not np.isfinite(bounds).all()
-        notes = [off_scale_note(scores[:, j], low, high, seen) for j in range(len(table))]
+        notes = [off_scale_note(scores[:, j], low, high, bounds) for j in range(len(table))]
         table["note"] = np.where(on, "", notes)
     return _without_reversed(pool, table)
 

@@ -117,6 +117,9 @@ def test_a_judge_off_the_labels_seen_range_gets_a_note_naming_why_and_scale():
     scaled = Calibrator(engine="freq", scale=(1, 5)).fit(pool).judge_bias().set_index("judge")
     assert scaled["same_scale"].all() and "note" not in scaled
     assert scaled.loc["gpt4", "bias"] == pytest.approx(0.953, abs=0.001)
+    # a scale open at one end (session 42: the note said "no scale given" under --scale=-inf:0)
+    half = Calibrator(engine="freq", scale=(-np.inf, 5)).fit(pool).judge_bias().set_index("judge")
+    assert "1.667:5 (the labels seen at the end the scale leaves open: " in half.loc["gpt4", "note"]
 
 
 def test_the_report_plots_offset_and_scale_only_for_judges_on_the_labels_scale(monkeypatch):
