@@ -52,3 +52,24 @@ def test_simulate_refuses_a_long_table_with_the_pivot(tmp_path, capsys):
         assert "the table looks long, one row per item and judge" in err, err
         assert "wide = df.pivot(index='id', columns='judge', values='score')" in err
     assert not any((tmp_path / d).exists() for d in "abc")
+
+
+def test_simulate_budgets_as_label_counts(tmp_path, capsys):
+    """Session 42: ``--budgets 100,200`` (labels, as a user counts them) was refused as
+    "must be a share of the table"; whole numbers above 1 are label counts, each read as
+    its share of the rows (said), and the trials draw that many labels; a count past the
+    table or a fraction above 1 is refused naming both readings."""
+    frame = pd.read_csv(SAMPLE).head(300)
+    judges = [c for c in frame.columns if c.startswith("judge:") and c.endswith("|relevance")]
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    args = ["simulate", str(tmp_path / "t.csv"), "--label", "expert_mean_relevance",
+            "--judge", ",".join(judges[:3]), "--trials", "2", "--methods", "classical"]  # fmt: skip
+    assert main([*args, "--budgets", "60,0.4", "--out", str(tmp_path / "sim")]) == 0
+    assert "label counts read as shares of the 300 rows (60 -> 0.2)" in capsys.readouterr().out
+    summary = pd.read_csv(tmp_path / "sim" / "summary.csv")
+    assert sorted(summary["budget"].round(6).unique()) == [0.2, 0.4]
+    trials = pd.read_parquet(tmp_path / "sim" / "trials.parquet")
+    assert set(trials.loc[trials["budget"].round(6) == 0.2, "n_labels"]) == {60}
+    for bad in ("301", "2.5"):
+        assert main([*args, "--budgets", bad, "--out", str(tmp_path / f"b{bad}")]) == 2
+        assert "a whole number of labels up to its 300 rows" in capsys.readouterr().err

@@ -30,6 +30,23 @@ def _floats(text: str, what: str) -> tuple[float, ...]:
         ) from exc
 
 
+def _budgets(text: str, n_rows: int) -> tuple[float, ...]:
+    """``--budgets``: shares of the table in (0, 1], or label counts (whole numbers above 1,
+    at most the table's rows), each count read as its share of the ``n_rows`` rows (said)."""
+    values = _floats(text, "budgets")
+    counts = [v for v in values if v > 1]
+    for v in counts:
+        if v != int(v) or v > n_rows:
+            raise ValidationError(
+                f"--budgets {v:g}: a budget is a share of the table in (0, 1] or a whole "
+                f"number of labels up to its {n_rows} rows"
+            )
+    if counts:
+        said = ", ".join(f"{v:g} -> {v / n_rows:.4g}" for v in counts)
+        print(f"--budgets: label counts read as shares of the {n_rows} rows ({said})")
+    return tuple(v / n_rows if v > 1 else v for v in values)
+
+
 def _table(args: argparse.Namespace) -> Any:
     """DATA in any format the readers take, with ``--labels`` joined by id; without
     ``--judge``, the judges are the ones the file's format names (an Inspect AI log's
@@ -122,7 +139,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--item", "--id", help="item id column (--id is the same option)")
     p.add_argument("--embedding", help="prefix of embedding columns (features of the model)")
-    p.add_argument("--budgets", help="label shares (0.05,0.1,0.2)")
+    p.add_argument(
+        "--budgets",
+        help="label shares (0.05,0.1,0.2), or label counts (100,200: whole numbers, each "
+        "read as its share of the table's rows)",
+    )
     p.add_argument("--trials", type=int, help="label draws per budget (200)")
     p.add_argument(
         "--designs",
@@ -336,7 +357,7 @@ def run_monte_carlo(args: argparse.Namespace, tally: Any) -> int:
         **_table_args(args),
         group=args.group,
         prompt=args.prompt,
-        budgets=_floats(args.budgets, "budgets"),
+        budgets=_budgets(args.budgets, len(frame)),
         trials=args.trials,
         designs=_list(args.designs),
         methods=_list(args.methods),
