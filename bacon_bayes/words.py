@@ -52,6 +52,8 @@ _FRACTION = r"^\s*(\d+(?:\.\d+)?)\s*/\s*(\d+)\s*$"
 
 
 _NEGATIVE = {no: yes for yes, no in VERDICT_WORDS.items()}
+#: pairs that are one verdict (``correct`` / ``wrong``, ``right`` / ``incorrect``)
+_SAME_PAIR = {"right": "correct"}
 #: a column of more distinct values than this is no column of verdict words ...
 _MOST_WORDINGS = 64
 #: ... and one with more of them in its first this many rows is turned away unread
@@ -93,7 +95,7 @@ def word_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
         return column.map(quality).astype(float), f"read from words, quality levels as {said}"
     if not any(w in _VERDICT for w in word.values()):
         return None
-    pair = filled.map({v: w if w in VERDICT_WORDS else _NEGATIVE.get(w) for v, w in word.items()})
+    pair = filled.map({v: _pair_of(w) for v, w in word.items()})
     top = pair.value_counts()
     if top.empty or top.iloc[0] < len(filled):  # not one pair: several ways, or other text
         if (mixed := _mixed_verdicts(column, distinct, word)) is not None:
@@ -101,9 +103,19 @@ def word_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
     if top.empty or top.iloc[0] <= len(filled) / 2:
         return None
     yes = str(top.index[0])
-    ours = {v: _VERDICT[w] for v, w in word.items() if w in (yes, VERDICT_WORDS[yes])}
-    said = f"read from words, {yes!r} = 1, {VERDICT_WORDS[yes]!r} = 0"
+    ours = {v: _VERDICT[w] for v, w in word.items() if _pair_of(w) == yes}
+    seen = set(word[v] for v in ours)
+    pos = [w for w in sorted(seen) if _VERDICT[w] == 1.0] or [yes]
+    neg = [w for w in sorted(seen) if _VERDICT[w] == 0.0] or [VERDICT_WORDS[yes]]
+    said = f"read from words, {' / '.join(map(repr, pos))} = 1, {' / '.join(map(repr, neg))} = 0"
     return column.map(ours).astype(float), said
+
+
+def _pair_of(w: str) -> str | None:
+    """The verdict pair a word belongs to (its positive word, :data:`_SAME_PAIR` merged),
+    None for a word of none."""
+    yes = w if w in VERDICT_WORDS else _NEGATIVE.get(w)
+    return None if yes is None else _SAME_PAIR.get(yes, yes)
 
 
 def _mixed_verdicts(

@@ -252,3 +252,22 @@ def test_a_third_word_level_is_a_level_not_cells_to_empty(
     frame.assign(human=rare).to_csv(path, index=False)
     assert main(["doctor", str(path)]) == 0
     assert "cell(s) of other text ('error'" in capsys.readouterr().out
+
+
+def test_verdicts_correct_and_wrong_are_one_pair():
+    """Session 42: a label written ``correct`` / ``wrong`` (TriviaQA's verdicts as a
+    labelling tool exports them) was refused as two words of no pair, by doctor and by
+    ``--labels``; ``correct``/``wrong`` and ``right``/``incorrect`` are one verdict, named
+    as written."""
+    from bacon_bayes.words import word_numbers
+
+    read = word_numbers(pd.Series(["correct", "Wrong", None, "correct"]))
+    assert read is not None
+    assert read[0].tolist()[:2] == [1.0, 0.0] and np.isnan(read[0][2])
+    assert read[1] == "read from words, 'correct' = 1, 'wrong' = 0"
+    read = word_numbers(pd.Series(["right", "incorrect", "correct", "wrong"]))
+    assert read is not None and read[0].tolist() == [1.0, 0.0, 1.0, 0.0]
+    assert read[1] == "read from words, 'correct' / 'right' = 1, 'incorrect' / 'wrong' = 0"
+    assert word_numbers(pd.Series(["correct", "incorrect"]))[1] == (
+        "read from words, 'correct' = 1, 'incorrect' = 0"
+    )
