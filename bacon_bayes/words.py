@@ -225,7 +225,11 @@ def word_levels(column: pd.Series) -> tuple[str, str] | None:
     word = {w: " ".join(w.split()).lower() for w in counts.index}
     if any(w in _VERDICT for w in word.values()):
         values = {w: _VERDICT.get(k, 0.5) for w, k in word.items()}
-        hint = "the numbers your question needs: the middle level 0.5, or 1 or 0"
+        hint = (
+            "the numbers your question needs: the middle level 0.5, or 1 or 0"
+            if 0.5 in values.values()
+            else "1 for each word that says yes, 0 for each that says no"
+        )
     elif any(w in _QUALITY for w in word.values()):
         values = {w: _QUALITY.get(k, 0.0) for w, k in word.items()}
         hint = "the numbers of your scale's levels"
