@@ -271,3 +271,15 @@ def test_verdicts_correct_and_wrong_are_one_pair():
     assert word_numbers(pd.Series(["correct", "incorrect"]))[1] == (
         "read from words, 'correct' = 1, 'incorrect' = 0"
     )
+
+
+def test_two_verdict_words_of_different_pairs_get_a_yes_no_hint():
+    """Two verdict words of no one pair (``yes`` / ``wrong``) are levels to map; the hint
+    spoke of "the middle level 0.5", which only a third, non-verdict word has."""
+    from bacon_bayes.words import word_levels
+
+    said = word_levels(pd.Series(["yes", "wrong"] * 10, name="v"))
+    assert said is not None and "map({'yes': 1, 'wrong': 0})" in said[1]
+    assert "middle level" not in said[1] and "1 for each word that says yes" in said[1]
+    three = word_levels(pd.Series(["Yes", "No", "Partially"] * 10, name="v"))
+    assert three is not None and "the middle level 0.5" in three[1]
