@@ -283,3 +283,25 @@ def test_two_verdict_words_of_different_pairs_get_a_yes_no_hint():
     assert "middle level" not in said[1] and "1 for each word that says yes" in said[1]
     three = word_levels(pd.Series(["Yes", "No", "Partially"] * 10, name="v"))
     assert three is not None and "the middle level 0.5" in three[1]
+
+
+def test_estimate_says_how_it_read_a_label_of_words(tmp_path, capsys):
+    """Session 42: doctor said "read from words, 'correct' = 1, 'wrong' = 0" and the
+    printed command estimated the share of 1 without a word of which word was 1, in the
+    table and through ``--labels``."""
+    rng = np.random.default_rng(0)
+    ok = rng.random(200) < 0.7
+    table = pd.DataFrame({"id": [f"q{i}" for i in range(200)]})
+    table["j1"], table["j2"] = ok + rng.normal(0, 0.4, 200), ok + rng.normal(0, 0.6, 200)
+    words = np.where(ok, "correct", "wrong")
+    labeled = np.arange(200) % 4 == 0
+    table.assign(verdict=np.where(labeled, words, None)).to_csv(tmp_path / "t.csv", index=False)
+    table.to_csv(tmp_path / "scores.csv", index=False)
+    pd.DataFrame({"id": table["id"][labeled], "verdict": words[labeled]}).to_csv(
+        tmp_path / "labels.csv", index=False
+    )
+    note = "note: column 'verdict': read from words, 'correct' = 1, 'wrong' = 0"
+    for argv in (["t.csv"], ["scores.csv", "--labels", str(tmp_path / "labels.csv")]):
+        argv[0] = str(tmp_path / argv[0])
+        assert main(["estimate", *argv, "--label", "verdict", "--judge", "j1,j2"]) == 0
+        assert note in capsys.readouterr().out

@@ -474,6 +474,8 @@ def _table_pool(args: argparse.Namespace) -> EvalPool:
         notes.append(binary_note(args.label))
     repeats = repeated_item_note(df, args.label, judges, args.group) if repeated else ""
     notes += [note for note in (repeats, blank, idle, dropped) if note]
+    said = df.attrs.get("verdicts", {})  # words read as numbers: words.bools_as_floats
+    notes += [f"column {c!r}: {said[c]}" for c in (args.label, *judges) if c in said]
     kept = df.attrs.get("kept words", {})  # NA, None, null in a text column: io.read_table
     used = dict.fromkeys((item, args.group, args.prompt))
     notes += [f"column {c!r}: {kept[c]}" for c in used if c in kept]

@@ -153,6 +153,7 @@ def join_labels(
         ``attrs["labels note"]``), a label column the table already has.
     """
     labels = read_labels(path)
+    read_as = labels.attrs.get("verdicts", {}).get(label)  # words read as numbers
     name = str(path)
     if label not in labels.columns:
         raise ValidationError(
@@ -220,6 +221,8 @@ def join_labels(
     out[label] = table_ids.map(dict(pairs)).to_numpy()
     if several:
         out.attrs["several votes"] = several
+    if read_as:
+        out.attrs["verdicts"] = {**frame.attrs.get("verdicts", {}), label: read_as}
     return out, key
 
 
