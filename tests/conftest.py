@@ -5,6 +5,7 @@ import os
 import shutil
 import tempfile
 
+import pytest
 from threadpoolctl import threadpool_limits
 
 # One BLAS / OpenMP thread per test process (children inherit the variables): the tests'
@@ -24,18 +25,83 @@ atexit.register(shutil.rmtree, os.environ["BACON_STATE_DIR"], ignore_errors=True
 #: Session fixtures that fit NUTS and serve several test files (tests/bayes/conftest.py).
 SHARED_FITS = frozenset({"gaussian_sim", "gaussian_folds", "ordinal_fit"})
 
+#: Seconds of the xdist groups that take longest (a full run on 2 busy cores, cold
+#: PyTensor/JAX/numba caches), so that they start first; any other group counts
+#: SECONDS_PER_TEST a test. Only the order of the groups comes from here: a stale figure
+#: makes a run end less evenly, never changes what runs.
+GROUP_SECONDS = {
+    "tests/bayes/test_multinomial.py": 90,
+    "tests/simulation/test_montecarlo.py": 150,
+    "tests/bayes/test_pairwise_model.py": 105,
+    "nuts": 100,
+    "tests/test_clustered.py": 85,
+    "tests/sampling/test_adaptive_experiment.py": 75,
+    "tests/test_coverage.py": 40,
+    "tests/test_rounds.py": 58,
+    "tests/simulation/test_paired_simulate.py": 55,
+    "tests/test_bradley_terry.py": 40,
+    "tests/test_messy_walk.py": 55,
+    "tests/test_pairwise_cli.py": 54,
+    "tests/bayes/test_multinomial_density.py": 48,
+    "tests/sampling/test_study_workflow.py": 47,
+    "tests/bayes/test_pairs_bayes.py": 46,
+    "tests/test_readme.py": 42,
+    "tests/test_faults.py": 41,
+}
+SECONDS_PER_TEST = 0.7
 
+
+def pytest_configure(config):
+    # the controller sends the groups in the order of the collection (the longest first,
+    # below), not reordered by their number of tests (--loadscope-reorder)
+    if getattr(config.option, "loadscopereorder", None) is not None:
+        config.option.loadscopereorder = False
+
+
+def _tag_with_group(item, name: str) -> None:
+    """Give ``item`` the nodeid ``<nodeid>@<group>`` by which xdist's controller groups it.
+
+    xdist's own hook (after this one) does this by setting ``item._nodeid``, which pytest
+    9.2 no longer reads (an item's nodeid is ``str(item._id)``): there, every test had its
+    own nodeid, was dealt out alone, and a file's module fixtures (such as the NUTS fit of
+    tests/bayes/test_multinomial.py) were built on both workers."""
+    nodeid = item.nodeid
+    if "@" in nodeid[nodeid.rfind("]") + 1 :] or not hasattr(item, "_id"):
+        return  # tagged already, or a pytest whose xdist tags it
+    from _pytest.nodeid import NodeId
+
+    item._id = NodeId.parse(f"{nodeid}@{name}")
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Under pytest-xdist (``make test`` runs ``-n 2 --dist loadgroup``) each test file
     runs on one worker, so its module and session fixtures are built once, and the tests
-    of the NUTS fits shared across files run together on one worker."""
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    import pytest
+    of the NUTS fits shared across files run together on one worker.
 
+    The groups are ordered longest first (GROUP_SECONDS), so the short ones fill in at
+    the end and neither worker idles long."""
+    if not getattr(config.option, "loadgroup", False):
+        return  # not an xdist worker of --dist loadgroup
+
+    groups: dict[str, str] = {}
     for item in items:
-        if item.get_closest_marker("xdist_group") is None:
+        mark = item.get_closest_marker("xdist_group")
+        if mark is None:
             shared = SHARED_FITS & set(getattr(item, "fixturenames", ()))
-            item.add_marker(
-                pytest.mark.xdist_group("nuts" if shared else item.nodeid.split("::")[0])
-            )
+            name = "nuts" if shared else item.nodeid.split("::")[0]
+            item.add_marker(pytest.mark.xdist_group(name))
+        else:
+            name = mark.args[0] if mark.args else mark.kwargs.get("name", "default")
+        _tag_with_group(item, name)
+        groups[item.nodeid] = name
+    counts: dict[str, int] = {}
+    for name in groups.values():
+        counts[name] = counts.get(name, 0) + 1
+    first = {name: i for i, name in enumerate(dict.fromkeys(groups.values()))}
+
+    def cost(name: str) -> float:
+        return GROUP_SECONDS.get(name, SECONDS_PER_TEST * counts[name])
+
+    # a stable sort: the tests of a group keep their collection order
+    items.sort(key=lambda item: (-cost(groups[item.nodeid]), first[groups[item.nodeid]]))

@@ -156,7 +156,9 @@ def test_aee_coverage_is_in_the_binomial_band():
     frame = table(n=300, seed=5)
     spec = SimulationSpec(label="y", judges=("j1", "j2"), budgets=(0.1,), trials=400,
                           methods=("classical", "aee"), alpha=0.1)  # fmt: skip
-    summary = summarise(simulate(frame, spec, workers=2), spec.alpha).set_index("method")
+    # in this process: the same rows as on a pool (test_trials_are_the_same_serial_...)
+    # without spawning two interpreters that import bacon again
+    summary = summarise(simulate(frame, spec), spec.alpha).set_index("method")
     assert summary["coverage_in_band"].all(), summary[["coverage", "band_low", "band_high"]]
     aee = summary.loc["aee"]
     assert abs(aee["bias"]) < 3 * aee["sd"] / np.sqrt(200)
@@ -185,7 +187,7 @@ def test_adaptive_design_keeps_coverage_and_steps_back_when_no_gain():
     spec = SimulationSpec(label="y", judges=("j1", "j2"), outcome="categorical", levels=(0, 1),
                           budgets=(0.15,), trials=150, designs=("adaptive",),
                           methods=("aee",), alpha=0.1)  # fmt: skip
-    trials = simulate(binary_table(), spec, workers=2)
+    trials = simulate(binary_table(), spec)  # in this process: the same rows as on a pool
     chose = trials["adaptive_choice"] == "adaptive"
     assert 0.1 < chose.mean() and (trials.loc[chose, "expected_ratio"] < 0.95).all()
     summary = summarise(trials, spec.alpha).iloc[0]

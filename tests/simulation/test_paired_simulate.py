@@ -40,7 +40,9 @@ SPEC = SimulationSpec(
 
 @pytest.fixture(scope="module")
 def summary() -> pd.DataFrame:
-    return summarise(simulate(shared_prompts(300), SPEC, workers=2), SPEC.alpha).set_index("design")
+    # in this process: the same rows as on a pool of workers (tests/simulation/
+    # test_montecarlo.py), without spawning interpreters that import bacon again
+    return summarise(simulate(shared_prompts(300), SPEC), SPEC.alpha).set_index("design")
 
 
 def test_paired_differences_are_more_precise_and_cover_in_band(summary):
