@@ -68,9 +68,12 @@ def _tag_with_group(item, name: str) -> None:
     nodeid = item.nodeid
     if "@" in nodeid[nodeid.rfind("]") + 1 :] or not hasattr(item, "_id"):
         return  # tagged already, or a pytest whose xdist tags it
-    from _pytest.nodeid import NodeId
+    try:  # pytest's private id type: a pytest without it groups as xdist tags it
+        from _pytest.nodeid import NodeId
 
-    item._id = NodeId.parse(f"{nodeid}@{name}")
+        item._id = NodeId.parse(f"{nodeid}@{name}")
+    except (ImportError, AttributeError):
+        return
 
 
 @pytest.hookimpl(tryfirst=True)

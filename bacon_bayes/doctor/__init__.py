@@ -468,7 +468,8 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
             out.append(
                 f"a mean per {r.group} and their comparisons, shrunk toward the pool's "
                 f"correction (some have fewer than {MIN_SEPARATE_LABELS} labels): an interval "
-                "for every one with a label, valid on average over them and at least 90% each"
+                "for every one with a label, valid on average over them and about 90% each (less "
+                "for a group of few, skewed labels: README, Groups)"
                 + (
                     f"; none for {len(none)} without labels ({_names(none, r.group)}): "
                     "label a few of those"
