@@ -76,7 +76,7 @@ def test_cli_writes_every_output_and_a_summary_with_bands(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"budgets": "1.5"}, "must be a share"),
+        ({"budgets": "1.5"}, "a whole number of labels up to its"),
         ({"budgets": "0.01"}, "fewer than two per cross-fitting fold"),
         ({"designs": "snowball"}, "design 'snowball' is not known"),
         ({"methods": "magic"}, "method 'magic' is not known"),
