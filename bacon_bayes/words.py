@@ -105,8 +105,9 @@ def word_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
     yes = str(top.index[0])
     ours = {v: _VERDICT[w] for v, w in word.items() if _pair_of(w) == yes}
     seen = set(word[v] for v in ours)
-    pos = [w for w in sorted(seen) if _VERDICT[w] == 1.0] or [yes]
-    neg = [w for w in sorted(seen) if _VERDICT[w] == 0.0] or [VERDICT_WORDS[yes]]
+    pos = [w for w in sorted(seen) if _VERDICT[w] == 1.0]  # as written; a word missing:
+    neg = [w for w in sorted(seen) if _VERDICT[w] == 0.0]  # its partner's
+    pos, neg = pos or [_NEGATIVE[w] for w in neg], neg or [VERDICT_WORDS[w] for w in pos]
     said = f"read from words, {' / '.join(map(repr, pos))} = 1, {' / '.join(map(repr, neg))} = 0"
     return column.map(ours).astype(float), said
 
