@@ -162,3 +162,22 @@ def test_the_group_figure_says_why_a_group_has_no_interval():
     caption = page[page.index('alt="group means') : page.index("<table")]
     assert "classical: no interval for M8: 1 label: no variance of its own" in caption
     assert f"classical: no interval for M9: {classical['M9']}" in caption, caption
+
+
+def test_many_pairs_show_the_best_groups_and_the_resolved_ones_then_all_folded():
+    """Session 42, WMT22 with 20 systems: the page listed all 190 pairs in one table where
+    the text shows the best system's pairs and the resolved ones; the page shows those
+    first, then every pair folded. Few pairs: one table, as before."""
+    from bacon_bayes.report.html import _comparisons
+
+    frame = _pool(n=700)
+    frame["system"] = np.array([f"M{k}" for k in range(7)])[np.arange(700) % 7]
+    pool = EvalPool.from_frame(frame, label="y", judges=["good"], outcome="continuous",
+                               group="system")  # fmt: skip
+    page = _comparisons(Calibrator(engine="freq").fit(pool), 0.05, None, {})
+    assert "<details><summary>All 21 pairs</summary>" in page
+    shown = page[page.index("<p>Shown: ") : page.index("<details>")]
+    assert shown.count("<tr") - 1 < 21 and "every pair in the folded table below" in shown
+    few = EvalPool.from_frame(_pool(), label="y", judges=["good"], outcome="continuous",
+                              group="system")  # fmt: skip
+    assert "<details>" not in _comparisons(Calibrator(engine="freq").fit(few), 0.05, None, {})

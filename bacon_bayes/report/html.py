@@ -240,8 +240,21 @@ def _comparisons(
         + f"<p>{c.n_resolved} of {len(diffs)} pairs resolved (interval excludes 0). "
         f"{_esc(_sentence(c.best_line()))}.</p>"
         + plan
-        + _table(diffs, 3)
+        + _pairs_table(diffs, c.shown_pairs().index, c.best)
         + "".join(f"<p>{_esc(line)}</p>" for line in c.withheld_lines())
+    )
+
+
+def _pairs_table(diffs: pd.DataFrame, shown: pd.Index, best: str) -> str:
+    """The pairs as the text shows them (``best``'s and the resolved ones, when there are
+    many), then every pair folded; every pair at once when they are few."""
+    if len(shown) == len(diffs):
+        return _table(diffs, 3)
+    return (
+        f"<p>Shown: {_esc(best)}'s pairs and the resolved ones ({len(shown)} of "
+        f"{len(diffs)}); every pair in the folded table below.</p>"
+        + _table(diffs.loc[shown], 3)
+        + f"<details><summary>All {len(diffs)} pairs</summary>{_table(diffs, 3)}</details>"
     )
 
 
