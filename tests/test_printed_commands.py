@@ -781,3 +781,17 @@ def test_labels_missing_whole_groups_are_not_recorded_as_a_uniform_wave(
     assert command[command.index("--prior-design") + 1] == "stratified:system"
     assert main(command[1:]) == 0, capsys.readouterr().err
     assert "recorded as a first wave drawn by stratified:system" in capsys.readouterr().out
+
+
+def test_a_judge_pattern_is_printed_as_given_not_column_by_column(tmp_path, capsys, monkeypatch):
+    """A walk on TriviaQA: `--judge 'judge:*'` came back in the printed plan as nine
+    `--judge` options, one a column; the commands carry the pattern as the user gave it."""
+    monkeypatch.chdir(tmp_path)
+    table(tmp_path)
+    assert main(["estimate", "pool.csv", *READ, "--engine", "freq"]) == 0
+    out = capsys.readouterr().out
+    lines = run_lines(out)
+    assert lines, out
+    for words in lines:
+        assert words.count("--judge") == 1 and words[words.index("--judge") + 1] == "judge_*"
+    assert main(lines[0]) == 0

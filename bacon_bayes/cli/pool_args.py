@@ -557,14 +557,15 @@ def reading_options(args: argparse.Namespace, pool: EvalPool, *, sample: bool = 
     if sample:  # a study has its group; --prompt only names its prompts; --show: the text
         given = [given[1], ("--show", getattr(args, "text", None))]  # labellers read
     elif study:  # the judges and embedding the study's pool was read with
-        given += [("--judge", j) for j in (pool.judges if args.judge else [])]
+        given += [("--judge", j) for j in (args.judge or [])]
         given += [("--embedding", args.embedding)]
     if not study:
         given = [("--item", args.item), ("--label", args.label)]
         if not sample:
             given += [("--labels", args.labels), ("--scores", args.scores)]
-        if not args.scores:
-            given += [("--judge", j) for j in pool.judges]
+        if not args.scores:  # as the user gave them ('judge:*' once, not each column it
+            # matches; the pool refuses a judge column rather than drop it), else the found
+            given += [("--judge", j) for j in (args.judge or pool.judges)]
         given += [("--group", args.group), ("--prompt", args.prompt)]
         given += [("--outcome", args.outcome), ("--levels", args.levels)]
         given += [("--scale", args.scale)]
