@@ -795,3 +795,30 @@ def test_a_judge_pattern_is_printed_as_given_not_column_by_column(tmp_path, caps
     for words in lines:
         assert words.count("--judge") == 1 and words[words.index("--judge") + 1] == "judge_*"
     assert main(lines[0]) == 0
+
+
+def test_the_plan_line_under_the_small_budget_surrogates_is_the_plans_count(
+    tmp_path, capsys, monkeypatch
+):
+    """The TriviaQA walk (9 judges, 128 labels): estimate's line said 418 labels where the
+    `bacon plan --top` it printed said 415. Under 20 labels a model coefficient estimate
+    takes the small-budget surrogates, and its fitted calibrator is the line's pilot; plan
+    fitted the model alone. Plan now takes estimate's default surrogates."""
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(1)
+    g, p = np.repeat(np.arange(6), 150), np.tile(np.arange(150), 6)
+    z = rng.normal(0, 1, g.size) + 0.5 * (g == 5)
+    frame = pd.DataFrame({"id": [f"x{k:04d}" for k in range(g.size)], "doc": p,
+                          "system": [f"s{k}" for k in g]})  # fmt: skip
+    for j in range(8):
+        frame[f"judge_{j}"] = z + rng.normal(0, 0.6 + 0.2 * j, g.size)
+    frame["human"] = np.where(rng.random(g.size) < 0.1, z + rng.normal(0, 0.5, g.size), np.nan)
+    frame.to_csv("pool.csv", index=False)
+    assert main(["estimate", "pool.csv", *READ, "--engine", "freq"]) == 0
+    out = capsys.readouterr().out
+    assert "small-budget" in out or "judge_ridge" in out, out
+    line = next(x for x in out.splitlines() if x.startswith("bacon plan: about"))
+    assert main([*run_lines(out)[0], "--json"]) == 0
+    planned = json.loads(capsys.readouterr().out)
+    best = next(d for d in planned["designs"] if d["design"] == planned["recommended"])
+    assert f"({best['labels_needed']} in all, {best['design']} design)" in line, line

@@ -106,7 +106,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "a --half-width needs, from its residual variance (and this pool's fresh labels)",
     )
     add_pairwise_arguments(p, report=True, difference=False)
-    p.set_defaults(func=run, preset=None, surrogates="none")
+    # the surrogates estimate takes by default (its calibrator serves as the plan line's
+    # pilot: the estimate's line and this table agree, 418 labels against 415 before)
+    p.set_defaults(func=run, preset=None, surrogates=None)
 
 
 def goal_from_args(args: argparse.Namespace) -> Goal:
