@@ -316,3 +316,22 @@ def test_tied_plan_line_stops_at_the_study_budget_and_says_whose_intervals():
     assert said[1] < said[0]  # 20 labels narrow less than doubling
     spent = resolution_note(pool, 0.05, group_column="system", anytime="", max_labels=n0)
     assert spent is not None and "more labels" not in spent
+
+
+def test_tied_plan_line_past_half_the_pool_says_the_rest_gives_the_means_exactly():
+    """A study walk (SummEval coherence, 925 of 1,200 labeled, M22 and M23 tied): the
+    line said "275 more labels (uniform) would narrow one look's interval ... by about
+    100%". Labelling the rest of the pool gives its means exactly: said so."""
+    rng = np.random.default_rng(3)
+    system = np.repeat(np.arange(N_SYSTEMS), PER_SYSTEM)
+    y = rng.normal(0, 1, system.size)
+    df = pd.DataFrame({"system": [f"s{g}" for g in system]})
+    for j in range(3):
+        df[f"judge_{j}"] = y + rng.normal(0, 0.7, y.size)
+    df["human"] = np.where(rng.random(y.size) < 0.7, y, np.nan)
+    pool = _pool(df)
+    line = resolution_note(pool, 0.05, group_column="system", anytime="")
+    assert line is not None and "indistinguishable from zero" in line, line
+    left = pool.n_items - pool.n_labeled
+    assert f"Labelling the {left} items left (the whole pool) would give its means" in line
+    assert "by about" not in line, line

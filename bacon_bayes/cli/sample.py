@@ -167,7 +167,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help=f"how the labels already in the pool were drawn: {PRIOR_DESIGNS}",
     )
     opt = p.add_argument_group("design options")
-    opt.add_argument("--strata", help="stratified: group column or numeric column to bin")
+    opt.add_argument(
+        "--strata",
+        help="stratified: group column or numeric column to bin (default: the study's group "
+        "column)",
+    )
     opt.add_argument("--bins", type=int, default=5, help="stratified: bins of a numeric column")
     opt.add_argument(
         "--allocation",
@@ -254,6 +258,22 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "and B (as bacon plan --pairwise --difference A B sized it), not the mean strength",
     )
     p.set_defaults(func=run)
+
+
+def _default_strata(args: argparse.Namespace, root: Path, config: StudyConfig | None) -> str:
+    """``--design stratified`` without ``--strata`` on a study with a group column: by the
+    groups (``args.strata`` set), and the line saying so; else "" (a study without one
+    is refused by the wave's checks, naming --strata)."""
+    from bacon_bayes.study.folder import CONFIG_FILE, StudyConfig
+
+    if args.design != "stratified" or args.strata:
+        return ""
+    if config is None and (root / CONFIG_FILE).is_file():
+        config = StudyConfig.read(root)
+    if config is None or not config.group:
+        return ""
+    args.strata = config.group
+    return f"strata: the study's group column {config.group!r} (--strata COLUMN for another)"
 
 
 def _wave_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -395,6 +415,7 @@ def run(args: argparse.Namespace) -> int:
         if args.budget is None and config is None:  # settled, or only the budget recorded
             return 0
     show = names_option(args.show)
+    strata_note = _default_strata(args, root, config)
     options = _wave_options(args)
     recorded = 0  # labels of the pool recorded as wave 1
     if config is not None:
@@ -532,6 +553,8 @@ def run(args: argparse.Namespace) -> int:
     over = _overrun(after)
     if over:
         print(over)
+    if strata_note:
+        print(strata_note)
     for note in shown:  # judge scores or the group shown; the remembered --show replaced
         print(note, file=sys.stderr if note.startswith("warning") else sys.stdout)
     if not show:

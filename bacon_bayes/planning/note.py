@@ -272,6 +272,12 @@ def _tied_note(
     if more <= 0:
         return said
     now, later = predict(st, "uniform", n0), predict(st, "uniform", n0 + more)
+    if n0 + more >= N and later.var_pool <= 1e-12 * max(now.var_pool, 1e-300):
+        # the rest of the pool: its means exact, not an interval "narrowed by about 100%"
+        return (
+            f"{said} Labelling the {more} items left (the whole pool{capped}) would give "
+            "its means exactly, and so which is first, unless they are equal."
+        )
     shrink = 1.0 - math.sqrt(later.var_pool / now.var_pool) if now.var_pool > 0 else 0.0
     whose = (
         "one look's interval of the pool mean (bacon estimate --fixed; not the anytime "

@@ -108,6 +108,21 @@ def test_stratified_and_bernoulli_waves(study: Path, pool_file: Path, tmp_path: 
     assert np.bincount(first[first > 0]).tolist()[1:] == [40, 30, 20, bern.n_selected]
 
 
+def test_a_stratified_wave_of_a_study_with_groups_is_by_its_groups(
+    tmp_path: Path, pool_file: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """A study walk: `bacon sample pool.csv --group system --design stratified` was
+    refused, "needs --strata", though the study names its groups; it draws by them now and
+    says so (a study without groups is still refused: the test above)."""
+    root = tmp_path / "grouped"
+    argv = ["--study", str(root), "--item", "id", "--label", "truth", "--existing-labels",
+            "ignore", "--judge", "judge_a", "--group", "system"]  # fmt: skip
+    assert bacon("sample", str(pool_file), *argv, "--design", "stratified", "--budget", "30") == 0
+    assert "strata: the study's group column 'system'" in capsys.readouterr().out
+    wave = Study.open(root).waves[-1]
+    assert wave["design"] == "stratified" and set(wave["params"]["strata"]) == {"s1", "s2", "s3"}
+
+
 def test_poisson_wave_from_a_column(tmp_path: Path, pool_file: Path) -> None:
     frame = pd.read_csv(pool_file)
     frame["p"] = np.linspace(0.05, 0.5, len(frame))
