@@ -49,7 +49,13 @@ from bacon_bayes.estimate.groups import rank_intervals
 from bacon_bayes.estimate.tables import pair_notes
 from bacon_bayes.order import best_words, check_better, name_text, names_text, natural_sorted
 from bacon_bayes.study.panel import is_panel_note
-from bacon_bayes.study.projection import labels_needed, levels, pair_needs, separate_needs
+from bacon_bayes.study.projection import (
+    labels_needed,
+    levels,
+    pair_needs,
+    separate_needs,
+    tied_lead,
+)
 
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
@@ -545,6 +551,14 @@ def until_budget(
     if q.settled:
         return None, f"settled, nothing drawn: {q.name}: {q.answer} ({kind})"
     _refuse_unlabeled_groups(root, cal, wanted)
+    if (tied := tied_lead(cal, wanted.kind, wanted.pair, alpha, better)) is not None:
+        raise ValidationError(
+            f"{q.name}: not yet: {q.answer} ({kind}); {tied}, so the labels that settle it "
+            "cannot be told from these labels (if the two are equal, none would) and nothing "
+            f"was drawn. Draw a wave of your size with --budget N (--budget {cal.pool_.n_labeled}"
+            " doubles the labels and narrows one look's intervals by about 30%), or ask a "
+            "goal within reach"
+        )
     used = int(table["selected"].sum())
     if allow_pending:  # a wave with no label back counts as not drawn, as the read above
         used -= sum(study.never_back().values())

@@ -78,3 +78,21 @@ def test_a_goal_out_of_reach_draws_nothing_under_either_interval(
     # a goal within the budget still draws its wave
     assert bacon(*args, "half-width=2") in (0,)
     assert "settled, nothing drawn" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("goal", ["best", "sign=a,b"])
+def test_a_lead_under_one_standard_error_draws_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture, goal: str
+) -> None:
+    """A study walk (SummEval coherence at 90 labels): `--until best` sized a wave "as if
+    the estimate holds" from a lead under one standard error (M23 over M17, 0.197, se
+    0.239; the true best was M22), 835 of the 1,110 open items, where estimate's plan
+    line said the labels cannot be told. A lead under one standard error now draws
+    nothing and says why."""
+    root, _ = _study(tmp_path)
+    capsys.readouterr()
+    assert bacon("sample", str(root), "--until", goal, "--engine", "freq") == 2
+    err = capsys.readouterr().err
+    assert "is under one standard error" in err and "nothing was drawn" in err, err
+    assert "--budget 30 doubles the labels" in err
+    assert Study.open(root).wave_numbers == [1]
