@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
     from bacon_bayes.results import EstimateTable
 
-__all__ = ["labels_needed", "levels", "pair_needs", "separate_needs", "tied_lead"]
+__all__ = ["labels_needed", "levels", "pair_needs", "separate_needs"]
 
 #: Candidate totals (geometric, from ``n + 1`` to the cap) on which ``c(n + m)`` is computed.
 CANDIDATES = 24
@@ -205,39 +205,3 @@ def _row_dfs(table: EstimateTable) -> np.ndarray:
     if table.details.get("pooling") == "shrink" or not dfs:
         return np.full(len(table), np.nan)
     return np.array([np.nan if v is None else max(float(v), 1.0) for v in dfs])
-
-
-def tied_lead(
-    cal: Calibrator, kind: str, pair: tuple[str, str] | None, alpha: float, better: str
-) -> str | None:
-    """For a sign (``kind="sign"``, its ``pair``) or best-group goal (``"best"``), the
-    lead under one standard error in words (one look's pointwise difference of the pair,
-    or of the leader and the group it leads by the fewest standard errors), else None.
-    Sized "as if the estimate holds", a lead that is noise asked for most of the pool
-    (SummEval coherence, 90 labels: 835 labels for M23, whose true mean is M22's), where
-    ``bacon estimate``'s plan line says the labels cannot be told."""
-    if kind == "half-width":
-        return None
-    diffs = cal.compare_groups(alpha, simultaneous=False)
-    pairs = [tuple(map(str, pair)) for pair in diffs.details["pairs"]]
-    d, se = np.asarray(diffs.estimate, float), np.asarray(diffs.se, float)
-    if kind == "best":
-        means = cal.estimate_groups(alpha, True)
-        sign = -1.0 if better == "lower" else 1.0
-        top = str(means.names[int(np.nanargmax(sign * np.asarray(means.estimate, float)))])
-        rows = [k for k, pair in enumerate(pairs) if top in pair]
-        signs = np.array([sign if pairs[k][0] == top else -sign for k in rows])
-        z = signs * d[rows] / se[rows]
-        if not rows or not np.isfinite(z).any():
-            return None
-        k = rows[int(np.nanargmin(z))]
-        if not np.nanmin(z) < 1.0:
-            return None
-        other = pairs[k][1] if pairs[k][0] == top else pairs[k][0]
-        return (
-            f"{top}'s lead over {other} ({abs(d[k]):.3g}) is under one standard error ({se[k]:.3g})"
-        )
-    k = next((k for k, two in enumerate(pairs) if pair and set(two) == set(pair)), None)
-    if k is None or not np.isfinite(se[k]) or not abs(d[k]) < se[k]:
-        return None
-    return f"the difference ({d[k]:+.3g}) is under one standard error ({se[k]:.3g})"

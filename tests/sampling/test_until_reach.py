@@ -93,6 +93,6 @@ def test_a_lead_under_one_standard_error_draws_nothing(
     capsys.readouterr()
     assert bacon("sample", str(root), "--until", goal, "--engine", "freq") == 2
     err = capsys.readouterr().err
-    assert "is under one standard error" in err and "nothing was drawn" in err, err
+    assert "a lead under one standard error" in err and "nothing was drawn" in err, err
     assert "--budget 30 doubles the labels" in err
     assert Study.open(root).wave_numbers == [1]
