@@ -104,3 +104,23 @@ def test_labels_keyed_by_two_columns_get_the_id_that_joins_them(tmp_path, capsys
         pd.read_csv(tmp_path / "table.csv"), tmp_path / "labels.csv", "Score", "id"
     )
     assert key == "id" and int(joined["Score"].notna().sum()) == len(labels)
+
+
+def test_a_few_labels_of_items_not_in_the_table_say_how_to_go_on(tmp_path) -> None:
+    """Walk of new table shapes: 3 of 40 labels for items since taken out of the table
+    were refused with "check that the labels belong to this file" alone, which they did.
+    Where the others' ids are all there, the error says so and what to delete; labels
+    mostly of another file keep the old advice alone."""
+    table, labels = _files(tmp_path)
+    labels.loc[:2, "ID"] = [9001, 9002, 9003]
+    labels.to_csv(tmp_path / "labels.csv", index=False)
+    with pytest.raises(ValidationError) as err:
+        join_labels(table, tmp_path / "labels.csv", "Score", "id")
+    assert "the other 37 labels' ids are there" in str(err.value)
+    assert "delete their rows from the labels file" in str(err.value)
+    labels["ID"] = labels["ID"] + 1000  # another pool's labels
+    labels.to_csv(tmp_path / "labels.csv", index=False)
+    with pytest.raises(ValidationError) as err:
+        join_labels(table, tmp_path / "labels.csv", "Score", "id")
+    assert "check that the labels belong to this file" in str(err.value)
+    assert "delete their rows" not in str(err.value)

@@ -216,7 +216,15 @@ def join_labels(
             f"labels file {name!r}: {len(unknown)} ids are not in the table's column {key!r}: "
             f"{_few(unknown)}; "
             + (near or "check that the labels belong to this file")
-            + " (ids are compared as text, 1.0 as 1)."
+            + " (ids are compared as text, 1.0 as 1)"
+            + (
+                f"; the other {int(labeled.sum()) - len(unknown)} labels' ids are there: if "
+                "these items were taken out of the table, delete their rows from the labels "
+                "file"
+                if not near and len(unknown) <= 0.1 * labeled.sum()
+                else ""
+            )
+            + "."
         )
     out = frame.copy()
     if not known.all():  # an export of every task: rows of other tasks, none labeled
