@@ -49,6 +49,14 @@ MOST_LEVELS = 10
 _PERCENT = r"^\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*%\s*$"
 #: a score written out of its top (``4/5``, ``3.5 / 5``), read as the score written (4)
 _FRACTION = r"^\s*(\d+(?:\.\d+)?)\s*/\s*(\d+)\s*$"
+#: a score as an LLM judge's reply writes it (``Score: 4/5``, ``Rating: 7 out of 10``,
+#: MT-Bench's ``[[3]]``, ``4 out of 5``, ``Final score = 4``), read as the score written
+#: (groups: the word before it, the score in double brackets, the score, its top)
+_REPLY = (
+    r"^\s*(?:((?:(?:final|overall|total)\s+)?(?:score|rating|grade)|overall|verdict)\s*[:=]\s*)?"
+    r"(?:\[\[\s*(\d+(?:\.\d+)?)\s*\]\]|(\d+(?:\.\d+)?)(?:\s*(?:/|out\s+of)\s*(\d+))?)"
+    r"\s*\.?\s*$"
+)
 
 
 _NEGATIVE = {no: yes for yes, no in VERDICT_WORDS.items()}
@@ -74,6 +82,8 @@ def word_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
             return percent
         if (fraction := _fractions(column)) is not None:
             return fraction
+        if (reply := _replies(column)) is not None:
+            return reply
         if (named := _named_levels(column)) is not None:
             return named
         if len(pd.unique(column.iloc[:_PEEK].dropna())) > _MOST_WORDINGS:
@@ -174,6 +184,33 @@ def _fractions(column: pd.Series) -> tuple[pd.Series, str] | None:
     first = score.first_valid_index()
     said = f"{str(column[first]).strip()!r} = {score[first]:g}"
     return score, f"read as numbers, the top '/{tops[0]:g}' dropped ({said})"
+
+
+def _replies(column: pd.Series) -> tuple[pd.Series, str] | None:
+    """:func:`word_numbers` of a column of scores written as an LLM judge's reply gives
+    them (:data:`_REPLY`: ``Score: 4/5``, ``[[3]]``, ``Rating: 7 out of 10``; most of its
+    first filled cells such, each with its word, brackets or ``out of``, one word and one
+    top in every cell, none above it), read as the score written (4); else None."""
+    head = column.iloc[:_PEEK].dropna().astype(str)
+    flags = re.IGNORECASE
+    parts = head.str.extract(_REPLY, flags=flags)
+    marked = parts[0].notna() | parts[1].notna() | head.str.contains(r"out\s+of", case=False)
+    if head.empty or (parts[[1, 2]].notna().any(axis=1) & marked).mean() <= 0.5:
+        return None
+    text = column.astype(str).where(column.notna())
+    parts = text.str.extract(_REPLY, flags=flags)
+    score = parts[1].fillna(parts[2]).astype(float)
+    words = parts[0].dropna().str.lower().str.split().str.join(" ").unique()
+    tops = parts[3].dropna().astype(float).unique()
+    if len(words) > 1 or len(tops) > 1:  # 'Score: 4' beside 'Rating: 4', '4/5' beside '7/10'
+        return None
+    if len(tops) and (tops[0] < 2 or (score > tops[0]).any()):
+        return None
+    if len(tops) and parts[3].isna()[score.notna()].any():  # 'Score: 4/5' beside 'Score: 4'
+        return None
+    first = score.first_valid_index()
+    said = f"{str(column[first]).strip()!r} = {score[first]:g}"
+    return score, f"read as numbers from a judge's replies ({said})"
 
 
 def _named_levels(column: pd.Series) -> tuple[pd.Series, str] | None:

@@ -118,3 +118,22 @@ def test_max_labels_help_says_alpha_spending_is_wider_at_the_first_looks():
     for name, text in helps.items():
         assert "narrower than a confidence sequence near N" in text, name
         assert "wider at the first" in text, name
+
+
+@pytest.mark.parametrize(
+    "command", ["doctor", "estimate", "report", "plan", "judges", "sample", "simulate"]
+)
+def test_a_second_label_is_refused_not_dropped(command, capsys):
+    """Walk of new table shapes: a user with four label dimensions in one table passed
+    ``--label human_fluency --label human_relevance``; argparse kept the last, and doctor
+    and estimate ran on relevance alone without a word. A second, other --label stops
+    with how to have each; the same one twice is one."""
+    parser = build_parser()
+    out = ["--out", "o.html"] if command in ("report", "simulate") else []
+    with pytest.raises(SystemExit) as exit_info:
+        parser.parse_args([command, "t.csv", *out, "--label", "a", "--label", "b"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--label given twice ('a', 'b')" in err and "once per label" in err
+    args = parser.parse_args([command, "t.csv", *out, "--label", "a", "--label", "a"])
+    assert args.label == "a"

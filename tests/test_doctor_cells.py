@@ -7,6 +7,7 @@ of labels, and a wholly labeled table without --label."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from bacon_bayes.cli import main
@@ -162,3 +163,37 @@ def test_a_wholly_labeled_table_without_label_points_to_it(tmp_path, capsys) -> 
     assert f"bacon doctor {path} --label human gives the command" in can
     assert "with --label it also prints the bacon simulate command" in " ".join(can.split())
     assert "every item is labeled" in can
+
+
+@pytest.mark.parametrize(
+    "form",
+    ["Score: {}/5", "[[{}]]", "Rating: [[{}]]", "Rating: {} out of 5", "{} out of 5", "score = {}"],
+)
+def test_scores_written_as_a_judges_reply_are_read(tmp_path, capsys, form) -> None:
+    """Walk of new table shapes: a judge's scores kept as its reply writes them ('Score: 4/5',
+    MT-Bench's '[[4]]', 'Rating: 4 out of 5') were called "7 distinct strings ... a
+    category, not a prompt", with no word that they were scores; a long table of them was
+    not found to be one. They are read as the score written, said, and estimate reads them
+    alike."""
+    frame = _table()
+    plain = tmp_path / "plain.csv"
+    frame.to_csv(plain, index=False)
+    frame["llm_a"] = frame["llm_a"].map(lambda v: form.format(f"{v:g}"))
+    path = tmp_path / "replies.csv"
+    frame.to_csv(path, index=False)
+    out, _ = doctor([str(path)], capsys)
+    assert "llm_a" in found(out, "judge"), out
+    assert "read as numbers from a judge's replies" in _line(out, "judge", "llm_a")
+    assert _estimate(path, "llm_a", capsys) == _estimate(plain, "llm_a", capsys)
+
+
+def test_replies_on_two_tops_or_ids_after_a_word_are_not_read_as_scores(tmp_path) -> None:
+    """What the replies' reading leaves: scores out of two tops ('Score: 4/5' beside
+    'Score: 7/10': no one scale), words that are no score's ('doc: 12', an id)."""
+    from bacon_bayes.words import word_numbers
+
+    tops = pd.Series(["Score: 4/5", "Score: 7/10", "Score: 3/5"] * 5)
+    assert word_numbers(tops) is None
+    assert word_numbers(pd.Series([f"doc: {k}" for k in range(20)])) is None
+    both = pd.Series(["Score: 4/5", "Score: 3"] * 5)
+    assert word_numbers(both) is None

@@ -181,3 +181,33 @@ def test_doctor_names_bacon_judges_own_table_and_its_runs(tmp_path, capsys, monk
     estimate = shlex.split(lines[lines.index("run:") + 1])
     assert estimate[:3] == ["bacon", "estimate", "wide.csv"]
     assert main([*estimate[1:], "--engine", "freq", "--json"]) == 0
+
+
+def test_columns_named_with_a_dash_first_or_shell_characters_get_commands_that_run(
+    tmp_path, capsys, monkeypatch
+):
+    """Walk of new table shapes: a judge column '-llama70b' went into doctor's command as
+    ``--judge -llama70b``, which argparse refuses ("--judge: expected one argument"); a
+    value starting with '-' is glued to its option (``--judge=-llama70b``), as --scale's
+    is, and names with commas, quotes, stars and spaces run as printed too."""
+    monkeypatch.chdir(tmp_path)
+    frame = pd.read_csv(
+        Path(__file__).resolve().parents[1] / "bacon_bayes" / "data" / "example_pool.csv"
+    )
+    frame = frame.rename(
+        columns={
+            "gpt4": "-gpt4",
+            "gpt35": "gpt35, v2 (1-5)",
+            "llama70b": "llama 'big' *70b*",
+            "human": "-human",
+            "system": "-system",
+        }
+    )
+    frame[["id", "-system", "-human", "-gpt4", "gpt35, v2 (1-5)", "llama 'big' *70b*"]].to_csv(
+        "odd.csv", index=False
+    )
+    assert main(["doctor", "odd.csv", "--label=-human"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    words = shlex.split(lines[lines.index("run:") + 1])
+    assert "--judge=-gpt4" in words and "--label=-human" in words and "--group=-system" in words
+    assert main([*words[1:], "--engine", "freq", "--json"]) == 0

@@ -137,6 +137,29 @@ def test_a_long_table_is_pivoted_by_its_item_column_keeping_the_label(tmp_path, 
     pd.testing.assert_series_equal(wide["gpt35"], expect["gpt35"])
 
 
+def test_a_long_table_with_the_human_as_one_rater_names_it_the_label(tmp_path, capsys):
+    """Walk of new table shapes: a long table whose rater column holds the human beside
+    the judges ('human' on the labeled items only) was said to hold "4 judges", 'human'
+    one of them, and the recipe ended "add the labels", which the table had. Doctor counts
+    the judges without it and says its column, once pivoted, is the label."""
+    table = relevance_table().drop(columns=["summary", "doc_id"])
+    labeled = table[table["relevance"].notna()]
+    long = pd.concat(
+        [
+            table.drop(columns="relevance").melt(
+                ["item", "system"], list(JUDGES), "rater", "score"
+            ),
+            labeled[["item", "system"]].assign(rater="human", score=labeled["relevance"]),
+        ]
+    ).sort_values(["item", "rater"])
+    path = tmp_path / "long.csv"
+    long.to_csv(path, index=False)
+    flat = " ".join(doctor(path, capsys).split())
+    assert f"(3 judges, about {len(table)} rows each, and the human ratings as 'human')" in flat
+    assert "take its column 'human' (the human ratings) for the label" in flat
+    assert "add the labels" not in flat
+
+
 def test_a_long_table_with_a_labels_file_gets_its_pivot_first(tmp_path, capsys, monkeypatch):
     """Finding T1-16: a long table with its labels in another file stopped with "the
     table's id column 'item' repeats" (the join came first). Doctor now says the table is

@@ -75,3 +75,52 @@ def test_rows_without_a_label_of_ids_not_in_the_table_are_left_out(tmp_path, cap
     every.to_csv(tmp_path / "all.csv", index=False)
     with pytest.raises(ValidationError, match=r"1 ids are not in the table's column 'id': '5002'"):
         join_labels(table, tmp_path / "all.csv", "human", "id")
+
+
+def test_labels_keyed_by_two_columns_get_the_id_that_joins_them(tmp_path, capsys) -> None:
+    """Walk of new table shapes: WMT labels keyed by system and segment (no id column in
+    either file) stopped with "pass --item COLUMN, the table's id column", where no one
+    column is the id (--item seg_id then refused its repeats). The error names the two
+    columns and the pandas line that makes the id of them; run on both files, the join
+    with --item id takes every label."""
+    table, labels = _files(tmp_path)
+    table["seg"] = (table["id"] + 1) // 2  # A and B translate each segment
+    labels = table.loc[table["id"].isin(labels["ID"]), ["system", "seg"]].assign(
+        Score=labels.set_index("ID")["Score"].reindex(table["id"]).dropna().to_numpy()
+    )
+    table = table.drop(columns="id")
+    table.to_csv(tmp_path / "table.csv", index=False)
+    labels.to_csv(tmp_path / "labels.csv", index=False)
+    args = ["doctor", str(tmp_path / "table.csv"), "--labels", str(tmp_path / "labels.csv")]
+    assert main([*args, "--label", "Score"]) == 2
+    err = capsys.readouterr().err
+    assert "keyed by system, seg together" in err and "pass --item id" in err
+    line = err.split("read as df: ", 1)[1].rsplit("), and pass", 1)[0]
+    for name in ("table.csv", "labels.csv"):
+        df = pd.read_csv(tmp_path / name)
+        exec(line, {"df": df})
+        df.to_csv(tmp_path / name, index=False)
+    joined, key = join_labels(
+        pd.read_csv(tmp_path / "table.csv"), tmp_path / "labels.csv", "Score", "id"
+    )
+    assert key == "id" and int(joined["Score"].notna().sum()) == len(labels)
+
+
+def test_a_few_labels_of_items_not_in_the_table_say_how_to_go_on(tmp_path) -> None:
+    """Walk of new table shapes: 3 of 40 labels for items since taken out of the table
+    were refused with "check that the labels belong to this file" alone, which they did.
+    Where the others' ids are all there, the error says so and what to delete; labels
+    mostly of another file keep the old advice alone."""
+    table, labels = _files(tmp_path)
+    labels.loc[:2, "ID"] = [9001, 9002, 9003]
+    labels.to_csv(tmp_path / "labels.csv", index=False)
+    with pytest.raises(ValidationError) as err:
+        join_labels(table, tmp_path / "labels.csv", "Score", "id")
+    assert "the other 37 labels' ids are there" in str(err.value)
+    assert "delete their rows from the labels file" in str(err.value)
+    labels["ID"] = labels["ID"] + 1000  # another pool's labels
+    labels.to_csv(tmp_path / "labels.csv", index=False)
+    with pytest.raises(ValidationError) as err:
+        join_labels(table, tmp_path / "labels.csv", "Score", "id")
+    assert "check that the labels belong to this file" in str(err.value)
+    assert "delete their rows" not in str(err.value)

@@ -183,6 +183,29 @@ def test_a_judge_naming_the_winning_model_is_read_and_its_command_runs(capsys, t
     assert "that name neither model of their row ('gpt-9' at line 6 the first)" in out, err
 
 
+def test_a_human_vote_naming_the_winning_model_is_read_as_the_judges_are(capsys, tmp_path):
+    """Walk of new table shapes: the human vote written as the winner's model name (or
+    'tie'), as a judge's is read, stopped doctor ("'oasst-pythia-12b' is not a verdict").
+    It is read as A / B / tie against the row's two models and said; the estimate is the
+    one of the same votes written A / B / tie."""
+    frame = pd.read_csv(SAMPLE)
+    vote = frame["label"].str.strip().str.upper()
+    frame["label"] = np.where(
+        vote == "A", frame["model_a"], np.where(vote == "B", frame["model_b"], frame["label"])
+    )
+    path = tmp_path / "names.csv"
+    frame.to_csv(path, index=False)
+    code, out, err = _run(["doctor", str(path)], capsys)
+    assert code == 0, err
+    assert "column 'label' (human votes) names the winning model" in out
+    command = shlex.split(out.strip().splitlines()[-1].strip())[1:]
+    code, named, err = _run([*command, "--json"], capsys)
+    assert code == 0, err
+    command[command.index(str(path))] = SAMPLE
+    code, plain, err = _run([*command, "--json"], capsys)
+    assert json.loads(named)["strengths"] == json.loads(plain)["strengths"]
+
+
 def test_lmsys_one_hot_votes_are_read_as_one_vote(capsys, tmp_path):
     """LMSYS's one-hot vote (winner_model_a / winner_model_b / winner_tie) was no label to
     doctor; `--label winner_model_a` read every tie as a B win, and doctor offered the other

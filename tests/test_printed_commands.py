@@ -142,6 +142,31 @@ def test_no_sample_command_for_a_file_sample_cannot_read(tmp_path, capsys):
     assert not run_lines(out) and "bacon sample draws from a CSV or Parquet table" in out
 
 
+def test_a_log_sample_cannot_read_gets_the_line_that_writes_it_as_csv(
+    tmp_path, capsys, monkeypatch
+):
+    """Walk of new table shapes: on a JSON Lines file the plan said "write the table out"
+    (with pandas' read_json the nested columns doctor named, ``scores.gpt4``, are not
+    there), and ``bacon sample`` on it stopped with pandas' "Error tokenizing data". Both
+    give the line that writes it as the CSV every command reads, and sample runs on it."""
+    monkeypatch.chdir(tmp_path)
+    frame = pd.read_csv(table(tmp_path))
+    with open("log.jsonl", "w") as fh:
+        for row in frame.to_dict("records"):
+            judges = {k: row.pop(k) for k in list(row) if k.startswith("judge_")}
+            fh.write(json.dumps({**row, "scores": judges}) + "\n")
+    read = ["--label", "human", "--judge", "scores.*", "--group", "system", "--item", "id"]
+    assert main(["plan", "log.jsonl", *read, "--half-width", "0.1"]) == 0
+    line = " ".join(capsys.readouterr().out.split()).split("write the table out (", 1)[1]
+    assert line.split(") and run bacon plan on ")[1].startswith("log.csv for the command")
+    assert main(["sample", "log.jsonl", *read, "--budget", "10"]) == 2
+    err = capsys.readouterr().err
+    assert "write it out as CSV first (python -c" in err and "Error tokenizing" not in err
+    code = shlex.split(err.split("first (", 1)[1].split(") and run bacon sample")[0])[2]
+    exec(code, {})
+    assert main(["sample", "log.csv", *read, "--budget", "10"]) == 0
+
+
 def test_no_sample_command_for_labels_joined_from_another_file_says_why(tmp_path, capsys):
     """With --labels (or --scores) the plan said 'bacon sample draws from a CSV or Parquet
     table ..., not 'pool.csv'' of a CSV table: the reason is the second file, which a

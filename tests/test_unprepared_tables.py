@@ -208,7 +208,9 @@ def test_label_ids_written_otherwise_name_the_cause(tmp_path, capsys, spell, wha
 def test_a_judge_written_as_score_colon_number_is_named(tmp_path, capsys) -> None:
     """Finding 13: a judge column written 'Score: 4' on every row (a raw LLM reply) was
     left out as "8 distinct string(s): no group, prompt or text". Doctor says it holds
-    numbers with text around them and gives the pandas line that reads them."""
+    numbers with text around them and gives the pandas line that reads them; since the
+    walk of new table shapes, 'Score: 4' itself is read as a judge's reply
+    (tests/test_doctor_cells.py), and other words around the number ('4 stars') are named so."""
     frame = _table()
     rng = np.random.default_rng(1)  # many distinct scores (few: a category, said so)
     score = (frame["llm_c"] + rng.normal(0, 0.3, len(frame))).round(2)
@@ -216,9 +218,13 @@ def test_a_judge_written_as_score_colon_number_is_named(tmp_path, capsys) -> Non
     path = tmp_path / "score_colon.csv"
     frame.to_csv(path, index=False)
     out = _run(["doctor", str(path)], capsys)
+    judge = next(ln for ln in out.splitlines() if ln.startswith("  judge     llm_c"))
+    assert "read as numbers from a judge's replies ('Score: " in judge, judge
+    frame["llm_c"] = score.map("{:g}".format) + " stars"
+    frame.to_csv(path, index=False)
+    out = _run(["doctor", str(path)], capsys)
     left = next(ln for ln in out.splitlines() if ln.startswith("  left out  llm_c"))
-    assert "numbers written with text around them (e.g. 'Score: " in left, left
-    assert "df['llm_c'] = df['llm_c'].str.extract(r'" in left
+    assert "stars" in left and "as numbers only" in left, left
 
 
 @pytest.mark.parametrize(

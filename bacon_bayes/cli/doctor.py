@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from bacon_bayes.cli.judge_args import add_judge_argument, judge_columns
+from bacon_bayes.cli.judge_args import OneLabel, add_judge_argument, judge_columns
 from bacon_bayes.cli.pairwise import run_doctor
 
 if TYPE_CHECKING:
@@ -34,6 +34,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--labels", metavar="FILE", help="CSV or Parquet of human labels joined by id")
     p.add_argument(
         "--label",
+        action=OneLabel,
         help="the label column (default: found; with --labels, the labels file's one column "
         "besides the id)",
     )

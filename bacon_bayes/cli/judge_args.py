@@ -42,6 +42,28 @@ class _LegacyJudges(argparse.Action):
         setattr(namespace, self.dest, current + given)
 
 
+class OneLabel(argparse.Action):
+    """``--label``: one label column a run; a second, other one is refused (argparse kept
+    the last and dropped the first without a word, so ``--label a --label b`` estimated
+    ``b`` alone), with how to have each."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        before = getattr(namespace, self.dest, None)
+        if before not in (None, self.default, values):
+            parser.error(
+                f"{option_string} given twice ({before!r}, {values!r}): a run takes one label "
+                "column; run the command once per label (bacon doctor FILE --label COL prints "
+                "each one's command, with the judges of its aspect)"
+            )
+        setattr(namespace, self.dest, values)
+
+
 def add_judge_argument(
     p: argparse.ArgumentParser | Any, *, legacy: str | None = None, help: str = JUDGE_HELP
 ) -> None:

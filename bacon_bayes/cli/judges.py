@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from bacon_bayes.cli import sampler_settings
-from bacon_bayes.cli.judge_args import add_judge_argument
+from bacon_bayes.cli.judge_args import OneLabel, add_judge_argument
 from bacon_bayes.errors import ConvergenceWarning, ValidationError
 from bacon_bayes.outputs import FORCE_HELP, Output, claim
 
@@ -29,7 +29,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("file", help="CSV or Parquet table, one row per item")
-    p.add_argument("--label", required=True, help="column of human labels (empty = unlabeled)")
+    p.add_argument(
+        "--label", required=True, action=OneLabel, help="column of human labels (empty = unlabeled)"
+    )
     add_judge_argument(p, legacy="list")
     p.add_argument(
         "--outcome",

@@ -375,10 +375,13 @@ def _unsamplable(args: argparse.Namespace) -> str | None:
             "command"
         )
     if not "".join(path.suffixes).lower().endswith((".csv", ".csv.gz", ".parquet")):
+        from bacon_bayes.readers import csv_recipe
+
+        line, out = csv_recipe(path)
         return (
             f"bacon sample draws from a CSV or Parquet table (or a study folder), not "
-            f"{str(args.file)!r}: write the table out (with its label column) and run "
-            "bacon plan on it for the command"
+            f"{str(args.file)!r}: write the table out ({line}) and run bacon plan on {out} "
+            "for the command"
         )
     if args.item:
         return None

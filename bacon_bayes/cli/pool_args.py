@@ -11,7 +11,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bacon_bayes.cli.judge_args import add_judge_argument, judge_columns
+from bacon_bayes.cli.judge_args import OneLabel, add_judge_argument, judge_columns
 from bacon_bayes.cli.rounds import add_round_arguments, apply_saved, load_saved
 from bacon_bayes.errors import ConvergenceWarning, PoolWarning, ValidationError
 
@@ -263,6 +263,7 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--label",
+        action=OneLabel,
         help="column of human labels (empty = unlabeled); tables only (with --labels, "
         "default: the labels file's one column besides the id)",
     )

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bacon_bayes.cli.judge_args import add_judge_argument
+from bacon_bayes.cli.judge_args import OneLabel, add_judge_argument
 from bacon_bayes.cli.pairwise import add_model_columns
 from bacon_bayes.cli.study_args import (
     names_option,
@@ -135,7 +135,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="id column of the pool (default: a column named id, item or item_id with "
         "unique values, as bacon estimate finds it)",
     )
-    new.add_argument("--label", default="label", help="name of the human label")
+    new.add_argument("--label", default="label", action=OneLabel, help="name of the human label")
     new.add_argument(
         "--outcome",
         help="type of the label: continuous (default; categorical when the labels already "

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from bacon_bayes.cli.judge_args import add_judge_argument, judge_columns
+from bacon_bayes.cli.judge_args import OneLabel, add_judge_argument, judge_columns
 from bacon_bayes.cli.pool_args import (
     SURROGATES_HELP,
     add_scale_argument,
@@ -108,7 +108,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "DIR/ablation.csv, DIR/ablation.md and DIR/ablation_settings.json.",
     )
     p.add_argument("data", type=Path, help="CSV or Parquet table with every label filled in")
-    p.add_argument("--label", required=True, help="label column")
+    p.add_argument("--label", required=True, action=OneLabel, help="label column")
     p.add_argument(
         "--labels",
         metavar="FILE",

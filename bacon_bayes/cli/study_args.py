@@ -244,9 +244,17 @@ def _add_ids(args: argparse.Namespace, source: Path) -> str:
 def _pool_table(source: Path) -> pd.DataFrame:
     """The pool file read as every command reads a table (refused when it is missing)."""
     from bacon_bayes.io import read_table
+    from bacon_bayes.readers import csv_recipe, sniff
 
     if not source.is_file():
         raise ValidationError(f"pool file {source} does not exist; check the path")
+    if (kind := sniff(source)) not in ("csv", "parquet"):
+        line, out = csv_recipe(source)
+        raise ValidationError(
+            f"bacon sample draws from a CSV or Parquet table (or a study folder), not "
+            f"{str(source)!r} ({kind}): write it out as CSV first ({line}) and run bacon "
+            f"sample on {out}"
+        )
     return read_table(source)
 
 

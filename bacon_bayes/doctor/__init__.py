@@ -24,7 +24,7 @@ from bacon_bayes.doctor.relation import missingness_notes, near_duplicates
 from bacon_bayes.doctor.roles import GENERIC_FORMATS, Roles, find_roles
 from bacon_bayes.doctor.rows import check_ids, without_summary
 from bacon_bayes.doctor.scores import ScoreFlag, absent_groups, judge_scales, score_flags
-from bacon_bayes.doctor.text import profile_text
+from bacon_bayes.doctor.text import glued, profile_text
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.shrink import MIN_SEPARATE_LABELS, choose_pooling
 from bacon_bayes.io import row_place
@@ -167,7 +167,7 @@ def _command(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] |
     cmd += ["--folds", str(p.folds)] if p.folds else []  # a small pilot: the most it carries
     if any(p.unscored):
         cmd += ["--drop-unscored"]
-    return cmd
+    return glued(cmd)
 
 
 def profile(
@@ -362,7 +362,7 @@ def _many_judges(roles: Roles, y: np.ndarray | None, columns: list[str]) -> str:
     for w in words:
         named = [j for j in roles.judges if w in re.split(r"[^a-z0-9]+", j.lower())]
         if 0 < len(named) < k:
-            args = shlex.join(_judge_args(named, columns))
+            args = shlex.join(glued(_judge_args(named, columns)))
             note += (
                 f". {len(named)} of them are named for {w!r}, as the label is: {args} "
                 "keeps only those (chosen by name before looking at the estimates, it costs "

@@ -93,6 +93,7 @@ def pivot_recipe(
     label: str | None,
     keys: list[str],
     kind: str = "csv",
+    human: str | None = None,
 ) -> tuple[str, list[str]]:
     """How to pivot a long table (the ``judge`` columns name the judge of each row, e.g.
     model and method; ``score`` holds its score) to one row per item: keyed by the column
@@ -104,7 +105,9 @@ def pivot_recipe(
     again: under :data:`REPEATED_SHARE` of the rows) still keys them: the repeated rows
     are named (``kind``: where, as :func:`lines` says) and the recipe drops them first.
     Keyed by several columns, the pivoted table gets an ``id`` of them (:func:`keyed_id`).
-    Returns the recipe and the columns that key the items (none: it says to add one)."""
+    ``human``: the judge name that is the human's (:func:`_human_rater`), whose column
+    the pivot makes the label. Returns the recipe and the columns that key the items
+    (none: it says to add one)."""
     others = [str(c) for c in frame.columns if c not in (*judge, score)]
     run = _run_column(frame, others, judge)  # repeated runs: averaged by the pivot
     if run is not None:
@@ -176,6 +179,8 @@ def pivot_recipe(
         + (
             f"settle the label {label!r}, which differs between rows of one item, "
             if clash
+            else f"take its column {human!r} (the human ratings) for the label, "
+            if label is None and human is not None
             else "add the labels, "
             if label is None
             else ""
@@ -217,6 +222,23 @@ def _repeated_rows(frame: pd.DataFrame, key: list[str], kind: str) -> tuple[str,
     return said, f"{drop}df = df.drop_duplicates({key!r}); "
 
 
+#: a judge's name in a long table that is the human's (``human``, ``gold``, ``expert_1``)
+_HUMAN_RATER = re.compile(
+    r"(^|[\W_])(human|gold|expert|annotator|manual|crowd|label)s?($|[\W_\d])", re.I
+)
+
+
+def _human_rater(names: pd.Series) -> str | None:
+    """The one value of a long table's judge column that names the human (a rater named
+    like :data:`_HUMAN_RATER` on fewer rows than every other judge: the labeled items),
+    else None."""
+    counts = names.value_counts()
+    human = [str(v) for v in counts.index if _HUMAN_RATER.search(str(v))]
+    if len(human) != 1 or len(counts) < 3:
+        return None
+    return human[0] if counts[human[0]] < counts.drop(human[0]).min() else None
+
+
 def find_long(frame: pd.DataFrame, roles: Roles, kind: str) -> str | None:
     """What to do when ``frame`` is a long table of judge scores (a column of a few
     repeated strings named like a judge, a dense numeric score): pivot it; else None."""
@@ -254,16 +276,19 @@ def find_long(frame: pd.DataFrame, roles: Roles, kind: str) -> str | None:
     if not keys or frame.duplicated(keys).mean() < 0.5:
         return None  # the rows are items (each once): a rater column of a wide table
     spec = [judge, *(c for c in short if c not in keys)]
-    k = frame[judge].nunique()
+    human = _human_rater(frame[judge]) if roles.label is None else None
+    k = frame[judge].nunique() - (human is not None)
     roles.reasons["long"] = judge
-    recipe, key = pivot_recipe(frame, spec, score, roles.label, keys, kind)
+    recipe, key = pivot_recipe(frame, spec, score, roles.label, keys, kind, human)
     roles.long_key = key
     roles.left_out.update(dict.fromkeys(key, "keys the items of the long table (below)"))
     names_it = f"seems to name the judge of each row ({shape[1]}; " if shape else "names the judge"
     return (
         f"a long table: {judge!r} {names_it}"
         + ("" if shape else " of each row (")
-        + f"{k} judges, about {n // k} rows each) and {score!r} holds its score, while "
+        + f"{k} judges, about {(n - int((frame[judge] == human).sum())) // k} rows each"
+        + (f", and the human ratings as {human!r}" if human else "")
+        + f") and {score!r} holds its score, while "
         f"bacon reads one row per item with one column per judge; {recipe}"
     )
 

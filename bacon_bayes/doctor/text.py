@@ -12,6 +12,23 @@ import pandas as pd
 from bacon_bayes.doctor import bias
 from bacon_bayes.order import cell_name, natural_sorted
 
+#: the options of doctor's printed commands that take a value
+VALUED = frozenset({"--labels", "--label", "--item", "--judge", "--group", "--prompt", "--wave"})
+
+
+def glued(words: list[str]) -> list[str]:
+    """A printed command's ``words`` with each value that starts with ``-`` joined to its
+    option (``--judge=-llama70b``): argparse reads ``--judge -llama70b`` as two options
+    and refuses the command (as ``--scale=-inf:0``, :func:`bacon_bayes.scale.scale_args`)."""
+    out: list[str] = []
+    for k, word in enumerate(words):
+        if k and words[k - 1] in VALUED and word.startswith("-") and out[-1] == words[k - 1]:
+            out[-1] = f"{out[-1]}={word}"
+        else:
+            out.append(word)
+    return out
+
+
 if TYPE_CHECKING:
     from bacon_bayes.doctor import Profile
 

@@ -104,6 +104,19 @@ def _read_json(path: Path) -> tuple[pd.DataFrame, TableMeta]:
     )
 
 
+def csv_recipe(path: str | Path) -> tuple[str, str]:
+    """A shell line that writes ``path`` (a JSON Lines file, an Inspect or lm-eval log...)
+    as the CSV table a study draws from, read as every command reads it (nested objects
+    as ``a.b`` columns), and that CSV's name (``nested.csv`` beside ``nested.jsonl``)."""
+    path = Path(path)
+    out = str(path.with_name(path.name.split(".")[0] + ".csv"))
+    line = (
+        'python -c "from bacon_bayes.readers import read_any; '
+        f'read_any({str(path)!r})[0].to_csv({out!r}, index=False)"'
+    )
+    return line, out
+
+
 def read_any(path: str | Path, names: Iterable[str] = ()) -> tuple[pd.DataFrame, TableMeta]:
     """Read a table of judge scores in any format bacon knows.
 

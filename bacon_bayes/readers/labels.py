@@ -56,9 +56,17 @@ def key_column(frame: pd.DataFrame, labels: pd.DataFrame, item: str | None, labe
         shared = near if len(near) == 1 and len(_named(list(frame.columns), near[0])) == 1 else []
     if len(shared) == 1:
         return str(shared[0])
+    both = ", ".join(map(str, shared)) or "none"
+    if len(shared) > 1 and not any(t.duplicated(shared).any() for t in (frame, labels)):
+        ids = f"df.insert(0, 'id', df[{shared!r}].astype(str).agg('|'.join, axis=1))"
+        raise ValidationError(
+            f"the labels file's rows are keyed by {both} together, not by one column: give "
+            f"both files one id column of them (in pandas, on each file read as df: {ids}), "
+            "and pass --item id."
+        )
     raise ValidationError(
         "cannot tell which column joins the labels file to the table "
-        f"(columns in both: {', '.join(map(str, shared)) or 'none'}; the labels file's: "
+        f"(columns in both: {both}; the labels file's: "
         f"{', '.join(map(str, labels.columns[:12]))}); pass --item COLUMN, the table's id "
         "column, and give the labels file's id column that name."
     )
@@ -208,7 +216,15 @@ def join_labels(
             f"labels file {name!r}: {len(unknown)} ids are not in the table's column {key!r}: "
             f"{_few(unknown)}; "
             + (near or "check that the labels belong to this file")
-            + " (ids are compared as text, 1.0 as 1)."
+            + " (ids are compared as text, 1.0 as 1)"
+            + (
+                f"; the other {int(labeled.sum()) - len(unknown)} labels' ids are there: if "
+                "these items were taken out of the table, delete their rows from the labels "
+                "file"
+                if not near and len(unknown) <= 0.1 * labeled.sum()
+                else ""
+            )
+            + "."
         )
     out = frame.copy()
     if not known.all():  # an export of every task: rows of other tasks, none labeled

@@ -441,6 +441,14 @@ def read_pair_table(
             f"{str(path)!r} has no column of human votes (label, winner or human_label); "
             "name it with --label COL (A / B / tie, empty where no human voted)."
         )
+    if not _all_verdicts(frame[lab]) and isinstance(
+        named := _winner_names(frame, lab, a, b), pd.Series
+    ):  # the human vote written as the winner's name, as the judges' may be
+        frame[lab] = named
+        notes.append(
+            f"column {lab!r} (human votes) names the winning model of each comparison (or a "
+            f"tie): read as A / B / tie against {a!r} and {b!r}"
+        )
     pro = _guess(frame, prompt, PROMPT_NAMES, "--prompt")
     roles = {a, b, lab, pro, item, *frame.attrs.get("one-hot vote", [])}
     if "one-hot vote" in frame.attrs:
