@@ -22,9 +22,10 @@ gives the same waves with the wave-by-wave (martingale) weights of
 :func:`sequential_propensity` and their variance, clustered by prompt within a wave.
 
 A pool read without its design is taken as labeled item by item at random from every
-item. Two checks say when its labels plainly were not: whole groups never labeled where
-such draws would have reached them (:func:`groups_never_drawn`), and the items of a
-prompt labeled together (:func:`labeled_by_prompt`).
+item. Three checks say when its labels plainly were not: whole groups never labeled where
+such draws would have reached them (:func:`groups_never_drawn`), the items of a
+prompt labeled together (:func:`labeled_by_prompt`), and labels picked by the judges'
+scores (:func:`labeled_by_score`).
 """
 
 from __future__ import annotations
@@ -602,3 +603,69 @@ def added_propensity(
             "each item."
         )
     return out
+
+
+#: A labeled set whose judges' scores sit at least this many sds from the unlabeled
+#: items', with a rank test under :data:`NEVER_DRAWN`, says the labels were picked by
+#: score (:func:`labeled_by_score`); random draws of 30 labels reach 0.6 sd once in a
+#: thousand, of 300 labels 0.2 sd.
+PICKED_SHIFT = 0.25
+#: At most this many unlabeled items are compared with the labeled (a seeded sample).
+SCORE_SAMPLE = 20_000
+
+
+def labeled_by_score(
+    y: np.ndarray, scores: np.ndarray, codes: np.ndarray | None = None
+) -> str | None:
+    """A note when the labeled items' judge scores plainly differ from the unlabeled
+    items': labels picked by score (a review queue of the lowest-scored answers) while the
+    pool records no design. Uniform labels make the two sets exchangeable, so a rank test
+    of each item's mean standardised score (``scores``: items x judges, NaN where a judge
+    gave none) labeled against unlabeled is exact up to its normal approximation; said
+    when its chance is under :data:`NEVER_DRAWN` and the shift at least
+    :data:`PICKED_SHIFT` sds. The AEE stays unbiased where labels depend on the scores
+    only and the model is right; picked from one end, its correction is read there alone,
+    and the judges' agreement with the label is cut by the range (a walk: the 150
+    lowest-scored of 1,200 SummEval summaries, AEE 3.29 [3.17, 3.42] where the mean is
+    3.72). ``codes``: each item's group; groups never labeled are left out
+    (:func:`groups_never_drawn` says those)."""
+    labeled = ~np.isnan(y)
+    scores = np.asarray(scores, float).reshape(y.size, -1)
+    if codes is not None:  # a group never labeled is no evidence on how labels were drawn
+        labeled_group = (np.bincount(codes, weights=labeled) > 0)[codes]
+    else:
+        labeled_group = np.ones(y.size, bool)
+    others = np.flatnonzero(~labeled & labeled_group)
+    if others.size > SCORE_SAMPLE:  # a seeded sample of the unlabeled: the test's power is
+        # the labeled side's, and a 1M-item pool read in 0.15 s more
+        others = np.random.default_rng(0).choice(others, SCORE_SAMPLE, replace=False)
+    rows = np.sort(np.concatenate([np.flatnonzero(labeled & labeled_group), others]))
+    labeled, scores = labeled[rows], scores[rows]
+    scores = np.where(np.isfinite(scores), scores, np.nan)  # -inf log-probabilities: none
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sd = np.nanstd(scores, axis=0)
+        z = (scores - np.nanmean(scores, axis=0)) / np.where(sd > 0, sd, np.nan)
+        hits = np.isfinite(z).sum(axis=1)
+        item = np.where(hits > 0, np.nansum(z, axis=1) / np.maximum(hits, 1), np.nan)
+    keep = hits > 0
+    a, b = item[keep & labeled], item[keep & ~labeled]
+    if a.size < 5 or b.size < 5:
+        return None
+    spread = float(item[keep].std())
+    shift = (float(a.mean()) - float(b.mean())) / spread if spread > 0 else 0.0
+    if abs(shift) < PICKED_SHIFT:
+        return None
+    chance = float(stats.mannwhitneyu(a, b, method="asymptotic").pvalue)
+    if chance >= NEVER_DRAWN:
+        return None
+    where = "below" if shift < 0 else "above"
+    return (
+        f"the labels look picked by the judges' scores: the {a.size} labeled items score "
+        f"{abs(shift):.2g} sd {where} the others on the judges' mean (a rank test "
+        f"gives chance {_at_most(chance)} if the labels were drawn at random from every "
+        "item). The estimates and their intervals assume each item had the same chance of a "
+        "label (or the --propensity given); with labels picked from one end of the scores "
+        "they need not hold. Give the probabilities the labels were drawn with "
+        "(--propensity; propensity= in Python), or label a random sample (bacon sample "
+        "--design uniform)"
+    )

@@ -26,6 +26,7 @@ from bacon_bayes.inclusion import (
     added_propensity,
     groups_never_drawn,
     labeled_by_prompt,
+    labeled_by_score,
 )
 from bacon_bayes.io import csv_lines, plural_places
 from bacon_bayes.order import group_spellings, unique_codes, wave_codes
@@ -375,7 +376,7 @@ class EvalPool:
         else:
             judges = judge_columns(judges, label, df.columns)
             judge_names = tuple(str(j) for j in judges)  # a column named 0 is the judge '0'
-            frames = []
+            frames, wide = [], []
             for j in judges:
                 need_column(df, j, "judge")
                 s = numeric_column(df[j], "judge", rows, notes)
@@ -384,6 +385,7 @@ class EvalPool:
                         f"judge column {j!r} has no score at all; drop it from the judges."
                     )
                 keep = ~np.isnan(s)
+                wide.append(s)
                 frames.append(
                     pd.DataFrame(
                         {"pos": np.flatnonzero(keep), "judge": str(j), "run": 0, "score": s[keep]}
@@ -454,6 +456,11 @@ class EvalPool:
         if prompts is not None and propensity is None:  # the design unknown
             said = labeled_by_prompt(y, prompts, codes)
             notes += [said] if said else []
+        if propensity is None:  # the judges' scores, items x judges (a long table's: means)
+            mat = np.column_stack(wide) if not isinstance(judges, pd.DataFrame) else None
+            if mat is None:
+                mat = long.pivot_table("score", "pos", "judge").reindex(range(len(y))).to_numpy()
+            notes += [n for n in [labeled_by_score(y, mat, codes)] if n]
         return cls(
             ids=ids,
             y=y,

@@ -420,3 +420,29 @@ def test_long_table_ids_as_text_match_number_ids():
     pool = build(df, item="num", judges=long)
     assert pool.judges == ("j1", "j2") and len(pool.judge_scores) == 48
     assert build(df, item="num", judges=long.assign(item=long["item"].astype(int))).n_items == 12
+
+
+def test_labels_picked_by_the_judges_scores_are_said():
+    """A walk (helper W, session 43): a user labelled the 150 summaries the judges scored
+    lowest (a review queue), and the estimate read 3.29 [3.17, 3.42] where the mean is 3.72,
+    with no word. The pool now says the labels look picked by score; random labels (100
+    draws of 30 and of 300), a design given by --propensity, and a random draw within
+    groups never labeled elsewhere say nothing."""
+    rng = np.random.default_rng(0)
+    n = 1200
+    y = rng.normal(3.5, 0.8, n)
+    frame = pd.DataFrame({"j1": y + rng.normal(0, 0.6, n), "j2": y + rng.normal(0, 0.9, n)})
+    kw = {"label": "y", "judges": ["j1", "j2"], "outcome": "continuous"}
+    low = np.argsort(frame["j1"] + frame["j2"] + rng.normal(0, 0.3, n))[:150]
+    queue = np.isin(np.arange(n), low)
+    notes = EvalPool.from_frame(frame.assign(y=np.where(queue, y, np.nan)), **kw).notes
+    said = [s for s in notes if "the labels look picked by the judges' scores" in s]
+    assert said and "150 labeled items score" in said[0] and "sd below" in said[0], notes
+    for size in (30, 300):
+        for seed in range(100):
+            drawn = np.isin(np.arange(n), np.random.default_rng(seed).choice(n, size, False))
+            notes = EvalPool.from_frame(frame.assign(y=np.where(drawn, y, np.nan)), **kw).notes
+            assert not any("picked by the judges' scores" in s for s in notes), (size, seed)
+    given = frame.assign(y=np.where(queue, y, np.nan), pi=np.where(queue, 0.9, 0.05))
+    notes = EvalPool.from_frame(given, **kw, propensity="pi").notes
+    assert not any("picked by the judges' scores" in s for s in notes), notes

@@ -326,7 +326,7 @@ def _design_notes(
     """What the pool's own notes will say of how the labels were drawn (whole groups
     never labeled, a prompt's items labeled together), said before the estimate; not of
     a group or prompt column with ``empty`` cells (the command leaves it out)."""
-    from bacon_bayes.inclusion import groups_never_drawn, labeled_by_prompt
+    from bacon_bayes.inclusion import groups_never_drawn, labeled_by_prompt, labeled_by_score
 
     if y is None or not np.isfinite(y).any():
         return []
@@ -338,6 +338,9 @@ def _design_notes(
         out.append(groups_never_drawn(y, codes, np.asarray(names), roles.group))
     if roles.prompt and "prompt" not in empty:
         out.append(labeled_by_prompt(y, frame[roles.prompt].astype(str).to_numpy(), codes))
+    if roles.judges:
+        scores = frame[roles.judges].apply(pd.to_numeric, errors="coerce").to_numpy(float)
+        out.append(labeled_by_score(y, scores, codes))
     return [n for n in out if n]
 
 
