@@ -37,6 +37,7 @@ from bacon_bayes.pool_checks import (
     check_infinite,
     check_labels,
     check_propensity,
+    check_rows_are_items,
     embedding_matrix,
     empty_cell_says,
     long_from_table,
@@ -337,6 +338,7 @@ class EvalPool:
         notes: list[str] = []
         # ids
         if item is None:
+            check_rows_are_items(df, label, [] if isinstance(judges, pd.DataFrame) else judges)
             ids, id_role = df.index.to_numpy(), "index"
         else:
             need_column(df, item, "item id")

@@ -62,6 +62,41 @@ class Rows:
         return f"{place[:-1]}, {item})" if place.endswith(")") else f"{place} ({item})"
 
 
+def check_rows_are_items(df: pd.DataFrame, label: str, judges: Sequence[Any]) -> None:
+    """Without ``item=``, refuse a frame whose rows are items x judges: a column named
+    like an id (``id``, ``item``, ``item_id``) whose values repeat on most rows, with
+    each labeled id's label the same on its rows (a long table's copy). Each row would be
+    an item, each label counted once a judge, and the intervals too narrow (a walk: se
+    0.023 where the pivoted table gives 0.059). The command line refuses such a table
+    too (:func:`bacon_bayes.doctor.long.long_table`)."""
+    from bacon_bayes.io import item_name
+
+    if label not in df:
+        return
+    for c in df.columns:
+        if not item_name(c) or c == label or c in judges or df[c].isna().any():
+            continue
+        if df[c].duplicated().mean() < 0.5:
+            continue
+        labeled = df.loc[df[label].notna(), [c, label]]
+        by = labeled.groupby(c, sort=False)[label]
+        sizes = by.size()
+        if not len(sizes) or (sizes > 1).mean() < 0.5 or (by.nunique() > 1).any():
+            continue
+        k = round(len(df) / max(df[c].nunique(), 1))
+        values = repr(str(judges[0])) if len(judges) == 1 else "'SCORE_COLUMN'"
+        raise ValidationError(
+            f"column {c!r} names the items but repeats (about {k} rows each, every labeled "
+            f"one with its label repeated), and no item= was given, so each row would be an "
+            f"item: the frame looks long, one row per item and judge, each label would count "
+            f"about {k} times and the intervals come out too narrow. Pivot it to one row per "
+            f"item, e.g. wide = df.pivot_table(index={c!r}, columns='JUDGE_COLUMN', "
+            f"values={values}).reset_index() with the label and other columns joined "
+            f"back, then from_frame(wide, item={c!r}, ...); if each row is an item after all, "
+            "pass item= naming a column of unique ids"
+        )
+
+
 def blank_cells(values: pd.Series | np.ndarray) -> np.ndarray:
     """Which cells of a column of names (ids, groups, prompts) name nothing: missing, or
     text of no character but spaces (``''``: a CSV's empty cell reads as missing, the same

@@ -446,3 +446,29 @@ def test_labels_picked_by_the_judges_scores_are_said():
     given = frame.assign(y=np.where(queue, y, np.nan), pi=np.where(queue, 0.9, 0.05))
     notes = EvalPool.from_frame(given, **kw, propensity="pi").notes
     assert not any("picked by the judges' scores" in s for s in notes), notes
+
+
+def test_a_long_frame_without_item_is_refused_in_python():
+    """A walk (helper W, session 43): `EvalPool.from_frame(long_df, label="human",
+    judges=["score"])` with no item= took each of 10,812 item x judge rows as an item
+    (se 0.023 where the pivoted table gives 0.059), silently; the command line refuses
+    such a table. Refused now with the pivot; a frame whose id column repeats over items
+    with labels of their own (responses of one prompt) is not."""
+    rng = np.random.default_rng(0)
+    items, judges = 60, ["a", "b", "c"]
+    y = rng.normal(size=items)
+    long = pd.DataFrame({
+        "item_id": np.repeat([f"i{k}" for k in range(items)], 3),
+        "judge": np.tile(judges, items),
+        "score": np.repeat(y, 3) + rng.normal(size=3 * items),
+        "human": np.repeat(np.where(np.arange(items) % 3 == 0, y, np.nan), 3),
+    })  # fmt: skip
+    with pytest.raises(ValidationError, match="column 'item_id' names the items but repeats"):
+        EvalPool.from_frame(long, label="human", judges=["score"], outcome="continuous")
+    with pytest.raises(ValidationError, match=r"values='score'\)"):
+        EvalPool.from_frame(long, label="human", judges=["score"], outcome="continuous")
+    own = long.assign(
+        human=np.where(np.arange(3 * items) % 2 == 0, rng.normal(size=3 * items), np.nan)
+    )
+    pool = EvalPool.from_frame(own, label="human", judges=["score"], outcome="continuous")
+    assert pool.n_items == 3 * items
