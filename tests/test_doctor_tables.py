@@ -227,3 +227,22 @@ def test_repeated_ids_with_conflicting_labels_are_named(tmp_path, capsys):
     assert f"{first} at lines {first + 1}, {first + 2}" in row
     assert "of them with different labels" in row
     assert command(out) is None and "settle the labels of each repeated id" in out
+
+
+def test_a_long_table_whose_scores_hold_error_cells_is_told_to_empty_them_first(tmp_path, capsys):
+    """A walk (helper W, session 43): a long table whose score column holds a few 'error'
+    cells ended "no judge column found; name one with --judge in bacon estimate", which
+    estimate refuses as a long table. The score column's fix comes first; emptied, the
+    long table is told with its pivot."""
+    table = relevance_table().drop(columns=["summary", "doc_id"])
+    long = table.melt(["item", "system", "relevance"], list(JUDGES), "judge", "score")
+    long["score"] = long["score"].astype(object)
+    long.loc[[5, 50, 500], "score"] = "error"
+    path = tmp_path / "long.csv"
+    long.to_csv(path, index=False)
+    out = doctor(path, capsys)
+    assert "name one with --judge" not in out
+    assert "column 'score' holds scores but for a few cells of other text" in out, out
+    long.loc[[5, 50, 500], "score"] = np.nan
+    long.to_csv(path, index=False)
+    assert "one row per item and judge" in doctor(path, capsys).replace("\n", " ")

@@ -18,7 +18,7 @@ import pandas as pd
 
 from bacon_bayes.crossfit import make_folds, most_folds
 from bacon_bayes.doctor import agreement, bias
-from bacon_bayes.doctor.cells import empty_cells
+from bacon_bayes.doctor.cells import FAILED, empty_cells
 from bacon_bayes.doctor.label import DENSE, full_labels, label_scale, simulate_command
 from bacon_bayes.doctor.relation import missingness_notes, near_duplicates
 from bacon_bayes.doctor.roles import GENERIC_FORMATS, Roles, find_roles
@@ -28,7 +28,7 @@ from bacon_bayes.doctor.text import glued, profile_text
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.shrink import MIN_SEPARATE_LABELS, choose_pooling
 from bacon_bayes.io import row_place
-from bacon_bayes.order import natural_key
+from bacon_bayes.order import names_text, natural_key
 from bacon_bayes.readers import TableMeta
 from bacon_bayes.scale import (
     Scale,
@@ -395,6 +395,16 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
     if r.long or p.blocked:
         return [f"nothing yet: {b}" for b in ([r.long] if r.long else p.blocked)]
     if not r.judges:
+        # a score column left out for a few cells of other text: that fix first (a long
+        # table's score column is told once it is read; --judge on it is refused as long)
+        failed = [c for c, why in r.left_out.items() if why.startswith(FAILED)]
+        if failed:
+            return [
+                f"nothing yet: no judge column found; column{'s' * (len(failed) > 1)} "
+                f"{names_text(map(repr, failed))} hold{'s' * (len(failed) == 1)} scores but for "
+                "a few cells of other text (above): empty those cells and run bacon doctor "
+                "again"
+            ]
         return ["nothing yet: no judge column found; name one with --judge in bacon estimate"]
     n = 0 if y is None else int(np.isfinite(y).sum())
     if n == 0 and r.label_cells:

@@ -258,6 +258,7 @@ def find_long(frame: pd.DataFrame, roles: Roles, kind: str) -> str | None:
         and numeric(frame[c]) is not None
         and frame[c].notna().mean() >= DENSE
         and not ID_LIKE.search(str(c))
+        and str(c).strip().lower() not in ID_NAMES  # the item numbers are no score
     ]
     if not names or not dense or len(dense) > 3:
         return None

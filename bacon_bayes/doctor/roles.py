@@ -256,7 +256,8 @@ def _find_judges(
             roles.left_out[c] = "numeric, but named like a prompt id (pass --prompt to use it)"
         elif GROUP_NAME.match(c) and integers(num):
             roles.left_out[c] = "whole numbers, but named like a group (pass --group to use it)"
-        elif ID_LIKE.search(c):
+        elif ID_LIKE.search(c) or c.strip().lower() in ID_NAMES:  # 'item': a long
+            # table's repeated item numbers were read as its one judge
             roles.left_out[c] = "numeric, but named like an id"
         elif num.nunique() < 2:
             roles.left_out[c] = "numeric but constant"
