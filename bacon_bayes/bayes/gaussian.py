@@ -60,9 +60,13 @@ class GaussianJudgeModel(JudgeModel):
     def _label_data(self, y, train, scores=None):
         yt = y[train]
         center, scale = float(yt.mean()), float(yt.std())
-        if not scale > 0:
+        if not scale > 0:  # a fold's: skewed labels (80% at 5) can leave one all equal
             raise ValidationError(
-                "all training labels are equal; a continuous model needs varying labels"
+                f"the {int(train.sum())} training labels of a cross-fitting fold are all "
+                f"{center:g} (the other values fell in the held-out fold): the Bayesian "
+                "continuous model needs varying labels to fit. Use fewer folds (folds=2, "
+                "--folds 2), the frequentist engine (engine='freq', --engine freq), or more "
+                "labels"
             )
         ys = np.where(train, (np.nan_to_num(y) - center) / scale, 0.0)
         return {"yk": ys, "w": train.astype(float)}, {"y_center": center, "y_scale": scale}

@@ -262,3 +262,17 @@ def test_bayesian_noise_reads_against_the_shared_qualitys_sd_not_the_labels():
     table = informativeness(judge_bias(model, level=0.9), label_sd=0.5)
     c, s = np.array([1.0, 0.5]), np.array([0.5, 1.0])
     np.testing.assert_allclose(table["signal"], c**2 / (c**2 + s**2))  # 0.8, 0.2
+
+
+def test_a_fold_whose_training_labels_are_all_equal_is_refused_with_the_fix(gaussian_sim):
+    """Skewed labels (SummEval fluency, 80% at 5) can leave one fold's training labels all
+    equal; the refusal said "all training labels are equal" of labels that vary. It names
+    the fold's labels and the fixes (before any sampling)."""
+    sim = gaussian_sim
+    y = np.full(sim.y.shape, np.nan)
+    y[:40] = 5.0
+    y[:40:2] = np.where(np.arange(20) < 4, 3.0, 5.0)  # the other values: fold 0's alone
+    fold_ids = np.full(y.shape, -1)
+    fold_ids[:40] = np.arange(40) % 2
+    with pytest.raises(ValidationError, match="training labels of a cross-fitting fold are all 5"):
+        GaussianJudgeModel(sim.columns).fit_folds(sim.X, y, fold_ids, 2)
