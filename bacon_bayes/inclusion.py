@@ -618,17 +618,17 @@ def labeled_by_score(
     y: np.ndarray, scores: np.ndarray, codes: np.ndarray | None = None
 ) -> str | None:
     """A note when the labeled items' judge scores plainly differ from the unlabeled
-    items': labels picked by score (a review queue of the lowest-scored answers) while the
-    pool records no design. Uniform labels make the two sets exchangeable, so a rank test
-    of each item's mean standardised score (``scores``: items x judges, NaN where a judge
-    gave none) labeled against unlabeled is exact up to its normal approximation; said
-    when its chance is under :data:`NEVER_DRAWN` and the shift at least
-    :data:`PICKED_SHIFT` sds. The AEE stays unbiased where labels depend on the scores
-    only and the model is right; picked from one end, its correction is read there alone,
-    and the judges' agreement with the label is cut by the range (a walk: the 150
-    lowest-scored of 1,200 SummEval summaries, AEE 3.29 [3.17, 3.42] where the mean is
-    3.72). ``codes``: each item's group; groups never labeled are left out
-    (:func:`groups_never_drawn` says those)."""
+    items' (within each group, with ``codes``): labels picked by score (a review queue of
+    the lowest-scored answers) while the pool records no design. Uniform labels make the
+    two sets exchangeable, so a rank test of each item's mean standardised score
+    (``scores``: items x judges, NaN where a judge gave none) labeled against unlabeled
+    is exact up to its normal approximation; said when its chance is under
+    :data:`NEVER_DRAWN` and the shift at least :data:`PICKED_SHIFT` sds. The AEE stays
+    unbiased where labels depend on the scores only and the model is right; picked from
+    one end, its correction is read there alone, and the judges' agreement with the label
+    is cut by the range (a walk: the 150 lowest-scored of 1,200 SummEval summaries, AEE
+    3.29 [3.17, 3.42] where the mean is 3.72). ``codes``: each item's group; groups never
+    labeled are left out (:func:`groups_never_drawn` says those)."""
     labeled = ~np.isnan(y)
     scores = np.asarray(scores, float).reshape(y.size, -1)
     if codes is not None:  # a group never labeled is no evidence on how labels were drawn
@@ -648,6 +648,11 @@ def labeled_by_score(
         hits = np.isfinite(z).sum(axis=1)
         item = np.where(hits > 0, np.nansum(z, axis=1) / np.maximum(hits, 1), np.nan)
     keep = hits > 0
+    if codes is not None:  # within each group: labels drawn by group (equal counts from
+        # groups of unequal sizes) are no evidence of labels picked by score
+        g = pd.factorize(np.asarray(codes)[rows])[0]
+        sums = np.bincount(g[keep], weights=item[keep], minlength=g.max() + 1)
+        item = item - sums[g] / np.maximum(np.bincount(g[keep], minlength=g.max() + 1), 1)[g]
     a, b = item[keep & labeled], item[keep & ~labeled]
     if a.size < 5 or b.size < 5:
         return None

@@ -472,3 +472,26 @@ def test_a_long_frame_without_item_is_refused_in_python():
     )
     pool = EvalPool.from_frame(own, label="human", judges=["score"], outcome="continuous")
     assert pool.n_items == 3 * items
+
+
+def test_labels_drawn_by_group_are_not_said_to_be_picked_by_score():
+    """Equal labels from groups of unequal sizes whose judges score apart (a design by
+    group, read without its probabilities) shift the labeled items' scores; the check
+    compares within groups, so only a pick by score within them is said."""
+    rng = np.random.default_rng(1)
+    sizes, shift = [600, 100, 100], [0.0, 2.0, 2.0]
+    g = np.repeat(["a", "b", "c"], sizes)
+    y = rng.normal(size=g.size) + np.repeat(shift, sizes)
+    frame = pd.DataFrame({"g": g, "j1": y + rng.normal(0, 0.5, g.size)})
+    drawn = np.zeros(g.size, bool)
+    for name in "abc":
+        drawn[rng.choice(np.flatnonzero(g == name), 30, replace=False)] = True
+    kw = {"label": "y", "judges": ["j1"], "outcome": "continuous"}
+    with_groups = EvalPool.from_frame(frame.assign(y=np.where(drawn, y, np.nan)), group="g", **kw)
+    assert not any("picked by the judges' scores" in s for s in with_groups.notes)
+    low = np.zeros(g.size, bool)
+    for name in "abc":  # each group's lowest-scored
+        idx = np.flatnonzero(g == name)
+        low[idx[np.argsort(frame["j1"].to_numpy()[idx])[:30]]] = True
+    picked = EvalPool.from_frame(frame.assign(y=np.where(low, y, np.nan)), group="g", **kw)
+    assert any("picked by the judges' scores" in s for s in picked.notes), picked.notes
