@@ -206,6 +206,30 @@ def test_a_human_vote_naming_the_winning_model_is_read_as_the_judges_are(capsys,
     assert json.loads(named)["strengths"] == json.loads(plain)["strengths"]
 
 
+def test_a_labels_file_naming_the_winning_model_is_read_against_the_table(capsys, tmp_path):
+    """Helper W's walk: the human votes in a labels file written as the winner's name were
+    refused ("'oasst-pythia-12b' is not a verdict") where the same column in the table is
+    read. Joined, they are read against the row's two models; a word naming neither is
+    refused naming the labels file."""
+    frame = pd.read_csv(SAMPLE)
+    frame.insert(0, "cid", np.arange(len(frame)))
+    vote = frame.pop("label").str.strip().str.upper()
+    named = np.where(vote == "A", frame["model_a"], np.where(vote == "B", frame["model_b"], vote))
+    table, labels = tmp_path / "pairs.csv", tmp_path / "votes.csv"
+    frame.to_csv(table, index=False)
+    given = pd.notna(vote)
+    pd.DataFrame({"cid": frame["cid"][given], "winner": named[given]}).to_csv(labels, index=False)
+    argv = ["doctor", str(table), "--labels", str(labels), "--label", "winner", "--item", "cid"]
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    assert "names the winning model of each comparison" in out
+    bad = pd.read_csv(labels)
+    bad.loc[bad.index[:40], "winner"] = "gpt-9"
+    bad.to_csv(labels, index=False)
+    code, out, err = _run(argv, capsys)
+    assert code == 2 and "votes.csv' line" in err and "'gpt-9' is not a verdict" in err, err
+
+
 def test_lmsys_one_hot_votes_are_read_as_one_vote(capsys, tmp_path):
     """LMSYS's one-hot vote (winner_model_a / winner_model_b / winner_tie) was no label to
     doctor; `--label winner_model_a` read every tie as a B win, and doctor offered the other

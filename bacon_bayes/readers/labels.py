@@ -237,6 +237,8 @@ def join_labels(
     out[label] = table_ids.map(dict(pairs)).to_numpy()
     if several:
         out.attrs["several votes"] = several
+    if verdicts and (kept := values.attrs.get("vote words")):
+        out.attrs["vote words"] = kept
     if read_as:
         out.attrs["verdicts"] = {**frame.attrs.get("verdicts", {}), label: read_as}
     return out, key
@@ -315,9 +317,20 @@ def _numbers(column: pd.Series, name: str) -> pd.Series:
 
 def _votes(column: pd.Series, name: str) -> pd.Series:
     """A labels file's votes on comparisons as ``A`` / ``B`` / ``tie`` (NaN: no vote);
-    refuses any other value, named with its line."""
-    out = [
-        to_verdict(value, f"labels file {name!r} {row_place(column, row)}")
-        for row, value in enumerate(column.tolist())
-    ]
-    return pd.Series(out, index=column.index, dtype=object)
+    a word that is no verdict is kept as written (the winning model's name, read against
+    the comparison's models once joined: ``readers.pair_table``); refuses any other
+    value, named with its line."""
+    out: list[object] = []
+    kept: dict[str, str] = {}
+    for row, value in enumerate(column.tolist()):
+        where = f"labels file {name!r} {row_place(column, row)}"
+        try:
+            out.append(to_verdict(value, where))
+        except ValidationError:
+            if not isinstance(value, str) or not value.strip():
+                raise
+            out.append(value.strip())
+            kept.setdefault(value.strip(), where)  # where each such word is first
+    votes = pd.Series(out, index=column.index, dtype=object)
+    votes.attrs["vote words"] = kept
+    return votes

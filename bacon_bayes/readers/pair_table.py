@@ -28,6 +28,7 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import row_place
 from bacon_bayes.readers.pairwise import (
     _WORDS,
+    VERDICT_HELP,
     _all_verdicts,
     _missing,
     read_mt_bench,
@@ -425,9 +426,11 @@ def read_pair_table(
     if item is None:
         item = next((c for c in ID_NAMES if c in frame.columns and frame[c].is_unique), None)
         notes += [] if item else _repeated_ids(frame)
+    words: dict[str, str] = {}  # a labels file's words kept as written: model names?
     if labels is not None:
         label = label or label_column(frame, labels, item)  # the file's one other column
         frame, item = join_labels(frame, labels, label, item, verdicts=True)
+        words = frame.attrs.get("vote words", {})
         if several := frame.attrs.get("several votes"):
             notes.append(
                 f"{several} comparisons have several votes in the labels file: label = the "
@@ -448,6 +451,13 @@ def read_pair_table(
         notes.append(
             f"column {lab!r} (human votes) names the winning model of each comparison (or a "
             f"tie): read as A / B / tie against {a!r} and {b!r}"
+        )
+    elif labels is not None and not _all_verdicts(frame[lab]):  # kept as written
+        word = next(v for v in frame[lab] if isinstance(v, str) and v not in ("A", "B", "tie"))
+        where = words.get(word, f"labels file {str(labels)!r}")
+        raise ValidationError(
+            f"{where}: {word!r} is not a verdict (nor, on most rows, the winning model of "
+            f"its comparison in {a!r} / {b!r}); {VERDICT_HELP}."
         )
     pro = _guess(frame, prompt, PROMPT_NAMES, "--prompt")
     roles = {a, b, lab, pro, item, *frame.attrs.get("one-hot vote", [])}
