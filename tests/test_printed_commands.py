@@ -501,7 +501,8 @@ def test_plan_takes_pooling_and_estimate_s_plan_command_carries_it(tmp_path, cap
     a user estimating with separate means could not plan for them; the `bacon plan`
     command `bacon estimate --pooling separate` prints now asks for that pooling."""
     from bacon_bayes.cli import build_parser
-    from bacon_bayes.cli.pool_args import plan_command, pool_from_args
+    from bacon_bayes.cli.pool_args import pool_from_args
+    from bacon_bayes.cli.printed import plan_command
 
     path = table(tmp_path)
     goal = ["--half-width", "0.5", "--group-mean", "s2", "--json"]
@@ -729,7 +730,8 @@ def test_the_printed_plan_and_sample_commands_carry_folds(tmp_path):
     folds; on a larger one it fitted another pilot); the plan's `bacon sample` command
     dropped it too. Both now carry the cross-fit the command ran (plan: its seed too)."""
     from bacon_bayes.cli import build_parser
-    from bacon_bayes.cli.pool_args import plan_command, pool_from_args, reading_options
+    from bacon_bayes.cli.pool_args import pool_from_args
+    from bacon_bayes.cli.printed import plan_command, reading_options
 
     path = table(tmp_path)
     fit = ["--folds", "4", "--seed", "3"]

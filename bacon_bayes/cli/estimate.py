@@ -24,12 +24,11 @@ from bacon_bayes.cli.pool_args import (
     group_name,
     parse_levels,
     plan_budget,
-    plan_command,
     plan_note_anytime,
     read_files,
-    round_plan_command,
     target_line,
 )
+from bacon_bayes.cli.printed import plan_command, round_plan_command
 from bacon_bayes.cli.rounds import (
     fresh_enough,
     new_groups_text,

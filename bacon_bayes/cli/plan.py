@@ -19,8 +19,8 @@ from bacon_bayes.cli.pool_args import (
     calibrator_from_args,
     fit_noted,
     pool_from_args,
-    reading_options,
 )
+from bacon_bayes.cli.printed import reading_options
 from bacon_bayes.cli.rounds import plan_text, round_defaults
 from bacon_bayes.errors import PoolWarning, ValidationError
 

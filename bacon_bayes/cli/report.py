@@ -18,11 +18,10 @@ from bacon_bayes.cli.pool_args import (
     calibrator_from_args,
     fit_from_args,
     plan_budget,
-    plan_command,
     plan_note_anytime,
     read_files,
-    round_plan_command,
 )
+from bacon_bayes.cli.printed import plan_command, round_plan_command
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
 
