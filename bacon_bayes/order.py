@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import weakref
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -93,10 +94,20 @@ def natural_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         Index of each value's name in ``names``.
     """
     names, codes = unique_codes(values)
-    order = np.array(sorted(range(names.size), key=lambda k: natural_key(names[k])), dtype=int)
+    order, rank = _natural_order(tuple(names.tolist()))
+    return names[order], rank[codes]
+
+
+@lru_cache(maxsize=512)
+def _natural_order(names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The natural order of ``names`` and each name's rank in it (read-only), kept: the
+    estimators of a Monte Carlo ask for the same groups' and prompts' order every draw."""
+    order = np.array(sorted(range(len(names)), key=lambda k: natural_key(names[k])), dtype=int)
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
-    return names[order], rank[codes]
+    order.setflags(write=False)
+    rank.setflags(write=False)
+    return order, rank
 
 
 def unique_codes(

@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.core import residual_floor
@@ -109,15 +109,15 @@ def flag_rate(
     if se <= 0:
         return float(abs(delta) > 0 and abs(delta) > tol)
     if df is None:
-        z2 = float(stats.norm.ppf(1 - alpha / 2))
-        z1 = float(stats.norm.ppf(1 - alpha))
+        z2 = float(special.ndtri(1 - alpha / 2))
+        z1 = float(special.ndtri(1 - alpha))
         return float(_drift_prob(delta, se, np.array([se]), tol, z2, z1)[0])
     df = max(float(df), 1.0)
-    t2 = float(stats.t.ppf(1 - alpha / 2, df))
-    t1 = float(stats.t.ppf(1 - alpha, df))
+    t2 = float(special.stdtrit(df, 1 - alpha / 2))
+    t1 = float(special.stdtrit(df, 1 - alpha))
     # the estimated se over the quantiles of its chi-square distribution (midpoints)
     probs = (np.arange(GRID) + 0.5) / GRID
-    s_hat = se * np.sqrt(stats.chi2.ppf(probs, df) / df)
+    s_hat = se * np.sqrt(2 * special.gammaincinv(df / 2, probs) / df)  # chi2.ppf
     return float(np.mean(_drift_prob(delta, se, s_hat, tol, t2, t1)))
 
 
@@ -125,22 +125,29 @@ def _drift_prob(
     delta: float, se: float, s_hat: np.ndarray, tol: float, c2: float, c1: float
 ) -> np.ndarray:
     """P(drifted) given an estimated se ``s_hat`` (each entry): ``|est| > c2 s_hat`` and
-    not ``|est| + c1 s_hat <= tol``, with ``est ~ N(delta, se^2)``."""
-    dist = stats.norm(delta, se)
-    outside_zero = dist.cdf(-c2 * s_hat) + dist.sf(c2 * s_hat)
+    not ``|est| + c1 s_hat <= tol``, with ``est ~ N(delta, se^2)`` (scipy.special's
+    functions: ``scipy.stats`` gave the same numbers at 20x the cost a call)."""
+
+    def cdf(x: np.ndarray) -> np.ndarray:
+        return special.ndtr((x - delta) / se)
+
+    def sf(x: np.ndarray) -> np.ndarray:
+        return special.ndtr(-((x - delta) / se))
+
+    outside_zero = cdf(-c2 * s_hat) + sf(c2 * s_hat)
     # equivalent: |est| <= tol - c1 s_hat; of those, the ones that also exclude zero
     edge = tol - c1 * s_hat
-    both = (dist.cdf(edge) - dist.cdf(c2 * s_hat)) + (dist.cdf(-c2 * s_hat) - dist.cdf(-edge))
+    both = (cdf(edge) - cdf(c2 * s_hat)) + (cdf(-c2 * s_hat) - cdf(-edge))
     return outside_zero - np.where(edge > c2 * s_hat, both, 0.0)
 
 
 def _settle(estimate: float, se: float, n: int, tol: float, alpha: float) -> int:
     """Fresh labels of the group (in all) that would reach a verdict with probability
     ``POWER`` were ``estimate`` the truth (the standard error shrinking as 1/sqrt(n))."""
-    zb = stats.norm.ppf(POWER)
+    zb = special.ndtri(POWER)
     gaps = [
-        (abs(estimate), stats.norm.ppf(1 - alpha / 2)),  # excluding zero
-        (tol - abs(estimate), stats.norm.ppf(1 - alpha)),  # inside the tolerance
+        (abs(estimate), special.ndtri(1 - alpha / 2)),  # excluding zero
+        (tol - abs(estimate), special.ndtri(1 - alpha)),  # inside the tolerance
     ]
     need = [n * (se * (z + zb) / gap) ** 2 for gap, z in gaps if gap > 0]
     return max(math.ceil(min(need)), n + 1) if need else -1
@@ -174,8 +181,8 @@ def _row(
     if moderated is not None:
         var, df = max(var, moderated[0]), moderated[1]
     se = math.sqrt(var)
-    t = stats.t.ppf(1 - alpha / 2, df)
-    t_eq = stats.t.ppf(1 - alpha, df)
+    t = special.stdtrit(df, 1 - alpha / 2)
+    t_eq = special.stdtrit(df, 1 - alpha)
     equivalent = abs(mean) + t_eq * se <= tol
     drifted = not equivalent and abs(mean) > t * se
     verdict = VERDICTS[0] if equivalent else VERDICTS[1] if drifted else VERDICTS[2]

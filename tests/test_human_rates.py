@@ -37,7 +37,9 @@ def err_together(
     names = [f"j{k}" for k in range(4)]
     frame = pd.DataFrame(said, columns=names)
     frame["score"] = y + 0.8 * rng.normal(size=n) - 0.5 * hard  # not a level: continuous
-    split = frame[names].nunique(axis=1).to_numpy() > 1
+    # judges that disagree: frame[names].nunique(axis=1) > 1 (NaN skipped), without
+    # pandas' row-by-row apply (half of this file's time)
+    split = np.fmax.reduce(said, axis=1) > np.fmin.reduce(said, axis=1)
     pi = np.where(split, 0.35, 0.1) if weighted else np.full(n, share)
     frame["pi"] = pi
     frame["y"] = np.where(rng.random(n) < pi, y, np.nan)

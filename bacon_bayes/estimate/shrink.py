@@ -44,7 +44,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import optimize, special
 
 from bacon_bayes.arguments import POOLINGS
 from bacon_bayes.errors import ValidationError
@@ -237,7 +237,7 @@ def contrast_chi(
         kap = max(1.0, 3.0 + (kappa - 3.0) * float((bias**4).sum()) / b2**2)
     chi = critical_value(t, kap, alpha)
     z = float(special.ndtri(1.0 - alpha / 2.0))
-    return chi * float(stats.t.ppf(1.0 - alpha / 2.0, max(df, 1.0))) / z
+    return chi * float(special.stdtrit(max(df, 1.0), 1.0 - alpha / 2.0)) / z  # stats.t.ppf
 
 
 def floor_alpha(alpha: float) -> float:
@@ -247,7 +247,7 @@ def floor_alpha(alpha: float) -> float:
 
 
 def _own_crit(alpha: float, df: np.ndarray) -> np.ndarray:
-    return stats.t.ppf(1.0 - alpha / 2.0, np.maximum(df, 1.0))
+    return special.stdtrit(np.maximum(df, 1.0), 1.0 - alpha / 2.0)  # stats.t.ppf
 
 
 def shrink_table(
