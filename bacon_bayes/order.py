@@ -98,7 +98,7 @@ def natural_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return names[order], rank[codes]
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=32)  # few: a list of a pool's prompts may hold 100,000 names
 def _natural_order(names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
     """The natural order of ``names`` and each name's rank in it (read-only), kept: the
     estimators of a Monte Carlo ask for the same groups' and prompts' order every draw."""
