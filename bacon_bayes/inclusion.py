@@ -630,6 +630,8 @@ def labeled_by_score(
     3.29 [3.17, 3.42] where the mean is 3.72). ``codes``: each item's group; groups never
     labeled are left out (:func:`groups_never_drawn` says those)."""
     labeled = ~np.isnan(y)
+    if labeled.sum() < 5 or (~labeled).sum() < 5:
+        return None
     scores = np.asarray(scores, float).reshape(y.size, -1)
     if codes is not None:  # a group never labeled is no evidence on how labels were drawn
         labeled_group = (np.bincount(codes, weights=labeled) > 0)[codes]
@@ -642,6 +644,9 @@ def labeled_by_score(
     rows = np.sort(np.concatenate([np.flatnonzero(labeled & labeled_group), others]))
     labeled, scores = labeled[rows], scores[rows]
     scores = np.where(np.isfinite(scores), scores, np.nan)  # -inf log-probabilities: none
+    scores = scores[:, np.isfinite(scores).sum(axis=0) > 1]  # a judge with scores to scale
+    if labeled.sum() < 5 or (~labeled).sum() < 5 or not scores.shape[1]:
+        return None
     with np.errstate(invalid="ignore", divide="ignore"):
         sd = np.nanstd(scores, axis=0)
         z = (scores - np.nanmean(scores, axis=0)) / np.where(sd > 0, sd, np.nan)

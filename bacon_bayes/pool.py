@@ -338,7 +338,6 @@ class EvalPool:
         notes: list[str] = []
         # ids
         if item is None:
-            check_rows_are_items(df, label, [] if isinstance(judges, pd.DataFrame) else judges)
             ids, id_role = df.index.to_numpy(), "index"
         else:
             need_column(df, item, "item id")
@@ -366,6 +365,8 @@ class EvalPool:
                     else ""
                 )
             )
+        if item is None:  # the index numbers rows: are they items?
+            check_rows_are_items(df, label, [] if isinstance(judges, pd.DataFrame) else judges)
         # label
         need_column(df, label, "label")
         y = numeric_column(df[label], "label", rows, notes)

@@ -76,8 +76,8 @@ def check_rows_are_items(df: pd.DataFrame, label: str, judges: Sequence[Any]) ->
     for c in df.columns:
         if not item_name(c) or c == label or c in judges or df[c].isna().any():
             continue
-        if df[c].duplicated().mean() < 0.5:
-            continue
+        if df[c].duplicated().mean() < 0.5 or df.duplicated().mean() >= 0.5:
+            continue  # ids once each, or whole rows repeated (a frame joined with itself)
         labeled = df.loc[df[label].notna(), [c, label]]
         by = labeled.groupby(c, sort=False)[label]
         sizes = by.size()

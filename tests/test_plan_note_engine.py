@@ -11,7 +11,7 @@ import argparse
 import bacon_bayes.cli.estimate as cli_estimate
 import bacon_bayes.planning as planning
 from bacon_bayes.cli import main
-from bacon_bayes.cli.pool_args import plan_command
+from bacon_bayes.cli.printed import plan_command
 from tests.test_printed_commands import READ, table
 
 

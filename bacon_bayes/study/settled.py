@@ -433,7 +433,7 @@ def _best_question(
     need: np.ndarray,
     cap: str,
     better: str,
-    noise: np.ndarray,
+    noise: np.ndarray | None = None,
 ) -> Question:
     ranks = rank_intervals(means, descending=better == "higher", diffs=diffs)
     top = int(np.nanargmin(ranks["rank"]))
@@ -446,7 +446,7 @@ def _best_question(
         return Question(title, True, f"{name} (rank interval [1, 1])", 0.0)
     lo, hi = int(ranks["rank_low"][top]), int(ranks["rank_high"][top])
     answer = f"{name} leads, rank interval [{lo}, {hi}]" + _more_text(m, cap, point=True)
-    tied = any(noise[k] for k in touching)
+    tied = noise is not None and any(noise[k] for k in touching)
     return Question(
         title, False, answer + (f" ({NOISE_LEAD})" if tied else ""), float(m), noise=tied
     )

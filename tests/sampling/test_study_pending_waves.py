@@ -129,7 +129,8 @@ def test_estimate_and_report_read_the_last_complete_wave_as_status_does(
     mean = [line for line in out.splitlines() if "calibrated (AEE)" in line]
     assert mean and mean == [line for line in pending.splitlines() if "calibrated (AEE)" in line]
     from bacon_bayes.cli import build_parser
-    from bacon_bayes.cli.pool_args import plan_command, pool_from_args
+    from bacon_bayes.cli.pool_args import pool_from_args
+    from bacon_bayes.cli.printed import plan_command
 
     args = build_parser().parse_args(list(est))
     plan = plan_command(args, pool_from_args(args))  # the plan it prints runs on the study
