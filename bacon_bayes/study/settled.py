@@ -564,16 +564,22 @@ def until_budget(
     if q.settled:
         return None, f"settled, nothing drawn: {q.name}: {q.answer} ({kind})"
     _refuse_unlabeled_groups(root, cal, wanted)
-    if q.noise:  # a count "if the estimate holds" of a lead that may be noise
-        raise ValidationError(
-            f"{q.name}: not yet: {q.answer} ({kind}); nothing was drawn. Draw a wave of your "
-            f"size with --budget N (--budget {cal.pool_.n_labeled} doubles the labels and "
-            "narrows one look's intervals by about 30%), or ask a goal within reach"
-        )
     used = int(table["selected"].sum())
     if allow_pending:  # a wave with no label back counts as not drawn, as the read above
         used -= sum(study.never_back().values())
     left = float(max_labels - used if max_labels else study.n_items - used)
+    if q.noise:  # a count "if the estimate holds" of a lead that may be noise
+        n = cal.pool_.n_labeled
+        more = (
+            f"--budget {n} doubles the labels and narrows one look's intervals by about 30%"
+            if n < left
+            else f"--budget {int(left)} is all that is left"
+            + ("" if max_labels else ", the pool's means then exact")
+        )
+        raise ValidationError(
+            f"{q.name}: not yet: {q.answer} ({kind}); nothing was drawn. Draw a wave of your "
+            f"size with --budget N ({more}), or ask a goal within reach"
+        )
     if left >= 1 and not _finite(q.more_labels):
         # out of reach (or no interval to project): one behaviour under both kinds; the
         # rest of a fixed budget spent on a goal it will not meet used to end the study
