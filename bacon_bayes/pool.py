@@ -460,9 +460,10 @@ class EvalPool:
             said = labeled_by_prompt(y, prompts, codes)
             notes += [said] if said else []
         if propensity is None:  # the judges' scores, items x judges (a long table's: means)
-            mat = np.column_stack(wide) if not isinstance(judges, pd.DataFrame) else None
-            if mat is None:
+            if isinstance(judges, pd.DataFrame):
                 mat = long.pivot_table("score", "pos", "judge").reindex(range(len(y))).to_numpy()
+            else:
+                mat = np.column_stack(wide)
             notes += [n for n in [labeled_by_score(y, mat, codes)] if n]
         return cls(
             ids=ids,

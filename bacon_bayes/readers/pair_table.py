@@ -444,21 +444,22 @@ def read_pair_table(
             f"{str(path)!r} has no column of human votes (label, winner or human_label); "
             "name it with --label COL (A / B / tie, empty where no human voted)."
         )
-    if not _all_verdicts(frame[lab]) and isinstance(
-        named := _winner_names(frame, lab, a, b), pd.Series
-    ):  # the human vote written as the winner's name, as the judges' may be
-        frame[lab] = named
-        notes.append(
-            f"column {lab!r} (human votes) names the winning model of each comparison (or a "
-            f"tie): read as A / B / tie against {a!r} and {b!r}"
-        )
-    elif labels is not None and not _all_verdicts(frame[lab]):  # kept as written
-        word = next(v for v in frame[lab] if isinstance(v, str) and v not in ("A", "B", "tie"))
-        where = words.get(word, f"labels file {str(labels)!r}")
-        raise ValidationError(
-            f"{where}: {word!r} is not a verdict (nor, on most rows, the winning model of "
-            f"its comparison in {a!r} / {b!r}); {VERDICT_HELP}."
-        )
+    if not _all_verdicts(frame[lab]):
+        named = _winner_names(frame, lab, a, b)
+        if isinstance(named, pd.Series):  # the human vote written as the winner's name,
+            # as the judges' may be
+            frame[lab] = named
+            notes.append(
+                f"column {lab!r} (human votes) names the winning model of each comparison (or "
+                f"a tie): read as A / B / tie against {a!r} and {b!r}"
+            )
+        elif labels is not None:  # a labels file's word kept as written, naming no model
+            word = next(v for v in frame[lab] if isinstance(v, str) and v not in ("A", "B", "tie"))
+            where = words.get(word, f"labels file {str(labels)!r}")
+            raise ValidationError(
+                f"{where}: {word!r} is not a verdict (nor, on most rows, the winning model of "
+                f"its comparison in {a!r} / {b!r}); {VERDICT_HELP}."
+            )
     pro = _guess(frame, prompt, PROMPT_NAMES, "--prompt")
     roles = {a, b, lab, pro, item, *frame.attrs.get("one-hot vote", [])}
     if "one-hot vote" in frame.attrs:
