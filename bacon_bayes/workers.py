@@ -281,13 +281,15 @@ class Interrupts:
 
     def wait(self, future: Any, poll: float = 0.2) -> Any:
         """``future.result()``, returning early by KeyboardInterrupt on Ctrl-C (closing
-        the client then drops the work)."""
-        while True:
-            try:
-                return future.result(timeout=poll)
-            except TimeoutError:
-                if self.hit.is_set():
-                    raise KeyboardInterrupt from None
+        the client then drops the work).
+
+        Polls ``future.done()`` between waits on :attr:`hit`, then takes the result
+        without a timeout: ``distributed``'s ``result(timeout=...)`` can lose a result that
+        arrives as its timeout fires (its ``sync`` then raises UnboundLocalError)."""
+        while not future.done():
+            if self.hit.wait(poll):
+                raise KeyboardInterrupt
+        return future.result()
 
 
 # -- ending with the parent --------------------------------------------------------

@@ -163,3 +163,26 @@ def test_cluster_failures_are_told_apart_from_other_errors():
             status = "running"
 
         assert cluster_failure(other, Running(), "local:2", "the first pass", "x") is None
+
+
+def _pause(i: int) -> int:
+    time.sleep(0.0015)
+    return i
+
+
+def test_a_result_arriving_as_the_poll_times_out_is_kept():
+    """The Ctrl-C-aware wait polls: with ``future.result(timeout=poll)``, a result that
+    arrived as the poll's timeout fired was lost (``distributed``'s ``sync`` raised
+    UnboundLocalError: about half of these 200 waits, and once in a ``make test`` run
+    of the Dask stream test at the default poll of 0.2 s)."""
+    from distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as client,
+        workers.Interrupts() as stop,
+    ):  # fmt: skip
+        for i in range(200):
+            assert stop.wait(client.submit(_pause, i, pure=False), poll=0.001) == i
