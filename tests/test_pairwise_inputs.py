@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shlex
 
+import numpy as np
 import pandas as pd
 
 from .test_pairwise_cli import FREQ, SAMPLE, _run
@@ -366,3 +367,24 @@ def test_doctor_hint_names_only_the_command_judges_and_no_copies(capsys, tmp_pat
     hint = next(line for line in out.splitlines() if "column 'score'" in line)
     assert hint.endswith("--judge gpt4 --judge claude3_opus --judge gpt35 --judge score"), hint
     assert "--judge truth" not in out and "--judge gpt4_y" not in out
+
+
+def test_votes_written_as_words_beside_votes_written_as_numbers(capsys, tmp_path):
+    """``bacon sample --pairwise`` asks for the new votes as A / B / tie "or as its votes
+    so far: 0.0 / 0.5 / 1.0"; filling the wave in with words beside the earlier numbers
+    made the column text, and estimate refused its own ``'0.0'`` ("is not a verdict; use
+    ... 1, 0.5 or 0"). A number written as text is that number: the mixed column gives
+    the strengths of the same votes written as words."""
+    words = pd.read_csv(SAMPLE)
+    mixed = words.copy()
+    labeled = np.flatnonzero(mixed["label"].notna().to_numpy())
+    first = labeled[: len(labeled) // 2]  # the earlier votes as numbers, the rest as words
+    as_number = {"A": "1.0", "B": "0.0", "tie": "0.5"}
+    mixed.loc[first, "label"] = mixed.loc[first, "label"].map(as_number)
+    outs = []
+    for name, frame in (("words.csv", words), ("mixed.csv", mixed)):
+        frame.to_csv(tmp_path / name, index=False)
+        code, out, err = _run(["estimate", str(tmp_path / name), "--pairwise", *FREQ], capsys)
+        assert code == 0, err
+        outs.append(out)
+    assert outs[0] == outs[1].replace("mixed.csv", "words.csv")
