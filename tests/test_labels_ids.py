@@ -105,6 +105,13 @@ def test_labels_keyed_by_two_columns_get_the_id_that_joins_them(tmp_path, capsys
     )
     assert key == "id" and int(joined["Score"].notna().sum()) == len(labels)
 
+    # without --label, as a user follows the error: the labels file's key columns are the
+    # table's too, so its one column besides them is the label (it was refused: "has
+    # several columns besides the id (its columns: id, system, seg, Score)")
+    assert main(["doctor", str(tmp_path / "table.csv"), "--labels", str(tmp_path / "labels.csv"),
+                 "--item", "id"]) == 0  # fmt: skip
+    assert "--label Score --item id" in capsys.readouterr().out
+
 
 def test_a_few_labels_of_items_not_in_the_table_say_how_to_go_on(tmp_path) -> None:
     """Walk of new table shapes: 3 of 40 labels for items since taken out of the table
