@@ -388,3 +388,30 @@ def test_votes_written_as_words_beside_votes_written_as_numbers(capsys, tmp_path
         assert code == 0, err
         outs.append(out)
     assert outs[0] == outs[1].replace("mixed.csv", "words.csv")
+
+
+def test_several_judges_written_as_numbers_get_one_option_list_that_takes_them_all(
+    capsys, tmp_path
+):
+    """Walk of new table shapes: the Arena PPR release writes each judge's verdict as
+    model A's score (``judge_gpt4_0125_y``: 1 / 0.5 / 0). Doctor refused the table with a
+    note per judge, each ending "name the judges: --judge <that one>", so the options to
+    copy took one judge. A last note gives the options that take them all, and they run."""
+    frame = pd.read_csv(SAMPLE)
+    score = {"A": 1.0, "B": 0.0, "tie": 0.5}
+    for judge in ("gpt4", "claude3_opus", "gpt35"):
+        frame[judge] = frame[judge].map(score)
+    path = str(tmp_path / "scores.csv")
+    frame.drop(columns="human_full").to_csv(path, index=False)
+    code, _, err = _run(["doctor", path], capsys)
+    assert code == 2, err
+    every = "--judge gpt4 --judge claude3_opus --judge gpt35"
+    assert f"to take all 3 as judges: {every}" in err, err
+    code, out, err = _run(["doctor", path, *shlex.split(every)], capsys)
+    assert code == 0 and "judges: gpt4, claude3_opus, gpt35" in out, err
+    # beside a judge of words, doctor proposes the two others with it in one list
+    words = pd.read_csv(SAMPLE)
+    words["claude3_opus"], words["gpt35"] = frame["claude3_opus"], frame["gpt35"]
+    words.drop(columns="human_full").to_csv(path, index=False)
+    code, out, err = _run(["doctor", path], capsys)
+    assert code == 0 and f"to take all 2 as judges: {every}" in out, err
