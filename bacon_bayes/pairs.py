@@ -124,13 +124,13 @@ def _score(value: Any, *, probability: bool, sides: dict[str, float | None] | No
             return VERDICTS[key]
         if key == "":
             return np.nan
-    else:
-        try:
-            num = float(value)
-        except (TypeError, ValueError):
-            num = np.nan
-        if num in (0.0, 0.5, 1.0) or (probability and 0.0 <= num <= 1.0):
-            return num
+    # a number, or one written as text: '1.0' beside words in a column filled in by hand
+    try:
+        num = float(value)
+    except (TypeError, ValueError):
+        num = np.nan
+    if num in (0.0, 0.5, 1.0) or (probability and 0.0 <= num <= 1.0):
+        return num
     raise ValueError(value)
 
 

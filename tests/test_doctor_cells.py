@@ -165,6 +165,23 @@ def test_a_wholly_labeled_table_without_label_points_to_it(tmp_path, capsys) -> 
     assert "every item is labeled" in can
 
 
+def test_a_constant_rating_column_is_not_offered_as_the_label(tmp_path, capsys) -> None:
+    """Walk of new table shapes: TriviaQA as released, ``Human-Eval`` (True/False) beside
+    ``Human-Eval_Confidence`` (True on every row). Doctor offered both ("--label
+    Human-Eval_Confidence likewise"), and with that --label printed an estimate of a
+    label of one value. A column of one value is named as such, and not offered."""
+    frame = _table(labeled=1.0)
+    frame["human_confidence"] = True
+    path = tmp_path / "full.csv"
+    frame.to_csv(path, index=False)
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out
+    can = " ".join(section(out, "what can be computed").split())
+    assert f"bacon doctor {path} --label human gives the command" in can, can
+    assert "--label human_confidence likewise" not in can, can
+    assert "human_confidence holds one value (1) on every row it fills: no label" in can, can
+
+
 @pytest.mark.parametrize(
     "form",
     ["Score: {}/5", "[[{}]]", "Rating: [[{}]]", "Rating: {} out of 5", "{} out of 5", "score = {}"],

@@ -130,6 +130,22 @@ def test_near_duplicate_judges_are_flagged() -> None:
     assert near_duplicates(df[["a", "b", "c"]], df["human"].to_numpy()) == []
 
 
+def test_a_judge_rescaled_to_another_range_is_a_copy() -> None:
+    """Walk of new table shapes: an export with ``gpt4`` on 1-5 beside ``gpt4_norm``, the
+    same scores mapped to 0-1 ((gpt4 - 1) / 4), was not named: never equal to it, so no
+    near copy. A judge that is a linear function of another on every row both score is
+    one, said so (and the near copy rule is otherwise unchanged)."""
+    from bacon_bayes.doctor.relation import near_duplicates
+
+    df = _table()
+    df["a_norm"] = (df["a"] - 1) / 4
+    notes = near_duplicates(df[["a", "a_norm", "b", "c"]], df["human"].to_numpy())
+    assert len(notes) == 1 and notes[0].startswith("judges 'a', 'a_norm' are near copies")
+    assert "once one is rescaled to the other's range" in notes[0], notes[0]
+    assert "Keep one of them (the one on the label's scale" in notes[0]
+    assert "average them" not in notes[0], "an average of 1-5 and 0-1 scores is no judge"
+
+
 def _fake(engine: str, missing: dict[str, int], bare: dict[str, int] | None = None) -> object:
     report = {"missing": missing} | ({"imputed_without_indicator": bare} if bare else {})
     return SimpleNamespace(engine_=engine, features_=SimpleNamespace(report=report))

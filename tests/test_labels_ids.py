@@ -105,6 +105,13 @@ def test_labels_keyed_by_two_columns_get_the_id_that_joins_them(tmp_path, capsys
     )
     assert key == "id" and int(joined["Score"].notna().sum()) == len(labels)
 
+    # without --label, as a user follows the error: the labels file's key columns are the
+    # table's too, so its one column besides them is the label (it was refused: "has
+    # several columns besides the id (its columns: id, system, seg, Score)")
+    assert main(["doctor", str(tmp_path / "table.csv"), "--labels", str(tmp_path / "labels.csv"),
+                 "--item", "id"]) == 0  # fmt: skip
+    assert "--label Score --item id" in capsys.readouterr().out
+
 
 def test_a_few_labels_of_items_not_in_the_table_say_how_to_go_on(tmp_path) -> None:
     """Walk of new table shapes: 3 of 40 labels for items since taken out of the table
@@ -124,3 +131,28 @@ def test_a_few_labels_of_items_not_in_the_table_say_how_to_go_on(tmp_path) -> No
         join_labels(table, tmp_path / "labels.csv", "Score", "id")
     assert "check that the labels belong to this file" in str(err.value)
     assert "delete their rows" not in str(err.value)
+
+
+def test_sample_with_a_labels_file_prints_the_join_that_starts_the_study(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    """Walk of new table shapes: ``bacon sample POOL --labels L`` (labels kept apart, as
+    doctor and estimate take them) said "--labels applies to --pairwise samples; drop it"
+    and nothing of how a study gets those labels; label import then refuses them (no wave
+    selected them). The error prints the pandas line that joins them onto the pool, whose
+    label column the new study records as its first wave."""
+    import shlex
+
+    monkeypatch.chdir(tmp_path)
+    _, labels = _files(tmp_path)
+    labels.rename(columns={"ID": "id"}).to_csv("labels.csv", index=False)
+    argv = ["--item", "id", "--judge", "judge_a", "--judge", "judge_b", "--budget", "10"]
+    assert main(["sample", "table.csv", "--labels", "labels.csv", *argv]) == 2
+    err = capsys.readouterr().err
+    assert "--labels applies to --pairwise samples" in err, err
+    line = shlex.split(err.split("join them onto the pool: ", 1)[1])
+    assert line[:2] == ["python", "-c"], err
+    exec(line[2], {})
+    out = line[line.index("sample") + 1]
+    assert main(["sample", out, "--label", "Score", *argv]) == 0
+    assert "the 40 labels already in column 'Score'" in capsys.readouterr().out

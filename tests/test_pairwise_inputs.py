@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shlex
 
+import numpy as np
 import pandas as pd
 
 from .test_pairwise_cli import FREQ, SAMPLE, _run
@@ -366,3 +367,51 @@ def test_doctor_hint_names_only_the_command_judges_and_no_copies(capsys, tmp_pat
     hint = next(line for line in out.splitlines() if "column 'score'" in line)
     assert hint.endswith("--judge gpt4 --judge claude3_opus --judge gpt35 --judge score"), hint
     assert "--judge truth" not in out and "--judge gpt4_y" not in out
+
+
+def test_votes_written_as_words_beside_votes_written_as_numbers(capsys, tmp_path):
+    """``bacon sample --pairwise`` asks for the new votes as A / B / tie "or as its votes
+    so far: 0.0 / 0.5 / 1.0"; filling the wave in with words beside the earlier numbers
+    made the column text, and estimate refused its own ``'0.0'`` ("is not a verdict; use
+    ... 1, 0.5 or 0"). A number written as text is that number: the mixed column gives
+    the strengths of the same votes written as words."""
+    words = pd.read_csv(SAMPLE)
+    mixed = words.copy()
+    labeled = np.flatnonzero(mixed["label"].notna().to_numpy())
+    first = labeled[: len(labeled) // 2]  # the earlier votes as numbers, the rest as words
+    as_number = {"A": "1.0", "B": "0.0", "tie": "0.5"}
+    mixed.loc[first, "label"] = mixed.loc[first, "label"].map(as_number)
+    outs = []
+    for name, frame in (("words.csv", words), ("mixed.csv", mixed)):
+        frame.to_csv(tmp_path / name, index=False)
+        code, out, err = _run(["estimate", str(tmp_path / name), "--pairwise", *FREQ], capsys)
+        assert code == 0, err
+        outs.append(out)
+    assert outs[0] == outs[1].replace("mixed.csv", "words.csv")
+
+
+def test_several_judges_written_as_numbers_get_one_option_list_that_takes_them_all(
+    capsys, tmp_path
+):
+    """Walk of new table shapes: the Arena PPR release writes each judge's verdict as
+    model A's score (``judge_gpt4_0125_y``: 1 / 0.5 / 0). Doctor refused the table with a
+    note per judge, each ending "name the judges: --judge <that one>", so the options to
+    copy took one judge. A last note gives the options that take them all, and they run."""
+    frame = pd.read_csv(SAMPLE)
+    score = {"A": 1.0, "B": 0.0, "tie": 0.5}
+    for judge in ("gpt4", "claude3_opus", "gpt35"):
+        frame[judge] = frame[judge].map(score)
+    path = str(tmp_path / "scores.csv")
+    frame.drop(columns="human_full").to_csv(path, index=False)
+    code, _, err = _run(["doctor", path], capsys)
+    assert code == 2, err
+    every = "--judge gpt4 --judge claude3_opus --judge gpt35"
+    assert f"to take all 3 as judges: {every}" in err, err
+    code, out, err = _run(["doctor", path, *shlex.split(every)], capsys)
+    assert code == 0 and "judges: gpt4, claude3_opus, gpt35" in out, err
+    # beside a judge of words, doctor proposes the two others with it in one list
+    words = pd.read_csv(SAMPLE)
+    words["claude3_opus"], words["gpt35"] = frame["claude3_opus"], frame["gpt35"]
+    words.drop(columns="human_full").to_csv(path, index=False)
+    code, out, err = _run(["doctor", path], capsys)
+    assert code == 0 and f"to take all 2 as judges: {every}" in out, err

@@ -13,6 +13,7 @@ import numpy as np
 from bacon_bayes.cli.judge_args import OneLabel, add_judge_argument
 from bacon_bayes.cli.pairwise import add_model_columns
 from bacon_bayes.cli.study_args import (
+    labels_join_hint,
     names_option,
     remove_new_study,
     study_root,
@@ -394,9 +395,10 @@ def run(args: argparse.Namespace) -> int:
         from bacon_bayes.cli.pairwise_design import run_sample
 
         return run_sample(args)
-    if args.target != "pool" or args.difference or args.labels:
+    if args.labels:
+        raise ValidationError(labels_join_hint(args))
+    if args.target != "pool" or args.difference:
         flag = "--target population" if args.target != "pool" else "--difference"
-        flag = "--labels" if args.labels else flag
         raise ValidationError(f"{flag} applies to --pairwise samples; drop it.")
     root, config = study_root(args)
     if config is None and unwritten_to_label(read_waves(root)):  # before any draw

@@ -207,10 +207,54 @@ def pool_item(args: argparse.Namespace, source: Path, frame: pd.DataFrame | None
     return found
 
 
+def _read_line(path: Path) -> str:
+    """The pandas call that reads ``path`` as every command does (a Parquet file, or a
+    CSV's separator, decimal comma and encoding)."""
+    from bacon_bayes.csv_format import csv_options
+
+    if "".join(path.suffixes).lower().endswith(".parquet"):
+        return f"pd.read_parquet('{path}')"
+    how = {k: v for k, v in csv_options(path).items() if k in ("sep", "decimal", "encoding")}
+    return f"pd.read_csv('{path}'{''.join(f', {k}={v!r}' for k, v in how.items())})"
+
+
+def labels_join_hint(args: argparse.Namespace) -> str:
+    """Why ``bacon sample POOL --labels L`` (a sample of items) is refused, and the line
+    that joins the labels onto the pool, whose label column a new study records as its
+    first wave; only the first part where the join cannot be written (a study folder, a
+    file that is no CSV or Parquet table, the label column already in the pool)."""
+    from bacon_bayes.io import read_table
+    from bacon_bayes.readers.labels import _id_columns, key_column, label_column, read_labels
+    from bacon_bayes.study.folder import file_stem
+
+    said = (
+        "--labels applies to --pairwise samples: a study of items reads the labels already "
+        "in the pool file's label column (recorded as its first wave)"
+    )
+    source, path = Path(args.pool), Path(args.labels)
+    try:
+        frame, labels = read_table(source), read_labels(path)
+        # --label defaults to 'label': the labels file's one other column otherwise
+        label = args.label if args.label in labels.columns else label_column(frame, path, args.item)
+        key, theirs = _id_columns(frame, labels, key_column(frame, labels, args.item, label), "")
+    except (ValidationError, OSError, ValueError):
+        return said + "; join the labels onto the pool and drop --labels."
+    if label in frame.columns or label not in labels.columns or source.is_dir():
+        return said + "; join the labels onto the pool and drop --labels."
+    out = file_stem(source) + "_labeled.csv"
+    rename = f".rename(columns={{{theirs!r}: {key!r}}})" if theirs != key else ""
+    return (
+        f'{said}; join them onto the pool: python -c "import pandas as pd; df = '
+        f"{_read_line(source)}; lab = {_read_line(path)}{rename}[[{key!r}, {label!r}]]; "
+        f"df = df.merge(lab, on={key!r}, how='left'); df.to_csv('{out}', index=False)\" "
+        f"and sample {out} --label {label} (the same options, without --labels; "
+        "--prior-design says how those labels were drawn, uniformly by default)"
+    )
+
+
 def _add_ids(args: argparse.Namespace, source: Path) -> str:
     """A line of Python that writes the pool with an id column: the group and prompt
     joined when they name each row once (WMT22's system and seg_id), else the row number."""
-    from bacon_bayes.csv_format import csv_options
     from bacon_bayes.io import ITEM_COLUMNS, read_table
     from bacon_bayes.study.folder import file_stem
 
@@ -229,11 +273,7 @@ def _add_ids(args: argparse.Namespace, source: Path) -> str:
     # a name the table does not hold (its `id` may repeat), found by sample as the id
     name = next((c for c in ITEM_COLUMNS if c not in frame.columns), "row_id")
     item = "" if name in ITEM_COLUMNS else f" --item {name}"
-    if "".join(source.suffixes).lower().endswith(".parquet"):
-        read = f"pd.read_parquet('{source}')"
-    else:
-        how = {k: v for k, v in csv_options(source).items() if k in ("sep", "decimal", "encoding")}
-        read = f"pd.read_csv('{source}'{''.join(f', {k}={v!r}' for k, v in how.items())})"
+    read = _read_line(source)
     return (
         f"python -c \"import pandas as pd; df = {read}; {drop}df.insert(0, '{name}', {ids}); "
         f"df.to_csv('{out}', index=False)\" and sample {out}{item}"

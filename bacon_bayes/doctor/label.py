@@ -376,8 +376,16 @@ def full_labels(frame: pd.DataFrame, item: str | None, file: str) -> str:
     least :data:`DENSE`; the labels of a wholly labeled table): their means, with
     ``--label`` (``""``: no such column)."""
     full = [c for c in _named_like_labels(frame, item) if frame[c].notna().mean() >= DENSE]
+    # one value on every row it fills (a confidence flag, True throughout): no label
+    one = [c for c in full if frame[c].astype(float).nunique() == 1]
+    said = "".join(
+        f"; {c} holds one value ({frame[c].astype(float).dropna().iloc[0]:g}) on every row "
+        "it fills: no label"
+        for c in one
+    )
+    full = [c for c in full if c not in one]
     if not full:
-        return ""
+        return f"no label column was taken{said}" if said else ""
     c, k, n = full[0], len(full), int(frame[full[0]].notna().sum())
     if codes := label_codes(frame[c].to_numpy(dtype=float), c, lambda r: row_place(frame, r)):
         return f"no label column was taken: {codes}"  # 0 for 'not rated': labels on few rows
@@ -398,7 +406,7 @@ def full_labels(frame: pd.DataFrame, item: str | None, file: str) -> str:
             else ""
         )
         + "; with --label it also prints the bacon simulate command that measures what the "
-        "judges would save at a label budget (it hides the labels and draws samples of them)"
+        "judges would save at a label budget (it hides the labels and draws samples of them)" + said
     )
 
 

@@ -409,12 +409,13 @@ def maybe_judge_notes(df: pd.DataFrame, roles: PairRoles, judges: Sequence[str])
     models = (roles.model_a, roles.model_b)
     _, human = _human_votes(df, roles.label, models)
     scores = {j: judge_codes(df[j], j, models)[1] for j in roles.judges}
-    out = []
+    out, proposed = [], []
     for c, why in roles.maybe_judges.items():
         try:
             score = judge_codes(df[c], c, models)[1]
         except ValidationError:  # words naming A and B: not read as verdicts
             out.append(f"{why} {name_judges(judges, c)}")
+            proposed.append(c)
             continue
         seen = np.isfinite(score)
         twin = next(
@@ -434,6 +435,9 @@ def maybe_judge_notes(df: pd.DataFrame, roles: PairRoles, judges: Sequence[str])
             )
         else:
             out.append(f"{why} {name_judges(judges, c)}")
+            proposed.append(c)
+    if len(proposed) > 1:  # one list of options takes them all
+        out.append(f"to take all {len(proposed)} as judges: {name_judges(judges, *proposed)}")
     return out
 
 

@@ -266,6 +266,15 @@ def _residual(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return x - (intercept + slope * y)
 
 
+def _rescaled(a: np.ndarray, b: np.ndarray) -> bool:
+    """``b`` is a linear function of ``a`` (another range: 1-5 mapped to 0-1, a
+    percentage of a share) on every row, both varying."""
+    if a.size < 3 or a.std() == 0 or b.std() == 0:
+        return False
+    slope, intercept = np.polyfit(a, b, 1)
+    return bool(np.allclose(b, intercept + slope * a, rtol=1e-9, atol=1e-9 * np.abs(b).max()))
+
+
 def _span(values: list[float], fmt: str) -> str:
     """``values``' range in words: ``0.89-0.92``, one figure when they are all one."""
     lo, hi = format(min(values), fmt), format(max(values), fmt)
@@ -285,6 +294,7 @@ def near_duplicates(scores: pd.DataFrame, label: np.ndarray) -> list[str]:
     cols = [str(c) for c in scores.columns]
     x = {c: scores[c].to_numpy(dtype=float) for c in cols}
     pairs: dict[tuple[str, str], tuple[float, float, int]] = {}
+    rescaled: set[str] = set()
     for k, a in enumerate(cols):
         for b in cols[k + 1 :]:
             both = np.isfinite(x[a]) & np.isfinite(x[b])
@@ -292,6 +302,8 @@ def near_duplicates(scores: pd.DataFrame, label: np.ndarray) -> list[str]:
             if on.sum() < COPY_ROWS or np.unique(y[on]).size < 2:
                 continue
             equal = float(np.mean(x[a][both] == x[b][both]))
+            if equal < TWIN_SHARE and _rescaled(x[a][both], x[b][both]):
+                equal, rescaled = 1.0, rescaled | {a, b}  # gpt4 on 1-5, gpt4_norm on 0-1
             if equal < TWIN_SHARE:
                 continue
             ra, rb = _residual(x[a][on], y[on]), _residual(x[b][on], y[on])
@@ -313,14 +325,20 @@ def near_duplicates(scores: pd.DataFrame, label: np.ndarray) -> list[str]:
         n = max(v[2] for v in stats_)
         span, rspan = _span(eq, ".0%"), _span(rs, ".2f")
         listed = ", ".join(repr(c) for c in names)
+        once = " once one is rescaled to the other's range" if twins & rescaled else ""
         out.append(
-            f"judges {listed} are near copies: equal on {span} of the rows both score, "
+            f"judges {listed} are near copies: equal on {span} of the rows both score{once}, "
             f"their errors given the label correlated {rspan} (up to {n} labeled rows). The "
             "Bayesian judge model takes judges' errors as independent given the quality, so "
             "it reads their shared error as the quality: their noise is understated and the "
             "other judges' overstated in its per-judge figures (the estimates' intervals "
-            "rest on the labels and hold). Keep one of them, or average them into one judge "
-            f"column (df['mean'] = df[[{listed}]].mean(axis=1))"
+            "rest on the labels and hold). Keep one of them"
+            + (
+                " (the one on the label's scale: the copy adds nothing)"
+                if once
+                else f", or average them into one judge column (df['mean'] = df[[{listed}]]"
+                ".mean(axis=1))"
+            )
         )
     return out
 

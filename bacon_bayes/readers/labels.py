@@ -96,7 +96,8 @@ def _id_columns(frame: pd.DataFrame, labels: pd.DataFrame, key: str, name: str) 
 
 def label_column(frame: pd.DataFrame, path: str | Path, item: str | None) -> str:
     """The label column of the labels file ``path`` when ``--label`` is not given: its
-    one column besides the id (``item``, else the columns the table has too).
+    one column besides the id (``item``, else the columns the table has too), or besides
+    the id and the columns the table has too (the key columns an id was made of).
 
     Raises
     ------
@@ -111,6 +112,9 @@ def label_column(frame: pd.DataFrame, path: str | Path, item: str | None) -> str
             c for c in labels.columns if _folded(c) in {_folded(t) for t in frame.columns}
         }
     rest = [str(c) for c in labels.columns if c not in keys]
+    if len(rest) > 1:  # the key columns an id was made of (system, seg_id) are the table's
+        own = [c for c in rest if c not in frame.columns]
+        rest = own if len(own) == 1 else rest
     if len(rest) == 1:
         return rest[0]
     shown = ", ".join(map(str, labels.columns[:12]))

@@ -70,15 +70,21 @@ class PairRoles:
         """:attr:`left_out`, then the notes on :attr:`maybe_judges`, each with the
         ``--judge`` options that take it beside :attr:`judges` (doctor's, beside the judges
         of its command: :func:`~bacon_bayes.doctor.pairs.maybe_judge_notes`)."""
+        every = list(self.maybe_judges)  # several: one list of options takes them all
         return [
             *self.left_out,
             *(f"{why} {name_judges(self.judges, c)}" for c, why in self.maybe_judges.items()),
+            *(
+                [f"to take all {len(every)} as judges: {name_judges(self.judges, *every)}"]
+                if len(every) > 1
+                else []
+            ),
         ]
 
 
-def name_judges(judges: Sequence[str], column: str) -> str:
-    """The ``--judge`` options that take ``column`` as a judge beside ``judges``."""
-    return " ".join(f"--judge {shlex.quote(j)}" for j in [*judges, column])
+def name_judges(judges: Sequence[str], *columns: str) -> str:
+    """The ``--judge`` options that take ``columns`` as judges beside ``judges``."""
+    return " ".join(f"--judge {shlex.quote(j)}" for j in [*judges, *columns])
 
 
 def _almost_verdicts(column: pd.Series) -> str | None:

@@ -242,13 +242,37 @@ def _read_label_file(path: Path, item: str, label: str) -> tuple[pd.DataFrame, s
         )
     column = label if label in frame.columns else "label" if "label" in frame.columns else None
     if column is None:
+        also = " (or 'label')" if label != "label" else ""
         raise ValidationError(
-            f"label file {path} has no label column {label!r} (or 'label'); "
-            f"columns: {list(frame.columns)}"
+            f"label file {path} has no label column {label!r}{also}; "
+            f"columns: {list(frame.columns)}{_label_fix(frame, item, label)}"
         )
     if how.get("decimal") == ",":  # a spreadsheet's decimal comma: 39,5 is 39.5
         frame[column] = frame[column].str.replace(",", ".", regex=False)
     return frame, column
+
+
+def _label_fix(frame: pd.DataFrame, item: str, label: str) -> str:
+    """How to give a label file without its label column one: the raters' mean where
+    several columns of numbers hold ratings (three experts, a column each), else the one
+    such column renamed; "" when no column holds numbers."""
+    numbers = []
+    for c in frame.columns:
+        if c in (item, "wave"):
+            continue
+        cells = frame[c].astype(str).str.strip()
+        cells = cells[cells != ""]
+        if len(cells) and pd.to_numeric(cells, errors="coerce").notna().all():
+            numbers.append(str(c))
+    if len(numbers) == 1:
+        return f"; rename column {numbers[0]!r} to {label!r} if it holds the labels"
+    if numbers:
+        return (
+            f"; if {', '.join(map(repr, numbers))} are raters of the same items, write their "
+            f"mean in a column {label!r} (in pandas: df[{label!r}] = df[{numbers!r}]"
+            ".mean(axis=1)) and import that file"
+        )
+    return ""
 
 
 def _check_scale(

@@ -119,6 +119,29 @@ def test_file_without_needed_columns_is_refused(
         import_labels(labeled_study, tmp_path / "missing.csv")
 
 
+def test_a_file_of_raters_columns_is_told_to_write_their_mean_in_the_label(
+    labeled_study: Path, tmp_path: Path
+) -> None:
+    """Walk of new table shapes: three experts filled in the to-label file, one column
+    each, and import said only "has no label column 'human' (or 'label')"; on a study
+    whose label is named ``label`` it said "no label column 'label' (or 'label')". It
+    names the columns that look like ratings and the line that writes their mean; a
+    single other column of numbers is to be renamed."""
+    ids = selected_ids(labeled_study)[10:13]
+    path = tmp_path / "raters.csv"
+    frame = pd.DataFrame({"id": ids, "wave": "1", "expert1": ["3", "4", "2"],
+                          "expert2": ["4", "4", "1"], "expert3": ["3", "5", ""]})  # fmt: skip
+    frame.to_csv(path, index=False)
+    with pytest.raises(ValidationError) as err:
+        import_labels(labeled_study, path)
+    said = str(err.value)
+    assert "(or 'label')" in said and "'expert1', 'expert2', 'expert3'" in said, said
+    assert "df['human'] = df[['expert1', 'expert2', 'expert3']].mean(axis=1)" in said, said
+    frame[["id", "expert1"]].to_csv(path, index=False)
+    with pytest.raises(ValidationError, match="rename column 'expert1' to 'human'"):
+        import_labels(labeled_study, path)
+
+
 def test_scale_of_a_continuous_study(tmp_path: Path, pool_file: Path) -> None:
     root = tmp_path / "cont"
     assert bacon("sample", str(pool_file), "--study", str(root), "--budget", "0.1",
