@@ -9,7 +9,12 @@ interval; ``bacon simulate``'s summary instead withholds groups under 5 labels a
 counts them as covered). The symmetric t is what a constant, untuned surrogate gives
 (the same estimates, the prior pooled over all labels). Data: the shipped SummEval
 sample (12 systems, 120 labels); WMT22 zh-en MQM (16 systems) and TriviaQA (8
-answering models) from ``../shared/data`` when present.
+answering models) from ``../shared/data`` when present. TriviaQA's labels are 0/1
+verdicts, whose interval is Wilson's (``details["interval"] == "score (two-valued
+labels)"``); ``--two-valued`` measures it on TriviaQA at 3-20% labels, the groups' and the
+28 differences' (Newcombe's ends) joint and pointwise coverage:
+
+    python -m benchmarks.group_score_interval --two-valued --reps 400
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ import pandas as pd
 
 from bacon_bayes import estimate as est
 from bacon_bayes.demo import load_summeval
+from bacon_bayes.estimate.groups import compare
+from bacon_bayes.estimate.moderate import TWO_VALUED
 from bacon_bayes.estimate.tables import group_codes
 from benchmarks.adaptive_experiment import find_shared_data
 
@@ -49,13 +56,40 @@ def coverage(
         pi = labels / y.size
         t = est.classical_group_means(yy, groups, pi=pi)
         s = est.aee_group_means(yy, np.ones(y.size), groups, pi=pi, power_tuning=False)
-        assert t.details["interval"] == "score t" and list(t.names) == list(names)
+        assert t.details["interval"] in ("score t", TWO_VALUED) and list(t.names) == list(names)
         np.testing.assert_allclose(s.estimate, t.estimate, rtol=1e-12)
         score += bool(np.all((t.ci_low <= truth) & (truth <= t.ci_high)))
         sym += bool(np.all((s.ci_low <= truth) & (truth <= s.ci_high)))
         width += float(np.mean(t.ci_high - t.ci_low) / np.mean(s.ci_high - s.ci_low))
         done += 1
     return score / reps, sym / reps, width / reps
+
+
+def two_valued(y: np.ndarray, groups: np.ndarray, budget: float, reps: int) -> dict[str, float]:
+    """Joint and pointwise 95% coverage of the groups and their differences, and the
+    groups' mean width, over ``reps`` uniform draws of ``budget`` of the items."""
+    names, codes = group_codes(groups)
+    truth = np.bincount(codes, weights=y) / np.bincount(codes)
+    d_truth = truth[:, None] - truth[None, :]
+    rng, n = np.random.default_rng(7), round(budget * y.size)
+    keys = ("groups", "groups pointwise", "diffs", "diffs pointwise", "pointwise width")
+    out = dict.fromkeys(keys, 0.0)
+    for _ in range(reps):
+        lab = np.zeros(y.size, dtype=bool)
+        lab[rng.choice(y.size, n, replace=False)] = True
+        yy = np.where(lab, y, np.nan)
+        for rule, key in (("maxt", ""), ("none", " pointwise")):
+            t = est.classical_group_means(yy, groups, lab, n / y.size, simultaneous=rule)
+            assert t.details["interval"] == TWO_VALUED and list(t.names) == list(names)
+            d = compare(t)
+            a, b = np.triu_indices(names.size, 1)  # compare's order of the pairs
+            ok_g = (t.ci_low <= truth) & (truth <= t.ci_high)
+            ok_d = (d.ci_low <= d_truth[a, b]) & (d_truth[a, b] <= d.ci_high)
+            agg = np.all if rule == "maxt" else np.mean
+            out["groups" + key] += float(agg(ok_g)) / reps
+            out["diffs" + key] += float(agg(ok_d)) / reps
+        out["pointwise width"] += float(np.mean(t.ci_high - t.ci_low)) / reps
+    return out
 
 
 def tables() -> list[tuple[str, np.ndarray, np.ndarray, tuple[int, ...]]]:
@@ -77,7 +111,18 @@ def tables() -> list[tuple[str, np.ndarray, np.ndarray, tuple[int, ...]]]:
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--reps", type=int, default=1000)
+    p.add_argument("--two-valued", action="store_true", help="TriviaQA's 0/1 verdicts alone")
     args = p.parse_args(argv)
+    if args.two_valued:
+        if (path := find_shared_data(TRIVIAQA)) is None:
+            print(f"skipped: {TRIVIAQA} not found under ../shared/data")
+            return
+        t = pd.read_csv(path, usecols=["model", "Human-Eval"]).dropna()
+        y, groups = t["Human-Eval"].to_numpy(float), t["model"].to_numpy()
+        for budget in (0.03, 0.05, 0.1, 0.2):
+            row = two_valued(y, groups, budget, args.reps)
+            print(budget, {k: round(v, 3) for k, v in row.items()}, flush=True)
+        return
     print("| data | groups | labels | score interval | symmetric t | width, score / symmetric |")
     print("|---|---|---|---|---|---|")
     for name, y, groups, counts in tables():

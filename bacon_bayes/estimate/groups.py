@@ -10,6 +10,7 @@ from typing import Any, Literal
 import numpy as np
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate import moderate
 from bacon_bayes.estimate.clustered import (
     cluster_target,
     clustered_group_means,
@@ -254,7 +255,11 @@ def group_tables_from_sums(
     for i, (est, var, resid, lam_out) in enumerate(fits):
         crit = df = score = None
         moderation: dict[str, Any] = {}
-        if boot:
+        binary = moderate.two_valued(est, y_lab, coef, g_lab, n_g) if alone[i] else None
+        if binary is not None:  # a verdict's variance is its mean's: Wilson's interval
+            var, df = binary[0], np.full(m, np.inf)
+            score = (np.zeros(m), np.zeros(m), 1.0, binary[1])
+        elif boot:
             # never narrower than the moderated t's interval with normal residuals (n_g - 1
             # + d0 df) on the larger of the moderated variance and the own one as far as
             # the own is worth its labels (own_labels: all of it for normal residuals,
@@ -295,16 +300,19 @@ def group_tables_from_sums(
             moderation.update(floor_details(var, floor_each, coef, g_lab, n_g, names))
         table = group_table(
             "mean", "aee", names, est, np.diag(var), n_lab, n_g, alpha, simultaneous, crit, df,
-            power_lambda=lam_out, target=target, interval="bootstrap" if boot else "t",
+            power_lambda=lam_out, target=target,
+            interval="bootstrap" if boot and binary is None else "t",
             **moderation,
         )  # fmt: skip
         if score is not None:
             low, high = score_bounds(est, *score, table.critical_value)
             details = {
                 **table.details,
-                "interval": "score t",
+                "interval": "score t" if binary is None else moderate.TWO_VALUED,
                 "label_range": [score[3].lo, score[3].hi],
             }
+            if binary is not None:  # for the differences' Wilson ends (compare)
+                details["design"] = [float(v) for v in binary[1].design]
             table = replace(table, ci_low=low, ci_high=high, details=details)
         tables.append(table)
     return tables
@@ -603,6 +611,7 @@ def compare(
         **extra,
         **rule,
     )
+    diffs = moderate.two_valued_differences(table, diffs, np.array(pairs))
     return withhold_few_prompts(diffs, table, pairs) if rule else diffs
 
 

@@ -10,17 +10,21 @@ means ``mu`` that the moderated t does not reject with the prior evaluated *at* 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import special
 
 from bacon_bayes.estimate.core import VARIANCE_FLOOR, Target, floor_note, variance_coefficients
+from bacon_bayes.results import EstimateTable
 
 #: Fewest labels' worth of the prior: where the groups' variances scatter more than
 #: sampling alone explains (labels piled up at a bound of the scale), the prior still
 #: counts as 4 labels, which keeps a group whose labels all sit at the bound honest.
 MIN_PRIOR_LABELS = 4.0
+
+#: ``details["interval"]`` of the labels alone when they take two values (:func:`two_valued`)
+TWO_VALUED = "score (two-valued labels)"
 
 #: A zero (or tiny) group variance enters the prior's fit as this fraction of its prior.
 _ZERO_VARIANCE = 1e-5
@@ -122,6 +126,62 @@ def score_bounds(
     low, high = (-q1 - root) / (2.0 * q2), (-q1 + root) / (2.0 * q2)
     # a group's mean lies within the label range (pushed out by range / n, MeanVariance)
     return np.clip(low, mv.lo, est), np.clip(high, est, mv.hi)
+
+
+def two_valued(
+    est: np.ndarray, y_lab: np.ndarray, c: np.ndarray, g_lab: np.ndarray, n_g: np.ndarray
+) -> tuple[np.ndarray, MeanVariance] | None:
+    """Labels alone that take two values (a verdict: 0/1, correct/incorrect): each
+    group's variance of its mean and the :class:`MeanVariance` of the binomial, or None
+    for labels of more values.
+
+    A two-valued label's variance is its mean's, ``(mu - lo)(hi - mu)``: nothing to
+    estimate, so :func:`score_bounds` with the prior alone (no own variance) is Wilson's
+    score interval at a normal critical value. The moderated score interval counted a
+    group's own variance as worth its labels, and a group whose labels all read 1 (15 of
+    TriviaQA's GPT-4 answers, right 85% of the time) has none: its simultaneous interval
+    stopped at 0.87, and the classical simultaneous means of TriviaQA's 8 models covered
+    0.82 at 5% labels (0.92 with the moderated score interval, 0.95 with this one). The
+    variance returned (the differences', :func:`~.groups.compare`) is at the mean with
+    one label of each value added (Agresti & Caffo 2000), never zero.
+    """
+    values = np.unique(y_lab)
+    if values.size != 2:
+        return None
+    m = n_g.size
+    n_lab = np.bincount(g_lab, minlength=m).astype(float)
+    lo, hi = float(values[0]), float(values[1])
+    design = np.bincount(g_lab, weights=c, minlength=m) / n_g.astype(float) ** 2
+    mv = MeanVariance(lo, hi, 1.0, design)
+    return mv.prior((n_lab * est + lo + hi) / (n_lab + 2.0)), mv
+
+
+def two_valued_differences(
+    table: EstimateTable, diffs: EstimateTable, pairs: np.ndarray
+) -> EstimateTable:
+    """``diffs`` (the ``pairs`` of ``table``'s groups) with Newcombe's ends where
+    ``table`` is the labels alone taking two values (:func:`two_valued`): each group's
+    Wilson interval at the pair's critical value, the difference's ends the square root
+    of the two distances on each side (the MOVER: Newcombe 1998, method 10). The Wald
+    ends on the Agresti-Caffo variances covered TriviaQA's 28 pairs of 8 models 0.90 jointly
+    at 3% labels. ``diffs`` unchanged for any other table."""
+    if table.details.get("interval") != TWO_VALUED or not len(diffs):
+        return diffs
+    lo, hi = table.details["label_range"]
+    design, est = np.asarray(table.details["design"]), table.estimate
+    crit, (a, b) = diffs.critical_value, pairs.T
+    zero = np.zeros(a.size)
+
+    def ends(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return score_bounds(est[g], zero, zero, 1.0, MeanVariance(lo, hi, 1.0, design[g]), crit)
+
+    (la, ua), (lb, ub) = ends(a), ends(b)
+    d = est[a] - est[b]
+    low = d - np.hypot(est[a] - la, ub - est[b])
+    high = d + np.hypot(ua - est[a], est[b] - lb)
+    keep = np.isfinite(diffs.ci_low)  # a pair withheld stays so
+    low, high = np.where(keep, low, np.nan), np.where(keep, high, np.nan)
+    return replace(diffs, ci_low=low, ci_high=high)
 
 
 def own_labels(resid: np.ndarray, g_lab: np.ndarray, m: int) -> np.ndarray:
