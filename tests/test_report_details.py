@@ -16,7 +16,7 @@ from bacon_bayes.judge_bias import informativeness
 from bacon_bayes.order import natural_sorted
 from bacon_bayes.report.figures import simulate_figure, wrap_title
 from bacon_bayes.report.html import _bias_columns, _convergence
-from bacon_bayes.report.text import scale_note
+from bacon_bayes.report.text import naive_note, scale_note
 
 
 def _pool(n: int = 600, seed: int = 0) -> pd.DataFrame:
@@ -181,3 +181,13 @@ def test_many_pairs_show_the_best_groups_and_the_resolved_ones_then_all_folded()
     few = EvalPool.from_frame(_pool(), label="y", judges=["good"], outcome="continuous",
                               group="system")  # fmt: skip
     assert "<details>" not in _comparisons(Calibrator(engine="freq").fit(few), 0.05, None, {})
+
+
+def test_the_naive_note_names_a_numeric_item_as_written():
+    """A walk's finding: rows no judge scored were named 'item np.int64(800)'."""
+    frame = pd.DataFrame(
+        {"id": [700, 800, 900], "label": [1.0, np.nan, 0.0], "j": [0.9, np.nan, 0.2]}
+    )
+    pool = EvalPool.from_frame(frame, item="id", label="label", judges=["j"], outcome="continuous")
+    note = naive_note(pool, (0.0, 1.0))
+    assert "(row 1, item '800', the first)" in note, note

@@ -345,7 +345,7 @@ def naive_note(pool: EvalPool, bounds: tuple[float, float], rows: str = "") -> s
     if empty.size:
         return (
             f"{empty.size} row(s) have no judge score at all (row {empty[0]}, item "
-            f"{pool.ids[empty[0]]!r}, the first), so the raw judge average is undefined for "
+            f"{str(pool.ids[empty[0]])!r}, the first), so the raw judge average is undefined for "
             "them (bacon estimate --drop-unscored leaves those rows out; in Python, drop them "
             "from the DataFrame)"
         )
