@@ -497,9 +497,18 @@ def groups_never_drawn(
         f"{n} labels drawn at random from every item would leave {k} or more groups without "
         f"one with chance {_at_most(chance)}: the labels were not drawn from those items. "
         "The pool mean and the comparisons assume they were, so over those groups they rest "
-        "on the judges alone; estimate over the labeled groups (leave the others' rows out), "
-        "or give the design's inclusion probabilities (--propensity)"
+        "on the judges alone; estimate over the labeled groups (leave the others' rows out"
+        f"{_leave_out(column, unlabeled)}), or give the design's inclusion probabilities "
+        "(--propensity)"
     )
+
+
+def _leave_out(column: str | None, names: list[str]) -> str:
+    """The pandas line that leaves the groups ``names`` out (up to 8 of them), "" when
+    there is no column to name or the list would not fit a line."""
+    if not column or len(names) > 8:
+        return ""
+    return f"; in pandas: df = df[~df[{column!r}].astype(str).isin({[str(n) for n in names]!r})]"
 
 
 def _at_most(chance: float) -> str:

@@ -10,6 +10,7 @@ import shlex
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from bacon_bayes import inclusion
@@ -91,6 +92,11 @@ def test_few_random_labels_over_many_groups_are_no_evidence_of_a_design() -> Non
     note = inclusion.groups_never_drawn(y, codes, names, "system")
     assert note and "6 of 20 'system' groups (600 of 2000 items) have no label" in note
     assert "6 or more groups without one with chance at most" in note
+    # the line that leaves them out (helper W2's walk: no command was printed), which runs
+    line = note.split("in pandas: ")[1].split("), or give")[0]
+    left = {"df": pd.DataFrame({"system": names[codes]})}
+    exec(line, left)  # the printed line, run as a user would
+    assert set(left["df"]["system"]) == {f"s{k}" for k in range(14)}
     assert inclusion.empty_groups_chance(np.full(64, 62), 123, 8) == 1.0
     assert inclusion.empty_groups_chance(np.full(12, 100), 300, 2) < 1e-20
 
