@@ -26,3 +26,13 @@ def test_plan_table_headers_are_separated_and_values_line_up():
         end = head.index(name) + len(name)
         for row in rows:
             assert row[end - 1] != " " and (end == len(row) or row[end] == " "), (name, row)
+
+
+def test_powers_are_printed_to_three_decimals():
+    """A walk's finding: `plan --top` printed 0.000125, 0.00575 and 0.4855 in one row."""
+    result = plan(pilot_pool(synthetic(groups=3, prompts=100), 0.2), Goal("top", power=0.8))
+    d = result.designs[0]
+    at = [{"labels": b, "power": p} for b, p in ((240, 0.000125), (480, 0.00575), (960, 0.4855))]
+    result.designs[0] = dataclasses.replace(d, at_budgets=at)
+    row = next(line for line in result.to_text().splitlines() if line.startswith(d.design))
+    assert row.split()[-3:] == ["<0.001", "0.006", "0.485"], row

@@ -189,7 +189,7 @@ class PlanResult:
                     d.design,
                     "-" if d.labels_needed is None else str(d.labels_needed),
                     "-" if d.new_labels is None else str(d.new_labels),
-                    *(f"{b[metric]:.4g}" for b in d.at_budgets),
+                    *(_figure(b[metric], metric) for b in d.at_budgets),
                 ]
                 for d in self.designs
             ),
@@ -288,6 +288,14 @@ class PlanResult:
             f"interval of the pilot's residual variance (worth {self.pilot.variance_df:.0f} "
             "labels) alone"
         )
+
+
+def _figure(value: float, metric: str) -> str:
+    """A plan table's cell: a power to 3 decimals (``<0.001`` below), a half-width to 4
+    significant figures."""
+    if metric != "power":
+        return f"{value:.4g}"
+    return "<0.001" if 0 < value < 0.0005 else f"{value:.3f}"
 
 
 def _command(
