@@ -48,8 +48,13 @@ def test_a_last_look_past_the_maximum_spends_what_is_left() -> None:
     steps = rng.standard_normal((200_000, looks.size)) * np.sqrt(np.diff(looks, prepend=0.0))
     z = np.abs(np.cumsum(steps, axis=1) / np.sqrt(looks))
     assert abs((z >= c).any(axis=1).mean() - ALPHA) < 0.0015
-    with pytest.raises(ValidationError, match="already reached"):
+    with pytest.raises(ValidationError, match="already reached") as refused:
         at.spending_times(np.array([40.0, 200.0, 230.0]), 200)
+    # a study cannot raise its recorded budget nor drop it (a walk's study at 612 labels of
+    # 400 was told to do either): the advice says what applies to a study
+    said = str(refused.value)
+    assert "Raise max_labels" not in said and "a study records its budget for good" in said
+    assert "bacon estimate STUDY --fixed" in said
 
 
 def test_confidence_sequence_covers_the_canonical_process_and_is_tightest_at_the_plan() -> None:

@@ -389,7 +389,7 @@ def run(args: argparse.Namespace) -> int:
         unwritten_to_label,
     )
     from bacon_bayes.study.labels import pool_label_wave, record_pool_labels
-    from bacon_bayes.study.wave_options import validate_wave_options
+    from bacon_bayes.study.wave_options import overrun_note, validate_wave_options
 
     if args.pairwise:
         from bacon_bayes.cli.pairwise_design import run_sample
@@ -552,7 +552,7 @@ def run(args: argparse.Namespace) -> int:
         f"written to {out.given}; fill in column {todo.columns[1]!r} and run "
         f"`bacon label import {out.given} --study {root}`"
     )
-    over = _overrun(after)
+    over = overrun_note(after, args.allow_pending)
     if over:
         print(over)
     if strata_note:
@@ -576,20 +576,6 @@ def _change_judges(args: argparse.Namespace, root: Path, config: StudyConfig | N
         )
     print(change_panel(root, [j for v in args.judge for j in names_option(str(v))] or None))
     return args.budget is None and not args.until
-
-
-def _overrun(study: Any) -> str:
-    """A note when the wave just drawn (of random size) took the study past its recorded
-    labelling budget: the alpha-spending intervals spend what is left at it."""
-    most = study.config.max_labels
-    sent = study.n_selected
-    if most is None or sent <= most:
-        return ""
-    return (
-        f"note: this wave's size is random and it took the study to {sent} items, "
-        f"{sent - most} past its labelling budget (max_labels = {most}); its alpha-spending "
-        "intervals spend what is left of alpha at this wave, and no wave can follow it"
-    )
 
 
 def _refuse_show_alone(root: Path, show: str) -> None:

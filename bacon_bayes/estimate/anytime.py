@@ -331,9 +331,10 @@ def spending_times(looks: np.ndarray, max_labels: int | None) -> np.ndarray | No
         raise ValidationError(
             f"{int(looks[over[0]])} labels at look {int(over[0]) + 1} already reached "
             f"max_labels={max_labels}, and later waves came after it: the alpha-spending plan "
-            "is used up. Raise max_labels to the budget planned from the start, or use the "
-            "confidence sequence (no max_labels); a study's labels past its recorded budget "
-            "get one look's intervals (bacon estimate --fixed)."
+            "is used up. On a table (--wave), give max_labels the budget planned from the "
+            "start, or none (the confidence sequence); a study records its budget for good "
+            "(bacon sample refuses another), so its labels past it get one look's intervals "
+            "only (bacon estimate STUDY --fixed)."
         )
     return np.minimum(looks / float(max_labels), 1.0)  # an overrun: the rest spent at it
 

@@ -351,8 +351,10 @@ def questions(
     means = cal.estimate_groups(alpha, True)
     diffs = cal.compare_groups(alpha, anytime=True, max_labels=max_labels)
     need = pair_needs(cal, means, diffs, max_labels, left)
-    if diffs.details.get("pooling") == "shrink":
-        need = separate_needs(cal, alpha, max_labels, left, need, diffs.details["pairs"])
+    se = np.asarray(diffs.se, float)
+    if diffs.details.get("pooling") == "shrink":  # the lead's noise: the pair's own se
+        need, own = separate_needs(cal, alpha, max_labels, left, need, diffs.details["pairs"])
+        se = np.fmax(se, own)
     # a settled sign needs no more labels (its interval, shrunk or clipped to the label's
     # range, need not be centred on the estimate: half its width may exceed |estimate|),
     # an open one at least one
@@ -360,7 +362,7 @@ def questions(
     need = np.where(settled, 0.0, np.maximum(need, 1.0))
     # a lead under one standard error: held where it is, it gives a count with nothing to
     # go on (SummEval coherence at 90 labels: 835 more for a leader that was not the best)
-    noise = ~settled & (np.abs(diffs.estimate) < diffs.se)
+    noise = ~settled & (np.abs(diffs.estimate) < se)
     cap = _cap_note(max_labels)
     caveat = SHRUNK_PAIRS if diffs.details.get("pooling") == "shrink" else None
     withheld, why = pair_notes(means, diffs), means.details.get("no_interval", {})

@@ -34,6 +34,7 @@ __all__ = [
     "DESIGNS",
     "check_model_labels",
     "checked_wave",
+    "overrun_note",
     "study_features",
     "validate_wave_options",
 ]
@@ -164,6 +165,38 @@ def _check_max_labels(study: Study, n: int, allow_pending: bool = False) -> None
         f"budget (max_labels = {most}), where its alpha-spending intervals end: "
         f"{room}.{unused} Labels past the budget get one look's intervals only (bacon "
         "estimate --fixed)"
+    )
+
+
+def overrun_note(study: Study, allow_pending: bool = False) -> str:
+    """A note when the wave just drawn took the study's selected items past its recorded
+    labelling budget: a wave of random size (its look spends what is left of alpha, and
+    no wave can follow), or, with ``allow_pending``, earlier waves with no label back that
+    the wave was sized as not drawn (:func:`_check_max_labels`): should their labels come
+    back after all, the alpha-spending plan is used up at the look that reaches the
+    budget (a study walk: three ``--until --allow-pending`` waves of 191, 10 and 191 took
+    a study of ``max_labels = 400`` to 612 items, each note saying "size is random" and
+    "no wave can follow it"; once the labels came in, estimate and status refused)."""
+    most, sent = study.config.max_labels, study.n_selected
+    if most is None or sent <= most:
+        return ""
+    latest = max(study.wave_numbers)
+    never = study.never_back() if study.labels.size else {}
+    never = {w: k for w, k in never.items() if w != latest}
+    if allow_pending and never and sent - sum(never.values()) <= most:
+        waves = ", ".join(f"wave {w} ({k} items)" for w, k in never.items())
+        return (
+            f"note: the study's waves now hold {sent} items, {sent - most} past its "
+            f"labelling budget (max_labels = {most}): --allow-pending sized this wave with "
+            f"{waves}, no label back, as not drawn. Should their labels come back after "
+            f"all, the alpha-spending plan is used up at the look that reaches {most} "
+            "labels: bacon estimate and status then refuse the anytime intervals of every "
+            "later look (bacon estimate --fixed gives one look's)"
+        )
+    return (
+        f"note: this wave's size is random and it took the study to {sent} items, "
+        f"{sent - most} past its labelling budget (max_labels = {most}); its alpha-spending "
+        "intervals spend what is left of alpha at this wave, and no wave can follow it"
     )
 
 

@@ -71,6 +71,26 @@ def test_a_budget_released_by_allow_pending_draws_the_wave(
     assert Study.open(root).wave_numbers == [1, 2, 3, 4]
 
 
+def test_a_wave_past_the_budget_with_waves_not_back_says_what_their_return_does(
+    grouped: tuple[Path, Path], capsys: pytest.CaptureFixture
+) -> None:
+    """A study walk (WMT22, max_labels = 400): `--allow-pending` drew uniform waves of fixed
+    size with an earlier wave not back counted as not drawn, taking the study to 411 and
+    then 421 items, and each said "this wave's size is random ... no wave can follow it":
+    neither was so. The note now says which waves the wave was sized without, and what
+    their labels coming back would do to the alpha-spending intervals."""
+    root, _ = grouped
+    record_budget(root, 150)
+    assert bacon("sample", str(root), "--budget", "20") == 0  # wave 2: never labelled
+    capsys.readouterr()
+    assert bacon("sample", str(root), "--budget", "100", "--allow-pending") == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "size is random" not in out and "no wave can follow" not in out, out
+    assert "waves now hold 160 items, 10 past its labelling budget (max_labels = 150)" in out
+    assert "with wave 2 (20 items), no label back, as not drawn" in out
+    assert "used up at the look that reaches 150 labels" in out
+
+
 def test_late_labels_and_replaced_ones_say_which_looks_they_rewrite(
     grouped: tuple[Path, Path],
 ) -> None:
