@@ -34,12 +34,12 @@ SHARED_FITS = frozenset({"gaussian_sim", "gaussian_folds", "ordinal_fit"})
 #: what runs.
 GROUP_SECONDS = {
     "tests/bayes/test_multinomial.py": 90,
-    "tests/bayes/test_pairwise_model.py": 105,
+    "tests/bayes/test_pairwise_model.py": 25,
     "nuts": 100,
     "tests/sampling/test_adaptive_experiment.py": 75,
     "tests/simulation/test_paired_simulate.py": 55,
     "tests/bayes/test_multinomial_density.py": 48,
-    "tests/bayes/test_pairs_bayes.py": 46,
+    "tests/bayes/test_pairs_bayes.py": 25,
     "tests/test_bradley_terry.py": 40,
     "tests/test_messy_walk.py": 112,
     "tests/test_pairwise_cli.py": 83,
