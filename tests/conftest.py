@@ -43,7 +43,7 @@ GROUP_SECONDS = {
     "tests/test_bradley_terry.py": 40,
     "tests/test_messy_walk.py": 112,
     "tests/test_pairwise_cli.py": 83,
-    "tests/test_rounds.py": 78,
+    "tests/test_rounds.py": 46,
     "tests/test_readme.py": 70,
     "tests/simulation/test_montecarlo.py": 68,
     "tests/test_faults.py": 66,
