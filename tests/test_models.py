@@ -302,7 +302,7 @@ def test_ridge_fit_in_numpy_is_sklearns(n: int, p: int) -> None:
     from sklearn.linear_model import Ridge
     from sklearn.preprocessing import StandardScaler
 
-    from bacon_bayes.outcome.base import fit_ridge_loo
+    from bacon_bayes.outcome.base import fit_ridge_loo, ridge_predict
 
     rng = np.random.default_rng(n + p)
     X = rng.normal(size=(n, p)) * rng.uniform(0.1, 100, p) + rng.normal(0, 50, p)
@@ -319,6 +319,10 @@ def test_ridge_fit_in_numpy_is_sklearns(n: int, p: int) -> None:
     np.testing.assert_allclose(
         ridge.predict(scaler.transform(X)), ref_ridge.predict(Z), rtol=1e-12, atol=1e-9
     )
+    # the prediction in numpy is sklearn's, to the bit
+    np.testing.assert_array_equal(
+        ridge_predict(scaler, ridge, X), ridge.predict(scaler.transform(X))
+    )
     Zc = Z - Z.mean(axis=0)
     lev = 1 / n + np.einsum(
         "ij,ji->i", Zc, np.linalg.solve(Zc.T @ Zc + ridge.alpha * np.eye(p), Zc.T)
@@ -334,3 +338,8 @@ def test_ridge_fit_refuses_what_sklearn_refuses() -> None:
     X[3, 1] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         fit_ridge_loo(X, np.arange(10.0))
+    m = RidgeOutcome().fit(np.arange(20.0).reshape(10, 2), np.arange(10.0))
+    with pytest.raises(ValueError, match="NaN"):
+        m.predict(X)
+    with pytest.raises(ValueError, match="features"):
+        m.predict(np.ones((3, 5)))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.linear_model import Ridge
@@ -118,6 +120,26 @@ def _fitted_ridge(Z: np.ndarray, y: np.ndarray, alpha: float) -> tuple[Ridge, np
     return ridge, leverage
 
 
+def ridge_predict(scaler: StandardScaler, ridge: Ridge, X: Any) -> np.ndarray:
+    """``ridge.predict(scaler.transform(X))``, in numpy for a finite 2-D numeric array of
+    the fitted width (sklearn's validation cost more than the product); anything else
+    (a DataFrame, NaN, the wrong width) goes through sklearn, which warns or refuses as
+    it does."""
+    coef = getattr(ridge, "coef_", None)
+    if (
+        isinstance(X, np.ndarray)
+        and X.ndim == 2
+        and X.dtype.kind in "fiu"
+        and np.ndim(coef) == 1
+        and X.shape[1] == getattr(scaler, "n_features_in_", -1) == np.size(coef)
+        and getattr(scaler, "with_mean", False)
+        and getattr(scaler, "with_std", False)
+        and np.isfinite(X).all()
+    ):
+        return ((X - scaler.mean_) / scaler.scale_) @ coef + ridge.intercept_
+    return ridge.predict(scaler.transform(X))
+
+
 def fit_ridge_loo(
     X: np.ndarray, y: np.ndarray, alpha: float | None = None, max_df: float | None = None
 ) -> tuple[StandardScaler, Ridge, np.ndarray]:
@@ -212,4 +234,5 @@ __all__ = [
     "level_index",
     "loo_alpha",
     "ridge_df",
+    "ridge_predict",
 ]
