@@ -66,11 +66,36 @@ def simultaneous_critical_value(
         z = root @ _base_normals(draws, m, seed)  # (m, draws): the max runs over rows
         np.abs(z, out=z)
         z = z.max(axis=0)
-        c = float(np.quantile(z, 1 - alpha))
+        c = upper_quantile(z, 1 - alpha)
         level = float(2.0 * stats.norm.sf(c))
     if df is None:
         return np.full(m, stats.norm.isf(level / 2.0))
     return stats.t.isf(level / 2.0, np.maximum(np.asarray(df, dtype=float), 1.0))
+
+
+def upper_quantile(z: np.ndarray, q: float) -> float:
+    """``np.quantile(z, q)`` (1-d, the default linear method), the same number, from a
+    partition of only the values above a floor when both order statistics it interpolates
+    lie there (of all of ``z`` otherwise): the floor is the ``q - 0.02`` quantile of every
+    50th value, so about ``1 - q + 0.02`` of the values are partitioned. An upper quantile
+    of 100,000 simulated maxima took 1.3 ms by np.quantile (whose partition also places
+    the minimum and maximum), 0.25 ms here."""
+    n = z.size
+    h = (n - 1) * q  # numpy's virtual index of the linear method
+    k = math.floor(h)
+    if n >= 1000 and 0 <= k < n - 1:
+        sub = z[::50]
+        j = max(0, math.floor((sub.size - 1) * (q - 0.02)))
+        floor = np.partition(sub, j)[j]
+        tail = z[z > floor]
+        first = n - tail.size  # the rank of the tail's smallest value
+        if k >= first:
+            part = np.partition(tail, [k - first, k + 1 - first])
+            a, b = part[k - first], part[k + 1 - first]
+            g = h - k
+            diff = b - a  # numpy's _lerp, its two branches
+            return float(b - diff * (1 - g) if g >= 0.5 else a + diff * g)
+    return float(np.quantile(z, q))
 
 
 #: The max-|t| over the contrasts' estimated correlation is used for contrasts of group
