@@ -36,7 +36,7 @@ GROUP_SECONDS = {
     "tests/bayes/test_multinomial.py": 90,
     "tests/bayes/test_pairwise_model.py": 25,
     "nuts": 100,
-    "tests/sampling/test_adaptive_experiment.py": 75,
+    "tests/sampling/test_adaptive_experiment.py": 60,
     "tests/simulation/test_paired_simulate.py": 55,
     "tests/bayes/test_multinomial_density.py": 48,
     "tests/bayes/test_pairs_bayes.py": 25,
