@@ -239,6 +239,19 @@ def test_simultaneous_critical_values():
         est.simultaneous_critical_value(eye, 0.05, "holm")
 
 
+def test_upper_quantile_is_numpys():
+    """The max-|t| simulation's quantile partitions only the upper values: the same
+    number as np.quantile, to the bit (ties, small arrays, every level)."""
+    from bacon_bayes.estimate.critical import upper_quantile
+
+    rng = np.random.default_rng(1)
+    for t in range(600):
+        n = 100_000 if t % 3 == 0 else int(rng.integers(1, 5000))
+        z = np.abs(rng.normal(size=n)) if t % 2 else np.round(np.abs(rng.standard_t(3, n)), 1)
+        q = float(rng.choice([0.0, 0.01, 0.5, 0.9, 0.95, 0.99, 0.999, 1.0, rng.uniform()]))
+        assert upper_quantile(z, q) == float(np.quantile(z, q)), (n, q)
+
+
 def test_groups_differences_and_ranks(pool):
     y, f, lab = pool
     groups = np.array(["a", "b", "c"])[np.arange(y.size) % 3]

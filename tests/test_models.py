@@ -292,3 +292,54 @@ def test_a_hurdle_calibrator_saved_by_an_earlier_release_loads(tmp_path, monkeyp
     assert np.array_equal(loaded.crossfit_.mean, old.crossfit_.mean)
     assert loaded.model_.positives_per_df is None and loaded.model_.widen is None
     assert loaded.estimate_mean().estimate == old.estimate_mean().estimate
+
+
+@pytest.mark.parametrize(("n", "p"), [(200, 5), (30, 12), (5, 8), (1, 3)])
+def test_ridge_fit_in_numpy_is_sklearns(n: int, p: int) -> None:
+    """fit_ridge_loo computes the scaler's and the ridge's fitted attributes itself: they
+    are sklearn's (a constant column kept at scale 1, features on very different scales),
+    and the leave-one-out residuals are those of sklearn's fit."""
+    from sklearn.linear_model import Ridge
+    from sklearn.preprocessing import StandardScaler
+
+    from bacon_bayes.outcome.base import fit_ridge_loo, ridge_predict
+
+    rng = np.random.default_rng(n + p)
+    X = rng.normal(size=(n, p)) * rng.uniform(0.1, 100, p) + rng.normal(0, 50, p)
+    X[:, 0] = 3.3
+    y = X[:, 1:] @ rng.normal(size=p - 1) + rng.normal(size=n)
+    scaler, ridge, resid = fit_ridge_loo(X, y, alpha=None if n > 1 else 1.0)
+    ref = StandardScaler().fit(X)
+    for name in ("mean_", "var_", "scale_"):
+        np.testing.assert_allclose(getattr(scaler, name), getattr(ref, name), rtol=1e-12)
+    Z = ref.transform(X)
+    ref_ridge = Ridge(alpha=ridge.alpha).fit(Z, y)
+    np.testing.assert_allclose(ridge.coef_, ref_ridge.coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(ridge.intercept_, ref_ridge.intercept_, rtol=1e-12)
+    np.testing.assert_allclose(
+        ridge.predict(scaler.transform(X)), ref_ridge.predict(Z), rtol=1e-12, atol=1e-9
+    )
+    # the prediction in numpy is sklearn's, to the bit
+    np.testing.assert_array_equal(
+        ridge_predict(scaler, ridge, X), ridge.predict(scaler.transform(X))
+    )
+    Zc = Z - Z.mean(axis=0)
+    lev = 1 / n + np.einsum(
+        "ij,ji->i", Zc, np.linalg.solve(Zc.T @ Zc + ridge.alpha * np.eye(p), Zc.T)
+    )
+    loo = (y - ref_ridge.predict(Z)) / np.maximum(1 - lev, 1e-12)
+    np.testing.assert_allclose(resid, np.sort(loo), rtol=1e-9, atol=1e-9)
+
+
+def test_ridge_fit_refuses_what_sklearn_refuses() -> None:
+    from bacon_bayes.outcome.base import fit_ridge_loo
+
+    X = np.ones((10, 2))
+    X[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        fit_ridge_loo(X, np.arange(10.0))
+    m = RidgeOutcome().fit(np.arange(20.0).reshape(10, 2), np.arange(10.0))
+    with pytest.raises(ValueError, match="NaN"):
+        m.predict(X)
+    with pytest.raises(ValueError, match="features"):
+        m.predict(np.ones((3, 5)))

@@ -145,17 +145,21 @@ class JudgeModelFitting:
             "judges": self._build_judges_model,
             "labels": self._build_label_model,
         }[kind]
-        density = None
-        hooks = ("_judge_terms", "_build_judges_model")  # the model the density writes out
-        if kind == "judges" and all(
-            getattr(type(self), h) is getattr(JudgeModelSpec, h) for h in hooks
-        ):
-            density = judges_grad_density(self.resolved_priors())
+        if kind == "judges":
+            density = self._judges_density()
         elif kind == "labels":
             density = self._label_density()
         else:
             density = self._joint_density()
         return compile_sampler(build(arrays, labels), self.sampler, density=density)
+
+    def _judges_density(self) -> Any:
+        """The compiled log density of the judge stage, or None (PyTensor's translation):
+        :mod:`~bacon_bayes.bayes.judge_density`'s unless a subclass changed that model."""
+        hooks = ("_judge_terms", "_build_judges_model")  # the model the density writes out
+        if all(getattr(type(self), h) is getattr(JudgeModelSpec, h) for h in hooks):
+            return judges_grad_density(self.resolved_priors())
+        return None
 
     def _label_density(self) -> Any:
         """The compiled log density of the label stage, or None (PyTensor's translation): the

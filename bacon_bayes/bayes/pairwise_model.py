@@ -31,7 +31,9 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import special
 
-from bacon_bayes.bayes.ordinal import OUTER, OrdinalJudgeModel, log_normal_interval
+from bacon_bayes.bayes.ordinal import CLIP, OUTER, OrdinalJudgeModel, log_normal_interval
+from bacon_bayes.bayes.pairwise_density import pairwise_density
+from bacon_bayes.bayes.spec import JudgeModelSpec
 from bacon_bayes.errors import ValidationError
 
 __all__ = ["NODES", "PairwiseJudgeModel", "pairwise_term_draws", "verdict_codes"]
@@ -168,6 +170,17 @@ class PairwiseJudgeModel(OrdinalJudgeModel):
         """Stage 1 on the distinct verdict patterns and their counts."""
         codes, Q, counts, _ = _patterns(self._codes(arrays), arrays["Q"])
         return super()._sample_judges({"codes": codes, "count": counts, "Q": Q})
+
+    def _judges_density(self) -> Any:
+        """Stage 1's density in numba (:mod:`~bacon_bayes.bayes.pairwise_density`), unless
+        a subclass changed that model (then PyTensor's translation)."""
+        if (
+            type(self)._judge_terms is not PairwiseJudgeModel._judge_terms
+            or type(self)._build_judges_model is not JudgeModelSpec._build_judges_model
+        ):
+            return None
+        x, log_w = _nodes()
+        return pairwise_density(self.resolved_priors(), x, log_w, OUTER, CLIP)
 
     def _judge_terms(self, pm: Any, pt: Any, arrays: dict, pr: dict) -> tuple[Any, Any]:
         """The verdicts' log density over patterns (``codes`` (p, J), ``count`` (p,), ``Q``

@@ -60,17 +60,55 @@ def simultaneous_critical_value(
         # independent components (disjoint groups): the max-|Z| level is exact (Sidak)
         level = 1.0 - (1.0 - alpha) ** (1.0 / m)
     else:
-        # eigen-decomposition tolerates singular correlations (e.g. of differences)
+        # eigen-decomposition tolerates singular correlations (e.g. of differences);
+        # the directions of eigenvalues below the numerical rank's tolerance are left out
+        # (their terms are rounding: +-1e-8 of a correlation's unit variance), so the
+        # differences of k groups, of rank k - 1 among k (k - 1) / 2 rows, cost a
+        # product of rank k - 1 (190 differences of 20 models: 0.20 s -> 0.055 s)
         vals, vecs = np.linalg.eigh(corr)
-        root = vecs * np.sqrt(np.clip(vals, 0.0, None))
-        z = root @ _base_normals(draws, m, seed)  # (m, draws): the max runs over rows
-        np.abs(z, out=z)
-        z = z.max(axis=0)
-        c = float(np.quantile(z, 1 - alpha))
+        keep = vals > vals.max() * m * np.finfo(float).eps
+        root = vecs[:, keep] * np.sqrt(vals[keep])
+        base = _base_normals(draws, m, seed)
+        base = base if keep.all() else base[keep]
+        z = np.empty(base.shape[1])  # max_k |Z_k| per draw, in blocks of draws (the
+        for s in range(0, z.size, _BLOCK):  # (m, draws) product of 190 rows was 150 MB)
+            block = root @ base[:, s : s + _BLOCK]
+            np.abs(block, out=block)
+            block.max(axis=0, out=z[s : s + _BLOCK])
+        c = upper_quantile(z, 1 - alpha)
         level = float(2.0 * stats.norm.sf(c))
     if df is None:
         return np.full(m, stats.norm.isf(level / 2.0))
     return stats.t.isf(level / 2.0, np.maximum(np.asarray(df, dtype=float), 1.0))
+
+
+#: Draws per block of the max-|t| simulation (:func:`simultaneous_critical_value`).
+_BLOCK = 8192
+
+
+def upper_quantile(z: np.ndarray, q: float) -> float:
+    """``np.quantile(z, q)`` (1-d, the default linear method), the same number, from a
+    partition of only the values above a floor when both order statistics it interpolates
+    lie there (of all of ``z`` otherwise): the floor is the ``q - 0.02`` quantile of every
+    50th value, so about ``1 - q + 0.02`` of the values are partitioned. An upper quantile
+    of 100,000 simulated maxima took 1.3 ms by np.quantile (whose partition also places
+    the minimum and maximum), 0.25 ms here."""
+    n = z.size
+    h = (n - 1) * q  # numpy's virtual index of the linear method
+    k = math.floor(h)
+    if n >= 1000 and 0 <= k < n - 1:
+        sub = z[::50]
+        j = max(0, math.floor((sub.size - 1) * (q - 0.02)))
+        floor = np.partition(sub, j)[j]
+        tail = z[z > floor]
+        first = n - tail.size  # the rank of the tail's smallest value
+        if k >= first:
+            part = np.partition(tail, [k - first, k + 1 - first])
+            a, b = part[k - first], part[k + 1 - first]
+            g = h - k
+            diff = b - a  # numpy's _lerp, its two branches
+            return float(b - diff * (1 - g) if g >= 0.5 else a + diff * g)
+    return float(np.quantile(z, q))
 
 
 #: The max-|t| over the contrasts' estimated correlation is used for contrasts of group

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.linear_model import Ridge
@@ -78,6 +80,66 @@ def ridge_df(Z: np.ndarray, alphas: tuple[float, ...]) -> np.ndarray:
     return np.sum(lam[:, None] / (lam[:, None] + np.asarray(alphas)[None, :]), axis=0)
 
 
+def _fitted_scaler(X: np.ndarray) -> StandardScaler:
+    """``StandardScaler().fit(X)`` for a finite 2-D float array, its fitted attributes
+    computed here (sklearn's validation costs more than the arithmetic on the small
+    matrices of a cross-fitting fold): the mean, the variance with sklearn's correction
+    term, and scale 1 for a constant column (sklearn's rule)."""
+    n = X.shape[0]
+    mean = X.sum(axis=0) / n
+    dev = X - mean
+    var = ((dev**2).sum(axis=0) - dev.sum(axis=0) ** 2 / n) / n
+    eps = np.finfo(np.float64).eps
+    constant = var <= n * eps * var + (n * mean * eps) ** 2
+    scale = np.sqrt(var)
+    scale[constant | (scale < 10 * eps)] = 1.0
+    scaler = StandardScaler()
+    scaler.mean_, scaler.var_, scaler.scale_ = mean, var, scale
+    scaler.n_samples_seen_ = n
+    scaler.n_features_in_ = X.shape[1]
+    return scaler
+
+
+def _fitted_ridge(Z: np.ndarray, y: np.ndarray, alpha: float) -> tuple[Ridge, np.ndarray]:
+    """``Ridge(alpha).fit(Z, y)`` (its Cholesky solve on centred data, as sklearn's for a
+    dense Z) and the leverages ``1/n + diag(Zc (Zc'Zc + alpha I)^-1 Zc')`` from the same
+    solve."""
+    n, p = Z.shape
+    z_mean, y_mean = Z.mean(axis=0), y.mean()
+    Zc = Z - z_mean
+    gram = Zc.T @ Zc + alpha * np.eye(p)
+    sol = np.linalg.solve(gram, np.column_stack([Zc.T, Zc.T @ (y - y_mean)]))
+    coef = sol[:, n]
+    ridge = Ridge(alpha=alpha)
+    ridge.coef_ = coef
+    ridge.intercept_ = float(y_mean - z_mean @ coef)
+    ridge.n_features_in_ = p
+    ridge.n_iter_ = None
+    ridge.solver_ = "cholesky"
+    leverage = 1.0 / n + np.einsum("ij,ji->i", Zc, sol[:, :n])
+    return ridge, leverage
+
+
+def ridge_predict(scaler: StandardScaler, ridge: Ridge, X: Any) -> np.ndarray:
+    """``ridge.predict(scaler.transform(X))``, in numpy for a finite 2-D numeric array of
+    the fitted width (sklearn's validation cost more than the product); anything else
+    (a DataFrame, NaN, the wrong width) goes through sklearn, which warns or refuses as
+    it does."""
+    coef = getattr(ridge, "coef_", None)
+    if (
+        isinstance(X, np.ndarray)
+        and X.ndim == 2
+        and X.dtype.kind in "fiu"
+        and np.ndim(coef) == 1
+        and X.shape[1] == getattr(scaler, "n_features_in_", -1) == np.size(coef)
+        and getattr(scaler, "with_mean", False)
+        and getattr(scaler, "with_std", False)
+        and np.isfinite(X).all()
+    ):
+        return ((X - scaler.mean_) / scaler.scale_) @ coef + ridge.intercept_
+    return ridge.predict(scaler.transform(X))
+
+
 def fit_ridge_loo(
     X: np.ndarray, y: np.ndarray, alpha: float | None = None, max_df: float | None = None
 ) -> tuple[StandardScaler, Ridge, np.ndarray]:
@@ -87,20 +149,46 @@ def fit_ridge_loo(
     ``max_df``: when the penalty is chosen, only penalties whose effective degrees of
     freedom (:func:`ridge_df`) are at most ``max_df`` are candidates (the largest of
     :data:`RIDGE_ALPHAS` when none is): leave-one-out on about as many rows as features
-    picks a near-interpolating fit whose leverages hide its error."""
-    scaler = StandardScaler().fit(X)
-    Z = scaler.transform(X)
+    picks a near-interpolating fit whose leverages hide its error.
+
+    The scaler and the ridge are sklearn's, their fitted attributes computed in numpy
+    (:func:`_fitted_scaler`, :func:`_fitted_ridge`: 1.3 ms a fit through sklearn's
+    validation on 200 x 5, 0.1 ms here; the same numbers to rounding); input sklearn
+    would refuse (not finite, not 2-D) goes through sklearn, which refuses it."""
+    X_arr, y_arr = np.asarray(X), np.asarray(y)
+    plain = (
+        X_arr.ndim == 2
+        and y_arr.ndim == 1
+        and X_arr.shape[0] == y_arr.shape[0] > 0
+        and X_arr.shape[1] > 0
+        and X_arr.dtype.kind in "fiu"
+        and y_arr.dtype.kind in "fiu"
+    )
+    if plain:
+        X_arr, y_arr = X_arr.astype(float, copy=False), y_arr.astype(float, copy=False)
+        plain = bool(np.isfinite(X_arr).all() and np.isfinite(y_arr).all())
+    if plain:
+        scaler = _fitted_scaler(X_arr)
+        Z = (X_arr - scaler.mean_) / scaler.scale_
+    else:
+        scaler = StandardScaler().fit(X)
+        Z = scaler.transform(X)
     if alpha is None:
         alphas = RIDGE_ALPHAS
         if max_df is not None:
             ok = ridge_df(Z, alphas) <= max_df
             alphas = tuple(a for a, keep in zip(alphas, ok, strict=True) if keep) or alphas[-1:]
         alpha = loo_alpha(Z, y, alphas)
-    ridge = Ridge(alpha=alpha).fit(Z, y)
-    Zc = Z - Z.mean(axis=0)
-    gram = Zc.T @ Zc + alpha * np.eye(Z.shape[1])
-    leverage = 1.0 / Z.shape[0] + np.einsum("ij,ji->i", Zc, np.linalg.solve(gram, Zc.T))
-    loo = (y - ridge.predict(Z)) / np.maximum(1.0 - leverage, 1e-12)
+    if plain:
+        ridge, leverage = _fitted_ridge(Z, y_arr, alpha)
+        fitted = Z @ ridge.coef_ + ridge.intercept_
+    else:
+        ridge = Ridge(alpha=alpha).fit(Z, y)
+        Zc = Z - Z.mean(axis=0)
+        gram = Zc.T @ Zc + alpha * np.eye(Z.shape[1])
+        leverage = 1.0 / Z.shape[0] + np.einsum("ij,ji->i", Zc, np.linalg.solve(gram, Zc.T))
+        fitted = ridge.predict(Z)
+    loo = (y - fitted) / np.maximum(1.0 - leverage, 1e-12)
     return scaler, ridge, np.sort(loo)
 
 
@@ -146,4 +234,5 @@ __all__ = [
     "level_index",
     "loo_alpha",
     "ridge_df",
+    "ridge_predict",
 ]

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
-from bacon_bayes.outcome.base import BaseEstimator, empirical_cdf, fit_ridge_loo
+from bacon_bayes.outcome.base import BaseEstimator, empirical_cdf, fit_ridge_loo, ridge_predict
 
 
 class HurdleOutcome(BaseEstimator):
@@ -88,7 +88,7 @@ class HurdleOutcome(BaseEstimator):
         if self.pos_ridge_ is None:
             return np.full(np.shape(X)[0], self.log_mean_)
         lo, hi = getattr(self, "log_range_", (-np.inf, np.inf))  # fitted before the bound
-        return np.clip(self.pos_ridge_.predict(self.pos_scaler_.transform(X)), lo, hi)
+        return np.clip(ridge_predict(self.pos_scaler_, self.pos_ridge_, X), lo, hi)
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         smear = float(np.mean(np.exp(self.resid_)))

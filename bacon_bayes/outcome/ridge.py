@@ -9,6 +9,7 @@ from bacon_bayes.outcome.base import (
     empirical_cdf,
     empirical_cdf_sum,
     fit_ridge_loo,
+    ridge_predict,
 )
 
 
@@ -34,7 +35,7 @@ class RidgeOutcome(BaseEstimator):
         return self
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        return self.ridge_.predict(self.scaler_.transform(X))
+        return ridge_predict(self.scaler_, self.ridge_, X)
 
     def predict_var(self, X: np.ndarray) -> np.ndarray:
         return np.full(np.shape(X)[0], float(np.mean(self.resid_**2)))

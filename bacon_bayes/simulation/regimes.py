@@ -272,6 +272,7 @@ def study(
     n_items = y.size
     out: list[Coverage] = []
     ysum_masked = np.where(mask, y[None, :], 0.0)
+    quantiles = _quantile_cov(regime, mask, pi, f, sd, alphas) if "quantile" in estimands else {}
     for alpha in alphas:
         if "mean" in estimands:
             truth = y.mean()
@@ -293,52 +294,49 @@ def study(
                     )
                 )
         if "quantile" in estimands:
-            out.append(_quantile_cov(regime, mask, pi, f, sd, alpha))
+            out.append(quantiles[alpha])
         if "groups" in estimands or "differences" in estimands:
             out.extend(_group_cov(regime, mask, pi, f_groups, alpha, estimands))
     return out
 
 
-def _quantile_cov(regime, mask, pi, f, sd, alpha) -> Coverage:
+def _quantile_cov(regime, mask, pi, f, sd, alphas) -> dict[float, Coverage]:
     """Median (continuous) or ``P(Y <= 3)`` (ordinal: a discrete quantile's interval is
     conservative by construction, so the CDF value that its estimating equation solves
-    is what is checked)."""
+    is what is checked), at each of ``alphas``: each replication's predictive CDF (the
+    costly part) is computed once for all of them."""
     y = regime.y
     reps = mask.shape[0]
+    rows: dict[float, tuple[list, list, list]] = {a: ([], [], []) for a in alphas}
     if regime.discrete:
         t = np.array([3.0])
         truth = float(np.mean(y <= 3.0))
-        ests, los, his = [], [], []
         for r in range(reps):
             phi = ndtr((t[None, :] + 0.5 - f[r][:, None]) / sd[r][:, None])
             F, se, n = est.aee_cdf(np.where(mask[r], y, np.nan), phi, t, pi=pi[r])
-            h = float(t_crit(alpha, n)) * se[0]
-            ests.append(F[0])
-            los.append(F[0] - h)
-            his.append(F[0] + h)
-        return _summary(
-            regime.name, "cdf(3)", "aee", alpha, np.array(ests), np.array(los), np.array(his), truth
-        )
-    q = 0.5
-    truth = float(np.quantile(y, q, method="inverted_cdf"))
-    grid = np.unique(np.quantile(y, np.linspace(0.0, 1.0, 301)))
-    ests, los, his = [], [], []
-    for r in range(reps):
-        phi = ndtr((grid[None, :] - f[r][:, None]) / sd[r][:, None])
-        e = est.aee_quantile(np.where(mask[r], y, np.nan), phi, grid, q, pi=pi[r], alpha=alpha)
-        ests.append(e.estimate)
-        los.append(e.ci_low)
-        his.append(e.ci_high)
-    return _summary(
-        regime.name,
-        "quantile(0.5)",
-        "aee",
-        alpha,
-        np.array(ests),
-        np.array(los),
-        np.array(his),
-        truth,
-    )
+            for alpha, (ests, los, his) in rows.items():
+                h = float(t_crit(alpha, n)) * se[0]
+                ests.append(F[0])
+                los.append(F[0] - h)
+                his.append(F[0] + h)
+        name = "cdf(3)"
+    else:
+        q = 0.5
+        truth = float(np.quantile(y, q, method="inverted_cdf"))
+        grid = np.unique(np.quantile(y, np.linspace(0.0, 1.0, 301)))
+        for r in range(reps):
+            phi = ndtr((grid[None, :] - f[r][:, None]) / sd[r][:, None])
+            y_r = np.where(mask[r], y, np.nan)
+            for alpha, (ests, los, his) in rows.items():
+                e = est.aee_quantile(y_r, phi, grid, q, pi=pi[r], alpha=alpha)
+                ests.append(e.estimate)
+                los.append(e.ci_low)
+                his.append(e.ci_high)
+        name = "quantile(0.5)"
+    return {
+        alpha: _summary(regime.name, name, "aee", alpha, *map(np.array, parts), truth)
+        for alpha, parts in rows.items()
+    }
 
 
 def _group_cov(regime, mask, pi, f, alpha, estimands) -> list[Coverage]:

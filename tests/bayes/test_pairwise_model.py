@@ -15,6 +15,8 @@ from bacon_bayes.bayes.pairwise_model import pairwise_term_draws, verdict_codes
 from bacon_bayes.bayes.spec import _data
 from bacon_bayes.errors import ValidationError
 
+from .conftest import assert_density_equals_pymc
+
 #: known truth: a judge with many ties, one with few, one leaning to A
 OFFSET = np.array([0.0, -0.2, 0.8])
 DISCRIMINATION = np.array([1.5, 0.8, 1.2])
@@ -83,6 +85,27 @@ def test_intervals_cover_the_known_judge_terms(pairwise_pools) -> None:
     for draws in pairwise_pools:
         ties = draws["tie_propensity"]
         assert np.quantile(ties[:, 0], lo) > np.quantile(ties[:, 1], hi)
+
+
+@pytest.mark.parametrize("embedding", [0, 2])
+def test_stage_one_density_equals_pymc(embedding: int) -> None:
+    """The judge stage's numba density (which the sampler runs) is the PyMC model's, value
+    and gradient, with missing verdicts (code -1), patterns never seen (count 0) and with
+    an embedding."""
+    rng = np.random.default_rng(7 + embedding)
+    codes = PATTERNS.copy()
+    codes[rng.uniform(size=codes.shape) < 0.15] = -1.0
+    arrays = {"codes": codes, "count": rng.integers(0, 40, 27).astype(float),
+              "Q": rng.normal(size=(27, embedding))}  # fmt: skip
+    arrays["count"][:2] = 0.0
+    model = PairwiseJudgeModel(ColumnSpec.simple(3))
+    pm_model = model._build_judges_model(arrays, {})
+    density = model._judges_density()
+    assert density is not None
+    # 2.5: tails of the verdict intervals, clipped ones
+    assert_density_equals_pymc(
+        pm_model, density, _data(arrays, {}), (0.3, 1.0, 2.5), seed=3, value_rtol=1e-8
+    )
 
 
 def test_verdict_codes_refuse_probabilities() -> None:
