@@ -255,6 +255,8 @@ def _more_text(m: float | None, cap_note: str, point: bool = False) -> str:
     if m is None or m == 0:
         return ""
     if not np.isfinite(m):
+        if cap_note.endswith("which is spent"):
+            return f"; {cap_note}"
         return f"; not within {cap_note} at the current rate"
     if point:
         return f"; about {int(m)} more labels at the current rate if the estimate holds"
@@ -309,7 +311,8 @@ def _mean_question(
     )[0]  # fmt: skip
     settled = bool(half <= half_width)
     sign = "<=" if settled else ">"
-    answer = f"{interval} {sign} {half_width:g}" + _more_text(m, _cap_note(max_labels))
+    cap_note = _cap_note(max_labels, cal.pool_.n_labeled)
+    answer = f"{interval} {sign} {half_width:g}" + _more_text(m, cap_note)
     return Question(f"pool mean within +-{half_width:g}", settled, answer, m)
 
 
@@ -323,8 +326,15 @@ def _beside(value: float, goal: float | None) -> str:
     return text
 
 
-def _cap_note(max_labels: int | None) -> str:
-    return "the pool's unlabeled items" if max_labels is None else f"max-labels {max_labels}"
+def _cap_note(max_labels: int | None, used: int = 0) -> str:
+    """What an open question's count is out of: the pool's unlabeled items, the labels
+    left of ``max_labels``, or none left (``used`` of them spent: a walk's status read
+    "not within max-labels 300 at the current rate" at 300 of 300)."""
+    if max_labels is None:
+        return "the pool's unlabeled items"
+    if used >= max_labels:
+        return f"max-labels {max_labels}, which is spent"
+    return f"max-labels {max_labels}"
 
 
 def questions(
@@ -363,7 +373,7 @@ def questions(
     # a lead under one standard error: held where it is, it gives a count with nothing to
     # go on (SummEval coherence at 90 labels: 835 more for a leader that was not the best)
     noise = ~settled & (np.abs(diffs.estimate) < se)
-    cap = _cap_note(max_labels)
+    cap = _cap_note(max_labels, cal.pool_.n_labeled)
     caveat = SHRUNK_PAIRS if diffs.details.get("pooling") == "shrink" else None
     withheld, why = pair_notes(means, diffs), means.details.get("no_interval", {})
     for k, (a, b) in enumerate(diffs.details["pairs"]):

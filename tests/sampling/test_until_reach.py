@@ -130,3 +130,14 @@ def test_a_shrunk_lead_is_weighed_against_the_pairs_own_standard_error(
     assert "M23 leads" in err and "a lead under one standard error" in err, err
     assert "nothing was drawn" in err
     assert Study.open(root).wave_numbers == [1]
+
+
+def test_an_open_question_at_a_spent_budget_says_the_budget_is_spent():
+    """A walk's status at 300 of max-labels 300 read "not within max-labels 300 at the
+    current rate", as if labels were left."""
+    from bacon_bayes.study.settled import _cap_note, _more_text
+
+    assert _more_text(np.inf, _cap_note(300, 300)) == "; max-labels 300, which is spent"
+    left = _more_text(np.inf, _cap_note(300, 120))
+    assert left == "; not within max-labels 300 at the current rate"
+    assert _more_text(40.0, _cap_note(300, 120)).startswith("; about 40 more labels")
