@@ -250,14 +250,13 @@ NOISE_LEAD = "a lead under one standard error: the count has little to go on"
 
 
 def _more_text(m: float | None, cap_note: str, point: bool = False) -> str:
-    """The projection's words; ``point``: a sign's or the best group's, which holds the
+    """The projection's words; ``cap_note``: what a count out of reach says
+    (:func:`_cap_note`); ``point``: a sign's or the best group's, which holds the
     estimate where it is (:data:`POINT_PROJECTION`)."""
     if m is None or m == 0:
         return ""
     if not np.isfinite(m):
-        if cap_note.endswith("which is spent"):
-            return f"; {cap_note}"
-        return f"; not within {cap_note} at the current rate"
+        return f"; {cap_note}"
     if point:
         return f"; about {int(m)} more labels at the current rate if the estimate holds"
     return f"; about {int(m)} more labels at the current rate (approximate)"
@@ -327,14 +326,14 @@ def _beside(value: float, goal: float | None) -> str:
 
 
 def _cap_note(max_labels: int | None, used: int = 0) -> str:
-    """What an open question's count is out of: the pool's unlabeled items, the labels
-    left of ``max_labels``, or none left (``used`` of them spent: a walk's status read
-    "not within max-labels 300 at the current rate" at 300 of 300)."""
-    if max_labels is None:
-        return "the pool's unlabeled items"
-    if used >= max_labels:
+    """What an open question whose count is out of reach says: not within the pool's
+    unlabeled items or the labels left of ``max_labels`` at the current rate, or that
+    ``max_labels`` is spent (``used`` of them: a walk's status read "not within
+    max-labels 300 at the current rate" at 300 of 300)."""
+    if max_labels is not None and used >= max_labels:
         return f"max-labels {max_labels}, which is spent"
-    return f"max-labels {max_labels}"
+    cap = "the pool's unlabeled items" if max_labels is None else f"max-labels {max_labels}"
+    return f"not within {cap} at the current rate"
 
 
 def questions(
