@@ -141,8 +141,17 @@ def test_every_label_at_the_range_end_gets_clopper_pearson_s_bound():
         e = cal.estimate_mean(method=method)
         assert e.ci_low == pytest.approx(0.025 ** (1 / 87)) and e.ci_high == 1.0
         assert e.ci_low <= truth.mean() <= e.ci_high
+    # the flat function as well, given the range (it gave width 0 whatever it was told)
+    flat = est.classical_mean(y, label_range=(0.0, 1.0))
+    assert (flat.ci_low, flat.ci_high) == (e.ci_low, e.ci_high)
     plain = est.classical_mean(np.where(rng.random(n) < 0.05, truth, np.nan))
     assert est.at_range_end(plain, truth[:5], 0.0, 1.0) == plain  # labels vary: unchanged
+    assert (
+        est.classical_mean(
+            np.where(rng.random(n) < 0.05, truth, np.nan), label_range=(0, 1)
+        ).ci_high
+        <= 1.0
+    )
     # the bound has no se: the text printed "se 0.0000" beside it (tester T2's finding 3)
     from bacon_bayes.report.text import estimates_table
 
@@ -171,6 +180,9 @@ def test_labels_all_equal_without_a_bound_get_no_interval():
             e = cal.estimate_mean(method=method)
             assert np.isnan(e.ci_low) and np.isnan(e.ci_high), (scale, method, e)
             assert "every label is 1" in e.details[est.mean.RANGE_END]
+    for label_range in (None, (0.0, 2.0)):  # the flat function withholds it too
+        e = est.classical_mean(y, label_range=label_range)
+        assert np.isnan(e.ci_low) and "every label is 1" in e.details[est.mean.RANGE_END]
 
 
 @pytest.mark.parametrize(

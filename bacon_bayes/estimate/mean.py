@@ -120,15 +120,29 @@ def classical_mean(
     hajek: bool = True,
     target: Target = "pool",
     prompts: np.ndarray | None = None,
+    label_range: tuple[float, float] | None = None,
 ) -> Estimate:
-    """Mean from the human labels alone (weighted by ``1/pi``, with the same variance rules)."""
-    zeros = np.zeros(np.shape(y)[0])
+    """Mean from the human labels alone (weighted by ``1/pi``, with the same variance rules).
+
+    Labels that are all equal show no spread, so the t interval would have width 0:
+    with ``label_range`` ``(low, high)`` given and every label at one end, the interval
+    is Clopper-Pearson's bound (:func:`at_range_end`); otherwise it is withheld (NaN)
+    with the reason in ``details``. ``label_range`` also clips the interval to it."""
+    y = np.asarray(y, dtype=float)
+    zeros = np.zeros(y.shape[0])
     e = aee_mean(
         y, zeros, labeled, pi, alpha=alpha, power_tuning=False, hajek=hajek, target=target,
         prompts=prompts,
     )  # fmt: skip
     details = {k: v for k, v in e.details.items() if k != "power_lambda"}
-    return replace(e, method="classical", details=details)
+    e = replace(e, method="classical", details=details)
+    lab = ~np.isnan(y) if labeled is None else np.asarray(labeled, dtype=bool)
+    p = item_pi(pi, target)
+    n_eff = effective_labels(lab, None if p is None else np.asarray(p, dtype=float), prompts)
+    if label_range is None:
+        return at_range_end(e, y[lab], -np.inf, np.inf, n_eff)
+    low, high = float(label_range[0]), float(label_range[1])
+    return at_range_end(e.clip(low, high), y[lab], low, high, n_eff)
 
 
 def naive_mean(judge_avg: np.ndarray, *, alpha: float = 0.05) -> Estimate:
