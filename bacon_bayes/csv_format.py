@@ -1,7 +1,9 @@
 """A user's CSV file's format, sniffed from its first 64 KB (:func:`csv_options`: the
 separator, decimal mark and encoding of a file that is not comma-separated UTF-8, and the
 title lines above its header; :func:`read_as` says them in words), and its source for
-pandas, decompressed with a cap against decompression bombs (:func:`csv_source`)."""
+pandas, decompressed with a cap against decompression bombs (:func:`csv_source`); the
+pandas line that reads it as bacon does, for the commands bacon prints
+(:func:`pandas_read`, :func:`pandas_command`)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import gzip
 import io
 import lzma
 import re
+import shlex
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -193,6 +196,26 @@ def read_as(options: dict[str, Any]) -> str:
     skip = options.get("skiprows", 0)
     said += [f"{skip} line(s) above the header skipped"] if skip else []
     return ", ".join(filter(None, said))
+
+
+def pandas_read(path: str | Path) -> str:
+    """The pandas call that reads the table at ``path`` as every command does: a Parquet
+    file, else a CSV with :func:`csv_options` (separator, decimal comma, encoding, the
+    lines above the header)."""
+    if "".join(Path(path).suffixes).lower().endswith(".parquet"):
+        return f"pd.read_parquet({str(path)!r})"
+    how = csv_options(path)
+    return f"pd.read_csv({str(path)!r}{''.join(f', {k}={v!r}' for k, v in how.items())})"
+
+
+def pandas_command(code: str) -> str:
+    """A shell line that runs ``code`` (Python using ``pd``) after importing pandas:
+    double-quoted as users read it, single-quoted when ``code`` holds a character the
+    shell would read inside double quotes (a column named with ``"``, ``$`` or ``!``)."""
+    script = f"import pandas as pd; {code}"
+    if any(ch in script for ch in '"$`\\!'):
+        return f"python -c {shlex.quote(script)}"
+    return f'python -c "{script}"'
 
 
 def _line_count(path: Path) -> int | None:

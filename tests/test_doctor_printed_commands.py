@@ -13,6 +13,8 @@ import pytest
 
 from bacon_bayes.cli import main
 
+from .printed import run_python_line
+
 LOGS = Path(__file__).resolve().parents[1] / "examples" / "logs"
 
 
@@ -154,8 +156,7 @@ def test_doctor_names_bacon_judges_own_table_and_its_runs(tmp_path, capsys, monk
     flat = out.replace("\n", " ")
     assert "the long item x judge x run table bacon judge writes (12 items, 2 judges" in flat
     assert "--scores FILE" in flat
-    recipe = flat.split("e.g. in pandas: ", 1)[1].split(" (the mean of", 1)[0]
-    exec(recipe, {"df": scores})
+    assert "pd.read_parquet('scores.parquet')" in run_python_line(flat)
     wide = pd.read_csv("wide.csv")
     assert wide.shape == (12, 3)
     assert wide["gpt"].iloc[0] == pytest.approx(scores["score"].iloc[:3].mean())
@@ -173,9 +174,8 @@ def test_doctor_names_bacon_judges_own_table_and_its_runs(tmp_path, capsys, monk
     flat = capsys.readouterr().out.replace("\n", " ")
     assert "no column keys the items" not in flat
     assert "'id' keys the items (one row per item and judge in each run of 'run')" in flat
-    recipe = flat.split("e.g. in pandas: ", 1)[1].split(" (each judge's mean", 1)[0]
-    assert "aggfunc='mean'" in recipe
-    exec(recipe, {"df": long})
+    recipe = run_python_line(flat)
+    assert "aggfunc='mean'" in recipe and "pd.read_csv('long.csv')" in recipe
     assert main(["doctor", "wide.csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
     estimate = shlex.split(lines[lines.index("run:") + 1])

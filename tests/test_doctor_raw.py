@@ -16,6 +16,8 @@ from bacon_bayes.doctor.roles import find_roles
 from bacon_bayes.readers import TableMeta
 from bacon_bayes.scale import sentinel_codes
 
+from .printed import run_python_line
+
 
 def mt_table(seed: int = 0, systems: int = 6, segments: int = 60) -> pd.DataFrame:
     """One row per system x segment: ``lp`` (constant), ``system``, ``seg_id`` (1..S),
@@ -146,10 +148,6 @@ def test_a_long_table_is_said_to_be_one_and_how_to_pivot_it(tmp_path, capsys) ->
     """A long table (one row per item and judge) is no table of items whose group is the
     judge: doctor says it is long, prints no command, and the pivot it gives runs and
     makes one row per item."""
-    import re
-
-    from bacon_bayes.cli import main
-
     frame = long_table()
     roles = find_roles(frame, TableMeta(format="csv"))
     assert roles.long is not None and roles.group == "system"
@@ -158,9 +156,7 @@ def test_a_long_table_is_said_to_be_one_and_how_to_pivot_it(tmp_path, capsys) ->
     assert main(["doctor", str(path)]) == 0
     out = capsys.readouterr().out
     assert "long      judge_model" in out and "run:" not in out
-    snippet = re.search(r"in pandas: (.*?) \(pivot refuses", out.replace("\n", " ")).group(1)
-    df = frame
-    exec(snippet.replace("'wide.csv'", repr(str(tmp_path / "wide.csv"))), {"df": df})
+    run_python_line(out, cwd=tmp_path)  # as printed: it reads the file as doctor did
     wide = pd.read_csv(tmp_path / "wide.csv")
     assert len(wide) == 40 and "gpt-4|rts|relevance" in wide.columns
 

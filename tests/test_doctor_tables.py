@@ -14,6 +14,8 @@ import pytest
 
 from bacon_bayes.cli import main
 
+from .printed import run_python_line
+
 SUMMEVAL = Path(__file__).resolve().parents[1] / "bacon_bayes" / "data" / "summeval_sample.csv.gz"
 JUDGES = {
     "gpt4": "judge:gpt-4-0314|rts|relevance",
@@ -127,9 +129,9 @@ def test_a_long_table_is_pivoted_by_its_item_column_keeping_the_label(tmp_path, 
     out = doctor(path, capsys)
     assert "left out  item      keys the items of the long table" in out
     flat = out.replace("\n", " ")
-    recipe = flat.split("in pandas: ", 1)[1].split(" (pivot refuses", 1)[0]
+    recipe = run_python_line(flat, cwd=tmp_path)  # it reads the file as doctor did
+    assert recipe.startswith(f"import pandas as pd; df = pd.read_csv({str(path)!r}); ")
     assert "df.pivot(index='item'" in recipe and "pivot_table" not in recipe
-    exec(recipe.replace("'wide.csv'", repr(str(tmp_path / "wide.csv"))), {"df": long})
     wide = pd.read_csv(tmp_path / "wide.csv").set_index("item").sort_index()
     expect = table.set_index("item").sort_index()
     assert len(wide) == len(table)
@@ -177,7 +179,7 @@ def test_a_long_table_with_a_labels_file_gets_its_pivot_first(tmp_path, capsys, 
     assert "the table's id column 'item' repeats" in flat
     then = flat.split("once it is pivoted, add them with: ", 1)[1].strip()
     assert then == "bacon doctor wide.csv --labels labels.csv --label relevance"
-    exec(flat.split("in pandas: ", 1)[1].split(" (pivot refuses", 1)[0], {"df": long})
+    assert "pd.read_csv('long.csv')" in run_python_line(flat)
     assert main(shlex.split(then)[1:]) == 0
     again = command(capsys.readouterr().out)
     assert again is not None and again[again.index("--label") + 1] == "relevance"

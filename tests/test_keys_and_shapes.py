@@ -9,6 +9,7 @@ import pandas as pd
 
 from bacon_bayes.cli import main
 
+from .printed import run_python_line
 from .test_doctor_tables import command, doctor, relevance_table
 from .test_pairwise_cli import SAMPLE
 from .test_printed_commands import READ, table
@@ -218,10 +219,9 @@ def test_a_long_tables_repeated_rows_are_named_and_its_key_kept(tmp_path, capsys
         f"of their item and judge, e.g. system {first['system']!r}, doc_id {first['doc_id']!r}, "
         f"judge {first['judge']!r} at lines 9, {len(long) + 1})"
     ) in out
-    recipe = out.split("e.g. in pandas: ", 1)[1].split(" (pivot refuses", 1)[0]
-    assert recipe.startswith("df = df.drop_duplicates(); df = df.drop_duplicates(")
-    scope = {"df": pd.read_csv(path)}
-    exec(recipe.replace("wide.csv", str(tmp_path / "wide.csv")), scope)
+    recipe = run_python_line(out, cwd=tmp_path)
+    read = f"import pandas as pd; df = pd.read_csv({str(path)!r}); "
+    assert recipe.startswith(read + "df = df.drop_duplicates(); df = df.drop_duplicates(")
     assert len(pd.read_csv(tmp_path / "wide.csv")) == len(wide)
 
 

@@ -18,6 +18,8 @@ import pytest
 from bacon_bayes.cli import main
 from bacon_bayes.study import Study, load_study
 
+from .printed import run_python_line
+
 READ = ["--label", "human", "--judge", "judge_*", "--group", "system", "--prompt", "doc"]
 
 
@@ -402,7 +404,11 @@ def test_a_long_table_gets_the_pivot_and_a_repeated_id_a_line_that_runs(
     err = capsys.readouterr().err
     assert "the table looks long, one row per item and judge" in err
     assert "wide = df.pivot(index='id', columns='judge', values='score')" in err
-    assert "python -c" not in err and not Path("long.study").exists()
+    assert "df.insert" not in err and not Path("long.study").exists()
+    pivot = run_python_line(err)  # the pivot runs as printed, reading the file as sample did
+    assert pivot.startswith("import pandas as pd; df = pd.read_csv('long.csv'); ")
+    judged = ["--judge", "gpt4", "--judge", "gpt35", "--judge", "llama70b"]  # its columns
+    assert main(["sample", "wide.csv", "--label", "human", *judged, "--budget", "10"]) == 0
     # an id column that repeats, in a table that is not long: the line adds `item`
     rng = np.random.default_rng(0)
     frame = pd.DataFrame({"id": np.repeat(np.arange(30), 2), "judge": rng.normal(size=60),
@@ -658,7 +664,7 @@ def test_a_long_table_keyed_by_two_columns_gets_lines_that_run_with_its_labels(
     items.assign(relevance=truth)[labeled].to_csv("labels.csv", index=False)
     assert main(["doctor", "long.csv", "--labels", "labels.csv", "--label", "relevance"]) == 0
     flat = capsys.readouterr().out.replace("\n", " ")
-    exec(flat.split("in pandas: ", 1)[1].split(" (pivot refuses", 1)[0], {"df": long})
+    assert "wide.insert(0, 'id'" in run_python_line(flat)  # the pivot, as printed
     line = flat.split("the labels have its id (", 1)[1].split("), add them with: ", 1)[0]
     words = shlex.split(line)
     assert words[0] == "python"

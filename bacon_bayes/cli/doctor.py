@@ -163,7 +163,7 @@ def _labels_with_id(path: str, key: list[str]) -> tuple[str, str] | None:
     CSV or Parquet file: others are left to the user)."""
     from pathlib import Path
 
-    from bacon_bayes.csv_format import csv_options
+    from bacon_bayes.csv_format import pandas_command, pandas_read
     from bacon_bayes.doctor.long import keyed_id
     from bacon_bayes.readers.labels import read_labels
     from bacon_bayes.study.folder import file_stem
@@ -172,13 +172,8 @@ def _labels_with_id(path: str, key: list[str]) -> tuple[str, str] | None:
     name = "".join(source.suffixes).lower()
     if len(key) < 2 or not set(key) <= set(read_labels(source).columns):
         return None
-    if name.endswith(".parquet"):
-        read = f"pd.read_parquet('{path}')"
-    elif name.endswith((".csv", ".tsv", ".txt", ".csv.gz")):
-        how = {k: v for k, v in csv_options(source).items() if k in ("sep", "decimal", "encoding")}
-        read = f"pd.read_csv('{path}'{''.join(f', {k}={v!r}' for k, v in how.items())})"
-    else:
+    if not name.endswith((".parquet", ".csv", ".tsv", ".txt", ".csv.gz")):
         return None
     out = file_stem(source) + "_id.csv"  # here, beside wide.csv
     write = f"{keyed_id(key, 'lab')}; lab.to_csv('{out}', index=False)"
-    return f'python -c "import pandas as pd; lab = {read}; {write}"', out
+    return pandas_command(f"lab = {pandas_read(path)}; {write}"), out

@@ -522,9 +522,10 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
     if args.judge:
         judges = expand_judges(args.judge, df.columns)
         if not args.item and label and meta.format in ("csv", "tsv", "parquet"):
-            from bacon_bayes.doctor.long import long_table  # rows that are no items
+            from bacon_bayes.doctor.long import long_table, read_call  # rows that are no items
 
-            if long := long_table(df, label, judges, meta.format):
+            read = read_call(args.file, meta.format)
+            if long := long_table(df, label, judges, meta.format, read):
                 raise ValidationError(long)
         return df, judges
     if meta.judges:

@@ -63,10 +63,11 @@ def _table(args: argparse.Namespace) -> Any:
     if args.labels:
         frame, args.item = join_labels(frame, args.labels, args.label, args.item or meta.item)
     if not args.item and args.label in frame.columns and meta.format in ("csv", "tsv", "parquet"):
-        from bacon_bayes.doctor.long import long_table  # rows that are no items, as estimate
+        from bacon_bayes.doctor.long import long_table, read_call  # rows that are no items
 
         judges = judge_columns(args.judge, list(frame.columns), required=False)
-        if long := long_table(frame, args.label, [str(j) for j in judges], meta.format):
+        read = read_call(args.data, meta.format)
+        if long := long_table(frame, args.label, [str(j) for j in judges], meta.format, read):
             raise ValidationError(long)
     if args.drop_unlabeled and args.label in frame.columns:
         from bacon_bayes.io import keep_file_rows

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bacon_bayes.cli.judge_args import file_judge_columns
+from bacon_bayes.csv_format import pandas_command, pandas_read
 from bacon_bayes.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -191,12 +192,13 @@ def pool_item(args: argparse.Namespace, source: Path, frame: pd.DataFrame | None
     frame = _pool_table(source) if frame is None else frame
     found = item_column(frame[[c for c in frame.columns if item_name(c)]])
     if found is None:
-        from bacon_bayes.doctor.long import long_table
+        from bacon_bayes.doctor.long import long_table, read_call
         from bacon_bayes.readers.pair_table import pairwise_hint
 
         judges = [str(j) for j in file_judge_columns(args.judge, source, required=False)]
         kind = "parquet" if "".join(source.suffixes).lower().endswith(".parquet") else "csv"
-        if args.label in frame and (long := long_table(frame, args.label, judges, kind)):
+        read = read_call(source, kind)
+        if args.label in frame and (long := long_table(frame, args.label, judges, kind, read)):
             raise ValidationError(long)  # rows of items and judges: pivot, not ids
         raise ValidationError(
             f"pool file {source} has no id column with unique values named "
@@ -205,17 +207,6 @@ def pool_item(args: argparse.Namespace, source: Path, frame: pd.DataFrame | None
             f"{pairwise_hint(source)}"
         )
     return found
-
-
-def _read_line(path: Path) -> str:
-    """The pandas call that reads ``path`` as every command does (a Parquet file, or a
-    CSV's separator, decimal comma and encoding)."""
-    from bacon_bayes.csv_format import csv_options
-
-    if "".join(path.suffixes).lower().endswith(".parquet"):
-        return f"pd.read_parquet('{path}')"
-    how = {k: v for k, v in csv_options(path).items() if k in ("sep", "decimal", "encoding")}
-    return f"pd.read_csv('{path}'{''.join(f', {k}={v!r}' for k, v in how.items())})"
 
 
 def labels_join_hint(args: argparse.Namespace) -> str:
@@ -243,10 +234,12 @@ def labels_join_hint(args: argparse.Namespace) -> str:
         return said + "; join the labels onto the pool and drop --labels."
     out = file_stem(source) + "_labeled.csv"
     rename = f".rename(columns={{{theirs!r}: {key!r}}})" if theirs != key else ""
+    join = pandas_command(
+        f"df = {pandas_read(source)}; lab = {pandas_read(path)}{rename}[[{key!r}, {label!r}]]; "
+        f"df = df.merge(lab, on={key!r}, how='left'); df.to_csv('{out}', index=False)"
+    )
     return (
-        f'{said}; join them onto the pool: python -c "import pandas as pd; df = '
-        f"{_read_line(source)}; lab = {_read_line(path)}{rename}[[{key!r}, {label!r}]]; "
-        f"df = df.merge(lab, on={key!r}, how='left'); df.to_csv('{out}', index=False)\" "
+        f"{said}; join them onto the pool: {join} "
         f"and sample {out} --label {label} (the same options, without --labels; "
         "--prior-design says how those labels were drawn, uniformly by default)"
     )
@@ -273,11 +266,12 @@ def _add_ids(args: argparse.Namespace, source: Path) -> str:
     # a name the table does not hold (its `id` may repeat), found by sample as the id
     name = next((c for c in ITEM_COLUMNS if c not in frame.columns), "row_id")
     item = "" if name in ITEM_COLUMNS else f" --item {name}"
-    read = _read_line(source)
-    return (
-        f"python -c \"import pandas as pd; df = {read}; {drop}df.insert(0, '{name}', {ids}); "
-        f"df.to_csv('{out}', index=False)\" and sample {out}{item}"
-        + (" (the line leaves out the rows no judge scored)" if unscored else "")
+    line = pandas_command(
+        f"df = {pandas_read(source)}; {drop}df.insert(0, '{name}', {ids}); "
+        f"df.to_csv('{out}', index=False)"
+    )
+    return f"{line} and sample {out}{item}" + (
+        " (the line leaves out the rows no judge scored)" if unscored else ""
     )
 
 

@@ -20,6 +20,7 @@ from bacon_bayes.crossfit import make_folds, most_folds
 from bacon_bayes.doctor import agreement, bias
 from bacon_bayes.doctor.cells import FAILED, empty_cells
 from bacon_bayes.doctor.label import DENSE, full_labels, label_scale, simulate_command
+from bacon_bayes.doctor.long import read_call
 from bacon_bayes.doctor.relation import missingness_notes, near_duplicates
 from bacon_bayes.doctor.roles import GENERIC_FORMATS, Roles, find_roles
 from bacon_bayes.doctor.rows import check_ids, without_summary
@@ -221,6 +222,7 @@ def profile(
         group=group,
         prompt=prompt,
         item_joined=item_joined,
+        read=read_call(file, meta.format),
     )
     p = Profile(file=file, meta=meta, n_rows=len(frame), roles=roles, alpha=alpha)
     p.blocked = [b for b in (summary, check_ids(frame, roles, meta.format)) if b]

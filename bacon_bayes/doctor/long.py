@@ -7,10 +7,12 @@ and judges, :func:`long_table`), the item x judge x run table ``bacon judge`` wr
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from bacon_bayes.csv_format import pandas_command, pandas_read
 from bacon_bayes.doctor.cells import is_str, numeric
 from bacon_bayes.doctor.label import DENSE
 from bacon_bayes.doctor.names import (
@@ -49,11 +51,12 @@ LONG_SHARE = 0.9
 RUN_NAME = re.compile(r"^(runs?|epochs?|repeats?|trials?|run_id|sample_idx)$", re.IGNORECASE)
 
 
-def scores_table(frame: pd.DataFrame, roles: Roles) -> bool:
+def scores_table(frame: pd.DataFrame, roles: Roles, read: str | None = None) -> bool:
     """Whether ``frame`` is the long item x judge x run table ``bacon judge`` writes
     (columns ``item``, ``judge``, ``run``, ``score``, one row per item, judge and run),
     which ``bacon estimate --scores`` reads beside the items table; if so, ``roles`` says
-    so: ``long`` what to do, the item column, and every other column's part."""
+    so: ``long`` what to do, the item column, and every other column's part. ``read``:
+    the pandas call that reads the file (:func:`pivot_recipe`)."""
     core = ["item", "judge", "run", "score"]
     if not set(core) <= set(map(str, frame.columns)):
         return False
@@ -65,17 +68,27 @@ def scores_table(frame: pd.DataFrame, roles: Roles) -> bool:
     roles.left_out = {str(c): "a column of bacon judge's table (below)" for c in frame.columns}
     for c in ("item", "judge"):
         del roles.left_out[c]
+    recipe = (
+        "wide = df.pivot_table(index='item', columns='judge', values='score', "
+        "aggfunc='mean').reset_index(); wide.to_csv('wide.csv', index=False)"
+    )
     roles.long = (
         f"the long item x judge x run table bacon judge writes ({items} items, {k} judges, "
         f"{runs} run(s)): bacon estimate reads it as --scores beside the table of the items "
         "and their labels, e.g. bacon estimate ITEMS.csv --label COL --item ID --scores "
         "FILE (each judge's mean over runs, and their spread, as features); to look at "
-        "it here, pivot it to one row per item, e.g. in pandas: wide = "
-        "df.pivot_table(index='item', columns='judge', values='score', "
-        "aggfunc='mean').reset_index(); wide.to_csv('wide.csv', index=False) (the mean of "
+        f"it here, pivot it to one row per item, {_pandas(recipe, read)} (the mean of "
         "each judge's runs), and run bacon doctor on wide.csv"
     )
     return True
+
+
+def _pandas(recipe: str, read: str | None) -> str:
+    """``recipe`` (pandas statements on ``df``) as printed: with ``read`` (the call that
+    reads the file) a shell line that runs as printed, else an example."""
+    if read is None:
+        return f"e.g. in pandas: {recipe}"
+    return f"with pandas: {pandas_command(f'df = {read}; {recipe}')}"
 
 
 def _run_column(frame: pd.DataFrame, others: list[str], judge: list[str]) -> str | None:
@@ -86,6 +99,15 @@ def _run_column(frame: pd.DataFrame, others: list[str], judge: list[str]) -> str
     )
 
 
+def read_call(path: str | Path, kind: str) -> str | None:
+    """The pandas call that reads the table at ``path`` for a pivot recipe
+    (:func:`~bacon_bayes.csv_format.pandas_read`), or None where pandas does not read
+    ``kind`` as bacon does (an eval harness's log) or there is no such file."""
+    if kind not in ("csv", "tsv", "parquet") or not Path(path).is_file():
+        return None
+    return pandas_read(path)
+
+
 def pivot_recipe(
     frame: pd.DataFrame,
     judge: list[str],
@@ -94,6 +116,7 @@ def pivot_recipe(
     keys: list[str],
     kind: str = "csv",
     human: str | None = None,
+    read: str | None = None,
 ) -> tuple[str, list[str]]:
     """How to pivot a long table (the ``judge`` columns name the judge of each row, e.g.
     model and method; ``score`` holds its score) to one row per item: keyed by the column
@@ -106,8 +129,10 @@ def pivot_recipe(
     are named (``kind``: where, as :func:`lines` says) and the recipe drops them first.
     Keyed by several columns, the pivoted table gets an ``id`` of them (:func:`keyed_id`).
     ``human``: the judge name that is the human's (:func:`_human_rater`), whose column
-    the pivot makes the label. Returns the recipe and the columns that key the items
-    (none: it says to add one)."""
+    the pivot makes the label. ``read``: the pandas call that reads the file
+    (:func:`~bacon_bayes.csv_format.pandas_read`), which makes the recipe a shell line
+    that runs as printed. Returns the recipe and the columns that key the items (none:
+    it says to add one)."""
     others = [str(c) for c in frame.columns if c not in (*judge, score)]
     run = _run_column(frame, others, judge)  # repeated runs: averaged by the pivot
     if run is not None:
@@ -168,9 +193,7 @@ def pivot_recipe(
     return (
         f"{index} keys the items (one row per item and judge"
         + (f" in each run of {run!r}" if run else "")
-        + f"){repeats}. Pivot it, e.g. in "
-        "pandas: "
-        f"{recipe} "
+        + f"){repeats}. Pivot it, {_pandas(recipe, read)} "
         + (
             "(pivot refuses an item a judge scored twice, where pivot_table would average them), "
             if run is None
@@ -239,9 +262,10 @@ def _human_rater(names: pd.Series) -> str | None:
     return human[0] if counts[human[0]] < counts.drop(human[0]).min() else None
 
 
-def find_long(frame: pd.DataFrame, roles: Roles, kind: str) -> str | None:
+def find_long(frame: pd.DataFrame, roles: Roles, kind: str, read: str | None = None) -> str | None:
     """What to do when ``frame`` is a long table of judge scores (a column of a few
-    repeated strings named like a judge, a dense numeric score): pivot it; else None."""
+    repeated strings named like a judge, a dense numeric score): pivot it; else None.
+    ``read``: the pandas call that reads the file (:func:`pivot_recipe`)."""
     n = len(frame)
     names = [
         c
@@ -280,7 +304,7 @@ def find_long(frame: pd.DataFrame, roles: Roles, kind: str) -> str | None:
     human = _human_rater(frame[judge]) if roles.label is None else None
     k = frame[judge].nunique() - (human is not None)
     roles.reasons["long"] = judge
-    recipe, key = pivot_recipe(frame, spec, score, roles.label, keys, kind, human)
+    recipe, key = pivot_recipe(frame, spec, score, roles.label, keys, kind, human, read)
     roles.long_key = key
     roles.left_out.update(dict.fromkeys(key, "keys the items of the long table (below)"))
     names_it = f"seems to name the judge of each row ({shape[1]}; " if shape else "names the judge"
@@ -330,7 +354,9 @@ def _judge_by_shape(frame: pd.DataFrame, roles: Roles) -> tuple[str, str, list[s
     return None
 
 
-def long_table(frame: pd.DataFrame, label: str, judges: list[str], kind: str = "csv") -> str | None:
+def long_table(
+    frame: pd.DataFrame, label: str, judges: list[str], kind: str = "csv", read: str | None = None
+) -> str | None:
     """Why ``frame``, read with one row per item, is a long table (one row per item and
     judge), and the recipe that pivots it; None where it is not.
 
@@ -342,6 +368,9 @@ def long_table(frame: pd.DataFrame, label: str, judges: list[str], kind: str = "
         The label column and the judge score columns.
     kind : str
         The file's format (``csv``: rows named by their line).
+    read : str, optional
+        The pandas call that reads the file: the recipe is then a shell line
+        (:func:`pivot_recipe`).
 
     Returns
     -------
@@ -374,7 +403,7 @@ def long_table(frame: pd.DataFrame, label: str, judges: list[str], kind: str = "
         varied = (by[judges[0]].nunique() > 1).mean() >= 0.25  # scores differ by judge
         if not (repeated or (JUDGE_NAME.search(str(c)) and varied)):
             continue
-        recipe, _ = pivot_recipe(frame, [str(c)], judges[0], label, key, kind)
+        recipe, _ = pivot_recipe(frame, [str(c)], judges[0], label, key, kind, read=read)
         labels = (
             f", and the label {label!r} repeats on the rows of {int((counts > 1).sum())} "
             "labeled items"

@@ -518,6 +518,7 @@ def find_roles(
     group: str | None = None,
     prompt: str | None = None,
     item_joined: bool = False,
+    read: str | None = None,
 ) -> Roles:
     """Find the id, label, judge, group, prompt and text columns of ``frame``.
 
@@ -537,6 +538,9 @@ def find_roles(
     judges, group, prompt : optional
         The judge columns, group and prompt column when the user named them (``--judge``,
         ``--group``, ``--prompt``): taken as given.
+    read : str, optional
+        The pandas call that reads the file, for a long table's pivot recipe
+        (:func:`~bacon_bayes.doctor.long.pivot_recipe`).
 
     Returns
     -------
@@ -553,10 +557,10 @@ def find_roles(
     if wave := wave_column(frame, roles.label, roles.item):  # each label's wave (look)
         roles.wave, roles.reasons["wave"] = wave
     _find_failed_scores(frame, meta, judges, roles)
-    if not meta.judges and not judges and scores_table(frame, roles):
+    if not meta.judges and not judges and scores_table(frame, roles, read):
         return roles  # bacon judge's own table: read by --scores, or pivoted
     if not meta.judges and not judges:
-        roles.long = find_long(frame, roles, meta.format)
+        roles.long = find_long(frame, roles, meta.format, read)
     _find_group(frame, meta, group, roles)
     _find_prompt(frame, meta, prompt, roles)
     for c in (roles.group, roles.prompt):  # a long table's key may be the group too
