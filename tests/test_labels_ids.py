@@ -145,17 +145,21 @@ def test_sample_with_a_labels_file_prints_the_join_that_starts_the_study(
 
     monkeypatch.chdir(tmp_path)
     _, labels = _files(tmp_path)
-    labels.rename(columns={"ID": "id"}).to_csv("labels.csv", index=False)
+    # a label named with a space (its --label was printed unquoted, two words to a shell)
+    # and an id column named otherwise than the table's
+    labels.rename(columns={"ID": "key", "Score": "my score"}).to_csv("labels.csv", index=False)
     argv = ["--item", "id", "--judge", "judge_a", "--judge", "judge_b", "--budget", "10"]
-    assert main(["sample", "table.csv", "--labels", "labels.csv", *argv]) == 2
+    given = ["--labels", "labels.csv", "--label", "my score"]
+    assert main(["sample", "table.csv", *given, *argv]) == 2
     err = capsys.readouterr().err
     assert "--labels applies to --pairwise samples" in err, err
     line = shlex.split(err.split("join them onto the pool: ", 1)[1])
     assert line[:2] == ["python", "-c"], err
     exec(line[2], {})
     out = line[line.index("sample") + 1]
-    assert main(["sample", out, "--label", "Score", *argv]) == 0
-    assert "the 40 labels already in column 'Score'" in capsys.readouterr().out
+    assert line[line.index("sample") + 2 : line.index("sample") + 4] == ["--label", "my score"]
+    assert main(["sample", out, "--label", "my score", *argv]) == 0
+    assert "the 40 labels already in column 'my score'" in capsys.readouterr().out
 
 
 def test_a_labels_file_keyed_by_an_id_column_of_another_name_joins(tmp_path, capsys) -> None:
