@@ -280,6 +280,11 @@ def test_rows_copied_whole_are_named_with_the_fix(tmp_path, capsys, monkeypatch)
     exec(line[2], {})
     again = doctor(Path("copied_unique.csv"), capsys)
     assert "copies of an earlier row" not in again and "1200 rows" in again
+    # cells of lists (a log reader's runs) are compared as written, not a TypeError
+    from bacon_bayes.doctor.rows import copied_rows
+
+    runs = pd.DataFrame({"runs": [[1, 2], [1, 2], [3], [4]], "text": ["a", "a", "b", "c"]})
+    assert copied_rows(runs).startswith("1 row is a copy of an earlier row, every cell the same")
     # a table of scores alone (no text, no id): equal rows are items that scored alike
     plain = table[["gpt4", "gpt35", "relevance"]].round()
     plain.to_csv(path, index=False)

@@ -350,7 +350,11 @@ def copied_rows(
     an id, a continuous score): rows of a few whole scores alone can be items that scored
     alike. Each copy is read as an item of its own, so a copied item counts twice, its
     label too."""
-    copies = frame.duplicated(keep="first").to_numpy()
+    try:
+        copies = frame.duplicated(keep="first").to_numpy()
+    except TypeError:  # lists or dicts in the cells (a log's reader): compared as text
+        frame = frame.astype({c: str for c in frame.columns if frame[c].dtype == object})
+        copies = frame.duplicated(keep="first").to_numpy()
     if not copies.any() or not any(
         frame[c].nunique() >= MOSTLY_DISTINCT * len(frame) for c in frame.columns
     ):
