@@ -15,7 +15,7 @@ import pandas as pd
 from bacon_bayes.atomic import write_file
 from bacon_bayes.csv_format import csv_options, csv_source, read_as, record_lines
 from bacon_bayes.errors import BaconError, ValidationError
-from bacon_bayes.words import bools_as_floats, word_numbers
+from bacon_bayes.words import bools_as_floats, minus_signs, word_numbers
 
 
 @contextmanager
@@ -222,8 +222,9 @@ def read_table(
                 frame.attrs["record lines"] = FileRows(starts)
             frame, blank = _without_blank_rows(frame)
             _padded_ids_as_text(frame, [c for c in ids if c not in text])  # blank rows gone
+            minus = minus_signs(frame)  # '−0,5': before the decimal commas are read
             grouped = grouped_numbers(frame, how)
-            marked = ", ".join(filter(None, (grouped, _other_decimal_mark(frame, how))))
+            marked = ", ".join(filter(None, (minus, grouped, _other_decimal_mark(frame, how))))
             own_decimal_commas(frame, how)
     except BaconError:
         raise

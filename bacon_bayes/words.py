@@ -332,6 +332,34 @@ MISSING_WORDS = frozenset(
 _PADDED = r"^\s*[-+]?0\d"
 
 
+#: a number's sign written with the minus sign U+2212 (a spreadsheet of a Swedish, Finnish
+#: or Norwegian locale writes '−0,5'), the small or the full-width one, in a cell that is
+#: a number and nothing else (a text that starts so is left as written): read as '-'
+_MINUS = r"^\s*[\u2212\ufe63\uff0d]\s*[.,]?\d[\d.,\u00a0\u202f ]*(?:[eE][-+]?\d+)?\s*%?\s*$"
+#: how the file's minus signs were read, as the reader says it
+MINUS_READ = "the minus sign U+2212 ('\u2212') read as '-'"
+
+
+def minus_signs(frame: pd.DataFrame) -> str:
+    """In place, the cells of ``frame``'s text columns that are a number signed with another
+    minus sign than ``-`` (:data:`_MINUS`) written with ``-``, so that they read as numbers
+    (before decimal commas are read); what to say of it (``""``: none had one)."""
+    found = False
+    for c in frame.columns:
+        s = frame[c]
+        if not (pd.api.types.is_object_dtype(s) or pd.api.types.is_string_dtype(s)):
+            continue
+        try:
+            signed = s.str.contains(_MINUS, na=False)
+        except (TypeError, AttributeError):  # lists or dicts in the cells
+            continue
+        if signed.any():
+            sign = s.str.replace(r"[\u2212\ufe63\uff0d]", "-", n=1, regex=True)  # the first
+            frame[c] = s.where(~signed, sign)
+            found = True
+    return MINUS_READ if found else ""
+
+
 def says_missing(column: pd.Series) -> pd.Series:
     """Which cells of ``column`` say "no value" (:data:`MISSING_WORDS`, any case, spaces
     around): empty cells of a column of numbers, in memory (:func:`text_numbers`) and

@@ -248,3 +248,46 @@ def test_a_long_table_whose_scores_hold_error_cells_is_told_to_empty_them_first(
     long.loc[[5, 50, 500], "score"] = np.nan
     long.to_csv(path, index=False)
     assert "one row per item and judge" in doctor(path, capsys).replace("\n", " ")
+
+
+def test_rows_copied_whole_are_named_with_the_fix(tmp_path, capsys, monkeypatch):
+    """Walk of a table nobody prepared: an export with 3 rows pasted again at its end
+    (every cell the same, the summary text too; no id column) passed doctor without a
+    word, and estimate took the copies for 3 more items (a labeled one's label twice).
+    Doctor names them, where, and the fix (drop_duplicates, which makes the table one row
+    per item again); the command it prints still runs, and estimate says the same."""
+    monkeypatch.chdir(tmp_path)
+    table = relevance_table().drop(columns="item")
+    table.insert(0, "Résumé n°", np.arange(1, len(table) + 1))  # the export's row number
+    labeled = int(np.flatnonzero(table["relevance"].notna())[0])
+    copies = table.iloc[[3, labeled, 50]]
+    path = tmp_path / "copied.csv"
+    pd.concat([table, copies]).to_csv(path, index=False)
+    out = doctor(path, capsys)
+    said = " ".join(out.split())
+    n = len(table)
+    # the row number, its copies' numbers repeated, was taken for a judge (Spearman 0.29)
+    assert "judge     Résumé n°" not in out and "Résumé n° numeric, but named like an id" in said
+    assert (
+        f"3 rows are copies of an earlier row, every cell the same (lines {n + 2}, {n + 3}, "
+        f"{n + 4}: copies of lines 5, {labeled + 2}, 52), "
+        f"{int(copies['relevance'].notna().sum())} of them labeled" in said
+    ), out
+    words = command(out)
+    assert words is not None and main([*words, "--engine", "freq"]) == 0
+    assert "3 rows are copies of an earlier row" in capsys.readouterr().out
+    # the line that drops them runs, and doctor on its table says no more of copies
+    line = shlex.split(said.split("drop the copies (", 1)[1].split(", and run bacon on ")[0])
+    assert line[:2] == ["python", "-c"], said
+    exec(line[2], {})
+    again = doctor(Path("copied_unique.csv"), capsys)
+    assert "copies of an earlier row" not in again and "1200 rows" in again
+    # cells of lists (a log reader's runs) are compared as written, not a TypeError
+    from bacon_bayes.doctor.rows import copied_rows
+
+    runs = pd.DataFrame({"runs": [[1, 2], [1, 2], [3], [4]], "text": ["a", "a", "b", "c"]})
+    assert copied_rows(runs).startswith("1 row is a copy of an earlier row, every cell the same")
+    # a table of scores alone (no text, no id): equal rows are items that scored alike
+    plain = table[["gpt4", "gpt35", "relevance"]].round()
+    plain.to_csv(path, index=False)
+    assert "copies of an earlier row" not in doctor(path, capsys)

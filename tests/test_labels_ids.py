@@ -145,14 +145,53 @@ def test_sample_with_a_labels_file_prints_the_join_that_starts_the_study(
 
     monkeypatch.chdir(tmp_path)
     _, labels = _files(tmp_path)
-    labels.rename(columns={"ID": "id"}).to_csv("labels.csv", index=False)
+    # a label named with a space (its --label was printed unquoted, two words to a shell)
+    # and an id column named otherwise than the table's
+    labels.rename(columns={"ID": "key", "Score": "my score"}).to_csv("labels.csv", index=False)
     argv = ["--item", "id", "--judge", "judge_a", "--judge", "judge_b", "--budget", "10"]
-    assert main(["sample", "table.csv", "--labels", "labels.csv", *argv]) == 2
+    given = ["--labels", "labels.csv", "--label", "my score"]
+    assert main(["sample", "table.csv", *given, *argv]) == 2
     err = capsys.readouterr().err
     assert "--labels applies to --pairwise samples" in err, err
     line = shlex.split(err.split("join them onto the pool: ", 1)[1])
     assert line[:2] == ["python", "-c"], err
     exec(line[2], {})
     out = line[line.index("sample") + 1]
-    assert main(["sample", out, "--label", "Score", *argv]) == 0
-    assert "the 40 labels already in column 'Score'" in capsys.readouterr().out
+    assert line[line.index("sample") + 2 : line.index("sample") + 4] == ["--label", "my score"]
+    assert main(["sample", out, "--label", "my score", *argv]) == 0
+    assert "the 40 labels already in column 'my score'" in capsys.readouterr().out
+
+
+def test_a_labels_file_keyed_by_an_id_column_of_another_name_joins(tmp_path, capsys) -> None:
+    """Walk of a table nobody prepared: scores keyed by ``Item ID`` and a labels file of
+    two columns, ``item`` and ``Human verdict``. Doctor stopped with "has several columns
+    besides the id" (there was one), with --label with "cannot tell which column joins",
+    and with --item 'Item ID' too with "give the labels file's id column that name (rename
+    its header cell)". The labels file's one column besides the label whose every id is
+    one of a table column's is the id: joined, and said."""
+    table, labels = _files(tmp_path)
+    table = table.rename(columns={"id": "Item ID"})
+    table["Item ID"] = "q" + table["Item ID"].astype(str)
+    table.to_csv(tmp_path / "table.csv", index=False)
+    labels = labels.rename(columns={"ID": "item", "Score": "Human verdict"})
+    labels["item"] = "q" + labels["item"].astype(str)
+    labels.to_csv(tmp_path / "labels.csv", index=False)
+    for item in (None, "Item ID"):
+        joined, key = join_labels(table, tmp_path / "labels.csv", "Human verdict", item)
+        assert key == "Item ID" and int(joined["Human verdict"].notna().sum()) == 40
+        assert "joined by its column 'item' to the table's 'Item ID'" in joined.attrs["labels note"]
+    base = ["doctor", str(tmp_path / "table.csv"), "--labels", str(tmp_path / "labels.csv")]
+    assert main(base) == 0
+    out = capsys.readouterr().out
+    assert "40 of 120 rows labeled" in out and "joined by its column 'item'" in out
+    assert "joined on it (it holds every id of the labels file)" in out
+    assert "--label 'Human verdict' --item 'Item ID'" in out
+    argv = ["estimate", *base[1:], "--label", "Human verdict", "--item", "Item ID", "--judge",
+            "judge_a,judge_b", "--engine", "freq"]  # fmt: skip
+    assert main(argv) == 0
+    assert "joined by its column 'item' to the table's 'Item ID'" in capsys.readouterr().out
+    # a labels file whose other column holds no table's ids is still refused
+    labels["item"] = "x" + labels["item"]
+    labels.to_csv(tmp_path / "labels.csv", index=False)
+    with pytest.raises(ValidationError, match="cannot tell which column joins"):
+        join_labels(table, tmp_path / "labels.csv", "Human verdict", None)

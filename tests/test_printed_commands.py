@@ -169,25 +169,38 @@ def test_a_log_sample_cannot_read_gets_the_line_that_writes_it_as_csv(
     assert main(["sample", "log.csv", *read, "--budget", "10"]) == 0
 
 
-def test_no_sample_command_for_labels_joined_from_another_file_says_why(tmp_path, capsys):
+def test_no_sample_command_for_labels_joined_from_another_file_says_why(
+    tmp_path, capsys, monkeypatch
+):
     """With --labels (or --scores) the plan said 'bacon sample draws from a CSV or Parquet
     table ..., not 'pool.csv'' of a CSV table: the reason is the second file, which a
-    study's one pool file cannot join; it now says so, and to join them first."""
+    study's one pool file cannot join; it now says so, and to join them first. Walk of a
+    table nobody prepared: "join them into one CSV or Parquet table first" left the join
+    to the user; the plan prints the line that joins them (as ``bacon sample --labels``
+    does), and the plan on the joined table prints a sample command that runs."""
+    monkeypatch.chdir(tmp_path)
     path = table(tmp_path)
     frame = pd.read_csv(path)
-    frame[["id", "human"]].dropna().to_csv(tmp_path / "labels.csv", index=False)
+    labels = frame[["id", "human"]].dropna().rename(columns={"human": "expert score"})
+    labels.to_csv("labels.csv", index=False)
     frame.drop(columns="human").to_csv(path, index=False)
-    assert main(["plan", str(path), *READ, "--labels", str(tmp_path / "labels.csv"),
-                 "--half-width", "0.1"]) == 0  # fmt: skip
-    out = capsys.readouterr().out
-    assert not run_lines(out) and "not " + repr(str(path)) not in out
+    read = ["--label", "expert score", *READ[2:]]
+    assert main(["plan", "pool.csv", *read, "--labels", "labels.csv", "--half-width", "0.1"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert not run_lines(out) and "not 'pool.csv'" not in out
     assert (
-        f"no bacon sample command: a study draws from one pool file holding the judge scores "
-        f"and the labels, and this plan joined the labels (human) from "
-        f"{str(tmp_path / 'labels.csv')!r} onto {str(path)!r}: join them into one CSV or "
-        "Parquet table first (a row per item, by its id 'id'; the label column empty where "
-        "unlabeled)"
-    ) in " ".join(out.split())
+        "no bacon sample command: a study draws from one pool file holding the judge scores "
+        "and the labels, and this plan joined the labels (expert score) from 'labels.csv' "
+        "onto 'pool.csv': join them into one table (a row per item, by its id 'id'; the "
+        "label column empty where unlabeled): python -c"
+    ) in out
+    line = shlex.split(out.split("unlabeled): ", 1)[1].split(" and run bacon plan on ")[0])
+    assert line[:2] == ["python", "-c"], out
+    exec(line[2], {})
+    assert "and run bacon plan on pool_labeled.csv --label 'expert score' (the same" in out
+    assert main(["plan", "pool_labeled.csv", *read, "--half-width", "0.04"]) == 0
+    (words,) = run_lines(capsys.readouterr().out)
+    assert main(words) == 0, capsys.readouterr().err
 
 
 def test_an_error_score_scale_runs_through_the_study(tmp_path, capsys, monkeypatch):

@@ -305,3 +305,36 @@ def test_estimate_says_how_it_read_a_label_of_words(tmp_path, capsys):
         argv[0] = str(tmp_path / argv[0])
         assert main(["estimate", *argv, "--label", "verdict", "--judge", "j1,j2"]) == 0
         assert note in capsys.readouterr().out
+
+
+def test_numbers_written_with_the_unicode_minus_sign_are_read(tmp_path, capsys) -> None:
+    """Walk of a table nobody prepared: a spreadsheet of a Swedish or Finnish locale writes
+    negative numbers with the minus sign U+2212 ('−0,48'), not '-'. Doctor left out a
+    metric ("1976 distinct string(s) (e.g. '0.9582')") and the MQM label ("none: no sparse
+    numeric column"), and label import refused '−2' as no number. They are numbers, read
+    so and said; the study's label import reads them too."""
+    frame = _table()
+    frame["judge_a"] = frame["judge_a"] - 3.5  # negative scores, with decimals
+    frame["human"] = -frame["human"]
+    text = frame.to_csv(sep=";", index=False, decimal=",").replace("-", "\u2212")
+    path = tmp_path / "sv.csv"
+    path.write_text(text, encoding="utf-8")
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "label     human" in out and "judge     judge_a" in out, out
+    assert "the minus sign U+2212 ('−') read as '-'" in out
+    argv = ["--label", "human", "--judge", "judge_a,judge_b", "--item", "id"]
+    assert main(["estimate", str(path), *argv, "--engine", "freq"]) == 0
+    capsys.readouterr()
+    # a study's label file written by the same spreadsheet
+    pool = tmp_path / "pool.csv"
+    frame.assign(human=np.where(np.arange(len(frame)) < 60, frame["human"], np.nan)).to_csv(
+        pool, index=False
+    )
+    folder = tmp_path / "pool.study"
+    assert main(["sample", str(pool), *argv, "--budget", "10", "--study", str(folder)]) == 0
+    todo = pd.read_csv(folder / "todo-wave2.csv", dtype=str)
+    todo["human"] = "\u22122"
+    todo.to_csv(tmp_path / "done.csv", index=False)
+    assert main(["label", "import", str(tmp_path / "done.csv"), "--study", str(folder)]) == 0
+    assert "10 labels added" in capsys.readouterr().out

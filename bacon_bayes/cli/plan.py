@@ -355,7 +355,9 @@ def _engine(args: argparse.Namespace) -> str:
 def _unsamplable(args: argparse.Namespace) -> str | None:
     """Why ``bacon sample`` cannot draw from FILE as given (None: it can), for the
     assumptions in place of the command."""
-    from bacon_bayes.cli.study_args import pool_item
+    import shlex
+
+    from bacon_bayes.cli.study_args import labels_join_line, pool_item
     from bacon_bayes.study.folder import CONFIG_FILE
 
     path = Path(args.file)
@@ -365,14 +367,26 @@ def _unsamplable(args: argparse.Namespace) -> str | None:
               ((args.labels, f"the labels ({args.label})"), (args.scores, "the judge scores"))
               if f]  # fmt: skip
     if joined:  # a study's pool file is one table: the labels and scores joined are none
-        return (
+        said = (
             f"no bacon sample command: a study draws from one pool file holding the judge "
             f"scores and the labels, and this plan joined {' and '.join(joined)} onto "
-            f"{str(args.file)!r}: join them into one CSV or Parquet table first (a row per "
-            f"item, by its id{f' {args.item!r}' if args.item else ''}"
+            f"{str(args.file)!r}: join them into one "
+        )
+        how = (
+            f"(a row per item, by its id{f' {args.item!r}' if args.item else ''}"
             + ("; a column per judge" if args.scores else "")
-            + "; the label column empty where unlabeled), and run bacon plan on it for the "
-            "command"
+            + "; the label column empty where unlabeled)"
+        )
+        line = None
+        if not args.scores:  # the labels alone: the line that joins them
+            line = labels_join_line(args.file, args.labels, args.label, args.item)
+        if line is None:
+            then = "and run bacon plan on it for the command"
+            return f"{said}CSV or Parquet table first {how}, {then}"
+        code, out, label = line
+        return (
+            f"{said}table {how}: {code} and run bacon plan on {shlex.quote(out)} --label "
+            f"{shlex.quote(label)} (the same options, without --labels) for the command"
         )
     if not "".join(path.suffixes).lower().endswith((".csv", ".csv.gz", ".parquet")):
         from bacon_bayes.readers import csv_recipe

@@ -436,7 +436,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
 
 def _table_pool(args: argparse.Namespace) -> EvalPool:
     """:func:`pool_from_args` on a table."""
-    from bacon_bayes.doctor.rows import rater_rows, repeated_item_note
+    from bacon_bayes.doctor.rows import copied_rows, rater_rows, repeated_item_note
     from bacon_bayes.io import item_column, without_unscored
     from bacon_bayes.pool import EvalPool
 
@@ -473,7 +473,8 @@ def _table_pool(args: argparse.Namespace) -> EvalPool:
     if outcome != (args.outcome or "continuous"):
         notes.append(binary_note(args.label))
     repeats = repeated_item_note(df, args.label, judges, args.group) if repeated else ""
-    notes += [note for note in (repeats, blank, idle, dropped) if note]
+    copied = copied_rows(df, args.label, args.file) if item is None and not args.scores else ""
+    notes += [note for note in (repeats, copied, blank, idle, dropped) if note]
     said = df.attrs.get("verdicts", {})  # words read as numbers: words.bools_as_floats
     notes += [f"column {c!r}: {said[c]}" for c in (args.label, *judges) if c in said]
     kept = df.attrs.get("kept words", {})  # NA, None, null in a text column: io.read_table

@@ -209,39 +209,56 @@ def pool_item(args: argparse.Namespace, source: Path, frame: pd.DataFrame | None
     return found
 
 
+def labels_join_line(
+    pool: str | Path, labels_file: str | Path, label: str | None, item: str | None
+) -> tuple[str, str, str] | None:
+    """The shell line (``python -c ...``) that joins the labels of ``labels_file`` onto the
+    pool file ``pool`` by id and writes ``POOL_labeled.csv``, with that file's name and the
+    label column; None where it cannot be written (a study folder, a file that is no CSV
+    or Parquet table, the label column already in the pool, no id column found)."""
+    from bacon_bayes.io import read_table
+    from bacon_bayes.readers.labels import _id_columns, key_column, label_column, read_labels
+    from bacon_bayes.study.folder import file_stem
+
+    source, path = Path(pool), Path(labels_file)
+    try:
+        frame, labels = read_table(source), read_labels(path)
+        # --label defaults to 'label': the labels file's one other column otherwise
+        label = label if label in labels.columns else label_column(frame, path, item)
+        key, theirs = _id_columns(frame, labels, key_column(frame, labels, item, label), "", label)
+    except (ValidationError, OSError, ValueError):
+        return None
+    if label in frame.columns or label not in labels.columns or source.is_dir():
+        return None
+    out = file_stem(source) + "_labeled.csv"
+    rename = f".rename(columns={{{theirs!r}: {key!r}}})" if theirs != key else ""
+    line = pandas_command(
+        f"df = {pandas_read(source)}; lab = {pandas_read(path)}{rename}[[{key!r}, {label!r}]]; "
+        f"df = df.merge(lab, on={key!r}, how='left'); df.to_csv('{out}', index=False)"
+    )
+    return line, out, label
+
+
 def labels_join_hint(args: argparse.Namespace) -> str:
     """Why ``bacon sample POOL --labels L`` (a sample of items) is refused, and the line
     that joins the labels onto the pool, whose label column a new study records as its
     first wave; only the first part where the join cannot be written (a study folder, a
     file that is no CSV or Parquet table, the label column already in the pool)."""
-    from bacon_bayes.io import read_table
-    from bacon_bayes.readers.labels import _id_columns, key_column, label_column, read_labels
-    from bacon_bayes.study.folder import file_stem
+    import shlex
 
     said = (
         "--labels applies to --pairwise samples: a study of items reads the labels already "
         "in the pool file's label column (recorded as its first wave)"
     )
-    source, path = Path(args.pool), Path(args.labels)
-    try:
-        frame, labels = read_table(source), read_labels(path)
-        # --label defaults to 'label': the labels file's one other column otherwise
-        label = args.label if args.label in labels.columns else label_column(frame, path, args.item)
-        key, theirs = _id_columns(frame, labels, key_column(frame, labels, args.item, label), "")
-    except (ValidationError, OSError, ValueError):
+    joined = labels_join_line(args.pool, args.labels, args.label, args.item)
+    if joined is None:
         return said + "; join the labels onto the pool and drop --labels."
-    if label in frame.columns or label not in labels.columns or source.is_dir():
-        return said + "; join the labels onto the pool and drop --labels."
-    out = file_stem(source) + "_labeled.csv"
-    rename = f".rename(columns={{{theirs!r}: {key!r}}})" if theirs != key else ""
-    join = pandas_command(
-        f"df = {pandas_read(source)}; lab = {pandas_read(path)}{rename}[[{key!r}, {label!r}]]; "
-        f"df = df.merge(lab, on={key!r}, how='left'); df.to_csv('{out}', index=False)"
-    )
+    line, out, label = joined
     return (
-        f"{said}; join them onto the pool: {join} "
-        f"and sample {out} --label {label} (the same options, without --labels; "
-        "--prior-design says how those labels were drawn, uniformly by default)"
+        f"{said}; join them onto the pool: {line} "
+        f"and sample {shlex.quote(out)} --label {shlex.quote(label)} (the same options, "
+        "without --labels; --prior-design says how those labels were drawn, uniformly by "
+        "default)"
     )
 
 

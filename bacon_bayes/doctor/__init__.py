@@ -23,7 +23,7 @@ from bacon_bayes.doctor.label import DENSE, full_labels, label_scale, simulate_c
 from bacon_bayes.doctor.long import read_call
 from bacon_bayes.doctor.relation import missingness_notes, near_duplicates
 from bacon_bayes.doctor.roles import GENERIC_FORMATS, Roles, find_roles
-from bacon_bayes.doctor.rows import check_ids, without_summary
+from bacon_bayes.doctor.rows import check_ids, copied_rows, without_summary
 from bacon_bayes.doctor.scores import ScoreFlag, absent_groups, judge_scales, score_flags
 from bacon_bayes.doctor.text import glued, profile_text
 from bacon_bayes.errors import ValidationError
@@ -303,7 +303,8 @@ def profile(
     if roles.judges and roles.group:  # judges absent on whole groups (tester G finding 11)
         p.can += absent_groups(kept[roles.judges], kept[roles.group].to_numpy())
     codes = label_codes(y, str(roles.label), lambda k: row_place(frame, k)) if y is not None else ""
-    p.can[:0] = [n for n in (codes, p.far) if n]  # 0 for 'not rated', typos: they decide the rest
+    copied = copied_rows(frame, roles.label, file) if roles.item is None and not roles.long else ""
+    p.can[:0] = [n for n in (codes, p.far, copied) if n]  # 0 for 'not rated', typos, copies
     return p
 
 

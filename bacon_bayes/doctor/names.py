@@ -39,8 +39,9 @@ NOT_RESPONSE = re.compile(
 JUDGE_NAME = re.compile(r"judge|grader|evaluator|scorer|rater|annotator", re.I)
 #: the score column of a long table, by name
 SCORE_NAME = re.compile(r"score|rating|grade|verdict|value", re.I)
-#: numeric columns named like an id (``seg_id``, ``row_id``): never judges
-ID_LIKE = re.compile(r"(^|[_ .-])(id|ids|idx|index|no|nr)$", re.I)
+#: numeric columns named like an id (``seg_id``, ``row_id``; a spreadsheet's ``Résumé n°``,
+#: ``Item No.``, ``Row #``): never judges
+ID_LIKE = re.compile(r"(^|[_ .-])(id|ids|idx|index|no|nr|n°|nº|no\.)$|#$", re.I)
 #: numeric columns named like a count, a time or an index, never judges: an export's
 #: metadata (``created_at``, ``duration_ms``, ``tstamp``, ``n_words``) as well
 NOT_JUDGE = re.compile(

@@ -160,7 +160,7 @@ def _find_item(
     if given or (meta.item and not generic):
         roles.item = given or meta.item
         roles.reasons["id"] = (
-            "the labels file is joined on it (the id column both files have)"
+            "the labels file is joined on it (it holds every id of the labels file)"
             if given and joined
             else "--item"
             if given

@@ -15,7 +15,7 @@ import pandas as pd
 from bacon_bayes.doctor.cells import _where as where_is
 from bacon_bayes.doctor.cells import is_str
 from bacon_bayes.doctor.names import ID_LIKE, ID_NAMES, JUDGE_NAME
-from bacon_bayes.io import item_name, plural_places
+from bacon_bayes.io import item_name, plural_places, row_place
 
 if TYPE_CHECKING:
     from bacon_bayes.doctor.roles import Roles
@@ -338,3 +338,52 @@ def rater_rows(df: pd.DataFrame, label: str, judges: object = (), group: str | N
             f"then run bacon estimate on that table with --item {column}"
         )
     return ""
+
+
+def copied_rows(
+    frame: pd.DataFrame, label: str | None = None, path: str | None = None, shown: int = 5
+) -> str:
+    """What to say of rows equal to an earlier row on every cell (a row pasted twice, an
+    export that repeated rows), where they are and the fix (with ``path``, the file read:
+    the line that writes it without them); ``""`` when there are none, or when no column
+    tells items apart (at least :data:`MOSTLY_DISTINCT` of its values distinct: a text,
+    an id, a continuous score): rows of a few whole scores alone can be items that scored
+    alike. Each copy is read as an item of its own, so a copied item counts twice, its
+    label too."""
+    try:
+        copies = frame.duplicated(keep="first").to_numpy()
+    except TypeError:  # lists or dicts in the cells (a log's reader): compared as text
+        frame = frame.astype({c: str for c in frame.columns if frame[c].dtype == object})
+        copies = frame.duplicated(keep="first").to_numpy()
+    if not copies.any() or not any(
+        frame[c].nunique() >= MOSTLY_DISTINCT * len(frame) for c in frame.columns
+    ):
+        return ""
+    row_hash = pd.util.hash_pandas_object(frame, index=False).to_numpy()
+    first: dict[int, int] = {}
+    for pos, h in enumerate(row_hash.tolist()):
+        first.setdefault(h, pos)
+    at = np.flatnonzero(copies)
+    where = plural_places(row_place(frame, int(p)) for p in at[:shown])
+    of = plural_places(row_place(frame, first[int(row_hash[p])]) for p in at[:shown])
+    more = f", and {at.size - shown} more" if at.size > shown else ""
+    labeled = 0 if label is None or label not in frame else int(frame[label].iloc[at].notna().sum())
+    what = f"{at.size} rows are copies" if at.size > 1 else "1 row is a copy"
+    fix = "in pandas: df = df.drop_duplicates(), and run bacon on that table"
+    if path is not None:
+        from pathlib import Path
+
+        out = Path(path).name.split(".")[0] + "_unique.csv"
+        fix = (
+            'python -c "from bacon_bayes.readers import read_any; '
+            f'read_any({path!r})[0].drop_duplicates().to_csv({out!r}, index=False)", '
+            f"and run bacon on {out}"
+        )
+    return (
+        f"{what} of an earlier row, every cell the same ({where}: copies of {of}{more})"
+        + (f", {labeled} of them labeled" if labeled else "")
+        + ": each is read as an item of its own, so a copied item counts twice (its label "
+        f"too) and the intervals come out too narrow; if they are one item exported twice, "
+        f"drop the copies ({fix}); if they are distinct items, give each row an id (a "
+        "column of unique ids, --item)"
+    )

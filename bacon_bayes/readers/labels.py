@@ -43,10 +43,33 @@ def _named(columns: Sequence[Any], name: str) -> list[Any]:
     return [c for c in columns if _folded(c) == _folded(name)]
 
 
+def _holding(frame: pd.DataFrame, ids: pd.Series, among: Sequence[Any] | None = None) -> list[str]:
+    """The columns of ``frame`` (of ``among``) that name each row once and hold every id
+    of ``ids`` (compared as text): where a labels file's id column of another name points."""
+    wanted = set(id_text(ids.dropna()))
+    if not wanted:
+        return []
+    found = []
+    for c in frame.columns if among is None else among:
+        column = frame[c]
+        if isinstance(column, pd.Series) and column.notna().all() and column.is_unique:
+            if wanted <= set(id_text(column)):
+                found.append(str(c))
+    return found
+
+
+def _other_id(labels: pd.DataFrame, label: str) -> Any:
+    """The labels file's one column besides ``label`` (None when it has several)."""
+    rest = [c for c in labels.columns if c != label]
+    return rest[0] if len(rest) == 1 else None
+
+
 def key_column(frame: pd.DataFrame, labels: pd.DataFrame, item: str | None, label: str) -> str:
     """The id column the labels are joined on: ``item`` (``--item`` or the reader's id),
     else the one column other than the label that both tables have (by name, else by the
-    name but for case: ``ID`` in one file, ``id`` in the other)."""
+    name but for case: ``ID`` in one file, ``id`` in the other), else the table's one
+    column of unique ids that holds every id of the labels file's one other column
+    (``item`` in the labels file, ``Item ID`` in the table)."""
     if item is not None:
         return item
     shared = [c for c in labels.columns if c != label and c in frame.columns]
@@ -54,6 +77,8 @@ def key_column(frame: pd.DataFrame, labels: pd.DataFrame, item: str | None, labe
         folded = {_folded(c) for c in frame.columns}
         near = [c for c in labels.columns if c != label and _folded(c) in folded]
         shared = near if len(near) == 1 and len(_named(list(frame.columns), near[0])) == 1 else []
+    if not shared and (other := _other_id(labels, label)) is not None:
+        shared = _holding(frame, labels[other])  # the same ids under another name
     if len(shared) == 1:
         return str(shared[0])
     both = ", ".join(map(str, shared)) or "none"
@@ -72,12 +97,19 @@ def key_column(frame: pd.DataFrame, labels: pd.DataFrame, item: str | None, labe
     )
 
 
-def _id_columns(frame: pd.DataFrame, labels: pd.DataFrame, key: str, name: str) -> tuple[str, Any]:
+def _id_columns(
+    frame: pd.DataFrame, labels: pd.DataFrame, key: str, name: str, label: str | None = None
+) -> tuple[str, Any]:
     """The table's and the labels file's column of the id ``key``: each its column of that
-    name, else the one whose name differs only by case (``ID`` and ``id``)."""
+    name, else the one whose name differs only by case (``ID`` and ``id``); in the labels
+    file, else (``label`` given, ``key`` a column of the table) its one column besides
+    ``label`` when every id in it is one of the table's column ``key``."""
     found = []
     for where, table in (("labels file " + repr(name), labels), ("the table", frame)):
         hits = _named(list(table.columns), key)
+        other = _other_id(labels, label) if label is not None else None
+        if not hits and table is labels and other is not None and key in frame.columns:
+            hits = [other] if _holding(frame, labels[other], [key]) else []
         if len(hits) != 1:
             cols = ", ".join(map(str, table.columns[:12]))
             why = (
@@ -115,6 +147,10 @@ def label_column(frame: pd.DataFrame, path: str | Path, item: str | None) -> str
     if len(rest) > 1:  # the key columns an id was made of (system, seg_id) are the table's
         own = [c for c in rest if c not in frame.columns]
         rest = own if len(own) == 1 else rest
+    if len(rest) == 2 and not keys:  # an id column of another name: the one holding ids
+        among = None if item is None or item not in frame.columns else [item]
+        ids = [c for c in rest if _holding(frame, labels[c], among)]
+        rest = [c for c in rest if c not in ids] if len(ids) == 1 else rest
     if len(rest) == 1:
         return rest[0]
     shown = ", ".join(map(str, labels.columns[:12]))
@@ -172,7 +208,8 @@ def join_labels(
             f"labels file {name!r} has no column {label!r} (its columns: "
             f"{', '.join(map(str, labels.columns[:12]))}); pass --label with its label column."
         )
-    key, theirs = _id_columns(frame, labels, key_column(frame, labels, item, label), name)
+    key, theirs = _id_columns(frame, labels, key_column(frame, labels, item, label), name, label)
+    joined_by = ""
     if theirs != key:  # the labels file's ID for the table's id
         if key in labels.columns:
             raise ValidationError(
@@ -180,6 +217,11 @@ def join_labels(
                 f"named {key!r} as the table's."
             )
         labels = labels.rename(columns={theirs: key})
+        if _folded(theirs) != _folded(key):  # not just another case: say which it took
+            joined_by = (
+                f"labels file {name!r}: joined by its column {str(theirs)!r} to the table's "
+                f"{key!r} (every id of it is one of the table's)"
+            )
     if label in frame.columns:
         raise ValidationError(
             f"the table already has a column {label!r}; name the labels file's label column "
@@ -231,11 +273,18 @@ def join_labels(
             + "."
         )
     out = frame.copy()
+    if joined_by:
+        out.attrs["labels note"] = joined_by
     if not known.all():  # an export of every task: rows of other tasks, none labeled
         idle = ids[~known].tolist()
-        out.attrs["labels note"] = (
-            f"labels file {name!r}: {len(idle)} row(s) without a label have ids not in the "
-            f"table's column {key!r} ({_few(idle, 3)}): left out"
+        out.attrs["labels note"] = "; ".join(
+            n
+            for n in (
+                joined_by,
+                f"labels file {name!r}: {len(idle)} row(s) without a label have ids not in "
+                f"the table's column {key!r} ({_few(idle, 3)}): left out",
+            )
+            if n
         )
     pairs = zip(ids[known], values[known], strict=True)
     out[label] = table_ids.map(dict(pairs)).to_numpy()

@@ -19,7 +19,7 @@ import pandas as pd
 from bacon_bayes.csv_format import csv_options
 from bacon_bayes.errors import BaconError, ValidationError
 from bacon_bayes.io import grouped_numbers, own_decimal_commas
-from bacon_bayes.words import as_numbers, says_missing, unread
+from bacon_bayes.words import as_numbers, minus_signs, says_missing, unread
 
 PARQUET = (".parquet", ".pq")
 CSV = (".csv", ".csv.gz", ".csv.bz2", ".csv.zst")
@@ -566,6 +566,7 @@ def raw_chunk(frame: Frame, start: int, piece: Piece, columns: Columns) -> RawCh
 
 def _written_numbers(frame: pd.DataFrame, how: dict[str, Any]) -> pd.DataFrame:
     """A chunk's numbers written as the file writes them (thousands separators, decimal
-    commas) read as numbers, as the whole-file reader reads them."""
+    commas, another minus sign) read as numbers, as the whole-file reader reads them."""
+    minus_signs(frame)
     grouped_numbers(frame, how)
     return own_decimal_commas(frame, how)

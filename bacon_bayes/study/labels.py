@@ -41,7 +41,7 @@ from bacon_bayes.study.folder import (
     remove_stale_temp_files,
     study_lock,
 )
-from bacon_bayes.words import as_numbers, says_missing, word_numbers
+from bacon_bayes.words import as_numbers, minus_signs, says_missing, word_numbers
 
 __all__ = [
     "PRIOR_DESIGNS",
@@ -670,6 +670,9 @@ def _numbers(raw: pd.Series) -> tuple[pd.Series, str]:
     takes them; and how the cells written as words were read (``"read from words, 'yes' =
     1, 'no' = 0 (20 cells)"``; ``""``: none), for the import's summary: a label such as
     "hallucinated" whose ``yes`` means 0 must not be turned into 1 unsaid."""
+    signs = raw.to_frame()
+    if minus_signs(signs):  # '−2': a spreadsheet's minus sign
+        raw = signs.iloc[:, 0]
     numbers = as_numbers(raw)
     read = word_numbers(raw)
     if read is None:
