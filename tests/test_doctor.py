@@ -52,6 +52,7 @@ def test_summeval_partly_labeled(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert all(j.endswith("|coherence") for j in judges)
     assert "judge:gpt-4-0314|rts|coherence" in judges
     assert "labels per system" in out and "biased by" in out
+    assert "one score on every item of a group ('system'); a scale" in out  # not "a system"
     assert command is not None and main(command) == 0
     assert "mean of 'expert_mean_coherence'" in capsys.readouterr().out
 

@@ -167,11 +167,12 @@ def _aligned(rows: list[tuple[str, str, str]]) -> list[str]:
 def _flags_text(p: Profile) -> list[str]:
     if not p.roles.judges:
         return []
-    group = p.roles.group or "group"
+    # the group column's name quoted, not made a noun ("a Exam taker", "per systems")
+    group = f"group ({p.roles.group!r})" if p.roles.group else "group"
     lines = [
         "",
         f"the judges' scores (failure codes outside a judge's scale, infinite scores; one "
-        f"score on every item of a {group}; a scale that changes between {group}s):",
+        f"score on every item of a {group}; a scale that changes between groups):",
     ]
     if not p.flags:
         return [*lines, f"  nothing found in the {len(p.roles.judges)} judges"]

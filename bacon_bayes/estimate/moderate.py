@@ -91,8 +91,7 @@ class MeanVariance:
         dev2 = float(((y_lab - mean[g_lab]) ** 2).sum())
         spread = float((np.maximum(n_lab - 1.0, 0.0) * (mean - lo) * (hi - mean)).sum())
         phi = dev2 / spread if spread > 0 else 0.0
-        design = np.bincount(g_lab, weights=c, minlength=m) / n_g.astype(float) ** 2
-        return cls(lo, hi, phi, design)
+        return cls(lo, hi, phi, floor_variance(1.0, c, g_lab, n_g))
 
     def prior(self, mu: np.ndarray) -> np.ndarray:
         """Each group's prior variance of its mean if that mean were ``mu``."""
@@ -151,8 +150,7 @@ def two_valued(
     m = n_g.size
     n_lab = np.bincount(g_lab, minlength=m).astype(float)
     lo, hi = float(values[0]), float(values[1])
-    design = np.bincount(g_lab, weights=c, minlength=m) / n_g.astype(float) ** 2
-    mv = MeanVariance(lo, hi, 1.0, design)
+    mv = MeanVariance(lo, hi, 1.0, floor_variance(1.0, c, g_lab, n_g))
     return mv.prior((n_lab * est + lo + hi) / (n_lab + 2.0)), mv
 
 
@@ -313,5 +311,5 @@ def floor_details(
 
 def floor_variance(floor: float, c: np.ndarray, g_lab: np.ndarray, n_g: np.ndarray) -> np.ndarray:
     """Each group's variance of its mean at ``floor`` per label (the design formula
-    ``sum c_i floor / N_g^2``)."""
+    ``sum c_i floor / N_g^2``; at ``floor`` 1 the group's design factor)."""
     return floor * np.bincount(g_lab, weights=c, minlength=n_g.size) / n_g.astype(float) ** 2
