@@ -52,9 +52,46 @@ def test_summeval_partly_labeled(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert all(j.endswith("|coherence") for j in judges)
     assert "judge:gpt-4-0314|rts|coherence" in judges
     assert "labels per system" in out and "biased by" in out
-    assert "one score on every item of a group ('system'); a scale" in out  # not "a system"
+    assert "one score on every item of a group ('system'); a judge's" in out  # not "a system"
     assert command is not None and main(command) == 0
     assert "mean of 'expert_mean_coherence'" in capsys.readouterr().out
+
+
+def test_judges_of_several_aspects_for_a_label_named_for_none_get_the_hint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SummEval's 36 judge columns score 4 aspects; a label named 'human' (relevance
+    ratings) names none, and doctor took all 36 judges without a word. It now says the
+    aspects and the --judge arguments that keep each one's judges, which run."""
+    from bacon_bayes.doctor.names import judge_aspects
+
+    frame = pd.read_csv(SUMMEVAL)
+    judges = [c for c in frame.columns if c.startswith("judge:")]
+    table = frame[["item", "system", *judges]].assign(
+        human=frame["expert_mean_relevance"].where(frame.index % 10 == 0)
+    )
+    path = tmp_path / "aspects.csv"
+    table.to_csv(path, index=False)
+    out, command = doctor([str(path)], capsys)
+    flat = " ".join(out.split())
+    said = "the judges' names say they score 4 aspects (coherence, consistency, fluency, relevance)"
+    assert said in flat and "the label 'human' names none of them" in flat
+    keep = shlex.split(flat.split("coherence: ", 1)[1].split(";", 1)[0])
+    assert keep == ["--judge", "*|coherence"]
+    assert command is not None
+    cut = command.index("--judge")
+    argv = [*command[:cut], *keep, "--engine", "freq", "--json"]
+    assert main(argv) == 0 and "coherence" in capsys.readouterr().out
+    # a label named for an aspect keeps its judges (other_aspects), with no such hint
+    table.rename(columns={"human": "relevance_rating"}).to_csv(path, index=False)
+    out, _ = doctor([str(path)], capsys)
+    assert "names none of them" not in out
+    # methods that vary for some judges only, sizes, or no shared words: no aspects
+    names = [f"gpt4|{m}|{a}" for m in ("pairwise", "pointwise") for a in ("coherence", "fluency")]
+    names += ["llama|chat|coherence", "llama|chat|fluency"]  # the methods: 4 judges of 6
+    assert judge_aspects(names) == ["coherence", "fluency"]
+    assert judge_aspects(["gpt4_score", "claude_score", "llama_score"]) == []
+    assert judge_aspects([c for c in judges if c.endswith("relevance")]) == []
 
 
 def test_a_repeated_doc_id_in_json_lines_is_the_prompt_not_the_id(

@@ -21,6 +21,7 @@ from bacon_bayes.doctor import agreement, bias
 from bacon_bayes.doctor.cells import FAILED, empty_cells
 from bacon_bayes.doctor.label import DENSE, full_labels, label_scale, simulate_command
 from bacon_bayes.doctor.long import read_call
+from bacon_bayes.doctor.names import judge_aspects
 from bacon_bayes.doctor.relation import missingness_notes, near_duplicates
 from bacon_bayes.doctor.roles import GENERIC_FORMATS, Roles, find_roles
 from bacon_bayes.doctor.rows import check_ids, copied_rows, without_summary
@@ -290,7 +291,10 @@ def profile(
     p.too_few, p.folds = _too_few(kept, None if "prompt" in p.empty else roles.prompt, y_kept)
     blocked = (p.too_few and p.folds is None) or roles.long or p.blocked
     p.command = None if blocked else _command(p, frame, labels)
-    p.judges_note = _many_judges(roles, y, [str(c) for c in frame.columns])
+    columns = [str(c) for c in frame.columns]
+    p.judges_note = "; ".join(
+        filter(None, (_many_judges(roles, y, columns), _aspects(roles, columns)))
+    )
     p.can = _can(p, y) + _empty_notes(p) + _design_notes(kept, roles, y_kept, p.empty)
     p.can[1:1] = [roles.raters] * bool(roles.raters)  # beside what the label's mean is
     p.can += [p.better_hint] if p.better_hint and roles.group else []  # "best" of groups
@@ -376,6 +380,27 @@ def _many_judges(roles: Roles, y: np.ndarray | None, columns: list[str]) -> str:
             )
             break
     return note
+
+
+def _aspects(roles: Roles, columns: list[str]) -> str:
+    """The aspects the judges score by their names (:func:`~.names.judge_aspects`) when
+    the label's name says none of them, with the ``--judge`` arguments that keep each
+    aspect's judges; else ``""``."""
+    aspects = judge_aspects(roles.judges)
+    said = set(re.split(r"[^a-z0-9]+", (roles.label or "").lower()))
+    if not aspects or said & set(aspects):
+        return ""
+    keep = []
+    for a in aspects:
+        named = [j for j in roles.judges if a in re.split(r"[^a-z0-9]+", j.lower())]
+        keep.append(f"{a}: {shlex.join(glued(_judge_args(named, columns)))}")
+    return (
+        f"the judges' names say they score {len(aspects)} aspects ({', '.join(aspects)}), and "
+        f"the label {roles.label!r} names none of them: a label rates one aspect, and the "
+        "judges of the others mostly add noise (the intervals stay valid, wider). Keep the "
+        f"judges of the aspect the label rates ({'; '.join(keep)}), chosen before looking "
+        "at the estimates"
+    )
 
 
 def _too_few(

@@ -78,6 +78,43 @@ def other_aspects(label: str | None, judges: list[str], columns: list[str]) -> d
     return drop
 
 
+def judge_aspects(judges: list[str]) -> list[str]:
+    """The words (4 letters or more) that tell apart judges otherwise named alike, when
+    nearly every judge has one: SummEval's ``judge:gpt-4|rts|coherence`` beside
+    ``...|consistency``, ``...|fluency`` and ``...|relevance`` (the aspects the judges
+    score). Two words are alternatives when each replaces the other in at least two
+    judges' names to give another judge's name; of the sets of alternatives, the one whose
+    words name at least 80% of the judges, else none (``[]``)."""
+    low = [j.lower() for j in judges]
+    names = set(low)
+    words = {j: set(t for t in _TOKEN.findall(j) if t.isalpha() and len(t) >= 4) for j in low}
+    every = sorted(set().union(*words.values())) if words else []
+
+    def swaps(w: str, u: str) -> int:
+        pat = re.compile(rf"(?<![a-z0-9]){re.escape(w)}(?![a-z0-9])")
+        return sum(1 for j in low if w in words[j] and pat.sub(u, j) in names)
+
+    linked = {
+        w: {u for u in every if u != w and swaps(w, u) >= 2 and swaps(u, w) >= 2} for w in every
+    }
+    best: list[str] = []
+    seen: set[str] = set()
+    for w in every:  # the sets of alternatives: connected words
+        if w in seen or not linked[w]:
+            continue
+        part, todo = set(), [w]
+        while todo:
+            x = todo.pop()
+            if x not in part:
+                part.add(x)
+                todo.extend(linked[x] - part)
+        seen |= part
+        covered = sum(1 for j in low if words[j] & part)
+        if covered >= 0.8 * len(low) and len(part) > len(best):
+            best = sorted(part)
+    return best
+
+
 def aspect_ratings(columns: list[str]) -> dict[str, str]:
     """Columns named by one word that at least two other columns' names hold among others
     (SummEval's ``consistency`` beside ``judge:gpt-4|rts|consistency``): the human rating

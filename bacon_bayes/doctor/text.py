@@ -172,7 +172,7 @@ def _flags_text(p: Profile) -> list[str]:
     lines = [
         "",
         f"the judges' scores (failure codes outside a judge's scale, infinite scores; one "
-        f"score on every item of a {group}; a scale that changes between groups):",
+        f"score on every item of a {group}; a judge's scale changing from group to group):",
     ]
     if not p.flags:
         return [*lines, f"  nothing found in the {len(p.roles.judges)} judges"]
