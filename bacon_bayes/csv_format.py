@@ -3,7 +3,7 @@ separator, decimal mark and encoding of a file that is not comma-separated UTF-8
 title lines above its header; :func:`read_as` says them in words), and its source for
 pandas, decompressed with a cap against decompression bombs (:func:`csv_source`); the
 pandas line that reads it as bacon does, for the commands bacon prints
-(:func:`pandas_read`, :func:`pandas_command`)."""
+(:func:`pandas_read`, :func:`pandas_command`, :func:`python_command`)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ import io
 import lzma
 import re
 import shlex
+import shutil
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -208,14 +210,24 @@ def pandas_read(path: str | Path) -> str:
     return f"pd.read_csv({str(path)!r}{''.join(f', {k}={v!r}' for k, v in how.items())})"
 
 
-def pandas_command(code: str) -> str:
-    """A shell line that runs ``code`` (Python using ``pd``) after importing pandas:
-    double-quoted as users read it, single-quoted when ``code`` holds a character the
-    shell would read inside double quotes (a column named with ``"``, ``$`` or ``!``)."""
-    script = f"import pandas as pd; {code}"
+def python_command(script: str) -> str:
+    """A shell line that runs ``script`` with the Python that runs bacon: ``python`` where
+    that is the one on the ``PATH`` (an activated virtualenv), else its full path
+    (``.venv/bin/bacon`` called directly, where the ``python`` on the ``PATH`` may lack
+    pandas and bacon). Double-quoted as users read it, single-quoted when ``script`` holds
+    a character the shell reads inside double quotes (a column named with ``"``, ``$`` or
+    ``!``)."""
+    on_path = shutil.which("python")
+    same = on_path is not None and Path(on_path).parent == Path(sys.executable).parent
+    python = "python" if same or not sys.executable else shlex.quote(sys.executable)
     if any(ch in script for ch in '"$`\\!'):
-        return f"python -c {shlex.quote(script)}"
-    return f'python -c "{script}"'
+        return f"{python} -c {shlex.quote(script)}"
+    return f'{python} -c "{script}"'
+
+
+def pandas_command(code: str) -> str:
+    """:func:`python_command` of ``code`` (Python using ``pd``) after importing pandas."""
+    return python_command(f"import pandas as pd; {code}")
 
 
 def _line_count(path: Path) -> int | None:

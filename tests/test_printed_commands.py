@@ -18,7 +18,7 @@ import pytest
 from bacon_bayes.cli import main
 from bacon_bayes.study import Study, load_study
 
-from .printed import run_python_line
+from .printed import is_python, run_python_line
 
 READ = ["--label", "human", "--judge", "judge_*", "--group", "system", "--prompt", "doc"]
 
@@ -163,7 +163,7 @@ def test_a_log_sample_cannot_read_gets_the_line_that_writes_it_as_csv(
     assert line.split(") and run bacon plan on ")[1].startswith("log.csv for the command")
     assert main(["sample", "log.jsonl", *read, "--budget", "10"]) == 2
     err = capsys.readouterr().err
-    assert "write it out as CSV first (python -c" in err and "Error tokenizing" not in err
+    assert "write it out as CSV first (" in err and "Error tokenizing" not in err
     code = shlex.split(err.split("first (", 1)[1].split(") and run bacon sample")[0])[2]
     exec(code, {})
     assert main(["sample", "log.csv", *read, "--budget", "10"]) == 0
@@ -192,10 +192,10 @@ def test_no_sample_command_for_labels_joined_from_another_file_says_why(
         "no bacon sample command: a study draws from one pool file holding the judge scores "
         "and the labels, and this plan joined the labels (expert score) from 'labels.csv' "
         "onto 'pool.csv': join them into one table (a row per item, by its id 'id'; the "
-        "label column empty where unlabeled): python -c"
+        "label column empty where unlabeled): "
     ) in out
     line = shlex.split(out.split("unlabeled): ", 1)[1].split(" and run bacon plan on ")[0])
-    assert line[:2] == ["python", "-c"], out
+    assert is_python(line[0]) and line[1] == "-c", out
     exec(line[2], {})
     assert "and run bacon plan on pool_labeled.csv --label 'expert score' (the same" in out
     assert main(["plan", "pool_labeled.csv", *read, "--half-width", "0.04"]) == 0
@@ -680,7 +680,7 @@ def test_a_long_table_keyed_by_two_columns_gets_lines_that_run_with_its_labels(
     assert "wide.insert(0, 'id'" in run_python_line(flat)  # the pivot, as printed
     line = flat.split("the labels have its id (", 1)[1].split("), add them with: ", 1)[0]
     words = shlex.split(line)
-    assert words[0] == "python"
+    assert is_python(words[0])
     subprocess.run([sys.executable, *words[1:]], check=True)
     then = shlex.split(flat.split("add them with: ", 1)[1].strip())
     assert then[:3] == ["bacon", "doctor", "wide.csv"] and then[-2:] == ["--item", "id"]
@@ -868,3 +868,25 @@ def test_the_plan_line_under_the_small_budget_surrogates_is_the_plans_count(
     planned = json.loads(capsys.readouterr().out)
     best = next(d for d in planned["designs"] if d["design"] == planned["recommended"])
     assert f"({best['labels_needed']} in all, {best['design']} design)" in line, line
+
+
+def test_printed_python_lines_name_the_python_that_runs_bacon(monkeypatch, tmp_path):
+    """`.venv/bin/bacon doctor FILE` called directly (as the README allows) printed
+    `python -c "import pandas ..."`, which the system's python, without pandas or bacon,
+    refuses. The line names the interpreter running bacon unless the one on the PATH is
+    it (an activated virtualenv); either runs as printed."""
+    import os
+    import sys
+
+    from bacon_bayes.csv_format import pandas_command
+
+    code = "df = pd.DataFrame({'a': [1]}); df.to_csv('x.csv', index=False)"
+    monkeypatch.setenv("PATH", str(tmp_path))  # no python on it
+    line = pandas_command(code)
+    assert line.startswith(f"{shlex.quote(sys.executable)} -c "), line
+    run_python_line(line, cwd=tmp_path)
+    assert pd.read_csv(tmp_path / "x.csv")["a"].tolist() == [1]
+    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), str(tmp_path)]))
+    assert pandas_command(code).startswith('python -c "import pandas as pd; df = ')
+    # a name the shell reads inside double quotes: single-quoted
+    assert pandas_command("df = pd.DataFrame({'$a': [1]})").endswith("""'"'"'$a'"'"': [1]})'""")

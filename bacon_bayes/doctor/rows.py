@@ -374,11 +374,13 @@ def copied_rows(
         from pathlib import Path
 
         out = Path(path).name.split(".")[0] + "_unique.csv"
-        fix = (
-            'python -c "from bacon_bayes.readers import read_any; '
-            f'read_any({path!r})[0].drop_duplicates().to_csv({out!r}, index=False)", '
-            f"and run bacon on {out}"
+        from bacon_bayes.csv_format import python_command
+
+        line = python_command(
+            "from bacon_bayes.readers import read_any; "
+            f"read_any({str(path)!r})[0].drop_duplicates().to_csv({out!r}, index=False)"
         )
+        fix = f"{line}, and run bacon on {out}"
     return (
         f"{what} of an earlier row, every cell the same ({where}: copies of {of}{more})"
         + (f", {labeled} of them labeled" if labeled else "")

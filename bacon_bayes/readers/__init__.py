@@ -110,9 +110,11 @@ def csv_recipe(path: str | Path) -> tuple[str, str]:
     as ``a.b`` columns), and that CSV's name (``nested.csv`` beside ``nested.jsonl``)."""
     path = Path(path)
     out = str(path.with_name(path.name.split(".")[0] + ".csv"))
-    line = (
-        'python -c "from bacon_bayes.readers import read_any; '
-        f'read_any({str(path)!r})[0].to_csv({out!r}, index=False)"'
+    from bacon_bayes.csv_format import python_command
+
+    line = python_command(
+        "from bacon_bayes.readers import read_any; "
+        f"read_any({str(path)!r})[0].to_csv({out!r}, index=False)"
     )
     return line, out
 

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.csv_format import csv_options
+from bacon_bayes.csv_format import csv_options, pandas_command
 from bacon_bayes.errors import BaconError, ValidationError
 from bacon_bayes.io import grouped_numbers, own_decimal_commas
 from bacon_bayes.words import as_numbers, minus_signs, says_missing, unread
@@ -154,8 +154,9 @@ def refuse_json(path: Path) -> None:
         raise ValidationError(
             f"file {str(path)!r} is JSON: streaming (--chunk-rows, --scheduler, --items-out) "
             "reads Parquet or CSV files only. Drop those options to read it whole, or "
-            'convert it once, e.g. python -c "import pandas as pd; pd.read_json('
-            f"'{path}', lines=True).to_parquet('{parquet}')\", and stream the Parquet file."
+            "convert it once, e.g. "
+            + pandas_command(f"pd.read_json({str(path)!r}, lines=True).to_parquet({parquet!r})")
+            + ", and stream the Parquet file."
         )
 
 
