@@ -415,3 +415,22 @@ def test_several_judges_written_as_numbers_get_one_option_list_that_takes_them_a
     words.drop(columns="human_full").to_csv(path, index=False)
     code, out, err = _run(["doctor", path], capsys)
     assert code == 0 and f"to take all 2 as judges: {every}" in out, err
+
+
+def test_plan_then_sample_with_a_labels_file_whose_vote_column_is_not_label(capsys, tmp_path):
+    """`bacon plan T --pairwise --labels votes.csv` found the votes file's column 'vote'
+    (its one column besides the id) and printed `bacon sample T --pairwise ... --labels
+    votes.csv` without --label, which sample refused ("labels file has no column 'label'"):
+    sample finds the column as plan, estimate and doctor do, and the printed command runs."""
+    frame = pd.read_csv(SAMPLE)
+    votes = frame.loc[frame["label"].notna(), ["id", "label"]].rename(columns={"label": "vote"})
+    frame.drop(columns="label").to_csv(tmp_path / "t.csv", index=False)
+    votes.to_csv(tmp_path / "votes.csv", index=False)
+    code, out, err = _run(["plan", str(tmp_path / "t.csv"), "--pairwise", "--labels",
+                           str(tmp_path / "votes.csv"), "--half-width", "0.3"], capsys)  # fmt: skip
+    assert code == 0, err
+    line = next(s.strip() for s in out.splitlines() if s.strip().startswith("bacon sample"))
+    out_csv = str(tmp_path / "wave.csv")
+    code, out, err = _run([*shlex.split(line)[1:], "--out", out_csv], capsys)
+    assert code == 0, err
+    assert pd.read_csv(out_csv)["vote"].notna().sum() == 400

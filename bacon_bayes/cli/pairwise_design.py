@@ -37,8 +37,14 @@ _STUDY_ONLY = (
 
 def reading_args(args: argparse.Namespace) -> argparse.Namespace:
     """The options :func:`bacon_bayes.cli.pairwise.read_pairs` reads, from ``sample``'s."""
-    # "label" is found by name; a --labels file's column is named (it may be "label")
-    label = None if args.label == "label" and not args.labels else args.label
+    from bacon_bayes.readers.labels import read_labels
+
+    label = args.label
+    if label == "label":  # the default: found by name in the table, and in a --labels file
+        # as its one column besides the id unless one is named "label" (as plan, doctor and
+        # estimate find it: plan's printed sample command has no --label)
+        named = bool(args.labels) and "label" in read_labels(args.labels).columns
+        label = label if named else None
     return argparse.Namespace(
         file=args.pool, model_a=args.model_a, model_b=args.model_b, label=label,
         prompt=args.prompt, item=args.item, labels=args.labels, judge=list(args.judge or []),
