@@ -434,3 +434,30 @@ def test_plan_then_sample_with_a_labels_file_whose_vote_column_is_not_label(caps
     code, out, err = _run([*shlex.split(line)[1:], "--out", out_csv], capsys)
     assert code == 0, err
     assert pd.read_csv(out_csv)["vote"].notna().sum() == 400
+
+
+def test_sample_with_a_labels_file_prints_an_estimate_that_finds_the_votes(capsys, tmp_path):
+    """`bacon sample T --pairwise --labels votes.csv` (the votes in column 'vote') wrote
+    the wave's table with the votes in 'vote' and printed `bacon estimate WAVE --pairwise
+    --propensity propensity ...` without --label, which refused the filled-in table ('no
+    column of human votes (label, winner or human_label)'): it names the column."""
+    frame = pd.read_csv(SAMPLE)
+    votes = frame.loc[frame["label"].notna(), ["id", "label"]].rename(columns={"label": "vote"})
+    frame.drop(columns="label").to_csv(tmp_path / "t.csv", index=False)
+    votes.to_csv(tmp_path / "votes.csv", index=False)
+    out_csv = str(tmp_path / "wave.csv")
+    code, out, err = _run(["sample", str(tmp_path / "t.csv"), "--pairwise", "--labels",
+                           str(tmp_path / "votes.csv"), "--budget", "100",
+                           "--out", out_csv, *FREQ], capsys)  # fmt: skip
+    assert code == 0, err
+    assert "Fill in column 'vote'" in out
+    wave = pd.read_csv(out_csv)
+    drawn = wave["to_label"].eq(1)
+    truth = frame.set_index("id")["human_full"]
+    wave.loc[drawn, "vote"] = wave.loc[drawn, "id"].map(truth)
+    wave.to_csv(out_csv, index=False)
+    line = out.strip().splitlines()[-1].strip()
+    assert line.startswith("bacon estimate"), out
+    code, out, err = _run(shlex.split(line)[1:], capsys)
+    assert code == 0, err
+    assert "comparisons of 20 models" in out
