@@ -146,6 +146,28 @@ def test_a_judge_of_probabilities_is_said_and_diagnosed(capsys, tmp_path):
     assert code == 0 and "judges claude3_opus, gpt35, gpt4" in out, err
 
 
+def test_a_judge_of_probabilities_with_a_cell_past_1_is_refused_at_that_cell(capsys, tmp_path):
+    """A named judge of probabilities with one cell past 1 (1.02, a rounding slip) made
+    doctor blame the column's first cell, a valid 0.9 ('line 2: 0.9 is not a verdict ...
+    threshold it'); it names the cell past [0, 1], its line and the fix, as estimate does.
+    Not named, doctor left it out without a word (the 0-1 columns' note skipped it)."""
+
+    def probabilities(frame: pd.DataFrame) -> None:
+        frame["gpt4"] = frame["gpt4"].map({"A": 0.9, "B": 0.1, "tie": 0.5})
+        frame.loc[5, "gpt4"] = 1.02
+
+    path = _arena(tmp_path, "past.csv", probabilities)
+    judges = ["--judge", "gpt4", "--judge", "claude3_opus"]
+    code, _, err = _run(["doctor", path, *judges], capsys)
+    assert code == 2, err
+    assert "column 'gpt4', line 7: 1.02" in err and "[0, 1]" in err, err
+    code, _, err = _run(["estimate", path, "--pairwise", *judges, *FREQ], capsys)
+    assert code == 2 and "1.02 at line 7" in err, err
+    code, out, err = _run(["doctor", path], capsys)  # not named: said, not skipped
+    assert code == 0, err
+    assert "column 'gpt4' holds numbers from 0 to 1 but for 1 cell(s) (1.02 at line 7" in out
+
+
 def test_tiers_agree_with_the_rank_sets(capsys):
     """Tiers were cut greedily: tier 2 opened at koala-13b and took mpt-7b-chat,
     wizardlm-13b and gpt4all-13b-snoozy, whose rank sets (1-20) say they may rank first.

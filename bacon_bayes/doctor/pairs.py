@@ -226,10 +226,18 @@ def judge_codes(
         codes = verdict_codes(values, name, models=models)
     except ValidationError:
         number = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-        if (
-            np.isnan(number[values.notna().to_numpy()]).any()
-            or not ((number[np.isfinite(number)] >= 0) & (number[np.isfinite(number)] <= 1)).all()
-        ):
+        if np.isnan(number[values.notna().to_numpy()]).any():
+            raise
+        past = np.flatnonzero(np.isfinite(number) & ((number < 0) | (number > 1)))
+        if len(past) and (number[np.isfinite(number)] % 0.5 != 0).any():  # probabilities
+            k = int(past[0])  # not the first cell that is no verdict: a valid 0.9
+            more = f" ({len(past)} of its cells are not)" if len(past) > 1 else ""
+            raise ValidationError(
+                f"column {name!r}, {row_place(values, k)}: {float(number[k])!r} is no "
+                f"probability that A wins: a judge of probabilities has each in [0, 1]{more}; "
+                "clip it (or fix how it was computed), or leave the judge out."
+            ) from None
+        if len(past):
             raise
         return None, number
     return codes, _code_scores(codes)

@@ -115,8 +115,18 @@ def _numbers_not_words(column: pd.Series) -> str | None:
     filled = column.notna()
     if not filled.any() or number[filled].isna().any() or number.nunique() < 2:
         return None
-    if not number[filled].between(0, 1).all():
-        return None
+    inside = number[filled].between(0, 1)
+    if not inside.all():  # a probability a few cells past [0, 1] (1.005): said, not skipped
+        if inside.mean() < 0.95:
+            return None
+        past = number[filled][~inside]
+        where = row_place(column, int(column.index.get_loc(past.index[0])))
+        return (
+            f"column {str(column.name)!r} holds numbers from 0 to 1 but for {len(past)} "
+            f"cell(s) ({float(past.iloc[0])!r} at {where} the first), so it is not taken as a "
+            "judge; if it is a judge's probability that A "
+            "wins, clip those cells to [0, 1] and name the judges:"
+        )
     return (
         f"column {str(column.name)!r} holds numbers from 0 to 1, not verdict words (A / B / "
         "tie), so it is not taken as a judge; if it is one (1 = A wins, 0.5 = tie, 0 = B "
