@@ -483,3 +483,34 @@ def test_sample_with_a_labels_file_prints_an_estimate_that_finds_the_votes(capsy
     code, out, err = _run(shlex.split(line)[1:], capsys)
     assert code == 0, err
     assert "comparisons of 20 models" in out
+
+
+def test_alpacaeval_tables_saved_as_csv_are_comparisons(capsys, tmp_path):
+    """An AlpacaEval annotations.json saved as CSV (pd.read_json(...).to_csv) was read by
+    doctor as a table of items: it printed `bacon estimate ... --label price_per_example
+    --judge preference --group annotator`; and a table of AlpacaEval's fields with a
+    preference column per annotator (1 = output_1 wins, 2 = output_2, 1.5 = tie) was read
+    with a `--scale 1:3` and generator_1 as a group. Both are comparisons (generator_1 is
+    model A), read as the JSON is, and doctor's printed command runs."""
+    from .test_pairwise_cli import DATA
+
+    pd.read_json(DATA / "alpacaeval_annotations.json").to_csv(tmp_path / "ann.csv", index=False)
+    frame = pd.read_csv(SAMPLE)
+    pref = {"A": 1.0, "B": 2.0, "tie": 1.5}
+    wide = pd.DataFrame({
+        "instruction": frame["prompt"], "output_1": "a", "output_2": "b",
+        "generator_1": frame["model_a"], "generator_2": frame["model_b"],
+        "preference": frame["label"].map(pref), "gpt4_preference": frame["gpt4"].map(pref),
+        "claude_preference": frame["claude3_opus"].map(pref),
+    })  # fmt: skip
+    wide.to_csv(tmp_path / "wide.csv", index=False)
+    for name, argv, votes in (("ann.csv", [], 12), ("wide.csv", ["--label", "preference"], 400)):
+        code, out, err = _run(["doctor", str(tmp_path / name), *argv], capsys)
+        assert code == 0, err
+        assert "pairwise comparisons" in out.splitlines()[0], out
+        assert f"{votes} with a human vote" in out.splitlines()[0], out
+        command = out.strip().splitlines()[-1].strip()
+        assert command.startswith("bacon estimate") and "--pairwise" in command, out
+        code, out, err = _run(shlex.split(command)[1:], capsys)
+        assert code == 0, err
+    assert "judges gpt4_preference, claude_preference" in out

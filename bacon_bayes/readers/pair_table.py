@@ -45,6 +45,10 @@ PROMPT_NAMES = ("prompt", "question_id", "prompt_id")
 #: LMSYS's one-hot human vote (arena-human-preference-55k): read as one vote in ``winner``
 ONE_HOT = ("winner_model_a", "winner_model_b", "winner_tie")
 ID_NAMES = ("id", "item", "item_id", "battle_id")
+#: AlpacaEval's model columns (model A is ``generator_1``) and the fields of its
+#: annotations (one row per annotator): a CSV/Parquet of them is read as the JSON is
+ALPACA_MODELS = ("generator_1", "generator_2")
+ALPACA_ANNOTATIONS = ("instruction", *ALPACA_MODELS, "annotator", "preference")
 
 
 @dataclass
@@ -219,6 +223,36 @@ def _winner_names(frame: pd.DataFrame, column: str, a: str, b: str) -> pd.Series
     )
 
 
+def _alpaca_preferences(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """A table of AlpacaEval's fields with a preference column per annotator: each column
+    of AlpacaEval preferences (1 = output_1 wins, 2 = output_2 wins, 1.5 or 0 = tie, a
+    value between 1 and 2 from weighted annotators = 1 + P(output_2 wins); some cell above
+    1, so that it is not 1 / 0 / 0.5 verdicts) as verdicts of model A = ``generator_1``:
+    A / B / tie, or P(A wins) = 2 - preference where weighted; and a note naming them."""
+    out, read = frame.copy(), []
+    for c in frame.columns:
+        if c in ALPACA_MODELS or pd.api.types.is_bool_dtype(frame[c]):
+            continue
+        number = pd.to_numeric(frame[c], errors="coerce")
+        filled = frame[c].notna()
+        if not filled.any() or number[filled].isna().any() or not (number > 1).any():
+            continue
+        p = number[filled].where(number[filled] != 0, 1.5)
+        if not p.between(1, 2).all():
+            continue
+        if p.isin([1.0, 1.5, 2.0]).all():
+            out[c] = number.map({1.0: "A", 1.5: "tie", 0.0: "tie", 2.0: "B"})
+        else:
+            out[c] = 2.0 - number.where(number != 0, 1.5)
+        read.append(str(c))
+    notes = [
+        f"{', '.join(map(repr, read))}: AlpacaEval preferences (1 = generator_1 wins, 2 = "
+        "generator_2 wins, 1.5 or 0 = tie; between 1 and 2: 1 + P(generator_2 wins)), read "
+        "as A / B / tie with model A = generator_1"
+    ] if read else []  # fmt: skip
+    return out, notes
+
+
 def _one_hot_vote(frame: pd.DataFrame, label: str | None) -> pd.DataFrame:
     """``frame`` with LMSYS's one-hot human vote (:data:`ONE_HOT`, 0/1 each, empty where
     nobody voted) as one column ``winner`` of A / B / tie, where no label column is named
@@ -297,7 +331,9 @@ def looks_pairwise(path: str | Path, columns: Sequence[str] | None = None) -> bo
         return _pair_format(path) is not None
     if columns is None:
         return False
-    return "model_a" in columns and "model_b" in columns
+    return ("model_a" in columns and "model_b" in columns) or all(
+        c in columns for c in ALPACA_MODELS
+    )
 
 
 def pairwise_hint(path: str | Path, columns: Sequence[str] | None = None) -> str:
@@ -421,6 +457,14 @@ def read_pair_table(
         frame, meta = read_pairwise(path, fmt)
     elif kind in ("csv", "parquet"):
         frame, meta = read_table(path), None
+        if "model_a" not in frame.columns and all(c in frame.columns for c in ALPACA_MODELS):
+            if all(c in frame.columns for c in ALPACA_ANNOTATIONS):  # annotations.json's
+                frame, meta = read_pairwise(path, "alpacaeval")  # records, as a table
+            else:  # a preference column per annotator
+                frame, said = _alpaca_preferences(frame)
+                notes += said
+                model_a, model_b = model_a or ALPACA_MODELS[0], model_b or ALPACA_MODELS[1]
+                prompt = prompt or ("instruction" if "instruction" in frame.columns else None)
     else:
         raise ValidationError(
             f"{str(path)!r} holds no comparisons bacon knows; pass a CSV or Parquet table "
