@@ -514,3 +514,23 @@ def test_alpacaeval_tables_saved_as_csv_are_comparisons(capsys, tmp_path):
         code, out, err = _run(shlex.split(command)[1:], capsys)
         assert code == 0, err
     assert "judges gpt4_preference, claude_preference" in out
+
+
+def test_a_table_without_a_vote_column_found_names_the_likely_one(capsys, tmp_path):
+    """A table whose human votes are in a column of another name ('winner_model': the
+    winner's name, or 1 / 0 / 0.5) was refused with 'has no column of human votes ...
+    name it with --label COL', naming no column; the error names the column of verdicts
+    with empty cells (the sparsest), and the option that takes it."""
+    frame = pd.read_csv(SAMPLE)
+    names = np.where(frame["label"].eq("A"), frame["model_a"],
+                     np.where(frame["label"].eq("B"), frame["model_b"], "tie"))  # fmt: skip
+    for votes in (pd.Series(names).where(frame["label"].notna()),
+                  frame["label"].map({"A": 1.0, "B": 0.0, "tie": 0.5})):  # fmt: skip
+        table = frame.drop(columns=["label", "human_full"]).assign(winner_model=votes)
+        table.to_csv(tmp_path / "t.csv", index=False)
+        code, _, err = _run(["doctor", str(tmp_path / "t.csv")], capsys)
+        assert code == 2, err
+        assert "Column 'winner_model' holds verdicts and is empty on 2600 of 3000 rows" in err
+        code, out, err = _run(["doctor", str(tmp_path / "t.csv"), "--label", "winner_model"],
+                              capsys)  # fmt: skip
+        assert code == 0 and "400 with a human vote" in out, err

@@ -253,6 +253,32 @@ def _alpaca_preferences(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     return out, notes
 
 
+def _vote_hint(frame: pd.DataFrame, roles: list[str]) -> str:
+    """For the error of a table without a vote column found: the column of verdicts (or
+    of the winners' names) with empty cells, the human votes' mark (the sparsest if
+    several), as ``--label COL``; "" when none is."""
+    gaps = {}
+    for c in map(str, frame.columns):
+        values = frame[c]
+        empty = int(sum(_missing(v) for v in values))
+        if c in roles or not 0 < empty < len(values):
+            continue
+        number = pd.to_numeric(values, errors="coerce")[values.notna()]
+        if (
+            _all_verdicts(values.tolist())
+            or (number.notna().all() and number.isin([0, 0.5, 1]).all())
+            or isinstance(_winner_names(frame, c, roles[0], roles[1]), pd.Series)
+        ):
+            gaps[c] = empty
+    if not gaps:
+        return ""
+    c = max(gaps, key=lambda k: gaps[k])
+    return (
+        f" Column {c!r} holds verdicts and is empty on {gaps[c]} of {len(frame)} rows, as "
+        f"human votes are: if it holds them, --label {shlex.quote(c)}."
+    )
+
+
 def _one_hot_vote(frame: pd.DataFrame, label: str | None) -> pd.DataFrame:
     """``frame`` with LMSYS's one-hot human vote (:data:`ONE_HOT`, 0/1 each, empty where
     nobody voted) as one column ``winner`` of A / B / tie, where no label column is named
@@ -503,6 +529,7 @@ def read_pair_table(
         raise ValidationError(
             f"{str(path)!r} has no column of human votes (label, winner or human_label); "
             "name it with --label COL (A / B / tie, empty where no human voted)."
+            + _vote_hint(frame, [c for c in (a, b, prompt, item) if c])
         )
     if not _all_verdicts(frame[lab]):
         named = _winner_names(frame, lab, a, b)
