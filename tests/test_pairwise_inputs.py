@@ -534,3 +534,28 @@ def test_a_table_without_a_vote_column_found_names_the_likely_one(capsys, tmp_pa
         code, out, err = _run(["doctor", str(tmp_path / "t.csv"), "--label", "winner_model"],
                               capsys)  # fmt: skip
         assert code == 0 and "400 with a human vote" in out, err
+
+
+def test_doctor_prints_a_line_that_writes_each_model_one_way(capsys, tmp_path, monkeypatch):
+    """Model names written several ways ('gpt-4', 'GPT-4 ', ' gpt-4': 60 models where
+    there were 20) were said with 'e.g. df[col].str.strip().str.lower() on both model
+    columns', no line to run, and doctor printed the estimate of 60 models. It prints a
+    python line that writes each model one way (its most frequent spelling) into a new
+    file, which runs as printed; doctor on that file finds the 20 models."""
+    from .printed import run_python_line
+
+    frame = pd.read_csv(SAMPLE)
+    rng = np.random.default_rng(0)
+    for col in ("model_a", "model_b"):
+        odd = rng.random(len(frame)) < 0.2
+        frame.loc[odd, col] = frame.loc[odd, col].str.upper() + " "
+    frame.to_csv(tmp_path / "messy.csv", index=False)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _run(["doctor", "messy.csv"], capsys)
+    assert code == 0, err
+    assert "written several ways" in out and "python -c" in out, out
+    run_python_line(out, cwd=tmp_path)
+    assert "bacon doctor messy_models.csv" in out
+    code, out, err = _run(["doctor", "messy_models.csv"], capsys)
+    assert code == 0 and "3000 rows, 20 models, 400 with a human vote" in out, err
+    assert "gpt-4" in pd.read_csv("messy_models.csv")["model_a"].tolist()
