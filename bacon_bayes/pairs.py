@@ -82,12 +82,13 @@ class Pairs:
         return (note,) if note else ()
 
 
-def spellings_note(names: Sequence[str]) -> str:
+def spellings_note(names: Sequence[str], line: str = "") -> str:
     """A note when model ``names`` differ only in case or spaces around them: the table
     reads them as different models (60 models where there were 20); "" otherwise. Said by
-    a pool of comparisons and by ``bacon doctor`` on a table of them."""
-    fix = "write each model one way (e.g. df[col].str.strip().str.lower() on both model columns)"
-    return order_spellings_note(names, "models", fix)
+    a pool of comparisons and by ``bacon doctor`` on a table of them, whose ``line`` (a
+    command that writes the table so) replaces the pandas hint."""
+    hint = line or "e.g. df[col].str.strip().str.lower() on both model columns"
+    return order_spellings_note(names, "models", f"write each model one way ({hint})")
 
 
 def verdict_sides(model_a: str, model_b: str) -> dict[str, float | None]:

@@ -146,6 +146,28 @@ def test_a_judge_of_probabilities_is_said_and_diagnosed(capsys, tmp_path):
     assert code == 0 and "judges claude3_opus, gpt35, gpt4" in out, err
 
 
+def test_a_judge_of_probabilities_with_a_cell_past_1_is_refused_at_that_cell(capsys, tmp_path):
+    """A named judge of probabilities with one cell past 1 (1.02, a rounding slip) made
+    doctor blame the column's first cell, a valid 0.9 ('line 2: 0.9 is not a verdict ...
+    threshold it'); it names the cell past [0, 1], its line and the fix, as estimate does.
+    Not named, doctor left it out without a word (the 0-1 columns' note skipped it)."""
+
+    def probabilities(frame: pd.DataFrame) -> None:
+        frame["gpt4"] = frame["gpt4"].map({"A": 0.9, "B": 0.1, "tie": 0.5})
+        frame.loc[5, "gpt4"] = 1.02
+
+    path = _arena(tmp_path, "past.csv", probabilities)
+    judges = ["--judge", "gpt4", "--judge", "claude3_opus"]
+    code, _, err = _run(["doctor", path, *judges], capsys)
+    assert code == 2, err
+    assert "column 'gpt4', line 7: 1.02" in err and "[0, 1]" in err, err
+    code, _, err = _run(["estimate", path, "--pairwise", *judges, *FREQ], capsys)
+    assert code == 2 and "1.02 at line 7" in err, err
+    code, out, err = _run(["doctor", path], capsys)  # not named: said, not skipped
+    assert code == 0, err
+    assert "column 'gpt4' holds numbers from 0 to 1 but for 1 cell(s) (1.02 at line 7" in out
+
+
 def test_tiers_agree_with_the_rank_sets(capsys):
     """Tiers were cut greedily: tier 2 opened at koala-13b and took mpt-7b-chat,
     wizardlm-13b and gpt4all-13b-snoozy, whose rank sets (1-20) say they may rank first.
@@ -415,3 +437,125 @@ def test_several_judges_written_as_numbers_get_one_option_list_that_takes_them_a
     words.drop(columns="human_full").to_csv(path, index=False)
     code, out, err = _run(["doctor", path], capsys)
     assert code == 0 and f"to take all 2 as judges: {every}" in out, err
+
+
+def test_plan_then_sample_with_a_labels_file_whose_vote_column_is_not_label(capsys, tmp_path):
+    """`bacon plan T --pairwise --labels votes.csv` found the votes file's column 'vote'
+    (its one column besides the id) and printed `bacon sample T --pairwise ... --labels
+    votes.csv` without --label, which sample refused ("labels file has no column 'label'"):
+    sample finds the column as plan, estimate and doctor do, and the printed command runs."""
+    frame = pd.read_csv(SAMPLE)
+    votes = frame.loc[frame["label"].notna(), ["id", "label"]].rename(columns={"label": "vote"})
+    frame.drop(columns="label").to_csv(tmp_path / "t.csv", index=False)
+    votes.to_csv(tmp_path / "votes.csv", index=False)
+    code, out, err = _run(["plan", str(tmp_path / "t.csv"), "--pairwise", "--labels",
+                           str(tmp_path / "votes.csv"), "--half-width", "0.3"], capsys)  # fmt: skip
+    assert code == 0, err
+    line = next(s.strip() for s in out.splitlines() if s.strip().startswith("bacon sample"))
+    out_csv = str(tmp_path / "wave.csv")
+    code, out, err = _run([*shlex.split(line)[1:], "--out", out_csv], capsys)
+    assert code == 0, err
+    assert pd.read_csv(out_csv)["vote"].notna().sum() == 400
+
+
+def test_sample_with_a_labels_file_prints_an_estimate_that_finds_the_votes(capsys, tmp_path):
+    """`bacon sample T --pairwise --labels votes.csv` (the votes in column 'vote') wrote
+    the wave's table with the votes in 'vote' and printed `bacon estimate WAVE --pairwise
+    --propensity propensity ...` without --label, which refused the filled-in table ('no
+    column of human votes (label, winner or human_label)'): it names the column."""
+    frame = pd.read_csv(SAMPLE)
+    votes = frame.loc[frame["label"].notna(), ["id", "label"]].rename(columns={"label": "vote"})
+    frame.drop(columns="label").to_csv(tmp_path / "t.csv", index=False)
+    votes.to_csv(tmp_path / "votes.csv", index=False)
+    out_csv = str(tmp_path / "wave.csv")
+    code, out, err = _run(["sample", str(tmp_path / "t.csv"), "--pairwise", "--labels",
+                           str(tmp_path / "votes.csv"), "--budget", "100",
+                           "--out", out_csv, *FREQ], capsys)  # fmt: skip
+    assert code == 0, err
+    assert "Fill in column 'vote'" in out
+    wave = pd.read_csv(out_csv)
+    drawn = wave["to_label"].eq(1)
+    truth = frame.set_index("id")["human_full"]
+    wave.loc[drawn, "vote"] = wave.loc[drawn, "id"].map(truth)
+    wave.to_csv(out_csv, index=False)
+    line = out.strip().splitlines()[-1].strip()
+    assert line.startswith("bacon estimate"), out
+    code, out, err = _run(shlex.split(line)[1:], capsys)
+    assert code == 0, err
+    assert "comparisons of 20 models" in out
+
+
+def test_alpacaeval_tables_saved_as_csv_are_comparisons(capsys, tmp_path):
+    """An AlpacaEval annotations.json saved as CSV (pd.read_json(...).to_csv) was read by
+    doctor as a table of items: it printed `bacon estimate ... --label price_per_example
+    --judge preference --group annotator`; and a table of AlpacaEval's fields with a
+    preference column per annotator (1 = output_1 wins, 2 = output_2, 1.5 = tie) was read
+    with a `--scale 1:3` and generator_1 as a group. Both are comparisons (generator_1 is
+    model A), read as the JSON is, and doctor's printed command runs."""
+    from .test_pairwise_cli import DATA
+
+    pd.read_json(DATA / "alpacaeval_annotations.json").to_csv(tmp_path / "ann.csv", index=False)
+    frame = pd.read_csv(SAMPLE)
+    pref = {"A": 1.0, "B": 2.0, "tie": 1.5}
+    wide = pd.DataFrame({
+        "instruction": frame["prompt"], "output_1": "a", "output_2": "b",
+        "generator_1": frame["model_a"], "generator_2": frame["model_b"],
+        "preference": frame["label"].map(pref), "gpt4_preference": frame["gpt4"].map(pref),
+        "claude_preference": frame["claude3_opus"].map(pref),
+    })  # fmt: skip
+    wide.to_csv(tmp_path / "wide.csv", index=False)
+    for name, argv, votes in (("ann.csv", [], 12), ("wide.csv", ["--label", "preference"], 400)):
+        code, out, err = _run(["doctor", str(tmp_path / name), *argv], capsys)
+        assert code == 0, err
+        assert "pairwise comparisons" in out.splitlines()[0], out
+        assert f"{votes} with a human vote" in out.splitlines()[0], out
+        command = out.strip().splitlines()[-1].strip()
+        assert command.startswith("bacon estimate") and "--pairwise" in command, out
+        code, out, err = _run(shlex.split(command)[1:], capsys)
+        assert code == 0, err
+    assert "judges gpt4_preference, claude_preference" in out
+
+
+def test_a_table_without_a_vote_column_found_names_the_likely_one(capsys, tmp_path):
+    """A table whose human votes are in a column of another name ('winner_model': the
+    winner's name, or 1 / 0 / 0.5) was refused with 'has no column of human votes ...
+    name it with --label COL', naming no column; the error names the column of verdicts
+    with empty cells (the sparsest), and the option that takes it."""
+    frame = pd.read_csv(SAMPLE)
+    names = np.where(frame["label"].eq("A"), frame["model_a"],
+                     np.where(frame["label"].eq("B"), frame["model_b"], "tie"))  # fmt: skip
+    for votes in (pd.Series(names).where(frame["label"].notna()),
+                  frame["label"].map({"A": 1.0, "B": 0.0, "tie": 0.5})):  # fmt: skip
+        table = frame.drop(columns=["label", "human_full"]).assign(winner_model=votes)
+        table.to_csv(tmp_path / "t.csv", index=False)
+        code, _, err = _run(["doctor", str(tmp_path / "t.csv")], capsys)
+        assert code == 2, err
+        assert "Column 'winner_model' holds verdicts and is empty on 2600 of 3000 rows" in err
+        code, out, err = _run(["doctor", str(tmp_path / "t.csv"), "--label", "winner_model"],
+                              capsys)  # fmt: skip
+        assert code == 0 and "400 with a human vote" in out, err
+
+
+def test_doctor_prints_a_line_that_writes_each_model_one_way(capsys, tmp_path, monkeypatch):
+    """Model names written several ways ('gpt-4', 'GPT-4 ', ' gpt-4': 60 models where
+    there were 20) were said with 'e.g. df[col].str.strip().str.lower() on both model
+    columns', no line to run, and doctor printed the estimate of 60 models. It prints a
+    python line that writes each model one way (its most frequent spelling) into a new
+    file, which runs as printed; doctor on that file finds the 20 models."""
+    from .printed import run_python_line
+
+    frame = pd.read_csv(SAMPLE)
+    rng = np.random.default_rng(0)
+    for col in ("model_a", "model_b"):
+        odd = rng.random(len(frame)) < 0.2
+        frame.loc[odd, col] = frame.loc[odd, col].str.upper() + " "
+    frame.to_csv(tmp_path / "messy.csv", index=False)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _run(["doctor", "messy.csv"], capsys)
+    assert code == 0, err
+    assert "written several ways" in out and "python -c" in out, out
+    run_python_line(out, cwd=tmp_path)
+    assert "bacon doctor messy_models.csv" in out
+    code, out, err = _run(["doctor", "messy_models.csv"], capsys)
+    assert code == 0 and "3000 rows, 20 models, 400 with a human vote" in out, err
+    assert "gpt-4" in pd.read_csv("messy_models.csv")["model_a"].tolist()

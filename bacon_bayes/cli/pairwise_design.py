@@ -37,8 +37,14 @@ _STUDY_ONLY = (
 
 def reading_args(args: argparse.Namespace) -> argparse.Namespace:
     """The options :func:`bacon_bayes.cli.pairwise.read_pairs` reads, from ``sample``'s."""
-    # "label" is found by name; a --labels file's column is named (it may be "label")
-    label = None if args.label == "label" and not args.labels else args.label
+    from bacon_bayes.readers.labels import read_labels
+
+    label = args.label
+    if label == "label":  # the default: found by name in the table, and in a --labels file
+        # as its one column besides the id unless one is named "label" (as plan, doctor and
+        # estimate find it: plan's printed sample command has no --label)
+        named = bool(args.labels) and "label" in read_labels(args.labels).columns
+        label = label if named else None
     return argparse.Namespace(
         file=args.pool, model_a=args.model_a, model_b=args.model_b, label=label,
         prompt=args.prompt, item=args.item, labels=args.labels, judge=list(args.judge or []),
@@ -46,11 +52,14 @@ def reading_args(args: argparse.Namespace) -> argparse.Namespace:
     )  # fmt: skip
 
 
-def estimate_command(args: argparse.Namespace, out: str, prompt: str | None = None) -> str:
+def estimate_command(
+    args: argparse.Namespace, out: str, prompt: str | None = None, label: str | None = None
+) -> str:
     """The ``bacon estimate`` command for the filled-in file, for ``--target`` (``prompt``:
     the prompt column the table was read with, named when the target is population so
-    that the estimate clusters by it as the pilot did), with the pilot's outcome family
-    and folds."""
+    that the estimate clusters by it as the pilot did; ``label``: the vote column the
+    table was read with, a ``--labels`` file's found by sample and written into the
+    table), with the pilot's outcome family and folds."""
     population = args.target == "population"
     parts = ["bacon", "estimate", shlex.quote(out), "--pairwise", "--propensity", PROPENSITY]
     prompt = args.prompt or (prompt if population else None)
@@ -62,8 +71,8 @@ def estimate_command(args: argparse.Namespace, out: str, prompt: str | None = No
         parts += ["--target", "population"]
     if getattr(args, "difference", None):  # the difference the wave was aimed at
         parts += ["--difference", *map(shlex.quote, map(str, args.difference))]
-    if args.label != "label":
-        parts += ["--label", shlex.quote(args.label)]
+    if (label := label or args.label) != "label":  # estimate finds "label" by name
+        parts += ["--label", shlex.quote(label)]
     for j in args.judge or []:
         parts += ["--judge", shlex.quote(j)]
     # the pilot's engine (auto: freq, as the pilot and the plan read it), not estimate's
@@ -156,7 +165,7 @@ def run_sample(args: argparse.Namespace) -> int:
         f"{TO_LABEL} = 1 in {given} (the whole table; column {PROPENSITY!r} "
         f"holds every comparison's inclusion probability). Fill in column {roles.label!r} "
         f"({_spelling(frame[roles.label])}) on those rows, then run:\n  "
-        f"{estimate_command(args, str(given), roles.prompt)}"
+        f"{estimate_command(args, str(given), roles.prompt, roles.label)}"
     )
     return 0
 

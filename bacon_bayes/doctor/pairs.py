@@ -24,6 +24,7 @@ Definitions (one row per judge, and a reference row for the humans):
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from typing import Any
 
@@ -226,10 +227,18 @@ def judge_codes(
         codes = verdict_codes(values, name, models=models)
     except ValidationError:
         number = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-        if (
-            np.isnan(number[values.notna().to_numpy()]).any()
-            or not ((number[np.isfinite(number)] >= 0) & (number[np.isfinite(number)] <= 1)).all()
-        ):
+        if np.isnan(number[values.notna().to_numpy()]).any():
+            raise
+        past = np.flatnonzero(np.isfinite(number) & ((number < 0) | (number > 1)))
+        if len(past) and (number[np.isfinite(number)] % 0.5 != 0).any():  # probabilities
+            k = int(past[0])  # not the first cell that is no verdict: a valid 0.9
+            more = f" ({len(past)} of its cells are not)" if len(past) > 1 else ""
+            raise ValidationError(
+                f"column {name!r}, {row_place(values, k)}: {float(number[k])!r} is no "
+                f"probability that A wins: a judge of probabilities has each in [0, 1]{more}; "
+                "clip it (or fix how it was computed), or leave the judge out."
+            ) from None
+        if len(past):
             raise
         return None, number
     return codes, _code_scores(codes)
@@ -461,6 +470,25 @@ def estimate_command(path: str, roles: PairRoles, labels: str | None = None) -> 
     return f"bacon estimate {shlex.quote(str(path))} --pairwise {options} --engine freq"
 
 
+def one_spelling_line(path: str, model_a: str, model_b: str) -> str:
+    """A shell line that writes the table at ``path`` with each model of the columns
+    ``model_a`` and ``model_b`` written one way (the most frequent of its spellings, spaces
+    around it taken off) into a new file beside the working folder, and the doctor to run
+    on it."""
+    from bacon_bayes.csv_format import pandas_command, pandas_read
+    from bacon_bayes.study.folder import file_stem
+
+    out = f"{file_stem(path)}_models.csv"
+    line = pandas_command(
+        f"df = {pandas_read(path)}; cols = [{model_a!r}, {model_b!r}]; "
+        "names = pd.concat([df[c] for c in cols]).str.strip(); "
+        "one = names.groupby(names.str.casefold()).agg(lambda v: v.mode()[0]); "
+        "df[cols] = df[cols].apply(lambda s: s.str.strip().str.casefold().map(one)); "
+        f"df.to_csv({out!r}, index=False)"
+    )
+    return f"its most frequent spelling: {line}, then bacon doctor {shlex.quote(out)}"
+
+
 def pair_doctor_text(
     df: pd.DataFrame, roles: PairRoles, path: str, *, alpha: float = 0.05,
     labels: str | None = None, named: bool = False,
@@ -491,7 +519,10 @@ def pair_doctor_text(
     empty[model_problems(df, roles.model_a, roles.model_b)["empty"]] = True
     a, b = df[roles.model_a][~empty], df[roles.model_b][~empty]
     models = natural_sorted(set(a.astype(str)) | set(b.astype(str)))
-    spellings = spellings_note(models)  # as the pool of these comparisons will say
+    line = ""  # a table's: the line that writes each model one way
+    if roles.format in ("csv", "parquet"):
+        line = one_spelling_line(path, roles.model_a, roles.model_b)
+    spellings = spellings_note(models, line)  # as the pool of these comparisons will say
     n_lab = int((verdict_codes(df[label], label, human=True, models=columns) >= 0).sum())
 
     def span(v: float, lo: float, hi: float) -> str:

@@ -45,6 +45,10 @@ PROMPT_NAMES = ("prompt", "question_id", "prompt_id")
 #: LMSYS's one-hot human vote (arena-human-preference-55k): read as one vote in ``winner``
 ONE_HOT = ("winner_model_a", "winner_model_b", "winner_tie")
 ID_NAMES = ("id", "item", "item_id", "battle_id")
+#: AlpacaEval's model columns (model A is ``generator_1``) and the fields of its
+#: annotations (one row per annotator): a CSV/Parquet of them is read as the JSON is
+ALPACA_MODELS = ("generator_1", "generator_2")
+ALPACA_ANNOTATIONS = ("instruction", *ALPACA_MODELS, "annotator", "preference")
 
 
 @dataclass
@@ -115,8 +119,18 @@ def _numbers_not_words(column: pd.Series) -> str | None:
     filled = column.notna()
     if not filled.any() or number[filled].isna().any() or number.nunique() < 2:
         return None
-    if not number[filled].between(0, 1).all():
-        return None
+    inside = number[filled].between(0, 1)
+    if not inside.all():  # a probability a few cells past [0, 1] (1.005): said, not skipped
+        if inside.mean() < 0.95:
+            return None
+        past = number[filled][~inside]
+        where = row_place(column, int(column.index.get_loc(past.index[0])))
+        return (
+            f"column {str(column.name)!r} holds numbers from 0 to 1 but for {len(past)} "
+            f"cell(s) ({float(past.iloc[0])!r} at {where} the first), so it is not taken as a "
+            "judge; if it is a judge's probability that A "
+            "wins, clip those cells to [0, 1] and name the judges:"
+        )
     return (
         f"column {str(column.name)!r} holds numbers from 0 to 1, not verdict words (A / B / "
         "tie), so it is not taken as a judge; if it is one (1 = A wins, 0.5 = tie, 0 = B "
@@ -209,6 +223,62 @@ def _winner_names(frame: pd.DataFrame, column: str, a: str, b: str) -> pd.Series
     )
 
 
+def _alpaca_preferences(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """A table of AlpacaEval's fields with a preference column per annotator: each column
+    of AlpacaEval preferences (1 = output_1 wins, 2 = output_2 wins, 1.5 or 0 = tie, a
+    value between 1 and 2 from weighted annotators = 1 + P(output_2 wins); some cell above
+    1, so that it is not 1 / 0 / 0.5 verdicts) as verdicts of model A = ``generator_1``:
+    A / B / tie, or P(A wins) = 2 - preference where weighted; and a note naming them."""
+    out, read = frame.copy(), []
+    for c in frame.columns:
+        if c in ALPACA_MODELS or pd.api.types.is_bool_dtype(frame[c]):
+            continue
+        number = pd.to_numeric(frame[c], errors="coerce")
+        filled = frame[c].notna()
+        if not filled.any() or number[filled].isna().any() or not (number > 1).any():
+            continue
+        p = number[filled].where(number[filled] != 0, 1.5)
+        if not p.between(1, 2).all():
+            continue
+        if p.isin([1.0, 1.5, 2.0]).all():
+            out[c] = number.map({1.0: "A", 1.5: "tie", 0.0: "tie", 2.0: "B"})
+        else:
+            out[c] = 2.0 - number.where(number != 0, 1.5)
+        read.append(str(c))
+    notes = [
+        f"{', '.join(map(repr, read))}: AlpacaEval preferences (1 = generator_1 wins, 2 = "
+        "generator_2 wins, 1.5 or 0 = tie; between 1 and 2: 1 + P(generator_2 wins)), read "
+        "as A / B / tie with model A = generator_1"
+    ] if read else []  # fmt: skip
+    return out, notes
+
+
+def _vote_hint(frame: pd.DataFrame, roles: list[str]) -> str:
+    """For the error of a table without a vote column found: the column of verdicts (or
+    of the winners' names) with empty cells, the human votes' mark (the sparsest if
+    several), as ``--label COL``; "" when none is."""
+    gaps = {}
+    for c in map(str, frame.columns):
+        values = frame[c]
+        empty = int(sum(_missing(v) for v in values))
+        if c in roles or not 0 < empty < len(values):
+            continue
+        number = pd.to_numeric(values, errors="coerce")[values.notna()]
+        if (
+            _all_verdicts(values.tolist())
+            or (number.notna().all() and number.isin([0, 0.5, 1]).all())
+            or isinstance(_winner_names(frame, c, roles[0], roles[1]), pd.Series)
+        ):
+            gaps[c] = empty
+    if not gaps:
+        return ""
+    c = max(gaps, key=lambda k: gaps[k])
+    return (
+        f" Column {c!r} holds verdicts and is empty on {gaps[c]} of {len(frame)} rows, as "
+        f"human votes are: if it holds them, --label {shlex.quote(c)}."
+    )
+
+
 def _one_hot_vote(frame: pd.DataFrame, label: str | None) -> pd.DataFrame:
     """``frame`` with LMSYS's one-hot human vote (:data:`ONE_HOT`, 0/1 each, empty where
     nobody voted) as one column ``winner`` of A / B / tie, where no label column is named
@@ -287,7 +357,9 @@ def looks_pairwise(path: str | Path, columns: Sequence[str] | None = None) -> bo
         return _pair_format(path) is not None
     if columns is None:
         return False
-    return "model_a" in columns and "model_b" in columns
+    return ("model_a" in columns and "model_b" in columns) or all(
+        c in columns for c in ALPACA_MODELS
+    )
 
 
 def pairwise_hint(path: str | Path, columns: Sequence[str] | None = None) -> str:
@@ -411,6 +483,14 @@ def read_pair_table(
         frame, meta = read_pairwise(path, fmt)
     elif kind in ("csv", "parquet"):
         frame, meta = read_table(path), None
+        if "model_a" not in frame.columns and all(c in frame.columns for c in ALPACA_MODELS):
+            if all(c in frame.columns for c in ALPACA_ANNOTATIONS):  # annotations.json's
+                frame, meta = read_pairwise(path, "alpacaeval")  # records, as a table
+            else:  # a preference column per annotator
+                frame, said = _alpaca_preferences(frame)
+                notes += said
+                model_a, model_b = model_a or ALPACA_MODELS[0], model_b or ALPACA_MODELS[1]
+                prompt = prompt or ("instruction" if "instruction" in frame.columns else None)
     else:
         raise ValidationError(
             f"{str(path)!r} holds no comparisons bacon knows; pass a CSV or Parquet table "
@@ -449,6 +529,7 @@ def read_pair_table(
         raise ValidationError(
             f"{str(path)!r} has no column of human votes (label, winner or human_label); "
             "name it with --label COL (A / B / tie, empty where no human voted)."
+            + _vote_hint(frame, [c for c in (a, b, prompt, item) if c])
         )
     if not _all_verdicts(frame[lab]):
         named = _winner_names(frame, lab, a, b)
