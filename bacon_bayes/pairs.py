@@ -41,6 +41,7 @@ VERDICTS: dict[str, float] = {
     "bothbad": 0.5,
     "both_bad": 0.5,
     "draw": 0.5,
+    "=": 0.5,  # A / B / = (a spreadsheet's tie)
     "[[a]]": 1.0,  # the MT-Bench / FastChat pair judge's raw verdicts ([[C]]: a tie)
     "[[b]]": 0.0,
     "[[c]]": 0.5,

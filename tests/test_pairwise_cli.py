@@ -157,6 +157,25 @@ def test_a_judge_with_a_failure_word_is_not_dropped_silently(capsys, tmp_path):
     assert "empty those cells" in out
 
 
+def test_a_tie_written_as_an_equals_sign_is_a_tie(capsys, tmp_path):
+    """Votes written A / B / = (a spreadsheet's tie) were refused at the first '=' as no
+    verdict; '=' is a tie for the human votes and the judges alike."""
+    frame = pd.read_csv(SAMPLE)
+    frame["label"] = frame["label"].replace({"tie": "="})
+    frame["gpt35"] = frame["gpt35"].replace({"tie": "="})
+    path = tmp_path / "equals.csv"
+    frame.to_csv(path, index=False)
+    code, out, err = _run(["estimate", str(path), "--pairwise", "--json", *FREQ], capsys)
+    assert code == 0, err
+    tied = pd.read_csv(SAMPLE)
+    tied.to_csv(tmp_path / "tie.csv", index=False)
+    code, again, err = _run(
+        ["estimate", str(tmp_path / "tie.csv"), "--pairwise", "--json", *FREQ], capsys
+    )
+    assert code == 0, err
+    assert json.loads(out)["strengths"] == json.loads(again)["strengths"]
+
+
 def test_a_judge_naming_the_winning_model_is_read_and_its_command_runs(capsys, tmp_path):
     """A judge column holding the winner's model name (or 'tie') was left out by doctor
     without a word, and a judge writing 'draw' was listed, but its printed command failed

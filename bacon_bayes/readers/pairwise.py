@@ -39,7 +39,7 @@ __all__ = [
 PAIR_FORMATS = ("arena", "alpacaeval", "mt-bench")
 
 VERDICT_HELP = (
-    "write A, B or tie (also model_a, model_b, tie (bothbad), Arena-Hard's A>B / A=B / B>A; "
+    "write A, B or tie (also model_a, model_b, tie (bothbad), =, Arena-Hard's A>B / A=B / B>A; "
     "or 1 = A wins, 0 = B wins, 0.5 = tie)"
 )
 _WORDS = {
@@ -55,6 +55,7 @@ _WORDS = {
     "bothbad": "tie",
     "both_bad": "tie",
     "draw": "tie",
+    "=": "tie",  # A / B / = (a spreadsheet's tie)
     # the MT-Bench / FastChat pair judge's raw verdicts ([[C]]: a tie)
     "[[a]]": "A",
     "[[b]]": "B",
