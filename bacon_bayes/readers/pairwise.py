@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.pairs import VERDICTS
 from bacon_bayes.readers.meta import TableMeta
 
 __all__ = [
@@ -42,40 +43,10 @@ VERDICT_HELP = (
     "write A, B or tie (also model_a, model_b, tie (bothbad), =, Arena-Hard's A>B / A=B / B>A; "
     "or 1 = A wins, 0 = B wins, 0.5 = tie)"
 )
-_WORDS = {
-    "a": "A",
-    "model_a": "A",
-    "model_1": "A",
-    "b": "B",
-    "model_b": "B",
-    "model_2": "B",
-    "tie": "tie",
-    "tie (bothbad)": "tie",
-    "tie (inconsistent)": "tie",
-    "bothbad": "tie",
-    "both_bad": "tie",
-    "draw": "tie",
-    "=": "tie",  # A / B / = (a spreadsheet's tie)
-    # the MT-Bench / FastChat pair judge's raw verdicts ([[C]]: a tie)
-    "[[a]]": "A",
-    "[[b]]": "B",
-    "[[c]]": "tie",
-    # Arena-Hard's judge scale (A>>B: much better, A>B: better, A=B: tie), read as who
-    # wins, its brackets or not (tester D finding 5: the column was dropped silently)
-    **{
-        f"{o}{w}{c}": v
-        for w, v in (
-            ("a>>b", "A"),
-            ("a>b", "A"),
-            ("a=b", "tie"),
-            ("b=a", "tie"),
-            ("b>a", "B"),
-            ("b>>a", "B"),
-        )
-        for o, c in (("", ""), ("[[", "]]"))
-    },
-}
 _NUMBERS = {1.0: "A", 0.0: "B", 0.5: "tie"}
+#: the verdict words (``model_a``, ``tie (bothbad)``, ``[[C]]``, Arena-Hard's ``A>>B`` ...)
+#: as who wins: the pool's one table of them (:data:`bacon_bayes.pairs.VERDICTS`)
+_WORDS = {k: _NUMBERS[v] for k, v in VERDICTS.items() if not k[:1].isdigit()}
 
 
 def _missing(value: Any) -> bool:
