@@ -331,6 +331,17 @@ def test_comparisons_with_label_and_judges_but_no_pairwise_say_to_add_it(
     assert not Path("arena.study").exists() and not list(Path().glob("todo*"))
 
 
+def test_sample_on_comparisons_without_ids_says_pairwise_first(capsys, tmp_path, monkeypatch):
+    """Helper W5's walk: `bacon sample` on a comparisons table with no id column, without
+    --pairwise, first printed a line adding an id column to every row, then said to add
+    --pairwise; a pairwise sample needs no such column. It says --pairwise alone."""
+    monkeypatch.chdir(tmp_path)
+    pd.read_csv(SAMPLE).drop(columns="id").to_csv("votes.csv", index=False)
+    code, _, err = _run(["sample", "votes.csv", "--label", "label", "--budget", "50"], capsys)
+    assert code == 2 and "votes.csv holds comparisons (model A vs model B): add --pairwise" in err
+    assert "add one:" not in err and "-c" not in err, err
+
+
 def test_a_judge_column_of_words_is_refused_before_a_study_is_made(capsys, tmp_path):
     """The same check on a table that holds no comparisons: a judge column of words that
     read as no number is refused with its line and the fix, before the study exists."""

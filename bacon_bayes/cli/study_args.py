@@ -200,11 +200,12 @@ def pool_item(args: argparse.Namespace, source: Path, frame: pd.DataFrame | None
         read = read_call(source, kind)
         if args.label in frame and (long := long_table(frame, args.label, judges, kind, read)):
             raise ValidationError(long)  # rows of items and judges: pivot, not ids
+        if pairs := pairwise_hint(source):  # comparisons: --pairwise first, not an id column
+            raise ValidationError(f"pool file {source} has no id column.{pairs}")
         raise ValidationError(
             f"pool file {source} has no id column with unique values named "
             f"{', '.join(ITEM_COLUMNS)}; pass --item COLUMN (a study records the items each "
             f"wave draws by their id), or add one: {_add_ids(args, source)}."
-            f"{pairwise_hint(source)}"
         )
     return found
 
