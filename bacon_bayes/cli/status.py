@@ -4,6 +4,7 @@ its questions are settled by the anytime intervals (:mod:`bacon_bayes.study.sett
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import warnings
 from pathlib import Path
@@ -174,7 +175,9 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
         )
         print(
             f"note: {pending_text(waiting)} still without labels, so {where} "
-            f"{'are' if unused > 1 else 'is'} not used; import the rest, or, if they will "
+            f"{'are' if unused > 1 else 'is'} not used; import the rest (`bacon status "
+            f"{shlex.quote(str(args.study))} --pending-out pending.csv` writes those items, "
+            "for the labellers), or, if they will "
             "never come, --allow-pending answers after the latest wave with them missing "
             "at random (right only if whether a label came back has nothing to do with its "
             "value)"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import html as html_lib
 import json
 import re
+import shlex
 from dataclasses import replace
 from pathlib import Path
 
@@ -258,7 +259,7 @@ def test_a_wave_that_never_comes_back_is_named_and_status_can_go_past_it(
 
 
 def test_status_says_why_a_partly_labeled_latest_wave_is_not_used(
-    grouped: tuple[Path, Path], capsys: pytest.CaptureFixture
+    grouped: tuple[Path, Path], capsys: pytest.CaptureFixture, tmp_path: Path
 ) -> None:
     """Tester T3, finding 2: half of the latest wave imported, `bacon status` answered
     "after wave 1" and said nothing of the labels in hand (the note came only when a later
@@ -278,6 +279,10 @@ def test_status_says_why_a_partly_labeled_latest_wave_is_not_used(
     assert "note: wave 2 (18 items) still without labels" in out
     assert "the 12 labels back from the waves after it are not used" in out
     assert "--allow-pending" in out and "questions after wave 1 (40 labels;" in out
+    # the command that writes the 18 items still without a label runs as printed
+    line = shlex.split(out.split("import the rest (`", 1)[1].split("`", 1)[0])
+    assert bacon(*line[1:-1], str(tmp_path / "pending.csv")) == 0
+    assert len(pd.read_csv(tmp_path / "pending.csv")) == 18
 
 
 def test_report_plots_the_sequence_across_the_waves(
