@@ -94,6 +94,28 @@ def test_judges_of_several_aspects_for_a_label_named_for_none_get_the_hint(
     assert judge_aspects([c for c in judges if c.endswith("relevance")]) == []
 
 
+def test_labels_written_as_no_value_are_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Helper W4's walk: a labeller's 'N/A' (pandas reads it as missing) left the item
+    unlabeled without a word, though an item looked at and not rated is no item never
+    drawn. Doctor counts such cells of the label column and says what they mean; empty
+    cells alone say nothing."""
+    frame = pd.read_csv(Path(__file__).resolve().parents[1] / "bacon_bayes/data/example_pool.csv")
+    path = tmp_path / "plain.csv"
+    frame.to_csv(path, index=False)
+    out, _ = doctor([str(path)], capsys)
+    assert "say no value" not in out
+    human = frame["human"].astype(object)
+    empty = frame.index[frame["human"].isna()]
+    human[empty[:5]], human[empty[5:7]] = "N/A", " null"
+    frame.assign(human=human).to_csv(path, index=False)
+    out, command = doctor([str(path)], capsys)
+    flat = " ".join(out.split())
+    said = "7 cell(s) of the label 'human' say no value ('N/A' (5), 'null' (2)), read as no label"
+    assert said in flat and command is not None
+
+
 def test_a_repeated_doc_id_in_json_lines_is_the_prompt_not_the_id(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -19,7 +19,13 @@ import pandas as pd
 from bacon_bayes.crossfit import make_folds, most_folds
 from bacon_bayes.doctor import agreement, bias
 from bacon_bayes.doctor.cells import FAILED, empty_cells
-from bacon_bayes.doctor.label import DENSE, full_labels, label_scale, simulate_command
+from bacon_bayes.doctor.label import (
+    DENSE,
+    full_labels,
+    label_scale,
+    said_missing,
+    simulate_command,
+)
 from bacon_bayes.doctor.long import read_call
 from bacon_bayes.doctor.names import judge_aspects
 from bacon_bayes.doctor.relation import missingness_notes, near_duplicates
@@ -308,7 +314,8 @@ def profile(
         p.can += absent_groups(kept[roles.judges], kept[roles.group].to_numpy())
     codes = label_codes(y, str(roles.label), lambda k: row_place(frame, k)) if y is not None else ""
     copied = copied_rows(frame, roles.label, file) if roles.item is None and not roles.long else ""
-    p.can[:0] = [n for n in (codes, p.far, copied) if n]  # 0 for 'not rated', typos, copies
+    said = said_missing(file, roles.label, meta.format) if labels is None else ""  # 'N/A'
+    p.can[:0] = [n for n in (codes, p.far, copied, said) if n]  # 0 for 'not rated', typos
     return p
 
 

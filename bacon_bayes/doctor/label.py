@@ -524,3 +524,36 @@ def _judges_top(scale: Scale | None, judge_scales: dict[str, str]) -> Scale | No
         f"(--scale {scale.text} if {scale.high:g} is the top)"
     )
     return dataclasses.replace(scale, high=top, how=how)
+
+
+def said_missing(path: str, column: str | None, kind: str) -> str:
+    """A note when cells of the label ``column`` of the CSV at ``path`` are written as
+    "no value" (``N/A``, ``null``, ``-``: :data:`~bacon_bayes.words.MISSING_WORDS`), which
+    bacon reads as no label as it reads an empty cell; ``""`` when none are, or the file
+    is no CSV holding the column (a labels file joined, a log). A labeller's ``N/A`` is
+    no empty cell: the item was drawn and looked at, and its label is missing, perhaps
+    because of its value."""
+    from pathlib import Path
+
+    from bacon_bayes.csv_format import csv_options
+    from bacon_bayes.words import says_missing
+
+    if column is None or kind not in ("csv", "tsv") or not Path(path).is_file():
+        return ""
+    try:
+        raw = pd.read_csv(
+            path, usecols=[column], dtype=str, keep_default_na=False, **csv_options(path)
+        )[column]
+    except (ValueError, OSError, UnicodeError, pd.errors.ParserError):
+        return ""
+    said = raw[says_missing(raw)].str.strip()
+    if said.empty:
+        return ""
+    words = ", ".join(f"{w!r} ({n})" for w, n in said.value_counts().items())
+    return (
+        f"{len(said)} cell(s) of the label {column!r} say no value ({words}), read as no "
+        "label: those items count as never labeled. If a labeller wrote them for items "
+        "that could not be rated, the labels left are not a random draw of the items sent "
+        "(their absence may follow the value): rate those items, or decide what they "
+        "count as and write it"
+    )
