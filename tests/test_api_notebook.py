@@ -232,3 +232,14 @@ def test_an_estimate_is_a_one_row_frame_and_says_why_it_has_no_interval(cal, fra
     same = Calibrator(engine="freq", scale=(1, 5)).fit(_pool(flat)).estimate_mean()
     assert "95% CI nan to nan" in str(same) and "\nno interval: every label is 3" in str(same)
     assert same.to_frame().loc[0, "note"].startswith("every label is 3")
+
+
+def test_judges_given_as_a_set_are_refused_for_their_order_and_dict_keys_taken(frame):
+    """judges={'gpt4', 'gpt35'} was refused as "looks like scores, not names" (they are
+    names; a set only has no order), and the keys of a dict of judges likewise."""
+    with pytest.raises(
+        ValidationError, match=r"judges is a set.*no order.*judges=\['gpt35', 'gpt4'\]"
+    ):
+        _pool(frame, judges={"gpt4", "gpt35"})
+    renamed = {"gpt4": "GPT-4", "gpt35": "GPT-3.5"}
+    assert _pool(frame, judges=renamed.keys()).judges == ("gpt4", "gpt35")
