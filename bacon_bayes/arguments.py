@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import inspect
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, KeysView
 from typing import Any
 
 import numpy as np
@@ -82,6 +82,15 @@ def judge_columns(judges: Any, label: str, columns: pd.Index) -> list[Any]:
     """
     if isinstance(judges, str):
         return [judges]
+    if isinstance(judges, (set, frozenset)):
+        listed = sorted(judges, key=str)
+        raise ValidationError(
+            f"judges is a set, which has no order (the judges' order is the order of the "
+            f"model's features and of every judge table); pass a list, e.g. "
+            f"judges={listed!r}."
+        )
+    if isinstance(judges, KeysView):  # a dict's keys, in the dict's order
+        judges = list(judges)
     named = isinstance(judges, (list, tuple, pd.Index)) or (
         isinstance(judges, (np.ndarray, pd.Series)) and np.ndim(judges) == 1
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -335,6 +335,24 @@ def _enough_with_old(fresh: int, old: int, level: float) -> None:
         )
 
 
+def check_level(level: Any) -> None:
+    """Refuse an interval ``level`` (coverage: 0.9 for 90% intervals) that is no number
+    in (0, 1), or below one half: a level of 0.05 is alpha written where the coverage is
+    meant (the estimators take ``alpha``, item scores and judge bias the level)."""
+    if isinstance(level, bool) or not isinstance(level, (int, float, np.number)):
+        raise ValidationError(
+            f"level={level!r} must be one number, the intervals' coverage (e.g. level=0.9)."
+        )
+    if not 0.0 < level < 1.0:
+        raise ValidationError(f"level={level!r} must lie strictly between 0 and 1 (e.g. 0.9).")
+    if level < 0.5:
+        raise ValidationError(
+            f"level={level!r} asks for {100 * level:g}% intervals: level is the share an "
+            f"interval covers (level=0.9 for 90% intervals; level={1 - level:.3g} for the "
+            "coverage you may have meant, if you wrote alpha)."
+        )
+
+
 def item_table(
     pool: EvalPool,
     surrogate: np.ndarray,
@@ -356,8 +374,7 @@ def item_table(
     calibrator's residuals, for conformal intervals on a pool without labels (or with too
     few for ``level``: then with them).
     """
-    if not 0 < level < 1:
-        raise ValidationError(f"level={level!r} must lie strictly between 0 and 1 (e.g. 0.9).")
+    check_level(level)
     p = pool
     f = surrogate
     lab = p.labeled

@@ -40,8 +40,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes import estimate as est
-from bacon_bayes.errors import ValidationError
-from bacon_bayes.items import class_probabilities
+from bacon_bayes.items import check_level, class_probabilities
 
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
@@ -426,8 +425,7 @@ def calibrator_judge_bias(cal: Calibrator, level: float, plot_path: str | None) 
     """:meth:`Calibrator.judge_bias` (documented there): the Bayesian engine's posterior
     table or :func:`freq_judge_bias`, with the categorical rates and the forest plot."""
     cal._check_fitted()
-    if not 0 < level < 1:
-        raise ValidationError(f"level must be between 0 and 1, got {level}")
+    check_level(level)
     from bacon_bayes.bayes.bias import forest_plot, judge_bias
 
     if posterior_table(cal):

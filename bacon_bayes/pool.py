@@ -29,7 +29,7 @@ from bacon_bayes.inclusion import (
     labeled_by_score,
 )
 from bacon_bayes.io import csv_lines, plural_places
-from bacon_bayes.order import group_spellings, unique_codes, wave_codes
+from bacon_bayes.order import group_spellings, names_text, unique_codes, wave_codes
 from bacon_bayes.pairs import Pairs, pairs_frame
 from bacon_bayes.pool_checks import (
     Rows,
@@ -109,6 +109,40 @@ class EvalPool:
     def __eq__(self, other: object) -> bool:
         """Same items, labels, scores and settings (arrays compared by value)."""
         return values_equal(self, other) if isinstance(other, EvalPool) else NotImplemented
+
+    def __repr__(self) -> str:
+        """A one-line summary (a notebook showed the dataclass's dump: the id and label
+        arrays and the whole long judge-score frame); the arrays are the attributes."""
+        kind: str = self.outcome.kind
+        if self.outcome.levels is not None:
+            kind += ", levels " + ", ".join(f"{v:g}" for v in self.outcome.levels)
+        shown = names_text(self.judges[:6])
+        more = f", ... ({len(self.judges) - 6} more)" if len(self.judges) > 6 else ""
+        one = "judge" if len(self.judges) == 1 else "judges"
+        parts = [
+            f"{self.n_items} items",
+            f"{self.n_labeled} labeled in {self.label_name!r} ({kind})",
+            f"{len(self.judges)} {one}: {shown}{more}",
+        ]
+        if self.pairs is not None:
+            parts.append(f"comparisons of {self.pairs.n_models} models")
+        elif self.groups is not None:
+            where = f" in {self.group_name!r}" if self.group_name else ""
+            parts.append(f"{unique_codes(self.groups)[0].size} groups{where}")
+        if self.prompts is not None:
+            where = f" in {self.prompt_name!r}" if self.prompt_name else ""
+            parts.append(f"{np.unique(self.prompts.astype(str)).size} prompts{where}")
+        if self.wave_names is not None:
+            parts.append(f"{len(self.wave_names)} waves")
+        if self.propensity is not None or self.inclusion is not None:
+            parts.append("propensity")
+        if self.text is not None:
+            parts.append("text")
+        if self.embedding is not None:
+            parts.append(f"embedding ({self.embedding.shape[1]} dims)")
+        if self.notes:
+            parts.append(f"{len(self.notes)} note{'s' * (len(self.notes) > 1)} (.notes)")
+        return f"EvalPool({'; '.join(parts)})"
 
     @property
     def design(self) -> Inclusion | np.ndarray | None:

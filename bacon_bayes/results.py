@@ -82,6 +82,16 @@ def _not_comparable(details: dict[str, Any]) -> str:
     return f"\nnot an estimate of the label: {why}" if why else ""
 
 
+def _why_no_interval(details: dict[str, Any]) -> str:
+    """Why an estimate has no interval, from its details ("" when none is recorded): the
+    labels' note (all equal, :func:`~bacon_bayes.estimate.mean.at_range_end`) or a
+    withheld row's reason (one, or one per model of a difference)."""
+    why = details.get("no_interval")
+    if isinstance(why, dict):
+        why = "; ".join(f"{k}: {v}" for k, v in why.items())
+    return str(why or details.get("interval_at_range_end") or "")
+
+
 @dataclass(frozen=True)
 class Estimate:
     """One estimated quantity with its standard error and confidence interval.
@@ -125,6 +135,27 @@ class Estimate:
         """Plain-Python dictionary (JSON-ready)."""
         return _plain(asdict(self))
 
+    def to_frame(self) -> pd.DataFrame:
+        """One row with :meth:`EstimateTable.to_frame`'s columns (``name``: the estimand)
+        and the ``method``, so that estimates and their baselines stack with
+        ``pd.concat``; a ``note`` column says why there is no interval, where there is
+        none."""
+        frame = pd.DataFrame(
+            {
+                "name": [self.estimand],
+                "method": [self.method],
+                "estimate": [self.estimate],
+                "se": [self.se],
+                "ci_low": [self.ci_low],
+                "ci_high": [self.ci_high],
+                "n_labeled": [self.n_labeled],
+                "n_items": [self.n_items],
+            }
+        )
+        if not (np.isfinite(self.ci_low) and np.isfinite(self.ci_high)):
+            frame["note"] = [_why_no_interval(self.details)]
+        return frame
+
     def clip(self, low: float, high: float) -> Estimate:
         """The interval intersected with the parameter's range ``[low, high]``.
 
@@ -163,11 +194,15 @@ class Estimate:
     def __str__(self) -> str:
         level = round(100 * (1 - self.alpha), 1)
         kind = _kind(self.details)
-        return (
+        line = (
             f"{self.method:>9} {self.estimand}: {self.estimate:.4f} "
             f"(se {self.se:.4f}; {level:g}% {kind}CI {self.ci_low:.4f} to {self.ci_high:.4f}; "
             f"{self.n_labeled} labeled of {self.n_items})"
-        ) + _not_comparable(self.details)
+        )
+        why = _why_no_interval(self.details)
+        if why and not (np.isfinite(self.ci_low) and np.isfinite(self.ci_high)):
+            line += f"\nno interval: {why}"
+        return line + _not_comparable(self.details)
 
 
 @dataclass(frozen=True)
@@ -234,7 +269,8 @@ class EstimateTable:
             n_items=int(self.n_items[k]),
             alpha=self.alpha,
             details={"simultaneous": self.simultaneous}
-            | {k: v for k, v in self.details.items() if k in _ROW_DETAILS},
+            | {k: v for k, v in self.details.items() if k in _ROW_DETAILS}
+            | ({"no_interval": why} if (why := self.notes[k]) else {}),
         )
 
     def clip(self, low: float, high: float) -> EstimateTable:

@@ -189,3 +189,18 @@ def test_the_readmes_python_pointers_resolve():
         isinstance(frame, pd.DataFrame)
         and "frame, meta = bacon_bayes.readers.read_pairwise" in prose
     )
+
+
+@pytest.mark.parametrize("method", ["item_scores", "judge_bias"])
+def test_a_level_is_checked_as_a_coverage_naming_level(cal, method):
+    """level='0.9' raised a raw TypeError; judge_bias(level=0.05) answered with
+    alpha=0.95's message (a level the user never passed), and item_scores(level=0.05)
+    gave 5% intervals without a word."""
+    call = getattr(cal, method)
+    with pytest.raises(ValidationError, match=r"level='0\.9' must be one number.*level=0\.9"):
+        call(level="0.9")
+    with pytest.raises(ValidationError, match=r"level=0\.05 asks for 5% intervals.*level=0\.95"):
+        call(level=0.05)
+    with pytest.raises(ValidationError, match=r"level=90 must lie strictly between 0 and 1"):
+        call(level=90)
+    assert len(call(level=np.float64(0.8))) > 0

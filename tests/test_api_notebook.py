@@ -210,3 +210,36 @@ def test_with_labels_names_an_id_of_the_pools_other_type():
     with pytest.raises(ValidationError, match=r"item '0' is not in the pool \(the pool has 0"):
         pool.with_labels(["0"], [1.0])
     assert pool.with_labels([0], [1.0]).n_labeled == 1
+
+
+def test_an_estimate_is_a_one_row_frame_and_says_why_it_has_no_interval(cal, frame):
+    """Estimate had to_dict but no to_frame (a group table has one), so the pool mean and
+    its baselines could not be stacked into one DataFrame; and an estimate without an
+    interval printed "CI nan to nan" with its reason only in ``details``, a group
+    table's row (``table["M22"]``) without it at all."""
+    rows = [cal.estimate_mean().to_frame(), cal.estimate_mean(method="classical").to_frame()]
+    both = pd.concat(rows, ignore_index=True)
+    assert list(both.columns[:8]) == [
+        "name", "method", "estimate", "se", "ci_low", "ci_high", "n_labeled", "n_items",
+    ]  # fmt: skip
+    assert list(both["method"]) == ["aee", "classical"] and both.loc[0, "name"] == "mean"
+    assert both.loc[0, "estimate"] == cal.estimate_mean().estimate and "note" not in both
+    row = cal.estimate_groups(method="classical", pooling="separate")["M22"]
+    assert np.isnan(row.ci_low) and "no interval: fewer than 5 labels in the group" in str(row)
+    assert row.to_frame().loc[0, "note"].startswith("fewer than 5 labels")
+    flat = frame.copy()
+    flat.loc[flat["human"].notna(), "human"] = 3.0
+    same = Calibrator(engine="freq", scale=(1, 5)).fit(_pool(flat)).estimate_mean()
+    assert "95% CI nan to nan" in str(same) and "\nno interval: every label is 3" in str(same)
+    assert same.to_frame().loc[0, "note"].startswith("every label is 3")
+
+
+def test_judges_given_as_a_set_are_refused_for_their_order_and_dict_keys_taken(frame):
+    """judges={'gpt4', 'gpt35'} was refused as "looks like scores, not names" (they are
+    names; a set only has no order), and the keys of a dict of judges likewise."""
+    with pytest.raises(
+        ValidationError, match=r"judges is a set.*no order.*judges=\['gpt35', 'gpt4'\]"
+    ):
+        _pool(frame, judges={"gpt4", "gpt35"})
+    renamed = {"gpt4": "GPT-4", "gpt35": "GPT-3.5"}
+    assert _pool(frame, judges=renamed.keys()).judges == ("gpt4", "gpt35")

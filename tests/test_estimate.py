@@ -407,3 +407,23 @@ def test_estimate_to_dict_is_json_ready(pool):
     clipped = e.clip(-np.inf, 0.0)
     text = json.dumps(clipped.to_dict(), allow_nan=False)
     assert est.Estimate.from_dict(json.loads(text)) == clipped
+
+
+def test_arrays_of_the_wrong_shape_are_refused_naming_the_argument(pool):
+    """A scalar surrogate raised IndexError from ``np.shape(f)[0]``, and groups one short
+    of the items a ValueError from ``np.bincount``: neither said which argument."""
+    y, f, lab = pool
+    y = np.where(lab, y, np.nan)
+    groups = np.arange(y.size) % 4
+    with pytest.raises(ValidationError, match=r"predictions must hold one value per item.*scalar"):
+        est.aee_mean(y, 3.0)
+    with pytest.raises(
+        ValidationError, match=r"predictions must hold one value per item.*\(1, 2, 250\)"
+    ):
+        est.aee_mean(y, f.reshape(1, 2, -1))
+    with pytest.raises(ValidationError, match=r"groups have 499 entries but y has 500"):
+        est.aee_group_means(y, f, groups[:-1])
+    with pytest.raises(ValidationError, match=r"groups have 499 entries but y has 500"):
+        est.classical_group_means(y, groups[:-1])
+    with pytest.raises(ValidationError, match=r"groups must be 1-D"):
+        est.aee_group_means(y, f, groups.reshape(-1, 1))

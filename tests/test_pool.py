@@ -495,3 +495,23 @@ def test_labels_drawn_by_group_are_not_said_to_be_picked_by_score():
         low[idx[np.argsort(frame["j1"].to_numpy()[idx])[:30]]] = True
     picked = EvalPool.from_frame(frame.assign(y=np.where(low, y, np.nan)), group="g", **kw)
     assert any("picked by the judges' scores" in s for s in picked.notes), picked.notes
+
+
+def test_a_pool_prints_as_a_short_summary_not_its_arrays():
+    """A notebook showed a pool as the dataclass's dump: its id and label arrays and the
+    whole long judge-score frame, about a thousand characters of it."""
+    df = frame()
+    df.loc[0, "j2"] = np.nan
+    pool = build(df, group="sys", propensity="pi", embedding="emb_")
+    text = repr(pool)
+    assert text == str(pool) and "\n" not in text and len(text) < 300
+    assert text.startswith("EvalPool(12 items; 6 labeled in 'y' (continuous); 2 judges: j1, j2;")
+    assert "2 groups in 'sys'" in text and "propensity" in text and "embedding (2 dims)" in text
+    assert "judge_scores" not in text and "array(" not in text
+    ordinal = build(frame(), outcome="ordinal", levels=[1, 2, 3, 4, 5])
+    assert "(ordinal, levels 1, 2, 3, 4, 5)" in repr(ordinal)
+    many = frame()
+    for k in range(3, 15):
+        many[f"j{k}"] = many["j1"] + k
+    wide = build(many, judges=[f"j{k}" for k in range(1, 15)])
+    assert "14 judges: j1, j2, j3, j4, j5, j6, ... (8 more)" in repr(wide)

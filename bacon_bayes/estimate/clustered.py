@@ -374,7 +374,7 @@ def clustered_group_means(
     """Per-group AEE means with a covariance clustered by prompt and Student-t intervals
     (module docstring)."""
     _check_alpha(alpha)
-    names, codes = group_codes(groups)
+    names, codes = group_codes(groups, np.shape(y)[0] if np.ndim(y) else None)
     try:
         fit = clustered_fit(
             y, f, codes, names.size, prompts, labeled, pi,

@@ -238,6 +238,12 @@ def _prepare(
     if y.ndim != 1:
         raise ValidationError(f"y must be 1-D (one entry per item); got shape {y.shape}.")
     n_items = y.shape[0]
+    if f is not None and np.ndim(f) not in (1, 2):
+        got = "a scalar" if np.ndim(f) == 0 else f"shape {np.shape(f)}"
+        raise ValidationError(
+            f"predictions must hold one value per item (shape ({n_items},), or ({n_items}, k) "
+            f"for k surrogates); got {got}."
+        )
     if f is not None and np.shape(f)[0] != n_items:
         raise ValidationError(
             f"predictions have {np.shape(f)[0]} entries but y has {n_items}; "

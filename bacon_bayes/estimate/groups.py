@@ -548,7 +548,7 @@ def naive_group_means(
 ) -> EstimateTable:
     """Per-group means of the raw judge average (no human labels)."""
     a = np.asarray(judge_avg, dtype=float)
-    names, codes = group_codes(groups)
+    names, codes = group_codes(groups, a.shape[0] if a.ndim else None)
     m = names.size
     n_g = np.bincount(codes, minlength=m)
     est = np.bincount(codes, weights=a, minlength=m) / n_g

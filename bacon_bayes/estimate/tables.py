@@ -174,9 +174,21 @@ def group_table(
     )
 
 
-def group_codes(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def group_codes(groups: np.ndarray, n_items: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Distinct group names in natural order (``M8`` before ``M10``) and each item's
-    index among them."""
+    index among them; with ``n_items``, ``groups`` is refused unless it holds one name
+    per item (a 2-D array was flattened, one of another length failed in ``bincount``)."""
+    if n_items is not None:
+        shape = np.shape(groups)
+        if len(shape) != 1:
+            raise ValidationError(
+                f"groups must be 1-D (one group name per item); got shape {shape}."
+            )
+        if shape[0] != n_items:
+            raise ValidationError(
+                f"groups have {shape[0]} entries but y has {n_items}; pass one group name "
+                "per item of the pool, in the order of y."
+            )
     return natural_codes(groups)
 
 
@@ -206,7 +218,7 @@ class GroupArrays:
         pi: np.ndarray | float | None,
         hajek: bool,
     ) -> GroupArrays:
-        names, codes = group_codes(groups)
+        names, codes = group_codes(groups, np.shape(y)[0] if np.ndim(y) else None)
         idx, y_lab, pi_lab, n_items = _prepare(y, f, labeled, pi, hajek, codes)
         f = np.asarray(f, dtype=float)
         if f.ndim == 2 and f.shape[1] == 1:

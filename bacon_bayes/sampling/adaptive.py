@@ -265,17 +265,33 @@ def adaptive_wave(
 def _score(sd: np.ndarray, prior: np.ndarray | None, uniform_share: float) -> np.ndarray:
     """``(1 - s) * sd / mean(sd) + s``, the mean over the items still unlabeled."""
     sd = np.asarray(sd, dtype=float)
+    if isinstance(uniform_share, bool) or not isinstance(uniform_share, (int, float, np.number)):
+        raise ValidationError(
+            f"uniform_share={uniform_share!r} must be one number in [0, 1], e.g. 0.2"
+        )
     if not 0 <= uniform_share <= 1:
         raise ValidationError(f"uniform_share must be in [0, 1], got {uniform_share}")
+    if sd.ndim != 1:
+        raise ValidationError(f"sd must be 1-D (one per item); got shape {sd.shape}")
     bad = np.flatnonzero(~np.isfinite(sd) | (sd < 0))
     if bad.size:
         raise ValidationError(
             f"predictive sd of item at position {bad[0]} is {sd[bad[0]]!r}; "
             "it must be finite and >= 0"
         )
+    if prior is not None:
+        prior = np.asarray(prior, dtype=float)
+        if prior.shape != sd.shape:
+            raise ValidationError(
+                f"prior must give one probability per item: {prior.size} for {sd.size}"
+            )
+        off = np.flatnonzero(~((prior >= 0) & (prior <= 1)))
+        if off.size:
+            raise ValidationError(
+                f"prior probability of item at position {off[0]} is {float(prior[off[0]])!r}; "
+                "the earlier waves' inclusion probabilities (combine_waves) lie in [0, 1]"
+            )
     weight = np.ones(sd.size) if prior is None else 1.0 - prior
-    if weight.shape != sd.shape:
-        raise ValidationError("prior must give one probability per item")
     mean_sd = float(np.sum(weight * sd) / weight.sum()) if weight.sum() > 0 else 0.0
     relative = sd / mean_sd if mean_sd > 0 else np.ones_like(sd)
     return (1.0 - uniform_share) * relative + uniform_share

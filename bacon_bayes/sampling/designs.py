@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from bacon_bayes.errors import ValidationError
 
@@ -131,9 +132,15 @@ def _rng(seed: int | None, mask: np.ndarray) -> np.random.Generator:
 
 
 def _check_size(n: float, n_eligible: int, *, integer: bool) -> float:
+    if isinstance(n, bool) or not isinstance(n, (int, float, np.number)) or not np.isfinite(n):
+        raise ValidationError(f"the number of items to draw must be one number, got {n!r}")
     if integer and (float(n) != int(n)):
         raise ValidationError(f"a fixed-size design needs a whole number of items, got {n}")
-    if n < 0 or n > n_eligible:
+    if n < 0:
+        raise ValidationError(
+            f"cannot draw {n:g} items: the number of items to draw must be at least 0"
+        )
+    if n > n_eligible:
         raise ValidationError(
             f"cannot draw {n:g} items: only {n_eligible} items are still unlabeled; "
             "lower the budget"
@@ -163,6 +170,8 @@ def bernoulli(
     n_total: int, rate: float, *, eligible: np.ndarray | None = None, seed: int | None = 0
 ) -> Design:
     """Each eligible item is drawn independently with probability ``rate``."""
+    if isinstance(rate, bool) or not isinstance(rate, (int, float, np.number)):
+        raise ValidationError(f"rate={rate!r} must be one number in [0, 1], e.g. rate=0.1")
     if not 0 <= rate <= 1:
         raise ValidationError(f"Bernoulli rate must be in [0, 1], got {rate}")
     design = poisson(np.full(n_total, float(rate)), eligible=eligible, seed=seed)
@@ -291,7 +300,7 @@ def stratified(
     n_total = strata.size
     mask = _eligible_mask(n_total, eligible)
     n = int(_check_size(n, int(mask.sum()), integer=True))
-    levels, codes = np.unique(strata, return_inverse=True)
+    levels, codes = _strata_codes(strata)
     sizes = np.bincount(codes[mask], minlength=levels.size)
     if allocation == "proportional":
         weights = sizes.astype(float)
@@ -313,6 +322,29 @@ def stratified(
         "strata": {str(level): int(a) for level, a in zip(levels, alloc, strict=True)},
     }
     return Design(selected, rates[codes], "stratified", seed, params)
+
+
+def _strata_codes(strata: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct strata (sorted) and each item's index among them; a missing stratum
+    or names of mixed kinds (numbers beside text) refused with the fix, not numpy's
+    TypeError."""
+    if strata.ndim != 1:
+        raise ValidationError(f"strata must be 1-D (one per item); got shape {strata.shape}.")
+    missing = np.flatnonzero(pd.isna(strata))
+    if missing.size:
+        raise ValidationError(
+            f"stratum of item at position {missing[0]} is missing ({missing.size} item(s) "
+            "without one); give every item a stratum (e.g. 'unknown')."
+        )
+    try:
+        levels, codes = np.unique(strata, return_inverse=True)
+    except TypeError:
+        kinds = sorted({type(v).__name__ for v in strata.tolist()})
+        raise ValidationError(
+            f"strata mix kinds of names ({', '.join(kinds)}), which do not sort together; "
+            "give them one kind, e.g. strata.astype(str)."
+        ) from None
+    return levels, codes.ravel()
 
 
 def _stratum_spread(

@@ -253,3 +253,34 @@ def test_a_later_wave_with_the_first_wave_s_seed_draws_what_its_pi_says() -> Non
     # a first wave (every item eligible) draws as before: the seed's own stream
     p = np.full(1000, 0.3)
     assert (S.poisson(p, seed=3).selected == (np.random.default_rng(3).random(1000) < p)).all()
+
+
+def test_design_arguments_are_refused_naming_the_argument_and_the_fix():
+    """From a notebook: a rate or share given as text raised a raw TypeError, a 2-D sd was
+    called a wrong "prior", a prior above one gave "at most -100 are available", a
+    negative size was told to "lower the budget", and strata with a missing cell raised
+    numpy's TypeError."""
+    sd = np.linspace(0.2, 1.0, 100)
+    with pytest.raises(ValidationError, match=r"rate='0\.1' must be one number in \[0, 1\]"):
+        bernoulli(100, "0.1")
+    with pytest.raises(ValidationError, match=r"uniform_share='0\.2' must be one number"):
+        adaptive(sd, 10, uniform_share="0.2")
+    with pytest.raises(
+        ValidationError, match=r"sd must be 1-D \(one per item\); got shape \(100, 1\)"
+    ):
+        adaptive(sd.reshape(-1, 1), 10)
+    with pytest.raises(ValidationError, match=r"prior probability of item at position 0 is 2\.0"):
+        adaptive(sd, 10, prior=np.full(100, 2.0))
+    with pytest.raises(
+        ValidationError, match=r"prior must give one probability per item: 5 for 100"
+    ):
+        adaptive(sd, 10, prior=np.zeros(5))
+    with pytest.raises(ValidationError, match=r"cannot draw -1 items: the number of items"):
+        uniform(100, -1)
+    strata = np.array(["a", "b"] * 50, dtype=object)
+    strata[3] = None
+    with pytest.raises(ValidationError, match=r"stratum of item at position 3 is missing"):
+        stratified(strata, 10)
+    strata[3] = 7
+    with pytest.raises(ValidationError, match=r"strata mix kinds of names.*astype\(str\)"):
+        stratified(strata, 10)
