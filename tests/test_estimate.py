@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -180,9 +182,28 @@ def test_labels_all_equal_without_a_bound_get_no_interval():
             e = cal.estimate_mean(method=method)
             assert np.isnan(e.ci_low) and np.isnan(e.ci_high), (scale, method, e)
             assert "every label is 1" in e.details[est.mean.RANGE_END]
-    for label_range in (None, (0.0, 2.0)):  # the flat function withholds it too
-        e = est.classical_mean(y, label_range=label_range)
-        assert np.isnan(e.ci_low) and "every label is 1" in e.details[est.mean.RANGE_END]
+    for label_range in (None, (0.0, 2.0)):  # the flat functions withhold it too
+        for e in (
+            est.classical_mean(y, label_range=label_range),
+            est.aee_mean(y, frame["j"].to_numpy(), label_range=label_range),  # lambda 0
+        ):
+            assert np.isnan(e.ci_low) and "every label is 1" in e.details[est.mean.RANGE_END]
+    flat = est.aee_mean(y, frame["j"].to_numpy(), label_range=(0.0, 1.0))
+    assert flat.ci_low == pytest.approx(0.025 ** (1 / 13)) and flat.ci_high == 1.0
+
+
+def test_naive_mean_refuses_what_is_no_judge_average():
+    """Helper W6's walk: a NaN judge average gave NaN without a word, an empty one numpy's
+    warnings, a 2-D one was flattened (200 items counted as 400)."""
+    ok = est.naive_mean(np.array([1.0, 2.0, 3.0]))
+    assert ok.estimate == 2.0 and ok.n_items == 3
+    for bad, needle in (
+        (np.array([1.0, np.nan, 3.0]), "judge_avg is nan at position 1"),
+        (np.array([]), "judge_avg has shape (0,)"),
+        (np.ones((200, 2)), "judge_avg has shape (200, 2)"),
+    ):
+        with pytest.raises(ValidationError, match=re.escape(needle)):
+            est.naive_mean(bad)
 
 
 @pytest.mark.parametrize(

@@ -40,6 +40,7 @@ def aee_mean(
     hajek: bool = True,
     target: Target = "pool",
     prompts: np.ndarray | None = None,
+    label_range: tuple[float, float] | None = None,
 ) -> Estimate:
     """AEE (prediction-powered) estimate of the mean label of the pool.
 
@@ -69,13 +70,19 @@ def aee_mean(
         The prompt of every item. With a design that draws prompts (``pi`` an
         :class:`~bacon_bayes.inclusion.Inclusion`) or the population target, the variance
         is clustered by prompt (:mod:`bacon_bayes.estimate.clustered`).
+    label_range : (float, float), optional
+        The label's range ``(low, high)``: the interval is clipped to it, and where every
+        label sits at one end (the labels show no spread, so the interval would have
+        width 0) it is Clopper-Pearson's bound (:func:`at_range_end`). Labels all equal
+        otherwise get no interval (NaN), with the reason in ``details``.
     """
     _check_alpha(alpha)
     if prompts is not None and use_clustered(prompts, pi, target):
-        return clustered_mean(
+        e = clustered_mean(
             y, f, prompts, labeled, pi, alpha=alpha, power_tuning=power_tuning, hajek=hajek,
             target=cluster_target(target),
         )  # fmt: skip
+        return _labels_all_equal(e, y, labeled, item_pi(pi, target), prompts, label_range)
     pi = item_pi(pi, target)
     idx, y_lab, pi_lab, n_items = _prepare(y, f, labeled, pi, hajek)
     f = np.asarray(f, dtype=float)
@@ -96,7 +103,7 @@ def aee_mean(
         lam_out = [float(v) for v in lam]
     t_df = satterthwaite_df(y_lab, f[idx], pi_lab, lam, float(df), hajek=hajek, target=target)
     v, floor = floored_variance(float(var), y_lab, pi_lab, n_items, target)
-    return _estimate(
+    e = _estimate(
         "mean",
         "aee",
         float(theta),
@@ -109,6 +116,26 @@ def aee_mean(
         target=target,
         **floor,
     )
+    return _labels_all_equal(e, y, labeled, pi, prompts, label_range)
+
+
+def _labels_all_equal(
+    e: Estimate,
+    y: np.ndarray,
+    labeled: np.ndarray | None,
+    pi: np.ndarray | float | None,
+    prompts: np.ndarray | None,
+    label_range: tuple[float, float] | None,
+) -> Estimate:
+    """``e`` clipped to ``label_range`` and with :func:`at_range_end`'s interval where the
+    labels show no spread (their effective number under the design)."""
+    y = np.asarray(y, dtype=float)
+    lab = ~np.isnan(y) if labeled is None else np.asarray(labeled, dtype=bool)
+    n_eff = effective_labels(lab, None if pi is None else np.asarray(pi, dtype=float), prompts)
+    if label_range is None:
+        return at_range_end(e, y[lab], -np.inf, np.inf, n_eff)
+    low, high = float(label_range[0]), float(label_range[1])
+    return at_range_end(e.clip(low, high), y[lab], low, high, n_eff)
 
 
 def classical_mean(
@@ -122,27 +149,15 @@ def classical_mean(
     prompts: np.ndarray | None = None,
     label_range: tuple[float, float] | None = None,
 ) -> Estimate:
-    """Mean from the human labels alone (weighted by ``1/pi``, with the same variance rules).
-
-    Labels that are all equal show no spread, so the t interval would have width 0:
-    with ``label_range`` ``(low, high)`` given and every label at one end, the interval
-    is Clopper-Pearson's bound (:func:`at_range_end`); otherwise it is withheld (NaN)
-    with the reason in ``details``. ``label_range`` also clips the interval to it."""
-    y = np.asarray(y, dtype=float)
-    zeros = np.zeros(y.shape[0])
+    """Mean from the human labels alone (weighted by ``1/pi``, with the same variance
+    rules; ``label_range`` as in :func:`aee_mean`)."""
+    zeros = np.zeros(np.shape(y)[0])
     e = aee_mean(
         y, zeros, labeled, pi, alpha=alpha, power_tuning=False, hajek=hajek, target=target,
-        prompts=prompts,
+        prompts=prompts, label_range=label_range,
     )  # fmt: skip
     details = {k: v for k, v in e.details.items() if k != "power_lambda"}
-    e = replace(e, method="classical", details=details)
-    lab = ~np.isnan(y) if labeled is None else np.asarray(labeled, dtype=bool)
-    p = item_pi(pi, target)
-    n_eff = effective_labels(lab, None if p is None else np.asarray(p, dtype=float), prompts)
-    if label_range is None:
-        return at_range_end(e, y[lab], -np.inf, np.inf, n_eff)
-    low, high = float(label_range[0]), float(label_range[1])
-    return at_range_end(e.clip(low, high), y[lab], low, high, n_eff)
+    return replace(e, method="classical", details=details)
 
 
 def naive_mean(judge_avg: np.ndarray, *, alpha: float = 0.05) -> Estimate:
@@ -152,6 +167,18 @@ def naive_mean(judge_avg: np.ndarray, *, alpha: float = 0.05) -> Estimate:
     """
     _check_alpha(alpha)
     a = np.asarray(judge_avg, dtype=float)
+    if a.ndim != 1 or a.size == 0:
+        raise ValidationError(
+            f"judge_avg has shape {a.shape}: pass one judge average per item (a 1-D array "
+            "with an entry for every item)."
+        )
+    if not np.isfinite(a).all():
+        k = int(np.flatnonzero(~np.isfinite(a))[0])
+        raise ValidationError(
+            f"judge_avg is {a[k]} at position {k} ({int((~np.isfinite(a)).sum())} entries "
+            "not finite): every item needs its judges' average; leave out the items no "
+            "judge scored, or average the judges that did."
+        )
     n = a.size
     se = float(a.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
     return _estimate("mean", "naive", float(a.mean()), se * se, n, n, alpha, n_labeled=0)
