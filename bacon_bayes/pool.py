@@ -37,6 +37,7 @@ from bacon_bayes.pool_checks import (
     check_infinite,
     check_labels,
     check_propensity,
+    check_roles,
     check_rows_are_items,
     embedding_matrix,
     empty_cell_says,
@@ -430,6 +431,9 @@ class EvalPool:
                 )
             long = pd.concat(frames, ignore_index=True)
         check_infinite(long, rows)
+        roles = {"item": item, "group": group, "prompt": prompt, "text": text, "wave": wave}
+        roles |= {"propensity": propensity, "prompt_propensity": prompt_propensity}
+        check_roles(label, judge_names, roles)
         # optional columns
         groups = codes = names = None
         if group is not None:

@@ -62,6 +62,20 @@ class Rows:
         return f"{place[:-1]}, {item})" if place.endswith(")") else f"{place} ({item})"
 
 
+def check_roles(label: str, judges: Sequence[str], roles: dict[str, str | None]) -> None:
+    """Refuse a column named for another part (``group=``, ``prompt=``, ``item=`` ...) that
+    is the label or a judge: ``group='human'`` read the labels as groups and said the
+    group column was empty at the first unlabeled row."""
+    taken = {str(j): "a judge" for j in judges} | {str(label): "the label"}
+    for role, column in roles.items():
+        if column is not None and str(column) in taken:
+            raise ValidationError(
+                f"{role}={column!r} names {taken[str(column)]} column: a column plays one "
+                f"part; pass {role}= the column that holds the {role.replace('_', ' ')}, "
+                f"or leave {role} out."
+            )
+
+
 def check_rows_are_items(df: pd.DataFrame, label: str, judges: Sequence[Any]) -> None:
     """Without ``item=``, refuse a frame whose rows are items x judges: a column named
     like an id (``id``, ``item``, ``item_id``) whose values repeat on most rows, with

@@ -515,3 +515,18 @@ def test_a_pool_prints_as_a_short_summary_not_its_arrays():
         many[f"j{k}"] = many["j1"] + k
     wide = build(many, judges=[f"j{k}" for k in range(1, 15)])
     assert "14 judges: j1, j2, j3, j4, j5, j6, ... (8 more)" in repr(wide)
+
+
+def test_a_column_named_for_two_parts_is_refused():
+    """Helper W6's walk: group='human' (the label column) said "group column 'human' is
+    empty at row 0", the first unlabeled row. A column given for another part that is
+    the label or a judge is refused, naming both."""
+    frame = pd.DataFrame(
+        {"human": [1.0, np.nan, 3.0, np.nan], "j": [1.0, 2.0, 3.0, 4.0], "s": list("abab")}
+    )
+    kw = {"label": "human", "judges": ["j"], "outcome": "continuous"}
+    with pytest.raises(ValidationError, match=r"group='human' names the label column"):
+        EvalPool.from_frame(frame, group="human", **kw)
+    with pytest.raises(ValidationError, match=r"prompt='j' names a judge column"):
+        EvalPool.from_frame(frame, prompt="j", **kw)
+    assert EvalPool.from_frame(frame, group="s", **kw).n_items == 4
