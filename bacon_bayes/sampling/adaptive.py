@@ -479,9 +479,16 @@ def combine_waves(waves: list[np.ndarray] | list[Design]) -> np.ndarray:
     if not waves:
         raise ValidationError("combine_waves needs at least one wave")
     probs = [w.pi if isinstance(w, Design) else np.asarray(w, dtype=float) for w in waves]
+    for k, p in enumerate(probs):
+        if p.shape != probs[0].shape:
+            raise ValidationError("all waves must give one probability per pool item")
+        if (bad := ~((p >= 0) & (p <= 1))).any():  # NaN too
+            i = int(np.flatnonzero(bad)[0])
+            raise ValidationError(
+                f"wave {k + 1} gives item {i} the probability {p[i]}: each must lie in "
+                f"[0, 1] ({int(bad.sum())} do not); pass the probabilities the wave drew with."
+            )
     union = probs[0].copy()
     for p in probs[1:]:
-        if p.shape != union.shape:
-            raise ValidationError("all waves must give one probability per pool item")
         union = union + (1.0 - union) * p  # = 1 - prod(1 - p_k), exact for one wave
     return union

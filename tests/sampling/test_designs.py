@@ -136,6 +136,12 @@ def test_second_wave_after_uniform_pilot_is_exact() -> None:
     assert inclusion_mismatch(draw, combined) is None
     # The check can fail: recording wave 2 as 12/N instead of 12/(N - 12) is caught.
     assert inclusion_mismatch(draw, combine_waves([pilot.pi, np.full(N, 12 / N)])) is not None
+    # a probability that is none (NaN, past 1) is refused, not carried into the union
+    for bad in (np.nan, 1.5):
+        p = np.full(N, 0.1)
+        p[7] = bad
+        with pytest.raises(ValidationError, match=f"wave 2 gives item 7 the probability {bad}"):
+            combine_waves([pilot, p])
 
 
 def test_adaptive_second_wave_union_probability(sd: np.ndarray) -> None:
