@@ -97,6 +97,19 @@ class Design:
         """Number of items drawn."""
         return int(self.selected.sum())
 
+    def __repr__(self) -> str:
+        """One line: the design, what it drew, its probabilities' range, its settings
+        (not its arrays)."""
+        pi = self.pi[self.pi > 0]
+        lo, hi = (f"{pi.min():.3g}", f"{pi.max():.3g}") if pi.size else ("none", "none")
+        spread = lo if lo == hi else f"{lo}-{hi}"
+        prompts = "; draws prompts" if self.pi_prompt is not None else ""
+        settings = "".join(f", {k}={v!r}" for k, v in self.params.items())
+        return (
+            f"Design({self.name!r}: {self.n_selected} of {self.selected.size} items drawn, "
+            f"probabilities {spread}{prompts}; seed={self.seed}{settings})"
+        )
+
 
 def resolve_budget(budget: float, n_total: int) -> float:
     """Turn a user budget into an expected number of items.

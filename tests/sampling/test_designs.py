@@ -290,3 +290,12 @@ def test_design_arguments_are_refused_naming_the_argument_and_the_fix():
     strata[3] = 7
     with pytest.raises(ValidationError, match=r"strata mix kinds of names.*astype\(str\)"):
         stratified(strata, 10)
+
+
+def test_a_design_prints_as_one_line() -> None:
+    """Helper W6's walk: a Design printed its arrays (a notebook cell of thousands of
+    numbers); it prints what it drew and how."""
+    wave = uniform(N, 12, seed=3)
+    text = repr(wave)
+    assert text.startswith(f"Design('uniform': 12 of {N} items drawn, probabilities ")
+    assert "seed=3" in text and "\n" not in text and len(text) < 200
