@@ -16,8 +16,9 @@ if TYPE_CHECKING:
 
 #: Families for which ``engine="auto"`` takes the frequentist model although a Bayesian
 #: one exists: the Bayesian multinomial (Dawid-Skene) model predicts TriviaQA's binary
-#: verdicts worse than the multinomial logistic (log-loss 0.172 vs 0.159, AEE SE 0.0109
-#: vs 0.0093) at ~265x the time (BENCHMARKS.md); ``engine="bayes"`` still fits it.
+#: verdicts no better than the multinomial logistic (log-loss 0.1558 vs 0.1548, AEE SE
+#: 0.0099 vs 0.0096) at ~280x the time (BENCHMARKS.md, "Bayesian multinomial on
+#: TriviaQA"); ``engine="bayes"`` still fits it.
 AUTO_FREQUENTIST = frozenset({"multinomial"})
 
 

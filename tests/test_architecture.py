@@ -129,3 +129,26 @@ def test_the_lazy_public_names_are_typed_for_type_checkers() -> None:
         for a in imp.names
     }
     assert typed == set(bacon_bayes._EXPORTS)
+
+
+def test_architecture_md_names_every_module() -> None:
+    """ARCHITECTURE.md's table names every top-level module (`name.py`), every subpackage
+    (`name/`) and, inside a subpackage, every module (as `name`, `name.py` or
+    `package.name`), so a module added without a line there fails here."""
+    import re
+
+    text = (PACKAGE.parent / "ARCHITECTURE.md").read_text()
+    missing = [
+        p.name
+        for p in PACKAGE.glob("*.py")
+        if p.name != "__init__.py" and f"`{p.name}`" not in text
+    ]
+    for package in (p for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()):
+        rows = [x for x in text.splitlines() if x.startswith("| ")]
+        (line,) = [x for x in rows if f"`{package.name}/`" in x.split(" | ")[0]]
+        for module in package.glob("*.py"):
+            name = module.stem
+            spelled = rf"`({package.name}\.)?{name}(\.py)?[`.( :]"
+            if name != "__init__" and not re.search(spelled, line):
+                missing.append(f"{package.name}/{module.name}")
+    assert not missing, f"modules ARCHITECTURE.md does not name: {missing}"

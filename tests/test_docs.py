@@ -48,3 +48,19 @@ def test_every_option_the_docs_give_a_bacon_command_exists():
                 if command in options and option not in options[command] | {"--help"}:
                     unknown.append(f"{path.name}: bacon {command} {option}")
     assert not unknown, f"options no command has: {unknown}"
+
+
+def test_every_section_the_readme_cites_is_there():
+    """A README pointer such as (EXPERIMENTS.md, "Small budgets") names a heading of that
+    file, or the words a paragraph of it starts with, so a reader finds it by its title."""
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    cited = re.findall(r"\b(BENCHMARKS|VALIDATION|EXPERIMENTS)\.md,? \"([^\"]+)\"", readme)
+    assert len(cited) >= 10, cited
+    missing = []
+    for name, title in cited:
+        lines = (ROOT / f"{name}.md").read_text().splitlines()
+        heads = [line.lstrip("#").strip().lower() for line in lines if line.startswith("#")]
+        starts = any(line.lower().startswith(title.lower()) for line in lines)
+        if not starts and not any(title.lower() in head for head in heads):
+            missing.append(f"{name}.md, {title!r}")
+    assert not missing, f"README cites sections these files do not have: {missing}"
