@@ -157,6 +157,22 @@ def test_a_judge_with_a_failure_word_is_not_dropped_silently(capsys, tmp_path):
     assert "empty those cells" in out
 
 
+def test_a_model_written_with_spaces_around_is_shown_quoted(capsys, tmp_path):
+    """Helper W5's walk: ' gpt-4' beside 'gpt-4' read as two models (said in a note) but
+    the right-aligned strengths table and the rank sets showed them alike. A name with
+    spaces around it is quoted there, as the group tables do."""
+    frame = pd.read_csv(SAMPLE)
+    name = str(frame["model_a"].iloc[0])
+    rows = frame.index[frame["model_a"] == name][::2]
+    frame.loc[rows, "model_a"] = " " + name
+    path = tmp_path / "spaces.csv"
+    frame.to_csv(path, index=False)
+    code, out, err = _run(["estimate", str(path), "--pairwise", *FREQ], capsys)
+    assert code == 0, err
+    table = out.split("rank sets", 1)[0]
+    assert f"' {name}'" in table and f"' {name}'" in out.split("rank sets", 1)[1]
+
+
 def test_a_tie_written_as_an_equals_sign_is_a_tie(capsys, tmp_path):
     """Votes written A / B / = (a spreadsheet's tie) were refused at the first '=' as no
     verdict; '=' is a tie for the human votes and the judges alike."""

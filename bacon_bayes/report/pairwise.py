@@ -22,6 +22,7 @@ from bacon_bayes.estimate.bradley_terry import win_probability
 from bacon_bayes.estimate.bt_difference import strength_difference
 from bacon_bayes.estimate.bt_guards import guessed
 from bacon_bayes.estimate.bt_ranks import rank_sets, set_aside, tier_order_notes, tiers
+from bacon_bayes.order import cell_name
 from bacon_bayes.report.tables import esc, fixed, scroll_table
 from bacon_bayes.report.text import pool_notes
 from bacon_bayes.results import Estimate, EstimateTable, _plain
@@ -202,8 +203,10 @@ class PairSummary:
             for lo, hi in zip(frame["ci_low"], frame["ci_high"], strict=True)
         ]
         frame["strength"] = [fixed(v, 3) for v in frame["strength"]]
+        frame["model"] = [cell_name(n) for n in frame["model"]]  # ' gpt-4' beside gpt-4
         shown = frame[["model", "strength", "CI", "labeled", "comparisons"]]
         ranks = self.ranks.assign(
+            name=[cell_name(n) for n in self.ranks["name"]],
             rank_set=[f"{lo}-{hi}" for lo, hi in zip(self.ranks["rank_low"],
                                                       self.ranks["rank_high"], strict=True)]
         )[["name", "rank", "rank_set"]]  # fmt: skip
@@ -220,7 +223,7 @@ class PairSummary:
             "",
             f"tiers (a model joins the first tier whose leader it is not distinguishable "
             f"from at joint {level:g}%; so a lower tier's models are below the leaders above):",
-            *(f"  {k}. {', '.join(t)}" for k, t in enumerate(self.tiers, start=1)),
+            *(f"  {k}. {', '.join(map(cell_name, t))}" for k, t in enumerate(self.tiers, start=1)),
             *([self.set_aside_line()] if self.set_aside else []),
             "",
             self.labels_line(),
