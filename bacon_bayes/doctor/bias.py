@@ -22,21 +22,21 @@ interval excludes 0. A judge whose score does not rise with the label gets no ch
 Power (``tests/test_doctor.py`` verifies it over 400 simulations): labels with sd 1, a
 judge equal to the label plus noise of sd 0.6, responses of 20-400 words (uniform), a
 planted bias of 0.3 label points per 100 words: the check flags it with power >= 0.8 at
-:data:`POWER_N` = 60 labeled items (measured 0.97 over 2,000 simulations; 0.94 at 50,
-0.85 at 40); without the bias it flags 4-5% of the time (nominal 5%), also when length
-tracks the label (correlation 0.8). Where it does, a planted bias is harder to tell
-from quality (power 0.30 at 60 labels there).
+:data:`POWER_N` = 60 labeled items (measured 0.978 over 2,000 simulations; 0.926 at 50,
+0.871 at 40: VALIDATION.md, "Doctor's bias checks"); without the bias it flags 4-5% of
+the time (nominal 5%), also when length tracks the label (correlation 0.8). Where it
+does, a planted bias is harder to tell from quality (power 0.30 at 60 labels there).
 
 Group check
 -----------
 See :func:`group_bias`: a level per group in ``judge ~ label + group``, each against the
 average level; simultaneous (Sidak) Fieller intervals over the groups, each on its own
-group's degrees of freedom, covering 0.95-0.97 at 25 labels a group in
-``tests/test_doctor.py``. At 3 labels a group (36 labels over 12 SummEval systems, weak
-llama-2 judges) they cover the full-table over-ratings 0.98-1.00 (the delta method's
-intervals on the fit's degrees of freedom covered 0.70-0.81, most of their flags of the
-wrong sign); a group with 2-4 labels then seldom gets a flag: its level rests on 1-3
-degrees of freedom.
+group's degrees of freedom, covering 0.964-0.965 at 25 labels a group (1,000 simulations,
+VALIDATION.md; asserted in ``tests/test_doctor.py``). At 3 labels a group (36 labels
+over 12 SummEval systems, weak llama-2 judges) they cover the full-table over-ratings
+0.98-1.00 (the delta method's intervals on the fit's degrees of freedom covered
+0.70-0.81, most of their flags of the wrong sign); a group with 2-4 labels then seldom
+gets a flag: its level rests on 1-3 degrees of freedom.
 """
 
 from __future__ import annotations
