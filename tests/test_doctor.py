@@ -91,6 +91,9 @@ def test_judges_of_several_aspects_for_a_label_named_for_none_get_the_hint(
     names += ["llama|chat|coherence", "llama|chat|fluency"]  # the methods: 4 judges of 6
     assert judge_aspects(names) == ["coherence", "fluency"]
     assert judge_aspects(["gpt4_score", "claude_score", "llama_score"]) == []
+    # models as words as well as aspects: the names do not say which is the aspect
+    both = [f"{m}_{a}" for m in ("llama", "claude") for a in ("coherence", "fluency")]
+    assert judge_aspects(both) == []
     assert judge_aspects([c for c in judges if c.endswith("relevance")]) == []
 
 

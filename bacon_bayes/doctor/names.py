@@ -84,7 +84,9 @@ def judge_aspects(judges: list[str]) -> list[str]:
     ``...|consistency``, ``...|fluency`` and ``...|relevance`` (the aspects the judges
     score). Two words are alternatives when each replaces the other in at least two
     judges' names to give another judge's name; of the sets of alternatives, the one whose
-    words name at least 80% of the judges, else none (``[]``)."""
+    words name at least 80% of the judges, else none (``[]``). Where two sets do
+    (``llama_coherence``, ``claude_coherence``, ``llama_fluency``, ...: the models as well
+    as the aspects), the names do not say which is the aspect: none."""
     low = [j.lower() for j in judges]
     names = set(low)
     words = {j: set(t for t in _TOKEN.findall(j) if t.isalpha() and len(t) >= 4) for j in low}
@@ -97,7 +99,7 @@ def judge_aspects(judges: list[str]) -> list[str]:
     linked = {
         w: {u for u in every if u != w and swaps(w, u) >= 2 and swaps(u, w) >= 2} for w in every
     }
-    best: list[str] = []
+    found: list[list[str]] = []
     seen: set[str] = set()
     for w in every:  # the sets of alternatives: connected words
         if w in seen or not linked[w]:
@@ -109,10 +111,9 @@ def judge_aspects(judges: list[str]) -> list[str]:
                 part.add(x)
                 todo.extend(linked[x] - part)
         seen |= part
-        covered = sum(1 for j in low if words[j] & part)
-        if covered >= 0.8 * len(low) and len(part) > len(best):
-            best = sorted(part)
-    return best
+        if sum(1 for j in low if words[j] & part) >= 0.8 * len(low):
+            found.append(sorted(part))
+    return found[0] if len(found) == 1 else []
 
 
 def aspect_ratings(columns: list[str]) -> dict[str, str]:
