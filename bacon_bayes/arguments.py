@@ -166,13 +166,14 @@ def number_list(value: Any, name: str, example: str) -> np.ndarray:
         raise ValidationError(f"{name}={value!r} {fix}.") from None
 
 
-def number(value: Any, name: str, example: str) -> float:
-    """``value`` as one number; a string, a list or a bool stop with ``example``."""
+def number(value: Any, name: str, example: str, what: str = "") -> float:
+    """``value`` as one number; a string, a list or a bool stop with ``example`` (and
+    ``what``, said after "one number": ``in [0, 1]``)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
         many = np.ndim(value) == 1 and not isinstance(value, (str, bytes))
         raise ValidationError(
-            f"{name}={value!r} must be one number, e.g. {name}={example}"
-            + ("; call once per value." if many else ".")
+            f"{name}={value!r} must be one number{f' {what}' if what else ''}, e.g. "
+            f"{name}={example}" + ("; call once per value." if many else ".")
         )
     return float(value)
 

@@ -339,10 +339,7 @@ def check_level(level: Any) -> None:
     """Refuse an interval ``level`` (coverage: 0.9 for 90% intervals) that is no number
     in (0, 1), or below one half: a level of 0.05 is alpha written where the coverage is
     meant (the estimators take ``alpha``, item scores and judge bias the level)."""
-    if isinstance(level, bool) or not isinstance(level, (int, float, np.number)):
-        raise ValidationError(
-            f"level={level!r} must be one number, the intervals' coverage (e.g. level=0.9)."
-        )
+    number(level, "level", "0.9", "(the intervals' coverage)")
     if not 0.0 < level < 1.0:
         raise ValidationError(f"level={level!r} must lie strictly between 0 and 1 (e.g. 0.9).")
     if level < 0.5:

@@ -82,6 +82,11 @@ def _not_comparable(details: dict[str, Any]) -> str:
     return f"\nnot an estimate of the label: {why}" if why else ""
 
 
+#: the details key of the note on an interval where every label sits at one end of the
+#: label's range (:func:`~bacon_bayes.estimate.mean.at_range_end`)
+RANGE_END = "interval_at_range_end"
+
+
 def _why_no_interval(details: dict[str, Any]) -> str:
     """Why an estimate has no interval, from its details ("" when none is recorded): the
     labels' note (all equal, :func:`~bacon_bayes.estimate.mean.at_range_end`) or a
@@ -89,7 +94,7 @@ def _why_no_interval(details: dict[str, Any]) -> str:
     why = details.get("no_interval")
     if isinstance(why, dict):
         why = "; ".join(f"{k}: {v}" for k, v in why.items())
-    return str(why or details.get("interval_at_range_end") or "")
+    return str(why or details.get(RANGE_END) or "")
 
 
 @dataclass(frozen=True)

@@ -375,9 +375,9 @@ def _many_judges(roles: Roles, y: np.ndarray | None, columns: list[str]) -> str:
         "without it; so the judges count mostly through their consensus. The intervals stay "
         "valid whatever the judges; judges that only add noise widen them"
     )
-    words = [w for w in re.split(r"[^a-z0-9]+", (roles.label or "").lower()) if len(w) >= 4]
+    words = [w for w in _words(roles.label or "") if len(w) >= 4]
     for w in words:
-        named = [j for j in roles.judges if w in re.split(r"[^a-z0-9]+", j.lower())]
+        named = _named_for(w, roles.judges)
         if 0 < len(named) < k:
             args = shlex.join(glued(_judge_args(named, columns)))
             note += (
@@ -389,17 +389,26 @@ def _many_judges(roles: Roles, y: np.ndarray | None, columns: list[str]) -> str:
     return note
 
 
+def _words(name: str) -> list[str]:
+    """The lower-case words of a column's name (split at what is no letter or digit)."""
+    return re.split(r"[^a-z0-9]+", name.lower())
+
+
+def _named_for(word: str, judges: list[str]) -> list[str]:
+    """The judges one of whose name's words is ``word``."""
+    return [j for j in judges if word in _words(j)]
+
+
 def _aspects(roles: Roles, columns: list[str]) -> str:
     """The aspects the judges score by their names (:func:`~.names.judge_aspects`) when
     the label's name says none of them, with the ``--judge`` arguments that keep each
     aspect's judges; else ``""``."""
     aspects = judge_aspects(roles.judges)
-    said = set(re.split(r"[^a-z0-9]+", (roles.label or "").lower()))
-    if not aspects or said & set(aspects):
+    if not aspects or set(_words(roles.label or "")) & set(aspects):
         return ""
     keep = []
     for a in aspects:
-        named = [j for j in roles.judges if a in re.split(r"[^a-z0-9]+", j.lower())]
+        named = _named_for(a, roles.judges)
         keep.append(f"{a}: {shlex.join(glued(_judge_args(named, columns)))}")
     return (
         f"the judges' names say they score {len(aspects)} aspects ({', '.join(aspects)}), and "

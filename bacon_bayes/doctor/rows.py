@@ -371,11 +371,10 @@ def copied_rows(
     what = f"{at.size} rows are copies" if at.size > 1 else "1 row is a copy"
     fix = "in pandas: df = df.drop_duplicates(), and run bacon on that table"
     if path is not None:
-        from pathlib import Path
-
-        out = Path(path).name.split(".")[0] + "_unique.csv"
         from bacon_bayes.csv_format import python_command
+        from bacon_bayes.study.folder import file_stem
 
+        out = file_stem(path) + "_unique.csv"
         line = python_command(
             "from bacon_bayes.readers import read_any; "
             f"read_any({str(path)!r})[0].drop_duplicates().to_csv({out!r}, index=False)"

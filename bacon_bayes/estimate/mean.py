@@ -26,7 +26,7 @@ from bacon_bayes.estimate.core import (
     satterthwaite_df,
 )
 from bacon_bayes.inclusion import Inclusion
-from bacon_bayes.results import Estimate
+from bacon_bayes.results import RANGE_END, Estimate
 
 
 def aee_mean(
@@ -182,10 +182,6 @@ def naive_mean(judge_avg: np.ndarray, *, alpha: float = 0.05) -> Estimate:
     n = a.size
     se = float(a.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
     return _estimate("mean", "naive", float(a.mean()), se * se, n, n, alpha, n_labeled=0)
-
-
-#: the details key of :func:`at_range_end`'s note
-RANGE_END = "interval_at_range_end"
 
 
 def at_range_end(

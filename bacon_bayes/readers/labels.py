@@ -105,9 +105,9 @@ def _id_columns(
     file, else (``label`` given, ``key`` a column of the table) its one column besides
     ``label`` when every id in it is one of the table's column ``key``."""
     found = []
+    other = _other_id(labels, label) if label is not None else None
     for where, table in (("labels file " + repr(name), labels), ("the table", frame)):
         hits = _named(list(table.columns), key)
-        other = _other_id(labels, label) if label is not None else None
         if not hits and table is labels and other is not None and key in frame.columns:
             hits = [other] if _holding(frame, labels[other], [key]) else []
         if len(hits) != 1:

@@ -17,7 +17,6 @@ import pandas as pd
 from bacon_bayes import __version__
 from bacon_bayes.atomic import atomic_write_text
 from bacon_bayes.estimate.core import VARIANCE_FLOOR
-from bacon_bayes.estimate.mean import RANGE_END
 from bacon_bayes.order import cell_name, pair_text
 from bacon_bayes.report import figures
 from bacon_bayes.report.comparisons import comparisons, target_description
@@ -38,6 +37,7 @@ from bacon_bayes.report.text import (
     range_text,
     withheld_lines,
 )
+from bacon_bayes.results import RANGE_END
 from bacon_bayes.scale import is_binary
 from bacon_bayes.surrogates import in_means
 

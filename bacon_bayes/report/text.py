@@ -11,11 +11,10 @@ import pandas as pd
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.core import VARIANCE_FLOOR
-from bacon_bayes.estimate.mean import RANGE_END
 from bacon_bayes.estimate.tables import ONE_LABEL
 from bacon_bayes.order import cell_name, names_text
 from bacon_bayes.report.tables import fixed
-from bacon_bayes.results import Estimate, EstimateTable
+from bacon_bayes.results import RANGE_END, Estimate, EstimateTable
 
 #: :data:`~.estimate.tables.ONE_LABEL` said of the classical column beside shrunk AEE means.
 ONE_LABEL_SHRUNK = (

@@ -52,6 +52,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from bacon_bayes.arguments import number
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.sampling.designs import Design, poisson
 
@@ -265,10 +266,7 @@ def adaptive_wave(
 def _score(sd: np.ndarray, prior: np.ndarray | None, uniform_share: float) -> np.ndarray:
     """``(1 - s) * sd / mean(sd) + s``, the mean over the items still unlabeled."""
     sd = np.asarray(sd, dtype=float)
-    if isinstance(uniform_share, bool) or not isinstance(uniform_share, (int, float, np.number)):
-        raise ValidationError(
-            f"uniform_share={uniform_share!r} must be one number in [0, 1], e.g. 0.2"
-        )
+    number(uniform_share, "uniform_share", "0.2", "in [0, 1]")
     if not 0 <= uniform_share <= 1:
         raise ValidationError(f"uniform_share must be in [0, 1], got {uniform_share}")
     if sd.ndim != 1:

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.arguments import number
 from bacon_bayes.errors import ValidationError
 
 __all__ = [
@@ -145,8 +146,8 @@ def _rng(seed: int | None, mask: np.ndarray) -> np.random.Generator:
 
 
 def _check_size(n: float, n_eligible: int, *, integer: bool) -> float:
-    if isinstance(n, bool) or not isinstance(n, (int, float, np.number)) or not np.isfinite(n):
-        raise ValidationError(f"the number of items to draw must be one number, got {n!r}")
+    if not np.isfinite(number(n, "n", "10", "(the items to draw)")):
+        raise ValidationError(f"n={n!r}: the number of items to draw must be finite")
     if integer and (float(n) != int(n)):
         raise ValidationError(f"a fixed-size design needs a whole number of items, got {n}")
     if n < 0:
@@ -183,8 +184,7 @@ def bernoulli(
     n_total: int, rate: float, *, eligible: np.ndarray | None = None, seed: int | None = 0
 ) -> Design:
     """Each eligible item is drawn independently with probability ``rate``."""
-    if isinstance(rate, bool) or not isinstance(rate, (int, float, np.number)):
-        raise ValidationError(f"rate={rate!r} must be one number in [0, 1], e.g. rate=0.1")
+    number(rate, "rate", "0.1", "in [0, 1]")
     if not 0 <= rate <= 1:
         raise ValidationError(f"Bernoulli rate must be in [0, 1], got {rate}")
     design = poisson(np.full(n_total, float(rate)), eligible=eligible, seed=seed)
