@@ -182,11 +182,9 @@ def fit_ridge_loo(
     if plain:
         ridge, leverage = _fitted_ridge(Z, y_arr, alpha)
         fitted = Z @ ridge.coef_ + ridge.intercept_
-    else:
+    else:  # sklearn validates (and refuses) the input; the leverages are the same solve's
         ridge = Ridge(alpha=alpha).fit(Z, y)
-        Zc = Z - Z.mean(axis=0)
-        gram = Zc.T @ Zc + alpha * np.eye(Z.shape[1])
-        leverage = 1.0 / Z.shape[0] + np.einsum("ij,ji->i", Zc, np.linalg.solve(gram, Zc.T))
+        leverage = _fitted_ridge(np.asarray(Z, dtype=float), np.asarray(y, dtype=float), alpha)[1]
         fitted = ridge.predict(Z)
     loo = (y - fitted) / np.maximum(1.0 - leverage, 1e-12)
     return scaler, ridge, np.sort(loo)
