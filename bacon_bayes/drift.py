@@ -230,9 +230,10 @@ def _row(
     nan = math.nan
     out: dict[str, Any] = {"judge": old, "new": new, "n_anchor": n}
     out |= {"scale": float(scale["scale"]), "scale_se": float(scale["scale_se"])}
+    left = _left_out(both, old, new)
     if n < MIN_ANCHOR_ITEMS:
         out |= dict.fromkeys(COLUMNS[3:6] + COLUMNS[8:11], nan)
-        out["note"] = f"fewer than {MIN_ANCHOR_ITEMS} anchor items scored by both versions"
+        out["note"] = _note(left, f"fewer than {MIN_ANCHOR_ITEMS} anchor items scored by both")
         return out
     mean = float(d.mean())
     se = float(d.std(ddof=1) / math.sqrt(n))
@@ -246,15 +247,32 @@ def _row(
     df = min(n - 1, int(scale["n_labeled"]) - 2)
     if not (math.isfinite(s) and math.isfinite(s_se)) or df < 1:
         out |= {"shift_human": nan, "shift_low": nan, "shift_high": nan}
-        out["note"] = "too few labeled items scored by the judge for its scale"
+        out["note"] = _note(left, "too few labeled items scored by the judge for its scale")
         return out
     t_ratio = float(stats.t.ppf(1 - alpha / 2, df))
     low, high = ratio_interval(mean, se, s, s_se, t_ratio)
     out |= {"shift_human": mean / s if s != 0 else nan, "shift_low": low, "shift_high": high}
-    out["note"] = (
+    out["note"] = _note(
+        left,
         ""
         if math.isfinite(low)
         else "the judge's scale against the label is not clearly away from 0: no "
-        "human-scale interval (read shift_judge)"
+        "human-scale interval (read shift_judge)",
     )
     return out
+
+
+def _left_out(both: np.ndarray, old: str, new: str) -> str:
+    """The note's words for anchor rows without both versions' scores ("" when none)."""
+    missing = np.flatnonzero(~both)
+    if missing.size == 0:
+        return ""
+    rows = ", ".join(str(r + 1) for r in missing[:5]) + (" ..." if missing.size > 5 else "")
+    return (
+        f"{missing.size} anchor row(s) without both {old!r} and {new!r} left out (row "
+        f"{rows}: an empty score is not scored)"
+    )
+
+
+def _note(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)

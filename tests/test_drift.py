@@ -79,6 +79,13 @@ def test_scales_match_the_judge_bias_table_and_drift_runs_on_a_calibrator():
     assert row.shift_judge == pytest.approx((anchor.j_v2 - anchor.j).mean())
     assert row.shift_human == pytest.approx(row.shift_judge / row.scale)
     assert scale_words(cal).endswith("the scale of its judge-bias table")
+    assert row.note == ""
+    # anchor rows without one of the scores were left out without a word (n_anchor 47)
+    anchor.loc[[3, 10], "j_v2"] = np.nan
+    anchor.loc[20, "j"] = np.nan
+    row = judge_drift(anchor, parse_versions(["j=j_v2"]), cal).iloc[0]
+    assert row.n_anchor == 47
+    assert row.note.startswith("3 anchor row(s) without both 'j' and 'j_v2' left out (row 4, 11")
 
 
 def test_drift_says_its_scale_is_not_a_bayesian_judge_bias_tables():
