@@ -195,7 +195,8 @@ class Calibrator(Settings):
         names = sur.resolve(self.surrogates, self.model_name_, self.engine_, scored, size)
         self.extras_ = sur.fit_extras(names, pool, self.features_, self.crossfit_)
         for note in self.pool_warnings():  # kept: the commands print them among their notes
-            warnings.warn(note, PoolWarning, stacklevel=2)
+            # 3: the user's line, past Settings' keyword check (arguments.named_keywords)
+            warnings.warn(note, PoolWarning, stacklevel=3)
         return self
 
     @memoized

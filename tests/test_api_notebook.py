@@ -243,3 +243,25 @@ def test_judges_given_as_a_set_are_refused_for_their_order_and_dict_keys_taken(f
         _pool(frame, judges={"gpt4", "gpt35"})
     renamed = {"gpt4": "GPT-4", "gpt35": "GPT-3.5"}
     assert _pool(frame, judges=renamed.keys()).judges == ("gpt4", "gpt35")
+
+
+def test_a_misspelled_keyword_names_the_one_meant_and_the_valid_ones(frame, cal):
+    """``Calibrator(engin="freq")`` raised Python's bare TypeError (no valid keyword named);
+    it, a method's and ``from_frame``'s unknown keyword now name the one meant, still a
+    TypeError, and ``level=`` where ``alpha`` is taken says how the two relate."""
+    with pytest.raises(ValidationError, match=r"Calibrator\(\) has no argument 'engin'.*'engine'"):
+        Calibrator(engin="freq")
+    with pytest.raises(TypeError, match=r"pass the others by name \(engine=\.\.\."):
+        Calibrator("ridge", "freq")
+    with pytest.raises(TypeError, match=r"from_frame\(\) has no argument 'lable'.*'label'"):
+        EvalPool.from_frame(frame, lable="human", judges=JUDGES, outcome="continuous")
+    with pytest.raises(TypeError, match=r"estimate_groups\(\) takes alpha.*alpha=0.05 for a 95%"):
+        cal.estimate_groups(level=0.95)
+    with pytest.raises(TypeError, match=r"compare_groups\(\) has no argument 'pairs'.*alpha"):
+        cal.compare_groups(pairs=[("M8", "M9")])
+    assert Calibrator(engine="freq").get_params()["engine"] == "freq"  # signature kept
+    d = frame.copy()
+    d.loc[0, JUDGES] = np.nan  # a row no judge scored: fit warns, at the caller's line
+    with pytest.warns(UserWarning, match="no judge score") as caught:
+        Calibrator(engine="freq").fit(_pool(d))
+    assert Path(caught[0].filename).name == "test_api_notebook.py"
