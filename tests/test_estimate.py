@@ -448,3 +448,27 @@ def test_arrays_of_the_wrong_shape_are_refused_naming_the_argument(pool):
         est.classical_group_means(y, groups[:-1])
     with pytest.raises(ValidationError, match=r"groups must be 1-D"):
         est.aee_group_means(y, f, groups.reshape(-1, 1))
+
+
+@pytest.mark.parametrize("missing", [np.nan, None])
+def test_a_missing_group_name_is_refused_not_made_a_group_named_nan(pool, missing):
+    """A group column with empty cells (a Series read from a CSV) made one more group
+    named 'nan' of those items, with an interval of its own, in every flat group
+    function; the pool refuses it, and so do they now, naming the first item."""
+    y, f, lab = pool
+    y = np.where(lab, y, np.nan)
+    groups = pd.Series(np.array(["a", "b", "c", "d"], dtype=object)[np.arange(y.size) % 4])
+    groups.iloc[[7, 9]] = missing
+    calls = (
+        lambda: est.aee_group_means(y, f, groups),
+        lambda: est.shrunk_group_means(y, f, groups),
+        lambda: est.classical_group_means(y, groups),
+        lambda: est.naive_group_means(f, groups),
+    )
+    said = r"missing .* for 2 item\(s\), the first at position 7"
+    for call in calls:
+        with pytest.raises(ValidationError, match=said):
+            call()
+    numbers = pd.Series(np.where(np.arange(y.size) % 5 == 0, np.nan, np.arange(y.size) % 3))
+    with pytest.raises(ValidationError, match="groups is missing"):
+        est.aee_group_means(y, f, numbers)
