@@ -609,9 +609,16 @@ class Calibrator(Settings):
 
     # ---------------------------------------------------------------- reporting
     def summary(self, alpha: float = 0.05, quantiles: tuple[float, ...] = ()) -> dict[str, Any]:
-        """Estimates beside the classical and naive baselines, and what was fitted (JSON-ready);
-        the naive baseline is left out where it is none (judges off the label's scale, rows
-        no judge scored), the reason in ``naive_left_out``."""
+        """Estimates beside the classical and naive baselines, and what was fitted.
+
+        Returns
+        -------
+        Summary
+            A ``dict`` (JSON-ready, the group tables' covariances included) that prints as
+            a few lines: the fit, the mean (and ``quantiles``) by method, the group means.
+            The naive baseline is left out where it is none (judges off the label's scale,
+            rows no judge scored), the reason in ``naive_left_out``.
+        """
         from bacon_bayes.report.text import calibrator_summary
 
         return calibrator_summary(self, alpha, quantiles)

@@ -265,3 +265,19 @@ def test_a_misspelled_keyword_names_the_one_meant_and_the_valid_ones(frame, cal)
     with pytest.warns(UserWarning, match="no judge score") as caught:
         Calibrator(engine="freq").fit(_pool(d))
     assert Path(caught[0].filename).name == "test_api_notebook.py"
+
+
+def test_the_summary_prints_readably_and_stays_a_json_ready_dict(cal):
+    """``cal.summary()`` showed a dictionary of ~18,000 characters in a notebook, the
+    group tables' covariance matrices among them; it prints as a few lines now, the
+    group means of every method side by side, and is still the same dictionary."""
+    import json
+
+    s = cal.summary(quantiles=(0.5,))
+    text = repr(s)
+    assert isinstance(s, dict) and str(s) == text
+    assert len(text) < 2500 and "cov'" not in text.split("\n(a dict")[0]
+    assert "mean (95% CI):" in text and "quantile 0.5" in text
+    assert "aee shrunk, holding family-wise" in text and "(no interval)" in text  # M22
+    back = json.loads(json.dumps(s))
+    assert back["groups"]["aee"]["cov"][0][0] == pytest.approx(s["groups"]["aee"]["cov"][0][0])
