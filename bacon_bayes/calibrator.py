@@ -24,7 +24,7 @@ from bacon_bayes.items import item_table
 from bacon_bayes.memo import memoized
 from bacon_bayes.model_choice import resolve_model
 from bacon_bayes.pool import EvalPool
-from bacon_bayes.results import Estimate, EstimateTable
+from bacon_bayes.results import Estimate, EstimateTable, RankTable
 from bacon_bayes.scale import label_bounds, labels_outside
 
 if TYPE_CHECKING:
@@ -433,10 +433,21 @@ class Calibrator(Settings):
         pooling: Pooling | None = None,
         anytime: bool = False,
         max_labels: int | None = None,
-    ) -> pd.DataFrame:
+    ) -> RankTable:
         """Groups ranked by mean (1 = highest if ``descending``), simultaneous rank intervals
         beside the group means' intervals (``anytime``: both anytime); on comparisons,
-        models ranked by strength."""
+        models ranked by strength.
+
+        Returns
+        -------
+        RankTable
+            A DataFrame, best first: :meth:`estimate_groups`'s simultaneous table
+            (``name``, ``estimate``, ``se``, ``ci_low``, ``ci_high``, ``n_labeled``,
+            ``n_items``) with ``rank``, ``rank_low`` and ``rank_high``; the rank intervals
+            hold for all groups together at ``1 - alpha`` at least (from
+            :meth:`compare_groups`'s simultaneous differences). It carries that group
+            table (``.table``), ``.details`` (the guarantee of each) and ``.to_frame()``.
+        """
         flag(descending, "descending")
         sequential.check_max_labels(anytime, max_labels)
         if self._pairs(anytime):
@@ -445,10 +456,7 @@ class Calibrator(Settings):
                                      max_labels=max_labels)  # fmt: skip
         d = self.compare_groups(alpha, True, method, pooling, anytime, max_labels)
         ranks = est.rank_intervals(table, descending=descending, diffs=d)
-        frame = table.to_frame()
-        for k, v in ranks.items():
-            frame[k] = v
-        return frame.sort_values("rank").reset_index(drop=True)
+        return RankTable.of(table, ranks, d, descending)
 
     def _pairs(self, anytime: bool = False) -> bool:
         """Whether the pool holds comparisons (``anytime`` refused for them)."""

@@ -281,3 +281,23 @@ def test_the_summary_prints_readably_and_stays_a_json_ready_dict(cal):
     assert "aee shrunk, holding family-wise" in text and "(no interval)" in text  # M22
     back = json.loads(json.dumps(s))
     assert back["groups"]["aee"]["cov"][0][0] == pytest.approx(s["groups"]["aee"]["cov"][0][0])
+
+
+def test_ranks_carry_their_group_table_and_guarantee_as_the_group_table_does(cal):
+    """``rank_groups`` returned a bare DataFrame beside ``estimate_groups``'s
+    ``EstimateTable``: no ``to_frame()``, no guarantee, and printed cut to '...'. It is
+    still a DataFrame (columns, sorting, merging as before) and now carries the group
+    table, its details and the rank intervals' guarantee, and prints them."""
+    ranks = cal.rank_groups()
+    groups = cal.estimate_groups()
+    assert isinstance(ranks, pd.DataFrame) and list(ranks["rank"]) == list(range(1, 13))
+    assert ranks.table is groups and ranks.alpha == 0.05
+    assert ranks.details["guarantee"] == groups.details["guarantee"]
+    assert "hold for every group together at 95%" in ranks.details["rank_intervals"]
+    frame = ranks.to_frame()
+    assert type(frame) is pd.DataFrame and frame.equals(pd.DataFrame(ranks))
+    assert type(ranks[["name", "rank"]]) is pd.DataFrame  # derived frames are plain
+    text = repr(ranks)
+    assert text.startswith(groups.head()) and "rank 1 = the highest mean" in text
+    assert "..." not in text and "rank_high" in text
+    assert "rank 1 = the lowest mean" in repr(cal.rank_groups(descending=False))
