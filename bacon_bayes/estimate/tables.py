@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.estimate.core import _prepare
+from bacon_bayes.estimate.core import _prepare, check_aligned
 from bacon_bayes.estimate.critical import simultaneous_critical_value
 from bacon_bayes.order import cell_name, natural_codes
 from bacon_bayes.results import EstimateTable
@@ -227,6 +227,7 @@ class GroupArrays:
         pi: np.ndarray | float | None,
         hajek: bool,
     ) -> GroupArrays:
+        check_aligned(y=y, f=f, groups=groups, labeled=labeled, pi=pi)
         names, codes = group_codes(groups, np.shape(y)[0] if np.ndim(y) else None)
         idx, y_lab, pi_lab, n_items = _prepare(y, f, labeled, pi, hajek, codes)
         f = np.asarray(f, dtype=float)
