@@ -259,8 +259,8 @@ class EstimateTable:
         if name not in self.names:
             shown = ", ".join(self.names[:12]) + (", ..." if len(self.names) > 12 else "")
             raise KeyError(
-                f"{name!r} is not a row of this table; its names: {shown} "
-                "(iterate over the table for its rows, or use .to_frame())."
+                f"{name!r} is not a row of this table;{self._pair_hint(name)} its names: "
+                f"{shown} (iterate over the table for its rows, or use .to_frame())."
             )
         k = self.names.index(name)
         return Estimate(
@@ -277,6 +277,26 @@ class EstimateTable:
             | {k: v for k, v in self.details.items() if k in _ROW_DETAILS}
             | ({"no_interval": why} if (why := self.notes[k]) else {}),
         )
+
+    def _pair_hint(self, name: object) -> str:
+        """For a table of differences: the row of ``'A - B'`` asked as ``'B - A'``, or the
+        side that is no group (a pair of 66 cannot be found in the first 12 names)."""
+        pairs = self.details.get("pairs")
+        if not pairs or not isinstance(name, str):
+            return ""
+        squeezed = [n for n in self.names if "".join(n.split()) == "".join(name.split())]
+        if squeezed:  # 'M8-M9' for 'M8 - M9'
+            return f" {squeezed[0]!r} is (spaces around the minus);"
+        if " - " not in name:
+            return ""
+        a, b = name.split(" - ", 1)
+        if f"{b} - {a}" in self.names:
+            return f" {f'{b} - {a}'!r} is (the same difference the other way: negate it);"
+        groups = dict.fromkeys(g for pair in pairs for g in pair)
+        unknown = [g for g in (a, b) if g not in groups]
+        if not unknown:
+            return ""
+        return f" {unknown[0]!r} is not one of the groups ({', '.join(map(str, groups))});"
 
     def clip(self, low: float, high: float) -> EstimateTable:
         """Intervals (and estimates) intersected with the parameters' range (see

@@ -301,3 +301,17 @@ def test_ranks_carry_their_group_table_and_guarantee_as_the_group_table_does(cal
     assert text.startswith(groups.head()) and "rank 1 = the highest mean" in text
     assert "..." not in text and "rank_high" in text
     assert "rank 1 = the lowest mean" in repr(cal.rank_groups(descending=False))
+
+
+def test_a_pair_asked_the_other_way_or_of_a_missing_group_is_named(cal):
+    """``diffs['M9 - M8']`` (the table holds 'M8 - M9') or a pair naming a system that is
+    not there raised a KeyError listing the first 12 of 66 pairs, the one meant rarely
+    among them; the message now names the row, the spelling or the missing group."""
+    diffs = cal.compare_groups()
+    with pytest.raises(KeyError, match=r"'M8 - M9' is \(the same difference the other way"):
+        diffs["M9 - M8"]
+    with pytest.raises(KeyError, match=r"'M99' is not one of the groups \(M8, M9, M10"):
+        diffs["M8 - M99"]
+    with pytest.raises(KeyError, match=r"'M8 - M9' is \(spaces around the minus\)"):
+        diffs["M8-M9"]
+    assert diffs["M8 - M9"].estimand == "difference[M8 - M9]"
