@@ -298,7 +298,16 @@ class Calibrator(Settings):
         """Mean human label of the pool (``method``: aee, classical or naive baseline);
         the interval is intersected with the label's range (:attr:`bounds_`). ``anytime``:
         the interval of a sequence valid at every wave whatever the stopping rule (up to
-        ``max_labels`` by alpha-spending, else a confidence sequence; :mod:`.sequential`)."""
+        ``max_labels`` by alpha-spending, else a confidence sequence; :mod:`.sequential`).
+
+        Returns
+        -------
+        Estimate
+            ``estimate``, ``se`` and a ``1 - alpha`` interval ``ci_low``-``ci_high`` of the
+            pool's mean label (``target="population"``: the population's), Student-t on
+            Satterthwaite's degrees of freedom (``details["df"]``): approximately valid
+            whatever the surrogate, which changes only its width; ``anytime``: at every wave.
+        """
         sequential.check_max_labels(anytime, max_labels)
         e = estimands.mean(self, alpha, method)
         if anytime:
@@ -314,8 +323,14 @@ class Calibrator(Settings):
         return estimands.quantile_grid(self)
 
     def estimate_quantile(self, q: float, alpha: float = 0.05, method: Method = "aee") -> Estimate:
-        """Quantile ``q`` of the human labels over the pool (Woodruff interval, intersected
-        with the label's range)."""
+        """Quantile ``q`` of the human labels over the pool.
+
+        Returns
+        -------
+        Estimate
+            The quantile and its ``1 - alpha`` Woodruff interval (the CDF's interval at the
+            estimate inverted), intersected with the label's range.
+        """
         return estimands.quantile(self, q, alpha, method).clip(*self.bounds_)
 
     def _groups(self) -> np.ndarray:
@@ -371,6 +386,15 @@ class Calibrator(Settings):
         values from a studentised bootstrap within groups (seeded by ``seed``; needs 10
         labels per group, else Student-t) or from Student-t. Intervals are intersected
         with the label's range.
+
+        Returns
+        -------
+        EstimateTable
+            One row per group (``names``, ``estimate``, ``se``, ``ci_low``, ``ci_high``,
+            ``n_labeled``, ``n_items``; ``cov`` their joint covariance; ``table[name]``
+            one row, ``to_frame()`` all). Separate means' intervals hold jointly at
+            ``1 - alpha`` with ``simultaneous``, each at ``1 - alpha`` without; shrunk
+            ones as ``details["guarantee"]`` says (above).
         """
         sequential.check_max_labels(anytime, max_labels)
         how = simultaneous_rule(simultaneous)
@@ -411,7 +435,17 @@ class Calibrator(Settings):
         :meth:`estimate_groups` (shrunk differences hold on average over the pairs, or
         family-wise with ``simultaneous``); ``anytime``, ``max_labels``: as there (and for
         :meth:`rank_groups`, whose rank intervals then come from these differences). On
-        comparisons: differences of Bradley-Terry strengths (:mod:`bacon_bayes.pairs`)."""
+        comparisons: differences of Bradley-Terry strengths (:mod:`bacon_bayes.pairs`).
+
+        Returns
+        -------
+        EstimateTable
+            One row per pair, named ``"A - B"`` (``A`` before ``B`` in the groups' order;
+            ``details["pairs"]``), as :meth:`estimate_groups`'s table: the intervals hold
+            jointly at ``1 - alpha`` with ``simultaneous`` (shrunk: as
+            ``details["guarantee"]`` says); a pair with a group without an interval has
+            none.
+        """
         sequential.check_max_labels(anytime, max_labels)
         if self._pairs(anytime):
             return pairs_mod.strength_differences(self, alpha, simultaneous, method)

@@ -315,3 +315,20 @@ def test_a_pair_asked_the_other_way_or_of_a_missing_group_is_named(cal):
     with pytest.raises(KeyError, match=r"'M8 - M9' is \(spaces around the minus\)"):
         diffs["M8-M9"]
     assert diffs["M8 - M9"].estimand == "difference[M8 - M9]"
+
+
+@pytest.mark.parametrize(
+    ("method", "returned"),
+    [("estimate_mean", "Estimate"), ("estimate_quantile", "Estimate"),
+     ("estimate_groups", "EstimateTable"), ("compare_groups", "EstimateTable"),
+     ("rank_groups", "RankTable"), ("summary", "Summary")],
+)  # fmt: skip
+def test_each_estimand_says_what_it_returns_and_what_its_interval_holds(method, returned):
+    """The estimands' docstrings said neither what they return nor (the mean's, the
+    quantile's, the differences') which guarantee an interval carries."""
+    import inspect
+
+    doc = inspect.getdoc(getattr(Calibrator, method))
+    assert f"Returns\n-------\n{returned}\n" in doc
+    said = doc.split("Returns\n-------\n")[1]
+    assert returned == "Summary" or "1 - alpha" in said
