@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import inspect
-from collections.abc import Hashable, Iterable, KeysView
-from typing import Any
+from collections.abc import Callable, Hashable, Iterable, KeysView
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.errors import ValidationError
+from bacon_bayes.errors import KeywordError, ValidationError
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def suggest(name: str, columns: Iterable[str]) -> str:
@@ -238,9 +241,68 @@ def check_settings(cal: Any, embedding: np.ndarray | None) -> None:
         )
 
 
+def _call_name(func: Callable[..., Any]) -> str:
+    """``Calibrator()`` for an ``__init__``, ``Calibrator.fit()`` for a method."""
+    name = func.__qualname__.removesuffix(".__init__")
+    return f"{name}()"
+
+
+def _unknown_keyword(func: Callable[..., Any], key: str, names: list[str]) -> str:
+    """Why ``key`` is refused by ``func``, the keyword meant and the ones it takes."""
+    where = _call_name(func)
+    if key == "level" and "alpha" in names:  # item_scores and judge_bias take a level
+        return (
+            f"{where} takes alpha, the share an interval may miss, not level: alpha=0.05 "
+            "for a 95% interval (level=0.95)."
+        )
+    return (
+        f"{where} has no argument {key!r}.{suggest(key, names)} Its arguments: {', '.join(names)}."
+    )
+
+
+def named_keywords(func: F) -> F:
+    """``func`` with its keywords checked before the call: an unknown one raises
+    :class:`~bacon_bayes.errors.KeywordError` naming the keyword meant and the valid
+    ones (``Calibrator(engin="freq")``: "Did you mean 'engine'?"), and so do too many
+    positional arguments (naming the keyword-only ones)."""
+    params = inspect.signature(func).parameters.values()
+    kind = inspect.Parameter
+    if any(p.kind is kind.VAR_KEYWORD for p in params):
+        return func
+    names = [p.name for p in params if p.kind is not kind.VAR_POSITIONAL]
+    names = [n for n in names if n not in ("self", "cls")]
+    plain = (kind.POSITIONAL_ONLY, kind.POSITIONAL_OR_KEYWORD)
+    positional = [p.name for p in params if p.kind in plain]
+    varargs = any(p.kind is kind.VAR_POSITIONAL for p in params)
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        for key in kwargs:
+            if key not in names:
+                raise KeywordError(_unknown_keyword(func, key, names))
+        if not varargs and len(args) > len(positional):
+            shown = [n for n in positional if n not in ("self", "cls")]
+            raise KeywordError(
+                f"{_call_name(func)} takes {len(shown)} positional argument(s) "
+                f"({', '.join(shown) or 'none'}); pass the others by name "
+                f"({', '.join(f'{n}=...' for n in names if n not in shown)})."
+            )
+        return func(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
 class Settings:
     """``repr``, ``get_params`` and ``set_params`` in scikit-learn's manner for an
-    estimator whose ``__init__`` stores each argument under its own name."""
+    estimator whose ``__init__`` stores each argument under its own name; the subclass's
+    ``__init__`` and public methods refuse an unknown keyword naming the valid ones
+    (:func:`named_keywords`)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name, value in list(vars(cls).items()):
+            if inspect.isfunction(value) and (name == "__init__" or not name.startswith("_")):
+                setattr(cls, name, named_keywords(value))
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor's arguments as set (``deep`` is accepted for scikit-learn)."""

@@ -24,7 +24,7 @@ from bacon_bayes.items import item_table
 from bacon_bayes.memo import memoized
 from bacon_bayes.model_choice import resolve_model
 from bacon_bayes.pool import EvalPool
-from bacon_bayes.results import Estimate, EstimateTable
+from bacon_bayes.results import Estimate, EstimateTable, RankTable
 from bacon_bayes.scale import label_bounds, labels_outside
 
 if TYPE_CHECKING:
@@ -195,7 +195,8 @@ class Calibrator(Settings):
         names = sur.resolve(self.surrogates, self.model_name_, self.engine_, scored, size)
         self.extras_ = sur.fit_extras(names, pool, self.features_, self.crossfit_)
         for note in self.pool_warnings():  # kept: the commands print them among their notes
-            warnings.warn(note, PoolWarning, stacklevel=2)
+            # 3: the user's line, past Settings' keyword check (arguments.named_keywords)
+            warnings.warn(note, PoolWarning, stacklevel=3)
         return self
 
     @memoized
@@ -297,7 +298,16 @@ class Calibrator(Settings):
         """Mean human label of the pool (``method``: aee, classical or naive baseline);
         the interval is intersected with the label's range (:attr:`bounds_`). ``anytime``:
         the interval of a sequence valid at every wave whatever the stopping rule (up to
-        ``max_labels`` by alpha-spending, else a confidence sequence; :mod:`.sequential`)."""
+        ``max_labels`` by alpha-spending, else a confidence sequence; :mod:`.sequential`).
+
+        Returns
+        -------
+        Estimate
+            ``estimate``, ``se`` and a ``1 - alpha`` interval ``ci_low``-``ci_high`` of the
+            pool's mean label (``target="population"``: the population's), Student-t on
+            Satterthwaite's degrees of freedom (``details["df"]``): approximately valid
+            whatever the surrogate, which changes only its width; ``anytime``: at every wave.
+        """
         sequential.check_max_labels(anytime, max_labels)
         e = estimands.mean(self, alpha, method)
         if anytime:
@@ -313,8 +323,14 @@ class Calibrator(Settings):
         return estimands.quantile_grid(self)
 
     def estimate_quantile(self, q: float, alpha: float = 0.05, method: Method = "aee") -> Estimate:
-        """Quantile ``q`` of the human labels over the pool (Woodruff interval, intersected
-        with the label's range)."""
+        """Quantile ``q`` of the human labels over the pool.
+
+        Returns
+        -------
+        Estimate
+            The quantile and its ``1 - alpha`` Woodruff interval (the CDF's interval at the
+            estimate inverted), intersected with the label's range.
+        """
         return estimands.quantile(self, q, alpha, method).clip(*self.bounds_)
 
     def _groups(self) -> np.ndarray:
@@ -370,6 +386,15 @@ class Calibrator(Settings):
         values from a studentised bootstrap within groups (seeded by ``seed``; needs 10
         labels per group, else Student-t) or from Student-t. Intervals are intersected
         with the label's range.
+
+        Returns
+        -------
+        EstimateTable
+            One row per group (``names``, ``estimate``, ``se``, ``ci_low``, ``ci_high``,
+            ``n_labeled``, ``n_items``; ``cov`` their joint covariance; ``table[name]``
+            one row, ``to_frame()`` all). Separate means' intervals hold jointly at
+            ``1 - alpha`` with ``simultaneous``, each at ``1 - alpha`` without; shrunk
+            ones as ``details["guarantee"]`` says (above).
         """
         sequential.check_max_labels(anytime, max_labels)
         how = simultaneous_rule(simultaneous)
@@ -410,7 +435,17 @@ class Calibrator(Settings):
         :meth:`estimate_groups` (shrunk differences hold on average over the pairs, or
         family-wise with ``simultaneous``); ``anytime``, ``max_labels``: as there (and for
         :meth:`rank_groups`, whose rank intervals then come from these differences). On
-        comparisons: differences of Bradley-Terry strengths (:mod:`bacon_bayes.pairs`)."""
+        comparisons: differences of Bradley-Terry strengths (:mod:`bacon_bayes.pairs`).
+
+        Returns
+        -------
+        EstimateTable
+            One row per pair, named ``"A - B"`` (``A`` before ``B`` in the groups' order;
+            ``details["pairs"]``), as :meth:`estimate_groups`'s table: the intervals hold
+            jointly at ``1 - alpha`` with ``simultaneous`` (shrunk: as
+            ``details["guarantee"]`` says); a pair with a group without an interval has
+            none.
+        """
         sequential.check_max_labels(anytime, max_labels)
         if self._pairs(anytime):
             return pairs_mod.strength_differences(self, alpha, simultaneous, method)
@@ -432,10 +467,21 @@ class Calibrator(Settings):
         pooling: Pooling | None = None,
         anytime: bool = False,
         max_labels: int | None = None,
-    ) -> pd.DataFrame:
+    ) -> RankTable:
         """Groups ranked by mean (1 = highest if ``descending``), simultaneous rank intervals
         beside the group means' intervals (``anytime``: both anytime); on comparisons,
-        models ranked by strength."""
+        models ranked by strength.
+
+        Returns
+        -------
+        RankTable
+            A DataFrame, best first: :meth:`estimate_groups`'s simultaneous table
+            (``name``, ``estimate``, ``se``, ``ci_low``, ``ci_high``, ``n_labeled``,
+            ``n_items``) with ``rank``, ``rank_low`` and ``rank_high``; the rank intervals
+            hold for all groups together at ``1 - alpha`` at least (from
+            :meth:`compare_groups`'s simultaneous differences). It carries that group
+            table (``.table``), ``.details`` (the guarantee of each) and ``.to_frame()``.
+        """
         flag(descending, "descending")
         sequential.check_max_labels(anytime, max_labels)
         if self._pairs(anytime):
@@ -444,10 +490,7 @@ class Calibrator(Settings):
                                      max_labels=max_labels)  # fmt: skip
         d = self.compare_groups(alpha, True, method, pooling, anytime, max_labels)
         ranks = est.rank_intervals(table, descending=descending, diffs=d)
-        frame = table.to_frame()
-        for k, v in ranks.items():
-            frame[k] = v
-        return frame.sort_values("rank").reset_index(drop=True)
+        return RankTable.of(table, ranks, d, descending)
 
     def _pairs(self, anytime: bool = False) -> bool:
         """Whether the pool holds comparisons (``anytime`` refused for them)."""
@@ -608,9 +651,16 @@ class Calibrator(Settings):
 
     # ---------------------------------------------------------------- reporting
     def summary(self, alpha: float = 0.05, quantiles: tuple[float, ...] = ()) -> dict[str, Any]:
-        """Estimates beside the classical and naive baselines, and what was fitted (JSON-ready);
-        the naive baseline is left out where it is none (judges off the label's scale, rows
-        no judge scored), the reason in ``naive_left_out``."""
+        """Estimates beside the classical and naive baselines, and what was fitted.
+
+        Returns
+        -------
+        Summary
+            A ``dict`` (JSON-ready, the group tables' covariances included) that prints as
+            a few lines: the fit, the mean (and ``quantiles``) by method, the group means.
+            The naive baseline is left out where it is none (judges off the label's scale,
+            rows no judge scored), the reason in ``naive_left_out``.
+        """
         from bacon_bayes.report.text import calibrator_summary
 
         return calibrator_summary(self, alpha, quantiles)

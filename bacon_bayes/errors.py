@@ -16,6 +16,12 @@ class ValidationError(BaconError, ValueError):
     """Input data that cannot be used as given; the message says where and how to fix it."""
 
 
+class KeywordError(ValidationError, TypeError):
+    """A keyword no parameter of the call takes (a misspelling, another method's); a
+    ``TypeError`` as Python's own, whose message names neither the valid keywords nor the
+    one meant."""
+
+
 class NotFittedError(BaconError, RuntimeError):
     """A method that needs a fitted object was called before ``fit``."""
 

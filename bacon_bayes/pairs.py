@@ -22,6 +22,7 @@ from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.io import row_place
 from bacon_bayes.order import natural_sorted
 from bacon_bayes.order import spellings_note as order_spellings_note
+from bacon_bayes.results import RankTable
 
 if TYPE_CHECKING:
     from bacon_bayes.results import EstimateTable
@@ -352,7 +353,7 @@ def strength_differences(
 
 def strength_ranks(
     calibrator: Any, alpha: float = 0.05, method: str = "aee", descending: bool = True
-) -> pd.DataFrame:
+) -> RankTable:
     """:meth:`Calibrator.rank_groups` on a pool of comparisons: the strengths' table with
     each model's rank and its rank interval (joint over the models at ``1 - alpha``, from
     the max-|t| differences; :func:`~bacon_bayes.estimate.groups.rank_intervals`)."""
@@ -360,7 +361,5 @@ def strength_ranks(
 
     table = _strengths(calibrator, alpha, method)
     diffs = strength_differences(calibrator, alpha, True, method)
-    frame = table.to_frame()
-    for k, v in rank_intervals(table, descending=descending, diffs=diffs).items():
-        frame[k] = v
-    return frame.sort_values("rank", kind="stable").reset_index(drop=True)
+    ranks = rank_intervals(table, descending=descending, diffs=diffs)
+    return RankTable.of(table, ranks, diffs, descending)

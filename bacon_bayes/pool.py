@@ -19,7 +19,14 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.arguments import judge_columns, need_column, number_list, suggest, values_equal
+from bacon_bayes.arguments import (
+    judge_columns,
+    named_keywords,
+    need_column,
+    number_list,
+    suggest,
+    values_equal,
+)
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.inclusion import (
     Inclusion,
@@ -299,6 +306,7 @@ class EvalPool:
                        notes=(*pool.notes, *pairs.notes()))  # fmt: skip
 
     @classmethod
+    @named_keywords
     def from_frame(
         cls,
         df: pd.DataFrame,

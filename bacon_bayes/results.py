@@ -6,7 +6,7 @@ import json
 import math
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -259,8 +259,8 @@ class EstimateTable:
         if name not in self.names:
             shown = ", ".join(self.names[:12]) + (", ..." if len(self.names) > 12 else "")
             raise KeyError(
-                f"{name!r} is not a row of this table; its names: {shown} "
-                "(iterate over the table for its rows, or use .to_frame())."
+                f"{name!r} is not a row of this table;{self._pair_hint(name)} its names: "
+                f"{shown} (iterate over the table for its rows, or use .to_frame())."
             )
         k = self.names.index(name)
         return Estimate(
@@ -277,6 +277,26 @@ class EstimateTable:
             | {k: v for k, v in self.details.items() if k in _ROW_DETAILS}
             | ({"no_interval": why} if (why := self.notes[k]) else {}),
         )
+
+    def _pair_hint(self, name: object) -> str:
+        """For a table of differences: the row of ``'A - B'`` asked as ``'B - A'``, or the
+        side that is no group (a pair of 66 cannot be found in the first 12 names)."""
+        pairs = self.details.get("pairs")
+        if not pairs or not isinstance(name, str):
+            return ""
+        squeezed = [n for n in self.names if "".join(n.split()) == "".join(name.split())]
+        if squeezed:  # 'M8-M9' for 'M8 - M9'
+            return f" {squeezed[0]!r} is (spaces around the minus);"
+        if " - " not in name:
+            return ""
+        a, b = name.split(" - ", 1)
+        if f"{b} - {a}" in self.names:
+            return f" {f'{b} - {a}'!r} is (the same difference the other way: negate it);"
+        groups = dict.fromkeys(g for pair in pairs for g in pair)
+        unknown = [g for g in (a, b) if g not in groups]
+        if not unknown:
+            return ""
+        return f" {unknown[0]!r} is not one of the groups ({', '.join(map(str, groups))});"
 
     def clip(self, low: float, high: float) -> EstimateTable:
         """Intervals (and estimates) intersected with the parameters' range (see
@@ -400,6 +420,10 @@ class EstimateTable:
         return str(self)
 
     def __str__(self) -> str:
+        return self.head() + "\n" + self.to_frame().to_string(index=False, float_format="%.4f")
+
+    def head(self) -> str:
+        """The lines above the rows: level, kind and guarantee of the intervals."""
         level = round(100 * (1 - self.alpha), 1)
         kind = _kind({"interval_kind": self.details.get("interval_kind")})
         head = (
@@ -414,5 +438,67 @@ class EstimateTable:
                 f"holding {self.details['guarantee']}"
             )
             head += f"\n{self.details['se']}" if "se" in self.details else ""
-        head += _not_comparable(self.details)
-        return head + "\n" + self.to_frame().to_string(index=False, float_format="%.4f")
+        return head + _not_comparable(self.details)
+
+
+class RankTable(pd.DataFrame):
+    """Groups ranked by their means (:meth:`~bacon_bayes.calibrator.Calibrator.rank_groups`).
+
+    A DataFrame (columns, ``.loc``, ``merge`` as ever: :meth:`EstimateTable.to_frame`'s
+    columns, best first, with ``rank``, ``rank_low`` and ``rank_high``) that also carries
+    the group table it ranks, as :class:`EstimateTable` does: ``table``, ``alpha``,
+    ``details`` (``details["guarantee"]``, the means' intervals' guarantee, and
+    ``details["rank_intervals"]``, the ranks'), :meth:`to_frame` and a printed head that
+    says both. A frame derived from it (a slice, a merge) is a plain DataFrame.
+    """
+
+    _metadata: ClassVar[list[str]] = ["table", "rank_note"]
+    table: EstimateTable
+    rank_note: str
+
+    @property
+    def _constructor(self) -> type[pd.DataFrame]:
+        return pd.DataFrame
+
+    @classmethod
+    def of(
+        cls, table: EstimateTable, ranks: dict[str, np.ndarray], diffs: EstimateTable,
+        descending: bool,
+    ) -> RankTable:  # fmt: skip
+        """``table``'s rows with their ``ranks`` (from ``diffs``), sorted by rank."""
+        frame = table.to_frame()
+        for k, v in ranks.items():
+            frame[k] = v
+        out = cls(frame.sort_values("rank", kind="stable").reset_index(drop=True))
+        out.table = table
+        level = f"{100 * (1 - diffs.alpha):g}%"
+        out.rank_note = (
+            f"rank 1 = the {'highest' if descending else 'lowest'} {table.estimand}; rank_low "
+            f"- rank_high hold for every group together at {level} at least (from the "
+            f"pairwise differences' {diffs.simultaneous} intervals)"
+        )
+        return out
+
+    @property
+    def alpha(self) -> float:
+        """One minus the confidence level of the means and of the rank intervals."""
+        return float(self.table.alpha)
+
+    @property
+    def details(self) -> dict[str, Any]:
+        """The group table's details, with ``rank_intervals`` saying what the ranks hold."""
+        return {**self.table.details, "rank_intervals": self.rank_note}
+
+    def to_frame(self) -> pd.DataFrame:
+        """The ranked rows as a plain DataFrame (a copy)."""
+        return pd.DataFrame(self).copy()
+
+    def __repr__(self) -> str:
+        """The head, then every column (as :class:`EstimateTable` prints; 60 rows at most)."""
+        rows = self.to_frame().to_string(index=False, float_format="%.4f", max_rows=60)
+        return f"{self.table.head()}\n{self.rank_note}\n{rows}"
+
+    def _repr_html_(self) -> str | None:
+        html = super()._repr_html_()
+        lines = f"{self.table.head()}\n{self.rank_note}".replace("&", "&amp;").replace("<", "&lt;")
+        return None if html is None else "<p>" + lines.replace("\n", "<br>") + "</p>" + html

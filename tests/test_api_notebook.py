@@ -243,3 +243,92 @@ def test_judges_given_as_a_set_are_refused_for_their_order_and_dict_keys_taken(f
         _pool(frame, judges={"gpt4", "gpt35"})
     renamed = {"gpt4": "GPT-4", "gpt35": "GPT-3.5"}
     assert _pool(frame, judges=renamed.keys()).judges == ("gpt4", "gpt35")
+
+
+def test_a_misspelled_keyword_names_the_one_meant_and_the_valid_ones(frame, cal):
+    """``Calibrator(engin="freq")`` raised Python's bare TypeError (no valid keyword named);
+    it, a method's and ``from_frame``'s unknown keyword now name the one meant, still a
+    TypeError, and ``level=`` where ``alpha`` is taken says how the two relate."""
+    with pytest.raises(ValidationError, match=r"Calibrator\(\) has no argument 'engin'.*'engine'"):
+        Calibrator(engin="freq")
+    with pytest.raises(TypeError, match=r"pass the others by name \(engine=\.\.\."):
+        Calibrator("ridge", "freq")
+    with pytest.raises(TypeError, match=r"from_frame\(\) has no argument 'lable'.*'label'"):
+        EvalPool.from_frame(frame, lable="human", judges=JUDGES, outcome="continuous")
+    with pytest.raises(TypeError, match=r"estimate_groups\(\) takes alpha.*alpha=0.05 for a 95%"):
+        cal.estimate_groups(level=0.95)
+    with pytest.raises(TypeError, match=r"compare_groups\(\) has no argument 'pairs'.*alpha"):
+        cal.compare_groups(pairs=[("M8", "M9")])
+    assert Calibrator(engine="freq").get_params()["engine"] == "freq"  # signature kept
+    d = frame.copy()
+    d.loc[0, JUDGES] = np.nan  # a row no judge scored: fit warns, at the caller's line
+    with pytest.warns(UserWarning, match="no judge score") as caught:
+        Calibrator(engine="freq").fit(_pool(d))
+    assert Path(caught[0].filename).name == "test_api_notebook.py"
+
+
+def test_the_summary_prints_readably_and_stays_a_json_ready_dict(cal):
+    """``cal.summary()`` showed a dictionary of ~18,000 characters in a notebook, the
+    group tables' covariance matrices among them; it prints as a few lines now, the
+    group means of every method side by side, and is still the same dictionary."""
+    import json
+
+    s = cal.summary(quantiles=(0.5,))
+    text = repr(s)
+    assert isinstance(s, dict) and str(s) == text
+    assert len(text) < 2500 and "cov'" not in text.split("\n(a dict")[0]
+    assert "mean (95% CI):" in text and "quantile 0.5" in text
+    assert "aee shrunk, holding family-wise" in text and "(no interval)" in text  # M22
+    back = json.loads(json.dumps(s))
+    assert back["groups"]["aee"]["cov"][0][0] == pytest.approx(s["groups"]["aee"]["cov"][0][0])
+
+
+def test_ranks_carry_their_group_table_and_guarantee_as_the_group_table_does(cal):
+    """``rank_groups`` returned a bare DataFrame beside ``estimate_groups``'s
+    ``EstimateTable``: no ``to_frame()``, no guarantee, and printed cut to '...'. It is
+    still a DataFrame (columns, sorting, merging as before) and now carries the group
+    table, its details and the rank intervals' guarantee, and prints them."""
+    ranks = cal.rank_groups()
+    groups = cal.estimate_groups()
+    assert isinstance(ranks, pd.DataFrame) and list(ranks["rank"]) == list(range(1, 13))
+    assert ranks.table is groups and ranks.alpha == 0.05
+    assert ranks.details["guarantee"] == groups.details["guarantee"]
+    assert "hold for every group together at 95%" in ranks.details["rank_intervals"]
+    frame = ranks.to_frame()
+    assert type(frame) is pd.DataFrame and frame.equals(pd.DataFrame(ranks))
+    assert type(ranks[["name", "rank"]]) is pd.DataFrame  # derived frames are plain
+    text = repr(ranks)
+    assert text.startswith(groups.head()) and "rank 1 = the highest mean" in text
+    assert "..." not in text and "rank_high" in text
+    assert "rank 1 = the lowest mean" in repr(cal.rank_groups(descending=False))
+
+
+def test_a_pair_asked_the_other_way_or_of_a_missing_group_is_named(cal):
+    """``diffs['M9 - M8']`` (the table holds 'M8 - M9') or a pair naming a system that is
+    not there raised a KeyError listing the first 12 of 66 pairs, the one meant rarely
+    among them; the message now names the row, the spelling or the missing group."""
+    diffs = cal.compare_groups()
+    with pytest.raises(KeyError, match=r"'M8 - M9' is \(the same difference the other way"):
+        diffs["M9 - M8"]
+    with pytest.raises(KeyError, match=r"'M99' is not one of the groups \(M8, M9, M10"):
+        diffs["M8 - M99"]
+    with pytest.raises(KeyError, match=r"'M8 - M9' is \(spaces around the minus\)"):
+        diffs["M8-M9"]
+    assert diffs["M8 - M9"].estimand == "difference[M8 - M9]"
+
+
+@pytest.mark.parametrize(
+    ("method", "returned"),
+    [("estimate_mean", "Estimate"), ("estimate_quantile", "Estimate"),
+     ("estimate_groups", "EstimateTable"), ("compare_groups", "EstimateTable"),
+     ("rank_groups", "RankTable"), ("summary", "Summary")],
+)  # fmt: skip
+def test_each_estimand_says_what_it_returns_and_what_its_interval_holds(method, returned):
+    """The estimands' docstrings said neither what they return nor (the mean's, the
+    quantile's, the differences') which guarantee an interval carries."""
+    import inspect
+
+    doc = inspect.getdoc(getattr(Calibrator, method))
+    assert f"Returns\n-------\n{returned}\n" in doc
+    said = doc.split("Returns\n-------\n")[1]
+    assert returned == "Summary" or "1 - alpha" in said

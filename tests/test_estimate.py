@@ -448,3 +448,45 @@ def test_arrays_of_the_wrong_shape_are_refused_naming_the_argument(pool):
         est.classical_group_means(y, groups[:-1])
     with pytest.raises(ValidationError, match=r"groups must be 1-D"):
         est.aee_group_means(y, f, groups.reshape(-1, 1))
+
+
+@pytest.mark.parametrize("missing", [np.nan, None])
+def test_a_missing_group_name_is_refused_not_made_a_group_named_nan(pool, missing):
+    """A group column with empty cells (a Series read from a CSV) made one more group
+    named 'nan' of those items, with an interval of its own, in every flat group
+    function; the pool refuses it, and so do they now, naming the first item."""
+    y, f, lab = pool
+    y = np.where(lab, y, np.nan)
+    groups = pd.Series(np.array(["a", "b", "c", "d"], dtype=object)[np.arange(y.size) % 4])
+    groups.iloc[[7, 9]] = missing
+    calls = (
+        lambda: est.aee_group_means(y, f, groups),
+        lambda: est.shrunk_group_means(y, f, groups),
+        lambda: est.classical_group_means(y, groups),
+        lambda: est.naive_group_means(f, groups),
+    )
+    said = r"missing .* for 2 item\(s\), the first at position 7"
+    for call in calls:
+        with pytest.raises(ValidationError, match=said):
+            call()
+    numbers = pd.Series(np.where(np.arange(y.size) % 5 == 0, np.nan, np.arange(y.size) % 3))
+    with pytest.raises(ValidationError, match="groups is missing"):
+        est.aee_group_means(y, f, numbers)
+
+
+def test_pandas_arguments_in_another_order_are_refused_not_paired_by_position(pool):
+    """``aee_mean(df.human, other.f)`` with ``other`` sorted differently paired each label
+    with another item's prediction (numpy reads position; pandas users expect the index)
+    and gave an estimate without a word; Series of one index still pass."""
+    y, f, lab = pool
+    ys = pd.Series(np.where(lab, y, np.nan))
+    fs = pd.Series(f).sample(frac=1, random_state=0)
+    groups = pd.Series(np.arange(y.size) % 4)
+    with pytest.raises(ValidationError, match=r"y and f are pandas objects whose indexes differ"):
+        est.aee_mean(ys, fs)
+    with pytest.raises(ValidationError, match=r"f.reindex\(y.index\)"):
+        est.shrunk_group_means(ys, fs, groups)
+    with pytest.raises(ValidationError, match=r"y and groups .* indexes differ"):
+        est.aee_group_means(ys, f, groups.sample(frac=1, random_state=0))
+    aligned = est.aee_mean(ys, fs.reindex(ys.index))
+    assert aligned.estimate == est.aee_mean(ys.to_numpy(), f).estimate

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import numpy as np
+import pandas as pd
 from scipy import special
 
 from bacon_bayes.errors import ValidationError
@@ -221,6 +222,25 @@ def _check_alpha(alpha: float) -> None:
         )
 
 
+def check_aligned(**arrays: Any) -> None:
+    """Refuse pandas arguments of one length whose indexes differ: the estimators pair
+    values by position, as numpy does, so ``f`` sorted apart from ``y`` paired other items'
+    labels and predictions without a word (pandas would have aligned them by index)."""
+    indexed = {k: v.index for k, v in arrays.items() if isinstance(v, pd.Series | pd.DataFrame)}
+    if len(indexed) < 2:
+        return
+    (first, index), *rest = indexed.items()
+    for name, other in rest:
+        if len(other) == len(index) and not index.equals(other):
+            shown = [", ".join(map(str, ix[:3].tolist())) for ix in (index, other)]
+            raise ValidationError(
+                f"{first} and {name} are pandas objects whose indexes differ ({first}: "
+                f"{shown[0]}, ...; {name}: {shown[1]}, ...): the estimators pair values by "
+                f"position, not by index, so they would pair other items. Put them in one order "
+                f"({name}.reindex({first}.index), or both columns of one DataFrame)."
+            )
+
+
 def _prepare(
     y: np.ndarray,
     f: np.ndarray | None,
@@ -234,6 +254,7 @@ def _prepare(
     With ``hajek``, the labeled items' probabilities are conditioned on the realised
     sample size of each domain (``domains``: a code per item; default one domain).
     """
+    check_aligned(y=y, f=f, labeled=labeled, pi=pi)
     y = np.asarray(y, dtype=float)
     if y.ndim != 1:
         raise ValidationError(f"y must be 1-D (one entry per item); got shape {y.shape}.")

@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
+import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.estimate.core import _prepare
+from bacon_bayes.estimate.core import _prepare, check_aligned
 from bacon_bayes.estimate.critical import simultaneous_critical_value
 from bacon_bayes.order import cell_name, natural_codes
 from bacon_bayes.results import EstimateTable
@@ -177,7 +178,8 @@ def group_table(
 def group_codes(groups: np.ndarray, n_items: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Distinct group names in natural order (``M8`` before ``M10``) and each item's
     index among them; with ``n_items``, ``groups`` is refused unless it holds one name
-    per item (a 2-D array was flattened, one of another length failed in ``bincount``)."""
+    per item (a 2-D array was flattened, one of another length failed in ``bincount``),
+    none of them missing (NaN became a group named 'nan')."""
     if n_items is not None:
         shape = np.shape(groups)
         if len(shape) != 1:
@@ -188,6 +190,13 @@ def group_codes(groups: np.ndarray, n_items: int | None = None) -> tuple[np.ndar
             raise ValidationError(
                 f"groups have {shape[0]} entries but y has {n_items}; pass one group name "
                 "per item of the pool, in the order of y."
+            )
+        missing = pd.isna(np.asarray(groups, dtype=object))
+        if missing.any():  # else one more group, named 'nan', with those items
+            raise ValidationError(
+                f"groups is missing (NaN or None) for {int(missing.sum())} item(s), the first "
+                f"at position {int(np.argmax(missing))}; give every item a group (e.g. "
+                "'unknown') or leave those items out of every array."
             )
     return natural_codes(groups)
 
@@ -218,6 +227,7 @@ class GroupArrays:
         pi: np.ndarray | float | None,
         hajek: bool,
     ) -> GroupArrays:
+        check_aligned(y=y, f=f, groups=groups, labeled=labeled, pi=pi)
         names, codes = group_codes(groups, np.shape(y)[0] if np.ndim(y) else None)
         idx, y_lab, pi_lab, n_items = _prepare(y, f, labeled, pi, hajek, codes)
         f = np.asarray(f, dtype=float)

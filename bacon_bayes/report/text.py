@@ -351,12 +351,69 @@ def naive_note(pool: EvalPool, bounds: tuple[float, float], rows: str = "") -> s
     return naive_left_out(np.asarray(pool.y, dtype=float), judges, bounds, rows)
 
 
+class Summary(dict[str, Any]):
+    """:meth:`Calibrator.summary`'s dictionary (JSON-ready: ``json.dumps`` takes it as it
+    is, covariances included) that prints as a few readable lines: what was fitted, the
+    mean's and quantiles' estimates beside their baselines, and the group table (a
+    notebook showed the dictionary, thousands of characters of covariances)."""
+
+    def __repr__(self) -> str:
+        level = f"{100 * (1 - self['alpha']):g}%"
+        lines = [
+            f"Calibrator summary: {self['model']} ({self['engine']}), {self['n_labeled']} "
+            f"labeled of {self['n_items']} items, {self['folds']} folds, seed {self['seed']}",
+            f"surrogates: {', '.join(self['surrogates'])}",
+            f"\nmean ({level} CI):",
+            _rows([Estimate.from_dict(e) for e in self["mean"].values()]),
+        ]
+        for q, by_method in self["quantiles"].items():
+            lines += [f"\nquantile {q} ({level} CI):"]
+            lines += [_rows([Estimate.from_dict(e) for e in by_method.values()])]
+        if groups := self.get("groups"):
+            lines += ["", _groups_text(groups, level)]
+        if "naive_left_out" in self:
+            lines += [f"\nnaive left out: {self['naive_left_out']}"]
+        lines += [
+            "\n(a dict: summary['mean']['aee'], summary['groups']['aee']['cov'] and the rest; "
+            "json.dumps(summary) writes all of it)"
+        ]
+        return "\n".join(lines)
+
+    __str__ = __repr__
+
+
+def _groups_text(groups: dict[str, Any], level: str) -> str:
+    """The group means of every method side by side, with the AEE intervals' guarantee."""
+    if "error" in groups:
+        return f"groups: {groups['error']}"
+    tables = {m: EstimateTable.from_dict(t) for m, t in groups.items()}
+    aee = tables["aee"]
+    frame = pd.DataFrame({"name": aee.names, "n_labeled": aee.n_labeled})
+    for method, t in tables.items():
+        frame[method] = [
+            f"{e:.4f} [{lo:.4f}, {hi:.4f}]" if np.isfinite(lo) and np.isfinite(hi)
+            else f"{e:.4f} (no interval)"
+            for e, lo, hi in zip(t.estimate, t.ci_low, t.ci_high, strict=True)
+        ]  # fmt: skip
+    head = f"group means ({level} CI, simultaneous: {aee.simultaneous})"
+    if aee.details.get("pooling") == "shrink":
+        head += f"; aee shrunk, holding {aee.details.get('guarantee')}"
+    return f"{head}:\n{frame.to_string(index=False)}"
+
+
+def _rows(estimates: list[Estimate]) -> str:
+    """One line per method: estimate, se and interval."""
+    frame = pd.concat([e.to_frame() for e in estimates], ignore_index=True)
+    frame = frame.drop(columns=["name", "note"], errors="ignore")
+    return frame.to_string(index=False, float_format="%.4f")
+
+
 def calibrator_summary(
     cal: Calibrator, alpha: float = 0.05, quantiles: tuple[float, ...] = ()
-) -> dict[str, Any]:
+) -> Summary:
     """``Calibrator.summary``: the estimates beside the classical and naive baselines, and
-    what was fitted (JSON-ready); the naive baseline left out where it is none, the reason
-    in ``naive_left_out``."""
+    what was fitted (JSON-ready, printed readably: :class:`Summary`); the naive baseline
+    left out where it is none, the reason in ``naive_left_out``."""
     cal._check_fitted()
     left_out = naive_note(cal.pool_, cal.bounds_)
     methods: tuple[Method, ...] = ("aee", "classical") + (() if left_out else ("naive",))
@@ -386,7 +443,7 @@ def calibrator_summary(
             out["groups"] = {"error": str(exc)}
     if left_out:
         out["naive_left_out"] = left_out
-    return out
+    return Summary(out)
 
 
 def _frozen_dict(cal: Calibrator) -> dict[str, Any] | None:
