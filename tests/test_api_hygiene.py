@@ -118,6 +118,11 @@ def test_messages_give_the_notebook_fix_and_flags_are_checked(frame, cal):
         cal.rank_groups(descending="no")
     with pytest.raises(ValidationError, match=r"alpha=0\.95 asks for a 5% interval.*alpha=0\.05"):
         cal.estimate_mean(alpha=0.95)
+    with pytest.raises(ValidationError) as said:  # the fix said once (W10: said twice)
+        cal.estimate_mean(alpha=0.95)
+    assert str(said.value).count("alpha=0.05") == 1
+    with pytest.raises(ValidationError, match=r"alpha=0\.1 for the 90% interval you may"):
+        cal.estimate_mean(alpha=0.9)
     assert list(cal.rank_groups(descending=False)["rank"])[:2] == [1, 2]
 
 

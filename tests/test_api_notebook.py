@@ -265,6 +265,15 @@ def test_a_misspelled_keyword_names_the_one_meant_and_the_valid_ones(frame, cal)
     with pytest.warns(UserWarning, match="no judge score") as caught:
         Calibrator(engine="freq").fit(_pool(d))
     assert Path(caught[0].filename).name == "test_api_notebook.py"
+    # the flat estimators a user calls too (W10's note: aee_mean(level=0.95) was bare)
+    from bacon_bayes import estimate as est
+
+    y, f = np.array([1.0, np.nan, 2.0, 3.0]), np.array([1.0, 1.5, 2.0, 3.0])
+    with pytest.raises(TypeError, match=r"aee_mean\(\) takes alpha.*alpha=0.05 for a 95%"):
+        est.aee_mean(y, f, level=0.95)
+    with pytest.raises(TypeError, match=r"compare\(\) has no argument 'simultanous'.*'simul"):
+        est.compare(est.classical_group_means(y, np.array(list("abab"))), simultanous="maxt")
+    assert est.aee_mean.__doc__ == est.mean.aee_mean.__doc__  # the wrapped one's help
 
 
 def test_the_summary_prints_readably_and_stays_a_json_ready_dict(cal):

@@ -50,6 +50,7 @@ correction, robust empirical-Bayes intervals from :mod:`.robust_ebci`) and
 
 from __future__ import annotations
 
+from bacon_bayes.arguments import named_keywords
 from bacon_bayes.estimate.bradley_terry import (
     bradley_terry,
     bradley_terry_fit,
@@ -85,6 +86,24 @@ from bacon_bayes.estimate.ratio import RatioEstimates, aee_ratio
 from bacon_bayes.estimate.shrink import choose_pooling, shrunk_differences, shrunk_group_means
 from bacon_bayes.estimate.tables import group_codes
 from bacon_bayes.results import Estimate, EstimateTable
+
+# the estimators a user calls refuse an unknown keyword naming the one meant
+# (``aee_mean(level=0.95)``: "takes alpha ..."); the package calls the modules' own
+aee_mean = named_keywords(aee_mean)
+classical_mean = named_keywords(classical_mean)
+naive_mean = named_keywords(naive_mean)
+aee_quantile = named_keywords(aee_quantile)
+classical_quantile = named_keywords(classical_quantile)
+naive_quantile = named_keywords(naive_quantile)
+aee_cdf = named_keywords(aee_cdf)
+aee_ratio = named_keywords(aee_ratio)
+aee_group_means = named_keywords(aee_group_means)
+classical_group_means = named_keywords(classical_group_means)
+naive_group_means = named_keywords(naive_group_means)
+shrunk_group_means = named_keywords(shrunk_group_means)
+compare = named_keywords(compare)
+rank_intervals = named_keywords(rank_intervals)
+bradley_terry = named_keywords(bradley_terry)
 
 __all__ = [
     "MIN_BOOTSTRAP_LABELS",

@@ -214,11 +214,16 @@ def _check_alpha(alpha: float) -> None:
             f"alpha={alpha!r} must lie strictly between 0 and 1 (a number, e.g. 0.05)."
         )
     if alpha >= 0.5:  # alpha=0.95 for a 95% interval would give a 5% one
+        meant = f"{1 - alpha:.3g}"
+        other = (
+            ""
+            if meant == "0.05"
+            else f"; alpha={meant} for the {100 * alpha:g}% interval you may have meant"
+        )
         raise ValidationError(
             f"alpha={alpha!r} asks for a {100 * (1 - alpha):g}% interval: alpha is the "
-            f"share an interval may miss (alpha=0.05 for a 95% interval; alpha="
-            f"{1 - alpha:.3g} for the level you may have meant); item_scores and "
-            "judge_bias take the level instead (level=0.9)."
+            f"share an interval may miss (alpha=0.05 for a 95% interval{other}); "
+            "item_scores and judge_bias take the level instead (level=0.9)."
         )
 
 
