@@ -291,3 +291,26 @@ def test_rows_copied_whole_are_named_with_the_fix(tmp_path, capsys, monkeypatch)
     plain = table[["gpt4", "gpt35", "relevance"]].round()
     plain.to_csv(path, index=False)
     assert "copies of an earlier row" not in doctor(path, capsys)
+
+
+def test_a_long_tables_per_item_column_is_joined_back_not_taken_for_judge_names(tmp_path, capsys):
+    """Session 46: WMT22 as one row per segment and metric, with the segment's ``doc``
+    beside ``system`` and ``seg_id``: the recipe pivoted on ``['metric', 'doc']``, one
+    judge column per metric and document (1,280 of them, nearly all empty). A column
+    holding one value per item is joined back, as the label is."""
+    rng = np.random.default_rng(0)
+    system = np.repeat(["sysA", "sysB", "sysC", "sysD"], 30)
+    seg = np.tile(np.arange(1, 31), 4)
+    doc = [f"doc{(s - 1) // 5}" for s in seg]
+    wide = pd.DataFrame({"system": system, "seg_id": seg, "doc": doc})
+    wide["mqm"] = np.where(rng.random(len(wide)) < 0.3, -rng.integers(0, 10, len(wide)), np.nan)
+    long = pd.concat(
+        [wide.assign(metric=m, score=rng.normal(size=len(wide))) for m in ("comet", "bleu", "chrf")]
+    )
+    path = tmp_path / "long.csv"
+    long.to_csv(path, index=False)
+    out = doctor(path, capsys).replace("\n", " ")
+    recipe = run_python_line(out, cwd=tmp_path)
+    assert "columns='metric'" in recipe
+    back = pd.read_csv(tmp_path / "wide.csv")
+    assert {"comet", "bleu", "chrf", "doc", "mqm"} <= set(back.columns) and len(back) == 120

@@ -300,7 +300,10 @@ def find_long(frame: pd.DataFrame, roles: Roles, kind: str, read: str | None = N
         keys = shape[2]  # the group and an id within it key the items
     if not keys or frame.duplicated(keys).mean() < 0.5:
         return None  # the rows are items (each once): a rater column of a wide table
-    spec = [judge, *(c for c in short if c not in keys)]
+    by_key = frame.groupby(keys, sort=False)
+    # a column of one value per item (WMT's ``doc`` beside ``system`` and ``seg_id``) is
+    # joined back by the recipe; only one varying within an item names its judge
+    spec = [judge, *(c for c in short if c not in keys and (by_key[c].nunique() > 1).any())]
     human = _human_rater(frame[judge]) if roles.label is None else None
     k = frame[judge].nunique() - (human is not None)
     roles.reasons["long"] = judge
