@@ -73,3 +73,29 @@ def test_simulate_budgets_as_label_counts(tmp_path, capsys):
     for bad in ("301", "2.5"):
         assert main([*args, "--budgets", bad, "--out", str(tmp_path / f"b{bad}")]) == 2
         assert "a whole number of labels up to its 300 rows" in capsys.readouterr().err
+
+
+def test_simulate_on_a_pilot_of_few_labels_points_to_bacon_plan(tmp_path, capsys):
+    """Session 46: on a table with labels on 3% of its rows (a pilot), simulate said to
+    fill the labels in or pass --drop-unlabeled, which then failed ('budget 0.05 gives 1
+    labels of 28 rows ... raise the budget'). It now says the table is a pilot, what
+    --drop-unlabeled would do, and prints the bacon plan command, which runs."""
+    import shlex
+
+    import numpy as np
+
+    frame = pd.read_csv(SAMPLE).head(300)
+    judges = [c for c in frame.columns if c.startswith("judge:") and c.endswith("|relevance")]
+    keep = np.random.default_rng(0).random(len(frame)) < 0.1
+    frame["y"] = frame["expert_mean_relevance"].where(keep)
+    frame[["system", "y", *judges[:2]]].to_csv(tmp_path / "t.csv", index=False)
+    args = ["simulate", str(tmp_path / "t.csv"), "--label", "y", "--judge", "judge:*",
+            "--group", "system", "--trials", "2", "--out", str(tmp_path / "sim")]  # fmt: skip
+    assert main(args) == 2
+    err = capsys.readouterr().err.replace("\n", " ")
+    assert f"has a value on {int(keep.sum())} of 300 rows" in err, err
+    assert "--drop-unlabeled would simulate on those" in err
+    plan = shlex.split(err.split("the labels each design needs: ", 1)[1])
+    assert plan[:3] == ["bacon", "plan", str(tmp_path / "t.csv")] and "--top" in plan
+    assert "'judge:*'" in err and not (tmp_path / "sim").exists()
+    assert main([*plan[1:], "--engine", "freq"]) == 0

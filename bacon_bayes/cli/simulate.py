@@ -52,8 +52,10 @@ def _table(args: argparse.Namespace) -> Any:
     ``--judge``, the judges are the ones the file's format names (an Inspect AI log's
     model-graded scorers, an lm-eval log's metrics), as ``bacon estimate`` takes them."""
     from bacon_bayes.readers import join_labels, read_any
+    from bacon_bayes.simulation.table import refuse_pilot
 
     frame, meta = read_any(args.data)
+    plan = _plan_command(args)  # the judges as given, before they are resolved
     if args.judge:
         args.judge = judge_columns(args.judge, list(frame.columns))
     elif meta.judges:
@@ -69,6 +71,8 @@ def _table(args: argparse.Namespace) -> Any:
         read = read_call(args.data, meta.format)
         if long := long_table(frame, args.label, [str(j) for j in judges], meta.format, read):
             raise ValidationError(long)
+    if not args.drop_unlabeled and args.label in frame.columns:
+        refuse_pilot(frame, args.label, plan)
     if args.drop_unlabeled and args.label in frame.columns:
         from bacon_bayes.io import keep_file_rows
         from bacon_bayes.words import as_numbers
@@ -80,6 +84,23 @@ def _table(args: argparse.Namespace) -> Any:
             keep_file_rows(frame, out, kept)
             frame = out
     return frame
+
+
+def _plan_command(args: argparse.Namespace) -> str:
+    """The ``bacon plan`` command on DATA read as this simulate reads it (``--top`` with a
+    group; without one, plan names the questions it plans for; simulate's default
+    ``continuous`` left to plan, which reads a 0/1 label as categorical)."""
+    import shlex
+
+    given = [("--label", args.label), ("--labels", args.labels), ("--item", args.item)]
+    given += [("--judge", j) for j in args.judge or []]
+    given += [("--group", args.group), ("--prompt", args.prompt)]
+    given += [("--outcome", args.outcome if args.outcome != "continuous" else None)]
+    given += [("--levels", args.levels), ("--scale", args.scale)]
+    given += [("--embedding", args.embedding)]
+    words = [f"{k}{'=' if str(v)[:1] == '-' else ' '}{shlex.quote(str(v))}" for k, v in given if v]
+    top = " --top" if args.group else ""
+    return f"bacon plan {shlex.quote(str(args.data))} {' '.join(words)}{top}"
 
 
 def _table_args(args: argparse.Namespace) -> dict:
