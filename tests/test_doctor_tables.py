@@ -314,3 +314,26 @@ def test_a_long_tables_per_item_column_is_joined_back_not_taken_for_judge_names(
     assert "columns='metric'" in recipe
     back = pd.read_csv(tmp_path / "wide.csv")
     assert {"comet", "bleu", "chrf", "doc", "mqm"} <= set(back.columns) and len(back) == 120
+
+
+def test_group_names_written_several_ways_get_a_line_that_writes_them_one_way(
+    tmp_path, capsys, monkeypatch
+):
+    """Session 46: on an Excel export (semicolons, decimal commas) whose systems were
+    written ' m8 ' beside 'M8', doctor said "e.g. in pandas df[col] = ...": no line that
+    runs, nor how to read the file back. It prints one that reads the file as doctor does
+    and writes each name as its most frequent spelling, and the doctor to run on it."""
+    monkeypatch.chdir(tmp_path)
+    table = relevance_table(share=0.3)
+    odd = np.arange(len(table)) % 5 == 0
+    table.loc[odd, "system"] = " " + table.loc[odd, "system"].str.lower() + " "
+    table.to_csv("excel.csv", sep=";", decimal=",", index=False)
+    out = doctor(Path("excel.csv"), capsys).replace("\n", " ")
+    assert "names written several ways" in out and "df[col] =" not in out
+    run_python_line(out, cwd=tmp_path)
+    assert "then bacon doctor excel_groups.csv" in out
+    fixed = pd.read_csv("excel_groups.csv")
+    assert sorted(fixed["system"].unique()) == sorted(relevance_table()["system"].unique())
+    assert fixed["relevance"].notna().sum() == table["relevance"].notna().sum()
+    again = doctor(Path("excel_groups.csv"), capsys)
+    assert "names written several ways" not in again

@@ -230,6 +230,7 @@ def profile(
         prompt=prompt,
         item_joined=item_joined,
         read=read_call(file, meta.format),
+        file=file,
     )
     p = Profile(file=file, meta=meta, n_rows=len(frame), roles=roles, alpha=alpha)
     p.blocked = [b for b in (summary, check_ids(frame, roles, meta.format)) if b]
