@@ -222,3 +222,26 @@ def test_an_error_score_stored_negated_gets_no_lower_is_better_hint(tmp_path, ca
         assert main([*args, "--group", "system", "--engine", "freq"]) == 0
         printed = capsys.readouterr().out
         assert ("warning: label 'mqm' looks like an error score" in printed) is hinted, printed
+
+
+def test_a_group_name_with_spaces_around_is_quoted_in_every_sentence(tmp_path, capsys) -> None:
+    """Session 46: with systems written ' m22 ' beside 'M22', estimate said "best system
+    not clear:  m22  ranks first", "(shown:  m22 's pairs", plan "top group in the pilot
+    (highest mean):  m22 " and doctor "none for 1 without labels ( D )": the name read
+    as the one without spaces. Each is quoted, as the group tables already were."""
+    frame = _table(labeled=40)
+    frame["human"] = _rating(frame, 0.5, 1)
+    best = frame["system"] == "A"
+    frame.loc[best, ["human", "judge_a", "judge_b", "judge_c"]] += 3
+    frame["system"] = frame["system"].replace({"A": " a ", "D": " D "})
+    frame.loc[frame["system"] == " D ", "human"] = np.nan
+    path = tmp_path / "spaces.csv"
+    frame.to_csv(path, index=False)
+    out, _ = doctor([str(path)], capsys)
+    assert "without labels (' D ')" in out, out
+    common = [str(path), "--label", "human", "--judge", "judge_*", "--group", "system"]
+    assert main(["estimate", *common, "--engine", "freq"]) == 0
+    said = capsys.readouterr().out
+    assert "best system: ' a ' (rank interval" in said or "not clear: ' a ' ranks" in said, said
+    assert main(["plan", *common, "--top", "--budgets", "60", "--designs", "uniform"]) == 0
+    assert "top group in the pilot (highest mean): ' a '" in capsys.readouterr().out
