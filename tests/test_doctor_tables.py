@@ -337,3 +337,31 @@ def test_group_names_written_several_ways_get_a_line_that_writes_them_one_way(
     assert fixed["relevance"].notna().sum() == table["relevance"].notna().sum()
     again = doctor(Path("excel_groups.csv"), capsys)
     assert "names written several ways" not in again
+
+
+def test_a_long_table_keyed_by_its_group_and_a_question_number_is_pivoted(tmp_path, capsys):
+    """Session 46: TriviaQA as one row per answer and judge (``qid`` numbering each
+    model's questions, ``model``, ``question``, the human verdict, ``judge``,
+    ``verdict``): doctor said "no column keys the items ... add the item's id to each
+    row", though the model and the question number do. The pivot is keyed by both."""
+    rng = np.random.default_rng(0)
+    wide = pd.DataFrame(
+        {"qid": np.tile(np.arange(40), 3), "model": np.repeat(["gpt-4", "llama", "mistral"], 40)}
+    )
+    wide["question"] = [
+        f"Which city is number {q} on the long list of cities?" for q in wide["qid"]
+    ]
+    truth = rng.random(len(wide)) < 0.6
+    wide["human"] = np.where(rng.random(len(wide)) < 0.3, truth.astype(float), np.nan)
+    long = pd.concat(
+        [wide.assign(judge=j, verdict=truth ^ (rng.random(len(wide)) < e)) for j, e in
+         (("GPT-4", 0.1), ("Llama3-70B", 0.15), ("JudgeLM", 0.3))]
+    )  # fmt: skip
+    path = tmp_path / "long.csv"
+    long.to_csv(path, index=False)
+    out = doctor(path, capsys).replace("\n", " ")
+    assert "no column keys the items" not in out
+    run_python_line(out, cwd=tmp_path)
+    back = pd.read_csv(tmp_path / "wide.csv")
+    assert len(back) == 120 and {"GPT-4", "JudgeLM", "human", "question"} <= set(back.columns)
+    assert back["human"].notna().sum() == wide["human"].notna().sum()
