@@ -99,3 +99,28 @@ def test_simulate_on_a_pilot_of_few_labels_points_to_bacon_plan(tmp_path, capsys
     assert plan[:3] == ["bacon", "plan", str(tmp_path / "t.csv")] and "--top" in plan
     assert "'judge:*'" in err and not (tmp_path / "sim").exists()
     assert main([*plan[1:], "--engine", "freq"]) == 0
+
+
+def test_simulate_reads_a_zero_one_label_as_binary_as_estimate_does(tmp_path, capsys):
+    """Session 46: on TriviaQA's 0/1 verdicts, doctor's printed `bacon simulate` measured
+    the ridge's AEE (simulate's default outcome was continuous) while `bacon estimate`
+    runs the binary (categorical) model: label multipliers 6.6 against 7.2 at 5% labels.
+    Simulate now guesses the outcome as estimate does, and says so."""
+    import json
+
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    truth = (rng.random(200) < 0.6).astype(float)
+    frame = pd.DataFrame({"human": truth})
+    for j, e in (("a", 0.1), ("b", 0.2)):
+        frame[j] = np.abs(truth - (rng.random(200) < e))
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    args = ["simulate", str(tmp_path / "t.csv"), "--label", "human", "--judge", "a,b",
+            "--trials", "2", "--budgets", "0.3", "--methods", "aee"]  # fmt: skip
+    assert main([*args, "--out", str(tmp_path / "sim")]) == 0
+    assert "'human' takes only 0 and 1: estimated as a binary" in capsys.readouterr().out
+    settings = json.loads((tmp_path / "sim" / "settings.json").read_text())
+    assert settings["outcome"] == "categorical"
+    assert main([*args, "--outcome", "continuous", "--out", str(tmp_path / "c")]) == 0
+    assert "takes only 0 and 1" not in capsys.readouterr().out
