@@ -147,7 +147,8 @@ def long_table(seed: int = 0) -> pd.DataFrame:
 def test_a_long_table_is_said_to_be_one_and_how_to_pivot_it(tmp_path, capsys) -> None:
     """A long table (one row per item and judge) is no table of items whose group is the
     judge: doctor says it is long, prints no command, and the pivot it gives runs and
-    makes one row per item."""
+    makes one row per item. A column of one value per item (the dimension, here one for
+    the table) is joined back, not made part of every judge's name (session 46)."""
     frame = long_table()
     roles = find_roles(frame, TableMeta(format="csv"))
     assert roles.long is not None and roles.group == "system"
@@ -158,7 +159,8 @@ def test_a_long_table_is_said_to_be_one_and_how_to_pivot_it(tmp_path, capsys) ->
     assert "long      judge_model" in out and "run:" not in out
     run_python_line(out, cwd=tmp_path)  # as printed: it reads the file as doctor did
     wide = pd.read_csv(tmp_path / "wide.csv")
-    assert len(wide) == 40 and "gpt-4|rts|relevance" in wide.columns
+    assert len(wide) == 40 and "gpt-4|rts" in wide.columns
+    assert (wide["dimension"] == "relevance").all()
 
 
 def test_a_wide_table_with_a_rater_column_is_not_long() -> None:

@@ -291,3 +291,77 @@ def test_rows_copied_whole_are_named_with_the_fix(tmp_path, capsys, monkeypatch)
     plain = table[["gpt4", "gpt35", "relevance"]].round()
     plain.to_csv(path, index=False)
     assert "copies of an earlier row" not in doctor(path, capsys)
+
+
+def test_a_long_tables_per_item_column_is_joined_back_not_taken_for_judge_names(tmp_path, capsys):
+    """Session 46: WMT22 as one row per segment and metric, with the segment's ``doc``
+    beside ``system`` and ``seg_id``: the recipe pivoted on ``['metric', 'doc']``, one
+    judge column per metric and document (1,280 of them, nearly all empty). A column
+    holding one value per item is joined back, as the label is."""
+    rng = np.random.default_rng(0)
+    system = np.repeat(["sysA", "sysB", "sysC", "sysD"], 30)
+    seg = np.tile(np.arange(1, 31), 4)
+    doc = [f"doc{(s - 1) // 5}" for s in seg]
+    wide = pd.DataFrame({"system": system, "seg_id": seg, "doc": doc})
+    wide["mqm"] = np.where(rng.random(len(wide)) < 0.3, -rng.integers(0, 10, len(wide)), np.nan)
+    long = pd.concat(
+        [wide.assign(metric=m, score=rng.normal(size=len(wide))) for m in ("comet", "bleu", "chrf")]
+    )
+    path = tmp_path / "long.csv"
+    long.to_csv(path, index=False)
+    out = doctor(path, capsys).replace("\n", " ")
+    recipe = run_python_line(out, cwd=tmp_path)
+    assert "columns='metric'" in recipe
+    back = pd.read_csv(tmp_path / "wide.csv")
+    assert {"comet", "bleu", "chrf", "doc", "mqm"} <= set(back.columns) and len(back) == 120
+
+
+def test_group_names_written_several_ways_get_a_line_that_writes_them_one_way(
+    tmp_path, capsys, monkeypatch
+):
+    """Session 46: on an Excel export (semicolons, decimal commas) whose systems were
+    written ' m8 ' beside 'M8', doctor said "e.g. in pandas df[col] = ...": no line that
+    runs, nor how to read the file back. It prints one that reads the file as doctor does
+    and writes each name as its most frequent spelling, and the doctor to run on it."""
+    monkeypatch.chdir(tmp_path)
+    table = relevance_table(share=0.3)
+    odd = np.arange(len(table)) % 5 == 0
+    table.loc[odd, "system"] = " " + table.loc[odd, "system"].str.lower() + " "
+    table.to_csv("excel.csv", sep=";", decimal=",", index=False)
+    out = doctor(Path("excel.csv"), capsys).replace("\n", " ")
+    assert "names written several ways" in out and "df[col] =" not in out
+    run_python_line(out, cwd=tmp_path)
+    assert "then bacon doctor excel_groups.csv" in out
+    fixed = pd.read_csv("excel_groups.csv")
+    assert sorted(fixed["system"].unique()) == sorted(relevance_table()["system"].unique())
+    assert fixed["relevance"].notna().sum() == table["relevance"].notna().sum()
+    again = doctor(Path("excel_groups.csv"), capsys)
+    assert "names written several ways" not in again
+
+
+def test_a_long_table_keyed_by_its_group_and_a_question_number_is_pivoted(tmp_path, capsys):
+    """Session 46: TriviaQA as one row per answer and judge (``qid`` numbering each
+    model's questions, ``model``, ``question``, the human verdict, ``judge``,
+    ``verdict``): doctor said "no column keys the items ... add the item's id to each
+    row", though the model and the question number do. The pivot is keyed by both."""
+    rng = np.random.default_rng(0)
+    wide = pd.DataFrame(
+        {"qid": np.tile(np.arange(40), 3), "model": np.repeat(["gpt-4", "llama", "mistral"], 40)}
+    )
+    wide["question"] = [
+        f"Which city is number {q} on the long list of cities?" for q in wide["qid"]
+    ]
+    truth = rng.random(len(wide)) < 0.6
+    wide["human"] = np.where(rng.random(len(wide)) < 0.3, truth.astype(float), np.nan)
+    long = pd.concat(
+        [wide.assign(judge=j, verdict=truth ^ (rng.random(len(wide)) < e)) for j, e in
+         (("GPT-4", 0.1), ("Llama3-70B", 0.15), ("JudgeLM", 0.3))]
+    )  # fmt: skip
+    path = tmp_path / "long.csv"
+    long.to_csv(path, index=False)
+    out = doctor(path, capsys).replace("\n", " ")
+    assert "no column keys the items" not in out
+    run_python_line(out, cwd=tmp_path)
+    back = pd.read_csv(tmp_path / "wide.csv")
+    assert len(back) == 120 and {"GPT-4", "JudgeLM", "human", "question"} <= set(back.columns)
+    assert back["human"].notna().sum() == wide["human"].notna().sum()

@@ -222,3 +222,52 @@ def test_an_error_score_stored_negated_gets_no_lower_is_better_hint(tmp_path, ca
         assert main([*args, "--group", "system", "--engine", "freq"]) == 0
         printed = capsys.readouterr().out
         assert ("warning: label 'mqm' looks like an error score" in printed) is hinted, printed
+
+
+def test_a_group_name_with_spaces_around_is_quoted_in_every_sentence(tmp_path, capsys) -> None:
+    """Session 46: with systems written ' m22 ' beside 'M22', estimate said "best system
+    not clear:  m22  ranks first", "(shown:  m22 's pairs", plan "top group in the pilot
+    (highest mean):  m22 " and doctor "none for 1 without labels ( D )": the name read
+    as the one without spaces. Each is quoted, as the group tables already were."""
+    frame = _table(labeled=40)
+    frame["human"] = _rating(frame, 0.5, 1)
+    best = frame["system"] == "A"
+    frame.loc[best, ["human", "judge_a", "judge_b", "judge_c"]] += 3
+    frame["system"] = frame["system"].replace({"A": " a ", "D": " D "})
+    frame.loc[frame["system"] == " D ", "human"] = np.nan
+    path = tmp_path / "spaces.csv"
+    frame.to_csv(path, index=False)
+    out, _ = doctor([str(path)], capsys)
+    assert "without labels (' D ')" in out, out
+    common = [str(path), "--label", "human", "--judge", "judge_*", "--group", "system"]
+    assert main(["estimate", *common, "--engine", "freq"]) == 0
+    said = capsys.readouterr().out
+    assert "best system: ' a ' (rank interval" in said or "not clear: ' a ' ranks" in said, said
+    assert main(["plan", *common, "--top", "--budgets", "60", "--designs", "uniform"]) == 0
+    assert "top group in the pilot (highest mean): ' a '" in capsys.readouterr().out
+
+
+def test_a_verdict_column_that_is_the_label_where_labeled_is_a_copy(tmp_path, capsys) -> None:
+    """Session 46: TriviaQA's 0/1 verdicts at 2.5% labels (81), with ``final_verdict`` =
+    the human verdict where there is one and GPT-4's elsewhere: doctor took it as a judge
+    (Spearman 1.00) and put it in the command, whose AEE is GPT-4's raw mean with the
+    plus-four floor for an interval. Under 200 labels a good judge may agree with every
+    verdict, but not while equal to another judge on the unlabeled rows: a copy."""
+    rng = np.random.default_rng(0)
+    n = 1200
+    truth = (rng.random(n) < 0.6).astype(float)
+    frame = pd.DataFrame({"item": np.arange(n), "system": np.tile(["a", "b", "c"], n // 3)})
+    for j, e in (("gpt4", 0.1), ("llama", 0.2)):
+        frame[j] = np.abs(truth - (rng.random(n) < e))
+    labeled = rng.random(n) < 0.05
+    frame["human"] = np.where(labeled, truth, np.nan)
+    frame["final_verdict"] = np.where(labeled, truth, frame["gpt4"])
+    # a judge that matched every label and agrees with gpt4 on 97% of the rest: no copy
+    frame["rerun"] = np.where(labeled, truth, np.abs(frame["gpt4"] - (rng.random(n) < 0.03)))
+    path = tmp_path / "verdicts.csv"
+    frame.to_csv(path, index=False)
+    out, command = doctor([str(path)], capsys)
+    line = _left_out(out, "final_verdict")
+    assert f"equals the label on all {labeled.sum()} labeled rows" in line
+    assert "equal to 'gpt4' on" in line and "final_verdict" not in command
+    assert "gpt4" in command and "rerun" in command  # the real judges are no copies

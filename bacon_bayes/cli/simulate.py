@@ -50,10 +50,13 @@ def _budgets(text: str, n_rows: int) -> tuple[float, ...]:
 def _table(args: argparse.Namespace) -> Any:
     """DATA in any format the readers take, with ``--labels`` joined by id; without
     ``--judge``, the judges are the ones the file's format names (an Inspect AI log's
-    model-graded scorers, an lm-eval log's metrics), as ``bacon estimate`` takes them."""
+    model-graded scorers, an lm-eval log's metrics), as ``bacon estimate`` takes them;
+    without ``--outcome``, a label of 0 and 1 is binary, as estimate reads it (said)."""
     from bacon_bayes.readers import join_labels, read_any
+    from bacon_bayes.simulation.table import refuse_pilot
 
     frame, meta = read_any(args.data)
+    plan = _plan_command(args)  # the judges as given, before they are resolved
     if args.judge:
         args.judge = judge_columns(args.judge, list(frame.columns))
     elif meta.judges:
@@ -69,6 +72,8 @@ def _table(args: argparse.Namespace) -> Any:
         read = read_call(args.data, meta.format)
         if long := long_table(frame, args.label, [str(j) for j in judges], meta.format, read):
             raise ValidationError(long)
+    if not args.drop_unlabeled and args.label in frame.columns:
+        refuse_pilot(frame, args.label, plan)
     if args.drop_unlabeled and args.label in frame.columns:
         from bacon_bayes.io import keep_file_rows
         from bacon_bayes.words import as_numbers
@@ -79,7 +84,30 @@ def _table(args: argparse.Namespace) -> Any:
             out = frame.loc[kept].reset_index(drop=True)
             keep_file_rows(frame, out, kept)
             frame = out
+    if args.outcome is None and args.label in frame.columns:  # as estimate reads it
+        from bacon_bayes.scale import binary_note, guess_outcome
+
+        args.outcome = guess_outcome(frame, args.label)
+        if args.outcome == "categorical":
+            print(f"note: {binary_note(args.label)}")
+    args.outcome = args.outcome or "continuous"
     return frame
+
+
+def _plan_command(args: argparse.Namespace) -> str:
+    """The ``bacon plan`` command on DATA read as this simulate reads it (``--top`` with a
+    group; without one, plan names the questions it plans for)."""
+    import shlex
+
+    given = [("--label", args.label), ("--labels", args.labels), ("--item", args.item)]
+    given += [("--judge", j) for j in args.judge or []]
+    given += [("--group", args.group), ("--prompt", args.prompt)]
+    given += [("--outcome", args.outcome)]
+    given += [("--levels", args.levels), ("--scale", args.scale)]
+    given += [("--embedding", args.embedding)]
+    words = [f"{k}{'=' if str(v)[:1] == '-' else ' '}{shlex.quote(str(v))}" for k, v in given if v]
+    top = " --top" if args.group else ""
+    return f"bacon plan {shlex.quote(str(args.data))} {' '.join(words)}{top}"
 
 
 def _table_args(args: argparse.Namespace) -> dict:
@@ -126,9 +154,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_judge_argument(p, legacy="commas")
     p.add_argument(
         "--outcome",
-        default="continuous",
         choices=("continuous", "ordinal", "nonnegative", "categorical"),
-        help="type of the label (continuous)",
+        help="type of the label (default: continuous, or categorical for a label of 0 and 1 "
+        "only, as bacon estimate reads it)",
     )
     p.add_argument("--levels", help="levels of an ordinal/categorical label, e.g. 1,2,3,4,5")
     add_scale_argument(p, study=False)

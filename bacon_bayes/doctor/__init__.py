@@ -230,6 +230,7 @@ def profile(
         prompt=prompt,
         item_joined=item_joined,
         read=read_call(file, meta.format),
+        file=file,
     )
     p = Profile(file=file, meta=meta, n_rows=len(frame), roles=roles, alpha=alpha)
     p.blocked = [b for b in (summary, check_ids(frame, roles, meta.format)) if b]
@@ -555,6 +556,9 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
 
 
 def _names(rows: pd.DataFrame, column: str | None) -> str:
-    """The first five names, and how many more (doctor counted them all)."""
+    """The first five names (quoted where a list would hide them: :func:`names_text`), and
+    how many more (doctor counted them all)."""
+    from bacon_bayes.order import names_text
+
     more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
-    return ", ".join(map(str, rows[column].head(5))) + more
+    return names_text(rows[column].head(5)) + more

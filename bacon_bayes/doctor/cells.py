@@ -7,6 +7,7 @@ names it, its cells and the fix instead."""
 from __future__ import annotations
 
 import re
+import shlex
 
 import pandas as pd
 
@@ -181,6 +182,24 @@ def case_variants(s: pd.Series) -> str | None:
     if not many:
         return None
     return spellings_text(many, SHOWN_SPELLINGS)
+
+
+def one_spelling_line(path: str, columns: list[str], what: str) -> str:
+    """A shell line that writes the table at ``path`` with each name of ``columns``
+    written one way (the most frequent of its spellings, spaces around it taken off) into
+    ``<stem>_<what>.csv`` in the working folder, and the doctor to run on it."""
+    from bacon_bayes.csv_format import pandas_command, pandas_read
+    from bacon_bayes.study.folder import file_stem
+
+    out = f"{file_stem(path)}_{what}.csv"
+    line = pandas_command(
+        f"df = {pandas_read(path)}; cols = {columns!r}; "
+        "names = pd.concat([df[c] for c in cols]).str.strip(); "
+        "one = names.groupby(names.str.casefold()).agg(lambda v: v.mode()[0]); "
+        "df[cols] = df[cols].apply(lambda s: s.str.strip().str.casefold().map(one)); "
+        f"df.to_csv({out!r}, index=False)"
+    )
+    return f"its most frequent spelling: {line}, then bacon doctor {shlex.quote(out)}"
 
 
 def unused_strings(filled: pd.Series, max_groups: int) -> str:

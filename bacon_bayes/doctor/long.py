@@ -21,6 +21,7 @@ from bacon_bayes.doctor.names import (
     ID_NAMES,
     JUDGE_NAME,
     PROMPT_HINT,
+    PROMPT_ID,
     SCORE_NAME,
 )
 from bacon_bayes.doctor.rows import lines
@@ -161,6 +162,7 @@ def pivot_recipe(
         key = next((k for k in near if frame.duplicated([*k, *judge]).mean() <= REPEATED_SHARE), [])
         if key:
             repeats, first = _repeated_rows(frame, [*key, *judge], kind)
+    key = key or _key_with(frame, keys, [c for c in others if c != label], judge)
     columns = repr(judge[0]) if len(judge) == 1 else repr(judge)
     if not key:
         return (
@@ -210,6 +212,19 @@ def pivot_recipe(
         )
         + "and run bacon doctor on wide.csv"
     ), key
+
+
+def _key_with(
+    frame: pd.DataFrame, keys: list[str], others: list[str], judge: list[str]
+) -> list[str]:
+    """``keys`` (the group) and one more column of ``others`` that together key the rows
+    of each judge (TriviaQA's ``model`` and ``qid``, a question number within each
+    model), one named like a prompt or item id first; [] when none does."""
+    if not keys:
+        return []
+    full = [c for c in others if c not in keys and frame[c].notna().all()]
+    full.sort(key=lambda c: not (PROMPT_ID.match(c) or item_name(c) or c.lower() in ID_NAMES))
+    return next(([*keys, c] for c in full if not frame.duplicated([*keys, c, *judge]).any()), [])
 
 
 def keyed_id(key: list[str], table: str) -> str:
@@ -300,7 +315,10 @@ def find_long(frame: pd.DataFrame, roles: Roles, kind: str, read: str | None = N
         keys = shape[2]  # the group and an id within it key the items
     if not keys or frame.duplicated(keys).mean() < 0.5:
         return None  # the rows are items (each once): a rater column of a wide table
-    spec = [judge, *(c for c in short if c not in keys)]
+    by_key = frame.groupby(keys, sort=False)
+    # a column of one value per item (WMT's ``doc`` beside ``system`` and ``seg_id``) is
+    # joined back by the recipe; only one varying within an item names its judge
+    spec = [judge, *(c for c in short if c not in keys and (by_key[c].nunique() > 1).any())]
     human = _human_rater(frame[judge]) if roles.label is None else None
     k = frame[judge].nunique() - (human is not None)
     roles.reasons["long"] = judge

@@ -24,7 +24,6 @@ Definitions (one row per judge, and a reference row for the humans):
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Sequence
 from typing import Any
 
@@ -470,25 +469,6 @@ def estimate_command(path: str, roles: PairRoles, labels: str | None = None) -> 
     return f"bacon estimate {shlex.quote(str(path))} --pairwise {options} --engine freq"
 
 
-def one_spelling_line(path: str, model_a: str, model_b: str) -> str:
-    """A shell line that writes the table at ``path`` with each model of the columns
-    ``model_a`` and ``model_b`` written one way (the most frequent of its spellings, spaces
-    around it taken off) into a new file beside the working folder, and the doctor to run
-    on it."""
-    from bacon_bayes.csv_format import pandas_command, pandas_read
-    from bacon_bayes.study.folder import file_stem
-
-    out = f"{file_stem(path)}_models.csv"
-    line = pandas_command(
-        f"df = {pandas_read(path)}; cols = [{model_a!r}, {model_b!r}]; "
-        "names = pd.concat([df[c] for c in cols]).str.strip(); "
-        "one = names.groupby(names.str.casefold()).agg(lambda v: v.mode()[0]); "
-        "df[cols] = df[cols].apply(lambda s: s.str.strip().str.casefold().map(one)); "
-        f"df.to_csv({out!r}, index=False)"
-    )
-    return f"its most frequent spelling: {line}, then bacon doctor {shlex.quote(out)}"
-
-
 def pair_doctor_text(
     df: pd.DataFrame, roles: PairRoles, path: str, *, alpha: float = 0.05,
     labels: str | None = None, named: bool = False,
@@ -498,6 +478,7 @@ def pair_doctor_text(
     human votes is said, and left out of the command unless ``named`` (``--judge``)."""
     from dataclasses import replace
 
+    from bacon_bayes.doctor.cells import one_spelling_line
     from bacon_bayes.doctor.relation import COPY_HARM
     from bacon_bayes.estimate.bt_guards import graph_problem
     from bacon_bayes.order import natural_sorted
@@ -521,7 +502,7 @@ def pair_doctor_text(
     models = natural_sorted(set(a.astype(str)) | set(b.astype(str)))
     line = ""  # a table's: the line that writes each model one way
     if roles.format in ("csv", "parquet"):
-        line = one_spelling_line(path, roles.model_a, roles.model_b)
+        line = one_spelling_line(path, [roles.model_a, roles.model_b], "models")
     spellings = spellings_note(models, line)  # as the pool of these comparisons will say
     n_lab = int((verdict_codes(df[label], label, human=True, models=columns) >= 0).sum())
 

@@ -121,27 +121,36 @@ def near_copy(
     there is one and a judge's score elsewhere). No judge comes so close to labels of 3
     levels or more on :data:`COPY_ROWS` rows; as a judge such a column makes the labeled
     residuals about 0 while its other rows are a judge's raw scores, so the correction is
-    about 0 and the intervals are far too narrow around a biased mean. None otherwise."""
+    about 0 and the intervals are far too narrow around a biased mean. Labels of 2 levels
+    (verdicts, which a good judge may all match under :data:`COPY_ROWS_BINARY`) count
+    only when matched on every labeled row and another column is matched elsewhere.
+    None otherwise."""
     if label is None:
         return None
     on = label.notna().to_numpy()
     n, levels = int(on.sum()), label[on].nunique()
-    if levels < 3 or n < COPY_ROWS:
+    if levels < 2 or n < COPY_ROWS:
         return None
     a, b = x[on].to_numpy(dtype=float), label[on].to_numpy(dtype=float)
     if not np.isfinite(a).all():
         return None
-    tol = _half_step(b)
+    tol = 0.0 if levels == 2 else _half_step(b)
     close = np.abs(a - b) <= tol + 1e-9
     within = f"within {tol:g} of the label on {int(close.sum())} of the {n} labeled rows"
-    if close.all():
+    if levels == 2:  # verdicts: equal on all of them, and another column elsewhere
+        if not close.all():
+            return None
+        within = f"equals the label on all {n} labeled rows"
+    elif close.all():
         return f"{within} (the label rounded?): a copy of the label"
     if close.mean() < NEAR_SHARE or others is None or on.all():
         return None
     rest = x[~on].to_numpy(dtype=float)
     for c in others.columns:
-        other = pd.to_numeric(others[c], errors="coerce").to_numpy(dtype=float)[~on]
-        same = np.isclose(rest, other, rtol=0, atol=1e-9)
+        column = pd.to_numeric(others[c], errors="coerce").to_numpy(dtype=float)
+        same = np.isclose(rest, column[~on], rtol=0, atol=1e-9)
+        if levels == 2 and not _verdicts_switch(a, column[on], same):
+            continue
         if same.mean() >= ELSEWHERE:
             return (
                 f"{within}, and equal to {str(c)!r} on {int(same.sum())} of the "
@@ -149,6 +158,18 @@ def near_copy(
                 "elsewhere, a copy of the label"
             )
     return None
+
+
+def _verdicts_switch(a: np.ndarray, other: np.ndarray, same: np.ndarray) -> bool:
+    """Whether a column of verdicts, ``a`` on the labeled rows (where it equals the
+    labels), is another column (``other`` on the labeled rows) on the rest: equal to it
+    on every unlabeled row (``same``) while it differs on labeled ones far more often
+    than chance (Fisher's exact test, :data:`SPLIT_P`). Two judges that agree on 95% of
+    the rows, one of which happened to match every label, do not."""
+    k = int((~np.isclose(a, other, rtol=0, atol=1e-9)).sum())
+    if not same.all() or k == 0:
+        return False
+    return bool(stats.fisher_exact([[k, len(a) - k], [0, len(same)]]).pvalue < SPLIT_P)
 
 
 #: a judge's share of scored rows may differ this much between labeled and unlabeled rows

@@ -26,6 +26,7 @@ from bacon_bayes.doctor.cells import (
     is_str,
     listed_cells,
     numeric,
+    one_spelling_line,
     text_cells,
     unit_cells,
     unused_strings,
@@ -519,6 +520,7 @@ def find_roles(
     prompt: str | None = None,
     item_joined: bool = False,
     read: str | None = None,
+    file: str | None = None,
 ) -> Roles:
     """Find the id, label, judge, group, prompt and text columns of ``frame``.
 
@@ -541,6 +543,8 @@ def find_roles(
     read : str, optional
         The pandas call that reads the file, for a long table's pivot recipe
         (:func:`~bacon_bayes.doctor.long.pivot_recipe`).
+    file : str, optional
+        The file read by ``read``, for the line that writes a group's names one way.
 
     Returns
     -------
@@ -567,7 +571,10 @@ def find_roles(
         roles.left_out.pop(c or "", None)
     for role in ("group", "prompt"):
         if (c := getattr(roles, role)) and (spellings := case_variants(frame[c])):
-            roles.reasons[role] += f"; names written several ways ({spellings}): {SPELLING_FIX}"
+            fix = SPELLING_FIX  # a file pandas reads: the line that writes it so
+            if read is not None and file is not None:
+                fix = f"write each name one way ({one_spelling_line(file, [c], role + 's')})"
+            roles.reasons[role] += f"; names written several ways ({spellings}): {fix}"
     _find_judges(frame, meta, judges, roles)
     for j, split in split_judges(frame, roles.judges).items():  # one judge renamed mid-run
         roles.reasons[f"judge:{j}"] += f"; {split}"

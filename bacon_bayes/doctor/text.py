@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.doctor import bias
-from bacon_bayes.order import cell_name, natural_sorted
+from bacon_bayes.order import cell_name, names_text, natural_sorted
 
 #: the options of doctor's printed commands that take a value
 VALUED = frozenset({"--labels", "--label", "--item", "--judge", "--group", "--prompt", "--wave"})
@@ -215,7 +215,7 @@ def _bias_text(p: Profile) -> list[str]:
             f"  {r.group}: over-rating in label points (judge ~ label + {r.group}, each level "
             f"against the average), simultaneous {level} intervals over {k} groups"
             + (
-                f" (not checked, under 2 labeled items with a score: {', '.join(left[:5])}"
+                f" (not checked, under 2 labeled items with a score: {names_text(left[:5])}"
                 + (f" and {len(left) - 5} more" if len(left) > 5 else "")
                 + ")"
                 if left

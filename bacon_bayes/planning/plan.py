@@ -175,7 +175,7 @@ class PlanResult:
         lines = [f"goal: {self.goal.describe()} (alpha {self.alpha:g})"]
         if self.top_group is not None:
             best = best_words(self.goal.better)
-            lines.append(f"top group in the pilot ({best}): {self.top_group}")
+            lines.append(f"top group in the pilot ({best}): {names_text([self.top_group])}")
         budgets = [b["labels"] for b in self.designs[0].at_budgets] if self.designs else []
         table = [
             [

@@ -267,7 +267,8 @@ class Comparisons:
         )[columns]
         left = len(self.differences) - len(chosen)
         more = (
-            f" (shown: {self.best}'s pairs and the resolved ones; --pairs all for the other {left})"
+            f" (shown: {name_text(self.best)}'s pairs and the resolved ones; --pairs all for "
+            f"the other {left})"
             if left
             else ""
         )
@@ -330,10 +331,10 @@ class Comparisons:
         if self.direction_note:  # looks like an error score, --better not given
             best = f"{self.group} with the highest mean"
         if self.best_clear:
-            line = f"{best}: {self.best} (rank interval [1, 1]: clear)"
+            line = f"{best}: {name_text(self.best)} (rank interval [1, 1]: clear)"
         else:
             line = (
-                f"{best} not clear: {self.best} ranks first by estimate (rank "
+                f"{best} not clear: {name_text(self.best)} ranks first by estimate (rank "
                 f"interval [{int(top['rank_low'])}, {int(top['rank_high'])}]); could rank "
                 f"first: {self._could_be_first_text()}"
             )

@@ -17,7 +17,7 @@ import pandas as pd
 from bacon_bayes import __version__
 from bacon_bayes.atomic import atomic_write_text
 from bacon_bayes.estimate.core import VARIANCE_FLOOR
-from bacon_bayes.order import cell_name, pair_text
+from bacon_bayes.order import cell_name, name_text, pair_text
 from bacon_bayes.report import figures
 from bacon_bayes.report.comparisons import comparisons, target_description
 from bacon_bayes.report.doctor import data_check
@@ -251,7 +251,7 @@ def _pairs_table(diffs: pd.DataFrame, shown: pd.Index, best: str) -> str:
     if len(shown) == len(diffs):
         return _table(diffs, 3)
     return (
-        f"<p>Shown: {_esc(best)}'s pairs and the resolved ones ({len(shown)} of "
+        f"<p>Shown: {_esc(name_text(best))}'s pairs and the resolved ones ({len(shown)} of "
         f"{len(diffs)}); every pair in the folded table below.</p>"
         + _table(diffs.loc[shown], 3)
         + f"<details><summary>All {len(diffs)} pairs</summary>{_table(diffs, 3)}</details>"

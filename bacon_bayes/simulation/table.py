@@ -12,7 +12,10 @@ from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import row_place
 from bacon_bayes.pairs import VERDICTS
 
-__all__ = ["check_table"]
+__all__ = ["check_table", "refuse_pilot"]
+
+#: under this share of rows labeled, a table is a pilot, not a fully labeled one
+PILOT_SHARE = 0.5
 
 
 def check_table(
@@ -63,6 +66,24 @@ def check_table(
             "(--drop-unlabeled)."
         )
     _check_label_values(y.to_numpy(float), label, outcome, levels)
+
+
+def refuse_pilot(frame: pd.DataFrame, label: str, plan: str) -> None:
+    """Refuse a table whose ``label`` has a value on under :data:`PILOT_SHARE` of its
+    rows: a pilot's few labels, not the fully labeled table whose labels bacon simulate
+    hides; ``plan``: the ``bacon plan`` command that plans from them. Cells of text are
+    counted as filled: :func:`check_table` names them."""
+    empty = frame[label].isna() | frame[label].astype(str).str.strip().eq("")
+    n, rows = int((~empty).sum()), len(frame)
+    if rows == 0 or n >= PILOT_SHARE * rows:
+        return
+    raise ValidationError(
+        f"label column {label!r} has a value on {n} of {rows} rows ({n / rows:.0%}): bacon "
+        "simulate hides the labels of a fully labeled table to compare designs and "
+        f"budgets, and --drop-unlabeled would simulate on those {n} rows alone, as if they "
+        "were the whole table. With a pilot of few labels, bacon plan gives the labels "
+        f"each design needs: {plan}"
+    )
 
 
 def _check_label_values(
