@@ -208,7 +208,10 @@ def test_calibrator_answers_every_group_with_a_label(sparse_frame):
     ranks = cal.rank_groups()
     assert len(ranks) == 12
     separate = cal.estimate_groups(pooling="separate")
-    assert separate.details["guarantee"] == "family-wise (all hold together)"
+    assert separate.details["guarantee"] == "family-wise, each on its own (all hold together)"
+    # the two joint guarantees read apart (W9: both said "family-wise (...)" in auto's note)
+    joint = cal.estimate_groups().details["guarantee"]
+    assert joint.startswith("family-wise on average (") and "1 - 2 alpha/K" in joint
     assert len(separate) == 12
     # printed, a shrunk table says its rows' guarantee (not each row's alone) and interval
     assert "holding on average over groups" in str(table) and "robust EBCI" in str(table)
@@ -277,7 +280,7 @@ def test_every_separate_table_and_comparison_states_its_own_guarantee():
     """Finding A14: separate tables said "per group" also when simultaneous (family-wise),
     and separate comparisons said nothing (None)."""
     cal = Calibrator(engine="freq", pooling="separate").fit(_two_never_labeled())
-    joint = "family-wise (all hold together)"
+    joint = "family-wise, each on its own (all hold together)"
     for sim, group, pair in ((True, joint, joint), (False, "per group", "per pair")):
         assert cal.estimate_groups(simultaneous=sim).details["guarantee"] == group
         assert cal.compare_groups(simultaneous=sim).details["guarantee"] == pair

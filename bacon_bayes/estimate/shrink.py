@@ -78,7 +78,10 @@ MIN_SEPARATE_LABELS = 10
 MIN_KURTOSIS = 3.0
 AVERAGE = "on average over groups; each group at least 1 - 2 alpha"
 AVERAGE_PAIRS = "on average over pairs; each pair at least 1 - 2 alpha"
-FAMILY = "family-wise (each interval at alpha/K on average over the K)"
+FAMILY = (
+    "family-wise on average (each interval at alpha/K on average over the K, each at least "
+    "1 - 2 alpha/K)"
+)
 #: what a shrunk table's ``se`` is (``details["se"]``, said by its text): not the error of
 #: the estimate, whose shrinkage bias the interval allows for beside the noise
 SE_NOTE = (

@@ -19,7 +19,7 @@ NO_LABELS = "no labels: the surrogate's mean plus the pool's correction, UNVALID
 ONE_LABEL = "1 label: no variance of its own (pooling='shrink' borrows one from the others)"
 NO_OWN_LABELS = "no labels: no classical (labels-only) mean for the group"
 #: ``details["guarantee"]`` of a table of each row's own intervals taken jointly.
-JOINT = "family-wise (all hold together)"
+JOINT = "family-wise, each on its own (all hold together)"
 
 
 def known_exactly(n_labeled: np.ndarray, n_items: np.ndarray, target: object) -> np.ndarray:
