@@ -251,3 +251,21 @@ def test_dry_run_counts_calls_and_sends_nothing(serve, tmp_path, capsys):
     assert main(args) == 0 and srv.count() == 20
     assert main([*args, "--dry-run"]) == 0
     assert "20 already in the cache, 0 to make" in capsys.readouterr().out
+
+
+def test_a_judge_whose_replies_give_no_score_is_said_with_a_reply_and_the_fix(
+    serve, tmp_path, capsys
+):
+    """Every reply 'I cannot rate this.' wrote a table of NA and exited 0 with one count."""
+    srv = serve(
+        lambda req: Reply("I cannot rate this.") if req.model == "shy" else numeric_reply("x")
+    )
+    essays(6).to_csv(tmp_path / "items.csv", index=False)
+    out = tmp_path / "scores.csv"
+    args = ["--judge", f"shy@{srv.url}", "--judge", f"ok@{srv.url}", "--template", "essay"]
+    assert main(["judge", str(tmp_path / "items.csv"), *args, "--out", str(out),
+                 "--api-key-env", ""]) == 0  # fmt: skip
+    err = capsys.readouterr().err
+    assert "judge 'shy': 6 of 6 replies gave no score (no number in the reply)" in err, err
+    assert "e.g. 'I cannot rate this.'" in err and "parser 'first_digit' on levels 1..6" in err
+    assert "judge 'ok'" not in err  # a judge read well is not named
