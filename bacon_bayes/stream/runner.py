@@ -37,6 +37,7 @@ from bacon_bayes.stream.source import (
     expand_columns,
     file_columns,
     plan,
+    repeated_labeled_ids,
 )
 from bacon_bayes.workers import parse_scheduler
 
@@ -294,6 +295,8 @@ def estimate_stream(
     qs = [float(q) for q in quantiles]
 
     def fitter(scan: Scan) -> StreamFit:
+        if scan.labeled.items is not None:  # the pool's check would name rows of no file
+            repeated_labeled_ids(scan.labeled.items, scan.labeled.rows, pieces)
         return fit_stream(
             scan,
             columns,
