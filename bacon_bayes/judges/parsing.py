@@ -239,9 +239,18 @@ def unread_judges(table: Any, template: Template) -> list[str]:
         reason = str(unread["reason"].str.split(";").str[0].value_counts().index[0])
         reply = str(unread["raw"].iloc[0])
         shown = reply if len(reply) <= 80 else reply[:77] + "..."
-        lines.append(
+        said = (
             f"judge {name!r}: {len(unread)} of {len(rows)} replies gave no score ({reason}), "
-            f"e.g. {shown!r}; template {template.name!r} reads them with parser "
+            f"e.g. {shown!r}"
+        )
+        if "finish_reason=length" in reason:  # cut before the score: more tokens, new calls
+            lines.append(
+                f"{said}. Raise --max-tokens (max_tokens in --judges-file; the template's "
+                "own is the default), or ask for the score first in the template's text."
+            )
+            continue
+        lines.append(
+            f"{said}; template {template.name!r} reads them with parser "
             f"{template.parser!r}{scale}. Ask for the score as the parser reads it in the "
             "template's text, or change its parser or levels (the replies are cached: a "
             "rerun with the same messages and template version reads them again without "

@@ -498,6 +498,8 @@ def _rows(
         reason = parsed.reason
         if reason is not None and not text.strip():
             reason = f"empty reply (finish_reason={finish})"
+        elif reason is not None and finish == "length":  # the score was to come later
+            reason = f"reply cut at the token limit (finish_reason=length); {reason}"
         row = {
             **common,
             "judge": judge_name(parsed.dimension),
