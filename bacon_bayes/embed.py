@@ -2,7 +2,8 @@
 
 Three sources, one output (a table ``item, emb_1 .. emb_k``):
 
-- ``tfidf`` (default): TF-IDF of word 1-2-grams reduced by truncated SVD (LSA). Needs
+- ``tfidf`` (default): TF-IDF of word 1-2-grams (character 1-2-grams for Chinese,
+  Japanese or Thai text) reduced by truncated SVD (LSA). Needs
   nothing beyond scikit-learn and downloads nothing.
 - ``sentence-transformers``: a model loaded from a local directory (no hub access).
 - precomputed vectors (e.g. image embeddings) read from ``.npy`` (rows in item order) or
@@ -14,6 +15,7 @@ Vectors wider than ``n_components`` are reduced by PCA.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -40,18 +42,38 @@ def _texts(items: pd.DataFrame, column: str) -> list[str]:
     return col.astype(str).tolist()
 
 
+#: letters of scripts written without spaces between words: Thai, Lao, Myanmar, Khmer,
+#: kana, CJK ideographs (Korean's Hangul is spaced)
+_UNSPACED = re.compile(
+    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+)
+
+
+def unspaced(texts: Sequence[str], sample: int = 2000) -> bool:
+    """Whether the texts are mostly in scripts written without spaces (Chinese, Japanese,
+    Thai), whose words a word tokenizer cannot find: over a fifth of their letters."""
+    letters = unspaced_letters = 0
+    for text in texts[:sample]:
+        letters += sum(ch.isalpha() for ch in text)
+        unspaced_letters += len(_UNSPACED.findall(text))
+    return letters > 0 and unspaced_letters > 0.2 * letters
+
+
 def tfidf_svd(texts: Sequence[str], n_components: int = 64, seed: int = 0) -> np.ndarray:
-    """TF-IDF (sublinear, word 1-2-grams) + truncated SVD, rows L2-normalised."""
+    """TF-IDF (sublinear, word 1-2-grams; character 1-2-grams for texts in scripts written
+    without spaces, :func:`unspaced`) + truncated SVD, rows L2-normalised."""
     from sklearn.decomposition import TruncatedSVD
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.preprocessing import normalize
 
     if len(texts) < 3:
         raise ValidationError(f"TF-IDF + SVD needs at least 3 items, got {len(texts)}")
+    # a word tokenizer takes a Chinese sentence for one word: every text its own terms
+    analyzer = "char" if unspaced(texts) else "word"
     try:
-        tfidf = TfidfVectorizer(sublinear_tf=True, ngram_range=(1, 2), min_df=1).fit_transform(
-            texts
-        )
+        tfidf = TfidfVectorizer(
+            sublinear_tf=True, analyzer=analyzer, ngram_range=(1, 2), min_df=1
+        ).fit_transform(texts)
     except ValueError as exc:
         raise ValidationError(f"TF-IDF found no words in the texts ({exc})") from exc
     k = max(1, min(n_components, tfidf.shape[1] - 1, len(texts) - 1))

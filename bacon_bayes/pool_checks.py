@@ -271,6 +271,33 @@ def embedding_matrix(df: pd.DataFrame, embedding: Sequence[str] | str, rows: Row
     return emb
 
 
+def long_item_column(df: pd.DataFrame, long: pd.DataFrame) -> str | None:
+    """The id column of ``df`` that a long judge table's ``item`` names, without
+    ``--item``: the one :func:`~bacon_bayes.io.item_column` finds when it holds every
+    scored item (``bacon judge``'s table of an items file keyed by ``item``), else None
+    (the table's rows, by number).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The pool's table.
+    long : pandas.DataFrame
+        The long judge table, with an ``item`` column.
+
+    Returns
+    -------
+    str or None
+        The column's name, or None.
+    """
+    from bacon_bayes.io import item_column
+
+    column = item_column(df)
+    if column is None or "item" not in long.columns:
+        return None
+    named = pd.Index(id_text(df[column]))
+    return column if (named.get_indexer(id_text(long["item"])) >= 0).all() else None
+
+
 def long_from_table(long: pd.DataFrame, ids: np.ndarray, notes: list[str]) -> pd.DataFrame:
     """Validate a long judge table and map its item ids to pool positions."""
     for col in LONG_COLUMNS:

@@ -415,6 +415,24 @@ def test_bad_input_names_file_row_column_and_writes_nothing(tmp_path, capsys, ho
     assert not out.exists() and not list(tmp_path.glob(".items*"))
 
 
+def test_a_file_copied_twice_is_named_by_its_files_and_rows(tmp_path, capsys):
+    """Labeled ids repeated across files got the Python API's message: "row 407 by
+    position", "pass item=COLUMN" (given as --item), "pd.concat", no file named."""
+    df = frame(1200, seed=3)
+    df.insert(0, "id", [f"it{i:05d}" for i in range(len(df))])
+    path = write_dataset(df, tmp_path / "copied", parts=2, row_group=300)
+    (path / "part-2.parquet").write_bytes((path / "part-0.parquet").read_bytes())
+    first = int(np.flatnonzero(df["label"].notna())[0])
+    args = ["estimate", str(path), "--label", "label", "--judge", "j*", "--item", "id",
+            "--engine", "freq"]  # fmt: skip
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert f"item 'it{first:05d}' is labeled on two rows: file " in err, err
+    assert f"part-0.parquet', row {first} and file " in err
+    assert f"part-2.parquet', row {first} (" in err and "remove the file copied twice" in err
+    assert "pd.concat" not in err and "item=COLUMN" not in err
+
+
 def test_cli_streams_a_dataset_folder(pools, capsys):
     _, path, _, res = pools
     args = ["estimate", str(path), "--label", "label", "--judge", "j*", "--group", "grp",

@@ -49,6 +49,21 @@ def test_save_is_refused_when_streaming_and_nothing_is_written(tmp_path, capsys)
     assert not save.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["pool.csv"]
 
 
+def test_items_out_named_csv_with_a_scheduler_is_refused_before_the_cluster(tmp_path, capsys):
+    """``--scheduler local:1 --items-out items.csv`` wrote a folder named items.csv of
+    Parquet parts, which no CSV reader opens, and said "item scores written to"."""
+    path = tmp_path / "pool.parquet"
+    table().to_parquet(path, index=False)
+    out = tmp_path / "items.csv"
+    code = main(["estimate", str(path), *COMMON, "--scheduler", "local:1", "--items-out", str(out)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "folder of Parquet parts, not a .csv file" in err
+    assert f"name it {str(tmp_path / 'items')!r} or {str(tmp_path / 'items.parquet')!r}" in err
+    assert "drop --scheduler to write one .csv file" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pool.parquet"]
+
+
 def test_streamed_json_has_the_in_memory_keys(tmp_path, capsys):
     """Finding 10: streamed, --json lacked pool, surrogates, frozen and n_prompts."""
     path = tmp_path / "pool.csv"

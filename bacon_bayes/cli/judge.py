@@ -205,6 +205,7 @@ def _score(
     """Run the jury and write the table to the claimed output."""
     from bacon_bayes.judges import RetryPolicy, run_jury
     from bacon_bayes.judges.output import write_table
+    from bacon_bayes.judges.parsing import unread_judges
 
     policy = RetryPolicy(
         max_attempts=args.max_attempts,
@@ -249,6 +250,8 @@ def _score(
     out.written()
     print(summary, file=sys.stderr)
     print(f"wrote {len(result.table)} rows to {out.given} (cache: {cache})", file=sys.stderr)
+    for line in unread_judges(result.table, template):
+        print(f"warning: {line}", file=sys.stderr)
     if n_failed:
         print(
             f"{summary.failures()}; they are NA in the output (see 'reason') and not "

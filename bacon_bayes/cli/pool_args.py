@@ -439,6 +439,7 @@ def _table_pool(args: argparse.Namespace) -> EvalPool:
     from bacon_bayes.doctor.rows import copied_rows, rater_rows, repeated_item_note
     from bacon_bayes.io import item_column, without_unscored
     from bacon_bayes.pool import EvalPool
+    from bacon_bayes.pool_checks import long_item_column
 
     df, judges = table_from_args(args)
     blank = str(df.attrs.get("blank rows", ""))  # rows of empty cells, which are no items
@@ -453,7 +454,7 @@ def _table_pool(args: argparse.Namespace) -> EvalPool:
         raise ValidationError(raters)  # a mean over ratings, not items
     levels = parse_levels(args.levels)
     outcome = args.outcome or guess_outcome(df, args.label)
-    item = args.item or (None if args.scores else item_column(df, judges))
+    item = args.item or (long_item_column(df, judges) if args.scores else item_column(df, judges))
     pool = EvalPool.from_frame(
         df,
         label=args.label,

@@ -61,7 +61,8 @@ def add_stream_arguments(p: argparse.ArgumentParser) -> None:
         help="also write every item's score and 90%% interval to this Parquet (or .csv) "
         "file: in memory, Calibrator.item_scores(0.9) of the fit estimated (class sets of a "
         "categorical label); when streaming (a folder of files, --chunk-rows, --scheduler), "
-        "score and conformal interval chunk by chunk (with --scheduler: a folder of parts)",
+        "score and conformal interval chunk by chunk (with --scheduler: a folder of Parquet "
+        "parts, named without a suffix or .parquet)",
     )
     p.add_argument(
         "--force", action="store_true", help="--items-out, --save, --history: " + FORCE_HELP
@@ -160,7 +161,9 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
         + (f"\nnaive (raw judge avg) left out: {left_out}" if left_out else "")
     )  # fmt: skip
     if result.items_out is not None:
-        print(f"\nitem scores written to {str(result.items_out)!r}")
+        where = str(result.items_out)
+        parts = f" (a folder of Parquet parts: pd.read_parquet({where!r}) reads it)"
+        print(f"\nitem scores written to {where!r}" + (parts if Path(where).is_dir() else ""))
     return 0
 
 

@@ -15,6 +15,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from bacon_bayes.judges.templates import Template
 
@@ -208,3 +209,51 @@ def _mqm_errors(obj: dict) -> Parsed:
         else:
             total += MQM_WEIGHTS[severity]
     return Parsed("", round(total, 10))
+
+
+def unread_judges(table: Any, template: Template) -> list[str]:
+    """A line for each judge (or judge:dimension) whose answered replies mostly gave no
+    score, with its most frequent reason, one reply and what to change.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        ``bacon judge``'s long table (columns ``judge``, ``score``, ``raw``, ``reason``).
+    template : Template
+        The template the replies were read with.
+
+    Returns
+    -------
+    list of str
+        One line per judge with more than half its replies unread; empty otherwise.
+    """
+    answered = table[table["raw"].notna()]
+    scale = (
+        f" on levels {min(template.levels):g}..{max(template.levels):g}" if template.levels else ""
+    )
+    lines = []
+    for name, rows in answered.groupby("judge", sort=False):
+        unread = rows[rows["score"].isna()]
+        if 2 * len(unread) <= len(rows):
+            continue
+        reason = str(unread["reason"].str.split(";").str[0].value_counts().index[0])
+        reply = str(unread["raw"].iloc[0])
+        shown = reply if len(reply) <= 80 else reply[:77] + "..."
+        said = (
+            f"judge {name!r}: {len(unread)} of {len(rows)} replies gave no score ({reason}), "
+            f"e.g. {shown!r}"
+        )
+        if "finish_reason=length" in reason:  # cut before the score: more tokens, new calls
+            lines.append(
+                f"{said}. Raise --max-tokens (max_tokens in --judges-file; the template's "
+                "own is the default), or ask for the score first in the template's text."
+            )
+            continue
+        lines.append(
+            f"{said}; template {template.name!r} reads them with parser "
+            f"{template.parser!r}{scale}. Ask for the score as the parser reads it in the "
+            "template's text, or change its parser or levels (the replies are cached: a "
+            "rerun with the same messages and template version reads them again without "
+            "calls)."
+        )
+    return lines

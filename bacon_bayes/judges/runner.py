@@ -62,15 +62,18 @@ class _Call:
 
 
 #: failures that say the endpoint, model or key is wrong (unknown host, no such model);
-#: ``not_sent``: calls not made once a judge's key was refused (:data:`REFUSALS_TO_STOP`)
+#: ``not_sent``: calls not made once a judge's calls failed so (:data:`REFUSALS_TO_STOP`)
 _ACCESS_FAILURES = frozenset(
     {"connection", "http_401", "http_403", "http_404", "insufficient_quota", "not_sent"}
 )
-#: refusals of the key or account that no other call to the same judge can escape
-_KEY_REFUSALS = frozenset({"http_401", "http_403", "insufficient_quota"})
-#: a judge whose calls were refused this many times in a row (401, 403, quota used up)
-#: gets no more calls in the run: a wrong key on a large panel would otherwise be sent
-#: every call (and a provider may flag a key for it)
+#: failures that no other call to the same judge can escape: the key or account refused,
+#: no such model or path (404), an endpoint not reached after every attempt (nothing
+#: listening, an unknown host)
+_KEY_REFUSALS = frozenset({"http_401", "http_403", "http_404", "insufficient_quota", "connection"})
+#: a judge whose calls failed so this many times in a row gets no more calls in the run:
+#: a wrong key on a large panel would otherwise be sent every call (and a provider may
+#: flag a key for it), and an endpoint that is down retried with backoff call by call
+#: (200 items at a port nothing listens on took ten minutes)
 REFUSALS_TO_STOP = 5
 #: 4xx answers that a later attempt may cure (408 is a server-side timeout)
 _TRANSIENT = frozenset({"http_408", "http_429"})
@@ -137,7 +140,7 @@ class JurySummary:
                 + f", then {rerun}"
                 + (
                     f" (not_sent: calls not made after {REFUSALS_TO_STOP} calls in a row to "
-                    "the same judge were refused)"
+                    "the same judge were refused or could not reach it)"
                     if "not_sent" in kinds
                     else ""
                 )
@@ -333,7 +336,7 @@ async def _execute(
     secrets = [k for k in keys.values() if k]
     limiters = {name: RateLimiter(judge.rate) for name, judge in judges.items()}
     rng = random.Random(seed)
-    refused: Counter = Counter()  # the judge's key refusals in a row
+    refused: Counter = Counter()  # the judge's refusals (or unreached endpoint) in a row
     stopped: dict[str, str] = {}  # judge -> why its remaining calls are not sent
     long_waits: set[str] = set()  # judges whose long Retry-After was said at warning level
 
@@ -345,21 +348,24 @@ async def _execute(
         summary.failed_at[f"{exc.reason} ({call.judge.base_url})"] += 1
 
     def refusal(call: _Call, exc: CallFailed, detail: str) -> None:
-        """Count a refused key; stop the judge after REFUSALS_TO_STOP in a row."""
+        """Count a refusal or an unreached endpoint; stop the judge after REFUSALS_TO_STOP
+        in a row."""
         name = call.judge.name
         refused[name] += 1
         if refused[name] < REFUSALS_TO_STOP or name in stopped:
             return
+        how = "could not reach the endpoint" if exc.reason == "connection" else "were refused"
         stopped[name] = (
             f"not sent: {refused[name]} calls in a row to judge {name!r} at "
-            f"{call.judge.base_url} were refused ({exc.reason}: {detail}); fix the endpoint, "
+            f"{call.judge.base_url} {how} ({exc.reason}: {detail}); fix the endpoint, "
             "model name or API key, then run the same command again"
         )
         log.warning(
-            "judge %s: %d calls in a row refused (%s: %s); its other calls are not sent. "
+            "judge %s: %d calls in a row %s (%s: %s); its other calls are not sent. "
             "Fix the endpoint, model name or API key (--judge MODEL@URL, --api-key-env)",
             name,
             refused[name],
+            how,
             exc.reason,
             detail,
         )
@@ -492,6 +498,8 @@ def _rows(
         reason = parsed.reason
         if reason is not None and not text.strip():
             reason = f"empty reply (finish_reason={finish})"
+        elif reason is not None and finish == "length":  # the score was to come later
+            reason = f"reply cut at the token limit (finish_reason=length); {reason}"
         row = {
             **common,
             "judge": judge_name(parsed.dimension),

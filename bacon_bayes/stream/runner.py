@@ -37,6 +37,7 @@ from bacon_bayes.stream.source import (
     expand_columns,
     file_columns,
     plan,
+    repeated_labeled_ids,
 )
 from bacon_bayes.workers import parse_scheduler
 
@@ -231,6 +232,24 @@ def run_local(
     return scan, fit, sums
 
 
+def refuse_parts_name(out: Path) -> None:
+    """Refuse a file name of another format for the item scores of a Dask run, which are
+    a folder of Parquet parts (``items.csv`` was such a folder, that no CSV reader opens).
+
+    Raises
+    ------
+    ValidationError
+        ``out`` ends in a suffix other than ``.parquet``.
+    """
+    if out.suffix and out.suffix.lower() != ".parquet":
+        raise ValidationError(
+            f"--items-out {str(out)!r}: with --scheduler the item scores are a folder of "
+            f"Parquet parts, not a {out.suffix} file; name it {str(out.with_suffix(''))!r} "
+            f"or {str(out.with_suffix('.parquet'))!r} (pd.read_parquet reads the folder as "
+            f"one table), or drop --scheduler to write one {out.suffix} file."
+        )
+
+
 def estimate_stream(
     path: str | Path,
     calibrator: Calibrator,
@@ -286,6 +305,8 @@ def estimate_stream(
     check_winsor(calibrator.winsor)
     if isinstance(scheduler, str):
         parse_scheduler(scheduler)  # local:0 (which waited for workers forever) refused
+    if scheduler is not None and items_out is not None:
+        refuse_parts_name(Path(items_out))
     files, columns = resolve_columns(
         path, label=label, judges=judges, group=group, item=item, propensity=propensity
     )
@@ -294,6 +315,8 @@ def estimate_stream(
     qs = [float(q) for q in quantiles]
 
     def fitter(scan: Scan) -> StreamFit:
+        if scan.labeled.items is not None:  # the pool's check would name rows of no file
+            repeated_labeled_ids(scan.labeled.items, scan.labeled.rows, pieces)
         return fit_stream(
             scan,
             columns,

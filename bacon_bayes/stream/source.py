@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import sys
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -345,6 +346,39 @@ def _place(piece: Piece, row: int) -> str:
     if piece.row_group is not None:
         return f"row {within}"
     return f"line {within + 2 + int(csv_options(piece.path).get('skiprows', 0))}"
+
+
+def locate(pieces: Sequence[Piece], row: int) -> str:
+    """Global row ``row`` as its file and place (``file 'a.parquet', row 12``)."""
+    starts = [p.start for p in pieces]
+    piece = pieces[max(0, bisect_right(starts, row) - 1)]
+    return f"file {piece.path!r}, {_place(piece, row)}"
+
+
+def repeated_labeled_ids(items: np.ndarray, rows: np.ndarray, pieces: Sequence[Piece]) -> None:
+    """Refuse labeled rows that share an item id, naming the first id's two places
+    (files copied twice, or an id column that does not name the items).
+
+    Raises
+    ------
+    ValidationError
+        An id on two labeled rows, with where each is and how many ids repeat.
+    """
+    ids = pd.Series(items)
+    dup = ids.duplicated(keep=False).to_numpy()
+    if not dup.any():
+        return
+    first = ids[dup].iloc[0]
+    at = rows[(ids == first).to_numpy()][:2]
+    n = int(ids[dup].nunique())
+    raise ValidationError(
+        f"item {first!r} is labeled on two rows: {locate(pieces, int(at[0]))} and "
+        f"{locate(pieces, int(at[1]))}"
+        + (f" ({n - 1} more labeled ids repeat)" if n > 1 else "")
+        + ". Each item must be one row of the dataset: remove the file copied twice or the "
+        "repeated rows; if that column does not name the items, pass --item naming the one "
+        "that does."
+    )
 
 
 def _where(piece: Piece, row: int, col: str) -> str:

@@ -251,3 +251,37 @@ def test_dry_run_counts_calls_and_sends_nothing(serve, tmp_path, capsys):
     assert main(args) == 0 and srv.count() == 20
     assert main([*args, "--dry-run"]) == 0
     assert "20 already in the cache, 0 to make" in capsys.readouterr().out
+
+
+def test_a_judge_whose_replies_give_no_score_is_said_with_a_reply_and_the_fix(
+    serve, tmp_path, capsys
+):
+    """Every reply 'I cannot rate this.' wrote a table of NA and exited 0 with one count."""
+    srv = serve(
+        lambda req: Reply("I cannot rate this.") if req.model == "shy" else numeric_reply("x")
+    )
+    essays(6).to_csv(tmp_path / "items.csv", index=False)
+    out = tmp_path / "scores.csv"
+    args = ["--judge", f"shy@{srv.url}", "--judge", f"ok@{srv.url}", "--template", "essay"]
+    assert main(["judge", str(tmp_path / "items.csv"), *args, "--out", str(out),
+                 "--api-key-env", ""]) == 0  # fmt: skip
+    err = capsys.readouterr().err
+    assert "judge 'shy': 6 of 6 replies gave no score (no number in the reply)" in err, err
+    assert "e.g. 'I cannot rate this.'" in err and "parser 'first_digit' on levels 1..6" in err
+    assert "judge 'ok'" not in err  # a judge read well is not named
+
+
+def test_replies_cut_at_the_token_limit_are_said_with_max_tokens(serve, tmp_path, capsys):
+    """A reply cut before its score (finish_reason=length) was 'no number in the reply',
+    and the advice was to change the template's parser."""
+    srv = serve(
+        lambda req: Reply("Let me weigh the essay's structure first. The", finish_reason="length")
+    )
+    essays(3).to_csv(tmp_path / "items.csv", index=False)
+    out = tmp_path / "scores.csv"
+    assert main(["judge", str(tmp_path / "items.csv"), "--judge", f"m@{srv.url}", "--template",
+                 "essay", "--out", str(out), "--api-key-env", ""]) == 0  # fmt: skip
+    err = capsys.readouterr().err
+    assert "3 of 3 replies gave no score (reply cut at the token limit" in err, err
+    assert "Raise --max-tokens" in err and "change its parser" not in err
+    assert pd.read_csv(out)["reason"].str.startswith("reply cut at the token limit").all()

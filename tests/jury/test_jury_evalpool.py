@@ -86,3 +86,25 @@ def test_output_round_trips_through_parquet_and_csv(scored, tmp_path):
     back = pd.read_csv(tmp_path / "s.csv", dtype={"raw": str})
     assert back["score"].to_numpy() == pytest.approx(table["score"].to_numpy(), nan_ok=True)
     assert back["raw"].fillna("").tolist() == table["raw"].fillna("").tolist()
+
+
+def test_bacon_judge_table_feeds_bacon_estimate_scores_without_item(serve, tmp_path, capsys):
+    """``bacon estimate items.csv --scores scores.parquet`` after ``bacon judge`` said each
+    scored item 'is not in the pool; remove the row or add the item': without --item the
+    pool's ids were its row numbers, not its 'item' column, which the table is keyed by."""
+    from bacon_bayes.cli import main
+    from tests.jury.conftest import essays
+
+    srv = serve()
+    items = essays(40)
+    items["human"] = np.where(np.arange(40) % 2 == 0, np.arange(40) % 6 + 1.0, np.nan)
+    items.to_csv(tmp_path / "items.csv", index=False)
+    out = tmp_path / "scores.parquet"
+    assert main(["judge", str(tmp_path / "items.csv"), "--judge", f"m@{srv.url}",
+                 "--template", "essay", "--out", str(out), "--api-key-env", ""]) == 0  # fmt: skip
+    argv = ["estimate", str(tmp_path / "items.csv"), "--label", "human", "--engine", "freq"]
+    assert main([*argv, "--scores", str(out)]) == 0, capsys.readouterr().err
+    by_default = capsys.readouterr().out
+    assert "40 items, 20 labeled, 1 judges" in by_default
+    assert main([*argv, "--scores", str(out), "--item", "item"]) == 0
+    assert capsys.readouterr().out == by_default

@@ -94,6 +94,32 @@ def test_a_long_retry_after_is_said_without_verbose(serve, caplog):
     assert "at most 0.3s (--max-retry-after)" in said[0]
 
 
+def test_an_unknown_model_stops_that_judge_after_a_few_calls(serve):
+    """A 404 (no such model) was sent for every item, each logged: 200 items, 200 calls."""
+    srv = serve(lambda req: Status(404, '{"error": {"message": "model does not exist"}}'))
+    res = run_jury(essays(40), [judge(srv)], ESSAY, retry=FAST_RETRY, concurrency=1)
+    assert srv.count() == REFUSALS_TO_STOP
+    assert res.summary.failed == {"http_404": REFUSALS_TO_STOP, "not_sent": 40 - REFUSALS_TO_STOP}
+
+
+def test_an_endpoint_nothing_listens_at_stops_that_judge(serve):
+    """Every call was retried with backoff at a closed port: 200 items took ten minutes."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again: nothing listens there
+    good = serve()
+    down = JudgeSpec(model="m", base_url=f"http://127.0.0.1:{port}/v1", api_key_env=None)
+    res = run_jury(essays(30), [down, judge(good)], ESSAY, retry=FAST_RETRY, concurrency=1)
+    failed = res.summary.failed
+    assert failed["connection"] == REFUSALS_TO_STOP and failed["not_sent"] == 30 - REFUSALS_TO_STOP
+    assert res.summary.requests == REFUSALS_TO_STOP * FAST_RETRY.max_attempts + 30
+    reason = res.table.set_index("judge").loc["m", "reason"].iloc[-1]
+    assert "could not reach the endpoint" in reason
+    assert good.count() == 30  # the other judge goes on
+
+
 @pytest.mark.parametrize("timeout", [0, -1, math.nan, math.inf])
 def test_a_timeout_of_zero_or_less_is_refused(serve, timeout):
     srv = serve()
