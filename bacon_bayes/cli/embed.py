@@ -54,5 +54,14 @@ def run(args: argparse.Namespace) -> int:
         )
         write_table(table, out.path)
         out.written()
-    print(f"wrote {len(table)} x {table.shape[1] - 1} embedding to {args.out}", file=sys.stderr)
+    width = table.shape[1] - 1
+    print(f"wrote {len(table)} x {width} embedding to {args.out}", file=sys.stderr)
+    if width < args.dim:  # said, not left for the user to count
+        why = (
+            "the vectors are that wide (narrower ones are kept as they are)"
+            if args.vectors or args.model
+            else f"TF-IDF + SVD gives at most one fewer than the items ({len(table)}) or the "
+            "distinct terms of their text"
+        )
+        print(f"note: {width} dimensions, fewer than --dim {args.dim}: {why}", file=sys.stderr)
     return 0

@@ -185,7 +185,7 @@ def test_cli_errors_exit_2_with_a_message(tmp_path, capsys):
     assert "no judge given" in capsys.readouterr().err
 
 
-def test_embed_cli_tfidf(tmp_path):
+def test_embed_cli_tfidf(tmp_path, capsys):
     texts = [f"the cat sat on mat {i}" for i in range(5)] + [
         f"stock market fell {i}" for i in range(5)
     ]
@@ -209,6 +209,14 @@ def test_embed_cli_tfidf(tmp_path):
     emb = pd.read_parquet(out)
     assert list(emb.columns) == ["item", "emb_1", "emb_2", "emb_3", "emb_4"]
     assert emb["item"].tolist() == list(range(10))
+    # fewer dimensions than --dim are said (W11: 20 items, --dim 64 wrote 19 without a word)
+    capsys.readouterr()
+    args = ["embed", str(tmp_path / "items.csv"), "--text", "text", "--dim", "64", "--out"]
+    assert main([*args, str(tmp_path / "e2.parquet")]) == 0
+    assert pd.read_parquet(tmp_path / "e2.parquet").shape[1] - 1 == 9
+    assert "note: 9 dimensions, fewer than --dim 64: TF-IDF + SVD gives at most one fewer " in (
+        capsys.readouterr().err
+    )
 
 
 def test_judge_specs_and_judges_file(tmp_path):
