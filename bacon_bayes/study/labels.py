@@ -31,7 +31,8 @@ import pandas as pd
 from bacon_bayes.csv_format import csv_options, record_lines
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import FileRows, file_line, refuse_workbook, restored, row_place
-from bacon_bayes.readers.labels import near_ids
+from bacon_bayes.readers.labels import WHOLE as _WHOLE
+from bacon_bayes.readers.labels import file_id_column, near_ids
 from bacon_bayes.study.core import Study
 from bacon_bayes.study.folder import (
     CONFIG_FILE,
@@ -216,7 +217,9 @@ def _typed_label_file(path: Path, kind: str) -> pd.DataFrame:
     return pd.DataFrame(cells, index=pd.RangeIndex(len(frame)), dtype=object)
 
 
-def _read_label_file(path: Path, item: str, label: str) -> tuple[pd.DataFrame, str]:
+def _read_label_file(
+    path: Path, item: str, label: str, pool_ids: pd.Index
+) -> tuple[pd.DataFrame, str]:
     if not path.is_file():
         raise ValidationError(f"label file {path} does not exist")
     refuse_workbook(path)  # a to-label file filled in and saved by a spreadsheet as such
@@ -236,9 +239,11 @@ def _read_label_file(path: Path, item: str, label: str) -> tuple[pd.DataFrame, s
         frame.attrs["header line"] = int(how.get("skiprows", 0))
         if (starts := record_lines(path, how, len(frame))) is not None:  # blank lines,
             frame.attrs["record lines"] = FileRows(starts)  # cells of several lines
-    if item not in frame.columns:
-        raise ValidationError(
-            f"label file {path} has no id column {item!r} (columns: {list(frame.columns)})"
+    item_column = file_id_column(frame, item, label, pool_ids, path)
+    if item_column != item:  # the study's ids under another name: read, and said
+        frame = frame.rename(columns={item_column: item})
+        frame.attrs["id note"] = (
+            f"ids read from column {item_column!r} (the study's id column is {item!r})"
         )
     column = label if label in frame.columns else "label" if "label" in frame.columns else None
     if column is None:
@@ -374,7 +379,7 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
     with study_lock(root):  # refuses a missing study folder (creates nothing)
         study = Study.open(root)
         cfg = study.config
-        frame, column = _read_label_file(path, cfg.item, cfg.label)
+        frame, column = _read_label_file(path, cfg.item, cfg.label, study.index)
         ids = frame[cfg.item].str.strip()
         raw = frame[column].str.strip()
         missing = says_missing(raw)  # '-', 'NA', 'n/a': empty cells, as every reader's
@@ -470,7 +475,7 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
             pending=int((first >= 0).sum()) - len(labels),
             marked=_marked(raw[missing]),
             words=words,
-            notes=tuple(notes),
+            notes=tuple(([frame.attrs["id note"]] if "id note" in frame.attrs else []) + notes),
         )
 
 
@@ -484,11 +489,6 @@ def _record_replaced(study: Study, records: list[dict]) -> None:
             waves.append(entry := {"wave": wave})
         entry["replaced"] = [*entry.get("replaced", []), record]
     study.write_waves(sorted(waves, key=lambda w: int(w["wave"])))
-
-
-#: an id written as a whole number with a decimal point (``181.0``, what a column of
-#: integer ids becomes through pandas with a missing value)
-_WHOLE = r"^([-+]?\d+)\.0*$"
 
 
 def _positions(index: pd.Index, ids: pd.Series) -> np.ndarray:

@@ -112,11 +112,31 @@ def test_file_without_needed_columns_is_refused(
     labeled_study: Path, tmp_path: Path, columns: list[str], message: str
 ) -> None:
     path = tmp_path / "cols.csv"
-    pd.DataFrame([["doc001", "3"]], columns=columns).to_csv(path, index=False)
+    pd.DataFrame([["no-such-doc", "3"]], columns=columns).to_csv(path, index=False)
     with pytest.raises(ValidationError, match=message):
         import_labels(labeled_study, path)
     with pytest.raises(ValidationError, match="does not exist"):
         import_labels(labeled_study, tmp_path / "missing.csv")
+
+
+@pytest.mark.parametrize("header", ["ID", "item", "segment"])
+def test_a_file_whose_id_column_has_another_name_is_read_and_said(
+    labeled_study: Path, tmp_path: Path, header: str
+) -> None:
+    """Session 46 walk: a labeller returned WMT labels with the ids under ``item`` (or
+    ``ID``), and import refused with "has no id column 'id'" and no fix. The one column
+    holding the study's ids is read as the id, and the import says so; a column of ids
+    the study does not have is refused naming one of its ids and the rename."""
+    ids = selected_ids(labeled_study)[10:13]
+    path = tmp_path / "renamed.csv"
+    pd.DataFrame({header: ids, "human": ["3", "4", "2"]}).to_csv(path, index=False)
+    summary = import_labels(labeled_study, path)
+    assert summary.added == 3
+    assert f"ids read from column {header!r}" in str(summary)
+    other = tmp_path / "other.csv"
+    pd.DataFrame({"segment": ["x1", "x2"], "human": ["3", "4"]}).to_csv(other, index=False)
+    with pytest.raises(ValidationError, match=r"such as '.+'\); name the column .* 'id'"):
+        import_labels(labeled_study, other)
 
 
 def test_a_file_of_raters_columns_is_told_to_write_their_mean_in_the_label(
