@@ -220,10 +220,10 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
         print(f"  {text}")
     for note in question_notes(found):
         print(f"  note: {note}")
-    if better == "higher" and args.better is None and cal.pool_.groups is not None:
+    if cal.pool_.groups is not None and (better == "lower" or args.better is None):
         from bacon_bayes.doctor.pooled import better_hint  # as estimate says it
 
-        if hint := better_hint(cal.pool_, cal.bounds_):
+        if hint := better_hint(cal.pool_, cal.bounds_, None if better == "higher" else better):
             print(f"  note: {hint}")
     if cal.pool_.groups is None:
         print("  (no groups: --group COLUMN asks about each pair's sign and the best group)")
