@@ -36,6 +36,7 @@ it says). A guide for the size of the next wave, not a guarantee.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -657,7 +658,8 @@ def look_estimates(
 
     Columns: wave, labels, estimate, fixed_low, fixed_high, anytime_low, anytime_high,
     interval_kind; ``attrs["changed"]``: the rows whose labels were replaced after their
-    look (:func:`replaced_after`)."""
+    look (:func:`replaced_after`). The looks' fits warn of nothing: their pool's notes are
+    those the command's own fit gives."""
     import inspect
 
     from bacon_bayes.study import Study, load_study
@@ -675,7 +677,9 @@ def look_estimates(
             group=cal.pool_.group_name,
             prompt=cal.pool_.prompt_name,
         )
-        look = type(cal)(**kwargs).fit(pool)
+        with warnings.catch_warnings():  # each look's notes are the command's own fit's
+            warnings.simplefilter("ignore", UserWarning)  # (PoolWarning, ConvergenceWarning)
+            look = type(cal)(**kwargs).fit(pool)
         fixed = look.estimate_mean(alpha)
         seq = look.estimate_mean(alpha, anytime=True, max_labels=max_labels)
         rows.append(
