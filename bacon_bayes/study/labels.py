@@ -344,7 +344,7 @@ def unimported_labels(study: Study, path: Path) -> int:
     """How many labels the file ``path`` (a filled-in to-label file) holds for items the
     study drew but has no label of yet; 0 for a file that is not one."""
     try:
-        frame, column = _read_label_file(path, study.config.item, study.config.label)
+        frame, column = _read_label_file(path, study.config.item, study.config.label, study.index)
     except ValidationError:
         return 0
     filled = frame.loc[frame[column].str.strip() != "", study.config.item].str.strip()
