@@ -302,6 +302,11 @@ def _check_scale(
         rule = rule or "non-negative"
     if cfg.outcome == "categorical" and cfg.levels is None:
         _check_new_levels(study, values, raw, path, frame)
+    elif not rule:  # no scale, no levels: verdicts so far are kept to 0 and 1
+        stored = study.labels[cfg.label].to_numpy(dtype=float)
+        if stored.size >= 10 and set(np.unique(stored[np.isfinite(stored)])) == {0.0, 1.0}:
+            bad |= present & (values != 0) & (values != 1)
+            rule = f"0 or 1, as all {stored.size} labels stored so far are: a verdict"
     if bad.any():
         raise ValidationError(
             f"label file {path}: labels outside the study's scale (must be {rule}) at "

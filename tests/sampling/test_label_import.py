@@ -358,3 +358,38 @@ def test_ids_that_lost_their_leading_zeros_are_named(tmp_path: Path, pool_file: 
     )
     assert "format the id column as text before saving" in message
     assert snapshot(root) == before
+
+
+def test_a_typo_among_verdicts_is_refused_on_a_study_without_a_scale(tmp_path: Path) -> None:
+    """Session 46 walk (TriviaQA, a study of a new label `correct` started without
+    --scale, its first 40 labels true / false): a wave's `2` among its 0s and 1s was
+    imported silently, and the study's estimates switched from a binary model to a
+    continuous one. Once the stored labels are all 0 or 1, a label other than those is
+    refused, naming its row."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    n = 120
+    truth = rng.integers(0, 2, n)
+    frame = pd.DataFrame(
+        {"id": [f"q{i}" for i in range(n)], "judge": truth + rng.normal(0, 0.4, n),
+         "truth": truth}
+    )  # fmt: skip
+    frame.to_csv(pool := tmp_path / "pool.csv", index=False)
+    root, todo = tmp_path / "s.study", tmp_path / "todo.csv"
+    assert bacon(
+        "sample", str(pool), "--study", str(root), "--item", "id", "--label", "correct",
+        "--judge", "judge", "--budget", "20", "--out", str(todo),
+    ) == 0  # fmt: skip
+    drawn = pd.read_csv(todo)
+    answers = frame.set_index("id").loc[drawn["id"], "truth"].to_numpy()
+    drawn.assign(correct=answers).iloc[:12].to_csv(first := tmp_path / "first.csv", index=False)
+    assert import_labels(root, first).added == 12
+    rest = drawn.assign(correct=answers).iloc[12:].astype({"correct": object})
+    rest.iloc[2, rest.columns.get_loc("correct")] = 2
+    rest.to_csv(typo := tmp_path / "typo.csv", index=False)
+    with pytest.raises(ValidationError, match=r"must be 0 or 1, as all 12 labels.* at line 4"):
+        import_labels(root, typo)
+    rest.iloc[2, rest.columns.get_loc("correct")] = 1
+    rest.to_csv(typo, index=False)
+    assert import_labels(root, typo).added == 8
