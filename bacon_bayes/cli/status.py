@@ -149,6 +149,7 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
     """Whether each question is settled (a question that cannot be answered yet says why);
     ``study``: the open study, ``table`` its status."""
     from bacon_bayes.errors import BaconError, PoolWarning
+    from bacon_bayes.model_choice import auto_engine
     from bacon_bayes.report.comparisons import SUMMARY_PAIRS
     from bacon_bayes.study.folder import PENDING_READ, recorded_max_labels
     from bacon_bayes.study.panel import is_panel_note
@@ -206,9 +207,15 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
     kind = "alpha-spending" if max_labels else "confidence sequence"
     missing = f"; {pending_text(waiting)} pending: missing at random" if args.allow_pending else ""
     missing = missing if waiting else ""
+    model = f"model {cal.model_name_} ({cal.engine_})"
+    if cal.engine_ == "freq" and args.model is None and auto_engine(cal.model_name_) == "bayes":
+        model += (  # WMT's MQM: a hurdle model, whose best system differed from estimate's
+            ", not bacon estimate's Bayesian one (engine auto): its estimates differ; "
+            "bacon estimate --engine freq gives these"
+        )
     print(
         f"questions after wave {wave} ({cal.pool_.n_labeled} labels{missing}; {kind}, "
-        f"{100 * (1 - args.alpha):g}% at every wave):"
+        f"{100 * (1 - args.alpha):g}% at every wave; {model}):"
     )
     for note in cal.pool_.notes:  # partly returned waves (alpha-spending); the judges
         if PENDING_READ in note or is_panel_note(note):
