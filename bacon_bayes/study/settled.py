@@ -284,7 +284,7 @@ def _mean_question(
     shown = _beside(half, half_width)
     interval = f"{e.estimate:.4g} [{e.ci_low:.4g}, {e.ci_high:.4g}], half-width {shown}"
     if half_width is None:
-        return Question("pool mean", None, interval + " (ask with a half-width)", None)
+        return Question("pool mean", None, interval + " (--half-width H: within H yet?)", None)
     note = e.details["anytime"]
     looks = np.asarray(note["labels_at_looks"], float)
     info = sequential.mean_information(cal)

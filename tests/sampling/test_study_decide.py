@@ -894,6 +894,9 @@ def test_status_names_its_model_and_says_where_estimate_fits_another(
     import_labels(root, fill(todo, pool, tmp_path / "filled.csv"))
     capsys.readouterr()
     assert bacon("status", str(root)) == 0
-    head = next(s for s in capsys.readouterr().out.splitlines() if s.startswith("questions"))
+    out = capsys.readouterr().out
+    head = next(s for s in out.splitlines() if s.startswith("questions"))
+    # and the pool mean's line names the option that asks about it ("ask with a half-width")
+    assert "(--half-width H: within H yet?)" in out, out
     assert "model hurdle (freq), not bacon estimate's Bayesian one" in head, head
     assert "bacon estimate --engine freq gives these" in head
