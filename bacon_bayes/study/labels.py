@@ -32,7 +32,7 @@ from bacon_bayes.csv_format import csv_options, record_lines
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import FileRows, file_line, refuse_workbook, restored, row_place
 from bacon_bayes.readers.labels import WHOLE as _WHOLE
-from bacon_bayes.readers.labels import file_id_column, near_ids
+from bacon_bayes.readers.labels import _named, file_id_column, near_ids
 from bacon_bayes.study.core import Study
 from bacon_bayes.study.folder import (
     CONFIG_FILE,
@@ -239,13 +239,15 @@ def _read_label_file(
         frame.attrs["header line"] = int(how.get("skiprows", 0))
         if (starts := record_lines(path, how, len(frame))) is not None:  # blank lines,
             frame.attrs["record lines"] = FileRows(starts)  # cells of several lines
-    item_column = file_id_column(frame, item, label, pool_ids, path)
-    if item_column != item:  # the study's ids under another name: read, and said
+    cased = _named(list(frame.columns), label)  # `Correct` for `correct`: read, and said
+    column = label if label in frame.columns else str(cased[0]) if len(cased) == 1 else None
+    column = column or ("label" if "label" in frame.columns else None)
+    item_column = file_id_column(frame, item, column or label, pool_ids, path)
+    said = [f"ids read from column {item_column!r}"] if item_column != item else []
+    said += [f"labels read from column {column!r}"] if column not in (None, label, "label") else []
+    if said:  # the study's names written otherwise
         frame = frame.rename(columns={item_column: item})
-        frame.attrs["id note"] = (
-            f"ids read from column {item_column!r} (the study's id column is {item!r})"
-        )
-    column = label if label in frame.columns else "label" if "label" in frame.columns else None
+        frame.attrs["id note"] = f"{' and '.join(said)} (the study's: {item!r}, {label!r})"
     if column is None:
         also = " (or 'label')" if label != "label" else ""
         raise ValidationError(

@@ -133,6 +133,14 @@ def test_a_file_whose_id_column_has_another_name_is_read_and_said(
     summary = import_labels(labeled_study, path)
     assert summary.added == 3
     assert f"ids read from column {header!r}" in str(summary)
+    # the label's column named but for case (a walk's JSON Lines: `Correct`), said too
+    cased = tmp_path / "cased.csv"
+    pd.DataFrame({"Id": selected_ids(labeled_study)[13:15], "Human": ["1", "5"]}).to_csv(
+        cased, index=False
+    )
+    summary = import_labels(labeled_study, cased)
+    assert summary.added == 2
+    assert "ids read from column 'Id' and labels read from column 'Human'" in str(summary)
     other = tmp_path / "other.csv"
     pd.DataFrame({"segment": ["x1", "x2"], "human": ["3", "4"]}).to_csv(other, index=False)
     with pytest.raises(ValidationError, match=r"such as '.+'\); name the column .* 'id'"):
