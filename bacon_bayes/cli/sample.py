@@ -511,11 +511,11 @@ def run(args: argparse.Namespace) -> int:
     share = design.params.get("uniform_share", DEFAULT_UNIFORM_SHARE)  # the notes' wave's
     if design.params.get("few_labels"):
         few = design.params["few_labels"]
-        shown = ", ".join(f"{name_text(g)} {a:g} (uniform {u:g})" for g, a, u in few[:4])
+        listed = ", ".join(f"{name_text(g)} {a:g} (uniform {u:g})" for g, a, u in few[:4])
         more = f" and {len(few) - 4} more" if len(few) > 4 else ""
         print(
             f"note: the adaptive wave expects few labels in {len(few)} group(s), against a "
-            f"uniform wave of the same size: {shown}{more}. Their means rest on few heavily "
+            f"uniform wave of the same size: {listed}{more}. Their means rest on few heavily "
             "weighted labels and miss more often than the interval says where their labels "
             f"are skewed; a larger --uniform-share (this wave's: {share:g}) or --design "
             "stratified keeps them labeled"

@@ -464,6 +464,10 @@ def test_adaptive_wave_names_the_groups_it_gives_few_labels(
     )
     assert "expects few labels in 1 group(s)" in out and "ref " in out, out
     assert "a larger --uniform-share (this wave's: 0.2)" in out
+    # session 46 walk (WMT22): the note's list of groups was printed again after the wave's
+    # line, a character a line (`for note in shown`, the name reused), and the --show
+    # notes it stood for were lost
+    assert all(len(line) > 1 for line in out.splitlines() if line), out
     # a wave that follows the sd says so, with the gain it expects (it said nothing)
     assert "adaptive wave: it follows the predicted sd" in out and "uniform share 0.2" in out
     # the ratio it prints is said to be a hopeful model's (tester C finding 6)
