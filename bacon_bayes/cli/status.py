@@ -10,6 +10,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bacon_bayes.cli.study_args import refuse_unimported
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
 
@@ -93,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
     if args.max_labels is not None and args.max_labels < 1:
         raise ValidationError(f"--max-labels {args.max_labels}: give a positive number of labels")
     study = Study.open(args.study)
+    if args.pending_out:  # a labeller's filled-in file kept, before anything is printed
+        refuse_unimported(study, Path(args.pending_out), args.study, "--pending-out")
     if args.group is not None and args.group not in study.pool.columns:
         import difflib
 
