@@ -2,13 +2,15 @@
 
 A label file is a CSV (or the ``todo.csv`` written by ``bacon sample``, filled
 in), a TSV, a Parquet file or JSON (records or JSON Lines), told by its ending or
-its first bytes, with the study's id column and a label column (the study's label name, or
-``label``). Labels are numbers (code categories as the numbers listed in
-``levels``). Rows with an empty label are still pending and are counted, not
-imported. The whole file is refused - nothing is written - when any row has
+its first bytes, with the study's id column (or the one column holding its ids) and
+a label column (the study's label name, as written or but for case, or ``label``).
+Labels are numbers (code categories as the numbers listed in ``levels``). Rows with an
+empty label are still pending and are counted, not imported. The whole file is refused
+- nothing is written - when any row has
 
 * an id that is not in the pool, or an id no sampling wave selected;
-* a label that is not a number, or is outside the study's ``scale`` / ``levels``;
+* a label that is not a number, or is outside the study's ``scale`` / ``levels``
+  (without either: other than 0 or 1 where every stored label is 0 or 1);
 * in a categorical study without ``levels``: a label none of its stored labels has;
 * a duplicate id with a different label in the same file;
 * a label that differs from the one already stored (unless ``replace=True``).
