@@ -174,7 +174,10 @@ def csv_options(path: str | Path) -> dict[str, Any]:
         return out
     cut = len(head) == 1 << 16
     found = {sep: _header_line(text, sep, cut) for sep in (",", *SEPARATORS)}
-    sep = max(found, key=lambda c: found[c][1])  # the most fields; a comma on a tie
+    # the most fields; on a tie the fewest lines above the header (`id;label` over rows
+    # `x;2,5`: by commas its rows have 2 fields too, and the header read as a title),
+    # then a comma
+    sep = max(found, key=lambda c: (found[c][1], -found[c][0]))
     skip, fields = found[sep]
     if fields < 2:  # no separator gives rows of one width: left to pandas as it is
         return out

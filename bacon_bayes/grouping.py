@@ -169,9 +169,12 @@ def auto_outcome(
         else ""
     )
     rule = "while some labeled group has" if chose == "shrink" else "only while a group has"
+    gives = f"{size}guaranteed {alt.details.get('guarantee', '?')}{none}, against these: "
+    if withheld and withheld == labeled.size:  # "would give guaranteed ..., none for 7 of 7"
+        gives = f"no interval ({_count(withheld, 'labeled group')}, each under "
+        gives += f"{MIN_GROUP_LABELS} labels), against these: "
     out["note"] = (
-        head + f"--pooling {other} would give {size}guaranteed "
-        f"{alt.details.get('guarantee', '?')}{none}, against these: "
+        head + f"--pooling {other} would give {gives}"
         f"{table.details.get('guarantee', '?')}. auto shrinks {rule} fewer than {cut} labels"
     )
     return out

@@ -22,6 +22,13 @@ if TYPE_CHECKING:
 AUTO_FREQUENTIST = frozenset({"multinomial"})
 
 
+def auto_engine(name: str) -> str:
+    """The engine ``engine="auto"`` takes for the family ``name``: ``"bayes"`` where a
+    Bayesian one is registered (and not in :data:`AUTO_FREQUENTIST`), else ``"freq"``."""
+    bayes = (name, "bayes") in registry.available("bayes") and name not in AUTO_FREQUENTIST
+    return "bayes" if bayes else "freq"
+
+
 def resolve_model(cal: Calibrator, pool: EvalPool, features: FeatureSet) -> tuple[Any, str, str]:
     """The unfitted outcome model of ``cal`` on ``pool``, its family's name and engine."""
     if cal.preset is not None:
@@ -31,8 +38,7 @@ def resolve_model(cal: Calibrator, pool: EvalPool, features: FeatureSet) -> tupl
     name = cal.model or registry.default_model(pool.outcome)
     engine = cal.engine
     if engine == "auto":
-        bayes = (name, "bayes") in registry.available("bayes") and name not in AUTO_FREQUENTIST
-        engine = "bayes" if bayes else "freq"
+        engine = auto_engine(name)
     elif engine not in ("bayes", "freq"):
         raise ValidationError(f"engine {engine!r} is not known; use 'auto', 'bayes' or 'freq'.")
     if engine == "bayes" and cal.model is None and name == "ridge":

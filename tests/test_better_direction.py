@@ -303,3 +303,30 @@ def test_a_streamed_estimate_warns_of_an_error_score_as_in_memory(tmp_path, caps
     assert main([*args, "--chunk-rows", "150", "--json", "--better", "higher"]) == 0
     out = json.loads(capsys.readouterr().out)["comparisons"]
     assert out["warning"] is None and out["best_by"] == "highest mean"
+
+
+def test_better_lower_on_minus_a_penalty_is_warned():
+    """Session 46 walk (WMT22 zh-en, a study of `mqm` as stored, minus the penalty, with
+    `--better lower`): status, estimate and report ranked M2M100, the system with the
+    most errors, best, without a word. `--better lower` on a label whose values are all
+    at or below 0 while the judges rise with it is now warned of, naming --better higher;
+    not where the judges fall as it rises, nor given higher."""
+    from bacon_bayes.report.comparisons import comparisons
+
+    frame = _frame().assign(mqm=lambda d: -d["label"])
+    pool = EvalPool.from_frame(
+        frame, label="mqm", judges=["q1", "q2"], outcome="continuous", group="system",
+        item="id",
+    )  # fmt: skip
+    cal = Calibrator(engine="freq", target="pool").fit(pool)
+    lower = comparisons(cal, better="lower")
+    assert lower.best == "D" and lower.best_line().startswith("best system (lowest mean)")
+    assert "warning: --better lower ranks the lowest mean first" in lower.to_text()
+    assert "pass --better higher" in lower.to_text()
+    assert comparisons(cal, better="higher").direction_note is None
+    flipped = EvalPool.from_frame(  # judges falling as the label rises: not minus a penalty
+        frame.assign(q1=-frame["q1"], q2=-frame["q2"]), label="mqm", judges=["q1", "q2"],
+        outcome="continuous", group="system", item="id",
+    )  # fmt: skip
+    fit = Calibrator(engine="freq", target="pool").fit(flipped)
+    assert comparisons(fit, better="lower").direction_note is None

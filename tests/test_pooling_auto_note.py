@@ -13,8 +13,8 @@ import pytest
 from bacon_bayes import Calibrator, EvalPool
 
 
-def pool(smallest: int) -> EvalPool:
-    """5 groups x 60 items, 12 labels in each but the first, which has ``smallest``."""
+def pool(smallest: int, each: int = 12) -> EvalPool:
+    """5 groups x 60 items, ``each`` labels in each but the first, which has ``smallest``."""
     rng = np.random.default_rng(3)
     g = np.repeat(np.arange(5), 60)
     y = rng.normal(0, 1, g.size) + 0.2 * g
@@ -23,7 +23,7 @@ def pool(smallest: int) -> EvalPool:
         frame[f"j{j}"] = y + rng.normal(0, 0.7, g.size)
     take = np.zeros(g.size, bool)
     for k in range(5):
-        take[np.flatnonzero(g == k)[: smallest if k == 0 else 12]] = True
+        take[np.flatnonzero(g == k)[: smallest if k == 0 else each]] = True
     frame["human"] = np.where(take, y, np.nan)
     return EvalPool.from_frame(
         frame, label="human", judges=["j0", "j1"], outcome="continuous", group="g", item="item"
@@ -63,3 +63,14 @@ def test_the_cli_prints_why(tmp_path, capsys):
     read = ["--label", "human", "--judge", "j0,j1", "--group", "g", "--item", "item"]
     assert main(["estimate", str(tmp_path / "t.csv"), *read, "--engine", "freq"]) == 0
     assert "note: pooling 'auto' chose 'shrink'" in capsys.readouterr().out
+
+
+def test_the_note_says_separate_means_would_give_no_interval_at_all():
+    """Session 46 walk (TriviaQA, 14 labels over 8 models, each labeled model 1-4 of
+    them): the note read "--pooling separate would give guaranteed family-wise (all hold
+    together), none for 7 labeled groups under 5 labels", as if it gave intervals. With
+    every labeled group under 5 labels it now says separate means give no interval."""
+    cal = Calibrator(engine="freq").fit(pool(3, each=3))
+    note = cal.estimate_groups().details["pooling_note"]
+    assert "--pooling separate would give no interval (5 labeled groups, each under 5" in note
+    assert "guaranteed" not in note.split("against these")[0], note

@@ -234,6 +234,23 @@ def test_labels_bad_input_on_the_command_line(
     assert "ids are not in the table's column 'doc_id': '99'" in capsys.readouterr().err
 
 
+def test_two_columns_of_semicolons_and_decimal_commas_keep_their_header(
+    tmp_path: Path,
+) -> None:
+    """Session 46 walk: a labeller returned a wave as `id;coherence` over rows `M10_...;2,0`
+    (a European spreadsheet's), and `bacon label import` read the header as a title above
+    a table of two comma-separated columns (`'M10_...;2'`, `'0'`): by commas every row
+    has two fields too. On a tie of fields the reading with the header on top wins."""
+    from bacon_bayes.csv_format import csv_options
+    from bacon_bayes.io import read_table
+
+    path = tmp_path / "labels.csv"
+    frame = pd.DataFrame({"id": ["a1", "b2", "c3"], "coherence": [2.0, 3.33, 4.67]})
+    frame.to_csv(path, sep=";", decimal=",", index=False)
+    assert csv_options(path) == {"sep": ";", "decimal": ","}
+    assert read_table(path)["coherence"].tolist() == [2.0, 3.33, 4.67]
+
+
 @pytest.mark.parametrize(
     ("suffix", "options", "expected"),
     [

@@ -13,6 +13,8 @@ Bayesian fits then gave (BENCHMARKS.md).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import stats
 
@@ -81,9 +83,14 @@ def consensus(scores: np.ndarray) -> np.ndarray:
     to be identified: with fewer (or a degenerate fit) it is the first principal
     component."""
     from sklearn.decomposition import FactorAnalysis
+    from sklearn.exceptions import ConvergenceWarning
 
     if scores.shape[1] >= 3:
-        agreed = FactorAnalysis(n_components=1, random_state=0).fit_transform(scores)[:, 0]
+        # its tolerance not met (WMT22's metrics): a consensus all the same, and sklearn's
+        # raw warning tells the user nothing to do
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            agreed = FactorAnalysis(n_components=1, random_state=0).fit_transform(scores)[:, 0]
         if agreed.std() > 1e-6:
             return agreed
     return scores @ judge_basis(scores)[:, -1]

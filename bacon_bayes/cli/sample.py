@@ -15,6 +15,7 @@ from bacon_bayes.cli.pairwise import add_model_columns
 from bacon_bayes.cli.study_args import (
     labels_join_hint,
     names_option,
+    refuse_unimported,
     remove_new_study,
     study_root,
 )
@@ -22,7 +23,7 @@ from bacon_bayes.errors import BaconError, PoolWarning, ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
 
 if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
-    from bacon_bayes.study import Study, StudyConfig
+    from bacon_bayes.study import StudyConfig
 
 #: As ``bacon_bayes.study.DESIGNS``, ``bacon_bayes.sampling.DEFAULT_UNIFORM_SHARE`` and
 #: ``MIN_LABELS_PER_COEFFICIENT``, ``bacon_bayes.sampling.GROUP_UNIFORM_SHARE``,
@@ -351,23 +352,6 @@ def _until(args: argparse.Namespace, root: Path, config: StudyConfig | None) -> 
     return config
 
 
-def _refuse_unimported(study: Study, out: Path, root: Path) -> None:
-    """Refuse to write the new to-label file over one holding labels not imported yet
-    (even with --force, which would drop them)."""
-    import shlex
-
-    from bacon_bayes.study.labels import unimported_labels
-
-    if out.is_file() and (n := unimported_labels(study, out)):
-        command = f"bacon label import {shlex.quote(str(out))} --study {shlex.quote(str(root))}"
-        raise ValidationError(
-            f"--out {out} holds {n} label(s) the study has not imported yet; import them "
-            f"first ({command}) and "
-            "run again, or write the new wave elsewhere (--out OTHER.csv); --force does not "
-            "replace it (move the file away if those labels are to be dropped)"
-        )
-
-
 def run(args: argparse.Namespace) -> int:
     """Draw the wave, write the to-label file and print a summary.
 
@@ -437,7 +421,7 @@ def run(args: argparse.Namespace) -> int:
         shown = show_notes(study.config, show) if show else []  # said before the draw
         show = show or study.config.show
         out_path = args.out or root / f"todo-wave{max(study.wave_numbers, default=0) + 1}.csv"
-        _refuse_unimported(study, Path(out_path), root)
+        refuse_unimported(study, Path(out_path), root)
         with claim(out_path, inputs=study_inputs(root), force=args.force) as out:
             check_people_suffix(out.given, "--out")  # before the wave is drawn
             wave, design = draw_wave(
@@ -511,11 +495,11 @@ def run(args: argparse.Namespace) -> int:
     share = design.params.get("uniform_share", DEFAULT_UNIFORM_SHARE)  # the notes' wave's
     if design.params.get("few_labels"):
         few = design.params["few_labels"]
-        shown = ", ".join(f"{name_text(g)} {a:g} (uniform {u:g})" for g, a, u in few[:4])
+        listed = ", ".join(f"{name_text(g)} {a:g} (uniform {u:g})" for g, a, u in few[:4])
         more = f" and {len(few) - 4} more" if len(few) > 4 else ""
         print(
             f"note: the adaptive wave expects few labels in {len(few)} group(s), against a "
-            f"uniform wave of the same size: {shown}{more}. Their means rest on few heavily "
+            f"uniform wave of the same size: {listed}{more}. Their means rest on few heavily "
             "weighted labels and miss more often than the interval says where their labels "
             f"are skewed; a larger --uniform-share (this wave's: {share:g}) or --design "
             "stratified keeps them labeled"

@@ -10,6 +10,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bacon_bayes.cli.study_args import refuse_unimported
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
 
@@ -93,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
     if args.max_labels is not None and args.max_labels < 1:
         raise ValidationError(f"--max-labels {args.max_labels}: give a positive number of labels")
     study = Study.open(args.study)
+    if args.pending_out:  # a labeller's filled-in file kept, before anything is printed
+        refuse_unimported(study, Path(args.pending_out), args.study, "--pending-out")
     if args.group is not None and args.group not in study.pool.columns:
         import difflib
 
@@ -149,6 +152,7 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
     """Whether each question is settled (a question that cannot be answered yet says why);
     ``study``: the open study, ``table`` its status."""
     from bacon_bayes.errors import BaconError, PoolWarning
+    from bacon_bayes.model_choice import auto_engine
     from bacon_bayes.report.comparisons import SUMMARY_PAIRS
     from bacon_bayes.study.folder import PENDING_READ, recorded_max_labels
     from bacon_bayes.study.panel import is_panel_note
@@ -206,9 +210,15 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
     kind = "alpha-spending" if max_labels else "confidence sequence"
     missing = f"; {pending_text(waiting)} pending: missing at random" if args.allow_pending else ""
     missing = missing if waiting else ""
+    model = f"model {cal.model_name_} ({cal.engine_})"
+    if cal.engine_ == "freq" and args.model is None and auto_engine(cal.model_name_) == "bayes":
+        model += (  # WMT's MQM: a hurdle model, whose best system differed from estimate's
+            ", not bacon estimate's Bayesian one (engine auto): its estimates differ; "
+            "bacon estimate --engine freq gives these"
+        )
     print(
         f"questions after wave {wave} ({cal.pool_.n_labeled} labels{missing}; {kind}, "
-        f"{100 * (1 - args.alpha):g}% at every wave):"
+        f"{100 * (1 - args.alpha):g}% at every wave; {model}):"
     )
     for note in cal.pool_.notes:  # partly returned waves (alpha-spending); the judges
         if PENDING_READ in note or is_panel_note(note):
@@ -220,10 +230,10 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
         print(f"  {text}")
     for note in question_notes(found):
         print(f"  note: {note}")
-    if better == "higher" and args.better is None and cal.pool_.groups is not None:
+    if cal.pool_.groups is not None and (better == "lower" or args.better is None):
         from bacon_bayes.doctor.pooled import better_hint  # as estimate says it
 
-        if hint := better_hint(cal.pool_, cal.bounds_):
+        if hint := better_hint(cal.pool_, cal.bounds_, None if better == "higher" else better):
             print(f"  note: {hint}")
     if cal.pool_.groups is None:
         print("  (no groups: --group COLUMN asks about each pair's sign and the best group)")

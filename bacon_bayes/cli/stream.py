@@ -202,12 +202,12 @@ def _comparisons(
     compared = comparisons_of(
         result.groups[0], result.fit.bounds, args.alpha, args.group or "group", target,
         better=better or "higher",
-        direction_note=None if better is not None else direction_hint(result, args.label),
+        direction_note=direction_hint(result, args.label, better),
     )  # fmt: skip
     return (compared if compared.best_clear else replace(compared, plan_note=STREAM_PLAN)), None
 
 
-def direction_hint(result: StreamResult, label: str) -> str | None:
+def direction_hint(result: StreamResult, label: str, better: str | None = None) -> str | None:
     """The hint to pass ``--better lower`` where the streamed label looks like an error
     score, from the labeled rows the fit keeps (as in memory, where the unlabeled rows
     add nothing: :func:`~bacon_bayes.doctor.pooled.better_hint`)."""
@@ -217,7 +217,7 @@ def direction_hint(result: StreamResult, label: str) -> str | None:
 
     lab = result.fit.labeled
     scores = pd.DataFrame(lab.scores, columns=[str(j) for j in result.fit.model.features.judges])
-    return better_hint_of(lab.y, scores, label, result.fit.bounds)
+    return better_hint_of(lab.y, scores, label, result.fit.bounds, better)
 
 
 def summary(result: StreamResult, args: argparse.Namespace) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from bacon_bayes.errors import ValidationError
 if TYPE_CHECKING:
     import pandas as pd
 
-    from bacon_bayes.study import StudyConfig
+    from bacon_bayes.study import Study, StudyConfig
 
 
 def numbers_option(text: str | None, what: str) -> list[float] | None:
@@ -341,3 +341,21 @@ def _new_config(args: argparse.Namespace, source: Path, root: Path) -> StudyConf
         drop_unscored=args.drop_unscored,
         better=getattr(args, "better", None) or "higher",
     )
+
+
+def refuse_unimported(study: Study, out: Path, root: str | Path, option: str = "--out") -> None:
+    """Refuse to write a to-label file (``option``: ``--out``, or status's
+    ``--pending-out``) over one holding labels not imported yet, even with ``--force``,
+    which would drop them (a labeller's filled-in pending file)."""
+    import shlex
+
+    from bacon_bayes.study.labels import unimported_labels
+
+    if out.is_file() and (n := unimported_labels(study, out)):
+        command = f"bacon label import {shlex.quote(str(out))} --study {shlex.quote(str(root))}"
+        raise ValidationError(
+            f"{option} {out} holds {n} label(s) the study has not imported yet; import them "
+            f"first ({command}) and run again, or write elsewhere ({option} OTHER.csv); "
+            "--force does not replace it (move the file away if those labels are to be "
+            "dropped)"
+        )

@@ -438,6 +438,20 @@ def better_lower_hint(name: str, label_negated: bool, label: np.ndarray | None =
     )
 
 
+def better_higher_hint(name: str, label: np.ndarray) -> str:
+    """The hint against ``--better lower`` where the label is an error score stored as
+    minus its penalty (:func:`_stored_negated`: WMT's MQM, 0 no error), which already runs
+    higher = better: there the lowest mean is the most penalized; "" otherwise."""
+    if not _stored_negated(label):
+        return ""
+    return (
+        f"--better lower ranks the lowest mean first, but every label of {name!r} is at or "
+        "below 0: an error score stored as minus its penalty (WMT's MQM: 0 no error) runs "
+        "higher = better, so the lowest mean is the most penalized; if so, pass --better "
+        "higher (bacon estimate, report, plan --top, status, sample --until best)"
+    )
+
+
 def _stored_negated(label: np.ndarray | None) -> bool:
     """Whether ``label``'s known values are all <= 0 with some below (minus a penalty)."""
     if label is None:

@@ -214,12 +214,15 @@ def unscored_note(pool: EvalPool, scores: pd.DataFrame) -> str:
     )
 
 
-def better_hint(pool: EvalPool, bounds: tuple[float, float] | None = None) -> str | None:
+def better_hint(
+    pool: EvalPool, bounds: tuple[float, float] | None = None, better: str | None = None
+) -> str | None:
     """The hint to pass ``--better lower`` where the pool's label looks like an error
-    score (:func:`better_hint_of` on the pool's labels and judges); None otherwise."""
+    score, or against a ``better="lower"`` given on minus a penalty (:func:`better_hint_of`
+    on the pool's labels and judges); None otherwise."""
     scores = pool.judge_matrix()
     frame = pd.DataFrame(scores.to_numpy(dtype=float), columns=[str(j) for j in pool.judges])
-    return better_hint_of(pool.y, frame, pool.label_name, bounds)
+    return better_hint_of(pool.y, frame, pool.label_name, bounds, better)
 
 
 def better_hint_of(
@@ -227,10 +230,13 @@ def better_hint_of(
     judges: pd.DataFrame,
     label_name: str,
     bounds: tuple[float, float] | None = None,
+    better: str | None = None,
 ) -> str | None:
     """The hint to pass ``--better lower`` where a label looks like an error score
     (:func:`~bacon_bayes.doctor.bias.better_lower_hint`: its name, or every judge falling
-    as it rises, as the bias checks orient it); None otherwise.
+    as it rises, as the bias checks orient it), ``better`` not given; given ``"lower"``
+    where the label runs higher = better, the hint against it
+    (:func:`~bacon_bayes.doctor.bias.better_higher_hint`); None otherwise.
 
     Parameters
     ----------
@@ -242,9 +248,13 @@ def better_hint_of(
         The label's column name (a name such as ``mqm`` or ``error`` reads as one).
     bounds : tuple of float, optional
         The label's range: one open at one end is an error score's.
+    better : {None, "higher", "lower"}
+        The direction given (None: not given).
     """
     y = np.asarray(y, dtype=float)
-    if np.isfinite(y).sum() < 2:
+    if np.isfinite(y).sum() < 2 or better == "higher":
         return None
     how = bias.orient(y, judges, label_name, _error_score(bounds))
+    if better == "lower":  # the judges rising with it too: minus a penalty
+        return None if how.label_negated else bias.better_higher_hint(label_name, y) or None
     return bias.better_lower_hint(label_name, how.label_negated, y) or None

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
@@ -94,6 +95,46 @@ def key_column(frame: pd.DataFrame, labels: pd.DataFrame, item: str | None, labe
         f"(columns in both: {both}; the labels file's: "
         f"{', '.join(map(str, labels.columns[:12]))}); pass --item COLUMN, the table's id "
         "column, and give the labels file's id column that name."
+    )
+
+
+#: an id written as a whole number with a decimal point (``181.0``, what a column of
+#: integer ids becomes through pandas with a missing value)
+WHOLE = r"^([-+]?\d+)\.0*$"
+
+
+def file_id_column(
+    frame: pd.DataFrame, item: str, label: str, pool_ids: pd.Index, path: Path
+) -> str:
+    """A returned label file's id column (``bacon label import``): ``item``, else the
+    one column named like it but for case or spaces (``ID``), else the one column (not
+    the label's) whose every filled cell is one of the study's ids ``pool_ids``
+    (``item``, ``segment``: a labeller's own header)."""
+    named = _named(list(frame.columns), item)
+    if len(named) == 1:
+        return str(named[0])
+    known = set(pd.Series(np.asarray(pool_ids), dtype=object).astype(str))
+    holding = []
+    for c in frame.columns:
+        if c in (label, "label", "wave"):
+            continue
+        cells = frame[c].astype(str).str.strip()
+        cells = cells[cells != ""]
+        whole = cells.str.replace(WHOLE, r"\1", regex=True)  # 181.0 as 181
+        if len(cells) and (cells.isin(known) | whole.isin(known)).all():
+            holding.append(str(c))
+    if len(holding) == 1 and not named:
+        return holding[0]
+    example = str(pool_ids[0]) if len(pool_ids) else ""
+    which = (
+        f"several columns hold them ({', '.join(map(repr, named or holding))})"
+        if len(named or holding) > 1
+        else f"no column holds the study's ids, such as {example!r}"
+    )
+    raise ValidationError(
+        f"label file {path} has no id column {item!r} (columns: {list(frame.columns)}; "
+        f"{which}); name the column of the study's ids {item!r} (rename its header cell) "
+        "and import again"
     )
 
 

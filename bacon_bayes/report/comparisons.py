@@ -328,7 +328,8 @@ class Comparisons:
         best = f"best {self.group}" + (
             f" ({best_words(self.better)})" if self.better == "lower" else ""
         )
-        if self.direction_note:  # looks like an error score, --better not given
+        hinted = self.direction_note and self.better != "lower"  # --better not given
+        if hinted:  # looks like an error score
             best = f"{self.group} with the highest mean"
         if self.best_clear:
             line = f"{best}: {name_text(self.best)} (rank interval [1, 1]: clear)"
@@ -338,7 +339,7 @@ class Comparisons:
                 f"interval [{int(top['rank_low'])}, {int(top['rank_high'])}]); could rank "
                 f"first: {self._could_be_first_text()}"
             )
-        if self.direction_note:
+        if hinted:
             line += (
                 f"; the label looks like an error score: the highest mean is the worst "
                 f"{self.group} unless higher is better (--better lower ranks the lowest first)"
@@ -394,7 +395,8 @@ def comparisons(
     ``simultaneous=False``: each pair's interval at its own level (the one ``bacon plan
     --difference`` sizes), the ranks still from the simultaneous ones; ``better``: which
     way a mean is better (``"higher"``, the default, or ``"lower"``), which the ranks
-    follow; not given, a label that looks like an error score gets the hint to give it
+    follow; not given, a label that looks like an error score gets the hint to give it,
+    and ``"lower"`` on an error score stored as minus its penalty the hint against it
     (:func:`~bacon_bayes.doctor.pooled.better_hint`)."""
     from bacon_bayes.doctor.pooled import better_hint
 
@@ -408,7 +410,7 @@ def comparisons(
         n_prompts=n_prompts, diffs=cal.compare_groups(alpha, simultaneous, **(anytime or {})),
         ranks=cal.rank_groups(alpha, descending=way == "higher", **(anytime or {})),
         better=way,
-        direction_note=better_hint(pool, cal.bounds_) if better is None else None,
+        direction_note=better_hint(pool, cal.bounds_, better),
     )  # fmt: skip
 
 

@@ -2,13 +2,15 @@
 
 A label file is a CSV (or the ``todo.csv`` written by ``bacon sample``, filled
 in), a TSV, a Parquet file or JSON (records or JSON Lines), told by its ending or
-its first bytes, with the study's id column and a label column (the study's label name, or
-``label``). Labels are numbers (code categories as the numbers listed in
-``levels``). Rows with an empty label are still pending and are counted, not
-imported. The whole file is refused - nothing is written - when any row has
+its first bytes, with the study's id column (or the one column holding its ids) and
+a label column (the study's label name, as written or but for case, or ``label``).
+Labels are numbers (code categories as the numbers listed in ``levels``). Rows with an
+empty label are still pending and are counted, not imported. The whole file is refused
+- nothing is written - when any row has
 
 * an id that is not in the pool, or an id no sampling wave selected;
-* a label that is not a number, or is outside the study's ``scale`` / ``levels``;
+* a label that is not a number, or is outside the study's ``scale`` / ``levels``
+  (without either: other than 0 or 1 where every stored label is 0 or 1);
 * in a categorical study without ``levels``: a label none of its stored labels has;
 * a duplicate id with a different label in the same file;
 * a label that differs from the one already stored (unless ``replace=True``).
@@ -31,7 +33,8 @@ import pandas as pd
 from bacon_bayes.csv_format import csv_options, record_lines
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import FileRows, file_line, refuse_workbook, restored, row_place
-from bacon_bayes.readers.labels import near_ids
+from bacon_bayes.readers.labels import WHOLE as _WHOLE
+from bacon_bayes.readers.labels import _named, file_id_column, near_ids
 from bacon_bayes.study.core import Study
 from bacon_bayes.study.folder import (
     CONFIG_FILE,
@@ -216,7 +219,9 @@ def _typed_label_file(path: Path, kind: str) -> pd.DataFrame:
     return pd.DataFrame(cells, index=pd.RangeIndex(len(frame)), dtype=object)
 
 
-def _read_label_file(path: Path, item: str, label: str) -> tuple[pd.DataFrame, str]:
+def _read_label_file(
+    path: Path, item: str, label: str, pool_ids: pd.Index
+) -> tuple[pd.DataFrame, str]:
     if not path.is_file():
         raise ValidationError(f"label file {path} does not exist")
     refuse_workbook(path)  # a to-label file filled in and saved by a spreadsheet as such
@@ -236,11 +241,15 @@ def _read_label_file(path: Path, item: str, label: str) -> tuple[pd.DataFrame, s
         frame.attrs["header line"] = int(how.get("skiprows", 0))
         if (starts := record_lines(path, how, len(frame))) is not None:  # blank lines,
             frame.attrs["record lines"] = FileRows(starts)  # cells of several lines
-    if item not in frame.columns:
-        raise ValidationError(
-            f"label file {path} has no id column {item!r} (columns: {list(frame.columns)})"
-        )
-    column = label if label in frame.columns else "label" if "label" in frame.columns else None
+    cased = _named(list(frame.columns), label)  # `Correct` for `correct`: read, and said
+    column = label if label in frame.columns else str(cased[0]) if len(cased) == 1 else None
+    column = column or ("label" if "label" in frame.columns else None)
+    item_column = file_id_column(frame, item, column or label, pool_ids, path)
+    said = [f"ids read from column {item_column!r}"] if item_column != item else []
+    said += [f"labels read from column {column!r}"] if column not in (None, label, "label") else []
+    if said:  # the study's names written otherwise
+        frame = frame.rename(columns={item_column: item})
+        frame.attrs["id note"] = f"{' and '.join(said)} (the study's: {item!r}, {label!r})"
     if column is None:
         also = " (or 'label')" if label != "label" else ""
         raise ValidationError(
@@ -297,6 +306,11 @@ def _check_scale(
         rule = rule or "non-negative"
     if cfg.outcome == "categorical" and cfg.levels is None:
         _check_new_levels(study, values, raw, path, frame)
+    elif not rule:  # no scale, no levels: verdicts so far are kept to 0 and 1
+        stored = study.labels[cfg.label].to_numpy(dtype=float)
+        if stored.size >= 10 and set(np.unique(stored[np.isfinite(stored)])) == {0.0, 1.0}:
+            bad |= present & (values != 0) & (values != 1)
+            rule = f"0 or 1, as all {stored.size} labels stored so far are: a verdict"
     if bad.any():
         raise ValidationError(
             f"label file {path}: labels outside the study's scale (must be {rule}) at "
@@ -339,7 +353,7 @@ def unimported_labels(study: Study, path: Path) -> int:
     """How many labels the file ``path`` (a filled-in to-label file) holds for items the
     study drew but has no label of yet; 0 for a file that is not one."""
     try:
-        frame, column = _read_label_file(path, study.config.item, study.config.label)
+        frame, column = _read_label_file(path, study.config.item, study.config.label, study.index)
     except ValidationError:
         return 0
     filled = frame.loc[frame[column].str.strip() != "", study.config.item].str.strip()
@@ -374,7 +388,7 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
     with study_lock(root):  # refuses a missing study folder (creates nothing)
         study = Study.open(root)
         cfg = study.config
-        frame, column = _read_label_file(path, cfg.item, cfg.label)
+        frame, column = _read_label_file(path, cfg.item, cfg.label, study.index)
         ids = frame[cfg.item].str.strip()
         raw = frame[column].str.strip()
         missing = says_missing(raw)  # '-', 'NA', 'n/a': empty cells, as every reader's
@@ -470,7 +484,7 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
             pending=int((first >= 0).sum()) - len(labels),
             marked=_marked(raw[missing]),
             words=words,
-            notes=tuple(notes),
+            notes=tuple(([frame.attrs["id note"]] if "id note" in frame.attrs else []) + notes),
         )
 
 
@@ -484,11 +498,6 @@ def _record_replaced(study: Study, records: list[dict]) -> None:
             waves.append(entry := {"wave": wave})
         entry["replaced"] = [*entry.get("replaced", []), record]
     study.write_waves(sorted(waves, key=lambda w: int(w["wave"])))
-
-
-#: an id written as a whole number with a decimal point (``181.0``, what a column of
-#: integer ids becomes through pandas with a missing value)
-_WHOLE = r"^([-+]?\d+)\.0*$"
 
 
 def _positions(index: pd.Index, ids: pd.Series) -> np.ndarray:

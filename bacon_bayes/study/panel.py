@@ -51,6 +51,7 @@ __all__ = [
     "fingerprints",
     "is_panel_note",
     "judges_used",
+    "replaced_after",
 ]
 
 #: a wave's entry in waves.json: the fingerprint of each study judge's scores when drawn
@@ -295,3 +296,25 @@ def change_panel(root: str | Path, judges: Sequence[str] | None = None) -> str:
             else ""
         )
     ).rstrip()
+
+
+def replaced_after(waves: list[dict[str, Any]], rows: list[int]) -> list[str]:
+    """Which of the looks ``rows`` (waves) had labels replaced after them (``bacon label
+    import --replace``, recorded per wave in waves.json): one line per replacement, naming
+    the looks whose row now differs from what was printed at them (tester C s37 finding
+    4: the report rewrote wave 1's row, 3.544 to 3.602, naming only changed settings)."""
+    out = []
+    for entry in waves:
+        for r in entry.get("replaced", []):
+            looks = [k for k in r.get("looks", []) if k in rows]
+            if not looks:
+                continue
+            out.append(
+                f"{r['labels']} label{'s' if r['labels'] > 1 else ''} of wave {entry['wave']} "
+                f"replaced on {str(r['at'])[:10]} ({r['source']}), after the look"
+                f"{'s' if len(looks) > 1 else ''} at wave{'s' if len(looks) > 1 else ''} "
+                f"{', '.join(map(str, looks))}: "
+                f"{'those rows differ' if len(looks) > 1 else 'its row differs'} from what "
+                "bacon estimate or status printed then"
+            )
+    return out

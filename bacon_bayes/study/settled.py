@@ -36,6 +36,7 @@ it says). A guide for the size of the next wave, not a guarantee.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -48,7 +49,7 @@ from bacon_bayes.estimate import anytime
 from bacon_bayes.estimate.groups import rank_intervals
 from bacon_bayes.estimate.tables import pair_notes
 from bacon_bayes.order import best_words, check_better, name_text, names_text, natural_sorted
-from bacon_bayes.study.panel import is_panel_note
+from bacon_bayes.study.panel import is_panel_note, replaced_after
 from bacon_bayes.study.projection import labels_needed, levels, pair_needs, separate_needs
 
 if TYPE_CHECKING:
@@ -247,6 +248,8 @@ POINT_PROJECTION = (
 
 #: said of an open sign or best group whose lead is under one standard error
 NOISE_LEAD = "a lead under one standard error: the count has little to go on"
+#: said of an open sign of a group of one label (no standard error of its own)
+LONE_LEAD = "a group of one label, no standard error of its own: the count has little to go on"
 
 
 def _more_text(m: float | None, cap_note: str, point: bool = False) -> str:
@@ -281,7 +284,7 @@ def _mean_question(
     shown = _beside(half, half_width)
     interval = f"{e.estimate:.4g} [{e.ci_low:.4g}, {e.ci_high:.4g}], half-width {shown}"
     if half_width is None:
-        return Question("pool mean", None, interval + " (ask with a half-width)", None)
+        return Question("pool mean", None, interval + " (--half-width H: within H yet?)", None)
     note = e.details["anytime"]
     looks = np.asarray(note["labels_at_looks"], float)
     info = sequential.mean_information(cal)
@@ -370,8 +373,13 @@ def questions(
     settled = (diffs.ci_low > 0) | (diffs.ci_high < 0)
     need = np.where(settled, 0.0, np.maximum(need, 1.0))
     # a lead under one standard error: held where it is, it gives a count with nothing to
-    # go on (SummEval coherence at 90 labels: 835 more for a leader that was not the best)
-    noise = ~settled & (np.abs(diffs.estimate) < se)
+    # go on (SummEval coherence at 90 labels: 835 more for a leader that was not the best);
+    # so is one of a group of one label, which has no standard error of its own (TriviaQA,
+    # 14 labels: 281 asked for a lead of 0.21 between two groups of one label each)
+    lone = {str(g) for g, n in zip(means.names, means.n_labeled, strict=True) if n == 1}
+    alone = np.array([a in lone or b in lone for a, b in diffs.details["pairs"]], bool)
+    noise = ~settled & ((np.abs(diffs.estimate) < se) | alone)
+    reason = np.where(alone, LONE_LEAD, NOISE_LEAD)
     cap = _cap_note(max_labels, cal.pool_.n_labeled)
     caveat = SHRUNK_PAIRS if diffs.details.get("pooling") == "shrink" else None
     withheld, why = pair_notes(means, diffs), means.details.get("no_interval", {})
@@ -386,11 +394,12 @@ def questions(
         settled = bool(lo > 0 or hi < 0)
         verdict = f"{a} {'>' if d > 0 else '<'} {b}" if settled else "sign not yet known"
         answer = f"{interval}: {verdict}" + _more_text(need[k], cap, point=True)
-        answer += f" ({NOISE_LEAD})" if noise[k] else ""
+        answer += f" ({reason[k]})" if noise[k] else ""
         out.append(
             Question(f"sign of {a} - {b}", settled, answer, float(need[k]), caveat, bool(noise[k]))
         )
-    out.append(replace(_best_question(means, diffs, need, cap, better, noise), caveat=caveat))
+    best = _best_question(means, diffs, need, cap, better, np.where(noise, reason, ""))
+    out.append(replace(best, caveat=caveat))
     return out
 
 
@@ -413,7 +422,10 @@ def question_lines(found: list[Question], limit: int | None = None) -> list[str]
     open_ = [q for q in pairs if not q.settled]
     # only pairs that would settle within the labels left are "near": in table order the
     # others named pairs no nearer than the rest
-    near = sorted((q for q in open_ if _finite(q.more_labels)), key=lambda q: q.more_labels or 0)
+    # nor those whose lead is noise: bacon sample --until refuses to count from them
+    near = [q for q in open_ if _finite(q.more_labels) and not q.noise]
+    near.sort(key=lambda q: q.more_labels or 0)
+    noisy = sum(q.noise for q in open_)
     shown = [
         f"{name_text(q.name[len('sign of ') :])} (about {int(q.more_labels or 0)} more labels)"
         for q in near[:NEAREST]
@@ -426,6 +438,8 @@ def question_lines(found: list[Question], limit: int | None = None) -> list[str]
             + (
                 f" (nearest to settled: {'; '.join(shown)})"
                 if shown
+                else f" (no lead to count from: {noisy} under their noise)"
+                if noisy
                 else " (none would settle within the labels left)"
             )
             + "; --pairs all lists every pair"
@@ -456,10 +470,20 @@ def _best_question(
     if settled:
         return Question(title, True, f"{name} (rank interval [1, 1])", 0.0)
     lo, hi = int(ranks["rank_low"][top]), int(ranks["rank_high"][top])
-    answer = f"{name} leads, rank interval [{lo}, {hi}]" + _more_text(m, cap, point=True)
-    tied = noise is not None and any(noise[k] for k in touching)
+    answer = f"{name} leads, rank interval [{lo}, {hi}]"
+    if bare := [g for g in map(str, means.names) if g in means.details.get("no_interval", {})]:
+        # as bacon sample --until best refuses: no interval, no rate to count from
+        return Question(
+            title,
+            False,
+            f"{answer}; no interval for {names_text(bare)} (no "
+            f"labels): label {'them' if len(bare) > 1 else 'it'} first",
+            None,
+        )
+    answer += _more_text(m, cap, point=True)
+    tied = next((str(noise[k]) for k in touching if noise[k]), "") if noise is not None else ""
     return Question(
-        title, False, answer + (f" ({NOISE_LEAD})" if tied else ""), float(m), noise=tied
+        title, False, answer + (f" ({tied})" if tied else ""), float(m), noise=bool(tied)
     )
 
 
@@ -634,7 +658,8 @@ def look_estimates(
 
     Columns: wave, labels, estimate, fixed_low, fixed_high, anytime_low, anytime_high,
     interval_kind; ``attrs["changed"]``: the rows whose labels were replaced after their
-    look (:func:`replaced_after`)."""
+    look (:func:`replaced_after`). The looks' fits warn of nothing: their pool's notes are
+    those the command's own fit gives."""
     import inspect
 
     from bacon_bayes.study import Study, load_study
@@ -652,7 +677,9 @@ def look_estimates(
             group=cal.pool_.group_name,
             prompt=cal.pool_.prompt_name,
         )
-        look = type(cal)(**kwargs).fit(pool)
+        with warnings.catch_warnings():  # each look's notes are the command's own fit's
+            warnings.simplefilter("ignore", UserWarning)  # (PoolWarning, ConvergenceWarning)
+            look = type(cal)(**kwargs).fit(pool)
         fixed = look.estimate_mean(alpha)
         seq = look.estimate_mean(alpha, anytime=True, max_labels=max_labels)
         rows.append(
@@ -671,25 +698,3 @@ def look_estimates(
     panel = [n for n in cal.pool_.notes if is_panel_note(n)]  # judges changed since
     table.attrs["changed"] = replaced_after(study.waves, waves) + panel
     return table
-
-
-def replaced_after(waves: list[dict[str, Any]], rows: list[int]) -> list[str]:
-    """Which of the looks ``rows`` (waves) had labels replaced after them (``bacon label
-    import --replace``, recorded per wave in waves.json): one line per replacement, naming
-    the looks whose row now differs from what was printed at them (tester C s37 finding
-    4: the report rewrote wave 1's row, 3.544 to 3.602, naming only changed settings)."""
-    out = []
-    for entry in waves:
-        for r in entry.get("replaced", []):
-            looks = [k for k in r.get("looks", []) if k in rows]
-            if not looks:
-                continue
-            out.append(
-                f"{r['labels']} label{'s' if r['labels'] > 1 else ''} of wave {entry['wave']} "
-                f"replaced on {str(r['at'])[:10]} ({r['source']}), after the look"
-                f"{'s' if len(looks) > 1 else ''} at wave{'s' if len(looks) > 1 else ''} "
-                f"{', '.join(map(str, looks))}: "
-                f"{'those rows differ' if len(looks) > 1 else 'its row differs'} from what "
-                "bacon estimate or status printed then"
-            )
-    return out

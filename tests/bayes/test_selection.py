@@ -137,3 +137,30 @@ def test_folds_choose_judge_weights_each_for_itself(tmp_path):
     assert all("judge_weight" not in f.posterior_ for f in none)
     always = GaussianJudgeModel(sim.columns, **kw).fit_folds(sim.X, y, folds, 2)
     assert [f.constants_["judge_weights"] for f in always] == [1.0, 1.0]  # the default
+
+
+def test_consensus_says_nothing_of_a_factor_analysis_short_of_its_tolerance(monkeypatch):
+    """Session 46 walk: on WMT22 (30,000 items, 5 metrics, four of them missing on refA)
+    `bacon estimate STUDY` printed sklearn's raw "FactorAnalysis did not converge. You
+    might want to increase the number of iterations" with its source line: nothing the
+    user can act on (the consensus is used all the same). It is no longer printed."""
+    import warnings
+
+    from sklearn.decomposition import FactorAnalysis
+    from sklearn.exceptions import ConvergenceWarning
+
+    original = FactorAnalysis.fit_transform
+
+    def short(self, X, y=None):
+        warnings.warn("FactorAnalysis did not converge.", ConvergenceWarning, stacklevel=2)
+        return original(self, X)
+
+    monkeypatch.setattr(FactorAnalysis, "fit_transform", short)
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=200)
+    scores = np.column_stack([z + rng.normal(0, s, 200) for s in (0.3, 0.5, 0.8)])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        agreed = consensus(scores)
+    assert not caught, [str(w.message) for w in caught]
+    assert abs(np.corrcoef(agreed, z)[0, 1]) > 0.9

@@ -112,11 +112,39 @@ def test_file_without_needed_columns_is_refused(
     labeled_study: Path, tmp_path: Path, columns: list[str], message: str
 ) -> None:
     path = tmp_path / "cols.csv"
-    pd.DataFrame([["doc001", "3"]], columns=columns).to_csv(path, index=False)
+    pd.DataFrame([["no-such-doc", "3"]], columns=columns).to_csv(path, index=False)
     with pytest.raises(ValidationError, match=message):
         import_labels(labeled_study, path)
     with pytest.raises(ValidationError, match="does not exist"):
         import_labels(labeled_study, tmp_path / "missing.csv")
+
+
+@pytest.mark.parametrize("header", ["ID", "item", "segment"])
+def test_a_file_whose_id_column_has_another_name_is_read_and_said(
+    labeled_study: Path, tmp_path: Path, header: str
+) -> None:
+    """Session 46 walk: a labeller returned WMT labels with the ids under ``item`` (or
+    ``ID``), and import refused with "has no id column 'id'" and no fix. The one column
+    holding the study's ids is read as the id, and the import says so; a column of ids
+    the study does not have is refused naming one of its ids and the rename."""
+    ids = selected_ids(labeled_study)[10:13]
+    path = tmp_path / "renamed.csv"
+    pd.DataFrame({header: ids, "human": ["3", "4", "2"]}).to_csv(path, index=False)
+    summary = import_labels(labeled_study, path)
+    assert summary.added == 3
+    assert f"ids read from column {header!r}" in str(summary)
+    # the label's column named but for case (a walk's JSON Lines: `Correct`), said too
+    cased = tmp_path / "cased.csv"
+    pd.DataFrame({"Id": selected_ids(labeled_study)[13:15], "Human": ["1", "5"]}).to_csv(
+        cased, index=False
+    )
+    summary = import_labels(labeled_study, cased)
+    assert summary.added == 2
+    assert "ids read from column 'Id' and labels read from column 'Human'" in str(summary)
+    other = tmp_path / "other.csv"
+    pd.DataFrame({"segment": ["x1", "x2"], "human": ["3", "4"]}).to_csv(other, index=False)
+    with pytest.raises(ValidationError, match=r"such as '.+'\); name the column .* 'id'"):
+        import_labels(labeled_study, other)
 
 
 def test_a_file_of_raters_columns_is_told_to_write_their_mean_in_the_label(
@@ -338,3 +366,38 @@ def test_ids_that_lost_their_leading_zeros_are_named(tmp_path: Path, pool_file: 
     )
     assert "format the id column as text before saving" in message
     assert snapshot(root) == before
+
+
+def test_a_typo_among_verdicts_is_refused_on_a_study_without_a_scale(tmp_path: Path) -> None:
+    """Session 46 walk (TriviaQA, a study of a new label `correct` started without
+    --scale, its first 40 labels true / false): a wave's `2` among its 0s and 1s was
+    imported silently, and the study's estimates switched from a binary model to a
+    continuous one. Once the stored labels are all 0 or 1, a label other than those is
+    refused, naming its row."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    n = 120
+    truth = rng.integers(0, 2, n)
+    frame = pd.DataFrame(
+        {"id": [f"q{i}" for i in range(n)], "judge": truth + rng.normal(0, 0.4, n),
+         "truth": truth}
+    )  # fmt: skip
+    frame.to_csv(pool := tmp_path / "pool.csv", index=False)
+    root, todo = tmp_path / "s.study", tmp_path / "todo.csv"
+    assert bacon(
+        "sample", str(pool), "--study", str(root), "--item", "id", "--label", "correct",
+        "--judge", "judge", "--budget", "20", "--out", str(todo),
+    ) == 0  # fmt: skip
+    drawn = pd.read_csv(todo)
+    answers = frame.set_index("id").loc[drawn["id"], "truth"].to_numpy()
+    drawn.assign(correct=answers).iloc[:12].to_csv(first := tmp_path / "first.csv", index=False)
+    assert import_labels(root, first).added == 12
+    rest = drawn.assign(correct=answers).iloc[12:].astype({"correct": object})
+    rest.iloc[2, rest.columns.get_loc("correct")] = 2
+    rest.to_csv(typo := tmp_path / "typo.csv", index=False)
+    with pytest.raises(ValidationError, match=r"must be 0 or 1, as all 12 labels.* at line 4"):
+        import_labels(root, typo)
+    rest.iloc[2, rest.columns.get_loc("correct")] = 1
+    rest.to_csv(typo, index=False)
+    assert import_labels(root, typo).added == 8

@@ -863,3 +863,40 @@ def test_the_labels_that_resolve_the_top_stop_at_the_recorded_budget(
     capsys.readouterr()
     assert bacon("estimate", str(roomy), "--engine", "freq") == 0
     assert "about 73 more labels (113 in all, uniform design)" in capsys.readouterr().out
+
+
+def test_status_names_its_model_and_says_where_estimate_fits_another(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Session 46 walk (WMT22, MQM as a penalty, `--better lower`): `bacon status` said
+    "refB leads" and `bacon estimate` "refA ranks first", without a word why: status fits
+    the frequentist hurdle model, estimate's engine auto the Bayesian one. Status's
+    questions now name the model, and where estimate's default fits another, say so and
+    the flag that gives status's numbers."""
+    rng = np.random.default_rng(0)
+    n = 150
+    penalty = np.where(rng.random(n) < 0.4, 0.0, rng.gamma(2.0, 1.5, n)).round(1)
+    frame = pd.DataFrame(
+        {
+            "id": [f"s{i}" for i in range(n)],
+            "metric": -penalty + rng.normal(0, 1, n),
+            "system": rng.choice(["x", "y"], n),
+            "truth": penalty,
+        }
+    )
+    frame.to_csv(pool := tmp_path / "pool.csv", index=False)
+    root, todo = tmp_path / "s.study", tmp_path / "todo.csv"
+    assert bacon(
+        "sample", str(pool), "--study", str(root), "--item", "id", "--label", "human",
+        "--outcome", "nonnegative", "--judge", "metric", "--group", "system",
+        "--budget", "40", "--out", str(todo),
+    ) == 0  # fmt: skip
+    import_labels(root, fill(todo, pool, tmp_path / "filled.csv"))
+    capsys.readouterr()
+    assert bacon("status", str(root)) == 0
+    out = capsys.readouterr().out
+    head = next(s for s in out.splitlines() if s.startswith("questions"))
+    # and the pool mean's line names the option that asks about it ("ask with a half-width")
+    assert "(--half-width H: within H yet?)" in out, out
+    assert "model hurdle (freq), not bacon estimate's Bayesian one" in head, head
+    assert "bacon estimate --engine freq gives these" in head

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -65,3 +66,49 @@ def test_the_report_says_its_past_looks_are_recomputed(
     section = out.read_text().split("Across the study", 1)[1].split("</section>", 1)[0]
     assert "row is recomputed now, with this report" in section, section[-1500:]
     assert "differ from what bacon estimate or bacon status printed at that wave" in section
+
+
+def test_the_looks_refitted_for_the_report_warn_of_nothing(tmp_path: Path) -> None:
+    """Session 46 walk (WMT22, reference-based metrics that cannot score refA): `bacon
+    report STUDY` printed Python's raw `settled.py:678: PoolWarning: judges ... score no
+    item of refA` with its source line, once per past look, beside a page whose own fit
+    said it as a note. The looks' refits now warn of nothing."""
+    import warnings
+
+    from bacon_bayes import Calibrator
+    from bacon_bayes.study import load_study
+    from bacon_bayes.study.settled import look_estimates
+
+    rng = np.random.default_rng(0)
+    n = 200
+    system = np.repeat(["a", "b", "ref"], [80, 80, 40])
+    truth = rng.integers(1, 6, n).astype(float)
+    frame = pd.DataFrame(
+        {
+            "id": [f"d{i:03d}" for i in range(n)],
+            "judge_a": np.clip(truth + rng.normal(0, 1, n), 1, 5).round(2),
+            "judge_b": np.where(system == "ref", np.nan, truth + rng.normal(0, 1, n)),
+            "system": system,
+            "truth": truth,
+        }
+    )
+    frame.to_csv(pool := tmp_path / "pool.csv", index=False)
+    root = tmp_path / "s.study"
+    common = ("--budget", "30", "--out", str(tmp_path / "todo.csv"))
+    assert bacon(
+        "sample", str(pool), "--study", str(root), "--item", "id", "--label", "human",
+        "--judge", "judge_a,judge_b", "--group", "system", *common,
+    ) == 0  # fmt: skip
+    import_labels(root, fill(tmp_path / "todo.csv", pool, tmp_path / "f1.csv"))
+    (tmp_path / "todo.csv").unlink()
+    assert bacon("sample", str(root), *common) == 0
+    import_labels(root, fill(tmp_path / "todo.csv", pool, tmp_path / "f2.csv"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cal = Calibrator(engine="freq").fit(load_study(root).to_pool())
+    assert cal.pool_warnings(), "the pool has a note to give"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        looks = look_estimates(root, cal)
+    assert list(looks["wave"]) == [1, 2]
+    assert not [str(w.message) for w in caught], [str(w.message) for w in caught]

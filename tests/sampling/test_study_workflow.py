@@ -381,6 +381,25 @@ def test_a_new_wave_never_overwrites_labels_not_imported(
     assert bacon("sample", str(study), "--budget", "20", "--out", str(todo2), "--force") == 0
 
 
+def test_status_pending_out_never_overwrites_labels_not_imported(
+    study: Path, pool_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Session 46 walk: the labeller filled in 100 rows of the file `bacon status
+    --pending-out` wrote; running that printed command again refused with "pass --force
+    to replace it", and --force dropped the 100 labels. It is refused as `bacon sample
+    --out` is, before anything is printed, naming the import; --force too."""
+    pending = tmp_path / "pending.csv"
+    assert bacon("status", str(study), "--pending-out", str(pending), "--no-questions") == 0
+    fill(pending, pool_file, pending, slice(0, 10))
+    capsys.readouterr()
+    for force in ((), ("--force",)):
+        code = bacon("status", str(study), "--pending-out", str(pending), *force)
+        out, err = capsys.readouterr()
+        assert code == 2 and "--pending-out" in err and "holds 10 label(s)" in err, err
+        assert f"bacon label import {pending}" in err and not out
+    assert pd.read_csv(pending)["human"].notna().sum() == 10
+
+
 def test_pending_labels_error_names_the_option(
     study: Path, pool_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
@@ -464,6 +483,10 @@ def test_adaptive_wave_names_the_groups_it_gives_few_labels(
     )
     assert "expects few labels in 1 group(s)" in out and "ref " in out, out
     assert "a larger --uniform-share (this wave's: 0.2)" in out
+    # session 46 walk (WMT22): the note's list of groups was printed again after the wave's
+    # line, a character a line (`for note in shown`, the name reused), and the --show
+    # notes it stood for were lost
+    assert all(len(line) > 1 for line in out.splitlines() if line), out
     # a wave that follows the sd says so, with the gain it expects (it said nothing)
     assert "adaptive wave: it follows the predicted sd" in out and "uniform share 0.2" in out
     # the ratio it prints is said to be a hopeful model's (tester C finding 6)

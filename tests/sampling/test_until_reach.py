@@ -141,3 +141,53 @@ def test_an_open_question_at_a_spent_budget_says_the_budget_is_spent():
     left = _more_text(np.inf, _cap_note(300, 120))
     assert left == "; not within max-labels 300 at the current rate"
     assert _more_text(40.0, _cap_note(300, 120)).startswith("; about 40 more labels")
+
+
+def _few_labels_study(tmp_path: Path) -> Path:
+    """Four systems, 204 items; a uniform pilot of 20 (seed 2) gives ``b`` and ``c`` one
+    label each and ``d`` (4 items, the best by its judge) none."""
+    rng = np.random.default_rng(1)
+    system = np.repeat(["a", "b", "c", "d"], [180, 10, 10, 4])
+    truth = np.clip(rng.integers(1, 5, system.size) + 1.5 * (system == "d"), 1, 5)
+    frame = pd.DataFrame(
+        {
+            "id": [f"i{k:03d}" for k in range(system.size)],
+            "judge_a": np.clip(truth + rng.normal(0, 0.7, system.size), 1, 5).round(2),
+            "system": system,
+            "truth": truth,
+        }
+    )
+    pool = tmp_path / "pool.csv"
+    frame.to_csv(pool, index=False)
+    root, todo = tmp_path / "study", tmp_path / "todo.csv"
+    assert bacon(
+        "sample", str(pool), "--study", str(root), "--budget", "20", "--item", "id",
+        "--label", "human", "--judge", "judge_a", "--group", "system", "--seed", "2",
+        "--out", str(todo),
+    ) == 0  # fmt: skip
+    drawn = frame.set_index("id").loc[pd.read_csv(todo)["id"], "system"].value_counts()
+    assert (drawn.get("b"), drawn.get("c"), drawn.get("d", 0)) == (1, 1, 0)
+    import_labels(root, fill(todo, pool, tmp_path / "filled.csv"))
+    return root
+
+
+def test_a_pair_of_groups_of_one_label_draws_nothing_and_status_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Session 46 walk (TriviaQA, 14 labels): `--until pair=llama2-7b-chat:llama2-70b-base`,
+    one label each, drew 281 items "as if the estimate holds": a group of one label has no
+    standard error of its own, so the lead was weighed against the shrunk one, which the
+    shrinkage makes small. And `bacon status` said of the best group "gpt-4t leads ...
+    not within the pool's unlabeled items at the current rate" where gpt-4t had no labels
+    (sample --until best refused: label it first). Both now say so."""
+    root = _few_labels_study(tmp_path)
+    capsys.readouterr()
+    assert bacon("sample", str(root), "--until", "pair=b:c", "--engine", "freq") == 2
+    err = capsys.readouterr().err
+    assert "a group of one label, no standard error of its own" in err, err
+    assert "nothing was drawn" in err and Study.open(root).wave_numbers == [1]
+    assert bacon("status", str(root), "--engine", "freq") == 0
+    out = capsys.readouterr().out
+    best = next(s for s in out.splitlines() if "best group" in s)
+    assert "no interval for d (no labels): label it first" in best, best
+    assert "not within" not in best
