@@ -49,6 +49,7 @@ from bacon_bayes.features import FeatureSet, apply_features
 from bacon_bayes.order import names_text, natural_sorted
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.pool_checks import python_scalar
+from bacon_bayes.scale import labels_outside
 
 if TYPE_CHECKING:  # the calibrator calls this module, never the other way round
     from bacon_bayes.calibrator import Calibrator
@@ -166,7 +167,13 @@ def check_compatible(cal: Calibrator, pool: EvalPool) -> None:
             f"{list(new.levels or [])}: a changed scale; give the same levels (--levels "
             f"{','.join(f'{v:g}' for v in old.levels)}) or fit a new calibrator"
         )
-    cal._check_scale(pool)
+    if cal.scale is not None and (where := labels_outside(pool, *cal.scale)) is not None:
+        lo, hi = cal.scale
+        raise ValidationError(
+            f"{where}: the calibrator was fitted on labels on the scale {lo:g}:{hi:g}, which "
+            "it keeps; put this pool's labels on that scale (or fix the ones outside it), or "
+            "fit a new calibrator"
+        )
 
 
 def _check_judge_ranges(old: FeatureSet, new: FeatureSet, pool: EvalPool) -> None:

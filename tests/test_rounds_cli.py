@@ -199,7 +199,7 @@ def test_a_calibrator_that_does_not_fit_the_pool_is_refused(rounds, tmp_path, ca
     cases = {
         "missing.csv": ([], JUDGES[1]),
         "scaled.csv": ([], "changed scale"),
-        "labels100.csv": ([], "outside the scale 1:5"),  # labels on another scale
+        "labels100.csv": ([], "fitted on labels on the scale 1:5"),  # another scale
         "new.csv": (["--outcome", "nonnegative"], "continuous label"),  # another label type
     }
     for name, (extra, message) in cases.items():
@@ -310,3 +310,21 @@ def test_a_round_with_a_saved_calibrator_offers_no_fresh_top_plan(rounds, capsys
     assert "--calibrator" in words and words[0] == "bacon"
     assert main(words[1:]) == 0, capsys.readouterr().err
     assert "with calibrator" in capsys.readouterr().out
+
+
+def test_pooling_scale_and_group_effects_with_a_calibrator_are_used_or_refused(rounds, capsys):
+    """W12: --pooling separate was ignored with --calibrator (shrunk means printed), and
+    --scale / --group-effects other than the saved calibrator's went unused without a word
+    (the label error then said to fix the scale, which --scale could not)."""
+    assert _new_round(rounds, "--pooling", "separate") == 0
+    out = capsys.readouterr().out
+    assert "simultaneous, max-|t|" in out and "shrunk toward" not in out
+    assert _new_round(rounds, "--scale", "1:5") == 0  # its own scale: accepted
+    capsys.readouterr()
+    assert _new_round(rounds, "--scale", "0:100") == 2
+    assert "fixes the label's scale (its own: 1:5)" in capsys.readouterr().err
+    assert _new_round(rounds, "--group-effects", "on") == 2
+    assert "--group-effects on" in capsys.readouterr().err
+    plan = ["plan", str(rounds["new"]), "--label", "y", "--calibrator", str(rounds["nc"])]
+    assert main([*plan, "--half-width", "0.2", "--scale", "0:100"]) == 2
+    assert "fixes the label's scale" in capsys.readouterr().err

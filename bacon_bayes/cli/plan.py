@@ -18,6 +18,7 @@ from bacon_bayes.cli.pool_args import (
     better_from_args,
     calibrator_from_args,
     fit_noted,
+    parse_scale,
     pool_from_args,
 )
 from bacon_bayes.cli.printed import reading_options
@@ -430,7 +431,7 @@ def _plan_round(args: argparse.Namespace, goal: Goal) -> int:
             "fresh labels a frozen calibrator needs); drop --calibrator for the other goals"
         )
     saved = Calibrator.load(args.calibrator)
-    round_defaults(args, saved)
+    round_defaults(args, saved, parse_scale(getattr(args, "scale", None)))
     cal = saved.apply(pool_from_args(args))
     result = fresh_labels_for(cal, goal.half_width, args.alpha, goal.group)
     print(json_text(result) if args.json else plan_text(result, args))

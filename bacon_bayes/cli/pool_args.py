@@ -592,7 +592,7 @@ def target_line(cal: Calibrator) -> str:
 def fit_from_args(args: argparse.Namespace) -> tuple[Calibrator, Calibrator | None]:
     """The calibrator the options describe, fitted on the pool they read, or the saved
     one of ``--calibrator`` applied to it; and the saved one (None without it)."""
-    saved = load_saved(args)
+    saved = load_saved(args, parse_scale(getattr(args, "scale", None)))
     fresh = calibrator_from_args(args) if saved is None else None  # a bad preset: first
     pool = pool_from_args(args)
     if fresh is not None:
