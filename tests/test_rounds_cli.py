@@ -328,3 +328,24 @@ def test_pooling_scale_and_group_effects_with_a_calibrator_are_used_or_refused(r
     plan = ["plan", str(rounds["new"]), "--label", "y", "--calibrator", str(rounds["nc"])]
     assert main([*plan, "--half-width", "0.2", "--scale", "0:100"]) == 2
     assert "fixes the label's scale" in capsys.readouterr().err
+
+
+def test_a_judge_of_the_calibrator_missing_from_the_table_is_not_offered_another(
+    rounds, tmp_path, capsys
+):
+    """W12: the calibrator's judges, absent from the new table, got `judge column ... is
+    not in the table. Did you mean 'llama7b'?` (another judge, which the calibrator then
+    refused); a column spelled otherwise is offered for renaming, no other judge is."""
+    frame = pd.read_csv(rounds["new"])
+    renamed = frame.rename(columns={JUDGES[0]: JUDGES[0].upper()})
+    renamed.to_csv(tmp_path / "renamed.csv", index=False)
+    missing = frame.drop(columns=JUDGES[1]).assign(**{JUDGES[1][:-3]: 1.0})
+    missing.to_csv(tmp_path / "missing.csv", index=False)
+    assert _new_round({**rounds, "t": tmp_path / "renamed.csv"}, file="t") == 2
+    err = capsys.readouterr().err
+    assert f"calibrator {str(rounds['nc'])!r} was fitted with judge(s) {JUDGES[0]!r}" in err
+    assert f"{JUDGES[0].upper()!r} for {JUDGES[0]!r}" in err and "rename the column" in err
+    assert _new_round({**rounds, "t": tmp_path / "missing.csv"}, file="t") == 2
+    err = capsys.readouterr().err
+    assert f"judge(s) {JUDGES[1]!r}" in err and "Did you mean" not in err
+    assert "spelled otherwise" not in err and "score the new items" in err

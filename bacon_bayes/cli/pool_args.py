@@ -522,6 +522,14 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
             scores = scores.rename(columns={args.item: "item"})
         return df, scores
     if args.judge:
+        if calibrator := getattr(args, "judges_of", None):  # the saved calibrator's judges
+            from bacon_bayes.features import absent_judges_text
+
+            if absent := [j for j in args.judge if j not in df.columns]:
+                where = f"the table {args.file!r}"
+                text = absent_judges_text(absent, df.columns, where)
+                mine = f"the calibrator {calibrator!r}"
+                raise ValidationError(text.replace("the calibrator", mine, 1))
         judges = expand_judges(args.judge, df.columns)
         if not args.item and label and meta.format in ("csv", "tsv", "parquet"):
             from bacon_bayes.doctor.long import long_table, read_call  # rows that are no items

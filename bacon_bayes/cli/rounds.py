@@ -97,6 +97,7 @@ def round_defaults(
     pool = saved.pool_
     if not args.judge and not args.scores:
         args.judge = list(pool.judges)
+        args.judges_of = args.calibrator  # said when the table lacks one of them
     if args.outcome is None:
         args.outcome = pool.outcome.kind
     if args.levels is None and pool.outcome.levels is not None:
