@@ -387,6 +387,20 @@ def tunes(cal: Calibrator, n_fresh: int) -> bool:
     return bool(cal.power_tuning) and n_fresh >= TUNING_MIN_LABELS
 
 
+def unused_judges_note(cal: Calibrator) -> str:
+    """A note naming the judges of an applied calibrator's pool that its models never
+    read (judges added in this round: only the naive average uses them); "" for none."""
+    unused = [j for j in cal.pool_.judges if j not in cal.features_.judges]
+    if not applied(cal) or not unused:
+        return ""
+    return (
+        f"judge(s) {', '.join(map(repr, unused))} of this pool are not among the saved "
+        f"calibrator's ({', '.join(map(repr, cal.features_.judges))}): its models do not "
+        "read them, so the calibrated estimates do not use them (the naive average does); "
+        "to use them, fit a new calibrator on this pool"
+    )
+
+
 def applied(cal: Calibrator) -> bool:
     """Whether ``cal`` is a saved calibrator applied to a new pool (frozen or refit), its
     fold models the earlier round's."""

@@ -188,7 +188,13 @@ def apply_saved(
 ) -> Calibrator:
     """The saved calibrator applied to ``pool`` (frozen, or ``--refit``), with the
     surrogates of ``--surrogates`` (None: the calibrator's, its model in the means)."""
-    cal = saved.apply(pool, refit=args.refit, surrogates=surrogates)
+    import warnings
+
+    from bacon_bayes.errors import PoolWarning
+
+    with warnings.catch_warnings():  # printed among the pool's notes
+        warnings.simplefilter("ignore", PoolWarning)
+        cal = saved.apply(pool, refit=args.refit, surrogates=surrogates)
     cal.target = getattr(args, "target", cal.target)
     cal.pooling = getattr(args, "pooling", cal.pooling)  # this round's group estimator
     return cal
