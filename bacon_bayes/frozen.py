@@ -77,7 +77,8 @@ MIN_FRESH_LABELS = 10
 #: 0.945-0.947 / 0.948-0.953 at 40 (untuned 3-9% wider); VALIDATION.md.
 TUNING_MIN_LABELS = 40
 #: A judge whose new scores fall outside the range it had in the calibrator's pool for
-#: more than this share of the new items has changed its scale (refused).
+#: more than this share of the new items has changed its scale (refused); so have fresh
+#: labels outside the calibrator's labels' range (when it declares no scale).
 OUT_OF_RANGE_SHARE = 0.5
 
 
@@ -173,6 +174,25 @@ def check_compatible(cal: Calibrator, pool: EvalPool) -> None:
             f"{where}: the calibrator was fitted on labels on the scale {lo:g}:{hi:g}, which "
             "it keeps; put this pool's labels on that scale (or fix the ones outside it), or "
             "fit a new calibrator"
+        )
+    _check_label_range(cal.pool_, pool)
+
+
+def _check_label_range(old: EvalPool, new: EvalPool) -> None:
+    """Without a declared scale, labels mostly outside the range of the calibrator's own
+    (0-100 where they were 1-5) are on another scale: refused, as a judge's are."""
+    if old.outcome.kind == "categorical" or old.n_labeled < 2 or new.n_labeled < 3:
+        return
+    before, now = old.y[old.labeled].astype(float), new.y[new.labeled].astype(float)
+    lo, hi = float(before.min()), float(before.max())
+    span = hi - lo
+    outside = float(np.mean((now < lo - 0.05 * span) | (now > hi + 0.05 * span)))
+    if span > 0 and outside > OUT_OF_RANGE_SHARE:
+        raise ValidationError(
+            f"label {new.label_name!r}: {outside:.0%} of this pool's {new.n_labeled} labels "
+            f"fall outside the range of the calibrator's labels ({lo:g} to {hi:g}; here "
+            f"{now.min():g} to {now.max():g}): labels on another scale; put them on the "
+            "calibrator's scale, or fit a new calibrator"
         )
 
 

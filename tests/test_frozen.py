@@ -240,3 +240,17 @@ def test_a_judge_added_in_the_new_round_is_said_to_be_unused(old, tmp_path, caps
     captured = capsys.readouterr()
     assert "note: judge(s) 'j4' of this pool are not among" in captured.out
     assert "PoolWarning" not in captured.err
+
+
+def test_labels_on_another_scale_are_refused_without_a_declared_scale(old):
+    """W12: a calibrator fitted without `scale=` took a next round's labels on 0-100
+    (its own 1-5) without a word: the transport check then read 'drifted' by 75 points,
+    and `refit` trained one model on both scales. Labels mostly outside the calibrator's
+    labels' range are refused now, as a judge's scores are; a shifted round is not."""
+    new = table(300, 29)
+    labeled = np.arange(300) % 10 == 0
+    with pytest.raises(ValidationError, match=r"100% of this pool's 30 labels fall outside"):
+        old.apply(pool(new.assign(y=new["y"] * 20), labeled))
+    with pytest.raises(ValidationError, match="labels on another scale"):
+        old.apply(pool(new.assign(y=new["y"] * 20), labeled), refit=True)
+    assert old.apply(pool(new.assign(y=new["y"] + 0.5), labeled)).pool_.n_labeled == 30
