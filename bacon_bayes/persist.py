@@ -48,7 +48,7 @@ from bacon_bayes.pairs import Pairs
 from bacon_bayes.pool import EvalPool, OutcomeSpec
 from bacon_bayes.scale import labels_outside
 
-__all__ = ["constructor_args", "load_calibrator", "save_calibrator"]
+__all__ = ["constructor_args", "load_calibrator", "save_calibrator", "saved_id"]
 
 if TYPE_CHECKING:  # the calibrator calls this module, never the other way round
     from bacon_bayes.calibrator import Calibrator
@@ -328,6 +328,20 @@ def save_calibrator(cal: Calibrator, path: str | Path) -> Path:
     path = write_tree(tree, path)
     cal.save_id_ = save_id
     return path
+
+
+def saved_id(path: str | Path) -> str | None:
+    """The id of the calibrator saved at ``path`` (None: no file, or not a calibrator)."""
+    import h5py
+
+    try:
+        with h5py.File(path, "r") as f:
+            if f.attrs.get("format") in (FORMAT, FORMAT.encode()):
+                value = f.attrs.get("save_id")
+                return None if value is None else str(np.asarray(value).astype(str))
+    except (OSError, ValueError):
+        pass
+    return None
 
 
 def _refit_folds(

@@ -200,6 +200,17 @@ def apply_saved(
     return cal
 
 
+def save_and_say(cal: Calibrator, save: Any, name: str) -> str:
+    """Save ``cal`` to the claimed output ``save`` (``--save name``); the line saying so,
+    with the id of the calibrator it replaced there (an earlier round's, say)."""
+    from bacon_bayes.persist import saved_id
+
+    before = saved_id(save.path)
+    cal.save(save)
+    replaced = f"; it replaced the calibrator saved there before, id {before}" if before else ""
+    return f"saved the fitted calibrator to {name!r} (id {cal.save_id_}{replaced})"
+
+
 def fresh_enough(cal: Calibrator) -> bool:
     """Whether the pool has the fresh labels an estimate needs."""
     return cal.pool_.n_labeled >= MIN_FRESH_LABELS
