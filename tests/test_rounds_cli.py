@@ -349,3 +349,18 @@ def test_a_judge_of_the_calibrator_missing_from_the_table_is_not_offered_another
     err = capsys.readouterr().err
     assert f"judge(s) {JUDGES[1]!r}" in err and "Did you mean" not in err
     assert "spelled otherwise" not in err and "score the new items" in err
+
+
+def test_a_judge_named_in_another_case_is_an_error_not_a_traceback(rounds, tmp_path, capsys):
+    """W12: the next release's table with a judge column in capitals, read with the old
+    release's `--judge` names, ended in `KeyError: 'Column not found'` (a traceback from
+    the long-table check); it is the missing-column error, offering the column."""
+    frame = pd.read_csv(rounds["new"]).rename(columns={JUDGES[0]: JUDGES[0].upper()})
+    frame.to_csv(tmp_path / "upper.csv", index=False)
+    args = ["estimate", str(tmp_path / "upper.csv"), "--label", "y",
+            *[f"--judge={j}" for j in JUDGES]]  # fmt: skip
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert (
+        f"judge column {JUDGES[0]!r} is not in the table. Did you mean {JUDGES[0].upper()!r}" in err
+    )

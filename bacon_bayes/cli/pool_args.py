@@ -492,6 +492,7 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
     ``--group`` and ``--prompt`` when not given (``args`` is updated); with
     ``args.find_text`` (the report's data check), the response column ``bacon doctor``
     finds fills ``--text``."""
+    from bacon_bayes.arguments import need_column
     from bacon_bayes.io import read_table
     from bacon_bayes.readers import join_labels, read_any
     from bacon_bayes.readers.labels import label_column
@@ -531,6 +532,8 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
                 mine = f"the calibrator {calibrator!r}"
                 raise ValidationError(text.replace("the calibrator", mine, 1))
         judges = expand_judges(args.judge, df.columns)
+        for judge in judges:  # before the checks below read them
+            need_column(df, judge, "judge")
         if not args.item and label and meta.format in ("csv", "tsv", "parquet"):
             from bacon_bayes.doctor.long import long_table, read_call  # rows that are no items
 
