@@ -24,8 +24,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def suggest(name: str, columns: Iterable[str]) -> str:
     """`` Did you mean 'x'?`` naming the columns closest to ``name`` (empty for none)."""
-    close = difflib.get_close_matches(str(name), [str(c) for c in columns], n=3)
-    return f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+    names = [str(c) for c in columns]
+    same = [c for c in names if c != str(name) and c.casefold() == str(name).casefold()]
+    close = same + [c for c in difflib.get_close_matches(str(name), names, n=3) if c not in same]
+    return f" Did you mean {', '.join(map(repr, close[:3]))}?" if close else ""
 
 
 def need_column(df: pd.DataFrame, col: str, role: str) -> None:

@@ -201,11 +201,14 @@ class Calibrator(Settings):
 
     @memoized
     def pool_warnings(self) -> tuple[str, ...]:
-        """Unscored rows and unfit judges (:func:`bacon_bayes.doctor.pooled.judge_warnings`)."""
+        """Unscored rows and unfit judges (:func:`bacon_bayes.doctor.pooled.judge_warnings`);
+        applied to a new pool, its judges the saved models do not read."""
         from bacon_bayes.doctor.pooled import judge_warnings
+        from bacon_bayes.frozen import unused_judges_note
 
         self._check_fitted()
-        return tuple(judge_warnings(self.pool_))
+        unused = unused_judges_note(self)
+        return tuple(judge_warnings(self.pool_)) + ((unused,) if unused else ())
 
     def apply(
         self, pool: EvalPool, refit: bool = False, surrogates: list[str] | None = None
@@ -221,9 +224,12 @@ class Calibrator(Settings):
         small-budget rule left it out of a fresh fit's) and the judges' ridge refitted
         on the fresh labels; ``[]`` for the frozen model alone
         (:func:`bacon_bayes.frozen.round_surrogates`)."""
-        from bacon_bayes.frozen import freeze_calibrator, refit_calibrator
+        from bacon_bayes.frozen import freeze_calibrator, refit_calibrator, unused_judges_note
 
-        return (refit_calibrator if refit else freeze_calibrator)(self, pool, surrogates)
+        new = (refit_calibrator if refit else freeze_calibrator)(self, pool, surrogates)
+        if unused := unused_judges_note(new):  # the commands print it among their notes
+            warnings.warn(unused, PoolWarning, stacklevel=3)
+        return new
 
     def predict(
         self, pool: EvalPool, level: float = 0.9, method: ItemMethod = "conformal"

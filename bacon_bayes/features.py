@@ -133,12 +133,7 @@ def apply_features(pool: EvalPool, like: FeatureSet) -> FeatureSet:
     """
     absent = [j for j in like.judges if j not in pool.judges]
     if absent:
-        raise ValidationError(
-            f"the calibrator was fitted with judge(s) {', '.join(map(repr, absent))} that the "
-            f"new pool does not have (it has {', '.join(map(repr, pool.judges))}); judges "
-            "must match by name: score the new items with the same judges, or fit a new "
-            "calibrator"
-        )
+        raise ValidationError(absent_judges_text(absent, pool.judges))
     if like.embedding is not None and (
         pool.embedding is None or pool.embedding.shape[1] != _embedding_dim(like.embedding)
     ):
@@ -148,6 +143,33 @@ def apply_features(pool: EvalPool, like: FeatureSet) -> FeatureSet:
             "EvalPool.from_frame)"
         )
     return _build(pool, (0.0, 1.0), None, True, 0, like)
+
+
+def absent_judges_text(absent: list[str], columns: Any, where: str = "the new pool") -> str:
+    """Why a calibrator cannot score ``where``, which lacks its judges ``absent`` (its
+    judges or columns: ``columns``): a column that is one of them spelled otherwise
+    (``gpt-4`` for ``gpt4``) is named with the rename; no other judge is offered in its
+    place, since the models learnt each judge's own scores."""
+    names = [str(c) for c in columns]
+    renames = [f"{c!r} for {j!r}" for j in absent for c in names if c != j and _key(c) == _key(j)]
+    hint = (
+        f"; spelled otherwise here: {', '.join(renames)} (if it is the same judge, rename "
+        "the column to the calibrator's name)"
+        if renames
+        else ""
+    )
+    shown = ", ".join(map(repr, names[:12])) + (", ..." if len(names) > 12 else "")
+    return (
+        f"the calibrator was fitted with judge(s) {', '.join(map(repr, absent))} that "
+        f"{where} does not have (it has {shown}){hint}; judges must match by name, and a "
+        "judge cannot be left out of a saved calibrator: score the new items with the same "
+        "judges, or fit a new calibrator"
+    )
+
+
+def _key(name: str) -> str:
+    """A judge's name without case, spaces or punctuation (``GPT-4`` and ``gpt4`` alike)."""
+    return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
 def _embedding_dim(embedding: Any) -> int:

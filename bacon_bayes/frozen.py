@@ -49,6 +49,7 @@ from bacon_bayes.features import FeatureSet, apply_features
 from bacon_bayes.order import names_text, natural_sorted
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.pool_checks import python_scalar
+from bacon_bayes.scale import labels_outside
 
 if TYPE_CHECKING:  # the calibrator calls this module, never the other way round
     from bacon_bayes.calibrator import Calibrator
@@ -76,7 +77,8 @@ MIN_FRESH_LABELS = 10
 #: 0.945-0.947 / 0.948-0.953 at 40 (untuned 3-9% wider); VALIDATION.md.
 TUNING_MIN_LABELS = 40
 #: A judge whose new scores fall outside the range it had in the calibrator's pool for
-#: more than this share of the new items has changed its scale (refused).
+#: more than this share of the new items has changed its scale (refused); so have fresh
+#: labels outside the calibrator's labels' range (when it declares no scale).
 OUT_OF_RANGE_SHARE = 0.5
 
 
@@ -166,7 +168,32 @@ def check_compatible(cal: Calibrator, pool: EvalPool) -> None:
             f"{list(new.levels or [])}: a changed scale; give the same levels (--levels "
             f"{','.join(f'{v:g}' for v in old.levels)}) or fit a new calibrator"
         )
-    cal._check_scale(pool)
+    if cal.scale is not None and (where := labels_outside(pool, *cal.scale)) is not None:
+        lo, hi = cal.scale
+        raise ValidationError(
+            f"{where}: the calibrator was fitted on labels on the scale {lo:g}:{hi:g}, which "
+            "it keeps; put this pool's labels on that scale (or fix the ones outside it), or "
+            "fit a new calibrator"
+        )
+    _check_label_range(cal.pool_, pool)
+
+
+def _check_label_range(old: EvalPool, new: EvalPool) -> None:
+    """Without a declared scale, labels mostly outside the range of the calibrator's own
+    (0-100 where they were 1-5) are on another scale: refused, as a judge's are."""
+    if old.outcome.kind == "categorical" or old.n_labeled < 2 or new.n_labeled < 3:
+        return
+    before, now = old.y[old.labeled].astype(float), new.y[new.labeled].astype(float)
+    lo, hi = float(before.min()), float(before.max())
+    span = hi - lo
+    outside = float(np.mean((now < lo - 0.05 * span) | (now > hi + 0.05 * span)))
+    if span > 0 and outside > OUT_OF_RANGE_SHARE:
+        raise ValidationError(
+            f"label {new.label_name!r}: {outside:.0%} of this pool's {new.n_labeled} labels "
+            f"fall outside the range of the calibrator's labels ({lo:g} to {hi:g}; here "
+            f"{now.min():g} to {now.max():g}): labels on another scale; put them on the "
+            "calibrator's scale, or fit a new calibrator"
+        )
 
 
 def _check_judge_ranges(old: FeatureSet, new: FeatureSet, pool: EvalPool) -> None:
@@ -378,6 +405,20 @@ def tunes(cal: Calibrator, n_fresh: int) -> bool:
     """Whether ``cal`` frozen on a pool with ``n_fresh`` labels power-tunes its estimates:
     as ``cal`` does, from :data:`TUNING_MIN_LABELS` fresh labels on."""
     return bool(cal.power_tuning) and n_fresh >= TUNING_MIN_LABELS
+
+
+def unused_judges_note(cal: Calibrator) -> str:
+    """A note naming the judges of an applied calibrator's pool that its models never
+    read (judges added in this round: only the naive average uses them); "" for none."""
+    unused = [j for j in cal.pool_.judges if j not in cal.features_.judges]
+    if not applied(cal) or not unused:
+        return ""
+    return (
+        f"judge(s) {', '.join(map(repr, unused))} of this pool are not among the saved "
+        f"calibrator's ({', '.join(map(repr, cal.features_.judges))}): its models do not "
+        "read them, so the calibrated estimates do not use them (the naive average does); "
+        "to use them, fit a new calibrator on this pool"
+    )
 
 
 def applied(cal: Calibrator) -> bool:

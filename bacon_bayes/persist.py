@@ -48,7 +48,7 @@ from bacon_bayes.pairs import Pairs
 from bacon_bayes.pool import EvalPool, OutcomeSpec
 from bacon_bayes.scale import labels_outside
 
-__all__ = ["constructor_args", "load_calibrator", "save_calibrator"]
+__all__ = ["constructor_args", "load_calibrator", "save_calibrator", "saved_id"]
 
 if TYPE_CHECKING:  # the calibrator calls this module, never the other way round
     from bacon_bayes.calibrator import Calibrator
@@ -330,6 +330,20 @@ def save_calibrator(cal: Calibrator, path: str | Path) -> Path:
     return path
 
 
+def saved_id(path: str | Path) -> str | None:
+    """The id of the calibrator saved at ``path`` (None: no file, or not a calibrator)."""
+    import h5py
+
+    try:
+        with h5py.File(path, "r") as f:
+            if f.attrs.get("format") in (FORMAT, FORMAT.encode()):
+                value = f.attrs.get("save_id")
+                return None if value is None else str(np.asarray(value).astype(str))
+    except (OSError, ValueError):
+        pass
+    return None
+
+
 def _refit_folds(
     cal: Calibrator, model: Any, X: np.ndarray, fold_ids: np.ndarray, old: xr.Dataset | None
 ) -> CrossFitResult:
@@ -352,8 +366,42 @@ def load_calibrator(path: str | Path, cls: type[Calibrator]) -> Calibrator:
             f"{str(path)!r} is not a saved bacon_bayes calibrator (format "
             f"{tree.attrs.get('format')!r}; expected {FORMAT!r}). {_FIX}"
         )
+    _check_parts(tree, path)
     with reading(path, "calibrator file", _FIX):
         return _calibrator_from_tree(tree, path, cls)
+
+
+#: the root attributes and groups every saved calibrator has had
+_REQUIRED_ATTRS = ("save_id", "config", "model_name", "engine")
+_REQUIRED_PARTS = ("pool", "pool/judge_scores", "crossfit")
+
+
+def _saved_by(tree: Any) -> str:
+    """`` (saved by bacon_bayes X; this is Y)`` when the file names another version."""
+    from bacon_bayes import __version__
+
+    version = tree.attrs.get("bacon_bayes_version")
+    if version is None or str(version) == __version__:
+        return ""
+    return f" (saved by bacon_bayes {version}; this is {__version__})"
+
+
+def _check_parts(tree: Any, path: str | Path) -> None:
+    """Refuse a calibrator file that lacks a part every save writes, naming the part: a
+    file edited or rewritten by another program, not one cut short."""
+    missing = [f"attribute {a!r}" for a in _REQUIRED_ATTRS if a not in tree.attrs]
+    for part in _REQUIRED_PARTS:
+        node = tree
+        for name in part.split("/"):
+            node = node.children.get(name) if node is not None else None
+        if node is None:
+            missing.append(f"group '/{part}'")
+    if missing:
+        raise ValidationError(
+            f"calibrator file {str(path)!r}{_saved_by(tree)} has no {', no '.join(missing)}, "
+            "which every saved calibrator has: it was changed after saving (an attribute or "
+            f"group removed, or rewritten by another program). {_FIX}"
+        )
 
 
 def _pair(value: Any, low: float, high: float) -> bool:
@@ -389,7 +437,7 @@ _SETTINGS: dict[str, tuple[Any, str]] = {
 }
 
 
-def _checked_config(text: Any, path: str | Path) -> dict[str, Any]:
+def _checked_config(text: Any, path: str | Path, version: str = "") -> dict[str, Any]:
     """The saved ``config`` attribute, parsed and checked setting by setting (a changed
     or damaged file is refused here, not accepted to fail, or run oddly, later)."""
     config = json.loads(str(text))
@@ -402,7 +450,10 @@ def _checked_config(text: Any, path: str | Path) -> dict[str, Any]:
     for key, value in config.items():
         test, words = _SETTINGS.get(key, (None, ""))
         if test is None:
-            raise ValidationError(f"{where}: unknown saved setting {key!r}. {_FIX}")
+            raise ValidationError(
+                f"{where}{version}: unknown saved setting {key!r} (a newer bacon_bayes's, or "
+                f"the file was changed). {_FIX}"
+            )
         if not test(value):
             raise ValidationError(
                 f"{where}: the saved setting {key}={json.dumps(value)} must be {words}; the "
@@ -412,7 +463,7 @@ def _checked_config(text: Any, path: str | Path) -> dict[str, Any]:
 
 
 def _calibrator_from_tree(tree: Any, path: str | Path, cls: type[Calibrator]) -> Calibrator:
-    config = _checked_config(tree.attrs["config"], path)
+    config = _checked_config(tree.attrs["config"], path, _saved_by(tree))
     if "surrogates" not in tree.attrs:  # saved before extra surrogates existed
         config["surrogates"] = []
     for key in ("winsor", "scale"):

@@ -32,6 +32,11 @@ def test_save_says_what_it_saved_where(tmp_path, capsys):
     out = capsys.readouterr()
     json.loads(out.out)
     assert "saved the fitted calibrator" in out.err
+    # W12: saving over a calibrator (bacon's own, so allowed) names the one it replaced
+    first = last.split("(id ")[1].split(")")[0]
+    assert main(["estimate", str(path), *READ, "--engine", "freq", "--save", str(nc)]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert f"; it replaced the calibrator saved there before, id {first})" in last
 
 
 def test_tolerance_with_refit_is_refused(tmp_path, capsys):

@@ -214,3 +214,43 @@ def test_an_applied_bayesian_calibrators_judge_bias_is_the_new_pools(old):
     pd.testing.assert_frame_equal(got, freq_judge_bias(applied, 0.9))
     truth = new[JUDGES].mean().to_numpy() - new["y"].mean()  # j1 is on the label's scale
     assert got["bias_low"][0] <= truth[0] <= got["bias_high"][0]
+
+
+def test_a_judge_added_in_the_new_round_is_said_to_be_unused(old, tmp_path, capsys):
+    """W12: a judge the saved calibrator never had (added in the next release) was taken
+    without a word ("4 judges" in the header) and read by nothing but the naive average."""
+    from bacon_bayes.cli import main
+    from bacon_bayes.errors import PoolWarning
+
+    new = table(300, 23)
+    new["j4"] = new["j1"] + 0.1
+    new.loc[np.arange(300) % 10 != 0, "y"] = np.nan
+    four = EvalPool.from_frame(
+        new, label="y", judges=[*JUDGES, "j4"], outcome="continuous", item="item"
+    )
+    with pytest.warns(PoolWarning, match="'j4' of this pool are not among"):
+        applied = old.apply(four)
+    assert any("'j4'" in note for note in applied.pool_warnings())
+    assert not old.pool_warnings()  # the fitted calibrator itself says nothing of it
+    saved = old.save(tmp_path / "old.nc")
+    new.to_csv(tmp_path / "new.csv", index=False)
+    args = ["estimate", str(tmp_path / "new.csv"), "--label", "y", "--item", "item",
+            "--calibrator", str(saved), *[f"--judge={j}" for j in [*JUDGES, "j4"]]]  # fmt: skip
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    assert "note: judge(s) 'j4' of this pool are not among" in captured.out
+    assert "PoolWarning" not in captured.err
+
+
+def test_labels_on_another_scale_are_refused_without_a_declared_scale(old):
+    """W12: a calibrator fitted without `scale=` took a next round's labels on 0-100
+    (its own 1-5) without a word: the transport check then read 'drifted' by 75 points,
+    and `refit` trained one model on both scales. Labels mostly outside the calibrator's
+    labels' range are refused now, as a judge's scores are; a shifted round is not."""
+    new = table(300, 29)
+    labeled = np.arange(300) % 10 == 0
+    with pytest.raises(ValidationError, match=r"100% of this pool's 30 labels fall outside"):
+        old.apply(pool(new.assign(y=new["y"] * 20), labeled))
+    with pytest.raises(ValidationError, match="labels on another scale"):
+        old.apply(pool(new.assign(y=new["y"] * 20), labeled), refit=True)
+    assert old.apply(pool(new.assign(y=new["y"] + 0.5), labeled)).pool_.n_labeled == 30

@@ -234,3 +234,36 @@ def test_item_ids_of_a_type_save_cannot_keep_are_refused_with_the_fix(tmp_path):
     )
     with pytest.raises(ValidationError, match=r"cannot save the pool's ids.*astype\(str\)"):
         cal.save(tmp_path / "cal.nc")
+
+
+def test_a_saved_calibrator_missing_a_part_names_it_not_a_truncation(pool, tmp_path):
+    """W12: a file without its `config` (or `save_id`...) attribute, or its `/crossfit`
+    group, was called "empty, truncated (a copy cut short, a full disk?)" with a bare
+    `KeyError: 'config'`; it now names the part, and a setting this version does not know
+    names the version that saved it."""
+    import json
+
+    import xarray as xr
+
+    good = Calibrator(engine="freq", seed=0).fit(pool).save(tmp_path / "good.nc")
+    tree = xr.open_datatree(str(good), engine="h5netcdf").load()
+    no_config = tree.copy()
+    del no_config.attrs["config"]
+    no_config.to_netcdf(tmp_path / "a.nc", engine="h5netcdf")
+    with pytest.raises(ValidationError) as info:
+        Calibrator.load(tmp_path / "a.nc")
+    assert "has no attribute 'config'" in str(info.value)
+    assert "truncated" not in str(info.value)
+    no_crossfit = xr.DataTree.from_dict(
+        {k: v.to_dataset() for k, v in tree.subtree_with_keys if not k.startswith("crossfit")}
+    )
+    no_crossfit.attrs = dict(tree.attrs)
+    no_crossfit.to_netcdf(tmp_path / "b.nc", engine="h5netcdf")
+    with pytest.raises(ValidationError, match="has no group '/crossfit'"):
+        Calibrator.load(tmp_path / "b.nc")
+    newer = tree.copy()
+    newer.attrs["bacon_bayes_version"] = "99.0"
+    newer.attrs["config"] = json.dumps({**json.loads(tree.attrs["config"]), "future": 1})
+    newer.to_netcdf(tmp_path / "c.nc", engine="h5netcdf")
+    with pytest.raises(ValidationError, match=r"saved by bacon_bayes 99\.0.*unknown saved setting"):
+        Calibrator.load(tmp_path / "c.nc")

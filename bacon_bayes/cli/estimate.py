@@ -36,6 +36,7 @@ from bacon_bayes.cli.rounds import (
     round_header,
     round_json,
     round_surrogates_note,
+    save_and_say,
     transport_text,
     unvalidated_text,
 )
@@ -189,12 +190,9 @@ def _estimate(
             _said.append(f"item scores written to {str(args.items_out)!r}")
         saved_id = None
         if save is not None:
-            cal.save(save)  # claimed above, before the work
+            said = save_and_say(cal, save, str(args.save))  # claimed above, before the work
             saved_id = cal.save_id_
-            _said.append(
-                f"saved the fitted calibrator to {str(args.save)!r} (id {saved_id}): pass "
-                "it as the next round's --calibrator"
-            )
+            _said.append(f"{said}: pass it as the next round's --calibrator")
         if history is not None and records is not None:
             append_round(cal, args, history, records, validated=validated, saved_id=saved_id)
 

@@ -285,8 +285,9 @@ def run_estimate(args: argparse.Namespace, cal: Calibrator, inputs: list[Any]) -
         cal, summary, _, _ = summary_from_args(args, cal)
         said = ""
         if save is not None:
-            cal.save(save)  # claimed above, before the work
-            said = f"saved the fitted calibrator to {str(args.save)!r} (id {cal.save_id_})"
+            from bacon_bayes.cli.rounds import save_and_say
+
+            said = save_and_say(cal, save, str(args.save))  # claimed above, before the work
     if args.json:
         print(json_text(summary.to_dict()))
     else:

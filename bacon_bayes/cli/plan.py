@@ -18,6 +18,7 @@ from bacon_bayes.cli.pool_args import (
     better_from_args,
     calibrator_from_args,
     fit_noted,
+    parse_scale,
     pool_from_args,
 )
 from bacon_bayes.cli.printed import reading_options
@@ -421,7 +422,7 @@ def _shows(args: argparse.Namespace) -> bool:
 def _plan_round(args: argparse.Namespace, goal: Goal) -> int:
     """``--calibrator``: the fresh labels a half-width needs with the frozen calibrator."""
     from bacon_bayes.calibrator import Calibrator
-    from bacon_bayes.frozen import fresh_labels_for
+    from bacon_bayes.frozen import fresh_labels_for, unused_judges_note
     from bacon_bayes.results import json_text
 
     if goal.kind != "half-width":
@@ -430,8 +431,12 @@ def _plan_round(args: argparse.Namespace, goal: Goal) -> int:
             "fresh labels a frozen calibrator needs); drop --calibrator for the other goals"
         )
     saved = Calibrator.load(args.calibrator)
-    round_defaults(args, saved)
-    cal = saved.apply(pool_from_args(args))
+    round_defaults(args, saved, parse_scale(getattr(args, "scale", None)))
+    with warnings.catch_warnings():  # a judge the saved models do not read: noted below
+        warnings.simplefilter("ignore", PoolWarning)
+        cal = saved.apply(pool_from_args(args))
     result = fresh_labels_for(cal, goal.half_width, args.alpha, goal.group)
     print(json_text(result) if args.json else plan_text(result, args))
+    if not args.json and (note := unused_judges_note(cal)):
+        print(f"note: {note}")
     return 0

@@ -492,6 +492,7 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
     ``--group`` and ``--prompt`` when not given (``args`` is updated); with
     ``args.find_text`` (the report's data check), the response column ``bacon doctor``
     finds fills ``--text``."""
+    from bacon_bayes.arguments import need_column
     from bacon_bayes.io import read_table
     from bacon_bayes.readers import join_labels, read_any
     from bacon_bayes.readers.labels import label_column
@@ -522,7 +523,17 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
             scores = scores.rename(columns={args.item: "item"})
         return df, scores
     if args.judge:
+        if calibrator := getattr(args, "judges_of", None):  # the saved calibrator's judges
+            from bacon_bayes.features import absent_judges_text
+
+            if absent := [j for j in args.judge if j not in df.columns]:
+                where = f"the table {args.file!r}"
+                text = absent_judges_text(absent, df.columns, where)
+                mine = f"the calibrator {calibrator!r}"
+                raise ValidationError(text.replace("the calibrator", mine, 1))
         judges = expand_judges(args.judge, df.columns)
+        for judge in judges:  # before the checks below read them
+            need_column(df, judge, "judge")
         if not args.item and label and meta.format in ("csv", "tsv", "parquet"):
             from bacon_bayes.doctor.long import long_table, read_call  # rows that are no items
 
@@ -592,7 +603,7 @@ def target_line(cal: Calibrator) -> str:
 def fit_from_args(args: argparse.Namespace) -> tuple[Calibrator, Calibrator | None]:
     """The calibrator the options describe, fitted on the pool they read, or the saved
     one of ``--calibrator`` applied to it; and the saved one (None without it)."""
-    saved = load_saved(args)
+    saved = load_saved(args, parse_scale(getattr(args, "scale", None)))
     fresh = calibrator_from_args(args) if saved is None else None  # a bad preset: first
     pool = pool_from_args(args)
     if fresh is not None:

@@ -3,9 +3,10 @@
 
 The saved calibrator's models score the new pool (frozen, :mod:`bacon_bayes.frozen`);
 the new pool's labels correct them. Judges, outcome, levels and scale default to the
-saved calibrator's; model options are the saved calibrator's and are refused, except
-``--surrogates``, which picks this round's AEE surrogates (:func:`bacon_bayes.frozen.
-round_surrogates`).
+saved calibrator's; model options are the saved calibrator's and are refused (``--scale``
+and ``--group-effects`` too, unless they are its own), except ``--target`` and
+``--pooling``, which pick this round's estimators, and ``--surrogates``, which picks this
+round's AEE surrogates (:func:`bacon_bayes.frozen.round_surrogates`).
 """
 
 from __future__ import annotations
@@ -55,9 +56,12 @@ def add_round_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def load_saved(args: argparse.Namespace) -> Calibrator | None:
+def load_saved(
+    args: argparse.Namespace, scale: tuple[float, float] | None = None
+) -> Calibrator | None:
     """The saved calibrator of ``--calibrator`` (None without it), with the command's
-    pool options defaulted to its own; refuses model options it fixes."""
+    pool options defaulted to its own; refuses model options it fixes (``scale``: the
+    parsed ``--scale``)."""
     path = getattr(args, "calibrator", None)
     if not path:
         for flag in ("refit", "tolerance"):
@@ -79,19 +83,49 @@ def load_saved(args: argparse.Namespace) -> Calibrator | None:
     from bacon_bayes.calibrator import Calibrator
 
     saved = Calibrator.load(path)
-    round_defaults(args, saved)
+    round_defaults(args, saved, scale)
     return saved
 
 
-def round_defaults(args: argparse.Namespace, saved: Calibrator) -> None:
-    """Judges, outcome and levels the command line leaves out: the saved calibrator's."""
+def round_defaults(
+    args: argparse.Namespace, saved: Calibrator, scale: tuple[float, float] | None = None
+) -> None:
+    """Judges, outcome and levels the command line leaves out: the saved calibrator's;
+    ``--scale`` (parsed: ``scale``) and ``--group-effects`` other than its own are
+    refused (it fixes them)."""
+    refuse_other_settings(args, saved, scale)
     pool = saved.pool_
     if not args.judge and not args.scores:
         args.judge = list(pool.judges)
+        args.judges_of = args.calibrator  # said when the table lacks one of them
     if args.outcome is None:
         args.outcome = pool.outcome.kind
     if args.levels is None and pool.outcome.levels is not None:
         args.levels = ",".join(f"{v:g}" for v in pool.outcome.levels)
+
+
+def refuse_other_settings(
+    args: argparse.Namespace, saved: Calibrator, scale: tuple[float, float] | None
+) -> None:
+    """Refuse a ``--scale`` (parsed: ``scale``) or ``--group-effects`` other than the
+    saved calibrator's: its models were fitted under them, and a value given here would
+    otherwise go unused."""
+    path = args.calibrator
+    mine = None if saved.scale is None else tuple(float(v) for v in saved.scale)
+    if scale is not None and scale != mine:
+        own = "none" if mine is None else f"{mine[0]:g}:{mine[1]:g}"
+        raise ValidationError(
+            f"--scale {args.scale}: the saved calibrator {path!r} fixes the label's scale "
+            f"(its own: {own}); drop --scale, put this round's labels on that scale, or fit a "
+            "new calibrator without --calibrator"
+        )
+    effects = {"on": True, "off": False}.get(getattr(args, "group_effects", "auto"), "auto")
+    if effects != "auto" and effects != saved.group_effects:
+        raise ValidationError(
+            f"--group-effects {args.group_effects}: the saved calibrator {path!r} fixes the "
+            "model (its group level included); drop --group-effects, or fit a new calibrator "
+            "without --calibrator"
+        )
 
 
 def plan_text(result: dict[str, Any], args: argparse.Namespace) -> str:
@@ -154,9 +188,27 @@ def apply_saved(
 ) -> Calibrator:
     """The saved calibrator applied to ``pool`` (frozen, or ``--refit``), with the
     surrogates of ``--surrogates`` (None: the calibrator's, its model in the means)."""
-    cal = saved.apply(pool, refit=args.refit, surrogates=surrogates)
+    import warnings
+
+    from bacon_bayes.errors import PoolWarning
+
+    with warnings.catch_warnings():  # printed among the pool's notes
+        warnings.simplefilter("ignore", PoolWarning)
+        cal = saved.apply(pool, refit=args.refit, surrogates=surrogates)
     cal.target = getattr(args, "target", cal.target)
+    cal.pooling = getattr(args, "pooling", cal.pooling)  # this round's group estimator
     return cal
+
+
+def save_and_say(cal: Calibrator, save: Any, name: str) -> str:
+    """Save ``cal`` to the claimed output ``save`` (``--save name``); the line saying so,
+    with the id of the calibrator it replaced there (an earlier round's, say)."""
+    from bacon_bayes.persist import saved_id
+
+    before = saved_id(save.path)
+    cal.save(save)
+    replaced = f"; it replaced the calibrator saved there before, id {before}" if before else ""
+    return f"saved the fitted calibrator to {name!r} (id {cal.save_id_}{replaced})"
 
 
 def fresh_enough(cal: Calibrator) -> bool:
