@@ -332,10 +332,10 @@ def save_calibrator(cal: Calibrator, path: str | Path) -> Path:
 
 def saved_id(path: str | Path) -> str | None:
     """The id of the calibrator saved at ``path`` (None: no file, or not a calibrator)."""
-    import h5py
+    import h5netcdf
 
     try:
-        with h5py.File(path, "r") as f:
+        with h5netcdf.File(path, "r") as f:
             if f.attrs.get("format") in (FORMAT, FORMAT.encode()):
                 value = f.attrs.get("save_id")
                 return None if value is None else str(np.asarray(value).astype(str))
