@@ -211,7 +211,9 @@ def mixture_critical_value(u: np.ndarray | float, alpha: float) -> np.ndarray:
     return np.sqrt((1.0 + 1.0 / u) * (np.log1p(u) + 2.0 * np.log(1.0 / alpha)))
 
 
-def effective_labels(n: np.ndarray, n_items: np.ndarray | float | None = None) -> np.ndarray:
+def effective_labels(
+    n: np.ndarray | float, n_items: np.ndarray | float | None = None
+) -> np.ndarray:
     """Information in labels: ``n``, or ``1 / (1/n - 1/N)`` with the pool's (or group's)
     ``N`` items (the finite-population correction); 0 where ``n`` is 0, ``inf`` at ``n >= N``."""
     n = np.asarray(n, dtype=float)

@@ -29,11 +29,11 @@ def budget_labels(
         out += [b for k in (2, 4, 8) if n0 < (b := min(N, k * n0))]
         return sorted(list(dict.fromkeys(out))[:3]) or [N]
     asked: dict[str, int] = {}
-    for b in budgets:
-        if not b > 0:
-            raise ValidationError(f"budget {b!r} must be > 0 (a share of the pool or a count).")
-        n = round(b * N) if b < 1 else int(b)
-        asked[f"{b:g}" if b >= 1 else f"{b:g} ({n} labels)"] = n
+    for share in budgets:
+        if not share > 0:
+            raise ValidationError(f"budget {share!r} must be > 0 (a share of the pool or a count).")
+        n = round(share * N) if share < 1 else int(share)
+        asked[f"{share:g}" if share >= 1 else f"{share:g} ({n} labels)"] = n
     low = [k for k, n in asked.items() if n < n0] if n0 < N else []
     said = f"below the {n0} labels the pilot has (a budget counts the labels in all)"
     if low and len(low) == len(asked):

@@ -451,8 +451,8 @@ def plan_pairwise(
     n_pool = pilot.pi0.size
 
     # the models that can never get an interval count in no mean or max of half-widths
-    keep = pilot.n_compared >= MIN_LABELED
-    keep = keep if 2 <= keep.sum() < keep.size else None
+    compared = pilot.n_compared >= MIN_LABELED
+    keep = compared if 2 <= compared.sum() < compared.size else None
 
     def value(rule: Callable[[float], np.ndarray], n_total: float) -> float:
         pi = rule(min(max(n_total - n0, 0.0), room))

@@ -220,17 +220,17 @@ class PlanResult:
         for d, row in zip(self.designs, table[1:], strict=True):
             lines.append(f"{row_text(row)}  {d.note}".rstrip())
         lines.append("")
-        best = next((d for d in self.designs if d.design == self.recommended), None)
-        if best is None:
+        chosen = next((d for d in self.designs if d.design == self.recommended), None)
+        if chosen is None:
             lines.append("recommendation: no design reaches the goal short of labeling all.")
         else:
             lines.append(
-                f"recommended: {best.design} ({best.labels_needed} labels in all, "
-                f"{best.new_labels} more{self._group_share(best)}){self._range(best)}"
+                f"recommended: {chosen.design} ({chosen.labels_needed} labels in all, "
+                f"{chosen.new_labels} more{self._group_share(chosen)}){self._range(chosen)}"
             )
-            if best.command:
-                lines.append(f"  run: {best.command}")
-            lines += self._group_alone(best)
+            if chosen.command:
+                lines.append(f"  run: {chosen.command}")
+            lines += self._group_alone(chosen)
         lead = (
             smallest_lead(self.pilot, self.pooling, self.goal.better)
             if self.goal.kind == "top"
@@ -464,7 +464,12 @@ def plan(
     if group_goal:  # paired against the designs that may be recommended
         candidates = paired_beyond_error(ev, candidates, low)
     best = min(candidates, key=lambda r: (r.labels_needed, DESIGNS.index(r.design)), default=None)
-    if best is not None and ranges and math.isfinite(st.variance_df):
+    if (
+        best is not None
+        and best.labels_needed is not None
+        and ranges
+        and math.isfinite(st.variance_df)
+    ):
         best.labels_range = labels_range(ev, best.design, best.labels_needed)
     top = None if ev.top is None else st.names[ev.top]
     last_share = moderated_share(st, "uniform", at[-1] / N) if at and len(names) > 1 else 0.0

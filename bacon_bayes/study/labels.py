@@ -26,6 +26,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -120,7 +121,8 @@ def rewritten_looks(
     hold a label."""
     first = study.first_wave()
     read = [int(w) for w in np.unique(first[before & (first >= 0)])]  # waves read before
-    notes, records = [], []
+    notes: list[str] = []
+    records: list[dict[str, Any]] = []
     now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     if replaced:
         waves = first[study.index.get_indexer(replaced)]

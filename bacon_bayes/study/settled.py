@@ -391,12 +391,12 @@ def questions(
             out.append(Question(f"sign of {a} - {b}", False, answer, None, caveat))
             continue
         interval = f"{d:+.3g} [{lo:+.3g}, {hi:+.3g}]"
-        settled = bool(lo > 0 or hi < 0)
-        verdict = f"{a} {'>' if d > 0 else '<'} {b}" if settled else "sign not yet known"
+        known = bool(lo > 0 or hi < 0)
+        verdict = f"{a} {'>' if d > 0 else '<'} {b}" if known else "sign not yet known"
         answer = f"{interval}: {verdict}" + _more_text(need[k], cap, point=True)
         answer += f" ({reason[k]})" if noise[k] else ""
         out.append(
-            Question(f"sign of {a} - {b}", settled, answer, float(need[k]), caveat, bool(noise[k]))
+            Question(f"sign of {a} - {b}", known, answer, float(need[k]), caveat, bool(noise[k]))
         )
     best = _best_question(means, diffs, need, cap, better, np.where(noise, reason, ""))
     out.append(replace(best, caveat=caveat))
