@@ -435,34 +435,41 @@ class Calibrator(Settings):
         pooling: Pooling | None = None,
         anytime: bool = False,
         max_labels: int | None = None,
+        baseline: str | None = None,
     ) -> EstimateTable:
-        """All pairwise differences of group means, with joint intervals (intersected with
-        the range a difference of two labels' means can take); ``pooling`` as in
+        """All pairwise differences of group means, or with ``baseline`` (a group's name)
+        every other group against it, with joint intervals (intersected with the range a
+        difference of two labels' means can take); ``pooling`` as in
         :meth:`estimate_groups` (shrunk differences hold on average over the pairs, or
         family-wise with ``simultaneous``); ``anytime``, ``max_labels``: as there (and for
-        :meth:`rank_groups`, whose rank intervals then come from these differences). On
-        comparisons: differences of Bradley-Terry strengths (:mod:`bacon_bayes.pairs`).
+        :meth:`rank_groups`, whose rank intervals then come from all pairs' differences).
+        On comparisons: differences of Bradley-Terry strengths (:mod:`bacon_bayes.pairs`).
+
+        Against a baseline the joint intervals hold over its ``m - 1`` differences alone
+        (Dunnett's max-|t| on their own correlation, or Bonferroni at ``alpha / (m - 1)``),
+        narrower than all pairs' joint ones; pointwise, each row is all pairs' row of the
+        same two groups (:func:`bacon_bayes.estimate.compare`).
 
         Returns
         -------
         EstimateTable
             One row per pair, named ``"A - B"`` (``A`` before ``B`` in the groups' order;
-            ``details["pairs"]``), as :meth:`estimate_groups`'s table: the intervals hold
-            jointly at ``1 - alpha`` with ``simultaneous`` (shrunk: as
-            ``details["guarantee"]`` says); a pair with a group without an interval has
-            none.
+            ``details["pairs"]``; against a baseline ``"G - BASE"`` for every other group
+            ``G`` in the groups' order, and ``details["baseline"]``), as
+            :meth:`estimate_groups`'s table: the intervals hold jointly at ``1 - alpha``
+            over the table's rows with ``simultaneous`` (shrunk: as ``details["guarantee"]``
+            says); a pair with a group without an interval has none.
         """
         sequential.check_max_labels(anytime, max_labels)
         if self._pairs(anytime):
-            return pairs_mod.strength_differences(self, alpha, simultaneous, method)
+            return pairs_mod.strength_differences(self, alpha, simultaneous, method, baseline)
         table = self.estimate_groups(alpha, simultaneous, method, pooling=pooling)
         lo, hi = self.bounds_
         if anytime:  # on the Student-t basis (est.compare's resampled)
-            diffs = sequential.differences(
-                self, table, est.compare(table, resampled=False), max_labels
-            )
+            fixed = est.compare(table, resampled=False, baseline=baseline)
+            diffs = sequential.differences(self, table, fixed, max_labels)
         else:  # the groups' joint intervals, where they imply narrower ones
-            diffs = implied_by_groups(table, est.compare(table))
+            diffs = implied_by_groups(table, est.compare(table, baseline=baseline))
         return diffs.clip(lo - hi, hi - lo)
 
     def rank_groups(

@@ -335,12 +335,16 @@ def _strengths(calibrator: Any, alpha: float, method: str) -> EstimateTable:
 
 
 def strength_differences(
-    calibrator: Any, alpha: float = 0.05, simultaneous: bool | str = True, method: str = "aee"
+    calibrator: Any,
+    alpha: float = 0.05,
+    simultaneous: bool | str = True,
+    method: str = "aee",
+    baseline: str | None = None,
 ) -> EstimateTable:
     """:meth:`Calibrator.compare_groups` on a pool of comparisons: every difference of two
-    models' Bradley-Terry strengths (log-odds), joint over the pairs by ``simultaneous``
-    (True: max-|t|; False: pointwise; or a rule of
-    :func:`~bacon_bayes.estimate.groups.compare`)."""
+    models' Bradley-Terry strengths (log-odds), or with ``baseline`` (a model's name) every
+    other model's against it, joint over those pairs by ``simultaneous`` (True: max-|t|;
+    False: pointwise; or a rule of :func:`~bacon_bayes.estimate.groups.compare`)."""
     from dataclasses import replace
 
     from bacon_bayes.estimate.critical import simultaneous_rule
@@ -348,7 +352,7 @@ def strength_differences(
 
     rule = simultaneous_rule(simultaneous)
     table = _strengths(calibrator, alpha, method)
-    return compare(replace(table, alpha=alpha), simultaneous=rule)
+    return compare(replace(table, alpha=alpha), simultaneous=rule, baseline=baseline)
 
 
 def strength_ranks(

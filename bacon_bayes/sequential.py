@@ -23,7 +23,6 @@ from bacon_bayes.arguments import whole
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate import anytime
 from bacon_bayes.estimate.clustered import prompt_codes, residual_correlation
-from bacon_bayes.estimate.tables import Pairs
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.results import Estimate, EstimateTable
 
@@ -207,8 +206,11 @@ def groups(cal: Calibrator, table: EstimateTable, max_labels: int | None) -> Est
 def differences(
     cal: Calibrator, means: EstimateTable, diffs: EstimateTable, max_labels: int | None
 ) -> EstimateTable:
-    """The differences ``diffs`` of the group table ``means`` with anytime intervals."""
+    """The differences ``diffs`` of the group table ``means`` (all pairs, or those against
+    a baseline: ``diffs.details["pairs"]``) with anytime intervals."""
     if diffs.method == "naive":
         return diffs
-    info = anytime.pair_information(group_information(cal, means.names), Pairs.of(means).pairs)
+    index = {name: g for g, name in enumerate(means.names)}
+    pairs = [(index[a], index[b]) for a, b in diffs.details["pairs"]]
+    info = anytime.pair_information(group_information(cal, means.names), pairs)
     return anytime.anytime_table(diffs, info, pool_looks(cal), max_labels=max_labels)

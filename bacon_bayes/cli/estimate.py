@@ -20,6 +20,7 @@ from bacon_bayes.cli.pool_args import (
     better_from_args,
     budget_spent,
     calibrator_from_args,
+    check_baseline,
     fit_from_args,
     group_name,
     parse_levels,
@@ -78,6 +79,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "best group's pairs and the other resolved ones) or all",
     )
     p.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="compare every other group against this one (e.g. the production model) "
+        "instead of all pairs: the joint intervals then hold over those comparisons alone, "
+        "narrower than all pairs' (with --group)",
+    )
+    p.add_argument(
         "--save",
         metavar="FILE.nc",
         help="also save the fitted calibrator (NetCDF): the next round's --calibrator",
@@ -114,6 +122,11 @@ def run(args: argparse.Namespace) -> int:
         )
     if (args.save or args.history or args.calibrator) and wants_stream(args):
         raise ValidationError(NOT_STREAMED)  # before --save/--history are claimed
+    if args.baseline is not None and wants_stream(args):
+        raise ValidationError(
+            "--baseline is not streamed yet; pass a single table without --chunk-rows or "
+            "--scheduler, or drop --baseline"
+        )
     inputs = read_files(args)
     with contextlib.ExitStack() as stack:
         save = history = items = None
@@ -207,6 +220,7 @@ def _estimate(
         print(text)
         return 0
     group = group_name(args) if pool.groups is not None else None
+    check_baseline(args, pool.groups, group)  # refused here, not skipped below
     left_out = naive_note(pool, cal.bounds_)
     methods = tuple(m for m in METHODS if m != "naive" or not left_out)
     compared, groups, skipped = None, None, ""
@@ -225,7 +239,7 @@ def _estimate(
             better = better_from_args(args)
             compared = comparisons(
                 cal, args.alpha, group, anytime=anytime, simultaneous=not args.pointwise,
-                better=better,
+                better=better, baseline=args.baseline,
             )  # fmt: skip
             if not compared.best_clear:  # the plan's line: only where it is printed
                 # the fitted calibrator's residuals (either engine) are the plan's pilot,

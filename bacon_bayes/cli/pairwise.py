@@ -36,6 +36,7 @@ NOT_PAIRWISE: tuple[tuple[str, str, Any], ...] = (
     ("--tolerance", "tolerance", None),
     ("--round", "round", None),
     ("--pointwise", "pointwise", False),
+    ("--baseline", "baseline", None),
     ("--history", "history", None),
     ("--anytime", "anytime", False),
     ("--max-labels", "max_labels", None),
@@ -99,10 +100,14 @@ def add_pairwise_arguments(
 def _refuse_options(args: argparse.Namespace) -> None:
     for flag, dest, default in NOT_PAIRWISE:
         if getattr(args, dest, default) not in (default, None, False, []):
-            extra = " (the strengths' intervals are per model unless --simultaneous)"
+            extra = {
+                "--pointwise": " (the strengths' intervals are per model unless --simultaneous)",
+                "--baseline": " (in Python, Calibrator.compare_groups(baseline=MODEL) compares "
+                "every model's strength against one; here --difference A B gives one pair)",
+            }
             raise ValidationError(
                 f"{flag} does not apply to --pairwise comparisons; drop {flag}"
-                + (extra if flag == "--pointwise" else "")
+                + extra.get(flag, "")
                 + "."
             )
 

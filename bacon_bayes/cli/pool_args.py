@@ -16,6 +16,7 @@ from bacon_bayes.cli.rounds import add_round_arguments, apply_saved, load_saved
 from bacon_bayes.errors import ConvergenceWarning, PoolWarning, ValidationError
 
 if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
+    import numpy as np
     import pandas as pd
 
     from bacon_bayes.calibrator import Calibrator
@@ -628,3 +629,25 @@ def read_files(args: argparse.Namespace) -> list[str | None]:
     preset = getattr(args, "preset", None)
     preset = preset if preset and str(preset).endswith(".toml") else None
     return [args.file, args.scores, args.labels, args.calibrator, preset]
+
+
+def check_baseline(args: argparse.Namespace, groups: np.ndarray | None, group: str | None) -> None:
+    """Refuse ``--baseline`` without groups, or naming none of them (the groups and the
+    nearest names said)."""
+    if args.baseline is None:
+        return
+    if groups is None or group is None:
+        raise ValidationError(
+            "--baseline NAME compares every group against one; pass --group COLUMN too"
+        )
+    from bacon_bayes.arguments import suggest
+    from bacon_bayes.order import natural_sorted, unique_codes
+
+    names = natural_sorted(str(n) for n in unique_codes(groups)[0])  # as the tables order them
+    if args.baseline not in names:
+        shown = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
+        raise ValidationError(
+            f"--baseline {args.baseline!r} is not a {group!r} of the table (its "
+            f"{len(names)}: {shown}).{suggest(args.baseline, names)} Pass one of them as "
+            "written there, e.g. --baseline " + shlex.quote(names[0])
+        )

@@ -16,6 +16,7 @@ from bacon_bayes.cli.pool_args import (
     better_from_args,
     budget_spent,
     calibrator_from_args,
+    check_baseline,
     fit_from_args,
     plan_budget,
     plan_note_anytime,
@@ -44,6 +45,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, type=Path, help="HTML file to write")
     p.add_argument("--simulate", type=Path, help="output folder of `bacon simulate` to include")
     p.add_argument("--title", help="page title")
+    p.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="the comparisons section compares every other group against this one, joint "
+        "over those comparisons alone (as bacon estimate --baseline)",
+    )
     p.add_argument(
         "--history",
         metavar="FILE",
@@ -118,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
             None if str(args.file).endswith(".nc") else plan_command(args, cal.pool_, cal.engine_)
         )
         better = None if str(args.file).endswith(".nc") else better_from_args(args)
+        check_baseline(args, cal.pool_.groups, group or cal.pool_.group_name)
         note = budget_spent(anytime, cal.pool_.n_labeled) or (
             round_plan_note(group, round_plan_command(args, cal.pool_))
             if getattr(args, "calibrator", None) and cal.pool_.groups is not None
@@ -142,6 +150,7 @@ def run(args: argparse.Namespace) -> int:
             extra=extra,
             anytime=anytime,
             better=better,
+            baseline=args.baseline,
         )
         if args.simulate is not None:
             mismatch = simulate_mismatch(cal.pool_, read_simulate_settings(args.simulate))

@@ -42,7 +42,8 @@ defaults to ``~isnan(y)``).
 
 Modules: :mod:`.core` (the shared pieces), :mod:`.combine` (several surrogates),
 :mod:`.mean`, :mod:`.quantile`, :mod:`.ratio` (ratios of two pool means), :mod:`.groups`
-(group means, differences, ranks), :mod:`.shrink` (group means shrunk toward the pool's
+(group means), :mod:`.differences` (their differences, all pairs or each group against a
+baseline, and ranks), :mod:`.shrink` (group means shrunk toward the pool's
 correction, robust empirical-Bayes intervals from :mod:`.robust_ebci`) and
 :mod:`.critical` (simultaneous critical values, the studentised bootstrap) and :mod:`.anytime`
 (intervals valid at every labelling wave: alpha-spending and confidence sequences).

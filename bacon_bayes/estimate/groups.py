@@ -1,5 +1,5 @@
-"""Group means with one joint covariance and simultaneous intervals, pairwise
-differences and rank intervals."""
+"""Group means with one joint covariance and simultaneous intervals (their pairwise
+differences and rank intervals: :mod:`.differences`, re-exported here)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,8 @@ from bacon_bayes.estimate import moderate
 from bacon_bayes.estimate.clustered import (
     cluster_target,
     clustered_group_means,
-    contrast_critical_values,
     item_pi,
     use_clustered,
-    withhold_few_prompts,
 )
 from bacon_bayes.estimate.combine import check_surrogates, combined_core, inflation
 from bacon_bayes.estimate.core import (
@@ -28,30 +26,27 @@ from bacon_bayes.estimate.core import (
     variance_coefficients,
 )
 from bacon_bayes.estimate.critical import (
-    bootstrap_pair_critical_values,
     bootstrap_resamples,
     resample_critical_values,
     resample_moderation,
     simultaneous_critical_value,
 )
+from bacon_bayes.estimate.differences import compare as compare  # re-exported
+from bacon_bayes.estimate.differences import pair_bootstrap
+from bacon_bayes.estimate.differences import rank_intervals as rank_intervals  # re-exported
 from bacon_bayes.estimate.moderate import floor_details, moderated_variance, score_bounds
-from bacon_bayes.estimate.shrink import shrunk_differences
 from bacon_bayes.estimate.tables import (
     MAX_COMPARED,
     ONE_LABEL,
     GroupArrays,
-    Pairs,
-    all_pairs,
-    correlation,
     group_codes,
     group_table,
     known_exactly,
     own_guarantee,
-    pair_df,
     unvalidated,
 )
 from bacon_bayes.inclusion import Inclusion
-from bacon_bayes.results import EstimateTable, sure_sign
+from bacon_bayes.results import EstimateTable
 
 #: Fewest labels per group for bootstrap critical values (below: moderated Student-t).
 MIN_BOOTSTRAP_LABELS = 10
@@ -277,7 +272,7 @@ def group_tables_from_sums(
                 floor * np.sqrt(floor_var / np.maximum(var, 1e-300)),
             )
             if m <= MAX_COMPARED:  # past it compare refuses the pairs (tables.all_pairs)
-                moderation["pair_bootstrap"] = _pair_bootstrap(
+                moderation["pair_bootstrap"] = pair_bootstrap(
                     devs[i], ses[i], var, floor_var, normal_df, names, alpha, simultaneous
                 )
         else:
@@ -316,44 +311,6 @@ def group_tables_from_sums(
             table = replace(table, ci_low=low, ci_high=high, details=details)
         tables.append(table)
     return tables
-
-
-def _pair_bootstrap(
-    dev: np.ndarray,
-    se: np.ndarray,
-    var: np.ndarray,
-    floor_var: np.ndarray,
-    normal_df: np.ndarray,
-    names: np.ndarray,
-    alpha: float,
-    simultaneous: str,
-) -> dict[str, Any]:
-    """The critical values of all pairwise differences of the bootstrap branch's groups,
-    for :func:`compare`: ``{"groups": names, "critical_value": {rule: values}}``, for the
-    table's rule (``simultaneous``) and pointwise (``"none"``).
-
-    From the groups' own resamples
-    (:func:`~bacon_bayes.estimate.critical.bootstrap_pair_critical_values`), never narrower
-    than the moderated t's interval of the pair (the groups' ``floor_var`` summed, df the
-    smaller ``normal_df``), as each group's. ``var``: the groups' interval variances (the
-    larger of their own and moderated ones). Measured (VALIDATION.md, "Differences of
-    the bootstrap branch's groups"): the Student-t on the pair's fewer labels less one
-    that :func:`compare` took before covered 0.926-0.948 at nominal 0.90 on the
-    simulated regimes and 0.987-1.000 jointly at 0.95 on SummEval, TriviaQA and WMT22."""
-    pairs, contrast = all_pairs(names.size)
-    out: dict[str, list[float]] = {}
-    if pairs:
-        a, b = contrast.argmax(axis=1), contrast.argmin(axis=1)
-        corr = correlation(contrast @ np.diag(var) @ contrast.T)
-        df = np.minimum(normal_df[a], normal_df[b])
-        scale = np.sqrt((floor_var[a] + floor_var[b]) / np.maximum(var[a] + var[b], 1e-300))
-        for rule in dict.fromkeys([simultaneous, "none"]):
-            crit = np.maximum(
-                bootstrap_pair_critical_values(dev, se, pairs, alpha, rule),
-                simultaneous_critical_value(corr, alpha, rule, df) * scale,
-            )
-            out[rule] = [float(c) for c in crit]
-    return {"groups": [str(n) for n in names], "critical_value": out}
 
 
 def _without_sparse(
@@ -556,144 +513,3 @@ def naive_group_means(
     var = np.bincount(codes, weights=dev * dev, minlength=m) / np.maximum(n_g - 1, 1) / n_g
     table = group_table("mean", "naive", names, est, np.diag(var), n_g, n_g, alpha, simultaneous)
     return replace(table, n_labeled=np.zeros(m, dtype=int))
-
-
-def compare(
-    table: EstimateTable, *, simultaneous: str | None = None, resampled: bool = True
-) -> EstimateTable:
-    """All pairwise differences ``a - b`` (for ``a`` before ``b``) with joint intervals
-    (a shrunk table's: :func:`~bacon_bayes.estimate.shrink.shrunk_differences`).
-
-    On the bootstrap branch (``details["pair_bootstrap"]``) the critical values come from
-    the groups' own resamples, studentised as the groups are, for the table's rule and
-    pointwise (another ``simultaneous``: as ``resampled=False``); ``resampled=False`` takes
-    Student-t on each pair's fewer labels less one instead, the basis of the anytime
-    intervals (:mod:`bacon_bayes.sequential`), whose boundary reads a critical value's
-    level far into the tail (at the early looks 0.001-0.01), past what a few dozen labels'
-    resamples show: on SummEval relevance the resampled basis missed at some look in 0.042
-    of sequences on average over the pairs, 15 of 66 pairs above 0.05 (0.027 and 3 of 66
-    with the t; 200 sequences, ``benchmarks.anytime_package_check``)."""
-    if table.details.get("pooling") == "shrink":
-        return shrunk_differences(table, simultaneous)
-    answered = np.isfinite(table.ci_low) & np.isfinite(table.ci_high)
-    if not answered.all() and len(table) > 1:
-        return _compare_answered(table, answered, simultaneous, resampled)
-    pp = Pairs.of(table)
-    pairs, contrast = pp.pairs, pp.contrast
-    if not pairs:
-        raise ValidationError("comparisons need at least two groups.")
-    names, n_lab, n_it = pp.names, pp.n_labeled, pp.n_items
-    df = pair_df(table.details.get("df"), pairs)
-    how = simultaneous or table.simultaneous
-    keys = ("target", "interval", "clustered_by_prompt")
-    extra = {k: table.details[k] for k in keys if k in table.details}
-    cov = contrast @ table.cov @ contrast.T
-    # clustered by prompt: the prompts' rule and minimum (clustered.contrast_critical_values)
-    crit, rule = contrast_critical_values(table, contrast, cov, how, df)
-    boot = table.details.get("pair_bootstrap") if resampled else None
-    if boot and boot["groups"] == list(table.names) and how in boot["critical_value"]:
-        # the groups' own resamples (bootstrap branch): studentised as the groups are
-        crit, df = np.asarray(boot["critical_value"][how], dtype=float), None
-    diffs = group_table(
-        "difference",
-        table.method,
-        names,
-        contrast @ table.estimate,
-        cov,
-        n_lab,
-        n_it,
-        table.alpha,
-        how,
-        crit,
-        df=df,
-        n_df=pp.n_fewer,
-        pairs=pp.named(table),
-        **extra,
-        **rule,
-    )
-    diffs = moderate.two_valued_differences(table, diffs, np.array(pairs))
-    return withhold_few_prompts(diffs, table, pairs) if rule else diffs
-
-
-def _compare_answered(
-    table: EstimateTable, answered: np.ndarray, simultaneous: str | None, resampled: bool
-) -> EstimateTable:
-    """:func:`compare` over the groups with an interval (one family); a pair with a group
-    without one keeps its difference and gets no interval."""
-    keep = np.flatnonzero(answered)
-    pp = Pairs.of(table)
-    pairs = pp.pairs
-    sub_pairs = {(int(keep[i]), int(keep[j])): k for k, (i, j) in enumerate(
-        (i, j) for i in range(keep.size) for j in range(i + 1, keep.size)
-    )}  # fmt: skip
-    sub = None
-    if keep.size >= 2:
-        sub = compare(table.take(keep), simultaneous=simultaneous, resampled=resampled)
-    a, b = np.array(pairs).T  # per pair: a group without an estimate (NaN) spoils no other
-    est = table.estimate[a] - table.estimate[b]
-    cov = pp.contrast @ table.cov @ pp.contrast.T
-    se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
-    se[np.isnan(table.se[a] + table.se[b])] = np.nan
-    crit = np.full(len(pairs), np.nan)
-    low, high = np.full(len(pairs), np.nan), np.full(len(pairs), np.nan)
-    for k, pair in enumerate(pairs):
-        if sub is not None and pair in sub_pairs:
-            j = sub_pairs[pair]
-            se[k], crit[k], low[k], high[k] = (
-                sub.se[j],
-                sub.critical_value[j],
-                sub.ci_low[j],
-                sub.ci_high[j],
-            )
-    keys = ("target", "interval", "clustered_by_prompt", "range")
-    out = EstimateTable(
-        estimand="difference", method=table.method,
-        names=pp.names, estimate=est, se=se, ci_low=low, ci_high=high, cov=cov,
-        n_labeled=pp.n_labeled, n_items=pp.n_items,
-        alpha=table.alpha, simultaneous=simultaneous or table.simultaneous,
-        critical_value=crit,
-        details={
-            "pairs": pp.named(table),
-            **{k: table.details[k] for k in keys if k in table.details},
-            "guarantee": own_guarantee("difference", simultaneous or table.simultaneous),
-        },
-    )  # fmt: skip
-    out = out.withhold(~answered[a] | ~answered[b], "a group of the pair has no interval")
-    # pairs of answered groups withheld in their own family: its reasons (too few prompts)
-    said = ("no_interval", "simultaneous_withheld")
-    own = {k: v for k, v in (sub.details if sub else {}).items() if k in said}
-    reasons = {**own.get("no_interval", {}), **out.details["no_interval"]}
-    return replace(out, details={**out.details, **own, "no_interval": reasons})
-
-
-def rank_intervals(
-    table: EstimateTable, *, descending: bool = True, diffs: EstimateTable | None = None
-) -> dict[str, np.ndarray]:
-    """Ranks of the groups with simultaneous rank intervals.
-
-    Group ``g``'s rank interval runs from ``1 + #{h: h surely above g}`` to
-    ``m - #{h: h surely below g}``, where "surely" uses the simultaneous
-    intervals of all pairwise differences (``diffs``, default :func:`compare` of
-    ``table``; e.g. anytime ones); the intervals for all groups then hold jointly with
-    at least the difference intervals' confidence. A group without an estimate (the
-    classical mean of a group without labels) has no rank (NaN; its interval spans all).
-    """
-    diffs = compare(table) if diffs is None else diffs
-    m = len(table)
-    above = np.zeros((m, m), dtype=bool)  # above[a, b]: a surely larger than b
-    sign = sure_sign(diffs.ci_low, diffs.ci_high)
-    for k, (a, b) in enumerate(diffs.details["pairs"]):
-        ia, ib = table.names.index(a), table.names.index(b)
-        if sign[k] > 0:
-            above[ia, ib] = True
-        elif sign[k] < 0:
-            above[ib, ia] = True
-    if not descending:
-        above = above.T
-    order = np.argsort(-table.estimate if descending else table.estimate, kind="stable")
-    known = int(np.isfinite(table.estimate).sum())  # a group with no estimate: no rank
-    rank = np.full(m, np.nan)
-    rank[order[:known]] = np.arange(1, known + 1)  # argsort puts NaN last
-    lower = 1 + above.sum(axis=0)  # groups surely better than g
-    upper = m - above.sum(axis=1)  # groups surely worse than g
-    return {"rank": rank.astype(int) if known == m else rank, "rank_low": lower, "rank_high": upper}

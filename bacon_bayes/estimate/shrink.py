@@ -402,13 +402,23 @@ def shrunk_pair(
     return est, se, min(est - chi * se, own - half), max(est + chi * se, own + half)
 
 
-def shrunk_differences(table: EstimateTable, simultaneous: str | None = None) -> EstimateTable:
-    """All pairwise differences ``a - b`` of a shrunk table (``a`` before ``b``), with
-    robust intervals on average over the pairs (``alpha / K`` each with ``simultaneous``);
-    pairs with a group without labels keep their difference without an interval."""
+def shrunk_differences(
+    table: EstimateTable, simultaneous: str | None = None, baseline: str | None = None
+) -> EstimateTable:
+    """All pairwise differences ``a - b`` of a shrunk table (``a`` before ``b``), or with
+    ``baseline`` every other group's ``g - baseline``, with robust intervals on average
+    over the ``K`` pairs (``alpha / K`` each with ``simultaneous``; against a baseline
+    ``K`` counts its ``m - 1`` comparisons alone, which ``details["guarantee"]`` says);
+    pairs with a group without labels keep their difference without an interval.
+
+    Returns
+    -------
+    EstimateTable
+        One row per pair, ``details["guarantee"]``: on average over the pairs (each at
+        least ``1 - 2 alpha``), or family-wise on average with ``simultaneous``."""
     det = table.details
     parts = _Shrinkage.of(table)
-    pp = Pairs.of(table)
+    pp = Pairs.of(table, baseline)
     pairs, contrast = pp.pairs, pp.contrast
     if not pairs:
         raise ValidationError("comparisons need at least two groups.")
@@ -445,9 +455,11 @@ def shrunk_differences(table: EstimateTable, simultaneous: str | None = None) ->
             "pairs": pp.named(table),
             "pooling": "shrink",
             "interval": "robust EBCI",
-            "guarantee": AVERAGE_PAIRS if how == "none" else FAMILY,
+            "guarantee": (AVERAGE_PAIRS if how == "none" else FAMILY)
+            + ("" if baseline is None else f"; the pairs: the {len(pairs)} against {baseline!r}"),
             "se": SE_NOTE,
             **{k: det[k] for k in ("target", "range") if k in det},
+            **({} if baseline is None else {"baseline": baseline}),
         },
     )
     return out.withhold(withheld, "a group of the pair has no labels")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.arguments import suggest
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.core import _prepare, check_aligned
 from bacon_bayes.estimate.critical import simultaneous_critical_value
@@ -278,12 +279,39 @@ def all_pairs(m: int) -> tuple[list[tuple[int, int]], np.ndarray]:
     return pairs, contrast
 
 
+def baseline_pairs(m: int, base: int) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """The pairs ``(g, base)`` of every other group ``g`` of ``m``, in the groups' order,
+    and the contrast matrix of the differences ``g - base`` (one row a pair): the ``m - 1``
+    contrasts that share the baseline (Dunnett's family)."""
+    pairs = [(g, base) for g in range(m) if g != base]
+    contrast = np.zeros((len(pairs), m))
+    for k, (a, b) in enumerate(pairs):
+        contrast[k, a], contrast[k, b] = 1.0, -1.0
+    return pairs, contrast
+
+
+def baseline_index(names: Sequence[str], baseline: object) -> int:
+    """The row of the group named ``baseline`` among ``names``; refused, naming the groups
+    and the nearest names, where it is none of them."""
+    names = [str(n) for n in names]
+    if isinstance(baseline, str) and baseline in names:
+        return names.index(baseline)
+    shown = ", ".join(map(repr, names[:12])) + (", ..." if len(names) > 12 else "")
+    raise ValidationError(
+        f"baseline {baseline!r} is not one of the groups ({shown}).{suggest(str(baseline), names)}"
+        " Pass one group's name exactly as the group table names it (bacon estimate "
+        "--baseline NAME)."
+    )
+
+
 @dataclass(frozen=True)
 class Pairs:
-    """All pairs ``(a, b)``, ``a`` before ``b``, of a group table's rows: the contrast
-    matrix of the differences ``a - b``, their names, label and item counts (both
-    groups', the labels a difference rests on) and ``n_fewer``, the smaller group's label
-    count (it sets a difference's Student-t df, ``n - 1``, where the groups give none)."""
+    """The pairs ``(a, b)`` of a group table's rows whose differences ``a - b`` are
+    compared: all of them, ``a`` before ``b``, or (``baseline``) every other group against
+    the baseline, ``(g, base)`` in the groups' order. Holds the contrast matrix of the
+    differences, their names (``"a - b"``), label and item counts (both groups', the labels
+    a difference rests on) and ``n_fewer``, the smaller group's label count (it sets a
+    difference's Student-t df, ``n - 1``, where the groups give none)."""
 
     pairs: list[tuple[int, int]]
     contrast: np.ndarray
@@ -291,10 +319,16 @@ class Pairs:
     n_labeled: np.ndarray
     n_items: np.ndarray
     n_fewer: np.ndarray
+    baseline: str | None = None
 
     @classmethod
-    def of(cls, table: EstimateTable) -> Pairs:
-        pairs, contrast = all_pairs(len(table))
+    def of(cls, table: EstimateTable, baseline: str | None = None) -> Pairs:
+        """All pairs of ``table``'s groups, or those against the group named ``baseline``
+        (refused with the groups' names where it is none of them)."""
+        if baseline is None:
+            pairs, contrast = all_pairs(len(table))
+        else:
+            pairs, contrast = baseline_pairs(len(table), baseline_index(table.names, baseline))
         return cls(
             pairs,
             contrast,
@@ -302,6 +336,7 @@ class Pairs:
             np.array([table.n_labeled[a] + table.n_labeled[b] for a, b in pairs], dtype=int),
             np.array([table.n_items[a] + table.n_items[b] for a, b in pairs], dtype=int),
             np.array([min(table.n_labeled[a], table.n_labeled[b]) for a, b in pairs], dtype=int),
+            baseline,
         )
 
     def named(self, table: EstimateTable) -> list[list[str]]:

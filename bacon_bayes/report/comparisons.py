@@ -135,6 +135,9 @@ class Comparisons:
     direction_note : str, optional
         Where ``better`` was not given and the label looks like an error score: the hint
         to pass ``--better lower``.
+    baseline : str, optional
+        The group every other is compared against (``bacon estimate --baseline``): the
+        differences are ``g - baseline``, their joint intervals over those alone.
     """
 
     group: str
@@ -153,6 +156,7 @@ class Comparisons:
     withheld: dict[str, str] = field(default_factory=dict)
     better: str = "higher"
     direction_note: str | None = None
+    baseline: str | None = None
 
     @property
     def n_resolved(self) -> int:
@@ -241,13 +245,15 @@ class Comparisons:
             "ranks": _records(self.ranks.assign(name=self.ranks["group"])),
             "plan": self.plan_note,
             "no_interval": dict(self.withheld),
+            "baseline": self.baseline,
+            "family": self.family_line(),
         }
 
     def shown_pairs(self, pairs: str = "summary") -> pd.DataFrame:
         """The pairs the text shows: ``"all"``, or (``"summary"``) the best group's pairs
         and the other resolved ones, when there are more than :data:`SUMMARY_PAIRS`."""
         frame = self.differences
-        if pairs == "all" or len(frame) <= SUMMARY_PAIRS:
+        if pairs == "all" or len(frame) <= SUMMARY_PAIRS or self.baseline is not None:
             return frame
         a, b = _sides(frame)
         best = (a == self.best) | (b == self.best)
@@ -272,20 +278,46 @@ class Comparisons:
             if left
             else ""
         )
+        against = "" if self.baseline is None else f" against {name_text(self.baseline)}"
         lines = [
-            f"\ncomparisons of {self.group!r} (AEE differences, {level} CIs, "
+            f"\ncomparisons of {self.group!r}{against} (AEE differences, {level} CIs, "
             f"{self.guarantee}{self._pointwise_note()}; target: {self.target}):",
+            *([self.family_line()] if self.baseline is not None else []),
             f"{self.pairing_note()}",
             shown.to_string(index=False, float_format=lambda v: fixed(v, 4)),
             *self.withheld_lines(chosen["pair"]),
-            f"{self.n_resolved} of {len(self.differences)} pairs resolved (interval excludes "
-            f"0){more}",
+            f"{self.n_resolved} of {len(self.differences)} {self.what_resolved()} resolved "
+            f"(interval excludes 0){more}",
             *([f"warning: {self.direction_note}"] if self.direction_note else []),
             self.best_line(),
         ]
         if self.plan_note and not self.best_clear:
             lines.append(self.plan_note)
         return "\n".join(lines)
+
+    def what_resolved(self) -> str:
+        """What the rows are: "pairs", or the comparisons with the baseline."""
+        if self.baseline is None:
+            return "pairs"
+        return f"comparisons with {name_text(self.baseline)}"
+
+    def family_line(self) -> str:
+        """What the joint intervals hold over, in words: all pairs, or (against a
+        baseline) its ``m - 1`` comparisons alone; each on its own where pointwise."""
+        k = len(self.differences)
+        if self.baseline is None:
+            return (
+                "each pair on its own (pointwise)"
+                if self.pointwise
+                else (f"the joint intervals hold together over all {k} pairs")
+            )
+        base = name_text(self.baseline)
+        if self.pointwise:
+            return f"each of the {k} comparisons with {base} on its own (pointwise)"
+        return (
+            f"the joint intervals hold together over the {k} comparisons with {base} alone, "
+            f"not over all {(k + 1) * k // 2} pairs: narrower than the all-pairs intervals"
+        )
 
     def withheld_lines(self, shown: pd.Series | None = None) -> list[str]:
         """One line per reason of :attr:`withheld`: "no interval for <pairs>: <reason>",
@@ -387,6 +419,7 @@ def comparisons(
     anytime: dict[str, Any] | None = None,
     simultaneous: bool = True,
     better: str | None = None,
+    baseline: str | None = None,
 ) -> Comparisons:
     """The comparisons of a fitted calibrator's groups (at least two groups); ``group``:
     the grouping's name (default: the pool's group column, else ``"group"``);
@@ -397,7 +430,9 @@ def comparisons(
     way a mean is better (``"higher"``, the default, or ``"lower"``), which the ranks
     follow; not given, a label that looks like an error score gets the hint to give it,
     and ``"lower"`` on an error score stored as minus its penalty the hint against it
-    (:func:`~bacon_bayes.doctor.pooled.better_hint`)."""
+    (:func:`~bacon_bayes.doctor.pooled.better_hint`); ``baseline``: a group's name, the
+    differences every other group's against it, joint over those alone (the ranks still
+    from all pairs)."""
     from bacon_bayes.doctor.pooled import better_hint
 
     pool = cal.pool_
@@ -407,10 +442,11 @@ def comparisons(
     return comparisons_of(
         cal.estimate_groups(alpha, True), cal.bounds_, alpha, group or pool.group_name or
         "group", (target, note), plan_note=plan_note, prompt=pool.prompt_name,
-        n_prompts=n_prompts, diffs=cal.compare_groups(alpha, simultaneous, **(anytime or {})),
+        n_prompts=n_prompts,
+        diffs=cal.compare_groups(alpha, simultaneous, baseline=baseline, **(anytime or {})),
         ranks=cal.rank_groups(alpha, descending=way == "higher", **(anytime or {})),
         better=way,
-        direction_note=better_hint(pool, cal.bounds_, better),
+        direction_note=better_hint(pool, cal.bounds_, better), baseline=baseline,
     )  # fmt: skip
 
 
@@ -428,6 +464,7 @@ def comparisons_of(
     ranks: pd.DataFrame | None = None,
     better: str = "higher",
     direction_note: str | None = None,
+    baseline: str | None = None,
 ) -> Comparisons:
     """The comparisons of the AEE group table ``means`` (simultaneous intervals, at
     least two groups), as :meth:`~bacon_bayes.calibrator.Calibrator.compare_groups` and
@@ -438,12 +475,13 @@ def comparisons_of(
     ``n_prompts``: the prompts the pool has; ``diffs``, ``ranks``: the differences and
     ranks when the caller has them (the calibrator's, anytime ones included); ``better``:
     which way a mean is better (the ranks, "best"); ``direction_note``: the hint to give
-    it."""
+    it; ``baseline``: a group's name, every other group compared against it alone."""
     from bacon_bayes import estimate as est
 
     lo, hi = bounds
     if diffs is None:  # the groups' joint intervals where they imply narrower ones
-        diffs = implied_by_groups(means, est.compare(means)).clip(lo - hi, hi - lo)
+        diffs = implied_by_groups(means, est.compare(means, baseline=baseline))
+        diffs = diffs.clip(lo - hi, hi - lo)
     if ranks is None:
         frame = means.to_frame()
         descending = check_better(better) == "higher"
@@ -481,5 +519,5 @@ def comparisons_of(
         group, alpha, target[0], target[1], paired, differences, ranked, plan_note,
         prompt if paired else None, guarantee_note(diffs), n_prompts, prompt,
         diffs.simultaneous == "none", pair_reasons(means, diffs), check_better(better),
-        direction_note,
+        direction_note, baseline,
     )  # fmt: skip

@@ -220,10 +220,11 @@ def _comparisons(
     plan_note: str | None,
     anytime: dict[str, Any],
     better: str | None = None,
+    baseline: str | None = None,
 ) -> str:
-    c = comparisons(cal, alpha, plan_note=plan_note, anytime=anytime or None, better=better)
-    # before the best line, as a warning: "best" there is the highest mean, the worst
-    # group of an error score
+    c = comparisons(cal, alpha, plan_note=plan_note, anytime=anytime or None, better=better,
+                    baseline=baseline)  # fmt: skip
+    # a warning before the best line: "best" is the highest mean, an error score's worst
     hint = f"<p class='warn'>Warning: {_esc(c.direction_note)}.</p>" if c.direction_note else ""
     plan = f"<p>{_esc(c.plan_note)}</p>" if c.plan_note and not c.best_clear else ""
     diffs = c.differences.assign(resolved=np.where(c.differences["resolved"], "yes", ""))
@@ -236,8 +237,10 @@ def _comparisons(
         f"<p>AEE differences of group means with {level} intervals ({_esc(c.guarantee)}); "
         f"<b>target</b>: {_esc(c.target)} ({_esc(c.target_note)}); "
         f"<b>{_esc(c.pairing_note())}</b>.</p>"
+        + (f"<p>Against {_esc(c.baseline)}: {_esc(c.family_line())}.</p>" if c.baseline else "")
         + hint
-        + f"<p>{c.n_resolved} of {len(diffs)} pairs resolved (interval excludes 0). "
+        + f"<p>{c.n_resolved} of {len(diffs)} {_esc(c.what_resolved())} resolved (interval "
+        "excludes 0). "
         f"{_esc(_sentence(c.best_line()))}.</p>"
         + plan
         + _pairs_table(diffs, c.shown_pairs().index, c.best)
@@ -600,6 +603,7 @@ def render_report(
     anytime: dict[str, Any] | None = None,
     simulate_settings: dict[str, Any] | None = None,
     better: str | None = None,
+    baseline: str | None = None,
 ) -> str:
     """The report page of a fitted Calibrator as one HTML string (``plan_note``: the
     plan's line on the labels that would resolve the comparisons, see
@@ -612,7 +616,7 @@ def render_report(
     warning when they name another label or other judges than this pool's; ``better``:
     which way a group mean is better, ``"higher"`` or ``"lower"``, for the comparisons'
     ranks and best group; None: higher, with a hint where the label looks like an error
-    score)."""
+    score; ``baseline``: a group's name, every other compared against it alone)."""
     cal._check_fitted()
     title = title or f"bacon_bayes report: {cal.pool_.label_name}"
     parts = {
@@ -622,7 +626,7 @@ def render_report(
         "groups": _groups(cal, alpha, anytime or {}, better),
     }
     if cal.pool_.groups is not None and np.unique(cal.pool_.groups).size > 1:
-        parts["comparisons"] = _comparisons(cal, alpha, plan_note, anytime or {}, better)
+        parts["comparisons"] = _comparisons(cal, alpha, plan_note, anytime or {}, better, baseline)
     parts |= {
         "bias": _bias(cal, level),
         "calibration": _calibration(cal),
