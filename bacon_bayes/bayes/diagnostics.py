@@ -17,6 +17,7 @@ __all__ = [
     "check_convergence",
     "convergence_note",
     "merge_diagnostics",
+    "preset_file",
     "warn_if_poor",
 ]
 
@@ -115,6 +116,17 @@ class Diagnostics:
                 "intervals"
             )
         return "; ".join(tips)
+
+
+def preset_file(family: str) -> str:
+    """What a ``--preset FILE.toml`` holds beside the setting the advice names: a preset
+    without ``family`` is refused (helper W14: the advice "[sampler] target_accept in a
+    --preset FILE.toml", followed, gave "preset has no 'family'")."""
+    return (
+        f'FILE.toml names the family first, family = "{family}", then the table named '
+        "above with the setting as key = value (e.g. [sampler] and target_accept = 0.95 "
+        "on the lines below it); the settings it does not give keep their defaults"
+    )
 
 
 def convergence_note(

@@ -320,9 +320,10 @@ def convergence(cal: Calibrator) -> str:
     diags = [getattr(m, "diagnostics_", None) for m in models]
     if all(d is None for d in diags):
         return ""
-    from bacon_bayes.bayes.diagnostics import PRESET_SETTINGS, convergence_note
+    from bacon_bayes.bayes.diagnostics import PRESET_SETTINGS, convergence_note, preset_file
 
-    return convergence_note(diags, PRESET_SETTINGS)
+    note = convergence_note(diags, PRESET_SETTINGS)
+    return f"{note}; {preset_file(cal.model_name_)}" if "--preset FILE" in note else note
 
 
 def naive_noted(e: _Result, pool: EvalPool, bounds: tuple[float, float], rows: str = "") -> _Result:
