@@ -17,6 +17,7 @@ import pandas as pd
 from bacon_bayes import __version__
 from bacon_bayes.atomic import atomic_write_text
 from bacon_bayes.estimate.core import VARIANCE_FLOOR
+from bacon_bayes.model_choice import auto_reason
 from bacon_bayes.order import cell_name, name_text, pair_text
 from bacon_bayes.report import figures
 from bacon_bayes.report.comparisons import comparisons, target_description
@@ -149,6 +150,7 @@ def _settings(cal: Calibrator) -> str:
     pool = cal.pool_
     uniform = pool.propensity is None or np.ptp(pool.propensity[pool.labeled]) == 0
     drawn = " (drawn at fit: seed=None)" if cal.seed is None else ""
+    why = auto_reason(cal)  # which engine --engine auto took, and why
     rows = [
         ("items", f"{pool.n_items:,}"),
         ("labeled items", f"{pool.n_labeled:,}"),
@@ -158,7 +160,7 @@ def _settings(cal: Calibrator) -> str:
         ("prompts", "none" if pool.prompts is None else f"{len(np.unique(pool.prompts)):,}"),
         ("target", "{} ({})".format(*target_description(cal))),
         ("design", _design(pool, uniform)),
-        ("outcome model", f"{cal.model_name_} ({cal.engine_} engine)"),
+        ("outcome model", f"{cal.model_name_} ({cal.engine_} engine{why and '; ' + why})"),
         ("AEE means from", " + ".join(in_means(cal.surrogate_names_, cal.extras_))),
         ("cross-fitting", f"{cal.folds} folds, seed {cal.seed_}{drawn}"),
         ("label range", range_text(cal.bounds_)),
