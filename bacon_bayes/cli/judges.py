@@ -76,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
         levels=parse_levels(args.levels),
     )
     print(model_line(pool, why))
+    for note in pool.notes:  # as bacon estimate says them (levels with no label yet...)
+        print(f"note: {note}")
     bounds = label_scale(pool, scale)
     with claim(args.plot, option="--plot", inputs=[args.file], force=args.force) as out:
         return _fit(args, pool, out, bounds)

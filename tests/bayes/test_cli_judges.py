@@ -190,3 +190,43 @@ def test_scale_gives_a_bias_to_judges_on_the_full_scale_and_a_note_without_it(
     # labels outside --scale are refused before the fit, naming the first
     assert main([*args, "--scale", "2:5", "--force"]) == 2
     assert "outside the scale 2:5" in capsys.readouterr().err
+
+
+def test_labels_on_two_of_the_judges_five_levels_name_the_levels_to_declare(
+    tmp_path, capsys, monkeypatch
+):
+    """Helper W14: SummEval coherence labels of 4 and 5 only (41), judges on 1-5. `bacon
+    judges` fitted an ordinal model of the two levels and said of every judge "not on the
+    label's range 4:5 (its scale)", naming no fix; `bacon estimate --outcome ordinal` said
+    "--levels 4,5 ... declares them", the levels it had already. Both now say that only 2
+    of the judges' 5 levels have a label, that everything is held within 4 to 5, and
+    --levels 1,2,3,4,5. (The fit is stubbed: the notes come before it.)"""
+    from bacon_bayes.cli import judges
+    from bacon_bayes.pool import EvalPool
+
+    monkeypatch.setattr(judges, "_fit", lambda *args: 0)
+    rng = np.random.default_rng(1)
+    q = rng.integers(1, 6, 200).astype(float)
+    frame = pd.DataFrame(
+        {
+            "y": np.where((q >= 4) & (np.arange(200) % 3 == 0), q, np.nan),
+            "a": np.clip(q + rng.integers(-1, 2, 200), 1, 5),
+            "b": np.clip(q + rng.integers(-2, 3, 200) / 2, 1, 5),  # means of two ratings
+            "metric": rng.random(200),  # a 0-1 metric: on no whole-number scale, not read
+        }
+    )
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    argv = ["judges", str(tmp_path / "t.csv"), "--label", "y", "--judge", "a,b,metric"]
+    assert main([*argv, "--plot", str(tmp_path / "p.png")]) == 0
+    notes = [n for n in capsys.readouterr().out.splitlines() if n.startswith("note: levels")]
+    assert len(notes) == 1 and "only 2 of the 5 levels of the judges' 1-5 scale" in notes[0]
+    assert "held within 4 to 5" in notes[0] and "--levels 1,2,3,4,5 (levels=[1, 2, 3" in notes[0]
+    pool = EvalPool.from_frame(frame, label="y", judges=["a", "b"], outcome="ordinal")
+    assert pool.notes[0] == notes[0].removeprefix("note: ")
+    declared = EvalPool.from_frame(
+        frame, label="y", judges=["a"], outcome="ordinal", levels=[1, 2, 3, 4, 5]
+    )
+    assert not any(n.startswith("levels") for n in declared.notes)
+    wide = frame.assign(b=frame["b"] * 2)  # judges on 1-5 and on 1-10: no one scale
+    pool = EvalPool.from_frame(wide, label="y", judges=["a", "b"], outcome="ordinal")
+    assert pool.notes[0].endswith("e.g. when some level has no label yet.")
