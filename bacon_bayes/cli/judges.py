@@ -154,6 +154,11 @@ def _fit(args: argparse.Namespace, pool: Any, out: Output, bounds: tuple[float, 
         table = informativeness(table, float(np.std(labels, ddof=1)), falls=reversed_judges(pool))
     notes = table.pop("note") if "note" in table else pd.Series("", index=table.index)
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    if any(str(c).endswith("_low") for c in table.columns):  # which level, unlike estimate's
+        print(
+            f"_low - _high: {args.level:.0%} intervals (--level), each judge's on its own "
+            "(not adjusted for the number of judges)"
+        )
     for judge, why in zip(table["judge"], notes, strict=True):
         if isinstance(why, str) and why:  # why a judge has no bias: below, not a wide column
             print(f"note: {judge}: {why}")

@@ -148,7 +148,11 @@ def test_bias_only_for_judges_on_the_labels_scale(tmp_path, capsys, monkeypatch)
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "57.8" not in out
-    (table,) = plotted
+    # the level is said (helper W14: 90% here, beside estimate's 95%, said nowhere)
+    assert "_low - _high: 90% intervals (--level), each judge's on its own" in out
+    assert main([*args, "--level", "0.8", "--force"]) == 0
+    assert "_low - _high: 80% intervals (--level)" in capsys.readouterr().out
+    table = plotted[0]
     assert table["same_scale"].tolist() == [True, False]
     assert table["bias"].iloc[0] == 1.0
     assert table[["bias", "bias_low", "bias_high"]].iloc[1].isna().all()
