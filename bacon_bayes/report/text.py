@@ -323,7 +323,14 @@ def convergence(cal: Calibrator) -> str:
     from bacon_bayes.bayes.diagnostics import PRESET_SETTINGS, convergence_note, preset_file
 
     note = convergence_note(diags, PRESET_SETTINGS)
-    return f"{note}; {preset_file(cal.model_name_)}" if "--preset FILE" in note else note
+    if "--preset FILE" not in note:
+        return note
+    preset = getattr(cal, "preset", None)
+    if preset is not None and not str(preset).endswith(".toml"):
+        from bacon_bayes.presets import preset_path
+
+        preset = f"{preset} ({preset_path(preset)})"
+    return f"{note}; {preset_file(cal.model_name_, note, preset)}"
 
 
 def naive_noted(e: _Result, pool: EvalPool, bounds: tuple[float, float], rows: str = "") -> _Result:

@@ -114,6 +114,7 @@ def test_the_preset_file_the_advice_names_loads(tmp_path):
     'ta.toml' has no 'family'"). The note now says what the file holds beside it, and a
     file written as it says loads (and converged: 0 divergences, in 14 s)."""
     import re
+    from pathlib import Path
     from types import SimpleNamespace
 
     from bacon_bayes.presets import load_preset
@@ -138,6 +139,23 @@ def test_the_preset_file_the_advice_names_loads(tmp_path):
         model_name_="gaussian",
     )
     assert convergence(ok) == ""
+    # WMT22 with --preset hurdle_mqm, R-hat 1.011 in a fold: a file of the family alone
+    # would drop the preset's square root and judge weights, so the note says to copy it
+    used = SimpleNamespace(
+        crossfit_=SimpleNamespace(models=[SimpleNamespace(diagnostics_=_diag(max_rhat=1.011))]),
+        model_name_="hurdle",
+        preset="hurdle_mqm",
+    )
+    note = convergence(used)
+    shipped = re.search(r"a copy of the shipped preset hurdle_mqm \(([^)]+)\), the preset", note)
+    assert shipped is not None and "(e.g. draws = 3000 under [sampler])" in note, note
+    path = tmp_path / "mine.toml"
+    path.write_text(re.sub(r"(?m)^draws = .*$", "draws = 3000", Path(shipped[1]).read_text()))
+    mine = load_preset(str(path))
+    assert mine["sampler"]["draws"] == 3000 and mine["model"] == load_preset("hurdle_mqm")["model"]
+    assert "a copy of mine.toml, the preset used here" in convergence(
+        SimpleNamespace(**{**vars(used), "preset": "mine.toml"})
+    )
 
 
 def test_judges_prints_the_note_below_its_table(tmp_path, monkeypatch, capsys):
