@@ -157,7 +157,10 @@ def _fit(args: argparse.Namespace, pool: Any, out: Output, bounds: tuple[float, 
     if any(str(c).endswith("_low") for c in table.columns):  # which level, unlike estimate's
         print(
             f"_low - _high: {args.level:.0%} intervals (--level), each judge's on its own "
-            "(not adjusted for the number of judges)"
+            "(not adjusted for the number of judges); one model fitted on every label: "
+            "the report's judge-bias table pools the cross-fitting folds' models of bacon "
+            "estimate (with group effects under --group), so its figures differ from these "
+            "and its intervals are wider"
         )
     for judge, why in zip(table["judge"], notes, strict=True):
         if isinstance(why, str) and why:  # why a judge has no bias: below, not a wide column

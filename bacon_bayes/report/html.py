@@ -430,7 +430,8 @@ def _engine_note(cal: Calibrator) -> str:
             "the label's scale (E[label | latent], sd <b>quality sd</b>), not on the "
             "label: what the label holds beyond it (the raters' own noise, and what every "
             "judge misses) is not counted against the judge, so its scale is larger and "
-            "its noise smaller than a line on the labels would give."
+            "its noise smaller than a line on the labels would give. The table pools the "
+            "folds' models (bacon judges fits one on all labels: its figures differ)."
         )
     return (
         (
