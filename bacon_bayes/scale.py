@@ -502,7 +502,13 @@ def naive_left_out(
     said = []
     if off:
         shown = ", ".join(off[:4]) + (f" and {len(off) - 4} more" if len(off) > 4 else "")
-        said.append(f"not every judge is on the label's scale {label.text}: {shown}")
+        read = (  # the labels' own range, on no common scale: some level has no label?
+            ""
+            if label.evident
+            else f" (the labels seen: {label.how}; if the label's scale is wider, "
+            "--scale LOW:HIGH gives it)"
+        )
+        said.append(f"not every judge is on the label's scale {label.text}{read}: {shown}")
     if falls:
         said.append(
             f"{', '.join(falls)} {'falls' if len(falls) == 1 else 'fall'} as the label rises, "

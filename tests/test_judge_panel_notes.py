@@ -227,3 +227,21 @@ def test_plan_says_the_pilot_fits_notes_and_no_empty_note_is_printed(tmp_path, c
     assert main(["estimate", str(path), *args, "--outcome", "categorical"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert not [line for line in lines if line.strip() in ("note:", "note: ")]
+
+
+def test_naive_left_out_on_a_scale_read_from_few_levels_names_scale() -> None:
+    """Helper W14: SummEval coherence labels of 4 and 5 only: the naive baseline was left
+    out as "not every judge is on the label's scale 4:5", a scale read from the labels
+    seen, with no word of it nor of --scale. It now says so and names --scale; a scale
+    the labels show (means of ratings on 1-5) or one given says nothing more."""
+    from bacon_bayes.scale import naive_left_out
+
+    rng = np.random.default_rng(0)
+    judges = pd.DataFrame({"a": rng.integers(1, 6, 300).astype(float)})
+    few = np.where(rng.random(300) < 0.2, rng.integers(4, 6, 300), np.nan).astype(float)
+    said = naive_left_out(few, judges)
+    assert said.startswith("not every judge is on the label's scale 4:5 (the labels seen: ")
+    assert "if the label's scale is wider, --scale LOW:HIGH gives it): a (1:5" in said
+    assert naive_left_out(few, judges, (1.0, 5.0)) == ""
+    means = np.where(rng.random(300) < 0.2, rng.integers(3, 16, 300) / 3, np.nan)
+    assert "--scale" not in naive_left_out(means, judges.assign(b=judges["a"] * 25))
