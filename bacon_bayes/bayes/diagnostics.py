@@ -154,6 +154,8 @@ def convergence_note(
     which = (
         ""
         if len(diagnostics) == 1
+        else f" in all {len(diagnostics)} folds"
+        if len(bad) == len(diagnostics)  # "in fold 1, 2, 3, 4, 5 of 5" said it the long way
         else f" in fold {', '.join(str(k + 1) for k, _ in bad)} of {len(diagnostics)}"
     )
     if all(d.stage == SHARED_STAGE for _, d in bad):  # one run, the same in every fold

@@ -104,6 +104,10 @@ def test_estimate_notes_say_the_bayesian_fit_did_not_converge():
     note = convergence(cal)
     assert note.startswith("the Bayesian fit did not converge in fold 2 of 3")
     assert "e.g. to 0.99 ([sampler] target_accept in a --preset FILE.toml)" in note
+    # helper W14: every fold (15 labels, SummEval) read "in fold 1, 2, 3, 4, 5 of 5"
+    folds = [SimpleNamespace(diagnostics_=_diag(n_divergent=2)) for _ in range(5)]
+    every = SimpleNamespace(crossfit_=SimpleNamespace(models=folds), model_name_="gaussian")
+    assert convergence(every).startswith("the Bayesian fit did not converge in all 5 folds (")
     assert convergence(SimpleNamespace(crossfit_=SimpleNamespace(models=[object()]))) == ""
 
 
