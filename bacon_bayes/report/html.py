@@ -36,6 +36,7 @@ from bacon_bayes.report.text import (
     naive_note,
     pool_notes,
     range_text,
+    rates_note,
     withheld_lines,
 )
 from bacon_bayes.results import RANGE_END
@@ -384,10 +385,10 @@ def _bias(cal: Calibrator, level: float) -> str:
         "judge whose scores fall as the label rises is marked <b>reversed</b> (score it as "
         "high - score to read its line), and <b>reversed, uninformative</b> when its line "
         "is that weak too. "
-        f"{_engine_note(cal)} "
-        "Categorical labels: <b>fpr_human</b>/<b>fnr_human</b> (or <b>acc_human_</b>level) "
-        "are each categorical judge's rates against the human label over the pool.</p>"
+        f"{_engine_note(cal)}</p>"
     )
+    if r := _esc(rates_note(table, level)):  # a categorical label (its Bayesian table: no lines)
+        note = f"{note[:-4]} {r}</p>" if "noise_human" in table else f"<p class='note'>{r}</p>"
     alt = f"judge bias forest plot of {len(table)} judges ({drawn}): the table below"
     return _img(uri, alt) + _lines_left_out(table) + note + _table(_bias_columns(table), 3)
 
