@@ -141,6 +141,7 @@ def _fit(args: argparse.Namespace, pool: Any, out: Output, bounds: tuple[float, 
         on_label_scale,
         reversed_judges,
     )
+    from bacon_bayes.report.text import rates_note
 
     with warnings.catch_warnings():  # printed below the table, in the command's words
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -162,6 +163,8 @@ def _fit(args: argparse.Namespace, pool: Any, out: Output, bounds: tuple[float, 
             "estimate (with group effects under --group), so its figures differ from these "
             "and its intervals are wider"
         )
+    if rates := rates_note(table, args.level):  # fpr beside fpr_human: which to read
+        print(f"note: {rates}")
     for judge, why in zip(table["judge"], notes, strict=True):
         if isinstance(why, str) and why:  # why a judge has no bias: below, not a wide column
             print(f"note: {judge}: {why}")

@@ -248,3 +248,30 @@ def test_the_report_s_bayesian_bias_note_says_bacon_judges_differs():
     model = SimpleNamespace(posterior_=object(), family="gaussian")
     cal = SimpleNamespace(crossfit_=SimpleNamespace(models=[model, model]))
     assert "bacon judges fits one on all labels: its figures differ" in _engine_note(cal)
+
+
+def test_judges_says_which_rate_to_read_for_a_categorical_label(tmp_path, capsys, monkeypatch):
+    """Helper W14: on TriviaQA `bacon judges` printed Llama3-70B's fpr 0.006 beside its
+    fpr_human 0.156 and said nothing of the difference; a note now says what each is and
+    that fpr_human is the figure to read. (The Bayesian fit is stubbed.)"""
+    from bacon_bayes.bayes import bias, workflow
+
+    rng = np.random.default_rng(0)
+    truth = (rng.random(200) < 0.6).astype(float)
+    pd.DataFrame(
+        {"y": np.where(np.arange(200) % 3 == 0, truth, np.nan),
+         "a": np.where(rng.random(200) < 0.9, truth, 1 - truth)}
+    ).to_csv(tmp_path / "t.csv", index=False)  # fmt: skip
+    stub = pd.DataFrame(
+        {"judge": ["a"], "type": ["categorical"], "fpr": [0.006], "fpr_low": [0.001],
+         "fpr_high": [0.013], "fnr": [0.004], "fnr_low": [0.001], "fnr_high": [0.009]}
+    )  # fmt: skip
+    monkeypatch.setattr(workflow, "fit_pool", lambda pool, **kw: SimpleNamespace(diagnostics_=None))
+    monkeypatch.setattr(bias, "judge_bias", lambda model, level: stub)
+    monkeypatch.setattr(bias, "forest_plot", lambda table, path: None)
+    args = ["judges", str(tmp_path / "t.csv"), "--label", "y", "--judge", "a",
+            "--plot", str(tmp_path / "b.png")]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "fpr_human" in out and "note: Categorical label: each categorical judge's rates" in out
+    assert "the figures to read" in out and "against the Bayesian judge model's latent class" in out
