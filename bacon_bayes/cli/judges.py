@@ -168,6 +168,11 @@ def _fit(args: argparse.Namespace, pool: Any, out: Output, bounds: tuple[float, 
     for judge, why in zip(table["judge"], notes, strict=True):
         if isinstance(why, str) and why:  # why a judge has no bias: below, not a wide column
             print(f"note: {judge}: {why}")
+    scores = pool.judge_matrix()  # missing scores: unobserved in the model, as estimate says
+    missing = {str(j): int(n) for j, n in scores.isna().sum().items() if n}
+    if missing:
+        listed = ", ".join(f"{j}: {n} of {len(scores)}" for j, n in missing.items())
+        print(f"note: missing judge scores left out of the judge model (nothing imputed): {listed}")
     labels_all = np.where(pool.labeled, pool.y, np.nan)
     for note in near_duplicates(pool.judge_matrix().reset_index(drop=True), labels_all):
         print(f"note: {note}")
