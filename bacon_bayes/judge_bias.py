@@ -98,7 +98,7 @@ def off_scale_note(scores: np.ndarray, low: float, high: float, bounds: tuple[fl
     q1, q99 = np.quantile(s, [0.01, 0.99])
     given = int(np.isfinite(bounds).sum())
     where = (
-        "its scale"
+        "its levels or --scale (scale= in Python)"  # "its scale" named neither (helper W14)
         if given == 2
         else (
             "the labels seen, no scale given"

@@ -226,6 +226,10 @@ def test_labels_on_two_of_the_judges_five_levels_name_the_levels_to_declare(
     notes = [n for n in capsys.readouterr().out.splitlines() if n.startswith("note: levels")]
     assert len(notes) == 1 and "only 2 of the 5 levels of the judges' 1-5 scale" in notes[0]
     assert "held within 4 to 5" in notes[0] and "--levels 1,2,3,4,5 (levels=[1, 2, 3" in notes[0]
+    from bacon_bayes.judge_bias import off_scale_note
+
+    said = off_scale_note(frame["a"].to_numpy(), 4.0, 5.0, (4.0, 5.0))
+    assert "label's range 4:5 (its levels or --scale (scale= in Python))" in said
     pool = EvalPool.from_frame(frame, label="y", judges=["a", "b"], outcome="ordinal")
     assert pool.notes[0] == notes[0].removeprefix("note: ")
     declared = EvalPool.from_frame(
