@@ -98,7 +98,7 @@ def off_scale_note(scores: np.ndarray, low: float, high: float, bounds: tuple[fl
     q1, q99 = np.quantile(s, [0.01, 0.99])
     given = int(np.isfinite(bounds).sum())
     where = (
-        "its scale"
+        "its levels or --scale (scale= in Python)"  # "its scale" named neither (helper W14)
         if given == 2
         else (
             "the labels seen, no scale given"
@@ -292,11 +292,14 @@ def informativeness(
         Threshold of the ``signal`` share (0.05).
     falls : ndarray of bool, optional
         Per judge: it falls as the label rises (:func:`reversed_judges`). Its verdict is
-        ``"reversed"``, and ``"reversed, uninformative"`` where its (frequentist) line
-        is as weak as an uninformative judge's; in the Bayesian table, whose judge
-        scales are positive by the model, its line does not describe it, so its
-        ``signal`` is NaN rather than the 0 of a judge fitted as noise (tester G
-        finding 7), and its verdict ``"reversed"``.
+        ``"reversed"``, and ``"reversed, uninformative"`` where its line is as weak as
+        an uninformative judge's. In the Bayesian table the judges' scales on the latent
+        are positive by the model: where a reversed judge's ``scale`` on the label's
+        scale is not wholly below 0, the model fitted it as noise, its line does not
+        describe it, and its ``signal`` is NaN rather than the 0 of a judge fitted as
+        noise (tester G finding 7), its verdict ``"reversed"``; where the whole ``scale``
+        interval is below 0 (the label runs against the latent the judges share, e.g.
+        every metric against MQM errors) the line is the judge's, read as any other.
 
     Returns
     -------
@@ -322,11 +325,19 @@ def informativeness(
     verdict = np.where((signal < min_signal) | flat, "uninformative", "")
     if falls is not None:
         falls = np.asarray(falls, dtype=bool)
+        said = np.where(verdict == "uninformative", "reversed, uninformative", "reversed")
         if "quality_sd" in table:  # the judge model's scale is positive: fitted as noise
-            verdict = np.where(falls, "reversed", verdict)
-            signal = np.where(falls, np.nan, signal)
+            # ... unless the label link runs against the latent (every judge reversed, as
+            # metrics against MQM errors): then a scale wholly below 0 is the judge's line
+            # and its signal reads as any judge's (helper W14: COMET-22 on WMT22 had NaN)
+            fitted = (
+                table["scale_high"].to_numpy(float) < 0
+                if "scale_high" in table
+                else np.zeros(len(table), dtype=bool)
+            )
+            verdict = np.where(falls, np.where(fitted, said, "reversed"), verdict)
+            signal = np.where(falls & ~fitted, np.nan, signal)
         else:  # its own line, read as any judge's (BLEU on MQM errors: signal 0.045)
-            said = np.where(verdict == "uninformative", "reversed, uninformative", "reversed")
             verdict = np.where(falls, said, verdict)
     out["signal"] = signal
     out["verdict"] = verdict

@@ -53,3 +53,29 @@ def _preset_model(cal: Calibrator, pool: EvalPool, features: FeatureSet) -> tupl
 
     model = calibrator_model(str(cal.preset), cal.model, cal.engine, pool, features)
     return model, model.family, "bayes"
+
+
+def auto_reason(cal: Calibrator) -> str:
+    """Why ``engine="auto"`` (the default) fitted the engine it did, with the option that
+    takes the other one; "" where the engine, a preset or a model object was given."""
+    if cal.engine != "auto" or cal.preset is not None:
+        return ""
+    if cal.model is not None and not isinstance(cal.model, str):
+        return ""
+    name, engine = cal.model_name_, cal.engine_
+    if engine == "bayes":
+        return (
+            "--engine auto, the default: the Bayesian judge model where the family has one; "
+            "--engine freq fits the frequentist model in seconds"
+        )
+    if name in AUTO_FREQUENTIST:
+        return (
+            f"--engine auto, the default: the Bayesian {name} model predicts no better, at "
+            "~280x the time (README); --engine bayes fits it"
+        )
+    if name == "ridge" and cal.model is None:
+        return (
+            "--engine auto, the default: ridge, a continuous label's default model, has no "
+            "Bayesian form; --engine bayes fits the gaussian judge model"
+        )
+    return f"--engine auto, the default: the {name} model has no Bayesian form"

@@ -439,6 +439,8 @@ class EvalPool:
                 )
             long = pd.concat(frames, ignore_index=True)
         check_infinite(long, rows)
+        if levels is None and spec.kind == "ordinal":  # some level with no label yet?
+            notes[:] = [_levels_note(n, spec, long) for n in notes]
         roles = {"item": item, "group": group, "prompt": prompt, "text": text, "wave": wave}
         roles |= {"propensity": propensity, "prompt_propensity": prompt_propensity}
         check_roles(label, judge_names, roles)
@@ -537,6 +539,38 @@ class EvalPool:
 # ---------------------------------------------------------------------------
 
 
+def _levels_note(note: str, spec: OutcomeSpec, scores: pd.DataFrame) -> str:
+    """``note``, or where it is the note of levels inferred from the labels and the judges
+    (``scores``: the long table of their scores) score on a wider whole-number scale, one
+    naming that scale's ``--levels`` (it offered the levels seen, which declare nothing
+    more)."""
+    from bacon_bayes.scale import wider_levels
+
+    if spec.levels is None or not note.startswith(_INFERRED.format(_listed(spec.levels))):
+        return note
+    by_judge = [g.to_numpy(dtype=float) for _, g in scores.groupby("judge")["score"]]
+    wider = wider_levels(spec.levels, by_judge)
+    if wider is None:
+        return note
+    seen, listed = _listed(spec.levels), _listed(wider)
+    python = ", ".join(listed.split(","))
+    return (
+        f"{_INFERRED.format(seen)} (only {len(spec.levels)} of the {len(wider)} levels of the "
+        f"judges' {wider[0]:g}-{wider[-1]:g} scale have a label): estimates, intervals and "
+        f"item scores are held within {min(spec.levels):g} to {max(spec.levels):g}; if the "
+        f"label is on the judges' scale, --levels {listed} (levels=[{python}] in Python) "
+        "declares it."
+    )
+
+
+#: the start of the note of levels inferred from the labels (their list formatted in)
+_INFERRED = "levels {} inferred from the labels"
+
+
+def _listed(levels: Sequence[float] | np.ndarray) -> str:
+    return ",".join(f"{v:g}" for v in levels)
+
+
 def _outcome_spec(
     kind: str, levels: Sequence[float] | None, y: np.ndarray, notes: list[str]
 ) -> OutcomeSpec:
@@ -549,10 +583,10 @@ def _outcome_spec(
                     "labeled value(s); declare them: --levels 1,2,3,4,5 (levels=[1, 2, 3, "
                     "4, 5] in Python), for example."
                 )
-            listed = ",".join(f"{v:g}" for v in seen)
+            listed = _listed(seen)
             notes.append(
-                f"levels {listed} inferred from the labels; --levels {listed} (levels=[...] "
-                "in Python) declares them, e.g. when some level has no label yet."
+                f"{_INFERRED.format(listed)}; --levels {listed} (levels=[...] in Python) "
+                "declares them, e.g. when some level has no label yet."
             )
             return OutcomeSpec(kind, tuple(float(v) for v in seen))  # type: ignore[arg-type]
         lv = number_list(levels, "levels", "[1, 2, 3, 4, 5]")

@@ -12,7 +12,7 @@ of; it says how (:attr:`Scale.how`). :func:`sentinel_codes` finds failure codes 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -36,6 +36,7 @@ __all__ = [
     "naive_left_out",
     "scale_args",
     "sentinel_codes",
+    "wider_levels",
 ]
 
 #: rating scales a range is snapped to (the narrowest holding the values, when they
@@ -501,7 +502,13 @@ def naive_left_out(
     said = []
     if off:
         shown = ", ".join(off[:4]) + (f" and {len(off) - 4} more" if len(off) > 4 else "")
-        said.append(f"not every judge is on the label's scale {label.text}: {shown}")
+        read = (  # the labels' own range, on no common scale: some level has no label?
+            ""
+            if label.evident
+            else f" (the labels seen: {label.how}; if the label's scale is wider, "
+            "--scale LOW:HIGH gives it)"
+        )
+        said.append(f"not every judge is on the label's scale {label.text}{read}: {shown}")
     if falls:
         said.append(
             f"{', '.join(falls)} {'falls' if len(falls) == 1 else 'fall'} as the label rises, "
@@ -578,3 +585,27 @@ def labels_outside(pool: EvalPool, low: float, high: float) -> str | None:
         f"label {pool.label_name!r} is {y[out[0]]:g} for item {item!r}, outside the scale "
         f"{low:g}:{high:g} ({out.size} labels outside)"
     )
+
+
+def wider_levels(levels: Sequence[float], judges: Sequence[np.ndarray]) -> tuple[float, ...] | None:
+    """The whole-number levels of the judges' scale where it holds the labels' ``levels``
+    (inferred from the labels seen) and more: some level has no label yet (helper W14:
+    SummEval coherence labels of 4 and 5 only, judges on 1-5). ``judges``: each judge's
+    scores. The scale is the one every judge on an evident scale of whole numbers (or
+    means of them) of at most 11 levels shares (the others, e.g. a 0-1 metric, are not
+    read); None where the levels are not whole numbers, no judge is on such a scale, the
+    judges are on several, or on none wider than the levels."""
+    lv = np.asarray(levels, dtype=float)
+    if lv.size == 0 or not np.all(lv == np.round(lv)):
+        return None
+    ends = set()
+    for scores in judges:
+        own = infer_scale(scores)
+        if own is not None and own.ratings >= 1 and own.evident and own.high - own.low <= 10:
+            ends.add((own.low, own.high))
+    if len(ends) != 1:
+        return None
+    low, high = ends.pop()
+    if low > lv.min() or high < lv.max() or high - low + 1 <= lv.size:
+        return None
+    return tuple(float(v) for v in np.arange(low, high + 1))

@@ -115,6 +115,34 @@ def test_reversed_judge_is_not_called_uninformative() -> None:
     assert np.isnan(out["signal"][1]) and out["signal"][0] > 0.5
 
 
+def test_reversed_judges_fitted_by_a_reversed_label_link_keep_their_signal() -> None:
+    """Helper W14: on WMT22's MQM errors (hurdle, 244 labels) every metric falls as the
+    label rises, so the Bayesian label link runs against the latent and each metric's
+    scale on the label's scale is wholly negative: the model fitted their lines (COMET-22:
+    noise 0.18 in human units against a quality sd of 3.0), yet their signal was NaN
+    while chrF's, the one metric not flagged, read 0.113: the strongest judges looked
+    like the ones without a figure. A negative scale is the judge's line: its signal and
+    verdict read as any judge's; a reversed judge with a positive scale (fitted as noise)
+    keeps no signal."""
+    table = pd.DataFrame(
+        {
+            "judge": ["comet", "kiwi", "chrf", "bleu"],
+            "scale": [-0.163, -0.143, -1.996, 0.02],
+            "scale_low": [-0.191, -0.169, -2.423, 0.001],
+            "scale_high": [-0.138, -0.121, -1.626, 0.05],
+            "noise_human": [0.179, 1.457, 8.401, 150.0],
+            "quality_sd": [2.994] * 4,
+        }
+    )
+    out = informativeness(table, 5.4, falls=np.array([True, True, False, True]))
+    assert out["verdict"].tolist() == ["reversed", "reversed", "", "reversed"]
+    np.testing.assert_allclose(out["signal"][:2], [0.9964, 0.8086], atol=1e-4)
+    assert np.isnan(out["signal"][3])  # fitted as noise: no line of its own
+    weak = table.assign(noise_human=[20.0, 1.457, 8.401, 150.0])
+    out = informativeness(weak, 5.4, falls=np.array([True, True, False, True]))
+    assert out["verdict"][0] == "reversed, uninformative"
+
+
 def test_near_duplicate_judges_are_flagged() -> None:
     """Finding 8: copies of one judge (another temperature) named with the harm to the
     Bayesian per-judge figures and the fix; independent judges are not."""
@@ -199,3 +227,21 @@ def test_plan_says_the_pilot_fits_notes_and_no_empty_note_is_printed(tmp_path, c
     assert main(["estimate", str(path), *args, "--outcome", "categorical"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert not [line for line in lines if line.strip() in ("note:", "note: ")]
+
+
+def test_naive_left_out_on_a_scale_read_from_few_levels_names_scale() -> None:
+    """Helper W14: SummEval coherence labels of 4 and 5 only: the naive baseline was left
+    out as "not every judge is on the label's scale 4:5", a scale read from the labels
+    seen, with no word of it nor of --scale. It now says so and names --scale; a scale
+    the labels show (means of ratings on 1-5) or one given says nothing more."""
+    from bacon_bayes.scale import naive_left_out
+
+    rng = np.random.default_rng(0)
+    judges = pd.DataFrame({"a": rng.integers(1, 6, 300).astype(float)})
+    few = np.where(rng.random(300) < 0.2, rng.integers(4, 6, 300), np.nan).astype(float)
+    said = naive_left_out(few, judges)
+    assert said.startswith("not every judge is on the label's scale 4:5 (the labels seen: ")
+    assert "if the label's scale is wider, --scale LOW:HIGH gives it): a (1:5" in said
+    assert naive_left_out(few, judges, (1.0, 5.0)) == ""
+    means = np.where(rng.random(300) < 0.2, rng.integers(3, 16, 300) / 3, np.nan)
+    assert "--scale" not in naive_left_out(means, judges.assign(b=judges["a"] * 25))

@@ -61,3 +61,26 @@ def test_a_frequentist_plan_command_names_no_engine():
 
     assert "--engine" not in plan_command(args, Pool(), "freq")  # type: ignore[arg-type]
     assert "--engine bayes" in plan_command(args, Pool(), "bayes")  # type: ignore[arg-type]
+
+
+def test_a_preset_run_s_plan_command_carries_the_preset(tmp_path, capsys):
+    """Helper W14: WMT22 with `bacon estimate ... --preset hurdle_mqm` quoted the preset
+    fit's lead and printed `run: bacon plan ... --outcome nonnegative --engine bayes
+    --top`, with no preset (bacon plan had no --preset): the command planned on the
+    hurdle model's default options, not the square root and judge weights just fitted.
+    The command carries --preset, which bacon plan now takes (engine auto: bayes)."""
+    import shlex
+
+    from bacon_bayes.cli import build_parser
+    from bacon_bayes.cli.plan import _engine
+    from bacon_bayes.cli.pool_args import calibrator_from_args, pool_from_args
+
+    path = table(tmp_path)
+    argv = ["estimate", str(path), *READ, "--preset", "hurdle_mqm"]
+    args = build_parser().parse_args(argv)
+    words = shlex.split(plan_command(args, pool_from_args(args), "bayes"))
+    assert words[words.index("--preset") + 1] == "hurdle_mqm" and "--engine" in words
+    plan = build_parser().parse_args(words[1:])  # runs as printed: plan takes --preset
+    assert plan.preset == "hurdle_mqm" and calibrator_from_args(plan).preset == "hurdle_mqm"
+    auto = build_parser().parse_args([w for w in words[1:] if w not in ("--engine", "bayes")])
+    assert _engine(auto) == "engine: bayes (--preset hurdle_mqm)" and auto.engine == "bayes"

@@ -364,3 +364,21 @@ def test_a_judge_named_in_another_case_is_an_error_not_a_traceback(rounds, tmp_p
     assert (
         f"judge column {JUDGES[0]!r} is not in the table. Did you mean {JUDGES[0].upper()!r}" in err
     )
+
+
+def test_the_saved_calibrator_s_label_is_taken_when_label_is_not_given(rounds, capsys):
+    """Helper W14: `bacon report se.csv --calibrator cal.nc --out r.html` was refused,
+    "--label is required for a table", after the calibrator was loaded (28 s), though the
+    calibrator names its label as it names its judges, which were taken. The label is
+    now the saved one's too; a table without that column is refused naming it."""
+    args = ["estimate", str(rounds["new"]), "--group", "system", "--calibrator", str(rounds["nc"])]
+    assert main(args) == 0
+    assert "mean of 'y' over the pool" in capsys.readouterr().out
+    assert _new_round(rounds) == 0
+    with_label = capsys.readouterr().out
+    assert main(args) == 0 and capsys.readouterr().out == with_label
+    other = pd.read_csv(rounds["new"]).rename(columns={"y": "human"})
+    path = rounds["new"].with_name("renamed.csv")
+    other.to_csv(path, index=False)
+    assert main([*args[:1], str(path), *args[2:]]) == 2
+    assert "'y'" in capsys.readouterr().err

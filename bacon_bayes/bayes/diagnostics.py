@@ -17,6 +17,7 @@ __all__ = [
     "check_convergence",
     "convergence_note",
     "merge_diagnostics",
+    "preset_file",
     "warn_if_poor",
 ]
 
@@ -117,6 +118,30 @@ class Diagnostics:
         return "; ".join(tips)
 
 
+def preset_file(family: str, advice: str = "", preset: str | None = None) -> str:
+    """What a ``--preset FILE.toml`` holds beside the setting ``advice`` (a convergence
+    note) names: a preset without ``family`` is refused (helper W14: the advice
+    "[sampler] target_accept in a --preset FILE.toml", followed, gave "preset has no
+    'family'"). ``preset``: the one the fit used (a file, or a shipped name and its
+    file's path), which the file starts from: a file of the family alone would drop its
+    other settings (``hurdle_mqm``'s square root and judge weights)."""
+    import re
+
+    to = re.search(r"target_accept above its [0-9.]+, e\.g\. to ([0-9.]+)", advice)
+    example = f"target_accept = {to[1]}" if to else "draws = 3000"
+    if preset is None:
+        return (
+            f'FILE.toml names the family first, family = "{family}", then the table named '
+            f"above and the setting under it as key = value (e.g. [sampler], then {example} "
+            "on the next line); the settings it does not give keep their defaults"
+        )
+    shipped = "" if str(preset).endswith(".toml") else "the shipped preset "
+    return (
+        f"FILE.toml: a copy of {shipped}{preset}, the preset used here, with the setting set "
+        f"under the table named above (e.g. {example} under [sampler])"
+    )
+
+
 def convergence_note(
     diagnostics: Sequence[Diagnostics | None], settings: Mapping[str, str] = PYTHON_SETTINGS
 ) -> str:
@@ -129,6 +154,8 @@ def convergence_note(
     which = (
         ""
         if len(diagnostics) == 1
+        else f" in all {len(diagnostics)} folds"
+        if len(bad) == len(diagnostics)  # "in fold 1, 2, 3, 4, 5 of 5" said it the long way
         else f" in fold {', '.join(str(k + 1) for k, _ in bad)} of {len(diagnostics)}"
     )
     if all(d.stage == SHARED_STAGE for _, d in bad):  # one run, the same in every fold

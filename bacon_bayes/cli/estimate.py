@@ -175,6 +175,7 @@ def _estimate(
 ) -> int:
     from bacon_bayes.frozen import unvalidated
     from bacon_bayes.io import write_by_suffix
+    from bacon_bayes.model_choice import auto_reason
     from bacon_bayes.order import unique_codes
     from bacon_bayes.planning import resolution_note
     from bacon_bayes.planning.note import round_plan_note
@@ -309,9 +310,11 @@ def _estimate(
             )
     if saved is not None:
         fitted += new_groups_text(cal, args.group or "group")
+    why = auto_reason(cal) if saved is None else ""  # which engine auto took, and why
+    engine = f"engine: {cal.engine_} ({why})\n" if why else ""
     header = (
         f"{pool.n_items} items{prompts}, {pool.n_labeled} labeled, {len(pool.judges)} judges; "
-        f"{fitted}\n{target_line(cal)}"
+        f"{fitted}\n{engine}{target_line(cal)}"
     )
     text = (
         estimate_output(  # the missing scores said in pool_notes, as each engine treats them

@@ -76,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
         levels=parse_levels(args.levels),
     )
     print(model_line(pool, why))
+    for note in pool.notes:  # as bacon estimate says them (levels with no label yet...)
+        print(f"note: {note}")
     bounds = label_scale(pool, scale)
     with claim(args.plot, option="--plot", inputs=[args.file], force=args.force) as out:
         return _fit(args, pool, out, bounds)
@@ -139,6 +141,7 @@ def _fit(args: argparse.Namespace, pool: Any, out: Output, bounds: tuple[float, 
         on_label_scale,
         reversed_judges,
     )
+    from bacon_bayes.report.text import rates_note
 
     with warnings.catch_warnings():  # printed below the table, in the command's words
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -152,9 +155,24 @@ def _fit(args: argparse.Namespace, pool: Any, out: Output, bounds: tuple[float, 
         table = informativeness(table, float(np.std(labels, ddof=1)), falls=reversed_judges(pool))
     notes = table.pop("note") if "note" in table else pd.Series("", index=table.index)
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    if any(str(c).endswith("_low") for c in table.columns):  # which level, unlike estimate's
+        print(
+            f"_low - _high: {args.level:.0%} intervals (--level), each judge's on its own "
+            "(not adjusted for the number of judges); one model fitted on every label: "
+            "the report's judge-bias table pools the cross-fitting folds' models of bacon "
+            "estimate (with group effects under --group), so its figures differ from these "
+            "and its intervals are wider"
+        )
+    if rates := rates_note(table, args.level):  # fpr beside fpr_human: which to read
+        print(f"note: {rates}")
     for judge, why in zip(table["judge"], notes, strict=True):
         if isinstance(why, str) and why:  # why a judge has no bias: below, not a wide column
             print(f"note: {judge}: {why}")
+    scores = pool.judge_matrix()  # missing scores: unobserved in the model, as estimate says
+    missing = {str(j): int(n) for j, n in scores.isna().sum().items() if n}
+    if missing:
+        listed = ", ".join(f"{j}: {n} of {len(scores)}" for j, n in missing.items())
+        print(f"note: missing judge scores left out of the judge model (nothing imputed): {listed}")
     labels_all = np.where(pool.labeled, pool.y, np.nan)
     for note in near_duplicates(pool.judge_matrix().reset_index(drop=True), labels_all):
         print(f"note: {note}")

@@ -83,6 +83,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         f"freq. For a plan auto means freq: {AUTO_REASON}; the plan's assumptions say which "
         "engine was used",
     )
+    p.add_argument(
+        "--preset",
+        help="Bayesian model preset of the pilot's calibrator, as bacon estimate's: a "
+        "shipped name (e.g. hurdle_mqm) or a .toml path; sets engine bayes",
+    )
     add_fit_arguments(p)
     add_pooling_argument(p)
     add_better_argument(p)
@@ -349,6 +354,9 @@ def _engine(args: argparse.Namespace) -> str:
     line saying so."""
     if args.engine != "auto":
         return f"engine: {args.engine} (as --engine asked)"
+    if getattr(args, "preset", None):  # a preset is of the Bayesian engine (estimate's too)
+        args.engine = "bayes"
+        return f"engine: bayes (--preset {args.preset})"
     args.engine = "freq"
     return f"engine: freq (--engine auto, the default, means freq for a plan: {AUTO_REASON})"
 

@@ -78,6 +78,8 @@ def plan_command(args: argparse.Namespace, pool: EvalPool, engine: str = "freq")
     carried as ``--engine bayes``: plan's ``auto`` means freq, tester A finding 1)."""
     extra = "" if args.alpha == 0.05 else f" --alpha {args.alpha:g}"
     extra += f" --model {shlex.quote(args.model)}" if getattr(args, "model", None) else ""
+    preset = getattr(args, "preset", None)  # the pilot the line quoted: its model options
+    extra += f" --preset {shlex.quote(str(preset))}" if preset else ""
     extra += " --engine bayes" if engine == "bayes" else ""
     pooling = getattr(args, "pooling", "auto")
     extra += f" --pooling {pooling}" if pooling != "auto" else ""

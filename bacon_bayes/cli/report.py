@@ -119,8 +119,11 @@ def run(args: argparse.Namespace) -> int:
         looks = study_looks(args, cal) if saved is None else ""  # a fresh fit's looks
         if looks:
             extra["estimates"] = looks
-        mine = cal if saved is None else None  # the plan's pilot, either engine
-        group = getattr(args, "group", None)
+        # the plan's pilot, either engine: the fit just made, or a saved calibrator's own
+        # pool (`bacon report cal.nc`): a fresh frequentist pilot there quoted another
+        # lead than the page's table (helper W14: "M22 leads M17" under M17 ranked first)
+        mine = cal if saved is None or loaded is not None else None
+        group = getattr(args, "group", None) or (cal.pool_.group_name if loaded else None)
         command = (
             None if str(args.file).endswith(".nc") else plan_command(args, cal.pool_, cal.engine_)
         )
@@ -135,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
                 group_column=group,
                 calibrator=mine,
                 plan_command=command,
-                pooling=args.pooling,
+                pooling=cal.pooling if loaded is not None else args.pooling,  # the page's
                 anytime=plan_note_anytime(args, anytime),
                 better=better or "higher",
                 max_labels=plan_budget(args, anytime),
@@ -167,7 +170,7 @@ def study_looks(args: argparse.Namespace, cal: object) -> str:
 
     if str(args.file).endswith(".nc") or not (Path(args.file) / CONFIG_FILE).is_file():
         return ""
-    from bacon_bayes.report.html import sequence_html
+    from bacon_bayes.report.rounds import sequence_html
     from bacon_bayes.study import StudyConfig
     from bacon_bayes.study.settled import look_estimates
 

@@ -90,11 +90,15 @@ def load_saved(
 def round_defaults(
     args: argparse.Namespace, saved: Calibrator, scale: tuple[float, float] | None = None
 ) -> None:
-    """Judges, outcome and levels the command line leaves out: the saved calibrator's;
-    ``--scale`` (parsed: ``scale``) and ``--group-effects`` other than its own are
-    refused (it fixes them)."""
+    """Label, judges, outcome and levels the command line leaves out: the saved
+    calibrator's (the label: where no ``--labels`` file gives it; without it `bacon
+    report new.csv --calibrator cal.nc` was refused, "--label is required for a table",
+    after loading the calibrator: helper W14); ``--scale`` (parsed: ``scale``) and
+    ``--group-effects`` other than its own are refused (it fixes them)."""
     refuse_other_settings(args, saved, scale)
     pool = saved.pool_
+    if not getattr(args, "label", None) and not getattr(args, "labels", None):
+        args.label = pool.label_name
     if not args.judge and not args.scores:
         args.judge = list(pool.judges)
         args.judges_of = args.calibrator  # said when the table lacks one of them

@@ -29,6 +29,7 @@ __all__ = [
     "calibrator_model",
     "load_preset",
     "model_from_preset",
+    "preset_path",
     "prior_problem",
     "setting_problem",
 ]
@@ -37,6 +38,11 @@ SAMPLER_KEYS = {"sampler", "draws", "tune", "chains", "target_accept", "low_rank
 MODEL_KEYS = {"judge_weights", "inference", "label_draws", "positive_scale", "group_effects"}
 #: The families a preset may name (``pairwise``: for a table of pairwise comparisons).
 PRESET_FAMILIES = ("gaussian", "hurdle", "multinomial", "ordinal", "pairwise")
+
+
+def preset_path(name: str) -> str:
+    """Where the shipped preset ``name`` is, to copy it (a convergence advice's file)."""
+    return str(resources.files(__name__).joinpath(f"{name}.toml"))
 
 
 def available_presets() -> list[str]:

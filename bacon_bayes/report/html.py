@@ -17,6 +17,7 @@ import pandas as pd
 from bacon_bayes import __version__
 from bacon_bayes.atomic import atomic_write_text
 from bacon_bayes.estimate.core import VARIANCE_FLOOR
+from bacon_bayes.model_choice import auto_reason
 from bacon_bayes.order import cell_name, name_text, pair_text
 from bacon_bayes.report import figures
 from bacon_bayes.report.comparisons import comparisons, target_description
@@ -35,6 +36,7 @@ from bacon_bayes.report.text import (
     naive_note,
     pool_notes,
     range_text,
+    rates_note,
     withheld_lines,
 )
 from bacon_bayes.results import RANGE_END
@@ -44,7 +46,7 @@ from bacon_bayes.surrogates import in_means
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
 
-__all__ = ["SECTIONS", "render_report", "sequence_html", "write_report"]
+__all__ = ["SECTIONS", "render_report", "write_report"]
 
 #: Section ids and headings, in page order (the round and simulation sections only with
 #: their data).
@@ -149,6 +151,7 @@ def _settings(cal: Calibrator) -> str:
     pool = cal.pool_
     uniform = pool.propensity is None or np.ptp(pool.propensity[pool.labeled]) == 0
     drawn = " (drawn at fit: seed=None)" if cal.seed is None else ""
+    why = auto_reason(cal)  # which engine --engine auto took, and why
     rows = [
         ("items", f"{pool.n_items:,}"),
         ("labeled items", f"{pool.n_labeled:,}"),
@@ -158,7 +161,7 @@ def _settings(cal: Calibrator) -> str:
         ("prompts", "none" if pool.prompts is None else f"{len(np.unique(pool.prompts)):,}"),
         ("target", "{} ({})".format(*target_description(cal))),
         ("design", _design(pool, uniform)),
-        ("outcome model", f"{cal.model_name_} ({cal.engine_} engine)"),
+        ("outcome model", f"{cal.model_name_} ({cal.engine_} engine{why and '; ' + why})"),
         ("AEE means from", " + ".join(in_means(cal.surrogate_names_, cal.extras_))),
         ("cross-fitting", f"{cal.folds} folds, seed {cal.seed_}{drawn}"),
         ("label range", range_text(cal.bounds_)),
@@ -385,10 +388,10 @@ def _bias(cal: Calibrator, level: float) -> str:
         "judge whose scores fall as the label rises is marked <b>reversed</b> (score it as "
         "high - score to read its line), and <b>reversed, uninformative</b> when its line "
         "is that weak too. "
-        f"{_engine_note(cal)} "
-        "Categorical labels: <b>fpr_human</b>/<b>fnr_human</b> (or <b>acc_human_</b>level) "
-        "are each categorical judge's rates against the human label over the pool.</p>"
+        f"{_engine_note(cal)}</p>"
     )
+    if r := _esc(rates_note(table, level)):  # a categorical label (its Bayesian table: no lines)
+        note = f"{note[:-4]} {r}</p>" if "noise_human" in table else f"<p class='note'>{r}</p>"
     alt = f"judge bias forest plot of {len(table)} judges ({drawn}): the table below"
     return _img(uri, alt) + _lines_left_out(table) + note + _table(_bias_columns(table), 3)
 
@@ -431,7 +434,8 @@ def _engine_note(cal: Calibrator) -> str:
             "the label's scale (E[label | latent], sd <b>quality sd</b>), not on the "
             "label: what the label holds beyond it (the raters' own noise, and what every "
             "judge misses) is not counted against the judge, so its scale is larger and "
-            "its noise smaller than a line on the labels would give."
+            "its noise smaller than a line on the labels would give. The table pools the "
+            "folds' models (bacon judges fits one on all labels: its figures differ)."
         )
     return (
         (
@@ -651,43 +655,6 @@ def render_report(
         + "\n".join(_section(k, v) for k, v in parts.items())
         + f"<script>{_SCRIPT}</script></body></html>\n"
     )
-
-
-def sequence_html(looks: pd.DataFrame, alpha: float = 0.05) -> str:
-    """The study's looks (:func:`bacon_bayes.study.settled.look_estimates`): the figure of
-    the sequence beside the fixed intervals, and its table (for ``extra["estimates"]``)."""
-    if looks.empty:
-        return ""
-    kind = str(looks["interval_kind"].iloc[-1])
-    changed = looks.attrs.get("changed", [])  # labels replaced after a look
-    why = (
-        "alpha-spending up to the budget the study recorded (max_labels)"
-        if kind == "alpha-spending"
-        else "a confidence sequence (no maximum budget recorded)"
-    )
-    return (
-        "<h3>Across the study's waves</h3>"
-        + _img(figures.sequence_figure(looks, alpha), figures.sequence_alt(looks))
-        + f"<p>Blue circles: the anytime interval, {_esc(why)}: the intervals of all waves "
-        "hold together, whenever you stop. Grey squares: the fixed interval of each wave alone "
-        "(valid at one planned look only).</p>"
-        f"<p class='note'>{_esc(RECOMPUTED_LOOKS)}</p>"
-        + "".join(f"<p class='note'>{_esc(_sentence(c))}.</p>" for c in changed)
-        + _table(looks, 4)
-    )
-
-
-#: What the table of past looks is (tester C s36 finding 6): each wave's look refitted now,
-#: not the numbers printed then.
-RECOMPUTED_LOOKS = (
-    "Each wave's row is recomputed now, with this report's settings (engine, model, judges) "
-    "and the study's as they are today (its prompt column, which splits the cross-fitting "
-    "folds by prompt, included), on the labels of the waves up to it: where a setting "
-    "changed since, its estimate and intervals differ from what bacon estimate or bacon "
-    "status printed at that wave, and so do the rows of waves whose labels were replaced "
-    "since (bacon label import --replace; named below when so): the sequence you read then "
-    "is the one the guarantee speaks of, and the study does not record its numbers."
-)
 
 
 def write_report(cal: Calibrator, path: str | Path, **kwargs: Any) -> Path:

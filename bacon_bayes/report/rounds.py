@@ -1,5 +1,5 @@
-"""The report's round section (``bacon report NEW --calibrator OLD.nc [--history FILE]``)
-and its judge-drift table (``--anchor``).
+"""The report's round section (``bacon report NEW --calibrator OLD.nc [--history FILE]``),
+its judge-drift table (``--anchor``) and a study's waves.
 
 :func:`round_section` says which calibration scored the pool (the saved calibrator's id
 and sizes, frozen or refit), shows the transport check with its verdicts
@@ -7,7 +7,8 @@ and sizes, frozen or refit), shows the transport check with its verdicts
 (:mod:`bacon_bayes.history`), the trend of the pool mean (and of the groups seen in
 several rounds, when few) over the ledger's rounds with their intervals, this round last.
 :func:`drift_html` is the judge-drift table (:func:`bacon_bayes.drift.judge_drift`), shown
-below the judge-bias table. Both return HTML bodies that
+below the judge-bias table. :func:`sequence_html` is a study's anytime intervals over its
+waves beside the fixed ones (``bacon report STUDY``). All return HTML bodies that
 :func:`bacon_bayes.report.html.render_report` places (its ``extra`` argument).
 """
 
@@ -24,9 +25,10 @@ from bacon_bayes.frozen import MIN_FRESH_LABELS
 from bacon_bayes.history import latest_rounds, round_record
 from bacon_bayes.order import cell_name
 from bacon_bayes.report import figures
+from bacon_bayes.report.tables import scroll_table
 from bacon_bayes.transport import NEW, NEW_NOTE, pointwise_note, settle_text, transport_check
 
-__all__ = ["drift_html", "round_section"]
+__all__ = ["drift_html", "round_section", "sequence_html"]
 
 _VERDICT_CLASS = {"holds": "ok", "drifted": "bad", NEW: "new"}
 
@@ -228,3 +230,41 @@ def settle_cells(table: pd.DataFrame) -> list[str]:
             table["labels_to_settle"], table["n_items"], table["estimate"], strict=True
         )
     ]
+
+
+def sequence_html(looks: pd.DataFrame, alpha: float = 0.05) -> str:
+    """The study's looks (:func:`bacon_bayes.study.settled.look_estimates`): the figure of
+    the sequence beside the fixed intervals, and its table (for ``extra["estimates"]``)."""
+    if looks.empty:
+        return ""
+    kind = str(looks["interval_kind"].iloc[-1])
+    changed = looks.attrs.get("changed", [])  # labels replaced after a look
+    why = (
+        "alpha-spending up to the budget the study recorded (max_labels)"
+        if kind == "alpha-spending"
+        else "a confidence sequence (no maximum budget recorded)"
+    )
+    return (
+        "<h3>Across the study's waves</h3>"
+        + f'<img src="{figures.sequence_figure(looks, alpha)}" '
+        + f'alt="{_esc(figures.sequence_alt(looks))}">'
+        + f"<p>Blue circles: the anytime interval, {_esc(why)}: the intervals of all waves "
+        "hold together, whenever you stop. Grey squares: the fixed interval of each wave alone "
+        "(valid at one planned look only).</p>"
+        f"<p class='note'>{_esc(RECOMPUTED_LOOKS)}</p>"
+        + "".join(f"<p class='note'>{_esc(c[:1].upper() + c[1:])}.</p>" for c in changed)
+        + scroll_table(looks, 4)
+    )
+
+
+#: What the table of past looks is (tester C s36 finding 6): each wave's look refitted now,
+#: not the numbers printed then.
+RECOMPUTED_LOOKS = (
+    "Each wave's row is recomputed now, with this report's settings (engine, model, judges) "
+    "and the study's as they are today (its prompt column, which splits the cross-fitting "
+    "folds by prompt, included), on the labels of the waves up to it: where a setting "
+    "changed since, its estimate and intervals differ from what bacon estimate or bacon "
+    "status printed at that wave, and so do the rows of waves whose labels were replaced "
+    "since (bacon label import --replace; named below when so): the sequence you read then "
+    "is the one the guarantee speaks of, and the study does not record its numbers."
+)

@@ -320,9 +320,17 @@ def convergence(cal: Calibrator) -> str:
     diags = [getattr(m, "diagnostics_", None) for m in models]
     if all(d is None for d in diags):
         return ""
-    from bacon_bayes.bayes.diagnostics import PRESET_SETTINGS, convergence_note
+    from bacon_bayes.bayes.diagnostics import PRESET_SETTINGS, convergence_note, preset_file
 
-    return convergence_note(diags, PRESET_SETTINGS)
+    note = convergence_note(diags, PRESET_SETTINGS)
+    if "--preset FILE" not in note:
+        return note
+    preset = getattr(cal, "preset", None)
+    if preset is not None and not str(preset).endswith(".toml"):
+        from bacon_bayes.presets import preset_path
+
+        preset = f"{preset} ({preset_path(preset)})"
+    return f"{note}; {preset_file(cal.model_name_, note, preset)}"
 
 
 def naive_noted(e: _Result, pool: EvalPool, bounds: tuple[float, float], rows: str = "") -> _Result:
@@ -465,3 +473,33 @@ def range_text(bounds: tuple[float, float]) -> str:
     if np.isfinite(low) or np.isfinite(high):
         return f"at least {low:g}" if np.isfinite(low) else f"at most {high:g}"
     return "unbounded"
+
+
+def rates_note(table: pd.DataFrame, level: float) -> str:
+    """The report's note under a categorical label's judge-bias table: rates, not lines
+    (the note of bias, noise and signal said nothing of ``fpr`` beside ``fpr_human``, which
+    differ: Llama3-70B on TriviaQA 0.006 against 0.156, helper W14); "" for a table of
+    no such rates."""
+    if not any(str(c).startswith(("fpr_human", "acc_human")) for c in table):
+        return ""
+    said = [
+        "Categorical label: each categorical judge's rates. fpr_human and fnr_human "
+        "(acc_human_<level> for more than two levels): against the human label over the "
+        "pool (how often the judge says the second level where people give the first, the "
+        "first where they give the second; how often it says a level where people do), "
+        "each a ratio of pool counts estimated as the mean is, so its interval holds "
+        "whatever the model: the figures to read"
+    ]
+    model = [c for c in table if c in ("fpr", "fnr") or str(c).startswith("acc_")]
+    if any(not str(c).startswith("acc_human") for c in model):
+        said.append(
+            "fpr and fnr (acc_<level>): against the Bayesian judge model's latent class, "
+            "which follows the judges' consensus, so where the judges err together "
+            "(questions that fool most of them) they understate what people would count"
+        )
+    if any(str(c).startswith("mean_") for c in table):
+        said.append(
+            "a judge whose scores are not all levels has its class means (mean_<level>) "
+            "and noise on its own scale instead"
+        )
+    return f"{'. '.join(said)}. low - high: {level:.0%} intervals, each judge's on its own."

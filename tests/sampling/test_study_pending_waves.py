@@ -122,7 +122,7 @@ def test_late_labels_and_replaced_ones_say_which_looks_they_rewrite(
     changed = looks.attrs["changed"]
     assert len(changed) == 1 and "2 labels of wave 1 replaced on" in changed[0]
     assert "(corr.csv), after the looks at waves 1, 2, 3" in changed[0]
-    from bacon_bayes.report.html import sequence_html
+    from bacon_bayes.report.rounds import sequence_html
 
     assert "2 labels of wave 1 replaced on" in sequence_html(looks)
 
