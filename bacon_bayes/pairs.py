@@ -78,18 +78,22 @@ class Pairs:
         return len(self.names)
 
     def notes(self) -> tuple[str, ...]:
-        """A note when model names differ only in case or spaces around them
-        (:func:`spellings_note`)."""
+        """A note when model names differ only in case, spaces around them or the
+        separators between words (:func:`spellings_note`)."""
         note = spellings_note(self.names)
         return (note,) if note else ()
 
 
 def spellings_note(names: Sequence[str], line: str = "") -> str:
-    """A note when model ``names`` differ only in case or spaces around them: the table
+    """A note when model ``names`` differ only in case or spaces (around them, or the
+    separators between words: :func:`~bacon_bayes.order.spelling_key`): the table
     reads them as different models (60 models where there were 20); "" otherwise. Said by
     a pool of comparisons and by ``bacon doctor`` on a table of them, whose ``line`` (a
     command that writes the table so) replaces the pandas hint."""
-    hint = line or "e.g. df[col].str.strip().str.lower() on both model columns"
+    hint = line or (
+        "e.g. df[col].str.strip().str.lower().str.replace('[ _-]+', '-', regex=True) on "
+        "both model columns"
+    )
     return order_spellings_note(names, "models", f"write each model one way ({hint})")
 
 

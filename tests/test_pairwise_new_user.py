@@ -48,3 +48,27 @@ def test_a_long_table_of_comparisons_is_refused_with_its_pivot(capsys, tmp_path)
     assert len(wide) == 3000 and {"gpt4", "claude3_opus", "gpt35"} <= set(wide.columns)
     code, out, err = _run(["doctor", str(tmp_path / "wide.csv")], capsys)
     assert code == 0 and "3000 rows" in out, err
+
+
+def test_models_written_with_a_space_for_a_dash_are_said_and_written_one_way(capsys, tmp_path):
+    """'vicuna 13b' beside 'vicuna-13b' (and 'VICUNA_13B') were read as three models, and
+    doctor said nothing: its note and the line that writes each model one way took only
+    case and spaces around a name. Names differing in the separators between their words
+    (space, '-', '_') are now said too, and the printed line writes them one way: doctor
+    on its output finds the 20 models."""
+    frame = pd.read_csv(SAMPLE)
+    frame.loc[::3, "model_a"] = frame.loc[::3, "model_a"].str.replace("-", " ")
+    frame.loc[1::5, "model_b"] = frame.loc[1::5, "model_b"].str.replace("-", "_").str.upper()
+    path = tmp_path / "spelled.csv"
+    frame.to_csv(path, index=False)
+    code, out, err = _run(["doctor", str(path)], capsys)
+    assert code == 0, err
+    assert "model name(s) are written several ways" in out, out
+    assert "'ALPACA_13B', 'alpaca 13b', 'alpaca-13b'" in out, out
+    line = out[out.index("-c ") + 3 :].split(", then bacon doctor")[0]
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, "-c", shlex.split(line)[0]], cwd=tmp_path, check=True)
+    code, out, err = _run(["doctor", str(tmp_path / "spelled_models.csv")], capsys)
+    assert code == 0 and "20 models" in out.splitlines()[0], out
