@@ -72,3 +72,36 @@ def test_models_written_with_a_space_for_a_dash_are_said_and_written_one_way(cap
     subprocess.run([sys.executable, "-c", shlex.split(line)[0]], cwd=tmp_path, check=True)
     code, out, err = _run(["doctor", str(tmp_path / "spelled_models.csv")], capsys)
     assert code == 0 and "20 models" in out.splitlines()[0], out
+
+
+def test_a_wave_table_with_a_vote_column_of_its_own_name_runs_as_status_prints(
+    capsys, tmp_path, monkeypatch
+):
+    """`bacon sample --pairwise --label my_vote` wrote the wave table; once its votes
+    were filled in, `bacon status` on it said to run `bacon estimate WAVE --pairwise`,
+    which refused: "has no column of human votes (label, winner or human_label)". The
+    wave table's one column of votes (verdicts, empty where nobody voted) is now read
+    as its vote column, said in a note, so the printed command runs."""
+    monkeypatch.chdir(tmp_path)
+    frame = pd.read_csv(SAMPLE).rename(columns={"label": "my_vote"})
+    truth = frame.pop("human_full")
+    frame.to_csv("arena.csv", index=False)
+    code, out, err = _run(
+        ["sample", "arena.csv", "--pairwise", "--label", "my_vote", "--design", "uniform",
+         "--budget", "100", "--seed", "1"], capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    wave = pd.read_csv("arena-wave.csv")
+    drawn = wave["to_label"].eq(1)
+    wave.loc[drawn, "my_vote"] = truth[drawn]
+    wave.to_csv("arena-wave.csv", index=False)
+    code, out, err = _run(["status", "arena-wave.csv"], capsys)
+    assert code == 2
+    printed = err[err.index("`bacon estimate") + 1 :].split("`")[0]
+    argv = shlex.split(printed)[1:]
+    code, out, err = _run([*argv, *FREQ], capsys)
+    assert code == 0, err
+    import re
+
+    assert re.search(r"3000 comparisons of 20 models, 4\d\d with a human vote", out), out
+    assert "column 'my_vote'" in out
