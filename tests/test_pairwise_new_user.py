@@ -105,3 +105,29 @@ def test_a_wave_table_with_a_vote_column_of_its_own_name_runs_as_status_prints(
 
     assert re.search(r"3000 comparisons of 20 models, 4\d\d with a human vote", out), out
     assert "column 'my_vote'" in out
+
+
+def test_labels_alone_beside_a_model_nobody_voted_on(capsys, tmp_path):
+    """A model in 4 comparisons, none voted on, took away the labels-alone comparison:
+    "labels alone: no Bradley-Terry fit (model(s) 'newbie-7b' have no labeled
+    comparisons ... drop them from the names)", no width ratio, and a fix (names=) the
+    command line has no option for. The labels alone are now fitted on the comparisons
+    of the models with a vote, the ratio given over them and the model without votes
+    named."""
+    frame = pd.read_csv(SAMPLE)
+    extra = frame.iloc[:4].copy()
+    extra["model_b"], extra["label"], extra["id"] = "newbie-7b", None, range(90000, 90004)
+    path = tmp_path / "newbie.csv"
+    pd.concat([frame, extra]).to_csv(path, index=False)
+    code, out, err = _run(["estimate", str(path), "--pairwise", *FREQ], capsys)
+    assert code == 0, err
+    line = next(x for x in out.splitlines() if x.startswith("labels alone"))
+    assert "no Bradley-Terry fit" not in line, line
+    assert "width ratio 0.8" in line or "width ratio 0.9" in line, line
+    assert "newbie-7b" in line and "no human vote" in line, line
+    code, out, err = _run(["estimate", str(path), "--pairwise", *FREQ, "--json"], capsys)
+    import json
+
+    doc = json.loads(out)
+    assert 0.8 < doc["width_ratio"] < 1.0
+    assert len(doc["labels_alone"]) == 21
