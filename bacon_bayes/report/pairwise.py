@@ -537,7 +537,15 @@ def render_pairwise_report(
         parts["judges"] = (
             "<p>Per judge: position bias (share of A verdicts minus share of B), its excess "
             "over the humans' on the same comparisons, tie rate, Cohen's kappa with the "
-            "human votes and AUC (discrimination), each with its interval.</p>"
+            "human votes and AUC (discrimination), each with its interval."
+            + (
+                " The human votes are weighed by the inverse of their inclusion "
+                "probabilities (drawn with unequal probabilities, unweighted they would "
+                "describe the mix of comparisons drawn)."
+                if getattr(cal.pool_, "propensity", None) is not None
+                else ""
+            )
+            + "</p>"
             + _diagnostics_table(diagnostics)
         )
     heads = {
