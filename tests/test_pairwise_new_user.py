@@ -174,3 +174,21 @@ def test_judges_on_pairs_weigh_votes_drawn_with_unequal_probabilities(capsys, tm
     code, _, err = _run(["report", str(path), "--pairwise", *FREQ, "--out", str(page)], capsys)
     assert code == 0, err
     assert "The human votes are weighed by the inverse" in page.read_text()
+
+
+def test_a_count_column_is_not_offered_as_a_judge_of_probabilities(capsys, tmp_path):
+    """The Arena file's `n_votes_same_item` (1, or 2 on 18 rows) got doctor's note
+    "holds numbers from 0 to 1 but for 18 cell(s) ... if it is a judge's probability
+    that A wins, clip those cells to [0, 1]" and a --judge list with it: a count is no
+    probability. Whole numbers past 1 are left unsaid; a probability past 1 still is."""
+    frame = pd.read_csv(SAMPLE)
+    frame["n_votes_same_item"] = 1
+    frame.loc[::200, "n_votes_same_item"] = 2
+    frame["p_judge"] = 0.3
+    frame.loc[5, "p_judge"], frame.loc[9, "p_judge"] = 0.8, 1.02
+    path = tmp_path / "counts.csv"
+    frame.to_csv(path, index=False)
+    code, out, err = _run(["doctor", str(path)], capsys)
+    assert code == 0, err
+    assert "n_votes_same_item" not in out, out
+    assert "column 'p_judge' holds numbers from 0 to 1 but for 1 cell(s)" in out

@@ -121,9 +121,9 @@ def _numbers_not_words(column: pd.Series) -> str | None:
         return None
     inside = number[filled].between(0, 1)
     if not inside.all():  # a probability a few cells past [0, 1] (1.005): said, not skipped
-        if inside.mean() < 0.95:
-            return None
         past = number[filled][~inside]
+        if inside.mean() < 0.95 or (number[filled] % 1 == 0).all():
+            return None  # whole numbers past 1 (the Arena's n_votes_same_item): a count
         where = row_place(column, int(column.index.get_loc(past.index[0])))
         return (
             f"column {str(column.name)!r} holds numbers from 0 to 1 but for {len(past)} "
