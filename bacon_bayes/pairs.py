@@ -22,6 +22,7 @@ from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.io import row_place
 from bacon_bayes.order import natural_sorted
 from bacon_bayes.order import spellings_note as order_spellings_note
+from bacon_bayes.pool_checks import check_rows_are_items
 from bacon_bayes.results import RankTable
 
 if TYPE_CHECKING:
@@ -247,6 +248,8 @@ def pairs_frame(
     problems = model_problems_text(df, model_a, model_b)
     if problems:
         raise ValidationError(problems[0] + ".")
+    if item is None:  # one row per comparison and judge: each vote counted once a judge
+        check_rows_are_items(df, label, judges, pairs=True)
     ma, mb = df[model_a], df[model_b]
     names = tuple(natural_sorted(set(ma.astype(str)) | set(mb.astype(str))))
     code = {n: k for k, n in enumerate(names)}

@@ -192,3 +192,29 @@ def test_a_count_column_is_not_offered_as_a_judge_of_probabilities(capsys, tmp_p
     assert code == 0, err
     assert "n_votes_same_item" not in out, out
     assert "column 'p_judge' holds numbers from 0 to 1 but for 1 cell(s)" in out
+
+
+def test_from_pairs_refuses_a_long_frame_with_its_pivot():
+    """`EvalPool.from_pairs` on a long frame (one row per comparison and judge, the
+    judges in one column `verdict`) built a pool of 9,000 comparisons, each vote three
+    times. It refuses it, naming the repeated id column, with a pivot that runs."""
+    import pytest
+
+    from bacon_bayes import EvalPool
+    from bacon_bayes.errors import ValidationError
+
+    wide = pd.read_csv(SAMPLE).drop(columns="human_full")
+    df = wide.melt(
+        id_vars=["id", "prompt", "model_a", "model_b", "label"],
+        value_vars=["gpt4", "claude3_opus", "gpt35"], var_name="judge", value_name="verdict",
+    )  # fmt: skip
+    kw = {"model_a": "model_a", "model_b": "model_b", "label": "label"}
+    with pytest.raises(ValidationError, match="column 'id' names the comparisons") as exc:
+        EvalPool.from_pairs(df, **kw, judges=["verdict"])
+    recipe = str(exc.value).split("e.g. ")[1].split(", then from_pairs")[0]
+    scope = {"df": df}
+    exec(recipe.replace("'JUDGE_COLUMN'", "'judge'"), scope)
+    pool = EvalPool.from_pairs(
+        scope["wide"], **kw, judges=["gpt4", "claude3_opus", "gpt35"], item="id"
+    )
+    assert pool.n_items == 3000 and pool.n_labeled == 400
