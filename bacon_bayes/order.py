@@ -182,14 +182,29 @@ def pair_text(a: object, b: object) -> str:
     )
 
 
+#: the separators between a name's words that :func:`spelling_key` takes for one
+#: another (``vicuna 13b``, ``vicuna-13b``, ``VICUNA_13B``); no backslash: the pandas line
+#: that writes names one way (:func:`bacon_bayes.doctor.cells.one_spelling_line`) uses it
+SEPARATORS = "[ _-]+"
+
+
+def spelling_key(name: str) -> str:
+    """``name`` with case, spaces around it and the separators between its words (space,
+    ``-``, ``_``, :data:`SEPARATORS`) set aside: the names of one key are one name
+    written several ways (``vicuna-13b``, ``Vicuna 13B``); ``gpt4`` and ``gpt-4`` stay
+    apart."""
+    return re.sub(SEPARATORS, "-", name.strip()).casefold()
+
+
 def spelling_variants(names: Iterable[Any]) -> list[list[str]]:
-    """Sets of ``names`` that differ only in case or in spaces around them (``['M10',
-    'm10', 'M10 ']``), each in the order the names come, the sets in the natural order of
-    the name they share: one model or group written several ways, which every table reads
-    as several."""
+    """Sets of ``names`` that differ only in case, in spaces around them or in the
+    separators between their words (``['M10', 'm10', 'M10 ']``, ``['vicuna-13b', 'vicuna
+    13b']``; :func:`spelling_key`), each in the order the names come, the sets in the
+    natural order of the name they share: one model or group written several ways, which
+    every table reads as several."""
     by_key: dict[str, list[str]] = {}
     for name in map(str, names):
-        seen = by_key.setdefault(name.strip().casefold(), [])
+        seen = by_key.setdefault(spelling_key(name), [])
         if name not in seen:
             seen.append(name)
     return [by_key[k] for k in natural_sorted(by_key) if len(by_key[k]) > 1]
@@ -203,10 +218,10 @@ def spellings_text(sets: list[list[str]], most: int) -> str:
 
 
 def spellings_note(names: Iterable[Any], what: str, fix: str) -> str:
-    """A note when ``names`` (of ``what``: models, groups) differ only in case or spaces
-    around them: every table reads them as different ``what`` (60 models where there
-    were 20), with ``fix``, how to write each one way; "" otherwise. Said by a pool and
-    by ``bacon doctor``."""
+    """A note when ``names`` (of ``what``: models, groups) differ only in case, spaces
+    around them or the separators between words (:func:`spelling_key`): every table reads
+    them as different ``what`` (60 models where there were 20), with ``fix``, how to
+    write each one way; "" otherwise. Said by a pool and by ``bacon doctor``."""
     many = spelling_variants(names)
     if not many:
         return ""
@@ -221,7 +236,10 @@ def group_spellings(names: Iterable[Any], column: str | None) -> str:
     by groups): 'M8', 'm8' and 'M8 ' are three groups, each with its own mean and
     interval."""
     col = repr(column or "group")
-    fix = f"write each group one way (e.g. df[{col}] = df[{col}].str.strip().str.upper())"
+    fix = (
+        f"write each group one way (e.g. df[{col}] = df[{col}].str.strip().str.upper()"
+        ".str.replace('[ _-]+', '-', regex=True))"
+    )
     return spellings_note(names, "groups", fix)
 
 

@@ -22,6 +22,7 @@ from bacon_bayes.errors import NotFittedError, ValidationError
 from bacon_bayes.io import row_place
 from bacon_bayes.order import natural_sorted
 from bacon_bayes.order import spellings_note as order_spellings_note
+from bacon_bayes.pool_checks import check_rows_are_items
 from bacon_bayes.results import RankTable
 
 if TYPE_CHECKING:
@@ -78,18 +79,22 @@ class Pairs:
         return len(self.names)
 
     def notes(self) -> tuple[str, ...]:
-        """A note when model names differ only in case or spaces around them
-        (:func:`spellings_note`)."""
+        """A note when model names differ only in case, spaces around them or the
+        separators between words (:func:`spellings_note`)."""
         note = spellings_note(self.names)
         return (note,) if note else ()
 
 
 def spellings_note(names: Sequence[str], line: str = "") -> str:
-    """A note when model ``names`` differ only in case or spaces around them: the table
+    """A note when model ``names`` differ only in case or spaces (around them, or the
+    separators between words: :func:`~bacon_bayes.order.spelling_key`): the table
     reads them as different models (60 models where there were 20); "" otherwise. Said by
     a pool of comparisons and by ``bacon doctor`` on a table of them, whose ``line`` (a
     command that writes the table so) replaces the pandas hint."""
-    hint = line or "e.g. df[col].str.strip().str.lower() on both model columns"
+    hint = line or (
+        "e.g. df[col].str.strip().str.lower().str.replace('[ _-]+', '-', regex=True) on "
+        "both model columns"
+    )
     return order_spellings_note(names, "models", f"write each model one way ({hint})")
 
 
@@ -243,6 +248,8 @@ def pairs_frame(
     problems = model_problems_text(df, model_a, model_b)
     if problems:
         raise ValidationError(problems[0] + ".")
+    if item is None:  # one row per comparison and judge: each vote counted once a judge
+        check_rows_are_items(df, label, judges, pairs=True)
     ma, mb = df[model_a], df[model_b]
     names = tuple(natural_sorted(set(ma.astype(str)) | set(mb.astype(str))))
     code = {n: k for k, n in enumerate(names)}

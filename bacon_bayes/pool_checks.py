@@ -76,13 +76,16 @@ def check_roles(label: str, judges: Sequence[str], roles: dict[str, str | None])
             )
 
 
-def check_rows_are_items(df: pd.DataFrame, label: str, judges: Sequence[Any]) -> None:
+def check_rows_are_items(
+    df: pd.DataFrame, label: str, judges: Sequence[Any], *, pairs: bool = False
+) -> None:
     """Without ``item=``, refuse a frame whose rows are items x judges: a column named
     like an id (``id``, ``item``, ``item_id``) whose values repeat on most rows, with
     each labeled id's label the same on its rows (a long table's copy). Each row would be
     an item, each label counted once a judge, and the intervals too narrow (a walk: se
     0.023 where the pivoted table gives 0.059). The command line refuses such a table
-    too (:func:`bacon_bayes.doctor.long.long_table`)."""
+    too (:func:`bacon_bayes.doctor.long.long_table`). ``pairs``: a frame of comparisons
+    (:meth:`EvalPool.from_pairs`), its pivot's recipe for verdicts."""
     from bacon_bayes.io import item_name
 
     if label not in df:
@@ -99,6 +102,18 @@ def check_rows_are_items(df: pd.DataFrame, label: str, judges: Sequence[Any]) ->
             continue
         k = round(len(df) / max(df[c].nunique(), 1))
         values = repr(str(judges[0])) if len(judges) == 1 else "'SCORE_COLUMN'"
+        if pairs:  # EvalPool.from_pairs: verdicts (words), pivoted, not averaged
+            raise ValidationError(
+                f"column {c!r} names the comparisons but repeats (about {k} rows each, "
+                "every voted one with its vote repeated), and no item= was given: the frame "
+                "looks long, one row per comparison and judge, each vote would count about "
+                f"{k} times and the intervals come out too narrow. Pivot it to one row per "
+                f"comparison, e.g. wide = df.pivot(index={c!r}, columns='JUDGE_COLUMN', "
+                f"values={values}).join(df.groupby({c!r})[['model_a', 'model_b', "
+                f"{label!r}]].first()).reset_index(), then from_pairs(wide, item={c!r}, "
+                "judges=[...the judge names...], ...); if each row is a comparison after "
+                "all, pass item= naming a column of unique ids"
+            )
         raise ValidationError(
             f"column {c!r} names the items but repeats (about {k} rows each, every labeled "
             f"one with its label repeated), and no item= was given, so each row would be an "

@@ -119,11 +119,23 @@ def read_pairs(args: argparse.Namespace) -> tuple[pd.DataFrame, PairRoles]:
     from bacon_bayes.readers.pair_table import read_pair_table
 
     patterns = list(getattr(args, "judge", None) or [])
-    return read_pair_table(
+    frame, roles = read_pair_table(
         args.file, model_a=args.model_a, model_b=args.model_b, label=args.label,
         prompt=args.prompt, item=args.item, labels=args.labels,
         judges=(lambda cols: judge_columns(patterns, cols)) if patterns else None,
     )  # fmt: skip
+    if not args.item and roles.format in ("csv", "tsv", "parquet"):
+        # one row per comparison and judge (a column naming the judge, one of verdicts):
+        # each vote would count once per judge, the judges mixed in one column
+        from bacon_bayes.doctor.long import long_table, read_call
+
+        read = read_call(args.file, roles.format)
+        if long := long_table(frame, roles.label, roles.judges, roles.format, read):
+            import re
+
+            said = long.replace("an item", "a comparison")  # (not --item)
+            raise ValidationError(re.sub(r"(?<!-)\bitem", "comparison", said))
+    return frame, roles
 
 
 def _check_drawn_voted(frame: pd.DataFrame, label: str, item: str | None) -> None:

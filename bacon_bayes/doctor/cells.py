@@ -12,7 +12,13 @@ import shlex
 import pandas as pd
 
 from bacon_bayes.io import file_line, plural_places
-from bacon_bayes.order import natural_sorted, spelling_variants, spellings_text
+from bacon_bayes.order import (
+    SEPARATORS,
+    natural_sorted,
+    spelling_key,
+    spelling_variants,
+    spellings_text,
+)
 from bacon_bayes.words import as_numbers, fraction_fix, says_missing, word_levels
 
 #: a string column is numbers with a few text cells (a judge's failures) from this share
@@ -176,7 +182,8 @@ def empty_cells(frame: pd.DataFrame, column: str, kind: str) -> str | None:
 
 
 def case_variants(s: pd.Series) -> str | None:
-    """Names of ``s`` that differ only in case or in spaces around them, the first
+    """Names of ``s`` that differ only in case, spaces around them or the separators
+    between their words (:func:`~bacon_bayes.order.spelling_key`), the first
     :data:`SHOWN_SPELLINGS` sets (``'M10', 'm10'; 'M8 ', 'M8'``), or None."""
     many = spelling_variants(s.dropna().astype(str).unique())
     if not many:
@@ -186,7 +193,8 @@ def case_variants(s: pd.Series) -> str | None:
 
 def one_spelling_line(path: str, columns: list[str], what: str) -> str:
     """A shell line that writes the table at ``path`` with each name of ``columns``
-    written one way (the most frequent of its spellings, spaces around it taken off) into
+    written one way (the most frequent of its spellings, spaces around it taken off; the
+    spellings :func:`~bacon_bayes.order.spelling_key` takes for one) into
     ``<stem>_<what>.csv`` in the working folder, and the doctor to run on it."""
     from bacon_bayes.csv_format import pandas_command, pandas_read
     from bacon_bayes.study.folder import file_stem
@@ -194,9 +202,11 @@ def one_spelling_line(path: str, columns: list[str], what: str) -> str:
     out = f"{file_stem(path)}_{what}.csv"
     line = pandas_command(
         f"df = {pandas_read(path)}; cols = {columns!r}; "
+        "key = lambda s: s.str.strip().str.replace("
+        f"{SEPARATORS!r}, '-', regex=True).str.casefold(); "
         "names = pd.concat([df[c] for c in cols]).str.strip(); "
-        "one = names.groupby(names.str.casefold()).agg(lambda v: v.mode()[0]); "
-        "df[cols] = df[cols].apply(lambda s: s.str.strip().str.casefold().map(one)); "
+        "one = names.groupby(key(names)).agg(lambda v: v.mode()[0]); "
+        "df[cols] = df[cols].apply(lambda s: key(s).map(one)); "
         f"df.to_csv({out!r}, index=False)"
     )
     return f"its most frequent spelling: {line}, then bacon doctor {shlex.quote(out)}"
@@ -207,11 +217,12 @@ def unused_strings(filled: pd.Series, max_groups: int) -> str:
     ``max_groups`` groups written several ways (:func:`case_variants`), else its distinct
     strings."""
     k = filled.nunique()
-    names = filled.str.strip().str.casefold().nunique()
+    names = filled.map(spelling_key).nunique()
     if 2 <= names < k and names <= max_groups:
         return (
-            f"{k} distinct strings, but {names} names once case and spaces around them are "
-            f"set aside ({case_variants(filled)}): {SPELLING_FIX} for a group"
+            f"{k} distinct strings, but {names} names once case and spaces (around them, "
+            f"or - and _ between words) are set aside ({case_variants(filled)}): "
+            f"{SPELLING_FIX} for a group"
         )
     parts = filled.str.extract(_WRAPPED)  # 'Score: 4': one number, the same text around it
     said = parts[0].str.cat(parts[2].astype(str), sep=" ")

@@ -20,6 +20,9 @@ Definitions (one row per judge, and a reference row for the humans):
   a human-``A`` row above a human-``B`` row (score 1 for A, 0.5 for tie, 0 for B; equal
   scores count one half), with DeLong's standard error and a Wald interval on the logit
   scale. 0.5 is no discrimination (a judge that always says A has 0.5).
+
+Votes drawn with unequal probabilities (a propensity column) weigh each by the inverse of
+its probability in every figure over the voted rows, intervals at Kish's effective size.
 """
 
 from __future__ import annotations
@@ -136,26 +139,44 @@ def wilson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     return float(centre - half), float(centre + half)
 
 
-def mean_interval(d: np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
-    """Mean of ``d`` and its Wald interval (NaN below two values)."""
+def effective_n(w: np.ndarray) -> float:
+    """Kish's effective sample size of weights ``w``: ``(sum w)^2 / sum w^2``."""
+    return float(w.sum() ** 2 / (w * w).sum()) if len(w) else 0.0
+
+
+def mean_interval(
+    d: np.ndarray, level: float = 0.95, w: np.ndarray | None = None
+) -> tuple[float, float, float]:
+    """Mean of ``d`` and its Wald interval (NaN below two values); ``w``: each value's
+    weight (the inverse of its inclusion probability), the weighted (Hajek) mean with its
+    linearised variance."""
     n = len(d)
     if n < 2:
         m = float(d.mean()) if n else float("nan")
         return m, float("nan"), float("nan")
-    m = float(d.mean())
-    half = _z(level) * float(d.std(ddof=1)) / np.sqrt(n)
+    if w is None:
+        m = float(d.mean())
+        half = _z(level) * float(d.std(ddof=1)) / np.sqrt(n)
+        return m, m - half, m + half
+    wn = w / w.sum()
+    m = float(wn @ d)
+    half = _z(level) * float(np.sqrt(n / (n - 1) * np.sum(wn * wn * (d - m) ** 2)))
     return m, m - half, m + half
 
 
-def cohen_kappa(x: np.ndarray, y: np.ndarray, k: int = 3) -> tuple[float, float, float]:
+def cohen_kappa(
+    x: np.ndarray, y: np.ndarray, k: int = 3, w: np.ndarray | None = None
+) -> tuple[float, float, float]:
     """Unweighted Cohen's kappa of codes ``x`` and ``y`` (0..k-1), its large-sample
-    standard error (Fleiss, Cohen and Everitt 1969) and the raw agreement."""
-    n = len(x)
-    if n == 0:
+    standard error (Fleiss, Cohen and Everitt 1969) and the raw agreement; ``w``: each
+    pair's weight (the inverse of its inclusion probability): the table of the weighted
+    shares, the standard error at Kish's effective sample size."""
+    if len(x) == 0:
         return float("nan"), float("nan"), float("nan")
     p = np.zeros((k, k))
-    np.add.at(p, (x, y), 1.0)
-    p /= n
+    np.add.at(p, (x, y), 1.0 if w is None else w)
+    p /= p.sum()
+    n = float(len(x)) if w is None else effective_n(w)
     rows, cols = p.sum(axis=1), p.sum(axis=0)
     po = float(np.trace(p))
     pe = float(rows @ cols)
@@ -172,12 +193,21 @@ def cohen_kappa(x: np.ndarray, y: np.ndarray, k: int = 3) -> tuple[float, float,
     return float(kap), float(np.sqrt(var)), po
 
 
-def auc_delong(pos: np.ndarray, neg: np.ndarray) -> tuple[float, float]:
+def auc_delong(
+    pos: np.ndarray,
+    neg: np.ndarray,
+    wpos: np.ndarray | None = None,
+    wneg: np.ndarray | None = None,
+) -> tuple[float, float]:
     """AUC of scores ``pos`` (positives) against ``neg`` (ties count one half) and
-    DeLong's standard error (NaN when either side has fewer than two)."""
+    DeLong's standard error (NaN when either side has fewer than two); ``wpos``, ``wneg``:
+    each score's weight (the inverse of its inclusion probability), every pair weighed by
+    the product, the standard error at Kish's effective sample sizes."""
     m, n = len(pos), len(neg)
     if m == 0 or n == 0:
         return float("nan"), float("nan")
+    if wpos is not None and wneg is not None:
+        return _weighted_auc(pos, neg, wpos, wneg)
     neg_sorted = np.sort(neg)
     pos_sorted = np.sort(pos)
     below = np.searchsorted(neg_sorted, pos, side="left")
@@ -192,6 +222,30 @@ def auc_delong(pos: np.ndarray, neg: np.ndarray) -> tuple[float, float]:
     if m < 2 or n < 2:
         return auc, float("nan")
     return auc, float(np.sqrt(v10.var(ddof=1) / m + v01.var(ddof=1) / n))
+
+
+def _weighted_auc(
+    pos: np.ndarray, neg: np.ndarray, wpos: np.ndarray, wneg: np.ndarray
+) -> tuple[float, float]:
+    """:func:`auc_delong` with weights: each positive's weighted share of negatives
+    below it (ties one half) and each negative's of positives above it."""
+
+    def share_below(x: np.ndarray, ref: np.ndarray, wref: np.ndarray) -> np.ndarray:
+        order = np.argsort(ref, kind="stable")
+        r, cw = ref[order], np.concatenate([[0.0], np.cumsum(wref[order])])
+        lo, hi = np.searchsorted(r, x, side="left"), np.searchsorted(r, x, side="right")
+        return (cw[lo] + 0.5 * (cw[hi] - cw[lo])) / cw[-1]
+
+    v10 = share_below(pos, neg, wneg)  # each positive against the negatives
+    v01 = 1.0 - share_below(neg, pos, wpos)  # each negative against the positives
+    a, b = wpos / wpos.sum(), wneg / wneg.sum()
+    auc = float(a @ v10)
+    if len(pos) < 2 or len(neg) < 2:
+        return auc, float("nan")
+    m, n = effective_n(wpos), effective_n(wneg)
+    var10 = float(a @ (v10 - auc) ** 2) * m / max(m - 1, 1e-9)
+    var01 = float(b @ (v01 - (b @ v01)) ** 2) * n / max(n - 1, 1e-9)
+    return auc, float(np.sqrt(var10 / m + var01 / n))
 
 
 def auc_interval(auc: float, se: float, level: float = 0.95) -> tuple[float, float]:
@@ -258,12 +312,30 @@ def _human_votes(
 
 
 def _shares(
-    codes: np.ndarray | None, level: float, score: np.ndarray | None = None
+    codes: np.ndarray | None,
+    level: float,
+    score: np.ndarray | None = None,
+    w: np.ndarray | None = None,
 ) -> dict[str, float]:
     """Shares of A / B / tie verdicts and the position bias; ``codes`` None: a judge of
     probabilities ``score``, whose position bias is the mean of ``2 p - 1`` (for verdicts
     the same as ``1[A] - 1[B]``) and whose shares are those of ``p > 0.5`` and ``p < 0.5``
-    (no tie rate)."""
+    (no tie rate). ``w``: each row's weight (the human votes drawn with unequal
+    probabilities): weighted shares, the tie rate's Wilson interval at Kish's effective
+    sample size."""
+    if w is not None and codes is not None:
+        seen = codes >= 0
+        c, ws = codes[seen], w[seen]
+        wn = ws / ws.sum() if len(ws) else ws
+        share = {v: float(wn @ (c == v)) if len(c) else float("nan") for v in (0, 1, 2)}
+        n_eff = effective_n(ws)
+        lo, hi = wilson(share[2] * n_eff, n_eff, level)  # type: ignore[arg-type]
+        bias, blo, bhi = mean_interval(_side(c), level, ws)
+        return {
+            "n": len(c), "p_a": share[0], "p_b": share[1], "tie_rate": share[2],
+            "tie_lo": lo, "tie_hi": hi, "position_bias": bias,
+            "position_lo": max(blo, -1.0), "position_hi": min(bhi, 1.0),
+        }  # fmt: skip
     if codes is None:
         assert score is not None
         p = score[np.isfinite(score)]
@@ -301,6 +373,7 @@ def pair_judge_diagnostics(
     *,
     level: float = 0.95,
     models: tuple[str, str] = ("", ""),
+    weights: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """Per-judge diagnostics of pairwise verdicts against the human votes.
 
@@ -318,6 +391,12 @@ def pair_judge_diagnostics(
     models : (str, str)
         The columns of model A and model B, by which the verdict words ``model_a`` /
         ``model_b`` are read (:func:`verdict_codes`); unset, they mean A and B.
+    weights : ndarray, optional
+        Each row's weight, the inverse of the probability its human vote was drawn with
+        (the waves of ``bacon sample --pairwise``): the human row, the excess position
+        bias, kappa and AUC, all over the voted rows, weigh each vote by it (the voted
+        rows as drawn, unweighted, describe the drawn mix of model pairs, not the
+        table's); None: the votes a uniform draw.
 
     Returns
     -------
@@ -345,21 +424,25 @@ def pair_judge_diagnostics(
         else np.full(len(df), -1)
     )
     out: list[dict[str, object]] = []
+    w = None if weights is None else np.asarray(weights, dtype=float)
     if label:
-        out.append({"judge": label, "role": "human", **_shares(human, level)})
+        out.append({"judge": label, "role": "human", **_shares(human, level, w=w)})
     for j in judges:
         codes, score = judge_codes(df[j], j, models)
         row: dict[str, object] = {"judge": j, "role": "judge", **_shares(codes, level, score)}
         both = np.isfinite(score) & (human >= 0)
+        wb = None if w is None else w[both]
         row["n_labeled"] = int(both.sum())
-        exc, elo, ehi = mean_interval(2 * score[both] - 1 - _side(human[both]), level)
+        exc, elo, ehi = mean_interval(2 * score[both] - 1 - _side(human[both]), level, wb)
         row.update(excess_position_bias=exc, excess_lo=elo, excess_hi=ehi)
-        kap, se, agree = (np.nan,) * 3 if codes is None else cohen_kappa(codes[both], human[both])
+        kap, se, agree = (
+            (np.nan,) * 3 if codes is None else cohen_kappa(codes[both], human[both], w=wb)
+        )
         row.update(agreement=agree, kappa=kap, kappa_se=se)
         row.update(kappa_lo=kap - z * se, kappa_hi=kap + z * se)
-        pos = score[both & (human == 0)]
-        neg = score[both & (human == 1)]
-        auc, ase = auc_delong(pos, neg)
+        ia, ib = both & (human == 0), both & (human == 1)
+        pos, neg = score[ia], score[ib]
+        auc, ase = auc_delong(pos, neg, *((None, None) if w is None else (w[ia], w[ib])))
         row.update(n_decisive=len(pos) + len(neg), auc=auc)
         row.update(zip(("auc_lo", "auc_hi"), auc_interval(auc, ase, level), strict=True))
         out.append(row)
@@ -380,7 +463,11 @@ def pool_pair_diagnostics(pool: Any, level: float = 0.95) -> pd.DataFrame:
     same table as one from the fit."""
     frame = pool.judge_matrix().set_axis(list(pool.judges), axis=1)
     frame.insert(0, pool.label_name, np.asarray(pool.y, dtype=float))
-    return pair_judge_diagnostics(frame, pool.label_name, list(pool.judges), level=level)
+    pi = getattr(pool, "propensity", None)
+    weights = None if pi is None else 1.0 / np.asarray(pi, dtype=float)
+    return pair_judge_diagnostics(
+        frame, pool.label_name, list(pool.judges), level=level, weights=weights
+    )
 
 
 def unfit_judges(
@@ -469,6 +556,20 @@ def estimate_command(path: str, roles: PairRoles, labels: str | None = None) -> 
     return f"bacon estimate {shlex.quote(str(path))} --pairwise {options} --engine freq"
 
 
+def _vote_weights(df: pd.DataFrame, roles: PairRoles) -> np.ndarray | None:
+    """Each comparison's weight, the inverse of its inclusion probability in the
+    ``roles.propensity`` column (a table ``bacon sample --pairwise`` wrote, or
+    ``--propensity``); None without one, or where a voted row's is not in (0, 1] (the
+    estimate refuses it, naming the row)."""
+    if not roles.propensity or roles.propensity not in df.columns:
+        return None
+    pi = pd.to_numeric(df[roles.propensity], errors="coerce").to_numpy(dtype=float)
+    voted = df[roles.label].notna().to_numpy()
+    if not ((pi[voted] > 0) & (pi[voted] <= 1)).all():
+        return None
+    return np.where(voted, 1.0 / np.where(voted, pi, 1.0), 1.0)
+
+
 def pair_doctor_text(
     df: pd.DataFrame, roles: PairRoles, path: str, *, alpha: float = 0.05,
     labels: str | None = None, named: bool = False,
@@ -486,7 +587,10 @@ def pair_doctor_text(
 
     label, judges = roles.label, list(roles.judges)
     columns = (roles.model_a, roles.model_b)  # verdicts model_a / model_b name these columns
-    diag = pair_judge_diagnostics(df, label, judges, level=1 - alpha, models=columns)
+    weights = _vote_weights(df, roles)
+    diag = pair_judge_diagnostics(
+        df, label, judges, level=1 - alpha, models=columns, weights=weights
+    )
     unfit = unfit_judges(df, label, judges, columns)
     fix = "; left out of the command below (pass --judge to use it anyway)"
     copied = []
@@ -547,6 +651,14 @@ def pair_doctor_text(
         "  human votes; AUC: discrimination on the decisive human votes (0.5 = none).",
         *([f"  {', '.join(probs)}: {PROBABILITIES}"] if probs else []),
         *(f"  {line}" for line in (NO_CI if "(no CI)" in str(rows) else ())),
+        *(
+            [
+                f"  the human votes weighed by 1 / {roles.propensity}: drawn with unequal",
+                "  probabilities, unweighted they describe the mix of comparisons drawn.",
+            ]
+            if weights is not None
+            else []
+        ),
         "",
     ]
     if n_lab < 2:

@@ -121,9 +121,9 @@ def _numbers_not_words(column: pd.Series) -> str | None:
         return None
     inside = number[filled].between(0, 1)
     if not inside.all():  # a probability a few cells past [0, 1] (1.005): said, not skipped
-        if inside.mean() < 0.95:
-            return None
         past = number[filled][~inside]
+        if inside.mean() < 0.95 or (number[filled] % 1 == 0).all():
+            return None  # whole numbers past 1 (the Arena's n_votes_same_item): a count
         where = row_place(column, int(column.index.get_loc(past.index[0])))
         return (
             f"column {str(column.name)!r} holds numbers from 0 to 1 but for {len(past)} "
@@ -253,10 +253,9 @@ def _alpaca_preferences(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     return out, notes
 
 
-def _vote_hint(frame: pd.DataFrame, roles: list[str]) -> str:
-    """For the error of a table without a vote column found: the column of verdicts (or
-    of the winners' names) with empty cells, the human votes' mark (the sparsest if
-    several), as ``--label COL``; "" when none is."""
+def _vote_columns(frame: pd.DataFrame, roles: list[str]) -> dict[str, int]:
+    """The columns of verdicts (or of the winners' names) with empty cells, the human
+    votes' mark, each with its count of empty cells."""
     gaps = {}
     for c in map(str, frame.columns):
         values = frame[c]
@@ -270,6 +269,14 @@ def _vote_hint(frame: pd.DataFrame, roles: list[str]) -> str:
             or isinstance(_winner_names(frame, c, roles[0], roles[1]), pd.Series)
         ):
             gaps[c] = empty
+    return gaps
+
+
+def _vote_hint(frame: pd.DataFrame, roles: list[str]) -> str:
+    """For the error of a table without a vote column found: the column of verdicts (or
+    of the winners' names) with empty cells (:func:`_vote_columns`; the sparsest if
+    several), as ``--label COL``; "" when none is."""
+    gaps = _vote_columns(frame, roles)
     if not gaps:
         return ""
     c = max(gaps, key=lambda k: gaps[k])
@@ -525,6 +532,16 @@ def read_pair_table(
             )
     frame = _one_hot_vote(frame, label)
     lab = _guess(frame, label, LABEL_NAMES, "--label")
+    if lab is None and meta is None and all(c in frame.columns for c in WAVE_COLUMNS):
+        # a table bacon sample --pairwise wrote, its votes under the name the sample read
+        # (--label my_vote): its one column of votes is the label, as the sample took it
+        votes = list(_vote_columns(frame, [c for c in (a, b, prompt, item, *WAVE_COLUMNS) if c]))
+        if len(votes) == 1:
+            lab = votes[0]
+            notes.append(
+                f"column {lab!r}: the human votes of this table bacon sample --pairwise "
+                f"wrote (its one column of verdicts with empty cells; --label {lab})"
+            )
     if lab is None:
         raise ValidationError(
             f"{str(path)!r} has no column of human votes (label, winner or human_label); "

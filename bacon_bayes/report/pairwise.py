@@ -102,6 +102,14 @@ class PairSummary:
             return float("nan")
         return float(w1[both].mean() / w0[both].mean())
 
+    def _aee_width_on_labels(self) -> float:
+        """The AEE strengths' mean interval width on the models with an interval in both
+        (those :attr:`width_ratio` compares)."""
+        w1 = self.strengths.ci_high - self.strengths.ci_low
+        w0 = self.labels.ci_high - self.labels.ci_low if self.labels is not None else w1
+        both = np.isfinite(w1) & np.isfinite(w0)
+        return float(w1[both].mean()) if both.any() else float("nan")
+
     def labels_line(self) -> str:
         """The labels-alone comparison line (and, when every comparison has its vote and
         the target is the pool, that the strengths are exact)."""
@@ -122,6 +130,16 @@ class PairSummary:
             )
         ratio = self.width_ratio
         n = int(self.strengths.details.get("n_labeled_comparisons", 0))
+        if none := self.labels.details.get("no_votes"):  # placed by the judges alone
+            more = f" and {len(none) - 5} more" if len(none) > 5 else ""
+            shown = ", ".join(map(repr, none[:5])) + more
+            have = "has" if len(none) == 1 else "have"
+            return (
+                f"labels alone (Bradley-Terry on the {n} human votes only, over the models "
+                f"with a vote; {shown} {have} no human vote, so no labels-alone strength): mean "
+                f"interval width {np.nanmean(self.labels.ci_high - self.labels.ci_low):.3g}; "
+                f"with the judges {self._aee_width_on_labels():.3g}, width ratio {ratio:.2f}"
+            )
         return (
             f"labels alone (Bradley-Terry on the {n} human votes only): mean interval width "
             f"{np.nanmean(self.labels.ci_high - self.labels.ci_low):.3g}; with the judges "
@@ -318,6 +336,65 @@ def win_matrix(table: EstimateTable) -> pd.DataFrame:
     return out
 
 
+def _labels_of_voted_models(
+    cal: Calibrator, alpha: float, simultaneous: bool, scale: str
+) -> EstimateTable | None:
+    """The labels-alone strengths where some models have no human vote (which the labels
+    alone cannot place): Bradley-Terry on the comparisons between the models with a vote,
+    as :meth:`Calibrator.estimate_bradley_terry` fits them (anchored over those models),
+    every other model a row of NaN, named in ``details["no_votes"]``; None where that
+    fit fails too (the voted models apart, ...)."""
+    from dataclasses import replace
+
+    from bacon_bayes.estimate.bradley_terry import bradley_terry
+
+    pool = cal.pool_
+    pairs = pool.pairs
+    m, voted = pairs.n_models, np.isfinite(pool.y)
+    seen = (np.bincount(pairs.a[voted], minlength=m) + np.bincount(pairs.b[voted], minlength=m)) > 0
+    if seen.all() or seen.sum() < 2:
+        return None
+    keep = seen[pairs.a] & seen[pairs.b]
+    code = np.cumsum(seen) - 1  # a voted model's code among the voted ones
+    prompts = getattr(pool, "prompts", None)
+    try:
+        sub = bradley_terry(
+            code[pairs.a[keep]], code[pairs.b[keep]], pool.y[keep], None,
+            None if pool.propensity is None else pool.propensity[keep],
+            names=[n for n, s in zip(pairs.names, seen, strict=True) if s], alpha=alpha,
+            simultaneous=simultaneous, power_tuning=cal.power_tuning,
+            target="pool" if cal.target == "pool" else "population", scale=scale,
+            prompts=None if prompts is None else np.asarray(prompts)[keep],
+        )  # fmt: skip
+    except ValidationError:
+        return None
+    where = np.flatnonzero(seen)
+
+    def spread(values: np.ndarray, fill: float = np.nan) -> np.ndarray:
+        out = np.full(m, fill, dtype=float)
+        out[where] = values
+        return out
+
+    cov = np.full((m, m), np.nan)
+    cov[np.ix_(where, where)] = sub.cov
+    crit = np.asarray(sub.critical_value, dtype=float)
+    counts = np.bincount(pairs.a, minlength=m) + np.bincount(pairs.b, minlength=m)
+    return replace(
+        sub,
+        names=tuple(pairs.names),
+        estimate=spread(sub.estimate),
+        se=spread(sub.se),
+        ci_low=spread(sub.ci_low),
+        ci_high=spread(sub.ci_high),
+        cov=cov,
+        n_labeled=spread(sub.n_labeled, 0.0).astype(int),
+        n_items=counts,
+        critical_value=spread(crit) if crit.ndim else crit,
+        details={**sub.details, "no_votes": [n for n, s in zip(pairs.names, seen, strict=True)
+                                             if not s]},
+    )  # fmt: skip
+
+
 def pair_summary(
     cal: Calibrator,
     alpha: float = 0.05,
@@ -336,6 +413,7 @@ def pair_summary(
         labels = cal.estimate_bradley_terry(alpha, simultaneous, scale=scale, method="labels")
     except ValidationError as exc:  # e.g. a model without labeled comparisons
         error = str(exc)
+        labels = _labels_of_voted_models(cal, alpha, simultaneous, scale)
     return PairSummary(
         strengths=table,
         labels=labels,
@@ -459,7 +537,15 @@ def render_pairwise_report(
         parts["judges"] = (
             "<p>Per judge: position bias (share of A verdicts minus share of B), its excess "
             "over the humans' on the same comparisons, tie rate, Cohen's kappa with the "
-            "human votes and AUC (discrimination), each with its interval.</p>"
+            "human votes and AUC (discrimination), each with its interval."
+            + (
+                " The human votes are weighed by the inverse of their inclusion "
+                "probabilities (drawn with unequal probabilities, unweighted they would "
+                "describe the mix of comparisons drawn)."
+                if getattr(cal.pool_, "propensity", None) is not None
+                else ""
+            )
+            + "</p>"
             + _diagnostics_table(diagnostics)
         )
     heads = {
