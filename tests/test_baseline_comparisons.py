@@ -325,3 +325,47 @@ def test_pairwise_estimate_refuses_the_baseline_naming_the_python_call(capsys):
     err = capsys.readouterr().err
     assert "--baseline does not apply to --pairwise" in err
     assert "Calibrator.compare_groups(baseline=MODEL)" in err
+
+
+def _many_groups(tmp_path) -> str:
+    """A table of MAX_COMPARED + 1 questions (the group), four items each, two labeled."""
+    from bacon_bayes.estimate.tables import MAX_COMPARED
+
+    rng = np.random.default_rng(0)
+    n = 4 * (MAX_COMPARED + 1)
+    y = rng.normal(size=n)
+    frame = pd.DataFrame({"question": [f"q{k}" for k in np.repeat(np.arange(MAX_COMPARED + 1), 4)],
+                          "j": y + rng.normal(size=n),
+                          "y": np.where(np.arange(n) % 2 == 0, y, np.nan)})  # fmt: skip
+    frame.to_csv(tmp_path / "q.csv", index=False)
+    return str(tmp_path / "q.csv")
+
+
+def test_past_200_groups_the_baseline_is_honoured_not_silently_dropped(tmp_path, capsys):
+    """H1 item 1: past MAX_COMPARED groups ``bacon estimate --baseline`` printed the means,
+    "comparisons skipped: too many pairs" and never used the baseline; its m - 1
+    comparisons need no all-pairs covariance. Now they are made, the ranks (which need
+    every pair) skipped with the reason; the report page takes them too, and without a
+    baseline says the comparisons are skipped instead of refusing the whole page."""
+    path = _many_groups(tmp_path)
+    args = ["estimate", path, "--label", "y", "--judge", "j", "--group", "question",
+            "--engine", "freq"]  # fmt: skip
+    assert main([*args, "--baseline", "q7"]) == 0
+    text = capsys.readouterr().out
+    assert "comparisons of 'question' against q7" in text and "skipped, the group" not in text
+    assert "over the 200 comparisons with q7 alone" in text
+    assert "ranks of 'question' skipped: 201 groups are too many to rank" in text
+    assert main([*args, "--baseline", "q7", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)["comparisons"]
+    assert out["baseline"] == "q7" and out["n_pairs"] == 200 and out["ranks"] == []
+    assert out["best"] is None and "too many to rank" in out["ranks_skipped"]
+    assert main(args) == 0  # no baseline: skipped as before, the fix named
+    assert "compare every group against one instead (200 comparisons, no ranks: --baseline" in (
+        capsys.readouterr().out
+    )
+    page = tmp_path / "page.html"
+    assert main(["report", *args[1:], "--baseline", "q7", "--out", str(page)]) == 0
+    html = page.read_text()
+    assert "of 200 comparisons with q7 resolved" in html and "Rank intervals skipped" in html
+    assert main(["report", *args[1:], "--out", str(page), "--force"]) == 0
+    assert "(differences and rank intervals) skipped, the group means kept" in page.read_text()

@@ -233,7 +233,8 @@ def _estimate(
             else None
         )
         n_groups = 0 if pool.groups is None else unique_codes(pool.groups)[0].size
-        too_many = uncompared(n_groups, group or "group")
+        # against a baseline only its m - 1 comparisons: made past MAX_COMPARED too
+        too_many = None if args.baseline else uncompared(n_groups, group or "group")
         if too_many:  # the means printed, the pairs past what one covariance holds
             skipped = f"\n{too_many}"
         elif n_groups > 1:
@@ -242,7 +243,7 @@ def _estimate(
                 cal, args.alpha, group, anytime=anytime, simultaneous=not args.pointwise,
                 better=better, baseline=args.baseline,
             )  # fmt: skip
-            if not compared.best_clear:  # the plan's line: only where it is printed
+            if not compared.best_clear and compared.ranks_skipped is None:  # as printed
                 # the fitted calibrator's residuals (either engine) are the plan's pilot,
                 # so the lead quoted is the table's just printed (tester A finding 1)
                 mine = cal if saved is None else None

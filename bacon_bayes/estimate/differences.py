@@ -18,6 +18,7 @@ from bacon_bayes.estimate.critical import (
 )
 from bacon_bayes.estimate.shrink import shrunk_differences
 from bacon_bayes.estimate.tables import (
+    MAX_COMPARED,
     Pairs,
     all_pairs,
     baseline_index,
@@ -34,7 +35,8 @@ from bacon_bayes.results import EstimateTable, sure_sign
 RESAMPLED = "bootstrap: the groups' own resamples, max-|t| over the comparisons with the baseline"
 T_BASIS = (
     "t: Student-t on each pair's fewer labels less one (the groups' resamples hold no "
-    "critical values for this rule, or the comparisons leave out groups without an interval)"
+    f"critical values for this rule, nor any past {MAX_COMPARED} groups, or the comparisons "
+    "leave out groups without an interval)"
 )
 
 

@@ -260,9 +260,10 @@ def too_many_pairs(m: int) -> str | None:
         return None
     return (
         f"{m} groups give {m * (m - 1) // 2:,} pairwise comparisons, too many to compare "
-        f"at once (at most {MAX_COMPARED} groups); group by a coarser column, or, where "
-        "the column names the prompt each item answers, pass it as --prompt instead "
-        "(prompt= in EvalPool.from_frame)"
+        f"at once (at most {MAX_COMPARED} groups); compare every group against one instead "
+        f"({m - 1} comparisons, no ranks: --baseline NAME; baseline= in compare_groups), "
+        "group by a coarser column, or, where the column names the prompt each item "
+        "answers, pass it as --prompt instead (prompt= in EvalPool.from_frame)"
     )
 
 

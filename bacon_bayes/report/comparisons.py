@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.estimate.tables import (
+    MAX_COMPARED,
     implied_by_groups,
     pair_notes,
     pair_reasons,
@@ -138,6 +139,10 @@ class Comparisons:
     baseline : str, optional
         The group every other is compared against (``bacon estimate --baseline``): the
         differences are ``g - baseline``, their joint intervals over those alone.
+    ranks_skipped : str, optional
+        Why there are no ranks (``ranks`` empty): past
+        :data:`~bacon_bayes.estimate.tables.MAX_COMPARED` groups against a baseline, the
+        ``m - 1`` comparisons are made but the ranks would need every pair.
     """
 
     group: str
@@ -157,6 +162,7 @@ class Comparisons:
     better: str = "higher"
     direction_note: str | None = None
     baseline: str | None = None
+    ranks_skipped: str | None = None
 
     @property
     def n_resolved(self) -> int:
@@ -164,13 +170,15 @@ class Comparisons:
         return int(self.differences["resolved"].sum())
 
     @property
-    def best(self) -> str:
-        """The group ranked first by its estimate."""
-        return str(self.ranks["group"].iloc[0])
+    def best(self) -> str | None:
+        """The group ranked first by its estimate (None where the ranks were skipped)."""
+        return None if self.ranks.empty else str(self.ranks["group"].iloc[0])
 
     @property
     def best_clear(self) -> bool:
-        """Whether the top group's rank interval is ``[1, 1]``."""
+        """Whether the top group's rank interval is ``[1, 1]`` (False without ranks)."""
+        if self.ranks.empty:
+            return False
         top = self.ranks.iloc[0]
         return bool(top["rank_low"] == 1 and top["rank_high"] == 1)
 
@@ -246,6 +254,7 @@ class Comparisons:
             "plan": self.plan_note,
             "no_interval": dict(self.withheld),
             "baseline": self.baseline,
+            "ranks_skipped": self.ranks_skipped,
             "family": self.family_line(),
         }
 
@@ -291,7 +300,7 @@ class Comparisons:
             *([f"warning: {self.direction_note}"] if self.direction_note else []),
             self.best_line(),
         ]
-        if self.plan_note and not self.best_clear:
+        if self.plan_note and not self.best_clear and self.ranks_skipped is None:
             lines.append(self.plan_note)
         return "\n".join(lines)
 
@@ -355,7 +364,9 @@ class Comparisons:
 
     def best_line(self) -> str:
         """Whether the best group is clear, in words (best: the highest mean, or the
-        lowest where :attr:`better` is ``"lower"``, said)."""
+        lowest where :attr:`better` is ``"lower"``, said); without ranks, why."""
+        if self.ranks_skipped is not None or self.ranks.empty:
+            return f"ranks of {self.group!r} skipped: {self.ranks_skipped or 'no groups'}"
         top = self.ranks.iloc[0]
         best = f"best {self.group}" + (
             f" ({best_words(self.better)})" if self.better == "lower" else ""
@@ -439,12 +450,18 @@ def comparisons(
     way = check_better(better)
     target, note = target_description(cal)
     n_prompts = 0 if pool.prompts is None else int(unique_codes(pool.prompts)[0].size)
+    n_groups = 0 if pool.groups is None else int(unique_codes(pool.groups)[0].size)
+    ranked = baseline is None or too_many_pairs(n_groups) is None
     return comparisons_of(
         cal.estimate_groups(alpha, True), cal.bounds_, alpha, group or pool.group_name or
         "group", (target, note), plan_note=plan_note, prompt=pool.prompt_name,
         n_prompts=n_prompts,
         diffs=cal.compare_groups(alpha, simultaneous, baseline=baseline, **(anytime or {})),
-        ranks=cal.rank_groups(alpha, descending=way == "higher", **(anytime or {})),
+        ranks=(
+            cal.rank_groups(alpha, descending=way == "higher", **(anytime or {}))
+            if ranked
+            else None
+        ),
         better=way,
         direction_note=better_hint(pool, cal.bounds_, better), baseline=baseline,
     )  # fmt: skip
@@ -475,14 +492,26 @@ def comparisons_of(
     ``n_prompts``: the prompts the pool has; ``diffs``, ``ranks``: the differences and
     ranks when the caller has them (the calibrator's, anytime ones included); ``better``:
     which way a mean is better (the ranks, "best"); ``direction_note``: the hint to give
-    it; ``baseline``: a group's name, every other group compared against it alone."""
+    it; ``baseline``: a group's name, every other group compared against it alone (past
+    :data:`~bacon_bayes.estimate.tables.MAX_COMPARED` groups too: the ``m - 1``
+    comparisons, the ranks skipped, which would need every pair)."""
     from bacon_bayes import estimate as est
 
     lo, hi = bounds
     if diffs is None:  # the groups' joint intervals where they imply narrower ones
         diffs = implied_by_groups(means, est.compare(means, baseline=baseline))
         diffs = diffs.clip(lo - hi, hi - lo)
-    if ranks is None:
+    too_many = too_many_pairs(len(means)) if baseline is not None else None
+    skipped = None
+    if too_many is not None:  # every group against the baseline: no ranks
+        m = len(means)
+        skipped = (
+            f"{m} groups are too many to rank (rank intervals need all {m * (m - 1) // 2:,} "
+            f"pairwise comparisons; at most {MAX_COMPARED} groups); the {m - 1} comparisons "
+            f"with {name_text(str(baseline))} need only their own"
+        )
+        ranks = means.to_frame().assign(rank=0, rank_low=0, rank_high=0).iloc[:0]
+    elif ranks is None:
         frame = means.to_frame()
         descending = check_better(better) == "higher"
         for k, v in est.rank_intervals(means, descending=descending, diffs=diffs).items():
@@ -519,5 +548,5 @@ def comparisons_of(
         group, alpha, target[0], target[1], paired, differences, ranked, plan_note,
         prompt if paired else None, guarantee_note(diffs), n_prompts, prompt,
         diffs.simultaneous == "none", pair_reasons(means, diffs), check_better(better),
-        direction_note, baseline,
+        direction_note, baseline, skipped,
     )  # fmt: skip

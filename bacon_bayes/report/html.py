@@ -17,10 +17,11 @@ import pandas as pd
 from bacon_bayes import __version__
 from bacon_bayes.atomic import atomic_write_text
 from bacon_bayes.estimate.core import VARIANCE_FLOOR
+from bacon_bayes.estimate.tables import too_many_pairs
 from bacon_bayes.model_choice import auto_reason
 from bacon_bayes.order import cell_name, name_text, pair_text
 from bacon_bayes.report import figures
-from bacon_bayes.report.comparisons import comparisons, target_description
+from bacon_bayes.report.comparisons import comparisons, target_description, uncompared
 from bacon_bayes.report.doctor import data_check
 from bacon_bayes.report.simulate_folder import (
     simulate_mismatch,
@@ -305,8 +306,10 @@ def _groups(
     tables = [cal.estimate_groups(alpha, True, m, **anytime) for m in ("aee", "classical")]
     means = tables[0].to_frame()
     down = better != "lower"  # rank 1: the highest mean, or the lowest (an error score)
-    ranks = cal.rank_groups(alpha, descending=down, **anytime)
-    ranks = ranks[["name", "rank", "rank_low", "rank_high"]]
+    unranked = too_many_pairs(len(tables[0]))  # the ranks need every pair
+    if unranked is None:
+        ranks = cal.rank_groups(alpha, descending=down, **anytime)
+        means = means.merge(ranks[["name", "rank", "rank_low", "rank_high"]], on="name")
     keys = ("pooling_note", VARIANCE_FLOOR)
     notes = dict.fromkeys(t.details.get(k) for t in tables for k in keys)
     level = f"{100 * (1 - alpha):g}%"
@@ -322,11 +325,16 @@ def _groups(
             for n in (*notes, classical_note(tables))
             if n
         )
-        + _table(_named(means.merge(ranks, on="name"), "name"), 3)
-        + "<p class='note'>rank low - rank high: the ranks each group can take, read from "
-        "the intervals of the pairwise differences (a group ranks above another only where "
-        "their difference excludes 0), so they hold as those do; the differences are in "
-        f'<a href="#comparisons">{_esc(SECTIONS["comparisons"])}</a>, below.</p>'
+        + _table(_named(means, "name"), 3)
+        + (
+            f"<p class='note'>Rank intervals skipped: {_esc(unranked)}.</p>"
+            if unranked
+            else "<p class='note'>rank low - rank high: the ranks each group can take, read "
+            "from the intervals of the pairwise differences (a group ranks above another "
+            "only where their difference excludes 0), so they hold as those do; the "
+            f'differences are in <a href="#comparisons">{_esc(SECTIONS["comparisons"])}</a>, '
+            "below.</p>"
+        )
     )
 
 
@@ -629,7 +637,11 @@ def render_report(
         "estimates": _estimates(cal, alpha, truth, anytime or {}),
         "groups": _groups(cal, alpha, anytime or {}, better),
     }
-    if cal.pool_.groups is not None and np.unique(cal.pool_.groups).size > 1:
+    n_groups = 0 if cal.pool_.groups is None else np.unique(cal.pool_.groups).size
+    skipped = None if baseline else uncompared(n_groups, cal.pool_.group_name or "group")
+    if skipped:  # past MAX_COMPARED groups: the means above, no pairs
+        parts["comparisons"] = f"<p class='note'>{_esc(_sentence(skipped))}.</p>"
+    elif n_groups > 1:
         parts["comparisons"] = _comparisons(cal, alpha, plan_note, anytime or {}, better, baseline)
     parts |= {
         "bias": _bias(cal, level),
