@@ -317,14 +317,33 @@ def test_the_report_page_and_its_command_take_the_baseline(tmp_path, capsys):
     assert not out.exists()
 
 
-def test_pairwise_estimate_refuses_the_baseline_naming_the_python_call(capsys):
+def test_pairwise_baseline_refusal_gives_each_command_a_command_that_runs(tmp_path, capsys):
+    """H1 item 2: ``--pairwise --baseline`` was refused with one hint for estimate and
+    report alike, "here --difference A B gives one pair", no command to run. Now each
+    command's refusal holds a whole command of its own on the user's file (the report's
+    with its --out) that runs, the Python call for every model at once, and a baseline
+    that is no model is named as such, with the nearest name."""
+    import shlex
     from importlib.resources import files
 
     sample = str(files("bacon_bayes") / "data" / "arena_sample.csv.gz")
-    assert main(["estimate", sample, "--pairwise", "--baseline", "gpt-4", "--engine", "freq"]) == 2
+    page = str(tmp_path / "p.html")
+    for command, extra in (("estimate", []), ("report", ["--out", page])):
+        args = [command, sample, "--pairwise", "--baseline", "gpt-4", "--engine", "freq"]
+        assert main([*args, *extra]) == 2
+        err = capsys.readouterr().err
+        assert "--baseline does not apply to --pairwise" in err
+        assert "Calibrator.compare_groups(baseline='gpt-4')" in err
+        run = err.split(": bacon ", 1)[1].split(";", 1)[0]
+        words = shlex.split(run)
+        assert words[0] == command and "--difference" in words and words[-1 if command ==
+            "estimate" else -3] == "gpt-4"  # fmt: skip
+        assert main(words) == 0
+        out = capsys.readouterr().out
+        assert "- gpt-4:" in out if command == "estimate" else "report written" in out
+    assert main(["estimate", sample, "--pairwise", "--baseline", "gpt4"]) == 2
     err = capsys.readouterr().err
-    assert "--baseline does not apply to --pairwise" in err
-    assert "Calibrator.compare_groups(baseline=MODEL)" in err
+    assert "nor is 'gpt4' one of the 20 models" in err and "Did you mean 'gpt-4'?" in err
 
 
 def _many_groups(tmp_path) -> str:

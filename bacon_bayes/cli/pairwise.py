@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from bacon_bayes.errors import ValidationError
@@ -36,7 +37,6 @@ NOT_PAIRWISE: tuple[tuple[str, str, Any], ...] = (
     ("--tolerance", "tolerance", None),
     ("--round", "round", None),
     ("--pointwise", "pointwise", False),
-    ("--baseline", "baseline", None),
     ("--history", "history", None),
     ("--anytime", "anytime", False),
     ("--max-labels", "max_labels", None),
@@ -102,14 +102,62 @@ def _refuse_options(args: argparse.Namespace) -> None:
         if getattr(args, dest, default) not in (default, None, False, []):
             extra = {
                 "--pointwise": " (the strengths' intervals are per model unless --simultaneous)",
-                "--baseline": " (in Python, Calibrator.compare_groups(baseline=MODEL) compares "
-                "every model's strength against one; here --difference A B gives one pair)",
             }
             raise ValidationError(
                 f"{flag} does not apply to --pairwise comparisons; drop {flag}"
                 + extra.get(flag, "")
                 + "."
             )
+
+
+#: the options :func:`read_pairs` reads FILE with (flag, dest), repeated in a command
+READ_OPTIONS = (
+    ("--model-a", "model_a"),
+    ("--model-b", "model_b"),
+    ("--label", "label"),
+    ("--labels", "labels"),
+    ("--item", "item"),
+    ("--prompt", "prompt"),
+)
+
+
+def refuse_baseline(args: argparse.Namespace, models: Sequence[str]) -> None:
+    """``--baseline`` on comparisons: refused, with what this command runs instead (one
+    model against the baseline: ``--difference``, as a whole command on the user's FILE
+    and options; every model against it: the Python call), or, where it names none of
+    the ``models``, with the models and the nearest names."""
+    base = getattr(args, "baseline", None)
+    if base is None:
+        return
+    from bacon_bayes.arguments import suggest
+
+    names = sorted(map(str, models))
+    head = "--baseline does not apply to --pairwise comparisons; drop --baseline"
+    if base not in names:
+        shown = ", ".join(map(repr, names[:12])) + (", ..." if len(names) > 12 else "")
+        raise ValidationError(
+            f"{head}; nor is {base!r} one of the {len(names)} models ({shown})."
+            + suggest(base, names)
+        )
+    other = next(n for n in names if n != base)
+    words = ["bacon", args.command, str(args.file), "--pairwise"]
+    for flag, dest in READ_OPTIONS:
+        if getattr(args, dest, None):
+            words += [flag, str(getattr(args, dest))]
+    words += [f"--judge={j}" for j in getattr(args, "judge", None) or []]
+    if getattr(args, "engine", "auto") != "auto":
+        words += ["--engine", str(args.engine)]
+    words += ["--difference", other, base]
+    if args.command == "report":
+        words += ["--out", str(args.out)]
+    where = "on the page" if args.command == "report" else ""
+    raise ValidationError(
+        f"{head}. One model against {base!r} (its strength difference, interval and P(it "
+        f"beats {base!r})){' ' + where if where else ''}: "
+        + shlex.join(words)
+        + f"; every model against {base!r} with joint intervals: in Python, "
+        f"Calibrator.compare_groups(baseline={base!r}) on the fitted calibrator."
+    )
 
 
 def read_pairs(args: argparse.Namespace) -> tuple[pd.DataFrame, PairRoles]:
@@ -214,6 +262,9 @@ def fit_pairs(
     from bacon_bayes.pool import EvalPool
 
     frame, roles = read_pairs(args)
+    if getattr(args, "baseline", None) is not None:  # the models named, a blank one not
+        sides = frame[[roles.model_a, roles.model_b]].stack().dropna()
+        refuse_baseline(args, sides.astype(str).unique().tolist())
     if not getattr(args, "judge", None):
         leave_out_unfit(frame, roles)
     if not frame[roles.label].notna().any():  # no fit, no plan and no wave fitted on votes
@@ -341,6 +392,7 @@ def run_report(
                     f"{args.file} holds a calibrator of scores, not of comparisons; drop "
                     "--pairwise for its report."
                 )
+            refuse_baseline(args, cal.pool_.pairs.names)
             scale = "elo" if args.elo else "logit"
             summary = pair_summary(
                 cal, args.alpha, scale=scale, fitted=f"saved {args.file}",
