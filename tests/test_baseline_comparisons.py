@@ -388,3 +388,27 @@ def test_past_200_groups_the_baseline_is_honoured_not_silently_dropped(tmp_path,
     assert "of 200 comparisons with q7 resolved" in html and "Rank intervals skipped" in html
     assert main(["report", *args[1:], "--out", str(page), "--force"]) == 0
     assert "(differences and rank intervals) skipped, the group means kept" in page.read_text()
+
+
+def test_a_misspelt_baseline_is_refused_on_a_round_too_few_labels_to_check(tmp_path, capsys):
+    """H1 item 3: with a saved --calibrator on a round of fewer than 10 fresh labels,
+    ``bacon estimate`` printed the unvalidated means and returned before --baseline was
+    read, so a misspelt one passed silently (exit 0). Now it is refused on every path."""
+    from importlib.resources import files
+
+    data = files("bacon_bayes") / "data"
+    cal = tmp_path / "cal.nc"
+    assert main(["estimate", str(data / "example_round1.csv"), "--label", "human", "--judge",
+                 "gpt*", "--judge", "llama*", "--group", "system", "--item", "id", "--engine",
+                 "freq", "--save", str(cal)]) == 0  # fmt: skip
+    frame = pd.read_csv(data / "example_round2.csv")
+    frame.loc[frame.index[frame["human"].notna()][5:], "human"] = np.nan  # 5 fresh labels
+    frame.to_csv(tmp_path / "r2.csv", index=False)
+    capsys.readouterr()
+    args = ["estimate", str(tmp_path / "r2.csv"), "--calibrator", str(cal), "--group", "system"]
+    assert main(args) == 0 and "UNVALIDATED" in capsys.readouterr().out
+    for extra in ([], ["--json"]):
+        assert main([*args, "--baseline", "m17", *extra]) == 2
+        err = capsys.readouterr().err
+        assert "--baseline 'm17' is not a 'system' of the table" in err, err
+        assert "Did you mean 'M17'?" in err

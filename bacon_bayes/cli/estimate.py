@@ -210,6 +210,8 @@ def _estimate(
         if history is not None and records is not None:
             append_round(cal, args, history, records, validated=validated, saved_id=saved_id)
 
+    group = group_name(args) if pool.groups is not None else None
+    check_baseline(args, pool.groups, group)  # refused on every path, unvalidated too
     if saved is not None and not fresh_enough(cal):
         if args.json:
             out = {"n_items": pool.n_items, "n_labeled": pool.n_labeled}
@@ -220,8 +222,6 @@ def _estimate(
         finish(validated=False)
         print(text)
         return 0
-    group = group_name(args) if pool.groups is not None else None
-    check_baseline(args, pool.groups, group)  # refused here, not skipped below
     left_out = naive_note(pool, cal.bounds_)
     methods = tuple(m for m in METHODS if m != "naive" or not left_out)
     compared, groups, skipped = None, None, ""
