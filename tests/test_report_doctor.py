@@ -241,3 +241,27 @@ def test_the_data_check_says_the_scale_doctor_reads():
     assert "report&#x27;s label range is unbounded: pass --scale 0:inf" in said, said
     assert "--outcome nonnegative" in said
     assert "Label scale" not in data_check(pool, bounds=(0.0, np.inf))
+
+
+def test_over_rating_rows_without_figures_say_why_and_no_inf_is_on_the_page():
+    """H1 item 4: the over-rating table printed unbounded intervals as "-inf" and "inf"
+    (the README's round-1 pool: 43 of its 48 rows), and left out without a row a group
+    under 2 labels. Now such a figure is "—" with the reason in a note column (the
+    labels it had; unbounded at n labels), and no inf is on the page."""
+    import re
+
+    frame = pd.read_csv(EXAMPLE.parent / "example_round1.csv")
+    m8 = frame.index[(frame["system"] == "M8") & frame["human"].notna()]
+    frame.loc[m8[1:], "human"] = np.nan  # M8: one label
+    pool = EvalPool.from_frame(
+        frame, label="human", judges=["gpt4", "gpt35_mcq"], outcome="continuous",
+        group="system",
+    )  # fmt: skip
+    part = data_check(pool).split("<h3>Judges' over-rating by group</h3>", 1)[1]
+    part = part.split("<h3>", 1)[0]
+    assert not re.search(r"\binf\b", part), part
+    rows = {(r[0], r[1]): r for r in _rows(part, None)}
+    assert rows[("gpt4", "M8")][2:6] == ["1", "—", "—", "—"]
+    assert rows[("gpt4", "M8")][-1] == "1 labeled item: 2 needed for a check"
+    unbounded = [r for r in rows.values() if r[-1].startswith("unbounded: at ")]
+    assert unbounded and all(r[4] == r[5] == "—" and r[3] != "—" for r in unbounded)

@@ -280,7 +280,8 @@ def group_bias(
         ``group``, ``n``, ``over``, ``low``, ``high``, ``flagged`` (empty with fewer than
         2 groups of 2 labels, too few labels for the fit, or a judge that does not rise
         with the label; ``attrs["why"]`` says which); ``attrs["left_out"]``: the groups
-        with fewer than 2 labeled items, not checked; ``attrs["wide"]``: the groups
+        with fewer than 2 labeled items, not checked (``attrs["left_out_n"]``: their
+        labeled items with a score, by group); ``attrs["wide"]``: the groups
         whose interval excludes 0 but reaches past the labels' range (too weak to say,
         not flagged); ``attrs["unbounded"]``: the groups whose interval is unbounded.
     """
@@ -332,6 +333,8 @@ def group_bias(
     out = out.iloc[order].reset_index(drop=True)  # M8 before M10, as everywhere
     seen = np.unique(np.asarray(groups[pd.notna(groups)]).astype(str))
     out.attrs["left_out"] = [str(g) for g in seen if g not in set(names)]  # under 2 labels
+    labeled = pd.Series(np.asarray(groups[ok]).astype(str)).value_counts()
+    out.attrs["left_out_n"] = {g: int(labeled.get(g, 0)) for g in out.attrs["left_out"]}
     # unbounded: the slope is not clearly above 0 at the group's few labels, so no shift
     # there can be told from none
     for key in ("wide", "unbounded"):

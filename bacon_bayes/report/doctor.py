@@ -17,7 +17,7 @@ import pandas as pd
 from bacon_bayes.doctor.bias import MIN_LENGTH_N, left_out_note, unit_words
 from bacon_bayes.doctor.pooled import PoolCheck, profile_pool
 from bacon_bayes.order import cell_name
-from bacon_bayes.report.tables import esc, scroll_table
+from bacon_bayes.report.tables import esc, fixed, scroll_table
 from bacon_bayes.scale import scale_args
 
 if TYPE_CHECKING:
@@ -124,13 +124,16 @@ def _groups(check: PoolCheck) -> str:
     )
     if not tables:
         return GROUPS_HEAD + _note(skipped.strip()) if skipped else ""
-    frame = pd.concat(tables, ignore_index=True)
+    k = pd.concat(tables)["group"].nunique()  # the groups checked
+    frame = pd.concat([*tables, *_left_out(check)], ignore_index=True)
     frame = frame[["judge", "group", "n", "over", "low", "high", "flagged"]]
     frame = frame.assign(group=[cell_name(g) for g in frame["group"]])  # ' M8' beside M8
     flagged = frame["flagged"].astype(bool)
     frame = frame.assign(flagged=np.where(flagged, "yes", ""))
     frame = pd.concat([frame[flagged], frame[~flagged]], ignore_index=True)
-    k = frame["group"].nunique()
+    checked = np.isfinite(frame["over"].to_numpy(float))  # not a group under 2 labels
+    ends = np.isfinite(frame[["low", "high"]].to_numpy(float))
+    bounded = ends.all(axis=1)
     reading = (
         "Over-rating of each group in label points: how much higher the judge scores the "
         "group's items than items of other groups with the same label (judge ~ label + "
@@ -142,13 +145,13 @@ def _groups(check: PoolCheck) -> str:
         "<b>flagged</b> (listed first): the interval excludes 0."
     )
     note = _note(reading + _adjust(check, len(tables)) + skipped)
+    frame = _shown(frame)
     every = (
-        f"<details><summary>All {len(frame)} rows ({len(tables)} judges, each over the "
-        "groups with 2 or more labeled items)</summary>" + scroll_table(frame, 3) + "</details>"
+        f"<details><summary>All {len(frame)} rows ({len(tables)} judges; a group with "
+        "under 2 labeled items has no check)</summary>" + scroll_table(frame, 3) + "</details>"
     )
-    low, high = frame["low"].to_numpy(float), frame["high"].to_numpy(float)
-    if not (np.isfinite(low) | np.isfinite(high)).any():  # a table of (-inf, inf) says less
-        n = frame["n"].to_numpy()
+    if not ends.any():  # a table of (-inf, inf) says less
+        n = frame["n"].to_numpy()[checked]
         said = (
             f"Every interval is unbounded: within the groups' {n.min()}-{n.max()} labels "
             "each, the judges track the label too little for an interval to close, so no "
@@ -159,9 +162,9 @@ def _groups(check: PoolCheck) -> str:
     if len(frame) <= MAX_GROUP_ROWS:
         return GROUPS_HEAD + scroll_table(frame, 3) + note
     n_flagged = int(flagged.sum())
-    unbounded = int((~(np.isfinite(low) & np.isfinite(high))).sum())
+    unbounded = int((checked & ~bounded).sum())
     open_ = (  # as doctor's text says it: not a clean bill where most could not be bounded
-        f" {unbounded} of the {len(frame)} intervals {'is' if unbounded == 1 else 'are'} "
+        f" {unbounded} of the {int(checked.sum())} intervals {'is' if unbounded == 1 else 'are'} "
         "unbounded: there the judge tracks the "
         "label too little at these labels for its over-rating to be measured (more labels "
         "a group would)."
@@ -174,6 +177,48 @@ def _groups(check: PoolCheck) -> str:
         else _note("No judge's over-rating of a group is flagged." + open_)
     )
     return GROUPS_HEAD + shown + note + every
+
+
+def _left_out(check: PoolCheck) -> list[pd.DataFrame]:
+    """Rows for the groups each judge's check left out (under 2 labeled items with a
+    score), with their counts and no figures, said by :func:`_shown`."""
+    rows = []
+    for j, t in check.groups.items():
+        counts = t.attrs.get("left_out_n", {})
+        if not t.empty and counts:
+            rows.append(
+                pd.DataFrame({"judge": j, "group": list(counts), "n": list(counts.values()),
+                              "over": np.nan, "low": np.nan, "high": np.nan, "flagged": False})
+            )  # fmt: skip
+    return rows
+
+
+def _shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """The over-rating rows as the page shows them: a figure the check has none of (a
+    group under 2 labels; an unbounded interval's end, -inf or inf) is "—", and the
+    ``note`` column says why (no inf on the page)."""
+    n = frame["n"].to_numpy(int)
+    over, low, high = (frame[c].to_numpy(float) for c in ("over", "low", "high"))
+    open_ = np.isfinite(over) & ~(np.isfinite(low) & np.isfinite(high))
+
+    def cell(v: float) -> str:
+        return fixed(v, 3) if np.isfinite(v) else "—"
+
+    why = np.where(
+        ~np.isfinite(over),
+        [f"{k} labeled item{'' if k == 1 else 's'}: 2 needed for a check" for k in n],
+        np.where(
+            open_,
+            [
+                f"unbounded: at {k} labels the judge's slope on the label is not clearly "
+                "above 0, so no shift can be told from none"
+                for k in n
+            ],
+            "",
+        ),
+    )
+    shown = frame.assign(**{c: [cell(v) for v in frame[c]] for c in ("over", "low", "high")})
+    return shown.assign(note=why) if why.any() else shown
 
 
 def _adjust(check: PoolCheck, n_judges: int) -> str:
