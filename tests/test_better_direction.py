@@ -92,7 +92,7 @@ def test_plan_top_group_lower(fitted):
     got = plan(fitted.pool_, Goal("top", better="lower"), pilot=st, designs=("uniform",),
                budgets=[n], ranges=False, group_column="system")  # fmt: skip
     assert got.top_group == "A"
-    assert "top group in the pilot (lowest mean): A" in got.to_text()
+    assert "top system in the pilot (lowest mean): A" in got.to_text()
 
 
 def test_study_best_question_follows_better(fitted):

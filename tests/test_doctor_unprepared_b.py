@@ -244,7 +244,7 @@ def test_a_group_name_with_spaces_around_is_quoted_in_every_sentence(tmp_path, c
     said = capsys.readouterr().out
     assert "best system: ' a ' (rank interval" in said or "not clear: ' a ' ranks" in said, said
     assert main(["plan", *common, "--top", "--budgets", "60", "--designs", "uniform"]) == 0
-    assert "top group in the pilot (highest mean): ' a '" in capsys.readouterr().out
+    assert "top system in the pilot (highest mean): ' a '" in capsys.readouterr().out
 
 
 def test_a_verdict_column_that_is_the_label_where_labeled_is_a_copy(tmp_path, capsys) -> None:

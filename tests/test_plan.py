@@ -665,7 +665,7 @@ def test_a_top_lead_under_one_standard_error_is_cautioned(capsys):
     result = plan(pool, Goal(kind="top"))
     lead = smallest_lead(result.pilot)
     assert lead is not None and lead < 1.0
-    assert "caution: the top group's lead in the pilot is" in result.to_text()
+    assert "caution: the top system's lead in the pilot is" in result.to_text()
 
 
 def test_groups_without_labels_keep_the_top_unresolved_until_labeled():
@@ -967,3 +967,25 @@ def test_pending_items_come_out_of_each_printed_wave():
     covered = plan(pool, goal, designs=designs, ranges=False, pending=max(new.values()))
     assert all(row.command is None for row in covered.designs)
     assert not any("no label yet" in a for a in base.pilot.assumptions)
+
+
+def test_plan_top_names_the_group_column(capsys):
+    """H1 item 5: `bacon plan --group system --top` said "the top group", "top group in the
+    pilot", "the top group's lead" where the user named the column; every line of the
+    goal now says "top system" (the JSON's description too)."""
+    from pathlib import Path
+
+    path = str(Path(__file__).resolve().parents[1] / "bacon_bayes" / "data" / "example_round1.csv")
+    args = ["plan", path, "--label", "human", "--judge", "gpt*", "--judge", "llama*",
+            "--group", "system", "--item", "id", "--top", "--designs", "uniform"]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "top group" not in out, out
+    for said in ("that the top system (highest mean)", "top system in the pilot (highest",
+                 "caution: the top system's lead", "top system and gaps from"):  # fmt: skip
+        assert said in out
+    assert main([*args, "--json"]) == 0
+    assert (
+        "the top system (highest mean)"
+        in json.loads(capsys.readouterr().out)["goal"]["description"]
+    )

@@ -101,7 +101,9 @@ class Goal:
         if self.kind == "top" and len(names) < 2:
             raise ValidationError("resolving the top group needs at least two groups.")
 
-    def describe(self) -> str:
+    def describe(self, group: str = "group") -> str:
+        """The goal in words; ``group``: what a group is called (the group column's name,
+        e.g. "top system")."""
         if self.kind == "half-width":
             what = "the pool mean"
             if self.group:
@@ -114,7 +116,7 @@ class Goal:
             return f"power {self.power:g} to detect {pair_text(a, b)} = {self.delta:g} ({OWN_PAIR})"
         top = "its simultaneous difference intervals, as estimate prints them by default"
         return (
-            f"power {self.power:g} that the top group ({best_words(self.better)}) is resolved "
+            f"power {self.power:g} that the top {group} ({best_words(self.better)}) is resolved "
             f"from every other ({top})"
         )
 
@@ -158,10 +160,12 @@ class PlanResult:
     pooling: str = "auto"
     #: labels drawn by each design from none (``from_scratch``), not added to the pilot's
     from_scratch: bool = False
+    #: what a group is called in the text: the group column's name (e.g. "top system")
+    group: str = "group"
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "goal": {**self.goal.__dict__, "description": self.goal.describe()},
+            "goal": {**self.goal.__dict__, "description": self.goal.describe(self.group)},
             "alpha": self.alpha,
             "pooling": self.pooling,
             "top_group": self.top_group,
@@ -172,10 +176,10 @@ class PlanResult:
 
     def to_text(self) -> str:
         metric = "half-width" if self.goal.kind == "half-width" else "power"
-        lines = [f"goal: {self.goal.describe()} (alpha {self.alpha:g})"]
+        lines = [f"goal: {self.goal.describe(self.group)} (alpha {self.alpha:g})"]
         if self.top_group is not None:
             best = best_words(self.goal.better)
-            lines.append(f"top group in the pilot ({best}): {names_text([self.top_group])}")
+            lines.append(f"top {self.group} in the pilot ({best}): {names_text([self.top_group])}")
         budgets = [b["labels"] for b in self.designs[0].at_budgets] if self.designs else []
         table = [
             [
@@ -238,9 +242,9 @@ class PlanResult:
         )
         if lead is not None and lead < 1.0:  # as bacon estimate's line says of it
             lines.append(
-                f"  caution: the top group's lead in the pilot is {lead:.1f} standard errors, "
-                "under one: this plan takes it as the truth, and if the groups are equal no "
-                "number of labels resolves the top"
+                f"  caution: the top {self.group}'s lead in the pilot is {lead:.1f} standard "
+                f"errors, under one: this plan takes it as the truth, and if the {self.group} "
+                "means are equal no number of labels resolves the top"
             )
         lines += ["", "assumptions:", *(f"  - {a}" for a in self.pilot.assumptions)]
         return "\n".join(lines)
@@ -479,9 +483,10 @@ def plan(
             "is then the estimator's moderated t, taken with its prior (the variance all "
             "labels predict) at full weight, df up to the pooled residuals'"
         )
+    word = group_column or pool.group_name or "group"  # "top system"
     if goal.kind == "top":
         st.assumptions.append(
-            f"top group and gaps from {ev.basis}"
+            f"top {word} and gaps from {ev.basis}"
             + (
                 ": each group's correction pulled toward the others' as far as their spread "
                 "beyond noise allows, so a group whose few labels happened high is not taken "
@@ -502,8 +507,9 @@ def plan(
             "design they already cover gets none); label them and bacon label import them"
         )
     return PlanResult(
-        goal, rows, None if best is None else best.design, st, alpha, top, pooling, from_scratch
-    )
+        goal, rows, None if best is None else best.design, st, alpha, top, pooling, from_scratch,
+        word,
+    )  # fmt: skip
 
 
 #: what the plan's intervals are, beside the ones a study folder reports by default
