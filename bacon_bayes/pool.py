@@ -52,6 +52,7 @@ from bacon_bayes.pool_checks import (
     numeric_column,
     python_scalar,
 )
+from bacon_bayes.scale import INFERRED_LEVELS as _INFERRED
 
 Kind = Literal["continuous", "ordinal", "nonnegative", "categorical"]
 KINDS: tuple[str, ...] = ("continuous", "ordinal", "nonnegative", "categorical")
@@ -561,10 +562,6 @@ def _levels_note(note: str, spec: OutcomeSpec, scores: pd.DataFrame) -> str:
         f"label is on the judges' scale, --levels {listed} (levels=[{python}] in Python) "
         "declares it."
     )
-
-
-#: the start of the note of levels inferred from the labels (their list formatted in)
-_INFERRED = "levels {} inferred from the labels"
 
 
 def _listed(levels: Sequence[float] | np.ndarray) -> str:

@@ -555,12 +555,24 @@ def guess_outcome(df: pd.DataFrame, label: str) -> str:
     return "categorical" if is_binary(seen) else "continuous"
 
 
+#: the start of the pool's note of levels inferred from the labels (their list formatted in)
+INFERRED_LEVELS = "levels {} inferred from the labels"
+
+
 def binary_note(label: str) -> str:
     """What to say where :func:`guess_outcome` read a label as binary unasked."""
     return (
-        f"{label!r} takes only 0 and 1: estimated as a binary (categorical) label; pass "
-        "--outcome continuous for the former ridge"
+        f"{label!r} takes only 0 and 1: estimated as a binary (categorical) label, levels "
+        "0,1 (--outcome categorical --levels 0,1 says so; --outcome continuous estimates "
+        "it as a number, with the ridge model)"
     )
+
+
+def with_binary_note(notes: Sequence[str], label: str) -> tuple[str, ...]:
+    """``notes`` (a pool's) with :func:`binary_note` in place of the note of the levels 0,1
+    inferred from the labels: one note for one fact (both were printed, overlapping)."""
+    levels = INFERRED_LEVELS.format("0,1")
+    return (*(n for n in notes if not n.startswith(levels)), binary_note(label))
 
 
 def label_bounds(outcome: OutcomeSpec, scale: tuple[float, float] | None) -> tuple[float, float]:

@@ -5,6 +5,7 @@ stopped with file, row and column before anything is written."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -576,10 +577,8 @@ def test_streamed_dashes_and_decimal_commas_read_as_in_memory(tmp_path, capsys):
     assert got["streamed"] and got["mean"] == want["mean"]
 
 
-def test_streamed_zero_one_label_is_binary_as_in_memory(tmp_path, capsys):
-    """Tester D finding 12: a 0/1 label streamed without --outcome was fitted by the ridge,
-    its group intervals ran past 1 and nothing said which outcome it took; it is read as
-    binary as in memory, said in a note."""
+def _zero_one_table(tmp_path) -> None:
+    """t.csv in ``tmp_path``: 600 items of three groups, a 0/1 label on about 15%."""
     rng = np.random.default_rng(4)
     n = 600
     p = np.repeat([0.95, 0.5, 0.2], n // 3)
@@ -588,6 +587,13 @@ def test_streamed_zero_one_label_is_binary_as_in_memory(tmp_path, capsys):
                           "j": np.clip(p + rng.normal(0, 0.2, n), 0, 1),
                           "human": np.where(rng.random(n) < 0.15, y, np.nan)})  # fmt: skip
     frame.to_csv(tmp_path / "t.csv", index=False)
+
+
+def test_streamed_zero_one_label_is_binary_as_in_memory(tmp_path, capsys):
+    """Tester D finding 12: a 0/1 label streamed without --outcome was fitted by the ridge,
+    its group intervals ran past 1 and nothing said which outcome it took; it is read as
+    binary as in memory, said in a note."""
+    _zero_one_table(tmp_path)
     args = ["estimate", str(tmp_path / "t.csv"), "--label", "human", "--item", "id",
             "--judge", "j", "--group", "g", "--engine", "freq", "--json"]  # fmt: skip
     assert main([*args, "--chunk-rows", "100"]) == 0
@@ -598,6 +604,35 @@ def test_streamed_zero_one_label_is_binary_as_in_memory(tmp_path, capsys):
         assert all(0 <= row["ci_low"] and row["ci_high"] <= 1 for row in table["rows"])
     assert main([*args[:-1], "--chunk-rows", "100"]) == 0
     assert "note: 'human' takes only 0 and 1" in capsys.readouterr().out
+
+
+def _zero_one_notes(out: str) -> list[str]:
+    """The notes of ``out`` on a label's 0 and 1 (its levels, its binary outcome)."""
+    return [x for x in out.splitlines() if x.startswith("note:") and re.search("0,1|0 and 1", x)]
+
+
+def test_a_zero_one_label_gets_one_note_not_two_overlapping(tmp_path, capsys):
+    """H1 item 6: `bacon estimate` on a 0/1 label with --group (a TriviaQA subset) printed
+    two notes of one fact, "levels 0,1 inferred from the labels; --levels 0,1 ... declares
+    them, e.g. when some level has no label yet" and "'human' takes only 0 and 1: estimated
+    as a binary (categorical) label". Now one note says both, in memory, streamed and from
+    a study folder alike."""
+    _zero_one_table(tmp_path)
+    args = ["estimate", str(tmp_path / "t.csv"), "--label", "human", "--item", "id",
+            "--judge", "j", "--group", "g", "--engine", "freq"]  # fmt: skip
+    for extra in ([], ["--chunk-rows", "100"]):
+        assert main([*args, *extra]) == 0
+        notes = _zero_one_notes(capsys.readouterr().out)
+        assert len(notes) == 1 and "takes only 0 and 1" in notes[0], notes
+        assert "levels 0,1 (--outcome categorical --levels 0,1" in notes[0]
+    study = tmp_path / "s"
+    assert main(["sample", str(tmp_path / "t.csv"), "--study", str(study), "--label", "human",
+                 "--item", "id", "--judge", "j", "--group", "g", "--budget", "10",
+                 "--out", str(tmp_path / "todo.csv")]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["estimate", str(study), "--engine", "freq", "--fixed", "--allow-pending"]) == 0
+    notes = _zero_one_notes(capsys.readouterr().out)
+    assert len(notes) == 1, notes  # the study records categorical: its levels' note alone
 
 
 def test_stream_says_the_small_budget_rule_is_not_streamed(tmp_path, capsys):

@@ -448,7 +448,7 @@ def _table_pool(args: argparse.Namespace) -> EvalPool:
     dropped = ""
     if getattr(args, "drop_unscored", False):
         df, judges, dropped = without_unscored(df, judges, args.label, args.item)
-    from bacon_bayes.scale import binary_note, guess_outcome
+    from bacon_bayes.scale import guess_outcome, with_binary_note
 
     repeated = not (args.item or args.scores)
     if repeated and (raters := rater_rows(df, args.label, judges, args.group)):
@@ -472,8 +472,8 @@ def _table_pool(args: argparse.Namespace) -> EvalPool:
         wave=getattr(args, "wave", None),
     )
     notes = []
-    if outcome != (args.outcome or "continuous"):
-        notes.append(binary_note(args.label))
+    if outcome != (args.outcome or "continuous"):  # one note with the levels' (0,1)
+        pool = dataclasses.replace(pool, notes=with_binary_note(pool.notes, args.label))
     repeats = repeated_item_note(df, args.label, judges, args.group) if repeated else ""
     copied = copied_rows(df, args.label, args.file) if item is None and not args.scores else ""
     notes += [note for note in (repeats, copied, blank, idle, dropped) if note]

@@ -42,7 +42,7 @@ from bacon_bayes.items import (
 from bacon_bayes.model_choice import resolve_model
 from bacon_bayes.outcome.ridge import RidgeOutcome
 from bacon_bayes.pool import EvalPool
-from bacon_bayes.scale import binary_note, is_binary, label_bounds
+from bacon_bayes.scale import is_binary, label_bounds, with_binary_note
 from bacon_bayes.stream.scan import LabeledRows, Scan, exact_quantile
 from bacon_bayes.stream.source import Chunk, Columns
 
@@ -484,7 +484,7 @@ def fit_stream(
         bounds=bounds,
         linear=linear_form(list(cf.models)),
     )
-    notes = (*pool.notes, binary_note(columns.label)) if guessed else pool.notes
+    notes = with_binary_note(pool.notes, columns.label) if guessed else pool.notes
     notes = (*notes, budget_note) if budget_note else notes
     return StreamFit(shipped, pool, lab, cf, calibrator, name, engine, notes, extras, seed)
 

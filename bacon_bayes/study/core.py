@@ -17,7 +17,7 @@ from bacon_bayes.inclusion import (
     sequential_propensity,
 )
 from bacon_bayes.sampling.adaptive import combine_waves
-from bacon_bayes.scale import binary_note, guess_outcome
+from bacon_bayes.scale import guess_outcome, with_binary_note
 from bacon_bayes.study.folder import (
     CONFIG_FILE,
     LABEL_META_COLUMNS,
@@ -478,11 +478,10 @@ class StudyData:
         kwargs = self.pool_kwargs() | {k: v for k, v in overrides.items() if v is not None}
         kwargs["judges"], panel = self.panel(overrides.get("judges"))
         guessed = kwargs["outcome"] != self.outcome and overrides.get("outcome") is None
-        notes = (*panel, binary_note(self.label)) if guessed else tuple(panel)
-        notes += (self.pending_note,) if self.pending_note else ()
+        notes = (*panel, self.pending_note) if self.pending_note else tuple(panel)
         if self.inclusion is None:
             pool = EvalPool.from_frame(self.frame, **kwargs)
-            return replace(pool, notes=(*pool.notes, *notes))
+            return replace(pool, notes=(*self._said(pool, guessed), *notes))
         column = kwargs.get("prompt")
         if column is None:  # a study whose waves drew prompts always records its column
             raise ValidationError("the study's waves drew prompts; pass --prompt COLUMN")
@@ -495,7 +494,12 @@ class StudyData:
                 "study",
             )
         pool = EvalPool.from_frame(self.frame, **kwargs)
-        return replace(pool, inclusion=self.inclusion, notes=(*pool.notes, *notes))
+        return replace(pool, inclusion=self.inclusion, notes=(*self._said(pool, guessed), *notes))
+
+    def _said(self, pool: EvalPool, guessed: bool) -> tuple[str, ...]:
+        """The pool's notes, the binary label's in one note with its levels' where the
+        study's continuous label was read as binary (``guessed``)."""
+        return with_binary_note(pool.notes, self.label) if guessed else pool.notes
 
 
 def _lost_note(study: Study) -> str:
