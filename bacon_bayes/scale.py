@@ -559,6 +559,15 @@ def guess_outcome(df: pd.DataFrame, label: str) -> str:
 INFERRED_LEVELS = "levels {} inferred from the labels"
 
 
+def settled_outcome(recorded: str, frame: pd.DataFrame, label: str) -> str:
+    """The outcome of a study's label recorded as ``recorded`` once its labels (``frame``'s
+    column ``label``) are in: ``continuous``, what a study records before any label when
+    no --outcome is given, read as :func:`guess_outcome` reads a table's (categorical for
+    labels of 0 and 1 only); any other as recorded. The one rule ``bacon estimate`` on a
+    study and the study's ``study.toml`` follow."""
+    return guess_outcome(frame, label) if recorded == "continuous" else recorded
+
+
 def binary_note(label: str) -> str:
     """What to say where :func:`guess_outcome` read a label as binary unasked."""
     return (

@@ -17,7 +17,7 @@ from bacon_bayes.inclusion import (
     sequential_propensity,
 )
 from bacon_bayes.sampling.adaptive import combine_waves
-from bacon_bayes.scale import guess_outcome, with_binary_note
+from bacon_bayes.scale import settled_outcome, with_binary_note
 from bacon_bayes.study.folder import (
     CONFIG_FILE,
     LABEL_META_COLUMNS,
@@ -310,12 +310,25 @@ class Study:
         atomic_write_text(self.root / MANIFEST_FILE, text)
         self.manifest = manifest
 
-    def write_labels(self, labels: pd.DataFrame) -> None:
-        """Replace labels.csv atomically (call under :func:`study_lock`)."""
+    def write_labels(self, labels: pd.DataFrame) -> str | None:
+        """Replace labels.csv atomically (call under :func:`study_lock`); where the labels
+        settle a recorded ``continuous`` outcome as binary (:func:`settled_outcome`, as
+        ``bacon estimate`` reads them), study.toml records ``categorical`` after them, and
+        the line saying so is returned (None: unchanged)."""
         columns = ["item", self.config.label, *LABEL_META_COLUMNS]
         text = labels[columns].to_csv(index=False)
         atomic_write_text(self.root / LABELS_FILE, text)
         self.labels = labels
+        outcome = settled_outcome(self.config.outcome, labels, self.config.label)
+        if outcome == self.config.outcome:
+            return None
+        self.config = replace(self.config, outcome=outcome)
+        atomic_write_text(self.root / CONFIG_FILE, self.config.to_toml())
+        return (
+            f"{CONFIG_FILE} now records outcome = {outcome!r}: the labels take only 0 and 1, "
+            "so bacon estimate reads them as binary (bacon estimate STUDY --outcome "
+            "continuous estimates them as a number)"
+        )
 
     def write_waves(self, waves: list[dict[str, Any]]) -> None:
         """Replace waves.json atomically (call under :func:`study_lock`)."""
@@ -452,9 +465,7 @@ class StudyData:
         """Keyword arguments for ``EvalPool.from_frame(data.frame, **kwargs)``: the study's
         settings, a label recorded as continuous and found to take only 0 and 1 read as
         binary (as a table's is, :func:`bacon_bayes.scale.guess_outcome`)."""
-        outcome = self.outcome
-        if outcome == "continuous":  # the default a study takes before its first labels
-            outcome = guess_outcome(self.frame, self.label)
+        outcome = settled_outcome(self.outcome, self.frame, self.label)
         return {
             "label": self.label,
             "judges": list(self.judges),

@@ -473,7 +473,8 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
         )
         if len(fresh) or len(differs):  # every row was checked: the first write
             remove_stale_temp_files(root)
-            study.write_labels(labels)
+            if said := study.write_labels(labels):  # a binary outcome recorded
+                notes.append(said)
             if records:  # after the labels: a write cut between them records no phantom
                 _record_replaced(study, records)
         return ImportSummary(

@@ -396,7 +396,9 @@ def test_a_typo_among_verdicts_is_refused_on_a_study_without_a_scale(tmp_path: P
     rest = drawn.assign(correct=answers).iloc[12:].astype({"correct": object})
     rest.iloc[2, rest.columns.get_loc("correct")] = 2
     rest.to_csv(typo := tmp_path / "typo.csv", index=False)
-    with pytest.raises(ValidationError, match=r"must be 0 or 1, as all 12 labels.* at line 4"):
+    # the first 0/1 labels recorded the outcome as categorical (H1 item 7): the typo is
+    # refused as none of the study's categories so far, 0 and 1
+    with pytest.raises(ValidationError, match=r"not one of the study's categories at line 4"):
         import_labels(root, typo)
     rest.iloc[2, rest.columns.get_loc("correct")] = 1
     rest.to_csv(typo, index=False)

@@ -662,11 +662,17 @@ def test_a_study_of_0_1_labels_is_estimated_as_binary_and_takes_outcome(
                  "--label", "human", "--judges", "judge",
                  "--out", str(tmp_path / "todo.csv")) == 0  # fmt: skip
     assert Study.open(root).config.outcome == "continuous"
-    label_all_pending(root, pool, tmp_path)
+    todo = tmp_path / "pending.csv"
+    assert bacon("status", str(root), "--pending-out", str(todo)) == 0
+    said = import_labels(root, fill(todo, pool, tmp_path / "filled.csv"))
+    # H1 item 7: study.toml kept 'continuous' while every estimate read the labels as
+    # binary; the import that brings them records what the estimate uses, and says so
+    assert Study.open(root).config.outcome == "categorical"
+    assert "study.toml now records outcome = 'categorical'" in str(said)
     capsys.readouterr()
     assert bacon("estimate", str(root), "--engine", "freq") == 0
     out = capsys.readouterr().out
-    assert "model multinomial (freq)" in out and "'human' takes only 0 and 1" in out
+    assert "model multinomial (freq)" in out and "levels 0,1 inferred" in out
     assert bacon("estimate", str(root), "--engine", "freq", "--outcome", "continuous") == 0
     out = capsys.readouterr().out
     assert "model ridge (freq)" in out and "takes only 0 and 1" not in out
