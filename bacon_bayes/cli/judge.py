@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bacon_bayes.cli.judge_args import add_item_argument
+from bacon_bayes.cli.judge_args import add_item_argument, items_id
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, Output, check_output, claim, output_lock
 
@@ -188,6 +188,7 @@ def _run(args: argparse.Namespace, inputs: list[str | None], judges: list[JudgeS
 
     template = load_template(args.template)
     items = read_any(args.items)[0]
+    args.id = items_id(args.id, items)
     out, cache = Path(args.out), args.cache
     if args.dry_run:
         print(plan_jury(items, judges, template, id_col=args.id, runs=args.runs, cache=cache))

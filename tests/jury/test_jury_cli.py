@@ -293,3 +293,26 @@ def test_replies_cut_at_the_token_limit_are_said_with_max_tokens(serve, tmp_path
     assert "3 of 3 replies gave no score (reply cut at the token limit" in err, err
     assert "Raise --max-tokens" in err and "change its parser" not in err
     assert pd.read_csv(out)["reason"].str.startswith("reply cut at the token limit").all()
+
+
+def test_judge_and_embed_find_the_id_column_as_the_other_commands_do(serve, tmp_path, capsys):
+    """A table whose ids are in ``id`` (as bacon estimate finds them without --item) was
+    refused by judge and embed, "no id column 'item' ...; pass --id COLUMN", naming the
+    older spelling; ``--item`` and ``--id`` both name the column."""
+    srv = serve()
+    items = essays(3).rename(columns={"item": "id"})
+    items.to_csv(tmp_path / "items.csv", index=False)
+    out = tmp_path / "s.csv"
+    args = ["judge", str(tmp_path / "items.csv"), *judge_args(srv.url, out)]
+    assert main(args) == 0
+    assert pd.read_csv(out)["item"].unique().tolist() == ["e000", "e001", "e002"]
+    for flag in ("--item", "--id"):
+        assert main([*args, flag, "full_text", "--dry-run"]) == 0
+    capsys.readouterr()
+    assert main([*args, "--item", "nope", "--dry-run"]) == 2
+    assert "pass --item COLUMN" in capsys.readouterr().err
+    embed = ["embed", str(tmp_path / "items.csv"), "--text", "full_text", "--dim", "2"]
+    assert main([*embed, "--out", str(tmp_path / "e.csv")]) == 0
+    assert pd.read_csv(tmp_path / "e.csv")["id"].tolist() == ["e000", "e001", "e002"]
+    assert main([*embed, "--id", "prompt_name", "--out", str(tmp_path / "f.csv")]) == 2
+    assert "duplicate id 'Phones and driving'" in capsys.readouterr().err
