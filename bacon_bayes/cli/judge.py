@@ -92,7 +92,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--progress",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="progress bar (default: when stderr is a terminal)",
+        help="progress bar (default: on a terminal; else, as in a log file, a plain line "
+        "after each 10%% of the calls, at most one every 30 s)",
     )
     p.add_argument(
         "--dry-run",

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import os
 import shutil
-import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -104,13 +103,13 @@ def resolve_columns(
 
 
 class _Bar:
-    """A progress bar over rows on stderr (silent when stderr is not a terminal)."""
+    """A progress bar over rows on stderr (:func:`bacon_bayes.progress.bar`: without a
+    terminal, a plain line now and then)."""
 
     def __init__(self, total: int, desc: str, show: bool | None) -> None:
-        from tqdm import tqdm
+        from bacon_bayes.progress import bar
 
-        on = sys.stderr.isatty() if show is None else show
-        self.bar = tqdm(total=total, desc=desc, unit="rows", unit_scale=True, disable=not on)
+        self.bar = bar(total, desc, unit="rows", show=show, delay=0.0, unit_scale=True)
 
     def __call__(self, n: int) -> None:
         self.bar.update(n)
@@ -295,7 +294,8 @@ def estimate_stream(
         Also write every item's score and split-conformal ``item_level`` interval
         (a Parquet or CSV file; with ``scheduler``, a folder of Parquet parts).
     progress : bool, optional
-        Progress bar over rows on stderr (default: when stderr is a terminal).
+        Progress bar over rows on stderr (default: on a terminal; else a plain line now
+        and then, :class:`bacon_bayes.progress.PlainProgress`).
     threads : int, optional
         Pieces processed at once here (default: the machine's cores, at most 4); the
         result does not depend on it.
