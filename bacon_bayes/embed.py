@@ -171,7 +171,9 @@ def embed_items(
         Output width (SVD components, or PCA applied to wider vectors).
     """
     if id_col not in items.columns:
-        raise ValidationError(f"items have no id column {id_col!r}; pass --id COLUMN")
+        raise ValidationError(
+            f"items have no id column {id_col!r}; pass --item COLUMN naming the id column"
+        )
     if items[id_col].duplicated().any():
         dup = items[id_col][items[id_col].duplicated()].tolist()[0]
         raise ValidationError(f"id column {id_col!r} has duplicate id {dup!r}; ids must be unique")

@@ -17,7 +17,9 @@ called before the command's work starts and
    writing process is gone) and puts back a folder whose replacement was cut short;
 4. refuses to replace an existing output that bacon did not write, or that was changed
    since (a ``todo.csv`` with labels filled in), unless ``force``: a small ledger in the
-   state folder records the SHA-256 of every file bacon writes. A folder output may only
+   state folder records the SHA-256 of every file bacon writes, by path and by content,
+   so a file moved (``mv cal.nc models/``) is still bacon's while its bytes are the ones
+   bacon wrote (an empty file never is). A folder output may only
    hold files bacon wrote; ``force`` lets it replace changed files of the names it
    writes, never remove a file of another name.
 
@@ -147,17 +149,42 @@ def _entry(path: Path) -> Path:
     return state_dir() / "written" / f"{_key(path)}.json"
 
 
+def _content_entry(sha256: str) -> Path:
+    """The ledger's entry of a file's content, wherever the file is now."""
+    return state_dir() / "written" / "content" / f"{sha256}.json"
+
+
+def _wrote_content(size: int, sha256: str) -> bool:
+    """Whether bacon wrote a file of these bytes, at any path: its content entry, or (a
+    file recorded before content entries were kept) a path entry of the same bytes."""
+    if size == 0:  # an empty file may be another program's (a lock)
+        return False
+    try:
+        entry = json.loads(_content_entry(sha256).read_text())
+        return bool(entry["size"] == size and entry["sha256"] == sha256)
+    except (OSError, ValueError, KeyError):
+        pass
+    for old in (state_dir() / "written").glob("*.json"):  # only on the way to a refusal
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            entry = json.loads(old.read_text())
+            if entry["size"] == size and entry["sha256"] == sha256:
+                return True
+    return False
+
+
 def record(path: Path) -> None:
     """Note in the ledger that bacon wrote the file ``path`` as it is now (every file of
     a folder)."""
     files = [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else [path]
     folder = state_dir() / "written"
     try:
-        folder.mkdir(exist_ok=True)
+        (folder / "content").mkdir(parents=True, exist_ok=True)
         for file in files:
             resolved = file.resolve()
             entry = {"path": str(resolved), "size": file.stat().st_size, "sha256": _sha256(file)}
             atomic_write_text(_entry(resolved), json.dumps(entry))
+            content = {"size": entry["size"], "sha256": entry["sha256"]}
+            atomic_write_text(_content_entry(entry["sha256"]), json.dumps(content))
     except (OSError, ValidationError):  # the output itself is written; say what is lost
         print(
             f"note: could not record {path} in bacon's ledger ({folder}); a later run will "
@@ -167,20 +194,22 @@ def record(path: Path) -> None:
 
 
 def written_by_bacon(path: Path) -> bool:
-    """Whether the file ``path`` is, byte for byte, a file bacon wrote there (a regular
-    file: a FIFO or a device is never opened)."""
+    """Whether the file ``path`` is, byte for byte, a file bacon wrote, there or elsewhere
+    (moved since; a regular file: a FIFO or a device is never opened)."""
     resolved = path.resolve()
     try:
         if not stat.S_ISREG(os.stat(resolved).st_mode):
             return False
-        entry = json.loads(_entry(resolved).read_text())
-        return bool(
-            entry["path"] == str(resolved)
-            and entry["size"] == path.stat().st_size
-            and entry["sha256"] == _sha256(path)
-        )
-    except (OSError, ValueError, KeyError):
+        size, sha256 = path.stat().st_size, _sha256(path)
+    except OSError:
         return False
+    try:
+        entry = json.loads(_entry(resolved).read_text())
+        if entry["path"] == str(resolved) and entry["size"] == size and entry["sha256"] == sha256:
+            return True
+    except (OSError, ValueError, KeyError):
+        pass
+    return _wrote_content(size, sha256)
 
 
 # --- claiming an output ------------------------------------------------------------------

@@ -199,6 +199,41 @@ def test_own_unchanged_output_is_reclaimed_a_changed_one_refused_unless_force(tm
         pass
 
 
+def test_a_moved_output_is_still_bacons_while_unchanged(tmp_path):
+    """``mv cal.nc models/``: bacon's ledger knew the file by its path only, so saving the
+    next calibrator over the moved one (or appending to a moved --history ledger) needed
+    --force. Its bytes say it is bacon's; a changed one is refused as before."""
+    path = tmp_path / "cal.nc"
+    with claim(path) as out:
+        out.write_text("a calibrator")
+    (tmp_path / "models").mkdir()
+    moved = path.rename(tmp_path / "models" / "cal.nc")
+    with claim(moved, option="--save") as out:
+        out.write_text("the next calibrator")
+    again = moved.rename(tmp_path / "again.nc")
+    again.write_text("the next calibrator, edited")
+    with pytest.raises(ValidationError, match="changed since"), claim(again, option="--save"):
+        pass
+    empty = tmp_path / "empty.txt"  # an empty file is never bacon's by its bytes
+    with claim(empty) as out:
+        out.write_text("")
+    empty.rename(tmp_path / "lock")
+    with pytest.raises(ValidationError, match="not written by bacon"), claim(tmp_path / "lock"):
+        pass
+
+
+def test_a_moved_output_recorded_by_path_only_is_still_bacons(tmp_path):
+    """Ledgers written before content entries: the path entries' bytes are looked up."""
+    path = tmp_path / "h.jsonl"
+    with claim(path) as out:
+        out.write_text('{"round": 1}\n')
+    for entry in (outputs.state_dir() / "written" / "content").glob("*.json"):
+        entry.unlink()
+    moved = path.rename(tmp_path / "moved.jsonl")
+    with claim(moved, option="--history", appends=True) as out:
+        out.write_text('{"round": 1}\n{"round": 2}\n')
+
+
 def test_a_foreign_file_is_refused_and_named_as_given(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path("report.html").write_text("<p>mine</p>")

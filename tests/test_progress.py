@@ -24,11 +24,60 @@ class _Terminal(io.StringIO):
         return True
 
 
-def test_a_bar_is_silent_off_a_terminal(capsys):
+def test_quick_work_is_silent_off_a_terminal(capsys, monkeypatch):
+    monkeypatch.delenv("BACON_PROGRESS", raising=False)
     with progress.bar(10, "work") as bar:
-        assert bar.disable
+        assert isinstance(bar, progress.PlainProgress)
         bar.update(10)
     assert capsys.readouterr().err == ""
+    for off in (progress.bar(10, "work", show=False), progress.Tally("t", show=False)):
+        assert not isinstance(off, progress.PlainProgress) and not getattr(off, "plain", False)
+    with progress.silenced():
+        assert progress.bar(10, "work").disable
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_plain_lines_come_after_a_tenth_and_thirty_seconds_whichever_is_later(capsys):
+    """Without a terminal (a log file in CI) a bar drew nothing for the whole run."""
+    clock = _Clock()
+    with progress.PlainProgress(100, "judging", "calls", clock=clock) as bar:
+        for _ in range(100):
+            clock.now += 5.0  # a tenth every 50 s: a line every 50 s
+            bar.update(1)
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 10, lines
+    assert lines[0] == "judging: 10/100 calls (10%), 50 s elapsed, about 8 min left"
+    assert lines[-1] == "judging: 100/100 calls (100%), 8 min elapsed"
+    clock.now = 0.0
+    with progress.PlainProgress(100, "judging", "calls", clock=clock) as fast:
+        for _ in range(100):
+            clock.now += 1.0  # a tenth every 10 s: a line every 30 s
+            fast.update(1)
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split(":")[1].split()[0] for line in lines[:3]] == ["30/100", "60/100", "90/100"]
+
+
+def test_a_slow_plain_progress_still_says_it_is_alive(capsys):
+    clock = _Clock()
+    bar = progress.PlainProgress(1000, "scan", "rows", clock=clock)
+    for _ in range(7):
+        clock.now += 100.0  # 0.1% a step: a line every PLAIN_QUIET seconds
+        bar.update(1)
+    bar.set_postfix(divergences=2)
+    bar.close()
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "scan: 3/1,000 rows (0%), 5 min elapsed, about 27 h 41 min left"
+    assert lines[1].startswith("scan: 6/1,000 rows")
+    assert (
+        lines[2] == "scan: 7/1,000 rows (1%), 12 min elapsed, about 27 h 35 min left, divergences 2"
+    )
 
 
 def test_a_bar_draws_on_a_terminal(monkeypatch):
@@ -156,3 +205,24 @@ def test_simulate_counts_its_trials_on_the_tally(monkeypatch):
     args = argparse.Namespace(ablation=None)
     assert simulate.run(args) == 0
     assert isinstance(seen[0], progress.Tally) and seen[0].desc == "trials"
+
+
+def test_a_streamed_estimate_off_a_terminal_shows_plain_lines(tmp_path, monkeypatch, capsys):
+    import numpy as np
+    import pandas as pd
+
+    from bacon_bayes import Calibrator
+    from bacon_bayes.stream import estimate_stream
+
+    monkeypatch.setattr(progress, "PLAIN_SECONDS", 0.0)
+    monkeypatch.delenv("BACON_PROGRESS", raising=False)
+    r = np.random.default_rng(0)
+    y = r.standard_normal(4000)
+    df = pd.DataFrame(
+        {"j": y + r.standard_normal(4000), "label": np.where(r.random(4000) < 0.1, y, np.nan)}
+    )
+    df.to_parquet(tmp_path / "p.parquet", row_group_size=400)
+    estimate_stream(tmp_path / "p.parquet", Calibrator(engine="freq"), label="label", judges=["j"],
+                    chunk_rows=400, threads=1)  # fmt: skip
+    lines = capsys.readouterr().err.splitlines()
+    assert "scan: 400/4,000 rows (10%)" in lines[0], lines

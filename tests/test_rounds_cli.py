@@ -290,6 +290,28 @@ def test_a_changed_ledger_is_refused_saying_force_appends_to_it(rounds, tmp_path
     assert len(lines) == 2 and lines[0] == edited  # the edited line kept, the round appended
 
 
+def test_a_moved_calibrator_and_ledger_are_replaced_without_force(rounds, tmp_path, capsys):
+    """``mv next.nc h.jsonl models/``: the next round's --save over the moved calibrator
+    and its --history append were refused, "was not written by bacon, or was changed
+    since it was: ... pass --force", though neither had changed."""
+    saved = tmp_path / "next.nc"
+    assert _new_round(rounds, "--refit", "--save", str(saved)) == 0
+    models = tmp_path / "models"
+    models.mkdir()
+    cal = saved.rename(models / "next.nc")
+    ledger = _ledger(rounds, tmp_path).rename(models / "h.jsonl")
+    capsys.readouterr()
+    args = ["--refit", "--save", str(cal), "--history", str(ledger)]
+    assert _new_round(rounds, *args) == 0, capsys.readouterr().err
+    assert "it replaced the calibrator saved there before" in capsys.readouterr().out
+    assert len(_lines(ledger)) == 2
+    moved = cal.rename(tmp_path / "again.nc")
+    with moved.open("ab") as fh:
+        fh.write(b"\0")  # changed since: still refused
+    assert _new_round(rounds, "--refit", "--save", str(moved)) == 2
+    assert "changed since it was" in capsys.readouterr().err
+
+
 def test_a_round_with_a_saved_calibrator_offers_no_fresh_top_plan(rounds, capsys):
     """Tester B finding 4: after a frozen (or refit) round, estimate printed `bacon plan
     ... --top`, which fitted a fresh calibrator on the round's labels (not the estimates

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bacon_bayes.cli.judge_args import add_item_argument
+from bacon_bayes.cli.judge_args import add_item_argument, items_id
 from bacon_bayes.outputs import FORCE_HELP, claim
 
 HELP = "embed items: TF-IDF + SVD (default), a local sentence-transformers model, or vectors"
@@ -43,10 +43,11 @@ def run(args: argparse.Namespace) -> int:
         raise ValidationError("give either --model or --vectors, not both")
     inputs = [args.items, args.vectors, args.model]  # --model: a local folder, perhaps
     with claim(args.out, inputs=inputs, force=args.force, suffixes=(".parquet", ".csv")) as out:
+        items = read_any(args.items)[0]
         table = embed_items(
-            read_any(args.items)[0],
+            items,
             text=args.text,
-            id_col=args.id,
+            id_col=items_id(args.id, items),
             model=args.model,
             vectors=args.vectors,
             n_components=args.dim,

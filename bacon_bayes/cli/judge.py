@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bacon_bayes.cli.judge_args import add_item_argument
+from bacon_bayes.cli.judge_args import add_item_argument, items_id
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, Output, check_output, claim, output_lock
 
@@ -92,7 +92,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--progress",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="progress bar (default: when stderr is a terminal)",
+        help="progress bar (default: on a terminal; else, as in a log file, a plain line "
+        "after each 10%% of the calls, at most one every 30 s)",
     )
     p.add_argument(
         "--dry-run",
@@ -188,6 +189,7 @@ def _run(args: argparse.Namespace, inputs: list[str | None], judges: list[JudgeS
 
     template = load_template(args.template)
     items = read_any(args.items)[0]
+    args.id = items_id(args.id, items)
     out, cache = Path(args.out), args.cache
     if args.dry_run:
         print(plan_jury(items, judges, template, id_col=args.id, runs=args.runs, cache=cache))

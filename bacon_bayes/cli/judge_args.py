@@ -93,14 +93,28 @@ def add_judge_argument(
 
 def add_item_argument(p: argparse.ArgumentParser | Any) -> None:
     """``--item COL`` (``--id``, its older spelling, kept), the id column of the items
-    table, in ``args.id`` (default ``item``)."""
+    table, in ``args.id`` (default None: :func:`items_id`)."""
     p.add_argument(
         "--item",
         "--id",
         dest="id",
-        default="item",
-        help="item id column (default: item; --id is its older spelling)",
+        help="item id column (default: item, else a column named id or item_id with unique "
+        "values, as the other commands find it; --id is its older spelling)",
     )
+
+
+def items_id(given: str | None, items: Any) -> str:
+    """The id column of an items table: ``given`` (``--item``), else ``item`` (the
+    default it always was), else the column the other commands take without ``--item``
+    (:func:`bacon_bayes.io.item_column`: ``id``, ``item_id``), else ``item`` (refused by
+    the run with the table's columns)."""
+    from bacon_bayes.io import item_column
+
+    if given is not None:
+        return given
+    if "item" in items.columns:
+        return "item"
+    return item_column(items) or "item"
 
 
 def split_judges(values: Sequence[str], columns: Sequence[Any] | None = None) -> list[str]:

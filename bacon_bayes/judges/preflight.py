@@ -48,7 +48,7 @@ def check_inputs(
     if id_col not in items.columns:
         raise ValidationError(
             f"items have no id column {id_col!r} (columns: {', '.join(map(str, items.columns))}); "
-            "pass --id COLUMN"
+            "pass --item COLUMN naming the id column"
         )
     ids = items[id_col]
     if ids.isna().any():

@@ -11,7 +11,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,13 @@ from bacon_bayes.judges.client import JudgeSpec, complete, redact, reply_text
 from bacon_bayes.judges.parsing import parse_reply
 from bacon_bayes.judges.preflight import check_inputs, ready_to_send
 from bacon_bayes.judges.retry import CallFailed, RateLimiter, RetryPolicy
+from bacon_bayes.judges.summary import (
+    _KEY_REFUSALS,
+    REFUSALS_TO_STOP,
+    FailureLog,
+    JurySummary,
+    refused_as_sent,
+)
 from bacon_bayes.judges.templates import Template
 from bacon_bayes.judges.uncertainty import level_distribution, token_uncertainty
 from bacon_bayes.progress import bar
@@ -59,135 +66,6 @@ class _Call:
     legacy_key: str  # the key of caches written before the endpoint was part of it
     messages: list[dict[str, Any]] | None  # None for image templates: rendered when sent
     record: dict[str, Any]
-
-
-#: failures that say the endpoint, model or key is wrong (unknown host, no such model);
-#: ``not_sent``: calls not made once a judge's calls failed so (:data:`REFUSALS_TO_STOP`)
-_ACCESS_FAILURES = frozenset(
-    {"connection", "http_401", "http_403", "http_404", "insufficient_quota", "not_sent"}
-)
-#: failures that no other call to the same judge can escape: the key or account refused,
-#: no such model or path (404), an endpoint not reached after every attempt (nothing
-#: listening, an unknown host)
-_KEY_REFUSALS = frozenset({"http_401", "http_403", "http_404", "insufficient_quota", "connection"})
-#: a judge whose calls failed so this many times in a row gets no more calls in the run:
-#: a wrong key on a large panel would otherwise be sent every call (and a provider may
-#: flag a key for it), and an endpoint that is down retried with backoff call by call
-#: (200 items at a port nothing listens on took ten minutes)
-REFUSALS_TO_STOP = 5
-#: 4xx answers that a later attempt may cure (408 is a server-side timeout)
-_TRANSIENT = frozenset({"http_408", "http_429"})
-
-
-@dataclass
-class JurySummary:
-    """What a run did: calls made live, taken from the cache, failed (by reason), tokens."""
-
-    calls: int = 0
-    made: int = 0
-    cached: int = 0
-    requests: int = 0
-    failed: Counter = field(default_factory=Counter)
-    #: failed calls by reason and endpoint (``"connection (http://host/v1)"``)
-    failed_at: Counter = field(default_factory=Counter)
-    retried: Counter = field(default_factory=Counter)
-    unparsed: Counter = field(default_factory=Counter)
-    #: the server's message (redacted) of the first failed call of each reason
-    failed_detail: dict[str, str] = field(default_factory=dict)
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    elapsed: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "calls": self.calls,
-            "made": self.made,
-            "cached": self.cached,
-            "requests": self.requests,
-            "failed": dict(self.failed),
-            "retried": dict(self.retried),
-            "unparsed": dict(self.unparsed),
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "elapsed": self.elapsed,
-        }
-
-    def failures(self) -> str:
-        """The failed calls grouped by cause, most frequent first, e.g. ``"400 calls
-        failed: 400 connection (http://127.0.0.1:9/v1)"``; ``""`` when none failed."""
-        n = sum(self.failed.values())
-        if not n:
-            return ""
-        causes = self.failed_at or self.failed
-        shown = ", ".join(f"{count} {cause}" for cause, count in causes.most_common())
-        return f"{n} call{'s' if n != 1 else ''} failed: {shown}"
-
-    def advice(self, *, rerun: str) -> str:
-        """What to do about the failed calls, by their kind (``""`` when none failed).
-
-        ``rerun`` is what running the command again does (e.g. "run the same command
-        again; it retries only them"); it is promised only for failures that a new attempt
-        may cure, never for a request the server refused as sent.
-        """
-        kinds = set(self.failed)
-        out = []
-        access = sorted(k for k in kinds if k in _ACCESS_FAILURES)
-        if access:
-            out.append(
-                f"{', '.join(access)}: fix the endpoint, model name or API key "
-                f"(--judge MODEL@URL, --api-key-env)"
-                + (", or add credit to the account" if "insufficient_quota" in kinds else "")
-                + f", then {rerun}"
-                + (
-                    f" (not_sent: calls not made after {REFUSALS_TO_STOP} calls in a row to "
-                    "the same judge were refused or could not reach it)"
-                    if "not_sent" in kinds
-                    else ""
-                )
-            )
-        if "http_429" in kinds:
-            out.append(
-                "http_429: the server limits the request rate; lower --rate or "
-                f"--concurrency, or raise --max-attempts, then {rerun}"
-            )
-        refused = sorted(
-            k
-            for k in kinds
-            if k.startswith("http_4") and k not in _ACCESS_FAILURES and k not in _TRANSIENT
-        )
-        for kind in refused:
-            said = self.failed_detail.get(kind, "")
-            out.append(
-                f"{kind}: the server refused the request as sent"
-                + (f" ({said})" if said else "")
-                + "; sending it again gets the same answer, so change what is sent "
-                "(the template, the item texts, --max-tokens) or the model"
-            )
-        transient = sorted(kinds - set(access) - set(refused) - {"http_429"})
-        if transient:
-            out.append(
-                f"{', '.join(transient)}: the server or the network failed for now; {rerun} "
-                "later (or raise --timeout or --max-attempts)"
-            )
-        return ". ".join(out)
-
-    def __str__(self) -> str:
-        def fmt(c: Counter) -> str:
-            return ", ".join(f"{k} {v}" for k, v in sorted(c.items())) or "none"
-
-        rate = self.made / self.elapsed if self.elapsed > 0 else 0.0
-        return "\n".join(
-            [
-                f"calls: {self.calls} ({self.made} made, {self.cached} from cache, "
-                f"{sum(self.failed.values())} failed) in {self.elapsed:.1f}s "
-                f"({rate:.1f} calls/s)",
-                f"HTTP requests: {self.requests}; retried attempts: {fmt(self.retried)}",
-                f"failed calls by reason: {fmt(self.failed)}",
-                f"unparseable replies (NA, kept verbatim): {fmt(self.unparsed)}",
-                f"tokens (this run): {self.prompt_tokens} prompt, "
-                f"{self.completion_tokens} completion",
-            ]
-        )
 
 
 @dataclass(frozen=True)
@@ -328,7 +206,10 @@ async def _execute(
     failed: dict[int, CallFailed],
     progress: Any,
     seed: int | None,
+    answered: set[str],
 ) -> None:
+    """Send the ``pending`` calls. ``answered``: judges with an answer (from the cache, then
+    this run's), whose calls a refusal of the request as sent does not stop."""
     import aiohttp  # checked by ready_to_send before the cache opened
 
     judges = {c.judge.name: c.judge for c in pending}
@@ -339,6 +220,7 @@ async def _execute(
     refused: Counter = Counter()  # the judge's refusals (or unreached endpoint) in a row
     stopped: dict[str, str] = {}  # judge -> why its remaining calls are not sent
     long_waits: set[str] = set()  # judges whose long Retry-After was said at warning level
+    failures = FailureLog(log)  # one warning per distinct failure, not one per call
 
     def fail(call: _Call, exc: CallFailed, detail: str, why: str = "") -> None:
         full = f"{detail}; {why}".strip("; ")
@@ -355,20 +237,23 @@ async def _execute(
         if refused[name] < REFUSALS_TO_STOP or name in stopped:
             return
         how = "could not reach the endpoint" if exc.reason == "connection" else "were refused"
+        fix = "fix the endpoint, model name or API key (--judge MODEL@URL, --api-key-env)"
+        if refused_as_sent(exc.reason):  # no call of the judge answered: not the items
+            how = "were refused as sent and none of its calls was answered"
+            fix = (
+                "check the model name (--judge MODEL@URL) and what is sent (--max-tokens, "
+                "--temperature, --top-logprobs: some endpoints take no logprobs; the template)"
+            )
         stopped[name] = (
             f"not sent: {refused[name]} calls in a row to judge {name!r} at "
-            f"{call.judge.base_url} {how} ({exc.reason}: {detail}); fix the endpoint, "
-            "model name or API key, then run the same command again"
+            f"{call.judge.base_url} {how} ({exc.reason}: {detail}); {fix}, then run the "
+            "same command again"
         )
         log.warning(
             "judge %s: %d calls in a row %s (%s: %s); its other calls are not sent. "
-            "Fix the endpoint, model name or API key (--judge MODEL@URL, --api-key-env)",
-            name,
-            refused[name],
-            how,
-            exc.reason,
-            detail,
-        )
+            "%s, then run the same command again",
+            name, refused[name], how, exc.reason, detail, fix[0].upper() + fix[1:],
+        )  # fmt: skip
 
     def say_wait(call: _Call, exc: CallFailed, wait: float) -> None:
         """A server's Retry-After longer than --backoff-max, said without -v (once a judge)."""
@@ -417,6 +302,7 @@ async def _execute(
                 )
                 done[call.index] = CachedCall(reply.body, reply.latency)
                 refused[name] = 0
+                answered.add(name)
                 summary.made += 1
                 usage = reply.body.get("usage") or {}
                 summary.prompt_tokens += int(usage.get("prompt_tokens") or 0)
@@ -441,17 +327,14 @@ async def _execute(
                 await asyncio.sleep(wait)
                 continue
             why = "not retryable" if not exc.retryable else f"after {attempt} attempts"
-            log.warning(
-                "judge %s item %r run %d failed: %s (%s), %s",
-                name,
-                call.item,
-                call.run,
-                exc.reason,
-                detail,
-                why,
-            )
+            failures.failed(name, call.item, call.run, exc.reason, detail, why)
             fail(call, exc, detail, why)
-            if exc.reason in _KEY_REFUSALS:  # a success in between resets the count
+            # a success in between resets the count; a request refused as sent (400 on
+            # every call: a wrong model name, a parameter the endpoint takes not) stops
+            # the judge only while none of its calls was answered
+            if exc.reason in _KEY_REFUSALS or (
+                refused_as_sent(exc.reason) and name not in answered
+            ):
                 refusal(call, exc, detail)
             return
 
@@ -464,7 +347,10 @@ async def _execute(
                 await attempt_call(http, call)
                 progress.update(1)
 
-        await asyncio.gather(*(worker() for _ in range(min(concurrency, len(pending)))))
+        try:
+            await asyncio.gather(*(worker() for _ in range(min(concurrency, len(pending)))))
+        finally:
+            failures.close()
 
 
 def _rows(
@@ -632,6 +518,7 @@ def run_jury(
                         failed=failed,
                         progress=shown_bar,
                         seed=seed,
+                        answered={c.judge.name for c in calls if c.index in done},
                     )
                 )
     finally:

@@ -7,7 +7,8 @@ from every item and keeps the labeled rows; the fold models are fitted on those
 (:func:`.fit.first_pass_sums`), other models' (and quantiles, item scores) from a
 second pass that predicts every item with the first pass's feature statistics; the
 estimands come from the sums (:mod:`.estimates`).
-Memory grows with the chunk size and the number of labels, not with the pool. The
+Memory grows with the chunk size and the number of labels, not with the pool, but for
+8 bytes a row with an item id column (:mod:`.ids`, the check for repeated ids). The
 passes run here or on a Dask cluster (:mod:`.cluster`); :mod:`.source` reads and checks
 the files. Entry point: :func:`estimate_stream`.
 """

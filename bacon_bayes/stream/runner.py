@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import os
 import shutil
-import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -28,6 +27,7 @@ from bacon_bayes.features import check_winsor
 from bacon_bayes.results import Estimate, EstimateTable
 from bacon_bayes.stream import estimates as est
 from bacon_bayes.stream.fit import StreamFit, Sums, first_pass_sums, fit_stream
+from bacon_bayes.stream.ids import repeated_ids
 from bacon_bayes.stream.passes import guess_cuts, predict_piece, scan_piece
 from bacon_bayes.stream.scan import Guess, Scan, keep_count
 from bacon_bayes.stream.source import (
@@ -103,13 +103,13 @@ def resolve_columns(
 
 
 class _Bar:
-    """A progress bar over rows on stderr (silent when stderr is not a terminal)."""
+    """A progress bar over rows on stderr (:func:`bacon_bayes.progress.bar`: without a
+    terminal, a plain line now and then)."""
 
     def __init__(self, total: int, desc: str, show: bool | None) -> None:
-        from tqdm import tqdm
+        from bacon_bayes.progress import bar
 
-        on = sys.stderr.isatty() if show is None else show
-        self.bar = tqdm(total=total, desc=desc, unit="rows", unit_scale=True, disable=not on)
+        self.bar = bar(total, desc, unit="rows", show=show, delay=0.0, unit_scale=True)
 
     def __call__(self, n: int) -> None:
         self.bar.update(n)
@@ -285,7 +285,8 @@ def estimate_stream(
     quantiles : floats
         Quantile levels to estimate (on a fixed grid, see :func:`fit_stream`).
     chunk_rows : int
-        Rows converted and predicted at once; memory grows with it, not with the pool.
+        Rows converted and predicted at once; memory grows with it, not with the pool
+        (but for 8 bytes a row with an ``item`` column: :mod:`~bacon_bayes.stream.ids`).
     scheduler : str or distributed.Client, optional
         Run on Dask: a scheduler address, ``"local:N"`` (a local cluster of N worker
         processes) or a ``Client``. Default: here, chunk after chunk.
@@ -293,7 +294,8 @@ def estimate_stream(
         Also write every item's score and split-conformal ``item_level`` interval
         (a Parquet or CSV file; with ``scheduler``, a folder of Parquet parts).
     progress : bool, optional
-        Progress bar over rows on stderr (default: when stderr is a terminal).
+        Progress bar over rows on stderr (default: on a terminal; else a plain line now
+        and then, :class:`bacon_bayes.progress.PlainProgress`).
     threads : int, optional
         Pieces processed at once here (default: the machine's cores, at most 4); the
         result does not depend on it.
@@ -317,6 +319,7 @@ def estimate_stream(
     def fitter(scan: Scan) -> StreamFit:
         if scan.labeled.items is not None:  # the pool's check would name rows of no file
             repeated_labeled_ids(scan.labeled.items, scan.labeled.rows, pieces)
+        repeated_ids(scan.id_hashes, pieces, columns, chunk_rows)  # every row's, unlabeled too
         return fit_stream(
             scan,
             columns,

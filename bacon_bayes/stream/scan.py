@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.stream.ids import blank_id, id_hashes
 from bacon_bayes.stream.source import RawChunk
 
 #: per-group statistics of :attr:`Scan.stats` (``obs``, ``total``: groups x judges)
@@ -196,6 +197,9 @@ class Scan:
     n_labeled: int = field(default=0)
     #: the smallest and largest propensity recorded (infinite: none)
     pi_range: tuple[float, float] = (np.inf, -np.inf)
+    #: 64-bit hashes of every row's item id, one array per chunk (none without an id
+    #: column), for :func:`~bacon_bayes.stream.ids.repeated_ids`
+    id_hashes: list[np.ndarray] = field(default_factory=list)
 
     @classmethod
     def of(cls, chunk: RawChunk, keep: int, *cuts: Scan | None, guess: Guess | None = None) -> Scan:
@@ -219,6 +223,12 @@ class Scan:
         labeled = LabeledRows.of(chunk)
         if bad or np.isinf(labeled.y).any():  # an infinite score or label
             chunk.fail()
+        hashes = []
+        if chunk.columns.item is not None:
+            h, blank = id_hashes(chunk.frame, chunk.columns.item)
+            if blank >= 0:
+                raise blank_id(chunk.piece, chunk.start + blank, chunk.columns.item)
+            hashes.append(h)
         if (n_lo > cap).any() or (n_hi > cap).any():
             lo_at, lo_val, lo_code, hi_at, hi_val, hi_code = kernels.gather()(
                 chunk.cols, chunk.group_codes, lo_cut, hi_cut, n_lo, n_hi
@@ -260,6 +270,7 @@ class Scan:
             labeled_parts=[labeled],
             n_labeled=len(labeled),
             pi_range=pi_range,
+            id_hashes=hashes,
         )
 
     @property
@@ -312,6 +323,7 @@ class Scan:
                 min(self.pi_range[0], other.pi_range[0]),
                 max(self.pi_range[1], other.pi_range[1]),
             ),
+            id_hashes=self.id_hashes + other.id_hashes,
         )
 
 

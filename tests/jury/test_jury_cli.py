@@ -293,3 +293,46 @@ def test_replies_cut_at_the_token_limit_are_said_with_max_tokens(serve, tmp_path
     assert "3 of 3 replies gave no score (reply cut at the token limit" in err, err
     assert "Raise --max-tokens" in err and "change its parser" not in err
     assert pd.read_csv(out)["reason"].str.startswith("reply cut at the token limit").all()
+
+
+def test_judge_and_embed_find_the_id_column_as_the_other_commands_do(serve, tmp_path, capsys):
+    """A table whose ids are in ``id`` (as bacon estimate finds them without --item) was
+    refused by judge and embed, "no id column 'item' ...; pass --id COLUMN", naming the
+    older spelling; ``--item`` and ``--id`` both name the column."""
+    srv = serve()
+    items = essays(3).rename(columns={"item": "id"})
+    items.to_csv(tmp_path / "items.csv", index=False)
+    out = tmp_path / "s.csv"
+    args = ["judge", str(tmp_path / "items.csv"), *judge_args(srv.url, out)]
+    assert main(args) == 0
+    assert pd.read_csv(out)["item"].unique().tolist() == ["e000", "e001", "e002"]
+    for flag in ("--item", "--id"):
+        assert main([*args, flag, "full_text", "--dry-run"]) == 0
+    capsys.readouterr()
+    assert main([*args, "--item", "nope", "--dry-run"]) == 2
+    assert "pass --item COLUMN" in capsys.readouterr().err
+    embed = ["embed", str(tmp_path / "items.csv"), "--text", "full_text", "--dim", "2"]
+    assert main([*embed, "--out", str(tmp_path / "e.csv")]) == 0
+    assert pd.read_csv(tmp_path / "e.csv")["id"].tolist() == ["e000", "e001", "e002"]
+    assert main([*embed, "--id", "prompt_name", "--out", str(tmp_path / "f.csv")]) == 2
+    assert "duplicate id 'Phones and driving'" in capsys.readouterr().err
+
+
+def test_judge_writing_to_a_log_shows_plain_progress_lines(serve, tmp_path, monkeypatch, capsys):
+    """`bacon judge ... 2> run.log` in CI showed nothing until the end: off a terminal
+    it writes a plain line after each tenth of the calls (30 s apart at least; 0 here)."""
+    from bacon_bayes import progress
+
+    monkeypatch.setattr(progress, "PLAIN_SECONDS", 0.0)
+    monkeypatch.delenv("BACON_PROGRESS", raising=False)
+    srv = serve()
+    essays(10).to_csv(tmp_path / "items.csv", index=False)
+    args = ["judge", str(tmp_path / "items.csv"), *judge_args(srv.url, tmp_path / "s.csv")]
+    assert main([*args, "--concurrency", "1"]) == 0
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.startswith("judging: ")]
+    assert lines[0].startswith("judging: 2/20 calls (10%), 0 s elapsed, about 0 s left")
+    assert len(lines) == 10 and lines[-1].startswith("judging: 20/20 calls (100%)")
+    assert "\r" not in err
+    assert main([*args, "--no-progress", "--force"]) == 0  # all cached: nothing to say
+    assert "judging" not in capsys.readouterr().err
