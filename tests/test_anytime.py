@@ -133,6 +133,41 @@ def test_a_student_t_look_reads_its_own_t_at_the_boundary_s_nominal_level() -> N
         assert got_b[r] == pytest.approx(crit * c_r / crit, rel=1e-9)
 
 
+def test_a_look_at_the_residual_floor_is_scaled_not_read_in_t_2_s_tail() -> None:
+    """0/1 labels that good judges rarely miss: the variance sits at the residual floor and
+    the raw residuals' df is near 2. The floor is no estimate with those df, so the look is
+    the fixed interval scaled by ``c / z``; read in t_2's tail at the boundary's level the
+    confidence sequence was 4x the fixed width and wider than labels alone (TriviaQA's
+    first study wave). Fails on the rule before: 16.3 against 6.1 below."""
+    from scipy import stats
+
+    from bacon_bayes.estimate.core import VARIANCE_FLOOR
+    from bacon_bayes.estimate.mean import aee_mean, classical_mean
+
+    rng = np.random.default_rng(5)
+    n_items, n = 3200, 96
+    side = rng.random(n_items) < 0.65
+    y = (rng.random(n_items) < np.where(side, 0.99, 0.01)).astype(float)
+    f = np.where(side, 0.97, 0.03) + rng.normal(0, 0.01, n_items)
+    labeled = np.zeros(n_items, bool)
+    hits, misses = np.flatnonzero(y == side), np.flatnonzero(y != side)
+    labeled[rng.choice(hits, n - 1, replace=False)] = True
+    labeled[misses[0]] = True  # one miss among the labels: df near 2
+    y_obs = np.where(labeled, y, np.nan)
+    e = aee_mean(y_obs, f, labeled, n / n_items)
+    assert e.details.get(VARIANCE_FLOOR) and e.details["df"] < 10  # the case at hand
+    looks = np.array([n])
+    seq = at.anytime_estimate(e, looks, n_items)
+    c = at.sequential_critical_value(at.effective_labels(looks, n_items), ALPHA)
+    fixed_crit = stats.t.isf(ALPHA / 2, e.details["df"])
+    factor = seq.details["anytime"]["widening"]
+    assert factor == pytest.approx(c / stats.norm.isf(ALPHA / 2), rel=1e-9)
+    assert factor < stats.t.isf(stats.norm.sf(c), e.details["df"]) / fixed_crit
+    # narrower than the labels-alone sequence on the same labels
+    alone = at.anytime_estimate(classical_mean(y_obs, labeled, n / n_items), looks, n_items)
+    assert seq.ci_high - seq.ci_low < alone.ci_high - alone.ci_low
+
+
 def _pool(waves: np.ndarray | None = None, n: int = 900, seed: int = 3) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     g = rng.choice(["A", "B", "C"], n)
