@@ -52,9 +52,10 @@ def test_returned_votes_go_into_the_wave_table(tmp_path: Path, capsys) -> None:
     pd.testing.assert_frame_equal(after.drop(columns="label"), before.drop(columns="label"))
     from bacon_bayes.study.pair_votes import import_returned
 
-    done = import_returned(wave, _votes(tmp_path, [("7", "tie"), ("1", "A")], "rest.csv"))
+    done = import_returned(wave, _votes(tmp_path, [("7", "right"), ("1", "left")], "rest.csv"))
     assert (done.added, done.unchanged, done.pending) == (1, 1, 0)
     assert "run `bacon estimate" in str(done) and "--propensity propensity" in str(done)
+    assert pd.read_csv(wave)["label"].iloc[6] == "B"  # left / right written as A / B
 
 
 def test_a_spreadsheet_resave_of_the_wave_partly_filled(tmp_path: Path) -> None:

@@ -36,7 +36,7 @@ from scipy import stats
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import row_place
-from bacon_bayes.pairs import verdict_sides
+from bacon_bayes.pairs import VERDICT_HELP, verdict_sides
 from bacon_bayes.readers.pair_table import WAVE_COLUMNS, PairRoles
 from bacon_bayes.readers.pairwise import to_verdict
 
@@ -112,8 +112,7 @@ def verdict_codes(
             )
             raise ValidationError(
                 f"{'human vote ' if human else ''}column {name!r}, {where}: {u!r} is not "
-                "a verdict; write A, B or tie (or model_a / model_b / tie (bothbad); 1 = A "
-                "wins, 0 = B wins, 0.5 = tie), or leave the cell empty where nobody voted."
+                f"a verdict; {VERDICT_HELP}, or leave the cell empty where nobody voted."
                 + ("" if human else judge)
             ) from None
         table[u] = CODES[v] if isinstance(v, str) else -1
