@@ -490,18 +490,29 @@ def pair_doctor_text(
             f"{v:.3f} [{lo:.3f}, {hi:.3f}]" if np.isfinite([lo, hi]).all() else f"{v:.3f} (no CI)"
         )
 
-    rows = [
+    # two tables, each about 100 columns wide (one was 130-140 on Arena tables): how each
+    # judge votes over all its verdicts, then how it relates to the human votes
+    votes = [
         {
             "judge": f"{r['judge']} (human)" if r["role"] == "human" else r["judge"],
             "n": int(r["n"]),
             "position bias (A-B)": span(r["position_bias"], r["position_lo"], r["position_hi"]),
-            "excess over human": span(r["excess_position_bias"], r["excess_lo"], r["excess_hi"]),
             "tie rate": span(r["tie_rate"], r["tie_lo"], r["tie_hi"]),
+        }
+        for _, r in diag.iterrows()
+    ]
+    against = [
+        {
+            "judge": r["judge"],
+            "n voted": int(r["n_labeled"]),
+            "excess over human": span(r["excess_position_bias"], r["excess_lo"], r["excess_hi"]),
             "kappa": span(r["kappa"], r["kappa_lo"], r["kappa_hi"]),
             "AUC": span(r["auc"], r["auc_lo"], r["auc_hi"]),
         }
         for _, r in diag.iterrows()
+        if r["role"] == "judge"
     ]
+    rows = votes + against
     level = round(100 * (1 - alpha), 1)
     how = str(df.attrs.get("read as", ""))  # a CSV not comma-separated UTF-8: how it was read
     read = f"{roles.format}, {how}" if how else roles.format
@@ -518,10 +529,14 @@ def pair_doctor_text(
         *(f"  note: {n}" for n in [*roles.notes, *roles.left_out, *maybe, spellings, *copied] if n),
         "",
         f"judges on pairs ({level:g}% intervals; the first row is the humans' own):",
-        pd.DataFrame(rows).to_string(index=False),
-        "  position bias: share of A verdicts minus share of B; excess over human: the same",
-        "  net of the humans' on the comparisons both voted on; kappa: Cohen's, against the",
-        "  human votes; AUC: discrimination on the decisive human votes (0.5 = none).",
+        pd.DataFrame(votes).to_string(index=False),
+        "  n: verdicts; position bias: share of A verdicts minus share of B.",
+        "",
+        "judges against the human votes (the comparisons both voted on, n voted):",
+        pd.DataFrame(against).to_string(index=False),
+        "  excess over human: the position bias net of the humans' on those comparisons;",
+        "  kappa: Cohen's, against the human votes; AUC: discrimination on the decisive",
+        "  human votes (0.5 = none).",
         *([f"  {', '.join(probs)}: {PROBABILITIES}"] if probs else []),
         *(f"  {line}" for line in (NO_CI if "(no CI)" in str(rows) else ())),
         *(
