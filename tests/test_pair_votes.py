@@ -105,3 +105,15 @@ def test_ids_that_point_to_other_comparisons_are_refused(tmp_path: Path) -> None
     saved.to_csv(tmp_path / "returned.csv", index=False)
     with pytest.raises(ValidationError, match=r"column 'model_a' differs .*id='5'"):
         import_votes(wave, tmp_path / "returned.csv")
+
+
+def test_labels_on_a_wave_table_points_to_the_import(tmp_path: Path, capsys) -> None:
+    """`bacon estimate WAVE --pairwise --labels VOTES` (id, vote) read the wave's own vote
+    column as a judge: the pilot's votes dropped out of the human votes while the
+    propensities still counted them, silently. It is refused with the import to run."""
+    wave = _wave(tmp_path)
+    votes = _votes(tmp_path, [("5", "B"), ("6", "A"), ("7", "tie")])
+    argv = ["estimate", str(wave), "--pairwise", "--labels", str(votes), "--engine", "freq"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "would be read as a judge" in err and f"bacon label import {votes} --study" in err
