@@ -30,6 +30,14 @@ if TYPE_CHECKING:
 
 #: verdict spellings (lower case, stripped) and the score of model A they mean: every
 #: word the readers take for a verdict (:mod:`bacon_bayes.readers.pairwise`)
+#: the verdict spellings every reader of comparisons accepts, for its refusals; 2 is not
+#: one: in a coding of 1 / 2 for the first / second answer, 0 may be a tie, which 0 = B
+#: wins would misread
+VERDICT_HELP = (
+    "write A, B or tie (also left / right, model_a / model_b, tie (bothbad), draw, =, "
+    "Arena-Hard's A>B / A=B / B>A; or 1 = A wins, 0 = B wins, 0.5 = tie; a coding of 1 / 2 "
+    "for the first / second answer is not read: write it as A / B)"
+)
 VERDICTS: dict[str, float] = {
     "a": 1.0,
     "model_a": 1.0,
@@ -37,6 +45,8 @@ VERDICTS: dict[str, float] = {
     "b": 0.0,
     "model_b": 0.0,
     "model_2": 0.0,
+    "left": 1.0,  # a labelling tool's first / second answer, as shown
+    "right": 0.0,
     "tie": 0.5,
     "tie (bothbad)": 0.5,
     "tie (inconsistent)": 0.5,
@@ -163,12 +173,12 @@ def _scores(
                 "one of them, or write the verdicts as A / B / tie."
             ) from None
         except ValueError:
-            allowed = "'A', 'B', 'tie' (or model_a / model_b / 'tie (bothbad)'), 1, 0.5 or 0"
-            if probability:
-                allowed += ", or a probability in [0, 1] that A wins"
+            allowed = (
+                "; a judge may give a probability in [0, 1] that A wins" if probability else ""
+            )
             raise ValidationError(
                 f"{role} column {col!r} has {value!r} at {row_place(df, pos)}, which is not "
-                f"a verdict; use {allowed} (empty = missing)."
+                f"a verdict; {VERDICT_HELP}{allowed} (empty = missing)."
             ) from None
     return out
 

@@ -295,7 +295,7 @@ class EvalPool:
         propensity: str | None = None,
     ) -> EvalPool:  # fmt: skip
         """A pool of pairwise comparisons, one per row: the label (and each judge's
-        verdict) is "A", "B" or "tie" (any case; also model_a / model_b / "tie
+        verdict) is "A", "B" or "tie" (any case; also left / right, model_a / model_b / "tie
         (bothbad)") or 1 / 0 / 0.5, a judge also a probability that A wins; see
         :func:`bacon_bayes.pairs.pairs_frame`; ``propensity``: the column of inclusion
         probabilities of the votes (e.g. ``bacon sample --pairwise``'s)."""

@@ -138,8 +138,8 @@ def test_a_judge_of_probabilities_is_said_and_diagnosed(capsys, tmp_path):
     assert code == 0 and said in out and fix in out, err
     code, out, err = _run(["doctor", path, *fix.split()], capsys)
     assert code == 0, err
-    gpt4 = next(line for line in out.splitlines() if line.strip().startswith("gpt4 "))
-    assert gpt4.split()[1] == "3000" and "0.828" in gpt4  # its AUC, as the verdicts'
+    gpt4, vs_humans = (line for line in out.splitlines() if line.strip().startswith("gpt4 "))
+    assert gpt4.split()[1] == "3000" and "0.828" in vs_humans  # its AUC, as the verdicts'
     assert "gpt4: probabilities that A wins" in out
     command = out.strip().splitlines()[-1].strip()
     code, out, err = _run(command.split()[1:], capsys)
@@ -326,7 +326,7 @@ def test_doctor_says_a_judge_that_copies_the_votes_and_leaves_it_out(capsys, tmp
     assert "left out of the command below (pass --judge to use it anyway)" in out
     # tester A finding 8: a pool mean of the votes says nothing of strengths
     assert "its mean (" not in out and "--label crowd gives the strengths from all" in out
-    row = next(v for v in out.splitlines() if v.lstrip().startswith("crowd "))
+    row = [v for v in out.splitlines() if v.lstrip().startswith("crowd ")][-1]  # vs humans
     assert row.endswith("1.000 (no CI)") and "no CI: too few votes" in out, row
     command = out.strip().splitlines()[-1].split()
     assert "crowd" not in command and command.count("--judge") == 3, command
@@ -559,3 +559,32 @@ def test_doctor_prints_a_line_that_writes_each_model_one_way(capsys, tmp_path, m
     code, out, err = _run(["doctor", "messy_models.csv"], capsys)
     assert code == 0 and "3000 rows, 20 models, 400 with a human vote" in out, err
     assert "gpt-4" in pd.read_csv("messy_models.csv")["model_a"].tolist()
+
+
+def test_doctor_judge_tables_fit_a_terminal(capsys, tmp_path):
+    """The doctor's table of judges on pairs was one table of seven columns, 129
+    characters wide on the shipped sample and 140 with the real Arena table's judge names
+    (judge_claude3_opus_label): it wrapped in a terminal. It is two tables now, each at
+    most 100 wide with those names: how each judge votes (n, position bias, tie rate), and
+    how it relates to the human votes (n voted, excess, kappa, AUC); every figure is kept."""
+    names = {  # the real table's (arena_ppr.csv.gz)
+        "gpt4": "judge_gpt4_0125_label",
+        "claude3_opus": "judge_claude3_opus_label",
+        "gpt35": "judge_gpt35_turbo_label",
+    }
+
+    def rename(frame: pd.DataFrame) -> None:
+        frame.rename(columns=names | {"label": "human_label"}, inplace=True)
+
+    code, out, err = _run(["doctor", _arena(tmp_path, "long.csv", rename)], capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    start = next(i for i, x in enumerate(lines) if x.startswith("judges on pairs"))
+    end = next(i for i, x in enumerate(lines) if x.startswith("run ("))
+    table = lines[start:end]  # the tables and their legends
+    assert max(map(len, table)) <= 100, "\n".join(table)
+    for header in ("position bias (A-B)", "tie rate", "n voted", "excess over human", "kappa"):
+        assert header in out, out
+    judge = [x for x in table if x.lstrip().startswith("judge_claude3_opus_label")]
+    assert len(judge) == 2 and all(x.count("[") == 2 for x in judge[:1]), table
+    assert judge[1].count("[") == 3 and " 400 " in judge[1], judge

@@ -349,3 +349,35 @@ def test_labels_as_a_json_array_of_records(tmp_path: Path) -> None:
     labels.write_text(json.dumps({"id": [0, 1], "human": [1, 2]}))
     with pytest.raises(ValidationError, match="not an array of records"):
         join_labels(table, labels, "human", "id")
+
+
+def test_left_and_right_are_votes_and_a_one_two_coding_is_refused() -> None:
+    """Votes spelled left / right (a labelling tool's first and second answer) were
+    refused while A / B / tie were read: they are A and B now, in the readers, the pool and
+    the doctor's diagnostics. A coding of 1 / 2 stays refused (its 0 may be a tie, which
+    0 = B wins would misread), as does any other word, with the accepted spellings."""
+    from bacon_bayes import EvalPool
+    from bacon_bayes.doctor.pairs import verdict_codes
+    from bacon_bayes.readers.pairwise import to_verdict
+
+    assert [to_verdict(v) for v in ("left", " Right ", "LEFT", "tie")] == ["A", "B", "A", "tie"]
+    votes = pd.Series(["left", "right", "tie", None], name="label")
+    assert list(verdict_codes(votes, "label", human=True)) == [0, 1, 2, -1]
+    df = pd.DataFrame(
+        {"model_a": ["m1", "m2", "m3", "m1"], "model_b": ["m2", "m3", "m1", "m3"],
+         "label": ["left", "right", "tie", None], "judge": ["right", "left", "A", "B"]}
+    )  # fmt: skip
+    pool = EvalPool.from_pairs(
+        df, model_a="model_a", model_b="model_b", label="label", judges=["judge"]
+    )
+    assert list(pool.y[:3]) == [1.0, 0.0, 0.5]
+    assert list(pool.judge_matrix().iloc[:, 0]) == [0.0, 1.0, 1.0, 0.0]
+    for bad in ("2", "maybe"):
+        with pytest.raises(ValidationError) as err:
+            to_verdict(bad, "column 'label'")
+        assert "left / right" in str(err.value) and "1 / 2" in str(err.value), err.value
+    df.loc[0, "label"] = "2"
+    with pytest.raises(ValidationError, match=r"'2'.*left / right"):
+        EvalPool.from_pairs(
+            df, model_a="model_a", model_b="model_b", label="label", judges=["judge"]
+        )

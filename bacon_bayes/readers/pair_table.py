@@ -522,6 +522,14 @@ def read_pair_table(
     words: dict[str, str] = {}  # a labels file's words kept as written: model names?
     if labels is not None:
         label = label or label_column(frame, labels, item)  # the file's one other column
+        own = _guess(frame, None, LABEL_NAMES, "--label")
+        if own not in (None, label) and set(WAVE_COLUMNS) <= set(map(str, frame.columns)):
+            raise ValidationError(  # its votes were taken for a judge's, the pilot's lost
+                f"{str(path)!r} is a table bacon sample --pairwise wrote, whose votes are in "
+                f"column {own!r}: with --labels it would be read as a judge. Merge the votes "
+                f"file into it with `bacon label import {shlex.quote(str(labels))} --study "
+                f"{shlex.quote(str(path))}`, then estimate without --labels."
+            )
         frame, item = join_labels(frame, labels, label, item, verdicts=True)
         words = frame.attrs.get("vote words", {})
         if several := frame.attrs.get("several votes"):

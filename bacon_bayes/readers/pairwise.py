@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.pairs import VERDICTS
+from bacon_bayes.pairs import VERDICT_HELP, VERDICTS
 from bacon_bayes.readers.meta import TableMeta
 
 __all__ = [
@@ -39,10 +39,6 @@ __all__ = [
 #: The formats :func:`read_pairwise` knows.
 PAIR_FORMATS = ("arena", "alpacaeval", "mt-bench")
 
-VERDICT_HELP = (
-    "write A, B or tie (also model_a, model_b, tie (bothbad), =, Arena-Hard's A>B / A=B / B>A; "
-    "or 1 = A wins, 0 = B wins, 0.5 = tie)"
-)
 _NUMBERS = {1.0: "A", 0.0: "B", 0.5: "tie"}
 #: the verdict words (``model_a``, ``tie (bothbad)``, ``[[C]]``, Arena-Hard's ``A>>B`` ...)
 #: as who wins: the pool's one table of them (:data:`bacon_bayes.pairs.VERDICTS`)
@@ -60,7 +56,8 @@ def _missing(value: Any) -> bool:
 def to_verdict(value: Any, where: str = "") -> str | float:
     """One verdict as ``A``, ``B``, ``tie`` or NaN (missing).
 
-    Accepts A/B/tie (any case), the Arena spellings ``model_a``/``model_b``/``tie``/
+    Accepts A/B/tie (any case), left/right (a labelling tool's first and second answer),
+    the Arena spellings ``model_a``/``model_b``/``tie``/
     ``tie (bothbad)``, FastChat's ``model_1``/``model_2``, its pair judge's ``[[A]]``/
     ``[[B]]``/``[[C]]`` (C: a tie), Arena-Hard's ``A>>B``/``A>B``/``A=B``/``B>A``/``B>>A``
     (with or without ``[[ ]]``; a strong preference is a win), and 1/0/0.5 (model_a's

@@ -551,8 +551,9 @@ def pairwise_wave_note(path: str | Path) -> str:
     return (
         f"{path} is a table of comparisons bacon sample --pairwise wrote (columns to_label "
         "and propensity); comparisons keep no study folder: fill in the votes on its "
-        f"to_label = 1 rows in the file itself, then run `bacon estimate {path} --pairwise` "
-        "(its propensity column weights the votes)"
+        f"to_label = 1 rows in the file itself (or merge a returned file of ids and votes "
+        f"with `bacon label import VOTES --study {path}`), then run `bacon estimate {path} "
+        "--pairwise` (its propensity column weights the votes)"
     )
 
 

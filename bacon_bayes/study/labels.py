@@ -84,6 +84,8 @@ class ImportSummary:
     #: the looks this import rewrote: labels replaced, or come back after a later wave's
     #: (:func:`rewritten_looks`)
     notes: tuple[str, ...] = ()
+    #: what was labeled: "items" of a study, "comparisons" of a pairwise wave
+    unit: str = "items"
 
     def __str__(self) -> str:
         kept = f" ({self.blank_kept} of them labeled before: kept)" if self.blank_kept else ""
@@ -97,8 +99,8 @@ class ImportSummary:
         return (
             f"{self.added} labels added, {self.replaced} replaced, {self.unchanged} already "
             f"stored, {self.blank} rows without a label left pending{kept}; "
-            f"{self.labeled_total} items labeled in total, {self.pending} selected items "
-            f"still pending{words}"
+            f"{self.labeled_total} {self.unit} labeled in total, {self.pending} selected "
+            f"{self.unit} still pending{words}"
         ) + "".join(f"\nnote: {note}" for note in self.notes)
 
 
@@ -222,8 +224,9 @@ def _typed_label_file(path: Path, kind: str) -> pd.DataFrame:
 
 
 def _read_label_file(
-    path: Path, item: str, label: str, pool_ids: pd.Index
+    path: Path, item: str, label: str, pool_ids: pd.Index, *, other: bool = False
 ) -> tuple[pd.DataFrame, str]:
+    """Cells as text and the label column (``other``: else the one beside the id)."""
     if not path.is_file():
         raise ValidationError(f"label file {path} does not exist")
     refuse_workbook(path)  # a to-label file filled in and saved by a spreadsheet as such
@@ -246,6 +249,8 @@ def _read_label_file(
     cased = _named(list(frame.columns), label)  # `Correct` for `correct`: read, and said
     column = label if label in frame.columns else str(cased[0]) if len(cased) == 1 else None
     column = column or ("label" if "label" in frame.columns else None)
+    rest = [c for c in frame.columns if not _named([c], item)]
+    column = column or (str(rest[0]) if other and len(rest) == 1 else None)
     item_column = file_id_column(frame, item, column or label, pool_ids, path)
     said = [f"ids read from column {item_column!r}"] if item_column != item else []
     said += [f"labels read from column {column!r}"] if column not in (None, label, "label") else []

@@ -1,0 +1,119 @@
+"""Returned votes imported into the wave table of ``bacon sample --pairwise``
+(``bacon label import VOTES --study WAVE.csv``, :mod:`bacon_bayes.study.pair_votes`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from bacon_bayes.cli import main
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.io import people_csv
+
+
+def _wave(tmp_path: Path) -> Path:
+    """A wave table as bacon sample --pairwise writes it: 4 pilot votes (ids 1-4), 3
+    comparisons drawn (ids 5-7, to_label = 1), 3 neither (ids 8-10)."""
+    models = ["m1", "m2", "m3"]
+    rows = []
+    for i in range(1, 11):
+        a, b = models[i % 3], models[(i + 1) % 3]
+        vote = {1: "A", 2: "B", 3: "tie", 4: "A"}.get(i, "")
+        rows.append(
+            {
+                "id": str(i), "prompt": f"p{i}", "model_a": a, "model_b": b, "label": vote,
+                "gpt4": "AB"[i % 2], "to_label": str(int(5 <= i <= 7)),
+                "propensity": "0.4" if i <= 7 else "0.25",
+            }
+        )  # fmt: skip
+    path = tmp_path / "pairs-wave.csv"
+    path.write_text(people_csv(pd.DataFrame(rows)), encoding="utf-8")
+    return path
+
+
+def _votes(tmp_path: Path, rows: list[tuple[str, str]], name: str = "votes.csv") -> Path:
+    path = tmp_path / name
+    pd.DataFrame(rows, columns=["id", "vote"]).to_csv(path, index=False)
+    return path
+
+
+def test_returned_votes_go_into_the_wave_table(tmp_path: Path, capsys) -> None:
+    wave = _wave(tmp_path)
+    before = pd.read_csv(wave, dtype=str, keep_default_na=False)
+    votes = _votes(tmp_path, [("5", "B"), ("6", "model_a"), ("7", "")])
+    assert main(["label", "import", str(votes), "--study", str(wave)]) == 0
+    out = capsys.readouterr().out
+    assert "2 labels added" in out and "1 selected comparisons still pending" in out
+    assert "labels read from column 'vote'" in out
+    after = pd.read_csv(wave, dtype=str, keep_default_na=False)
+    assert list(after["label"]) == ["A", "B", "tie", "A", "B", "A", "", "", "", ""]
+    pd.testing.assert_frame_equal(after.drop(columns="label"), before.drop(columns="label"))
+    from bacon_bayes.study.pair_votes import import_returned
+
+    done = import_returned(wave, _votes(tmp_path, [("7", "right"), ("1", "left")], "rest.csv"))
+    assert (done.added, done.unchanged, done.pending) == (1, 1, 0)
+    assert "run `bacon estimate" in str(done) and "--propensity propensity" in str(done)
+    assert pd.read_csv(wave)["label"].iloc[6] == "B"  # left / right written as A / B
+
+
+def test_a_spreadsheet_resave_of_the_wave_partly_filled(tmp_path: Path) -> None:
+    from bacon_bayes.study.pair_votes import import_votes
+
+    wave = _wave(tmp_path)
+    saved = pd.read_csv(wave, dtype=str, keep_default_na=False)
+    saved.loc[saved["id"] == "6", "label"] = "B"
+    saved["propensity"] = saved["propensity"].str.replace(".", ",")  # a decimal comma
+    resaved = tmp_path / "returned.csv"
+    saved.to_csv(resaved, sep=";", index=False)
+    summary = import_votes(wave, resaved)
+    assert (summary.added, summary.unchanged, summary.pending) == (1, 4, 2)
+    assert pd.read_csv(wave).loc[5, "label"] == "B"
+
+
+@pytest.mark.parametrize(
+    ("rows", "said"),
+    [
+        ([("5", "A"), ("9", "B")], "votes on comparisons no wave drew"),
+        ([("5", "A"), ("6", "maybe")], "'maybe'"),
+        ([("5", "A"), ("5", "B")], "the same comparison voted on more than once"),
+        ([("5", "A"), ("77", "B")], "ids not in"),
+        ([("5", "A"), ("2", "A")], "(stored: B) at line 3"),
+    ],
+)
+def test_a_doubtful_file_is_refused_whole(tmp_path: Path, rows, said) -> None:
+    from bacon_bayes.study.pair_votes import import_votes
+
+    wave = _wave(tmp_path)
+    before = wave.read_bytes()
+    with pytest.raises(ValidationError) as err:
+        import_votes(wave, _votes(tmp_path, rows))
+    message = str(err.value)
+    assert said in message and "line 3" in message, message
+    if "maybe" in said:
+        assert "write A, B or tie" in message  # the accepted spellings
+    assert wave.read_bytes() == before  # nothing written
+
+
+def test_ids_that_point_to_other_comparisons_are_refused(tmp_path: Path) -> None:
+    from bacon_bayes.study.pair_votes import import_votes
+
+    wave = _wave(tmp_path)
+    saved = pd.read_csv(wave, dtype=str, keep_default_na=False)
+    saved.loc[saved["id"] == "5", ["label", "model_a"]] = ["A", "m9"]
+    saved.to_csv(tmp_path / "returned.csv", index=False)
+    with pytest.raises(ValidationError, match=r"column 'model_a' differs .*id='5'"):
+        import_votes(wave, tmp_path / "returned.csv")
+
+
+def test_labels_on_a_wave_table_points_to_the_import(tmp_path: Path, capsys) -> None:
+    """`bacon estimate WAVE --pairwise --labels VOTES` (id, vote) read the wave's own vote
+    column as a judge: the pilot's votes dropped out of the human votes while the
+    propensities still counted them, silently. It is refused with the import to run."""
+    wave = _wave(tmp_path)
+    votes = _votes(tmp_path, [("5", "B"), ("6", "A"), ("7", "tie")])
+    argv = ["estimate", str(wave), "--pairwise", "--labels", str(votes), "--engine", "freq"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "would be read as a judge" in err and f"bacon label import {votes} --study" in err
