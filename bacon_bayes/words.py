@@ -78,13 +78,14 @@ def word_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
     if not (pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)):
         return None
     try:  # a column of ids or texts is turned away by its first rows, unread
-        if (percent := _percents(column)) is not None:
+        head = column.iloc[:_PEEK].dropna().astype(str).tolist()
+        if _most(head, _PERCENT_RE) and (percent := _percents(column)) is not None:
             return percent
-        if (fraction := _fractions(column)) is not None:
+        if _most(head, _FRACTION_RE) and (fraction := _fractions(column)) is not None:
             return fraction
-        if (reply := _replies(column)) is not None:
+        if _most_replies(head) and (reply := _replies(column)) is not None:
             return reply
-        if (named := _named_levels(column)) is not None:
+        if _most(head, _NAMED_RE) and (named := _named_levels(column)) is not None:
             return named
         if len(pd.unique(column.iloc[:_PEEK].dropna())) > _MOST_WORDINGS:
             return None
@@ -120,6 +121,33 @@ def word_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
     pos, neg = pos or [_NEGATIVE[w] for w in neg], neg or [VERDICT_WORDS[w] for w in pos]
     said = f"read from words, {' / '.join(map(repr, pos))} = 1, {' / '.join(map(repr, neg))} = 0"
     return column.map(ours).astype(float), said
+
+
+_PERCENT_RE, _FRACTION_RE, _NAMED_RE = map(re.compile, (_PERCENT, _FRACTION, _NAMED))
+_REPLY_RE = re.compile(_REPLY, re.IGNORECASE)
+_OUT_OF = re.compile(r"out\s+of", re.IGNORECASE)
+
+
+def _most(head: list[str], pattern: re.Pattern[str]) -> bool:
+    """Whether more than half of ``head`` (the first filled cells as text) match
+    ``pattern``: the test each of :func:`_percents`, :func:`_fractions` and
+    :func:`_named_levels` starts with (pandas' ``str.match`` runs these patterns with
+    Python's ``re``), done once on a list instead of by pandas for each, so that a
+    column of ids or texts is turned away at a fraction of the cost."""
+    return bool(head) and sum(pattern.match(v) is not None for v in head) > 0.5 * len(head)
+
+
+def _most_replies(head: list[str]) -> bool:
+    """:func:`_most` for :func:`_replies`: more than half of ``head`` a score with its word,
+    brackets or ``out of``, as :func:`_replies` counts them."""
+
+    def marked_score(v: str) -> bool:
+        m = _REPLY_RE.search(v)
+        if m is None or (m[2] is None and m[3] is None):
+            return False
+        return m[1] is not None or m[2] is not None or _OUT_OF.search(v) is not None
+
+    return bool(head) and sum(map(marked_score, head)) > 0.5 * len(head)
 
 
 def _pair_of(w: str) -> str | None:

@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import math
 import os
@@ -421,13 +422,38 @@ def study_inputs(root: Path) -> list[Path]:
     return files
 
 
+#: the pools read last, by file, id column and content (:func:`read_pool`), and the
+#: largest file kept so
+_POOLS: dict[tuple[str, str, bytes], pd.DataFrame] = {}
+_POOLS_KEPT, _POOL_BYTES_KEPT = 2, 64 << 20
+
+
 def read_pool(path: Path, item: str) -> pd.DataFrame:
     """Read a pool table (CSV, optionally compressed, or Parquet) with string ids, as
     every command reads a table (:func:`bacon_bayes.io.read_table`: a spreadsheet's
     encoding, title lines and empty rows; verdict words and ``-`` / ``NA`` cells in a
-    column of numbers), the id column ``item`` as written."""
+    column of numbers), the id column ``item`` as written.
+
+    A command opens its study several times (before and under its lock, then what it
+    wrote): the last pools read (of at most 64 MB) are kept by their bytes' hash, and
+    the same bytes give a copy of the same frame instead of a new read (a study's
+    commands read their pool 12 times in the walk of tests/test_messy_walk.py)."""
     if not path.is_file():
         raise ValidationError(f"pool file {path} does not exist")
+    data = path.read_bytes() if path.stat().st_size <= _POOL_BYTES_KEPT else None
+    key = (str(path.resolve()), item, hashlib.sha256(data).digest()) if data else None
+    if key is not None and key in _POOLS:
+        return _POOLS[key].copy()  # a deep copy, its attrs too: callers change theirs
+    frame = _read_pool(path, item)
+    if key is not None:
+        _POOLS[key] = frame.copy()
+        while len(_POOLS) > _POOLS_KEPT:
+            del _POOLS[next(iter(_POOLS))]
+    return frame
+
+
+def _read_pool(path: Path, item: str) -> pd.DataFrame:
+    """:func:`read_pool`, read from the file."""
     frame = read_table(path, text=[item])
     if item in frame and not pd.api.types.is_string_dtype(frame[item]):  # Parquet's
         frame[item] = frame[item].astype(str).where(frame[item].notna())

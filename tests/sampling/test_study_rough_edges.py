@@ -146,3 +146,24 @@ def test_a_later_wave_with_the_same_seed_draws_at_its_recorded_probability(
     manifest = study.manifest
     recorded = manifest.loc[manifest["wave"] == 2, "pi"].to_numpy()
     assert np.allclose(recorded[first_wave != 1], p)
+
+
+def test_a_pool_read_again_is_the_same_frame_and_a_changed_pool_is_read_anew(tmp_path):
+    """read_pool keeps the last pools by their bytes: the same bytes give an equal frame
+    (its attrs too) that the caller may change without changing the next; one changed
+    byte, even at the same size and time, is read from the file."""
+    import os
+
+    from bacon_bayes.study.folder import read_pool
+
+    path = tmp_path / "pool.csv"
+    path.write_text("id,judge\na,1\nb,2\n")
+    first = read_pool(path, "id")
+    first.loc[0, "judge"] = 99.0
+    first.attrs["blank rows"] = "changed"
+    again = read_pool(path, "id")
+    assert again["judge"].tolist() == [1, 2] and again.attrs["blank rows"] != "changed"
+    stat = path.stat()
+    path.write_text("id,judge\na,1\nb,3\n")  # same size; the same time, as a fast rewrite
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert read_pool(path, "id")["judge"].tolist() == [1, 3]
