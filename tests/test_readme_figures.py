@@ -48,6 +48,15 @@ def row(out: str, first: str) -> str:
     return line
 
 
+def judge_rows(out: str, judge: str) -> list[tuple[str, str, str]]:
+    """A judge's intervals in doctor's two judges-on-pairs tables, in order: position bias
+    and tie rate (how it votes), then excess over human, kappa and AUC (against the
+    humans)."""
+    lines = [x for x in out.splitlines() if x.split()[:1] == [judge]]
+    assert len(lines) == 2, lines
+    return [iv for line in lines for iv in intervals(line)]
+
+
 @pytest.fixture
 def folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -58,11 +67,11 @@ def folder(tmp_path, monkeypatch):
 def test_the_arena_figures(folder, capsys):
     shutil.copy(DATA / "arena_sample.csv.gz", folder)
     out = run(["doctor", "arena_sample.csv.gz"], capsys)
-    bias, _, _, kappa, auc = intervals(row(out, "gpt35"))
+    bias, _, _, kappa, auc = judge_rows(out, "gpt35")
     says("GPT-3.5 says A far more than B (position bias 0.73 [0.71, 0.75], kappa 0.08)")
     assert [r2(v) for v in bias] == ["0.73", "0.71", "0.75"]
     assert r2(kappa[0]) == "0.08"
-    _, _, _, kappa, auc = intervals(row(out, "gpt4"))
+    _, _, _, kappa, auc = judge_rows(out, "gpt4")
     says("GPT-4 agrees best with the humans (kappa 0.36, AUC 0.83)")
     assert (r2(kappa[0]), r2(auc[0])) == ("0.36", "0.83")
 
