@@ -13,14 +13,19 @@ Bayesian fits then gave (BENCHMARKS.md).
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-from scipy import stats
+from scipy import linalg, stats
 
 from bacon_bayes.bayes.columns import judge_basis
 
-__all__ = ["JUDGE_WEIGHT_GAIN", "SQRT_GAIN", "consensus", "prefers_judge_weights", "prefers_sqrt"]
+__all__ = [
+    "JUDGE_WEIGHT_GAIN",
+    "SQRT_GAIN",
+    "consensus",
+    "one_factor_scores",
+    "prefers_judge_weights",
+    "prefers_sqrt",
+]
 
 #: judge weights: least relative drop of the leave-one-out error, and of its standard errors
 JUDGE_WEIGHT_GAIN = (0.02, 2.0)
@@ -29,6 +34,10 @@ JUDGE_WEIGHT_GAIN = (0.02, 2.0)
 #: clearly better (simulated log-normal labels: at most 1.4 SE; squared-normal ones and
 #: WMT22 MQM: at least 1.9 and 3.5 SE, in every fold)
 SQRT_GAIN = (0.05, 1.645)
+#: one factor's fit: sklearn's defaults (the log-likelihood of all items gains less than
+#: ``FACTOR_TOL``, or ``FACTOR_MAX_ITER`` steps)
+FACTOR_TOL, FACTOR_MAX_ITER = 1e-2, 1000
+_SMALL = 1e-12
 
 
 def _clearly_better(base: np.ndarray, other: np.ndarray, gain: tuple[float, float]) -> bool:
@@ -82,18 +91,48 @@ def consensus(scores: np.ndarray) -> np.ndarray:
     its reliability as the Bayesian latent quality does. One factor needs three judges
     to be identified: with fewer (or a degenerate fit) it is the first principal
     component."""
-    from sklearn.decomposition import FactorAnalysis
-    from sklearn.exceptions import ConvergenceWarning
-
     if scores.shape[1] >= 3:
-        # its tolerance not met (WMT22's metrics): a consensus all the same, and sklearn's
-        # raw warning tells the user nothing to do
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            agreed = FactorAnalysis(n_components=1, random_state=0).fit_transform(scores)[:, 0]
+        agreed = one_factor_scores(scores)
         if agreed.std() > 1e-6:
             return agreed
     return scores @ judge_basis(scores)[:, -1]
+
+
+def one_factor_scores(
+    X: np.ndarray, tol: float = FACTOR_TOL, max_iter: int = FACTOR_MAX_ITER
+) -> np.ndarray:
+    """Posterior-mean scores of a one-factor model fitted by maximum likelihood.
+
+    sklearn's ``FactorAnalysis(n_components=1)`` algorithm (Barber 2012, 21.2) run on the
+    columns' covariance instead of the data: each step's singular value decomposition of
+    the rescaled data is the top eigenpair of the rescaled covariance, so a step costs
+    ``k^3``, not ``n k^2`` (WMT22's 30,000 items: 0.08 s against sklearn's 8 s,
+    BENCHMARKS.md). Short of ``tol`` after ``max_iter`` steps the last step's fit is used,
+    as sklearn's is. The factor is oriented so that its loadings sum to at least zero.
+    """
+    X = np.asarray(X, dtype=float)
+    n, k = X.shape
+    centred = X - X.mean(axis=0)
+    cov = centred.T @ centred / n
+    var = np.diag(cov).copy()
+    psi = np.ones(k)
+    old = -np.inf
+    for _ in range(max_iter):
+        root = np.sqrt(psi) + _SMALL
+        scaled = cov / np.outer(root, root)
+        top, vec = linalg.eigh(scaled, subset_by_index=[k - 1, k - 1])
+        s = float(top[0])
+        w = np.sqrt(max(s - 1.0, 0.0)) * vec[:, 0] * root
+        ll = -n / 2 * (k * np.log(2 * np.pi) + 1 + np.log(s) + np.trace(scaled) - s)
+        ll -= n / 2 * np.sum(np.log(psi))
+        if ll - old < tol:
+            break
+        old = ll
+        psi = np.maximum(var - w**2, _SMALL)
+    if w.sum() < 0:
+        w = -w
+    wpsi = w / psi
+    return centred @ wpsi / (1.0 + wpsi @ w)
 
 
 def prefers_judge_weights(y: np.ndarray, scores: np.ndarray, agreed: np.ndarray) -> bool:
