@@ -272,6 +272,75 @@ def test_simultaneous_critical_values():
         est.simultaneous_critical_value(eye, 0.05, "holm")
 
 
+def test_critical_values_are_scipys_without_its_distribution_objects(monkeypatch):
+    """Every group table asks for critical values: they come from scipy.special (the
+    functions stats.t.isf and stats.norm.isf call, 0.1 ms less a call), the same numbers
+    to the bit; the check for independent rows is np.allclose's to the identity."""
+    from bacon_bayes.estimate import critical
+
+    rng = np.random.default_rng(3)
+    corr = np.full((5, 5), 0.5) + 0.5 * np.eye(5)
+    df = np.array([1.0, 2.5, 9.0, 40.0, np.inf])
+    cases = [(np.eye(5), a, rule, d) for a in (0.1, 0.05, 0.01)
+             for rule in ("maxt", "bonferroni", "none") for d in (None, df)]  # fmt: skip
+    cases += [(corr, 0.05, "maxt", None), (corr, 0.1, "maxt", df)]
+    want = []
+    for c, a, rule, d in cases:
+        level = {"none": a, "bonferroni": a / 5, "maxt": 1 - (1 - a) ** 0.2}[rule]
+        if c is corr:  # the simulated max-|Z| quantile's level
+            level = 2 * stats.norm.sf(critical._maxt_quantile(c, 1 - a, 100_000, 20261122))
+        want.append(stats.norm.isf(level / 2) * np.ones(5) if d is None
+                    else stats.t.isf(level / 2, np.maximum(d, 1.0)))  # fmt: skip
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a scipy.stats distribution was asked")
+
+    for dist in (stats.t, stats.norm):
+        for name in ("isf", "sf", "ppf"):
+            monkeypatch.setattr(dist, name, refuse)
+    for (c, a, rule, d), w in zip(cases, want, strict=True):
+        assert np.array_equal(critical.simultaneous_critical_value(c, a, rule, d), w)
+    # the identity check is np.allclose(corr, I, atol=1e-10) (rtol 1e-5 on the diagonal)
+    for bump, diag in [(0.0, 0.0), (9e-11, 0.0), (1.1e-10, 0.0), (0.0, 9e-6), (0.0, 2e-5),
+                       (np.nan, 0.0), (0.0, np.inf)]:  # fmt: skip
+        c = np.eye(4) + bump * (1 - np.eye(4)) + diag * np.eye(4) * rng.uniform(0.5, 1)
+        assert critical._is_identity(c) == np.allclose(c, np.eye(4), atol=1e-10), (bump, diag)
+
+
+def test_a_repeated_max_t_question_is_not_simulated_again(monkeypatch):
+    """The max-|t| simulation (100,000 draws; 0.14 s for the 190 differences of 20 models)
+    runs once per correlation, level, draws and seed: a ranking's rank sets and tiers ask
+    it twice, as do the commands of one session on one table. The same numbers."""
+    from bacon_bayes.estimate import critical
+
+    calls = []
+    real = critical.upper_quantile
+
+    def counted(z, q):
+        calls.append(q)
+        return real(z, q)
+
+    monkeypatch.setattr(critical, "upper_quantile", counted)
+    monkeypatch.setattr(critical, "_MAXT_SEEN", type(critical._MAXT_SEEN)())
+    corr = np.full((6, 6), 0.3) + 0.7 * np.eye(6)
+    first = critical.simultaneous_critical_value(corr, 0.05, "maxt")
+    again = critical.simultaneous_critical_value(corr.copy(), 0.05, "maxt", np.full(6, 7.0))
+    assert len(calls) == 1
+    assert np.array_equal(again, stats.t.isf(2 * stats.norm.sf(first[0]) / 2, 7.0) * np.ones(6))
+    critical.simultaneous_critical_value(corr, 0.1, "maxt")  # another level: simulated
+    critical.simultaneous_critical_value(corr, 0.05, "maxt", seed=5)  # another seed
+    nearby = corr.copy()
+    nearby[0, 1] = nearby[1, 0] = 0.3 + 1e-12  # another correlation, however close
+    critical.simultaneous_critical_value(nearby, 0.05, "maxt")
+    assert len(calls) == 4
+    monkeypatch.setattr(critical, "_MAXT_SEEN", type(critical._MAXT_SEEN)())
+    assert np.array_equal(critical.simultaneous_critical_value(corr, 0.05, "maxt"), first)
+    assert len(calls) == 5
+    for k in range(critical._MAXT_KEEP + 3):  # the cache keeps the latest questions only
+        critical.simultaneous_critical_value(corr, 0.05, "maxt", draws=1000 + k)
+    assert len(critical._MAXT_SEEN) == critical._MAXT_KEEP
+
+
 def test_upper_quantile_is_numpys():
     """The max-|t| simulation's quantile partitions only the upper values: the same
     number as np.quantile, to the bit (ties, small arrays, every level)."""
@@ -355,6 +424,33 @@ def test_bootstrap_of_several_residual_vectors_equals_separate_calls(hajek):
         assert both.shape == (3, 5)
         for row, ref in zip(both, alone, strict=True):
             assert np.array_equal(row, ref)
+
+
+def test_small_bootstraps_run_in_the_calling_thread(monkeypatch):
+    """A bootstrap of a few hundred labels (every group table of a coverage study) runs
+    in the calling thread, not on threads started for it; a large one on threads gives
+    the same resamples as one thread (the picks do not depend on the split)."""
+    from bacon_bayes.estimate import critical
+
+    rng = np.random.default_rng(11)
+    small = rng.integers(0, 4, 200)
+    r_small = rng.normal(size=(small.size, 2))
+    w_small = rng.uniform(1, 3, small.size)
+    first = critical.bootstrap_resamples(r_small, w_small, small, n_boot=2000, seed=4)
+    large = rng.integers(0, 6, 3000)
+    r_large, w_large = rng.normal(size=large.size), rng.uniform(1, 3, large.size)
+    threaded = critical.bootstrap_resamples(r_large, w_large, large, n_boot=2000, seed=4)
+
+    class NoThreads:
+        def __init__(self, *args, **kwargs):
+            raise AssertionError("threads started for a small bootstrap")
+
+    monkeypatch.setattr(critical, "ThreadPoolExecutor", NoThreads)
+    again = critical.bootstrap_resamples(r_small, w_small, small, n_boot=2000, seed=4)
+    assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
+    monkeypatch.setattr(critical.os, "cpu_count", lambda: 1)
+    alone = critical.bootstrap_resamples(r_large, w_large, large, n_boot=2000, seed=4)
+    assert all(np.array_equal(a, b) for a, b in zip(threaded, alone, strict=True))
 
 
 def test_group_tables_from_sums_equal_one_call_per_surrogate():

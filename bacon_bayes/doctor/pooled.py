@@ -20,6 +20,7 @@ from bacon_bayes.doctor.label import label_scale
 from bacon_bayes.doctor.relation import (
     COPY_HARM,
     copy_of_label,
+    could_copy,
     coverage_split,
     near_copy,
 )
@@ -183,8 +184,9 @@ def judge_warnings(pool: EvalPool) -> list[str]:
         column = scores[judge].reset_index(drop=True)
         if why := coverage_split(column.notna().to_numpy(), labeled):
             notes.append(f"judge {judge!r} {why}")
-        elif why := copy_of_label(column, label) or near_copy(
-            column, label, scores.drop(columns=[judge]).reset_index(drop=True)
+        elif could_copy(column.to_numpy(dtype=float), label.to_numpy()) and (
+            why := copy_of_label(column, label)
+            or near_copy(column, label, scores.drop(columns=[judge]).reset_index(drop=True))
         ):
             notes.append(f"judge {judge!r} {why}; {COPY_HARM}: leave it out of the judges")
         if why := codes_text(column.to_numpy(dtype=float)):
