@@ -24,6 +24,7 @@ from bacon_bayes.estimate.core import mean_core
 from bacon_bayes.estimate.critical import bootstrap_t_critical_values, resample_moderation
 from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
 from bacon_bayes.estimate.moderate import moderated_variance
+from bacon_bayes.estimate.shape import shrunk_skewness, skew_shift
 from bacon_bayes.estimate.shrink import (
     choose_pooling,
     group_corrections,
@@ -38,6 +39,9 @@ MIN_GROUP = MIN_GROUP_LABELS
 #: the group outputs, axis 0 of :func:`group_looks`'s ``out``
 FIELDS = ("estimate", "se", "df", "crit", "low", "high")
 POOLINGS = ("auto", "separate")
+#: the bootstrap branch's skewed side reaches as :func:`bacon_bayes.estimate.shape.skew_join`
+#: (``python -m benchmarks.anytime_validation --no-skew-reach``: not, as before it)
+SKEW_REACH = True
 
 
 def group_pi(
@@ -52,6 +56,24 @@ def group_pi(
     expected = np.stack([pi_all[:, g == h].sum(axis=1) for h in range(m)], axis=1)
     scale = n_lab / np.maximum(expected, 1e-300)
     return np.minimum(pil * np.take_along_axis(scale, gl, axis=1), 1.0)
+
+
+def _skew_reach(
+    crit: np.ndarray, mod: np.ndarray, var: np.ndarray, own: np.ndarray, resid: np.ndarray,
+    g: np.ndarray, w: np.ndarray, y: np.ndarray, est: np.ndarray, n: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The bootstrap interval's distances to its ends in se (low, high) with the package's
+    skewed-side reach (:func:`bacon_bayes.estimate.shape.skew_join`, pointwise)."""
+    if not SKEW_REACH:
+        return crit, crit
+    gamma = shrunk_skewness(resid, g, est, float(y.min()), float(y.max()), w)[0]
+    c = stats.t.isf(ALPHA / 2, np.maximum(n - 1.0, 1.0))
+    shift = skew_shift(gamma, n, c)
+    ratio = np.sqrt(own / np.maximum(var, 1e-300))
+    short = own < mod
+    high = np.where(short & (gamma > 0), np.maximum(crit, (c + shift) * ratio), crit)
+    low = np.where(short & (gamma < 0), np.maximum(crit, (c - shift) * ratio), crit)
+    return low, high
 
 
 def group_looks(
@@ -136,11 +158,15 @@ def group_looks(
             floor = stats.t.isf(ALPHA / 2, cnts[r] - 1.0 + d0)
             worth = np.clip((df - d0) / np.maximum(cnts[r] - 1.0, 1.0), 0.0, 1.0)
             floor_var = np.maximum(var, worth * own_var[r])
-            var = np.maximum(var, own_var[r])
+            mod, var = var, np.maximum(var, own_var[r])
             crit = np.maximum(crit, floor * np.sqrt(floor_var / np.maximum(var, 1e-300)))
             df = np.full(m, np.inf)
+            low, high = _skew_reach(crit, mod, var, own_var[r], resid[r], gl[r], w, yl[r],
+                                    out[0, r, :, k], cnts[r])  # fmt: skip
         else:
             crit = stats.t.isf(ALPHA / 2, np.maximum(df, 1.0))
+            low = high = crit
         out[1, r, use, k] = np.sqrt(np.maximum(var[use[ok]], 0.0))
         out[2, r, use, k] = df[use[ok]]
-        out[3, r, use, k] = out[4, r, use, k] = out[5, r, use, k] = crit[use[ok]]
+        out[3, r, use, k] = crit[use[ok]]
+        out[4, r, use, k], out[5, r, use, k] = low[use[ok]], high[use[ok]]

@@ -82,6 +82,7 @@ from bacon_bayes.order import natural_codes
 from bacon_bayes.outcome.base import RIDGE_ALPHAS
 from bacon_bayes.sampling import GROUP_UNIFORM_SHARE
 from bacon_bayes.sampling.adaptive import MIN_LABELS_PER_COEFFICIENT
+from benchmarks import anytime_groups
 from benchmarks import anytime_surrogate as sur
 from benchmarks.anytime_groups import POOLINGS, group_looks, group_pi
 from benchmarks.anytime_sim import _pps, _satterthwaite
@@ -684,8 +685,14 @@ def main() -> None:
     p.add_argument("--markdown", default=None, help="print earlier runs' CSVs (stems a,b)")
     p.add_argument("--before", type=Path, default=None, help="with --markdown: old rows beside")
     p.add_argument("--pooling", choices=POOLINGS, default="auto", help="the group means'")
+    p.add_argument(
+        "--no-skew-reach",
+        action="store_true",
+        help="the bootstrap branch's group intervals without the skewed side's reach",
+    )
     add_share_option(p)
     args = p.parse_args()
+    anytime_groups.SKEW_REACH = not args.no_skew_reach
     if args.markdown:
         stems = [Path(x) for x in args.markdown.split(",")]
         miss = pd.concat([pd.read_csv(stem_csv(x, "miss")) for x in stems])
