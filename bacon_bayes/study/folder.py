@@ -561,14 +561,23 @@ def remove_stale_temp_files(root: Path) -> list[Path]:
     return remove_dead_temps_in(root, legacy=STUDY_FILES)
 
 
+def _header(path: Path) -> list[str]:
+    """The column names of a CSV or Parquet table (its schema alone: no row read)."""
+    if path.name.lower().endswith((".parquet", ".pq")):
+        import pyarrow.parquet as pq
+
+        return list(pq.read_schema(path).names)
+    return list(pd.read_csv(path, nrows=0, **csv_options(path)).columns)
+
+
 def pairwise_wave_note(path: str | Path) -> str:
     """Why ``path`` takes no study command when it is the table ``bacon sample --pairwise``
-    writes (a CSV with ``to_label`` and ``propensity``), and what to run instead; ""
-    for any other path."""
+    writes (a CSV or Parquet table with ``to_label`` and ``propensity``), and what to run
+    instead; "" for any other path."""
     path = Path(path)
     try:
-        header = pd.read_csv(path, nrows=0, **csv_options(path)).columns if path.is_file() else []
-    except (OSError, ValueError, UnicodeDecodeError):
+        header = _header(path) if path.is_file() else []
+    except (OSError, ValueError, UnicodeDecodeError, ImportError):
         return ""
     from bacon_bayes.readers.pair_table import WAVE_COLUMNS
 
