@@ -44,6 +44,7 @@ import numpy as np
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate import anytime
+from bacon_bayes.estimate.core import VARIANCE_FLOOR
 from bacon_bayes.estimate.groups import rank_intervals
 from bacon_bayes.estimate.tables import pair_notes
 from bacon_bayes.order import best_words, check_better, name_text, names_text, natural_sorted
@@ -227,17 +228,43 @@ def _mean_question(
             return np.atleast_1d(info[-1] * gain(total - looks[-1]))
         return np.atleast_1d(info[-1] * anytime.effective_labels(total, n_items) / now)
 
-    df = e.details.get("df")
-    m = labels_needed(
-        looks, info[None, :], levels(note),
-        np.array([half]), np.array([half_width]), grow=grow, max_labels=max_labels, cap=cap,
-        df=np.array([float(df) if df else np.nan]),
-    )[0]  # fmt: skip
+    def needed(row: Estimate) -> float:
+        df = row.details.get("df")
+        half = 0.5 * (row.ci_high - row.ci_low)
+        return float(labels_needed(
+            looks, info[None, :], levels(row.details["anytime"]),
+            np.array([half]), np.array([half_width]), grow=grow, max_labels=max_labels,
+            cap=cap, df=np.array([float(df) if df else np.nan]),
+        )[0])  # fmt: skip
+
+    m = needed(e)
     settled = bool(half <= half_width)
     sign = "<=" if settled else ">"
     cap_note = _cap_note(max_labels, cal.pool_.n_labeled)
-    answer = f"{interval} {sign} {half_width:g}" + _more_text(m, cap_note)
+    more = _more_text(m, cap_note)
+    if not settled and e.details.get(VARIANCE_FLOOR) and _finite(m):
+        # the variance sits at the residual floor, a lower bound: the misses not drawn yet
+        # raise it as labels come (TriviaQA, 96 labels: "about 89 more" where 288 more
+        # were needed); the labels alone's variance bounds it from above
+        alone = cal.estimate_mean(e.alpha, "classical", anytime=True, max_labels=max_labels)
+        more = _floor_more_text(m, needed(alone), cap_note)
+    answer = f"{interval} {sign} {half_width:g}" + more
     return Question(f"pool mean within +-{half_width:g}", settled, answer, m)
+
+
+def _floor_more_text(low: float, high: float, cap_note: str) -> str:
+    """The projection of a pool mean whose variance sits at the residual floor: ``low``
+    from the floored variance (a lower bound), ``high`` from the labels alone's."""
+    why = (
+        "from the variance at the residual floor, a lower bound that the judges' misses not "
+        "drawn yet will raise"
+    )
+    if not np.isfinite(high):
+        return f"; at least {int(low)} more labels ({why}; by the labels alone's, {cap_note})"
+    return (
+        f"; between {int(low)} and {int(high)} more labels at the current rate ({int(low)} "
+        f"{why}; {int(high)} from the labels alone's)"
+    )
 
 
 def _beside(value: float, goal: float | None) -> str:
