@@ -18,6 +18,7 @@ import shutil
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +30,50 @@ INFLATE_RATIO = 100
 #: ... or this many bytes, whichever is more
 INFLATE_FLOOR = 64 << 20
 _OPENERS: dict[str, Any] = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+#: the bytes of files a caller has read already, by resolved path (:func:`holding`)
+_HELD: ContextVar[dict[str, bytes] | None] = ContextVar("held_files", default=None)
+
+
+@contextmanager
+def holding(path: str | Path, data: bytes) -> Iterator[None]:
+    """Within the block, every reader of this module (and :func:`bacon_bayes.io.read_table`)
+    reads the file at ``path`` from ``data``, its bytes as the caller read them, and not
+    from disk again (``study.folder.read_pool`` hashes a pool's bytes, then parses them)."""
+    token = _HELD.set({**(_HELD.get() or {}), str(Path(path).resolve()): data})
+    try:
+        yield
+    finally:
+        _HELD.reset(token)
+
+
+def held(path: str | Path) -> io.BytesIO | None:
+    """The bytes :func:`holding` holds for ``path``, as a file; None: read it from disk."""
+    kept = _HELD.get()
+    data = None if not kept else kept.get(str(Path(path).resolve()))
+    return None if data is None else io.BytesIO(data)
+
+
+def open_raw(path: str | Path) -> Any:
+    """The file at ``path`` opened for reading its bytes as stored (:func:`held`'s, else
+    the disk's)."""
+    return held(path) or open(path, "rb")
+
+
+def open_file(path: Path, mode: str = "rb", **text: Any) -> Any:
+    """The file at ``path`` opened for reading, decompressed by its ending (gzip, bzip2,
+    xz); ``mode`` ``"rt"`` with ``text``'s encoding, errors and newline for text."""
+    opener = _OPENERS.get(path.suffix.lower())
+    if opener is not None:
+        return opener(held(path) or path, mode, **text)
+    raw = open_raw(path)
+    return io.TextIOWrapper(raw, **text) if "t" in mode else raw
 
 
 class _Capped(io.RawIOBase):
     """A decompressing reader that stops with a ValidationError past ``cap`` bytes."""
 
     def __init__(self, path: Path, cap: int) -> None:
-        self._inner = _OPENERS[path.suffix.lower()](path, "rb")
+        self._inner = open_file(path, "rb")
         self._path, self._cap, self._read = path, cap, 0
 
     def readable(self) -> bool:
@@ -65,7 +103,7 @@ def csv_source(path: Path, whole: bool = True) -> Iterator[dict[str, Any]]:
     (``whole``: decompressed once to the end first, so that a bomb is refused in a
     second or so, before pandas parses and holds a part of it)."""
     if path.suffix.lower() not in _OPENERS:
-        yield {"filepath_or_buffer": path}
+        yield {"filepath_or_buffer": held(path) or path}
         return
     cap = max(INFLATE_FLOOR, INFLATE_RATIO * path.stat().st_size)
     if whole:
@@ -156,8 +194,7 @@ def csv_options(path: str | Path) -> dict[str, Any]:
     says why). :func:`read_as` says the options in words."""
     path = Path(path)
     try:
-        opener = _OPENERS.get(path.suffix.lower(), open)
-        with opener(path, "rb") as raw:
+        with open_file(path, "rb") as raw:
             head = raw.read(1 << 16)
     except (OSError, EOFError, ValueError, lzma.LZMAError):
         return {}
@@ -237,10 +274,9 @@ def _line_count(path: Path) -> int | None:
     """The number of lines of the (possibly compressed) file at ``path``, counted by its
     line ends (``\\n``, or ``\\r`` in a file of old-Mac line ends); None for UTF-16 text,
     whose line ends are not single bytes."""
-    opener = _OPENERS.get(path.suffix.lower(), open)
     newlines = returns = 0
     last = b""
-    with opener(path, "rb") as raw:
+    with open_file(path, "rb") as raw:
         if raw.read(2) in (b"\xff\xfe", b"\xfe\xff"):
             return None
         raw.seek(0)
@@ -266,10 +302,9 @@ def record_lines(path: str | Path, how: dict[str, Any], rows: int) -> Any:
     try:
         if _line_count(path) == skip + 1 + rows:
             return None
-        opener = _OPENERS.get(path.suffix.lower(), open)
         encoding = how.get("encoding") or "utf-8-sig"
         starts: list[int] = []
-        with opener(path, "rt", encoding=encoding, errors="replace", newline="") as text:
+        with open_file(path, "rt", encoding=encoding, errors="replace", newline="") as text:
             for _ in range(skip):
                 text.readline()
             reader = csv.reader(text, delimiter=how.get("sep", ","))

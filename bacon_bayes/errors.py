@@ -39,3 +39,8 @@ class ConvergenceWarning(UserWarning):
     when raised by hand), from which the command line words its own advice."""
 
     diagnostics: Any = None
+
+
+class OlderFileWarning(UserWarning):
+    """A file saved by an earlier release lacks a key this release writes; the value
+    assumed for it is named in the message (a file of this release lacking it is refused)."""

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.atomic import write_file
-from bacon_bayes.csv_format import csv_options, csv_source, read_as, record_lines
+from bacon_bayes.csv_format import csv_options, csv_source, held, open_raw, read_as, record_lines
 from bacon_bayes.errors import BaconError, ValidationError
 from bacon_bayes.words import bools_as_floats, minus_signs, word_numbers
 
@@ -141,7 +141,7 @@ def refuse_workbook(path: Path) -> None:
     header) with how to save its sheet as the CSV that bacon reads."""
     name = path.name.lower()
     try:
-        with open(path, "rb") as fh:
+        with open_raw(path) as fh:
             head = fh.read(2048)
     except OSError:
         return
@@ -204,7 +204,7 @@ def read_table(
     name = path.name.lower()
     try:
         if name.endswith((".parquet", ".pq")):
-            frame = pd.read_parquet(path)
+            frame = pd.read_parquet(held(path) or path)
         else:
             how = csv_options(path)
             try:

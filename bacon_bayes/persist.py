@@ -2,7 +2,9 @@
 
 One ``xarray.DataTree`` file (h5netcdf), no pickle:
 
-* root attributes: format, bacon_bayes version, an id of this save, the
+* root attributes: format, the layout (:data:`LAYOUT`: a file with it holds every key
+  below, one missing is refused; an earlier release's file without it loads its missing
+  keys with the values that release used, each said), bacon_bayes version, an id of this save, the
   calibrator's configuration (JSON), the seed its fit used (``seed_used``: the one
   drawn where the configuration's seed is null), the resolved model name and engine;
 * ``/pool``: the evaluation pool (ids, labels, groups, text, embedding,
@@ -29,6 +31,7 @@ from __future__ import annotations
 import inspect
 import json
 import uuid
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +42,7 @@ import xarray as xr
 from bacon_bayes import surrogates as sur
 from bacon_bayes.arguments import POOLINGS, drawn_seed
 from bacon_bayes.crossfit import CrossFitResult, cross_fit, cross_fit_with
-from bacon_bayes.errors import NotFittedError, ValidationError
+from bacon_bayes.errors import NotFittedError, OlderFileWarning, ValidationError
 from bacon_bayes.features import apply_features, build_features, feature_arrays, from_arrays
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.io import read_tree, reading, write_tree
@@ -54,6 +57,11 @@ if TYPE_CHECKING:  # the calibrator calls this module, never the other way round
     from bacon_bayes.calibrator import Calibrator
 
 FORMAT = "bacon_bayes.calibrator/1"
+#: the layout of a save: a file carrying ``layout`` >= this holds every key this release
+#: writes (a key missing from it is refused); a file without it was saved by an earlier
+#: release, whose missing keys take the values it used, each said in an
+#: :class:`~bacon_bayes.errors.OlderFileWarning`
+LAYOUT = 2
 _FIX = "Pass a file written by Calibrator.save(), or fit the calibrator again and save it."
 _OPTIONAL = ("groups", "text", "propensity", "prompts", "waves")
 
@@ -230,9 +238,9 @@ def _pool_from_tree(tree: xr.DataTree) -> EvalPool:
     )
     ids, y = get["ids"], get["y"]
     assert ids is not None and y is not None  # always saved
-    names = json.loads(ds.attrs.get("column_names", "{}"))  # absent in files before 0.x
-    wave_names = json.loads(ds.attrs.get("wave_names", "null"))  # the labels' waves
-    pair_names = json.loads(ds.attrs.get("pair_names", "null"))  # a pool of comparisons
+    names = json.loads(ds.attrs["column_names"])  # these three: filled in by _settings
+    wave_names = json.loads(ds.attrs["wave_names"])  # the labels' waves
+    pair_names = json.loads(ds.attrs["pair_names"])  # a pool of comparisons
     pairs = (
         None
         if pair_names is None
@@ -284,6 +292,7 @@ def save_calibrator(cal: Calibrator, path: str | Path) -> Path:
         "/": xr.Dataset(
             attrs={
                 "format": FORMAT,
+                "layout": LAYOUT,
                 "bacon_bayes_version": __version__,
                 "save_id": save_id,
                 "config": json.dumps(_config(cal)),
@@ -462,18 +471,60 @@ def _checked_config(text: Any, path: str | Path, version: str = "") -> dict[str,
     return config
 
 
-def _calibrator_from_tree(tree: Any, path: str | Path, cls: type[Calibrator]) -> Calibrator:
+def _absent(tree: Any, path: str | Path, what: str, assumed: Any) -> None:
+    """A key missing from a saved file: said, with the value assumed, when an earlier
+    release saved the file (no ``layout`` attribute); refused when this release did."""
+    where = f"calibrator file {str(path)!r}{_saved_by(tree)}"
+    if int(tree.attrs.get("layout", 1)) >= LAYOUT:
+        raise ValidationError(
+            f"{where} has no {what}, which this release writes in every save: the file was "
+            f"changed after saving. {_FIX}"
+        )
+    warnings.warn(
+        f"{where} was saved by an earlier release, without {what}; loaded with "
+        f"{assumed}, as that release had it. Save it again to record the value.",
+        OlderFileWarning,
+        stacklevel=5,
+    )
+
+
+#: the pool's attributes added after the first release, and the value before them
+_POOL_ADDED = {"column_names": "{}", "wave_names": "null", "pair_names": "null"}
+
+
+def _settings(tree: Any, path: str | Path, cls: type[Calibrator]) -> dict[str, Any]:
+    """The saved settings, every one the constructor takes: one an earlier release did
+    not save takes its default (said); one missing from a file of this release is
+    refused (:func:`_absent`). The attributes added since the first release, likewise."""
     config = _checked_config(tree.attrs["config"], path, _saved_by(tree))
     if "surrogates" not in tree.attrs:  # saved before extra surrogates existed
+        _absent(tree, path, "attribute 'surrogates'", "no extra surrogates (surrogates=[])")
         config["surrogates"] = []
+        tree.attrs["surrogates"] = "[]"
+    defaults = inspect.signature(cls.__init__).parameters
+    for key, param in defaults.items():
+        if key != "self" and key not in config and key in _SETTINGS:
+            config[key] = param.default
+            _absent(tree, path, f"the setting {key!r}", f"{key}={param.default!r}")
+    pool = tree["pool"]
+    for key, before in _POOL_ADDED.items():
+        if key not in pool.attrs:
+            _absent(tree, path, f"pool attribute {key!r}", f"{key}={before}")
+            pool.attrs[key] = before
     for key in ("winsor", "scale"):
         if isinstance(config.get(key), list):
             config[key] = tuple(config[key])
-    cal = cls(**config)
+    return config
+
+
+def _calibrator_from_tree(tree: Any, path: str | Path, cls: type[Calibrator]) -> Calibrator:
+    cal = cls(**_settings(tree, path, cls))
     cal.pool_ = _pool_from_tree(tree)
-    # the seed the saved fit used (saved before it was kept: the setting, or for
-    # seed=None a fresh one, as that fit drew)
-    cal.seed_ = int(tree.attrs["seed_used"]) if "seed_used" in tree.attrs else drawn_seed(cal.seed)
+    if "seed_used" in tree.attrs:  # the seed the saved fit used
+        cal.seed_ = int(tree.attrs["seed_used"])
+    else:  # saved before it was kept: the setting, or for seed=None a fresh one, as drawn
+        cal.seed_ = drawn_seed(cal.seed)
+        _absent(tree, path, "attribute 'seed_used'", f"seed {cal.seed_} (its setting)")
     scale = cal.scale  # fit refuses labels outside the scale; so does loading
     if scale is not None and (where := labels_outside(cal.pool_, *scale)) is not None:
         raise ValidationError(
@@ -545,7 +596,7 @@ def _calibrator_from_tree(tree: Any, path: str | Path, cls: type[Calibrator]) ->
 
 def _extras_from_tree(tree: Any, path: str | Path, cal: Calibrator) -> sur.Extras:
     """Refit the extra surrogates on the saved folds; check them against the saved ones."""
-    names = json.loads(tree.attrs.get("surrogates", "[]"))
+    names = json.loads(tree.attrs["surrogates"])  # filled in by _settings for older files
     extras = sur.fit_extras(names, cal.pool_, cal.features_, cal.crossfit_)
     saved = tree["surrogates"].to_dataset() if "surrogates" in tree.children else {}
     for name, cf in extras.items():

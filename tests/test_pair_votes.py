@@ -117,3 +117,59 @@ def test_labels_on_a_wave_table_points_to_the_import(tmp_path: Path, capsys) -> 
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "would be read as a judge" in err and f"bacon label import {votes} --study" in err
+
+
+def test_a_parquet_wave_table_takes_votes_and_stays_parquet(tmp_path: Path, capsys) -> None:
+    """`bacon sample --pairwise --out wave.parquet` writes Parquet, but `bacon label import
+    VOTES --study wave.parquet` said it was "not a study folder" (only a CSV wave table was
+    recognised). It is read as `read_table` reads it and written back as Parquet."""
+    wave_csv = _wave(tmp_path)
+    wave = tmp_path / "pairs-wave.parquet"
+    typed = pd.read_csv(wave_csv, keep_default_na=False, dtype={"label": str, "id": str})
+    typed["label"] = typed["label"].replace("", None)
+    typed.to_parquet(wave, index=False)
+    votes = _votes(tmp_path, [("5", "B"), ("6", "tie")])
+    assert main(["label", "import", str(votes), "--study", str(wave)]) == 0
+    assert "2 labels added" in capsys.readouterr().out
+    after = pd.read_parquet(wave)
+    assert list(after["label"].fillna("")) == ["A", "B", "tie", "A", "B", "tie", "", "", "", ""]
+    pd.testing.assert_frame_equal(after.drop(columns="label"), typed.drop(columns="label"))
+
+
+def test_a_vote_written_as_the_winning_models_name(tmp_path: Path) -> None:
+    """A returned vote naming the winner (the row's model_a or model_b, any case) was
+    refused as "not a verdict"; it is read as A or B. A model's name that is neither of
+    the row's is refused, naming the row and its two models."""
+    from bacon_bayes.study import import_votes
+
+    wave = _wave(tmp_path)  # id 5: m3 vs m1, 6: m1 vs m2, 7: m2 vs m3
+    before = wave.read_bytes()
+    with pytest.raises(ValidationError) as err:
+        import_votes(wave, _votes(tmp_path, [("5", "m3"), ("6", "m3")]))
+    message = str(err.value)
+    assert "naming a model that is neither of the comparison's (m1 vs m2)" in message
+    assert "line 3 (id='6', vote='m3')" in message
+    assert wave.read_bytes() == before
+    summary = import_votes(wave, _votes(tmp_path, [("5", "m3"), ("6", "M2"), ("7", "tie")]))
+    assert (summary.added, summary.pending) == (3, 0)
+    assert list(pd.read_csv(wave)["label"].iloc[4:7]) == ["A", "B", "tie"]
+
+
+def test_a_second_wave_keeps_the_first_waves_pending_marks(tmp_path: Path, capsys) -> None:
+    """A wave drawn on the wave table before the first wave's votes came back set
+    `to_label` to the new draw alone: the first wave's pending comparisons lost their mark
+    (their votes then refused as "on comparisons no wave drew"). The marks are kept, and
+    the new wave draws none of them again."""
+    wave = _wave(tmp_path)  # ids 5-7 drawn, pending
+    out = tmp_path / "second.csv"
+    argv = ["sample", str(wave), "--pairwise", "--budget", "2", "--seed", "1", "--out", str(out)]
+    assert main(argv) == 0
+    said = capsys.readouterr().out
+    assert "beside the 3 an earlier wave drew whose votes are still pending" in said
+    second = pd.read_csv(out, dtype=str, keep_default_na=False)
+    marks = second.set_index("id")["to_label"]
+    assert (marks[["5", "6", "7"]] == "1").all()
+    from bacon_bayes.study import import_votes
+
+    summary = import_votes(out, _votes(tmp_path, [("5", "A"), ("6", "B"), ("7", "tie")]))
+    assert summary.added == 3

@@ -267,3 +267,65 @@ def test_a_saved_calibrator_missing_a_part_names_it_not_a_truncation(pool, tmp_p
     newer.to_netcdf(tmp_path / "c.nc", engine="h5netcdf")
     with pytest.raises(ValidationError, match=r"saved by bacon_bayes 99\.0.*unknown saved setting"):
         Calibrator.load(tmp_path / "c.nc")
+
+
+def _edited(source, target, drop_root=(), drop_config=(), drop_pool=()):
+    """A copy of a saved calibrator file with root attributes, settings and pool
+    attributes removed (as an earlier release's file, or an edited one, lacks them)."""
+    import json
+
+    import xarray as xr
+
+    from bacon_bayes.io import write_tree
+
+    tree = xr.open_datatree(str(source), engine="h5netcdf").load()
+    tree.close()
+    attrs = {k: v for k, v in tree.attrs.items() if k not in drop_root}
+    config = json.loads(attrs["config"])
+    attrs["config"] = json.dumps({k: v for k, v in config.items() if k not in drop_config})
+    tree.attrs = attrs
+    ds = tree["pool"].to_dataset()
+    ds.attrs = {k: v for k, v in ds.attrs.items() if k not in drop_pool}
+    tree["pool"] = xr.DataTree(ds, children=dict(tree["pool"].children))
+    return write_tree(tree, target)
+
+
+def test_a_file_of_this_release_missing_a_setting_is_refused_naming_it(pool, tmp_path):
+    """A saved calibrator without its `pooling` setting loaded with the default 'auto'
+    without a word (the estimates could differ from the saved ones); a file this release
+    wrote lacking a key is now refused, naming the file, the key and the fix."""
+    good = Calibrator(engine="freq", seed=0, pooling="separate").fit(pool).save(tmp_path / "g.nc")
+    for drop in ({"drop_config": ["pooling"]}, {"drop_pool": ["wave_names"]}):
+        bad = _edited(good, tmp_path / "bad.nc", **drop)
+        with pytest.raises(ValidationError) as info:
+            Calibrator.load(bad)
+        text = str(info.value)
+        assert "bad.nc" in text and "which this release writes in every save" in text
+        assert ("'pooling'" if "drop_config" in drop else "'wave_names'") in text
+        assert "fit the calibrator again and save it" in text
+
+
+def test_a_file_of_an_earlier_release_loads_saying_each_value_assumed(pool, tmp_path):
+    """A file saved before the `layout` attribute (an earlier release's) without settings
+    and attributes added since loads with their earlier values, each named in a warning,
+    and gives the estimates it was saved with."""
+    from bacon_bayes.errors import OlderFileWarning
+
+    cal = Calibrator(engine="freq", seed=0).fit(pool)
+    good = cal.save(tmp_path / "g.nc")
+    old = _edited(
+        good, tmp_path / "old.nc", drop_root=["layout", "seed_used"],
+        drop_config=["group_effects"], drop_pool=["column_names", "pair_names"],
+    )  # fmt: skip
+    with pytest.warns(OlderFileWarning) as caught:
+        back = Calibrator.load(old)
+    said = "\n".join(str(w.message) for w in caught)
+    for words in (
+        "without the setting 'group_effects'; loaded with group_effects='auto'",
+        "without attribute 'seed_used'; loaded with seed 0",
+        "without pool attribute 'column_names'; loaded with column_names={}",
+        "without pool attribute 'pair_names'; loaded with pair_names=null",
+    ):
+        assert words in said
+    assert "old.nc" in said
+    _same(cal, back)

@@ -113,3 +113,40 @@ def test_a_floored_variance_says_so_in_the_details_and_an_unfloored_one_does_not
     assert "(every group)" in t.details[key]
     s = est.shrunk_group_means(np.where(lab, y, np.nan), f, groups)
     assert "(every group)" in s.details[key]
+
+
+def test_more_labels_at_the_floor_is_a_range_from_the_floor_to_the_labels_alone():
+    """`bacon status` projected the pool mean's "about N more labels" from the variance at
+    the residual floor, a lower bound: on a TriviaQA study (96 labels, no miss drawn) it
+    said "about 89 more" for a half-width of 0.03, and 288 more were needed. At the floor
+    it now says the range, from the floored variance up to the labels alone's; here the
+    lower count, labelled, falls short as it did there."""
+    import pandas as pd
+
+    from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.study.settled import questions
+
+    rng = np.random.default_rng(3)
+    f, y = _lenient_judge(rng, 0.08)
+    order = rng.permutation(N)
+    first = order[y[order] == f[order]][:96]  # a first wave that drew no miss
+    rest = np.setdiff1d(order, first)
+
+    def fit(more: int) -> Calibrator:
+        wave = np.full(N, np.nan)
+        wave[first] = 1
+        wave[rng_rest[:more]] = 2
+        frame = pd.DataFrame({"j": f, "y": np.where(np.isnan(wave), np.nan, y), "w": wave})
+        pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous", wave="w")
+        return Calibrator(engine="freq", scale=(0, 1)).fit(pool)
+
+    rng_rest = np.random.default_rng(4).permutation(rest)
+    q = questions(fit(0), half_width=0.03)[0]
+    assert q.settled is False and "residual floor" in q.answer, q.answer
+    low, high = (
+        int(v) for v in q.answer.split("between ")[1].split(" more labels")[0].split(" and ")
+    )
+    assert low == int(q.more_labels) and low < high
+    assert "from the labels alone's" in q.answer
+    later = fit(low).estimate_mean(anytime=True)
+    assert 0.5 * (later.ci_high - later.ci_low) > 0.03  # the floor's count fell short

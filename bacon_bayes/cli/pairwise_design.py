@@ -93,7 +93,11 @@ def run_sample(args: argparse.Namespace) -> int:
     from bacon_bayes.estimate.bt_guards import graph_problem
     from bacon_bayes.io import check_people_suffix, write_people_table
     from bacon_bayes.outputs import claim
-    from bacon_bayes.planning.pairwise import draw_pairwise_wave, pilot_from_calibrator
+    from bacon_bayes.planning.pairwise import (
+        draw_pairwise_wave,
+        pending_marks,
+        pilot_from_calibrator,
+    )
     from bacon_bayes.study.folder import file_stem
 
     for dest, default in _STUDY_ONLY:
@@ -119,12 +123,15 @@ def run_sample(args: argparse.Namespace) -> int:
     apart = graph_problem(frame[roles.model_a].astype(str), frame[roles.model_b].astype(str))
     if apart:  # no wave of votes can be estimated (tester A finding 4)
         raise ValidationError(f"{apart.rstrip('.')}, then draw a wave; nothing was drawn.")
-    labeled = frame[roles.label].notna().to_numpy()
+    pending = pending_marks(frame, roles.label)  # drawn by an earlier wave, not voted
+    labeled = frame[roles.label].notna().to_numpy() | pending
     n_rows = labeled.size
     n = args.budget * n_rows if args.budget < 1 else args.budget
     if n > n_rows - labeled.sum():
+        waiting = f" ({pending.sum()} more are drawn, votes pending)" if pending.any() else ""
         raise ValidationError(
-            f"--budget {args.budget:g}: only {n_rows - labeled.sum()} comparisons have no vote."
+            f"--budget {args.budget:g}: only {n_rows - labeled.sum()} comparisons have no "
+            f"vote{waiting}."
         )
     pilot, prior = None, None
     if rargs.propensity:
@@ -148,20 +155,26 @@ def run_sample(args: argparse.Namespace) -> int:
     source = Path(args.pool)
     out_path = args.out or source.with_name(file_stem(source) + "-wave.csv")
     table = frame.copy()
-    table[TO_LABEL] = drawn.astype(int)
+    table[TO_LABEL] = (drawn | pending).astype(int)
     table[PROPENSITY] = union
     with claim(out_path, inputs=[args.pool], force=args.force) as out:
         check_people_suffix(out.given, "--out")
         write_people_table(table, out.path)  # CSV, or Parquet for a .parquet name
         out.written()
         given = out.given
+    kept = (
+        f", beside the {pending.sum()} an earlier wave drew whose votes are still pending "
+        "(kept marked)"
+        if pending.any()
+        else ""
+    )
     engine = "" if pilot is None else f", pilot fitted with the {rargs.engine} engine"
     if pilot is not None and pilot.target == "population":
         engine += f", {pilot.clustering}"
     print(
         f"{args.design} wave (seed {args.seed}{engine}): {int(drawn.sum())} comparisons to "
         f"label ({n:.0f} expected: each comparison is drawn on its own with its inclusion "
-        "probability, so the count varies), marked "
+        f"probability, so the count varies){kept}, marked "
         f"{TO_LABEL} = 1 in {given} (the whole table; column {PROPENSITY!r} "
         f"holds every comparison's inclusion probability). Fill in column {roles.label!r} "
         f"({_spelling(frame[roles.label])}) on those rows, then run:\n  "

@@ -394,7 +394,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
             )
         wave, look = None, ""  # estimate, report: the last complete look, as status reads
         if not args.allow_pending and getattr(args, "command", None) in ("estimate", "report"):
-            from bacon_bayes.study.settled import complete_look
+            from bacon_bayes.study.looks import complete_look
 
             wave, look = complete_look(args.file)
         data = load_study(args.file, allow_pending=args.allow_pending, up_to_wave=wave)

@@ -172,7 +172,7 @@ def study_looks(args: argparse.Namespace, cal: object) -> str:
         return ""
     from bacon_bayes.report.rounds import sequence_html
     from bacon_bayes.study import StudyConfig
-    from bacon_bayes.study.settled import look_estimates
+    from bacon_bayes.study.looks import look_estimates
 
     budget = StudyConfig.read(Path(args.file)).max_labels
     looks = look_estimates(

@@ -557,3 +557,19 @@ def draw_pairwise_wave(
     rng = np.random.default_rng(wave_seed(seed, int.from_bytes(digest[:8], "little")))
     drawn = ~labeled & (rng.random(n_rows) < wave)
     return union, drawn
+
+
+def pending_marks(frame: Any, label: str) -> np.ndarray:
+    """The comparisons an earlier wave drew (``to_label`` = 1 in a table ``bacon sample
+    --pairwise`` wrote; none in another table) whose vote has not come back. A next wave
+    keeps them marked and draws none of them again: they are in the sample already, so
+    each comparison's union inclusion probability holds (the voted ones lose their mark,
+    as ``to_label`` marks the votes still to collect)."""
+    from bacon_bayes.readers.pair_table import WAVE_COLUMNS
+
+    if WAVE_COLUMNS[0] not in frame.columns:
+        return np.zeros(len(frame), dtype=bool)
+    import pandas as pd
+
+    marked = pd.to_numeric(frame[WAVE_COLUMNS[0]], errors="coerce").eq(1).to_numpy()
+    return marked & frame[label].isna().to_numpy()

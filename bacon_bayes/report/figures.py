@@ -370,7 +370,7 @@ def _trend_points(
 def sequence_figure(looks: pd.DataFrame, alpha: float = 0.05) -> str:
     """The pool mean at each look (wave) of a study with its anytime interval (the
     sequence) beside the fixed interval of that look alone (``looks``: the frame of
-    :func:`bacon_bayes.study.settled.look_estimates`)."""
+    :func:`bacon_bayes.study.looks.look_estimates`)."""
     plt = _plt()
     x = np.arange(len(looks), dtype=float)
     kind = str(looks["interval_kind"].iloc[-1])

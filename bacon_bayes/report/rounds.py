@@ -233,7 +233,7 @@ def settle_cells(table: pd.DataFrame) -> list[str]:
 
 
 def sequence_html(looks: pd.DataFrame, alpha: float = 0.05) -> str:
-    """The study's looks (:func:`bacon_bayes.study.settled.look_estimates`): the figure of
+    """The study's looks (:func:`bacon_bayes.study.looks.look_estimates`): the figure of
     the sequence beside the fixed intervals, and its table (for ``extra["estimates"]``)."""
     if looks.empty:
         return ""

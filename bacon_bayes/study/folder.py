@@ -79,7 +79,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.atomic import PAUSE_ENV, atomic_write_text, remove_dead_temps_in
-from bacon_bayes.csv_format import csv_options
+from bacon_bayes.csv_format import csv_options, holding
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import file_line, keep_file_rows, read_table, reading
 from bacon_bayes.order import BETTER
@@ -437,14 +437,19 @@ def read_pool(path: Path, item: str) -> pd.DataFrame:
     A command opens its study several times (before and under its lock, then what it
     wrote): the last pools read (of at most 64 MB) are kept by their bytes' hash, and
     the same bytes give a copy of the same frame instead of a new read (a study's
-    commands read their pool 12 times in the walk of tests/test_messy_walk.py)."""
+    commands read their pool 12 times in the walk of tests/test_messy_walk.py); a pool
+    not kept yet is parsed from the bytes hashed, the file read once."""
     if not path.is_file():
         raise ValidationError(f"pool file {path} does not exist")
     data = path.read_bytes() if path.stat().st_size <= _POOL_BYTES_KEPT else None
     key = (str(path.resolve()), item, hashlib.sha256(data).digest()) if data else None
     if key is not None and key in _POOLS:
         return _POOLS[key].copy()  # a deep copy, its attrs too: callers change theirs
-    frame = _read_pool(path, item)
+    if data is None:
+        frame = _read_pool(path, item)
+    else:  # the bytes just hashed are parsed: a miss reads the file once
+        with holding(path, data):
+            frame = _read_pool(path, item)
     if key is not None:
         _POOLS[key] = frame.copy()
         while len(_POOLS) > _POOLS_KEPT:
@@ -561,14 +566,23 @@ def remove_stale_temp_files(root: Path) -> list[Path]:
     return remove_dead_temps_in(root, legacy=STUDY_FILES)
 
 
+def _header(path: Path) -> list[str]:
+    """The column names of a CSV or Parquet table (its schema alone: no row read)."""
+    if path.name.lower().endswith((".parquet", ".pq")):
+        import pyarrow.parquet as pq
+
+        return list(pq.read_schema(path).names)
+    return list(pd.read_csv(path, nrows=0, **csv_options(path)).columns)
+
+
 def pairwise_wave_note(path: str | Path) -> str:
     """Why ``path`` takes no study command when it is the table ``bacon sample --pairwise``
-    writes (a CSV with ``to_label`` and ``propensity``), and what to run instead; ""
-    for any other path."""
+    writes (a CSV or Parquet table with ``to_label`` and ``propensity``), and what to run
+    instead; "" for any other path."""
     path = Path(path)
     try:
-        header = pd.read_csv(path, nrows=0, **csv_options(path)).columns if path.is_file() else []
-    except (OSError, ValueError, UnicodeDecodeError):
+        header = _header(path) if path.is_file() else []
+    except (OSError, ValueError, UnicodeDecodeError, ImportError):
         return ""
     from bacon_bayes.readers.pair_table import WAVE_COLUMNS
 

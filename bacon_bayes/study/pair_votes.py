@@ -6,12 +6,14 @@ The returned file is read as :func:`~bacon_bayes.study.import_labels` reads a st
 (CSV or TSV, a spreadsheet's re-save of the wave table, Parquet, JSON): the wave's id
 column (or the one column holding its ids) and its vote column (the wave's name for it,
 ``label``, or the file's one column besides the id: ``id, vote``). Votes are A / B / tie
-in any spelling :func:`~bacon_bayes.readers.pairwise.to_verdict` reads; empty cells are
-still pending. The whole file is refused - the wave table is left as it was - when any
-row has
+in any spelling :func:`~bacon_bayes.readers.pairwise.to_verdict` reads, or the winning
+model's name (the row's ``model_a`` or ``model_b``, case aside); empty cells are still
+pending. The wave table is CSV or Parquet, and is written back in its own format. The
+whole file is refused - the wave table is left as it was - when any row has
 
 * an empty id, or an id that is not in the wave table;
-* a vote that is not a verdict (the accepted spellings listed);
+* a vote that is not a verdict (the accepted spellings listed), or names a model that is
+  neither of its comparison's;
 * an id repeated on several rows with a vote (one vote per comparison: its propensity
   counts one);
 * a vote on a comparison no wave drew (``to_label`` not 1 and no vote stored);
@@ -33,8 +35,9 @@ import pandas as pd
 from bacon_bayes.atomic import write_file
 from bacon_bayes.csv_format import csv_options
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import people_csv, restored
+from bacon_bayes.io import people_csv, read_table, restored, write_by_suffix
 from bacon_bayes.outputs import output_lock
+from bacon_bayes.readers import sniff
 from bacon_bayes.readers.labels import near_ids
 from bacon_bayes.readers.pair_table import WAVE_COLUMNS
 from bacon_bayes.readers.pairwise import VERDICT_HELP, to_verdict
@@ -63,9 +66,12 @@ def import_returned(
     return import_labels(target, path, replace=replace)
 
 
-def _verdicts(raw: pd.Series) -> pd.Series:
+def _verdicts(
+    raw: pd.Series, model_a: np.ndarray | None = None, model_b: np.ndarray | None = None
+) -> pd.Series:
     """Each cell's verdict (A / B / tie), ``""`` where it says no value ('', 'NA', '-'),
-    None where it is no verdict."""
+    None where it is no verdict. ``model_a``, ``model_b``: each row's two models, a cell
+    naming one of them (case aside) is its side (the winner written by its name)."""
     read: dict[str, str | None] = {}
     for value in pd.unique(raw):
         try:
@@ -74,7 +80,51 @@ def _verdicts(raw: pd.Series) -> pd.Series:
             read[value] = None
             continue
         read[value] = verdict if isinstance(verdict, str) else ""
-    return raw.map(read).where(~says_missing(raw), "")
+    out = raw.map(read).where(~says_missing(raw), "")
+    if model_a is not None and model_b is not None:
+        cells = raw.str.casefold().to_numpy()
+        for side, models in (("A", model_a), ("B", model_b)):
+            out = out.mask(
+                out.isna() & (cells == pd.Series(models).str.casefold().to_numpy()), side
+            )
+    return out
+
+
+def _names_a_model(raw: pd.Series, table: pd.DataFrame, *columns: str) -> np.ndarray:
+    """Whether each cell is the name of a model of the wave table (case aside)."""
+    names = {str(v).strip().casefold() for c in columns for v in table[c]} - {""}
+    return raw.str.casefold().isin(names).to_numpy()
+
+
+def _pairs_of(mask: np.ndarray, pair: list[np.ndarray]) -> str:
+    """The first rows' comparisons, ``a vs b``, for the refusal of a model's name."""
+    shown = dict.fromkeys(f"{a} vs {b}" for a, b in zip(*(p[mask] for p in pair), strict=True))
+    return ", ".join(list(shown)[:3]) + (" ..." if len(shown) > 3 else "")
+
+
+def _wave_table(wave: Path) -> tuple[pd.DataFrame | None, pd.DataFrame]:
+    """The wave table as written (Parquet: its typed frame; CSV: None) and as text, every
+    cell a string (``""`` for an empty one), the form the merge compares."""
+    if sniff(wave) == "parquet":
+        typed = read_table(wave)
+        text = typed.astype(object).where(typed.notna(), "").astype(str)
+        return typed, text.map(lambda v: v.removesuffix(".0") if _whole_text(v) else v)
+    return None, restored(pd.read_csv(wave, dtype=str, keep_default_na=False, **csv_options(wave)))
+
+
+def _whole_text(value: str) -> bool:  # a whole number Parquet kept as a float: 1.0 is 1
+    return value.endswith(".0") and value[:-2].lstrip("-").isdigit()
+
+
+def _write_wave(wave: Path, typed: pd.DataFrame | None, table: pd.DataFrame, label: str) -> None:
+    """Write the votes back in the wave table's own format, every other cell as read."""
+    if typed is None:
+        text = people_csv(table)
+        write_file(wave, lambda tmp: tmp.write_text(text, encoding="utf-8", newline=""))
+        return
+    out = typed.copy()
+    out[label] = table[label].where(table[label] != "", None).astype(object)
+    write_by_suffix(out, wave)
 
 
 def import_votes(wave: str | Path, path: str | Path, *, replace: bool = False) -> ImportSummary:
@@ -83,11 +133,11 @@ def import_votes(wave: str | Path, path: str | Path, *, replace: bool = False) -
     Parameters
     ----------
     wave : path
-        The CSV table of comparisons ``bacon sample --pairwise`` wrote (``to_label``,
-        ``propensity``), with an id column.
+        The table of comparisons ``bacon sample --pairwise`` wrote (CSV or Parquet;
+        ``to_label``, ``propensity``), with an id column.
     path : path
         The returned votes: CSV (or TSV), Parquet or JSON with the wave's id column and
-        a vote column.
+        a vote column (A / B / tie, or the winning model's name).
     replace : bool
         Let the file correct votes already in the wave table.
 
@@ -108,7 +158,7 @@ def import_votes(wave: str | Path, path: str | Path, *, replace: bool = False) -
     if not (wave.is_file() and pairwise_wave_note(wave)):
         raise ValidationError(
             f"{wave} is not a table of comparisons bacon sample --pairwise wrote (a CSV "
-            f"with columns {' and '.join(WAVE_COLUMNS)}); pass the table it wrote"
+            f"or Parquet table with columns {' and '.join(WAVE_COLUMNS)}); pass the table it wrote"
         )
     roles = read_pair_table(wave)[1]
     label, item = roles.label, roles.item
@@ -120,15 +170,12 @@ def import_votes(wave: str | Path, path: str | Path, *, replace: bool = False) -
             "sending it out"
         )
     with output_lock(wave.resolve(), str(wave)):
-        table = pd.read_csv(wave, dtype=str, keep_default_na=False, **csv_options(wave))
-        table = restored(table)
+        typed, table = _wave_table(wave)
         index = pd.Index(table[item].str.strip())
         frame, column = _read_label_file(path, item, label, index, other=True)
         ids = frame[item].str.strip()
         raw = frame[column].str.strip()
         missing = says_missing(raw)
-        votes = _verdicts(raw)
-        blank = votes.eq("")
 
         def refuse(mask: np.ndarray, what: str, fix: str) -> None:
             if mask.any():
@@ -141,7 +188,17 @@ def import_votes(wave: str | Path, path: str | Path, *, replace: bool = False) -
         if unknown.any():
             near = near_ids(ids[unknown].tolist(), pd.Series(index), "the file's", str(wave))
             refuse(unknown, f"ids not in {wave}", near or "check the id column")
+        pair = [table[m].str.strip().to_numpy()[position] for m in (roles.model_a, roles.model_b)]
+        votes = _verdicts(raw, *pair)
+        blank = votes.eq("")
         empty = "or leave the cell empty where nobody voted, and import again"
+        named = votes.isna().to_numpy() & _names_a_model(raw, table, roles.model_a, roles.model_b)
+        refuse(
+            named,
+            f"votes naming a model that is neither of the comparison's ({_pairs_of(named, pair)})",
+            f"write the winner as A, B or tie, or as {roles.model_a!r} or {roles.model_b!r} "
+            "of that row; check the id column",
+        )
         refuse(votes.isna().to_numpy(), "votes that are not a verdict", f"{VERDICT_HELP}; {empty}")
         voted = ~blank.to_numpy()
         repeated = pd.Series(position).where(voted).duplicated(keep=False).to_numpy() & voted
@@ -184,8 +241,7 @@ def import_votes(wave: str | Path, path: str | Path, *, replace: bool = False) -
         cells[position[added | differs]] = new[added | differs]
         table[label] = cells
         if (added | differs).any():
-            text = people_csv(table)
-            write_file(wave, lambda tmp: tmp.write_text(text, encoding="utf-8", newline=""))
+            _write_wave(wave, typed, table, label)
     now = had.copy()
     now[position[added]] = True
     pending = int((drawn & ~now).sum())

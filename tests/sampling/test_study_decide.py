@@ -66,7 +66,9 @@ def test_status_says_which_questions_are_settled(
     )
     assert "note: " + POINT_PROJECTION in out
     assert "later or never if it moves toward 0" in POINT_PROJECTION
-    assert "best group (highest mean)" in lines
+    # the top group named by the group column, as `bacon plan --top` names it ("top
+    # system"): status said "best group (highest mean)" beside plan's "top system"
+    assert "top system (highest mean)" in lines and "best group (highest mean)" not in lines
     # a tight half-width is not met yet, and says about how many more labels
     assert bacon("status", str(root), "--half-width", "0.1") == 0
     line = question_lines(capsys.readouterr().out)["pool mean within +-0.1"]
@@ -900,3 +902,21 @@ def test_status_names_its_model_and_says_where_estimate_fits_another(
     assert "(--half-width H: within H yet?)" in out, out
     assert "model hurdle (freq), not bacon estimate's Bayesian one" in head, head
     assert "bacon estimate --engine freq gives these" in head
+
+
+def test_the_top_group_question_keeps_its_key_and_prints_the_column(
+    grouped: tuple[Path, Path],
+) -> None:
+    """The best-group question is printed as `bacon plan --top` names it, by the group
+    column (``top system (highest mean)``, ``top group`` for a pool without a column
+    name); its key, ``name``, stays ``best group (highest mean)`` for code that looks it
+    up, and ``bacon sample --until best`` prints the new words too."""
+    from bacon_bayes.study import settled
+    from bacon_bayes.study.settled import fit_study, questions, until_budget
+
+    root, _ = grouped
+    best = questions(fit_study(root))[-1]
+    assert best.name == "best group (highest mean)"
+    assert best.title == "top system (highest mean)"
+    assert settled.question_lines([best])[0].startswith("top system (highest mean): ")
+    assert "best group" not in until_budget(root, "best")[1]

@@ -188,6 +188,6 @@ def test_a_pair_of_groups_of_one_label_draws_nothing_and_status_says_why(
     assert "nothing was drawn" in err and Study.open(root).wave_numbers == [1]
     assert bacon("status", str(root), "--engine", "freq") == 0
     out = capsys.readouterr().out
-    best = next(s for s in out.splitlines() if "best group" in s)
+    best = next(s for s in out.splitlines() if "top system (highest mean)" in s)
     assert "no interval for d (no labels): label it first" in best, best
     assert "not within" not in best

@@ -1,0 +1,182 @@
+"""A study's looks: the waves whose labels are all in (the look ``bacon status``,
+``bacon estimate`` and ``bacon report`` read a study at), the waves still pending, the
+calibrator fitted on the study as it stood after a wave, and the pool mean at every look
+(the report's figure of a study's anytime intervals). :mod:`bacon_bayes.study.settled`
+decides its questions from these."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.study.panel import is_panel_note, replaced_after
+
+if TYPE_CHECKING:
+    from bacon_bayes.calibrator import Calibrator
+
+__all__ = [
+    "complete_look",
+    "fit_study",
+    "last_labeled_wave",
+    "look_estimates",
+    "pending_text",
+    "pending_waves",
+]
+
+
+def last_labeled_wave(root: str | Path) -> int | None:
+    """The latest wave up to which every selected item has its label (None: no such wave):
+    the look the questions are answered at."""
+    from bacon_bayes.study import Study
+
+    table = Study.open(root).status()
+    if table.empty:
+        return None
+    done = None
+    for wave, pending in zip(table["wave"], table["pending"], strict=True):
+        if pending:
+            break
+        done = int(wave)
+    return done
+
+
+def complete_look(root: str | Path) -> tuple[int | None, str]:
+    """The wave ``bacon estimate`` and ``bacon report`` read a study at when items are
+    pending and ``--allow-pending`` is not given: its latest wave with every label in, as
+    ``bacon status`` answers (a look of the study, no assumption made; tester C s37
+    finding 8: the next wave drawn, estimate refused while status answered), and the note
+    saying so. ``(None, "")`` when nothing is pending, or no wave has all its labels."""
+    from bacon_bayes.study import Study
+
+    study = Study.open(root)
+    table = study.status()
+    waiting = pending_waves(table)
+    wave = None
+    for w, pending in zip(table["wave"], table["pending"], strict=True):
+        if pending:
+            break
+        wave = int(w)
+    if not waiting or wave is None:
+        return None, ""
+    later = table["wave"] > wave
+    unused = int(table.loc[later, "labeled"].sum())
+    unused_text = (
+        f"; the {unused} label{'s' if unused > 1 else ''} back from the waves after it "
+        f"{'are' if unused > 1 else 'is'} not used"
+        if unused
+        else ""
+    )
+    return wave, (
+        f"read as of wave {wave}, the study's latest wave with every label in, as bacon "
+        f"status answers: {pending_text(waiting)} still without labels{unused_text}. This "
+        f"is the look of wave {wave}, no assumption made; --allow-pending reads after wave "
+        f"{int(table['wave'].max())}, the pending items missing at random (a wave with no "
+        "label back counted as not drawn)"
+        + (f". Note: {lost}" if (lost := study.unwritten_note()) else "")
+    )
+
+
+def pending_waves(table: pd.DataFrame) -> dict[int, int]:
+    """The waves with selected items still without a label, and how many, from a study's
+    status table (:meth:`~bacon_bayes.study.Study.status`)."""
+    if table.empty:
+        return {}
+    return {int(w): int(n) for w, n in zip(table["wave"], table["pending"], strict=True) if n}
+
+
+def pending_text(pending: dict[int, int]) -> str:
+    """``wave 5 (50 items)`` for :func:`pending_waves`' waves."""
+    return ", ".join(f"wave {w} ({n} item{'s' if n > 1 else ''})" for w, n in pending.items())
+
+
+def fit_study(
+    root: str | Path,
+    *,
+    wave: int | None = None,
+    engine: str = "freq",
+    model: str | None = None,
+    folds: int = 5,
+    seed: int = 0,
+    group: str | None = None,
+    allow_pending: bool = False,
+) -> Calibrator:
+    """A calibrator fitted on the study as it stood after ``wave`` (default: the latest
+    wave whose labels are all in), on the label's range the study recorded (its
+    ``scale``, as ``bacon estimate`` reads it); ``group`` overrides the study's group
+    column; ``allow_pending``: items without a label up to ``wave`` are missing at random
+    (:func:`~bacon_bayes.study.load_study`)."""
+    from bacon_bayes.calibrator import Calibrator
+    from bacon_bayes.study import StudyConfig, load_study
+
+    wave = last_labeled_wave(root) if wave is None else wave
+    if wave is None:
+        raise ValidationError(
+            f"study {root} has no wave with all its labels in yet; import them with "
+            "`bacon label import`"
+        )
+    pool = load_study(root, up_to_wave=wave, allow_pending=allow_pending).to_pool(group=group)
+    scale = StudyConfig.read(Path(root)).label_range
+    return Calibrator(model, engine=engine, folds=folds, seed=seed, scale=scale).fit(pool)
+
+
+def look_estimates(
+    root: str | Path,
+    cal: Calibrator,
+    *,
+    alpha: float = 0.05,
+    max_labels: int | None = None,
+    allow_pending: bool = False,
+) -> pd.DataFrame:
+    """The pool mean at every look of a study (each wave up to the latest fully labeled
+    one, or up to the latest with ``allow_pending``, its items without labels missing at
+    random, as the estimate it goes with): a calibrator with ``cal``'s settings fitted on
+    the study as it stood then (:func:`~bacon_bayes.study.load_study` with
+    ``up_to_wave``), its fixed interval and the anytime one (``max_labels``:
+    alpha-spending, else the confidence sequence).
+
+    Columns: wave, labels, estimate, fixed_low, fixed_high, anytime_low, anytime_high,
+    interval_kind; ``attrs["changed"]``: the rows whose labels were replaced after their
+    look (:func:`replaced_after`). The looks' fits warn of nothing: their pool's notes are
+    those the command's own fit gives."""
+    import inspect
+
+    from bacon_bayes.study import Study, load_study
+
+    study = Study.open(root)
+    numbers = study.wave_numbers
+    last = max(numbers, default=None) if allow_pending else last_labeled_wave(root)
+    waves = [w for w in numbers if last is not None and w <= last]
+    settings = inspect.signature(type(cal).__init__).parameters
+    kwargs = {k: getattr(cal, k) for k in settings if k != "self" and hasattr(cal, k)}
+    rows = []
+    for wave in waves:
+        pool = load_study(root, up_to_wave=wave, allow_pending=allow_pending).to_pool(
+            judges=list(cal.pool_.judges),
+            group=cal.pool_.group_name,
+            prompt=cal.pool_.prompt_name,
+        )
+        with warnings.catch_warnings():  # each look's notes are the command's own fit's
+            warnings.simplefilter("ignore", UserWarning)  # (PoolWarning, ConvergenceWarning)
+            look = type(cal)(**kwargs).fit(pool)
+        fixed = look.estimate_mean(alpha)
+        seq = look.estimate_mean(alpha, anytime=True, max_labels=max_labels)
+        rows.append(
+            {
+                "wave": wave,
+                "labels": pool.n_labeled,
+                "estimate": fixed.estimate,
+                "fixed_low": fixed.ci_low,
+                "fixed_high": fixed.ci_high,
+                "anytime_low": seq.ci_low,
+                "anytime_high": seq.ci_high,
+                "interval_kind": seq.details.get("interval_kind", "fixed"),
+            }
+        )
+    table = pd.DataFrame(rows)
+    panel = [n for n in cal.pool_.notes if is_panel_note(n)]  # judges changed since
+    table.attrs["changed"] = replaced_after(study.waves, waves) + panel
+    return table
