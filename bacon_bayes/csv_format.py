@@ -206,10 +206,14 @@ def read_as(options: dict[str, Any]) -> str:
 def pandas_read(path: str | Path) -> str:
     """The pandas call that reads the table at ``path`` as every command does: a Parquet
     file, else a CSV with :func:`csv_options` (separator, decimal comma, encoding, the
-    lines above the header)."""
+    lines above the header) and ids written with leading zeros as text."""
     if "".join(Path(path).suffixes).lower().endswith(".parquet"):
         return f"pd.read_parquet({str(path)!r})"
-    how = csv_options(path)
+    from bacon_bayes.io import padded_ids
+
+    how: dict[str, Any] = csv_options(path)
+    if padded := padded_ids(path):  # '00042' stays an id, not the number 42
+        how["dtype"] = dict.fromkeys(padded, "str")
     return f"pd.read_csv({str(path)!r}{''.join(f', {k}={v!r}' for k, v in how.items())})"
 
 

@@ -168,6 +168,19 @@ def _id_columns(path: Path, how: dict[str, Any]) -> list[str]:
     return [str(c) for c in names if item_name(c)]
 
 
+def padded_ids(path: str | Path) -> list[str]:
+    """The id columns of the CSV at ``path`` that hold an id written with leading zeros,
+    which :func:`read_table` keeps as text (a pandas recipe reads them with ``dtype=str``)."""
+    how = csv_options(path)
+    try:
+        ids = _id_columns(Path(path), how)
+        with csv_source(Path(path)) as source:
+            cells = pd.read_csv(**source, **how, usecols=ids, dtype=str) if ids else None
+    except (ValueError, OSError, EOFError, UnicodeDecodeError, pd.errors.ParserError):
+        return []  # its reader says why
+    return [] if cells is None else [c for c in ids if cells[c].str.match(_PADDED).any()]
+
+
 def _padded_ids_as_text(frame: pd.DataFrame, ids: list[str]) -> None:
     """Keep as text the id columns (read as text) where an id is written with leading
     zeros (``0004``: as numbers, ``004`` and ``4`` would be one id, as in a study's

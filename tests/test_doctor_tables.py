@@ -37,6 +37,19 @@ def relevance_table(share: float = 0.15, seed: int = 0) -> pd.DataFrame:
     return out
 
 
+def write_long_and_labels(
+    table: pd.DataFrame, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> pd.DataFrame:
+    """Write ``table`` (:func:`relevance_table`) in ``folder`` as ``long.csv``, one row per
+    item and judge, and its labels as ``labels.csv``; chdir there; return the long table."""
+    labels = table.loc[table["relevance"].notna(), ["item", "relevance"]]
+    long = table.drop(columns="relevance").melt(["item", "system"], list(JUDGES), "judge", "score")
+    monkeypatch.chdir(folder)
+    long.to_csv("long.csv", index=False)
+    labels.to_csv("labels.csv", index=False)
+    return long
+
+
 def doctor(path: Path, capsys: pytest.CaptureFixture[str]) -> str:
     assert main(["doctor", str(path)]) == 0
     return capsys.readouterr().out
@@ -167,11 +180,7 @@ def test_a_long_table_with_a_labels_file_gets_its_pivot_first(tmp_path, capsys, 
     table's id column 'item' repeats" (the join came first). Doctor now says the table is
     long, prints its pivot and how to add the labels to the pivoted table, which runs."""
     table = relevance_table().drop(columns=["summary", "doc_id"])
-    labels = table.loc[table["relevance"].notna(), ["item", "relevance"]]
-    long = table.drop(columns="relevance").melt(["item", "system"], list(JUDGES), "judge", "score")
-    monkeypatch.chdir(tmp_path)
-    long.to_csv("long.csv", index=False)
-    labels.to_csv("labels.csv", index=False)
+    long = write_long_and_labels(table, tmp_path, monkeypatch)
     assert main(["doctor", "long.csv", "--labels", "labels.csv", "--label", "relevance"]) == 0
     out = capsys.readouterr().out
     assert "long      judge" in out and "run:" not in out
@@ -365,3 +374,20 @@ def test_a_long_table_keyed_by_its_group_and_a_question_number_is_pivoted(tmp_pa
     back = pd.read_csv(tmp_path / "wide.csv")
     assert len(back) == 120 and {"GPT-4", "JudgeLM", "human", "question"} <= set(back.columns)
     assert back["human"].notna().sum() == wide["human"].notna().sum()
+
+
+def test_a_long_tables_pivot_keeps_ids_written_with_leading_zeros(tmp_path, capsys, monkeypatch):
+    """Finding H2-2: a long table keyed by ids written with leading zeros (``00007``) and
+    its labels in another file keyed alike. Doctor's pivot line read the ids as numbers
+    (``7``), so the next printed command refused every label ("match an id of the table
+    but for leading zeros"). The pivot now reads them as text, and the command runs."""
+    table = relevance_table().drop(columns=["summary", "doc_id"])
+    table["item"] = [f"{i:05d}" for i in table["item"]]
+    write_long_and_labels(table, tmp_path, monkeypatch)
+    assert main(["doctor", "long.csv", "--labels", "labels.csv", "--label", "relevance"]) == 0
+    flat = capsys.readouterr().out.replace("\n", " ")
+    assert "dtype={'item': 'str'}" in run_python_line(flat)
+    then = flat.split("once it is pivoted, add them with: ", 1)[1].strip()
+    assert main(shlex.split(then)[1:]) == 0
+    again = command(capsys.readouterr().out)
+    assert again is not None and again[again.index("--item") + 1] == "item"
