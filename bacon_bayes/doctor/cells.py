@@ -45,6 +45,8 @@ DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+(,\d+)?\s*$")
 #: how the reason of a column of numbers written with a decimal comma begins, and the fix
 COMMAS = "numbers written with a decimal comma"
 COMMAS_FIX = "save it with a decimal point (or as a semicolon-separated CSV)"
+#: a column of letters ranked with the label under this is taken for names, not scores
+UNRELATED_LETTERS = 0.1
 #: the spellings :func:`case_variants` shows
 SHOWN_SPELLINGS = 2
 #: what to do with names written several ways
@@ -242,3 +244,55 @@ _SCORE_WORD = re.compile(r"score|rating|rated|grade|stars?\b|points?\b", re.I)
 #: a number in a cell, and a cell of one number with text around it (``Score: 4``)
 _NUMBER = r"([-+]?\d*\.?\d+)"
 _WRAPPED = rf"^(\D*?)\s*{_NUMBER}\s*(\D*)$"
+
+
+def letter_columns(
+    frame: pd.DataFrame, label: str | None, skip: list[str], file: str | None, read: str | None
+) -> dict[str, str]:
+    """The dense columns of ``frame`` (but ``skip``) of judge scores written as letters
+    (:func:`bacon_bayes.letters.letter_levels`; not named like a group or prompt, nor
+    unrelated to the label), each with why it is no judge yet and the
+    fix: the numbers that rise with ``label`` (grades, ``A`` the best, when the labels do
+    not tell), and a shell line writing every such column so into ``<stem>_numbers.csv``
+    with the doctor to run on it (``file`` read by ``read``; else the pandas to run)."""
+    from bacon_bayes.csv_format import pandas_command
+    from bacon_bayes.doctor.names import GROUP_NAME, PROMPT_HINT
+    from bacon_bayes.letters import LETTER_SCORES, letter_levels, letters_rise, map_text
+    from bacon_bayes.study.folder import file_stem
+
+    found: dict[str, tuple[list[str], str]] = {}
+    for c in map(str, frame.columns):
+        if c in skip or c == label or frame[c].notna().mean() < 0.5 or GROUP_NAME.match(c):
+            continue  # systems named A, B, C ...
+        if PROMPT_HINT.search(c) or (levels := letter_levels(frame[c])) is None:
+            continue
+        r = None if label is None else letters_rise(frame[c], as_numbers(frame[label]))
+        if r is not None and abs(r) < UNRELATED_LETTERS:
+            continue  # names, more likely than a judge's scores
+        first, last = levels[0], levels[-1]
+        if r is None:
+            said = (
+                f"no labels tell which end is best: as grades, {first} the best ({first} = "
+                f"{len(levels)}; where {first} is a scale's first and lowest option, {first} = 1)"
+            )
+        else:
+            up, down = (first, last) if r >= 0 else (last, first)
+            said = (
+                f"{up} = 1 ... {down} = {len(levels)} rises with the label (Spearman "
+                f"{abs(r):.2f}; the other way {-abs(r):.2f})"
+            )
+        found[c] = (levels, map_text(c, levels, r is not None and r >= 0) + "; " + said)
+    if not found:
+        return {}
+    code = "; ".join(how.split("; ")[0] for _, how in found.values())
+    if file is not None and read is not None:
+        out = f"{file_stem(file)}_numbers.csv"
+        line = pandas_command(f"df = {read}; {code}; df.to_csv({out!r}, index=False)")
+        fix = f"{line}, then bacon doctor {shlex.quote(out)}"
+    else:
+        fix = f"e.g. in pandas: {code}"
+    return {
+        c: f"{LETTER_SCORES} ({', '.join(map(repr, levels))}): a judge's scores? Not taken as "
+        f"a judge until written as numbers; {how.split('; ', 1)[1]}: {fix}"
+        for c, (levels, how) in found.items()
+    }

@@ -24,6 +24,7 @@ from bacon_bayes.doctor.cells import (
     case_variants,
     decimal_commas,
     is_str,
+    letter_columns,
     listed_cells,
     numeric,
     one_spelling_line,
@@ -573,6 +574,8 @@ def find_roles(
     if wave := wave_column(frame, roles.label, roles.item):  # each label's wave (look)
         roles.wave, roles.reasons["wave"] = wave
     _find_failed_scores(frame, meta, judges, roles)
+    skip = [c for c in (roles.item, group, prompt, *(judges or ()), *roles.left_out) if c]
+    roles.left_out.update(letter_columns(frame, roles.label, skip, file, read))
     if not meta.judges and not judges and scores_table(frame, roles, read):
         return roles  # bacon judge's own table: read by --scores, or pivoted
     if not meta.judges and not judges:
