@@ -391,3 +391,30 @@ def test_a_long_tables_pivot_keeps_ids_written_with_leading_zeros(tmp_path, caps
     assert main(shlex.split(then)[1:]) == 0
     again = command(capsys.readouterr().out)
     assert again is not None and again[again.index("--item") + 1] == "item"
+
+
+def test_a_long_table_whose_scores_are_letters_for_one_judge_is_pivoted(
+    tmp_path, capsys, monkeypatch
+):
+    """Finding H2-3: a long table whose score column holds letters for one judge (a
+    multiple-choice judge's A-E) and numbers for the others was not found to be long
+    ("score: 14 distinct string(s) ... no group, prompt or text"; "nothing yet: no judge
+    column found"). It is now pivoted as any long table; on the pivoted table the letters
+    get their numbers, and each printed line runs, the labels file carried along."""
+    table = relevance_table().drop(columns=["summary", "doc_id"])
+    table["gpt35"] = table["gpt35"].map(lambda v: "ABCDE"[int(v) - 1] if v == v else v)
+    long = write_long_and_labels(table, tmp_path, monkeypatch)
+    assert long["score"].dtype == object
+    assert main(["doctor", "long.csv", "--labels", "labels.csv", "--label", "relevance"]) == 0
+    out = capsys.readouterr().out
+    assert "long      judge" in out and "the long table's scores, kept as text" in out
+    run_python_line(out.replace("\n", " "))
+    assert main(["doctor", "wide.csv", "--labels", "labels.csv", "--label", "relevance"]) == 0
+    why = next(ln for ln in capsys.readouterr().out.splitlines() if "left out  gpt35" in ln)
+    assert "A = 1 ... E = 5 rises with the label" in why
+    run_python_line(why)
+    then = why.rsplit("then bacon doctor ", 1)[1]
+    assert then == "wide_numbers.csv --labels labels.csv --label relevance"
+    assert main(["doctor", *shlex.split(then)]) == 0
+    again = command(capsys.readouterr().out)
+    assert again is not None and "gpt35" in again
