@@ -5,6 +5,8 @@ Likert answers and percentages, a True/False labels file, ids written 1.0 in one
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -215,3 +217,31 @@ def test_a_judge_named_with_brackets_is_its_column(tmp_path, capsys) -> None:
     _, command = doctor([str(path)], capsys)
     assert "gpt4 [v2]" in command
     assert estimate_json(command[1:], capsys)["pool"]["judges"][0] == "gpt4 [v2]"
+
+
+def test_json_true_false_labels_with_na_marks_on_unlabeled_rows_are_read(tmp_path, capsys) -> None:
+    """Finding H2-4: a JSON Lines export whose label is JSON's true / false where labeled
+    and "N/A", "-" or "" elsewhere was called "labels written as 2 words ('True',
+    'False')", with a map of the strings 'True' / 'False' that matches no cell (the cells
+    are booleans): no label, and no route. It is read as 1 / 0, the marks as empty cells,
+    said, and estimates as the same file with null there."""
+    frame = _table()
+    rows = [
+        {"id": r.id, "system": r.system, "llm_a": r.llm_a, "llm_b": r.llm_b, "human": r.human}
+        for r in frame.itertuples()
+    ]
+    for row in rows:
+        row["human"] = bool(row["human"] >= 3) if row["human"] == row["human"] else None
+    marked, plain = tmp_path / "marked.jsonl", tmp_path / "plain.jsonl"
+    plain.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    for k, row in enumerate(rows):
+        row["human"] = ["N/A", "-", ""][k % 3] if row["human"] is None else row["human"]
+    marked.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["doctor", str(marked)]) == 0
+    said = _line(capsys.readouterr().out, "label", "human")
+    assert "True / False read as 1 / 0, 'N/A', '-', '' as empty cells" in said
+    means = []
+    for path in (marked, plain):
+        assert main(["estimate", str(path), "--label", "human", "--judge", "llm_*", "--json"]) == 0
+        means.append(json.loads(capsys.readouterr().out)["mean"])
+    assert means[0] == means[1]
