@@ -18,6 +18,8 @@ MIN_LETTERS = 3
 MIN_LABELED = 10
 #: how the reason of a column of letters begins (a column ``bacon doctor`` has placed)
 LETTER_SCORES = "scores written as letters"
+#: ... and of a sparse column of them, the labels (a person's grades)
+LETTER_LABELS = "labels written as letters"
 
 
 def letter_levels(column: pd.Series) -> list[str] | None:
@@ -74,9 +76,10 @@ def letters_fix(column: pd.Series) -> str | None:
         return None
     name = str(column.name)
     return (
-        f"holds {LETTER_SCORES} ({', '.join(map(repr, levels))}), which bacon does not read "
+        f"holds letters ({', '.join(map(repr, levels))}), which bacon does not read "
         "as numbers: which end is best is not in the letters. Write them as numbers, e.g. "
         f"in pandas: {map_text(name, levels, True)} (the options of a multiple-choice "
         f"scale, {levels[0]} the lowest), or {map_text(name, levels, False)} (grades, "
-        f"{levels[0]} the best); bacon doctor says which rises with the label"
+        f"{levels[0]} the best); bacon doctor says which rises with the label (the labels' "
+        "letters: with the judges)"
     )

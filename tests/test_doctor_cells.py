@@ -248,4 +248,25 @@ def test_scores_written_as_letters_get_the_numbers_that_rise_with_the_label(
     )
     assert main(["estimate", "letters.csv", "--label", "human", "--judge", "llm_a"]) == 2
     err = capsys.readouterr().err
-    assert "holds scores written as letters" in err and "{'A': 5, 'B': 4" in err
+    assert "holds letters ('A'" in err and "{'A': 5, 'B': 4" in err
+
+
+def test_labels_written_as_letter_grades_get_the_numbers_that_rise_with_the_judges(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    """Finding H2-6: a human's grades (A the best) in a sparse column were called "a
+    category, not a prompt", and doctor said "no human labels: label a sample". They are
+    now named as the labels, with the numbers that rise with the judges and the line
+    that writes them, after which they are the label."""
+    frame = _table()
+    frame["human"] = frame["human"].map(lambda v: "EDCBA"[int(v) - 1] if v == v else v)
+    monkeypatch.chdir(tmp_path)
+    frame.to_csv("grades.csv", index=False)
+    assert main(["doctor", "grades.csv"]) == 0
+    out = capsys.readouterr().out
+    assert "none: 'human' holds labels written as letters" in _line(out, "label", "-")
+    why = _line(out, "left out", "human")
+    assert "E = 1 ... A = 5 rises with the judges" in why
+    run_python_line(why)
+    again, _ = doctor(["grades_numbers.csv"], capsys)
+    assert found(again, "label") == ["human"]
