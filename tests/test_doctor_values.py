@@ -245,3 +245,29 @@ def test_json_true_false_labels_with_na_marks_on_unlabeled_rows_are_read(tmp_pat
         assert main(["estimate", str(path), "--label", "human", "--judge", "llm_*", "--json"]) == 0
         means.append(json.loads(capsys.readouterr().out)["mean"])
     assert means[0] == means[1]
+
+
+@pytest.mark.parametrize("binary", [True, False])
+def test_a_json_labels_file_with_na_marks_on_unlabeled_rows_is_read(tmp_path, capsys, binary):
+    """Finding H2-7: a JSON Lines labels file (every item, its label or "N/A" / "-" / "")
+    was refused: "label 'N/A' is not a number", where the same cells in the table or in
+    a CSV labels file are empty cells. They are read so, and said."""
+    frame = _table()
+    if binary:
+        frame["human"] = frame["human"].map(lambda v: bool(v >= 3) if v == v else None)
+    main_path, labels_path = tmp_path / "main.csv", tmp_path / "labels.jsonl"
+    frame.drop(columns="human").to_csv(main_path, index=False)
+    marks = ["N/A", "-", ""]
+    labels_path.write_text(
+        "".join(
+            json.dumps({"id": i, "human": marks[k % 3] if h is None or h != h else h}) + "\n"
+            for k, (i, h) in enumerate(zip(frame["id"], frame["human"], strict=True))
+        )
+    )
+    out, command = doctor(
+        [str(main_path), "--labels", str(labels_path), "--label", "human"], capsys
+    )
+    assert "'N/A', '-'" in _line(out, "label", "human")
+    result = estimate_json(command[1:], capsys)
+    labeled = frame["human"].dropna().astype(float)
+    assert result["mean"]["classical"]["estimate"] == pytest.approx(labeled.mean())

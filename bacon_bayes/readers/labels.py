@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import plural_places, read_table, row_place
+from bacon_bayes.io import item_name, plural_places, read_table, row_place
 from bacon_bayes.readers.jsonl import is_json_lines, json_records, read_jsonl
 from bacon_bayes.readers.pairwise import _majority, to_verdict
-from bacon_bayes.words import id_text
+from bacon_bayes.words import bools_as_floats, id_text
 
 
 def _few(values: list[str], n: int = 5) -> str:
@@ -23,13 +23,17 @@ def _few(values: list[str], n: int = 5) -> str:
 
 def read_labels(path: str | Path) -> pd.DataFrame:
     """The labels file ``path``: JSON Lines (``.jsonl``, ``.ndjson``, or any file of one
-    object per line), a JSON array of records (``.json``), else CSV or Parquet."""
+    object per line), a JSON array of records (``.json``), else CSV or Parquet; a JSON
+    file's cells read as a table's (:func:`~bacon_bayes.words.bools_as_floats`)."""
     if str(path).lower().endswith((".jsonl", ".ndjson")) or is_json_lines(path):
-        return read_jsonl(path)[0]
-    if str(path).lower().endswith(".json") and Path(path).is_file():
+        frame = read_jsonl(path)[0]
+    elif str(path).lower().endswith(".json") and Path(path).is_file():
         form = 'write the labels as [{"id": ..., "label": ...}, ...] (one object per item)'
-        return pd.DataFrame.from_records(json_records(Path(path), form + ", or JSON Lines"))
-    return read_table(path)
+        frame = pd.DataFrame.from_records(json_records(Path(path), form + ", or JSON Lines"))
+    else:
+        return read_table(path)
+    # as a table's cells: true / false as 1 / 0, "N/A" and "-" as no label, said
+    return bools_as_floats(frame, numbers=True, ids=[c for c in frame.columns if item_name(c)])
 
 
 def _folded(name: Any) -> str:
