@@ -15,6 +15,7 @@ from bacon_bayes.cli import main
 from bacon_bayes.stream.source import expand_columns
 
 from .messy_tables import Messy, messy_table
+from .printed import run_python_line
 from .test_doctor_messy import doctor, estimate_json, found, section
 
 
@@ -271,3 +272,24 @@ def test_a_json_labels_file_with_na_marks_on_unlabeled_rows_is_read(tmp_path, ca
     result = estimate_json(command[1:], capsys)
     labeled = frame["human"].dropna().astype(float)
     assert result["mean"]["classical"]["estimate"] == pytest.approx(labeled.mean())
+
+
+def test_a_labels_file_of_several_raters_per_item_gets_the_line_that_averages_them(
+    tmp_path, capsys, monkeypatch
+):
+    """Finding H2-8: a labels file of one row per item and rater (3 experts each) was
+    refused with "keep one label per item (average repeated labels first)" and no way to
+    do it; the refusal now prints the line that writes each item's mean, which then
+    joins."""
+    frame = _table()
+    labeled = pd.DataFrame(frame.loc[frame["human"].notna(), ["id", "human"]].to_dict("list"))
+    raters = pd.concat([labeled.assign(rater=f"r{k}") for k in range(3)]).sort_values("id")
+    monkeypatch.chdir(tmp_path)
+    frame.drop(columns="human").to_csv("main.csv", index=False)
+    raters.to_csv("ratings.csv", index=False)
+    assert main(["doctor", "main.csv", "--labels", "ratings.csv", "--label", "human"]) == 2
+    err = capsys.readouterr().err.replace("\n", " ")
+    run_python_line(err)
+    assert err.rstrip().endswith("then pass --labels ratings_mean.csv).")
+    out, _ = doctor(["main.csv", "--labels", "ratings_mean.csv", "--label", "human"], capsys)
+    assert f"{len(labeled)} of {len(frame)} rows labeled" in _line(out, "label", "human")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -288,7 +289,8 @@ def join_labels(
     if dup:
         raise ValidationError(
             f"labels file {name!r}: ids {_few(dup)} appear more than once in column {key!r}; "
-            "keep one label per item (average repeated labels first)."
+            "keep one label per item (average repeated labels first"
+            f"{_mean_line(path, str(theirs), label)})."
         )
     if table_ids.duplicated().any():
         first = table_ids[table_ids.duplicated()].iloc[0]
@@ -379,6 +381,23 @@ def near_ids(
                 f"{t!r}): write {whose} ids as the table does{zeros}"
             )
     return ""
+
+
+def _mean_line(path: str | Path, key: str, label: str) -> str:
+    """The shell line that writes the labels file at ``path`` (CSV or Parquet) with one
+    row per id of its column ``key``, the mean of its ``label`` values (several raters'),
+    into ``<stem>_mean.csv``, and what to pass then: ``""`` for another format."""
+    from bacon_bayes.csv_format import pandas_command, pandas_read
+
+    ending = next((e for e in (".csv", ".csv.gz", ".tsv", ".parquet") if str(path).endswith(e)), "")
+    if not ending:
+        return ""
+    out = f"{Path(path).name.removesuffix(ending)}_mean.csv"
+    line = pandas_command(
+        f"lab = {pandas_read(path)}; lab.groupby({key!r}, as_index=False)[{label!r}].mean()"
+        f".to_csv({out!r}, index=False)"
+    )
+    return f", e.g. each item's mean: {line}, then pass --labels {shlex.quote(out)}"
 
 
 def _no_blank_ids(ids: pd.Series, what: str) -> None:
