@@ -233,6 +233,8 @@ def test_scores_written_as_letters_get_the_numbers_that_rise_with_the_label(
     order = "EDCBA" if grades else "ABCDE"  # the letter of score 1, 2, ... 5
     frame["llm_a"] = frame["llm_a"].map(lambda v: order[int(v) - 1])
     frame["arm"] = np.array(list("ABCD"))[np.arange(len(frame)) % 4]  # names, not scores
+    codes = {s: "ABCDEF"[k % 6] for k, s in enumerate(sorted(frame["system"].unique()))}
+    frame["condition"] = frame["system"].map(codes)  # names of groups of unequal quality
     monkeypatch.chdir(tmp_path)
     frame.to_csv("letters.csv", index=False)
     out, _ = doctor(["letters.csv"], capsys)
@@ -240,6 +242,7 @@ def test_scores_written_as_letters_get_the_numbers_that_rise_with_the_label(
     assert "scores written as letters ('A', 'B', 'C', 'D', 'E')" in why
     assert ("E = 1 ... A = 5 rises" if grades else "A = 1 ... E = 5 rises") in why
     assert "letters" not in _line(out, "left out", "arm")
+    assert out.count("written as letters") == 1, out
     run_python_line(why)
     again, _ = doctor(why.rsplit("then bacon doctor ", 1)[1].split(), capsys)
     assert "llm_a" in found(again, "judge")

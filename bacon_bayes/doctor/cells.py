@@ -47,6 +47,12 @@ COMMAS = "numbers written with a decimal comma"
 COMMAS_FIX = "save it with a decimal point (or as a semicolon-separated CSV)"
 #: a column of letters ranked with the label under this is taken for names, not scores
 UNRELATED_LETTERS = 0.1
+#: a column named so holds names, never a judge's letters (systems or arms A, B, C ...)
+_NAMES_LETTERS = re.compile(
+    r"system|model|provider|group|policy|agent|variant|condition|arm|treatment|version|team"
+    r"|site|batch|split|cohort|class|categor|type|kind",
+    re.I,
+)
 #: the spellings :func:`case_variants` shows
 SHOWN_SPELLINGS = 2
 #: what to do with names written several ways
@@ -258,7 +264,7 @@ def letter_columns(
     ``<stem>_numbers.csv`` with the doctor to run on it (``file`` read by ``read``; else
     the pandas to run)."""
     from bacon_bayes.csv_format import pandas_command
-    from bacon_bayes.doctor.names import GROUP_NAME, PROMPT_HINT
+    from bacon_bayes.doctor.names import PROMPT_HINT
     from bacon_bayes.letters import (
         LETTER_LABELS,
         LETTER_SCORES,
@@ -271,8 +277,8 @@ def letter_columns(
     found: dict[str, tuple[list[str], str, bool]] = {}
     for c in map(str, frame.columns):
         dense = bool(frame[c].notna().mean() >= 0.5)
-        if c in skip or c == label or (label and not dense) or GROUP_NAME.match(c):
-            continue  # systems named A, B, C ...
+        if c in skip or c == label or (label and not dense) or _NAMES_LETTERS.search(c):
+            continue  # systems (arms, versions) named A, B, C ...
         if PROMPT_HINT.search(c) or (levels := letter_levels(frame[c])) is None:
             continue
         against = as_numbers(frame[label]) if label and dense else None
