@@ -400,6 +400,37 @@ def _mean_line(path: str | Path, key: str, label: str) -> str:
     return f", e.g. each item's mean: {line}, then pass --labels {shlex.quote(out)}"
 
 
+def restore_zeros(
+    unknown: pd.Series, table_ids: pd.Series, path: str | Path, column: str, study: str | Path
+) -> str:
+    """The line that writes the label file at ``path`` (CSV) with the leading zeros a
+    spreadsheet took off its ids (its ``column``) put back, where every id of
+    ``table_ids`` is digits of one width and each of ``unknown`` is one of them so, with
+    the ``bacon label import`` into ``study`` to run then; ``""`` otherwise."""
+    from bacon_bayes.csv_format import pandas_command
+
+    ids, lost = table_ids.astype(str), unknown.astype(str).str.strip()
+    width = int(ids.str.len().max()) if len(ids) else 0
+    known = set(ids)
+    if not ids.str.fullmatch(r"\d+").all() or ids.str.len().nunique() != 1 or lost.empty:
+        return ""
+    if not lost.str.fullmatch(r"\d+").all() or not lost.str.zfill(width).isin(known).all():
+        return ""
+    name = Path(path).name
+    ending = next((e for e in (".csv", ".csv.gz", ".tsv") if name.lower().endswith(e)), "")
+    if not ending:
+        return ""
+    out = str(Path(path).with_name(f"{name[: -len(ending)]}_ids.csv"))
+    line = pandas_command(
+        f"df = pd.read_csv({str(path)!r}, dtype=str); df[{column!r}] = "
+        f"df[{column!r}].str.strip().str.zfill({width}); df.to_csv({out!r}, index=False)"
+    )
+    return (
+        f"; every id of the pool is {width} digits, so this line puts the zeros back: {line}, "
+        f"then bacon label import {shlex.quote(out)} --study {shlex.quote(str(study))}"
+    )
+
+
 def _no_blank_ids(ids: pd.Series, what: str) -> None:
     """Refuse empty cells in a column of ids (``what``: whose), naming where they are."""
     blank = ids.isna().to_numpy().nonzero()[0]
