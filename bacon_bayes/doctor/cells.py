@@ -53,6 +53,11 @@ _NAMES_LETTERS = re.compile(
     r"|site|batch|split|cohort|class|categor|type|kind",
     re.I,
 )
+#: ... and a column named so a long table's judges (``judge``: ``a``, ``b``, ``c``)
+_JUDGE_NAMES = re.compile(
+    r"^(judge|grader|evaluator|scorer|rater|annotator|llm|metric|model)s?([ _.-]?(name|id))?$",
+    re.I,
+)
 #: the spellings :func:`case_variants` shows
 SHOWN_SPELLINGS = 2
 #: what to do with names written several ways
@@ -277,7 +282,8 @@ def letter_columns(
     found: dict[str, tuple[list[str], str, bool]] = {}
     for c in map(str, frame.columns):
         dense = bool(frame[c].notna().mean() >= 0.5)
-        if c in skip or c == label or (label and not dense) or _NAMES_LETTERS.search(c):
+        named = _NAMES_LETTERS.search(c) or _JUDGE_NAMES.match(c)
+        if c in skip or c == label or (label and not dense) or named:
             continue  # systems (arms, versions) named A, B, C ...
         if PROMPT_HINT.search(c) or (levels := letter_levels(frame[c])) is None:
             continue
