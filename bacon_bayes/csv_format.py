@@ -240,13 +240,55 @@ def read_as(options: dict[str, Any]) -> str:
     return ", ".join(filter(None, said))
 
 
+#: Column names taken as the item id when ``--item`` is not given.
+ITEM_COLUMNS = ("id", "item", "item_id")
+
+
+def item_name(column: object) -> str | None:
+    """Which of :data:`ITEM_COLUMNS` a column's name is, case, spaces and hyphens aside
+    (``"Item ID"``, ``"item-id"``: ``"item_id"``); None: none."""
+    key = re.sub(r"[\s\-]+", "_", str(column).strip().lower())
+    return key if key in ITEM_COLUMNS else None
+
+
+#: an id written with leading zeros (``0042``)
+PADDED_ID = r"^\s*[-+]?0\d"
+
+
+def named_ids(path: Path, how: dict[str, Any]) -> list[str]:
+    """The columns of the CSV at ``path`` (read with ``how``) named like an id
+    (:func:`item_name`), read as text first (:func:`bacon_bayes.io.read_table`)."""
+    import pandas as pd
+
+    with csv_source(path, whole=False) as source:
+        names = pd.read_csv(**source, **how, nrows=0).columns
+    return [str(c) for c in names if item_name(c)]
+
+
+def padded_ids(path: str | Path) -> list[str]:
+    """The id columns of the CSV at ``path`` that hold an id written with leading zeros,
+    which :func:`read_table` keeps as text (a pandas recipe reads them with ``dtype=str``)."""
+    import pandas as pd
+
+    how = csv_options(path)
+    try:
+        ids = named_ids(Path(path), how)
+        with csv_source(Path(path)) as source:
+            cells = pd.read_csv(**source, **how, usecols=ids, dtype=str) if ids else None
+    except (ValueError, OSError, EOFError, UnicodeDecodeError, pd.errors.ParserError):
+        return []  # its reader says why
+    return [] if cells is None else [c for c in ids if cells[c].str.match(PADDED_ID).any()]
+
+
 def pandas_read(path: str | Path) -> str:
     """The pandas call that reads the table at ``path`` as every command does: a Parquet
     file, else a CSV with :func:`csv_options` (separator, decimal comma, encoding, the
-    lines above the header)."""
+    lines above the header) and ids written with leading zeros as text."""
     if "".join(Path(path).suffixes).lower().endswith(".parquet"):
         return f"pd.read_parquet({str(path)!r})"
-    how = csv_options(path)
+    how: dict[str, Any] = csv_options(path)
+    if padded := padded_ids(path):  # '00042' stays an id, not the number 42
+        how["dtype"] = dict.fromkeys(padded, "str")
     return f"pd.read_csv({str(path)!r}{''.join(f', {k}={v!r}' for k, v in how.items())})"
 
 

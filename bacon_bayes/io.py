@@ -13,7 +13,18 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.atomic import write_file
-from bacon_bayes.csv_format import csv_options, csv_source, held, open_raw, read_as, record_lines
+from bacon_bayes.csv_format import (
+    ITEM_COLUMNS,
+    PADDED_ID,
+    csv_options,
+    csv_source,
+    held,
+    item_name,
+    named_ids,
+    open_raw,
+    read_as,
+    record_lines,
+)
 from bacon_bayes.errors import BaconError, ValidationError
 from bacon_bayes.words import bools_as_floats, minus_signs, word_numbers
 
@@ -156,25 +167,13 @@ def refuse_workbook(path: Path) -> None:
         )
 
 
-#: an id written with leading zeros (``0042``)
-_PADDED = r"^\s*[-+]?0\d"
-
-
-def _id_columns(path: Path, how: dict[str, Any]) -> list[str]:
-    """The columns of the CSV at ``path`` (read with ``how``) named like an id
-    (:func:`item_name`), read as text first (:func:`_padded_ids_as_text`)."""
-    with csv_source(path, whole=False) as source:
-        names = pd.read_csv(**source, **how, nrows=0).columns
-    return [str(c) for c in names if item_name(c)]
-
-
 def _padded_ids_as_text(frame: pd.DataFrame, ids: list[str]) -> None:
     """Keep as text the id columns (read as text) where an id is written with leading
     zeros (``0004``: as numbers, ``004`` and ``4`` would be one id, as in a study's
     items); the others back to the numbers pandas reads them as."""
     for c in ids:
         s = frame[c] if c in frame.columns else None
-        if s is None or not pd.api.types.is_string_dtype(s) or s.str.match(_PADDED).any():
+        if s is None or not pd.api.types.is_string_dtype(s) or s.str.match(PADDED_ID).any():
             continue
         num = pd.to_numeric(s, errors="coerce")
         if num[s.notna()].notna().all():
@@ -208,12 +207,12 @@ def read_table(
         else:
             how = csv_options(path)
             try:
-                ids = _id_columns(path, how)
+                ids = named_ids(path, how)
                 with csv_source(path) as source:
                     frame = pd.read_csv(**source, **how, dtype=dict.fromkeys(ids + text, str))
             except UnicodeDecodeError:  # UTF-8 in its first 64 KB only: a Windows file
                 how["encoding"] = "cp1252"
-                ids = _id_columns(path, how)
+                ids = named_ids(path, how)
                 with csv_source(path) as source:
                     frame = pd.read_csv(**source, **how, dtype=dict.fromkeys(ids + text, str))
             kept = _kept_na_words(path, how, frame, names)
@@ -641,17 +640,6 @@ def read_tree(path: str | Path, what: str, fix: str) -> Any:
         raise ValidationError(f"{what} file {str(path)!r} does not exist.")
     with reading(path, f"{what} file", fix), xr.open_datatree(str(path), engine="h5netcdf") as t:
         return t.load()
-
-
-#: Column names taken as the item id when ``--item`` is not given.
-ITEM_COLUMNS = ("id", "item", "item_id")
-
-
-def item_name(column: object) -> str | None:
-    """Which of :data:`ITEM_COLUMNS` a column's name is, case, spaces and hyphens aside
-    (``"Item ID"``, ``"item-id"``: ``"item_id"``); None: none."""
-    key = re.sub(r"[\s\-]+", "_", str(column).strip().lower())
-    return key if key in ITEM_COLUMNS else None
 
 
 def item_column(df: pd.DataFrame, judges: object = ()) -> str | None:

@@ -13,6 +13,7 @@ import pandas as pd
 
 from bacon_bayes.arguments import need_column, suggest
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.letters import letters_fix
 from bacon_bayes.words import (
     PACKED,
     as_numbers,
@@ -181,6 +182,8 @@ def numeric_column(
                 f"{role} column {series.name!r} holds {PACKED} (every filled cell, the first "
                 f"at {rows(pos)}){what}."
             )
+        if (letters := letters_fix(series)) is not None:  # 'A' ... 'E'
+            raise ValidationError(f"{role} column {series.name!r} {letters}.")
         if (levels := word_levels(series)) is not None:  # 'Partially' beside 'Yes' / 'No'
             raise ValidationError(
                 f"{role} column {series.name!r} holds {levels[0]}, {series.iloc[pos]!r} at "

@@ -458,6 +458,8 @@ def bools_as_floats(
             continue
         if s.isna().any() and pd.api.types.infer_dtype(s, skipna=True) == "boolean":
             swap[col] = s.astype(float)  # compiled, not per cell
+        elif (marked := _bools_and_marks(s)) is not None:  # JSON's true / false, and "N/A"
+            swap[col], said[col] = marked
         elif (read := word_numbers(s)) is not None and read[0].notna().sum() == s.notna().sum():
             swap[col], said[col] = read
         elif numbers and col not in keep and (read := text_numbers(s)) is not None:
@@ -469,6 +471,22 @@ def bools_as_floats(
         out[col] = values
     out.attrs["verdicts"] = {**frame.attrs.get("verdicts", {}), **said}
     return out
+
+
+def _bools_and_marks(column: pd.Series) -> tuple[pd.Series, str] | None:
+    """A column of booleans (a JSON file's ``true`` / ``false``) with blank cells or cells
+    that say "no value" (``"N/A"``, ``"-"``: :func:`says_missing`) on its other rows, as
+    1.0 / 0.0 / NaN, and how it was read; None for any other column."""
+    if pd.api.types.infer_dtype(column, skipna=True) != "mixed":
+        return None
+    text = column.astype(str).str.strip()
+    empty = column.isna() | (text == "") | says_missing(column)
+    rest = column[~empty]
+    if rest.empty or not all(isinstance(v, (bool, np.bool_)) for v in rest):
+        return None
+    marks = ", ".join(repr(str(v)) for v in pd.unique(column[empty & column.notna()])[:3])
+    values = rest.astype(float).reindex(column.index)
+    return values, f"True / False read as 1 / 0, {marks} as empty cells"
 
 
 def id_text(ids: pd.Series) -> pd.Series:

@@ -12,6 +12,7 @@ import pytest
 
 from bacon_bayes.cli import main
 
+from .printed import run_python_line
 from .test_doctor_messy import doctor, estimate_json, found, section
 from .test_doctor_values import _line, _table
 
@@ -214,3 +215,61 @@ def test_replies_on_two_tops_or_ids_after_a_word_are_not_read_as_scores(tmp_path
     assert word_numbers(pd.Series([f"doc: {k}" for k in range(20)])) is None
     both = pd.Series(["Score: 4/5", "Score: 3"] * 5)
     assert word_numbers(both) is None
+
+
+@pytest.mark.parametrize("grades", [True, False])
+def test_scores_written_as_letters_get_the_numbers_that_rise_with_the_label(
+    tmp_path, capsys, monkeypatch, grades
+) -> None:
+    """Finding H2-1: a judge whose scores are letters (SummEval's multiple-choice judge
+    writes A-E, A the lowest; a grader writes A the best) was left out as "5 distinct
+    strings shared by the system values ...: a category, not a prompt", and estimate said
+    "non-numeric value 'D' ... Fix the value". Doctor now names the letters, says which
+    order rises with the label, and prints the line that writes them so, after which the
+    judge is taken; estimate names both maps."""
+    frame = _table()
+    plain = tmp_path / "plain.csv"
+    frame.to_csv(plain, index=False)
+    order = "EDCBA" if grades else "ABCDE"  # the letter of score 1, 2, ... 5
+    frame["llm_a"] = frame["llm_a"].map(lambda v: order[int(v) - 1])
+    frame["arm"] = np.array(list("ABCD"))[np.arange(len(frame)) % 4]  # names, not scores
+    codes = {s: "ABCDEF"[k % 6] for k, s in enumerate(sorted(frame["system"].unique()))}
+    frame["condition"] = frame["system"].map(codes)  # names of groups of unequal quality
+    monkeypatch.chdir(tmp_path)
+    frame.to_csv("letters.csv", index=False)
+    out, _ = doctor(["letters.csv"], capsys)
+    why = _line(out, "left out", "llm_a")
+    assert "scores written as letters ('A', 'B', 'C', 'D', 'E')" in why
+    assert ("E = 1 ... A = 5 rises" if grades else "A = 1 ... E = 5 rises") in why
+    assert "letters" not in _line(out, "left out", "arm")
+    assert out.count("written as letters") == 1, out
+    run_python_line(why)
+    again, _ = doctor(why.rsplit("then bacon doctor ", 1)[1].split(), capsys)
+    assert "llm_a" in found(again, "judge")
+    assert _estimate(tmp_path / "letters_numbers.csv", "llm_a", capsys) == _estimate(
+        plain, "llm_a", capsys
+    )
+    assert main(["estimate", "letters.csv", "--label", "human", "--judge", "llm_a"]) == 2
+    err = capsys.readouterr().err
+    assert "holds letters ('A'" in err and "{'A': 5, 'B': 4" in err
+
+
+def test_labels_written_as_letter_grades_get_the_numbers_that_rise_with_the_judges(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    """Finding H2-6: a human's grades (A the best) in a sparse column were called "a
+    category, not a prompt", and doctor said "no human labels: label a sample". They are
+    now named as the labels, with the numbers that rise with the judges and the line
+    that writes them, after which they are the label."""
+    frame = _table()
+    frame["human"] = frame["human"].map(lambda v: "EDCBA"[int(v) - 1] if v == v else v)
+    monkeypatch.chdir(tmp_path)
+    frame.to_csv("grades.csv", index=False)
+    assert main(["doctor", "grades.csv"]) == 0
+    out = capsys.readouterr().out
+    assert "none: 'human' holds labels written as letters" in _line(out, "label", "-")
+    why = _line(out, "left out", "human")
+    assert "E = 1 ... A = 5 rises with the judges" in why
+    run_python_line(why)
+    again, _ = doctor(["grades_numbers.csv"], capsys)
+    assert found(again, "label") == ["human"]

@@ -37,6 +37,19 @@ def relevance_table(share: float = 0.15, seed: int = 0) -> pd.DataFrame:
     return out
 
 
+def write_long_and_labels(
+    table: pd.DataFrame, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> pd.DataFrame:
+    """Write ``table`` (:func:`relevance_table`) in ``folder`` as ``long.csv``, one row per
+    item and judge, and its labels as ``labels.csv``; chdir there; return the long table."""
+    labels = table.loc[table["relevance"].notna(), ["item", "relevance"]]
+    long = table.drop(columns="relevance").melt(["item", "system"], list(JUDGES), "judge", "score")
+    monkeypatch.chdir(folder)
+    long.to_csv("long.csv", index=False)
+    labels.to_csv("labels.csv", index=False)
+    return long
+
+
 def doctor(path: Path, capsys: pytest.CaptureFixture[str]) -> str:
     assert main(["doctor", str(path)]) == 0
     return capsys.readouterr().out
@@ -167,11 +180,7 @@ def test_a_long_table_with_a_labels_file_gets_its_pivot_first(tmp_path, capsys, 
     table's id column 'item' repeats" (the join came first). Doctor now says the table is
     long, prints its pivot and how to add the labels to the pivoted table, which runs."""
     table = relevance_table().drop(columns=["summary", "doc_id"])
-    labels = table.loc[table["relevance"].notna(), ["item", "relevance"]]
-    long = table.drop(columns="relevance").melt(["item", "system"], list(JUDGES), "judge", "score")
-    monkeypatch.chdir(tmp_path)
-    long.to_csv("long.csv", index=False)
-    labels.to_csv("labels.csv", index=False)
+    long = write_long_and_labels(table, tmp_path, monkeypatch)
     assert main(["doctor", "long.csv", "--labels", "labels.csv", "--label", "relevance"]) == 0
     out = capsys.readouterr().out
     assert "long      judge" in out and "run:" not in out
@@ -365,3 +374,47 @@ def test_a_long_table_keyed_by_its_group_and_a_question_number_is_pivoted(tmp_pa
     back = pd.read_csv(tmp_path / "wide.csv")
     assert len(back) == 120 and {"GPT-4", "JudgeLM", "human", "question"} <= set(back.columns)
     assert back["human"].notna().sum() == wide["human"].notna().sum()
+
+
+def test_a_long_tables_pivot_keeps_ids_written_with_leading_zeros(tmp_path, capsys, monkeypatch):
+    """Finding H2-2: a long table keyed by ids written with leading zeros (``00007``) and
+    its labels in another file keyed alike. Doctor's pivot line read the ids as numbers
+    (``7``), so the next printed command refused every label ("match an id of the table
+    but for leading zeros"). The pivot now reads them as text, and the command runs."""
+    table = relevance_table().drop(columns=["summary", "doc_id"])
+    table["item"] = [f"{i:05d}" for i in table["item"]]
+    write_long_and_labels(table, tmp_path, monkeypatch)
+    assert main(["doctor", "long.csv", "--labels", "labels.csv", "--label", "relevance"]) == 0
+    flat = capsys.readouterr().out.replace("\n", " ")
+    assert "dtype={'item': 'str'}" in run_python_line(flat)
+    then = flat.split("once it is pivoted, add them with: ", 1)[1].strip()
+    assert main(shlex.split(then)[1:]) == 0
+    again = command(capsys.readouterr().out)
+    assert again is not None and again[again.index("--item") + 1] == "item"
+
+
+def test_a_long_table_whose_scores_are_letters_for_one_judge_is_pivoted(
+    tmp_path, capsys, monkeypatch
+):
+    """Finding H2-3: a long table whose score column holds letters for one judge (a
+    multiple-choice judge's A-E) and numbers for the others was not found to be long
+    ("score: 14 distinct string(s) ... no group, prompt or text"; "nothing yet: no judge
+    column found"). It is now pivoted as any long table; on the pivoted table the letters
+    get their numbers, and each printed line runs, the labels file carried along."""
+    table = relevance_table().drop(columns=["summary", "doc_id"])
+    table["gpt35"] = table["gpt35"].map(lambda v: "ABCDE"[int(v) - 1] if v == v else v)
+    long = write_long_and_labels(table, tmp_path, monkeypatch)
+    assert long["score"].dtype == object
+    assert main(["doctor", "long.csv", "--labels", "labels.csv", "--label", "relevance"]) == 0
+    out = capsys.readouterr().out
+    assert "long      judge" in out and "the long table's scores, kept as text" in out
+    run_python_line(out.replace("\n", " "))
+    assert main(["doctor", "wide.csv", "--labels", "labels.csv", "--label", "relevance"]) == 0
+    why = next(ln for ln in capsys.readouterr().out.splitlines() if "left out  gpt35" in ln)
+    assert "A = 1 ... E = 5 rises with the label" in why
+    run_python_line(why)
+    then = why.rsplit("then bacon doctor ", 1)[1]
+    assert then == "wide_numbers.csv --labels labels.csv --label relevance"
+    assert main(["doctor", *shlex.split(then)]) == 0
+    again = command(capsys.readouterr().out)
+    assert again is not None and "gpt35" in again

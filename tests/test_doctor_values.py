@@ -5,6 +5,8 @@ Likert answers and percentages, a True/False labels file, ids written 1.0 in one
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,6 +15,7 @@ from bacon_bayes.cli import main
 from bacon_bayes.stream.source import expand_columns
 
 from .messy_tables import Messy, messy_table
+from .printed import run_python_line
 from .test_doctor_messy import doctor, estimate_json, found, section
 
 
@@ -215,3 +218,78 @@ def test_a_judge_named_with_brackets_is_its_column(tmp_path, capsys) -> None:
     _, command = doctor([str(path)], capsys)
     assert "gpt4 [v2]" in command
     assert estimate_json(command[1:], capsys)["pool"]["judges"][0] == "gpt4 [v2]"
+
+
+def test_json_true_false_labels_with_na_marks_on_unlabeled_rows_are_read(tmp_path, capsys) -> None:
+    """Finding H2-4: a JSON Lines export whose label is JSON's true / false where labeled
+    and "N/A", "-" or "" elsewhere was called "labels written as 2 words ('True',
+    'False')", with a map of the strings 'True' / 'False' that matches no cell (the cells
+    are booleans): no label, and no route. It is read as 1 / 0, the marks as empty cells,
+    said, and estimates as the same file with null there."""
+    frame = _table()
+    rows = [
+        {"id": r.id, "system": r.system, "llm_a": r.llm_a, "llm_b": r.llm_b, "human": r.human}
+        for r in frame.itertuples()
+    ]
+    for row in rows:
+        row["human"] = bool(row["human"] >= 3) if row["human"] == row["human"] else None
+    marked, plain = tmp_path / "marked.jsonl", tmp_path / "plain.jsonl"
+    plain.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    for k, row in enumerate(rows):
+        row["human"] = ["N/A", "-", ""][k % 3] if row["human"] is None else row["human"]
+    marked.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["doctor", str(marked)]) == 0
+    said = _line(capsys.readouterr().out, "label", "human")
+    assert "True / False read as 1 / 0, 'N/A', '-', '' as empty cells" in said
+    means = []
+    for path in (marked, plain):
+        assert main(["estimate", str(path), "--label", "human", "--judge", "llm_*", "--json"]) == 0
+        means.append(json.loads(capsys.readouterr().out)["mean"])
+    assert means[0] == means[1]
+
+
+@pytest.mark.parametrize("binary", [True, False])
+def test_a_json_labels_file_with_na_marks_on_unlabeled_rows_is_read(tmp_path, capsys, binary):
+    """Finding H2-7: a JSON Lines labels file (every item, its label or "N/A" / "-" / "")
+    was refused: "label 'N/A' is not a number", where the same cells in the table or in
+    a CSV labels file are empty cells. They are read so, and said."""
+    frame = _table()
+    if binary:
+        frame["human"] = frame["human"].map(lambda v: bool(v >= 3) if v == v else None)
+    main_path, labels_path = tmp_path / "main.csv", tmp_path / "labels.jsonl"
+    frame.drop(columns="human").to_csv(main_path, index=False)
+    marks = ["N/A", "-", ""]
+    labels_path.write_text(
+        "".join(
+            json.dumps({"id": i, "human": marks[k % 3] if h is None or h != h else h}) + "\n"
+            for k, (i, h) in enumerate(zip(frame["id"], frame["human"], strict=True))
+        )
+    )
+    out, command = doctor(
+        [str(main_path), "--labels", str(labels_path), "--label", "human"], capsys
+    )
+    assert "'N/A', '-'" in _line(out, "label", "human")
+    result = estimate_json(command[1:], capsys)
+    labeled = frame["human"].dropna().astype(float)
+    assert result["mean"]["classical"]["estimate"] == pytest.approx(labeled.mean())
+
+
+def test_a_labels_file_of_several_raters_per_item_gets_the_line_that_averages_them(
+    tmp_path, capsys, monkeypatch
+):
+    """Finding H2-8: a labels file of one row per item and rater (3 experts each) was
+    refused with "keep one label per item (average repeated labels first)" and no way to
+    do it; the refusal now prints the line that writes each item's mean, which then
+    joins."""
+    frame = _table()
+    labeled = pd.DataFrame(frame.loc[frame["human"].notna(), ["id", "human"]].to_dict("list"))
+    raters = pd.concat([labeled.assign(rater=f"r{k}") for k in range(3)]).sort_values("id")
+    monkeypatch.chdir(tmp_path)
+    frame.drop(columns="human").to_csv("main.csv", index=False)
+    raters.to_csv("ratings.csv", index=False)
+    assert main(["doctor", "main.csv", "--labels", "ratings.csv", "--label", "human"]) == 2
+    err = capsys.readouterr().err.replace("\n", " ")
+    run_python_line(err)
+    assert err.rstrip().endswith("then pass --labels ratings_mean.csv).")
+    out, _ = doctor(["main.csv", "--labels", "ratings_mean.csv", "--label", "human"], capsys)
+    assert f"{len(labeled)} of {len(frame)} rows labeled" in _line(out, "label", "human")

@@ -135,3 +135,31 @@ def test_compare_groups_and_ranks_use_the_narrower_family(cal):
         assert diffs.ci_low[k] == pytest.approx(table.ci_low[0] - table.ci_high[1])
     ranks = cal.rank_groups()
     assert {"rank_low", "rank_high"} <= set(ranks.columns)
+
+
+def test_the_pairs_shown_are_the_first_labeled_groups_not_an_unvalidated_ones():
+    """Finding H2-5: WMT22 by document (50 documents, 0-2 labels each): the group ranked
+    first by estimate had no labels (UNVALIDATED), and the summary showed its 49 pairs,
+    every one "no interval" (and the resolved ones, none). The summary now shows the
+    pairs of the first group with labels, and the best line says why."""
+    from bacon_bayes.report.comparisons import comparisons
+
+    rng = np.random.default_rng(3)
+    names = [f"g{k}" for k in range(8)]
+    g = np.repeat(names, 40)
+    y = rng.normal(size=g.size) + np.repeat([0, 0.3, 0.6, 0.9, 1.2, 1.5, 1.8, 4.0], 40)
+    lab = (np.arange(g.size) % 40 < 6) & (g != "g7")  # the best group, g7, has none
+    frame = pd.DataFrame({"y": np.where(lab, y, np.nan), "j": y + rng.normal(0, 0.5, g.size)})
+    frame["g"] = g
+    pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous", group="g")
+    c = comparisons(Calibrator(engine="freq").fit(pool))
+    assert c.best == "g7"
+    shown = c.shown_pairs()  # before: g7's pairs, every one without an interval
+    assert np.isfinite(shown.loc[~shown["resolved"], "ci_low"]).any()
+    assert c.shown_best != "g7"
+    text = c.to_text()
+    assert f"(shown: {c.shown_best}'s pairs" in text
+    assert (
+        "g7 has no labels (UNVALIDATED: the judges' mean with the pool's correction), "
+        f"the first with labels is {c.shown_best}" in text
+    )

@@ -36,6 +36,7 @@ from bacon_bayes.doctor.text import glued, profile_text
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.shrink import MIN_SEPARATE_LABELS, choose_pooling
 from bacon_bayes.io import row_place
+from bacon_bayes.letters import LETTER_SCORES
 from bacon_bayes.order import names_text, natural_key
 from bacon_bayes.readers import TableMeta
 from bacon_bayes.scale import (
@@ -232,6 +233,10 @@ def profile(
         read=read_call(file, meta.format),
         file=file,
     )
+    if labels is not None and roles.label is not None:  # the doctor it prints joins them too
+        joined = f" --labels {shlex.quote(labels)} --label {shlex.quote(roles.label)}"
+        for c, why in roles.left_out.items():
+            roles.left_out[c] = why + joined if why.startswith(LETTER_SCORES) else why
     p = Profile(file=file, meta=meta, n_rows=len(frame), roles=roles, alpha=alpha)
     p.blocked = [b for b in (summary, check_ids(frame, roles, meta.format)) if b]
     p.read_as = str(frame.attrs.get("read as", ""))

@@ -45,6 +45,19 @@ DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+(,\d+)?\s*$")
 #: how the reason of a column of numbers written with a decimal comma begins, and the fix
 COMMAS = "numbers written with a decimal comma"
 COMMAS_FIX = "save it with a decimal point (or as a semicolon-separated CSV)"
+#: a column of letters ranked with the label under this is taken for names, not scores
+UNRELATED_LETTERS = 0.1
+#: a column named so holds names, never a judge's letters (systems or arms A, B, C ...)
+_NAMES_LETTERS = re.compile(
+    r"system|model|provider|group|policy|agent|variant|condition|arm|treatment|version|team"
+    r"|site|batch|split|cohort|class|categor|type|kind",
+    re.I,
+)
+#: ... and a column named so a long table's judges (``judge``: ``a``, ``b``, ``c``)
+_JUDGE_NAMES = re.compile(
+    r"^(judge|grader|evaluator|scorer|rater|annotator|llm|metric|model)s?([ _.-]?(name|id))?$",
+    re.I,
+)
 #: the spellings :func:`case_variants` shows
 SHOWN_SPELLINGS = 2
 #: what to do with names written several ways
@@ -242,3 +255,76 @@ _SCORE_WORD = re.compile(r"score|rating|rated|grade|stars?\b|points?\b", re.I)
 #: a number in a cell, and a cell of one number with text around it (``Score: 4``)
 _NUMBER = r"([-+]?\d*\.?\d+)"
 _WRAPPED = rf"^(\D*?)\s*{_NUMBER}\s*(\D*)$"
+
+
+def letter_columns(
+    frame: pd.DataFrame, label: str | None, skip: list[str], file: str | None, read: str | None
+) -> dict[str, str]:
+    """The columns of ``frame`` (but ``skip``) written as letters
+    (:func:`bacon_bayes.letters.letter_levels`; not named like a group or prompt, nor
+    unrelated to the label): dense ones a judge's scores, and without a ``label`` a sparse
+    one the labels. Each with why it plays no part yet and the fix: the numbers that rise
+    with the label (a judge's) or with the judges (the labels'; grades, ``A`` the best,
+    where neither tells), and a shell line writing every such column so into
+    ``<stem>_numbers.csv`` with the doctor to run on it (``file`` read by ``read``; else
+    the pandas to run)."""
+    from bacon_bayes.csv_format import pandas_command
+    from bacon_bayes.doctor.names import PROMPT_HINT
+    from bacon_bayes.letters import (
+        LETTER_LABELS,
+        LETTER_SCORES,
+        letter_levels,
+        letters_rise,
+        map_text,
+    )
+    from bacon_bayes.study.folder import file_stem
+
+    found: dict[str, tuple[list[str], str, bool]] = {}
+    for c in map(str, frame.columns):
+        dense = bool(frame[c].notna().mean() >= 0.5)
+        named = _NAMES_LETTERS.search(c) or _JUDGE_NAMES.match(c)
+        if c in skip or c == label or (label and not dense) or named:
+            continue  # systems (arms, versions) named A, B, C ...
+        if PROMPT_HINT.search(c) or (levels := letter_levels(frame[c])) is None:
+            continue
+        against = as_numbers(frame[label]) if label and dense else None
+        if not dense:  # the labels: against the judges' (dense numeric columns') mean rank
+            judges = [j for j in frame.columns if j not in skip and numeric(frame[j]) is not None]
+            ranks = [frame[j].rank(pct=True) for j in judges if frame[j].notna().mean() >= 0.5]
+            against = pd.concat(ranks, axis=1).mean(axis=1) if ranks else None
+        r = None if against is None else letters_rise(frame[c], against)
+        if r is not None and abs(r) < UNRELATED_LETTERS:
+            continue  # names, more likely than a judge's scores
+        first, last, what = levels[0], levels[-1], "the label" if dense else "the judges"
+        if r is None:
+            said = (
+                f"nothing tells which end is best: as grades, {first} the best ({first} = "
+                f"{len(levels)}; where {first} is a scale's first and lowest option, {first} = 1)"
+            )
+        else:
+            up, down = (first, last) if r >= 0 else (last, first)
+            said = (
+                f"{up} = 1 ... {down} = {len(levels)} rises with {what} (Spearman "
+                f"{abs(r):.2f}; the other way {-abs(r):.2f})"
+            )
+        found[c] = (levels, map_text(c, levels, r is not None and r >= 0) + "; " + said, dense)
+    if not found:
+        return {}
+    code = "; ".join(how.split("; ")[0] for _, how, _ in found.values())
+    if file is not None and read is not None:
+        out = f"{file_stem(file)}_numbers.csv"
+        line = pandas_command(f"df = {read}; {code}; df.to_csv({out!r}, index=False)")
+        fix = f"{line}, then bacon doctor {shlex.quote(out)}"
+    else:
+        fix = f"e.g. in pandas: {code}"
+    return {
+        c: (
+            f"{LETTER_SCORES} ({', '.join(map(repr, levels))}): a judge's scores? Not taken as "
+            "a judge until written as numbers"
+            if dense
+            else f"{LETTER_LABELS} ({', '.join(map(repr, levels))}): not taken as the label "
+            "until written as numbers"
+        )
+        + f"; {how.split('; ', 1)[1]}: {fix}"
+        for c, (levels, how, dense) in found.items()
+    }

@@ -28,6 +28,7 @@ from bacon_bayes.doctor.rows import lines
 from bacon_bayes.doctor.strings import (
     MAX_GROUPS,
     TEXT_CHARS,
+    TEXT_SCORES,
     categorical,
     is_code,
     several_words,
@@ -299,6 +300,9 @@ def find_long(frame: pd.DataFrame, roles: Roles, kind: str, read: str | None = N
         and not ID_LIKE.search(str(c))
         and str(c).strip().lower() not in ID_NAMES  # the item numbers are no score
     ]
+    judge = names[0] if names else None
+    if names and not dense:  # scores kept as text: 'D' for one judge, '4' for the others
+        dense = [c for c in _text_scores(frame, roles) if c != judge]
     if not names or not dense or len(dense) > 3:
         return None
     judge = names[0]
@@ -306,7 +310,7 @@ def find_long(frame: pd.DataFrame, roles: Roles, kind: str, read: str | None = N
     short = [
         c
         for c in categorical(frame, roles)
-        if c != judge
+        if c not in (judge, score)
         and not several_words(frame[c])
         and (is_code(frame[c]) or text_width(frame[c]) < TEXT_CHARS)
     ]
@@ -325,6 +329,8 @@ def find_long(frame: pd.DataFrame, roles: Roles, kind: str, read: str | None = N
     recipe, key = pivot_recipe(frame, spec, score, roles.label, keys, kind, human, read)
     roles.long_key = key
     roles.left_out.update(dict.fromkeys(key, "keys the items of the long table (below)"))
+    if numeric(frame[score]) is None:
+        roles.left_out[score] = TEXT_SCORES
     names_it = f"seems to name the judge of each row ({shape[1]}; " if shape else "names the judge"
     return (
         f"a long table: {judge!r} {names_it}"
@@ -334,6 +340,20 @@ def find_long(frame: pd.DataFrame, roles: Roles, kind: str, read: str | None = N
         + f") and {score!r} holds its score, while "
         f"bacon reads one row per item with one column per judge; {recipe}"
     )
+
+
+def _text_scores(frame: pd.DataFrame, roles: Roles) -> list[str]:
+    """The string columns of ``frame`` named like a score (:data:`SCORE_NAME`), filled on
+    most rows with short cells (no text): a long table's scores kept as text, the cells
+    of one judge letters or words (its map to numbers is for the pivoted table)."""
+    return [
+        c
+        for c in categorical(frame, roles)
+        if SCORE_NAME.search(c)
+        and frame[c].notna().mean() >= DENSE
+        and not several_words(frame[c])
+        and text_width(frame[c]) < TEXT_CHARS
+    ]
 
 
 def _judge_by_shape(frame: pd.DataFrame, roles: Roles) -> tuple[str, str, list[str]] | None:

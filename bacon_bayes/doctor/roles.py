@@ -24,6 +24,7 @@ from bacon_bayes.doctor.cells import (
     case_variants,
     decimal_commas,
     is_str,
+    letter_columns,
     listed_cells,
     numeric,
     one_spelling_line,
@@ -69,6 +70,7 @@ from bacon_bayes.doctor.strings import (
     text_width,
 )
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.letters import LETTER_LABELS
 from bacon_bayes.readers import TableMeta
 from bacon_bayes.words import as_numbers, packed_cells, word_levels
 
@@ -573,6 +575,12 @@ def find_roles(
     if wave := wave_column(frame, roles.label, roles.item):  # each label's wave (look)
         roles.wave, roles.reasons["wave"] = wave
     _find_failed_scores(frame, meta, judges, roles)
+    skip = [c for c in (roles.item, group, prompt, *(judges or ()), *roles.left_out) if c]
+    for col, why in letter_columns(frame, roles.label, skip, file, read).items():
+        roles.left_out[col] = why
+        if why.startswith(LETTER_LABELS):  # a person's grades, A-E
+            roles.reasons["label"] = f"none: {col!r} holds {LETTER_LABELS} (below)"
+            roles.label_cells = f"the label column {col!r} holds {why}"
     if not meta.judges and not judges and scores_table(frame, roles, read):
         return roles  # bacon judge's own table: read by --scores, or pivoted
     if not meta.judges and not judges:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from bacon_bayes.doctor.cells import COMMAS, FAILED, SCORE_UNITS, UNITS, WORDS, is_str
+from bacon_bayes.letters import LETTER_LABELS, LETTER_SCORES
 from bacon_bayes.words import PACKED
 
 if TYPE_CHECKING:
@@ -27,6 +28,8 @@ WIDE = (
 #: this many wide characters make a string several words (a CJK phrase has no spaces)
 WIDE_WORDS = 4
 MAX_GROUPS = 50
+#: why a long table's score column kept as text plays no part (it is pivoted)
+TEXT_SCORES = "the long table's scores, kept as text (below)"
 
 
 def several_words(s: pd.Series) -> bool:
@@ -58,7 +61,17 @@ def categorical(frame: pd.DataFrame, roles: Roles) -> list[str]:
     """The string columns no role has taken yet (nor left out as scores or labels but
     for a few cells): the candidates for the group, prompt, texts and a long table's
     judge."""
-    done = (FAILED, UNITS, SCORE_UNITS, COMMAS, PACKED, WORDS)
+    done = (
+        FAILED,
+        UNITS,
+        SCORE_UNITS,
+        COMMAS,
+        PACKED,
+        WORDS,
+        LETTER_SCORES,
+        LETTER_LABELS,
+        TEXT_SCORES,
+    )
     failed = {c for c, why in roles.left_out.items() if why.startswith(done)}
     taken = {roles.item, roles.label, *roles.judges, *failed}
     return [str(c) for c in frame.columns if c not in taken and is_str(frame[c])]

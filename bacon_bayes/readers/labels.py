@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -10,10 +11,10 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import plural_places, read_table, row_place
+from bacon_bayes.io import item_name, plural_places, read_table, row_place
 from bacon_bayes.readers.jsonl import is_json_lines, json_records, read_jsonl
 from bacon_bayes.readers.pairwise import _majority, to_verdict
-from bacon_bayes.words import id_text
+from bacon_bayes.words import bools_as_floats, id_text
 
 
 def _few(values: list[str], n: int = 5) -> str:
@@ -23,13 +24,17 @@ def _few(values: list[str], n: int = 5) -> str:
 
 def read_labels(path: str | Path) -> pd.DataFrame:
     """The labels file ``path``: JSON Lines (``.jsonl``, ``.ndjson``, or any file of one
-    object per line), a JSON array of records (``.json``), else CSV or Parquet."""
+    object per line), a JSON array of records (``.json``), else CSV or Parquet; a JSON
+    file's cells read as a table's (:func:`~bacon_bayes.words.bools_as_floats`)."""
     if str(path).lower().endswith((".jsonl", ".ndjson")) or is_json_lines(path):
-        return read_jsonl(path)[0]
-    if str(path).lower().endswith(".json") and Path(path).is_file():
+        frame = read_jsonl(path)[0]
+    elif str(path).lower().endswith(".json") and Path(path).is_file():
         form = 'write the labels as [{"id": ..., "label": ...}, ...] (one object per item)'
-        return pd.DataFrame.from_records(json_records(Path(path), form + ", or JSON Lines"))
-    return read_table(path)
+        frame = pd.DataFrame.from_records(json_records(Path(path), form + ", or JSON Lines"))
+    else:
+        return read_table(path)
+    # as a table's cells: true / false as 1 / 0, "N/A" and "-" as no label, said
+    return bools_as_floats(frame, numbers=True, ids=[c for c in frame.columns if item_name(c)])
 
 
 def _folded(name: Any) -> str:
@@ -284,7 +289,8 @@ def join_labels(
     if dup:
         raise ValidationError(
             f"labels file {name!r}: ids {_few(dup)} appear more than once in column {key!r}; "
-            "keep one label per item (average repeated labels first)."
+            "keep one label per item (average repeated labels first"
+            f"{_mean_line(path, str(theirs), label)})."
         )
     if table_ids.duplicated().any():
         first = table_ids[table_ids.duplicated()].iloc[0]
@@ -375,6 +381,54 @@ def near_ids(
                 f"{t!r}): write {whose} ids as the table does{zeros}"
             )
     return ""
+
+
+def _mean_line(path: str | Path, key: str, label: str) -> str:
+    """The shell line that writes the labels file at ``path`` (CSV or Parquet) with one
+    row per id of its column ``key``, the mean of its ``label`` values (several raters'),
+    into ``<stem>_mean.csv``, and what to pass then: ``""`` for another format."""
+    from bacon_bayes.csv_format import pandas_command, pandas_read
+
+    ending = next((e for e in (".csv", ".csv.gz", ".tsv", ".parquet") if str(path).endswith(e)), "")
+    if not ending:
+        return ""
+    out = f"{Path(path).name.removesuffix(ending)}_mean.csv"
+    line = pandas_command(
+        f"lab = {pandas_read(path)}; lab.groupby({key!r}, as_index=False)[{label!r}].mean()"
+        f".to_csv({out!r}, index=False)"
+    )
+    return f", e.g. each item's mean: {line}, then pass --labels {shlex.quote(out)}"
+
+
+def restore_zeros(
+    unknown: pd.Series, table_ids: pd.Series, path: str | Path, column: str, study: str | Path
+) -> str:
+    """The line that writes the label file at ``path`` (CSV) with the leading zeros a
+    spreadsheet took off its ids (its ``column``) put back, where every id of
+    ``table_ids`` is digits of one width and each of ``unknown`` is one of them so, with
+    the ``bacon label import`` into ``study`` to run then; ``""`` otherwise."""
+    from bacon_bayes.csv_format import pandas_command
+
+    ids, lost = table_ids.astype(str), unknown.astype(str).str.strip()
+    width = int(ids.str.len().max()) if len(ids) else 0
+    known = set(ids)
+    if not ids.str.fullmatch(r"\d+").all() or ids.str.len().nunique() != 1 or lost.empty:
+        return ""
+    if not lost.str.fullmatch(r"\d+").all() or not lost.str.zfill(width).isin(known).all():
+        return ""
+    name = Path(path).name
+    ending = next((e for e in (".csv", ".csv.gz", ".tsv") if name.lower().endswith(e)), "")
+    if not ending:
+        return ""
+    out = str(Path(path).with_name(f"{name[: -len(ending)]}_ids.csv"))
+    line = pandas_command(
+        f"df = pd.read_csv({str(path)!r}, dtype=str); df[{column!r}] = "
+        f"df[{column!r}].str.strip().str.zfill({width}); df.to_csv({out!r}, index=False)"
+    )
+    return (
+        f"; every id of the pool is {width} digits, so this line puts the zeros back: {line}, "
+        f"then bacon label import {shlex.quote(out)} --study {shlex.quote(str(study))}"
+    )
 
 
 def _no_blank_ids(ids: pd.Series, what: str) -> None:

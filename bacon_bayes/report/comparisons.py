@@ -175,6 +175,15 @@ class Comparisons:
         return None if self.ranks.empty else str(self.ranks["group"].iloc[0])
 
     @property
+    def shown_best(self) -> str | None:
+        """The group whose pairs a summary shows: :attr:`best`, or where that group has no
+        labels (UNVALIDATED, its pairs without an interval) the first ranked with labels."""
+        if self.ranks.empty or "n_labeled" not in self.ranks:
+            return self.best
+        labeled = self.ranks.loc[self.ranks["n_labeled"] > 0, "group"]
+        return str(labeled.iloc[0]) if len(labeled) else self.best
+
+    @property
     def best_clear(self) -> bool:
         """Whether the top group's rank interval is ``[1, 1]`` (False without ranks)."""
         if self.ranks.empty:
@@ -259,13 +268,14 @@ class Comparisons:
         }
 
     def shown_pairs(self, pairs: str = "summary") -> pd.DataFrame:
-        """The pairs the text shows: ``"all"``, or (``"summary"``) the best group's pairs
-        and the other resolved ones, when there are more than :data:`SUMMARY_PAIRS`."""
+        """The pairs the text shows: ``"all"``, or (``"summary"``) the pairs of the best
+        group with labels (:attr:`shown_best`) and the other resolved ones, when there are
+        more than :data:`SUMMARY_PAIRS`."""
         frame = self.differences
         if pairs == "all" or len(frame) <= SUMMARY_PAIRS or self.baseline is not None:
             return frame
         a, b = _sides(frame)
-        best = (a == self.best) | (b == self.best)
+        best = (a == self.shown_best) | (b == self.shown_best)
         return frame[best | frame["resolved"].to_numpy()]
 
     def to_text(self, pairs: str = "summary") -> str:
@@ -282,7 +292,7 @@ class Comparisons:
         )[columns]
         left = len(self.differences) - len(chosen)
         more = (
-            f" (shown: {name_text(self.best)}'s pairs and the resolved ones; --pairs all for "
+            f" (shown: {name_text(self.shown_best)}'s pairs and the resolved ones; --pairs all for "
             f"the other {left})"
             if left
             else ""
@@ -381,6 +391,11 @@ class Comparisons:
                 f"{best} not clear: {name_text(self.best)} ranks first by estimate (rank "
                 f"interval [{int(top['rank_low'])}, {int(top['rank_high'])}]); could rank "
                 f"first: {self._could_be_first_text()}"
+            )
+        if self.shown_best != self.best:
+            line += (
+                f"; {name_text(self.best)} has no labels (UNVALIDATED: the judges' mean with "
+                f"the pool's correction), the first with labels is {name_text(self.shown_best)}"
             )
         if hinted:
             line += (

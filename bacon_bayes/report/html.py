@@ -247,7 +247,7 @@ def _comparisons(
         "excludes 0). "
         f"{_esc(_sentence(c.best_line()))}.</p>"
         + plan
-        + _pairs_table(diffs, c.shown_pairs().index, c.best)
+        + _pairs_table(diffs, c.shown_pairs().index, c.shown_best)
         + "".join(f"<p>{_esc(line)}</p>" for line in c.withheld_lines())
     )
 

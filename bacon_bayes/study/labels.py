@@ -35,7 +35,7 @@ from bacon_bayes.csv_format import csv_options, record_lines
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import FileRows, file_line, refuse_workbook, restored, row_place
 from bacon_bayes.readers.labels import WHOLE as _WHOLE
-from bacon_bayes.readers.labels import _named, file_id_column, near_ids
+from bacon_bayes.readers.labels import _named, file_id_column, near_ids, restore_zeros
 from bacon_bayes.study.core import Study
 from bacon_bayes.study.folder import (
     CONFIG_FILE,
@@ -410,6 +410,7 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
         if unknown.any():
             pool_ids = pd.Series(np.asarray(study.index), dtype=object).astype(str)
             near = near_ids(ids[unknown].tolist(), pool_ids, "the label file's", "the pool")
+            near += restore_zeros(ids[unknown], pool_ids, path, cfg.item, root)
             raise ValidationError(
                 f"label file {path}: ids not in the pool at "
                 f"{_rows(unknown, frame, cfg.item, raw)}; {near or 'check the id column'}"

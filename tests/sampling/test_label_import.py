@@ -368,6 +368,28 @@ def test_ids_that_lost_their_leading_zeros_are_named(tmp_path: Path, pool_file: 
     assert snapshot(root) == before
 
 
+def test_ids_that_lost_their_leading_zeros_get_the_line_that_puts_them_back(
+    tmp_path: Path, pool_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Finding H2-9 (WMT22, ids 000023 ... of one width, the to-label file saved by a
+    spreadsheet): label import named the lost zeros, but gave no way to put them back
+    but by hand. It now prints the line that does, and the import it runs then."""
+    from ..printed import run_python_line
+
+    root, ids = _study_of_ids(tmp_path, pool_file, lambda i: f"{i + 1:06d}")
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, [(str(int(i)), "3") for i in ids], name="filled.csv")
+    assert bacon("label", "import", "filled.csv", "--study", str(root)) == 2
+    with pytest.raises(ValidationError) as err:
+        import_labels(root, "filled.csv")
+    message = str(err.value)
+    assert "every id of the pool is 6 digits, so this line puts the zeros back" in message
+    run_python_line(message)
+    then = message.rsplit("then bacon ", 1)[1].split()
+    assert then[:2] == ["label", "import"] and bacon(*then) == 0
+    assert sorted(Study.open(root).labels["item"].astype(str)) == sorted(ids)
+
+
 def test_a_typo_among_verdicts_is_refused_on_a_study_without_a_scale(tmp_path: Path) -> None:
     """Session 46 walk (TriviaQA, a study of a new label `correct` started without
     --scale, its first 40 labels true / false): a wave's `2` among its 0s and 1s was
