@@ -50,7 +50,7 @@ UNRELATED_LETTERS = 0.1
 #: a column named so holds names, never a judge's letters (systems or arms A, B, C ...)
 _NAMES_LETTERS = re.compile(
     r"system|model|provider|group|policy|agent|variant|condition|arm|treatment|version|team"
-    r"|site|batch|split|cohort|class|categor|type|kind",
+    r"|site|batch|split|cohort|class|categor|type|kind|grp",
     re.I,
 )
 #: ... and a column named so a long table's judges (``judge``: ``a``, ``b``, ``c``)
