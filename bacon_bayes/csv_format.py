@@ -280,14 +280,17 @@ def padded_ids(path: str | Path) -> list[str]:
     return [] if cells is None else [c for c in ids if cells[c].str.match(PADDED_ID).any()]
 
 
-def pandas_read(path: str | Path) -> str:
+def pandas_read(path: str | Path, text: bool = False) -> str:
     """The pandas call that reads the table at ``path`` as every command does: a Parquet
     file, else a CSV with :func:`csv_options` (separator, decimal comma, encoding, the
-    lines above the header) and ids written with leading zeros as text."""
+    lines above the header) and ids written with leading zeros as text (``text``: every
+    column as text)."""
     if "".join(Path(path).suffixes).lower().endswith(".parquet"):
         return f"pd.read_parquet({str(path)!r})"
     how: dict[str, Any] = csv_options(path)
-    if padded := padded_ids(path):  # '00042' stays an id, not the number 42
+    if text:
+        how["dtype"] = "str"
+    elif padded := padded_ids(path):  # '00042' stays an id, not the number 42
         how["dtype"] = dict.fromkeys(padded, "str")
     return f"pd.read_csv({str(path)!r}{''.join(f', {k}={v!r}' for k, v in how.items())})"
 

@@ -407,7 +407,7 @@ def restore_zeros(
     spreadsheet took off its ids (its ``column``) put back, where every id of
     ``table_ids`` is digits of one width and each of ``unknown`` is one of them so, with
     the ``bacon label import`` into ``study`` to run then; ``""`` otherwise."""
-    from bacon_bayes.csv_format import pandas_command
+    from bacon_bayes.csv_format import pandas_command, pandas_read
 
     ids, lost = table_ids.astype(str), unknown.astype(str).str.strip()
     width = int(ids.str.len().max()) if len(ids) else 0
@@ -422,7 +422,7 @@ def restore_zeros(
         return ""
     out = str(Path(path).with_name(f"{name[: -len(ending)]}_ids.csv"))
     line = pandas_command(
-        f"df = pd.read_csv({str(path)!r}, dtype=str); df[{column!r}] = "
+        f"df = {pandas_read(path, text=True)}; df[{column!r}] = "
         f"df[{column!r}].str.strip().str.zfill({width}); df.to_csv({out!r}, index=False)"
     )
     return (

@@ -368,17 +368,23 @@ def test_ids_that_lost_their_leading_zeros_are_named(tmp_path: Path, pool_file: 
     assert snapshot(root) == before
 
 
+@pytest.mark.parametrize("sep", [",", ";"])
 def test_ids_that_lost_their_leading_zeros_get_the_line_that_puts_them_back(
-    tmp_path: Path, pool_file: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, pool_file: Path, monkeypatch: pytest.MonkeyPatch, sep: str
 ) -> None:
     """Finding H2-9 (WMT22, ids 000023 ... of one width, the to-label file saved by a
     spreadsheet): label import named the lost zeros, but gave no way to put them back
-    but by hand. It now prints the line that does, and the import it runs then."""
+    but by hand. It now prints the line that does, and the import it runs then; the line
+    reads the file as the import did (a European spreadsheet's semicolons: the line read
+    it as one column and failed)."""
     from ..printed import run_python_line
 
     root, ids = _study_of_ids(tmp_path, pool_file, lambda i: f"{i + 1:06d}")
     monkeypatch.chdir(tmp_path)
-    write(tmp_path, [(str(int(i)), "3") for i in ids], name="filled.csv")
+    rows = [(str(int(i)), "3") for i in ids]
+    pd.DataFrame(rows, columns=["id", "human"]).to_csv(
+        tmp_path / "filled.csv", index=False, sep=sep
+    )
     assert bacon("label", "import", "filled.csv", "--study", str(root)) == 2
     with pytest.raises(ValidationError) as err:
         import_labels(root, "filled.csv")
