@@ -39,8 +39,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from bacon_bayes.estimate.core import _t_crit as t_crit
 from bacon_bayes.estimate.groups import group_means_from_sums
-from bacon_bayes.estimate.shape import corrected_ends, shrunk_skewness, skew_shift, t_crit
+from bacon_bayes.estimate.shape import corrected_ends, shrunk_skewness, skew_shift
 from bacon_bayes.estimate.shrink import MIN_SEPARATE_LABELS, shrunk_group_means
 from benchmarks import anytime_validation as v
 

@@ -130,12 +130,6 @@ def corrected_ends(
     return est - np.maximum(crit - shift, 0.0) * se, est + np.maximum(crit + shift, 0.0) * se
 
 
-def t_crit(alpha: float, n: np.ndarray) -> np.ndarray:
-    """Student-t's two-sided pointwise critical value on ``n - 1`` df."""
-    n = np.asarray(n, float)
-    return simultaneous_critical_value(np.eye(n.size), alpha, "none", n - 1.0)
-
-
 def skew_join(
     table: EstimateTable,
     own_var: np.ndarray,
