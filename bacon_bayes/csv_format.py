@@ -280,6 +280,18 @@ def padded_ids(path: str | Path) -> list[str]:
     return [] if cells is None else [c for c in ids if cells[c].str.match(PADDED_ID).any()]
 
 
+def table_header(path: str | Path) -> list[str]:
+    """The column names of the table at ``path``: a Parquet file's schema, else a CSV's
+    header read with :func:`csv_options` (no row read)."""
+    import pandas as pd
+
+    if str(path).lower().endswith((".parquet", ".pq")):
+        import pyarrow.parquet as pq
+
+        return [str(c) for c in pq.read_schema(path).names]
+    return [str(c) for c in pd.read_csv(path, nrows=0, **csv_options(path)).columns]
+
+
 def pandas_read(path: str | Path, text: bool = False) -> str:
     """The pandas call that reads the table at ``path`` as every command does: a Parquet
     file, else a CSV with :func:`csv_options` (separator, decimal comma, encoding, the

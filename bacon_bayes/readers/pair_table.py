@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.csv_format import csv_options
+from bacon_bayes.csv_format import table_header
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import row_place
 from bacon_bayes.readers.pairwise import (
@@ -375,7 +375,7 @@ def pairwise_hint(path: str | Path, columns: Sequence[str] | None = None) -> str
     header is read when ``columns`` is not given."""
     try:
         if columns is None and Path(path).is_file() and _kind(Path(path)) == "csv":
-            columns = [str(c) for c in pd.read_csv(path, nrows=0, **csv_options(path)).columns]
+            columns = table_header(path)
         pairs = looks_pairwise(path, columns)
     except (OSError, ValueError, ValidationError):
         return ""

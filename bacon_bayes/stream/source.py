@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.csv_format import csv_options, pandas_command
+from bacon_bayes.csv_format import csv_options, pandas_command, table_header
 from bacon_bayes.errors import BaconError, ValidationError
 from bacon_bayes.io import grouped_numbers, own_decimal_commas
 from bacon_bayes.words import as_numbers, minus_signs, says_missing, unread
@@ -187,7 +187,7 @@ def _parquet_file(path: Path, columns: Columns | None = None, mapped: bool = Fal
 
 def _csv_header(path: Path) -> list[str]:
     try:
-        return [str(c) for c in pd.read_csv(path, nrows=0, **csv_options(path)).columns]
+        return table_header(path)
     except Exception as exc:
         raise _unreadable(path, exc) from exc
 

@@ -79,7 +79,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.atomic import PAUSE_ENV, atomic_write_text, remove_dead_temps_in
-from bacon_bayes.csv_format import csv_options, holding
+from bacon_bayes.csv_format import holding, table_header
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import file_line, keep_file_rows, read_table, reading
 from bacon_bayes.order import BETTER
@@ -566,22 +566,13 @@ def remove_stale_temp_files(root: Path) -> list[Path]:
     return remove_dead_temps_in(root, legacy=STUDY_FILES)
 
 
-def _header(path: Path) -> list[str]:
-    """The column names of a CSV or Parquet table (its schema alone: no row read)."""
-    if path.name.lower().endswith((".parquet", ".pq")):
-        import pyarrow.parquet as pq
-
-        return list(pq.read_schema(path).names)
-    return list(pd.read_csv(path, nrows=0, **csv_options(path)).columns)
-
-
 def pairwise_wave_note(path: str | Path) -> str:
     """Why ``path`` takes no study command when it is the table ``bacon sample --pairwise``
     writes (a CSV or Parquet table with ``to_label`` and ``propensity``), and what to run
     instead; "" for any other path."""
     path = Path(path)
     try:
-        header = _header(path) if path.is_file() else []
+        header = table_header(path) if path.is_file() else []
     except (OSError, ValueError, UnicodeDecodeError, ImportError):
         return ""
     from bacon_bayes.readers.pair_table import WAVE_COLUMNS
