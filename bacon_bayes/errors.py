@@ -5,7 +5,13 @@ Every message names what is wrong (column, row, value) and how to fix it.
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
 from typing import Any
+
+#: the package's folder: a frame whose file lies in it is bacon_bayes's own
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 class BaconError(Exception):
@@ -44,3 +50,32 @@ class ConvergenceWarning(UserWarning):
 class OlderFileWarning(UserWarning):
     """A file saved by an earlier release lacks a key this release writes; the value
     assumed for it is named in the message (a file of this release lacking it is refused)."""
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that makes a ``warnings.warn`` of the caller point at the first
+    frame outside bacon_bayes (the user's call), however many of the library's own calls
+    lie between (a fixed number points into the library as soon as a path is one call
+    longer or shorter)."""
+    level, frame = 1, sys._getframe(1)
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def missing_key(current: bool, where: str, what: str, assumed: str, fix: str) -> None:
+    """A key missing from a saved file (a calibrator, a judge model): refused when this
+    release wrote the file (``current``: its layout is this release's), which always
+    writes it; said in an :class:`OlderFileWarning` with the value ``assumed`` when an
+    earlier release did. ``where``: the file, ``what``: the key, ``fix``: what to do."""
+    if current:
+        raise ValidationError(
+            f"{where} has no {what}, which this release writes in every save: the file was "
+            f"changed after saving. {fix}"
+        )
+    warnings.warn(
+        f"{where} was saved by an earlier release, without {what}; loaded with "
+        f"{assumed}, as that release had it. Save it again to record the value.",
+        OlderFileWarning,
+        stacklevel=user_stacklevel(),
+    )

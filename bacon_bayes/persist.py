@@ -31,7 +31,6 @@ from __future__ import annotations
 import inspect
 import json
 import uuid
-import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +41,7 @@ import xarray as xr
 from bacon_bayes import surrogates as sur
 from bacon_bayes.arguments import POOLINGS, drawn_seed
 from bacon_bayes.crossfit import CrossFitResult, cross_fit, cross_fit_with
-from bacon_bayes.errors import NotFittedError, OlderFileWarning, ValidationError
+from bacon_bayes.errors import NotFittedError, ValidationError, missing_key
 from bacon_bayes.features import apply_features, build_features, feature_arrays, from_arrays
 from bacon_bayes.inclusion import Inclusion
 from bacon_bayes.io import read_tree, reading, write_tree
@@ -473,19 +472,10 @@ def _checked_config(text: Any, path: str | Path, version: str = "") -> dict[str,
 
 def _absent(tree: Any, path: str | Path, what: str, assumed: Any) -> None:
     """A key missing from a saved file: said, with the value assumed, when an earlier
-    release saved the file (no ``layout`` attribute); refused when this release did."""
+    release saved the file (no ``layout`` attribute); refused when this release did
+    (:func:`~bacon_bayes.errors.missing_key`)."""
     where = f"calibrator file {str(path)!r}{_saved_by(tree)}"
-    if int(tree.attrs.get("layout", 1)) >= LAYOUT:
-        raise ValidationError(
-            f"{where} has no {what}, which this release writes in every save: the file was "
-            f"changed after saving. {_FIX}"
-        )
-    warnings.warn(
-        f"{where} was saved by an earlier release, without {what}; loaded with "
-        f"{assumed}, as that release had it. Save it again to record the value.",
-        OlderFileWarning,
-        stacklevel=5,
-    )
+    missing_key(int(tree.attrs.get("layout", 1)) >= LAYOUT, where, what, str(assumed), _FIX)
 
 
 #: the pool's attributes added after the first release, and the value before them

@@ -329,3 +329,22 @@ def test_a_file_of_an_earlier_release_loads_saying_each_value_assumed(pool, tmp_
         assert words in said
     assert "old.nc" in said
     _same(cal, back)
+
+
+def test_an_earlier_release_files_warnings_point_at_the_users_call(pool, tmp_path):
+    """Each OlderFileWarning names the user's line whatever the path to it: a fixed
+    ``stacklevel=5`` pointed into bacon_bayes (calibrator.py for the settings, one call
+    deeper than the seed's) instead of the line that loaded the file."""
+    from bacon_bayes.errors import OlderFileWarning
+    from bacon_bayes.persist import load_calibrator
+
+    good = Calibrator(engine="freq", seed=0).fit(pool).save(tmp_path / "g.nc")
+    old = _edited(
+        good, tmp_path / "old.nc", drop_root=["layout", "seed_used"],
+        drop_config=["group_effects"], drop_pool=["column_names"],
+    )  # fmt: skip
+    for load in (Calibrator.load, lambda path: load_calibrator(path, Calibrator)):
+        with pytest.warns(OlderFileWarning) as caught:
+            load(old)
+        assert len(caught) == 3
+        assert {w.filename for w in caught} == {__file__}
