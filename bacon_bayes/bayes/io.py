@@ -10,6 +10,7 @@ Loading rebuilds the estimator; its predictions equal the saved model's exactly.
 
 from __future__ import annotations
 
+import inspect
 import json
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from bacon_bayes.bayes.multinomial import MultinomialJudgeModel
 from bacon_bayes.bayes.ordinal import OrdinalJudgeModel
 from bacon_bayes.bayes.pairwise_model import PairwiseJudgeModel
 from bacon_bayes.bayes.posterior import _thin
-from bacon_bayes.errors import NotFittedError, ValidationError
+from bacon_bayes.errors import NotFittedError, ValidationError, missing_key
 from bacon_bayes.io import read_tree, reading, write_tree
 
 __all__ = ["load_model", "model_from_tree", "model_to_tree", "save_model"]
@@ -39,6 +40,13 @@ FAMILIES: dict[str, type[JudgeModel]] = {
     "pairwise": PairwiseJudgeModel,
 }
 FORMAT = "bacon_bayes.judge_model/1"
+#: the layout of a saved judge model (its configuration's ``layout``): a file carrying it
+#: holds every parameter, constant and diagnostic this release writes (one missing is
+#: refused); a file without it was saved by an earlier release, whose missing keys take
+#: the values that release used, each said in an
+#: :class:`~bacon_bayes.errors.OlderFileWarning` (as a saved calibrator's,
+#: :data:`bacon_bayes.persist.LAYOUT`)
+LAYOUT = 2
 _FIX = "Pass a file written by save_model(), or fit the model again and save it."
 
 
@@ -62,6 +70,7 @@ def model_to_tree(model: JudgeModel) -> xr.DataTree:
     params = {k: _jsonable(v) for k, v in model.get_params().items()}
     config = {
         "format": FORMAT,
+        "layout": LAYOUT,
         "family": model.family,
         "params": params,
         "constants": {k: _jsonable(v) for k, v in model.constants_.items()},
@@ -90,6 +99,20 @@ def model_to_tree(model: JudgeModel) -> xr.DataTree:
     return tree
 
 
+def _defaults(cls: type[JudgeModel]) -> dict[str, Any]:
+    """Every parameter of ``cls``'s constructor with its default, the base classes' too
+    (a family's ``__init__`` hands ``**kwargs`` on to :class:`JudgeModel`'s)."""
+    out: dict[str, Any] = {}
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None or klass is object:
+            continue
+        for key, param in inspect.signature(init).parameters.items():
+            if param.default is not param.empty and param.kind is not param.VAR_KEYWORD:
+                out.setdefault(key, param.default)
+    return out
+
+
 def model_from_tree(tree: xr.DataTree, source: str = "the file") -> JudgeModel:
     """Rebuild a fitted judge model from :func:`model_to_tree`'s tree."""
     import arviz as az
@@ -103,14 +126,25 @@ def model_from_tree(tree: xr.DataTree, source: str = "the file") -> JudgeModel:
             f"{source} has unknown format {config.get('format')!r} (this version reads "
             f"{FORMAT!r}); save the model again with this version"
         )
+    current = int(config.get("layout", 1)) >= LAYOUT
+
+    def absent(what: str, assumed: str) -> None:
+        missing_key(current, f"judge model {source}", what, assumed, _FIX)
+
+    cls = FAMILIES[config["family"]]
     params = dict(config["params"])
+    for key, default in _defaults(cls).items():
+        if key not in params:
+            absent(f"parameter {key!r}", f"{key}={default!r}")
     params["columns"] = ColumnSpec.from_dict(params["columns"])
-    model = FAMILIES[config["family"]](**params)
+    model = cls(**params)
     design = Design(params["columns"])
     const = tree["constant_data"].to_dataset()
     for k in design.state():
-        if k in const:  # files written before the judge basis have none
+        if k in const:
             setattr(design, k, np.asarray(const[k].values))
+        else:  # files written before the judge basis have none
+            absent(f"constant {k!r}", "none (empty)")
     model.design_ = design
     constants = dict(config["constants"])
     if "levels" in constants:
@@ -121,7 +155,9 @@ def model_from_tree(tree: xr.DataTree, source: str = "the file") -> JudgeModel:
         posterior=tree["posterior"].to_dataset(), sample_stats=tree["sample_stats"].to_dataset()
     )
     model.posterior_ = _thin(model.idata_.posterior, model.predict_draws)
-    model.diagnostics_ = Diagnostics(  # files before target_accept was kept: the model's
+    if "target_accept" not in config["diagnostics"]:  # files before it was kept
+        absent("diagnostic 'target_accept'", f"the model's, {model.target_accept!r}")
+    model.diagnostics_ = Diagnostics(
         **{"target_accept": model.target_accept}
         | {k: v for k, v in config["diagnostics"].items() if k != "ok"}
     )

@@ -276,3 +276,47 @@ def test_a_fold_whose_training_labels_are_all_equal_is_refused_with_the_fix(gaus
     fold_ids[:40] = np.arange(40) % 2
     with pytest.raises(ValidationError, match="training labels of a cross-fitting fold are all 5"):
         GaussianJudgeModel(sim.columns).fit_folds(sim.X, y, fold_ids, 2)
+
+
+def _edited_model(source, target, drop_params=(), drop_layout=False, drop_const=()):
+    """A copy of a saved judge model without some parameters (and its layout, as an
+    earlier release's file; or constants)."""
+    import json
+
+    import xarray as xr
+
+    from bacon_bayes.io import write_tree
+
+    tree = xr.open_datatree(str(source), engine="h5netcdf").load()
+    tree.close()
+    config = json.loads(tree.attrs["bacon_bayes_config"])
+    config["params"] = {k: v for k, v in config["params"].items() if k not in drop_params}
+    if drop_layout:
+        del config["layout"]
+    tree.attrs = {**tree.attrs, "bacon_bayes_config": json.dumps(config)}
+    const = tree["constant_data"].to_dataset().drop_vars(list(drop_const))
+    tree["constant_data"] = xr.DataTree(const)
+    return write_tree(tree, target)
+
+
+def test_a_judge_model_file_missing_a_parameter_is_refused_or_said(gaussian_folds, tmp_path):
+    """A judge model file without a parameter loaded with the constructor's default
+    without a word; now, as a saved calibrator's, a file of this release lacking one is
+    refused naming it, and an earlier release's loads saying each value assumed."""
+    from bacon_bayes.bayes.io import load_model, save_model
+    from bacon_bayes.errors import OlderFileWarning
+
+    good = save_model(gaussian_folds[0][1], tmp_path / "good.nc")
+    bad = _edited_model(good, tmp_path / "bad.nc", drop_params=["group_effects"])
+    with pytest.raises(ValidationError, match=r"bad\.nc.*has no parameter 'group_effects'"):
+        load_model(bad)
+    old = _edited_model(
+        good, tmp_path / "old.nc", ["group_effects", "label_draws"], True, ["judge_basis"]
+    )
+    with pytest.warns(OlderFileWarning) as caught:
+        back = load_model(old)
+    said = "\n".join(str(w.message) for w in caught)
+    assert "old.nc" in said and "group_effects='auto'" in said
+    assert "without parameter 'label_draws'" in said and "constant 'judge_basis'" in said
+    assert {w.filename for w in caught} == {__file__}
+    assert back.group_effects == "auto"
