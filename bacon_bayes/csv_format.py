@@ -22,6 +22,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
+from bacon_bayes.atomic import write_file
 from bacon_bayes.errors import ValidationError
 
 #: a compressed table is refused past this many times its size on disk, decompressed
@@ -179,6 +180,30 @@ def _header_line(text: str, sep: str, cut: bool) -> tuple[int, int]:
             k += int(_group_row(rows[k : k + 6]))
             return starts[k], counts[k]
     return 0, 0
+
+
+def write_like(path: Path, text: str, how: dict[str, Any]) -> Path:
+    """``text``, a CSV with commas, written atomically to ``path`` in the format its file
+    was read in: compressed by its ending as :func:`open_file` reads it (gzip, bzip2, xz),
+    with the separator and encoding of ``how`` (:func:`csv_options` of the file as read).
+    A ``wave.csv.gz`` was written back as plain text under its ``.gz`` name, which no
+    reader then took for a table."""
+    if how.get("sep", ",") != ",":
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+        out = io.StringIO(newline="")
+        csv.writer(out, delimiter=how["sep"], lineterminator="\n").writerows(rows)
+        text = out.getvalue()
+    data = text.encode(how.get("encoding", "utf-8"))
+    opener = _OPENERS.get(path.suffix.lower())
+
+    def fill(tmp: Path) -> None:
+        if opener is None:
+            tmp.write_bytes(data)
+            return
+        with opener(tmp, "wb") as packed:
+            packed.write(data)
+
+    return write_file(path, fill)
 
 
 def csv_options(path: str | Path) -> dict[str, Any]:

@@ -173,3 +173,28 @@ def test_a_second_wave_keeps_the_first_waves_pending_marks(tmp_path: Path, capsy
 
     summary = import_votes(out, _votes(tmp_path, [("5", "A"), ("6", "B"), ("7", "tie")]))
     assert summary.added == 3
+
+
+@pytest.mark.parametrize("sep", [",", ";"])
+def test_a_gzipped_wave_table_is_written_back_gzipped(tmp_path: Path, capsys, sep) -> None:
+    """`bacon label import VOTES --study pairs-wave.csv.gz` wrote the wave back as plain
+    text under its .gz name (and a semicolon file with commas), so the next import said
+    "not a study folder". It is written back as read: gzip, its separator, every other
+    cell as it was."""
+    import gzip
+
+    plain = _wave(tmp_path)
+    before = pd.read_csv(plain, dtype=str, keep_default_na=False)
+    wave = tmp_path / "pairs-wave.csv.gz"
+    with gzip.open(wave, "wt", encoding="utf-8", newline="") as out:
+        out.write(before.to_csv(index=False, sep=sep))
+    plain.unlink()
+    for rows in ([("5", "B")], [("6", "tie")]):
+        assert main(["label", "import", str(_votes(tmp_path, rows)), "--study", str(wave)]) == 0
+    assert "1 labels added" in capsys.readouterr().out
+    with gzip.open(wave, "rt", encoding="utf-8") as back:  # a gzip stream, or this raises
+        text = back.read()
+    assert text.splitlines()[0] == sep.join(before.columns)
+    after = pd.read_csv(wave, dtype=str, keep_default_na=False, sep=sep)
+    assert list(after["label"]) == ["A", "B", "tie", "A", "B", "tie", "", "", "", ""]
+    pd.testing.assert_frame_equal(after.drop(columns="label"), before.drop(columns="label"))

@@ -32,8 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.atomic import write_file
-from bacon_bayes.csv_format import csv_options
+from bacon_bayes.csv_format import csv_options, write_like
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import people_csv, read_table, restored, write_by_suffix
 from bacon_bayes.outputs import output_lock
@@ -119,8 +118,7 @@ def _whole_text(value: str) -> bool:  # a whole number Parquet kept as a float: 
 def _write_wave(wave: Path, typed: pd.DataFrame | None, table: pd.DataFrame, label: str) -> None:
     """Write the votes back in the wave table's own format, every other cell as read."""
     if typed is None:
-        text = people_csv(table)
-        write_file(wave, lambda tmp: tmp.write_text(text, encoding="utf-8", newline=""))
+        write_like(wave, people_csv(table), csv_options(wave))
         return
     out = typed.copy()
     out[label] = table[label].where(table[label] != "", None).astype(object)
