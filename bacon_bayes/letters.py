@@ -16,6 +16,9 @@ LETTERS = "ABCDEF"
 MIN_LETTERS = 3
 #: the labeled rows it takes to say which order of the letters rises with the label
 MIN_LABELED = 10
+#: a column of letters whose every letter fills this many rows or more, each in one block
+#: of rows or all in blocks of one size, partitions the items (a group's names)
+MIN_PART_ROWS = 5
 #: how the reason of a column of letters begins (a column ``bacon doctor`` has placed)
 LETTER_SCORES = "scores written as letters"
 #: ... and of a sparse column of them, the labels (a person's grades)
@@ -37,6 +40,27 @@ def letter_levels(column: pd.Series) -> list[str] | None:
         return None
     seen = sorted(cells.unique())
     return seen if len(seen) >= MIN_LETTERS else None
+
+
+def partition_like(column: pd.Series) -> bool:
+    """Whether ``column``'s letters (:func:`letter_levels`) behave like a partition of the
+    items, a group's names (systems or arms ``a``, ``b``, ``c``), not a judge's scores:
+    written in lower case (a grade or an option is written ``A``), or each letter on
+    :data:`MIN_PART_ROWS` rows or more and either in one block of rows (a table ordered by
+    its groups) or every letter on as many rows (a design's equal groups). A judge's
+    grades follow the items' quality: neither in blocks nor in equal numbers."""
+    cells = column.dropna().astype(str).str.strip()
+    cells = cells[cells != ""]
+    if cells.empty:
+        return False
+    if bool((cells == cells.str.lower()).all()):
+        return True
+    upper = cells.str.upper().to_numpy()
+    sizes = pd.Series(upper).value_counts()
+    if int(sizes.min()) < MIN_PART_ROWS:
+        return False
+    blocks = 1 + int(np.count_nonzero(upper[1:] != upper[:-1]))
+    return blocks == sizes.size or sizes.nunique() == 1
 
 
 def letter_map(levels: list[str], rising: bool) -> dict[str, int]:

@@ -273,3 +273,34 @@ def test_labels_written_as_letter_grades_get_the_numbers_that_rise_with_the_judg
     run_python_line(why)
     again, _ = doctor(["grades_numbers.csv"], capsys)
     assert found(again, "label") == ["human"]
+
+
+@pytest.mark.parametrize("form", ["lower blocks", "upper blocks", "upper shuffled equal"])
+def test_a_group_column_of_letters_oddly_named_is_the_group_not_a_judge(
+    tmp_path, capsys, monkeypatch, form
+) -> None:
+    """A column of group names a / b / c, named like nothing doctor knows ('bucket'), whose
+    groups differ in quality (so its letters rise with the label) was left out as "scores
+    written as letters: a judge's scores?", and no group was found. Letters that partition
+    the items (written in lower case, each in one block of rows, or all on as many rows)
+    are a group's names: it is the group."""
+    rng = np.random.default_rng(0)
+    n = 300
+    bucket = np.repeat(list("abc"), n // 3)
+    quality = np.select([bucket == "a", bucket == "b"], [2.0, 3.0], 4.0) + rng.normal(0, 0.7, n)
+    label = np.clip(np.round(quality), 1, 5)
+    frame = pd.DataFrame(
+        {
+            "id": np.arange(n), "bucket": bucket, "judge_score": quality + rng.normal(0, 0.5, n),
+            "human": np.where(rng.random(n) < 0.3, label, np.nan),
+        }
+    )  # fmt: skip
+    if form != "lower blocks":
+        frame["bucket"] = frame["bucket"].str.upper()
+    if form == "upper shuffled equal":
+        frame = frame.sample(frac=1.0, random_state=0).reset_index(drop=True)
+    monkeypatch.chdir(tmp_path)
+    frame.to_csv("pool.csv", index=False)
+    out, _ = doctor(["pool.csv"], capsys)
+    assert "written as letters" not in out, out
+    assert found(out, "group") == ["bucket"]

@@ -276,6 +276,7 @@ def letter_columns(
         letter_levels,
         letters_rise,
         map_text,
+        partition_like,
     )
     from bacon_bayes.study.folder import file_stem
 
@@ -287,6 +288,8 @@ def letter_columns(
             continue  # systems (arms, versions) named A, B, C ...
         if PROMPT_HINT.search(c) or (levels := letter_levels(frame[c])) is None:
             continue
+        if dense and partition_like(frame[c]):
+            continue  # a group's names (a, b, c; in blocks of rows, or groups of one size)
         against = as_numbers(frame[label]) if label and dense else None
         if not dense:  # the labels: against the judges' (dense numeric columns') mean rank
             judges = [j for j in frame.columns if j not in skip and numeric(frame[j]) is not None]
