@@ -198,3 +198,22 @@ def test_a_gzipped_wave_table_is_written_back_gzipped(tmp_path: Path, capsys, se
     after = pd.read_csv(wave, dtype=str, keep_default_na=False, sep=sep)
     assert list(after["label"]) == ["A", "B", "tie", "A", "B", "tie", "", "", "", ""]
     pd.testing.assert_frame_equal(after.drop(columns="label"), before.drop(columns="label"))
+
+
+def test_the_drawn_mark_is_read_one_way_by_every_command() -> None:
+    """``to_label`` = 1 was read by four expressions: two took it from text ("1", a table
+    read as strings or resaved), two (bacon estimate --pairwise's refusal of a wave not
+    voted on, doctor's) only from numbers, so a wave whose mark was text passed as voted.
+    One helper reads it for all."""
+    from bacon_bayes.cli.pairwise import _check_drawn_voted
+    from bacon_bayes.planning.pairwise import pending_marks
+    from bacon_bayes.readers.pair_table import drawn_marks
+
+    frame = pd.DataFrame(
+        {"to_label": ["1", " 1", "1.0", "0", "", None], "label": [None, "A", None, None, None, "B"]}
+    )
+    assert drawn_marks(frame).tolist() == [True, True, True, False, False, False]
+    assert pending_marks(frame, "label").tolist() == [True, False, True, False, False, False]
+    assert not drawn_marks(frame.drop(columns="to_label")).any()
+    with pytest.raises(ValidationError, match="2 comparisons marked to_label = 1"):
+        _check_drawn_voted(frame, "label", None)

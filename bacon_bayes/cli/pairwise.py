@@ -192,7 +192,9 @@ def _check_drawn_voted(frame: pd.DataFrame, label: str, item: str | None) -> Non
     named by its line in the CSV that command writes (and its id)."""
     if TO_LABEL not in frame.columns:
         return
-    todo = frame[TO_LABEL].eq(1).to_numpy() & frame[label].isna().to_numpy()
+    from bacon_bayes.readers.pair_table import drawn_marks
+
+    todo = drawn_marks(frame) & frame[label].isna().to_numpy()
     if todo.any():
         n, first = int(todo.sum()), int(todo.argmax())
         the_id = frame[item].iloc[[first]].tolist()[0] if item else None  # 191, not np.int64(191)

@@ -45,7 +45,7 @@ from bacon_bayes.doctor.pair_stats import (
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import row_place
 from bacon_bayes.pairs import VERDICT_HELP, verdict_sides
-from bacon_bayes.readers.pair_table import WAVE_COLUMNS, PairRoles
+from bacon_bayes.readers.pair_table import WAVE_COLUMNS, PairRoles, drawn_marks
 from bacon_bayes.readers.pairwise import to_verdict
 
 __all__ = [
@@ -566,7 +566,7 @@ def pair_doctor_text(
     head = "run (frequentist engine, seconds; drop --engine freq for the Bayesian judge model):"
     to_label = WAVE_COLUMNS[0]
     if roles.propensity and to_label in df.columns:  # a drawn wave: all its votes first
-        todo = (df[to_label].eq(1) & df[label].isna()).to_numpy()
+        todo = drawn_marks(df) & df[label].isna().to_numpy()
         if todo.any():
             head = (
                 f"the drawn wave is not voted on yet: {int(todo.sum())} comparison(s) marked "

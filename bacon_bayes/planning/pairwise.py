@@ -565,11 +565,6 @@ def pending_marks(frame: Any, label: str) -> np.ndarray:
     keeps them marked and draws none of them again: they are in the sample already, so
     each comparison's union inclusion probability holds (the voted ones lose their mark,
     as ``to_label`` marks the votes still to collect)."""
-    from bacon_bayes.readers.pair_table import WAVE_COLUMNS
+    from bacon_bayes.readers.pair_table import drawn_marks
 
-    if WAVE_COLUMNS[0] not in frame.columns:
-        return np.zeros(len(frame), dtype=bool)
-    import pandas as pd
-
-    marked = pd.to_numeric(frame[WAVE_COLUMNS[0]], errors="coerce").eq(1).to_numpy()
-    return marked & frame[label].isna().to_numpy()
+    return drawn_marks(frame) & frame[label].isna().to_numpy()

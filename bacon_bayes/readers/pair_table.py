@@ -640,3 +640,13 @@ def read_pair_table(
         a, b, lab, found, pro, item, fmt or kind, notes, weights, left_out, maybe
     )
     return frame, roles_found
+
+
+def drawn_marks(frame: pd.DataFrame) -> np.ndarray:
+    """The comparisons a ``bacon sample --pairwise`` wave drew: ``to_label`` = 1, as a
+    number or as text (``"1"``, ``1.0``: a table read as text, or resaved); none where
+    the table has no ``to_label`` column. The one reading of the mark for every command
+    (the votes still pending, the votes imported, the estimate and doctor's refusals)."""
+    if WAVE_COLUMNS[0] not in frame.columns:
+        return np.zeros(len(frame), dtype=bool)
+    return pd.to_numeric(frame[WAVE_COLUMNS[0]], errors="coerce").eq(1).to_numpy()

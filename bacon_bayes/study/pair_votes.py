@@ -38,7 +38,7 @@ from bacon_bayes.io import people_csv, read_table, restored, write_by_suffix
 from bacon_bayes.outputs import output_lock
 from bacon_bayes.readers import sniff
 from bacon_bayes.readers.labels import near_ids
-from bacon_bayes.readers.pair_table import WAVE_COLUMNS
+from bacon_bayes.readers.pair_table import WAVE_COLUMNS, drawn_marks
 from bacon_bayes.readers.pairwise import VERDICT_HELP, to_verdict
 from bacon_bayes.study.folder import pairwise_wave_note
 from bacon_bayes.study.labels import (
@@ -217,7 +217,7 @@ def import_votes(wave: str | Path, path: str | Path, *, replace: bool = False) -
                 )
         stored = _verdicts(table[label].str.strip())
         had = stored.ne("").to_numpy()  # a cell that is no verdict counts as a vote stored
-        drawn = pd.to_numeric(table[WAVE_COLUMNS[0]], errors="coerce").eq(1).to_numpy()
+        drawn = drawn_marks(table)
         refuse(
             voted & ~drawn[position] & ~had[position],
             f"votes on comparisons no wave drew ({WAVE_COLUMNS[0]} is not 1 and no vote is stored)",
