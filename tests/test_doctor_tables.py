@@ -418,3 +418,31 @@ def test_a_long_table_whose_scores_are_letters_for_one_judge_is_pivoted(
     assert main(["doctor", *shlex.split(then)]) == 0
     again = command(capsys.readouterr().out)
     assert again is not None and "gpt35" in again
+
+
+def test_rows_copied_in_a_pool_of_questions_and_models_are_named(tmp_path, capsys):
+    """Walk of tables nobody prepared (TriviaQA, session 51): a pool of 400 questions x 8
+    models with no id column, 3 rows exported twice, was profiled as 3,203 items with no
+    word of the copies: no one column tells its items apart (a question repeats across
+    models), so copies went unchecked. The question and the model together do: the copies
+    are named, with the line that drops them."""
+    rng = np.random.default_rng(5)
+    q, m = np.meshgrid([f"q{i:03d}" for i in range(60)], ["m-a", "m-b", "m-c"], indexing="ij")
+    table = pd.DataFrame(
+        {
+            "question_id": q.ravel(),
+            "model": m.ravel(),
+            "judge_a": rng.integers(0, 2, q.size),
+            "judge_b": rng.integers(0, 2, q.size),
+        }
+    )
+    path = tmp_path / "answers.csv"
+    pd.concat([table, table.iloc[[7, 30]]], ignore_index=True).to_csv(path, index=False)
+    out = " ".join(doctor(path, capsys).split())
+    n = len(table)
+    assert (
+        f"2 rows are copies of an earlier row, every cell the same (lines {n + 2}, {n + 3}: "
+        "copies of lines 9, 32)" in out
+    ), out
+    table.to_csv(path, index=False)  # without the copies: nothing said
+    assert "copies of an earlier row" not in doctor(path, capsys)

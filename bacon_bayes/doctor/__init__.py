@@ -319,7 +319,12 @@ def profile(
     if roles.judges and roles.group:  # judges absent on whole groups (tester G finding 11)
         p.can += absent_groups(kept[roles.judges], kept[roles.group].to_numpy())
     codes = label_codes(y, str(roles.label), lambda k: row_place(frame, k)) if y is not None else ""
-    copied = copied_rows(frame, roles.label, file) if roles.item is None and not roles.long else ""
+    keys = [c for c in (roles.prompt, roles.group) if c] if roles.prompt and roles.group else []
+    copied = (
+        copied_rows(frame, roles.label, file, keys=keys)
+        if roles.item is None and not roles.long
+        else ""
+    )
     said = said_missing(file, roles.label, meta.format) if labels is None else ""  # 'N/A'
     p.can[:0] = [n for n in (codes, p.far, copied, said) if n]  # 0 for 'not rated', typos
     return p

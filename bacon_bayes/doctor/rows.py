@@ -18,6 +18,8 @@ from bacon_bayes.doctor.names import ID_LIKE, ID_NAMES, JUDGE_NAME
 from bacon_bayes.io import item_name, plural_places, row_place
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from bacon_bayes.doctor.roles import Roles
 
 #: the words a spreadsheet's summary row starts with (any case, a trailing colon ignored):
@@ -341,22 +343,28 @@ def rater_rows(df: pd.DataFrame, label: str, judges: object = (), group: str | N
 
 
 def copied_rows(
-    frame: pd.DataFrame, label: str | None = None, path: str | None = None, shown: int = 5
+    frame: pd.DataFrame,
+    label: str | None = None,
+    path: str | None = None,
+    shown: int = 5,
+    keys: Sequence[str] = (),
 ) -> str:
     """What to say of rows equal to an earlier row on every cell (a row pasted twice, an
     export that repeated rows), where they are and the fix (with ``path``, the file read:
     the line that writes it without them); ``""`` when there are none, or when no column
     tells items apart (at least :data:`MOSTLY_DISTINCT` of its values distinct: a text,
-    an id, a continuous score): rows of a few whole scores alone can be items that scored
-    alike. Each copy is read as an item of its own, so a copied item counts twice, its
+    an id, a continuous score) nor do ``keys`` together (a prompt and a system: every row
+    but the copies one of each pair): rows of a few whole scores alone can be items that
+    scored alike. Each copy is read as an item of its own, so a copied item counts twice, its
     label too."""
     try:
         copies = frame.duplicated(keep="first").to_numpy()
     except TypeError:  # lists or dicts in the cells (a log's reader): compared as text
         frame = frame.astype({c: str for c in frame.columns if frame[c].dtype == object})
         copies = frame.duplicated(keep="first").to_numpy()
-    if not copies.any() or not any(
-        frame[c].nunique() >= MOSTLY_DISTINCT * len(frame) for c in frame.columns
+    keyed = bool(keys) and not frame[~copies].duplicated(list(keys)).any()
+    if not copies.any() or not (
+        keyed or any(frame[c].nunique() >= MOSTLY_DISTINCT * len(frame) for c in frame.columns)
     ):
         return ""
     row_hash = pd.util.hash_pandas_object(frame, index=False).to_numpy()
