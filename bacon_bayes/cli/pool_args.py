@@ -513,7 +513,7 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
         args.prompt = args.prompt or meta.prompt
     if getattr(args, "labels", None):
         args.label = args.label or label_column(df, args.labels, args.item)
-        df, args.item = join_labels(df, args.labels, args.label, args.item)
+        df, args.item = join_labels(df, args.labels, args.label, args.item, table=args.file)
     label = args.label if args.label in df.columns else None
     find_response(args, df, meta, label=label, item=args.item if args.item in df else None)
     if args.scores:
