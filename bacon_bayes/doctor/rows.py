@@ -15,7 +15,7 @@ import pandas as pd
 from bacon_bayes.doctor.cells import _where as where_is
 from bacon_bayes.doctor.cells import is_str
 from bacon_bayes.doctor.names import ID_LIKE, ID_NAMES, JUDGE_NAME
-from bacon_bayes.io import item_name, plural_places, row_place
+from bacon_bayes.io import file_line, item_name, plural_places, row_place
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -395,4 +395,52 @@ def copied_rows(
         f"too) and the intervals come out too narrow; if they are one item exported twice, "
         f"drop the copies ({fix}); if they are distinct items, give each row an id (a "
         "column of unique ids, --item)"
+    )
+
+
+def units_row(frame: pd.DataFrame, kind: str, path: str | None = None) -> str:
+    """What to say of a second header row under the header (a spreadsheet's units or
+    scales: ``Punkte``, ``Note (1 = sehr gut)``): the first row holds text, no number, in
+    at least two columns whose other cells are numbers, so each of them reads as text
+    and the row as an item. With ``path`` (a CSV), the line that writes the table without
+    it; ``""`` when the first row is no such row."""
+    from bacon_bayes.doctor.cells import NUMBERS_SHARE, _other
+
+    if kind not in ("csv", "tsv") or len(frame) < 3:
+        return ""
+    texts = []
+    for c in frame.columns:
+        if not is_str(frame[c]):
+            continue
+        read, first = _other(frame[c].iloc[:1])  # '-', 'n/a': an empty cell, not text
+        if read.notna().any():
+            return ""  # a number in the first row: an item's
+        num = _other(frame[c].iloc[1:])[0]
+        if first.empty or num.empty:
+            continue
+        if num.notna().mean() < NUMBERS_SHARE:
+            continue  # a text column (a name, a system)
+        texts.append(str(first.iloc[0]).strip())
+    if len(texts) < 2:
+        return ""
+    line = file_line(frame, 0)
+    fix = "delete that line (keep the header) and run doctor again"
+    if path is not None and str(path).lower().endswith((".csv", ".tsv", ".txt", ".csv.gz")):
+        from bacon_bayes.csv_format import csv_options, pandas_command
+        from bacon_bayes.study.folder import file_stem
+
+        how = csv_options(path)
+        skip = int(how.pop("skiprows", 0))
+        args = "".join(f", {k}={v!r}" for k, v in how.items())
+        out = file_stem(path) + "_no_units.csv"
+        code = (
+            f"pd.read_csv({str(path)!r}{args}, skiprows={[*range(skip), skip + 1]!r})"
+            f".to_csv({out!r}, index=False)"
+        )
+        fix = f"write the table without it, {pandas_command(code)} and run doctor on {out}"
+    shown = ", ".join(map(repr, texts[:4])) + (" ..." if len(texts) > 4 else "")
+    return (
+        f"line {line} looks like a second header row (units or scales under the header: "
+        f"{shown}): it is read as an item, and each column of numbers under it as text, so "
+        f"no label or judge is found in them; {fix}"
     )
