@@ -219,7 +219,7 @@ def read_table(
             frame.attrs["header line"] = int(how.get("skiprows", 0))
             if (starts := record_lines(path, how, len(frame))) is not None:
                 frame.attrs["record lines"] = FileRows(starts)
-            frame, blank = _without_blank_rows(frame)
+            frame, blank = without_blank_rows(frame)
             _padded_ids_as_text(frame, [c for c in ids if c not in text])  # blank rows gone
             minus = minus_signs(frame)  # '−0,5': before the decimal commas are read
             grouped = grouped_numbers(frame, how)
@@ -301,12 +301,19 @@ def _text(column: pd.Series) -> bool:
     return bool(pd.to_numeric(filled, errors="coerce").isna().mean() > 0.5)
 
 
-def _without_blank_rows(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
-    """``frame`` without its rows whose every cell is empty (a spreadsheet's CSV writes
-    ``,,,,`` for a row it once held: no item), and what was skipped, with the lines
-    (:func:`csv_lines`; ``""`` when none was). Pandas skips blank lines, not these;
-    kept, they passed for items with no score, id or group."""
-    blank = frame.isna().all(axis=1).to_numpy()
+def without_blank_rows(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """``frame`` without its rows whose every cell is empty or spaces (a spreadsheet's CSV
+    writes ``,,,,`` for a row it once held: no item; a frame read as text has ``""``
+    there), and what was skipped, with the lines (:func:`csv_lines`; ``""`` when none
+    was). Pandas skips blank lines, not these; kept, they passed for items with no score,
+    id or group."""
+    text = [
+        pd.api.types.is_string_dtype(t) or pd.api.types.is_object_dtype(t) for t in frame.dtypes
+    ]
+    blank = frame.loc[:, [not t for t in text]].isna().all(axis=1).to_numpy().copy()
+    for c in np.flatnonzero(text):  # text: only where the rest is empty, so that a long
+        cells = frame.iloc[blank, c]  # table's texts are not read again
+        blank[blank] = (cells.isna() | cells.astype(str).str.strip().eq("")).to_numpy()
     if not blank.any() or blank.all():
         return frame, ""
     out = frame.loc[~blank].reset_index(drop=True)

@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 #: one: in a coding of 1 / 2 for the first / second answer, 0 may be a tie, which 0 = B
 #: wins would misread
 VERDICT_HELP = (
-    "write A, B or tie (also left / right, model_a / model_b, tie (bothbad), draw, =, "
+    "write A, B or tie (also left / right, model_a / model_b, Assistant A / Assistant B, "
+    "tie (bothbad), draw, =, "
     "Arena-Hard's A>B / A=B / B>A; or 1 = A wins, 0 = B wins, 0.5 = tie; a coding of 1 / 2 "
     "for the first / second answer is not read: write it as A / B)"
 )
@@ -54,6 +55,13 @@ VERDICTS: dict[str, float] = {
     "both_bad": 0.5,
     "draw": 0.5,
     "=": 0.5,  # A / B / = (a spreadsheet's tie)
+    # a judge's reply naming the answer it prefers, as its prompt called the two
+    # (MT-Bench's "Assistant A", AlpacaEval's "Output (a)")
+    **{
+        f"{who}{side}": v
+        for who in ("assistant ", "response ", "model ", "answer ", "output ")
+        for side, v in (("a", 1.0), ("b", 0.0), ("(a)", 1.0), ("(b)", 0.0))
+    },
     "[[a]]": 1.0,  # the MT-Bench / FastChat pair judge's raw verdicts ([[C]]: a tie)
     "[[b]]": 0.0,
     "[[c]]": 0.5,

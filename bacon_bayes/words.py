@@ -95,7 +95,7 @@ def word_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
         return None
     if filled.empty or len(distinct) > _MOST_WORDINGS:
         return None
-    word = {v: " ".join(v.split()).lower() for v in distinct if isinstance(v, str)}
+    word = {v: _spoken(v) for v in distinct if isinstance(v, str)}
     likert = {v: _LIKERT[w] for v, w in word.items() if w in _LIKERT}
     if len(set(likert.values())) >= 3 and filled.isin(list(likert)).mean() > 0.5:
         said = ", ".join(f"{v.strip()!r} = {k:g}" for v, k in sorted(likert.items(), key=_second))
@@ -179,6 +179,12 @@ def _mixed_verdicts(
     shown = ", ".join(f"{w!r} / {VERDICT_WORDS.get(w, '0')!r}" for w in sorted(ways))
     said = f"read from verdicts written {len(ways)} ways ({shown}) as 1 / 0: write them one way"
     return column.map(ours).astype(float), said
+
+
+def _spoken(cell: str) -> str:
+    """A word cell as :func:`word_numbers` compares it: spaces folded, lower case, a full
+    stop or an exclamation mark after it dropped (an LLM judge's ``Yes.``)."""
+    return " ".join(cell.split()).lower().rstrip(".!").rstrip()
 
 
 def _second(pair: tuple[Any, float]) -> float:

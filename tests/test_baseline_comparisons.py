@@ -294,6 +294,9 @@ def test_cli_estimate_refuses_an_unknown_baseline_with_the_fix(tmp_path, capsys)
     err = capsys.readouterr().err
     assert "--baseline" in err and "is not a 'system' of the table" in err
     assert "Did you mean" in err and "Traceback" not in err
+    # the example to pass is the name meant, not the first group (session 51's walk:
+    # 'Online A (b)' was told "e.g. --baseline AISP-SJTU")
+    assert f"e.g. --baseline {systems[0]}" in err, err
     args = [a for a in _cli_args(path) if a not in ("--group", "system")]
     assert main([*args, "--baseline", systems[0]]) == 2
     assert "pass --group COLUMN too" in capsys.readouterr().err

@@ -418,3 +418,65 @@ def test_a_long_table_whose_scores_are_letters_for_one_judge_is_pivoted(
     assert main(["doctor", *shlex.split(then)]) == 0
     again = command(capsys.readouterr().out)
     assert again is not None and "gpt35" in again
+
+
+def test_rows_copied_in_a_pool_of_questions_and_models_are_named(tmp_path, capsys):
+    """Walk of tables nobody prepared (TriviaQA, session 51): a pool of 400 questions x 8
+    models with no id column, 3 rows exported twice, was profiled as 3,203 items with no
+    word of the copies: no one column tells its items apart (a question repeats across
+    models), so copies went unchecked. The question and the model together do: the copies
+    are named, with the line that drops them."""
+    rng = np.random.default_rng(5)
+    q, m = np.meshgrid([f"q{i:03d}" for i in range(60)], ["m-a", "m-b", "m-c"], indexing="ij")
+    table = pd.DataFrame(
+        {
+            "question_id": q.ravel(),
+            "model": m.ravel(),
+            "judge_a": rng.integers(0, 2, q.size),
+            "judge_b": rng.integers(0, 2, q.size),
+        }
+    )
+    path = tmp_path / "answers.csv"
+    pd.concat([table, table.iloc[[7, 30]]], ignore_index=True).to_csv(path, index=False)
+    out = " ".join(doctor(path, capsys).split())
+    n = len(table)
+    assert (
+        f"2 rows are copies of an earlier row, every cell the same (lines {n + 2}, {n + 3}: "
+        "copies of lines 9, 32)" in out
+    ), out
+    table.to_csv(path, index=False)  # without the copies: nothing said
+    assert "copies of an earlier row" not in doctor(path, capsys)
+
+
+def test_a_row_of_units_under_the_header_is_named_with_the_line_that_drops_it(
+    tmp_path, capsys, monkeypatch
+):
+    """Walk of tables nobody prepared (a German SummEval export, session 51): a row of
+    units under the header (``;;Note (1 = sehr gut);Punkte;Sterne``) made every column of
+    numbers text; doctor said four times "scores but for 1 cell(s) of other text ... at
+    line 2", once per column, and found no label and no judge. It names the row as a
+    second header, and the line it prints writes the table without it, which doctor
+    then profiles with its label and judges."""
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(4)
+    n = 150
+    q = rng.uniform(1, 5, n)
+    rows = ["Nr;System;Bewertung;GPT-4;GPT-3.5", ";;Note (1-5);Punkte;Sterne"]
+    for i in range(n):
+        label = f"{q[i]:.2f}".replace(".", ",") if i % 3 == 0 else ""
+        judges = [
+            f"{np.clip(q[i] + rng.normal(0, s), 1, 5):.1f}".replace(".", ",") for s in (0.5, 1)
+        ]
+        rows.append(";".join([f"{i + 1:04d}", f"M{i % 3}", label, *judges]))
+    Path("export.csv").write_text("\ufeff" + "\n".join(rows) + "\n", encoding="utf-8")
+    out = " ".join(doctor(Path("export.csv"), capsys).split())
+    assert (
+        "line 2 looks like a second header row (units or scales under the header: "
+        "'Note (1-5)', 'Punkte', 'Sterne')" in out
+    ), out
+    run_python_line(out.split("write the table without it, ", 1)[1], cwd=tmp_path)
+    again = doctor(Path("export_no_units.csv"), capsys)
+    assert "second header row" not in again
+    words = command(again)
+    assert words is not None and "--label Bewertung" in " ".join(words), again
+    assert "--judge GPT-4 --judge GPT-3.5" in " ".join(words), again

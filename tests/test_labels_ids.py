@@ -4,6 +4,8 @@ whose unlabelled rows name ids the table does not have."""
 
 from __future__ import annotations
 
+import shlex
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,7 +14,7 @@ from bacon_bayes.cli import main
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.readers import join_labels
 
-from .printed import is_python
+from .printed import is_python, run_python_line
 
 
 def _files(tmp_path, n: int = 120, labeled: int = 40) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -79,7 +81,9 @@ def test_rows_without_a_label_of_ids_not_in_the_table_are_left_out(tmp_path, cap
         join_labels(table, tmp_path / "all.csv", "human", "id")
 
 
-def test_labels_keyed_by_two_columns_get_the_id_that_joins_them(tmp_path, capsys) -> None:
+def test_labels_keyed_by_two_columns_get_the_id_that_joins_them(
+    tmp_path, capsys, monkeypatch
+) -> None:
     """Walk of new table shapes: WMT labels keyed by system and segment (no id column in
     either file) stopped with "pass --item COLUMN, the table's id column", where no one
     column is the id (--item seg_id then refused its repeats). The error names the two
@@ -96,16 +100,23 @@ def test_labels_keyed_by_two_columns_get_the_id_that_joins_them(tmp_path, capsys
     args = ["doctor", str(tmp_path / "table.csv"), "--labels", str(tmp_path / "labels.csv")]
     assert main([*args, "--label", "Score"]) == 2
     err = capsys.readouterr().err
-    assert "keyed by system, seg together" in err and "pass --item id" in err
-    line = err.split("read as df: ", 1)[1].rsplit("), and pass", 1)[0]
-    for name in ("table.csv", "labels.csv"):
-        df = pd.read_csv(tmp_path / name)
-        exec(line, {"df": df})
-        df.to_csv(tmp_path / name, index=False)
+    assert "keyed by system, seg together" in err and "--item item" in err
+    run_python_line(err, cwd=tmp_path)  # the printed line, as a shell runs it
+    then = shlex.split(err.split("then run: ", 1)[1])
+    assert then[:2] == ["bacon", "doctor"], err
+    monkeypatch.chdir(tmp_path)
+    assert main(then[1:]) == 0
+    assert f"{len(labels)} of {len(table)} rows labeled" in capsys.readouterr().out
     joined, key = join_labels(
-        pd.read_csv(tmp_path / "table.csv"), tmp_path / "labels.csv", "Score", "id"
+        pd.read_csv(tmp_path / "table_keyed.csv"), tmp_path / "labels_keyed.csv", "Score", "item"
     )
-    assert key == "id" and int(joined["Score"].notna().sum()) == len(labels)
+    assert key == "item" and int(joined["Score"].notna().sum()) == len(labels)
+    pd.read_csv(tmp_path / "table_keyed.csv").rename(columns={"item": "id"}).to_csv(
+        tmp_path / "table.csv", index=False
+    )
+    pd.read_csv(tmp_path / "labels_keyed.csv").rename(columns={"item": "id"}).to_csv(
+        tmp_path / "labels.csv", index=False
+    )
 
     # without --label, as a user follows the error: the labels file's key columns are the
     # table's too, so its one column besides them is the label (it was refused: "has
@@ -197,3 +208,66 @@ def test_a_labels_file_keyed_by_an_id_column_of_another_name_joins(tmp_path, cap
     labels.to_csv(tmp_path / "labels.csv", index=False)
     with pytest.raises(ValidationError, match="cannot tell which column joins"):
         join_labels(table, tmp_path / "labels.csv", "Human verdict", None)
+
+
+def _answers(tmp_path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A TriviaQA-like pool (question x answering model, no id column) with two rows
+    exported twice, and its labels keyed by ``QID`` and ``Model`` (another name, another
+    case), as verdict words."""
+    rng = np.random.default_rng(3)
+    q, m = np.meshgrid([f"q{i:03d}" for i in range(40)], ["m-a", "m-b", "m-c"], indexing="ij")
+    truth = rng.random(q.size) < 0.6
+    judge = np.where(rng.random(q.size) < 0.85, truth, ~truth)
+    table = pd.DataFrame(
+        {"question_id": q.ravel(), "model": m.ravel(), "judge": np.where(judge, "Yes.", "No.")}
+    )
+    table = pd.concat([table, table.iloc[[4, 9]]], ignore_index=True)
+    table.to_csv(tmp_path / "pool.csv", index=False)
+    rows = rng.choice(q.size, 45, replace=False)
+    labels = pd.DataFrame(
+        {
+            "Model": m.ravel()[rows],
+            "QID": q.ravel()[rows],
+            "human": np.where(truth[rows], "correct", "wrong"),
+        }
+    )
+    labels.to_csv(tmp_path / "labels.csv", index=False)
+    return table, labels
+
+
+def test_labels_keyed_by_a_question_and_a_model_named_otherwise(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    """Walk of tables nobody prepared (session 51): TriviaQA labels keyed by ``QID`` and
+    ``Model`` against a pool's ``question_id`` and ``model``. The join took ``model`` (the
+    same name but for case) as the id and refused the labels as "ids 'm-a' ... appear
+    more than once", its fix a line averaging every label of a model into one. The error
+    names both key columns and the table's rows exported twice, and prints the line that
+    writes both files with one id (the copies dropped) and the doctor to run then, which
+    joins every label."""
+    monkeypatch.chdir(tmp_path)
+    _answers(tmp_path)
+    assert main(["doctor", "pool.csv", "--labels", "labels.csv", "--label", "human"]) == 2
+    err = capsys.readouterr().err
+    assert "keyed by Model, QID (the table's model, question_id) together" in err, err
+    assert "2 row(s) of the table are copies of another row (lines 122, 123)" in err, err
+    assert "groupby" not in err
+    run_python_line(err, cwd=tmp_path)
+    then = shlex.split(err.split("then run: ", 1)[1])
+    assert main(then[1:]) == 0
+    out = capsys.readouterr().out
+    assert "45 of 120 rows labeled" in out, out
+    assert "'yes' = 1, 'no' = 0" in out and "'correct' = 1, 'wrong' = 0" in out
+
+
+def test_a_labels_file_with_the_id_and_the_system_joins_on_the_id(tmp_path) -> None:
+    """Walk of tables nobody prepared (session 51): a labels file exported with its context
+    (``id``, ``system``, the label) was refused as "keyed by id, system together", and the
+    printed fix inserted a column ``id`` the files already had (pandas: "cannot insert
+    id, already exists"). The column whose every id names one row of the table is the id."""
+    table, labels = _files(tmp_path)
+    labels = labels.rename(columns={"ID": "id"})
+    labels.insert(1, "system", table.set_index("id").loc[labels["id"], "system"].to_numpy())
+    labels.to_csv(tmp_path / "labels.csv", index=False)
+    joined, key = join_labels(table, tmp_path / "labels.csv", "Score", None)
+    assert key == "id" and int(joined["Score"].notna().sum()) == 40

@@ -381,3 +381,36 @@ def test_left_and_right_are_votes_and_a_one_two_coding_is_refused() -> None:
         EvalPool.from_pairs(
             df, model_a="model_a", model_b="model_b", label="label", judges=["judge"]
         )
+
+
+def test_a_judge_naming_the_assistant_it_prefers_is_read(tmp_path: Path, capsys) -> None:
+    """Walk of tables nobody prepared (Arena, session 51): a judge column of MT-Bench-style
+    replies (``Assistant A`` / ``Assistant B`` / ``Tie``) was left out of the judges ("holds
+    words naming A and B that are not verdicts") beside judges written ``[[A]]`` and
+    ``A>B``. Such replies (also ``Response B``, AlpacaEval's ``Output (a)``) are A / B."""
+    from bacon_bayes.cli import main
+    from bacon_bayes.readers.pairwise import to_verdict
+
+    said = ("Assistant A", "assistant b", "Response A", "Output (b)", "Model B", "Tie")
+    assert [to_verdict(v) for v in said] == ["A", "B", "A", "B", "B", "tie"]
+    rng = np.random.default_rng(2)
+    n = 240
+    models = np.array(["m1", "m2", "m3", "m4"])
+    a = rng.integers(0, 4, n)
+    b = (a + rng.integers(1, 4, n)) % 4
+    truth = rng.choice(["A", "B", "tie"], n, p=[0.45, 0.4, 0.15])
+    vote = np.where(rng.random(n) < 0.3, truth, "")
+    judge = np.where(rng.random(n) < 0.8, truth, rng.choice(["A", "B", "tie"], n))
+    words = {"A": "Assistant A", "B": "Assistant B", "tie": "Tie"}
+    pd.DataFrame(
+        {
+            "model_a": models[a],
+            "model_b": models[b],
+            "winner": vote,
+            "claude": [words[v] for v in judge],
+            "gpt4": [f"[[{v if v != 'tie' else 'C'}]]" for v in judge[::-1]],
+        }
+    ).to_csv(tmp_path / "votes.csv", index=False)
+    assert main(["doctor", str(tmp_path / "votes.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "not verdicts" not in out and "--judge claude" in out, out

@@ -44,3 +44,18 @@ def test_a_column_of_replies_or_ids_reads_as_before() -> None:
     values, how = words.word_numbers(replies)
     assert values.tolist()[:2] == [4.0, 3.0] and "judge's replies" in how
     assert words.word_numbers(pd.Series([f"d{k:03d}-M8" for k in range(50)])) is None
+
+
+def test_verdicts_written_with_a_full_stop_are_read() -> None:
+    """Walk of tables nobody prepared (TriviaQA, session 51): a judge's verdicts written
+    as its replies come (``Yes``, ``yes.``, ``No.``) were eight strings to doctor, left out
+    as "a category, not a prompt"; they read as 1 / 0, as ``yes`` / ``no`` do."""
+    cells = pd.Series(["Yes", "yes.", "No.", "no", "Yes.", "No", None, "yes!"], dtype=object)
+    read = words.word_numbers(cells)
+    assert read is not None
+    values, said = read
+    assert values.tolist()[:6] == [1.0, 1.0, 0.0, 0.0, 1.0, 0.0]
+    assert pd.isna(values.iloc[6]) and values.iloc[7] == 1.0
+    assert "'yes' = 1, 'no' = 0" in said
+    # a sentence that ends in a stop is no verdict
+    assert words.word_numbers(pd.Series(["Yes, it is.", "No."] * 3, dtype=object)) is None

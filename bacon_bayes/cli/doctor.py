@@ -80,7 +80,9 @@ def run(args: argparse.Namespace) -> int:
     if args.labels:
         args.label = args.label or label_column(frame, args.labels, args.item or meta.item)
         try:
-            frame, item = join_labels(frame, args.labels, args.label, args.item or meta.item)
+            frame, item = join_labels(
+                frame, args.labels, args.label, args.item or meta.item, table=args.file
+            )
         except ValidationError as exc:  # a long table's ids repeat: its pivot comes first
             if not _long_before_labels(frame, meta, args, exc):
                 raise

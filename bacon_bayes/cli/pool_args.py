@@ -513,7 +513,7 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
         args.prompt = args.prompt or meta.prompt
     if getattr(args, "labels", None):
         args.label = args.label or label_column(df, args.labels, args.item)
-        df, args.item = join_labels(df, args.labels, args.label, args.item)
+        df, args.item = join_labels(df, args.labels, args.label, args.item, table=args.file)
     label = args.label if args.label in df.columns else None
     find_response(args, df, meta, label=label, item=args.item if args.item in df else None)
     if args.scores:
@@ -640,14 +640,18 @@ def check_baseline(args: argparse.Namespace, groups: np.ndarray | None, group: s
         raise ValidationError(
             "--baseline NAME compares every group against one; pass --group COLUMN too"
         )
+    import difflib
+
     from bacon_bayes.arguments import suggest
     from bacon_bayes.order import natural_sorted, unique_codes
 
     names = natural_sorted(str(n) for n in unique_codes(groups)[0])  # as the tables order them
-    if args.baseline not in names:
+    if args.baseline not in names:  # the example: the nearest name (case aside), else the first
+        near = [n for n in names if n.casefold() == args.baseline.casefold()]
+        near += difflib.get_close_matches(args.baseline, names, n=1) + names
         shown = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
         raise ValidationError(
             f"--baseline {args.baseline!r} is not a {group!r} of the table (its "
             f"{len(names)}: {shown}).{suggest(args.baseline, names)} Pass one of them as "
-            "written there, e.g. --baseline " + shlex.quote(names[0])
+            "written there, e.g. --baseline " + shlex.quote(near[0])
         )

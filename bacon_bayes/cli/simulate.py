@@ -64,7 +64,9 @@ def _table(args: argparse.Namespace) -> Any:
     else:
         judge_columns(args.judge, list(frame.columns))  # refused: no judges given
     if args.labels:
-        frame, args.item = join_labels(frame, args.labels, args.label, args.item or meta.item)
+        frame, args.item = join_labels(
+            frame, args.labels, args.label, args.item or meta.item, table=args.data
+        )
     if not args.item and args.label in frame.columns and meta.format in ("csv", "tsv", "parquet"):
         from bacon_bayes.doctor.long import long_table, read_call  # rows that are no items
 

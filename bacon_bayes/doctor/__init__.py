@@ -30,7 +30,7 @@ from bacon_bayes.doctor.long import read_call
 from bacon_bayes.doctor.names import judge_aspects
 from bacon_bayes.doctor.relation import missingness_notes, near_duplicates
 from bacon_bayes.doctor.roles import GENERIC_FORMATS, Roles, find_roles
-from bacon_bayes.doctor.rows import check_ids, copied_rows, without_summary
+from bacon_bayes.doctor.rows import check_ids, copied_rows, units_row, without_summary
 from bacon_bayes.doctor.scores import ScoreFlag, absent_groups, judge_scales, score_flags
 from bacon_bayes.doctor.text import glued, profile_text
 from bacon_bayes.errors import ValidationError
@@ -319,9 +319,15 @@ def profile(
     if roles.judges and roles.group:  # judges absent on whole groups (tester G finding 11)
         p.can += absent_groups(kept[roles.judges], kept[roles.group].to_numpy())
     codes = label_codes(y, str(roles.label), lambda k: row_place(frame, k)) if y is not None else ""
-    copied = copied_rows(frame, roles.label, file) if roles.item is None and not roles.long else ""
+    keys = [c for c in (roles.prompt, roles.group) if c] if roles.prompt and roles.group else []
+    copied = (
+        copied_rows(frame, roles.label, file, keys=keys)
+        if roles.item is None and not roles.long
+        else ""
+    )
     said = said_missing(file, roles.label, meta.format) if labels is None else ""  # 'N/A'
-    p.can[:0] = [n for n in (codes, p.far, copied, said) if n]  # 0 for 'not rated', typos
+    units = units_row(frame, meta.format, file)  # 'Punkte' under the header
+    p.can[:0] = [n for n in (units, codes, p.far, copied, said) if n]  # 0 for 'not rated'
     return p
 
 

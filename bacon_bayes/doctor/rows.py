@@ -15,9 +15,11 @@ import pandas as pd
 from bacon_bayes.doctor.cells import _where as where_is
 from bacon_bayes.doctor.cells import is_str
 from bacon_bayes.doctor.names import ID_LIKE, ID_NAMES, JUDGE_NAME
-from bacon_bayes.io import item_name, plural_places, row_place
+from bacon_bayes.io import file_line, item_name, plural_places, row_place
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from bacon_bayes.doctor.roles import Roles
 
 #: the words a spreadsheet's summary row starts with (any case, a trailing colon ignored):
@@ -341,22 +343,28 @@ def rater_rows(df: pd.DataFrame, label: str, judges: object = (), group: str | N
 
 
 def copied_rows(
-    frame: pd.DataFrame, label: str | None = None, path: str | None = None, shown: int = 5
+    frame: pd.DataFrame,
+    label: str | None = None,
+    path: str | None = None,
+    shown: int = 5,
+    keys: Sequence[str] = (),
 ) -> str:
     """What to say of rows equal to an earlier row on every cell (a row pasted twice, an
     export that repeated rows), where they are and the fix (with ``path``, the file read:
     the line that writes it without them); ``""`` when there are none, or when no column
     tells items apart (at least :data:`MOSTLY_DISTINCT` of its values distinct: a text,
-    an id, a continuous score): rows of a few whole scores alone can be items that scored
-    alike. Each copy is read as an item of its own, so a copied item counts twice, its
+    an id, a continuous score) nor do ``keys`` together (a prompt and a system: every row
+    but the copies one of each pair): rows of a few whole scores alone can be items that
+    scored alike. Each copy is read as an item of its own, so a copied item counts twice, its
     label too."""
     try:
         copies = frame.duplicated(keep="first").to_numpy()
     except TypeError:  # lists or dicts in the cells (a log's reader): compared as text
         frame = frame.astype({c: str for c in frame.columns if frame[c].dtype == object})
         copies = frame.duplicated(keep="first").to_numpy()
-    if not copies.any() or not any(
-        frame[c].nunique() >= MOSTLY_DISTINCT * len(frame) for c in frame.columns
+    keyed = bool(keys) and not frame[~copies].duplicated(list(keys)).any()
+    if not copies.any() or not (
+        keyed or any(frame[c].nunique() >= MOSTLY_DISTINCT * len(frame) for c in frame.columns)
     ):
         return ""
     row_hash = pd.util.hash_pandas_object(frame, index=False).to_numpy()
@@ -387,4 +395,52 @@ def copied_rows(
         f"too) and the intervals come out too narrow; if they are one item exported twice, "
         f"drop the copies ({fix}); if they are distinct items, give each row an id (a "
         "column of unique ids, --item)"
+    )
+
+
+def units_row(frame: pd.DataFrame, kind: str, path: str | None = None) -> str:
+    """What to say of a second header row under the header (a spreadsheet's units or
+    scales: ``Punkte``, ``Note (1 = sehr gut)``): the first row holds text, no number, in
+    at least two columns whose other cells are numbers, so each of them reads as text
+    and the row as an item. With ``path`` (a CSV), the line that writes the table without
+    it; ``""`` when the first row is no such row."""
+    from bacon_bayes.doctor.cells import NUMBERS_SHARE, _other
+
+    if kind not in ("csv", "tsv") or len(frame) < 3:
+        return ""
+    texts = []
+    for c in frame.columns:
+        if not is_str(frame[c]):
+            continue
+        read, first = _other(frame[c].iloc[:1])  # '-', 'n/a': an empty cell, not text
+        if read.notna().any():
+            return ""  # a number in the first row: an item's
+        num = _other(frame[c].iloc[1:])[0]
+        if first.empty or num.empty:
+            continue
+        if num.notna().mean() < NUMBERS_SHARE:
+            continue  # a text column (a name, a system)
+        texts.append(str(first.iloc[0]).strip())
+    if len(texts) < 2:
+        return ""
+    line = file_line(frame, 0)
+    fix = "delete that line (keep the header) and run doctor again"
+    if path is not None and str(path).lower().endswith((".csv", ".tsv", ".txt", ".csv.gz")):
+        from bacon_bayes.csv_format import csv_options, pandas_command
+        from bacon_bayes.study.folder import file_stem
+
+        how = csv_options(path)
+        skip = int(how.pop("skiprows", 0))
+        args = "".join(f", {k}={v!r}" for k, v in how.items())
+        out = file_stem(path) + "_no_units.csv"
+        code = (
+            f"pd.read_csv({str(path)!r}{args}, skiprows={[*range(skip), skip + 1]!r})"
+            f".to_csv({out!r}, index=False)"
+        )
+        fix = f"write the table without it, {pandas_command(code)} and run doctor on {out}"
+    shown = ", ".join(map(repr, texts[:4])) + (" ..." if len(texts) > 4 else "")
+    return (
+        f"line {line} looks like a second header row (units or scales under the header: "
+        f"{shown}): it is read as an item, and each column of numbers under it as text, so "
+        f"no label or judge is found in them; {fix}"
     )

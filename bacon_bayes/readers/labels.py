@@ -70,37 +70,138 @@ def _other_id(labels: pd.DataFrame, label: str) -> Any:
     return rest[0] if len(rest) == 1 else None
 
 
-def key_column(frame: pd.DataFrame, labels: pd.DataFrame, item: str | None, label: str) -> str:
+def _key_pairs(frame: pd.DataFrame, labels: pd.DataFrame, label: str) -> dict[Any, Any]:
+    """The labels file's columns (not ``label``) that name a column of the table, each with
+    that column: the same name, else the one name that differs from it only by case,
+    else (a text or whole-number column) the one table column that holds every value of
+    it (``QID`` for ``question_id``)."""
+    pairs: dict[Any, Any] = {}
+    for c in labels.columns:
+        if c == label:
+            continue
+        named = _named(list(frame.columns), str(c))
+        if len(named) == 1:
+            pairs[c] = named[0]
+    for c in labels.columns:
+        if c == label or c in pairs or labels[c].dtype.kind == "f":
+            continue
+        wanted = set(id_text(labels[c].dropna()))
+        held = [
+            t
+            for t in frame.columns
+            if t not in pairs.values()
+            and frame[t].dtype.kind != "f"
+            and wanted
+            and wanted <= set(id_text(frame[t].dropna()))
+        ]
+        if len(held) == 1:
+            pairs[c] = held[0]
+    return pairs
+
+
+def _unique(column: pd.Series) -> bool:
+    return isinstance(column, pd.Series) and bool(column.notna().all()) and column.is_unique
+
+
+def key_column(
+    frame: pd.DataFrame,
+    labels: pd.DataFrame,
+    item: str | None,
+    label: str,
+    paths: tuple[str | Path, str | Path] | None = None,
+) -> str:
     """The id column the labels are joined on: ``item`` (``--item`` or the reader's id),
-    else the one column other than the label that both tables have (by name, else by the
-    name but for case: ``ID`` in one file, ``id`` in the other), else the table's one
-    column of unique ids that holds every id of the labels file's one other column
-    (``item`` in the labels file, ``Item ID`` in the table)."""
+    else the column of the table a column of the labels file names (by name, else by the
+    name but for case: ``ID`` in one file, ``id`` in the other, else by holding its values:
+    ``item`` in the labels file, ``Item ID`` in the table), the one of them whose every
+    value names one row of the table when it names several (``id`` beside ``system``).
+
+    Raises
+    ------
+    ValidationError
+        No such column, or several that key the rows together (a question and a model):
+        the error gives the line that writes both files (``paths``: the table's, the labels
+        file's) with one id column made of them, and what to pass then."""
     if item is not None:
         return item
-    shared = [c for c in labels.columns if c != label and c in frame.columns]
-    if not shared:  # the same name written in another case
-        folded = {_folded(c) for c in frame.columns}
-        near = [c for c in labels.columns if c != label and _folded(c) in folded]
-        shared = near if len(near) == 1 and len(_named(list(frame.columns), near[0])) == 1 else []
-    if not shared and (other := _other_id(labels, label)) is not None:
-        shared = _holding(frame, labels[other])  # the same ids under another name
-    if len(shared) == 1:
-        return str(shared[0])
-    both = ", ".join(map(str, shared)) or "none"
-    if len(shared) > 1 and not any(t.duplicated(shared).any() for t in (frame, labels)):
-        ids = f"df.insert(0, 'id', df[{shared!r}].astype(str).agg('|'.join, axis=1))"
-        raise ValidationError(
-            f"the labels file's rows are keyed by {both} together, not by one column: give "
-            f"both files one id column of them (in pandas, on each file read as df: {ids}), "
-            "and pass --item id."
-        )
+    pairs = _key_pairs(frame, labels, label)
+    ids = [t for t in pairs.values() if _unique(frame[t])]
+    if len(ids) == 1 or len(pairs) == 1:
+        return str(ids[0] if len(ids) == 1 else next(iter(pairs.values())))
+    if len(pairs) > 1:
+        raise ValidationError(_composite_key(frame, labels, pairs, label, paths))
     raise ValidationError(
-        "cannot tell which column joins the labels file to the table "
-        f"(columns in both: {both}; the labels file's: "
-        f"{', '.join(map(str, labels.columns[:12]))}); pass --item COLUMN, the table's id "
-        "column, and give the labels file's id column that name."
+        "cannot tell which column joins the labels file to the table (columns in both: none; "
+        f"the labels file's: {', '.join(map(str, labels.columns[:12]))}); pass --item COLUMN, "
+        "the table's id column, and give the labels file's id column that name."
     )
+
+
+def _composite_key(
+    frame: pd.DataFrame,
+    labels: pd.DataFrame,
+    pairs: dict[Any, Any],
+    label: str,
+    paths: tuple[str | Path, str | Path] | None,
+) -> str:
+    """The refusal of a labels file keyed by several columns together (``pairs``: its
+    columns, each with the table's): rows of the table that repeat the key named (copies of
+    another row dropped by the line), and the line that writes both files with one id
+    column made of the key, with the command to run then."""
+    from bacon_bayes.csv_format import pandas_command, pandas_read
+
+    theirs, ours = list(pairs), list(pairs.values())
+    named = ", ".join(map(str, theirs))
+    same = theirs == ours
+    both = named if same else f"{named} (the table's {', '.join(map(str, ours))})"
+    said = f"the labels file's rows are keyed by {both} together, not by one column"
+    repeats = frame.duplicated(ours, keep=False).to_numpy()
+    copies = frame.duplicated().to_numpy()
+    differ = repeats & ~frame.duplicated(keep=False).to_numpy()
+    if copies.any():
+        rows = copies.nonzero()[0]
+        said += (
+            f"; {rows.size} row(s) of the table are copies of another row "
+            f"({_places(frame, rows[:5])}): each would count as an item, the line drops them"
+        )
+    if differ.any():
+        rows = differ.nonzero()[0]
+        return (
+            f"{said}; the table has several different rows of one "
+            f"{' and '.join(map(str, ours))} ({_places(frame, rows[:5])}): keep one row per "
+            "item (or add the column that tells them apart to both files), then run again."
+        )
+    taken = {str(c) for c in (*frame.columns, *labels.columns)}
+    new = next(n for n in ("item", "item_id", "key", "row_key") if n not in taken)
+    if paths is None or not all(_tabular(p) for p in paths):
+        line = f"df.insert(0, {new!r}, df[COLUMNS].astype(str).agg('|'.join, axis=1))"
+        return (
+            f"{said}: give both files one id column of them (in pandas, on each file read "
+            f"as df, COLUMNS the file's {named if same else 'key columns'}: {line}), and pass "
+            f"--item {new}."
+        )
+    table, labels_path = (Path(p) for p in paths)
+    outs = [f"{p.name.split('.')[0]}_keyed.csv" for p in (table, labels_path)]
+    code = (
+        "key = lambda df, cols: df[cols].astype(str).agg('|'.join, axis=1); "
+        f"t = {pandas_read(table)}"
+        + (".drop_duplicates()" if copies.any() else "")
+        + f"; t.insert(0, {new!r}, key(t, {[str(c) for c in ours]!r})); "
+        f"t.to_csv({outs[0]!r}, index=False); lab = {pandas_read(labels_path)}; "
+        f"lab.insert(0, {new!r}, key(lab, {[str(c) for c in theirs]!r})); "
+        f"lab.to_csv({outs[1]!r}, index=False)"
+    )
+    run = shlex.join(
+        ["bacon", "doctor", outs[0], "--labels", outs[1], "--label", label, "--item", new]
+    )
+    line = pandas_command(code)
+    return f"{said}: write both files with one id column {new!r} of them: {line}, then run: {run}"
+
+
+def _tabular(path: str | Path) -> bool:
+    """Whether ``path`` is a file pandas reads as :func:`~csv_format.pandas_read` writes."""
+    name = str(path).lower()
+    return Path(path).is_file() and name.endswith((".csv", ".csv.gz", ".tsv", ".parquet", ".txt"))
 
 
 #: an id written as a whole number with a decimal point (``181.0``, what a column of
@@ -156,6 +257,8 @@ def _id_columns(
         hits = _named(list(table.columns), key)
         if not hits and table is labels and other is not None and key in frame.columns:
             hits = [other] if _holding(frame, labels[other], [key]) else []
+        if not hits and table is labels and label is not None and key in frame.columns:
+            hits = [c for c, t in _key_pairs(frame, labels, label).items() if t == key]
         if len(hits) != 1:
             cols = ", ".join(map(str, table.columns[:12]))
             why = (
@@ -209,7 +312,13 @@ def label_column(frame: pd.DataFrame, path: str | Path, item: str | None) -> str
 
 
 def join_labels(
-    frame: pd.DataFrame, path: str | Path, label: str, item: str | None, *, verdicts: bool = False
+    frame: pd.DataFrame,
+    path: str | Path,
+    label: str,
+    item: str | None,
+    *,
+    verdicts: bool = False,
+    table: str | Path | None = None,
 ) -> tuple[pd.DataFrame, str]:
     """Join the labels of ``path`` onto ``frame`` by id.
 
@@ -229,6 +338,9 @@ def join_labels(
         The labels are votes on comparisons: ``A`` / ``B`` / ``tie`` (any spelling
         :func:`~bacon_bayes.readers.pairwise.to_verdict` reads, 1 / 0 / 0.5 too), joined
         as ``A`` / ``B`` / ``tie``; otherwise numbers.
+    table : str or Path, optional
+        The file ``frame`` was read from: a refusal of labels keyed by several columns
+        together prints the line that writes both files with one id column.
 
     Returns
     -------
@@ -254,7 +366,9 @@ def join_labels(
             f"labels file {name!r} has no column {label!r} (its columns: "
             f"{', '.join(map(str, labels.columns[:12]))}); pass --label with its label column."
         )
-    key, theirs = _id_columns(frame, labels, key_column(frame, labels, item, label), name, label)
+    paths = None if table is None else (table, path)
+    key = key_column(frame, labels, item, label, paths)
+    key, theirs = _id_columns(frame, labels, key, name, label)
     joined_by = ""
     if theirs != key:  # the labels file's ID for the table's id
         if key in labels.columns:

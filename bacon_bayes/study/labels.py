@@ -31,11 +31,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.csv_format import csv_options, record_lines
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.io import FileRows, file_line, refuse_workbook, restored, row_place
+from bacon_bayes.io import file_line, row_place
 from bacon_bayes.readers.labels import WHOLE as _WHOLE
-from bacon_bayes.readers.labels import _named, file_id_column, near_ids, restore_zeros
+from bacon_bayes.readers.labels import near_ids, restore_zeros
 from bacon_bayes.study.core import Study
 from bacon_bayes.study.folder import (
     CONFIG_FILE,
@@ -45,6 +44,7 @@ from bacon_bayes.study.folder import (
     remove_stale_temp_files,
     study_lock,
 )
+from bacon_bayes.study.label_file import read_label_file
 from bacon_bayes.words import as_numbers, minus_signs, says_missing, word_numbers
 
 __all__ = [
@@ -177,120 +177,6 @@ def _rows(mask: np.ndarray, frame: pd.DataFrame, item: str, values: pd.Series) -
     return shown + more
 
 
-#: the label files read: a pandas ``to_json(orient="records")`` array or JSON Lines for JSON
-_FORMATS = "a CSV (or TSV), Parquet (.parquet) or JSON (.json records, .jsonl) file"
-
-
-def _label_format(path: Path) -> str:
-    """``parquet``, ``json`` or ``csv``: the label file's format as
-    :func:`bacon_bayes.readers.sniff` tells it (by its ending, else its first bytes),
-    JSON Lines as ``json``; anything else is read as CSV (or TSV, sniffed)."""
-    from bacon_bayes.readers import sniff
-
-    return {"parquet": "parquet", "json": "json", "jsonl": "json"}.get(sniff(path), "csv")
-
-
-def _cell_text(value: object) -> str:
-    """A Parquet or JSON cell as the text a CSV would hold (``""`` for a missing one)."""
-    if value is None or value is pd.NA or value is pd.NaT:
-        return ""
-    if isinstance(value, float | np.floating) and np.isnan(value):
-        return ""
-    return str(value)
-
-
-def _typed_label_file(path: Path, kind: str) -> pd.DataFrame:
-    """A Parquet or JSON label file's cells as text, as the CSV reader reads them (its
-    rows named by their place, from 0: no CSV lines)."""
-    from bacon_bayes.readers.jsonl import is_json_lines, json_records, read_jsonl
-
-    try:
-        if kind == "parquet":
-            frame = pd.read_parquet(path)
-        elif path.name.lower().endswith((".jsonl", ".ndjson")) or is_json_lines(path):
-            frame = read_jsonl(path)[0]
-        else:
-            form = 'write the labels as [{"id": ..., "label": ...}, ...] (one object per item)'
-            frame = pd.DataFrame.from_records(json_records(path, form + ", or JSON Lines"))
-    except ValidationError as exc:
-        raise ValidationError(f"label file {path}: {exc}") from exc
-    except (ValueError, OSError) as exc:  # pyarrow's ArrowInvalid is a ValueError
-        what = "Parquet" if kind == "parquet" else "JSON"
-        raise ValidationError(
-            f"label file {path} is not a readable {what} file ({exc}); pass {_FORMATS}"
-        ) from exc
-    cells = {str(c): [_cell_text(v) for v in frame[c].tolist()] for c in frame.columns}
-    return pd.DataFrame(cells, index=pd.RangeIndex(len(frame)), dtype=object)
-
-
-def _read_label_file(
-    path: Path, item: str, label: str, pool_ids: pd.Index, *, other: bool = False
-) -> tuple[pd.DataFrame, str]:
-    """Cells as text and the label column (``other``: else the one beside the id)."""
-    if not path.is_file():
-        raise ValidationError(f"label file {path} does not exist")
-    refuse_workbook(path)  # a to-label file filled in and saved by a spreadsheet as such
-    kind = _label_format(path)
-    how: dict = {}
-    if kind != "csv":
-        frame = _typed_label_file(path, kind)
-    else:
-        how = csv_options(path)
-        try:
-            frame = pd.read_csv(path, dtype=str, keep_default_na=False, **how)
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-            raise ValidationError(
-                f"label file {path} is not a readable CSV: {exc}; pass {_FORMATS}"
-            ) from exc
-        frame = restored(frame)  # ids a to-label file quoted against spreadsheet formulas
-        frame.attrs["header line"] = int(how.get("skiprows", 0))
-        if (starts := record_lines(path, how, len(frame))) is not None:  # blank lines,
-            frame.attrs["record lines"] = FileRows(starts)  # cells of several lines
-    cased = _named(list(frame.columns), label)  # `Correct` for `correct`: read, and said
-    column = label if label in frame.columns else str(cased[0]) if len(cased) == 1 else None
-    column = column or ("label" if "label" in frame.columns else None)
-    rest = [c for c in frame.columns if not _named([c], item)]
-    column = column or (str(rest[0]) if other and len(rest) == 1 else None)
-    item_column = file_id_column(frame, item, column or label, pool_ids, path)
-    said = [f"ids read from column {item_column!r}"] if item_column != item else []
-    said += [f"labels read from column {column!r}"] if column not in (None, label, "label") else []
-    if said:  # the study's names written otherwise
-        frame = frame.rename(columns={item_column: item})
-        frame.attrs["id note"] = f"{' and '.join(said)} (the study's: {item!r}, {label!r})"
-    if column is None:
-        also = " (or 'label')" if label != "label" else ""
-        raise ValidationError(
-            f"label file {path} has no label column {label!r}{also}; "
-            f"columns: {list(frame.columns)}{_label_fix(frame, item, label)}"
-        )
-    if how.get("decimal") == ",":  # a spreadsheet's decimal comma: 39,5 is 39.5
-        frame[column] = frame[column].str.replace(",", ".", regex=False)
-    return frame, column
-
-
-def _label_fix(frame: pd.DataFrame, item: str, label: str) -> str:
-    """How to give a label file without its label column one: the raters' mean where
-    several columns of numbers hold ratings (three experts, a column each), else the one
-    such column renamed; "" when no column holds numbers."""
-    numbers = []
-    for c in frame.columns:
-        if c in (item, "wave"):
-            continue
-        cells = frame[c].astype(str).str.strip()
-        cells = cells[cells != ""]
-        if len(cells) and pd.to_numeric(cells, errors="coerce").notna().all():
-            numbers.append(str(c))
-    if len(numbers) == 1:
-        return f"; rename column {numbers[0]!r} to {label!r} if it holds the labels"
-    if numbers:
-        return (
-            f"; if {', '.join(map(repr, numbers))} are raters of the same items, write their "
-            f"mean in a column {label!r} (in pandas: df[{label!r}] = df[{numbers!r}]"
-            ".mean(axis=1)) and import that file"
-        )
-    return ""
-
-
 def _check_scale(
     study: Study, numeric: pd.Series, raw: pd.Series, path: Path, frame: pd.DataFrame
 ) -> None:
@@ -360,7 +246,7 @@ def unimported_labels(study: Study, path: Path) -> int:
     """How many labels the file ``path`` (a filled-in to-label file) holds for items the
     study drew but has no label of yet; 0 for a file that is not one."""
     try:
-        frame, column = _read_label_file(path, study.config.item, study.config.label, study.index)
+        frame, column = read_label_file(path, study.config.item, study.config.label, study.index)
     except ValidationError:
         return 0
     filled = frame.loc[frame[column].str.strip() != "", study.config.item].str.strip()
@@ -395,7 +281,7 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
     with study_lock(root):  # refuses a missing study folder (creates nothing)
         study = Study.open(root)
         cfg = study.config
-        frame, column = _read_label_file(path, cfg.item, cfg.label, study.index)
+        frame, column = read_label_file(path, cfg.item, cfg.label, study.index)
         ids = frame[cfg.item].str.strip()
         raw = frame[column].str.strip()
         missing = says_missing(raw)  # '-', 'NA', 'n/a': empty cells, as every reader's
@@ -493,7 +379,9 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
             pending=int((first >= 0).sum()) - len(labels),
             marked=_marked(raw[missing]),
             words=words,
-            notes=tuple(([frame.attrs["id note"]] if "id note" in frame.attrs else []) + notes),
+            notes=tuple(
+                [frame.attrs[k] for k in ("id note", "blank rows") if frame.attrs.get(k)] + notes
+            ),
         )
 
 

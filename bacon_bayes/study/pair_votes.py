@@ -41,11 +41,11 @@ from bacon_bayes.readers.labels import near_ids
 from bacon_bayes.readers.pair_table import WAVE_COLUMNS, drawn_marks
 from bacon_bayes.readers.pairwise import VERDICT_HELP, to_verdict
 from bacon_bayes.study.folder import pairwise_wave_note
+from bacon_bayes.study.label_file import read_label_file
 from bacon_bayes.study.labels import (
     ImportSummary,
     _marked,
     _positions,
-    _read_label_file,
     _rows,
     import_labels,
 )
@@ -170,7 +170,7 @@ def import_votes(wave: str | Path, path: str | Path, *, replace: bool = False) -
     with output_lock(wave.resolve(), str(wave)):
         typed, table = _wave_table(wave)
         index = pd.Index(table[item].str.strip())
-        frame, column = _read_label_file(path, item, label, index, other=True)
+        frame, column = read_label_file(path, item, label, index, other=True)
         ids = frame[item].str.strip()
         raw = frame[column].str.strip()
         missing = says_missing(raw)

@@ -431,3 +431,28 @@ def test_a_typo_among_verdicts_is_refused_on_a_study_without_a_scale(tmp_path: P
     rest.iloc[2, rest.columns.get_loc("correct")] = 1
     rest.to_csv(typo, index=False)
     assert import_labels(root, typo).added == 8
+
+
+def test_a_spreadsheet_return_with_empty_rows_and_a_scale_in_the_header(
+    labeled_study: Path, tmp_path: Path
+) -> None:
+    """Walk of tables nobody prepared (a study, session 51): the to-label file came back
+    from a European spreadsheet with its columns reordered, a date and a notes column,
+    two rows emptied (``;;;;``) and the label headed ``Human (1-5)``. Import refused it
+    ("empty id at line 4 (id='', human='')"), and then ("no label column 'human'") the
+    header with its scale. Empty rows are skipped and said, the header read and said."""
+    ids = selected_ids(labeled_study)[10:16]
+    lines = ["\ufeffDate;Notes;Human (1-5);ID"]
+    lines += [f"03.04.2024;;{k},0;{i}" for k, i in enumerate(ids[:2], 2)]
+    lines += [";;;"]
+    lines += [f"03.04.2024;checked twice;{k},0;{i}" for k, i in enumerate(ids[2:5], 1)]
+    lines += [f"03.04.2024;;;{ids[5]}", ";;;"]
+    path = tmp_path / "back.csv"
+    path.write_text("\r\n".join(lines) + "\r\n", encoding="utf-8")
+    summary = import_labels(labeled_study, path)
+    assert summary.added == 5 and "1 rows without a label left pending" in str(summary)
+    said = str(summary)
+    assert "labels read from column 'Human (1-5)'" in said, said
+    assert "2 empty row(s) skipped (every cell empty, line(s) 4, 9)" in said, said
+    stored = pd.read_csv(labeled_study / "labels.csv", dtype={"item": str}).set_index("item")
+    assert stored.loc[ids[0], "human"] == 2.0 and stored.loc[ids[2], "human"] == 1.0
