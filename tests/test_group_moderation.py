@@ -105,7 +105,12 @@ def test_prior_worth_follows_the_groups_scatter():
     assert moderate._trigamma_inverse(1.0) == pytest.approx(1.4263, abs=1e-3)
 
 
-@pytest.mark.parametrize("dim", ["fluency", "consistency", "relevance"])
+#: relevance in ``make validate`` only: the same interval on the same systems, and the one
+#: aspect the symmetric moderated t already covered in band (fluency and consistency,
+#: where it fell below, run in ``make test``)
+@pytest.mark.parametrize(
+    "dim", ["fluency", "consistency", pytest.param("relevance", marks=pytest.mark.slow)]
+)
 def test_summeval_system_means_from_labels_alone_cover_in_band(dim):
     """About 10 labels per system piled at the top of the scale: a draw that misses a
     system's few low ratings shows a high mean and a small variance. The score interval

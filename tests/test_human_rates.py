@@ -75,7 +75,14 @@ def _binary_rates(pools: int, level: float = 0.9, weighted: bool = False):
     return tuple(np.array(v) for v in (est_, low, high, truth))
 
 
-@pytest.fixture(scope="module", params=[False, True], ids=["uniform", "weighted"])
+#: uniform label draws in ``make validate`` only: the weighted draws (labels 3.5 times
+#: likelier where the judges disagree) run the same ratio intervals with unequal weights,
+#: and test_accuracy_per_level_covers_both_ways runs them on uniform draws
+@pytest.fixture(
+    scope="module",
+    params=[pytest.param(False, marks=pytest.mark.slow), True],
+    ids=["uniform", "weighted"],
+)
 def binary_rates(request):
     return _binary_rates(150, weighted=request.param)
 

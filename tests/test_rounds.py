@@ -129,7 +129,17 @@ def test_flag_rate_with_df_is_the_checks_rule(m: int, delta: float, tol: float) 
     assert abs(drifted.mean() - predicted) < 3.3 * np.sqrt(predicted * (1 - predicted) / draws)
 
 
-@pytest.fixture(scope="module", params=list(rounds.SCENARIOS))
+#: judge_version in ``make validate`` only: its frozen and refit intervals are judge_shift's
+#: (a judge's scores change under a frozen calibrator) and its check (every group shifted,
+#: none stable) compares flag rates as judge_shift's shifted group does; tests/test_drift.py
+#: covers the shift of a new judge version
+@pytest.fixture(
+    scope="module",
+    params=[
+        pytest.param(s, marks=pytest.mark.slow) if s == "judge_version" else s
+        for s in rounds.SCENARIOS
+    ],
+)
 def fast(request: pytest.FixtureRequest) -> rounds.RoundsResult:
     return rounds.study(request.param, **FAST)
 

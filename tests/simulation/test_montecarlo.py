@@ -147,6 +147,9 @@ def test_a_table_with_unlabeled_rows_is_refused_with_the_row():
         simulate(frame, SPEC)
 
 
+@pytest.mark.slow  # make test: tests/simulation/test_paired_simulate.py (simulate's pool
+# mean in band, uniform and paired) and tests/test_coverage.py (the AEE mean: band, bias,
+# width against the labels alone)
 def test_aee_coverage_is_in_the_binomial_band():
     """400 uniform draws of 30 labels: the AEE and classical 90% intervals cover the
     table's mean at a rate inside the two-sided binomial band (fails if too narrow or too
