@@ -36,6 +36,102 @@ def test_spending_boundaries_hold_the_canonical_process_at_alpha() -> None:
     np.testing.assert_allclose(finer[0], c)
 
 
+def _markov(info: np.ndarray) -> np.ndarray:
+    """The canonical correlation matrix ``sqrt(I_j / I_k)`` of looks with ``info``."""
+    return np.sqrt(np.minimum.outer(info, info) / np.maximum.outer(info, info))
+
+
+def test_the_looks_own_correlation_with_cosines_1_is_today_s_boundary() -> None:
+    info = at.effective_labels(np.array([24.0, 48, 96, 150, 240]), 1200.0)
+    ones = np.ones(info.size - 1)
+    assert np.array_equal(at.correlated_information(info, ones), info)
+    spent = at.obf_spending(info / info[-1], ALPHA)
+    today = at.spending_critical_values(info, spent)
+    own = at.spending_critical_values(at.correlated_information(info, ones), spent)
+    assert np.array_equal(own, today)
+    r = np.random.default_rng(0).standard_normal(240)
+    pis = [np.full(int(n), n / 1200.0) for n in (24, 48, 96, 150, 240)]
+    assert np.allclose(at.look_cosines([r[: p.size] for p in pis], pis), 1.0)
+    e = at.Estimate("mean", "aee", 3.0, 0.1, 2.8, 3.2, 240, 1200, ALPHA, {"df": 200})
+    looks = np.array([24.0, 48, 96, 150, 240])
+    plain = at.anytime_estimate(e, looks, 1200, max_labels=240)
+    same = at.anytime_estimate(e, looks, 1200, max_labels=240, cosines=ones)
+    assert (same.ci_low, same.ci_high) == (plain.ci_low, plain.ci_high)
+
+
+def test_the_boundary_on_the_looks_own_correlation_spends_alpha_exactly() -> None:
+    stats = pytest.importorskip("scipy.stats")
+    info = at.effective_labels(np.array([30.0, 60, 90, 120]), 1500.0)
+    J = at.correlated_information(info, np.full(3, 0.8))
+    spent = at.obf_spending(info / info[-1], ALPHA)
+    own, today = at.spending_critical_values(J, spent), at.spending_critical_values(info, spent)
+    R = _markov(J)  # the looks' correlation: canonical times 0.8 per step
+    assert np.allclose(R[0, 1], np.sqrt(info[0] / info[1]) * 0.8)
+
+    def crossed(c: np.ndarray, k: int) -> float:
+        mvn = stats.multivariate_normal(np.zeros(k), R[:k, :k])
+        return 1.0 - float(mvn.cdf(c[:k], lower_limit=-c[:k], rng=np.random.default_rng(0)))
+
+    for k in (2, 3, 4):
+        assert crossed(own, k) == pytest.approx(spent[k - 1], abs=3e-4)
+    assert crossed(today, 4) > spent[-1] + 0.005  # the canonical boundary over-spends
+
+
+def test_looks_less_correlated_than_canonical_miss_too_often_on_today_s_boundary() -> None:
+    # 10 looks whose adjacent correlation is the canonical one times 0.85 (a surrogate
+    # refitted between looks): the canonical boundary crosses 0.07, the boundary on the
+    # looks' own correlation 0.05 (Monte Carlo se 0.0011)
+    labels = 30.0 * np.arange(1, 11)
+    info = at.effective_labels(labels, 1500.0)
+    J = at.correlated_information(info, np.full(9, 0.85))
+    rho = np.sqrt(J[:-1] / J[1:])
+    rng = np.random.default_rng(3)
+    z = np.empty((40_000, labels.size))
+    z[:, 0] = rng.standard_normal(z.shape[0])
+    for k in range(1, labels.size):
+        z[:, k] = rho[k - 1] * z[:, k - 1] + np.sqrt(1 - rho[k - 1] ** 2) * rng.standard_normal(
+            z.shape[0]
+        )
+    spent = at.obf_spending(labels / labels[-1], ALPHA)
+    today = (np.abs(z) > at.spending_critical_values(info, spent)).any(axis=1).mean()
+    own = (np.abs(z) > at.spending_critical_values(J, spent)).any(axis=1).mean()
+    assert today > 0.062
+    assert 0.045 < own < 0.055
+
+
+def test_look_cosines_track_the_correlation_of_refitted_surrogates() -> None:
+    # each look refits a one-judge surrogate (two-fold cross-fit), judges alternating: the
+    # looks' estimates correlate well below the canonical sqrt(I_j / I_k), as the canonical
+    # correlation times the cosine of the two looks' residuals says
+    rng = np.random.default_rng(0)
+    n_items, reps, looks, per = 2000, 1000, 5, 60
+    X = np.column_stack([np.ones(n_items), rng.standard_normal((n_items, 2))])
+    y = X[:, 1] + X[:, 2] + 2.0 * rng.standard_normal(n_items)
+    order = np.argsort(rng.random((reps, n_items)), axis=1)[:, : looks * per]
+    fold = np.arange(looks * per) % 2
+    est, resid, pis = np.zeros((reps, looks)), [], []
+    for k in range(looks):
+        n, cols = (k + 1) * per, [0, 1 + k % 2]
+        Xl, yl = X[order[:, :n]][:, :, cols], y[order[:, :n]]
+        f, fmean = np.empty((reps, n)), np.zeros(reps)
+        for h in (0, 1):
+            tr = fold[:n] != h
+            gram = np.einsum("rni,rnj->rij", Xl[:, tr], Xl[:, tr])
+            b = np.linalg.solve(gram, np.einsum("rni,rn->ri", Xl[:, tr], yl[:, tr])[..., None])
+            f[:, ~tr] = np.einsum("rni,ri->rn", Xl[:, ~tr], b[..., 0])
+            fmean += 0.5 * b[..., 0] @ X[:, cols].mean(axis=0)
+        r = yl - f
+        est[:, k] = fmean + r.mean(axis=1)
+        resid.append(r - r.mean(axis=1, keepdims=True))
+        pis.append(np.full((reps, n), n / n_items))
+    info = at.effective_labels(per * np.arange(1.0, looks + 1), float(n_items))
+    canonical = np.sqrt(info[:-1] / info[1:])
+    own = canonical * at.look_cosines(resid, pis).mean(axis=0)
+    seen = [np.corrcoef(est[:, k - 1], est[:, k])[0, 1] for k in range(1, looks)]
+    assert np.all(canonical - np.array(seen) > 0.1)
+    assert np.allclose(own, seen, atol=0.04)
+
+
 def test_a_last_look_past_the_maximum_spends_what_is_left() -> None:
     """A wave of random size overran ``max_labels``: its spending time is 1, its
     correlations come from the labels it has; the process crosses with alpha over all the

@@ -1,0 +1,235 @@
+"""Issue 41: the pool mean's alpha-spending boundary on the looks' own correlation, and the
+tuned surrogate weight's optimism, measured on the sequences of
+:mod:`benchmarks.anytime_validation` (the same draws as ``anytime_t_looks --pool-misses``).
+
+    PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_pool_corr [--reps 4000]
+        [--tables summeval] [--designs uniform] [--looks 10] [--seed 101] [--data DIR]
+
+Every look's pool-mean fit is recorded (its labels' residuals ``r_k = y - ybar - lam_k
+(f_k - fbar)`` with the look's own cross-fitted surrogate and weight) and the rules below
+are evaluated on the same sequences:
+
+``today``        the package's: canonical correlation ``sqrt(I_j / I_k)``, information in
+                 labels (finite-population corrected);
+``own corr``     the correlation of looks ``j < k`` is the canonical one times the cosine
+                 of the two looks' influence values on the labels they share, ``cos_jk =
+                 sum_{S_j} q r_j r_k / sqrt(sum_{S_j} q r_j^2 sum_{S_j} q r_k^2)`` (``q =
+                 w_j w_k (1 - pi_k)``, the coefficients of the Poisson-design covariance
+                 ``sum_{S_j} w_j w_k (1 - pi_k) r_j r_k``; exact for equal probabilities
+                 within a look); the looks as a Markov (canonical) process in an
+                 effective information ``J_k = J_{k-1} (I_k / I_{k-1}) / cos_{k-1,k}^2``
+                 (adjacent cosines: :func:`bacon_bayes.estimate.anytime.look_cosines`,
+                 :func:`~bacon_bayes.estimate.anytime.correlated_information`; the grid
+                 recursion on ``J``, spending times unchanged); cosines 1 give today's;
+``weight df``    the tuned weight as one more fitted coefficient: the variance's residual
+                 sum of squares over ``n - 2`` instead of ``n - 1``;
+``weight delta`` the estimated weight's own variance added (delta method):
+                 ``+ (F / N - fbar)^2 Var(lam)``, ``Var(lam) = sum_S (1 - pi) (c fc r)^2 /
+                 (sum_S c fc^2)^2``;
+``weight both``  the two together; ``own corr + both``.
+
+Per rule: the chance that some look misses (se), the paired change against today
+(sequences rescued / newly missing), the fixed interval's miss per look, and the last
+look's half-width over today's fixed one. Diagnostics: the looks' mean estimated cosine
+between adjacent looks, the cosine of looks 1 and K against the product of the adjacent
+ones (the Markov model), and the empirical correlation of the estimates over sequences
+against the canonical one and the mean of ``own corr``'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bacon_bayes.estimate import anytime as at
+from benchmarks import anytime_validation as v
+
+#: rows of the grid recursion at once (its kernel is rows x grid^2)
+BATCH = 400
+
+
+class Recorder:
+    """Wraps ``anytime_validation.mean_core`` (the pool's fit at each look) and keeps the
+    look's labels' residuals, weights, weight and the delta-method term."""
+
+    def __init__(self, core):
+        self.core, self.calls = core, []
+
+    def __call__(self, y, f, pi, f_sum, n_items, **kw):
+        th, var, lam, n = self.core(y, f, pi, f_sum, n_items, **kw)
+        w = 1.0 / pi
+        ybar = (w * y).sum(axis=1, keepdims=True) / w.sum(axis=1, keepdims=True)
+        fbar = (w * f).sum(axis=1, keepdims=True) / w.sum(axis=1, keepdims=True)
+        fc = f - fbar
+        r = (y - ybar) - lam[:, None] * fc
+        c = w * w * (1.0 - pi)
+        var_lam = ((1.0 - pi) * (c * fc * r) ** 2).sum(axis=1) / (c * fc * fc).sum(axis=1) ** 2
+        d = np.asarray(f_sum) / n_items - fbar[:, 0]
+        tuned = kw.get("lam") is None
+        self.calls.append(
+            {"r": r, "pi": pi, "n": n, "var": var, "tuned": tuned, "delta": d * d * var_lam}
+        )
+        return th, var, lam, n
+
+
+def looks_of(calls: list[dict], looks: int) -> list[list[dict]]:
+    """The recorded calls as chunks of ``looks`` consecutive looks."""
+    return [calls[s : s + looks] for s in range(0, len(calls), looks)]
+
+
+def cosines(chunks: list[list[dict]], pairs: list[tuple[int, int]]) -> np.ndarray:
+    """(R, len(pairs)) the cosine of looks ``j < k``'s residuals on the labels of ``j``."""
+    out = []
+    for ch in chunks:
+        cols = []
+        for j, k in pairs:
+            nj = ch[j]["r"].shape[1]
+            rj, rk = ch[j]["r"], ch[k]["r"][:, :nj]
+            pj, pk = ch[j]["pi"], ch[k]["pi"][:, :nj]
+            q = (1.0 - pk) / (pj * pk)
+            num = (q * rj * rk).sum(axis=1)
+            den = np.sqrt((q * rj * rj).sum(axis=1) * (q * rk * rk).sum(axis=1))
+            cols.append(np.clip(num / np.maximum(den, 1e-300), 1e-6, 1.0))
+        out.append(np.column_stack(cols))
+    return np.vstack(out)
+
+
+def boundaries(info: np.ndarray, times: np.ndarray) -> np.ndarray:
+    """Each look's alpha-spending critical value (R, K), from the looks up to it."""
+    spent = at.obf_spending(times, v.ALPHA)
+    out = np.empty(info.shape)
+    for s in range(0, info.shape[0], BATCH):
+        rows = info[s : s + BATCH]
+        out[s : s + BATCH] = at.spending_critical_values(rows, np.broadcast_to(spent, rows.shape))
+    return out
+
+
+def evaluate(name: str, e, se, df, crit, truth, base_miss, fixed_half) -> tuple[dict, np.ndarray]:
+    err = np.abs(e - truth) / se
+    half = v.anytime_half(v._t(df), df, crit)
+    miss = err > half
+    some = miss.any(axis=1)
+    p = float(some.mean())
+    row = {
+        "rule": name,
+        "some look misses": round(p, 4),
+        "se": round(float(np.sqrt(p * (1 - p) / some.size)), 4),
+        "per look": miss.mean(axis=0).round(4).tolist(),
+        "fixed per look": (err > v._t(df)).mean(axis=0).round(4).tolist(),
+        "last half / today's fixed": round(float(np.mean((half * se)[:, -1] / fixed_half)), 4),
+    }
+    if base_miss is not None:
+        row["rescued / newly missing"] = (
+            int((base_miss & ~some).sum()),
+            int((~base_miss & some).sum()),
+        )
+    return row, some
+
+
+def run_cell(
+    t: v.Table, design: str, reps: int, looks: int, seed: int, save: Path | None = None
+) -> list[dict]:
+    rec = Recorder(v.mean_core)
+    own = v.mean_core
+    v.mean_core = rec
+    try:
+        sim = v.simulate(t, design, reps, looks, seed)
+    finally:
+        v.mean_core = own
+    chunks = looks_of(rec.calls, looks)
+    e, se, df = sim.pool
+    var = np.vstack([np.column_stack([c["var"] for c in ch]) for ch in chunks])
+    assert np.allclose(var, se**2, rtol=1e-10), "recorded fits are not the pool's"
+    n = np.vstack([np.column_stack([c["n"] for c in ch]) for ch in chunks])
+    tuned = np.vstack([np.column_stack([np.full(c["n"].shape, c["tuned"]) for c in ch])
+                       for ch in chunks])  # fmt: skip
+    delta = np.vstack([np.column_stack([c["delta"] for c in ch]) for ch in chunks])
+    truth = t.y.mean()
+    times = sim.labels / sim.labels[-1]
+    info = np.broadcast_to(at.effective_labels(sim.labels, float(t.n)), e.shape)
+    adjacent = np.vstack(
+        [at.look_cosines([c["r"] for c in ch], [c["pi"] for c in ch]) for ch in chunks]
+    )
+    first_last = cosines(chunks, [(0, looks - 1)])[:, 0]
+    J = at.correlated_information(np.ascontiguousarray(info), adjacent)
+    crit_today = boundaries(np.ascontiguousarray(info[:1]), times)
+    crit_today = np.broadcast_to(crit_today, e.shape)
+    crit_own = boundaries(J, times)
+    if save is not None:  # the arrays, for a look at the full correlation
+        pairs = [(j, k) for k in range(looks) for j in range(k)]
+        full = cosines(chunks, pairs)
+        np.savez(save.with_name(f"{save.name}_{t.name}_{design}_{looks}.npz"), e=e, se=se,
+                 df=df, info=info, J=J, cos=full, pairs=np.array(pairs), truth=truth,
+                 times=times, crit_today=crit_today, crit_own=crit_own)  # fmt: skip
+    fixed_half = (v._t(df) * se)[:, -1]
+    var_df = np.where(tuned, var * (n - 1.0) / (n - 2.0), var)
+    var_delta = np.where(tuned, var + delta, var)
+    var_both = np.where(tuned, var_df + delta, var)
+    rules = [
+        ("today", se, crit_today),
+        ("own corr", se, crit_own),
+        ("weight df", np.sqrt(var_df), crit_today),
+        ("weight delta", np.sqrt(var_delta), crit_today),
+        ("weight both", np.sqrt(var_both), crit_today),
+        ("own corr + weight both", np.sqrt(var_both), crit_own),
+    ]
+    rows, base = [], None
+    for name, s, crit in rules:
+        row, some = evaluate(name, e, s, df, crit, truth, base, fixed_half)
+        base = some if base is None else base
+        rows.append(row)
+    canon = np.sqrt(info[0, :-1] / info[0, 1:])
+    z = (e - truth) / se
+    emp = np.array([np.corrcoef(z[:, k - 1], z[:, k])[0, 1] for k in range(1, looks)])
+    est = e - e.mean(axis=0)
+    emp_e = np.array([np.corrcoef(est[:, k - 1], est[:, k])[0, 1] for k in range(1, looks)])
+    diag = {
+        "rule": "diagnostics",
+        "adjacent cosine, mean": adjacent.mean(axis=0).round(4).tolist(),
+        "canonical adjacent corr": canon.round(4).tolist(),
+        "own adjacent corr, mean": (canon * adjacent).mean(axis=0).round(4).tolist(),
+        "empirical adjacent corr of estimates": emp_e.round(4).tolist(),
+        "empirical adjacent corr of z": emp.round(4).tolist(),
+        "cos(1, K) mean / product of adjacent, mean": (
+            round(float(first_last.mean()), 4),
+            round(float(adjacent.prod(axis=1).mean()), 4),
+        ),
+        "last look's critical value: today / own (median, 90%)": (
+            round(float(crit_today[0, -1]), 4),
+            round(float(np.median(crit_own[:, -1])), 4),
+            round(float(np.quantile(crit_own[:, -1], 0.9)), 4),
+        ),
+        "tuned looks": tuned[0].astype(int).tolist(),
+        "weight both: variance up at tuned looks, median": np.round(
+            np.median(np.where(tuned, var_both / var, np.nan), axis=0), 4
+        ).tolist(),
+    }
+    return [*rows, diag]
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--reps", type=int, default=4000)
+    p.add_argument("--looks", default="10")
+    p.add_argument("--designs", default="uniform")
+    p.add_argument("--tables", default="summeval")
+    p.add_argument("--data", type=Path, default=Path("/tmp/mc_data"))
+    p.add_argument("--seed", type=int, default=101)
+    p.add_argument("--save", type=Path, default=None, help="write each cell's arrays (stem)")
+    args = p.parse_args()
+    start = time.perf_counter()
+    for t in v.load_tables(args.data, tuple(args.tables.split(","))):
+        t.pair, _ = v.pick_pair(t, args.seed)
+        for design in args.designs.split(","):
+            for k in (int(x) for x in args.looks.split(",")):
+                print(f"{t.name} {design} {k} looks, {args.reps} sequences:", flush=True)
+                for row in run_cell(t, design, args.reps, k, args.seed, args.save):
+                    print(" ", row, flush=True)
+    print(f"({time.perf_counter() - start:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
