@@ -4,6 +4,8 @@ estimate that the undrawn misses leave off."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from scipy import stats
 
@@ -143,9 +145,9 @@ def test_more_labels_at_the_floor_is_a_range_from_the_floor_to_the_labels_alone(
     rng_rest = np.random.default_rng(4).permutation(rest)
     q = questions(fit(0), half_width=0.03)[0]
     assert q.settled is False and "residual floor" in q.answer, q.answer
-    low, high = (
-        int(v) for v in q.answer.split("between ")[1].split(" more labels")[0].split(" and ")
-    )
+    found = re.search(r"about (\d+) \(between (\d+) and (\d+)\) more labels", q.answer)
+    assert found and found[1] == found[2], q.answer  # the count is the floor's, the low end
+    low, high = int(found[2]), int(found[3])
     assert low == int(q.more_labels) and low < high
     assert "from the labels alone's" in q.answer
     later = fit(low).estimate_mean(anytime=True)

@@ -203,6 +203,21 @@ def satterthwaite_df(
     return float(min(cap, max(1.0, 2.0 * float(a.sum()) ** 2 / spread)))
 
 
+#: Level of the ranges of labels needed (``bacon plan``'s, ``bacon status``'s): the
+#: estimated residual variance's chi-square interval on its df (:func:`variance_range`).
+RANGE_LEVEL = 0.8
+
+
+def variance_range(df: np.ndarray | float, level: float = RANGE_LEVEL) -> np.ndarray:
+    """The factors on a variance estimated on ``df`` degrees of freedom at the ends of its
+    ``level`` chi-square interval, low to high: ``df / chi2_{(1 + level) / 2}(df)`` and
+    ``df / chi2_{(1 - level) / 2}(df)`` (``s^2 ~ sigma^2 chi2(df) / df``); shape
+    ``(2,) + shape(df)``, NaN where ``df`` is."""
+    df = np.asarray(df, dtype=float)
+    probs = np.array([(1.0 + level) / 2.0, (1.0 - level) / 2.0]).reshape((2,) + (1,) * df.ndim)
+    return df / (2.0 * special.gammaincinv(df / 2.0, probs))  # chi2.ppf
+
+
 def _t_crit(alpha: float, n: np.ndarray | float) -> np.ndarray:
     df = np.maximum(np.asarray(n, dtype=float) - 1.0, 1.0)
     return special.stdtrit(df, 1.0 - alpha / 2.0)  # stats.t.ppf, without its overhead

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.estimate.core import RANGE_LEVEL
 from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
 from bacon_bayes.order import best_words, check_better, names_text, pair_text, unique_codes
 from bacon_bayes.planning.budgets import budget_labels
@@ -31,7 +32,6 @@ from bacon_bayes.planning.predict import (
     predict,
 )
 from bacon_bayes.planning.search import (
-    RANGE_LEVEL,
     Evaluator,
     labels_range,
     paired_beyond_error,

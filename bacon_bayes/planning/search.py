@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import stats
 
+from bacon_bayes.estimate.core import variance_range
 from bacon_bayes.estimate.critical import simultaneous_critical_value
 from bacon_bayes.planning.outlook import (
     Outlook,
@@ -37,9 +38,6 @@ SCAN_STEP = 1.15
 #: A half-width goal of a group or a pair counts as reached only where its interval is
 #: withheld in at most this share of draws.
 MAX_WITHHELD = 0.05
-#: Level of the range of the recommended design's labels needed (the pilot residual
-#: variance's chi-square interval on its effective labels).
-RANGE_LEVEL = 0.8
 
 
 def _pairs_level(cov: np.ndarray, alpha: float) -> float:
@@ -195,12 +193,12 @@ class Evaluator:
 
 def labels_range(ev: Evaluator, design: str, point: int) -> tuple[int | None, int | None]:
     """Labels needed in all with the pilot's residual variances at the ends of their
-    :data:`RANGE_LEVEL` chi-square interval (``variance_df`` labels), low to high and
-    holding ``point`` (near the whole pool the metric need not fall with the variance)."""
+    :data:`~bacon_bayes.estimate.core.RANGE_LEVEL` chi-square interval (``variance_df``
+    labels; :func:`~bacon_bayes.estimate.core.variance_range`), low to high and holding
+    ``point`` (near the whole pool the metric need not fall with the variance)."""
     st, df = ev.st, ev.st.variance_df
     out = []
-    for q in ((1.0 + RANGE_LEVEL) / 2.0, (1.0 - RANGE_LEVEL) / 2.0):
-        f = df / stats.chi2.ppf(q, df)
+    for f in map(float, variance_range(df)):
         scaled = replace(st, sigma2=st.sigma2 * f, s2_pool=st.s2_pool * f, cache={})
         other = Evaluator(scaled, ev.goal, ev.alpha, ev.from_scratch, ev.pooling)
         out.append(other.labels_needed(design, ev.low))

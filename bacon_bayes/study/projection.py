@@ -13,12 +13,13 @@ import numpy as np
 from scipy import stats
 
 from bacon_bayes.estimate import anytime
+from bacon_bayes.estimate.core import RANGE_LEVEL, variance_range
 
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
     from bacon_bayes.results import EstimateTable
 
-__all__ = ["labels_needed", "levels", "pair_needs", "separate_needs"]
+__all__ = ["labels_needed", "levels", "needed_range", "pair_needs", "separate_needs"]
 
 #: Candidate totals (geometric, from ``n + 1`` to the cap) on which ``c(n + m)`` is computed.
 CANDIDATES = 24
@@ -120,6 +121,28 @@ def labels_needed(
         need[r] = hi - n
     out[todo] = need
     return out
+
+
+def needed_range(
+    needed: Callable[[np.ndarray], np.ndarray],
+    half: np.ndarray,
+    df: np.ndarray,
+    level: float = RANGE_LEVEL,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The count ``needed(half)`` (:func:`labels_needed` of the rows' half-widths) at the
+    ends of each row's ``level`` range of its residual variance: the chi-square interval
+    on the row's df (:func:`~bacon_bayes.estimate.core.variance_range`), the half-width
+    scaled by its square root, the critical value read at the row's own df as before;
+    low to high (the count itself where ``df`` is NaN). The count holds today's variance
+    as if known; early on it rests on few labels, and this is the spread its error alone
+    gives the count.
+    """
+    half = np.asarray(half, float)
+    low, high = (
+        needed(half * np.sqrt(f))
+        for f in np.nan_to_num(variance_range(np.asarray(df, float), level), nan=1.0)
+    )
+    return low, high
 
 
 def pair_needs(

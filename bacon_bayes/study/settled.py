@@ -44,7 +44,7 @@ import numpy as np
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate import anytime
-from bacon_bayes.estimate.core import VARIANCE_FLOOR
+from bacon_bayes.estimate.core import RANGE_LEVEL, VARIANCE_FLOOR
 from bacon_bayes.estimate.groups import rank_intervals
 from bacon_bayes.estimate.tables import pair_notes
 from bacon_bayes.order import best_words, check_better, name_text, names_text, natural_sorted
@@ -57,7 +57,13 @@ from bacon_bayes.study.looks import (
     pending_waves,
 )
 from bacon_bayes.study.panel import replaced_after
-from bacon_bayes.study.projection import labels_needed, levels, pair_needs, separate_needs
+from bacon_bayes.study.projection import (
+    labels_needed,
+    levels,
+    needed_range,
+    pair_needs,
+    separate_needs,
+)
 
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
@@ -228,17 +234,24 @@ def _mean_question(
             return np.atleast_1d(info[-1] * gain(total - looks[-1]))
         return np.atleast_1d(info[-1] * anytime.effective_labels(total, n_items) / now)
 
-    def needed(row: Estimate) -> float:
-        df = row.details.get("df")
-        half = 0.5 * (row.ci_high - row.ci_low)
-        return float(labels_needed(
-            looks, info[None, :], levels(row.details["anytime"]),
-            np.array([half]), np.array([half_width]), grow=grow, max_labels=max_labels,
-            cap=cap, df=np.array([float(df) if df else np.nan]),
-        )[0])  # fmt: skip
+    def needed(row: Estimate, ends: bool = False) -> tuple[float, ...]:
+        """The count at ``row``'s variance; ``ends``: at its range's ends too
+        (:func:`~bacon_bayes.study.projection.needed_range`)."""
+        df = np.array([float(row.details.get("df") or np.nan)])
+        half = np.array([0.5 * (row.ci_high - row.ci_low)])
+        level, goal = levels(row.details["anytime"]), np.array([half_width])
 
-    m = needed(e)
+        def count(h: np.ndarray) -> np.ndarray:
+            return labels_needed(
+                looks, info[None, :], level, h, goal,
+                grow=grow, max_labels=max_labels, cap=cap, df=df,
+            )  # fmt: skip
+
+        point = float(count(half)[0])
+        return (point, *(float(v[0]) for v in needed_range(count, half, df))) if ends else (point,)
+
     settled = bool(half <= half_width)
+    m, *ends = needed(e, ends=not settled)
     sign = "<=" if settled else ">"
     cap_note = _cap_note(max_labels, cal.pool_.n_labeled)
     more = _more_text(m, cap_note)
@@ -247,24 +260,38 @@ def _mean_question(
         # raise it as labels come (TriviaQA, 96 labels: "about 89 more" where 288 more
         # were needed); the labels alone's variance bounds it from above
         alone = cal.estimate_mean(e.alpha, "classical", anytime=True, max_labels=max_labels)
-        more = _floor_more_text(m, needed(alone), cap_note)
+        high = needed(alone)[0]
+        why = f"{int(m)} from the variance at the residual floor, a lower bound that the "
+        why += "judges' misses not drawn yet will raise; " + (
+            f"{int(high)} from the labels alone's"
+            if np.isfinite(high)
+            else f"by the labels alone's, {cap_note}"
+        )
+        more = _range_more_text(m, m, high, cap_note, why)
+    elif not settled and _finite(m):
+        # the count holds today's variance, estimated on the row's df: its range
+        df = float(e.details.get("df") or np.nan)
+        why = "approximate; the range from the residual variance's "
+        why += f"{RANGE_LEVEL:.0%} interval on its {df:.0f} df"
+        why += "" if np.isfinite(ends[1]) else f"; at its high end, {cap_note}"
+        more = _range_more_text(m, ends[0], ends[1], cap_note, why)
     answer = f"{interval} {sign} {half_width:g}" + more
     return Question(f"pool mean within +-{half_width:g}", settled, answer, m)
 
 
-def _floor_more_text(low: float, high: float, cap_note: str) -> str:
-    """The projection of a pool mean whose variance sits at the residual floor: ``low``
-    from the floored variance (a lower bound), ``high`` from the labels alone's."""
-    why = (
-        "from the variance at the residual floor, a lower bound that the judges' misses not "
-        "drawn yet will raise"
-    )
-    if not np.isfinite(high):
-        return f"; at least {int(low)} more labels ({why}; by the labels alone's, {cap_note})"
-    return (
-        f"; between {int(low)} and {int(high)} more labels at the current rate ({int(low)} "
-        f"{why}; {int(high)} from the labels alone's)"
-    )
+#: a range of more labels is said where its ends are further apart than this ratio
+RANGE_SPREAD = 1.3
+
+
+def _range_more_text(m: float, low: float, high: float, cap_note: str, why: str) -> str:
+    """The projection ``m`` with its range ``low``-``high`` and ``why`` (the variance's own
+    error, or the residual floor's bounds): "about N (between L and U) more labels", "about
+    N (at least L)" where ``high`` is out of reach; the count alone where the ends are
+    within :data:`RANGE_SPREAD` of each other."""
+    if np.isfinite(high) and high <= RANGE_SPREAD * max(low, 1.0):
+        return _more_text(m, cap_note)
+    within = f"between {int(low)} and {int(high)}" if np.isfinite(high) else f"at least {int(low)}"
+    return f"; about {int(m)} ({within}) more labels at the current rate ({why})"
 
 
 def _beside(value: float, goal: float | None) -> str:
