@@ -109,6 +109,9 @@ class Profile:
     bias_note: str = ""
     #: the hint to pass --better lower (an error-score label; "" otherwise)
     better_hint: str = ""
+    #: "lower" where the name and the judges both say lower is better: the command
+    #: passes --better lower (:func:`.bias.lower_is_better`); "" otherwise
+    better: str = ""
     #: labels far outside the others' scale, and the fix (``""``: none; :func:`.label_scale`)
     far: str = ""
     #: why no command is printed: rows that are not one item each (:mod:`.rows`)
@@ -173,6 +176,7 @@ def _command(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] |
     if p.scale is not None and p.scale.evident and not p.binary:
         cmd += scale_args(p.scale)
     cmd += ["--wave", r.wave] if r.wave else []
+    cmd += ["--better", p.better] if p.better else []
     cmd += ["--folds", str(p.folds)] if p.folds else []  # a small pilot: the most it carries
     if any(p.unscored):
         cmd += ["--drop-unscored"]
@@ -294,6 +298,8 @@ def profile(
             roles.reasons[f"judge:{j}"] += "; falls as the label rises: a reversed scale?"
         p.bias_note = how.note
         p.better_hint = bias.better_lower_hint(roles.label or "", how.label_negated, y)
+        if roles.group and bias.lower_is_better(roles.label or "", how.label_negated, y):
+            p.better, p.better_hint = "lower", bias.better_lower_passed(roles.label or "")
         p.length_left_out = bias.without_text(y, length)
         if length is None:
             p.length_note = "no response text column: response length not checked"
