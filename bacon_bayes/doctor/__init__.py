@@ -223,7 +223,7 @@ def profile(
     -------
     Profile
     """
-    frame, summary = without_summary(frame, meta.format)
+    frame, summary = without_summary(frame, meta.format, None if labels else file)
     roles = find_roles(
         frame,
         meta,
