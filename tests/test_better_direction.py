@@ -7,6 +7,7 @@ findings 1 and 11; tester C, finding 3)."""
 from __future__ import annotations
 
 import math
+import shlex
 
 import numpy as np
 import pandas as pd
@@ -330,3 +331,121 @@ def test_better_lower_on_minus_a_penalty_is_warned():
     )  # fmt: skip
     fit = Calibrator(engine="freq", target="pool").fit(flipped)
     assert comparisons(fit, better="lower").direction_note is None
+
+
+#: WMT22 zh-en (generaltest2022), segments 1-14 of three systems in this order: MQM as a
+#: penalty (minus the shipped `mqm`; every third row labeled), COMET-22 and BLEURT-20
+#: against reference A
+WMT_SYSTEMS = ["JDExploreAcademy", "M2M100_1.2B-B4", "Online-Y"]
+WMT_PENALTY = [0.0, 1.0, 5.0, 0.0, 5.0, 1.0, 10.0, 5.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0]
+WMT_COMET = [
+    0.96, 0.79, -0.02, 0.43, -0.18, 0.61, 0.5, 0.81, 0.72, 0.72, 0.8, 0.58, 0.17, 0.8, 1.0,
+    0.5, -0.01, -0.78, 0.06, 0.2, 0.56, 0.36, 0.69, 0.64, 0.75, 0.54, 0.04, 0.69, 0.97, 0.77,
+    0.49, -0.46, 0.13, 0.63, 0.65, 0.66, 0.72, 0.7, 0.85, 0.66, 0.15, 0.71,
+]  # fmt: skip
+WMT_BLEURT = [
+    0.81, 0.82, 0.57, 0.6, 0.59, 0.82, 0.6, 0.84, 0.72, 0.75, 0.78, 0.83, 0.55, 0.75, 0.96,
+    0.73, 0.48, 0.32, 0.59, 0.72, 0.68, 0.67, 0.72, 0.65, 0.74, 0.78, 0.57, 0.73, 0.85, 0.77,
+    0.7, 0.44, 0.62, 0.82, 0.7, 0.7, 0.73, 0.72, 0.8, 0.79, 0.57, 0.74,
+]  # fmt: skip
+#: SummEval, the first 20 documents of M11, M17 and M8 in this order: the experts' mean
+#: coherence (1-5, every third row labeled), GPT-4's and Llama-2-70b's coherence scores
+SUMMEVAL_EXPERT = [
+    1.67, 1.67, 1.67, 2.33, 2.33, 2.67, 2.0, 3.33, 4.33, 4.0, 3.33, 5.0, 4.0, 4.33, 2.33, 3.0,
+    3.67, 3.0, 1.33, 2.67,
+]  # fmt: skip
+SUMMEVAL_GPT4 = [
+    3, 3, 2, 3, 3, 4, 3, 3, 5, 3, 1, 1, 3, 3, 3, 2, 1, 1, 3, 4, 5, 5, 5, 4, 5, 5, 5, 5, 5, 5,
+    5, 5, 5, 5, 5, 4, 5, 5, 5, 5, 5, 4, 5, 5, 4, 5, 5, 4, 5, 5, 4, 5, 5, 5, 1, 1, 4, 4, 5, 5,
+]  # fmt: skip
+SUMMEVAL_LLAMA = [
+    2, 2, 2, 3, 4, 4, 3, 4, 4, 3, 4, 4, 4, 2, 4, 2, 3, 1, 3, 4, 4, 5, 3, 4, 5, 5, 3, 5, 4, 3,
+    4, 4, 4, 3, 4, 2, 5, 2, 5, 4, 2, 4, 2, 4, 4, 4, 4, 5, 4, 4, 4, 4, 5, 4, 2, 2, 4, 2, 5, 4,
+]  # fmt: skip
+
+
+def _every_third(values: list[float], n: int) -> np.ndarray:
+    """``values`` on every third of ``n`` rows (the first, the fourth, ...), NaN between."""
+    out = np.full(n, np.nan)
+    out[::3] = values
+    return out
+
+
+def _wmt(label: str, sign: float) -> pd.DataFrame:
+    """The WMT22 rows with the penalty times ``sign`` as the label ``label``."""
+    return pd.DataFrame(
+        {
+            "seg": np.tile(np.arange(1, 15), 3),
+            "system": np.repeat(WMT_SYSTEMS, 14),
+            "COMET": WMT_COMET,
+            "BLEURT": WMT_BLEURT,
+            label: _every_third([sign * v + 0.0 for v in WMT_PENALTY], 42),
+        }
+    )
+
+
+def _summeval(label: str, reversed_: bool) -> pd.DataFrame:
+    """The SummEval rows with the experts' mean coherence, or 6 minus it, as ``label``."""
+    y = [round(6 - v, 2) if reversed_ else v for v in SUMMEVAL_EXPERT]
+    return pd.DataFrame(
+        {
+            "doc": np.tile([f"d{k}" for k in range(20)], 3),
+            "system": np.repeat(["M11", "M17", "M8"], 20),
+            "gpt4": SUMMEVAL_GPT4,
+            "llama70b": SUMMEVAL_LLAMA,
+            label: _every_third(y, 60),
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    "frame, passed, hinted",
+    [
+        (_wmt("MQM penalty", 1.0), True, True),  # the name and the judges: lower is better
+        (_wmt("mqm", -1.0), False, False),  # minus the penalty, judges rising: higher
+        (_summeval("coherence errors", True), True, True),
+        (_summeval("coherence", True), False, True),  # the judges alone: the warning only
+        (_summeval("loss", False), False, True),  # the name alone: the warning only
+    ],
+    ids=["wmt-penalty", "wmt-minus-penalty", "summeval-errors", "summeval-judges", "name"],
+)
+def test_doctor_passes_better_lower_where_the_name_and_the_judges_agree(
+    frame, passed, hinted, tmp_path, capsys, monkeypatch
+):
+    """Session 47 walk: on `MQM penalty` (positive, higher = worse) with every judge
+    falling as it rises, doctor only warned; its printed `bacon estimate` had no
+    `--better lower`, so the estimate's "best system" and its printed `plan --top` chased
+    the most penalized system. Where both signs agree the command passes it (and runs:
+    estimate ranks the lowest mean first and carries it into plan --top); a name alone or
+    the judges alone keep the warning, and minus a penalty gets neither."""
+    from bacon_bayes.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    frame.to_csv("t.csv", index=False)
+    assert main(["doctor", "t.csv"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    words = shlex.split(lines[lines.index("run:") + 1])
+    assert ("--better" in words) is passed, out
+    assert ("--better lower" in out) is hinted, out
+    if not passed:
+        return
+    assert words[words.index("--better") + 1] == "lower"
+    assert "the command passes --better lower" in out
+    assert main([*words[1:], "--engine", "freq"]) == 0
+    printed = capsys.readouterr().out
+    assert "best system (lowest mean)" in printed, printed
+    assert "looks like an error score" not in printed
+    top = [ln for ln in printed.splitlines() if ln.strip().startswith("run: bacon plan ")]
+    assert all(ln.endswith("--better lower --top") for ln in top), top  # where printed
+
+
+def test_doctors_simulate_command_leaves_out_better():
+    """bacon simulate takes no --better: the simulate command doctor builds from its
+    estimate command leaves it out, as it does --scale and --wave."""
+    from bacon_bayes.doctor.label import simulate_command
+
+    words = simulate_command(
+        ["bacon", "estimate", "t.csv", "--label", "y", "--better", "lower"], False, 200
+    )
+    assert words is not None and "--better" not in words and "lower" not in words

@@ -211,3 +211,40 @@ def test_columns_named_with_a_dash_first_or_shell_characters_get_commands_that_r
     words = shlex.split(lines[lines.index("run:") + 1])
     assert "--judge=-gpt4" in words and "--label=-human" in words and "--group=-system" in words
     assert main([*words[1:], "--engine", "freq", "--json"]) == 0
+
+
+SUMMEVAL = Path(__file__).resolve().parents[1] / "bacon_bayes" / "data" / "summeval_sample.csv.gz"
+
+
+@pytest.mark.parametrize("named", [False, True])
+def test_the_pools_empty_label_column_gets_the_bacon_sample_command(
+    named, tmp_path, capsys, monkeypatch
+):
+    """Session 47 walk: `bacon doctor pool.csv` on a pool whose own label column
+    (`coherence`) is empty said "label a sample of items (bacon sample)" and printed no
+    command. It prints the `bacon sample` that draws a uniform pilot into that column
+    with the roles it found (id, judges, group, prompt, the judges' scale, the summaries
+    to show), found or named with --label, and the command runs as printed."""
+    monkeypatch.chdir(tmp_path)
+    f = pd.read_csv(SUMMEVAL)
+    pool = pd.DataFrame({"item": f["item"], "system": f["system"], "doc": f["doc_id"]})
+    pool["summary"] = f["summary"]
+    for short, name in (("gpt4", "gpt-4-0314"), ("llama70b", "llama-2-70b-chat-hf")):
+        pool[short] = f[f"judge:{name}|rts|coherence"]
+    pool["coherence"] = float("nan")
+    pool.to_csv("pool.csv", index=False)
+    assert main(["doctor", "pool.csv", *(["--label", "coherence"] if named else [])]) == 0
+    out = capsys.readouterr().out
+    assert "column 'coherence' is empty, so label a sample of items into it" in out, out
+    lines = out.splitlines()
+    words = shlex.split(lines[lines.index("run, to draw the first items to label:") + 1])
+    budget = max(20, -(-len(pool) * 3 // 100))
+    assert words == [
+        "bacon", "sample", "pool.csv", "--label", "coherence", "--item", "item",
+        "--judge", "gpt4", "--judge", "llama70b", "--group", "system", "--prompt", "doc",
+        "--scale", "1:5", "--show", "summary", "--design", "uniform", "--budget", str(budget),
+    ], words  # fmt: skip
+    assert main(words[1:]) == 0
+    todo = pd.read_csv(tmp_path / "pool.study" / "todo-wave1.csv")
+    assert len(todo) == budget and {"item", "coherence", "summary"} <= set(todo.columns)
+    assert "run:" not in lines  # no bacon estimate before any label: it would be refused

@@ -119,14 +119,14 @@ def test_summary_rows_at_the_end_are_named_not_taken_for_items(tmp_path, capsys)
     path.write_text(text)
     out = doctor(path, capsys)
     assert "lines 1202, 1203 look like a spreadsheet's summary rows ('Total' in item; " in out
-    assert "delete them from the file" in out and command(out) is None
+    assert "write the table without them, " in out and command(out) is None
     assert "scale     1:5" in out and "unknown" not in out  # profiled without them
     # bacon estimate, run on the table without doctor, refuses them (it took them for items)
     assert main(["estimate", str(path), "--label", "relevance", "--judge", "gpt4",
                  "--engine", "freq"]) == 2  # fmt: skip
     err = capsys.readouterr().err
     assert "lines 1202, 1203 look like a spreadsheet's summary rows" in err
-    assert "delete them from the file" in err
+    assert "write the table without them, " in err
     path.write_text(table.to_csv(index=False))  # deleted: the command is back
     assert command(doctor(path, capsys)) is not None
 
@@ -480,3 +480,46 @@ def test_a_row_of_units_under_the_header_is_named_with_the_line_that_drops_it(
     words = command(again)
     assert words is not None and "--label Bewertung" in " ".join(words), again
     assert "--judge GPT-4 --judge GPT-3.5" in " ".join(words), again
+
+
+@pytest.mark.parametrize(
+    "kind, footer",
+    [("csv", ["Total", "Mean"]), ("csv;", ["Mittelwert"]), ("parquet", ["Average"])],
+)
+def test_a_summary_row_at_the_end_gets_the_line_that_writes_the_table_without_it(
+    kind, footer, tmp_path, capsys, monkeypatch
+):
+    """Session 47 walk: a last row `Mittelwert` (no id, the columns' means in the score
+    columns) got only "delete it from the file", from doctor and from estimate's refusal.
+    Both print the line that writes the table without it, as for a units row: it runs
+    (decimal commas and ';' kept, every id as written), and doctor on what it writes
+    prints the command."""
+    monkeypatch.chdir(tmp_path)
+    table = relevance_table().drop(columns="summary")
+    table["item"] = [f"{k:04d}" for k in table["item"]]  # ids with leading zeros
+    sums = table[["gpt4", "gpt35", "llama70b", "relevance"]].mean().round(3)
+    rows = pd.DataFrame([{"system": word, **sums} for word in footer])
+    frame = pd.concat([table, rows], ignore_index=True)
+    name = "export.parquet" if kind == "parquet" else "export.csv"
+    if kind == "parquet":
+        frame.to_parquet(name, index=False)
+    else:
+        sep, decimal = (";", ",") if kind == "csv;" else (",", ".")
+        frame.to_csv(name, index=False, sep=sep, decimal=decimal)
+    out = " ".join(doctor(Path(name), capsys).split())
+    them = "them" if len(footer) > 1 else "it"
+    assert f"'{footer[0]}' in system" in out and "delete" not in out, out
+    run_python_line(out.split(f"write the table without {them}, ", 1)[1], cwd=tmp_path)
+    written = "export_no_summary." + ("parquet" if kind == "parquet" else "csv")
+    again = doctor(Path(written), capsys)
+    assert "summary row" not in again
+    words = command(again)
+    assert words is not None and "--label relevance" in " ".join(words), again
+    back = pd.read_parquet(written) if kind == "parquet" else pd.read_csv(
+        written, sep=sep, dtype=str
+    )  # fmt: skip
+    assert back["item"].tolist() == table["item"].tolist()
+    args = ["estimate", name, "--label", "relevance", "--judge", "gpt4", "--engine", "freq"]
+    assert main(args) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"write the table without {them}, " in err and f"run on {written}." in err, err

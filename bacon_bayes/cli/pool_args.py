@@ -504,7 +504,7 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
     if meta.format in ("csv", "tsv", "parquet"):  # a spreadsheet's 'Total' rows: no items
         from bacon_bayes.doctor.rows import summary_rows
 
-        footer = summary_rows(df, meta.format, command=True)[1]
+        footer = summary_rows(df, meta.format, command=True, path=str(args.file))[1]
         if footer:
             raise ValidationError(footer)
     args.item = args.item or meta.item

@@ -28,6 +28,14 @@ from bacon_bayes.doctor.label import (
 )
 from bacon_bayes.doctor.long import read_call
 from bacon_bayes.doctor.names import judge_aspects
+from bacon_bayes.doctor.pilot import (
+    EMPTY,
+    SAMPLED_FORMATS,
+    empty_label,
+    judges_scale,
+    sample_command,
+    sample_note,
+)
 from bacon_bayes.doctor.relation import missingness_notes, near_duplicates
 from bacon_bayes.doctor.roles import GENERIC_FORMATS, Roles, find_roles
 from bacon_bayes.doctor.rows import check_ids, copied_rows, units_row, without_summary
@@ -109,10 +117,16 @@ class Profile:
     bias_note: str = ""
     #: the hint to pass --better lower (an error-score label; "" otherwise)
     better_hint: str = ""
+    #: "lower" where the name and the judges both say lower is better: the command
+    #: passes --better lower (:func:`.bias.lower_is_better`); "" otherwise
+    better: str = ""
     #: labels far outside the others' scale, and the fix (``""``: none; :func:`.label_scale`)
     far: str = ""
     #: why no command is printed: rows that are not one item each (:mod:`.rows`)
     blocked: list[str] = field(default_factory=list)
+    #: the ``bacon sample`` command that draws the first items to label into the pool's
+    #: own empty label column (:mod:`.pilot`; None: no such column, or labels already)
+    sample: list[str] | None = None
 
     def to_text(self) -> str:
         """The profile as the text ``bacon doctor`` prints."""
@@ -151,28 +165,63 @@ def _judge_args(judges: list[str], columns: list[str]) -> list[str]:
     return out
 
 
-def _command(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] | None:
+def _columns(p: Profile, frame: pd.DataFrame) -> dict[str, list[str]] | None:
+    """The options that name the columns of doctor's printed commands (``--item``,
+    ``--judge``, ``--group``, ``--prompt``: what the reader fixes left out, as are judges
+    with infinite scores and a group or prompt column with empty cells); None without a
+    judge left."""
     r, meta = p.roles, p.meta
-    if r.label is None or not r.judges:
+    judges = [j for j in r.judges if j not in {f.judge for f in p.flags if f.kind == "infinite"}]
+    if not judges:
+        return None
+    out: dict[str, list[str]] = {}
+    if r.item and (r.item != meta.item or meta.format in GENERIC_FORMATS):  # as for a CSV
+        out["item"] = ["--item", r.item]
+    if judges != meta.judges:
+        out["judge"] = _judge_args(judges, [str(c) for c in frame.columns])
+    if r.group and r.group != meta.group and "group" not in p.empty:
+        out["group"] = ["--group", r.group]
+    if r.prompt and r.prompt != meta.prompt and "prompt" not in p.empty:
+        out["prompt"] = ["--prompt", r.prompt]
+    return out
+
+
+def _sample(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] | None:
+    """``bacon sample`` for the pool's own empty label column (:mod:`.pilot`), or None:
+    labels in it or joined from a file, no id (a study records items by id), rows that
+    are not one item each, or a format ``bacon sample`` does not read."""
+    r = p.roles
+    if labels or r.long or p.blocked or r.item is None or p.n_labels or r.label_cells:
+        return None
+    if p.full_labels or p.meta.format not in SAMPLED_FORMATS or not r.judges:
+        return None
+    label = empty_label(r, frame)
+    columns = _columns(p, frame)
+    if label is None or columns is None:
+        return None
+    columns = {"item": ["--item", r.item], **columns}  # bacon sample needs it
+    if r.label is None:
+        r.left_out[label] = f"{EMPTY}: the label column to fill, it seems (bacon sample below)"
+    scale = judges_scale(r.judges, p.scales)
+    kept = p.n_rows - sum(p.unscored)
+    return glued(sample_command(p.file, label, r, columns, scale, kept, any(p.unscored)))
+
+
+def _command(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] | None:
+    r = p.roles
+    columns = _columns(p, frame)
+    if r.label is None or columns is None:
         return None
     cmd = ["bacon", "estimate", p.file]
     if labels:
         cmd += ["--labels", labels]
     cmd += ["--label", r.label]
-    if r.item and (r.item != meta.item or meta.format in GENERIC_FORMATS):  # as for a CSV
-        cmd += ["--item", r.item]
-    judges = [j for j in r.judges if j not in {f.judge for f in p.flags if f.kind == "infinite"}]
-    if not judges:
-        return None
-    if judges != meta.judges:
-        cmd += _judge_args(judges, [str(c) for c in frame.columns])
-    if r.group and r.group != meta.group and "group" not in p.empty:
-        cmd += ["--group", r.group]
-    if r.prompt and r.prompt != meta.prompt and "prompt" not in p.empty:
-        cmd += ["--prompt", r.prompt]
+    for words in columns.values():
+        cmd += words
     if p.scale is not None and p.scale.evident and not p.binary:
         cmd += scale_args(p.scale)
     cmd += ["--wave", r.wave] if r.wave else []
+    cmd += ["--better", p.better] if p.better else []
     cmd += ["--folds", str(p.folds)] if p.folds else []  # a small pilot: the most it carries
     if any(p.unscored):
         cmd += ["--drop-unscored"]
@@ -219,7 +268,7 @@ def profile(
     -------
     Profile
     """
-    frame, summary = without_summary(frame, meta.format)
+    frame, summary = without_summary(frame, meta.format, None if labels else file)
     roles = find_roles(
         frame,
         meta,
@@ -294,6 +343,8 @@ def profile(
             roles.reasons[f"judge:{j}"] += "; falls as the label rises: a reversed scale?"
         p.bias_note = how.note
         p.better_hint = bias.better_lower_hint(roles.label or "", how.label_negated, y)
+        if roles.group and bias.lower_is_better(roles.label or "", how.label_negated, y):
+            p.better, p.better_hint = "lower", bias.better_lower_passed(roles.label or "")
         p.length_left_out = bias.without_text(y, length)
         if length is None:
             p.length_note = "no response text column: response length not checked"
@@ -302,7 +353,8 @@ def profile(
     kept, y_kept = frame[~dropped], None if y is None else y[~dropped]  # what the command uses
     p.too_few, p.folds = _too_few(kept, None if "prompt" in p.empty else roles.prompt, y_kept)
     blocked = (p.too_few and p.folds is None) or roles.long or p.blocked
-    p.command = None if blocked else _command(p, frame, labels)
+    p.sample = _sample(p, frame, labels)
+    p.command = None if blocked or p.sample else _command(p, frame, labels)  # no labels yet
     columns = [str(c) for c in frame.columns]
     p.judges_note = "; ".join(
         filter(None, (_many_judges(roles, y, columns), _aspects(roles, columns)))
@@ -467,6 +519,9 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
         return [f"only the raw judge average: {r.label_cells} for the command"]
     if n == 0 and p.full_labels:
         return [p.full_labels]
+    if n == 0 and p.sample:
+        label = p.sample[p.sample.index("--label") + 1]
+        return [sample_note(label, p.sample, any(w.startswith("--scale") for w in p.sample))]
     if n == 0:
         return [
             "only the raw judge average (no human labels): label a sample of items "

@@ -421,6 +421,21 @@ def oriented_biases(
 _ERROR_NAME = re.compile(r"mqm|error|loss|penalt|mistake|(^|[^a-z])(wer|ter|cer)([^a-z]|$)", re.I)
 
 
+def error_named(name: str, label: np.ndarray | None = None) -> bool:
+    """Whether the label's ``name`` reads as an error score (MQM, error, loss, penalty,
+    WER/TER) and its values are not minus a penalty (:func:`_stored_negated`: WMT's MQM
+    as stored, 0 no error and below 0 worse, already runs higher = better)."""
+    return bool(_ERROR_NAME.search(name)) and not _stored_negated(label)
+
+
+def lower_is_better(name: str, label_negated: bool, label: np.ndarray | None = None) -> bool:
+    """Whether both signs of an error score agree: the name reads as one
+    (:func:`error_named`) and every judge falls as it rises (``label_negated``, as
+    :func:`orient` found). Doctor's printed command then passes ``--better lower``; one
+    sign alone only gets :func:`better_lower_hint`."""
+    return label_negated and error_named(name, label)
+
+
 def better_lower_hint(name: str, label_negated: bool, label: np.ndarray | None = None) -> str:
     """The hint to pass ``--better lower`` where the label looks like an error score:
     its name reads as one (MQM, error, loss, penalty, WER/TER), or every judge falls as it
@@ -430,7 +445,7 @@ def better_lower_hint(name: str, label_negated: bool, label: np.ndarray | None =
     A ``label`` whose values are all at or below 0 (some below) is an error score stored
     as minus the penalty (WMT's MQM: 0 no error, -25 the worst), already higher = better:
     its name gives no hint."""
-    named = bool(_ERROR_NAME.search(name)) and not _stored_negated(label)
+    named = error_named(name, label)
     if not (named or label_negated):
         return ""
     why = f"its name {name!r} reads as one" if named else f"every judge falls as {name!r} rises"
@@ -438,6 +453,18 @@ def better_lower_hint(name: str, label_negated: bool, label: np.ndarray | None =
         f"label {name!r} looks like an error score, where lower is better ({why}): 'best' "
         "and 'top' here mean the highest mean; pass --better lower to rank the lowest mean "
         "first (bacon estimate, report, plan --top, status, sample --until best)"
+    )
+
+
+def better_lower_passed(name: str) -> str:
+    """What doctor says where its printed command passes ``--better lower``
+    (:func:`lower_is_better`: the name and the judges both say lower is better)."""
+    return (
+        f"label {name!r} is an error score, where lower is better (its name reads as one and "
+        "every judge falls as it rises): the command passes --better lower, so 'best' and "
+        "'top' mean the lowest mean (the bacon plan --top that estimate prints carries it; "
+        "pass it to bacon report, status and sample --until best too); drop it if higher is "
+        "better"
     )
 
 

@@ -435,8 +435,9 @@ def simulate_budgets(rows: int) -> list[float] | None:
 def simulate_command(estimate: list[str], unlabeled: bool, rows: int) -> list[str] | None:
     """The ``bacon simulate`` command of a table whose ``bacon estimate`` command is
     ``estimate`` (the same file, labels, judges, group and prompt; simulate takes no
-    scale and no waves), which runs as printed: the rows without a label left out when there are any
-    (``unlabeled``; the rows no judge scored hold none then), with ``--budgets`` the
+    scale, no waves and no ``--better``), which runs as printed: the rows without a label
+    left out when there are any (``unlabeled``; the rows no judge scored hold none then),
+    with ``--budgets`` the
     ``rows`` labeled rows carry (:func:`simulate_budgets`), written to
     :data:`SIMULATE_OUT`; None when the labeled rows are too few for any budget."""
     budgets = simulate_budgets(rows)
@@ -445,7 +446,7 @@ def simulate_command(estimate: list[str], unlabeled: bool, rows: int) -> list[st
     out = ["bacon", "simulate"]
     words = iter(estimate[2:])
     for word in words:
-        if word in ("--scale", "--wave"):  # simulate draws its own waves
+        if word in ("--scale", "--wave", "--better"):  # simulate draws its own waves
             next(words)
         elif not word.startswith("--scale=") and word != "--drop-unscored":
             out.append(word)

@@ -86,13 +86,17 @@ def _number(value: str) -> float | None:
         return None
 
 
-def summary_rows(frame: pd.DataFrame, kind: str, command: bool = False) -> tuple[int, str]:
+def summary_rows(
+    frame: pd.DataFrame, kind: str, command: bool = False, path: str | None = None
+) -> tuple[int, str]:
     """The table's trailing summary rows: rows among its last :data:`SUMMARY_TAIL` with a
     cell that is a summary word (``Total``, ``Summe``, ``mean``) in a string column that
     has no such word on its other rows, or a note alone on its row (:func:`_notes`:
     ``Source: ...``). Returns how many rows precede them (``len(frame)`` when there are
     none) and what to say (where they are and the fix; ``""`` for none): doctor's, or
-    with ``command`` a command's refusal."""
+    with ``command`` a command's refusal. With ``path`` (the file ``frame`` was read
+    from), the fix is the line that writes the table without them
+    (:func:`without_footer_line`)."""
     tail = frame.tail(SUMMARY_TAIL)
     notes = _notes(frame)
     found: dict[int, str] = dict(notes)
@@ -125,13 +129,49 @@ def summary_rows(frame: pd.DataFrame, kind: str, command: bool = False) -> tuple
         frozenset({False, True}): "a spreadsheet's summary rows and notes under the table",
     }[frozenset(kinds)]
     what = f"{places} look{'s' if len(rows) == 1 else ''} like {like} ({said}), not items"
+    line = without_footer_line(path, len(rows), kind) if path is not None else None
     if command:
         they = "they" if len(rows) > 1 else "it"
-        return first, f"{what}: {they} would be read as items; delete {them} from the file."
+        fix = (
+            f"write the table without {them}, {line[0]} and run on {line[1]}"
+            if line
+            else f"delete {them} from the file"
+        )
+        return first, f"{what}: {they} would be read as items; {fix}."
+    if line:
+        fix = f"write the table without {them}, {line[0]} and run doctor on {line[1]}"
+    else:
+        fix = f"delete {them} from the file, and run doctor again"
     return first, (
         f"{what}: the profile leaves {them} out, bacon estimate would take {them} for "
-        f"items; delete {them} from the file, and run doctor again for the command"
+        f"items; {fix} for the command"
     )
+
+
+def without_footer_line(path: str, rows: int, kind: str) -> tuple[str, str] | None:
+    """The shell line that writes the table at ``path`` without its last ``rows`` rows (a
+    spreadsheet's summary rows, :func:`summary_rows`), every other cell as written (read
+    as text, an empty cell left empty: an id ``7`` stays ``7``, not ``7.0``; the file's
+    separator kept, so decimal commas stay numbers), and the file it writes; None for a
+    format other than a CSV or Parquet file."""
+    from bacon_bayes.csv_format import csv_options, pandas_command
+    from bacon_bayes.study.folder import file_stem
+
+    if kind == "parquet":
+        out = file_stem(path) + "_no_summary.parquet"
+        code = f"pd.read_parquet({str(path)!r}).iloc[:-{rows}].to_parquet({out!r}, index=False)"
+        return pandas_command(code), out
+    if kind not in ("csv", "tsv"):
+        return None
+    how = csv_options(path)
+    sep = how.get("sep", ",")
+    out = file_stem(path) + ("_no_summary.tsv" if sep == "\t" else "_no_summary.csv")
+    args = "".join(f", {k}={v!r}" for k, v in how.items())
+    code = (
+        f"pd.read_csv({str(path)!r}{args}, dtype=str, keep_default_na=False)"
+        f".iloc[:-{rows}].to_csv({out!r}, index=False{f', sep={sep!r}' * (sep != ',')})"
+    )
+    return pandas_command(code), out
 
 
 def lines(frame: pd.DataFrame, rows: list[object], kind: str) -> str:
@@ -140,11 +180,14 @@ def lines(frame: pd.DataFrame, rows: list[object], kind: str) -> str:
     return plural_places(where_is(frame, r, kind) for r in rows)
 
 
-def without_summary(frame: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, str]:
+def without_summary(
+    frame: pd.DataFrame, kind: str, path: str | None = None
+) -> tuple[pd.DataFrame, str]:
     """``frame`` without its trailing summary rows (:func:`summary_rows`), columns they
     made strings read as numbers again (as the file would read without them), and what
-    to say of them (``""`` for none)."""
-    keep, said = summary_rows(frame, kind)
+    to say of them (``""`` for none; with ``path``, the line that writes the file without
+    them)."""
+    keep, said = summary_rows(frame, kind, path=path)
     if not said:
         return frame, ""
     out = frame.iloc[:keep].copy()

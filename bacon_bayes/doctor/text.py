@@ -137,6 +137,8 @@ def profile_text(p: Profile) -> str:
     if p.command is not None:
         lines += ["", "run, once those labels are fixed:" if p.far else "run:"]
         lines += ["  " + shlex.join(p.command)]
+    if p.sample is not None:
+        lines += ["", "run, to draw the first items to label:", "  " + shlex.join(p.sample)]
     return "\n".join(lines)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bacon_bayes.doctor.pilot import PILOT_SHARE
 from bacon_bayes.estimate.clustered import prompt_codes
 from bacon_bayes.pool import EvalPool
 
@@ -79,6 +80,6 @@ def no_pilot(
         "label known gives 0.48, and the labels for a half-width of 0.1 at 136 against "
         "163 (0.8 times); where the judges score on another scale than the label it is "
         "no guide at all. Label a pilot (bacon sample on this table with the columns "
-        "above, --design uniform --budget 0.03) and plan again."
+        f"above, --design uniform --budget {PILOT_SHARE:g}) and plan again."
     )
     return sigma2, fallback, rho, [note]

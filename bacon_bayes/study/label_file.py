@@ -100,17 +100,17 @@ def read_label_file(
     rest = [c for c in frame.columns if not _named([c], item)]
     column = column or (str(rest[0]) if other and len(rest) == 1 else None)
     item_column = file_id_column(frame, item, column or label, pool_ids, path)
+    if column is None:  # the columns as the file writes them (the id not yet renamed)
+        also = " (or 'label')" if label != "label" else ""
+        raise ValidationError(
+            f"label file {path} has no label column {label!r}{also}; "
+            f"columns: {list(frame.columns)}{_label_fix(frame, item_column, label)}"
+        )
     said = [f"ids read from column {item_column!r}"] if item_column != item else []
     said += [f"labels read from column {column!r}"] if column not in (None, label, "label") else []
     if said:  # the study's names written otherwise
         frame = frame.rename(columns={item_column: item})
         frame.attrs["id note"] = f"{' and '.join(said)} (the study's: {item!r}, {label!r})"
-    if column is None:
-        also = " (or 'label')" if label != "label" else ""
-        raise ValidationError(
-            f"label file {path} has no label column {label!r}{also}; "
-            f"columns: {list(frame.columns)}{_label_fix(frame, item, label)}"
-        )
     if how.get("decimal") == ",":  # a spreadsheet's decimal comma: 39,5 is 39.5
         frame[column] = frame[column].str.replace(",", ".", regex=False)
     return frame, column
@@ -119,7 +119,8 @@ def read_label_file(
 def _label_fix(frame: pd.DataFrame, item: str, label: str) -> str:
     """How to give a label file without its label column one: the raters' mean where
     several columns of numbers hold ratings (three experts, a column each), else the one
-    such column renamed; "" when no column holds numbers."""
+    such column renamed; "" when no column holds numbers. ``item``: the file's id column,
+    as it names it."""
     numbers = []
     for c in frame.columns:
         if c in (item, "wave"):

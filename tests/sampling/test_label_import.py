@@ -170,6 +170,23 @@ def test_a_file_of_raters_columns_is_told_to_write_their_mean_in_the_label(
         import_labels(labeled_study, path)
 
 
+def test_a_missing_label_column_lists_the_files_headers_as_written(
+    labeled_study: Path, tmp_path: Path
+) -> None:
+    """Session 47 walk: a returned file whose id header is `ID` (read as the study's `id`)
+    and whose labels are under `Bewertung` was refused with "columns: ['id', 'Bewertung',
+    'wave']", a header the file does not have. The refusal lists the headers as the file
+    writes them."""
+    ids = selected_ids(labeled_study)[10:13]
+    path = tmp_path / "returned.csv"
+    pd.DataFrame({"ID": ids, "Bewertung": ["3", "4", "2"], "wave": "1"}).to_csv(path, index=False)
+    with pytest.raises(ValidationError) as err:
+        import_labels(labeled_study, path)
+    said = str(err.value)
+    assert "columns: ['ID', 'Bewertung', 'wave']" in said, said
+    assert "rename column 'Bewertung' to 'human'" in said, said
+
+
 def test_scale_of_a_continuous_study(tmp_path: Path, pool_file: Path) -> None:
     root = tmp_path / "cont"
     assert bacon("sample", str(pool_file), "--study", str(root), "--budget", "0.1",
