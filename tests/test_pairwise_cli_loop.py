@@ -49,7 +49,12 @@ def test_judge_verdicts_spelled_as_fastchat_s_pair_judge_are_read(capsys, tmp_pa
     assert "judges: gpt4, claude3_opus, gpt35" in out, out[:600]
     code, out, err = _run(["estimate", str(tmp_path / "s.csv"), "--pairwise", *FREQ], capsys)
     assert code == 0 and "judges gpt4, claude3_opus, gpt35" in out, err
-    words = df.assign(gpt4=df["gpt4"].map({"A": "Model A", "B": "Model B", "tie": "Tie"}))
+    # a reply naming the answer it prefers ("Model A", as MT-Bench's "Assistant A") is read
+    named = df.assign(gpt4=df["gpt4"].map({"A": "Model A", "B": "Model B", "tie": "Tie"}))
+    named.to_csv(tmp_path / "n.csv", index=False)
+    code, out, err = _run(["doctor", str(tmp_path / "n.csv")], capsys)
+    assert code == 0 and "judges: gpt4, claude3_opus, gpt35" in out, out[:600]
+    words = df.assign(gpt4=df["gpt4"].map({"A": "A wins", "B": "B wins", "tie": "Tie"}))
     words.to_csv(tmp_path / "w.csv", index=False)
     for argv in (["doctor", str(tmp_path / "w.csv")],
                  ["estimate", str(tmp_path / "w.csv"), "--pairwise", *FREQ]):  # fmt: skip
