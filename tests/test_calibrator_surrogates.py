@@ -158,7 +158,7 @@ def test_bayesian_calibrator_with_extras_round_trips(tmp_path):
 
     pool = summeval_pool("relevance", 0.1, seed=5)[0]
     spec = ColumnSpec.from_features(build_features(pool))
-    model = GaussianJudgeModel(spec, draws=150, tune=200, chains=2, seed=1, warn=False)
+    model = GaussianJudgeModel(spec, draws=40, tune=50, chains=2, seed=1, warn=False)
     cal = Calibrator(model, folds=2, seed=1, surrogates=["ridge", "judge_mean"]).fit(pool)
     assert cal.surrogate_names_[1:] == ("ridge", "judge_mean")
     back = Calibrator.load(cal.save(tmp_path / "b.nc"))

@@ -69,7 +69,7 @@ def test_bayesian_calibrator_round_trips_without_refitting(pool, tmp_path):
     from bacon_bayes.features import build_features
 
     spec = ColumnSpec.from_features(build_features(pool))
-    model = GaussianJudgeModel(spec, draws=150, tune=200, chains=2, seed=1, warn=False)
+    model = GaussianJudgeModel(spec, draws=40, tune=50, chains=2, seed=1, warn=False)
     cal = Calibrator(model, folds=2, seed=1).fit(pool)
     path = cal.save(tmp_path / "bayes.nc")
     back = Calibrator.load(path)

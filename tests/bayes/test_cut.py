@@ -145,7 +145,7 @@ def test_another_model_on_the_same_judges_reuses_the_judge_stage(gaussian_sim):
     sim = gaussian_sim
     X, y = sim.X[:120], sim.y[:120].copy()
     y[60:] = np.nan
-    settings = {"draws": 100, "tune": 100, "chains": 2, "label_draws": 100, "warn": False}
+    settings = {"draws": 50, "tune": 50, "chains": 2, "label_draws": 50, "warn": False}
     first = GaussianJudgeModel(sim.columns, seed=4, **settings).fit(X, y)
     y2 = sim.y[:120].copy()
     y2[:60] = np.nan  # other labels: stage 2 differs, stage 1 is the same
@@ -164,9 +164,9 @@ def test_another_model_on_the_same_judges_reuses_the_judge_stage(gaussian_sim):
 @pytest.mark.parametrize(
     "first, runs",
     [
-        ({}, [(100, 100, 0.8)]),
-        ({"max_rhat": 1.02}, [(100, 100, 0.8), (200, 200, 0.8)]),
-        ({"n_divergent": 3}, [(100, 100, 0.8), (200, 200, 0.95)]),
+        ({}, [(50, 50, 0.8)]),
+        ({"max_rhat": 1.02}, [(50, 50, 0.8), (100, 100, 0.8)]),
+        ({"n_divergent": 3}, [(50, 50, 0.8), (100, 100, 0.95)]),
     ],
 )
 def test_a_judge_stage_that_did_not_converge_is_sampled_again_longer(
@@ -182,7 +182,7 @@ def test_a_judge_stage_that_did_not_converge_is_sampled_again_longer(
     y[60:] = np.nan
     fitting.forget_judge_stage()
     model = GaussianJudgeModel(
-        sim.columns, draws=100, tune=100, chains=2, label_draws=100, warn=False, seed=5
+        sim.columns, draws=50, tune=50, chains=2, label_draws=50, warn=False, seed=5
     )
     seen, checked = [], []
     sample, check = model._sample, fitting.check_convergence

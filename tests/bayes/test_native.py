@@ -19,7 +19,7 @@ def _fits(native: bool, monkeypatch) -> tuple[list, np.ndarray]:
     sim = simulate_categorical(300, 3, 1, 2, accuracy=(0.65, 0.9), seed=5)
     y = np.where(np.arange(sim.y.size) < 150, sim.y, np.nan)
     fold_ids = np.where(np.isfinite(y), np.arange(y.size) % 3, -1)
-    model = MultinomialJudgeModel(ColumnSpec.simple(4, 0, 2), draws=60, tune=80, seed=2, warn=False)
+    model = MultinomialJudgeModel(ColumnSpec.simple(4, 0, 2), draws=20, tune=30, seed=2, warn=False)
     monkeypatch.setattr(nuts, "NATIVE", native)
     started = []
     start = nuts.native_start

@@ -127,7 +127,7 @@ def test_folds_choose_judge_weights_each_for_itself(tmp_path):
     y = sim.y.copy()
     y[300:] = np.nan
     folds = np.where(np.isfinite(y), np.arange(600) % 2, -1)
-    kw = {"draws": 200, "tune": 300, "seed": 3, "warn": False}
+    kw = {"draws": 100, "tune": 100, "seed": 3, "warn": False}
     fits = _EveryOtherFold(sim.columns, **kw).fit_folds(sim.X, y, folds, 2)
     assert [f.constants_["judge_weights"] for f in fits] == [0.0, 1.0]  # row 0 is in fold 0
     assert "judge_weight" not in fits[0].posterior_ and "judge_weight" in fits[1].posterior_
