@@ -248,3 +248,31 @@ def test_the_pools_empty_label_column_gets_the_bacon_sample_command(
     todo = pd.read_csv(tmp_path / "pool.study" / "todo-wave1.csv")
     assert len(todo) == budget and {"item", "coherence", "summary"} <= set(todo.columns)
     assert "run:" not in lines  # no bacon estimate before any label: it would be refused
+
+
+def test_a_pool_with_no_label_column_gets_the_bacon_sample_command(tmp_path, capsys, monkeypatch):
+    """New user, round 3 (WMT22 zh-en: 5 systems x 150 segments, three metrics, no label
+    column yet): doctor said "label a sample of items (bacon sample), then pass them with
+    --labels FILE --label COLUMN" and printed no command. It prints the `bacon sample`
+    that starts a study collecting a new label ('human', a name the pool does not use),
+    and the command runs as printed."""
+    monkeypatch.chdir(tmp_path)
+    f = pd.read_csv(SUMMEVAL)
+    pool = pd.DataFrame({"id": f["item"], "system": f["system"], "doc": f["doc_id"]})
+    pool["summary"] = f["summary"]
+    pool["human"] = "x"  # a text column of that name: the new label takes the next name
+    for short, name in (("gpt4", "gpt-4-0314"), ("llama70b", "llama-2-70b-chat-hf")):
+        pool[short] = f[f"judge:{name}|rts|coherence"]
+    pool.to_csv("pool.csv", index=False)
+    assert main(["doctor", "pool.csv"]) == 0
+    out = capsys.readouterr().out
+    assert "the pool has no label column, so label a sample of items into a new one, " \
+        "'human_label' (name it as you like with --label)" in out, out  # fmt: skip
+    lines = out.splitlines()
+    words = shlex.split(lines[lines.index("run, to draw the first items to label:") + 1])
+    assert words[:5] == ["bacon", "sample", "pool.csv", "--label", "human_label"], words
+    assert {"--prompt", "doc", "--group", "system", "--item", "id"} <= set(words), words
+    assert main(words[1:]) == 0
+    todo = pd.read_csv(tmp_path / "pool.study" / "todo-wave1.csv")
+    assert {"id", "human_label"} <= set(todo.columns) and todo["human_label"].isna().all()
+    assert "run:" not in lines

@@ -167,3 +167,24 @@ def test_streamed_estimates_print_the_pooling_auto_note(tmp_path, capsys) -> Non
     ratios = [float(re.search(r"(\d\.\d\d)x as wide", s[0])[1]) for s in said]
     assert re.sub(r"\d\.\d\dx", "", said[1][0]) == re.sub(r"\d\.\d\dx", "", said[0][0])
     assert abs(ratios[1] - ratios[0]) < 0.05, ratios
+
+
+def test_report_group_table_says_what_a_shrunk_se_is() -> None:
+    """New user, round 3 (SummEval, 80 labels over 12 systems): the report's group
+    table printed se 0.097 for a system of 2 labels beside its interval [1.02, 4.25]
+    with no word that a shrunk mean's se is its noise only; the text's note says so."""
+    import html
+
+    from bacon_bayes.estimate.shrink import SE_NOTE
+    from bacon_bayes.report.html import _groups
+
+    frame = _frame(240, 0, ("a", "b", "c"), labeled=7)  # under 10: auto shrinks
+    cal = Calibrator(engine="freq", target="pool").fit(_pool(frame))
+    assert cal.estimate_groups(0.05, True).details.get("pooling") == "shrink"
+    groups = _groups(cal, 0.05, {})
+    assert "<b>se</b> is the noise part of each shrunk estimate" in groups
+    assert html.escape(SE_NOTE.split(":")[0][3:]) in groups
+    separate = Calibrator(engine="freq", target="pool").fit(
+        _pool(_frame(240, 0, ("a", "b", "c"), labeled=12))
+    )
+    assert "se is the noise part" not in _groups(separate, 0.05, {})

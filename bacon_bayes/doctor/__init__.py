@@ -33,6 +33,7 @@ from bacon_bayes.doctor.pilot import (
     SAMPLED_FORMATS,
     empty_label,
     judges_scale,
+    new_label,
     sample_command,
     sample_note,
 )
@@ -196,11 +197,14 @@ def _sample(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] | 
     if p.full_labels or p.meta.format not in SAMPLED_FORMATS or not r.judges:
         return None
     label = empty_label(r, frame)
+    if label is None and r.label is None and "label" not in r.reasons:
+        if EMPTY not in r.left_out.values():  # no label column at all: the study adds one
+            label = new_label([str(c) for c in frame.columns])
     columns = _columns(p, frame)
     if label is None or columns is None:
         return None
     columns = {"item": ["--item", r.item], **columns}  # bacon sample needs it
-    if r.label is None:
+    if r.label is None and label in frame.columns:
         r.left_out[label] = f"{EMPTY}: the label column to fill, it seems (bacon sample below)"
     scale = judges_scale(r.judges, p.scales)
     kept = p.n_rows - sum(p.unscored)
@@ -521,7 +525,9 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
         return [p.full_labels]
     if n == 0 and p.sample:
         label = p.sample[p.sample.index("--label") + 1]
-        return [sample_note(label, p.sample, any(w.startswith("--scale") for w in p.sample))]
+        scaled = any(w.startswith("--scale") for w in p.sample)
+        new = label != r.label and label not in r.left_out  # a column the study adds
+        return [sample_note(label, p.sample, scaled, new=new)]
     if n == 0:
         return [
             "only the raw judge average (no human labels): label a sample of items "

@@ -22,6 +22,9 @@ PILOT_SHARE = 0.03
 #: the fewest labels of a first pilot: two per cross-fitting fold of bacon estimate's 5,
 #: twice over
 PILOT_MIN = 20
+#: the names of the label a study collects for a pool with no label column
+#: (:func:`new_label`), the first the pool does not use
+NEW_LABELS = ("human", "human_label", "label")
 #: the formats ``bacon sample`` reads a pool from
 SAMPLED_FORMATS = ("csv", "tsv", "parquet")
 
@@ -78,18 +81,32 @@ def sample_command(
     return [*cmd, "--design", "uniform", "--budget", str(pilot_size(n_items))]
 
 
-def sample_note(label: str, command: list[str], judged_scale: bool) -> str:
+def new_label(columns: list[str]) -> str:
+    """The name of the label a study collects for a pool with no label column: the first
+    of :data:`NEW_LABELS` the pool does not use."""
+    taken = {c.lower() for c in columns}
+    return next((n for n in NEW_LABELS if n not in taken), NEW_LABELS[-1] + "_1")
+
+
+def sample_note(label: str, command: list[str], judged_scale: bool, new: bool = False) -> str:
     """What doctor says of the labels to draw into the empty column ``label`` with
-    ``command`` (:func:`sample_command`; ``judged_scale``: it passes the judges' scale)."""
+    ``command`` (:func:`sample_command`; ``judged_scale``: it passes the judges' scale;
+    ``new``: the pool has no label column, the study adds ``label``)."""
     budget = command[command.index("--budget") + 1]
     scale = (
         "; its --scale is the judges' scale: change it if the labels are on another"
         if judged_scale
         else ""
     )
+    where = (
+        f"the pool has no label column, so label a sample of items into a new one, {label!r} "
+        "(name it as you like with --label)"
+        if new
+        else f"column {label!r} is empty, so label a sample of items into it"
+    )
     return (
-        f"only the raw judge average (no human labels): column {label!r} is empty, so label "
-        f"a sample of items into it. The bacon sample command below starts a study and "
+        f"only the raw judge average (no human labels): {where}. The bacon sample command "
+        "below starts a study and "
         f"writes the {budget} items of a uniform pilot to label ({PILOT_SHARE:.0%} of the "
         f"pool, at least {PILOT_MIN}){scale}; bacon label import brings the labels in, and "
         "bacon plan on the study then sizes the rest"

@@ -20,6 +20,7 @@ __all__ = [
     "NOTE_DESIGNS",
     "goal_examples",
     "indistinguishable",
+    "narrowing",
     "resolution_note",
 ]
 
@@ -271,14 +272,12 @@ def _tied_note(
     )
     if more <= 0:
         return said
-    now, later = predict(st, "uniform", n0), predict(st, "uniform", n0 + more)
-    if n0 + more >= N and later.var_pool <= 1e-12 * max(now.var_pool, 1e-300):
-        # the rest of the pool: its means exact, not an interval "narrowed by about 100%"
+    shrink = narrowing(st, more)
+    if shrink is None:  # the rest of the pool: its means exact, not "narrowed by 100%"
         return (
             f"{said} Labelling the {more} items left (the whole pool{capped}) would give "
             "its means exactly, and so which is first, unless they are equal."
         )
-    shrink = 1.0 - math.sqrt(later.var_pool / now.var_pool) if now.var_pool > 0 else 0.0
     whose = (
         "one look's interval of the pool mean (bacon estimate --fixed; not the anytime "
         "intervals above, whose critical values change with the looks)"
@@ -287,6 +286,18 @@ def _tied_note(
     )
     narrow = f"{more} more labels (uniform{capped}) would narrow {whose}"
     return f"{said} {narrow} by about {shrink:.0%}."
+
+
+def narrowing(st: PilotStatistics, more: int) -> float | None:
+    """How much ``more`` labels drawn uniformly narrow one look's interval of the pool
+    mean from the labels of ``st``: 1 minus the ratio of the widths, as ``bacon
+    estimate``'s plan line and ``bacon sample --until``'s refusal say it; None when they
+    label the rest of the pool, whose means are then exact."""
+    n0 = st.n_labeled
+    now, later = predict(st, "uniform", n0), predict(st, "uniform", n0 + more)
+    if n0 + more >= st.n_items and later.var_pool <= 1e-12 * max(now.var_pool, 1e-300):
+        return None
+    return 1.0 - math.sqrt(later.var_pool / now.var_pool) if now.var_pool > 0 else 0.0
 
 
 def _round2(x: float) -> float:

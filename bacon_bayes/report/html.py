@@ -326,6 +326,7 @@ def _groups(
             if n
         )
         + _table(_named(means, "name"), 3)
+        + _se_note(tables[0].details.get("se"))
         + (
             f"<p class='note'>Rank intervals skipped: {_esc(unranked)}.</p>"
             if unranked
@@ -336,6 +337,15 @@ def _groups(
             "below.</p>"
         )
     )
+
+
+def _se_note(note: str | None) -> str:
+    """Under the group table, what its se column is where it is not the error of the
+    estimate (shrunk means: their noise only, ``details["se"]``), else ``""``."""
+    if not note:
+        return ""
+    column, said = note.split(" ", 1)
+    return f"<p class='note'><b>{_esc(column)}</b> {_esc(said)}.</p>"
 
 
 def _withheld(tables: list[Any]) -> str:

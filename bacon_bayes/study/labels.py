@@ -24,6 +24,7 @@ folder is not created).
 from __future__ import annotations
 
 import datetime as dt
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,8 @@ class ImportSummary:
     notes: tuple[str, ...] = ()
     #: what was labeled: "items" of a study, "comparisons" of a pairwise wave
     unit: str = "items"
+    #: the commands that read the study once every drawn item is labeled (``""``: none)
+    next: str = ""
 
     def __str__(self) -> str:
         kept = f" ({self.blank_kept} of them labeled before: kept)" if self.blank_kept else ""
@@ -101,7 +104,9 @@ class ImportSummary:
             f"stored, {self.blank} rows without a label left pending{kept}; "
             f"{self.labeled_total} {self.unit} labeled in total, {self.pending} selected "
             f"{self.unit} still pending{words}"
-        ) + "".join(f"\nnote: {note}" for note in self.notes)
+        ) + "".join(
+            [f"\nnote: {n}" for n in self.notes] + [f"\nnext: {self.next}"] * bool(self.next)
+        )
 
 
 def _looks(first: np.ndarray, labeled: np.ndarray) -> list[int]:
@@ -382,7 +387,18 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
             notes=tuple(
                 [frame.attrs[k] for k in ("id note", "blank rows") if frame.attrs.get(k)] + notes
             ),
+            next=_next(root) if len(labels) == int((first >= 0).sum()) else "",
         )
+
+
+def _next(root: str | Path) -> str:
+    """What to run once every item the study's waves drew is labeled."""
+    study = shlex.quote(str(root))
+    return (
+        f"every drawn item is labeled: `bacon status {study}` says which questions are "
+        f"settled (and about how many more labels the rest need), `bacon estimate {study}` "
+        f"gives the estimates, `bacon report {study} --out report.html` the report"
+    )
 
 
 def _record_replaced(study: Study, records: list[dict]) -> None:

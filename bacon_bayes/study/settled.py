@@ -581,12 +581,20 @@ def until_budget(
         used -= sum(study.never_back().values())
     left = float(max_labels - used if max_labels else study.n_items - used)
     if q.noise:  # a count "if the estimate holds" of a lead that may be noise
+        from bacon_bayes.planning.note import narrowing
+        from bacon_bayes.planning.predict import pilot_statistics
+
         n = cal.pool_.n_labeled
+        cut = narrowing(pilot_statistics(cal.pool_, cal), int(min(n, left)))
+        said = (  # as bacon estimate's plan line reckons it
+            ", the pool's means then exact"
+            if cut is None
+            else f" and narrows one look's interval of the pool mean by about {cut:.0%}"
+        )
         more = (
-            f"--budget {n} doubles the labels and narrows one look's intervals by about 30%"
+            f"--budget {n} doubles the labels{said}"
             if n < left
-            else f"--budget {int(left)} is all that is left"
-            + ("" if max_labels else ", the pool's means then exact")
+            else f"--budget {int(left)} is all that is left{said}"
         )
         raise ValidationError(
             f"{q.title}: not yet: {q.answer} ({kind}); nothing was drawn. Draw a wave of your "

@@ -473,3 +473,27 @@ def test_a_spreadsheet_return_with_empty_rows_and_a_scale_in_the_header(
     assert "2 empty row(s) skipped (every cell empty, line(s) 4, 9)" in said, said
     stored = pd.read_csv(labeled_study / "labels.csv", dtype={"item": str}).set_index("item")
     assert stored.loc[ids[0], "human"] == 2.0 and stored.loc[ids[2], "human"] == 1.0
+
+
+def test_an_import_that_completes_the_waves_names_the_commands_that_read_them(
+    study: Path, pool_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """New user, round 3 (WMT22 study): `bacon label import` said "75 labels added ...
+    0 selected items still pending" and nothing of what to run next; the README's loop
+    goes on with bacon status and bacon estimate. Once every drawn item is labeled the
+    import names them, on the study as given, and they run as printed."""
+    import shlex
+
+    part = fill(tmp_path / "todo.csv", pool_file, tmp_path / "part.csv", slice(0, 10))
+    assert bacon("label", "import", str(part), "--study", str(study)) == 0
+    assert "next:" not in capsys.readouterr().out  # 30 still pending
+    rest = fill(tmp_path / "todo.csv", pool_file, tmp_path / "rest.csv")
+    assert bacon("label", "import", str(rest), "--study", str(study)) == 0
+    out = capsys.readouterr().out
+    line = next(s for s in out.splitlines() if s.startswith("next: "))
+    commands = [shlex.split(c) for c in line.split("`")[1::2]]
+    assert [c[:3] for c in commands] == [
+        ["bacon", "status", str(study)], ["bacon", "estimate", str(study)],
+        ["bacon", "report", str(study)],
+    ], line  # fmt: skip
+    assert bacon(*commands[0][1:], "--engine", "freq") == 0

@@ -98,6 +98,28 @@ def test_a_lead_under_one_standard_error_draws_nothing(
     assert Study.open(root).wave_numbers == [1]
 
 
+def test_a_lead_under_one_standard_error_says_the_narrowing_estimate_says(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """New user, round 3 (WMT22 zh-en, 5 systems x 150 segments, 75 labels): `bacon
+    sample STUDY --until best` refused with "--budget 75 doubles the labels and narrows
+    one look's intervals by about 30%" (a fixed figure), where `bacon estimate STUDY`'s
+    plan line said 33% for the same 75 labels (the finite pool). Both reckon it alike."""
+    import re
+
+    root, _ = _study(tmp_path)
+    capsys.readouterr()
+    assert bacon("estimate", str(root), "--engine", "freq") == 0
+    said = re.search(r"30 more labels \(uniform\) would narrow .*? by about (\d+)%",
+                     capsys.readouterr().out)  # fmt: skip
+    assert said is not None
+    assert bacon("sample", str(root), "--until", "best", "--engine", "freq") == 2
+    err = capsys.readouterr().err
+    assert f"--budget 30 doubles the labels and narrows one look's interval of the pool " \
+        f"mean by about {said[1]}%" in err, (said[1], err)  # fmt: skip
+    assert said[1] == "33"  # 30 of 300 labeled: sqrt((1/30 - 1/300) / (1/60 - 1/300))
+
+
 def test_a_shrunk_lead_is_weighed_against_the_pairs_own_standard_error(
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
