@@ -329,7 +329,13 @@ def pandas_read(path: str | Path, text: bool = False) -> str:
         how["dtype"] = "str"
     elif padded := padded_ids(path):  # '00042' stays an id, not the number 42
         how["dtype"] = dict.fromkeys(padded, "str")
-    return f"pd.read_csv({str(path)!r}{''.join(f', {k}={v!r}' for k, v in how.items())})"
+    return read_csv_call(path, how)
+
+
+def read_csv_call(path: str | Path, how: dict[str, Any], more: str = "") -> str:
+    """The pandas call ``pd.read_csv(path, k=v, ...)`` with the options ``how``
+    (:func:`csv_options`) and ``more``, code appended as written (``", dtype=str"``)."""
+    return f"pd.read_csv({str(path)!r}{''.join(f', {k}={v!r}' for k, v in how.items())}{more})"
 
 
 def python_command(script: str) -> str:

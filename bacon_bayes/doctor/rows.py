@@ -154,7 +154,7 @@ def without_footer_line(path: str, rows: int, kind: str) -> tuple[str, str] | No
     as text, an empty cell left empty: an id ``7`` stays ``7``, not ``7.0``; the file's
     separator kept, so decimal commas stay numbers), and the file it writes; None for a
     format other than a CSV or Parquet file."""
-    from bacon_bayes.csv_format import csv_options, pandas_command
+    from bacon_bayes.csv_format import csv_options, pandas_command, read_csv_call
     from bacon_bayes.study.folder import file_stem
 
     if kind == "parquet":
@@ -166,10 +166,9 @@ def without_footer_line(path: str, rows: int, kind: str) -> tuple[str, str] | No
     how = csv_options(path)
     sep = how.get("sep", ",")
     out = file_stem(path) + ("_no_summary.tsv" if sep == "\t" else "_no_summary.csv")
-    args = "".join(f", {k}={v!r}" for k, v in how.items())
     code = (
-        f"pd.read_csv({str(path)!r}{args}, dtype=str, keep_default_na=False)"
-        f".iloc[:-{rows}].to_csv({out!r}, index=False{f', sep={sep!r}' * (sep != ',')})"
+        read_csv_call(path, how, ", dtype=str, keep_default_na=False")
+        + f".iloc[:-{rows}].to_csv({out!r}, index=False{f', sep={sep!r}' * (sep != ',')})"
     )
     return pandas_command(code), out
 
@@ -469,16 +468,15 @@ def units_row(frame: pd.DataFrame, kind: str, path: str | None = None) -> str:
     line = file_line(frame, 0)
     fix = "delete that line (keep the header) and run doctor again"
     if path is not None and str(path).lower().endswith((".csv", ".tsv", ".txt", ".csv.gz")):
-        from bacon_bayes.csv_format import csv_options, pandas_command
+        from bacon_bayes.csv_format import csv_options, pandas_command, read_csv_call
         from bacon_bayes.study.folder import file_stem
 
         how = csv_options(path)
         skip = int(how.pop("skiprows", 0))
-        args = "".join(f", {k}={v!r}" for k, v in how.items())
         out = file_stem(path) + "_no_units.csv"
         code = (
-            f"pd.read_csv({str(path)!r}{args}, skiprows={[*range(skip), skip + 1]!r})"
-            f".to_csv({out!r}, index=False)"
+            read_csv_call(path, how, f", skiprows={[*range(skip), skip + 1]!r}")
+            + f".to_csv({out!r}, index=False)"
         )
         fix = f"write the table without it, {pandas_command(code)} and run doctor on {out}"
     shown = ", ".join(map(repr, texts[:4])) + (" ..." if len(texts) > 4 else "")
