@@ -305,6 +305,10 @@ class Calibrator(Settings):
         the interval is intersected with the label's range (:attr:`bounds_`). ``anytime``:
         the interval of a sequence valid at every wave whatever the stopping rule (up to
         ``max_labels`` by alpha-spending, else a confidence sequence; :mod:`.sequential`).
+        Alpha-spending with the frequentist engine refits each earlier wave's look (the
+        calibrator's settings on the labels up to it) and puts the boundary on the looks'
+        own correlation; the Bayesian engine keeps the canonical one
+        (``details["anytime"]["correlation"]``; :mod:`.look_fits`).
 
         Returns
         -------

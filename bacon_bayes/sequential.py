@@ -7,7 +7,11 @@ folder's). Information is counted in labels, or in labeled prompts when the desi
 prompts (the variance is then clustered by prompt); with the pool as target each count has
 the finite-population correction of the pool's (or group's) items, or prompts.
 The earlier looks' own estimates (e.g. to plot the sequence) come from the pool as it stood
-then: a study's ``load_study(path, up_to_wave=K)``, or the labels of waves up to ``K``.
+then: a study's ``load_study(path, up_to_wave=K)``, or the labels of waves up to ``K``
+(:func:`bacon_bayes.look_fits.pool_after_wave`). The pool mean's alpha-spending boundary
+is on the looks' own correlation where the frequentist engine can refit each earlier look
+(:mod:`bacon_bayes.look_fits`); ``details["anytime"]["correlation"]`` says which
+correlation it used, ``"cosines"`` the adjacent looks' cosines.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bacon_bayes import estimate as est
+from bacon_bayes import look_fits
 from bacon_bayes.arguments import whole
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate import anytime
@@ -157,11 +162,18 @@ def uniform_wave_gain(cal: Calibrator) -> Callable[[float], float] | None:
 
 
 def mean(cal: Calibrator, e: Estimate, max_labels: int | None) -> Estimate:
-    """The pool mean ``e`` (fixed, at the latest look) with its anytime interval."""
+    """The pool mean ``e`` (fixed, at the latest look) with its anytime interval; by
+    alpha-spending, on the looks' own correlation where :func:`mean_cosines` has it."""
     if e.method == "naive":
         return e  # no labels: nothing is looked at twice
     info = mean_information(cal)
-    return anytime.anytime_estimate(e, pool_looks(cal), info=info, max_labels=max_labels)
+    cosines, why = (None, "") if max_labels is None else look_fits.mean_cosines(cal, e)
+    out = anytime.anytime_estimate(
+        e, pool_looks(cal), info=info, max_labels=max_labels, cosines=cosines
+    )
+    if why:  # the canonical correlation, and why
+        out.details["anytime"]["correlation_note"] = why
+    return out
 
 
 def group_counts(

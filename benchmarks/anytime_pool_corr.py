@@ -4,6 +4,7 @@ tuned surrogate weight's optimism, measured on the sequences of
 
     PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_pool_corr [--reps 4000]
         [--tables summeval] [--designs uniform] [--looks 10] [--seed 101] [--data DIR]
+        [--package N]
 
 Every look's pool-mean fit is recorded (its labels' residuals ``r_k = y - ybar - lam_k
 (f_k - fbar)`` with the look's own cross-fitted surrogate and weight) and the rules below
@@ -27,6 +28,11 @@ are evaluated on the same sequences:
                  ``+ (F / N - fbar)^2 Var(lam)``, ``Var(lam) = sum_S (1 - pi) (c fc r)^2 /
                  (sum_S c fc^2)^2``;
 ``weight both``  the two together; ``own corr + both``.
+
+``--package N`` (SummEval): the package itself, ``Calibrator(engine="freq")``
+``estimate_mean(anytime=True, max_labels)`` fitted at every look of the first ``N``
+sequences (its earlier looks refitted by :mod:`bacon_bayes.look_fits`), against ``own
+corr`` look by look: the half-widths' ratio and the adjacent cosines' largest difference.
 
 Per rule: the chance that some look misses (se), the paired change against today
 (sequences rescued / newly missing), the fixed interval's miss per look, and the last
@@ -129,9 +135,68 @@ def evaluate(name: str, e, se, df, crit, truth, base_miss, fixed_half) -> tuple[
     return row, some
 
 
-def run_cell(
-    t: v.Table, design: str, reps: int, looks: int, seed: int, save: Path | None = None
+def package_halves(t: v.Table, sim: v.Looks, sequences: int) -> tuple[np.ndarray, np.ndarray]:
+    """The package's own alpha-spending half-widths (R, K) and adjacent cosines (R, K - 1)
+    of the pool mean on the first ``sequences`` of ``sim`` (SummEval), look by look:
+    ``Calibrator(engine="freq", seed=r)`` fitted on the waves up to the look, its
+    ``estimate_mean(anytime=True, max_labels=last look's labels)`` refitting every earlier
+    look itself (:mod:`bacon_bayes.look_fits`)."""
+    import pandas as pd
+
+    from bacon_bayes import Calibrator, EvalPool
+
+    frame = pd.read_csv(v.SUMMEVAL)
+    judges = [c for c in frame.columns if c.startswith("judge:") and c.endswith("|relevance")]
+    looks = sim.labels.size
+    bounds = np.concatenate([[0], sim.labels.astype(int)])
+    half = np.full((sequences, looks), np.nan)
+    cos = np.full((sequences, looks - 1), np.nan)
+    for r in range(sequences):
+        wave = np.full(t.n, np.nan)
+        for k in range(looks):
+            wave[sim.order[r, bounds[k] : bounds[k + 1]]] = k + 1
+        for k in range(looks):
+            w = np.where(wave <= k + 1, wave, np.nan)
+            pool = EvalPool.from_frame(
+                frame.assign(label=np.where(np.isfinite(w), t.y, np.nan), wave=w),
+                label="label", judges=judges, outcome="continuous", group="system",
+                item="item", wave="wave",
+            )  # fmt: skip
+            cal = Calibrator(engine="freq", seed=r).fit(pool)
+            e = cal.estimate_mean(anytime=True, max_labels=int(sim.labels[-1]))
+            half[r, k] = (e.ci_high - e.ci_low) / 2
+            if k == looks - 1:
+                cos[r] = e.details["anytime"]["cosines"]
+        print(f"  package: sequence {r + 1} of {sequences}", flush=True)
+    return half, cos
+
+
+def package_rows(
+    half: np.ndarray, cos: np.ndarray, own: np.ndarray, today: np.ndarray, adjacent: np.ndarray
 ) -> list[dict]:
+    """The package's half-widths and cosines against the harness's (a) and today's, look
+    by look, on the same sequences."""
+    ratio = half / own[: half.shape[0]]
+    return [
+        {
+            "rule": f"package vs (a), {half.shape[0]} sequences",
+            "half-width package / (a), mean per look": ratio.mean(axis=0).round(4).tolist(),
+            "largest |package / (a) - 1|": round(float(np.abs(ratio - 1).max()), 4),
+            "half-width package / today's, mean per look": (half / today[: half.shape[0]])
+            .mean(axis=0)
+            .round(4)
+            .tolist(),
+            "adjacent cosines package - (a), largest |difference|": round(
+                float(np.abs(cos - adjacent[: half.shape[0]]).max()), 4
+            ),
+        }
+    ]
+
+
+def run_cell(
+    t: v.Table, design: str, reps: int, looks: int, seed: int, save: Path | None = None,
+    package: int = 0,
+) -> list[dict]:  # fmt: skip
     rec = Recorder(v.mean_core)
     own = v.mean_core
     v.mean_core = rec
@@ -181,6 +246,11 @@ def run_cell(
         row, some = evaluate(name, e, s, df, crit, truth, base, fixed_half)
         base = some if base is None else base
         rows.append(row)
+    if package:  # the package itself on the first sequences
+        half, pcos = package_halves(t, sim, min(package, reps))
+        own_half = v.anytime_half(v._t(df), df, crit_own) * se
+        today_half = v.anytime_half(v._t(df), df, crit_today) * se
+        rows += package_rows(half, pcos, own_half, today_half, adjacent)
     canon = np.sqrt(info[0, :-1] / info[0, 1:])
     z = (e - truth) / se
     emp = np.array([np.corrcoef(z[:, k - 1], z[:, k])[0, 1] for k in range(1, looks)])
@@ -219,6 +289,10 @@ def main() -> None:
     p.add_argument("--data", type=Path, default=Path("/tmp/mc_data"))
     p.add_argument("--seed", type=int, default=101)
     p.add_argument("--save", type=Path, default=None, help="write each cell's arrays (stem)")
+    p.add_argument(
+        "--package", type=int, default=0,
+        help="also run the package (Calibrator) on this many sequences (SummEval)",
+    )  # fmt: skip
     args = p.parse_args()
     start = time.perf_counter()
     for t in v.load_tables(args.data, tuple(args.tables.split(","))):
@@ -226,7 +300,8 @@ def main() -> None:
         for design in args.designs.split(","):
             for k in (int(x) for x in args.looks.split(",")):
                 print(f"{t.name} {design} {k} looks, {args.reps} sequences:", flush=True)
-                for row in run_cell(t, design, args.reps, k, args.seed, args.save):
+                rows = run_cell(t, design, args.reps, k, args.seed, args.save, args.package)
+                for row in rows:
                     print(" ", row, flush=True)
     print(f"({time.perf_counter() - start:.0f} s)")
 

@@ -104,9 +104,11 @@ canonical boundary then spends more than ``alpha``. :func:`look_cosines` estimat
 adjacent pair's correlation as the canonical one times the cosine of the two looks'
 residuals on their shared labels, and :func:`correlated_information` turns it into the
 information ``J`` of a canonical process with that correlation (``anytime_estimate(...,
-cosines=...)``); cosines of 1 give today's boundary. It needs each earlier look's own fit,
-which the Calibrator does not make yet (EXPERIMENTS.md, "The pool mean's boundary on the
-looks' own correlation": SummEval's some-look miss 0.0558 to 0.0530 at 1% more width).
+cosines=...)``); cosines of 1 give the canonical boundary. It needs each earlier look's
+own fit: the Calibrator's frequentist pool mean refits them (:mod:`bacon_bayes.look_fits`;
+the Bayesian engine keeps the canonical boundary and says so in
+``details["anytime"]["correlation_note"]``). EXPERIMENTS.md, "The pool mean's boundary on
+the looks' own correlation": SummEval's some-look miss 0.0558 to 0.0530 at 1% more width.
 
 Libraries. ``confseq`` (Howard et al.) gives the normal-mixture boundary, a closed form of
 two lines here, and no group-sequential spending; ``expectation`` gives e-processes and
@@ -141,6 +143,12 @@ SPAN = 12.0
 MIN_GROWTH = 1e-3
 #: The least cosine of two looks' influence values (:func:`look_cosines`) taken as such.
 MIN_COSINE = 0.05
+#: Cosines within this of 1 are 1 (rounding of the same residuals' sums).
+EXACT = 1e-12
+#: ``details["anytime"]["correlation"]`` of an alpha-spending interval: the looks'
+#: correlation its boundary is on
+OWN_CORRELATION = "looks' own"
+CANONICAL = "canonical"
 
 
 def obf_spending(t: np.ndarray | float, alpha: float) -> np.ndarray:
@@ -280,18 +288,26 @@ def look_cosines(resid: list[np.ndarray], pi: list[np.ndarray]) -> np.ndarray:
     covariance ``Cov(theta_j, theta_k) = sum_{S_j} w_j w_k (1 - pi_k) r_j r_k`` (nested
     labels), ``corr(theta_j, theta_k)`` is the canonical ``sqrt(I_j / I_k)`` times the
     cosine ``sum q r_j r_k / sqrt(sum q r_j^2 sum q r_k^2)`` over ``S_j``, ``q = w_j w_k
-    (1 - pi_k)`` (exact for equal probabilities within a look). 1 where a surrogate did not
-    change (or the later look labels everything); shape ``(..., K - 1)``."""
+    (1 - pi_k)`` (exact for equal probabilities within a look), each look's residuals
+    centred at their ``q``-weighted mean over ``S_j`` (as a variance estimate centres
+    them: the later look's residuals are centred over its own labels, and their mean over
+    the earlier look's is noise). 1 where neither the surrogate nor its weight changed
+    (or the later look labels everything); shape ``(..., K - 1)``."""
     out = []
     for k in range(1, len(resid)):
         n = np.shape(resid[k - 1])[-1]
         rj, rk = np.asarray(resid[k - 1], float), np.asarray(resid[k], float)[..., :n]
         pj, pk = np.asarray(pi[k - 1], float), np.asarray(pi[k], float)[..., :n]
         q = (1.0 - pk) / (pj * pk)
+        total = q.sum(axis=-1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rj = rj - np.where(total > 0, (q * rj).sum(axis=-1, keepdims=True) / total, 0.0)
+            rk = rk - np.where(total > 0, (q * rk).sum(axis=-1, keepdims=True) / total, 0.0)
         num = (q * rj * rk).sum(axis=-1)
         den = np.sqrt((q * rj * rj).sum(axis=-1) * (q * rk * rk).sum(axis=-1))
         with np.errstate(invalid="ignore", divide="ignore"):
             cos = np.where(den > 0, num / np.where(den > 0, den, 1.0), 1.0)
+        cos = np.where(cos > 1.0 - EXACT, 1.0, cos)  # the same residuals: exactly 1
         out.append(np.clip(cos, MIN_COSINE, 1.0))
     return np.stack(out, axis=-1) if out else np.ones((*np.shape(resid[0])[:-1], 0))
 
@@ -498,6 +514,9 @@ def anytime_estimate(
     kind = _kind(max_labels)
     note: dict[str, Any] = {"kind": kind, "looks": int(looks.size)}
     note["labels_at_looks"] = [int(v) for v in looks]
+    if times is not None:  # the boundary's correlation of the looks (module docstring)
+        note["correlation"] = CANONICAL if cosines is None else OWN_CORRELATION
+        note["cosines"] = None if cosines is None else [float(v) for v in np.ravel(cosines)]
     note |= {"critical_value": c, "fixed_critical_value": crit, "widening": factor}
     note |= {"level": level, "anytime_critical_value": factor * crit}
     note |= _budget(looks, max_labels, e.alpha, plan_labels)

@@ -160,6 +160,28 @@ def mean_core(
     return theta, var, lam, n
 
 
+def residuals(
+    y_lab: np.ndarray,
+    f_lab: np.ndarray,
+    pi_lab: np.ndarray,
+    lam: np.ndarray | float,
+    *,
+    hajek: bool = True,
+) -> np.ndarray:
+    """The AEE mean's residuals ``r_i = yc_i - lam' Fc_i`` on its labels (``c``: centred
+    at the ``1 / pi``-weighted means with ``hajek``): its influence values, whose
+    ``sum_S c_i r_i^2 / N^2`` is its variance; ``f_lab`` of shape (n,) or (n, k)."""
+    F = np.asarray(f_lab, dtype=float)
+    F = F[:, None] if F.ndim == 1 else F
+    lam = np.atleast_1d(np.asarray(lam, dtype=float))
+    w = 1.0 / pi_lab
+    yc, Fc = y_lab, F
+    if hajek:
+        yc = y_lab - (w @ y_lab) / w.sum()
+        Fc = F - (w @ F) / w.sum()
+    return np.asarray(yc - Fc @ lam)
+
+
 def satterthwaite_df(
     y_lab: np.ndarray,
     f_lab: np.ndarray,
@@ -184,15 +206,8 @@ def satterthwaite_df(
     SummEval's consistency labels (77% at 5.0), simple random samples of 60: coverage of
     95% intervals 0.953 against 0.938 on ``n - 1`` (EXPERIMENTS.md).
     """
-    F = np.asarray(f_lab, dtype=float)
-    F = F[:, None] if F.ndim == 1 else F
-    lam = np.atleast_1d(np.asarray(lam, dtype=float))
     w = 1.0 / pi_lab
-    yc, Fc = y_lab, F
-    if hajek:
-        yc = y_lab - (w @ y_lab) / w.sum()
-        Fc = F - (w @ F) / w.sum()
-    r = yc - Fc @ lam
+    r = residuals(y_lab, f_lab, pi_lab, lam, hajek=hajek)
     a = variance_coefficients(w, pi_lab, target) * r * r
     q = 1.0 - pi_lab if target == "pool" else np.ones_like(pi_lab)
     if q.sum() <= 0:

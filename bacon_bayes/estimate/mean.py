@@ -23,6 +23,7 @@ from bacon_bayes.estimate.core import (
     _prepare,
     floored_variance,
     mean_core,
+    residuals,
     satterthwaite_df,
 )
 from bacon_bayes.inclusion import Inclusion
@@ -117,6 +118,29 @@ def aee_mean(
         **floor,
     )
     return _labels_all_equal(e, y, labeled, pi, prompts, label_range)
+
+
+def aee_residuals(
+    y: np.ndarray,
+    f: np.ndarray,
+    labeled: np.ndarray,
+    pi: np.ndarray | float | None = None,
+    *,
+    power_tuning: bool = True,
+    hajek: bool = True,
+    target: Target = "pool",
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The item-level AEE mean's residuals on its labels (:func:`aee_mean`'s weights,
+    tuned on these labels; :func:`~bacon_bayes.estimate.core.residuals`): the index of
+    the labeled items, their residuals and their inclusion probabilities (conditioned on
+    the labels' number with ``hajek``). Only the labeled rows of ``f`` (shape (N,) or
+    (N, k)) are read. The looks' own correlation of the anytime boundary compares these
+    across looks (:func:`bacon_bayes.estimate.anytime.look_cosines`)."""
+    idx, y_lab, pi_lab, n_items = _prepare(y, None, labeled, item_pi(pi, target), hajek)
+    F = np.asarray(f, dtype=float).reshape(np.shape(y)[0], -1)[idx]
+    kw: dict[str, Any] = {"power_tuning": power_tuning, "hajek": hajek, "target": target}
+    lam = combined_core(y_lab, F, pi_lab, F.sum(axis=0), n_items, **kw)[2]
+    return idx, residuals(y_lab, F, pi_lab, lam, hajek=hajek), pi_lab
 
 
 def _labels_all_equal(

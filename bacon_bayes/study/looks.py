@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.look_fits import LookFit, hand_over, look_fit
 from bacon_bayes.study.panel import is_panel_note, replaced_after
 
 if TYPE_CHECKING:
@@ -141,7 +142,10 @@ def look_estimates(
     Columns: wave, labels, estimate, fixed_low, fixed_high, anytime_low, anytime_high,
     interval_kind; ``attrs["changed"]``: the rows whose labels were replaced after their
     look (:func:`replaced_after`). The looks' fits warn of nothing: their pool's notes are
-    those the command's own fit gives."""
+    those the command's own fit gives. Each look is fitted once: it is handed the fits of
+    the looks before it, which its alpha-spending boundary's correlation reads
+    (:func:`~bacon_bayes.look_fits.hand_over`), and the look whose pool is ``cal``'s is
+    ``cal`` itself, so its row is ``cal``'s own anytime interval."""
     import inspect
 
     from bacon_bayes.study import Study, load_study
@@ -152,16 +156,22 @@ def look_estimates(
     waves = [w for w in numbers if last is not None and w <= last]
     settings = inspect.signature(type(cal).__init__).parameters
     kwargs = {k: getattr(cal, k) for k in settings if k != "self" and hasattr(cal, k)}
-    rows = []
+    rows: list[dict] = []
+    fits: list[LookFit] = []
     for wave in waves:
         pool = load_study(root, up_to_wave=wave, allow_pending=allow_pending).to_pool(
             judges=list(cal.pool_.judges),
             group=cal.pool_.group_name,
             prompt=cal.pool_.prompt_name,
         )
-        with warnings.catch_warnings():  # each look's notes are the command's own fit's
-            warnings.simplefilter("ignore", UserWarning)  # (PoolWarning, ConvergenceWarning)
-            look = type(cal)(**kwargs).fit(pool)
+        if pool == cal.pool_:  # the command's own fit is this look
+            look = cal
+        else:
+            with warnings.catch_warnings():  # each look's notes are the command's own fit's
+                warnings.simplefilter("ignore", UserWarning)  # (PoolWarning, ConvergenceWarning)
+                look = type(cal)(**kwargs).fit(pool)
+        hand_over(look, fits)  # its earlier looks, fitted once (the boundary's correlation)
+        fits.append(look_fit(look))
         fixed = look.estimate_mean(alpha)
         seq = look.estimate_mean(alpha, anytime=True, max_labels=max_labels)
         rows.append(
