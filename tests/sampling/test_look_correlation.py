@@ -177,3 +177,15 @@ def test_a_study_s_looks_are_fitted_once_and_every_path_gives_the_library_s_inte
         e.details["anytime"]["cosines"], rel=1e-12
     )
     assert (printed["ci_low"], printed["ci_high"]) == pytest.approx((e.ci_low, e.ci_high))
+
+
+def test_the_bayesian_engine_keeps_the_canonical_boundary_and_says_why() -> None:
+    """A Bayesian fit per look would be a NUTS run per wave: the boundary stays canonical,
+    today's interval exactly, with the reason in the details."""
+    pool = _pool(_frame(n=120, waves=2))
+    cal = Calibrator(model="gaussian", engine="bayes", folds=2, seed=0).fit(pool)
+    e = cal.estimate_mean(anytime=True, max_labels=pool.n_labeled)
+    note = e.details["anytime"]
+    assert note["correlation"] == at.CANONICAL and note["cosines"] is None
+    assert "Bayesian engine" in note["correlation_note"]
+    assert (e.ci_low, e.ci_high) == _canonical(cal, pool.n_labeled)
