@@ -171,8 +171,8 @@ def mean_cosines(cal: Calibrator, e: Estimate) -> tuple[np.ndarray | None, str]:
     if unfit:
         which = ", ".join(map(str, unfit))
         note = (
-            f"look{'s' if len(unfit) > 1 else ''} {which} could not be refitted (too few "
-            "labels): the canonical correlation beside "
+            f"look{'s' if len(unfit) > 1 else ''} {which} could not be refitted (its fit "
+            "refused, e.g. fewer labels than folds): the canonical correlation beside "
             f"{'them' if len(unfit) > 1 else 'it'}"
         )
     return cos, note

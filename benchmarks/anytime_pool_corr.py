@@ -27,7 +27,7 @@ are evaluated on the same sequences:
 ``weight delta`` the estimated weight's own variance added (delta method):
                  ``+ (F / N - fbar)^2 Var(lam)``, ``Var(lam) = sum_S (1 - pi) (c fc r)^2 /
                  (sum_S c fc^2)^2``;
-``weight both``  the two together; ``own corr + both``.
+``weight both``  the two together; ``own corr + both``, ``own corr + weight df``.
 
 ``--package N`` (SummEval): the package itself, ``Calibrator(engine="freq")``
 ``estimate_mean(anytime=True, max_labels)`` fitted at every look of the first ``N``
@@ -240,6 +240,7 @@ def run_cell(
         ("weight delta", np.sqrt(var_delta), crit_today),
         ("weight both", np.sqrt(var_both), crit_today),
         ("own corr + weight both", np.sqrt(var_both), crit_own),
+        ("own corr + weight df", np.sqrt(var_df), crit_own),
     ]
     rows, base = [], None
     for name, s, crit in rules:

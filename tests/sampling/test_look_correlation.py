@@ -113,8 +113,21 @@ def test_refitted_looks_are_less_correlated_and_the_interval_wider() -> None:
     assert first.details["anytime"]["correlation"] == at.CANONICAL
 
 
-def _uniform_study(tmp_path: Path, waves: int) -> tuple[Path, Path]:
-    """A study of ``waves`` uniform waves of 25 labels, its budget recorded."""
+def test_a_look_that_cannot_be_refitted_keeps_the_canonical_correlation_beside_it() -> None:
+    frame = _frame()
+    wave = frame["wave"].to_numpy().copy()
+    wave[np.flatnonzero(wave == 1)[3:]] = 2  # the first wave: 3 labels, fewer than folds
+    pool = _pool(frame.assign(wave=wave))
+    cal = Calibrator(engine="freq").fit(pool)
+    note = cal.estimate_mean(anytime=True, max_labels=pool.n_labeled).details["anytime"]
+    assert note["correlation"] == at.OWN_CORRELATION
+    assert note["cosines"][0] == 1.0 and max(note["cosines"][1:]) < 1.0
+    assert note["correlation_note"].startswith("look 1 could not be refitted")
+
+
+def _study(tmp_path: Path, waves: int, design: str) -> tuple[Path, Path]:
+    """A study of ``waves`` waves of 40 labels, the first uniform, the others ``design``
+    (adaptive: following the sd whatever its predicted gain), its budget recorded."""
     frame = _frame(n=300, waves=1, seed=5).drop(columns=["wave"])
     rng = np.random.default_rng(5)
     frame = frame.assign(id=[f"d{i:03d}" for i in range(len(frame))],
@@ -130,10 +143,12 @@ def _uniform_study(tmp_path: Path, waves: int) -> tuple[Path, Path]:
             else ()
         )
         first = str(pool) if k == 1 else str(root)
-        args = ("sample", first, *where, "--budget", "25", "--seed", str(k), "--out", str(todo))
+        if k > 1 and design == "adaptive":
+            where = ("--design", "adaptive", "--max-ratio", "100")
+        args = ("sample", first, *where, "--budget", "40", "--seed", str(k), "--out", str(todo))
         assert bacon(*args) == 0
         if k == 1:
-            record_budget(root, 25 * waves)
+            record_budget(root, 40 * waves + 20)  # a margin for Poisson waves
         import_labels(root, fill(todo, pool, tmp_path / f"filled{k}.csv"))
     return root, pool
 
@@ -148,11 +163,19 @@ class Counted(Calibrator):
         return super().fit(pool)  # type: ignore[return-value]
 
 
+@pytest.mark.parametrize("design", ["uniform", "adaptive"])
 def test_a_study_s_looks_are_fitted_once_and_every_path_gives_the_library_s_interval(
-    tmp_path: Path, capsys: pytest.CaptureFixture
+    tmp_path: Path, capsys: pytest.CaptureFixture, design: str
 ) -> None:
-    root, _ = _uniform_study(tmp_path, waves=3)
-    budget = 75
+    """The report's sequence (its looks fitted once, each handed the earlier ones' fits),
+    ``bacon estimate STUDY`` and the library (refitting the looks itself) agree; adaptive
+    waves too, whose weights at each look differ from the latest's (the cosines weigh
+    every look by the latest pool's probabilities)."""
+    root, _ = _study(tmp_path, 3, design)
+    if design == "adaptive":  # the waves' weights differ item by item
+        pool = load_study(root).to_pool()
+        assert np.unique(pool.propensity[pool.labeled].round(6)).size > 10
+    budget = 140
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         library = Calibrator(engine="freq").fit(load_study(root).to_pool())
