@@ -206,7 +206,9 @@ def test_the_bayesian_engine_keeps_the_canonical_boundary_and_says_why() -> None
     """A Bayesian fit per look would be a NUTS run per wave: the boundary stays canonical,
     today's interval exactly, with the reason in the details."""
     pool = _pool(_frame(n=120, waves=2))
-    cal = Calibrator(model="gaussian", engine="bayes", folds=2, seed=0).fit(pool)
+    with warnings.catch_warnings():  # a small pool's sampler diagnostics
+        warnings.simplefilter("ignore", UserWarning)
+        cal = Calibrator(model="gaussian", engine="bayes", folds=2, seed=0).fit(pool)
     e = cal.estimate_mean(anytime=True, max_labels=pool.n_labeled)
     note = e.details["anytime"]
     assert note["correlation"] == at.CANONICAL and note["cosines"] is None
