@@ -113,14 +113,16 @@ def earlier_fits(cal: Calibrator) -> list[LookFit | None]:
     made once: handed over (:func:`hand_over`) or refitted (:func:`_refit`)."""
     waves = np.asarray(cal.pool_.waves)
     held = vars(cal).get(_HELD)
-    fits = held[1] if held is not None and held[0] is cal.crossfit_ else {}
+    if held is None or held[0] is not cal.crossfit_:
+        # set once per fit: a reassigned attribute would drop the calibrator's memo
+        held = vars(cal)[_HELD] = (cal.crossfit_, {})
+    fits = held[1]
     out: list[LookFit | None] = []
     for k in range(int(waves.max())):
         key = _key((waves >= 0) & (waves <= k))
         if key not in fits:
             fits[key] = _refit(cal, k)
         out.append(fits[key])
-    vars(cal)[_HELD] = (cal.crossfit_, fits)
     return out
 
 

@@ -103,6 +103,9 @@ def test_refitted_looks_are_less_correlated_and_the_interval_wider() -> None:
     assert held is not None and np.array_equal(held.labeled, look.pool_.labeled)
     surrogates = np.asarray(look.surrogate_matrix(), float).reshape(pool.n_items, -1)
     assert np.array_equal(held.surrogates, surrogates[look.pool_.labeled])
+    kept = cal.surrogate_matrix()  # asked again, nothing is refitted nor recomputed
+    assert cal.estimate_mean(anytime=True, max_labels=budget) == e
+    assert cal.surrogate_matrix() is kept, "the calibrator's memo was dropped"
     seq = cal.estimate_mean(anytime=True)
     assert "correlation" not in seq.details["anytime"]
     classical = cal.estimate_mean(method="classical", anytime=True, max_labels=budget)
