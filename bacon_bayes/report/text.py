@@ -225,7 +225,7 @@ def scale_note(cal: Calibrator, means: list, groups: list | None) -> str:
     if pool.outcome.kind != "continuous" or np.isfinite(cal.bounds_).any() or pool.n_labeled < 2:
         return ""
     y = pool.y[pool.labeled]
-    lo, hi = float(np.min(y)), float(np.max(y))
+    lo, hi = float(np.min(y)) + 0.0, float(np.max(y)) + 0.0  # + 0.0: -0.0 (MQM) prints 0
     ends = [(m.ci_low, m.ci_high) for m in means]
     ends += [(a, b) for t in groups or [] for a, b in zip(t.ci_low, t.ci_high, strict=True)]
     if not any(a < lo or b > hi for a, b in ends if np.isfinite(a) and np.isfinite(b)):
