@@ -5,10 +5,14 @@ code before its fix."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
+import pytest
 
+from bacon_bayes.cli import main
 from bacon_bayes.report.text import scale_note
 
 
@@ -24,3 +28,41 @@ def test_the_scale_note_prints_no_negative_zero():
     past = SimpleNamespace(ci_low=np.array([-4.0]), ci_high=np.array([2.0]))
     note = scale_note(cal, [], [past])  # type: ignore[arg-type]
     assert "[-15, 0]" in note and "-0]" not in note
+
+
+def _unlabeled_systems(tmp_path: Path) -> Path:
+    """A pool with no label yet, as a new user brings it: 4 systems x 30 questions
+    (the prompt, text), a response each, two metrics on no stated scale (COMET-like
+    0.3-1.08, a QE metric 0.32-1.06: within each other's range) and two on 0-100."""
+    rng = np.random.default_rng(0)
+    systems, k = np.repeat(["sysA", "sysB", "sysC", "sysD"], 30), np.tile(np.arange(30), 4)
+    n = len(systems)
+    frame = pd.DataFrame(
+        {
+            "id": [f"{s}-{q}" for s, q in zip(systems, k, strict=True)],
+            "system": systems,
+            "question": [f"What is the name of thing number {q} in the list?" for q in k],
+            "response": [f"I think the answer is {w} of them all" for w in rng.integers(0, 99, n)],
+            "comet": rng.uniform(0.3, 1.08, n),
+            "kiwi": rng.uniform(0.32, 1.06, n),
+            "chrf": rng.uniform(3, 97, n).round(1),
+            "bleu": rng.uniform(2, 95, n).round(1),
+        }
+    )
+    path = tmp_path / "pool.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_doctor_takes_no_two_judges_without_a_stated_scale_for_one_scale(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """WMT22 zh-en without labels: doctor gave "Krippendorff's alpha (interval) of the 2
+    judges on one scale (COMET-22-refA, COMETKiwi-src)", two metrics with no stated
+    scale (the first judge's range taken for one), and passed over chrF and BLEU, both
+    on 0-100."""
+    path = _unlabeled_systems(tmp_path)
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out
+    line = next(ln for ln in out.splitlines() if "Krippendorff" in ln)
+    assert "(chrf, bleu)" in line and "comet" not in line and "kiwi" not in line

@@ -334,7 +334,7 @@ def profile(
     if y is not None and roles.judges:
         p.with_label = agreement.with_label(frame, roles.judges, roles.label or "")
     if len(roles.judges) > 1:
-        ref = y if y is not None else frame[roles.judges[0]].to_numpy(dtype=float)
+        ref = y if y is not None else agreement.stated_reference(frame, roles.judges, p.scales)
         p.between, p.judges_alpha = agreement.among_judges(frame, roles.judges, ref)
     if y is not None and roles.judges:
         length = bias.words(frame[roles.response]) if roles.response else None
