@@ -5,6 +5,7 @@ code before its fix."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -66,3 +67,21 @@ def test_doctor_takes_no_two_judges_without_a_stated_scale_for_one_scale(
     out = capsys.readouterr().out
     line = next(ln for ln in out.splitlines() if "Krippendorff" in ln)
     assert "(chrf, bleu)" in line and "comet" not in line and "kiwi" not in line
+
+
+def test_doctors_first_sample_shows_labellers_the_prompt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """TriviaQA without labels: doctor found the question as the prompt, and its
+    ``bacon sample`` command showed labellers ``--show references`` alone; WMT22's gave
+    the source after the translation. Whoever labels an answer or a translation needs
+    what was asked, first."""
+    path = _unlabeled_systems(tmp_path)
+    assert main(["doctor", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    command = shlex.split(lines[lines.index("run, to draw the first items to label:") + 1])
+    assert command[command.index("--show") + 1] == "question,response"
+    monkeypatch.chdir(tmp_path)
+    assert main(command[1:]) == 0
+    todo = pd.read_csv(tmp_path / "pool.study" / "todo-wave1.csv")
+    assert list(todo.columns[-2:]) == ["question", "response"]

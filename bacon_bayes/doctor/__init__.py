@@ -208,7 +208,7 @@ def _sample(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] | 
         r.left_out[label] = f"{EMPTY}: the label column to fill, it seems (bacon sample below)"
     scale = judges_scale(r.judges, p.scales)
     kept = p.n_rows - sum(p.unscored)
-    return glued(sample_command(p.file, label, r, columns, scale, kept, any(p.unscored)))
+    return glued(sample_command(p.file, frame, label, r, columns, scale, kept, any(p.unscored)))
 
 
 def _command(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] | None:
