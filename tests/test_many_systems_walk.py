@@ -85,3 +85,34 @@ def test_doctors_first_sample_shows_labellers_the_prompt(
     assert main(command[1:]) == 0
     todo = pd.read_csv(tmp_path / "pool.study" / "todo-wave1.csv")
     assert list(todo.columns[-2:]) == ["question", "response"]
+
+
+def test_estimates_direction_warning_gives_the_command_to_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An error score without ``--better``: estimate's warning said only "pass --better
+    lower", the rest of the command left to the user (doctor's carried it). It now gives
+    the command as run with it, which runs without the warning."""
+    rng = np.random.default_rng(3)
+    n = 240
+    system = np.repeat(["M1", "M2", "M3", "M4"], n // 4)
+    errors = rng.poisson(np.repeat([1.0, 2.0, 3.0, 4.0], n // 4)).astype(float)
+    frame = pd.DataFrame(
+        {
+            "id": [f"i{k}" for k in range(n)],
+            "system": system,
+            "judge_a": errors + rng.normal(0, 1, n),
+            "judge_b": errors + rng.normal(0, 1.5, n),
+            "errors": np.where(rng.random(n) < 0.4, errors, np.nan),
+        }
+    )
+    path = tmp_path / "pool.csv"
+    frame.to_csv(path, index=False)
+    argv = ["estimate", str(path), "--label", "errors", "--judge", "judge_a,judge_b",
+            "--group", "system", "--engine", "freq"]  # fmt: skip
+    assert main(argv) == 0
+    warning = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("warning"))
+    command = shlex.split(warning.split("; run: ", 1)[1])
+    assert command == ["bacon", *argv, "--better", "lower"]
+    assert main(command[1:]) == 0
+    assert "pass --better" not in capsys.readouterr().out

@@ -56,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     name = "bacon"
     try:
         args = build_parser().parse_args(argv)
+        args.argv = list(sys.argv[1:] if argv is None else argv)  # as run (printed.rerun)
         name = f"bacon {args.command}"
         return _run(args, name)
     except KeyboardInterrupt:  # Ctrl-C, in any command: a line, no traceback

@@ -29,7 +29,7 @@ from bacon_bayes.cli.pool_args import (
     read_files,
     target_line,
 )
-from bacon_bayes.cli.printed import plan_command, round_plan_command
+from bacon_bayes.cli.printed import better_rerun, plan_command, round_plan_command
 from bacon_bayes.cli.rounds import (
     fresh_enough,
     new_groups_text,
@@ -243,6 +243,8 @@ def _estimate(
                 cal, args.alpha, group, anytime=anytime, simultaneous=not args.pointwise,
                 better=better, baseline=args.baseline,
             )  # fmt: skip
+            hint = better_rerun(compared.direction_note, args)  # the command to run
+            compared = dataclasses.replace(compared, direction_note=hint)
             if not compared.best_clear and compared.ranks_skipped is None:  # as printed
                 # the fitted calibrator's residuals (either engine) are the plan's pilot,
                 # so the lead quoted is the table's just printed (tester A finding 1)
