@@ -16,6 +16,8 @@ import pytest
 from bacon_bayes.cli import main
 from bacon_bayes.report.text import scale_note
 
+EXAMPLE_POOL = Path(__file__).resolve().parents[1] / "bacon_bayes" / "data" / "example_pool.csv"
+
 
 def test_the_scale_note_prints_no_negative_zero():
     """WMT22's MQM labels are stored as minus the penalty, the best as -0.0: the note
@@ -116,3 +118,18 @@ def test_estimates_direction_warning_gives_the_command_to_run(
     assert command == ["bacon", *argv, "--better", "lower"]
     assert main(command[1:]) == 0
     assert "pass --better" not in capsys.readouterr().out
+
+
+def test_the_reports_items_of_a_table_without_ids_say_they_are_rows(tmp_path: Path) -> None:
+    """A table with no id column: the report's item table listed items as 441, 321, ...
+    (the rows, counted from 0), under the header "item", without saying so."""
+    frame = pd.read_csv(EXAMPLE_POOL).drop(columns=["id"])
+    path = tmp_path / "pool.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "r.html"
+    argv = ["report", str(path), "--label", "human", "--judge", "gpt4,gpt35,llama70b",
+            "--group", "system", "--scale", "1:5", "--engine", "freq",
+            "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    items = out.read_text(encoding="utf-8").split('<section id="items">', 1)[1]
+    assert "item: the table&#x27;s row, counted from 0" in items.split("</table>", 1)[0]

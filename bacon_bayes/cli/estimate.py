@@ -13,6 +13,7 @@ from bacon_bayes.cli.ledger import add_history_arguments, append_round, check_le
 from bacon_bayes.cli.pairwise import add_pairwise_arguments, refuse_difference, run_estimate
 from bacon_bayes.cli.pairwise import check_args as check_pairwise
 from bacon_bayes.cli.pool_args import (
+    ROW_ITEMS,
     add_anytime_arguments,
     add_calibrator_arguments,
     add_pool_arguments,
@@ -201,7 +202,8 @@ def _estimate(
         if items is not None:  # the item scores of this fit, as Calibrator.item_scores
             write_by_suffix(cal.item_scores(ITEM_LEVEL), items.path)
             items.written()
-            _said.append(f"item scores written to {str(args.items_out)!r}")
+            rows = f" ({ROW_ITEMS})" if getattr(args, "row_items", False) else ""
+            _said.append(f"item scores written to {str(args.items_out)!r}{rows}")
         saved_id = None
         if save is not None:
             said = save_and_say(cal, save, str(args.save))  # claimed above, before the work
