@@ -133,3 +133,41 @@ def test_the_reports_items_of_a_table_without_ids_say_they_are_rows(tmp_path: Pa
     assert main(argv) == 0
     items = out.read_text(encoding="utf-8").split('<section id="items">', 1)[1]
     assert "item: the table&#x27;s row, counted from 0" in items.split("</table>", 1)[0]
+
+
+def test_the_convergence_note_names_the_judge_doctor_flags_constant_on_a_group() -> None:
+    """The Bayesian fit's note said "check for a judge that barely varies" while bacon
+    doctor had flagged one by name (a metric scoring its own reference system 100 on
+    every item); the note now names it and the group."""
+    from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.bayes.diagnostics import Diagnostics
+    from bacon_bayes.report.text import convergence
+
+    rng = np.random.default_rng(5)
+    n = 200
+    system = np.repeat(["sysA", "sysB", "ref"], [80, 80, 40])
+    q = rng.normal(3.0, 1.0, n)
+    bleu = np.where(system == "ref", 100.0, 40 + 10 * q + rng.normal(0, 5, n))
+    frame = pd.DataFrame(
+        {
+            "system": system,
+            "comet": q + rng.normal(0, 0.5, n),
+            "bleu": bleu,
+            "y": np.where(rng.random(n) < 0.3, q + rng.normal(0, 0.3, n), np.nan),
+        }
+    )
+    pool = EvalPool.from_frame(
+        frame, label="y", judges=["comet", "bleu"], outcome="continuous", group="system"
+    )
+    cal = Calibrator(engine="freq", folds=2).fit(pool)
+    diverged = Diagnostics(
+        max_rhat=1.0, worst_rhat="offset", min_ess_bulk=900.0, min_ess_tail=900.0,
+        worst_ess="offset", n_divergent=4, n_draws=500, n_chains=2, sampler="nutpie",
+        seconds=1.0, target_accept=0.8,
+    )  # fmt: skip
+    for model in cal.crossfit_.models:  # the sampler's record, as a Bayesian fold keeps it
+        model.diagnostics_ = diverged
+    note = convergence(cal)
+    assert "4 divergent transitions" in note
+    said = "barely varies (bacon doctor flags one score on every item of a group: 'bleu' on ref)"
+    assert said in note

@@ -320,9 +320,17 @@ def convergence(cal: Calibrator) -> str:
     diags = [getattr(m, "diagnostics_", None) for m in models]
     if all(d is None for d in diags):
         return ""
-    from bacon_bayes.bayes.diagnostics import PRESET_SETTINGS, convergence_note, preset_file
+    from bacon_bayes.bayes.diagnostics import (
+        BARELY_VARIES,
+        PRESET_SETTINGS,
+        convergence_note,
+        preset_file,
+    )
 
     note = convergence_note(diags, PRESET_SETTINGS)
+    pool = getattr(cal, "pool_", None)  # a calibrator loaded without its pool: none
+    if BARELY_VARIES in note and pool is not None and (flat := constant_judges(pool)):
+        note = note.replace(BARELY_VARIES, f"{BARELY_VARIES} ({flat})", 1)
     if "--preset FILE" not in note:
         return note
     preset = getattr(cal, "preset", None)
@@ -331,6 +339,27 @@ def convergence(cal: Calibrator) -> str:
 
         preset = f"{preset} ({preset_path(preset)})"
     return f"{note}; {preset_file(cal.model_name_, note, preset)}"
+
+
+def constant_judges(pool: EvalPool) -> str:
+    """The judges ``bacon doctor`` flags for one score on every item of a group
+    (:func:`~bacon_bayes.doctor.scores.score_flags`, a reference-based metric on its own
+    reference), in words for the convergence note's "a judge that barely varies"; ""
+    when none is."""
+    from bacon_bayes.doctor.scores import score_flags
+
+    if pool.groups is None:
+        return ""
+    scores = pool.judge_matrix().reset_index(drop=True)
+    flags = score_flags(scores, np.asarray(pool.groups))
+    where: dict[str, list[str]] = {}
+    for f in flags:
+        if f.kind == "constant":
+            where.setdefault(f.judge, []).append(f.group)
+    if not where:
+        return ""
+    named = "; ".join(f"{j!r} on {', '.join(g)}" for j, g in where.items())
+    return f"bacon doctor flags one score on every item of a group: {named}"
 
 
 def naive_noted(e: _Result, pool: EvalPool, bounds: tuple[float, float], rows: str = "") -> _Result:
