@@ -171,3 +171,23 @@ def test_the_convergence_note_names_the_judge_doctor_flags_constant_on_a_group()
     assert "4 divergent transitions" in note
     said = "barely varies (bacon doctor flags one score on every item of a group: 'bleu' on ref)"
     assert said in note
+
+
+def test_a_one_label_group_under_separate_pooling_names_the_option_of_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SummEval at 2% with ``bacon estimate --pooling separate``: "no interval for M12,
+    M15: 1 label: no variance of its own (pooling='shrink' borrows one from the others)",
+    the Python keyword where the command line takes --pooling shrink."""
+    frame = pd.read_csv(EXAMPLE_POOL)
+    labeled = frame["human"].notna()
+    one = frame.index[labeled & (frame["system"] == "M8")][1:]  # M8 keeps one label
+    frame.loc[one, "human"] = np.nan
+    path = tmp_path / "pool.csv"
+    frame.to_csv(path, index=False)
+    argv = ["estimate", str(path), "--label", "human", "--judge", "gpt4,gpt35,llama70b",
+            "--group", "system", "--item", "id", "--scale", "1:5", "--engine", "freq",
+            "--pooling", "separate"]  # fmt: skip
+    assert main(argv) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if "for M8: 1 label" in ln)
+    assert "--pooling shrink" in line
