@@ -13,8 +13,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from bacon_bayes.bayes.diagnostics import Diagnostics
 from bacon_bayes.cli import main
 from bacon_bayes.report.text import scale_note
+
+
+def _diverged() -> Diagnostics:
+    """A sampler run's record of 4 divergent transitions at target_accept 0.8."""
+    return Diagnostics(
+        max_rhat=1.0, worst_rhat="offset", min_ess_bulk=900.0, min_ess_tail=900.0,
+        worst_ess="offset", n_divergent=4, n_draws=500, n_chains=2, sampler="nutpie",
+        seconds=1.0, target_accept=0.8,
+    )  # fmt: skip
+
 
 EXAMPLE_POOL = Path(__file__).resolve().parents[1] / "bacon_bayes" / "data" / "example_pool.csv"
 
@@ -140,7 +151,6 @@ def test_the_convergence_note_names_the_judge_doctor_flags_constant_on_a_group()
     doctor had flagged one by name (a metric scoring its own reference system 100 on
     every item); the note now names it and the group."""
     from bacon_bayes import Calibrator, EvalPool
-    from bacon_bayes.bayes.diagnostics import Diagnostics
     from bacon_bayes.report.text import convergence
 
     rng = np.random.default_rng(5)
@@ -160,11 +170,7 @@ def test_the_convergence_note_names_the_judge_doctor_flags_constant_on_a_group()
         frame, label="y", judges=["comet", "bleu"], outcome="continuous", group="system"
     )
     cal = Calibrator(engine="freq", folds=2).fit(pool)
-    diverged = Diagnostics(
-        max_rhat=1.0, worst_rhat="offset", min_ess_bulk=900.0, min_ess_tail=900.0,
-        worst_ess="offset", n_divergent=4, n_draws=500, n_chains=2, sampler="nutpie",
-        seconds=1.0, target_accept=0.8,
-    )  # fmt: skip
+    diverged = _diverged()
     for model in cal.crossfit_.models:  # the sampler's record, as a Bayesian fold keeps it
         model.diagnostics_ = diverged
     note = convergence(cal)
@@ -191,3 +197,22 @@ def test_a_one_label_group_under_separate_pooling_names_the_option_of_the_comman
     assert main(argv) == 0
     line = next(ln for ln in capsys.readouterr().out.splitlines() if "for M8: 1 label" in ln)
     assert "--pooling shrink" in line
+
+
+def test_a_command_says_the_same_convergence_warning_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``bacon plan --engine bayes`` on SummEval at 2%: the same "did not converge (in the
+    label link)" line five times, once per cross-fitting fold."""
+    import argparse
+
+    from bacon_bayes.cli import _shown
+    from bacon_bayes.errors import ConvergenceWarning
+
+    shown = _shown(argparse.Namespace(preset=None), "bacon plan", print)
+    for _ in range(5):
+        warning = ConvergenceWarning("did not converge")
+        warning.diagnostics = _diverged()  # type: ignore[attr-defined]
+        shown(warning, ConvergenceWarning, "fitting.py", 1)
+    err = capsys.readouterr().err
+    assert err.count("bacon plan: warning: the Bayesian fit did not converge") == 1

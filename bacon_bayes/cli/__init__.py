@@ -114,6 +114,8 @@ def _shown(args: argparse.Namespace, name: str, show: Any) -> Any:
     Python's warning with a file and a source line; other warnings as ``show`` does."""
     from bacon_bayes.errors import ConvergenceWarning
 
+    said: set[str] = set()  # each fold's fit warns: one line for the same note
+
     def shown(message: Any, category: Any, *rest: Any, **kw: Any) -> None:
         diag = getattr(message, "diagnostics", None)
         if not (issubclass(category, ConvergenceWarning) and diag is not None):
@@ -122,7 +124,9 @@ def _shown(args: argparse.Namespace, name: str, show: Any) -> Any:
         from bacon_bayes.bayes.diagnostics import convergence_note
 
         note = convergence_note([diag], sampler_settings(args))
-        print(f"{name}: warning: {note}", file=sys.stderr)
+        if note not in said:
+            said.add(note)
+            print(f"{name}: warning: {note}", file=sys.stderr)
 
     return shown
 
