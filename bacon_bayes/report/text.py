@@ -186,10 +186,13 @@ def guarantee_note(table: EstimateTable) -> str:
     if table.details.get("pooling") == "shrink":
         what = "pairs" if table.estimand == "difference" else "groups"
         floor = f"{100 * (1 - 2 * table.alpha):g}%"
-        if joint:
+        if joint:  # Bonferroni over intervals valid on average: all hold at 1 - alpha
+            own = f"{100 * (1 - 2 * table.alpha / len(table)):.3g}%"
             return (
                 f"shrunk toward the pool's correction; jointly valid: robust empirical-Bayes "
-                f"intervals at alpha/{len(table)}, each valid on average over the {what}"
+                f"intervals at alpha/{len(table)}, each valid on average over the {what}, so "
+                f"all hold together at {100 * (1 - table.alpha):g}%, and each at least {own} "
+                "for its own"
             )
         return (
             f"shrunk toward the pool's correction; robust empirical-Bayes intervals, valid on "
