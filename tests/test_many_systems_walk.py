@@ -232,3 +232,29 @@ def test_the_joint_shrunk_header_states_each_groups_own_floor(
     out = capsys.readouterr().out
     header = next(ln for ln in out.splitlines() if ln.startswith("mean per 'system'"))
     assert "so all hold together at 95%, and each at least 99.2% for its own" in header
+
+
+def test_plans_example_goal_for_a_group_is_about_half_its_interval_now() -> None:
+    """WMT22's 16 systems at 140 labels: ``bacon plan`` without a goal offered
+    "--half-width 0.58 --group-mean AISP-SJTU" where the pool mean's example was 0.29,
+    twice the pool mean's goal whatever the number of groups: a group's interval is about
+    sqrt(16) = 4 times the pool mean's, so that example asked each system for 16 times its
+    labels, where the pool mean's asked for 4."""
+    from bacon_bayes import EvalPool
+    from bacon_bayes.planning.note import goal_examples
+
+    rng = np.random.default_rng(2)
+    n = 1600
+    q = rng.normal(0, 1, n)
+    frame = pd.DataFrame(
+        {
+            "system": np.repeat([f"s{k}" for k in range(16)], n // 16),
+            "j": q + rng.normal(0, 0.5, n),
+            "y": np.where(rng.random(n) < 0.1, q, np.nan),
+        }
+    )
+    pool = EvalPool.from_frame(frame, label="y", judges=["j"], outcome="continuous", group="system")
+    examples = dict(goal_examples(pool, now=0.2))
+    assert "--half-width 0.1" in examples
+    group = next(g for g in examples if "--group-mean" in g)
+    assert group.startswith("--half-width 0.4 ")
