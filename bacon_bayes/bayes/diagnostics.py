@@ -12,6 +12,7 @@ import numpy as np
 from bacon_bayes.errors import ConvergenceWarning
 
 __all__ = [
+    "BARELY_VARIES",
     "ConvergenceWarning",
     "Diagnostics",
     "check_convergence",
@@ -39,6 +40,9 @@ PRESET_SETTINGS: dict[str, str] = {
 }
 #: ``Diagnostics.stage`` of a cut fit's judge stage (one run shared by every fold).
 SHARED_STAGE = "judge stage"
+#: The advice on divergences that points at the data (``bacon estimate`` and the report
+#: name the judges ``bacon doctor`` flags as constant on a group after it).
+BARELY_VARIES = "check for a judge that barely varies"
 #: The target_accept the advice suggests next, by the one in use: below 0.95 -> 0.95,
 #: below 0.99 -> 0.99; from 0.99 on, raising it is no advice.
 ACCEPT_STEPS = (0.95, 0.99)
@@ -92,7 +96,7 @@ class Diagnostics:
                 )
             if "priors" in settings:
                 ways.append(f"use tighter priors ({settings['priors']})")
-            ways.append("check for a judge that barely varies")
+            ways.append(BARELY_VARIES)
             already = "" if raise_to is not None else f" (target_accept is already {ta:g})"
             if self.asked_accept is not None and ta is not None and self.asked_accept != ta:
                 already = (

@@ -56,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     name = "bacon"
     try:
         args = build_parser().parse_args(argv)
+        args.argv = list(sys.argv[1:] if argv is None else argv)  # as run (printed.rerun)
         name = f"bacon {args.command}"
         return _run(args, name)
     except KeyboardInterrupt:  # Ctrl-C, in any command: a line, no traceback
@@ -113,6 +114,8 @@ def _shown(args: argparse.Namespace, name: str, show: Any) -> Any:
     Python's warning with a file and a source line; other warnings as ``show`` does."""
     from bacon_bayes.errors import ConvergenceWarning
 
+    said: set[str] = set()  # each fold's fit warns: one line for the same note
+
     def shown(message: Any, category: Any, *rest: Any, **kw: Any) -> None:
         diag = getattr(message, "diagnostics", None)
         if not (issubclass(category, ConvergenceWarning) and diag is not None):
@@ -121,7 +124,9 @@ def _shown(args: argparse.Namespace, name: str, show: Any) -> Any:
         from bacon_bayes.bayes.diagnostics import convergence_note
 
         note = convergence_note([diag], sampler_settings(args))
-        print(f"{name}: warning: {note}", file=sys.stderr)
+        if note not in said:
+            said.add(note)
+            print(f"{name}: warning: {note}", file=sys.stderr)
 
     return shown
 

@@ -13,6 +13,7 @@ from bacon_bayes.cli.ledger import add_history_arguments, append_round, check_le
 from bacon_bayes.cli.pairwise import add_pairwise_arguments, refuse_difference, run_estimate
 from bacon_bayes.cli.pairwise import check_args as check_pairwise
 from bacon_bayes.cli.pool_args import (
+    ROW_ITEMS,
     add_anytime_arguments,
     add_calibrator_arguments,
     add_pool_arguments,
@@ -29,7 +30,7 @@ from bacon_bayes.cli.pool_args import (
     read_files,
     target_line,
 )
-from bacon_bayes.cli.printed import plan_command, round_plan_command
+from bacon_bayes.cli.printed import better_rerun, plan_command, round_plan_command
 from bacon_bayes.cli.rounds import (
     fresh_enough,
     new_groups_text,
@@ -201,7 +202,8 @@ def _estimate(
         if items is not None:  # the item scores of this fit, as Calibrator.item_scores
             write_by_suffix(cal.item_scores(ITEM_LEVEL), items.path)
             items.written()
-            _said.append(f"item scores written to {str(args.items_out)!r}")
+            rows = f" ({ROW_ITEMS})" if getattr(args, "row_items", False) else ""
+            _said.append(f"item scores written to {str(args.items_out)!r}{rows}")
         saved_id = None
         if save is not None:
             said = save_and_say(cal, save, str(args.save))  # claimed above, before the work
@@ -243,6 +245,8 @@ def _estimate(
                 cal, args.alpha, group, anytime=anytime, simultaneous=not args.pointwise,
                 better=better, baseline=args.baseline,
             )  # fmt: skip
+            hint = better_rerun(compared.direction_note, args)  # the command to run
+            compared = dataclasses.replace(compared, direction_note=hint)
             if not compared.best_clear and compared.ranks_skipped is None:  # as printed
                 # the fitted calibrator's residuals (either engine) are the plan's pilot,
                 # so the lead quoted is the table's just printed (tester A finding 1)

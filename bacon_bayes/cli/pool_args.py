@@ -435,6 +435,14 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
         raise ValidationError(f"{text}{'' if text.endswith('.') else '.'}{hint}") from exc
 
 
+#: what the item column of a table without ids holds, said where items are listed (the
+#: report's item table, estimate's --items-out)
+ROW_ITEMS = (
+    "item: the table's row, counted from 0 as bacon estimate counts rows (the table has no "
+    "id column; --item COL names one)"
+)
+
+
 def _table_pool(args: argparse.Namespace) -> EvalPool:
     """:func:`pool_from_args` on a table."""
     from bacon_bayes.doctor.rows import copied_rows, rater_rows, repeated_item_note
@@ -456,6 +464,7 @@ def _table_pool(args: argparse.Namespace) -> EvalPool:
     levels = parse_levels(args.levels)
     outcome = args.outcome or guess_outcome(df, args.label)
     item = args.item or (long_item_column(df, judges) if args.scores else item_column(df, judges))
+    args.row_items = item is None  # the items' ids are their rows: said where listed
     pool = EvalPool.from_frame(
         df,
         label=args.label,

@@ -6,6 +6,7 @@ plan`` commands under estimate's and report's comparisons (:func:`plan_command`,
 from __future__ import annotations
 
 import argparse
+import re
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -97,3 +98,22 @@ def round_plan_command(args: argparse.Namespace, pool: EvalPool) -> str:
         f"bacon plan {shlex.quote(str(args.file))} {options} "
         f"--calibrator {shlex.quote(str(args.calibrator))}{extra}"
     ).replace("  ", " ")
+
+
+def better_rerun(note: str | None, args: argparse.Namespace) -> str | None:
+    """The hint to pass ``--better`` (``note``, which says ``pass --better lower`` or
+    ``higher``; None or another note as it is) with the command to run: the one just run
+    (``args.argv``, as :func:`bacon_bayes.cli.main` keeps it) with that ``--better``
+    in place of any it had, so the hint is followed by copying it (it said only "pass
+    --better lower", doctor's command carrying it)."""
+    way = re.search(r"pass --better (lower|higher)", note or "")
+    argv = getattr(args, "argv", None)
+    if way is None or argv is None:
+        return note
+    words, skip = [], False
+    for w in argv:
+        if skip or w == "--better" or w.startswith("--better="):
+            skip = w == "--better"
+            continue
+        words.append(w)
+    return f"{note}; run: {shlex.join(['bacon', *words, '--better', way[1]])}"

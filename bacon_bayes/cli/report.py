@@ -9,6 +9,7 @@ from bacon_bayes.cli.ledger import add_drift_arguments, drift_from_args
 from bacon_bayes.cli.pairwise import add_pairwise_arguments, refuse_difference, run_report
 from bacon_bayes.cli.pairwise import check_args as check_pairwise
 from bacon_bayes.cli.pool_args import (
+    ROW_ITEMS,
     add_anytime_arguments,
     add_calibrator_arguments,
     add_pool_arguments,
@@ -154,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
             anytime=anytime,
             better=better,
             baseline=args.baseline,
+            item_note=ROW_ITEMS if getattr(args, "row_items", False) else None,
         )
         if args.simulate is not None:
             mismatch = simulate_mismatch(cal.pool_, read_simulate_settings(args.simulate))

@@ -234,6 +234,8 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
         from bacon_bayes.doctor.pooled import better_hint  # as estimate says it
 
         if hint := better_hint(cal.pool_, cal.bounds_, None if better == "higher" else better):
-            print(f"  note: {hint}")
+            from bacon_bayes.cli.printed import better_rerun
+
+            print(f"  note: {better_rerun(hint, args)}")
     if cal.pool_.groups is None:
         print("  (no groups: --group COLUMN asks about each pair's sign and the best group)")

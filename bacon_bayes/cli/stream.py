@@ -193,6 +193,7 @@ def _comparisons(
     if not result.groups or len(result.groups[0].names) < 2:
         return None, None
     from bacon_bayes.cli.pool_args import better_from_args
+    from bacon_bayes.cli.printed import better_rerun
     from bacon_bayes.report.comparisons import comparisons_of, uncompared
 
     too_many = uncompared(len(result.groups[0].names), args.group or "group")
@@ -202,7 +203,7 @@ def _comparisons(
     compared = comparisons_of(
         result.groups[0], result.fit.bounds, args.alpha, args.group or "group", target,
         better=better or "higher",
-        direction_note=direction_hint(result, args.label, better),
+        direction_note=better_rerun(direction_hint(result, args.label, better), args),
     )  # fmt: skip
     return (compared if compared.best_clear else replace(compared, plan_note=STREAM_PLAN)), None
 

@@ -208,7 +208,7 @@ def _sample(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] | 
         r.left_out[label] = f"{EMPTY}: the label column to fill, it seems (bacon sample below)"
     scale = judges_scale(r.judges, p.scales)
     kept = p.n_rows - sum(p.unscored)
-    return glued(sample_command(p.file, label, r, columns, scale, kept, any(p.unscored)))
+    return glued(sample_command(p.file, frame, label, r, columns, scale, kept, any(p.unscored)))
 
 
 def _command(p: Profile, frame: pd.DataFrame, labels: str | None) -> list[str] | None:
@@ -334,7 +334,7 @@ def profile(
     if y is not None and roles.judges:
         p.with_label = agreement.with_label(frame, roles.judges, roles.label or "")
     if len(roles.judges) > 1:
-        ref = y if y is not None else frame[roles.judges[0]].to_numpy(dtype=float)
+        ref = y if y is not None else agreement.stated_reference(frame, roles.judges, p.scales)
         p.between, p.judges_alpha = agreement.among_judges(frame, roles.judges, ref)
     if y is not None and roles.judges:
         length = bias.words(frame[roles.response]) if roles.response else None

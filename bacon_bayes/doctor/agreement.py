@@ -146,12 +146,31 @@ def between_judges(frame: pd.DataFrame, judges: list[str]) -> pd.DataFrame:
     return pd.DataFrame(out, index=judges, columns=judges)
 
 
+def stated_reference(
+    frame: pd.DataFrame, judges: list[str], scales: dict[str, str]
+) -> np.ndarray | None:
+    """Without labels, the scores of the judges' reference for :func:`among_judges`: the
+    first judge on the stated scale (``scales``: doctor's, ``-`` for none evident) that
+    the most judges share, two at least; None when no two judges state one. A judge with
+    no stated scale is no reference: the others lying within its range (COMET-22 and
+    COMETKiwi, both about 0-1) is no shared scale, and alpha compares values."""
+    stated = [scales.get(j, "-") for j in judges]
+    counts = pd.Series([s for s in stated if s != "-"], dtype=object).value_counts()
+    if counts.empty or counts.iloc[0] < 2:
+        return None
+    first = judges[stated.index(counts.index[0])]
+    return frame[first].to_numpy(dtype=float)
+
+
 def among_judges(
-    frame: pd.DataFrame, judges: list[str], ref: np.ndarray
+    frame: pd.DataFrame, judges: list[str], ref: np.ndarray | None
 ) -> tuple[pd.DataFrame, tuple[float, str, list[str]] | None]:
     """Spearman's rho of every pair of judges (:func:`between_judges`), and Krippendorff's
-    alpha of the judges on the scale of ``ref`` (the labels, or a judge), how it was
-    computed and which judges (None with fewer than two on that scale)."""
+    alpha of the judges on the scale of ``ref`` (the labels, or a judge's,
+    :func:`stated_reference`; None: no alpha), how it was computed and which judges (None
+    with fewer than two on that scale)."""
+    if ref is None:
+        return between_judges(frame, judges), None
     on = [j for j in judges if one_scale(frame[j].to_numpy(dtype=float), ref)]
     if len(on) < 2:
         return between_judges(frame, judges), None

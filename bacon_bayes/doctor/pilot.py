@@ -5,11 +5,13 @@ it with the roles ``bacon doctor`` found (:func:`sample_command`)."""
 from __future__ import annotations
 
 import math
+import re
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from bacon_bayes.doctor.names import LABEL_HINT, aspect_ratings
+from bacon_bayes.doctor.strings import several_words
 
 if TYPE_CHECKING:
     from bacon_bayes.doctor.roles import Roles
@@ -25,6 +27,8 @@ PILOT_MIN = 20
 #: the names of the label a study collects for a pool with no label column
 #: (:func:`new_label`), the first the pool does not use
 NEW_LABELS = ("human", "human_label", "label")
+#: a text column named like what the response answers, shown to labellers before it
+ASKED = re.compile(r"source|src|article|input|prompt|question|context|document", re.I)
 #: the formats ``bacon sample`` reads a pool from
 SAMPLED_FORMATS = ("csv", "tsv", "parquet")
 
@@ -56,8 +60,21 @@ def judges_scale(judges: list[str], scales: dict[str, str]) -> str | None:
     return shared.pop() if len(shared) == 1 and "-" not in shared else None
 
 
+def shown_columns(roles: Roles, frame: pd.DataFrame) -> list[str]:
+    """The columns a labeller sees in the to-label file (``--show``), what was asked
+    first: the prompt when it is text (a question, a source sentence: a translation or
+    an answer cannot be judged without it; not a code such as a document id) and the
+    texts named like it (:data:`ASKED`), then the response and the other texts doctor
+    found."""
+    prompt = roles.prompt
+    asked = [prompt] if prompt is not None and several_words(frame[prompt]) else []
+    asked += [t for t in roles.text if t != roles.response and ASKED.search(t)]
+    return [*asked, *[t for t in roles.text if t != prompt and t not in asked]]
+
+
 def sample_command(
     file: str,
+    frame: pd.DataFrame,
     label: str,
     roles: Roles,
     columns: dict[str, list[str]],
@@ -65,17 +82,18 @@ def sample_command(
     n_items: int,
     unscored: bool,
 ) -> list[str]:
-    """``bacon sample`` on the pool ``file``: a uniform pilot of :func:`pilot_size` items
-    to label into ``label``, with ``columns`` (option -> its words: the id, the judges as
-    doctor's estimate command names them, the group and prompt it keeps), the response
-    text doctor found (``--show``), the label's ``scale`` if known; ``--drop-unscored``
-    where rows have no judge score."""
+    """``bacon sample`` on the pool ``file`` (read as ``frame``): a uniform pilot of
+    :func:`pilot_size` items to label into ``label``, with ``columns`` (option -> its
+    words: the id, the judges as doctor's estimate command names them, the group and
+    prompt it keeps), the prompt and response texts doctor found (``--show``,
+    :func:`shown_columns`), the label's ``scale`` if known; ``--drop-unscored`` where rows
+    have no judge score."""
     cmd = ["bacon", "sample", file, "--label", label]
     for words in columns.values():
         cmd += words
     if scale is not None:
         cmd += [f"--scale={scale}"] if scale.startswith("-") else ["--scale", scale]
-    shown = [t for t in roles.text if "," not in t]
+    shown = [t for t in shown_columns(roles, frame) if "," not in t]
     cmd += ["--show", ",".join(shown)] if shown else []
     cmd += ["--drop-unscored"] if unscored else []
     return [*cmd, "--design", "uniform", "--budget", str(pilot_size(n_items))]

@@ -17,7 +17,10 @@ from bacon_bayes.results import EstimateTable
 
 #: Why a group row has no interval (``EstimateTable.withhold``).
 NO_LABELS = "no labels: the surrogate's mean plus the pool's correction, UNVALIDATED"
-ONE_LABEL = "1 label: no variance of its own (pooling='shrink' borrows one from the others)"
+ONE_LABEL = (
+    "1 label: no variance of its own (--pooling shrink, pooling='shrink' in Python, borrows "
+    "one from the others)"
+)
 NO_OWN_LABELS = "no labels: no classical (labels-only) mean for the group"
 #: ``details["guarantee"]`` of a table of each row's own intervals taken jointly.
 JOINT = "family-wise, each on its own (all hold together)"

@@ -338,9 +338,14 @@ def goal_examples(
     groups = [] if pool.groups is None else natural_sorted(np.unique(pool.groups))
     if len(groups) >= 2:
         a, b = (str(g) for g in groups[:2])
-        gh, delta = _round2(2 * h), _round2(sd / 2)
+        # a group's interval is about sqrt(G) times the pool mean's: half of it, as the
+        # pool mean's goal (2 h, the pool mean's width now, took 16 systems' labels x 16)
+        gh, delta = _round2(math.sqrt(len(groups)) * h), _round2(sd / 2)
         out += [
-            (f"--half-width {gh:g} --group-mean {a}", f"{a}'s mean within +-{gh:g}"),
+            (
+                f"--half-width {gh:g} --group-mean {a}",
+                f"{a}'s mean within +-{gh:g} (about half its interval's now)",
+            ),
             (
                 f"--difference {a} {b} --delta {delta:g} --power 0.8",
                 f"80% power to tell {a} from {b} when their means differ by {delta:g}",

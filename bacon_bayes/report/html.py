@@ -502,7 +502,7 @@ def _calibration(cal: Calibrator) -> str:
     )
 
 
-def _items(cal: Calibrator, level: float) -> str:
+def _items(cal: Calibrator, level: float, item_note: str | None = None) -> str:
     from bacon_bayes.items import TooFewForConformal
 
     try:
@@ -524,6 +524,7 @@ def _items(cal: Calibrator, level: float) -> str:
     if binary:  # class sets: one threshold for all groups
         shown, what = binary_items(shown), binary_note(level)
         what += "; the sets hold over all items, not per group" if "group" in items else ""
+    what += f"; {item_note}" if item_note else ""
     note = f"<p class='note'>{_esc(what)}"
     note += f"; {cut:,} more items not shown.</p>" if cut else ".</p>"
     return note + _table(_named(shown, "group"), 3)
@@ -626,6 +627,7 @@ def render_report(
     simulate_settings: dict[str, Any] | None = None,
     better: str | None = None,
     baseline: str | None = None,
+    item_note: str | None = None,
 ) -> str:
     """The report page of a fitted Calibrator as one HTML string (``plan_note``: the
     plan's line on the labels that would resolve the comparisons, see
@@ -638,7 +640,9 @@ def render_report(
     warning when they name another label or other judges than this pool's; ``better``:
     which way a group mean is better, ``"higher"`` or ``"lower"``, for the comparisons'
     ranks and best group; None: higher, with a hint where the label looks like an error
-    score; ``baseline``: a group's name, every other compared against it alone)."""
+    score; ``baseline``: a group's name, every other compared against it alone;
+    ``item_note``: what the item table's ids are where they are no id column's, e.g. the
+    table's rows)."""
     cal._check_fitted()
     title = title or f"bacon_bayes report: {cal.pool_.label_name}"
     parts = {
@@ -656,7 +660,7 @@ def render_report(
     parts |= {
         "bias": _bias(cal, level),
         "calibration": _calibration(cal),
-        "items": _items(cal, level),
+        "items": _items(cal, level, item_note),
     }
     if simulate is not None or ablation is not None:
         mismatch = simulate_mismatch(cal.pool_, simulate_settings or {})

@@ -186,10 +186,13 @@ def guarantee_note(table: EstimateTable) -> str:
     if table.details.get("pooling") == "shrink":
         what = "pairs" if table.estimand == "difference" else "groups"
         floor = f"{100 * (1 - 2 * table.alpha):g}%"
-        if joint:
+        if joint:  # Bonferroni over intervals valid on average: all hold at 1 - alpha
+            own = f"{100 * (1 - 2 * table.alpha / len(table)):.3g}%"
             return (
                 f"shrunk toward the pool's correction; jointly valid: robust empirical-Bayes "
-                f"intervals at alpha/{len(table)}, each valid on average over the {what}"
+                f"intervals at alpha/{len(table)}, each valid on average over the {what}, so "
+                f"all hold together at {100 * (1 - table.alpha):g}%, and each at least {own} "
+                "for its own"
             )
         return (
             f"shrunk toward the pool's correction; robust empirical-Bayes intervals, valid on "
@@ -225,7 +228,7 @@ def scale_note(cal: Calibrator, means: list, groups: list | None) -> str:
     if pool.outcome.kind != "continuous" or np.isfinite(cal.bounds_).any() or pool.n_labeled < 2:
         return ""
     y = pool.y[pool.labeled]
-    lo, hi = float(np.min(y)), float(np.max(y))
+    lo, hi = float(np.min(y)) + 0.0, float(np.max(y)) + 0.0  # + 0.0: -0.0 (MQM) prints 0
     ends = [(m.ci_low, m.ci_high) for m in means]
     ends += [(a, b) for t in groups or [] for a, b in zip(t.ci_low, t.ci_high, strict=True)]
     if not any(a < lo or b > hi for a, b in ends if np.isfinite(a) and np.isfinite(b)):
@@ -320,9 +323,17 @@ def convergence(cal: Calibrator) -> str:
     diags = [getattr(m, "diagnostics_", None) for m in models]
     if all(d is None for d in diags):
         return ""
-    from bacon_bayes.bayes.diagnostics import PRESET_SETTINGS, convergence_note, preset_file
+    from bacon_bayes.bayes.diagnostics import (
+        BARELY_VARIES,
+        PRESET_SETTINGS,
+        convergence_note,
+        preset_file,
+    )
 
     note = convergence_note(diags, PRESET_SETTINGS)
+    pool = getattr(cal, "pool_", None)  # a calibrator loaded without its pool: none
+    if BARELY_VARIES in note and pool is not None and (flat := constant_judges(pool)):
+        note = note.replace(BARELY_VARIES, f"{BARELY_VARIES} ({flat})", 1)
     if "--preset FILE" not in note:
         return note
     preset = getattr(cal, "preset", None)
@@ -331,6 +342,27 @@ def convergence(cal: Calibrator) -> str:
 
         preset = f"{preset} ({preset_path(preset)})"
     return f"{note}; {preset_file(cal.model_name_, note, preset)}"
+
+
+def constant_judges(pool: EvalPool) -> str:
+    """The judges ``bacon doctor`` flags for one score on every item of a group
+    (:func:`~bacon_bayes.doctor.scores.score_flags`, a reference-based metric on its own
+    reference), in words for the convergence note's "a judge that barely varies"; ""
+    when none is."""
+    from bacon_bayes.doctor.scores import score_flags
+
+    if pool.groups is None:
+        return ""
+    scores = pool.judge_matrix().reset_index(drop=True)
+    flags = score_flags(scores, np.asarray(pool.groups))
+    where: dict[str, list[str]] = {}
+    for f in flags:
+        if f.kind == "constant":
+            where.setdefault(f.judge, []).append(f.group)
+    if not where:
+        return ""
+    named = "; ".join(f"{j!r} on {', '.join(g)}" for j, g in where.items())
+    return f"bacon doctor flags one score on every item of a group: {named}"
 
 
 def naive_noted(e: _Result, pool: EvalPool, bounds: tuple[float, float], rows: str = "") -> _Result:
