@@ -121,3 +121,41 @@ def test_groups_of_symmetric_residuals_keep_their_intervals():
     alone = classical_group_means(resid + 3.0, g, pi=0.1, simultaneous="none", n_boot=500)
     assert np.allclose(alone.details["skewness"], 0.0)
     assert np.allclose(alone.ci_high - alone.estimate, alone.estimate - alone.ci_low)
+
+
+def test_an_anytime_look_reads_the_skewed_reach_at_its_own_level():
+    """An early alpha-spending look (3 looks of 5, 10, 15 labels a group, budget 400
+    labels): a skewed group's high end reaches as far as its own-studentised interval with
+    Hall's term at the look's own boundary, which grows with the square of the critical
+    value. Before, the fixed reach was scaled by ``c / z`` with the rest of the interval
+    and fell short of it; the other ends stay scaled (a group whose own variance is not
+    below its moderated one never reaches), and at one look that spends all of ``alpha``
+    the table is the fixed one."""
+    from bacon_bayes.estimate import anytime as at
+
+    y, f, g = _skewed_pool(seed=1)
+    table = aee_group_means(y, f, g, pi=15 / 200, simultaneous="none", n_boot=500)
+    moved = np.isin(np.array(table.names), table.details["skew_reach"])
+    assert moved.sum() >= 2
+    looks = np.array([40.0, 80.0, 120.0])
+    info = at.effective_labels(np.tile([5.0, 10.0, 15.0], (8, 1)), 200.0)
+    seq = at.anytime_table(table, info, looks, max_labels=400)
+    f_row = np.asarray(seq.details["anytime"]["widening"])
+    est = table.estimate
+    scaled_hi = est + f_row * (table.ci_high - est)
+    assert np.allclose(seq.ci_low, est - f_row * (est - table.ci_low))
+    rows = np.flatnonzero(moved)
+    own_se = np.asarray(table.details[gs.OWN_SE])[rows]
+    level = np.asarray(table.details[gs.OWN_LEVEL])[rows]
+    assert np.allclose(level, 0.05)  # pointwise: the table's own level
+    c = at.sequential_critical_values(info[rows], level, times=looks / 400)
+    own = stats.t.isf(stats.norm.sf(c), 14.0)
+    gamma = np.asarray(table.details["skewness"])[rows]
+    reach = est[rows] + (own + gs.skew_shift(gamma, np.full(rows.size, 15.0), own)) * own_se
+    assert np.allclose(seq.ci_high[rows], np.maximum(scaled_hi[rows], reach))
+    assert np.all(seq.ci_high[rows] > scaled_hi[rows] + 0.02 * (scaled_hi - est)[rows])
+    short = np.isfinite(np.asarray(table.details[gs.OWN_SE], dtype=float))
+    assert np.allclose(seq.ci_high[~short], scaled_hi[~short]) and (~short).any()
+    assert np.all(seq.ci_high[short] >= scaled_hi[short] - 1e-12)  # the look's level may ask
+    one = at.anytime_table(table, info[:, -1:], looks[-1:], max_labels=120)
+    assert np.allclose(one.ci_low, table.ci_low) and np.allclose(one.ci_high, table.ci_high)
