@@ -96,9 +96,10 @@ FOLDS = 5
 PENALTY = 24.0
 #: the judges' scores are clipped at these quantiles before standardising, as the package's
 WINSOR = (0.005, 0.995)
-#: a bootstrap-branch pair's Student-t df (:func:`pair_t`): ``"fewer"`` its fewer labels
-#: less one (the package's before session 52) or ``"moderated"`` (``--pair-df``)
-PAIR_DF = "fewer"
+#: a bootstrap-branch pair's Student-t df (:func:`pair_t`): ``"moderated"`` as the
+#: package's (``estimate.differences.T_DF``) or ``"fewer"``, its fewer labels less one (the
+#: package's before session 52; ``--pair-df fewer``)
+PAIR_DF = "moderated"
 #: the package's group means switch from moderated-t (and, by default, shrinkage) to
 #: bootstrap-t critical values at this many labels per group; misses are also counted
 #: only at looks from there on
@@ -775,7 +776,7 @@ def main() -> None:
         action="store_true",
         help="an anytime look scales the fixed reach by c / z (before session 52)",
     )
-    p.add_argument("--pair-df", choices=("fewer", "moderated"), default="fewer",
+    p.add_argument("--pair-df", choices=("fewer", "moderated"), default="moderated",
                    help="a bootstrap-branch pair's Student-t df (pair_t)")  # fmt: skip
     args = p.parse_args()
     global PAIR_DF
