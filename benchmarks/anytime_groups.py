@@ -43,10 +43,10 @@ POOLINGS = ("auto", "separate")
 #: the bootstrap branch's skewed side reaches as :func:`bacon_bayes.estimate.shape.skew_join`
 #: (``python -m benchmarks.anytime_validation --no-skew-reach``: not, as before it)
 SKEW_REACH = True
-#: an anytime look reads the reach again at its own level, as
-#: :func:`bacon_bayes.estimate.shape.anytime_reach` (``--scaled-reach``: the fixed reach
-#: scaled by ``c / z`` with the rest of the interval, as before 2026-12-03's session 52)
-ANYTIME_REACH = True
+#: a candidate, measured and not adopted (VALIDATION.md, 2026-12-03): an anytime look
+#: reads the reach again at its own level (``--anytime-reach``); the package's (False)
+#: scales the fixed reach by ``c / z`` with the rest of the interval
+ANYTIME_REACH = False
 
 
 def group_pi(
@@ -86,8 +86,9 @@ def reach_distances(
     """Distances to the ends in se ``low, high`` joined, on a skewed group's skewed side,
     with the own-studentised end with Hall's term, Student-t on ``n - 1`` df at the
     nominal level of the normal boundary ``c`` (``z``: the fixed interval's), in units of
-    the own se over the se (``ratio``), as :func:`bacon_bayes.estimate.shape.anytime_reach`
-    (``gamma`` 0 where a group does not reach)."""
+    the own se over the se (``ratio``; ``gamma`` 0 where a group does not reach): at ``z``
+    :func:`bacon_bayes.estimate.shape.skew_join`'s reach, at an anytime look's ``c`` the
+    candidate :data:`ANYTIME_REACH`."""
     own = at.studentised(c, np.maximum(np.asarray(n, float) - 1.0, 1.0))
     shift = skew_shift(gamma, n, own)
     with np.errstate(invalid="ignore"):

@@ -566,9 +566,10 @@ def _reach(
     low: np.ndarray, high: np.ndarray, c: np.ndarray, n: np.ndarray, skew: np.ndarray,
     ratio: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """A group's anytime distances ``low, high`` with the skewed side's reach read at the
-    look's boundary ``c`` (:func:`benchmarks.anytime_groups.reach_distances`; as the
-    package since session 52), unless ``--scaled-reach``."""
+    """A group's anytime distances ``low, high`` (the fixed reach scaled with the rest, as
+    the package's) or, with ``--anytime-reach``, joined with the skewed side's reach read
+    at the look's boundary ``c`` (:func:`benchmarks.anytime_groups.reach_distances`; a
+    candidate, not adopted)."""
     if not anytime_groups.ANYTIME_REACH:
         return low, high
     return anytime_groups.reach_distances(low, high, c, n, np.nan_to_num(skew), ratio)
@@ -772,9 +773,9 @@ def main() -> None:
     )
     add_share_option(p)
     p.add_argument(
-        "--scaled-reach",
+        "--anytime-reach",
         action="store_true",
-        help="an anytime look scales the fixed reach by c / z (before session 52)",
+        help="candidate: an anytime look reads a skewed group's reach at its own level",
     )
     p.add_argument("--pair-df", choices=("fewer", "moderated"), default="moderated",
                    help="a bootstrap-branch pair's Student-t df (pair_t)")  # fmt: skip
@@ -782,7 +783,7 @@ def main() -> None:
     global PAIR_DF
     PAIR_DF = args.pair_df
     anytime_groups.SKEW_REACH = not args.no_skew_reach
-    anytime_groups.ANYTIME_REACH = not args.scaled_reach
+    anytime_groups.ANYTIME_REACH = args.anytime_reach
     if args.markdown:
         stems = [Path(x) for x in args.markdown.split(",")]
         miss = pd.concat([pd.read_csv(stem_csv(x, "miss")) for x in stems])

@@ -68,11 +68,8 @@ and df; the nominal level, or ``alpha / K`` when simultaneous, for shrunk tables
 robust empirical-Bayes critical values carry a bias allowance). A row with a df (not
 shrunk) gets the Student-t critical value at ``c_seq``'s nominal level, as above; any
 other row's interval is the fixed one scaled about the estimate by ``c_seq(alpha_r) /
-z(alpha_r)``, which keeps a bootstrap correction of the fixed interval; a skewed group's
-reach on its skewed side (:func:`bacon_bayes.estimate.shape.skew_join`) is read again at
-the look's own level (:func:`bacon_bayes.estimate.shape.anytime_reach`: Hall's term grows
-with the square of the critical value, which scaling by ``c / z`` does not follow). For
-shrunk group means this is the sequential critical value in place of the fixed one; their guarantee
+z(alpha_r)``, which keeps a bootstrap correction of the fixed interval. For shrunk group
+means this is the sequential critical value in place of the fixed one; their guarantee
 stays the shrunk one (on average over the groups) and holds at every look only as far as
 the normal approximation of each row does.
 
@@ -128,7 +125,6 @@ from scipy import special, stats
 
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.core import VARIANCE_FLOOR
-from bacon_bayes.estimate.shape import anytime_reach
 from bacon_bayes.results import Estimate, EstimateTable
 
 Kind = Literal["alpha-spending", "confidence sequence"]
@@ -567,14 +563,6 @@ def anytime_table(
         factor = np.where(t_rows, own, factor)
     f = np.where(np.isfinite(factor), factor, 1.0)
     est = table.estimate
-    low, high = anytime_reach(
-        table,
-        est - f * (est - table.ci_low),
-        est + f * (table.ci_high - est),
-        lambda rows, level: sequential_critical_values(
-            info[rows], level, times=times, plans=plans[rows]
-        ),
-    )
     kind = _kind(max_labels)
     note: dict[str, Any] = {"kind": kind, "looks": int(looks.size)}
     note["labels_at_looks"] = [int(v) for v in looks]
@@ -582,8 +570,8 @@ def anytime_table(
     note |= _budget(looks, max_labels, table.alpha, plan_labels)
     return replace(
         table,
-        ci_low=low,
-        ci_high=high,
+        ci_low=est - f * (est - table.ci_low),
+        ci_high=est + f * (table.ci_high - est),
         critical_value=table.critical_value * f,
         details={**table.details, "interval_kind": kind, "anytime": note},
     )

@@ -26,22 +26,15 @@ residuals are symmetric have skewness 0 and keep their intervals (:func:`skew_jo
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
-from scipy import stats
 
 from bacon_bayes.estimate.critical import simultaneous_critical_value
 from bacon_bayes.results import EstimateTable
 
 #: A group's position in the labels' range is kept this far from either end.
 _EDGE = 0.01
-#: A group table's details: the own se of each group whose skewed side may reach (its own
-#: variance below the moderated one, skewness not 0; NaN for the others) and the
-#: pointwise level of its own interval, for :func:`anytime_reach`.
-OWN_SE = "skew_own_se"
-OWN_LEVEL = "skew_own_level"
 
 
 def position_skewness(est: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -179,58 +172,9 @@ def skew_join(
     details = {**table.details, "skewness": [float(v) for v in gamma]}
     if up.any() or down.any():
         details["skew_reach"] = [str(table.names[k]) for k in np.flatnonzero(up | down)]
-    skewed = short & (gamma != 0)
-    if skewed.any():  # what an anytime look needs to reach at its own level (anytime_reach)
-        level = 2.0 * stats.t.sf(level_crit, np.maximum(n - 1.0, 1.0))
-        details[OWN_SE] = [float(v) for v in np.where(skewed, np.sqrt(own_var), np.nan)]
-        details[OWN_LEVEL] = [float(v) for v in np.where(skewed, level, np.nan)]
     return replace(
         table,
         ci_low=np.where(down, low, table.ci_low),
         ci_high=np.where(up, high, table.ci_high),
         details=details,
     )
-
-
-def anytime_reach(
-    table: EstimateTable,
-    low: np.ndarray,
-    high: np.ndarray,
-    levels_to_boundary: Callable[[np.ndarray, np.ndarray], np.ndarray],
-) -> tuple[np.ndarray, np.ndarray]:
-    """An anytime look's group ends ``low, high`` (the fixed ends scaled by the look's
-    widening) joined, on each skewed group's skewed side, with the own-studentised
-    interval with Hall's term read at the look's own boundary (:func:`skew_join`'s reach
-    at the anytime level).
-
-    The fixed reach ``est + (c + s(c)) se_own`` grows with Hall's term ``s(c) = gamma (2
-    c^2 + 1) / (6 sqrt(n))``, quadratic in ``c``, so scaling it by the look's ``c_seq / z``
-    (linear) falls short of the reach at the look's level: at an early alpha-spending
-    look (``c`` near 3) by a third of the term. Here ``c`` is Student-t's on ``n - 1`` df
-    at the nominal level of the normal boundary ``levels_to_boundary(rows, levels)``
-    (rows of the table, their own intervals' pointwise levels) returns, and the ends only
-    move outward (a group the fixed table did not reach keeps its scaled ends unless the
-    look's level asks for more). ``table`` is the fixed table with :data:`OWN_SE` and
-    :data:`OWN_LEVEL` in its details (:func:`skew_join`); without them the ends are
-    returned as they are.
-    """
-    own_se = table.details.get(OWN_SE)
-    if own_se is None:
-        return low, high
-    se = np.asarray(own_se, dtype=float)
-    rows = np.flatnonzero(np.isfinite(se) & (se > 0))
-    if rows.size == 0:
-        return low, high
-    level = np.asarray(table.details[OWN_LEVEL], dtype=float)[rows]
-    gamma = np.asarray(table.details["skewness"], dtype=float)[rows]
-    n = np.asarray(table.n_labeled, dtype=float)[rows]
-    c = levels_to_boundary(rows, level)
-    with np.errstate(invalid="ignore"):
-        own = stats.t.isf(stats.norm.sf(c), np.maximum(n - 1.0, 1.0))
-    ok = np.isfinite(own) & (own > 0)
-    lo, hi = corrected_ends(table.estimate[rows], se[rows], own, gamma, n)
-    low, high = np.array(low, dtype=float), np.array(high, dtype=float)
-    up, down = rows[ok & (gamma > 0)], rows[ok & (gamma < 0)]
-    high[up] = np.maximum(high[up], hi[ok & (gamma > 0)])
-    low[down] = np.minimum(low[down], lo[ok & (gamma < 0)])
-    return low, high
